@@ -1,0 +1,48 @@
+# The README's two commands, `make demo` and `make test`, and the on-demand jobs behind them.
+# Every target installs what is missing first (scripts/install-deps, Debian packages only).
+JOBS        ?= $(shell nproc)
+BUILD       ?= build
+CMAKE_FLAGS ?=
+DEMO_TRACE  ?= examples/tiny_train.pt.trace.json.gz
+FUZZ_SECONDS ?= 60
+
+.PHONY: deps build demo test unit-asan fuzz bench clean
+
+deps:
+	@./scripts/install-deps
+
+# Release build with tests and benchmarks.
+build: deps
+	@cmake -S . -B $(BUILD)/release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)/release -j $(JOBS)
+
+demo: build
+	@$(BUILD)/release/tuneprof info $(DEMO_TRACE)
+
+# All tests on the release build, then the same suite under AddressSanitizer + UBSan, then a short
+# fuzz smoke run of every importer.
+test: build
+	@cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory unit-asan
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+
+unit-asan: deps
+	@cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTUNEPROF_SANITIZE=ON \
+		-DTUNEPROF_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+	@cmake --build $(BUILD)/asan -j $(JOBS)
+	@cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --output-on-failure -j $(JOBS) -LE slow
+
+# libFuzzer: every importer's fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600 for a long run).
+fuzz: deps
+	@cmake -S . -B $(BUILD)/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNEPROF_BUILD_FUZZERS=ON \
+		-DTUNEPROF_BUILD_TESTS=OFF -DTUNEPROF_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+	@cmake --build $(BUILD)/fuzz -j $(JOBS)
+	@./tests/fuzz/run_fuzzers.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
+# Import speed and memory on a generated >= 500 MB Kineto trace, against Python's json.load.
+bench: build
+	@./bench/run_import_bench.sh $(BUILD)/release
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,37 @@
+# One static library per pipeline layer: cli -> report -> analysis -> model <- importers, all on base/io.
+#
+# Each layer's headers are reachable only through an include root that holds a link to that layer's
+# folder alone, and the root is a PUBLIC include directory of the layer's target. A layer can therefore
+# include only the headers of the layers it links: a wrong-way include (model including analysis, say)
+# fails to compile instead of slipping in.
+function(tuneprof_layer name)
+  cmake_parse_arguments(L "" "DIR" "DEPS;LIBS" ${ARGN})
+  if(NOT L_DIR)
+    set(L_DIR ${name})
+  endif()
+  set(dir ${PROJECT_SOURCE_DIR}/src/${L_DIR})
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${dir}/*.cc)
+  list(FILTER sources EXCLUDE REGEX "_(test|fuzzer|benchmark)\\.cc$")
+  file(GLOB_RECURSE tests CONFIGURE_DEPENDS ${dir}/*_test.cc)
+
+  add_library(tp_${name} STATIC ${sources})
+  set(root ${CMAKE_BINARY_DIR}/include_roots/${name})
+  file(MAKE_DIRECTORY ${root})
+  cmake_path(GET L_DIR PARENT_PATH parent)
+  if(parent)
+    file(MAKE_DIRECTORY ${root}/${parent})
+  endif()
+  file(CREATE_LINK ${dir} ${root}/${L_DIR} SYMBOLIC)
+  target_include_directories(tp_${name} PUBLIC ${root})
+  target_link_libraries(tp_${name} PUBLIC ${L_DEPS} PRIVATE ${L_LIBS})
+  target_compile_options(tp_${name} PRIVATE ${TUNEPROF_WARNINGS})
+
+  if(TUNEPROF_BUILD_TESTS AND tests)
+    add_executable(tp_${name}_tests ${tests})
+    target_link_libraries(tp_${name}_tests PRIVATE tp_${name} ${L_LIBS} GTest::gtest GTest::gtest_main)
+    target_compile_definitions(tp_${name}_tests PRIVATE
+      TUNEPROF_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+      TUNEPROF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+    gtest_discover_tests(tp_${name}_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+  endif()
+endfunction()

@@ -1,0 +1,10 @@
+if(TUNEPROF_SANITIZE)
+  set(TUNEPROF_SAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_compile_options(${TUNEPROF_SAN_FLAGS})
+  add_link_options(${TUNEPROF_SAN_FLAGS})
+endif()
+if(TUNEPROF_BUILD_FUZZERS)
+  # Instrument every library for coverage; the fuzz targets add -fsanitize=fuzzer at link time.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,57 @@
+#pragma once
+// What a trace holds, for `tuneprof info`: format, rank, devices, streams, span, steps, counts.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct StreamSummary {
+  std::string device;   // "gpu 0", "npu ?"
+  std::string name;     // thread_name, or the tid
+  uint64_t events = 0;
+};
+
+struct DeviceSummary {
+  DeviceType type = DeviceType::kGpu;
+  int64_t id = kNoId;
+  std::string name;             // "" when the trace does not name it
+  int64_t num_sms = kNoId;
+  int64_t total_memory_bytes = kNoId;
+};
+
+struct TraceSummary {
+  std::string path;
+  TraceFormat format = TraceFormat::kUnknown;
+  int64_t rank = 0;
+  RankSource rank_source = RankSource::kDefault;
+  int64_t world_size = kNoId;
+  std::string backend;
+  bool compressed = false;
+  uint64_t file_bytes = 0;
+  uint64_t content_bytes = 0;
+  uint64_t entry_count = 0;
+  bool truncated = false;
+  int64_t start_ns = kNoId;
+  int64_t end_ns = kNoId;
+  std::vector<DeviceSummary> devices;
+  std::vector<StreamSummary> streams;
+  uint64_t host_threads = 0;
+  std::vector<int64_t> step_numbers;
+  std::array<uint64_t, static_cast<size_t>(EventKind::kCount)> kind_counts{};
+  std::vector<std::pair<std::string, uint64_t>> categories;  // every cat with its entry count, "" = none
+  uint64_t correlation_links = 0;
+  uint64_t flow_links = 0;
+  uint64_t memory_events = 0;
+  uint64_t counter_tracks = 0;
+  uint64_t counter_samples = 0;
+  uint64_t collectives = 0;
+  std::vector<std::string> warnings;
+};
+
+TraceSummary SummarizeTrace(const Trace& trace);
+
+}  // namespace tuneprof

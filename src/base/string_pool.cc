@@ -1,0 +1,96 @@
+#include "base/string_pool.h"
+
+#include <cstring>
+
+namespace tuneprof {
+namespace {
+
+constexpr size_t kBlockBytes = 1 << 20;
+constexpr size_t kInitialSlots = 1024;
+
+uint32_t HashBytes(std::string_view text) {
+  // FNV-1a: strings here are short names; good enough and branch-free.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+}  // namespace
+
+StringPool::StringPool() : slots_(kInitialSlots) { views_.emplace_back(); }
+
+char* StringPool::Store(std::string_view text) {
+  if (text.size() > kBlockBytes / 4) {
+    blocks_.push_back(std::make_unique<char[]>(text.size()));
+    std::memcpy(blocks_.back().get(), text.data(), text.size());
+    char* out = blocks_.back().get();
+    // Keep the current block the last one so that small strings keep filling it.
+    if (blocks_.size() >= 2) std::swap(blocks_[blocks_.size() - 1], blocks_[blocks_.size() - 2]);
+    return out;
+  }
+  if (blocks_.empty() || block_used_ + text.size() > block_size_) {
+    blocks_.push_back(std::make_unique<char[]>(kBlockBytes));
+    block_size_ = kBlockBytes;
+    block_used_ = 0;
+  }
+  char* out = blocks_.back().get() + block_used_;
+  std::memcpy(out, text.data(), text.size());
+  block_used_ += text.size();
+  return out;
+}
+
+void StringPool::Grow() {
+  std::vector<Slot> bigger(slots_.size() * 2);
+  const size_t mask = bigger.size() - 1;
+  for (const Slot& slot : slots_) {
+    if (slot.id == 0) continue;
+    size_t i = slot.hash & mask;
+    while (bigger[i].id != 0) i = (i + 1) & mask;
+    bigger[i] = slot;
+  }
+  slots_.swap(bigger);
+}
+
+bool StringPool::Find(std::string_view text, StringId* id) const {
+  if (text.empty()) {
+    *id = StringId{0};
+    return true;
+  }
+  const uint32_t hash = HashBytes(text);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.id == 0) return false;
+    if (slot.hash == hash && views_[slot.id] == text) {
+      *id = StringId{slot.id};
+      return true;
+    }
+  }
+}
+
+StringId StringPool::Intern(std::string_view text) {
+  if (text.empty()) return StringId{0};
+  const uint32_t hash = HashBytes(text);
+  size_t mask = slots_.size() - 1;
+  size_t i = hash & mask;
+  for (;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.id == 0) break;
+    if (slot.hash == hash && views_[slot.id] == text) return StringId{slot.id};
+  }
+  const auto id = static_cast<uint32_t>(views_.size());
+  views_.emplace_back(Store(text), text.size());
+  slots_[i] = Slot{id, hash};
+  if (views_.size() * 2 > slots_.size()) Grow();
+  return StringId{id};
+}
+
+size_t StringPool::memory_bytes() const {
+  return slots_.size() * sizeof(Slot) + views_.capacity() * sizeof(std::string_view) +
+         blocks_.size() * kBlockBytes;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,35 @@
+#include "base/string_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace tuneprof {
+namespace {
+
+TEST(StringPoolTest, InternsOncePerDistinctString) {
+  StringPool pool;
+  StringId a = pool.Intern("aten::mm");
+  StringId b = pool.Intern("aten::add");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(pool.Intern(std::string("aten::mm")), a);
+  EXPECT_EQ(pool.Get(a), "aten::mm");
+  EXPECT_EQ(pool.Intern(""), StringId{0});
+}
+
+TEST(StringPoolTest, SurvivesGrowthAndLargeStrings) {
+  StringPool pool;
+  std::vector<StringId> ids;
+  for (int i = 0; i < 20000; ++i) ids.push_back(pool.Intern("kernel_" + std::to_string(i)));
+  std::string big(600000, 'x');
+  StringId big_id = pool.Intern(big);
+  for (int i = 0; i < 20000; ++i) EXPECT_EQ(pool.Get(ids[i]), "kernel_" + std::to_string(i));
+  EXPECT_EQ(pool.Get(big_id), big);
+  StringId found;
+  EXPECT_TRUE(pool.Find("kernel_77", &found));
+  EXPECT_EQ(found, ids[77]);
+  EXPECT_FALSE(pool.Find("missing", &found));
+}
+
+}  // namespace
+}  // namespace tuneprof

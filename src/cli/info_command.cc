@@ -1,0 +1,38 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "analysis/trace_summary.h"
+#include "cli/commands.h"
+#include "importers/import.h"
+#include "report/info_report.h"
+
+namespace tuneprof::cli {
+
+void AddInfoCommand(CLI::App* app, InfoOptions* options) {
+  CLI::App* info = app->add_subcommand("info", "What each input holds: format, rank, devices, streams, span, steps, counts");
+  info->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  info->add_flag("--json", options->json, "print one JSON document (schema tuneprof.info/1)");
+}
+
+int RunInfo(const InfoOptions& options) {
+  auto traces = ImportPaths(options.paths);
+  if (!traces.ok()) {
+    fmt::print(stderr, "tuneprof: error: {}\n", traces.status().message());
+    return traces.status().code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
+  }
+  std::vector<TraceSummary> summaries;
+  for (const Trace& trace : *traces) {
+    summaries.push_back(SummarizeTrace(trace));
+    if (trace.metadata().truncated) {
+      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
+                 trace.metadata().path, trace.metadata().entry_count);
+    }
+  }
+  const std::string text = options.json ? RenderInfoJson(summaries) : RenderInfoText(summaries);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace tuneprof::cli

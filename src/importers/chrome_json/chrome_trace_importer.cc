@@ -1,0 +1,28 @@
+#include "importers/chrome_json/chrome_trace_importer.h"
+
+namespace tuneprof {
+namespace chrome_json {
+namespace haswell {
+Result<Trace> ImportChromeTraceImpl(ByteSource* source);
+}
+namespace generic {
+Result<Trace> ImportChromeTraceImpl(ByteSource* source);
+}
+}  // namespace chrome_json
+
+bool SniffChromeTrace(std::string_view head) {
+  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+  size_t i = head.find_first_not_of(" \t\r\n");
+  return i != std::string_view::npos && (head[i] == '{' || head[i] == '[');
+}
+
+Result<Trace> ImportChromeTrace(ByteSource* source) {
+  // The same checks simdjson's own runtime dispatch makes for its "haswell" kernel.
+  static const bool kHaswell = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+                               __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") &&
+                               __builtin_cpu_supports("abm");
+  return kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source)
+                  : chrome_json::generic::ImportChromeTraceImpl(source);
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,67 @@
+#pragma once
+// Streams a Chrome-trace JSON document without holding it: the top-level object's small values are
+// handed over whole, the `traceEvents` array (or a bare top-level array) one element at a time. Each
+// element is a view into a reusable chunk buffer that carries simdjson's padding, so the event parser
+// can run simdjson On-Demand on it in place. Memory stays at one chunk plus the largest element.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "io/byte_source.h"
+
+namespace tuneprof {
+
+struct JsonElement {
+  const char* data = nullptr;
+  size_t length = 0;
+  size_t capacity = 0;       // readable bytes from data (>= length + padding)
+  uint64_t offset = 0;       // byte offset of data in the decompressed content
+};
+
+class JsonElementSink {
+ public:
+  virtual ~JsonElementSink() = default;
+  // A top-level key other than traceEvents, with its value's raw text.
+  virtual Status OnTopLevelValue(std::string_view key, const JsonElement& value) = 0;
+  virtual Status OnEvent(const JsonElement& event) = 0;
+};
+
+class JsonElementStream {
+ public:
+  static constexpr size_t kPadding = 64;  // >= SIMDJSON_PADDING
+
+  explicit JsonElementStream(ByteSource* source, size_t chunk_bytes = 4 << 20);
+
+  Status Run(JsonElementSink* sink);
+
+  // The input ended before the document did; every complete element was delivered.
+  bool truncated() const { return truncated_; }
+  uint64_t bytes_read() const { return base_offset_ + end_; }
+  bool top_level_is_array() const { return top_level_is_array_; }
+
+ private:
+  // Reads more input, keeping bytes from `keep_from` on. Returns false at end of input.
+  Result<bool> Refill(size_t keep_from);
+  // Skips blanks; false at end of input.
+  Result<bool> SkipBlanks();
+  // Finds the end of the JSON value that starts at pos_; sets *end (exclusive). False when the input
+  // ended inside the value. May move the buffer: pos_ stays the value's start.
+  Result<bool> ScanValue(size_t* end);
+  Status RunArray(JsonElementSink* sink);
+  Status RunObject(JsonElementSink* sink);
+  Status Unexpected(const char* expected) const;
+  JsonElement ElementAt(size_t begin, size_t end) const;
+
+  ByteSource* source_;
+  std::vector<char> buffer_;
+  size_t chunk_bytes_;
+  size_t pos_ = 0;             // next unread byte
+  size_t end_ = 0;             // end of valid bytes
+  uint64_t base_offset_ = 0;   // content offset of buffer_[0]
+  bool eof_ = false;
+  bool truncated_ = false;
+  bool top_level_is_array_ = false;
+};
+
+}  // namespace tuneprof

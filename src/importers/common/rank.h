@@ -1,0 +1,17 @@
+#pragma once
+// Which rank a trace belongs to: the trace's own word (distributedInfo.rank), else its path
+// ("rank-3.json", "sampled_rank-1", "rank0_ascend_pt/..."), else 0 with a warning.
+#include <cstdint>
+#include <string>
+
+#include "model/trace.h"
+
+namespace tuneprof {
+
+// The rank a path names, nearest component first; -1 when none does.
+int64_t RankFromPath(const std::string& path);
+
+// Fills meta->rank and meta->rank_source; importers call it before TraceBuilder::Finish().
+void SettleRank(TraceMetadata* meta);
+
+}  // namespace tuneprof

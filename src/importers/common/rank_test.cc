@@ -1,0 +1,34 @@
+#include "importers/common/rank.h"
+
+#include <gtest/gtest.h>
+
+namespace tuneprof {
+namespace {
+
+TEST(RankTest, FromFileAndFolderNames) {
+  EXPECT_EQ(RankFromPath("traces/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), 0);
+  EXPECT_EQ(RankFromPath("x/sampled_rank-1.json.gz"), 1);
+  EXPECT_EQ(RankFromPath("ddp_ws4_rank3.json.gz"), 3);
+  EXPECT_EQ(RankFromPath("text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"), 1);
+  EXPECT_EQ(RankFromPath("inference_rank_12.json.gz"), 12);
+  EXPECT_EQ(RankFromPath("a/nonrank7.json"), -1);
+  EXPECT_EQ(RankFromPath("rank_not_found.json.gz"), -1);
+}
+
+TEST(RankTest, TraceWordWinsOverPath) {
+  TraceMetadata meta;
+  meta.path = "rank-5.json";
+  meta.distributed.rank = 2;
+  SettleRank(&meta);
+  EXPECT_EQ(meta.rank, 2);
+  EXPECT_EQ(meta.rank_source, RankSource::kTrace);
+  TraceMetadata unnamed;
+  unnamed.path = "trace.json";
+  SettleRank(&unnamed);
+  EXPECT_EQ(unnamed.rank, 0);
+  EXPECT_EQ(unnamed.rank_source, RankSource::kDefault);
+  EXPECT_EQ(unnamed.warnings.size(), 1u);
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -1,0 +1,39 @@
+#include "importers/import.h"
+
+#include "importers/chrome_json/chrome_trace_importer.h"
+#include "io/byte_source.h"
+#include "io/trace_files.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr size_t kSniffBytes = 64;
+
+}  // namespace
+
+Result<Trace> ImportFile(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kSniffBytes));
+  if (head.starts_with(std::string_view("SQLite format 3\0", 16))) {
+    return Status(StatusCode::kUnsupported, path + ": SQLite databases (Nsight Systems, Ascend .db) are not read yet");
+  }
+  if (!SniffChromeTrace(head)) {
+    return InvalidInput(path + ": not a trace tuneprof reads (expected Chrome-trace JSON, .json or .json.gz)");
+  }
+  TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  TP_ASSIGN_OR_RETURN(Trace trace, ImportChromeTrace(source.get()));
+  return trace;
+}
+
+Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths) {
+  std::vector<Trace> traces;
+  for (const std::string& path : paths) {
+    TP_ASSIGN_OR_RETURN(std::vector<std::string> files, ListTraceFiles(path));
+    for (const std::string& file : files) {
+      TP_ASSIGN_OR_RETURN(Trace trace, ImportFile(file));
+      traces.push_back(std::move(trace));
+    }
+  }
+  return traces;
+}
+
+}  // namespace tuneprof

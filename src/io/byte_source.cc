@@ -1,0 +1,144 @@
+#include "io/byte_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace tuneprof {
+namespace {
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+class FileSource final : public ByteSource {
+ public:
+  FileSource(std::string path, int fd, uint64_t size) : ByteSource(std::move(path)), fd_(fd), size_(size) {}
+  ~FileSource() override { ::close(fd_); }
+
+  Result<size_t> Read(char* buffer, size_t capacity) override {
+    size_t total = 0;
+    while (total < capacity) {
+      ssize_t n = ::read(fd_, buffer + total, capacity - total);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status(StatusCode::kIoError, path() + ": read failed: " + ErrnoText());
+      }
+      if (n == 0) break;
+      total += static_cast<size_t>(n);
+    }
+    consumed_ += total;
+    return total;
+  }
+  uint64_t file_size() const override { return size_; }
+  uint64_t consumed() const { return consumed_; }
+  // The first bytes, read without moving the stream.
+  bool StartsWithGzipMagic() const {
+    unsigned char magic[2] = {0, 0};
+    return ::pread(fd_, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  }
+
+ private:
+  int fd_;
+  uint64_t size_;
+  uint64_t consumed_ = 0;
+};
+
+// Streams gzip (also concatenated members) through zlib so that a multi-GB .gz never sits inflated
+// in memory.
+class GzipSource final : public ByteSource {
+ public:
+  explicit GzipSource(std::unique_ptr<FileSource> file)
+      : ByteSource(file->path()), file_(std::move(file)), input_(kInputBytes) {
+    std::memset(&stream_, 0, sizeof(stream_));
+    inflateInit2(&stream_, 16 + MAX_WBITS);
+  }
+  ~GzipSource() override { inflateEnd(&stream_); }
+
+  bool compressed() const override { return true; }
+  uint64_t file_size() const override { return file_->file_size(); }
+
+  Result<size_t> Read(char* buffer, size_t capacity) override {
+    stream_.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream_.avail_out = static_cast<uInt>(capacity);
+    while (stream_.avail_out > 0 && !finished_) {
+      if (stream_.avail_in == 0) {
+        TP_ASSIGN_OR_RETURN(size_t n, file_->Read(input_.data(), input_.size()));
+        if (n == 0) {
+          // Input ended inside a member: a cut-off file. Hand out what was inflated; say so once.
+          if (!at_member_start_) truncated_ = true;
+          finished_ = true;
+          break;
+        }
+        stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+        stream_.avail_in = static_cast<uInt>(n);
+      }
+      at_member_start_ = false;
+      int rc = inflate(&stream_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        // Another gzip member may follow (concatenated .gz files are valid gzip).
+        inflateReset(&stream_);
+        at_member_start_ = true;
+        continue;
+      }
+      if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        uint64_t offset = file_->consumed() - stream_.avail_in;
+        return InvalidInput(path() + ": corrupt gzip data near compressed byte " + std::to_string(offset) + ": " +
+                            (stream_.msg ? stream_.msg : "inflate failed"));
+      }
+    }
+    return capacity - stream_.avail_out;
+  }
+
+  bool truncated() const override { return truncated_; }
+
+ private:
+  static constexpr size_t kInputBytes = 1 << 20;
+  std::unique_ptr<FileSource> file_;
+  std::vector<char> input_;
+  z_stream stream_;
+  bool finished_ = false;
+  bool at_member_start_ = true;
+  bool truncated_ = false;
+};
+
+Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status(StatusCode::kNotFound, path + ": " + ErrnoText());
+  }
+  if (S_ISDIR(st.st_mode)) return InvalidInput(path + ": is a directory, expected a file");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
+  if (st.st_size == 0) {
+    ::close(fd);
+    return InvalidInput(path + ": empty file (0 bytes)");
+  }
+  return std::make_unique<FileSource>(path, fd, static_cast<uint64_t>(st.st_size));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(auto file, OpenFile(path));
+  std::unique_ptr<ByteSource> source;
+  if (file->StartsWithGzipMagic()) {
+    source = std::make_unique<GzipSource>(std::move(file));
+  } else {
+    source = std::move(file);
+  }
+  return source;
+}
+
+Result<std::string> ReadHead(const std::string& path, size_t limit) {
+  TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  std::string head(limit, '\0');
+  TP_ASSIGN_OR_RETURN(size_t n, source->Read(head.data(), limit));
+  head.resize(n);
+  return head;
+}
+
+}  // namespace tuneprof

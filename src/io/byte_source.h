@@ -1,0 +1,39 @@
+#pragma once
+// Sequential byte sources over a file, transparently gunzipping .gz content (detected by its magic
+// bytes, not the name). Importers read traces in chunks through this so that memory stays bounded.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace tuneprof {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `capacity` bytes; 0 means end of input.
+  virtual Result<size_t> Read(char* buffer, size_t capacity) = 0;
+  // True when the content is compressed (offsets in messages then refer to the decompressed bytes).
+  virtual bool compressed() const { return false; }
+  // True once a compressed stream ended inside a member (a cut-off .gz).
+  virtual bool truncated() const { return false; }
+  // Bytes of the file on disk.
+  virtual uint64_t file_size() const = 0;
+  const std::string& path() const { return path_; }
+
+ protected:
+  explicit ByteSource(std::string path) : path_(std::move(path)) {}
+
+ private:
+  std::string path_;
+};
+
+// Opens `path` for reading. Empty files and unreadable paths are errors naming the file.
+Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
+
+// Reads at most `limit` bytes from the start of the (decompressed) content, for format sniffing.
+Result<std::string> ReadHead(const std::string& path, size_t limit);
+
+}  // namespace tuneprof

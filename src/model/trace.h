@@ -1,0 +1,245 @@
+#pragma once
+// The normalized timeline model: one Trace per rank, columnar, names interned, times int64 ns.
+// Importers fill it only through TraceBuilder (model/trace_builder.h); analyses read it.
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/string_pool.h"
+#include "model/event_kind.h"
+
+namespace tuneprof {
+
+constexpr int64_t kNoId = std::numeric_limits<int64_t>::min();  // absent correlation / external id / value
+constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
+
+// Chrome traces name processes and threads by number or by string ("Spans", "PyTorch Profiler").
+struct ProcessKey {
+  int64_t value = 0;        // the number, or a StringId's value when is_string
+  bool is_string = false;
+  friend bool operator==(const ProcessKey&, const ProcessKey&) = default;
+};
+
+struct Process {
+  ProcessKey pid;
+  StringId name;          // process_name metadata ("python3", "GPU 0", "Ascend Hardware")
+  StringId labels;        // process_labels ("CPU", "GPU 0")
+  int64_t sort_index = kNoId;
+  uint32_t device = kNoIndex;  // index into Trace::devices when the process is an accelerator
+};
+
+// A thread on the host, or a stream / queue on a device.
+struct Track {
+  uint32_t process = 0;
+  ProcessKey tid;
+  StringId name;           // thread_name metadata ("Stream 7", "thread 1234 (python)")
+  bool on_device = false;  // set at Finish() from the events seen on it and the process
+};
+
+struct Device {
+  DeviceType type = DeviceType::kGpu;
+  int64_t id = 0;              // GPU ordinal / NPU id as the trace numbers it
+  StringId name;               // "NVIDIA A100-SXM4-80GB", "Ascend910B"
+  int64_t total_memory_bytes = kNoId;
+  int64_t num_sms = kNoId;
+  int64_t compute_major = kNoId;
+  int64_t compute_minor = kNoId;
+  int64_t max_threads_per_sm = kNoId;
+  int64_t regs_per_sm = kNoId;
+  int64_t shared_mem_per_sm = kNoId;
+  int64_t warp_size = kNoId;
+  bool from_properties = false;  // described by deviceProperties rather than inferred from events
+};
+
+// Interval and instant events, struct of arrays. Index i across all vectors is event i.
+struct EventTable {
+  std::vector<int64_t> ts_ns;
+  std::vector<int64_t> dur_ns;        // -1 for instants
+  std::vector<uint32_t> track;
+  std::vector<StringId> name;
+  std::vector<StringId> category;
+  std::vector<EventKind> kind;
+  std::vector<int64_t> correlation;   // CUPTI / CANN correlation id, kNoId if absent
+  std::vector<int64_t> external_id;   // Kineto "External id" linking a cpu_op to its runtime calls
+  std::vector<uint64_t> source_offset;  // byte offset of the event's text in the (decompressed) input
+  std::vector<uint32_t> source_length;  // so that args not modelled stay reachable (model/raw_event.h)
+
+  size_t size() const { return ts_ns.size(); }
+  int64_t end_ns(size_t i) const { return ts_ns[i] + (dur_ns[i] > 0 ? dur_ns[i] : 0); }
+};
+
+struct KernelInfo {
+  uint32_t event = 0;
+  int64_t grid[3] = {kNoId, kNoId, kNoId};
+  int64_t block[3] = {kNoId, kNoId, kNoId};
+  int64_t registers_per_thread = kNoId;
+  int64_t shared_memory_bytes = kNoId;
+  double blocks_per_sm = -1;
+  double warps_per_sm = -1;
+  double achieved_occupancy = -1;  // 0..1; older traces wrote 0..1, newer 0..100 (normalized here)
+  int64_t stream = kNoId;
+  int64_t device = kNoId;
+};
+
+struct CopyInfo {  // memcpy and memset
+  uint32_t event = 0;
+  int64_t bytes = kNoId;
+  CopyDirection direction = CopyDirection::kUnknown;
+  MemoryKind src = MemoryKind::kUnknown;
+  MemoryKind dst = MemoryKind::kUnknown;
+  double bandwidth_gbps_arg = -1;  // the producer's own figure; old Kineto truncated dur but not this
+};
+
+struct CollectiveInfo {
+  uint32_t event = 0;
+  StringId collective;       // "allreduce", "all_to_all", ...
+  int64_t in_nelems = kNoId;
+  int64_t out_nelems = kNoId;
+  StringId dtype;
+  int64_t dtype_bytes = kNoId;
+  int64_t bytes = kNoId;      // max(in, out) elements x dtype size, when both are known
+  int64_t group_size = kNoId;
+  StringId group_name;
+  StringId group_desc;
+  StringId group_ranks;       // "[0, 1]" as written
+};
+
+struct MemoryEvent {
+  int64_t ts_ns = 0;
+  uint32_t track = 0;
+  uint32_t event = 0;
+  int64_t address = kNoId;
+  int64_t bytes = 0;               // + allocation, - free
+  int64_t total_allocated = kNoId;
+  int64_t total_reserved = kNoId;
+  int64_t device_type = kNoId;     // c10::DeviceType (0 CPU, 1 CUDA, 20 PrivateUse1/NPU)
+  int64_t device_id = kNoId;
+};
+
+struct Counter {
+  uint32_t process = 0;
+  StringId name;   // "HBM/Read(MB/s)": event name and arg key joined
+};
+
+struct CounterSample {
+  uint32_t counter = 0;
+  int64_t ts_ns = 0;
+  double value = 0;
+};
+
+enum class FlowPhase : uint8_t { kStart, kStep, kEnd };
+
+struct FlowPoint {
+  int64_t id = 0;          // numeric id, or the hash of a string id
+  StringId category;       // ac2g, fwdbwd, async_npu, HostToDevice
+  FlowPhase phase = FlowPhase::kStart;
+  bool binds_enclosing = false;  // bp:"e": bind to the enclosing slice instead of the next one
+  uint32_t track = 0;
+  int64_t ts_ns = 0;
+  uint32_t event = kNoIndex;  // the interval event the point attaches to, resolved at Finish()
+};
+
+enum class LinkKind : uint8_t { kCorrelation, kFlow };
+
+// A host call linked to the device work it caused (or a flow between any two events).
+struct Link {
+  uint32_t from = 0;
+  uint32_t to = 0;
+  LinkKind kind = LinkKind::kCorrelation;
+  StringId category;
+};
+
+struct Step {
+  int64_t number = 0;       // N of ProfilerStep#N
+  uint32_t event = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+struct DistributedInfo {
+  int64_t rank = kNoId;
+  int64_t world_size = kNoId;
+  StringId backend;
+  std::string raw_json;  // the whole object, pg_config included
+};
+
+enum class RankSource : uint8_t { kTrace, kFileName, kDefault };
+
+struct TraceMetadata {
+  std::string path;
+  TraceFormat format = TraceFormat::kUnknown;
+  bool compressed = false;
+  uint64_t file_bytes = 0;
+  uint64_t content_bytes = 0;   // decompressed
+  int64_t rank = 0;
+  RankSource rank_source = RankSource::kDefault;
+  DistributedInfo distributed;
+  int64_t base_time_ns = kNoId;  // Kineto baseTimeNanoseconds, already added to every ts
+  int64_t schema_version = kNoId;
+  std::string trace_name;
+  std::string display_time_unit;
+  bool truncated = false;
+  uint64_t entry_count = 0;      // elements of traceEvents, every phase
+  std::vector<std::string> warnings;
+};
+
+struct CategoryCount {
+  StringId category;  // "" for entries without cat
+  uint64_t count = 0;
+};
+
+class Trace {
+ public:
+  Trace() = default;
+  Trace(Trace&&) = default;
+  Trace& operator=(Trace&&) = default;
+
+  const TraceMetadata& metadata() const { return metadata_; }
+  const StringPool& strings() const { return strings_; }
+  std::string_view str(StringId id) const { return strings_.Get(id); }
+
+  const EventTable& events() const { return events_; }
+  const std::vector<Process>& processes() const { return processes_; }
+  const std::vector<Track>& tracks() const { return tracks_; }
+  const std::vector<Device>& devices() const { return devices_; }
+  const std::vector<KernelInfo>& kernels() const { return kernels_; }
+  const std::vector<CopyInfo>& copies() const { return copies_; }
+  const std::vector<CollectiveInfo>& collectives() const { return collectives_; }
+  const std::vector<MemoryEvent>& memory_events() const { return memory_events_; }
+  const std::vector<Counter>& counters() const { return counters_; }
+  const std::vector<CounterSample>& counter_samples() const { return counter_samples_; }
+  const std::vector<FlowPoint>& flow_points() const { return flow_points_; }
+  const std::vector<Link>& links() const { return links_; }
+  const std::vector<Step>& steps() const { return steps_; }
+  const std::vector<CategoryCount>& category_counts() const { return category_counts_; }
+
+  // First start and last end over interval events, kNoId when there are none.
+  int64_t start_ns() const { return start_ns_; }
+  int64_t end_ns() const { return end_ns_; }
+
+ private:
+  friend class TraceBuilder;
+
+  TraceMetadata metadata_;
+  StringPool strings_;
+  EventTable events_;
+  std::vector<Process> processes_;
+  std::vector<Track> tracks_;
+  std::vector<Device> devices_;
+  std::vector<KernelInfo> kernels_;
+  std::vector<CopyInfo> copies_;
+  std::vector<CollectiveInfo> collectives_;
+  std::vector<MemoryEvent> memory_events_;
+  std::vector<Counter> counters_;
+  std::vector<CounterSample> counter_samples_;
+  std::vector<FlowPoint> flow_points_;
+  std::vector<Link> links_;
+  std::vector<Step> steps_;
+  std::vector<CategoryCount> category_counts_;
+  int64_t start_ns_ = kNoId;
+  int64_t end_ns_ = kNoId;
+};
+
+}  // namespace tuneprof

@@ -1,0 +1,252 @@
+#include "model/trace_builder.h"
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
+
+namespace tuneprof {
+namespace {
+
+constexpr size_t kMaxWarnings = 50;
+constexpr std::string_view kStepPrefix = "ProfilerStep#";
+
+bool IsHostCallKind(EventKind kind) { return kind == EventKind::kRuntime || kind == EventKind::kDriver; }
+
+}  // namespace
+
+TraceBuilder::TraceBuilder(std::string path) { trace_.metadata_.path = std::move(path); }
+
+uint32_t TraceBuilder::ProcessFor(ProcessKey pid) {
+  auto [it, inserted] = process_index_.try_emplace(Pack(pid), static_cast<uint32_t>(trace_.processes_.size()));
+  if (inserted) trace_.processes_.push_back(Process{pid, {}, {}, kNoId, kNoIndex});
+  return it->second;
+}
+
+uint32_t TraceBuilder::TrackFor(ProcessKey pid, ProcessKey tid) {
+  const uint64_t key0 = Pack(pid), key1 = Pack(tid);
+  // Consecutive events mostly share a thread; skip the hash lookup then.
+  if (last_track_ != kNoIndex && last_track_key_[0] == key0 && last_track_key_[1] == key1) return last_track_;
+  auto it = track_index_.find({key0, key1});
+  uint32_t track;
+  if (it != track_index_.end()) {
+    track = it->second;
+  } else {
+    track = static_cast<uint32_t>(trace_.tracks_.size());
+    Track t;
+    t.process = ProcessFor(pid);
+    t.tid = tid;
+    trace_.tracks_.push_back(t);
+    track_index_.emplace(std::make_pair(key0, key1), track);
+  }
+  last_track_ = track;
+  last_track_key_[0] = key0;
+  last_track_key_[1] = key1;
+  return track;
+}
+
+void TraceBuilder::SetProcessName(ProcessKey pid, std::string_view name) {
+  trace_.processes_[ProcessFor(pid)].name = Intern(name);
+}
+
+void TraceBuilder::SetProcessLabels(ProcessKey pid, std::string_view labels) {
+  trace_.processes_[ProcessFor(pid)].labels = Intern(labels);
+}
+
+void TraceBuilder::SetProcessSortIndex(ProcessKey pid, int64_t index) {
+  trace_.processes_[ProcessFor(pid)].sort_index = index;
+}
+
+void TraceBuilder::SetThreadName(ProcessKey pid, ProcessKey tid, std::string_view name) {
+  trace_.tracks_[TrackFor(pid, tid)].name = Intern(name);
+}
+
+uint32_t TraceBuilder::AddEvent(const EventRecord& r) {
+  EventTable& e = trace_.events_;
+  const auto index = static_cast<uint32_t>(e.ts_ns.size());
+  e.ts_ns.push_back(r.ts_ns);
+  e.dur_ns.push_back(r.dur_ns);
+  e.track.push_back(r.track);
+  e.name.push_back(r.name);
+  e.category.push_back(r.category);
+  e.kind.push_back(r.kind);
+  e.correlation.push_back(r.correlation);
+  e.external_id.push_back(r.external_id);
+  e.source_offset.push_back(r.source_offset);
+  e.source_length.push_back(r.source_length);
+  return index;
+}
+
+void TraceBuilder::AddCounterSample(ProcessKey pid, std::string_view counter_name, int64_t ts_ns, double value) {
+  const uint32_t process = ProcessFor(pid);
+  const StringId name = Intern(counter_name);
+  auto [it, inserted] = counter_index_.try_emplace({process, name.value}, static_cast<uint32_t>(trace_.counters_.size()));
+  if (inserted) trace_.counters_.push_back(Counter{process, name});
+  trace_.counter_samples_.push_back(CounterSample{it->second, ts_ns, value});
+}
+
+uint32_t TraceBuilder::AddDevice(const Device& device) {
+  trace_.devices_.push_back(device);
+  return static_cast<uint32_t>(trace_.devices_.size() - 1);
+}
+
+void TraceBuilder::CountCategory(StringId category) { ++category_counts_[category.value]; }
+
+void TraceBuilder::Warn(std::string message) {
+  auto& warnings = trace_.metadata_.warnings;
+  if (warnings.size() < kMaxWarnings) {
+    warnings.push_back(std::move(message));
+  } else if (warnings.size() == kMaxWarnings) {
+    warnings.push_back("further warnings suppressed");
+  }
+}
+
+Trace TraceBuilder::Finish() {
+  ApplyBaseTime();
+  for (size_t i = 0; i < trace_.events_.size(); ++i) {
+    if (IsDeviceKind(trace_.events_.kind[i])) trace_.tracks_[trace_.events_.track[i]].on_device = true;
+  }
+  ResolveDevices();
+  ResolveSteps();
+  ResolveCorrelationLinks();
+  ResolveFlows();
+  ComputeSpan();
+  CollectCategoryCounts();
+  return std::move(trace_);
+}
+
+void TraceBuilder::ApplyBaseTime() {
+  const int64_t base = trace_.metadata_.base_time_ns;
+  if (base == kNoId || base == 0) return;
+  for (int64_t& ts : trace_.events_.ts_ns) ts += base;
+  for (MemoryEvent& m : trace_.memory_events_) m.ts_ns += base;
+  for (CounterSample& c : trace_.counter_samples_) c.ts_ns += base;
+  for (FlowPoint& f : trace_.flow_points_) f.ts_ns += base;
+}
+
+// Every process that ran device work is a device. deviceProperties (when present) describe GPUs by
+// ordinal; Kineto uses the ordinal as the GPU process id, so that is the join.
+void TraceBuilder::ResolveDevices() {
+  const bool npu = trace_.metadata_.format == TraceFormat::kTorchNpuTraceView;
+  for (const Track& track : trace_.tracks_) {
+    if (!track.on_device) continue;
+    Process& process = trace_.processes_[track.process];
+    if (process.device != kNoIndex) continue;
+    const int64_t ordinal = process.pid.is_string ? 0 : process.pid.value;
+    for (uint32_t d = 0; d < trace_.devices_.size(); ++d) {
+      if (trace_.devices_[d].id == ordinal && trace_.devices_[d].type == (npu ? DeviceType::kNpu : DeviceType::kGpu)) {
+        process.device = d;
+      }
+    }
+    if (process.device == kNoIndex) {
+      Device device;
+      device.type = npu ? DeviceType::kNpu : DeviceType::kGpu;
+      device.id = ordinal;
+      process.device = AddDevice(device);
+    }
+  }
+}
+
+void TraceBuilder::ResolveSteps() {
+  const EventTable& e = trace_.events_;
+  StringId last_name{kNoIndex};
+  int64_t last_number = 0;
+  bool last_is_step = false;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (e.kind[i] != EventKind::kUserAnnotation || e.dur_ns[i] < 0) continue;
+    if (e.name[i] != last_name) {
+      last_name = e.name[i];
+      std::string_view name = trace_.strings_.Get(e.name[i]);
+      last_is_step = name.starts_with(kStepPrefix);
+      if (last_is_step) {
+        auto digits = name.substr(kStepPrefix.size());
+        auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), last_number);
+        last_is_step = ec == std::errc() && ptr == digits.data() + digits.size();
+      }
+    }
+    if (last_is_step) trace_.steps_.push_back(Step{last_number, i, e.ts_ns[i], e.end_ns(i)});
+  }
+  std::sort(trace_.steps_.begin(), trace_.steps_.end(),
+            [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
+}
+
+// CUPTI correlation ids join a runtime call to the kernel or copy it launched (HTA joins on the same
+// key; flows are only a viewer hint and are missing in some traces).
+void TraceBuilder::ResolveCorrelationLinks() {
+  const EventTable& e = trace_.events_;
+  std::unordered_map<int64_t, uint32_t> host_call;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (IsHostCallKind(e.kind[i]) && e.correlation[i] != kNoId) host_call.emplace(e.correlation[i], i);
+  }
+  if (host_call.empty()) return;
+  const StringId category = Intern("correlation");
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (!IsDeviceKind(e.kind[i]) || e.correlation[i] == kNoId || e.kind[i] == EventKind::kGpuAnnotation) continue;
+    auto it = host_call.find(e.correlation[i]);
+    if (it != host_call.end()) trace_.links_.push_back(Link{it->second, i, LinkKind::kCorrelation, category});
+  }
+}
+
+// Flow endpoints carry no event reference: they attach to the interval on the same track that starts
+// at the same ts, or (bp:"e") to the one enclosing it.
+void TraceBuilder::ResolveFlows() {
+  auto& points = trace_.flow_points_;
+  if (points.empty()) return;
+  const EventTable& e = trace_.events_;
+  std::vector<uint32_t> order(e.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (e.track[a] != e.track[b]) return e.track[a] < e.track[b];
+    if (e.ts_ns[a] != e.ts_ns[b]) return e.ts_ns[a] < e.ts_ns[b];
+    return e.dur_ns[a] > e.dur_ns[b];  // the outer slice first at equal start
+  });
+  auto bind = [&](const FlowPoint& p) -> uint32_t {
+    auto it = std::lower_bound(order.begin(), order.end(), p, [&](uint32_t i, const FlowPoint& q) {
+      return e.track[i] != q.track ? e.track[i] < q.track : e.ts_ns[i] < q.ts_ns;
+    });
+    // Exact start on the track (innermost slice starting there).
+    uint32_t exact = kNoIndex;
+    for (auto j = it; j != order.end() && e.track[*j] == p.track && e.ts_ns[*j] == p.ts_ns; ++j) {
+      if (e.dur_ns[*j] >= 0) exact = *j;
+    }
+    if (exact != kNoIndex || !p.binds_enclosing) return exact;
+    // Enclosing: the latest-starting slice before ts that still covers it (bounded look-back).
+    int steps = 0;
+    for (auto j = it; j != order.begin() && steps < 64; ++steps) {
+      --j;
+      if (e.track[*j] != p.track) break;
+      if (e.dur_ns[*j] >= 0 && e.end_ns(*j) >= p.ts_ns) return *j;
+    }
+    return kNoIndex;
+  };
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> starts;
+  for (FlowPoint& p : points) {
+    p.event = bind(p);
+    if (p.phase == FlowPhase::kStart && p.event != kNoIndex) {
+      starts[{static_cast<uint64_t>(p.id), p.category.value}] = p.event;
+    }
+  }
+  for (const FlowPoint& p : points) {
+    if (p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
+    auto it = starts.find({static_cast<uint64_t>(p.id), p.category.value});
+    if (it != starts.end()) trace_.links_.push_back(Link{it->second, p.event, LinkKind::kFlow, p.category});
+  }
+}
+
+void TraceBuilder::ComputeSpan() {
+  const EventTable& e = trace_.events_;
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (e.dur_ns[i] < 0) continue;
+    if (trace_.start_ns_ == kNoId || e.ts_ns[i] < trace_.start_ns_) trace_.start_ns_ = e.ts_ns[i];
+    if (trace_.end_ns_ == kNoId || e.end_ns(i) > trace_.end_ns_) trace_.end_ns_ = e.end_ns(i);
+  }
+}
+
+void TraceBuilder::CollectCategoryCounts() {
+  for (auto [id, count] : category_counts_) trace_.category_counts_.push_back(CategoryCount{StringId{id}, count});
+  std::sort(trace_.category_counts_.begin(), trace_.category_counts_.end(),
+            [&](const CategoryCount& a, const CategoryCount& b) {
+              return trace_.strings_.Get(a.category) < trace_.strings_.Get(b.category);
+            });
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,85 @@
+#pragma once
+// The one way into the model. Importers of every format call these; nesting-independent bookkeeping
+// (tracks, processes, links, steps, time base) lives here once instead of in each importer.
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct EventRecord {
+  int64_t ts_ns = 0;
+  int64_t dur_ns = -1;
+  uint32_t track = 0;
+  StringId name;
+  StringId category;
+  EventKind kind = EventKind::kOther;
+  int64_t correlation = kNoId;
+  int64_t external_id = kNoId;
+  uint64_t source_offset = 0;
+  uint32_t source_length = 0;
+};
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(std::string path);
+
+  StringId Intern(std::string_view text) { return trace_.strings_.Intern(text); }
+  std::string_view str(StringId id) const { return trace_.strings_.Get(id); }
+  TraceMetadata* mutable_metadata() { return &trace_.metadata_; }
+  // Read access to what has been built so far (for conventions that resolve late-arriving metadata).
+  const Trace& partial() const { return trace_; }
+
+  uint32_t ProcessFor(ProcessKey pid);
+  uint32_t TrackFor(ProcessKey pid, ProcessKey tid);
+  void SetProcessName(ProcessKey pid, std::string_view name);
+  void SetProcessLabels(ProcessKey pid, std::string_view labels);
+  void SetProcessSortIndex(ProcessKey pid, int64_t index);
+  void SetThreadName(ProcessKey pid, ProcessKey tid, std::string_view name);
+
+  uint32_t AddEvent(const EventRecord& record);
+  void SetEventKind(uint32_t event, EventKind kind) { trace_.events_.kind[event] = kind; }
+  void AddKernelInfo(const KernelInfo& info) { trace_.kernels_.push_back(info); }
+  void AddCopyInfo(const CopyInfo& info) { trace_.copies_.push_back(info); }
+  void AddCollectiveInfo(const CollectiveInfo& info) { trace_.collectives_.push_back(info); }
+  void AddMemoryEvent(const MemoryEvent& event) { trace_.memory_events_.push_back(event); }
+  void AddCounterSample(ProcessKey pid, std::string_view counter_name, int64_t ts_ns, double value);
+  void AddFlowPoint(const FlowPoint& point) { trace_.flow_points_.push_back(point); }
+  uint32_t AddDevice(const Device& device);
+
+  void CountCategory(StringId category);
+  void Warn(std::string message);
+
+  // Resolves links, steps, devices and the time base; the builder is spent afterwards.
+  Trace Finish();
+
+ private:
+  struct KeyHash {
+    size_t operator()(const std::pair<uint64_t, uint64_t>& k) const {
+      return std::hash<uint64_t>()(k.first * 0x9E3779B97F4A7C15ull ^ k.second);
+    }
+  };
+  static uint64_t Pack(ProcessKey key) {
+    return (static_cast<uint64_t>(key.value) << 1) ^ static_cast<uint64_t>(key.is_string);
+  }
+
+  void ApplyBaseTime();
+  void ResolveDevices();
+  void ResolveSteps();
+  void ResolveCorrelationLinks();
+  void ResolveFlows();
+  void ComputeSpan();
+  void CollectCategoryCounts();
+
+  Trace trace_;
+  std::unordered_map<uint64_t, uint32_t> process_index_;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> track_index_;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> counter_index_;
+  std::unordered_map<uint32_t, uint64_t> category_counts_;
+  uint32_t last_track_ = kNoIndex;
+  uint64_t last_track_key_[2] = {0, 0};
+};
+
+}  // namespace tuneprof
