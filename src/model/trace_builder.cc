@@ -131,7 +131,9 @@ void TraceBuilder::ResolveDevices() {
     if (!track.on_device) continue;
     Process& process = trace_.processes_[track.process];
     if (process.device != kNoIndex) continue;
-    const int64_t ordinal = process.pid.is_string ? 0 : process.pid.value;
+    // Kineto numbers GPU processes by device ordinal; torch_npu uses synthetic pids that say nothing
+    // about the NPU id, so that stays unknown (all NPU processes of a trace are one device).
+    const int64_t ordinal = npu ? kNoId : process.pid.is_string ? 0 : process.pid.value;
     for (uint32_t d = 0; d < trace_.devices_.size(); ++d) {
       if (trace_.devices_[d].id == ordinal && trace_.devices_[d].type == (npu ? DeviceType::kNpu : DeviceType::kGpu)) {
         process.device = d;
@@ -152,7 +154,9 @@ void TraceBuilder::ResolveSteps() {
   int64_t last_number = 0;
   bool last_is_step = false;
   for (uint32_t i = 0; i < e.size(); ++i) {
-    if (e.kind[i] != EventKind::kUserAnnotation || e.dur_ns[i] < 0) continue;
+    // Kineto writes steps as user_annotation; the legacy export and torch_npu as plain host ops.
+    const EventKind kind = e.kind[i];
+    if ((kind != EventKind::kUserAnnotation && kind != EventKind::kHostOp) || e.dur_ns[i] < 0) continue;
     if (e.name[i] != last_name) {
       last_name = e.name[i];
       std::string_view name = trace_.strings_.Get(e.name[i]);

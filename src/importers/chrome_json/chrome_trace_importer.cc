@@ -3,10 +3,10 @@
 namespace tuneprof {
 namespace chrome_json {
 namespace haswell {
-Result<Trace> ImportChromeTraceImpl(ByteSource* source);
+Result<Trace> ImportChromeTraceImpl(ByteSource* source, size_t chunk_bytes);
 }
 namespace generic {
-Result<Trace> ImportChromeTraceImpl(ByteSource* source);
+Result<Trace> ImportChromeTraceImpl(ByteSource* source, size_t chunk_bytes);
 }
 }  // namespace chrome_json
 
@@ -16,13 +16,13 @@ bool SniffChromeTrace(std::string_view head) {
   return i != std::string_view::npos && (head[i] == '{' || head[i] == '[');
 }
 
-Result<Trace> ImportChromeTrace(ByteSource* source) {
+Result<Trace> ImportChromeTrace(ByteSource* source, size_t chunk_bytes) {
   // The same checks simdjson's own runtime dispatch makes for its "haswell" kernel.
   static const bool kHaswell = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                                __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") &&
                                __builtin_cpu_supports("abm");
-  return kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source)
-                  : chrome_json::generic::ImportChromeTraceImpl(source);
+  return kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source, chunk_bytes)
+                  : chrome_json::generic::ImportChromeTraceImpl(source, chunk_bytes);
 }
 
 }  // namespace tuneprof
