@@ -5,7 +5,7 @@
 namespace tuneprof {
 namespace {
 
-using U128 = unsigned __int128;
+__extension__ using U128 = unsigned __int128;
 constexpr int kMaxMantissaDigits = 36;  // fits in 128 bits with room for one more digit
 
 std::string_view TrimBlanks(std::string_view text) {
@@ -67,7 +67,30 @@ bool ParseDecimal(std::string_view text, Decimal* d) {
 
 }  // namespace
 
+// The shape nearly every trace writes ("1736408883704643.212", "12.5", "7"): plain digits with at most
+// `scale` fraction digits, 19 digits in all (fits uint64). Parsed directly; the rest takes the general path.
+bool ParsePlainDecimal(std::string_view text, int scale, int64_t* out) {
+  size_t i = 0;
+  uint64_t value = 0;
+  for (; i < text.size() && IsDigit(text[i]); ++i) value = value * 10 + static_cast<unsigned>(text[i] - '0');
+  const size_t integer_digits = i;
+  if (integer_digits == 0 || integer_digits + static_cast<size_t>(scale) > 19) return false;
+  int fraction_digits = 0;
+  if (i < text.size()) {
+    if (text[i] != '.') return false;
+    for (++i; i < text.size() && IsDigit(text[i]) && fraction_digits < scale; ++i, ++fraction_digits) {
+      value = value * 10 + static_cast<unsigned>(text[i] - '0');
+    }
+    if (i != text.size()) return false;
+  }
+  for (; fraction_digits < scale; ++fraction_digits) value *= 10;
+  if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
+  *out = static_cast<int64_t>(value);
+  return true;
+}
+
 bool ParseScaledDecimal(std::string_view text, int scale_exponent, int64_t* out) {
+  if (scale_exponent >= 0 && scale_exponent <= 3 && ParsePlainDecimal(text, scale_exponent, out)) return true;
   Decimal d;
   if (!ParseDecimal(TrimBlanks(text), &d)) return false;
   int exponent = d.exponent + scale_exponent;
@@ -95,7 +118,7 @@ bool ParseScaledDecimal(std::string_view text, int scale_exponent, int64_t* out)
     if (round_digit >= 5) ++value;
   }
   if (value > kLimit || (value == kLimit && !d.negative)) return false;
-  *out = d.negative ? static_cast<int64_t>(-static_cast<__int128>(value)) : static_cast<int64_t>(value);
+  *out = d.negative ? static_cast<int64_t>(0 - value) : static_cast<int64_t>(value);
   return true;
 }
 
@@ -116,7 +139,7 @@ bool ParseInt64(std::string_view text, int64_t* out) {
     if (value > static_cast<U128>(std::numeric_limits<int64_t>::max()) + 1) return false;
   }
   if (!negative && value > static_cast<U128>(std::numeric_limits<int64_t>::max())) return false;
-  *out = negative ? static_cast<int64_t>(-static_cast<__int128>(value)) : static_cast<int64_t>(value);
+  *out = negative ? static_cast<int64_t>(0 - value) : static_cast<int64_t>(value);
   return true;
 }
 

@@ -8,14 +8,23 @@ namespace {
 constexpr size_t kBlockBytes = 1 << 20;
 constexpr size_t kInitialSlots = 1024;
 
+// Names run from "cat" to 200-byte kernel signatures: mix 8 bytes per step rather than one.
 uint32_t HashBytes(std::string_view text) {
-  // FNV-1a: strings here are short names; good enough and branch-free.
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = text.size() * kMul;
+  const char* p = text.data();
+  size_t n = text.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    h = (h ^ word) * kMul;
+    h ^= h >> 29;
   }
-  return static_cast<uint32_t>(h ^ (h >> 32));
+  uint64_t tail = 0;
+  std::memcpy(&tail, p, n);
+  h = (h ^ tail) * kMul;
+  h ^= h >> 32;
+  return static_cast<uint32_t>(h);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "importers/chrome_json/chrome_trace_importer.h"
 
+#include <cpuid.h>
+
 namespace tuneprof {
 namespace chrome_json {
 namespace haswell {
@@ -9,6 +11,16 @@ namespace generic {
 Result<Trace> ImportChromeTraceImpl(ByteSource* source, size_t chunk_bytes);
 }
 }  // namespace chrome_json
+
+namespace {
+
+// clang's __builtin_cpu_supports does not know "abm"/"lzcnt"; ask CPUID (leaf 0x80000001, ECX bit 5).
+bool HasLzcnt() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 5)) != 0;
+}
+
+}  // namespace
 
 bool SniffChromeTrace(std::string_view head) {
   if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
@@ -20,7 +32,7 @@ Result<Trace> ImportChromeTrace(ByteSource* source, size_t chunk_bytes) {
   // The same checks simdjson's own runtime dispatch makes for its "haswell" kernel.
   static const bool kHaswell = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                                __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") &&
-                               __builtin_cpu_supports("abm");
+                               HasLzcnt();
   return kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source, chunk_bytes)
                   : chrome_json::generic::ImportChromeTraceImpl(source, chunk_bytes);
 }

@@ -10,19 +10,60 @@ namespace {
 
 bool IsBlank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// Position of the first '"' or '\\' in [p, p+n), or n. Reads up to 15 bytes past n (the buffer is padded).
-size_t FindQuoteOrBackslash(const char* p, size_t n) {
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  for (size_t i = 0; i < n; i += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-    if (mask != 0) {
-      size_t hit = i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-      return hit < n ? hit : n;
-    }
+// Bit masks over one 64-byte block, the way simdjson's stage 1 finds structure (the idea, not its code).
+struct BlockMasks {
+  uint64_t quote = 0;
+  uint64_t backslash = 0;
+  uint64_t open = 0;   // { [
+  uint64_t close = 0;  // } ]
+};
+
+inline uint64_t Eq16(__m128i v, char c) {
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c))));
+}
+
+// Reads 64 bytes; the buffer is padded so reading past the valid end is safe.
+BlockMasks ClassifyBlock(const char* p) {
+  BlockMasks m;
+  for (int lane = 0; lane < 4; ++lane) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * lane));
+    const int shift = 16 * lane;
+    m.quote |= Eq16(v, '"') << shift;
+    m.backslash |= Eq16(v, '\\') << shift;
+    m.open |= (Eq16(v, '{') | Eq16(v, '[')) << shift;
+    m.close |= (Eq16(v, '}') | Eq16(v, ']')) << shift;
   }
-  return n;
+  return m;
+}
+
+// Bits of the characters that a backslash escapes. Backslashes are rare in traces, so this walks them
+// one by one: each escaping backslash makes the next byte literal (a backslash there escapes nothing).
+// `carry` is 1 when the previous block's last byte was an escaping backslash.
+uint64_t EscapedBits(uint64_t backslash, uint64_t* carry) {
+  uint64_t escaped = *carry;
+  backslash &= ~escaped;
+  *carry = 0;
+  while (backslash != 0) {
+    const int i = __builtin_ctzll(backslash);
+    if (i == 63) {
+      *carry = 1;
+      break;
+    }
+    escaped |= uint64_t{1} << (i + 1);
+    backslash &= ~(uint64_t{3} << i);
+  }
+  return escaped;
+}
+
+// Inclusive prefix XOR: bit i = xor of bits 0..i. Turns quote positions into "inside a string".
+uint64_t PrefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
 }
 
 }  // namespace
@@ -60,74 +101,88 @@ Result<bool> JsonElementStream::SkipBlanks() {
 }
 
 Result<bool> JsonElementStream::ScanValue(size_t* value_end) {
-  // Offsets are relative to pos_ (the value's start), which Refill() keeps at the buffer front.
-  size_t cursor = 0;
-  int depth = 0;
-  bool in_string = false;
-  bool escape = false;
   const char first = buffer_[pos_];
-  const bool scalar = first != '{' && first != '[' && first != '"';
+  if (first == '"') return ScanString(value_end);
+  if (first != '{' && first != '[') return ScanScalar(value_end);
+  // Offsets are relative to pos_ (the value's start), which Refill() keeps at the buffer front.
+  // Whole 64-byte blocks are classified at once; only brackets outside strings are visited.
+  size_t cursor = 0;
+  int64_t depth = 0;
+  uint64_t escape_carry = 0;
+  uint64_t in_string_carry = 0;  // all ones when the previous block ended inside a string
   for (;;) {
     const char* base = buffer_.data() + pos_;
     const size_t avail = end_ - pos_;
-    while (cursor < avail) {
-      if (in_string) {
-        if (escape) {
-          escape = false;
-          ++cursor;
-          continue;
-        }
-        cursor += FindQuoteOrBackslash(base + cursor, avail - cursor);
-        if (cursor >= avail) break;
-        if (base[cursor] == '\\') {
-          escape = true;
-          ++cursor;
-          continue;
-        }
-        in_string = false;
-        ++cursor;
-        if (depth == 0) {  // a top-level string value ends here
-          *value_end = pos_ + cursor;
-          return true;
-        }
-        continue;
+    // A partial last block is only classified at end of input: its carries would be wrong otherwise.
+    while (cursor + 64 <= avail || (eof_ && cursor < avail)) {
+      BlockMasks m = ClassifyBlock(base + cursor);
+      if (avail - cursor < 64) {
+        const uint64_t valid = (uint64_t{1} << (avail - cursor)) - 1;
+        m.quote &= valid;
+        m.backslash &= valid;
+        m.open &= valid;
+        m.close &= valid;
       }
-      const char c = base[cursor];
-      if (scalar) {
-        if (c == ',' || c == ']' || c == '}' || IsBlank(c)) {
-          *value_end = pos_ + cursor;
-          return true;
-        }
-        ++cursor;
-        continue;
-      }
-      ++cursor;
-      switch (c) {
-        case '"':
-          in_string = true;
-          break;
-        case '{':
-        case '[':
+      const uint64_t escaped = m.backslash == 0 && escape_carry == 0 ? 0 : EscapedBits(m.backslash, &escape_carry);
+      const uint64_t quotes = m.quote & ~escaped;
+      const uint64_t in_string = PrefixXor(quotes) ^ in_string_carry;
+      in_string_carry = static_cast<uint64_t>(static_cast<int64_t>(in_string) >> 63);
+      uint64_t brackets = (m.open | m.close) & ~in_string;
+      while (brackets != 0) {
+        const int bit = __builtin_ctzll(brackets);
+        brackets &= brackets - 1;
+        if ((m.open >> bit) & 1) {
           ++depth;
-          break;
-        case '}':
-        case ']':
-          if (--depth == 0) {
-            *value_end = pos_ + cursor;
-            return true;
-          }
-          break;
-        default:
-          break;
+        } else if (--depth == 0) {
+          *value_end = pos_ + cursor + static_cast<size_t>(bit) + 1;
+          return true;
+        }
+      }
+      cursor += 64;
+    }
+    if (eof_) return false;
+    TP_ASSIGN_OR_RETURN(bool more, Refill(pos_));
+    (void)more;  // at end of input the loop above finishes the partial block, then reports truncation
+  }
+}
+
+Result<bool> JsonElementStream::ScanString(size_t* value_end) {
+  size_t cursor = 1;  // past the opening quote
+  bool escape = false;
+  for (;;) {
+    const char* base = buffer_.data() + pos_;
+    const size_t avail = end_ - pos_;
+    for (; cursor < avail; ++cursor) {
+      if (escape) {
+        escape = false;
+      } else if (base[cursor] == '\\') {
+        escape = true;
+      } else if (base[cursor] == '"') {
+        *value_end = pos_ + cursor + 1;
+        return true;
+      }
+    }
+    TP_ASSIGN_OR_RETURN(bool more, Refill(pos_));
+    if (!more) return false;
+  }
+}
+
+Result<bool> JsonElementStream::ScanScalar(size_t* value_end) {
+  size_t cursor = 0;
+  for (;;) {
+    const char* base = buffer_.data() + pos_;
+    const size_t avail = end_ - pos_;
+    for (; cursor < avail; ++cursor) {
+      const char c = base[cursor];
+      if (c == ',' || c == ']' || c == '}' || IsBlank(c)) {
+        *value_end = pos_ + cursor;
+        return true;
       }
     }
     TP_ASSIGN_OR_RETURN(bool more, Refill(pos_));
     if (!more) {
-      if (scalar && cursor > 0) {  // a number at the very end of input
-        *value_end = pos_ + cursor;
-        return true;
-      }
-      return false;
+      *value_end = pos_ + cursor;  // a number at the very end of input
+      return cursor > 0;
     }
   }
 }

@@ -48,6 +48,8 @@ class JsonElementStream {
   // Finds the end of the JSON value that starts at pos_; sets *end (exclusive). False when the input
   // ended inside the value. May move the buffer: pos_ stays the value's start.
   Result<bool> ScanValue(size_t* end);
+  Result<bool> ScanScalar(size_t* end);
+  Result<bool> ScanString(size_t* end);
   Status RunArray(JsonElementSink* sink);
   Status RunObject(JsonElementSink* sink);
   Status Unexpected(const char* expected) const;
