@@ -2,6 +2,7 @@
 
 #include <emmintrin.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -73,12 +74,14 @@ JsonElementStream::JsonElementStream(ByteSource* source, size_t chunk_bytes)
 
 Result<bool> JsonElementStream::Refill(size_t keep_from) {
   if (eof_) return false;
+  if (run_begin_ != kNoRun && run_begin_ < keep_from) keep_from = run_begin_;
   const size_t kept = end_ - keep_from;
   if (keep_from > 0) {
     std::memmove(buffer_.data(), buffer_.data() + keep_from, kept);
     base_offset_ += keep_from;
     pos_ -= keep_from;
     end_ = kept;
+    if (run_begin_ != kNoRun) run_begin_ -= keep_from;
   }
   if (end_ + chunk_bytes_ + kPadding > buffer_.size()) buffer_.resize(end_ + chunk_bytes_ + kPadding);
   TP_ASSIGN_OR_RETURN(size_t n, source_->Read(buffer_.data() + end_, chunk_bytes_));
@@ -220,7 +223,30 @@ Status JsonElementStream::Run(JsonElementSink* sink) {
   return Status::Ok();
 }
 
+Status JsonElementStream::FlushRun(JsonElementSink* sink) {
+  if (run_begin_ == kNoRun) return Status::Ok();
+  JsonElementRun run;
+  run.data = buffer_.data() + run_begin_;
+  run.length = run_bounds_.back().second;
+  run.capacity = buffer_.size() - run_begin_;
+  run.offset = base_offset_ + run_begin_;
+  run.bounds = run_bounds_.data();
+  run.count = run_bounds_.size();
+  run_begin_ = kNoRun;
+  Status status = sink->OnEvents(run);
+  run_bounds_.clear();
+  return status;
+}
+
 Status JsonElementStream::RunArray(JsonElementSink* sink) {
+  Status status = ScanArray(sink);
+  Status flushed = FlushRun(sink);  // what was complete before an error or cut-off still counts
+  return status.ok() ? flushed : status;
+}
+
+Status JsonElementStream::ScanArray(JsonElementSink* sink) {
+  // Hand the run over before the unread tail gets short, so refills rarely have to carry it.
+  const size_t min_tail = std::min<size_t>(64 << 10, chunk_bytes_ / 4);
   ++pos_;  // '['
   for (bool first = true;; first = false) {
     TP_ASSIGN_OR_RETURN(bool any, SkipBlanks());
@@ -234,6 +260,7 @@ Status JsonElementStream::RunArray(JsonElementSink* sink) {
     }
     if (!first) {
       if (buffer_[pos_] != ',') return Unexpected("',' or ']' between trace events");
+      buffer_[pos_] = ' ';  // the run handed to the parser is whitespace-separated
       ++pos_;
       TP_ASSIGN_OR_RETURN(any, SkipBlanks());
       if (!any) {
@@ -245,13 +272,17 @@ Status JsonElementStream::RunArray(JsonElementSink* sink) {
         return Status::Ok();
       }
     }
+    if (run_begin_ != kNoRun && (end_ - pos_ < min_tail || run_bounds_.size() >= kMaxRunEvents) && !eof_) {
+      TP_RETURN_IF_ERROR(FlushRun(sink));
+    }
     size_t value_end = 0;
     TP_ASSIGN_OR_RETURN(bool complete, ScanValue(&value_end));
     if (!complete) {
       truncated_ = true;
       return Status::Ok();
     }
-    TP_RETURN_IF_ERROR(sink->OnEvent(ElementAt(pos_, value_end)));
+    if (run_begin_ == kNoRun) run_begin_ = pos_;
+    run_bounds_.emplace_back(static_cast<uint32_t>(pos_ - run_begin_), static_cast<uint32_t>(value_end - run_begin_));
     pos_ = value_end;
   }
 }

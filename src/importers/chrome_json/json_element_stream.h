@@ -5,6 +5,7 @@
 // can run simdjson On-Demand on it in place. Memory stays at one chunk plus the largest element.
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -19,12 +20,29 @@ struct JsonElement {
   uint64_t offset = 0;       // byte offset of data in the decompressed content
 };
 
+// Consecutive complete events, delivered together so that the parser can run one simdjson stage 1
+// over all of them. The separating commas are blanked in place: `data` is a whitespace-separated
+// sequence of JSON values (simdjson's iterate_many input).
+struct JsonElementRun {
+  const char* data = nullptr;
+  size_t length = 0;
+  size_t capacity = 0;  // readable bytes from data (>= length + padding)
+  uint64_t offset = 0;  // content offset of data
+  const std::pair<uint32_t, uint32_t>* bounds = nullptr;  // [start, end) of each element, relative to data
+  size_t count = 0;
+
+  JsonElement element(size_t i) const {
+    return JsonElement{data + bounds[i].first, bounds[i].second - bounds[i].first, capacity - bounds[i].first,
+                       offset + bounds[i].first};
+  }
+};
+
 class JsonElementSink {
  public:
   virtual ~JsonElementSink() = default;
   // A top-level key other than traceEvents, with its value's raw text.
   virtual Status OnTopLevelValue(std::string_view key, const JsonElement& value) = 0;
-  virtual Status OnEvent(const JsonElement& event) = 0;
+  virtual Status OnEvents(const JsonElementRun& run) = 0;
 };
 
 class JsonElementStream {
@@ -51,6 +69,9 @@ class JsonElementStream {
   Result<bool> ScanScalar(size_t* end);
   Result<bool> ScanString(size_t* end);
   Status RunArray(JsonElementSink* sink);
+  Status ScanArray(JsonElementSink* sink);
+  Status FlushRun(JsonElementSink* sink);
+  static constexpr size_t kMaxRunEvents = 1 << 16;
   Status RunObject(JsonElementSink* sink);
   Status Unexpected(const char* expected) const;
   JsonElement ElementAt(size_t begin, size_t end) const;
@@ -64,6 +85,10 @@ class JsonElementStream {
   bool eof_ = false;
   bool truncated_ = false;
   bool top_level_is_array_ = false;
+  // The run of complete events not yet handed to the sink; Refill() keeps it in the buffer.
+  static constexpr size_t kNoRun = static_cast<size_t>(-1);
+  size_t run_begin_ = kNoRun;
+  std::vector<std::pair<uint32_t, uint32_t>> run_bounds_;
 };
 
 }  // namespace tuneprof

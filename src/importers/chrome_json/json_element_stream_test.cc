@@ -34,9 +34,17 @@ struct Collected : JsonElementSink {
     keys.push_back(std::string(key) + "=" + std::string(value.data, value.length));
     return Status::Ok();
   }
-  Status OnEvent(const JsonElement& event) override {
-    events.emplace_back(event.data, event.length);
-    offsets.push_back(event.offset);
+  Status OnEvents(const JsonElementRun& run) override {
+    for (size_t i = 0; i < run.count; ++i) {
+      JsonElement event = run.element(i);
+      events.emplace_back(event.data, event.length);
+      offsets.push_back(event.offset);
+      // Between elements of a run there is only whitespace (the commas were blanked).
+      if (i + 1 < run.count) {
+        std::string_view gap(run.data + run.bounds[i].second, run.bounds[i + 1].first - run.bounds[i].second);
+        EXPECT_EQ(gap.find_first_not_of(" \n\t\r"), std::string_view::npos) << gap;
+      }
+    }
     return Status::Ok();
   }
 };
