@@ -65,18 +65,21 @@ class GzipSource final : public ByteSource {
     stream_.next_out = reinterpret_cast<Bytef*>(buffer);
     stream_.avail_out = static_cast<uInt>(capacity);
     while (stream_.avail_out > 0 && !finished_) {
-      if (stream_.avail_in == 0) {
+      if (stream_.avail_in == 0 && !input_ended_) {
         TP_ASSIGN_OR_RETURN(size_t n, file_->Read(input_.data(), input_.size()));
         if (n == 0) {
-          // Input ended inside a member: a cut-off file. Hand out what was inflated; say so once.
-          if (!at_member_start_) truncated_ = true;
-          finished_ = true;
-          break;
+          input_ended_ = true;
+        } else {
+          stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+          stream_.avail_in = static_cast<uInt>(n);
         }
-        stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
-        stream_.avail_in = static_cast<uInt>(n);
       }
-      at_member_start_ = false;
+      if (input_ended_ && at_member_start_) {  // the file ended cleanly after a whole member
+        finished_ = true;
+        break;
+      }
+      if (stream_.avail_in > 0) at_member_start_ = false;
+      const uInt out_before = stream_.avail_out;
       int rc = inflate(&stream_, Z_NO_FLUSH);
       if (rc == Z_STREAM_END) {
         // Another gzip member may follow (concatenated .gz files are valid gzip).
@@ -88,6 +91,13 @@ class GzipSource final : public ByteSource {
         uint64_t offset = file_->consumed() - stream_.avail_in;
         return InvalidInput(path() + ": corrupt gzip data near compressed byte " + std::to_string(offset) + ": " +
                             (stream_.msg ? stream_.msg : "inflate failed"));
+      }
+      // With the input all consumed, zlib may still hold output that did not fit the last buffer; only
+      // when it gives nothing more has the file ended inside a member (a cut-off .gz). Say so once.
+      if (input_ended_ && stream_.avail_out == out_before) {
+        truncated_ = true;
+        finished_ = true;
+        break;
       }
     }
     return capacity - stream_.avail_out;
@@ -101,6 +111,7 @@ class GzipSource final : public ByteSource {
   std::vector<char> input_;
   z_stream stream_;
   bool finished_ = false;
+  bool input_ended_ = false;
   bool at_member_start_ = true;
   bool truncated_ = false;
 };

@@ -136,6 +136,9 @@ struct FlowPoint {
   StringId category;       // ac2g, fwdbwd, async_npu, HostToDevice
   FlowPhase phase = FlowPhase::kStart;
   bool binds_enclosing = false;  // bp:"e": bind to the enclosing slice instead of the next one
+  // The producer also wrote the link as a correlation id (Kineto ac2g: flow id == correlation), so
+  // the correlation link already says it; binding the flow again would only cost time.
+  bool duplicates_correlation = false;
   uint32_t track = 0;
   int64_t ts_ns = 0;
   uint32_t event = kNoIndex;  // the interval event the point attaches to, resolved at Finish()

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <numeric>
 
 namespace tuneprof {
 namespace {
@@ -191,46 +190,59 @@ void TraceBuilder::ResolveCorrelationLinks() {
 }
 
 // Flow endpoints carry no event reference: they attach to the interval on the same track that starts
-// at the same ts, or (bp:"e") to the one enclosing it.
+// at the same ts, or (bp:"e") to the one enclosing it. Only tracks that carry flow points are sorted.
 void TraceBuilder::ResolveFlows() {
   auto& points = trace_.flow_points_;
-  if (points.empty()) return;
   const EventTable& e = trace_.events_;
-  std::vector<uint32_t> order(e.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (e.track[a] != e.track[b]) return e.track[a] < e.track[b];
-    if (e.ts_ns[a] != e.ts_ns[b]) return e.ts_ns[a] < e.ts_ns[b];
-    return e.dur_ns[a] > e.dur_ns[b];  // the outer slice first at equal start
+  std::vector<bool> track_has_points(trace_.tracks_.size(), false);
+  bool any = false;
+  for (const FlowPoint& p : points) {
+    if (p.duplicates_correlation) continue;
+    track_has_points[p.track] = true;
+    any = true;
+  }
+  if (!any) return;
+  struct Slot {
+    uint32_t track;
+    uint32_t event;
+    int64_t ts;
+    int64_t dur;
+  };
+  std::vector<Slot> order;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (track_has_points[e.track[i]] && e.dur_ns[i] >= 0) order.push_back(Slot{e.track[i], i, e.ts_ns[i], e.dur_ns[i]});
+  }
+  std::sort(order.begin(), order.end(), [](const Slot& a, const Slot& b) {
+    if (a.track != b.track) return a.track < b.track;
+    if (a.ts != b.ts) return a.ts < b.ts;
+    return a.dur > b.dur;  // the outer slice first at equal start
   });
   auto bind = [&](const FlowPoint& p) -> uint32_t {
-    auto it = std::lower_bound(order.begin(), order.end(), p, [&](uint32_t i, const FlowPoint& q) {
-      return e.track[i] != q.track ? e.track[i] < q.track : e.ts_ns[i] < q.ts_ns;
+    auto it = std::lower_bound(order.begin(), order.end(), p, [](const Slot& s, const FlowPoint& q) {
+      return s.track != q.track ? s.track < q.track : s.ts < q.ts_ns;
     });
-    // Exact start on the track (innermost slice starting there).
-    uint32_t exact = kNoIndex;
-    for (auto j = it; j != order.end() && e.track[*j] == p.track && e.ts_ns[*j] == p.ts_ns; ++j) {
-      if (e.dur_ns[*j] >= 0) exact = *j;
-    }
+    uint32_t exact = kNoIndex;  // innermost slice starting exactly there
+    for (auto j = it; j != order.end() && j->track == p.track && j->ts == p.ts_ns; ++j) exact = j->event;
     if (exact != kNoIndex || !p.binds_enclosing) return exact;
     // Enclosing: the latest-starting slice before ts that still covers it (bounded look-back).
     int steps = 0;
     for (auto j = it; j != order.begin() && steps < 64; ++steps) {
       --j;
-      if (e.track[*j] != p.track) break;
-      if (e.dur_ns[*j] >= 0 && e.end_ns(*j) >= p.ts_ns) return *j;
+      if (j->track != p.track) break;
+      if (j->ts + j->dur >= p.ts_ns) return j->event;
     }
     return kNoIndex;
   };
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> starts;
   for (FlowPoint& p : points) {
+    if (p.duplicates_correlation) continue;
     p.event = bind(p);
     if (p.phase == FlowPhase::kStart && p.event != kNoIndex) {
       starts[{static_cast<uint64_t>(p.id), p.category.value}] = p.event;
     }
   }
   for (const FlowPoint& p : points) {
-    if (p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
+    if (p.duplicates_correlation || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
     auto it = starts.find({static_cast<uint64_t>(p.id), p.category.value});
     if (it != starts.end()) trace_.links_.push_back(Link{it->second, p.event, LinkKind::kFlow, p.category});
   }

@@ -81,6 +81,8 @@ EventKind KindFromNpuProcess(std::string_view process_name, std::string_view tas
   return EventKind::kOther;
 }
 
+bool IsCorrelationFlow(std::string_view category) { return category == "ac2g" || category == "async_cpu_to_gpu"; }
+
 CopyName ParseCopyName(std::string_view name) {
   CopyName out;
   constexpr std::pair<std::string_view, CopyDirection> kDirections[] = {

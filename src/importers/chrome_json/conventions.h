@@ -26,6 +26,9 @@ struct CopyName {
 };
 CopyName ParseCopyName(std::string_view name);
 
+// Flow categories whose id is the CUPTI correlation id of a launch (Kineto "ac2g", old "async_cpu_to_gpu").
+bool IsCorrelationFlow(std::string_view category);
+
 // Bytes per element of a collective's dtype as Kineto names it ("Float", "BFloat16", "Long"); 0 if unknown.
 int64_t DtypeBytes(std::string_view dtype);
 

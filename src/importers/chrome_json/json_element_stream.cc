@@ -241,7 +241,8 @@ Status JsonElementStream::FlushRun(JsonElementSink* sink) {
 Status JsonElementStream::RunArray(JsonElementSink* sink) {
   Status status = ScanArray(sink);
   Status flushed = FlushRun(sink);  // what was complete before an error or cut-off still counts
-  return status.ok() ? flushed : status;
+  // The run lies before the scan position: its error is the first in the file, whatever the read size.
+  return flushed.ok() ? status : flushed;
 }
 
 Status JsonElementStream::ScanArray(JsonElementSink* sink) {
