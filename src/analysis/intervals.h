@@ -1,0 +1,33 @@
+#pragma once
+// Interval sets on one timeline (int64 ns): sorted, disjoint, non-empty half-open [start, end).
+// Device time is always measured through these unions, never by summing durations, because kernels on
+// different streams overlap.
+#include <cstdint>
+#include <vector>
+
+namespace tuneprof {
+
+struct Interval {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t length() const { return end_ns - start_ns; }
+  friend bool operator==(const Interval&, const Interval&) = default;
+};
+
+// Sorted by start, pairwise disjoint and non-touching, every interval non-empty.
+using IntervalSet = std::vector<Interval>;
+
+// Sorts and merges `intervals` (overlapping or touching ones become one); empty ones are dropped.
+IntervalSet UnionOf(std::vector<Interval> intervals);
+
+int64_t TotalLength(const IntervalSet& set);
+
+IntervalSet Unite(const IntervalSet& a, const IntervalSet& b);
+IntervalSet Intersect(const IntervalSet& a, const IntervalSet& b);
+// The parts of `a` not covered by `b`.
+IntervalSet Subtract(const IntervalSet& a, const IntervalSet& b);
+
+// |a ∩ b| without building the intersection.
+int64_t IntersectionLength(const IntervalSet& a, const IntervalSet& b);
+
+}  // namespace tuneprof
