@@ -70,6 +70,11 @@ class JsonElementStream {
   Result<bool> ScanString(size_t* end);
   Status RunArray(JsonElementSink* sink);
   Status ScanArray(JsonElementSink* sink);
+  enum class FastOutcome { kArrayEnd, kTruncated, kSlow };
+  Result<FastOutcome> ScanObjectsFast(JsonElementSink* sink, bool* need_comma);
+  Result<bool> ScanOneElement(JsonElementSink* sink, bool need_comma);
+  Status MaybeFlushRun(JsonElementSink* sink);
+  void AddToRun(size_t begin, size_t end);
   Status FlushRun(JsonElementSink* sink);
   static constexpr size_t kMaxRunEvents = 1 << 16;
   Status RunObject(JsonElementSink* sink);
