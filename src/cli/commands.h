@@ -20,4 +20,12 @@ struct InfoOptions {
 void AddInfoCommand(CLI::App* app, InfoOptions* options);
 int RunInfo(const InfoOptions& options);
 
+struct ProfileOptions {
+  std::vector<std::string> paths;
+  bool json = false;
+  std::string semantics = "tuneprof";  // or "hta"
+};
+void AddProfileCommand(CLI::App* app, ProfileOptions* options);
+int RunProfile(const ProfileOptions& options);
+
 }  // namespace tuneprof::cli

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "tuneprof 0.1.0");
   tuneprof::cli::InfoOptions info;
   tuneprof::cli::AddInfoCommand(&app, &info);
+  tuneprof::cli::ProfileOptions profile;
+  tuneprof::cli::AddProfileCommand(&app, &profile);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -20,5 +22,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : tuneprof::cli::kExitUsage;
   }
   if (app.got_subcommand("info")) return tuneprof::cli::RunInfo(info);
+  if (app.got_subcommand("profile")) return tuneprof::cli::RunProfile(profile);
   return tuneprof::cli::kExitUsage;
 }

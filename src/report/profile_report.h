@@ -1,0 +1,21 @@
+#pragma once
+// Renders `tuneprof profile`: per rank, a table of each step's device time (≤ 100 columns), or one
+// JSON document (schema tuneprof.profile/1; field names are a contract checked from outside).
+#include <string>
+#include <vector>
+
+#include "analysis/hta_breakdown.h"
+#include "analysis/time_breakdown.h"
+
+namespace tuneprof {
+
+struct ProfileResult {
+  bool hta_semantics = false;         // --semantics hta: each rank also carries `hta`
+  std::vector<RankBreakdown> ranks;
+  std::vector<HtaRankBreakdown> hta;  // one per rank, same order; empty unless --semantics hta
+};
+
+std::string RenderProfileText(const ProfileResult& result);
+std::string RenderProfileJson(const ProfileResult& result);
+
+}  // namespace tuneprof
