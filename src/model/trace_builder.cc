@@ -59,6 +59,20 @@ void TraceBuilder::SetThreadName(ProcessKey pid, ProcessKey tid, std::string_vie
   trace_.tracks_[TrackFor(pid, tid)].name = Intern(name);
 }
 
+void TraceBuilder::ReserveEvents(size_t events) {
+  EventTable& e = trace_.events_;
+  e.ts_ns.reserve(events);
+  e.dur_ns.reserve(events);
+  e.track.reserve(events);
+  e.name.reserve(events);
+  e.category.reserve(events);
+  e.kind.reserve(events);
+  e.correlation.reserve(events);
+  e.external_id.reserve(events);
+  e.source_offset.reserve(events);
+  e.source_length.reserve(events);
+}
+
 uint32_t TraceBuilder::AddEvent(const EventRecord& r) {
   EventTable& e = trace_.events_;
   const auto index = static_cast<uint32_t>(e.ts_ns.size());
@@ -190,61 +204,76 @@ void TraceBuilder::ResolveCorrelationLinks() {
 }
 
 // Flow endpoints carry no event reference: they attach to the interval on the same track that starts
-// at the same ts, or (bp:"e") to the one enclosing it. Only tracks that carry flow points are sorted.
+// at the same ts (the innermost one), or, for bp:"e" points with no such interval, to the one
+// enclosing them. Points are few next to events: exact matches come from one hashed pass over the
+// events; only the rare enclosing case sorts the tracks involved.
 void TraceBuilder::ResolveFlows() {
   auto& points = trace_.flow_points_;
   const EventTable& e = trace_.events_;
-  std::vector<bool> track_has_points(trace_.tracks_.size(), false);
-  bool any = false;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> exact;  // (track, ts) -> event
   for (const FlowPoint& p : points) {
-    if (p.duplicates_correlation) continue;
-    track_has_points[p.track] = true;
-    any = true;
+    if (!p.duplicates_correlation) exact.emplace(std::make_pair(uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)), kNoIndex);
   }
-  if (!any) return;
-  struct Slot {
-    uint32_t track;
-    uint32_t event;
-    int64_t ts;
-    int64_t dur;
-  };
-  std::vector<Slot> order;
+  if (exact.empty()) return;
   for (uint32_t i = 0; i < e.size(); ++i) {
-    if (track_has_points[e.track[i]] && e.dur_ns[i] >= 0) order.push_back(Slot{e.track[i], i, e.ts_ns[i], e.dur_ns[i]});
+    if (e.dur_ns[i] < 0) continue;
+    auto it = exact.find({uint64_t{e.track[i]}, static_cast<uint64_t>(e.ts_ns[i])});
+    if (it == exact.end()) continue;
+    if (it->second == kNoIndex || e.dur_ns[i] < e.dur_ns[it->second]) it->second = i;  // innermost
   }
-  std::sort(order.begin(), order.end(), [](const Slot& a, const Slot& b) {
-    if (a.track != b.track) return a.track < b.track;
-    if (a.ts != b.ts) return a.ts < b.ts;
-    return a.dur > b.dur;  // the outer slice first at equal start
-  });
-  auto bind = [&](const FlowPoint& p) -> uint32_t {
-    auto it = std::lower_bound(order.begin(), order.end(), p, [](const Slot& s, const FlowPoint& q) {
-      return s.track != q.track ? s.track < q.track : s.ts < q.ts_ns;
-    });
-    uint32_t exact = kNoIndex;  // innermost slice starting exactly there
-    for (auto j = it; j != order.end() && j->track == p.track && j->ts == p.ts_ns; ++j) exact = j->event;
-    if (exact != kNoIndex || !p.binds_enclosing) return exact;
-    // Enclosing: the latest-starting slice before ts that still covers it (bounded look-back).
-    int steps = 0;
-    for (auto j = it; j != order.begin() && steps < 64; ++steps) {
-      --j;
-      if (j->track != p.track) break;
-      if (j->ts + j->dur >= p.ts_ns) return j->event;
-    }
-    return kNoIndex;
-  };
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> starts;
+  std::vector<bool> needs_enclosing(trace_.tracks_.size(), false);
+  bool any_enclosing = false;
   for (FlowPoint& p : points) {
     if (p.duplicates_correlation) continue;
-    p.event = bind(p);
-    if (p.phase == FlowPhase::kStart && p.event != kNoIndex) {
-      starts[{static_cast<uint64_t>(p.id), p.category.value}] = p.event;
+    p.event = exact.at({uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)});
+    if (p.event == kNoIndex && p.binds_enclosing) {
+      needs_enclosing[p.track] = true;
+      any_enclosing = true;
     }
+  }
+  if (any_enclosing) BindEnclosingFlowPoints(needs_enclosing);
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> starts;
+  for (const FlowPoint& p : points) {
+    if (p.duplicates_correlation || p.phase != FlowPhase::kStart || p.event == kNoIndex) continue;
+    starts[{static_cast<uint64_t>(p.id), p.category.value}] = p.event;
   }
   for (const FlowPoint& p : points) {
     if (p.duplicates_correlation || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
     auto it = starts.find({static_cast<uint64_t>(p.id), p.category.value});
     if (it != starts.end()) trace_.links_.push_back(Link{it->second, p.event, LinkKind::kFlow, p.category});
+  }
+}
+
+// The latest-starting slice before the point's ts on its track that still covers it.
+void TraceBuilder::BindEnclosingFlowPoints(const std::vector<bool>& tracks) {
+  const EventTable& e = trace_.events_;
+  struct Slot {
+    uint32_t track;
+    uint32_t event;
+    int64_t ts;
+    int64_t end;
+  };
+  std::vector<Slot> order;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (tracks[e.track[i]] && e.dur_ns[i] >= 0) order.push_back(Slot{e.track[i], i, e.ts_ns[i], e.end_ns(i)});
+  }
+  std::sort(order.begin(), order.end(), [](const Slot& a, const Slot& b) {
+    return a.track != b.track ? a.track < b.track : a.ts < b.ts;
+  });
+  for (FlowPoint& p : trace_.flow_points_) {
+    if (p.duplicates_correlation || p.event != kNoIndex || !p.binds_enclosing) continue;
+    auto it = std::lower_bound(order.begin(), order.end(), p, [](const Slot& s, const FlowPoint& q) {
+      return s.track != q.track ? s.track < q.track : s.ts < q.ts_ns;
+    });
+    int steps = 0;  // bounded look-back: nesting is shallow
+    for (auto j = it; j != order.begin() && steps < 64; ++steps) {
+      --j;
+      if (j->track != p.track) break;
+      if (j->end >= p.ts_ns) {
+        p.event = j->event;
+        break;
+      }
+    }
   }
 }
 

@@ -39,6 +39,10 @@ class TraceBuilder {
   void SetProcessSortIndex(ProcessKey pid, int64_t index);
   void SetThreadName(ProcessKey pid, ProcessKey tid, std::string_view name);
 
+  // Sizes the event columns for about `events` events up front, so that a large import does not copy
+  // them on every doubling. Untouched capacity costs address space, not resident memory.
+  void ReserveEvents(size_t events);
+
   uint32_t AddEvent(const EventRecord& record);
   void SetEventKind(uint32_t event, EventKind kind) { trace_.events_.kind[event] = kind; }
   void AddKernelInfo(const KernelInfo& info) { trace_.kernels_.push_back(info); }
@@ -70,6 +74,7 @@ class TraceBuilder {
   void ResolveSteps();
   void ResolveCorrelationLinks();
   void ResolveFlows();
+  void BindEnclosingFlowPoints(const std::vector<bool>& tracks);
   void ComputeSpan();
   void CollectCategoryCounts();
 

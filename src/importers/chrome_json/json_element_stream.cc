@@ -231,7 +231,11 @@ Status JsonElementStream::Unexpected(const char* expected) const {
 
 Status JsonElementStream::Run(JsonElementSink* sink) {
   TP_ASSIGN_OR_RETURN(bool any, SkipBlanks());
-  // A UTF-8 byte order mark is harmless; skip it.
+  // A UTF-8 byte order mark is harmless; skip it. A short first read may hold only part of it.
+  while (any && end_ - pos_ < 3 && buffer_[pos_] == '\xEF') {
+    TP_ASSIGN_OR_RETURN(bool more, Refill(pos_));
+    if (!more) break;
+  }
   if (any && end_ - pos_ >= 3 && std::memcmp(buffer_.data() + pos_, "\xEF\xBB\xBF", 3) == 0) {
     pos_ += 3;
     TP_ASSIGN_OR_RETURN(any, SkipBlanks());
