@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <unordered_map>
-#include <unordered_set>
+#include <map>
+#include <optional>
+#include <span>
 
+#include "analysis/ascend_step_breakdown.h"
+#include "analysis/cpu_work.h"
+#include "analysis/device_launches.h"
 #include "analysis/device_work.h"
 #include "analysis/intervals.h"
 
@@ -15,18 +19,29 @@ namespace {
 constexpr size_t kOutsideSteps = std::numeric_limits<size_t>::max();
 constexpr size_t kClasses = static_cast<size_t>(WorkClass::kCount);
 
+// A step's breakdown with the device work events it holds, before the host side is measured.
+struct Window {
+  StepBreakdown breakdown;
+  std::vector<uint32_t> events;
+};
+
+struct Windows {
+  std::vector<Window> windows;
+  uint64_t events_outside = 0;
+};
+
 // The device work attributed to one window, before measuring.
 struct WindowWork {
   std::array<std::vector<Interval>, kClasses> by_class;
+  std::vector<uint32_t> events;
   int64_t first_start_ns = std::numeric_limits<int64_t>::max();
   int64_t last_end_ns = std::numeric_limits<int64_t>::min();
-  uint64_t events = 0;
 
-  void Add(WorkClass work, int64_t start_ns, int64_t end_ns) {
+  void Add(uint32_t event, WorkClass work, int64_t start_ns, int64_t end_ns) {
     by_class[static_cast<size_t>(work)].push_back(Interval{start_ns, end_ns});
+    events.push_back(event);
     first_start_ns = std::min(first_start_ns, start_ns);
     last_end_ns = std::max(last_end_ns, end_ns);
-    ++events;
   }
 };
 
@@ -57,25 +72,6 @@ class StepLocator {
   std::vector<int64_t> max_end_so_far_;
 };
 
-// Host runtime call that launched each device event (correlation links; flows are only viewer hints).
-std::unordered_map<uint32_t, uint32_t> LaunchingCalls(const Trace& trace) {
-  std::unordered_map<uint32_t, uint32_t> launcher;
-  launcher.reserve(trace.links().size());
-  for (const Link& link : trace.links()) {
-    if (link.kind == LinkKind::kCorrelation) launcher.emplace(link.to, link.from);
-  }
-  return launcher;
-}
-
-uint64_t CountDevices(const Trace& trace, const std::vector<DeviceWorkEvent>& work) {
-  std::unordered_set<uint32_t> devices;
-  for (const DeviceWorkEvent& w : work) {
-    const Track& track = trace.tracks()[trace.events().track[w.event]];
-    devices.insert(trace.processes()[track.process].device);
-  }
-  return devices.size();
-}
-
 IntervalSet UnionOfClass(WindowWork* window, WorkClass work) {
   return UnionOf(std::move(window->by_class[static_cast<size_t>(work)]));
 }
@@ -83,8 +79,8 @@ IntervalSet UnionOfClass(WindowWork* window, WorkClass work) {
 // Measures one window; each quantity is the part not already counted by the ones before it, so that
 // they add up to the wall time.
 void Measure(WindowWork* window, StepBreakdown* out) {
-  out->device_events = window->events;
-  if (window->events == 0) return;
+  out->device_events = window->events.size();
+  if (window->events.empty()) return;
   out->device_start_ns = window->first_start_ns;
   out->device_end_ns = window->last_end_ns;
   out->wall_ns = window->last_end_ns - window->first_start_ns;
@@ -107,47 +103,171 @@ void Measure(WindowWork* window, StepBreakdown* out) {
   out->free_ns = out->wall_ns - TotalLength(Unite(busy_without_other, other));
 }
 
+// tuneprof's definitions: device work goes to the step whose host range holds its launch.
+Windows TuneprofWindows(const Trace& trace, std::span<const DeviceWorkEvent> work, const LaunchTimes& launch) {
+  const std::vector<Step>& steps = trace.steps();
+  const bool whole_trace = steps.empty();
+  std::vector<WindowWork> works(whole_trace ? 1 : steps.size());
+  const StepLocator locator(steps);
+  const EventTable& events = trace.events();
+  Windows result;
+  for (const DeviceWorkEvent& w : work) {
+    size_t window = 0;
+    if (!whole_trace) {
+      window = locator.StepAt(launch[w.event] != kNoId ? launch[w.event] : events.ts_ns[w.event]);
+    }
+    if (window == kOutsideSteps) {
+      ++result.events_outside;
+      continue;
+    }
+    works[window].Add(w.event, w.work, events.ts_ns[w.event], events.end_ns(w.event));
+  }
+  for (size_t i = 0; i < works.size(); ++i) {
+    Window window;
+    if (!whole_trace) {
+      window.breakdown.step = steps[i].number;
+      window.breakdown.host_start_ns = steps[i].start_ns;
+      window.breakdown.host_end_ns = steps[i].end_ns;
+    }
+    Measure(&works[i], &window.breakdown);
+    window.events = std::move(works[i].events);
+    result.windows.push_back(std::move(window));
+  }
+  return result;
+}
+
+Windows TorchNpuWindows(const Trace& trace, std::span<const DeviceWorkEvent> work,
+                        const std::vector<TorchNpuStepRange>& ranges) {
+  TorchNpuSteps steps = MeasureTorchNpuSteps(trace, work, ranges);
+  Windows result;
+  result.events_outside = steps.events_outside_steps;
+  for (TorchNpuStep& step : steps.steps) result.windows.push_back(Window{step.breakdown, std::move(step.events)});
+  return result;
+}
+
+// Steps are disjoint in their device work, so their times add up; the host side is measured again over
+// all of it (percentiles and queue depth do not add).
+StepBreakdown TotalOf(const Trace& trace, const std::vector<Window>& windows, const LaunchTimes& launch) {
+  StepBreakdown total;
+  std::vector<uint32_t> events;
+  for (const Window& window : windows) {
+    const StepBreakdown& s = window.breakdown;
+    if (s.device_start_ns != kNoId) {
+      const bool first = total.device_start_ns == kNoId;
+      total.device_start_ns = first ? s.device_start_ns : std::min(total.device_start_ns, s.device_start_ns);
+      total.device_end_ns = std::max(total.device_end_ns, s.device_end_ns);
+    }
+    total.device_events += s.device_events;
+    total.wall_ns += s.wall_ns;
+    total.computing_ns += s.computing_ns;
+    total.communication_ns += s.communication_ns;
+    total.overlapped_ns += s.overlapped_ns;
+    total.communication_not_overlapped_ns += s.communication_not_overlapped_ns;
+    total.memory_ns += s.memory_ns;
+    total.memcpy_ns += s.memcpy_ns;
+    total.other_ns += s.other_ns;
+    total.free_ns += s.free_ns;
+    total.bubble_ns += s.bubble_ns;
+    events.insert(events.end(), window.events.begin(), window.events.end());
+  }
+  total.host = MeasureHostSide(trace, events, launch);
+  return total;
+}
+
+struct StepsAndTotal {
+  std::vector<StepBreakdown> steps;
+  StepBreakdown total;
+  uint64_t events_outside = 0;
+};
+
+StepsAndTotal BreakdownOf(const Trace& trace, std::span<const DeviceWorkEvent> work, const LaunchTimes& launch,
+                          const std::optional<std::vector<TorchNpuStepRange>>& torch_npu_ranges) {
+  Windows windows = torch_npu_ranges ? TorchNpuWindows(trace, work, *torch_npu_ranges)
+                                     : TuneprofWindows(trace, work, launch);
+  StepsAndTotal result;
+  result.events_outside = windows.events_outside;
+  result.total = TotalOf(trace, windows.windows, launch);
+  for (Window& window : windows.windows) {
+    window.breakdown.host = MeasureHostSide(trace, window.events, launch);
+    result.steps.push_back(window.breakdown);
+  }
+  return result;
+}
+
+uint32_t DeviceOf(const Trace& trace, uint32_t event) {
+  const Track& track = trace.tracks()[trace.events().track[event]];
+  return trace.processes()[track.process].device;
+}
+
+// Device work split by device, in device order (work on an unidentified device last).
+std::map<uint32_t, std::vector<DeviceWorkEvent>> WorkByDevice(const Trace& trace,
+                                                               const std::vector<DeviceWorkEvent>& work) {
+  std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device;
+  for (const DeviceWorkEvent& w : work) by_device[DeviceOf(trace, w.event)].push_back(w);
+  return by_device;
+}
+
+DeviceTimeBreakdown DeviceBreakdownOf(const Trace& trace, uint32_t device, StepsAndTotal measured) {
+  DeviceTimeBreakdown out;
+  out.device = device;
+  if (device != kNoIndex) {
+    out.type = trace.devices()[device].type;
+    out.id = trace.devices()[device].id;
+  }
+  out.steps = std::move(measured.steps);
+  out.total = measured.total;
+  out.device_events_outside_steps = measured.events_outside;
+  return out;
+}
+
 }  // namespace
+
+std::string_view StepDefinitionsName(StepDefinitions definitions) {
+  switch (definitions) {
+    case StepDefinitions::kTuneprof: return "tuneprof";
+    case StepDefinitions::kTorchNpu: return "torch_npu";
+  }
+  return "unknown";
+}
+
+std::string_view WorkSourceName(WorkSource source) {
+  switch (source) {
+    case WorkSource::kDevice: return "device";
+    case WorkSource::kCpu: return "cpu";
+  }
+  return "unknown";
+}
 
 RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   RankBreakdown result;
   result.rank = trace.metadata().rank;
   result.path = trace.metadata().path;
 
-  const std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
-  result.device_events = work.size();
-  result.devices = CountDevices(trace, work);
-
-  const std::vector<Step>& steps = trace.steps();
-  const bool whole_trace = steps.empty();
-  std::vector<WindowWork> windows(whole_trace ? 1 : steps.size());
-  const StepLocator locator(steps);
-  const std::unordered_map<uint32_t, uint32_t> launcher = LaunchingCalls(trace);
-  const EventTable& events = trace.events();
-
-  for (const DeviceWorkEvent& w : work) {
-    size_t window = 0;
-    if (!whole_trace) {
-      auto call = launcher.find(w.event);
-      const int64_t anchor_ns = call != launcher.end() ? events.ts_ns[call->second] : events.ts_ns[w.event];
-      window = locator.StepAt(anchor_ns);
-    }
-    if (window == kOutsideSteps) {
-      ++result.device_events_outside_steps;
-      continue;
-    }
-    windows[window].Add(w.work, events.ts_ns[w.event], events.end_ns(w.event));
+  std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  if (work.empty()) {
+    work = ListCpuWork(trace);
+    if (!work.empty()) result.work_on = WorkSource::kCpu;
+  }
+  const LaunchTimes launch = FindLaunchTimes(trace);
+  std::optional<std::vector<TorchNpuStepRange>> torch_npu_ranges;
+  if (trace.metadata().format == TraceFormat::kTorchNpuTraceView) {
+    result.definitions = StepDefinitions::kTorchNpu;
+    torch_npu_ranges = TorchNpuStepRanges(trace, launch);
   }
 
-  for (size_t i = 0; i < windows.size(); ++i) {
-    StepBreakdown step;
-    if (!whole_trace) {
-      step.step = steps[i].number;
-      step.host_start_ns = steps[i].start_ns;
-      step.host_end_ns = steps[i].end_ns;
+  StepsAndTotal all = BreakdownOf(trace, work, launch, torch_npu_ranges);
+  result.device_events = work.size();
+  result.device_events_outside_steps = all.events_outside;
+  result.steps = std::move(all.steps);
+  result.total = all.total;
+
+  const std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device = WorkByDevice(trace, work);
+  result.device_count = by_device.size();
+  if (by_device.size() > 1) {
+    for (const auto& [device, device_work] : by_device) {
+      result.devices.push_back(
+          DeviceBreakdownOf(trace, device, BreakdownOf(trace, device_work, launch, torch_npu_ranges)));
     }
-    Measure(&windows[i], &step);
-    result.steps.push_back(step);
   }
   return result;
 }

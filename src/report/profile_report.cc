@@ -28,22 +28,6 @@ void AppendTableRow(std::string_view label, const StepBreakdown& s, std::string*
                       Millis(s.other_ns), Millis(s.free_ns));
 }
 
-// Steps are disjoint in their device work, so their sums are the rank's totals over the steps.
-StepBreakdown SumOfSteps(const RankBreakdown& rank) {
-  StepBreakdown total;
-  for (const StepBreakdown& s : rank.steps) {
-    total.wall_ns += s.wall_ns;
-    total.computing_ns += s.computing_ns;
-    total.communication_ns += s.communication_ns;
-    total.communication_not_overlapped_ns += s.communication_not_overlapped_ns;
-    total.overlapped_ns += s.overlapped_ns;
-    total.memcpy_ns += s.memcpy_ns;
-    total.other_ns += s.other_ns;
-    total.free_ns += s.free_ns;
-  }
-  return total;
-}
-
 void AppendHtaText(const HtaRankBreakdown& hta, std::string* out) {
   *out += fmt::format("  HTA semantics: {} GPU events{}{}\n", hta.gpu_events,
                       hta.last_step_dropped ? ", last step dropped" : "",
@@ -60,22 +44,95 @@ void AppendHtaText(const HtaRankBreakdown& hta, std::string* out) {
                                                 : std::string("NaN (no communication kernels)"));
 }
 
+std::string DeviceLabel(const DeviceTimeBreakdown& device) {
+  if (device.device == kNoIndex) return "unidentified device";
+  const std::string id = device.id == kNoId ? std::string("?") : std::to_string(device.id);
+  return fmt::format("{} {}", DeviceTypeName(device.type), id);
+}
+
+void AppendStepTable(const std::vector<StepBreakdown>& steps, const StepBreakdown& total, std::string* out) {
+  *out += TableHeader();
+  for (const StepBreakdown& step : steps) AppendTableRow(StepLabel(step), step, out);
+  if (steps.size() > 1) AppendTableRow("total", total, out);
+}
+
+std::string LatencyCells(const HostSideBreakdown& host) {
+  if (!host.launch_latency) return fmt::format("{:>10}{:>10}{:>10}", "-", "-", "-");
+  const LatencySummary& l = *host.launch_latency;
+  return fmt::format("{:>10.1f}{:>10.1f}{:>10.1f}", l.mean_ns / 1e3, l.p50_ns / 1e3, l.p95_ns / 1e3);
+}
+
+void AppendHostRow(std::string_view label, const HostSideBreakdown& h, std::string* out) {
+  *out += fmt::format("{:<10}{:>11.3f}{:>7}{}{:>11.3f}{:>7}{:>7}{:>8.2f}\n", label, Millis(h.host_wait_ns),
+                      h.host_wait_gaps, LatencyCells(h), Millis(h.gaps_ns), h.gap_count, h.queue_depth_max,
+                      h.queue_depth_mean);
+}
+
+// Host side: the device idle for the host, launch latency, per-stream gaps and the launch queue.
+void AppendHostTable(const std::vector<StepBreakdown>& steps, const StepBreakdown& total, std::string* out) {
+  *out += fmt::format("{:<10}{:>11}{:>7}{:>10}{:>10}{:>10}{:>11}{:>7}{:>7}{:>8}\n", "host side", "wait ms", "waits",
+                      "launch us", "p50 us", "p95 us", "gaps ms", "gaps", "queue", "mean q");
+  for (const StepBreakdown& step : steps) AppendHostRow(StepLabel(step), step.host, out);
+  if (steps.size() > 1) AppendHostRow("total", total.host, out);
+}
+
+// torch_npu's own extra columns: hcom_receive time and the host's lead before the first task.
+void AppendTorchNpuTable(const std::vector<StepBreakdown>& steps, std::string* out) {
+  *out += fmt::format("{:<10}{:>11}{:>11}   (torch_npu: wall = Stage; free holds memcpy and other)\n", "torch_npu",
+                      "bubble ms", "prepare ms");
+  for (const StepBreakdown& s : steps) {
+    *out += fmt::format("{:<10}{:>11.3f}{:>11}\n", StepLabel(s), Millis(s.bubble_ns),
+                        s.preparing_ns == kNoId ? std::string("-") : fmt::format("{:.3f}", Millis(s.preparing_ns)));
+  }
+}
+
 void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, std::string* out) {
   *out += fmt::format("rank {}: {}\n", rank.rank, rank.path);
-  *out += fmt::format("  {} device events on {} device(s)", rank.device_events, rank.devices);
+  if (rank.work_on == WorkSource::kCpu) {
+    *out += fmt::format("  no device work: {} CPU events (host operators = compute, gloo ranges = comm)",
+                        rank.device_events);
+  } else {
+    *out += fmt::format("  {} device events on {} device(s), {} definitions", rank.device_events, rank.device_count,
+                        StepDefinitionsName(rank.definitions));
+  }
   if (rank.device_events_outside_steps > 0) {
-    *out += fmt::format(", {} launched outside every ProfilerStep (not shown)", rank.device_events_outside_steps);
+    *out += fmt::format(", {} outside every ProfilerStep (not shown)", rank.device_events_outside_steps);
   }
   *out += "\n";
-  *out += TableHeader();
-  for (const StepBreakdown& step : rank.steps) AppendTableRow(StepLabel(step), step, out);
-  if (rank.steps.size() > 1) AppendTableRow("total", SumOfSteps(rank), out);
+  AppendStepTable(rank.steps, rank.total, out);
+  if (rank.definitions == StepDefinitions::kTorchNpu) AppendTorchNpuTable(rank.steps, out);
+  // CPU work has no launches: only the per-thread gaps would be left, and they say little there.
+  if (rank.work_on == WorkSource::kDevice) AppendHostTable(rank.steps, rank.total, out);
+  for (const DeviceTimeBreakdown& device : rank.devices) {
+    *out += fmt::format("  {}:\n", DeviceLabel(device));
+    AppendStepTable(device.steps, device.total, out);
+  }
   if (hta) AppendHtaText(*hta, out);
 }
 
 // ---- JSON
 
 void NullableInt(JsonWriter* w, int64_t value) { value == kNoId ? w->Null() : w->Int(value); }
+
+void WriteHostJson(const HostSideBreakdown& h, JsonWriter* w) {
+  w->Key("host_wait_us").Double(Micros(h.host_wait_ns));
+  w->Key("host_wait_gaps").Uint(h.host_wait_gaps);
+  w->Key("launched_events").Uint(h.launched_events);
+  w->Key("launch_latency_us");
+  if (h.launch_latency) {
+    const LatencySummary& l = *h.launch_latency;
+    w->BeginObject();
+    w->Key("mean").Double(l.mean_ns / 1e3).Key("p50").Double(l.p50_ns / 1e3).Key("p95").Double(l.p95_ns / 1e3);
+    w->EndObject();
+  } else {
+    w->Null();
+  }
+  w->Key("gaps_us").Double(Micros(h.gaps_ns));
+  w->Key("gap_count").Uint(h.gap_count);
+  w->Key("queue_depth").BeginObject();
+  w->Key("max").Uint(h.queue_depth_max).Key("mean").Double(h.queue_depth_mean);
+  w->EndObject();
+}
 
 void WriteStepJson(const StepBreakdown& s, JsonWriter* w) {
   w->BeginObject().Key("step");
@@ -89,6 +146,9 @@ void WriteStepJson(const StepBreakdown& s, JsonWriter* w) {
   w->Key("memory_us").Double(Micros(s.memory_ns));
   w->Key("other_us").Double(Micros(s.other_ns));
   w->Key("free_us").Double(Micros(s.free_ns));
+  w->Key("bubble_us").Double(Micros(s.bubble_ns));
+  w->Key("preparing_us");
+  s.preparing_ns == kNoId ? w->Null() : w->Double(Micros(s.preparing_ns));
   w->Key("device_events").Uint(s.device_events);
   w->Key("host_start_ns");
   NullableInt(w, s.host_start_ns);
@@ -98,6 +158,25 @@ void WriteStepJson(const StepBreakdown& s, JsonWriter* w) {
   NullableInt(w, s.device_start_ns);
   w->Key("device_end_ns");
   NullableInt(w, s.device_end_ns);
+  WriteHostJson(s.host, w);
+  w->EndObject();
+}
+
+void WriteStepsJson(const std::vector<StepBreakdown>& steps, const StepBreakdown& total, JsonWriter* w) {
+  w->Key("steps").BeginArray();
+  for (const StepBreakdown& step : steps) WriteStepJson(step, w);
+  w->EndArray();
+  w->Key("total");
+  WriteStepJson(total, w);
+}
+
+void WriteDeviceJson(const DeviceTimeBreakdown& device, JsonWriter* w) {
+  w->BeginObject().Key("device").String(DeviceLabel(device));
+  w->Key("type").String(device.device == kNoIndex ? std::string_view("unknown") : DeviceTypeName(device.type));
+  w->Key("id");
+  NullableInt(w, device.id);
+  w->Key("device_events_outside_steps").Uint(device.device_events_outside_steps);
+  WriteStepsJson(device.steps, device.total, w);
   w->EndObject();
 }
 
@@ -132,7 +211,10 @@ void WriteHtaJson(const HtaRankBreakdown& hta, JsonWriter* w) {
 std::string RenderProfileText(const ProfileResult& result) {
   std::string out;
   out += "times in ms; comm = communication, exposed = comm not overlapped by compute, memcpy = copies\n";
-  out += "not hidden under compute/comm, other = syncs, free = no device work; wall = step span on device\n";
+  out += "not hidden under compute/comm, other = syncs, free = no device work; wall = step span on device;\n";
+  out += "host side: wait = device idle until the host launched (waits = how often), launch = mean\n";
+  out += "launch-to-start latency, gaps = idle between work on each stream, queue = launched but unfinished\n";
+  out += "work (max, time-weighted mean)\n";
   for (size_t i = 0; i < result.ranks.size(); ++i) {
     AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr, &out);
   }
@@ -148,11 +230,14 @@ std::string RenderProfileJson(const ProfileResult& result) {
   for (size_t i = 0; i < result.ranks.size(); ++i) {
     const RankBreakdown& rank = result.ranks[i];
     w.BeginObject().Key("rank").Int(rank.rank).Key("path").String(rank.path);
+    w.Key("definitions").String(StepDefinitionsName(rank.definitions));
+    w.Key("work_on").String(WorkSourceName(rank.work_on));
     w.Key("device_events").Uint(rank.device_events);
     w.Key("device_events_outside_steps").Uint(rank.device_events_outside_steps);
-    w.Key("devices").Uint(rank.devices);
-    w.Key("steps").BeginArray();
-    for (const StepBreakdown& step : rank.steps) WriteStepJson(step, &w);
+    w.Key("device_count").Uint(rank.device_count);
+    WriteStepsJson(rank.steps, rank.total, &w);
+    w.Key("devices").BeginArray();
+    for (const DeviceTimeBreakdown& device : rank.devices) WriteDeviceJson(device, &w);
     w.EndArray();
     if (i < result.hta.size()) {
       w.Key("hta");

@@ -64,16 +64,16 @@ bool IsTorchNpuProcess(std::string_view name) {
 
 EventKind KindFromNpuProcess(std::string_view process_name, std::string_view task_type) {
   if (process_name == "Ascend Hardware") {
-    if (task_type.empty() || Contains(task_type, "AI_CORE") || Contains(task_type, "AI_VECTOR") ||
-        Contains(task_type, "MIX_") || Contains(task_type, "AI_CPU") || Contains(task_type, "DSA") ||
-        task_type == "FFTS_PLUS") {
-      return EventKind::kKernel;
+    // Copies, synchronisation and bookkeeping are named; every other task type computes ("Other" is
+    // what torch_npu writes for aclnn kernels, and msprof counts those as Computing).
+    if (Contains(task_type, "SDMA") || Contains(task_type, "DMA_SQE") || task_type == "MEMCPY_ASYNC") {
+      return EventKind::kMemcpy;
     }
-    if (Contains(task_type, "SDMA") || Contains(task_type, "DMA")) return EventKind::kMemcpy;
     if (Contains(task_type, "Notify") || Contains(task_type, "EVENT") || Contains(task_type, "Write Value")) {
       return EventKind::kSync;
     }
-    return EventKind::kOther;  // PLACE_HOLDER_SQE and similar bookkeeping tasks
+    if (Contains(task_type, "PLACE_HOLDER")) return EventKind::kOther;
+    return EventKind::kKernel;
   }
   if (process_name == "HCCL") return EventKind::kCollective;
   if (process_name == "CANN") return EventKind::kRuntime;
