@@ -17,6 +17,8 @@ class HandBuiltTrace {
   HandBuiltTrace() : builder_("hand-built.json") { builder_.mutable_metadata()->format = TraceFormat::kKineto; }
 
   TraceMetadata* mutable_metadata() { return builder_.mutable_metadata(); }
+  // For what the helpers below do not cover (devices, kernel launch configurations).
+  TraceBuilder* mutable_builder() { return &builder_; }
 
   uint32_t Step(int64_t number, int64_t ts_ns, int64_t dur_ns) {
     return Host(EventKind::kUserAnnotation, "ProfilerStep#" + std::to_string(number), ts_ns, dur_ns);

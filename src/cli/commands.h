@@ -24,6 +24,8 @@ struct ProfileOptions {
   std::vector<std::string> paths;
   bool json = false;
   std::string semantics = "tuneprof";  // or "hta"
+  std::string hardware;                 // --hardware: a profile name, instead of detection
+  std::string hardware_file;            // --hardware-file: profiles to use instead of the built-in ones
 };
 void AddProfileCommand(CLI::App* app, ProfileOptions* options);
 int RunProfile(const ProfileOptions& options);

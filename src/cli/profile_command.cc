@@ -2,7 +2,11 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
+#include "analysis/compute_units.h"
+#include "analysis/hardware_profile.h"
 #include "analysis/hta_breakdown.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
@@ -19,9 +23,43 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
   profile->add_option("--semantics", options->semantics,
                       "also give HTA's temporal breakdown and comm/compute overlap, computed exactly as HTA does")
       ->check(CLI::IsMember({"tuneprof", "hta"}));
+  profile->add_option("--hardware", options->hardware,
+                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  profile->add_option("--hardware-file", options->hardware_file,
+                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
+namespace {
+
+Result<HardwareProfiles> LoadHardwareProfiles(const std::string& path) {
+  if (path.empty()) return HardwareProfiles::Builtin();
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status(StatusCode::kUsage, "cannot read --hardware-file " + path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return HardwareProfiles::Parse(text.str(), path);
+}
+
+std::string ProfileNames(const HardwareProfiles& profiles) {
+  std::string names;
+  for (const HardwareProfile& profile : profiles.profiles()) names += (names.empty() ? "" : ", ") + profile.name;
+  return names;
+}
+
+}  // namespace
+
 int RunProfile(const ProfileOptions& options) {
+  auto profiles = LoadHardwareProfiles(options.hardware_file);
+  if (!profiles.ok()) {
+    fmt::print(stderr, "tuneprof: error: {}\n", profiles.status().message());
+    return profiles.status().code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
+  }
+  const HardwareProfile* forced = nullptr;
+  if (!options.hardware.empty() && !(forced = profiles->FindByName(options.hardware))) {
+    fmt::print(stderr, "tuneprof: error: --hardware: no profile named \"{}\" (known: {})\n", options.hardware,
+               ProfileNames(*profiles));
+    return kExitUsage;
+  }
   auto traces = ImportPaths(options.paths);
   if (!traces.ok()) {
     fmt::print(stderr, "tuneprof: error: {}\n", traces.status().message());
@@ -34,6 +72,8 @@ int RunProfile(const ProfileOptions& options) {
                  trace.metadata().path, trace.metadata().entry_count);
     }
     result.ranks.push_back(ComputeTimeBreakdown(trace));
+    result.compute.push_back(
+        ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, forced)));
   }
   if (options.semantics == "hta") {
     result.hta_semantics = true;

@@ -86,7 +86,34 @@ void AppendTorchNpuTable(const std::vector<StepBreakdown>& steps, std::string* o
   }
 }
 
-void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, std::string* out) {
+std::string PercentCell(std::optional<double> fraction) {
+  return fraction ? fmt::format("{:.1f}", *fraction * 100.0) : std::string("-");
+}
+
+void AppendComputeRow(std::string_view label, const GpuUnitSums& g, std::string* out) {
+  *out += fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", label,
+                      g.BusyPct() ? fmt::format("{:.1f}", *g.BusyPct()) : std::string("-"),
+                      PercentCell(g.SmEfficiency()), PercentCell(g.AchievedOccupancy()),
+                      PercentCell(g.TensorCoreShare()),
+                      g.WavesPerSm() ? fmt::format("{:.2f}", *g.WavesPerSm()) : std::string("-"));
+}
+
+// Compute units: the chip measured against, then the GPU figures per step when kernels carry them.
+void AppendComputeText(const RankComputeUnits& c, std::string* out) {
+  const std::string device = c.device_name.empty() ? std::string("unnamed device") : "\"" + c.device_name + "\"";
+  *out += fmt::format("  hardware: {} ({}, {})\n", c.hardware.value_or("unknown"), device, c.hardware_how);
+  *out += c.mfu ? fmt::format("  MFU: {:.1f}%\n", *c.mfu * 100.0) : "  MFU: n/a (no FLOPs from shapes yet)\n";
+  if (c.total.gpu.kernels == 0) return;
+  *out += fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", "compute", "busy %", "SM eff %", "occup. %",
+                      "TC share %", "waves/SM");
+  for (const StepComputeUnits& step : c.steps) {
+    AppendComputeRow(step.step ? fmt::format("#{}", *step.step) : std::string("all"), step.gpu, out);
+  }
+  if (c.steps.size() > 1) AppendComputeRow("total", c.total.gpu, out);
+}
+
+void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, const RankComputeUnits* compute,
+                    std::string* out) {
   *out += fmt::format("rank {}: {}\n", rank.rank, rank.path);
   if (rank.work_on == WorkSource::kCpu) {
     *out += fmt::format("  no device work: {} CPU events (host operators = compute, gloo ranges = comm)",
@@ -107,6 +134,7 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, std:
     *out += fmt::format("  {}:\n", DeviceLabel(device));
     AppendStepTable(device.steps, device.total, out);
   }
+  if (compute) AppendComputeText(*compute, out);
   if (hta) AppendHtaText(*hta, out);
 }
 
@@ -206,6 +234,49 @@ void WriteHtaJson(const HtaRankBreakdown& hta, JsonWriter* w) {
   w->EndObject();
 }
 
+void NullableDouble(JsonWriter* w, std::optional<double> value) { value ? w->Double(*value) : w->Null(); }
+
+// The GPU figures of one window; fractions 0..1 except busy_pct (0..100).
+void WriteGpuUnitsJson(const GpuUnitSums& g, JsonWriter* w) {
+  w->Key("busy_pct");
+  NullableDouble(w, g.BusyPct());
+  w->Key("sm_efficiency");
+  NullableDouble(w, g.SmEfficiency());
+  w->Key("achieved_occupancy");
+  NullableDouble(w, g.AchievedOccupancy());
+  w->Key("tensor_core_share");
+  NullableDouble(w, g.TensorCoreShare());
+  w->Key("waves_per_sm");
+  NullableDouble(w, g.WavesPerSm());
+  w->Key("kernels").Uint(g.kernels);
+}
+
+void WriteComputeJson(const RankComputeUnits& c, JsonWriter* w) {
+  w->BeginObject().Key("hardware");
+  c.hardware ? w->String(*c.hardware) : w->Null();
+  w->Key("device_name");
+  c.device_name.empty() ? w->Null() : w->String(c.device_name);
+  w->Key("hardware_source").String(c.hardware_how);
+  w->Key("mfu");
+  NullableDouble(w, c.mfu);
+  w->Key("cube_ratio");
+  NullableDouble(w, c.cube_ratio);
+  w->Key("vector_ratio");
+  NullableDouble(w, c.vector_ratio);
+  w->Key("scalar_ratio");
+  NullableDouble(w, c.scalar_ratio);
+  WriteGpuUnitsJson(c.total.gpu, w);
+  w->Key("kernels_with_launch_config").Uint(c.gpu_kernels);
+  w->Key("steps").BeginArray();
+  for (const StepComputeUnits& step : c.steps) {
+    w->BeginObject().Key("step");
+    step.step ? w->Int(*step.step) : w->Null();
+    WriteGpuUnitsJson(step.gpu, w);
+    w->EndObject();
+  }
+  w->EndArray().EndObject();
+}
+
 }  // namespace
 
 std::string RenderProfileText(const ProfileResult& result) {
@@ -214,9 +285,11 @@ std::string RenderProfileText(const ProfileResult& result) {
   out += "not hidden under compute/comm, other = syncs, free = no device work; wall = step span on device;\n";
   out += "host side: wait = device idle until the host launched (waits = how often), launch = mean\n";
   out += "launch-to-start latency, gaps = idle between work on each stream, queue = launched but unfinished\n";
-  out += "work (max, time-weighted mean)\n";
+  out += "work (max, time-weighted mean); compute: busy = any kernel running, SM eff and occup. = the\n";
+  out += "TensorBoard plugin's estimates from launch configs, TC share = kernel time named tensor-core\n";
   for (size_t i = 0; i < result.ranks.size(); ++i) {
-    AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr, &out);
+    AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr,
+                   i < result.compute.size() ? &result.compute[i] : nullptr, &out);
   }
   return out;
 }
@@ -239,6 +312,10 @@ std::string RenderProfileJson(const ProfileResult& result) {
     w.Key("devices").BeginArray();
     for (const DeviceTimeBreakdown& device : rank.devices) WriteDeviceJson(device, &w);
     w.EndArray();
+    if (i < result.compute.size()) {
+      w.Key("compute");
+      WriteComputeJson(result.compute[i], &w);
+    }
     if (i < result.hta.size()) {
       w.Key("hta");
       WriteHtaJson(result.hta[i], &w);

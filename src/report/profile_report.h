@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compute_units.h"
 #include "analysis/hta_breakdown.h"
 #include "analysis/time_breakdown.h"
 
@@ -13,6 +14,7 @@ struct ProfileResult {
   bool hta_semantics = false;         // --semantics hta: each rank also carries `hta`
   std::vector<RankBreakdown> ranks;
   std::vector<HtaRankBreakdown> hta;  // one per rank, same order; empty unless --semantics hta
+  std::vector<RankComputeUnits> compute;  // one per rank, same order
 };
 
 std::string RenderProfileText(const ProfileResult& result);

@@ -1,0 +1,87 @@
+#pragma once
+// Chip peaks (FLOP/s, memory, cores, links) and which chip a trace ran on. The profiles are
+// data/hardware_profiles.json, compiled into the binary (cmake/embed_text.cmake) so that an installed
+// tuneprof does not depend on the source tree; `--hardware-file` reads another file of the same schema.
+// Every number carries its source. Unknown numbers stay unknown (nullopt); an unknown chip is reported
+// as unknown, never matched to a neighbour.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+// One number of a profile and where it comes from.
+struct SourcedValue {
+  std::optional<double> value;  // nullopt: not known
+  std::string source;
+  bool derived = false;     // computed from cited inputs (the source says how)
+  bool unverified = false;  // recalled or third-party
+};
+
+struct LinkBandwidth {
+  std::string transport;  // "nvlink", "pcie", "hccs", "roce", "sio"
+  SourcedValue gb_per_s;  // per device, as the source states it
+};
+
+struct HardwareProfile {
+  std::string name;    // "A100 SXM4 40GB": what --hardware takes and reports print
+  std::string vendor;
+  std::string kind;    // "gpu", "npu", "cpu"
+  std::vector<std::string> device_names;  // names a trace gives the device, matched exactly (case-insensitive)
+  SourcedValue peak_fp16_tflops;  // dense (no 2:4 sparsity)
+  SourcedValue peak_bf16_tflops;
+  SourcedValue peak_fp32_tflops;
+  SourcedValue peak_int8_tops;
+  SourcedValue memory_gb;
+  SourcedValue memory_gb_per_s;
+  SourcedValue core_read_path_gb_per_s;  // Ascend: the cores' aggregate read path (an upper bound)
+  SourcedValue sm_count;                 // GPU
+  SourcedValue max_threads_per_sm;       // GPU
+  SourcedValue cube_cores;               // Ascend AI (Cube) cores
+  SourcedValue vector_cores;             // Ascend vector cores
+  SourcedValue ai_cpu_cores;             // Ascend AI CPU
+  SourcedValue clock_mhz;
+  std::vector<LinkBandwidth> links;
+
+  // Dense FP16 FLOP per byte of memory traffic at which a kernel turns compute-bound (derived).
+  std::optional<double> RidgeFlopPerByte() const;
+};
+
+class HardwareProfiles {
+ public:
+  // Parses a file of schema tuneprof.hardware_profiles/1; `origin` names it in error messages.
+  static Result<HardwareProfiles> Parse(std::string_view json, std::string_view origin);
+  // The profiles shipped with tuneprof (data/hardware_profiles.json, embedded at build time).
+  static Result<HardwareProfiles> Builtin();
+
+  const std::vector<HardwareProfile>& profiles() const { return profiles_; }
+  // By profile name, case-insensitive; nullptr when none has it.
+  const HardwareProfile* FindByName(std::string_view name) const;
+  // By the name a trace gives the device. A profile whose SM count is known and differs from the
+  // device's is not a match (a renamed or partitioned part would otherwise borrow the wrong peaks).
+  const HardwareProfile* Detect(std::string_view device_name, int64_t num_sms = kNoId) const;
+
+ private:
+  std::vector<HardwareProfile> profiles_;
+};
+
+// The profile a rank is measured against, and how it was chosen.
+struct HardwareSelection {
+  const HardwareProfile* profile = nullptr;  // nullptr: unknown chip
+  std::string device_name;                   // as the trace names it ("" when it does not)
+  std::string how;                           // "detected", "--hardware", or why it is unknown
+};
+
+// The accelerator a rank's work ran on, as the trace names it: the device of the first device event,
+// else the first named accelerator; nullptr when the trace names none.
+const Device* PrimaryDevice(const Trace& trace);
+
+// `forced` (from --hardware) wins; otherwise detection from the trace's device.
+HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& profiles,
+                                 const HardwareProfile* forced);
+
+}  // namespace tuneprof
