@@ -1,5 +1,6 @@
 #include "analysis/trace_summary.h"
 
+#include <map>
 #include <string>
 
 namespace tuneprof {
@@ -11,6 +12,21 @@ std::string KeyText(const Trace& trace, ProcessKey key) {
 
 std::string DeviceLabel(const Device& device) {
   return std::string(DeviceTypeName(device.type)) + " " + (device.id == kNoId ? "?" : std::to_string(device.id));
+}
+
+// kernel_details names communication tasks HCCL (2023) or COMMUNICATION (newer); the rest is compute.
+bool IsCommunicationCore(std::string_view core) { return core == "HCCL" || core == "COMMUNICATION"; }
+
+// Types as the profiler writes them, so that the db form (COMPUTE_TASK_INFO / COMMUNICATION_OP
+// opType, "N/A" included) gives the same keys.
+void CountKernelDetailTypes(const Trace& trace, TraceSummary* s) {
+  std::map<std::string_view, uint64_t> compute, communication;
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    const std::string_view type = row.type.value == 0 ? std::string_view("N/A") : trace.str(row.type);
+    ++(IsCommunicationCore(trace.str(row.accelerator_core)) ? communication : compute)[type];
+  }
+  s->device_tasks_by_type.assign(compute.begin(), compute.end());
+  s->communication_ops_by_type.assign(communication.begin(), communication.end());
 }
 
 }  // namespace
@@ -64,6 +80,11 @@ TraceSummary SummarizeTrace(const Trace& trace) {
   s.counter_tracks = trace.counters().size();
   s.counter_samples = trace.counter_samples().size();
   s.collectives = trace.collectives().size();
+  if (trace.kernel_details().present) {
+    s.kernel_details_rows = static_cast<int64_t>(trace.kernel_details().rows.size());
+    CountKernelDetailTypes(trace, &s);
+  }
+  s.reported_step_times = trace.reported_step_times();
   return s;
 }
 

@@ -49,6 +49,12 @@ struct TraceSummary {
   uint64_t counter_tracks = 0;
   uint64_t counter_samples = 0;
   uint64_t collectives = 0;
+  int64_t kernel_details_rows = kNoId;  // rows of Ascend kernel_details.csv; kNoId when none was read
+  // Ascend, from kernel_details: compute rows per Type and communication rows (Accelerator Core HCCL /
+  // COMMUNICATION) per Type, "N/A" where the row has none (Level0). Sorted by type.
+  std::vector<std::pair<std::string, uint64_t>> device_tasks_by_type;
+  std::vector<std::pair<std::string, uint64_t>> communication_ops_by_type;
+  std::vector<ReportedStepTime> reported_step_times;  // Ascend step_trace_time.csv (the profiler's own split)
   std::vector<std::string> warnings;
 };
 

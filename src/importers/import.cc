@@ -1,5 +1,9 @@
 #include "importers/import.h"
 
+#include <filesystem>
+#include <system_error>
+
+#include "importers/ascend/ascend_directory.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/byte_source.h"
 #include "io/trace_files.h"
@@ -12,6 +16,12 @@ constexpr size_t kSniffBytes = 64;
 }  // namespace
 
 Result<Trace> ImportFile(const std::string& path) {
+  // Ascend's profiler writes a directory per rank; ListTraceFiles hands those over whole.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    if (IsAscendProfilerDirectory(path)) return ImportAscendDirectory(path);
+    return InvalidInput(path + ": a directory that is not Ascend profiler output (no ASCEND_PROFILER_OUTPUT/)");
+  }
   TP_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kSniffBytes));
   if (head.starts_with(std::string_view("SQLite format 3\0", 16))) {
     return Status(StatusCode::kUnsupported, path + ": SQLite databases (Nsight Systems, Ascend .db) are not read yet");

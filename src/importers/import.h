@@ -9,7 +9,7 @@
 
 namespace tuneprof {
 
-// Imports one file, whatever its supported format.
+// Imports one file, whatever its supported format, or one Ascend profiler rank directory.
 Result<Trace> ImportFile(const std::string& path);
 
 // Expands files and directories (every trace inside, one rank each) and imports them in path order.

@@ -8,8 +8,13 @@
 namespace tuneprof {
 
 // A file is returned as is. A directory yields every file below it whose name looks like a trace
-// (*.json, *.json.gz, *.pt.trace.json*), sorted by path so that output is deterministic. A directory
-// without any is an error naming it.
+// (*.json, *.json.gz, *.pt.trace.json*), sorted by path so that output is deterministic. An Ascend
+// profiler directory (*_ascend_pt/, one holding ASCEND_PROFILER_OUTPUT/, or that folder itself) is one
+// rank: it is returned whole, as is, and not searched. A directory without any is an error naming it.
 Result<std::vector<std::string>> ListTraceFiles(const std::string& path);
+
+// True when `dir` is an Ascend profiler rank directory: named *_ascend_pt, holding
+// ASCEND_PROFILER_OUTPUT/, or that ASCEND_PROFILER_OUTPUT/ folder itself.
+bool IsAscendProfilerDirectory(const std::string& dir);
 
 }  // namespace tuneprof

@@ -168,6 +168,71 @@ struct DistributedInfo {
   std::string raw_json;  // the whole object, pg_config included
 };
 
+// One row of torch_npu's kernel_details.csv (msprof op_summary): a device task as the profiler
+// summarised it, with the operator's shapes and its hardware counters. Absent cells are kNoId / "".
+struct NpuOpRow {
+  int64_t step = kNoId;           // Step Id (only when the run had a schedule)
+  int64_t device_id = kNoId;      // Device_id (newer versions)
+  int64_t model_id = kNoId;       // Model ID (4294967295 = no graph model)
+  int64_t task_id = kNoId;        // Task ID (absent for communication rows)
+  int64_t stream_id = kNoId;      // Stream ID
+  StringId name;                  // Name / Op Name ("trans_TransData_0", "hcom_allReduce__586_0_1")
+  StringId type;                  // Type / OP Type ("Conv2D", "N/A" at Level0 -> "")
+  StringId op_state;              // OP State: dynamic / static
+  StringId accelerator_core;      // Accelerator Core / Task Type: AI_CORE, AI_VECTOR_CORE, MIX_AIV, HCCL, ...
+  int64_t start_ns = kNoId;       // Start Time(us): absolute epoch time, ns (exact from the µs text)
+  int64_t dur_ns = kNoId;         // Duration(us), ns: dispatch + execution + completion
+  int64_t wait_ns = kNoId;        // Wait Time(us), ns: previous task end to this start
+  int64_t block_dim = kNoId;      // Block Dim / Block Num: cores used
+  int64_t mix_block_dim = kNoId;  // Mix Block Dim / Mix Block Num: blocks on the secondary engine of MIX ops
+  StringId hf32_eligible;         // HF32 Eligible: YES / NO
+  StringId input_shapes;          // "32,3,224,224;64" (triple quotes removed); tensors separated by ';'
+  StringId input_data_types;      // "FLOAT;FLOAT"
+  StringId input_formats;         // "NCHW;FRACTAL_Z"
+  StringId output_shapes;
+  StringId output_data_types;
+  StringId output_formats;
+  StringId context_id;            // Context ID of FFTS+/MIX sub-tasks, as written
+};
+
+// A column of kernel_details.csv the importer does not model by name: the PMU counters, whichever
+// aic_metrics set the run used (aic_mac_ratio, aiv_vec_time(us), aic_l0a_read_bw(GB/s), ...). Values
+// are in the unit the column name states (µs, cycles, ratio 0..1, %, GB/s, KB), as written; NaN where
+// the cell was empty, N/A or not a number. values[i] belongs to KernelDetailTable::rows[i].
+struct NpuOpMetricColumn {
+  StringId name;                  // the header text, unit suffix included
+  std::vector<double> values;
+};
+
+struct KernelDetailTable {
+  bool present = false;           // a kernel_details.csv was read (it may still have no rows)
+  std::vector<NpuOpRow> rows;     // in file order
+  std::vector<NpuOpMetricColumn> metrics;
+};
+
+// One row of step_trace_time.csv: the profiler's own per-step split, all figures ns (from µs text,
+// exactly). Kept to compare against, never a source for analyses (they recompute from the tasks).
+struct ReportedStepTime {
+  int64_t device_id = kNoId;                          // Device_id (newer versions)
+  int64_t step = kNoId;                               // Step (empty on cluster stage rows)
+  int64_t computing_ns = kNoId;                       // Computing
+  int64_t communication_not_overlapped_ns = kNoId;    // Communication(Not Overlapped)
+  int64_t overlapped_ns = kNoId;                      // Overlapped
+  int64_t communication_ns = kNoId;                   // Communication
+  int64_t free_ns = kNoId;                            // Free
+  int64_t stage_ns = kNoId;                           // Stage
+  int64_t bubble_ns = kNoId;                          // Bubble
+  int64_t communication_not_overlapped_exclude_receive_ns = kNoId;  // Communication(Not Overlapped and Exclude Receive)
+  int64_t preparing_ns = kNoId;                       // Preparing (absent in 2023 files)
+};
+
+// A producer setting kept as text ("profiler_info.config.experimental_config._aic_metrics" ->
+// "ACL_AICORE_PIPE_UTILIZATION", "profiler_metadata.ENV_VARIABLES.HCCL_RDMA_TC" -> "").
+struct MetadataEntry {
+  std::string key;
+  std::string value;  // strings unquoted; numbers, booleans, null and arrays as JSON text
+};
+
 enum class RankSource : uint8_t { kTrace, kFileName, kDefault };
 
 struct TraceMetadata {
@@ -186,6 +251,7 @@ struct TraceMetadata {
   bool truncated = false;
   uint64_t entry_count = 0;      // elements of traceEvents, every phase
   std::vector<std::string> warnings;
+  std::vector<MetadataEntry> entries;  // producer settings (Ascend profiler_info / profiler_metadata)
 };
 
 struct CategoryCount {
@@ -217,6 +283,17 @@ class Trace {
   const std::vector<Link>& links() const { return links_; }
   const std::vector<Step>& steps() const { return steps_; }
   const std::vector<CategoryCount>& category_counts() const { return category_counts_; }
+  const KernelDetailTable& kernel_details() const { return kernel_details_; }
+  const std::vector<ReportedStepTime>& reported_step_times() const { return reported_step_times_; }
+  // The kernel_details column named `name` ("aic_mac_ratio"), nullptr when the file had none.
+  const NpuOpMetricColumn* kernel_metric(std::string_view name) const {
+    StringId id;
+    if (!strings_.Find(name, &id)) return nullptr;
+    for (const NpuOpMetricColumn& column : kernel_details_.metrics) {
+      if (column.name == id) return &column;
+    }
+    return nullptr;
+  }
 
   // First start and last end over interval events, kNoId when there are none.
   int64_t start_ns() const { return start_ns_; }
@@ -224,6 +301,7 @@ class Trace {
 
  private:
   friend class TraceBuilder;
+  friend class SideTableBuilder;
 
   TraceMetadata metadata_;
   StringPool strings_;
@@ -241,6 +319,8 @@ class Trace {
   std::vector<Link> links_;
   std::vector<Step> steps_;
   std::vector<CategoryCount> category_counts_;
+  KernelDetailTable kernel_details_;
+  std::vector<ReportedStepTime> reported_step_times_;
   int64_t start_ns_ = kNoId;
   int64_t end_ns_ = kNoId;
 };

@@ -2,12 +2,23 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 namespace tuneprof {
 namespace {
 
 constexpr size_t kMaxWarnings = 50;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
+
+constexpr double kNoMetric = std::numeric_limits<double>::quiet_NaN();
+
+void AppendWarning(std::vector<std::string>* warnings, std::string message) {
+  if (warnings->size() < kMaxWarnings) {
+    warnings->push_back(std::move(message));
+  } else if (warnings->size() == kMaxWarnings) {
+    warnings->push_back("further warnings suppressed");
+  }
+}
 
 bool IsHostCallKind(EventKind kind) { return kind == EventKind::kRuntime || kind == EventKind::kDriver; }
 
@@ -104,14 +115,7 @@ uint32_t TraceBuilder::AddDevice(const Device& device) {
 
 void TraceBuilder::CountCategory(StringId category) { ++category_counts_[category.value]; }
 
-void TraceBuilder::Warn(std::string message) {
-  auto& warnings = trace_.metadata_.warnings;
-  if (warnings.size() < kMaxWarnings) {
-    warnings.push_back(std::move(message));
-  } else if (warnings.size() == kMaxWarnings) {
-    warnings.push_back("further warnings suppressed");
-  }
-}
+void TraceBuilder::Warn(std::string message) { AppendWarning(&trace_.metadata_.warnings, std::move(message)); }
 
 Trace TraceBuilder::Finish() {
   ApplyBaseTime();
@@ -293,5 +297,24 @@ void TraceBuilder::CollectCategoryCounts() {
               return trace_.strings_.Get(a.category) < trace_.strings_.Get(b.category);
             });
 }
+
+uint32_t SideTableBuilder::KernelMetricColumn(std::string_view name) {
+  KernelDetailTable& table = trace_->kernel_details_;
+  const StringId id = Intern(name);
+  for (uint32_t c = 0; c < table.metrics.size(); ++c) {
+    if (table.metrics[c].name == id) return c;
+  }
+  table.metrics.push_back(NpuOpMetricColumn{id, std::vector<double>(table.rows.size(), kNoMetric)});
+  return static_cast<uint32_t>(table.metrics.size() - 1);
+}
+
+uint32_t SideTableBuilder::AddKernelDetail(const NpuOpRow& row) {
+  KernelDetailTable& table = trace_->kernel_details_;
+  table.rows.push_back(row);
+  for (NpuOpMetricColumn& column : table.metrics) column.values.push_back(kNoMetric);
+  return static_cast<uint32_t>(table.rows.size() - 1);
+}
+
+void SideTableBuilder::Warn(std::string message) { AppendWarning(&trace_->metadata_.warnings, std::move(message)); }
 
 }  // namespace tuneprof

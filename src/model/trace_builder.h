@@ -87,4 +87,35 @@ class TraceBuilder {
   uint64_t last_track_key_[2] = {0, 0};
 };
 
+// Adds side tables to a Trace that TraceBuilder already finished. Importers that join several files
+// use it: the Ascend directory importer reads trace_view.json through the Chrome importer (which
+// finishes its trace), then adds what the directory's CSVs and JSON files say. Nothing here touches
+// the events, so no resolution has to run again.
+class SideTableBuilder {
+ public:
+  explicit SideTableBuilder(Trace* trace) : trace_(trace) {}
+
+  StringId Intern(std::string_view text) { return trace_->strings_.Intern(text); }
+  TraceMetadata* mutable_metadata() { return &trace_->metadata_; }
+
+  // kernel_details.csv: marks the table present; rows and metric columns are appended in file order.
+  void StartKernelDetails() { trace_->kernel_details_.present = true; }
+  // Returns the index of the metric column named `name`, appending an empty one when new.
+  uint32_t KernelMetricColumn(std::string_view name);
+  // Appends a row; every metric column gets NaN for it (set values with SetKernelMetric).
+  uint32_t AddKernelDetail(const NpuOpRow& row);
+  void SetKernelMetric(uint32_t column, uint32_t row, double value) {
+    trace_->kernel_details_.metrics[column].values[row] = value;
+  }
+
+  void AddReportedStepTime(const ReportedStepTime& step) { trace_->reported_step_times_.push_back(step); }
+  void AddMetadataEntry(std::string key, std::string value) {
+    trace_->metadata_.entries.push_back(MetadataEntry{std::move(key), std::move(value)});
+  }
+  void Warn(std::string message);
+
+ private:
+  Trace* trace_;
+};
+
 }  // namespace tuneprof

@@ -30,6 +30,27 @@ std::string Duration(int64_t ns) {
   return fmt::format("{} ns", ns);
 }
 
+// step_trace_time.csv as the profiler reported it, ns; null where the file had no such column or cell.
+void WriteReportedStep(const ReportedStepTime& r, JsonWriter* w) {
+  auto field = [w](std::string_view key, int64_t value) {
+    w->Key(key);
+    value == kNoId ? w->Null() : w->Int(value);
+  };
+  w->BeginObject();
+  field("device_id", r.device_id);
+  field("step", r.step);
+  field("computing_ns", r.computing_ns);
+  field("communication_not_overlapped_ns", r.communication_not_overlapped_ns);
+  field("overlapped_ns", r.overlapped_ns);
+  field("communication_ns", r.communication_ns);
+  field("free_ns", r.free_ns);
+  field("stage_ns", r.stage_ns);
+  field("bubble_ns", r.bubble_ns);
+  field("communication_not_overlapped_exclude_receive_ns", r.communication_not_overlapped_exclude_receive_ns);
+  field("preparing_ns", r.preparing_ns);
+  w->EndObject();
+}
+
 std::string OrUnknown(int64_t value) { return value == kNoId ? "unknown" : std::to_string(value); }
 
 void RenderOneText(const TraceSummary& s, std::string* out) {
@@ -70,6 +91,10 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
   *out += fmt::format("  links       {} launch->device (correlation), {} flows\n", s.correlation_links, s.flow_links);
   *out += fmt::format("  memory      {} allocator events; counters {} tracks, {} samples; collectives {}\n",
                       s.memory_events, s.counter_tracks, s.counter_samples, s.collectives);
+  if (s.kernel_details_rows != kNoId) {
+    *out += fmt::format("  ascend      kernel_details {} rows; step_trace_time {} rows\n", s.kernel_details_rows,
+                        s.reported_step_times.size());
+  }
   for (const std::string& w : s.warnings) *out += fmt::format("  warning     {}\n", w);
 }
 
@@ -133,6 +158,19 @@ std::string RenderInfoJson(const std::vector<TraceSummary>& summaries) {
     w.Key("correlation_links").Uint(s.correlation_links).Key("flow_links").Uint(s.flow_links);
     w.Key("memory_events").Uint(s.memory_events).Key("counter_tracks").Uint(s.counter_tracks);
     w.Key("counter_samples").Uint(s.counter_samples).Key("collectives").Uint(s.collectives);
+    w.Key("kernel_details_rows");
+    s.kernel_details_rows == kNoId ? w.Null() : w.Int(s.kernel_details_rows);
+    if (s.kernel_details_rows != kNoId) {  // Ascend input (issue 5's contract)
+      w.Key("device_tasks_by_type").BeginObject();
+      for (const auto& [type, count] : s.device_tasks_by_type) w.Key(type).Uint(count);
+      w.EndObject();
+      w.Key("communication_ops_by_type").BeginObject();
+      for (const auto& [type, count] : s.communication_ops_by_type) w.Key(type).Uint(count);
+      w.EndObject();
+    }
+    w.Key("reported_step_times").BeginArray();
+    for (const ReportedStepTime& r : s.reported_step_times) WriteReportedStep(r, &w);
+    w.EndArray();
     w.Key("warnings").BeginArray();
     for (const std::string& warning : s.warnings) w.String(warning);
     w.EndArray();

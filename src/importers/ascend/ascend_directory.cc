@@ -1,0 +1,207 @@
+#include "importers/ascend/ascend_directory.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "base/decimal.h"
+#include "importers/ascend/ascend_tables.h"
+#include "importers/chrome_json/chrome_trace_importer.h"
+#include "importers/common/rank.h"
+#include "io/byte_source.h"
+#include "model/trace_builder.h"
+
+namespace tuneprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kOutputDir = "ASCEND_PROFILER_OUTPUT";
+constexpr std::string_view kProfilerInfoPrefix = "profiler_info";
+constexpr std::string_view kProfilerMetadata = "profiler_metadata.json";
+constexpr std::string_view kTraceView = "trace_view.json";
+constexpr std::string_view kKernelDetails = "kernel_details.csv";
+constexpr std::string_view kStepTraceTime = "step_trace_time.csv";
+// What SettleRank says when only the default was left; dropped once profiler_info settles the rank.
+constexpr std::string_view kNoRankWarning = "no rank in the trace";
+
+// Where the rank's files are: `root` holds profiler_info*.json, `output` the exported summaries.
+struct Layout {
+  fs::path root;
+  fs::path output;
+};
+
+// "dir/" and "dir" name the same directory; filename() of the first is empty.
+fs::path Normal(const std::string& dir) {
+  fs::path p = fs::path(dir).lexically_normal();
+  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();
+  return p;
+}
+
+Layout Resolve(const std::string& dir) {
+  const fs::path p = Normal(dir);
+  if (p.filename() == kOutputDir) return Layout{p.parent_path(), p};
+  return Layout{p, p / kOutputDir};
+}
+
+bool IsFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+bool HoldsDatabase(const fs::path& output) {
+  std::error_code ec;
+  for (fs::directory_iterator it(output, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".db") return true;
+  }
+  return false;
+}
+
+// Producer settings as flat "prefix.key.subkey" -> text entries; objects are walked, anything else
+// (strings unquoted) becomes one entry.
+void Flatten(simdjson::dom::element element, const std::string& key, SideTableBuilder* out) {
+  simdjson::dom::object object;
+  std::string_view text;
+  if (element.get_object().get(object) == simdjson::SUCCESS) {
+    for (auto field : object) Flatten(field.value, key + "." + std::string(field.key), out);
+  } else if (element.get_string().get(text) == simdjson::SUCCESS) {
+    out->AddMetadataEntry(key, std::string(text));
+  } else {
+    out->AddMetadataEntry(key, simdjson::minify(element));
+  }
+}
+
+// Parses a small JSON file; a problem is a warning naming the file, and an empty result.
+bool LoadJson(const fs::path& path, simdjson::dom::parser* parser, simdjson::dom::element* doc,
+              SideTableBuilder* out) {
+  if (auto error = parser->load(path.string()).get(*doc); error) {
+    out->Warn(path.string() + ": unreadable (" + simdjson::error_message(error) + "); ignored");
+    return false;
+  }
+  return true;
+}
+
+int64_t IntField(simdjson::dom::element doc, std::string_view pointer) {
+  int64_t value;
+  if (doc.at_pointer(pointer).get_int64().get(value)) return kNoId;
+  return value;
+}
+
+struct RankInfo {
+  int64_t rank = kNoId;
+  int64_t world_size = kNoId;
+};
+
+// profiler_info_{rank}.json: the rank is in its name (single-card runs write profiler_info.json) and
+// in rank_id (-1 when not distributed).
+void ReadProfilerInfo(const fs::path& root, SideTableBuilder* out, RankInfo* info) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with(kProfilerInfoPrefix) && name.ends_with(".json") && IsFile(it->path())) files.push_back(it->path());
+  }
+  if (files.empty()) return;
+  std::sort(files.begin(), files.end());
+  if (files.size() > 1) out->Warn(root.string() + ": several profiler_info*.json; using " + files[0].filename().string());
+  const std::string stem = files[0].stem().string();
+  int64_t from_name;
+  if (stem.size() > kProfilerInfoPrefix.size() + 1 &&
+      ParseInt64(std::string_view(stem).substr(kProfilerInfoPrefix.size() + 1), &from_name) && from_name >= 0) {
+    info->rank = from_name;
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (!LoadJson(files[0], &parser, &doc, out)) return;
+  Flatten(doc, "profiler_info", out);
+  const int64_t rank_id = IntField(doc, "/rank_id");
+  if (info->rank == kNoId && rank_id != kNoId && rank_id >= 0) info->rank = rank_id;
+}
+
+void ReadProfilerMetadata(const fs::path& root, SideTableBuilder* out, RankInfo* info) {
+  const fs::path path = root / kProfilerMetadata;
+  if (!IsFile(path)) return;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (!LoadJson(path, &parser, &doc, out)) return;
+  Flatten(doc, "profiler_metadata", out);
+  const int64_t rank = IntField(doc, "/distributed_args/rank");
+  if (info->rank == kNoId && rank != kNoId && rank >= 0) info->rank = rank;
+  info->world_size = IntField(doc, "/distributed_args/world_size");
+}
+
+void SettleAscendRank(const fs::path& root, SideTableBuilder* out) {
+  RankInfo info;
+  ReadProfilerInfo(root, out, &info);
+  ReadProfilerMetadata(root, out, &info);
+  TraceMetadata* meta = out->mutable_metadata();
+  if (info.world_size > 0 && meta->distributed.world_size == kNoId) meta->distributed.world_size = info.world_size;
+  if (info.rank == kNoId) return;  // the path (or the default) that the timeline import settled stands
+  meta->rank = info.rank;
+  meta->rank_source = RankSource::kTrace;
+  std::erase_if(meta->warnings, [](const std::string& w) { return w.starts_with(kNoRankWarning); });
+}
+
+// The timeline, or an empty one (with a warning) when trace_view.json is missing or broken: the
+// summaries still load.
+Trace ImportTimeline(const fs::path& trace_view, const std::string& dir) {
+  std::string problem = trace_view.string() + ": missing; no timeline for " + dir;
+  if (IsFile(trace_view)) {
+    auto source = OpenByteSource(trace_view.string());
+    if (source.ok()) {
+      auto trace = ImportChromeTrace(source->get());
+      if (trace.ok()) return std::move(trace).value();
+      problem = trace.status().message() + "; no timeline for " + dir;
+    } else {
+      problem = source.status().message() + "; no timeline for " + dir;
+    }
+  }
+  TraceBuilder builder(dir);
+  builder.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  builder.Warn(problem);
+  SettleRank(builder.mutable_metadata());
+  return builder.Finish();
+}
+
+// Reads one optional summary CSV with `read`; a missing or malformed file is a warning.
+template <typename ReadFn>
+void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out) {
+  if (!IsFile(path)) {
+    out->Warn(path.string() + ": missing");
+    return;
+  }
+  auto csv = CsvReader::Open(path.string());
+  Status status = csv.ok() ? read(&csv.value(), out) : csv.status();
+  if (!status.ok()) out->Warn(status.message());
+}
+
+}  // namespace
+
+Result<Trace> ImportAscendDirectory(const std::string& dir) {
+  const Layout layout = Resolve(dir);
+  std::error_code ec;
+  if (!fs::is_directory(layout.output, ec)) {
+    return InvalidInput(dir + ": Ascend profiler directory without ASCEND_PROFILER_OUTPUT/ (not analysed yet? "
+                              "run torch_npu.profiler.profiler.analyse on it)");
+  }
+  const fs::path trace_view = layout.output / kTraceView;
+  const fs::path kernel_details = layout.output / kKernelDetails;
+  if (!IsFile(trace_view) && !IsFile(kernel_details)) {
+    if (HoldsDatabase(layout.output)) {
+      return Status(StatusCode::kUnsupported, dir + ": Ascend .db export (ascend_pytorch_profiler*.db) is not read yet");
+    }
+    return InvalidInput(dir + ": ASCEND_PROFILER_OUTPUT/ holds neither trace_view.json nor kernel_details.csv");
+  }
+  Trace trace = ImportTimeline(trace_view, dir);
+  SideTableBuilder out(&trace);
+  out.mutable_metadata()->path = dir;
+  ReadSummary(kernel_details, ReadKernelDetails, &out);
+  ReadSummary(layout.output / kStepTraceTime, ReadStepTraceTime, &out);
+  SettleAscendRank(layout.root, &out);
+  return trace;
+}
+
+}  // namespace tuneprof

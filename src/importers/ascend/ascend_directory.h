@@ -1,0 +1,21 @@
+#pragma once
+// A torch_npu profiler directory (formats.md B.2), text export: one rank.
+//   {worker}_{ts}_ascend_pt/                   (the rank directory; any name holding the output folder)
+//     profiler_info_{rank}.json  profiler_metadata.json
+//     ASCEND_PROFILER_OUTPUT/ trace_view.json kernel_details.csv step_trace_time.csv ...
+// Either the rank directory or its ASCEND_PROFILER_OUTPUT/ alone may be given. The timeline comes
+// from trace_view.json through the Chrome-trace importer; the CSVs fill the model's side tables.
+#include <string>
+
+#include "base/status.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+// Imports one rank directory (io/trace_files.h's IsAscendProfilerDirectory says which are). The rank comes from profiler_info_{rank}.json (its name, else its
+// rank_id), else profiler_metadata.json's distributed_args.rank, else the path. A missing or
+// unreadable summary file is a warning naming it; a directory with no trace_view.json and no
+// kernel_details.csv is an error (the .db-only export is not read yet).
+Result<Trace> ImportAscendDirectory(const std::string& dir);
+
+}  // namespace tuneprof

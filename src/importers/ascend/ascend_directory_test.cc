@@ -1,0 +1,139 @@
+// Ascend rank directories from the shared samples (../shared/traces/ascend, read in place).
+#include "importers/ascend/ascend_directory.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "importers/ascend/ascend_tables.h"
+#include "importers/import.h"
+#include "io/trace_files.h"
+
+namespace tuneprof {
+namespace {
+
+const std::string kText = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/text/";
+const std::string kServerData = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/server/src/test/test_data/";
+
+Trace MustImport(const std::string& dir) {
+  auto trace = ImportAscendDirectory(dir);
+  EXPECT_TRUE(trace.ok()) << trace.status().message();
+  if (!trace.ok()) return Trace();
+  return std::move(trace).value();
+}
+
+std::string Entry(const Trace& trace, std::string_view key) {
+  for (const MetadataEntry& e : trace.metadata().entries) {
+    if (e.key == key) return e.value;
+  }
+  return "<absent>";
+}
+
+TEST(AscendDirectoryTest, RecognisesTheLayouts) {
+  EXPECT_TRUE(IsAscendProfilerDirectory(kText + "level1/rank0_ascend_pt"));
+  EXPECT_TRUE(IsAscendProfilerDirectory(kText + "level1/rank0_ascend_pt/"));
+  EXPECT_TRUE(IsAscendProfilerDirectory(kText + "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"));
+  EXPECT_TRUE(IsAscendProfilerDirectory(kServerData + "test_rank_0"));  // holds ASCEND_PROFILER_OUTPUT/
+  EXPECT_FALSE(IsAscendProfilerDirectory(kText + "level1"));            // a parent of ranks
+  EXPECT_FALSE(IsAscendProfilerDirectory(kText + "level1/rank0_ascend_pt/profiler_info_0.json"));
+}
+
+TEST(AscendDirectoryTest, Level1RankDirectory) {
+  Trace t = MustImport(kText + "level1/rank1_ascend_pt");
+  EXPECT_EQ(t.metadata().path, kText + "level1/rank1_ascend_pt");
+  EXPECT_EQ(t.metadata().format, TraceFormat::kTorchNpuTraceView);
+  EXPECT_EQ(t.metadata().rank, 1);
+  EXPECT_EQ(t.metadata().rank_source, RankSource::kTrace);
+  EXPECT_GT(t.events().size(), 1000u);  // the trace_view.json timeline
+  EXPECT_TRUE(t.kernel_details().present);
+  EXPECT_EQ(t.kernel_details().rows.size(), 191u);
+  ASSERT_NE(t.kernel_metric("aic_mac_ratio"), nullptr);
+  ASSERT_EQ(t.reported_step_times().size(), 1u);
+  EXPECT_EQ(t.reported_step_times()[0].step, 50);
+  EXPECT_EQ(Entry(t, "profiler_info.config.experimental_config._aic_metrics"), "ACL_AICORE_PIPE_UTILIZATION");
+  EXPECT_EQ(Entry(t, "profiler_info.rank_id"), "1");
+  EXPECT_EQ(Entry(t, "profiler_metadata.ENV_VARIABLES.HCCL_RDMA_TC"), "");
+  for (const std::string& w : t.metadata().warnings) ADD_FAILURE() << w;
+}
+
+TEST(AscendDirectoryTest, FirstStartTimeAndStepTimesExact) {
+  Trace t = MustImport(kText + "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT");  // the output folder alone
+  EXPECT_EQ(t.metadata().rank, 0);
+  ASSERT_FALSE(t.kernel_details().rows.empty());
+  const NpuOpRow& first = t.kernel_details().rows[0];
+  EXPECT_EQ(t.str(first.name), "trans_TransData_0");
+  EXPECT_EQ(first.start_ns, 1736408883704643212);  // "1736408883704643.212\t"
+  EXPECT_EQ(first.dur_ns, 53741);
+  EXPECT_EQ(t.str(first.input_shapes), "32,3,224,224");
+  ASSERT_EQ(t.reported_step_times().size(), 1u);
+  const ReportedStepTime& s = t.reported_step_times()[0];
+  EXPECT_EQ(s.computing_ns, 8873756);
+  EXPECT_EQ(s.communication_not_overlapped_ns, 101963203);
+  EXPECT_EQ(s.overlapped_ns, 4028675);
+  EXPECT_EQ(s.free_ns, 25744050);
+  EXPECT_EQ(s.stage_ns, 136581000);
+  EXPECT_EQ(s.preparing_ns, 17902500);
+}
+
+TEST(AscendDirectoryTest, Level0HasEightColumnsAndNoMetrics) {
+  Trace t = MustImport(kText + "level0/rank0_ascend_pt");
+  EXPECT_EQ(t.kernel_details().rows.size(), 191u);
+  EXPECT_TRUE(t.kernel_details().metrics.empty());
+}
+
+TEST(AscendDirectoryTest, NoTraceViewStillLoadsTheSummariesWithAWarning) {
+  Trace t = MustImport(kServerData + "test_rank_1");
+  EXPECT_EQ(t.metadata().rank, 1);
+  EXPECT_EQ(t.events().size(), 0u);
+  EXPECT_FALSE(t.kernel_details().rows.empty());
+  ASSERT_EQ(t.reported_step_times().size(), 1u);
+  EXPECT_EQ(t.reported_step_times()[0].preparing_ns, kNoId);  // 2023: no Preparing column
+  bool warned = false;
+  for (const std::string& w : t.metadata().warnings) warned |= w.find("trace_view.json: missing") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+// msprof-analyze's test files: ArithmeticUtilization (2023, no OP State / HF32) and PipeUtilization
+// with MIX_AIC MatMuls. Row counts from Python's csv module.
+TEST(AscendDirectoryTest, MsprofAnalyzeKernelDetailsFiles) {
+  const std::string base = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/mstt/profiler/msprof_analyze/test/ut/advisor/";
+  struct Case {
+    std::string path;
+    size_t rows;
+    std::string_view metric;
+    int64_t first_start_ns;
+  };
+  for (const Case& c : {Case{base + "advisor_backend/compute_advice/kernel_details.csv", 591, "aic_mac_fp16_ratio",
+                             1699529622790614800},
+                        Case{base + "compute_advice/data/kernel_details.csv", 29, "aic_mac_ratio", 1736413971558972912}}) {
+    Trace t = TraceBuilder(c.path).Finish();
+    SideTableBuilder out(&t);
+    auto csv = CsvReader::Open(c.path);
+    ASSERT_TRUE(csv.ok()) << csv.status().message();
+    Status status = ReadKernelDetails(&csv.value(), &out);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(t.kernel_details().rows.size(), c.rows) << c.path;
+    EXPECT_EQ(t.kernel_details().rows[0].start_ns, c.first_start_ns) << c.path;
+    EXPECT_NE(t.kernel_metric(c.metric), nullptr) << c.path;
+    EXPECT_TRUE(t.metadata().warnings.empty()) << c.path << ": " << t.metadata().warnings[0];
+  }
+}
+
+TEST(AscendDirectoryTest, DatabaseOnlyExportIsUnsupported) {
+  auto trace = ImportAscendDirectory(std::string(TUNEPROF_SHARED_DIR) +
+                                     "/traces/ascend/msinsight/test/data/pytorch/db/level1/rank0_ascend_pt");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_EQ(trace.status().code(), StatusCode::kUnsupported);
+}
+
+TEST(AscendDirectoryTest, ParentOfRanksImportsOneTracePerRank) {
+  auto traces = ImportPaths({kText + "level1"});
+  ASSERT_TRUE(traces.ok()) << traces.status().message();
+  ASSERT_EQ(traces->size(), 2u);
+  EXPECT_EQ((*traces)[0].metadata().rank, 0);
+  EXPECT_EQ((*traces)[1].metadata().rank, 1);
+  EXPECT_EQ((*traces)[1].kernel_details().rows.size(), 191u);
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -1,0 +1,171 @@
+#include "importers/ascend/ascend_tables.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tuneprof {
+namespace {
+
+// Where each modelled kernel_details column sits in this file's header. The second name of each
+// lookup is msprof's op_summary naming, which torch_npu renamed (formats.md B.4).
+struct KernelColumns {
+  int step, device, model, task, stream, name, type, op_state, core, start, dur, wait, block, mix_block, hf32;
+  int input_shapes, input_types, input_formats, output_shapes, output_types, output_formats, context;
+  std::vector<std::pair<int, uint32_t>> metrics;  // (csv column, metric column of the table)
+
+  explicit KernelColumns(const CsvReader& csv)
+      : step(csv.AnyColumn({"Step Id", "Step ID"})),
+        device(csv.AnyColumn({"Device_id", "Device ID"})),
+        model(csv.Column("Model ID")),
+        task(csv.Column("Task ID")),
+        stream(csv.Column("Stream ID")),
+        name(csv.AnyColumn({"Name", "Op Name"})),
+        type(csv.AnyColumn({"Type", "OP Type"})),
+        op_state(csv.Column("OP State")),
+        core(csv.AnyColumn({"Accelerator Core", "Task Type"})),
+        start(csv.AnyColumn({"Start Time(us)", "Task Start Time(us)"})),
+        dur(csv.AnyColumn({"Duration(us)", "Task Duration(us)"})),
+        wait(csv.AnyColumn({"Wait Time(us)", "Task Wait Time(us)"})),
+        block(csv.AnyColumn({"Block Dim", "Block Num"})),
+        mix_block(csv.AnyColumn({"Mix Block Dim", "Mix Block Num"})),
+        hf32(csv.Column("HF32 Eligible")),
+        input_shapes(csv.Column("Input Shapes")),
+        input_types(csv.Column("Input Data Types")),
+        input_formats(csv.Column("Input Formats")),
+        output_shapes(csv.Column("Output Shapes")),
+        output_types(csv.Column("Output Data Types")),
+        output_formats(csv.Column("Output Formats")),
+        context(csv.Column("Context ID")) {}
+
+  bool Modelled(int column) const {
+    for (int c : {step, device, model, task, stream, name, type, op_state, core, start, dur, wait, block, mix_block,
+                  hf32, input_shapes, input_types, input_formats, output_shapes, output_types, output_formats, context}) {
+      if (c == column) return true;
+    }
+    return false;
+  }
+};
+
+// Reads an optional integer cell; a present cell that is not an integer is a warning.
+int64_t IntCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
+  int64_t value = kNoId;
+  const auto cell = csv.Cell(column);
+  if (cell && !CsvInt(cell, &value)) {
+    out->Warn(csv.Where(std::string(what) + " is not an integer: " + std::string(*cell)));
+    value = kNoId;
+  }
+  return value;
+}
+
+int64_t NanosCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
+  int64_t value = kNoId;
+  const auto cell = csv.Cell(column);
+  if (cell && !CsvMicrosToNanos(cell, &value)) {
+    out->Warn(csv.Where(std::string(what) + " is not a number of microseconds: " + std::string(*cell)));
+    value = kNoId;
+  }
+  return value;
+}
+
+StringId TextCell(const CsvReader& csv, int column, SideTableBuilder* out) {
+  const auto cell = csv.Cell(column);
+  return cell ? out->Intern(*cell) : StringId{};
+}
+
+NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, SideTableBuilder* out) {
+  NpuOpRow row;
+  row.step = IntCell(csv, c.step, "Step Id", out);
+  row.device_id = IntCell(csv, c.device, "Device_id", out);
+  row.model_id = IntCell(csv, c.model, "Model ID", out);
+  row.task_id = IntCell(csv, c.task, "Task ID", out);
+  row.stream_id = IntCell(csv, c.stream, "Stream ID", out);
+  row.name = TextCell(csv, c.name, out);
+  row.type = TextCell(csv, c.type, out);
+  row.op_state = TextCell(csv, c.op_state, out);
+  row.accelerator_core = TextCell(csv, c.core, out);
+  row.start_ns = NanosCell(csv, c.start, "Start Time(us)", out);
+  row.dur_ns = NanosCell(csv, c.dur, "Duration(us)", out);
+  row.wait_ns = NanosCell(csv, c.wait, "Wait Time(us)", out);
+  row.block_dim = IntCell(csv, c.block, "Block Dim", out);
+  row.mix_block_dim = IntCell(csv, c.mix_block, "Mix Block Dim", out);
+  row.hf32_eligible = TextCell(csv, c.hf32, out);
+  row.input_shapes = TextCell(csv, c.input_shapes, out);
+  row.input_data_types = TextCell(csv, c.input_types, out);
+  row.input_formats = TextCell(csv, c.input_formats, out);
+  row.output_shapes = TextCell(csv, c.output_shapes, out);
+  row.output_data_types = TextCell(csv, c.output_types, out);
+  row.output_formats = TextCell(csv, c.output_formats, out);
+  row.context_id = TextCell(csv, c.context, out);
+  return row;
+}
+
+}  // namespace
+
+Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
+  KernelColumns columns(*csv);
+  if (columns.name == kNoColumn || columns.start == kNoColumn) {
+    return InvalidInput(csv->name() + ": not a kernel_details table (no Name and Start Time(us) columns)");
+  }
+  out->StartKernelDetails();
+  for (int c = 0; c < static_cast<int>(csv->header().size()); ++c) {
+    if (!columns.Modelled(c) && !csv->header()[c].empty()) {
+      columns.metrics.emplace_back(c, out->KernelMetricColumn(csv->header()[c]));
+    }
+  }
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
+    if (!more) break;
+    if (csv->field_count() != csv->header().size()) {
+      // Real files have rows missing a cell (a 2023 FlashAttentionScore row lacks Duration): later
+      // cells then sit under the wrong names; say so once rather than per misread cell.
+      out->Warn(csv->Where(std::to_string(csv->field_count()) + " cells under a header of " +
+                           std::to_string(csv->header().size()) + "; cells after the gap may be misplaced"));
+    }
+    const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, out));
+    for (auto [column, metric] : columns.metrics) {
+      double value;
+      // Non-numeric PMU cells (N/A, empty) stay NaN: "no counter", not zero.
+      if (CsvDouble(csv->Cell(column), &value)) out->SetKernelMetric(metric, row, value);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out) {
+  const int step = csv->AnyColumn({"Step", "Step Id"});
+  const int computing = csv->Column("Computing");
+  if (step == kNoColumn || computing == kNoColumn) {
+    return InvalidInput(csv->name() + ": not a step_trace_time table (no Step and Computing columns)");
+  }
+  const int device = csv->AnyColumn({"Device_id", "Device ID"});
+  const int not_overlapped = csv->Column("Communication(Not Overlapped)");
+  const int overlapped = csv->Column("Overlapped");
+  const int communication = csv->Column("Communication");
+  const int free = csv->Column("Free");
+  const int stage = csv->Column("Stage");
+  const int bubble = csv->Column("Bubble");
+  const int exclude_receive = csv->Column("Communication(Not Overlapped and Exclude Receive)");
+  const int preparing = csv->Column("Preparing");
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
+    if (!more) break;
+    ReportedStepTime r;
+    r.device_id = IntCell(*csv, device, "Device_id", out);
+    r.step = IntCell(*csv, step, "Step", out);
+    r.computing_ns = NanosCell(*csv, computing, "Computing", out);
+    r.communication_not_overlapped_ns = NanosCell(*csv, not_overlapped, "Communication(Not Overlapped)", out);
+    r.overlapped_ns = NanosCell(*csv, overlapped, "Overlapped", out);
+    r.communication_ns = NanosCell(*csv, communication, "Communication", out);
+    r.free_ns = NanosCell(*csv, free, "Free", out);
+    r.stage_ns = NanosCell(*csv, stage, "Stage", out);
+    r.bubble_ns = NanosCell(*csv, bubble, "Bubble", out);
+    r.communication_not_overlapped_exclude_receive_ns =
+        NanosCell(*csv, exclude_receive, "Communication(Not Overlapped and Exclude Receive)", out);
+    r.preparing_ns = NanosCell(*csv, preparing, "Preparing", out);
+    out->AddReportedStepTime(r);
+  }
+  return Status::Ok();
+}
+
+}  // namespace tuneprof

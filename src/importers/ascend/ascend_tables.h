@@ -1,0 +1,21 @@
+#pragma once
+// The CSV summaries of a torch_npu ASCEND_PROFILER_OUTPUT/ directory, read into the model's side
+// tables (formats.md B.4, B.5). Columns are found by name: every torch_npu / CANN version writes a
+// different header (Step Id and Device_id optional, Block Dim renamed Block Num, PMU sets per run).
+#include <string>
+
+#include "base/status.h"
+#include "importers/csv/csv_reader.h"
+#include "model/trace_builder.h"
+
+namespace tuneprof {
+
+// kernel_details.csv (or msprof op_summary naming) -> Trace::kernel_details(). Columns the model does
+// not name are kept as metric columns (the PMU counters). A file that is not a kernel_details table
+// is an error; a cell that does not parse is a warning naming the row, and the row is kept.
+Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out);
+
+// step_trace_time.csv -> Trace::reported_step_times(), exact ns.
+Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out);
+
+}  // namespace tuneprof

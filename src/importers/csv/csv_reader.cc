@@ -1,0 +1,163 @@
+#include "importers/csv/csv_reader.h"
+
+#include <charconv>
+
+#include "base/decimal.h"
+#include "io/byte_source.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr size_t kReadChunk = 1 << 16;
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+std::string_view TrimBlanks(std::string_view text) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+}  // namespace
+
+Result<CsvReader> CsvReader::Open(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  std::string text;
+  text.reserve(source->file_size());
+  for (;;) {
+    const size_t used = text.size();
+    text.resize(used + kReadChunk);
+    TP_ASSIGN_OR_RETURN(size_t got, source->Read(text.data() + used, kReadChunk));
+    text.resize(used + got);
+    if (got == 0) break;
+  }
+  return FromText(path, std::move(text));
+}
+
+Result<CsvReader> CsvReader::FromText(std::string name, std::string text) {
+  CsvReader reader(std::move(name), std::move(text));
+  TP_RETURN_IF_ERROR(reader.ReadHeader());
+  return reader;
+}
+
+Status CsvReader::ReadHeader() {
+  if (std::string_view(text_).starts_with(kUtf8Bom)) pos_ = kUtf8Bom.size();
+  TP_ASSIGN_OR_RETURN(bool any, ParseRecord());
+  if (!any) return InvalidInput(name_ + ": empty CSV (no header row)");
+  for (std::string_view field : fields_) header_.emplace_back(TrimBlanks(field));
+  fields_.clear();  // views into text_ must not outlive a move of the reader (short strings relocate)
+  return Status::Ok();
+}
+
+int CsvReader::Column(std::string_view column) const {
+  for (size_t i = 0; i < header_.size(); ++i) {
+    if (header_[i] == column) return static_cast<int>(i);
+  }
+  return kNoColumn;
+}
+
+int CsvReader::AnyColumn(std::initializer_list<std::string_view> names) const {
+  for (std::string_view name : names) {
+    const int column = Column(name);
+    if (column != kNoColumn) return column;
+  }
+  return kNoColumn;
+}
+
+Result<bool> CsvReader::Next() {
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(bool any, ParseRecord());
+    if (!any) return false;
+    ++row_;
+    const bool blank = fields_.size() == 1 && TrimBlanks(fields_[0]).empty();
+    if (!blank) return true;
+    --row_;  // a blank line is not a row: Python's csv module and the producers agree
+  }
+}
+
+// One record from pos_: fields split on ',' outside quotes, ended by LF, CRLF or the end of text.
+// Quote handling is lenient past RFC 4180 where producers are: text after a closing quote is kept.
+Result<bool> CsvReader::ParseRecord() {
+  fields_.clear();
+  scratch_.clear();
+  spans_.clear();
+  if (pos_ >= text_.size()) return false;
+  const size_t n = text_.size();
+  for (;;) {
+    Span span{pos_, 0, false};
+    if (pos_ < n && text_[pos_] == '"') {
+      // Quoted: copy into scratch_, turning "" into ".
+      span = Span{scratch_.size(), 0, true};
+      const size_t opened = pos_++;
+      for (;;) {
+        if (pos_ >= n) {
+          // The record being read is the next row (the header is row 0).
+          const uint64_t row = header_.empty() ? 0 : row_ + 1;
+          return InvalidInput(name_ + ": row " + std::to_string(row) + ": unterminated quoted field from byte " +
+                              std::to_string(opened));
+        }
+        const char c = text_[pos_++];
+        if (c != '"') {
+          scratch_ += c;
+        } else if (pos_ < n && text_[pos_] == '"') {
+          scratch_ += '"';
+          ++pos_;
+        } else {
+          break;
+        }
+      }
+      while (pos_ < n && text_[pos_] != ',' && text_[pos_] != '\n' && text_[pos_] != '\r') scratch_ += text_[pos_++];
+      span.size = scratch_.size() - span.begin;
+    } else {
+      while (pos_ < n && text_[pos_] != ',' && text_[pos_] != '\n' && text_[pos_] != '\r') ++pos_;
+      span.size = pos_ - span.begin;
+    }
+    spans_.push_back(span);
+    if (pos_ < n && text_[pos_] == ',') {
+      ++pos_;
+      continue;
+    }
+    if (pos_ < n && text_[pos_] == '\r') ++pos_;
+    if (pos_ < n && text_[pos_] == '\n') ++pos_;
+    break;
+  }
+  for (const Span& s : spans_) {
+    fields_.emplace_back(s.in_scratch ? std::string_view(scratch_).substr(s.begin, s.size)
+                                      : std::string_view(text_).substr(s.begin, s.size));
+  }
+  return true;
+}
+
+std::string_view CsvReader::Text(int column) const {
+  if (column < 0 || static_cast<size_t>(column) >= fields_.size()) return {};
+  std::string_view text = TrimBlanks(fields_[column]);
+  // """32,3,224,224""" unescapes to "32,3,224,224": the producer quoted text that was already quoted.
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+  return text;
+}
+
+std::optional<std::string_view> CsvReader::Cell(int column) const {
+  std::string_view text = Text(column);
+  if (text.empty() || text == "N/A") return std::nullopt;
+  return text;
+}
+
+std::string CsvReader::Where(std::string_view message) const {
+  return name_ + ": row " + std::to_string(row_) + ": " + std::string(message);
+}
+
+bool CsvInt(std::optional<std::string_view> cell, int64_t* out) { return cell && ParseInt64(*cell, out); }
+
+bool CsvDouble(std::optional<std::string_view> cell, double* out) {
+  if (!cell) return false;
+  std::string_view text = *cell;
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+bool CsvMicrosToNanos(std::optional<std::string_view> cell, int64_t* out) {
+  return cell && ParseMicrosToNanos(*cell, out);
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,84 @@
+#pragma once
+// A small CSV reader for the profilers' text summaries (torch_npu / msprof CSVs). RFC 4180 records
+// (quoted fields, "" escapes, CRLF or LF), plus the quirks those producers write:
+//   - absolute timestamps end with a TAB inside the field ("1736408883704643.212\t", kept for Excel);
+//   - shapes wrapped in triple quotes ("""32,3,224,224"""), i.e. a quoted field whose text is quoted;
+//   - "N/A" and empty cells for absent values.
+// Columns are found by header name, never by position: every producer version orders them differently.
+// The whole file is held in memory (these summaries are kilobytes to a few megabytes).
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace tuneprof {
+
+constexpr int kNoColumn = -1;
+
+class CsvReader {
+ public:
+  // Reads `path` whole (gzip is undone by the byte source). Errors name the file.
+  static Result<CsvReader> Open(const std::string& path);
+  // Over text already in memory; `name` is used in messages.
+  static Result<CsvReader> FromText(std::string name, std::string text);
+
+  CsvReader(CsvReader&&) = default;
+  CsvReader& operator=(CsvReader&&) = default;
+
+  const std::string& name() const { return name_; }
+  const std::vector<std::string>& header() const { return header_; }
+  // The index of the first header cell equal to `column` (blanks trimmed), kNoColumn when absent.
+  int Column(std::string_view column) const;
+  // The first of several names a column has had across versions ("Block Dim", "Block Num").
+  int AnyColumn(std::initializer_list<std::string_view> names) const;
+
+  // Advances to the next data record; false at the end. Blank lines are skipped. A malformed record
+  // (an unterminated quote) is an error naming the file and row.
+  Result<bool> Next();
+
+  // 1-based number of the current data record (the header is row 0), for messages.
+  uint64_t row() const { return row_; }
+  size_t field_count() const { return fields_.size(); }
+  // The field with surrounding blanks/tabs and one level of leftover quotes removed; "" when the
+  // column is absent or the row is short.
+  std::string_view Text(int column) const;
+  // As Text, but nullopt for absent, empty and "N/A" cells.
+  std::optional<std::string_view> Cell(int column) const;
+  // "file: row N: message", for callers' warnings.
+  std::string Where(std::string_view message) const;
+
+ private:
+  CsvReader(std::string name, std::string text) : name_(std::move(name)), text_(std::move(text)) {}
+  Status ReadHeader();
+  Result<bool> ParseRecord();
+
+  std::string name_;
+  std::string text_;
+  size_t pos_ = 0;
+  uint64_t row_ = 0;
+  std::vector<std::string> header_;
+  // Fields of the current record: views into text_ when unquoted or free of "" escapes, else into
+  // scratch_ (which is rebuilt per record, so views are only valid until the next Next()).
+  std::vector<std::string_view> fields_;
+  std::string scratch_;
+  // Where each field of the record being parsed lies, before views are taken (scratch_ may still
+  // grow). Kept across records so that a row costs no allocation.
+  struct Span {
+    size_t begin = 0;
+    size_t size = 0;
+    bool in_scratch = false;
+  };
+  std::vector<Span> spans_;
+};
+
+// Cell text -> value helpers; all return false for absent or malformed text.
+bool CsvInt(std::optional<std::string_view> cell, int64_t* out);
+bool CsvDouble(std::optional<std::string_view> cell, double* out);
+// Microseconds with up to nanosecond digits -> int64 ns, exactly (base/decimal.h).
+bool CsvMicrosToNanos(std::optional<std::string_view> cell, int64_t* out);
+
+}  // namespace tuneprof

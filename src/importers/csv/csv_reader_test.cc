@@ -1,0 +1,112 @@
+#include "importers/csv/csv_reader.h"
+
+#include <gtest/gtest.h>
+
+namespace tuneprof {
+namespace {
+
+CsvReader MustRead(std::string text) {
+  auto reader = CsvReader::FromText("test.csv", std::move(text));
+  EXPECT_TRUE(reader.ok()) << reader.status().message();
+  return std::move(reader).value();
+}
+
+bool MustNext(CsvReader* reader) {
+  auto next = reader->Next();
+  EXPECT_TRUE(next.ok()) << next.status().message();
+  return next.ok() && next.value();
+}
+
+TEST(CsvReaderTest, ColumnsByNameAndCrlf) {
+  CsvReader r = MustRead("b,a,c\r\n2,1,3\r\n5,4,6\r\n");
+  EXPECT_EQ(r.Column("a"), 1);
+  EXPECT_EQ(r.Column("missing"), kNoColumn);
+  EXPECT_EQ(r.AnyColumn({"Block Num", "c"}), 2);
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_EQ(r.row(), 1u);
+  EXPECT_EQ(r.Text(r.Column("a")), "1");
+  EXPECT_EQ(r.Text(r.Column("c")), "3");
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_EQ(r.Text(0), "5");
+  EXPECT_FALSE(MustNext(&r));
+}
+
+TEST(CsvReaderTest, QuotedFieldsWithCommasEscapesAndNewlines) {
+  CsvReader r = MustRead("x,y\n\"a,b\",\"say \"\"hi\"\"\"\n\"two\nlines\",z");
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_EQ(r.Text(0), "a,b");
+  EXPECT_EQ(r.Text(1), "say \"hi\"");
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_EQ(r.Text(0), "two\nlines");
+  EXPECT_EQ(r.Text(1), "z");
+  EXPECT_FALSE(MustNext(&r));
+}
+
+TEST(CsvReaderTest, TripleQuotedShapesLoseTheirInnerQuotes) {
+  CsvReader r = MustRead("Input Shapes,Output Shapes\n\"\"\"32,3,224,224\"\"\",\"\"\"32,1,224,224,8;121,4,16,8;64\"\"\"\n");
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_EQ(r.Text(0), "32,3,224,224");
+  EXPECT_EQ(r.Text(1), "32,1,224,224,8;121,4,16,8;64");
+}
+
+TEST(CsvReaderTest, TrailingTabInTimestampsIsTrimmedAndParsedExactly) {
+  CsvReader r = MustRead("Start Time(us),Duration(us)\r\n1736408883704643.212\t,53.741\r\n");
+  ASSERT_TRUE(MustNext(&r));
+  int64_t start = 0, dur = 0;
+  ASSERT_TRUE(CsvMicrosToNanos(r.Cell(0), &start));
+  ASSERT_TRUE(CsvMicrosToNanos(r.Cell(1), &dur));
+  EXPECT_EQ(start, 1736408883704643212);
+  EXPECT_EQ(dur, 53741);
+}
+
+TEST(CsvReaderTest, NotAvailableAndEmptyCellsAreAbsent) {
+  CsvReader r = MustRead("a,b,c,d\nN/A,,\t,7\n1,2\n");
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_FALSE(r.Cell(0));
+  EXPECT_FALSE(r.Cell(1));
+  EXPECT_FALSE(r.Cell(2));
+  int64_t d = 0;
+  ASSERT_TRUE(CsvInt(r.Cell(3), &d));
+  EXPECT_EQ(d, 7);
+  EXPECT_FALSE(r.Cell(kNoColumn));
+  ASSERT_TRUE(MustNext(&r));  // a short row: the missing cells are absent
+  EXPECT_FALSE(r.Cell(3));
+  EXPECT_EQ(r.field_count(), 2u);
+}
+
+TEST(CsvReaderTest, BlankLinesAreSkippedAndBomIgnored) {
+  CsvReader r = MustRead("\xEF\xBB\xBFStep,Computing\n\n50,1.5\n\r\n");
+  EXPECT_EQ(r.Column("Step"), 0);
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_EQ(r.row(), 1u);
+  double computing = 0;
+  ASSERT_TRUE(CsvDouble(r.Cell(1), &computing));
+  EXPECT_DOUBLE_EQ(computing, 1.5);
+  EXPECT_FALSE(MustNext(&r));
+}
+
+TEST(CsvReaderTest, ValueHelpersRejectMalformedText) {
+  int64_t i = 0;
+  double d = 0;
+  EXPECT_FALSE(CsvInt(std::string_view("1.5"), &i));
+  EXPECT_FALSE(CsvInt(std::nullopt, &i));
+  EXPECT_FALSE(CsvDouble(std::string_view("abc"), &d));
+  EXPECT_TRUE(CsvDouble(std::string_view("4028.6750000000175"), &d));
+  EXPECT_FALSE(CsvMicrosToNanos(std::string_view("12:30"), &i));
+}
+
+TEST(CsvReaderTest, ErrorsNameFileAndRow) {
+  CsvReader r = MustRead("a,b\n1,2\n\"open,3\n");
+  ASSERT_TRUE(MustNext(&r));
+  auto next = r.Next();
+  ASSERT_FALSE(next.ok());
+  EXPECT_NE(next.status().message().find("test.csv: row 2:"), std::string::npos) << next.status().message();
+  EXPECT_EQ(r.Where("bad"), "test.csv: row 1: bad");
+
+  auto empty = CsvReader::FromText("empty.csv", "");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("empty.csv"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""Checks the Ascend text-form import (issue 5) against an independent reading with Python's csv module.
+
+For every rank directory under ../shared/traces/ascend whose ASCEND_PROFILER_OUTPUT/ holds a
+kernel_details.csv, `tuneprof info --json DIR` must report
+  - kernel_details_rows == the number of data rows Python's csv module reads from kernel_details.csv;
+  - device_tasks_by_type / communication_ops_by_type == kernel_details rows per Type ("N/A" kept),
+    communication being the rows whose Accelerator Core is HCCL or COMMUNICATION;
+  - reported_step_times == step_trace_time.csv's rows, every value exactly (µs text -> ns with
+    Decimal, rounding half away from zero, the way base/decimal.h does);
+and `info` on a parent of rank directories must list one rank per directory, not every .json inside.
+Usage: ascend_text_check.py TUNEPROF SHARED_DIR
+"""
+import collections
+import csv
+import decimal
+import json
+import pathlib
+import subprocess
+import sys
+
+STEP_COLUMNS = {
+    "Device_id": "device_id",
+    "Step": "step",
+    "Computing": "computing_ns",
+    "Communication(Not Overlapped)": "communication_not_overlapped_ns",
+    "Overlapped": "overlapped_ns",
+    "Communication": "communication_ns",
+    "Free": "free_ns",
+    "Stage": "stage_ns",
+    "Bubble": "bubble_ns",
+    "Communication(Not Overlapped and Exclude Receive)": "communication_not_overlapped_exclude_receive_ns",
+    "Preparing": "preparing_ns",
+}
+INTEGER_COLUMNS = {"Device_id", "Step"}
+
+
+def rank_directories(shared):
+    root = pathlib.Path(shared) / "traces" / "ascend"
+    return sorted(p.parent.parent for p in root.rglob("ASCEND_PROFILER_OUTPUT/kernel_details.csv"))
+
+
+def csv_rows(path):
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return [row for row in csv.DictReader(f) if any(v.strip() for v in row.values() if v)]
+
+
+def cell_value(column, text):
+    text = (text or "").strip()
+    if text in ("", "N/A"):
+        return None
+    if column in INTEGER_COLUMNS:
+        return int(text)
+    ns = decimal.Decimal(text) * 1000
+    return int(ns.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+
+
+def types_by_kind(rows):
+    compute, communication = collections.Counter(), collections.Counter()
+    for row in rows:
+        kind = communication if (row.get("Accelerator Core") or "").strip() in ("HCCL", "COMMUNICATION") else compute
+        kind[(row.get("Type") or "").strip() or "N/A"] += 1
+    return dict(compute), dict(communication)
+
+
+def expected_steps(path):
+    steps = []
+    for row in csv_rows(path):
+        steps.append({key: cell_value(column, row.get(column)) for column, key in STEP_COLUMNS.items()})
+    return steps
+
+
+def info(tuneprof, paths):
+    out = subprocess.run([tuneprof, "info", "--json", *map(str, paths)], capture_output=True, text=True)
+    if out.returncode != 0:
+        print(out.stderr)
+        return None
+    return json.loads(out.stdout)["ranks"]
+
+
+def check_directories(tuneprof, dirs):
+    ranks = info(tuneprof, dirs)
+    if ranks is None:
+        return 1
+    by_path = {r["path"]: r for r in ranks}
+    failures = 0
+    for d in dirs:
+        got = by_path.get(str(d))
+        if got is None:
+            print(f"FAIL {d}: not in info's ranks")
+            failures += 1
+            continue
+        output = d / "ASCEND_PROFILER_OUTPUT"
+        rows = csv_rows(output / "kernel_details.csv")
+        if got["kernel_details_rows"] != len(rows):
+            print(f"FAIL {d}: kernel_details_rows {got['kernel_details_rows']}, Python csv {len(rows)}")
+            failures += 1
+        compute, communication = types_by_kind(rows)
+        if got.get("device_tasks_by_type") != compute or got.get("communication_ops_by_type") != communication:
+            print(f"FAIL {d}: by type\n  got  {got.get('device_tasks_by_type')} {got.get('communication_ops_by_type')}"
+                  f"\n  want {compute} {communication}")
+            failures += 1
+        step_file = output / "step_trace_time.csv"
+        want_steps = expected_steps(step_file) if step_file.exists() else []
+        if got["reported_step_times"] != want_steps:
+            print(f"FAIL {d}: reported_step_times\n  got  {got['reported_step_times']}\n  want {want_steps}")
+            failures += 1
+    print(f"{len(dirs) - failures}/{len(dirs)} Ascend rank directories agree with Python's csv module")
+    return failures
+
+
+def check_parent(tuneprof, shared):
+    parent = pathlib.Path(shared) / "traces/ascend/msinsight/test/data/pytorch/text/level1"
+    ranks = info(tuneprof, [parent])
+    want = [(0, str(parent / "rank0_ascend_pt")), (1, str(parent / "rank1_ascend_pt"))]
+    got = None if ranks is None else [(r["rank"], r["path"]) for r in ranks]
+    if got != want:
+        print(f"FAIL info {parent}: ranks {got}, want {want}")
+        return 1
+    return 0
+
+
+def main():
+    tuneprof, shared = sys.argv[1], sys.argv[2]
+    dirs = rank_directories(shared)
+    if len(dirs) < 6:
+        print(f"expected the shared Ascend samples under {shared}, found {len(dirs)} rank directories")
+        return 1
+    failures = check_directories(tuneprof, dirs) + check_parent(tuneprof, shared)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
