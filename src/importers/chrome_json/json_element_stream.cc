@@ -95,6 +95,18 @@ uint64_t PrefixXor(uint64_t x) {
   return x;
 }
 
+// simdjson On-Demand reads the byte just past a value as its end: on malformed input a '}' there can
+// turn an error into success, so the verdict would depend on what the last read happened to hold. The
+// sink sees a blank there instead, restored afterwards (the buffer is padded, so the byte exists).
+template <typename Call>
+Status WithBlankAfter(char* after, Call&& call) {
+  const char saved = *after;
+  *after = ' ';
+  Status status = call();
+  *after = saved;
+  return status;
+}
+
 }  // namespace
 
 JsonElementStream::JsonElementStream(ByteSource* source, size_t chunk_bytes)
@@ -264,8 +276,9 @@ Status JsonElementStream::FlushRun(JsonElementSink* sink) {
   run.offset = base_offset_ + run_begin_;
   run.bounds = run_bounds_.data();
   run.count = run_bounds_.size();
+  char* after = buffer_.data() + run_begin_ + run.length;
   run_begin_ = kNoRun;
-  Status status = sink->OnEvents(run);
+  Status status = WithBlankAfter(after, [&] { return sink->OnEvents(run); });
   run_bounds_.clear();
   return status;
 }
@@ -477,7 +490,8 @@ Status JsonElementStream::RunObject(JsonElementSink* sink) {
       truncated_ = true;
       return Status::Ok();
     }
-    TP_RETURN_IF_ERROR(sink->OnTopLevelValue(key, ElementAt(pos_, value_end)));
+    TP_RETURN_IF_ERROR(WithBlankAfter(buffer_.data() + value_end,
+                                      [&] { return sink->OnTopLevelValue(key, ElementAt(pos_, value_end)); }));
     pos_ = value_end;
   }
 }

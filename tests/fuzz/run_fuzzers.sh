@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target built in BUILD_DIR/fuzzers for SECONDS each, one job at a time.
+#   usage: run_fuzzers.sh BUILD_DIR SECONDS
+# Seeds are rebuilt on each run under BUILD_DIR/fuzz_work/seeds (never in the repository) from small
+# traces in ../shared/traces plus handcrafted tiny documents; the corpus each fuzzer grows is kept in
+# BUILD_DIR/fuzz_work/corpus across runs. Crash, leak and timeout reproducers land in
+# BUILD_DIR/fuzz_work/artifacts/<fuzzer>/. Prints one summary line per fuzzer; exits 1 if any failed.
+set -uo pipefail
+
+if [ $# -ne 2 ] || ! [[ $2 =~ ^[0-9]+$ ]]; then
+  echo "usage: $0 BUILD_DIR SECONDS" >&2
+  exit 2
+fi
+build=$(cd "$1" && pwd) || exit 2
+seconds=$2
+here=$(cd "$(dirname "$0")" && pwd)
+shared="$here/../../../shared"
+work="$build/fuzz_work"
+
+shopt -s nullglob
+fuzzers=("$build"/fuzzers/*_fuzzer)
+if [ ${#fuzzers[@]} -eq 0 ]; then
+  echo "run_fuzzers: no fuzz targets in $build/fuzzers (configure with -DTUNEPROF_BUILD_FUZZERS=ON)" >&2
+  exit 2
+fi
+
+# ---- Seeds ---------------------------------------------------------------------------------------
+json="$work/seeds/json"          # plain JSON documents
+gz="$work/seeds/gz"              # gzip files (and a few that are not)
+rm -rf "$work/seeds"
+mkdir -p "$json" "$gz"
+
+# Small real files: every shared .json up to 16 KB, and small .json.gz both as they are (gzip fuzzer)
+# and decompressed (JSON fuzzer). Missing shared traces only mean fewer seeds.
+if [ -d "$shared/traces" ]; then
+  n=0
+  while IFS= read -r -d '' file; do
+    n=$((n + 1))
+    cp "$file" "$json/shared_$n.json"
+  done < <(find "$shared/traces" -type f -name '*.json' -size -17k -print0 | sort -z)
+  n=0
+  while IFS= read -r -d '' file; do
+    n=$((n + 1))
+    cp "$file" "$gz/shared_$n.json.gz"
+    gzip -dc "$file" > "$json/shared_gz_$n.json" 2>/dev/null || rm -f "$json/shared_gz_$n.json"
+  done < <(find "$shared/traces" -type f -name '*.json.gz' -size -4k -print0 | sort -z)
+else
+  echo "run_fuzzers: $shared/traces not found; using handcrafted seeds only" >&2
+fi
+
+# Handcrafted: one of each shape the importer distinguishes.
+cat > "$json/kineto.json" <<'EOF'
+{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "GPU", "totalGlobalMem": 85899345920, "numSms": 108, "computeMajor": 8, "computeMinor": 0, "warpSize": 32}],
+ "distributedInfo": {"backend": "nccl", "rank": 1, "world_size": 2},
+ "traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 1000.5, "dur": 20, "args": {"External id": 7, "Sequence number": 3}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": 1005, "dur": 4, "args": {"correlation": 42, "External id": 7}},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1010, "dur": 50, "args": {"correlation": 42, "stream": 7, "device": 0, "grid": [1, 2, 3], "block": [128, 1, 1], "registers per thread": 64, "shared memory": 0, "est. achieved occupancy %": 50}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 1070, "dur": 3, "args": {"bytes": 4096, "memory bandwidth (GB/s)": 1.5}},
+  {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce", "pid": 0, "tid": 8, "ts": 1080, "dur": 9, "args": {"Collective name": "allreduce", "In msg nelems": 1024, "Out msg nelems": 1024, "dtype": "Float", "Group size": 2}},
+  {"ph": "s", "id": 42, "pid": 10, "tid": 10, "ts": 1005, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "f", "id": 42, "pid": 0, "tid": 7, "ts": 1010, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "i", "s": "t", "name": "[memory]", "pid": 10, "tid": 10, "ts": 1001, "args": {"Addr": 140000, "Bytes": 512, "Total Allocated": 512, "Total Reserved": 2048, "Device Type": 1, "Device Id": 0}},
+  {"ph": "C", "name": "mem", "pid": 10, "ts": 1002, "args": {"allocated": 1.5, "reserved": 3}},
+  {"ph": "B", "name": "ProfilerStep#1", "cat": "user_annotation", "pid": 10, "tid": 10, "ts": 999},
+  {"ph": "E", "pid": 10, "tid": 10, "ts": 1100},
+  {"ph": "M", "name": "process_name", "pid": 10, "tid": 0, "args": {"name": "python"}},
+  {"ph": "M", "name": "thread_name", "pid": 10, "tid": 10, "args": {"name": "main"}},
+  {"ph": "M", "name": "process_sort_index", "pid": 0, "args": {"sort_index": 1}},
+  {"ph": "M", "name": "process_labels", "pid": 0, "args": {"labels": "GPU 0"}}
+ ],
+ "traceName": "t.pt.trace.json", "displayTimeUnit": "ms", "baseTimeNanoseconds": 1700000000000000000}
+EOF
+cat > "$json/legacy.json" <<'EOF'
+[{"name": "aten::add", "ph": "X", "ts": 1, "dur": 2, "tid": 0, "pid": "CPU functions", "args": {}},
+{"name": "aten::mul", "ph": "X", "ts": "3.25", "dur": "1", "tid": "0", "pid": "CPU functions"},
+]
+EOF
+cat > "$json/npu.json" <<'EOF'
+{"traceEvents": [{"ph": "M", "name": "process_name", "pid": 5, "args": {"name": "Ascend Hardware"}},
+{"ph": "X", "name": "MatMul", "pid": 5, "tid": 1, "ts": "10.000", "dur": 2.5, "args": {"Task Type": "AI_CORE"}},
+{"ph": "X", "name": "hcom_allReduce_", "pid": 6, "tid": 2, "ts": 11, "dur": 1, "args": {"Task Type": "Notify"}},
+{"ph": "M", "name": "process_name", "pid": 6, "args": {"name": "HCCL"}}]}
+EOF
+printf '%s' '{"traceEvents": [{"ph": "X", "ts": 1, "dur": 1, "pid": 1, "tid": 1}, {"ph": "X", "ts": 2, "du' > "$json/cut.json"
+printf '%s' '{"traceEvents":[{"name":"a\"b\\\u00e9\ud83d\ude00","ph":"i","ts":"1.5","pid":"7","tid":-1,"s":"t"},{"ph":"q","ts":1}]}' > "$json/escapes.json"
+printf '\xef\xbb\xbf \n\t{"traceEvents":[]}\n' > "$json/bom.json"
+printf '%s' '[]' > "$json/empty_array.json"
+printf '%s' '{"traceEvents":[{"ph":"X","ts":12345678901234567890,"args":{"Comms Id":12345678901234567890}}]}' > "$json/big_numbers.json"
+
+# The JSON fuzzer's byte 0 picks the read pattern: spread the real files over a few, and give each
+# handcrafted one 1-byte chunks too (a BOM or an escape split across reads has broken the reader before).
+selectors=('\x00' '\x07' '\x3f' '\xef' '\xf3')
+mkdir -p "$work/seeds/chrome_trace_fuzzer"
+i=0
+for file in "$json"/*; do
+  name=$(basename "$file")
+  { printf "${selectors[$((i % ${#selectors[@]}))]}"; cat "$file"; } > "$work/seeds/chrome_trace_fuzzer/$name"
+  [[ $name == shared_* ]] || { printf '\x00'; cat "$file"; } > "$work/seeds/chrome_trace_fuzzer/1byte_$name"
+  i=$((i + 1))
+done
+
+# The gzip fuzzer reads files: gzip the handcrafted documents, and add a two-member file, a cut-off
+# one and a plain (not gzip) one.
+for file in "$json"/kineto.json "$json"/legacy.json "$json"/npu.json "$json"/cut.json; do
+  gzip -c -n "$file" > "$gz/$(basename "$file").gz"
+done
+cat "$gz/legacy.json.gz" "$gz/npu.json.gz" > "$gz/two_members.json.gz"
+head -c 200 "$gz/kineto.json.gz" > "$gz/cut_gzip.json.gz"
+cp "$json/legacy.json" "$gz/plain.json"
+mkdir -p "$work/seeds/gzip_source_fuzzer"
+cp "$gz"/* "$work/seeds/gzip_source_fuzzer/"
+
+# ---- Runs ----------------------------------------------------------------------------------------
+# UBSan reports are fatal (the libraries are built in recover mode); libFuzzer catches leaks itself.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+failed=0
+for fuzzer in "${fuzzers[@]}"; do
+  name=$(basename "$fuzzer")
+  corpus="$work/corpus/$name"
+  artifacts="$work/artifacts/$name"
+  log="$work/$name.log"
+  mkdir -p "$corpus" "$artifacts"
+  seeds="$work/seeds/$name"
+  [ -d "$seeds" ] || seeds="$json"
+  extra=()
+  dict="$here/${name%_fuzzer}.dict"
+  [ -f "$dict" ] && extra+=("-dict=$dict")
+
+  "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "${extra[@]}" "$corpus" "$seeds" > "$log" 2>&1
+  rc=$?
+
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+  status_line=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$status_line")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$status_line")
+  corp=$(sed -n 's/.* corp: \([^ ]*\).*/\1/p' <<< "$status_line")
+  if [ $rc -ne 0 ] || grep -qE '^==[0-9]+==ERROR|runtime error:|^SUMMARY: [A-Za-z]+Sanitizer|ERROR: libFuzzer|outcome depends|content differs' "$log"; then
+    failed=1
+    artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
+    what=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer|UndefinedBehaviorSanitizer): [a-z-]+|runtime error: .*|outcome depends on read size|content differs between [0-9]+-byte|ALARM: working on the last Unit for [0-9]+ seconds' "$log")
+    echo "$name: FAILED (rc $rc) ${what:-unknown failure}; reproducer ${artifact:-none}; log $log; execs ${execs:-?} at ${rate:-?}/s, cov ${cov:-?}"
+  else
+    echo "$name: ok, ${execs:-?} execs in ${seconds} s (${rate:-?}/s), cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}, peak rss ${rss:-?} MB"
+  fi
+done
+exit $failed
