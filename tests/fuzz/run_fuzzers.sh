@@ -111,6 +111,23 @@ cp "$json/legacy.json" "$gz/plain.json"
 mkdir -p "$work/seeds/gzip_source_fuzzer"
 cp "$gz"/* "$work/seeds/gzip_source_fuzzer/"
 
+# The Ascend CSV fuzzer: byte 0 even = kernel_details, odd = step_trace_time; real files up to 64 KB
+# plus a tiny handcrafted one of each.
+csv_seeds="$work/seeds/ascend_csv_fuzzer"
+mkdir -p "$csv_seeds"
+if [ -d "$shared/traces/ascend" ]; then
+  n=0
+  while IFS= read -r -d '' file; do
+    n=$((n + 1))
+    case $(basename "$file") in
+      kernel_details.csv) { printf '\x00'; cat "$file"; } > "$csv_seeds/kernel_details_$n" ;;
+      step_trace_time.csv) { printf '\x01'; cat "$file"; } > "$csv_seeds/step_trace_$n" ;;
+    esac
+  done < <(find "$shared/traces/ascend" -type f \( -name kernel_details.csv -o -name step_trace_time.csv \) -size -65k -print0 | sort -z)
+fi
+printf '\x00Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Block Dim,Input Shapes,aic_mac_ratio\n1,MatMul,MatMulV2,AI_CORE,1736408883704643.212\t,10.5,24,"""8,16;16,32""",0.8\n' > "$csv_seeds/tiny_kernel_details"
+printf '\x01Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble\n50,8873.756,101963.203,4028.675,105991.878,25744.05,136581.0,0\n' > "$csv_seeds/tiny_step_trace"
+
 # ---- Runs ----------------------------------------------------------------------------------------
 # UBSan reports are fatal (the libraries are built in recover mode); libFuzzer catches leaks itself.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
