@@ -18,6 +18,8 @@ build: deps
 
 demo: build
 	@$(BUILD)/release/tuneprof info $(DEMO_TRACE)
+	@echo
+	@$(BUILD)/release/tuneprof profile $(DEMO_TRACE)
 
 # All tests on the release build, then the same suite under AddressSanitizer + UBSan, then a short
 # fuzz smoke run of every importer.
