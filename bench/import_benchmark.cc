@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "analysis/time_breakdown.h"
 #include "importers/import.h"
 
 namespace tuneprof {
@@ -48,6 +49,29 @@ void BM_ImportTrace(benchmark::State& state) {
   state.counters["json_MiB"] = static_cast<double>(content_bytes) / (1 << 20);
 }
 BENCHMARK(BM_ImportTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Import plus the full step breakdown `tuneprof profile` prints (issue 3: within 1.5x the import).
+void BM_ImportAndBreakdown(benchmark::State& state) {
+  const char* path = std::getenv("TUNEPROF_BENCH_TRACE");
+  if (path == nullptr) {
+    state.SkipWithError("set TUNEPROF_BENCH_TRACE to a trace file (bench/run_import_bench.sh does)");
+    return;
+  }
+  uint64_t content_bytes = 0;
+  for (auto _ : state) {
+    auto trace = ImportFile(path);
+    if (!trace.ok()) {
+      state.SkipWithError(trace.status().message().c_str());
+      return;
+    }
+    content_bytes = trace->metadata().content_bytes;
+    RankBreakdown breakdown = ComputeTimeBreakdown(*trace);
+    benchmark::DoNotOptimize(breakdown);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(content_bytes) * state.iterations());
+  state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+BENCHMARK(BM_ImportAndBreakdown)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tuneprof
