@@ -19,7 +19,10 @@ double PeakRssMiB() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is KiB on Linux
 }
 
-void BM_ImportTrace(benchmark::State& state) {
+// Imports TUNEPROF_BENCH_TRACE once per iteration, running `after_import` on each trace, and reports
+// bytes/s, events/s and peak RSS. Checks the entry count against TUNEPROF_BENCH_EVENTS when set.
+template <typename AfterImport>
+void RunImportBenchmark(benchmark::State& state, AfterImport after_import) {
   const char* path = std::getenv("TUNEPROF_BENCH_TRACE");
   if (path == nullptr) {
     state.SkipWithError("set TUNEPROF_BENCH_TRACE to a trace file (bench/run_import_bench.sh does)");
@@ -35,7 +38,7 @@ void BM_ImportTrace(benchmark::State& state) {
     }
     content_bytes = trace->metadata().content_bytes;
     events = trace->metadata().entry_count;
-    benchmark::DoNotOptimize(trace->events().size());
+    after_import(*trace);
   }
   if (const char* expected = std::getenv("TUNEPROF_BENCH_EVENTS")) {
     if (std::to_string(events) != expected) {
@@ -48,28 +51,18 @@ void BM_ImportTrace(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = PeakRssMiB();
   state.counters["json_MiB"] = static_cast<double>(content_bytes) / (1 << 20);
 }
+
+void BM_ImportTrace(benchmark::State& state) {
+  RunImportBenchmark(state, [](const Trace& trace) { benchmark::DoNotOptimize(trace.events().size()); });
+}
 BENCHMARK(BM_ImportTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Import plus the full step breakdown `tuneprof profile` prints (issue 3: within 1.5x the import).
 void BM_ImportAndBreakdown(benchmark::State& state) {
-  const char* path = std::getenv("TUNEPROF_BENCH_TRACE");
-  if (path == nullptr) {
-    state.SkipWithError("set TUNEPROF_BENCH_TRACE to a trace file (bench/run_import_bench.sh does)");
-    return;
-  }
-  uint64_t content_bytes = 0;
-  for (auto _ : state) {
-    auto trace = ImportFile(path);
-    if (!trace.ok()) {
-      state.SkipWithError(trace.status().message().c_str());
-      return;
-    }
-    content_bytes = trace->metadata().content_bytes;
-    RankBreakdown breakdown = ComputeTimeBreakdown(*trace);
+  RunImportBenchmark(state, [](const Trace& trace) {
+    RankBreakdown breakdown = ComputeTimeBreakdown(trace);
     benchmark::DoNotOptimize(breakdown);
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(content_bytes) * state.iterations());
-  state.counters["peak_rss_MiB"] = PeakRssMiB();
+  });
 }
 BENCHMARK(BM_ImportAndBreakdown)->Unit(benchmark::kMillisecond)->UseRealTime();
 
