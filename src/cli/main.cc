@@ -1,5 +1,5 @@
 // tuneprof command line. The only place that parses flags, prints to stderr and picks exit codes:
-// 0 success, 1 bad input (message names the file), 2 usage error.
+// 0 success, 1 bad input (message names the file), 2 usage error, 3 a `compare --fail-if` gate fired.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -15,6 +15,14 @@ int main(int argc, char** argv) {
   tuneprof::cli::AddInfoCommand(&app, &info);
   tuneprof::cli::ProfileOptions profile;
   tuneprof::cli::AddProfileCommand(&app, &profile);
+  tuneprof::cli::CompareOptions compare;
+  tuneprof::cli::AddCompareCommand(&app, &compare);
+  tuneprof::cli::CommOptions comm;
+  tuneprof::cli::AddCommCommand(&app, &comm);
+  tuneprof::cli::MemoryOptions memory;
+  tuneprof::cli::AddMemoryCommand(&app, &memory);
+  tuneprof::cli::AdviseOptions analyze, advise;
+  tuneprof::cli::AddAdviseCommands(&app, &analyze, &advise);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,5 +31,10 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("info")) return tuneprof::cli::RunInfo(info);
   if (app.got_subcommand("profile")) return tuneprof::cli::RunProfile(profile);
+  if (app.got_subcommand("compare")) return tuneprof::cli::RunCompare(compare);
+  if (app.got_subcommand("comm")) return tuneprof::cli::RunComm(comm);
+  if (app.got_subcommand("memory")) return tuneprof::cli::RunMemory(memory);
+  if (app.got_subcommand("analyze")) return tuneprof::cli::RunAdvise(analyze, /*summary=*/true);
+  if (app.got_subcommand("advise")) return tuneprof::cli::RunAdvise(advise, /*summary=*/false);
   return tuneprof::cli::kExitUsage;
 }

@@ -8,6 +8,10 @@
 #include "analysis/compute_units.h"
 #include "analysis/hardware_profile.h"
 #include "analysis/hta_breakdown.h"
+#include "analysis/hta_idle_time.h"
+#include "analysis/hta_kernels.h"
+#include "analysis/hta_launches.h"
+#include "analysis/kernel_breakdown.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
 #include "importers/import.h"
@@ -21,7 +25,8 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
   profile->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   profile->add_flag("--json", options->json, "print one JSON document (schema tuneprof.profile/1)");
   profile->add_option("--semantics", options->semantics,
-                      "also give HTA's temporal breakdown and comm/compute overlap, computed exactly as HTA does")
+                      "also give HTA's temporal breakdown, comm/compute overlap, kernel types, idle time, launch "
+                      "stats and queue length, computed exactly as HTA does")
       ->check(CLI::IsMember({"tuneprof", "hta"}));
   profile->add_option("--hardware", options->hardware,
                       "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
@@ -74,10 +79,14 @@ int RunProfile(const ProfileOptions& options) {
     result.ranks.push_back(ComputeTimeBreakdown(trace));
     result.compute.push_back(
         ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, forced)));
+    result.kernels.push_back(ComputeKernelBreakdown(trace));
   }
   if (options.semantics == "hta") {
     result.hta_semantics = true;
     result.hta = ComputeHtaBreakdown(*traces);
+    result.hta_kernels = ComputeHtaKernelBreakdown(*traces, kHtaDefaultNumKernels);
+    result.hta_idle = ComputeHtaIdleTime(*traces);
+    result.hta_launches = ComputeHtaLaunches(*traces);
   }
   const std::string text = options.json ? RenderProfileJson(result) : RenderProfileText(result);
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -118,6 +118,18 @@ struct MemoryEvent {
   int64_t device_id = kNoId;
 };
 
+// One row of torch_npu's memory_record.csv (formats.md B.7): one allocator's totals at an instant.
+// Components: PTA (torch_npu's caching allocator, what Kineto's [memory] totals are on NPU), GE (graph
+// engine), PTA+GE, APP (the whole process on the device), WORKSPACE. Sizes from MB (2^20 B) text.
+struct NpuMemoryRecord {
+  StringId component;
+  int64_t ts_ns = kNoId;
+  int64_t total_allocated_bytes = kNoId;
+  int64_t total_reserved_bytes = kNoId;
+  int64_t total_active_bytes = kNoId;
+  StringId device;  // as written: "NPU:0"
+};
+
 struct Counter {
   uint32_t process = 0;
   StringId name;   // "HBM/Read(MB/s)": event name and arg key joined
@@ -226,6 +238,67 @@ struct ReportedStepTime {
   int64_t preparing_ns = kNoId;                       // Preparing (absent in 2023 files)
 };
 
+// torch_npu's communication.json / communication_matrix.json (formats.md B.6): the profiler's own
+// per-op split of each HCCL operator's time and its per-transport traffic. Figures stay in the units
+// and floating-point values the file writes (ms, MB = 1e6 B, GB/s); NaN where the file omits one.
+struct HcclPacketBucket {
+  double packet_mb = 0;       // the Size Distribution key: one packet's size
+  int64_t count = 0;
+  double transit_ms = 0;      // total transit time of those packets
+};
+
+struct HcclTransportTraffic {
+  StringId transport;         // RDMA, HCCS, PCIE, SDMA (aggregate of on-node copies), SIO
+  double transit_size_mb = std::numeric_limits<double>::quiet_NaN();
+  double transit_time_ms = std::numeric_limits<double>::quiet_NaN();
+  double bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();    // as written (absent on totals)
+  double large_packet_ratio = std::numeric_limits<double>::quiet_NaN();
+  uint32_t first_bucket = 0;  // range into CommunicationTables::buckets
+  uint32_t bucket_count = 0;
+};
+
+struct HcclOpTime {
+  StringId step;              // "step50", or "step" when the run had no schedule
+  bool p2p = false;           // the "p2p" section, else "collective"
+  bool total = false;         // the "Total Op Info" entry of its section
+  StringId op_name;           // "hcom_allReduce__586_0_1" (before '@')
+  StringId group;             // the group hash after '@' ("" when absent)
+  double start_us = std::numeric_limits<double>::quiet_NaN();
+  double elapse_ms = std::numeric_limits<double>::quiet_NaN();
+  double transit_ms = std::numeric_limits<double>::quiet_NaN();
+  double wait_ms = std::numeric_limits<double>::quiet_NaN();
+  double synchronization_ms = std::numeric_limits<double>::quiet_NaN();
+  double idle_ms = std::numeric_limits<double>::quiet_NaN();
+  double wait_ratio = std::numeric_limits<double>::quiet_NaN();
+  double synchronization_ratio = std::numeric_limits<double>::quiet_NaN();
+  uint32_t first_traffic = 0;  // range into CommunicationTables::traffic
+  uint32_t traffic_count = 0;
+};
+
+// One "<src>-<dst>" cell of communication_matrix.json.
+struct HcclLink {
+  StringId step;
+  bool p2p = false;
+  StringId op_key;            // "allreduce-top1", "allreduce-total", ... (before '@')
+  StringId group;
+  int64_t src_rank = kNoId;
+  int64_t dst_rank = kNoId;
+  StringId transport;         // LOCAL, HCCS, PCIE, RDMA, SIO
+  double transit_size_mb = std::numeric_limits<double>::quiet_NaN();
+  double transit_time_ms = std::numeric_limits<double>::quiet_NaN();
+  double bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();
+  StringId op_name;
+};
+
+struct CommunicationTables {
+  bool ops_present = false;     // a communication.json was read
+  bool matrix_present = false;  // a communication_matrix.json was read
+  std::vector<HcclOpTime> ops;  // in file order
+  std::vector<HcclTransportTraffic> traffic;
+  std::vector<HcclPacketBucket> buckets;
+  std::vector<HcclLink> links;
+};
+
 // A producer setting kept as text ("profiler_info.config.experimental_config._aic_metrics" ->
 // "ACL_AICORE_PIPE_UTILIZATION", "profiler_metadata.ENV_VARIABLES.HCCL_RDMA_TC" -> "").
 struct MetadataEntry {
@@ -285,6 +358,8 @@ class Trace {
   const std::vector<CategoryCount>& category_counts() const { return category_counts_; }
   const KernelDetailTable& kernel_details() const { return kernel_details_; }
   const std::vector<ReportedStepTime>& reported_step_times() const { return reported_step_times_; }
+  const CommunicationTables& communication() const { return communication_; }
+  const std::vector<NpuMemoryRecord>& npu_memory_records() const { return npu_memory_records_; }
   // The kernel_details column named `name` ("aic_mac_ratio"), nullptr when the file had none.
   const NpuOpMetricColumn* kernel_metric(std::string_view name) const {
     StringId id;
@@ -321,6 +396,8 @@ class Trace {
   std::vector<CategoryCount> category_counts_;
   KernelDetailTable kernel_details_;
   std::vector<ReportedStepTime> reported_step_times_;
+  CommunicationTables communication_;
+  std::vector<NpuMemoryRecord> npu_memory_records_;
   int64_t start_ns_ = kNoId;
   int64_t end_ns_ = kNoId;
 };

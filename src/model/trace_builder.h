@@ -109,6 +109,10 @@ class SideTableBuilder {
   }
 
   void AddReportedStepTime(const ReportedStepTime& step) { trace_->reported_step_times_.push_back(step); }
+  // memory_record.csv (importers/ascend/ascend_memory_tables.h).
+  void AddNpuMemoryRecord(const NpuMemoryRecord& record) { trace_->npu_memory_records_.push_back(record); }
+  // communication.json / communication_matrix.json (importers/ascend/ascend_communication.h).
+  CommunicationTables* mutable_communication() { return &trace_->communication_; }
   void AddMetadataEntry(std::string key, std::string value) {
     trace_->metadata_.entries.push_back(MetadataEntry{std::move(key), std::move(value)});
   }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "base/json_writer.h"
 
 namespace tuneprof {
@@ -112,8 +115,118 @@ void AppendComputeText(const RankComputeUnits& c, std::string* out) {
   if (c.steps.size() > 1) AppendComputeRow("total", c.total.gpu, out);
 }
 
+// ---- kernel / operator table
+
+constexpr size_t kTextTopRows = 10;
+constexpr size_t kJsonTopRows = 50;
+
+std::string_view ShortWork(WorkClass work) {
+  switch (work) {
+    case WorkClass::kCompute:
+      return "comp";
+    case WorkClass::kCommunication:
+      return "comm";
+    case WorkClass::kMemory:
+      return "mem";
+    default:
+      return "other";
+  }
+}
+
+// The parameter list of a C++ signature "name<T>(int, float*)": from the '(' matching the final ')'.
+size_t ParameterListStart(std::string_view name) {
+  if (!name.ends_with(')')) return std::string_view::npos;
+  int depth = 0;
+  for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    if (name[i] == '(' && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+// Long C++ kernel names lose "void " and their parameter list first, then their middle: the start
+// names the kernel, the end holds the template arguments that tell instances apart.
+std::string Fit(std::string_view name, size_t width) {
+  if (name.size() <= width) return std::string(name);
+  if (name.starts_with("void ")) name.remove_prefix(5);
+  if (const size_t params = ParameterListStart(name); params != std::string_view::npos && params > 0) {
+    name = name.substr(0, params);
+  }
+  if (name.size() <= width) return std::string(name);
+  const size_t tail = width / 3, head = width - tail - 1;
+  return std::string(name.substr(0, head)) + "~" + std::string(name.substr(name.size() - tail));
+}
+
+double Us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
+
+void AppendDeviceKernelRows(std::string_view title, const std::vector<KernelRow>& rows, size_t limit,
+                            std::string* out) {
+  *out += fmt::format("  {:<32}{:>6}{:>8}{:>10}{:>9}{:>9}{:>9}{:>8}{:>7}\n", title, "type", "count", "total ms",
+                      "mean us", "min us", "max us", "std us", "share");
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const KernelRow& r = rows[i];
+    *out += fmt::format("  {:<32}{:>6}{:>8}{:>10.3f}{:>9.1f}{:>9.1f}{:>9.1f}{:>8.1f}{:>6.1f}%\n", Fit(r.name, 31),
+                        r.mixed_work ? "mixed" : ShortWork(r.work), r.count, Millis(r.total_ns), Us(r.mean_ns),
+                        Us(r.min_ns), Us(r.max_ns), r.stddev_ns / 1e3, r.share * 100);
+  }
+  if (rows.size() > limit) *out += fmt::format("  ... {} more\n", rows.size() - limit);
+}
+
+void AppendHostOpRows(const std::vector<KernelRow>& rows, std::string* out) {
+  *out += fmt::format("  {:<38}{:>8}{:>11}{:>11}{:>9}{:>9}{:>7}\n", "host op (no device work)", "count", "self ms",
+                      "incl ms", "mean us", "max us", "share");
+  for (size_t i = 0; i < rows.size() && i < kTextTopRows; ++i) {
+    const KernelRow& r = rows[i];
+    *out += fmt::format("  {:<38}{:>8}{:>11.3f}{:>11.3f}{:>9.1f}{:>9.1f}{:>6.1f}%\n", Fit(r.name, 37), r.count,
+                        Millis(r.total_ns), Millis(r.inclusive_ns), Us(r.mean_ns), Us(r.max_ns), r.share * 100);
+  }
+  if (rows.size() > kTextTopRows) *out += fmt::format("  ... {} more\n", rows.size() - kTextTopRows);
+}
+
+void AppendKernelText(const KernelBreakdown& k, std::string* out) {
+  if (k.kernels.empty()) return;
+  if (k.source == KernelTableSource::kHostOps) {
+    AppendHostOpRows(k.kernels, out);
+    return;
+  }
+  AppendDeviceKernelRows("top kernels (device time)", k.kernels, kTextTopRows, out);
+  AppendDeviceKernelRows("by work type", k.by_work, k.by_work.size(), out);
+  AppendDeviceKernelRows("by launching host op", k.by_host_op, 5, out);
+}
+
+void AppendHtaExtrasText(const ProfileResult& result, size_t rank_index, std::string* out) {
+  const int64_t rank = result.ranks[rank_index].rank;
+  if (rank_index < result.hta_kernels.types_by_rank.size()) {
+    std::string types;
+    for (const HtaKernelTypeShare& t : result.hta_kernels.types_by_rank[rank_index]) {
+      types += fmt::format("\n      {:<58}{:>12.0f} us {:>6.1f}%", t.kernel_type, t.sum_us, t.percentage);
+    }
+    if (!types.empty()) *out += "    kernel types:" + types + "\n";
+  }
+  std::string idle;
+  for (const HtaIdleRow& r : result.hta_idle) {
+    if (r.rank != rank) continue;
+    idle += fmt::format("\n      stream {:<8} {:<12}{:>12.0f} us  gaps: {}", r.stream, HtaIdleCategoryName(r.category),
+                        r.idle_us, r.intervals.count);
+  }
+  if (!idle.empty()) *out += "    idle time (gap before each kernel, 30 us threshold):" + idle + "\n";
+  for (const HtaLaunchSummary& l : result.hta_launches.summaries) {
+    if (l.rank != rank) continue;
+    *out += fmt::format(
+        "    launches: {}  cpu mean {:.1f} us  gpu mean {:.1f} us  launch delay mean {:.1f} / max {:.0f} us\n"
+        "      runtime > 50 us: {}  launch delay > 100 us: {}  short kernels: {}\n",
+        l.cpu_duration_us.count, l.cpu_duration_us.mean, l.gpu_duration_us.mean, l.launch_delay_us.mean,
+        l.launch_delay_us.max, l.runtime_outliers, l.launch_delay_outliers, l.short_kernels);
+  }
+  for (const HtaQueueLength& q : result.hta_launches.queues) {
+    if (q.rank != rank) continue;
+    *out += fmt::format("    queue length stream {}: max {:.0f}  median {:.1f}  mean {:.2f} ({} changes)\n", q.stream,
+                        q.queue_length.max, q.queue_length.p50, q.queue_length.mean, q.queue_length.count);
+  }
+}
+
 void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, const RankComputeUnits* compute,
-                    std::string* out) {
+                    const KernelBreakdown* kernels, std::string* out) {
   *out += fmt::format("rank {}: {}\n", rank.rank, rank.path);
   if (rank.work_on == WorkSource::kCpu) {
     *out += fmt::format("  no device work: {} CPU events (host operators = compute, gloo ranges = comm)",
@@ -135,6 +248,7 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
     AppendStepTable(device.steps, device.total, out);
   }
   if (compute) AppendComputeText(*compute, out);
+  if (kernels) AppendKernelText(*kernels, out);
   if (hta) AppendHtaText(*hta, out);
 }
 
@@ -208,7 +322,7 @@ void WriteDeviceJson(const DeviceTimeBreakdown& device, JsonWriter* w) {
   w->EndObject();
 }
 
-void WriteHtaJson(const HtaRankBreakdown& hta, JsonWriter* w) {
+void WriteHtaJson(const HtaRankBreakdown& hta, JsonWriter* w, const std::function<void()>& extras) {
   const std::optional<HtaTemporalBreakdown>& t = hta.temporal;
   auto number = [&](double HtaTemporalBreakdown::*field) { t ? w->Double((*t).*field) : w->Null(); };
   w->BeginObject();
@@ -231,6 +345,7 @@ void WriteHtaJson(const HtaRankBreakdown& hta, JsonWriter* w) {
   w->Key("gpu_events").Uint(hta.gpu_events);
   w->Key("last_step_dropped").Bool(hta.last_step_dropped);
   w->Key("rounded_to_us").Bool(hta.rounded_to_us);
+  extras();
   w->EndObject();
 }
 
@@ -277,6 +392,120 @@ void WriteComputeJson(const RankComputeUnits& c, JsonWriter* w) {
   w->EndArray().EndObject();
 }
 
+void WriteKernelRowsJson(const std::vector<KernelRow>& rows, bool host_ops, JsonWriter* w) {
+  w->BeginArray();
+  for (size_t i = 0; i < rows.size() && i < kJsonTopRows; ++i) {
+    const KernelRow& r = rows[i];
+    w->BeginObject().Key("name").String(r.name);
+    w->Key("work").String(host_ops ? std::string_view("host_op") : r.mixed_work ? std::string_view("mixed")
+                                                                                 : WorkClassName(r.work));
+    w->Key("count").Uint(r.count);
+    w->Key("total_us").Double(Micros(r.total_ns));
+    w->Key("mean_us").Double(Micros(r.mean_ns));
+    w->Key("min_us").Double(Micros(r.min_ns));
+    w->Key("max_us").Double(Micros(r.max_ns));
+    w->Key("stddev_us").Double(r.stddev_ns / 1e3);
+    w->Key("share").Double(r.share);
+    if (host_ops) w->Key("inclusive_us").Double(Micros(r.inclusive_ns));
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
+// `kernels`: top device kernels (or host ops by self time for CPU-only traces), at most 50 rows each.
+void WriteKernelsJson(const KernelBreakdown& k, JsonWriter* w) {
+  const bool host_ops = k.source == KernelTableSource::kHostOps;
+  w->Key("kernels");
+  WriteKernelRowsJson(k.kernels, host_ops, w);
+  w->Key("kernel_table").BeginObject();
+  w->Key("source").String(host_ops ? "host_ops_self_time" : "device_work");
+  w->Key("total_us").Double(Micros(k.total_ns));
+  w->Key("names").Uint(k.kernels.size());
+  w->Key("by_work");
+  WriteKernelRowsJson(k.by_work, false, w);
+  w->Key("by_host_op");
+  WriteKernelRowsJson(k.by_host_op, false, w);
+  w->EndObject();
+}
+
+void WriteDescribeJson(const HtaDescribe& d, JsonWriter* w) {
+  const bool any = d.count > 0;
+  auto cell = [&](double v, bool present) { present ? w->Double(v) : w->Null(); };
+  w->BeginObject().Key("count").Uint(d.count);
+  w->Key("mean");
+  cell(d.mean, any);
+  w->Key("std");
+  cell(d.std, d.has_std);
+  w->Key("min");
+  cell(d.min, any);
+  w->Key("p25");
+  cell(d.p25, any);
+  w->Key("p50");
+  cell(d.p50, any);
+  w->Key("p75");
+  cell(d.p75, any);
+  w->Key("max");
+  cell(d.max, any);
+  w->EndObject();
+}
+
+void WriteKernelTypesJson(const std::vector<HtaKernelTypeShare>& types, JsonWriter* w) {
+  w->BeginArray();
+  for (const HtaKernelTypeShare& t : types) {
+    w->BeginObject().Key("kernel_type").String(t.kernel_type).Key("sum_us").Double(t.sum_us);
+    w->Key("percentage").Double(t.percentage).EndObject();
+  }
+  w->EndArray();
+}
+
+// HTA's kernel types (this rank alone), idle time per stream, launch stats summary and queue length.
+void WriteHtaExtrasJson(const ProfileResult& result, size_t rank_index, JsonWriter* w) {
+  const int64_t rank = result.ranks[rank_index].rank;
+  w->Key("kernel_type_breakdown");
+  if (rank_index < result.hta_kernels.types_by_rank.size()) {
+    WriteKernelTypesJson(result.hta_kernels.types_by_rank[rank_index], w);
+  } else {
+    w->Null();
+  }
+  w->Key("idle_time_breakdown").BeginArray();
+  for (const HtaIdleRow& r : result.hta_idle) {
+    if (r.rank != rank) continue;
+    w->BeginObject().Key("stream").Int(r.stream).Key("idle_category").String(HtaIdleCategoryName(r.category));
+    w->Key("idle_us").Double(r.idle_us).Key("idle_time_ratio");
+    NullableDouble(w, r.ratio);
+    w->Key("intervals_us");
+    WriteDescribeJson(r.intervals, w);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->Key("launch_stats");
+  auto summary = std::find_if(result.hta_launches.summaries.begin(), result.hta_launches.summaries.end(),
+                              [&](const HtaLaunchSummary& l) { return l.rank == rank; });
+  if (summary == result.hta_launches.summaries.end()) {
+    w->Null();
+  } else {
+    w->BeginObject().Key("launches").Uint(summary->cpu_duration_us.count);
+    w->Key("cpu_duration_us");
+    WriteDescribeJson(summary->cpu_duration_us, w);
+    w->Key("gpu_duration_us");
+    WriteDescribeJson(summary->gpu_duration_us, w);
+    w->Key("launch_delay_us");
+    WriteDescribeJson(summary->launch_delay_us, w);
+    w->Key("runtime_outliers").Uint(summary->runtime_outliers);
+    w->Key("launch_delay_outliers").Uint(summary->launch_delay_outliers);
+    w->Key("short_kernels").Uint(summary->short_kernels);
+    w->EndObject();
+  }
+  w->Key("queue_length_summary").BeginArray();
+  for (const HtaQueueLength& q : result.hta_launches.queues) {
+    if (q.rank != rank) continue;
+    w->BeginObject().Key("stream").Int(q.stream).Key("queue_length");
+    WriteDescribeJson(q.queue_length, w);
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
 }  // namespace
 
 std::string RenderProfileText(const ProfileResult& result) {
@@ -289,7 +518,9 @@ std::string RenderProfileText(const ProfileResult& result) {
   out += "TensorBoard plugin's estimates from launch configs, TC share = kernel time named tensor-core\n";
   for (size_t i = 0; i < result.ranks.size(); ++i) {
     AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr,
-                   i < result.compute.size() ? &result.compute[i] : nullptr, &out);
+                   i < result.compute.size() ? &result.compute[i] : nullptr,
+                   i < result.kernels.size() ? &result.kernels[i] : nullptr, &out);
+    if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
   }
   return out;
 }
@@ -316,13 +547,20 @@ std::string RenderProfileJson(const ProfileResult& result) {
       w.Key("compute");
       WriteComputeJson(result.compute[i], &w);
     }
+    if (i < result.kernels.size()) WriteKernelsJson(result.kernels[i], &w);
     if (i < result.hta.size()) {
       w.Key("hta");
-      WriteHtaJson(result.hta[i], &w);
+      WriteHtaJson(result.hta[i], &w, [&] { WriteHtaExtrasJson(result, i, &w); });
     }
     w.EndObject();
   }
-  w.EndArray().EndObject();
+  w.EndArray();
+  if (result.hta_semantics) {  // HTA's own table: the kernel types summed over all ranks
+    w.Key("hta_all_ranks").BeginObject().Key("kernel_type_breakdown");
+    WriteKernelTypesJson(result.hta_kernels.types, &w);
+    w.EndObject();
+  }
+  w.EndObject();
   out += '\n';
   return out;
 }

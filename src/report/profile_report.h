@@ -1,11 +1,15 @@
 #pragma once
-// Renders `tuneprof profile`: per rank, a table of each step's device time (≤ 100 columns), or one
-// JSON document (schema tuneprof.profile/1; field names are a contract checked from outside).
+// Renders `tuneprof profile`: per rank, a table of each step's device time and the top kernels (≤ 100
+// columns), or one JSON document (schema tuneprof.profile/1; field names are a contract checked from outside).
 #include <string>
 #include <vector>
 
 #include "analysis/compute_units.h"
 #include "analysis/hta_breakdown.h"
+#include "analysis/hta_idle_time.h"
+#include "analysis/hta_kernels.h"
+#include "analysis/hta_launches.h"
+#include "analysis/kernel_breakdown.h"
 #include "analysis/time_breakdown.h"
 
 namespace tuneprof {
@@ -15,6 +19,11 @@ struct ProfileResult {
   std::vector<RankBreakdown> ranks;
   std::vector<HtaRankBreakdown> hta;  // one per rank, same order; empty unless --semantics hta
   std::vector<RankComputeUnits> compute;  // one per rank, same order
+  std::vector<KernelBreakdown> kernels;   // one per rank, same order
+  // --semantics hta only: HTA's kernel types and statistics, idle time, launches and queue length.
+  HtaKernelBreakdown hta_kernels;
+  std::vector<HtaIdleRow> hta_idle;
+  HtaLaunchAnalysis hta_launches;
 };
 
 std::string RenderProfileText(const ProfileResult& result);

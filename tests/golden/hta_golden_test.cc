@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +18,9 @@
 #include <vector>
 
 #include "analysis/hta_breakdown.h"
+#include "analysis/hta_idle_time.h"
+#include "analysis/hta_kernels.h"
+#include "analysis/hta_launches.h"
 #include "analysis/time_breakdown.h"
 #include "importers/import.h"
 
@@ -29,6 +34,14 @@ const fs::path kExpected = kShared / "reference" / "expected" / "hta";
 
 constexpr double kMicrosTolerance = 1.0;
 constexpr double kPercentTolerance = 0.01;
+// The issue asks for 0.1 %; these figures come out exact (to float noise), so the tests hold them there.
+constexpr double kRelativeTolerance = 1e-9;
+// idle_interval_stats.csv is rounded to 2 decimals by HTA; ours are not.
+constexpr double kTwoDecimals = 0.005 + 1e-9;
+
+void ExpectWithinShare(double ours, double expected, std::string_view what, double absolute = 1e-9) {
+  EXPECT_NEAR(ours, expected, std::max(std::abs(expected) * kRelativeTolerance, absolute)) << what;
+}
 
 std::string ReadWholeFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -206,6 +219,182 @@ TEST_P(HtaGoldenTest, KeptGpuEventCountMatches) {
   for (const std::vector<std::string>& row : kept.rows()) ++per_rank[std::stoll(kept.Get(row, "rank"))];
   for (const HtaRankBreakdown& ours : ours_) {
     EXPECT_EQ(ours.gpu_events, per_rank[ours.rank]) << "rank " << ours.rank;
+  }
+}
+
+// ---- kernel types, kernel statistics, idle time, launches, queue length (issue 3 item 5).
+
+TEST_P(HtaGoldenTest, KernelTypeBreakdownMatches) {
+  const fs::path path = dir_ / "kernel_type_breakdown.csv";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
+  const CsvTable expected(path);
+  const HtaKernelBreakdown ours = ComputeHtaKernelBreakdown(traces_, kHtaDefaultNumKernels);
+  ASSERT_EQ(ours.types.size(), expected.rows().size());
+  for (const std::vector<std::string>& row : expected.rows()) {
+    const std::string type = expected.Get(row, "kernel_type");
+    auto it = std::find_if(ours.types.begin(), ours.types.end(),
+                           [&](const HtaKernelTypeShare& s) { return s.kernel_type == type; });
+    ASSERT_NE(it, ours.types.end()) << type;
+    ExpectWithinShare(it->sum_us, std::stod(expected.Get(row, "sum")), type);
+    EXPECT_NEAR(it->percentage, std::stod(expected.Get(row, "percentage")), 0.1) << type;
+  }
+}
+
+// Every (rank, type, name) row of one of HTA's kernel tables, with sum/max/min/stddev/mean.
+void ExpectKernelTableMatches(const fs::path& path, const HtaKernelBreakdown& ours) {
+  const CsvTable expected(path);
+  ASSERT_EQ(ours.kernels.size(), expected.rows().size()) << path;
+  for (const std::vector<std::string>& row : expected.rows()) {
+    const std::string name = expected.Get(row, "name");
+    const std::string type = expected.Get(row, "kernel_type");
+    const int64_t rank = std::stoll(expected.Get(row, "rank"));
+    auto it = std::find_if(ours.kernels.begin(), ours.kernels.end(), [&](const HtaKernelStats& s) {
+      return s.name == name && s.kernel_type == type && s.rank == rank;
+    });
+    ASSERT_NE(it, ours.kernels.end()) << rank << " " << type << " " << name;
+    SCOPED_TRACE(std::to_string(rank) + " " + type + " " + name.substr(0, 80));
+    ExpectWithinShare(it->sum_us, std::stod(expected.Get(row, "sum (us)")), "sum");
+    ExpectWithinShare(it->max_us, std::stod(expected.Get(row, "max (us)")), "max");
+    ExpectWithinShare(it->min_us, std::stod(expected.Get(row, "min (us)")), "min");
+    ExpectWithinShare(it->mean_us, std::stod(expected.Get(row, "mean (us)")), "mean");
+    ExpectWithinShare(it->stddev_us, std::stod(expected.Get(row, "stddev")), "stddev");
+  }
+}
+
+TEST_P(HtaGoldenTest, KernelBreakdownAllMatches) {
+  const fs::path path = dir_ / "kernel_breakdown_all.csv";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
+  ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(traces_, std::numeric_limits<uint64_t>::max()));
+}
+
+TEST_P(HtaGoldenTest, KernelBreakdownTop10Matches) {
+  const fs::path path = dir_ / "kernel_breakdown_top10.csv";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
+  ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(traces_, kHtaDefaultNumKernels));
+}
+
+const HtaIdleRow* FindIdleRow(const std::vector<HtaIdleRow>& rows, int64_t rank, int64_t stream,
+                              std::string_view category) {
+  for (const HtaIdleRow& r : rows) {
+    if (r.rank == rank && r.stream == stream && HtaIdleCategoryName(r.category) == category) return &r;
+  }
+  return nullptr;
+}
+
+TEST_P(HtaGoldenTest, IdleTimeBreakdownMatches) {
+  const fs::path path = dir_ / "idle_time_breakdown.csv";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
+  const CsvTable expected(path);
+  const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(traces_);
+  ASSERT_EQ(ours.size(), expected.rows().size());
+  for (const std::vector<std::string>& row : expected.rows()) {
+    const int64_t rank = std::stoll(expected.Get(row, "rank"));
+    const int64_t stream = std::stoll(expected.Get(row, "stream"));
+    const std::string category = expected.Get(row, "idle_category");
+    const HtaIdleRow* r = FindIdleRow(ours, rank, stream, category);
+    ASSERT_NE(r, nullptr) << rank << " " << stream << " " << category;
+    SCOPED_TRACE(std::to_string(rank) + " stream " + std::to_string(stream) + " " + category);
+    ExpectWithinShare(r->idle_us, std::stod(expected.Get(row, "idle_time")), "idle_time");
+    const std::string ratio = expected.Get(row, "idle_time_ratio");
+    if (ratio.empty()) {
+      EXPECT_FALSE(r->ratio.has_value());
+    } else {
+      ASSERT_TRUE(r->ratio.has_value());
+      EXPECT_NEAR(*r->ratio, std::stod(ratio), 0.01);
+    }
+  }
+}
+
+// A describe() cell: empty = NaN = absent.
+void ExpectDescribeCell(bool present, double ours, const std::string& cell, std::string_view what,
+                        double absolute = 1e-9) {
+  if (cell.empty()) {
+    EXPECT_FALSE(present) << what;
+    return;
+  }
+  ASSERT_TRUE(present) << what;
+  ExpectWithinShare(ours, std::stod(cell), what, absolute);
+}
+
+TEST_P(HtaGoldenTest, IdleIntervalStatsMatch) {
+  const fs::path path = dir_ / "idle_interval_stats.csv";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
+  const CsvTable expected(path);
+  const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(traces_);
+  for (const std::vector<std::string>& row : expected.rows()) {
+    const int64_t rank = std::stoll(expected.Get(row, "rank"));
+    const int64_t stream = std::stoll(expected.Get(row, "stream"));
+    const std::string category = expected.Get(row, "idle_category");
+    const HtaIdleRow* r = FindIdleRow(ours, rank, stream, category);
+    ASSERT_NE(r, nullptr) << rank << " " << stream << " " << category;
+    SCOPED_TRACE(std::to_string(rank) + " stream " + std::to_string(stream) + " " + category);
+    const HtaDescribe& d = r->intervals;
+    EXPECT_EQ(d.count, static_cast<uint64_t>(std::stod(expected.Get(row, "count"))));
+    const bool any = d.count > 0;
+    ExpectDescribeCell(any, d.mean, expected.Get(row, "mean"), "mean", kTwoDecimals);
+    ExpectDescribeCell(d.has_std, d.std, expected.Get(row, "std"), "std", kTwoDecimals);
+    ExpectDescribeCell(any, d.min, expected.Get(row, "min"), "min", kTwoDecimals);
+    ExpectDescribeCell(any, d.p25, expected.Get(row, "25%"), "25%", kTwoDecimals);
+    ExpectDescribeCell(any, d.p50, expected.Get(row, "50%"), "50%", kTwoDecimals);
+    ExpectDescribeCell(any, d.p75, expected.Get(row, "75%"), "75%", kTwoDecimals);
+    ExpectDescribeCell(any, d.max, expected.Get(row, "max"), "max", kTwoDecimals);
+  }
+}
+
+// Every (rank, correlation) row: the same joins, durations and clipped delays.
+TEST_P(HtaGoldenTest, KernelLaunchStatsMatch) {
+  const fs::path path = dir_ / "cuda_kernel_launch_stats.csv";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
+  const CsvTable expected(path);
+  const HtaLaunchAnalysis ours = ComputeHtaLaunches(traces_);
+  ASSERT_EQ(ours.launches.size(), expected.rows().size());
+  std::map<std::pair<int64_t, int64_t>, std::vector<const HtaLaunchRow*>> by_key;
+  for (const HtaLaunchRow& r : ours.launches) by_key[{r.rank, r.correlation}].push_back(&r);
+  size_t mismatches = 0;
+  for (const std::vector<std::string>& row : expected.rows()) {
+    const std::pair<int64_t, int64_t> key(std::stoll(expected.Get(row, "rank")),
+                                          std::stoll(expected.Get(row, "correlation")));
+    auto it = by_key.find(key);
+    ASSERT_NE(it, by_key.end()) << "rank " << key.first << " correlation " << key.second;
+    const double cpu = std::stod(expected.Get(row, "cpu_duration"));
+    const double gpu = std::stod(expected.Get(row, "gpu_duration"));
+    const double delay = std::stod(expected.Get(row, "launch_delay"));
+    const bool found = std::any_of(it->second.begin(), it->second.end(), [&](const HtaLaunchRow* r) {
+      return std::abs(r->cpu_duration_us - cpu) < 1e-6 && std::abs(r->gpu_duration_us - gpu) < 1e-6 &&
+             std::abs(r->launch_delay_us - delay) < 1e-6;
+    });
+    mismatches += !found;
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+// queue_length_summary.csv: three header lines, then rank,stream,count,mean,std,min,25%,50%,75%,max.
+TEST_P(HtaGoldenTest, QueueLengthSummaryMatches) {
+  const fs::path path = dir_ / "queue_length_summary.csv";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
+  const CsvTable table(path);
+  const HtaLaunchAnalysis ours = ComputeHtaLaunches(traces_);
+  std::vector<std::vector<std::string>> rows;
+  for (const std::vector<std::string>& row : table.rows()) {
+    if (row.size() == 10 && !row[0].empty() && std::isdigit(static_cast<unsigned char>(row[0][0]))) rows.push_back(row);
+  }
+  ASSERT_EQ(ours.queues.size(), rows.size());
+  for (const std::vector<std::string>& row : rows) {
+    const int64_t rank = std::stoll(row[0]);
+    const int64_t stream = std::stoll(row[1]);
+    auto it = std::find_if(ours.queues.begin(), ours.queues.end(),
+                           [&](const HtaQueueLength& q) { return q.rank == rank && q.stream == stream; });
+    ASSERT_NE(it, ours.queues.end()) << rank << " " << stream;
+    SCOPED_TRACE("rank " + std::to_string(rank) + " stream " + std::to_string(stream));
+    const HtaDescribe& d = it->queue_length;
+    EXPECT_EQ(d.count, static_cast<uint64_t>(std::stod(row[2])));
+    ExpectWithinShare(d.mean, std::stod(row[3]), "mean");
+    ExpectDescribeCell(d.has_std, d.std, row[4], "std");
+    ExpectWithinShare(d.min, std::stod(row[5]), "min");
+    ExpectWithinShare(d.p25, std::stod(row[6]), "25%");
+    ExpectWithinShare(d.p50, std::stod(row[7]), "50%");
+    ExpectWithinShare(d.p75, std::stod(row[8]), "75%");
+    ExpectWithinShare(d.max, std::stod(row[9]), "max");
   }
 }
 

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "base/decimal.h"
+#include "importers/ascend/ascend_communication.h"
+#include "importers/ascend/ascend_memory_tables.h"
 #include "importers/ascend/ascend_tables.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "importers/common/rank.h"
@@ -200,6 +202,14 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   out.mutable_metadata()->path = dir;
   ReadSummary(kernel_details, ReadKernelDetails, &out);
   ReadSummary(layout.output / kStepTraceTime, ReadStepTraceTime, &out);
+  // memory_record.csv exists only with profile_memory=True: its absence is no warning.
+  const fs::path memory_record = layout.output / "memory_record.csv";
+  if (IsFile(memory_record)) ReadSummary(memory_record, ReadMemoryRecord, &out);
+  // communication.json / communication_matrix.json (optional): a problem is a warning, as for the CSVs.
+  for (const Status& status : {ReadCommunicationFile((layout.output / "communication.json").string(), &out),
+                               ReadCommunicationMatrixFile((layout.output / "communication_matrix.json").string(), &out)}) {
+    if (!status.ok()) out.Warn(status.message());
+  }
   SettleAscendRank(layout.root, &out);
   return trace;
 }

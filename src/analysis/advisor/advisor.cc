@@ -1,0 +1,138 @@
+#include "analysis/advisor/advisor.h"
+
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+#include <map>
+
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr double kNoneGainShare = 0.05;  // "none" only if no finding would save 5 % of the step
+
+}  // namespace
+
+UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
+  UtilizationCheck check{"compute_units", std::nullopt, config.Get(threshold::kComputeUnitUtilizationPct), ""};
+  const RankComputeUnits& compute = *rank.compute;
+  if (compute.cube_ratio || compute.vector_ratio) {
+    // The busier of the two engines: an operator runs on one of them.
+    check.value_pct = 100 * std::max(compute.cube_ratio.value_or(0), compute.vector_ratio.value_or(0));
+    check.measured_as = "Ascend Cube/Vector ratio (aic_mac_ratio / aiv_vec_ratio, time-weighted)";
+  } else if (auto sm = compute.total.gpu.SmEfficiency()) {
+    check.value_pct = 100 * *sm;
+    check.measured_as = "GPU SM efficiency (TensorBoard plugin definition)";
+  } else {
+    check.measured_as = rank.split.cpu_only ? "unknown: CPU-only trace (no compute-unit counters)"
+                                            : "unknown: no launch configuration or PMU counters in the trace";
+  }
+  return check;
+}
+
+namespace {
+
+std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const AdvisorConfig& config) {
+  std::vector<UtilizationCheck> checks{CheckComputeUnits(rank, config)};
+  checks.push_back(UtilizationCheck{"memory_bandwidth", std::nullopt,
+                                    config.Get(threshold::kMemoryBandwidthUtilizationPct),
+                                    "unknown: no memory-bandwidth counters or copy traffic against a known peak"});
+  checks.push_back(UtilizationCheck{"communication_bandwidth", std::nullopt,
+                                    config.Get(threshold::kCommunicationBandwidthUtilizationPct),
+                                    "unknown: no collective sizes against a known link peak"});
+  return checks;
+}
+
+// Time per bottleneck of one rank's mean step.
+std::array<double, 7> BottleneckTimes(const TimeSplit& split) {
+  std::array<double, 7> times{};
+  times[static_cast<size_t>(Bottleneck::kCompute)] = split.part(TimePart::kComputeBound);
+  times[static_cast<size_t>(Bottleneck::kMemory)] = split.part(TimePart::kMemoryBound) + split.part(TimePart::kMemcpy);
+  times[static_cast<size_t>(Bottleneck::kCommunication)] = split.part(TimePart::kCommunication);
+  times[static_cast<size_t>(Bottleneck::kHost)] = split.part(TimePart::kHostWait);
+  times[static_cast<size_t>(Bottleneck::kData)] = split.part(TimePart::kData);
+  times[static_cast<size_t>(Bottleneck::kIdle)] = split.part(TimePart::kIdle);
+  return times;
+}
+
+Bottleneck Largest(const std::array<double, 7>& times) {
+  Bottleneck best = Bottleneck::kNone;
+  double best_ns = 0;
+  for (size_t b = 0; b < times.size(); ++b) {
+    if (times[b] > best_ns) best_ns = times[b], best = static_cast<Bottleneck>(b);
+  }
+  return best;
+}
+
+void MergeInto(const Finding& finding, std::map<std::string, Finding>* merged) {
+  auto [it, inserted] = merged->try_emplace(finding.id, finding);
+  if (inserted) return;
+  std::vector<int64_t> ranks = it->second.ranks;
+  if (finding.estimated_gain_ns > it->second.estimated_gain_ns) it->second = finding;
+  ranks.insert(ranks.end(), finding.ranks.begin(), finding.ranks.end());
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  it->second.ranks = std::move(ranks);
+}
+
+std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& times, double step_ns) {
+  double sum = 0;
+  for (double t : times) sum += t;
+  if (sum <= 0) return "no work found in the trace";
+  const double share = dominant == Bottleneck::kNone ? 0 : 100 * times[static_cast<size_t>(dominant)] / sum;
+  return fmt::format("{} holds {:.1f} % of the step time ({:.1f} us of a {:.1f} us mean step)",
+                     BottleneckName(dominant), share,
+                     dominant == Bottleneck::kNone ? 0 : times[static_cast<size_t>(dominant)] / 1e3, step_ns / 1e3);
+}
+
+}  // namespace
+
+void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
+  std::sort(findings->begin(), findings->end(),
+            [](const Finding& a, const Finding& b) { return a.uncapped_gain_ns > b.uncapped_gain_ns; });
+  std::array<double, static_cast<size_t>(TimePart::kCount)> left = split.part_ns;
+  for (Finding& finding : *findings) {
+    double& part_left = left[static_cast<size_t>(finding.saves_from)];
+    finding.estimated_gain_ns = std::clamp(finding.uncapped_gain_ns, 0.0, part_left);
+    part_left -= finding.estimated_gain_ns;
+  }
+}
+
+AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config) {
+  AdvisorResult result;
+  std::map<std::string, Finding> merged;
+  std::array<double, 7> job_times{};
+  bool units_healthy = true;
+  for (const RankInputs& input : ranks) {
+    RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace), {}};
+    rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree);
+    std::vector<Finding> findings;
+    for (const RuleSpec& rule : AllRules()) rule.run(rank, config, &findings);
+    CapGains(rank.split, &findings);
+    for (Finding& finding : findings) {
+      finding.ranks = {rank.trace->metadata().rank};
+      MergeInto(finding, &merged);
+    }
+    RankAdvice advice{rank.trace->metadata().rank, rank.trace->metadata().path, rank.split,
+                      Utilizations(rank, config), Bottleneck::kNone};
+    const std::array<double, 7> times = BottleneckTimes(rank.split);
+    advice.dominant = Largest(times);
+    for (size_t b = 0; b < times.size(); ++b) job_times[b] += times[b];
+    const UtilizationCheck& units = advice.utilizations.front();
+    units_healthy = units_healthy && units.value_pct && !units.Below();
+    result.step_ns = std::max(result.step_ns, rank.split.step_ns);
+    result.ranks.push_back(std::move(advice));
+  }
+  for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
+  std::stable_sort(result.findings.begin(), result.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });
+  result.dominant = Largest(job_times);
+  const bool big_finding = !result.findings.empty() &&
+                           result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;
+  if (result.dominant == Bottleneck::kCompute && units_healthy && !big_finding) result.dominant = Bottleneck::kNone;
+  result.dominant_reason = DescribeVerdict(result.dominant, job_times, result.step_ns);
+  return result;
+}
+
+}  // namespace tuneprof

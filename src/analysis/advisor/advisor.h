@@ -1,0 +1,79 @@
+#pragma once
+// The advisor: runs every rule (rules/rules.h) on every rank, caps the gains so that they never add up
+// to more than the time they come from, merges the ranks' findings, and names the dominant bottleneck.
+//
+// Gains are per step. Within a rank, findings that save time from the same part of the step
+// (finding.h TimePart) are capped in order of their own estimate: each gets at most what the ones
+// before it left of that part. A finding that fires on several ranks keeps the largest gain and lists
+// every rank. The verdict is the part of the step, summed over ranks, that holds the most time:
+// compute-bound work -> compute; memory-bound work and exposed copies -> memory; exposed communication
+// -> communication; host wait / framework overhead -> host; DataLoader -> data; other idle -> idle.
+// "none" when compute dominates, the compute units are measured at or above their threshold and no
+// finding would save 5 % of the step.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/advisor/advisor_config.h"
+#include "analysis/advisor/finding.h"
+#include "analysis/advisor/time_split.h"
+#include "analysis/compute_units.h"
+#include "analysis/hardware_profile.h"
+#include "analysis/host_op_tree.h"
+#include "analysis/time_breakdown.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+// What the rules of one rank read. Built once per rank by the advisor.
+struct RankEvidence {
+  const Trace* trace = nullptr;
+  const RankBreakdown* breakdown = nullptr;
+  const RankComputeUnits* compute = nullptr;
+  const HardwareSelection* hardware = nullptr;
+  HostOpTree tree;
+  TimeSplit split;
+};
+
+// One of the tuning guide's three utilizations against its threshold.
+struct UtilizationCheck {
+  std::string name;                 // "compute_units", "memory_bandwidth", "communication_bandwidth"
+  std::optional<double> value_pct;  // nullopt: not measurable on this input
+  double threshold_pct = 0;
+  std::string measured_as;          // what the number is, or why it is unknown
+  bool Below() const { return value_pct && *value_pct < threshold_pct; }
+};
+
+// The compute-unit utilization the tuning guide's 70 % rule reads: Ascend Cube/Vector ratios, else GPU
+// SM efficiency; unknown on CPU-only traces and without launch configurations or PMU counters.
+UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config);
+
+struct RankAdvice {
+  int64_t rank = 0;
+  std::string path;
+  TimeSplit split;
+  std::vector<UtilizationCheck> utilizations;
+  Bottleneck dominant = Bottleneck::kNone;
+};
+
+struct AdvisorResult {
+  Bottleneck dominant = Bottleneck::kNone;
+  std::string dominant_reason;     // the numbers behind the verdict, in words
+  double step_ns = 0;              // the slowest rank's mean step
+  std::vector<RankAdvice> ranks;
+  std::vector<Finding> findings;   // by estimated gain, largest first
+};
+
+struct RankInputs {
+  const Trace* trace = nullptr;
+  const RankBreakdown* breakdown = nullptr;
+  const RankComputeUnits* compute = nullptr;
+  const HardwareSelection* hardware = nullptr;
+};
+
+AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config);
+
+// Visible for testing: caps `findings` of one rank (see above).
+void CapGains(const TimeSplit& split, std::vector<Finding>* findings);
+
+}  // namespace tuneprof

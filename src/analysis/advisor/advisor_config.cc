@@ -1,0 +1,95 @@
+#include "analysis/advisor/advisor_config.h"
+
+#include <simdjson.h>
+
+#include <array>
+#include <cstdlib>
+#include <string>
+
+namespace tuneprof {
+namespace {
+
+constexpr std::string_view kSchema = "tuneprof.advisor_config/1";
+
+constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
+    {threshold::kComputeUnitUtilizationPct, 70, "%",
+     "compute units (Ascend Cube/Vector, GPU SM efficiency) below this are a compute bottleneck (tuning guide)"},
+    {threshold::kMemoryBandwidthUtilizationPct, 60, "%",
+     "memory bandwidth utilization below this is a memory bottleneck (tuning guide)"},
+    {threshold::kCommunicationBandwidthUtilizationPct, 50, "%",
+     "communication bandwidth utilization below this is a communication bottleneck (tuning guide)"},
+    {threshold::kExposedCommunicationPct, 10, "% of step",
+     "communication not hidden under compute above this is worth overlapping (TensorBoard plugin: > 0.1)"},
+    {threshold::kExposedMemcpyPct, 5, "% of step",
+     "copies not hidden under other work above this (msprof-analyze: >= 5 % is high priority)"},
+    {threshold::kHostWaitPct, 5, "% of step",
+     "device idle waiting for the host (launch-bound) above this (msprof-analyze: >= 5 % is high priority)"},
+    {threshold::kDataLoaderPct, 5, "% of step", "DataLoader time above this (TensorBoard plugin: > 0.05)"},
+    {threshold::kDeviceBusyPct, 50, "%",
+     "device busy time below this in a chunk of the run is low utilization (nsys gpu_time_util, TB plugin: 50 %)"},
+    {threshold::kGpuTimeUtilChunks, 30, "count", "chunks the run is cut into for low-utilization ranges (nsys: 30)"},
+    {threshold::kGpuGapMs, 500, "ms", "device gaps at least this long are reported (nsys gpu_gaps: 500 ms)"},
+    {threshold::kSyncApiPct, 1, "% of step", "host time in device synchronization calls above this"},
+    {threshold::kTinyKernelUs, 10, "us", "kernels shorter than this are dominated by launch overhead"},
+    {threshold::kTinyKernelSharePct, 50, "% of kernels", "share of tiny kernels above which launches dominate"},
+    {threshold::kFusionMinOccurrences, 5, "count",
+     "a fusible operator sequence must occur at least this often (msprof-analyze Fusible Operator: 5)"},
+    {threshold::kFusionMinTimePct, 1, "% of work",
+     "and take at least this share of the work time (msprof-analyze Fusible Operator: 1 %)"},
+    {threshold::kAiCpuTaskUs, 20, "us", "Ascend AI_CPU tasks at least this long (msprof-analyze AICPU check: 20 us)"},
+});
+
+size_t IndexOf(std::string_view key) {
+  for (size_t i = 0; i < kSpecs.size(); ++i) {
+    if (kSpecs[i].key == key) return i;
+  }
+  return kSpecs.size();
+}
+
+}  // namespace
+
+std::span<const ThresholdSpec> ThresholdSpecs() { return kSpecs; }
+
+AdvisorConfig::AdvisorConfig() : overridden_(kSpecs.size(), false) {
+  for (const ThresholdSpec& spec : kSpecs) values_.push_back(spec.default_value);
+}
+
+double AdvisorConfig::Get(std::string_view key) const {
+  const size_t index = IndexOf(key);
+  if (index == kSpecs.size()) std::abort();  // a rule asked for a threshold the table does not define
+  return values_[index];
+}
+
+bool AdvisorConfig::IsDefault(std::string_view key) const {
+  const size_t index = IndexOf(key);
+  return index == kSpecs.size() || !overridden_[index];
+}
+
+Result<AdvisorConfig> AdvisorConfig::Parse(std::string_view json, std::string_view origin) {
+  auto fail = [&](const std::string& what) {
+    return Status(StatusCode::kInvalidInput, std::string(origin) + ": " + what);
+  };
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(json);
+  simdjson::dom::element root;
+  if (auto error = parser.parse(padded).get(root)) return fail(simdjson::error_message(error));
+  std::string_view schema;
+  if (root["schema"].get(schema) || schema != kSchema) {
+    return fail("\"schema\" must be \"" + std::string(kSchema) + "\"");
+  }
+  simdjson::dom::object thresholds;
+  if (root["thresholds"].get(thresholds)) return fail("\"thresholds\" must be an object");
+  AdvisorConfig config;
+  for (auto [key, value] : thresholds) {
+    const size_t index = IndexOf(key);
+    if (index == kSpecs.size()) return fail("unknown threshold \"" + std::string(key) + "\"");
+    double number = 0;
+    if (value.get(number)) return fail("threshold \"" + std::string(key) + "\" must be a number");
+    if (number < 0) return fail("threshold \"" + std::string(key) + "\" must not be negative");
+    config.values_[index] = number;
+    config.overridden_[index] = true;
+  }
+  return config;
+}
+
+}  // namespace tuneprof

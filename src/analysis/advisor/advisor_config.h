@@ -1,0 +1,58 @@
+#pragma once
+// The advisor's thresholds: one table of names, defaults, units and the source of each default
+// (docs/advisor.md prints the same table). `--config FILE` overrides any of them with a JSON file:
+//   {"schema": "tuneprof.advisor_config/1", "thresholds": {"compute_unit_utilization_pct": 65}}
+// An unknown name is an error, so that a typo cannot silently leave a default in force.
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace tuneprof {
+
+struct ThresholdSpec {
+  std::string_view key;
+  double default_value;
+  std::string_view unit;
+  std::string_view meaning;  // and where the default comes from
+};
+
+namespace threshold {
+constexpr std::string_view kComputeUnitUtilizationPct = "compute_unit_utilization_pct";
+constexpr std::string_view kMemoryBandwidthUtilizationPct = "memory_bandwidth_utilization_pct";
+constexpr std::string_view kCommunicationBandwidthUtilizationPct = "communication_bandwidth_utilization_pct";
+constexpr std::string_view kExposedCommunicationPct = "exposed_communication_pct";
+constexpr std::string_view kExposedMemcpyPct = "exposed_memcpy_pct";
+constexpr std::string_view kHostWaitPct = "host_wait_pct";
+constexpr std::string_view kDataLoaderPct = "dataloader_pct";
+constexpr std::string_view kDeviceBusyPct = "device_busy_pct";
+constexpr std::string_view kGpuTimeUtilChunks = "gpu_time_util_chunks";
+constexpr std::string_view kGpuGapMs = "gpu_gap_ms";
+constexpr std::string_view kSyncApiPct = "sync_api_pct";
+constexpr std::string_view kTinyKernelUs = "tiny_kernel_us";
+constexpr std::string_view kTinyKernelSharePct = "tiny_kernel_share_pct";
+constexpr std::string_view kFusionMinOccurrences = "fusion_min_occurrences";
+constexpr std::string_view kFusionMinTimePct = "fusion_min_time_pct";
+constexpr std::string_view kAiCpuTaskUs = "ai_cpu_task_us";
+}  // namespace threshold
+
+std::span<const ThresholdSpec> ThresholdSpecs();
+
+class AdvisorConfig {
+ public:
+  AdvisorConfig();  // every default
+
+  // Parses a config file; `origin` names it in error messages.
+  static Result<AdvisorConfig> Parse(std::string_view json, std::string_view origin);
+
+  // The value of a threshold named in ThresholdSpecs(); aborts on an unknown key (a programming error).
+  double Get(std::string_view key) const;
+  bool IsDefault(std::string_view key) const;
+
+ private:
+  std::vector<double> values_;  // parallel to ThresholdSpecs()
+  std::vector<bool> overridden_;
+};
+
+}  // namespace tuneprof

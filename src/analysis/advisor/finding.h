@@ -1,0 +1,65 @@
+#pragma once
+// What the advisor says: findings (a rule fired, with evidence, a strategy and an estimated gain) and the
+// verdict (which bottleneck dominates). Rules (rules/*.cc) produce findings; reports print them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tuneprof {
+
+enum class FindingCategory : uint8_t { kCompute, kMemory, kCommunication, kHost, kLaunch, kData, kConfig };
+std::string_view FindingCategoryName(FindingCategory category);
+
+enum class Bottleneck : uint8_t { kCompute, kMemory, kCommunication, kHost, kData, kIdle, kNone };
+std::string_view BottleneckName(Bottleneck bottleneck);
+
+// The part of a step a fix saves time from. Gains of findings in one part never add up to more than the
+// part (advisor.h caps them), so the sum of all gains never exceeds the step.
+enum class TimePart : uint8_t {
+  kComputeBound,   // matmul/conv/attention work
+  kMemoryBound,    // element-wise, norms, softmax, copies done by kernels or host operators
+  kCommunication,  // communication not hidden under compute
+  kMemcpy,         // copies not hidden under compute or communication
+  kHostWait,       // the device idle, waiting for the host (launch-bound), or host framework overhead
+  kData,           // waiting for the input pipeline
+  kIdle,           // other idle time
+  kCount
+};
+std::string_view TimePartName(TimePart part);
+
+// One number or text behind a finding, labelled so that tests and users can check it.
+struct Evidence {
+  std::string label;               // "exposed_communication_us"
+  std::optional<double> number;    // set for numbers
+  std::string text;                // set for names, ranges, lists
+  std::string unit;                // "us", "%", "count", "GB/s", ""
+};
+
+struct Finding {
+  std::string id;                  // stable: "communication.exposed"
+  FindingCategory category = FindingCategory::kCompute;
+  std::string title;               // one line, with the key number
+  std::string metric;              // what the rule reads
+  std::optional<double> value;     // the metric's value
+  std::optional<double> threshold;
+  std::string unit;                // of value and threshold
+  TimePart saves_from = TimePart::kIdle;
+  double estimated_gain_ns = 0;    // per step, after capping (advisor.h)
+  double uncapped_gain_ns = 0;     // the rule's own estimate
+  std::string gain_model;          // how the gain was estimated, in words
+  std::vector<Evidence> evidence;
+  std::string strategy;            // what to change, in plain words
+  std::vector<std::string> apis;   // the concrete switches for the platform
+  std::vector<int64_t> ranks;      // where it fired
+
+  void AddNumber(std::string label, double number, std::string number_unit) {
+    evidence.push_back(Evidence{std::move(label), number, "", std::move(number_unit)});
+  }
+  void AddText(std::string label, std::string text) {
+    evidence.push_back(Evidence{std::move(label), std::nullopt, std::move(text), ""});
+  }
+};
+
+}  // namespace tuneprof

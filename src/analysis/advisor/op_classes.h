@@ -1,0 +1,51 @@
+#pragma once
+// What an operator or kernel does, from its name: matmul, convolution, fused attention, normalization,
+// softmax, activation, element-wise, ... One letter per class, so that operator sequences become short
+// strings that the fusion patterns (fusion_patterns.h) match. Host operators (aten::*) are looked up by
+// exact name; kernels (CUDA, ROCm, Ascend op types) by keywords.
+#include <string_view>
+
+namespace tuneprof {
+
+// The letter of each class; kSkip marks views and metadata-only ops that sequences leave out.
+namespace op_letter {
+constexpr char kMatmul = 'M';
+constexpr char kConv = 'C';
+constexpr char kAttention = 'A';  // already fused: SDPA, flash, npu_fusion_attention
+constexpr char kBatchNorm = 'B';
+constexpr char kOtherNorm = 'Y';  // layer/group/rms norm as one op
+constexpr char kSoftmax = 'S';
+constexpr char kRelu = 'R';
+constexpr char kGelu = 'G';
+constexpr char kSilu = 'W';
+constexpr char kSigmoid = 'H';
+constexpr char kTanh = 'T';
+constexpr char kMask = 'k';       // masked_fill, where
+constexpr char kScale = 'x';      // mul, div
+constexpr char kAdd = 'a';        // add, sub
+constexpr char kDropout = 'd';
+constexpr char kPow = 'p';        // pow, square
+constexpr char kRsqrt = 'q';      // rsqrt, sqrt
+constexpr char kReduce = 'r';     // mean, sum, max, norm
+constexpr char kCast = 'c';       // to, _to_copy, Cast
+constexpr char kNeg = 'n';
+constexpr char kCat = 't';
+constexpr char kSlice = 'l';      // slice, chunk, split, narrow
+constexpr char kOtherElementwise = 'e';
+constexpr char kCopy = 'y';       // memcpy, copy_, clone, contiguous
+constexpr char kCommunication = 'z';
+constexpr char kOther = 'o';
+constexpr char kSkip = '\0';
+}  // namespace op_letter
+
+// The class letter of a host operator or kernel name.
+char OpLetter(std::string_view name);
+
+// Matmul, convolution and attention do many FLOPs per byte: their time is compute-bound work; every
+// other class streams memory (element-wise, norms, softmax, copies).
+bool IsComputeBoundLetter(char letter);
+
+// Element-wise work that a compiler fuses into one kernel (torch.compile, Ascend fusion passes).
+bool IsFusibleElementwiseLetter(char letter);
+
+}  // namespace tuneprof

@@ -1,0 +1,88 @@
+#include "analysis/advisor/op_sequences.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/advisor/op_classes.h"
+#include "analysis/device_work.h"
+
+namespace tuneprof {
+namespace {
+
+// Launch calls (runtime or driver) by correlation id, per process: CUPTI ids repeat across processes.
+std::unordered_map<uint64_t, uint32_t> LaunchesByCorrelation(const Trace& trace) {
+  const EventTable& events = trace.events();
+  std::unordered_map<uint64_t, uint32_t> launches;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if ((events.kind[i] != EventKind::kRuntime && events.kind[i] != EventKind::kDriver) ||
+        events.correlation[i] == kNoId) {
+      continue;
+    }
+    launches.emplace(static_cast<uint64_t>(events.correlation[i]), i);
+  }
+  return launches;
+}
+
+uint32_t OutermostOp(const HostOpTree& tree, uint32_t event) {
+  uint32_t op = tree.parent_op[event];
+  while (op != kNoIndex && tree.parent_op[op] != kNoIndex) op = tree.parent_op[op];
+  return op;
+}
+
+bool IsModelOp(const Trace& trace, uint32_t event) {
+  std::string_view name = trace.str(trace.events().name[event]);
+  return name.starts_with("aten::");
+}
+
+}  // namespace
+
+std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tree) {
+  const EventTable& events = trace.events();
+  std::vector<int64_t> device_time(events.size(), 0);
+  const auto launches = LaunchesByCorrelation(trace);
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+    if (events.correlation[work.event] == kNoId) continue;
+    auto it = launches.find(static_cast<uint64_t>(events.correlation[work.event]));
+    if (it == launches.end()) continue;
+    const uint32_t op = OutermostOp(tree, it->second);
+    if (op != kNoIndex) device_time[op] += std::max<int64_t>(events.dur_ns[work.event], 0);
+  }
+  return device_time;
+}
+
+std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
+  const EventTable& events = trace.events();
+  std::vector<OpSequence> sequences;
+  const std::vector<int64_t> device_time = cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, tree);
+  for (uint32_t track = 0; track < tree.by_track.size(); ++track) {
+    OpSequence sequence{SequenceLevel::kHostOps, track, {}, {}, {}};
+    for (uint32_t event : tree.by_track[track]) {
+      if (events.kind[event] != EventKind::kHostOp || tree.parent_op[event] != kNoIndex) continue;
+      if (!IsModelOp(trace, event)) continue;
+      const char letter = OpLetter(trace.str(events.name[event]));
+      if (letter == op_letter::kSkip) continue;
+      sequence.letters.push_back(letter);
+      sequence.events.push_back(event);
+      sequence.time_ns.push_back(cpu_only ? events.dur_ns[event] : device_time[event]);
+    }
+    if (!sequence.letters.empty()) sequences.push_back(std::move(sequence));
+  }
+  if (cpu_only) return sequences;
+  std::vector<std::vector<uint32_t>> by_stream(trace.tracks().size());
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) by_stream[events.track[work.event]].push_back(work.event);
+  for (uint32_t track = 0; track < by_stream.size(); ++track) {
+    std::vector<uint32_t>& kernels = by_stream[track];
+    if (kernels.empty()) continue;
+    std::sort(kernels.begin(), kernels.end(), [&](uint32_t a, uint32_t b) { return events.ts_ns[a] < events.ts_ns[b]; });
+    OpSequence sequence{SequenceLevel::kKernels, track, {}, {}, {}};
+    for (uint32_t event : kernels) {
+      sequence.letters.push_back(OpLetter(trace.str(events.name[event])));
+      sequence.events.push_back(event);
+      sequence.time_ns.push_back(std::max<int64_t>(events.dur_ns[event], 0));
+    }
+    sequences.push_back(std::move(sequence));
+  }
+  return sequences;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,32 @@
+#pragma once
+// Operator sequences in program order, the input of fusion-pattern matching: on each host thread the
+// outermost aten operators (what the model's Python code calls), and on each device stream its kernels.
+// Each item carries its class letter (op_classes.h) and its time: for kernels their duration; for host
+// operators the device time of the kernels they launched, or on a CPU-only trace their own duration.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/host_op_tree.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+enum class SequenceLevel : uint8_t { kHostOps, kKernels };
+
+struct OpSequence {
+  SequenceLevel level = SequenceLevel::kHostOps;
+  uint32_t track = 0;
+  std::string letters;           // one per item
+  std::vector<uint32_t> events;  // parallel to letters
+  std::vector<int64_t> time_ns;  // parallel to letters
+};
+
+// Device time launched by each host event, summed up to its outermost enclosing operator (so that an
+// aten::linear owns its addmm's kernels). Indexed by event; 0 where nothing was launched.
+std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tree);
+
+// `cpu_only`: time host operators by their own duration (the host is the device).
+std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only);
+
+}  // namespace tuneprof

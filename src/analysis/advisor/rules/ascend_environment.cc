@@ -1,0 +1,96 @@
+// config.ascend_env (msprof-analyze Environment Variable check): torch_npu's profiler_metadata records
+// the run's environment. Checked: PYTORCH_NPU_ALLOC_CONF without expandable_segments:True,
+// ASCEND_LAUNCH_BLOCKING=1, ACLNN_CACHE_LIMIT unset or < 10000, HOST_CACHE_CAPACITY unset or 0,
+// HCCL_ALGO set, ASCEND_GLOBAL_LOG_LEVEL set below 3. Only fires when the trace carries ENV_VARIABLES.
+// Gain: ASCEND_LAUNCH_BLOCKING=1 serializes every launch, so it costs the host-wait time; the others are
+// not measurable from the trace (0, said so).
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <optional>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr std::string_view kEnvPrefix = "profiler_metadata.ENV_VARIABLES.";
+
+std::optional<std::string> EnvValue(const Trace& trace, std::string_view name) {
+  for (const MetadataEntry& entry : trace.metadata().entries) {
+    if (entry.key.size() == kEnvPrefix.size() + name.size() && entry.key.starts_with(kEnvPrefix) &&
+        entry.key.ends_with(name)) {
+      return entry.value;
+    }
+  }
+  return std::nullopt;
+}
+
+bool HasEnvironment(const Trace& trace) {
+  for (const MetadataEntry& entry : trace.metadata().entries) {
+    if (entry.key.starts_with(kEnvPrefix)) return true;
+  }
+  return false;
+}
+
+double Number(const std::optional<std::string>& value) {
+  return value && !value->empty() ? std::strtod(value->c_str(), nullptr) : 0;
+}
+
+}  // namespace
+
+void RuleAscendEnvironment(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+  const Trace& trace = *rank.trace;
+  if (!HasEnvironment(trace)) return;
+  std::vector<std::string> problems, fixes;
+  const auto alloc = EnvValue(trace, "PYTORCH_NPU_ALLOC_CONF");
+  if (!alloc || alloc->find("expandable_segments:True") == std::string::npos) {
+    problems.push_back("PYTORCH_NPU_ALLOC_CONF lacks expandable_segments:True");
+    fixes.push_back("export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True");
+  }
+  const auto blocking = EnvValue(trace, "ASCEND_LAUNCH_BLOCKING");
+  const bool launch_blocking = blocking && *blocking == "1";
+  if (launch_blocking) {
+    problems.push_back("ASCEND_LAUNCH_BLOCKING=1 makes every launch synchronous");
+    fixes.push_back("unset ASCEND_LAUNCH_BLOCKING");
+  }
+  const auto cache = EnvValue(trace, "ACLNN_CACHE_LIMIT");
+  if (!cache || cache->empty() || Number(cache) < 10000) {
+    problems.push_back("ACLNN_CACHE_LIMIT unset or below 10000");
+    fixes.push_back("export ACLNN_CACHE_LIMIT=100000");
+  }
+  const auto host_cache = EnvValue(trace, "HOST_CACHE_CAPACITY");
+  if (!host_cache || host_cache->empty() || Number(host_cache) == 0) {
+    problems.push_back("HOST_CACHE_CAPACITY unset or 0");
+    fixes.push_back("export HOST_CACHE_CAPACITY=20");
+  }
+  const auto algo = EnvValue(trace, "HCCL_ALGO");
+  if (algo && !algo->empty()) {
+    problems.push_back("HCCL_ALGO is set (" + *algo + "), overriding HCCL's algorithm choice");
+    fixes.push_back("unset HCCL_ALGO");
+  }
+  const auto log_level = EnvValue(trace, "ASCEND_GLOBAL_LOG_LEVEL");
+  if (log_level && !log_level->empty() && Number(log_level) < 3) {
+    problems.push_back("ASCEND_GLOBAL_LOG_LEVEL=" + *log_level + " logs below ERROR level");
+    fixes.push_back("export ASCEND_GLOBAL_LOG_LEVEL=3");
+  }
+  if (problems.empty()) return;
+  Finding f;
+  f.id = "config.ascend_env";
+  f.category = FindingCategory::kConfig;
+  f.title = fmt::format("{} environment settings slow the run down", problems.size());
+  f.metric = "profiler_metadata ENV_VARIABLES against msprof-analyze's recommended settings";
+  f.value = static_cast<double>(problems.size());
+  f.unit = "count";
+  f.saves_from = TimePart::kHostWait;
+  f.uncapped_gain_ns = launch_blocking ? rank.split.part(TimePart::kHostWait) : 0;
+  f.gain_model = launch_blocking ? "ASCEND_LAUNCH_BLOCKING=1: the host-wait time it causes; the rest unknown"
+                                 : "unknown: the effect of these settings is not measurable from the trace";
+  for (size_t i = 0; i < problems.size(); ++i) f.AddText(fmt::format("setting_{}", i + 1), problems[i]);
+  f.strategy = "Set the environment msprof-analyze recommends for torch_npu training.";
+  f.apis = fixes;
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof

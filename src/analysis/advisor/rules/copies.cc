@@ -1,0 +1,111 @@
+// memory.exposed_memcpy: copies not hidden under compute or communication, above 5 % of the step
+// (gain: what the compute time could hide, min(exposed copies, computing)).
+// memory.pageable_memcpy (nsys cuda_memcpy_async, Kineto "Pageable" copies): host-device copies from or
+// to pageable memory, which run synchronously through a staging buffer. Gain: their time at the
+// bandwidth the trace's own pinned copies of the same direction reach; unknown (0) without such copies.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+struct CopyTotals {
+  double bytes = 0;
+  double ns = 0;
+  uint64_t count = 0;
+  void Add(const CopyInfo& copy, int64_t dur) {
+    bytes += static_cast<double>(std::max<int64_t>(copy.bytes, 0));
+    ns += static_cast<double>(dur);
+    ++count;
+  }
+};
+
+bool IsHostDevice(CopyDirection direction) {
+  return direction == CopyDirection::kHostToDevice || direction == CopyDirection::kDeviceToHost;
+}
+
+void ExposedCopies(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const double exposed = rank.split.part(TimePart::kMemcpy);
+  const double pct = PctOfStep(rank, exposed);
+  if (exposed <= 0 || pct < config.Get(threshold::kExposedMemcpyPct)) return;
+  const double computing = PerStep(rank, static_cast<double>(rank.breakdown->total.computing_ns));
+  Finding f;
+  f.id = "memory.exposed_memcpy";
+  f.category = FindingCategory::kMemory;
+  f.title = fmt::format("{:.1f} % of the step is copies not hidden under other work ({} per step)", pct,
+                        FormatDuration(exposed));
+  f.metric = "memcpy/memset time not overlapped / step time";
+  f.value = pct;
+  f.threshold = config.Get(threshold::kExposedMemcpyPct);
+  f.unit = "% of step";
+  f.saves_from = TimePart::kMemcpy;
+  f.uncapped_gain_ns = std::min(exposed, computing);
+  f.gain_model = "min(exposed copy time, compute time that could hide it on a side stream)";
+  f.AddNumber("exposed_memcpy_us", exposed / 1e3, "us");
+  f.strategy = "Copy asynchronously and early: prefetch the next batch on a side stream from pinned memory, "
+               "keep tensors on the device instead of moving them back and forth (zero-copy).";
+  f.apis = {std::string(ForPlatform(rank, "tensor.to(\"cuda\", non_blocking=True) from pin_memory() buffers; torch.cuda.Stream",
+                                    "tensor.to(\"npu\", non_blocking=True) from pin_memory() buffers; torch.npu.Stream", ""))};
+  out->push_back(std::move(f));
+}
+
+void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
+  const EventTable& events = rank.trace->events();
+  std::array<CopyTotals, 2> pageable{}, pinned{};  // [0] host->device, [1] device->host
+  for (const CopyInfo& copy : rank.trace->copies()) {
+    if (!IsHostDevice(copy.direction) || events.kind[copy.event] != EventKind::kMemcpy) continue;
+    const size_t dir = copy.direction == CopyDirection::kHostToDevice ? 0 : 1;
+    const MemoryKind host = dir == 0 ? copy.src : copy.dst;
+    if (host == MemoryKind::kPageable) pageable[dir].Add(copy, events.dur_ns[copy.event]);
+    if (host == MemoryKind::kPinned) pinned[dir].Add(copy, events.dur_ns[copy.event]);
+  }
+  const uint64_t count = pageable[0].count + pageable[1].count;
+  if (count == 0) return;
+  double saved = 0;
+  bool known = true;
+  for (size_t dir = 0; dir < 2; ++dir) {
+    if (pageable[dir].count == 0) continue;
+    if (pinned[dir].ns <= 0 || pinned[dir].bytes <= 0) {
+      known = false;
+      continue;
+    }
+    const double pinned_ns_per_byte = pinned[dir].ns / pinned[dir].bytes;
+    saved += std::max(0.0, pageable[dir].ns - pageable[dir].bytes * pinned_ns_per_byte);
+  }
+  const double time = pageable[0].ns + pageable[1].ns;
+  const double bytes = pageable[0].bytes + pageable[1].bytes;
+  Finding f;
+  f.id = "memory.pageable_memcpy";
+  f.category = FindingCategory::kMemory;
+  f.title = fmt::format("{} host-device copies use pageable memory ({:.1f} MB, {})", count, bytes / 1e6, FormatDuration(time));
+  f.metric = "copies with a pageable host side";
+  f.value = static_cast<double>(count);
+  f.unit = "count";
+  f.saves_from = TimePart::kMemcpy;
+  f.uncapped_gain_ns = PerStep(rank, saved);
+  f.gain_model = known ? "the copies' time at the bandwidth of this trace's pinned copies of the same direction"
+                       : "partly unknown: no pinned copy of the same direction to measure pinned bandwidth";
+  f.AddNumber("pageable_copies", static_cast<double>(count), "count");
+  f.AddNumber("pageable_bytes", bytes, "bytes");
+  f.AddNumber("pageable_us", time / 1e3, "us");
+  if (pageable[0].ns > 0) f.AddNumber("pageable_h2d_gb_per_s", pageable[0].bytes / pageable[0].ns, "GB/s");
+  if (pinned[0].ns > 0) f.AddNumber("pinned_h2d_gb_per_s", pinned[0].bytes / pinned[0].ns, "GB/s");
+  f.strategy = "Allocate host buffers in pinned (page-locked) memory so that copies run asynchronously at full "
+               "link bandwidth.";
+  f.apis = {"DataLoader(..., pin_memory=True); tensor.pin_memory(); tensor.to(device, non_blocking=True)"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace
+
+void RuleCopies(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  ExposedCopies(rank, config, out);
+  PageableCopies(rank, out);
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,125 @@
+// idle.gpu_gaps (nsys gpu_gaps): device gaps of at least 500 ms between the first and last device work.
+// idle.low_utilization (nsys gpu_time_util, TensorBoard plugin rule 5): the run cut into 30 equal
+// chunks, the chunks whose device busy time is below 50 %, coalesced into ranges. Both read the union
+// of the rank's device work (all devices of the rank on one timeline). Gain: the idle time inside the
+// gaps (resp. low chunks), per step.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+#include "analysis/device_work.h"
+#include "analysis/intervals.h"
+
+namespace tuneprof {
+namespace {
+
+IntervalSet DeviceBusy(const Trace& trace) {
+  const EventTable& events = trace.events();
+  std::vector<Interval> busy;
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+    busy.push_back(Interval{events.ts_ns[work.event], events.end_ns(work.event)});
+  }
+  return UnionOf(std::move(busy));
+}
+
+std::string Range(const Trace& trace, int64_t start, int64_t end) {
+  const int64_t origin = trace.start_ns();
+  return fmt::format("{:.3f}-{:.3f} ms", static_cast<double>(start - origin) / 1e6, static_cast<double>(end - origin) / 1e6);
+}
+
+void Gaps(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const int64_t min_gap = static_cast<int64_t>(config.Get(threshold::kGpuGapMs) * 1e6);
+  double total = 0, longest = 0;
+  uint64_t count = 0;
+  std::string ranges;
+  for (size_t i = 1; i < busy.size(); ++i) {
+    const int64_t gap = busy[i].start_ns - busy[i - 1].end_ns;
+    if (gap < min_gap) continue;
+    ++count;
+    total += static_cast<double>(gap);
+    longest = std::max(longest, static_cast<double>(gap));
+    if (count <= 5) ranges += (ranges.empty() ? "" : ", ") + Range(*rank.trace, busy[i - 1].end_ns, busy[i].start_ns);
+  }
+  if (count == 0) return;
+  Finding f;
+  f.id = "idle.gpu_gaps";
+  f.category = FindingCategory::kHost;
+  f.title = fmt::format("{} device gaps of at least {:.0f} ms ({} in all)", count, config.Get(threshold::kGpuGapMs),
+                        FormatDuration(total));
+  f.metric = "gaps in device work between its first and last event";
+  f.value = static_cast<double>(count);
+  f.threshold = config.Get(threshold::kGpuGapMs);
+  f.unit = "ms";
+  f.saves_from = TimePart::kIdle;
+  f.uncapped_gain_ns = PerStep(rank, total);
+  f.gain_model = "the gaps' time per step";
+  f.AddNumber("gaps", static_cast<double>(count), "count");
+  f.AddNumber("gap_total_us", total / 1e3, "us");
+  f.AddNumber("longest_gap_us", longest / 1e3, "us");
+  f.AddText("first_gaps", ranges);
+  f.strategy = "Find what the host does while the device starves (checkpointing, evaluation, logging, data "
+               "loading, synchronization) and move it off the critical path or overlap it.";
+  f.apis = {"torch.profiler with_stack=True on the gap; NVTX/mstx ranges around host phases"};
+  out->push_back(std::move(f));
+}
+
+void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const int64_t chunks = std::max<int64_t>(1, static_cast<int64_t>(config.Get(threshold::kGpuTimeUtilChunks)));
+  const double threshold = config.Get(threshold::kDeviceBusyPct);
+  const int64_t first = busy.front().start_ns, last = busy.back().end_ns;
+  const int64_t chunk = (last - first) / chunks;
+  if (chunk <= 0) return;
+  double idle_in_low = 0, busy_in_all = 0;
+  uint64_t low = 0;
+  std::string ranges;
+  int64_t range_start = kNoId;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t start = first + c * chunk, end = c + 1 == chunks ? last : start + chunk;
+    const double used = static_cast<double>(IntersectionLength(busy, IntervalSet{Interval{start, end}}));
+    busy_in_all += used;
+    const bool is_low = 100 * used / static_cast<double>(end - start) < threshold;
+    if (is_low) {
+      ++low;
+      idle_in_low += static_cast<double>(end - start) - used;
+      if (range_start == kNoId) range_start = start;
+    }
+    if ((!is_low || c + 1 == chunks) && range_start != kNoId) {
+      ranges += (ranges.empty() ? "" : ", ") + Range(*rank.trace, range_start, is_low ? end : start);
+      range_start = kNoId;
+    }
+  }
+  if (low == 0) return;
+  Finding f;
+  f.id = "idle.low_utilization";
+  f.category = FindingCategory::kHost;
+  f.title = fmt::format("the device is busy less than {:.0f} % of the time in {} of {} chunks of the run", threshold, low, chunks);
+  f.metric = "device busy time per chunk (union of device work)";
+  f.value = 100 * busy_in_all / static_cast<double>(last - first);
+  f.threshold = threshold;
+  f.unit = "% busy";
+  f.saves_from = TimePart::kIdle;
+  f.uncapped_gain_ns = PerStep(rank, idle_in_low);
+  f.gain_model = "the idle time inside the low chunks, per step";
+  f.AddNumber("busy_pct", *f.value, "%");
+  f.AddNumber("low_chunks", static_cast<double>(low), "count");
+  f.AddNumber("idle_in_low_chunks_us", idle_in_low / 1e3, "us");
+  f.AddText("low_ranges", ranges);
+  f.strategy = "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges.";
+  f.apis = {"larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace
+
+void RuleDeviceIdle(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (rank.split.cpu_only) return;
+  const IntervalSet busy = DeviceBusy(*rank.trace);
+  if (busy.empty()) return;
+  Gaps(rank, busy, config, out);
+  LowUtilization(rank, busy, config, out);
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,98 @@
+// fusion.*: fusible operator sequences (fusion_patterns.h) that occur at least 5 times and take at least
+// 1 % of the work time (msprof-analyze's Fusible Operator check), at the host-operator level (aten ops,
+// timed by the device time they launch) and at the kernel level (each stream's kernels). One finding
+// per pattern; where both levels see it, the level with the larger gain is kept (advisor.cc merges by
+// id). Gain: fusion_patterns.h's per-match estimate, summed, per step.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "analysis/advisor/fusion_patterns.h"
+#include "analysis/advisor/op_sequences.h"
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+struct PatternTotals {
+  uint64_t count = 0;
+  int64_t time_ns = 0;
+  int64_t saved_ns = 0;
+  const PatternMatch* example = nullptr;
+};
+
+std::string ExampleNames(const Trace& trace, const OpSequence& sequence, const PatternMatch& match) {
+  std::string names;
+  for (size_t i = match.begin; i < match.end; ++i) {
+    names += (names.empty() ? "" : " -> ") + std::string(trace.str(trace.events().name[sequence.events[i]]));
+  }
+  return names;
+}
+
+double WorkTimeNs(const RankEvidence& rank) {
+  return rank.split.step_ns * static_cast<double>(rank.split.steps);
+}
+
+void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, size_t pattern, const PatternTotals& totals,
+            std::vector<Finding>* out) {
+  const bool generic = pattern == FusionLibrary().size();
+  const PatternMatch& example = *totals.example;
+  const OpSequence& sequence = sequences[example.sequence];
+  Finding f;
+  f.id = generic ? std::string(kElementwiseChainId) : std::string(FusionLibrary()[pattern].id);
+  f.category = generic ? FindingCategory::kMemory : FindingCategory::kCompute;
+  const std::string shape = generic ? "runs of 3+ element-wise operators" : std::string(FusionLibrary()[pattern].shape);
+  f.title = fmt::format("{} unfused {} ({} per step)", totals.count, shape, FormatDuration(PerStep(rank, static_cast<double>(totals.time_ns))));
+  f.metric = "occurrences and time of the operator sequence";
+  f.value = static_cast<double>(totals.count);
+  f.unit = "count";
+  f.saves_from = TimePart::kMemoryBound;
+  f.uncapped_gain_ns = PerStep(rank, static_cast<double>(totals.saved_ns));
+  f.gain_model = generic || FusionLibrary()[pattern].gain == FusionGain::kOnePass
+                     ? "one fused pass costs the longest member: sum - max of each occurrence"
+                     : "the members around the matmul/conv fold into its kernel: their time";
+  f.AddNumber("occurrences", static_cast<double>(totals.count), "count");
+  f.AddNumber("pattern_us", static_cast<double>(totals.time_ns) / 1e3, "us");
+  f.AddNumber("pattern_pct_of_work", 100 * static_cast<double>(totals.time_ns) / WorkTimeNs(rank), "%");
+  f.AddText("level", sequence.level == SequenceLevel::kHostOps ? "host operators" : "kernels");
+  f.AddText("example", ExampleNames(*rank.trace, sequence, example));
+  if (generic) {
+    f.strategy = "Let a compiler fuse chains of element-wise operators into single kernels: each separate operator "
+                 "reads and writes the whole tensor again.";
+    f.apis = {std::string(ForPlatform(rank, "torch.compile(model)", "torch.compile(model, backend=torchair) / graph mode",
+                                      "torch.compile(model)"))};
+  } else {
+    const FusionPattern& p = FusionLibrary()[pattern];
+    f.strategy = std::string(p.strategy);
+    f.apis = {std::string(ForPlatform(rank, p.api_cuda, p.api_npu, p.api_cpu))};
+  }
+  out->push_back(std::move(f));
+}
+
+}  // namespace
+
+void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const std::vector<OpSequence> sequences = BuildOpSequences(*rank.trace, rank.tree, rank.split.cpu_only);
+  const std::vector<PatternMatch> matches = MatchFusionPatterns(sequences, RunsBackward(*rank.trace));
+  // Per pattern and level: host-level and kernel-level matches of one pattern are separate candidates.
+  std::map<std::pair<size_t, SequenceLevel>, PatternTotals> totals;
+  for (const PatternMatch& match : matches) {
+    PatternTotals& t = totals[{match.pattern, sequences[match.sequence].level}];
+    ++t.count;
+    t.time_ns += match.time_ns;
+    t.saved_ns += match.saved_ns;
+    if (!t.example || match.time_ns > t.example->time_ns) t.example = &match;
+  }
+  const double min_count = config.Get(threshold::kFusionMinOccurrences);
+  const double min_time = config.Get(threshold::kFusionMinTimePct) / 100 * WorkTimeNs(rank);
+  std::map<size_t, const PatternTotals*> best;  // per pattern, the level that saves more
+  for (const auto& [key, t] : totals) {
+    if (static_cast<double>(t.count) < min_count || static_cast<double>(t.time_ns) < min_time || t.saved_ns <= 0) continue;
+    const PatternTotals*& kept = best[key.first];
+    if (!kept || t.saved_ns > kept->saved_ns) kept = &t;
+  }
+  for (const auto& [pattern, t] : best) Report(rank, sequences, pattern, *t, out);
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,123 @@
+// host.launch_bound (GPU/NPU): the device sits idle waiting for the host to launch work (time_breakdown
+// host wait, DataLoader waits taken out), above 5 % of the step. host.framework_overhead (CPU-only
+// traces): the main thread's time outside any operator, the framework's and Python's per-op overhead.
+// Gain: that time (CUDA graphs or a compiler replace per-op launches with one).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+#include "analysis/device_work.h"
+
+namespace tuneprof {
+namespace {
+
+struct KernelSizes {
+  uint64_t count = 0;
+  uint64_t tiny = 0;
+  double median_ns = 0;
+};
+
+KernelSizes MeasureKernels(const RankEvidence& rank, double tiny_ns) {
+  const EventTable& events = rank.trace->events();
+  std::vector<int64_t> durations;
+  for (const DeviceWorkEvent& work : ListDeviceWork(*rank.trace)) {
+    if (work.work == WorkClass::kCompute) durations.push_back(events.dur_ns[work.event]);
+  }
+  KernelSizes sizes;
+  sizes.count = durations.size();
+  if (durations.empty()) return sizes;
+  sizes.tiny = static_cast<uint64_t>(std::count_if(durations.begin(), durations.end(),
+                                                   [&](int64_t d) { return static_cast<double>(d) < tiny_ns; }));
+  std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2), durations.end());
+  sizes.median_ns = static_cast<double>(durations[durations.size() / 2]);
+  return sizes;
+}
+
+void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const double wait = rank.split.part(TimePart::kHostWait);
+  const double pct = PctOfStep(rank, wait);
+  if (wait <= 0 || pct < config.Get(threshold::kHostWaitPct)) return;
+  const KernelSizes sizes = MeasureKernels(rank, config.Get(threshold::kTinyKernelUs) * 1e3);
+  const HostSideBreakdown& host = rank.breakdown->total.host;
+  Finding f;
+  f.id = "host.launch_bound";
+  f.category = FindingCategory::kHost;
+  f.title = fmt::format("the device waits for the host {:.1f} % of the step ({} per step): launch-bound", pct,
+                        FormatDuration(wait));
+  f.metric = "device idle time ended by a launch issued after the device drained / step time";
+  f.value = pct;
+  f.threshold = config.Get(threshold::kHostWaitPct);
+  f.unit = "% of step";
+  f.saves_from = TimePart::kHostWait;
+  f.uncapped_gain_ns = wait;
+  f.gain_model = "the host-wait idle time: with launches ahead of the device it runs back to back";
+  f.AddNumber("host_wait_us", wait / 1e3, "us");
+  f.AddNumber("host_wait_gaps_per_step", PerStep(rank, static_cast<double>(host.host_wait_gaps)), "count");
+  f.AddNumber("kernels_per_step", PerStep(rank, static_cast<double>(sizes.count)), "count");
+  f.AddNumber("median_kernel_us", sizes.median_ns / 1e3, "us");
+  f.AddNumber("tiny_kernel_pct", sizes.count ? 100.0 * static_cast<double>(sizes.tiny) / static_cast<double>(sizes.count) : 0, "%");
+  if (host.launch_latency) f.AddNumber("launch_latency_p50_us", host.launch_latency->p50_ns / 1e3, "us");
+  f.strategy =
+      "Launch less often and ahead of the device: capture the step in a graph (one launch replays all kernels), "
+      "fuse small kernels with a compiler, raise the work per kernel (batch size), and keep the host loop free "
+      "of synchronizing calls.";
+  f.apis = {std::string(ForPlatform(rank, "torch.compile(model, mode=\"reduce-overhead\") (CUDA graphs); torch.cuda.CUDAGraph",
+                                    "export TASK_QUEUE_ENABLE=2; torchair graph mode (torch.compile(backend=torchair))",
+                                    "torch.compile(model)"))};
+  out->push_back(std::move(f));
+}
+
+void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const double overhead = rank.split.part(TimePart::kHostWait);
+  const double pct = PctOfStep(rank, overhead);
+  if (overhead <= 0 || pct < config.Get(threshold::kHostWaitPct)) return;
+  const EventTable& events = rank.trace->events();
+  uint64_t ops = 0;
+  std::vector<int64_t> durations;
+  for (const auto& track : rank.tree.by_track) {
+    for (uint32_t event : track) {
+      if (events.kind[event] != EventKind::kHostOp || rank.tree.parent_op[event] != kNoIndex) continue;
+      ++ops;
+      durations.push_back(events.dur_ns[event]);
+    }
+  }
+  double median = 0;
+  if (!durations.empty()) {
+    std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2), durations.end());
+    median = static_cast<double>(durations[durations.size() / 2]);
+  }
+  Finding f;
+  f.id = "host.framework_overhead";
+  f.category = FindingCategory::kHost;
+  f.title = fmt::format("{:.1f} % of the step runs outside any operator ({} per step): Python/framework overhead",
+                        pct, FormatDuration(overhead));
+  f.metric = "step time not covered by operators / step time (CPU-only trace)";
+  f.value = pct;
+  f.threshold = config.Get(threshold::kHostWaitPct);
+  f.unit = "% of step";
+  f.saves_from = TimePart::kHostWait;
+  f.uncapped_gain_ns = overhead;
+  f.gain_model = "the time between operators: a compiled graph runs them back to back";
+  f.AddNumber("overhead_us", overhead / 1e3, "us");
+  f.AddNumber("top_level_ops_per_step", PerStep(rank, static_cast<double>(ops)), "count");
+  f.AddNumber("median_op_us", median / 1e3, "us");
+  f.strategy = "Cut per-operator overhead: compile the model, batch more work into each operator, and keep Python "
+               "work (logging, .item(), list building) out of the step.";
+  f.apis = {"torch.compile(model)", "torch.inference_mode() for evaluation"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace
+
+void RuleHostBound(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (rank.split.cpu_only) {
+    FrameworkOverhead(rank, config, out);
+  } else {
+    LaunchBound(rank, config, out);
+  }
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,30 @@
+#pragma once
+// Small helpers the rules share: the platform a rank ran on (for the concrete API to name), per-step
+// scaling and number formatting for titles.
+#include <string>
+#include <string_view>
+
+#include "analysis/advisor/advisor.h"
+
+namespace tuneprof {
+
+enum class Platform : uint8_t { kCuda, kNpu, kCpu };
+
+Platform PlatformOf(const RankEvidence& rank);
+
+// The API text for the rank's platform.
+std::string_view ForPlatform(const RankEvidence& rank, std::string_view cuda, std::string_view npu, std::string_view cpu);
+
+// A whole-trace total as a mean per step.
+double PerStep(const RankEvidence& rank, double total_ns);
+
+// Percent of the mean step.
+double PctOfStep(const RankEvidence& rank, double per_step_ns);
+
+// Whether the trace runs a backward pass (autograd engine ranges), i.e. it trains.
+bool RunsBackward(const Trace& trace);
+
+// "12.3 us" / "4.56 ms" for titles.
+std::string FormatDuration(double ns);
+
+}  // namespace tuneprof

@@ -1,0 +1,25 @@
+#include "analysis/advisor/rules/rules.h"
+
+#include <array>
+
+namespace tuneprof {
+
+std::span<const RuleSpec> AllRules() {
+  static constexpr std::array kRules = std::to_array<RuleSpec>({
+      {"compute", RuleComputeUtilization},
+      {"compute", RuleTensorCores},
+      {"communication", RuleExposedCommunication},
+      {"host", RuleHostBound},
+      {"host", RuleSyncApis},
+      {"data", RuleDataLoader},
+      {"memory", RuleCopies},
+      {"idle", RuleDeviceIdle},
+      {"fusion", RuleFusionPatterns},
+      {"fusion", RuleOptimizerLoop},
+      {"compute", RuleAscendAiCpu},
+      {"config", RuleAscendEnvironment},
+  });
+  return kRules;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,34 @@
+#pragma once
+// Every advisor rule, one file each (or one small family per file). A rule reads one rank's evidence
+// and appends the findings that fire, each with its evidence, strategy and uncapped gain estimate.
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "analysis/advisor/advisor.h"
+
+namespace tuneprof {
+
+using RuleFunction = void (*)(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+
+struct RuleSpec {
+  std::string_view family;  // the id prefix its findings use ("fusion" for fusion.attention, ...)
+  RuleFunction run;
+};
+
+std::span<const RuleSpec> AllRules();
+
+void RuleComputeUtilization(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleTensorCores(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleExposedCommunication(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleHostBound(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleSyncApis(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleDataLoader(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCopies(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleDeviceIdle(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleFusionPatterns(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleOptimizerLoop(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendAiCpu(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendEnvironment(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+
+}  // namespace tuneprof

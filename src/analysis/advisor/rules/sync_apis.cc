@@ -1,0 +1,66 @@
+// host.sync_apis (nsys cuda_api_sync): host time in calls that wait for the device
+// (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, aclrtSynchronize*), above 1 % of
+// the step. Each one drains the launch queue, so the device then waits for the host's next launch.
+// Gain: min(sync time, host-wait time): removing the waits lets the host run ahead.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+bool IsSyncCall(std::string_view name) {
+  return name.find("Synchronize") != std::string_view::npos && !name.starts_with("aten::");
+}
+
+}  // namespace
+
+void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (rank.split.cpu_only) return;
+  const EventTable& events = rank.trace->events();
+  std::map<std::string_view, std::pair<uint64_t, double>> calls;
+  double total = 0;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != EventKind::kRuntime && events.kind[i] != EventKind::kDriver) continue;
+    const std::string_view name = rank.trace->str(events.name[i]);
+    if (!IsSyncCall(name)) continue;
+    auto& [count, time] = calls[name];
+    ++count;
+    time += static_cast<double>(events.dur_ns[i]);
+    total += static_cast<double>(events.dur_ns[i]);
+  }
+  const double per_step = PerStep(rank, total);
+  const double pct = PctOfStep(rank, per_step);
+  if (calls.empty() || pct < config.Get(threshold::kSyncApiPct)) return;
+  Finding f;
+  f.id = "host.sync_apis";
+  f.category = FindingCategory::kHost;
+  f.title = fmt::format("the host spends {:.1f} % of the step waiting in synchronize calls", pct);
+  f.metric = "host time in device synchronization calls / step time";
+  f.value = pct;
+  f.threshold = config.Get(threshold::kSyncApiPct);
+  f.unit = "% of step";
+  f.saves_from = TimePart::kHostWait;
+  f.uncapped_gain_ns = std::min(per_step, rank.split.part(TimePart::kHostWait));
+  f.gain_model = "min(synchronize time, host-wait idle time) per step";
+  uint64_t count = 0;
+  std::string names;
+  for (const auto& [name, stats] : calls) {
+    count += stats.first;
+    names += fmt::format("{}{} x{} ({})", names.empty() ? "" : ", ", name, stats.first, FormatDuration(stats.second));
+  }
+  f.AddNumber("sync_calls", static_cast<double>(count), "count");
+  f.AddNumber("sync_us_per_step", per_step / 1e3, "us");
+  f.AddText("calls", names);
+  f.strategy = "Remove synchronizing calls from the step loop: avoid .item(), .cpu(), .tolist() and printing tensors "
+               "each step; copy with non_blocking=True; synchronize streams with events instead of the device.";
+  f.apis = {std::string(ForPlatform(rank, "torch.cuda.Event / stream.wait_event(); tensor.to(device, non_blocking=True)",
+                                    "torch.npu.Event / stream.wait_event(); unset ASCEND_LAUNCH_BLOCKING", ""))};
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,53 @@
+// compute.tensor_cores_unused (TensorBoard plugin rule 6): a GPU with tensor cores (compute capability
+// >= 7.0) runs its matmuls and convolutions without them, i.e. in FP32. Gain: the GEMM time at the
+// FP16 peak instead of the FP32 peak of the chip's profile; unknown (0) without a known chip.
+#include <fmt/format.h>
+
+#include "analysis/advisor/op_classes.h"
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+#include "analysis/device_work.h"
+
+namespace tuneprof {
+
+void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+  if (PlatformOf(rank) != Platform::kCuda) return;
+  const Device* device = PrimaryDevice(*rank.trace);
+  if (!device || device->compute_major < 7) return;
+  const auto share = rank.compute->total.gpu.TensorCoreShare();
+  if (!share || *share > 0) return;
+  const EventTable& events = rank.trace->events();
+  double gemm_ns = 0;
+  uint64_t gemms = 0;
+  for (const DeviceWorkEvent& work : ListDeviceWork(*rank.trace)) {
+    if (work.work != WorkClass::kCompute || !IsComputeBoundLetter(OpLetter(rank.trace->str(events.name[work.event])))) continue;
+    gemm_ns += static_cast<double>(events.dur_ns[work.event]);
+    ++gemms;
+  }
+  if (gemms == 0) return;
+  Finding f;
+  f.id = "compute.tensor_cores_unused";
+  f.category = FindingCategory::kCompute;
+  f.title = fmt::format("{} matmul/conv kernels ({} per step) run without tensor cores", gemms,
+                        FormatDuration(PerStep(rank, gemm_ns)));
+  f.metric = "tensor-core kernel share of kernel time";
+  f.value = 0;
+  f.unit = "%";
+  f.saves_from = TimePart::kComputeBound;
+  const HardwareProfile* chip = rank.hardware ? rank.hardware->profile : nullptr;
+  if (chip && chip->peak_fp32_tflops.value && chip->peak_fp16_tflops.value && *chip->peak_fp16_tflops.value > 0) {
+    f.uncapped_gain_ns = PerStep(rank, gemm_ns) * (1 - *chip->peak_fp32_tflops.value / *chip->peak_fp16_tflops.value);
+    f.gain_model = fmt::format("GEMM time x (1 - FP32 peak / FP16 peak) of {}", chip->name);
+  } else {
+    f.gain_model = "unknown: the chip's FP32 and FP16 peaks are not known";
+  }
+  f.AddNumber("gemm_kernels", static_cast<double>(gemms), "count");
+  f.AddNumber("gemm_us_per_step", PerStep(rank, gemm_ns) / 1e3, "us");
+  f.AddNumber("compute_capability_major", static_cast<double>(device->compute_major), "");
+  f.strategy = "Run matmuls and convolutions in reduced precision on the tensor cores (automatic mixed precision), "
+               "or allow TF32 for FP32 matmuls.";
+  f.apis = {"torch.autocast(\"cuda\", dtype=torch.bfloat16)", "torch.backends.cuda.matmul.allow_tf32 = True"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof

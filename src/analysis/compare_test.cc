@@ -1,0 +1,110 @@
+#include "analysis/compare.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+// `steps` steps of device work; step i's kernel lasts base_us + (i % 3) µs.
+Trace StepTrace(int steps, int64_t base_us, int64_t peak_allocated) {
+  HandBuiltTrace t;
+  for (int i = 0; i < steps; ++i) {
+    const int64_t start = Us(1000.0 * i);
+    t.Step(i + 1, start, Us(900));
+    t.Launch(start + Us(10), i + 1);
+    t.Kernel("gemm", start + Us(20), Us(static_cast<double>(base_us + i % 3)), i + 1);
+  }
+  MemoryEvent memory;
+  memory.total_allocated = peak_allocated;
+  memory.total_reserved = 2 * peak_allocated;
+  t.mutable_builder()->AddMemoryEvent(memory);
+  return t.Finish();
+}
+
+CompareResult CompareTraces(Trace before, Trace after, CompareOptions options = {}) {
+  std::vector<Trace> b, a;
+  b.push_back(std::move(before));
+  a.push_back(std::move(after));
+  return CompareSides(BuildCompareSide(b), BuildCompareSide(a), options);
+}
+
+TEST(CompareTest, FasterStepsAreASignificantDecrease) {
+  CompareOptions options;
+  options.samples_per_step = 8;
+  const CompareResult result = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 300, 1200), options);
+  const MetricComparison* step = result.Find("step_time_us");
+  ASSERT_NE(step, nullptr);
+  EXPECT_NEAR(*step->before, 501, 1e-9);  // kernels of 500, 501, 502 µs in turn
+  EXPECT_NEAR(*step->after, 301, 1e-9);
+  EXPECT_TRUE(step->significant);
+  EXPECT_EQ(step->test, "sampled");
+  const MetricComparison* throughput = result.Find("throughput_samples_per_s");
+  ASSERT_NE(throughput, nullptr);
+  EXPECT_NEAR(*throughput->before, 8 / 501e-6, 1e-6);
+  const MetricComparison* memory = result.Find("peak_allocated_bytes");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(*memory->before, 1000);
+  EXPECT_EQ(*memory->after, 1200);
+  EXPECT_NEAR(*memory->delta_pct, 20, 1e-9);
+  EXPECT_TRUE(memory->significant);
+  EXPECT_EQ(*result.Find("peak_reserved_bytes")->after, 2400);
+}
+
+TEST(CompareTest, SameRunTwiceIsNoSignificantChange) {
+  const CompareResult result = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 500, 1000));
+  const MetricComparison* step = result.Find("step_time_us");
+  EXPECT_FALSE(step->significant);
+  EXPECT_EQ(step->samples->verdict, ChangeVerdict::kNoSignificantChange);
+  EXPECT_FALSE(result.Find("peak_allocated_bytes")->significant);
+}
+
+TEST(CompareTest, OneStepIsTooFewSamples) {
+  const CompareResult result = CompareTraces(StepTrace(1, 500, 1000), StepTrace(1, 100, 1000));
+  const MetricComparison* step = result.Find("step_time_us");
+  EXPECT_EQ(step->test, "too_few_samples");
+  EXPECT_FALSE(step->significant);
+}
+
+GateCondition Gate(std::string_view text) {
+  auto condition = ParseGateCondition(text);
+  EXPECT_TRUE(condition.ok()) << text;
+  return condition.ok() ? condition.value() : GateCondition{};
+}
+
+TEST(CompareTest, GateParsesAndFiresOnlyWhenSignificant) {
+  auto slower = ParseGateCondition("step_time>+3%");
+  ASSERT_TRUE(slower.ok());
+  EXPECT_TRUE(slower->above);
+  EXPECT_DOUBLE_EQ(slower->pct, 3);
+  auto throughput = ParseGateCondition("throughput<-2%");
+  ASSERT_TRUE(throughput.ok());
+  EXPECT_FALSE(throughput->above);
+  EXPECT_DOUBLE_EQ(throughput->pct, -2);
+  EXPECT_FALSE(ParseGateCondition("step_time").ok());
+  EXPECT_FALSE(ParseGateCondition("step_time>fast").ok());
+  EXPECT_FALSE(ParseGateCondition(">3%").ok());
+
+  CompareOptions options;
+  options.samples_per_step = 8;
+  const CompareResult regression = CompareTraces(StepTrace(12, 300, 1000), StepTrace(12, 500, 1000), options);
+  EXPECT_TRUE(EvaluateGate(regression, *slower).fired);
+  EXPECT_TRUE(EvaluateGate(regression, *throughput).fired);
+  EXPECT_FALSE(EvaluateGate(regression, Gate("step_time>+80%")).fired);  // +66 %
+  const GateOutcome memory = EvaluateGate(regression, Gate("peak_memory>+5%"));
+  EXPECT_TRUE(memory.evaluated);
+  EXPECT_FALSE(memory.fired);
+
+  const CompareResult same = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 500, 1000));
+  EXPECT_FALSE(EvaluateGate(same, Gate("step_time>-50%")).fired);  // holds, not significant
+  const GateOutcome unknown = EvaluateGate(same, Gate("ttft>+1%"));
+  EXPECT_FALSE(unknown.evaluated);
+  EXPECT_FALSE(unknown.fired);
+}
+
+}  // namespace
+}  // namespace tuneprof

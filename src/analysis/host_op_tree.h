@@ -1,0 +1,26 @@
+#pragma once
+// How host ranges nest on each thread: the parent of every host interval and its self time. Profilers
+// write ranges, not trees; on one thread a range that starts inside another and ends no later is its
+// child. Used to pick the operators a model's code calls directly (the outermost aten ops) and to
+// measure self time, the time an operator spends outside its children.
+#include <cstdint>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct HostOpTree {
+  // Indexed by event; kNoIndex for device events, instants and roots.
+  std::vector<uint32_t> parent;
+  // The nearest enclosing kHostOp (annotations and Python frames skipped); kNoIndex when none.
+  std::vector<uint32_t> parent_op;
+  // dur minus the time covered by direct children; 0 for events that are not host intervals.
+  std::vector<int64_t> self_ns;
+  // Host intervals of each track, sorted by start then longest first (parents before children).
+  std::vector<std::vector<uint32_t>> by_track;
+};
+
+HostOpTree BuildHostOpTree(const Trace& trace);
+
+}  // namespace tuneprof

@@ -1,0 +1,58 @@
+#pragma once
+// Memory the allocator could have saved: a liveness-based reuse plan and in-place candidates, from
+// the blocks of one device (allocations matched to their frees, analysis/memory_timeline.h).
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace tuneprof {
+
+constexpr uint64_t kNeverFreed = std::numeric_limits<uint64_t>::max();
+
+// An allocation matched to the next free of its address. `seq` orders the device's memory events
+// (time, then file order), so lifetimes compare exactly even when timestamps tie.
+struct MemoryBlock {
+  int64_t address = 0;
+  int64_t bytes = 0;
+  uint32_t track = 0;
+  int64_t alloc_ns = 0;
+  int64_t free_ns = kNoId;        // kNoId: alive when the trace ends
+  uint64_t alloc_seq = 0;
+  uint64_t free_seq = kNeverFreed;
+  uint32_t alloc_op = kNoIndex;   // event index of the innermost host op enclosing the allocation
+};
+
+// The peak of a static, liveness-based plan: every block gets an offset in one arena, blocks whose
+// lifetimes are disjoint may share addresses (greedy by size, best-fit gap). No plan can go below
+// `max_live_bytes`; a real allocator's footprint (reserved) is what the plan is compared with.
+// `baseline_bytes` (allocated before the trace began, never seen allocated) is added to every figure.
+struct ReusePlan {
+  int64_t plan_peak_bytes = kNoId;
+  int64_t max_live_bytes = kNoId;     // the lower bound of any plan: most bytes alive at once
+  int64_t observed_peak_bytes = kNoId;  // the footprint to beat: peak reserved if known, else allocated
+  bool observed_is_reserved = false;
+  int64_t saving_bytes = kNoId;       // observed − plan (negative when the plan would need more)
+  int64_t blocks = 0;
+};
+
+ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_bytes,
+                    int64_t observed_peak_bytes, bool observed_is_reserved);
+
+// An element-wise op that allocates its output while an input of the same size is freed right after
+// it returns (before the thread's next op starts): writing in place would have saved the output.
+struct InPlaceCandidate {
+  std::string op;
+  int64_t count = 0;
+  int64_t bytes = 0;          // saved over the trace: the outputs' sizes
+  int64_t largest_bytes = 0;
+};
+
+std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const std::vector<MemoryBlock>& blocks);
+
+// Whether `op` is element-wise with an in-place variant (aten::relu, aten::add, aten::mul, ...).
+bool IsElementwiseOp(std::string_view op);
+
+}  // namespace tuneprof

@@ -1,0 +1,101 @@
+#include "analysis/memory_opportunities.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+MemoryBlock Block(int64_t bytes, uint64_t alloc_seq, uint64_t free_seq) {
+  MemoryBlock block;
+  block.bytes = bytes;
+  block.alloc_seq = alloc_seq;
+  block.free_seq = free_seq;
+  return block;
+}
+
+TEST(PlanReuseTest, BlocksWithDisjointLifetimesShareAddresses) {
+  // A [0,2) and C [2,4) never live together and share offset 0; B [1,3) overlaps both.
+  const std::vector<MemoryBlock> blocks = {Block(100, 0, 2), Block(50, 1, 3), Block(100, 2, 4)};
+  const ReusePlan plan = PlanReuse(blocks, 0, 256, true);
+  EXPECT_EQ(plan.max_live_bytes, 150);
+  EXPECT_EQ(plan.plan_peak_bytes, 150);
+  EXPECT_LE(plan.plan_peak_bytes, plan.observed_peak_bytes);
+  EXPECT_EQ(plan.saving_bytes, 106);
+  EXPECT_EQ(plan.blocks, 3);
+}
+
+TEST(PlanReuseTest, ASmallBlockFillsTheGapLeftBetweenLargerOnes) {
+  // 400 lives throughout; 200 dies before 300 is allocated, so both sit at offset 400; 100 (never
+  // freed, 1000 bytes allocated before the trace as baseline) overlaps all three and goes on top.
+  const std::vector<MemoryBlock> blocks = {Block(400, 0, 9), Block(200, 1, 3), Block(300, 4, 8),
+                                           Block(100, 2, kNeverFreed)};
+  const ReusePlan plan = PlanReuse(blocks, 1000, kNoId, false);
+  EXPECT_EQ(plan.max_live_bytes, 1000 + 800);
+  EXPECT_EQ(plan.plan_peak_bytes, 1000 + 800);
+  EXPECT_EQ(plan.saving_bytes, kNoId);
+}
+
+TEST(PlanReuseTest, NoPlanBeatsTheMostBytesAliveAtOnce) {
+  std::vector<MemoryBlock> blocks;
+  for (uint64_t i = 0; i < 300; ++i) {
+    blocks.push_back(Block(static_cast<int64_t>(1 + (i * 37) % 101), i, i + 1 + (i * 13) % 40));
+  }
+  const ReusePlan plan = PlanReuse(blocks, 0, kNoId, false);
+  EXPECT_GE(plan.plan_peak_bytes, plan.max_live_bytes);
+  EXPECT_GT(plan.max_live_bytes, 0);
+}
+
+class InPlaceTest : public ::testing::Test {
+ protected:
+  MemoryBlock Live(int64_t bytes, int64_t alloc_us, int64_t free_us) {
+    MemoryBlock block = Block(bytes, static_cast<uint64_t>(alloc_us), static_cast<uint64_t>(free_us));
+    block.alloc_ns = Us(alloc_us);
+    block.free_ns = Us(free_us);
+    block.track = hand_.mutable_builder()->TrackFor(ProcessKey{100, false}, ProcessKey{1, false});
+    return block;
+  }
+  HandBuiltTrace hand_;
+};
+
+TEST_F(InPlaceTest, OutOfPlaceReluWhoseInputDiesRightAfterIsACandidate) {
+  hand_.Host(EventKind::kHostOp, "aten::linear", Us(0), Us(10));
+  hand_.Host(EventKind::kHostOp, "aten::relu", Us(20), Us(10));
+  hand_.Host(EventKind::kHostOp, "aten::clamp_min", Us(21), Us(8));
+  hand_.Host(EventKind::kHostOp, "aten::linear", Us(40), Us(10));
+  const std::vector<MemoryBlock> blocks = {
+      Live(4096, 5, 31),   // linear's output, the relu input: freed after relu returns, before the next op
+      Live(4096, 22, 45),  // relu's output (allocated inside clamp_min)
+  };
+  const Trace trace = hand_.Finish();
+  const std::vector<InPlaceCandidate> candidates = FindInPlaceCandidates(trace, blocks);
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].op, "aten::relu");  // the outer op claims it, not clamp_min as well
+  EXPECT_EQ(candidates[0].count, 1);
+  EXPECT_EQ(candidates[0].bytes, 4096);
+}
+
+TEST_F(InPlaceTest, InputStillUsedByTheNextOpIsNotACandidate) {
+  hand_.Host(EventKind::kHostOp, "aten::relu", Us(20), Us(10));
+  hand_.Host(EventKind::kHostOp, "aten::add", Us(40), Us(10));
+  const std::vector<MemoryBlock> blocks = {
+      Live(4096, 5, 48),   // the input lives on into the add
+      Live(4096, 22, 60),
+  };
+  const Trace trace = hand_.Finish();
+  EXPECT_TRUE(FindInPlaceCandidates(trace, blocks).empty());
+}
+
+TEST(ElementwiseOpTest, KnowsOutOfPlaceElementwiseOps) {
+  EXPECT_TRUE(IsElementwiseOp("aten::relu"));
+  EXPECT_TRUE(IsElementwiseOp("aten::dropout"));
+  EXPECT_FALSE(IsElementwiseOp("aten::relu_"));
+  EXPECT_FALSE(IsElementwiseOp("aten::mm"));
+}
+
+}  // namespace
+}  // namespace tuneprof

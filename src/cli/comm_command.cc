@@ -1,0 +1,135 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "analysis/comm_cross_rank.h"
+#include "analysis/hardware_profile.h"
+#include "analysis/time_breakdown.h"
+#include "cli/commands.h"
+#include "importers/import.h"
+#include "io/trace_files.h"
+#include "report/comm_report.h"
+
+namespace tuneprof::cli {
+
+void AddCommCommand(CLI::App* app, CommOptions* options) {
+  CLI::App* comm = app->add_subcommand(
+      "comm", "Communication: collectives' bandwidth vs the link peak, exposed vs hidden, wait vs transfer, stragglers");
+  comm->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  comm->add_flag("--json", options->json, "print one JSON document (schema tuneprof.comm/1)");
+  comm->add_option("--hardware", options->hardware,
+                   "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  comm->add_option("--hardware-file", options->hardware_file,
+                   "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  comm->add_option("--utilization-threshold", options->utilization_threshold,
+                   "bandwidth utilization below which communication is a bottleneck (0..1, default 0.5)")
+      ->check(CLI::Range(0.0, 1.0));
+}
+
+namespace {
+
+Result<HardwareProfiles> LoadProfiles(const std::string& path) {
+  if (path.empty()) return HardwareProfiles::Builtin();
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status(StatusCode::kUsage, "cannot read --hardware-file " + path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return HardwareProfiles::Parse(text.str(), path);
+}
+
+int Fail(const Status& status) {
+  fmt::print(stderr, "tuneprof: error: {}\n", status.message());
+  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
+}
+
+// One rank read and reduced to its communication summary; the trace itself is dropped at once, so
+// memory holds one trace per worker, whatever the number of ranks.
+struct RankSlot {
+  std::optional<RankCommunication> result;
+  Status status;
+  bool truncated = false;
+  uint64_t entry_count = 0;
+};
+
+void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, const HardwareProfile* forced,
+                 RankSlot* slot) {
+  {
+    auto trace = ImportFile(file);
+    if (!trace.ok()) {
+      slot->status = trace.status();
+      return;
+    }
+    slot->truncated = trace->metadata().truncated;
+    slot->entry_count = trace->metadata().entry_count;
+    slot->result =
+        AnalyzeRankCommunication(*trace, ComputeTimeBreakdown(*trace), SelectHardware(*trace, profiles, forced));
+  }  // the trace is freed here
+#ifdef __GLIBC__
+  // glibc keeps freed pages of the worker arenas resident; hand them back so that RSS follows live data.
+  malloc_trim(0);
+#endif
+}
+
+// Ranks are independent until they are matched: read them on all cores, results kept in path order.
+std::vector<RankSlot> AnalyzeFiles(const std::vector<std::string>& files, const HardwareProfiles& profiles,
+                                   const HardwareProfile* forced) {
+  std::vector<RankSlot> slots(files.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) AnalyzeFile(files[i], profiles, forced, &slots[i]);
+  };
+  const size_t workers = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), files.size());
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& thread : threads) thread.join();
+  return slots;
+}
+
+}  // namespace
+
+int RunComm(const CommOptions& options) {
+  auto profiles = LoadProfiles(options.hardware_file);
+  if (!profiles.ok()) return Fail(profiles.status());
+  const HardwareProfile* forced = nullptr;
+  if (!options.hardware.empty() && !(forced = profiles->FindByName(options.hardware))) {
+    fmt::print(stderr, "tuneprof: error: --hardware: no profile named \"{}\"\n", options.hardware);
+    return kExitUsage;
+  }
+  std::vector<std::string> files;
+  for (const std::string& path : options.paths) {
+    auto listed = ListTraceFiles(path);
+    if (!listed.ok()) return Fail(listed.status());
+    files.insert(files.end(), listed->begin(), listed->end());
+  }
+  CommAnalysis analysis;
+  analysis.thresholds.utilization = options.utilization_threshold;
+  std::vector<RankSlot> slots = AnalyzeFiles(files, *profiles, forced);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (!slots[i].status.ok()) return Fail(slots[i].status);
+    if (slots[i].truncated) {
+      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n", files[i],
+                 slots[i].entry_count);
+    }
+    analysis.ranks.push_back(std::move(*slots[i].result));
+  }
+  analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
+  JudgeCommunication(&analysis);
+  const std::string text = options.json ? RenderCommJson(analysis) : RenderCommText(analysis);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace tuneprof::cli

@@ -1,0 +1,97 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "analysis/compare.h"
+#include "cli/commands.h"
+#include "importers/import.h"
+#include "report/compare_report.h"
+
+namespace tuneprof::cli {
+
+void AddCompareCommand(CLI::App* app, CompareOptions* options) {
+  CLI::App* compare = app->add_subcommand(
+      "compare", "Before vs after an optimization: metrics with significance, per-operator diff, CI gate");
+  compare->add_option("before", options->before, "trace file or directory of the run before the change")->required();
+  compare->add_option("after", options->after, "trace file or directory of the run after the change")->required();
+  compare->add_flag("--json", options->json, "print one JSON document (schema tuneprof.compare/1)");
+  compare->add_option("--tokens-per-step", options->tokens_per_step, "tokens per step: adds throughput in tokens/s")
+      ->check(CLI::PositiveNumber);
+  compare->add_option("--samples-per-step", options->samples_per_step, "samples per step: adds throughput in samples/s")
+      ->check(CLI::PositiveNumber);
+  compare->add_option("--alpha", options->alpha, "significance level of the rank test (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.5));
+  compare->add_option("--fail-if", options->fail_if,
+                      "exit 3 when this holds and the change is significant, e.g. step_time>+3% "
+                      "(repeatable; metrics: step_time, throughput, ttft, tpot, peak_memory, peak_reserved "
+                      "or any key of the metrics table)");
+  compare->add_option("--fail-if-slower", options->fail_if_slower,
+                      "exit 3 when step time grew significantly by more than PCT percent (= --fail-if step_time>+PCT%)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+namespace {
+
+Result<std::vector<Trace>> ImportSide(const std::string& path) {
+  auto traces = ImportPaths({path});
+  if (!traces.ok()) return traces.status();
+  for (const Trace& trace : *traces) {
+    if (trace.metadata().truncated) {
+      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
+                 trace.metadata().path, trace.metadata().entry_count);
+    }
+  }
+  return traces;
+}
+
+int ImportFailure(const Status& status) {
+  fmt::print(stderr, "tuneprof: error: {}\n", status.message());
+  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
+}
+
+}  // namespace
+
+int RunCompare(const CompareOptions& options) {
+  std::vector<GateCondition> conditions;
+  std::vector<std::string> expressions = options.fail_if;
+  if (options.fail_if_slower) expressions.push_back(fmt::format("step_time>+{}%", *options.fail_if_slower));
+  for (const std::string& expression : expressions) {
+    auto condition = ParseGateCondition(expression);
+    if (!condition.ok()) {
+      fmt::print(stderr, "tuneprof: error: {}\n", condition.status().message());
+      return kExitUsage;
+    }
+    conditions.push_back(std::move(condition.value()));
+  }
+  auto before = ImportSide(options.before);
+  if (!before.ok()) return ImportFailure(before.status());
+  auto after = ImportSide(options.after);
+  if (!after.ok()) return ImportFailure(after.status());
+
+  tuneprof::CompareOptions compare;
+  compare.tokens_per_step = options.tokens_per_step;
+  compare.samples_per_step = options.samples_per_step;
+  compare.alpha = options.alpha;
+  const CompareResult result = CompareSides(BuildCompareSide(*before), BuildCompareSide(*after), compare);
+
+  std::vector<GateOutcome> gates;
+  for (const GateCondition& condition : conditions) gates.push_back(EvaluateGate(result, condition));
+  const std::string text = options.json ? RenderCompareJson(result, gates) : RenderCompareText(result, gates);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+
+  int exit_code = kExitOk;
+  for (const GateOutcome& gate : gates) {
+    if (!gate.evaluated) {
+      fmt::print(stderr, "tuneprof: warning: --fail-if {}: {} is unknown for these traces; not evaluated\n",
+                 gate.condition.text, gate.metric_key.empty() ? gate.condition.metric : gate.metric_key);
+    } else if (gate.fired) {
+      fmt::print(stderr, "tuneprof: gate failed: {} ({} {:+.2f}%, significant)\n", gate.condition.text,
+                 gate.metric_key, *gate.delta_pct);
+      exit_code = kExitGateFailed;
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace tuneprof::cli

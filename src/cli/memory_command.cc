@@ -1,0 +1,71 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/hardware_profile.h"
+#include "analysis/memory_hta_bw.h"
+#include "analysis/memory_timeline.h"
+#include "cli/commands.h"
+#include "importers/import.h"
+#include "report/memory_report.h"
+
+namespace tuneprof::cli {
+
+void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
+  CLI::App* memory = app->add_subcommand(
+      "memory", "Device memory over time: the peak and who holds it, fragmentation, churn, leaks, reuse and "
+                "in-place opportunities, copy traffic and bandwidth");
+  memory->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  memory->add_flag("--json", options->json, "print one JSON document (schema tuneprof.memory/1)");
+  memory->add_option("--hardware", options->hardware,
+                     "measure bandwidth against this hardware profile instead of detecting the chip");
+  memory->add_option("--hardware-file", options->hardware_file,
+                     "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+}
+
+namespace {
+
+Result<HardwareProfiles> LoadProfiles(const std::string& path) {
+  if (path.empty()) return HardwareProfiles::Builtin();
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status(StatusCode::kUsage, "cannot read --hardware-file " + path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return HardwareProfiles::Parse(text.str(), path);
+}
+
+int ExitFor(const Status& status) {
+  fmt::print(stderr, "tuneprof: error: {}\n", status.message());
+  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
+}
+
+}  // namespace
+
+int RunMemory(const MemoryOptions& options) {
+  auto profiles = LoadProfiles(options.hardware_file);
+  if (!profiles.ok()) return ExitFor(profiles.status());
+  const HardwareProfile* forced = nullptr;
+  if (!options.hardware.empty() && !(forced = profiles->FindByName(options.hardware))) {
+    fmt::print(stderr, "tuneprof: error: --hardware: no profile named \"{}\"\n", options.hardware);
+    return kExitUsage;
+  }
+  auto traces = ImportPaths(options.paths);
+  if (!traces.ok()) return ExitFor(traces.status());
+  std::vector<MemoryAnalysis> ranks;
+  for (const Trace& trace : *traces) {
+    if (trace.metadata().truncated) {
+      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
+                 trace.metadata().path, trace.metadata().entry_count);
+    }
+    ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, *profiles, forced)));
+  }
+  const std::string text =
+      options.json ? RenderMemoryJson(ranks, ComputeHtaMemoryBw(*traces)) : RenderMemoryText(ranks);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace tuneprof::cli

@@ -1,0 +1,344 @@
+#include "importers/ascend/ascend_communication.h"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <system_error>
+#include <utility>
+
+namespace tuneprof {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::string_view kTotalOpInfo = "Total Op Info";
+
+// One streaming pass over one file. Every error names the file and the key path where it happened.
+class CommunicationReader {
+ public:
+  CommunicationReader(std::string_view origin, SideTableBuilder* out)
+      : origin_(origin), out_(out), tables_(out->mutable_communication()) {}
+
+  Status ReadOps(simdjson::padded_string_view json) {
+    tables_->ops_present = true;
+    return ForEachOp(json, [this](std::string_view step, bool p2p, std::string_view key, od::value value) {
+      return ReadOp(step, p2p, key, value);
+    });
+  }
+
+  Status ReadMatrix(simdjson::padded_string_view json) {
+    tables_->matrix_present = true;
+    return ForEachOp(json, [this](std::string_view step, bool p2p, std::string_view key, od::value value) {
+      return ReadLinks(step, p2p, key, value);
+    });
+  }
+
+ private:
+  Status Fail(std::string_view where, simdjson::error_code error) const {
+    return InvalidInput(std::string(origin_) + ": " + std::string(where) + ": " + simdjson::error_message(error));
+  }
+
+  // Both files share the outer levels {step: {"p2p"|"collective": {"<key>@<group>": value}}}.
+  template <typename Fn>
+  Status ForEachOp(simdjson::padded_string_view json, Fn on_op) {
+    od::document doc;
+    od::object steps;
+    if (auto e = parser_.iterate(json).get(doc)) return Fail("document", e);
+    if (auto e = doc.get_object().get(steps)) return Fail("document", e);
+    for (auto step_field : steps) {
+      od::field field;
+      std::string_view step_key;
+      od::object sections;
+      if (auto e = std::move(step_field).get(field)) return Fail("step", e);
+      if (auto e = field.unescaped_key().get(step_key)) return Fail("step", e);
+      const std::string step(step_key);
+      if (auto e = field.value().get_object().get(sections)) return Fail(step, e);
+      for (auto section_field : sections) {
+        od::field section;
+        std::string_view section_key;
+        od::object ops;
+        if (auto e = std::move(section_field).get(section)) return Fail(step, e);
+        if (auto e = section.unescaped_key().get(section_key)) return Fail(step, e);
+        if (section_key != "p2p" && section_key != "collective") continue;  // not known: skipped
+        const bool p2p = section_key == "p2p";
+        const std::string where = step + "." + std::string(section_key);
+        if (auto e = section.value().get_object().get(ops)) return Fail(where, e);
+        for (auto op_field : ops) {
+          od::field op;
+          std::string_view op_key;
+          if (auto e = std::move(op_field).get(op)) return Fail(where, e);
+          if (auto e = op.unescaped_key().get(op_key)) return Fail(where, e);
+          const std::string key(op_key);
+          Status status = on_op(step, p2p, key, op.value());
+          if (!status.ok()) return status;
+        }
+      }
+    }
+    return Status();
+  }
+
+  // A number, or NaN for null; anything else is an error.
+  Status Number(od::value value, std::string_view where, double* out) const {
+    od::json_type type;
+    if (auto e = value.type().get(type)) return Fail(where, e);
+    if (type == od::json_type::null) {
+      *out = kNaN;
+      return Status();
+    }
+    if (auto e = value.get_double().get(*out)) return Fail(where, e);
+    return Status();
+  }
+
+  Status ReadOp(std::string_view step, bool p2p, std::string_view key, od::value value) {
+    HcclOpTime op;
+    op.step = out_->Intern(step);
+    op.p2p = p2p;
+    op.total = key == kTotalOpInfo;
+    const size_t at = key.find('@');
+    op.op_name = out_->Intern(key.substr(0, at));
+    op.group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
+    op.first_traffic = static_cast<uint32_t>(tables_->traffic.size());
+    const std::string where = std::string(step) + "." + std::string(key);
+    od::object object;
+    if (auto e = value.get_object().get(object)) return Fail(where, e);
+    for (auto part_field : object) {
+      od::field part;
+      std::string_view part_key;
+      if (auto e = std::move(part_field).get(part)) return Fail(where, e);
+      if (auto e = part.unescaped_key().get(part_key)) return Fail(where, e);
+      Status status;
+      if (part_key == "Communication Time Info") {
+        status = ReadTimeInfo(part.value(), where, &op);
+      } else if (part_key == "Communication Bandwidth Info") {
+        status = ReadBandwidthInfo(part.value(), where);
+      }
+      if (!status.ok()) return status;
+    }
+    op.traffic_count = static_cast<uint32_t>(tables_->traffic.size()) - op.first_traffic;
+    tables_->ops.push_back(op);
+    return Status();
+  }
+
+  Status ReadTimeInfo(od::value value, const std::string& where, HcclOpTime* op) {
+    struct Slot {
+      std::string_view key;
+      double* field;
+    };
+    const Slot slots[] = {
+        {"Start Timestamp(us)", &op->start_us},
+        {"Elapse Time(ms)", &op->elapse_ms},
+        {"Transit Time(ms)", &op->transit_ms},
+        {"Wait Time(ms)", &op->wait_ms},
+        {"Synchronization Time(ms)", &op->synchronization_ms},
+        {"Idle Time(ms)", &op->idle_ms},
+        {"Wait Time Ratio", &op->wait_ratio},
+        {"Synchronization Time Ratio", &op->synchronization_ratio},
+    };
+    return ReadNumbers(value, where + ".Communication Time Info", slots);
+  }
+
+  template <typename Slots>
+  Status ReadNumbers(od::value value, const std::string& where, const Slots& slots, bool* has_distribution = nullptr) {
+    od::object object;
+    if (auto e = value.get_object().get(object)) return Fail(where, e);
+    for (auto item_field : object) {
+      od::field item;
+      std::string_view key;
+      if (auto e = std::move(item_field).get(item)) return Fail(where, e);
+      if (auto e = item.unescaped_key().get(key)) return Fail(where, e);
+      if (key == "Size Distribution" && has_distribution != nullptr) {
+        Status status = ReadBuckets(item.value(), where + "." + std::string(key));
+        if (!status.ok()) return status;
+        *has_distribution = true;
+        continue;
+      }
+      for (const auto& slot : slots) {
+        if (slot.key != key) continue;
+        Status status = Number(item.value(), where + "." + std::string(key), slot.field);
+        if (!status.ok()) return status;
+        break;
+      }
+    }
+    return Status();
+  }
+
+  Status ReadBandwidthInfo(od::value value, const std::string& where) {
+    od::object transports;
+    const std::string here = where + ".Communication Bandwidth Info";
+    if (auto e = value.get_object().get(transports)) return Fail(here, e);
+    for (auto transport_field : transports) {
+      od::field field;
+      std::string_view transport_key;
+      if (auto e = std::move(transport_field).get(field)) return Fail(here, e);
+      if (auto e = field.unescaped_key().get(transport_key)) return Fail(here, e);
+      HcclTransportTraffic traffic;
+      traffic.transport = out_->Intern(transport_key);
+      traffic.first_bucket = static_cast<uint32_t>(tables_->buckets.size());
+      struct Slot {
+        std::string_view key;
+        double* field;
+      };
+      const Slot slots[] = {
+          {"Transit Size(MB)", &traffic.transit_size_mb},
+          {"Transit Time(ms)", &traffic.transit_time_ms},
+          {"Bandwidth(GB/s)", &traffic.bandwidth_gbps},
+          {"Large Packet Ratio", &traffic.large_packet_ratio},
+      };
+      bool has_distribution = false;
+      Status status = ReadNumbers(field.value(), here + "." + std::string(transport_key), slots, &has_distribution);
+      if (!status.ok()) return status;
+      traffic.bucket_count = static_cast<uint32_t>(tables_->buckets.size()) - traffic.first_bucket;
+      tables_->traffic.push_back(traffic);
+    }
+    return Status();
+  }
+
+  // {"<packet MB>": [count, transit ms], ...}
+  Status ReadBuckets(od::value value, const std::string& where) {
+    od::object buckets;
+    if (auto e = value.get_object().get(buckets)) return Fail(where, e);
+    for (auto bucket_field : buckets) {
+      od::field field;
+      std::string_view key;
+      if (auto e = std::move(bucket_field).get(field)) return Fail(where, e);
+      if (auto e = field.unescaped_key().get(key)) return Fail(where, e);
+      HcclPacketBucket bucket;
+      const std::string here = where + "." + std::string(key);
+      if (!ParseDouble(key, &bucket.packet_mb)) return InvalidInput(std::string(origin_) + ": " + here + ": not a size");
+      od::array pair;
+      if (auto e = field.value().get_array().get(pair)) return Fail(here, e);
+      size_t index = 0;
+      for (auto element : pair) {
+        od::value item;
+        if (auto e = std::move(element).get(item)) return Fail(here, e);
+        double number = 0;
+        Status status = Number(item, here, &number);
+        if (!status.ok()) return status;
+        if (index == 0) bucket.count = static_cast<int64_t>(std::llround(number));
+        if (index == 1) bucket.transit_ms = number;
+        ++index;
+      }
+      if (index != 2) return InvalidInput(std::string(origin_) + ": " + here + ": expected [count, transit ms]");
+      tables_->buckets.push_back(bucket);
+    }
+    return Status();
+  }
+
+  static bool ParseDouble(std::string_view text, double* out) {
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+    return error == std::errc() && end == text.data() + text.size();
+  }
+
+  static bool ParseRankPair(std::string_view text, int64_t* src, int64_t* dst) {
+    const size_t dash = text.find('-');
+    if (dash == std::string_view::npos) return false;
+    const auto [end1, e1] = std::from_chars(text.data(), text.data() + dash, *src);
+    const auto [end2, e2] = std::from_chars(text.data() + dash + 1, text.data() + text.size(), *dst);
+    return e1 == std::errc() && e2 == std::errc() && end1 == text.data() + dash && end2 == text.data() + text.size();
+  }
+
+  Status ReadLinks(std::string_view step, bool p2p, std::string_view key, od::value value) {
+    const std::string where = std::string(step) + "." + std::string(key);
+    const size_t at = key.find('@');
+    const StringId step_id = out_->Intern(step);
+    const StringId op_key = out_->Intern(key.substr(0, at));
+    const StringId group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
+    od::object links;
+    if (auto e = value.get_object().get(links)) return Fail(where, e);
+    for (auto link_field : links) {
+      od::field field;
+      std::string_view pair;
+      if (auto e = std::move(link_field).get(field)) return Fail(where, e);
+      if (auto e = field.unescaped_key().get(pair)) return Fail(where, e);
+      HcclLink link;
+      link.step = step_id;
+      link.p2p = p2p;
+      link.op_key = op_key;
+      link.group = group;
+      const std::string here = where + "." + std::string(pair);
+      if (!ParseRankPair(pair, &link.src_rank, &link.dst_rank)) {
+        return InvalidInput(std::string(origin_) + ": " + here + ": not a \"<src>-<dst>\" rank pair");
+      }
+      Status status = ReadLink(field.value(), here, &link);
+      if (!status.ok()) return status;
+      tables_->links.push_back(link);
+    }
+    return Status();
+  }
+
+  Status ReadLink(od::value value, const std::string& where, HcclLink* link) {
+    od::object object;
+    if (auto e = value.get_object().get(object)) return Fail(where, e);
+    for (auto item_field : object) {
+      od::field item;
+      std::string_view key;
+      if (auto e = std::move(item_field).get(item)) return Fail(where, e);
+      if (auto e = item.unescaped_key().get(key)) return Fail(where, e);
+      const std::string here = where + "." + std::string(key);
+      Status status;
+      if (key == "Transport Type" || key == "Op Name") {
+        std::string_view text;
+        if (auto e = item.value().get_string().get(text)) return Fail(here, e);
+        (key == "Op Name" ? link->op_name : link->transport) = out_->Intern(text);
+      } else if (key == "Transit Size(MB)") {
+        status = Number(item.value(), here, &link->transit_size_mb);
+      } else if (key == "Transit Time(ms)") {
+        status = Number(item.value(), here, &link->transit_time_ms);
+      } else if (key == "Bandwidth(GB/s)") {
+        status = Number(item.value(), here, &link->bandwidth_gbps);
+      }
+      if (!status.ok()) return status;
+    }
+    return Status();
+  }
+
+  std::string_view origin_;
+  SideTableBuilder* out_;
+  CommunicationTables* tables_;
+  od::parser parser_;
+};
+
+bool Exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+template <typename ReadFn>
+Status ReadFile(const std::string& path, SideTableBuilder* out, ReadFn read) {
+  if (!Exists(path)) return Status();
+  simdjson::padded_string text;
+  if (auto e = simdjson::padded_string::load(path).get(text)) {
+    return InvalidInput(path + ": unreadable (" + simdjson::error_message(e) + ")");
+  }
+  CommunicationReader reader(path, out);
+  return read(&reader, simdjson::padded_string_view(text));
+}
+
+}  // namespace
+
+Status ReadCommunicationJson(std::string_view json, std::string_view origin, SideTableBuilder* out) {
+  const simdjson::padded_string padded(json);
+  CommunicationReader reader(origin, out);
+  return reader.ReadOps(padded);
+}
+
+Status ReadCommunicationMatrixJson(std::string_view json, std::string_view origin, SideTableBuilder* out) {
+  const simdjson::padded_string padded(json);
+  CommunicationReader reader(origin, out);
+  return reader.ReadMatrix(padded);
+}
+
+Status ReadCommunicationFile(const std::string& path, SideTableBuilder* out) {
+  return ReadFile(path, out, [](CommunicationReader* r, simdjson::padded_string_view json) { return r->ReadOps(json); });
+}
+
+Status ReadCommunicationMatrixFile(const std::string& path, SideTableBuilder* out) {
+  return ReadFile(path, out,
+                  [](CommunicationReader* r, simdjson::padded_string_view json) { return r->ReadMatrix(json); });
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,141 @@
+// communication.json / communication_matrix.json: small inline files for every shape of formats.md B.6,
+// errors that name the key, and the real rank directories read through ImportAscendDirectory.
+#include "importers/ascend/ascend_communication.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "importers/ascend/ascend_directory.h"
+
+namespace tuneprof {
+namespace {
+
+Trace Empty() { return TraceBuilder("test").Finish(); }
+
+constexpr std::string_view kOps = R"json({"step50": {"p2p": {}, "collective": {
+  "hcom_allReduce__586_0_1@1752": {
+    "Communication Time Info": {"Start Timestamp(us)": 1736408883732241.5, "Elapse Time(ms)": 79.0, "Transit Time(ms)": 0.25,
+      "Wait Time(ms)": 5.5, "Synchronization Time(ms)": 5.0, "Idle Time(ms)": 73.25, "Wait Time Ratio": 0.9565,
+      "Synchronization Time Ratio": 0.9524},
+    "Communication Bandwidth Info": {
+      "RDMA": {"Transit Size(MB)": 0, "Transit Time(ms)": 0, "Bandwidth(GB/s)": 0, "Large Packet Ratio": 0, "Size Distribution": {}},
+      "HCCS": {"Transit Size(MB)": 28.5, "Transit Time(ms)": 1.5, "Bandwidth(GB/s)": 19.0, "Large Packet Ratio": 0.0,
+        "Size Distribution": {"2.0": [12, 1.25], "0.5": [2, 0.25]}}}},
+  "Total Op Info": {
+    "Communication Time Info": {"Elapse Time(ms)": 79.0, "Transit Time(ms)": 0.25, "Wait Time(ms)": 5.5,
+      "Synchronization Time(ms)": 5.0, "Idle Time(ms)": 73.25, "Wait Time Ratio": null, "Unknown key": [1, {"x": 2}]},
+    "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 28.5, "Transit Time(ms)": 1.5,
+      "Size Distribution": {"2.0": [12, 1.25], "0.5": [2, 0.25]}}}}}}})json";
+
+TEST(AscendCommunicationTest, ReadsOpsTransportsAndPacketBuckets) {
+  Trace trace = Empty();
+  SideTableBuilder out(&trace);
+  Status status = ReadCommunicationJson(kOps, "communication.json", &out);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const CommunicationTables& t = trace.communication();
+  EXPECT_TRUE(t.ops_present);
+  EXPECT_FALSE(t.matrix_present);
+  ASSERT_EQ(t.ops.size(), 2u);
+  const HcclOpTime& op = t.ops[0];
+  EXPECT_EQ(trace.str(op.step), "step50");
+  EXPECT_FALSE(op.p2p);
+  EXPECT_FALSE(op.total);
+  EXPECT_EQ(trace.str(op.op_name), "hcom_allReduce__586_0_1");
+  EXPECT_EQ(trace.str(op.group), "1752");
+  EXPECT_DOUBLE_EQ(op.start_us, 1736408883732241.5);
+  EXPECT_DOUBLE_EQ(op.elapse_ms, 79.0);
+  EXPECT_DOUBLE_EQ(op.transit_ms, 0.25);
+  EXPECT_DOUBLE_EQ(op.wait_ms, 5.5);
+  EXPECT_DOUBLE_EQ(op.synchronization_ms, 5.0);
+  EXPECT_DOUBLE_EQ(op.idle_ms, 73.25);
+  EXPECT_DOUBLE_EQ(op.wait_ratio, 0.9565);
+  ASSERT_EQ(op.traffic_count, 2u);
+  const HcclTransportTraffic& hccs = t.traffic[op.first_traffic + 1];
+  EXPECT_EQ(trace.str(hccs.transport), "HCCS");
+  EXPECT_DOUBLE_EQ(hccs.transit_size_mb, 28.5);
+  EXPECT_DOUBLE_EQ(hccs.bandwidth_gbps, 19.0);
+  ASSERT_EQ(hccs.bucket_count, 2u);
+  EXPECT_DOUBLE_EQ(t.buckets[hccs.first_bucket].packet_mb, 2.0);
+  EXPECT_EQ(t.buckets[hccs.first_bucket].count, 12);
+  EXPECT_DOUBLE_EQ(t.buckets[hccs.first_bucket + 1].transit_ms, 0.25);
+
+  const HcclOpTime& total = t.ops[1];
+  EXPECT_TRUE(total.total);
+  EXPECT_TRUE(std::isnan(total.wait_ratio));  // null
+  EXPECT_TRUE(std::isnan(total.start_us));    // absent
+  ASSERT_EQ(total.traffic_count, 1u);
+  EXPECT_TRUE(std::isnan(t.traffic[total.first_traffic].bandwidth_gbps));  // totals omit it
+}
+
+TEST(AscendCommunicationTest, ReadsMatrixCells) {
+  Trace trace = Empty();
+  SideTableBuilder out(&trace);
+  constexpr std::string_view kMatrix = R"json({"step2": {"p2p": {}, "collective": {"allreduce-total@99": {
+    "0-1": {"Transport Type": "HCCS", "Transit Size(MB)": 37.5, "Transit Time(ms)": 2.0, "Bandwidth(GB/s)": 18.75,
+            "Op Name": "hcom_allReduce__1_2_1"},
+    "12-3": {"Transport Type": "RDMA", "Transit Size(MB)": 1, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 2,
+             "Op Name": ""}}}}})json";
+  Status status = ReadCommunicationMatrixJson(kMatrix, "communication_matrix.json", &out);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const CommunicationTables& t = trace.communication();
+  EXPECT_TRUE(t.matrix_present);
+  ASSERT_EQ(t.links.size(), 2u);
+  EXPECT_EQ(trace.str(t.links[0].op_key), "allreduce-total");
+  EXPECT_EQ(trace.str(t.links[0].group), "99");
+  EXPECT_EQ(t.links[0].src_rank, 0);
+  EXPECT_EQ(t.links[0].dst_rank, 1);
+  EXPECT_EQ(trace.str(t.links[0].transport), "HCCS");
+  EXPECT_DOUBLE_EQ(t.links[0].bandwidth_gbps, 18.75);
+  EXPECT_EQ(trace.str(t.links[0].op_name), "hcom_allReduce__1_2_1");
+  EXPECT_EQ(t.links[1].src_rank, 12);
+  EXPECT_EQ(t.links[1].dst_rank, 3);
+}
+
+TEST(AscendCommunicationTest, ErrorsNameTheFileAndTheKey) {
+  Trace trace = Empty();
+  SideTableBuilder out(&trace);
+  Status status = ReadCommunicationJson(
+      R"json({"step1": {"collective": {"hcom_x@1": {"Communication Time Info": {"Wait Time(ms)": "slow"}}}}})json", "c.json", &out);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("c.json"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("Wait Time(ms)"), std::string::npos) << status.message();
+
+  status = ReadCommunicationMatrixJson(R"json({"s": {"p2p": {"send-total@1": {"a-b": {}}}}})json", "m.json", &out);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("a-b"), std::string::npos) << status.message();
+
+  EXPECT_FALSE(ReadCommunicationJson("[1, 2]", "c.json", &out).ok());
+  EXPECT_FALSE(ReadCommunicationJson(R"json({"s": {"collective": {"op": {"Communication Bandwidth Info": {"HCCS":
+    {"Size Distribution": {"big": [1, 2]}}}}}}})json", "c.json", &out).ok());
+  EXPECT_FALSE(ReadCommunicationJson("{\"s\": ", "c.json", &out).ok());
+}
+
+TEST(AscendCommunicationTest, MissingFileIsNotAnError) {
+  Trace trace = Empty();
+  SideTableBuilder out(&trace);
+  EXPECT_TRUE(ReadCommunicationFile("/nonexistent/communication.json", &out).ok());
+  EXPECT_FALSE(trace.communication().ops_present);
+}
+
+// The real level1 rank directory: 4 allreduce ops plus the total, 8 "-total" matrix cells among others.
+TEST(AscendCommunicationTest, RealRankDirectory) {
+  const std::string dir =
+      std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt";
+  auto trace = ImportAscendDirectory(dir);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  const CommunicationTables& t = trace->communication();
+  EXPECT_TRUE(t.ops_present);
+  EXPECT_TRUE(t.matrix_present);
+  ASSERT_EQ(t.ops.size(), 5u);
+  EXPECT_EQ(trace->str(t.ops[0].op_name), "hcom_allReduce__586_0_1");
+  EXPECT_DOUBLE_EQ(t.ops[0].elapse_ms, 79.08952021875);
+  EXPECT_DOUBLE_EQ(t.ops[0].wait_ms, 5.64663284375);
+  EXPECT_TRUE(t.ops[4].total);
+  size_t totals = 0;
+  for (const HcclLink& link : t.links) totals += trace->str(link.op_key).ends_with("-total") ? 1 : 0;
+  EXPECT_EQ(totals, 8u);
+}
+
+}  // namespace
+}  // namespace tuneprof

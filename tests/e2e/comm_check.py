@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""`tuneprof comm --json` against independent Python computations on the shared real traces.
+
+1. NCCL kernels of kineto/hta/nccl_parser_config/nccl_data.json.gz: bytes = max(In, Out msg nelems) x
+   sizeof(dtype), algbw = bytes / duration, busbw = algbw x nccl-tests factor (formulas.md §11).
+2. torch_npu communication.json of every shared rank directory that has one: per-op elapse / transit /
+   wait / synchronization / idle as written, wait ratio recomputed, per-transport bandwidth as written or
+   size / time where the file omits it; "-total" cells of communication_matrix.json; msprof's slow-rank rule.
+3. gloo DDP ranks (kineto26/ddp_ws{2,4}): the same collective matched across ranks by order, wait for the
+   last arrival vs transfer per rank, and the straggler; exposed communication equals `profile --json`'s.
+4. kineto/hta/trace_filter (2 ranks): the straggler is the rank HTA's get_potential_stragglers names.
+
+Usage: comm_check.py TUNEPROF SHARED_DIR
+"""
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+from decimal import Decimal
+
+FAILURES = []
+
+
+def check(condition, message):
+    if not condition:
+        FAILURES.append(message)
+
+
+def close(a, b, rel=1e-9, abs_tol=1e-9):
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=rel, abs_tol=abs_tol)
+
+
+def run_json(binary, *args):
+    out = subprocess.run([binary, *args], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def load_trace(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f, parse_float=Decimal)
+
+
+def ns(micros):
+    return int((Decimal(str(micros)) * 1000).to_integral_value())
+
+
+DTYPE_BYTES = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int": 4, "Short": 2, "Byte": 1,
+               "Char": 1, "Bool": 1}
+
+
+def bus_factor(kind, n):
+    if kind == "allreduce":
+        return 2 * (n - 1) / n
+    if kind in ("allgather", "reducescatter", "alltoall", "all_gather", "reduce_scatter", "all_to_all"):
+        return (n - 1) / n
+    if kind in ("broadcast", "reduce", "send", "recv", "sendrecv"):
+        return 1.0
+    return None
+
+
+def check_nccl(binary, shared):
+    path = os.path.join(shared, "traces/kineto/hta/nccl_parser_config/nccl_data.json.gz")
+    events = [e for e in load_trace(path)["traceEvents"]
+              if e.get("ph") == "X" and e.get("cat") == "kernel" and "nccl" in e.get("name", "")]
+    events.sort(key=lambda e: ns(e["ts"]))
+    expected = []
+    for e in events:
+        a = e["args"]
+        nbytes = max(int(a["In msg nelems"]), int(a["Out msg nelems"])) * DTYPE_BYTES[a["dtype"]]
+        dur = ns(e["dur"])
+        algbw = nbytes / dur
+        factor = bus_factor(a["Collective name"], int(a["Group size"]))
+        expected.append((nbytes, algbw, algbw * factor, int(a["Group size"]), a["Collective name"]))
+    got = [c for c in run_json(binary, "comm", "--json", path)["collectives"] if c["source"] == "nccl_kernel"]
+    check(len(got) == len(expected) == 21, f"nccl_data: {len(got)} collectives, python {len(expected)} (21 known)")
+    for i, (c, (nbytes, algbw, busbw, n, kind)) in enumerate(zip(got, expected)):
+        check(c["bytes"] == nbytes, f"nccl_data #{i}: bytes {c['bytes']} != {nbytes}")
+        check(close(c["algbw_gbps"], algbw), f"nccl_data #{i}: algbw {c['algbw_gbps']} != {algbw}")
+        check(close(c["busbw_gbps"], busbw), f"nccl_data #{i}: busbw {c['busbw_gbps']} != {busbw}")
+        check(c["group_size"] == n, f"nccl_data #{i}: group_size {c['group_size']} != {n}")
+        check(c["type"] == kind, f"nccl_data #{i}: type {c['type']} != {kind}")
+    print(f"nccl_data: {len(got)} NCCL kernels, bytes/algbw/busbw agree")
+
+
+def ascend_rank_dirs(shared):
+    base = os.path.join(shared, "traces/ascend")
+    for root, dirs, files in os.walk(base):
+        if os.path.basename(root) == "ASCEND_PROFILER_OUTPUT" and "communication.json" in files:
+            if "kernel_details.csv" in files or "trace_view.json" in files:
+                yield os.path.dirname(root)
+
+
+def python_ops(path):
+    with open(path) as f:
+        doc = json.load(f)
+    ops = []
+    for step, sections in doc.items():
+        for section in ("p2p", "collective"):
+            for key, op in sections.get(section, {}).items():
+                ops.append((step, section, key, op))
+    return ops
+
+
+def check_ascend_rank(rank_json, rank_dir):
+    path = os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "communication.json")
+    expected = python_ops(path)
+    got = rank_json["ascend"]["ops"]
+    check(len(got) == len(expected), f"{path}: {len(got)} ops, python {len(expected)}")
+    wait_sum = transit_sum = 0.0
+    for (step, section, key, op), g in zip(expected, got):
+        name = key.split("@")[0]
+        check(g["op_name"] == name and g["section"] == section and g["step"] == step, f"{path}: op {key} order")
+        t = op["Communication Time Info"]
+        for field, column in (("elapse_ms", "Elapse Time(ms)"), ("transit_ms", "Transit Time(ms)"),
+                              ("wait_ms", "Wait Time(ms)"), ("synchronization_ms", "Synchronization Time(ms)"),
+                              ("idle_ms", "Idle Time(ms)")):
+            check(close(g[field], float(t.get(column, 0) or 0)), f"{path}: {key} {field} {g[field]} != {t.get(column)}")
+        wait, transit = float(t["Wait Time(ms)"]), float(t["Transit Time(ms)"])
+        ratio = wait / (wait + transit) if wait + transit > 0 else None
+        check(close(g["wait_ratio"], ratio), f"{path}: {key} wait_ratio {g['wait_ratio']} != {ratio}")
+        if ratio is not None and isinstance(t.get("Wait Time Ratio"), (int, float)):
+            # The file rounds its ratio to 4 decimals.
+            check(abs(t["Wait Time Ratio"] - ratio) <= 5.1e-5, f"{path}: {key} file ratio {t['Wait Time Ratio']} vs {ratio}")
+        if key != "Total Op Info":
+            wait_sum += wait
+            transit_sum += transit
+        transports = {x["transport"]: x for x in g["transports"]}
+        for transport, b in op["Communication Bandwidth Info"].items():
+            size, time = float(b.get("Transit Size(MB)", 0)), float(b.get("Transit Time(ms)", 0))
+            if size <= 0 and time <= 0:
+                check(transport not in transports, f"{path}: {key} {transport} without traffic listed")
+                continue
+            x = transports.get(transport)
+            check(x is not None, f"{path}: {key} {transport} missing")
+            if x is None:
+                continue
+            written = b.get("Bandwidth(GB/s)")
+            bandwidth = float(written) if written is not None else (size / time if time > 0 else None)
+            check(close(x["bandwidth_gbps"], bandwidth), f"{path}: {key} {transport} bandwidth {x['bandwidth_gbps']} != {bandwidth}")
+            check(x["bandwidth_recomputed"] == (written is None), f"{path}: {key} {transport} recomputed flag")
+            check(close(x["size_mb"], size) and close(x["time_ms"], time), f"{path}: {key} {transport} size/time")
+    rank_ratio = wait_sum / (wait_sum + transit_sum) if wait_sum + transit_sum > 0 else None
+    check(close(rank_json["ascend"]["wait_ratio"], rank_ratio), f"{path}: rank wait ratio")
+    matrix = os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "communication_matrix.json")
+    if os.path.exists(matrix):
+        with open(matrix) as f:
+            doc = json.load(f)
+        cells = sum(len(links) for sections in doc.values() for ops in sections.values()
+                    for key, links in ops.items()
+                    if key.split("@")[0].endswith("-total") or key == "Total Op Info")
+        check(len(rank_json["ascend"]["matrix"]) == cells, f"{matrix}: {len(rank_json['ascend']['matrix'])} cells, python {cells}")
+    return wait_sum, rank_ratio, rank_json["ascend"]["synchronization_ratio"]
+
+
+def check_ascend(binary, shared):
+    dirs = sorted(ascend_rank_dirs(shared))
+    check(len(dirs) >= 4, f"expected >= 4 Ascend rank directories with communication.json, found {len(dirs)}")
+    for d in dirs:
+        doc = run_json(binary, "comm", "--json", d)
+        check_ascend_rank(doc["ranks"][0], d)
+    print(f"Ascend: {len(dirs)} rank directories, communication.json values agree")
+    # Two ranks together: msprof's rule (rules.md §4).
+    parent = os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch/text/level1")
+    doc = run_json(binary, "comm", "--json", parent)
+    stats = [(r["rank"],) + check_ascend_rank(r, r["path"]) for r in doc["ranks"]]
+    max_wait = max(stats, key=lambda s: s[1])
+    slow = min(stats, key=lambda s: s[2])[0] if max_wait[3] > 0.2 else None
+    x = doc["cross_rank"]
+    check(x["ascend_max_wait_rank"] == max_wait[0], f"level1: max wait rank {x['ascend_max_wait_rank']} != {max_wait[0]}")
+    check(x["ascend_slow_rank"] == slow, f"level1: slow rank {x['ascend_slow_rank']} != {slow}")
+    print(f"Ascend level1 cluster: max wait rank {max_wait[0]}, slow rank {slow}")
+
+
+def gloo_ranges(path):
+    events = [e for e in load_trace(path)["traceEvents"]
+              if e.get("ph") == "X" and str(e.get("name", "")).startswith("gloo:")]
+    events.sort(key=lambda e: ns(e["ts"]))
+    return [(e["name"], ns(e["ts"]), ns(e["dur"])) for e in events]
+
+
+def check_gloo(binary, shared, world):
+    paths = [os.path.join(shared, f"traces/torch-cpu/kineto26/ddp_ws{world}_rank{r}.json.gz") for r in range(world)]
+    ranks = [gloo_ranges(p) for p in paths]
+    n = min(len(r) for r in ranks)
+    wait = [0] * world
+    transfer = [0] * world
+    last = [0] * world
+    caused = [0] * world
+    for i in range(n):
+        if len({r[i][0] for r in ranks}) != 1:
+            continue
+        last_start = max(r[i][1] for r in ranks)
+        late = max(range(world), key=lambda k: (ranks[k][i][1], -k))
+        total = 0
+        for k in range(world):
+            w = min(max(last_start - ranks[k][i][1], 0), ranks[k][i][2])
+            wait[k] += w
+            transfer[k] += ranks[k][i][2] - w
+            total += w
+        last[late] += 1
+        caused[late] += total
+    straggler = max(range(world), key=lambda k: (caused[k], last[k]))
+    doc = run_json(binary, "comm", "--json", *paths)
+    profile = run_json(binary, "profile", "--json", *paths)
+    check(doc["cross_rank"]["matched_collectives"] == n, f"gloo ws{world}: matched {doc['cross_rank']['matched_collectives']} != {n}")
+    for k, r in enumerate(doc["ranks"]):
+        check(r["rank"] == k, f"gloo ws{world}: rank order")
+        check(close(r["wait"]["wait_us"], wait[k] / 1000), f"gloo ws{world} rank {k}: wait {r['wait']['wait_us']} != {wait[k] / 1000}")
+        check(close(r["wait"]["transfer_us"], transfer[k] / 1000), f"gloo ws{world} rank {k}: transfer")
+        check(r["wait"]["times_last"] == last[k], f"gloo ws{world} rank {k}: times last {r['wait']['times_last']} != {last[k]}")
+        total = profile["ranks"][k]["total"]
+        check(close(r["exposed_comm_us"], total["communication_not_overlapped_us"]), f"gloo ws{world} rank {k}: exposed")
+        check(close(r["hidden_comm_us"], total["overlapped_us"]), f"gloo ws{world} rank {k}: hidden")
+        check(r["exposed_comm_us"] > 0, f"gloo ws{world} rank {k}: no exposed communication")
+    check(doc["cross_rank"]["straggler_rank"] == straggler, f"gloo ws{world}: straggler {doc['cross_rank']['straggler_rank']} != {straggler}")
+    print(f"gloo ws{world}: {n} collectives matched, straggler rank {straggler}, waits {[w / 1e6 for w in wait]} ms")
+
+
+def check_hta_straggler(binary, shared):
+    with open(os.path.join(shared, "reference/expected/hta/trace_filter_stragglers/result.json")) as f:
+        expected = json.load(f)["get_potential_stragglers(num_candidates=1)"]
+    doc = run_json(binary, "comm", "--json", os.path.join(shared, "traces/kineto/hta/trace_filter"))
+    check([doc["cross_rank"]["straggler_rank"]] == expected, f"trace_filter: straggler {doc['cross_rank']['straggler_rank']}, HTA {expected}")
+    print(f"trace_filter: straggler rank {doc['cross_rank']['straggler_rank']} (HTA: {expected})")
+
+
+def main():
+    binary, shared = sys.argv[1], sys.argv[2]
+    check_nccl(binary, shared)
+    check_ascend(binary, shared)
+    check_gloo(binary, shared, 2)
+    check_gloo(binary, shared, 4)
+    check_hta_straggler(binary, shared)
+    for failure in FAILURES[:50]:
+        print("FAIL:", failure)
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
