@@ -17,9 +17,7 @@ build: deps
 	@cmake --build $(BUILD)/release -j $(JOBS)
 
 demo: build
-	@$(BUILD)/release/tuneprof info $(DEMO_TRACE)
-	@echo
-	@$(BUILD)/release/tuneprof profile $(DEMO_TRACE)
+	@$(BUILD)/release/tuneprof analyze $(DEMO_TRACE)
 
 # All tests on the release build, then the same suite under AddressSanitizer + UBSan, then a short
 # fuzz smoke run of every importer.
