@@ -324,7 +324,10 @@ std::optional<double> DeviceMemoryUtilization(const DeviceMemory& device) {
 std::string RenderMemoryText(const std::vector<MemoryAnalysis>& ranks) {
   std::string out;
   for (const MemoryAnalysis& rank : ranks) {
-    out += fmt::format("rank {}  {}\n", rank.rank, rank.path);
+    // Long paths keep their tail (the part that names the rank) so the line fits 100 columns.
+    const std::string head = fmt::format("rank {}  ", rank.rank);
+    const size_t room = 100 - head.size();
+    out += head + (rank.path.size() <= room ? rank.path : "..." + rank.path.substr(rank.path.size() - (room - 3))) + "\n";
     out += fmt::format("  hardware: {}\n", rank.hardware.profile ? rank.hardware.profile->name
                                                                  : "unknown (" + rank.hardware.how + ")");
     if (rank.devices.empty()) out += "  no memory events and no copies in this trace\n";
