@@ -2,8 +2,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/advisor_config.h"
@@ -11,6 +9,7 @@
 #include "analysis/hardware_profile.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
+#include "cli/hardware_options.h"
 #include "importers/import.h"
 #include "report/advise_report.h"
 
@@ -27,30 +26,12 @@ void AddOptions(CLI::App* command, AdviseOptions* options) {
                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
-Result<std::string> ReadSmallFile(const std::string& path, std::string_view flag) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status(StatusCode::kUsage, fmt::format("cannot read {} {}", flag, path));
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 Result<AdvisorConfig> LoadConfig(const std::string& path) {
   if (path.empty()) return AdvisorConfig();
-  TP_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, "--config"));
+  TP_ASSIGN_OR_RETURN(std::string text, ReadFlagFile(path, "--config"));
   return AdvisorConfig::Parse(text, path);
 }
 
-Result<HardwareProfiles> LoadProfiles(const std::string& path) {
-  if (path.empty()) return HardwareProfiles::Builtin();
-  TP_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, "--hardware-file"));
-  return HardwareProfiles::Parse(text, path);
-}
-
-int Fail(const Status& status) {
-  fmt::print(stderr, "tuneprof: error: {}\n", status.message());
-  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
-}
 
 }  // namespace
 
@@ -67,15 +48,13 @@ void AddAdviseCommands(CLI::App* app, AdviseOptions* analyze, AdviseOptions* adv
 
 int RunAdvise(const AdviseOptions& options, bool summary) {
   auto config = LoadConfig(options.config);
-  if (!config.ok()) return Fail(config.status());
-  auto profiles = LoadProfiles(options.hardware_file);
-  if (!profiles.ok()) return Fail(profiles.status());
-  const HardwareProfile* forced = nullptr;
-  if (!options.hardware.empty() && !(forced = profiles->FindByName(options.hardware))) {
-    return Fail(Status(StatusCode::kUsage, fmt::format("--hardware: no profile named \"{}\"", options.hardware)));
-  }
+  if (!config.ok()) return ReportError(config.status());
+  auto profiles = LoadHardwareProfiles(options.hardware_file);
+  if (!profiles.ok()) return ReportError(profiles.status());
+  auto forced = ForcedHardware(*profiles, options.hardware);
+  if (!forced.ok()) return ReportError(forced.status());
   auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) return Fail(traces.status());
+  if (!traces.ok()) return ReportError(traces.status());
   std::vector<RankBreakdown> breakdowns;
   std::vector<RankComputeUnits> compute;
   std::vector<HardwareSelection> hardware;
@@ -88,7 +67,7 @@ int RunAdvise(const AdviseOptions& options, bool summary) {
                  trace.metadata().path, trace.metadata().entry_count);
     }
     breakdowns.push_back(ComputeTimeBreakdown(trace));
-    hardware.push_back(SelectHardware(trace, *profiles, forced));
+    hardware.push_back(SelectHardware(trace, *profiles, *forced));
     compute.push_back(ComputeRankComputeUnits(trace, breakdowns.back(), hardware.back()));
   }
   std::vector<RankInputs> inputs;

@@ -4,9 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "analysis/hardware_profile.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
+#include "cli/hardware_options.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
 #include "report/comm_report.h"
@@ -40,19 +39,6 @@ void AddCommCommand(CLI::App* app, CommOptions* options) {
 
 namespace {
 
-Result<HardwareProfiles> LoadProfiles(const std::string& path) {
-  if (path.empty()) return HardwareProfiles::Builtin();
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status(StatusCode::kUsage, "cannot read --hardware-file " + path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return HardwareProfiles::Parse(text.str(), path);
-}
-
-int Fail(const Status& status) {
-  fmt::print(stderr, "tuneprof: error: {}\n", status.message());
-  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
-}
 
 // One rank read and reduced to its communication summary; the trace itself is dropped at once, so
 // memory holds one trace per worker, whatever the number of ranks.
@@ -101,24 +87,21 @@ std::vector<RankSlot> AnalyzeFiles(const std::vector<std::string>& files, const 
 }  // namespace
 
 int RunComm(const CommOptions& options) {
-  auto profiles = LoadProfiles(options.hardware_file);
-  if (!profiles.ok()) return Fail(profiles.status());
-  const HardwareProfile* forced = nullptr;
-  if (!options.hardware.empty() && !(forced = profiles->FindByName(options.hardware))) {
-    fmt::print(stderr, "tuneprof: error: --hardware: no profile named \"{}\"\n", options.hardware);
-    return kExitUsage;
-  }
+  auto profiles = LoadHardwareProfiles(options.hardware_file);
+  if (!profiles.ok()) return ReportError(profiles.status());
+  auto forced = ForcedHardware(*profiles, options.hardware);
+  if (!forced.ok()) return ReportError(forced.status());
   std::vector<std::string> files;
   for (const std::string& path : options.paths) {
     auto listed = ListTraceFiles(path);
-    if (!listed.ok()) return Fail(listed.status());
+    if (!listed.ok()) return ReportError(listed.status());
     files.insert(files.end(), listed->begin(), listed->end());
   }
   CommAnalysis analysis;
   analysis.thresholds.utilization = options.utilization_threshold;
-  std::vector<RankSlot> slots = AnalyzeFiles(files, *profiles, forced);
+  std::vector<RankSlot> slots = AnalyzeFiles(files, *profiles, *forced);
   for (size_t i = 0; i < slots.size(); ++i) {
-    if (!slots[i].status.ok()) return Fail(slots[i].status);
+    if (!slots[i].status.ok()) return ReportError(slots[i].status);
     if (slots[i].truncated) {
       fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n", files[i],
                  slots[i].entry_count);

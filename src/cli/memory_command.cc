@@ -2,13 +2,12 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "analysis/hardware_profile.h"
 #include "analysis/memory_hta_bw.h"
 #include "analysis/memory_timeline.h"
 #include "cli/commands.h"
+#include "cli/hardware_options.h"
 #include "importers/import.h"
 #include "report/memory_report.h"
 
@@ -28,39 +27,23 @@ void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
 
 namespace {
 
-Result<HardwareProfiles> LoadProfiles(const std::string& path) {
-  if (path.empty()) return HardwareProfiles::Builtin();
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status(StatusCode::kUsage, "cannot read --hardware-file " + path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return HardwareProfiles::Parse(text.str(), path);
-}
-
-int ExitFor(const Status& status) {
-  fmt::print(stderr, "tuneprof: error: {}\n", status.message());
-  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
-}
 
 }  // namespace
 
 int RunMemory(const MemoryOptions& options) {
-  auto profiles = LoadProfiles(options.hardware_file);
-  if (!profiles.ok()) return ExitFor(profiles.status());
-  const HardwareProfile* forced = nullptr;
-  if (!options.hardware.empty() && !(forced = profiles->FindByName(options.hardware))) {
-    fmt::print(stderr, "tuneprof: error: --hardware: no profile named \"{}\"\n", options.hardware);
-    return kExitUsage;
-  }
+  auto profiles = LoadHardwareProfiles(options.hardware_file);
+  if (!profiles.ok()) return ReportError(profiles.status());
+  auto forced = ForcedHardware(*profiles, options.hardware);
+  if (!forced.ok()) return ReportError(forced.status());
   auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) return ExitFor(traces.status());
+  if (!traces.ok()) return ReportError(traces.status());
   std::vector<MemoryAnalysis> ranks;
   for (const Trace& trace : *traces) {
     if (trace.metadata().truncated) {
       fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
                  trace.metadata().path, trace.metadata().entry_count);
     }
-    ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, *profiles, forced)));
+    ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)));
   }
   const std::string text =
       options.json ? RenderMemoryJson(ranks, ComputeHtaMemoryBw(*traces)) : RenderMemoryText(ranks);

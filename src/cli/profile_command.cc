@@ -2,8 +2,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "analysis/compute_units.h"
 #include "analysis/hardware_profile.h"
@@ -14,6 +12,7 @@
 #include "analysis/kernel_breakdown.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
+#include "cli/hardware_options.h"
 #include "importers/import.h"
 #include "report/profile_report.h"
 
@@ -36,40 +35,15 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
 
 namespace {
 
-Result<HardwareProfiles> LoadHardwareProfiles(const std::string& path) {
-  if (path.empty()) return HardwareProfiles::Builtin();
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status(StatusCode::kUsage, "cannot read --hardware-file " + path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return HardwareProfiles::Parse(text.str(), path);
-}
-
-std::string ProfileNames(const HardwareProfiles& profiles) {
-  std::string names;
-  for (const HardwareProfile& profile : profiles.profiles()) names += (names.empty() ? "" : ", ") + profile.name;
-  return names;
-}
-
 }  // namespace
 
 int RunProfile(const ProfileOptions& options) {
   auto profiles = LoadHardwareProfiles(options.hardware_file);
-  if (!profiles.ok()) {
-    fmt::print(stderr, "tuneprof: error: {}\n", profiles.status().message());
-    return profiles.status().code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
-  }
-  const HardwareProfile* forced = nullptr;
-  if (!options.hardware.empty() && !(forced = profiles->FindByName(options.hardware))) {
-    fmt::print(stderr, "tuneprof: error: --hardware: no profile named \"{}\" (known: {})\n", options.hardware,
-               ProfileNames(*profiles));
-    return kExitUsage;
-  }
+  if (!profiles.ok()) return ReportError(profiles.status());
+  auto forced = ForcedHardware(*profiles, options.hardware);
+  if (!forced.ok()) return ReportError(forced.status());
   auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) {
-    fmt::print(stderr, "tuneprof: error: {}\n", traces.status().message());
-    return traces.status().code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
-  }
+  if (!traces.ok()) return ReportError(traces.status());
   ProfileResult result;
   for (const Trace& trace : *traces) {
     if (trace.metadata().truncated) {
@@ -78,7 +52,7 @@ int RunProfile(const ProfileOptions& options) {
     }
     result.ranks.push_back(ComputeTimeBreakdown(trace));
     result.compute.push_back(
-        ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, forced)));
+        ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, *forced)));
     result.kernels.push_back(ComputeKernelBreakdown(trace));
   }
   if (options.semantics == "hta") {
