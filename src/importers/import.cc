@@ -3,9 +3,12 @@
 #include <filesystem>
 #include <system_error>
 
+#include "importers/ascend/ascend_db.h"
 #include "importers/ascend/ascend_directory.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
+#include "importers/nsys/nsys_importer.h"
 #include "io/byte_source.h"
+#include "io/sqlite_file.h"
 #include "io/trace_files.h"
 
 namespace tuneprof {
@@ -24,6 +27,11 @@ Result<Trace> ImportFile(const std::string& path) {
   }
   TP_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kSniffBytes));
   if (head.starts_with(std::string_view("SQLite format 3\0", 16))) {
+    // Nsight Systems exports: StringIds plus CUPTI/NVTX tables (torch_npu .db files have neither).
+    TP_ASSIGN_OR_RETURN(auto db, SqliteFile::Open(path));
+    if (IsNsysExport(*db)) return ImportNsysSqlite(*db, std::filesystem::file_size(path, ec));
+    // torch_npu's ascend_pytorch_profiler*.db and msprof's msprof_*.db given as a file: the CANN tables.
+    if (db->HasTable("TASK") || db->HasTable("PYTORCH_API")) return ImportAscendDatabase(path, path);
     return Status(StatusCode::kUnsupported, path + ": SQLite databases (Nsight Systems, Ascend .db) are not read yet");
   }
   if (!SniffChromeTrace(head)) {

@@ -64,6 +64,7 @@ std::string_view TraceFormatName(TraceFormat format) {
     case TraceFormat::kPytorchLegacy: return "pytorch_legacy";
     case TraceFormat::kTorchNpuTraceView: return "torch_npu_trace_view";
     case TraceFormat::kChromeTrace: return "chrome_trace";
+    case TraceFormat::kNsysSqlite: return "nsys_sqlite";
   }
   return "unknown";
 }

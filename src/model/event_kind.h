@@ -52,7 +52,7 @@ std::string_view CopyDirectionName(CopyDirection direction);
 enum class MemoryKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kArray, kManaged };
 std::string_view MemoryKindName(MemoryKind kind);
 
-enum class TraceFormat : uint8_t { kUnknown, kKineto, kPytorchLegacy, kTorchNpuTraceView, kChromeTrace };
+enum class TraceFormat : uint8_t { kUnknown, kKineto, kPytorchLegacy, kTorchNpuTraceView, kChromeTrace, kNsysSqlite };
 std::string_view TraceFormatName(TraceFormat format);
 
 }  // namespace tuneprof

@@ -118,6 +118,16 @@ struct MemoryEvent {
   int64_t device_id = kNoId;
 };
 
+// record_shapes arguments of a host operator (Kineto cpu_op): the JSON text of `Input Dims`, `Input type`
+// and `Concrete Inputs` as written, interned (shapes repeat every step, so the pool holds each once and
+// an event costs 16 bytes). Parsed only by the analyses that need them (analysis/op_flops.h).
+struct OpShapeInfo {
+  uint32_t event = 0;
+  StringId input_dims;       // "[[2, 8, 20, 20], [16, 8, 3, 3], [16], [], []]"
+  StringId input_types;      // "[\"float\", \"float\", \"Scalar\"]"
+  StringId concrete_inputs;  // "[\"\", \"\", \"[1, 1]\", \"1\"]" (torch >= 2.1)
+};
+
 // One row of torch_npu's memory_record.csv (formats.md B.7): one allocator's totals at an instant.
 // Components: PTA (torch_npu's caching allocator, what Kineto's [memory] totals are on NPU), GE (graph
 // engine), PTA+GE, APP (the whole process on the device), WORKSPACE. Sizes from MB (2^20 B) text.
@@ -350,6 +360,7 @@ class Trace {
   const std::vector<CopyInfo>& copies() const { return copies_; }
   const std::vector<CollectiveInfo>& collectives() const { return collectives_; }
   const std::vector<MemoryEvent>& memory_events() const { return memory_events_; }
+  const std::vector<OpShapeInfo>& op_shapes() const { return op_shapes_; }  // by event, ascending
   const std::vector<Counter>& counters() const { return counters_; }
   const std::vector<CounterSample>& counter_samples() const { return counter_samples_; }
   const std::vector<FlowPoint>& flow_points() const { return flow_points_; }
@@ -388,6 +399,7 @@ class Trace {
   std::vector<CopyInfo> copies_;
   std::vector<CollectiveInfo> collectives_;
   std::vector<MemoryEvent> memory_events_;
+  std::vector<OpShapeInfo> op_shapes_;
   std::vector<Counter> counters_;
   std::vector<CounterSample> counter_samples_;
   std::vector<FlowPoint> flow_points_;

@@ -48,6 +48,7 @@ class TraceBuilder {
   void AddKernelInfo(const KernelInfo& info) { trace_.kernels_.push_back(info); }
   void AddCopyInfo(const CopyInfo& info) { trace_.copies_.push_back(info); }
   void AddCollectiveInfo(const CollectiveInfo& info) { trace_.collectives_.push_back(info); }
+  void AddOpShapeInfo(const OpShapeInfo& info) { trace_.op_shapes_.push_back(info); }
   void AddMemoryEvent(const MemoryEvent& event) { trace_.memory_events_.push_back(event); }
   void AddCounterSample(ProcessKey pid, std::string_view counter_name, int64_t ts_ns, double value);
   void AddFlowPoint(const FlowPoint& point) { trace_.flow_points_.push_back(point); }

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <span>
 #include <system_error>
 #include <vector>
 
 #include "base/decimal.h"
 #include "importers/ascend/ascend_communication.h"
+#include "importers/ascend/ascend_db.h"
 #include "importers/ascend/ascend_memory_tables.h"
 #include "importers/ascend/ascend_tables.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
@@ -54,12 +56,34 @@ bool IsFile(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
-bool HoldsDatabase(const fs::path& output) {
+std::vector<fs::path> FilesIn(const fs::path& dir) {
+  std::vector<fs::path> files;
   std::error_code ec;
-  for (fs::directory_iterator it(output, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".db") return true;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (IsFile(it->path())) files.push_back(it->path());
   }
-  return false;
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// SQLite, whatever the suffix: torch_npu writes .db, MindStudio Insight's samples also .dat.
+bool IsDatabaseName(const fs::path& p) { return p.extension() == ".db" || p.extension() == ".dat"; }
+
+// The Db export's main file: ascend_pytorch_profiler[_{rank}].db (msprof: msprof_*.db); empty when none.
+fs::path FindProfilerDatabase(const fs::path& output) {
+  for (std::string_view prefix : {"ascend_pytorch_profiler", "msprof"}) {
+    for (const fs::path& p : FilesIn(output)) {
+      if (IsDatabaseName(p) && p.filename().string().starts_with(prefix)) return p;
+    }
+  }
+  return {};
+}
+
+fs::path FindAnalysisDatabase(const fs::path& output) {
+  for (const fs::path& p : FilesIn(output)) {
+    if (IsDatabaseName(p) && p.stem() == "analysis") return p;
+  }
+  return {};
 }
 
 // Producer settings as flat "prefix.key.subkey" -> text entries; objects are walked, anything else
@@ -180,6 +204,104 @@ void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out) {
   if (!status.ok()) out->Warn(status.message());
 }
 
+// The text export's files (formats.md B.2), so that the inventory also says which were absent.
+constexpr std::string_view kTextFiles[] = {
+    "trace_view.json",      "kernel_details.csv",   "step_trace_time.csv", "op_statistic.csv",
+    "operator_details.csv", "api_statistic.csv",    "memory_record.csv",   "operator_memory.csv",
+    "npu_module_mem.csv",   "communication.json",   "communication_matrix.json", "l2_cache.csv",
+    "data_preprocess.csv",  "static_op_mem.csv"};
+// Those of them the importer models; the rest are counted.
+constexpr std::string_view kModelledTextFiles[] = {"trace_view.json", "kernel_details.csv", "step_trace_time.csv",
+                                                   "memory_record.csv", "communication.json",
+                                                   "communication_matrix.json"};
+
+bool Contains(std::span<const std::string_view> names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string OutputName(const fs::path& p) { return std::string(kOutputDir) + "/" + p.filename().string(); }
+
+// Data records of a CSV (the header excluded), or why it could not be read.
+void CountCsv(const fs::path& path, const std::string& name, SourceState state, TraceMetadata* meta) {
+  auto csv = CsvReader::Open(path.string());
+  if (!csv.ok()) return AddInventoryEntry(meta, name, SourceState::kUnreadable, kNoId, csv.status().message());
+  int64_t rows = 0;
+  for (;;) {
+    auto next = csv->Next();
+    if (!next.ok()) return AddInventoryEntry(meta, name, SourceState::kUnreadable, kNoId, next.status().message());
+    if (!*next) break;
+    ++rows;
+  }
+  AddInventoryEntry(meta, name, state, rows);
+}
+
+// The rank directory's own files (profiler_info_{rank}.json, profiler_metadata.json).
+void AddRootInventory(const fs::path& root, TraceMetadata* meta) {
+  bool metadata = false;
+  for (const fs::path& p : FilesIn(root)) {
+    const std::string name = p.filename().string();
+    if (name == kProfilerMetadata) metadata = true;
+    if (name == kProfilerMetadata || (name.starts_with(kProfilerInfoPrefix) && name.ends_with(".json"))) {
+      AddInventoryEntry(meta, name, SourceState::kRead, kNoId);
+    }
+  }
+  if (!metadata) AddInventoryEntry(meta, std::string(kProfilerMetadata), SourceState::kMissing, kNoId);
+}
+
+// Every file of ASCEND_PROFILER_OUTPUT/ with its rows, and the expected files that are absent.
+// `main_db` is the profiler database the import read (empty for the text form: databases beside
+// the text files are counted only).
+void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMetadata* meta) {
+  static const std::vector<std::string_view> kNone;
+  std::vector<std::string> present;
+  for (const fs::path& p : FilesIn(layout.output)) {
+    const std::string name = p.filename().string();
+    present.push_back(name);
+    const std::string file = OutputName(p);
+    if (IsDatabaseName(p)) {
+      const bool analysis = p.stem() == "analysis";
+      const bool read = !main_db.empty() && (p == main_db || analysis);
+      const std::vector<std::string_view>& modelled =
+          !read ? kNone : analysis ? AnalysisDbModelledTables() : AscendDbModelledTables();
+      (void)AddDatabaseInventory(p.string(), file, modelled, meta);  // an unreadable file is an entry
+      continue;
+    }
+    const SourceState state =
+        Contains(kModelledTextFiles, name) && main_db.empty() ? SourceState::kRead : SourceState::kCounted;
+    if (p.extension() == ".csv") {
+      CountCsv(p, file, state, meta);
+    } else {
+      const bool events = name == kTraceView && main_db.empty();  // traceEvents entries, every phase
+      AddInventoryEntry(meta, file, state, events ? static_cast<int64_t>(meta->entry_count) : kNoId);
+    }
+  }
+  auto missing = [&](std::string_view name) {
+    if (std::find(present.begin(), present.end(), name) == present.end()) {
+      AddInventoryEntry(meta, std::string(kOutputDir) + "/" + std::string(name), SourceState::kMissing, kNoId);
+    }
+  };
+  if (!main_db.empty()) {
+    if (FindAnalysisDatabase(layout.output).empty()) missing("analysis.db");
+    return;  // the Db export writes no text files: their absence says nothing
+  }
+  for (std::string_view name : kTextFiles) missing(name);
+}
+
+// The Db export: the timeline and side tables from the profiler database, the split from analysis.db.
+Result<Trace> ImportDatabaseDirectory(const Layout& layout, const fs::path& db, const std::string& dir) {
+  auto trace = ImportAscendDatabase(db.string(), dir);
+  if (!trace.ok()) return trace.status();
+  SideTableBuilder out(&trace.value());
+  const fs::path analysis = FindAnalysisDatabase(layout.output);
+  if (!analysis.empty()) {
+    if (Status s = ReadAnalysisDatabase(analysis.string(), &out); !s.ok()) out.Warn(s.message());
+  }
+  SettleAscendRank(layout.root, &out);
+  AddRootInventory(layout.root, out.mutable_metadata());
+  AddOutputInventory(layout, db, out.mutable_metadata());
+  return trace;
+}
+
 }  // namespace
 
 Result<Trace> ImportAscendDirectory(const std::string& dir) {
@@ -192,10 +314,10 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   const fs::path trace_view = layout.output / kTraceView;
   const fs::path kernel_details = layout.output / kKernelDetails;
   if (!IsFile(trace_view) && !IsFile(kernel_details)) {
-    if (HoldsDatabase(layout.output)) {
-      return Status(StatusCode::kUnsupported, dir + ": Ascend .db export (ascend_pytorch_profiler*.db) is not read yet");
-    }
-    return InvalidInput(dir + ": ASCEND_PROFILER_OUTPUT/ holds neither trace_view.json nor kernel_details.csv");
+    const fs::path db = FindProfilerDatabase(layout.output);
+    if (!db.empty()) return ImportDatabaseDirectory(layout, db, dir);
+    return InvalidInput(dir + ": ASCEND_PROFILER_OUTPUT/ holds neither trace_view.json, kernel_details.csv nor "
+                              "ascend_pytorch_profiler*.db");
   }
   Trace trace = ImportTimeline(trace_view, dir);
   SideTableBuilder out(&trace);
@@ -211,6 +333,8 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
     if (!status.ok()) out.Warn(status.message());
   }
   SettleAscendRank(layout.root, &out);
+  AddRootInventory(layout.root, out.mutable_metadata());
+  AddOutputInventory(layout, fs::path(), out.mutable_metadata());
   return trace;
 }
 

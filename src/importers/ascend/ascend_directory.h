@@ -15,7 +15,9 @@ namespace tuneprof {
 // Imports one rank directory (io/trace_files.h's IsAscendProfilerDirectory says which are). The rank comes from profiler_info_{rank}.json (its name, else its
 // rank_id), else profiler_metadata.json's distributed_args.rank, else the path. A missing or
 // unreadable summary file is a warning naming it; a directory with no trace_view.json and no
-// kernel_details.csv is an error (the .db-only export is not read yet).
+// kernel_details.csv is read as the Db export (importers/ascend/ascend_db.h) when it holds
+// ascend_pytorch_profiler*.db, else it is an error. Metadata entries "inventory.<file>[:TABLE]" list
+// every file (and database table) with its rows, and the expected files that were absent.
 Result<Trace> ImportAscendDirectory(const std::string& dir);
 
 }  // namespace tuneprof

@@ -119,11 +119,22 @@ TEST(AscendDirectoryTest, MsprofAnalyzeKernelDetailsFiles) {
   }
 }
 
-TEST(AscendDirectoryTest, DatabaseOnlyExportIsUnsupported) {
-  auto trace = ImportAscendDirectory(std::string(TUNEPROF_SHARED_DIR) +
-                                     "/traces/ascend/msinsight/test/data/pytorch/db/level1/rank0_ascend_pt");
-  ASSERT_FALSE(trace.ok());
-  EXPECT_EQ(trace.status().code(), StatusCode::kUnsupported);
+TEST(AscendDirectoryTest, DatabaseOnlyExportIsReadFromTheDatabase) {
+  // importers/ascend/ascend_db_test.cc checks the contents.
+  auto traces = ImportPaths({std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/db/level1"});
+  ASSERT_TRUE(traces.ok()) << traces.status().message();
+  ASSERT_EQ(traces->size(), 2u);
+  EXPECT_EQ((*traces)[1].metadata().rank, 1);
+  EXPECT_EQ((*traces)[1].kernel_details().rows.size(), 191u);
+}
+
+TEST(AscendDirectoryTest, TextInventoryCountsRowsAndNamesTheMissingFiles) {
+  const Trace t = MustImport(kText + "level0/rank0_ascend_pt");
+  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/kernel_details.csv"), "191 rows");
+  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/npu_module_mem.csv"), "1001 rows, counted only");
+  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/operator_memory.csv"), "184 rows, counted only");
+  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/communication.json"), "missing");
+  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/trace_view.json"), "8375 rows");
 }
 
 TEST(AscendDirectoryTest, ParentOfRanksImportsOneTracePerRank) {

@@ -51,5 +51,25 @@ TEST(ChromeTraceImporterTest, CutOffTraceKeepsCompleteEvents) {
                              "ok 2 truncated=1");
 }
 
+// record_shapes arguments are kept as interned JSON text, once per distinct text, whatever the read size;
+// an event without Input Dims gets no entry.
+TEST(ChromeTraceImporterTest, KeepsRecordShapesAsInternedText) {
+  const std::string op = R"({"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1,"dur":2,"pid":1,"tid":1,"args":)"
+                         R"({"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"], "Concrete Inputs": ["", ""]}})";
+  const std::string text = "{\"traceEvents\":[" + op + "," + op + R"(,{"ph":"X","name":"x","ts":5,"dur":1,"args":{}}]})";
+  for (size_t chunk : {7, 4096}) {
+    MemorySource source("mem.json", text, 0);
+    auto trace = ImportChromeTrace(&source, chunk);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    ASSERT_EQ(trace->op_shapes().size(), 2u);
+    const OpShapeInfo& a = trace->op_shapes()[0];
+    EXPECT_EQ(a.event, 0u);
+    EXPECT_EQ(trace->str(a.input_dims), "[[2, 3], [3, 4]]");
+    EXPECT_EQ(trace->str(a.input_types), R"(["float", "float"])");
+    EXPECT_EQ(trace->str(a.concrete_inputs), R"(["", ""])");
+    EXPECT_EQ(trace->op_shapes()[1].input_dims, a.input_dims);  // one copy in the pool
+  }
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -1,0 +1,216 @@
+// torch_npu's Db export from the shared samples (../shared/traces/ascend, read in place). Expected
+// numbers were read with python's sqlite3 from the same files (formats.md B.10, README §3.2).
+#include "importers/ascend/ascend_db.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "importers/ascend/ascend_directory.h"
+#include "importers/import.h"
+
+namespace tuneprof {
+namespace {
+
+const std::string kDb = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/db/";
+const std::string kServerData =
+    std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/server/src/test/test_data/";
+
+Trace MustImport(const std::string& dir) {
+  auto trace = ImportAscendDirectory(dir);
+  EXPECT_TRUE(trace.ok()) << trace.status().message();
+  if (!trace.ok()) return Trace();
+  return std::move(trace).value();
+}
+
+std::string Entry(const Trace& trace, std::string_view key) {
+  for (const MetadataEntry& e : trace.metadata().entries) {
+    if (e.key == key) return e.value;
+  }
+  return "<absent>";
+}
+
+uint64_t CountKind(const Trace& trace, EventKind kind) {
+  uint64_t n = 0;
+  for (EventKind k : trace.events().kind) n += k == kind;
+  return n;
+}
+
+TEST(AscendDbTest, Level1RankZeroFillsTheTimelineAndSideTables) {
+  const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
+  EXPECT_EQ(t.metadata().rank, 0);
+  EXPECT_EQ(t.metadata().format, TraceFormat::kTorchNpuTraceView);
+  // TASK 552 rows on Ascend Hardware less the 4 AI_CORE tasks the HCCL ops were submitted as (trace_view
+  // draws the ops on their group track instead), + 296 HCCL plane copies + 4 COMMUNICATION_OP;
+  // CANN_API 710; PYTORCH_API 2,460.
+  EXPECT_EQ(t.events().size(), 552u - 4u + 296u + 4u + 710u + 2460u);
+  EXPECT_EQ(CountKind(t, EventKind::kCollective), 296u + 4u);
+  EXPECT_EQ(CountKind(t, EventKind::kRuntime), 710u + 159u);  // CANN calls and the 159 dequeues
+  // MEMCPY_ASYNC 24 + SDMA 72 (copies); Notify Wait 112 + Write Value 112 + EVENT_RECORD 16 + EVENT_WAIT 10.
+  EXPECT_EQ(CountKind(t, EventKind::kMemcpy), 96u);
+  EXPECT_EQ(CountKind(t, EventKind::kSync), 250u);
+  ASSERT_EQ(t.steps().size(), 1u);
+  EXPECT_EQ(t.steps()[0].number, 50);
+  EXPECT_EQ(t.steps()[0].start_ns, 1736410576386409710);  // STEP_TIME, exact ns
+  EXPECT_EQ(t.steps()[0].end_ns, 1736410576538298460);
+  ASSERT_EQ(t.devices().size(), 1u);
+  EXPECT_EQ(t.str(t.devices()[0].name), "Ascend910B");
+  // AICORE_FREQ's 3 rows, as trace_view's "AI Core Freq" counter.
+  ASSERT_EQ(t.counters().size(), 1u);
+  EXPECT_EQ(t.str(t.counters()[0].name), "AI Core Freq/MHz");
+  EXPECT_EQ(t.counter_samples().size(), 3u);
+
+  // Every CANN call with tasks is linked to them by connectionId; the enqueue -> dequeue links too.
+  uint64_t correlation = 0, queue = 0;
+  for (const Link& link : t.links()) {
+    if (link.kind == LinkKind::kCorrelation) ++correlation;
+    if (t.str(link.category) == "async_task_queue") ++queue;
+  }
+  // 550 TASK rows have a CANN_API row (4 of them the ops' own tasks, left out); the 4 ops link to theirs.
+  EXPECT_EQ(correlation, 550u - 4u + 4u);
+  EXPECT_EQ(queue, 159u);
+}
+
+TEST(AscendDbTest, KernelDetailsAsTheTextFormWritesThem) {
+  const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
+  const KernelDetailTable& k = t.kernel_details();
+  ASSERT_TRUE(k.present);
+  ASSERT_EQ(k.rows.size(), 187u + 4u);  // COMPUTE_TASK_INFO + COMMUNICATION_OP
+  std::map<std::string, int> cores;
+  for (const NpuOpRow& row : k.rows) ++cores[std::string(t.str(row.accelerator_core))];
+  EXPECT_EQ(cores["AI_VECTOR_CORE"], 149);
+  EXPECT_EQ(cores["AI_CORE"], 23);
+  EXPECT_EQ(cores["MIX_AIV"], 13);
+  EXPECT_EQ(cores["DSA_SQE"], 2);
+  EXPECT_EQ(cores["HCCL"], 4);
+  // Rows by start time; the second is trans_TransData_1 (globalTaskId 4).
+  const NpuOpRow& row = k.rows[1];
+  EXPECT_EQ(t.str(row.name), "trans_TransData_1");
+  EXPECT_EQ(t.str(row.type), "TransData");
+  EXPECT_EQ(row.start_ns, 1736410576404619766);
+  EXPECT_EQ(row.dur_ns, 1736410576404626226 - 1736410576404619766);
+  EXPECT_EQ(row.wait_ns, 100602);
+  EXPECT_EQ(row.block_dim, 8);
+  EXPECT_EQ(row.step, 50);
+  EXPECT_EQ(t.str(row.input_shapes), "64,3,11,11");  // quotes gone, as the CSV reader leaves it
+  EXPECT_EQ(t.str(row.output_formats), "FRACTAL_Z");
+  // PMU: times ns -> µs under kernel_details' names; ratios as they are.
+  const NpuOpMetricColumn* aiv_time = t.kernel_metric("aiv_time(us)");
+  const NpuOpMetricColumn* vec_ratio = t.kernel_metric("aiv_vec_ratio");
+  const NpuOpMetricColumn* vec_time = t.kernel_metric("aiv_vec_time(us)");
+  ASSERT_TRUE(aiv_time && vec_ratio && vec_time);
+  EXPECT_NEAR(aiv_time->values[1], 5.136736111111111, 1e-9);
+  EXPECT_NEAR(vec_time->values[1], 1.173888888888889, 1e-9);
+  EXPECT_NEAR(vec_ratio->values[1], 0.22852816720518054, 1e-12);
+  ASSERT_NE(t.kernel_metric("aicore_time(us)"), nullptr);
+  ASSERT_NE(t.kernel_metric("aic_mac_ratio"), nullptr);
+  // Communication rows have no counters.
+  for (size_t i = 0; i < k.rows.size(); ++i) {
+    if (t.str(k.rows[i].accelerator_core) == "HCCL") EXPECT_TRUE(std::isnan(vec_ratio->values[i]));
+  }
+}
+
+TEST(AscendDbTest, AnalysisDbStepTraceTimeExactAndCommunicationOps) {
+  const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
+  ASSERT_EQ(t.reported_step_times().size(), 1u);
+  const ReportedStepTime& s = t.reported_step_times()[0];
+  EXPECT_EQ(s.step, 50);
+  EXPECT_EQ(s.computing_ns, 8903431);
+  EXPECT_EQ(s.communication_ns, 102108100);
+  EXPECT_EQ(s.free_ns, 25258144);
+  EXPECT_EQ(s.stage_ns, 132233522);
+  EXPECT_EQ(s.preparing_ns, 18055693);
+  EXPECT_TRUE(t.communication().ops_present);
+  // CommAnalyzerTime's 4 ops + the rebuilt "Total Op Info" of step50's collective section.
+  const CommunicationTables& comm = t.communication();
+  ASSERT_EQ(comm.ops.size(), 5u);
+  const HcclOpTime& total = comm.ops[4];
+  EXPECT_TRUE(total.total);
+  EXPECT_EQ(t.str(total.step), "step50");
+  double elapse = 0;
+  for (int i = 0; i < 4; ++i) elapse += comm.ops[i].elapse_ms;
+  EXPECT_DOUBLE_EQ(total.elapse_ms, elapse);
+  // First op: CommAnalyzerBandwidth rows HCCS (buckets 2.064384 MB x 12, 1.937312 MB x 2) and SDMA.
+  const HcclOpTime& first = comm.ops[0];
+  EXPECT_EQ(t.str(first.op_name), "hcom_allReduce__210_0_1");
+  EXPECT_NEAR(first.elapse_ms, 88.75099321875, 1e-9);
+  ASSERT_GE(first.traffic_count, 2u);
+  const HcclTransportTraffic& hccs = comm.traffic[first.first_traffic];
+  EXPECT_EQ(t.str(hccs.transport), "HCCS");
+  EXPECT_NEAR(hccs.transit_size_mb, 28.647232, 1e-9);
+  ASSERT_EQ(hccs.bucket_count, 2u);
+  EXPECT_EQ(comm.buckets[hccs.first_bucket].count + comm.buckets[hccs.first_bucket + 1].count, 14);
+  EXPECT_TRUE(comm.matrix_present);
+  EXPECT_EQ(comm.links.size(), 48u);
+  EXPECT_EQ(t.npu_memory_records().size(), 990u);
+  EXPECT_EQ(Entry(t, "profiler_metadata.ENV_VARIABLES.HCCL_RDMA_TC"), "");
+}
+
+TEST(AscendDbTest, Level0HasNoCountersAndTypesNA) {
+  const Trace t = MustImport(kDb + "level0/rank1_ascend_pt");
+  EXPECT_EQ(t.metadata().rank, 1);
+  ASSERT_EQ(t.kernel_details().rows.size(), 191u);
+  EXPECT_TRUE(t.kernel_details().metrics.empty());
+  // opType "N/A" is an absent cell, as the CSV reader leaves kernel_details' N/A.
+  for (const NpuOpRow& row : t.kernel_details().rows) EXPECT_EQ(row.type.value, 0u);
+}
+
+TEST(AscendDbTest, InventoryCountsEveryTable) {
+  const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
+  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:TASK"), "552 rows");
+  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:HBM"), "104 rows, counted only");
+  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/analysis.db:StepTraceTime"), "1 rows");
+  EXPECT_EQ(Entry(t, "inventory.profiler_info_0.json"), "present");
+  EXPECT_EQ(Entry(t, "inventory.profiler_metadata.json"), "missing");
+}
+
+TEST(AscendDbTest, NearEmptyDatabaseLoadsWithAWarning) {
+  // MindStudio Insight's sample: .dat suffixes, the profiler database holds only sqlite_sequence.
+  const Trace t = MustImport(kServerData + "multiDevice/msprof_db");
+  EXPECT_EQ(t.events().size(), 0u);
+  EXPECT_EQ(t.reported_step_times().size(), 4u);
+  ASSERT_FALSE(t.metadata().warnings.empty());
+  EXPECT_NE(t.metadata().warnings[0].find("no TASK table"), std::string::npos);
+}
+
+TEST(AscendDbTest, MsprofDatabaseGivenAsAFile) {
+  // msprof's msprof_*.db: the same CANN tables, no PYTORCH_API (README §3.3: TASK 24, COMPUTE_TASK_INFO 11).
+  auto trace = ImportFile(kServerData + "full_db/msprof_0.db");
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_EQ(trace->kernel_details().rows.size(), 11u);
+  EXPECT_TRUE(trace->steps().empty());
+  ASSERT_EQ(trace->devices().size(), 1u);
+  EXPECT_EQ(trace->str(trace->devices()[0].name), "Ascend910B");
+}
+
+TEST(AscendDbTest, NotADatabaseIsAnErrorNamingTheFile) {
+  const std::string path = (std::filesystem::temp_directory_path() / "tuneprof_ascend_db_test.db").string();
+  std::ofstream(path) << "not sqlite";
+  auto trace = ImportAscendDatabase(path, "somewhere");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find(path), std::string::npos);
+  std::filesystem::remove(path);
+  auto missing = ImportAscendDatabase(path, "somewhere");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(path), std::string::npos);
+}
+
+TEST(AscendDbTest, CorruptDatabaseInARankDirectoryIsAnErrorNamingIt) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tuneprof_ascend_db_test_rank0_ascend_pt";
+  fs::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
+  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+  std::ofstream(db) << "SQLite format 3 but cut off";
+  auto trace = ImportAscendDirectory(dir.string());
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find(db.string()), std::string::npos) << trace.status().message();
+  EXPECT_EQ(trace.status().message().find('\n'), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuneprof

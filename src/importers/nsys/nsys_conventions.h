@@ -1,0 +1,54 @@
+#pragma once
+// What the Nsight Systems SQLite export means by its ids, enums and names (formats.md C), in one place.
+// The importer asks these; nothing else hard-codes nsys values. Names are normalized to Kineto's
+// spelling so that the analyses written for Kineto traces read nsys input unchanged.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/event_kind.h"
+
+namespace tuneprof::nsys {
+
+// Schema versions (META_DATA_EXPORT EXPORT_SCHEMA_VERSION) whose tables this importer was checked
+// against: 3.24.x and 3.25.x (real exports in traces/nsys). Other 3.x versions are read with a warning:
+// a minor bump may rename or retype a column (formats.md C.1); unknown columns simply read as absent.
+bool IsKnownSchemaVersion(std::string_view version);
+constexpr std::string_view kKnownSchemaVersions = "3.24.x, 3.25.x";
+
+// Serialized GlobalIds (globalPid / globalTid): PID = bits 24..47, TID = bits 0..23.
+inline int64_t ProcessOf(int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
+inline int64_t ThreadOf(int64_t global_id) { return global_id & 0xFFFFFF; }
+
+// correlationId is unique per process only; ranks in one report reuse ids. The model joins on one
+// number, so the process goes into the high bits (CUPTI ids are 32-bit).
+inline int64_t ProcessCorrelation(int64_t pid, int64_t correlation) { return (pid << 32) | (correlation & 0xFFFFFFFF); }
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel"; driver names ("cuLaunchKernelEx") have no suffix.
+// "cudaStreamGetCaptureInfo_v2_v11030" -> "cudaStreamGetCaptureInfo_v2" (only the last one goes).
+std::string_view StripVersionSuffix(std::string_view name);
+
+// ENUM_CUDA_MEMCPY_OPER (copyKind) and ENUM_CUDA_MEM_KIND (srcKind, dstKind, memKind). nsys numbers
+// memory kinds from 0 = Pageable, unlike CUPTI's own enum (0 = Unknown).
+CopyDirection DirectionOfCopyKind(int64_t copy_kind);
+std::string_view CopyKindWord(int64_t copy_kind);     // "HtoD", as Kineto names CUPTI's kinds
+MemoryKind MemoryKindOf(int64_t mem_kind);
+std::string_view MemoryKindWord(int64_t mem_kind);    // "Pageable", "Device", ...
+
+// Kineto's names: "Memcpy HtoD (Pageable -> Device)", "Memset (Device)". A kind the file does not
+// give (column absent or NULL, passed as -1) is left out: "Memcpy HtoD", "Memset".
+std::string MemcpyName(int64_t copy_kind, int64_t src_kind, int64_t dst_kind);
+std::string MemsetName(int64_t mem_kind);
+
+// ENUM_CUPTI_SYNC_TYPE as Kineto names cuda_sync events.
+std::string_view SyncTypeName(int64_t sync_type);
+
+// ENUM_NSYS_EVENT_TYPE values of NVTX_EVENTS that are ranges on a host thread.
+inline bool IsNvtxRange(int64_t event_type) { return event_type == 59 || event_type == 60; }  // PushPop, StartEnd
+inline bool IsNvtxMark(int64_t event_type) { return event_type == 34; }
+
+// ENUM_NSYS_EVENT_CLASS of CUPTI_ACTIVITY_KIND_RUNTIME: 1 = driver API. Without the column, driver
+// calls are told apart by name ("cuLaunchKernelEx" vs "cudaLaunchKernel").
+bool IsDriverCall(int64_t event_class, std::string_view name);
+
+}  // namespace tuneprof::nsys

@@ -1,0 +1,52 @@
+#include "importers/nsys/nsys_conventions.h"
+
+#include <gtest/gtest.h>
+
+namespace tuneprof::nsys {
+namespace {
+
+TEST(NsysConventions, StripsOnlyANumericVersionSuffix) {
+  EXPECT_EQ(StripVersionSuffix("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+  EXPECT_EQ(StripVersionSuffix("cudaLaunchKernelExC_v11060"), "cudaLaunchKernelExC");
+  EXPECT_EQ(StripVersionSuffix("cudaStreamGetCaptureInfo_v2_v11030"), "cudaStreamGetCaptureInfo_v2");
+  EXPECT_EQ(StripVersionSuffix("cuLaunchKernelEx"), "cuLaunchKernelEx");
+  EXPECT_EQ(StripVersionSuffix("my_vector"), "my_vector");
+  EXPECT_EQ(StripVersionSuffix("_v12"), "_v12");
+}
+
+TEST(NsysConventions, GlobalIdsSplitIntoProcessAndThread) {
+  // PROCESSES of h100_2gpu_1s: globalPid 281476855758848 is pid 112.
+  EXPECT_EQ(ProcessOf(281476855758848), 112);
+  EXPECT_EQ(ThreadOf((int64_t{112} << 24) | 4711), 4711);
+  EXPECT_NE(ProcessCorrelation(111, 5), ProcessCorrelation(112, 5));
+  EXPECT_EQ(ProcessCorrelation(0, 5), 5);
+}
+
+TEST(NsysConventions, NamesCopiesLikeKineto) {
+  // nsys numbers memory kinds from 0 = Pageable (CUPTI's own enum starts at Unknown).
+  EXPECT_EQ(MemcpyName(1, 0, 2), "Memcpy HtoD (Pageable -> Device)");
+  EXPECT_EQ(MemcpyName(2, 2, 1), "Memcpy DtoH (Device -> Pinned)");
+  EXPECT_EQ(MemcpyName(8, -1, -1), "Memcpy DtoD");
+  EXPECT_EQ(MemsetName(2), "Memset (Device)");
+  EXPECT_EQ(MemsetName(-1), "Memset");
+  EXPECT_EQ(MemoryKindOf(0), MemoryKind::kPageable);
+  EXPECT_EQ(MemoryKindOf(1), MemoryKind::kPinned);
+  EXPECT_EQ(MemoryKindOf(99), MemoryKind::kUnknown);
+  EXPECT_EQ(DirectionOfCopyKind(10), CopyDirection::kPeerToPeer);
+  EXPECT_EQ(DirectionOfCopyKind(11), CopyDirection::kHostToDevice);
+  EXPECT_EQ(DirectionOfCopyKind(-3), CopyDirection::kUnknown);
+}
+
+TEST(NsysConventions, TellsDriverCallsAndSchemaVersions) {
+  EXPECT_TRUE(IsDriverCall(1, "cuLaunchKernelEx"));
+  EXPECT_FALSE(IsDriverCall(0, "cudaLaunchKernel"));
+  EXPECT_TRUE(IsDriverCall(-1, "cuKernelGetAttribute"));
+  EXPECT_FALSE(IsDriverCall(-1, "cudaMemcpyAsync"));
+  EXPECT_TRUE(IsKnownSchemaVersion("3.25.0"));
+  EXPECT_TRUE(IsKnownSchemaVersion("3.24.14"));
+  EXPECT_FALSE(IsKnownSchemaVersion("3.28.1"));
+  EXPECT_EQ(SyncTypeName(3), "Stream Sync");
+}
+
+}  // namespace
+}  // namespace tuneprof::nsys
