@@ -85,6 +85,9 @@ TraceSummary SummarizeTrace(const Trace& trace) {
     CountKernelDetailTypes(trace, &s);
   }
   s.reported_step_times = trace.reported_step_times();
+  for (const MetadataEntry& entry : meta.entries) {
+    if (entry.key.starts_with("inventory.")) s.inventory.emplace_back(entry.key.substr(10), entry.value);
+  }
   return s;
 }
 

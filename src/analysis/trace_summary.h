@@ -55,6 +55,9 @@ struct TraceSummary {
   std::vector<std::pair<std::string, uint64_t>> device_tasks_by_type;
   std::vector<std::pair<std::string, uint64_t>> communication_ops_by_type;
   std::vector<ReportedStepTime> reported_step_times;  // Ascend step_trace_time.csv (the profiler's own split)
+  // Which source tables / files the importer found (metadata entries "inventory.<NAME>", e.g. "N rows"
+  // or "missing (not captured)"), in the importer's order; empty for formats without an inventory.
+  std::vector<std::pair<std::string, std::string>> inventory;
   std::vector<std::string> warnings;
 };
 

@@ -31,6 +31,21 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
                       "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
   profile->add_option("--hardware-file", options->hardware_file,
                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  profile->add_option("--compute-threshold", options->compute_threshold,
+                      "compute verdict: main unit utilization below this is a bottleneck (default 0.7)")
+      ->check(CLI::Range(0.0, 1.0));
+  profile->add_option("--model-params", options->model_params,
+                      "parameters of the generating model: enables MBU (bytes read per decode step / TPOT / peak "
+                      "memory bandwidth)")
+      ->check(CLI::PositiveNumber);
+  profile->add_option("--param-bytes", options->param_bytes, "bytes per parameter for MBU (default 2)")
+      ->check(CLI::PositiveNumber);
+  profile->add_option("--kv-bytes-per-token", options->kv_bytes_per_token,
+                      "KV-cache bytes per token (all layers) a decode step reads, for MBU")
+      ->check(CLI::NonNegativeNumber);
+  profile->add_option("--context-tokens", options->context_tokens,
+                      "mean context length of the decode steps, for the KV part of MBU")
+      ->check(CLI::NonNegativeNumber);
 }
 
 namespace {
@@ -51,8 +66,14 @@ int RunProfile(const ProfileOptions& options) {
                  trace.metadata().path, trace.metadata().entry_count);
     }
     result.ranks.push_back(ComputeTimeBreakdown(trace));
+    ComputeOptions compute;
+    compute.threshold = options.compute_threshold;
+    compute.model_params = options.model_params;
+    compute.param_bytes = options.param_bytes;
+    compute.kv_bytes_per_token = options.kv_bytes_per_token;
+    compute.context_tokens = options.context_tokens;
     result.compute.push_back(
-        ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, *forced)));
+        ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, *forced), compute));
     result.kernels.push_back(ComputeKernelBreakdown(trace));
   }
   if (options.semantics == "hta") {

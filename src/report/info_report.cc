@@ -95,6 +95,7 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
     *out += fmt::format("  ascend      kernel_details {} rows; step_trace_time {} rows\n", s.kernel_details_rows,
                         s.reported_step_times.size());
   }
+  for (const auto& [table, state] : s.inventory) *out += fmt::format("  inventory   {}: {}\n", table, state);
   for (const std::string& w : s.warnings) *out += fmt::format("  warning     {}\n", w);
 }
 
@@ -171,6 +172,11 @@ std::string RenderInfoJson(const std::vector<TraceSummary>& summaries) {
     w.Key("reported_step_times").BeginArray();
     for (const ReportedStepTime& r : s.reported_step_times) WriteReportedStep(r, &w);
     w.EndArray();
+    if (!s.inventory.empty()) {  // which source tables / files the importer found
+      w.Key("inventory").BeginObject();
+      for (const auto& [table, state] : s.inventory) w.Key(table).String(state);
+      w.EndObject();
+    }
     w.Key("warnings").BeginArray();
     for (const std::string& warning : s.warnings) w.String(warning);
     w.EndArray();

@@ -101,11 +101,79 @@ void AppendComputeRow(std::string_view label, const GpuUnitSums& g, std::string*
                       g.WavesPerSm() ? fmt::format("{:.2f}", *g.WavesPerSm()) : std::string("-"));
 }
 
+constexpr size_t kAscendTextOpTypes = 10;
+constexpr size_t kFlopsTextOps = 5;
+
+// MFU, or why there is none, then the operators with the most FLOPs and where they sit on the roofline.
+void AppendFlopsText(const RankComputeUnits& c, std::string* out) {
+  const RankOpFlops& f = c.flops;
+  if (c.mfu) {
+    *out += fmt::format("  MFU: {:.2f}% ({:.3f} TFLOP/s achieved over the steps / {:.1f} TFLOP/s {} peak x {} device(s))\n",
+                        *c.mfu * 100.0, *f.achieved_flops_per_s / 1e12, *f.peak_flops_per_s / 1e12, f.dtype, f.devices);
+  } else {
+    const char* why = !f.shapes ? "no record_shapes in the trace"
+                      : f.flops <= 0 ? "no operator with a FLOP formula"
+                                     : "the chip's peak for the dtype is unknown";
+    *out += fmt::format("  MFU: n/a ({})\n", why);
+  }
+  for (size_t i = 0; i < f.ops.size() && i < kFlopsTextOps; ++i) {
+    const OpFlopsRow& op = f.ops[i];
+    const auto achieved = op.FlopsPerSecond();
+    *out += fmt::format("    {:<40} {:>6}x {:>10.3f} GFLOP  {:>8} TFLOP/s  {}\n", op.name.substr(0, 40), op.count,
+                        op.flops / 1e9, achieved ? fmt::format("{:.3f}", *achieved / 1e12) : std::string("-"),
+                        op.roof.compute_bound ? (*op.roof.compute_bound ? "compute-bound" : "memory-bound")
+                                              : "roofline unknown");
+  }
+}
+
+// Ascend PMU figures: the rank's time-weighted unit ratios, then the op types that take longest.
+void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
+  if (!a.present) return;
+  const AscendUnitSums& t = a.total;
+  *out += fmt::format("  Ascend units (time-weighted over {} kernel_details rows): cube {}%  vector {}%  scalar {}%"
+                      "  aic mte2 {}%  aiv mte2 {}%  cube_utilization {}%\n",
+                      t.rows, PercentCell(t.Ratio(AscendRatio::kAicMac)), PercentCell(t.Ratio(AscendRatio::kAivVec)),
+                      PercentCell(t.Ratio(AscendRatio::kAicScalar)), PercentCell(t.Ratio(AscendRatio::kAicMte2)),
+                      PercentCell(t.Ratio(AscendRatio::kAivMte2)), PercentCell(t.Ratio(AscendRatio::kCubeUtilization)));
+  *out += fmt::format("    {:<24}{:>7}{:>11}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", "op type", "unit", "time ms",
+                      "mac %", "mte2 %", "vec %", "vmte2 %", "vmte3 %", "TFLOP/s", "bound", "< threshold");
+  for (size_t i = 0; i < a.op_types.size() && i < kAscendTextOpTypes; ++i) {
+    const AscendOpTypeUnits& op = a.op_types[i];
+    const auto flops = op.sums.FlopsPerSecond();
+    *out += fmt::format("    {:<24}{:>7}{:>11.3f}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", op.type.substr(0, 23),
+                        op.unit, static_cast<double>(op.sums.dur_ns) / 1e6,
+                        PercentCell(op.sums.Ratio(AscendRatio::kAicMac)), PercentCell(op.sums.Ratio(AscendRatio::kAicMte2)),
+                        PercentCell(op.sums.Ratio(AscendRatio::kAivVec)), PercentCell(op.sums.Ratio(AscendRatio::kAivMte2)),
+                        PercentCell(op.sums.Ratio(AscendRatio::kAivMte3)),
+                        flops ? fmt::format("{:.2f}", *flops / 1e12) : std::string("-"), AscendBoundName(op.bound),
+                        op.below_threshold ? (*op.below_threshold ? "yes" : "no") : "-");
+  }
+}
+
 // Compute units: the chip measured against, then the GPU figures per step when kernels carry them.
 void AppendComputeText(const RankComputeUnits& c, std::string* out) {
   const std::string device = c.device_name.empty() ? std::string("unnamed device") : "\"" + c.device_name + "\"";
   *out += fmt::format("  hardware: {} ({}, {})\n", c.hardware.value_or("unknown"), device, c.hardware_how);
-  *out += c.mfu ? fmt::format("  MFU: {:.1f}%\n", *c.mfu * 100.0) : "  MFU: n/a (no FLOPs from shapes yet)\n";
+  AppendFlopsText(c, out);
+  if (c.serving) {
+    const ServingMetrics& s = *c.serving;
+    *out += fmt::format("  serving: {} request(s), TTFT {} ms, TPOT {} ms, decode {} tokens/s, MBU {}\n", s.requests,
+                        s.ttft_ns ? fmt::format("{:.3f}", *s.ttft_ns / 1e6) : std::string("-"),
+                        s.tpot_ns ? fmt::format("{:.3f}", *s.tpot_ns / 1e6) : std::string("-"),
+                        s.decode_tokens_per_s ? fmt::format("{:.1f}", *s.decode_tokens_per_s) : std::string("-"),
+                        s.mbu ? fmt::format("{:.1f}%", *s.mbu * 100.0)
+                              : std::string(s.bytes_per_decode_step ? "n/a (memory bandwidth unknown)"
+                                                                    : "n/a (needs --model-params)"));
+  }
+  const ComputeVerdict& v = c.verdict;
+  if (v.bottleneck) {
+    std::string ops;
+    for (const std::string& op : v.ops) ops += (ops.empty() ? "; costliest operators under it: " : ", ") + op;
+    *out += fmt::format("  compute verdict: {} utilization {:.1f}% {} {:.0f}%{}{}\n", v.unit, *v.utilization * 100.0,
+                        *v.bottleneck ? "below" : "at or above", v.threshold * 100.0,
+                        *v.bottleneck ? " -> compute bottleneck" : "", ops);
+  }
+  AppendAscendText(c.ascend, out);
   if (c.total.gpu.kernels == 0) return;
   *out += fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", "compute", "busy %", "SM eff %", "occup. %",
                       "TC share %", "waves/SM");
@@ -366,6 +434,149 @@ void WriteGpuUnitsJson(const GpuUnitSums& g, JsonWriter* w) {
   w->Key("kernels").Uint(g.kernels);
 }
 
+// Every PMU ratio the rows carried (column name -> time-weighted value), achieved FLOP/s, occupancy.
+void WriteAscendSumsJson(const AscendUnitSums& sums, JsonWriter* w) {
+  w->Key("rows").Uint(sums.rows);
+  w->Key("duration_us").Double(static_cast<double>(sums.dur_ns) / 1e3);
+  w->Key("ratios").BeginObject();
+  for (size_t i = 0; i < kAscendRatioCount; ++i) {
+    if (!sums.seen[i]) continue;
+    w->Key(AscendRatioColumn(static_cast<AscendRatio>(i)));
+    NullableDouble(w, sums.Ratio(static_cast<AscendRatio>(i)));
+  }
+  w->EndObject();
+  w->Key("achieved_tflops");
+  const auto flops = sums.FlopsPerSecond();
+  NullableDouble(w, flops ? std::optional<double>(*flops / 1e12) : std::nullopt);
+  w->Key("block_occupancy");
+  NullableDouble(w, sums.BlockOccupancy());
+}
+
+void WriteAscendJson(const AscendComputeUnits& a, JsonWriter* w) {
+  if (!a.present) {
+    w->Null();
+    return;
+  }
+  w->BeginObject();
+  WriteAscendSumsJson(a.total, w);
+  w->Key("steps").BeginArray();
+  for (const AscendStepUnits& step : a.steps) {
+    w->BeginObject().Key("step").Int(step.step);
+    WriteAscendSumsJson(step.sums, w);
+    w->EndObject();
+  }
+  w->EndArray().Key("op_types").BeginArray();
+  for (const AscendOpTypeUnits& op : a.op_types) {
+    w->BeginObject().Key("type").String(op.type);
+    w->Key("unit").String(op.unit);
+    WriteAscendSumsJson(op.sums, w);
+    w->Key("core_shares").BeginObject();
+    for (const AscendCoreShare& core : op.cores) {
+      w->Key(core.core.empty() ? std::string_view("unknown") : std::string_view(core.core));
+      NullableDouble(w, op.sums.dur_ns > 0 ? std::optional<double>(static_cast<double>(core.dur_ns) /
+                                                                  static_cast<double>(op.sums.dur_ns))
+                                           : std::nullopt);
+    }
+    w->EndObject().Key("bound").String(AscendBoundName(op.bound));
+    w->Key("below_threshold");
+    op.below_threshold ? w->Bool(*op.below_threshold) : w->Null();
+    w->EndObject();
+  }
+  w->EndArray().EndObject();
+}
+
+// FLOPs from shapes: the rank's totals and MFU inputs, then every costed operator with its roofline.
+void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
+  if (!f.shapes) {
+    w->Null();
+    return;
+  }
+  w->BeginObject().Key("ops_with_shapes").Uint(f.ops_with_shapes);
+  w->Key("ops_costed").Uint(f.ops_costed);
+  w->Key("flops").Double(f.flops);
+  w->Key("step_flops").Double(f.step_flops);
+  w->Key("step_time_us").Double(static_cast<double>(f.step_ns) / 1e3);
+  w->Key("dtype").String(f.dtype);
+  w->Key("devices").Int(f.devices);
+  w->Key("achieved_tflops");
+  NullableDouble(w, f.achieved_flops_per_s ? std::optional<double>(*f.achieved_flops_per_s / 1e12) : std::nullopt);
+  w->Key("peak_tflops");
+  NullableDouble(w, f.peak_flops_per_s ? std::optional<double>(*f.peak_flops_per_s / 1e12) : std::nullopt);
+  w->Key("ops").BeginArray();
+  for (const OpFlopsRow& op : f.ops) {
+    const RooflinePoint& roof = op.roof;
+    w->BeginObject().Key("name").String(op.name);
+    w->Key("dtype").String(op.dtype);
+    w->Key("count").Uint(op.count);
+    w->Key("outermost").Uint(op.outermost);
+    w->Key("flops").Double(op.flops);
+    w->Key("bytes");
+    op.bytes_known ? w->Double(op.bytes) : w->Null();
+    w->Key("time_us").Double(static_cast<double>(op.time_ns) / 1e3);
+    w->Key("time_source").String(op.device_time ? "device" : "host");
+    const auto achieved = op.FlopsPerSecond();
+    w->Key("achieved_tflops");
+    NullableDouble(w, achieved ? std::optional<double>(*achieved / 1e12) : std::nullopt);
+    w->Key("intensity");
+    NullableDouble(w, op.Intensity());
+    w->Key("ridge");
+    NullableDouble(w, roof.ridge);
+    w->Key("bound");
+    roof.compute_bound ? w->String(*roof.compute_bound ? "compute" : "memory") : w->Null();
+    w->Key("roof_time_us");
+    NullableDouble(w, roof.roof_time_ns ? std::optional<double>(*roof.roof_time_ns / 1e3) : std::nullopt);
+    w->EndObject();
+  }
+  w->EndArray().EndObject();
+}
+
+std::optional<double> NsToMs(std::optional<double> ns) {
+  return ns ? std::optional<double>(*ns / 1e6) : std::nullopt;
+}
+
+void WriteServingJson(const std::optional<ServingMetrics>& s, JsonWriter* w) {
+  if (!s) {
+    w->Null();
+    return;
+  }
+  w->BeginObject().Key("requests").Uint(s->requests);
+  w->Key("decode_steps").Uint(s->decode_steps);
+  w->Key("ttft_ms");
+  NullableDouble(w, NsToMs(s->ttft_ns));
+  w->Key("tpot_ms");
+  NullableDouble(w, NsToMs(s->tpot_ns));
+  w->Key("decode_tokens_per_s");
+  NullableDouble(w, s->decode_tokens_per_s);
+  w->Key("bytes_per_decode_step");
+  NullableDouble(w, s->bytes_per_decode_step);
+  w->Key("mbu");
+  NullableDouble(w, s->mbu);
+  w->EndObject();
+}
+
+void WriteVerdictJson(const ComputeVerdict& v, JsonWriter* w) {
+  w->BeginObject().Key("unit");
+  v.unit.empty() ? w->Null() : w->String(v.unit);
+  w->Key("threshold").Double(v.threshold);
+  w->Key("utilization");
+  NullableDouble(w, v.utilization);
+  w->Key("bottleneck");
+  v.bottleneck ? w->Bool(*v.bottleneck) : w->Null();
+  w->Key("ops").BeginArray();
+  for (const std::string& op : v.ops) w->String(op);
+  w->EndArray().Key("steps").BeginArray();
+  for (const ComputeStepVerdict& step : v.steps) {
+    w->BeginObject().Key("step");
+    step.step ? w->Int(*step.step) : w->Null();
+    w->Key("utilization");
+    NullableDouble(w, step.utilization);
+    w->Key("bottleneck");
+    step.bottleneck ? w->Bool(*step.bottleneck) : w->Null();
+    w->EndObject();
+  }
+  w->EndArray().EndObject();
+}
+
 void WriteComputeJson(const RankComputeUnits& c, JsonWriter* w) {
   w->BeginObject().Key("hardware");
   c.hardware ? w->String(*c.hardware) : w->Null();
@@ -389,7 +600,15 @@ void WriteComputeJson(const RankComputeUnits& c, JsonWriter* w) {
     WriteGpuUnitsJson(step.gpu, w);
     w->EndObject();
   }
-  w->EndArray().EndObject();
+  w->EndArray().Key("ascend");
+  WriteAscendJson(c.ascend, w);
+  w->Key("flops");
+  WriteFlopsJson(c.flops, w);
+  w->Key("serving");
+  WriteServingJson(c.serving, w);
+  w->Key("verdict");
+  WriteVerdictJson(c.verdict, w);
+  w->EndObject();
 }
 
 void WriteKernelRowsJson(const std::vector<KernelRow>& rows, bool host_ops, JsonWriter* w) {

@@ -1,0 +1,145 @@
+// idle.gpu_time_util_per_device (nsys gpu_time_util, as its rule script computes it): per device, the
+// span from its first to its last kernel/memcpy/memset cut into 30 equal chunks (gpu_time_util_chunks);
+// a chunk's in-use % is the sum of its ops' overlap with it over its length (ops on parallel streams
+// add up, so it can pass 100 %: "time" utilization, not resource utilization). Chunks below 50 %
+// (device_busy_pct) are reported, consecutive ones coalesced with their duration-weighted mean.
+// idle.low_utilization (rules/device_idle.cc) reads the union of the rank's device work instead; on a
+// rank with one device whose work is only kernels and copies this rule leaves the finding to it.
+// Gain: the idle time (chunk length minus the ops' union) inside the low chunks, per step.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+#include "analysis/device_work.h"
+#include "analysis/intervals.h"
+
+namespace tuneprof {
+namespace {
+
+bool IsGpuOp(EventKind kind) {
+  return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
+}
+
+// Kernels, copies and memsets per device ordinal, as written (not united).
+std::map<int64_t, std::vector<Interval>> GpuOpsPerDevice(const Trace& trace) {
+  const EventTable& events = trace.events();
+  std::map<int64_t, std::vector<Interval>> ops;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (!IsGpuOp(events.kind[i]) || events.dur_ns[i] < 0) continue;
+    const uint32_t device = trace.processes()[trace.tracks()[events.track[i]].process].device;
+    if (device == kNoIndex) continue;
+    ops[trace.devices()[device].id].push_back(Interval{events.ts_ns[i], events.end_ns(i)});
+  }
+  return ops;
+}
+
+bool SameAsRankUnion(const Trace& trace, const std::map<int64_t, std::vector<Interval>>& per_device) {
+  if (per_device.size() != 1) return false;
+  std::vector<Interval> all;
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+    all.push_back(Interval{trace.events().ts_ns[work.event], trace.events().end_ns(work.event)});
+  }
+  return UnionOf(std::move(all)) == UnionOf(per_device.begin()->second);
+}
+
+struct LowChunks {
+  int64_t device = 0;
+  uint64_t low = 0;
+  double idle_ns = 0;
+  double mean_pct = 0;  // in-use % over the device's whole span
+  std::string ranges;   // coalesced low ranges with their weighted in-use %
+};
+
+// Sum of the ops' overlap with [start, end); `ops` sorted by start.
+double SummedOverlap(const std::vector<Interval>& ops, int64_t start, int64_t end) {
+  double sum = 0;
+  for (const Interval& op : ops) {
+    if (op.start_ns >= end) break;
+    sum += static_cast<double>(std::max<int64_t>(0, std::min(op.end_ns, end) - std::max(op.start_ns, start)));
+  }
+  return sum;
+}
+
+LowChunks ChunksOf(const Trace& trace, int64_t device, std::vector<Interval> ops, int64_t chunks, double threshold) {
+  LowChunks out;
+  out.device = device;
+  std::sort(ops.begin(), ops.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  int64_t first = ops.front().start_ns, last = first;
+  for (const Interval& op : ops) last = std::max(last, op.end_ns);
+  const int64_t chunk = (last - first) / chunks;
+  if (chunk <= 0) return out;
+  const IntervalSet busy = UnionOf(ops);
+  out.mean_pct = 100 * SummedOverlap(ops, first, last) / static_cast<double>(last - first);
+  int64_t range_start = kNoId;
+  double range_used = 0;
+  auto close_range = [&](int64_t end) {
+    out.ranges += fmt::format("{}{:.3f}-{:.3f} ms ({:.1f} %)", out.ranges.empty() ? "" : ", ",
+                              static_cast<double>(range_start - trace.start_ns()) / 1e6,
+                              static_cast<double>(end - trace.start_ns()) / 1e6,
+                              100 * range_used / static_cast<double>(end - range_start));
+    range_start = kNoId;
+    range_used = 0;
+  };
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t start = first + c * chunk, end = c + 1 == chunks ? last : start + chunk;
+    const double used = SummedOverlap(ops, start, end);
+    if (100 * used / static_cast<double>(end - start) >= threshold) {
+      if (range_start != kNoId) close_range(start);
+      continue;
+    }
+    ++out.low;
+    out.idle_ns += static_cast<double>(end - start - IntersectionLength(busy, IntervalSet{Interval{start, end}}));
+    if (range_start == kNoId) range_start = start;
+    range_used += used;
+    if (c + 1 == chunks) close_range(end);
+  }
+  return out;
+}
+
+}  // namespace
+
+void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (rank.split.cpu_only) return;
+  std::map<int64_t, std::vector<Interval>> per_device = GpuOpsPerDevice(*rank.trace);
+  if (per_device.empty() || SameAsRankUnion(*rank.trace, per_device)) return;
+  const int64_t chunks = std::max<int64_t>(1, static_cast<int64_t>(config.Get(threshold::kGpuTimeUtilChunks)));
+  const double threshold = config.Get(threshold::kDeviceBusyPct);
+  std::vector<LowChunks> found;
+  for (auto& [device, ops] : per_device) {
+    LowChunks low = ChunksOf(*rank.trace, device, std::move(ops), chunks, threshold);
+    if (low.low > 0) found.push_back(std::move(low));
+  }
+  if (found.empty()) return;
+  const auto worst = std::max_element(found.begin(), found.end(),
+                                      [](const LowChunks& a, const LowChunks& b) { return a.idle_ns < b.idle_ns; });
+  std::string devices;
+  for (const LowChunks& low : found) {
+    devices += fmt::format("{}GPU {}: {} of {} chunks, in use {:.1f} % overall; {}", devices.empty() ? "" : "; ",
+                           low.device, low.low, chunks, low.mean_pct, low.ranges);
+  }
+  Finding f;
+  f.id = "idle.gpu_time_util_per_device";
+  f.category = FindingCategory::kHost;
+  f.title = fmt::format("GPU time utilization below {:.0f} % in {} of {} chunks on GPU {} ({} devices affected)",
+                        threshold, worst->low, chunks, worst->device, found.size());
+  f.metric = "per device and chunk: summed kernel/memcpy/memset time / chunk length";
+  f.value = worst->mean_pct;
+  f.threshold = threshold;
+  f.unit = "% in use";
+  f.saves_from = TimePart::kIdle;
+  f.uncapped_gain_ns = PerStep(rank, worst->idle_ns);
+  f.gain_model = "the idle time inside the low chunks of the device with the most, per step";
+  f.AddNumber("low_chunks", static_cast<double>(worst->low), "count");
+  f.AddNumber("idle_in_low_chunks_us", worst->idle_ns / 1e3, "us");
+  f.AddText("devices", devices);
+  f.strategy = "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
+               "stalls in the low ranges; an uneven split across devices shows as one device low and another busy.";
+  f.apis = {"larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof
