@@ -28,6 +28,11 @@ struct ProfileOptions {
   std::string semantics = "tuneprof";  // or "hta"
   std::string hardware;                 // --hardware: a profile name, instead of detection
   std::string hardware_file;            // --hardware-file: profiles to use instead of the built-in ones
+  double compute_threshold = 0.7;       // --compute-threshold: the compute verdict's utilization cut-off
+  double model_params = 0;              // --model-params: for MBU of decode steps (0 = not given)
+  double param_bytes = 2;               // --param-bytes
+  double kv_bytes_per_token = 0;        // --kv-bytes-per-token
+  double context_tokens = 0;            // --context-tokens: mean context a decode step reads from the KV cache
 };
 void AddProfileCommand(CLI::App* app, ProfileOptions* options);
 int RunProfile(const ProfileOptions& options);
@@ -74,5 +79,28 @@ struct AdviseOptions {
 // `analyze` (one-screen summary, the main job) and `advise` (every finding) share options and code.
 void AddAdviseCommands(CLI::App* app, AdviseOptions* analyze, AdviseOptions* advise);
 int RunAdvise(const AdviseOptions& options, bool summary);
+
+struct ReportOptions {
+  std::vector<std::string> paths;    // one run: trace files or directories
+  std::vector<std::string> compare;  // --compare BEFORE AFTER
+  std::string output;                // -o: the HTML file
+  std::string config;
+  std::string hardware;
+  std::string hardware_file;
+};
+// `report`: the self-contained HTML report (report/html_report.h).
+void AddReportCommand(CLI::App* app, ReportOptions* options);
+int RunReport(const ReportOptions& options);
+
+struct AnnotateOptions {
+  std::string path;    // one trace file
+  std::string output;  // -o: .json or .json.gz
+  std::string config;
+  std::string hardware;
+  std::string hardware_file;
+};
+// `annotate`: the trace plus tuneprof's diagnosis as tracks (report/annotated_trace.h).
+void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options);
+int RunAnnotate(const AnnotateOptions& options);
 
 }  // namespace tuneprof::cli

@@ -23,6 +23,10 @@ int main(int argc, char** argv) {
   tuneprof::cli::AddMemoryCommand(&app, &memory);
   tuneprof::cli::AdviseOptions analyze, advise;
   tuneprof::cli::AddAdviseCommands(&app, &analyze, &advise);
+  tuneprof::cli::ReportOptions report;
+  tuneprof::cli::AddReportCommand(&app, &report);
+  tuneprof::cli::AnnotateOptions annotate;
+  tuneprof::cli::AddAnnotateCommand(&app, &annotate);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -36,5 +40,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("memory")) return tuneprof::cli::RunMemory(memory);
   if (app.got_subcommand("analyze")) return tuneprof::cli::RunAdvise(analyze, /*summary=*/true);
   if (app.got_subcommand("advise")) return tuneprof::cli::RunAdvise(advise, /*summary=*/false);
+  if (app.got_subcommand("report")) return tuneprof::cli::RunReport(report);
+  if (app.got_subcommand("annotate")) return tuneprof::cli::RunAnnotate(annotate);
   return tuneprof::cli::kExitUsage;
 }

@@ -1,0 +1,66 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "analysis/advisor/advisor_config.h"
+#include "analysis/compare.h"
+#include "cli/commands.h"
+#include "cli/hardware_options.h"
+#include "cli/run_analyses.h"
+#include "importers/import.h"
+#include "report/html_report.h"
+
+namespace tuneprof::cli {
+namespace {
+
+int RunCompareReport(const ReportOptions& options) {
+  auto before = ImportPaths({options.compare[0]});
+  if (!before.ok()) return ReportError(before.status());
+  WarnTruncated(*before);
+  auto after = ImportPaths({options.compare[1]});
+  if (!after.ok()) return ReportError(after.status());
+  WarnTruncated(*after);
+  const CompareResult result = CompareSides(BuildCompareSide(*before), BuildCompareSide(*after), {});
+  const Status written = WriteOutputFile(options.output, RenderHtmlCompareReport(result));
+  return written.ok() ? kExitOk : ReportError(written);
+}
+
+}  // namespace
+
+void AddReportCommand(CLI::App* app, ReportOptions* options) {
+  CLI::App* report = app->add_subcommand(
+      "report", "One self-contained HTML report with charts (inline SVG, no scripts): breakdown, kernels, "
+                "utilization, memory, communication, findings; or before vs after with --compare");
+  report->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)");
+  report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")
+      ->expected(2);
+  report->add_option("-o,--output", options->output, "the HTML file to write")->required();
+  report->add_option("--config", options->config, "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
+  report->add_option("--hardware", options->hardware,
+                     "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  report->add_option("--hardware-file", options->hardware_file,
+                     "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+}
+
+int RunReport(const ReportOptions& options) {
+  if (options.compare.empty() == options.paths.empty()) {
+    fmt::print(stderr, "tuneprof: error: report: give either trace paths or --compare BEFORE AFTER\n");
+    return kExitUsage;
+  }
+  if (!options.compare.empty()) return RunCompareReport(options);
+  auto run = AnalyzeRun(options.paths, options.config, options.hardware, options.hardware_file);
+  if (!run.ok()) return ReportError(run.status());
+  HtmlReportInput input;
+  input.paths = options.paths;
+  input.breakdowns = std::move(run->breakdowns);
+  input.kernels = std::move(run->kernels);
+  input.memory = std::move(run->memory);
+  input.comm = std::move(run->comm);
+  input.advice = std::move(run->advice);
+  input.flops = std::move(run->flops);
+  const Status written = WriteOutputFile(options.output, RenderHtmlReport(input));
+  return written.ok() ? kExitOk : ReportError(written);
+}
+
+}  // namespace tuneprof::cli

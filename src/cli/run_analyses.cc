@@ -1,0 +1,68 @@
+#include "cli/run_analyses.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "analysis/advisor/advisor_config.h"
+#include "cli/hardware_options.h"
+#include "importers/import.h"
+
+namespace tuneprof::cli {
+
+Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path) {
+  if (path.empty()) return AdvisorConfig();
+  TP_ASSIGN_OR_RETURN(std::string text, ReadFlagFile(path, "--config"));
+  return AdvisorConfig::Parse(text, path);
+}
+
+void WarnTruncated(const std::vector<Trace>& traces) {
+  for (const Trace& trace : traces) {
+    if (trace.metadata().truncated) {
+      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
+                 trace.metadata().path, trace.metadata().entry_count);
+    }
+  }
+}
+
+Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
+                               const std::string& hardware, const std::string& hardware_file) {
+  TP_ASSIGN_OR_RETURN(AdvisorConfig advisor_config, LoadAdvisorConfig(config));
+  TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(hardware_file));
+  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, hardware));
+  RunAnalyses run;
+  TP_ASSIGN_OR_RETURN(run.traces, ImportPaths(paths));
+  WarnTruncated(run.traces);
+  const size_t n = run.traces.size();
+  run.breakdowns.reserve(n);
+  run.compute.reserve(n);
+  run.hardware.reserve(n);
+  for (const Trace& trace : run.traces) {
+    run.breakdowns.push_back(ComputeTimeBreakdown(trace));
+    run.hardware.push_back(SelectHardware(trace, profiles, forced));
+    run.compute.push_back(ComputeRankComputeUnits(trace, run.breakdowns.back(), run.hardware.back()));
+    run.kernels.push_back(ComputeKernelBreakdown(trace));
+    run.memory.push_back(AnalyzeMemory(trace, run.hardware.back()));
+    run.flops.push_back(ComputeOpFlops(trace, run.hardware.back().profile));
+  }
+  CommThresholds comm_thresholds;
+  comm_thresholds.utilization = advisor_config.Get(threshold::kCommunicationBandwidthUtilizationPct) / 100;
+  run.comm = AnalyzeCommunication(run.traces, run.breakdowns, run.hardware, comm_thresholds);
+  std::vector<RankInputs> inputs;
+  for (size_t i = 0; i < n; ++i) {
+    inputs.push_back(RankInputs{&run.traces[i], &run.breakdowns[i], &run.compute[i], &run.hardware[i],
+                                &run.memory[i], &run.comm.ranks[i]});
+  }
+  run.advice = RunAdvisor(inputs, advisor_config, &run.comm.cross_rank);
+  return run;
+}
+
+Status WriteOutputFile(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) return Status(StatusCode::kUsage, fmt::format("{}: cannot write the output file", path));
+  return Status::Ok();
+}
+
+}  // namespace tuneprof::cli
