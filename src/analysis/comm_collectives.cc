@@ -11,6 +11,7 @@
 #include "analysis/cpu_work.h"
 #include "analysis/device_launches.h"
 #include "analysis/device_work.h"
+#include "analysis/op_flops.h"
 
 namespace tuneprof {
 namespace {
@@ -174,6 +175,28 @@ bool IsCollectiveKernel(std::string_view name) {
   return false;
 }
 
+// A gloo range recorded with record_shapes carries its tensor's `Input Dims` and `Input type`: the
+// message is the largest input tensor (all_reduce and broadcast send one flattened bucket).
+int64_t BytesFromShapes(const Trace& trace, uint32_t event) {
+  const std::vector<OpShapeInfo>& shapes = trace.op_shapes();
+  auto it = std::lower_bound(shapes.begin(), shapes.end(), event,
+                             [](const OpShapeInfo& info, uint32_t e) { return info.event < e; });
+  if (it == shapes.end() || it->event != event) return kNoId;
+  OpShapes parsed;
+  if (!ParseOpShapes(trace.str(it->input_dims), trace.str(it->input_types), trace.str(it->concrete_inputs), &parsed)) {
+    return kNoId;
+  }
+  int64_t largest = kNoId;
+  for (size_t i = 0; i < parsed.dims.size() && i < parsed.types.size(); ++i) {
+    const int64_t element = ShapeDtypeBytes(parsed.types[i]);
+    if (element <= 0 || parsed.dims[i].empty()) continue;
+    int64_t elements = 1;
+    for (int64_t d : parsed.dims[i]) elements *= std::max<int64_t>(d, 0);
+    largest = std::max(largest, elements * element);
+  }
+  return largest;
+}
+
 std::vector<Collective> ListCollectives(const Trace& trace) {
   std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
   for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
@@ -215,6 +238,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
       c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
       c.bytes = info.bytes;
     }
+    if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, w.event);
     out.push_back(std::move(c));
   }
   std::stable_sort(out.begin(), out.end(), [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; });

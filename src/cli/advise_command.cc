@@ -4,13 +4,9 @@
 #include <cstdio>
 
 #include "analysis/advisor/advisor.h"
-#include "analysis/advisor/advisor_config.h"
-#include "analysis/compute_units.h"
-#include "analysis/hardware_profile.h"
-#include "analysis/time_breakdown.h"
 #include "cli/commands.h"
 #include "cli/hardware_options.h"
-#include "importers/import.h"
+#include "cli/run_analyses.h"
 #include "report/advise_report.h"
 
 namespace tuneprof::cli {
@@ -26,13 +22,6 @@ void AddOptions(CLI::App* command, AdviseOptions* options) {
                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
-Result<AdvisorConfig> LoadConfig(const std::string& path) {
-  if (path.empty()) return AdvisorConfig();
-  TP_ASSIGN_OR_RETURN(std::string text, ReadFlagFile(path, "--config"));
-  return AdvisorConfig::Parse(text, path);
-}
-
-
 }  // namespace
 
 void AddAdviseCommands(CLI::App* app, AdviseOptions* analyze, AdviseOptions* advise) {
@@ -47,34 +36,9 @@ void AddAdviseCommands(CLI::App* app, AdviseOptions* analyze, AdviseOptions* adv
 }
 
 int RunAdvise(const AdviseOptions& options, bool summary) {
-  auto config = LoadConfig(options.config);
-  if (!config.ok()) return ReportError(config.status());
-  auto profiles = LoadHardwareProfiles(options.hardware_file);
-  if (!profiles.ok()) return ReportError(profiles.status());
-  auto forced = ForcedHardware(*profiles, options.hardware);
-  if (!forced.ok()) return ReportError(forced.status());
-  auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) return ReportError(traces.status());
-  std::vector<RankBreakdown> breakdowns;
-  std::vector<RankComputeUnits> compute;
-  std::vector<HardwareSelection> hardware;
-  breakdowns.reserve(traces->size());
-  compute.reserve(traces->size());
-  hardware.reserve(traces->size());
-  for (const Trace& trace : *traces) {
-    if (trace.metadata().truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
-                 trace.metadata().path, trace.metadata().entry_count);
-    }
-    breakdowns.push_back(ComputeTimeBreakdown(trace));
-    hardware.push_back(SelectHardware(trace, *profiles, *forced));
-    compute.push_back(ComputeRankComputeUnits(trace, breakdowns.back(), hardware.back()));
-  }
-  std::vector<RankInputs> inputs;
-  for (size_t i = 0; i < traces->size(); ++i) {
-    inputs.push_back(RankInputs{&(*traces)[i], &breakdowns[i], &compute[i], &hardware[i]});
-  }
-  const AdvisorResult result = RunAdvisor(inputs, *config);
+  auto run = AnalyzeRun(options.paths, options.config, options.hardware, options.hardware_file);
+  if (!run.ok()) return ReportError(run.status());
+  const AdvisorResult& result = run->advice;
   const std::string text = options.json ? RenderAdviseJson(result, summary ? "tuneprof.analyze/1" : "tuneprof.advise/1")
                                         : (summary ? RenderAnalyzeText(result) : RenderAdviseText(result));
   std::fwrite(text.data(), 1, text.size(), stdout);

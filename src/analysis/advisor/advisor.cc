@@ -31,17 +31,61 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
   return check;
 }
 
+UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
+  UtilizationCheck check{"memory_bandwidth", std::nullopt, config.Get(threshold::kMemoryBandwidthUtilizationPct),
+                         "unknown: no memory-bandwidth counters, and no copies against a known peak"};
+  if (rank.memory == nullptr) return check;
+  double weighted = 0;
+  int64_t time = 0;
+  for (const DeviceMemory& device : rank.memory->devices) {
+    for (const CopyTraffic& traffic : device.copies) {
+      if (!traffic.utilization || traffic.time_ns <= 0) continue;
+      weighted += *traffic.utilization * static_cast<double>(traffic.time_ns);
+      time += traffic.time_ns;
+    }
+  }
+  if (time == 0) return check;
+  check.value_pct = 100 * weighted / static_cast<double>(time);
+  check.measured_as = "copies' achieved bandwidth / peak of their path, time-weighted (no DRAM counters in the trace)";
+  return check;
+}
+
+UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
+  UtilizationCheck check{"communication_bandwidth", std::nullopt,
+                         config.Get(threshold::kCommunicationBandwidthUtilizationPct),
+                         "unknown: no collective sizes against a known link peak"};
+  if (rank.comm == nullptr) return check;
+  if (rank.comm->total.utilization) {
+    check.value_pct = 100 * *rank.comm->total.utilization;
+    check.measured_as = fmt::format("collectives' bus bandwidth / {} peak, duration-weighted",
+                                    rank.comm->link.transport.empty() ? "link" : rank.comm->link.transport);
+    return check;
+  }
+  double weighted = 0, time = 0;
+  for (const AscendTransportTotal& transport : rank.comm->ascend_transports) {
+    if (!transport.utilization || transport.time_ms <= 0) continue;
+    weighted += *transport.utilization * transport.time_ms;
+    time += transport.time_ms;
+  }
+  if (time > 0) {
+    check.value_pct = 100 * weighted / time;
+    check.measured_as = "communication.json transport bandwidth / standard bandwidth, time-weighted";
+  } else if (!rank.comm->link.why.empty() && rank.comm->collectives.size() > 0) {
+    check.measured_as = "unknown: " + rank.comm->link.why;
+  }
+  return check;
+}
+
 namespace {
 
+TinyOpLimits TinyLimits(const AdvisorConfig& config) {
+  return TinyOpLimits{config.Get(threshold::kTinyOpKib) * 1024, config.Get(threshold::kTinyOpMflop) * 1e6,
+                      static_cast<int64_t>(config.Get(threshold::kTinyOpUs) * 1e3)};
+}
+
 std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const AdvisorConfig& config) {
-  std::vector<UtilizationCheck> checks{CheckComputeUnits(rank, config)};
-  checks.push_back(UtilizationCheck{"memory_bandwidth", std::nullopt,
-                                    config.Get(threshold::kMemoryBandwidthUtilizationPct),
-                                    "unknown: no memory-bandwidth counters or copy traffic against a known peak"});
-  checks.push_back(UtilizationCheck{"communication_bandwidth", std::nullopt,
-                                    config.Get(threshold::kCommunicationBandwidthUtilizationPct),
-                                    "unknown: no collective sizes against a known link peak"});
-  return checks;
+  return {CheckComputeUnits(rank, config), CheckMemoryBandwidth(rank, config),
+          CheckCommunicationBandwidth(rank, config)};
 }
 
 // Time per bottleneck of one rank's mean step.
@@ -99,14 +143,16 @@ void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
   }
 }
 
-AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config) {
+AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config,
+                         const CrossRankCommunication* cross) {
   AdvisorResult result;
   std::map<std::string, Finding> merged;
   std::array<double, 7> job_times{};
   bool units_healthy = true;
   for (const RankInputs& input : ranks) {
-    RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace), {}};
-    rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree);
+    RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace), {},
+                      input.memory, input.comm, cross};
+    rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
     std::vector<Finding> findings;
     for (const RuleSpec& rule : AllRules()) rule.run(rank, config, &findings);
     CapGains(rank.split, &findings);
@@ -127,6 +173,8 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
   std::stable_sort(result.findings.begin(), result.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });
+  // The verdict speaks of one rank's mean step: average the ranks' times per bottleneck.
+  for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(ranks.size(), 1));
   result.dominant = Largest(job_times);
   const bool big_finding = !result.findings.empty() &&
                            result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;

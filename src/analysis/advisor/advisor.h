@@ -17,9 +17,11 @@
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/advisor/finding.h"
 #include "analysis/advisor/time_split.h"
+#include "analysis/comm_cross_rank.h"
 #include "analysis/compute_units.h"
 #include "analysis/hardware_profile.h"
 #include "analysis/host_op_tree.h"
+#include "analysis/memory_timeline.h"
 #include "analysis/time_breakdown.h"
 #include "model/trace.h"
 
@@ -33,6 +35,9 @@ struct RankEvidence {
   const HardwareSelection* hardware = nullptr;
   HostOpTree tree;
   TimeSplit split;
+  const MemoryAnalysis* memory = nullptr;          // nullptr: not analysed (rules that need it stay quiet)
+  const RankCommunication* comm = nullptr;
+  const CrossRankCommunication* cross = nullptr;   // the job's ranks together
 };
 
 // One of the tuning guide's three utilizations against its threshold.
@@ -69,9 +74,21 @@ struct RankInputs {
   const RankBreakdown* breakdown = nullptr;
   const RankComputeUnits* compute = nullptr;
   const HardwareSelection* hardware = nullptr;
+  const MemoryAnalysis* memory = nullptr;
+  const RankCommunication* comm = nullptr;
 };
 
-AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config);
+// `cross`: the communication analysis across the ranks (comm_cross_rank.h), or nullptr.
+AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config,
+                         const CrossRankCommunication* cross = nullptr);
+
+// The memory-bandwidth utilization the tuning guide's 60 % rule reads: without DRAM counters in the
+// trace, the achieved bandwidth of the rank's copies against the peak of the path they used.
+UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config);
+
+// The communication-bandwidth utilization of the 50 % rule: collectives' bus bandwidth against the link
+// peak (duration-weighted), or torch_npu's per-transport bandwidth against the standard bandwidth.
+UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config);
 
 // Visible for testing: caps `findings` of one rank (see above).
 void CapGains(const TimeSplit& split, std::vector<Finding>* findings);

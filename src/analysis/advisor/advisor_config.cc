@@ -31,11 +31,24 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kGpuGapMs, 500, "ms", "device gaps at least this long are reported (nsys gpu_gaps: 500 ms)"},
     {threshold::kSyncApiPct, 1, "% of step", "host time in device synchronization calls above this"},
     {threshold::kTinyKernelUs, 10, "us", "kernels shorter than this are dominated by launch overhead"},
+    {threshold::kTinyOpKib, 16, "KiB",
+     "CPU-only traces: an outermost operator whose tensors total at most this (record_shapes) is dispatch "
+     "overhead (host), not compute: moving 16 KiB takes less than PyTorch's few-microsecond dispatch"},
+    {threshold::kTinyOpMflop, 1, "MFLOP", "... and that does at most this much arithmetic"},
+    {threshold::kTinyOpUs, 10, "us", "CPU-only traces without shapes: outermost operators shorter than this"},
     {threshold::kTinyKernelSharePct, 50, "% of kernels", "share of tiny kernels above which launches dominate"},
     {threshold::kFusionMinOccurrences, 5, "count",
      "a fusible operator sequence must occur at least this often (msprof-analyze Fusible Operator: 5)"},
     {threshold::kFusionMinTimePct, 1, "% of work",
      "and take at least this share of the work time (msprof-analyze Fusible Operator: 1 %)"},
+    {threshold::kSmallMessageSharePct, 50, "% of collectives",
+     "collectives below 1 MB above this share are latency-bound (msprof-analyze Packet check: 1 MB)"},
+    {threshold::kCommWaitRatioPct, 20, "%",
+     "a rank waiting for the last arrival above this share of its collective time has a straggler "
+     "(msprof-analyze: wait ratio 0.2)"},
+    {threshold::kMemoryPeakPct, 90, "% of device memory", "allocator peak above this leaves no headroom"},
+    {threshold::kFragmentationPct, 20, "% of reserved", "reserved but unallocated memory at the peak above this"},
+    {threshold::kFragmentationMinGib, 1, "GiB", "... and at least this much"},
     {threshold::kAiCpuTaskUs, 20, "us", "Ascend AI_CPU tasks at least this long (msprof-analyze AICPU check: 20 us)"},
 });
 

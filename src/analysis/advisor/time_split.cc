@@ -1,12 +1,14 @@
 #include "analysis/advisor/time_split.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/advisor/op_classes.h"
 #include "analysis/cpu_work.h"
 #include "analysis/device_work.h"
 #include "analysis/intervals.h"
+#include "analysis/op_flops.h"
 
 namespace tuneprof {
 namespace {
@@ -45,19 +47,59 @@ struct WorkTimes {
   IntervalSet busy;             // every work interval, except CPU work done for the DataLoader
   double compute_bound_ns = 0;  // self time of matmul/conv/attention work
   double computing_ns = 0;      // self time of all compute work
+  double dispatch_ns = 0;       // CPU-only: time in step ranges inside tiny outermost operators
 };
 
+// The outermost operator an event runs under (itself when it is one).
+uint32_t OutermostOp(const HostOpTree& tree, uint32_t event) {
+  while (tree.parent_op[event] != kNoIndex) event = tree.parent_op[event];
+  return event;
+}
+
+const OpShapeInfo* ShapesOf(const Trace& trace, uint32_t event) {
+  const std::vector<OpShapeInfo>& shapes = trace.op_shapes();
+  auto it = std::lower_bound(shapes.begin(), shapes.end(), event,
+                             [](const OpShapeInfo& info, uint32_t e) { return info.event < e; });
+  return it != shapes.end() && it->event == event ? &*it : nullptr;
+}
+
+// On a CPU-only trace an operator that touches a few kilobytes does less work than its dispatch costs:
+// the dispatcher, autograd recording and the Python binding take microseconds per call whatever the
+// tensor size, so its time is framework overhead, not compute. Sized by its tensors when the trace kept
+// shapes (robust to a preempted thread stretching one call), else by its duration.
+bool IsTinyOp(const Trace& trace, uint32_t op, const TinyOpLimits& limits) {
+  if (const OpShapeInfo* info = ShapesOf(trace, op)) {
+    OpShapes shapes;
+    if (ParseOpShapes(trace.str(info->input_dims), trace.str(info->input_types), trace.str(info->concrete_inputs),
+                      &shapes)) {
+      const OpCost cost = EstimateOpCost(trace.str(trace.events().name[op]), shapes);
+      if (cost.bytes >= 0) return cost.bytes <= limits.max_bytes && cost.flops <= limits.max_flops;
+    }
+  }
+  return trace.events().dur_ns[op] < limits.max_ns;
+}
+
 WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree,
-                      const IntervalSet& dataloader) {
+                      const IntervalSet& dataloader, const IntervalSet& steps, const TinyOpLimits& tiny) {
   const EventTable& events = trace.events();
   const bool cpu = breakdown.work_on == WorkSource::kCpu;
   WorkTimes times;
   std::vector<Interval> busy;
+  std::unordered_map<uint32_t, bool> tiny_outermost;  // outermost op -> IsTinyOp, decided once
   for (const DeviceWorkEvent& work : cpu ? ListCpuWork(trace) : ListDeviceWork(trace)) {
     const Interval span{events.ts_ns[work.event], events.end_ns(work.event)};
     if (cpu && IntersectionLength(dataloader, IntervalSet{span}) == span.length() && span.length() > 0) continue;
     busy.push_back(span);
     if (work.work != WorkClass::kCompute) continue;
+    const uint32_t outermost = cpu ? OutermostOp(tree, work.event) : work.event;
+    auto [tiny_it, fresh] = tiny_outermost.try_emplace(outermost, false);
+    if (cpu && fresh) tiny_it->second = IsTinyOp(trace, outermost, tiny);
+    if (cpu && tiny_it->second) {
+      if (tree.parent_op[work.event] == kNoIndex) {
+        times.dispatch_ns += static_cast<double>(IntersectionLength(steps, IntervalSet{span}));
+      }
+      continue;
+    }
     const double self = static_cast<double>(cpu ? tree.self_ns[work.event] : std::max<int64_t>(events.dur_ns[work.event], 0));
     times.computing_ns += self;
     if (IsComputeBoundLetter(OpLetter(trace.str(events.name[work.event])))) times.compute_bound_ns += self;
@@ -74,7 +116,8 @@ bool IsDataLoaderRange(std::string_view name) {
   return name.find("DataLoader") != std::string_view::npos || name.find("dataloader") != std::string_view::npos;
 }
 
-TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree) {
+TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree,
+                        const TinyOpLimits& tiny) {
   TimeSplit split;
   split.steps = breakdown.steps.size();
   split.cpu_only = breakdown.work_on == WorkSource::kCpu;
@@ -83,7 +126,8 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   const StepBreakdown& total = breakdown.total;
 
   const IntervalSet dataloader = Intersect(DataLoaderRanges(trace), StepRanges(breakdown));
-  const WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader);
+  const IntervalSet steps = StepRanges(breakdown);
+  const WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader, steps, tiny);
   split.compute_bound_share = work.computing_ns > 0 ? work.compute_bound_ns / work.computing_ns : 0;
   split.dataloader_ns = static_cast<double>(TotalLength(dataloader)) / n;
 
@@ -96,6 +140,8 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   if (split.cpu_only) {
     computing = std::max(0.0, computing - static_cast<double>(IntersectionLength(dataloader, work.busy)) / n);
     data = split.dataloader_ns;
+    split.dispatch_ns = std::min(work.dispatch_ns / n, computing);
+    computing -= split.dispatch_ns;  // framework overhead: it joins the host part below
   }
   const double busy = computing + communication + memcpy;
   split.step_ns = std::max(MeanStepTime(breakdown), busy + data);

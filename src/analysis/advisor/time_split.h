@@ -26,6 +26,9 @@ struct TimeSplit {
   double compute_bound_share = 0;  // of the computing time, by self time
   double dataloader_ns = 0;        // mean DataLoader time per step on the host, exposed or not
   bool cpu_only = false;           // the host threads are the device (time_breakdown.h WorkSource::kCpu)
+  // CPU-only: mean time per step in outermost operators too small to pay for their dispatch
+  // (TinyOpLimits), counted in the host part rather than as compute.
+  double dispatch_ns = 0;
 
   double part(TimePart p) const { return part_ns[static_cast<size_t>(p)]; }
   double Share(TimePart p) const { return step_ns > 0 ? part(p) / step_ns : 0; }
@@ -35,6 +38,15 @@ struct TimeSplit {
 // `enumerate(DataLoader)#...` ranges; torch_npu and custom loops spell it in other cases).
 bool IsDataLoaderRange(std::string_view name);
 
-TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree);
+// On CPU-only traces an outermost operator this small is framework overhead: by its tensors' bytes and
+// FLOPs from record_shapes when the trace has them, else by its duration.
+struct TinyOpLimits {
+  double max_bytes = 16 * 1024;
+  double max_flops = 1e6;
+  int64_t max_ns = 10'000;
+};
+
+TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree,
+                        const TinyOpLimits& tiny);
 
 }  // namespace tuneprof

@@ -1,6 +1,7 @@
 // host.launch_bound (GPU/NPU): the device sits idle waiting for the host to launch work (time_breakdown
 // host wait, DataLoader waits taken out), above 5 % of the step. host.framework_overhead (CPU-only
-// traces): the main thread's time outside any operator, the framework's and Python's per-op overhead.
+// traces): the main thread's time outside any operator plus the time in operators too short to do
+// real work (time_split.h dispatch_ns), the framework's and Python's per-op overhead.
 // Gain: that time (CUDA graphs or a compiler replace per-op launches with one).
 #include <fmt/format.h>
 
@@ -92,9 +93,14 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
   Finding f;
   f.id = "host.framework_overhead";
   f.category = FindingCategory::kHost;
-  f.title = fmt::format("{:.1f} % of the step runs outside any operator ({} per step): Python/framework overhead",
-                        pct, FormatDuration(overhead));
-  f.metric = "step time not covered by operators / step time (CPU-only trace)";
+  const bool tiny_ops = rank.split.dispatch_ns > 0.5 * overhead;
+  f.title = tiny_ops ? fmt::format("{:.1f} % of the step is framework overhead ({} per step), most of it in operators "
+                                   "too small to pay for their dispatch",
+                                   pct, FormatDuration(overhead))
+                     : fmt::format("{:.1f} % of the step runs outside any operator ({} per step): Python/framework "
+                                   "overhead",
+                                   pct, FormatDuration(overhead));
+  f.metric = "step time outside operators or in operators too small to pay their dispatch / step time (CPU-only)";
   f.value = pct;
   f.threshold = config.Get(threshold::kHostWaitPct);
   f.unit = "% of step";
@@ -104,6 +110,8 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
   f.AddNumber("overhead_us", overhead / 1e3, "us");
   f.AddNumber("top_level_ops_per_step", PerStep(rank, static_cast<double>(ops)), "count");
   f.AddNumber("median_op_us", median / 1e3, "us");
+  f.AddNumber("tiny_op_time_us", rank.split.dispatch_ns / 1e3, "us");
+  f.AddNumber("tiny_op_threshold_kib", config.Get(threshold::kTinyOpKib), "KiB");
   f.strategy = "Cut per-operator overhead: compile the model, batch more work into each operator, and keep Python "
                "work (logging, .item(), list building) out of the step.";
   f.apis = {"torch.compile(model)", "torch.inference_mode() for evaluation"};

@@ -18,6 +18,13 @@ std::span<const RuleSpec> AllRules() {
       {"fusion", RuleOptimizerLoop},
       {"compute", RuleAscendAiCpu},
       {"config", RuleAscendEnvironment},
+      {"host", RuleSyncMemcpy},
+      {"idle", RuleGpuGaps},
+      {"idle", RuleGpuUtilizationChunks},
+      {"communication", RuleCommBandwidth},
+      {"communication", RuleCommSmallMessages},
+      {"communication", RuleCommStraggler},
+      {"memory", RuleMemoryCapacity},
   });
   return kRules;
 }

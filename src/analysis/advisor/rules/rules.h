@@ -30,5 +30,12 @@ void RuleFusionPatterns(const RankEvidence&, const AdvisorConfig&, std::vector<F
 void RuleOptimizerLoop(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendAiCpu(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendEnvironment(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleSyncMemcpy(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleGpuGaps(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleGpuUtilizationChunks(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCommBandwidth(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCommSmallMessages(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCommStraggler(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleMemoryCapacity(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 }  // namespace tuneprof

@@ -1,0 +1,112 @@
+// communication.straggler: one rank arrives late to the collectives and the others wait for it
+// (comm_cross_rank.h: per matched collective, wait = last start - own start; msprof-analyze's slow-rank
+// rule on Ascend). Gain on a waiting rank: its mean wait per step, which goes away when the straggler
+// catches up (its own extra work is what to fix). Only when one rank stands out: it made the others wait
+// at least twice as long as any other rank did.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+const RankWait* WaitOf(const CrossRankCommunication& cross, int64_t rank) {
+  for (const RankWait& wait : cross.ranks) {
+    if (wait.rank == rank) return &wait;
+  }
+  return nullptr;
+}
+
+// Ranks that take turns arriving last (jitter, a shared host) make everyone wait a little; a straggler
+// makes the others wait at least twice as long as any other rank does.
+bool OneRankStandsOut(const CrossRankCommunication& cross, int64_t straggler) {
+  int64_t caused_by_straggler = 0, caused_by_others = 0;
+  for (const RankWait& wait : cross.ranks) {
+    if (wait.rank == straggler) {
+      caused_by_straggler = wait.wait_caused_ns;
+    } else {
+      caused_by_others = std::max(caused_by_others, wait.wait_caused_ns);
+    }
+  }
+  return caused_by_straggler >= 2 * caused_by_others && caused_by_straggler > 0;
+}
+
+// Ascend: communication.json splits each HCCL op into transit, wait and synchronization; msprof-analyze's
+// slow-rank rule names the rank the others wait for.
+void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const int64_t self = rank.trace->metadata().rank;
+  const int64_t slow = *rank.cross->ascend_slow_rank;
+  if (self == slow || rank.comm == nullptr || !rank.comm->ascend_wait_ratio) return;
+  double wait_ms = 0;
+  for (const AscendCommOp& op : rank.comm->ascend_ops) {
+    if (!op.total) wait_ms += op.wait_ms;
+  }
+  const double threshold = config.Get(threshold::kCommWaitRatioPct);
+  const double ratio_pct = 100 * *rank.comm->ascend_wait_ratio;
+  if (ratio_pct < threshold) return;
+  const double wait_per_step = PerStep(rank, wait_ms * 1e6);
+  Finding f;
+  f.id = "communication.straggler";
+  f.category = FindingCategory::kCommunication;
+  f.title = fmt::format("rank {} waits for rank {}: wait ratio {:.2f} of its HCCL time ({} per step)", self, slow,
+                        *rank.comm->ascend_wait_ratio, FormatDuration(wait_per_step));
+  f.metric = "communication.json wait / (wait + transit)";
+  f.value = ratio_pct;
+  f.threshold = threshold;
+  f.unit = "%";
+  f.saves_from = TimePart::kCommunication;
+  f.uncapped_gain_ns = wait_per_step;
+  f.gain_model = "the rank's HCCL wait time per step (communication.json)";
+  f.AddNumber("slow_rank", static_cast<double>(slow), "rank");
+  f.AddText("why", rank.cross->ascend_verdict);
+  f.AddNumber("wait_ms_total", wait_ms, "ms");
+  f.AddNumber("wait_ratio", *rank.comm->ascend_wait_ratio, "ratio");
+  if (rank.comm->ascend_synchronization_ratio) {
+    f.AddNumber("synchronization_ratio", *rank.comm->ascend_synchronization_ratio, "ratio");
+  }
+  f.strategy = "Balance the slow rank's work before each collective (data, host work, a slower device), and "
+               "compare its profile with a fast rank's (tuneprof compare); msprof-analyze cluster for the matrix.";
+  f.apis = {"tuneprof compare SLOW_RANK_DIR FAST_RANK_DIR", "msprof-analyze cluster -m all"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace
+
+void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (rank.cross == nullptr) return;
+  if (rank.cross->ascend_slow_rank) AscendSlowRank(rank, config, out);
+  if (!rank.cross->straggler_rank) return;
+  const int64_t self = rank.trace->metadata().rank;
+  const int64_t straggler = *rank.cross->straggler_rank;
+  const RankWait* wait = WaitOf(*rank.cross, self);
+  if (self == straggler || wait == nullptr || !wait->wait_ratio || !OneRankStandsOut(*rank.cross, straggler)) return;
+  const double wait_per_step = PerStep(rank, static_cast<double>(wait->wait_ns));
+  const double threshold = config.Get(threshold::kCommWaitRatioPct);
+  if (100 * *wait->wait_ratio < threshold) return;
+  Finding f;
+  f.id = "communication.straggler";
+  f.category = FindingCategory::kCommunication;
+  f.title = fmt::format("rank {} waits {:.0f} % of its collective time for rank {} ({} per step)", self,
+                        100 * *wait->wait_ratio, straggler, FormatDuration(wait_per_step));
+  f.metric = "wait for the last rank to arrive / collective time (matched collectives)";
+  f.value = 100 * *wait->wait_ratio;
+  f.threshold = threshold;
+  f.unit = "%";
+  f.saves_from = TimePart::kCommunication;
+  f.uncapped_gain_ns = wait_per_step;
+  f.gain_model = "the rank's wait for the last arrival, per step";
+  f.AddNumber("straggler_rank", static_cast<double>(straggler), "rank");
+  f.AddText("why", rank.cross->straggler_reason);
+  f.AddNumber("wait_us_per_step", wait_per_step / 1e3, "us");
+  f.AddNumber("matched_collectives", static_cast<double>(wait->matched), "count");
+  f.strategy = "Find what the straggler does that the others do not (more data, a slower device or link, "
+               "host work before the collective, logging on rank 0) and balance it; compare its profile "
+               "with a fast rank's (tuneprof compare).";
+  f.apis = {"tuneprof compare SLOW_RANK_TRACE FAST_RANK_TRACE"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof
