@@ -41,6 +41,8 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
      "a fusible operator sequence must occur at least this often (msprof-analyze Fusible Operator: 5)"},
     {threshold::kFusionMinTimePct, 1, "% of work",
      "and take at least this share of the work time (msprof-analyze Fusible Operator: 1 %)"},
+    {threshold::kFp32MatmulPct, 20, "% of step",
+     "FP32 matmul/conv/attention operators above this share of the step (CPU, Ascend) are worth mixed precision"},
     {threshold::kSmallMessageSharePct, 50, "% of collectives",
      "collectives below 1 MB above this share are latency-bound (msprof-analyze Packet check: 1 MB)"},
     {threshold::kCommWaitRatioPct, 20, "%",

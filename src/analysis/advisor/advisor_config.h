@@ -31,6 +31,7 @@ constexpr std::string_view kGpuTimeUtilChunks = "gpu_time_util_chunks";
 constexpr std::string_view kGpuGapMs = "gpu_gap_ms";
 constexpr std::string_view kSyncApiPct = "sync_api_pct";
 constexpr std::string_view kTinyKernelUs = "tiny_kernel_us";
+constexpr std::string_view kFp32MatmulPct = "fp32_matmul_pct";
 constexpr std::string_view kSmallMessageSharePct = "small_message_share_pct";
 constexpr std::string_view kCommWaitRatioPct = "comm_wait_ratio_pct";
 constexpr std::string_view kMemoryPeakPct = "memory_peak_pct";

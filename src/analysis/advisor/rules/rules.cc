@@ -25,6 +25,7 @@ std::span<const RuleSpec> AllRules() {
       {"communication", RuleCommSmallMessages},
       {"communication", RuleCommStraggler},
       {"memory", RuleMemoryCapacity},
+      {"compute", RuleFp32Matmul},
   });
   return kRules;
 }

@@ -37,5 +37,6 @@ void RuleCommBandwidth(const RankEvidence&, const AdvisorConfig&, std::vector<Fi
 void RuleCommSmallMessages(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleCommStraggler(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleMemoryCapacity(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleFp32Matmul(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 }  // namespace tuneprof

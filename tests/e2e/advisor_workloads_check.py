@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Golden test of the advisor on workloads built to have one known bottleneck each.
+
+The workloads are tests/workloads/bottlenecks.py (CPU, torch 2.6); their traces are committed under
+tests/data/workloads/. For each one, `tuneprof advise --json` must name the bottleneck the workload was
+built for and put the finding that fixes it first, and the finding's evidence must equal what this script
+computes from the raw trace on its own (json + gzip only) and what the workload did by construction.
+
+usage: advisor_workloads_check.py TUNEPROF REPO_ROOT
+"""
+import gzip
+import json
+import subprocess
+import sys
+
+ELEMENTWISE = {"aten::mul", "aten::add", "aten::sub", "aten::div", "aten::sigmoid", "aten::tanh", "aten::relu"}
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def advise(tuneprof, path):
+    out = subprocess.run([tuneprof, "advise", "--json", path], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def load(path):
+    with gzip.open(path, "rt") as f:
+        return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+
+
+def steps_of(events):
+    steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in events if e["name"].startswith("ProfilerStep#"))
+    assert steps, "no ProfilerStep ranges"
+    return steps
+
+
+def outermost_ops(events):
+    """cpu_op events not inside another cpu_op of their thread, in start order (per thread)."""
+    by_tid = {}
+    for e in sorted((e for e in events if e.get("cat") == "cpu_op"), key=lambda e: (e["tid"], e["ts"], -e["dur"])):
+        by_tid.setdefault(e["tid"], []).append(e)
+    result = {}
+    for tid, ops in by_tid.items():
+        end = float("-inf")
+        result[tid] = []
+        for e in ops:
+            if e["ts"] >= end:
+                result[tid].append(e)
+                end = e["ts"] + e["dur"]
+    return result
+
+
+def union_length(intervals):
+    total, cur_start, cur_end = 0.0, None, None
+    for start, end in sorted(intervals):
+        if cur_end is None or start > cur_end:
+            if cur_end is not None:
+                total += cur_end - cur_start
+            cur_start, cur_end = start, end
+        else:
+            cur_end = max(cur_end, end)
+    return total + (cur_end - cur_start if cur_end is not None else 0)
+
+
+def first_finding(result, expected_id):
+    findings = result["findings"]
+    check(bool(findings) and findings[0]["id"] == expected_id,
+          f"top finding is {expected_id} (got {[f['id'] for f in findings[:3]]})")
+    return next((f for f in findings if f["id"] == expected_id), None)
+
+
+def close(a, b, tolerance):
+    return abs(a - b) <= tolerance
+
+
+def host_launch(tuneprof, root):
+    path = f"{root}/tests/data/workloads/host_launch.json.gz"
+    result = advise(tuneprof, path)
+    check(result["dominant_bottleneck"] == "host", f"host_launch: verdict host (got {result['dominant_bottleneck']})")
+    finding = first_finding(result, "host.framework_overhead")
+    events = load(path)
+    steps = steps_of(events)
+    ops = sum(len(v) for v in outermost_ops(events).values())
+    if finding:
+        ours = finding["evidence"]["top_level_ops_per_step"]
+        check(ours == ops / len(steps), f"host_launch: {ours} outermost ops per step == {ops}/{len(steps)} from the trace")
+        check(ours == 600, "host_launch: 600 additions per step, as the workload runs them")
+
+
+def data_loading(tuneprof, root):
+    path = f"{root}/tests/data/workloads/data_loading.json.gz"
+    result = advise(tuneprof, path)
+    check(result["dominant_bottleneck"] == "data", f"data_loading: verdict data (got {result['dominant_bottleneck']})")
+    finding = first_finding(result, "data.slow_dataloader")
+    events = load(path)
+    steps = steps_of(events)
+    loader = [(e["ts"], e["ts"] + e["dur"]) for e in events if "DataLoader" in e["name"]]
+    inside = []
+    for s0, s1 in steps:
+        inside += [(max(a, s0), min(b, s1)) for a, b in loader if a < s1 and b > s0]
+    per_step = union_length(inside) / len(steps)
+    mean_step = sum(b - a for a, b in steps) / len(steps)
+    if finding:
+        ours = finding["evidence"]["dataloader_us_per_step"]
+        check(close(ours, per_step, 0.01), f"data_loading: DataLoader {ours:.3f} us/step == {per_step:.3f} from the trace")
+        check(close(finding["value"], 100 * per_step / mean_step, 0.01),
+              f"data_loading: {finding['value']:.2f} % of the step == {100 * per_step / mean_step:.2f}")
+
+
+def chains(ops, minimum):
+    """Runs of at least `minimum` consecutive element-wise outermost ops on one thread."""
+    count = run = 0
+    for e in ops + [None]:
+        if e is not None and e["name"] in ELEMENTWISE:
+            run += 1
+            continue
+        count += run >= minimum
+        run = 0
+    return count
+
+
+def memory_elementwise(tuneprof, root):
+    path = f"{root}/tests/data/workloads/memory_elementwise.json.gz"
+    result = advise(tuneprof, path)
+    check(result["dominant_bottleneck"] == "memory", f"memory_elementwise: verdict memory (got {result['dominant_bottleneck']})")
+    finding = first_finding(result, "fusion.elementwise_chain")
+    found = sum(chains(ops, 3) for ops in outermost_ops(load(path)).values())
+    if finding:
+        ours = finding["evidence"]["occurrences"]
+        check(ours == found == 12, f"memory_elementwise: {ours} chains == {found} in the trace == 3 per step x 4 steps")
+
+
+def compute_matmul(tuneprof, root):
+    path = f"{root}/tests/data/workloads/compute_matmul.json.gz"
+    result = advise(tuneprof, path)
+    check(result["dominant_bottleneck"] == "compute", f"compute_matmul: verdict compute (got {result['dominant_bottleneck']})")
+    finding = first_finding(result, "compute.fp32_matmul")
+    mms = [e for e in load(path) if e["name"] == "aten::mm" and e["args"].get("Input type", [""])[0] == "float"]
+    if finding:
+        ours = finding["evidence"]["fp32_ops"]
+        check(ours == len(mms) == 24, f"compute_matmul: {ours} FP32 matmuls == {len(mms)} in the trace == 6 per step x 4")
+
+
+def sequences(ops, names):
+    """Occurrences of `names` as consecutive outermost ops."""
+    names = list(names)
+    return sum(1 for i in range(len(ops) - len(names) + 1) if [e["name"] for e in ops[i:i + len(names)]] == names)
+
+
+def fusion_conv_bn_relu(tuneprof, root):
+    path = f"{root}/tests/data/workloads/fusion_conv_bn_relu.json.gz"
+    result = advise(tuneprof, path)
+    finding = first_finding(result, "fusion.conv_bn_relu")
+    found = sum(sequences(ops, ["aten::conv2d", "aten::batch_norm", "aten::relu"])
+                for ops in outermost_ops(load(path)).values())
+    if finding:
+        ours = finding["evidence"]["occurrences"]
+        check(ours == found == 24, f"fusion_conv_bn_relu: {ours} == {found} in the trace == 6 blocks x 4 steps")
+
+
+def fusion_attention(tuneprof, root):
+    path = f"{root}/tests/data/workloads/fusion_attention.json.gz"
+    result = advise(tuneprof, path)
+    finding = first_finding(result, "fusion.attention")
+    found = sum(sequences(ops, ["aten::matmul", "aten::div", "aten::masked_fill", "aten::softmax", "aten::matmul"])
+                for ops in outermost_ops(load(path)).values())
+    if finding:
+        ours = finding["evidence"]["occurrences"]
+        check(ours == found == 16, f"fusion_attention: {ours} == {found} in the trace == 4 per step x 4 steps")
+
+
+def comm_ddp(tuneprof, root):
+    directory = f"{root}/tests/data/workloads/comm_ddp"
+    result = advise(tuneprof, directory)
+    check(result["dominant_bottleneck"] == "communication",
+          f"comm_ddp: verdict communication (got {result['dominant_bottleneck']})")
+    finding = first_finding(result, "communication.small_messages")
+    if not finding:
+        return
+    per_rank = []
+    for rank in (0, 1):
+        events = load(f"{directory}/rank{rank}.json.gz")
+        gloo = [e for e in events if e["name"].startswith("gloo:")]
+        per_rank.append((len(gloo) / len(steps_of(events)),
+                         sum(4 * e["args"]["Input Dims"][0][0] for e in gloo) / len(gloo)))
+    ours = finding["evidence"]["small_messages_per_step"]
+    check(any(ours == count for count, _ in per_rank), f"comm_ddp: {ours} messages per step in {per_rank}")
+    ours_bytes = finding["evidence"]["mean_small_message_bytes"]
+    check(any(close(ours_bytes, b, 1e-6) for _, b in per_rank), f"comm_ddp: mean {ours_bytes:.1f} B in {per_rank}")
+
+
+def main():
+    tuneprof, root = sys.argv[1], sys.argv[2]
+    for workload in (host_launch, data_loading, memory_elementwise, compute_matmul, fusion_conv_bn_relu,
+                     fusion_attention, comm_ddp):
+        workload(tuneprof, root)
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    print("all advisor workload checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
