@@ -8,6 +8,7 @@
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "importers/nsys/nsys_importer.h"
 #include "io/byte_source.h"
+#include "io/load_progress.h"
 #include "io/sqlite_file.h"
 #include "io/trace_files.h"
 
@@ -21,6 +22,9 @@ constexpr size_t kSniffBytes = 64;
 Result<Trace> ImportFile(const std::string& path) {
   // Ascend's profiler writes a directory per rank; ListTraceFiles hands those over whole.
   std::error_code ec;
+  // What a progress bar draws (io/load_progress.h); a directory's total is unknown (0).
+  const uintmax_t size_on_disk = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+  ScopedLoad load(path, ec ? 0 : static_cast<uint64_t>(size_on_disk));
   if (std::filesystem::is_directory(path, ec)) {
     if (IsAscendProfilerDirectory(path)) return ImportAscendDirectory(path);
     return InvalidInput(path + ": a directory that is not Ascend profiler output (no ASCEND_PROFILER_OUTPUT/)");

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <vector>
 
+#include "io/load_progress.h"
+
 namespace tuneprof {
 namespace {
 
@@ -16,7 +18,8 @@ std::string ErrnoText() { return std::strerror(errno); }
 
 class FileSource final : public ByteSource {
  public:
-  FileSource(std::string path, int fd, uint64_t size) : ByteSource(std::move(path)), fd_(fd), size_(size) {}
+  FileSource(std::string path, int fd, uint64_t size, bool report_progress)
+      : ByteSource(std::move(path)), fd_(fd), size_(size), report_progress_(report_progress) {}
   ~FileSource() override { ::close(fd_); }
 
   Result<size_t> Read(char* buffer, size_t capacity) override {
@@ -31,6 +34,7 @@ class FileSource final : public ByteSource {
       total += static_cast<size_t>(n);
     }
     consumed_ += total;
+    if (report_progress_) ReportBytesRead(total);
     return total;
   }
   uint64_t file_size() const override { return size_; }
@@ -45,6 +49,7 @@ class FileSource final : public ByteSource {
   int fd_;
   uint64_t size_;
   uint64_t consumed_ = 0;
+  bool report_progress_;  // off for sniffing reads, which are not the load
 };
 
 // Streams gzip (also concatenated members) through zlib so that a multi-GB .gz never sits inflated
@@ -116,7 +121,7 @@ class GzipSource final : public ByteSource {
   bool truncated_ = false;
 };
 
-Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path) {
+Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, bool report_progress) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     return Status(StatusCode::kNotFound, path + ": " + ErrnoText());
@@ -128,13 +133,11 @@ Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path) {
     ::close(fd);
     return InvalidInput(path + ": empty file (0 bytes)");
   }
-  return std::make_unique<FileSource>(path, fd, static_cast<uint64_t>(st.st_size));
+  return std::make_unique<FileSource>(path, fd, static_cast<uint64_t>(st.st_size), report_progress);
 }
 
-}  // namespace
-
-Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
-  TP_ASSIGN_OR_RETURN(auto file, OpenFile(path));
+Result<std::unique_ptr<ByteSource>> OpenSource(const std::string& path, bool report_progress) {
+  TP_ASSIGN_OR_RETURN(auto file, OpenFile(path, report_progress));
   std::unique_ptr<ByteSource> source;
   if (file->StartsWithGzipMagic()) {
     source = std::make_unique<GzipSource>(std::move(file));
@@ -144,8 +147,14 @@ Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
   return source;
 }
 
+}  // namespace
+
+Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
+  return OpenSource(path, /*report_progress=*/true);
+}
+
 Result<std::string> ReadHead(const std::string& path, size_t limit) {
-  TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  TP_ASSIGN_OR_RETURN(auto source, OpenSource(path, /*report_progress=*/false));
   std::string head(limit, '\0');
   TP_ASSIGN_OR_RETURN(size_t n, source->Read(head.data(), limit));
   head.resize(n);

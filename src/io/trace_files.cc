@@ -11,7 +11,16 @@ bool LooksLikeTraceName(const std::string& name) {
   auto ends_with = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return ends_with(".json") || ends_with(".json.gz");
+  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite");  // .sqlite: `nsys export`
+}
+
+// Nsight Systems' own .nsys-rep is a binary format tuneprof does not read; its SQLite export is.
+bool IsNsysReport(const std::filesystem::path& file) { return file.extension() == ".nsys-rep"; }
+
+Status NsysReportError(const std::filesystem::path& file) {
+  return InvalidInput(file.string() +
+                      ": Nsight Systems reports (.nsys-rep) are not read; run `nsys export --type sqlite` on it first"
+                      " and pass the .sqlite file it writes");
 }
 
 }  // namespace
@@ -21,6 +30,7 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) return Status(StatusCode::kNotFound, path + ": no such file or directory");
+  if (!fs::is_directory(status) && IsNsysReport(path)) return NsysReportError(path);
   if (!fs::is_directory(status)) return std::vector<std::string>{path};
   if (IsAscendProfilerDirectory(path)) return std::vector<std::string>{path};
 
@@ -32,10 +42,17 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path) {
       it.disable_recursion_pending();
     } else if (it->is_regular_file(ec) && LooksLikeTraceName(it->path().filename().string())) {
       files.push_back(it->path().string());
+    } else if (it->is_regular_file(ec) && IsNsysReport(it->path())) {
+      // A report already exported beside itself is read through that export; one that is not is an error
+      // rather than a silently missing rank.
+      fs::path exported = it->path();
+      exported.replace_extension(".sqlite");
+      std::error_code exported_ec;
+      if (!fs::is_regular_file(exported, exported_ec)) return NsysReportError(it->path());
     }
   }
   if (ec) return Status(StatusCode::kIoError, path + ": cannot list directory: " + ec.message());
-  if (files.empty()) return InvalidInput(path + ": directory holds no trace files (*.json, *.json.gz)");
+  if (files.empty()) return InvalidInput(path + ": directory holds no trace files (*.json, *.json.gz, *.sqlite)");
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -49,8 +66,10 @@ bool IsAscendProfilerDirectory(const std::string& dir) {
   if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();  // "dir/" names dir
   if (!fs::is_directory(p, ec)) return false;
   const std::string name = p.filename().string();
+  // msprof writes PROF_{num}_{ts}_{str}/ holding mindstudio_profiler_output/ (formats.md B.12): one rank too.
   return name == "ASCEND_PROFILER_OUTPUT" || name.ends_with("_ascend_pt") ||
-         fs::is_directory(p / "ASCEND_PROFILER_OUTPUT", ec);
+         fs::is_directory(p / "ASCEND_PROFILER_OUTPUT", ec) || name.starts_with("PROF_") ||
+         name == "mindstudio_profiler_output" || fs::is_directory(p / "mindstudio_profiler_output", ec);
 }
 
 }  // namespace tuneprof

@@ -317,4 +317,20 @@ uint32_t SideTableBuilder::AddKernelDetail(const NpuOpRow& row) {
 
 void SideTableBuilder::Warn(std::string message) { AppendWarning(&trace_->metadata_.warnings, std::move(message)); }
 
+void SideTableBuilder::NameDevices(DeviceType type, std::string_view name) {
+  const StringId id = Intern(name);
+  bool any = false;
+  for (Device& device : trace_->devices_) {
+    if (device.type != type) continue;
+    any = true;
+    if (trace_->strings_.Get(device.name).empty()) device.name = id;
+  }
+  if (any) return;
+  Device device;
+  device.type = type;
+  device.id = kNoId;
+  device.name = id;
+  trace_->devices_.push_back(device);
+}
+
 }  // namespace tuneprof

@@ -117,6 +117,9 @@ class SideTableBuilder {
   void AddMetadataEntry(std::string key, std::string value) {
     trace_->metadata_.entries.push_back(MetadataEntry{std::move(key), std::move(value)});
   }
+  // Gives the devices of `type` that have no name the chip's `name` (msprof's device_*/info.json names
+  // the chip its timeline does not); adds one device (id unknown) when the trace has none of `type`.
+  void NameDevices(DeviceType type, std::string_view name);
   void Warn(std::string message);
 
  private:

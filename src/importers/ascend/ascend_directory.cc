@@ -12,6 +12,7 @@
 #include "importers/ascend/ascend_communication.h"
 #include "importers/ascend/ascend_db.h"
 #include "importers/ascend/ascend_memory_tables.h"
+#include "importers/ascend/ascend_msprof.h"
 #include "importers/ascend/ascend_tables.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "importers/common/rank.h"
@@ -306,6 +307,9 @@ Result<Trace> ImportDatabaseDirectory(const Layout& layout, const fs::path& db, 
 
 Result<Trace> ImportAscendDirectory(const std::string& dir) {
   const Layout layout = Resolve(dir);
+  // msprof's PROF_* (formats.md B.12) has its own layout; one with ASCEND_PROFILER_OUTPUT/ is torch_npu's.
+  std::error_code msprof_ec;
+  if (!fs::is_directory(layout.output, msprof_ec) && IsMsprofDirectory(dir)) return ImportMsprofDirectory(dir);
   std::error_code ec;
   if (!fs::is_directory(layout.output, ec)) {
     return InvalidInput(dir + ": Ascend profiler directory without ASCEND_PROFILER_OUTPUT/ (not analysed yet? "

@@ -18,6 +18,7 @@ namespace tuneprof {
 // kernel_details.csv is read as the Db export (importers/ascend/ascend_db.h) when it holds
 // ascend_pytorch_profiler*.db, else it is an error. Metadata entries "inventory.<file>[:TABLE]" list
 // every file (and database table) with its rows, and the expected files that were absent.
+// msprof's PROF_* (or its mindstudio_profiler_output/) is handed to importers/ascend/ascend_msprof.h.
 Result<Trace> ImportAscendDirectory(const std::string& dir);
 
 }  // namespace tuneprof

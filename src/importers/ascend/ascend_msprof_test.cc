@@ -1,0 +1,118 @@
+// msprof PROF_* directories (formats.md B.12), written to a temporary directory: no real one is shared.
+#include "importers/ascend/ascend_msprof.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "importers/ascend/ascend_directory.h"
+#include "io/trace_files.h"
+
+namespace tuneprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+class MsprofTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    base_ = fs::temp_directory_path() / ("tp_msprof_test_" + std::to_string(::getpid()));
+    root_ = base_ / "PROF_000001_20260101120000000_ABCDEFGH";
+    fs::create_directories(root_ / "mindstudio_profiler_output");
+    fs::create_directories(root_ / "device_3");
+  }
+  void TearDown() override { fs::remove_all(base_); }
+
+  void Write(const fs::path& relative, const std::string& text) { std::ofstream(root_ / relative) << text; }
+
+  // op_summary with CANN's column names (B.12), a tab after the absolute start (B.3) and a comm row.
+  void WriteOpSummary() {
+    Write("mindstudio_profiler_output/op_summary_20260101120000.csv",
+          "Device_id,Model Name,Model ID,Task ID,Stream ID,Infer ID,Op Name,OP Type,OP State,Task Type,"
+          "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num,HF32 Eligible,Mix Block Num,"
+          "Input Shapes,Context ID,aiv_time(us),aicore_time(us),aic_total_cycles,aiv_total_cycles,aic_mac_ratio\n"
+          "3,N/A,4294967295,7,2,N/A,aclnnMatmul_MatMulV3,MatMulV3,dynamic,AI_CORE,1767268800000000.123\t,"
+          "12.345,0,20,NO,0,\"\"\"32,1024\"\"\",N/A,0,12.1,1000,0,0.75\n"
+          "3,N/A,4294967295,N/A,N/A,N/A,hcom_allReduce__586_0_1,hcom_allReduce_,N/A,COMMUNICATION,"
+          "1767268800000100.001\t,45.321,87.533,N/A,N/A,0,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
+  }
+
+  fs::path base_;
+  fs::path root_;
+};
+
+const std::string* Entry(const Trace& trace, std::string_view key) {
+  for (const MetadataEntry& e : trace.metadata().entries) {
+    if (e.key == key) return &e.value;
+  }
+  return nullptr;
+}
+
+TEST_F(MsprofTest, RecognisesTheLayouts) {
+  EXPECT_TRUE(IsMsprofDirectory(root_.string()));
+  EXPECT_TRUE(IsMsprofDirectory((root_ / "mindstudio_profiler_output").string()));
+  EXPECT_FALSE(IsMsprofDirectory(base_.string()));  // a parent of PROF_*
+  EXPECT_TRUE(IsAscendProfilerDirectory(root_.string()));
+  EXPECT_TRUE(IsAscendProfilerDirectory((root_ / "mindstudio_profiler_output").string()));
+  EXPECT_FALSE(IsAscendProfilerDirectory(base_.string()));
+  auto files = ListTraceFiles(base_.string());
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  ASSERT_EQ(files->size(), 1u);
+  EXPECT_EQ(fs::path((*files)[0]), root_);
+}
+
+TEST_F(MsprofTest, OpSummaryInfoJsonAndInventory) {
+  WriteOpSummary();
+  Write("device_3/info.json",
+        R"({"DeviceInfo": [{"id": 3, "ai_core_num": 24, "aiv_num": 48, "aic_frequency": "1800"}],)"
+        R"( "platform_version": "Ascend910B2", "rank_id": 5})");
+  for (const fs::path& dir : {root_, root_ / "mindstudio_profiler_output"}) {
+    auto trace = ImportAscendDirectory(dir.string());  // the torch_npu entry point hands PROF_* over
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    const Trace& t = *trace;
+    EXPECT_EQ(t.metadata().rank, 5);
+    EXPECT_EQ(t.metadata().rank_source, RankSource::kTrace);
+    ASSERT_EQ(t.devices().size(), 1u);
+    EXPECT_EQ(t.str(t.devices()[0].name), "Ascend910B2");
+    ASSERT_EQ(t.kernel_details().rows.size(), 2u);
+    const NpuOpRow& mm = t.kernel_details().rows[0];
+    EXPECT_EQ(t.str(mm.type), "MatMulV3");
+    EXPECT_EQ(t.str(mm.accelerator_core), "AI_CORE");
+    EXPECT_EQ(mm.start_ns, 1767268800000000123);  // exact, the tab dropped
+    EXPECT_EQ(mm.dur_ns, 12345);
+    EXPECT_EQ(mm.block_dim, 20);
+    EXPECT_EQ(t.kernel_details().rows[1].wait_ns, 87533);
+    ASSERT_NE(t.kernel_metric("aic_mac_ratio"), nullptr);
+    ASSERT_NE(Entry(t, "msprof_info.device_3.ai_core_num"), nullptr);
+    EXPECT_EQ(*Entry(t, "msprof_info.device_3.ai_core_num"), "24");
+    EXPECT_EQ(*Entry(t, "msprof_info.device_3.aic_frequency"), "1800");
+    ASSERT_NE(Entry(t, "inventory.mindstudio_profiler_output/op_summary_20260101120000.csv"), nullptr);
+    EXPECT_EQ(*Entry(t, "inventory.mindstudio_profiler_output/op_summary_20260101120000.csv"), "2 rows");
+    EXPECT_EQ(*Entry(t, "inventory.device_3/info.json"), "present");
+    EXPECT_EQ(*Entry(t, "inventory.mindstudio_profiler_output/msprof_*.json"), "missing");
+    EXPECT_EQ(*Entry(t, "inventory.analyze/communication.json"), "missing");
+    bool timeline_warning = false;
+    for (const std::string& w : t.metadata().warnings) timeline_warning |= w.find("msprof_*.json: missing") != w.npos;
+    EXPECT_TRUE(timeline_warning);
+  }
+}
+
+TEST_F(MsprofTest, BadInputs) {
+  auto empty = ImportMsprofDirectory(root_.string());  // not exported: one error naming the directory
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find(root_.string()), std::string::npos);
+  WriteOpSummary();
+  Write("device_3/info.json", "{\"DeviceInfo\": [");  // cut off: a warning, the rest loads
+  auto trace = ImportMsprofDirectory(root_.string());
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_EQ(trace->kernel_details().rows.size(), 2u);
+  bool named = false;
+  for (const std::string& w : trace->metadata().warnings) named |= w.find("info.json") != w.npos;
+  EXPECT_TRUE(named);
+}
+
+}  // namespace
+}  // namespace tuneprof
