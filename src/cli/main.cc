@@ -6,11 +6,15 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"tuneprof: find and fix performance bottlenecks in AI workload profiles (Kineto, torch_npu, Nsight)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tuneprof 0.1.0");
+  bool quiet = false;
+  app.add_flag("--quiet", quiet, "no progress bar on stderr (drawn only on a terminal, for loads over a second)");
+  app.fallthrough();  // --quiet also after the subcommand
   tuneprof::cli::InfoOptions info;
   tuneprof::cli::AddInfoCommand(&app, &info);
   tuneprof::cli::ProfileOptions profile;
@@ -33,6 +37,7 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : tuneprof::cli::kExitUsage;
   }
+  tuneprof::cli::InstallProgress(quiet);
   if (app.got_subcommand("info")) return tuneprof::cli::RunInfo(info);
   if (app.got_subcommand("profile")) return tuneprof::cli::RunProfile(profile);
   if (app.got_subcommand("compare")) return tuneprof::cli::RunCompare(compare);

@@ -53,11 +53,18 @@ void WriteReportedStep(const ReportedStepTime& r, JsonWriter* w) {
 
 std::string OrUnknown(int64_t value) { return value == kNoId ? "unknown" : std::to_string(value); }
 
+// What the input was read as: JSON text has a decompressed size; an SQLite database (an Nsight Systems
+// export, torch_npu's .db form, which reads no JSON) has only its size on disk.
+std::string InputSize(const TraceSummary& s) {
+  if (s.format == TraceFormat::kNsysSqlite) return Bytes(s.file_bytes) + " on disk (SQLite)";
+  if (s.content_bytes == 0) return Bytes(s.file_bytes) + " on disk";
+  return fmt::format("{} on disk, {} of JSON", Bytes(s.file_bytes), Bytes(s.content_bytes));
+}
+
 void RenderOneText(const TraceSummary& s, std::string* out) {
   *out += fmt::format("rank {} ({}): {}\n", s.rank, RankSourceName(s.rank_source), s.path);
-  *out += fmt::format("  format      {}{}, {} on disk, {} of JSON, {} entries{}\n", TraceFormatName(s.format),
-                      s.compressed ? " (gzip)" : "", Bytes(s.file_bytes), Bytes(s.content_bytes), s.entry_count,
-                      s.truncated ? ", TRUNCATED" : "");
+  *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format), s.compressed ? " (gzip)" : "",
+                      InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
   if (s.world_size != kNoId || !s.backend.empty()) {
     *out += fmt::format("  cluster     world size {}, backend {}\n", OrUnknown(s.world_size),
                         s.backend.empty() ? "unknown" : s.backend);
