@@ -66,22 +66,50 @@ class OffsetPlanner {
     seen_.assign(blocks.size(), 0);
   }
 
-  int64_t Run() {
-    std::vector<size_t> order(blocks_.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return blocks_[a].bytes > blocks_[b].bytes; });
+  // Places the blocks in `order`; returns the arena size. `best_fit` picks the smallest gap that
+  // holds the block, otherwise the lowest offset that does.
+  int64_t Run(const std::vector<size_t>& order, bool best_fit) {
+    best_fit_ = best_fit;
     int64_t top = 0;
     for (size_t b : order) {
       offsets_[b] = Place(b);
       top = std::max(top, offsets_[b] + blocks_[b].bytes);
       for (size_t w = Window(blocks_[b].alloc_seq); w <= Window(End(blocks_[b]) - 1); ++w) windows_[w].push_back(b);
     }
-    return top;
+    return Compact(top);
   }
+
+  uint64_t Lifetime(const MemoryBlock& block) const { return End(block) - block.alloc_seq; }
+  size_t Horizon() const { return static_cast<size_t>(horizon_); }
+  const std::vector<int64_t>& Offsets() const { return offsets_; }
 
  private:
   static constexpr uint64_t kWindow = 256;
+  static constexpr int kCompactPasses = 4;
+
+  // Local repair after the greedy pass: the blocks at the top of the arena, highest first, move down
+  // to the lowest offset where they fit among the others; repeated while the arena shrinks.
+  int64_t Compact(int64_t top) {
+    const bool best_fit = best_fit_;
+    best_fit_ = false;
+    std::vector<size_t> order(blocks_.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    for (int pass = 0; pass < kCompactPasses; ++pass) {
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const int64_t end_a = offsets_[a] + blocks_[a].bytes;
+        const int64_t end_b = offsets_[b] + blocks_[b].bytes;
+        return end_a != end_b ? end_a > end_b : a < b;
+      });
+      for (size_t b : order) offsets_[b] = std::min(offsets_[b], Place(b));
+      int64_t new_top = 0;
+      for (size_t b = 0; b < blocks_.size(); ++b) new_top = std::max(new_top, offsets_[b] + blocks_[b].bytes);
+      if (new_top >= top) break;
+      top = new_top;
+    }
+    best_fit_ = best_fit;
+    return top;
+  }
+
   static size_t Window(uint64_t seq) { return static_cast<size_t>(seq / kWindow); }
   // Blocks never freed live to the end of the trace.
   uint64_t End(const MemoryBlock& block) const {
@@ -97,7 +125,7 @@ class OffsetPlanner {
     const size_t last = Window(End(blocks_[b]) - 1);
     for (size_t w = Window(blocks_[b].alloc_seq); w <= last; ++w) {
       for (size_t other : windows_[w]) {
-        if (seen_[other] == stamp_ || !Overlap(b, other)) continue;
+        if (other == b || seen_[other] == stamp_ || !Overlap(b, other)) continue;
         seen_[other] = stamp_;
         taken.push_back({offsets_[other], offsets_[other] + blocks_[other].bytes});
       }
@@ -111,6 +139,7 @@ class OffsetPlanner {
       if (gap >= blocks_[b].bytes && gap < best_gap) {
         best = cursor;
         best_gap = gap;
+        if (!best_fit_) break;
       }
       cursor = std::max(cursor, end);
     }
@@ -123,7 +152,150 @@ class OffsetPlanner {
   std::vector<uint64_t> seen_;
   uint64_t stamp_ = 0;
   uint64_t horizon_ = 0;  // one past the last event any block touches
+  bool best_fit_ = true;
 };
+
+// One ordering of the blocks for the planner, with its placement rule.
+struct PlanStrategy {
+  const char* name;
+  bool best_fit;
+  // Whether block a is placed before block b (ties fall back to allocation order).
+  bool (*before)(const MemoryBlock& a, uint64_t life_a, const MemoryBlock& b, uint64_t life_b);
+};
+
+// Greedy offset planning is a heuristic for an NP-hard problem (dynamic storage allocation): one
+// ordering leaves holes on one trace that another fills. Several are tried and the lowest arena wins;
+// trying stops once a plan reaches the lower bound (most bytes alive at once).
+constexpr std::array<PlanStrategy, 5> kPlanStrategies = {{
+    {"greedy by size", true,
+     [](const MemoryBlock& a, uint64_t, const MemoryBlock& b, uint64_t) { return a.bytes > b.bytes; }},
+    {"greedy by size, first fit", false,
+     [](const MemoryBlock& a, uint64_t, const MemoryBlock& b, uint64_t) { return a.bytes > b.bytes; }},
+    {"greedy by lifetime", true,
+     [](const MemoryBlock& a, uint64_t la, const MemoryBlock& b, uint64_t lb) {
+       return la != lb ? la > lb : a.bytes > b.bytes;
+     }},
+    {"greedy by size x lifetime", true,
+     [](const MemoryBlock& a, uint64_t la, const MemoryBlock& b, uint64_t lb) {
+       return static_cast<double>(a.bytes) * static_cast<double>(la) >
+              static_cast<double>(b.bytes) * static_cast<double>(lb);
+     }},
+    {"in allocation order", false,
+     [](const MemoryBlock&, uint64_t, const MemoryBlock&, uint64_t) { return false; }},
+}};
+
+int64_t RunStrategy(const std::vector<MemoryBlock>& blocks, const PlanStrategy& strategy) {
+  OffsetPlanner planner(blocks);
+  std::vector<uint64_t> lifetimes(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) lifetimes[b] = planner.Lifetime(blocks[b]);
+  std::vector<size_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (strategy.before(blocks[a], lifetimes[a], blocks[b], lifetimes[b])) return true;
+    if (strategy.before(blocks[b], lifetimes[b], blocks[a], lifetimes[a])) return false;
+    return blocks[a].alloc_seq != blocks[b].alloc_seq ? blocks[a].alloc_seq < blocks[b].alloc_seq : a < b;
+  });
+  return planner.Run(order, strategy.best_fit);
+}
+
+// Squeaky-wheel repair: the blocks a plan left above `limit` go to the front of the next ordering
+// (keeping their relative order), so that they are placed before the blocks that crowded them out.
+int64_t RunSqueakyWheel(const std::vector<MemoryBlock>& blocks, int64_t limit, int rounds) {
+  std::vector<size_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
+  int64_t best = std::numeric_limits<int64_t>::max();
+  for (int round = 0; round < rounds && best > limit; ++round) {
+    OffsetPlanner planner(blocks);
+    best = std::min(best, planner.Run(order, true));
+    const std::vector<int64_t>& offsets = planner.Offsets();
+    std::stable_partition(order.begin(), order.end(),
+                          [&](size_t b) { return offsets[b] + blocks[b].bytes > limit; });
+  }
+  return best;
+}
+
+constexpr int kSqueakyWheelRounds = 48;
+// Placements the repair passes may spend in all, so that traces with millions of blocks stay fast.
+constexpr size_t kRepairPlacementBudget = 4'000'000;
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Greedy by size with the sizes jittered by up to 1/8 (fixed seeds: deterministic), which reorders
+// blocks of similar size: the holes one ordering leaves are often filled by a neighbouring one.
+int64_t RunJittered(const std::vector<MemoryBlock>& blocks, uint64_t seed, bool best_fit) {
+  OffsetPlanner planner(blocks);
+  std::vector<double> keys(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const double jitter = static_cast<double>(SplitMix64(seed * 0x100000001b3ULL + b) >> 11) * 0x1.0p-53;
+    keys[b] = static_cast<double>(blocks[b].bytes) * (1.0 + jitter / 8.0);
+  }
+  std::vector<size_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] != keys[b] ? keys[a] > keys[b] : a < b; });
+  return planner.Run(order, best_fit);
+}
+
+constexpr uint64_t kJitteredRuns = 8;
+
+// Range maximum (with the first position holding it) over the bytes alive after each event.
+class BreadthTree {
+ public:
+  explicit BreadthTree(const std::vector<int64_t>& live) : size_(1) {
+    while (size_ < live.size()) size_ *= 2;
+    nodes_.assign(2 * size_, {std::numeric_limits<int64_t>::min(), 0});
+    for (size_t i = 0; i < live.size(); ++i) nodes_[size_ + i] = {live[i], i};
+    for (size_t i = size_ - 1; i >= 1; --i) nodes_[i] = Better(nodes_[2 * i], nodes_[2 * i + 1]);
+  }
+  // The largest breadth in [from, to) and where it first occurs.
+  std::pair<int64_t, size_t> Max(size_t from, size_t to) const {
+    std::pair<int64_t, size_t> best{std::numeric_limits<int64_t>::min(), 0};
+    for (size_t lo = from + size_, hi = to + size_; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) best = Better(best, nodes_[lo++]);
+      if (hi & 1) best = Better(best, nodes_[--hi]);
+    }
+    return best;
+  }
+
+ private:
+  static std::pair<int64_t, size_t> Better(const std::pair<int64_t, size_t>& a, const std::pair<int64_t, size_t>& b) {
+    return a.first != b.first ? (a.first > b.first ? a : b) : (a.second < b.second ? a : b);
+  }
+  size_t size_;
+  std::vector<std::pair<int64_t, size_t>> nodes_;
+};
+
+// Greedy by breadth (TFLite's other static planner): the blocks alive at the most crowded instant
+// first, largest first, then those of the next most crowded instant; the dense instants are packed
+// before anything can leave holes in them.
+int64_t RunByBreadth(const std::vector<MemoryBlock>& blocks, bool best_fit) {
+  OffsetPlanner planner(blocks);
+  const size_t horizon = planner.Horizon();
+  std::vector<int64_t> live(horizon + 1, 0);
+  for (const MemoryBlock& block : blocks) {
+    live[block.alloc_seq] += block.bytes;
+    live[block.alloc_seq + planner.Lifetime(block)] -= block.bytes;
+  }
+  for (size_t i = 1; i < live.size(); ++i) live[i] += live[i - 1];
+  const BreadthTree tree(live);
+  std::vector<std::pair<int64_t, size_t>> breadth(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    breadth[b] = tree.Max(blocks[b].alloc_seq, blocks[b].alloc_seq + planner.Lifetime(blocks[b]));
+  }
+  std::vector<size_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (breadth[a].first != breadth[b].first) return breadth[a].first > breadth[b].first;
+    if (breadth[a].second != breadth[b].second) return breadth[a].second < breadth[b].second;
+    return blocks[a].bytes != blocks[b].bytes ? blocks[a].bytes > blocks[b].bytes : a < b;
+  });
+  return planner.Run(order, best_fit);
+}
 
 }  // namespace
 
@@ -131,8 +303,43 @@ ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_byt
                     bool observed_is_reserved) {
   ReusePlan plan;
   plan.blocks = static_cast<int64_t>(blocks.size());
-  plan.plan_peak_bytes = baseline_bytes + OffsetPlanner(blocks).Run();
-  plan.max_live_bytes = baseline_bytes + MaxLiveBytes(blocks);
+  const int64_t lower_bound = MaxLiveBytes(blocks);
+  int64_t best = std::numeric_limits<int64_t>::max();
+  for (const PlanStrategy& strategy : kPlanStrategies) {
+    const int64_t top = RunStrategy(blocks, strategy);
+    if (top < best) {
+      best = top;
+      plan.strategy = strategy.name;
+    }
+    if (best <= lower_bound) break;
+  }
+  for (const bool best_fit : {true, false}) {
+    if (best <= lower_bound) break;
+    const int64_t top = RunByBreadth(blocks, best_fit);
+    if (top < best) {
+      best = top;
+      plan.strategy = best_fit ? "greedy by breadth" : "greedy by breadth, first fit";
+    }
+  }
+  if (best > lower_bound) {
+    const size_t affordable = kRepairPlacementBudget / std::max<size_t>(blocks.size(), 1);
+    const int rounds = static_cast<int>(std::min<size_t>(kSqueakyWheelRounds, affordable));
+    const int64_t top = RunSqueakyWheel(blocks, lower_bound, rounds);
+    if (top < best) {
+      best = top;
+      plan.strategy = "greedy, squeaky wheel";
+    }
+  }
+  const uint64_t jittered = std::min<uint64_t>(kJitteredRuns, kRepairPlacementBudget / std::max<size_t>(blocks.size(), 1));
+  for (uint64_t seed = 1; seed <= jittered && best > lower_bound; ++seed) {
+    const int64_t top = RunJittered(blocks, seed, seed % 2 == 0);
+    if (top < best) {
+      best = top;
+      plan.strategy = "greedy by size, jittered";
+    }
+  }
+  plan.plan_peak_bytes = baseline_bytes + best;
+  plan.max_live_bytes = baseline_bytes + lower_bound;
   plan.observed_peak_bytes = observed_peak_bytes;
   plan.observed_is_reserved = observed_is_reserved;
   if (observed_peak_bytes != kNoId) plan.saving_bytes = observed_peak_bytes - plan.plan_peak_bytes;
@@ -158,7 +365,10 @@ std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const st
     allocs_by_track[blocks[b].track].push_back(b);
     if (blocks[b].free_ns != kNoId) frees_by_track[blocks[b].track].push_back(b);
   }
-  std::vector<bool> claimed(blocks.size(), false);
+  // A block may be one op's output and the next op's input (a chain x = relu(x)), so the two roles
+  // are claimed separately.
+  std::vector<bool> claimed_output(blocks.size(), false);
+  std::vector<bool> claimed_input(blocks.size(), false);
   std::map<std::string_view, InPlaceCandidate> by_op;
   for (auto& [track, ops] : ops_by_track) {
     std::sort(ops.begin(), ops.end(), [](const OpRef& a, const OpRef& b) {
@@ -180,14 +390,14 @@ std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const st
       auto first_alloc = std::lower_bound(allocs.begin(), allocs.end(), op.start_ns,
                                           [&](size_t b, int64_t t) { return blocks[b].alloc_ns < t; });
       for (auto a = first_alloc; a != allocs.end() && blocks[*a].alloc_ns <= op.end_ns; ++a) {
-        if (claimed[*a]) continue;
+        if (claimed_output[*a]) continue;
         const MemoryBlock& output = blocks[*a];
         auto first_free = std::lower_bound(frees.begin(), frees.end(), op.end_ns,
                                            [&](size_t b, int64_t t) { return blocks[b].free_ns < t; });
         for (auto f = first_free; f != frees.end() && blocks[*f].free_ns <= die_by; ++f) {
           const MemoryBlock& input = blocks[*f];
-          if (claimed[*f] || input.bytes != output.bytes || input.alloc_ns >= op.start_ns) continue;
-          claimed[*a] = claimed[*f] = true;
+          if (claimed_input[*f] || input.bytes != output.bytes || input.alloc_ns >= op.start_ns) continue;
+          claimed_output[*a] = claimed_input[*f] = true;
           InPlaceCandidate& candidate = by_op[name];
           candidate.op = std::string(name);
           ++candidate.count;

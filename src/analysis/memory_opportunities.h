@@ -26,8 +26,11 @@ struct MemoryBlock {
 };
 
 // The peak of a static, liveness-based plan: every block gets an offset in one arena, blocks whose
-// lifetimes are disjoint may share addresses (greedy by size, best-fit gap). No plan can go below
-// `max_live_bytes`; a real allocator's footprint (reserved) is what the plan is compared with.
+// lifetimes are disjoint may share addresses. Finding the smallest arena is NP-hard (dynamic storage
+// allocation), so several greedy orderings (by size, lifetime, breadth, allocation order, squeaky-wheel
+// repair) are tried and the lowest wins, stopping once one reaches `max_live_bytes`, below which no
+// plan can go. On CPU traces, where no reservation is reported, the observed peak allocated equals
+// that bound (every block matched), so the plan meets it only when a heuristic finds an optimal plan.
 // `baseline_bytes` (allocated before the trace began, never seen allocated) is added to every figure.
 struct ReusePlan {
   int64_t plan_peak_bytes = kNoId;
@@ -36,6 +39,7 @@ struct ReusePlan {
   bool observed_is_reserved = false;
   int64_t saving_bytes = kNoId;       // observed − plan (negative when the plan would need more)
   int64_t blocks = 0;
+  std::string strategy;               // the planner ordering that reached plan_peak_bytes
 };
 
 ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_bytes,

@@ -40,6 +40,27 @@ TEST(PlanReuseTest, ASmallBlockFillsTheGapLeftBetweenLargerOnes) {
   EXPECT_EQ(plan.saving_bytes, kNoId);
 }
 
+TEST(PlanReuseTest, ReachesTheObservedPeakWhereGreedyBySizeLeavesAHole) {
+  // A [3,7) 3, B [0,2) 4, C [1,6) 3, D [4,5) 3. Greedy by size puts B and A at 0 (disjoint), C at 4
+  // above B; D then overlaps A [0,3) and C [4,7), finds a 1-byte hole and goes to 7: arena 10. At
+  // event 4 only A + C + D = 9 bytes are alive, which is what the allocator's Total Allocated peaks
+  // at; placing the long-lived C first reaches it (C 0, A 3, B 3, D 6).
+  const std::vector<MemoryBlock> blocks = {Block(3, 3, 7), Block(4, 0, 2), Block(3, 1, 6), Block(3, 4, 5)};
+  const ReusePlan plan = PlanReuse(blocks, 0, 9, false);
+  EXPECT_EQ(plan.max_live_bytes, 9);
+  EXPECT_EQ(plan.plan_peak_bytes, 9);
+  EXPECT_LE(plan.plan_peak_bytes, plan.observed_peak_bytes);
+  EXPECT_EQ(plan.saving_bytes, 0);
+  EXPECT_NE(plan.strategy, "greedy by size");
+}
+
+TEST(PlanReuseTest, BaselineBytesRaiseThePlanAndItsBound) {
+  const std::vector<MemoryBlock> blocks = {Block(3, 3, 7), Block(4, 0, 2), Block(3, 1, 6), Block(3, 4, 5)};
+  const ReusePlan plan = PlanReuse(blocks, 100, 109, false);
+  EXPECT_EQ(plan.max_live_bytes, 109);
+  EXPECT_EQ(plan.plan_peak_bytes, 109);
+}
+
 TEST(PlanReuseTest, NoPlanBeatsTheMostBytesAliveAtOnce) {
   std::vector<MemoryBlock> blocks;
   for (uint64_t i = 0; i < 300; ++i) {
@@ -88,6 +109,26 @@ TEST_F(InPlaceTest, InputStillUsedByTheNextOpIsNotACandidate) {
   };
   const Trace trace = hand_.Finish();
   EXPECT_TRUE(FindInPlaceCandidates(trace, blocks).empty());
+}
+
+TEST_F(InPlaceTest, EveryLinkOfAReluChainIsACandidate) {
+  // x = relu(relu(relu(x))): each output is the next relu's input, so a block is one candidate's
+  // output and the next one's input.
+  hand_.Host(EventKind::kHostOp, "aten::relu", Us(10), Us(10));
+  hand_.Host(EventKind::kHostOp, "aten::relu", Us(30), Us(10));
+  hand_.Host(EventKind::kHostOp, "aten::relu", Us(50), Us(10));
+  hand_.Host(EventKind::kHostOp, "aten::sum", Us(70), Us(10));
+  const std::vector<MemoryBlock> blocks = {
+      Live(1000, 1, 21),   // x, dies after the first relu
+      Live(1000, 12, 41),  // first output, second input
+      Live(1000, 32, 61),  // second output, third input
+      Live(1000, 52, 90),  // third output, used by sum
+  };
+  const Trace trace = hand_.Finish();
+  const std::vector<InPlaceCandidate> candidates = FindInPlaceCandidates(trace, blocks);
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].count, 3);
+  EXPECT_EQ(candidates[0].bytes, 3000);
 }
 
 TEST(ElementwiseOpTest, KnowsOutOfPlaceElementwiseOps) {

@@ -103,7 +103,7 @@ void AppendOpportunities(const DeviceMemory& d, std::string* out) {
   }
   const ReusePlan& r = d.reuse;
   if (r.blocks > 0) {
-    *out += fmt::format("  reuse plan (liveness, greedy by size): peak {}, observed {} {}\n",
+    *out += fmt::format("  reuse plan ({}): peak {}, observed {} {}\n", r.strategy,
                         Bytes(r.plan_peak_bytes), r.observed_is_reserved ? "reserved" : "allocated",
                         Bytes(r.observed_peak_bytes));
     *out += fmt::format("    no plan goes below the most bytes alive at once: {}\n", Bytes(r.max_live_bytes));
