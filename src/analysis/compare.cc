@@ -36,11 +36,18 @@ std::map<int64_t, std::vector<const StepBreakdown*>> StepsByNumber(const std::ve
   return groups;
 }
 
+// The iteration time a user measures: the ProfilerStep range on the host when the trace has one (input
+// waits and host work count: a data-loading fix must show), else the span of the step's work.
+int64_t StepTimeNs(const StepBreakdown& step) {
+  const bool host_range = step.host_start_ns != kNoId && step.host_end_ns != kNoId;
+  return host_range ? step.host_end_ns - step.host_start_ns : step.wall_ns;
+}
+
 void FillStepSeries(const std::vector<RankBreakdown>& ranks, CompareSide* side) {
   for (const BreakdownField& field : kBreakdownFields) side->breakdown.push_back({field.key, {}});
   for (const auto& [number, steps] : StepsByNumber(ranks)) {
     int64_t slowest = 0;
-    for (const StepBreakdown* step : steps) slowest = std::max(slowest, step->wall_ns);
+    for (const StepBreakdown* step : steps) slowest = std::max(slowest, StepTimeNs(*step));
     side->step_ns.push_back(static_cast<double>(slowest));
     for (size_t f = 0; f < std::size(kBreakdownFields); ++f) {
       double sum = 0;

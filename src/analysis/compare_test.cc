@@ -10,12 +10,13 @@ namespace {
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
-// `steps` steps of device work; step i's kernel lasts base_us + (i % 3) µs.
+// `steps` steps of device work; step i's kernel lasts base_us + (i % 3) µs and the step's host range
+// ends with it (20 µs after the step starts), so a step lasts base_us + (i % 3) + 20 µs.
 Trace StepTrace(int steps, int64_t base_us, int64_t peak_allocated) {
   HandBuiltTrace t;
   for (int i = 0; i < steps; ++i) {
     const int64_t start = Us(1000.0 * i);
-    t.Step(i + 1, start, Us(900));
+    t.Step(i + 1, start, Us(static_cast<double>(20 + base_us + i % 3)));
     t.Launch(start + Us(10), i + 1);
     t.Kernel("gemm", start + Us(20), Us(static_cast<double>(base_us + i % 3)), i + 1);
   }
@@ -39,13 +40,13 @@ TEST(CompareTest, FasterStepsAreASignificantDecrease) {
   const CompareResult result = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 300, 1200), options);
   const MetricComparison* step = result.Find("step_time_us");
   ASSERT_NE(step, nullptr);
-  EXPECT_NEAR(*step->before, 501, 1e-9);  // kernels of 500, 501, 502 µs in turn
-  EXPECT_NEAR(*step->after, 301, 1e-9);
+  EXPECT_NEAR(*step->before, 521, 1e-9);  // kernels of 500, 501, 502 µs in turn, 20 µs after the step starts
+  EXPECT_NEAR(*step->after, 321, 1e-9);
   EXPECT_TRUE(step->significant);
   EXPECT_EQ(step->test, "sampled");
   const MetricComparison* throughput = result.Find("throughput_samples_per_s");
   ASSERT_NE(throughput, nullptr);
-  EXPECT_NEAR(*throughput->before, 8 / 501e-6, 1e-6);
+  EXPECT_NEAR(*throughput->before, 8 / 521e-6, 1e-6);
   const MetricComparison* memory = result.Find("peak_allocated_bytes");
   ASSERT_NE(memory, nullptr);
   EXPECT_EQ(*memory->before, 1000);
