@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 DEMO_TRACE  ?= examples/tiny_train.pt.trace.json.gz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build demo test unit-asan fuzz bench clean
+.PHONY: deps build demo test unit-asan fuzz bench bench-ranks clean
 
 deps:
 	@./scripts/install-deps
@@ -43,6 +43,11 @@ fuzz: deps
 # Import speed and memory on a generated >= 500 MB Kineto trace, against Python's json.load.
 bench: build
 	@./bench/run_import_bench.sh $(BUILD)/release
+
+# `tuneprof comm` on 8 and 64 ranks replicated from the shared gloo DDP traces (in a temp dir): wall time and
+# peak RSS, which must stay below (worker threads + 1) x one rank's.
+bench-ranks: build
+	@./bench/run_many_ranks_bench.sh $(BUILD)/release 8 64
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""`tuneprof comm` on our own gloo DDP runs with one rank slowed on purpose (tests/workloads/ddp_slow_rank.py:
+a sleep before that rank's backward), world sizes 2 and 4, against an independent Python computation.
+
+For tests/data/ddp_slow_rank/ws{2,4}/rank<R>.json.gz:
+  * the straggler: the `gloo:*` ranges of all ranks matched by order (same name), the rank that starts
+    last at a collective keeps the others waiting; it must be the rank the workload slowed (SLOW_RANK,
+    read from the workload script), in Python's computation and in `comm --json` and the terminal table;
+  * exposed communication per rank, with the definitions of src/analysis/cpu_work.h:
+      communication = union of the `gloo:*` ranges; compute = union of the `cpu_op` events on threads
+      that carry no gloo range, except `c10d::*`, `ProfilerStep#N` and `gloo:*`;
+      each event belongs to the ProfilerStep#N whose range [start, end) holds its start (time_breakdown.h),
+      and per step exposed = |communication| - |communication ∩ compute|, hidden = |communication ∩ compute|;
+    the sums over the steps each within 1 µs of `ranks[].exposed_comm_us` / `hidden_comm_us`;
+  * wait vs transfer per rank (wait = the time until the last rank arrives, capped by the range);
+  * the sleep shows: every other rank's exposed communication is at least half the slept time
+    (STEPS x SLEEP_S) and larger than the slow rank's.
+Times are read as exact decimals and measured in integer ns, as tuneprof does.
+Usage: ddp_slow_rank_check.py TUNEPROF DATA_DIR WORKLOAD_SCRIPT
+"""
+import ast
+import decimal
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+TOLERANCE_US = 1.0
+FAILURES = []
+
+
+def check(condition, message):
+    if not condition:
+        FAILURES.append(message)
+
+
+def workload_constants(script):
+    """SLOW_RANK, STEPS and SLEEP_S as the workload that recorded the traces defines them."""
+    with open(script) as f:
+        tree = ast.parse(f.read())
+    wanted = {"SLOW_RANK", "STEPS", "SLEEP_S"}
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and getattr(node.targets[0], "id", None) in wanted:
+            found[node.targets[0].id] = ast.literal_eval(node.value)
+    return found
+
+
+def to_ns(micros):
+    return int((decimal.Decimal(micros) * 1000).to_integral_value(rounding=decimal.ROUND_HALF_EVEN))
+
+
+def load_events(path):
+    with gzip.open(path, "rt") as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    return [e for e in doc["traceEvents"] if e.get("ph") == "X" and "dur" in e]
+
+
+def union(intervals):
+    merged = []
+    for start, end in sorted(i for i in intervals if i[1] > i[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return merged
+
+
+def length(intervals):
+    return sum(end - start for start, end in intervals)
+
+
+def intersection_length(a, b):
+    total, i, j = 0, 0, 0
+    while i < len(a) and j < len(b):
+        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def rank_figures(path):
+    events = load_events(path)
+    gloo = [e for e in events if e.get("cat") in ("user_annotation", "cpu_op") and e["name"].startswith("gloo:")]
+    gloo_threads = {(e["pid"], e["tid"]) for e in gloo}
+    compute = [e for e in events if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in gloo_threads
+               and not e["name"].startswith(("c10d::", "ProfilerStep#", "gloo:"))]
+    span = lambda e: (to_ns(e["ts"]), to_ns(e["ts"]) + max(to_ns(e["dur"]), 0))
+    steps = sorted(span(e) for e in events if e["name"].startswith("ProfilerStep#"))
+
+    def step_of(event):
+        start = to_ns(event["ts"])
+        return next((k for k, (lo, hi) in enumerate(steps) if lo <= start < hi), None)
+
+    exposed = hidden = 0
+    for k in range(len(steps)):
+        comm_set = union(span(e) for e in gloo if step_of(e) == k)
+        compute_set = union(span(e) for e in compute if step_of(e) == k)
+        overlap = intersection_length(comm_set, compute_set)
+        exposed += length(comm_set) - overlap
+        hidden += overlap
+    ranges = sorted((to_ns(e["ts"]), to_ns(e["dur"]), e["name"]) for e in gloo)
+    return {"exposed_ns": exposed, "hidden_ns": hidden, "ranges": ranges, "steps": len(steps)}
+
+
+def waits(ranks):
+    """Per rank: wait for the last arrival, transfer, times last, wait caused in others."""
+    world = len(ranks)
+    n = min(len(r) for r in ranks)
+    wait, transfer, last, caused = [0] * world, [0] * world, [0] * world, [0] * world
+    matched = 0
+    for i in range(n):
+        if len({r[i][2] for r in ranks}) != 1:
+            continue
+        matched += 1
+        last_start = max(r[i][0] for r in ranks)
+        late = max(range(world), key=lambda k: (ranks[k][i][0], -k))
+        for k in range(world):
+            w = min(max(last_start - ranks[k][i][0], 0), ranks[k][i][1])
+            wait[k] += w
+            transfer[k] += ranks[k][i][1] - w
+            caused[late] += w
+        last[late] += 1
+    return matched, wait, transfer, last, caused
+
+
+def check_world(binary, data, world, constants):
+    slow = constants["SLOW_RANK"]
+    paths = [os.path.join(data, f"ws{world}", f"rank{r}.json.gz") for r in range(world)]
+    figures = [rank_figures(p) for p in paths]
+    matched, wait, transfer, last, caused = waits([f["ranges"] for f in figures])
+    python_straggler = max(range(world), key=lambda k: (caused[k], last[k]))
+    check(python_straggler == slow, f"ws{world}: python's straggler {python_straggler} is not the slowed rank {slow}")
+    check(matched >= constants["STEPS"], f"ws{world}: only {matched} collectives matched across ranks")
+    check(all(f["steps"] == constants["STEPS"] for f in figures), f"ws{world}: not {constants['STEPS']} ProfilerSteps per rank")
+
+    run = subprocess.run([binary, "comm", "--json", os.path.join(data, f"ws{world}")], capture_output=True, text=True)
+    if run.returncode != 0:
+        FAILURES.append(f"ws{world}: tuneprof comm --json exited {run.returncode}: {run.stderr.strip()}")
+        return
+    doc = json.loads(run.stdout)
+    cross = doc["cross_rank"]
+    check(cross["straggler_rank"] == slow, f"ws{world}: tuneprof's straggler {cross['straggler_rank']} != slowed rank {slow}")
+    check(cross["matched_collectives"] == matched, f"ws{world}: matched {cross['matched_collectives']} != {matched}")
+    ranks = {r["rank"]: r for r in doc["ranks"]}
+    check(sorted(ranks) == list(range(world)), f"ws{world}: ranks {sorted(ranks)}")
+    slept_us = constants["STEPS"] * constants["SLEEP_S"] * 1e6
+    for k in range(world):
+        r = ranks.get(k)
+        if r is None:
+            continue
+        exposed_us, hidden_us = figures[k]["exposed_ns"] / 1e3, figures[k]["hidden_ns"] / 1e3
+        check(abs(r["exposed_comm_us"] - exposed_us) <= TOLERANCE_US,
+              f"ws{world} rank {k}: exposed {r['exposed_comm_us']} != python {exposed_us}")
+        check(abs(r["hidden_comm_us"] - hidden_us) <= TOLERANCE_US,
+              f"ws{world} rank {k}: hidden {r['hidden_comm_us']} != python {hidden_us}")
+        check(abs(r["wait"]["wait_us"] - wait[k] / 1e3) <= TOLERANCE_US,
+              f"ws{world} rank {k}: wait {r['wait']['wait_us']} != python {wait[k] / 1e3}")
+        check(abs(r["wait"]["transfer_us"] - transfer[k] / 1e3) <= TOLERANCE_US,
+              f"ws{world} rank {k}: transfer {r['wait']['transfer_us']} != python {transfer[k] / 1e3}")
+        check(r["wait"]["times_last"] == last[k], f"ws{world} rank {k}: times last {r['wait']['times_last']} != {last[k]}")
+        if k != slow:
+            check(exposed_us >= 0.5 * slept_us, f"ws{world} rank {k}: exposed {exposed_us:.0f} µs < half the slept {slept_us:.0f} µs")
+            check(exposed_us > figures[slow]["exposed_ns"] / 1e3, f"ws{world} rank {k}: exposed not above the slow rank's")
+
+    text = subprocess.run([binary, "comm", os.path.join(data, f"ws{world}")], capture_output=True, text=True).stdout
+    check(f"straggler: rank {slow} " in text, f"ws{world}: the terminal table does not name rank {slow} as straggler")
+    print(f"ws{world}: {matched} collectives matched, straggler rank {cross['straggler_rank']} (slowed: {slow}); "
+          f"exposed ms {[round(f['exposed_ns'] / 1e6, 3) for f in figures]}, wait ms {[round(w / 1e6, 3) for w in wait]}")
+
+
+def main():
+    binary, data, script = sys.argv[1:4]
+    constants = workload_constants(script)
+    if set(constants) != {"SLOW_RANK", "STEPS", "SLEEP_S"}:
+        print(f"FAIL: {script} does not define SLOW_RANK, STEPS and SLEEP_S")
+        return 1
+    for world in (2, 4):
+        check_world(binary, data, world, constants)
+    for failure in FAILURES:
+        print("FAIL:", failure)
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
