@@ -124,17 +124,22 @@ std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& ti
   double sum = 0;
   for (double t : times) sum += t;
   if (sum <= 0) return "no work found in the trace";
-  const double share = dominant == Bottleneck::kNone ? 0 : 100 * times[static_cast<size_t>(dominant)] / sum;
+  if (dominant == Bottleneck::kNone) {
+    const double compute = times[static_cast<size_t>(Bottleneck::kCompute)];
+    return fmt::format("compute holds {:.1f} % of the step time ({:.1f} us of a {:.1f} us mean step) with the "
+                       "compute units at or above their threshold, and no finding would save {:.0f} % of the step",
+                       100 * compute / sum, compute / 1e3, step_ns / 1e3, 100 * kNoneGainShare);
+  }
+  const double share = 100 * times[static_cast<size_t>(dominant)] / sum;
   return fmt::format("{} holds {:.1f} % of the step time ({:.1f} us of a {:.1f} us mean step)",
-                     BottleneckName(dominant), share,
-                     dominant == Bottleneck::kNone ? 0 : times[static_cast<size_t>(dominant)] / 1e3, step_ns / 1e3);
+                     BottleneckName(dominant), share, times[static_cast<size_t>(dominant)] / 1e3, step_ns / 1e3);
 }
 
 }  // namespace
 
 void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
-  std::sort(findings->begin(), findings->end(),
-            [](const Finding& a, const Finding& b) { return a.uncapped_gain_ns > b.uncapped_gain_ns; });
+  std::stable_sort(findings->begin(), findings->end(),  // ties keep the rules' order: deterministic caps
+                   [](const Finding& a, const Finding& b) { return a.uncapped_gain_ns > b.uncapped_gain_ns; });
   std::array<double, static_cast<size_t>(TimePart::kCount)> left = split.part_ns;
   for (Finding& finding : *findings) {
     double& part_left = left[static_cast<size_t>(finding.saves_from)];
@@ -173,6 +178,12 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
   std::stable_sort(result.findings.begin(), result.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });
+  // Per-rank caps do not bound findings from different ranks together: cap the sum by the slowest step.
+  double step_left = result.step_ns;
+  for (Finding& finding : result.findings) {
+    finding.estimated_gain_ns = std::min(finding.estimated_gain_ns, step_left);
+    step_left -= finding.estimated_gain_ns;
+  }
   // The verdict speaks of one rank's mean step: average the ranks' times per bottleneck.
   for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(ranks.size(), 1));
   result.dominant = Largest(job_times);

@@ -112,7 +112,9 @@ char OpLetter(std::string_view name) {
     }
     return op_letter::kOther;
   }
-  const std::string lower = Lower(name);
+  std::string lower = Lower(name);
+  // PyTorch's element-wise kernels without dtype conversion are named gpu_kernel_impl_nocast: not a cast.
+  for (size_t at = lower.find("nocast"); at != std::string::npos; at = lower.find("nocast", at)) lower.erase(at, 6);
   for (const auto& [keyword, letter] : kKernelKeywords) {
     if (lower.find(keyword) != std::string::npos) return letter;
   }

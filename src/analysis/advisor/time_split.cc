@@ -45,6 +45,7 @@ IntervalSet DataLoaderRanges(const Trace& trace) {
 
 struct WorkTimes {
   IntervalSet busy;             // every work interval, except CPU work done for the DataLoader
+  IntervalSet all;              // every work interval, the DataLoader's included
   double compute_bound_ns = 0;  // self time of matmul/conv/attention work
   double computing_ns = 0;      // self time of all compute work
   double dispatch_ns = 0;       // CPU-only: time in step ranges inside tiny outermost operators
@@ -84,10 +85,11 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   const EventTable& events = trace.events();
   const bool cpu = breakdown.work_on == WorkSource::kCpu;
   WorkTimes times;
-  std::vector<Interval> busy;
+  std::vector<Interval> busy, all;
   std::unordered_map<uint32_t, bool> tiny_outermost;  // outermost op -> IsTinyOp, decided once
   for (const DeviceWorkEvent& work : cpu ? ListCpuWork(trace) : ListDeviceWork(trace)) {
     const Interval span{events.ts_ns[work.event], events.end_ns(work.event)};
+    all.push_back(span);
     if (cpu && IntersectionLength(dataloader, IntervalSet{span}) == span.length() && span.length() > 0) continue;
     busy.push_back(span);
     if (work.work != WorkClass::kCompute) continue;
@@ -105,6 +107,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
     if (IsComputeBoundLetter(OpLetter(trace.str(events.name[work.event])))) times.compute_bound_ns += self;
   }
   times.busy = UnionOf(std::move(busy));
+  times.all = UnionOf(std::move(all));
   return times;
 }
 
@@ -138,7 +141,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   // including the operators run for it (which the breakdown counted as computing).
   double data = static_cast<double>(TotalLength(Subtract(dataloader, work.busy))) / n;
   if (split.cpu_only) {
-    computing = std::max(0.0, computing - static_cast<double>(IntersectionLength(dataloader, work.busy)) / n);
+    computing = std::max(0.0, computing - static_cast<double>(IntersectionLength(dataloader, work.all)) / n);
     data = split.dataloader_ns;
     split.dispatch_ns = std::min(work.dispatch_ns / n, computing);
     computing -= split.dispatch_ns;  // framework overhead: it joins the host part below

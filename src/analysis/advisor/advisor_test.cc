@@ -1,0 +1,251 @@
+// advisor.h: gain capping per TimePart, merging a finding across ranks, the verdict averaged over ranks
+// and the "none" verdict, on hand-built findings and traces.
+#include "analysis/advisor/advisor.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "analysis/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+Finding Candidate(std::string id, TimePart part, double uncapped_ns) {
+  Finding f;
+  f.id = std::move(id);
+  f.saves_from = part;
+  f.uncapped_gain_ns = uncapped_ns;
+  return f;
+}
+
+TimeSplit Split(double memory_bound_ns, double host_ns) {
+  TimeSplit split;
+  split.steps = 1;
+  split.part_ns[static_cast<size_t>(TimePart::kMemoryBound)] = memory_bound_ns;
+  split.part_ns[static_cast<size_t>(TimePart::kHostWait)] = host_ns;
+  split.step_ns = memory_bound_ns + host_ns;
+  return split;
+}
+
+TEST(CapGains, FindingsOfOnePartNeverExceedIt) {
+  std::vector<Finding> findings = {Candidate("d", TimePart::kMemoryBound, 10), Candidate("b", TimePart::kMemoryBound, 50),
+                                   Candidate("c", TimePart::kHostWait, 30), Candidate("a", TimePart::kMemoryBound, 60)};
+  CapGains(Split(100, 20), &findings);
+  ASSERT_EQ(findings.size(), 4u);
+  // Largest uncapped first; each gets what the ones before it left of its part.
+  EXPECT_EQ(findings[0].id, "a");
+  EXPECT_EQ(findings[0].estimated_gain_ns, 60);
+  EXPECT_EQ(findings[1].id, "b");
+  EXPECT_EQ(findings[1].estimated_gain_ns, 40);  // 100 - 60
+  EXPECT_EQ(findings[2].id, "c");
+  EXPECT_EQ(findings[2].estimated_gain_ns, 20);  // the host part is 20
+  EXPECT_EQ(findings[3].id, "d");
+  EXPECT_EQ(findings[3].estimated_gain_ns, 0);   // nothing left of the memory-bound part
+  double memory = 0, host = 0;
+  for (const Finding& f : findings) (f.saves_from == TimePart::kMemoryBound ? memory : host) += f.estimated_gain_ns;
+  EXPECT_LE(memory, 100);
+  EXPECT_LE(host, 20);
+  for (const Finding& f : findings) EXPECT_EQ(f.uncapped_gain_ns, f.id == "a" ? 60 : f.id == "b" ? 50 : f.id == "c" ? 30 : 10);
+}
+
+TEST(CapGains, NegativeEstimatesBecomeZeroAndLeaveThePartWhole) {
+  std::vector<Finding> findings = {Candidate("neg", TimePart::kMemoryBound, -5), Candidate("pos", TimePart::kMemoryBound, 70)};
+  CapGains(Split(100, 0), &findings);
+  EXPECT_EQ(findings[0].id, "pos");
+  EXPECT_EQ(findings[0].estimated_gain_ns, 70);
+  EXPECT_EQ(findings[1].estimated_gain_ns, 0);
+}
+
+TEST(CapGains, EqualEstimatesKeepTheRulesOrder) {
+  // 20 findings of 10 ns each from a 100 ns part: the first ten listed get 10 ns, the rest nothing, on
+  // every standard library (an unstable sort would pick an arbitrary ten).
+  std::vector<Finding> findings;
+  for (int i = 0; i < 20; ++i) findings.push_back(Candidate("f" + std::to_string(i), TimePart::kMemoryBound, 10));
+  CapGains(Split(100, 0), &findings);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(findings[i].id, "f" + std::to_string(i));
+    EXPECT_EQ(findings[i].estimated_gain_ns, i < 10 ? 10 : 0) << i;
+  }
+}
+
+TEST(CapGains, AnEmptyPartCapsToZero) {
+  std::vector<Finding> findings = {Candidate("idle", TimePart::kIdle, 1000)};
+  CapGains(Split(100, 20), &findings);
+  EXPECT_EQ(findings[0].estimated_gain_ns, 0);
+}
+
+// One rank: a 1000 us ProfilerStep#1 on the host, the given device kernels and host ranges.
+struct RankSpec {
+  int64_t rank = 0;
+  std::vector<std::pair<std::string, std::pair<double, double>>> kernels;  // name, [start us, end us)
+  std::vector<std::pair<std::string, std::pair<double, double>>> host_ranges;
+};
+
+Trace BuildRank(const RankSpec& spec) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->rank = spec.rank;
+  t.Step(1, 0, Us(1000));
+  for (const auto& [name, span] : spec.host_ranges) {
+    t.Host(EventKind::kUserAnnotation, name, Us(span.first), Us(span.second - span.first));
+  }
+  for (const auto& [name, span] : spec.kernels) t.Kernel(name, Us(span.first), Us(span.second - span.first));
+  return t.Finish();
+}
+
+// Runs the advisor on the ranks; `computes` (optional, parallel) replaces the measured compute units.
+class Job {
+ public:
+  explicit Job(const std::vector<RankSpec>& specs, std::vector<RankComputeUnits> computes = {}) {
+    for (const RankSpec& spec : specs) traces_.push_back(BuildRank(spec));
+    for (size_t i = 0; i < traces_.size(); ++i) {
+      breakdowns_.push_back(ComputeTimeBreakdown(traces_[i]));
+      hardware_.push_back(SelectHardware(traces_[i], profiles_, nullptr));
+      computes_.push_back(i < computes.size() ? computes[i]
+                                              : ComputeRankComputeUnits(traces_[i], breakdowns_[i], hardware_[i]));
+    }
+    std::vector<RankInputs> inputs;
+    for (size_t i = 0; i < traces_.size(); ++i) {
+      inputs.push_back(RankInputs{&traces_[i], &breakdowns_[i], &computes_[i], &hardware_[i]});
+    }
+    result_ = RunAdvisor(inputs, AdvisorConfig());
+  }
+  const AdvisorResult& result() const { return result_; }
+  const Finding* Find(std::string_view id) const {
+    auto it = std::find_if(result_.findings.begin(), result_.findings.end(), [&](const Finding& f) { return f.id == id; });
+    return it == result_.findings.end() ? nullptr : &*it;
+  }
+
+ private:
+  HardwareProfiles profiles_;
+  std::deque<Trace> traces_;
+  std::deque<RankBreakdown> breakdowns_;
+  std::deque<HardwareSelection> hardware_;
+  std::deque<RankComputeUnits> computes_;
+  AdvisorResult result_;
+};
+
+double Number(const Finding& f, std::string_view label) {
+  for (const Evidence& e : f.evidence) {
+    if (e.label == label && e.number) return *e.number;
+  }
+  return -1;
+}
+
+constexpr char kLoader[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+
+TEST(RunAdvisor, AFindingOnTwoRanksKeepsTheLargerGainAndBothRanks) {
+  // The DataLoader holds rank 0 for 100 us and rank 3 for 200 us, before any device work.
+  const Job job({RankSpec{0, {{"gemm", {200, 1000}}}, {{kLoader, {0, 100}}}},
+                 RankSpec{3, {{"gemm", {200, 1000}}}, {{kLoader, {0, 200}}}}});
+  for (const RankAdvice& rank : job.result().ranks) {
+    SCOPED_TRACE(rank.rank);
+    EXPECT_DOUBLE_EQ(rank.split.step_ns, Us(1000));
+    EXPECT_DOUBLE_EQ(rank.split.part(TimePart::kData), rank.rank == 0 ? Us(100) : Us(200));
+  }
+  const Finding* loader = job.Find("data.slow_dataloader");
+  ASSERT_NE(loader, nullptr);
+  EXPECT_EQ(loader->ranks, (std::vector<int64_t>{0, 3}));
+  EXPECT_DOUBLE_EQ(loader->estimated_gain_ns, Us(200));
+  EXPECT_DOUBLE_EQ(Number(*loader, "dataloader_us_per_step"), 200);  // rank 3's evidence came with its gain
+  EXPECT_EQ(std::count_if(job.result().findings.begin(), job.result().findings.end(),
+                          [](const Finding& f) { return f.id == "data.slow_dataloader"; }),
+            1);
+}
+
+TEST(RunAdvisor, FindingsAreSortedByGainLargestFirst) {
+  const Job job({RankSpec{0, {{"gemm", {200, 1000}}}, {{kLoader, {0, 100}}}},
+                 RankSpec{1, {{"gemm", {200, 1000}}}, {{kLoader, {0, 200}}}}});
+  const std::vector<Finding>& findings = job.result().findings;
+  for (size_t i = 1; i < findings.size(); ++i) EXPECT_GE(findings[i - 1].estimated_gain_ns, findings[i].estimated_gain_ns);
+}
+
+TEST(RunAdvisor, VerdictAveragesTheRanksRatherThanVoting) {
+  // Ranks 0 and 1: 500 us element-wise (memory-bound), 400 us GEMM; rank 2: 1000 us GEMM.
+  // Mean per rank: compute (400 + 400 + 1000) / 3 = 600 us, memory 500 * 2 / 3 = 333.3 us: compute,
+  // although two of three ranks are memory-bound.
+  const RankSpec mixed{0, {{"vectorized_elementwise_kernel", {0, 500}}, {"gemm", {500, 900}}}, {}};
+  RankSpec mixed1 = mixed;
+  mixed1.rank = 1;
+  const Job job({mixed, mixed1, RankSpec{2, {{"gemm", {0, 1000}}}, {}}});
+  ASSERT_EQ(job.result().ranks.size(), 3u);
+  EXPECT_EQ(job.result().ranks[0].dominant, Bottleneck::kMemory);
+  EXPECT_EQ(job.result().ranks[1].dominant, Bottleneck::kMemory);
+  EXPECT_EQ(job.result().ranks[2].dominant, Bottleneck::kCompute);
+  EXPECT_DOUBLE_EQ(job.result().ranks[0].split.part(TimePart::kComputeBound), Us(400));
+  EXPECT_DOUBLE_EQ(job.result().ranks[0].split.part(TimePart::kMemoryBound), Us(500));
+  EXPECT_EQ(job.result().dominant, Bottleneck::kCompute);
+  EXPECT_DOUBLE_EQ(job.result().step_ns, Us(1000));
+  // Shares of the averaged times: 600 / (600 + 333.3 + 66.7 idle) = 60 %.
+  EXPECT_EQ(job.result().dominant_reason, "compute holds 60.0 % of the step time (600.0 us of a 1000.0 us mean step)");
+}
+
+RankComputeUnits Units(double cube_ratio) {
+  RankComputeUnits units;
+  units.cube_ratio = cube_ratio;
+  return units;
+}
+
+TEST(RunAdvisor, NoneWhenComputeDominatesHealthyUnitsAndNoBigFinding) {
+  // 990 us of GEMM in a 1000 us step, the compute units at 80 % (>= 70 %): nothing worth 5 % of the step.
+  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}}, {Units(0.8)});
+  ASSERT_EQ(job.result().ranks.size(), 1u);
+  EXPECT_EQ(job.result().ranks[0].dominant, Bottleneck::kCompute);
+  for (const Finding& f : job.result().findings) EXPECT_LT(f.estimated_gain_ns, 0.05 * Us(1000)) << f.id;
+  EXPECT_EQ(job.result().dominant, Bottleneck::kNone);
+}
+
+TEST(RunAdvisor, ComputeWhenTheUnitsAreBelowTheThreshold) {
+  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}}, {Units(0.5)});
+  EXPECT_EQ(job.result().dominant, Bottleneck::kCompute);
+  EXPECT_EQ(job.result().ranks[0].utilizations[0].value_pct, 50);
+}
+
+TEST(RunAdvisor, ComputeWhenTheUnitsAreUnknown) {
+  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}}, {RankComputeUnits{}});
+  EXPECT_FALSE(job.result().ranks[0].utilizations[0].value_pct.has_value());
+  EXPECT_EQ(job.result().dominant, Bottleneck::kCompute);
+}
+
+TEST(RunAdvisor, ComputeWhenOneRankHasUnhealthyUnits) {
+  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}, RankSpec{1, {{"gemm", {0, 990}}}, {}}}, {Units(0.8), Units(0.6)});
+  EXPECT_EQ(job.result().dominant, Bottleneck::kCompute);
+}
+
+TEST(RunAdvisor, ComputeWhenAFindingWouldSaveFivePercent) {
+  // The same healthy GEMM, but the DataLoader holds the first 60 us of the step: data.slow_dataloader saves 60 us.
+  const Job job({RankSpec{0, {{"gemm", {60, 1000}}}, {{kLoader, {0, 60}}}}}, {Units(0.8)});
+  const Finding* loader = job.Find("data.slow_dataloader");
+  ASSERT_NE(loader, nullptr);
+  EXPECT_DOUBLE_EQ(loader->estimated_gain_ns, Us(60));
+  EXPECT_EQ(job.result().dominant, Bottleneck::kCompute);
+}
+
+TEST(RunAdvisor, GainsOfDifferentRanksNeverAddUpToMoreThanTheStep) {
+  // Rank 0 waits 700 us for its DataLoader; rank 1 runs 1000 us of GEMM at 10 % of its compute units
+  // (gain 1000 x (1 - 10/70) = 857.1 us). Each fits its own rank's step, but not both together.
+  const Job job({RankSpec{0, {{"gemm", {700, 1000}}}, {{kLoader, {0, 700}}}}, RankSpec{1, {{"gemm", {0, 1000}}}, {}}},
+                {Units(0.8), Units(0.1)});
+  const Finding* units = job.Find("compute.unit_utilization");
+  const Finding* loader = job.Find("data.slow_dataloader");
+  ASSERT_NE(units, nullptr);
+  ASSERT_NE(loader, nullptr);
+  EXPECT_EQ(units->ranks, (std::vector<int64_t>{1}));
+  EXPECT_EQ(loader->ranks, (std::vector<int64_t>{0}));
+  EXPECT_NEAR(units->estimated_gain_ns, 1000e3 * 60 / 70, 1e-6);
+  double sum = 0;
+  for (const Finding& f : job.result().findings) sum += f.estimated_gain_ns;
+  EXPECT_DOUBLE_EQ(job.result().step_ns, Us(1000));
+  EXPECT_LE(sum, job.result().step_ns + 1e-6);
+  // The smaller gain keeps what the larger left of the step: 1000 - 857.1 = 142.9 us.
+  EXPECT_NEAR(loader->estimated_gain_ns, 1000e3 - 1000e3 * 60 / 70, 1e-6);
+}
+
+}  // namespace
+}  // namespace tuneprof

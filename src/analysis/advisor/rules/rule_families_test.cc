@@ -1,0 +1,291 @@
+// One test per rule family that a hand-built trace can drive (compute, communication, host, data,
+// memory, fusion), through the advisor, with the numbers computed by hand. The idle family's gap and
+// low-utilization rules are driven in nsys_rules_test.cc.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "analysis/advisor/advisor.h"
+#include "analysis/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+const Finding* Find(const AdvisorResult& result, std::string_view id) {
+  auto it = std::find_if(result.findings.begin(), result.findings.end(), [&](const Finding& f) { return f.id == id; });
+  return it == result.findings.end() ? nullptr : &*it;
+}
+
+double Number(const Finding& f, std::string_view label) {
+  for (const Evidence& e : f.evidence) {
+    if (e.label == label && e.number) return *e.number;
+  }
+  return -1;
+}
+
+std::string Text(const Finding& f, std::string_view label) {
+  for (const Evidence& e : f.evidence) {
+    if (e.label == label) return e.text;
+  }
+  return "?";
+}
+
+// `units`: replaces the measured compute units (hand-built traces carry no PMU counters).
+// `comm`: the rank's communication analysis, hand-filled where the trace cannot carry it.
+AdvisorResult Advise(const Trace& trace, const RankComputeUnits* units = nullptr, const RankCommunication* comm = nullptr) {
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  const HardwareProfiles profiles;
+  const HardwareSelection hardware = SelectHardware(trace, profiles, nullptr);
+  const RankComputeUnits compute = units ? *units : ComputeRankComputeUnits(trace, breakdown, hardware);
+  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware, nullptr, comm}}, AdvisorConfig());
+}
+
+TEST(RuleFamilies, ComputeUnitsBelowThreshold) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("gemm", 0, Us(800));
+  const Trace trace = t.Finish();
+  RankComputeUnits units;
+  units.cube_ratio = 0.5;
+  const AdvisorResult result = Advise(trace, &units);
+  const Finding* f = Find(result, "compute.unit_utilization");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->category, FindingCategory::kCompute);
+  EXPECT_DOUBLE_EQ(*f->value, 50);
+  EXPECT_DOUBLE_EQ(*f->threshold, 70);
+  EXPECT_DOUBLE_EQ(Number(*f, "compute_bound_us_per_step"), 800);
+  // 800 us of compute-bound work at 70 % instead of 50 %: 800 x (1 - 50/70) = 228.571 us.
+  EXPECT_NEAR(f->uncapped_gain_ns, 800e3 * 20 / 70, 1e-6);
+  EXPECT_NEAR(f->estimated_gain_ns, 800e3 * 20 / 70, 1e-6);
+
+  units.cube_ratio = 0.7;  // at the threshold: quiet
+  EXPECT_EQ(Find(Advise(trace, &units), "compute.unit_utilization"), nullptr);
+}
+
+TEST(RuleFamilies, ExposedCommunication) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("gemm", 0, Us(500));
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(400), Us(400), kNoId, 9);  // 400..800
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "communication.exposed");
+  ASSERT_NE(f, nullptr);
+  // Communication 400 us, 100 us of it under the GEMM: 300 us exposed = 30 % of the step.
+  EXPECT_DOUBLE_EQ(*f->value, 30);
+  EXPECT_DOUBLE_EQ(Number(*f, "exposed_communication_us"), 300);
+  EXPECT_DOUBLE_EQ(Number(*f, "communication_us"), 400);
+  EXPECT_DOUBLE_EQ(Number(*f, "overlapped_us"), 100);
+  EXPECT_DOUBLE_EQ(Number(*f, "overlap_pct"), 25);
+  EXPECT_DOUBLE_EQ(Number(*f, "compute_not_overlapping_us"), 400);  // 500 - 100
+  EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(300));                  // min(300, 400)
+  EXPECT_EQ(result.ranks[0].dominant, Bottleneck::kCompute);        // 500 us compute vs 300 us exposed
+}
+
+TEST(RuleFamilies, LowCommunicationBandwidth) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("gemm", 0, Us(500));
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(400), Us(400), kNoId, 9);  // 300 us exposed
+  const Trace trace = t.Finish();
+  RankCommunication comm;
+  comm.link.transport = "nvlink";
+  comm.link.peak_gb_per_s = 200;
+  comm.total.utilization = 0.25;
+  comm.total.busbw_gbps = 50;
+  CollectiveTypeSummary all_reduce;
+  all_reduce.type = CollectiveType::kAllReduce;
+  all_reduce.duration_ns = Us(400);
+  all_reduce.utilization = 0.25;
+  comm.by_type.push_back(all_reduce);
+  const AdvisorResult result = Advise(trace, nullptr, &comm);
+  const Finding* f = Find(result, "communication.low_bandwidth");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(*f->value, 25);
+  EXPECT_DOUBLE_EQ(*f->threshold, 50);
+  EXPECT_DOUBLE_EQ(Number(*f, "exposed_communication_us"), 300);
+  EXPECT_DOUBLE_EQ(Number(*f, "busbw_gbps"), 50);
+  EXPECT_DOUBLE_EQ(Number(*f, "link_peak_gbps"), 200);
+  EXPECT_EQ(Text(*f, "link"), "nvlink");
+  EXPECT_EQ(Text(*f, "busiest_collective"), std::string(CollectiveTypeName(CollectiveType::kAllReduce)));
+  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(150));  // 300 us x (1 - 25 / 50)
+  const UtilizationCheck& check = result.ranks[0].utilizations[2];
+  EXPECT_EQ(check.name, "communication_bandwidth");
+  EXPECT_DOUBLE_EQ(*check.value_pct, 25);
+
+  comm.total.utilization = 0.5;  // at the threshold: quiet
+  EXPECT_EQ(Find(Advise(trace, nullptr, &comm), "communication.low_bandwidth"), nullptr);
+}
+
+TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Launch(Us(10), 1);
+  t.Kernel("gemm", Us(20), Us(300), 1);
+  t.Host(EventKind::kRuntime, "cudaDeviceSynchronize", Us(20), Us(300));
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(400), Us(20));
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "host.sync_apis");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->category, FindingCategory::kHost);
+  EXPECT_DOUBLE_EQ(Number(*f, "sync_calls"), 2);
+  EXPECT_DOUBLE_EQ(Number(*f, "sync_us_per_step"), 320);
+  EXPECT_DOUBLE_EQ(*f->value, 32);
+  EXPECT_EQ(Text(*f, "calls"), "cudaDeviceSynchronize x1 (300.0 us), cudaStreamSynchronize x1 (20.0 us)");
+  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, std::min(320e3, result.ranks[0].split.part(TimePart::kHostWait)));
+}
+
+TEST(RuleFamilies, DataLoaderHoldsUpTheStep) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kUserAnnotation, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0, Us(150));
+  t.Kernel("gemm", Us(100), Us(900));  // hides the loader's last 50 us
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "data.slow_dataloader");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(*f->value, 15);
+  EXPECT_DOUBLE_EQ(Number(*f, "dataloader_us_per_step"), 150);
+  EXPECT_DOUBLE_EQ(Number(*f, "exposed_dataloader_us_per_step"), 100);
+  EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(100));
+  EXPECT_DOUBLE_EQ(result.ranks[0].split.part(TimePart::kData), Us(100));
+}
+
+TEST(RuleFamilies, PageableAndExposedCopies) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  const uint32_t pageable = t.Device(EventKind::kMemcpy, "Memcpy HtoD (Pageable -> Device)", 0, Us(200), kNoId, 8);
+  const uint32_t pinned = t.Device(EventKind::kMemcpy, "Memcpy HtoD (Pinned -> Device)", Us(300), Us(50), kNoId, 8);
+  t.Kernel("gemm", Us(400), Us(500));
+  CopyInfo info;
+  info.event = pageable;
+  info.bytes = 4'000'000;
+  info.direction = CopyDirection::kHostToDevice;
+  info.src = MemoryKind::kPageable;
+  info.dst = MemoryKind::kDevice;
+  t.mutable_builder()->AddCopyInfo(info);
+  info.event = pinned;
+  info.bytes = 2'000'000;
+  info.src = MemoryKind::kPinned;
+  t.mutable_builder()->AddCopyInfo(info);
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+
+  const Finding* pageable_f = Find(result, "memory.pageable_memcpy");
+  ASSERT_NE(pageable_f, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*pageable_f, "pageable_copies"), 1);
+  EXPECT_DOUBLE_EQ(Number(*pageable_f, "pageable_bytes"), 4e6);
+  EXPECT_DOUBLE_EQ(Number(*pageable_f, "pageable_us"), 200);
+  EXPECT_DOUBLE_EQ(Number(*pageable_f, "pageable_h2d_gb_per_s"), 20);  // 4 MB / 200 us
+  EXPECT_DOUBLE_EQ(Number(*pageable_f, "pinned_h2d_gb_per_s"), 40);    // 2 MB / 50 us
+  // At the pinned copy's 40 GB/s the 4 MB take 100 us: 100 us saved.
+  EXPECT_DOUBLE_EQ(pageable_f->uncapped_gain_ns, Us(100));
+
+  const Finding* exposed = Find(result, "memory.exposed_memcpy");
+  ASSERT_NE(exposed, nullptr);
+  EXPECT_DOUBLE_EQ(*exposed->value, 25);  // 250 us of copies, none under the GEMM
+  EXPECT_DOUBLE_EQ(Number(*exposed, "exposed_memcpy_us"), 250);
+  EXPECT_DOUBLE_EQ(exposed->estimated_gain_ns, Us(250));  // min(250, 500 us of compute)
+  // Both save from the same 250 us of exposed copies: the larger takes it all, the other is capped to 0.
+  EXPECT_DOUBLE_EQ(pageable_f->estimated_gain_ns, 0);
+}
+
+// `repeats` times conv -> batch norm -> relu kernels back to back (100, 40, 20 us) on one stream.
+Trace ConvBnRelu(int repeats) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  for (int i = 0; i < repeats; ++i) {
+    const double at = 160.0 * i;
+    t.Kernel("cudnn::conv2d_fprop_kernel", Us(at), Us(100));
+    t.Kernel("cudnn::bn_fw_inf_1C11_kernel_NCHW", Us(at + 100), Us(40));
+    t.Kernel("at::native::relu_kernel", Us(at + 140), Us(20));
+  }
+  return t.Finish();
+}
+
+TEST(RuleFamilies, UnfusedConvBnReluKernels) {
+  const Trace trace = ConvBnRelu(5);
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "fusion.conv_bn_relu");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*f, "occurrences"), 5);
+  EXPECT_DOUBLE_EQ(Number(*f, "pattern_us"), 800);
+  EXPECT_DOUBLE_EQ(Number(*f, "pattern_pct_of_work"), 80);  // 800 us of a 1000 us step
+  EXPECT_EQ(Text(*f, "level"), "kernels");
+  EXPECT_EQ(Text(*f, "example"), "cudnn::conv2d_fprop_kernel -> cudnn::bn_fw_inf_1C11_kernel_NCHW -> at::native::relu_kernel");
+  // Inference (no backward): BatchNorm and ReLU fold into the convolution, 5 x (40 + 20) us.
+  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(300));
+  // The memory-bound part is 800 us x (1 - 500/800) = 300 us: the gain fits exactly.
+  EXPECT_DOUBLE_EQ(result.ranks[0].split.part(TimePart::kMemoryBound), Us(300));
+  EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(300));
+}
+
+TEST(RuleFamilies, FusionNeedsFiveOccurrences) {
+  const Trace trace = ConvBnRelu(4);
+  EXPECT_EQ(Find(Advise(trace), "fusion.conv_bn_relu"), nullptr);
+}
+
+TEST(RuleFamilies, PerParameterOptimizerLoop) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kUserAnnotation, "Optimizer.step#AdamW.step", Us(100), Us(800));
+  // Three parameters, each updated by aten::mul_ then aten::add_, each op launching one kernel.
+  const double kernel_us[6] = {10, 20, 12, 25, 14, 30};
+  for (int j = 0; j < 6; ++j) {
+    const double at = 110 + 120.0 * j;
+    t.Host(EventKind::kHostOp, j % 2 == 0 ? "aten::mul_" : "aten::add_", Us(at), Us(100));
+    t.Launch(Us(at + 10), j + 1);
+    t.Kernel("vectorized_elementwise_kernel", Us(at + 20), Us(kernel_us[j]), j + 1);
+  }
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "fusion.optimizer_foreach");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Text(*f, "optimizer"), "Optimizer.step#AdamW.step");
+  EXPECT_DOUBLE_EQ(Number(*f, "ops_per_step"), 6);
+  EXPECT_DOUBLE_EQ(Number(*f, "distinct_ops"), 2);
+  EXPECT_DOUBLE_EQ(Number(*f, "optimizer_us_per_step"), 111);  // 10+20+12+25+14+30
+  // mul_: (3 - 1) x 10 us; add_: (3 - 1) x 20 us.
+  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(60));
+  EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(60));
+}
+
+TEST(RuleFamilies, ForeachOptimizerIsQuiet) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kUserAnnotation, "Optimizer.step#AdamW.step", Us(100), Us(800));
+  for (int j = 0; j < 6; ++j) {
+    const double at = 110 + 120.0 * j;
+    t.Host(EventKind::kHostOp, j == 0 ? "aten::_foreach_mul_" : "aten::add_", Us(at), Us(100));
+    t.Launch(Us(at + 10), j + 1);
+    t.Kernel("vectorized_elementwise_kernel", Us(at + 20), Us(10), j + 1);
+  }
+  const Trace trace = t.Finish();
+  EXPECT_EQ(Find(Advise(trace), "fusion.optimizer_foreach"), nullptr);
+}
+
+TEST(RuleFamilies, LowDeviceUtilizationChunks) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(3000));
+  t.Kernel("gemm", 0, Us(100));
+  t.Kernel("gemm", Us(2900), Us(100));
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "idle.low_utilization");
+  ASSERT_NE(f, nullptr);
+  // 3000 us in 30 chunks of 100 us: the first and last are busy, the 28 between are idle.
+  EXPECT_DOUBLE_EQ(Number(*f, "low_chunks"), 28);
+  EXPECT_DOUBLE_EQ(Number(*f, "idle_in_low_chunks_us"), 2800);
+  EXPECT_NEAR(Number(*f, "busy_pct"), 100.0 * 200 / 3000, 1e-9);
+  EXPECT_EQ(Text(*f, "low_ranges"), "0.100-2.900 ms");
+  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(2800));
+  EXPECT_EQ(Find(result, "idle.gpu_gaps"), nullptr);  // 2.8 ms is far below the 500 ms gap threshold
+}
+
+}  // namespace
+}  // namespace tuneprof

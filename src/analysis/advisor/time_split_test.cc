@@ -1,0 +1,87 @@
+// time_split.h on a hand-built GPU trace, every part computed by hand. (The same invariants on every
+// shared trace are checked in tests/golden/time_split_golden_test.cc, which can link the importers.)
+#include "analysis/advisor/time_split.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+TEST(TimeSplit, EveryPartOfAHandBuiltStep) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kUserAnnotation, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, Us(100));
+  t.Kernel("gemm", Us(100), Us(400));                           // 100..500 compute-bound
+  t.Kernel("vectorized_elementwise_kernel", Us(500), Us(200));  // 500..700 memory-bound
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(650), Us(200), kNoId, 9);  // 650..850
+  const Trace trace = t.Finish();
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  const TimeSplit split = SplitStepTime(trace, breakdown, BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_EQ(split.steps, 1u);
+  EXPECT_FALSE(split.cpu_only);
+  EXPECT_DOUBLE_EQ(split.step_ns, Us(1000));
+  EXPECT_DOUBLE_EQ(split.compute_bound_share, 400.0 / 600);  // by self time: 400 of 600 us
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), Us(400));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), Us(200));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kCommunication), Us(150));  // 700..850, the rest under compute
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kMemcpy), 0);
+  EXPECT_DOUBLE_EQ(split.dataloader_ns, Us(100));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kData), Us(100));           // 0..100, nothing else running
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kHostWait), 0);             // no launches: nothing waited on the host
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kIdle), Us(150));           // 850..1000
+  double sum = 0;
+  for (double part : split.part_ns) sum += part;
+  EXPECT_DOUBLE_EQ(sum, split.step_ns);
+  EXPECT_DOUBLE_EQ(split.Share(TimePart::kMemoryBound), 0.2);
+}
+
+TEST(TimeSplit, CpuOnlyStepWithDispatchAndDataLoader) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kHostOp, "aten::mm", 0, Us(400));           // compute-bound
+  t.Host(EventKind::kHostOp, "aten::add", Us(400), Us(5));      // 5 us < 10 us, no shapes: dispatch overhead
+  t.Host(EventKind::kHostOp, "aten::relu", Us(500), Us(200));   // memory-bound
+  t.Host(EventKind::kUserAnnotation, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Us(800), Us(100));
+  t.Host(EventKind::kHostOp, "aten::copy_", Us(810), Us(40));   // run for the DataLoader: input-pipeline time
+  const Trace trace = t.Finish();
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  ASSERT_EQ(breakdown.work_on, WorkSource::kCpu);
+  const TimeSplit split = SplitStepTime(trace, breakdown, BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_TRUE(split.cpu_only);
+  EXPECT_DOUBLE_EQ(split.step_ns, Us(1000));
+  EXPECT_DOUBLE_EQ(split.dispatch_ns, Us(5));
+  EXPECT_DOUBLE_EQ(split.dataloader_ns, Us(100));
+  EXPECT_DOUBLE_EQ(split.compute_bound_share, 400.0 / 600);
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), Us(400));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), Us(200));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kData), Us(100));
+  // The rest of the step is the framework's: gaps between operators (395 us) and the tiny op (5 us),
+  // less the DataLoader's 100 us.
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kHostWait), Us(300));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kIdle), 0);
+}
+
+TEST(TimeSplit, AnEmptyTraceSplitsNothing) {
+  HandBuiltTrace t;
+  const Trace trace = t.Finish();
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  const TimeSplit split = SplitStepTime(trace, breakdown, BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_EQ(split.step_ns, 0);
+  for (double part : split.part_ns) EXPECT_EQ(part, 0);
+  EXPECT_EQ(split.Share(TimePart::kIdle), 0);  // no division by a zero step
+}
+
+TEST(TimeSplit, DataLoaderRangeNames) {
+  EXPECT_TRUE(IsDataLoaderRange("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"));
+  EXPECT_TRUE(IsDataLoaderRange("my_dataloader_fetch"));
+  EXPECT_FALSE(IsDataLoaderRange("ProfilerStep#3"));
+  EXPECT_FALSE(IsDataLoaderRange("aten::copy_"));
+}
+
+}  // namespace
+}  // namespace tuneprof

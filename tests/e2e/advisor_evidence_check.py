@@ -1,0 +1,976 @@
+#!/usr/bin/env python3
+"""Evidence of `tuneprof advise --json` (issue 8) against independent computations from the raw files.
+
+Runs `advise --json` on shared Kineto GPU, torch_npu (text and db), nsys and CPU-only samples and on our
+own workloads (tests/data/workloads). For every finding that fires, a check recomputes one or more of
+its evidence numbers (and its value) from the raw file with Python's json / gzip / sqlite3 alone, by the
+definitions in the rule's comment (src/analysis/advisor/rules/*.cc): interval unions of device work per
+device and step, copy kinds, synchronize calls, DataLoader ranges, the nsys 30-chunk utilization, NCCL
+bus bandwidth from the kernel args, the TensorBoard plugin's SM efficiency, operator sequences matched
+against the fusion library with regular expressions, optimizer ops, communication.json wait ratios,
+profiler_metadata.json environment values, gloo message sizes from record_shapes.
+
+Fails when a finding id fires on some sample and no sample checked it (a new rule needs a check here),
+or when a recomputed number disagrees. Prints a table of (id, sample, evidence, ours, independent).
+Usage: advisor_evidence_check.py TUNEPROF SHARED_DIR REPO_DIR
+"""
+import bisect
+import csv
+import gzip
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from decimal import Decimal
+
+REL_TOL = 1e-6
+FAILURES = []
+ROWS = []  # (id, sample, evidence, ours, independent)
+
+
+# ---------------------------------------------------------------- small helpers
+
+def close(a, b, rel=REL_TOL, abs_tol=1e-6):
+    return a is not None and b is not None and abs(a - b) <= max(abs_tol, rel * max(abs(a), abs(b)))
+
+
+def compare(fid, sample, label, ours, independent, rel=REL_TOL, abs_tol=1e-6):
+    ROWS.append((fid, sample, label, ours, independent))
+    if not close(ours, independent, rel, abs_tol):
+        FAILURES.append(f"{fid} on {sample}: {label} is {ours}, independently {independent}")
+
+
+def ns(micros):
+    return int((Decimal(str(micros)) * 1000).to_integral_value())
+
+
+def union(ranges):
+    out = []
+    for s, e in sorted(r for r in ranges if r[1] > r[0]):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def length(intervals):
+    return sum(e - s for s, e in intervals)
+
+
+def intersect(a, b):
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if s < e:
+            out.append([s, e])
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def subtract(a, b):
+    return length(a) - length(intersect(a, b))
+
+
+def evidence(finding, label):
+    return finding["evidence"].get(label)
+
+
+# ---------------------------------------------------------------- raw readers
+
+_KINETO = {}
+
+
+def kineto_events(path):
+    """ph X events of a Kineto/Chrome trace with ns times (exact decimals)."""
+    if path not in _KINETO:
+        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+            doc = json.load(f)
+        events = []
+        for e in doc.get("traceEvents", []):
+            if e.get("ph") != "X" or "ts" not in e:
+                continue
+            start = ns(e["ts"])
+            events.append(dict(cat=e.get("cat", ""), name=e.get("name", ""), pid=e.get("pid"), tid=e.get("tid"),
+                               start=start, end=start + ns(e.get("dur", 0)), args=e.get("args") or {}))
+        _KINETO[path] = (doc, events)
+    return _KINETO[path]
+
+
+DEVICE_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync"}
+HOST_SKIP_CATS = DEVICE_CATS | {"gpu_user_annotation", "ac2g", "fwdbwd", "cuda_runtime", "cuda_driver"}
+COMM_PREFIXES = ("nccl", "rccl", "msccl", "gloo", "hccl", "Hccl", "HCCL", "hcom_")
+
+
+def work_class(e):
+    """src/analysis/device_work.cc, from the Kineto category and the name."""
+    if e["cat"] in ("gpu_memcpy", "gpu_memset"):
+        return "memory"
+    if e["cat"] == "cuda_sync":
+        return "other"
+    name = e["name"]
+    if name.startswith(COMM_PREFIXES) or "ncclKernel" in name or "ncclDevKernel" in name or "gloo::" in name:
+        return "communication"
+    if name.startswith(("Memcpy", "Memset")):
+        return "memory"
+    return "compute"
+
+
+def device_work(events):
+    return [e for e in events if e["cat"] in DEVICE_CATS and e["end"] >= e["start"]]
+
+
+def host_steps(events):
+    """ProfilerStep#N host ranges, by N."""
+    steps = {}
+    for e in events:
+        m = re.fullmatch(r"ProfilerStep#(\d+)", e["name"])
+        if m and e["cat"] not in DEVICE_CATS and e["cat"] != "gpu_user_annotation":
+            steps[int(m.group(1))] = (e["start"], e["end"])
+    return [steps[k] for k in sorted(steps)]
+
+
+def attribute_to_steps(events):
+    """Device work per step: the step whose host range holds the launching runtime call, else the event's
+    own start (time_breakdown.h). Returns a list (one per step) of device events."""
+    steps = host_steps(events)
+    # Kineto writes device work under the device's pid and the runtime call under the host's: one
+    # process per file, so the correlation id alone finds the launch.
+    launches = {e["args"]["correlation"]: e["start"] for e in events
+                if e["cat"] in ("cuda_runtime", "cuda_driver") and "correlation" in e["args"]}
+    starts = [s for s, _ in steps]
+    per_step = [[] for _ in steps] if steps else [[]]
+    for e in device_work(events):
+        if not steps:
+            per_step[0].append(e)
+            continue
+        t = launches.get(e["args"].get("correlation"), e["start"])
+        i = bisect.bisect_right(starts, t) - 1
+        if i >= 0 and steps[i][0] <= t < steps[i][1]:
+            per_step[i].append(e)
+    return per_step
+
+
+def outermost_host_ops(events):
+    """Per (pid, tid): cpu_op events not inside another cpu_op, in time order (the host-op tree)."""
+    by_track = {}
+    for e in events:
+        if e["cat"] == "cpu_op":
+            by_track.setdefault((e["pid"], e["tid"]), []).append(e)
+    out = {}
+    for track, ops in by_track.items():
+        ops.sort(key=lambda e: (e["start"], -(e["end"] - e["start"])))
+        top, end = [], None
+        for e in ops:
+            if end is not None and e["start"] >= top[-1]["start"] and e["end"] <= end:
+                continue
+            top.append(e)
+            end = e["end"]
+        out[track] = top
+    return out
+
+
+def direct_parents(events):
+    """Per host event (by id()), the innermost host event enclosing it on its thread."""
+    by_track = {}
+    for e in events:
+        if e["cat"] not in HOST_SKIP_CATS and e["end"] > e["start"]:
+            by_track.setdefault((e["pid"], e["tid"]), []).append(e)
+    parent = {}
+    for ops in by_track.values():
+        ops.sort(key=lambda e: (e["start"], -(e["end"] - e["start"])))
+        stack = []
+        for e in ops:
+            while stack and not (e["start"] >= stack[-1]["start"] and e["end"] <= stack[-1]["end"]):
+                stack.pop()
+            parent[id(e)] = stack[-1] if stack else None
+            stack.append(e)
+    return parent
+
+
+def nsys_db(path):
+    return sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+
+
+def nsys_gpu_ops(db):
+    """(deviceId, streamId, start, end, kind, name) of kernels, copies and memsets."""
+    ops = [(d, s, a, b, "kernel", n) for d, s, a, b, n in db.execute(
+        "SELECT k.deviceId, k.streamId, k.start, k.end, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+        "JOIN StringIds s ON s.id = k.demangledName")]
+    ops += [(d, s, a, b, "memcpy", None) for d, s, a, b in db.execute(
+        "SELECT deviceId, streamId, start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY")]
+    ops += [(d, s, a, b, "memset", None) for d, s, a, b in db.execute(
+        "SELECT deviceId, streamId, start, end FROM CUPTI_ACTIVITY_KIND_MEMSET")]
+    return ops
+
+
+# ---------------------------------------------------------------- checks, one per finding id
+# Each takes (sample, rank_json, finding) and returns True when it checked something, None when the
+# sample's format is not one it reads.
+
+def rank_of(sample, finding, advice):
+    """The advise ranks[] entries of the ranks a finding fired on."""
+    return [r for r in advice["ranks"] if r["rank"] in finding["ranks"]]
+
+
+def check_pageable(sample, finding, advice, path):
+    if path.endswith(".sqlite"):
+        db = nsys_db(path)
+        rows = db.execute("SELECT copyKind, srcKind, dstKind, bytes, end - start FROM CUPTI_ACTIVITY_KIND_MEMCPY "
+                          "WHERE copyKind IN (1, 2)").fetchall()
+        pageable = [(k, b, d) for k, s, t, b, d in rows if (s if k == 1 else t) == 0]
+        pinned_h2d = [(b, d) for k, s, t, b, d in rows if k == 1 and s == 1]
+    elif not os.path.isdir(path):
+        _, events = kineto_events(path)
+        rows = []
+        for e in events:
+            m = re.match(r"Memcpy (HtoD|DtoH) \((\w+) -> (\w+)\)", e["name"]) if e["cat"] == "gpu_memcpy" else None
+            if m:
+                host = m.group(2) if m.group(1) == "HtoD" else m.group(3)
+                rows.append((1 if m.group(1) == "HtoD" else 2, host, int(e["args"].get("bytes", 0)), e["end"] - e["start"]))
+        pageable = [(k, b, d) for k, h, b, d in rows if h == "Pageable"]
+        pinned_h2d = [(b, d) for k, h, b, d in rows if k == 1 and h == "Pinned"]
+    else:
+        return None
+    fid = finding["id"]
+    compare(fid, sample, "pageable_copies", evidence(finding, "pageable_copies"), len(pageable))
+    compare(fid, sample, "value", finding["value"], len(pageable))
+    compare(fid, sample, "pageable_bytes", evidence(finding, "pageable_bytes"), sum(b for _, b, _ in pageable))
+    compare(fid, sample, "pageable_us", evidence(finding, "pageable_us"), sum(d for _, _, d in pageable) / 1e3)
+    h2d = [(b, d) for k, b, d in pageable if k == 1]
+    if h2d:
+        compare(fid, sample, "pageable_h2d_gb_per_s", evidence(finding, "pageable_h2d_gb_per_s"),
+                sum(b for b, _ in h2d) / sum(d for _, d in h2d))
+    if pinned_h2d:
+        compare(fid, sample, "pinned_h2d_gb_per_s", evidence(finding, "pinned_h2d_gb_per_s"),
+                sum(b for b, _ in pinned_h2d) / sum(d for _, d in pinned_h2d))
+    return True
+
+
+def check_sync_apis(sample, finding, advice, path):
+    if not path.endswith(".sqlite"):
+        return None
+    rank = rank_of(sample, finding, advice)[0]
+    rows = nsys_db(path).execute(
+        "SELECT r.end - r.start FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
+        "WHERE s.value LIKE '%Synchronize%'").fetchall()
+    fid = finding["id"]
+    per_step = sum(d for d, in rows) / rank["steps"]
+    compare(fid, sample, "sync_calls", evidence(finding, "sync_calls"), len(rows))
+    compare(fid, sample, "sync_us_per_step", evidence(finding, "sync_us_per_step"), per_step / 1e3)
+    compare(fid, sample, "value (% of step)", finding["value"], 100 * per_step / (rank["step_us"] * 1e3))
+    return True
+
+
+def check_exposed_memcpy(sample, finding, advice, path):
+    """Copies not hidden under compute or communication: U(memcpy, memset) - U(kernels), all devices of
+    the rank on one timeline (time_breakdown.h), in one window (no ProfilerStep ranges: checked), per step."""
+    if not path.endswith(".sqlite"):
+        return None
+    db = nsys_db(path)
+    steps = db.execute("SELECT COUNT(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+                       "WHERE n.text LIKE 'ProfilerStep#%' OR s.value LIKE 'ProfilerStep#%'").fetchone()[0]
+    if steps:
+        return None
+    ops = nsys_gpu_ops(db)
+    mem = union([(a, b) for _, _, a, b, kind, _ in ops if kind != "kernel"])
+    exposed = subtract(mem, union([(a, b) for _, _, a, b, kind, _ in ops if kind == "kernel"]))
+    rank = rank_of(sample, finding, advice)[0]
+    fid = finding["id"]
+    compare(fid, sample, "exposed_memcpy_us", evidence(finding, "exposed_memcpy_us"), exposed / 1e3 / rank["steps"])
+    compare(fid, sample, "value (% of step)", finding["value"], 100 * exposed / rank["steps"] / (rank["step_us"] * 1e3))
+    return True
+
+
+def check_gpu_time_util(sample, finding, advice, path):
+    """nsys gpu_time_util per device: 30 chunks of the device's span, summed op overlap per chunk."""
+    if not path.endswith(".sqlite"):
+        return None
+    per_device = {}
+    for d, _, a, b, _, _ in nsys_gpu_ops(nsys_db(path)):
+        if b >= a:
+            per_device.setdefault(d, []).append((a, b))
+    found = {}
+    for d, ops in per_device.items():
+        first, last = min(a for a, _ in ops), max(b for _, b in ops)
+        chunk = (last - first) // 30
+        busy = union(ops)
+        low, idle = 0, 0
+        for c in range(30):
+            s, e = first + c * chunk, (last if c == 29 else first + (c + 1) * chunk)
+            used = sum(max(0, min(b, e) - max(a, s)) for a, b in ops)
+            if 100 * used / (e - s) < 50:
+                low += 1
+                idle += (e - s) - length(intersect(busy, [[s, e]]))
+        mean = 100 * sum(b - a for a, b in ops) / (last - first)
+        if low:
+            found[d] = (low, idle, mean)
+    fid = finding["id"]
+    text = evidence(finding, "devices")
+    ours = {int(m.group(1)): (int(m.group(2)), float(m.group(3)))
+            for m in re.finditer(r"GPU (\d+): (\d+) of 30 chunks, in use ([\d.]+) % overall", text)}
+    compare(fid, sample, "devices with low chunks", len(ours), len(found))
+    for d, (low, idle, mean) in found.items():
+        compare(fid, sample, f"GPU {d} low chunks", ours.get(d, (None,))[0], low)
+        compare(fid, sample, f"GPU {d} in use % (1 decimal)", ours.get(d, (None, None))[1], mean, abs_tol=0.051)
+    worst = max(found.values(), key=lambda v: v[1])
+    compare(fid, sample, "low_chunks (worst device)", evidence(finding, "low_chunks"), worst[0])
+    compare(fid, sample, "idle_in_low_chunks_us", evidence(finding, "idle_in_low_chunks_us"), worst[1] / 1e3)
+    compare(fid, sample, "value (in use %)", finding["value"], worst[2])
+    return True
+
+
+def check_launch_bound(sample, finding, advice, path):
+    """Kernel counts and sizes of the compute kernels (device_work.cc), per step."""
+    if path.endswith(".sqlite") or os.path.isdir(path):
+        return None
+    rank = rank_of(sample, finding, advice)[0]
+    _, events = kineto_events(path)
+    durations = sorted(e["end"] - e["start"] for e in device_work(events) if work_class(e) == "compute")
+    fid = finding["id"]
+    compare(fid, sample, "steps (ProfilerStep ranges)", rank["steps"], len(host_steps(events)))
+    compare(fid, sample, "kernels_per_step", evidence(finding, "kernels_per_step"), len(durations) / rank["steps"])
+    compare(fid, sample, "median_kernel_us", evidence(finding, "median_kernel_us"), durations[len(durations) // 2] / 1e3)
+    compare(fid, sample, "tiny_kernel_pct", evidence(finding, "tiny_kernel_pct"),
+            100 * sum(d < 10_000 for d in durations) / len(durations))
+    return True
+
+
+DTYPE_BYTES = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int": 4, "Short": 2, "Byte": 1,
+               "Char": 1, "Bool": 1}
+
+
+def bus_factor(kind, n):
+    if kind == "allreduce":
+        return 2 * (n - 1) / n
+    if kind in ("allgather", "reducescatter", "alltoall"):
+        return (n - 1) / n
+    return 1.0
+
+
+def check_low_bandwidth(sample, finding, advice, path):
+    """nccl-tests bus bandwidth from the NCCL kernels' args, duration-weighted over the collectives."""
+    if path.endswith(".sqlite") or os.path.isdir(path):
+        return None
+    _, events = kineto_events(path)
+    weighted, time = 0.0, 0
+    for e in events:
+        a = e["args"]
+        if e["cat"] != "kernel" or "nccl" not in e["name"] or "In msg nelems" not in a:
+            continue
+        dur = e["end"] - e["start"]
+        nbytes = max(int(a["In msg nelems"]), int(a["Out msg nelems"])) * DTYPE_BYTES[a["dtype"]]
+        weighted += nbytes / dur * bus_factor(a["Collective name"], int(a["Group size"])) * dur
+        time += dur
+    if time == 0:
+        return None
+    busbw = weighted / time
+    fid = finding["id"]
+    compare(fid, sample, "busbw_gbps", evidence(finding, "busbw_gbps"), busbw)
+    # The link peak is the chip profile's constant (data/hardware_profiles.json), not from the trace.
+    compare(fid, sample, "utilization_pct", evidence(finding, "utilization_pct"),
+            100 * busbw / evidence(finding, "link_peak_gbps"))
+    compare(fid, sample, "value", finding["value"], 100 * busbw / evidence(finding, "link_peak_gbps"))
+    return True
+
+
+def sm_active(ranges):
+    """The TensorBoard plugin's merge of blocks-per-SM values, integrated (capped at 1)."""
+    points = sorted([(s, 0, v) for s, e, v in ranges] + [(e, 1, v) for s, e, v in ranges])
+    active, running, last = 0.0, 0.0, None
+    for t, kind, v in points:
+        if last is not None and running > 0:
+            active += min(running, 1.0) * (t - last)
+        running += -v if kind else v
+        last = t
+    return active
+
+
+def check_unit_utilization(sample, finding, advice, path):
+    """GPU SM efficiency (TensorBoard plugin): per step window (first to last device event attributed to
+    the step by its launch), the integral of min(Σ blocks per SM, 1) over the window, summed / Σ walls."""
+    if path.endswith(".sqlite") or os.path.isdir(path):
+        return None
+    doc, events = kineto_events(path)
+    sms = {p["id"]: p.get("numSms") for p in doc.get("deviceProperties", [])}
+    active = wall = 0
+    for step in attribute_to_steps(events):
+        if not step:
+            continue
+        start, end = min(e["start"] for e in step), max(e["end"] for e in step)
+        for pid in {e["pid"] for e in step}:
+            wall += end - start
+            ranges = []
+            for k in events:
+                if k["cat"] != "kernel" or k["pid"] != pid:
+                    continue
+                s, t = max(k["start"], start), min(k["end"], end)
+                blocks = k["args"].get("blocks per SM")
+                grid = k["args"].get("grid")
+                if blocks is None and grid and sms.get(pid):
+                    blocks = grid[0] * grid[1] * grid[2] / sms[pid]
+                if t > s and blocks:
+                    ranges.append((s, t, float(blocks)))
+            active += sm_active(ranges)
+    fid = finding["id"]
+    compare(fid, sample, "utilization_pct (SM efficiency)", evidence(finding, "utilization_pct"), 100 * active / wall)
+    compare(fid, sample, "value", finding["value"], 100 * active / wall)
+    return True
+
+
+def check_low_utilization(sample, finding, advice, path):
+    """Union of all device work cut into 30 chunks; chunks below 50 % busy."""
+    if path.endswith(".sqlite"):
+        busy = union([(a, b) for _, _, a, b, _, _ in nsys_gpu_ops(nsys_db(path))])
+    elif not os.path.isdir(path):
+        busy = union([(e["start"], e["end"]) for e in device_work(kineto_events(path)[1])])
+    else:
+        return None
+    first, last = busy[0][0], busy[-1][1]
+    chunk = (last - first) // 30
+    low, idle, used_all = 0, 0, 0
+    for c in range(30):
+        s, e = first + c * chunk, (last if c == 29 else first + (c + 1) * chunk)
+        used = length(intersect(busy, [[s, e]]))
+        used_all += used
+        if 100 * used / (e - s) < 50:
+            low += 1
+            idle += (e - s) - used
+    fid = finding["id"]
+    compare(fid, sample, "busy_pct", evidence(finding, "busy_pct"), 100 * used_all / (last - first))
+    compare(fid, sample, "low_chunks", evidence(finding, "low_chunks"), low)
+    compare(fid, sample, "idle_in_low_chunks_us", evidence(finding, "idle_in_low_chunks_us"), idle / 1e3)
+    return True
+
+
+def check_exposed_communication_npu(sample, finding, advice):
+    """torch_npu text form: torch_npu's own step_trace_time.csv (Communication, Overlapped,
+    Communication(Not Overlapped)), mean over its steps; the rank the evidence is from."""
+    for rank in rank_of(sample, finding, advice):
+        d = ascend_rank_dir(rank)
+        f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "step_trace_time.csv") if d else None
+        if not f or not os.path.exists(f):
+            continue
+        with open(f, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        mean = lambda column: sum(float(r[column]) for r in rows) / len(rows)
+        exposed = mean("Communication(Not Overlapped)")
+        # The csv rounds to the ns torch_npu measured in; tuneprof recomputes from the raw tasks.
+        if close(evidence(finding, "exposed_communication_us"), exposed, abs_tol=0.02):
+            where, fid = f"{sample} rank {rank['rank']}", finding["id"]
+            compare(fid, where, "exposed_communication_us", evidence(finding, "exposed_communication_us"), exposed, abs_tol=0.02)
+            compare(fid, where, "communication_us", evidence(finding, "communication_us"), mean("Communication"), abs_tol=0.02)
+            compare(fid, where, "overlapped_us", evidence(finding, "overlapped_us"), mean("Overlapped"), abs_tol=0.02)
+            compare(fid, where, "value (% of step)", finding["value"], 100 * exposed / rank["step_us"], abs_tol=1e-4)
+            return True
+    if any(ascend_rank_dir(r) and os.path.exists(os.path.join(ascend_rank_dir(r), "ASCEND_PROFILER_OUTPUT",
+                                                                "step_trace_time.csv"))
+           for r in rank_of(sample, finding, advice)):
+        FAILURES.append(f"{finding['id']} on {sample}: no rank's step_trace_time.csv gives its exposed communication")
+        return True
+    return None
+
+
+def check_exposed_communication(sample, finding, advice, path):
+    """GPU: per step (device work attributed by launch, all devices on one timeline), |U(comm)|,
+    |U(comm) ∩ U(compute)|, exposed."""
+    rank = rank_of(sample, finding, advice)[0]
+    if ascend_rank_dir(rank):
+        return check_exposed_communication_npu(sample, finding, advice)
+    trace = rank["path"] if os.path.isdir(path) else path
+    if trace.endswith(".sqlite") or os.path.isdir(trace) or rank.get("cpu_only"):
+        return None
+    _, events = kineto_events(trace)
+    comm = overlap = compute = 0
+    for step in attribute_to_steps(events):
+        c = union([(e["start"], e["end"]) for e in step if work_class(e) == "communication"])
+        k = union([(e["start"], e["end"]) for e in step if work_class(e) == "compute"])
+        comm += length(c)
+        compute += length(k)
+        overlap += length(intersect(c, k))
+    n = rank["steps"]
+    fid = finding["id"]
+    compare(fid, sample, "communication_us", evidence(finding, "communication_us"), comm / n / 1e3)
+    compare(fid, sample, "overlapped_us", evidence(finding, "overlapped_us"), overlap / n / 1e3)
+    compare(fid, sample, "exposed_communication_us", evidence(finding, "exposed_communication_us"), (comm - overlap) / n / 1e3)
+    compare(fid, sample, "compute_not_overlapping_us", evidence(finding, "compute_not_overlapping_us"),
+            max(0, compute - overlap) / n / 1e3)
+    return True
+
+
+def ascend_rank_dir(rank):
+    p = rank["path"]
+    while p not in ("", "/") and not p.endswith("_ascend_pt"):
+        p = os.path.dirname(p)
+    return p if p.endswith("_ascend_pt") else None
+
+
+def check_straggler(sample, finding, advice, path):
+    """torch_npu communication.json: Σ wait / Σ (wait + transit) over the ops (Total Op Info left out)."""
+    checked = None
+    for rank in rank_of(sample, finding, advice):
+        d = ascend_rank_dir(rank)
+        f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "communication.json") if d else None
+        if not f or not os.path.exists(f):
+            continue
+        with open(f) as fh:
+            doc = json.load(fh)
+        wait = transit = 0.0
+        for sections in doc.values():
+            for section in ("p2p", "collective"):
+                for key, op in sections.get(section, {}).items():
+                    if key == "Total Op Info":
+                        continue
+                    t = op["Communication Time Info"]
+                    wait += float(t["Wait Time(ms)"])
+                    transit += float(t["Transit Time(ms)"])
+        fid = finding["id"]
+        compare(fid, sample, f"rank {rank['rank']} wait_ms_total", evidence(finding, "wait_ms_total"), wait)
+        compare(fid, sample, f"rank {rank['rank']} wait_ratio", evidence(finding, "wait_ratio"), wait / (wait + transit))
+        compare(fid, sample, "value (%)", finding["value"], 100 * wait / (wait + transit))
+        checked = True
+    return checked
+
+
+def check_ascend_env(sample, finding, advice, path):
+    """profiler_metadata.json ENV_VARIABLES against msprof-analyze's recommended settings."""
+    checked = None
+    for rank in rank_of(sample, finding, advice):
+        d = ascend_rank_dir(rank)
+        f = os.path.join(d, "profiler_metadata.json") if d else None
+        if not f or not os.path.exists(f):
+            continue
+        with open(f) as fh:
+            env = json.load(fh).get("ENV_VARIABLES", {})
+        num = lambda v: float(v) if v not in (None, "") else 0.0
+        problems = 0
+        problems += "expandable_segments:True" not in (env.get("PYTORCH_NPU_ALLOC_CONF") or "")
+        problems += env.get("ASCEND_LAUNCH_BLOCKING") == "1"
+        problems += num(env.get("ACLNN_CACHE_LIMIT")) < 10000
+        problems += num(env.get("HOST_CACHE_CAPACITY")) == 0
+        problems += bool(env.get("HCCL_ALGO"))
+        problems += env.get("ASCEND_GLOBAL_LOG_LEVEL") not in (None, "") and num(env.get("ASCEND_GLOBAL_LOG_LEVEL")) < 3
+        fid = finding["id"]
+        compare(fid, sample, f"rank {rank['rank']} settings (value)", finding["value"], problems)
+        compare(fid, sample, f"rank {rank['rank']} setting_N entries", sum(k.startswith("setting_") for k in finding["evidence"]),
+                problems)
+        checked = True
+    return checked
+
+
+def gloo_bytes(e):
+    dims = e["args"].get("Input Dims") or []
+    types = e["args"].get("Input type") or []
+    if not dims or not types or not isinstance(dims[0], list):
+        return None
+    size = {"float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2, "long int": 8, "int": 4}.get(types[0])
+    if size is None:
+        return None
+    n = 1
+    for x in dims[0]:
+        n *= x
+    return n * size
+
+
+def check_small_messages(sample, finding, advice, path):
+    """gloo ranges' message sizes from record_shapes (Input Dims x dtype), collectives below 1 MB."""
+    matched = None
+    for rank in rank_of(sample, finding, advice):
+        if rank["path"].endswith(".sqlite") or os.path.isdir(rank["path"]):
+            continue
+        _, events = kineto_events(rank["path"])
+        sizes = [(gloo_bytes(e), e["end"] - e["start"]) for e in events if e["name"].startswith("gloo:")]
+        known = [(b, d) for b, d in sizes if b is not None]
+        small = [(b, d) for b, d in known if b < 1_000_000 and d > 0]
+        if not known:
+            continue
+        n = rank["steps"]
+        ours = (evidence(finding, "small_messages_per_step"), evidence(finding, "shortest_small_message_us"))
+        mine = (len(small) / n, min(d for _, d in small) / 1e3)
+        if not matched and close(ours[0], mine[0]) and close(ours[1], mine[1]):
+            fid, where = finding["id"], f"{sample} rank {rank['rank']}"
+            compare(fid, where, "small_messages_per_step", ours[0], mine[0])
+            compare(fid, where, "shortest_small_message_us", ours[1], mine[1])
+            compare(fid, where, "mean_small_message_bytes", evidence(finding, "mean_small_message_bytes"),
+                    sum(b for b, _ in small) / len(small))
+            compare(fid, where, "small_message_summed_us", evidence(finding, "small_message_summed_us"),
+                    sum(d for _, d in small) / n / 1e3)
+            compare(fid, where, "value (% of collectives)", finding["value"], 100 * len(small) / len(known))
+            matched = True
+        elif matched is None:
+            matched = False
+    if matched is False:
+        FAILURES.append(f"{finding['id']} on {sample}: no rank's gloo message sizes give its evidence")
+        return True
+    return matched
+
+
+def check_framework_overhead(sample, finding, advice, path):
+    """CPU-only: outermost operators per step and their median duration (host-op tree per thread)."""
+    for rank in rank_of(sample, finding, advice):
+        if not rank.get("cpu_only") or os.path.isdir(rank["path"]):
+            continue
+        _, events = kineto_events(rank["path"])
+        durations = sorted(e["end"] - e["start"] for ops in outermost_host_ops(events).values() for e in ops)
+        per_step = len(durations) / rank["steps"]
+        median = durations[len(durations) // 2] / 1e3
+        if close(per_step, evidence(finding, "top_level_ops_per_step")):
+            fid, where = finding["id"], f"{sample} rank {rank['rank']}"
+            compare(fid, where, "top_level_ops_per_step", evidence(finding, "top_level_ops_per_step"), per_step)
+            compare(fid, where, "median_op_us", evidence(finding, "median_op_us"), median)
+            return True
+    if any(r.get("cpu_only") for r in rank_of(sample, finding, advice)):
+        FAILURES.append(f"{finding['id']} on {sample}: no rank's outermost operators give top_level_ops_per_step")
+        return True
+    return None
+
+
+def check_dataloader(sample, finding, advice, path):
+    """Union of host ranges named like the DataLoader, inside the ProfilerStep ranges, per step."""
+    rank = rank_of(sample, finding, advice)[0]
+    if os.path.isdir(rank["path"]) or rank["path"].endswith(".sqlite"):
+        return None
+    _, events = kineto_events(rank["path"])
+    loader = union([(e["start"], e["end"]) for e in events if e["cat"] not in DEVICE_CATS and e["cat"] != "gpu_user_annotation"
+                    and ("DataLoader" in e["name"] or "dataloader" in e["name"])])
+    steps = union(host_steps(events))
+    per_step = length(intersect(loader, steps)) / rank["steps"]
+    fid = finding["id"]
+    compare(fid, sample, "steps (ProfilerStep ranges)", rank["steps"], len(host_steps(events)))
+    compare(fid, sample, "dataloader_us_per_step", evidence(finding, "dataloader_us_per_step"), per_step / 1e3)
+    compare(fid, sample, "value (% of step)", finding["value"], 100 * per_step / (rank["step_us"] * 1e3))
+    return True
+
+
+def check_optimizer_foreach(sample, finding, advice, path):
+    """Outermost aten ops whose direct parent is an Optimizer.step# range (CPU-only: own durations)."""
+    rank = rank_of(sample, finding, advice)[0]
+    if not rank.get("cpu_only") or os.path.isdir(rank["path"]):
+        return None
+    _, events = kineto_events(rank["path"])
+    parent = direct_parents(events)
+    outer = {id(e) for ops in outermost_host_ops(events).values() for e in ops}
+    steps = [e for e in events if e["name"].startswith("Optimizer.step#") and e["end"] > e["start"]
+             and not (parent.get(id(e)) and parent[id(e)]["name"].startswith("Optimizer.step#"))]
+    ops = [e for e in events if id(e) in outer and e["name"].startswith("aten::") and parent.get(id(e))
+           and parent[id(e)]["name"].startswith("Optimizer.step#")]
+    fid = finding["id"]
+    compare(fid, sample, "ops_per_step", evidence(finding, "ops_per_step"), len(ops) / len(steps))
+    compare(fid, sample, "distinct_ops", evidence(finding, "distinct_ops"), len({e["name"] for e in ops}))
+    compare(fid, sample, "optimizer_us_per_step", evidence(finding, "optimizer_us_per_step"),
+            sum(e["end"] - e["start"] for e in ops) / rank["steps"] / 1e3)
+    return True
+
+
+DTYPE_SIZED = {"float", "double", "c10::Half", "c10::BFloat16", "long int", "long", "int", "short int", "short",
+               "signed char", "unsigned char", "bool", "c10::complex<float>", "c10::complex<double>",
+               "c10::Float8_e4m3fn", "c10::Float8_e5m2", "c10::Float8_e4m3fnuz", "c10::Float8_e5m2fnuz"}
+
+
+def check_fp32_matmul(sample, finding, advice, path):
+    """CPU-only: outermost matmul/conv/attention aten ops whose first typed input (record_shapes
+    `Input type`) is float, their own time per step and share of all such ops' time."""
+    rank = rank_of(sample, finding, advice)[0]
+    if not rank.get("cpu_only") or os.path.isdir(rank["path"]):
+        return None
+    _, events = kineto_events(rank["path"])
+    fp32 = ops = 0
+    fp32_ns = all_ns = 0
+    for track in outermost_host_ops(events).values():
+        for e in track:
+            letter = ATEN_LETTERS.get(e["name"][6:], "o") if e["name"].startswith("aten::") else ""
+            if not letter or letter not in "MCA":
+                continue
+            all_ns += e["end"] - e["start"]
+            first = next((t for t in e["args"].get("Input type") or [] if t in DTYPE_SIZED), None)
+            if first == "float":
+                fp32 += 1
+                fp32_ns += e["end"] - e["start"]
+    fid = finding["id"]
+    per_step = fp32_ns / rank["steps"]
+    compare(fid, sample, "fp32_ops", evidence(finding, "fp32_ops"), fp32)
+    compare(fid, sample, "fp32_us_per_step", evidence(finding, "fp32_us_per_step"), per_step / 1e3)
+    compare(fid, sample, "fp32_share_of_compute_bound_pct", evidence(finding, "fp32_share_of_compute_bound_pct"),
+            100 * fp32_ns / all_ns)
+    compare(fid, sample, "value (% of step)", finding["value"], 100 * per_step / (rank["step_us"] * 1e3))
+    return True
+
+
+# ------------------------------------------------ fusion: the pattern library as regular expressions
+
+ATEN_LETTERS = {}
+for letter, names in {
+        "M": "mm bmm addmm matmul linear baddbmm addbmm einsum _addmm_activation",
+        "C": "conv1d conv2d conv3d convolution _convolution conv_transpose2d mkldnn_convolution cudnn_convolution",
+        "A": "scaled_dot_product_attention _scaled_dot_product_flash_attention "
+             "_scaled_dot_product_flash_attention_for_cpu _scaled_dot_product_efficient_attention "
+             "_scaled_dot_product_cudnn_attention _flash_attention_forward",
+        "B": "batch_norm _batch_norm_impl_index native_batch_norm cudnn_batch_norm _native_batch_norm_legit "
+             "_native_batch_norm_legit_no_training",
+        "Y": "layer_norm native_layer_norm group_norm native_group_norm rms_norm _fused_rms_norm",
+        "S": "softmax _softmax log_softmax _log_softmax _safe_softmax",
+        "R": "relu relu_ threshold leaky_relu hardtanh hardtanh_", "G": "gelu", "W": "silu silu_", "H": "sigmoid",
+        "T": "tanh", "k": "masked_fill masked_fill_ where", "x": "mul mul_ div div_",
+        "a": "add add_ sub sub_ rsub addcmul_ addcdiv_", "d": "dropout native_dropout bernoulli_ feature_dropout",
+        "p": "pow square", "q": "rsqrt sqrt", "r": "mean sum max amax norm linalg_vector_norm var argmax",
+        "c": "to _to_copy type_as", "n": "neg", "t": "cat", "l": "slice chunk split narrow unbind",
+        "y": "copy_ clone contiguous",
+        "e": "exp fill_ zero_ zeros_like ones_like cos sin abs clamp clamp_ lerp_ log reciprocal", "o": "embedding",
+        "": "view reshape _unsafe_view transpose permute t expand unsqueeze squeeze as_strided select detach detach_ "
+            "alias flatten empty empty_strided empty_like resize_ lift_fresh numpy_T expand_as view_as result_type "
+            "is_nonzero item _local_scalar_dense"}.items():
+    for n in names.split():
+        ATEN_LETTERS[n] = letter
+KERNEL_KEYWORDS = [("nccl", "z"), ("hcom", "z"), ("allreduce", "z"), ("allgather", "z"), ("reducescatter", "z"),
+                   ("memcpy", "y"), ("memset", "e"), ("flash", "A"), ("fmha", "A"), ("attention", "A"), ("gemm", "M"),
+                   ("gemv", "M"), ("matmul", "M"), ("cutlass", "M"), ("xmma", "M"), ("nvjet", "M"), ("cublas", "M"),
+                   ("wgrad", "C"), ("dgrad", "C"), ("conv", "C"), ("softmax", "S"), ("batch_norm", "B"),
+                   ("batchnorm", "B"), ("bn_fw", "B"), ("bn_bw", "B"), ("bntraining", "B"), ("bninfer", "B"),
+                   ("layer_norm", "Y"), ("layernorm", "Y"), ("rmsnorm", "Y"), ("rms_norm", "Y"), ("group_norm", "Y"),
+                   ("dropout", "d"), ("relu", "R"), ("gelu", "G"), ("silu", "W"), ("swish", "W"), ("sigmoid", "H"),
+                   ("tanh", "T"), ("transdata", "y"), ("transpose", "y"), ("tensormove", "y"), ("copy", "y"),
+                   ("cast", "c"), ("masked", "k"), ("reduce", "r"), ("elementwise", "e"), ("mul", "x"), ("div", "x"),
+                   ("add", "a"), ("sub", "a")]
+
+
+def kernel_letter(name):
+    # PyTorch's gpu_kernel_impl_nocast is the element-wise path *without* dtype casts: not a cast.
+    lower = name.lower().replace("nocast", "")
+    return next((letter for keyword, letter in KERNEL_KEYWORDS if keyword in lower), "o")
+
+
+ACT = "RGWHT"
+# (id, [(letters, min, max, role)]), role 2 anchor, 1 member, 0 inside but not a member; library order.
+LIBRARY = [
+    ("fusion.attention", [("M", 1, 1, 2), ("xak", 0, 3, 1), ("S", 1, 1, 1), ("d", 0, 1, 1), ("M", 1, 1, 2)]),
+    ("fusion.conv_bn_relu", [("C", 1, 1, 2), ("B", 1, 1, 1), (ACT, 0, 1, 1)]),
+    ("fusion.rms_norm", [("c", 0, 1, 1), ("p", 1, 1, 1), ("r", 1, 1, 1), ("a", 0, 1, 1), ("q", 1, 1, 1), ("x", 1, 2, 1),
+                         ("c", 0, 1, 1)]),
+    ("fusion.layer_norm", [("r", 1, 1, 1), ("a", 1, 1, 1), ("p", 1, 1, 1), ("r", 1, 1, 1), ("a", 0, 1, 1), ("q", 1, 1, 1),
+                           ("x", 1, 2, 1), ("a", 0, 1, 1)]),
+    ("fusion.swiglu", [("l", 0, 2, 1), ("W", 1, 1, 1), ("M", 0, 1, 0), ("x", 1, 1, 1)]),
+    ("fusion.geglu", [("l", 1, 2, 1), ("G", 1, 1, 1), ("x", 1, 1, 1)]),
+    ("fusion.rotary", [("l", 1, 2, 1), ("n", 1, 1, 1), ("t", 1, 1, 1), ("x", 0, 2, 1), ("a", 0, 1, 1)]),
+    ("fusion.matmul_epilogue", [("M", 1, 1, 2), ("a", 0, 1, 1), (ACT, 1, 1, 1)]),
+    ("fusion.bias_dropout_add", [("a", 0, 1, 1), ("d", 1, 1, 1), ("a", 1, 1, 1)]),
+    ("fusion.cast_chain", [("c", 2, 8, 1)]),
+]
+ELEMENTWISE = "xakdpqcnRGWHTe"
+
+
+def match_sequences(sequences):
+    """{id: [(count, time_ns)]} per pattern over the sequences [(letters, times)]; used positions are
+    blanked so later patterns and the element-wise chains skip them."""
+    found = {}
+    letters = [list(s) for s, _ in sequences]
+    for fid, elements in LIBRARY:
+        regex = re.compile("".join(f"([{l}]{{{lo},{hi}}})" for l, lo, hi, _ in elements))
+        for (_, times), chars in zip(sequences, letters):
+            pos = 0
+            while pos < len(chars):
+                m = regex.match("".join(chars), pos)
+                if not m or m.end() == pos:
+                    pos += 1
+                    continue
+                time = sum(times[i] for g, (_, _, _, role) in enumerate(elements) if role
+                           for i in range(m.start(g + 1), m.end(g + 1)))
+                found.setdefault(fid, []).append(time)
+                chars[m.start():m.end()] = "#" * (m.end() - m.start())
+                pos = m.end()
+    for (_, times), chars in zip(sequences, letters):
+        for m in re.finditer(f"[{ELEMENTWISE}]{{3,}}", "".join(chars)):
+            found.setdefault("fusion.elementwise_chain", []).append(sum(times[m.start():m.end()]))
+    return found
+
+
+def host_sequences(events, cpu_only):
+    out = []
+    for ops in outermost_host_ops(events).values():
+        seq = [(ATEN_LETTERS.get(e["name"][6:], "o"), e["end"] - e["start"]) for e in ops if e["name"].startswith("aten::")]
+        seq = [(l, t) for l, t in seq if l]
+        if seq:
+            out.append(("".join(l for l, _ in seq), [t if cpu_only else None for _, t in seq]))
+    return out
+
+
+def kernel_sequences(events):
+    by_stream = {}
+    for e in device_work(events):
+        by_stream.setdefault((e["pid"], e["tid"]), []).append(e)
+    out = []
+    for ops in by_stream.values():
+        ops.sort(key=lambda e: e["start"])
+        out.append(("".join(kernel_letter(e["name"]) for e in ops), [e["end"] - e["start"] for e in ops]))
+    return out
+
+
+def nsys_kernel_sequences(path):
+    """Per (device, stream): kernels (demangled names), copies ("Memcpy ..."), memsets and the CUPTI
+    synchronization rows, which nsys files under deviceId 0: placed on the device their (process, context)
+    ran kernels or copies on."""
+    db = nsys_db(path)
+    context_device = {}
+    rows = []
+    for table in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
+        for d, stream, start, end, pid, ctx in db.execute(
+                f"SELECT deviceId, streamId, start, end, globalPid, contextId FROM {table}"):
+            context_device.setdefault((pid, ctx), d)
+    for d, stream, start, end, name in db.execute(
+            "SELECT k.deviceId, k.streamId, k.start, k.end, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+            "JOIN StringIds s ON s.id = k.demangledName"):
+        rows.append(((d, stream), start, end, kernel_letter(name)))
+    for table, letter in (("CUPTI_ACTIVITY_KIND_MEMCPY", "y"), ("CUPTI_ACTIVITY_KIND_MEMSET", "e")):
+        for d, stream, start, end in db.execute(f"SELECT deviceId, streamId, start, end FROM {table}"):
+            rows.append(((d, stream), start, end, letter))
+    for d, stream, start, end, pid, ctx in db.execute(
+            "SELECT deviceId, streamId, start, end, globalPid, contextId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"):
+        rows.append(((context_device.get((pid, ctx), d), stream), start, end, "o"))
+    by_stream = {}
+    for track, start, end, letter in rows:
+        if end >= start:
+            by_stream.setdefault(track, []).append((start, end, letter))
+    out = []
+    for ops in by_stream.values():
+        ops.sort(key=lambda o: o[0])
+        out.append(("".join(l for _, _, l in ops), [e - s for s, e, _ in ops]))
+    return out
+
+
+def check_fusion(sample, finding, advice, path):
+    """Occurrences (and, where the time is the ops' own, the time) of the pattern at the level the finding
+    reports, from the operator / kernel sequence matched with regular expressions."""
+    fid = finding["id"]
+    level = evidence(finding, "level")
+    if path.endswith(".sqlite"):
+        if level != "kernels":
+            return None
+        times = match_sequences(nsys_kernel_sequences(path)).get(fid, [])
+        compare(fid, sample + " (kernels)", "occurrences", evidence(finding, "occurrences"), len(times))
+        compare(fid, sample + " (kernels)", "pattern_us", evidence(finding, "pattern_us"), sum(times) / 1e3)
+        return True
+    for rank in rank_of(sample, finding, advice):
+        if os.path.isdir(rank["path"]) or rank["path"].endswith(".sqlite"):
+            continue
+        _, events = kineto_events(rank["path"])
+        if level == "host operators":
+            sequences = host_sequences(events, rank["cpu_only"])
+        else:
+            sequences = kernel_sequences(events)
+        times = match_sequences([(s, [t or 0 for t in ts]) for s, ts in sequences]).get(fid, [])
+        if not close(evidence(finding, "occurrences"), len(times)):
+            continue
+        where = f"{sample} rank {rank['rank']} ({level})"
+        compare(fid, where, "occurrences", evidence(finding, "occurrences"), len(times))
+        compare(fid, where, "value", finding["value"], len(times))
+        if level == "kernels" or rank["cpu_only"]:
+            compare(fid, where, "pattern_us", evidence(finding, "pattern_us"), sum(times) / 1e3)
+        return True
+    if all(os.path.isdir(r["path"]) or r["path"].endswith(".sqlite") for r in rank_of(sample, finding, advice)):
+        return None
+    FAILURES.append(f"{fid} on {sample}: occurrences {evidence(finding, 'occurrences')} found on no rank")
+    return True
+
+
+CHECKS = {
+    "memory.pageable_memcpy": check_pageable,
+    "memory.exposed_memcpy": check_exposed_memcpy,
+    "host.sync_apis": check_sync_apis,
+    "idle.gpu_time_util_per_device": check_gpu_time_util,
+    "host.launch_bound": check_launch_bound,
+    "communication.low_bandwidth": check_low_bandwidth,
+    "compute.unit_utilization": check_unit_utilization,
+    "idle.low_utilization": check_low_utilization,
+    "communication.exposed": check_exposed_communication,
+    "communication.straggler": check_straggler,
+    "config.ascend_env": check_ascend_env,
+    "communication.small_messages": check_small_messages,
+    "host.framework_overhead": check_framework_overhead,
+    "data.slow_dataloader": check_dataloader,
+    "fusion.optimizer_foreach": check_optimizer_foreach,
+    "compute.fp32_matmul": check_fp32_matmul,
+}
+
+
+def checker(fid):
+    if fid in CHECKS:
+        return CHECKS[fid]
+    if fid.startswith("fusion.") and (fid in dict(LIBRARY) or fid == "fusion.elementwise_chain"):
+        return check_fusion
+    return None
+
+
+def samples(shared, repo):
+    t = os.path.join(shared, "traces")
+    out = [
+        ("kineto nccl_data", os.path.join(t, "kineto/hta/nccl_parser_config/nccl_data.json.gz")),
+        ("kineto trace_diff/control", os.path.join(t, "kineto/hta/trace_diff/control")),
+        ("ascend text level1", os.path.join(t, "ascend/msinsight/test/data/pytorch/text/level1")),
+        ("ascend db level1", os.path.join(t, "ascend/msinsight/test/data/pytorch/db/level1")),
+        ("nsys h100_2gpu_1s", os.path.join(t, "nsys/h100_2gpu_1s.sqlite")),
+        ("nsys h100_2gpu_mfu_before", os.path.join(t, "nsys/h100_2gpu_mfu_before.sqlite")),
+    ]
+    cpu = os.path.join(t, "torch-cpu/kineto26")
+    out += [(f"cpu {f}", os.path.join(cpu, f)) for f in sorted(os.listdir(cpu)) if f.endswith(".json.gz")]
+    wl = os.path.join(repo, "tests/data/workloads")
+    out += [(f"workload {f}", os.path.join(wl, f)) for f in sorted(os.listdir(wl))]
+    return out
+
+
+def fmt(v):
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    binary, shared, repo = sys.argv[1:]
+    fired = {}    # id -> samples
+    checked = {}  # id -> samples
+    for name, path in samples(shared, repo):
+        if not os.path.exists(path):
+            FAILURES.append(f"{name}: {path} missing")
+            continue
+        done = subprocess.run([binary, "advise", "--json", path], capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            FAILURES.append(f"{name}: advise exit {done.returncode}: {done.stderr.strip()}")
+            continue
+        advice = json.loads(done.stdout)
+        for finding in advice["findings"]:
+            fid = finding["id"]
+            fired.setdefault(fid, []).append(name)
+            check = checker(fid)
+            if check is None:
+                continue
+            try:
+                if check(name, finding, advice, path):
+                    checked.setdefault(fid, []).append(name)
+            except Exception as error:  # a crash in a check is a failure of that check, not of the run
+                FAILURES.append(f"{fid} on {name}: check raised {type(error).__name__}: {error}")
+    widths = (30, 46, 34, 14)
+    print(f"{'id':<{widths[0]}} {'sample':<{widths[1]}} {'evidence':<{widths[2]}} {'ours':>{widths[3]}} independent")
+    for fid, sample, label, ours, mine in ROWS:
+        print(f"{fid:<{widths[0]}} {sample:<{widths[1]}} {label:<{widths[2]}} {fmt(ours):>{widths[3]}} {fmt(mine)}")
+    print()
+    for fid in sorted(fired):
+        if fid not in checked:
+            FAILURES.append(f"{fid} fires on {', '.join(fired[fid])} but no sample's evidence is checked")
+        else:
+            print(f"{fid}: fires on {len(fired[fid])} samples, checked on {len(checked[fid])}: {', '.join(checked[fid])}")
+    if FAILURES:
+        print(f"\n{len(FAILURES)} failures:")
+        for failure in FAILURES:
+            print("  " + failure)
+        return 1
+    print(f"\nok: {len(fired)} finding ids fire, each checked; {len(ROWS)} numbers agree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
