@@ -178,14 +178,8 @@ bool IsCollectiveKernel(std::string_view name) {
 // A gloo range recorded with record_shapes carries its tensor's `Input Dims` and `Input type`: the
 // message is the largest input tensor (all_reduce and broadcast send one flattened bucket).
 int64_t BytesFromShapes(const Trace& trace, uint32_t event) {
-  const std::vector<OpShapeInfo>& shapes = trace.op_shapes();
-  auto it = std::lower_bound(shapes.begin(), shapes.end(), event,
-                             [](const OpShapeInfo& info, uint32_t e) { return info.event < e; });
-  if (it == shapes.end() || it->event != event) return kNoId;
   OpShapes parsed;
-  if (!ParseOpShapes(trace.str(it->input_dims), trace.str(it->input_types), trace.str(it->concrete_inputs), &parsed)) {
-    return kNoId;
-  }
+  if (!ParseOpShapesOf(trace, event, &parsed)) return kNoId;
   int64_t largest = kNoId;
   for (size_t i = 0; i < parsed.dims.size() && i < parsed.types.size(); ++i) {
     const int64_t element = ShapeDtypeBytes(parsed.types[i]);

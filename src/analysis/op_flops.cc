@@ -598,4 +598,12 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile) {
   return out;
 }
 
+bool ParseOpShapesOf(const Trace& trace, uint32_t event, OpShapes* out) {
+  const std::vector<OpShapeInfo>& shapes = trace.op_shapes();  // by event, ascending
+  auto it = std::lower_bound(shapes.begin(), shapes.end(), event,
+                             [](const OpShapeInfo& info, uint32_t e) { return info.event < e; });
+  if (it == shapes.end() || it->event != event) return false;
+  return ParseOpShapes(trace.str(it->input_dims), trace.str(it->input_types), trace.str(it->concrete_inputs), out);
+}
+
 }  // namespace tuneprof

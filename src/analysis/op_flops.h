@@ -40,6 +40,10 @@ struct OpShapes {
 bool ParseOpShapes(std::string_view input_dims, std::string_view input_types, std::string_view concrete_inputs,
                    OpShapes* out);
 
+// The record_shapes arguments of host event `event` parsed, or false when the trace kept none for it
+// (or they do not parse).
+bool ParseOpShapesOf(const Trace& trace, uint32_t event, OpShapes* out);
+
 struct OpCost {
   double flops = -1;  // -1: no formula for the operator, or its shapes do not fit one
   double bytes = -1;  // -1: a tensor's dtype size is unknown

@@ -57,25 +57,15 @@ uint32_t OutermostOp(const HostOpTree& tree, uint32_t event) {
   return event;
 }
 
-const OpShapeInfo* ShapesOf(const Trace& trace, uint32_t event) {
-  const std::vector<OpShapeInfo>& shapes = trace.op_shapes();
-  auto it = std::lower_bound(shapes.begin(), shapes.end(), event,
-                             [](const OpShapeInfo& info, uint32_t e) { return info.event < e; });
-  return it != shapes.end() && it->event == event ? &*it : nullptr;
-}
-
 // On a CPU-only trace an operator that touches a few kilobytes does less work than its dispatch costs:
 // the dispatcher, autograd recording and the Python binding take microseconds per call whatever the
 // tensor size, so its time is framework overhead, not compute. Sized by its tensors when the trace kept
 // shapes (robust to a preempted thread stretching one call), else by its duration.
 bool IsTinyOp(const Trace& trace, uint32_t op, const TinyOpLimits& limits) {
-  if (const OpShapeInfo* info = ShapesOf(trace, op)) {
-    OpShapes shapes;
-    if (ParseOpShapes(trace.str(info->input_dims), trace.str(info->input_types), trace.str(info->concrete_inputs),
-                      &shapes)) {
-      const OpCost cost = EstimateOpCost(trace.str(trace.events().name[op]), shapes);
-      if (cost.bytes >= 0) return cost.bytes <= limits.max_bytes && cost.flops <= limits.max_flops;
-    }
+  OpShapes shapes;
+  if (ParseOpShapesOf(trace, op, &shapes)) {
+    const OpCost cost = EstimateOpCost(trace.str(trace.events().name[op]), shapes);
+    if (cost.bytes >= 0) return cost.bytes <= limits.max_bytes && cost.flops <= limits.max_flops;
   }
   return trace.events().dur_ns[op] < limits.max_ns;
 }

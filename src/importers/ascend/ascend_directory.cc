@@ -17,6 +17,7 @@
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "importers/common/rank.h"
 #include "io/byte_source.h"
+#include "importers/ascend/ascend_layout.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {
@@ -34,28 +35,10 @@ constexpr std::string_view kStepTraceTime = "step_trace_time.csv";
 constexpr std::string_view kNoRankWarning = "no rank in the trace";
 
 // Where the rank's files are: `root` holds profiler_info*.json, `output` the exported summaries.
-struct Layout {
-  fs::path root;
-  fs::path output;
-};
+using Layout = RankLayout;
 
-// "dir/" and "dir" name the same directory; filename() of the first is empty.
-fs::path Normal(const std::string& dir) {
-  fs::path p = fs::path(dir).lexically_normal();
-  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();
-  return p;
-}
-
-Layout Resolve(const std::string& dir) {
-  const fs::path p = Normal(dir);
-  if (p.filename() == kOutputDir) return Layout{p.parent_path(), p};
-  return Layout{p, p / kOutputDir};
-}
-
-bool IsFile(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
+Layout Resolve(const std::string& dir) { return ResolveLayout(dir, kOutputDir); }
+bool IsFile(const fs::path& p) { return IsRegularFile(p); }
 
 std::vector<fs::path> FilesIn(const fs::path& dir) {
   std::vector<fs::path> files;
@@ -222,19 +205,6 @@ bool Contains(std::span<const std::string_view> names, std::string_view name) {
 
 std::string OutputName(const fs::path& p) { return std::string(kOutputDir) + "/" + p.filename().string(); }
 
-// Data records of a CSV (the header excluded), or why it could not be read.
-void CountCsv(const fs::path& path, const std::string& name, SourceState state, TraceMetadata* meta) {
-  auto csv = CsvReader::Open(path.string());
-  if (!csv.ok()) return AddInventoryEntry(meta, name, SourceState::kUnreadable, kNoId, csv.status().message());
-  int64_t rows = 0;
-  for (;;) {
-    auto next = csv->Next();
-    if (!next.ok()) return AddInventoryEntry(meta, name, SourceState::kUnreadable, kNoId, next.status().message());
-    if (!*next) break;
-    ++rows;
-  }
-  AddInventoryEntry(meta, name, state, rows);
-}
 
 // The rank directory's own files (profiler_info_{rank}.json, profiler_metadata.json).
 void AddRootInventory(const fs::path& root, TraceMetadata* meta) {
@@ -270,7 +240,7 @@ void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMeta
     const SourceState state =
         Contains(kModelledTextFiles, name) && main_db.empty() ? SourceState::kRead : SourceState::kCounted;
     if (p.extension() == ".csv") {
-      CountCsv(p, file, state, meta);
+      CountCsvRows(p, file, state, meta);
     } else {
       const bool events = name == kTraceView && main_db.empty();  // traceEvents entries, every phase
       AddInventoryEntry(meta, file, state, events ? static_cast<int64_t>(meta->entry_count) : kNoId);

@@ -13,6 +13,7 @@
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "importers/common/rank.h"
 #include "io/byte_source.h"
+#include "importers/ascend/ascend_layout.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {
@@ -27,28 +28,11 @@ constexpr std::string_view kProfPrefix = "PROF_";
 constexpr std::string_view kNoRankWarning = "no rank in the trace";
 
 // Where the rank's files are: `root` is PROF_*, `output` its mindstudio_profiler_output/.
-struct Layout {
-  fs::path root;
-  fs::path output;
-};
+using Layout = RankLayout;
 
-// "dir/" and "dir" name the same directory; filename() of the first is empty.
-fs::path Normal(const std::string& dir) {
-  fs::path p = fs::path(dir).lexically_normal();
-  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();
-  return p;
-}
-
-Layout Resolve(const std::string& dir) {
-  const fs::path p = Normal(dir);
-  if (p.filename() == kOutputDir) return Layout{p.parent_path(), p};
-  return Layout{p, p / kOutputDir};
-}
-
-bool IsFile(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
+Layout Resolve(const std::string& dir) { return ResolveLayout(dir, kOutputDir); }
+fs::path Normal(const std::string& dir) { return NormalDir(dir); }
+bool IsFile(const fs::path& p) { return IsRegularFile(p); }
 
 bool IsDirectory(const fs::path& p) {
   std::error_code ec;
@@ -201,19 +185,6 @@ void ReadDeviceInfo(const Layout& layout, SideTableBuilder* out) {
   std::erase_if(meta->warnings, [](const std::string& w) { return w.starts_with(kNoRankWarning); });
 }
 
-// Data records of a CSV (the header excluded), or why it could not be read.
-void CountCsv(const fs::path& path, const std::string& name, SourceState state, TraceMetadata* meta) {
-  auto csv = CsvReader::Open(path.string());
-  if (!csv.ok()) return AddInventoryEntry(meta, name, SourceState::kUnreadable, kNoId, csv.status().message());
-  int64_t rows = 0;
-  for (;;) {
-    auto next = csv->Next();
-    if (!next.ok()) return AddInventoryEntry(meta, name, SourceState::kUnreadable, kNoId, next.status().message());
-    if (!*next) break;
-    ++rows;
-  }
-  AddInventoryEntry(meta, name, state, rows);
-}
 
 // What the import read, so that the inventory says "rows" for those and "counted only" for the rest.
 struct ReadFiles {
@@ -247,7 +218,7 @@ void AddFolderInventory(const Layout& layout, const fs::path& dir, const ReadFil
                           (analyze && (file == "communication.json" || file == "communication_matrix.json"));
     const SourceState state = modelled ? SourceState::kRead : SourceState::kCounted;
     if (p.extension() == ".csv") {
-      CountCsv(p, name, state, meta);
+      CountCsvRows(p, name, state, meta);
     } else {
       // timeline entries (every phase) as the Chrome importer counted them
       AddInventoryEntry(meta, name, state, p == read.timeline ? static_cast<int64_t>(meta->entry_count) : kNoId);

@@ -24,14 +24,8 @@ struct Fp32Work {
 };
 
 std::string_view FirstTensorType(const Trace& trace, uint32_t event) {
-  const std::vector<OpShapeInfo>& shapes = trace.op_shapes();
-  auto it = std::lower_bound(shapes.begin(), shapes.end(), event,
-                             [](const OpShapeInfo& info, uint32_t e) { return info.event < e; });
-  if (it == shapes.end() || it->event != event) return {};
   OpShapes parsed;
-  if (!ParseOpShapes(trace.str(it->input_dims), trace.str(it->input_types), trace.str(it->concrete_inputs), &parsed)) {
-    return {};
-  }
+  if (!ParseOpShapesOf(trace, event, &parsed)) return {};
   for (std::string_view type : parsed.types) {
     if (ShapeDtypeBytes(type) > 0) return type;
   }
