@@ -38,14 +38,20 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : tuneprof::cli::kExitUsage;
   }
   tuneprof::cli::InstallProgress(quiet);
-  if (app.got_subcommand("info")) return tuneprof::cli::RunInfo(info);
-  if (app.got_subcommand("profile")) return tuneprof::cli::RunProfile(profile);
-  if (app.got_subcommand("compare")) return tuneprof::cli::RunCompare(compare);
-  if (app.got_subcommand("comm")) return tuneprof::cli::RunComm(comm);
-  if (app.got_subcommand("memory")) return tuneprof::cli::RunMemory(memory);
-  if (app.got_subcommand("analyze")) return tuneprof::cli::RunAdvise(analyze, /*summary=*/true);
-  if (app.got_subcommand("advise")) return tuneprof::cli::RunAdvise(advise, /*summary=*/false);
-  if (app.got_subcommand("report")) return tuneprof::cli::RunReport(report);
-  if (app.got_subcommand("annotate")) return tuneprof::cli::RunAnnotate(annotate);
-  return tuneprof::cli::kExitUsage;
+  const int code = [&] {
+    if (app.got_subcommand("info")) return tuneprof::cli::RunInfo(info);
+    if (app.got_subcommand("profile")) return tuneprof::cli::RunProfile(profile);
+    if (app.got_subcommand("compare")) return tuneprof::cli::RunCompare(compare);
+    if (app.got_subcommand("comm")) return tuneprof::cli::RunComm(comm);
+    if (app.got_subcommand("memory")) return tuneprof::cli::RunMemory(memory);
+    if (app.got_subcommand("analyze")) return tuneprof::cli::RunAdvise(analyze, /*summary=*/true);
+    if (app.got_subcommand("advise")) return tuneprof::cli::RunAdvise(advise, /*summary=*/false);
+    if (app.got_subcommand("report")) return tuneprof::cli::RunReport(report);
+    if (app.got_subcommand("annotate")) return tuneprof::cli::RunAnnotate(annotate);
+    return tuneprof::cli::kExitUsage;
+  }();
+  // The report reaches its reader even if something at process exit (a sanitizer's leak check under
+  // load, an atexit handler) ends the process abnormally: a piped stdout is fully buffered.
+  std::fflush(stdout);
+  return code;
 }

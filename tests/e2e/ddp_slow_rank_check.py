@@ -166,8 +166,10 @@ def check_world(binary, data, world, constants):
             check(exposed_us >= 0.5 * slept_us, f"ws{world} rank {k}: exposed {exposed_us:.0f} µs < half the slept {slept_us:.0f} µs")
             check(exposed_us > figures[slow]["exposed_ns"] / 1e3, f"ws{world} rank {k}: exposed not above the slow rank's")
 
-    text = subprocess.run([binary, "comm", os.path.join(data, f"ws{world}")], capture_output=True, text=True).stdout
-    check(f"straggler: rank {slow} " in text, f"ws{world}: the terminal table does not name rank {slow} as straggler")
+    run = subprocess.run([binary, "comm", os.path.join(data, f"ws{world}")], capture_output=True, text=True)
+    check(f"straggler: rank {slow} " in run.stdout,
+          f"ws{world}: the terminal table does not name rank {slow} as straggler "
+          f"(exit {run.returncode}, {len(run.stdout)} bytes of stdout, stderr: {run.stderr[-400:]!r})")
     print(f"ws{world}: {matched} collectives matched, straggler rank {cross['straggler_rank']} (slowed: {slow}); "
           f"exposed ms {[round(f['exposed_ns'] / 1e6, 3) for f in figures]}, wait ms {[round(w / 1e6, 3) for w in wait]}")
 
