@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/host_op_tree.h"
+#include "analysis/npu_op_flops.h"
 
 namespace tuneprof {
 namespace {
@@ -539,6 +540,7 @@ RooflinePoint RooflineOf(const OpFlopsRow& row, const HardwareProfile* profile) 
 }
 
 RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile) {
+  if (trace.op_shapes().empty() && !trace.kernel_details().rows.empty()) return ComputeNpuOpFlops(trace, profile);
   RankOpFlops out;
   if (trace.op_shapes().empty()) return out;
   out.shapes = true;

@@ -79,7 +79,8 @@ struct OpFlopsRow {
 };
 
 struct RankOpFlops {
-  bool shapes = false;        // the trace kept record_shapes arguments
+  bool shapes = false;        // the trace kept shapes: record_shapes arguments or kernel_details columns
+  std::string source = "record_shapes";  // or "kernel_details" (npu_op_flops.h) for Ascend device ops
   uint64_t ops_with_shapes = 0;
   uint64_t ops_costed = 0;    // with a formula that fit (every occurrence)
   double flops = 0;           // Σ over outermost costed ops (the model's FLOPs)
@@ -99,6 +100,8 @@ std::optional<double> PeakFlopsPerSecond(const HardwareProfile& profile, std::st
 
 RooflinePoint RooflineOf(const OpFlopsRow& row, const HardwareProfile* profile);
 
+// From record_shapes; an Ascend trace without them falls back to its kernel_details rows
+// (ComputeNpuOpFlops).
 RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile);
 
 }  // namespace tuneprof

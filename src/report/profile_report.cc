@@ -111,7 +111,7 @@ void AppendFlopsText(const RankComputeUnits& c, std::string* out) {
     *out += fmt::format("  MFU: {:.2f}% ({:.3f} TFLOP/s achieved over the steps / {:.1f} TFLOP/s {} peak x {} device(s))\n",
                         *c.mfu * 100.0, *f.achieved_flops_per_s / 1e12, *f.peak_flops_per_s / 1e12, f.dtype, f.devices);
   } else {
-    const char* why = !f.shapes ? "no record_shapes in the trace"
+    const char* why = !f.shapes ? "no record_shapes or kernel_details shapes in the trace"
                       : f.flops <= 0 ? "no operator with a FLOP formula"
                                      : "the chip's peak for the dtype is unknown";
     *out += fmt::format("  MFU: n/a ({})\n", why);
@@ -491,7 +491,8 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
     w->Null();
     return;
   }
-  w->BeginObject().Key("ops_with_shapes").Uint(f.ops_with_shapes);
+  w->BeginObject().Key("source").String(f.source);
+  w->Key("ops_with_shapes").Uint(f.ops_with_shapes);
   w->Key("ops_costed").Uint(f.ops_costed);
   w->Key("flops").Double(f.flops);
   w->Key("step_flops").Double(f.step_flops);
