@@ -380,7 +380,7 @@ ComputeVerdict Verdict(const RankComputeUnits& c, double threshold) {
 }
 
 std::optional<ServingMetrics> Serving(const Trace& trace, const HardwareProfile* profile, const ComputeOptions& o) {
-  const GenerationMetrics g = ComputeGenerationMetrics(trace);
+  const GenerationMetrics g = ComputeGenerationMetrics(trace, o.generation_markers);
   if (g.empty()) return std::nullopt;
   ServingMetrics out;
   out.requests = g.requests.size();

@@ -187,6 +187,7 @@ struct ComputeOptions {
   double param_bytes = 2;
   double kv_bytes_per_token = 0;
   double context_tokens = 0;
+  GenerationMarkers generation_markers;  // the serving loop's marker names
 };
 
 // Whether a kernel's name says it runs on tensor cores (the plugin's patterns plus newer libraries').

@@ -7,14 +7,32 @@
 //   decode tokens/s = decode steps / Σ decode_step durations
 // A prefill or decode step belongs to the request whose range holds its start. Markers outside every
 // request (a loop without request ranges) form one request of their own.
+// The marker names are patterns (GenerationMarkers; `*` matches any run of characters), so that a
+// serving loop annotated differently (`--generation-markers`) is measured the same way.
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/trace.h"
 
 namespace tuneprof {
+
+// Name patterns of the three markers. A name may hold `*` wildcards; matching is exact otherwise, so
+// that a `decoder` module range is not taken for a decode step.
+struct GenerationMarkers {
+  std::vector<std::string> request = {"request#*", "request_*", "request:*"};
+  std::vector<std::string> prefill = {"prefill", "prefill_*", "prefill#*", "prefill:*"};
+  std::vector<std::string> decode = {"decode_step", "decode", "decode_*", "decode#*", "decode:*"};
+};
+
+// Whether `name` matches `pattern`, where `*` matches any run of characters (none included).
+bool MatchesMarker(std::string_view pattern, std::string_view name);
+
+// Replaces the patterns named in `spec` ("request=req*,prefill=ctx|context_phase,decode=gen_step");
+// markers the spec does not name keep their defaults. False (with `error`) on a malformed spec.
+bool ParseGenerationMarkers(std::string_view spec, GenerationMarkers* markers, std::string* error);
 
 struct GenerationRequest {
   std::string name;                  // "request#0"; "" for markers outside every request range
@@ -36,6 +54,6 @@ struct GenerationMetrics {
 };
 
 // Empty (no requests) when the trace has none of the markers.
-GenerationMetrics ComputeGenerationMetrics(const Trace& trace);
+GenerationMetrics ComputeGenerationMetrics(const Trace& trace, const GenerationMarkers& markers = {});
 
 }  // namespace tuneprof

@@ -33,6 +33,7 @@ struct ProfileOptions {
   double param_bytes = 2;               // --param-bytes
   double kv_bytes_per_token = 0;        // --kv-bytes-per-token
   double context_tokens = 0;            // --context-tokens: mean context a decode step reads from the KV cache
+  std::string generation_markers;       // --generation-markers: request=..,prefill=..,decode=.. name patterns
 };
 void AddProfileCommand(CLI::App* app, ProfileOptions* options);
 int RunProfile(const ProfileOptions& options);
@@ -56,6 +57,8 @@ struct CompareOptions {
   double alpha = 0.05;
   std::vector<std::string> fail_if;       // --fail-if EXPR, repeated
   std::optional<double> fail_if_slower;   // --fail-if-slower PCT
+  std::string advice;                     // --advice BEFORE_ADVICE.json (advise --json of the before side)
+  std::string format = "text";            // --format text|md|json
 };
 void AddCompareCommand(CLI::App* app, CompareOptions* options);
 int RunCompare(const CompareOptions& options);

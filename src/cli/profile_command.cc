@@ -46,6 +46,9 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
   profile->add_option("--context-tokens", options->context_tokens,
                       "mean context length of the decode steps, for the KV part of MBU")
       ->check(CLI::NonNegativeNumber);
+  profile->add_option("--generation-markers", options->generation_markers,
+                      "names of the serving loop's ranges, e.g. \"request=req*,prefill=context|ctx_*,decode=gen_step\" "
+                      "(`*` matches anything; unnamed markers keep the defaults request#*, prefill, decode_step, ...)");
 }
 
 namespace {
@@ -57,6 +60,11 @@ int RunProfile(const ProfileOptions& options) {
   if (!profiles.ok()) return ReportError(profiles.status());
   auto forced = ForcedHardware(*profiles, options.hardware);
   if (!forced.ok()) return ReportError(forced.status());
+  GenerationMarkers markers;
+  std::string marker_error;
+  if (!ParseGenerationMarkers(options.generation_markers, &markers, &marker_error)) {
+    return ReportError(Status(StatusCode::kUsage, "--generation-markers: " + marker_error));
+  }
   auto traces = ImportPaths(options.paths);
   if (!traces.ok()) return ReportError(traces.status());
   ProfileResult result;
@@ -72,6 +80,7 @@ int RunProfile(const ProfileOptions& options) {
     compute.param_bytes = options.param_bytes;
     compute.kv_bytes_per_token = options.kv_bytes_per_token;
     compute.context_tokens = options.context_tokens;
+    compute.generation_markers = markers;
     result.compute.push_back(
         ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, *forced), compute));
     result.kernels.push_back(ComputeKernelBreakdown(trace));
