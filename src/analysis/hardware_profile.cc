@@ -69,6 +69,13 @@ class ProfileReader {
       if (name.get(text)) return Fail(p->name, "device_names", "expected strings");
       p->device_names.emplace_back(text);
     }
+    simdjson::dom::array variants;
+    if (!element["variants"].get(variants)) {
+      for (simdjson::dom::element variant : variants) {
+        if (variant.get(text)) return Fail(p->name, "variants", "expected strings");
+        p->variants.emplace_back(text);
+      }
+    }
     const std::array<std::pair<std::string_view, SourcedValue*>, 13> fields = {{
         {"peak_fp16_tflops", &p->peak_fp16_tflops}, {"peak_bf16_tflops", &p->peak_bf16_tflops},
         {"peak_fp32_tflops", &p->peak_fp32_tflops}, {"peak_int8_tops", &p->peak_int8_tops},
@@ -143,7 +150,7 @@ const HardwareProfile* HardwareProfiles::FindByName(std::string_view name) const
   for (const HardwareProfile& profile : profiles_) {
     if (EqualsIgnoreCase(profile.name, name)) return &profile;
   }
-  return nullptr;
+  return Detect(name);
 }
 
 const HardwareProfile* HardwareProfiles::Detect(std::string_view device_name, int64_t num_sms) const {
@@ -158,6 +165,20 @@ const HardwareProfile* HardwareProfiles::Detect(std::string_view device_name, in
   }
   return nullptr;
 }
+
+namespace {
+
+// "variant unknown; use --hardware "Ascend 910B1", ... or ...": a family name fixes what the variants
+// share (links, AI CPUs) but not their cores and peaks, so none is picked for the user.
+std::string VariantUnknown(const HardwareProfile& family) {
+  std::string how = "variant unknown; use --hardware \"" + family.variants.front() + "\"";
+  for (size_t i = 1; i < family.variants.size(); ++i) {
+    how += (i + 1 == family.variants.size() ? " or \"" : ", \"") + family.variants[i] + "\"";
+  }
+  return how;
+}
+
+}  // namespace
 
 const Device* PrimaryDevice(const Trace& trace) {
   const EventTable& events = trace.events();
@@ -188,7 +209,9 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
     return selection;
   }
   selection.profile = profiles.Detect(selection.device_name, device->num_sms);
-  if (selection.profile) {
+  if (selection.profile && !selection.profile->variants.empty()) {
+    selection.how = VariantUnknown(*selection.profile);
+  } else if (selection.profile) {
     selection.how = "detected";
   } else if (const HardwareProfile* by_name = profiles.Detect(selection.device_name)) {
     selection.how = "named like " + by_name->name + " but has " + std::to_string(device->num_sms) +

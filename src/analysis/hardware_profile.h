@@ -32,6 +32,9 @@ struct HardwareProfile {
   std::string vendor;
   std::string kind;    // "gpu", "npu", "cpu"
   std::vector<std::string> device_names;  // names a trace gives the device, matched exactly (case-insensitive)
+  // Non-empty for a family entry ("Ascend910B" without the SKU digit): the profiles the device may be.
+  // Its numbers that differ between them are null; detection says the variant is unknown.
+  std::vector<std::string> variants;
   SourcedValue peak_fp16_tflops;  // dense (no 2:4 sparsity)
   SourcedValue peak_bf16_tflops;
   SourcedValue peak_fp32_tflops;
@@ -59,7 +62,8 @@ class HardwareProfiles {
   static Result<HardwareProfiles> Builtin();
 
   const std::vector<HardwareProfile>& profiles() const { return profiles_; }
-  // By profile name, case-insensitive; nullptr when none has it.
+  // By profile name, case-insensitive, else by a device name a profile lists ("Ascend910B2", as the
+  // trace spells it); nullptr when none has it.
   const HardwareProfile* FindByName(std::string_view name) const;
   // By the name a trace gives the device. A profile whose SM count is known and differs from the
   // device's is not a match (a renamed or partitioned part would otherwise borrow the wrong peaks).

@@ -78,7 +78,6 @@ TEST(HardwareProfileTest, DetectsFromDeviceNames) {
 }
 
 TEST(HardwareProfileTest, UnknownChipsStayUnknown) {
-  EXPECT_EQ(DetectedName("Ascend910B"), "unknown");  // NPU_INFO without the SKU: B1..B4 differ in peaks
   EXPECT_EQ(DetectedName("NVIDIA GeForce RTX 3080"), "unknown");
   EXPECT_EQ(DetectedName("NVIDIA A100"), "unknown");  // no prefix matching
   EXPECT_EQ(DetectedName(""), "unknown");
@@ -117,6 +116,40 @@ TEST(HardwareProfileTest, SelectsFromTheTraceOrTheCommandLine) {
 
   HardwareSelection unnamed = SelectHardware(TraceOnGpu("", 108), Builtin(), nullptr);
   EXPECT_EQ(unnamed.profile, nullptr);
+}
+
+// NPU_INFO says "Ascend910B" without the SKU digit: B1..B4 differ in cores, clock and memory. It matches
+// the family entry, which knows only what every variant shares, and the selection says which to give.
+TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
+  const HardwareProfile* family = Builtin().Detect("Ascend910B");
+  ASSERT_NE(family, nullptr);
+  EXPECT_EQ(family->name, "Ascend 910B (variant unknown)");
+  EXPECT_EQ(family->variants.size(), 4u);
+  for (const SourcedValue* v : {&family->peak_fp16_tflops, &family->peak_bf16_tflops, &family->peak_int8_tops,
+                                &family->memory_gb, &family->core_read_path_gb_per_s, &family->cube_cores,
+                                &family->vector_cores, &family->clock_mhz}) {
+    EXPECT_FALSE(v->value.has_value()) << v->source;  // per-variant: never one variant's number
+  }
+  // What it does know is what every variant has.
+  for (const std::string& name : family->variants) {
+    const HardwareProfile* variant = Builtin().FindByName(name);
+    ASSERT_NE(variant, nullptr) << name;
+    EXPECT_EQ(variant->ai_cpu_cores.value, family->ai_cpu_cores.value) << name;
+    ASSERT_EQ(variant->links.size(), family->links.size()) << name;
+    for (size_t i = 0; i < family->links.size(); ++i) {
+      EXPECT_EQ(variant->links[i].transport, family->links[i].transport) << name;
+      EXPECT_EQ(variant->links[i].gb_per_s.value, family->links[i].gb_per_s.value) << name;
+    }
+  }
+  const HardwareSelection selection = SelectHardware(TraceOnGpu("Ascend910B", kNoId), Builtin(), nullptr);
+  EXPECT_EQ(selection.profile, family);
+  EXPECT_EQ(selection.how,
+            "variant unknown; use --hardware \"Ascend 910B1\", \"Ascend 910B2\", \"Ascend 910B3\" or "
+            "\"Ascend 910B4\"");
+  EXPECT_EQ(selection.device_name, "Ascend910B");
+  // --hardware takes the profile name or the device name as traces spell it.
+  EXPECT_EQ(Builtin().FindByName("Ascend910B2"), Builtin().FindByName("Ascend 910B2"));
+  EXPECT_EQ(Builtin().FindByName("Ascend910B9"), nullptr);
 }
 
 TEST(HardwareProfileTest, ParsesAFileOfTheSameSchema) {

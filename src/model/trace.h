@@ -106,6 +106,16 @@ struct CollectiveInfo {
   StringId group_ranks;       // "[0, 1]" as written
 };
 
+// A torch_npu HCCL task (trace_view's HCCL plane events: Memcpy, Reduce_Inline, Notify_*): what it moved
+// over which link, as its args write it.
+struct HcclTaskInfo {
+  uint32_t event = 0;
+  int64_t size_bytes = kNoId;  // size(Byte)
+  StringId transport;          // transport type: SDMA, RDMA, LOCAL
+  StringId link_type;          // link type: ON_CHIP, HCCS, PCIE, ROCE, INVALID_TYPE
+  double bandwidth_gbps = -1;  // bandwidth(GB/s), as written
+};
+
 struct MemoryEvent {
   int64_t ts_ns = 0;
   uint32_t track = 0;
@@ -359,6 +369,7 @@ class Trace {
   const std::vector<KernelInfo>& kernels() const { return kernels_; }
   const std::vector<CopyInfo>& copies() const { return copies_; }
   const std::vector<CollectiveInfo>& collectives() const { return collectives_; }
+  const std::vector<HcclTaskInfo>& hccl_tasks() const { return hccl_tasks_; }
   const std::vector<MemoryEvent>& memory_events() const { return memory_events_; }
   const std::vector<OpShapeInfo>& op_shapes() const { return op_shapes_; }  // by event, ascending
   const std::vector<Counter>& counters() const { return counters_; }
@@ -398,6 +409,7 @@ class Trace {
   std::vector<KernelInfo> kernels_;
   std::vector<CopyInfo> copies_;
   std::vector<CollectiveInfo> collectives_;
+  std::vector<HcclTaskInfo> hccl_tasks_;
   std::vector<MemoryEvent> memory_events_;
   std::vector<OpShapeInfo> op_shapes_;
   std::vector<Counter> counters_;

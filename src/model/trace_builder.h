@@ -48,6 +48,7 @@ class TraceBuilder {
   void AddKernelInfo(const KernelInfo& info) { trace_.kernels_.push_back(info); }
   void AddCopyInfo(const CopyInfo& info) { trace_.copies_.push_back(info); }
   void AddCollectiveInfo(const CollectiveInfo& info) { trace_.collectives_.push_back(info); }
+  void AddHcclTaskInfo(const HcclTaskInfo& info) { trace_.hccl_tasks_.push_back(info); }
   void AddOpShapeInfo(const OpShapeInfo& info) { trace_.op_shapes_.push_back(info); }
   void AddMemoryEvent(const MemoryEvent& event) { trace_.memory_events_.push_back(event); }
   void AddCounterSample(ProcessKey pid, std::string_view counter_name, int64_t ts_ns, double value);
@@ -110,6 +111,9 @@ class SideTableBuilder {
   }
 
   void AddReportedStepTime(const ReportedStepTime& step) { trace_->reported_step_times_.push_back(step); }
+  // Steps a side file defines (msprof's step_trace_*.csv) for a trace without ProfilerStep events;
+  // `step.event` is kNoIndex (no event draws them). Callers add them in start order.
+  void AddStep(const Step& step) { trace_->steps_.push_back(step); }
   // memory_record.csv (importers/ascend/ascend_memory_tables.h).
   void AddNpuMemoryRecord(const NpuMemoryRecord& record) { trace_->npu_memory_records_.push_back(record); }
   // communication.json / communication_matrix.json (importers/ascend/ascend_communication.h).

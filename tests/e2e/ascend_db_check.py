@@ -13,6 +13,23 @@ shared samples in ../shared/traces/ascend.
 3. Every rank directory under ascend/ loads without error, and every `inventory` entry with rows agrees
    with a Python count: CSV data records (csv module), database table rows (SELECT COUNT(*)), trace_view
    entries (json). Files present in the directory but absent from the inventory are failures too.
+4. Host launch links (which CANN call launched which device task). The db's correlation links are exactly
+   the pairs of an independent sqlite3 join (TASK / COMMUNICATION_OP to CANN_API on connectionId, less
+   what trace_view draws no HostToDevice flow to: HCCL sub-tasks, EVENT_RECORD / EVENT_WAIT, the tasks
+   the HCCL ops and described kernels were wrapped in), and the db's launch-latency mean / p50 / p95 are
+   those pairs' own. Text vs db of one scenario (two runs of one workload, so distributions, not values):
+   - launched device events: equal (the inventories are identical, checked in 2);
+   - queue depth: max within 10 %, time-weighted mean within 15 %. Between the two ranks of one run
+     (same workload, same moment) the max differs by up to 4 % and the mean by up to 9.6 % (text level0:
+     16.7 vs 15.2), so 10 % / 15 % is that run-to-run spread with some room;
+   - launch latency p50: each form's p50 inside the other's interquartile range. A relative tolerance
+     cannot hold here: the latencies are a ramp (the host runs ahead between syncs), 0 to ~3 ms plus the
+     launches queued behind the ~80 ms allreduce, and the median sits on the steep part; the two ranks of
+     the same text run differ by 63 % (level2: 686 vs 422 us). The reasons show in the data: the text
+     run's host/device clocks are skewed (45 of level2 rank1's 215 flows end before they start, min
+     -84 us; level0 rank0's db run has 32 tasks starting before their CANN call), and trace_view starts
+     its flow inside the runtime call, a few us after the call start the db records. Before the links were
+     fixed the db p50 was 80,650 us against a text IQR of 112-2,024 us; that is what this catches.
 Usage: ascend_db_check.py <tuneprof> <shared dir>"""
 import csv, glob, json, os, re, sqlite3, subprocess, sys
 from collections import Counter
@@ -174,6 +191,100 @@ def check_rank_inventory(rank_dir):
             fail(f"{rank_dir}: {key}: tuneprof '{state}', python {rows} rows")
 
 
+# ---- 4. host launch links: db pairs vs sqlite3, text vs db distributions ------------------------------
+
+def percentile(sorted_values, q):
+    """numpy's default (linear) percentile, as tuneprof reports it."""
+    position = q * (len(sorted_values) - 1)
+    below = int(position)
+    above = min(below + 1, len(sorted_values) - 1)
+    return sorted_values[below] + (position - below) * (sorted_values[above] - sorted_values[below])
+
+
+def is_kernel_task(task_type):
+    """Task types the device computes with (not copies, syncs, place holders or profiling markers)."""
+    return not any(word in task_type for word in ("SDMA", "DMA_SQE", "MEMCPY_ASYNC", "Notify", "EVENT",
+                                                  "Write Value", "PLACE_HOLDER", "PROFILING_"))
+
+
+def sqlite_launch_latencies(db_path):
+    """Task start - CANN call start (us) for every launched device event, from the database alone."""
+    with connect(db_path) as con:
+        names = dict(con.execute("SELECT id, value FROM STRING_IDS"))
+        sub_tasks = {g for (g,) in con.execute("SELECT globalTaskId FROM COMMUNICATION_TASK_INFO")}
+        op_launches = {c for (c,) in con.execute("SELECT connectionId FROM COMMUNICATION_OP")}
+        rows = con.execute("SELECT t.globalTaskId, t.connectionId, t.startNs, t.taskType, "
+                           "c.globalTaskId IS NOT NULL, a.startNs FROM TASK t "
+                           "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                           "LEFT JOIN CANN_API a ON a.connectionId = t.connectionId").fetchall()
+        described = {conn for _, conn, _, _, has_info, _ in rows if has_info}
+        latencies = []
+        for task, conn, start, task_type, has_info, call in rows:
+            task_type = names.get(task_type, "")
+            if call is None or task in sub_tasks or "EVENT" in task_type:
+                continue  # no call; an HCCL op's sub-task (its op is linked); a stream sync
+            if not has_info and (conn in op_launches or (is_kernel_task(task_type) and conn in described)):
+                continue  # the task an HCCL op or a described kernel was wrapped in: not on the timeline
+            latencies.append((start - call) / 1000)
+        latencies += [(op - call) / 1000 for op, call in con.execute(
+            "SELECT o.startNs, a.startNs FROM COMMUNICATION_OP o JOIN CANN_API a ON a.connectionId = o.connectionId")]
+    return sorted(latencies)
+
+
+def text_launch_latencies(output):
+    """Flow end - flow start (us) of trace_view's HostToDevice flows."""
+    with open(os.path.join(output, "trace_view.json")) as f:
+        doc = json.load(f)
+    events = doc if isinstance(doc, list) else doc["traceEvents"]
+    flows = [e for e in events if e.get("cat") == "HostToDevice" and e.get("ph") in ("s", "f")]
+    starts = {str(e["id"]): float(e["ts"]) for e in flows if e["ph"] == "s"}
+    return sorted(float(e["ts"]) - starts[str(e["id"])] for e in flows
+                  if e["ph"] == "f" and str(e["id"]) in starts)
+
+
+def check_launch_links(level, rank):
+    global checks
+    text_dir = os.path.join(PYTORCH, "text", level, rank)
+    db_dir = os.path.join(PYTORCH, "db", level, rank)
+    db_output = os.path.join(db_dir, "ASCEND_PROFILER_OUTPUT")
+    info, text, db = run("info", db_dir), run("profile", text_dir), run("profile", db_dir)
+    if info is None or text is None or db is None:
+        return
+    where = f"{level}/{rank}"
+    pairs = sqlite_launch_latencies(profiler_db(db_output))
+    t, d = text["ranks"][0]["total"], db["ranks"][0]["total"]
+    checks += 5
+    if info["ranks"][0]["correlation_links"] != len(pairs):
+        fail(f"{db_dir}: {info['ranks'][0]['correlation_links']} correlation links, sqlite3 join {len(pairs)}")
+    if d["launched_events"] != len(pairs):
+        fail(f"{db_dir}: {d['launched_events']} launched events, sqlite3 join {len(pairs)}")
+    if pairs:
+        want = {"mean": sum(pairs) / len(pairs), "p50": percentile(pairs, 0.5), "p95": percentile(pairs, 0.95)}
+        got = d["launch_latency_us"] or {}
+        if any(got.get(k) is None or abs(got[k] - v) > 1e-3 for k, v in want.items()):
+            fail(f"{db_dir}: launch latency {got} vs sqlite3 pairs {want}")
+    if t["launched_events"] != d["launched_events"]:
+        fail(f"{where}: launched events text {t['launched_events']} vs db {d['launched_events']}")
+    tq, dq = t["queue_depth"], d["queue_depth"]
+    if abs(tq["max"] - dq["max"]) > 0.10 * max(tq["max"], dq["max"]) or \
+            abs(tq["mean"] - dq["mean"]) > 0.15 * max(tq["mean"], dq["mean"]):
+        fail(f"{where}: queue depth text {tq} vs db {dq} (max within 10 %, mean within 15 %)")
+    flows = text_launch_latencies(os.path.join(text_dir, "ASCEND_PROFILER_OUTPUT"))
+    if not flows or not pairs:
+        fail(f"{where}: no launches (text {len(flows)}, db {len(pairs)})")
+        return
+    checks += 2
+    tp50, dp50 = t["launch_latency_us"]["p50"], d["launch_latency_us"]["p50"]
+    for form, p50, other, sample in (("db", dp50, "text", flows), ("text", tp50, "db", pairs)):
+        low, high = percentile(sample, 0.25), percentile(sample, 0.75)
+        if not low <= p50 <= high:
+            fail(f"{where}: {form} launch latency p50 {p50:.1f} us outside the {other} run's IQR "
+                 f"[{low:.1f}, {high:.1f}] us")
+    print(f"{where}: launches text {t['launched_events']} / db {d['launched_events']} (sqlite3 {len(pairs)}); "
+          f"p50 text {tp50:.1f} / db {dp50:.1f} us; queue depth max {tq['max']} / {dq['max']}, "
+          f"mean {tq['mean']:.2f} / {dq['mean']:.2f}")
+
+
 def rank_dirs():
     dirs = []
     for root, subdirs, _ in os.walk(ASCEND):
@@ -191,6 +302,7 @@ def main():
         check_step_split(rank_dir)
         level, rank = rank_dir.split(os.sep)[-2:]
         check_inventories(level, rank)
+        check_launch_links(level, rank)
     all_ranks = rank_dirs()
     if len(all_ranks) < 15:
         fail(f"expected at least 15 rank directories under {ASCEND}, found {len(all_ranks)}")

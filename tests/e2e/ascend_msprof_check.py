@@ -204,6 +204,41 @@ def write_info(root, rank, chip, with_rank):
         json.dump(info, f)
 
 
+STEP_TRACE = ["Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)", "Iteration Time(us)",
+              "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)", "Model ID", "Reduce Start(us)",
+              "Reduce Duration(us)"]  # msprof's SummaryStepTraceAssembler header with one Reduce pair
+
+
+def step_tasks(tasks):
+    """The synthetic steps: each is the compute tasks up to and including its allreduce."""
+    steps, current = [], []
+    for task in tasks:
+        current.append(task)
+        if task[3]:
+            steps.append(current)
+            current = []
+    return steps
+
+
+def write_step_trace(path, tasks):
+    """step_trace_*.csv (B.12): iteration N ends with its allreduce; Iteration Time = Data Aug Bound +
+    FP to BP + Refresh runs from the previous iteration's end (the first: 10 us before its first task)."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(STEP_TRACE)
+        previous_end = None
+        for n, step in enumerate(step_tasks(tasks), start=1):
+            fp_start = step[0][0]
+            bp_end = max(s + d for s, d, _, comm in step if not comm)
+            reduce_start, reduce_dur = step[-1][0], step[-1][1]
+            end = reduce_start + reduce_dur
+            begin = previous_end if previous_end is not None else fp_start - 10_000
+            aug = us(fp_start - previous_end) if previous_end is not None else "N/A"
+            w.writerow([0, n, us(fp_start), us(bp_end), us(end), us(end - begin), us(bp_end - fp_start),
+                        us(end - bp_end), aug, 1, us(reduce_start), us(reduce_dur)])
+            previous_end = end
+
+
 def make_prof(parent, rank, chip, analyze, tab, comm_core):
     root = os.path.join(parent, f"PROF_00000{rank}_{TS}000_ABCDEFGH{rank}")
     output = os.path.join(root, OUT)
@@ -213,6 +248,7 @@ def make_prof(parent, rank, chip, analyze, tab, comm_core):
     write_timeline(os.path.join(output, f"msprof_{TS}.json"), rank, tasks)
     write_op_summary(os.path.join(output, f"op_summary_{TS}.csv"), rank, tasks, tab, comm_core)
     write_counted_csvs(output, tasks)
+    write_step_trace(os.path.join(output, f"step_trace_{TS}.csv"), tasks)
     if analyze:
         write_analyze(root, tasks)
     write_info(root, rank, chip, with_rank=True)
@@ -391,6 +427,20 @@ def main():
         for key, pid in (("computing_us", PID_HW), ("communication_us", PID_HCCL)):
             want, have = busy_us(root, pid), profile_sum(got, key)
             check(abs(have - want) <= 1e-3 * want, f"profile {root}: {key} {have}, timeline union {want} us")
+        # step_trace_*.csv's iterations are the steps (the timeline has no ProfilerStep): each step's
+        # computing is its own compute tasks (disjoint here, so their durations add), its communication
+        # its allreduce, read back from the csv written above.
+        header, rows = read_csv(os.path.join(root, OUT, f"step_trace_{TS}.csv"))
+        col = {name: header.index(name) for name in header}
+        steps = got["ranks"][0]["steps"]
+        check([s["step"] for s in steps] == [int(r[col["Iteration ID"]]) for r in rows],
+              f"profile {root}: steps {[s['step'] for s in steps]} vs step_trace Iteration IDs")
+        for step, row, tasks in zip(steps, rows, step_tasks(build_tasks(int(root.split("PROF_")[1][:6]), 3))):
+            compute = sum(d for _, d, _, comm in tasks if not comm) / 1000
+            comm = float(row[col["Reduce Duration(us)"]])
+            check(abs(step["computing_us"] - compute) <= 1e-3 and abs(step["communication_us"] - comm) <= 1e-3,
+                  f"profile {root} step {step['step']}: computing {step['computing_us']} / communication "
+                  f"{step['communication_us']} vs step_trace's tasks {compute} / {comm} us")
 
     # The Db export: msprof_*.db and no text files, in mindstudio_profiler_output/ or in PROF_* itself,
     # the real sample read in place through a symlink.

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -254,9 +255,23 @@ uint32_t PlaneTrack(TraceBuilder* b, int64_t plane) {
   return track;
 }
 
+// The connectionIds of the kernel launches COMPUTE_TASK_INFO describes. Some launches also write an
+// undescribed kernel task of their own that encloses the described one by a microsecond or two at
+// each end (taskType KERNEL_AICORE / AI_CORE, no COMPUTE_TASK_INFO row): trace_view draws only the
+// described kernel and msprof's OVERLAP_ANALYSIS counts only its interval, so the wrapper is left out.
+Status DescribedLaunches(const SqliteFile& db, std::unordered_set<int64_t>* out) {
+  if (!db.HasTable("COMPUTE_TASK_INFO")) return Status();
+  return ForEachRow(db,
+                    "SELECT DISTINCT t.connectionId FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
+                    "t.globalTaskId WHERE t.connectionId IS NOT NULL",
+                    [&](const SqliteStatement& r) { out->insert(r.Int(0)); });
+}
+
 Status AddTasks(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {
   if (!db.HasTable("TASK")) return Status();
   b->SetProcessName(ProcessKey{kHardwarePid, false}, "Ascend Hardware");
+  std::unordered_set<int64_t> described;
+  if (Status s = DescribedLaunches(db, &described); !s.ok()) return s;
   const bool compute = db.HasTable("COMPUTE_TASK_INFO");
   const bool communication = db.HasTable("COMMUNICATION_TASK_INFO");
   const bool ops = db.HasTable("COMMUNICATION_OP");
@@ -279,14 +294,23 @@ Status AddTasks(const SqliteFile& db, const StringIds& strings, TraceBuilder* b)
     e.name = b->Intern(op_name.empty() ? task_type : op_name);
     e.category = no_category;
     e.kind = TaskKind(task_type);
-    e.correlation = IntOr(r, 4);
+    // The CANN call that submitted the task (CANN_API.connectionId): trace_view's HostToDevice flow.
+    // It draws none to stream-sync tasks (EVENT_RECORD / EVENT_WAIT: their aclrt*Event call is known,
+    // but they are bookkeeping, not launched work) nor to an HCCL op's sub-tasks, which share the op's
+    // connectionId and would otherwise each count as launched by it (tens of them, spread over the
+    // whole op: launch latency and queue depth of the collective counted ~70 times over). The op's own
+    // launch is linked on the HCCL track (AddCommunicationOps), as trace_view links it.
+    const bool sub_task = !r.IsNull(6);
+    e.correlation = sub_task || e.kind == EventKind::kSync ? kNoId : IntOr(r, 4);
+    // A described launch's undescribed wrapper task (DescribedLaunches).
+    if (op_name.empty() && !sub_task && e.kind == EventKind::kKernel && described.contains(IntOr(r, 4))) return;
     // The task an HCCL operator itself was submitted as (AI_CORE, spanning the whole op, sharing the
     // op's connectionId): trace_view leaves it off Ascend Hardware and draws the op on its HCCL group
     // track instead (AddCommunicationOps), so it is left out here too: kept, it would count as
     // computing, or as the op a second time.
     if (op_name.empty() && r.IsNull(6) && !r.IsNull(8)) return;
     b->AddEvent(e);
-    if (r.IsNull(6)) return;
+    if (!sub_task) return;
     // An HCCL sub-task: trace_view draws it a second time on its plane of the HCCL process.
     EventRecord plane = e;
     plane.track = PlaneTrack(b, IntOr(r, 7, 0));

@@ -45,9 +45,11 @@ TEST(AscendDbTest, Level1RankZeroFillsTheTimelineAndSideTables) {
   EXPECT_EQ(t.metadata().rank, 0);
   EXPECT_EQ(t.metadata().format, TraceFormat::kTorchNpuTraceView);
   // TASK 552 rows on Ascend Hardware less the 4 AI_CORE tasks the HCCL ops were submitted as (trace_view
-  // draws the ops on their group track instead), + 296 HCCL plane copies + 4 COMMUNICATION_OP;
-  // CANN_API 710; PYTORCH_API 2,460.
-  EXPECT_EQ(t.events().size(), 552u - 4u + 296u + 4u + 710u + 2460u);
+  // draws the ops on their group track instead) and the 13 undescribed wrapper tasks of described kernel
+  // launches (trace_view and OVERLAP_ANALYSIS have only the described kernel), + 296 HCCL plane copies
+  // + 4 COMMUNICATION_OP; CANN_API 710; PYTORCH_API 2,460.
+  EXPECT_EQ(t.events().size(), 552u - 4u - 13u + 296u + 4u + 710u + 2460u);
+  EXPECT_EQ(CountKind(t, EventKind::kKernel), 187u);  // = COMPUTE_TASK_INFO rows, as the text form's 187
   EXPECT_EQ(CountKind(t, EventKind::kCollective), 296u + 4u);
   EXPECT_EQ(CountKind(t, EventKind::kRuntime), 710u + 159u);  // CANN calls and the 159 dequeues
   // MEMCPY_ASYNC 24 + SDMA 72 (copies); Notify Wait 112 + Write Value 112 + EVENT_RECORD 16 + EVENT_WAIT 10.
@@ -64,14 +66,18 @@ TEST(AscendDbTest, Level1RankZeroFillsTheTimelineAndSideTables) {
   EXPECT_EQ(t.str(t.counters()[0].name), "AI Core Freq/MHz");
   EXPECT_EQ(t.counter_samples().size(), 3u);
 
-  // Every CANN call with tasks is linked to them by connectionId; the enqueue -> dequeue links too.
+  // CANN calls are linked to the tasks they launched by connectionId, as trace_view's HostToDevice flows
+  // link them; the enqueue -> dequeue links too.
   uint64_t correlation = 0, queue = 0;
   for (const Link& link : t.links()) {
     if (link.kind == LinkKind::kCorrelation) ++correlation;
     if (t.str(link.category) == "async_task_queue") ++queue;
   }
-  // 550 TASK rows have a CANN_API row (4 of them the ops' own tasks, left out); the 4 ops link to theirs.
-  EXPECT_EQ(correlation, 550u - 4u + 4u);
+  // 550 TASK rows have a CANN_API row; not linked: the 4 ops' own tasks and 13 wrappers (left out), the
+  // 296 HCCL sub-tasks (launched by their op's call, which links to the op on its HCCL track) and the 26
+  // EVENT_RECORD / EVENT_WAIT tasks (trace_view draws no flow to them). The 4 ops link to their calls.
+  EXPECT_EQ(correlation, 550u - 4u - 13u - 296u - 26u + 4u);
+  EXPECT_EQ(correlation, 215u);  // the text form's HostToDevice flows of the same scenario
   EXPECT_EQ(queue, 159u);
 }
 

@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <system_error>
+#include <utility>
 #include <vector>
+
+#include "base/decimal.h"
 
 #include "importers/ascend/ascend_communication.h"
 #include "importers/ascend/ascend_db.h"
@@ -96,6 +100,72 @@ void ReadOpSummary(const fs::path& path, SideTableBuilder* out) {
   auto csv = CsvReader::Open(path.string());
   Status status = csv.ok() ? ReadKernelDetails(&csv.value(), out) : csv.status();
   if (!status.ok()) out->Warn(status.message());
+}
+
+// step_trace_{ts}.csv: one row per iteration of a model and device (Device_id, Iteration ID, FP Start,
+// BP End, Iteration End, Iteration Time, ..., Model ID; absolute µs, formats.md B.12). An iteration runs
+// [Iteration End - Iteration Time, Iteration End].
+struct Iteration {
+  std::pair<int64_t, int64_t> group;  // (Device_id, Model ID); kNoId when the column is absent
+  int64_t number = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+int64_t IntCell(const CsvReader& csv, int column) {
+  int64_t value;
+  return column != kNoColumn && ParseInt64(csv.Text(column), &value) ? value : kNoId;
+}
+
+Status ReadIterations(const fs::path& path, std::vector<Iteration>* out, SideTableBuilder* side) {
+  TP_ASSIGN_OR_RETURN(CsvReader csv, CsvReader::Open(path.string()));
+  const int id = csv.Column("Iteration ID"), end = csv.Column("Iteration End(us)");
+  const int time = csv.Column("Iteration Time(us)");
+  if (id == kNoColumn || end == kNoColumn || time == kNoColumn) {
+    return InvalidInput(path.string() + ": no Iteration ID, Iteration End(us) and Iteration Time(us) columns");
+  }
+  const int device = csv.Column("Device_id"), model = csv.Column("Model ID");
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(bool more, csv.Next());
+    if (!more) return Status::Ok();
+    Iteration it;
+    int64_t duration;
+    if (!ParseInt64(csv.Text(id), &it.number) || !ParseMicrosToNanos(csv.Text(end), &it.end_ns) ||
+        !ParseMicrosToNanos(csv.Text(time), &duration) || duration < 0) {
+      side->Warn(csv.Where("no Iteration ID, End or Time; row skipped"));
+      continue;
+    }
+    it.start_ns = it.end_ns - duration;
+    it.group = {IntCell(csv, device), IntCell(csv, model)};
+    out->push_back(it);
+  }
+}
+
+// msprof's iterations are the steps of a timeline that has no ProfilerStep of its own (a graph-mode or
+// non-PyTorch run), each taken as torch_npu takes a ProfilerStep's range. A timeline with ProfilerStep
+// keeps those. Rows of several (device, model) pairs: the pair with the most iterations (the training
+// graph; the others are typically one-off init graphs), with a warning naming the choice.
+void ReadStepTrace(const fs::path& path, const Trace& trace, SideTableBuilder* out) {
+  std::vector<Iteration> iterations;
+  if (Status s = ReadIterations(path, &iterations, out); !s.ok()) return out->Warn(s.message());
+  if (iterations.empty()) return;
+  if (!trace.steps().empty()) {
+    return out->Warn(path.string() + ": not used for steps: the timeline has ProfilerStep steps of its own");
+  }
+  std::map<std::pair<int64_t, int64_t>, size_t> rows;
+  for (const Iteration& it : iterations) ++rows[it.group];
+  const auto chosen = std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+                        return a.second < b.second;  // the first (lowest ids) of equals
+                      })->first;
+  if (rows.size() > 1) {
+    out->Warn(path.string() + ": iterations of " + std::to_string(rows.size()) +
+              " (Device_id, Model ID) pairs; steps from Device_id " + std::to_string(chosen.first) +
+              ", Model ID " + std::to_string(chosen.second) + " (the most iterations)");
+  }
+  std::erase_if(iterations, [&](const Iteration& it) { return it.group != chosen; });
+  std::stable_sort(iterations.begin(), iterations.end(),
+                   [](const Iteration& a, const Iteration& b) { return a.start_ns < b.start_ns; });
+  for (const Iteration& it : iterations) out->AddStep(Step{it.number, kNoIndex, it.start_ns, it.end_ns});
 }
 
 // analyze/ (msprof --analyze=on): the JSON files as torch_npu writes them, else the same tables in
@@ -190,6 +260,7 @@ void ReadDeviceInfo(const Layout& layout, SideTableBuilder* out) {
 struct ReadFiles {
   fs::path timeline;
   fs::path op_summary;
+  fs::path step_trace;
   fs::path db;
 };
 
@@ -214,7 +285,7 @@ void AddFolderInventory(const Layout& layout, const fs::path& dir, const ReadFil
       (void)AddDatabaseInventory(p.string(), name, modelled, meta);  // an unreadable file is an entry
       continue;
     }
-    const bool modelled = p == read.timeline || p == read.op_summary ||
+    const bool modelled = p == read.timeline || p == read.op_summary || p == read.step_trace ||
                           (analyze && (file == "communication.json" || file == "communication_matrix.json"));
     const SourceState state = modelled ? SourceState::kRead : SourceState::kCounted;
     if (p.extension() == ".csv") {
@@ -274,8 +345,10 @@ Result<Trace> ImportMsprofDirectory(const std::string& dir) {
   ReadFiles read;
   const auto timelines = Matching(layout.output, "msprof", ".json");
   const auto summaries = Matching(layout.output, "op_summary", ".csv");
+  const auto step_traces = Matching(layout.output, "step_trace", ".csv");
   if (!timelines.empty()) read.timeline = timelines.front();
   if (!summaries.empty()) read.op_summary = summaries.front();
+  if (!step_traces.empty()) read.step_trace = step_traces.front();
   Result<Trace> trace = ImportMain(layout, dir, &read);
   if (!trace.ok()) return trace.status();
   SideTableBuilder out(&trace.value());
@@ -288,6 +361,8 @@ Result<Trace> ImportMsprofDirectory(const std::string& dir) {
   };
   several(timelines, "msprof_*.json");
   several(summaries, "op_summary_*.csv");
+  several(step_traces, "step_trace_*.csv");
+  if (!read.step_trace.empty()) ReadStepTrace(read.step_trace, trace.value(), &out);
   if (!read.op_summary.empty()) {
     ReadOpSummary(read.op_summary, &out);
   } else if (read.db.empty()) {

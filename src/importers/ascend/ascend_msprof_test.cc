@@ -100,6 +100,42 @@ TEST_F(MsprofTest, OpSummaryInfoJsonAndInventory) {
   }
 }
 
+// step_trace_*.csv with the header msprof's SummaryStepTraceAssembler writes (one Reduce pair); a
+// one-off init graph (Model ID 1) beside the training graph (Model ID 5); one row without an end.
+TEST_F(MsprofTest, StepTraceIterationsAreTheSteps) {
+  WriteOpSummary();
+  Write("mindstudio_profiler_output/step_trace_20260101120000.csv",
+        "Device_id,Iteration ID,FP Start(us),BP End(us),Iteration End(us),Iteration Time(us),FP to BP Time(us),"
+        "Iteration Refresh(us),Data Aug Bound(us),Model ID,Reduce Start(us),Reduce Duration(us)\n"
+        "3,1,1767268799000000.000,1767268799000500.000,1767268799000600.000,600.000,500.000,100.000,N/A,1,N/A,N/A\n"
+        "3,1,1767268800000010.500,1767268800000900.000,1767268800001000.250,1000.250,889.500,100.250,N/A,5,"
+        "1767268800000950.000,40.000\n"
+        "3,2,1767268800001020.000,1767268800001900.000,1767268800002000.000,999.750,880.000,100.000,19.750,5,"
+        "1767268800001950.000,40.000\n"
+        "3,3,N/A,N/A,N/A,N/A,N/A,N/A,N/A,5,N/A,N/A\n"
+        "3,4,1767268800003020.000,1767268800003900.000,1767268800004000.001,1000.001,880.000,100.001,20.000,5,"
+        "1767268800003950.000,40.000\n");
+  auto trace = ImportMsprofDirectory(root_.string());
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  const std::vector<Step>& steps = trace->steps();
+  ASSERT_EQ(steps.size(), 3u);  // Model ID 5's iterations; iteration 3 has no times
+  EXPECT_EQ(steps[0].number, 1);
+  EXPECT_EQ(steps[0].start_ns, 1767268800000000000);  // Iteration End - Iteration Time, exact
+  EXPECT_EQ(steps[0].end_ns, 1767268800001000250);
+  EXPECT_EQ(steps[1].number, 2);
+  EXPECT_EQ(steps[1].start_ns, 1767268800001000250);
+  EXPECT_EQ(steps[2].number, 4);
+  EXPECT_EQ(steps[2].end_ns, 1767268800004000001);
+  EXPECT_EQ(*Entry(*trace, "inventory.mindstudio_profiler_output/step_trace_20260101120000.csv"), "5 rows");
+  bool skipped = false, chosen = false;
+  for (const std::string& w : trace->metadata().warnings) {
+    skipped |= w.find("step_trace_20260101120000.csv") != w.npos && w.find("row skipped") != w.npos;
+    chosen |= w.find("Device_id 3, Model ID 5") != w.npos;
+  }
+  EXPECT_TRUE(skipped);
+  EXPECT_TRUE(chosen);
+}
+
 TEST_F(MsprofTest, BadInputs) {
   auto empty = ImportMsprofDirectory(root_.string());  // not exported: one error naming the directory
   ASSERT_FALSE(empty.ok());
