@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/comm_groups.h"
 #include "analysis/cpu_work.h"
 #include "analysis/device_launches.h"
 #include "analysis/device_work.h"
@@ -229,6 +230,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
       }
       c.group = std::string(trace.str(info.group_name));
       c.group_ranks = std::string(trace.str(info.group_ranks));
+      c.group_desc = std::string(trace.str(info.group_desc));
       c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
       c.bytes = info.bytes;
     }
@@ -489,11 +491,16 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   rank.communication_ns = breakdown.total.communication_ns;
   rank.exposed_communication_ns = breakdown.total.communication_not_overlapped_ns;
   rank.hidden_communication_ns = breakdown.total.overlapped_ns;
+  rank.computing_ns = breakdown.total.computing_ns;
+  rank.free_ns = breakdown.total.free_ns;
+  rank.steps = breakdown.steps.size();
   if (rank.wall_ns > 0) {
     rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(rank.wall_ns);
   }
   ReadAscendOps(trace, hardware, &rank);
   ReadAscendMatrix(trace, &rank);
+  MeasureExposure(trace, &rank.collectives);
+  rank.parallel_groups = ReadParallelGroups(trace);
   return rank;
 }
 

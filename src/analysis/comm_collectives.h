@@ -67,6 +67,8 @@ struct Collective {
   std::string name;                // the event's name (kernel name, gloo:all_reduce, hcom_*)
   std::string group;               // Process Group Name ("" when unknown)
   std::string group_ranks;         // "[0, 1]" as written ("" when unknown)
+  std::string group_desc;          // Process Group Description ("default_pg"; "" when unknown)
+  int64_t exposed_ns = kNoId;      // duration not under the rank's compute (comm_groups.h)
   int64_t group_size = kNoId;
   int64_t bytes = kNoId;           // max(in, out) elements x dtype size (formulas.md §11 S)
   int64_t start_ns = 0;
@@ -149,6 +151,13 @@ struct AscendMatrixLink {
   bool slow = false;        // < 20 % of the mean bandwidth of its transport among the rank's total cells
 };
 
+// profiler_metadata.json parallel_group_info: {"<group id>": {group_name, group_rank, global_ranks}}.
+struct ParallelGroupInfo {
+  std::string id;
+  std::string name;                   // "tp", "dp", "default_group"
+  std::vector<int64_t> global_ranks;
+};
+
 struct RankCommunication {
   int64_t rank = 0;
   std::string path;
@@ -165,6 +174,9 @@ struct RankCommunication {
   int64_t exposed_communication_ns = 0;            // communication_not_overlapped_ns
   int64_t hidden_communication_ns = 0;             // overlapped_ns
   std::optional<double> exposed_share_of_wall;     // exposed / wall
+  int64_t computing_ns = 0;                        // the step table's Computing (RankBreakdown::total)
+  int64_t free_ns = 0;                             // and its Free
+  uint64_t steps = 0;                              // steps the totals add up
   // torch_npu communication.json / communication_matrix.json.
   std::vector<AscendCommOp> ascend_ops;            // every op and total as the file lists them
   std::vector<AscendTransportTotal> ascend_transports;
@@ -172,6 +184,7 @@ struct RankCommunication {
   std::optional<double> ascend_synchronization_ratio;
   std::vector<AscendMatrixLink> ascend_links;      // the matrix's total cells ("<type>-total", "Total Op Info")
   std::vector<AscendMatrixLink> ascend_rank_matrix;  // per (src, dst, transport): Σ size / Σ time over op types
+  std::vector<ParallelGroupInfo> parallel_groups;  // profiler_metadata.json (comm_groups.h)
 };
 
 // One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on.

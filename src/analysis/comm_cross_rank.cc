@@ -106,6 +106,68 @@ void JudgeAscend(const std::vector<RankCommunication>& ranks, CrossRankCommunica
   }
 }
 
+// The recipe's vote: per matched collective, the test over the ranks' durations (shortest = suspect);
+// send/recv pairs are left out as the recipe leaves them out (their durations are not comparable).
+void VoteSlowRanks(const std::vector<Arrival>& arrivals, CrossRankCommunication* out) {
+  if (arrivals.front().collective->type == CollectiveType::kSendRecv) return;
+  std::vector<double> durations;
+  for (const Arrival& a : arrivals) durations.push_back(static_cast<double>(a.collective->duration_ns));
+  const OutlierTest test = TestOutliers(durations, SuspectEnd::kShortest);
+  if (!test.statistic) return;
+  ++out->vote_collectives;
+  for (size_t i : test.outliers) ++out->ranks[arrivals[i].rank_index].slow_affect_count;
+}
+
+StepSpread Spread(const std::vector<RankCommunication>& ranks, std::string metric,
+                  int64_t RankCommunication::*field) {
+  StepSpread out;
+  out.metric = std::move(metric);
+  double wall = 0;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const int64_t v = ranks[i].*field;
+    if (i == 0 || v < out.min_ns) {
+      out.min_ns = v;
+      out.min_rank = ranks[i].rank;
+    }
+    if (i == 0 || v > out.max_ns) {
+      out.max_ns = v;
+      out.max_rank = ranks[i].rank;
+    }
+    wall += static_cast<double>(ranks[i].wall_ns);
+  }
+  wall /= static_cast<double>(ranks.size());
+  if (wall > 0) {
+    out.share_of_step = static_cast<double>(out.max_ns - out.min_ns) / wall;
+    out.uneven = *out.share_of_step > kStepSpreadThreshold;
+  }
+  return out;
+}
+
+// Ranks without the metric (no communication at all, no compute) are not part of the sample.
+RankOutlierTest TestRanks(const std::vector<RankCommunication>& ranks, std::string metric,
+                          int64_t RankCommunication::*field, SuspectEnd end) {
+  RankOutlierTest out;
+  out.metric = std::move(metric);
+  for (const RankCommunication& r : ranks) {
+    if (r.*field <= 0) continue;
+    out.ranks.push_back(r.rank);
+    out.values_ms.push_back(static_cast<double>(r.*field) / 1e6);
+  }
+  out.test = TestOutliers(out.values_ms, end);
+  for (size_t i : out.test.outliers) out.outlier_ranks.push_back(out.ranks[i]);
+  return out;
+}
+
+void ClusterView(const std::vector<RankCommunication>& ranks, CrossRankCommunication* out) {
+  if (ranks.size() < 2) return;
+  out->step_spread.push_back(Spread(ranks, "computing", &RankCommunication::computing_ns));
+  out->step_spread.push_back(Spread(ranks, "exposed_communication", &RankCommunication::exposed_communication_ns));
+  out->step_spread.push_back(Spread(ranks, "free", &RankCommunication::free_ns));
+  out->outliers.push_back(
+      TestRanks(ranks, "communication", &RankCommunication::communication_ns, SuspectEnd::kShortest));
+  out->outliers.push_back(TestRanks(ranks, "computing", &RankCommunication::computing_ns, SuspectEnd::kLongest));
+}
+
 }  // namespace
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks) {
@@ -122,12 +184,15 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
     }
     ++out.matched_collectives;
     SplitWait(arrivals, &out.ranks);
+    VoteSlowRanks(arrivals, &out);
   }
   for (RankWait& w : out.ranks) {
     if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
   }
   NameStraggler(&out);
   JudgeAscend(ranks, &out);
+  ClusterView(ranks, &out);
+  out.groups = SummarizeGroups(ranks);
   return out;
 }
 

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "analysis/comm_collectives.h"
+#include "analysis/comm_groups.h"
+#include "analysis/comm_outliers.h"
 
 namespace tuneprof {
 
@@ -29,6 +31,30 @@ struct RankWait {
   std::optional<double> wait_ratio;  // wait / communication
   uint64_t times_last = 0;        // matched collectives this rank arrived at last
   int64_t wait_caused_ns = 0;     // Σ the other ranks' waits in those
+  // Matched collectives (send/recv left out, as the recipe does) whose durations across the ranks named
+  // this rank an outlier by TestOutliers (shortest = suspect): msprof-analyze's slowAffectCount.
+  uint64_t slow_affect_count = 0;
+};
+
+// One column of the per-rank step table (computing, exposed communication, free) across ranks.
+struct StepSpread {
+  std::string metric;             // "computing", "exposed_communication", "free"
+  int64_t min_ns = 0, max_ns = 0;
+  int64_t min_rank = 0, max_rank = 0;
+  std::optional<double> share_of_step;  // (max − min) / the ranks' mean wall time
+  bool uneven = false;                  // share_of_step > kStepSpreadThreshold
+};
+
+// Ranks within 5 % of the step (rules.md §5: cluster_step_trace_time guidance).
+constexpr double kStepSpreadThreshold = 0.05;
+
+// The slow-rank outlier test on one per-rank total (comm_outliers.h), over the ranks that have it.
+struct RankOutlierTest {
+  std::string metric;                 // "communication" (shortest suspect), "computing" (longest suspect)
+  std::vector<int64_t> ranks;         // the ranks tested, the sample's order
+  std::vector<double> values_ms;      // their totals
+  OutlierTest test;
+  std::vector<int64_t> outlier_ranks;
 };
 
 struct CrossRankCommunication {
@@ -42,6 +68,11 @@ struct CrossRankCommunication {
   std::optional<int64_t> ascend_max_wait_rank;
   std::optional<int64_t> ascend_slow_rank;
   std::string ascend_verdict;          // "slow rank", "slow link", "" when not decided
+  // The per-rank step table's spread, and the outlier tests across ranks (≥ 2 ranks).
+  std::vector<StepSpread> step_spread;
+  std::vector<RankOutlierTest> outliers;
+  uint64_t vote_collectives = 0;       // matched collectives the per-collective test ran on
+  std::vector<CommGroupSummary> groups;  // per process group (comm_groups.h)
 };
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks);

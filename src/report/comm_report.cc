@@ -1,7 +1,9 @@
 #include "report/comm_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "base/json_writer.h"
@@ -68,7 +70,7 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
     sync += op.synchronization_ms;
     idle += op.idle_ms;
   }
-  *out += fmt::format("  HCCL ops (communication.json): {}  elapse {:.3f} ms  transit {:.3f}  wait {:.3f}\n", ops,
+  *out += fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {:.3f}  wait {:.3f}\n", ops,
                       elapse, transit, wait);
   *out += fmt::format("  sync {:.3f} ms  idle {:.3f}  wait ratio {}  sync ratio {}\n", sync, idle,
                       Cell(r.ascend_wait_ratio, "{:.4f}"), Cell(r.ascend_synchronization_ratio, "{:.4f}"));
@@ -93,7 +95,80 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
   }
 }
 
+std::string OutlierLine(const RankOutlierTest& t) {
+  std::string line = fmt::format("  {:<14}{:<9} {} ranks, ", t.metric, SuspectEndName(t.test.suspect_end), t.ranks.size());
+  if (!t.test.statistic) return line + fmt::format("not tested: {}\n", t.test.why_not);
+  line += fmt::format("{} {} = {:.4f} vs critical {:.3f}: ", OutlierTestName(t.test.test), t.test.ratio,
+                      *t.test.statistic, *t.test.critical_value);
+  if (t.outlier_ranks.empty()) return line + "no outlier\n";
+  return line + fmt::format("outlier rank {}\n", fmt::join(t.outlier_ranks, ", "));
+}
+
+// The per-rank step table with its max − min spread, and the slow-rank outlier tests (comm_outliers.h).
+void AppendClusterView(const CommAnalysis& a, std::string* out) {
+  const CrossRankCommunication& x = a.cross_rank;
+  if (x.step_spread.empty()) return;
+  *out += fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{:>12}\n", "rank", "computing",
+                      "exposed comm", "free", "slow votes");
+  for (size_t i = 0; i < a.ranks.size(); ++i) {
+    const RankCommunication& r = a.ranks[i];
+    *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
+                        Millis(r.exposed_communication_ns), Millis(r.free_ns),
+                        i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count)
+                                                                 : std::string("-"));
+  }
+  std::string spread = fmt::format("  {:<8}", "max-min");
+  std::string share = fmt::format("  {:<8}", "% step");
+  for (size_t k = 0; k < x.step_spread.size(); ++k) {
+    const StepSpread& s = x.step_spread[k];
+    const int width = k == 1 ? 16 : 14;
+    spread += fmt::format("{:>{}.3f}", Millis(s.max_ns - s.min_ns), width);
+    share += fmt::format("{:>{}}", s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "")
+                                                   : std::string("-"), width);
+  }
+  *out += spread + "\n" + share + "   (! = above 5 % of the step)\n";
+  *out += "slow-rank outlier tests (msprof-analyze slow_rank: Dixon Q at 99.5 % up to 100 ranks, 3-sigma above):\n";
+  for (const RankOutlierTest& t : x.outliers) *out += OutlierLine(t);
+  if (x.vote_collectives > 0) {
+    std::string votes;
+    for (const RankWait& w : x.ranks) {
+      if (w.slow_affect_count > 0) votes += fmt::format(" rank {} x{}", w.rank, w.slow_affect_count);
+    }
+    *out += fmt::format("  per collective: {} matched collectives tested; shortest-rank outliers:{}\n",
+                        x.vote_collectives, votes.empty() ? std::string(" none") : votes);
+  }
+}
+
+std::string RankList(const std::vector<int64_t>& ranks) {
+  if (ranks.empty()) return "-";
+  std::string text = fmt::format("{}", fmt::join(ranks, ","));
+  return text.size() <= 14 ? text : text.substr(0, 11) + "...";
+}
+
+// One line per process group: label, members, collectives, MB, time, bandwidth, exposed share, slowest.
+void AppendGroups(const CrossRankCommunication& x, std::string* out) {
+  if (x.groups.empty()) return;
+  *out += fmt::format("\nper group:\n  {:<20}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>9}{:>8}\n", "group", "ranks", "count",
+                      "MB", "time ms", "algbw", "busbw", "exposed", "slowest");
+  for (const CommGroupSummary& g : x.groups) {
+    std::string name = g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label;
+    if (g.source != "timeline") name += "*";
+    if (name.size() > 19) name = name.substr(0, 16) + "...";
+    *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>9}{:>8}\n", name,
+                        RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
+                        Bytes(g.bytes, g.count_with_bytes), Millis(g.duration_ns), Cell(g.algbw_gbps, "{:.2f}"),
+                        Cell(g.busbw_gbps, "{:.2f}"),
+                        g.exposed_share ? fmt::format("{:.1f}%", *g.exposed_share * 100) : std::string("-"),
+                        g.slowest_rank ? fmt::format("{}", *g.slowest_rank) : std::string("-"));
+  }
+  if (std::any_of(x.groups.begin(), x.groups.end(), [](const CommGroupSummary& g) { return g.source != "timeline"; })) {
+    *out += "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time)\n";
+  }
+}
+
 void AppendCrossRank(const CommAnalysis& a, std::string* out) {
+  AppendClusterView(a, out);
+  AppendGroups(a.cross_rank, out);
   const CrossRankCommunication& x = a.cross_rank;
   if (x.matched_collectives > 0) {
     *out += fmt::format("\nacross ranks: {} collectives matched (group + sequence), {} unmatched\n",
@@ -158,6 +233,8 @@ void WriteCollective(JsonWriter* w, int64_t rank, const Collective& c) {
   OptionalDouble(w, "algbw_gbps", c.algbw_gbps);
   OptionalDouble(w, "busbw_gbps", c.busbw_gbps);
   OptionalDouble(w, "utilization", c.utilization);
+  w->Key("exposed_us");
+  c.exposed_ns == kNoId ? w->Null() : w->Double(Micros(c.exposed_ns));
   w->EndObject();
 }
 
@@ -286,6 +363,20 @@ void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait) 
   w->Key("exposed_comm_us").Double(Micros(r.exposed_communication_ns));
   w->Key("hidden_comm_us").Double(Micros(r.hidden_communication_ns));
   OptionalDouble(w, "exposed_share_of_wall", r.exposed_share_of_wall);
+  w->Key("computing_us").Double(Micros(r.computing_ns));
+  w->Key("free_us").Double(Micros(r.free_ns));
+  w->Key("steps").Uint(r.steps);
+  w->Key("parallel_groups").BeginArray();
+  for (const ParallelGroupInfo& g : r.parallel_groups) {
+    w->BeginObject();
+    w->Key("id").String(g.id);
+    w->Key("name").String(g.name);
+    w->Key("global_ranks").BeginArray();
+    for (int64_t rank : g.global_ranks) w->Int(rank);
+    w->EndArray();
+    w->EndObject();
+  }
+  w->EndArray();
   w->Key("wait");
   if (wait == nullptr || wait->matched == 0) {
     w->Null();
@@ -298,10 +389,93 @@ void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait) 
     OptionalDouble(w, "wait_ratio", wait->wait_ratio);
     w->Key("times_last").Uint(wait->times_last);
     w->Key("wait_caused_us").Double(Micros(wait->wait_caused_ns));
+    w->Key("slow_affect_count").Uint(wait->slow_affect_count);
     w->EndObject();
   }
   WriteAscend(w, r);
   w->EndObject();
+}
+
+void WriteOutlierTest(JsonWriter* w, const RankOutlierTest& t) {
+  w->BeginObject();
+  w->Key("metric").String(t.metric);
+  w->Key("suspect").String(SuspectEndName(t.test.suspect_end));
+  w->Key("test").String(OutlierTestName(t.test.test));
+  w->Key("ratio");
+  t.test.ratio.empty() ? w->Null() : w->String(t.test.ratio);
+  w->Key("samples").Uint(t.test.samples);
+  OptionalDouble(w, "statistic", t.test.statistic);
+  OptionalDouble(w, "critical_value", t.test.critical_value);
+  w->Key("confidence");
+  t.test.test == OutlierTestKind::kDixonQ ? w->Double(kDixonConfidence) : w->Null();
+  w->Key("why_not");
+  t.test.why_not.empty() ? w->Null() : w->String(t.test.why_not);
+  w->Key("ranks").BeginArray();
+  for (int64_t rank : t.ranks) w->Int(rank);
+  w->EndArray();
+  w->Key("values_ms").BeginArray();
+  for (double v : t.values_ms) w->Double(v);
+  w->EndArray();
+  w->Key("outlier_ranks").BeginArray();
+  for (int64_t rank : t.outlier_ranks) w->Int(rank);
+  w->EndArray();
+  w->EndObject();
+}
+
+void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
+  w->Key("groups").BeginArray();
+  for (const CommGroupSummary& g : x.groups) {
+    w->BeginObject();
+    w->Key("source").String(g.source);
+    w->Key("group").String(g.group);
+    w->Key("label");
+    g.label.empty() ? w->Null() : w->String(g.label);
+    w->Key("global_ranks");
+    if (g.global_ranks.empty()) {
+      w->Null();
+    } else {
+      w->BeginArray();
+      for (int64_t rank : g.global_ranks) w->Int(rank);
+      w->EndArray();
+    }
+    w->Key("ranks").BeginArray();
+    for (int64_t rank : g.ranks) w->Int(rank);
+    w->EndArray();
+    w->Key("collectives").Uint(g.collectives);
+    w->Key("count_with_bytes").Uint(g.count_with_bytes);
+    w->Key("bytes");
+    g.count_with_bytes ? w->Int(g.bytes) : w->Null();
+    w->Key("time_us").Double(Micros(g.duration_ns));
+    OptionalDouble(w, "algbw_gbps", g.algbw_gbps);
+    OptionalDouble(w, "busbw_gbps", g.busbw_gbps);
+    w->Key("exposed_us").Double(Micros(g.exposed_ns));
+    OptionalDouble(w, "exposed_share", g.exposed_share);
+    w->Key("slowest_rank");
+    g.slowest_rank ? w->Int(*g.slowest_rank) : w->Null();
+    w->Key("slowest_why").String(g.slowest_why);
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteClusterView(JsonWriter* w, const CrossRankCommunication& x) {
+  w->Key("step_spread").BeginArray();
+  for (const StepSpread& s : x.step_spread) {
+    w->BeginObject();
+    w->Key("metric").String(s.metric);
+    w->Key("min_us").Double(Micros(s.min_ns));
+    w->Key("min_rank").Int(s.min_rank);
+    w->Key("max_us").Double(Micros(s.max_ns));
+    w->Key("max_rank").Int(s.max_rank);
+    OptionalDouble(w, "share_of_step", s.share_of_step);
+    w->Key("uneven").Bool(s.uneven);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->Key("outliers").BeginArray();
+  for (const RankOutlierTest& t : x.outliers) WriteOutlierTest(w, t);
+  w->EndArray();
+  w->Key("vote_collectives").Uint(x.vote_collectives);
 }
 
 }  // namespace
@@ -352,10 +526,12 @@ std::string RenderCommJson(const CommAnalysis& a) {
   x.ascend_slow_rank ? w.Int(*x.ascend_slow_rank) : w.Null();
   w.Key("ascend_verdict");
   x.ascend_verdict.empty() ? w.Null() : w.String(x.ascend_verdict);
+  WriteClusterView(&w, x);
   w.EndObject();
   w.Key("ranks").BeginArray();
   for (size_t i = 0; i < a.ranks.size(); ++i) WriteRank(&w, a.ranks[i], i < x.ranks.size() ? &x.ranks[i] : nullptr);
   w.EndArray();
+  WriteGroups(&w, x);
   w.Key("collectives").BeginArray();
   for (const RankCommunication& r : a.ranks) {
     for (const Collective& c : r.collectives) WriteCollective(&w, r.rank, c);
