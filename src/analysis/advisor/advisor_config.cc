@@ -52,6 +52,30 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kFragmentationPct, 20, "% of reserved", "reserved but unallocated memory at the peak above this"},
     {threshold::kFragmentationMinGib, 1, "GiB", "... and at least this much"},
     {threshold::kAiCpuTaskUs, 20, "us", "Ascend AI_CPU tasks at least this long (msprof-analyze AICPU check: 20 us)"},
+    {threshold::kOperatorNoBoundUs, 20, "us",
+     "Ascend operators longer than this are checked for a bound pipeline (msprof-analyze Operator No Bound: 20 us)"},
+    {threshold::kOperatorBoundRatioPct, 80, "%",
+     "... and are unbound when no vec/mac/scalar/mte1/mte2/mte3 ratio exceeds this (msprof-analyze: 0.8)"},
+    {threshold::kAiCoreFrequencyDropPct, 5, "% below max",
+     "operators that ran with the AI Core clock this far below its maximum on average (msprof-analyze AI Core "
+     "Frequency: 0.05)"},
+    {threshold::kOpCompileCount, 20, "count",
+     "AscendCL@aclopCompileAndExecute calls at least this many mean operators compiled online (msprof-analyze "
+     "Operator Dispatch: 20)"},
+    {threshold::kSyncBatchNormCount, 20, "count", "SyncBatchNorm events above this (msprof-analyze SyncBatchNorm: 20)"},
+    {threshold::kSyncStreamCoOccurrencePct, 50, "% of launches",
+     "Node@launch directly followed by a stream synchronize above this share of launches means synchronous "
+     "launches (msprof-analyze Synchronize Stream: 0.5)"},
+    {threshold::kGcEventUs, 1000, "us", "Python garbage-collection events at least this long (msprof-analyze GC: 1000 us)"},
+    {threshold::kMemoryOperatorMs, 10, "ms",
+     "device allocator API calls (aclMallocMemInner, aclrtFreePhysical, aclrtFree) above this in all (msprof-analyze "
+     "Memory Operator: 10000 us)"},
+    {threshold::kSdmaAlignmentBytes, 512, "bytes",
+     "off-chip SDMA communication tasks larger than this whose size is not a multiple of it (msprof-analyze Byte "
+     "Alignment: 512 B)"},
+    {threshold::kSdmaContentionGbps, 14.4, "GB/s",
+     "SDMA communication below this bandwidth while a matmul runs is contention (msprof-analyze Bandwidth "
+     "Contention: 0.8 x 18 GB/s)"},
 });
 
 size_t IndexOf(std::string_view key) {

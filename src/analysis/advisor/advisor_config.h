@@ -44,6 +44,16 @@ constexpr std::string_view kTinyKernelSharePct = "tiny_kernel_share_pct";
 constexpr std::string_view kFusionMinOccurrences = "fusion_min_occurrences";
 constexpr std::string_view kFusionMinTimePct = "fusion_min_time_pct";
 constexpr std::string_view kAiCpuTaskUs = "ai_cpu_task_us";
+constexpr std::string_view kOperatorNoBoundUs = "operator_no_bound_us";
+constexpr std::string_view kOperatorBoundRatioPct = "operator_bound_ratio_pct";
+constexpr std::string_view kAiCoreFrequencyDropPct = "ai_core_frequency_drop_pct";
+constexpr std::string_view kOpCompileCount = "op_compile_count";
+constexpr std::string_view kSyncBatchNormCount = "sync_batchnorm_count";
+constexpr std::string_view kSyncStreamCoOccurrencePct = "sync_stream_co_occurrence_pct";
+constexpr std::string_view kGcEventUs = "gc_event_us";
+constexpr std::string_view kMemoryOperatorMs = "memory_operator_ms";
+constexpr std::string_view kSdmaAlignmentBytes = "sdma_alignment_bytes";
+constexpr std::string_view kSdmaContentionGbps = "sdma_contention_gbps";
 }  // namespace threshold
 
 std::span<const ThresholdSpec> ThresholdSpecs();

@@ -26,6 +26,19 @@ std::span<const RuleSpec> AllRules() {
       {"communication", RuleCommStraggler},
       {"memory", RuleMemoryCapacity},
       {"compute", RuleFp32Matmul},
+      {"compute", RuleAscendOperatorNoBound},
+      {"compute", RuleAscendBlockDim},
+      {"config", RuleAscendDynamicShape},
+      {"compute", RuleAscendFrequency},
+      {"host", RuleAscendOpCompile},
+      {"communication", RuleSyncBatchNorm},
+      {"host", RuleSynchronizeStream},
+      {"host", RuleGarbageCollection},
+      {"memory", RuleAllocatorApi},
+      {"communication", RuleBandwidthContention},
+      {"communication", RuleDataParallel},
+      {"communication", RuleDdpBackend},
+      {"communication", RuleByteAlignment},
   });
   return kRules;
 }

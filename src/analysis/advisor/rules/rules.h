@@ -38,5 +38,18 @@ void RuleCommSmallMessages(const RankEvidence&, const AdvisorConfig&, std::vecto
 void RuleCommStraggler(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleMemoryCapacity(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleFp32Matmul(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendOperatorNoBound(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendBlockDim(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendDynamicShape(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendFrequency(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendOpCompile(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleSyncBatchNorm(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleSynchronizeStream(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleGarbageCollection(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAllocatorApi(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleBandwidthContention(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleDataParallel(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleDdpBackend(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleByteAlignment(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 }  // namespace tuneprof

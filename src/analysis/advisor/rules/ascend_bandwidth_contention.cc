@@ -1,0 +1,97 @@
+// communication.bandwidth_contention (msprof-analyze Bandwidth Contention): HCCL operators of
+// communication.json that moved data over SDMA at less than sdma_contention_gbps (0.8 x 18 GB/s) while a
+// matmul (kernel_details Type containing "matmul") ran on the device: the two compete for HBM and the
+// collective slows down. An operator's interval is its Start Timestamp(us) plus Elapse Time(ms); the
+// "Total Op Info" entries are left out. Gain: unknown (what the collective would reach without the
+// overlap is not measured; moving it may also lose the overlap).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+bool ContainsMatmul(std::string_view type) {
+  std::string lower(type);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower.find("matmul") != std::string::npos;
+}
+
+// Matmul intervals in µs (kernel_details' absolute epoch clock, the one communication.json uses).
+std::vector<std::pair<double, double>> MatmulIntervals(const Trace& trace) {
+  std::vector<std::pair<double, double>> out;
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    if (row.start_ns == kNoId || row.dur_ns < 0 || !ContainsMatmul(trace.str(row.type))) continue;
+    const double start = static_cast<double>(row.start_ns) / 1e3;
+    out.emplace_back(start, start + static_cast<double>(row.dur_ns) / 1e3);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool Overlaps(const std::vector<std::pair<double, double>>& sorted, double start, double end) {
+  for (const auto& [s, e] : sorted) {
+    if (s > end) return false;
+    if (e >= start) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const Trace& trace = *rank.trace;
+  const CommunicationTables& comm = trace.communication();
+  if (!comm.ops_present || !trace.kernel_details().present) return;
+  const std::vector<std::pair<double, double>> matmuls = MatmulIntervals(trace);
+  if (matmuls.empty()) return;
+  const double limit = config.Get(threshold::kSdmaContentionGbps);
+  uint64_t sdma_ops = 0, slow = 0;
+  double slow_ms = 0, lowest = std::numeric_limits<double>::infinity();
+  std::string names;
+  for (const HcclOpTime& op : comm.ops) {
+    if (op.total || std::isnan(op.start_us) || std::isnan(op.elapse_ms)) continue;
+    for (uint32_t t = op.first_traffic; t < op.first_traffic + op.traffic_count; ++t) {
+      const HcclTransportTraffic& traffic = comm.traffic[t];
+      if (trace.str(traffic.transport) != "SDMA" || !(traffic.transit_size_mb > 0) || std::isnan(traffic.bandwidth_gbps))
+        continue;
+      ++sdma_ops;
+      if (traffic.bandwidth_gbps >= limit || !Overlaps(matmuls, op.start_us, op.start_us + op.elapse_ms * 1e3)) continue;
+      ++slow;
+      slow_ms += op.elapse_ms;
+      lowest = std::min(lowest, traffic.bandwidth_gbps);
+      if (slow <= 3) names += fmt::format("{}{} ({:.2f} GB/s)", names.empty() ? "" : ", ", trace.str(op.op_name),
+                                          traffic.bandwidth_gbps);
+    }
+  }
+  if (slow == 0) return;
+  Finding f;
+  f.id = "communication.bandwidth_contention";
+  f.category = FindingCategory::kCommunication;
+  f.title = fmt::format("{} collectives moved SDMA data below {:.1f} GB/s while a matmul ran", slow, limit);
+  f.metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul";
+  f.value = lowest;
+  f.threshold = limit;
+  f.unit = "GB/s";
+  f.saves_from = TimePart::kCommunication;
+  f.gain_model = "unknown: the collective's bandwidth without the overlapping matmul is not measured";
+  f.AddNumber("contended_ops", static_cast<double>(slow), "count");
+  f.AddNumber("sdma_ops", static_cast<double>(sdma_ops), "count");
+  f.AddNumber("contended_ms", slow_ms, "ms");
+  f.AddNumber("lowest_sdma_gbps", lowest, "GB/s");
+  f.AddText("ops", names);
+  f.strategy = "Collectives and matmuls compete for HBM bandwidth. Compare a run with and without the overlap; "
+               "schedule the large matmuls away from the collectives (or the collectives into compute phases "
+               "that are not memory-heavy).";
+  f.apis = {"reorder or bucket the gradient all-reduce (DDP bucket_cap_mb) so it overlaps lighter compute"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof
