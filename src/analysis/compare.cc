@@ -172,6 +172,29 @@ void AddGenerationMetrics(const CompareSide& before, const CompareSide& after, c
                              after.generation.decode_tokens_per_s, tpot));
 }
 
+// One reading a side, no samples: the change is shown, never tested (compare.h).
+MetricComparison Reading(std::string key, std::string unit, Better better, std::optional<double> before,
+                         std::optional<double> after) {
+  MetricComparison metric = NewMetric(std::move(key), std::move(unit), better);
+  metric.before = before;
+  metric.after = after;
+  SetDelta(&metric);
+  metric.test = metric.before && metric.after ? "not_tested" : "unknown";
+  return metric;
+}
+
+// Listed whenever the advisor ran, even when both sides are unknown: an unknown utilization is an answer (the trace
+// cannot tell), not a missing feature.
+void AddVerdictMetrics(const SideVerdict& before, const SideVerdict& after, std::vector<MetricComparison>* metrics) {
+  metrics->push_back(Reading("compute_units_utilization_pct", "%", Better::kHigher, before.compute_units_pct,
+                             after.compute_units_pct));
+  metrics->push_back(Reading("memory_bandwidth_utilization_pct", "%", Better::kHigher, before.memory_bandwidth_pct,
+                             after.memory_bandwidth_pct));
+  metrics->push_back(Reading("communication_bandwidth_utilization_pct", "%", Better::kHigher,
+                             before.communication_bandwidth_pct, after.communication_bandwidth_pct));
+  metrics->push_back(Reading("mfu", "fraction", Better::kHigher, before.mfu, after.mfu));
+}
+
 }  // namespace
 
 MemoryPeaks FindMemoryPeaks(std::span<const Trace> traces) {
@@ -189,14 +212,35 @@ MemoryPeaks FindMemoryPeaks(std::span<const Trace> traces) {
   return peaks;
 }
 
-CompareSide BuildCompareSide(std::span<const Trace> traces) {
+SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute) {
+  SideVerdict verdict;
+  size_t slowest = advice.ranks.size();
+  for (size_t r = 0; r < advice.ranks.size(); ++r) {
+    if (slowest == advice.ranks.size() || advice.ranks[r].split.step_ns > advice.ranks[slowest].split.step_ns) slowest = r;
+  }
+  if (slowest == advice.ranks.size()) return verdict;
+  verdict.analyzed = true;
+  verdict.dominant = std::string(BottleneckName(advice.dominant));
+  const RankAdvice& rank = advice.ranks[slowest];
+  verdict.split = rank.split;
+  for (const UtilizationCheck& check : rank.utilizations) {
+    if (check.name == "compute_units") verdict.compute_units_pct = check.value_pct;
+    if (check.name == "memory_bandwidth") verdict.memory_bandwidth_pct = check.value_pct;
+    if (check.name == "communication_bandwidth") verdict.communication_bandwidth_pct = check.value_pct;
+  }
+  if (slowest < compute.size()) verdict.mfu = compute[slowest].mfu;
+  return verdict;
+}
+
+CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const RankBreakdown> breakdowns) {
   CompareSide side;
   side.ranks = traces.size();
   std::vector<RankBreakdown> ranks;
   bool any_device = false;
-  for (const Trace& trace : traces) {
+  for (size_t t = 0; t < traces.size(); ++t) {
+    const Trace& trace = traces[t];
     side.paths.push_back(trace.metadata().path);
-    ranks.push_back(ComputeTimeBreakdown(trace));
+    ranks.push_back(t < breakdowns.size() ? breakdowns[t] : ComputeTimeBreakdown(trace));
     any_device = any_device || ranks.back().work_on == WorkSource::kDevice;
   }
   side.work_on = any_device ? WorkSource::kDevice : WorkSource::kCpu;
@@ -209,6 +253,7 @@ CompareSide BuildCompareSide(std::span<const Trace> traces) {
     side.generation = ComputeGenerationMetrics(traces.front());
     side.op_scope = any_device ? OperatorScope::kDevice : OperatorScope::kHostOperators;
     side.ops = CollectOperators(traces.front(), side.op_scope, StepSelection::kAll);
+    side.categories = CollectCategories(traces.front(), side.op_scope, StepSelection::kAll);
   }
   return side;
 }
@@ -240,6 +285,10 @@ CompareResult CompareSides(CompareSide before, CompareSide after, const CompareO
   const OperatorScope scope = before.op_scope == after.op_scope ? before.op_scope : OperatorScope::kHostOperators;
   if (before.op_scope == after.op_scope) result.ops = DiffOperators(before.ops, after.ops, scope);
   result.ops.scope = scope;
+  result.categories = DiffCategories(before.categories, after.categories);
+  if (before.verdict.analyzed || after.verdict.analyzed) {  // callers without the advisor list none
+    AddVerdictMetrics(before.verdict, after.verdict, &result.metrics);
+  }
   result.before = std::move(before);
   result.after = std::move(after);
   return result;

@@ -9,7 +9,12 @@
 // (too few to test). Generation traces add TTFT (one sample per request) and TPOT (one per decode step).
 // Peak memory is one exact reading per side (max total_allocated / total_reserved of the allocator's
 // events over all ranks): any difference is real, so it counts as significant when the values differ.
-// Operators are compared on the first rank of each side (as HTA does), over all steps, per step.
+// Operators are compared on the first rank of each side (as HTA does), over all steps, per step; so are
+// operator categories (operator_diff.h), which match work across platforms when names differ.
+// The advisor's view (advisor.h, as `analyze` runs it: cli/run_analyses.h) adds the three
+// utilizations and MFU of the slowest rank, and the job's dominant bottleneck. They are one reading a
+// side (no per-step samples), so their change is shown but not tested: never significant, never a gate.
+// They are listed (unknown as unknown) when a side's verdict was filled (SideVerdict::analyzed).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -17,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/advisor/advisor.h"
+#include "analysis/compute_units.h"
 #include "analysis/generation_metrics.h"
 #include "analysis/operator_diff.h"
 #include "analysis/statistics.h"
@@ -46,6 +53,20 @@ struct StepSeries {
   std::vector<double> values;  // ns, one per step
 };
 
+// What the advisor concluded on a side (see above); unknown until SummarizeVerdict fills it.
+struct SideVerdict {
+  bool analyzed = false;
+  std::optional<double> compute_units_pct;        // advisor.h CheckComputeUnits
+  std::optional<double> memory_bandwidth_pct;     // CheckMemoryBandwidth
+  std::optional<double> communication_bandwidth_pct;  // CheckCommunicationBandwidth
+  std::optional<double> mfu;                      // achieved / peak FLOP/s (op_flops.h), a fraction
+  std::string dominant = "unknown";               // BottleneckName, or "unknown"
+  std::optional<TimeSplit> split;                 // the slowest rank's step split (time_split.h)
+};
+
+// `compute` in the order of `advice.ranks` (the order of the inputs).
+SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute);
+
 struct CompareSide {
   std::vector<std::string> paths;
   size_t ranks = 0;
@@ -57,9 +78,12 @@ struct CompareSide {
   GenerationMetrics generation;         // of the first rank
   OperatorTotals ops;                   // of the first rank
   OperatorScope op_scope = OperatorScope::kDevice;
+  CategoryTotals categories;            // of the first rank, in op_scope
+  SideVerdict verdict;
 };
 
-CompareSide BuildCompareSide(std::span<const Trace> traces);
+// `breakdowns`: the traces' time breakdowns when already computed (else computed here).
+CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const RankBreakdown> breakdowns = {});
 
 enum class Better : uint8_t { kLower, kHigher };
 
@@ -83,6 +107,7 @@ struct CompareResult {
   CompareSide after;
   std::vector<MetricComparison> metrics;  // in a fixed order; metrics neither side has are left out
   OperatorDiff ops;
+  std::vector<CategoryDelta> categories;  // each side in its own operator scope
   CompareOptions options;
 
   const MetricComparison* Find(std::string_view key) const;

@@ -107,5 +107,54 @@ TEST(CompareTest, GateParsesAndFiresOnlyWhenSignificant) {
   EXPECT_FALSE(unknown.fired);
 }
 
+TEST(CompareTest, VerdictOfTheSlowestRankAndUnknownKeptUnknown) {
+  AdvisorResult advice;
+  advice.dominant = Bottleneck::kMemory;
+  for (double step_ns : {100.0, 300.0}) {
+    RankAdvice rank;
+    rank.split.step_ns = step_ns;
+    rank.utilizations = {UtilizationCheck{"compute_units", step_ns / 10, 70, "", },
+                         UtilizationCheck{"memory_bandwidth", std::nullopt, 60, "unknown"},
+                         UtilizationCheck{"communication_bandwidth", 12.5, 50, ""}};
+    advice.ranks.push_back(rank);
+  }
+  std::vector<RankComputeUnits> compute(2);
+  compute[1].mfu = 0.25;
+  const SideVerdict verdict = SummarizeVerdict(advice, compute);
+  EXPECT_TRUE(verdict.analyzed);
+  EXPECT_EQ(verdict.dominant, "memory");
+  EXPECT_DOUBLE_EQ(*verdict.compute_units_pct, 30);  // the slower rank's
+  EXPECT_FALSE(verdict.memory_bandwidth_pct.has_value());
+  EXPECT_DOUBLE_EQ(*verdict.communication_bandwidth_pct, 12.5);
+  EXPECT_DOUBLE_EQ(*verdict.mfu, 0.25);
+  EXPECT_EQ(SummarizeVerdict(AdvisorResult{}, {}).dominant, "unknown");
+
+  std::vector<Trace> b, a;
+  b.push_back(StepTrace(6, 500, 1000));
+  a.push_back(StepTrace(6, 300, 1000));
+  CompareSide before = BuildCompareSide(b);
+  CompareSide after = BuildCompareSide(a);
+  before.verdict = verdict;
+  SideVerdict faster = verdict;
+  faster.compute_units_pct = 45;
+  faster.dominant = "compute";
+  after.verdict = faster;
+  const CompareResult result = CompareSides(std::move(before), std::move(after), {});
+  const MetricComparison* units = result.Find("compute_units_utilization_pct");
+  ASSERT_NE(units, nullptr);
+  EXPECT_DOUBLE_EQ(*units->delta_pct, 50);
+  EXPECT_EQ(units->test, "not_tested");
+  EXPECT_FALSE(units->significant);  // one reading a side: never a win
+  const MetricComparison* memory = result.Find("memory_bandwidth_utilization_pct");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->test, "unknown");
+  EXPECT_FALSE(memory->before.has_value());  // unknown stays unknown, never 0
+  ASSERT_NE(result.Find("mfu"), nullptr);
+  EXPECT_EQ(result.after.verdict.dominant, "compute");
+  ASSERT_EQ(result.categories.size(), 1u);  // the gemm kernels
+  EXPECT_EQ(result.categories[0].category, OperatorCategory::kMatmul);
+  EXPECT_DOUBLE_EQ(result.categories[0].before_count, 1);
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/advisor/op_classes.h"
 #include "analysis/device_launches.h"
 
 namespace tuneprof {
@@ -188,6 +189,94 @@ OperatorDiff DiffOperators(const OperatorTotals& before, const OperatorTotals& a
   });
   diff.replaced = FindReplacedPattern(diff.ops);
   return diff;
+}
+
+std::string_view OperatorCategoryName(OperatorCategory category) {
+  switch (category) {
+    case OperatorCategory::kMatmul: return "matmul";
+    case OperatorCategory::kConv: return "conv";
+    case OperatorCategory::kAttention: return "attention";
+    case OperatorCategory::kVector: return "vector";
+    case OperatorCategory::kCommunication: return "communication";
+    case OperatorCategory::kMemcpy: return "memcpy";
+    case OperatorCategory::kOther: return "other";
+    case OperatorCategory::kCount: break;
+  }
+  return "unknown";
+}
+
+OperatorCategory CategoryOf(std::string_view name) {
+  switch (OpLetter(Trimmed(name))) {
+    case op_letter::kMatmul: return OperatorCategory::kMatmul;
+    case op_letter::kConv: return OperatorCategory::kConv;
+    case op_letter::kAttention: return OperatorCategory::kAttention;
+    case op_letter::kCommunication: return OperatorCategory::kCommunication;
+    case op_letter::kCopy: return OperatorCategory::kMemcpy;
+    case op_letter::kOther:
+    case op_letter::kSkip: return OperatorCategory::kOther;
+    default: return OperatorCategory::kVector;  // norms, softmax, activations, element-wise, casts, reductions
+  }
+}
+
+std::vector<uint32_t> OutermostOperators(const Trace& trace, OperatorScope scope, StepSelection selection,
+                                         const std::function<bool(std::string_view)>& select) {
+  const EventTable& events = trace.events();
+  const std::vector<Step> steps = SelectedSteps(trace, selection);
+  const LaunchTimes launches = scope == OperatorScope::kDevice && !steps.empty() ? FindLaunchTimes(trace) : LaunchTimes{};
+  std::vector<uint32_t> picked;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (!InScope(trace, i, scope)) continue;
+    if (!steps.empty() && !InSteps(steps, PlacementTime(trace, launches, i, scope))) continue;
+    if (select && !select(Trimmed(trace.str(events.name[i])))) continue;
+    picked.push_back(i);
+  }
+  // Per track by start, the longer first at equal starts: a parent precedes what it holds.
+  std::sort(picked.begin(), picked.end(), [&](uint32_t a, uint32_t b) {
+    if (events.track[a] != events.track[b]) return events.track[a] < events.track[b];
+    if (events.ts_ns[a] != events.ts_ns[b]) return events.ts_ns[a] < events.ts_ns[b];
+    if (events.dur_ns[a] != events.dur_ns[b]) return events.dur_ns[a] > events.dur_ns[b];
+    return a < b;
+  });
+  std::vector<uint32_t> outermost;
+  int64_t covered_end = 0;
+  for (size_t k = 0; k < picked.size(); ++k) {
+    const uint32_t i = picked[k];
+    const bool new_track = k == 0 || events.track[picked[k - 1]] != events.track[i];
+    const int64_t end = events.ts_ns[i] + events.dur_ns[i];
+    if (!new_track && events.ts_ns[i] < covered_end && end <= covered_end) continue;  // nested
+    covered_end = new_track ? end : std::max(covered_end, end);
+    outermost.push_back(i);
+  }
+  return outermost;
+}
+
+CategoryTotals CollectCategories(const Trace& trace, OperatorScope scope, StepSelection selection) {
+  CategoryTotals totals;
+  totals.steps = SelectedSteps(trace, selection).size();
+  const EventTable& events = trace.events();
+  for (uint32_t i : OutermostOperators(trace, scope, selection)) {
+    const size_t c = static_cast<size_t>(CategoryOf(trace.str(events.name[i])));
+    totals.count[c] += 1;
+    totals.total_ns[c] += events.dur_ns[i];
+  }
+  return totals;
+}
+
+std::vector<CategoryDelta> DiffCategories(const CategoryTotals& before, const CategoryTotals& after) {
+  const double before_divisor = static_cast<double>(std::max<size_t>(before.steps, 1));
+  const double after_divisor = static_cast<double>(std::max<size_t>(after.steps, 1));
+  std::vector<CategoryDelta> deltas;
+  for (size_t c = 0; c < kOperatorCategories; ++c) {
+    if (before.count[c] == 0 && after.count[c] == 0) continue;
+    CategoryDelta delta;
+    delta.category = static_cast<OperatorCategory>(c);
+    delta.before_count = static_cast<double>(before.count[c]) / before_divisor;
+    delta.after_count = static_cast<double>(after.count[c]) / after_divisor;
+    delta.before_ns = static_cast<double>(before.total_ns[c]) / before_divisor;
+    delta.after_ns = static_cast<double>(after.total_ns[c]) / after_divisor;
+    deltas.push_back(delta);
+  }
+  return deltas;
 }
 
 }  // namespace tuneprof

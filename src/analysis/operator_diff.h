@@ -11,7 +11,9 @@
 // Unlike HTA, figures are per step (means over the compared steps), so that runs profiled for
 // different numbers of steps compare; for one step they are HTA's totals. A trace without steps is one
 // window. Names are matched as written, surrounding whitespace trimmed.
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,5 +81,39 @@ struct OperatorDiff {
 };
 
 OperatorDiff DiffOperators(const OperatorTotals& before, const OperatorTotals& after, OperatorScope scope);
+
+// What kind of work an operator is, from its name (advisor/op_classes.h): what a comparison across
+// platforms can still match when the names differ (a cuBLAS GEMM vs an Ascend MatMul). Norms, softmax,
+// activations and other element-wise work are "vector"; copy kernels and copy_/clone/contiguous are
+// "memcpy".
+enum class OperatorCategory : uint8_t { kMatmul, kConv, kAttention, kVector, kCommunication, kMemcpy, kOther, kCount };
+constexpr size_t kOperatorCategories = static_cast<size_t>(OperatorCategory::kCount);
+std::string_view OperatorCategoryName(OperatorCategory category);
+OperatorCategory CategoryOf(std::string_view name);
+
+// The in-scope events that `select` accepts (all when empty), minus those nested in another accepted
+// event on the same track: an operator inside an operator is part of its parent's time, so that sums
+// over outermost events never count time twice (host operators are inclusive). Indices into the events.
+std::vector<uint32_t> OutermostOperators(const Trace& trace, OperatorScope scope, StepSelection steps,
+                                         const std::function<bool(std::string_view)>& select = {});
+
+// Per category, over the outermost operators (above) of one side.
+struct CategoryTotals {
+  std::array<uint64_t, kOperatorCategories> count{};
+  std::array<int64_t, kOperatorCategories> total_ns{};
+  size_t steps = 0;  // as OperatorTotals::steps
+};
+CategoryTotals CollectCategories(const Trace& trace, OperatorScope scope, StepSelection steps);
+
+struct CategoryDelta {
+  OperatorCategory category = OperatorCategory::kOther;
+  double before_count = 0;  // per step
+  double after_count = 0;
+  double before_ns = 0;     // per step
+  double after_ns = 0;
+};
+
+// Every category either side has, in the enum's order.
+std::vector<CategoryDelta> DiffCategories(const CategoryTotals& before, const CategoryTotals& after);
 
 }  // namespace tuneprof

@@ -94,5 +94,71 @@ TEST(OperatorDiffTest, NoReplacementWhenNothingWasAdded) {
   EXPECT_EQ(FindOp(diff, "b")->change, OperatorChange::kRemoved);
 }
 
+TEST(OperatorDiffTest, CategoriesFromNamesOnEveryPlatform) {
+  EXPECT_EQ(CategoryOf("aten::matmul"), OperatorCategory::kMatmul);
+  EXPECT_EQ(CategoryOf("ampere_sgemm_128x64_nn"), OperatorCategory::kMatmul);
+  EXPECT_EQ(CategoryOf("MatMulV2"), OperatorCategory::kMatmul);  // Ascend op type
+  EXPECT_EQ(CategoryOf("aten::conv2d"), OperatorCategory::kConv);
+  EXPECT_EQ(CategoryOf("flash_fwd_kernel"), OperatorCategory::kAttention);
+  EXPECT_EQ(CategoryOf("aten::scaled_dot_product_attention"), OperatorCategory::kAttention);
+  EXPECT_EQ(CategoryOf("ncclDevKernel_AllReduce_Sum_f32_RING_LL"), OperatorCategory::kCommunication);
+  EXPECT_EQ(CategoryOf("Memcpy HtoD (Pageable -> Device)"), OperatorCategory::kMemcpy);
+  EXPECT_EQ(CategoryOf("aten::softmax"), OperatorCategory::kVector);
+  EXPECT_EQ(CategoryOf("aten::relu_"), OperatorCategory::kVector);
+  EXPECT_EQ(CategoryOf("aten::view"), OperatorCategory::kOther);
+  EXPECT_EQ(CategoryOf("my_custom_kernel"), OperatorCategory::kOther);
+  EXPECT_EQ(OperatorCategoryName(OperatorCategory::kMemcpy), "memcpy");
+}
+
+// One step: matmul (holding its bmm), then softmax; a second thread runs a relu.
+Trace NestedHostTrace() {
+  HandBuiltTrace t;
+  t.Step(1, Us(0), Us(100));
+  t.Host(EventKind::kHostOp, "aten::matmul", Us(10), Us(50));
+  t.Host(EventKind::kHostOp, "aten::bmm", Us(15), Us(40));
+  t.Host(EventKind::kHostOp, "aten::softmax", Us(70), Us(10));
+  t.Host(EventKind::kHostOp, "aten::softmax", Us(200), Us(10));  // outside the step
+  return t.Finish();
+}
+
+TEST(OperatorDiffTest, CategoriesCountOutermostOperatorsOnce) {
+  const Trace trace = NestedHostTrace();
+  const CategoryTotals totals = CollectCategories(trace, OperatorScope::kHostOperators, StepSelection::kAll);
+  EXPECT_EQ(totals.steps, 1u);
+  const size_t matmul = static_cast<size_t>(OperatorCategory::kMatmul);
+  const size_t vector = static_cast<size_t>(OperatorCategory::kVector);
+  EXPECT_EQ(totals.count[matmul], 1u);  // the bmm is inside the matmul
+  EXPECT_EQ(totals.total_ns[matmul], Us(50));
+  EXPECT_EQ(totals.count[vector], 1u);
+  EXPECT_EQ(totals.total_ns[vector], Us(10));
+
+  CategoryTotals after = totals;
+  after.count[matmul] = 0;
+  after.total_ns[matmul] = 0;
+  const size_t attention = static_cast<size_t>(OperatorCategory::kAttention);
+  after.count[attention] = 2;
+  after.total_ns[attention] = Us(30);
+  const std::vector<CategoryDelta> diff = DiffCategories(totals, after);
+  ASSERT_EQ(diff.size(), 3u);  // matmul, attention, vector: the enum's order
+  EXPECT_EQ(diff[0].category, OperatorCategory::kMatmul);
+  EXPECT_DOUBLE_EQ(diff[0].after_ns, 0);
+  EXPECT_EQ(diff[1].category, OperatorCategory::kAttention);
+  EXPECT_DOUBLE_EQ(diff[1].after_count, 2);
+  EXPECT_EQ(diff[2].category, OperatorCategory::kVector);
+}
+
+TEST(OperatorDiffTest, OutermostAmongTheSelectedOnly) {
+  const Trace trace = NestedHostTrace();
+  // The bmm alone is selected: nothing selected holds it, so it counts.
+  const auto bmm = OutermostOperators(trace, OperatorScope::kHostOperators, StepSelection::kAll,
+                                      [](std::string_view name) { return name == "aten::bmm"; });
+  ASSERT_EQ(bmm.size(), 1u);
+  EXPECT_EQ(trace.events().dur_ns[bmm[0]], Us(40));
+  const auto both = OutermostOperators(trace, OperatorScope::kHostOperators, StepSelection::kAll,
+                                       [](std::string_view name) { return name != "aten::softmax"; });
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_EQ(trace.events().dur_ns[both[0]], Us(50));
+}
+
 }  // namespace
 }  // namespace tuneprof

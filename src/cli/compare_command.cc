@@ -3,9 +3,11 @@
 
 #include <cstdio>
 
+#include "analysis/advice_check.h"
 #include "analysis/compare.h"
 #include "cli/commands.h"
-#include "importers/import.h"
+#include "cli/hardware_options.h"
+#include "cli/run_analyses.h"
 #include "report/compare_report.h"
 
 namespace tuneprof::cli {
@@ -29,25 +31,37 @@ void AddCompareCommand(CLI::App* app, CompareOptions* options) {
   compare->add_option("--fail-if-slower", options->fail_if_slower,
                       "exit 3 when step time grew significantly by more than PCT percent (= --fail-if step_time>+PCT%)")
       ->check(CLI::NonNegativeNumber);
+  compare->add_option("--advice", options->advice,
+                      "`tuneprof advise --json` output of the before side: each finding's estimated gain next to "
+                      "the measured change of its evidence");
+  compare->add_option("--format", options->format, "text (default), md (GitHub Markdown for a PR comment) or json")
+      ->check(CLI::IsMember({"text", "md", "json"}));
 }
 
 namespace {
 
-Result<std::vector<Trace>> ImportSide(const std::string& path) {
-  auto traces = ImportPaths({path});
-  if (!traces.ok()) return traces.status();
-  for (const Trace& trace : *traces) {
-    if (trace.metadata().truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
-                 trace.metadata().path, trace.metadata().entry_count);
-    }
-  }
-  return traces;
+// The advisor's view of a side comes from the analyses `analyze` runs (run_analyses.h), so that compare
+// and analyze never disagree on a utilization or a verdict.
+CompareSide SideOf(const RunAnalyses& run) {
+  CompareSide side = BuildCompareSide(run.traces, run.breakdowns);
+  side.verdict = SummarizeVerdict(run.advice, run.compute);
+  return side;
 }
 
-int ImportFailure(const Status& status) {
-  fmt::print(stderr, "tuneprof: error: {}\n", status.message());
-  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
+AdviceSide AdviceSideOf(const RunAnalyses& run) {
+  return AdviceSide{run.traces.empty() ? nullptr : &run.traces.front(), &run.advice};
+}
+
+Result<std::vector<PredictedFinding>> LoadAdvice(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(std::string text, ReadFlagFile(path, "--advice"));
+  return ParseAdviceJson(text, path);
+}
+
+std::string Render(const CompareOptions& options, const CompareResult& result, std::span<const GateOutcome> gates,
+                   std::span<const AdviceCheck> advice) {
+  if (options.json || options.format == "json") return RenderCompareJson(result, gates, advice, !options.advice.empty());
+  if (options.format == "md") return RenderCompareMarkdown(result, gates, advice);
+  return RenderCompareText(result, gates, advice);
 }
 
 }  // namespace
@@ -64,20 +78,30 @@ int RunCompare(const CompareOptions& options) {
     }
     conditions.push_back(std::move(condition.value()));
   }
-  auto before = ImportSide(options.before);
-  if (!before.ok()) return ImportFailure(before.status());
-  auto after = ImportSide(options.after);
-  if (!after.ok()) return ImportFailure(after.status());
+  std::vector<PredictedFinding> predicted;
+  if (!options.advice.empty()) {
+    auto loaded = LoadAdvice(options.advice);
+    if (!loaded.ok()) return ReportError(loaded.status());
+    predicted = std::move(loaded.value());
+  }
+  auto before = AnalyzeRun({options.before}, "", "", "");
+  if (!before.ok()) return ReportError(before.status());
+  auto after = AnalyzeRun({options.after}, "", "", "");
+  if (!after.ok()) return ReportError(after.status());
 
   tuneprof::CompareOptions compare;
   compare.tokens_per_step = options.tokens_per_step;
   compare.samples_per_step = options.samples_per_step;
   compare.alpha = options.alpha;
-  const CompareResult result = CompareSides(BuildCompareSide(*before), BuildCompareSide(*after), compare);
+  const CompareResult result = CompareSides(SideOf(*before), SideOf(*after), compare);
+  std::vector<AdviceCheck> advice;
+  if (!options.advice.empty()) {
+    advice = CheckAdvice(predicted, AdviceSideOf(*before), AdviceSideOf(*after));
+  }
 
   std::vector<GateOutcome> gates;
   for (const GateCondition& condition : conditions) gates.push_back(EvaluateGate(result, condition));
-  const std::string text = options.json ? RenderCompareJson(result, gates) : RenderCompareText(result, gates);
+  const std::string text = Render(options, result, gates, advice);
   std::fwrite(text.data(), 1, text.size(), stdout);
 
   int exit_code = kExitOk;

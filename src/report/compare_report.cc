@@ -28,7 +28,15 @@ std::string Grouped(double value, int decimals) {
 
 std::string ValueCell(std::optional<double> value, const std::string& unit) {
   if (!value) return "unknown";
+  if (unit == "fraction") return fmt::format("{:.4f}", *value);  // MFU: small numbers
   return Grouped(*value, unit == "bytes" ? 0 : 1);
+}
+
+std::string OptionalUs(std::optional<double> us) { return us ? Grouped(*us, 1) : std::string("unknown"); }
+
+std::string SignedUs(std::optional<double> us) {
+  if (!us) return "unknown";
+  return fmt::format("{}{}", *us > 0 ? "+" : "", Grouped(*us, 1));
 }
 
 std::string PercentCell(std::optional<double> pct) {
@@ -84,6 +92,51 @@ void AppendMetricTable(const CompareResult& result, std::string* out) {
     *out += fmt::format("{:<26} {:>14} {:>14} {:>8}  {}\n", Shortened(Label(metric), 26),
                         ValueCell(metric.before, metric.unit), ValueCell(metric.after, metric.unit),
                         PercentCell(metric.delta_pct), Verdict(metric));
+  }
+}
+
+void AppendDominant(const CompareResult& result, std::string* out) {
+  const std::string& before = result.before.verdict.dominant;
+  const std::string& after = result.after.verdict.dominant;
+  *out += fmt::format("{:<26} {:>14} {:>14} {:>8}  {}\n", "dominant_bottleneck", before, after, "",
+                      before == "unknown" || after == "unknown" ? "unknown" : (before == after ? "same" : "changed"));
+}
+
+void AppendCategories(const CompareResult& result, std::string* out) {
+  if (result.categories.empty()) return;
+  const std::string scope = result.before.op_scope == result.after.op_scope
+                                ? std::string(OperatorScopeName(result.before.op_scope))
+                                : fmt::format("{} vs {}", OperatorScopeName(result.before.op_scope),
+                                              OperatorScopeName(result.after.op_scope));
+  *out += fmt::format("\noperator categories ({}, outermost operators, per step):\n", scope);
+  *out += fmt::format("{:<14} {:>17} {:>14} {:>14} {:>13}\n", "category", "count", "before us", "after us", "delta us");
+  for (const CategoryDelta& c : result.categories) {
+    *out += fmt::format("{:<14} {:>17} {:>14} {:>14} {:>13}\n", OperatorCategoryName(c.category),
+                        fmt::format("{:g} -> {:g}", c.before_count, c.after_count), Grouped(c.before_ns / 1000, 1),
+                        Grouped(c.after_ns / 1000, 1), Grouped((c.after_ns - c.before_ns) / 1000, 1));
+  }
+}
+
+std::string StillFires(const AdviceCheck& check) {
+  if (!check.fires_after) return "no";
+  return fmt::format("yes (est. {} us)", Grouped(check.estimated_gain_after_us.value_or(0), 1));
+}
+
+void AppendAdvice(const CompareResult& result, std::span<const AdviceCheck> advice, std::string* out) {
+  if (advice.empty()) return;
+  const MetricComparison* step = result.Find("step_time_us");
+  *out += fmt::format("\npredicted vs measured (per step; step time change {} us):\n",
+                      SignedUs(step ? step->delta : std::nullopt));
+  *out += fmt::format("{:<28} {:>12} {:>13} {:>13} {:>13}  {}\n", "finding", "est. gain us", "before us", "after us",
+                      "measured us", "fires after");
+  for (const AdviceCheck& check : advice) {
+    const PredictedFinding& f = check.finding;
+    *out += fmt::format("{:<28} {:>12} {:>13} {:>13} {:>13}  {}\n", Shortened(f.id, 28),
+                        f.estimated_gain_us ? Grouped(-*f.estimated_gain_us, 1) : std::string("unknown"),
+                        OptionalUs(check.before_us), OptionalUs(check.after_us), SignedUs(check.change_us()),
+                        check.fires_after ? "yes" : "no");
+    const std::string how = check.measured_as + (check.unknown_reason.empty() ? "" : "; unknown: " + check.unknown_reason);
+    *out += fmt::format("  measured: {}\n", Shortened(how, 86));
   }
 }
 
@@ -248,6 +301,55 @@ void WriteOps(const OperatorDiff& diff, JsonWriter* w) {
   w->EndArray();
 }
 
+void WriteDominant(const CompareResult& result, JsonWriter* w) {
+  w->Key("dominant_bottleneck").BeginObject();
+  w->Key("before").String(result.before.verdict.dominant).Key("after").String(result.after.verdict.dominant);
+  w->EndObject();
+}
+
+void WriteCategories(const CompareResult& result, JsonWriter* w) {
+  w->Key("categories_scope").BeginObject();
+  w->Key("before").String(OperatorScopeName(result.before.op_scope));
+  w->Key("after").String(OperatorScopeName(result.after.op_scope)).EndObject();
+  w->Key("categories").BeginArray();
+  for (const CategoryDelta& c : result.categories) {
+    w->BeginObject().Key("name").String(OperatorCategoryName(c.category));
+    w->Key("before_count").Double(c.before_count).Key("after_count").Double(c.after_count);
+    w->Key("before_us").Double(c.before_ns / 1000).Key("after_us").Double(c.after_ns / 1000);
+    w->Key("delta_us").Double((c.after_ns - c.before_ns) / 1000).EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteAdvice(std::span<const AdviceCheck> advice, bool given, JsonWriter* w) {
+  w->Key("advice");
+  if (!given) {
+    w->Null();
+    return;
+  }
+  w->BeginArray();
+  for (const AdviceCheck& check : advice) {
+    const PredictedFinding& f = check.finding;
+    w->BeginObject().Key("id").String(f.id).Key("category").String(f.category);
+    w->Key("estimated_gain_us");
+    NullableDouble(w, f.estimated_gain_us);
+    w->Key("measured_as").String(check.measured_as);
+    w->Key("before_us");
+    NullableDouble(w, check.before_us);
+    w->Key("after_us");
+    NullableDouble(w, check.after_us);
+    w->Key("measured_change_us");
+    NullableDouble(w, check.change_us());
+    w->Key("unknown_reason");
+    check.unknown_reason.empty() ? w->Null() : w->String(check.unknown_reason);
+    w->Key("fires_after").Bool(check.fires_after);
+    w->Key("estimated_gain_after_us");
+    NullableDouble(w, check.estimated_gain_after_us);
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
 void WriteGates(std::span<const GateOutcome> gates, JsonWriter* w) {
   w->Key("gates").BeginArray();
   for (const GateOutcome& gate : gates) {
@@ -263,18 +365,23 @@ void WriteGates(std::span<const GateOutcome> gates, JsonWriter* w) {
 
 }  // namespace
 
-std::string RenderCompareText(const CompareResult& result, std::span<const GateOutcome> gates) {
+std::string RenderCompareText(const CompareResult& result, std::span<const GateOutcome> gates,
+                              std::span<const AdviceCheck> advice) {
   std::string out;
   AppendSide("before", result.before, &out);
   AppendSide("after", result.after, &out);
   AppendMetricTable(result, &out);
+  AppendDominant(result, &out);
   AppendStepStatistics(result, &out);
   AppendOps(result.ops, &out);
+  AppendCategories(result, &out);
+  AppendAdvice(result, advice, &out);
   AppendGates(gates, &out);
   return out;
 }
 
-std::string RenderCompareJson(const CompareResult& result, std::span<const GateOutcome> gates) {
+std::string RenderCompareJson(const CompareResult& result, std::span<const GateOutcome> gates,
+                              std::span<const AdviceCheck> advice, bool advice_given) {
   std::string out;
   JsonWriter w(&out);
   w.BeginObject().Key("schema").String("tuneprof.compare/1");
@@ -284,10 +391,103 @@ std::string RenderCompareJson(const CompareResult& result, std::span<const GateO
   w.Key("metrics").BeginObject();
   for (const MetricComparison& metric : result.metrics) WriteMetric(metric, &w);
   w.EndObject();
+  WriteDominant(result, &w);
   WriteOps(result.ops, &w);
+  WriteCategories(result, &w);
+  WriteAdvice(advice, advice_given, &w);
   WriteGates(gates, &w);
   w.EndObject();
   out += '\n';
+  return out;
+}
+
+namespace {
+
+// A table cell: pipes would end the cell, newlines the row.
+std::string Cell(std::string_view text) {
+  std::string cell;
+  for (char c : text) {
+    if (c == '|') {
+      cell += "\\|";
+    } else {
+      cell += c == '\n' ? ' ' : c;
+    }
+  }
+  return cell;
+}
+
+void AppendMarkdownMetrics(const CompareResult& result, std::string* out) {
+  *out += "| metric | before | after | change | verdict |\n|---|---:|---:|---:|---|\n";
+  for (const MetricComparison& metric : result.metrics) {
+    *out += fmt::format("| {} | {} | {} | {} | {} |\n", Cell(metric.key), ValueCell(metric.before, metric.unit),
+                        ValueCell(metric.after, metric.unit), PercentCell(metric.delta_pct), Cell(Verdict(metric)));
+  }
+  const std::string& before = result.before.verdict.dominant;
+  const std::string& after = result.after.verdict.dominant;
+  *out += fmt::format("| dominant_bottleneck | {} | {} | | {} |\n", before, after,
+                      before == "unknown" || after == "unknown" ? "unknown" : (before == after ? "same" : "changed"));
+}
+
+void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
+  if (diff.ops.empty()) return;
+  *out += fmt::format("\n**Operators** ({}, per step, by time change; top {}):\n\n", OperatorScopeName(diff.scope),
+                      std::min(diff.ops.size(), kCompareTextOps));
+  *out += "| change | name | count | before us | after us | delta us |\n|---|---|---:|---:|---:|---:|\n";
+  for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
+    const OperatorDelta& op = diff.ops[i];
+    *out += fmt::format("| {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", OperatorChangeName(op.change),
+                        Cell(Shortened(op.name, 80)), op.before_count, op.after_count, Grouped(op.before_ns / 1000, 1),
+                        Grouped(op.after_ns / 1000, 1), Grouped(op.delta_ns() / 1000, 1));
+  }
+}
+
+void AppendMarkdownCategories(const CompareResult& result, std::string* out) {
+  if (result.categories.empty()) return;
+  *out += "\n**Operator categories** (outermost operators, per step):\n\n";
+  *out += "| category | count | before us | after us | delta us |\n|---|---:|---:|---:|---:|\n";
+  for (const CategoryDelta& c : result.categories) {
+    *out += fmt::format("| {} | {:g} -> {:g} | {} | {} | {} |\n", OperatorCategoryName(c.category), c.before_count,
+                        c.after_count, Grouped(c.before_ns / 1000, 1), Grouped(c.after_ns / 1000, 1),
+                        Grouped((c.after_ns - c.before_ns) / 1000, 1));
+  }
+}
+
+void AppendMarkdownAdvice(std::span<const AdviceCheck> advice, std::string* out) {
+  if (advice.empty()) return;
+  *out += "\n**Predicted vs measured** (per step):\n\n";
+  *out += "| finding | est. gain us | measured us | measured as | still fires |\n|---|---:|---:|---|---|\n";
+  for (const AdviceCheck& check : advice) {
+    const PredictedFinding& f = check.finding;
+    *out += fmt::format("| `{}` | {} | {} | {} | {} |\n", Cell(f.id),
+                        f.estimated_gain_us ? Grouped(-*f.estimated_gain_us, 1) : std::string("unknown"),
+                        SignedUs(check.change_us()), Cell(Shortened(check.measured_as, 120)), StillFires(check));
+  }
+}
+
+}  // namespace
+
+std::string RenderCompareMarkdown(const CompareResult& result, std::span<const GateOutcome> gates,
+                                  std::span<const AdviceCheck> advice) {
+  std::string out = "### tuneprof compare\n\n";
+  for (const auto& [label, side] : {std::pair{"before", &result.before}, std::pair{"after", &result.after}}) {
+    std::string paths;
+    for (const std::string& path : side->paths) paths += (paths.empty() ? "" : ", ") + path;
+    out += fmt::format("- {}: `{}` ({} rank{}, {} step{})\n", label, Cell(paths), side->ranks,
+                       side->ranks == 1 ? "" : "s", side->step_ns.size(), side->step_ns.size() == 1 ? "" : "s");
+  }
+  out += "\n";
+  AppendMarkdownMetrics(result, &out);
+  AppendMarkdownOps(result.ops, &out);
+  AppendMarkdownCategories(result, &out);
+  AppendMarkdownAdvice(advice, &out);
+  if (!gates.empty()) {
+    out += "\n**Gate:**\n\n";
+    for (const GateOutcome& gate : gates) {
+      out += gate.evaluated ? fmt::format("- `{}`: {:+.1f}%, {} -> **{}**\n", Cell(gate.condition.text), *gate.delta_pct,
+                                          gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass")
+                            : fmt::format("- `{}`: not evaluated (unknown)\n", Cell(gate.condition.text));
+    }
+  }
   return out;
 }
 
