@@ -721,7 +721,8 @@ for letter, names in {
         "Y": "layer_norm native_layer_norm group_norm native_group_norm rms_norm _fused_rms_norm",
         "S": "softmax _softmax log_softmax _log_softmax _safe_softmax",
         "R": "relu relu_ threshold leaky_relu hardtanh hardtanh_", "G": "gelu", "W": "silu silu_", "H": "sigmoid",
-        "T": "tanh", "k": "masked_fill masked_fill_ where", "x": "mul mul_ div div_",
+        "T": "tanh", "k": "masked_fill masked_fill_ where triu tril",
+        "f": "ones zeros full arange", "x": "mul mul_ div div_",
         "a": "add add_ sub sub_ rsub addcmul_ addcdiv_", "d": "dropout native_dropout bernoulli_ feature_dropout",
         "p": "pow square", "q": "rsqrt sqrt", "r": "mean sum max amax norm linalg_vector_norm var argmax",
         "c": "to _to_copy type_as", "n": "neg", "t": "cat", "l": "slice chunk split narrow unbind",
@@ -753,7 +754,7 @@ def kernel_letter(name):
 ACT = "RGWHT"
 # (id, [(letters, min, max, role)]), role 2 anchor, 1 member, 0 inside but not a member; library order.
 LIBRARY = [
-    ("fusion.attention", [("M", 1, 1, 2), ("xak", 0, 3, 1), ("S", 1, 1, 1), ("d", 0, 1, 1), ("M", 1, 1, 2)]),
+    ("fusion.attention", [("M", 1, 1, 2), ("xakf", 0, 4, 1), ("S", 1, 1, 1), ("d", 0, 1, 1), ("M", 1, 1, 2)]),
     ("fusion.conv_bn_relu", [("C", 1, 1, 2), ("B", 1, 1, 1), (ACT, 0, 1, 1)]),
     ("fusion.rms_norm", [("c", 0, 1, 1), ("p", 1, 1, 1), ("r", 1, 1, 1), ("a", 0, 1, 1), ("q", 1, 1, 1), ("x", 1, 2, 1),
                          ("c", 0, 1, 1)]),

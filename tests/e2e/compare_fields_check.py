@@ -14,12 +14,11 @@
   per step, classified by the small name table below; the categories' sum equals the sum of all
   outermost ops.
 - Predicted vs measured (item 5): `--advice` with `advise --json` of the before side lists exactly its
-  finding ids; every finding has a measured change or says why not. The advisor does not fire
-  fusion.attention on the SDPA pair (`aten::ones` / `aten::triu` building the mask sit between the
-  matmul and the softmax), so a fusion.attention finding in the shape `advise --json` writes is added
-  to the file: its measured change must equal, from the traces, the per-step time of the outermost
-  named operators before vs the named operators plus the operators only the after side has that do
-  their kind of work or attention (the SDPA) after. compute.fp32_matmul (which the advisor does fire) is checked the same way against aten::matmul.
+  finding ids; every finding has a measured change or says why not. The advisor's fusion.attention
+  finding on the SDPA pair (the causal mask built in place: matmul, div, ones, triu, masked_fill,
+  softmax, matmul): its measured change must equal, from the traces, the per-step time of the
+  outermost operators its example names before vs those plus the operators only the after side has
+  that do their kind of work or attention (the SDPA) after. compute.fp32_matmul (which the advisor does fire) is checked the same way against aten::matmul.
   A bad file is one error line naming it, exit 1; a missing one exit 2.
 - Markdown (item 7): `--format md` is GitHub tables: every table row has its header's cell count, the
   metric rows are the JSON's metric keys in order, the operator rows are the JSON's first ops.
@@ -45,7 +44,7 @@ CATEGORY = {"aten::mm": "matmul", "aten::matmul": "matmul", "aten::conv2d": "con
             "aten::scaled_dot_product_attention": "attention", "aten::relu": "vector", "aten::relu_": "vector",
             "aten::batch_norm": "vector", "aten::div": "vector", "aten::masked_fill": "vector",
             "aten::softmax": "vector", "aten::clone": "memcpy", "aten::transpose": "other",
-            "aten::ones": "other", "aten::triu": "other"}
+            "aten::ones": "vector", "aten::triu": "vector"}
 PAIRS = [("attention_before", "attention_after"), ("conv_bn_before", "conv_bn_after"),
          ("inplace_before", "inplace_after"), ("aa_run1", "aa_run2")]
 
@@ -152,17 +151,11 @@ def check_categories(doc, before, after, label):
 
 
 def advice_file(tuneprof, data, directory):
-    """advise --json of the SDPA pair's before side, plus a fusion.attention finding of the same shape."""
+    """advise --json of the SDPA pair's before side, which must hold a fusion.attention finding."""
     advice = run_json(tuneprof, "advise", data / "attention_before.json.gz", "--json")
     if advice is None:
         return None, None
-    template = dict(advice["findings"][0]) if advice["findings"] else {}
-    template.update({"id": "fusion.attention", "category": "compute", "estimated_gain_us": 500000.0,
-                     "saves_from": "memory_bound",
-                     "evidence": {"occurrences": 20, "level": "host operators",
-                                  "example": "aten::matmul -> aten::div -> aten::masked_fill -> aten::softmax "
-                                             "-> aten::matmul"}})
-    advice["findings"].append(template)
+    check("fusion.attention" in [f["id"] for f in advice["findings"]], "advise: no fusion.attention on the SDPA pair")
     path = pathlib.Path(directory) / "attention_before_advice.json"
     path.write_text(json.dumps(advice))
     return path, advice
@@ -186,7 +179,9 @@ def check_advice(tuneprof, data, directory):
     before, after = Trace(before_path), Trace(after_path)
     rows = {a["id"]: a for a in doc["advice"]}
     # fusion.attention: the named ops, then the named ops plus what only the after side has (the SDPA).
-    named = {"aten::matmul", "aten::div", "aten::masked_fill", "aten::softmax"}
+    finding = next((f for f in advice["findings"] if f["id"] == "fusion.attention"), {})
+    named = set(finding.get("evidence", {}).get("example", "").split(" -> "))
+    check({"aten::matmul", "aten::softmax"} <= named, f"fusion.attention example names {sorted(named)}")
     # Operators only the after side has, of the named operators' kinds or attention.
     after_only = {name for name in after.names - before.names
                   if CATEGORY.get(name) in ("matmul", "vector", "attention")}

@@ -12,7 +12,7 @@ constexpr size_t kMinChain = 3;
 constexpr std::string_view kActivations = "RGWHT";
 
 constexpr std::array kAttention = std::to_array<PatternElement>({
-    {"M", 1, 1, true, true}, {"xak", 0, 3}, {"S", 1, 1}, {"d", 0, 1}, {"M", 1, 1, true, true}});
+    {"M", 1, 1, true, true}, {"xakf", 0, 4}, {"S", 1, 1}, {"d", 0, 1}, {"M", 1, 1, true, true}});
 constexpr std::array kConvBnAct = std::to_array<PatternElement>({
     {"C", 1, 1, true, true}, {"B", 1, 1}, {kActivations, 0, 1}});
 constexpr std::array kRmsNorm = std::to_array<PatternElement>({
@@ -30,7 +30,7 @@ constexpr std::array kBiasDropoutAdd = std::to_array<PatternElement>({{"a", 0, 1
 constexpr std::array kCastChain = std::to_array<PatternElement>({{"c", 2, 8}});
 
 constexpr std::array kLibrary = std::to_array<FusionPattern>({
-    {"fusion.attention", "matmul -> [scale|mask] -> softmax -> [dropout] -> matmul (standard attention)", kAttention,
+    {"fusion.attention", "matmul -> [scale|mask, the mask built in place] -> softmax -> [dropout] -> matmul (standard attention)", kAttention,
      FusionGain::kEpilogue, FusionGain::kEpilogue,
      "Replace the hand-written attention with a fused FlashAttention kernel: the scores matrix never goes "
      "to memory and the softmax, masking and dropout run inside it.",

@@ -73,14 +73,22 @@ TEST(FusionPatterns, AttentionWithoutOptionalMembers) {
   EXPECT_EQ(matches[0].saved_ns, 30);
 }
 
-TEST(FusionPatterns, AttentionWithThreeScaleOpsButNotFour) {
-  const auto three = Match("MxakSM", {100, 1, 2, 3, 30, 200});
-  ASSERT_EQ(three.size(), 1u);
-  EXPECT_EQ(IdOf(three[0]), "fusion.attention");
-  EXPECT_EQ(three[0].saved_ns, 36);
-  for (const PatternMatch& match : Match("MxaxkSM", {100, 1, 2, 3, 4, 30, 200})) {
+TEST(FusionPatterns, AttentionWithFourScaleOrMaskOpsButNotFive) {
+  const auto four = Match("MxakfSM", {100, 1, 2, 3, 4, 30, 200});
+  ASSERT_EQ(four.size(), 1u);
+  EXPECT_EQ(IdOf(four[0]), "fusion.attention");
+  EXPECT_EQ(four[0].saved_ns, 40);
+  for (const PatternMatch& match : Match("MxaxkfSM", {100, 1, 2, 3, 4, 5, 30, 200})) {
     EXPECT_NE(IdOf(match), "fusion.attention");
   }
+}
+
+TEST(FusionPatterns, AttentionWithACausalMaskBuiltInPlace) {
+  // q @ k^T, / sqrt(d), torch.ones -> triu -> masked_fill, softmax, @ v (compare_pairs.py's naive attention)
+  const auto matches = Match("MxfkkSM", {100, 5, 1, 2, 8, 30, 200});
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_EQ(IdOf(matches[0]), "fusion.attention");
+  EXPECT_EQ(matches[0].saved_ns, 46);
 }
 
 TEST(FusionPatterns, ElementwiseChainsNeedThreeOperators) {

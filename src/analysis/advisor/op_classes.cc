@@ -38,6 +38,8 @@ constexpr std::array kAtenOps = std::to_array<Entry>({
     {"gelu", op_letter::kGelu}, {"silu", op_letter::kSilu}, {"silu_", op_letter::kSilu},
     {"sigmoid", op_letter::kSigmoid}, {"tanh", op_letter::kTanh},
     {"masked_fill", op_letter::kMask}, {"masked_fill_", op_letter::kMask}, {"where", op_letter::kMask},
+    {"triu", op_letter::kMask}, {"tril", op_letter::kMask}, {"ones", op_letter::kFactory},
+    {"zeros", op_letter::kFactory}, {"full", op_letter::kFactory}, {"arange", op_letter::kFactory},
     {"mul", op_letter::kScale}, {"mul_", op_letter::kScale}, {"div", op_letter::kScale}, {"div_", op_letter::kScale},
     {"add", op_letter::kAdd}, {"add_", op_letter::kAdd}, {"sub", op_letter::kAdd}, {"sub_", op_letter::kAdd},
     {"rsub", op_letter::kAdd}, {"addcmul_", op_letter::kAdd}, {"addcdiv_", op_letter::kAdd},
