@@ -43,6 +43,8 @@ Result<PredictedFinding> ParseFinding(simdjson::dom::element element, size_t ind
     if (value.get(gain)) return fail("\"estimated_gain_us\" must be a number");
     finding.estimated_gain_us = gain;
   }
+  // advise writes 0 with a gain model "unknown: why" when it claims no gain: unknown, not zero.
+  if (!object["gain_model"].get(text) && text.starts_with("unknown") && gain == 0) finding.estimated_gain_us.reset();
   simdjson::dom::object evidence;
   if (!object["evidence"].get(evidence)) {
     if (!evidence["level"].get(text)) finding.level = std::string(text);
