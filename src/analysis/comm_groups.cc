@@ -94,8 +94,8 @@ void NameSlowestTimelineRanks(const std::vector<RankCommunication>& ranks, Group
   std::map<std::string, std::map<int64_t, int64_t>> caused;  // group -> rank -> others' wait
   for (const auto& [key, arrivals] : by_key) {
     if (arrivals.size() < 2) continue;
-    if (std::any_of(arrivals.begin(), arrivals.end(),
-                    [&](const Arrival& a) { return a.c->type != arrivals[0].c->type; }))
+    const auto& first_type = arrivals[0].c->type;  // (clang cannot capture a structured binding)
+    if (std::any_of(arrivals.begin(), arrivals.end(), [&](const Arrival& a) { return a.c->type != first_type; }))
       continue;
     const Arrival& last = *std::max_element(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
       return a.c->start_ns < b.c->start_ns;
