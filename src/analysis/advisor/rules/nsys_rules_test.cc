@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -15,17 +16,8 @@ using hand_built::Us;
 
 constexpr int64_t kMs = 1000000;
 
-const Finding* Find(const AdvisorResult& result, std::string_view id) {
-  auto it = std::find_if(result.findings.begin(), result.findings.end(), [&](const Finding& f) { return f.id == id; });
-  return it == result.findings.end() ? nullptr : &*it;
-}
-
-double Number(const Finding& f, std::string_view label) {
-  for (const Evidence& e : f.evidence) {
-    if (e.label == label && e.number) return *e.number;
-  }
-  return -1;
-}
+using finding_lookup::Find;
+using finding_lookup::Number;
 
 AdvisorResult Advise(const Trace& trace) {
   const RankBreakdown breakdown = ComputeTimeBreakdown(trace);

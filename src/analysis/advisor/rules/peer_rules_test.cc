@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -19,24 +20,9 @@ using hand_built::Us;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-const Finding* Find(const AdvisorResult& result, std::string_view id) {
-  auto it = std::find_if(result.findings.begin(), result.findings.end(), [&](const Finding& f) { return f.id == id; });
-  return it == result.findings.end() ? nullptr : &*it;
-}
-
-double Number(const Finding& f, std::string_view label) {
-  for (const Evidence& e : f.evidence) {
-    if (e.label == label && e.number) return *e.number;
-  }
-  return -1;
-}
-
-std::string Text(const Finding& f, std::string_view label) {
-  for (const Evidence& e : f.evidence) {
-    if (e.label == label) return e.text;
-  }
-  return "?";
-}
+using finding_lookup::Find;
+using finding_lookup::Number;
+using finding_lookup::Text;
 
 // `profile`: the chip to measure against (nullptr: unknown chip).
 AdvisorResult Advise(const Trace& trace, const HardwareProfile* profile = nullptr) {

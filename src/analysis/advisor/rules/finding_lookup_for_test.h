@@ -1,0 +1,33 @@
+#pragma once
+// Lookups the rule tests share: a finding by id, and its evidence by label.
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "analysis/advisor/advisor.h"
+
+namespace tuneprof::finding_lookup {
+
+// The finding `id`, nullptr when the advisor did not raise it.
+inline const Finding* Find(const AdvisorResult& result, std::string_view id) {
+  auto it = std::find_if(result.findings.begin(), result.findings.end(), [&](const Finding& f) { return f.id == id; });
+  return it == result.findings.end() ? nullptr : &*it;
+}
+
+// The evidence number labelled `label`; -1 when the finding has none.
+inline double Number(const Finding& f, std::string_view label) {
+  for (const Evidence& e : f.evidence) {
+    if (e.label == label && e.number) return *e.number;
+  }
+  return -1;
+}
+
+// The evidence text labelled `label`; "?" when the finding has none.
+inline std::string Text(const Finding& f, std::string_view label) {
+  for (const Evidence& e : f.evidence) {
+    if (e.label == label) return e.text;
+  }
+  return "?";
+}
+
+}  // namespace tuneprof::finding_lookup
