@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/memory_packing.h"
+
 namespace tuneprof {
 
 namespace {
@@ -297,6 +299,26 @@ int64_t RunByBreadth(const std::vector<MemoryBlock>& blocks, bool best_fit) {
   return planner.Run(order, best_fit);
 }
 
+// The exact search runs where the greedy planners stop short of the bound; its depth-first search
+// recurses once per block and a node costs O(blocks), so it is kept to traces of moderate size.
+constexpr size_t kMaxSearchedBlocks = 4096;
+constexpr uint64_t kSearchWorkBudget = 20'000'000;  // nodes x blocks: about half a second
+
+bool SearchPlanAtBound(const std::vector<MemoryBlock>& blocks, int64_t lower_bound) {
+  if (blocks.empty() || blocks.size() > kMaxSearchedBlocks) return false;
+  uint64_t horizon = 0;
+  for (const MemoryBlock& block : blocks) {
+    horizon = std::max(horizon, 1 + (block.free_seq == kNeverFreed ? block.alloc_seq : block.free_seq));
+  }
+  std::vector<PackItem> items;
+  items.reserve(blocks.size());
+  for (const MemoryBlock& block : blocks) {
+    items.push_back({block.alloc_seq, block.free_seq == kNeverFreed ? horizon : block.free_seq, block.bytes});
+  }
+  const uint64_t node_budget = kSearchWorkBudget / blocks.size();
+  return SearchPacking(items, lower_bound, node_budget).outcome == PackOutcome::kFits;
+}
+
 }  // namespace
 
 ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_bytes, int64_t observed_peak_bytes,
@@ -337,6 +359,10 @@ ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_byt
       best = top;
       plan.strategy = "greedy by size, jittered";
     }
+  }
+  if (best > lower_bound && SearchPlanAtBound(blocks, lower_bound)) {
+    best = lower_bound;
+    plan.strategy = "exact search";
   }
   plan.plan_peak_bytes = baseline_bytes + best;
   plan.max_live_bytes = baseline_bytes + lower_bound;

@@ -29,8 +29,9 @@ struct MemoryBlock {
 // lifetimes are disjoint may share addresses. Finding the smallest arena is NP-hard (dynamic storage
 // allocation), so several greedy orderings (by size, lifetime, breadth, allocation order, squeaky-wheel
 // repair) are tried and the lowest wins, stopping once one reaches `max_live_bytes`, below which no
-// plan can go. On CPU traces, where no reservation is reported, the observed peak allocated equals
-// that bound (every block matched), so the plan meets it only when a heuristic finds an optimal plan.
+// plan can go. Where they all stop short, an exact search (memory_packing.h, bounded in blocks and
+// work) looks for a plan at that bound. On CPU traces, where no reservation is reported, the observed
+// peak allocated equals the bound (every block matched), so only an optimal plan meets it.
 // `baseline_bytes` (allocated before the trace began, never seen allocated) is added to every figure.
 struct ReusePlan {
   int64_t plan_peak_bytes = kNoId;
@@ -39,7 +40,7 @@ struct ReusePlan {
   bool observed_is_reserved = false;
   int64_t saving_bytes = kNoId;       // observed − plan (negative when the plan would need more)
   int64_t blocks = 0;
-  std::string strategy;               // the planner ordering that reached plan_peak_bytes
+  std::string strategy;               // the planner that reached plan_peak_bytes ("exact search", ...)
 };
 
 ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_bytes,

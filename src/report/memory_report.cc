@@ -208,7 +208,8 @@ void WriteOpportunities(JsonWriter& w, const DeviceMemory& d) {
   OptionalInt(w, "observed_peak_bytes", r.observed_peak_bytes);
   w.Key("observed_is_reserved").Bool(r.observed_is_reserved);
   OptionalInt(w, "saving_bytes", r.saving_bytes);
-  w.Key("blocks").Int(r.blocks).EndObject();
+  w.Key("blocks").Int(r.blocks);
+  w.Key("strategy").String(r.strategy).EndObject();
   w.Key("in_place").BeginArray();
   for (const InPlaceCandidate& c : d.in_place) {
     w.BeginObject().Key("op").String(c.op).Key("count").Int(c.count).Key("bytes").Int(c.bytes);
