@@ -8,7 +8,17 @@
 #include <thread>
 #include <vector>
 
-#ifdef __GLIBC__
+// glibc's malloc_trim walks glibc's own arenas; under AddressSanitizer, which replaces malloc, they
+// may never have been set up, and the call crashed (a SEGV in mtrim on a worker's return).
+#if defined(__SANITIZE_ADDRESS__)
+#define TUNEPROF_MALLOC_REPLACED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TUNEPROF_MALLOC_REPLACED 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(TUNEPROF_MALLOC_REPLACED)
+#define TUNEPROF_TRIM_MALLOC 1
 #include <malloc.h>
 #endif
 
@@ -62,7 +72,7 @@ void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, cons
     slot->result =
         AnalyzeRankCommunication(*trace, ComputeTimeBreakdown(*trace), SelectHardware(*trace, profiles, forced));
   }  // the trace is freed here
-#ifdef __GLIBC__
+#ifdef TUNEPROF_TRIM_MALLOC
   // glibc keeps freed pages of the worker arenas resident; hand them back so that RSS follows live data.
   malloc_trim(0);
 #endif
