@@ -15,7 +15,7 @@ constexpr uint64_t kNeverFreed = std::numeric_limits<uint64_t>::max();
 // An allocation matched to the next free of its address. `seq` orders the device's memory events
 // (time, then file order), so lifetimes compare exactly even when timestamps tie.
 struct MemoryBlock {
-  int64_t address = 0;
+  int64_t address = kNoId;        // kNoId where the trace gives none (operator_memory)
   int64_t bytes = 0;
   uint32_t track = 0;
   int64_t alloc_ns = 0;
@@ -23,6 +23,8 @@ struct MemoryBlock {
   uint64_t alloc_seq = 0;
   uint64_t free_seq = kNeverFreed;
   uint32_t alloc_op = kNoIndex;   // event index of the innermost host op enclosing the allocation
+  StringId alloc_op_name;         // the allocating op where the trace names it per allocation
+                                  // (torch_npu operator_memory) rather than through an event
 };
 
 // The peak of a static, liveness-based plan: every block gets an offset in one arena, blocks whose

@@ -68,6 +68,10 @@ std::string OpName(const Trace& trace, uint32_t event) {
   return event == kNoIndex ? std::string() : std::string(trace.str(trace.events().name[event]));
 }
 
+std::string BlockOpName(const Trace& trace, const MemoryBlock& block) {
+  return block.alloc_op != kNoIndex ? OpName(trace, block.alloc_op) : std::string(trace.str(block.alloc_op_name));
+}
+
 // The step holding `ts_ns`, kNoIndex outside every step.
 size_t StepAt(const std::vector<Step>& steps, int64_t ts_ns) {
   for (size_t s = 0; s < steps.size(); ++s) {
@@ -103,6 +107,80 @@ std::vector<MemoryPoint> DownSample(const std::vector<MemoryPoint>& points) {
   return result;
 }
 
+// The blocks alive at the peak, grouped by allocating op (largest first), and the largest of them.
+// Blocks never freed live to `end_ns`.
+void DescribeLiveBlocks(const Trace& trace, std::vector<const MemoryBlock*> live, int64_t end_ns, DeviceMemory* out) {
+  std::map<std::string, PeakHolder> holders;
+  for (const MemoryBlock* block : live) {
+    out->live_at_peak_known_bytes += block->bytes;
+    const std::string op = BlockOpName(trace, *block);
+    PeakHolder& holder = holders[op];
+    if (holder.blocks == 0) holder.first_alloc_ns = block->alloc_ns;
+    holder.op = op;
+    holder.bytes += block->bytes;
+    ++holder.blocks;
+    holder.first_alloc_ns = std::min(holder.first_alloc_ns, block->alloc_ns);
+    const int64_t lifetime = (block->free_ns != kNoId ? block->free_ns : end_ns) - block->alloc_ns;
+    holder.longest_lifetime_ns = std::max(holder.longest_lifetime_ns, lifetime);
+    if (block->free_seq == kNeverFreed) ++holder.never_freed_blocks;
+  }
+  for (auto& [op, holder] : holders) out->holders.push_back(std::move(holder));
+  std::sort(out->holders.begin(), out->holders.end(), [](const PeakHolder& a, const PeakHolder& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.op < b.op;
+  });
+  std::sort(live.begin(), live.end(), [](const MemoryBlock* a, const MemoryBlock* b) {
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a->alloc_seq < b->alloc_seq;
+  });
+  for (size_t i = 0; i < live.size() && i < kMaxLiveBlocks; ++i) {
+    out->largest_live_blocks.push_back(
+        {live[i]->address, live[i]->bytes, BlockOpName(trace, *live[i]), live[i]->alloc_ns, live[i]->free_ns});
+  }
+}
+
+// Bytes of each op's blocks alive at each step end; an op whose figure rises at every step end.
+void FindLeakSuspects(const Trace& trace, const std::vector<MemoryBlock>& blocks, DeviceMemory* out) {
+  const std::vector<Step>& steps = trace.steps();
+  if (steps.size() < 3) return;
+  std::map<std::string, std::vector<int64_t>> alive;
+  for (const MemoryBlock& block : blocks) {
+    std::vector<int64_t>* per_step = nullptr;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const int64_t end = steps[s].end_ns;
+      if (block.alloc_ns >= end || (block.free_ns != kNoId && block.free_ns < end)) continue;
+      if (!per_step) {
+        per_step = &alive[BlockOpName(trace, block)];
+        per_step->resize(steps.size(), 0);
+      }
+      (*per_step)[s] += block.bytes;
+    }
+  }
+  for (auto& [op, per_step] : alive) {
+    bool grows = true;
+    for (size_t s = 1; s < per_step.size() && grows; ++s) grows = per_step[s] > per_step[s - 1];
+    if (!grows) continue;
+    out->leak_suspects.push_back({op, per_step, per_step.back() - per_step.front()});
+  }
+  std::sort(out->leak_suspects.begin(), out->leak_suspects.end(), [](const LeakSuspect& a, const LeakSuspect& b) {
+    return a.growth_bytes != b.growth_bytes ? a.growth_bytes > b.growth_bytes : a.op < b.op;
+  });
+}
+
+// Time in allocator calls (cudaMalloc, aclMallocMemInner, ...) per step; left unknown when the trace
+// holds no allocator call at all.
+void AddAllocatorCallTime(const Trace& trace, std::vector<StepMemory>* steps_memory) {
+  const EventTable& events = trace.events();
+  bool allocator_calls_seen = false;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != EventKind::kRuntime || !IsAllocatorCall(trace.str(events.name[i]))) continue;
+    if (!allocator_calls_seen) {
+      for (StepMemory& step : *steps_memory) step.allocator_call_ns = 0;
+      allocator_calls_seen = true;
+    }
+    const size_t s = StepAt(trace.steps(), events.ts_ns[i]);
+    if (s != kNoIndex) (*steps_memory)[s].allocator_call_ns += std::max<int64_t>(events.dur_ns[i], 0);
+  }
+}
+
 class DeviceAnalyzer {
  public:
   DeviceAnalyzer(const Trace& trace, const std::vector<uint32_t>& enclosing, std::vector<uint32_t> order)
@@ -116,7 +194,7 @@ class DeviceAnalyzer {
     BuildBlocks();
     DescribePeak(&out);
     DescribeSteps(&out);
-    FindLeakSuspects(&out);
+    FindLeakSuspects(trace_, blocks_, &out);
     const bool reserved_known = out.peak_reserved_bytes != kNoId && out.peak_reserved_bytes > 0;
     out.reuse = PlanReuse(blocks_, out.live_at_peak_unattributed_bytes,
                           reserved_known ? out.peak_reserved_bytes : out.peak_allocated_bytes, reserved_known);
@@ -177,11 +255,6 @@ class DeviceAnalyzer {
     }
   }
 
-  int64_t LifetimeNs(const MemoryBlock& block) const {
-    const int64_t end = block.free_ns != kNoId ? block.free_ns : std::max(trace_.end_ns(), At(order_.size() - 1).ts_ns);
-    return end - block.alloc_ns;
-  }
-
   void DescribePeak(DeviceMemory* out) {
     if (out->peak_allocated_bytes == kNoId) return;
     const MemoryEvent& peak = At(peak_seq_);
@@ -192,34 +265,13 @@ class DeviceAnalyzer {
       out->fragmentation_bytes = peak.total_reserved - peak.total_allocated;
       out->fragmentation_ratio = static_cast<double>(out->fragmentation_bytes) / peak.total_reserved;
     }
-    std::map<std::string, PeakHolder> holders;
     std::vector<const MemoryBlock*> live;
     for (const MemoryBlock& block : blocks_) {
       if (block.alloc_seq > peak_seq_ || (block.free_seq != kNeverFreed && block.free_seq <= peak_seq_)) continue;
       live.push_back(&block);
-      out->live_at_peak_known_bytes += block.bytes;
-      const std::string op = OpName(trace_, block.alloc_op);
-      PeakHolder& holder = holders[op];
-      if (holder.blocks == 0) holder.first_alloc_ns = block.alloc_ns;
-      holder.op = op;
-      holder.bytes += block.bytes;
-      ++holder.blocks;
-      holder.first_alloc_ns = std::min(holder.first_alloc_ns, block.alloc_ns);
-      holder.longest_lifetime_ns = std::max(holder.longest_lifetime_ns, LifetimeNs(block));
-      if (block.free_seq == kNeverFreed) ++holder.never_freed_blocks;
     }
+    DescribeLiveBlocks(trace_, std::move(live), std::max(trace_.end_ns(), At(order_.size() - 1).ts_ns), out);
     out->live_at_peak_unattributed_bytes = out->peak_allocated_bytes - out->live_at_peak_known_bytes;
-    for (auto& [op, holder] : holders) out->holders.push_back(std::move(holder));
-    std::sort(out->holders.begin(), out->holders.end(), [](const PeakHolder& a, const PeakHolder& b) {
-      return a.bytes != b.bytes ? a.bytes > b.bytes : a.op < b.op;
-    });
-    std::sort(live.begin(), live.end(), [](const MemoryBlock* a, const MemoryBlock* b) {
-      return a->bytes != b->bytes ? a->bytes > b->bytes : a->alloc_seq < b->alloc_seq;
-    });
-    for (size_t i = 0; i < live.size() && i < kMaxLiveBlocks; ++i) {
-      out->largest_live_blocks.push_back(
-          {live[i]->address, live[i]->bytes, OpName(trace_, live[i]->alloc_op), live[i]->alloc_ns, live[i]->free_ns});
-    }
   }
 
   void DescribeSteps(DeviceMemory* out) {
@@ -247,45 +299,7 @@ class DeviceAnalyzer {
         }
       }
     }
-    const EventTable& events = trace_.events();
-    bool allocator_calls_seen = false;
-    for (uint32_t i = 0; i < events.size(); ++i) {
-      if (events.kind[i] != EventKind::kRuntime || !IsAllocatorCall(trace_.str(events.name[i]))) continue;
-      if (!allocator_calls_seen) {
-        for (StepMemory& step : out->steps) step.allocator_call_ns = 0;
-        allocator_calls_seen = true;
-      }
-      const size_t s = StepAt(steps, events.ts_ns[i]);
-      if (s != kNoIndex) out->steps[s].allocator_call_ns += std::max<int64_t>(events.dur_ns[i], 0);
-    }
-  }
-
-  // Bytes of each op's blocks alive at each step end; an op whose figure rises at every step end.
-  void FindLeakSuspects(DeviceMemory* out) {
-    const std::vector<Step>& steps = trace_.steps();
-    if (steps.size() < 3) return;
-    std::map<std::string, std::vector<int64_t>> alive;
-    for (const MemoryBlock& block : blocks_) {
-      std::vector<int64_t>* per_step = nullptr;
-      for (size_t s = 0; s < steps.size(); ++s) {
-        const int64_t end = steps[s].end_ns;
-        if (block.alloc_ns >= end || (block.free_ns != kNoId && block.free_ns < end)) continue;
-        if (!per_step) {
-          per_step = &alive[OpName(trace_, block.alloc_op)];
-          per_step->resize(steps.size(), 0);
-        }
-        (*per_step)[s] += block.bytes;
-      }
-    }
-    for (auto& [op, per_step] : alive) {
-      bool grows = true;
-      for (size_t s = 1; s < per_step.size() && grows; ++s) grows = per_step[s] > per_step[s - 1];
-      if (!grows) continue;
-      out->leak_suspects.push_back({op, per_step, per_step.back() - per_step.front()});
-    }
-    std::sort(out->leak_suspects.begin(), out->leak_suspects.end(), [](const LeakSuspect& a, const LeakSuspect& b) {
-      return a.growth_bytes != b.growth_bytes ? a.growth_bytes > b.growth_bytes : a.op < b.op;
-    });
+    AddAllocatorCallTime(trace_, &out->steps);
   }
 
   const Trace& trace_;
@@ -345,6 +359,121 @@ void PeakFromPta(const Trace& trace, const std::vector<const NpuMemoryRecord*>& 
   device->timeline = DownSample(points);
 }
 
+// operator_memory rows of torch_npu's allocator on `device_name` as blocks, numbered in time order (a
+// release before an allocation at the same instant, so that the two may share addresses).
+std::vector<MemoryBlock> OperatorBlocks(const Trace& trace, const std::string& device_name) {
+  std::vector<MemoryBlock> blocks;
+  for (const NpuOperatorMemory& row : trace.npu_operator_memory()) {
+    if (!row.from_pta || row.bytes <= 0 || row.alloc_ns == kNoId) continue;
+    if (RecordDeviceName(trace.str(row.device)) != device_name) continue;
+    if (row.release_ns != kNoId && row.release_ns < row.alloc_ns) continue;
+    MemoryBlock block;
+    block.bytes = row.bytes;
+    block.alloc_ns = row.alloc_ns;
+    block.free_ns = row.release_ns;
+    block.alloc_op_name = row.op;
+    blocks.push_back(block);
+  }
+  // At one instant: releases of older blocks, then allocations, then releases of blocks allocated
+  // at that very instant.
+  enum Order { kReleaseOlder = 0, kAllocate = 1, kReleaseSameInstant = 2 };
+  struct Point {
+    int64_t ns;
+    int order;
+    size_t block;
+  };
+  std::vector<Point> points;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    points.push_back({blocks[b].alloc_ns, kAllocate, b});
+    if (blocks[b].free_ns == kNoId) continue;
+    points.push_back({blocks[b].free_ns, blocks[b].free_ns == blocks[b].alloc_ns ? kReleaseSameInstant : kReleaseOlder, b});
+  }
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+    if (a.ns != b.ns) return a.ns < b.ns;
+    return a.order != b.order ? a.order < b.order : a.block < b.block;
+  });
+  for (size_t seq = 0; seq < points.size(); ++seq) {
+    MemoryBlock& block = blocks[points[seq].block];
+    (points[seq].order == kAllocate ? block.alloc_seq : block.free_seq) = seq;
+  }
+  return blocks;
+}
+
+// Allocations and releases per step from the blocks; the step's peak and its last total from the PTA
+// samples of memory_record.csv.
+void DescribeStepsFromBlocks(const Trace& trace, const std::vector<MemoryBlock>& blocks,
+                             const std::vector<const NpuMemoryRecord*>& records, DeviceMemory* device) {
+  const std::vector<Step>& steps = trace.steps();
+  for (const Step& step : steps) device->steps.push_back({step.number, step.start_ns, step.end_ns});
+  if (steps.empty()) return;
+  for (const MemoryBlock& block : blocks) {
+    const size_t alloc_step = StepAt(steps, block.alloc_ns);
+    if (alloc_step != kNoIndex) {
+      ++device->steps[alloc_step].alloc_count;
+      device->steps[alloc_step].alloc_bytes += block.bytes;
+    }
+    const size_t free_step = block.free_ns == kNoId ? kNoIndex : StepAt(steps, block.free_ns);
+    if (free_step != kNoIndex) {
+      ++device->steps[free_step].free_count;
+      device->steps[free_step].free_bytes += block.bytes;
+    }
+  }
+  std::vector<const NpuMemoryRecord*> pta;
+  for (const NpuMemoryRecord* record : records) {
+    if (trace.str(record->component) == "PTA" && record->total_allocated_bytes != kNoId && record->ts_ns != kNoId) {
+      pta.push_back(record);
+    }
+  }
+  std::stable_sort(pta.begin(), pta.end(), [](const NpuMemoryRecord* a, const NpuMemoryRecord* b) { return a->ts_ns < b->ts_ns; });
+  for (size_t s = 0; s < steps.size(); ++s) {
+    StepMemory& memory = device->steps[s];
+    for (const NpuMemoryRecord* record : pta) {
+      if (record->ts_ns >= steps[s].end_ns) break;
+      memory.allocated_at_end_bytes = record->total_allocated_bytes;
+      if (record->ts_ns >= steps[s].start_ns) {
+        memory.peak_allocated_bytes = std::max(memory.peak_allocated_bytes, record->total_allocated_bytes);
+      }
+    }
+  }
+  AddAllocatorCallTime(trace, &device->steps);
+}
+
+// Without [memory] events, torch_npu's operator_memory rows give the blocks: who holds the PTA peak,
+// churn per step, leak suspects and the reuse plan. In-place candidates need the thread of each
+// allocation, which the rows do not give.
+void AddOperatorBlocks(const Trace& trace, const std::string& device_name,
+                       const std::vector<const NpuMemoryRecord*>& records, DeviceMemory* device) {
+  const std::vector<MemoryBlock> blocks = OperatorBlocks(trace, device_name);
+  if (blocks.empty()) return;
+  device->blocks_source = "operator_memory PTA rows";
+  int64_t last_ns = trace.end_ns();
+  for (const MemoryBlock& block : blocks) {
+    ++device->alloc_count;
+    device->alloc_bytes += block.bytes;
+    last_ns = std::max(last_ns, std::max(block.alloc_ns, block.free_ns));
+    if (block.free_ns == kNoId) continue;
+    ++device->free_count;
+    device->free_bytes += block.bytes;
+  }
+  DescribeStepsFromBlocks(trace, blocks, records, device);
+  FindLeakSuspects(trace, blocks, device);
+  if (device->peak_allocated_bytes == kNoId) return;
+  const int64_t peak_ns = device->peak_allocated_ns;
+  std::vector<const MemoryBlock*> live;
+  for (const MemoryBlock& block : blocks) {
+    if (block.alloc_ns > peak_ns || (block.free_ns != kNoId && block.free_ns <= peak_ns)) continue;
+    live.push_back(&block);
+    // memory_record samples the totals at each allocation: the block allocated at the peak instant
+    // names the op running then.
+    if (block.alloc_ns == peak_ns) device->peak_op = trace.str(block.alloc_op_name);
+  }
+  DescribeLiveBlocks(trace, std::move(live), last_ns, device);
+  device->live_at_peak_unattributed_bytes = device->peak_allocated_bytes - device->live_at_peak_known_bytes;
+  const bool reserved_known = device->peak_reserved_bytes != kNoId && device->peak_reserved_bytes > 0;
+  device->reuse = PlanReuse(blocks, std::max<int64_t>(device->live_at_peak_unattributed_bytes, 0),
+                            reserved_known ? device->peak_reserved_bytes : device->peak_allocated_bytes, reserved_known);
+}
+
 DeviceMemory* DeviceNamed(const std::string& name, std::vector<DeviceMemory>* devices) {
   for (DeviceMemory& device : *devices) {
     if (device.device == name) return &device;
@@ -368,7 +497,10 @@ void AddNpuMemoryRecords(const Trace& trace, std::vector<DeviceMemory>* devices)
       AddComponentPeak(*record, &component);
     }
     for (auto& [component_name, component] : components) device->components.push_back(std::move(component));
-    if (device->event_count == 0) PeakFromPta(trace, records, device);
+    if (device->event_count == 0) {
+      PeakFromPta(trace, records, device);
+      AddOperatorBlocks(trace, name, records, device);
+    }
   }
 }
 
@@ -400,6 +532,7 @@ MemoryAnalysis AnalyzeMemory(const Trace& trace, const HardwareSelection& hardwa
     DeviceAnalyzer analyzer(trace, enclosing, std::move(order));
     analysis.devices.push_back(analyzer.Run(MemoryDeviceName(key.first, key.second)));
     analysis.devices.back().peak_source = "[memory] events";
+    analysis.devices.back().blocks_source = "[memory] events";
   }
   AddNpuMemoryRecords(trace, &analysis.devices);
   for (DeviceCopies& copies : AnalyzeCopies(trace, hardware)) {

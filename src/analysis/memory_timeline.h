@@ -7,7 +7,9 @@
 //   is the first event reaching it.
 // - peak op: the innermost host operator (cpu_op) on the event's thread enclosing that instant; a user
 //   annotation when no operator encloses it.
-// - block: an allocation matched to the next free of the same address on the same device.
+// - block: an allocation matched to the next free of the same address on the same device; on torch_npu
+//   directories without [memory] events, an operator_memory row of torch_npu's allocator (PTA: the
+//   rows with a stream), which is an allocation already matched to its release.
 // - fragmentation: reserved − allocated at the peak-allocated event, unknown when the allocator reports
 //   no reservation (CPU) or less reservation than allocation.
 // - leak suspect: an allocating op whose blocks still alive at each step end grow at every step end
@@ -32,7 +34,7 @@ struct MemoryPoint {
 
 // A block alive at the peak.
 struct LiveBlock {
-  int64_t address = 0;
+  int64_t address = kNoId;   // kNoId where the trace gives none
   int64_t bytes = 0;
   std::string op;            // allocating op ("" when no host op encloses the allocation)
   int64_t alloc_ns = 0;
@@ -108,6 +110,9 @@ struct DeviceMemory {
   // Where the peak figures come from: "[memory] events", or "memory_record.csv PTA" on torch_npu
   // directories whose timeline has no allocator events ("" when neither exists).
   std::string peak_source;
+  // Where the blocks (holders, churn, leak suspects, reuse) come from: "[memory] events",
+  // "operator_memory PTA rows", or "" when the trace has none.
+  std::string blocks_source;
 };
 
 struct MemoryAnalysis {

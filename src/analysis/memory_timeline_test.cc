@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "analysis/hand_built_trace_for_test.h"
+#include "model/trace_builder.h"
 
 namespace tuneprof {
 namespace {
@@ -137,6 +140,88 @@ TEST_F(MemoryTimelineTest, DownSampledTimelineKeepsThePeak) {
   int64_t highest = 0;
   for (const MemoryPoint& point : d.timeline) highest = std::max(highest, point.allocated_bytes);
   EXPECT_EQ(highest, 1 << 20);
+}
+
+// torch_npu without [memory] events: memory_record.csv gives the PTA peak, operator_memory the blocks.
+class NpuOperatorMemoryTest : public ::testing::Test {
+ protected:
+  void Record(int64_t ts_ns, int64_t allocated, int64_t reserved) {
+    NpuMemoryRecord record;
+    record.component = side_->Intern("PTA");
+    record.ts_ns = ts_ns;
+    record.total_allocated_bytes = allocated;
+    record.total_reserved_bytes = reserved;
+    record.device = side_->Intern("NPU:0");
+    side_->AddNpuMemoryRecord(record);
+  }
+  void Row(std::string_view op, int64_t bytes, int64_t alloc_ns, int64_t release_ns, bool pta = true) {
+    NpuOperatorMemory row;
+    row.op = side_->Intern(op);
+    row.bytes = bytes;
+    row.alloc_ns = alloc_ns;
+    row.release_ns = release_ns;
+    row.from_pta = pta;
+    row.device = side_->Intern("NPU:0");
+    side_->AddNpuOperatorMemory(row);
+  }
+  DeviceMemory Analyze() {
+    MemoryAnalysis analysis = AnalyzeMemory(trace_, HardwareSelection{});
+    EXPECT_EQ(analysis.devices.size(), 1u);
+    return analysis.devices.empty() ? DeviceMemory{} : analysis.devices.front();
+  }
+
+  void SetUp() override {
+    HandBuiltTrace hand;
+    for (int64_t step = 1; step <= 3; ++step) hand.Step(step, Us(100 * (step - 1)), Us(100));
+    trace_ = hand.Finish();
+    side_ = std::make_unique<SideTableBuilder>(&trace_);
+  }
+
+  Trace trace_;
+  std::unique_ptr<SideTableBuilder> side_;
+};
+
+TEST_F(NpuOperatorMemoryTest, RowsOfTheTorchNpuAllocatorHoldThePeakAndFeedChurnLeaksAndReuse) {
+  Record(Us(0), 5000, 8000);      // 5000 B allocated before the window
+  Row("aten::mm", 2000, Us(10), Us(50));
+  Record(Us(10), 7000, 8000);
+  Row("aten::relu", 1000, Us(20), Us(40));
+  Record(Us(20), 8000, 8000);     // the peak: aten::relu allocates
+  Row("cann::Conv2D", 4000, Us(25), Us(30), /*pta=*/false);  // the graph engine's: not PTA's
+  Row("aten::empty", 500, Us(90), kNoId);                    // held to the end, one per step: a leak
+  Row("aten::empty", 500, Us(190), kNoId);
+  Row("aten::empty", 500, Us(290), kNoId);
+  Row("aten::add", 1000, Us(60), Us(60));                     // freed as allocated: never live
+  const DeviceMemory d = Analyze();
+  EXPECT_EQ(d.device, "npu:0");
+  EXPECT_EQ(d.blocks_source, "operator_memory PTA rows");
+  EXPECT_EQ(d.peak_allocated_bytes, 8000);
+  EXPECT_EQ(d.peak_allocated_ns, Us(20));
+  EXPECT_EQ(d.peak_op, "aten::relu");
+  EXPECT_EQ(d.alloc_count, 6);
+  EXPECT_EQ(d.alloc_bytes, 5500);
+  EXPECT_EQ(d.free_count, 3);
+  EXPECT_EQ(d.free_bytes, 4000);
+  EXPECT_EQ(d.live_at_peak_known_bytes, 3000);
+  EXPECT_EQ(d.live_at_peak_unattributed_bytes, 5000);
+  ASSERT_EQ(d.holders.size(), 2u);
+  EXPECT_EQ(d.holders[0].op, "aten::mm");
+  EXPECT_EQ(d.holders[0].bytes, 2000);
+  EXPECT_EQ(d.holders[1].op, "aten::relu");
+  ASSERT_EQ(d.steps.size(), 3u);
+  EXPECT_EQ(d.steps[0].alloc_count, 4);
+  EXPECT_EQ(d.steps[0].free_count, 3);
+  EXPECT_EQ(d.steps[0].peak_allocated_bytes, 8000);
+  ASSERT_EQ(d.leak_suspects.size(), 1u);
+  EXPECT_EQ(d.leak_suspects[0].op, "aten::empty");
+  EXPECT_EQ(d.leak_suspects[0].growth_bytes, 1000);
+  // The plan: 5000 B before the window plus the most bytes of these blocks alive at once (3000 B),
+  // against the observed peak reserved.
+  EXPECT_EQ(d.reuse.max_live_bytes, 8000);
+  EXPECT_EQ(d.reuse.plan_peak_bytes, 8000);
+  EXPECT_EQ(d.reuse.observed_peak_bytes, 8000);
+  EXPECT_TRUE(d.reuse.observed_is_reserved);
+  EXPECT_TRUE(d.in_place.empty());
 }
 
 TEST(MemoryDeviceNameTest, FollowsC10DeviceTypes) {

@@ -150,6 +150,19 @@ struct NpuMemoryRecord {
   StringId device;  // as written: "NPU:0"
 };
 
+// One row of torch_npu's operator_memory.csv / the db's OP_MEMORY (formats.md B.7): an allocation made
+// inside an operator, already matched to its release. torch_npu's own allocator (PTA) allocates for
+// aten::/npu:: ops and writes a stream; the graph engine (GE) for cann:: nodes and writes none.
+struct NpuOperatorMemory {
+  StringId op;               // "aten::_convolution", "cann::Conv2D1"
+  int64_t bytes = kNoId;     // negative: a release whose allocation precedes the window
+  int64_t alloc_ns = kNoId;
+  int64_t release_ns = kNoId;  // kNoId: not released inside the window
+  bool from_pta = false;       // torch_npu's allocator: a Stream Ptr written (files without that
+                               // column: a name outside cann::)
+  StringId device;             // as written: "NPU:0"
+};
+
 struct Counter {
   uint32_t process = 0;
   StringId name;   // "HBM/Read(MB/s)": event name and arg key joined
@@ -382,6 +395,7 @@ class Trace {
   const std::vector<ReportedStepTime>& reported_step_times() const { return reported_step_times_; }
   const CommunicationTables& communication() const { return communication_; }
   const std::vector<NpuMemoryRecord>& npu_memory_records() const { return npu_memory_records_; }
+  const std::vector<NpuOperatorMemory>& npu_operator_memory() const { return npu_operator_memory_; }
   // The kernel_details column named `name` ("aic_mac_ratio"), nullptr when the file had none.
   const NpuOpMetricColumn* kernel_metric(std::string_view name) const {
     StringId id;
@@ -422,6 +436,7 @@ class Trace {
   std::vector<ReportedStepTime> reported_step_times_;
   CommunicationTables communication_;
   std::vector<NpuMemoryRecord> npu_memory_records_;
+  std::vector<NpuOperatorMemory> npu_operator_memory_;
   int64_t start_ns_ = kNoId;
   int64_t end_ns_ = kNoId;
 };

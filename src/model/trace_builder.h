@@ -116,6 +116,8 @@ class SideTableBuilder {
   void AddStep(const Step& step) { trace_->steps_.push_back(step); }
   // memory_record.csv (importers/ascend/ascend_memory_tables.h).
   void AddNpuMemoryRecord(const NpuMemoryRecord& record) { trace_->npu_memory_records_.push_back(record); }
+  // operator_memory.csv / OP_MEMORY rows, in file order.
+  void AddNpuOperatorMemory(const NpuOperatorMemory& row) { trace_->npu_operator_memory_.push_back(row); }
   // communication.json / communication_matrix.json (importers/ascend/ascend_communication.h).
   CommunicationTables* mutable_communication() { return &trace_->communication_; }
   void AddMetadataEntry(std::string key, std::string value) {

@@ -43,9 +43,13 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
   if (d.event_count > 0) {
     *out += fmt::format("  allocations {} ({}), frees {} ({}), {} events\n", d.alloc_count, Bytes(d.alloc_bytes),
                         d.free_count, Bytes(d.free_bytes), d.event_count);
+  } else if (d.alloc_count > 0) {
+    *out += fmt::format("  allocations {} ({}), frees {} ({}), from {}\n", d.alloc_count, Bytes(d.alloc_bytes),
+                        d.free_count, Bytes(d.free_bytes), d.blocks_source);
   }
-  // Without allocator events (memory_record.csv) there is no thread to find the running op on.
-  const std::string op = d.event_count == 0 ? std::string("unknown") : OrNone(d.peak_op);
+  // Without allocator events (memory_record.csv) there is no thread to find the running op on; an
+  // operator_memory row allocated at the peak instant names it.
+  const std::string op = d.event_count == 0 && d.peak_op.empty() ? std::string("unknown") : OrNone(d.peak_op);
   // Relative to the first interval; on the trace's own clock when the trace has no intervals.
   const std::string when =
       trace_start_ns == kNoId
@@ -55,7 +59,7 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
                       d.peak_step == kNoId ? "none" : std::to_string(d.peak_step), Fit(op, 40));
   *out += fmt::format("  peak reserved  {}   fragmentation at peak {} ({})\n", Bytes(d.peak_reserved_bytes),
                       Bytes(d.fragmentation_bytes), Percent(d.fragmentation_ratio));
-  if (d.event_count == 0) return;
+  if (d.event_count == 0 && d.alloc_count == 0) return;
   *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n", Bytes(d.live_at_peak_known_bytes),
                       Bytes(d.live_at_peak_unattributed_bytes));
 }
@@ -171,7 +175,9 @@ void WriteHolders(JsonWriter& w, const DeviceMemory& d) {
   w.EndArray();
   w.Key("largest_live_blocks").BeginArray();
   for (const LiveBlock& b : d.largest_live_blocks) {
-    w.BeginObject().Key("address").Int(b.address).Key("bytes").Int(b.bytes).Key("op").String(b.op);
+    w.BeginObject();
+    OptionalInt(w, "address", b.address);
+    w.Key("bytes").Int(b.bytes).Key("op").String(b.op);
     w.Key("alloc_us").Double(Micros(b.alloc_ns));
     OptionalMicros(w, "free_us", b.free_ns);
     w.EndObject();
@@ -262,6 +268,12 @@ void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   } else {
     w.String(d.peak_source);
   }
+  w.Key("blocks_source");
+  if (d.blocks_source.empty()) {
+    w.Null();
+  } else {
+    w.String(d.blocks_source);
+  }
   OptionalInt(w, "fragmentation_bytes", d.fragmentation_bytes);
   OptionalDouble(w, "fragmentation_ratio", d.fragmentation_ratio);
   w.Key("live_at_peak_known_bytes").Int(d.live_at_peak_known_bytes);
@@ -339,6 +351,11 @@ std::string RenderMemoryText(const std::vector<MemoryAnalysis>& ranks) {
         AppendPeak(d, rank.trace_start_ns, &out);
       }
       AppendComponents(d, &out);
+      if (d.event_count == 0 && d.alloc_count > 0) {
+        AppendHolders(d, &out);
+        AppendSteps(d, &out);
+        AppendOpportunities(d, &out);
+      }
       if (d.event_count > 0) {
         AppendPeak(d, rank.trace_start_ns, &out);
         AppendHolders(d, &out);

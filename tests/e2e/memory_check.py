@@ -15,7 +15,12 @@
 3. Every shared torch_npu directory with ASCEND_PROFILER_OUTPUT/memory_record.csv, read with Python's csv
    module: per device and component the maximum Total Allocated / Total Reserved (MB of 2^20 bytes,
    exact); the device's peak_allocated_bytes / peak_reserved_bytes are the PTA component's.
-4. The terminal report stays within 100 columns.
+4. Every shared torch_npu directory with operator_memory (csv with memory_record.csv, or the db's
+   OP_MEMORY with MEMORY_RECORD), read with Python's csv / sqlite3: the PTA rows (a stream, a positive
+   size) are the device's blocks: allocation and release counts and bytes, the rows alive at PTA's
+   peak sample grouped by op, the op allocating at that instant, the most bytes alive at once, and
+   the reuse plan at most PTA's peak reserved.
+5. The terminal report stays within 100 columns.
 Usage: memory_check.py TUNEPROF SHARED_DIR
 """
 import csv
@@ -24,6 +29,7 @@ import gzip
 import json
 import pathlib
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -213,15 +219,122 @@ def check_ascend(tuneprof, shared):
     return checked
 
 
+def kibibytes(text):
+    return int(decimal.Decimal(text.strip()) * 1024)
+
+
+def text_operator_blocks(output):
+    """PTA rows of operator_memory.csv (a Stream Ptr, or a name outside cann:: in files without that
+    column; a positive size) and memory_record's PTA samples."""
+    blocks = []
+    with open(output / "operator_memory.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            pta = row["Stream Ptr"].strip() if "Stream Ptr" in row else not row["Name"].startswith("cann::")
+            if not pta or kibibytes(row["Size(KB)"]) <= 0:
+                continue
+            release = row["Release Time(us)"].strip()
+            blocks.append((row["Name"], kibibytes(row["Size(KB)"]), to_ns(row["Allocation Time(us)"].strip()),
+                           to_ns(release) if release else None))
+    samples = []
+    with open(output / "memory_record.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            if row["Component"] == "PTA" and row["Total Allocated(MB)"].strip():
+                samples.append((to_ns(row["Timestamp(us)"].strip()), mebibytes(row["Total Allocated(MB)"]),
+                                mebibytes(row["Total Reserved(MB)"] or "")))
+    return blocks, samples
+
+
+def db_operator_blocks(db):
+    con = sqlite3.connect(f"file:{db}?immutable=1", uri=True)
+    names = dict(con.execute("SELECT id, value FROM STRING_IDS"))
+    blocks = [(names[n], size, alloc, release) for n, size, alloc, release in con.execute(
+        "SELECT name, size, allocationTime, releaseTime FROM OP_MEMORY WHERE streamPtr IS NOT NULL AND size > 0")]
+    samples = [(ts, allocated, reserved) for component, ts, allocated, reserved in con.execute(
+        "SELECT component, timestamp, totalAllocated, totalReserved FROM MEMORY_RECORD")
+        if names[component] == "PTA" and allocated is not None]
+    return blocks, samples
+
+
+def max_live(blocks):
+    """Most bytes of the blocks alive at once; at one instant releases of older blocks come first."""
+    points = []
+    for _, size, alloc, release in blocks:
+        points.append((alloc, 1, size))
+        if release is not None:
+            points.append((release, 0 if release > alloc else 2, -size))
+    live = most = 0
+    for _, _, delta in sorted(points):
+        live += delta
+        most = max(most, live)
+    return most
+
+
+def check_operator_blocks(directory, blocks, samples, device):
+    label = f"{directory} {device['device']}"
+    peak_ns, peak, _ = max(samples, key=lambda s: (s[1], -s[0]))
+    reserved = max(s[2] for s in samples if s[2] is not None)
+    released = [b for b in blocks if b[3] is not None and b[3] >= b[2]]
+    alive = [b for b in blocks if b[2] <= peak_ns and (b[3] is None or b[3] > peak_ns)]
+    holders = {}
+    for name, size, _, _ in alive:
+        bytes_, count = holders.get(name, (0, 0))
+        holders[name] = (bytes_ + size, count + 1)
+    want_holders = sorted(((n, b, c) for n, (b, c) in holders.items()), key=lambda h: (-h[1], h[0]))
+    got_holders = [(h["op"], h["bytes"], h["blocks"]) for h in device["top_holders"]]
+    baseline = max(peak - sum(b[1] for b in alive), 0)
+    at_peak = sorted(b[0] for b in blocks if b[2] == peak_ns)
+    reuse = device["reuse"]
+    want = {"blocks_source": "operator_memory PTA rows", "alloc_count": len(blocks),
+            "alloc_bytes": sum(b[1] for b in blocks), "free_count": len(released),
+            "free_bytes": sum(b[1] for b in released), "live_at_peak_known_bytes": sum(b[1] for b in alive),
+            "peak_op": at_peak[0] if at_peak else None, "top_holders": want_holders[:len(got_holders)],
+            "holders shown": min(len(want_holders), 10), "max_live_bytes": baseline + max_live(blocks),
+            "reuse blocks": len(blocks)}
+    got = {"blocks_source": device["blocks_source"], "alloc_count": device["alloc_count"],
+           "alloc_bytes": device["alloc_bytes"], "free_count": device["free_count"],
+           "free_bytes": device["free_bytes"], "live_at_peak_known_bytes": device["live_at_peak_known_bytes"],
+           "peak_op": device["peak_op"], "top_holders": got_holders, "holders shown": len(got_holders),
+           "max_live_bytes": reuse["max_live_bytes"], "reuse blocks": reuse["blocks"]}
+    for key in want:
+        check(got[key] == want[key], f"{label}: {key} {got[key]} != {want[key]} (operator_memory)")
+    # Issue 6: the reuse plan's peak is at most the observed peak (PTA's peak reserved).
+    check(reuse["max_live_bytes"] <= reuse["plan_peak_bytes"] <= reserved == reuse["observed_peak_bytes"],
+          f"{label}: reuse plan {reuse} against PTA's peak reserved {reserved}")
+
+
+def check_ascend_blocks(tuneprof, shared):
+    checked = 0
+    for output in sorted((shared / "traces/ascend").rglob("ASCEND_PROFILER_OUTPUT")):
+        dbs = sorted(output.glob("ascend_pytorch_profiler*.db"))
+        text = (output / "trace_view.json").is_file() or (output / "kernel_details.csv").is_file()
+        if text and (output / "operator_memory.csv").is_file() and (output / "memory_record.csv").is_file():
+            blocks, samples = text_operator_blocks(output)
+        elif dbs and not text:
+            blocks, samples = db_operator_blocks(dbs[0])
+        else:
+            continue
+        if not blocks or not samples:
+            continue
+        doc = json.loads(run(tuneprof, "--json", str(output.parent)))
+        devices = [d for d in doc["ranks"][0]["devices"] if d["event_count"] == 0 and d["blocks_source"]]
+        check(len(devices) == 1, f"{output.parent}: {len(devices)} devices with operator_memory blocks")
+        for device in devices:
+            check_operator_blocks(output.parent, blocks, samples, device)
+        checked += 1
+    check(checked >= 13, f"only {checked} torch_npu directories with operator_memory blocks")
+    return checked
+
+
 def main():
     tuneprof, shared = sys.argv[1], pathlib.Path(sys.argv[2])
     traces = check_kineto(tuneprof, shared)
     kinds = check_hta(tuneprof, shared)
     ascend = check_ascend(tuneprof, shared)
+    blocks = check_ascend_blocks(tuneprof, shared)
     for failure in FAILURES:
         print("FAIL:", failure)
-    print(f"{traces} traces with memory events, {kinds} HTA memory_bw rows, {ascend} memory_record.csv "
-          f"checked; {len(FAILURES)} failures")
+    print(f"{traces} traces with memory events, {kinds} HTA memory_bw rows, {ascend} memory_record.csv, "
+          f"{blocks} operator_memory block sets checked; {len(FAILURES)} failures")
     return 1 if FAILURES else 0
 
 

@@ -48,6 +48,7 @@ const std::vector<std::string_view> kModelledTables = {"STRING_IDS",
                                                        "COMMUNICATION_OP",
                                                        "COMMUNICATION_TASK_INFO",
                                                        "MEMORY_RECORD",
+                                                       "OP_MEMORY",
                                                        "NPU_INFO",
                                                        "RANK_DEVICE_MAP",
                                                        "META_DATA",
@@ -565,6 +566,28 @@ Status ReadMemoryRecords(const SqliteFile& db, const StringIds& strings, SideTab
   });
 }
 
+// OP_MEMORY: operator_memory.csv in bytes and ns (NULL release: held when the window closed).
+Status ReadOperatorMemory(const SqliteFile& db, const StringIds& strings, SideTableBuilder* out) {
+  if (!db.HasTable("OP_MEMORY")) return Status();
+  const std::string sql = "SELECT o.name, o.size, o.allocationTime, o.releaseTime, " +
+                          Col(db, "OP_MEMORY", "o", "streamPtr") + ", " + Col(db, "OP_MEMORY", "o", "deviceId") +
+                          " FROM OP_MEMORY o ORDER BY o.rowid";
+  return ForEachRow(db, sql, [&](const SqliteStatement& r) {
+    NpuOperatorMemory row;
+    row.op = out->Intern(strings.Get(r, 0));
+    row.bytes = IntOr(r, 1);
+    row.alloc_ns = IntOr(r, 2);
+    row.release_ns = IntOr(r, 3);
+    row.from_pta = !r.IsNull(4);
+    if (!r.IsNull(5)) row.device = out->Intern("NPU:" + std::to_string(r.Int(5)));
+    if (row.bytes == kNoId || row.alloc_ns == kNoId) {
+      out->Warn(db.path() + ": OP_MEMORY row without size or allocation time skipped");
+      return;
+    }
+    out->AddNpuOperatorMemory(row);
+  });
+}
+
 // µs text (as SQLite renders a REAL: shortest round trip) -> exact ns; kNoId for NULL or non-numbers.
 int64_t MicrosAt(const SqliteStatement& s, int column) {
   if (column < 0 || s.IsNull(column)) return kNoId;
@@ -864,7 +887,8 @@ Result<Trace> ImportAscendDatabase(const std::string& db_path, const std::string
   Trace trace = builder.Finish();
 
   SideTableBuilder out(&trace);
-  for (const Status& s : {ReadKernelDetailRows(**db, strings, &out), ReadMemoryRecords(**db, strings, &out)}) {
+  for (const Status& s : {ReadKernelDetailRows(**db, strings, &out), ReadMemoryRecords(**db, strings, &out),
+                            ReadOperatorMemory(**db, strings, &out)}) {
     if (!s.ok()) out.Warn(s.message());
   }
   if (Status s = ReadMetaData(**db, &out); !s.ok()) out.Warn(s.message());

@@ -196,7 +196,7 @@ constexpr std::string_view kTextFiles[] = {
     "data_preprocess.csv",  "static_op_mem.csv"};
 // Those of them the importer models; the rest are counted.
 constexpr std::string_view kModelledTextFiles[] = {"trace_view.json", "kernel_details.csv", "step_trace_time.csv",
-                                                   "memory_record.csv", "communication.json",
+                                                   "memory_record.csv", "operator_memory.csv", "communication.json",
                                                    "communication_matrix.json"};
 
 bool Contains(std::span<const std::string_view> names, std::string_view name) {
@@ -301,6 +301,8 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   // memory_record.csv exists only with profile_memory=True: its absence is no warning.
   const fs::path memory_record = layout.output / "memory_record.csv";
   if (IsFile(memory_record)) ReadSummary(memory_record, ReadMemoryRecord, &out);
+  const fs::path operator_memory = layout.output / "operator_memory.csv";
+  if (IsFile(operator_memory)) ReadSummary(operator_memory, ReadOperatorMemory, &out);
   // communication.json / communication_matrix.json (optional): a problem is a warning, as for the CSVs.
   for (const Status& status : {ReadCommunicationFile((layout.output / "communication.json").string(), &out),
                                ReadCommunicationMatrixFile((layout.output / "communication_matrix.json").string(), &out)}) {

@@ -9,6 +9,20 @@ namespace tuneprof {
 namespace {
 
 constexpr long double kMebibyte = 1048576.0L;
+constexpr long double kKibibyte = 1024.0L;
+
+// torch_npu divides a byte count by 2^10 or 2^20, so the text is a binary fraction with at most 20
+// fractional bits; a long double (64-bit mantissa) holds it exactly and strtold converts it with
+// correct rounding.
+bool ParseBinaryUnits(std::string_view text, long double unit, int64_t* bytes) {
+  const std::string copy(text);
+  if (copy.empty()) return false;
+  char* end = nullptr;
+  const long double units = std::strtold(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(units) || std::fabs(units * unit) > 8.0e18L) return false;
+  *bytes = std::llround(units * unit);
+  return true;
+}
 
 int64_t MebibytesCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
   int64_t bytes = kNoId;
@@ -22,17 +36,9 @@ int64_t MebibytesCell(const CsvReader& csv, int column, std::string_view what, S
 
 }  // namespace
 
-// torch_npu divides a byte count by 2^20, so the text is a binary fraction with at most 20 fractional
-// bits; a long double (64-bit mantissa) holds it exactly and strtold converts it with correct rounding.
-bool ParseMebibytes(std::string_view text, int64_t* bytes) {
-  const std::string copy(text);
-  if (copy.empty()) return false;
-  char* end = nullptr;
-  const long double mebibytes = std::strtold(copy.c_str(), &end);
-  if (end != copy.c_str() + copy.size() || !std::isfinite(mebibytes) || std::fabs(mebibytes) > 8.0e12L) return false;
-  *bytes = std::llround(mebibytes * kMebibyte);
-  return true;
-}
+bool ParseMebibytes(std::string_view text, int64_t* bytes) { return ParseBinaryUnits(text, kMebibyte, bytes); }
+
+bool ParseKibibytes(std::string_view text, int64_t* bytes) { return ParseBinaryUnits(text, kKibibyte, bytes); }
 
 Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
   const int component = csv->Column("Component");
@@ -58,6 +64,43 @@ Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
     record.total_active_bytes = MebibytesCell(*csv, active, "Total Active(MB)", out);
     if (device != kNoColumn) record.device = out->Intern(csv->Text(device));
     out->AddNpuMemoryRecord(record);
+  }
+  return Status::Ok();
+}
+
+Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
+  const int name = csv->Column("Name");
+  const int size = csv->Column("Size(KB)");
+  const int allocation = csv->Column("Allocation Time(us)");
+  const int release = csv->Column("Release Time(us)");
+  if (name == kNoColumn || size == kNoColumn || allocation == kNoColumn || release == kNoColumn) {
+    return InvalidInput(csv->name() +
+                        ": not an operator_memory table (no Name, Size(KB), Allocation Time(us), Release Time(us))");
+  }
+  const int stream = csv->Column("Stream Ptr");
+  const int device = csv->AnyColumn({"Device Type", "Device"});
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
+    if (!more) break;
+    NpuOperatorMemory row;
+    const auto size_cell = csv->Cell(size);
+    if (!size_cell || !ParseKibibytes(*size_cell, &row.bytes)) {
+      out->Warn(csv->Where("Size(KB) is not a number of KB; row skipped"));
+      continue;
+    }
+    if (!CsvMicrosToNanos(csv->Cell(allocation), &row.alloc_ns)) {
+      out->Warn(csv->Where("Allocation Time(us) is not a number of microseconds; row skipped"));
+      continue;
+    }
+    const auto release_cell = csv->Cell(release);
+    if (release_cell && !release_cell->empty() && !CsvMicrosToNanos(release_cell, &row.release_ns)) {
+      out->Warn(csv->Where("Release Time(us) is not a number of microseconds; taken as not released"));
+      row.release_ns = kNoId;
+    }
+    row.op = out->Intern(csv->Text(name));
+    row.from_pta = stream != kNoColumn ? !csv->Text(stream).empty() : !csv->Text(name).starts_with("cann::");
+    if (device != kNoColumn) row.device = out->Intern(csv->Text(device));
+    out->AddNpuOperatorMemory(row);
   }
   return Status::Ok();
 }

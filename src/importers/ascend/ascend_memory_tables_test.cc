@@ -56,6 +56,88 @@ TEST(MemoryRecordTest, AnotherTableIsAnError) {
   EXPECT_FALSE(status.ok());
 }
 
+Trace OperatorRows(std::string text, Status* status) {
+  Trace trace = TraceBuilder("test").Finish();
+  SideTableBuilder out(&trace);
+  auto csv = CsvReader::FromText("operator_memory.csv", std::move(text));
+  EXPECT_TRUE(csv.ok()) << csv.status().message();
+  if (!csv.ok()) return trace;
+  *status = ReadOperatorMemory(&csv.value(), &out);
+  return trace;
+}
+
+constexpr std::string_view kOperatorMemoryHeader =
+    "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Duration(us),Active Duration(us),"
+    "Allocation Total Allocated(MB),Allocation Total Reserved(MB),Allocation Total Active(MB),Release Total "
+    "Allocated(MB),Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,Device Type\n";
+
+TEST(OperatorMemoryTest, ReadsSizesTimesReleasesAndTheAllocatorOfEachRow) {
+  Status status;
+  const Trace trace = OperatorRows(
+      std::string(kOperatorMemoryHeader) +
+          // Rows of torch_npu's level1 sample: held past the window, released, and a graph-engine row.
+          "aten::empty_strided,18816.5,1736408883694624.810\t,,,,,954.3701171875,1452.0,954.3701171875,,,,"
+          "897357296,NPU:0\n"
+          "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,1736408883736793.430\t,"
+          "34058.240\t,34057.730\t,978.7939453125,1452.0,978.7939453125,977.6123046875,1452.0,977.6123046875,"
+          "897357296,NPU:0\n"
+          "cann::Conv2D1,24256.0,1736408883704712.300\t,1736408883704740.420\t,,28.12,,73.0625,74.75,,23.75,"
+          "74.75,,,NPU:0\n",
+      &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const std::vector<NpuOperatorMemory>& rows = trace.npu_operator_memory();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(trace.str(rows[0].op), "aten::empty_strided");
+  EXPECT_EQ(rows[0].bytes, 19268096);  // 18816.5 * 2^10
+  EXPECT_EQ(rows[0].alloc_ns, 1736408883694624810);
+  EXPECT_EQ(rows[0].release_ns, kNoId);
+  EXPECT_TRUE(rows[0].from_pta);
+  EXPECT_EQ(trace.str(rows[0].device), "NPU:0");
+  EXPECT_EQ(rows[1].bytes, 25609728);
+  EXPECT_EQ(rows[1].release_ns, 1736408883736793940);
+  EXPECT_EQ(rows[2].bytes, 24838144);
+  EXPECT_FALSE(rows[2].from_pta);
+}
+
+TEST(OperatorMemoryTest, FilesWithoutStreamPtrTellTheGraphEngineByItsCannPrefix) {
+  Status status;
+  const Trace trace = OperatorRows(
+      "Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Allocation Total Allocated(MB),"
+      "Allocation Total Reserved(MB),Release Total Allocated(MB),Release Total Reserved(MB),Device Type\n"
+      "cann::Graph_70,192,1695115378723902.5,1695115378723939.2,36.73,0.25,242.0,0.0625,242.0,NPU:0\n"
+      "aten::mm,64,1695115378723903.5,,,0.25,242.0,,,NPU:0\n",
+      &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(trace.npu_operator_memory().size(), 2u);
+  EXPECT_FALSE(trace.npu_operator_memory()[0].from_pta);
+  EXPECT_EQ(trace.npu_operator_memory()[0].bytes, 196608);
+  EXPECT_EQ(trace.npu_operator_memory()[0].release_ns, 1695115378723939200);
+  EXPECT_TRUE(trace.npu_operator_memory()[1].from_pta);
+}
+
+TEST(OperatorMemoryTest, ARowWithoutSizeOrAllocationTimeIsSkippedWithAWarningNamingIt) {
+  Status status;
+  const Trace trace = OperatorRows(std::string(kOperatorMemoryHeader) +
+                                       "aten::add,lots,1736408883694624.810\t,,,,,,,,,,,1,NPU:0\n"
+                                       "aten::mul,2.0,,,,,,,,,,,,1,NPU:0\n"
+                                       "aten::sub,-4.0,1736408883694625.000\t,,,,,,,,,,,1,NPU:0\n",
+                                   &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(trace.npu_operator_memory().size(), 1u);
+  EXPECT_EQ(trace.npu_operator_memory()[0].bytes, -4096);  // kept: a release from before the window
+  ASSERT_EQ(trace.metadata().warnings.size(), 2u);
+  EXPECT_NE(trace.metadata().warnings[0].find("operator_memory.csv"), std::string::npos);
+  EXPECT_NE(trace.metadata().warnings[0].find("Size(KB)"), std::string::npos);
+  EXPECT_NE(trace.metadata().warnings[1].find("Allocation Time(us)"), std::string::npos);
+}
+
+TEST(OperatorMemoryTest, AnotherTableIsAnError) {
+  Status status;
+  OperatorRows("Component,Timestamp(us),Total Allocated(MB)\nPTA,1,2\n", &status);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("operator_memory"), std::string::npos);
+}
+
 TEST(ParseMebibytesTest, RejectsWhatIsNotANumber) {
   int64_t bytes = 0;
   EXPECT_TRUE(ParseMebibytes("0.0000009536743164062500", &bytes));
