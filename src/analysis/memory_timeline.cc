@@ -363,9 +363,14 @@ void PeakFromPta(const Trace& trace, const std::vector<const NpuMemoryRecord*>& 
 // release before an allocation at the same instant, so that the two may share addresses).
 std::vector<MemoryBlock> OperatorBlocks(const Trace& trace, const std::string& device_name) {
   std::vector<MemoryBlock> blocks;
+  std::map<StringId, bool> on_device;  // per device name as written, so that no row builds a string
   for (const NpuOperatorMemory& row : trace.npu_operator_memory()) {
     if (!row.from_pta || row.bytes <= 0 || row.alloc_ns == kNoId) continue;
-    if (RecordDeviceName(trace.str(row.device)) != device_name) continue;
+    auto known = on_device.find(row.device);
+    if (known == on_device.end()) {
+      known = on_device.emplace(row.device, RecordDeviceName(trace.str(row.device)) == device_name).first;
+    }
+    if (!known->second) continue;
     if (row.release_ns != kNoId && row.release_ns < row.alloc_ns) continue;
     MemoryBlock block;
     block.bytes = row.bytes;

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -59,6 +60,14 @@ Tally TallyEvents(const Trace& trace, Match match) {
   return tally;
 }
 
+// "<name>_calls", "<name>_us" and "<name>_us_per_step": the evidence of a rule about time in API calls.
+void AddCallTimeNumbers(const RankEvidence& rank, std::string_view name, const Tally& calls, Finding* f) {
+  const std::string prefix(name);
+  f->AddNumber(prefix + "_calls", static_cast<double>(calls.count), "count");
+  f->AddNumber(prefix + "_us", calls.total_ns / 1e3, "us");
+  f->AddNumber(prefix + "_us_per_step", PerStep(rank, calls.total_ns) / 1e3, "us");
+}
+
 }  // namespace
 
 void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -78,9 +87,7 @@ void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, 
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
   f.gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host";
-  f.AddNumber("compile_calls", static_cast<double>(calls.count), "count");
-  f.AddNumber("compile_us", calls.total_ns / 1e3, "us");
-  f.AddNumber("compile_us_per_step", PerStep(rank, calls.total_ns) / 1e3, "us");
+  AddCallTimeNumbers(rank, "compile", calls, &f);
   f.strategy = "Operators are compiled while the model runs; use the prebuilt binary kernels instead of online "
                "compilation.";
   f.apis = {"torch_npu.npu.set_compile_mode(jit_compile=False)", "torch_npu.npu.config.allow_internal_format = False"};
@@ -206,9 +213,7 @@ void RuleAllocatorApi(const RankEvidence& rank, const AdvisorConfig& config, std
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
   f.gain_model = "the allocator calls' time per step, from the host wait";
-  f.AddNumber("allocator_calls", static_cast<double>(calls.count), "count");
-  f.AddNumber("allocator_us", calls.total_ns / 1e3, "us");
-  f.AddNumber("allocator_us_per_step", PerStep(rank, calls.total_ns) / 1e3, "us");
+  AddCallTimeNumbers(rank, "allocator", calls, &f);
   f.strategy = "The caching allocator keeps returning memory to the driver and asking for it again. Let segments "
                "grow instead of splitting, and do not call empty_cache() in the loop.";
   f.apis = {"export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True", "remove torch_npu.npu.empty_cache() from the step"};
