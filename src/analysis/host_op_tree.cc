@@ -32,6 +32,8 @@ void NestTrack(const EventTable& events, const std::vector<uint32_t>& order, Hos
       tree->self_ns[parent] -= events.dur_ns[event];
       tree->parent_op[event] =
           events.kind[parent] == EventKind::kHostOp ? parent : tree->parent_op[parent];
+      const uint32_t op = tree->parent_op[event];
+      if (op != kNoIndex) tree->outermost_op[event] = tree->outermost_op[op] != kNoIndex ? tree->outermost_op[op] : op;
     }
     open.push_back(event);
   }
@@ -44,6 +46,7 @@ HostOpTree BuildHostOpTree(const Trace& trace) {
   HostOpTree tree;
   tree.parent.assign(events.size(), kNoIndex);
   tree.parent_op.assign(events.size(), kNoIndex);
+  tree.outermost_op.assign(events.size(), kNoIndex);
   tree.self_ns.assign(events.size(), 0);
   tree.by_track.resize(trace.tracks().size());
   for (uint32_t i = 0; i < events.size(); ++i) {

@@ -15,6 +15,10 @@ struct HostOpTree {
   std::vector<uint32_t> parent;
   // The nearest enclosing kHostOp (annotations and Python frames skipped); kNoIndex when none.
   std::vector<uint32_t> parent_op;
+  // The outermost enclosing kHostOp (the root of the parent_op chain); kNoIndex when none. Kept as a
+  // column because walking the chain per event is quadratic when ranges nest deeply (identical ranges
+  // written many times on one thread nest one inside the other).
+  std::vector<uint32_t> outermost_op;
   // dur minus the time covered by direct children; 0 for events that are not host intervals.
   std::vector<int64_t> self_ns;
   // Host intervals of each track, sorted by start then longest first (parents before children).

@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -53,13 +55,33 @@ bool IsElementwiseOp(std::string_view op) {
 
 namespace {
 
+class WorkBudget {
+ public:
+  explicit WorkBudget(uint64_t units) : left_(units) {}
+  // Takes `units` off the budget; false once it has run out.
+  bool Spend(uint64_t units) {
+    if (units > left_) {
+      left_ = 0;
+      exhausted_ = true;
+      return false;
+    }
+    left_ -= units;
+    return true;
+  }
+  bool exhausted() const { return exhausted_; }
+
+ private:
+  uint64_t left_;
+  bool exhausted_ = false;
+};
+
 // Greedy-by-size offset planning (the static planner of TFLite / MNN): the largest block first, each
 // placed at the lowest offset where it fits the smallest gap between blocks whose lifetimes overlap
 // it. Lifetimes are registered in fixed windows of the event sequence so that finding overlapping
-// blocks does not scan every placed block.
+// blocks does not scan every placed block. Every placement is charged to a shared work budget.
 class OffsetPlanner {
  public:
-  explicit OffsetPlanner(const std::vector<MemoryBlock>& blocks) : blocks_(blocks) {
+  OffsetPlanner(const std::vector<MemoryBlock>& blocks, WorkBudget* budget) : blocks_(blocks), budget_(budget) {
     for (const MemoryBlock& block : blocks) {
       horizon_ = std::max(horizon_, 1 + (block.free_seq == kNeverFreed ? block.alloc_seq : block.free_seq));
     }
@@ -68,15 +90,20 @@ class OffsetPlanner {
     seen_.assign(blocks.size(), 0);
   }
 
-  // Places the blocks in `order`; returns the arena size. `best_fit` picks the smallest gap that
-  // holds the block, otherwise the lowest offset that does.
-  int64_t Run(const std::vector<size_t>& order, bool best_fit) {
+  // Places the blocks in `order`; returns the arena size, or nothing when the budget ran out (then
+  // Placed() says how far it got). `best_fit` picks the smallest gap that holds the block, otherwise
+  // the lowest offset that does.
+  std::optional<int64_t> Run(const std::vector<size_t>& order, bool best_fit) {
     best_fit_ = best_fit;
     int64_t top = 0;
     for (size_t b : order) {
       offsets_[b] = Place(b);
+      const size_t first = Window(blocks_[b].alloc_seq);
+      const size_t last = Window(End(blocks_[b]) - 1);
+      if (budget_->exhausted() || !budget_->Spend(last - first + 1)) return std::nullopt;
+      ++placed_;
       top = std::max(top, offsets_[b] + blocks_[b].bytes);
-      for (size_t w = Window(blocks_[b].alloc_seq); w <= Window(End(blocks_[b]) - 1); ++w) windows_[w].push_back(b);
+      for (size_t w = first; w <= last; ++w) windows_[w].push_back(static_cast<uint32_t>(b));
     }
     return Compact(top);
   }
@@ -84,25 +111,31 @@ class OffsetPlanner {
   uint64_t Lifetime(const MemoryBlock& block) const { return End(block) - block.alloc_seq; }
   size_t Horizon() const { return static_cast<size_t>(horizon_); }
   const std::vector<int64_t>& Offsets() const { return offsets_; }
+  size_t Placed() const { return placed_; }
 
  private:
   static constexpr uint64_t kWindow = 256;
   static constexpr int kCompactPasses = 4;
 
   // Local repair after the greedy pass: the blocks at the top of the arena, highest first, move down
-  // to the lowest offset where they fit among the others; repeated while the arena shrinks.
+  // to the lowest offset where they fit among the others; repeated while the arena shrinks. Stops
+  // with the arena reached so far when the budget runs out (every offset stays valid).
   int64_t Compact(int64_t top) {
     const bool best_fit = best_fit_;
     best_fit_ = false;
     std::vector<size_t> order(blocks_.size());
     std::iota(order.begin(), order.end(), size_t{0});
-    for (int pass = 0; pass < kCompactPasses; ++pass) {
+    for (int pass = 0; pass < kCompactPasses && !budget_->exhausted(); ++pass) {
       std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         const int64_t end_a = offsets_[a] + blocks_[a].bytes;
         const int64_t end_b = offsets_[b] + blocks_[b].bytes;
         return end_a != end_b ? end_a > end_b : a < b;
       });
-      for (size_t b : order) offsets_[b] = std::min(offsets_[b], Place(b));
+      for (size_t b : order) {
+        const int64_t lower = Place(b);
+        if (budget_->exhausted()) break;
+        offsets_[b] = std::min(offsets_[b], lower);
+      }
       int64_t new_top = 0;
       for (size_t b = 0; b < blocks_.size(); ++b) new_top = std::max(new_top, offsets_[b] + blocks_[b].bytes);
       if (new_top >= top) break;
@@ -123,20 +156,24 @@ class OffsetPlanner {
 
   int64_t Place(size_t b) {
     ++stamp_;
-    std::vector<std::pair<int64_t, int64_t>> taken;  // offset, end of overlapping placed blocks
+    taken_.clear();  // offset, end of overlapping placed blocks
+    uint64_t visited = 0;
     const size_t last = Window(End(blocks_[b]) - 1);
     for (size_t w = Window(blocks_[b].alloc_seq); w <= last; ++w) {
-      for (size_t other : windows_[w]) {
+      visited += windows_[w].size() + 1;
+      for (uint32_t other : windows_[w]) {
         if (other == b || seen_[other] == stamp_ || !Overlap(b, other)) continue;
         seen_[other] = stamp_;
-        taken.push_back({offsets_[other], offsets_[other] + blocks_[other].bytes});
+        taken_.push_back({offsets_[other], offsets_[other] + blocks_[other].bytes});
       }
     }
-    std::sort(taken.begin(), taken.end());
+    // Sorting costs log k per overlapping block on top of the visit.
+    if (!budget_->Spend(visited + taken_.size() * 4)) return offsets_[b];
+    std::sort(taken_.begin(), taken_.end());
     int64_t best = -1;
     int64_t best_gap = std::numeric_limits<int64_t>::max();
     int64_t cursor = 0;
-    for (const auto& [offset, end] : taken) {
+    for (const auto& [offset, end] : taken_) {
       const int64_t gap = offset - cursor;
       if (gap >= blocks_[b].bytes && gap < best_gap) {
         best = cursor;
@@ -149,13 +186,91 @@ class OffsetPlanner {
   }
 
   const std::vector<MemoryBlock>& blocks_;
-  std::vector<std::vector<size_t>> windows_;
+  WorkBudget* budget_;
+  std::vector<std::vector<uint32_t>> windows_;
   std::vector<int64_t> offsets_;
   std::vector<uint64_t> seen_;
+  std::vector<std::pair<int64_t, int64_t>> taken_;
   uint64_t stamp_ = 0;
   uint64_t horizon_ = 0;  // one past the last event any block touches
+  size_t placed_ = 0;
   bool best_fit_ = true;
 };
+
+// An allocator that never moves a block, replayed: blocks in allocation order, each in the smallest
+// free gap below the top that holds it (best fit), gaps merged on free. Every block placed is alive
+// with exactly the blocks it overlaps, so this is a valid plan, found in O(n log n) whatever the
+// trace: the plan every device gets even when the greedy planners run out of budget.
+int64_t PlanInAllocationOrder(const std::vector<MemoryBlock>& blocks) {
+  struct Edge {
+    uint64_t seq;
+    bool alloc;
+    size_t block;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(blocks.size() * 2);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].bytes <= 0) continue;
+    edges.push_back({blocks[b].alloc_seq, true, b});
+    if (blocks[b].free_seq != kNeverFreed) edges.push_back({blocks[b].free_seq, false, b});
+  }
+  // A block freed at the event another is allocated at has ended: frees first.
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+    return a.seq != b.seq ? a.seq < b.seq : (a.alloc != b.alloc ? !a.alloc : a.block < b.block);
+  });
+  std::map<int64_t, int64_t> gaps;                   // offset -> bytes, every free gap below `top`
+  std::set<std::pair<int64_t, int64_t>> by_size;    // (bytes, offset) of the same gaps
+  std::vector<int64_t> offset(blocks.size(), -1);
+  std::map<int64_t, int64_t> live;                   // offset -> end of live blocks, to find the top
+  int64_t peak = 0;
+  auto remove_gap = [&](std::map<int64_t, int64_t>::iterator it) {
+    by_size.erase({it->second, it->first});
+    return gaps.erase(it);
+  };
+  auto add_gap = [&](int64_t at, int64_t bytes) {
+    gaps.emplace(at, bytes);
+    by_size.insert({bytes, at});
+  };
+  for (const Edge& edge : edges) {
+    const int64_t bytes = blocks[edge.block].bytes;
+    if (edge.alloc) {
+      const int64_t top = live.empty() ? 0 : live.rbegin()->second;
+      auto fit = by_size.lower_bound({bytes, std::numeric_limits<int64_t>::min()});
+      int64_t at = top;
+      if (fit != by_size.end()) {
+        const auto [gap_bytes, gap_at] = *fit;
+        at = gap_at;
+        remove_gap(gaps.find(gap_at));
+        if (gap_bytes > bytes) add_gap(gap_at + bytes, gap_bytes - bytes);
+      }
+      offset[edge.block] = at;
+      live.emplace(at, at + bytes);
+      peak = std::max(peak, at + bytes);
+      continue;
+    }
+    int64_t at = offset[edge.block];
+    int64_t end = at + bytes;
+    live.erase(at);
+    auto next = gaps.lower_bound(at);
+    if (next != gaps.end() && next->first == end) {
+      end += next->second;
+      next = remove_gap(next);
+    }
+    if (next != gaps.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == at) {
+        at = prev->first;
+        remove_gap(prev);
+      }
+    }
+    // Below the top, address space is live blocks and gaps; a free range that reaches the top lowers
+    // the top to the live block under it instead of becoming a gap.
+    const int64_t top = live.empty() ? 0 : live.rbegin()->second;
+    if (end >= top) continue;
+    add_gap(at, end - at);
+  }
+  return peak;
+}
 
 // One ordering of the blocks for the planner, with its placement rule.
 struct PlanStrategy {
@@ -186,8 +301,19 @@ constexpr std::array<PlanStrategy, 5> kPlanStrategies = {{
      [](const MemoryBlock&, uint64_t, const MemoryBlock&, uint64_t) { return false; }},
 }};
 
-int64_t RunStrategy(const std::vector<MemoryBlock>& blocks, const PlanStrategy& strategy) {
-  OffsetPlanner planner(blocks);
+// What one planner reached: the arena, or nothing when the work budget ran out after `placed` blocks.
+struct PlanAttempt {
+  std::optional<int64_t> top;
+  size_t placed = 0;
+};
+
+PlanAttempt Attempt(OffsetPlanner& planner, const std::vector<size_t>& order, bool best_fit) {
+  const std::optional<int64_t> top = planner.Run(order, best_fit);
+  return {top, planner.Placed()};
+}
+
+PlanAttempt RunStrategy(const std::vector<MemoryBlock>& blocks, const PlanStrategy& strategy, WorkBudget* budget) {
+  OffsetPlanner planner(blocks, budget);
   std::vector<uint64_t> lifetimes(blocks.size());
   for (size_t b = 0; b < blocks.size(); ++b) lifetimes[b] = planner.Lifetime(blocks[b]);
   std::vector<size_t> order(blocks.size());
@@ -197,19 +323,21 @@ int64_t RunStrategy(const std::vector<MemoryBlock>& blocks, const PlanStrategy& 
     if (strategy.before(blocks[b], lifetimes[b], blocks[a], lifetimes[a])) return false;
     return blocks[a].alloc_seq != blocks[b].alloc_seq ? blocks[a].alloc_seq < blocks[b].alloc_seq : a < b;
   });
-  return planner.Run(order, strategy.best_fit);
+  return Attempt(planner, order, strategy.best_fit);
 }
 
 // Squeaky-wheel repair: the blocks a plan left above `limit` go to the front of the next ordering
 // (keeping their relative order), so that they are placed before the blocks that crowded them out.
-int64_t RunSqueakyWheel(const std::vector<MemoryBlock>& blocks, int64_t limit, int rounds) {
+PlanAttempt RunSqueakyWheel(const std::vector<MemoryBlock>& blocks, int64_t limit, int rounds, WorkBudget* budget) {
   std::vector<size_t> order(blocks.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
-  int64_t best = std::numeric_limits<int64_t>::max();
-  for (int round = 0; round < rounds && best > limit; ++round) {
-    OffsetPlanner planner(blocks);
-    best = std::min(best, planner.Run(order, true));
+  PlanAttempt best;
+  for (int round = 0; round < rounds && (!best.top || *best.top > limit); ++round) {
+    OffsetPlanner planner(blocks, budget);
+    const PlanAttempt attempt = Attempt(planner, order, true);
+    if (!attempt.top) return {best.top, attempt.placed};
+    if (!best.top || *attempt.top < *best.top) best = attempt;
     const std::vector<int64_t>& offsets = planner.Offsets();
     std::stable_partition(order.begin(), order.end(),
                           [&](size_t b) { return offsets[b] + blocks[b].bytes > limit; });
@@ -230,8 +358,8 @@ uint64_t SplitMix64(uint64_t x) {
 
 // Greedy by size with the sizes jittered by up to 1/8 (fixed seeds: deterministic), which reorders
 // blocks of similar size: the holes one ordering leaves are often filled by a neighbouring one.
-int64_t RunJittered(const std::vector<MemoryBlock>& blocks, uint64_t seed, bool best_fit) {
-  OffsetPlanner planner(blocks);
+PlanAttempt RunJittered(const std::vector<MemoryBlock>& blocks, uint64_t seed, bool best_fit, WorkBudget* budget) {
+  OffsetPlanner planner(blocks, budget);
   std::vector<double> keys(blocks.size());
   for (size_t b = 0; b < blocks.size(); ++b) {
     const double jitter = static_cast<double>(SplitMix64(seed * 0x100000001b3ULL + b) >> 11) * 0x1.0p-53;
@@ -240,7 +368,7 @@ int64_t RunJittered(const std::vector<MemoryBlock>& blocks, uint64_t seed, bool 
   std::vector<size_t> order(blocks.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] != keys[b] ? keys[a] > keys[b] : a < b; });
-  return planner.Run(order, best_fit);
+  return Attempt(planner, order, best_fit);
 }
 
 constexpr uint64_t kJitteredRuns = 8;
@@ -275,8 +403,8 @@ class BreadthTree {
 // Greedy by breadth (TFLite's other static planner): the blocks alive at the most crowded instant
 // first, largest first, then those of the next most crowded instant; the dense instants are packed
 // before anything can leave holes in them.
-int64_t RunByBreadth(const std::vector<MemoryBlock>& blocks, bool best_fit) {
-  OffsetPlanner planner(blocks);
+PlanAttempt RunByBreadth(const std::vector<MemoryBlock>& blocks, bool best_fit, WorkBudget* budget) {
+  OffsetPlanner planner(blocks, budget);
   const size_t horizon = planner.Horizon();
   std::vector<int64_t> live(horizon + 1, 0);
   for (const MemoryBlock& block : blocks) {
@@ -296,7 +424,7 @@ int64_t RunByBreadth(const std::vector<MemoryBlock>& blocks, bool best_fit) {
     if (breadth[a].second != breadth[b].second) return breadth[a].second < breadth[b].second;
     return blocks[a].bytes != blocks[b].bytes ? blocks[a].bytes > blocks[b].bytes : a < b;
   });
-  return planner.Run(order, best_fit);
+  return Attempt(planner, order, best_fit);
 }
 
 // The exact search runs where the greedy planners stop short of the bound; its depth-first search
@@ -322,45 +450,39 @@ bool SearchPlanAtBound(const std::vector<MemoryBlock>& blocks, int64_t lower_bou
 }  // namespace
 
 ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_bytes, int64_t observed_peak_bytes,
-                    bool observed_is_reserved) {
+                    bool observed_is_reserved, uint64_t work_budget) {
   ReusePlan plan;
   plan.blocks = static_cast<int64_t>(blocks.size());
   const int64_t lower_bound = MaxLiveBytes(blocks);
-  int64_t best = std::numeric_limits<int64_t>::max();
-  for (const PlanStrategy& strategy : kPlanStrategies) {
-    const int64_t top = RunStrategy(blocks, strategy);
-    if (top < best) {
-      best = top;
-      plan.strategy = strategy.name;
+  int64_t best = PlanInAllocationOrder(blocks);
+  plan.strategy = "best fit in allocation order";
+  WorkBudget budget(work_budget);
+  auto consider = [&](const PlanAttempt& attempt, const char* name) {
+    if (!attempt.top) plan.stopped_after_blocks = static_cast<int64_t>(attempt.placed);
+    if (attempt.top && *attempt.top < best) {
+      best = *attempt.top;
+      plan.strategy = name;
     }
-    if (best <= lower_bound) break;
+  };
+  auto searching = [&] { return best > lower_bound && !budget.exhausted(); };
+  for (const PlanStrategy& strategy : kPlanStrategies) {
+    if (!searching()) break;
+    consider(RunStrategy(blocks, strategy, &budget), strategy.name);
   }
   for (const bool best_fit : {true, false}) {
-    if (best <= lower_bound) break;
-    const int64_t top = RunByBreadth(blocks, best_fit);
-    if (top < best) {
-      best = top;
-      plan.strategy = best_fit ? "greedy by breadth" : "greedy by breadth, first fit";
-    }
+    if (!searching()) break;
+    consider(RunByBreadth(blocks, best_fit, &budget), best_fit ? "greedy by breadth" : "greedy by breadth, first fit");
   }
-  if (best > lower_bound) {
+  if (searching()) {
     const size_t affordable = kRepairPlacementBudget / std::max<size_t>(blocks.size(), 1);
     const int rounds = static_cast<int>(std::min<size_t>(kSqueakyWheelRounds, affordable));
-    const int64_t top = RunSqueakyWheel(blocks, lower_bound, rounds);
-    if (top < best) {
-      best = top;
-      plan.strategy = "greedy, squeaky wheel";
-    }
+    consider(RunSqueakyWheel(blocks, lower_bound, rounds, &budget), "greedy, squeaky wheel");
   }
   const uint64_t jittered = std::min<uint64_t>(kJitteredRuns, kRepairPlacementBudget / std::max<size_t>(blocks.size(), 1));
-  for (uint64_t seed = 1; seed <= jittered && best > lower_bound; ++seed) {
-    const int64_t top = RunJittered(blocks, seed, seed % 2 == 0);
-    if (top < best) {
-      best = top;
-      plan.strategy = "greedy by size, jittered";
-    }
+  for (uint64_t seed = 1; seed <= jittered && searching(); ++seed) {
+    consider(RunJittered(blocks, seed, seed % 2 == 0, &budget), "greedy by size, jittered");
   }
-  if (best > lower_bound && SearchPlanAtBound(blocks, lower_bound)) {
+  if (searching() && SearchPlanAtBound(blocks, lower_bound)) {
     best = lower_bound;
     plan.strategy = "exact search";
   }

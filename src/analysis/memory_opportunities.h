@@ -29,12 +29,14 @@ struct MemoryBlock {
 
 // The peak of a static, liveness-based plan: every block gets an offset in one arena, blocks whose
 // lifetimes are disjoint may share addresses. Finding the smallest arena is NP-hard (dynamic storage
-// allocation), so several greedy orderings (by size, lifetime, breadth, allocation order, squeaky-wheel
-// repair) are tried and the lowest wins, stopping once one reaches `max_live_bytes`, below which no
-// plan can go. Where they all stop short, an exact search (memory_packing.h, bounded in blocks and
-// work) looks for a plan at that bound. On CPU traces, where no reservation is reported, the observed
-// peak allocated equals the bound (every block matched), so only an optimal plan meets it.
-// `baseline_bytes` (allocated before the trace began, never seen allocated) is added to every figure.
+// allocation). A replay of a best-fit allocator in allocation order gives a plan in O(n log n) on any
+// trace; then several greedy orderings (by size, lifetime, breadth, allocation order, squeaky-wheel
+// repair) are tried under one work budget (a greedy pass is quadratic where many blocks live long) and
+// the lowest wins, stopping once one reaches `max_live_bytes`, below which no plan can go. Where they
+// all stop short, an exact search (memory_packing.h, bounded in blocks and work) looks for a plan at
+// that bound. On CPU traces, where no reservation is reported, the observed peak allocated equals the
+// bound (every block matched), so only an optimal plan meets it. `baseline_bytes` (allocated before
+// the trace began, never seen allocated) is added to every figure.
 struct ReusePlan {
   int64_t plan_peak_bytes = kNoId;
   int64_t max_live_bytes = kNoId;     // the lower bound of any plan: most bytes alive at once
@@ -43,10 +45,20 @@ struct ReusePlan {
   int64_t saving_bytes = kNoId;       // observed − plan (negative when the plan would need more)
   int64_t blocks = 0;
   std::string strategy;               // the planner that reached plan_peak_bytes ("exact search", ...)
+  // The greedy planners share a work budget; when it ran out, the block count the last one had placed
+  // (plan_peak_bytes is then the best plan completed, at worst the allocation-order replay).
+  int64_t stopped_after_blocks = kNoId;
 };
 
+// Work the greedy planners may spend on one device in all: placed blocks visited by overlap queries
+// plus window registrations. A greedy placement visits every placed block whose lifetime overlaps, so
+// a pass is quadratic when many blocks live long; this keeps a plan to about half a second on one core
+// and its window lists to about 80 MB whatever the trace holds.
+constexpr uint64_t kPlanWorkBudget = 20'000'000;
+
 ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_bytes,
-                    int64_t observed_peak_bytes, bool observed_is_reserved);
+                    int64_t observed_peak_bytes, bool observed_is_reserved,
+                    uint64_t work_budget = kPlanWorkBudget);
 
 // An element-wise op that allocates its output while an input of the same size is freed right after
 // it returns (before the thread's next op starts): writing in place would have saved the output.

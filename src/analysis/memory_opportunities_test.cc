@@ -54,6 +54,43 @@ TEST(PlanReuseTest, ReachesTheObservedPeakWhereGreedyBySizeLeavesAHole) {
   EXPECT_NE(plan.strategy, "greedy by size");
 }
 
+TEST(PlanReuseTest, AllocationOrderReplayReusesTheBestFittingGap) {
+  // X, Y, Z of 100 bytes stack up to 300; Y's free leaves a 100-byte gap at 100 that W (60) then
+  // V (30) fill best-fit, so the arena stays at 300 = the most bytes alive at once.
+  const std::vector<MemoryBlock> blocks = {Block(100, 0, 10), Block(100, 1, 3), Block(100, 2, 10),
+                                           Block(60, 4, 10), Block(30, 5, 10)};
+  const ReusePlan plan = PlanReuse(blocks, 0, kNoId, false);
+  EXPECT_EQ(plan.max_live_bytes, 300);
+  EXPECT_EQ(plan.plan_peak_bytes, 300);
+  EXPECT_EQ(plan.strategy, "best fit in allocation order");
+  EXPECT_EQ(plan.stopped_after_blocks, kNoId);
+}
+
+TEST(PlanReuseTest, AFreeAtTheTopLowersTheArenaInsteadOfLeavingAGap) {
+  // A [0,3) 100 at 0, B [1,2) 50 at 100 freed at 2, so C [2,4) 60 goes to 100: 160 = A + C.
+  const std::vector<MemoryBlock> blocks = {Block(100, 0, 3), Block(50, 1, 2), Block(60, 2, 4)};
+  const ReusePlan plan = PlanReuse(blocks, 0, kNoId, false);
+  EXPECT_EQ(plan.max_live_bytes, 160);
+  EXPECT_EQ(plan.plan_peak_bytes, 160);
+}
+
+TEST(PlanReuseTest, ABudgetThatRunsOutStillLeavesAValidPlanAndSaysWhere) {
+  // Long-lived blocks of many sizes interleaved with short ones: the greedy planners visit every
+  // long-lived block per placement; a tiny budget stops the first of them part way.
+  std::vector<MemoryBlock> blocks;
+  for (uint64_t i = 0; i < 2000; ++i) {
+    const int64_t bytes = static_cast<int64_t>(64 + (i * 7919) % 4096);
+    blocks.push_back(i % 2 == 0 ? Block(bytes, i, kNeverFreed) : Block(bytes, i, i + 3));
+  }
+  const ReusePlan plan = PlanReuse(blocks, 0, kNoId, false, 5'000);
+  ASSERT_NE(plan.stopped_after_blocks, kNoId);
+  EXPECT_LT(plan.stopped_after_blocks, 2000);
+  EXPECT_GE(plan.plan_peak_bytes, plan.max_live_bytes);
+  EXPECT_EQ(plan.strategy, "best fit in allocation order");
+  const ReusePlan unbounded = PlanReuse(blocks, 0, kNoId, false);
+  EXPECT_LE(unbounded.plan_peak_bytes, plan.plan_peak_bytes);
+}
+
 TEST(PlanReuseTest, BaselineBytesRaiseThePlanAndItsBound) {
   const std::vector<MemoryBlock> blocks = {Block(3, 3, 7), Block(4, 0, 2), Block(3, 1, 6), Block(3, 4, 5)};
   const ReusePlan plan = PlanReuse(blocks, 100, 109, false);

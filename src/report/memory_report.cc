@@ -111,6 +111,10 @@ void AppendOpportunities(const DeviceMemory& d, std::string* out) {
                         Bytes(r.plan_peak_bytes), r.observed_is_reserved ? "reserved" : "allocated",
                         Bytes(r.observed_peak_bytes));
     *out += fmt::format("    no plan goes below the most bytes alive at once: {}\n", Bytes(r.max_live_bytes));
+    if (r.stopped_after_blocks != kNoId) {
+      *out += fmt::format("    reuse plan: stopped after {} of {} blocks (budget); the peak above is the best plan completed\n",
+                          r.stopped_after_blocks, r.blocks);
+    }
   }
   for (size_t i = 0; i < d.in_place.size() && i < kTextInPlace; ++i) {
     const InPlaceCandidate& c = d.in_place[i];
@@ -215,6 +219,7 @@ void WriteOpportunities(JsonWriter& w, const DeviceMemory& d) {
   w.Key("observed_is_reserved").Bool(r.observed_is_reserved);
   OptionalInt(w, "saving_bytes", r.saving_bytes);
   w.Key("blocks").Int(r.blocks);
+  OptionalInt(w, "stopped_after_blocks", r.stopped_after_blocks);
   w.Key("strategy").String(r.strategy).EndObject();
   w.Key("in_place").BeginArray();
   for (const InPlaceCandidate& c : d.in_place) {

@@ -24,9 +24,7 @@ std::unordered_map<uint64_t, uint32_t> LaunchesByCorrelation(const Trace& trace)
 }
 
 uint32_t OutermostOp(const HostOpTree& tree, uint32_t event) {
-  uint32_t op = tree.parent_op[event];
-  while (op != kNoIndex && tree.parent_op[op] != kNoIndex) op = tree.parent_op[op];
-  return op;
+  return tree.outermost_op[event];
 }
 
 bool IsModelOp(const Trace& trace, uint32_t event) {

@@ -53,8 +53,7 @@ struct WorkTimes {
 
 // The outermost operator an event runs under (itself when it is one).
 uint32_t OutermostOp(const HostOpTree& tree, uint32_t event) {
-  while (tree.parent_op[event] != kNoIndex) event = tree.parent_op[event];
-  return event;
+  return tree.outermost_op[event] != kNoIndex ? tree.outermost_op[event] : event;
 }
 
 // On a CPU-only trace an operator that touches a few kilobytes does less work than its dispatch costs:
