@@ -283,6 +283,7 @@ AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& 
 
 Result<std::string> SpliceAnnotations(std::string_view original, const Trace& trace, const AnnotationEvents& events) {
   const EventTable& e = trace.events();
+  if (e.size() == 0) return InvalidInput(trace.metadata().path + ": the trace holds no events; nothing to annotate");
   uint64_t end = 0;
   for (size_t i = 0; i < e.size(); ++i) end = std::max<uint64_t>(end, e.source_offset[i] + e.source_length[i]);
   if (end == 0 || end > original.size() || original[end - 1] != '}') {
