@@ -1,6 +1,5 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +7,11 @@
 #include "cli/commands.h"
 #include "cli/hardware_options.h"
 #include "cli/run_analyses.h"
+#include "base/text_escape.h"
+#include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/byte_source.h"
+#include "io/memory_source.h"
+#include "io/output_file.h"
 #include "report/annotated_trace.h"
 
 namespace tuneprof::cli {
@@ -27,19 +30,19 @@ Result<std::string> ReadContent(const std::string& path) {
   return text;
 }
 
-// `.gz` names are written gzip-compressed, anything else as plain JSON.
+// `.gz` names are written gzip-compressed, anything else as plain JSON; whole or not at all.
 Status WriteMaybeGzip(const std::string& path, std::string_view text) {
-  if (!path.ends_with(".gz")) return WriteOutputFile(path, text);
-  gzFile file = gzopen(path.c_str(), "wb6");
-  bool ok = file != nullptr;
-  for (size_t done = 0; ok && done < text.size();) {
-    const unsigned part = static_cast<unsigned>(std::min<size_t>(text.size() - done, 1u << 30));
-    ok = gzwrite(file, text.data() + done, part) == static_cast<int>(part);
-    done += part;
-  }
-  if (file != nullptr && gzclose(file) != Z_OK) ok = false;
-  if (!ok) return Status(StatusCode::kUsage, fmt::format("{}: cannot write the output file", path));
-  return Status::Ok();
+  return path.ends_with(".gz") ? WriteGzipFileAtomically(path, text) : WriteFileAtomically(path, text);
+}
+
+// The trace as imported from `text`, the file's content with any previous diagnosis taken out: the
+// analyses must not count tuneprof's own earlier tracks as the workload's.
+Result<std::vector<Trace>> ImportText(const std::string& path, const std::string& text) {
+  MemorySource source(path, text);
+  TP_ASSIGN_OR_RETURN(Trace trace, ImportChromeTrace(&source));
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace));
+  return traces;
 }
 
 }  // namespace
@@ -60,25 +63,34 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
 int RunAnnotate(const AnnotateOptions& options) {
   std::error_code error;
   if (std::filesystem::is_directory(options.path, error)) {
-    fmt::print(stderr, "tuneprof: error: {}: annotate needs one trace file, not a directory\n", options.path);
-    return kExitUsage;
+    return ReportError(
+        Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));
   }
-  auto run = AnalyzeRun({options.path}, options.config, options.hardware, options.hardware_file);
+  const Status clash = CheckOutputIsNotInput(options.output, {options.path});
+  if (!clash.ok()) return ReportError(clash);
+  auto content = ReadContent(options.path);
+  if (!content.ok()) return ReportError(content.status());
+  std::string text = std::move(*content);
+  const uint64_t replaced = RemoveAnnotations(&text);
+  auto run = replaced == 0
+                 ? AnalyzeRun({options.path}, options.config, options.hardware, options.hardware_file)
+                 : AnalyzeRun([&] { return ImportText(options.path, text); }, options.config, options.hardware,
+                              options.hardware_file);
   if (!run.ok()) return ReportError(run.status());
   if (run->traces.size() != 1) {
-    fmt::print(stderr, "tuneprof: error: {}: annotate needs one trace file\n", options.path);
-    return kExitUsage;
+    return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file"));
   }
-  auto text = ReadContent(options.path);
-  if (!text.ok()) return ReportError(text.status());
   const AnnotationEvents events =
       BuildAnnotationEvents(run->traces[0], run->breakdowns[0], run->memory[0], run->advice);
-  auto annotated = SpliceAnnotations(*text, run->traces[0], events);
+  auto annotated = SpliceAnnotations(text, run->traces[0], events);
   if (!annotated.ok()) return ReportError(annotated.status());
   const Status written = WriteMaybeGzip(options.output, *annotated);
   if (!written.ok()) return ReportError(written);
-  fmt::print(stderr, "tuneprof: {}: {} events added ({} slices, {} instants, {} counter samples, {} names)\n",
-             options.output, events.total(), events.slices, events.instants, events.counters, events.metadata);
+  const std::string previous =
+      replaced == 0 ? "" : fmt::format("; the {} events of the diagnosis already in it were replaced", replaced);
+  fmt::print(stderr, "tuneprof: {}: {} events added ({} slices, {} instants, {} counter samples, {} names){}\n",
+             EscapeText(options.output), events.total(), events.slices, events.instants, events.counters,
+             events.metadata, previous);
   return kExitOk;
 }
 

@@ -26,6 +26,7 @@
 #include "analysis/hardware_profile.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/hardware_options.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
@@ -44,7 +45,7 @@ void AddCommCommand(CLI::App* app, CommOptions* options) {
                    "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
   comm->add_option("--utilization-threshold", options->utilization_threshold,
                    "bandwidth utilization below which communication is a bottleneck (0..1, default 0.5)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Between(0.0, 1.0));
 }
 
 namespace {
@@ -55,8 +56,7 @@ namespace {
 struct RankSlot {
   std::optional<RankCommunication> result;
   Status status;
-  bool truncated = false;
-  uint64_t entry_count = 0;
+  std::vector<std::string> warnings;  // cli/diagnostics.h's InputWarnings, printed in path order
 };
 
 void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, const HardwareProfile* forced,
@@ -67,8 +67,7 @@ void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, cons
       slot->status = trace.status();
       return;
     }
-    slot->truncated = trace->metadata().truncated;
-    slot->entry_count = trace->metadata().entry_count;
+    slot->warnings = InputWarnings(trace->metadata());
     slot->result =
         AnalyzeRankCommunication(*trace, ComputeTimeBreakdown(*trace), SelectHardware(*trace, profiles, forced));
   }  // the trace is freed here
@@ -112,10 +111,7 @@ int RunComm(const CommOptions& options) {
   std::vector<RankSlot> slots = AnalyzeFiles(files, *profiles, *forced);
   for (size_t i = 0; i < slots.size(); ++i) {
     if (!slots[i].status.ok()) return ReportError(slots[i].status);
-    if (slots[i].truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n", files[i],
-                 slots[i].entry_count);
-    }
+    for (const std::string& warning : slots[i].warnings) PrintWarning(warning);
     analysis.ranks.push_back(std::move(*slots[i].result));
   }
   analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);

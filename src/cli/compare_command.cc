@@ -6,6 +6,7 @@
 #include "analysis/advice_check.h"
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/hardware_options.h"
 #include "cli/run_analyses.h"
 #include "report/compare_report.h"
@@ -19,18 +20,18 @@ void AddCompareCommand(CLI::App* app, CompareOptions* options) {
   compare->add_option("after", options->after, "trace file or directory of the run after the change")->required();
   compare->add_flag("--json", options->json, "print one JSON document (schema tuneprof.compare/1)");
   compare->add_option("--tokens-per-step", options->tokens_per_step, "tokens per step: adds throughput in tokens/s")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   compare->add_option("--samples-per-step", options->samples_per_step, "samples per step: adds throughput in samples/s")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   compare->add_option("--alpha", options->alpha, "significance level of the rank test (default 0.05)")
-      ->check(CLI::Range(1e-9, 0.5));
+      ->check(Between(1e-9, 0.5));
   compare->add_option("--fail-if", options->fail_if,
                       "exit 3 when this holds and the change is significant, e.g. step_time>+3% "
                       "(repeatable; metrics: step_time, throughput, ttft, tpot, peak_memory, peak_reserved "
                       "or any key of the metrics table)");
   compare->add_option("--fail-if-slower", options->fail_if_slower,
                       "exit 3 when step time grew significantly by more than PCT percent (= --fail-if step_time>+PCT%)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   compare->add_option("--advice", options->advice,
                       "`tuneprof advise --json` output of the before side: each finding's estimated gain next to "
                       "the measured change of its evidence");
@@ -73,7 +74,7 @@ int RunCompare(const CompareOptions& options) {
   for (const std::string& expression : expressions) {
     auto condition = ParseGateCondition(expression);
     if (!condition.ok()) {
-      fmt::print(stderr, "tuneprof: error: {}\n", condition.status().message());
+      PrintError(condition.status().message());
       return kExitUsage;
     }
     conditions.push_back(std::move(condition.value()));
@@ -107,8 +108,8 @@ int RunCompare(const CompareOptions& options) {
   int exit_code = kExitOk;
   for (const GateOutcome& gate : gates) {
     if (!gate.evaluated) {
-      fmt::print(stderr, "tuneprof: warning: --fail-if {}: {} is unknown for these traces; not evaluated\n",
-                 gate.condition.text, gate.metric_key.empty() ? gate.condition.metric : gate.metric_key);
+      PrintWarning(fmt::format("--fail-if {}: {} is unknown for these traces; not evaluated", gate.condition.text,
+                               gate.metric_key.empty() ? gate.condition.metric : gate.metric_key));
     } else if (gate.fired) {
       fmt::print(stderr, "tuneprof: gate failed: {} ({} {:+.2f}%, significant)\n", gate.condition.text,
                  gate.metric_key, *gate.delta_pct);

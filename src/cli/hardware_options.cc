@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,12 @@
 namespace tuneprof::cli {
 
 Result<std::string> ReadFlagFile(const std::string& path, std::string_view flag) {
+  // A FIFO or a device would block or never end; only regular files are read.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    return Status(StatusCode::kUsage, fmt::format("{} {}: not a regular file; give a JSON file", flag, path));
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) return Status(StatusCode::kUsage, fmt::format("cannot read {} {}", flag, path));
   std::ostringstream text;
@@ -30,11 +37,6 @@ Result<const HardwareProfile*> ForcedHardware(const HardwareProfiles& profiles, 
   std::string names;
   for (const HardwareProfile& profile : profiles.profiles()) names += (names.empty() ? "" : ", ") + profile.name;
   return Status(StatusCode::kUsage, fmt::format("--hardware: no profile named \"{}\" (known: {})", name, names));
-}
-
-int ReportError(const Status& status) {
-  fmt::print(stderr, "tuneprof: error: {}\n", status.message());
-  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
 }
 
 }  // namespace tuneprof::cli

@@ -1,11 +1,11 @@
 #pragma once
 // What every command with --hardware / --hardware-file does the same way: load the profiles (built-in
-// or from the file), resolve the forced profile by name, and turn a Status into the one-line error and
-// the exit code (commands.h).
+// or from the file) and resolve the forced profile by name. (ReportError comes with cli/diagnostics.h.)
 #include <string>
 
 #include "analysis/hardware_profile.h"
 #include "base/status.h"
+#include "cli/diagnostics.h"
 
 namespace tuneprof::cli {
 
@@ -17,8 +17,5 @@ Result<HardwareProfiles> LoadHardwareProfiles(const std::string& path);
 
 // nullptr when `name` is empty (detect the chip); kUsage naming the known profiles when none matches.
 Result<const HardwareProfile*> ForcedHardware(const HardwareProfiles& profiles, const std::string& name);
-
-// Prints "tuneprof: error: ..." and returns kExitUsage or kExitBadInput.
-int ReportError(const Status& status);
 
 }  // namespace tuneprof::cli

@@ -5,6 +5,7 @@
 
 #include "analysis/trace_summary.h"
 #include "cli/commands.h"
+#include "cli/diagnostics.h"
 #include "importers/import.h"
 #include "report/info_report.h"
 
@@ -18,18 +19,10 @@ void AddInfoCommand(CLI::App* app, InfoOptions* options) {
 
 int RunInfo(const InfoOptions& options) {
   auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) {
-    fmt::print(stderr, "tuneprof: error: {}\n", traces.status().message());
-    return traces.status().code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
-  }
+  if (!traces.ok()) return ReportError(traces.status());
+  WarnAboutInputs(*traces);
   std::vector<TraceSummary> summaries;
-  for (const Trace& trace : *traces) {
-    summaries.push_back(SummarizeTrace(trace));
-    if (trace.metadata().truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
-                 trace.metadata().path, trace.metadata().entry_count);
-    }
-  }
+  for (const Trace& trace : *traces) summaries.push_back(SummarizeTrace(trace));
   const std::string text = options.json ? RenderInfoJson(summaries) : RenderInfoText(summaries);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;

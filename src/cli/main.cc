@@ -2,11 +2,56 @@
 // 0 success, 1 bad input (message names the file), 2 usage error, 3 a `compare --fail-if` gate fired.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.h"
+#include "cli/diagnostics.h"
 #include "cli/progress.h"
+
+namespace {
+
+// Edits (insert, delete, replace) between two short words, for "did you mean".
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t replaced = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, replaced});
+    }
+  }
+  return row[b.size()];
+}
+
+// The first word that is not a flag must be a subcommand: the top level takes no values. CLI11 would
+// only say that a subcommand is required, as if none had been given.
+int CheckSubcommandName(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word.starts_with('-')) continue;
+    if (std::find(names.begin(), names.end(), word) != names.end()) return tuneprof::cli::kExitOk;
+    std::string closest = names.front(), known;
+    for (const std::string& name : names) {
+      if (EditDistance(word, name) < EditDistance(word, closest)) closest = name;
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    const std::string hint = EditDistance(word, closest) <= 2 ? " (did you mean '" + closest + "'?)" : "";
+    tuneprof::cli::PrintError("unknown command '" + std::string(word) + "'" + hint + "; commands: " + known);
+    return tuneprof::cli::kExitUsage;
+  }
+  return tuneprof::cli::kExitOk;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"tuneprof: find and fix performance bottlenecks in AI workload profiles (Kineto, torch_npu, Nsight)"};
@@ -31,11 +76,16 @@ int main(int argc, char** argv) {
   tuneprof::cli::AddReportCommand(&app, &report);
   tuneprof::cli::AnnotateOptions annotate;
   tuneprof::cli::AddAnnotateCommand(&app, &annotate);
+  if (const int code = CheckSubcommandName(app, argc, argv); code != tuneprof::cli::kExitOk) return code;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : tuneprof::cli::kExitUsage;
+    // --help and --version print and exit 0; a real parse error is one line naming where to look.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    const CLI::App* command = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+    tuneprof::cli::PrintError(std::string(e.what()) + "; see `tuneprof " + (command ? command->get_name() + " " : "") +
+                              "--help`");
+    return tuneprof::cli::kExitUsage;
   }
   tuneprof::cli::InstallProgress(quiet);
   const int code = [&] {

@@ -37,12 +37,9 @@ int RunMemory(const MemoryOptions& options) {
   if (!forced.ok()) return ReportError(forced.status());
   auto traces = ImportPaths(options.paths);
   if (!traces.ok()) return ReportError(traces.status());
+  WarnAboutInputs(*traces);
   std::vector<MemoryAnalysis> ranks;
   for (const Trace& trace : *traces) {
-    if (trace.metadata().truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
-                 trace.metadata().path, trace.metadata().entry_count);
-    }
     ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)));
   }
   const std::string text =

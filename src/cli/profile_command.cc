@@ -12,6 +12,7 @@
 #include "analysis/kernel_breakdown.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/hardware_options.h"
 #include "importers/import.h"
 #include "report/profile_report.h"
@@ -33,19 +34,19 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
   profile->add_option("--compute-threshold", options->compute_threshold,
                       "compute verdict: main unit utilization below this is a bottleneck (default 0.7)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Between(0.0, 1.0));
   profile->add_option("--model-params", options->model_params,
                       "parameters of the generating model: enables MBU (bytes read per decode step / TPOT / peak "
                       "memory bandwidth)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   profile->add_option("--param-bytes", options->param_bytes, "bytes per parameter for MBU (default 2)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   profile->add_option("--kv-bytes-per-token", options->kv_bytes_per_token,
                       "KV-cache bytes per token (all layers) a decode step reads, for MBU")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   profile->add_option("--context-tokens", options->context_tokens,
                       "mean context length of the decode steps, for the KV part of MBU")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   profile->add_option("--generation-markers", options->generation_markers,
                       "names of the serving loop's ranges, e.g. \"request=req*,prefill=context|ctx_*,decode=gen_step\" "
                       "(`*` matches anything; unnamed markers keep the defaults request#*, prefill, decode_step, ...)");
@@ -67,12 +68,9 @@ int RunProfile(const ProfileOptions& options) {
   }
   auto traces = ImportPaths(options.paths);
   if (!traces.ok()) return ReportError(traces.status());
+  WarnAboutInputs(*traces);
   ProfileResult result;
   for (const Trace& trace : *traces) {
-    if (trace.metadata().truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
-                 trace.metadata().path, trace.metadata().entry_count);
-    }
     result.ranks.push_back(ComputeTimeBreakdown(trace));
     ComputeOptions compute;
     compute.threshold = options.compute_threshold;

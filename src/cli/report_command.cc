@@ -9,6 +9,7 @@
 #include "cli/hardware_options.h"
 #include "cli/run_analyses.h"
 #include "importers/import.h"
+#include "io/output_file.h"
 #include "report/html_report.h"
 
 namespace tuneprof::cli {
@@ -17,12 +18,12 @@ namespace {
 int RunCompareReport(const ReportOptions& options) {
   auto before = ImportPaths({options.compare[0]});
   if (!before.ok()) return ReportError(before.status());
-  WarnTruncated(*before);
+  WarnAboutInputs(*before);
   auto after = ImportPaths({options.compare[1]});
   if (!after.ok()) return ReportError(after.status());
-  WarnTruncated(*after);
+  WarnAboutInputs(*after);
   const CompareResult result = CompareSides(BuildCompareSide(*before), BuildCompareSide(*after), {});
-  const Status written = WriteOutputFile(options.output, RenderHtmlCompareReport(result));
+  const Status written = WriteFileAtomically(options.output, RenderHtmlCompareReport(result));
   return written.ok() ? kExitOk : ReportError(written);
 }
 
@@ -45,9 +46,12 @@ void AddReportCommand(CLI::App* app, ReportOptions* options) {
 
 int RunReport(const ReportOptions& options) {
   if (options.compare.empty() == options.paths.empty()) {
-    fmt::print(stderr, "tuneprof: error: report: give either trace paths or --compare BEFORE AFTER\n");
-    return kExitUsage;
+    return ReportError(Status(StatusCode::kUsage, "report: give either trace paths or --compare BEFORE AFTER"));
   }
+  // Checked before the analysis, which can take minutes: the answer does not depend on it.
+  const Status clash = CheckOutputIsNotInput(options.output, InputFiles(options.compare.empty() ? options.paths
+                                                                                                   : options.compare));
+  if (!clash.ok()) return ReportError(clash);
   if (!options.compare.empty()) return RunCompareReport(options);
   auto run = AnalyzeRun(options.paths, options.config, options.hardware, options.hardware_file);
   if (!run.ok()) return ReportError(run.status());
@@ -59,7 +63,7 @@ int RunReport(const ReportOptions& options) {
   input.comm = std::move(run->comm);
   input.advice = std::move(run->advice);
   input.flops = std::move(run->flops);
-  const Status written = WriteOutputFile(options.output, RenderHtmlReport(input));
+  const Status written = WriteFileAtomically(options.output, RenderHtmlReport(input));
   return written.ok() ? kExitOk : ReportError(written);
 }
 

@@ -1,13 +1,10 @@
 #include "cli/run_analyses.h"
 
-#include <fmt/format.h>
-
-#include <cstdio>
-#include <fstream>
-
 #include "analysis/advisor/advisor_config.h"
+#include "cli/diagnostics.h"
 #include "cli/hardware_options.h"
 #include "importers/import.h"
+#include "io/trace_files.h"
 
 namespace tuneprof::cli {
 
@@ -17,23 +14,28 @@ Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path) {
   return AdvisorConfig::Parse(text, path);
 }
 
-void WarnTruncated(const std::vector<Trace>& traces) {
-  for (const Trace& trace : traces) {
-    if (trace.metadata().truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
-                 trace.metadata().path, trace.metadata().entry_count);
-    }
-  }
-}
-
 Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
                                const std::string& hardware, const std::string& hardware_file) {
+  return AnalyzeRun([&] { return ImportPaths(paths); }, config, hardware, hardware_file);
+}
+
+std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    auto listed = ListTraceFiles(path);
+    if (listed.ok()) files.insert(files.end(), listed->begin(), listed->end());
+  }
+  return files;
+}
+
+Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& config, const std::string& hardware,
+                               const std::string& hardware_file) {
   TP_ASSIGN_OR_RETURN(AdvisorConfig advisor_config, LoadAdvisorConfig(config));
   TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(hardware_file));
   TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, hardware));
   RunAnalyses run;
-  TP_ASSIGN_OR_RETURN(run.traces, ImportPaths(paths));
-  WarnTruncated(run.traces);
+  TP_ASSIGN_OR_RETURN(run.traces, import());
+  WarnAboutInputs(run.traces);
   const size_t n = run.traces.size();
   run.breakdowns.reserve(n);
   run.compute.reserve(n);
@@ -56,13 +58,6 @@ Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std:
   }
   run.advice = RunAdvisor(inputs, advisor_config, &run.comm.cross_rank);
   return run;
-}
-
-Status WriteOutputFile(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) return Status(StatusCode::kUsage, fmt::format("{}: cannot write the output file", path));
-  return Status::Ok();
 }
 
 }  // namespace tuneprof::cli

@@ -1,6 +1,7 @@
 #pragma once
 // The analyses `analyze`, `advise`, `report` and `annotate` draw from, run once per input: the one place
 // that wires the memory and communication analyses into the advisor.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,17 +31,21 @@ struct RunAnalyses {
 };
 
 // Imports `paths` and runs every analysis; errors are the import's or the flags' (--config,
-// --hardware, --hardware-file). Warns on stderr about cut-off traces.
+// --hardware, --hardware-file). Warns on stderr about cut-off and empty traces.
 Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
                                const std::string& hardware, const std::string& hardware_file);
+
+// The same with the traces from `import`, called once the flags are known to be good.
+using TraceImport = std::function<Result<std::vector<Trace>>()>;
+Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& config, const std::string& hardware,
+                               const std::string& hardware_file);
+
+// The trace files behind `paths` (directories listed as import lists them), for the check that an
+// output file is none of them; paths that cannot be listed are left to the import to report.
+std::vector<std::string> InputFiles(const std::vector<std::string>& paths);
 
 // The advisor thresholds of --config FILE (defaults when `path` is empty).
 Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path);
 
-// Warns on stderr, once per trace, that a cut-off trace is read as far as it goes.
-void WarnTruncated(const std::vector<Trace>& traces);
-
-// Writes `text` to `path` (kUsage naming the path when it cannot be written).
-Status WriteOutputFile(const std::string& path, std::string_view text);
 
 }  // namespace tuneprof::cli

@@ -1,5 +1,7 @@
 #include "importers/import.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <system_error>
 
@@ -16,6 +18,30 @@ namespace tuneprof {
 namespace {
 
 constexpr size_t kSniffBytes = 64;
+constexpr size_t kTablesNamed = 6;
+
+// A SQLite file of some other program: say what it holds, so the user sees it is the wrong file.
+Status UnknownDatabase(const std::string& path, const SqliteFile& db) {
+  const std::vector<std::string> tables = db.TableNames();
+  std::string held;
+  for (size_t i = 0; i < tables.size() && i < kTablesNamed; ++i) held += (i ? ", " : "") + tables[i];
+  if (tables.size() > kTablesNamed) held += fmt::format(", ... ({} tables)", tables.size());
+  return InvalidInput(fmt::format(
+      "{}: a SQLite database but not a profile: no Nsight Systems tables (StringIds with CUPTI_ACTIVITY_KIND_*) "
+      "and no Ascend tables (TASK, PYTORCH_API); it holds {}; give an `nsys export --type sqlite` file or a torch_npu .db",
+      path, held.empty() ? "no tables" : "tables " + held));
+}
+
+// A JSON document is a trace when it has a traceEvents array (an empty one too: an empty trace, which
+// gets a warning) or is an array of events. `{"foo": 1}` or `[]` has nothing a trace has; reading it as
+// a trace without work would pass a wrong file off as a quiet run.
+Status CheckIsTrace(const Trace& trace) {
+  const TraceMetadata& meta = trace.metadata();
+  if (meta.truncated || meta.entry_count > 0 || meta.has_trace_events_array) return Status::Ok();
+  return InvalidInput(meta.path +
+                      ": not a trace: a JSON document without trace events (no \"traceEvents\" array and no event "
+                      "objects); give the profiler's trace file (Kineto *.pt.trace.json, trace_view.json)");
+}
 
 }  // namespace
 
@@ -36,13 +62,14 @@ Result<Trace> ImportFile(const std::string& path) {
     if (IsNsysExport(*db)) return ImportNsysSqlite(*db, std::filesystem::file_size(path, ec));
     // torch_npu's ascend_pytorch_profiler*.db and msprof's msprof_*.db given as a file: the CANN tables.
     if (db->HasTable("TASK") || db->HasTable("PYTORCH_API")) return ImportAscendDatabase(path, path);
-    return Status(StatusCode::kUnsupported, path + ": SQLite databases (Nsight Systems, Ascend .db) are not read yet");
+    return UnknownDatabase(path, *db);
   }
   if (!SniffChromeTrace(head)) {
     return InvalidInput(path + ": not a trace tuneprof reads (expected Chrome-trace JSON, .json or .json.gz)");
   }
   TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
   TP_ASSIGN_OR_RETURN(Trace trace, ImportChromeTrace(source.get()));
+  TP_RETURN_IF_ERROR(CheckIsTrace(trace));
   return trace;
 }
 

@@ -121,14 +121,43 @@ class GzipSource final : public ByteSource {
   bool truncated_ = false;
 };
 
+// What a path that is neither a regular file nor a directory is, for the message refusing it.
+const char* SpecialFileKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Only regular files are read: a FIFO would block the open (and every read) until a writer came, a
+// device like /dev/zero never ends. The open itself does not block (O_NONBLOCK), and the type is
+// checked on the opened descriptor, so a path swapped for a FIFO after the first look is refused too.
+Status CheckRegular(const std::string& path, const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) return InvalidInput(path + ": is a directory, expected a file");
+  if (!S_ISREG(st.st_mode)) {
+    return InvalidInput(path + ": is " + SpecialFileKind(st.st_mode) + ", not a trace file; save the trace to a file first");
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, bool report_progress) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     return Status(StatusCode::kNotFound, path + ": " + ErrnoText());
   }
-  if (S_ISDIR(st.st_mode)) return InvalidInput(path + ": is a directory, expected a file");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  TP_RETURN_IF_ERROR(CheckRegular(path, st));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
+  Status regular = ::fstat(fd, &st) == 0 ? CheckRegular(path, st)
+                                          : Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
+  if (regular.ok() && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+    regular = Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
+  }
+  if (!regular.ok()) {
+    ::close(fd);
+    return regular;
+  }
   if (st.st_size == 0) {
     ::close(fd);
     return InvalidInput(path + ": empty file (0 bytes)");

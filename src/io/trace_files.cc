@@ -23,16 +23,45 @@ Status NsysReportError(const std::filesystem::path& file) {
                       " and pass the .sqlite file it writes");
 }
 
+// Why `path` cannot be looked at, in words that point at the fix; `ec` is what status() reported.
+Status UnreachablePath(const std::string& path, std::error_code ec) {
+  namespace fs = std::filesystem;
+  if (ec == std::errc::too_many_symbolic_link_levels) {
+    return Status(StatusCode::kNotFound, path + ": symbolic link loop (the link leads back to itself); point it at the trace");
+  }
+  if (ec == std::errc::permission_denied) {
+    return Status(StatusCode::kIoError, path + ": permission denied on a directory above it; make it readable (chmod)");
+  }
+  std::error_code link_ec;
+  if (fs::is_symlink(fs::symlink_status(path, link_ec))) {
+    const fs::path target = fs::read_symlink(path, link_ec);
+    return Status(StatusCode::kNotFound, path + ": symbolic link to " + target.string() + ", which does not exist");
+  }
+  return Status(StatusCode::kNotFound, path + ": no such file or directory");
+}
+
+// A directory that cannot be listed is named as such: searching it would find nothing and blame it.
+Status CheckListable(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::directory_iterator probe(path, ec);
+  if (ec == std::errc::permission_denied) {
+    return Status(StatusCode::kIoError, path + ": cannot read the directory: permission denied; make it readable (chmod +rx)");
+  }
+  if (ec) return Status(StatusCode::kIoError, path + ": cannot read the directory: " + ec.message());
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> ListTraceFiles(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) return Status(StatusCode::kNotFound, path + ": no such file or directory");
+  if (ec || !fs::exists(status)) return UnreachablePath(path, ec);
   if (!fs::is_directory(status) && IsNsysReport(path)) return NsysReportError(path);
   if (!fs::is_directory(status)) return std::vector<std::string>{path};
   if (IsAscendProfilerDirectory(path)) return std::vector<std::string>{path};
+  TP_RETURN_IF_ERROR(CheckListable(path));
 
   std::vector<std::string> files;
   for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;

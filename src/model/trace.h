@@ -356,6 +356,7 @@ struct TraceMetadata {
   std::string display_time_unit;
   bool truncated = false;
   uint64_t entry_count = 0;      // elements of traceEvents, every phase
+  bool has_trace_events_array = false;  // the JSON document had a traceEvents key (its array may be empty)
   std::vector<std::string> warnings;
   std::vector<MetadataEntry> entries;  // producer settings (Ascend profiler_info / profiler_metadata)
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "base/text_escape.h"
 #include "base/json_writer.h"
 
 namespace tuneprof {
@@ -28,9 +29,10 @@ constexpr std::array kParts = std::to_array<PartLabel>({
     {TimePart::kIdle, "idle"},
 });
 
-std::string Fit(std::string_view text, size_t width) {
-  if (text.size() <= width) return std::string(text);
-  return std::string(text.substr(0, width - 3)) + "...";
+std::string Fit(std::string_view raw, size_t width) {
+  const std::string text = EscapeText(raw);
+  if (text.size() <= width) return text;
+  return text.substr(0, width - 3) + "...";
 }
 
 std::string Bar(double share) {
@@ -79,7 +81,7 @@ std::string RanksText(const Finding& finding) {
 }
 
 std::string EvidenceValue(const Evidence& e) {
-  if (!e.number) return e.text;
+  if (!e.number) return EscapeText(e.text);
   const double v = *e.number;
   const std::string number = v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) < 1e15
                                  ? fmt::format("{}", static_cast<int64_t>(v))
@@ -113,23 +115,23 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   if (result.findings.size() > kTopStrategies) {
     out += fmt::format("({} more: tuneprof advise)\n", result.findings.size() - kTopStrategies);
   }
-  return out;
+  return EscapeTextKeepingLines(out);
 }
 
 std::string RenderAdviseText(const AdvisorResult& result) {
-  std::string out = fmt::format("Dominant bottleneck: {} ({})\n\n", BottleneckName(result.dominant), result.dominant_reason);
+  std::string out = fmt::format("Dominant bottleneck: {} ({})\n\n", BottleneckName(result.dominant), EscapeText(result.dominant_reason));
   if (result.findings.empty()) out += "No findings.\n";
   for (size_t i = 0; i < result.findings.size(); ++i) {
     const Finding& f = result.findings[i];
     out += fmt::format("{}. {} [{}] {}{}\n", i + 1, f.id, FindingCategoryName(f.category), GainText(f, result.step_ns),
                        RanksText(f));
-    out += fmt::format("   {}\n", f.title);
+    out += fmt::format("   {}\n", EscapeText(f.title));
     for (const Evidence& e : f.evidence) out += fmt::format("   - {}: {}\n", e.label, EvidenceValue(e));
-    out += fmt::format("   strategy: {}\n", f.strategy);
-    for (const std::string& api : f.apis) out += fmt::format("   api: {}\n", api);
-    out += fmt::format("   gain model: {}\n\n", f.gain_model);
+    out += fmt::format("   strategy: {}\n", EscapeText(f.strategy));
+    for (const std::string& api : f.apis) out += fmt::format("   api: {}\n", EscapeText(api));
+    out += fmt::format("   gain model: {}\n\n", EscapeText(f.gain_model));
   }
-  return out;
+  return EscapeTextKeepingLines(out);
 }
 
 namespace {

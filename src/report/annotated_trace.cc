@@ -179,7 +179,85 @@ void AddFindings(const Trace& trace, const AdvisorResult& advice, EventWriter* w
   }
 }
 
+// The process_name event that opens each block BuildAnnotationEvents writes, split around its pid.
+constexpr std::string_view kBlockHead = "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
+constexpr std::string_view kBlockHeadTail = ",\"tid\":0,\"args\":{\"name\":\"tuneprof diagnosis\"}}";
+constexpr std::string_view kSeparator = ",\n";
+
+// End (exclusive) of the JSON object starting at text[begin] == '{'; npos when it does not close.
+size_t ObjectEnd(std::string_view text, size_t begin) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = begin; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}' && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// True when the object at `event` is one the block for `pid` holds: a name of one of its threads, or a
+// slice, instant or counter in category "tuneprof" (EventWriter's forms).
+bool IsAddedEvent(std::string_view event, std::string_view pid) {
+  const std::string thread_name = fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},", pid);
+  return event.starts_with(thread_name) || event.starts_with("{\"ph\":\"X\",\"cat\":\"tuneprof\",") ||
+         event.starts_with("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"tuneprof\",") ||
+         event.starts_with("{\"ph\":\"C\",\"cat\":\"tuneprof\",");
+}
+
+// The block that starts with the separator at `at`: its end, counting its events; npos if `at` does
+// not open a block.
+size_t BlockEnd(std::string_view text, size_t at, uint64_t* events) {
+  size_t pos = at + kSeparator.size() + kBlockHead.size();
+  const size_t digits = text.find_first_not_of("0123456789", pos);
+  if (digits == std::string_view::npos || digits == pos) return std::string_view::npos;
+  const std::string_view pid = text.substr(pos, digits - pos);
+  if (text.substr(digits, kBlockHeadTail.size()) != kBlockHeadTail) return std::string_view::npos;
+  pos = digits + kBlockHeadTail.size();
+  *events = 1;
+  while (text.substr(pos, kSeparator.size()) == kSeparator) {
+    const size_t begin = pos + kSeparator.size();
+    const size_t end = begin < text.size() && text[begin] == '{' ? ObjectEnd(text, begin) : std::string_view::npos;
+    if (end == std::string_view::npos || !IsAddedEvent(text.substr(begin, end - begin), pid)) break;
+    pos = end;
+    ++*events;
+  }
+  return pos;
+}
+
 }  // namespace
+
+uint64_t RemoveAnnotations(std::string* original) {
+  const std::string_view text = *original;
+  uint64_t removed = 0;
+  std::string out;
+  size_t copied = 0;
+  const std::string opening = std::string(kSeparator) + std::string(kBlockHead);
+  for (size_t at = text.find(opening); at != std::string_view::npos; at = text.find(opening, at + 1)) {
+    uint64_t events = 0;
+    const size_t end = BlockEnd(text, at, &events);
+    if (end == std::string_view::npos) continue;
+    out.append(text.substr(copied, at - copied));
+    copied = end;
+    removed += events;
+    at = end - 1;
+  }
+  if (removed == 0) return 0;
+  out.append(text.substr(copied));
+  original->swap(out);
+  return removed;
+}
 
 AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& breakdown,
                                        const MemoryAnalysis& memory, const AdvisorResult& advice) {
@@ -205,6 +283,7 @@ AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& 
 
 Result<std::string> SpliceAnnotations(std::string_view original, const Trace& trace, const AnnotationEvents& events) {
   const EventTable& e = trace.events();
+  if (e.size() == 0) return InvalidInput(trace.metadata().path + ": the trace holds no events; nothing to annotate");
   uint64_t end = 0;
   for (size_t i = 0; i < e.size(); ++i) end = std::max<uint64_t>(end, e.source_offset[i] + e.source_length[i]);
   if (end == 0 || end > original.size() || original[end - 1] != '}') {

@@ -38,6 +38,12 @@ struct AnnotationEvents {
 AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& breakdown,
                                        const MemoryAnalysis& memory, const AdvisorResult& advice);
 
+// Takes out of `text` the diagnosis a previous `annotate` spliced into it (every block of events it
+// added, recognised by the exact form it writes them in), so that annotating an annotated trace replaces
+// the diagnosis instead of adding a second one. Returns the number of events taken out; `text` is left
+// untouched when there are none.
+uint64_t RemoveAnnotations(std::string* text);
+
 // `original` is the decompressed text the trace was imported from. InvalidInput when the events'
 // source offsets do not point into it (a directory input, or a different file).
 Result<std::string> SpliceAnnotations(std::string_view original, const Trace& trace, const AnnotationEvents& events);

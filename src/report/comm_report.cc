@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "base/json_writer.h"
+#include "base/text_escape.h"
 
 namespace tuneprof {
 namespace {
@@ -44,7 +45,7 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
   for (const CollectiveTypeSummary& s : r.by_type) AppendTypeRow(CollectiveTypeName(s.type), s, out);
   if (r.by_type.size() > 1) AppendTypeRow("all", r.total, out);
   *out += r.link.transport.empty()
-              ? fmt::format("  link: unknown ({})\n", r.link.why)
+              ? fmt::format("  link: unknown ({})\n", EscapeText(r.link.why))
               : fmt::format("  link: {} {:.1f} GB/s per direction ({} profile; util = busbw / this)\n", r.link.transport,
                             *r.link.peak_gb_per_s, r.link.profile);
   if (r.small_message_share) {
@@ -77,7 +78,7 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
   if (!r.ascend_transports.empty()) {
     *out += fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>8}{:>10}\n", "transport", "MB", "ms", "GB/s", "util", "small pk");
     for (const AscendTransportTotal& t : r.ascend_transports) {
-      *out += fmt::format("  {:<10}{:>12.3f}{:>12.3f}{:>10}{:>8}{:>10}\n", t.transport, t.size_mb, t.time_ms,
+      *out += fmt::format("  {:<10}{:>12.3f}{:>12.3f}{:>10}{:>8}{:>10}\n", EscapeText(t.transport), t.size_mb, t.time_ms,
                           Cell(t.bandwidth_gbps, "{:.2f}"),
                           t.utilization ? fmt::format("{:.1f}%", *t.utilization * 100) : std::string("-"),
                           fmt::format("{}/{}", t.small_packets, t.packets));
@@ -151,7 +152,7 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   *out += fmt::format("\nper group:\n  {:<20}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>9}{:>8}\n", "group", "ranks", "count",
                       "MB", "time ms", "algbw", "busbw", "exposed", "slowest");
   for (const CommGroupSummary& g : x.groups) {
-    std::string name = g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label;
+    std::string name = EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label);
     if (g.source != "timeline") name += "*";
     if (name.size() > 19) name = name.substr(0, 16) + "...";
     *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>9}{:>8}\n", name,
@@ -483,7 +484,8 @@ void WriteClusterView(JsonWriter* w, const CrossRankCommunication& x) {
 std::string RenderCommText(const CommAnalysis& a) {
   std::string out;
   for (const RankCommunication& r : a.ranks) {
-    out += fmt::format("rank {}  {}{}\n", r.rank, r.path, r.device_name.empty() ? "" : "  (" + r.device_name + ")");
+    out += fmt::format("rank {}  {}{}\n", r.rank, EscapeText(r.path),
+                       r.device_name.empty() ? "" : "  (" + EscapeText(r.device_name) + ")");
     AppendCollectives(r, &out);
     out += fmt::format("  comm {:.3f} ms: exposed {:.3f}, hidden under compute {:.3f}{}\n", Millis(r.communication_ns),
                        Millis(r.exposed_communication_ns), Millis(r.hidden_communication_ns),
@@ -494,8 +496,8 @@ std::string RenderCommText(const CommAnalysis& a) {
   }
   AppendCrossRank(a, &out);
   out += a.bottleneck ? "\ncommunication bottleneck:\n" : "\nno communication bottleneck found\n";
-  for (const std::string& reason : a.reasons) out += "  - " + reason + "\n";
-  return out;
+  for (const std::string& reason : a.reasons) out += "  - " + EscapeText(reason) + "\n";
+  return EscapeTextKeepingLines(out);
 }
 
 std::string RenderCommJson(const CommAnalysis& a) {

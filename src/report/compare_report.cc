@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/text_escape.h"
 #include "base/json_writer.h"
 
 namespace tuneprof {
@@ -78,7 +79,7 @@ std::string Shortened(std::string_view name, size_t width) {
 
 void AppendSide(std::string_view label, const CompareSide& side, std::string* out) {
   std::string paths;
-  for (const std::string& path : side.paths) paths += (paths.empty() ? "" : ", ") + path;
+  for (const std::string& path : side.paths) paths += (paths.empty() ? "" : ", ") + EscapeText(path);
   const std::string steps = side.has_steps ? fmt::format("{} step{}", side.step_ns.size(),
                                                          side.step_ns.size() == 1 ? "" : "s")
                                            : std::string("no steps: one window");
@@ -192,7 +193,7 @@ void AppendOps(const OperatorDiff& diff, std::string* out) {
     *out += fmt::format("{:<9} {:>12} {:>15} {:>13}  {}\n", OperatorChangeName(op.change),
                         Grouped(op.delta_ns() / 1000, 1),
                         fmt::format("{:g} -> {:g}", op.before_count, op.after_count), Grouped(op.after_ns / 1000, 1),
-                        Shortened(op.name, kNameColumn));
+                        Shortened(EscapeText(op.name), kNameColumn));
   }
   if (diff.ops.size() > kCompareTextOps) {
     *out += fmt::format("... {} more (--json lists all)\n", diff.ops.size() - kCompareTextOps);
@@ -377,7 +378,7 @@ std::string RenderCompareText(const CompareResult& result, std::span<const GateO
   AppendCategories(result, &out);
   AppendAdvice(result, advice, &out);
   AppendGates(gates, &out);
-  return out;
+  return EscapeTextKeepingLines(out);
 }
 
 std::string RenderCompareJson(const CompareResult& result, std::span<const GateOutcome> gates,
@@ -488,7 +489,7 @@ std::string RenderCompareMarkdown(const CompareResult& result, std::span<const G
                             : fmt::format("- `{}`: not evaluated (unknown)\n", Cell(gate.condition.text));
     }
   }
-  return out;
+  return EscapeTextKeepingLines(out);
 }
 
 }  // namespace tuneprof

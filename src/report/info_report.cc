@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "base/text_escape.h"
 
 namespace tuneprof {
 namespace {
@@ -62,12 +63,12 @@ std::string InputSize(const TraceSummary& s) {
 }
 
 void RenderOneText(const TraceSummary& s, std::string* out) {
-  *out += fmt::format("rank {} ({}): {}\n", s.rank, RankSourceName(s.rank_source), s.path);
+  *out += fmt::format("rank {} ({}): {}\n", s.rank, RankSourceName(s.rank_source), EscapeText(s.path));
   *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format), s.compressed ? " (gzip)" : "",
                       InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
   if (s.world_size != kNoId || !s.backend.empty()) {
     *out += fmt::format("  cluster     world size {}, backend {}\n", OrUnknown(s.world_size),
-                        s.backend.empty() ? "unknown" : s.backend);
+                        s.backend.empty() ? "unknown" : EscapeText(s.backend));
   }
   if (s.start_ns != kNoId) {
     *out += fmt::format("  span        {} ({} .. {} ns)\n", Duration(s.end_ns - s.start_ns), s.start_ns, s.end_ns);
@@ -82,13 +83,13 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
   }
   for (const DeviceSummary& d : s.devices) {
     *out += fmt::format("  device      {} {}: {}{}{}\n", DeviceTypeName(d.type), d.id == kNoId ? "?" : std::to_string(d.id),
-                        d.name.empty() ? "name unknown" : d.name,
+                        d.name.empty() ? "name unknown" : EscapeText(d.name),
                         d.num_sms == kNoId ? "" : fmt::format(", {} SMs", d.num_sms),
                         d.total_memory_bytes == kNoId ? "" : ", " + Bytes(d.total_memory_bytes));
   }
   *out += fmt::format("  streams     {} on devices, {} host threads\n", s.streams.size(), s.host_threads);
   for (const StreamSummary& stream : s.streams) {
-    *out += fmt::format("    {:<8} {:<28} {:>9} events\n", stream.device, stream.name, stream.events);
+    *out += fmt::format("    {:<8} {:<28} {:>9} events\n", EscapeText(stream.device), EscapeText(stream.name), stream.events);
   }
   *out += "  events     ";
   for (size_t k = 0; k < s.kind_counts.size(); ++k) {
@@ -102,8 +103,8 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
     *out += fmt::format("  ascend      kernel_details {} rows; step_trace_time {} rows\n", s.kernel_details_rows,
                         s.reported_step_times.size());
   }
-  for (const auto& [table, state] : s.inventory) *out += fmt::format("  inventory   {}: {}\n", table, state);
-  for (const std::string& w : s.warnings) *out += fmt::format("  warning     {}\n", w);
+  for (const auto& [table, state] : s.inventory) *out += fmt::format("  inventory   {}: {}\n", EscapeText(table), EscapeText(state));
+  for (const std::string& w : s.warnings) *out += fmt::format("  warning     {}\n", EscapeText(w));
 }
 
 }  // namespace
@@ -111,7 +112,7 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
 std::string RenderInfoText(const std::vector<TraceSummary>& summaries) {
   std::string out;
   for (const TraceSummary& s : summaries) RenderOneText(s, &out);
-  return out;
+  return EscapeTextKeepingLines(out);
 }
 
 std::string RenderInfoJson(const std::vector<TraceSummary>& summaries) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/text_escape.h"
 #include "base/json_writer.h"
 
 namespace tuneprof {
@@ -26,9 +27,10 @@ std::string Bytes(int64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-std::string Fit(std::string_view text, size_t width) {
-  if (text.size() <= width) return std::string(text);
-  return std::string(text.substr(0, width - 3)) + "...";
+std::string Fit(std::string_view raw, size_t width) {
+  const std::string text = EscapeText(raw);
+  if (text.size() <= width) return text;
+  return text.substr(0, width - 3) + "...";
 }
 
 std::string OrNone(std::string_view op) { return op.empty() ? std::string("(no enclosing op)") : std::string(op); }
@@ -345,9 +347,10 @@ std::string RenderMemoryText(const std::vector<MemoryAnalysis>& ranks) {
     // Long paths keep their tail (the part that names the rank) so the line fits 100 columns.
     const std::string head = fmt::format("rank {}  ", rank.rank);
     const size_t room = 100 - head.size();
-    out += head + (rank.path.size() <= room ? rank.path : "..." + rank.path.substr(rank.path.size() - (room - 3))) + "\n";
-    out += fmt::format("  hardware: {}\n", rank.hardware.profile ? rank.hardware.profile->name
-                                                                 : "unknown (" + rank.hardware.how + ")");
+    const std::string path = EscapeText(rank.path);
+    out += head + (path.size() <= room ? path : "..." + path.substr(path.size() - (room - 3))) + "\n";
+    out += fmt::format("  hardware: {}\n", EscapeText(rank.hardware.profile ? rank.hardware.profile->name
+                                                                            : "unknown (" + rank.hardware.how + ")"));
     if (rank.devices.empty()) out += "  no memory events and no copies in this trace\n";
     for (const DeviceMemory& d : rank.devices) {
       out += fmt::format(" device {}\n", d.device);
@@ -370,7 +373,7 @@ std::string RenderMemoryText(const std::vector<MemoryAnalysis>& ranks) {
       AppendCopies(d, &out);
     }
   }
-  return out;
+  return EscapeTextKeepingLines(out);
 }
 
 std::string RenderMemoryJson(const std::vector<MemoryAnalysis>& ranks, const std::vector<HtaMemoryBwRow>& hta) {

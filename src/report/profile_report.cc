@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "base/text_escape.h"
 #include "base/json_writer.h"
 
 namespace tuneprof {
@@ -119,7 +120,7 @@ void AppendFlopsText(const RankComputeUnits& c, std::string* out) {
   for (size_t i = 0; i < f.ops.size() && i < kFlopsTextOps; ++i) {
     const OpFlopsRow& op = f.ops[i];
     const auto achieved = op.FlopsPerSecond();
-    *out += fmt::format("    {:<40} {:>6}x {:>10.3f} GFLOP  {:>8} TFLOP/s  {}\n", op.name.substr(0, 40), op.count,
+    *out += fmt::format("    {:<40} {:>6}x {:>10.3f} GFLOP  {:>8} TFLOP/s  {}\n", EscapeText(op.name).substr(0, 40), op.count,
                         op.flops / 1e9, achieved ? fmt::format("{:.3f}", *achieved / 1e12) : std::string("-"),
                         op.roof.compute_bound ? (*op.roof.compute_bound ? "compute-bound" : "memory-bound")
                                               : "roofline unknown");
@@ -140,7 +141,7 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
   for (size_t i = 0; i < a.op_types.size() && i < kAscendTextOpTypes; ++i) {
     const AscendOpTypeUnits& op = a.op_types[i];
     const auto flops = op.sums.FlopsPerSecond();
-    *out += fmt::format("    {:<24}{:>7}{:>11.3f}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", op.type.substr(0, 23),
+    *out += fmt::format("    {:<24}{:>7}{:>11.3f}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", EscapeText(op.type).substr(0, 23),
                         op.unit, static_cast<double>(op.sums.dur_ns) / 1e6,
                         PercentCell(op.sums.Ratio(AscendRatio::kAicMac)), PercentCell(op.sums.Ratio(AscendRatio::kAicMte2)),
                         PercentCell(op.sums.Ratio(AscendRatio::kAivVec)), PercentCell(op.sums.Ratio(AscendRatio::kAivMte2)),
@@ -153,7 +154,7 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
 // Compute units: the chip measured against, then the GPU figures per step when kernels carry them.
 void AppendComputeText(const RankComputeUnits& c, std::string* out) {
   const std::string device = c.device_name.empty() ? std::string("unnamed device") : "\"" + c.device_name + "\"";
-  *out += fmt::format("  hardware: {} ({}, {})\n", c.hardware.value_or("unknown"), device, c.hardware_how);
+  *out += fmt::format("  hardware: {} ({}, {})\n", EscapeText(c.hardware.value_or("unknown")), device, c.hardware_how);
   AppendFlopsText(c, out);
   if (c.serving) {
     const ServingMetrics& s = *c.serving;
@@ -168,7 +169,7 @@ void AppendComputeText(const RankComputeUnits& c, std::string* out) {
   const ComputeVerdict& v = c.verdict;
   if (v.bottleneck) {
     std::string ops;
-    for (const std::string& op : v.ops) ops += (ops.empty() ? "; costliest operators under it: " : ", ") + op;
+    for (const std::string& op : v.ops) ops += (ops.empty() ? "; costliest operators under it: " : ", ") + EscapeText(op);
     *out += fmt::format("  compute verdict: {} utilization {:.1f}% {} {:.0f}%{}{}\n", v.unit, *v.utilization * 100.0,
                         *v.bottleneck ? "below" : "at or above", v.threshold * 100.0,
                         *v.bottleneck ? " -> compute bottleneck" : "", ops);
@@ -214,7 +215,9 @@ size_t ParameterListStart(std::string_view name) {
 
 // Long C++ kernel names lose "void " and their parameter list first, then their middle: the start
 // names the kernel, the end holds the template arguments that tell instances apart.
-std::string Fit(std::string_view name, size_t width) {
+std::string Fit(std::string_view raw, size_t width) {
+  const std::string escaped = EscapeText(raw);
+  std::string_view name = escaped;
   if (name.size() <= width) return std::string(name);
   if (name.starts_with("void ")) name.remove_prefix(5);
   if (const size_t params = ParameterListStart(name); params != std::string_view::npos && params > 0) {
@@ -267,7 +270,7 @@ void AppendHtaExtrasText(const ProfileResult& result, size_t rank_index, std::st
   if (rank_index < result.hta_kernels.types_by_rank.size()) {
     std::string types;
     for (const HtaKernelTypeShare& t : result.hta_kernels.types_by_rank[rank_index]) {
-      types += fmt::format("\n      {:<58}{:>12.0f} us {:>6.1f}%", t.kernel_type, t.sum_us, t.percentage);
+      types += fmt::format("\n      {:<58}{:>12.0f} us {:>6.1f}%", EscapeText(t.kernel_type), t.sum_us, t.percentage);
     }
     if (!types.empty()) *out += "    kernel types:" + types + "\n";
   }
@@ -295,7 +298,7 @@ void AppendHtaExtrasText(const ProfileResult& result, size_t rank_index, std::st
 
 void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, const RankComputeUnits* compute,
                     const KernelBreakdown* kernels, std::string* out) {
-  *out += fmt::format("rank {}: {}\n", rank.rank, rank.path);
+  *out += fmt::format("rank {}: {}\n", rank.rank, EscapeText(rank.path));
   if (rank.work_on == WorkSource::kCpu) {
     *out += fmt::format("  no device work: {} CPU events (host operators = compute, gloo ranges = comm)",
                         rank.device_events);
@@ -742,7 +745,7 @@ std::string RenderProfileText(const ProfileResult& result) {
                    i < result.kernels.size() ? &result.kernels[i] : nullptr, &out);
     if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
   }
-  return out;
+  return EscapeTextKeepingLines(out);
 }
 
 std::string RenderProfileJson(const ProfileResult& result) {

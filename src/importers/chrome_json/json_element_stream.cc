@@ -480,6 +480,7 @@ Status JsonElementStream::RunObject(JsonElementSink* sink) {
     }
     if (key == "traceEvents") {
       if (buffer_[pos_] != '[') return Unexpected("an array as the value of traceEvents");
+      saw_trace_events_ = true;
       TP_RETURN_IF_ERROR(RunArray(sink));
       if (truncated_) return Status::Ok();
       continue;

@@ -57,6 +57,8 @@ class JsonElementStream {
   bool truncated() const { return truncated_; }
   uint64_t bytes_read() const { return base_offset_ + end_; }
   bool top_level_is_array() const { return top_level_is_array_; }
+  // The top-level object had a traceEvents array (possibly empty).
+  bool saw_trace_events() const { return saw_trace_events_; }
 
  private:
   // Reads more input, keeping bytes from `keep_from` on. Returns false at end of input.
@@ -90,6 +92,7 @@ class JsonElementStream {
   bool eof_ = false;
   bool truncated_ = false;
   bool top_level_is_array_ = false;
+  bool saw_trace_events_ = false;
   // The run of complete events not yet handed to the sink; Refill() keeps it in the buffer.
   static constexpr size_t kNoRun = static_cast<size_t>(-1);
   size_t run_begin_ = kNoRun;

@@ -1,0 +1,157 @@
+#include "io/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace tuneprof {
+namespace {
+
+Status IoError(const std::string& path, std::string_view what) {
+  return Status(StatusCode::kIoError, path + ": cannot write the output file: " + std::string(what));
+}
+
+// The file a write to `path` lands in: a symlink's target (resolved however deep), else `path`.
+std::string ResolvedTarget(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(path, ec)) return path;
+  const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : target.string();
+}
+
+// A temporary file beside the target; removed on destruction unless committed.
+class TempFile {
+ public:
+  explicit TempFile(std::string target) : target_(std::move(target)) {}
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!temp_.empty() && !committed_) ::unlink(temp_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  Status Create(const std::string& shown) {
+    const std::filesystem::path target(target_);
+    const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+    // Created 0666 less the umask, as a plain open would; a replaced file keeps its own mode.
+    for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+      temp_ = (dir / fmt::format(".{}.tuneprof-{}-{}", target.filename().string(), ::getpid(), attempt)).string();
+      fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd_ < 0 && errno != EEXIST) break;
+    }
+    if (fd_ < 0) {
+      const std::string reason = std::strerror(errno);
+      temp_.clear();
+      return IoError(shown, reason);
+    }
+    struct stat st;
+    if (::stat(target_.c_str(), &st) == 0) ::fchmod(fd_, st.st_mode & 07777);
+    return Status::Ok();
+  }
+  int fd() const { return fd_; }
+  // Hands the descriptor over (to zlib, which closes it).
+  int ReleaseFd() { return std::exchange(fd_, -1); }
+
+  Status Commit(const std::string& shown) {
+    if (fd_ >= 0) {
+      const bool synced = ::fsync(fd_) == 0;
+      const int closed = ::close(std::exchange(fd_, -1));
+      if (!synced || closed != 0) return IoError(shown, std::strerror(errno));
+    }
+    if (::rename(temp_.c_str(), target_.c_str()) != 0) return IoError(shown, std::strerror(errno));
+    committed_ = true;
+    return Status::Ok();
+  }
+
+ private:
+  std::string target_;
+  std::string temp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+Status WriteAll(int fd, std::string_view bytes, const std::string& shown) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return IoError(shown, n < 0 ? std::strerror(errno) : "nothing written");
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+// An existing target that is not a regular file (a directory, a FIFO, a device) is refused: renaming
+// over it would fail or replace something that is not an output.
+Status CheckWritableTarget(const std::string& target, const std::string& shown) {
+  struct stat st;
+  if (::stat(target.c_str(), &st) != 0) return Status::Ok();
+  if (S_ISDIR(st.st_mode)) return Status(StatusCode::kIoError, shown + ": is a directory; give a file name to write");
+  if (!S_ISREG(st.st_mode)) {
+    return Status(StatusCode::kIoError, shown + ": is not a regular file (a FIFO or device); give a file name to write");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs) {
+  struct stat out;
+  if (::stat(output.c_str(), &out) != 0) return Status::Ok();
+  if (S_ISDIR(out.st_mode)) return Status(StatusCode::kIoError, output + ": is a directory; give a file name to write");
+  for (const std::string& input : inputs) {
+    struct stat in;
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      const std::string how = input == output ? "" : " (" + input + ", through a link)";
+      return Status(StatusCode::kUsage,
+                    output + ": the output is the input trace" + how + "; writing it would destroy the input, give -o another file");
+    }
+  }
+  return Status::Ok();
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+  const std::string target = ResolvedTarget(path);
+  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
+  TempFile temp(target);
+  TP_RETURN_IF_ERROR(temp.Create(path));
+  TP_RETURN_IF_ERROR(WriteAll(temp.fd(), bytes, path));
+  return temp.Commit(path);
+}
+
+Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes) {
+  const std::string target = ResolvedTarget(path);
+  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
+  TempFile temp(target);
+  TP_RETURN_IF_ERROR(temp.Create(path));
+  // zlib owns the descriptor from here; a duplicate stays for the fsync before the rename.
+  const int keep = ::dup(temp.fd());
+  if (keep < 0) return IoError(path, std::strerror(errno));
+  const int fd = temp.ReleaseFd();
+  gzFile file = ::gzdopen(fd, "wb6");
+  if (file == nullptr) ::close(fd);
+  bool ok = file != nullptr;
+  for (size_t done = 0; ok && done < bytes.size();) {
+    const unsigned part = static_cast<unsigned>(std::min<size_t>(bytes.size() - done, 1u << 30));
+    ok = ::gzwrite(file, bytes.data() + done, part) == static_cast<int>(part);
+    done += part;
+  }
+  if (file != nullptr && ::gzclose(file) != Z_OK) ok = false;
+  const bool synced = ok && ::fsync(keep) == 0;
+  const std::string reason = std::strerror(errno);
+  ::close(keep);
+  if (!ok) return IoError(path, "gzip write failed (disk full?)");
+  if (!synced) return IoError(path, reason);
+  return temp.Commit(path);
+}
+
+}  // namespace tuneprof
