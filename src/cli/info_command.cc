@@ -5,8 +5,9 @@
 
 #include "analysis/trace_summary.h"
 #include "cli/commands.h"
-#include "importers/import.h"
+#include "cli/run_analyses.h"
 #include "report/info_report.h"
+#include "report/warnings_json.h"
 
 namespace tuneprof::cli {
 
@@ -17,20 +18,15 @@ void AddInfoCommand(CLI::App* app, InfoOptions* options) {
 }
 
 int RunInfo(const InfoOptions& options) {
-  auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) {
-    fmt::print(stderr, "tuneprof: error: {}\n", traces.status().message());
-    return traces.status().code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
+  auto loaded = LoadTraces(options.paths);
+  if (!loaded.ok()) {
+    fmt::print(stderr, "tuneprof: error: {}\n", loaded.status().message());
+    return loaded.status().code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
   }
   std::vector<TraceSummary> summaries;
-  for (const Trace& trace : *traces) {
-    summaries.push_back(SummarizeTrace(trace));
-    if (trace.metadata().truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
-                 trace.metadata().path, trace.metadata().entry_count);
-    }
-  }
-  const std::string text = options.json ? RenderInfoJson(summaries) : RenderInfoText(summaries);
+  for (const Trace& trace : loaded->traces) summaries.push_back(SummarizeTrace(trace));
+  const std::string text =
+      options.json ? WithWarnings(RenderInfoJson(summaries), loaded->warnings) : RenderInfoText(summaries);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

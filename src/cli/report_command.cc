@@ -15,13 +15,12 @@ namespace tuneprof::cli {
 namespace {
 
 int RunCompareReport(const ReportOptions& options) {
-  auto before = ImportPaths({options.compare[0]});
+  auto before = LoadTraces({options.compare[0]});
   if (!before.ok()) return ReportError(before.status());
-  WarnTruncated(*before);
-  auto after = ImportPaths({options.compare[1]});
+  auto after = LoadTraces({options.compare[1]});
   if (!after.ok()) return ReportError(after.status());
-  WarnTruncated(*after);
-  const CompareResult result = CompareSides(BuildCompareSide(*before), BuildCompareSide(*after), {});
+  const CompareResult result =
+      CompareSides(BuildCompareSide(before->traces), BuildCompareSide(after->traces), {});
   const Status written = WriteOutputFile(options.output, RenderHtmlCompareReport(result));
   return written.ok() ? kExitOk : ReportError(written);
 }

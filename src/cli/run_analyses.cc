@@ -17,13 +17,35 @@ Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path) {
   return AdvisorConfig::Parse(text, path);
 }
 
-void WarnTruncated(const std::vector<Trace>& traces) {
-  for (const Trace& trace : traces) {
-    if (trace.metadata().truncated) {
-      fmt::print(stderr, "tuneprof: warning: {}: trace is cut off; using the {} complete events it holds\n",
-                 trace.metadata().path, trace.metadata().entry_count);
-    }
+std::vector<std::string> TraceWarnings(const Trace& trace) {
+  const TraceMetadata& meta = trace.metadata();
+  std::vector<std::string> lines;
+  if (meta.truncated) {
+    lines.push_back(fmt::format("{}: trace is cut off; using the {} complete events it holds", meta.path,
+                                meta.entry_count));
   }
+  for (const std::string& warning : meta.warnings) {
+    // The cut-off is said above, once, in the same words for every format.
+    if (meta.truncated && warning.find("input ends before the JSON document does") != std::string::npos) continue;
+    lines.push_back(warning.starts_with(meta.path) ? warning : meta.path + ": " + warning);
+  }
+  return lines;
+}
+
+void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all) {
+  for (const std::string& warning : warnings) {
+    fmt::print(stderr, "tuneprof: warning: {}\n", warning);
+    all->push_back(warning);
+  }
+}
+
+Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
+  LoadedTraces loaded;
+  std::vector<std::string> skipped;
+  TP_ASSIGN_OR_RETURN(loaded.traces, ImportPaths(paths, &skipped));
+  EmitWarnings(skipped, &loaded.warnings);
+  for (const Trace& trace : loaded.traces) EmitWarnings(TraceWarnings(trace), &loaded.warnings);
+  return loaded;
 }
 
 Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
@@ -32,14 +54,16 @@ Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std:
   TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(hardware_file));
   TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, hardware));
   RunAnalyses run;
-  TP_ASSIGN_OR_RETURN(run.traces, ImportPaths(paths));
-  WarnTruncated(run.traces);
+  TP_ASSIGN_OR_RETURN(LoadedTraces loaded, LoadTraces(paths));
+  run.traces = std::move(loaded.traces);
+  run.warnings = std::move(loaded.warnings);
   const size_t n = run.traces.size();
   run.breakdowns.reserve(n);
   run.compute.reserve(n);
   run.hardware.reserve(n);
   for (const Trace& trace : run.traces) {
     run.breakdowns.push_back(ComputeTimeBreakdown(trace));
+    EmitWarnings(run.breakdowns.back().warnings, &run.warnings);
     run.hardware.push_back(SelectHardware(trace, profiles, forced));
     run.compute.push_back(ComputeRankComputeUnits(trace, run.breakdowns.back(), run.hardware.back()));
     run.kernels.push_back(ComputeKernelBreakdown(trace));

@@ -17,8 +17,26 @@
 
 namespace tuneprof::cli {
 
+// The traces of a run and what the user must be told about them, one line each naming the file:
+// files skipped, and each trace's own warnings (cut off, rows or events dropped).
+struct LoadedTraces {
+  std::vector<Trace> traces;
+  std::vector<std::string> warnings;
+};
+
+// Imports `paths`, skipping unreadable files (an error only when nothing is left), and writes every
+// warning to stderr.
+Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths);
+
+// The warnings of one trace, each naming its file.
+std::vector<std::string> TraceWarnings(const Trace& trace);
+
+// Writes `warnings` to stderr, one "tuneprof: warning: " line each, and appends them to `all`.
+void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all);
+
 struct RunAnalyses {
   std::vector<Trace> traces;
+  std::vector<std::string> warnings;  // as written to stderr
   std::vector<RankBreakdown> breakdowns;
   std::vector<RankComputeUnits> compute;
   std::vector<HardwareSelection> hardware;
@@ -30,15 +48,13 @@ struct RunAnalyses {
 };
 
 // Imports `paths` and runs every analysis; errors are the import's or the flags' (--config,
-// --hardware, --hardware-file). Warns on stderr about cut-off traces.
+// --hardware, --hardware-file). Warns on stderr about skipped files, cut-off traces, dropped input and
+// incomplete steps.
 Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
                                const std::string& hardware, const std::string& hardware_file);
 
 // The advisor thresholds of --config FILE (defaults when `path` is empty).
 Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path);
-
-// Warns on stderr, once per trace, that a cut-off trace is read as far as it goes.
-void WarnTruncated(const std::vector<Trace>& traces);
 
 // Writes `text` to `path` (kUsage naming the path when it cannot be written).
 Status WriteOutputFile(const std::string& path, std::string_view text);
