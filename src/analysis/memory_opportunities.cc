@@ -482,7 +482,8 @@ ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_byt
   for (uint64_t seed = 1; seed <= jittered && searching(); ++seed) {
     consider(RunJittered(blocks, seed, seed % 2 == 0, &budget), "greedy by size, jittered");
   }
-  if (searching() && SearchPlanAtBound(blocks, lower_bound)) {
+  // The exact search has a work budget of its own, so it runs even where the greedy one ran out.
+  if (best > lower_bound && SearchPlanAtBound(blocks, lower_bound)) {
     best = lower_bound;
     plan.strategy = "exact search";
   }

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "analysis/ascend_step_breakdown.h"
 #include "analysis/cpu_work.h"
@@ -176,22 +177,75 @@ StepBreakdown TotalOf(const Trace& trace, const std::vector<Window>& windows, co
 
 struct StepsAndTotal {
   std::vector<StepBreakdown> steps;
+  std::vector<StepBreakdown> incomplete_steps;
   StepBreakdown total;
   uint64_t events_outside = 0;
 };
 
+// Where a cut-off trace stops being whole. kNoId: it is complete. kAllIncomplete: every step may miss work.
+constexpr int64_t kAllIncomplete = std::numeric_limits<int64_t>::min() + 1;
+
+// A trace without steps is one window, read as far as the trace goes; it is incomplete only when the
+// device work is missing altogether.
+bool Incomplete(const StepBreakdown& step, int64_t cut_ns) {
+  if (cut_ns == kNoId) return false;
+  if (cut_ns == kAllIncomplete) return true;
+  return step.step.has_value() && std::max(step.host_end_ns, step.device_end_ns) > cut_ns;
+}
+
 StepsAndTotal BreakdownOf(const Trace& trace, std::span<const DeviceWorkEvent> work, const LaunchTimes& launch,
-                          const std::optional<std::vector<TorchNpuStepRange>>& torch_npu_ranges) {
+                          const std::optional<std::vector<TorchNpuStepRange>>& torch_npu_ranges, int64_t cut_ns) {
   Windows windows = torch_npu_ranges ? TorchNpuWindows(trace, work, *torch_npu_ranges)
                                      : TuneprofWindows(trace, work, launch);
   StepsAndTotal result;
   result.events_outside = windows.events_outside;
-  result.total = TotalOf(trace, windows.windows, launch);
+  std::vector<Window> complete;
   for (Window& window : windows.windows) {
     window.breakdown.host = MeasureHostSide(trace, window.events, launch);
-    result.steps.push_back(window.breakdown);
+    if (Incomplete(window.breakdown, cut_ns)) {
+      result.incomplete_steps.push_back(window.breakdown);
+    } else {
+      result.steps.push_back(window.breakdown);
+      complete.push_back(std::move(window));
+    }
   }
+  result.total = TotalOf(trace, complete, launch);
   return result;
+}
+
+// Events a file holds are in file order, which profilers write close to time order but not exactly
+// (device work is flushed in batches): the earliest start among the last ones read bounds where work
+// can be missing.
+constexpr size_t kCutWindowEvents = 256;
+
+// A trace cut before any device work, whose other records show there was some (torch_npu's
+// kernel_details / step_trace_time, or launches on the host), is not a CPU-only trace.
+bool DeviceWorkExpected(const Trace& trace) {
+  if (!trace.kernel_details().rows.empty() || !trace.reported_step_times().empty()) return true;
+  const EventTable& e = trace.events();
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (e.kind[i] == EventKind::kRuntime || e.kind[i] == EventKind::kDriver) return true;
+  }
+  return false;
+}
+
+int64_t CutTime(const Trace& trace, bool device_work_missing) {
+  if (!trace.metadata().truncated) return kNoId;
+  if (device_work_missing) return kAllIncomplete;
+  const EventTable& e = trace.events();
+  int64_t cut = std::numeric_limits<int64_t>::max();
+  for (size_t i = e.size() > kCutWindowEvents ? e.size() - kCutWindowEvents : 0; i < e.size(); ++i) {
+    cut = std::min(cut, e.ts_ns[i]);
+  }
+  return e.size() == 0 ? kAllIncomplete : cut;
+}
+
+// "steps 3, 4", or "its one window" for a trace without steps.
+std::string StepList(const std::vector<StepBreakdown>& steps) {
+  if (!steps.front().step) return "its one window (no steps)";
+  std::string list = "steps";
+  for (const StepBreakdown& s : steps) list += (list.size() > 5 ? ", " : " ") + std::to_string(*s.step);
+  return list;
 }
 
 uint32_t DeviceOf(const Trace& trace, uint32_t event) {
@@ -215,6 +269,7 @@ DeviceTimeBreakdown DeviceBreakdownOf(const Trace& trace, uint32_t device, Steps
     out.id = trace.devices()[device].id;
   }
   out.steps = std::move(measured.steps);
+  out.incomplete_steps = std::move(measured.incomplete_steps);
   out.total = measured.total;
   out.device_events_outside_steps = measured.events_outside;
   return out;
@@ -244,10 +299,12 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   result.path = trace.metadata().path;
 
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
-  if (work.empty()) {
+  const bool device_work_missing = work.empty() && trace.metadata().truncated && DeviceWorkExpected(trace);
+  if (work.empty() && !device_work_missing) {
     work = ListCpuWork(trace);
     if (!work.empty()) result.work_on = WorkSource::kCpu;
   }
+  const int64_t cut_ns = CutTime(trace, device_work_missing);
   const LaunchTimes launch = FindLaunchTimes(trace);
   std::optional<std::vector<TorchNpuStepRange>> torch_npu_ranges;
   if (trace.metadata().format == TraceFormat::kTorchNpuTraceView) {
@@ -255,18 +312,31 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
     torch_npu_ranges = TorchNpuStepRanges(trace, launch);
   }
 
-  StepsAndTotal all = BreakdownOf(trace, work, launch, torch_npu_ranges);
+  StepsAndTotal all = BreakdownOf(trace, work, launch, torch_npu_ranges, cut_ns);
   result.device_events = work.size();
   result.device_events_outside_steps = all.events_outside;
   result.steps = std::move(all.steps);
+  result.incomplete_steps = std::move(all.incomplete_steps);
   result.total = all.total;
+  if (!result.incomplete_steps.empty()) {
+    result.warnings.push_back(
+        result.path + ": " +
+        (device_work_missing ? "trace is cut off before any of the device work its other records show; "
+                             : "trace is cut off; ") +
+        StepList(result.incomplete_steps) +
+        " may miss work: marked incomplete and left out of the totals, means and verdicts");
+  } else if (device_work_missing) {
+    result.warnings.push_back(result.path +
+                              ": trace is cut off before any of the device work its other records show; "
+                              "no device time is measured");
+  }
 
   const std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device = WorkByDevice(trace, work);
   result.device_count = by_device.size();
   if (by_device.size() > 1) {
     for (const auto& [device, device_work] : by_device) {
       result.devices.push_back(
-          DeviceBreakdownOf(trace, device, BreakdownOf(trace, device_work, launch, torch_npu_ranges)));
+          DeviceBreakdownOf(trace, device, BreakdownOf(trace, device_work, launch, torch_npu_ranges, cut_ns)));
     }
   }
   return result;

@@ -72,6 +72,7 @@ struct DeviceTimeBreakdown {
   DeviceType type = DeviceType::kGpu;
   int64_t id = kNoId;
   std::vector<StepBreakdown> steps;
+  std::vector<StepBreakdown> incomplete_steps;  // as RankBreakdown::incomplete_steps
   StepBreakdown total;
   uint64_t device_events_outside_steps = 0;
 };
@@ -82,6 +83,12 @@ struct RankBreakdown {
   StepDefinitions definitions = StepDefinitions::kTuneprof;
   WorkSource work_on = WorkSource::kDevice;
   std::vector<StepBreakdown> steps;  // in step order, all devices on one timeline
+  // Steps of a cut-off trace that reach past where its complete events end (or all steps, when it is
+  // cut before any device work that its side tables or launches show): some of their work may be
+  // missing, so they are kept apart, out of `steps`, `total` and every mean and verdict drawn from them.
+  std::vector<StepBreakdown> incomplete_steps;
+  // What the breakdown left out and why, one line each naming the trace.
+  std::vector<std::string> warnings;
   // Over all steps: the sums of the steps' times (steps are disjoint), the host side measured over all
   // their device work together.
   StepBreakdown total;

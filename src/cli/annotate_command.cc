@@ -74,8 +74,14 @@ int RunAnnotate(const AnnotateOptions& options) {
   const uint64_t replaced = RemoveAnnotations(&text);
   auto run = replaced == 0
                  ? AnalyzeRun({options.path}, options.config, options.hardware, options.hardware_file)
-                 : AnalyzeRun([&] { return ImportText(options.path, text); }, options.config, options.hardware,
-                              options.hardware_file);
+                 : AnalyzeRun(
+                       [&]() -> Result<LoadedTraces> {
+                         LoadedTraces loaded;
+                         TP_ASSIGN_OR_RETURN(loaded.traces, ImportText(options.path, text));
+                         for (const Trace& trace : loaded.traces) EmitWarnings(TraceWarnings(trace), &loaded.warnings);
+                         return loaded;
+                       },
+                       options.config, options.hardware, options.hardware_file);
   if (!run.ok()) return ReportError(run.status());
   if (run->traces.size() != 1) {
     return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file"));

@@ -26,11 +26,14 @@
 #include "analysis/hardware_profile.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
+#include "cli/diagnostics.h"
 #include "cli/flag_checks.h"
 #include "cli/hardware_options.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
+#include "cli/run_analyses.h"
 #include "report/comm_report.h"
+#include "report/warnings_json.h"
 
 namespace tuneprof::cli {
 
@@ -56,7 +59,7 @@ namespace {
 struct RankSlot {
   std::optional<RankCommunication> result;
   Status status;
-  std::vector<std::string> warnings;  // cli/diagnostics.h's InputWarnings, printed in path order
+  std::vector<std::string> warnings;  // the trace's and its breakdown's
 };
 
 void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, const HardwareProfile* forced,
@@ -67,9 +70,10 @@ void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, cons
       slot->status = trace.status();
       return;
     }
-    slot->warnings = InputWarnings(trace->metadata());
-    slot->result =
-        AnalyzeRankCommunication(*trace, ComputeTimeBreakdown(*trace), SelectHardware(*trace, profiles, forced));
+    slot->warnings = TraceWarnings(*trace);
+    RankBreakdown breakdown = ComputeTimeBreakdown(*trace);
+    slot->warnings.insert(slot->warnings.end(), breakdown.warnings.begin(), breakdown.warnings.end());
+    slot->result = AnalyzeRankCommunication(*trace, breakdown, SelectHardware(*trace, profiles, forced));
   }  // the trace is freed here
 #ifdef TUNEPROF_TRIM_MALLOC
   // glibc keeps freed pages of the worker arenas resident; hand them back so that RSS follows live data.
@@ -109,14 +113,24 @@ int RunComm(const CommOptions& options) {
   CommAnalysis analysis;
   analysis.thresholds.utilization = options.utilization_threshold;
   std::vector<RankSlot> slots = AnalyzeFiles(files, *profiles, *forced);
+  // As every command reads a run: an unreadable file is skipped with a warning, unless none is left.
+  UnreadableFiles skipped;
   for (size_t i = 0; i < slots.size(); ++i) {
-    if (!slots[i].status.ok()) return ReportError(slots[i].status);
-    for (const std::string& warning : slots[i].warnings) PrintWarning(warning);
-    analysis.ranks.push_back(std::move(*slots[i].result));
+    if (!slots[i].status.ok()) skipped.Add(files[i], slots[i].status);
+  }
+  const bool any_read = std::any_of(slots.begin(), slots.end(), [](const RankSlot& s) { return s.status.ok(); });
+  if (!any_read && !skipped.empty()) return ReportError(skipped.NothingLeft(options.paths));
+  std::vector<std::string> lines, warnings;
+  skipped.AppendWarnings(&lines);
+  EmitWarnings(lines, &warnings);
+  for (RankSlot& slot : slots) {
+    if (!slot.status.ok()) continue;
+    EmitWarnings(slot.warnings, &warnings);
+    analysis.ranks.push_back(std::move(*slot.result));
   }
   analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
   JudgeCommunication(&analysis);
-  const std::string text = options.json ? RenderCommJson(analysis) : RenderCommText(analysis);
+  const std::string text = options.json ? WithWarnings(RenderCommJson(analysis), warnings) : RenderCommText(analysis);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

@@ -10,6 +10,7 @@
 #include "cli/hardware_options.h"
 #include "cli/run_analyses.h"
 #include "report/compare_report.h"
+#include "report/warnings_json.h"
 
 namespace tuneprof::cli {
 
@@ -59,8 +60,10 @@ Result<std::vector<PredictedFinding>> LoadAdvice(const std::string& path) {
 }
 
 std::string Render(const CompareOptions& options, const CompareResult& result, std::span<const GateOutcome> gates,
-                   std::span<const AdviceCheck> advice) {
-  if (options.json || options.format == "json") return RenderCompareJson(result, gates, advice, !options.advice.empty());
+                   std::span<const AdviceCheck> advice, const std::vector<std::string>& warnings) {
+  if (options.json || options.format == "json") {
+    return WithWarnings(RenderCompareJson(result, gates, advice, !options.advice.empty()), warnings);
+  }
   if (options.format == "md") return RenderCompareMarkdown(result, gates, advice);
   return RenderCompareText(result, gates, advice);
 }
@@ -102,7 +105,9 @@ int RunCompare(const CompareOptions& options) {
 
   std::vector<GateOutcome> gates;
   for (const GateCondition& condition : conditions) gates.push_back(EvaluateGate(result, condition));
-  const std::string text = Render(options, result, gates, advice);
+  std::vector<std::string> warnings = before->warnings;
+  warnings.insert(warnings.end(), after->warnings.begin(), after->warnings.end());
+  const std::string text = Render(options, result, gates, advice, warnings);
   std::fwrite(text.data(), 1, text.size(), stdout);
 
   int exit_code = kExitOk;

@@ -6,8 +6,9 @@
 #include "analysis/trace_summary.h"
 #include "cli/commands.h"
 #include "cli/diagnostics.h"
-#include "importers/import.h"
+#include "cli/run_analyses.h"
 #include "report/info_report.h"
+#include "report/warnings_json.h"
 
 namespace tuneprof::cli {
 
@@ -18,12 +19,12 @@ void AddInfoCommand(CLI::App* app, InfoOptions* options) {
 }
 
 int RunInfo(const InfoOptions& options) {
-  auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) return ReportError(traces.status());
-  WarnAboutInputs(*traces);
+  auto loaded = LoadTraces(options.paths);
+  if (!loaded.ok()) return ReportError(loaded.status());
   std::vector<TraceSummary> summaries;
-  for (const Trace& trace : *traces) summaries.push_back(SummarizeTrace(trace));
-  const std::string text = options.json ? RenderInfoJson(summaries) : RenderInfoText(summaries);
+  for (const Trace& trace : loaded->traces) summaries.push_back(SummarizeTrace(trace));
+  const std::string text =
+      options.json ? WithWarnings(RenderInfoJson(summaries), loaded->warnings) : RenderInfoText(summaries);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

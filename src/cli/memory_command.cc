@@ -7,9 +7,11 @@
 #include "analysis/memory_hta_bw.h"
 #include "analysis/memory_timeline.h"
 #include "cli/commands.h"
+#include "cli/diagnostics.h"
 #include "cli/hardware_options.h"
-#include "importers/import.h"
+#include "cli/run_analyses.h"
 #include "report/memory_report.h"
+#include "report/warnings_json.h"
 
 namespace tuneprof::cli {
 
@@ -35,15 +37,14 @@ int RunMemory(const MemoryOptions& options) {
   if (!profiles.ok()) return ReportError(profiles.status());
   auto forced = ForcedHardware(*profiles, options.hardware);
   if (!forced.ok()) return ReportError(forced.status());
-  auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) return ReportError(traces.status());
-  WarnAboutInputs(*traces);
+  auto loaded = LoadTraces(options.paths);
+  if (!loaded.ok()) return ReportError(loaded.status());
+  const std::vector<Trace>& traces = loaded->traces;
   std::vector<MemoryAnalysis> ranks;
-  for (const Trace& trace : *traces) {
-    ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)));
-  }
-  const std::string text =
-      options.json ? RenderMemoryJson(ranks, ComputeHtaMemoryBw(*traces)) : RenderMemoryText(ranks);
+  for (const Trace& trace : traces) ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)));
+  const std::string text = options.json
+                               ? WithWarnings(RenderMemoryJson(ranks, ComputeHtaMemoryBw(traces)), loaded->warnings)
+                               : RenderMemoryText(ranks);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

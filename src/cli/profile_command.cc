@@ -12,10 +12,12 @@
 #include "analysis/kernel_breakdown.h"
 #include "analysis/time_breakdown.h"
 #include "cli/commands.h"
+#include "cli/diagnostics.h"
 #include "cli/flag_checks.h"
 #include "cli/hardware_options.h"
-#include "importers/import.h"
+#include "cli/run_analyses.h"
 #include "report/profile_report.h"
+#include "report/warnings_json.h"
 
 namespace tuneprof::cli {
 
@@ -66,12 +68,14 @@ int RunProfile(const ProfileOptions& options) {
   if (!ParseGenerationMarkers(options.generation_markers, &markers, &marker_error)) {
     return ReportError(Status(StatusCode::kUsage, "--generation-markers: " + marker_error));
   }
-  auto traces = ImportPaths(options.paths);
-  if (!traces.ok()) return ReportError(traces.status());
-  WarnAboutInputs(*traces);
+  auto loaded = LoadTraces(options.paths);
+  if (!loaded.ok()) return ReportError(loaded.status());
+  const std::vector<Trace>& traces = loaded->traces;
+  std::vector<std::string> warnings = loaded->warnings;
   ProfileResult result;
-  for (const Trace& trace : *traces) {
+  for (const Trace& trace : traces) {
     result.ranks.push_back(ComputeTimeBreakdown(trace));
+    EmitWarnings(result.ranks.back().warnings, &warnings);
     ComputeOptions compute;
     compute.threshold = options.compute_threshold;
     compute.model_params = options.model_params;
@@ -85,12 +89,13 @@ int RunProfile(const ProfileOptions& options) {
   }
   if (options.semantics == "hta") {
     result.hta_semantics = true;
-    result.hta = ComputeHtaBreakdown(*traces);
-    result.hta_kernels = ComputeHtaKernelBreakdown(*traces, kHtaDefaultNumKernels);
-    result.hta_idle = ComputeHtaIdleTime(*traces);
-    result.hta_launches = ComputeHtaLaunches(*traces);
+    result.hta = ComputeHtaBreakdown(traces);
+    result.hta_kernels = ComputeHtaKernelBreakdown(traces, kHtaDefaultNumKernels);
+    result.hta_idle = ComputeHtaIdleTime(traces);
+    result.hta_launches = ComputeHtaLaunches(traces);
   }
-  const std::string text = options.json ? RenderProfileJson(result) : RenderProfileText(result);
+  const std::string text =
+      options.json ? WithWarnings(RenderProfileJson(result), warnings) : RenderProfileText(result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

@@ -6,6 +6,7 @@
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/diagnostics.h"
 #include "cli/hardware_options.h"
 #include "cli/run_analyses.h"
 #include "importers/import.h"
@@ -16,13 +17,12 @@ namespace tuneprof::cli {
 namespace {
 
 int RunCompareReport(const ReportOptions& options) {
-  auto before = ImportPaths({options.compare[0]});
+  auto before = LoadTraces({options.compare[0]});
   if (!before.ok()) return ReportError(before.status());
-  WarnAboutInputs(*before);
-  auto after = ImportPaths({options.compare[1]});
+  auto after = LoadTraces({options.compare[1]});
   if (!after.ok()) return ReportError(after.status());
-  WarnAboutInputs(*after);
-  const CompareResult result = CompareSides(BuildCompareSide(*before), BuildCompareSide(*after), {});
+  const CompareResult result =
+      CompareSides(BuildCompareSide(before->traces), BuildCompareSide(after->traces), {});
   const Status written = WriteFileAtomically(options.output, RenderHtmlCompareReport(result));
   return written.ok() ? kExitOk : ReportError(written);
 }

@@ -14,9 +14,37 @@ Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path) {
   return AdvisorConfig::Parse(text, path);
 }
 
+std::vector<std::string> TraceWarnings(const Trace& trace) {
+  const TraceMetadata& meta = trace.metadata();
+  // Cut off, or an empty traceEvents array: said once, in the same words for every format.
+  std::vector<std::string> lines = InputWarnings(meta);
+  for (const std::string& warning : meta.warnings) {
+    // The cut-off is said above, once, in the same words for every format.
+    if (meta.truncated && warning.find("input ends before the JSON document does") != std::string::npos) continue;
+    lines.push_back(warning.starts_with(meta.path) ? warning : meta.path + ": " + warning);
+  }
+  return lines;
+}
+
+void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all) {
+  for (const std::string& warning : warnings) {
+    PrintWarning(warning);
+    all->push_back(warning);
+  }
+}
+
+Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
+  LoadedTraces loaded;
+  std::vector<std::string> skipped;
+  TP_ASSIGN_OR_RETURN(loaded.traces, ImportPaths(paths, &skipped));
+  EmitWarnings(skipped, &loaded.warnings);
+  for (const Trace& trace : loaded.traces) EmitWarnings(TraceWarnings(trace), &loaded.warnings);
+  return loaded;
+}
+
 Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
                                const std::string& hardware, const std::string& hardware_file) {
-  return AnalyzeRun([&] { return ImportPaths(paths); }, config, hardware, hardware_file);
+  return AnalyzeRun([&] { return LoadTraces(paths); }, config, hardware, hardware_file);
 }
 
 std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
@@ -34,14 +62,16 @@ Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& con
   TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(hardware_file));
   TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, hardware));
   RunAnalyses run;
-  TP_ASSIGN_OR_RETURN(run.traces, import());
-  WarnAboutInputs(run.traces);
+  TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
+  run.traces = std::move(loaded.traces);
+  run.warnings = std::move(loaded.warnings);
   const size_t n = run.traces.size();
   run.breakdowns.reserve(n);
   run.compute.reserve(n);
   run.hardware.reserve(n);
   for (const Trace& trace : run.traces) {
     run.breakdowns.push_back(ComputeTimeBreakdown(trace));
+    EmitWarnings(run.breakdowns.back().warnings, &run.warnings);
     run.hardware.push_back(SelectHardware(trace, profiles, forced));
     run.compute.push_back(ComputeRankComputeUnits(trace, run.breakdowns.back(), run.hardware.back()));
     run.kernels.push_back(ComputeKernelBreakdown(trace));

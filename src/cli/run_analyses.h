@@ -18,8 +18,26 @@
 
 namespace tuneprof::cli {
 
+// The traces of a run and what the user must be told about them, one line each naming the file:
+// files skipped, and each trace's own warnings (cut off, rows or events dropped).
+struct LoadedTraces {
+  std::vector<Trace> traces;
+  std::vector<std::string> warnings;
+};
+
+// Imports `paths`, skipping unreadable files (an error only when nothing is left), and writes every
+// warning to stderr.
+Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths);
+
+// The warnings of one trace, each naming its file.
+std::vector<std::string> TraceWarnings(const Trace& trace);
+
+// Writes `warnings` to stderr, one "tuneprof: warning: " line each, and appends them to `all`.
+void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all);
+
 struct RunAnalyses {
   std::vector<Trace> traces;
+  std::vector<std::string> warnings;  // as written to stderr
   std::vector<RankBreakdown> breakdowns;
   std::vector<RankComputeUnits> compute;
   std::vector<HardwareSelection> hardware;
@@ -31,12 +49,13 @@ struct RunAnalyses {
 };
 
 // Imports `paths` and runs every analysis; errors are the import's or the flags' (--config,
-// --hardware, --hardware-file). Warns on stderr about cut-off and empty traces.
+// --hardware, --hardware-file). Warns on stderr about skipped files, cut-off traces, dropped input and
+// incomplete steps.
 Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
                                const std::string& hardware, const std::string& hardware_file);
 
 // The same with the traces from `import`, called once the flags are known to be good.
-using TraceImport = std::function<Result<std::vector<Trace>>()>;
+using TraceImport = std::function<Result<LoadedTraces>()>;
 Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& config, const std::string& hardware,
                                const std::string& hardware_file);
 

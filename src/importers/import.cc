@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "importers/ascend/ascend_db.h"
 #include "importers/ascend/ascend_directory.h"
@@ -73,16 +75,58 @@ Result<Trace> ImportFile(const std::string& path) {
   return trace;
 }
 
-Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths) {
+Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths, std::vector<std::string>* warnings) {
   std::vector<Trace> traces;
+  UnreadableFiles skipped;
   for (const std::string& path : paths) {
     TP_ASSIGN_OR_RETURN(std::vector<std::string> files, ListTraceFiles(path));
     for (const std::string& file : files) {
-      TP_ASSIGN_OR_RETURN(Trace trace, ImportFile(file));
-      traces.push_back(std::move(trace));
+      Result<Trace> trace = ImportFile(file);
+      if (trace.ok()) {
+        traces.push_back(std::move(trace).value());
+      } else if (warnings == nullptr || trace.status().code() == StatusCode::kUsage) {
+        return trace.status();
+      } else {
+        skipped.Add(file, trace.status());
+      }
     }
   }
+  if (traces.empty() && !skipped.empty()) return skipped.NothingLeft(paths);
+  if (warnings != nullptr) skipped.AppendWarnings(warnings);
   return traces;
+}
+
+void UnreadableFiles::Add(const std::string& file, const Status& status) {
+  if (count_++ == 0) first_ = status;
+  if (named_.size() < kNamed) {
+    named_.push_back(status.message() + "; skipped");
+    return;
+  }
+  // The message names the file first; what follows is the reason, shared by files that fail alike.
+  std::string_view reason = status.message();
+  if (reason.starts_with(file + ": ")) reason.remove_prefix(file.size() + 2);
+  ++by_reason_[std::string(reason)];
+}
+
+Status UnreadableFiles::NothingLeft(const std::vector<std::string>& paths) const {
+  if (count_ == 1) return first_;
+  const std::string where = paths.size() == 1 ? paths[0] : "the inputs";
+  return Status(first_.code(), where + ": none of the " + std::to_string(count_) +
+                                   " trace files could be read; the first: " + first_.message());
+}
+
+void UnreadableFiles::AppendWarnings(std::vector<std::string>* out) const {
+  for (const std::string& line : named_) out->push_back(line);
+  if (count_ <= named_.size()) return;
+  std::vector<std::pair<uint64_t, std::string>> reasons;
+  for (const auto& [reason, n] : by_reason_) reasons.emplace_back(n, reason);
+  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string line = std::to_string(count_ - named_.size()) + " more unreadable files skipped (";
+  for (size_t i = 0; i < reasons.size() && i < kReasons; ++i) {
+    line += (i > 0 ? "; " : "") + std::to_string(reasons[i].first) + ": " + reasons[i].second;
+  }
+  if (reasons.size() > kReasons) line += "; other reasons";
+  out->push_back(line + ")");
 }
 
 }  // namespace tuneprof

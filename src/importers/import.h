@@ -1,6 +1,8 @@
 #pragma once
 // Entry point of the import layer: user paths in, one Trace per rank out. Sniffs each file's content
 // to pick the importer and settles which rank a file is.
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,10 +11,36 @@
 
 namespace tuneprof {
 
+// The files of a run that could not be read. A few are named with their reason; past that, warnings
+// would drown the output (a directory of thousands of empty files), so the rest are counted by reason.
+class UnreadableFiles {
+ public:
+  static constexpr size_t kNamed = 5;
+  static constexpr size_t kReasons = 3;
+
+  bool empty() const { return count_ == 0; }
+  void Add(const std::string& file, const Status& status);
+  // One error for a run of which nothing could be read: the first file's when it is the only one.
+  Status NothingLeft(const std::vector<std::string>& paths) const;
+  // "FILE: reason; skipped" for the first few, then one line counting the rest by reason.
+  void AppendWarnings(std::vector<std::string>* out) const;
+
+ private:
+  uint64_t count_ = 0;
+  Status first_;
+  std::vector<std::string> named_;
+  std::map<std::string, uint64_t> by_reason_;
+};
+
 // Imports one file, whatever its supported format, or one Ascend profiler rank directory.
 Result<Trace> ImportFile(const std::string& path);
 
 // Expands files and directories (every trace inside, one rank each) and imports them in path order.
-Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths);
+// A path that names nothing, or a directory without traces, is an error. With `warnings`, a file or
+// rank directory that cannot be read is skipped with a warning naming it and the reason (a few named,
+// the rest counted by reason), and the run is an error only when no trace is left; without, the first
+// such file is the error.
+Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths,
+                                       std::vector<std::string>* warnings = nullptr);
 
 }  // namespace tuneprof

@@ -12,6 +12,49 @@ constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
 constexpr double kNoMetric = std::numeric_limits<double>::quiet_NaN();
 
+// Profilers record seconds to minutes. An event lasting over a day, or starting more than a day away
+// from the bulk of the trace, is a corrupt timestamp (a clock read as zero, a unit mix-up), not work:
+// kept, it would stretch every span and union it falls into.
+constexpr int64_t kImplausibleNs = int64_t{24} * 3600 * 1000 * 1000 * 1000;
+// The bulk's middle is the median start of a sample this large (outliers are few by nature).
+constexpr size_t kMedianSample = 1 << 16;
+
+int64_t SampleMedian(const std::vector<int64_t>& values) {
+  const size_t stride = values.size() / kMedianSample + 1;
+  std::vector<int64_t> sample;
+  sample.reserve(values.size() / stride + 1);
+  for (size_t i = 0; i < values.size(); i += stride) sample.push_back(values[i]);
+  auto middle = sample.begin() + static_cast<std::ptrdiff_t>(sample.size() / 2);
+  std::nth_element(sample.begin(), middle, sample.end());
+  return *middle;
+}
+
+// |a - b| without overflow: two int64 timestamps can be nearly 2^64 apart.
+uint64_t Distance(int64_t a, int64_t b) {
+  const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  return a >= b ? ua - ub : ub - ua;
+}
+
+std::string Hours(uint64_t ns) {
+  return std::to_string(static_cast<uint64_t>(static_cast<double>(ns) / 3600e9)) + " h";
+}
+
+// Keeps the entries whose event survives, renumbered; `remap` is kNoIndex for dropped events.
+template <typename Row>
+void RemapEvents(const std::vector<uint32_t>& remap, std::vector<Row>* rows) {
+  std::erase_if(*rows, [&](const Row& row) { return remap[row.event] == kNoIndex; });
+  for (Row& row : *rows) row.event = remap[row.event];
+}
+
+template <typename T>
+void KeepUnmarked(const std::vector<bool>& drop, std::vector<T>* column) {
+  size_t out = 0;
+  for (size_t i = 0; i < column->size(); ++i) {
+    if (!drop[i]) (*column)[out++] = (*column)[i];
+  }
+  column->resize(out);
+}
+
 void AppendWarning(std::vector<std::string>* warnings, std::string message) {
   if (warnings->size() < kMaxWarnings) {
     warnings->push_back(std::move(message));
@@ -119,6 +162,7 @@ void TraceBuilder::Warn(std::string message) { AppendWarning(&trace_.metadata_.w
 
 Trace TraceBuilder::Finish() {
   ApplyBaseTime();
+  DropImplausibleEvents();
   for (size_t i = 0; i < trace_.events_.size(); ++i) {
     if (IsDeviceKind(trace_.events_.kind[i])) trace_.tracks_[trace_.events_.track[i]].on_device = true;
   }
@@ -138,6 +182,62 @@ void TraceBuilder::ApplyBaseTime() {
   for (MemoryEvent& m : trace_.memory_events_) m.ts_ns += base;
   for (CounterSample& c : trace_.counter_samples_) c.ts_ns += base;
   for (FlowPoint& f : trace_.flow_points_) f.ts_ns += base;
+}
+
+void TraceBuilder::DropImplausibleEvents() {
+  const EventTable& e = trace_.events_;
+  if (e.size() == 0) return;
+  const int64_t middle = SampleMedian(e.ts_ns);
+  std::vector<bool> drop(e.size(), false);
+  uint64_t too_long = 0, far_away = 0;
+  uint64_t longest_ns = 0, farthest_ns = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    const uint64_t distance = Distance(e.ts_ns[i], middle);
+    if (distance > static_cast<uint64_t>(kImplausibleNs)) {
+      drop[i] = true;
+      ++far_away;
+      farthest_ns = std::max(farthest_ns, distance);
+    } else if (e.dur_ns[i] > kImplausibleNs) {
+      drop[i] = true;
+      ++too_long;
+      longest_ns = std::max(longest_ns, static_cast<uint64_t>(e.dur_ns[i]));
+    }
+  }
+  if (far_away > 0) {
+    Warn(std::to_string(far_away) + " events starting more than a day away from the rest of the trace dropped (up to " +
+         Hours(farthest_ns) + " away)");
+  }
+  if (too_long > 0) {
+    Warn(std::to_string(too_long) + " events lasting more than a day dropped (the longest " + Hours(longest_ns) + ")");
+  }
+  if (far_away > 0 || too_long > 0) CompactEvents(drop);
+}
+
+// Removes the marked events and renumbers what refers to them. Runs before links, flows and steps are
+// resolved, so that only the per-event side tables hold event indices.
+void TraceBuilder::CompactEvents(const std::vector<bool>& drop) {
+  std::vector<uint32_t> remap(drop.size(), kNoIndex);
+  uint32_t kept = 0;
+  for (size_t i = 0; i < drop.size(); ++i) {
+    if (!drop[i]) remap[i] = kept++;
+  }
+  EventTable& e = trace_.events_;
+  KeepUnmarked(drop, &e.ts_ns);
+  KeepUnmarked(drop, &e.dur_ns);
+  KeepUnmarked(drop, &e.track);
+  KeepUnmarked(drop, &e.name);
+  KeepUnmarked(drop, &e.category);
+  KeepUnmarked(drop, &e.kind);
+  KeepUnmarked(drop, &e.correlation);
+  KeepUnmarked(drop, &e.external_id);
+  KeepUnmarked(drop, &e.source_offset);
+  KeepUnmarked(drop, &e.source_length);
+  RemapEvents(remap, &trace_.kernels_);
+  RemapEvents(remap, &trace_.copies_);
+  RemapEvents(remap, &trace_.collectives_);
+  RemapEvents(remap, &trace_.hccl_tasks_);
+  RemapEvents(remap, &trace_.memory_events_);
+  RemapEvents(remap, &trace_.op_shapes_);
 }
 
 // Every process that ran device work is a device. deviceProperties (when present) describe GPUs by

@@ -72,6 +72,8 @@ class TraceBuilder {
   }
 
   void ApplyBaseTime();
+  void DropImplausibleEvents();
+  void CompactEvents(const std::vector<bool>& drop);
   void ResolveDevices();
   void ResolveSteps();
   void ResolveCorrelationLinks();

@@ -311,6 +311,12 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
   }
   *out += "\n";
   AppendStepTable(rank.steps, rank.total, out);
+  if (!rank.incomplete_steps.empty()) {
+    std::string numbers;
+    for (const StepBreakdown& s : rank.incomplete_steps) numbers += fmt::format(" {}", s.step.value_or(0));
+    *out += fmt::format("  incomplete (trace cut off; not shown, not in the total): step{}{}\n",
+                        rank.incomplete_steps.size() > 1 ? "s" : "", numbers);
+  }
   if (rank.definitions == StepDefinitions::kTorchNpu) AppendTorchNpuTable(rank.steps, out);
   // CPU work has no launches: only the per-thread gaps would be left, and they say little there.
   if (rank.work_on == WorkSource::kDevice) AppendHostTable(rank.steps, rank.total, out);
@@ -375,9 +381,13 @@ void WriteStepJson(const StepBreakdown& s, JsonWriter* w) {
   w->EndObject();
 }
 
-void WriteStepsJson(const std::vector<StepBreakdown>& steps, const StepBreakdown& total, JsonWriter* w) {
+void WriteStepsJson(const std::vector<StepBreakdown>& steps, const std::vector<StepBreakdown>& incomplete,
+                    const StepBreakdown& total, JsonWriter* w) {
   w->Key("steps").BeginArray();
   for (const StepBreakdown& step : steps) WriteStepJson(step, w);
+  w->EndArray();
+  w->Key("incomplete_steps").BeginArray();
+  for (const StepBreakdown& step : incomplete) WriteStepJson(step, w);
   w->EndArray();
   w->Key("total");
   WriteStepJson(total, w);
@@ -389,7 +399,7 @@ void WriteDeviceJson(const DeviceTimeBreakdown& device, JsonWriter* w) {
   w->Key("id");
   NullableInt(w, device.id);
   w->Key("device_events_outside_steps").Uint(device.device_events_outside_steps);
-  WriteStepsJson(device.steps, device.total, w);
+  WriteStepsJson(device.steps, device.incomplete_steps, device.total, w);
   w->EndObject();
 }
 
@@ -762,7 +772,7 @@ std::string RenderProfileJson(const ProfileResult& result) {
     w.Key("device_events").Uint(rank.device_events);
     w.Key("device_events_outside_steps").Uint(rank.device_events_outside_steps);
     w.Key("device_count").Uint(rank.device_count);
-    WriteStepsJson(rank.steps, rank.total, &w);
+    WriteStepsJson(rank.steps, rank.incomplete_steps, rank.total, &w);
     w.Key("devices").BeginArray();
     for (const DeviceTimeBreakdown& device : rank.devices) WriteDeviceJson(device, &w);
     w.EndArray();

@@ -159,7 +159,8 @@ def python_counts(rank_dir):
         elif name.endswith(".csv"):
             with open(path, newline="", encoding="utf-8-sig") as f:
                 rows = list(csv.reader(f))
-            counts[key] = sum(1 for row in rows[1:] if any(cell.strip() for cell in row))
+            # Rows with another cell count than the header's are dropped (and warned about), not counted.
+            counts[key] = sum(1 for row in rows[1:] if any(cell.strip() for cell in row) and len(row) == len(rows[0]))
         elif name == "trace_view.json":
             with open(path) as f:
                 doc = json.load(f)

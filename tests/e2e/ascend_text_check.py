@@ -41,8 +41,11 @@ def rank_directories(shared):
 
 
 def csv_rows(path):
+    """Data rows with as many cells as the header: tuneprof drops the others (their cells would sit under
+    the wrong column names), as DictReader shows them with a None key (extra cells) or None values."""
     with open(path, newline="", encoding="utf-8-sig") as f:
-        return [row for row in csv.DictReader(f) if any(v.strip() for v in row.values() if v)]
+        return [row for row in csv.DictReader(f)
+                if any(v.strip() for v in row.values() if v) and None not in row and None not in row.values()]
 
 
 def cell_value(column, text):

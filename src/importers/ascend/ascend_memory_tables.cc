@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "importers/ascend/ascend_tables.h"
+
 namespace tuneprof {
 
 namespace {
@@ -65,6 +67,7 @@ Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
     if (device != kNoColumn) record.device = out->Intern(csv->Text(device));
     out->AddNpuMemoryRecord(record);
   }
+  WarnDroppedRows(*csv, out);
   return Status::Ok();
 }
 
@@ -102,6 +105,7 @@ Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
     if (device != kNoColumn) row.device = out->Intern(csv->Text(device));
     out->AddNpuOperatorMemory(row);
   }
+  WarnDroppedRows(*csv, out);
   return Status::Ok();
 }
 

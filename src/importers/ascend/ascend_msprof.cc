@@ -127,7 +127,10 @@ Status ReadIterations(const fs::path& path, std::vector<Iteration>* out, SideTab
   const int device = csv.Column("Device_id"), model = csv.Column("Model ID");
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv.Next());
-    if (!more) return Status::Ok();
+    if (!more) {
+      WarnDroppedRows(csv, side);
+      return Status::Ok();
+    }
     Iteration it;
     int64_t duration;
     if (!ParseInt64(csv.Text(id), &it.number) || !ParseMicrosToNanos(csv.Text(end), &it.end_ns) ||

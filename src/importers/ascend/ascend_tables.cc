@@ -102,6 +102,10 @@ NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, SideTableBu
 
 }  // namespace
 
+void WarnDroppedRows(const CsvReader& csv, SideTableBuilder* out) {
+  if (csv.dropped_rows() > 0) out->Warn(csv.DroppedRowsWarning());
+}
+
 Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
   KernelColumns columns(*csv);
   if (columns.name == kNoColumn || columns.start == kNoColumn) {
@@ -116,12 +120,6 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
-    if (csv->field_count() != csv->header().size()) {
-      // Real files have rows missing a cell (a 2023 FlashAttentionScore row lacks Duration): later
-      // cells then sit under the wrong names; say so once rather than per misread cell.
-      out->Warn(csv->Where(std::to_string(csv->field_count()) + " cells under a header of " +
-                           std::to_string(csv->header().size()) + "; cells after the gap may be misplaced"));
-    }
     const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, out));
     for (auto [column, metric] : columns.metrics) {
       double value;
@@ -129,6 +127,9 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
       if (CsvDouble(csv->Cell(column), &value)) out->SetKernelMetric(metric, row, value);
     }
   }
+  // Real files have rows missing a cell (a 2023 FlashAttentionScore row lacks Duration); the reader
+  // skipped them rather than read later cells under the wrong names.
+  WarnDroppedRows(*csv, out);
   return Status::Ok();
 }
 
@@ -165,6 +166,7 @@ Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out) {
     r.preparing_ns = NanosCell(*csv, preparing, "Preparing", out);
     out->AddReportedStepTime(r);
   }
+  WarnDroppedRows(*csv, out);
   return Status::Ok();
 }
 

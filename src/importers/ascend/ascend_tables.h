@@ -15,6 +15,9 @@ namespace tuneprof {
 // is an error; a cell that does not parse is a warning naming the row, and the row is kept.
 Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out);
 
+// One warning for the rows `csv` skipped for their cell count, when it skipped any.
+void WarnDroppedRows(const CsvReader& csv, SideTableBuilder* out);
+
 // step_trace_time.csv -> Trace::reported_step_times(), exact ns.
 Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out);
 

@@ -148,13 +148,14 @@ TEST(KernelDetailsTest, BadCellsWarnWithRowAndKeepTheRow) {
   EXPECT_EQ(t.metadata().warnings[0], "kernel_details.csv: row 1: Start Time(us) is not a number of microseconds: 12:30");
 }
 
-TEST(KernelDetailsTest, ShortRowsAreKeptWithAWarning) {
-  Trace t = Kernels("Name,Start Time(us),Duration(us),Block Dim\nA,1.0,2\n");
+TEST(KernelDetailsTest, RowsWithAnotherCellCountAreDroppedWithOneWarning) {
+  // A cell too many or too few would put every later value under the wrong column name.
+  Trace t = Kernels("Name,Start Time(us),Duration(us),Block Dim\nA,1.0,2\nB,1.0,2,4\nC,1.0,2,4,9\nD,1,2,3,4,5\n");
   ASSERT_EQ(t.kernel_details().rows.size(), 1u);
-  EXPECT_EQ(t.kernel_details().rows[0].block_dim, kNoId);
+  EXPECT_EQ(t.kernel_details().rows[0].block_dim, 4);
   ASSERT_EQ(t.metadata().warnings.size(), 1u);
   EXPECT_EQ(t.metadata().warnings[0],
-            "kernel_details.csv: row 1: 3 cells under a header of 4; cells after the gap may be misplaced");
+            "kernel_details.csv: 3 rows with a cell count other than the header's 4 dropped (first: row 1)");
 }
 
 TEST(KernelDetailsTest, NotAKernelTableIsAnError) {

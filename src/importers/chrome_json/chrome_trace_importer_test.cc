@@ -71,5 +71,39 @@ TEST(ChromeTraceImporterTest, KeepsRecordShapesAsInternedText) {
   }
 }
 
+// Events no timeline can hold are dropped, one warning per kind with its count; the side tables that
+// point at events stay aligned with what is kept.
+TEST(ChromeTraceImporterTest, AbsurdEventsAreDroppedAndCountedPerKind) {
+  const std::string text =
+      "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":1000,\"dur\":5,"
+      "\"args\":{\"grid\":[1,1,1]}},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"long\",\"pid\":0,\"tid\":7,\"ts\":1001,\"dur\":9158400000000,"
+      "\"args\":{\"grid\":[2,1,1]}},"
+      "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,\"ts\":1002,\"dur\":-3},"
+      "{\"ph\":\"X\",\"name\":\"early\",\"pid\":1,\"tid\":1,\"ts\":-5000000000000000,\"dur\":1},"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":7,\"ts\":1010,\"dur\":5,"
+      "\"args\":{\"grid\":[3,1,1]}},"
+      "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":1003},{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":1004},"
+      "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,\"ts\":1005},"
+      "{\"ph\":\"B\",\"name\":\"back\",\"pid\":1,\"tid\":4,\"ts\":1006},{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":1001}]";
+  MemorySource source("mem.json", text, 0);
+  auto trace = ImportChromeTrace(&source, 4096);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ASSERT_EQ(trace->events().size(), 2u);
+  EXPECT_EQ(trace->start_ns(), 1000000);
+  EXPECT_EQ(trace->end_ns(), 1015000);
+  ASSERT_EQ(trace->kernels().size(), 2u);
+  EXPECT_EQ(trace->kernels()[1].event, 1u);
+  EXPECT_EQ(trace->str(trace->events().name[trace->kernels()[1].event]), "b");
+  std::string all;
+  for (const std::string& w : trace->metadata().warnings) all += w + "\n";
+  EXPECT_NE(all.find("mem.json: 1 'B' events without a matching 'E' dropped"), std::string::npos) << all;
+  EXPECT_NE(all.find("mem.json: 2 'E' events without a matching 'B' dropped"), std::string::npos) << all;
+  EXPECT_NE(all.find("mem.json: 2 events with a negative duration"), std::string::npos) << all;
+  EXPECT_NE(all.find("1 events lasting more than a day dropped (the longest 2544 h)"), std::string::npos) << all;
+  EXPECT_NE(all.find("1 events starting more than a day away from the rest of the trace dropped"), std::string::npos)
+      << all;
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -9,6 +9,11 @@
 namespace tuneprof {
 namespace {
 
+// "64 MiB", "64 KiB".
+std::string SizeText(size_t bytes) {
+  return bytes >= (size_t{1} << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
+}
+
 bool IsBlank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // Bit masks over one 64-byte block, the way simdjson's stage 1 finds structure (the idea, not its code).
@@ -109,11 +114,17 @@ Status WithBlankAfter(char* after, Call&& call) {
 
 }  // namespace
 
-JsonElementStream::JsonElementStream(ByteSource* source, size_t chunk_bytes)
-    : source_(source), buffer_(chunk_bytes + kPadding, '\0'), chunk_bytes_(chunk_bytes) {}
+JsonElementStream::JsonElementStream(ByteSource* source, size_t chunk_bytes, size_t max_value_bytes)
+    : source_(source), buffer_(chunk_bytes + kPadding, '\0'), chunk_bytes_(chunk_bytes),
+      max_value_bytes_(max_value_bytes) {}
 
 Result<bool> JsonElementStream::Refill(size_t keep_from) {
   if (eof_) return false;
+  if (end_ - keep_from > max_value_bytes_) {
+    return InvalidInput(source_->path() + ": byte " + std::to_string(base_offset_ + keep_from) +
+                        ": one JSON value runs past " + SizeText(max_value_bytes_) +
+                        "; no trace event is that large (damaged file?)");
+  }
   if (run_begin_ != kNoRun && run_begin_ < keep_from) keep_from = run_begin_;
   const size_t kept = end_ - keep_from;
   if (keep_from > 0) {
@@ -138,6 +149,7 @@ Result<bool> JsonElementStream::SkipBlanks() {
   for (;;) {
     while (pos_ < end_ && IsBlank(buffer_[pos_])) ++pos_;
     if (pos_ < end_) return true;
+    if (run_begin_ != kNoRun && sink_ != nullptr) TP_RETURN_IF_ERROR(FlushRun(sink_));
     TP_ASSIGN_OR_RETURN(bool more, Refill(pos_));
     if (!more) return false;
   }
@@ -242,6 +254,7 @@ Status JsonElementStream::Unexpected(const char* expected) const {
 }
 
 Status JsonElementStream::Run(JsonElementSink* sink) {
+  sink_ = sink;
   TP_ASSIGN_OR_RETURN(bool any, SkipBlanks());
   // A UTF-8 byte order mark is harmless; skip it. A short first read may hold only part of it.
   while (any && end_ - pos_ < 3 && buffer_[pos_] == '\xEF') {
@@ -430,6 +443,9 @@ Result<JsonElementStream::FastOutcome> JsonElementStream::ScanObjectsFast(JsonEl
         *need_comma = true;
       }
     }
+    // Between elements everything up to the block's end is blank: move past it, so that a refill does
+    // not keep it (a long run of blanks would otherwise grow the buffer with the input).
+    if (depth == 0) pos_ = std::min(block + 64, end_);
     block += 64;
   }
 }

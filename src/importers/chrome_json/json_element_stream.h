@@ -2,7 +2,9 @@
 // Streams a Chrome-trace JSON document without holding it: the top-level object's small values are
 // handed over whole, the `traceEvents` array (or a bare top-level array) one element at a time. Each
 // element is a view into a reusable chunk buffer that carries simdjson's padding, so the event parser
-// can run simdjson On-Demand on it in place. Memory stays at one chunk plus the largest element.
+// can run simdjson On-Demand on it in place. Memory stays at one chunk plus the largest element:
+// blanks between elements are skipped as they stream by, and one value larger than a limit no trace
+// event comes near is an error rather than a buffer that grows with the input.
 #include <cstdint>
 #include <string_view>
 #include <utility>
@@ -48,8 +50,12 @@ class JsonElementSink {
 class JsonElementStream {
  public:
   static constexpr size_t kPadding = 64;  // >= SIMDJSON_PADDING
+  // Trace events are hundreds of bytes, top-level values (deviceProperties, distributedInfo) a few
+  // kilobytes; a value of 64 MiB is a damaged file or a decompression bomb, not a trace.
+  static constexpr size_t kMaxValueBytes = size_t{64} << 20;
 
-  explicit JsonElementStream(ByteSource* source, size_t chunk_bytes = 4 << 20);
+  explicit JsonElementStream(ByteSource* source, size_t chunk_bytes = 4 << 20,
+                             size_t max_value_bytes = kMaxValueBytes);
 
   Status Run(JsonElementSink* sink);
 
@@ -61,9 +67,11 @@ class JsonElementStream {
   bool saw_trace_events() const { return saw_trace_events_; }
 
  private:
-  // Reads more input, keeping bytes from `keep_from` on. Returns false at end of input.
+  // Reads more input, keeping bytes from `keep_from` on. Returns false at end of input; an error when
+  // the bytes kept from `keep_from` (one value being scanned) exceed max_value_bytes_.
   Result<bool> Refill(size_t keep_from);
-  // Skips blanks; false at end of input.
+  // Skips blanks; false at end of input. Blanks are dropped as they are read: a pending run is handed
+  // to the sink first, so that no run of blanks, however long, is kept in the buffer.
   Result<bool> SkipBlanks();
   // Finds the end of the JSON value that starts at pos_; sets *end (exclusive). False when the input
   // ended inside the value. May move the buffer: pos_ stays the value's start.
@@ -84,8 +92,10 @@ class JsonElementStream {
   JsonElement ElementAt(size_t begin, size_t end) const;
 
   ByteSource* source_;
+  JsonElementSink* sink_ = nullptr;  // set by Run(), so that skipping blanks can hand the run over
   std::vector<char> buffer_;
   size_t chunk_bytes_;
+  size_t max_value_bytes_;
   size_t pos_ = 0;             // next unread byte
   size_t end_ = 0;             // end of valid bytes
   uint64_t base_offset_ = 0;   // content offset of buffer_[0]

@@ -131,5 +131,68 @@ TEST(JsonElementStreamTest, BareArrayAndErrorsWithOffsets) {
   EXPECT_FALSE(text.status.ok());
 }
 
+// `head`, then `blanks` spaces, then `tail`, generated as read: the blanks are never held in memory.
+class BlankRunSource final : public ByteSource {
+ public:
+  BlankRunSource(std::string head, uint64_t blanks, std::string tail)
+      : ByteSource("blanks.json"), head_(std::move(head)), blanks_(blanks), tail_(std::move(tail)) {}
+  Result<size_t> Read(char* buffer, size_t capacity) override {
+    size_t n = 0;
+    for (; n < capacity && at_ < size(); ++n, ++at_) {
+      if (at_ < head_.size()) {
+        buffer[n] = head_[at_];
+      } else if (at_ < head_.size() + blanks_) {
+        buffer[n] = ' ';
+      } else {
+        buffer[n] = tail_[at_ - head_.size() - blanks_];
+      }
+    }
+    return n;
+  }
+  uint64_t file_size() const override { return size(); }
+
+ private:
+  uint64_t size() const { return head_.size() + blanks_ + tail_.size(); }
+  std::string head_;
+  uint64_t blanks_;
+  std::string tail_;
+  uint64_t at_ = 0;
+};
+
+// With a value limit of 64 KiB, 8 MiB of blanks kept in the buffer would be an error: they must stream by,
+// between elements (before and after the comma, in the block scan and in the one-element path) and
+// between top-level keys.
+TEST(JsonElementStreamTest, LongBlanksBetweenElementsAreNotBuffered) {
+  constexpr uint64_t kBlanks = uint64_t{8} << 20;
+  const std::pair<std::string, std::string> cases[] = {
+      {"{\"traceEvents\": [{\"a\": 1},", "{\"b\": 2}]}"},
+      {"{\"traceEvents\": [{\"a\": 1}", ", {\"b\": 2}]}"},
+      {"{\"traceEvents\": [", "{\"a\": 1}, {\"b\": 2}]}"},
+      {"[1, 2,", "{\"a\": 1}]"},
+      {"{\"x\": 1,", "\"traceEvents\": [{\"a\": 1}, {\"b\": 2}]}"},
+  };
+  for (const auto& [head, tail] : cases) {
+    BlankRunSource source(head, kBlanks, tail);
+    JsonElementStream stream(&source, 4096, 64 << 10);
+    Collected collected;
+    Status status = stream.Run(&collected);
+    ASSERT_TRUE(status.ok()) << head << ": " << status.message();
+    EXPECT_FALSE(stream.truncated());
+    EXPECT_EQ(collected.events.size(), head[0] == '[' ? 3u : 2u) << head;
+    EXPECT_EQ(stream.bytes_read(), head.size() + kBlanks + tail.size());
+  }
+}
+
+TEST(JsonElementStreamTest, ValueOverTheLimitIsAnErrorNamingItsStart) {
+  BlankRunSource source("{\"traceEvents\": [{}, {\"a\":", uint64_t{1} << 20, "1}]}");
+  JsonElementStream stream(&source, 4096, 64 << 10);
+  Collected collected;
+  Status status = stream.Run(&collected);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("blanks.json: byte 21: one JSON value runs past 64 KiB"), std::string::npos)
+      << status.message();
+  EXPECT_EQ(collected.events.size(), 1u);  // what came before it was delivered
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -70,9 +70,20 @@ Result<bool> CsvReader::Next() {
     if (!any) return false;
     ++row_;
     const bool blank = fields_.size() == 1 && TrimBlanks(fields_[0]).empty();
-    if (!blank) return true;
-    --row_;  // a blank line is not a row: Python's csv module and the producers agree
+    if (blank) {
+      --row_;  // a blank line is not a row: Python's csv module and the producers agree
+      continue;
+    }
+    if (fields_.size() == header_.size()) return true;
+    if (dropped_rows_++ == 0) first_dropped_row_ = row_;
   }
+}
+
+std::string CsvReader::DroppedRowsWarning() const {
+  if (dropped_rows_ == 0) return "";
+  return name_ + ": " + std::to_string(dropped_rows_) + (dropped_rows_ == 1 ? " row" : " rows") +
+         " with a cell count other than the header's " + std::to_string(header_.size()) + " dropped (first: row " +
+         std::to_string(first_dropped_row_) + ")";
 }
 
 // One record from pos_: fields split on ',' outside quotes, ended by LF, CRLF or the end of text.

@@ -37,8 +37,16 @@ class CsvReader {
   int AnyColumn(std::initializer_list<std::string_view> names) const;
 
   // Advances to the next data record; false at the end. Blank lines are skipped. A malformed record
-  // (an unterminated quote) is an error naming the file and row.
+  // (an unterminated quote) is an error naming the file and row. A record whose cell count differs
+  // from the header's is skipped and counted: columns are found by name, so a missing or extra cell
+  // would put every later value under the wrong name.
   Result<bool> Next();
+
+  // Records skipped for their cell count so far, and the first of them (0 when none).
+  uint64_t dropped_rows() const { return dropped_rows_; }
+  uint64_t first_dropped_row() const { return first_dropped_row_; }
+  // One warning for the skipped records ("" when none), for callers to pass on once per file.
+  std::string DroppedRowsWarning() const;
 
   // 1-based number of the current data record (the header is row 0), for messages.
   uint64_t row() const { return row_; }
@@ -60,6 +68,8 @@ class CsvReader {
   std::string text_;
   size_t pos_ = 0;
   uint64_t row_ = 0;
+  uint64_t dropped_rows_ = 0;
+  uint64_t first_dropped_row_ = 0;
   std::vector<std::string> header_;
   // Fields of the current record: views into text_ when unquoted or free of "" escapes, else into
   // scratch_ (which is rebuilt per record, so views are only valid until the next Next()).

@@ -69,9 +69,21 @@ TEST(CsvReaderTest, NotAvailableAndEmptyCellsAreAbsent) {
   ASSERT_TRUE(CsvInt(r.Cell(3), &d));
   EXPECT_EQ(d, 7);
   EXPECT_FALSE(r.Cell(kNoColumn));
-  ASSERT_TRUE(MustNext(&r));  // a short row: the missing cells are absent
-  EXPECT_FALSE(r.Cell(3));
-  EXPECT_EQ(r.field_count(), 2u);
+  EXPECT_FALSE(MustNext(&r));  // the short row is dropped, not read with cells missing
+}
+
+TEST(CsvReaderTest, RowsWithAnotherCellCountAreDroppedAndCounted) {
+  CsvReader r = MustRead("a,b,c\n1,2,3\n4,5\n6,7,8,9\n10,11,12\n");
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_EQ(r.Text(2), "3");
+  ASSERT_TRUE(MustNext(&r));
+  EXPECT_EQ(r.row(), 4u);  // row numbers still count the dropped rows
+  EXPECT_EQ(r.Text(0), "10");
+  EXPECT_FALSE(MustNext(&r));
+  EXPECT_EQ(r.dropped_rows(), 2u);
+  EXPECT_EQ(r.first_dropped_row(), 2u);
+  EXPECT_EQ(r.DroppedRowsWarning(),
+            "test.csv: 2 rows with a cell count other than the header's 3 dropped (first: row 2)");
 }
 
 TEST(CsvReaderTest, BlankLinesAreSkippedAndBomIgnored) {
