@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 DEMO_TRACE  ?= examples/tiny_train.pt.trace.json.gz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build demo test unit-asan fuzz bench bench-ranks clean
+.PHONY: deps build demo test test-long unit-asan asan-build fuzz bench bench-ranks bench-bounds clean
 
 deps:
 	@./scripts/install-deps
@@ -19,19 +19,30 @@ build: deps
 demo: build
 	@$(BUILD)/release/tuneprof analyze $(DEMO_TRACE)
 
-# All tests on the release build, then the same suite under AddressSanitizer + UBSan, then a short
-# fuzz smoke run of every importer.
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+
+# All tests on the release build; under AddressSanitizer + UBSan the unit and golden tests and the
+# hostile-input end-to-end checks (the corpus-wide e2e checks run on the release build only: under
+# ASan they take most of an hour); then a short fuzz smoke run of every importer.
 test: build
 	@cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory unit-asan
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 
-unit-asan: deps
+# On demand: every test under ASan + UBSan (slow ones included) and a longer fuzz run.
+test-long: build
+	@cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory asan-build
+	@cd $(BUILD)/asan && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600
+
+asan-build: deps
 	@cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTUNEPROF_SANITIZE=ON \
 		-DTUNEPROF_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 	@cmake --build $(BUILD)/asan -j $(JOBS)
-	@cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		ctest --output-on-failure -j $(JOBS) -LE slow
+
+unit-asan: asan-build
+	@cd $(BUILD)/asan && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L "unit|golden|hostile" -LE slow
 
 # libFuzzer: every importer's fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600 for a long run).
 fuzz: deps
@@ -48,6 +59,11 @@ bench: build
 # peak RSS, which must stay below (worker threads + 1) x one rank's.
 bench-ranks: build
 	@./bench/run_many_ranks_bench.sh $(BUILD)/release 8 64
+
+# Bounded cost on adversarial generated inputs (1 M allocator events, 1 M identical events on one
+# thread, 10,000 ranks of tiny traces): wall time and peak RSS of `tuneprof analyze` on one core.
+bench-bounds: build
+	@./bench/run_bounds_bench.sh $(BUILD)/release
 
 clean:
 	rm -rf $(BUILD)
