@@ -86,7 +86,8 @@ TEST(PlanReuseTest, ABudgetThatRunsOutStillLeavesAValidPlanAndSaysWhere) {
   ASSERT_NE(plan.stopped_after_blocks, kNoId);
   EXPECT_LT(plan.stopped_after_blocks, 2000);
   EXPECT_GE(plan.plan_peak_bytes, plan.max_live_bytes);
-  EXPECT_EQ(plan.strategy, "best fit in allocation order");
+  // The greedy planners stopped; the plan kept is the replay's or the exact search's (its own budget).
+  EXPECT_TRUE(plan.strategy == "best fit in allocation order" || plan.strategy == "exact search") << plan.strategy;
   const ReusePlan unbounded = PlanReuse(blocks, 0, kNoId, false);
   EXPECT_LE(unbounded.plan_peak_bytes, plan.plan_peak_bytes);
 }

@@ -3,6 +3,7 @@
 #include "analysis/advisor/advisor_config.h"
 #include "cli/diagnostics.h"
 #include "cli/hardware_options.h"
+#include "importers/common/rank.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
 
@@ -38,7 +39,13 @@ Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
   std::vector<std::string> skipped;
   TP_ASSIGN_OR_RETURN(loaded.traces, ImportPaths(paths, &skipped));
   EmitWarnings(skipped, &loaded.warnings);
-  for (const Trace& trace : loaded.traces) EmitWarnings(TraceWarnings(trace), &loaded.warnings);
+  for (const Trace& trace : loaded.traces) {
+    std::vector<std::string> warnings = TraceWarnings(trace);
+    if (loaded.traces.size() == 1) {
+      std::erase_if(warnings, [](const std::string& w) { return w.ends_with(kNoRankWarning); });
+    }
+    EmitWarnings(warnings, &loaded.warnings);
+  }
   return loaded;
 }
 

@@ -50,7 +50,7 @@ void SettleRank(TraceMetadata* meta) {
   }
   meta->rank = 0;
   meta->rank_source = RankSource::kDefault;
-  meta->warnings.push_back("no rank in the trace (distributedInfo.rank) or its path; assuming rank 0");
+  meta->warnings.emplace_back(kNoRankWarning);
 }
 
 }  // namespace tuneprof
