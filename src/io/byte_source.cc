@@ -1,5 +1,7 @@
 #include "io/byte_source.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,7 +59,10 @@ class FileSource final : public ByteSource {
 class GzipSource final : public ByteSource {
  public:
   explicit GzipSource(std::unique_ptr<FileSource> file)
-      : ByteSource(file->path()), file_(std::move(file)), input_(kInputBytes) {
+      // A small file needs no 1 MiB input buffer: allocating and zeroing it dominated tiny ranks.
+      : ByteSource(file->path()),
+        file_(std::move(file)),
+        input_(std::clamp<uint64_t>(file_->file_size(), kMinInputBytes, kInputBytes)) {
     std::memset(&stream_, 0, sizeof(stream_));
     inflateInit2(&stream_, 16 + MAX_WBITS);
   }
@@ -112,6 +117,7 @@ class GzipSource final : public ByteSource {
 
  private:
   static constexpr size_t kInputBytes = 1 << 20;
+  static constexpr size_t kMinInputBytes = 4 << 10;
   std::unique_ptr<FileSource> file_;
   std::vector<char> input_;
   z_stream stream_;

@@ -3,7 +3,8 @@
 #   usage: run_fuzzers.sh BUILD_DIR SECONDS
 # Seeds are rebuilt on each run under BUILD_DIR/fuzz_work/seeds (never in the repository) from small
 # traces in ../shared/traces plus handcrafted tiny documents; the corpus each fuzzer grows is kept in
-# BUILD_DIR/fuzz_work/corpus across runs. Crash, leak and timeout reproducers land in
+# BUILD_DIR/fuzz_work/corpus across runs. FUZZ_RSS_LIMIT_MB (2048) and FUZZ_TIMEOUT_S (10) set libFuzzer's
+# -rss_limit_mb and -timeout. Crash, leak and timeout reproducers land in
 # BUILD_DIR/fuzz_work/artifacts/<fuzzer>/. Prints one summary line per fuzzer; exits 1 if any failed.
 set -uo pipefail
 
@@ -145,7 +146,7 @@ for fuzzer in "${fuzzers[@]}"; do
   dict="$here/${name%_fuzzer}.dict"
   [ -f "$dict" ] && extra+=("-dict=$dict")
 
-  "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+  "$fuzzer" -max_total_time="$seconds" -rss_limit_mb="${FUZZ_RSS_LIMIT_MB:-2048}" -timeout="${FUZZ_TIMEOUT_S:-10}" \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "${extra[@]}" "$corpus" "$seeds" > "$log" 2>&1
   rc=$?
 
