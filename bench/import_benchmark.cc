@@ -57,7 +57,7 @@ void BM_ImportTrace(benchmark::State& state) {
 }
 BENCHMARK(BM_ImportTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Import plus the full step breakdown `tuneprof profile` prints (issue 3: within 1.5x the import).
+// Import plus the full step breakdown `tuneprof profile` prints (within 1.5x the import).
 void BM_ImportAndBreakdown(benchmark::State& state) {
   RunImportBenchmark(state, [](const Trace& trace) {
     RankBreakdown breakdown = ComputeTimeBreakdown(trace);

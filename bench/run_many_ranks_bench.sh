@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Wall time and peak RSS of `tuneprof comm --json` on a directory of N ranks (issue 7, "Scale").
+# Wall time and peak RSS of `tuneprof comm --json` on a directory of N ranks.
 # The ranks are the real gloo DDP traces ../shared/traces/torch-cpu/kineto26/ddp_ws4_rank{0..3}.json.gz
 # replicated with new rank ids (bench/comm_scale.py's replicate) into a temporary directory, never into
 # the repository. Each measurement is /usr/bin/time -v of the whole process, RUNS times; the median wall

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Evidence of `tuneprof advise --json` (issue 8) against independent computations from the raw files.
+"""Evidence of `tuneprof advise --json` against independent computations from the raw files.
 
 Runs `advise --json` on shared Kineto GPU, torch_npu (text and db), nsys and CPU-only samples and on our
 own workloads (tests/data/workloads). For every finding that fires, a check recomputes one or more of

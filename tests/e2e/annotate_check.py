@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Round trip of `tuneprof annotate` (issue 11) on a shared Kineto sample.
+"""Round trip of `tuneprof annotate` on a shared Kineto sample.
 
 - The output is gzip JSON that Python's json module reads; its traceEvents are the original events, in
   order and equal, plus the added ones, all on one new process whose pid no original event uses.

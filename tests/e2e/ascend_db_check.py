@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ascend Db export (issue 5): tuneprof against independent Python (sqlite3, csv, json) readings of the
+"""Ascend Db export: tuneprof against independent Python (sqlite3, csv, json) readings of the
 shared samples in ../shared/traces/ascend.
 
 1. For every db-form rank directory (msinsight/test/data/pytorch/db/levelN/rankM_ascend_pt): the step

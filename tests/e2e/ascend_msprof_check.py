@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""msprof output (issue 5): PROF_*/mindstudio_profiler_output/ and PROF_*/device_*/info.json.
+"""msprof output: PROF_*/mindstudio_profiler_output/ and PROF_*/device_*/info.json.
 
 No real msprof PROF_ directory exists in ../shared/traces, so this script writes small synthetic ones
 into a temporary directory, strictly from the file names and columns that ../shared/reference/formats.md

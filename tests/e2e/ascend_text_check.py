@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks the Ascend text-form import (issue 5) against an independent reading with Python's csv module.
+"""Checks the Ascend text-form import against an independent reading with Python's csv module.
 
 For every rank directory under ../shared/traces/ascend whose ASCEND_PROFILER_OUTPUT/ holds a
 kernel_details.csv, `tuneprof info --json DIR` must report

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks the Ascend compute units of `tuneprof profile --json` (issue 4) against Python's csv module.
+"""Checks the Ascend compute units of `tuneprof profile --json` against Python's csv module.
 
 For every kernel_details.csv / op_summary*.csv under ../shared/traces/ascend (a bare file is placed, as a
 symlink, in a temporary `*_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`), computed here from the

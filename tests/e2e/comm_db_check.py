@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`tuneprof comm` on torch_npu's Db export (analysis.db CommAnalyzerTime / CommAnalyzerBandwidth /
-CommAnalyzerMatrix, formats.md B.11; issue 7 item 1) against Python's sqlite3, and against the text form
+CommAnalyzerMatrix, formats.md B.11) against Python's sqlite3, and against the text form
 of the same scenario.
 
 For every shared Db-form rank directory with an analysis.db (ascend/msinsight/test/data/pytorch/db/level{1,2}):

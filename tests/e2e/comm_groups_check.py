@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`tuneprof comm --json`'s per-group summaries (issue 7 item 4, `groups[]`) against Python's own computation.
+"""`tuneprof comm --json`'s per-group summaries (`groups[]`) against Python's own computation.
 
 1. Kineto NCCL kernels (kineto/hta/nccl_parser_config: Process Group Name/Description/Ranks in the kernel args;
    kineto/hta/trace_filter, 2 ranks, no group args: one unnamed group): per group collectives, bytes

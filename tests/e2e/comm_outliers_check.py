@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`tuneprof comm`'s slow-rank outlier tests (issue 7, item 4) on our own 4-rank gloo DDP run with rank
+"""`tuneprof comm`'s slow-rank outlier tests on our own 4-rank gloo DDP run with rank
 SLOW_RANK slowed by a sleep (tests/workloads/ddp_slow_rank.py; traces tests/data/ddp_slow_rank/ws4), against
 Python's own computation over the same per-rank figures.
 

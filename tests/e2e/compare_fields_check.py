@@ -1,26 +1,25 @@
 #!/usr/bin/python3
-"""End-to-end checks of what `tuneprof compare` adds beyond step time and operators (issue 9 items 1, 2,
-5 and 7), on our own before/after pairs (tests/data/compare_pairs) and one shared GPU pair.
+"""End-to-end checks of what `tuneprof compare` adds beyond step time and operators, on our own before/after pairs (tests/data/compare_pairs) and one shared GPU pair.
 
-- Utilizations, MFU and the dominant bottleneck (item 2): `metrics` holds
+- Utilizations, MFU and the dominant bottleneck: `metrics` holds
   compute_units_utilization_pct, memory_bandwidth_utilization_pct,
   communication_bandwidth_utilization_pct and mfu with before/after/delta_pct/significant; values are
   null or in range (0-100 %, MFU 0-1), never significant (one reading a side), and equal what
   `tuneprof analyze --json` reports for the same side (the slowest rank's utilizations, the job's
   dominant bottleneck); `dominant_bottleneck` before/after are valid names. On the GPU pair
   (HTA's trace_diff control/test) the compute-unit utilization is known on both sides.
-- Categories (item 1): `categories[]` against an independent computation from the JSON: outermost
+- Categories: `categories[]` against an independent computation from the JSON: outermost
   cpu_op events per thread inside ProfilerStep ranges (an op inside another op is its parent's time),
   per step, classified by the small name table below; the categories' sum equals the sum of all
   outermost ops.
-- Predicted vs measured (item 5): `--advice` with `advise --json` of the before side lists exactly its
+- Predicted vs measured: `--advice` with `advise --json` of the before side lists exactly its
   finding ids; every finding has a measured change or says why not. The advisor's fusion.attention
   finding on the SDPA pair (the causal mask built in place: matmul, div, ones, triu, masked_fill,
   softmax, matmul): its measured change must equal, from the traces, the per-step time of the
   outermost operators its example names before vs those plus the operators only the after side has
   that do their kind of work or attention (the SDPA) after. compute.fp32_matmul (which the advisor does fire) is checked the same way against aten::matmul.
   A bad file is one error line naming it, exit 1; a missing one exit 2.
-- Markdown (item 7): `--format md` is GitHub tables: every table row has its header's cell count, the
+- Markdown: `--format md` is GitHub tables: every table row has its header's cell count, the
   metric rows are the JSON's metric keys in order, the operator rows are the JSON's first ops.
 Usage: compare_fields_check.py TUNEPROF DATA_DIR SHARED_DIR
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""End-to-end checks of `tuneprof compare` on our own before/after workloads (issue 9 acceptance).
+"""End-to-end checks of `tuneprof compare` on our own before/after workloads.
 
 The traces are tests/data/compare_pairs/*.json.gz, recorded with torch 2.6 on the CPU by
 tests/workloads/compare_pairs.py (20 steps a side):

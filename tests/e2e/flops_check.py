@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks FLOPs from shapes (issue 4) against torch.profiler's own with_flops numbers.
+"""Checks FLOPs from shapes against torch.profiler's own with_flops numbers.
 
 tests/data/flops/flops_cpu.pt.trace.json.gz was recorded by tests/data/flops/record_flops.py with torch 2.6,
 record_shapes=True and with_flops=True; torch's per-op flops (its Chrome export omits them) are in

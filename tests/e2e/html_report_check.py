@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Browser test of `tuneprof report` (issue 11): renders reports in headless Chromium (Debian's
+"""Browser test of `tuneprof report`: renders reports in headless Chromium (Debian's
 `chromium`) and checks what the browser built, not the file we wrote.
 
 Reports: a Kineto sample (kineto/hta/nccl_parser_config), an Ascend sample (torch_npu text export,

@@ -297,7 +297,7 @@ def check_operator_blocks(directory, blocks, samples, device):
            "max_live_bytes": reuse["max_live_bytes"], "reuse blocks": reuse["blocks"]}
     for key in want:
         check(got[key] == want[key], f"{label}: {key} {got[key]} != {want[key]} (operator_memory)")
-    # Issue 6: the reuse plan's peak is at most the observed peak (PTA's peak reserved).
+    # The reuse plan's peak is at most the observed peak (PTA's peak reserved).
     check(reuse["max_live_bytes"] <= reuse["plan_peak_bytes"] <= reserved == reuse["observed_peak_bytes"],
           f"{label}: reuse plan {reuse} against PTA's peak reserved {reserved}")
 

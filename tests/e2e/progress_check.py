@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The load progress bar (issue 11 item 6) through the real binary.
+"""The load progress bar through the real binary.
 
 On a generated ~50 MB Kineto trace (and its .gz): under a pty (util-linux `script`) stderr shows
 redrawn "loading NAME [bar] P%  READ/TOTAL MiB  N events  ETA" lines whose total is the file's size on

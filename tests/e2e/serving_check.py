@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks `profile --json`'s serving metrics (issue 4) against the wall clock of the workload itself.
+"""Checks `profile --json`'s serving metrics against the wall clock of the workload itself.
 
 tests/data/serving/generation_cpu.pt.trace.json.gz was recorded by tests/data/serving/record_generation.py
 (torch 2.6, CPU): a prefill + decode loop over 3 requests, marked request#i / prefill / decode_step. The

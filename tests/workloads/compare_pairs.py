@@ -1,4 +1,4 @@
-"""Before/after pairs of one optimization each, for `tuneprof compare` (issue 9).
+"""Before/after pairs of one optimization each, for `tuneprof compare`.
 
 Run with torch 2.6 (Kineto), e.g. `../shared/tools/torch26/py tests/workloads/compare_pairs.py --out
 tests/data/compare_pairs all`. Each pair profiles STEPS short steps on the CPU (ProfilerStep#N via

@@ -7,7 +7,7 @@ tuneprof's serving metrics read (src/analysis/generation_metrics.h): `request#<i
 The script times the same spans itself with time.perf_counter, just outside each marker, and writes
 them to generation_cpu.wall.json: per request TTFT (request start -> end of prefill) and the decode
 steps' durations, so that tests/e2e/serving_check.py can compare tuneprof's TTFT and decode tokens/s
-against wall-clock numbers (issue 4 acceptance: within 2 %). Run from the repository root:
+against wall-clock numbers (within 2 %). Run from the repository root:
   ../shared/tools/torch26/py tests/data/serving/record_generation.py
 """
 import gzip
