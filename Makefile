@@ -6,49 +6,56 @@ CMAKE_FLAGS ?=
 DEMO_TRACE  ?= examples/tiny_train.pt.trace.json.gz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build demo test test-long unit-asan asan-build fuzz bench bench-ranks bench-bounds clean
+.PHONY: deps build release-cli demo test test-long asan-build fuzz bench bench-ranks bench-bounds clean
 
 deps:
 	@./scripts/install-deps
 
+RELEASE_CONFIGURE = cmake -S . -B $(BUILD)/release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+
 # Release build with tests and benchmarks.
 build: deps
-	@cmake -S . -B $(BUILD)/release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@$(RELEASE_CONFIGURE)
 	@cmake --build $(BUILD)/release -j $(JOBS)
+
+# Release binary and benchmark only: the release half of `make test` runs the end-to-end tests, which need
+# nothing else (the unit tests run in the sanitized build).
+release-cli: deps
+	@$(RELEASE_CONFIGURE)
+	@cmake --build $(BUILD)/release -j $(JOBS) --target tuneprof import_benchmark
 
 demo: build
 	@$(BUILD)/release/tuneprof analyze $(DEMO_TRACE)
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 
-# All tests on the release build; under AddressSanitizer + UBSan the unit and golden tests and the
-# hostile-input end-to-end checks (the corpus-wide e2e checks run on the release build only: under
-# ASan they take most of an hour); then a short fuzz smoke run of every importer.
-test: build
-	@cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
-	@$(MAKE) --no-print-directory unit-asan
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+# Within 15 minutes on a 2-core machine: the end-to-end tests on the release binary; the unit and golden
+# tests and the hostile-input end-to-end checks under AddressSanitizer + UBSan (the corpus-wide end-to-end
+# checks run on the release build only: under ASan they take most of an hour); then a short fuzz smoke
+# run of every importer, with the fuzz targets of the same sanitized build.
+test: release-cli asan-build
+	@cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS) -L e2e
+	@cd $(BUILD)/asan && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L "unit|golden|hostile" -LE slow
+	@./tests/fuzz/run_fuzzers.sh $(BUILD)/asan 15
 
 # On demand: every test under ASan + UBSan (slow ones included) and a longer fuzz run.
-test-long: build
+test-long: build asan-build
 	@cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
-	@$(MAKE) --no-print-directory asan-build
 	@cd $(BUILD)/asan && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600
 
+# Debug build under ASan + UBSan with the tests and the fuzz targets.
 asan-build: deps
 	@cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTUNEPROF_SANITIZE=ON \
-		-DTUNEPROF_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+		-DTUNEPROF_BUILD_FUZZERS=ON -DTUNEPROF_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 	@cmake --build $(BUILD)/asan -j $(JOBS)
 
-unit-asan: asan-build
-	@cd $(BUILD)/asan && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L "unit|golden|hostile" -LE slow
-
-# libFuzzer: every importer's fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600 for a long run).
+# libFuzzer, optimized: every importer's fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600 for
+# a long campaign).
 fuzz: deps
 	@cmake -S . -B $(BUILD)/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNEPROF_BUILD_FUZZERS=ON \
 		-DTUNEPROF_BUILD_TESTS=OFF -DTUNEPROF_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-	@cmake --build $(BUILD)/fuzz -j $(JOBS)
+	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzzers
 	@./tests/fuzz/run_fuzzers.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 # Import speed and memory on a generated >= 500 MB Kineto trace, against Python's json.load.

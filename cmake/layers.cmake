@@ -25,12 +25,15 @@ function(tuneprof_layer name)
   target_include_directories(tp_${name} PUBLIC ${root})
   target_link_libraries(tp_${name} PUBLIC ${L_DEPS} PRIVATE ${L_LIBS})
   target_compile_options(tp_${name} PRIVATE ${TUNEPROF_WARNINGS})
+  tuneprof_precompile(tp_${name})
 
   if(TUNEPROF_BUILD_TESTS AND tests)
     add_executable(tp_${name}_tests ${tests})
     target_link_libraries(tp_${name}_tests PRIVATE tp_${name} ${L_LIBS} GTest::gtest GTest::gtest_main)
+    target_include_directories(tp_${name}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
+    tuneprof_precompile(tp_${name}_tests TEST)
     target_compile_definitions(tp_${name}_tests PRIVATE
-      TUNEPROF_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+      TUNEPROF_SHARED_DIR="${TUNEPROF_SHARED_VIEW}"
       TUNEPROF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
     gtest_discover_tests(tp_${name}_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
   endif()

@@ -3,6 +3,7 @@
 
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/byte_source.h"
+#include "test_corpus.h"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +33,7 @@ uint32_t Find(const Trace& trace, std::string_view name) {
 }
 
 TEST(ImportTest, TorchNpuStringTimestampsKeepNanoseconds) {
+  TUNEPROF_REQUIRE_CORPUS();
   Trace trace = MustImport("ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
   EXPECT_EQ(trace.metadata().format, TraceFormat::kTorchNpuTraceView);
   // {"name": "Computing", "ts": "1736408883704643.212", "dur": 53.742} on the Overlap Analysis track.
@@ -49,6 +51,7 @@ TEST(ImportTest, TorchNpuStringTimestampsKeepNanoseconds) {
 }
 
 TEST(ImportTest, KinetoBaseTimeNanosecondsIsAddedExactly) {
+  TUNEPROF_REQUIRE_CORPUS();
   Trace trace = MustImport("kineto/hta/nccl_parser_config/nccl_data.json.gz");
   EXPECT_EQ(trace.metadata().format, TraceFormat::kKineto);
   EXPECT_EQ(trace.metadata().base_time_ns, 1711964646000000000);
@@ -61,6 +64,7 @@ TEST(ImportTest, KinetoBaseTimeNanosecondsIsAddedExactly) {
 }
 
 TEST(ImportTest, KinetoModelTables) {
+  TUNEPROF_REQUIRE_CORPUS();
   Trace trace = MustImport("kineto/hta/nccl_parser_config/nccl_data.json.gz");
   const TraceMetadata& meta = trace.metadata();
   EXPECT_EQ(meta.rank, 0);
@@ -98,6 +102,7 @@ TEST(ImportTest, KinetoModelTables) {
 }
 
 TEST(ImportTest, LegacyExportAndMemoryEvents) {
+  TUNEPROF_REQUIRE_CORPUS();
   Trace legacy = MustImport("torch-cpu/legacy113/gpt_train_before.json.gz");
   EXPECT_EQ(legacy.metadata().format, TraceFormat::kPytorchLegacy);
   EXPECT_EQ(legacy.steps().size(), 5u);
@@ -110,6 +115,7 @@ TEST(ImportTest, LegacyExportAndMemoryEvents) {
 }
 
 TEST(ImportTest, SameModelForEveryChunkSize) {
+  TUNEPROF_REQUIRE_CORPUS();
   // The streaming split must not depend on where reads end.
   const std::string path = kTraces + "kineto/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz";
   auto reference = ImportFile(path);

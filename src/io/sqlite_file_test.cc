@@ -1,4 +1,5 @@
 #include "io/sqlite_file.h"
+#include "test_corpus.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@ const std::string kMock = std::string(TUNEPROF_SHARED_DIR) + "/traces/nsys/rtx30
 const std::string kSynthetic = std::string(TUNEPROF_SHARED_DIR) + "/traces/nsys/synthetic_healthy_1pct.sqlite";
 
 TEST(SqliteFile, ReadsTablesColumnsAndRowsOfARealExport) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto file = SqliteFile::Open(kMock);
   ASSERT_TRUE(file.ok()) << file.status().message();
   EXPECT_TRUE((*file)->HasTable("TARGET_INFO_GPU"));
@@ -32,6 +34,7 @@ TEST(SqliteFile, ReadsTablesColumnsAndRowsOfARealExport) {
 }
 
 TEST(SqliteFile, BindsParametersAndReadsText) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto file = SqliteFile::Open(kSynthetic);
   ASSERT_TRUE(file.ok()) << file.status().message();
   auto statement = (*file)->Prepare("SELECT name FROM TARGET_INFO_GPU WHERE ? = 1");
@@ -61,6 +64,7 @@ TEST(SqliteFile, MissingFileAndNonDatabaseAreOneLineErrorsNamingThePath) {
 }
 
 TEST(SqliteFile, BadQueryNamesTheFile) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto file = SqliteFile::Open(kSynthetic);
   ASSERT_TRUE(file.ok());
   auto statement = (*file)->Prepare("SELECT nope FROM nowhere");
@@ -69,6 +73,7 @@ TEST(SqliteFile, BadQueryNamesTheFile) {
 }
 
 TEST(SqliteFile, OpeningNeverWritesBesideTheFile) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto file = SqliteFile::Open(kMock);
   ASSERT_TRUE(file.ok());
   ASSERT_TRUE((*file)->CountRows("StringIds").ok());

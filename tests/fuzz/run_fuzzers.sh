@@ -2,7 +2,8 @@
 # Runs every libFuzzer target built in BUILD_DIR/fuzzers for SECONDS each, one job at a time.
 #   usage: run_fuzzers.sh BUILD_DIR SECONDS
 # Seeds are rebuilt on each run under BUILD_DIR/fuzz_work/seeds (never in the repository) from small
-# traces in ../shared/traces plus handcrafted tiny documents; the corpus each fuzzer grows is kept in
+# traces in the shared corpus (TUNEPROF_CORPUS, default ../shared/traces beside the checkout) plus
+# handcrafted tiny documents; the corpus each fuzzer grows is kept in
 # BUILD_DIR/fuzz_work/corpus across runs. FUZZ_RSS_LIMIT_MB (2048) and FUZZ_TIMEOUT_S (10) set libFuzzer's
 # -rss_limit_mb and -timeout. Crash, leak and timeout reproducers land in
 # BUILD_DIR/fuzz_work/artifacts/<fuzzer>/. Prints one summary line per fuzzer; exits 1 if any failed.
@@ -15,7 +16,7 @@ fi
 build=$(cd "$1" && pwd) || exit 2
 seconds=$2
 here=$(cd "$(dirname "$0")" && pwd)
-shared="$here/../../../shared"
+traces="${TUNEPROF_CORPUS:-$here/../../../shared/traces}"
 work="$build/fuzz_work"
 
 shopt -s nullglob
@@ -33,20 +34,20 @@ mkdir -p "$json" "$gz"
 
 # Small real files: every shared .json up to 16 KB, and small .json.gz both as they are (gzip fuzzer)
 # and decompressed (JSON fuzzer). Missing shared traces only mean fewer seeds.
-if [ -d "$shared/traces" ]; then
+if [ -d "$traces" ]; then
   n=0
   while IFS= read -r -d '' file; do
     n=$((n + 1))
     cp "$file" "$json/shared_$n.json"
-  done < <(find "$shared/traces" -type f -name '*.json' -size -17k -print0 | sort -z)
+  done < <(find "$traces" -type f -name '*.json' -size -17k -print0 | sort -z)
   n=0
   while IFS= read -r -d '' file; do
     n=$((n + 1))
     cp "$file" "$gz/shared_$n.json.gz"
     gzip -dc "$file" > "$json/shared_gz_$n.json" 2>/dev/null || rm -f "$json/shared_gz_$n.json"
-  done < <(find "$shared/traces" -type f -name '*.json.gz' -size -4k -print0 | sort -z)
+  done < <(find "$traces" -type f -name '*.json.gz' -size -4k -print0 | sort -z)
 else
-  echo "run_fuzzers: $shared/traces not found; using handcrafted seeds only" >&2
+  echo "run_fuzzers: $traces not found; using handcrafted seeds only" >&2
 fi
 
 # Handcrafted: one of each shape the importer distinguishes.
@@ -116,7 +117,7 @@ cp "$gz"/* "$work/seeds/gzip_source_fuzzer/"
 # plus a tiny handcrafted one of each.
 csv_seeds="$work/seeds/ascend_csv_fuzzer"
 mkdir -p "$csv_seeds"
-if [ -d "$shared/traces/ascend" ]; then
+if [ -d "$traces/ascend" ]; then
   n=0
   while IFS= read -r -d '' file; do
     n=$((n + 1))
@@ -124,10 +125,54 @@ if [ -d "$shared/traces/ascend" ]; then
       kernel_details.csv) { printf '\x00'; cat "$file"; } > "$csv_seeds/kernel_details_$n" ;;
       step_trace_time.csv) { printf '\x01'; cat "$file"; } > "$csv_seeds/step_trace_$n" ;;
     esac
-  done < <(find "$shared/traces/ascend" -type f \( -name kernel_details.csv -o -name step_trace_time.csv \) -size -65k -print0 | sort -z)
+  done < <(find "$traces/ascend" -type f \( -name kernel_details.csv -o -name step_trace_time.csv \) -size -65k -print0 | sort -z)
 fi
 printf '\x00Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Block Dim,Input Shapes,aic_mac_ratio\n1,MatMul,MatMulV2,AI_CORE,1736408883704643.212\t,10.5,24,"""8,16;16,32""",0.8\n' > "$csv_seeds/tiny_kernel_details"
 printf '\x01Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble\n50,8873.756,101963.203,4028.675,105991.878,25744.05,136581.0,0\n' > "$csv_seeds/tiny_step_trace"
+
+# The communication-summary fuzzer: byte 0 even = communication.json, odd = communication_matrix.json;
+# the real files up to 64 KB plus a tiny handcrafted one of each.
+comm_seeds="$work/seeds/ascend_json_fuzzer"
+mkdir -p "$comm_seeds"
+if [ -d "$traces/ascend" ]; then
+  n=0
+  while IFS= read -r -d '' file; do
+    n=$((n + 1))
+    case $(basename "$file") in
+      communication.json) { printf '\x00'; cat "$file"; } > "$comm_seeds/communication_$n" ;;
+      communication_matrix.json) { printf '\x01'; cat "$file"; } > "$comm_seeds/matrix_$n" ;;
+    esac
+  done < <(find "$traces/ascend" -type f \( -name communication.json -o -name communication_matrix.json \) -size -65k -print0 | sort -z)
+fi
+printf '\x00%s' '{"step50": {"collective": {"hcom_allReduce__1_0@123": {"Communication Time Info": {"Start Timestamp(us)": 1736408883704643.212, "Elapse Time(ms)": 1.5, "Transit Time(ms)": 0.5, "Wait Time(ms)": 1.0, "Synchronization Time(ms)": 0.2, "Idle Time(ms)": 0, "Wait Time Ratio": 0.67, "Synchronization Time Ratio": 0.13}, "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 8.0, "Large Packet Ratio": 1, "Size Distribution": {"4.0": [1, 0.5]}}}}}}}' > "$comm_seeds/tiny_communication"
+printf '\x01%s' '{"step50": {"collective": {"allReduce-top1@123": {"0-1": {"Transport Type": "HCCS", "Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 8.0, "op_name": "hcom_allReduce__1_0"}}}}}' > "$comm_seeds/tiny_matrix"
+
+# The SQLite fuzzer: small real exports (Nsight Systems, torch_npu, msprof; up to 128 KB) and a minimal
+# Nsight Systems schema written here with Python's sqlite3.
+db_seeds="$work/seeds/sqlite_import_fuzzer"
+mkdir -p "$db_seeds"
+if [ -d "$traces" ]; then
+  n=0
+  while IFS= read -r -d '' file; do
+    n=$((n + 1))
+    cp "$file" "$db_seeds/db_$n"
+  done < <(find "$traces" -type f \( -name '*.sqlite' -o -name '*.db' \) -size -129k -print0 | sort -z)
+fi
+/usr/bin/python3 - "$db_seeds/tiny_nsys" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("""
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO StringIds VALUES (1, 'gemm_kernel'), (2, 'cudaLaunchKernel_v7000');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER, gridX INTEGER,
+  gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 42, 281474976710656, 1, 1, 4, 1, 1, 128, 1, 1);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, correlationId INTEGER, globalTid INTEGER, nameId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 42, 281474976710657, 2);
+""")
+db.commit()
+PY
 
 # ---- Runs ----------------------------------------------------------------------------------------
 # UBSan reports are fatal (the libraries are built in recover mode); libFuzzer catches leaks itself.

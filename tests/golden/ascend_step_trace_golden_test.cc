@@ -1,7 +1,7 @@
 // Golden tests: the torch_npu split (Computing, Communication(Not Overlapped), Overlapped,
 // Communication, Free per step) recomputed from trace_view.json's device tasks, against the
 // step_trace_time.csv torch_npu wrote beside it. One test per rank directory under
-// ../shared/traces/ascend/ that holds both files. Tolerance: 1 % of the step's Stage (issue 3).
+// ../shared/traces/ascend/ that holds both files. Tolerance: 1 % of the step's Stage.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 
 #include "analysis/time_breakdown.h"
 #include "importers/import.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -114,6 +115,7 @@ const StepBreakdown* FindStep(const std::vector<StepBreakdown>& steps, std::opti
 class AscendStepTraceGoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AscendStepTraceGoldenTest, SplitMatchesStepTraceTime) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path output = kAscendTraces / GetParam() / "ASCEND_PROFILER_OUTPUT";
   auto trace = ImportFile((output / "trace_view.json").string());
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -160,6 +162,7 @@ INSTANTIATE_TEST_SUITE_P(SharedTorchNpuRanks, AscendStepTraceGoldenTest, ::testi
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AscendStepTraceGoldenTest);
 
 TEST(AscendStepTraceGoldenDataTest, SharedRanksArePresent) {
+  TUNEPROF_REQUIRE_CORPUS();
   if (RankDirectories().empty()) GTEST_SKIP() << "no torch_npu rank directories under " << kAscendTraces;
   SUCCEED();
 }

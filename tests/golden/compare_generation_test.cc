@@ -12,6 +12,7 @@
 
 #include "analysis/generation_metrics.h"
 #include "importers/import.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -50,6 +51,8 @@ std::vector<ExpectedRequest> ReadExpected(const fs::path& path) {
 class GenerationGoldenTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GenerationGoldenTest, MatchesDerivedReference) {
+  TUNEPROF_REQUIRE_CORPUS();
+  TUNEPROF_REQUIRE_SHARED("reference");
   const std::string name = GetParam();
   const auto expected =
       ReadExpected(kShared / "reference" / "expected" / "torch-cpu" / ("derived_kineto26_" + name + ".txt"));

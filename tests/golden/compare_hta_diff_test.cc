@@ -15,6 +15,7 @@
 
 #include "analysis/operator_diff.h"
 #include "importers/import.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -181,6 +182,8 @@ struct DiffCase {
 class CompareHtaDiffTest : public ::testing::TestWithParam<DiffCase> {};
 
 TEST_P(CompareHtaDiffTest, MatchesCompareTracesAndOpsDiff) {
+  TUNEPROF_REQUIRE_CORPUS();
+  TUNEPROF_REQUIRE_SHARED("reference");
   const DiffCase& c = GetParam();
   const fs::path expected = kExpected / c.expected_dir;
   const Trace control = ImportOne(kTraces / c.control);

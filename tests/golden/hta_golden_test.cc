@@ -23,6 +23,7 @@
 #include "analysis/hta_launches.h"
 #include "analysis/time_breakdown.h"
 #include "importers/import.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -161,6 +162,7 @@ const HtaRankBreakdown* FindRank(const std::vector<HtaRankBreakdown>& ranks, int
 class HtaGoldenTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
+    TUNEPROF_REQUIRE_CORPUS();
     dir_ = kExpected / GetParam();
     traces_ = ImportRun(dir_);
     ASSERT_FALSE(traces_.empty());
@@ -173,6 +175,7 @@ class HtaGoldenTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(HtaGoldenTest, TemporalBreakdownMatches) {
+  TUNEPROF_REQUIRE_CORPUS();
   const CsvTable expected(dir_ / "temporal_breakdown.csv");
   ASSERT_FALSE(expected.rows().empty());
   for (const std::vector<std::string>& row : expected.rows()) {
@@ -194,6 +197,7 @@ TEST_P(HtaGoldenTest, TemporalBreakdownMatches) {
 }
 
 TEST_P(HtaGoldenTest, CommCompOverlapMatches) {
+  TUNEPROF_REQUIRE_CORPUS();
   const CsvTable expected(dir_ / "comm_comp_overlap.csv");
   ASSERT_FALSE(expected.rows().empty());
   for (const std::vector<std::string>& row : expected.rows()) {
@@ -212,6 +216,7 @@ TEST_P(HtaGoldenTest, CommCompOverlapMatches) {
 
 // The rows HTA kept (gpu_events_after_load.csv) are exactly the ones we measure.
 TEST_P(HtaGoldenTest, KeptGpuEventCountMatches) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "gpu_events_after_load.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable kept(path);
@@ -222,9 +227,10 @@ TEST_P(HtaGoldenTest, KeptGpuEventCountMatches) {
   }
 }
 
-// ---- kernel types, kernel statistics, idle time, launches, queue length (issue 3 item 5).
+// ---- kernel types, kernel statistics, idle time, launches, queue length.
 
 TEST_P(HtaGoldenTest, KernelTypeBreakdownMatches) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "kernel_type_breakdown.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable expected(path);
@@ -262,12 +268,14 @@ void ExpectKernelTableMatches(const fs::path& path, const HtaKernelBreakdown& ou
 }
 
 TEST_P(HtaGoldenTest, KernelBreakdownAllMatches) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "kernel_breakdown_all.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(traces_, std::numeric_limits<uint64_t>::max()));
 }
 
 TEST_P(HtaGoldenTest, KernelBreakdownTop10Matches) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "kernel_breakdown_top10.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(traces_, kHtaDefaultNumKernels));
@@ -282,6 +290,7 @@ const HtaIdleRow* FindIdleRow(const std::vector<HtaIdleRow>& rows, int64_t rank,
 }
 
 TEST_P(HtaGoldenTest, IdleTimeBreakdownMatches) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "idle_time_breakdown.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable expected(path);
@@ -317,6 +326,7 @@ void ExpectDescribeCell(bool present, double ours, const std::string& cell, std:
 }
 
 TEST_P(HtaGoldenTest, IdleIntervalStatsMatch) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "idle_interval_stats.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable expected(path);
@@ -343,6 +353,7 @@ TEST_P(HtaGoldenTest, IdleIntervalStatsMatch) {
 
 // Every (rank, correlation) row: the same joins, durations and clipped delays.
 TEST_P(HtaGoldenTest, KernelLaunchStatsMatch) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "cuda_kernel_launch_stats.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable expected(path);
@@ -370,6 +381,7 @@ TEST_P(HtaGoldenTest, KernelLaunchStatsMatch) {
 
 // queue_length_summary.csv: three header lines, then rank,stream,count,mean,std,min,25%,50%,75%,max.
 TEST_P(HtaGoldenTest, QueueLengthSummaryMatches) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "queue_length_summary.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable table(path);
@@ -409,6 +421,8 @@ INSTANTIATE_TEST_SUITE_P(SharedKinetoSamples, HtaGoldenTest, ::testing::ValuesIn
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HtaGoldenTest);
 
 TEST(HtaGoldenDataTest, ReferenceOutputsArePresent) {
+  TUNEPROF_REQUIRE_CORPUS();
+  TUNEPROF_REQUIRE_SHARED("reference");
   if (DirectoriesWithHtaBreakdowns().empty()) GTEST_SKIP() << "no HTA reference outputs under " << kExpected;
   SUCCEED();
 }
@@ -417,6 +431,8 @@ TEST(HtaGoldenDataTest, ReferenceOutputsArePresent) {
 // measure the same thing on that step: wall = HTA's kernel_time, free = idle, computing = compute
 // (the trace has no syncs and no kernel our rules and HTA's regexes type differently).
 TEST(HtaGoldenCrossCheckTest, DefaultSemanticsAgreeOnTheStepHtaKeeps) {
+  TUNEPROF_REQUIRE_CORPUS();
+  TUNEPROF_REQUIRE_SHARED("reference");
   const fs::path dir = kExpected / "trace_filter";
   if (!fs::exists(dir / "temporal_breakdown.csv")) GTEST_SKIP() << "no " << dir;
   const std::vector<Trace> traces = ImportRun(dir);

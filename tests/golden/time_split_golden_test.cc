@@ -13,6 +13,7 @@
 #include "analysis/host_op_tree.h"
 #include "analysis/time_breakdown.h"
 #include "importers/import.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -50,6 +51,7 @@ std::vector<std::string> Inputs() {
 class TimeSplitGoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TimeSplitGoldenTest, PartsSumToTheStepAndNoneIsNegative) {
+  TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = kTraces / GetParam();
   ASSERT_TRUE(fs::exists(path)) << path;
   auto trace = ImportFile(path.string());

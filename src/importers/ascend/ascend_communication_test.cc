@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "importers/ascend/ascend_directory.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -120,6 +121,7 @@ TEST(AscendCommunicationTest, MissingFileIsNotAnError) {
 
 // The real level1 rank directory: 4 allreduce ops plus the total, 8 "-total" matrix cells among others.
 TEST(AscendCommunicationTest, RealRankDirectory) {
+  TUNEPROF_REQUIRE_CORPUS();
   const std::string dir =
       std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt";
   auto trace = ImportAscendDirectory(dir);

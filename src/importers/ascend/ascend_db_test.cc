@@ -12,6 +12,7 @@
 
 #include "importers/ascend/ascend_directory.h"
 #include "importers/import.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -41,6 +42,7 @@ uint64_t CountKind(const Trace& trace, EventKind kind) {
 }
 
 TEST(AscendDbTest, Level1RankZeroFillsTheTimelineAndSideTables) {
+  TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
   EXPECT_EQ(t.metadata().rank, 0);
   EXPECT_EQ(t.metadata().format, TraceFormat::kTorchNpuTraceView);
@@ -82,6 +84,7 @@ TEST(AscendDbTest, Level1RankZeroFillsTheTimelineAndSideTables) {
 }
 
 TEST(AscendDbTest, KernelDetailsAsTheTextFormWritesThem) {
+  TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
   const KernelDetailTable& k = t.kernel_details();
   ASSERT_TRUE(k.present);
@@ -121,6 +124,7 @@ TEST(AscendDbTest, KernelDetailsAsTheTextFormWritesThem) {
 }
 
 TEST(AscendDbTest, AnalysisDbStepTraceTimeExactAndCommunicationOps) {
+  TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
   ASSERT_EQ(t.reported_step_times().size(), 1u);
   const ReportedStepTime& s = t.reported_step_times()[0];
@@ -157,6 +161,7 @@ TEST(AscendDbTest, AnalysisDbStepTraceTimeExactAndCommunicationOps) {
 }
 
 TEST(AscendDbTest, Level0HasNoCountersAndTypesNA) {
+  TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kDb + "level0/rank1_ascend_pt");
   EXPECT_EQ(t.metadata().rank, 1);
   ASSERT_EQ(t.kernel_details().rows.size(), 191u);
@@ -166,6 +171,7 @@ TEST(AscendDbTest, Level0HasNoCountersAndTypesNA) {
 }
 
 TEST(AscendDbTest, InventoryCountsEveryTable) {
+  TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
   EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:TASK"), "552 rows");
   EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:HBM"), "104 rows, counted only");
@@ -175,6 +181,7 @@ TEST(AscendDbTest, InventoryCountsEveryTable) {
 }
 
 TEST(AscendDbTest, NearEmptyDatabaseLoadsWithAWarning) {
+  TUNEPROF_REQUIRE_CORPUS();
   // MindStudio Insight's sample: .dat suffixes, the profiler database holds only sqlite_sequence.
   const Trace t = MustImport(kServerData + "multiDevice/msprof_db");
   EXPECT_EQ(t.events().size(), 0u);
@@ -184,6 +191,7 @@ TEST(AscendDbTest, NearEmptyDatabaseLoadsWithAWarning) {
 }
 
 TEST(AscendDbTest, MsprofDatabaseGivenAsAFile) {
+  TUNEPROF_REQUIRE_CORPUS();
   // msprof's msprof_*.db: the same CANN tables, no PYTORCH_API (README §3.3: TASK 24, COMPUTE_TASK_INFO 11).
   auto trace = ImportFile(kServerData + "full_db/msprof_0.db");
   ASSERT_TRUE(trace.ok()) << trace.status().message();

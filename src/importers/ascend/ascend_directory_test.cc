@@ -8,6 +8,7 @@
 #include "importers/ascend/ascend_tables.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -30,6 +31,7 @@ std::string Entry(const Trace& trace, std::string_view key) {
 }
 
 TEST(AscendDirectoryTest, RecognisesTheLayouts) {
+  TUNEPROF_REQUIRE_CORPUS();
   EXPECT_TRUE(IsAscendProfilerDirectory(kText + "level1/rank0_ascend_pt"));
   EXPECT_TRUE(IsAscendProfilerDirectory(kText + "level1/rank0_ascend_pt/"));
   EXPECT_TRUE(IsAscendProfilerDirectory(kText + "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"));
@@ -39,6 +41,7 @@ TEST(AscendDirectoryTest, RecognisesTheLayouts) {
 }
 
 TEST(AscendDirectoryTest, Level1RankDirectory) {
+  TUNEPROF_REQUIRE_CORPUS();
   Trace t = MustImport(kText + "level1/rank1_ascend_pt");
   EXPECT_EQ(t.metadata().path, kText + "level1/rank1_ascend_pt");
   EXPECT_EQ(t.metadata().format, TraceFormat::kTorchNpuTraceView);
@@ -57,6 +60,7 @@ TEST(AscendDirectoryTest, Level1RankDirectory) {
 }
 
 TEST(AscendDirectoryTest, FirstStartTimeAndStepTimesExact) {
+  TUNEPROF_REQUIRE_CORPUS();
   Trace t = MustImport(kText + "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT");  // the output folder alone
   EXPECT_EQ(t.metadata().rank, 0);
   ASSERT_FALSE(t.kernel_details().rows.empty());
@@ -76,12 +80,14 @@ TEST(AscendDirectoryTest, FirstStartTimeAndStepTimesExact) {
 }
 
 TEST(AscendDirectoryTest, Level0HasEightColumnsAndNoMetrics) {
+  TUNEPROF_REQUIRE_CORPUS();
   Trace t = MustImport(kText + "level0/rank0_ascend_pt");
   EXPECT_EQ(t.kernel_details().rows.size(), 191u);
   EXPECT_TRUE(t.kernel_details().metrics.empty());
 }
 
 TEST(AscendDirectoryTest, NoTraceViewStillLoadsTheSummariesWithAWarning) {
+  TUNEPROF_REQUIRE_CORPUS();
   Trace t = MustImport(kServerData + "test_rank_1");
   EXPECT_EQ(t.metadata().rank, 1);
   EXPECT_EQ(t.events().size(), 0u);
@@ -96,6 +102,7 @@ TEST(AscendDirectoryTest, NoTraceViewStillLoadsTheSummariesWithAWarning) {
 // msprof-analyze's test files: ArithmeticUtilization (2023, no OP State / HF32) and PipeUtilization
 // with MIX_AIC MatMuls. Row counts from Python's csv module.
 TEST(AscendDirectoryTest, MsprofAnalyzeKernelDetailsFiles) {
+  TUNEPROF_REQUIRE_CORPUS();
   const std::string base = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/mstt/profiler/msprof_analyze/test/ut/advisor/";
   struct Case {
     std::string path;
@@ -120,6 +127,7 @@ TEST(AscendDirectoryTest, MsprofAnalyzeKernelDetailsFiles) {
 }
 
 TEST(AscendDirectoryTest, DatabaseOnlyExportIsReadFromTheDatabase) {
+  TUNEPROF_REQUIRE_CORPUS();
   // importers/ascend/ascend_db_test.cc checks the contents.
   auto traces = ImportPaths({std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/db/level1"});
   ASSERT_TRUE(traces.ok()) << traces.status().message();
@@ -129,6 +137,7 @@ TEST(AscendDirectoryTest, DatabaseOnlyExportIsReadFromTheDatabase) {
 }
 
 TEST(AscendDirectoryTest, TextInventoryCountsRowsAndNamesTheMissingFiles) {
+  TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kText + "level0/rank0_ascend_pt");
   EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/kernel_details.csv"), "191 rows");
   EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/npu_module_mem.csv"), "1001 rows, counted only");
@@ -138,6 +147,7 @@ TEST(AscendDirectoryTest, TextInventoryCountsRowsAndNamesTheMissingFiles) {
 }
 
 TEST(AscendDirectoryTest, ParentOfRanksImportsOneTracePerRank) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto traces = ImportPaths({kText + "level1"});
   ASSERT_TRUE(traces.ok()) << traces.status().message();
   ASSERT_EQ(traces->size(), 2u);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "importers/import.h"
+#include "test_corpus.h"
 
 namespace tuneprof {
 namespace {
@@ -24,6 +25,7 @@ size_t CountKind(const Trace& trace, EventKind kind) {
 }
 
 TEST(NsysImporter, ReadsDevicePropertiesAndNormalizedNamesOfARealExport) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto trace = ImportFile(kNsysDir + "rtx3080_mock.sqlite");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   EXPECT_EQ(trace->metadata().format, TraceFormat::kNsysSqlite);
@@ -50,6 +52,7 @@ TEST(NsysImporter, ReadsDevicePropertiesAndNormalizedNamesOfARealExport) {
 }
 
 TEST(NsysImporter, ReadsAMinimalSchemaWithoutOptionalColumns) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto trace = ImportFile(kNsysDir + "synthetic_healthy_1pct.sqlite");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   EXPECT_EQ(CountKind(*trace, EventKind::kKernel), 400u);
@@ -66,6 +69,7 @@ TEST(NsysImporter, ReadsAMinimalSchemaWithoutOptionalColumns) {
 }
 
 TEST(NsysImporter, JoinsLaunchesPerProcessOnTwoGpus) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto trace = ImportFile(kNsysDir + "h100_2gpu_1s.sqlite");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   EXPECT_EQ(trace->devices().size(), 2u);
@@ -86,6 +90,7 @@ TEST(NsysImporter, JoinsLaunchesPerProcessOnTwoGpus) {
 }
 
 TEST(NsysImporter, NamesNcclKernelsByTheEnclosingPytorchRange) {
+  TUNEPROF_REQUIRE_CORPUS();
   auto trace = ImportFile(kNsysDir + "h100_2gpu_mfu_before.sqlite");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   // 66 ncclDevKernel_SendRecv kernels; 64 have a launch (cuLaunchKernelEx) inside "nccl:all_to_all, op_id = N".
