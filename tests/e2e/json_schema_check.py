@@ -118,10 +118,10 @@ class Page:
         """(documented path, table or None) of the object at table path `path`: its own table, else the one
         its longest aliased prefix shares (`ranks[].total` -> `ranks[].steps[]`)."""
         for _ in range(10):
-            if path not in self.aliases:
-                return path, self.tables.get(path)
             best = max((a for a in self.aliases if path == a or path.startswith(a + ".") or path.startswith(a + "[")),
-                       key=len)
+                       key=len, default=None)
+            if best is None:
+                return path, self.tables.get(path)
             path = self.aliases[best] + path[len(best):]
         return path, None
 
