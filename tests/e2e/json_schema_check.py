@@ -261,6 +261,11 @@ def runs_for(command, shared, advice_file):
         msinsight,                                             # torch_npu text, no trace_view: RDMA links
         nsys / "h100_2gpu_1s.sqlite",                          # nsys: two GPUs, pageable copies
         nsys / "rtx3080_mock.sqlite",                          # nsys: TARGET_INFO_GPU
+        kineto / "critical_path" / "alexnet" / "benchmark_result_2869224_1695835535_trace.json.gz",  # no steps, gaps
+        kineto / "critical_path" / "cuda_event_sync_multi_stream" / "event_sync_trace.json.gz",  # FP32 GEMMs on A100
+        traces / "ascend" / "mstt" / "profiler" / "msprof_analyze" / "test" / "ut" / "advisor" / "advisor_backend" /
+        "timeline_advice" / "trace_view.json",                 # a bare torch_npu trace_view.json: DataLoader
+        traces / "torch-cpu" / "legacy113" / "cnn_eval.json.gz",  # legacy autograd-profiler JSON
     ]
     runs = [[i] for i in inputs]
     if command == "profile":
