@@ -14,7 +14,7 @@
   before/after pairs (with throughput, generation metrics, --advice and a gate).
 One line per offending path: `FAIL: <command> <input>: <path>: <problem>`. Documented key paths that no
 output exercised are listed after the failures, as information (rules that did not fire on these inputs).
-Usage: json_schema_check.py TUNEPROF SHARED_DIR SOURCE_DIR
+Usage: json_schema_check.py TUNEPROF SHARED_DIR [SOURCE_DIR]  (SOURCE_DIR: the repository, default this script's)
 """
 import concurrent.futures
 import fnmatch
@@ -255,7 +255,9 @@ def runs_for(command, shared, advice_file):
         cpu / "cnn_train.json.gz",                             # Kineto CPU: [memory] events, steps
         cpu / "generate_kv.json.gz",                           # Kineto CPU: generation markers
         cpu / "ddp_ws4_rank0.json.gz",                         # Kineto CPU: gloo collectives, no steps
-        pytorch / "text" / "level1",                           # torch_npu text: two rank directories
+        pytorch / "text" / "level1" / "rank0_ascend_pt",       # torch_npu text: one rank directory
+        pytorch / "text" / "level0" / "rank0_ascend_pt",       # torch_npu text, Level0: no PMU, no communication.json
+        pytorch / "text" / "level2",                           # torch_npu text: two rank directories
         pytorch / "db" / "level1" / "rank0_ascend_pt",         # torch_npu .db: one rank directory
         pytorch / "db" / "level1",                             # torch_npu .db: two rank directories
         msinsight,                                             # torch_npu text, no trace_view: RDMA links
@@ -293,7 +295,8 @@ def runs_for(command, shared, advice_file):
 
 
 def main():
-    tuneprof, shared, source = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+    tuneprof, shared = sys.argv[1], pathlib.Path(sys.argv[2])
+    source = pathlib.Path(sys.argv[3]) if len(sys.argv) > 3 else pathlib.Path(__file__).resolve().parents[2]
     docs = source / "docs" / "json"
     commands = json_commands(tuneprof)
     if len(commands) < 7:
@@ -338,10 +341,14 @@ def main():
     print(f"{validated} outputs of {len(pages)} commands validated against docs/json")
     for message in failures:
         print("FAIL:", message)
+    noted = {}
     for command, page in pages.items():
         unseen = [join(path, key) for path, table in page.tables.items() for key in table
                   if path not in page.aliases and (path, key) not in seen[command]]
-        if unseen:
+        if unseen and tuple(unseen) in noted:
+            print(f"note: {command}: the same {len(unseen)} paths as {noted[tuple(unseen)]}")
+        elif unseen:
+            noted[tuple(unseen)] = command
             print(f"note: {command}: {len(unseen)} documented key paths not emitted on these inputs: {', '.join(unseen)}")
     return 1 if failures else 0
 
