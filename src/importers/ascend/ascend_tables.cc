@@ -68,6 +68,20 @@ int64_t NanosCell(const CsvReader& csv, int column, std::string_view what, SideT
   return value;
 }
 
+// A duration column: a negative value is as wrong as text, a warning and unknown, never a negative time
+// that would shrink every sum it enters.
+int64_t DurationCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
+  const int64_t value = NanosCell(csv, column, what, out);
+  if (value != kNoId && value < 0) {
+    out->Warn(csv.Where(std::string(what) + " is negative: " + std::string(*csv.Cell(column))));
+    return kNoId;
+  }
+  return value;
+}
+
+// PMU "*_ratio" columns are fractions of the operator's time: one outside [0, 1] is a damaged cell.
+bool IsRatioColumn(std::string_view header) { return header.ends_with("_ratio"); }
+
 StringId TextCell(const CsvReader& csv, int column, SideTableBuilder* out) {
   const auto cell = csv.Cell(column);
   return cell ? out->Intern(*cell) : StringId{};
@@ -85,8 +99,8 @@ NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, SideTableBu
   row.op_state = TextCell(csv, c.op_state, out);
   row.accelerator_core = TextCell(csv, c.core, out);
   row.start_ns = NanosCell(csv, c.start, "Start Time(us)", out);
-  row.dur_ns = NanosCell(csv, c.dur, "Duration(us)", out);
-  row.wait_ns = NanosCell(csv, c.wait, "Wait Time(us)", out);
+  row.dur_ns = DurationCell(csv, c.dur, "Duration(us)", out);
+  row.wait_ns = DurationCell(csv, c.wait, "Wait Time(us)", out);
   row.block_dim = IntCell(csv, c.block, "Block Dim", out);
   row.mix_block_dim = IntCell(csv, c.mix_block, "Mix Block Dim", out);
   row.hf32_eligible = TextCell(csv, c.hf32, out);
@@ -124,7 +138,12 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
     for (auto [column, metric] : columns.metrics) {
       double value;
       // Non-numeric PMU cells (N/A, empty) stay NaN: "no counter", not zero.
-      if (CsvDouble(csv->Cell(column), &value)) out->SetKernelMetric(metric, row, value);
+      if (!CsvDouble(csv->Cell(column), &value)) continue;
+      if (IsRatioColumn(csv->header()[column]) && !(value >= 0.0 && value <= 1.0)) {
+        out->Warn(csv->Where(csv->header()[column] + " is not a ratio in [0, 1]: " + std::string(*csv->Cell(column))));
+        continue;
+      }
+      out->SetKernelMetric(metric, row, value);
     }
   }
   // Real files have rows missing a cell (a 2023 FlashAttentionScore row lacks Duration); the reader
@@ -154,16 +173,16 @@ Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out) {
     ReportedStepTime r;
     r.device_id = IntCell(*csv, device, "Device_id", out);
     r.step = IntCell(*csv, step, "Step", out);
-    r.computing_ns = NanosCell(*csv, computing, "Computing", out);
-    r.communication_not_overlapped_ns = NanosCell(*csv, not_overlapped, "Communication(Not Overlapped)", out);
-    r.overlapped_ns = NanosCell(*csv, overlapped, "Overlapped", out);
-    r.communication_ns = NanosCell(*csv, communication, "Communication", out);
-    r.free_ns = NanosCell(*csv, free, "Free", out);
-    r.stage_ns = NanosCell(*csv, stage, "Stage", out);
-    r.bubble_ns = NanosCell(*csv, bubble, "Bubble", out);
+    r.computing_ns = DurationCell(*csv, computing, "Computing", out);
+    r.communication_not_overlapped_ns = DurationCell(*csv, not_overlapped, "Communication(Not Overlapped)", out);
+    r.overlapped_ns = DurationCell(*csv, overlapped, "Overlapped", out);
+    r.communication_ns = DurationCell(*csv, communication, "Communication", out);
+    r.free_ns = DurationCell(*csv, free, "Free", out);
+    r.stage_ns = DurationCell(*csv, stage, "Stage", out);
+    r.bubble_ns = DurationCell(*csv, bubble, "Bubble", out);
     r.communication_not_overlapped_exclude_receive_ns =
-        NanosCell(*csv, exclude_receive, "Communication(Not Overlapped and Exclude Receive)", out);
-    r.preparing_ns = NanosCell(*csv, preparing, "Preparing", out);
+        DurationCell(*csv, exclude_receive, "Communication(Not Overlapped and Exclude Receive)", out);
+    r.preparing_ns = DurationCell(*csv, preparing, "Preparing", out);
     out->AddReportedStepTime(r);
   }
   WarnDroppedRows(*csv, out);

@@ -148,6 +148,36 @@ TEST(KernelDetailsTest, BadCellsWarnWithRowAndKeepTheRow) {
   EXPECT_EQ(t.metadata().warnings[0], "kernel_details.csv: row 1: Start Time(us) is not a number of microseconds: 12:30");
 }
 
+TEST(KernelDetailsTest, NegativeTimesAndRatiosOutsideZeroToOneAreUnknownWithAWarning) {
+  Trace t = Kernels(
+      "Name,Start Time(us),Duration(us),Wait Time(us),aic_mac_ratio,aic_mac_time(us)\n"
+      "A,1.0,-5,2,7.5,-1\n"
+      "B,2.0,3,-0.5,0.25,4\n");
+  const KernelDetailTable& k = t.kernel_details();
+  ASSERT_EQ(k.rows.size(), 2u);
+  EXPECT_EQ(k.rows[0].dur_ns, kNoId);
+  EXPECT_EQ(k.rows[0].wait_ns, 2000);
+  EXPECT_EQ(k.rows[1].dur_ns, 3000);
+  EXPECT_EQ(k.rows[1].wait_ns, kNoId);
+  ASSERT_EQ(k.metrics.size(), 2u);
+  EXPECT_TRUE(std::isnan(k.metrics[0].values[0]));  // 7.5 is no ratio
+  EXPECT_EQ(k.metrics[0].values[1], 0.25);
+  const std::vector<std::string>& w = t.metadata().warnings;
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[0], "kernel_details.csv: row 1: Duration(us) is negative: -5");
+  EXPECT_EQ(w[1], "kernel_details.csv: row 1: aic_mac_ratio is not a ratio in [0, 1]: 7.5");
+  EXPECT_EQ(w[2], "kernel_details.csv: row 2: Wait Time(us) is negative: -0.5");
+}
+
+TEST(StepTraceTimeTest, NegativeTimeIsUnknownWithAWarning) {
+  Trace t = Steps("Step,Computing,Free\n50,10.5,-3\n");
+  ASSERT_EQ(t.reported_step_times().size(), 1u);
+  EXPECT_EQ(t.reported_step_times()[0].computing_ns, 10500);
+  EXPECT_EQ(t.reported_step_times()[0].free_ns, kNoId);
+  ASSERT_EQ(t.metadata().warnings.size(), 1u);
+  EXPECT_EQ(t.metadata().warnings[0], "step_trace_time.csv: row 1: Free is negative: -3");
+}
+
 TEST(KernelDetailsTest, RowsWithAnotherCellCountAreDroppedWithOneWarning) {
   // A cell too many or too few would put every later value under the wrong column name.
   Trace t = Kernels("Name,Start Time(us),Duration(us),Block Dim\nA,1.0,2\nB,1.0,2,4\nC,1.0,2,4,9\nD,1,2,3,4,5\n");
