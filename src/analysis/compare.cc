@@ -317,6 +317,20 @@ const MetricComparison* FindGateMetric(const CompareResult& result, std::string_
 
 }  // namespace
 
+const std::vector<std::string_view>& GateMetricNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> all = {"step_time", "throughput", "ttft", "tpot", "peak_memory", "peak_reserved",
+                                         "step_time_us", "step_time_median_us", "step_time_p95_us",
+                                         "throughput_tokens_per_s", "throughput_samples_per_s", "ttft_us", "tpot_us",
+                                         "decode_tokens_per_s", "compute_units_utilization_pct",
+                                         "memory_bandwidth_utilization_pct", "communication_bandwidth_utilization_pct",
+                                         "mfu", "peak_allocated_bytes", "peak_reserved_bytes"};
+    for (const BreakdownField& field : kBreakdownFields) all.push_back(field.key);
+    return all;
+  }();
+  return names;
+}
+
 Result<GateCondition> ParseGateCondition(std::string_view text) {
   GateCondition condition;
   condition.text = std::string(text);
@@ -325,6 +339,13 @@ Result<GateCondition> ParseGateCondition(std::string_view text) {
     return Status(StatusCode::kUsage, "--fail-if \"" + condition.text + "\": expected METRIC>+PCT% or METRIC<-PCT%");
   }
   condition.metric = std::string(text.substr(0, op));
+  const std::vector<std::string_view>& known = GateMetricNames();
+  if (std::find(known.begin(), known.end(), condition.metric) == known.end()) {
+    std::string names;
+    for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
+    return Status(StatusCode::kUsage,
+                  "--fail-if \"" + condition.text + "\": unknown metric \"" + condition.metric + "\"; one of " + names);
+  }
   condition.above = text[op] == '>';
   std::string_view number = text.substr(op + 1);
   if (number.ends_with('%')) number.remove_suffix(1);

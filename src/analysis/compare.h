@@ -125,7 +125,12 @@ struct GateCondition {
   double pct = 0;
 };
 
+// A METRIC that is neither a short name nor a metric key compare can produce is a usage error naming
+// the valid ones: a typo must never turn the gate into a silent pass.
 Result<GateCondition> ParseGateCondition(std::string_view text);
+
+// Every name a gate accepts: the short names, then every metric key CompareSides can produce.
+const std::vector<std::string_view>& GateMetricNames();
 
 struct GateOutcome {
   GateCondition condition;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -89,6 +91,10 @@ TEST(CompareTest, GateParsesAndFiresOnlyWhenSignificant) {
   EXPECT_FALSE(ParseGateCondition("step_time").ok());
   EXPECT_FALSE(ParseGateCondition("step_time>fast").ok());
   EXPECT_FALSE(ParseGateCondition(">3%").ok());
+  auto typo = ParseGateCondition("steptime>+3%");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().code(), StatusCode::kUsage);
+  EXPECT_NE(typo.status().message().find("unknown metric \"steptime\"; one of step_time,"), std::string::npos);
 
   CompareOptions options;
   options.samples_per_step = 8;
@@ -105,6 +111,18 @@ TEST(CompareTest, GateParsesAndFiresOnlyWhenSignificant) {
   const GateOutcome unknown = EvaluateGate(same, Gate("ttft>+1%"));
   EXPECT_FALSE(unknown.evaluated);
   EXPECT_FALSE(unknown.fired);
+}
+
+TEST(CompareTest, EveryMetricCompareProducesIsAGateName) {
+  CompareOptions options;
+  options.samples_per_step = 8;
+  options.tokens_per_step = 1024;
+  const CompareResult result = CompareTraces(StepTrace(12, 300, 1000), StepTrace(12, 500, 1000), options);
+  ASSERT_FALSE(result.metrics.empty());
+  const std::vector<std::string_view>& known = GateMetricNames();
+  for (const MetricComparison& metric : result.metrics) {
+    EXPECT_NE(std::find(known.begin(), known.end(), metric.key), known.end()) << metric.key;
+  }
 }
 
 TEST(CompareTest, VerdictOfTheSlowestRankAndUnknownKeptUnknown) {

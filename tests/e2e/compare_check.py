@@ -135,6 +135,8 @@ def main():
     too_far = run(tuneprof, hta / "control", hta / "test", "--fail-if", "step_time>+500%")
     check(too_far.returncode == 0, f"gate above the change: exit {too_far.returncode}")
     check(run(tuneprof, hta / "control", hta / "test", "--fail-if", "step_time").returncode == 2, "bad --fail-if")
+    typo = run(tuneprof, hta / "control", hta / "test", "--fail-if", "steptime>+3%")
+    check(typo.returncode == 2 and "unknown metric" in typo.stderr, f"misspelt --fail-if metric: exit {typo.returncode}")
     check(run(tuneprof, hta / "control", shared / "no-such-trace.json").returncode == 1, "missing input")
 
     for before, after in ((cpu / "gpt_train_before.json.gz", cpu / "gpt_train_after.json.gz"),
