@@ -1,6 +1,8 @@
 #include "importers/nsys/nsys_conventions.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 
 namespace tuneprof::nsys {
 namespace {
@@ -95,6 +97,34 @@ std::string_view SyncTypeName(int64_t sync_type) {
     case 4: return "Context Sync";
     default: return "Unknown Sync";
   }
+}
+
+std::optional<std::string_view> PytorchOpName(std::string_view nvtx_text) {
+  constexpr std::array<std::string_view, 4> kFields = {", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "};
+  size_t first = std::string_view::npos;
+  for (std::string_view field : kFields) first = std::min(first, nvtx_text.find(field));
+  if (first == std::string_view::npos || first == 0) return std::nullopt;
+  return nvtx_text.substr(0, first);
+}
+
+int64_t RankInNvtxText(std::string_view nvtx_text) {
+  std::string_view text = nvtx_text;
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') text = text.substr(1, text.size() - 2);
+  constexpr std::string_view kRank = "rank";
+  if (text.size() <= kRank.size()) return -1;
+  for (size_t i = 0; i < kRank.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != kRank[i]) return -1;
+  }
+  text.remove_prefix(kRank.size());
+  while (!text.empty() && (text.front() == ' ' || text.front() == '=' || text.front() == ':' || text.front() == '_' ||
+                           text.front() == '#')) {
+    text.remove_prefix(1);
+  }
+  constexpr size_t kMaxDigits = 9;
+  if (text.size() > kMaxDigits || !AllDigits(text)) return -1;
+  int64_t rank = 0;
+  for (char c : text) rank = rank * 10 + (c - '0');
+  return rank;
 }
 
 bool IsDriverCall(int64_t event_class, std::string_view name) {

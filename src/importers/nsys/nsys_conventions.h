@@ -3,6 +3,7 @@
 // The importer asks these; nothing else hard-codes nsys values. Names are normalized to Kineto's
 // spelling so that the analyses written for Kineto traces read nsys input unchanged.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,15 @@ std::string_view SyncTypeName(int64_t sync_type);
 // ENUM_NSYS_EVENT_TYPE values of NVTX_EVENTS that are ranges on a host thread.
 inline bool IsNvtxRange(int64_t event_type) { return event_type == 59 || event_type == 60; }  // PushPop, StartEnd
 inline bool IsNvtxMark(int64_t event_type) { return event_type == 34; }
+
+// torch.autograd.profiler.emit_nvtx writes every operator as an NVTX range "NAME[, seq = N][, op_id = N]
+// [, sizes = [...]][, input_op_ids = [...]]": the operator's name is what precedes the first of these
+// fields. nullopt for text without them (a user's own range, NCCL's "ncclSend").
+std::optional<std::string_view> PytorchOpName(std::string_view nvtx_text);
+
+// The rank an NVTX text names when the whole text is a rank label: "rank 3", "RANK=3", "rank: 3",
+// "[rank3]"; -1 otherwise ("ranking loss", "rank 3 done").
+int64_t RankInNvtxText(std::string_view nvtx_text);
 
 // ENUM_NSYS_EVENT_CLASS of CUPTI_ACTIVITY_KIND_RUNTIME: 1 = driver API. Without the column, driver
 // calls are told apart by name ("cuLaunchKernelEx" vs "cudaLaunchKernel").

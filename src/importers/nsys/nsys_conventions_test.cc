@@ -48,5 +48,31 @@ TEST(NsysConventions, TellsDriverCallsAndSchemaVersions) {
   EXPECT_EQ(SyncTypeName(3), "Stream Sync");
 }
 
+TEST(NsysConventions, ReadsTheOperatorNameOfPytorchNvtxRanges) {
+  // As emit_nvtx writes them in the H100 exports (traces/nsys), and with record_shapes' fields.
+  EXPECT_EQ(PytorchOpName("aten::mm, op_id = 12"), "aten::mm");
+  EXPECT_EQ(PytorchOpName("aten::detach_, seq = 45328, op_id = 990724"), "aten::detach_");
+  EXPECT_EQ(PytorchOpName("FSDP::pre_forward (blocks.3._checkpoint_wrapped_module), op_id = 7"),
+            "FSDP::pre_forward (blocks.3._checkpoint_wrapped_module)");
+  EXPECT_EQ(PytorchOpName("aten::addmm, seq = 3, op_id = 9, sizes = [[4], [2, 3], [3, 4]], input_op_ids = [(8, 0)]"),
+            "aten::addmm");
+  EXPECT_EQ(PytorchOpName("ProfilerStep#4, op_id = 2"), "ProfilerStep#4");
+  EXPECT_EQ(PytorchOpName("ncclSend"), std::nullopt);
+  EXPECT_EQ(PytorchOpName("iteration 3"), std::nullopt);
+  EXPECT_EQ(PytorchOpName(", op_id = 3"), std::nullopt);
+}
+
+TEST(NsysConventions, ReadsOnlyWholeRankLabels) {
+  EXPECT_EQ(RankInNvtxText("rank 3"), 3);
+  EXPECT_EQ(RankInNvtxText("RANK=12"), 12);
+  EXPECT_EQ(RankInNvtxText("rank: 0"), 0);
+  EXPECT_EQ(RankInNvtxText("[rank1]"), 1);
+  EXPECT_EQ(RankInNvtxText("rank"), -1);
+  EXPECT_EQ(RankInNvtxText("rank 3 done"), -1);
+  EXPECT_EQ(RankInNvtxText("ranking"), -1);
+  EXPECT_EQ(RankInNvtxText("local rank 2"), -1);
+  EXPECT_EQ(RankInNvtxText("rank 12345678901"), -1);
+}
+
 }  // namespace
 }  // namespace tuneprof::nsys
