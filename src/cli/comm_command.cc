@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -54,27 +53,31 @@ void AddCommCommand(CLI::App* app, CommOptions* options) {
 namespace {
 
 
-// One rank read and reduced to its communication summary; the trace itself is dropped at once, so
-// memory holds one trace per worker, whatever the number of ranks.
+// The ranks of one file read and reduced to their communication summaries (an nsys export of several
+// processes is several ranks); the traces are dropped at once, so memory holds one file's traces per
+// worker, whatever the number of ranks.
 struct RankSlot {
-  std::optional<RankCommunication> result;
+  std::vector<RankCommunication> results;
   Status status;
-  std::vector<std::string> warnings;  // the trace's and its breakdown's
+  std::vector<std::string> warnings;  // the traces' and their breakdowns'
 };
 
 void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, const HardwareProfile* forced,
                  RankSlot* slot) {
   {
-    auto trace = ImportFile(file);
-    if (!trace.ok()) {
-      slot->status = trace.status();
+    auto traces = ImportFileRanks(file);
+    if (!traces.ok()) {
+      slot->status = traces.status();
       return;
     }
-    slot->warnings = TraceWarnings(*trace);
-    RankBreakdown breakdown = ComputeTimeBreakdown(*trace);
-    slot->warnings.insert(slot->warnings.end(), breakdown.warnings.begin(), breakdown.warnings.end());
-    slot->result = AnalyzeRankCommunication(*trace, breakdown, SelectHardware(*trace, profiles, forced));
-  }  // the trace is freed here
+    for (const Trace& trace : *traces) {
+      std::vector<std::string> warnings = TraceWarnings(trace);
+      slot->warnings.insert(slot->warnings.end(), warnings.begin(), warnings.end());
+      RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+      slot->warnings.insert(slot->warnings.end(), breakdown.warnings.begin(), breakdown.warnings.end());
+      slot->results.push_back(AnalyzeRankCommunication(trace, breakdown, SelectHardware(trace, profiles, forced)));
+    }
+  }  // the traces are freed here
 #ifdef TUNEPROF_TRIM_MALLOC
   // glibc keeps freed pages of the worker arenas resident; hand them back so that RSS follows live data.
   malloc_trim(0);
@@ -126,7 +129,7 @@ int RunComm(const CommOptions& options) {
   for (RankSlot& slot : slots) {
     if (!slot.status.ok()) continue;
     EmitWarnings(slot.warnings, &warnings);
-    analysis.ranks.push_back(std::move(*slot.result));
+    for (RankCommunication& result : slot.results) analysis.ranks.push_back(std::move(result));
   }
   analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
   JudgeCommunication(&analysis);

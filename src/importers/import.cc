@@ -45,16 +45,34 @@ Status CheckIsTrace(const Trace& trace) {
                       "objects); give the profiler's trace file (Kineto *.pt.trace.json, trace_view.json)");
 }
 
+// One trace per file, except an nsys export of several processes.
+Result<std::vector<Trace>> ImportOne(Result<Trace> trace) {
+  if (!trace.ok()) return trace.status();
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace).value());
+  return traces;
+}
+
 }  // namespace
 
 Result<Trace> ImportFile(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(std::vector<Trace> traces, ImportFileRanks(path));
+  if (traces.size() != 1) {
+    return InvalidInput(fmt::format("{}: holds {} ranks (an Nsight Systems export of {} processes that ran device "
+                                    "work) where one trace was expected",
+                                    path, traces.size(), traces.size()));
+  }
+  return std::move(traces.front());
+}
+
+Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
   // Ascend's profiler writes a directory per rank; ListTraceFiles hands those over whole.
   std::error_code ec;
   // What a progress bar draws (io/load_progress.h); a directory's total is unknown (0).
   const uintmax_t size_on_disk = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
   ScopedLoad load(path, ec ? 0 : static_cast<uint64_t>(size_on_disk));
   if (std::filesystem::is_directory(path, ec)) {
-    if (IsAscendProfilerDirectory(path)) return ImportAscendDirectory(path);
+    if (IsAscendProfilerDirectory(path)) return ImportOne(ImportAscendDirectory(path));
     return InvalidInput(path + ": a directory that is not Ascend profiler output (no ASCEND_PROFILER_OUTPUT/)");
   }
   TP_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kSniffBytes));
@@ -63,7 +81,7 @@ Result<Trace> ImportFile(const std::string& path) {
     TP_ASSIGN_OR_RETURN(auto db, SqliteFile::Open(path));
     if (IsNsysExport(*db)) return ImportNsysSqlite(*db, std::filesystem::file_size(path, ec));
     // torch_npu's ascend_pytorch_profiler*.db and msprof's msprof_*.db given as a file: the CANN tables.
-    if (db->HasTable("TASK") || db->HasTable("PYTORCH_API")) return ImportAscendDatabase(path, path);
+    if (db->HasTable("TASK") || db->HasTable("PYTORCH_API")) return ImportOne(ImportAscendDatabase(path, path));
     return UnknownDatabase(path, *db);
   }
   if (!SniffChromeTrace(head)) {
@@ -72,7 +90,7 @@ Result<Trace> ImportFile(const std::string& path) {
   TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
   TP_ASSIGN_OR_RETURN(Trace trace, ImportChromeTrace(source.get()));
   TP_RETURN_IF_ERROR(CheckIsTrace(trace));
-  return trace;
+  return ImportOne(std::move(trace));
 }
 
 Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths, std::vector<std::string>* warnings) {
@@ -81,13 +99,13 @@ Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths, st
   for (const std::string& path : paths) {
     TP_ASSIGN_OR_RETURN(std::vector<std::string> files, ListTraceFiles(path));
     for (const std::string& file : files) {
-      Result<Trace> trace = ImportFile(file);
-      if (trace.ok()) {
-        traces.push_back(std::move(trace).value());
-      } else if (warnings == nullptr || trace.status().code() == StatusCode::kUsage) {
-        return trace.status();
+      Result<std::vector<Trace>> ranks = ImportFileRanks(file);
+      if (ranks.ok()) {
+        for (Trace& trace : *ranks) traces.push_back(std::move(trace));
+      } else if (warnings == nullptr || ranks.status().code() == StatusCode::kUsage) {
+        return ranks.status();
       } else {
-        skipped.Add(file, trace.status());
+        skipped.Add(file, ranks.status());
       }
     }
   }

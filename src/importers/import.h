@@ -32,10 +32,16 @@ class UnreadableFiles {
   std::map<std::string, uint64_t> by_reason_;
 };
 
-// Imports one file, whatever its supported format, or one Ascend profiler rank directory.
+// Imports one file, whatever its supported format, or one Ascend profiler rank directory, into the
+// ranks it holds: one trace, or one per process for an Nsight Systems export of several processes
+// that ran device work.
+Result<std::vector<Trace>> ImportFileRanks(const std::string& path);
+
+// ImportFileRanks for a caller that takes one rank per file: a file of several ranks is an error.
 Result<Trace> ImportFile(const std::string& path);
 
-// Expands files and directories (every trace inside, one rank each) and imports them in path order.
+// Expands files and directories (every trace inside) and imports them in path order, a file's ranks
+// in rank order.
 // A path that names nothing, or a directory without traces, is an error. With `warnings`, a file or
 // rank directory that cannot be read is skipped with a warning naming it and the reason (a few named,
 // the rest counted by reason), and the run is an error only when no trace is left; without, the first

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """Nsight Systems SQLite exports (issue 10) against independent queries with Python's sqlite3.
 
-1. Every ../shared/traces/nsys/*.sqlite: kernel / memcpy / memset / sync counts (`info --json`
-   event_kinds) equal the rows of their tables; device work per stream (`info --json` streams) and per
-   device (`profile --json` device_events) equal rows grouped by device and stream (synchronization rows
-   placed on the device their (process, context) ran kernels or copies on, as nsys writes deviceId 0 for
-   them); GPU time per device: the union of kernel, memcpy and memset intervals computed here equals
-   `profile --json`'s computing + communication not overlapped + memcpy (the device's busy time without
-   syncs), and the summed durations per work class equal the kernel table's by_work totals.
-2. h100_2gpu_1s: `profile` runs and sees 2 devices; the 4 pageable HtoD copies (srcKind 0 = Pageable)
-   are what `advise --json`'s memory.pageable_memcpy finding counts.
+1. Every ../shared/traces/nsys/*.sqlite, per rank (one per process that ran device work, in pid order;
+   the whole export when there is one such process): kernel / memcpy / memset counts (`info --json`
+   event_kinds) equal the rows of the rank's process; synchronization rows are host waits, counted with
+   the runtime calls and never as device work (event kind sync 0); device work per stream (`info --json`
+   streams) and per device (`profile --json` device_events) equal rows grouped by device and stream; GPU
+   time per device: the union of kernel, memcpy and memset intervals computed here equals `profile
+   --json`'s computing + communication not overlapped + memcpy, and the summed durations per work class
+   equal the kernel table's by_work totals (no "other": syncs are not device work).
+2. h100_2gpu_1s: `profile` runs and sees 2 ranks of one device each; the 4 pageable HtoD copies
+   (srcKind 0 = Pageable), 2 per process, are what `advise --json`'s memory.pageable_memcpy finding
+   counts on a rank.
 3. h100_2gpu_mfu_before: the ncclDevKernel_SendRecv kernels are communication in `profile --json` (count
-   and time) and in `comm --json`: all_to_all where PyTorch's "nccl:all_to_all" NVTX range encloses the
-   launch, sendrecv otherwise (counts and time per type from SQL).
+   and time per rank) and in `comm --json`: all_to_all where PyTorch's "nccl:all_to_all" NVTX range
+   encloses the launch, sendrecv otherwise (counts and time per type and rank from SQL).
 4. A synthetic export made here with missing tables (no META_DATA_EXPORT, no MEMCPY, ...) loads; `info`
    lists each table read as present with its rows or missing; a table without a needed column and a
    SQLite file that is not an nsys export give a warning / a one-line error, never a crash.
@@ -68,27 +70,28 @@ def pid_expr(db, table, column="globalPid"):
 
 
 def gpu_rows(db):
-    """(kind, device, stream, pid, context, start, end) of every kernel, memcpy and memset row."""
+    """(kind, device, stream, pid, start, end) of every kernel, memcpy and memset row."""
     present = tables(db)
     rows = []
     for kind, table in GPU_TABLES.items():
         if table not in present:
             continue
-        context = "contextId" if "contextId" in columns(db, table) else "NULL"
-        sql = (f'SELECT deviceId, streamId, {pid_expr(db, table)}, {context}, start, "end" FROM "{table}"')
+        sql = f'SELECT deviceId, streamId, {pid_expr(db, table)}, start, "end" FROM "{table}"'
         rows += [(kind, *r) for r in db.execute(sql)]
     return rows
 
 
-def sync_rows(db, context_device):
-    """(device, stream, start, end) of synchronization rows, on the device of their (process, context)."""
-    if SYNC_TABLE not in tables(db):
+def rank_pids(rows):
+    """The processes that are ranks, in rank order; [None] (every row) when at most one ran device work."""
+    pids = sorted({r[3] for r in rows})
+    return pids if len(pids) > 1 else [None]
+
+
+def host_rows(db, table, column):
+    """pid of every row of a host-side table (runtime calls, synchronization records)."""
+    if table not in tables(db):
         return []
-    out = []
-    sql = f'SELECT deviceId, streamId, {pid_expr(db, SYNC_TABLE)}, contextId, start, "end" FROM "{SYNC_TABLE}"'
-    for device, stream, pid, context, start, end in db.execute(sql):
-        out.append((context_device.get((pid, context), device), stream, start, end))
-    return out
+    return [r[0] for r in db.execute(f'SELECT {pid_expr(db, table, column)} FROM "{table}"')]
 
 
 def union_length(intervals):
@@ -116,69 +119,100 @@ def is_comm(name):
 def check_counts_and_time(binary, path):
     name = os.path.basename(path)
     db = connect(path)
-    rows = gpu_rows(db)
-    context_device = {(pid, ctx): dev for _, dev, _, pid, ctx, _, _ in rows if ctx is not None}
-    syncs = sync_rows(db, context_device)
-    info = run_json(binary, "info", "--json", path)["ranks"][0]
-    check(info["format"] == "nsys_sqlite", f"{name}: format {info['format']}")
+    all_rows = gpu_rows(db)
+    pids = rank_pids(all_rows)
+    info = run_json(binary, "info", "--json", path)["ranks"]
+    profile = run_json(binary, "profile", "--json", path)["ranks"]
+    check(len(info) == len(pids) and len(profile) == len(pids),
+          f"{name}: {len(info)} / {len(profile)} ranks, SQL {len(pids)} processes with device work")
+    names = dict(db.execute("SELECT id, value FROM StringIds")) if "StringIds" in tables(db) else {}
+    runtime_pids = host_rows(db, "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid")
+    sync_pids = host_rows(db, SYNC_TABLE, "globalPid")
+    for index, pid in enumerate(pids):
+        if index >= min(len(info), len(profile)):
+            break
+        mine = (lambda p: p == pid) if pid is not None else (lambda p: True)
+        rows = [r for r in all_rows if mine(r[3])]
+        where = f"{name} rank {index}"
+        check_rank_counts(where, info[index], rows, sum(map(mine, runtime_pids)), sum(map(mine, sync_pids)))
+        check_rank_time(where, profile[index], rows, kernel_rows(db, names, mine))
+    return db, profile
+
+
+def kernel_rows(db, names, mine):
+    """(name, start, end) of the kernels of the processes `mine` accepts."""
+    table = GPU_TABLES["kernel"]
+    if table not in tables(db):
+        return []
+    name_col = "demangledName" if "demangledName" in columns(db, table) else "shortName"
+    sql = f'SELECT {name_col}, {pid_expr(db, table)}, start, "end" FROM {table}'
+    return [(names.get(n, ""), s, e) for n, p, s, e in db.execute(sql) if mine(p)]
+
+
+def check_rank_counts(where, info, rows, runtime_rows, sync_rows):
+    check(info["format"] == "nsys_sqlite", f"{where}: format {info['format']}")
     kinds = info["event_kinds"]
     for kind in GPU_TABLES:
         expected = sum(1 for r in rows if r[0] == kind)
-        check(kinds[kind] == expected, f"{name}: {kind} count {kinds[kind]} != SQL {expected}")
-    check(kinds["sync"] == len(syncs), f"{name}: sync count {kinds['sync']} != SQL {len(syncs)}")
-
+        check(kinds.get(kind, 0) == expected, f"{where}: {kind} count {kinds.get(kind, 0)} != SQL {expected}")
+    # Synchronization records wait on the host: runtime-kind events, none of them device work.
+    check(kinds.get("sync", 0) == 0, f"{where}: {kinds.get('sync')} sync events on the device")
+    host_calls = kinds.get("runtime", 0) + kinds.get("driver", 0)
+    check(host_calls == runtime_rows + sync_rows,
+          f"{where}: runtime + driver {host_calls} != SQL runtime {runtime_rows} + sync {sync_rows}")
     per_stream = {}
     for _, device, stream, *_ in rows:
-        per_stream[(f"gpu {device}", f"stream {stream}")] = per_stream.get((f"gpu {device}", f"stream {stream}"), 0) + 1
-    for device, stream, *_ in syncs:
-        per_stream[(f"gpu {device}", f"stream {stream}")] = per_stream.get((f"gpu {device}", f"stream {stream}"), 0) + 1
+        key = (f"gpu {device}", f"stream {stream}")
+        per_stream[key] = per_stream.get(key, 0) + 1
     got_streams = {(s["device"], s["name"]): s["events"] for s in info["streams"]}
-    check(got_streams == per_stream, f"{name}: streams {got_streams} != SQL {per_stream}")
+    check(got_streams == per_stream, f"{where}: streams {got_streams} != SQL {per_stream}")
 
-    profile = run_json(binary, "profile", "--json", path)["ranks"][0]
+
+def check_rank_time(where, profile, rows, kernels):
     devices = {d["id"]: d["total"] for d in profile["devices"]}
-    sql_devices = sorted({r[1] for r in rows} | {s[0] for s in syncs})
+    sql_devices = sorted({r[1] for r in rows})
     if not devices and profile["device_count"] == 1 and len(sql_devices) == 1:
         devices = {sql_devices[0]: profile["total"]}  # one device: the rank's total is the device's
-    check(sorted(devices) == sql_devices, f"{name}: devices {sorted(devices)} != SQL {sql_devices}")
+    check(sorted(devices) == sql_devices, f"{where}: devices {sorted(devices)} != SQL {sql_devices}")
     for device in sql_devices:
         total = devices.get(device)
         if total is None:
             continue
-        events = sum(1 for r in rows if r[1] == device) + sum(1 for s in syncs if s[0] == device)
-        check(total["device_events"] == events, f"{name}: gpu {device} events {total['device_events']} != SQL {events}")
-        busy = union_length([(r[5], r[6]) for r in rows if r[1] == device])
+        events = sum(1 for r in rows if r[1] == device)
+        check(total["device_events"] == events,
+              f"{where}: gpu {device} events {total['device_events']} != SQL {events}")
+        busy = union_length([(r[4], r[5]) for r in rows if r[1] == device])
         got = us_to_ns(total["computing_us"]) + us_to_ns(total["communication_not_overlapped_us"]) + \
             us_to_ns(total["memcpy_us"])
-        check(abs(got - busy) <= 3, f"{name}: gpu {device} busy {got} ns != SQL union {busy} ns")
+        check(abs(got - busy) <= 3, f"{where}: gpu {device} busy {got} ns != SQL union {busy} ns")
+        check(total["other_us"] == 0, f"{where}: gpu {device} other {total['other_us']} us: syncs are not device work")
 
     # Summed durations by work class over the rank (the kernel table's by_work totals, µs with 3 decimals).
     by_work = {w["name"]: us_to_ns(w["total_us"]) for w in profile["kernel_table"]["by_work"]}
-    names = dict(db.execute("SELECT id, value FROM StringIds")) if "StringIds" in tables(db) else {}
-    kernel_names = []
-    if GPU_TABLES["kernel"] in tables(db):
-        name_col = "demangledName" if "demangledName" in columns(db, GPU_TABLES["kernel"]) else "shortName"
-        kernel_names = list(db.execute(f'SELECT {name_col}, start, "end" FROM CUPTI_ACTIVITY_KIND_KERNEL'))
     expected = {
-        "compute": sum(e - s for n, s, e in kernel_names if not is_comm(names.get(n, ""))),
-        "communication": sum(e - s for n, s, e in kernel_names if is_comm(names.get(n, ""))),
-        "memory": sum(r[6] - r[5] for r in rows if r[0] != "kernel"),
-        "other": sum(s[3] - s[2] for s in syncs),
+        "compute": sum(e - s for n, s, e in kernels if not is_comm(n)),
+        "communication": sum(e - s for n, s, e in kernels if is_comm(n)),
+        "memory": sum(r[5] - r[4] for r in rows if r[0] != "kernel"),
+        "other": 0,
     }
     for work, ns in expected.items():
         got = by_work.get(work, 0)
-        check(abs(got - ns) <= 1, f"{name}: {work} summed time {got} ns != SQL {ns} ns")
-    return db, profile
+        check(abs(got - ns) <= 1, f"{where}: {work} summed time {got} ns != SQL {ns} ns")
 
 
 def check_h100_1s(binary, path):
     db = connect(path)
-    profile = run_json(binary, "profile", "--json", path)["ranks"][0]
-    check(profile["device_count"] == 2, f"h100_2gpu_1s: profile sees {profile['device_count']} devices, not 2")
+    ranks = run_json(binary, "profile", "--json", path)["ranks"]
+    per_rank = [r["device_count"] for r in ranks]
+    check(per_rank == [1, 1], f"h100_2gpu_1s: devices per rank {per_rank}, not one GPU each of 2 ranks")
     check(run(binary, "profile", path).returncode == 0, "h100_2gpu_1s: text profile failed")
+    total = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND srcKind = 0").fetchone()
+    check(total[0] == 4, f"h100_2gpu_1s: SQL finds {total[0]} pageable HtoD copies, README says 4")
+    # The finding's evidence is one rank's: the processes copy alike (2 each).
     pageable = db.execute("SELECT count(*), sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND "
-                          "srcKind = 0").fetchone()
-    check(pageable[0] == 4, f"h100_2gpu_1s: SQL finds {pageable[0]} pageable HtoD copies, README says 4")
+                          "srcKind = 0 GROUP BY globalPid ORDER BY globalPid").fetchall()
+    check(len(set(pageable)) == 1, f"h100_2gpu_1s: processes copy differently: {pageable}")
+    pageable = pageable[0]
     advice = run_json(binary, "advise", "--json", path)
     found = [f for f in advice["findings"] if f["id"] == "memory.pageable_memcpy"]
     check(len(found) == 1, "h100_2gpu_1s: memory.pageable_memcpy did not fire")
@@ -192,34 +226,41 @@ def check_h100_1s(binary, path):
 
 def check_nccl(binary, path):
     db = connect(path)
-    count, total = db.execute(
-        "SELECT count(*), sum(k.\"end\" - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
-        "ON s.id = k.demangledName WHERE s.value LIKE 'ncclDevKernel_SendRecv%'").fetchone()
+    send_recv = ("FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
+                 "WHERE s.value LIKE 'ncclDevKernel_SendRecv%'")
+    count, _ = db.execute(f'SELECT count(*), sum(k."end" - k.start) {send_recv}').fetchone()
     check(count == 66, f"mfu_before: SQL finds {count} SendRecv kernels, README says 66")
-    profile = run_json(binary, "profile", "--json", path)["ranks"][0]
-    rows = [k for k in profile["kernels"] if k["name"].startswith("ncclDevKernel_SendRecv")]
-    check(len(rows) == 1 and rows[0]["work"] == "communication", f"mfu_before: SendRecv in profile: {rows}")
-    if rows:
-        check(rows[0]["count"] == count and us_to_ns(rows[0]["total_us"]) == total,
-              f"mfu_before: profile SendRecv {rows[0]['count']} / {rows[0]['total_us']} us != SQL {count} / {total} ns")
-    total_comm = sum(us_to_ns(d["total"]["communication_us"]) for d in profile["devices"])
-    check(total_comm > 0, "mfu_before: no communication time in profile")
+    per_process = db.execute(f'SELECT count(*), sum(k."end" - k.start) {send_recv} GROUP BY k.globalPid '
+                             "ORDER BY k.globalPid").fetchall()
+    profile = run_json(binary, "profile", "--json", path)["ranks"]
+    check(len(profile) == len(per_process), f"mfu_before: {len(profile)} ranks, SQL {len(per_process)} processes")
+    for rank, (expected_count, expected_ns) in zip(profile, per_process):
+        rows = [k for k in rank["kernels"] if k["name"].startswith("ncclDevKernel_SendRecv")]
+        check(len(rows) == 1 and rows[0]["work"] == "communication", f"mfu_before: SendRecv in profile: {rows}")
+        if rows:
+            check(rows[0]["count"] == expected_count and us_to_ns(rows[0]["total_us"]) == expected_ns,
+                  f"mfu_before rank {rank['rank']}: SendRecv {rows[0]['count']} / {rows[0]['total_us']} us != SQL "
+                  f"{expected_count} / {expected_ns} ns")
+        check(us_to_ns(rank["total"]["communication_us"]) > 0, f"mfu_before rank {rank['rank']}: no communication")
     # comm: a SendRecv kernel launched (runtime row of the same correlationId and process) inside a
     # "nccl:all_to_all" NVTX range of the launching thread is an all_to_all, the others stay sendrecv.
     in_all_to_all = db.execute(
-        "SELECT count(*), sum(k.\"end\" - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+        "SELECT k.globalPid, count(*), sum(k.\"end\" - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
         "JOIN StringIds s ON s.id = k.demangledName "
         "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
         "  AND (r.globalTid >> 24) = (k.globalPid >> 24) "
         "WHERE s.value LIKE 'ncclDevKernel_SendRecv%' AND EXISTS (SELECT 1 FROM NVTX_EVENTS n "
         "  WHERE n.globalTid = r.globalTid AND n.start <= r.start AND n.\"end\" >= r.start "
-        "  AND n.text LIKE 'nccl:all_to_all%')").fetchone()
-    check(in_all_to_all[0] == 64, f"mfu_before: SQL finds {in_all_to_all[0]} SendRecv kernels in all_to_all, not 64")
-    expected = {"alltoall": in_all_to_all, "sendrecv": (count - in_all_to_all[0], total - in_all_to_all[1])}
-    comm = run_json(binary, "comm", "--json", path)["ranks"][0]
-    by_type = {t["type"]: (t["count"], us_to_ns(t["time_us"])) for t in comm["by_type"]}
-    check(by_type == expected, f"mfu_before: comm by type {by_type} != SQL {expected}")
-    check(us_to_ns(comm["comm_us"]) > 0, "mfu_before: comm_us is 0")
+        "  AND n.text LIKE 'nccl:all_to_all%') GROUP BY k.globalPid ORDER BY k.globalPid").fetchall()
+    check(sum(r[1] for r in in_all_to_all) == 64,
+          f"mfu_before: SQL finds {in_all_to_all} SendRecv kernels in all_to_all, not 64 in all")
+    comm = run_json(binary, "comm", "--json", path)["ranks"]
+    check(len(comm) == len(per_process), f"mfu_before: comm sees {len(comm)} ranks")
+    for rank, (count, total), (_, a2a_count, a2a_ns) in zip(comm, per_process, in_all_to_all):
+        expected = {"alltoall": (a2a_count, a2a_ns), "sendrecv": (count - a2a_count, total - a2a_ns)}
+        by_type = {t["type"]: (t["count"], us_to_ns(t["time_us"])) for t in rank["by_type"]}
+        check(by_type == expected, f"mfu_before rank {rank['rank']}: comm by type {by_type} != SQL {expected}")
+        check(us_to_ns(rank["comm_us"]) > 0, f"mfu_before rank {rank['rank']}: comm_us is 0")
 
 
 def make_missing_tables_file(path):

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <unordered_map>
@@ -13,6 +16,7 @@
 
 #include "importers/common/rank.h"
 #include "importers/nsys/nsys_conventions.h"
+#include "importers/nsys/nsys_steps.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {
@@ -58,38 +62,68 @@ int64_t IntOr(const SqliteStatement& row, int column, int64_t fallback) {
   return row.OptionalInt(column).value_or(fallback);
 }
 
+// One rank in the making: the events of one process that ran device work, or of the whole export
+// when it holds at most one such process.
+struct RankSink {
+  RankSink(const std::string& path, int64_t process) : builder(path), pid(process) {}
+
+  TraceBuilder builder;
+  int64_t pid;
+  std::unordered_map<int64_t, std::pair<StringId, bool>> strings;  // StringIds id -> (text here, dangling)
+  std::unordered_set<uint32_t> named_streams;
+  std::set<int64_t> devices;                 // ordinals its device work ran on
+  std::map<int64_t, int64_t> host_pids;      // pid -> globalPid of the host processes with events here
+  std::map<int64_t, int64_t> allocated;      // device -> bytes allocated (CUDA_GPU_MEMORY_USAGE_EVENTS)
+  std::set<int64_t> named_ranks;             // ranks its NVTX text names ("rank 3")
+  std::vector<nsys::NvtxRange> nvtx_ranges;  // for steps without ProfilerStep ranges
+  uint64_t rows_read = 0;
+  uint64_t skipped_rows = 0;
+  uint64_t dangling_strings = 0;
+};
+
+// A TARGET_INFO_GPU row, kept until the ranks are known: each rank gets the devices it ran on.
+struct GpuRow {
+  Device device;  // without its name, which is interned per rank
+  std::string name;
+  std::optional<int64_t> memory_bandwidth;  // B/s
+  std::optional<int64_t> clock_rate;        // Hz
+};
+
+// A CUPTI synchronization record waiting for the runtime call it happened in (same process and
+// correlationId), whose host thread it is drawn on.
+struct PendingSync {
+  EventRecord record;
+  RankSink* sink = nullptr;
+  int64_t pid = 0;
+  bool placed = false;
+};
+
 class NsysImporter {
  public:
-  NsysImporter(const SqliteFile& db, uint64_t file_bytes) : db_(db), builder_(db.path()) {
-    TraceMetadata* meta = builder_.mutable_metadata();
-    meta->format = TraceFormat::kNsysSqlite;
-    meta->file_bytes = file_bytes;
-    meta->content_bytes = file_bytes;
-  }
+  NsysImporter(const SqliteFile& db, uint64_t file_bytes) : db_(db), file_bytes_(file_bytes) {}
 
-  Result<Trace> Run() {
+  Result<std::vector<Trace>> Run() {
     TP_RETURN_IF_ERROR(ReadExportMetadata());
     TP_RETURN_IF_ERROR(ReadInventory());
     TP_RETURN_IF_ERROR(ReadStrings());
     TP_RETURN_IF_ERROR(ReadGpus());
+    CheckDevicePids();
     TP_RETURN_IF_ERROR(ReadKernels());
     TP_RETURN_IF_ERROR(ReadMemcpy());
     TP_RETURN_IF_ERROR(ReadMemset());
+    SettleSinks();
     TP_RETURN_IF_ERROR(ReadSync());
     TP_RETURN_IF_ERROR(ReadRuntime());
+    PlaceUnmatchedSyncs();
     TP_RETURN_IF_ERROR(ReadNvtx());
     TP_RETURN_IF_ERROR(ReadMemoryUsage());
     TP_RETURN_IF_ERROR(NameHosts());
-    TagCollectives();
-    WarnAboutSkippedRows();
-    builder_.mutable_metadata()->entry_count = rows_read_;
-    SettleRank(builder_.mutable_metadata());
-    return builder_.Finish();
+    return FinishRanks();
   }
 
  private:
   void Entry(std::string key, std::string value) {
-    builder_.mutable_metadata()->entries.push_back(MetadataEntry{std::move(key), std::move(value)});
+    entries_.push_back(MetadataEntry{std::move(key), std::move(value)});
   }
 
   Result<SqliteStatement> Query(std::string_view table, std::span<const std::string_view> columns,
@@ -102,9 +136,10 @@ class NsysImporter {
     if (!db_.HasTable(table)) return false;
     for (std::string_view column : columns) {
       if (db_.HasColumn(table, column)) continue;
-      builder_.Warn(fmt::format("{}: table {} has no column {}; its rows are not read", db_.path(), table, column));
+      warnings_.push_back(
+          fmt::format("{}: table {} has no column {}; its rows are not read", db_.path(), table, column));
       const std::string key = fmt::format("inventory.{}", table);
-      for (MetadataEntry& entry : builder_.mutable_metadata()->entries) {
+      for (MetadataEntry& entry : entries_) {
         if (entry.key == key) entry.value += fmt::format(", not read (no column {})", column);
       }
       return false;
@@ -114,7 +149,7 @@ class NsysImporter {
 
   Status ReadExportMetadata() {
     if (!db_.HasTable(kExportMeta) || !db_.HasColumn(kExportMeta, "name") || !db_.HasColumn(kExportMeta, "value")) {
-      builder_.Warn("no META_DATA_EXPORT table: the nsys schema version is unknown");
+      warnings_.push_back("no META_DATA_EXPORT table: the nsys schema version is unknown");
       return Status::Ok();
     }
     TP_ASSIGN_OR_RETURN(SqliteStatement row, db_.Prepare("SELECT name, value FROM META_DATA_EXPORT"));
@@ -129,11 +164,11 @@ class NsysImporter {
       }
     }
     if (version.empty()) {
-      builder_.Warn("META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION: the nsys schema version is unknown");
+      warnings_.push_back("META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION: the nsys schema version is unknown");
     } else if (!nsys::IsKnownSchemaVersion(version)) {
-      builder_.Warn(fmt::format("nsys export schema {} is not one this reader was checked against ({}); "
-                                "columns it lacks read as not captured",
-                                version, nsys::kKnownSchemaVersions));
+      warnings_.push_back(fmt::format("nsys export schema {} is not one this reader was checked against ({}); "
+                                      "columns it lacks read as not captured",
+                                      version, nsys::kKnownSchemaVersions));
     }
     return Status::Ok();
   }
@@ -157,18 +192,29 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
-      strings_.emplace(row.Int(0), builder_.Intern(row.Text(1)));
+      strings_.emplace(row.Int(0), std::string(row.Text(1)));
     }
     return Status::Ok();
   }
 
-  // The StringIds text of `id`; a dangling id is named, never a crash.
-  StringId StringOf(std::optional<int64_t> id) {
-    if (!id) return builder_.Intern("");
-    auto it = strings_.find(*id);
-    if (it != strings_.end()) return it->second;
-    ++dangling_strings_;
-    return builder_.Intern(fmt::format("<StringIds {}>", *id));
+  // The StringIds text of `id` in `sink`'s trace; a dangling id is named, never a crash.
+  StringId StringOf(RankSink& sink, std::optional<int64_t> id) {
+    if (!id) return sink.builder.Intern("");
+    auto [it, inserted] = sink.strings.try_emplace(*id);
+    if (inserted) {
+      auto text = strings_.find(*id);
+      const bool dangling = text == strings_.end();
+      it->second = {sink.builder.Intern(dangling ? fmt::format("<StringIds {}>", *id) : text->second), dangling};
+    }
+    if (it->second.second) ++sink.dangling_strings;
+    return it->second.first;
+  }
+
+  // The text of an NVTX row: inline or registered (COALESCE(text, StringIds[textId]), formats.md C.4.3).
+  std::string_view NvtxText(const SqliteStatement& row, int text_column, int id_column) const {
+    if (!row.IsNull(text_column)) return row.Text(text_column);
+    auto it = strings_.find(IntOr(row, id_column, kNoId));
+    return it == strings_.end() ? std::string_view() : std::string_view(it->second);
   }
 
   Status ReadGpus() {
@@ -180,10 +226,11 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
-      Device d;
+      GpuRow gpu;
+      Device& d = gpu.device;
       d.type = DeviceType::kGpu;
       d.id = row.Int(0);
-      d.name = builder_.Intern(row.Text(1));
+      gpu.name = std::string(row.Text(1));
       d.total_memory_bytes = IntOr(row, 2, kNoId);
       d.num_sms = IntOr(row, 3, kNoId);
       d.compute_major = IntOr(row, 4, kNoId);
@@ -193,37 +240,68 @@ class NsysImporter {
       d.regs_per_sm = IntOr(row, 8, kNoId);
       d.shared_mem_per_sm = IntOr(row, 9, kNoId);
       d.from_properties = true;
-      builder_.AddDevice(d);
+      gpu.memory_bandwidth = row.OptionalInt(10);
+      gpu.clock_rate = row.OptionalInt(11);
       device_ids_.insert(d.id);
-      // Peaks the model has no field for stay readable as producer settings (bandwidth is B/s, REAL).
-      if (row.OptionalInt(10)) {
-        Entry(fmt::format("nsys.gpu.{}.memory_bandwidth_bytes_per_s", d.id), std::to_string(row.Int(10)));
-      }
-      if (row.OptionalInt(11)) Entry(fmt::format("nsys.gpu.{}.clock_rate_hz", d.id), std::to_string(row.Int(11)));
-      ++rows_read_;
+      gpus_.push_back(std::move(gpu));
     }
     return Status::Ok();
   }
 
+  // Device rows without globalPid (minimal schemas) join on correlationId alone and are one process.
+  void CheckDevicePids() {
+    for (std::string_view table : {kKernels, kMemcpy, kMemset}) {
+      if (db_.HasTable(table) && !db_.HasColumn(table, "globalPid")) device_pids_known_ = false;
+    }
+  }
+
+  // The rank of a process that ran device work, made on its first row.
+  RankSink& DeviceSink(int64_t pid) {
+    auto it = by_pid_.find(pid);
+    if (it != by_pid_.end()) return *it->second;
+    sinks_.push_back(std::make_unique<RankSink>(db_.path(), pid));
+    by_pid_.emplace(pid, sinks_.back().get());
+    return *sinks_.back();
+  }
+
+  // Several processes with device work are several ranks, ordered by pid; with one or none, the whole
+  // export is one rank, host-only processes included (a single-process run keeps all it recorded).
+  void SettleSinks() {
+    std::sort(sinks_.begin(), sinks_.end(), [](const auto& a, const auto& b) { return a->pid < b->pid; });
+    per_process_ = sinks_.size() > 1;
+    if (sinks_.empty()) DeviceSink(0);
+  }
+
+  // The rank a host row of process `pid` belongs to; nullptr (the row is counted, not read) for a
+  // process without device work beside several that have some.
+  RankSink* HostSink(int64_t pid) {
+    if (!per_process_) return sinks_.front().get();
+    auto it = by_pid_.find(pid);
+    if (it != by_pid_.end()) return it->second;
+    ++rows_of_other_processes_;
+    return nullptr;
+  }
+
   // The device's stream track, named as Kineto names it.
-  uint32_t StreamTrack(int64_t device, int64_t stream) {
+  uint32_t StreamTrack(RankSink& sink, int64_t device, int64_t stream) {
     device_ids_.insert(device);
+    sink.devices.insert(device);
     const ProcessKey pid{device};
     const ProcessKey tid{stream};
-    const uint32_t track = builder_.TrackFor(pid, tid);
-    if (named_streams_.insert(track).second) {
-      builder_.SetProcessName(pid, fmt::format("GPU {}", device));
-      builder_.SetThreadName(pid, tid, fmt::format("stream {}", stream));
+    const uint32_t track = sink.builder.TrackFor(pid, tid);
+    if (sink.named_streams.insert(track).second) {
+      sink.builder.SetProcessName(pid, fmt::format("GPU {}", device));
+      sink.builder.SetThreadName(pid, tid, fmt::format("stream {}", stream));
     }
     return track;
   }
 
   // start/end of a row; false (row skipped, counted) when start is NULL or end precedes start.
-  bool Times(const SqliteStatement& row, int start_column, EventRecord* record) {
+  static bool Times(const SqliteStatement& row, int start_column, EventRecord* record, RankSink& sink) {
     const std::optional<int64_t> start = row.OptionalInt(start_column);
     const std::optional<int64_t> end = row.OptionalInt(start_column + 1);
     if (!start || !end || *end < *start) {
-      ++skipped_rows_;
+      ++sink.skipped_rows;
       return false;
     }
     record->ts_ns = *start;
@@ -231,32 +309,31 @@ class NsysImporter {
     return true;
   }
 
-  int64_t Correlation(const SqliteStatement& row, int correlation_column, int64_t pid) {
+  static int64_t Correlation(const SqliteStatement& row, int correlation_column, int64_t pid) {
     const std::optional<int64_t> id = row.OptionalInt(correlation_column);
     return id ? nsys::ProcessCorrelation(pid, *id) : kNoId;
   }
 
   // Columns shared by KERNEL, MEMCPY and MEMSET rows: 0 start, 1 end, 2 deviceId, 3 streamId,
-  // 4 correlationId, 5 globalPid, 6 contextId.
-  static constexpr size_t kCommonColumns = 7;
-  bool CommonRecord(const SqliteStatement& row, std::string_view category, EventKind kind, EventRecord* r) {
-    if (!Times(row, 0, r)) return false;
-    const int64_t device = IntOr(row, 2, 0);
+  // 4 correlationId, 5 globalPid.
+  static constexpr size_t kCommonColumns = 6;
+  RankSink* CommonRecord(const SqliteStatement& row, std::string_view category, EventKind kind, EventRecord* r) {
     const int64_t pid = row.OptionalInt(5) ? ProcessOf(row.Int(5)) : 0;
-    r->track = StreamTrack(device, IntOr(row, 3, 0));
-    r->category = builder_.Intern(category);
+    RankSink& sink = DeviceSink(pid);
+    if (!Times(row, 0, r, sink)) return nullptr;
+    r->track = StreamTrack(sink, IntOr(row, 2, 0), IntOr(row, 3, 0));
+    r->category = sink.builder.Intern(category);
     r->kind = kind;
     r->correlation = Correlation(row, 4, pid);
-    if (row.OptionalInt(6)) context_device_[{pid, row.Int(6)}] = device;
-    builder_.CountCategory(r->category);
-    ++rows_read_;
-    return true;
+    sink.builder.CountCategory(r->category);
+    ++sink.rows_read;
+    return &sink;
   }
 
   template <size_t N>
   static std::array<std::string_view, kCommonColumns + N> WithCommon(std::array<std::string_view, N> extra) {
     std::array<std::string_view, kCommonColumns + N> all = {"start",         "end",      "deviceId", "streamId",
-                                                            "correlationId", "globalPid", "contextId"};
+                                                            "correlationId", "globalPid"};
     for (size_t i = 0; i < N; ++i) all[kCommonColumns + i] = extra[i];
     return all;
   }
@@ -270,20 +347,21 @@ class NsysImporter {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
       EventRecord r;
-      if (!CommonRecord(row, "kernel", EventKind::kKernel, &r)) continue;
+      RankSink* sink = CommonRecord(row, "kernel", EventKind::kKernel, &r);
+      if (sink == nullptr) continue;
       // Kineto shows the demangled name; shortName is what nsys groups by, used when that is absent.
-      r.name = StringOf(row.OptionalInt(7) ? row.OptionalInt(7) : row.OptionalInt(8));
+      r.name = StringOf(*sink, row.OptionalInt(6) ? row.OptionalInt(6) : row.OptionalInt(7));
       KernelInfo info;
-      info.event = builder_.AddEvent(r);
+      info.event = sink->builder.AddEvent(r);
       for (int axis = 0; axis < 3; ++axis) {
-        info.grid[axis] = IntOr(row, 9 + axis, kNoId);
-        info.block[axis] = IntOr(row, 12 + axis, kNoId);
+        info.grid[axis] = IntOr(row, 8 + axis, kNoId);
+        info.block[axis] = IntOr(row, 11 + axis, kNoId);
       }
-      info.registers_per_thread = IntOr(row, 15, kNoId);
-      if (row.OptionalInt(16) || row.OptionalInt(17)) info.shared_memory_bytes = IntOr(row, 16, 0) + IntOr(row, 17, 0);
+      info.registers_per_thread = IntOr(row, 14, kNoId);
+      if (row.OptionalInt(15) || row.OptionalInt(16)) info.shared_memory_bytes = IntOr(row, 15, 0) + IntOr(row, 16, 0);
       info.stream = IntOr(row, 3, kNoId);
       info.device = IntOr(row, 2, kNoId);
-      builder_.AddKernelInfo(info);
+      sink->builder.AddKernelInfo(info);
     }
     return Status::Ok();
   }
@@ -296,16 +374,17 @@ class NsysImporter {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
       EventRecord r;
-      if (!CommonRecord(row, "gpu_memcpy", EventKind::kMemcpy, &r)) continue;
-      const int64_t copy_kind = IntOr(row, 8, 0), src = IntOr(row, 9, kAbsent), dst = IntOr(row, 10, kAbsent);
-      r.name = builder_.Intern(nsys::MemcpyName(copy_kind, src, dst));
+      RankSink* sink = CommonRecord(row, "gpu_memcpy", EventKind::kMemcpy, &r);
+      if (sink == nullptr) continue;
+      const int64_t copy_kind = IntOr(row, 7, 0), src = IntOr(row, 8, kAbsent), dst = IntOr(row, 9, kAbsent);
+      r.name = sink->builder.Intern(nsys::MemcpyName(copy_kind, src, dst));
       CopyInfo info;
-      info.event = builder_.AddEvent(r);
-      info.bytes = IntOr(row, 7, kNoId);
+      info.event = sink->builder.AddEvent(r);
+      info.bytes = IntOr(row, 6, kNoId);
       info.direction = nsys::DirectionOfCopyKind(copy_kind);
       if (src != kAbsent) info.src = nsys::MemoryKindOf(src);
       if (dst != kAbsent) info.dst = nsys::MemoryKindOf(dst);
-      builder_.AddCopyInfo(info);
+      sink->builder.AddCopyInfo(info);
     }
     return Status::Ok();
   }
@@ -318,116 +397,153 @@ class NsysImporter {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
       EventRecord r;
-      if (!CommonRecord(row, "gpu_memset", EventKind::kMemset, &r)) continue;
-      const int64_t mem_kind = IntOr(row, 8, kAbsent);
-      r.name = builder_.Intern(nsys::MemsetName(mem_kind));
+      RankSink* sink = CommonRecord(row, "gpu_memset", EventKind::kMemset, &r);
+      if (sink == nullptr) continue;
+      const int64_t mem_kind = IntOr(row, 7, kAbsent);
+      r.name = sink->builder.Intern(nsys::MemsetName(mem_kind));
       CopyInfo info;
-      info.event = builder_.AddEvent(r);
-      info.bytes = IntOr(row, 7, kNoId);
+      info.event = sink->builder.AddEvent(r);
+      info.bytes = IntOr(row, 6, kNoId);
       if (mem_kind != kAbsent) info.dst = nsys::MemoryKindOf(mem_kind);
-      builder_.AddCopyInfo(info);
+      sink->builder.AddCopyInfo(info);
     }
     return Status::Ok();
   }
 
-  // CUPTI synchronization records: nsys writes deviceId 0 for every one of them (REAL: both H100
-  // samples), so the device comes from the (process, context) the kernels and copies ran in.
+  // CUPTI synchronization records time the host's wait inside a synchronizing call (cudaStreamSynchronize,
+  // cudaEventSynchronize, cudaStreamWaitEvent): host time, not device work, so they become runtime-kind
+  // events on the calling thread, inside that call (REAL: in both H100 samples every record lies within
+  // the runtime call of its process and correlationId). The row names no thread: it is drawn once the
+  // runtime rows say which thread made the call. Its deviceId (0 for every row) does not matter there.
   Status ReadSync() {
     if (!HasRequired(kSync, {"start", "end"})) return Status::Ok();
-    const auto columns = WithCommon<1>({"syncType"});
-    TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kSync, columns));
+    constexpr std::array<std::string_view, 5> kColumns = {"start", "end", "correlationId", "globalPid", "syncType"};
+    TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kSync, kColumns));
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
-      EventRecord r;
-      if (!Times(row, 0, &r)) continue;
-      const int64_t pid = row.OptionalInt(5) ? ProcessOf(row.Int(5)) : 0;
-      int64_t device = IntOr(row, 2, 0);
-      if (row.OptionalInt(6)) {
-        auto it = context_device_.find({pid, row.Int(6)});
-        if (it != context_device_.end()) device = it->second;
-      }
-      // Context-wide syncs carry stream 0xFFFFFFFF; Kineto keeps them on a track of their own too.
-      r.track = StreamTrack(device, IntOr(row, 3, 0));
-      r.category = builder_.Intern("cuda_sync");
-      r.kind = EventKind::kSync;
-      r.name = builder_.Intern(nsys::SyncTypeName(IntOr(row, 7, 0)));
-      r.correlation = Correlation(row, 4, pid);
-      builder_.CountCategory(r.category);
-      builder_.AddEvent(r);
-      ++rows_read_;
+      const int64_t pid = row.OptionalInt(3) ? ProcessOf(row.Int(3)) : 0;
+      RankSink* sink = HostSink(pid);
+      if (sink == nullptr) continue;
+      PendingSync sync;
+      sync.sink = sink;
+      sync.pid = pid;
+      if (!Times(row, 0, &sync.record, *sink)) continue;
+      sync.record.kind = EventKind::kRuntime;
+      sync.record.category = sink->builder.Intern("cuda_sync");
+      sync.record.name = sink->builder.Intern(nsys::SyncTypeName(IntOr(row, 4, 0)));
+      // The call it happened in keeps the correlation: a launch join must find the call, not this.
+      const int64_t key = Correlation(row, 2, device_pids_known_ ? pid : 0);
+      if (key != kNoId) syncs_by_call_.emplace(key, static_cast<uint32_t>(syncs_.size()));
+      syncs_.push_back(sync);
     }
     return Status::Ok();
   }
 
+  // Draws the synchronization records of the call with `correlation` on its thread.
+  void PlaceSyncs(int64_t correlation, uint32_t track) {
+    auto [first, last] = syncs_by_call_.equal_range(correlation);
+    for (auto it = first; it != last; ++it) {
+      PendingSync& sync = syncs_[it->second];
+      if (sync.placed) continue;  // a call written twice draws its wait once
+      sync.record.track = track;
+      AddSync(sync);
+    }
+  }
+
+  void AddSync(PendingSync& sync) {
+    sync.sink->builder.CountCategory(sync.record.category);
+    sync.sink->builder.AddEvent(sync.record);
+    sync.placed = true;
+    ++sync.sink->rows_read;
+  }
+
+  // Records whose call was not captured still are host waits of their process: a track of their own.
+  void PlaceUnmatchedSyncs() {
+    for (PendingSync& sync : syncs_) {
+      if (sync.placed) continue;
+      sync.record.track = HostTrack(*sync.sink, sync.pid << 24);
+      sync.sink->builder.SetThreadName(ProcessKey{HostKey(sync.pid)}, ProcessKey{0}, "CUDA synchronization");
+      AddSync(sync);
+    }
+    syncs_.clear();
+    syncs_by_call_.clear();
+  }
+
   // The host thread of a serialized globalTid; host pids that equal a device ordinal are moved aside.
-  uint32_t HostTrack(int64_t global_tid) {
-    int64_t pid = ProcessOf(global_tid);
-    host_pids_.emplace(pid, global_tid >> 24);
-    if (device_ids_.contains(pid)) pid += kHostKeyOffset;
-    return builder_.TrackFor(ProcessKey{pid}, ProcessKey{ThreadOf(global_tid)});
+  uint32_t HostTrack(RankSink& sink, int64_t global_tid) {
+    const int64_t pid = ProcessOf(global_tid);
+    sink.host_pids.emplace(pid, global_tid >> 24);
+    return sink.builder.TrackFor(ProcessKey{HostKey(pid)}, ProcessKey{ThreadOf(global_tid)});
   }
 
   Status ReadRuntime() {
     if (!HasRequired(kRuntime, {"start", "end"})) return Status::Ok();
-    // Device rows without globalPid (minimal schemas) join on correlationId alone, as they must.
-    for (std::string_view table : {kKernels, kMemcpy, kMemset}) {
-      if (db_.HasTable(table) && !db_.HasColumn(table, "globalPid")) device_pids_known_ = false;
-    }
     constexpr std::array<std::string_view, 6> kColumns = {"start", "end", "globalTid", "correlationId", "nameId",
                                                           "eventClass"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kRuntime, kColumns));
-    const StringId runtime = builder_.Intern("cuda_runtime");
-    const StringId driver = builder_.Intern("cuda_driver");
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
-      EventRecord r;
-      if (!Times(row, 0, &r)) continue;
       const int64_t global_tid = IntOr(row, 2, 0);
-      r.track = HostTrack(global_tid);
+      RankSink* sink = HostSink(ProcessOf(global_tid));
+      if (sink == nullptr) continue;
+      EventRecord r;
+      if (!Times(row, 0, &r, *sink)) continue;
+      r.track = HostTrack(*sink, global_tid);
       r.correlation = Correlation(row, 3, device_pids_known_ ? ProcessOf(global_tid) : 0);
-      const std::string name(builder_.str(StringOf(row.OptionalInt(4))));
+      const std::string name(sink->builder.str(StringOf(*sink, row.OptionalInt(4))));
       const std::string_view stripped = nsys::StripVersionSuffix(name);
-      r.name = builder_.Intern(stripped);
+      r.name = sink->builder.Intern(stripped);
       const bool is_driver = nsys::IsDriverCall(IntOr(row, 5, kAbsent), stripped);
       r.kind = is_driver ? EventKind::kDriver : EventKind::kRuntime;
-      r.category = is_driver ? driver : runtime;
-      builder_.CountCategory(r.category);
-      builder_.AddEvent(r);
-      ++rows_read_;
+      r.category = sink->builder.Intern(is_driver ? "cuda_driver" : "cuda_runtime");
+      sink->builder.CountCategory(r.category);
+      sink->builder.AddEvent(r);
+      ++sink->rows_read;
+      if (!syncs_by_call_.empty() && r.correlation != kNoId) PlaceSyncs(r.correlation, r.track);
     }
     return Status::Ok();
   }
 
-  // Ranges become user annotations (ProfilerStep#N ones become steps at Finish); marks become instants.
-  // Text is inline or registered (COALESCE(text, StringIds[textId]), formats.md C.4.3).
+  // PyTorch's operator ranges (emit_nvtx) become host operators under their bare name, so that device
+  // work is attributed to the operator that launched it, as Kineto's cpu_op events are; other ranges
+  // become user annotations (ProfilerStep#N ones become steps at Finish); marks become instants.
   Status ReadNvtx() {
     if (!HasRequired(kNvtx, {"start", "eventType"})) return Status::Ok();
-    constexpr std::array<std::string_view, 6> kColumns = {"start", "end", "eventType", "text", "textId", "globalTid"};
+    constexpr std::array<std::string_view, 7> kColumns = {"start", "end",       "eventType", "text",
+                                                          "textId", "globalTid", "domainId"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kNvtx, kColumns));
-    const StringId category = builder_.Intern("user_annotation");
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
       const int64_t type = IntOr(row, 2, kAbsent);
       const bool range = nsys::IsNvtxRange(type);
       if (!range && !nsys::IsNvtxMark(type)) continue;  // domain/category/thread registrations
+      const int64_t global_tid = IntOr(row, 5, 0);
+      RankSink* sink = HostSink(ProcessOf(global_tid));
+      if (sink == nullptr) continue;
+      const std::string_view text = NvtxText(row, 3, 4);
+      if (const int64_t rank = nsys::RankInNvtxText(text); rank >= 0) sink->named_ranks.insert(rank);
       EventRecord r;
+      std::optional<std::string_view> op;
       if (range) {
-        if (!Times(row, 0, &r)) continue;  // a range still open when capture stopped has no end
-        r.kind = EventKind::kUserAnnotation;
+        if (!Times(row, 0, &r, *sink)) continue;  // a range still open when capture stopped has no end
+        op = nsys::PytorchOpName(text);
+        r.kind = op ? EventKind::kHostOp : EventKind::kUserAnnotation;
       } else {
         if (!row.OptionalInt(0)) continue;
         r.ts_ns = row.Int(0);
         r.kind = EventKind::kInstant;
       }
-      r.track = HostTrack(IntOr(row, 5, 0));
-      r.name = row.IsNull(3) ? StringOf(row.OptionalInt(4)) : builder_.Intern(row.Text(3));
-      r.category = category;
-      builder_.CountCategory(category);
-      builder_.AddEvent(r);
-      ++rows_read_;
+      r.track = HostTrack(*sink, global_tid);
+      r.name = row.IsNull(3) && !op ? StringOf(*sink, row.OptionalInt(4)) : sink->builder.Intern(op.value_or(text));
+      r.category = sink->builder.Intern(op ? "cpu_op" : "user_annotation");
+      sink->builder.CountCategory(r.category);
+      const uint32_t event = sink->builder.AddEvent(r);
+      // Library domains (NCCL's) are never iterations; the default domain is 0 (or not written).
+      if (range) sink->nvtx_ranges.push_back({event, !op && IntOr(row, 6, 0) == 0});
+      ++sink->rows_read;
     }
     return Status::Ok();
   }
@@ -439,60 +555,67 @@ class NsysImporter {
     constexpr std::array<std::string_view, 6> kColumns = {"start", "globalPid", "deviceId", "address", "bytes",
                                                           "memoryOperationType"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kMemoryUsage, kColumns, " ORDER BY \"start\""));
-    const StringId category = builder_.Intern("cuda_memory");
-    const StringId name = builder_.Intern("[memory]");
-    std::map<int64_t, int64_t> total;  // device -> bytes allocated
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      const int64_t global_pid = IntOr(row, 1, 0);
+      RankSink* sink = HostSink(ProcessOf(global_pid));
+      if (sink == nullptr) continue;
       if (!row.OptionalInt(0)) {
-        ++skipped_rows_;
+        ++sink->skipped_rows;
         continue;
       }
       const int64_t device = IntOr(row, 2, 0);
       const int64_t bytes = IntOr(row, 4, 0) * (IntOr(row, 5, 0) == 1 ? -1 : 1);  // 1 = deallocation
       EventRecord r;
       r.ts_ns = row.Int(0);
-      r.track = HostTrack(IntOr(row, 1, 0));
-      r.name = name;
-      r.category = category;
+      r.track = HostTrack(*sink, global_pid);
+      r.name = sink->builder.Intern("[memory]");
+      r.category = sink->builder.Intern("cuda_memory");
       r.kind = EventKind::kMemoryEvent;
       MemoryEvent m;
-      m.event = builder_.AddEvent(r);
+      m.event = sink->builder.AddEvent(r);
       m.ts_ns = r.ts_ns;
       m.track = r.track;
       m.address = IntOr(row, 3, kNoId);
       m.bytes = bytes;
-      m.total_allocated = total[device] += bytes;
+      m.total_allocated = sink->allocated[device] += bytes;
       m.device_type = 1;  // c10::DeviceType CUDA
       m.device_id = device;
-      builder_.AddMemoryEvent(m);
-      builder_.CountCategory(category);
-      ++rows_read_;
+      sink->builder.AddMemoryEvent(m);
+      sink->builder.CountCategory(r.category);
+      ++sink->rows_read;
     }
     return Status::Ok();
   }
 
+  // The rank holding host process `pid`'s events, nullptr when none does.
+  RankSink* RankWithHost(int64_t pid) {
+    RankSink* sink = per_process_ ? (by_pid_.contains(pid) ? by_pid_[pid] : nullptr) : sinks_.front().get();
+    return sink != nullptr && sink->host_pids.contains(pid) ? sink : nullptr;
+  }
+
   // Process names (PROCESSES) and thread names (ThreadNames) of the host processes that have events.
   Status NameHosts() {
-    if (HasRequired(kProcesses, {"globalPid", "name"}) && !host_pids_.empty()) {
+    if (HasRequired(kProcesses, {"globalPid", "name"})) {
       TP_ASSIGN_OR_RETURN(SqliteStatement row, db_.Prepare("SELECT globalPid, name FROM PROCESSES"));
       while (true) {
         TP_ASSIGN_OR_RETURN(bool more, row.Step());
         if (!more) break;
         const int64_t pid = ProcessOf(row.Int(0));
-        if (host_pids_.contains(pid)) builder_.SetProcessName(ProcessKey{HostKey(pid)}, row.Text(1));
+        if (RankSink* sink = RankWithHost(pid)) sink->builder.SetProcessName(ProcessKey{HostKey(pid)}, row.Text(1));
       }
     }
-    if (HasRequired(kThreadNames, {"nameId", "globalTid"}) && !host_pids_.empty()) {
+    if (HasRequired(kThreadNames, {"nameId", "globalTid"})) {
       TP_ASSIGN_OR_RETURN(SqliteStatement row, db_.Prepare("SELECT globalTid, nameId FROM ThreadNames"));
       while (true) {
         TP_ASSIGN_OR_RETURN(bool more, row.Step());
         if (!more) break;
         const int64_t global_tid = row.Int(0);
-        if (!host_pids_.contains(ProcessOf(global_tid))) continue;
-        builder_.SetThreadName(ProcessKey{HostKey(ProcessOf(global_tid))}, ProcessKey{ThreadOf(global_tid)},
-                               builder_.str(StringOf(row.OptionalInt(1))));
+        RankSink* sink = RankWithHost(ProcessOf(global_tid));
+        if (sink == nullptr) continue;
+        sink->builder.SetThreadName(ProcessKey{HostKey(ProcessOf(global_tid))}, ProcessKey{ThreadOf(global_tid)},
+                                    sink->builder.str(StringOf(*sink, row.OptionalInt(1))));
       }
     }
     return Status::Ok();
@@ -503,12 +626,13 @@ class NsysImporter {
   // ncclDevKernel_SendRecv). The innermost such range around the launch names the collective, as
   // Kineto's "Collective name" kernel argument does. NCCL's own NVTX payloads are binary blobs that
   // exports leave out by default (EXPORT_PARAM_INCLUDE_BLOBS), so they are not read.
-  void TagCollectives() {
-    const EventTable& e = builder_.partial().events();
+  static void TagCollectives(TraceBuilder& builder) {
+    const EventTable& e = builder.partial().events();
     std::unordered_map<uint32_t, std::vector<uint32_t>> ranges;  // host track -> "nccl:" ranges
     std::unordered_map<int64_t, uint32_t> launch;                // correlation -> host call
     for (uint32_t i = 0; i < e.size(); ++i) {
-      if (e.kind[i] == EventKind::kUserAnnotation && builder_.str(e.name[i]).starts_with("nccl:")) {
+      const bool range = e.kind[i] == EventKind::kHostOp || e.kind[i] == EventKind::kUserAnnotation;
+      if (range && builder.str(e.name[i]).starts_with("nccl:")) {
         ranges[e.track[i]].push_back(i);
       } else if ((e.kind[i] == EventKind::kRuntime || e.kind[i] == EventKind::kDriver) && e.correlation[i] != kNoId) {
         launch.emplace(e.correlation[i], i);
@@ -517,25 +641,24 @@ class NsysImporter {
     if (ranges.empty()) return;
     for (uint32_t i = 0; i < e.size(); ++i) {
       if (e.kind[i] != EventKind::kKernel || e.correlation[i] == kNoId) continue;
-      if (builder_.str(e.name[i]).find("nccl") == std::string_view::npos) continue;
+      if (builder.str(e.name[i]).find("nccl") == std::string_view::npos) continue;
       auto call = launch.find(e.correlation[i]);
       if (call == launch.end()) continue;
       auto on_thread = ranges.find(e.track[call->second]);
       if (on_thread == ranges.end()) continue;
-      const uint32_t range = Innermost(on_thread->second, e.ts_ns[call->second]);
+      const uint32_t range = Innermost(e, on_thread->second, e.ts_ns[call->second]);
       if (range == kNoIndex) continue;
-      std::string_view op = builder_.str(e.name[range]).substr(5);
+      std::string_view op = builder.str(e.name[range]).substr(5);
       op = op.substr(0, op.find_first_of(", "));
       CollectiveInfo info;
       info.event = i;
-      info.collective = builder_.Intern(op);
-      builder_.AddCollectiveInfo(info);
+      info.collective = builder.Intern(op);
+      builder.AddCollectiveInfo(info);
     }
   }
 
   // The shortest of `ranges` (event indices) that covers `ts`, kNoIndex when none does.
-  uint32_t Innermost(const std::vector<uint32_t>& ranges, int64_t ts) {
-    const EventTable& e = builder_.partial().events();
+  static uint32_t Innermost(const EventTable& e, const std::vector<uint32_t>& ranges, int64_t ts) {
     uint32_t best = kNoIndex;
     for (uint32_t r : ranges) {
       if (e.ts_ns[r] > ts || e.end_ns(r) < ts) continue;
@@ -546,34 +669,135 @@ class NsysImporter {
 
   int64_t HostKey(int64_t pid) const { return device_ids_.contains(pid) ? pid + kHostKeyOffset : pid; }
 
-  void WarnAboutSkippedRows() {
-    if (skipped_rows_ > 0) {
-      builder_.Warn(fmt::format("{}: {} rows without a start or an end, or ending before they start, were skipped",
-                                db_.path(), skipped_rows_));
+  void WarnAboutSkippedRows(RankSink& sink) {
+    if (sink.skipped_rows > 0) {
+      sink.builder.Warn(fmt::format("{}: {} rows without a start or an end, or ending before they start, were skipped",
+                                    db_.path(), sink.skipped_rows));
     }
-    if (dangling_strings_ > 0) {
-      builder_.Warn(
-          fmt::format("{}: {} names refer to StringIds rows that do not exist", db_.path(), dangling_strings_));
+    if (sink.dangling_strings > 0) {
+      sink.builder.Warn(
+          fmt::format("{}: {} names refer to StringIds rows that do not exist", db_.path(), sink.dangling_strings));
     }
   }
 
-  struct PairHash {
-    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
-      return std::hash<int64_t>()(k.first * 0x9E3779B97F4A7C15ll ^ k.second);
+  // Each rank holds the devices its work ran on (all of them in a one-rank export).
+  void AddGpus(RankSink& sink) {
+    for (const GpuRow& gpu : gpus_) {
+      if (per_process_ && !sink.devices.contains(gpu.device.id)) continue;
+      Device d = gpu.device;
+      d.name = sink.builder.Intern(gpu.name);
+      sink.builder.AddDevice(d);
+      // Peaks the model has no field for stay readable as producer settings (bandwidth is B/s, REAL).
+      std::vector<MetadataEntry>& entries = sink.builder.mutable_metadata()->entries;
+      if (gpu.memory_bandwidth) {
+        entries.push_back({fmt::format("nsys.gpu.{}.memory_bandwidth_bytes_per_s", d.id),
+                           std::to_string(*gpu.memory_bandwidth)});
+      }
+      if (gpu.clock_rate) {
+        entries.push_back({fmt::format("nsys.gpu.{}.clock_rate_hz", d.id), std::to_string(*gpu.clock_rate)});
+      }
+      ++sink.rows_read;
     }
-  };
+  }
+
+  // Rank numbers of a per-process export: what each process's NVTX text says ("rank 3") when every
+  // process names exactly one rank and no two the same; else the processes' pid order.
+  std::vector<int64_t> NamedRanks() const {
+    std::vector<int64_t> ranks;
+    std::set<int64_t> seen;
+    for (const auto& sink : sinks_) {
+      if (sink->named_ranks.size() != 1 || !seen.insert(*sink->named_ranks.begin()).second) return {};
+      ranks.push_back(*sink->named_ranks.begin());
+    }
+    return ranks;
+  }
+
+  void NumberRank(RankSink& sink, size_t position, const std::vector<int64_t>& named) {
+    TraceMetadata* meta = sink.builder.mutable_metadata();
+    if (!per_process_) {
+      if (sink.named_ranks.size() == 1) meta->distributed.rank = *sink.named_ranks.begin();
+      tuneprof::SettleRank(meta);
+      return;
+    }
+    meta->entries.push_back({"nsys.pid", std::to_string(sink.pid)});
+    if (!named.empty()) {
+      meta->distributed.rank = named[position];
+      tuneprof::SettleRank(meta);
+      meta->entries.push_back({"nsys.rank_source", "NVTX text naming the rank"});
+      return;
+    }
+    // Said as a fact, not a warning: the export has nothing better, and a launcher that starts its
+    // workers in rank order (torchrun loops over local ranks) gives them increasing pids.
+    std::string pids;
+    for (const auto& s : sinks_) pids += (pids.empty() ? "" : ", ") + std::to_string(s->pid);
+    meta->rank = static_cast<int64_t>(position);
+    meta->rank_source = RankSource::kDefault;
+    meta->entries.push_back({"nsys.rank_source", fmt::format("process order: {} processes with device work (pids {}) "
+                                                             "and no rank named in the export",
+                                                             sinks_.size(), pids)});
+  }
+
+  Result<std::vector<Trace>> FinishRanks() {
+    if (rows_of_other_processes_ > 0) {
+      Entry("nsys.rows_of_processes_without_device_work",
+            fmt::format("{} (not read: each rank is a process that ran device work)", rows_of_other_processes_));
+    }
+    const std::vector<int64_t> named = per_process_ ? NamedRanks() : std::vector<int64_t>();
+    std::vector<Trace> traces;
+    for (size_t i = 0; i < sinks_.size(); ++i) traces.push_back(FinishRank(*sinks_[i], i, named));
+    std::stable_sort(traces.begin(), traces.end(),
+                     [](const Trace& a, const Trace& b) { return a.metadata().rank < b.metadata().rank; });
+    return traces;
+  }
+
+  Trace FinishRank(RankSink& sink, size_t position, const std::vector<int64_t>& named) {
+    TraceMetadata* meta = sink.builder.mutable_metadata();
+    meta->format = TraceFormat::kNsysSqlite;
+    meta->file_bytes = file_bytes_;
+    meta->content_bytes = file_bytes_;
+    meta->entries = entries_;
+    // What the export as a whole lacks is said once, with the lowest pid's rank.
+    if (position == 0) {
+      for (const std::string& warning : warnings_) sink.builder.Warn(warning);
+    }
+    AddGpus(sink);
+    TagCollectives(sink.builder);
+    WarnAboutSkippedRows(sink);
+    meta->entry_count = sink.rows_read;
+    NumberRank(sink, position, named);
+    const nsys::RangeSteps steps = nsys::StepsFromRepeatingRanges(sink.builder.partial(), sink.nvtx_ranges);
+    const size_t events_before = sink.builder.partial().events().size();
+    Trace trace = sink.builder.Finish();
+    if (trace.steps().empty() && !steps.steps.empty()) AddSteps(&trace, steps, events_before);
+    return trace;
+  }
+
+  // Steps from repeating NVTX ranges, for a trace without ProfilerStep ranges. Finish drops implausible
+  // events; then the indices no longer hold, and the steps keep only their times.
+  static void AddSteps(Trace* trace, const nsys::RangeSteps& steps, size_t events_before) {
+    SideTableBuilder side(trace);
+    const bool indices_hold = trace->events().size() == events_before;
+    for (Step step : steps.steps) {
+      if (!indices_hold) step.event = kNoIndex;
+      side.AddStep(step);
+    }
+    side.AddMetadataEntry("nsys.steps", steps.source);
+  }
 
   const SqliteFile& db_;
-  TraceBuilder builder_;
-  std::unordered_map<int64_t, StringId> strings_;
-  std::set<int64_t> device_ids_;
-  std::unordered_map<std::pair<int64_t, int64_t>, int64_t, PairHash> context_device_;  // (pid, context) -> device
-  std::map<int64_t, int64_t> host_pids_;  // pid -> globalPid
-  std::unordered_set<uint32_t> named_streams_;
+  uint64_t file_bytes_;
+  std::vector<MetadataEntry> entries_;  // the export's, copied into every rank
+  std::vector<std::string> warnings_;   // the export's, given with the first rank
+  std::unordered_map<int64_t, std::string> strings_;
+  std::vector<GpuRow> gpus_;
+  std::set<int64_t> device_ids_;  // every device ordinal in the export
+  std::vector<std::unique_ptr<RankSink>> sinks_;
+  std::unordered_map<int64_t, RankSink*> by_pid_;
+  bool per_process_ = false;       // several processes ran device work: one rank each
   bool device_pids_known_ = true;  // every device table says its process (globalPid)
-  uint64_t rows_read_ = 0;
-  uint64_t skipped_rows_ = 0;
-  uint64_t dangling_strings_ = 0;
+  std::vector<PendingSync> syncs_;
+  std::unordered_multimap<int64_t, uint32_t> syncs_by_call_;  // (process, correlation) -> syncs_ index
+  uint64_t rows_of_other_processes_ = 0;
 };
 
 }  // namespace
@@ -586,7 +810,7 @@ bool IsNsysExport(const SqliteFile& file) {
   return false;
 }
 
-Result<Trace> ImportNsysSqlite(const SqliteFile& file, uint64_t file_bytes) {
+Result<std::vector<Trace>> ImportNsysSqlite(const SqliteFile& file, uint64_t file_bytes) {
   NsysImporter importer(file, file_bytes);
   return importer.Run();
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "importers/import.h"
 #include "test_corpus.h"
@@ -68,39 +69,113 @@ TEST(NsysImporter, ReadsAMinimalSchemaWithoutOptionalColumns) {
   EXPECT_EQ(EntryOf(*trace, "inventory.CUPTI_ACTIVITY_KIND_MEMSET"), "missing (not captured)");
 }
 
-TEST(NsysImporter, JoinsLaunchesPerProcessOnTwoGpus) {
+std::vector<Trace> MustImportRanks(const std::string& file) {
+  auto traces = ImportFileRanks(kNsysDir + file);
+  EXPECT_TRUE(traces.ok()) << traces.status().message();
+  return traces.ok() ? std::move(traces).value() : std::vector<Trace>();
+}
+
+TEST(NsysImporter, SynchronizationRecordsAreHostWaitsInsideTheirCall) {
+  TUNEPROF_REQUIRE_CORPUS();
+  auto trace = ImportFile(kNsysDir + "rtx3080_mock.sqlite");
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  const EventTable& e = trace->events();
+  EXPECT_EQ(CountKind(*trace, EventKind::kSync), 0u);
+  size_t syncs = 0;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (trace->str(e.category[i]) != "cuda_sync") continue;
+    ++syncs;
+    EXPECT_EQ(e.kind[i], EventKind::kRuntime);
+    EXPECT_EQ(e.correlation[i], kNoId);  // the call keeps the launch join
+    EXPECT_FALSE(trace->tracks()[e.track[i]].on_device);
+    // The one record lies within cudaStreamSynchronize, on its thread (REAL: same correlationId).
+    bool inside_call = false;
+    for (uint32_t j = 0; j < e.size(); ++j) {
+      inside_call |= trace->str(e.name[j]) == "cudaStreamSynchronize" && e.track[j] == e.track[i] &&
+                     e.ts_ns[j] <= e.ts_ns[i] && e.end_ns(i) <= e.end_ns(j);
+    }
+    EXPECT_TRUE(inside_call) << trace->str(e.name[i]);
+  }
+  EXPECT_EQ(syncs, 1u);
+}
+
+TEST(NsysImporter, AnExportOfTwoProcessesIsTwoRanks) {
+  TUNEPROF_REQUIRE_CORPUS();
+  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_1s.sqlite");
+  ASSERT_EQ(ranks.size(), 2u);
+  size_t kernel_links = 0, pageable_h2d = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const Trace& trace = ranks[r];
+    EXPECT_EQ(trace.metadata().rank, static_cast<int64_t>(r));
+    EXPECT_EQ(trace.metadata().rank_source, RankSource::kDefault);
+    EXPECT_TRUE(trace.metadata().warnings.empty());  // the pid order is said as a fact, not a warning
+    EXPECT_TRUE(EntryOf(trace, "nsys.rank_source").starts_with("process order")) << EntryOf(trace, "nsys.rank_source");
+    // pids 111 and 112, one GPU each (traces/README.md).
+    EXPECT_EQ(EntryOf(trace, "nsys.pid"), r == 0 ? "111" : "112");
+    ASSERT_EQ(trace.devices().size(), 1u);
+    EXPECT_EQ(trace.devices()[0].id, static_cast<int64_t>(r));
+    EXPECT_EQ(CountKind(trace, EventKind::kKernel), 1721u);
+    EXPECT_EQ(CountKind(trace, EventKind::kMemcpy), 452u);
+    EXPECT_EQ(CountKind(trace, EventKind::kMemset), 11u);
+    EXPECT_EQ(CountKind(trace, EventKind::kSync), 0u);
+    for (const Link& link : trace.links()) {
+      if (link.kind == LinkKind::kCorrelation && trace.events().kind[link.to] == EventKind::kKernel) ++kernel_links;
+    }
+    for (const CopyInfo& copy : trace.copies()) {
+      if (copy.direction == CopyDirection::kHostToDevice && copy.src == MemoryKind::kPageable) ++pageable_h2d;
+    }
+  }
+  // formats.md C.4: joined on (correlationId, process) 1,632 kernels find their launch (1,643 without the process).
+  EXPECT_EQ(kernel_links, 1632u);
+  EXPECT_EQ(pageable_h2d, 4u);
+}
+
+TEST(NsysImporter, OneTracePerFileRefusesAnExportOfSeveralRanks) {
   TUNEPROF_REQUIRE_CORPUS();
   auto trace = ImportFile(kNsysDir + "h100_2gpu_1s.sqlite");
-  ASSERT_TRUE(trace.ok()) << trace.status().message();
-  EXPECT_EQ(trace->devices().size(), 2u);
-  EXPECT_EQ(CountKind(*trace, EventKind::kKernel), 3442u);
-  EXPECT_EQ(CountKind(*trace, EventKind::kMemcpy), 904u);
-  EXPECT_EQ(CountKind(*trace, EventKind::kMemset), 22u);
-  // formats.md C.4: joined on (correlationId, process) 1,632 kernels find their launch (1,643 without the process).
-  size_t kernel_links = 0;
-  for (const Link& link : trace->links()) {
-    if (link.kind == LinkKind::kCorrelation && trace->events().kind[link.to] == EventKind::kKernel) ++kernel_links;
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("holds 2 ranks"), std::string::npos) << trace.status().message();
+}
+
+TEST(NsysImporter, PytorchNvtxRangesAreHostOperators) {
+  TUNEPROF_REQUIRE_CORPUS();
+  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_mfu_before.sqlite");
+  ASSERT_EQ(ranks.size(), 2u);
+  size_t ops = 0, flash = 0;
+  for (const Trace& trace : ranks) {
+    const EventTable& e = trace.events();
+    for (uint32_t i = 0; i < e.size(); ++i) {
+      if (e.kind[i] != EventKind::kHostOp) continue;
+      ++ops;
+      const std::string_view name = trace.str(e.name[i]);
+      EXPECT_EQ(name.find(", op_id ="), std::string_view::npos) << name;
+      EXPECT_EQ(name.find(", seq ="), std::string_view::npos) << name;
+      flash += name == "flash_attn::_flash_attn_forward";
+    }
+    // NCCL's own ranges (its domain, no op_id) stay annotations; no range repeats at the top level.
+    EXPECT_GT(CountKind(trace, EventKind::kUserAnnotation), 0u);
+    EXPECT_TRUE(trace.steps().empty());
   }
-  EXPECT_EQ(kernel_links, 1632u);
-  size_t pageable_h2d = 0;
-  for (const CopyInfo& copy : trace->copies()) {
-    if (copy.direction == CopyDirection::kHostToDevice && copy.src == MemoryKind::kPageable) ++pageable_h2d;
-  }
-  EXPECT_EQ(pageable_h2d, 4u);
+  // 19,118 NVTX rows, 462 of them NCCL's; 67 flash_attn::_flash_attn_forward ranges (SQL).
+  EXPECT_EQ(ops, 19118u - 462u);
+  EXPECT_EQ(flash, 67u);
 }
 
 TEST(NsysImporter, NamesNcclKernelsByTheEnclosingPytorchRange) {
   TUNEPROF_REQUIRE_CORPUS();
-  auto trace = ImportFile(kNsysDir + "h100_2gpu_mfu_before.sqlite");
-  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_mfu_before.sqlite");
+  ASSERT_EQ(ranks.size(), 2u);
   // 66 ncclDevKernel_SendRecv kernels; 64 have a launch (cuLaunchKernelEx) inside "nccl:all_to_all, op_id = N".
-  ASSERT_EQ(trace->collectives().size(), 64u);
-  for (const CollectiveInfo& info : trace->collectives()) {
-    EXPECT_EQ(trace->str(info.collective), "all_to_all");
-    EXPECT_TRUE(trace->str(trace->events().name[info.event]).starts_with("ncclDevKernel_SendRecv"));
+  size_t collectives = 0, driver_calls = 0;
+  for (const Trace& trace : ranks) {
+    collectives += trace.collectives().size();
+    for (const CollectiveInfo& info : trace.collectives()) {
+      EXPECT_EQ(trace.str(info.collective), "all_to_all");
+      EXPECT_TRUE(trace.str(trace.events().name[info.event]).starts_with("ncclDevKernel_SendRecv"));
+    }
+    driver_calls += CountKind(trace, EventKind::kDriver);
   }
-  size_t driver_calls = 0;
-  for (EventKind kind : trace->events().kind) driver_calls += kind == EventKind::kDriver;
+  EXPECT_EQ(collectives, 64u);
   EXPECT_EQ(driver_calls, 672u + 402u);  // cuKernelGetAttribute + cuLaunchKernelEx (traces/README.md)
 }
 
