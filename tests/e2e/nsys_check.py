@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Nsight Systems SQLite exports (issue 10) against independent queries with Python's sqlite3.
+"""Nsight Systems SQLite exports against independent queries with Python's sqlite3.
 
 1. Every ../shared/traces/nsys/*.sqlite, per rank (one per process that ran device work, in pid order;
    the whole export when there is one such process): kernel / memcpy / memset counts (`info --json`
