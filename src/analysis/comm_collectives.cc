@@ -12,7 +12,7 @@
 #include "analysis/cpu_work.h"
 #include "analysis/device_launches.h"
 #include "analysis/device_work.h"
-#include "analysis/op_flops.h"
+#include "analysis/op_shapes.h"
 
 namespace tuneprof {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
-// FLOPs and bytes of host operators from their record_shapes arguments (model/trace.h OpShapeInfo:
-// Kineto `Input Dims`, `Input type`, `Concrete Inputs`), then per operator achieved FLOP/s, arithmetic
-// intensity and roofline position against the chip (hardware_profile.h), and the rank's MFU.
+// FLOPs and bytes of host operators from their record_shapes arguments (op_shapes.h), then per operator
+// achieved FLOP/s, arithmetic intensity and roofline position against the chip (hardware_profile.h), and
+// the rank's MFU.
 //
 // Formulas (a multiply-add is 2 FLOPs, as torch.profiler's with_flops and torch.utils.flop_counter):
 //   mm [M,K]x[K,N], addmm (bias not counted, as torch): 2·M·K·N; bmm, baddbmm: 2·B·M·K·N;
@@ -25,24 +25,10 @@
 #include <vector>
 
 #include "analysis/hardware_profile.h"
+#include "analysis/op_shapes.h"
 #include "model/trace.h"
 
 namespace tuneprof {
-
-// record_shapes arguments parsed from their JSON text. Views point into the trace's string pool.
-struct OpShapes {
-  std::vector<std::vector<int64_t>> dims;  // one per input; [] for scalars, lists and None
-  std::vector<std::string_view> types;     // "float", "c10::BFloat16", "Scalar", "" ...
-  std::vector<std::string_view> concrete;  // "", "[1, 1]", "1", "same" ...
-};
-
-// Parses the three arrays; false when Input Dims is not an array of integer arrays.
-bool ParseOpShapes(std::string_view input_dims, std::string_view input_types, std::string_view concrete_inputs,
-                   OpShapes* out);
-
-// The record_shapes arguments of host event `event` parsed, or false when the trace kept none for it
-// (or they do not parse).
-bool ParseOpShapesOf(const Trace& trace, uint32_t event, OpShapes* out);
 
 struct OpCost {
   double flops = -1;  // -1: no formula for the operator, or its shapes do not fit one
@@ -52,9 +38,6 @@ struct OpCost {
 
 // The cost of one operator ("aten::mm") with these arguments.
 OpCost EstimateOpCost(std::string_view op_name, const OpShapes& shapes);
-
-// Bytes per element of a record_shapes dtype ("float" 4, "c10::BFloat16" 2); 0 when unknown.
-int64_t ShapeDtypeBytes(std::string_view dtype);
 
 struct RooflinePoint {
   std::optional<double> ridge;          // FLOP per byte where the chip's roof turns flat
