@@ -22,9 +22,9 @@
 #include <malloc.h>
 #endif
 
-#include "analysis/comm_cross_rank.h"
-#include "analysis/hardware_profile.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/core/hardware_profile.h"
+#include "analysis/breakdown/time_breakdown.h"
 #include "cli/commands.h"
 #include "cli/diagnostics.h"
 #include "cli/flag_checks.h"

@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "analysis/advice_check.h"
-#include "analysis/compare.h"
+#include "analysis/compare/advice_check.h"
+#include "analysis/compare/compare.h"
 #include "cli/commands.h"
 #include "cli/flag_checks.h"
 #include "cli/hardware_options.h"

@@ -3,7 +3,7 @@
 // or from the file) and resolve the forced profile by name. (ReportError comes with cli/diagnostics.h.)
 #include <string>
 
-#include "analysis/hardware_profile.h"
+#include "analysis/core/hardware_profile.h"
 #include "base/status.h"
 #include "cli/diagnostics.h"
 

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "analysis/trace_summary.h"
+#include "analysis/breakdown/trace_summary.h"
 #include "cli/commands.h"
 #include "cli/diagnostics.h"
 #include "cli/run_analyses.h"

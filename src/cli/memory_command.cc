@@ -3,9 +3,9 @@
 
 #include <cstdio>
 
-#include "analysis/hardware_profile.h"
-#include "analysis/memory_hta_bw.h"
-#include "analysis/memory_timeline.h"
+#include "analysis/core/hardware_profile.h"
+#include "analysis/hta/memory_hta_bw.h"
+#include "analysis/memory/memory_timeline.h"
 #include "cli/commands.h"
 #include "cli/diagnostics.h"
 #include "cli/hardware_options.h"

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "analysis/advisor/advisor_config.h"
-#include "analysis/compare.h"
+#include "analysis/compare/compare.h"
 #include "cli/commands.h"
 #include "cli/diagnostics.h"
 #include "cli/hardware_options.h"

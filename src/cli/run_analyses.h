@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
-#include "analysis/comm_cross_rank.h"
-#include "analysis/compute_units.h"
-#include "analysis/hardware_profile.h"
-#include "analysis/kernel_breakdown.h"
-#include "analysis/memory_timeline.h"
-#include "analysis/op_flops.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/kernel_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/compute/compute_units.h"
+#include "analysis/compute/op_flops.h"
+#include "analysis/core/hardware_profile.h"
+#include "analysis/memory/memory_timeline.h"
 #include "base/status.h"
 #include "model/trace.h"
 

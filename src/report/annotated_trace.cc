@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/device_launches.h"
-#include "analysis/device_work.h"
-#include "analysis/intervals.h"
+#include "analysis/core/device_launches.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/intervals.h"
 #include "base/json_writer.h"
 
 namespace tuneprof {

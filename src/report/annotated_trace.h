@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "analysis/advisor/advisor.h"
-#include "analysis/memory_timeline.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/memory/memory_timeline.h"
 #include "base/status.h"
 #include "model/trace.h"
 

@@ -5,7 +5,7 @@
 // `ranks[]` field names are a contract checked from outside).
 #include <string>
 
-#include "analysis/comm_cross_rank.h"
+#include "analysis/comm/comm_cross_rank.h"
 
 namespace tuneprof {
 

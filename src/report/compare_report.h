@@ -7,8 +7,8 @@
 #include <span>
 #include <string>
 
-#include "analysis/advice_check.h"
-#include "analysis/compare.h"
+#include "analysis/compare/advice_check.h"
+#include "analysis/compare/compare.h"
 
 namespace tuneprof {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "analysis/advisor/advisor_config.h"
-#include "analysis/hand_built_trace_for_test.h"
+#include "analysis/core/hand_built_trace_for_test.h"
 #include "report/annotated_trace.h"
 #include "report/svg_chart.h"
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_summary.h"
+#include "analysis/breakdown/trace_summary.h"
 
 namespace tuneprof {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/memory_hta_bw.h"
-#include "analysis/memory_timeline.h"
+#include "analysis/hta/memory_hta_bw.h"
+#include "analysis/memory/memory_timeline.h"
 
 namespace tuneprof {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/generation_metrics.h"
+#include "analysis/compute/generation_metrics.h"
 #include "importers/import.h"
 
 namespace tuneprof {

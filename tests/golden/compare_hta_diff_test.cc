@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/operator_diff.h"
+#include "analysis/compare/operator_diff.h"
 #include "importers/import.h"
 
 namespace tuneprof {
