@@ -7,8 +7,8 @@
 #include "cli/commands.h"
 #include "cli/hardware_options.h"
 #include "cli/run_analyses.h"
-#include "report/advise_report.h"
-#include "report/warnings_json.h"
+#include "report/console/advise_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 namespace {

@@ -12,7 +12,7 @@
 #include "io/byte_source.h"
 #include "io/memory_source.h"
 #include "io/output_file.h"
-#include "report/annotated_trace.h"
+#include "report/trace/annotated_trace.h"
 
 namespace tuneprof::cli {
 namespace {

@@ -32,8 +32,8 @@
 #include "importers/import.h"
 #include "io/trace_files.h"
 #include "cli/run_analyses.h"
-#include "report/comm_report.h"
-#include "report/warnings_json.h"
+#include "report/console/comm_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

@@ -7,8 +7,8 @@
 #include "cli/commands.h"
 #include "cli/diagnostics.h"
 #include "cli/run_analyses.h"
-#include "report/info_report.h"
-#include "report/warnings_json.h"
+#include "report/console/info_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

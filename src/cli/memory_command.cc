@@ -10,8 +10,8 @@
 #include "cli/diagnostics.h"
 #include "cli/hardware_options.h"
 #include "cli/run_analyses.h"
-#include "report/memory_report.h"
-#include "report/warnings_json.h"
+#include "report/console/memory_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

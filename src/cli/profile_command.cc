@@ -16,8 +16,8 @@
 #include "cli/flag_checks.h"
 #include "cli/hardware_options.h"
 #include "cli/run_analyses.h"
-#include "report/profile_report.h"
-#include "report/warnings_json.h"
+#include "report/console/profile_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

@@ -11,7 +11,7 @@
 #include "cli/run_analyses.h"
 #include "importers/import.h"
 #include "io/output_file.h"
-#include "report/html_report.h"
+#include "report/html/html_report.h"
 
 namespace tuneprof::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/annotated_trace.h"
+#include "report/trace/annotated_trace.h"
 
 #include <gtest/gtest.h>
 

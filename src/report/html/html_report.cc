@@ -1,4 +1,4 @@
-#include "report/html_report.h"
+#include "report/html/html_report.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "report/svg_chart.h"
+#include "report/html/svg_chart.h"
 
 namespace tuneprof {
 namespace {

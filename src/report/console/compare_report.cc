@@ -1,4 +1,4 @@
-#include "report/compare_report.h"
+#include "report/console/compare_report.h"
 
 #include <fmt/format.h>
 

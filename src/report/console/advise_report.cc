@@ -1,4 +1,4 @@
-#include "report/advise_report.h"
+#include "report/console/advise_report.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "report/profile_report.h"
+#include "report/console/profile_report.h"
 
 #include <fmt/format.h>
 

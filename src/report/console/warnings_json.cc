@@ -1,4 +1,4 @@
-#include "report/warnings_json.h"
+#include "report/console/warnings_json.h"
 
 #include "base/json_writer.h"
 

@@ -1,4 +1,4 @@
-#include "report/info_report.h"
+#include "report/console/info_report.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "report/svg_chart.h"
+#include "report/html/svg_chart.h"
 
 #include <fmt/format.h>
 

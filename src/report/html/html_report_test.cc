@@ -1,6 +1,6 @@
 // Hostile strings: names that come from a trace cannot open markup, end an attribute or break a chart
 // in the HTML report, nor break the JSON of the annotated trace.
-#include "report/html_report.h"
+#include "report/html/html_report.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/core/hand_built_trace_for_test.h"
-#include "report/annotated_trace.h"
-#include "report/svg_chart.h"
+#include "report/html/svg_chart.h"
+#include "report/trace/annotated_trace.h"
 
 namespace tuneprof {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/comm_report.h"
+#include "report/console/comm_report.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

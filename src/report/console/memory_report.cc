@@ -1,4 +1,4 @@
-#include "report/memory_report.h"
+#include "report/console/memory_report.h"
 
 #include <fmt/format.h>
 
