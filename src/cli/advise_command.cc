@@ -5,8 +5,8 @@
 
 #include "analysis/advisor/advisor.h"
 #include "cli/commands.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
+#include "cli/errors.h"
+#include "pipeline/run_analyses.h"
 #include "report/console/advise_report.h"
 #include "report/console/warnings_json.h"
 

@@ -5,8 +5,8 @@
 
 #include "analysis/breakdown/trace_summary.h"
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
-#include "cli/run_analyses.h"
+#include "cli/errors.h"
+#include "pipeline/run_analyses.h"
 #include "report/console/info_report.h"
 #include "report/console/warnings_json.h"
 

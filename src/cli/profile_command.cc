@@ -12,10 +12,10 @@
 #include "analysis/hta/hta_kernels.h"
 #include "analysis/hta/hta_launches.h"
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
+#include "cli/errors.h"
 #include "cli/flag_checks.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
+#include "pipeline/hardware_options.h"
+#include "pipeline/run_analyses.h"
 #include "report/console/profile_report.h"
 #include "report/console/warnings_json.h"
 

@@ -6,11 +6,10 @@
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/compare/compare.h"
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
+#include "cli/errors.h"
 #include "importers/import.h"
 #include "io/output_file.h"
+#include "pipeline/run_analyses.h"
 #include "report/html/html_report.h"
 
 namespace tuneprof::cli {

@@ -14,9 +14,6 @@ namespace tuneprof::cli {
 void PrintError(std::string_view message);
 void PrintWarning(std::string_view message);
 
-// Prints the error and returns its exit code: kExitUsage for kUsage, else kExitBadInput.
-int ReportError(const Status& status);
-
 // What a reader should know about an imported input before trusting its report: a cut-off trace (read as
 // far as it goes) or a trace whose traceEvents array is empty.
 std::vector<std::string> InputWarnings(const TraceMetadata& meta);

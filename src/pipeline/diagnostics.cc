@@ -1,22 +1,16 @@
-#include "cli/diagnostics.h"
+#include "pipeline/diagnostics.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 
 #include "base/text_escape.h"
-#include "cli/commands.h"
 
 namespace tuneprof::cli {
 
 void PrintError(std::string_view message) { fmt::print(stderr, "tuneprof: error: {}\n", EscapeText(message)); }
 
 void PrintWarning(std::string_view message) { fmt::print(stderr, "tuneprof: warning: {}\n", EscapeText(message)); }
-
-int ReportError(const Status& status) {
-  PrintError(status.message());
-  return status.code() == StatusCode::kUsage ? kExitUsage : kExitBadInput;
-}
 
 std::vector<std::string> InputWarnings(const TraceMetadata& meta) {
   std::vector<std::string> warnings;

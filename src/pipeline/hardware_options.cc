@@ -1,4 +1,4 @@
-#include "cli/hardware_options.h"
+#include "pipeline/hardware_options.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include "cli/commands.h"
 
 namespace tuneprof::cli {
 

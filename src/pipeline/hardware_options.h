@@ -1,11 +1,10 @@
 #pragma once
 // What every command with --hardware / --hardware-file does the same way: load the profiles (built-in
-// or from the file) and resolve the forced profile by name. (ReportError comes with cli/diagnostics.h.)
+// or from the file) and resolve the forced profile by name.
 #include <string>
 
 #include "analysis/core/hardware_profile.h"
 #include "base/status.h"
-#include "cli/diagnostics.h"
 
 namespace tuneprof::cli {
 

@@ -1,11 +1,11 @@
-#include "cli/run_analyses.h"
+#include "pipeline/run_analyses.h"
 
 #include "analysis/advisor/advisor_config.h"
-#include "cli/diagnostics.h"
-#include "cli/hardware_options.h"
 #include "importers/common/rank.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
+#include "pipeline/diagnostics.h"
+#include "pipeline/hardware_options.h"
 
 namespace tuneprof::cli {
 
