@@ -11,7 +11,7 @@
 // events over all ranks): any difference is real, so it counts as significant when the values differ.
 // Operators are compared on the first rank of each side (as HTA does), over all steps, per step; so are
 // operator categories (operator_diff.h), which match work across platforms when names differ.
-// The advisor's view (advisor.h, as `analyze` runs it: cli/run_analyses.h) adds the three
+// The advisor's view (advisor.h, as `analyze` runs it: pipeline/run_analyses.h) adds the three
 // utilizations and MFU of the slowest rank, and the job's dominant bottleneck. They are one reading a
 // side (no per-step samples), so their change is shown but not tested: never significant, never a gate.
 // They are listed (unknown as unknown) when a side's verdict was filled (SideVerdict::analyzed).

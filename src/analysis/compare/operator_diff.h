@@ -82,7 +82,7 @@ struct OperatorDiff {
 
 OperatorDiff DiffOperators(const OperatorTotals& before, const OperatorTotals& after, OperatorScope scope);
 
-// What kind of work an operator is, from its name (advisor/op_classes.h): what a comparison across
+// What kind of work an operator is, from its name (analysis/core/op_classes.h): what a comparison across
 // platforms can still match when the names differ (a cuBLAS GEMM vs an Ascend MatMul). Norms, softmax,
 // activations and other element-wise work are "vector"; copy kernels and copy_/clone/contiguous are
 // "memcpy".

@@ -1,6 +1,6 @@
 #pragma once
 // `--semantics hta`: HTA's get_idle_time_breakdown (hta/analyzers/breakdown_analysis.py, f4d0062) with
-// show_idle_interval_stats=True, on the rows HTA keeps (analysis/hta_rows.h). Per rank and stream, over
+// show_idle_interval_stats=True, on the rows HTA keeps (analysis/hta/hta_rows.h). Per rank and stream, over
 // the kernel / memcpy / memset rows (not syncs) sorted by start: the idle interval before a row is its
 // start minus the previous row's end on the stream (the previous row only, not the latest end), typed
 //   host_wait    the row's runtime call started after the previous row ended (the host was late),

@@ -1,6 +1,6 @@
 #pragma once
 // `--semantics hta`: HTA's get_gpu_kernel_breakdown (hta/analyzers/breakdown_analysis.py, f4d0062), with
-// include_memory_kernels=True, on the rows HTA keeps (analysis/hta_rows.h):
+// include_memory_kernels=True, on the rows HTA keeps (analysis/hta/hta_rows.h):
 // - kernel-type breakdown: per rank, the COMPUTATION, COMMUNICATION and MEMORY rows are merged per type
 //   (HTA's merge), and every stretch of time is labelled by the set of types running ("COMPUTATION
 //   overlapping COMMUNICATION"); durations summed over all ranks, percentage of the sum (1 decimal);

@@ -1,7 +1,7 @@
 #pragma once
 // `--semantics hta`: HTA's get_cuda_kernel_launch_stats (hta/analyzers/cuda_kernel_analysis.py) and
 // get_queue_length_summary (hta/analyzers/trace_counters.py), f4d0062, on the rows HTA keeps
-// (analysis/hta_rows.h):
+// (analysis/hta/hta_rows.h):
 // - launch stats: host rows with the correlation of a cudaLaunchKernel / cudaLaunchKernelExC / MTIA
 //   runFunction launch (plus cudaMemcpyAsync / cudaMemsetAsync: include_memory_events=True) joined with
 //   the GPU rows of that correlation; launch_delay = max(0, gpu start - (cpu start + cpu dur));

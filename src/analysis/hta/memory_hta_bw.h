@@ -2,7 +2,7 @@
 // HTA's memory-bandwidth summary, computed as HTA computes it (facebookresearch/HolisticTraceAnalysis
 // f4d0062, hta/analyzers/trace_counters.py get_memory_bw_summary), so that `memory --json` can be checked
 // against HTA's memory_bw_summary.csv:
-// - the rows are HTA's loaded GPU rows (analysis/hta_rows.h) whose kernel type is MEMORY, named
+// - the rows are HTA's loaded GPU rows (analysis/hta/hta_rows.h) whose kernel type is MEMORY, named
 //   "Memset" or the first 11 characters of the name ("Memcpy DtoH");
 // - each row adds its "memory bandwidth (GB/s)" arg at its start and subtracts it at its end (a 0 µs row
 //   lasts 1 µs); the start points, then the end points, are sorted by time with numpy's quicksort;

@@ -1,6 +1,6 @@
 #pragma once
 // Memory the allocator could have saved: a liveness-based reuse plan and in-place candidates, from
-// the blocks of one device (allocations matched to their frees, analysis/memory_timeline.h).
+// the blocks of one device (allocations matched to their frees, analysis/memory/memory_timeline.h).
 #include <cstdint>
 #include <limits>
 #include <string>

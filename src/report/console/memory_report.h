@@ -11,7 +11,7 @@
 namespace tuneprof {
 
 std::string RenderMemoryText(const std::vector<MemoryAnalysis>& ranks);
-// `hta`: HTA's memory_bw_summary over all ranks (analysis/memory_hta_bw.h), written beside ranks[].
+// `hta`: HTA's memory_bw_summary over all ranks (analysis/hta/memory_hta_bw.h), written beside ranks[].
 std::string RenderMemoryJson(const std::vector<MemoryAnalysis>& ranks, const std::vector<HtaMemoryBwRow>& hta);
 
 // The bandwidth of device-memory traffic (D2D copies and memsets) against the chip's memory peak,
