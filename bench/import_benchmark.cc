@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
 #include "importers/import.h"
 
 namespace tuneprof {

@@ -5,10 +5,10 @@
 
 #include "analysis/advisor/advisor.h"
 #include "cli/commands.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
-#include "report/advise_report.h"
-#include "report/warnings_json.h"
+#include "cli/errors.h"
+#include "pipeline/run_analyses.h"
+#include "report/console/advise_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 namespace {

@@ -5,14 +5,14 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
+#include "cli/errors.h"
+#include "pipeline/run_analyses.h"
 #include "base/text_escape.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/byte_source.h"
 #include "io/memory_source.h"
 #include "io/output_file.h"
-#include "report/annotated_trace.h"
+#include "report/trace/annotated_trace.h"
 
 namespace tuneprof::cli {
 namespace {

@@ -21,18 +21,18 @@
 #include <malloc.h>
 #endif
 
-#include "analysis/comm_cross_rank.h"
-#include "analysis/hardware_profile.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/core/hardware_profile.h"
+#include "analysis/breakdown/time_breakdown.h"
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
+#include "cli/errors.h"
 #include "cli/flag_checks.h"
-#include "cli/hardware_options.h"
+#include "pipeline/hardware_options.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
-#include "cli/run_analyses.h"
-#include "report/comm_report.h"
-#include "report/warnings_json.h"
+#include "pipeline/run_analyses.h"
+#include "report/console/comm_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

@@ -91,7 +91,7 @@ struct ReportOptions {
   std::string hardware;
   std::string hardware_file;
 };
-// `report`: the self-contained HTML report (report/html_report.h).
+// `report`: the self-contained HTML report (report/html/html_report.h).
 void AddReportCommand(CLI::App* app, ReportOptions* options);
 int RunReport(const ReportOptions& options);
 
@@ -102,7 +102,7 @@ struct AnnotateOptions {
   std::string hardware;
   std::string hardware_file;
 };
-// `annotate`: the trace plus tuneprof's diagnosis as tracks (report/annotated_trace.h).
+// `annotate`: the trace plus tuneprof's diagnosis as tracks (report/trace/annotated_trace.h).
 void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options);
 int RunAnnotate(const AnnotateOptions& options);
 

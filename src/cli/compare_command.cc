@@ -3,14 +3,16 @@
 
 #include <cstdio>
 
-#include "analysis/advice_check.h"
-#include "analysis/compare.h"
+#include "analysis/compare/advice_check.h"
+#include "analysis/compare/compare.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/flag_checks.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
-#include "report/compare_report.h"
-#include "report/warnings_json.h"
+#include "pipeline/diagnostics.h"
+#include "pipeline/hardware_options.h"
+#include "pipeline/run_analyses.h"
+#include "report/console/compare_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

@@ -3,12 +3,12 @@
 
 #include <cstdio>
 
-#include "analysis/trace_summary.h"
+#include "analysis/breakdown/trace_summary.h"
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
-#include "cli/run_analyses.h"
-#include "report/info_report.h"
-#include "report/warnings_json.h"
+#include "cli/errors.h"
+#include "pipeline/run_analyses.h"
+#include "report/console/info_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

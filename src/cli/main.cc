@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
 #include "cli/progress.h"
+#include "pipeline/diagnostics.h"
 
 namespace {
 

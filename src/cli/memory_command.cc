@@ -3,15 +3,15 @@
 
 #include <cstdio>
 
-#include "analysis/hardware_profile.h"
-#include "analysis/memory_hta_bw.h"
-#include "analysis/memory_timeline.h"
+#include "analysis/core/hardware_profile.h"
+#include "analysis/hta/memory_hta_bw.h"
+#include "analysis/memory/memory_timeline.h"
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
-#include "report/memory_report.h"
-#include "report/warnings_json.h"
+#include "cli/errors.h"
+#include "pipeline/hardware_options.h"
+#include "pipeline/run_analyses.h"
+#include "report/console/memory_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

@@ -3,21 +3,21 @@
 
 #include <cstdio>
 
-#include "analysis/compute_units.h"
-#include "analysis/hardware_profile.h"
-#include "analysis/hta_breakdown.h"
-#include "analysis/hta_idle_time.h"
-#include "analysis/hta_kernels.h"
-#include "analysis/hta_launches.h"
-#include "analysis/kernel_breakdown.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/kernel_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/compute/compute_units.h"
+#include "analysis/core/hardware_profile.h"
+#include "analysis/hta/hta_breakdown.h"
+#include "analysis/hta/hta_idle_time.h"
+#include "analysis/hta/hta_kernels.h"
+#include "analysis/hta/hta_launches.h"
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
+#include "cli/errors.h"
 #include "cli/flag_checks.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
-#include "report/profile_report.h"
-#include "report/warnings_json.h"
+#include "pipeline/hardware_options.h"
+#include "pipeline/run_analyses.h"
+#include "report/console/profile_report.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 

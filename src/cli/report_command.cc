@@ -4,14 +4,13 @@
 #include <cstdio>
 
 #include "analysis/advisor/advisor_config.h"
-#include "analysis/compare.h"
+#include "analysis/compare/compare.h"
 #include "cli/commands.h"
-#include "cli/diagnostics.h"
-#include "cli/hardware_options.h"
-#include "cli/run_analyses.h"
+#include "cli/errors.h"
 #include "importers/import.h"
 #include "io/output_file.h"
-#include "report/html_report.h"
+#include "pipeline/run_analyses.h"
+#include "report/html/html_report.h"
 
 namespace tuneprof::cli {
 namespace {

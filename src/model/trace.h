@@ -130,7 +130,7 @@ struct MemoryEvent {
 
 // record_shapes arguments of a host operator (Kineto cpu_op): the JSON text of `Input Dims`, `Input type`
 // and `Concrete Inputs` as written, interned (shapes repeat every step, so the pool holds each once and
-// an event costs 16 bytes). Parsed only by the analyses that need them (analysis/op_flops.h).
+// an event costs 16 bytes). Parsed only by the analyses that need them (analysis/core/op_shapes.h).
 struct OpShapeInfo {
   uint32_t event = 0;
   StringId input_dims;       // "[[2, 8, 20, 20], [16, 8, 3, 3], [16], [], []]"

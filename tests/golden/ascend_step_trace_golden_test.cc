@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
 #include "importers/import.h"
 #include "test_corpus.h"
 

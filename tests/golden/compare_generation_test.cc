@@ -1,4 +1,4 @@
-// Golden tests: TTFT, TPOT and decode throughput (src/analysis/generation_metrics.h) on the shared
+// Golden tests: TTFT, TPOT and decode throughput (src/analysis/compute/generation_metrics.h) on the shared
 // generation traces against the peer-derived figures in
 // ../shared/reference/expected/torch-cpu/derived_kineto26_generate_*.txt (one "request#i: ..." line
 // per request; milliseconds printed to 3 decimals, tokens/s to 1).
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/generation_metrics.h"
+#include "analysis/compute/generation_metrics.h"
 #include "importers/import.h"
 #include "test_corpus.h"
 

@@ -1,4 +1,4 @@
-// Golden tests: the per-operator diff (src/analysis/operator_diff.h) against HTA's TraceDiff on the
+// Golden tests: the per-operator diff (src/analysis/compare/operator_diff.h) against HTA's TraceDiff on the
 // shared Kineto pairs (../shared/reference/expected/hta/{diff_trace_diff,diff_trace_compare}, made by
 // run_hta_trace_diff.py there: compare_traces on the first rank and first iteration of each side, for
 // GPU, CPU and ALL, and ops_diff for GPU). Counts must match exactly; durations are whole µs in these
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/operator_diff.h"
+#include "analysis/compare/operator_diff.h"
 #include "importers/import.h"
 #include "test_corpus.h"
 

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/hta_breakdown.h"
-#include "analysis/hta_idle_time.h"
-#include "analysis/hta_kernels.h"
-#include "analysis/hta_launches.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/hta/hta_breakdown.h"
+#include "analysis/hta/hta_idle_time.h"
+#include "analysis/hta/hta_kernels.h"
+#include "analysis/hta/hta_launches.h"
 #include "importers/import.h"
 #include "test_corpus.h"
 

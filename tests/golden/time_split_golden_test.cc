@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "analysis/advisor/time_split.h"
-#include "analysis/host_op_tree.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/core/host_op_tree.h"
 #include "importers/import.h"
 #include "test_corpus.h"
 

@@ -17,12 +17,12 @@
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/advisor/finding.h"
 #include "analysis/advisor/time_split.h"
-#include "analysis/comm_cross_rank.h"
-#include "analysis/compute_units.h"
-#include "analysis/hardware_profile.h"
-#include "analysis/host_op_tree.h"
-#include "analysis/memory_timeline.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/compute/compute_units.h"
+#include "analysis/core/hardware_profile.h"
+#include "analysis/core/host_op_tree.h"
+#include "analysis/memory/memory_timeline.h"
 #include "model/trace.h"
 
 namespace tuneprof {

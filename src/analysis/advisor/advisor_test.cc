@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/hand_built_trace_for_test.h"
+#include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
 namespace {

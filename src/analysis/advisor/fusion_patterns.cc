@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "analysis/advisor/op_classes.h"
+#include "analysis/core/op_classes.h"
 
 namespace tuneprof {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "analysis/advisor/op_classes.h"
-#include "analysis/device_work.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/op_classes.h"
 
 namespace tuneprof {
 namespace {

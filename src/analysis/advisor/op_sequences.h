@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/host_op_tree.h"
+#include "analysis/core/host_op_tree.h"
 #include "model/trace.h"
 
 namespace tuneprof {

@@ -4,11 +4,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/advisor/op_classes.h"
-#include "analysis/cpu_work.h"
-#include "analysis/device_work.h"
-#include "analysis/intervals.h"
-#include "analysis/op_flops.h"
+#include "analysis/compute/op_flops.h"
+#include "analysis/core/cpu_work.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/intervals.h"
+#include "analysis/core/op_classes.h"
 
 namespace tuneprof {
 namespace {

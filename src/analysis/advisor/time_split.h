@@ -13,8 +13,8 @@
 #include <cstdint>
 
 #include "analysis/advisor/finding.h"
-#include "analysis/host_op_tree.h"
-#include "analysis/time_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/core/host_op_tree.h"
 #include "model/trace.h"
 
 namespace tuneprof {

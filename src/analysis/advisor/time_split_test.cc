@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/hand_built_trace_for_test.h"
+#include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
 namespace {

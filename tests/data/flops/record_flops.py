@@ -3,7 +3,7 @@
 record_shapes=True and with_flops=True. torch 2.6 computes `flops` for the ops it has formulas for
 (aten::mm, addmm, bmm, baddbmm, conv2d, add, mul) but its Chrome export does not write them, so the
 same profiler's events are written beside the trace, each op with its name, Input Dims, Concrete Inputs
-and torch's flops: flops_cpu.torch_flops.json. tuneprof's FLOP formulas (src/analysis/op_flops.h),
+and torch's flops: flops_cpu.torch_flops.json. tuneprof's FLOP formulas (src/analysis/compute/op_flops.h),
 fed from the trace through the importer, are checked against those numbers (tests/e2e/flops_check.py). Run from the repository root with the torch 2.6 chroot:
   ../shared/tools/torch26/py tests/data/flops/record_flops.py
 """

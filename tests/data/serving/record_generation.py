@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Records tests/data/serving/generation_cpu.pt.trace.json.gz: a tiny decoder (embedding, 2 attention +
 MLP blocks with a KV cache) generating tokens on the CPU under torch 2.6's profiler, with the markers
-tuneprof's serving metrics read (src/analysis/generation_metrics.h): `request#<i>` around a request,
+tuneprof's serving metrics read (src/analysis/compute/generation_metrics.h): `request#<i>` around a request,
 `prefill` around the prompt's forward, `decode_step` around each later token's forward.
 
 The script times the same spans itself with time.perf_counter, just outside each marker, and writes

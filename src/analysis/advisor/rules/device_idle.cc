@@ -10,8 +10,8 @@
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
-#include "analysis/device_work.h"
-#include "analysis/intervals.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/intervals.h"
 
 namespace tuneprof {
 namespace {

@@ -7,11 +7,11 @@
 
 #include <algorithm>
 
-#include "analysis/advisor/op_classes.h"
 #include "analysis/advisor/op_sequences.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
-#include "analysis/op_flops.h"
+#include "analysis/core/op_classes.h"
+#include "analysis/core/op_shapes.h"
 
 namespace tuneprof {
 namespace {

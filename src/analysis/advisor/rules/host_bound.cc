@@ -10,7 +10,7 @@
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
-#include "analysis/device_work.h"
+#include "analysis/core/device_work.h"
 
 namespace tuneprof {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/hand_built_trace_for_test.h"
+#include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
 namespace {

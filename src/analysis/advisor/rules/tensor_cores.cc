@@ -3,10 +3,10 @@
 // FP16 peak instead of the FP32 peak of the chip's profile; unknown (0) without a known chip.
 #include <fmt/format.h>
 
-#include "analysis/advisor/op_classes.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
-#include "analysis/device_work.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/op_classes.h"
 
 namespace tuneprof {
 

@@ -1,0 +1,44 @@
+#pragma once
+// The host side of a window of device work (a step, or a whole trace): how long the device sat idle
+// waiting for the host, how long launches take to start, the gaps between consecutive work on each
+// stream, and how many launched items were queued. All times int64 ns, from launch times
+// (device_launches.h); device work without a known launch is left out of the launch-based measures.
+//
+// - host wait: a gap in the device's busy time (all its streams together) counts when the work that
+//   ends it was launched at or after the moment the device drained, so the host, not the device, was
+//   behind. The whole gap counts (the device had nothing else to do).
+// - launch latency: device start - launch; percentiles interpolate linearly between order statistics
+//   (numpy's default, as pandas' describe()).
+// - gaps: on each stream, the idle time between an item's start and the latest end before it.
+// - queue depth: items launched but not finished, over [launch, end); the mean is time-weighted over
+//   [first launch, last end] of the window.
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "analysis/core/device_launches.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct LatencySummary {
+  double mean_ns = 0;
+  double p50_ns = 0;
+  double p95_ns = 0;
+};
+
+struct HostSideBreakdown {
+  uint64_t launched_events = 0;  // device events with a known launch
+  int64_t host_wait_ns = 0;
+  uint64_t host_wait_gaps = 0;
+  std::optional<LatencySummary> launch_latency;  // nullopt when no event has a known launch
+  int64_t gaps_ns = 0;
+  uint64_t gap_count = 0;
+  uint64_t queue_depth_max = 0;
+  double queue_depth_mean = 0;
+};
+
+// `events` are device-work event indices of one window, in any order.
+HostSideBreakdown MeasureHostSide(const Trace& trace, std::span<const uint32_t> events, const LaunchTimes& launch);
+
+}  // namespace tuneprof

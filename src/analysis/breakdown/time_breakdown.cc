@@ -1,0 +1,345 @@
+#include "analysis/breakdown/time_breakdown.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "analysis/breakdown/ascend_step_breakdown.h"
+#include "analysis/core/cpu_work.h"
+#include "analysis/core/device_launches.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/intervals.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr size_t kOutsideSteps = std::numeric_limits<size_t>::max();
+constexpr size_t kClasses = static_cast<size_t>(WorkClass::kCount);
+
+// A step's breakdown with the device work events it holds, before the host side is measured.
+struct Window {
+  StepBreakdown breakdown;
+  std::vector<uint32_t> events;
+};
+
+struct Windows {
+  std::vector<Window> windows;
+  uint64_t events_outside = 0;
+};
+
+// The device work attributed to one window, before measuring.
+struct WindowWork {
+  std::array<std::vector<Interval>, kClasses> by_class;
+  std::vector<uint32_t> events;
+  int64_t first_start_ns = std::numeric_limits<int64_t>::max();
+  int64_t last_end_ns = std::numeric_limits<int64_t>::min();
+
+  void Add(uint32_t event, WorkClass work, int64_t start_ns, int64_t end_ns) {
+    by_class[static_cast<size_t>(work)].push_back(Interval{start_ns, end_ns});
+    events.push_back(event);
+    first_start_ns = std::min(first_start_ns, start_ns);
+    last_end_ns = std::max(last_end_ns, end_ns);
+  }
+};
+
+// Finds the step whose host range holds a timestamp. Steps are sorted by start; the running maximum of
+// their ends bounds the look-back, so disjoint steps (the normal case) cost one binary search.
+class StepLocator {
+ public:
+  explicit StepLocator(const std::vector<Step>& steps) : steps_(steps) {
+    int64_t max_end = std::numeric_limits<int64_t>::min();
+    for (const Step& step : steps) {
+      max_end = std::max(max_end, step.end_ns);
+      max_end_so_far_.push_back(max_end);
+    }
+  }
+
+  // The latest-starting step with start <= ts < end, or kOutsideSteps.
+  size_t StepAt(int64_t ts) const {
+    auto it = std::upper_bound(steps_.begin(), steps_.end(), ts,
+                               [](int64_t t, const Step& step) { return t < step.start_ns; });
+    for (size_t k = static_cast<size_t>(it - steps_.begin()); k > 0 && max_end_so_far_[k - 1] > ts; --k) {
+      if (ts < steps_[k - 1].end_ns) return k - 1;
+    }
+    return kOutsideSteps;
+  }
+
+ private:
+  const std::vector<Step>& steps_;
+  std::vector<int64_t> max_end_so_far_;
+};
+
+IntervalSet UnionOfClass(WindowWork* window, WorkClass work) {
+  return UnionOf(std::move(window->by_class[static_cast<size_t>(work)]));
+}
+
+// Measures one window; each quantity is the part not already counted by the ones before it, so that
+// they add up to the wall time.
+void Measure(WindowWork* window, StepBreakdown* out) {
+  out->device_events = window->events.size();
+  if (window->events.empty()) return;
+  out->device_start_ns = window->first_start_ns;
+  out->device_end_ns = window->last_end_ns;
+  out->wall_ns = window->last_end_ns - window->first_start_ns;
+
+  const IntervalSet compute = UnionOfClass(window, WorkClass::kCompute);
+  const IntervalSet communication = UnionOfClass(window, WorkClass::kCommunication);
+  const IntervalSet memory = UnionOfClass(window, WorkClass::kMemory);
+  const IntervalSet other = UnionOfClass(window, WorkClass::kOther);
+
+  out->computing_ns = TotalLength(compute);
+  out->communication_ns = TotalLength(communication);
+  out->overlapped_ns = IntersectionLength(communication, compute);
+  out->communication_not_overlapped_ns = out->communication_ns - out->overlapped_ns;
+  out->memory_ns = TotalLength(memory);
+
+  const IntervalSet compute_or_communication = Unite(compute, communication);
+  out->memcpy_ns = TotalLength(Subtract(memory, compute_or_communication));
+  const IntervalSet busy_without_other = Unite(compute_or_communication, memory);
+  out->other_ns = TotalLength(Subtract(other, busy_without_other));
+  out->free_ns = out->wall_ns - TotalLength(Unite(busy_without_other, other));
+}
+
+// tuneprof's definitions: device work goes to the step whose host range holds its launch.
+Windows TuneprofWindows(const Trace& trace, std::span<const DeviceWorkEvent> work, const LaunchTimes& launch) {
+  const std::vector<Step>& steps = trace.steps();
+  const bool whole_trace = steps.empty();
+  std::vector<WindowWork> works(whole_trace ? 1 : steps.size());
+  const StepLocator locator(steps);
+  const EventTable& events = trace.events();
+  Windows result;
+  for (const DeviceWorkEvent& w : work) {
+    size_t window = 0;
+    if (!whole_trace) {
+      window = locator.StepAt(launch[w.event] != kNoId ? launch[w.event] : events.ts_ns[w.event]);
+    }
+    if (window == kOutsideSteps) {
+      ++result.events_outside;
+      continue;
+    }
+    works[window].Add(w.event, w.work, events.ts_ns[w.event], events.end_ns(w.event));
+  }
+  for (size_t i = 0; i < works.size(); ++i) {
+    Window window;
+    if (!whole_trace) {
+      window.breakdown.step = steps[i].number;
+      window.breakdown.host_start_ns = steps[i].start_ns;
+      window.breakdown.host_end_ns = steps[i].end_ns;
+    }
+    Measure(&works[i], &window.breakdown);
+    window.events = std::move(works[i].events);
+    result.windows.push_back(std::move(window));
+  }
+  return result;
+}
+
+Windows TorchNpuWindows(const Trace& trace, std::span<const DeviceWorkEvent> work,
+                        const std::vector<TorchNpuStepRange>& ranges) {
+  TorchNpuSteps steps = MeasureTorchNpuSteps(trace, work, ranges);
+  Windows result;
+  result.events_outside = steps.events_outside_steps;
+  for (TorchNpuStep& step : steps.steps) result.windows.push_back(Window{step.breakdown, std::move(step.events)});
+  return result;
+}
+
+// Steps are disjoint in their device work, so their times add up; the host side is measured again over
+// all of it (percentiles and queue depth do not add).
+StepBreakdown TotalOf(const Trace& trace, const std::vector<Window>& windows, const LaunchTimes& launch) {
+  StepBreakdown total;
+  std::vector<uint32_t> events;
+  for (const Window& window : windows) {
+    const StepBreakdown& s = window.breakdown;
+    if (s.device_start_ns != kNoId) {
+      const bool first = total.device_start_ns == kNoId;
+      total.device_start_ns = first ? s.device_start_ns : std::min(total.device_start_ns, s.device_start_ns);
+      total.device_end_ns = std::max(total.device_end_ns, s.device_end_ns);
+    }
+    total.device_events += s.device_events;
+    total.wall_ns += s.wall_ns;
+    total.computing_ns += s.computing_ns;
+    total.communication_ns += s.communication_ns;
+    total.overlapped_ns += s.overlapped_ns;
+    total.communication_not_overlapped_ns += s.communication_not_overlapped_ns;
+    total.memory_ns += s.memory_ns;
+    total.memcpy_ns += s.memcpy_ns;
+    total.other_ns += s.other_ns;
+    total.free_ns += s.free_ns;
+    total.bubble_ns += s.bubble_ns;
+    events.insert(events.end(), window.events.begin(), window.events.end());
+  }
+  total.host = MeasureHostSide(trace, events, launch);
+  return total;
+}
+
+struct StepsAndTotal {
+  std::vector<StepBreakdown> steps;
+  std::vector<StepBreakdown> incomplete_steps;
+  StepBreakdown total;
+  uint64_t events_outside = 0;
+};
+
+// Where a cut-off trace stops being whole. kNoId: it is complete. kAllIncomplete: every step may miss work.
+constexpr int64_t kAllIncomplete = std::numeric_limits<int64_t>::min() + 1;
+
+// A trace without steps is one window, read as far as the trace goes; it is incomplete only when the
+// device work is missing altogether.
+bool Incomplete(const StepBreakdown& step, int64_t cut_ns) {
+  if (cut_ns == kNoId) return false;
+  if (cut_ns == kAllIncomplete) return true;
+  return step.step.has_value() && std::max(step.host_end_ns, step.device_end_ns) > cut_ns;
+}
+
+StepsAndTotal BreakdownOf(const Trace& trace, std::span<const DeviceWorkEvent> work, const LaunchTimes& launch,
+                          const std::optional<std::vector<TorchNpuStepRange>>& torch_npu_ranges, int64_t cut_ns) {
+  Windows windows = torch_npu_ranges ? TorchNpuWindows(trace, work, *torch_npu_ranges)
+                                     : TuneprofWindows(trace, work, launch);
+  StepsAndTotal result;
+  result.events_outside = windows.events_outside;
+  std::vector<Window> complete;
+  for (Window& window : windows.windows) {
+    window.breakdown.host = MeasureHostSide(trace, window.events, launch);
+    if (Incomplete(window.breakdown, cut_ns)) {
+      result.incomplete_steps.push_back(window.breakdown);
+    } else {
+      result.steps.push_back(window.breakdown);
+      complete.push_back(std::move(window));
+    }
+  }
+  result.total = TotalOf(trace, complete, launch);
+  return result;
+}
+
+// Events a file holds are in file order, which profilers write close to time order but not exactly
+// (device work is flushed in batches): the earliest start among the last ones read bounds where work
+// can be missing.
+constexpr size_t kCutWindowEvents = 256;
+
+// A trace cut before any device work, whose other records show there was some (torch_npu's
+// kernel_details / step_trace_time, or launches on the host), is not a CPU-only trace.
+bool DeviceWorkExpected(const Trace& trace) {
+  if (!trace.kernel_details().rows.empty() || !trace.reported_step_times().empty()) return true;
+  const EventTable& e = trace.events();
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (e.kind[i] == EventKind::kRuntime || e.kind[i] == EventKind::kDriver) return true;
+  }
+  return false;
+}
+
+int64_t CutTime(const Trace& trace, bool device_work_missing) {
+  if (!trace.metadata().truncated) return kNoId;
+  if (device_work_missing) return kAllIncomplete;
+  const EventTable& e = trace.events();
+  int64_t cut = std::numeric_limits<int64_t>::max();
+  for (size_t i = e.size() > kCutWindowEvents ? e.size() - kCutWindowEvents : 0; i < e.size(); ++i) {
+    cut = std::min(cut, e.ts_ns[i]);
+  }
+  return e.size() == 0 ? kAllIncomplete : cut;
+}
+
+// "steps 3, 4", or "its one window" for a trace without steps.
+std::string StepList(const std::vector<StepBreakdown>& steps) {
+  if (!steps.front().step) return "its one window (no steps)";
+  std::string list = "steps";
+  for (const StepBreakdown& s : steps) list += (list.size() > 5 ? ", " : " ") + std::to_string(*s.step);
+  return list;
+}
+
+uint32_t DeviceOf(const Trace& trace, uint32_t event) {
+  const Track& track = trace.tracks()[trace.events().track[event]];
+  return trace.processes()[track.process].device;
+}
+
+// Device work split by device, in device order (work on an unidentified device last).
+std::map<uint32_t, std::vector<DeviceWorkEvent>> WorkByDevice(const Trace& trace,
+                                                               const std::vector<DeviceWorkEvent>& work) {
+  std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device;
+  for (const DeviceWorkEvent& w : work) by_device[DeviceOf(trace, w.event)].push_back(w);
+  return by_device;
+}
+
+DeviceTimeBreakdown DeviceBreakdownOf(const Trace& trace, uint32_t device, StepsAndTotal measured) {
+  DeviceTimeBreakdown out;
+  out.device = device;
+  if (device != kNoIndex) {
+    out.type = trace.devices()[device].type;
+    out.id = trace.devices()[device].id;
+  }
+  out.steps = std::move(measured.steps);
+  out.incomplete_steps = std::move(measured.incomplete_steps);
+  out.total = measured.total;
+  out.device_events_outside_steps = measured.events_outside;
+  return out;
+}
+
+}  // namespace
+
+std::string_view StepDefinitionsName(StepDefinitions definitions) {
+  switch (definitions) {
+    case StepDefinitions::kTuneprof: return "tuneprof";
+    case StepDefinitions::kTorchNpu: return "torch_npu";
+  }
+  return "unknown";
+}
+
+std::string_view WorkSourceName(WorkSource source) {
+  switch (source) {
+    case WorkSource::kDevice: return "device";
+    case WorkSource::kCpu: return "cpu";
+  }
+  return "unknown";
+}
+
+RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
+  RankBreakdown result;
+  result.rank = trace.metadata().rank;
+  result.path = trace.metadata().path;
+
+  std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  const bool device_work_missing = work.empty() && trace.metadata().truncated && DeviceWorkExpected(trace);
+  if (work.empty() && !device_work_missing) {
+    work = ListCpuWork(trace);
+    if (!work.empty()) result.work_on = WorkSource::kCpu;
+  }
+  const int64_t cut_ns = CutTime(trace, device_work_missing);
+  const LaunchTimes launch = FindLaunchTimes(trace);
+  std::optional<std::vector<TorchNpuStepRange>> torch_npu_ranges;
+  if (trace.metadata().format == TraceFormat::kTorchNpuTraceView) {
+    result.definitions = StepDefinitions::kTorchNpu;
+    torch_npu_ranges = TorchNpuStepRanges(trace, launch);
+  }
+
+  StepsAndTotal all = BreakdownOf(trace, work, launch, torch_npu_ranges, cut_ns);
+  result.device_events = work.size();
+  result.device_events_outside_steps = all.events_outside;
+  result.steps = std::move(all.steps);
+  result.incomplete_steps = std::move(all.incomplete_steps);
+  result.total = all.total;
+  if (!result.incomplete_steps.empty()) {
+    result.warnings.push_back(
+        result.path + ": " +
+        (device_work_missing ? "trace is cut off before any of the device work its other records show; "
+                             : "trace is cut off; ") +
+        StepList(result.incomplete_steps) +
+        " may miss work: marked incomplete and left out of the totals, means and verdicts");
+  } else if (device_work_missing) {
+    result.warnings.push_back(result.path +
+                              ": trace is cut off before any of the device work its other records show; "
+                              "no device time is measured");
+  }
+
+  const std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device = WorkByDevice(trace, work);
+  result.device_count = by_device.size();
+  if (by_device.size() > 1) {
+    for (const auto& [device, device_work] : by_device) {
+      result.devices.push_back(
+          DeviceBreakdownOf(trace, device, BreakdownOf(trace, device_work, launch, torch_npu_ranges, cut_ns)));
+    }
+  }
+  return result;
+}
+
+}  // namespace tuneprof

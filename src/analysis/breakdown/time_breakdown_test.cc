@@ -1,0 +1,215 @@
+#include "analysis/breakdown/time_breakdown.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/core/hand_built_trace_for_test.h"
+#include "model/trace_builder.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+void ExpectPartsAddUpToWall(const StepBreakdown& s) {
+  EXPECT_EQ(s.wall_ns, s.computing_ns + s.communication_not_overlapped_ns + s.memcpy_ns + s.other_ns + s.free_ns);
+}
+
+TEST(TimeBreakdownTest, TraceWithoutStepsIsOneWindow) {
+  HandBuiltTrace hand;
+  hand.Kernel("sgemm", Us(0), Us(10));
+  hand.Kernel("ncclDevKernel_AllReduce", Us(5), Us(15));              // 5 us under compute
+  hand.Device(EventKind::kMemcpy, "Memcpy DtoH", Us(18), Us(7));      // 2 us under communication
+  hand.Device(EventKind::kSync, "Event Sync", Us(30), Us(2));
+  const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
+
+  ASSERT_EQ(rank.steps.size(), 1u);
+  const StepBreakdown& s = rank.steps[0];
+  EXPECT_FALSE(s.step.has_value());
+  EXPECT_EQ(s.device_events, 4u);
+  EXPECT_EQ(s.wall_ns, Us(32));
+  EXPECT_EQ(s.computing_ns, Us(10));
+  EXPECT_EQ(s.communication_ns, Us(15));
+  EXPECT_EQ(s.overlapped_ns, Us(5));
+  EXPECT_EQ(s.communication_not_overlapped_ns, Us(10));
+  EXPECT_EQ(s.memory_ns, Us(7));
+  EXPECT_EQ(s.memcpy_ns, Us(5));
+  EXPECT_EQ(s.other_ns, Us(2));
+  EXPECT_EQ(s.free_ns, Us(5));  // [25, 30)
+  ExpectPartsAddUpToWall(s);
+}
+
+TEST(TimeBreakdownTest, OverlappingKernelsOnTwoStreamsAreCountedOnce) {
+  HandBuiltTrace hand;
+  hand.Device(EventKind::kKernel, "a", Us(0), Us(10), kNoId, /*stream=*/7);
+  hand.Device(EventKind::kKernel, "b", Us(4), Us(10), kNoId, /*stream=*/8);
+  const StepBreakdown s = ComputeTimeBreakdown(hand.Finish()).steps.at(0);
+  EXPECT_EQ(s.computing_ns, Us(14));
+  EXPECT_EQ(s.free_ns, 0);
+}
+
+// A kernel belongs to the step whose host range launched it, even when it runs after that range.
+TEST(TimeBreakdownTest, KernelsFollowTheStepThatLaunchedThem) {
+  HandBuiltTrace hand;
+  hand.Step(1, Us(0), Us(100));
+  hand.Step(2, Us(100), Us(100));
+  hand.Launch(Us(50), 1);
+  hand.Kernel("late_kernel_of_step_1", Us(120), Us(30), 1);
+  hand.Launch(Us(110), 2);
+  hand.Kernel("kernel_of_step_2", Us(150), Us(10), 2);
+  hand.Kernel("unlinked_kernel", Us(170), Us(10));  // no launch: its own start places it
+  hand.Launch(Us(250), 3);
+  hand.Kernel("launched_after_every_step", Us(260), Us(10), 3);
+  const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
+
+  ASSERT_EQ(rank.steps.size(), 2u);
+  EXPECT_EQ(rank.device_events, 4u);
+  EXPECT_EQ(rank.device_events_outside_steps, 1u);
+  const StepBreakdown& first = rank.steps[0];
+  EXPECT_EQ(first.step, 1);
+  EXPECT_EQ(first.host_start_ns, Us(0));
+  EXPECT_EQ(first.host_end_ns, Us(100));
+  EXPECT_EQ(first.device_events, 1u);
+  EXPECT_EQ(first.device_start_ns, Us(120));
+  EXPECT_EQ(first.wall_ns, Us(30));
+  EXPECT_EQ(first.computing_ns, Us(30));
+  const StepBreakdown& second = rank.steps[1];
+  EXPECT_EQ(second.step, 2);
+  EXPECT_EQ(second.device_events, 2u);
+  EXPECT_EQ(second.wall_ns, Us(30));  // [150, 180)
+  EXPECT_EQ(second.computing_ns, Us(20));
+  EXPECT_EQ(second.free_ns, Us(10));
+  ExpectPartsAddUpToWall(first);
+  ExpectPartsAddUpToWall(second);
+}
+
+TEST(TimeBreakdownTest, StepWithoutDeviceWorkIsReportedEmpty) {
+  HandBuiltTrace hand;
+  hand.Step(7, Us(0), Us(100));
+  hand.Host(EventKind::kHostOp, "aten::add", Us(10), Us(5));
+  hand.Kernel("after_the_step", Us(200), Us(5));  // the trace has device work, just not in the step
+  const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
+  EXPECT_EQ(rank.work_on, WorkSource::kDevice);
+  EXPECT_EQ(rank.device_events_outside_steps, 1u);
+  ASSERT_EQ(rank.steps.size(), 1u);
+  EXPECT_EQ(rank.steps[0].step, 7);
+  EXPECT_EQ(rank.steps[0].device_events, 0u);
+  EXPECT_EQ(rank.steps[0].wall_ns, 0);
+  EXPECT_EQ(rank.steps[0].device_start_ns, kNoId);
+}
+
+TEST(TimeBreakdownTest, GpuAnnotationsDoNotCountAsWork) {
+  HandBuiltTrace hand;
+  hand.Device(EventKind::kGpuAnnotation, "forward", Us(0), Us(100));
+  hand.Kernel("k", Us(40), Us(10));
+  const StepBreakdown s = ComputeTimeBreakdown(hand.Finish()).steps.at(0);
+  EXPECT_EQ(s.device_events, 1u);
+  EXPECT_EQ(s.wall_ns, Us(10));
+}
+
+TEST(TimeBreakdownTest, CommunicationFullyHiddenUnderCompute) {
+  HandBuiltTrace hand;
+  hand.Kernel("sgemm", Us(0), Us(100));
+  hand.Kernel("ncclKernel_AllReduce", Us(10), Us(20));
+  hand.Kernel("ncclKernel_AllReduce", Us(50), Us(20));
+  const StepBreakdown s = ComputeTimeBreakdown(hand.Finish()).steps.at(0);
+  EXPECT_EQ(s.communication_ns, Us(40));
+  EXPECT_EQ(s.overlapped_ns, Us(40));
+  EXPECT_EQ(s.communication_not_overlapped_ns, 0);
+  ExpectPartsAddUpToWall(s);
+}
+
+// Events on any process and thread, for what HandBuiltTrace's fixed host and GPU cannot express.
+class FreeFormTrace {
+ public:
+  FreeFormTrace() : builder_("free-form.json") { builder_.mutable_metadata()->format = TraceFormat::kKineto; }
+
+  void Add(int64_t pid, int64_t tid, EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns) {
+    EventRecord record;
+    record.ts_ns = ts_ns;
+    record.dur_ns = dur_ns;
+    record.track = builder_.TrackFor(ProcessKey{pid, false}, ProcessKey{tid, false});
+    record.name = builder_.Intern(name);
+    record.kind = kind;
+    builder_.AddEvent(record);
+  }
+  Trace Finish() { return builder_.Finish(); }
+
+ private:
+  TraceBuilder builder_;
+};
+
+TEST(TimeBreakdownTest, TotalSumsTheSteps) {
+  HandBuiltTrace hand;
+  hand.Step(1, Us(0), Us(100));
+  hand.Step(2, Us(100), Us(100));
+  hand.Launch(Us(10), 1);
+  hand.Kernel("a", Us(20), Us(30), 1);
+  hand.Launch(Us(20), 2);
+  hand.Kernel("ncclKernel_AllReduce", Us(40), Us(20), 2);
+  hand.Launch(Us(110), 3);
+  hand.Kernel("b", Us(120), Us(10), 3);
+  hand.Launch(Us(115), 4);
+  hand.Kernel("c", Us(140), Us(10), 4);
+  const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
+  ASSERT_EQ(rank.steps.size(), 2u);
+  const StepBreakdown& t = rank.total;
+  EXPECT_FALSE(t.step.has_value());
+  EXPECT_EQ(t.wall_ns, Us(40) + Us(30));
+  EXPECT_EQ(t.computing_ns, Us(50));
+  EXPECT_EQ(t.communication_ns, Us(20));
+  EXPECT_EQ(t.overlapped_ns, Us(10));
+  EXPECT_EQ(t.free_ns, Us(10));
+  EXPECT_EQ(t.device_events, 4u);
+  EXPECT_EQ(t.device_start_ns, Us(20));
+  EXPECT_EQ(t.device_end_ns, Us(150));
+  ExpectPartsAddUpToWall(t);
+  EXPECT_TRUE(rank.devices.empty());  // one device: the rank's steps are that device's
+}
+
+// Two GPUs of one rank: the rank's steps put them on one timeline; each device also gets its own.
+TEST(TimeBreakdownTest, SeveralDevicesAreAlsoMeasuredApart) {
+  FreeFormTrace trace;
+  trace.Add(/*pid=*/0, /*tid=*/7, EventKind::kKernel, "a", Us(0), Us(10));
+  trace.Add(/*pid=*/1, /*tid=*/7, EventKind::kKernel, "b", Us(5), Us(10));
+  trace.Add(/*pid=*/1, /*tid=*/7, EventKind::kKernel, "ncclKernel_AllReduce", Us(30), Us(10));
+  const RankBreakdown rank = ComputeTimeBreakdown(trace.Finish());
+  EXPECT_EQ(rank.device_count, 2u);
+  EXPECT_EQ(rank.steps.at(0).computing_ns, Us(15));
+  EXPECT_EQ(rank.steps.at(0).wall_ns, Us(40));
+  ASSERT_EQ(rank.devices.size(), 2u);
+  EXPECT_EQ(rank.devices[0].id, 0);
+  EXPECT_EQ(rank.devices[0].type, DeviceType::kGpu);
+  EXPECT_EQ(rank.devices[0].steps.at(0).wall_ns, Us(10));
+  EXPECT_EQ(rank.devices[0].total.computing_ns, Us(10));
+  EXPECT_EQ(rank.devices[1].id, 1);
+  EXPECT_EQ(rank.devices[1].steps.at(0).wall_ns, Us(35));
+  EXPECT_EQ(rank.devices[1].steps.at(0).communication_ns, Us(10));
+  EXPECT_EQ(rank.devices[1].steps.at(0).free_ns, Us(15));
+}
+
+// CPU-only gloo DDP: the gloo worker's range is communication, the main thread's operators compute.
+TEST(TimeBreakdownTest, CpuOnlyTraceMeasuresHostOperatorsAndGlooRanges) {
+  FreeFormTrace trace;
+  constexpr int64_t kPid = 100, kMain = 1, kGlooWorker = 2;
+  trace.Add(kPid, kMain, EventKind::kHostOp, "aten::mm", Us(0), Us(50));
+  trace.Add(kPid, kMain, EventKind::kHostOp, "aten::add", Us(10), Us(5));          // nested: counted once
+  trace.Add(kPid, kMain, EventKind::kHostOp, "c10d::allreduce_", Us(50), Us(2));   // only queues the work
+  trace.Add(kPid, kGlooWorker, EventKind::kUserAnnotation, "gloo:all_reduce", Us(40), Us(40));
+  trace.Add(kPid, kGlooWorker, EventKind::kHostOp, "aten::copy_", Us(45), Us(5));  // part of the collective
+  trace.Add(kPid, kMain, EventKind::kUserAnnotation, "forward", Us(0), Us(100));   // a range, not work
+  trace.Add(kPid, kMain, EventKind::kHostOp, "aten::relu", Us(90), Us(10));
+  const RankBreakdown rank = ComputeTimeBreakdown(trace.Finish());
+  EXPECT_EQ(rank.work_on, WorkSource::kCpu);
+  EXPECT_EQ(rank.device_events, 4u);  // mm, add, relu, gloo:all_reduce
+  const StepBreakdown& s = rank.steps.at(0);
+  EXPECT_EQ(s.computing_ns, Us(60));
+  EXPECT_EQ(s.communication_ns, Us(40));
+  EXPECT_EQ(s.overlapped_ns, Us(10));
+  EXPECT_EQ(s.communication_not_overlapped_ns, Us(30));
+  EXPECT_EQ(s.wall_ns, Us(100));
+  EXPECT_EQ(s.free_ns, Us(10));
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -1,0 +1,507 @@
+#include "analysis/comm/comm_collectives.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "analysis/comm/comm_groups.h"
+#include "analysis/core/cpu_work.h"
+#include "analysis/core/device_launches.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/op_shapes.h"
+
+namespace tuneprof {
+namespace {
+
+// Lower-case letters and digits only: "All_Reduce", "allReduce", "all-reduce" compare equal.
+std::string Folded(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// The part of a name that says the operation: after "ncclKernel_"/"ncclDevKernel_"/"gloo:"/"hcom_",
+// up to the next separator.
+std::string_view OperationWord(std::string_view name) {
+  for (std::string_view prefix : {"ncclDevKernel_", "ncclKernel_", "rcclKernel_", "gloo:", "hcom_"}) {
+    const size_t at = name.find(prefix);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = name.substr(at + prefix.size());
+    // gloo spells with underscores ("all_reduce"); NCCL and HCCL end the operation at '_' or '('.
+    const size_t end = prefix == "gloo:" ? rest.find_first_of(" ([") : rest.find_first_of("_(");
+    return rest.substr(0, end);
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string_view CollectiveTypeName(CollectiveType type) {
+  switch (type) {
+    case CollectiveType::kAllReduce: return "allreduce";
+    case CollectiveType::kAllGather: return "allgather";
+    case CollectiveType::kReduceScatter: return "reducescatter";
+    case CollectiveType::kAllToAll: return "alltoall";
+    case CollectiveType::kBroadcast: return "broadcast";
+    case CollectiveType::kReduce: return "reduce";
+    case CollectiveType::kSendRecv: return "sendrecv";
+    case CollectiveType::kBarrier: return "barrier";
+    case CollectiveType::kOther:
+    case CollectiveType::kCount: break;
+  }
+  return "other";
+}
+
+CollectiveType ParseCollectiveType(std::string_view name) {
+  const std::string word = Folded(OperationWord(name));
+  // Longest names first: "reducescatter" and "allreduce" both contain "reduce".
+  struct Rule {
+    std::string_view contains;
+    CollectiveType type;
+  };
+  static constexpr Rule kRules[] = {
+      {"reducescatter", CollectiveType::kReduceScatter}, {"allreduce", CollectiveType::kAllReduce},
+      {"allgather", CollectiveType::kAllGather},         {"alltoall", CollectiveType::kAllToAll},
+      {"broadcast", CollectiveType::kBroadcast},         {"barrier", CollectiveType::kBarrier},
+      {"sendrecv", CollectiveType::kSendRecv},           {"send", CollectiveType::kSendRecv},
+      {"recv", CollectiveType::kSendRecv},               {"receive", CollectiveType::kSendRecv},
+      {"reduce", CollectiveType::kReduce},               {"gather", CollectiveType::kAllGather},
+      {"scatter", CollectiveType::kReduceScatter},
+  };
+  for (const Rule& rule : kRules) {
+    if (word.find(rule.contains) != std::string::npos) return rule.type;
+  }
+  return CollectiveType::kOther;
+}
+
+std::optional<double> BusBandwidthFactor(CollectiveType type, int64_t group_size) {
+  if (group_size < 1) return std::nullopt;
+  const double n = static_cast<double>(group_size);
+  switch (type) {
+    case CollectiveType::kAllReduce: return 2 * (n - 1) / n;
+    case CollectiveType::kAllGather:
+    case CollectiveType::kReduceScatter:
+    case CollectiveType::kAllToAll: return (n - 1) / n;
+    case CollectiveType::kBroadcast:
+    case CollectiveType::kReduce:
+    case CollectiveType::kSendRecv: return 1.0;
+    default: return std::nullopt;
+  }
+}
+
+std::string_view SizeBucketLabel(size_t bucket) {
+  static constexpr std::string_view kLabels[] = {"<4KiB", "4KiB-64KiB", "64KiB-1MB", "1MB-16MB", "16MB-256MB",
+                                                 ">=256MB"};
+  return bucket < std::size(kLabels) ? kLabels[bucket] : "?";
+}
+
+std::string_view CollectiveSourceName(CollectiveSource source) {
+  switch (source) {
+    case CollectiveSource::kNcclKernel: return "nccl_kernel";
+    case CollectiveSource::kGloo: return "gloo";
+    case CollectiveSource::kHccl: return "hccl";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string ShortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+size_t SizeBucket(int64_t bytes) {
+  size_t bucket = 0;
+  while (bucket < kSizeBucketBounds.size() && bytes >= kSizeBucketBounds[bucket]) ++bucket;
+  return bucket;
+}
+
+int64_t CountRanks(std::string_view ranks) {  // "[0, 1]" -> 2; "" or "[]" -> kNoId
+  if (ranks.find_first_of("0123456789") == std::string_view::npos) return kNoId;
+  return static_cast<int64_t>(std::count(ranks.begin(), ranks.end(), ',')) + 1;
+}
+
+// The link NCCL collectives run over: NVLink (else PCIe) of the detected GPU, taken as intra-node only
+// when the trace lists the node's GPUs (deviceProperties) and the group fits in them. NVIDIA quotes
+// NVLink and PCIe per GPU with both directions added (hardware.md "NVLink per GPU (bidir)"); busbw
+// is one direction, so the peak compared against is half the quoted figure.
+CommLink GpuLink(const HardwareSelection& hardware) {
+  CommLink link;
+  if (hardware.profile == nullptr) {
+    link.why = "unknown chip: " + hardware.how;
+    return link;
+  }
+  for (std::string_view transport : {"nvlink", "pcie"}) {
+    for (const LinkBandwidth& bandwidth : hardware.profile->links) {
+      if (bandwidth.transport != transport || !bandwidth.gb_per_s.value) continue;
+      link.transport = std::string(transport);
+      link.peak_gb_per_s = *bandwidth.gb_per_s.value / 2;
+      link.profile = hardware.profile->name;
+      link.why = link.transport + " " + ShortNumber(*bandwidth.gb_per_s.value) + " GB/s both directions (" +
+                 bandwidth.gb_per_s.source + "), halved";
+      return link;
+    }
+  }
+  link.why = hardware.profile->name + ": no NVLink or PCIe bandwidth in the profile";
+  return link;
+}
+
+uint64_t DevicesListed(const Trace& trace) {
+  return static_cast<uint64_t>(std::count_if(trace.devices().begin(), trace.devices().end(),
+                                             [](const Device& d) { return d.from_properties; }));
+}
+
+std::optional<int64_t> StepOf(const Trace& trace, int64_t ts_ns) {
+  for (const Step& step : trace.steps()) {
+    if (ts_ns >= step.start_ns && ts_ns < step.end_ns) return step.number;
+  }
+  return std::nullopt;
+}
+
+// NCCL and the libraries that keep its kernel names (RCCL, MSCCL), and gloo's CUDA kernels.
+bool IsCollectiveKernel(std::string_view name) {
+  const std::string folded = Folded(name);
+  for (std::string_view library : {"nccl", "rccl", "msccl", "gloo"}) {
+    if (folded.find(library) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// A gloo range recorded with record_shapes carries its tensor's `Input Dims` and `Input type`: the
+// message is the largest input tensor (all_reduce and broadcast send one flattened bucket).
+int64_t BytesFromShapes(const Trace& trace, uint32_t event) {
+  OpShapes parsed;
+  if (!ParseOpShapesOf(trace, event, &parsed)) return kNoId;
+  int64_t largest = kNoId;
+  for (size_t i = 0; i < parsed.dims.size() && i < parsed.types.size(); ++i) {
+    const int64_t element = ShapeDtypeBytes(parsed.types[i]);
+    if (element <= 0 || parsed.dims[i].empty()) continue;
+    int64_t elements = 1;
+    for (int64_t d : parsed.dims[i]) elements *= std::max<int64_t>(d, 0);
+    largest = std::max(largest, elements * element);
+  }
+  return largest;
+}
+
+std::vector<Collective> ListCollectives(const Trace& trace) {
+  std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
+  for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
+  std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  const bool cpu_only = work.empty();
+  if (cpu_only) work = ListCpuWork(trace);
+  const EventTable& events = trace.events();
+  const LaunchTimes launches = FindLaunchTimes(trace);
+  std::vector<Collective> out;
+  for (const DeviceWorkEvent& w : work) {
+    if (w.work != WorkClass::kCommunication) continue;
+    const std::string_view name = trace.str(events.name[w.event]);
+    Collective c;
+    if (cpu_only) {
+      c.source = CollectiveSource::kGloo;
+    } else if (name.starts_with("hcom_")) {
+      c.source = CollectiveSource::kHccl;
+    } else if (IsCollectiveKernel(name)) {
+      c.source = CollectiveSource::kNcclKernel;
+    } else {
+      continue;  // HCCL sub-tasks (notify waits, plane copies) belong to an hcom_* op already listed
+    }
+    c.event = w.event;
+    c.name = std::string(name);
+    c.type = ParseCollectiveType(name);
+    c.start_ns = events.ts_ns[w.event];
+    c.duration_ns = std::max<int64_t>(events.dur_ns[w.event], 0);
+    // As time_breakdown.h places device work: the step whose host range launched it, else its own start.
+    const int64_t launch = w.event < launches.size() ? launches[w.event] : kNoId;
+    c.step = StepOf(trace, launch != kNoId ? launch : c.start_ns);
+    if (auto it = info_of.find(w.event); it != info_of.end()) {
+      const CollectiveInfo& info = *it->second;
+      if (info.collective.value != 0) {
+        const CollectiveType from_args = ParseCollectiveType(trace.str(info.collective));
+        if (from_args != CollectiveType::kOther) c.type = from_args;
+      }
+      c.group = std::string(trace.str(info.group_name));
+      c.group_ranks = std::string(trace.str(info.group_ranks));
+      c.group_desc = std::string(trace.str(info.group_desc));
+      c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
+      c.bytes = info.bytes;
+    }
+    if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, w.event);
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; });
+  std::map<std::string, int64_t> next_sequence;
+  for (Collective& c : out) c.sequence = next_sequence[c.group]++;
+  return out;
+}
+
+void AddBandwidth(const CommLink& link, uint64_t devices_listed, Collective* c) {
+  if (c->bytes < 0 || c->duration_ns <= 0) return;
+  c->algbw_gbps = static_cast<double>(c->bytes) / static_cast<double>(c->duration_ns);  // B/ns = GB/s
+  const std::optional<double> factor = BusBandwidthFactor(c->type, c->group_size);
+  if (!factor) return;
+  c->busbw_gbps = *c->algbw_gbps * *factor;
+  const bool intra_node = c->group_size >= 1 && static_cast<uint64_t>(c->group_size) <= devices_listed;
+  if (link.peak_gb_per_s && *link.peak_gb_per_s > 0 && intra_node) c->utilization = *c->busbw_gbps / *link.peak_gb_per_s;
+}
+
+void Accumulate(const Collective& c, CollectiveTypeSummary* s, double* busbw_weight, double* util_weight,
+                int64_t* busbw_ns, int64_t* util_ns) {
+  ++s->count;
+  s->duration_ns += c.duration_ns;
+  if (c.bytes >= 0) {
+    ++s->count_with_bytes;
+    s->bytes += c.bytes;
+    s->duration_with_bytes_ns += c.duration_ns;
+    if (c.bytes < kSmallMessageBytes) ++s->small_count;
+  }
+  if (c.busbw_gbps) {
+    *busbw_weight += *c.busbw_gbps * static_cast<double>(c.duration_ns);
+    *busbw_ns += c.duration_ns;
+  }
+  if (c.utilization) {
+    *util_weight += *c.utilization * static_cast<double>(c.duration_ns);
+    *util_ns += c.duration_ns;
+  }
+}
+
+CollectiveTypeSummary Summarize(CollectiveType type, const std::vector<const Collective*>& members) {
+  CollectiveTypeSummary s;
+  s.type = type;
+  double busbw_weight = 0, util_weight = 0;
+  int64_t busbw_ns = 0, util_ns = 0;
+  for (const Collective* c : members) Accumulate(*c, &s, &busbw_weight, &util_weight, &busbw_ns, &util_ns);
+  if (s.duration_with_bytes_ns > 0) s.algbw_gbps = static_cast<double>(s.bytes) / static_cast<double>(s.duration_with_bytes_ns);
+  if (busbw_ns > 0) s.busbw_gbps = busbw_weight / static_cast<double>(busbw_ns);
+  if (util_ns > 0) s.utilization = util_weight / static_cast<double>(util_ns);
+  return s;
+}
+
+void SummarizeRank(RankCommunication* rank) {
+  std::vector<std::vector<const Collective*>> by_type(static_cast<size_t>(CollectiveType::kCount));
+  std::vector<const Collective*> all;
+  uint64_t with_bytes = 0, small = 0;
+  for (const Collective& c : rank->collectives) {
+    by_type[static_cast<size_t>(c.type)].push_back(&c);
+    all.push_back(&c);
+    if (c.bytes < 0) continue;
+    ++with_bytes;
+    ++rank->size_histogram[SizeBucket(c.bytes)];
+    if (c.bytes < kSmallMessageBytes) ++small;
+  }
+  for (size_t t = 0; t < by_type.size(); ++t) {
+    if (!by_type[t].empty()) rank->by_type.push_back(Summarize(static_cast<CollectiveType>(t), by_type[t]));
+  }
+  rank->total = Summarize(CollectiveType::kOther, all);
+  if (with_bytes > 0) rank->small_message_share = static_cast<double>(small) / static_cast<double>(with_bytes);
+}
+
+// ---- Ascend communication.json
+
+std::optional<double> Finite(double value) {
+  return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+}
+
+double Or0(double value) { return std::isfinite(value) ? value : 0.0; }
+
+std::optional<double> Ratio(double part, double other) {
+  const double whole = part + other;
+  return whole > 0 ? std::optional<double>(part / whole) : std::nullopt;
+}
+
+// rules.md Packet check: RDMA packets under 1 MB are small, on-node (SDMA, HCCS, PCIE, SIO) under 16 MB.
+double SmallPacketMb(std::string_view transport) { return transport == "RDMA" ? 1.0 : 16.0; }
+
+// The profile's standard bandwidth for an Ascend transport (msprof compares to it directly).
+std::optional<double> AscendPeak(std::string_view transport, const HardwareSelection& hardware) {
+  if (hardware.profile == nullptr) return std::nullopt;
+  std::string_view name;
+  if (transport == "HCCS") name = "hccs";
+  else if (transport == "RDMA") name = "roce";
+  else if (transport == "PCIE") name = "pcie";
+  else if (transport == "SIO") name = "sio";
+  else return std::nullopt;  // SDMA aggregates several links; LOCAL is on-chip
+  for (const LinkBandwidth& link : hardware.profile->links) {
+    if (link.transport == name) return link.gb_per_s.value;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> Utilization(std::optional<double> bandwidth, std::optional<double> peak) {
+  if (!bandwidth || !peak || *peak <= 0) return std::nullopt;
+  return *bandwidth / *peak;
+}
+
+AscendTransport ReadTransport(const Trace& trace, const HcclTransportTraffic& traffic, const HardwareSelection& hw) {
+  const CommunicationTables& tables = trace.communication();
+  AscendTransport t;
+  t.transport = std::string(trace.str(traffic.transport));
+  t.size_mb = Or0(traffic.transit_size_mb);
+  t.time_ms = Or0(traffic.transit_time_ms);
+  t.bandwidth_gbps = Finite(traffic.bandwidth_gbps);
+  if (!t.bandwidth_gbps && t.time_ms > 0) {
+    t.bandwidth_gbps = t.size_mb / t.time_ms;  // MB/ms = GB/s
+    t.bandwidth_recomputed = true;
+  }
+  t.large_packet_ratio = Finite(traffic.large_packet_ratio);
+  for (uint32_t b = traffic.first_bucket; b < traffic.first_bucket + traffic.bucket_count; ++b) {
+    const HcclPacketBucket& bucket = tables.buckets[b];
+    t.packets += static_cast<uint64_t>(std::max<int64_t>(bucket.count, 0));
+    if (bucket.packet_mb < SmallPacketMb(t.transport)) t.small_packets += static_cast<uint64_t>(std::max<int64_t>(bucket.count, 0));
+  }
+  t.utilization = Utilization(t.bandwidth_gbps, AscendPeak(t.transport, hw));
+  return t;
+}
+
+void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunication* rank) {
+  const CommunicationTables& tables = trace.communication();
+  double wait = 0, transit = 0, sync = 0;
+  std::map<std::string, AscendTransportTotal> totals;
+  for (const HcclOpTime& op : tables.ops) {
+    AscendCommOp out;
+    out.step = std::string(trace.str(op.step));
+    out.p2p = op.p2p;
+    out.total = op.total;
+    out.op_name = std::string(trace.str(op.op_name));
+    out.group = std::string(trace.str(op.group));
+    out.type = out.total ? CollectiveType::kOther : ParseCollectiveType(out.op_name);
+    out.elapse_ms = Or0(op.elapse_ms);
+    out.transit_ms = Or0(op.transit_ms);
+    out.wait_ms = Or0(op.wait_ms);
+    out.synchronization_ms = Or0(op.synchronization_ms);
+    out.idle_ms = Or0(op.idle_ms);
+    out.wait_ratio = Ratio(out.wait_ms, out.transit_ms);
+    out.synchronization_ratio = Ratio(out.synchronization_ms, out.transit_ms);
+    out.file_wait_ratio = Finite(op.wait_ratio);
+    for (uint32_t i = op.first_traffic; i < op.first_traffic + op.traffic_count; ++i) {
+      AscendTransport t = ReadTransport(trace, tables.traffic[i], hw);
+      if (t.size_mb <= 0 && t.time_ms <= 0) continue;
+      if (op.total) {
+        AscendTransportTotal& total = totals[t.transport];
+        total.transport = t.transport;
+        total.size_mb += t.size_mb;
+        total.time_ms += t.time_ms;
+        total.packets += t.packets;
+        total.small_packets += t.small_packets;
+      }
+      out.transports.push_back(std::move(t));
+    }
+    if (!op.total) {
+      wait += out.wait_ms;
+      transit += out.transit_ms;
+      sync += out.synchronization_ms;
+    }
+    rank->ascend_ops.push_back(std::move(out));
+  }
+  for (auto& [name, total] : totals) {
+    if (total.time_ms > 0) total.bandwidth_gbps = total.size_mb / total.time_ms;
+    total.utilization = Utilization(total.bandwidth_gbps, AscendPeak(name, hw));
+    rank->ascend_transports.push_back(total);
+  }
+  if (tables.ops_present) {
+    rank->ascend_wait_ratio = Ratio(wait, transit);
+    rank->ascend_synchronization_ratio = Ratio(sync, transit);
+  }
+}
+
+// msprof's slowest-link rule (rules.md §4): a link slower than 20 % of the mean of its transport.
+constexpr double kSlowLinkShareOfMean = 0.2;
+
+// Σ size / Σ time per (src, dst, transport) over the op types' "-total" cells: the rank-to-rank matrix.
+void AggregateRankMatrix(RankCommunication* rank) {
+  std::map<std::tuple<int64_t, int64_t, std::string>, AscendMatrixLink> cells;
+  for (const AscendMatrixLink& link : rank->ascend_links) {
+    AscendMatrixLink& cell = cells[{link.src_rank, link.dst_rank, link.transport}];
+    cell.op_key = "all";
+    cell.src_rank = link.src_rank;
+    cell.dst_rank = link.dst_rank;
+    cell.transport = link.transport;
+    cell.size_mb += link.size_mb;
+    cell.time_ms += link.time_ms;
+  }
+  for (auto& [key, cell] : cells) {
+    if (cell.time_ms > 0) cell.bandwidth_gbps = cell.size_mb / cell.time_ms;
+    rank->ascend_rank_matrix.push_back(cell);
+  }
+}
+
+// Newer torch_npu writes "<type>-total" keys per op type; older versions one "Total Op Info" per section.
+bool IsMatrixTotal(std::string_view op_key) { return op_key.ends_with("-total") || op_key == "Total Op Info"; }
+
+void ReadAscendMatrix(const Trace& trace, RankCommunication* rank) {
+  std::map<std::string, std::pair<double, int>> mean_by_transport;
+  for (const HcclLink& link : trace.communication().links) {
+    const std::string_view key = trace.str(link.op_key);
+    if (!IsMatrixTotal(key)) continue;  // per-op and top1/middle/bottom* cells repeat the totals
+    AscendMatrixLink out;
+    out.step = std::string(trace.str(link.step));
+    out.op_key = std::string(key);
+    out.src_rank = link.src_rank;
+    out.dst_rank = link.dst_rank;
+    out.transport = std::string(trace.str(link.transport));
+    out.size_mb = Or0(link.transit_size_mb);
+    out.time_ms = Or0(link.transit_time_ms);
+    out.bandwidth_gbps = Finite(link.bandwidth_gbps);
+    if (!out.bandwidth_gbps && out.time_ms > 0) out.bandwidth_gbps = out.size_mb / out.time_ms;
+    if (out.bandwidth_gbps && out.src_rank != out.dst_rank) {
+      auto& [sum, n] = mean_by_transport[out.transport];
+      sum += *out.bandwidth_gbps;
+      ++n;
+    }
+    rank->ascend_links.push_back(std::move(out));
+  }
+  AggregateRankMatrix(rank);
+  for (AscendMatrixLink& link : rank->ascend_links) {
+    auto it = mean_by_transport.find(link.transport);
+    if (it == mean_by_transport.end() || !link.bandwidth_gbps || link.src_rank == link.dst_rank) continue;
+    const double mean = it->second.first / it->second.second;
+    link.slow = *link.bandwidth_gbps < kSlowLinkShareOfMean * mean;
+  }
+}
+
+}  // namespace
+
+RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,
+                                           const HardwareSelection& hardware) {
+  RankCommunication rank;
+  rank.rank = trace.metadata().rank;
+  rank.path = trace.metadata().path;
+  rank.device_name = hardware.device_name;
+  rank.collectives = ListCollectives(trace);
+  const bool gpu = std::any_of(rank.collectives.begin(), rank.collectives.end(),
+                               [](const Collective& c) { return c.source == CollectiveSource::kNcclKernel; });
+  if (gpu) {
+    rank.link = GpuLink(hardware);
+  } else {
+    rank.link.why = rank.collectives.empty() ? "no collectives" : "no bytes on these collectives";
+  }
+  const uint64_t devices = DevicesListed(trace);
+  if (gpu && rank.link.peak_gb_per_s && devices == 0) rank.link.why += "; node size unknown (no deviceProperties)";
+  for (Collective& c : rank.collectives) AddBandwidth(rank.link, devices, &c);
+  SummarizeRank(&rank);
+  rank.wall_ns = breakdown.total.wall_ns;
+  rank.communication_ns = breakdown.total.communication_ns;
+  rank.exposed_communication_ns = breakdown.total.communication_not_overlapped_ns;
+  rank.hidden_communication_ns = breakdown.total.overlapped_ns;
+  rank.computing_ns = breakdown.total.computing_ns;
+  rank.free_ns = breakdown.total.free_ns;
+  rank.steps = breakdown.steps.size();
+  if (rank.wall_ns > 0) {
+    rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(rank.wall_ns);
+  }
+  ReadAscendOps(trace, hardware, &rank);
+  ReadAscendMatrix(trace, &rank);
+  MeasureExposure(trace, &rank.collectives);
+  rank.parallel_groups = ReadParallelGroups(trace);
+  return rank;
+}
+
+}  // namespace tuneprof

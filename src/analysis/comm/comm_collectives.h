@@ -1,0 +1,194 @@
+#pragma once
+// Per-rank communication profile: every collective the trace holds, its bytes, duration, algorithm and
+// bus bandwidth (nccl-tests, formulas.md §11) and its utilization of the link's peak; per type
+// summaries, message-size distribution and small-message share; exposed vs hidden communication (taken
+// from time_breakdown.h, not recomputed); and torch_npu's own per-op split (communication.json).
+//
+// Where collectives come from:
+// - GPU: NCCL/RCCL kernels (device work classified as communication, device_work.h). Bytes, dtype,
+//   group come from the kernel's collective args (Kineto copies record_param_comms' args onto it);
+//   a kernel without args keeps its type from the name and unknown bytes.
+// - CPU only (gloo DDP): the `gloo:<op>` ranges cpu_work.h calls communication. The model does not
+//   keep their Input Dims, so bytes are unknown.
+// - Ascend: the `hcom_<op>_*` operators on the device timeline; bytes unknown on the timeline, the
+//   traffic is in communication.json (AscendCommOp below).
+// Unknown values are nullopt / kNoId and print as null, never guessed.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/core/hardware_profile.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+enum class CollectiveType : uint8_t {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kBroadcast,
+  kReduce,
+  kSendRecv,  // send, recv, sendrecv, batched p2p
+  kBarrier,
+  kOther,
+  kCount
+};
+
+std::string_view CollectiveTypeName(CollectiveType type);
+
+// From a collective's name in any spelling: "allreduce", "all_reduce", "ncclKernel_AllReduce_RING_LL_Sum_float",
+// "ncclDevKernel_SendRecv", "gloo:all_gather", "hcom_allReduce__586_0_1", "_allgather_base", "receive".
+CollectiveType ParseCollectiveType(std::string_view name);
+
+// nccl-tests busbw factor: allreduce 2(n-1)/n; allgather, reducescatter, alltoall (n-1)/n; broadcast,
+// reduce, sendrecv 1. nullopt when n is unknown (< 1) or the type has none (barrier, other).
+std::optional<double> BusBandwidthFactor(CollectiveType type, int64_t group_size);
+
+// Messages below this many bytes are "small" (rules.md Packet check: RDMA share < 1 MB; a message
+// this small is latency-bound on every link tuneprof knows).
+constexpr int64_t kSmallMessageBytes = 1000000;
+
+// Message-size histogram bucket upper bounds (bytes, exclusive); the last bucket is open.
+constexpr std::array<int64_t, 5> kSizeBucketBounds = {4096, 65536, 1000000, 16000000, 256000000};
+std::string_view SizeBucketLabel(size_t bucket);  // "<4KiB", "4KiB-64KiB", ..., ">=256MB"
+
+enum class CollectiveSource : uint8_t { kNcclKernel, kGloo, kHccl };
+std::string_view CollectiveSourceName(CollectiveSource source);
+
+struct Collective {
+  uint32_t event = 0;              // index into the rank's Trace::events()
+  CollectiveSource source = CollectiveSource::kNcclKernel;
+  CollectiveType type = CollectiveType::kOther;
+  std::string name;                // the event's name (kernel name, gloo:all_reduce, hcom_*)
+  std::string group;               // Process Group Name ("" when unknown)
+  std::string group_ranks;         // "[0, 1]" as written ("" when unknown)
+  std::string group_desc;          // Process Group Description ("default_pg"; "" when unknown)
+  int64_t exposed_ns = kNoId;      // duration not under the rank's compute (comm_groups.h)
+  int64_t group_size = kNoId;
+  int64_t bytes = kNoId;           // max(in, out) elements x dtype size (formulas.md §11 S)
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  std::optional<int64_t> step;     // ProfilerStep#N that launched it (time_breakdown.h's rule), if any
+  int64_t sequence = 0;            // 0, 1, ... per (group) on this rank in start order: the cross-rank key
+  std::optional<double> algbw_gbps;   // bytes / duration (GB/s = 1e9 B/s)
+  std::optional<double> busbw_gbps;   // algbw x BusBandwidthFactor
+  std::optional<double> utilization;  // busbw / link peak (0..1, may exceed 1 when the peak is wrong)
+};
+
+struct CollectiveTypeSummary {
+  CollectiveType type = CollectiveType::kOther;
+  uint64_t count = 0;
+  uint64_t count_with_bytes = 0;
+  int64_t bytes = 0;               // over the collectives whose bytes are known
+  int64_t duration_ns = 0;
+  int64_t duration_with_bytes_ns = 0;
+  std::optional<double> algbw_gbps;  // Σ bytes / Σ duration over those with bytes
+  std::optional<double> busbw_gbps;  // duration-weighted: Σ busbw·dur / Σ dur over those with busbw
+  std::optional<double> utilization;
+  uint64_t small_count = 0;        // known bytes < kSmallMessageBytes
+};
+
+// The link a rank's collectives are measured against.
+struct CommLink {
+  std::string transport;                 // "nvlink", "pcie", "hccs", "roce"; "" when unknown
+  std::string profile;                   // the hardware profile it comes from
+  std::optional<double> peak_gb_per_s;   // one direction, per device
+  std::string why;                       // how it was chosen, or why it is unknown
+};
+
+// One transport of one Ascend op (communication.json), bandwidth recomputed where the file omits it.
+struct AscendTransport {
+  std::string transport;
+  double size_mb = 0;
+  double time_ms = 0;
+  std::optional<double> bandwidth_gbps;   // as written, else size / time (MB/ms = GB/s)
+  bool bandwidth_recomputed = false;
+  std::optional<double> large_packet_ratio;
+  uint64_t packets = 0;
+  uint64_t small_packets = 0;             // below rules.md's Packet thresholds: RDMA 1 MB, others 16 MB
+  std::optional<double> utilization;      // bandwidth / the profile's standard bandwidth for the transport
+};
+
+struct AscendCommOp {
+  std::string step;
+  bool p2p = false;
+  bool total = false;                     // the file's "Total Op Info"
+  std::string op_name;
+  std::string group;
+  CollectiveType type = CollectiveType::kOther;
+  double elapse_ms = 0, transit_ms = 0, wait_ms = 0, synchronization_ms = 0, idle_ms = 0;
+  std::optional<double> wait_ratio;             // Wait / (Wait + Transit), recomputed
+  std::optional<double> synchronization_ratio;  // Sync / (Sync + Transit), recomputed
+  std::optional<double> file_wait_ratio;        // as written (4 decimals)
+  std::vector<AscendTransport> transports;      // those with traffic (size or time > 0)
+};
+
+// A transport over all ops of a rank (the "Total Op Info" entries), for link utilization.
+struct AscendTransportTotal {
+  std::string transport;
+  double size_mb = 0;
+  double time_ms = 0;
+  std::optional<double> bandwidth_gbps;
+  std::optional<double> utilization;
+  uint64_t packets = 0;
+  uint64_t small_packets = 0;
+};
+
+struct AscendMatrixLink {
+  std::string step;
+  std::string op_key;       // "allreduce-total", "Total Op Info"; "all" in the rank-to-rank matrix
+  int64_t src_rank = kNoId;
+  int64_t dst_rank = kNoId;
+  std::string transport;
+  double size_mb = 0;
+  double time_ms = 0;
+  std::optional<double> bandwidth_gbps;
+  bool slow = false;        // < 20 % of the mean bandwidth of its transport among the rank's total cells
+};
+
+// profiler_metadata.json parallel_group_info: {"<group id>": {group_name, group_rank, global_ranks}}.
+struct ParallelGroupInfo {
+  std::string id;
+  std::string name;                   // "tp", "dp", "default_group"
+  std::vector<int64_t> global_ranks;
+};
+
+struct RankCommunication {
+  int64_t rank = 0;
+  std::string path;
+  std::string device_name;
+  CommLink link;
+  std::vector<Collective> collectives;             // in start order
+  std::vector<CollectiveTypeSummary> by_type;      // types that occur, in CollectiveType order
+  CollectiveTypeSummary total;                     // type kOther, all types together
+  std::array<uint64_t, kSizeBucketBounds.size() + 1> size_histogram{};  // counts of known-bytes collectives
+  std::optional<double> small_message_share;       // small / collectives with known bytes
+  // From time_breakdown.h over all steps (communication_ns etc. of RankBreakdown::total).
+  int64_t wall_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t exposed_communication_ns = 0;            // communication_not_overlapped_ns
+  int64_t hidden_communication_ns = 0;             // overlapped_ns
+  std::optional<double> exposed_share_of_wall;     // exposed / wall
+  int64_t computing_ns = 0;                        // the step table's Computing (RankBreakdown::total)
+  int64_t free_ns = 0;                             // and its Free
+  uint64_t steps = 0;                              // steps the totals add up
+  // torch_npu communication.json / communication_matrix.json.
+  std::vector<AscendCommOp> ascend_ops;            // every op and total as the file lists them
+  std::vector<AscendTransportTotal> ascend_transports;
+  std::optional<double> ascend_wait_ratio;         // Σ wait / (Σ wait + Σ transit) over the non-total ops
+  std::optional<double> ascend_synchronization_ratio;
+  std::vector<AscendMatrixLink> ascend_links;      // the matrix's total cells ("<type>-total", "Total Op Info")
+  std::vector<AscendMatrixLink> ascend_rank_matrix;  // per (src, dst, transport): Σ size / Σ time over op types
+  std::vector<ParallelGroupInfo> parallel_groups;  // profiler_metadata.json (comm_groups.h)
+};
+
+// One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on.
+RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,
+                                           const HardwareSelection& hardware);
+
+}  // namespace tuneprof

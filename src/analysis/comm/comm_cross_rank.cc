@@ -1,0 +1,266 @@
+#include "analysis/comm/comm_cross_rank.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace tuneprof {
+namespace {
+
+// printf-style text for the verdict lines (the analysis layer does not link fmt).
+std::string Printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string Printf(const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  return buffer;
+}
+
+struct Arrival {
+  size_t rank_index = 0;
+  const Collective* collective = nullptr;
+};
+
+using MatchKey = std::pair<std::string, int64_t>;  // (group, sequence)
+
+std::map<MatchKey, std::vector<Arrival>> GroupByKey(const std::vector<RankCommunication>& ranks) {
+  std::map<MatchKey, std::vector<Arrival>> by_key;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    for (const Collective& c : ranks[r].collectives) by_key[{c.group, c.sequence}].push_back(Arrival{r, &c});
+  }
+  return by_key;
+}
+
+bool OneType(const std::vector<Arrival>& arrivals) {
+  return std::all_of(arrivals.begin(), arrivals.end(),
+                     [&](const Arrival& a) { return a.collective->type == arrivals.front().collective->type; });
+}
+
+void SplitWait(const std::vector<Arrival>& arrivals, std::vector<RankWait>* waits) {
+  const auto last = std::max_element(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
+    return a.collective->start_ns < b.collective->start_ns;
+  });
+  const int64_t last_start = last->collective->start_ns;
+  int64_t caused = 0;
+  for (const Arrival& a : arrivals) {
+    RankWait& w = (*waits)[a.rank_index];
+    const int64_t duration = a.collective->duration_ns;
+    const int64_t wait = std::clamp<int64_t>(last_start - a.collective->start_ns, 0, duration);
+    ++w.matched;
+    w.communication_ns += duration;
+    w.wait_ns += wait;
+    w.transfer_ns += duration - wait;
+    caused += wait;
+  }
+  RankWait& straggler = (*waits)[last->rank_index];
+  ++straggler.times_last;
+  straggler.wait_caused_ns += caused;
+}
+
+void NameStraggler(CrossRankCommunication* out) {
+  const RankWait* best = nullptr;
+  for (const RankWait& w : out->ranks) {
+    if (w.times_last == 0) continue;
+    if (best == nullptr || w.wait_caused_ns > best->wait_caused_ns ||
+        (w.wait_caused_ns == best->wait_caused_ns && w.times_last > best->times_last)) {
+      best = &w;
+    }
+  }
+  if (best == nullptr || best->wait_caused_ns == 0) return;
+  out->straggler_rank = best->rank;
+  out->straggler_reason = Printf("last at %llu of %llu matched collectives; others waited %.3f ms for it",
+                                 static_cast<unsigned long long>(best->times_last),
+                                 static_cast<unsigned long long>(out->matched_collectives),
+                                 static_cast<double>(best->wait_caused_ns) / 1e6);
+}
+
+// msprof (rules.md §4): the rank with the most wait decides between a slow rank and a slow link.
+void JudgeAscend(const std::vector<RankCommunication>& ranks, CrossRankCommunication* out) {
+  const RankCommunication* max_wait = nullptr;
+  const RankCommunication* min_ratio = nullptr;
+  double max_wait_ms = -1;
+  int with_ops = 0;
+  for (const RankCommunication& r : ranks) {
+    if (!r.ascend_wait_ratio) continue;
+    ++with_ops;
+    double wait = 0;
+    for (const AscendCommOp& op : r.ascend_ops) wait += op.total ? 0 : op.wait_ms;
+    if (wait > max_wait_ms) {
+      max_wait_ms = wait;
+      max_wait = &r;
+    }
+    if (min_ratio == nullptr || *r.ascend_wait_ratio < *min_ratio->ascend_wait_ratio) min_ratio = &r;
+  }
+  if (with_ops < 2) return;  // one rank cannot be slower than the others
+  out->ascend_max_wait_rank = max_wait->rank;
+  if (max_wait->ascend_synchronization_ratio && *max_wait->ascend_synchronization_ratio > 0.2) {
+    out->ascend_verdict = "slow rank";
+    out->ascend_slow_rank = min_ratio->rank;
+  } else {
+    out->ascend_verdict = "slow link";
+  }
+}
+
+// The recipe's vote: per matched collective, the test over the ranks' durations (shortest = suspect);
+// send/recv pairs are left out as the recipe leaves them out (their durations are not comparable).
+void VoteSlowRanks(const std::vector<Arrival>& arrivals, CrossRankCommunication* out) {
+  if (arrivals.front().collective->type == CollectiveType::kSendRecv) return;
+  std::vector<double> durations;
+  for (const Arrival& a : arrivals) durations.push_back(static_cast<double>(a.collective->duration_ns));
+  const OutlierTest test = TestOutliers(durations, SuspectEnd::kShortest);
+  if (!test.statistic) return;
+  ++out->vote_collectives;
+  for (size_t i : test.outliers) ++out->ranks[arrivals[i].rank_index].slow_affect_count;
+}
+
+StepSpread Spread(const std::vector<RankCommunication>& ranks, std::string metric,
+                  int64_t RankCommunication::*field) {
+  StepSpread out;
+  out.metric = std::move(metric);
+  double wall = 0;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const int64_t v = ranks[i].*field;
+    if (i == 0 || v < out.min_ns) {
+      out.min_ns = v;
+      out.min_rank = ranks[i].rank;
+    }
+    if (i == 0 || v > out.max_ns) {
+      out.max_ns = v;
+      out.max_rank = ranks[i].rank;
+    }
+    wall += static_cast<double>(ranks[i].wall_ns);
+  }
+  wall /= static_cast<double>(ranks.size());
+  if (wall > 0) {
+    out.share_of_step = static_cast<double>(out.max_ns - out.min_ns) / wall;
+    out.uneven = *out.share_of_step > kStepSpreadThreshold;
+  }
+  return out;
+}
+
+// Ranks without the metric (no communication at all, no compute) are not part of the sample.
+RankOutlierTest TestRanks(const std::vector<RankCommunication>& ranks, std::string metric,
+                          int64_t RankCommunication::*field, SuspectEnd end) {
+  RankOutlierTest out;
+  out.metric = std::move(metric);
+  for (const RankCommunication& r : ranks) {
+    if (r.*field <= 0) continue;
+    out.ranks.push_back(r.rank);
+    out.values_ms.push_back(static_cast<double>(r.*field) / 1e6);
+  }
+  out.test = TestOutliers(out.values_ms, end);
+  for (size_t i : out.test.outliers) out.outlier_ranks.push_back(out.ranks[i]);
+  return out;
+}
+
+void ClusterView(const std::vector<RankCommunication>& ranks, CrossRankCommunication* out) {
+  if (ranks.size() < 2) return;
+  out->step_spread.push_back(Spread(ranks, "computing", &RankCommunication::computing_ns));
+  out->step_spread.push_back(Spread(ranks, "exposed_communication", &RankCommunication::exposed_communication_ns));
+  out->step_spread.push_back(Spread(ranks, "free", &RankCommunication::free_ns));
+  out->outliers.push_back(
+      TestRanks(ranks, "communication", &RankCommunication::communication_ns, SuspectEnd::kShortest));
+  out->outliers.push_back(TestRanks(ranks, "computing", &RankCommunication::computing_ns, SuspectEnd::kLongest));
+}
+
+}  // namespace
+
+CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks) {
+  CrossRankCommunication out;
+  out.ranks.resize(ranks.size());
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    out.ranks[r].rank = ranks[r].rank;
+    if (!ranks[r].collectives.empty()) ++out.ranks_with_collectives;
+  }
+  for (const auto& [key, arrivals] : GroupByKey(ranks)) {
+    if (arrivals.size() < 2 || !OneType(arrivals)) {
+      out.unmatched_collectives += arrivals.size();
+      continue;
+    }
+    ++out.matched_collectives;
+    SplitWait(arrivals, &out.ranks);
+    VoteSlowRanks(arrivals, &out);
+  }
+  for (RankWait& w : out.ranks) {
+    if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
+  }
+  NameStraggler(&out);
+  JudgeAscend(ranks, &out);
+  ClusterView(ranks, &out);
+  out.groups = SummarizeGroups(ranks);
+  return out;
+}
+
+namespace {
+
+std::string Percent(double share) { return Printf("%.1f %%", share * 100); }
+
+void JudgeRank(const RankCommunication& r, const CommThresholds& t, std::vector<std::string>* reasons) {
+  for (const CollectiveTypeSummary& s : r.by_type) {
+    if (s.utilization && *s.utilization < t.utilization) {
+      reasons->push_back(Printf("rank %lld: %s bus bandwidth %.2f GB/s is %s of the %s peak (< %s)",
+                                static_cast<long long>(r.rank), std::string(CollectiveTypeName(s.type)).c_str(),
+                                s.busbw_gbps.value_or(0), Percent(*s.utilization).c_str(), r.link.transport.c_str(),
+                                Percent(t.utilization).c_str()));
+    }
+  }
+  for (const AscendTransportTotal& tr : r.ascend_transports) {
+    if (tr.utilization && *tr.utilization < t.utilization) {
+      reasons->push_back(Printf("rank %lld: %s bandwidth %.2f GB/s is %s of the standard bandwidth (< %s)",
+                                static_cast<long long>(r.rank), tr.transport.c_str(), tr.bandwidth_gbps.value_or(0),
+                                Percent(*tr.utilization).c_str(), Percent(t.utilization).c_str()));
+    }
+  }
+  if (r.exposed_share_of_wall && *r.exposed_share_of_wall > t.exposed_share_of_wall) {
+    reasons->push_back(Printf("rank %lld: exposed communication %.3f ms is %s of the step time (> %s)",
+                              static_cast<long long>(r.rank), static_cast<double>(r.exposed_communication_ns) / 1e6,
+                              Percent(*r.exposed_share_of_wall).c_str(), Percent(t.exposed_share_of_wall).c_str()));
+  }
+  if (r.ascend_wait_ratio && *r.ascend_wait_ratio > t.wait_ratio) {
+    reasons->push_back(Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other",
+                              static_cast<long long>(r.rank), *r.ascend_wait_ratio, t.wait_ratio));
+  }
+  for (const AscendMatrixLink& link : r.ascend_links) {
+    if (link.slow) {
+      reasons->push_back(Printf("rank %lld: link %lld->%lld (%s) %.2f GB/s is below 20 %% of its transport's mean",
+                                static_cast<long long>(r.rank), static_cast<long long>(link.src_rank),
+                                static_cast<long long>(link.dst_rank), link.transport.c_str(),
+                                link.bandwidth_gbps.value_or(0)));
+    }
+  }
+}
+
+}  // namespace
+
+void JudgeCommunication(CommAnalysis* analysis) {
+  analysis->reasons.clear();
+  for (const RankCommunication& r : analysis->ranks) JudgeRank(r, analysis->thresholds, &analysis->reasons);
+  for (const RankWait& w : analysis->cross_rank.ranks) {
+    const std::optional<int64_t>& straggler = analysis->cross_rank.straggler_rank;
+    if (w.wait_ratio && *w.wait_ratio > analysis->thresholds.wait_ratio && straggler && *straggler != w.rank) {
+      analysis->reasons.push_back(Printf("rank %lld: %s of its communication time waits for rank %lld",
+                                         static_cast<long long>(w.rank), Percent(*w.wait_ratio).c_str(),
+                                         static_cast<long long>(*analysis->cross_rank.straggler_rank)));
+    }
+  }
+  analysis->bottleneck = !analysis->reasons.empty();
+}
+
+CommAnalysis AnalyzeCommunication(const std::vector<Trace>& traces, const std::vector<RankBreakdown>& breakdowns,
+                                  const std::vector<HardwareSelection>& hardware, CommThresholds thresholds) {
+  CommAnalysis analysis;
+  analysis.thresholds = thresholds;
+  for (size_t i = 0; i < traces.size() && i < breakdowns.size() && i < hardware.size(); ++i) {
+    analysis.ranks.push_back(AnalyzeRankCommunication(traces[i], breakdowns[i], hardware[i]));
+  }
+  analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
+  JudgeCommunication(&analysis);
+  return analysis;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,102 @@
+#pragma once
+// Communication across the ranks of one job, and the verdict the advisor reads.
+//
+// GPU and gloo ranks: the same collective is found on every rank by (process group, sequence number
+// within that group on the rank), as NCCL's own sequence numbers count. A collective ends for all ranks
+// together; a rank that starts it early spins until the last rank arrives. So, per matched collective
+// and rank: wait = min(duration, last start - own start), transfer = duration - wait. The straggler is
+// the rank whose late arrivals made the others wait longest in total (ties: the rank that arrived last
+// most often). Start times of different hosts are compared as the traces write them (epoch clocks).
+//
+// Ascend ranks: communication.json already splits wait from transit; msprof's rule (rules.md §4) names
+// the slow rank: when the rank with the most wait has Sync/(Sync+Transit) > 0.2, the rank with the
+// smallest wait ratio is the one the others wait for.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/comm/comm_collectives.h"
+#include "analysis/comm/comm_groups.h"
+#include "analysis/comm/comm_outliers.h"
+
+namespace tuneprof {
+
+struct RankWait {
+  int64_t rank = 0;
+  uint64_t matched = 0;           // collectives found on every rank that has the group
+  int64_t communication_ns = 0;   // Σ duration of those
+  int64_t wait_ns = 0;            // Σ waiting for the last rank to arrive
+  int64_t transfer_ns = 0;        // Σ (duration - wait)
+  std::optional<double> wait_ratio;  // wait / communication
+  uint64_t times_last = 0;        // matched collectives this rank arrived at last
+  int64_t wait_caused_ns = 0;     // Σ the other ranks' waits in those
+  // Matched collectives (send/recv left out, as the recipe does) whose durations across the ranks named
+  // this rank an outlier by TestOutliers (shortest = suspect): msprof-analyze's slowAffectCount.
+  uint64_t slow_affect_count = 0;
+};
+
+// One column of the per-rank step table (computing, exposed communication, free) across ranks.
+struct StepSpread {
+  std::string metric;             // "computing", "exposed_communication", "free"
+  int64_t min_ns = 0, max_ns = 0;
+  int64_t min_rank = 0, max_rank = 0;
+  std::optional<double> share_of_step;  // (max − min) / the ranks' mean wall time
+  bool uneven = false;                  // share_of_step > kStepSpreadThreshold
+};
+
+// Ranks within 5 % of the step (rules.md §5: cluster_step_trace_time guidance).
+constexpr double kStepSpreadThreshold = 0.05;
+
+// The slow-rank outlier test on one per-rank total (comm_outliers.h), over the ranks that have it.
+struct RankOutlierTest {
+  std::string metric;                 // "communication" (shortest suspect), "computing" (longest suspect)
+  std::vector<int64_t> ranks;         // the ranks tested, the sample's order
+  std::vector<double> values_ms;      // their totals
+  OutlierTest test;
+  std::vector<int64_t> outlier_ranks;
+};
+
+struct CrossRankCommunication {
+  uint64_t ranks_with_collectives = 0;
+  uint64_t matched_collectives = 0;    // (group, sequence) keys present on ≥ 2 ranks with one type
+  uint64_t unmatched_collectives = 0;  // keys seen on one rank only, or with differing types
+  std::vector<RankWait> ranks;         // in the order of the input ranks
+  std::optional<int64_t> straggler_rank;
+  std::string straggler_reason;
+  // Ascend (communication.json).
+  std::optional<int64_t> ascend_max_wait_rank;
+  std::optional<int64_t> ascend_slow_rank;
+  std::string ascend_verdict;          // "slow rank", "slow link", "" when not decided
+  // The per-rank step table's spread, and the outlier tests across ranks (≥ 2 ranks).
+  std::vector<StepSpread> step_spread;
+  std::vector<RankOutlierTest> outliers;
+  uint64_t vote_collectives = 0;       // matched collectives the per-collective test ran on
+  std::vector<CommGroupSummary> groups;  // per process group (comm_groups.h)
+};
+
+CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks);
+
+// Thresholds of the verdict (rules.md: bandwidth utilization < 50 %; msprof Wait Time Ratio > 0.2).
+struct CommThresholds {
+  double utilization = 0.5;
+  double exposed_share_of_wall = 0.2;
+  double wait_ratio = 0.2;
+};
+
+struct CommAnalysis {
+  std::vector<RankCommunication> ranks;
+  CrossRankCommunication cross_rank;
+  CommThresholds thresholds;
+  bool bottleneck = false;             // communication is a bottleneck by any rule below
+  std::vector<std::string> reasons;    // one line per rule that fired, naming ranks and collectives
+};
+
+// Everything for the advisor and `tuneprof comm`. The three vectors run in parallel (one entry per rank).
+CommAnalysis AnalyzeCommunication(const std::vector<Trace>& traces, const std::vector<RankBreakdown>& breakdowns,
+                                  const std::vector<HardwareSelection>& hardware, CommThresholds thresholds = {});
+
+// The verdict over per-rank results already computed (what AnalyzeCommunication ends with).
+void JudgeCommunication(CommAnalysis* analysis);
+
+}  // namespace tuneprof

@@ -1,0 +1,252 @@
+#include "analysis/comm/comm_groups.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "analysis/core/cpu_work.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/intervals.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr std::string_view kParallelGroupPrefix = "profiler_metadata.parallel_group_info.";
+
+int64_t MsToNs(double ms) { return std::isfinite(ms) ? std::llround(ms * 1e6) : 0; }
+
+// The transports whose traffic crosses a link: SDMA is torch_npu's sum of HCCS/PCIE/SIO, LOCAL stays on the chip.
+bool IsLinkTransport(std::string_view transport) {
+  return transport == "HCCS" || transport == "PCIE" || transport == "RDMA" || transport == "SIO";
+}
+
+// Groups keyed by (source, group id), kept in order of first appearance.
+class GroupTable {
+ public:
+  CommGroupSummary* Get(std::string_view source, const std::string& group) {
+    auto [it, added] = index_.try_emplace({std::string(source), group}, groups_.size());
+    if (added) {
+      groups_.emplace_back();
+      groups_.back().source = std::string(source);
+      groups_.back().group = group;
+    }
+    return &groups_[it->second];
+  }
+  std::vector<CommGroupSummary> Take() { return std::move(groups_); }
+
+ private:
+  std::map<std::pair<std::string, std::string>, size_t> index_;
+  std::vector<CommGroupSummary> groups_;
+};
+
+// hcom_* ops of a rank with communication.json are counted under its groups instead.
+bool CountsOnTimeline(const RankCommunication& r, const Collective& c) {
+  return c.source != CollectiveSource::kHccl || r.ascend_ops.empty();
+}
+
+void AddRank(CommGroupSummary* g, int64_t rank) {
+  if (std::find(g->ranks.begin(), g->ranks.end(), rank) == g->ranks.end()) g->ranks.push_back(rank);
+}
+
+// Per group: Σ busbw·duration and Σ duration over the collectives with busbw, for the weighted mean.
+struct Weighted {
+  double busbw_x_ns = 0;
+  int64_t busbw_ns = 0;
+  int64_t bytes_ns = 0;
+};
+
+void AddTimelineCollective(int64_t rank, const Collective& c, CommGroupSummary* g, Weighted* w) {
+  AddRank(g, rank);
+  ++g->collectives;
+  g->duration_ns += c.duration_ns;
+  if (g->label.empty()) g->label = c.group_desc;
+  if (g->global_ranks.empty()) g->global_ranks = ParseGroupRanks(c.group_ranks);
+  if (c.bytes >= 0) {
+    ++g->count_with_bytes;
+    g->bytes += c.bytes;
+    w->bytes_ns += c.duration_ns;
+  }
+  if (c.busbw_gbps) {
+    w->busbw_x_ns += *c.busbw_gbps * static_cast<double>(c.duration_ns);
+    w->busbw_ns += c.duration_ns;
+  }
+  if (c.exposed_ns != kNoId) {
+    g->exposed_ns += c.exposed_ns;
+    g->exposure_known_ns += c.duration_ns;
+  }
+}
+
+// The rank whose late arrivals cost the group's other ranks the most waiting (comm_cross_rank.h's rule).
+void NameSlowestTimelineRanks(const std::vector<RankCommunication>& ranks, GroupTable* table) {
+  struct Arrival {
+    int64_t rank;
+    const Collective* c;
+  };
+  std::map<std::pair<std::string, int64_t>, std::vector<Arrival>> by_key;
+  for (const RankCommunication& r : ranks) {
+    for (const Collective& c : r.collectives) {
+      if (CountsOnTimeline(r, c)) by_key[{c.group, c.sequence}].push_back({r.rank, &c});
+    }
+  }
+  std::map<std::string, std::map<int64_t, int64_t>> caused;  // group -> rank -> others' wait
+  for (const auto& [key, arrivals] : by_key) {
+    if (arrivals.size() < 2) continue;
+    const auto& first_type = arrivals[0].c->type;  // (clang cannot capture a structured binding)
+    if (std::any_of(arrivals.begin(), arrivals.end(), [&](const Arrival& a) { return a.c->type != first_type; }))
+      continue;
+    const Arrival& last = *std::max_element(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
+      return a.c->start_ns < b.c->start_ns;
+    });
+    int64_t wait = 0;
+    for (const Arrival& a : arrivals)
+      wait += std::clamp<int64_t>(last.c->start_ns - a.c->start_ns, 0, a.c->duration_ns);
+    caused[key.first][last.rank] += wait;
+  }
+  for (const auto& [group, by_rank] : caused) {
+    const auto best = std::max_element(by_rank.begin(), by_rank.end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (best->second <= 0) continue;
+    CommGroupSummary* g = table->Get("timeline", group);
+    g->slowest_rank = best->first;
+    g->slowest_why = "others waited " + std::to_string(best->second / 1000) + " us for its late arrivals";
+  }
+}
+
+void AddAscendOps(const RankCommunication& r, GroupTable* table,
+                  std::map<std::string, std::map<int64_t, double>>* waits, std::map<std::string, double>* transit_ms) {
+  std::unordered_map<std::string, const Collective*> timeline;  // hcom op name -> its timeline op
+  for (const Collective& c : r.collectives) {
+    if (c.source == CollectiveSource::kHccl) timeline.emplace(c.name, &c);
+  }
+  for (const AscendCommOp& op : r.ascend_ops) {
+    if (op.total) continue;
+    CommGroupSummary* g = table->Get("communication.json", op.group);
+    AddRank(g, r.rank);
+    ++g->collectives;
+    ++g->count_with_bytes;
+    g->duration_ns += MsToNs(op.elapse_ms);
+    for (const AscendTransport& t : op.transports) {
+      if (!IsLinkTransport(t.transport)) continue;
+      g->bytes += std::llround(t.size_mb * 1e6);
+      (*transit_ms)[op.group] += t.time_ms;
+    }
+    (*waits)[op.group][r.rank] += op.wait_ms;
+    if (auto it = timeline.find(op.op_name); it != timeline.end() && it->second->exposed_ns != kNoId) {
+      g->exposed_ns += it->second->exposed_ns;
+      g->exposure_known_ns += it->second->duration_ns;
+    }
+  }
+}
+
+void LabelAscendGroups(const std::vector<RankCommunication>& ranks, CommGroupSummary* g) {
+  for (const RankCommunication& r : ranks) {
+    for (const ParallelGroupInfo& p : r.parallel_groups) {
+      if (p.id != g->group) continue;
+      g->label = p.name;
+      g->global_ranks = p.global_ranks;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> ParseGroupRanks(std::string_view text) {
+  std::vector<int64_t> ranks;
+  int64_t value = 0;
+  bool in_number = false;
+  for (const char c : text) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      if (value > 100000000) return {};
+      value = value * 10 + (c - '0');
+      in_number = true;
+    } else if (c == '[' || c == ']' || c == ',' || c == ' ') {
+      if (in_number) ranks.push_back(value);
+      value = 0;
+      in_number = false;
+    } else {
+      return {};
+    }
+  }
+  if (in_number) ranks.push_back(value);
+  return ranks;
+}
+
+std::vector<ParallelGroupInfo> ReadParallelGroups(const Trace& trace) {
+  std::vector<ParallelGroupInfo> groups;
+  auto group_of = [&](std::string_view id) -> ParallelGroupInfo& {
+    for (ParallelGroupInfo& g : groups) {
+      if (g.id == id) return g;
+    }
+    groups.push_back(ParallelGroupInfo{std::string(id), "", {}});
+    return groups.back();
+  };
+  for (const MetadataEntry& e : trace.metadata().entries) {
+    std::string_view key = e.key;
+    if (!key.starts_with(kParallelGroupPrefix)) continue;
+    key.remove_prefix(kParallelGroupPrefix.size());
+    const size_t dot = key.rfind('.');  // the id may hold dots (an IP address), the field never
+    if (dot == std::string_view::npos) continue;
+    const std::string_view field = key.substr(dot + 1);
+    if (field == "group_name") group_of(key.substr(0, dot)).name = e.value;
+    if (field == "global_ranks") group_of(key.substr(0, dot)).global_ranks = ParseGroupRanks(e.value);
+  }
+  return groups;
+}
+
+void MeasureExposure(const Trace& trace, std::vector<Collective>* collectives) {
+  std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  if (work.empty()) work = ListCpuWork(trace);
+  const EventTable& events = trace.events();
+  std::vector<Interval> compute;
+  for (const DeviceWorkEvent& w : work) {
+    if (w.work != WorkClass::kCompute) continue;
+    const int64_t start = events.ts_ns[w.event];
+    compute.push_back(Interval{start, start + std::max<int64_t>(events.dur_ns[w.event], 0)});
+  }
+  const IntervalSet busy = UnionOf(std::move(compute));
+  for (Collective& c : *collectives) {
+    const IntervalSet own = UnionOf({Interval{c.start_ns, c.start_ns + c.duration_ns}});
+    c.exposed_ns = c.duration_ns - IntersectionLength(own, busy);
+  }
+}
+
+std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunication>& ranks) {
+  GroupTable table;
+  std::map<std::string, Weighted> weighted;
+  for (const RankCommunication& r : ranks) {
+    for (const Collective& c : r.collectives) {
+      if (CountsOnTimeline(r, c)) AddTimelineCollective(r.rank, c, table.Get("timeline", c.group), &weighted[c.group]);
+    }
+  }
+  NameSlowestTimelineRanks(ranks, &table);
+  std::map<std::string, std::map<int64_t, double>> waits;
+  std::map<std::string, double> transit_ms;
+  for (const RankCommunication& r : ranks) AddAscendOps(r, &table, &waits, &transit_ms);
+  std::vector<CommGroupSummary> groups = table.Take();
+  for (CommGroupSummary& g : groups) {
+    if (g.exposure_known_ns > 0) {
+      g.exposed_share = static_cast<double>(g.exposed_ns) / static_cast<double>(g.exposure_known_ns);
+    }
+    if (g.source == "timeline") {
+      const Weighted& w = weighted[g.group];
+      if (w.bytes_ns > 0) g.algbw_gbps = static_cast<double>(g.bytes) / static_cast<double>(w.bytes_ns);  // B/ns = GB/s
+      if (w.busbw_ns > 0) g.busbw_gbps = w.busbw_x_ns / static_cast<double>(w.busbw_ns);
+      continue;
+    }
+    LabelAscendGroups(ranks, &g);
+    if (transit_ms[g.group] > 0) g.algbw_gbps = static_cast<double>(g.bytes) / 1e6 / transit_ms[g.group];  // MB/ms
+    const std::map<int64_t, double>& by_rank = waits[g.group];
+    if (by_rank.size() < 2) continue;
+    const auto least = std::min_element(by_rank.begin(), by_rank.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+    g.slowest_rank = least->first;
+    g.slowest_why = "least HCCL wait of the group's ranks: the others wait for it";
+  }
+  return groups;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,137 @@
+#include "analysis/comm/comm_groups.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+TEST(CommGroupsTest, ParsesRankLists) {
+  EXPECT_EQ(ParseGroupRanks("[0, 1, 12]"), (std::vector<int64_t>{0, 1, 12}));
+  EXPECT_EQ(ParseGroupRanks("[3]"), (std::vector<int64_t>{3}));
+  EXPECT_TRUE(ParseGroupRanks("[]").empty());
+  EXPECT_TRUE(ParseGroupRanks("").empty());
+  EXPECT_TRUE(ParseGroupRanks("[0, x]").empty());
+}
+
+TEST(CommGroupsTest, ReadsParallelGroupInfoWithDotsInTheId) {
+  HandBuiltTrace hand;
+  auto& entries = hand.mutable_metadata()->entries;
+  entries.push_back({"profiler_metadata.parallel_group_info.10.0.0.1%eth0_55000_0_17.group_name", "tp"});
+  entries.push_back({"profiler_metadata.parallel_group_info.10.0.0.1%eth0_55000_0_17.group_rank", "0"});
+  entries.push_back({"profiler_metadata.parallel_group_info.10.0.0.1%eth0_55000_0_17.global_ranks", "[0,1]"});
+  entries.push_back({"profiler_metadata.parallel_group_info.42.group_name", "dp"});
+  entries.push_back({"profiler_metadata.parallel_group_info.42.global_ranks", "[0,2,4,6]"});
+  entries.push_back({"profiler_metadata.ENV_VARIABLES.HCCL_ALGO", ""});
+  const Trace trace = hand.Finish();
+  const std::vector<ParallelGroupInfo> groups = ReadParallelGroups(trace);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].id, "10.0.0.1%eth0_55000_0_17");
+  EXPECT_EQ(groups[0].name, "tp");
+  EXPECT_EQ(groups[0].global_ranks, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(groups[1].id, "42");
+  EXPECT_EQ(groups[1].global_ranks, (std::vector<int64_t>{0, 2, 4, 6}));
+}
+
+TEST(CommGroupsTest, ExposureIsTheDurationNotUnderCompute) {
+  HandBuiltTrace hand;
+  hand.Kernel("gemm", Us(0), Us(30));
+  hand.Kernel("gemm", Us(50), Us(10));
+  const Trace trace = hand.Finish();
+  std::vector<Collective> collectives(2);
+  collectives[0].start_ns = Us(20);  // [20, 70): under compute 20..30 and 50..60 -> exposed 30 us
+  collectives[0].duration_ns = Us(50);
+  collectives[1].start_ns = Us(100);  // nothing runs beside it
+  collectives[1].duration_ns = Us(5);
+  MeasureExposure(trace, &collectives);
+  EXPECT_EQ(collectives[0].exposed_ns, Us(30));
+  EXPECT_EQ(collectives[1].exposed_ns, Us(5));
+}
+
+Collective Make(std::string group, int64_t sequence, int64_t start_us, int64_t dur_us, int64_t bytes,
+                std::optional<double> busbw, int64_t exposed_us) {
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.group = std::move(group);
+  c.group_desc = c.group == "0" ? "default_pg" : "";
+  c.group_ranks = c.group == "0" ? "[0, 1]" : "";
+  c.sequence = sequence;
+  c.start_ns = Us(start_us);
+  c.duration_ns = Us(dur_us);
+  c.bytes = bytes;
+  c.busbw_gbps = busbw;
+  c.exposed_ns = Us(exposed_us);
+  return c;
+}
+
+TEST(CommGroupsTest, TimelineGroupsSumAndNameTheRankOthersWaitedFor) {
+  std::vector<RankCommunication> ranks(2);
+  ranks[0].rank = 0;
+  ranks[1].rank = 1;
+  // Group "0": rank 1 starts 40 us late at sequence 0 (rank 0 waits 40), rank 0 10 us late at 1 (rank 1 waits 10).
+  ranks[0].collectives = {Make("0", 0, 0, 100, 1000000, 10.0, 100), Make("0", 1, 200, 50, 1000000, 20.0, 0)};
+  ranks[1].collectives = {Make("0", 0, 40, 60, 1000000, 30.0, 60), Make("0", 1, 190, 60, kNoId, std::nullopt, 30),
+                          Make("9", 0, 500, 10, kNoId, std::nullopt, 10)};
+  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks);
+  ASSERT_EQ(groups.size(), 2u);
+  const CommGroupSummary& g = groups[0];
+  EXPECT_EQ(g.group, "0");
+  EXPECT_EQ(g.label, "default_pg");
+  EXPECT_EQ(g.global_ranks, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(g.collectives, 4u);
+  EXPECT_EQ(g.count_with_bytes, 3u);
+  EXPECT_EQ(g.bytes, 3000000);
+  EXPECT_EQ(g.duration_ns, Us(270));
+  // algbw: 3e6 B / 210 us = 14.2857 GB/s; busbw: (10·100 + 20·50 + 30·60) / 210 = 18.0952.
+  EXPECT_NEAR(*g.algbw_gbps, 3e6 / 210e3, 1e-9);
+  EXPECT_NEAR(*g.busbw_gbps, 3800.0 / 210.0, 1e-9);
+  EXPECT_EQ(g.exposed_ns, Us(190));
+  EXPECT_NEAR(*g.exposed_share, 190.0 / 270.0, 1e-12);
+  EXPECT_EQ(g.slowest_rank, 1);  // caused 40 us of waiting against rank 0's 10
+  EXPECT_EQ(groups[1].group, "9");
+  EXPECT_FALSE(groups[1].slowest_rank);  // one rank only
+  EXPECT_FALSE(groups[1].algbw_gbps);
+}
+
+TEST(CommGroupsTest, AscendGroupsFromCommunicationJsonTakeParallelGroupNames) {
+  std::vector<RankCommunication> ranks(2);
+  for (int r = 0; r < 2; ++r) {
+    ranks[r].rank = r;
+    AscendCommOp op;
+    op.op_name = "hcom_allReduce__1_0_1";
+    op.group = "777";
+    op.elapse_ms = 2.0;
+    op.wait_ms = r == 0 ? 1.5 : 0.25;  // rank 1 waits least: the others wait for it
+    op.transports.push_back(AscendTransport{"HCCS", 40.0, 2.0});
+    op.transports.push_back(AscendTransport{"SDMA", 40.0, 2.0});  // HCCS again, summed: left out
+    op.transports.push_back(AscendTransport{"LOCAL", 5.0, 0.01});
+    ranks[r].ascend_ops.push_back(op);
+    // The same op on the timeline: counted under the communication.json group, lending its exposure.
+    Collective c;
+    c.source = CollectiveSource::kHccl;
+    c.name = op.op_name;
+    c.duration_ns = Us(2000);
+    c.exposed_ns = Us(500);
+    ranks[r].collectives.push_back(c);
+  }
+  ranks[0].parallel_groups.push_back(ParallelGroupInfo{"777", "tp", {0, 1}});
+  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks);
+  ASSERT_EQ(groups.size(), 1u);
+  const CommGroupSummary& g = groups[0];
+  EXPECT_EQ(g.source, "communication.json");
+  EXPECT_EQ(g.label, "tp");
+  EXPECT_EQ(g.collectives, 2u);
+  EXPECT_EQ(g.bytes, 80000000);
+  EXPECT_EQ(g.duration_ns, 4000000);
+  EXPECT_NEAR(*g.algbw_gbps, 20.0, 1e-12);  // 80 MB / 4 ms
+  EXPECT_EQ(g.slowest_rank, 1);
+  EXPECT_NEAR(*g.exposed_share, 0.25, 1e-12);  // 2 × 0.5 ms of 2 × 2 ms
+}
+
+}  // namespace
+}  // namespace tuneprof

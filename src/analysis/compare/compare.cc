@@ -1,0 +1,376 @@
+#include "analysis/compare/compare.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+namespace tuneprof {
+
+namespace {
+
+constexpr double kNsPerUs = 1000;
+
+// One breakdown figure of a step, as the series' key names it.
+struct BreakdownField {
+  const char* key;
+  int64_t StepBreakdown::*field;
+};
+
+constexpr BreakdownField kBreakdownFields[] = {
+    {"computing_us", &StepBreakdown::computing_ns},
+    {"communication_exposed_us", &StepBreakdown::communication_not_overlapped_ns},
+    {"communication_hidden_us", &StepBreakdown::overlapped_ns},
+    {"memcpy_us", &StepBreakdown::memcpy_ns},
+    {"other_us", &StepBreakdown::other_ns},
+    {"free_us", &StepBreakdown::free_ns},
+};
+
+// Steps of all ranks grouped by step number (a trace without steps is one group keyed 0).
+std::map<int64_t, std::vector<const StepBreakdown*>> StepsByNumber(const std::vector<RankBreakdown>& ranks) {
+  std::map<int64_t, std::vector<const StepBreakdown*>> groups;
+  for (const RankBreakdown& rank : ranks) {
+    for (const StepBreakdown& step : rank.steps) {
+      groups[step.step.value_or(0)].push_back(&step);
+    }
+  }
+  return groups;
+}
+
+// The iteration time a user measures: the ProfilerStep range on the host when the trace has one (input
+// waits and host work count: a data-loading fix must show), else the span of the step's work.
+int64_t StepTimeNs(const StepBreakdown& step) {
+  const bool host_range = step.host_start_ns != kNoId && step.host_end_ns != kNoId;
+  return host_range ? step.host_end_ns - step.host_start_ns : step.wall_ns;
+}
+
+void FillStepSeries(const std::vector<RankBreakdown>& ranks, CompareSide* side) {
+  for (const BreakdownField& field : kBreakdownFields) side->breakdown.push_back({field.key, {}});
+  for (const auto& [number, steps] : StepsByNumber(ranks)) {
+    int64_t slowest = 0;
+    for (const StepBreakdown* step : steps) slowest = std::max(slowest, StepTimeNs(*step));
+    side->step_ns.push_back(static_cast<double>(slowest));
+    for (size_t f = 0; f < std::size(kBreakdownFields); ++f) {
+      double sum = 0;
+      for (const StepBreakdown* step : steps) sum += static_cast<double>(step->*kBreakdownFields[f].field);
+      side->breakdown[f].values.push_back(sum / static_cast<double>(steps.size()));
+    }
+  }
+}
+
+std::vector<double> ToUnit(const std::vector<double>& ns, double per_unit) {
+  std::vector<double> values;
+  values.reserve(ns.size());
+  for (double v : ns) values.push_back(v / per_unit);
+  return values;
+}
+
+MetricComparison NewMetric(std::string key, std::string unit, Better better = Better::kLower) {
+  MetricComparison metric;
+  metric.key = std::move(key);
+  metric.unit = std::move(unit);
+  metric.better = better;
+  return metric;
+}
+
+void SetDelta(MetricComparison* metric) {
+  if (!metric->before || !metric->after) return;
+  metric->delta = *metric->after - *metric->before;
+  if (*metric->before != 0) metric->delta_pct = 100 * *metric->delta / *metric->before;
+}
+
+MetricComparison Sampled(std::string key, std::string unit, const std::vector<double>& before,
+                         const std::vector<double>& after, double alpha, CenterStatistic center = CenterStatistic::kMean) {
+  MetricComparison metric = NewMetric(std::move(key), std::move(unit));
+  SampleComparison samples = CompareSamples(before, after, alpha);
+  if (samples.before) metric.before = center == CenterStatistic::kMean ? samples.before->mean : samples.before->median;
+  if (samples.after) metric.after = center == CenterStatistic::kMean ? samples.after->mean : samples.after->median;
+  SetDelta(&metric);
+  if (!metric.before || !metric.after) {
+    metric.test = "unknown";
+  } else if (samples.verdict == ChangeVerdict::kTooFewSamples) {
+    metric.test = "too_few_samples";
+  } else {
+    metric.test = "sampled";
+    if (center == CenterStatistic::kMean) {
+      metric.significant = samples.verdict == ChangeVerdict::kIncrease || samples.verdict == ChangeVerdict::kDecrease;
+    } else {  // the median's own interval, with the same rank test
+      const ConfidenceInterval& ci = *samples.median_change;
+      metric.significant = (ci.low > 0 || ci.high < 0) && samples.rank_test->p_value < alpha;
+    }
+  }
+  metric.samples = std::move(samples);
+  return metric;
+}
+
+// A figure that follows from another's samples (throughput from step time): significant when that is.
+MetricComparison Derived(std::string key, std::string unit, Better better, std::optional<double> before,
+                         std::optional<double> after, const MetricComparison& source) {
+  MetricComparison metric = NewMetric(std::move(key), std::move(unit), better);
+  metric.before = before;
+  metric.after = after;
+  SetDelta(&metric);
+  metric.test = metric.before && metric.after ? source.test : "unknown";
+  metric.significant = metric.before && metric.after && source.significant;
+  return metric;
+}
+
+MetricComparison Exact(std::string key, std::string unit, std::optional<int64_t> before, std::optional<int64_t> after) {
+  MetricComparison metric = NewMetric(std::move(key), std::move(unit));
+  if (before) metric.before = static_cast<double>(*before);
+  if (after) metric.after = static_cast<double>(*after);
+  SetDelta(&metric);
+  metric.test = metric.before && metric.after ? "exact" : "unknown";
+  metric.significant = metric.before && metric.after && *before != *after;
+  return metric;
+}
+
+std::optional<double> PerSecond(double count_per_step, const std::optional<double>& step_us) {
+  if (!step_us || *step_us <= 0) return std::nullopt;
+  return count_per_step / (*step_us / 1e6);
+}
+
+// A breakdown part neither side has (communication in a single-process run) only adds noise to the table.
+bool AllZero(const std::vector<double>& values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return v == 0; });
+}
+
+void AddStepMetrics(const CompareSide& before, const CompareSide& after, const CompareOptions& options,
+                    std::vector<MetricComparison>* metrics) {
+  const std::vector<double> before_us = ToUnit(before.step_ns, kNsPerUs);
+  const std::vector<double> after_us = ToUnit(after.step_ns, kNsPerUs);
+  MetricComparison step = Sampled("step_time_us", "us", before_us, after_us, options.alpha);
+  MetricComparison median = Sampled("step_time_median_us", "us", before_us, after_us, options.alpha, CenterStatistic::kMedian);
+  MetricComparison p95 = NewMetric("step_time_p95_us", "us");
+  p95.test = "not_tested";
+  if (step.samples && step.samples->before) p95.before = step.samples->before->p95;
+  if (step.samples && step.samples->after) p95.after = step.samples->after->p95;
+  SetDelta(&p95);
+  metrics->push_back(step);
+  metrics->push_back(median);
+  metrics->push_back(p95);
+  if (options.tokens_per_step) {
+    metrics->push_back(Derived("throughput_tokens_per_s", "tokens/s", Better::kHigher,
+                               PerSecond(*options.tokens_per_step, step.before),
+                               PerSecond(*options.tokens_per_step, step.after), step));
+  }
+  if (options.samples_per_step) {
+    metrics->push_back(Derived("throughput_samples_per_s", "samples/s", Better::kHigher,
+                               PerSecond(*options.samples_per_step, step.before),
+                               PerSecond(*options.samples_per_step, step.after), step));
+  }
+}
+
+void AddGenerationMetrics(const CompareSide& before, const CompareSide& after, const CompareOptions& options,
+                          std::vector<MetricComparison>* metrics) {
+  if (before.generation.empty() && after.generation.empty()) return;
+  metrics->push_back(Sampled("ttft_us", "us", ToUnit(before.generation.ttft_ns, kNsPerUs),
+                             ToUnit(after.generation.ttft_ns, kNsPerUs), options.alpha));
+  MetricComparison tpot = Sampled("tpot_us", "us", ToUnit(before.generation.tpot_ns, kNsPerUs),
+                                  ToUnit(after.generation.tpot_ns, kNsPerUs), options.alpha);
+  metrics->push_back(tpot);
+  metrics->push_back(Derived("decode_tokens_per_s", "tokens/s", Better::kHigher, before.generation.decode_tokens_per_s,
+                             after.generation.decode_tokens_per_s, tpot));
+}
+
+// One reading a side, no samples: the change is shown, never tested (compare.h).
+MetricComparison Reading(std::string key, std::string unit, Better better, std::optional<double> before,
+                         std::optional<double> after) {
+  MetricComparison metric = NewMetric(std::move(key), std::move(unit), better);
+  metric.before = before;
+  metric.after = after;
+  SetDelta(&metric);
+  metric.test = metric.before && metric.after ? "not_tested" : "unknown";
+  return metric;
+}
+
+// Listed whenever the advisor ran, even when both sides are unknown: an unknown utilization is an answer (the trace
+// cannot tell), not a missing feature.
+void AddVerdictMetrics(const SideVerdict& before, const SideVerdict& after, std::vector<MetricComparison>* metrics) {
+  metrics->push_back(Reading("compute_units_utilization_pct", "%", Better::kHigher, before.compute_units_pct,
+                             after.compute_units_pct));
+  metrics->push_back(Reading("memory_bandwidth_utilization_pct", "%", Better::kHigher, before.memory_bandwidth_pct,
+                             after.memory_bandwidth_pct));
+  metrics->push_back(Reading("communication_bandwidth_utilization_pct", "%", Better::kHigher,
+                             before.communication_bandwidth_pct, after.communication_bandwidth_pct));
+  metrics->push_back(Reading("mfu", "fraction", Better::kHigher, before.mfu, after.mfu));
+}
+
+}  // namespace
+
+MemoryPeaks FindMemoryPeaks(std::span<const Trace> traces) {
+  MemoryPeaks peaks;
+  for (const Trace& trace : traces) {
+    for (const MemoryEvent& event : trace.memory_events()) {
+      if (event.total_allocated != kNoId) {
+        peaks.allocated_bytes = std::max(peaks.allocated_bytes.value_or(event.total_allocated), event.total_allocated);
+      }
+      if (event.total_reserved != kNoId) {
+        peaks.reserved_bytes = std::max(peaks.reserved_bytes.value_or(event.total_reserved), event.total_reserved);
+      }
+    }
+  }
+  return peaks;
+}
+
+SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute) {
+  SideVerdict verdict;
+  size_t slowest = advice.ranks.size();
+  for (size_t r = 0; r < advice.ranks.size(); ++r) {
+    if (slowest == advice.ranks.size() || advice.ranks[r].split.step_ns > advice.ranks[slowest].split.step_ns) slowest = r;
+  }
+  if (slowest == advice.ranks.size()) return verdict;
+  verdict.analyzed = true;
+  verdict.dominant = std::string(BottleneckName(advice.dominant));
+  const RankAdvice& rank = advice.ranks[slowest];
+  verdict.split = rank.split;
+  for (const UtilizationCheck& check : rank.utilizations) {
+    if (check.name == "compute_units") verdict.compute_units_pct = check.value_pct;
+    if (check.name == "memory_bandwidth") verdict.memory_bandwidth_pct = check.value_pct;
+    if (check.name == "communication_bandwidth") verdict.communication_bandwidth_pct = check.value_pct;
+  }
+  if (slowest < compute.size()) verdict.mfu = compute[slowest].mfu;
+  return verdict;
+}
+
+CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const RankBreakdown> breakdowns) {
+  CompareSide side;
+  side.ranks = traces.size();
+  std::vector<RankBreakdown> ranks;
+  bool any_device = false;
+  for (size_t t = 0; t < traces.size(); ++t) {
+    const Trace& trace = traces[t];
+    side.paths.push_back(trace.metadata().path);
+    ranks.push_back(t < breakdowns.size() ? breakdowns[t] : ComputeTimeBreakdown(trace));
+    any_device = any_device || ranks.back().work_on == WorkSource::kDevice;
+  }
+  side.work_on = any_device ? WorkSource::kDevice : WorkSource::kCpu;
+  FillStepSeries(ranks, &side);
+  for (const RankBreakdown& rank : ranks) {
+    for (const StepBreakdown& step : rank.steps) side.has_steps = side.has_steps || step.step.has_value();
+  }
+  side.memory = FindMemoryPeaks(traces);
+  if (!traces.empty()) {
+    side.generation = ComputeGenerationMetrics(traces.front());
+    side.op_scope = any_device ? OperatorScope::kDevice : OperatorScope::kHostOperators;
+    side.ops = CollectOperators(traces.front(), side.op_scope, StepSelection::kAll);
+    side.categories = CollectCategories(traces.front(), side.op_scope, StepSelection::kAll);
+  }
+  return side;
+}
+
+const MetricComparison* CompareResult::Find(std::string_view key) const {
+  for (const MetricComparison& metric : metrics) {
+    if (metric.key == key) return &metric;
+  }
+  return nullptr;
+}
+
+CompareResult CompareSides(CompareSide before, CompareSide after, const CompareOptions& options) {
+  CompareResult result;
+  result.options = options;
+  AddStepMetrics(before, after, options, &result.metrics);
+  AddGenerationMetrics(before, after, options, &result.metrics);
+  result.metrics.push_back(
+      Exact("peak_allocated_bytes", "bytes", before.memory.allocated_bytes, after.memory.allocated_bytes));
+  result.metrics.push_back(
+      Exact("peak_reserved_bytes", "bytes", before.memory.reserved_bytes, after.memory.reserved_bytes));
+  for (size_t f = 0; f < before.breakdown.size() && f < after.breakdown.size(); ++f) {
+    MetricComparison metric = Sampled(before.breakdown[f].key, "us", ToUnit(before.breakdown[f].values, kNsPerUs),
+                                      ToUnit(after.breakdown[f].values, kNsPerUs), options.alpha);
+    if (!AllZero(before.breakdown[f].values) || !AllZero(after.breakdown[f].values)) {
+      result.metrics.push_back(std::move(metric));
+    }
+  }
+  // Operators compare only like with like; a side that measured host work cannot match kernels.
+  const OperatorScope scope = before.op_scope == after.op_scope ? before.op_scope : OperatorScope::kHostOperators;
+  if (before.op_scope == after.op_scope) result.ops = DiffOperators(before.ops, after.ops, scope);
+  result.ops.scope = scope;
+  result.categories = DiffCategories(before.categories, after.categories);
+  if (before.verdict.analyzed || after.verdict.analyzed) {  // callers without the advisor list none
+    AddVerdictMetrics(before.verdict, after.verdict, &result.metrics);
+  }
+  result.before = std::move(before);
+  result.after = std::move(after);
+  return result;
+}
+
+namespace {
+
+std::string_view ResolveMetricName(std::string_view name) {
+  if (name == "step_time") return "step_time_us";
+  if (name == "ttft") return "ttft_us";
+  if (name == "tpot") return "tpot_us";
+  if (name == "peak_memory") return "peak_allocated_bytes";
+  if (name == "peak_reserved") return "peak_reserved_bytes";
+  return name;
+}
+
+const MetricComparison* FindGateMetric(const CompareResult& result, std::string_view metric) {
+  if (metric == "throughput") {
+    for (std::string_view key : {"throughput_tokens_per_s", "throughput_samples_per_s", "decode_tokens_per_s"}) {
+      if (const MetricComparison* found = result.Find(key)) return found;
+    }
+    return nullptr;
+  }
+  return result.Find(ResolveMetricName(metric));
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& GateMetricNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> all = {"step_time", "throughput", "ttft", "tpot", "peak_memory", "peak_reserved",
+                                         "step_time_us", "step_time_median_us", "step_time_p95_us",
+                                         "throughput_tokens_per_s", "throughput_samples_per_s", "ttft_us", "tpot_us",
+                                         "decode_tokens_per_s", "compute_units_utilization_pct",
+                                         "memory_bandwidth_utilization_pct", "communication_bandwidth_utilization_pct",
+                                         "mfu", "peak_allocated_bytes", "peak_reserved_bytes"};
+    for (const BreakdownField& field : kBreakdownFields) all.push_back(field.key);
+    return all;
+  }();
+  return names;
+}
+
+Result<GateCondition> ParseGateCondition(std::string_view text) {
+  GateCondition condition;
+  condition.text = std::string(text);
+  const size_t op = text.find_first_of("<>");
+  if (op == std::string_view::npos || op == 0) {
+    return Status(StatusCode::kUsage, "--fail-if \"" + condition.text + "\": expected METRIC>+PCT% or METRIC<-PCT%");
+  }
+  condition.metric = std::string(text.substr(0, op));
+  const std::vector<std::string_view>& known = GateMetricNames();
+  if (std::find(known.begin(), known.end(), condition.metric) == known.end()) {
+    std::string names;
+    for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
+    return Status(StatusCode::kUsage,
+                  "--fail-if \"" + condition.text + "\": unknown metric \"" + condition.metric + "\"; one of " + names);
+  }
+  condition.above = text[op] == '>';
+  std::string_view number = text.substr(op + 1);
+  if (number.ends_with('%')) number.remove_suffix(1);
+  if (number.starts_with('+')) number.remove_prefix(1);
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), condition.pct);
+  if (number.empty() || error != std::errc() || end != number.data() + number.size()) {
+    return Status(StatusCode::kUsage, "--fail-if \"" + condition.text + "\": \"" + std::string(text.substr(op + 1)) +
+                                          "\" is not a percentage");
+  }
+  return condition;
+}
+
+GateOutcome EvaluateGate(const CompareResult& result, const GateCondition& condition) {
+  GateOutcome outcome;
+  outcome.condition = condition;
+  const MetricComparison* metric = FindGateMetric(result, condition.metric);
+  if (metric == nullptr) return outcome;
+  outcome.metric_key = metric->key;
+  outcome.delta_pct = metric->delta_pct;
+  outcome.significant = metric->significant;
+  if (!metric->delta_pct) return outcome;
+  outcome.evaluated = true;
+  const bool passes = condition.above ? *metric->delta_pct > condition.pct : *metric->delta_pct < condition.pct;
+  outcome.fired = passes && metric->significant;
+  return outcome;
+}
+
+}  // namespace tuneprof

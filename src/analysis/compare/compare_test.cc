@@ -1,0 +1,178 @@
+#include "analysis/compare/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+// `steps` steps of device work; step i's kernel lasts base_us + (i % 3) µs and the step's host range
+// ends with it (20 µs after the step starts), so a step lasts base_us + (i % 3) + 20 µs.
+Trace StepTrace(int steps, int64_t base_us, int64_t peak_allocated) {
+  HandBuiltTrace t;
+  for (int i = 0; i < steps; ++i) {
+    const int64_t start = Us(1000.0 * i);
+    t.Step(i + 1, start, Us(static_cast<double>(20 + base_us + i % 3)));
+    t.Launch(start + Us(10), i + 1);
+    t.Kernel("gemm", start + Us(20), Us(static_cast<double>(base_us + i % 3)), i + 1);
+  }
+  MemoryEvent memory;
+  memory.total_allocated = peak_allocated;
+  memory.total_reserved = 2 * peak_allocated;
+  t.mutable_builder()->AddMemoryEvent(memory);
+  return t.Finish();
+}
+
+CompareResult CompareTraces(Trace before, Trace after, CompareOptions options = {}) {
+  std::vector<Trace> b, a;
+  b.push_back(std::move(before));
+  a.push_back(std::move(after));
+  return CompareSides(BuildCompareSide(b), BuildCompareSide(a), options);
+}
+
+TEST(CompareTest, FasterStepsAreASignificantDecrease) {
+  CompareOptions options;
+  options.samples_per_step = 8;
+  const CompareResult result = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 300, 1200), options);
+  const MetricComparison* step = result.Find("step_time_us");
+  ASSERT_NE(step, nullptr);
+  EXPECT_NEAR(*step->before, 521, 1e-9);  // kernels of 500, 501, 502 µs in turn, 20 µs after the step starts
+  EXPECT_NEAR(*step->after, 321, 1e-9);
+  EXPECT_TRUE(step->significant);
+  EXPECT_EQ(step->test, "sampled");
+  const MetricComparison* throughput = result.Find("throughput_samples_per_s");
+  ASSERT_NE(throughput, nullptr);
+  EXPECT_NEAR(*throughput->before, 8 / 521e-6, 1e-6);
+  const MetricComparison* memory = result.Find("peak_allocated_bytes");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(*memory->before, 1000);
+  EXPECT_EQ(*memory->after, 1200);
+  EXPECT_NEAR(*memory->delta_pct, 20, 1e-9);
+  EXPECT_TRUE(memory->significant);
+  EXPECT_EQ(*result.Find("peak_reserved_bytes")->after, 2400);
+}
+
+TEST(CompareTest, SameRunTwiceIsNoSignificantChange) {
+  const CompareResult result = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 500, 1000));
+  const MetricComparison* step = result.Find("step_time_us");
+  EXPECT_FALSE(step->significant);
+  EXPECT_EQ(step->samples->verdict, ChangeVerdict::kNoSignificantChange);
+  EXPECT_FALSE(result.Find("peak_allocated_bytes")->significant);
+}
+
+TEST(CompareTest, OneStepIsTooFewSamples) {
+  const CompareResult result = CompareTraces(StepTrace(1, 500, 1000), StepTrace(1, 100, 1000));
+  const MetricComparison* step = result.Find("step_time_us");
+  EXPECT_EQ(step->test, "too_few_samples");
+  EXPECT_FALSE(step->significant);
+}
+
+GateCondition Gate(std::string_view text) {
+  auto condition = ParseGateCondition(text);
+  EXPECT_TRUE(condition.ok()) << text;
+  return condition.ok() ? condition.value() : GateCondition{};
+}
+
+TEST(CompareTest, GateParsesAndFiresOnlyWhenSignificant) {
+  auto slower = ParseGateCondition("step_time>+3%");
+  ASSERT_TRUE(slower.ok());
+  EXPECT_TRUE(slower->above);
+  EXPECT_DOUBLE_EQ(slower->pct, 3);
+  auto throughput = ParseGateCondition("throughput<-2%");
+  ASSERT_TRUE(throughput.ok());
+  EXPECT_FALSE(throughput->above);
+  EXPECT_DOUBLE_EQ(throughput->pct, -2);
+  EXPECT_FALSE(ParseGateCondition("step_time").ok());
+  EXPECT_FALSE(ParseGateCondition("step_time>fast").ok());
+  EXPECT_FALSE(ParseGateCondition(">3%").ok());
+  auto typo = ParseGateCondition("steptime>+3%");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().code(), StatusCode::kUsage);
+  EXPECT_NE(typo.status().message().find("unknown metric \"steptime\"; one of step_time,"), std::string::npos);
+
+  CompareOptions options;
+  options.samples_per_step = 8;
+  const CompareResult regression = CompareTraces(StepTrace(12, 300, 1000), StepTrace(12, 500, 1000), options);
+  EXPECT_TRUE(EvaluateGate(regression, *slower).fired);
+  EXPECT_TRUE(EvaluateGate(regression, *throughput).fired);
+  EXPECT_FALSE(EvaluateGate(regression, Gate("step_time>+80%")).fired);  // +66 %
+  const GateOutcome memory = EvaluateGate(regression, Gate("peak_memory>+5%"));
+  EXPECT_TRUE(memory.evaluated);
+  EXPECT_FALSE(memory.fired);
+
+  const CompareResult same = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 500, 1000));
+  EXPECT_FALSE(EvaluateGate(same, Gate("step_time>-50%")).fired);  // holds, not significant
+  const GateOutcome unknown = EvaluateGate(same, Gate("ttft>+1%"));
+  EXPECT_FALSE(unknown.evaluated);
+  EXPECT_FALSE(unknown.fired);
+}
+
+TEST(CompareTest, EveryMetricCompareProducesIsAGateName) {
+  CompareOptions options;
+  options.samples_per_step = 8;
+  options.tokens_per_step = 1024;
+  const CompareResult result = CompareTraces(StepTrace(12, 300, 1000), StepTrace(12, 500, 1000), options);
+  ASSERT_FALSE(result.metrics.empty());
+  const std::vector<std::string_view>& known = GateMetricNames();
+  for (const MetricComparison& metric : result.metrics) {
+    EXPECT_NE(std::find(known.begin(), known.end(), metric.key), known.end()) << metric.key;
+  }
+}
+
+TEST(CompareTest, VerdictOfTheSlowestRankAndUnknownKeptUnknown) {
+  AdvisorResult advice;
+  advice.dominant = Bottleneck::kMemory;
+  for (double step_ns : {100.0, 300.0}) {
+    RankAdvice rank;
+    rank.split.step_ns = step_ns;
+    rank.utilizations = {UtilizationCheck{"compute_units", step_ns / 10, 70, "", },
+                         UtilizationCheck{"memory_bandwidth", std::nullopt, 60, "unknown"},
+                         UtilizationCheck{"communication_bandwidth", 12.5, 50, ""}};
+    advice.ranks.push_back(rank);
+  }
+  std::vector<RankComputeUnits> compute(2);
+  compute[1].mfu = 0.25;
+  const SideVerdict verdict = SummarizeVerdict(advice, compute);
+  EXPECT_TRUE(verdict.analyzed);
+  EXPECT_EQ(verdict.dominant, "memory");
+  EXPECT_DOUBLE_EQ(*verdict.compute_units_pct, 30);  // the slower rank's
+  EXPECT_FALSE(verdict.memory_bandwidth_pct.has_value());
+  EXPECT_DOUBLE_EQ(*verdict.communication_bandwidth_pct, 12.5);
+  EXPECT_DOUBLE_EQ(*verdict.mfu, 0.25);
+  EXPECT_EQ(SummarizeVerdict(AdvisorResult{}, {}).dominant, "unknown");
+
+  std::vector<Trace> b, a;
+  b.push_back(StepTrace(6, 500, 1000));
+  a.push_back(StepTrace(6, 300, 1000));
+  CompareSide before = BuildCompareSide(b);
+  CompareSide after = BuildCompareSide(a);
+  before.verdict = verdict;
+  SideVerdict faster = verdict;
+  faster.compute_units_pct = 45;
+  faster.dominant = "compute";
+  after.verdict = faster;
+  const CompareResult result = CompareSides(std::move(before), std::move(after), {});
+  const MetricComparison* units = result.Find("compute_units_utilization_pct");
+  ASSERT_NE(units, nullptr);
+  EXPECT_DOUBLE_EQ(*units->delta_pct, 50);
+  EXPECT_EQ(units->test, "not_tested");
+  EXPECT_FALSE(units->significant);  // one reading a side: never a win
+  const MetricComparison* memory = result.Find("memory_bandwidth_utilization_pct");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->test, "unknown");
+  EXPECT_FALSE(memory->before.has_value());  // unknown stays unknown, never 0
+  ASSERT_NE(result.Find("mfu"), nullptr);
+  EXPECT_EQ(result.after.verdict.dominant, "compute");
+  ASSERT_EQ(result.categories.size(), 1u);  // the gemm kernels
+  EXPECT_EQ(result.categories[0].category, OperatorCategory::kMatmul);
+  EXPECT_DOUBLE_EQ(result.categories[0].before_count, 1);
+}
+
+}  // namespace
+}  // namespace tuneprof

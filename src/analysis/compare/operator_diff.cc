@@ -1,0 +1,282 @@
+#include "analysis/compare/operator_diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/core/device_launches.h"
+#include "analysis/core/op_classes.h"
+
+namespace tuneprof {
+
+namespace {
+
+bool IsDeviceOperator(EventKind kind) {
+  switch (kind) {
+    case EventKind::kKernel:
+    case EventKind::kMemcpy:
+    case EventKind::kMemset:
+    case EventKind::kSync:
+    case EventKind::kCollective:
+      return true;
+    default:
+      return false;  // gpu_user_annotation ranges would count the kernels under them twice
+  }
+}
+
+bool IsHostInterval(EventKind kind) {
+  return !IsDeviceKind(kind) && kind != EventKind::kInstant && kind != EventKind::kMemoryEvent &&
+         kind != EventKind::kOverlapSummary;
+}
+
+bool InScope(const Trace& trace, uint32_t i, OperatorScope scope) {
+  const EventTable& events = trace.events();
+  if (events.dur_ns[i] < 0) return false;
+  const EventKind kind = events.kind[i];
+  switch (scope) {
+    case OperatorScope::kDevice:
+      return IsDeviceOperator(kind);
+    case OperatorScope::kHostOperators:
+      return kind == EventKind::kHostOp && !trace.str(events.name[i]).starts_with("ProfilerStep#");
+    case OperatorScope::kHostAll:
+      return IsHostInterval(kind) && !trace.tracks()[events.track[i]].on_device;
+  }
+  return false;
+}
+
+std::string_view Trimmed(std::string_view name) {
+  while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.remove_prefix(1);
+  while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+  return name;
+}
+
+// The steps compared, as host ranges [start, end).
+std::vector<Step> SelectedSteps(const Trace& trace, StepSelection selection) {
+  std::vector<Step> steps = trace.steps();
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.number < b.number; });
+  if (selection == StepSelection::kFirst && steps.size() > 1) steps.resize(1);
+  return steps;
+}
+
+bool InSteps(const std::vector<Step>& steps, int64_t ts) {
+  if (ts == kNoId) return false;
+  for (const Step& step : steps) {
+    if (step.start_ns <= ts && ts < step.end_ns) return true;
+  }
+  return false;
+}
+
+// The time that places an event in a step: its launch for device work, its start on the host.
+int64_t PlacementTime(const Trace& trace, const LaunchTimes& launches, uint32_t i, OperatorScope scope) {
+  if (scope == OperatorScope::kDevice) return launches[i];
+  return trace.events().ts_ns[i];
+}
+
+}  // namespace
+
+std::string_view OperatorScopeName(OperatorScope scope) {
+  switch (scope) {
+    case OperatorScope::kDevice: return "device";
+    case OperatorScope::kHostOperators: return "host_operators";
+    case OperatorScope::kHostAll: return "host_all";
+  }
+  return "unknown";
+}
+
+std::string_view OperatorChangeName(OperatorChange change) {
+  switch (change) {
+    case OperatorChange::kAdded: return "added";
+    case OperatorChange::kRemoved: return "removed";
+    case OperatorChange::kIncreased: return "increased";
+    case OperatorChange::kDecreased: return "decreased";
+    case OperatorChange::kUnchanged: return "unchanged";
+  }
+  return "unknown";
+}
+
+OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSelection selection) {
+  const EventTable& events = trace.events();
+  const std::vector<Step> steps = SelectedSteps(trace, selection);
+  const LaunchTimes launches = scope == OperatorScope::kDevice && !steps.empty() ? FindLaunchTimes(trace) : LaunchTimes{};
+  std::map<std::string, OperatorTotals::Entry, std::less<>> by_name;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (!InScope(trace, i, scope)) continue;
+    if (!steps.empty() && !InSteps(steps, PlacementTime(trace, launches, i, scope))) continue;
+    const std::string_view name = Trimmed(trace.str(events.name[i]));
+    auto it = by_name.find(name);
+    if (it == by_name.end()) it = by_name.emplace(std::string(name), OperatorTotals::Entry{std::string(name)}).first;
+    it->second.count += 1;
+    it->second.total_ns += events.dur_ns[i];
+  }
+  OperatorTotals totals;
+  totals.steps = steps.size();
+  for (auto& [name, entry] : by_name) totals.entries.push_back(std::move(entry));
+  return totals;
+}
+
+namespace {
+
+OperatorChange ChangeOf(double before_count, double after_count) {
+  if (before_count == 0) return OperatorChange::kAdded;
+  if (after_count == 0) return OperatorChange::kRemoved;
+  if (after_count > before_count) return OperatorChange::kIncreased;
+  if (after_count < before_count) return OperatorChange::kDecreased;
+  return OperatorChange::kUnchanged;
+}
+
+// Operators a user wrote (aten::bmm) name a pattern better than the autograd nodes and engine wrappers
+// around them, so they come first; then by time.
+bool ListsBefore(std::string_view a, double a_ns, std::string_view b, double b_ns) {
+  const bool a_aten = a.starts_with("aten::");
+  const bool b_aten = b.starts_with("aten::");
+  if (a_aten != b_aten) return a_aten;
+  return a_ns > b_ns;
+}
+
+std::optional<ReplacedPattern> FindReplacedPattern(const std::vector<OperatorDelta>& ops) {
+  ReplacedPattern pattern;
+  std::vector<const OperatorDelta*> removed, added;
+  for (const OperatorDelta& op : ops) {
+    if (op.change == OperatorChange::kRemoved) removed.push_back(&op);
+    if (op.change == OperatorChange::kAdded) added.push_back(&op);
+  }
+  if (removed.empty() || added.empty()) return std::nullopt;
+  std::stable_sort(removed.begin(), removed.end(), [](const OperatorDelta* a, const OperatorDelta* b) {
+    return ListsBefore(a->name, a->before_ns, b->name, b->before_ns);
+  });
+  std::stable_sort(added.begin(), added.end(), [](const OperatorDelta* a, const OperatorDelta* b) {
+    return ListsBefore(a->name, a->after_ns, b->name, b->after_ns);
+  });
+  for (const OperatorDelta* op : removed) {
+    pattern.removed.push_back(op->name);
+    pattern.removed_ns += op->before_ns;
+  }
+  for (const OperatorDelta* op : added) {
+    pattern.added.push_back(op->name);
+    pattern.added_ns += op->after_ns;
+  }
+  return pattern;
+}
+
+}  // namespace
+
+OperatorDiff DiffOperators(const OperatorTotals& before, const OperatorTotals& after, OperatorScope scope) {
+  OperatorDiff diff;
+  diff.scope = scope;
+  diff.before_steps = before.steps;
+  diff.after_steps = after.steps;
+  const double before_divisor = static_cast<double>(std::max<size_t>(before.steps, 1));
+  const double after_divisor = static_cast<double>(std::max<size_t>(after.steps, 1));
+  std::map<std::string_view, OperatorDelta> by_name;
+  for (const OperatorTotals::Entry& entry : before.entries) {
+    OperatorDelta& delta = by_name[entry.name];
+    delta.name = entry.name;
+    delta.before_count = static_cast<double>(entry.count) / before_divisor;
+    delta.before_ns = static_cast<double>(entry.total_ns) / before_divisor;
+  }
+  for (const OperatorTotals::Entry& entry : after.entries) {
+    OperatorDelta& delta = by_name[entry.name];
+    delta.name = entry.name;
+    delta.after_count = static_cast<double>(entry.count) / after_divisor;
+    delta.after_ns = static_cast<double>(entry.total_ns) / after_divisor;
+  }
+  for (auto& [name, delta] : by_name) {
+    delta.change = ChangeOf(delta.before_count, delta.after_count);
+    diff.ops.push_back(std::move(delta));
+  }
+  std::stable_sort(diff.ops.begin(), diff.ops.end(), [](const OperatorDelta& a, const OperatorDelta& b) {
+    return std::fabs(a.delta_ns()) > std::fabs(b.delta_ns());
+  });
+  diff.replaced = FindReplacedPattern(diff.ops);
+  return diff;
+}
+
+std::string_view OperatorCategoryName(OperatorCategory category) {
+  switch (category) {
+    case OperatorCategory::kMatmul: return "matmul";
+    case OperatorCategory::kConv: return "conv";
+    case OperatorCategory::kAttention: return "attention";
+    case OperatorCategory::kVector: return "vector";
+    case OperatorCategory::kCommunication: return "communication";
+    case OperatorCategory::kMemcpy: return "memcpy";
+    case OperatorCategory::kOther: return "other";
+    case OperatorCategory::kCount: break;
+  }
+  return "unknown";
+}
+
+OperatorCategory CategoryOf(std::string_view name) {
+  switch (OpLetter(Trimmed(name))) {
+    case op_letter::kMatmul: return OperatorCategory::kMatmul;
+    case op_letter::kConv: return OperatorCategory::kConv;
+    case op_letter::kAttention: return OperatorCategory::kAttention;
+    case op_letter::kCommunication: return OperatorCategory::kCommunication;
+    case op_letter::kCopy: return OperatorCategory::kMemcpy;
+    case op_letter::kOther:
+    case op_letter::kSkip: return OperatorCategory::kOther;
+    default: return OperatorCategory::kVector;  // norms, softmax, activations, element-wise, casts, reductions
+  }
+}
+
+std::vector<uint32_t> OutermostOperators(const Trace& trace, OperatorScope scope, StepSelection selection,
+                                         const std::function<bool(std::string_view)>& select) {
+  const EventTable& events = trace.events();
+  const std::vector<Step> steps = SelectedSteps(trace, selection);
+  const LaunchTimes launches = scope == OperatorScope::kDevice && !steps.empty() ? FindLaunchTimes(trace) : LaunchTimes{};
+  std::vector<uint32_t> picked;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (!InScope(trace, i, scope)) continue;
+    if (!steps.empty() && !InSteps(steps, PlacementTime(trace, launches, i, scope))) continue;
+    if (select && !select(Trimmed(trace.str(events.name[i])))) continue;
+    picked.push_back(i);
+  }
+  // Per track by start, the longer first at equal starts: a parent precedes what it holds.
+  std::sort(picked.begin(), picked.end(), [&](uint32_t a, uint32_t b) {
+    if (events.track[a] != events.track[b]) return events.track[a] < events.track[b];
+    if (events.ts_ns[a] != events.ts_ns[b]) return events.ts_ns[a] < events.ts_ns[b];
+    if (events.dur_ns[a] != events.dur_ns[b]) return events.dur_ns[a] > events.dur_ns[b];
+    return a < b;
+  });
+  std::vector<uint32_t> outermost;
+  int64_t covered_end = 0;
+  for (size_t k = 0; k < picked.size(); ++k) {
+    const uint32_t i = picked[k];
+    const bool new_track = k == 0 || events.track[picked[k - 1]] != events.track[i];
+    const int64_t end = events.ts_ns[i] + events.dur_ns[i];
+    if (!new_track && events.ts_ns[i] < covered_end && end <= covered_end) continue;  // nested
+    covered_end = new_track ? end : std::max(covered_end, end);
+    outermost.push_back(i);
+  }
+  return outermost;
+}
+
+CategoryTotals CollectCategories(const Trace& trace, OperatorScope scope, StepSelection selection) {
+  CategoryTotals totals;
+  totals.steps = SelectedSteps(trace, selection).size();
+  const EventTable& events = trace.events();
+  for (uint32_t i : OutermostOperators(trace, scope, selection)) {
+    const size_t c = static_cast<size_t>(CategoryOf(trace.str(events.name[i])));
+    totals.count[c] += 1;
+    totals.total_ns[c] += events.dur_ns[i];
+  }
+  return totals;
+}
+
+std::vector<CategoryDelta> DiffCategories(const CategoryTotals& before, const CategoryTotals& after) {
+  const double before_divisor = static_cast<double>(std::max<size_t>(before.steps, 1));
+  const double after_divisor = static_cast<double>(std::max<size_t>(after.steps, 1));
+  std::vector<CategoryDelta> deltas;
+  for (size_t c = 0; c < kOperatorCategories; ++c) {
+    if (before.count[c] == 0 && after.count[c] == 0) continue;
+    CategoryDelta delta;
+    delta.category = static_cast<OperatorCategory>(c);
+    delta.before_count = static_cast<double>(before.count[c]) / before_divisor;
+    delta.after_count = static_cast<double>(after.count[c]) / after_divisor;
+    delta.before_ns = static_cast<double>(before.total_ns[c]) / before_divisor;
+    delta.after_ns = static_cast<double>(after.total_ns[c]) / after_divisor;
+    deltas.push_back(delta);
+  }
+  return deltas;
+}
+
+}  // namespace tuneprof

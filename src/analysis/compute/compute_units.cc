@@ -1,0 +1,568 @@
+#include "analysis/compute/compute_units.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/core/intervals.h"
+
+namespace tuneprof {
+namespace {
+
+// The TensorBoard plugin's TC_Allowlist (tb_plugin/torch_tb_profiler/profiler/tensor_core.py, after
+// NVIDIA PyProf tc.py): a kernel uses tensor cores when its name contains one of these.
+constexpr std::array<std::string_view, 18> kPluginTensorCorePatterns = {
+    "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
+    "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
+    "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm", "c1688",
+};
+
+// Kernels newer than the plugin's list, which it would count as not using tensor cores.
+constexpr std::array<std::string_view, 7> kNewerTensorCorePatterns = {
+    "tensorop",   // CUTLASS tensor-op kernels (cutlass_80_tensorop_*); CUTLASS's CUDA-core ones say "simt"
+    "_xmma_",     // cuDNN 8+ "sm80_xmma_fprop_implicit_gemm_*", "sm90_xmma_*": xmma is NVIDIA's MMA library
+    "gmma",       // Hopper warpgroup MMA ("gmma", "wgmma") kernels
+    "nvjet",      // cuBLAS's Hopper/Blackwell GEMM kernels
+    "flash_fwd",  // FlashAttention (built on mma instructions)
+    "flash_bwd",
+    "fmha",       // fused multi-head attention (xformers, cuDNN, TensorRT)
+};
+
+// Kineto writes `est. achieved occupancy %` as a whole percent, so resident blocks recomputed from it
+// are off by up to this much for small blocks (32 threads of 2048: 0.5 % = 0.32 blocks).
+constexpr double kResidentRoundingSlack = 0.5;
+
+// One kernel as the GPU figures need it; -1 = unknown.
+struct KernelSpan {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  double blocks_per_sm = -1;
+  double occupancy = -1;
+  double waves = -1;
+  bool tensor_core = false;
+};
+
+// The kernels of one GPU, sorted by start.
+struct GpuKernels {
+  std::vector<KernelSpan> kernels;
+  int64_t max_duration_ns = 0;
+};
+
+int64_t Product(const int64_t (&dims)[3]) {
+  if (dims[0] == kNoId || dims[1] == kNoId || dims[2] == kNoId) return kNoId;
+  return dims[0] * dims[1] * dims[2];
+}
+
+// Kineto's arg when present (grid blocks / numSms), else the same from the grid and the device.
+double BlocksPerSm(const KernelInfo& info, const Device* device) {
+  if (info.blocks_per_sm >= 0) return info.blocks_per_sm;
+  const int64_t blocks = Product(info.grid);
+  if (blocks == kNoId || !device || device->num_sms == kNoId || device->num_sms <= 0) return -1;
+  return static_cast<double>(blocks) / static_cast<double>(device->num_sms);
+}
+
+// Waves = rounds of resident blocks an SM runs. Kineto's occupancy is min(max resident blocks, blocks
+// per SM) × block size / max threads per SM; when the grid capped it, every block was resident at once
+// and the kernel ran one wave (a fraction of one when it had fewer blocks than SMs).
+double EstimateWaves(double blocks_per_sm, double occupancy, int64_t threads_per_block, const Device* device) {
+  if (blocks_per_sm < 0 || occupancy < 0 || threads_per_block == kNoId || threads_per_block <= 0 || !device ||
+      device->max_threads_per_sm == kNoId || device->max_threads_per_sm <= 0) {
+    return -1;
+  }
+  const double resident =
+      occupancy * static_cast<double>(device->max_threads_per_sm) / static_cast<double>(threads_per_block);
+  if (resident + kResidentRoundingSlack >= blocks_per_sm) return std::min(blocks_per_sm, 1.0);
+  return blocks_per_sm / std::max(1.0, std::round(resident));
+}
+
+const Device* DeviceAt(const Trace& trace, uint32_t device) {
+  return device == kNoIndex ? nullptr : &trace.devices()[device];
+}
+
+struct CollectedKernels {
+  std::map<uint32_t, GpuKernels> by_device;  // device index (kNoIndex: unidentified) -> kernels
+  uint64_t with_launch_config = 0;
+};
+
+KernelSpan SpanOf(const Trace& trace, uint32_t event, const KernelInfo* info, const Device* device) {
+  const EventTable& events = trace.events();
+  KernelSpan span;
+  span.start_ns = events.ts_ns[event];
+  span.end_ns = events.end_ns(event);
+  span.tensor_core = UsesTensorCores(trace.str(events.name[event]));
+  if (info) {
+    span.blocks_per_sm = BlocksPerSm(*info, device);
+    span.occupancy = info->achieved_occupancy;
+    span.waves = EstimateWaves(span.blocks_per_sm, span.occupancy, Product(info->block), device);
+  }
+  return span;
+}
+
+CollectedKernels CollectKernels(const Trace& trace) {
+  std::unordered_map<uint32_t, const KernelInfo*> info_of;
+  info_of.reserve(trace.kernels().size());
+  for (const KernelInfo& info : trace.kernels()) info_of.emplace(info.event, &info);
+  const EventTable& events = trace.events();
+  CollectedKernels out;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != EventKind::kKernel || events.dur_ns[i] < 0) continue;
+    const uint32_t device = trace.processes()[trace.tracks()[events.track[i]].process].device;
+    auto it = info_of.find(i);
+    const KernelInfo* info = it == info_of.end() ? nullptr : it->second;
+    if (info && (info->blocks_per_sm >= 0 || Product(info->grid) != kNoId)) ++out.with_launch_config;
+    GpuKernels& gpu = out.by_device[device];
+    gpu.kernels.push_back(SpanOf(trace, i, info, DeviceAt(trace, device)));
+    gpu.max_duration_ns = std::max(gpu.max_duration_ns, events.dur_ns[i]);
+  }
+  for (auto& [device, gpu] : out.by_device) {
+    std::sort(gpu.kernels.begin(), gpu.kernels.end(),
+              [](const KernelSpan& a, const KernelSpan& b) { return a.start_ns < b.start_ns; });
+  }
+  return out;
+}
+
+// ∫ min(Σ blocks per SM of the running kernels, 1) dt: the plugin's merge_ranges_with_value, a sweep
+// over start/end points with starts first at equal times.
+double SmActiveNs(std::vector<std::pair<Interval, double>> ranges) {
+  struct Point {
+    int64_t ts;
+    bool end;
+    double blocks;
+  };
+  std::vector<Point> points;
+  points.reserve(ranges.size() * 2);
+  for (const auto& [range, blocks] : ranges) {
+    points.push_back(Point{range.start_ns, false, blocks});
+    points.push_back(Point{range.end_ns, true, blocks});
+  }
+  std::sort(points.begin(), points.end(),
+            [](const Point& a, const Point& b) { return a.ts != b.ts ? a.ts < b.ts : !a.end && b.end; });
+  double active_ns = 0;
+  double running = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (i > 0 && running > 0) {
+      active_ns += std::min(running, 1.0) * static_cast<double>(points[i].ts - points[i - 1].ts);
+    }
+    running += points[i].end ? -points[i].blocks : points[i].blocks;
+  }
+  return active_ns;
+}
+
+void AddKernel(const KernelSpan& k, Interval clipped, GpuUnitSums* sums, std::vector<Interval>* busy,
+               std::vector<std::pair<Interval, double>>* sm_ranges) {
+  const int64_t dur = clipped.length();
+  ++sums->kernels;
+  sums->kernel_ns += dur;
+  busy->push_back(clipped);
+  if (k.tensor_core) sums->tensor_core_ns += dur;
+  if (k.blocks_per_sm >= 0) {
+    ++sums->kernels_with_blocks;
+    if (k.blocks_per_sm > 0) sm_ranges->emplace_back(clipped, k.blocks_per_sm);
+  }
+  if (k.occupancy >= 0) {
+    sums->occupancy_ns += k.occupancy * static_cast<double>(dur);
+    sums->occupancy_known_ns += dur;
+  }
+  if (k.waves >= 0) {
+    sums->waves_ns += k.waves * static_cast<double>(dur);
+    sums->waves_known_ns += dur;
+  }
+}
+
+// One GPU's kernels clipped to [start, end), as the plugin clips them to the steps' range.
+GpuUnitSums MeasureGpu(const GpuKernels& gpu, int64_t start_ns, int64_t end_ns) {
+  GpuUnitSums sums;
+  sums.wall_ns = end_ns - start_ns;
+  std::vector<Interval> busy;
+  std::vector<std::pair<Interval, double>> sm_ranges;
+  // Kernels that overlap the window start no earlier than start - the longest kernel.
+  auto it = std::lower_bound(gpu.kernels.begin(), gpu.kernels.end(), start_ns - gpu.max_duration_ns,
+                             [](const KernelSpan& k, int64_t ts) { return k.start_ns < ts; });
+  for (; it != gpu.kernels.end() && it->start_ns < end_ns; ++it) {
+    const Interval clipped{std::max(it->start_ns, start_ns), std::min(it->end_ns, end_ns)};
+    if (clipped.length() > 0) AddKernel(*it, clipped, &sums, &busy, &sm_ranges);
+  }
+  sums.busy_ns = TotalLength(UnionOf(std::move(busy)));
+  sums.sm_active_ns = SmActiveNs(std::move(sm_ranges));
+  return sums;
+}
+
+StepComputeUnits MeasureStep(const CollectedKernels& kernels, const StepBreakdown& step) {
+  StepComputeUnits out;
+  out.step = step.step;
+  if (step.device_start_ns == kNoId) return out;
+  for (const auto& [device, gpu] : kernels.by_device) {
+    out.gpu.Add(MeasureGpu(gpu, step.device_start_ns, step.device_end_ns));
+  }
+  return out;
+}
+
+// ---- Ascend kernel_details
+
+struct RatioSpec {
+  std::string_view column;
+  std::string_view weight;  // "" = the row's Duration
+  double scale;             // to 0..1
+};
+
+constexpr std::string_view kAicTime = "aicore_time(us)";
+constexpr std::string_view kAivTime = "aiv_time(us)";
+
+// In AscendRatio order.
+constexpr RatioSpec kRatioSpecs[kAscendRatioCount] = {
+    {"aic_mac_ratio", kAicTime, 1},        {"aic_scalar_ratio", kAicTime, 1},
+    {"aic_mte1_ratio", kAicTime, 1},       {"aic_mte2_ratio", kAicTime, 1},
+    {"aic_fixpipe_ratio", kAicTime, 1},    {"aic_mac_fp16_ratio", kAicTime, 1},
+    {"aic_mac_int8_ratio", kAicTime, 1},   {"aiv_vec_ratio", kAivTime, 1},
+    {"aiv_scalar_ratio", kAivTime, 1},     {"aiv_mte2_ratio", kAivTime, 1},
+    {"aiv_mte3_ratio", kAivTime, 1},       {"aiv_vec_fp32_ratio", kAivTime, 1},
+    {"aiv_vec_fp16_ratio", kAivTime, 1},   {"aiv_vec_int32_ratio", kAivTime, 1},
+    {"aiv_vec_misc_ratio", kAivTime, 1},   {"cube_utilization(%)", "", 0.01},
+};
+
+// ArithmeticUtilization's operation counts; their sum over a row's Duration is its achieved FLOP/s.
+constexpr std::array<std::string_view, 4> kFopsColumns = {"aic_cube_fops", "aic_vector_fops", "aiv_cube_fops",
+                                                          "aiv_vector_fops"};
+
+// Huawei's cut-offs (msprof-analyze advisor ai_core_performance; ../shared/reference/rules.md).
+constexpr double kCubeMacBound = 0.8;
+constexpr double kCubeMte2Bound = 0.95;
+constexpr double kVectorUnitBound = 0.7;
+constexpr double kVectorSumBound = 0.9;
+
+enum class CoreClass : uint8_t { kCube, kVector, kOther };
+
+CoreClass ClassOf(std::string_view core) {
+  if (core == "AI_CORE" || core == "MIX_AIC") return CoreClass::kCube;
+  if (core == "AI_VECTOR_CORE" || core == "MIX_AIV") return CoreClass::kVector;
+  return CoreClass::kOther;
+}
+
+// The metric columns the figures read, resolved once; nullptr where the file had none.
+struct AscendColumns {
+  const NpuOpMetricColumn* ratio[kAscendRatioCount] = {};
+  const NpuOpMetricColumn* weight[kAscendRatioCount] = {};
+  std::vector<const NpuOpMetricColumn*> fops;
+  bool any = false;
+};
+
+AscendColumns ResolveColumns(const Trace& trace) {
+  AscendColumns out;
+  for (size_t i = 0; i < kAscendRatioCount; ++i) {
+    out.ratio[i] = trace.kernel_metric(kRatioSpecs[i].column);
+    if (!kRatioSpecs[i].weight.empty()) out.weight[i] = trace.kernel_metric(kRatioSpecs[i].weight);
+    out.any = out.any || out.ratio[i];
+  }
+  for (std::string_view name : kFopsColumns) {
+    if (const NpuOpMetricColumn* column = trace.kernel_metric(name)) out.fops.push_back(column);
+  }
+  out.any = out.any || !out.fops.empty();
+  return out;
+}
+
+double CoreCount(const HardwareProfile* profile, CoreClass cls) {
+  if (!profile) return -1;
+  const SourcedValue& cores = cls == CoreClass::kCube ? profile->cube_cores : profile->vector_cores;
+  return cls != CoreClass::kOther && cores.value && *cores.value > 0 ? *cores.value : -1;
+}
+
+// One row's contribution.
+AscendUnitSums RowSums(const Trace& trace, const AscendColumns& columns, size_t row, double cores) {
+  const NpuOpRow& r = trace.kernel_details().rows[row];
+  AscendUnitSums sums;
+  sums.rows = 1;
+  const int64_t dur_ns = r.dur_ns == kNoId ? 0 : r.dur_ns;
+  sums.dur_ns = dur_ns;
+  for (size_t i = 0; i < kAscendRatioCount; ++i) {
+    if (!columns.ratio[i]) continue;
+    sums.seen[i] = true;
+    const double ratio = columns.ratio[i]->values[row];
+    const double weight = kRatioSpecs[i].weight.empty()
+                              ? (r.dur_ns == kNoId ? std::nan("") : static_cast<double>(r.dur_ns) / 1e3)
+                              : columns.weight[i] ? columns.weight[i]->values[row] : std::nan("");
+    if (std::isnan(ratio) || std::isnan(weight)) continue;
+    sums.weighted[i] = ratio * kRatioSpecs[i].scale * weight;
+    sums.weight[i] = weight;
+  }
+  bool has_fops = false;
+  for (const NpuOpMetricColumn* column : columns.fops) {
+    const double fops = column->values[row];
+    if (std::isnan(fops)) continue;
+    has_fops = true;
+    sums.fops += fops;
+  }
+  if (has_fops) sums.fops_dur_ns = dur_ns;
+  if (cores > 0 && r.block_dim != kNoId && r.block_dim > 0) {
+    sums.occupancy_ns = std::min(static_cast<double>(r.block_dim) / cores, 1.0) * static_cast<double>(dur_ns);
+    sums.occupancy_known_ns = dur_ns;
+  }
+  return sums;
+}
+
+struct OpTypeAccumulator {
+  AscendUnitSums sums;
+  int64_t cube_ns = 0;
+  int64_t vector_ns = 0;
+  std::map<std::string, int64_t> cores;
+};
+
+AscendOpTypeUnits FinishOpType(std::string type, OpTypeAccumulator acc, double threshold) {
+  AscendOpTypeUnits out;
+  out.type = std::move(type);
+  const bool cube = acc.cube_ns > acc.vector_ns;
+  const bool vector = !cube && acc.vector_ns > 0;
+  out.unit = cube ? "cube" : vector ? "vector" : "other";
+  out.sums = acc.sums;
+  for (auto& [core, ns] : acc.cores) out.cores.push_back(AscendCoreShare{core, ns});
+  std::stable_sort(out.cores.begin(), out.cores.end(),
+                   [](const AscendCoreShare& a, const AscendCoreShare& b) { return a.dur_ns > b.dur_ns; });
+  if (!cube && !vector) return out;
+  out.bound = AscendBoundOf(out.sums, cube);
+  const auto main = out.sums.Ratio(cube ? AscendRatio::kAicMac : AscendRatio::kAivVec);
+  if (main) out.below_threshold = *main < threshold;
+  return out;
+}
+
+std::optional<double> Ratio(double part, double whole) {
+  if (whole <= 0) return std::nullopt;
+  return part / whole;
+}
+
+constexpr size_t kVerdictOps = 5;
+
+std::optional<bool> Below(std::optional<double> utilization, double threshold) {
+  if (!utilization) return std::nullopt;
+  return *utilization < threshold;
+}
+
+void AscendVerdict(const AscendComputeUnits& a, ComputeVerdict* v) {
+  const size_t mac = static_cast<size_t>(AscendRatio::kAicMac), vec = static_cast<size_t>(AscendRatio::kAivVec);
+  const bool cube = a.total.weight[mac] >= a.total.weight[vec];
+  const AscendRatio unit = cube ? AscendRatio::kAicMac : AscendRatio::kAivVec;
+  v->unit = cube ? "cube" : "vector";
+  v->utilization = a.total.Ratio(unit);
+  for (const AscendStepUnits& step : a.steps) {
+    const auto u = step.sums.Ratio(unit);
+    v->steps.push_back(ComputeStepVerdict{step.step, u, Below(u, v->threshold)});
+  }
+  for (const AscendOpTypeUnits& op : a.op_types) {  // by time already
+    if (op.below_threshold.value_or(false) && v->ops.size() < kVerdictOps) v->ops.push_back(op.type);
+  }
+}
+
+void GpuVerdict(const RankComputeUnits& c, ComputeVerdict* v) {
+  v->unit = "sm";
+  v->utilization = c.total.gpu.SmEfficiency();
+  for (const StepComputeUnits& step : c.steps) {
+    const auto u = step.gpu.SmEfficiency();
+    v->steps.push_back(ComputeStepVerdict{step.step, u, Below(u, v->threshold)});
+  }
+  std::vector<const OpFlopsRow*> low;
+  for (const OpFlopsRow& op : c.flops.ops) {
+    if (op.roof.roof_time_ns && op.time_ns > 0 && op.outermost > 0 &&
+        *op.roof.roof_time_ns < v->threshold * static_cast<double>(op.time_ns)) {
+      low.push_back(&op);
+    }
+  }
+  std::stable_sort(low.begin(), low.end(), [](const OpFlopsRow* a, const OpFlopsRow* b) { return a->time_ns > b->time_ns; });
+  for (size_t i = 0; i < low.size() && i < kVerdictOps; ++i) v->ops.push_back(low[i]->name);
+}
+
+ComputeVerdict Verdict(const RankComputeUnits& c, double threshold) {
+  ComputeVerdict v;
+  v.threshold = threshold;
+  if (c.ascend.present) AscendVerdict(c.ascend, &v);
+  else if (c.total.gpu.kernels > 0) GpuVerdict(c, &v);
+  v.bottleneck = Below(v.utilization, threshold);
+  return v;
+}
+
+std::optional<ServingMetrics> Serving(const Trace& trace, const HardwareProfile* profile, const ComputeOptions& o) {
+  const GenerationMetrics g = ComputeGenerationMetrics(trace, o.generation_markers);
+  if (g.empty()) return std::nullopt;
+  ServingMetrics out;
+  out.requests = g.requests.size();
+  out.decode_steps = g.tpot_ns.size();
+  auto mean = [](const std::vector<double>& v) -> std::optional<double> {
+    if (v.empty()) return std::nullopt;
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  out.ttft_ns = mean(g.ttft_ns);
+  out.tpot_ns = mean(g.tpot_ns);
+  out.decode_tokens_per_s = g.decode_tokens_per_s;
+  if (o.model_params > 0) {
+    out.bytes_per_decode_step = o.model_params * o.param_bytes + o.kv_bytes_per_token * o.context_tokens;
+    const auto& bandwidth = profile ? profile->memory_gb_per_s.value : std::nullopt;
+    if (out.tpot_ns && *out.tpot_ns > 0 && bandwidth && *bandwidth > 0) {
+      out.mbu = *out.bytes_per_decode_step / (*out.tpot_ns * 1e-9) / (*bandwidth * 1e9);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view AscendRatioColumn(AscendRatio ratio) { return kRatioSpecs[static_cast<size_t>(ratio)].column; }
+
+void AscendUnitSums::Add(const AscendUnitSums& other) {
+  rows += other.rows;
+  dur_ns += other.dur_ns;
+  for (size_t i = 0; i < kAscendRatioCount; ++i) {
+    weighted[i] += other.weighted[i];
+    weight[i] += other.weight[i];
+    seen[i] = seen[i] || other.seen[i];
+  }
+  fops += other.fops;
+  fops_dur_ns += other.fops_dur_ns;
+  occupancy_ns += other.occupancy_ns;
+  occupancy_known_ns += other.occupancy_known_ns;
+}
+
+std::optional<double> AscendUnitSums::Ratio(AscendRatio ratio) const {
+  const size_t i = static_cast<size_t>(ratio);
+  if (!seen[i] || weight[i] <= 0) return std::nullopt;
+  return weighted[i] / weight[i];
+}
+
+std::optional<double> AscendUnitSums::FlopsPerSecond() const {
+  if (fops_dur_ns <= 0) return std::nullopt;
+  return fops / (static_cast<double>(fops_dur_ns) * 1e-9);
+}
+
+std::optional<double> AscendUnitSums::BlockOccupancy() const {
+  if (occupancy_known_ns <= 0) return std::nullopt;
+  return occupancy_ns / static_cast<double>(occupancy_known_ns);
+}
+
+std::string_view AscendBoundName(AscendBound bound) {
+  switch (bound) {
+    case AscendBound::kNone: return "none";
+    case AscendBound::kMac: return "mac";
+    case AscendBound::kMte2: return "mte2";
+    case AscendBound::kVec: return "vec";
+    case AscendBound::kMte3: return "mte3";
+    case AscendBound::kVecMte: return "vec+mte";
+    case AscendBound::kUnknown: break;
+  }
+  return "unknown";
+}
+
+AscendBound AscendBoundOf(const AscendUnitSums& sums, bool cube) {
+  if (cube) {
+    const auto mac = sums.Ratio(AscendRatio::kAicMac);
+    const auto mte2 = sums.Ratio(AscendRatio::kAicMte2);
+    if (!mac || !mte2) return AscendBound::kUnknown;
+    if (*mac >= kCubeMacBound) return AscendBound::kMac;
+    return *mte2 >= kCubeMte2Bound ? AscendBound::kMte2 : AscendBound::kNone;
+  }
+  const auto vec = sums.Ratio(AscendRatio::kAivVec);
+  const auto mte2 = sums.Ratio(AscendRatio::kAivMte2);
+  const auto mte3 = sums.Ratio(AscendRatio::kAivMte3);
+  if (!vec || !mte2 || !mte3) return AscendBound::kUnknown;
+  if (*vec >= kVectorUnitBound) return AscendBound::kVec;
+  if (*mte2 >= kVectorUnitBound) return AscendBound::kMte2;
+  if (*mte3 >= kVectorUnitBound) return AscendBound::kMte3;
+  return *vec + *mte2 + *mte3 >= kVectorSumBound ? AscendBound::kVecMte : AscendBound::kNone;
+}
+
+AscendComputeUnits ComputeAscendUnits(const Trace& trace, const HardwareProfile* profile, double threshold) {
+  AscendComputeUnits out;
+  const KernelDetailTable& table = trace.kernel_details();
+  const AscendColumns columns = ResolveColumns(trace);
+  if (!table.present || table.rows.empty() || !columns.any) return out;
+  out.present = true;
+  std::map<int64_t, AscendUnitSums> steps;
+  std::unordered_map<std::string, OpTypeAccumulator> types;
+  for (size_t row = 0; row < table.rows.size(); ++row) {
+    const NpuOpRow& r = table.rows[row];
+    const std::string_view core = trace.str(r.accelerator_core);
+    const CoreClass cls = ClassOf(core);
+    const AscendUnitSums sums = RowSums(trace, columns, row, CoreCount(profile, cls));
+    out.total.Add(sums);
+    if (r.step != kNoId) steps[r.step].Add(sums);
+    const std::string_view type = trace.str(r.type).empty() ? trace.str(r.name) : trace.str(r.type);
+    OpTypeAccumulator& acc = types[std::string(type)];
+    acc.sums.Add(sums);
+    acc.cores[std::string(core)] += sums.dur_ns;
+    if (cls == CoreClass::kCube) acc.cube_ns += sums.dur_ns;
+    if (cls == CoreClass::kVector) acc.vector_ns += sums.dur_ns;
+  }
+  for (auto& [step, sums] : steps) out.steps.push_back(AscendStepUnits{step, sums});
+  for (auto& [type, acc] : types) out.op_types.push_back(FinishOpType(type, std::move(acc), threshold));
+  std::sort(out.op_types.begin(), out.op_types.end(), [](const AscendOpTypeUnits& a, const AscendOpTypeUnits& b) {
+    return a.sums.dur_ns != b.sums.dur_ns ? a.sums.dur_ns > b.sums.dur_ns : a.type < b.type;
+  });
+  return out;
+}
+
+void GpuUnitSums::Add(const GpuUnitSums& other) {
+  wall_ns += other.wall_ns;
+  busy_ns += other.busy_ns;
+  sm_active_ns += other.sm_active_ns;
+  kernels += other.kernels;
+  kernels_with_blocks += other.kernels_with_blocks;
+  kernel_ns += other.kernel_ns;
+  occupancy_ns += other.occupancy_ns;
+  occupancy_known_ns += other.occupancy_known_ns;
+  tensor_core_ns += other.tensor_core_ns;
+  waves_ns += other.waves_ns;
+  waves_known_ns += other.waves_known_ns;
+}
+
+std::optional<double> GpuUnitSums::BusyPct() const {
+  if (kernels == 0) return std::nullopt;
+  auto ratio = Ratio(static_cast<double>(busy_ns), static_cast<double>(wall_ns));
+  return ratio ? std::optional<double>(*ratio * 100.0) : std::nullopt;
+}
+
+std::optional<double> GpuUnitSums::SmEfficiency() const {
+  if (kernels_with_blocks == 0) return std::nullopt;
+  return Ratio(sm_active_ns, static_cast<double>(wall_ns));
+}
+
+std::optional<double> GpuUnitSums::AchievedOccupancy() const {
+  return Ratio(occupancy_ns, static_cast<double>(occupancy_known_ns));
+}
+
+std::optional<double> GpuUnitSums::TensorCoreShare() const {
+  return Ratio(static_cast<double>(tensor_core_ns), static_cast<double>(kernel_ns));
+}
+
+std::optional<double> GpuUnitSums::WavesPerSm() const {
+  return Ratio(waves_ns, static_cast<double>(waves_known_ns));
+}
+
+bool UsesTensorCores(std::string_view kernel_name) {
+  auto in_name = [&](std::string_view pattern) { return kernel_name.find(pattern) != std::string_view::npos; };
+  return std::any_of(kPluginTensorCorePatterns.begin(), kPluginTensorCorePatterns.end(), in_name) ||
+         std::any_of(kNewerTensorCorePatterns.begin(), kNewerTensorCorePatterns.end(), in_name);
+}
+
+RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown& breakdown,
+                                         const HardwareSelection& hardware, const ComputeOptions& options) {
+  RankComputeUnits out;
+  if (hardware.profile) out.hardware = hardware.profile->name;
+  out.device_name = hardware.device_name;
+  out.hardware_how = hardware.how;
+  const CollectedKernels kernels = CollectKernels(trace);
+  out.gpu_kernels = kernels.with_launch_config;
+  for (const StepBreakdown& step : breakdown.steps) {
+    out.steps.push_back(MeasureStep(kernels, step));
+    out.total.gpu.Add(out.steps.back().gpu);
+  }
+  out.ascend = ComputeAscendUnits(trace, hardware.profile, options.threshold);
+  out.flops = ComputeOpFlops(trace, hardware.profile);
+  out.mfu = out.flops.mfu;
+  out.serving = Serving(trace, hardware.profile, options);
+  out.verdict = Verdict(out, options.threshold);
+  out.cube_ratio = out.ascend.total.Ratio(AscendRatio::kAicMac);
+  out.vector_ratio = out.ascend.total.Ratio(AscendRatio::kAivVec);
+  out.scalar_ratio = out.ascend.total.Ratio(AscendRatio::kAicScalar);
+  return out;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,45 @@
+#include "analysis/core/cpu_work.h"
+
+#include <string_view>
+#include <unordered_set>
+
+namespace tuneprof {
+namespace {
+
+constexpr std::string_view kGlooPrefix = "gloo:";
+constexpr std::string_view kCollectiveCallPrefix = "c10d::";
+constexpr std::string_view kStepPrefix = "ProfilerStep#";
+
+bool IsGlooRange(const Trace& trace, uint32_t event) {
+  const EventKind kind = trace.events().kind[event];
+  return (kind == EventKind::kUserAnnotation || kind == EventKind::kHostOp) &&
+         trace.str(trace.events().name[event]).starts_with(kGlooPrefix);
+}
+
+bool IsCompute(const Trace& trace, uint32_t event) {
+  if (trace.events().kind[event] != EventKind::kHostOp) return false;
+  const std::string_view name = trace.str(trace.events().name[event]);
+  return !name.starts_with(kCollectiveCallPrefix) && !name.starts_with(kStepPrefix) && !name.starts_with(kGlooPrefix);
+}
+
+}  // namespace
+
+std::vector<DeviceWorkEvent> ListCpuWork(const Trace& trace) {
+  const EventTable& events = trace.events();
+  std::unordered_set<uint32_t> gloo_threads;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.dur_ns[i] >= 0 && IsGlooRange(trace, i)) gloo_threads.insert(events.track[i]);
+  }
+  std::vector<DeviceWorkEvent> work;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.dur_ns[i] < 0) continue;
+    if (IsGlooRange(trace, i)) {
+      work.push_back(DeviceWorkEvent{i, WorkClass::kCommunication});
+    } else if (!gloo_threads.contains(events.track[i]) && IsCompute(trace, i)) {
+      work.push_back(DeviceWorkEvent{i, WorkClass::kCompute});
+    }
+  }
+  return work;
+}
+
+}  // namespace tuneprof

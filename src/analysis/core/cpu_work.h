@@ -1,0 +1,21 @@
+#pragma once
+// Work of a CPU-only trace (no device work at all, e.g. DDP on the gloo backend): the host threads take
+// the place of the device. Rules (formats.md §A.9: gloo runs each collective on a worker thread under a
+// `gloo:<op>` user_annotation holding its real duration; the caller's `c10d::<op>_` cpu_op only queues it):
+// - communication: every `gloo:*` range, on whichever thread;
+// - compute: every host operator (cpu_op: aten::, autograd::, ...) on the other threads, except the
+//   `c10d::*` calls (queueing, not computing) and ProfilerStep#N ranges (which legacy exports write
+//   as operators).
+// The operators a gloo worker runs inside a collective (views and copies of the buffers) belong to the
+// collective, so threads carrying gloo ranges contribute no compute.
+#include <vector>
+
+#include "analysis/core/device_work.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+// Every CPU work event of `trace`, in event order; empty when nothing matches.
+std::vector<DeviceWorkEvent> ListCpuWork(const Trace& trace);
+
+}  // namespace tuneprof

@@ -1,0 +1,98 @@
+#include "analysis/core/device_work.h"
+
+#include <array>
+#include <unordered_map>
+
+namespace tuneprof {
+namespace {
+
+enum class NameMatch : uint8_t { kPrefix, kContains };
+
+struct NameRule {
+  std::string_view text;
+  NameMatch match;
+  WorkClass work;
+};
+
+// Device kernels/tasks recognised by name, first match wins. Kinds the producer already settled
+// (memcpy, memset, sync, Ascend HCCL tracks) are decided before this table, in KindRule below.
+constexpr std::array kNameRules = {
+    // NCCL and RCCL (which keeps NCCL's names): "ncclKernel_AllReduce_RING_LL_Sum_float(...)",
+    // "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", sometimes behind "void ".
+    NameRule{"nccl", NameMatch::kPrefix, WorkClass::kCommunication},
+    NameRule{"ncclKernel", NameMatch::kContains, WorkClass::kCommunication},
+    NameRule{"ncclDevKernel", NameMatch::kContains, WorkClass::kCommunication},
+    NameRule{"rccl", NameMatch::kPrefix, WorkClass::kCommunication},
+    NameRule{"msccl", NameMatch::kPrefix, WorkClass::kCommunication},
+    // gloo's CUDA collectives ("gloo::cuda_..." kernels).
+    NameRule{"gloo", NameMatch::kPrefix, WorkClass::kCommunication},
+    NameRule{"gloo::", NameMatch::kContains, WorkClass::kCommunication},
+    // Ascend: HCCL tasks and the hcom_* operators torch_npu records on the device.
+    NameRule{"hccl", NameMatch::kPrefix, WorkClass::kCommunication},
+    NameRule{"Hccl", NameMatch::kPrefix, WorkClass::kCommunication},
+    NameRule{"HCCL", NameMatch::kPrefix, WorkClass::kCommunication},
+    NameRule{"hcom_", NameMatch::kPrefix, WorkClass::kCommunication},
+    // Copies some producers write as plain kernels (legacy "Memcpy HtoD (Pageable -> Device)").
+    NameRule{"Memcpy", NameMatch::kPrefix, WorkClass::kMemory},
+    NameRule{"Memset", NameMatch::kPrefix, WorkClass::kMemory},
+};
+
+bool Matches(const NameRule& rule, std::string_view name) {
+  return rule.match == NameMatch::kPrefix ? name.starts_with(rule.text)
+                                          : name.find(rule.text) != std::string_view::npos;
+}
+
+// The event kind alone decides, or nullopt when the name has to.
+std::optional<WorkClass> KindRule(EventKind kind) {
+  switch (kind) {
+    case EventKind::kMemcpy:
+    case EventKind::kMemset:
+      return WorkClass::kMemory;
+    case EventKind::kSync:
+      return WorkClass::kOther;
+    case EventKind::kCollective:
+      return WorkClass::kCommunication;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string_view WorkClassName(WorkClass work) {
+  switch (work) {
+    case WorkClass::kCompute: return "compute";
+    case WorkClass::kCommunication: return "communication";
+    case WorkClass::kMemory: return "memory";
+    case WorkClass::kOther: return "other";
+    case WorkClass::kCount: break;
+  }
+  return "unknown";
+}
+
+std::optional<WorkClass> ClassifyDeviceWork(EventKind kind, std::string_view name) {
+  if (!IsDeviceKind(kind) || kind == EventKind::kGpuAnnotation) return std::nullopt;
+  if (auto by_kind = KindRule(kind)) return by_kind;
+  for (const NameRule& rule : kNameRules) {
+    if (Matches(rule, name)) return rule.work;
+  }
+  return WorkClass::kCompute;
+}
+
+std::vector<DeviceWorkEvent> ListDeviceWork(const Trace& trace) {
+  const EventTable& events = trace.events();
+  // Kernel names repeat thousands of times; classify each (kind, name) pair once.
+  std::unordered_map<uint64_t, std::optional<WorkClass>> cache;
+  std::vector<DeviceWorkEvent> work;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    const EventKind kind = events.kind[i];
+    if (!IsDeviceKind(kind) || events.dur_ns[i] < 0) continue;
+    const uint64_t key = (uint64_t{events.name[i].value} << 8) | static_cast<uint8_t>(kind);
+    auto [it, inserted] = cache.try_emplace(key);
+    if (inserted) it->second = ClassifyDeviceWork(kind, trace.str(events.name[i]));
+    if (it->second) work.push_back(DeviceWorkEvent{i, *it->second});
+  }
+  return work;
+}
+
+}  // namespace tuneprof

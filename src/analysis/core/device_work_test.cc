@@ -1,0 +1,57 @@
+#include "analysis/core/device_work.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+std::optional<WorkClass> Kernel(std::string_view name) { return ClassifyDeviceWork(EventKind::kKernel, name); }
+
+TEST(DeviceWorkTest, CollectiveKernelsAreCommunication) {
+  EXPECT_EQ(Kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), WorkClass::kCommunication);
+  EXPECT_EQ(Kernel("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"), WorkClass::kCommunication);
+  EXPECT_EQ(Kernel("void ncclKernel_Broadcast_RING_LL(ncclDevComm*)"), WorkClass::kCommunication);
+  EXPECT_EQ(Kernel("gloo::cuda_reduce"), WorkClass::kCommunication);
+  EXPECT_EQ(Kernel("hcom_allReduce__123_0_1"), WorkClass::kCommunication);
+  EXPECT_EQ(Kernel("hcclAllReduce"), WorkClass::kCommunication);
+  EXPECT_EQ(ClassifyDeviceWork(EventKind::kCollective, "allreduce"), WorkClass::kCommunication);
+}
+
+TEST(DeviceWorkTest, CopiesAreMemoryByKindOrName) {
+  EXPECT_EQ(ClassifyDeviceWork(EventKind::kMemcpy, "Memcpy HtoD (Pageable -> Device)"), WorkClass::kMemory);
+  EXPECT_EQ(ClassifyDeviceWork(EventKind::kMemset, "Memset (Device)"), WorkClass::kMemory);
+  EXPECT_EQ(Kernel("Memcpy DtoD (Device -> Device)"), WorkClass::kMemory);
+}
+
+TEST(DeviceWorkTest, SyncsAreOtherAndOrdinaryKernelsCompute) {
+  EXPECT_EQ(ClassifyDeviceWork(EventKind::kSync, "Event Sync"), WorkClass::kOther);
+  EXPECT_EQ(Kernel("ampere_sgemm_128x64_nn"), WorkClass::kCompute);
+  // A compute kernel that merely mentions a library name in its arguments stays compute.
+  EXPECT_EQ(Kernel("void at::native::elementwise_kernel<128, 2, nccl_like_functor>"), WorkClass::kCompute);
+}
+
+TEST(DeviceWorkTest, HostEventsAndGpuAnnotationsAreNotDeviceWork) {
+  EXPECT_EQ(ClassifyDeviceWork(EventKind::kGpuAnnotation, "ProfilerStep#3"), std::nullopt);
+  EXPECT_EQ(ClassifyDeviceWork(EventKind::kHostOp, "aten::mm"), std::nullopt);
+  EXPECT_EQ(ClassifyDeviceWork(EventKind::kRuntime, "ncclKernel_fake"), std::nullopt);
+}
+
+TEST(DeviceWorkTest, ListDeviceWorkKeepsEventOrderAndSkipsHost) {
+  hand_built::HandBuiltTrace hand;
+  hand.Host(EventKind::kHostOp, "aten::mm", 0, 10);
+  const uint32_t gemm = hand.Kernel("sgemm", 5, 10);
+  hand.Device(EventKind::kGpuAnnotation, "forward", 0, 100);
+  const uint32_t nccl = hand.Kernel("ncclDevKernel_AllGather", 20, 10);
+  const Trace trace = hand.Finish();
+  const std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  ASSERT_EQ(work.size(), 2u);
+  EXPECT_EQ(work[0].event, gemm);
+  EXPECT_EQ(work[0].work, WorkClass::kCompute);
+  EXPECT_EQ(work[1].event, nccl);
+  EXPECT_EQ(work[1].work, WorkClass::kCommunication);
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -1,0 +1,192 @@
+#include "analysis/core/hardware_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "analysis/core/hand_built_trace_for_test.h"
+#include "model/trace_builder.h"
+
+namespace tuneprof {
+namespace {
+
+const HardwareProfiles& Builtin() {
+  static const HardwareProfiles* profiles = [] {
+    auto result = HardwareProfiles::Builtin();
+    EXPECT_TRUE(result.ok()) << result.status().message();
+    return new HardwareProfiles(std::move(result).value());
+  }();
+  return *profiles;
+}
+
+std::string DetectedName(std::string_view device, int64_t num_sms = kNoId) {
+  const HardwareProfile* profile = Builtin().Detect(device, num_sms);
+  return profile ? profile->name : "unknown";
+}
+
+TEST(HardwareProfileTest, BuiltinHasTheChipsTheIssueAsksFor) {
+  for (std::string_view name : {"Ascend 910A", "Ascend 910B1", "Ascend 910B2", "Ascend 910B3", "Ascend 910B4",
+                                "Ascend 910 A3 die", "Ascend 310P3", "V100 SXM2 16GB", "V100 SXM2 32GB", "V100 PCIe",
+                                "A100 SXM4 40GB", "A100 SXM4 80GB", "A100 PCIe 40GB", "A100 PCIe 80GB", "H100 SXM",
+                                "H100 PCIe", "H200 SXM", "B200", "L40S", "RTX 4090", "generic CPU"}) {
+    EXPECT_NE(Builtin().FindByName(name), nullptr) << name;
+  }
+  EXPECT_NE(Builtin().FindByName("h100 sxm"), nullptr);  // case-insensitive, as typed on a command line
+}
+
+// Every number carries a source, known or not (the loader refuses a value without one), and links too.
+TEST(HardwareProfileTest, EveryValueHasASource) {
+  for (const HardwareProfile& p : Builtin().profiles()) {
+    for (const SourcedValue* v : {&p.peak_fp16_tflops, &p.peak_bf16_tflops, &p.peak_fp32_tflops, &p.peak_int8_tops,
+                                  &p.memory_gb, &p.memory_gb_per_s}) {
+      EXPECT_FALSE(v->source.empty()) << p.name;
+    }
+    for (const LinkBandwidth& link : p.links) EXPECT_FALSE(link.gb_per_s.source.empty()) << p.name;
+  }
+}
+
+TEST(HardwareProfileTest, PeaksFromHardwareReference) {
+  const HardwareProfile* a100 = Builtin().FindByName("A100 SXM4 40GB");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->peak_bf16_tflops.value, 312);
+  EXPECT_EQ(a100->memory_gb_per_s.value, 1555);
+  EXPECT_FALSE(a100->peak_int8_tops.value.has_value());  // not captured: unknown, not guessed
+  const HardwareProfile* h100 = Builtin().FindByName("H100 SXM");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_NEAR(*h100->RidgeFlopPerByte(), 295, 0.5);  // hardware.md: 989 / 3.35
+}
+
+// Ascend peaks are derived: cube cores × 16·16·16 MAC × 2 FLOP × cube clock, INT8 twice that.
+TEST(HardwareProfileTest, AscendDerivedPeaksFollowTheirFormula) {
+  for (const HardwareProfile& p : Builtin().profiles()) {
+    if (p.kind != "npu" || !p.clock_mhz.value || !p.cube_cores.value) continue;
+    const double tflops = *p.cube_cores.value * 16 * 16 * 16 * 2 * *p.clock_mhz.value * 1e6 / 1e12;
+    EXPECT_TRUE(p.peak_fp16_tflops.derived) << p.name;
+    EXPECT_NEAR(*p.peak_fp16_tflops.value, tflops, 0.1) << p.name;
+    EXPECT_NEAR(*p.peak_int8_tops.value, 2 * tflops, 0.2) << p.name;
+  }
+}
+
+TEST(HardwareProfileTest, DetectsFromDeviceNames) {
+  EXPECT_EQ(DetectedName("NVIDIA A100-SXM4-80GB"), "A100 SXM4 80GB");
+  EXPECT_EQ(DetectedName("NVIDIA A100-PG509-200", 108), "A100 SXM4 40GB");
+  EXPECT_EQ(DetectedName("Tesla V100-SXM2-32GB", 80), "V100 SXM2 32GB");
+  EXPECT_EQ(DetectedName("NVIDIA H100 80GB HBM3"), "H100 SXM");
+  EXPECT_EQ(DetectedName("Ascend910B2"), "Ascend 910B2");
+  EXPECT_EQ(DetectedName("ascend910b3"), "Ascend 910B3");
+}
+
+TEST(HardwareProfileTest, UnknownChipsStayUnknown) {
+  EXPECT_EQ(DetectedName("NVIDIA GeForce RTX 3080"), "unknown");
+  EXPECT_EQ(DetectedName("NVIDIA A100"), "unknown");  // no prefix matching
+  EXPECT_EQ(DetectedName(""), "unknown");
+  // A known name with another SM count is another part (a MIG slice, a cut-down bin).
+  EXPECT_EQ(DetectedName("NVIDIA A100-PG509-200", 14), "unknown");
+}
+
+// A trace whose GPU 0 is `name` with `num_sms` SMs (deviceProperties), and one kernel on it.
+Trace TraceOnGpu(std::string_view name, int64_t num_sms) {
+  hand_built::HandBuiltTrace hand;
+  Device gpu;
+  gpu.id = 0;
+  gpu.name = hand.mutable_builder()->Intern(name);
+  gpu.num_sms = num_sms;
+  gpu.from_properties = true;
+  hand.mutable_builder()->AddDevice(gpu);
+  hand.Kernel("k", 0, 1000);
+  return hand.Finish();
+}
+
+TEST(HardwareProfileTest, SelectsFromTheTraceOrTheCommandLine) {
+  const Trace a100 = TraceOnGpu("NVIDIA A100-PG509-200", 108);
+  HardwareSelection detected = SelectHardware(a100, Builtin(), nullptr);
+  ASSERT_NE(detected.profile, nullptr);
+  EXPECT_EQ(detected.profile->name, "A100 SXM4 40GB");
+  EXPECT_EQ(detected.device_name, "NVIDIA A100-PG509-200");
+  EXPECT_EQ(detected.how, "detected");
+
+  HardwareSelection forced = SelectHardware(a100, Builtin(), Builtin().FindByName("H100 SXM"));
+  EXPECT_EQ(forced.profile->name, "H100 SXM");
+  EXPECT_EQ(forced.how, "--hardware");
+
+  HardwareSelection slice = SelectHardware(TraceOnGpu("NVIDIA A100-PG509-200", 14), Builtin(), nullptr);
+  EXPECT_EQ(slice.profile, nullptr);
+  EXPECT_NE(slice.how.find("14 SMs, not 108"), std::string::npos) << slice.how;
+
+  HardwareSelection unnamed = SelectHardware(TraceOnGpu("", 108), Builtin(), nullptr);
+  EXPECT_EQ(unnamed.profile, nullptr);
+}
+
+// NPU_INFO says "Ascend910B" without the SKU digit: B1..B4 differ in cores, clock and memory. It matches
+// the family entry, which knows only what every variant shares, and the selection says which to give.
+TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
+  const HardwareProfile* family = Builtin().Detect("Ascend910B");
+  ASSERT_NE(family, nullptr);
+  EXPECT_EQ(family->name, "Ascend 910B (variant unknown)");
+  EXPECT_EQ(family->variants.size(), 4u);
+  for (const SourcedValue* v : {&family->peak_fp16_tflops, &family->peak_bf16_tflops, &family->peak_int8_tops,
+                                &family->memory_gb, &family->core_read_path_gb_per_s, &family->cube_cores,
+                                &family->vector_cores, &family->clock_mhz}) {
+    EXPECT_FALSE(v->value.has_value()) << v->source;  // per-variant: never one variant's number
+  }
+  // What it does know is what every variant has.
+  for (const std::string& name : family->variants) {
+    const HardwareProfile* variant = Builtin().FindByName(name);
+    ASSERT_NE(variant, nullptr) << name;
+    EXPECT_EQ(variant->ai_cpu_cores.value, family->ai_cpu_cores.value) << name;
+    ASSERT_EQ(variant->links.size(), family->links.size()) << name;
+    for (size_t i = 0; i < family->links.size(); ++i) {
+      EXPECT_EQ(variant->links[i].transport, family->links[i].transport) << name;
+      EXPECT_EQ(variant->links[i].gb_per_s.value, family->links[i].gb_per_s.value) << name;
+    }
+  }
+  const HardwareSelection selection = SelectHardware(TraceOnGpu("Ascend910B", kNoId), Builtin(), nullptr);
+  EXPECT_EQ(selection.profile, family);
+  EXPECT_EQ(selection.how,
+            "variant unknown; use --hardware \"Ascend 910B1\", \"Ascend 910B2\", \"Ascend 910B3\" or "
+            "\"Ascend 910B4\"");
+  EXPECT_EQ(selection.device_name, "Ascend910B");
+  // --hardware takes the profile name or the device name as traces spell it.
+  EXPECT_EQ(Builtin().FindByName("Ascend910B2"), Builtin().FindByName("Ascend 910B2"));
+  EXPECT_EQ(Builtin().FindByName("Ascend910B9"), nullptr);
+}
+
+TEST(HardwareProfileTest, ParsesAFileOfTheSameSchema) {
+  auto profiles = HardwareProfiles::Parse(R"({"schema": "tuneprof.hardware_profiles/1", "profiles": [
+      {"name": "lab part", "kind": "gpu", "device_names": ["Lab GPU"],
+       "peak_bf16_tflops": {"value": 100, "source": "our measurement"},
+       "memory_gb_per_s": {"value": null, "source": "not measured"},
+       "links": {"nvlink": {"value": 50, "source": "spec", "unverified": true}}}]})",
+                                          "lab.json");
+  ASSERT_TRUE(profiles.ok()) << profiles.status().message();
+  const HardwareProfile* p = profiles->Detect("Lab GPU");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->peak_bf16_tflops.value, 100);
+  EXPECT_FALSE(p->memory_gb_per_s.value.has_value());
+  ASSERT_EQ(p->links.size(), 1u);
+  EXPECT_EQ(p->links[0].transport, "nvlink");
+  EXPECT_TRUE(p->links[0].gb_per_s.unverified);
+}
+
+TEST(HardwareProfileTest, RejectsBadFilesNamingThem) {
+  const char* bad[] = {
+      "not json",
+      R"({"schema": "other/1", "profiles": []})",
+      R"({"schema": "tuneprof.hardware_profiles/1", "profiles": [{"name": "x", "kind": "gpu", "device_names": [],
+          "peak_fp16_tflops": {"value": 1}, "links": {}}]})",
+      R"({"schema": "tuneprof.hardware_profiles/1", "profiles": [{"name": "x", "kind": "gpu", "device_names": [],
+          "peak_fp16_tflops": {"value": -1, "source": "s"}, "links": {}}]})",
+      R"({"schema": "tuneprof.hardware_profiles/1", "profiles": [{"name": "x", "kind": "gpu", "device_names": [],
+          "peak_fp16_tflops": {"source": "s"}, "links": {}}]})",
+  };
+  for (const char* json : bad) {
+    auto result = HardwareProfiles::Parse(json, "bad.json");
+    ASSERT_FALSE(result.ok()) << json;
+    EXPECT_EQ(result.status().code(), StatusCode::kInvalidInput);
+    EXPECT_NE(result.status().message().find("bad.json"), std::string::npos) << result.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace tuneprof

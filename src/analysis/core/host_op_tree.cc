@@ -1,0 +1,70 @@
+#include "analysis/core/host_op_tree.h"
+
+#include <algorithm>
+
+namespace tuneprof {
+namespace {
+
+bool IsHostInterval(const EventTable& events, uint32_t i) {
+  if (events.dur_ns[i] < 0 || IsDeviceKind(events.kind[i])) return false;
+  switch (events.kind[i]) {
+    case EventKind::kHostOp:
+    case EventKind::kUserAnnotation:
+    case EventKind::kPythonFunction:
+    case EventKind::kRuntime:
+    case EventKind::kDriver:
+    case EventKind::kOther:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Links each range of one thread to the innermost open range that contains it.
+void NestTrack(const EventTable& events, const std::vector<uint32_t>& order, HostOpTree* tree) {
+  std::vector<uint32_t> open;
+  for (uint32_t event : order) {
+    const int64_t end = events.end_ns(event);
+    while (!open.empty() && events.end_ns(open.back()) < end) open.pop_back();
+    if (!open.empty()) {
+      const uint32_t parent = open.back();
+      tree->parent[event] = parent;
+      tree->self_ns[parent] -= events.dur_ns[event];
+      tree->parent_op[event] =
+          events.kind[parent] == EventKind::kHostOp ? parent : tree->parent_op[parent];
+      const uint32_t op = tree->parent_op[event];
+      if (op != kNoIndex) tree->outermost_op[event] = tree->outermost_op[op] != kNoIndex ? tree->outermost_op[op] : op;
+    }
+    open.push_back(event);
+  }
+}
+
+}  // namespace
+
+HostOpTree BuildHostOpTree(const Trace& trace) {
+  const EventTable& events = trace.events();
+  HostOpTree tree;
+  tree.parent.assign(events.size(), kNoIndex);
+  tree.parent_op.assign(events.size(), kNoIndex);
+  tree.outermost_op.assign(events.size(), kNoIndex);
+  tree.self_ns.assign(events.size(), 0);
+  tree.by_track.resize(trace.tracks().size());
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (!IsHostInterval(events, i) || trace.tracks()[events.track[i]].on_device) continue;
+    tree.by_track[events.track[i]].push_back(i);
+    tree.self_ns[i] = events.dur_ns[i];
+  }
+  for (std::vector<uint32_t>& order : tree.by_track) {
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      if (events.ts_ns[a] != events.ts_ns[b]) return events.ts_ns[a] < events.ts_ns[b];
+      if (events.dur_ns[a] != events.dur_ns[b]) return events.dur_ns[a] > events.dur_ns[b];
+      return a < b;
+    });
+    NestTrack(events, order, &tree);
+  }
+  // Children that overlap each other (async ranges written on one thread) could push self time below 0.
+  for (int64_t& self : tree.self_ns) self = std::max<int64_t>(self, 0);
+  return tree;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,79 @@
+#include "analysis/core/intervals.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace tuneprof {
+
+IntervalSet UnionOf(std::vector<Interval> intervals) {
+  std::erase_if(intervals, [](const Interval& i) { return i.end_ns <= i.start_ns; });
+  std::sort(intervals.begin(), intervals.end(),
+            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  IntervalSet merged;
+  merged.reserve(intervals.size());
+  for (const Interval& i : intervals) {
+    if (!merged.empty() && i.start_ns <= merged.back().end_ns) {
+      merged.back().end_ns = std::max(merged.back().end_ns, i.end_ns);
+    } else {
+      merged.push_back(i);
+    }
+  }
+  return merged;
+}
+
+int64_t TotalLength(const IntervalSet& set) {
+  int64_t total = 0;
+  for (const Interval& i : set) total += i.length();
+  return total;
+}
+
+IntervalSet Unite(const IntervalSet& a, const IntervalSet& b) {
+  std::vector<Interval> both;
+  both.reserve(a.size() + b.size());
+  // Both inputs are sorted: a linear merge keeps this O(n) before UnionOf's (then trivial) sort.
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both),
+             [](const Interval& x, const Interval& y) { return x.start_ns < y.start_ns; });
+  return UnionOf(std::move(both));
+}
+
+IntervalSet Intersect(const IntervalSet& a, const IntervalSet& b) {
+  IntervalSet out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int64_t start = std::max(a[i].start_ns, b[j].start_ns);
+    const int64_t end = std::min(a[i].end_ns, b[j].end_ns);
+    if (end > start) out.push_back(Interval{start, end});
+    (a[i].end_ns < b[j].end_ns) ? ++i : ++j;
+  }
+  return out;
+}
+
+IntervalSet Subtract(const IntervalSet& a, const IntervalSet& b) {
+  IntervalSet out;
+  size_t j = 0;
+  for (const Interval& piece : a) {
+    int64_t cursor = piece.start_ns;
+    while (j < b.size() && b[j].end_ns <= cursor) ++j;
+    // b[k] for k >= j may cut this piece; later pieces start after it, so j only moves forward.
+    for (size_t k = j; k < b.size() && b[k].start_ns < piece.end_ns; ++k) {
+      if (b[k].start_ns > cursor) out.push_back(Interval{cursor, b[k].start_ns});
+      cursor = std::max(cursor, b[k].end_ns);
+    }
+    if (cursor < piece.end_ns) out.push_back(Interval{cursor, piece.end_ns});
+  }
+  return out;
+}
+
+int64_t IntersectionLength(const IntervalSet& a, const IntervalSet& b) {
+  int64_t total = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int64_t start = std::max(a[i].start_ns, b[j].start_ns);
+    const int64_t end = std::min(a[i].end_ns, b[j].end_ns);
+    if (end > start) total += end - start;
+    (a[i].end_ns < b[j].end_ns) ? ++i : ++j;
+  }
+  return total;
+}
+
+}  // namespace tuneprof

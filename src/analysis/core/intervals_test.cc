@@ -1,0 +1,75 @@
+#include "analysis/core/intervals.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace tuneprof {
+namespace {
+
+TEST(IntervalsTest, UnionMergesOverlappingAndTouchingAndDropsEmpty) {
+  const IntervalSet u = UnionOf({{30, 40}, {0, 10}, {5, 12}, {12, 15}, {20, 20}, {25, 24}});
+  EXPECT_EQ(u, (IntervalSet{{0, 15}, {30, 40}}));
+  EXPECT_EQ(TotalLength(u), 25);
+}
+
+TEST(IntervalsTest, UnionKeepsContainedIntervalsInside) {
+  EXPECT_EQ(UnionOf({{0, 100}, {10, 20}, {30, 40}}), (IntervalSet{{0, 100}}));
+}
+
+TEST(IntervalsTest, IntersectSubtractUnite) {
+  const IntervalSet a = {{0, 10}, {20, 30}};
+  const IntervalSet b = {{5, 25}, {28, 40}};
+  EXPECT_EQ(Intersect(a, b), (IntervalSet{{5, 10}, {20, 25}, {28, 30}}));
+  EXPECT_EQ(IntersectionLength(a, b), 12);
+  EXPECT_EQ(Subtract(a, b), (IntervalSet{{0, 5}, {25, 28}}));
+  EXPECT_EQ(Subtract(b, a), (IntervalSet{{10, 20}, {30, 40}}));
+  EXPECT_EQ(Unite(a, b), (IntervalSet{{0, 40}}));
+}
+
+TEST(IntervalsTest, SubtractWithOneCutterSpanningSeveralPieces) {
+  EXPECT_EQ(Subtract({{0, 10}, {12, 14}, {16, 30}}, {{5, 20}}), (IntervalSet{{0, 5}, {20, 30}}));
+  EXPECT_EQ(Subtract({{0, 10}}, {}), (IntervalSet{{0, 10}}));
+  EXPECT_EQ(Subtract({}, {{0, 10}}), IntervalSet{});
+}
+
+// Every operation against a brute-force count of covered unit slots on a small timeline.
+TEST(IntervalsTest, AgreesWithSlotCountingOnRandomSets) {
+  constexpr int kSpan = 200;
+  std::mt19937 random(42);
+  auto random_intervals = [&] {
+    std::vector<Interval> out;
+    const int n = static_cast<int>(random() % 12);
+    for (int i = 0; i < n; ++i) {
+      const int64_t start = random() % kSpan;
+      out.push_back(Interval{start, start + static_cast<int64_t>(random() % 40)});
+    }
+    return out;
+  };
+  auto slots = [](const std::vector<Interval>& intervals) {
+    std::vector<bool> covered(kSpan + 40, false);
+    for (const Interval& i : intervals) {
+      for (int64_t t = i.start_ns; t < i.end_ns; ++t) covered[t] = true;
+    }
+    return covered;
+  };
+  auto count = [](const std::vector<bool>& covered, auto keep) {
+    int64_t n = 0;
+    for (size_t t = 0; t < covered.size(); ++t) n += keep(t) ? 1 : 0;
+    return n;
+  };
+  for (int round = 0; round < 500; ++round) {
+    const std::vector<Interval> raw_a = random_intervals(), raw_b = random_intervals();
+    const IntervalSet a = UnionOf(raw_a), b = UnionOf(raw_b);
+    const std::vector<bool> in_a = slots(raw_a), in_b = slots(raw_b);
+    for (size_t k = 1; k < a.size(); ++k) ASSERT_LT(a[k - 1].end_ns, a[k].start_ns);
+    ASSERT_EQ(TotalLength(a), count(in_a, [&](size_t t) { return in_a[t]; }));
+    ASSERT_EQ(IntersectionLength(a, b), count(in_a, [&](size_t t) { return in_a[t] && in_b[t]; }));
+    ASSERT_EQ(TotalLength(Intersect(a, b)), IntersectionLength(a, b));
+    ASSERT_EQ(TotalLength(Subtract(a, b)), count(in_a, [&](size_t t) { return in_a[t] && !in_b[t]; }));
+    ASSERT_EQ(TotalLength(Unite(a, b)), count(in_a, [&](size_t t) { return in_a[t] || in_b[t]; }));
+  }
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -1,0 +1,402 @@
+#include "analysis/hta/hta_rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_set>
+#include <utility>
+
+namespace tuneprof {
+namespace {
+
+constexpr std::string_view kStepPrefix = "ProfilerStep#";
+constexpr int64_t kNsPerUs = 1000;
+
+// ---- HTA's kernel types: hta/common/types.py patterns, applied with Python's re.match (anchored at
+// the start; '.' does not cross a newline, hence "on the first line").
+
+std::string_view FirstLine(std::string_view name) { return name.substr(0, name.find('\n')); }
+
+bool HasOnFirstLine(std::string_view name, std::string_view part) {
+  return FirstLine(name).find(part) != std::string_view::npos;
+}
+
+bool StartsWithAny(std::string_view name, std::initializer_list<std::string_view> prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return name.starts_with(p); });
+}
+
+// (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)
+bool IsHtaCommunication(std::string_view name) {
+  return StartsWithAny(name, {"nccl", "hip", "hccl"}) || HasOnFirstLine(name, "ncclKernel");
+}
+
+// (^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)
+bool IsHtaMemory(std::string_view name) {
+  return StartsWithAny(name, {"Memcpy", "hipMemcpy", "Memset", "hipMemset", "dma"});
+}
+
+// Compute = the name matches none of: (^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait
+// Event)|(cuda.*LaunchKernel)|(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|
+// (^hccl)|(^collective_subgraph_execution)
+bool IsHtaComputation(std::string_view name) {
+  if (StartsWithAny(name, {"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
+                           "cpum_exe_subgraph", "hccl", "collective_subgraph_execution"})) {
+    return false;
+  }
+  for (std::string_view part : {"Memcpy", "Memset", "dma", "Sync"}) {
+    if (HasOnFirstLine(name, part)) return false;
+  }
+  return !(name.starts_with("cuda") && HasOnFirstLine(name.substr(4), "LaunchKernel"));
+}
+
+// ---- HTA's rows and times.
+
+// HTA keeps the X events that have a category other than "Trace".
+bool IsHtaRow(const Trace& trace, uint32_t i) {
+  const EventTable& e = trace.events();
+  if (e.dur_ns[i] < 0 || e.category[i].value == 0) return false;
+  return trace.str(e.category[i]) != "Trace";
+}
+
+// HTA's "stream != -1": the Kineto categories written with a stream arg (kernel, gpu_memcpy, gpu_memset,
+// cuda_sync). The model does not keep the arg, so the kind stands for it.
+bool CarriesStream(EventKind kind) {
+  return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset ||
+         kind == EventKind::kSync;
+}
+
+bool IsProfilerStepName(std::string_view name) {
+  return name.size() > kStepPrefix.size() && name.starts_with(kStepPrefix) &&
+         name[kStepPrefix.size()] >= '0' && name[kStepPrefix.size()] <= '9';
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The double Python's float() gives for the µs text of `ns` (at most 3 decimals): the integer part is
+// exact below 2^53 and the fraction correctly rounded, so one more rounding matches the decimal parse.
+double MicrosAsPythonFloat(int64_t ns) {
+  const int64_t whole = FloorDiv(ns, kNsPerUs);
+  return static_cast<double>(whole) + static_cast<double>(ns - whole * kNsPerUs) / 1000.0;
+}
+
+// The timeline HTA sees: text timestamps (baseTimeNanoseconds is ignored by HTA), and for traces with
+// sub-µs digits, ts = ceil(ts), end = floor(ts + dur) computed on Python floats.
+class HtaClock {
+ public:
+  explicit HtaClock(const Trace& trace) {
+    const int64_t base = trace.metadata().base_time_ns;
+    base_ns_ = base == kNoId ? 0 : base;
+    round_ = HasSubMicroTimestamps(trace);
+  }
+  bool rounds() const { return round_; }
+
+  Interval Of(int64_t ts_ns, int64_t dur_ns) const {
+    const int64_t text_ns = ts_ns - base_ns_;
+    if (!round_) return Interval{text_ns, text_ns + dur_ns};
+    const double ts_us = MicrosAsPythonFloat(text_ns);
+    const double end_us = ts_us + MicrosAsPythonFloat(dur_ns);
+    return Interval{static_cast<int64_t>(std::ceil(ts_us)) * kNsPerUs,
+                    static_cast<int64_t>(std::floor(end_us)) * kNsPerUs};
+  }
+
+ private:
+  // pandas makes the ts column float64 (and HTA then rounds) when any entry has a fraction.
+  bool HasSubMicroTimestamps(const Trace& trace) const {
+    auto fractional = [&](int64_t ns) { return (ns - base_ns_) % kNsPerUs != 0; };
+    for (int64_t ts : trace.events().ts_ns) {
+      if (fractional(ts)) return true;
+    }
+    for (const FlowPoint& p : trace.flow_points()) {
+      if (fractional(p.ts_ns)) return true;
+    }
+    for (const CounterSample& s : trace.counter_samples()) {
+      if (fractional(s.ts_ns)) return true;
+    }
+    return false;
+  }
+
+  int64_t base_ns_ = 0;
+  bool round_ = false;
+};
+
+std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock) {
+  const EventTable& e = trace.events();
+  std::vector<HtaRow> rows;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (!IsHtaRow(trace, i)) continue;
+    HtaRow row;
+    row.event = i;
+    row.time = clock.Of(e.ts_ns[i], e.dur_ns[i]);
+    row.correlation = e.correlation[i] == kNoId ? -1 : e.correlation[i];
+    row.carries_stream = CarriesStream(e.kind[i]);
+    if (row.carries_stream) row.stream = trace.tracks()[e.track[i]].tid.value;
+    const std::string_view name = trace.str(e.name[i]);
+    row.gpu_kernel_row = (row.carries_stream && row.correlation >= 0) || name == "Event Sync" ||
+                         name == "Context Sync";
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// hta/common/trace.py _filter_irrelevant_gpu_kernels: host rows before the last step's start survive;
+// a GPU row survives when some surviving host row shares its correlation id.
+std::vector<HtaRow> DropLastStepLikeHta(const Trace& trace, std::vector<HtaRow> rows) {
+  int64_t last_step_start = std::numeric_limits<int64_t>::min();
+  int64_t first_host_start = std::numeric_limits<int64_t>::max();
+  bool any_host = false, any_step = false;
+  for (const HtaRow& row : rows) {
+    if (row.gpu_kernel_row) continue;
+    any_host = true;
+    first_host_start = std::min(first_host_start, row.time.start_ns);
+    if (IsProfilerStepName(trace.str(trace.events().name[row.event]))) {
+      any_step = true;
+      last_step_start = std::max(last_step_start, row.time.start_ns);
+    }
+  }
+  if (!any_host) return rows;
+  const int64_t cutoff = any_step ? last_step_start : first_host_start;
+  std::unordered_set<int64_t> kept_correlations;
+  for (const HtaRow& row : rows) {
+    if (!row.gpu_kernel_row && row.time.start_ns < cutoff) kept_correlations.insert(row.correlation);
+  }
+  std::erase_if(rows, [&](const HtaRow& row) {
+    return row.gpu_kernel_row ? !kept_correlations.contains(row.correlation) : row.time.start_ns >= cutoff;
+  });
+  return rows;
+}
+
+// Distinct ProfilerStep#N symbols over every rank (HTA's symbol table is shared by all ranks and holds
+// names and categories alike).
+size_t CountStepNames(std::span<const Trace> traces) {
+  std::set<std::string, std::less<>> names;
+  for (const Trace& trace : traces) {
+    const EventTable& e = trace.events();
+    for (uint32_t i = 0; i < e.size() && names.size() < 2; ++i) {
+      if (!IsHtaRow(trace, i)) continue;
+      for (StringId id : {e.name[i], e.category[i]}) {
+        std::string_view text = trace.str(id);
+        if (IsProfilerStepName(text) && !names.contains(text)) names.emplace(text);
+      }
+    }
+  }
+  return names.size();
+}
+
+// numpy.percentile's linear interpolation (numpy 1.24 _lerp, exact at both ends).
+double Quantile(const std::vector<double>& sorted, double q) {
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  const double t = position - static_cast<double>(below);
+  const double a = sorted[below], b = sorted[above];
+  return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
+}
+
+// numpy/core/src/npysort/heapsort.cpp aheapsort_: the fallback when quicksort recurses too deep.
+void HeapsortIndices(const std::vector<int64_t>& v, size_t* tosort, std::ptrdiff_t n) {
+  size_t* a = tosort - 1;  // 1-based heap
+  auto less = [&](size_t x, size_t y) { return v[x] < v[y]; };
+  for (std::ptrdiff_t l = n >> 1; l > 0; --l) {
+    const size_t tmp = a[l];
+    std::ptrdiff_t i = l, j = l << 1;
+    while (j <= n) {
+      if (j < n && less(a[j], a[j + 1])) j += 1;
+      if (!less(tmp, a[j])) break;
+      a[i] = a[j];
+      i = j;
+      j += j;
+    }
+    a[i] = tmp;
+  }
+  while (n > 1) {
+    const size_t tmp = a[n];
+    a[n] = a[1];
+    n -= 1;
+    std::ptrdiff_t i = 1, j = 2;
+    while (j <= n) {
+      if (j < n && less(a[j], a[j + 1])) j++;
+      if (!less(tmp, a[j])) break;
+      a[i] = a[j];
+      i = j;
+      j += j;
+    }
+    a[i] = tmp;
+  }
+}
+
+int MostSignificantBit(size_t n) {
+  int depth = 0;
+  while (n >>= 1) ++depth;
+  return depth;
+}
+
+}  // namespace
+
+std::vector<const HtaRow*> InFileOrder(const HtaRankRows& rank) {
+  std::vector<const HtaRow*> rows;
+  rows.reserve(rank.rows.size());
+  for (const HtaRow& row : rank.rows) rows.push_back(&row);
+  const std::vector<uint64_t>& offset = rank.trace->events().source_offset;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const HtaRow* a, const HtaRow* b) { return offset[a->event] < offset[b->event]; });
+  return rows;
+}
+
+// numpy/core/src/npysort/quicksort.cpp aquicksort_ (numpy 1.24), step for step: median-of-3
+// partitioning while a range has more than SMALL_QUICKSORT (15) + 1 elements, insertion sort below,
+// heapsort past 2 * log2(n) levels.
+std::vector<size_t> ArgsortLikeNumpy(const std::vector<int64_t>& v) {
+  constexpr std::ptrdiff_t kSmallQuicksort = 15;
+  std::vector<size_t> order(v.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (v.size() < 2) return order;
+  auto less = [&](size_t x, size_t y) { return v[x] < v[y]; };
+  size_t* pl = order.data();
+  size_t* pr = order.data() + order.size() - 1;
+  std::vector<std::pair<size_t*, size_t*>> stack;
+  std::vector<int> depths;
+  int cdepth = MostSignificantBit(v.size()) * 2;
+  for (;;) {
+    if (cdepth < 0) {
+      HeapsortIndices(v, pl, pr - pl + 1);
+    } else {
+      while (pr - pl > kSmallQuicksort) {
+        size_t* pm = pl + ((pr - pl) >> 1);
+        if (less(*pm, *pl)) std::swap(*pm, *pl);
+        if (less(*pr, *pm)) std::swap(*pr, *pm);
+        if (less(*pm, *pl)) std::swap(*pm, *pl);
+        const size_t vp = *pm;
+        size_t* pi = pl;
+        size_t* pj = pr - 1;
+        std::swap(*pm, *pj);
+        for (;;) {
+          do ++pi; while (less(*pi, vp));
+          do --pj; while (less(vp, *pj));
+          if (pi >= pj) break;
+          std::swap(*pi, *pj);
+        }
+        std::swap(*pi, *(pr - 1));
+        if (pi - pl < pr - pi) {  // the larger part waits on the stack
+          stack.emplace_back(pi + 1, pr);
+          pr = pi - 1;
+        } else {
+          stack.emplace_back(pl, pi - 1);
+          pl = pi + 1;
+        }
+        depths.push_back(--cdepth);
+      }
+      for (size_t* pi = pl + 1; pi <= pr; ++pi) {
+        const size_t vi = *pi;
+        size_t* pj = pi;
+        size_t* pk = pi - 1;
+        while (pj > pl && v[vi] < v[*pk]) *pj-- = *pk--;
+        *pj = vi;
+      }
+    }
+    if (stack.empty()) break;
+    std::tie(pl, pr) = stack.back();
+    stack.pop_back();
+    cdepth = depths.back();
+    depths.pop_back();
+  }
+  return order;
+}
+
+HtaKernelType HtaKernelTypeOf(std::string_view name) {
+  if (IsHtaCommunication(name)) return HtaKernelType::kCommunication;
+  if (IsHtaMemory(name)) return HtaKernelType::kMemory;
+  if (IsHtaComputation(name)) return HtaKernelType::kComputation;
+  return HtaKernelType::kOther;
+}
+
+std::string_view HtaKernelTypeName(HtaKernelType type) {
+  switch (type) {
+    case HtaKernelType::kCommunication:
+      return "COMMUNICATION";
+    case HtaKernelType::kMemory:
+      return "MEMORY";
+    case HtaKernelType::kComputation:
+      return "COMPUTATION";
+    case HtaKernelType::kOther:
+      break;
+  }
+  return "OTHER";
+}
+
+std::vector<HtaRankRows> LoadLikeHta(std::span<const Trace> traces) {
+  const bool drop_last_step = CountStepNames(traces) >= 2;
+  std::vector<HtaRankRows> ranks;
+  for (const Trace& trace : traces) {
+    HtaRankRows rank;
+    rank.trace = &trace;
+    const HtaClock clock(trace);
+    rank.rounded_to_us = clock.rounds();
+    rank.last_step_dropped = drop_last_step;
+    rank.rows = ReadRows(trace, clock);
+    if (drop_last_step) rank.rows = DropLastStepLikeHta(trace, std::move(rank.rows));
+    ranks.push_back(std::move(rank));
+  }
+  return ranks;
+}
+
+std::string_view HtaRowName(const HtaRankRows& rank, const HtaRow& row) {
+  return rank.trace->str(rank.trace->events().name[row.event]);
+}
+
+// Ties are ordered by end, as in the reference re-derivation.
+std::vector<Interval> MergeLikeHta(std::vector<Interval> rows) {
+  std::sort(rows.begin(), rows.end(), [](const Interval& a, const Interval& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+  });
+  std::vector<Interval> groups;
+  int64_t max_end = std::numeric_limits<int64_t>::min();
+  for (const Interval& row : rows) {
+    if (groups.empty() || row.start_ns > max_end) {
+      groups.push_back(row);
+    } else {
+      groups.back().end_ns = std::max(groups.back().end_ns, row.end_ns);
+    }
+    max_end = std::max(max_end, row.end_ns);
+  }
+  return groups;
+}
+
+int64_t SumOfLengths(const std::vector<Interval>& groups) {
+  int64_t total = 0;
+  for (const Interval& g : groups) total += g.length();
+  return total;
+}
+
+double RoundLikePandas(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::nearbyint(value * scale) / scale;
+}
+
+// pandas nanops: mean = sum / n; variance by two passes around the mean.
+HtaDescribe DescribeLikePandas(std::vector<double> values) {
+  HtaDescribe d;
+  d.count = values.size();
+  if (values.empty()) return d;
+  std::sort(values.begin(), values.end());
+  const double n = static_cast<double>(values.size());
+  d.mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+  if (values.size() >= 2) {
+    double squares = 0;
+    for (double v : values) squares += (v - d.mean) * (v - d.mean);
+    d.std = std::sqrt(squares / (n - 1));
+    d.has_std = true;
+  }
+  d.min = values.front();
+  d.max = values.back();
+  d.p25 = Quantile(values, 0.25);
+  d.p50 = Quantile(values, 0.5);
+  d.p75 = Quantile(values, 0.75);
+  return d;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,556 @@
+#include "analysis/memory/memory_timeline.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+#include <utility>
+
+namespace tuneprof {
+
+namespace {
+
+struct OpSpan {
+  int64_t start_ns;
+  int64_t end_ns;
+  uint32_t event;
+  bool is_operator;  // cpu_op rather than a user annotation
+};
+
+// For each memory event, the innermost host operator on its thread enclosing its instant (or, when
+// none does, the innermost user annotation); kNoIndex when neither does. One sweep per thread: the
+// ranges of a thread nest, so a stack of open ranges holds the enclosing chain.
+std::vector<uint32_t> EnclosingOps(const Trace& trace) {
+  const EventTable& events = trace.events();
+  const std::vector<MemoryEvent>& memory = trace.memory_events();
+  std::unordered_map<uint32_t, std::vector<uint32_t>> queries_by_track;
+  for (uint32_t m = 0; m < memory.size(); ++m) queries_by_track[memory[m].track].push_back(m);
+  std::unordered_map<uint32_t, std::vector<OpSpan>> spans_by_track;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    const EventKind kind = events.kind[i];
+    if ((kind != EventKind::kHostOp && kind != EventKind::kUserAnnotation) || events.dur_ns[i] < 0) continue;
+    if (!queries_by_track.count(events.track[i])) continue;
+    spans_by_track[events.track[i]].push_back({events.ts_ns[i], events.end_ns(i), i, kind == EventKind::kHostOp});
+  }
+  std::vector<uint32_t> result(memory.size(), kNoIndex);
+  for (auto& [track, queries] : queries_by_track) {
+    std::vector<OpSpan>& spans = spans_by_track[track];
+    std::sort(spans.begin(), spans.end(), [](const OpSpan& a, const OpSpan& b) {
+      return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+    });
+    std::stable_sort(queries.begin(), queries.end(),
+                     [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; });
+    std::vector<OpSpan> operators;
+    std::vector<OpSpan> annotations;
+    size_t next = 0;
+    for (uint32_t m : queries) {
+      const int64_t t = memory[m].ts_ns;
+      for (; next < spans.size() && spans[next].start_ns <= t; ++next) {
+        std::vector<OpSpan>& stack = spans[next].is_operator ? operators : annotations;
+        while (!stack.empty() && stack.back().end_ns < spans[next].end_ns) stack.pop_back();
+        stack.push_back(spans[next]);
+      }
+      for (std::vector<OpSpan>* stack : {&operators, &annotations}) {
+        while (!stack->empty() && stack->back().end_ns < t) stack->pop_back();
+      }
+      if (!operators.empty()) {
+        result[m] = operators.back().event;
+      } else if (!annotations.empty()) {
+        result[m] = annotations.back().event;
+      }
+    }
+  }
+  return result;
+}
+
+std::string OpName(const Trace& trace, uint32_t event) {
+  return event == kNoIndex ? std::string() : std::string(trace.str(trace.events().name[event]));
+}
+
+std::string BlockOpName(const Trace& trace, const MemoryBlock& block) {
+  return block.alloc_op != kNoIndex ? OpName(trace, block.alloc_op) : std::string(trace.str(block.alloc_op_name));
+}
+
+// The step holding `ts_ns`, kNoIndex outside every step.
+size_t StepAt(const std::vector<Step>& steps, int64_t ts_ns) {
+  for (size_t s = 0; s < steps.size(); ++s) {
+    if (steps[s].start_ns <= ts_ns && ts_ns < steps[s].end_ns) return s;
+  }
+  return kNoIndex;
+}
+
+bool IsAllocatorCall(std::string_view name) {
+  for (std::string_view call : {"cudaMalloc", "cudaFree", "aclMallocMemInner", "aclrtMalloc", "aclrtFree"}) {
+    if (name.find(call) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// Keeps, per time bucket, the point of highest allocation, so the peak survives down-sampling.
+std::vector<MemoryPoint> DownSample(const std::vector<MemoryPoint>& points) {
+  if (points.size() <= kMaxTimelinePoints) return points;
+  const int64_t first = points.front().ts_ns;
+  const int64_t span = std::max<int64_t>(points.back().ts_ns - first, 1);
+  std::vector<MemoryPoint> result;
+  int64_t bucket = -1;
+  for (const MemoryPoint& point : points) {
+    const auto b = static_cast<int64_t>(static_cast<double>(point.ts_ns - first) / static_cast<double>(span) *
+                                        static_cast<double>(kMaxTimelinePoints - 1));
+    if (b != bucket) {
+      result.push_back(point);
+      bucket = b;
+    } else if (point.allocated_bytes > result.back().allocated_bytes) {
+      result.back() = point;
+    }
+  }
+  return result;
+}
+
+// The blocks alive at the peak, grouped by allocating op (largest first), and the largest of them.
+// Blocks never freed live to `end_ns`.
+void DescribeLiveBlocks(const Trace& trace, std::vector<const MemoryBlock*> live, int64_t end_ns, DeviceMemory* out) {
+  std::map<std::string, PeakHolder> holders;
+  for (const MemoryBlock* block : live) {
+    out->live_at_peak_known_bytes += block->bytes;
+    const std::string op = BlockOpName(trace, *block);
+    PeakHolder& holder = holders[op];
+    if (holder.blocks == 0) holder.first_alloc_ns = block->alloc_ns;
+    holder.op = op;
+    holder.bytes += block->bytes;
+    ++holder.blocks;
+    holder.first_alloc_ns = std::min(holder.first_alloc_ns, block->alloc_ns);
+    const int64_t lifetime = (block->free_ns != kNoId ? block->free_ns : end_ns) - block->alloc_ns;
+    holder.longest_lifetime_ns = std::max(holder.longest_lifetime_ns, lifetime);
+    if (block->free_seq == kNeverFreed) ++holder.never_freed_blocks;
+  }
+  for (auto& [op, holder] : holders) out->holders.push_back(std::move(holder));
+  std::sort(out->holders.begin(), out->holders.end(), [](const PeakHolder& a, const PeakHolder& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.op < b.op;
+  });
+  std::sort(live.begin(), live.end(), [](const MemoryBlock* a, const MemoryBlock* b) {
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a->alloc_seq < b->alloc_seq;
+  });
+  for (size_t i = 0; i < live.size() && i < kMaxLiveBlocks; ++i) {
+    out->largest_live_blocks.push_back(
+        {live[i]->address, live[i]->bytes, BlockOpName(trace, *live[i]), live[i]->alloc_ns, live[i]->free_ns});
+  }
+}
+
+// Bytes of each op's blocks alive at each step end; an op whose figure rises at every step end.
+void FindLeakSuspects(const Trace& trace, const std::vector<MemoryBlock>& blocks, DeviceMemory* out) {
+  const std::vector<Step>& steps = trace.steps();
+  if (steps.size() < 3) return;
+  std::map<std::string, std::vector<int64_t>> alive;
+  for (const MemoryBlock& block : blocks) {
+    std::vector<int64_t>* per_step = nullptr;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const int64_t end = steps[s].end_ns;
+      if (block.alloc_ns >= end || (block.free_ns != kNoId && block.free_ns < end)) continue;
+      if (!per_step) {
+        per_step = &alive[BlockOpName(trace, block)];
+        per_step->resize(steps.size(), 0);
+      }
+      (*per_step)[s] += block.bytes;
+    }
+  }
+  for (auto& [op, per_step] : alive) {
+    bool grows = true;
+    for (size_t s = 1; s < per_step.size() && grows; ++s) grows = per_step[s] > per_step[s - 1];
+    if (!grows) continue;
+    out->leak_suspects.push_back({op, per_step, per_step.back() - per_step.front()});
+  }
+  std::sort(out->leak_suspects.begin(), out->leak_suspects.end(), [](const LeakSuspect& a, const LeakSuspect& b) {
+    return a.growth_bytes != b.growth_bytes ? a.growth_bytes > b.growth_bytes : a.op < b.op;
+  });
+}
+
+// Time in allocator calls (cudaMalloc, aclMallocMemInner, ...) per step; left unknown when the trace
+// holds no allocator call at all.
+void AddAllocatorCallTime(const Trace& trace, std::vector<StepMemory>* steps_memory) {
+  const EventTable& events = trace.events();
+  bool allocator_calls_seen = false;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != EventKind::kRuntime || !IsAllocatorCall(trace.str(events.name[i]))) continue;
+    if (!allocator_calls_seen) {
+      for (StepMemory& step : *steps_memory) step.allocator_call_ns = 0;
+      allocator_calls_seen = true;
+    }
+    const size_t s = StepAt(trace.steps(), events.ts_ns[i]);
+    if (s != kNoIndex) (*steps_memory)[s].allocator_call_ns += std::max<int64_t>(events.dur_ns[i], 0);
+  }
+}
+
+class DeviceAnalyzer {
+ public:
+  DeviceAnalyzer(const Trace& trace, const std::vector<uint32_t>& enclosing, std::vector<uint32_t> order)
+      : trace_(trace), enclosing_(enclosing), order_(std::move(order)) {}
+
+  DeviceMemory Run(std::string device) {
+    DeviceMemory out;
+    out.device = std::move(device);
+    out.event_count = static_cast<int64_t>(order_.size());
+    ScanEvents(&out);
+    BuildBlocks();
+    DescribePeak(&out);
+    DescribeSteps(&out);
+    FindLeakSuspects(trace_, blocks_, &out);
+    const bool reserved_known = out.peak_reserved_bytes != kNoId && out.peak_reserved_bytes > 0;
+    out.reuse = PlanReuse(blocks_, out.live_at_peak_unattributed_bytes,
+                          reserved_known ? out.peak_reserved_bytes : out.peak_allocated_bytes, reserved_known);
+    out.in_place = FindInPlaceCandidates(trace_, blocks_);
+    return out;
+  }
+
+ private:
+  const MemoryEvent& At(size_t seq) const { return trace_.memory_events()[order_[seq]]; }
+
+  void ScanEvents(DeviceMemory* out) {
+    std::vector<MemoryPoint> points;
+    points.reserve(order_.size());
+    for (size_t seq = 0; seq < order_.size(); ++seq) {
+      const MemoryEvent& event = At(seq);
+      if (event.bytes > 0) {
+        ++out->alloc_count;
+        out->alloc_bytes += event.bytes;
+      } else if (event.bytes < 0) {
+        ++out->free_count;
+        out->free_bytes -= event.bytes;
+      }
+      if (event.total_allocated != kNoId && event.total_allocated > out->peak_allocated_bytes) {
+        out->peak_allocated_bytes = event.total_allocated;
+        out->peak_allocated_ns = event.ts_ns;
+        peak_seq_ = seq;
+      }
+      if (event.total_reserved != kNoId && event.total_reserved > out->peak_reserved_bytes) {
+        out->peak_reserved_bytes = event.total_reserved;
+        out->peak_reserved_ns = event.ts_ns;
+      }
+      if (event.total_allocated != kNoId) points.push_back({event.ts_ns, event.total_allocated, event.total_reserved});
+    }
+    out->timeline = DownSample(points);
+  }
+
+  void BuildBlocks() {
+    std::unordered_map<int64_t, size_t> open;  // address -> index in blocks_
+    for (size_t seq = 0; seq < order_.size(); ++seq) {
+      const MemoryEvent& event = At(seq);
+      if (event.bytes > 0) {
+        MemoryBlock block;
+        block.address = event.address;
+        block.bytes = event.bytes;
+        block.track = event.track;
+        block.alloc_ns = event.ts_ns;
+        block.alloc_seq = seq;
+        block.alloc_op = enclosing_[order_[seq]];
+        open[event.address] = blocks_.size();
+        blocks_.push_back(block);
+      } else if (event.bytes < 0) {
+        auto it = open.find(event.address);
+        if (it == open.end()) continue;  // allocated before the trace began
+        blocks_[it->second].free_ns = event.ts_ns;
+        blocks_[it->second].free_seq = seq;
+        open.erase(it);
+      }
+    }
+  }
+
+  void DescribePeak(DeviceMemory* out) {
+    if (out->peak_allocated_bytes == kNoId) return;
+    const MemoryEvent& peak = At(peak_seq_);
+    const size_t step = StepAt(trace_.steps(), peak.ts_ns);
+    if (step != kNoIndex) out->peak_step = trace_.steps()[step].number;
+    out->peak_op = OpName(trace_, enclosing_[order_[peak_seq_]]);
+    if (peak.total_reserved != kNoId && peak.total_reserved >= peak.total_allocated && peak.total_reserved > 0) {
+      out->fragmentation_bytes = peak.total_reserved - peak.total_allocated;
+      out->fragmentation_ratio = static_cast<double>(out->fragmentation_bytes) / peak.total_reserved;
+    }
+    std::vector<const MemoryBlock*> live;
+    for (const MemoryBlock& block : blocks_) {
+      if (block.alloc_seq > peak_seq_ || (block.free_seq != kNeverFreed && block.free_seq <= peak_seq_)) continue;
+      live.push_back(&block);
+    }
+    DescribeLiveBlocks(trace_, std::move(live), std::max(trace_.end_ns(), At(order_.size() - 1).ts_ns), out);
+    out->live_at_peak_unattributed_bytes = out->peak_allocated_bytes - out->live_at_peak_known_bytes;
+  }
+
+  void DescribeSteps(DeviceMemory* out) {
+    const std::vector<Step>& steps = trace_.steps();
+    for (const Step& step : steps) out->steps.push_back({step.number, step.start_ns, step.end_ns});
+    for (size_t seq = 0; seq < order_.size(); ++seq) {
+      const MemoryEvent& event = At(seq);
+      for (size_t s = 0; s < steps.size(); ++s) {
+        StepMemory& memory = out->steps[s];
+        if (event.ts_ns >= steps[s].end_ns) {
+          if (event.total_allocated != kNoId) memory.allocated_at_end_bytes = event.total_allocated;
+          continue;
+        }
+        if (event.ts_ns < steps[s].start_ns) continue;
+        if (event.bytes > 0) {
+          ++memory.alloc_count;
+          memory.alloc_bytes += event.bytes;
+        } else if (event.bytes < 0) {
+          ++memory.free_count;
+          memory.free_bytes -= event.bytes;
+        }
+        if (event.total_allocated != kNoId) {
+          memory.peak_allocated_bytes = std::max(memory.peak_allocated_bytes, event.total_allocated);
+          memory.allocated_at_end_bytes = event.total_allocated;
+        }
+      }
+    }
+    AddAllocatorCallTime(trace_, &out->steps);
+  }
+
+  const Trace& trace_;
+  const std::vector<uint32_t>& enclosing_;
+  std::vector<uint32_t> order_;  // the device's memory events by time, then file order
+  std::vector<MemoryBlock> blocks_;
+  size_t peak_seq_ = 0;
+};
+
+// "NPU:0" -> "npu:0", the name [memory] events give the same device.
+std::string RecordDeviceName(std::string_view device) {
+  std::string name(device);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name.empty() ? std::string("npu:?") : name;
+}
+
+void AddComponentPeak(const NpuMemoryRecord& record, ComponentMemory* component) {
+  ++component->samples;
+  if (record.total_allocated_bytes != kNoId && record.total_allocated_bytes > component->peak_allocated_bytes) {
+    component->peak_allocated_bytes = record.total_allocated_bytes;
+    component->peak_allocated_ns = record.ts_ns;
+  }
+  if (record.total_reserved_bytes != kNoId && record.total_reserved_bytes > component->peak_reserved_bytes) {
+    component->peak_reserved_bytes = record.total_reserved_bytes;
+    component->peak_reserved_ns = record.ts_ns;
+  }
+}
+
+// Without allocator events the device's figures are the PTA component's: torch_npu's caching
+// allocator, the one Kineto's [memory] totals describe.
+void PeakFromPta(const Trace& trace, const std::vector<const NpuMemoryRecord*>& records, DeviceMemory* device) {
+  std::vector<MemoryPoint> points;
+  const NpuMemoryRecord* peak = nullptr;
+  for (const NpuMemoryRecord* record : records) {
+    if (trace.str(record->component) != "PTA" || record->total_allocated_bytes == kNoId) continue;
+    points.push_back({record->ts_ns, record->total_allocated_bytes, record->total_reserved_bytes});
+    if (!peak || record->total_allocated_bytes > peak->total_allocated_bytes) peak = record;
+  }
+  if (!peak) return;
+  device->peak_source = "memory_record.csv PTA";
+  device->peak_allocated_bytes = peak->total_allocated_bytes;
+  device->peak_allocated_ns = peak->ts_ns;
+  for (const ComponentMemory& component : device->components) {
+    if (component.component != "PTA") continue;
+    device->peak_reserved_bytes = component.peak_reserved_bytes;
+    device->peak_reserved_ns = component.peak_reserved_ns;
+  }
+  const size_t step = StepAt(trace.steps(), peak->ts_ns);
+  if (step != kNoIndex) device->peak_step = trace.steps()[step].number;
+  if (peak->total_reserved_bytes != kNoId && peak->total_reserved_bytes >= peak->total_allocated_bytes &&
+      peak->total_reserved_bytes > 0) {
+    device->fragmentation_bytes = peak->total_reserved_bytes - peak->total_allocated_bytes;
+    device->fragmentation_ratio = static_cast<double>(device->fragmentation_bytes) / peak->total_reserved_bytes;
+  }
+  std::stable_sort(points.begin(), points.end(),
+                   [](const MemoryPoint& a, const MemoryPoint& b) { return a.ts_ns < b.ts_ns; });
+  device->timeline = DownSample(points);
+}
+
+// operator_memory rows of torch_npu's allocator on `device_name` as blocks, numbered in time order (a
+// release before an allocation at the same instant, so that the two may share addresses).
+std::vector<MemoryBlock> OperatorBlocks(const Trace& trace, const std::string& device_name) {
+  std::vector<MemoryBlock> blocks;
+  std::map<StringId, bool> on_device;  // per device name as written, so that no row builds a string
+  for (const NpuOperatorMemory& row : trace.npu_operator_memory()) {
+    if (!row.from_pta || row.bytes <= 0 || row.alloc_ns == kNoId) continue;
+    auto known = on_device.find(row.device);
+    if (known == on_device.end()) {
+      known = on_device.emplace(row.device, RecordDeviceName(trace.str(row.device)) == device_name).first;
+    }
+    if (!known->second) continue;
+    if (row.release_ns != kNoId && row.release_ns < row.alloc_ns) continue;
+    MemoryBlock block;
+    block.bytes = row.bytes;
+    block.alloc_ns = row.alloc_ns;
+    block.free_ns = row.release_ns;
+    block.alloc_op_name = row.op;
+    blocks.push_back(block);
+  }
+  // At one instant: releases of older blocks, then allocations, then releases of blocks allocated
+  // at that very instant.
+  enum Order { kReleaseOlder = 0, kAllocate = 1, kReleaseSameInstant = 2 };
+  struct Point {
+    int64_t ns;
+    int order;
+    size_t block;
+  };
+  std::vector<Point> points;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    points.push_back({blocks[b].alloc_ns, kAllocate, b});
+    if (blocks[b].free_ns == kNoId) continue;
+    points.push_back({blocks[b].free_ns, blocks[b].free_ns == blocks[b].alloc_ns ? kReleaseSameInstant : kReleaseOlder, b});
+  }
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+    if (a.ns != b.ns) return a.ns < b.ns;
+    return a.order != b.order ? a.order < b.order : a.block < b.block;
+  });
+  for (size_t seq = 0; seq < points.size(); ++seq) {
+    MemoryBlock& block = blocks[points[seq].block];
+    (points[seq].order == kAllocate ? block.alloc_seq : block.free_seq) = seq;
+  }
+  return blocks;
+}
+
+// Allocations and releases per step from the blocks; the step's peak and its last total from the PTA
+// samples of memory_record.csv.
+void DescribeStepsFromBlocks(const Trace& trace, const std::vector<MemoryBlock>& blocks,
+                             const std::vector<const NpuMemoryRecord*>& records, DeviceMemory* device) {
+  const std::vector<Step>& steps = trace.steps();
+  for (const Step& step : steps) device->steps.push_back({step.number, step.start_ns, step.end_ns});
+  if (steps.empty()) return;
+  for (const MemoryBlock& block : blocks) {
+    const size_t alloc_step = StepAt(steps, block.alloc_ns);
+    if (alloc_step != kNoIndex) {
+      ++device->steps[alloc_step].alloc_count;
+      device->steps[alloc_step].alloc_bytes += block.bytes;
+    }
+    const size_t free_step = block.free_ns == kNoId ? kNoIndex : StepAt(steps, block.free_ns);
+    if (free_step != kNoIndex) {
+      ++device->steps[free_step].free_count;
+      device->steps[free_step].free_bytes += block.bytes;
+    }
+  }
+  std::vector<const NpuMemoryRecord*> pta;
+  for (const NpuMemoryRecord* record : records) {
+    if (trace.str(record->component) == "PTA" && record->total_allocated_bytes != kNoId && record->ts_ns != kNoId) {
+      pta.push_back(record);
+    }
+  }
+  std::stable_sort(pta.begin(), pta.end(), [](const NpuMemoryRecord* a, const NpuMemoryRecord* b) { return a->ts_ns < b->ts_ns; });
+  for (size_t s = 0; s < steps.size(); ++s) {
+    StepMemory& memory = device->steps[s];
+    for (const NpuMemoryRecord* record : pta) {
+      if (record->ts_ns >= steps[s].end_ns) break;
+      memory.allocated_at_end_bytes = record->total_allocated_bytes;
+      if (record->ts_ns >= steps[s].start_ns) {
+        memory.peak_allocated_bytes = std::max(memory.peak_allocated_bytes, record->total_allocated_bytes);
+      }
+    }
+  }
+  AddAllocatorCallTime(trace, &device->steps);
+}
+
+// Without [memory] events, torch_npu's operator_memory rows give the blocks: who holds the PTA peak,
+// churn per step, leak suspects and the reuse plan. In-place candidates need the thread of each
+// allocation, which the rows do not give.
+void AddOperatorBlocks(const Trace& trace, const std::string& device_name,
+                       const std::vector<const NpuMemoryRecord*>& records, DeviceMemory* device) {
+  const std::vector<MemoryBlock> blocks = OperatorBlocks(trace, device_name);
+  if (blocks.empty()) return;
+  device->blocks_source = "operator_memory PTA rows";
+  int64_t last_ns = trace.end_ns();
+  for (const MemoryBlock& block : blocks) {
+    ++device->alloc_count;
+    device->alloc_bytes += block.bytes;
+    last_ns = std::max(last_ns, std::max(block.alloc_ns, block.free_ns));
+    if (block.free_ns == kNoId) continue;
+    ++device->free_count;
+    device->free_bytes += block.bytes;
+  }
+  DescribeStepsFromBlocks(trace, blocks, records, device);
+  FindLeakSuspects(trace, blocks, device);
+  if (device->peak_allocated_bytes == kNoId) return;
+  const int64_t peak_ns = device->peak_allocated_ns;
+  std::vector<const MemoryBlock*> live;
+  for (const MemoryBlock& block : blocks) {
+    if (block.alloc_ns > peak_ns || (block.free_ns != kNoId && block.free_ns <= peak_ns)) continue;
+    live.push_back(&block);
+    // memory_record samples the totals at each allocation: the block allocated at the peak instant
+    // names the op running then.
+    if (block.alloc_ns == peak_ns) device->peak_op = trace.str(block.alloc_op_name);
+  }
+  DescribeLiveBlocks(trace, std::move(live), last_ns, device);
+  device->live_at_peak_unattributed_bytes = device->peak_allocated_bytes - device->live_at_peak_known_bytes;
+  const bool reserved_known = device->peak_reserved_bytes != kNoId && device->peak_reserved_bytes > 0;
+  device->reuse = PlanReuse(blocks, std::max<int64_t>(device->live_at_peak_unattributed_bytes, 0),
+                            reserved_known ? device->peak_reserved_bytes : device->peak_allocated_bytes, reserved_known);
+}
+
+DeviceMemory* DeviceNamed(const std::string& name, std::vector<DeviceMemory>* devices) {
+  for (DeviceMemory& device : *devices) {
+    if (device.device == name) return &device;
+  }
+  devices->push_back({});
+  devices->back().device = name;
+  return &devices->back();
+}
+
+void AddNpuMemoryRecords(const Trace& trace, std::vector<DeviceMemory>* devices) {
+  std::map<std::string, std::vector<const NpuMemoryRecord*>> by_device;
+  for (const NpuMemoryRecord& record : trace.npu_memory_records()) {
+    by_device[RecordDeviceName(trace.str(record.device))].push_back(&record);
+  }
+  for (const auto& [name, records] : by_device) {
+    DeviceMemory* device = DeviceNamed(name, devices);
+    std::map<std::string, ComponentMemory> components;
+    for (const NpuMemoryRecord* record : records) {
+      ComponentMemory& component = components[std::string(trace.str(record->component))];
+      component.component = trace.str(record->component);
+      AddComponentPeak(*record, &component);
+    }
+    for (auto& [component_name, component] : components) device->components.push_back(std::move(component));
+    if (device->event_count == 0) {
+      PeakFromPta(trace, records, device);
+      AddOperatorBlocks(trace, name, records, device);
+    }
+  }
+}
+
+}  // namespace
+
+std::string MemoryDeviceName(int64_t device_type, int64_t device_id) {
+  const std::string id = device_id == kNoId ? "?" : std::to_string(device_id);
+  switch (device_type) {
+    case 0: return "cpu";
+    case 1: return "cuda:" + id;
+    case 20: return "npu:" + id;
+    default: return "device" + (device_type == kNoId ? std::string("?") : std::to_string(device_type)) + ":" + id;
+  }
+}
+
+MemoryAnalysis AnalyzeMemory(const Trace& trace, const HardwareSelection& hardware) {
+  MemoryAnalysis analysis;
+  analysis.rank = trace.metadata().rank;
+  analysis.path = trace.metadata().path;
+  analysis.trace_start_ns = trace.start_ns();
+  analysis.hardware = hardware;
+  const std::vector<MemoryEvent>& memory = trace.memory_events();
+  std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> by_device;
+  for (uint32_t m = 0; m < memory.size(); ++m) by_device[{memory[m].device_type, memory[m].device_id}].push_back(m);
+  const std::vector<uint32_t> enclosing = EnclosingOps(trace);
+  for (auto& [key, order] : by_device) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; });
+    DeviceAnalyzer analyzer(trace, enclosing, std::move(order));
+    analysis.devices.push_back(analyzer.Run(MemoryDeviceName(key.first, key.second)));
+    analysis.devices.back().peak_source = "[memory] events";
+    analysis.devices.back().blocks_source = "[memory] events";
+  }
+  AddNpuMemoryRecords(trace, &analysis.devices);
+  for (DeviceCopies& copies : AnalyzeCopies(trace, hardware)) {
+    auto it = std::find_if(analysis.devices.begin(), analysis.devices.end(),
+                           [&](const DeviceMemory& d) { return d.device == copies.device; });
+    if (it == analysis.devices.end()) {
+      analysis.devices.push_back({});
+      it = analysis.devices.end() - 1;
+      it->device = copies.device;
+    }
+    it->copies = std::move(copies.traffic);
+  }
+  return analysis;
+}
+
+}  // namespace tuneprof

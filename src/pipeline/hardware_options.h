@@ -1,0 +1,20 @@
+#pragma once
+// What every command with --hardware / --hardware-file does the same way: load the profiles (built-in
+// or from the file) and resolve the forced profile by name.
+#include <string>
+
+#include "analysis/core/hardware_profile.h"
+#include "base/status.h"
+
+namespace tuneprof::cli {
+
+// The whole of a small file named by a flag (--config, --hardware-file); kUsage when it cannot be read.
+Result<std::string> ReadFlagFile(const std::string& path, std::string_view flag);
+
+// The built-in profiles when `path` is empty, else the file's.
+Result<HardwareProfiles> LoadHardwareProfiles(const std::string& path);
+
+// nullptr when `name` is empty (detect the chip); kUsage naming the known profiles when none matches.
+Result<const HardwareProfile*> ForcedHardware(const HardwareProfiles& profiles, const std::string& name);
+
+}  // namespace tuneprof::cli

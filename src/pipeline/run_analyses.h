@@ -1,0 +1,70 @@
+#pragma once
+// The analyses `analyze`, `advise`, `report` and `annotate` draw from, run once per input: the one place
+// that wires the memory and communication analyses into the advisor.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analysis/advisor/advisor.h"
+#include "analysis/breakdown/kernel_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/compute/compute_units.h"
+#include "analysis/compute/op_flops.h"
+#include "analysis/core/hardware_profile.h"
+#include "analysis/memory/memory_timeline.h"
+#include "base/status.h"
+#include "model/trace.h"
+
+namespace tuneprof::cli {
+
+// The traces of a run and what the user must be told about them, one line each naming the file:
+// files skipped, and each trace's own warnings (cut off, rows or events dropped).
+struct LoadedTraces {
+  std::vector<Trace> traces;
+  std::vector<std::string> warnings;
+};
+
+// Imports `paths`, skipping unreadable files (an error only when nothing is left), and writes every
+// warning to stderr.
+Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths);
+
+// The warnings of one trace, each naming its file.
+std::vector<std::string> TraceWarnings(const Trace& trace);
+
+// Writes `warnings` to stderr, one "tuneprof: warning: " line each, and appends them to `all`.
+void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all);
+
+struct RunAnalyses {
+  std::vector<Trace> traces;
+  std::vector<std::string> warnings;  // as written to stderr
+  std::vector<RankBreakdown> breakdowns;
+  std::vector<RankComputeUnits> compute;
+  std::vector<HardwareSelection> hardware;
+  std::vector<KernelBreakdown> kernels;
+  std::vector<MemoryAnalysis> memory;
+  std::vector<RankOpFlops> flops;
+  CommAnalysis comm;
+  AdvisorResult advice;
+};
+
+// Imports `paths` and runs every analysis; errors are the import's or the flags' (--config,
+// --hardware, --hardware-file). Warns on stderr about skipped files, cut-off traces, dropped input and
+// incomplete steps.
+Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
+                               const std::string& hardware, const std::string& hardware_file);
+
+// The same with the traces from `import`, called once the flags are known to be good.
+using TraceImport = std::function<Result<LoadedTraces>()>;
+Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& config, const std::string& hardware,
+                               const std::string& hardware_file);
+
+// The trace files behind `paths` (directories listed as import lists them), for the check that an
+// output file is none of them; paths that cannot be listed are left to the import to report.
+std::vector<std::string> InputFiles(const std::vector<std::string>& paths);
+
+// The advisor thresholds of --config FILE (defaults when `path` is empty).
+Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path);
+
+
+}  // namespace tuneprof::cli

@@ -1,0 +1,232 @@
+#include "report/console/advise_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "base/text_escape.h"
+#include "base/json_writer.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr size_t kTopStrategies = 5;
+constexpr size_t kBarWidth = 20;
+
+struct PartLabel {
+  TimePart part;
+  std::string_view label;
+};
+
+constexpr std::array kParts = std::to_array<PartLabel>({
+    {TimePart::kComputeBound, "compute-bound (matmul, conv, attention)"},
+    {TimePart::kMemoryBound, "memory-bound (element-wise, norms, ...)"},
+    {TimePart::kCommunication, "communication not overlapped"},
+    {TimePart::kMemcpy, "copies not overlapped"},
+    {TimePart::kHostWait, "host (launch wait, framework overhead)"},
+    {TimePart::kData, "data loading"},
+    {TimePart::kIdle, "idle"},
+});
+
+std::string Fit(std::string_view raw, size_t width) {
+  const std::string text = EscapeText(raw);
+  if (text.size() <= width) return text;
+  return text.substr(0, width - 3) + "...";
+}
+
+std::string Bar(double share) {
+  const size_t filled = static_cast<size_t>(std::clamp(share, 0.0, 1.0) * kBarWidth + 0.5);
+  return std::string(filled, '#') + std::string(kBarWidth - filled, '.');
+}
+
+const RankAdvice* SlowestRank(const AdvisorResult& result) {
+  const RankAdvice* slowest = nullptr;
+  for (const RankAdvice& rank : result.ranks) {
+    if (!slowest || rank.split.step_ns > slowest->split.step_ns) slowest = &rank;
+  }
+  return slowest;
+}
+
+void AppendSplit(const RankAdvice& rank, std::string* out) {
+  *out += fmt::format("{:<42}{:>12}{:>9}\n", "Where the step goes", "ms/step", "share");
+  for (const PartLabel& p : kParts) {
+    const double ns = rank.split.part(p.part);
+    *out += fmt::format("  {:<40}{:>12.3f}{:>8.1f}%  {}\n", p.label, ns / 1e6, 100 * rank.split.Share(p.part),
+                        Bar(rank.split.Share(p.part)));
+  }
+}
+
+void AppendUtilizations(const RankAdvice& rank, std::string* out) {
+  *out += "Utilization against the tuning guide's thresholds\n";
+  for (const UtilizationCheck& check : rank.utilizations) {
+    const std::string value = check.value_pct ? fmt::format("{:.1f} %", *check.value_pct) : "unknown";
+    const std::string verdict = !check.value_pct ? "" : (check.Below() ? "BELOW -> bottleneck" : "ok");
+    *out += fmt::format("  {:<24}{:>9}  (threshold {:.0f} %) {}\n", check.name, value, check.threshold_pct, verdict);
+    if (!check.value_pct) *out += fmt::format("    {}\n", Fit(check.measured_as, 94));
+  }
+}
+
+std::string GainText(const Finding& finding, double step_ns) {
+  if (finding.estimated_gain_ns <= 0) return "gain unknown";
+  return fmt::format("-{:.3f} ms/step ({:.1f} %)", finding.estimated_gain_ns / 1e6,
+                     step_ns > 0 ? 100 * finding.estimated_gain_ns / step_ns : 0);
+}
+
+std::string RanksText(const Finding& finding) {
+  if (finding.ranks.size() <= 1) return "";
+  std::string ranks;
+  for (int64_t rank : finding.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
+  return " [ranks " + ranks + "]";
+}
+
+std::string EvidenceValue(const Evidence& e) {
+  if (!e.number) return EscapeText(e.text);
+  const double v = *e.number;
+  const std::string number = v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) < 1e15
+                                 ? fmt::format("{}", static_cast<int64_t>(v))
+                                 : fmt::format("{:.3f}", v);
+  return e.unit.empty() || e.unit == "count" ? number : number + " " + e.unit;
+}
+
+}  // namespace
+
+std::string RenderAnalyzeText(const AdvisorResult& result) {
+  std::string out;
+  const RankAdvice* rank = SlowestRank(result);
+  if (!rank) return "no ranks\n";
+  out += fmt::format("tuneprof analyze: {} rank{}; {}rank {}: {} step{}, mean step {:.3f} ms{}\n", result.ranks.size(),
+                     result.ranks.size() == 1 ? "" : "s", result.ranks.size() > 1 ? "slowest " : "", rank->rank,
+                     rank->split.steps, rank->split.steps == 1 ? "" : "s", rank->split.step_ns / 1e6,
+                     rank->split.cpu_only ? " (CPU-only trace)" : "");
+  out += "\n";
+  AppendSplit(*rank, &out);
+  out += "\n";
+  AppendUtilizations(*rank, &out);
+  out += "\n";
+  out += fmt::format("Dominant bottleneck: {}\n  {}\n\n", BottleneckName(result.dominant), Fit(result.dominant_reason, 96));
+  out += result.findings.empty() ? "No findings.\n" : "Top strategies (estimated gain per step)\n";
+  for (size_t i = 0; i < result.findings.size() && i < kTopStrategies; ++i) {
+    const Finding& f = result.findings[i];
+    out += fmt::format("{:>2}. {:<28} {}\n", i + 1, f.id, GainText(f, result.step_ns));
+    out += fmt::format("    {}\n", Fit(f.title, 94));
+    if (!f.apis.empty()) out += fmt::format("    -> {}\n", Fit(f.apis.front(), 91));
+  }
+  if (result.findings.size() > kTopStrategies) {
+    out += fmt::format("({} more: tuneprof advise)\n", result.findings.size() - kTopStrategies);
+  }
+  return EscapeTextKeepingLines(out);
+}
+
+std::string RenderAdviseText(const AdvisorResult& result) {
+  std::string out = fmt::format("Dominant bottleneck: {} ({})\n\n", BottleneckName(result.dominant), EscapeText(result.dominant_reason));
+  if (result.findings.empty()) out += "No findings.\n";
+  for (size_t i = 0; i < result.findings.size(); ++i) {
+    const Finding& f = result.findings[i];
+    out += fmt::format("{}. {} [{}] {}{}\n", i + 1, f.id, FindingCategoryName(f.category), GainText(f, result.step_ns),
+                       RanksText(f));
+    out += fmt::format("   {}\n", EscapeText(f.title));
+    for (const Evidence& e : f.evidence) out += fmt::format("   - {}: {}\n", e.label, EvidenceValue(e));
+    out += fmt::format("   strategy: {}\n", EscapeText(f.strategy));
+    for (const std::string& api : f.apis) out += fmt::format("   api: {}\n", EscapeText(api));
+    out += fmt::format("   gain model: {}\n\n", EscapeText(f.gain_model));
+  }
+  return EscapeTextKeepingLines(out);
+}
+
+namespace {
+
+void WriteOptional(JsonWriter* w, std::string_view key, const std::optional<double>& value) {
+  w->Key(key);
+  value ? w->Double(*value) : w->Null();
+}
+
+void WriteSplit(JsonWriter* w, const TimeSplit& split) {
+  w->Key("split_us").BeginObject();
+  for (const PartLabel& p : kParts) w->Key(TimePartName(p.part)).Double(split.part(p.part) / 1e3);
+  w->EndObject();
+  w->Key("compute_bound_share").Double(split.compute_bound_share);
+  w->Key("dataloader_us").Double(split.dataloader_ns / 1e3);
+}
+
+void WriteRank(JsonWriter* w, const RankAdvice& rank) {
+  w->BeginObject();
+  w->Key("rank").Int(rank.rank);
+  w->Key("path").String(rank.path);
+  w->Key("steps").Uint(rank.split.steps);
+  w->Key("step_us").Double(rank.split.step_ns / 1e3);
+  w->Key("cpu_only").Bool(rank.split.cpu_only);
+  WriteSplit(w, rank.split);
+  w->Key("dominant_bottleneck").String(BottleneckName(rank.dominant));
+  w->Key("utilizations").BeginArray();
+  for (const UtilizationCheck& check : rank.utilizations) {
+    w->BeginObject();
+    w->Key("name").String(check.name);
+    WriteOptional(w, "value_pct", check.value_pct);
+    w->Key("threshold_pct").Double(check.threshold_pct);
+    w->Key("below_threshold");
+    check.value_pct ? w->Bool(check.Below()) : w->Null();
+    w->Key("measured_as").String(check.measured_as);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->EndObject();
+}
+
+void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
+  w->BeginObject();
+  w->Key("id").String(f.id);
+  w->Key("category").String(FindingCategoryName(f.category));
+  w->Key("title").String(f.title);
+  w->Key("metric").String(f.metric);
+  WriteOptional(w, "value", f.value);
+  WriteOptional(w, "threshold", f.threshold);
+  w->Key("unit").String(f.unit);
+  w->Key("estimated_gain_us").Double(f.estimated_gain_ns / 1e3);
+  w->Key("estimated_gain_pct").Double(step_ns > 0 ? 100 * f.estimated_gain_ns / step_ns : 0);
+  w->Key("uncapped_gain_us").Double(f.uncapped_gain_ns / 1e3);
+  w->Key("saves_from").String(TimePartName(f.saves_from));
+  w->Key("gain_model").String(f.gain_model);
+  w->Key("evidence").BeginObject();
+  for (const Evidence& e : f.evidence) {
+    w->Key(e.label);
+    e.number ? w->Double(*e.number) : w->String(e.text);
+  }
+  w->EndObject();
+  w->Key("evidence_units").BeginObject();
+  for (const Evidence& e : f.evidence) {
+    if (e.number) w->Key(e.label).String(e.unit);
+  }
+  w->EndObject();
+  w->Key("strategy").String(f.strategy);
+  w->Key("apis").BeginArray();
+  for (const std::string& api : f.apis) w->String(api);
+  w->EndArray();
+  w->Key("ranks").BeginArray();
+  for (int64_t rank : f.ranks) w->Int(rank);
+  w->EndArray();
+  w->EndObject();
+}
+
+}  // namespace
+
+std::string RenderAdviseJson(const AdvisorResult& result, std::string_view schema) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("schema").String(schema);
+  w.Key("dominant_bottleneck").String(BottleneckName(result.dominant));
+  w.Key("dominant_reason").String(result.dominant_reason);
+  w.Key("step_us").Double(result.step_ns / 1e3);
+  w.Key("ranks").BeginArray();
+  for (const RankAdvice& rank : result.ranks) WriteRank(&w, rank);
+  w.EndArray();
+  w.Key("findings").BeginArray();
+  for (const Finding& f : result.findings) WriteFinding(&w, f, result.step_ns);
+  w.EndArray();
+  w.EndObject();
+  out += "\n";
+  return out;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,547 @@
+#include "report/console/comm_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "base/json_writer.h"
+#include "base/text_escape.h"
+
+namespace tuneprof {
+namespace {
+
+double Micros(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// ---- text
+
+std::string Cell(std::optional<double> value, const char* format_spec_2f) {
+  if (!value) return "-";
+  return fmt::format(fmt::runtime(format_spec_2f), *value);
+}
+
+std::string Bytes(int64_t bytes, uint64_t known) {
+  if (known == 0) return "-";
+  return fmt::format("{:.3f}", static_cast<double>(bytes) / 1e6);
+}
+
+void AppendTypeRow(std::string_view label, const CollectiveTypeSummary& s, std::string* out) {
+  *out += fmt::format("  {:<14}{:>7}{:>12}{:>11.3f}{:>10}{:>10}{:>8}{:>8}\n", label, s.count,
+                      Bytes(s.bytes, s.count_with_bytes), Millis(s.duration_ns), Cell(s.algbw_gbps, "{:.2f}"),
+                      Cell(s.busbw_gbps, "{:.2f}"),
+                      s.utilization ? fmt::format("{:.1f}%", *s.utilization * 100) : std::string("-"),
+                      s.count_with_bytes ? fmt::format("{}", s.small_count) : std::string("-"));
+}
+
+void AppendCollectives(const RankCommunication& r, std::string* out) {
+  if (r.collectives.empty()) {
+    *out += "  no collectives on the timeline\n";
+    return;
+  }
+  *out += fmt::format("  {:<14}{:>7}{:>12}{:>11}{:>10}{:>10}{:>8}{:>8}\n", "type", "count", "MB", "time ms", "algbw",
+                      "busbw", "util", "small");
+  for (const CollectiveTypeSummary& s : r.by_type) AppendTypeRow(CollectiveTypeName(s.type), s, out);
+  if (r.by_type.size() > 1) AppendTypeRow("all", r.total, out);
+  *out += r.link.transport.empty()
+              ? fmt::format("  link: unknown ({})\n", EscapeText(r.link.why))
+              : fmt::format("  link: {} {:.1f} GB/s per direction ({} profile; util = busbw / this)\n", r.link.transport,
+                            *r.link.peak_gb_per_s, r.link.profile);
+  if (r.small_message_share) {
+    *out += fmt::format("  small messages (< 1 MB): {:.1f}% of {} with known size\n  sizes:",
+                        *r.small_message_share * 100, r.total.count_with_bytes);
+    for (size_t b = 0; b < r.size_histogram.size(); ++b) {
+      if (r.size_histogram[b] > 0) *out += fmt::format(" {} {}", SizeBucketLabel(b), r.size_histogram[b]);
+    }
+    *out += "\n";
+  }
+}
+
+void AppendAscend(const RankCommunication& r, std::string* out) {
+  if (r.ascend_ops.empty() && r.ascend_links.empty()) return;
+  uint64_t ops = 0;
+  double elapse = 0, transit = 0, wait = 0, sync = 0, idle = 0;
+  for (const AscendCommOp& op : r.ascend_ops) {
+    if (op.total) continue;
+    ++ops;
+    elapse += op.elapse_ms;
+    transit += op.transit_ms;
+    wait += op.wait_ms;
+    sync += op.synchronization_ms;
+    idle += op.idle_ms;
+  }
+  *out += fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {:.3f}  wait {:.3f}\n", ops,
+                      elapse, transit, wait);
+  *out += fmt::format("  sync {:.3f} ms  idle {:.3f}  wait ratio {}  sync ratio {}\n", sync, idle,
+                      Cell(r.ascend_wait_ratio, "{:.4f}"), Cell(r.ascend_synchronization_ratio, "{:.4f}"));
+  if (!r.ascend_transports.empty()) {
+    *out += fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>8}{:>10}\n", "transport", "MB", "ms", "GB/s", "util", "small pk");
+    for (const AscendTransportTotal& t : r.ascend_transports) {
+      *out += fmt::format("  {:<10}{:>12.3f}{:>12.3f}{:>10}{:>8}{:>10}\n", EscapeText(t.transport), t.size_mb, t.time_ms,
+                          Cell(t.bandwidth_gbps, "{:.2f}"),
+                          t.utilization ? fmt::format("{:.1f}%", *t.utilization * 100) : std::string("-"),
+                          fmt::format("{}/{}", t.small_packets, t.packets));
+    }
+  }
+  uint64_t slow = 0;
+  for (const AscendMatrixLink& link : r.ascend_links) slow += link.slow ? 1 : 0;
+  if (r.ascend_links.empty()) return;
+  *out += fmt::format("  matrix: {} links over op types, {} slow (< 20% of their transport's mean)\n",
+                      r.ascend_links.size(), slow);
+  *out += fmt::format("    {:<12}{:<10}{:>12}{:>12}{:>10}\n", "src->dst", "transport", "MB", "ms", "GB/s");
+  for (const AscendMatrixLink& cell : r.ascend_rank_matrix) {
+    *out += fmt::format("    {:<12}{:<10}{:>12.3f}{:>12.3f}{:>10}\n", fmt::format("{}->{}", cell.src_rank, cell.dst_rank),
+                        cell.transport, cell.size_mb, cell.time_ms, Cell(cell.bandwidth_gbps, "{:.2f}"));
+  }
+}
+
+std::string OutlierLine(const RankOutlierTest& t) {
+  std::string line = fmt::format("  {:<14}{:<9} {} ranks, ", t.metric, SuspectEndName(t.test.suspect_end), t.ranks.size());
+  if (!t.test.statistic) return line + fmt::format("not tested: {}\n", t.test.why_not);
+  line += fmt::format("{} {} = {:.4f} vs critical {:.3f}: ", OutlierTestName(t.test.test), t.test.ratio,
+                      *t.test.statistic, *t.test.critical_value);
+  if (t.outlier_ranks.empty()) return line + "no outlier\n";
+  return line + fmt::format("outlier rank {}\n", fmt::join(t.outlier_ranks, ", "));
+}
+
+// The per-rank step table with its max − min spread, and the slow-rank outlier tests (comm_outliers.h).
+void AppendClusterView(const CommAnalysis& a, std::string* out) {
+  const CrossRankCommunication& x = a.cross_rank;
+  if (x.step_spread.empty()) return;
+  *out += fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{:>12}\n", "rank", "computing",
+                      "exposed comm", "free", "slow votes");
+  for (size_t i = 0; i < a.ranks.size(); ++i) {
+    const RankCommunication& r = a.ranks[i];
+    *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
+                        Millis(r.exposed_communication_ns), Millis(r.free_ns),
+                        i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count)
+                                                                 : std::string("-"));
+  }
+  std::string spread = fmt::format("  {:<8}", "max-min");
+  std::string share = fmt::format("  {:<8}", "% step");
+  for (size_t k = 0; k < x.step_spread.size(); ++k) {
+    const StepSpread& s = x.step_spread[k];
+    const int width = k == 1 ? 16 : 14;
+    spread += fmt::format("{:>{}.3f}", Millis(s.max_ns - s.min_ns), width);
+    share += fmt::format("{:>{}}", s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "")
+                                                   : std::string("-"), width);
+  }
+  *out += spread + "\n" + share + "   (! = above 5 % of the step)\n";
+  *out += "slow-rank outlier tests (msprof-analyze slow_rank: Dixon Q at 99.5 % up to 100 ranks, 3-sigma above):\n";
+  for (const RankOutlierTest& t : x.outliers) *out += OutlierLine(t);
+  if (x.vote_collectives > 0) {
+    std::string votes;
+    for (const RankWait& w : x.ranks) {
+      if (w.slow_affect_count > 0) votes += fmt::format(" rank {} x{}", w.rank, w.slow_affect_count);
+    }
+    *out += fmt::format("  per collective: {} matched collectives tested; shortest-rank outliers:{}\n",
+                        x.vote_collectives, votes.empty() ? std::string(" none") : votes);
+  }
+}
+
+std::string RankList(const std::vector<int64_t>& ranks) {
+  if (ranks.empty()) return "-";
+  std::string text = fmt::format("{}", fmt::join(ranks, ","));
+  return text.size() <= 14 ? text : text.substr(0, 11) + "...";
+}
+
+// One line per process group: label, members, collectives, MB, time, bandwidth, exposed share, slowest.
+void AppendGroups(const CrossRankCommunication& x, std::string* out) {
+  if (x.groups.empty()) return;
+  *out += fmt::format("\nper group:\n  {:<20}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>9}{:>8}\n", "group", "ranks", "count",
+                      "MB", "time ms", "algbw", "busbw", "exposed", "slowest");
+  for (const CommGroupSummary& g : x.groups) {
+    std::string name = EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label);
+    if (g.source != "timeline") name += "*";
+    if (name.size() > 19) name = name.substr(0, 16) + "...";
+    *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>9}{:>8}\n", name,
+                        RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
+                        Bytes(g.bytes, g.count_with_bytes), Millis(g.duration_ns), Cell(g.algbw_gbps, "{:.2f}"),
+                        Cell(g.busbw_gbps, "{:.2f}"),
+                        g.exposed_share ? fmt::format("{:.1f}%", *g.exposed_share * 100) : std::string("-"),
+                        g.slowest_rank ? fmt::format("{}", *g.slowest_rank) : std::string("-"));
+  }
+  if (std::any_of(x.groups.begin(), x.groups.end(), [](const CommGroupSummary& g) { return g.source != "timeline"; })) {
+    *out += "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time)\n";
+  }
+}
+
+void AppendCrossRank(const CommAnalysis& a, std::string* out) {
+  AppendClusterView(a, out);
+  AppendGroups(a.cross_rank, out);
+  const CrossRankCommunication& x = a.cross_rank;
+  if (x.matched_collectives > 0) {
+    *out += fmt::format("\nacross ranks: {} collectives matched (group + sequence), {} unmatched\n",
+                        x.matched_collectives, x.unmatched_collectives);
+    *out += fmt::format("  {:<8}{:>9}{:>13}{:>13}{:>13}{:>8}{:>8}{:>14}\n", "rank", "matched", "comm ms", "wait ms",
+                        "transfer ms", "wait%", "last", "caused ms");
+    for (const RankWait& w : x.ranks) {
+      *out += fmt::format("  {:<8}{:>9}{:>13.3f}{:>13.3f}{:>13.3f}{:>8}{:>8}{:>14.3f}\n", w.rank, w.matched,
+                          Millis(w.communication_ns), Millis(w.wait_ns), Millis(w.transfer_ns),
+                          w.wait_ratio ? fmt::format("{:.1f}", *w.wait_ratio * 100) : std::string("-"), w.times_last,
+                          Millis(w.wait_caused_ns));
+    }
+    *out += x.straggler_rank ? fmt::format("  straggler: rank {} ({})\n", *x.straggler_rank, x.straggler_reason)
+                             : std::string("  straggler: none (no rank made the others wait)\n");
+  }
+  if (!x.ascend_verdict.empty()) {
+    *out += fmt::format("\nHCCL (msprof rule): most wait on rank {}; {}\n", *x.ascend_max_wait_rank,
+                        x.ascend_slow_rank ? fmt::format("slow rank: {}", *x.ascend_slow_rank)
+                                           : std::string("its synchronization is short: a slow link, not a slow rank"));
+  }
+}
+
+// ---- JSON
+
+void OptionalDouble(JsonWriter* w, std::string_view key, std::optional<double> value) {
+  w->Key(key);
+  value ? w->Double(*value) : w->Null();
+}
+
+void OptionalInt(JsonWriter* w, std::string_view key, int64_t value) {
+  w->Key(key);
+  value == kNoId ? w->Null() : w->Int(value);
+}
+
+void WriteSummary(JsonWriter* w, const CollectiveTypeSummary& s) {
+  w->Key("count").Uint(s.count);
+  w->Key("count_with_bytes").Uint(s.count_with_bytes);
+  w->Key("bytes");
+  s.count_with_bytes ? w->Int(s.bytes) : w->Null();
+  w->Key("time_us").Double(Micros(s.duration_ns));
+  OptionalDouble(w, "algbw_gbps", s.algbw_gbps);
+  OptionalDouble(w, "busbw_gbps", s.busbw_gbps);
+  OptionalDouble(w, "utilization", s.utilization);
+  w->Key("small_count").Uint(s.small_count);
+}
+
+void WriteCollective(JsonWriter* w, int64_t rank, const Collective& c) {
+  w->BeginObject();
+  w->Key("rank").Int(rank);
+  w->Key("type").String(CollectiveTypeName(c.type));
+  w->Key("source").String(CollectiveSourceName(c.source));
+  w->Key("name").String(c.name);
+  w->Key("group");
+  c.group.empty() ? w->Null() : w->String(c.group);
+  OptionalInt(w, "group_size", c.group_size);
+  w->Key("sequence").Int(c.sequence);
+  w->Key("step");
+  c.step ? w->Int(*c.step) : w->Null();
+  OptionalInt(w, "bytes", c.bytes);
+  w->Key("start_ns").Int(c.start_ns);
+  w->Key("duration_us").Double(Micros(c.duration_ns));
+  OptionalDouble(w, "algbw_gbps", c.algbw_gbps);
+  OptionalDouble(w, "busbw_gbps", c.busbw_gbps);
+  OptionalDouble(w, "utilization", c.utilization);
+  w->Key("exposed_us");
+  c.exposed_ns == kNoId ? w->Null() : w->Double(Micros(c.exposed_ns));
+  w->EndObject();
+}
+
+void WriteAscendTransport(JsonWriter* w, const AscendTransport& t) {
+  w->BeginObject();
+  w->Key("transport").String(t.transport);
+  w->Key("size_mb").Double(t.size_mb);
+  w->Key("time_ms").Double(t.time_ms);
+  OptionalDouble(w, "bandwidth_gbps", t.bandwidth_gbps);
+  w->Key("bandwidth_recomputed").Bool(t.bandwidth_recomputed);
+  OptionalDouble(w, "large_packet_ratio", t.large_packet_ratio);
+  w->Key("packets").Uint(t.packets);
+  w->Key("small_packets").Uint(t.small_packets);
+  OptionalDouble(w, "utilization", t.utilization);
+  w->EndObject();
+}
+
+void WriteAscendOp(JsonWriter* w, const AscendCommOp& op) {
+  w->BeginObject();
+  w->Key("step").String(op.step);
+  w->Key("section").String(op.p2p ? "p2p" : "collective");
+  w->Key("total").Bool(op.total);
+  w->Key("op_name").String(op.op_name);
+  w->Key("group").String(op.group);
+  w->Key("type").String(op.total ? "total" : CollectiveTypeName(op.type));
+  w->Key("elapse_ms").Double(op.elapse_ms);
+  w->Key("transit_ms").Double(op.transit_ms);
+  w->Key("wait_ms").Double(op.wait_ms);
+  w->Key("synchronization_ms").Double(op.synchronization_ms);
+  w->Key("idle_ms").Double(op.idle_ms);
+  OptionalDouble(w, "wait_ratio", op.wait_ratio);
+  OptionalDouble(w, "synchronization_ratio", op.synchronization_ratio);
+  OptionalDouble(w, "file_wait_ratio", op.file_wait_ratio);
+  w->Key("transports").BeginArray();
+  for (const AscendTransport& t : op.transports) WriteAscendTransport(w, t);
+  w->EndArray();
+  w->EndObject();
+}
+
+void WriteAscend(JsonWriter* w, const RankCommunication& r) {
+  w->Key("ascend");
+  if (r.ascend_ops.empty() && r.ascend_links.empty()) {
+    w->Null();
+    return;
+  }
+  w->BeginObject();
+  OptionalDouble(w, "wait_ratio", r.ascend_wait_ratio);
+  OptionalDouble(w, "synchronization_ratio", r.ascend_synchronization_ratio);
+  w->Key("transports").BeginArray();
+  for (const AscendTransportTotal& t : r.ascend_transports) {
+    w->BeginObject();
+    w->Key("transport").String(t.transport);
+    w->Key("size_mb").Double(t.size_mb);
+    w->Key("time_ms").Double(t.time_ms);
+    OptionalDouble(w, "bandwidth_gbps", t.bandwidth_gbps);
+    OptionalDouble(w, "utilization", t.utilization);
+    w->Key("packets").Uint(t.packets);
+    w->Key("small_packets").Uint(t.small_packets);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->Key("ops").BeginArray();
+  for (const AscendCommOp& op : r.ascend_ops) WriteAscendOp(w, op);
+  w->EndArray();
+  w->Key("rank_matrix").BeginArray();
+  for (const AscendMatrixLink& cell : r.ascend_rank_matrix) {
+    w->BeginObject();
+    w->Key("src_rank").Int(cell.src_rank);
+    w->Key("dst_rank").Int(cell.dst_rank);
+    w->Key("transport").String(cell.transport);
+    w->Key("size_mb").Double(cell.size_mb);
+    w->Key("time_ms").Double(cell.time_ms);
+    OptionalDouble(w, "bandwidth_gbps", cell.bandwidth_gbps);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->Key("matrix").BeginArray();
+  for (const AscendMatrixLink& link : r.ascend_links) {
+    w->BeginObject();
+    w->Key("step").String(link.step);
+    w->Key("op").String(link.op_key);
+    w->Key("src_rank").Int(link.src_rank);
+    w->Key("dst_rank").Int(link.dst_rank);
+    w->Key("transport").String(link.transport);
+    w->Key("size_mb").Double(link.size_mb);
+    w->Key("time_ms").Double(link.time_ms);
+    OptionalDouble(w, "bandwidth_gbps", link.bandwidth_gbps);
+    w->Key("slow").Bool(link.slow);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->EndObject();
+}
+
+void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait) {
+  w->BeginObject();
+  w->Key("rank").Int(r.rank);
+  w->Key("path").String(r.path);
+  w->Key("device");
+  r.device_name.empty() ? w->Null() : w->String(r.device_name);
+  w->Key("link").BeginObject();
+  w->Key("transport");
+  r.link.transport.empty() ? w->Null() : w->String(r.link.transport);
+  OptionalDouble(w, "peak_gbps", r.link.peak_gb_per_s);
+  w->Key("profile");
+  r.link.profile.empty() ? w->Null() : w->String(r.link.profile);
+  w->Key("why").String(r.link.why);
+  w->EndObject();
+  w->Key("collectives").BeginObject();
+  WriteSummary(w, r.total);
+  w->EndObject();
+  w->Key("by_type").BeginArray();
+  for (const CollectiveTypeSummary& s : r.by_type) {
+    w->BeginObject();
+    w->Key("type").String(CollectiveTypeName(s.type));
+    WriteSummary(w, s);
+    w->EndObject();
+  }
+  w->EndArray();
+  OptionalDouble(w, "small_message_share", r.small_message_share);
+  w->Key("size_histogram").BeginObject();
+  for (size_t b = 0; b < r.size_histogram.size(); ++b) w->Key(SizeBucketLabel(b)).Uint(r.size_histogram[b]);
+  w->EndObject();
+  w->Key("wall_us").Double(Micros(r.wall_ns));
+  w->Key("comm_us").Double(Micros(r.communication_ns));
+  w->Key("exposed_comm_us").Double(Micros(r.exposed_communication_ns));
+  w->Key("hidden_comm_us").Double(Micros(r.hidden_communication_ns));
+  OptionalDouble(w, "exposed_share_of_wall", r.exposed_share_of_wall);
+  w->Key("computing_us").Double(Micros(r.computing_ns));
+  w->Key("free_us").Double(Micros(r.free_ns));
+  w->Key("steps").Uint(r.steps);
+  w->Key("parallel_groups").BeginArray();
+  for (const ParallelGroupInfo& g : r.parallel_groups) {
+    w->BeginObject();
+    w->Key("id").String(g.id);
+    w->Key("name").String(g.name);
+    w->Key("global_ranks").BeginArray();
+    for (int64_t rank : g.global_ranks) w->Int(rank);
+    w->EndArray();
+    w->EndObject();
+  }
+  w->EndArray();
+  w->Key("wait");
+  if (wait == nullptr || wait->matched == 0) {
+    w->Null();
+  } else {
+    w->BeginObject();
+    w->Key("matched").Uint(wait->matched);
+    w->Key("comm_us").Double(Micros(wait->communication_ns));
+    w->Key("wait_us").Double(Micros(wait->wait_ns));
+    w->Key("transfer_us").Double(Micros(wait->transfer_ns));
+    OptionalDouble(w, "wait_ratio", wait->wait_ratio);
+    w->Key("times_last").Uint(wait->times_last);
+    w->Key("wait_caused_us").Double(Micros(wait->wait_caused_ns));
+    w->Key("slow_affect_count").Uint(wait->slow_affect_count);
+    w->EndObject();
+  }
+  WriteAscend(w, r);
+  w->EndObject();
+}
+
+void WriteOutlierTest(JsonWriter* w, const RankOutlierTest& t) {
+  w->BeginObject();
+  w->Key("metric").String(t.metric);
+  w->Key("suspect").String(SuspectEndName(t.test.suspect_end));
+  w->Key("test").String(OutlierTestName(t.test.test));
+  w->Key("ratio");
+  t.test.ratio.empty() ? w->Null() : w->String(t.test.ratio);
+  w->Key("samples").Uint(t.test.samples);
+  OptionalDouble(w, "statistic", t.test.statistic);
+  OptionalDouble(w, "critical_value", t.test.critical_value);
+  w->Key("confidence");
+  t.test.test == OutlierTestKind::kDixonQ ? w->Double(kDixonConfidence) : w->Null();
+  w->Key("why_not");
+  t.test.why_not.empty() ? w->Null() : w->String(t.test.why_not);
+  w->Key("ranks").BeginArray();
+  for (int64_t rank : t.ranks) w->Int(rank);
+  w->EndArray();
+  w->Key("values_ms").BeginArray();
+  for (double v : t.values_ms) w->Double(v);
+  w->EndArray();
+  w->Key("outlier_ranks").BeginArray();
+  for (int64_t rank : t.outlier_ranks) w->Int(rank);
+  w->EndArray();
+  w->EndObject();
+}
+
+void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
+  w->Key("groups").BeginArray();
+  for (const CommGroupSummary& g : x.groups) {
+    w->BeginObject();
+    w->Key("source").String(g.source);
+    w->Key("group").String(g.group);
+    w->Key("label");
+    g.label.empty() ? w->Null() : w->String(g.label);
+    w->Key("global_ranks");
+    if (g.global_ranks.empty()) {
+      w->Null();
+    } else {
+      w->BeginArray();
+      for (int64_t rank : g.global_ranks) w->Int(rank);
+      w->EndArray();
+    }
+    w->Key("ranks").BeginArray();
+    for (int64_t rank : g.ranks) w->Int(rank);
+    w->EndArray();
+    w->Key("collectives").Uint(g.collectives);
+    w->Key("count_with_bytes").Uint(g.count_with_bytes);
+    w->Key("bytes");
+    g.count_with_bytes ? w->Int(g.bytes) : w->Null();
+    w->Key("time_us").Double(Micros(g.duration_ns));
+    OptionalDouble(w, "algbw_gbps", g.algbw_gbps);
+    OptionalDouble(w, "busbw_gbps", g.busbw_gbps);
+    w->Key("exposed_us").Double(Micros(g.exposed_ns));
+    OptionalDouble(w, "exposed_share", g.exposed_share);
+    w->Key("slowest_rank");
+    g.slowest_rank ? w->Int(*g.slowest_rank) : w->Null();
+    w->Key("slowest_why").String(g.slowest_why);
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteClusterView(JsonWriter* w, const CrossRankCommunication& x) {
+  w->Key("step_spread").BeginArray();
+  for (const StepSpread& s : x.step_spread) {
+    w->BeginObject();
+    w->Key("metric").String(s.metric);
+    w->Key("min_us").Double(Micros(s.min_ns));
+    w->Key("min_rank").Int(s.min_rank);
+    w->Key("max_us").Double(Micros(s.max_ns));
+    w->Key("max_rank").Int(s.max_rank);
+    OptionalDouble(w, "share_of_step", s.share_of_step);
+    w->Key("uneven").Bool(s.uneven);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->Key("outliers").BeginArray();
+  for (const RankOutlierTest& t : x.outliers) WriteOutlierTest(w, t);
+  w->EndArray();
+  w->Key("vote_collectives").Uint(x.vote_collectives);
+}
+
+}  // namespace
+
+std::string RenderCommText(const CommAnalysis& a) {
+  std::string out;
+  for (const RankCommunication& r : a.ranks) {
+    out += fmt::format("rank {}  {}{}\n", r.rank, EscapeText(r.path),
+                       r.device_name.empty() ? "" : "  (" + EscapeText(r.device_name) + ")");
+    AppendCollectives(r, &out);
+    out += fmt::format("  comm {:.3f} ms: exposed {:.3f}, hidden under compute {:.3f}{}\n", Millis(r.communication_ns),
+                       Millis(r.exposed_communication_ns), Millis(r.hidden_communication_ns),
+                       r.exposed_share_of_wall ? fmt::format("; exposed {:.1f}% of wall {:.3f} ms",
+                                                             *r.exposed_share_of_wall * 100, Millis(r.wall_ns))
+                                               : std::string());
+    AppendAscend(r, &out);
+  }
+  AppendCrossRank(a, &out);
+  out += a.bottleneck ? "\ncommunication bottleneck:\n" : "\nno communication bottleneck found\n";
+  for (const std::string& reason : a.reasons) out += "  - " + EscapeText(reason) + "\n";
+  return EscapeTextKeepingLines(out);
+}
+
+std::string RenderCommJson(const CommAnalysis& a) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("schema").String("tuneprof.comm/1");
+  w.Key("thresholds").BeginObject();
+  w.Key("utilization").Double(a.thresholds.utilization);
+  w.Key("exposed_share_of_wall").Double(a.thresholds.exposed_share_of_wall);
+  w.Key("wait_ratio").Double(a.thresholds.wait_ratio);
+  w.Key("small_message_bytes").Int(kSmallMessageBytes);
+  w.EndObject();
+  w.Key("bottleneck").Bool(a.bottleneck);
+  w.Key("reasons").BeginArray();
+  for (const std::string& reason : a.reasons) w.String(reason);
+  w.EndArray();
+  const CrossRankCommunication& x = a.cross_rank;
+  w.Key("cross_rank").BeginObject();
+  w.Key("matched_collectives").Uint(x.matched_collectives);
+  w.Key("unmatched_collectives").Uint(x.unmatched_collectives);
+  w.Key("straggler_rank");
+  x.straggler_rank ? w.Int(*x.straggler_rank) : w.Null();
+  w.Key("straggler_reason").String(x.straggler_reason);
+  w.Key("ascend_max_wait_rank");
+  x.ascend_max_wait_rank ? w.Int(*x.ascend_max_wait_rank) : w.Null();
+  w.Key("ascend_slow_rank");
+  x.ascend_slow_rank ? w.Int(*x.ascend_slow_rank) : w.Null();
+  w.Key("ascend_verdict");
+  x.ascend_verdict.empty() ? w.Null() : w.String(x.ascend_verdict);
+  WriteClusterView(&w, x);
+  w.EndObject();
+  w.Key("ranks").BeginArray();
+  for (size_t i = 0; i < a.ranks.size(); ++i) WriteRank(&w, a.ranks[i], i < x.ranks.size() ? &x.ranks[i] : nullptr);
+  w.EndArray();
+  WriteGroups(&w, x);
+  w.Key("collectives").BeginArray();
+  for (const RankCommunication& r : a.ranks) {
+    for (const Collective& c : r.collectives) WriteCollective(&w, r.rank, c);
+  }
+  w.EndArray();
+  w.EndObject();
+  out += "\n";
+  return out;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,495 @@
+#include "report/console/compare_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/text_escape.h"
+#include "base/json_writer.h"
+
+namespace tuneprof {
+
+namespace {
+
+constexpr size_t kNameColumn = 46;
+
+// "1,234,567.8": thousands grouped so that big numbers stay readable in a narrow column.
+std::string Grouped(double value, int decimals) {
+  const std::string digits = fmt::format("{:.{}f}", std::fabs(value), decimals);
+  const size_t integer_end = std::min(digits.find('.'), digits.size());
+  std::string grouped = value < 0 && std::fabs(value) >= 0.5 * std::pow(10, -decimals) ? "-" : "";
+  for (size_t i = 0; i < integer_end; ++i) {
+    if (i > 0 && (integer_end - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  grouped.append(digits, integer_end, std::string::npos);
+  return grouped;
+}
+
+std::string ValueCell(std::optional<double> value, const std::string& unit) {
+  if (!value) return "unknown";
+  if (unit == "fraction") return fmt::format("{:.4f}", *value);  // MFU: small numbers
+  return Grouped(*value, unit == "bytes" ? 0 : 1);
+}
+
+std::string OptionalUs(std::optional<double> us) { return us ? Grouped(*us, 1) : std::string("unknown"); }
+
+std::string SignedUs(std::optional<double> us) {
+  if (!us) return "unknown";
+  return fmt::format("{}{}", *us > 0 ? "+" : "", Grouped(*us, 1));
+}
+
+std::string PercentCell(std::optional<double> pct) {
+  return pct ? fmt::format("{:+.1f}%", *pct) : std::string("unknown");
+}
+
+std::string Label(const MetricComparison& metric) {
+  return metric.key;
+}
+
+bool IsBetter(const MetricComparison& metric) {
+  return metric.delta && ((metric.better == Better::kLower) == (*metric.delta < 0));
+}
+
+std::string Verdict(const MetricComparison& metric) {
+  if (metric.test == "unknown") return "unknown";
+  if (metric.test == "not_tested") return "(not tested)";
+  if (metric.test == "too_few_samples") {
+    const SampleComparison& s = *metric.samples;
+    return fmt::format("sample too small (n={}/{})", s.before ? s.before->count : 0, s.after ? s.after->count : 0);
+  }
+  if (metric.test == "exact" && !metric.significant) return "unchanged (exact)";
+  if (!metric.significant) {
+    return metric.samples && metric.samples->small_sample ? "no significant change (small n)" : "no significant change";
+  }
+  std::string verdict = IsBetter(metric) ? "better" : "worse";
+  if (metric.test == "exact") return verdict + " (exact)";
+  if (metric.samples && metric.samples->rank_test) {
+    verdict += fmt::format(" (p={:.2g}{})", metric.samples->rank_test->p_value,
+                           metric.samples->small_sample ? ", small n" : "");
+  }
+  return verdict;
+}
+
+std::string Shortened(std::string_view name, size_t width) {
+  if (name.size() <= width) return std::string(name);
+  return std::string(name.substr(0, width - 3)) + "...";
+}
+
+void AppendSide(std::string_view label, const CompareSide& side, std::string* out) {
+  std::string paths;
+  for (const std::string& path : side.paths) paths += (paths.empty() ? "" : ", ") + EscapeText(path);
+  const std::string steps = side.has_steps ? fmt::format("{} step{}", side.step_ns.size(),
+                                                         side.step_ns.size() == 1 ? "" : "s")
+                                           : std::string("no steps: one window");
+  *out += fmt::format("{:<7}{} ({} rank{}, {}, {} work)\n", label, Shortened(paths, 60), side.ranks,
+                      side.ranks == 1 ? "" : "s", steps, WorkSourceName(side.work_on));
+}
+
+void AppendMetricTable(const CompareResult& result, std::string* out) {
+  *out += fmt::format("\n{:<26} {:>14} {:>14} {:>8}  {}\n", "metric", "before", "after", "change", "verdict");
+  for (const MetricComparison& metric : result.metrics) {
+    *out += fmt::format("{:<26} {:>14} {:>14} {:>8}  {}\n", Shortened(Label(metric), 26),
+                        ValueCell(metric.before, metric.unit), ValueCell(metric.after, metric.unit),
+                        PercentCell(metric.delta_pct), Verdict(metric));
+  }
+}
+
+void AppendDominant(const CompareResult& result, std::string* out) {
+  const std::string& before = result.before.verdict.dominant;
+  const std::string& after = result.after.verdict.dominant;
+  *out += fmt::format("{:<26} {:>14} {:>14} {:>8}  {}\n", "dominant_bottleneck", before, after, "",
+                      before == "unknown" || after == "unknown" ? "unknown" : (before == after ? "same" : "changed"));
+}
+
+void AppendCategories(const CompareResult& result, std::string* out) {
+  if (result.categories.empty()) return;
+  const std::string scope = result.before.op_scope == result.after.op_scope
+                                ? std::string(OperatorScopeName(result.before.op_scope))
+                                : fmt::format("{} vs {}", OperatorScopeName(result.before.op_scope),
+                                              OperatorScopeName(result.after.op_scope));
+  *out += fmt::format("\noperator categories ({}, outermost operators, per step):\n", scope);
+  *out += fmt::format("{:<14} {:>17} {:>14} {:>14} {:>13}\n", "category", "count", "before us", "after us", "delta us");
+  for (const CategoryDelta& c : result.categories) {
+    *out += fmt::format("{:<14} {:>17} {:>14} {:>14} {:>13}\n", OperatorCategoryName(c.category),
+                        fmt::format("{:g} -> {:g}", c.before_count, c.after_count), Grouped(c.before_ns / 1000, 1),
+                        Grouped(c.after_ns / 1000, 1), Grouped((c.after_ns - c.before_ns) / 1000, 1));
+  }
+}
+
+std::string StillFires(const AdviceCheck& check) {
+  if (!check.fires_after) return "no";
+  return fmt::format("yes (est. {} us)", Grouped(check.estimated_gain_after_us.value_or(0), 1));
+}
+
+void AppendAdvice(const CompareResult& result, std::span<const AdviceCheck> advice, std::string* out) {
+  if (advice.empty()) return;
+  const MetricComparison* step = result.Find("step_time_us");
+  *out += fmt::format("\npredicted vs measured (per step; step time change {} us):\n",
+                      SignedUs(step ? step->delta : std::nullopt));
+  *out += fmt::format("{:<28} {:>12} {:>13} {:>13} {:>13}  {}\n", "finding", "est. gain us", "before us", "after us",
+                      "measured us", "fires after");
+  for (const AdviceCheck& check : advice) {
+    const PredictedFinding& f = check.finding;
+    *out += fmt::format("{:<28} {:>12} {:>13} {:>13} {:>13}  {}\n", Shortened(f.id, 28),
+                        f.estimated_gain_us ? Grouped(-*f.estimated_gain_us, 1) : std::string("unknown"),
+                        OptionalUs(check.before_us), OptionalUs(check.after_us), SignedUs(check.change_us()),
+                        check.fires_after ? "yes" : "no");
+    const std::string how = check.measured_as + (check.unknown_reason.empty() ? "" : "; unknown: " + check.unknown_reason);
+    *out += fmt::format("  measured: {}\n", Shortened(how, 86));
+  }
+}
+
+void AppendIntervalLine(std::string_view label, const std::optional<ConfidenceInterval>& ci, std::string* out) {
+  if (!ci) return;
+  *out += fmt::format("  {} change, {:.0f}% CI: [{}, {}] us (bootstrap, {} resamples)\n", label,
+                      ci->confidence * 100, Grouped(ci->low, 1), Grouped(ci->high, 1), ci->resamples);
+}
+
+void AppendStepStatistics(const CompareResult& result, std::string* out) {
+  const MetricComparison* step = result.Find("step_time_us");
+  if (step == nullptr || !step->samples) return;
+  const SampleComparison& s = *step->samples;
+  *out += fmt::format("\nstep time: n = {} before, {} after; alpha {}\n", s.before ? s.before->count : 0,
+                      s.after ? s.after->count : 0, s.alpha);
+  if (s.verdict == ChangeVerdict::kTooFewSamples) {
+    *out += fmt::format("  sample too small: a side has fewer than {} steps, no test is possible; "
+                        "profile more steps\n", kMinSamples);
+    return;
+  }
+  AppendIntervalLine("mean", s.mean_change, out);
+  AppendIntervalLine("median", s.median_change, out);
+  *out += fmt::format("  Mann-Whitney U = {:.1f}, two-sided p = {:.4g} ({})\n", s.rank_test->u_after,
+                      s.rank_test->p_value, s.rank_test->exact ? "exact" : "normal approximation");
+  if (s.small_sample) {
+    *out += fmt::format("  small sample (<= {} steps a side): read the verdict with care\n", kSmallSample);
+  }
+  *out += s.verdict == ChangeVerdict::kNoSignificantChange
+              ? "  => no significant change\n"
+              : fmt::format("  => significant {}\n", s.verdict == ChangeVerdict::kDecrease ? "decrease" : "increase");
+}
+
+std::string JoinNames(const std::vector<std::string>& names, size_t width) {
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : " + ") + name;
+  return Shortened(joined, width);
+}
+
+void AppendOps(const OperatorDiff& diff, std::string* out) {
+  if (diff.ops.empty()) return;
+  const std::string window = diff.before_steps == 0 && diff.after_steps == 0
+                                 ? std::string("whole traces")
+                                 : fmt::format("per step over {} vs {} steps", diff.before_steps, diff.after_steps);
+  *out += fmt::format("\noperators ({}, {}), by |time change|:\n", OperatorScopeName(diff.scope), window);
+  if (diff.replaced) {
+    const ReplacedPattern& r = *diff.replaced;
+    *out += fmt::format("replaced: {} ({} us)\n       -> {} (+{} us)\n", JoinNames(r.removed, 70),
+                        Grouped(-r.removed_ns / 1000, 1), JoinNames(r.added, 70), Grouped(r.added_ns / 1000, 1));
+  }
+  *out += fmt::format("{:<9} {:>12} {:>15} {:>13}  {}\n", "change", "delta us", "count", "after us", "name");
+  for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
+    const OperatorDelta& op = diff.ops[i];
+    *out += fmt::format("{:<9} {:>12} {:>15} {:>13}  {}\n", OperatorChangeName(op.change),
+                        Grouped(op.delta_ns() / 1000, 1),
+                        fmt::format("{:g} -> {:g}", op.before_count, op.after_count), Grouped(op.after_ns / 1000, 1),
+                        Shortened(EscapeText(op.name), kNameColumn));
+  }
+  if (diff.ops.size() > kCompareTextOps) {
+    *out += fmt::format("... {} more (--json lists all)\n", diff.ops.size() - kCompareTextOps);
+  }
+}
+
+void AppendGates(std::span<const GateOutcome> gates, std::string* out) {
+  if (gates.empty()) return;
+  *out += "\ngate:\n";
+  for (const GateOutcome& gate : gates) {
+    if (!gate.evaluated) {
+      *out += fmt::format("  {}: not evaluated ({} unknown)\n", gate.condition.text,
+                          gate.metric_key.empty() ? gate.condition.metric : gate.metric_key);
+      continue;
+    }
+    *out += fmt::format("  {}: {} {:+.1f}%, {} -> {}\n", gate.condition.text, gate.metric_key, *gate.delta_pct,
+                        gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass");
+  }
+}
+
+void NullableDouble(JsonWriter* w, std::optional<double> value) { value ? w->Double(*value) : w->Null(); }
+
+void WriteInterval(std::string_view key, const std::optional<ConfidenceInterval>& ci, JsonWriter* w) {
+  w->Key(key);
+  if (!ci) {
+    w->Null();
+    return;
+  }
+  w->BeginObject().Key("low").Double(ci->low).Key("high").Double(ci->high);
+  w->Key("confidence").Double(ci->confidence).Key("resamples").Int(ci->resamples).EndObject();
+}
+
+void WriteSamples(const SampleComparison& s, JsonWriter* w) {
+  w->BeginObject();
+  w->Key("n_before").Uint(s.before ? s.before->count : 0).Key("n_after").Uint(s.after ? s.after->count : 0);
+  w->Key("verdict").String(ChangeVerdictName(s.verdict)).Key("small_sample").Bool(s.small_sample);
+  w->Key("alpha").Double(s.alpha);
+  WriteInterval("mean_change_ci", s.mean_change, w);
+  WriteInterval("median_change_ci", s.median_change, w);
+  w->Key("mann_whitney");
+  if (s.rank_test) {
+    w->BeginObject().Key("u").Double(s.rank_test->u_after).Key("p_value").Double(s.rank_test->p_value);
+    w->Key("exact").Bool(s.rank_test->exact).EndObject();
+  } else {
+    w->Null();
+  }
+  for (const auto& [key, summary] : {std::pair{"before_summary", &s.before}, std::pair{"after_summary", &s.after}}) {
+    w->Key(key);
+    if (!*summary) {
+      w->Null();
+      continue;
+    }
+    const SampleSummary& m = **summary;
+    w->BeginObject().Key("mean").Double(m.mean).Key("median").Double(m.median).Key("p95").Double(m.p95);
+    w->Key("min").Double(m.min).Key("max").Double(m.max).EndObject();
+  }
+  w->EndObject();
+}
+
+void WriteMetric(const MetricComparison& metric, JsonWriter* w) {
+  w->Key(metric.key).BeginObject();
+  w->Key("unit").String(metric.unit).Key("better").String(metric.better == Better::kLower ? "lower" : "higher");
+  w->Key("before");
+  NullableDouble(w, metric.before);
+  w->Key("after");
+  NullableDouble(w, metric.after);
+  w->Key("delta");
+  NullableDouble(w, metric.delta);
+  w->Key("delta_pct");
+  NullableDouble(w, metric.delta_pct);
+  w->Key("significant").Bool(metric.significant).Key("test").String(metric.test);
+  w->Key("statistics");
+  metric.samples ? WriteSamples(*metric.samples, w) : static_cast<void>(w->Null());
+  w->EndObject();
+}
+
+void WriteSide(std::string_view key, const CompareSide& side, JsonWriter* w) {
+  w->Key(key).BeginObject().Key("paths").BeginArray();
+  for (const std::string& path : side.paths) w->String(path);
+  w->EndArray().Key("ranks").Uint(side.ranks).Key("steps").Uint(side.step_ns.size());
+  w->Key("has_steps").Bool(side.has_steps).Key("work_on").String(WorkSourceName(side.work_on));
+  w->Key("generation_requests").Uint(side.generation.requests.size()).EndObject();
+}
+
+void WriteOps(const OperatorDiff& diff, JsonWriter* w) {
+  w->Key("ops_scope").String(OperatorScopeName(diff.scope));
+  w->Key("ops_steps").BeginObject().Key("before").Uint(diff.before_steps).Key("after").Uint(diff.after_steps).EndObject();
+  w->Key("replaced");
+  if (diff.replaced) {
+    w->BeginObject().Key("removed").BeginArray();
+    for (const std::string& name : diff.replaced->removed) w->String(name);
+    w->EndArray().Key("added").BeginArray();
+    for (const std::string& name : diff.replaced->added) w->String(name);
+    w->EndArray().Key("removed_us").Double(diff.replaced->removed_ns / 1000);
+    w->Key("added_us").Double(diff.replaced->added_ns / 1000).EndObject();
+  } else {
+    w->Null();
+  }
+  w->Key("ops").BeginArray();
+  for (const OperatorDelta& op : diff.ops) {
+    w->BeginObject().Key("name").String(op.name).Key("change").String(OperatorChangeName(op.change));
+    w->Key("before_count").Double(op.before_count).Key("after_count").Double(op.after_count);
+    w->Key("before_us").Double(op.before_ns / 1000).Key("after_us").Double(op.after_ns / 1000);
+    w->Key("delta_us").Double(op.delta_ns() / 1000).EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteDominant(const CompareResult& result, JsonWriter* w) {
+  w->Key("dominant_bottleneck").BeginObject();
+  w->Key("before").String(result.before.verdict.dominant).Key("after").String(result.after.verdict.dominant);
+  w->EndObject();
+}
+
+void WriteCategories(const CompareResult& result, JsonWriter* w) {
+  w->Key("categories_scope").BeginObject();
+  w->Key("before").String(OperatorScopeName(result.before.op_scope));
+  w->Key("after").String(OperatorScopeName(result.after.op_scope)).EndObject();
+  w->Key("categories").BeginArray();
+  for (const CategoryDelta& c : result.categories) {
+    w->BeginObject().Key("name").String(OperatorCategoryName(c.category));
+    w->Key("before_count").Double(c.before_count).Key("after_count").Double(c.after_count);
+    w->Key("before_us").Double(c.before_ns / 1000).Key("after_us").Double(c.after_ns / 1000);
+    w->Key("delta_us").Double((c.after_ns - c.before_ns) / 1000).EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteAdvice(std::span<const AdviceCheck> advice, bool given, JsonWriter* w) {
+  w->Key("advice");
+  if (!given) {
+    w->Null();
+    return;
+  }
+  w->BeginArray();
+  for (const AdviceCheck& check : advice) {
+    const PredictedFinding& f = check.finding;
+    w->BeginObject().Key("id").String(f.id).Key("category").String(f.category);
+    w->Key("estimated_gain_us");
+    NullableDouble(w, f.estimated_gain_us);
+    w->Key("measured_as").String(check.measured_as);
+    w->Key("before_us");
+    NullableDouble(w, check.before_us);
+    w->Key("after_us");
+    NullableDouble(w, check.after_us);
+    w->Key("measured_change_us");
+    NullableDouble(w, check.change_us());
+    w->Key("unknown_reason");
+    check.unknown_reason.empty() ? w->Null() : w->String(check.unknown_reason);
+    w->Key("fires_after").Bool(check.fires_after);
+    w->Key("estimated_gain_after_us");
+    NullableDouble(w, check.estimated_gain_after_us);
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteGates(std::span<const GateOutcome> gates, JsonWriter* w) {
+  w->Key("gates").BeginArray();
+  for (const GateOutcome& gate : gates) {
+    w->BeginObject().Key("condition").String(gate.condition.text).Key("metric");
+    gate.metric_key.empty() ? w->Null() : w->String(gate.metric_key);
+    w->Key("delta_pct");
+    NullableDouble(w, gate.delta_pct);
+    w->Key("significant").Bool(gate.significant).Key("evaluated").Bool(gate.evaluated);
+    w->Key("fired").Bool(gate.fired).EndObject();
+  }
+  w->EndArray();
+}
+
+}  // namespace
+
+std::string RenderCompareText(const CompareResult& result, std::span<const GateOutcome> gates,
+                              std::span<const AdviceCheck> advice) {
+  std::string out;
+  AppendSide("before", result.before, &out);
+  AppendSide("after", result.after, &out);
+  AppendMetricTable(result, &out);
+  AppendDominant(result, &out);
+  AppendStepStatistics(result, &out);
+  AppendOps(result.ops, &out);
+  AppendCategories(result, &out);
+  AppendAdvice(result, advice, &out);
+  AppendGates(gates, &out);
+  return EscapeTextKeepingLines(out);
+}
+
+std::string RenderCompareJson(const CompareResult& result, std::span<const GateOutcome> gates,
+                              std::span<const AdviceCheck> advice, bool advice_given) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Key("schema").String("tuneprof.compare/1");
+  WriteSide("before", result.before, &w);
+  WriteSide("after", result.after, &w);
+  w.Key("alpha").Double(result.options.alpha);
+  w.Key("metrics").BeginObject();
+  for (const MetricComparison& metric : result.metrics) WriteMetric(metric, &w);
+  w.EndObject();
+  WriteDominant(result, &w);
+  WriteOps(result.ops, &w);
+  WriteCategories(result, &w);
+  WriteAdvice(advice, advice_given, &w);
+  WriteGates(gates, &w);
+  w.EndObject();
+  out += '\n';
+  return out;
+}
+
+namespace {
+
+// A table cell: pipes would end the cell, newlines the row.
+std::string Cell(std::string_view text) {
+  std::string cell;
+  for (char c : text) {
+    if (c == '|') {
+      cell += "\\|";
+    } else {
+      cell += c == '\n' ? ' ' : c;
+    }
+  }
+  return cell;
+}
+
+void AppendMarkdownMetrics(const CompareResult& result, std::string* out) {
+  *out += "| metric | before | after | change | verdict |\n|---|---:|---:|---:|---|\n";
+  for (const MetricComparison& metric : result.metrics) {
+    *out += fmt::format("| {} | {} | {} | {} | {} |\n", Cell(metric.key), ValueCell(metric.before, metric.unit),
+                        ValueCell(metric.after, metric.unit), PercentCell(metric.delta_pct), Cell(Verdict(metric)));
+  }
+  const std::string& before = result.before.verdict.dominant;
+  const std::string& after = result.after.verdict.dominant;
+  *out += fmt::format("| dominant_bottleneck | {} | {} | | {} |\n", before, after,
+                      before == "unknown" || after == "unknown" ? "unknown" : (before == after ? "same" : "changed"));
+}
+
+void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
+  if (diff.ops.empty()) return;
+  *out += fmt::format("\n**Operators** ({}, per step, by time change; top {}):\n\n", OperatorScopeName(diff.scope),
+                      std::min(diff.ops.size(), kCompareTextOps));
+  *out += "| change | name | count | before us | after us | delta us |\n|---|---|---:|---:|---:|---:|\n";
+  for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
+    const OperatorDelta& op = diff.ops[i];
+    *out += fmt::format("| {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", OperatorChangeName(op.change),
+                        Cell(Shortened(op.name, 80)), op.before_count, op.after_count, Grouped(op.before_ns / 1000, 1),
+                        Grouped(op.after_ns / 1000, 1), Grouped(op.delta_ns() / 1000, 1));
+  }
+}
+
+void AppendMarkdownCategories(const CompareResult& result, std::string* out) {
+  if (result.categories.empty()) return;
+  *out += "\n**Operator categories** (outermost operators, per step):\n\n";
+  *out += "| category | count | before us | after us | delta us |\n|---|---:|---:|---:|---:|\n";
+  for (const CategoryDelta& c : result.categories) {
+    *out += fmt::format("| {} | {:g} -> {:g} | {} | {} | {} |\n", OperatorCategoryName(c.category), c.before_count,
+                        c.after_count, Grouped(c.before_ns / 1000, 1), Grouped(c.after_ns / 1000, 1),
+                        Grouped((c.after_ns - c.before_ns) / 1000, 1));
+  }
+}
+
+void AppendMarkdownAdvice(std::span<const AdviceCheck> advice, std::string* out) {
+  if (advice.empty()) return;
+  *out += "\n**Predicted vs measured** (per step):\n\n";
+  *out += "| finding | est. gain us | measured us | measured as | still fires |\n|---|---:|---:|---|---|\n";
+  for (const AdviceCheck& check : advice) {
+    const PredictedFinding& f = check.finding;
+    *out += fmt::format("| `{}` | {} | {} | {} | {} |\n", Cell(f.id),
+                        f.estimated_gain_us ? Grouped(-*f.estimated_gain_us, 1) : std::string("unknown"),
+                        SignedUs(check.change_us()), Cell(Shortened(check.measured_as, 120)), StillFires(check));
+  }
+}
+
+}  // namespace
+
+std::string RenderCompareMarkdown(const CompareResult& result, std::span<const GateOutcome> gates,
+                                  std::span<const AdviceCheck> advice) {
+  std::string out = "### tuneprof compare\n\n";
+  for (const auto& [label, side] : {std::pair{"before", &result.before}, std::pair{"after", &result.after}}) {
+    std::string paths;
+    for (const std::string& path : side->paths) paths += (paths.empty() ? "" : ", ") + path;
+    out += fmt::format("- {}: `{}` ({} rank{}, {} step{})\n", label, Cell(paths), side->ranks,
+                       side->ranks == 1 ? "" : "s", side->step_ns.size(), side->step_ns.size() == 1 ? "" : "s");
+  }
+  out += "\n";
+  AppendMarkdownMetrics(result, &out);
+  AppendMarkdownOps(result.ops, &out);
+  AppendMarkdownCategories(result, &out);
+  AppendMarkdownAdvice(advice, &out);
+  if (!gates.empty()) {
+    out += "\n**Gate:**\n\n";
+    for (const GateOutcome& gate : gates) {
+      out += gate.evaluated ? fmt::format("- `{}`: {:+.1f}%, {} -> **{}**\n", Cell(gate.condition.text), *gate.delta_pct,
+                                          gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass")
+                            : fmt::format("- `{}`: not evaluated (unknown)\n", Cell(gate.condition.text));
+    }
+  }
+  return EscapeTextKeepingLines(out);
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,198 @@
+#include "report/console/info_report.h"
+
+#include <fmt/format.h>
+
+#include "base/json_writer.h"
+#include "base/text_escape.h"
+
+namespace tuneprof {
+namespace {
+
+std::string_view RankSourceName(RankSource source) {
+  switch (source) {
+    case RankSource::kTrace: return "trace";
+    case RankSource::kFileName: return "path";
+    case RankSource::kDefault: return "default";
+  }
+  return "unknown";
+}
+
+std::string Bytes(uint64_t bytes) {
+  if (bytes >= (1ull << 30)) return fmt::format("{:.2f} GiB", bytes / double(1ull << 30));
+  if (bytes >= (1ull << 20)) return fmt::format("{:.2f} MiB", bytes / double(1ull << 20));
+  if (bytes >= (1ull << 10)) return fmt::format("{:.1f} KiB", bytes / double(1ull << 10));
+  return fmt::format("{} B", bytes);
+}
+
+std::string Duration(int64_t ns) {
+  if (ns >= 1000000000) return fmt::format("{:.3f} s", ns / 1e9);
+  if (ns >= 1000000) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1000) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{} ns", ns);
+}
+
+// step_trace_time.csv as the profiler reported it, ns; null where the file had no such column or cell.
+void WriteReportedStep(const ReportedStepTime& r, JsonWriter* w) {
+  auto field = [w](std::string_view key, int64_t value) {
+    w->Key(key);
+    value == kNoId ? w->Null() : w->Int(value);
+  };
+  w->BeginObject();
+  field("device_id", r.device_id);
+  field("step", r.step);
+  field("computing_ns", r.computing_ns);
+  field("communication_not_overlapped_ns", r.communication_not_overlapped_ns);
+  field("overlapped_ns", r.overlapped_ns);
+  field("communication_ns", r.communication_ns);
+  field("free_ns", r.free_ns);
+  field("stage_ns", r.stage_ns);
+  field("bubble_ns", r.bubble_ns);
+  field("communication_not_overlapped_exclude_receive_ns", r.communication_not_overlapped_exclude_receive_ns);
+  field("preparing_ns", r.preparing_ns);
+  w->EndObject();
+}
+
+std::string OrUnknown(int64_t value) { return value == kNoId ? "unknown" : std::to_string(value); }
+
+// What the input was read as: JSON text has a decompressed size; an SQLite database (an Nsight Systems
+// export, torch_npu's .db form, which reads no JSON) has only its size on disk.
+std::string InputSize(const TraceSummary& s) {
+  if (s.format == TraceFormat::kNsysSqlite) return Bytes(s.file_bytes) + " on disk (SQLite)";
+  if (s.content_bytes == 0) return Bytes(s.file_bytes) + " on disk";
+  return fmt::format("{} on disk, {} of JSON", Bytes(s.file_bytes), Bytes(s.content_bytes));
+}
+
+void RenderOneText(const TraceSummary& s, std::string* out) {
+  *out += fmt::format("rank {} ({}): {}\n", s.rank, RankSourceName(s.rank_source), EscapeText(s.path));
+  *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format), s.compressed ? " (gzip)" : "",
+                      InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
+  if (s.world_size != kNoId || !s.backend.empty()) {
+    *out += fmt::format("  cluster     world size {}, backend {}\n", OrUnknown(s.world_size),
+                        s.backend.empty() ? "unknown" : EscapeText(s.backend));
+  }
+  if (s.start_ns != kNoId) {
+    *out += fmt::format("  span        {} ({} .. {} ns)\n", Duration(s.end_ns - s.start_ns), s.start_ns, s.end_ns);
+  } else {
+    *out += "  span        unknown (no interval events)\n";
+  }
+  if (s.step_numbers.empty()) {
+    *out += "  steps       none (whole trace is one window)\n";
+  } else {
+    *out += fmt::format("  steps       {} (ProfilerStep#{}..#{})\n", s.step_numbers.size(), s.step_numbers.front(),
+                        s.step_numbers.back());
+  }
+  for (const DeviceSummary& d : s.devices) {
+    *out += fmt::format("  device      {} {}: {}{}{}\n", DeviceTypeName(d.type), d.id == kNoId ? "?" : std::to_string(d.id),
+                        d.name.empty() ? "name unknown" : EscapeText(d.name),
+                        d.num_sms == kNoId ? "" : fmt::format(", {} SMs", d.num_sms),
+                        d.total_memory_bytes == kNoId ? "" : ", " + Bytes(d.total_memory_bytes));
+  }
+  *out += fmt::format("  streams     {} on devices, {} host threads\n", s.streams.size(), s.host_threads);
+  for (const StreamSummary& stream : s.streams) {
+    *out += fmt::format("    {:<8} {:<28} {:>9} events\n", EscapeText(stream.device), EscapeText(stream.name), stream.events);
+  }
+  *out += "  events     ";
+  for (size_t k = 0; k < s.kind_counts.size(); ++k) {
+    if (s.kind_counts[k] > 0) *out += fmt::format(" {} {}", EventKindName(static_cast<EventKind>(k)), s.kind_counts[k]);
+  }
+  *out += "\n";
+  *out += fmt::format("  links       {} launch->device (correlation), {} flows\n", s.correlation_links, s.flow_links);
+  *out += fmt::format("  memory      {} allocator events; counters {} tracks, {} samples; collectives {}\n",
+                      s.memory_events, s.counter_tracks, s.counter_samples, s.collectives);
+  if (s.kernel_details_rows != kNoId) {
+    *out += fmt::format("  ascend      kernel_details {} rows; step_trace_time {} rows\n", s.kernel_details_rows,
+                        s.reported_step_times.size());
+  }
+  for (const auto& [table, state] : s.inventory) *out += fmt::format("  inventory   {}: {}\n", EscapeText(table), EscapeText(state));
+  for (const std::string& w : s.warnings) *out += fmt::format("  warning     {}\n", EscapeText(w));
+}
+
+}  // namespace
+
+std::string RenderInfoText(const std::vector<TraceSummary>& summaries) {
+  std::string out;
+  for (const TraceSummary& s : summaries) RenderOneText(s, &out);
+  return EscapeTextKeepingLines(out);
+}
+
+std::string RenderInfoJson(const std::vector<TraceSummary>& summaries) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Key("schema").String("tuneprof.info/1").Key("ranks").BeginArray();
+  for (const TraceSummary& s : summaries) {
+    w.BeginObject();
+    w.Key("rank").Int(s.rank).Key("rank_source").String(RankSourceName(s.rank_source));
+    w.Key("path").String(s.path).Key("format").String(TraceFormatName(s.format));
+    w.Key("compressed").Bool(s.compressed).Key("file_bytes").Uint(s.file_bytes).Key("json_bytes").Uint(s.content_bytes);
+    w.Key("entries").Uint(s.entry_count).Key("truncated").Bool(s.truncated);
+    w.Key("world_size");
+    s.world_size == kNoId ? w.Null() : w.Int(s.world_size);
+    w.Key("backend");
+    s.backend.empty() ? w.Null() : w.String(s.backend);
+    w.Key("start_ns");
+    s.start_ns == kNoId ? w.Null() : w.Int(s.start_ns);
+    w.Key("end_ns");
+    s.end_ns == kNoId ? w.Null() : w.Int(s.end_ns);
+    w.Key("steps").BeginArray();
+    for (int64_t n : s.step_numbers) w.Int(n);
+    w.EndArray();
+    w.Key("devices").BeginArray();
+    for (const DeviceSummary& d : s.devices) {
+      w.BeginObject().Key("type").String(DeviceTypeName(d.type)).Key("id");
+      d.id == kNoId ? w.Null() : w.Int(d.id);
+      w.Key("name");
+      d.name.empty() ? w.Null() : w.String(d.name);
+      w.Key("num_sms");
+      d.num_sms == kNoId ? w.Null() : w.Int(d.num_sms);
+      w.Key("total_memory_bytes");
+      d.total_memory_bytes == kNoId ? w.Null() : w.Int(d.total_memory_bytes);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("streams").BeginArray();
+    for (const StreamSummary& stream : s.streams) {
+      w.BeginObject().Key("device").String(stream.device).Key("name").String(stream.name);
+      w.Key("events").Uint(stream.events).EndObject();
+    }
+    w.EndArray();
+    w.Key("host_threads").Uint(s.host_threads);
+    w.Key("event_kinds").BeginObject();
+    for (size_t k = 0; k < s.kind_counts.size(); ++k) {
+      w.Key(EventKindName(static_cast<EventKind>(k))).Uint(s.kind_counts[k]);
+    }
+    w.EndObject();
+    w.Key("categories").BeginObject();
+    for (const auto& [name, count] : s.categories) w.Key(name).Uint(count);
+    w.EndObject();
+    w.Key("correlation_links").Uint(s.correlation_links).Key("flow_links").Uint(s.flow_links);
+    w.Key("memory_events").Uint(s.memory_events).Key("counter_tracks").Uint(s.counter_tracks);
+    w.Key("counter_samples").Uint(s.counter_samples).Key("collectives").Uint(s.collectives);
+    w.Key("kernel_details_rows");
+    s.kernel_details_rows == kNoId ? w.Null() : w.Int(s.kernel_details_rows);
+    if (s.kernel_details_rows != kNoId) {  // Ascend input (issue 5's contract)
+      w.Key("device_tasks_by_type").BeginObject();
+      for (const auto& [type, count] : s.device_tasks_by_type) w.Key(type).Uint(count);
+      w.EndObject();
+      w.Key("communication_ops_by_type").BeginObject();
+      for (const auto& [type, count] : s.communication_ops_by_type) w.Key(type).Uint(count);
+      w.EndObject();
+    }
+    w.Key("reported_step_times").BeginArray();
+    for (const ReportedStepTime& r : s.reported_step_times) WriteReportedStep(r, &w);
+    w.EndArray();
+    if (!s.inventory.empty()) {  // which source tables / files the importer found
+      w.Key("inventory").BeginObject();
+      for (const auto& [table, state] : s.inventory) w.Key(table).String(state);
+      w.EndObject();
+    }
+    w.Key("warnings").BeginArray();
+    for (const std::string& warning : s.warnings) w.String(warning);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray().EndObject();
+  out += '\n';
+  return out;
+}
+
+}  // namespace tuneprof

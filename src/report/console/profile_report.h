@@ -1,0 +1,32 @@
+#pragma once
+// Renders `tuneprof profile`: per rank, a table of each step's device time and the top kernels (≤ 100
+// columns), or one JSON document (schema tuneprof.profile/1; field names are a contract checked from outside).
+#include <string>
+#include <vector>
+
+#include "analysis/breakdown/kernel_breakdown.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/compute/compute_units.h"
+#include "analysis/hta/hta_breakdown.h"
+#include "analysis/hta/hta_idle_time.h"
+#include "analysis/hta/hta_kernels.h"
+#include "analysis/hta/hta_launches.h"
+
+namespace tuneprof {
+
+struct ProfileResult {
+  bool hta_semantics = false;         // --semantics hta: each rank also carries `hta`
+  std::vector<RankBreakdown> ranks;
+  std::vector<HtaRankBreakdown> hta;  // one per rank, same order; empty unless --semantics hta
+  std::vector<RankComputeUnits> compute;  // one per rank, same order
+  std::vector<KernelBreakdown> kernels;   // one per rank, same order
+  // --semantics hta only: HTA's kernel types and statistics, idle time, launches and queue length.
+  HtaKernelBreakdown hta_kernels;
+  std::vector<HtaIdleRow> hta_idle;
+  HtaLaunchAnalysis hta_launches;
+};
+
+std::string RenderProfileText(const ProfileResult& result);
+std::string RenderProfileJson(const ProfileResult& result);
+
+}  // namespace tuneprof

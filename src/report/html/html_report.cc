@@ -1,0 +1,726 @@
+#include "report/html/html_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "report/html/svg_chart.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr size_t kTopKernels = 20;
+constexpr size_t kTopHolders = 10;
+constexpr size_t kTopOps = 20;
+constexpr size_t kMaxMemorySeries = 12;  // lines in the memory chart (allocated and reserved per device)
+constexpr size_t kTableNameChars = 160;  // longer names are cut in tables; the full name is the cell's title
+
+constexpr std::string_view kComputing = "#2ca02c";
+constexpr std::string_view kExposedComm = "#d62728";
+constexpr std::string_view kMemcpy = "#ff7f0e";
+constexpr std::string_view kOther = "#9467bd";
+constexpr std::string_view kFree = "#c7c7c7";
+constexpr std::string_view kBefore = "#7f7f7f";
+constexpr std::string_view kAfter = "#1f77b4";
+constexpr std::array<std::string_view, 8> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                                      "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+// No script, no network: the policy makes injected markup inert even if escaping ever failed.
+constexpr std::string_view kHead = R"(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{}</title>
+<style>
+body {{ font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 0 auto;
+       max-width: 960px; padding: 16px; }}
+h1 {{ font-size: 22px; margin: 0 0 4px; }} h2 {{ font-size: 18px; border-bottom: 1px solid #ddd; padding-bottom: 2px; }}
+section {{ margin: 20px 0 28px; break-inside: avoid; }}
+caption {{ text-align: left; }}
+table {{ border-collapse: collapse; font-size: 12.5px; margin: 8px 0; display: block; overflow-x: auto; max-width: 100%; }}
+th, td {{ border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; vertical-align: top; }}
+td.n, th.n {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}
+td.name {{ max-width: 420px; overflow-wrap: anywhere; }}
+.verdict {{ font-size: 17px; font-weight: 600; padding: 8px 12px; background: #f4f6fa; border-left: 4px solid #1f77b4; }}
+.what {{ color: #555; font-size: 12.5px; }} .unknown {{ color: #888; font-style: italic; }}
+.good {{ color: #2a7d2a; }} .bad {{ color: #b22; }}
+svg.chart {{ display: block; max-width: 100%; height: auto; margin: 6px 0; }}
+svg .ct {{ font-size: 13px; font-weight: 600; fill: #222; }} svg .bl, svg .tl, svg .lg {{ font-size: 11px; fill: #333; }}
+svg .au {{ font-size: 11.5px; fill: #444; }} svg .uk, svg .nt {{ font-size: 11px; fill: #888; font-style: italic; }}
+svg .ax {{ stroke: #444; stroke-width: 1; }} svg .tk {{ stroke: #444; }} svg .gr {{ stroke: #eee; }}
+code {{ font-size: 12px; overflow-wrap: anywhere; }}
+footer {{ color: #888; font-size: 12px; margin-top: 32px; }}
+@media print {{ body {{ max-width: none; }} section {{ page-break-inside: avoid; }} }}
+</style>
+</head>
+<body>
+)";
+
+std::string E(std::string_view text) { return EscapeXml(text); }
+std::string Ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
+std::string Pct(double share) { return fmt::format("{:.1f} %", 100 * share); }
+std::string MiB(int64_t bytes) { return bytes == kNoId ? "unknown" : fmt::format("{:.1f}", bytes / 1048576.0); }
+
+std::string Head(std::string_view title) { return fmt::format(fmt::runtime(kHead), E(title)); }
+
+std::string SectionOpen(std::string_view id, std::string_view heading, std::string_view what) {
+  return fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"what\">{}</p>\n", id, E(heading), E(what));
+}
+
+std::string Unknown(std::string_view why) { return fmt::format("<p class=\"unknown\">{}</p>\n", E(why)); }
+
+
+// ---- summary ---------------------------------------------------------------------------------------
+
+std::string SummarySection(const HtmlReportInput& input) {
+  const AdvisorResult& advice = input.advice;
+  std::string out = SectionOpen("summary", "Summary and verdict",
+                                "The dominant bottleneck over all ranks, the numbers behind it, and where the mean "
+                                "step of each rank goes (parts add up to the step).");
+  out += fmt::format("<p class=\"verdict\">Dominant bottleneck: {}</p>\n<p>{}</p>\n",
+                     E(BottleneckName(advice.dominant)), E(advice.dominant_reason));
+  out += "<table><tr><th>input</th></tr>";
+  for (const std::string& path : input.paths) out += fmt::format("<tr><td class=\"name\"><code>{}</code></td></tr>", E(path));
+  out += "</table>\n";
+  out += "<table><caption class=\"what\">ms per step</caption><tr><th>rank</th><th class=\"n\">steps</th>"
+         "<th class=\"n\">mean step</th>";
+  for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
+    std::string name(TimePartName(static_cast<TimePart>(p)));
+    std::replace(name.begin(), name.end(), '_', ' ');
+    out += fmt::format("<th class=\"n\">{}</th>", E(name));
+  }
+  out += "</tr>\n";
+  for (const RankAdvice& rank : advice.ranks) {
+    out += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", rank.rank, rank.split.steps,
+                       Ms(rank.split.step_ns));
+    for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
+      out += fmt::format("<td class=\"n\">{}</td>", Ms(rank.split.part_ns[p]));
+    }
+    out += "</tr>\n";
+  }
+  out += "</table>\n</section>\n";
+  return out;
+}
+
+// ---- breakdown -------------------------------------------------------------------------------------
+
+std::string BreakdownSection(const std::vector<RankBreakdown>& ranks) {
+  BarChart chart;
+  chart.id = "chart-breakdown";
+  chart.title = "Step time by rank and step (ms)";
+  chart.unit = "ms";
+  chart.stacked = true;
+  chart.series = {{"computing", std::string(kComputing), {}},
+                  {"exposed communication", std::string(kExposedComm), {}},
+                  {"memcpy (not hidden)", std::string(kMemcpy), {}},
+                  {"other (syncs)", std::string(kOther), {}},
+                  {"free (no device work)", std::string(kFree), {}}};
+  bool torch_npu = false;
+  for (const RankBreakdown& rank : ranks) {
+    const bool npu = rank.definitions == StepDefinitions::kTorchNpu;
+    torch_npu |= npu;
+    std::vector<const StepBreakdown*> steps;
+    for (const StepBreakdown& step : rank.steps) steps.push_back(&step);
+    if (steps.empty()) steps.push_back(&rank.total);
+    for (const StepBreakdown* step : steps) {
+      chart.categories.push_back(step->step ? fmt::format("rank {} step {}", rank.rank, *step->step)
+                                            : fmt::format("rank {} (whole trace)", rank.rank));
+      chart.series[0].values.push_back(step->computing_ns / 1e6);
+      chart.series[1].values.push_back(step->communication_not_overlapped_ns / 1e6);
+      // torch_npu's Free already holds copies and syncs: stacking them again would count them twice.
+      chart.series[2].values.push_back(npu ? 0 : step->memcpy_ns / 1e6);
+      chart.series[3].values.push_back(npu ? 0 : step->other_ns / 1e6);
+      chart.series[4].values.push_back(step->free_ns / 1e6);
+    }
+  }
+  const size_t rows = chart.categories.size();
+  if (rows > kMaxBarRows) {  // display only: every k-th row, evenly over ranks and steps
+    BarChart sampled = chart;
+    sampled.categories.clear();
+    for (BarSeries& series : sampled.series) series.values.clear();
+    for (size_t i = 0; i < kMaxBarRows; ++i) {
+      const size_t row = i * (rows - 1) / (kMaxBarRows - 1);
+      sampled.categories.push_back(chart.categories[row]);
+      for (size_t s = 0; s < chart.series.size(); ++s) sampled.series[s].values.push_back(chart.series[s].values[row]);
+    }
+    sampled.title = fmt::format("{} ({} of {} steps shown, evenly spaced)", chart.title, kMaxBarRows, rows);
+    chart = std::move(sampled);
+  }
+  std::string out = SectionOpen(
+      "breakdown", "Per-rank, per-step breakdown",
+      "Each bar is one step of one rank: device time computing, communicating while nothing computes (exposed), "
+      "copying while nothing else runs, syncs, and free time with no device work. The parts add up to the step's "
+      "wall time on the device.");
+  out += RenderBarChart(chart);
+  if (torch_npu) out += Unknown("torch_npu ranks: Free holds copies and syncs, as in step_trace_time.csv.");
+  out += "</section>\n";
+  return out;
+}
+
+// ---- kernels and roofline --------------------------------------------------------------------------
+
+struct MergedKernel {
+  std::string name;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+};
+
+std::vector<MergedKernel> MergeKernels(const std::vector<KernelBreakdown>& ranks, int64_t* total_ns, bool* host_ops) {
+  std::map<std::string, MergedKernel> by_name;
+  *total_ns = 0;
+  *host_ops = false;
+  for (const KernelBreakdown& rank : ranks) {
+    *total_ns += rank.total_ns;
+    *host_ops |= rank.source == KernelTableSource::kHostOps;
+    for (const KernelRow& row : rank.kernels) {
+      MergedKernel& merged = by_name[row.name];
+      merged.name = row.name;
+      merged.count += row.count;
+      merged.total_ns += row.total_ns;
+    }
+  }
+  std::vector<MergedKernel> out;
+  for (auto& [name, kernel] : by_name) out.push_back(std::move(kernel));
+  std::sort(out.begin(), out.end(), [](const MergedKernel& a, const MergedKernel& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  return out;
+}
+
+std::string KernelsSection(const std::vector<MergedKernel>& kernels, int64_t total_ns, bool host_ops) {
+  const std::string what_name = host_ops ? "host operators (self time)" : "device kernels";
+  BarChart chart;
+  chart.id = "chart-kernels";
+  chart.title = fmt::format("Top {} by total time, all ranks (ms)", what_name);
+  chart.unit = "ms";
+  chart.series = {{"total time", std::string(kAfter), {}}};
+  std::string table = "<table><tr><th>name</th><th class=\"n\">count</th><th class=\"n\">total (ms)</th>"
+                      "<th class=\"n\">mean (us)</th><th class=\"n\">share</th></tr>\n";
+  for (size_t i = 0; i < std::min(kernels.size(), kTopKernels); ++i) {
+    const MergedKernel& k = kernels[i];
+    chart.categories.push_back(k.name);
+    chart.series[0].values.push_back(k.total_ns / 1e6);
+    table += fmt::format("<tr><td class=\"name\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                         "<td class=\"n\">{:.2f}</td><td class=\"n\">{}</td></tr>\n",
+                         E(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count, Ms(static_cast<double>(k.total_ns)),
+                         k.count ? k.total_ns / 1e3 / static_cast<double>(k.count) : 0.0,
+                         total_ns > 0 ? Pct(static_cast<double>(k.total_ns) / static_cast<double>(total_ns)) : "unknown");
+  }
+  table += "</table>\n";
+  std::string out = SectionOpen("kernels", "Top operators and kernels",
+                                "The " + what_name +
+                                    " that take the most time, summed over ranks. Shares are of the summed "
+                                    "durations (work on different streams overlaps).");
+  out += kernels.empty() ? RenderEmptyChart(chart.id, chart.title, "no kernels or operators in the trace")
+                         : RenderBarChart(chart);
+  out += table + "</section>\n";
+  return out;
+}
+
+// Operators with FLOPs, bytes and time: intensity vs achieved GFLOP/s, under the chip's roof.
+ScatterChart RooflineChart(const std::vector<RankOpFlops>& ranks) {
+  ScatterChart chart;
+  chart.id = "chart-roofline";
+  chart.title = "Roofline: operators by arithmetic intensity and achieved throughput";
+  chart.x_unit = "arithmetic intensity (FLOP/byte)";
+  chart.y_unit = "achieved GFLOP/s";
+  chart.log_x = true;
+  chart.log_y = true;
+  chart.series_name = "one operator (by name and rank)";
+  for (const RankOpFlops& rank : ranks) {
+    for (const OpFlopsRow& op : rank.ops) {  // by FLOPs: thinning keeps the heavy ones
+      const std::optional<double> intensity = op.Intensity();
+      const std::optional<double> rate = op.FlopsPerSecond();
+      if (!intensity || !rate) continue;
+      chart.points.push_back({*intensity, *rate / 1e9, fmt::format("{} ({}, {} calls)", op.name, op.dtype, op.count)});
+      // The roof of the rank's main dtype, per device: peak FLOP/s and bandwidth = peak / ridge.
+      if (!chart.roof_peak && rank.peak_flops_per_s && op.dtype == rank.dtype && op.roof.ridge && *op.roof.ridge > 0) {
+        const double peak = *rank.peak_flops_per_s / static_cast<double>(std::max<int64_t>(rank.devices, 1)) / 1e9;
+        chart.roof_peak = peak;
+        chart.roof_slope = peak / *op.roof.ridge;
+        chart.roof_name = fmt::format("roof ({}: {:.0f} GFLOP/s peak, {:.0f} GB/s)", rank.dtype, peak, peak / *op.roof.ridge);
+      }
+    }
+  }
+  return chart;
+}
+
+std::string RooflineSection(const std::vector<MergedKernel>& kernels, const std::vector<RankOpFlops>& flops) {
+  std::string out = SectionOpen(
+      "roofline", "Roofline of operators",
+      "Each operator by arithmetic intensity (FLOPs per byte moved, from its recorded input shapes) and the "
+      "throughput it achieved, under the chip's roof: left of the bend memory-bound, right of it compute-bound; "
+      "far below the roof means time lost to something else (launches, small shapes, waiting).");
+  const ScatterChart roofline = RooflineChart(flops);
+  if (!roofline.points.empty()) {
+    if (!roofline.roof_peak) out += Unknown("The roof: unknown (the chip or its peak for this dtype is not known).");
+    out += RenderScatterChart(roofline) + "</section>\n";
+    return out;
+  }
+  ScatterChart chart;
+  chart.id = "chart-roofline";
+  chart.title = "Operators: calls vs mean time";
+  chart.x_unit = "calls";
+  chart.y_unit = "mean time (us)";
+  chart.log_x = true;
+  chart.log_y = true;
+  chart.series_name = "one operator or kernel (by name)";
+  for (const MergedKernel& k : kernels) {  // already by total time: thinning keeps the heavy ones
+    if (k.count == 0) continue;
+    chart.points.push_back({static_cast<double>(k.count), k.total_ns / 1e3 / static_cast<double>(k.count), k.name});
+  }
+  out += Unknown("Roofline position: unknown. FLOPs and bytes per operator come from record_shapes, which this "
+                 "trace does not hold. Shown instead: each operator by calls and mean time; many calls with a short "
+                 "mean point at launch overhead and fusion candidates.");
+  out += RenderScatterChart(chart);
+  out += "</section>\n";
+  return out;
+}
+
+// ---- compute units ---------------------------------------------------------------------------------
+
+std::string ComputeSection(const AdvisorResult& advice) {
+  BarChart chart;
+  chart.id = "chart-compute";
+  chart.title = "Utilization against the tuning guide's thresholds (%)";
+  chart.unit = "%";
+  chart.series = {{"measured", std::string(kAfter), {}}};
+  chart.marker_name = "threshold";
+  std::string table = "<table><tr><th>rank</th><th>utilization</th><th class=\"n\">value</th>"
+                      "<th class=\"n\">threshold</th><th>measured as</th></tr>\n";
+  for (const RankAdvice& rank : advice.ranks) {
+    for (const UtilizationCheck& check : rank.utilizations) {
+      chart.categories.push_back(fmt::format("rank {} {}", rank.rank, check.name));
+      chart.series[0].values.push_back(check.value_pct);
+      chart.markers.push_back(check.threshold_pct);
+      table += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td class=\"n{}\">{}</td><td class=\"n\">{:.0f} %</td><td>{}</td></tr>\n",
+          rank.rank, E(check.name), check.Below() ? " bad" : "",
+          check.value_pct ? fmt::format("{:.1f} %", *check.value_pct) : "unknown", check.threshold_pct,
+          E(check.measured_as));
+    }
+  }
+  table += "</table>\n";
+  std::string out = SectionOpen("compute", "Compute-unit utilization vs threshold",
+                                "Compute units (SM efficiency on GPUs, Cube/Vector ratios on Ascend), memory "
+                                "bandwidth and communication bandwidth, each against its threshold (the black "
+                                "tick). Bars left of their tick are below the threshold; unknown is not a zero.");
+  out += RenderBarChart(chart) + table + "</section>\n";
+  return out;
+}
+
+// ---- memory ----------------------------------------------------------------------------------------
+
+std::string MemorySection(const std::vector<MemoryAnalysis>& ranks) {
+  LineChart chart;
+  chart.id = "chart-memory";
+  chart.title = "Device memory over time (MiB)";
+  chart.x_unit = "time since the trace's start (ms)";
+  chart.y_unit = "MiB";
+  const DeviceMemory* peak_device = nullptr;
+  const MemoryAnalysis* peak_rank = nullptr;
+  size_t color = 0;
+  for (const MemoryAnalysis& rank : ranks) {
+    for (const DeviceMemory& device : rank.devices) {
+      if (device.timeline.empty()) continue;
+      const int64_t origin = rank.trace_start_ns != kNoId ? rank.trace_start_ns : device.timeline.front().ts_ns;
+      LineSeries allocated{fmt::format("rank {} {} allocated", rank.rank, device.device),
+                           std::string(kPalette[color++ % kPalette.size()]), {}};
+      LineSeries reserved{fmt::format("rank {} {} reserved", rank.rank, device.device),
+                          std::string(kPalette[color++ % kPalette.size()]), {}};
+      for (const MemoryPoint& p : device.timeline) {
+        const double x = (p.ts_ns - origin) / 1e6;
+        allocated.points.push_back({x, p.allocated_bytes / 1048576.0});
+        if (p.reserved_bytes != kNoId) reserved.points.push_back({x, p.reserved_bytes / 1048576.0});
+      }
+      chart.series.push_back(std::move(allocated));
+      // CPU allocators report no reservation (0): a flat zero line would read as a measurement.
+      const bool any_reserved = std::any_of(reserved.points.begin(), reserved.points.end(),
+                                            [](const LinePoint& p) { return p.y > 0; });
+      if (any_reserved) chart.series.push_back(std::move(reserved));
+      if (device.peak_allocated_bytes != kNoId &&
+          (!peak_device || device.peak_allocated_bytes > peak_device->peak_allocated_bytes)) {
+        peak_device = &device;
+        peak_rank = &rank;
+        chart.mark = LinePoint{(device.peak_allocated_ns - origin) / 1e6, device.peak_allocated_bytes / 1048576.0};
+      }
+    }
+  }
+  if (chart.series.size() > kMaxMemorySeries) {
+    chart.title += fmt::format(" (first {} of {} series shown)", kMaxMemorySeries, chart.series.size());
+    chart.series.resize(kMaxMemorySeries);
+  }
+  std::string out = SectionOpen("memory", "Memory timeline, peak and top holders",
+                                "Allocated and reserved device memory over time from the allocator's events "
+                                "(down-sampled for display, peaks kept), the peak marked, and the operators whose "
+                                "tensors were alive at the peak.");
+  if (chart.series.empty()) {
+    out += RenderEmptyChart(chart.id, chart.title,
+                            "unknown: the trace holds no allocator ([memory]) events (profile_memory was off)");
+  } else {
+    chart.mark_label = fmt::format("peak {} MiB (rank {} {}, op {})", MiB(peak_device->peak_allocated_bytes),
+                                   peak_rank->rank, peak_device->device,
+                                   peak_device->peak_op.empty() ? "none" : peak_device->peak_op);
+    out += RenderLineChart(chart);
+  }
+  for (const MemoryAnalysis& rank : ranks) {
+    for (const DeviceMemory& device : rank.devices) {
+      if (device.peak_allocated_bytes == kNoId) continue;
+      out += fmt::format("<p>rank {} {}: peak allocated {} MiB, peak reserved {} MiB, at op <code>{}</code> "
+                         "(source: {})</p>\n",
+                         rank.rank, E(device.device), MiB(device.peak_allocated_bytes),
+                         MiB(device.peak_reserved_bytes), E(device.peak_op.empty() ? "none" : device.peak_op),
+                         E(device.peak_source));
+      if (device.holders.empty()) continue;
+      out += "<table><tr><th>allocating op</th><th class=\"n\">MiB at peak</th><th class=\"n\">blocks</th>"
+             "<th class=\"n\">never freed</th></tr>\n";
+      for (size_t i = 0; i < std::min(device.holders.size(), kTopHolders); ++i) {
+        const PeakHolder& h = device.holders[i];
+        out += fmt::format("<tr><td class=\"name\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                           "<td class=\"n\">{}</td></tr>\n",
+                           E(h.op.empty() ? "(no host op)" : h.op), MiB(h.bytes), h.blocks, h.never_freed_blocks);
+      }
+      out += "</table>\n";
+    }
+  }
+  out += "</section>\n";
+  return out;
+}
+
+// ---- communication ---------------------------------------------------------------------------------
+
+// "[0, 1, 3]" -> {0, 1, 3}; empty when the text is not such a list.
+std::vector<int64_t> ParseRankList(std::string_view text) {
+  std::vector<int64_t> ranks;
+  int64_t value = 0;
+  bool in_number = false;
+  for (const char c : text) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      value = value * 10 + (c - '0');
+      in_number = true;
+      if (value > 1000000) return {};
+    } else {
+      if (in_number) ranks.push_back(value);
+      value = 0;
+      in_number = false;
+    }
+  }
+  if (in_number) ranks.push_back(value);
+  return ranks;
+}
+
+BarChart BandwidthChart(const CommAnalysis& comm) {
+  BarChart chart;
+  chart.id = "chart-comm-bandwidth";
+  chart.title = "Bus bandwidth per collective type against the link peak (GB/s)";
+  chart.unit = "GB/s";
+  chart.series = {{"bus bandwidth (duration-weighted)", std::string(kAfter), {}}};
+  chart.marker_name = "link peak";
+  for (const RankCommunication& rank : comm.ranks) {
+    for (const CollectiveTypeSummary& type : rank.by_type) {
+      chart.categories.push_back(fmt::format("rank {} {} ({})", rank.rank, CollectiveTypeName(type.type), type.count));
+      chart.series[0].values.push_back(type.busbw_gbps);
+      chart.markers.push_back(rank.link.peak_gb_per_s);
+    }
+    for (const AscendTransportTotal& t : rank.ascend_transports) {
+      chart.categories.push_back(fmt::format("rank {} {} (communication.json)", rank.rank, t.transport));
+      chart.series[0].values.push_back(t.bandwidth_gbps);
+      std::optional<double> peak;
+      if (t.bandwidth_gbps && t.utilization && *t.utilization > 0) peak = *t.bandwidth_gbps / *t.utilization;
+      chart.markers.push_back(peak);
+    }
+  }
+  return chart;
+}
+
+// Ascend: communication_matrix.json's bandwidth; elsewhere the bytes of the collectives whose group
+// holds both ranks, as each source rank's trace records them.
+HeatMap MatrixChart(const CommAnalysis& comm) {
+  HeatMap map;
+  map.id = "chart-comm-matrix";
+  map.row_axis = "source rank";
+  map.column_axis = "destination rank";
+  std::map<std::pair<int64_t, int64_t>, double> cells;
+  std::map<std::pair<int64_t, int64_t>, std::pair<double, double>> ascend;  // size MB, time ms
+  for (const RankCommunication& rank : comm.ranks) {
+    for (const AscendMatrixLink& link : rank.ascend_rank_matrix) {
+      if (link.src_rank == kNoId || link.dst_rank == kNoId) continue;
+      auto& [size, time] = ascend[{link.src_rank, link.dst_rank}];
+      size += link.size_mb;
+      time += link.time_ms;
+    }
+  }
+  if (!ascend.empty()) {
+    map.title = "Rank-to-rank bandwidth (communication_matrix.json, GB/s)";
+    map.unit = "GB/s";
+    for (const auto& [key, st] : ascend) {
+      if (st.second > 0) cells[key] = st.first / st.second;  // MB/ms = GB/s
+    }
+  } else {
+    map.title = "Rank-to-rank traffic: bytes of collectives shared by both ranks (GB)";
+    map.unit = "GB";
+    for (const RankCommunication& rank : comm.ranks) {
+      for (const Collective& c : rank.collectives) {
+        if (c.bytes == kNoId) continue;
+        for (int64_t peer : ParseRankList(c.group_ranks)) {
+          if (peer != rank.rank) cells[{rank.rank, peer}] += c.bytes / 1e9;
+        }
+      }
+    }
+  }
+  std::set<int64_t> sources, destinations;
+  for (const auto& [key, v] : cells) {
+    sources.insert(key.first);
+    destinations.insert(key.second);
+  }
+  for (int64_t id : sources) map.rows.push_back(std::to_string(id));
+  for (int64_t id : destinations) map.columns.push_back(std::to_string(id));
+  for (int64_t src : sources) {
+    std::vector<std::optional<double>> row;
+    for (int64_t dst : destinations) {
+      auto it = cells.find({src, dst});
+      row.push_back(it == cells.end() ? std::nullopt : std::optional<double>(it->second));
+    }
+    map.values.push_back(std::move(row));
+  }
+  return map;
+}
+
+std::string CommSection(const CommAnalysis& comm) {
+  std::string out = SectionOpen(
+      "comm", "Collective bandwidth and the rank-to-rank matrix",
+      "Bus bandwidth (nccl-tests definitions) of each rank's collectives by type against the link's peak (the "
+      "black tick), then how much each pair of ranks exchanged.");
+  const BarChart bandwidth = BandwidthChart(comm);
+  out += bandwidth.categories.empty()
+             ? RenderEmptyChart(bandwidth.id, bandwidth.title, "no collectives in the trace")
+             : RenderBarChart(bandwidth);
+  const HeatMap matrix = MatrixChart(comm);
+  out += matrix.rows.empty() ? RenderEmptyChart(matrix.id, "Rank-to-rank matrix",
+                                                "unknown: no collective names its group's ranks with known bytes, "
+                                                "and no communication_matrix.json")
+                             : RenderHeatMap(matrix);
+  out += fmt::format("<p>Communication is {}a bottleneck.</p>\n", comm.bottleneck ? "" : "not ");
+  if (!comm.reasons.empty()) {
+    out += "<ul>";
+    for (const std::string& reason : comm.reasons) out += fmt::format("<li>{}</li>", E(reason));
+    out += "</ul>\n";
+  }
+  if (comm.cross_rank.straggler_rank) {
+    out += fmt::format("<p>Straggler: rank {} ({})</p>\n", *comm.cross_rank.straggler_rank,
+                       E(comm.cross_rank.straggler_reason));
+  }
+  out += "</section>\n";
+  return out;
+}
+
+// ---- findings --------------------------------------------------------------------------------------
+
+std::string FindingsSection(const AdvisorResult& advice) {
+  BarChart chart;
+  chart.id = "chart-findings";
+  chart.title = "Estimated gain per finding (ms per step)";
+  chart.unit = "ms/step";
+  chart.series = {{"estimated gain (capped so gains never add up to more than the step)", std::string(kComputing), {}}};
+  std::string table = "<table><tr><th>finding</th><th>category</th><th class=\"n\">gain (ms/step)</th>"
+                      "<th>what to change</th><th>ranks</th></tr>\n";
+  for (const Finding& f : advice.findings) {
+    chart.categories.push_back(f.id);
+    chart.series[0].values.push_back(f.estimated_gain_ns / 1e6);
+    std::string ranks;
+    for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    std::string apis;
+    for (const std::string& api : f.apis) apis += fmt::format("<br><code>{}</code>", E(api));
+    table += fmt::format("<tr><td class=\"name\"><b>{}</b><br>{}</td><td>{}</td><td class=\"n\">{}</td>"
+                         "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",
+                         E(f.id), E(f.title), E(FindingCategoryName(f.category)), Ms(f.estimated_gain_ns),
+                         E(f.strategy), apis, E(ranks));
+  }
+  table += "</table>\n";
+  std::string out = SectionOpen("findings", "Advisor findings",
+                                "Each rule that fired, with its estimated gain per step and what to change.");
+  out += advice.findings.empty() ? RenderEmptyChart(chart.id, chart.title, "no finding: nothing to gain above the "
+                                                                          "advisor's thresholds")
+                                 : RenderBarChart(chart) + table;
+  out += "</section>\n";
+  return out;
+}
+
+std::string Footer() {
+  return "<footer>Generated by tuneprof. Self-contained: no scripts, no network.</footer>\n</body>\n</html>\n";
+}
+
+// ---- compare ---------------------------------------------------------------------------------------
+
+std::string SideText(const CompareSide& side) {
+  std::string paths;
+  for (const std::string& p : side.paths) paths += (paths.empty() ? "" : ", ") + p;
+  return fmt::format("{} ({} rank{}, {} step{})", paths, side.ranks, side.ranks == 1 ? "" : "s", side.step_ns.size(),
+                     side.step_ns.size() == 1 ? "" : "s");
+}
+
+std::string Verdict(const MetricComparison& m) {
+  if (m.test == "unknown") return "unknown";
+  if (m.test == "too_few_samples") return "sample too small";
+  if (!m.significant) return "no significant change";
+  if (!m.delta || *m.delta == 0) return "no change";
+  const bool better = (*m.delta < 0) == (m.better == Better::kLower);
+  return better ? "better" : "worse";
+}
+
+std::string Opt(const std::optional<double>& v, std::string_view format = "{:.3f}") {
+  return v ? fmt::format(fmt::runtime(format), *v) : "unknown";
+}
+
+std::string CompareSummary(const CompareResult& result) {
+  std::string out = SectionOpen("summary", "Summary and verdict", "Did the change help? Step time before and after, "
+                                                                  "judged by the bootstrap interval and the rank test.");
+  const MetricComparison* step = result.Find("step_time_us");
+  if (step) {
+    out += fmt::format("<p class=\"verdict\">Step time: {} → {} us ({}): {}</p>\n", Opt(step->before, "{:.1f}"),
+                       Opt(step->after, "{:.1f}"), step->delta_pct ? fmt::format("{:+.2f} %", *step->delta_pct) : "unknown",
+                       E(Verdict(*step)));
+  } else {
+    out += Unknown("Step time: unknown on these traces.");
+  }
+  out += fmt::format("<p>before: <code>{}</code><br>after: <code>{}</code></p>\n", E(SideText(result.before)),
+                     E(SideText(result.after)));
+  out += "</section>\n";
+  return out;
+}
+
+std::string MetricsSection(const CompareResult& result) {
+  std::string out = SectionOpen("metrics", "Metrics", "Each metric before and after, its change and the verdict "
+                                                      "(\"no significant change\" inside the run-to-run noise).");
+  out += "<table><tr><th>metric</th><th>unit</th><th class=\"n\">before</th><th class=\"n\">after</th>"
+         "<th class=\"n\">change</th><th>test</th><th>verdict</th></tr>\n";
+  for (const MetricComparison& m : result.metrics) {
+    const std::string verdict = Verdict(m);
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                       "<td>{}</td><td class=\"{}\">{}</td></tr>\n",
+                       E(m.key), E(m.unit), Opt(m.before), Opt(m.after), Opt(m.delta_pct, "{:+.2f} %"), E(m.test),
+                       verdict == "better" ? "good" : (verdict == "worse" ? "bad" : ""), E(verdict));
+  }
+  out += "</table>\n</section>\n";
+  return out;
+}
+
+double Mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
+std::string CompareBreakdownSection(const CompareResult& result) {
+  BarChart bars;
+  bars.id = "chart-compare-breakdown";
+  bars.title = "Mean per step, before vs after (ms)";
+  bars.unit = "ms";
+  bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
+  bars.categories.push_back("step time");
+  bars.series[0].values.push_back(result.before.step_ns.empty() ? std::nullopt
+                                                                : std::optional<double>(Mean(result.before.step_ns) / 1e6));
+  bars.series[1].values.push_back(result.after.step_ns.empty() ? std::nullopt
+                                                               : std::optional<double>(Mean(result.after.step_ns) / 1e6));
+  for (const StepSeries& series : result.before.breakdown) {
+    std::string label = series.key;
+    if (label.ends_with("_us")) label.resize(label.size() - 3);  // the values are ns; the chart says ms
+    bars.categories.push_back(label);
+    bars.series[0].values.push_back(Mean(series.values) / 1e6);
+    std::optional<double> after;
+    for (const StepSeries& a : result.after.breakdown) {
+      if (a.key == series.key) after = Mean(a.values) / 1e6;
+    }
+    bars.series[1].values.push_back(after);
+  }
+  LineChart steps;
+  steps.id = "chart-compare-steps";
+  steps.title = "Step time of each step (ms)";
+  steps.x_unit = "step (in order)";
+  steps.y_unit = "ms";
+  LineSeries before{"before", std::string(kBefore), {}}, after{"after", std::string(kAfter), {}};
+  for (size_t i = 0; i < result.before.step_ns.size(); ++i) before.points.push_back({double(i), result.before.step_ns[i] / 1e6});
+  for (size_t i = 0; i < result.after.step_ns.size(); ++i) after.points.push_back({double(i), result.after.step_ns[i] / 1e6});
+  steps.series = {before, after};
+  std::string out = SectionOpen("breakdown", "Breakdown before vs after",
+                                "The mean step and its parts side by side (grey before, blue after), then every "
+                                "step's time in order.");
+  out += RenderBarChart(bars) + RenderLineChart(steps) + "</section>\n";
+  return out;
+}
+
+std::string OpsSection(const CompareResult& result) {
+  BarChart bars;
+  bars.id = "chart-op-diff";
+  bars.title = "Operators with the largest change, time per step (ms)";
+  bars.unit = "ms/step";
+  bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
+  std::string table = "<table><tr><th>operator</th><th>change</th><th class=\"n\">count before</th>"
+                      "<th class=\"n\">count after</th><th class=\"n\">ms/step before</th>"
+                      "<th class=\"n\">ms/step after</th></tr>\n";
+  for (size_t i = 0; i < std::min(result.ops.ops.size(), kTopOps); ++i) {
+    const OperatorDelta& op = result.ops.ops[i];
+    bars.categories.push_back(op.name);
+    bars.series[0].values.push_back(op.before_ns / 1e6);
+    bars.series[1].values.push_back(op.after_ns / 1e6);
+    table += fmt::format("<tr><td class=\"name\">{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
+                         "</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
+                         E(op.name), E(OperatorChangeName(op.change)), op.before_count, op.after_count,
+                         Ms(op.before_ns), Ms(op.after_ns));
+  }
+  table += "</table>\n";
+  std::string out = SectionOpen("ops", "Per-operator diff",
+                                fmt::format("Operators ({}) by the size of their change in time per step, before "
+                                            "and after side by side.",
+                                            OperatorScopeName(result.ops.scope)));
+  out += result.ops.ops.empty() ? RenderEmptyChart(bars.id, bars.title, "no operators on either side")
+                                : RenderBarChart(bars);
+  if (result.ops.replaced) {
+    std::string removed, added;
+    for (const std::string& name : result.ops.replaced->removed) removed += (removed.empty() ? "" : ", ") + name;
+    for (const std::string& name : result.ops.replaced->added) added += (added.empty() ? "" : ", ") + name;
+    out += fmt::format("<p>Replaced pattern: <code>{}</code> ({} ms/step) → <code>{}</code> ({} ms/step)</p>\n",
+                       E(removed), Ms(result.ops.replaced->removed_ns), E(added), Ms(result.ops.replaced->added_ns));
+  }
+  out += table + "</section>\n";
+  return out;
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const HtmlReportInput& input) {
+  std::string out = Head("tuneprof report");
+  out += "<h1>tuneprof report</h1>\n";
+  out += SummarySection(input);
+  out += BreakdownSection(input.breakdowns);
+  int64_t total_ns = 0;
+  bool host_ops = false;
+  const std::vector<MergedKernel> kernels = MergeKernels(input.kernels, &total_ns, &host_ops);
+  out += KernelsSection(kernels, total_ns, host_ops);
+  out += ComputeSection(input.advice);
+  out += RooflineSection(kernels, input.flops);
+  out += MemorySection(input.memory);
+  out += CommSection(input.comm);
+  out += FindingsSection(input.advice);
+  out += Footer();
+  return out;
+}
+
+std::string RenderHtmlCompareReport(const CompareResult& result) {
+  std::string out = Head("tuneprof compare report");
+  out += "<h1>tuneprof compare report</h1>\n";
+  out += CompareSummary(result);
+  out += MetricsSection(result);
+  out += CompareBreakdownSection(result);
+  out += OpsSection(result);
+  out += Footer();
+  return out;
+}
+
+}  // namespace tuneprof

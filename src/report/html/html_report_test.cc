@@ -1,0 +1,146 @@
+// Hostile strings: names that come from a trace cannot open markup, end an attribute or break a chart
+// in the HTML report, nor break the JSON of the annotated trace.
+#include "report/html/html_report.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "analysis/advisor/advisor_config.h"
+#include "analysis/core/hand_built_trace_for_test.h"
+#include "report/html/svg_chart.h"
+#include "report/trace/annotated_trace.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+constexpr std::string_view kHostileKernel = "</svg><script>alert(1)</script>\"'&<b>";
+constexpr std::string_view kHostileOp = "aten::x\" onload=\"alert(2)";
+
+size_t Count(std::string_view haystack, std::string_view needle) {
+  size_t n = 0;
+  for (size_t at = haystack.find(needle); at != std::string_view::npos; at = haystack.find(needle, at + 1)) ++n;
+  return n;
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+// Two steps of hostile kernels launched by a hostile operator, with allocator events inside it.
+Trace HostileTrace() {
+  HandBuiltTrace hand;
+  for (int step = 0; step < 2; ++step) {
+    const int64_t base = Us(1000) * step;
+    hand.Step(step, base, Us(900));
+    hand.Host(EventKind::kHostOp, kHostileOp, base + Us(10), Us(100));
+    hand.Launch(base + Us(20), 10 + step);
+    hand.Kernel(kHostileKernel, base + Us(200), Us(300), 10 + step);
+    MemoryEvent memory;
+    memory.ts_ns = base + Us(30);
+    memory.track = hand.mutable_builder()->TrackFor(ProcessKey{100, false}, ProcessKey{1, false});
+    memory.event = hand.Host(EventKind::kInstant, "[memory]", memory.ts_ns, -1);
+    memory.address = 4096 + step;
+    memory.bytes = 1 << 20;
+    memory.total_allocated = (step + 1) << 20;
+    memory.total_reserved = 4 << 20;
+    memory.device_type = 1;
+    memory.device_id = 0;
+    hand.mutable_builder()->AddMemoryEvent(memory);
+  }
+  return hand.Finish();
+}
+
+struct Analyzed {
+  std::vector<Trace> traces;
+  HtmlReportInput input;
+};
+
+Analyzed Analyze() {
+  Analyzed out;
+  out.traces.push_back(HostileTrace());
+  const Trace& trace = out.traces.front();
+  std::vector<HardwareSelection> hardware(1);
+  out.input.paths = {std::string(kHostileKernel) + ".json"};
+  out.input.breakdowns.push_back(ComputeTimeBreakdown(trace));
+  out.input.kernels.push_back(ComputeKernelBreakdown(trace));
+  out.input.memory.push_back(AnalyzeMemory(trace, hardware[0]));
+  out.input.comm = AnalyzeCommunication(out.traces, out.input.breakdowns, hardware);
+  const RankComputeUnits compute = ComputeRankComputeUnits(trace, out.input.breakdowns[0], hardware[0]);
+  out.input.advice = RunAdvisor({RankInputs{&trace, &out.input.breakdowns[0], &compute, &hardware[0]}}, AdvisorConfig());
+  return out;
+}
+
+void ExpectInert(const std::string& html) {
+  const std::string lower = Lower(html);
+  EXPECT_EQ(Count(lower, "<script"), 0u);
+  EXPECT_EQ(Count(html, "alert(1)</script>"), 0u);
+  EXPECT_EQ(Count(html, "onload=\""), 0u);
+  EXPECT_EQ(Count(html, "&<b>"), 0u);
+  // Every chart that opens closes, and nothing else closes one.
+  EXPECT_EQ(Count(html, "<svg "), Count(html, "</svg>"));
+}
+
+TEST(HtmlReportTest, HostileNamesAreEscapedEverywhere) {
+  const Analyzed analyzed = Analyze();
+  ASSERT_FALSE(analyzed.input.kernels[0].kernels.empty());
+  const std::string html = RenderHtmlReport(analyzed.input);
+  ExpectInert(html);
+  // The names are there, as text.
+  EXPECT_GT(Count(html, "&lt;/svg&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;&lt;b&gt;"), 0u);
+  EXPECT_GT(Count(html, "aten::x&quot; onload=&quot;alert(2)"), 0u);
+  for (const char* id : kReportSections) EXPECT_EQ(Count(html, fmt::format("<section id=\"{}\">", id)), 1u) << id;
+  for (const char* id : kReportCharts) EXPECT_EQ(Count(html, fmt::format("<svg id=\"{}\"", id)), 1u) << id;
+  EXPECT_EQ(Count(html, "<svg "), std::size(kReportCharts));
+}
+
+TEST(HtmlReportTest, HostileNamesInCompare) {
+  std::vector<Trace> before, after;
+  before.push_back(HostileTrace());
+  after.push_back(HostileTrace());
+  const CompareResult result = CompareSides(BuildCompareSide(before), BuildCompareSide(after), {});
+  const std::string html = RenderHtmlCompareReport(result);
+  ExpectInert(html);
+  for (const char* id : kCompareSections) EXPECT_EQ(Count(html, fmt::format("<section id=\"{}\">", id)), 1u) << id;
+  for (const char* id : kCompareCharts) EXPECT_EQ(Count(html, fmt::format("<svg id=\"{}\"", id)), 1u) << id;
+}
+
+TEST(HtmlReportTest, EscapeXmlAndShortLabel) {
+  EXPECT_EQ(EscapeXml("a<b>&\"'\x01"), "a&lt;b&gt;&amp;&quot;&#39;?");
+  EXPECT_EQ(ShortLabel("abcdef", 10), "abcdef");
+  EXPECT_EQ(ShortLabel("abcdefghijkl", 8), "abcde...");
+  // Never cuts inside a UTF-8 sequence: "é" is two bytes.
+  EXPECT_EQ(ShortLabel("abcd\xc3\xa9xyzzz", 8), "abcd...");
+}
+
+TEST(HtmlReportTest, ThinLineKeepsPeaks) {
+  std::vector<LinePoint> points;
+  for (int i = 0; i < 10000; ++i) points.push_back({double(i), i == 6789 ? 1e9 : double(i % 7)});
+  const std::vector<LinePoint> thin = ThinLine(points, 200);
+  EXPECT_LE(thin.size(), 200u);
+  EXPECT_TRUE(std::any_of(thin.begin(), thin.end(), [](const LinePoint& p) { return p.y == 1e9; }));
+  EXPECT_EQ(thin.front().x, 0);
+  EXPECT_EQ(thin.back().x, 9999);
+}
+
+TEST(AnnotatedTraceTest, HostileNamesStayInsideJsonStrings) {
+  const Analyzed analyzed = Analyze();
+  const AnnotationEvents events = BuildAnnotationEvents(analyzed.traces[0], analyzed.input.breakdowns[0],
+                                                        analyzed.input.memory[0], analyzed.input.advice);
+  // Two steps, one gap between the two kernels, no exposed communication.
+  EXPECT_EQ(events.slices, 3u);
+  // The kernel name is the "next" of the gap: escaped, its quote preceded by a backslash.
+  EXPECT_GT(Count(events.json, "alert(1)</script>\\\"'&<b>"), 0u);
+  EXPECT_EQ(Count(events.json, "alert(1)</script>\"'"), 0u);
+  EXPECT_GT(events.counters, 0u);
+}
+
+}  // namespace
+}  // namespace tuneprof
