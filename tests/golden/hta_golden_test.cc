@@ -159,18 +159,36 @@ const HtaRankBreakdown* FindRank(const std::vector<HtaRankBreakdown>& ranks, int
   return nullptr;
 }
 
+// One sample's traces and breakdown, imported once for all the checks on it (a dozen per sample; the
+// largest sample takes seconds to import under the sanitizers).
+struct ImportedSample {
+  std::vector<Trace> traces;
+  std::vector<HtaRankBreakdown> breakdown;
+};
+
+const ImportedSample& Sample(const fs::path& dir) {
+  static std::map<std::string, ImportedSample> cache;
+  auto [it, inserted] = cache.try_emplace(dir.string());
+  if (inserted) {
+    it->second.traces = ImportRun(dir);
+    if (!it->second.traces.empty()) it->second.breakdown = ComputeHtaBreakdown(it->second.traces);
+  }
+  return it->second;
+}
+
 class HtaGoldenTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     TUNEPROF_REQUIRE_CORPUS();
     dir_ = kExpected / GetParam();
-    traces_ = ImportRun(dir_);
-    ASSERT_FALSE(traces_.empty());
-    ours_ = ComputeHtaBreakdown(traces_);
+    const ImportedSample& sample = Sample(dir_);
+    ASSERT_FALSE(sample.traces.empty());
+    traces_ = &sample.traces;
+    ours_ = sample.breakdown;
   }
 
   fs::path dir_;
-  std::vector<Trace> traces_;
+  const std::vector<Trace>* traces_ = nullptr;
   std::vector<HtaRankBreakdown> ours_;
 };
 
@@ -234,7 +252,7 @@ TEST_P(HtaGoldenTest, KernelTypeBreakdownMatches) {
   const fs::path path = dir_ / "kernel_type_breakdown.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable expected(path);
-  const HtaKernelBreakdown ours = ComputeHtaKernelBreakdown(traces_, kHtaDefaultNumKernels);
+  const HtaKernelBreakdown ours = ComputeHtaKernelBreakdown(*traces_, kHtaDefaultNumKernels);
   ASSERT_EQ(ours.types.size(), expected.rows().size());
   for (const std::vector<std::string>& row : expected.rows()) {
     const std::string type = expected.Get(row, "kernel_type");
@@ -271,14 +289,14 @@ TEST_P(HtaGoldenTest, KernelBreakdownAllMatches) {
   TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "kernel_breakdown_all.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
-  ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(traces_, std::numeric_limits<uint64_t>::max()));
+  ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(*traces_, std::numeric_limits<uint64_t>::max()));
 }
 
 TEST_P(HtaGoldenTest, KernelBreakdownTop10Matches) {
   TUNEPROF_REQUIRE_CORPUS();
   const fs::path path = dir_ / "kernel_breakdown_top10.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
-  ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(traces_, kHtaDefaultNumKernels));
+  ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(*traces_, kHtaDefaultNumKernels));
 }
 
 const HtaIdleRow* FindIdleRow(const std::vector<HtaIdleRow>& rows, int64_t rank, int64_t stream,
@@ -294,7 +312,7 @@ TEST_P(HtaGoldenTest, IdleTimeBreakdownMatches) {
   const fs::path path = dir_ / "idle_time_breakdown.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable expected(path);
-  const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(traces_);
+  const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(*traces_);
   ASSERT_EQ(ours.size(), expected.rows().size());
   for (const std::vector<std::string>& row : expected.rows()) {
     const int64_t rank = std::stoll(expected.Get(row, "rank"));
@@ -330,7 +348,7 @@ TEST_P(HtaGoldenTest, IdleIntervalStatsMatch) {
   const fs::path path = dir_ / "idle_interval_stats.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable expected(path);
-  const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(traces_);
+  const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(*traces_);
   for (const std::vector<std::string>& row : expected.rows()) {
     const int64_t rank = std::stoll(expected.Get(row, "rank"));
     const int64_t stream = std::stoll(expected.Get(row, "stream"));
@@ -357,7 +375,7 @@ TEST_P(HtaGoldenTest, KernelLaunchStatsMatch) {
   const fs::path path = dir_ / "cuda_kernel_launch_stats.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable expected(path);
-  const HtaLaunchAnalysis ours = ComputeHtaLaunches(traces_);
+  const HtaLaunchAnalysis ours = ComputeHtaLaunches(*traces_);
   ASSERT_EQ(ours.launches.size(), expected.rows().size());
   std::map<std::pair<int64_t, int64_t>, std::vector<const HtaLaunchRow*>> by_key;
   for (const HtaLaunchRow& r : ours.launches) by_key[{r.rank, r.correlation}].push_back(&r);
@@ -385,7 +403,7 @@ TEST_P(HtaGoldenTest, QueueLengthSummaryMatches) {
   const fs::path path = dir_ / "queue_length_summary.csv";
   if (!fs::exists(path)) GTEST_SKIP() << "no " << path;
   const CsvTable table(path);
-  const HtaLaunchAnalysis ours = ComputeHtaLaunches(traces_);
+  const HtaLaunchAnalysis ours = ComputeHtaLaunches(*traces_);
   std::vector<std::vector<std::string>> rows;
   for (const std::vector<std::string>& row : table.rows()) {
     if (row.size() == 10 && !row[0].empty() && std::isdigit(static_cast<unsigned char>(row[0][0]))) rows.push_back(row);

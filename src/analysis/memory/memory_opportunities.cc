@@ -430,9 +430,8 @@ PlanAttempt RunByBreadth(const std::vector<MemoryBlock>& blocks, bool best_fit, 
 // The exact search runs where the greedy planners stop short of the bound; its depth-first search
 // recurses once per block and a node costs O(blocks), so it is kept to traces of moderate size.
 constexpr size_t kMaxSearchedBlocks = 4096;
-constexpr uint64_t kSearchWorkBudget = 20'000'000;  // nodes x blocks: about half a second
 
-bool SearchPlanAtBound(const std::vector<MemoryBlock>& blocks, int64_t lower_bound) {
+bool SearchPlanAtBound(const std::vector<MemoryBlock>& blocks, int64_t lower_bound, uint64_t work_budget) {
   if (blocks.empty() || blocks.size() > kMaxSearchedBlocks) return false;
   uint64_t horizon = 0;
   for (const MemoryBlock& block : blocks) {
@@ -443,14 +442,14 @@ bool SearchPlanAtBound(const std::vector<MemoryBlock>& blocks, int64_t lower_bou
   for (const MemoryBlock& block : blocks) {
     items.push_back({block.alloc_seq, block.free_seq == kNeverFreed ? horizon : block.free_seq, block.bytes});
   }
-  const uint64_t node_budget = kSearchWorkBudget / blocks.size();
+  const uint64_t node_budget = work_budget / blocks.size();
   return SearchPacking(items, lower_bound, node_budget).outcome == PackOutcome::kFits;
 }
 
 }  // namespace
 
 ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_bytes, int64_t observed_peak_bytes,
-                    bool observed_is_reserved, uint64_t work_budget) {
+                    bool observed_is_reserved, uint64_t work_budget, uint64_t search_budget) {
   ReusePlan plan;
   plan.blocks = static_cast<int64_t>(blocks.size());
   const int64_t lower_bound = MaxLiveBytes(blocks);
@@ -483,7 +482,7 @@ ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_byt
     consider(RunJittered(blocks, seed, seed % 2 == 0, &budget), "greedy by size, jittered");
   }
   // The exact search has a work budget of its own, so it runs even where the greedy one ran out.
-  if (best > lower_bound && SearchPlanAtBound(blocks, lower_bound)) {
+  if (best > lower_bound && SearchPlanAtBound(blocks, lower_bound, search_budget)) {
     best = lower_bound;
     plan.strategy = "exact search";
   }

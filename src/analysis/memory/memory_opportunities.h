@@ -56,9 +56,13 @@ struct ReusePlan {
 // and its window lists to about 80 MB whatever the trace holds.
 constexpr uint64_t kPlanWorkBudget = 20'000'000;
 
+// Work the exact search may spend (search nodes x blocks), apart from the greedy planners' budget so that
+// it runs even where they ran out: about half a second on one core.
+constexpr uint64_t kSearchWorkBudget = 20'000'000;
+
 ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_bytes,
                     int64_t observed_peak_bytes, bool observed_is_reserved,
-                    uint64_t work_budget = kPlanWorkBudget);
+                    uint64_t work_budget = kPlanWorkBudget, uint64_t search_budget = kSearchWorkBudget);
 
 // An element-wise op that allocates its output while an input of the same size is freed right after
 // it returns (before the thread's next op starts): writing in place would have saved the output.
