@@ -33,30 +33,6 @@ std::string_view DeviceTypeName(DeviceType type) {
   return "unknown";
 }
 
-std::string_view CopyDirectionName(CopyDirection direction) {
-  switch (direction) {
-    case CopyDirection::kUnknown: return "unknown";
-    case CopyDirection::kHostToDevice: return "h2d";
-    case CopyDirection::kDeviceToHost: return "d2h";
-    case CopyDirection::kDeviceToDevice: return "d2d";
-    case CopyDirection::kPeerToPeer: return "p2p";
-    case CopyDirection::kHostToHost: return "h2h";
-  }
-  return "unknown";
-}
-
-std::string_view MemoryKindName(MemoryKind kind) {
-  switch (kind) {
-    case MemoryKind::kUnknown: return "unknown";
-    case MemoryKind::kPageable: return "pageable";
-    case MemoryKind::kPinned: return "pinned";
-    case MemoryKind::kDevice: return "device";
-    case MemoryKind::kArray: return "array";
-    case MemoryKind::kManaged: return "managed";
-  }
-  return "unknown";
-}
-
 std::string_view TraceFormatName(TraceFormat format) {
   switch (format) {
     case TraceFormat::kUnknown: return "unknown";

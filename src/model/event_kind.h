@@ -21,7 +21,7 @@ enum class EventKind : uint8_t {
   kDriver,             // driver API call (cuLaunchKernel)
   kOverlapSummary,     // a profiler's own derived track (Ascend "Overlap Analysis"); never a source of truth
   kInstant,            // instant marker without a duration
-  kMemoryEvent,        // allocator event ([memory]); details in MemoryEventTable
+  kMemoryEvent,        // allocator event ([memory]); details in Trace::memory_events()
   kCount
 };
 
@@ -46,11 +46,9 @@ enum class DeviceType : uint8_t { kCpu, kGpu, kNpu };
 std::string_view DeviceTypeName(DeviceType type);
 
 enum class CopyDirection : uint8_t { kUnknown, kHostToDevice, kDeviceToHost, kDeviceToDevice, kPeerToPeer, kHostToHost };
-std::string_view CopyDirectionName(CopyDirection direction);
 
 // Where copied bytes live; "pageable" host memory is what makes async copies synchronous.
 enum class MemoryKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kArray, kManaged };
-std::string_view MemoryKindName(MemoryKind kind);
 
 enum class TraceFormat : uint8_t { kUnknown, kKineto, kPytorchLegacy, kTorchNpuTraceView, kChromeTrace, kNsysSqlite };
 std::string_view TraceFormatName(TraceFormat format);

@@ -64,7 +64,7 @@ struct EventTable {
   std::vector<int64_t> correlation;   // CUPTI / CANN correlation id, kNoId if absent
   std::vector<int64_t> external_id;   // Kineto "External id" linking a cpu_op to its runtime calls
   std::vector<uint64_t> source_offset;  // byte offset of the event's text in the (decompressed) input
-  std::vector<uint32_t> source_length;  // so that args not modelled stay reachable (model/raw_event.h)
+  std::vector<uint32_t> source_length;  // so that args not modelled stay reachable (re-read from the input)
 
   size_t size() const { return ts_ns.size(); }
   int64_t end_ns(size_t i) const { return ts_ns[i] + (dur_ns[i] > 0 ? dur_ns[i] : 0); }

@@ -1,5 +1,5 @@
 #pragma once
-// Communication per process group (tp / pp / dp ...) across the ranks of a job (issue 7 item 4).
+// Communication per process group (tp / pp / dp ...) across the ranks of a job.
 //
 // Two sources, never mixed in one group:
 // - the timeline's collectives (NCCL kernels with Kineto's record_param_comms args, gloo ranges, hcom_*

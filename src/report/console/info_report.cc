@@ -169,7 +169,7 @@ std::string RenderInfoJson(const std::vector<TraceSummary>& summaries) {
     w.Key("counter_samples").Uint(s.counter_samples).Key("collectives").Uint(s.collectives);
     w.Key("kernel_details_rows");
     s.kernel_details_rows == kNoId ? w.Null() : w.Int(s.kernel_details_rows);
-    if (s.kernel_details_rows != kNoId) {  // Ascend input (issue 5's contract)
+    if (s.kernel_details_rows != kNoId) {  // Ascend input
       w.Key("device_tasks_by_type").BeginObject();
       for (const auto& [type, count] : s.device_tasks_by_type) w.Key(type).Uint(count);
       w.EndObject();
