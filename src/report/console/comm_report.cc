@@ -8,12 +8,11 @@
 
 #include "base/json_writer.h"
 #include "base/text_escape.h"
+#include "report/common/format.h"
 
 namespace tuneprof {
 namespace {
 
-double Micros(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 // ---- text
 
@@ -22,14 +21,15 @@ std::string Cell(std::optional<double> value, const char* format_spec_2f) {
   return fmt::format(fmt::runtime(format_spec_2f), *value);
 }
 
-std::string Bytes(int64_t bytes, uint64_t known) {
+// Megabytes (10^6) in the collectives table's MB column; empty when no collective of the row had a size.
+std::string MegabytesCell(int64_t bytes, uint64_t known) {
   if (known == 0) return "-";
   return fmt::format("{:.3f}", static_cast<double>(bytes) / 1e6);
 }
 
 void AppendTypeRow(std::string_view label, const CollectiveTypeSummary& s, std::string* out) {
   *out += fmt::format("  {:<14}{:>7}{:>12}{:>11.3f}{:>10}{:>10}{:>8}{:>8}\n", label, s.count,
-                      Bytes(s.bytes, s.count_with_bytes), Millis(s.duration_ns), Cell(s.algbw_gbps, "{:.2f}"),
+                      MegabytesCell(s.bytes, s.count_with_bytes), Millis(s.duration_ns), Cell(s.algbw_gbps, "{:.2f}"),
                       Cell(s.busbw_gbps, "{:.2f}"),
                       s.utilization ? fmt::format("{:.1f}%", *s.utilization * 100) : std::string("-"),
                       s.count_with_bytes ? fmt::format("{}", s.small_count) : std::string("-"));
@@ -157,7 +157,7 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
     if (name.size() > 19) name = name.substr(0, 16) + "...";
     *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>9}{:>8}\n", name,
                         RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
-                        Bytes(g.bytes, g.count_with_bytes), Millis(g.duration_ns), Cell(g.algbw_gbps, "{:.2f}"),
+                        MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), Cell(g.algbw_gbps, "{:.2f}"),
                         Cell(g.busbw_gbps, "{:.2f}"),
                         g.exposed_share ? fmt::format("{:.1f}%", *g.exposed_share * 100) : std::string("-"),
                         g.slowest_rank ? fmt::format("{}", *g.slowest_rank) : std::string("-"));

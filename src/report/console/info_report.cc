@@ -4,6 +4,7 @@
 
 #include "base/json_writer.h"
 #include "base/text_escape.h"
+#include "report/common/format.h"
 
 namespace tuneprof {
 namespace {
@@ -15,20 +16,6 @@ std::string_view RankSourceName(RankSource source) {
     case RankSource::kDefault: return "default";
   }
   return "unknown";
-}
-
-std::string Bytes(uint64_t bytes) {
-  if (bytes >= (1ull << 30)) return fmt::format("{:.2f} GiB", bytes / double(1ull << 30));
-  if (bytes >= (1ull << 20)) return fmt::format("{:.2f} MiB", bytes / double(1ull << 20));
-  if (bytes >= (1ull << 10)) return fmt::format("{:.1f} KiB", bytes / double(1ull << 10));
-  return fmt::format("{} B", bytes);
-}
-
-std::string Duration(int64_t ns) {
-  if (ns >= 1000000000) return fmt::format("{:.3f} s", ns / 1e9);
-  if (ns >= 1000000) return fmt::format("{:.3f} ms", ns / 1e6);
-  if (ns >= 1000) return fmt::format("{:.3f} us", ns / 1e3);
-  return fmt::format("{} ns", ns);
 }
 
 // step_trace_time.csv as the profiler reported it, ns; null where the file had no such column or cell.
@@ -57,9 +44,9 @@ std::string OrUnknown(int64_t value) { return value == kNoId ? "unknown" : std::
 // What the input was read as: JSON text has a decompressed size; an SQLite database (an Nsight Systems
 // export, torch_npu's .db form, which reads no JSON) has only its size on disk.
 std::string InputSize(const TraceSummary& s) {
-  if (s.format == TraceFormat::kNsysSqlite) return Bytes(s.file_bytes) + " on disk (SQLite)";
-  if (s.content_bytes == 0) return Bytes(s.file_bytes) + " on disk";
-  return fmt::format("{} on disk, {} of JSON", Bytes(s.file_bytes), Bytes(s.content_bytes));
+  if (s.format == TraceFormat::kNsysSqlite) return FormatBytes(static_cast<int64_t>(s.file_bytes)) + " on disk (SQLite)";
+  if (s.content_bytes == 0) return FormatBytes(static_cast<int64_t>(s.file_bytes)) + " on disk";
+  return fmt::format("{} on disk, {} of JSON", FormatBytes(static_cast<int64_t>(s.file_bytes)), FormatBytes(static_cast<int64_t>(s.content_bytes)));
 }
 
 void RenderOneText(const TraceSummary& s, std::string* out) {
@@ -71,7 +58,7 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
                         s.backend.empty() ? "unknown" : EscapeText(s.backend));
   }
   if (s.start_ns != kNoId) {
-    *out += fmt::format("  span        {} ({} .. {} ns)\n", Duration(s.end_ns - s.start_ns), s.start_ns, s.end_ns);
+    *out += fmt::format("  span        {} ({} .. {} ns)\n", FormatDuration(s.end_ns - s.start_ns), s.start_ns, s.end_ns);
   } else {
     *out += "  span        unknown (no interval events)\n";
   }
@@ -85,7 +72,7 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
     *out += fmt::format("  device      {} {}: {}{}{}\n", DeviceTypeName(d.type), d.id == kNoId ? "?" : std::to_string(d.id),
                         d.name.empty() ? "name unknown" : EscapeText(d.name),
                         d.num_sms == kNoId ? "" : fmt::format(", {} SMs", d.num_sms),
-                        d.total_memory_bytes == kNoId ? "" : ", " + Bytes(d.total_memory_bytes));
+                        d.total_memory_bytes == kNoId ? "" : ", " + FormatBytes(d.total_memory_bytes));
   }
   *out += fmt::format("  streams     {} on devices, {} host threads\n", s.streams.size(), s.host_threads);
   for (const StreamSummary& stream : s.streams) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/text_escape.h"
+#include "report/common/format.h"
 #include "base/json_writer.h"
 
 namespace tuneprof {
@@ -14,18 +15,6 @@ constexpr size_t kTextHolders = 8;
 constexpr size_t kTextSuspects = 5;
 constexpr size_t kTextInPlace = 5;
 constexpr size_t kJsonHolders = 20;
-
-double Micros(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-
-std::string Bytes(int64_t bytes) {
-  if (bytes == kNoId) return "unknown";
-  const double value = static_cast<double>(bytes);
-  const double magnitude = value < 0 ? -value : value;
-  if (magnitude >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", value / (1024.0 * 1024 * 1024));
-  if (magnitude >= 1024.0 * 1024) return fmt::format("{:.2f} MiB", value / (1024.0 * 1024));
-  if (magnitude >= 1024.0) return fmt::format("{:.2f} KiB", value / 1024.0);
-  return fmt::format("{} B", bytes);
-}
 
 std::string Fit(std::string_view raw, size_t width) {
   const std::string text = EscapeText(raw);
@@ -43,11 +32,11 @@ std::string Percent(const std::optional<double>& ratio) {
 
 void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out) {
   if (d.event_count > 0) {
-    *out += fmt::format("  allocations {} ({}), frees {} ({}), {} events\n", d.alloc_count, Bytes(d.alloc_bytes),
-                        d.free_count, Bytes(d.free_bytes), d.event_count);
+    *out += fmt::format("  allocations {} ({}), frees {} ({}), {} events\n", d.alloc_count, FormatBytes(d.alloc_bytes),
+                        d.free_count, FormatBytes(d.free_bytes), d.event_count);
   } else if (d.alloc_count > 0) {
-    *out += fmt::format("  allocations {} ({}), frees {} ({}), from {}\n", d.alloc_count, Bytes(d.alloc_bytes),
-                        d.free_count, Bytes(d.free_bytes), d.blocks_source);
+    *out += fmt::format("  allocations {} ({}), frees {} ({}), from {}\n", d.alloc_count, FormatBytes(d.alloc_bytes),
+                        d.free_count, FormatBytes(d.free_bytes), d.blocks_source);
   }
   // Without allocator events (memory_record.csv) there is no thread to find the running op on; an
   // operator_memory row allocated at the peak instant names it.
@@ -57,13 +46,13 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
       trace_start_ns == kNoId
           ? fmt::format("{:.3f} us", Micros(d.peak_allocated_ns))
           : fmt::format("+{:.3f} ms", static_cast<double>(d.peak_allocated_ns - trace_start_ns) / 1e6);
-  *out += fmt::format("  peak allocated {} at {}, step {}, op {}\n", Bytes(d.peak_allocated_bytes), when,
+  *out += fmt::format("  peak allocated {} at {}, step {}, op {}\n", FormatBytes(d.peak_allocated_bytes), when,
                       d.peak_step == kNoId ? "none" : std::to_string(d.peak_step), Fit(op, 40));
-  *out += fmt::format("  peak reserved  {}   fragmentation at peak {} ({})\n", Bytes(d.peak_reserved_bytes),
-                      Bytes(d.fragmentation_bytes), Percent(d.fragmentation_ratio));
+  *out += fmt::format("  peak reserved  {}   fragmentation at peak {} ({})\n", FormatBytes(d.peak_reserved_bytes),
+                      FormatBytes(d.fragmentation_bytes), Percent(d.fragmentation_ratio));
   if (d.event_count == 0 && d.alloc_count == 0) return;
-  *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n", Bytes(d.live_at_peak_known_bytes),
-                      Bytes(d.live_at_peak_unattributed_bytes));
+  *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n", FormatBytes(d.live_at_peak_known_bytes),
+                      FormatBytes(d.live_at_peak_unattributed_bytes));
 }
 
 void AppendComponents(const DeviceMemory& d, std::string* out) {
@@ -72,7 +61,7 @@ void AppendComponents(const DeviceMemory& d, std::string* out) {
                       "peak reserved");
   for (const ComponentMemory& c : d.components) {
     *out += fmt::format("  {:<20}{:>10}{:>20}{:>20}\n", Fit(c.component, 19), c.samples,
-                        Bytes(c.peak_allocated_bytes), Bytes(c.peak_reserved_bytes));
+                        FormatBytes(c.peak_allocated_bytes), FormatBytes(c.peak_reserved_bytes));
   }
 }
 
@@ -82,7 +71,7 @@ void AppendHolders(const DeviceMemory& d, std::string* out) {
                       "longest life ms");
   for (size_t i = 0; i < d.holders.size() && i < kTextHolders; ++i) {
     const PeakHolder& h = d.holders[i];
-    *out += fmt::format("  {:<50}{:>14}{:>8}{:>16.3f}\n", Fit(OrNone(h.op), 49), Bytes(h.bytes), h.blocks,
+    *out += fmt::format("  {:<50}{:>14}{:>8}{:>16.3f}\n", Fit(OrNone(h.op), 49), FormatBytes(h.bytes), h.blocks,
                         static_cast<double>(h.longest_lifetime_ns) / 1e6);
   }
 }
@@ -93,8 +82,8 @@ void AppendSteps(const DeviceMemory& d, std::string* out) {
                       "free bytes", "step peak", "at end", "malloc ms");
   for (const StepMemory& s : d.steps) {
     *out += fmt::format("  #{:<7}{:>10}{:>14}{:>10}{:>14}{:>14}{:>14}{:>12}\n", s.step, s.alloc_count,
-                        Bytes(s.alloc_bytes), s.free_count, Bytes(s.free_bytes), Bytes(s.peak_allocated_bytes),
-                        Bytes(s.allocated_at_end_bytes),
+                        FormatBytes(s.alloc_bytes), s.free_count, FormatBytes(s.free_bytes), FormatBytes(s.peak_allocated_bytes),
+                        FormatBytes(s.allocated_at_end_bytes),
                         s.allocator_call_ns == kNoId
                             ? std::string("unknown")
                             : fmt::format("{:.3f}", static_cast<double>(s.allocator_call_ns) / 1e6));
@@ -104,15 +93,15 @@ void AppendSteps(const DeviceMemory& d, std::string* out) {
 void AppendOpportunities(const DeviceMemory& d, std::string* out) {
   for (size_t i = 0; i < d.leak_suspects.size() && i < kTextSuspects; ++i) {
     const LeakSuspect& s = d.leak_suspects[i];
-    *out += fmt::format("  leak suspect: {} grows {} over {} steps\n", Fit(OrNone(s.op), 50), Bytes(s.growth_bytes),
+    *out += fmt::format("  leak suspect: {} grows {} over {} steps\n", Fit(OrNone(s.op), 50), FormatBytes(s.growth_bytes),
                         s.alive_bytes_at_step_end.size());
   }
   const ReusePlan& r = d.reuse;
   if (r.blocks > 0) {
     *out += fmt::format("  reuse plan ({}): peak {}, observed {} {}\n", r.strategy,
-                        Bytes(r.plan_peak_bytes), r.observed_is_reserved ? "reserved" : "allocated",
-                        Bytes(r.observed_peak_bytes));
-    *out += fmt::format("    no plan goes below the most bytes alive at once: {}\n", Bytes(r.max_live_bytes));
+                        FormatBytes(r.plan_peak_bytes), r.observed_is_reserved ? "reserved" : "allocated",
+                        FormatBytes(r.observed_peak_bytes));
+    *out += fmt::format("    no plan goes below the most bytes alive at once: {}\n", FormatBytes(r.max_live_bytes));
     if (r.stopped_after_blocks != kNoId) {
       *out += fmt::format("    reuse plan: stopped after {} of {} blocks (budget); the peak above is the best plan completed\n",
                           r.stopped_after_blocks, r.blocks);
@@ -121,7 +110,7 @@ void AppendOpportunities(const DeviceMemory& d, std::string* out) {
   for (size_t i = 0; i < d.in_place.size() && i < kTextInPlace; ++i) {
     const InPlaceCandidate& c = d.in_place[i];
     *out += fmt::format("  in-place candidate: {} x{} would save {} of allocations\n", Fit(c.op, 40), c.count,
-                        Bytes(c.bytes));
+                        FormatBytes(c.bytes));
   }
 }
 
@@ -130,7 +119,7 @@ void AppendCopies(const DeviceMemory& d, std::string* out) {
   *out += fmt::format("  {:<8}{:>8}{:>14}{:>12}{:>10}{:>10}{:>9}{:>9}{:>10}\n", "copies", "count", "bytes", "time ms",
                       "GB/s", "peak", "util", "pageable", "pinned");
   for (const CopyTraffic& c : d.copies) {
-    *out += fmt::format("  {:<8}{:>8}{:>14}{:>12.3f}{:>10}{:>10}{:>9}{:>9}{:>10}\n", c.kind, c.count, Bytes(c.bytes),
+    *out += fmt::format("  {:<8}{:>8}{:>14}{:>12.3f}{:>10}{:>10}{:>9}{:>9}{:>10}\n", c.kind, c.count, FormatBytes(c.bytes),
                         static_cast<double>(c.time_ns) / 1e6,
                         c.achieved_gbps ? fmt::format("{:.2f}", *c.achieved_gbps) : "unknown",
                         c.peak_gbps ? fmt::format("{:.0f}", *c.peak_gbps) : "unknown", Percent(c.utilization),

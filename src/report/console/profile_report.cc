@@ -6,13 +6,12 @@
 #include <functional>
 
 #include "base/text_escape.h"
+#include "report/common/format.h"
 #include "base/json_writer.h"
 
 namespace tuneprof {
 namespace {
 
-double Micros(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 // ---- text
 
@@ -228,7 +227,6 @@ std::string Fit(std::string_view raw, size_t width) {
   return std::string(name.substr(0, head)) + "~" + std::string(name.substr(name.size() - tail));
 }
 
-double Us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 void AppendDeviceKernelRows(std::string_view title, const std::vector<KernelRow>& rows, size_t limit,
                             std::string* out) {
@@ -237,8 +235,8 @@ void AppendDeviceKernelRows(std::string_view title, const std::vector<KernelRow>
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
     const KernelRow& r = rows[i];
     *out += fmt::format("  {:<32}{:>6}{:>8}{:>10.3f}{:>9.1f}{:>9.1f}{:>9.1f}{:>8.1f}{:>6.1f}%\n", Fit(r.name, 31),
-                        r.mixed_work ? "mixed" : ShortWork(r.work), r.count, Millis(r.total_ns), Us(r.mean_ns),
-                        Us(r.min_ns), Us(r.max_ns), r.stddev_ns / 1e3, r.share * 100);
+                        r.mixed_work ? "mixed" : ShortWork(r.work), r.count, Millis(r.total_ns), Micros(r.mean_ns),
+                        Micros(r.min_ns), Micros(r.max_ns), r.stddev_ns / 1e3, r.share * 100);
   }
   if (rows.size() > limit) *out += fmt::format("  ... {} more\n", rows.size() - limit);
 }
@@ -249,7 +247,7 @@ void AppendHostOpRows(const std::vector<KernelRow>& rows, std::string* out) {
   for (size_t i = 0; i < rows.size() && i < kTextTopRows; ++i) {
     const KernelRow& r = rows[i];
     *out += fmt::format("  {:<38}{:>8}{:>11.3f}{:>11.3f}{:>9.1f}{:>9.1f}{:>6.1f}%\n", Fit(r.name, 37), r.count,
-                        Millis(r.total_ns), Millis(r.inclusive_ns), Us(r.mean_ns), Us(r.max_ns), r.share * 100);
+                        Millis(r.total_ns), Millis(r.inclusive_ns), Micros(r.mean_ns), Micros(r.max_ns), r.share * 100);
   }
   if (rows.size() > kTextTopRows) *out += fmt::format("  ... {} more\n", rows.size() - kTextTopRows);
 }
