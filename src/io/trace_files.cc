@@ -95,7 +95,7 @@ bool IsAscendProfilerDirectory(const std::string& dir) {
   if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();  // "dir/" names dir
   if (!fs::is_directory(p, ec)) return false;
   const std::string name = p.filename().string();
-  // msprof writes PROF_{num}_{ts}_{str}/ holding mindstudio_profiler_output/ (formats.md B.12): one rank too.
+  // msprof writes PROF_{num}_{ts}_{str}/ holding mindstudio_profiler_output/: one rank too.
   return name == "ASCEND_PROFILER_OUTPUT" || name.ends_with("_ascend_pt") ||
          fs::is_directory(p / "ASCEND_PROFILER_OUTPUT", ec) || name.starts_with("PROF_") ||
          name == "mindstudio_profiler_output" || fs::is_directory(p / "mindstudio_profiler_output", ec);

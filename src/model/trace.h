@@ -138,7 +138,7 @@ struct OpShapeInfo {
   StringId concrete_inputs;  // "[\"\", \"\", \"[1, 1]\", \"1\"]" (torch >= 2.1)
 };
 
-// One row of torch_npu's memory_record.csv (formats.md B.7): one allocator's totals at an instant.
+// One row of torch_npu's memory_record.csv: one allocator's totals at an instant.
 // Components: PTA (torch_npu's caching allocator, what Kineto's [memory] totals are on NPU), GE (graph
 // engine), PTA+GE, APP (the whole process on the device), WORKSPACE. Sizes from MB (2^20 B) text.
 struct NpuMemoryRecord {
@@ -150,7 +150,7 @@ struct NpuMemoryRecord {
   StringId device;  // as written: "NPU:0"
 };
 
-// One row of torch_npu's operator_memory.csv / the db's OP_MEMORY (formats.md B.7): an allocation made
+// One row of torch_npu's operator_memory.csv / the db's OP_MEMORY: an allocation made
 // inside an operator, already matched to its release. torch_npu's own allocator (PTA) allocates for
 // aten::/npu:: ops and writes a stream; the graph engine (GE) for cann:: nodes and writes none.
 struct NpuOperatorMemory {
@@ -271,7 +271,7 @@ struct ReportedStepTime {
   int64_t preparing_ns = kNoId;                       // Preparing (absent in 2023 files)
 };
 
-// torch_npu's communication.json / communication_matrix.json (formats.md B.6): the profiler's own
+// torch_npu's communication.json / communication_matrix.json: the profiler's own
 // per-op split of each HCCL operator's time and its per-transport traffic. Figures stay in the units
 // and floating-point values the file writes (ms, MB = 1e6 B, GB/s); NaN where the file omits one.
 struct HcclPacketBucket {

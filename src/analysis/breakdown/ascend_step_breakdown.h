@@ -2,7 +2,7 @@
 // torch_npu's step_trace_time.csv, recomputed from the raw device tasks (never read from the
 // "Overlap Analysis" track, which is only torch_npu's own rendering of the same numbers).
 // Source: Ascend/pytorch torch_npu/profiler/analysis/prof_view/_trace_step_time_parser.py and
-// prof_parse/_fwk_cann_relation_parser.py; shared/reference/formulas.md §6, formats.md §B.5.
+// prof_parse/_fwk_cann_relation_parser.py.
 //
 // msprof draws the Overlap Analysis track over a device's whole timeline: Computing = the compute tasks,
 // Communication = the HCCL operations, Communication(Not Overlapped) = communication minus compute, Free

@@ -132,7 +132,7 @@ int64_t CountRanks(std::string_view ranks) {  // "[0, 1]" -> 2; "" or "[]" -> kN
 
 // The link NCCL collectives run over: NVLink (else PCIe) of the detected GPU, taken as intra-node only
 // when the trace lists the node's GPUs (deviceProperties) and the group fits in them. NVIDIA quotes
-// NVLink and PCIe per GPU with both directions added (hardware.md "NVLink per GPU (bidir)"); busbw
+// NVLink and PCIe per GPU with both directions added; busbw
 // is one direction, so the peak compared against is half the quoted figure.
 CommLink GpuLink(const HardwareSelection& hardware) {
   CommLink link;
@@ -317,7 +317,7 @@ std::optional<double> Ratio(double part, double other) {
   return whole > 0 ? std::optional<double>(part / whole) : std::nullopt;
 }
 
-// rules.md Packet check: RDMA packets under 1 MB are small, on-node (SDMA, HCCS, PCIE, SIO) under 16 MB.
+// RDMA packets under 1 MB are small, on-node (SDMA, HCCS, PCIE, SIO) under 16 MB.
 double SmallPacketMb(std::string_view transport) { return transport == "RDMA" ? 1.0 : 16.0; }
 
 // The profile's standard bandwidth for an Ascend transport (msprof compares to it directly).
@@ -412,7 +412,7 @@ void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunic
   }
 }
 
-// msprof's slowest-link rule (rules.md §4): a link slower than 20 % of the mean of its transport.
+// msprof's slowest-link rule: a link slower than 20 % of the mean of its transport.
 constexpr double kSlowLinkShareOfMean = 0.2;
 
 // Σ size / Σ time per (src, dst, transport) over the op types' "-total" cells: the rank-to-rank matrix.

@@ -1,6 +1,6 @@
 #pragma once
 // Per-rank communication profile: every collective the trace holds, its bytes, duration, algorithm and
-// bus bandwidth (nccl-tests, formulas.md §11) and its utilization of the link's peak; per type
+// bus bandwidth (nccl-tests) and its utilization of the link's peak; per type
 // summaries, message-size distribution and small-message share; exposed vs hidden communication (taken
 // from time_breakdown.h, not recomputed); and torch_npu's own per-op split (communication.json).
 //
@@ -49,7 +49,7 @@ CollectiveType ParseCollectiveType(std::string_view name);
 // reduce, sendrecv 1. nullopt when n is unknown (< 1) or the type has none (barrier, other).
 std::optional<double> BusBandwidthFactor(CollectiveType type, int64_t group_size);
 
-// Messages below this many bytes are "small" (rules.md Packet check: RDMA share < 1 MB; a message
+// Messages below this many bytes are "small" (RDMA share < 1 MB; a message
 // this small is latency-bound on every link tuneprof knows).
 constexpr int64_t kSmallMessageBytes = 1000000;
 
@@ -70,7 +70,7 @@ struct Collective {
   std::string group_desc;          // Process Group Description ("default_pg"; "" when unknown)
   int64_t exposed_ns = kNoId;      // duration not under the rank's compute (comm_groups.h)
   int64_t group_size = kNoId;
-  int64_t bytes = kNoId;           // max(in, out) elements x dtype size (formulas.md §11 S)
+  int64_t bytes = kNoId;           // max(in, out) elements x dtype size
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
   std::optional<int64_t> step;     // ProfilerStep#N that launched it (time_breakdown.h's rule), if any
@@ -110,7 +110,7 @@ struct AscendTransport {
   bool bandwidth_recomputed = false;
   std::optional<double> large_packet_ratio;
   uint64_t packets = 0;
-  uint64_t small_packets = 0;             // below rules.md's Packet thresholds: RDMA 1 MB, others 16 MB
+  uint64_t small_packets = 0;             // below the packet-size thresholds: RDMA 1 MB, others 16 MB
   std::optional<double> utilization;      // bandwidth / the profile's standard bandwidth for the transport
 };
 

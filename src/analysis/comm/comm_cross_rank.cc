@@ -79,7 +79,7 @@ void NameStraggler(CrossRankCommunication* out) {
                                  static_cast<double>(best->wait_caused_ns) / 1e6);
 }
 
-// msprof (rules.md §4): the rank with the most wait decides between a slow rank and a slow link.
+// msprof: the rank with the most wait decides between a slow rank and a slow link.
 void JudgeAscend(const std::vector<RankCommunication>& ranks, CrossRankCommunication* out) {
   const RankCommunication* max_wait = nullptr;
   const RankCommunication* min_ratio = nullptr;

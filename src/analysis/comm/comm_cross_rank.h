@@ -8,7 +8,7 @@
 // the rank whose late arrivals made the others wait longest in total (ties: the rank that arrived last
 // most often). Start times of different hosts are compared as the traces write them (epoch clocks).
 //
-// Ascend ranks: communication.json already splits wait from transit; msprof's rule (rules.md §4) names
+// Ascend ranks: communication.json already splits wait from transit; msprof's rule names
 // the slow rank: when the rank with the most wait has Sync/(Sync+Transit) > 0.2, the rank with the
 // smallest wait ratio is the one the others wait for.
 #include <cstdint>
@@ -45,7 +45,7 @@ struct StepSpread {
   bool uneven = false;                  // share_of_step > kStepSpreadThreshold
 };
 
-// Ranks within 5 % of the step (rules.md §5: cluster_step_trace_time guidance).
+// Ranks within 5 % of the step (cluster_step_trace_time guidance).
 constexpr double kStepSpreadThreshold = 0.05;
 
 // The slow-rank outlier test on one per-rank total (comm_outliers.h), over the ranks that have it.
@@ -77,7 +77,7 @@ struct CrossRankCommunication {
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks);
 
-// Thresholds of the verdict (rules.md: bandwidth utilization < 50 %; msprof Wait Time Ratio > 0.2).
+// Thresholds of the verdict (bandwidth utilization < 50 %; msprof Wait Time Ratio > 0.2).
 struct CommThresholds {
   double utilization = 0.5;
   double exposed_share_of_wall = 0.2;

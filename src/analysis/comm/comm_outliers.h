@@ -1,7 +1,7 @@
 #pragma once
 // Slow-rank outlier tests across ranks, as msprof-analyze's slow_rank recipe runs them
 // (Ascend/msprof-analyze msprof_analyze/cluster_analyse/recipes/slow_rank/slow_rank.py and
-// dixon_table.py; formulas.md §14, rules.md §5):
+// dixon_table.py):
 //
 // - n ≤ 100 samples: Dixon's Q test, one-sided at 99.5 % confidence, on the sorted sample x1 ≤ … ≤ xn with
 //   the ratio that fits n: r10 = (x2−x1)/(xn−x1) for n ≤ 7, r11 = (x2−x1)/(x(n−1)−x1) for n ≤ 10,

@@ -226,7 +226,7 @@ constexpr RatioSpec kRatioSpecs[kAscendRatioCount] = {
 constexpr std::array<std::string_view, 4> kFopsColumns = {"aic_cube_fops", "aic_vector_fops", "aiv_cube_fops",
                                                           "aiv_vector_fops"};
 
-// Huawei's cut-offs (msprof-analyze advisor ai_core_performance; ../shared/reference/rules.md).
+// Huawei's cut-offs (msprof-analyze advisor ai_core_performance).
 constexpr double kCubeMacBound = 0.8;
 constexpr double kCubeMte2Bound = 0.95;
 constexpr double kVectorUnitBound = 0.7;

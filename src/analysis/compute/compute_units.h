@@ -1,7 +1,7 @@
 #pragma once
 // How well the compute units are used, per rank and per step, against the chip the rank ran on
 // (hardware_profile.h). GPU figures follow the PyTorch TensorBoard plugin's definitions
-// (pytorch/kineto tb_plugin gpu_metrics_parser.py; ../shared/reference/formulas.md §4), over the same
+// (pytorch/kineto tb_plugin gpu_metrics_parser.py), over the same
 // step windows as time_breakdown.h (each step's span of device work, clipped):
 //
 //   busy %          = |U(kernels)| / wall × 100 ("GPU utilization": any kernel running)

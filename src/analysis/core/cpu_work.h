@@ -1,6 +1,6 @@
 #pragma once
 // Work of a CPU-only trace (no device work at all, e.g. DDP on the gloo backend): the host threads take
-// the place of the device. Rules (formats.md §A.9: gloo runs each collective on a worker thread under a
+// the place of the device. Rules (gloo runs each collective on a worker thread under a
 // `gloo:<op>` user_annotation holding its real duration; the caller's `c10d::<op>_` cpu_op only queues it):
 // - communication: every `gloo:*` range, on whichever thread;
 // - compute: every host operator (cpu_op: aten::, autograd::, ...) on the other threads, except the

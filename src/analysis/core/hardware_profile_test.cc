@@ -54,7 +54,7 @@ TEST(HardwareProfileTest, PeaksFromHardwareReference) {
   EXPECT_FALSE(a100->peak_int8_tops.value.has_value());  // not captured: unknown, not guessed
   const HardwareProfile* h100 = Builtin().FindByName("H100 SXM");
   ASSERT_NE(h100, nullptr);
-  EXPECT_NEAR(*h100->RidgeFlopPerByte(), 295, 0.5);  // hardware.md: 989 / 3.35
+  EXPECT_NEAR(*h100->RidgeFlopPerByte(), 295, 0.5);  // 989 / 3.35
 }
 
 // Ascend peaks are derived: cube cores × 16·16·16 MAC × 2 FLOP × cube clock, INT8 twice that.

@@ -1,7 +1,7 @@
 #pragma once
 // `--semantics hta`: Holistic Trace Analysis' temporal breakdown and comm/compute overlap, reproduced
 // exactly as HTA computes them (facebookresearch/HolisticTraceAnalysis f4d0062, hta/analyzers/
-// breakdown_analysis.py and communication_analysis.py; definitions in shared/reference/formulas.md §2-3):
+// breakdown_analysis.py and communication_analysis.py):
 // - HTA's loading (last step dropped, unlaunched GPU rows dropped, µs rounding): analysis/hta/hta_rows.h;
 // - "GPU events" are the rows that carry a stream (kernels, memcpy, memset, syncs), typed by HTA's name
 //   regexes (not by ours: device_work.h), and measured with HTA's interval merge.

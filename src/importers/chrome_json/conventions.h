@@ -1,6 +1,6 @@
 #pragma once
 // What Kineto, the legacy autograd profiler and torch_npu mean by their categories, names and process
-// names, in one place (formats.md A.4-A.6, B.8). The parser asks these; nothing else hard-codes them.
+// names, in one place. The parser asks these; nothing else hard-codes them.
 #include <cstdint>
 #include <string_view>
 

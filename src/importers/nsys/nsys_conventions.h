@@ -1,5 +1,5 @@
 #pragma once
-// What the Nsight Systems SQLite export means by its ids, enums and names (formats.md C), in one place.
+// What the Nsight Systems SQLite export means by its ids, enums and names, in one place.
 // The importer asks these; nothing else hard-codes nsys values. Names are normalized to Kineto's
 // spelling so that the analyses written for Kineto traces read nsys input unchanged.
 #include <cstdint>
@@ -13,7 +13,7 @@ namespace tuneprof::nsys {
 
 // Schema versions (META_DATA_EXPORT EXPORT_SCHEMA_VERSION) whose tables this importer was checked
 // against: 3.24.x and 3.25.x (real exports in traces/nsys). Other 3.x versions are read with a warning:
-// a minor bump may rename or retype a column (formats.md C.1); unknown columns simply read as absent.
+// a minor bump may rename or retype a column; unknown columns simply read as absent.
 bool IsKnownSchemaVersion(std::string_view version);
 constexpr std::string_view kKnownSchemaVersions = "3.24.x, 3.25.x";
 

@@ -47,7 +47,7 @@ constexpr int64_t kAbsent = -1;  // an optional enum column the file lacks or le
 constexpr int64_t kHostKeyOffset = int64_t{1} << 40;
 
 // "SELECT a, NULL, c FROM t": the columns the schema lacks read as NULL (minimal third-party schemas
-// exist, formats.md C.4.6). `end` is an SQL keyword, hence the quotes on every name.
+// exist). `end` is an SQL keyword, hence the quotes on every name.
 std::string SelectOptional(const SqliteFile& db, std::string_view table, std::span<const std::string_view> columns,
                            std::string_view tail = "") {
   std::string sql = "SELECT ";
@@ -210,7 +210,7 @@ class NsysImporter {
     return it->second.first;
   }
 
-  // The text of an NVTX row: inline or registered (COALESCE(text, StringIds[textId]), formats.md C.4.3).
+  // The text of an NVTX row: inline or registered (COALESCE(text, StringIds[textId])).
   std::string_view NvtxText(const SqliteStatement& row, int text_column, int id_column) const {
     if (!row.IsNull(text_column)) return row.Text(text_column);
     auto it = strings_.find(IntOr(row, id_column, kNoId));

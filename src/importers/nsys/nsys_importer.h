@@ -1,5 +1,5 @@
 #pragma once
-// Nsight Systems SQLite exports (`nsys export --type sqlite`, schema 3.x; formats.md C) into the same
+// Nsight Systems SQLite exports (`nsys export --type sqlite`, schema 3.x) into the same
 // model the Kineto importer fills, so that every analysis reads them unchanged:
 //   CUPTI_ACTIVITY_KIND_KERNEL / _MEMCPY / _MEMSET -> device events on process = deviceId, track =
 //     streamId (as Kineto numbers GPU processes), with KernelInfo / CopyInfo; names in Kineto's spelling

@@ -125,7 +125,7 @@ TEST(NsysImporter, AnExportOfTwoProcessesIsTwoRanks) {
       if (copy.direction == CopyDirection::kHostToDevice && copy.src == MemoryKind::kPageable) ++pageable_h2d;
     }
   }
-  // formats.md C.4: joined on (correlationId, process) 1,632 kernels find their launch (1,643 without the process).
+  // joined on (correlationId, process) 1,632 kernels find their launch (1,643 without the process).
   EXPECT_EQ(kernel_links, 1632u);
   EXPECT_EQ(pageable_h2d, 4u);
 }
