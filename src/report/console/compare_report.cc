@@ -12,7 +12,7 @@ namespace tuneprof {
 
 namespace {
 
-constexpr size_t kNameColumn = 46;
+constexpr size_t kNameColumn = 41;
 
 // "1,234,567.8": thousands grouped so that big numbers stay readable in a narrow column.
 std::string Grouped(double value, int decimals) {
@@ -443,10 +443,10 @@ void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
   if (diff.ops.empty()) return;
   *out += fmt::format("\n**Operators** ({}, per step, by time change; top {}):\n\n", OperatorScopeName(diff.scope),
                       std::min(diff.ops.size(), kCompareTextOps));
-  *out += "| time | calls | name | count | before us | after us | delta us |\n|---|---|---|---:|---:|---:|---:|\n";
+  *out += "| change | name | count | before us | after us | delta us |\n|---|---|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
     const OperatorDelta& op = diff.ops[i];
-    *out += fmt::format("| {} | {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
+    *out += fmt::format("| {}, calls {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
                         CountChangeWord(op.change),
                         Cell(Shortened(op.name, 80)), op.before_count, op.after_count, Grouped(op.before_ns / 1000, 1),
                         Grouped(op.after_ns / 1000, 1), Grouped(op.delta_ns() / 1000, 1));
