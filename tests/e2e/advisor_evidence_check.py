@@ -319,9 +319,18 @@ def check_sync_apis(sample, finding, advice, path):
     per_rank = []
     for rank, pid in nsys_rank_pids(finding, advice, path):
         rows = nsys_db(path).execute(
-            "SELECT r.end - r.start FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
-            f"WHERE s.value LIKE '%Synchronize%' AND {of_process('r.globalTid', pid)}").fetchall()
-        per_step = sum(d for d, in rows) / rank["steps"]
+            "SELECT r.start, r.end FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
+            f"WHERE s.value LIKE '%Synchronize%' AND {of_process('r.globalTid', pid)} ORDER BY r.start").fetchall()
+        # Threads waiting at the same time wait once: the union of the calls.
+        waited, covered_to = 0, None
+        for start, end in rows:
+            if covered_to is None or start > covered_to:
+                waited += end - start
+                covered_to = end
+            elif end > covered_to:
+                waited += end - covered_to
+                covered_to = end
+        per_step = waited / rank["steps"]
         per_rank.append(dict(sync_calls=len(rows), sync_us_per_step=per_step / 1e3,
                              value=100 * per_step / (rank["step_us"] * 1e3)))
     chosen = matching_rank(sample, finding, advice, per_rank, "sync_us_per_step")

@@ -140,10 +140,10 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   const double idle = split.step_ns - busy;
 
   data = std::min(data, idle);
-  // Host wait counts every gap ended by a late launch, the DataLoader's included: take those out.
-  const double host_wait = split.cpu_only ? idle - data
-                                          : std::min(std::max(0.0, static_cast<double>(total.host.host_wait_ns) / n - data),
-                                                     idle - data);
+  // Host wait counts every gap ended by a late launch, the DataLoader's included: take those out. Host
+  // pauses (host_side.h) are the host busy elsewhere, not launching: they stay idle time.
+  const double launch_wait = static_cast<double>(total.host.host_wait_ns - total.host.host_pause_ns) / n;
+  const double host_wait = split.cpu_only ? idle - data : std::min(std::max(0.0, launch_wait - data), idle - data);
   SetPart(&split, TimePart::kComputeBound, computing * split.compute_bound_share);
   SetPart(&split, TimePart::kMemoryBound, computing * (1 - split.compute_bound_share));
   SetPart(&split, TimePart::kCommunication, communication);

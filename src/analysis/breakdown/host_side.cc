@@ -38,6 +38,10 @@ void MeasureHostWait(const std::vector<Item>& items, HostSideBreakdown* out) {
     if (after_gap && first_launch != std::numeric_limits<int64_t>::max() && first_launch >= busy_until) {
       out->host_wait_ns += start - busy_until;
       ++out->host_wait_gaps;
+      if (start - busy_until >= kHostPauseNs) {
+        out->host_pause_ns += start - busy_until;
+        ++out->host_pause_gaps;
+      }
     }
     for (; i < j; ++i) busy_until = std::max(busy_until, items[i].end_ns);
   }

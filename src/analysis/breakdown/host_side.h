@@ -7,6 +7,10 @@
 // - host wait: a gap in the device's busy time (all its streams together) counts when the work that
 //   ends it was launched at or after the moment the device drained, so the host, not the device, was
 //   behind. The whole gap counts (the device had nothing else to do).
+// - host pauses: the host-wait gaps of at least kHostPauseNs, counted apart as well (they stay in host
+//   wait). A launch costs microseconds and a launch-bound loop leaves gaps of that order; a gap of half a
+//   second is the host doing something else (sleep, I/O, evaluation, Python), which fewer launches do
+//   not shorten. 500 ms is the gap nsys' gpu_gaps rule reports.
 // - launch latency: device start - launch; percentiles interpolate linearly between order statistics
 //   (numpy's default, as pandas' describe()).
 // - gaps: on each stream, the idle time between an item's start and the latest end before it.
@@ -21,6 +25,8 @@
 
 namespace tuneprof {
 
+inline constexpr int64_t kHostPauseNs = 500'000'000;
+
 struct LatencySummary {
   double mean_ns = 0;
   double p50_ns = 0;
@@ -31,6 +37,8 @@ struct HostSideBreakdown {
   uint64_t launched_events = 0;  // device events with a known launch
   int64_t host_wait_ns = 0;
   uint64_t host_wait_gaps = 0;
+  int64_t host_pause_ns = 0;  // the part of host_wait_ns in gaps of at least kHostPauseNs
+  uint64_t host_pause_gaps = 0;
   std::optional<LatencySummary> launch_latency;  // nullopt when no event has a known launch
   int64_t gaps_ns = 0;
   uint64_t gap_count = 0;

@@ -14,12 +14,13 @@ constexpr double kNsPerUs = 1000;
 struct BreakdownField {
   const char* key;
   int64_t StepBreakdown::*field;
+  Better better = Better::kLower;
 };
 
 constexpr BreakdownField kBreakdownFields[] = {
     {"computing_us", &StepBreakdown::computing_ns},
     {"communication_exposed_us", &StepBreakdown::communication_not_overlapped_ns},
-    {"communication_hidden_us", &StepBreakdown::overlapped_ns},
+    {"communication_hidden_us", &StepBreakdown::overlapped_ns, Better::kNone},
     {"memcpy_us", &StepBreakdown::memcpy_ns},
     {"other_us", &StepBreakdown::other_ns},
     {"free_us", &StepBreakdown::free_ns},
@@ -277,6 +278,7 @@ CompareResult CompareSides(CompareSide before, CompareSide after, const CompareO
   for (size_t f = 0; f < before.breakdown.size() && f < after.breakdown.size(); ++f) {
     MetricComparison metric = Sampled(before.breakdown[f].key, "us", ToUnit(before.breakdown[f].values, kNsPerUs),
                                       ToUnit(after.breakdown[f].values, kNsPerUs), options.alpha);
+    metric.better = kBreakdownFields[f].better;
     if (!AllZero(before.breakdown[f].values) || !AllZero(after.breakdown[f].values)) {
       result.metrics.push_back(std::move(metric));
     }

@@ -85,7 +85,9 @@ struct CompareSide {
 // `breakdowns`: the traces' time breakdowns when already computed (else computed here).
 CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const RankBreakdown> breakdowns = {});
 
-enum class Better : uint8_t { kLower, kHigher };
+// kNone: a figure without a direction (communication hidden under compute grows when communication
+// grows or when more of it is hidden): it changes, but is neither better nor worse.
+enum class Better : uint8_t { kLower, kHigher, kNone };
 
 struct MetricComparison {
   std::string key;    // "step_time_us", "peak_allocated_bytes", ...

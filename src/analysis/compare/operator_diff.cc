@@ -94,6 +94,23 @@ std::string_view OperatorChangeName(OperatorChange change) {
   return "unknown";
 }
 
+std::string_view TimeChangeName(double delta_ns) {
+  return delta_ns > 0 ? "increased" : delta_ns < 0 ? "decreased" : "unchanged";
+}
+
+std::string_view TimeChangeWord(double delta_ns) { return delta_ns > 0 ? "slower" : delta_ns < 0 ? "faster" : "same"; }
+
+std::string_view CountChangeWord(OperatorChange change) {
+  switch (change) {
+    case OperatorChange::kAdded: return "added";
+    case OperatorChange::kRemoved: return "removed";
+    case OperatorChange::kIncreased: return "more";
+    case OperatorChange::kDecreased: return "fewer";
+    case OperatorChange::kUnchanged: return "same";
+  }
+  return "same";
+}
+
 OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSelection selection) {
   const EventTable& events = trace.events();
   const std::vector<Step> steps = SelectedSteps(trace, selection);

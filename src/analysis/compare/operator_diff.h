@@ -51,6 +51,13 @@ OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSel
 
 enum class OperatorChange : uint8_t { kAdded, kRemoved, kIncreased, kDecreased, kUnchanged };
 std::string_view OperatorChangeName(OperatorChange change);
+// The change in time apart from the change in count (fewer calls can take longer): "increased",
+// "decreased", "unchanged", by the sign of delta_ns.
+std::string_view TimeChangeName(double delta_ns);
+// The words the text tables print beside each other: time "slower" / "faster" / "same"; calls "added",
+// "removed", "more", "fewer", "same".
+std::string_view TimeChangeWord(double delta_ns);
+std::string_view CountChangeWord(OperatorChange change);
 
 struct OperatorDelta {
   std::string name;

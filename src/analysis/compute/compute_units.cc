@@ -337,6 +337,25 @@ std::optional<bool> Below(std::optional<double> utilization, double threshold) {
   return *utilization < threshold;
 }
 
+std::optional<double> ComputeShare(const StepBreakdown& step) {
+  return Ratio(static_cast<double>(step.computing_ns), static_cast<double>(step.wall_ns));
+}
+
+// Computing is the largest of the parts the step splits into (time_breakdown.h); idle is free time plus
+// uncovered waits. A step with no wall (no device work) keeps the plain threshold test.
+bool ComputeMaterial(const StepBreakdown& step) {
+  if (step.wall_ns <= 0) return true;
+  const int64_t largest_other = std::max({step.communication_not_overlapped_ns, step.memcpy_ns,
+                                          step.free_ns + step.other_ns});
+  return step.computing_ns >= largest_other;
+}
+
+std::optional<bool> Bottleneck(std::optional<double> utilization, double threshold, bool material) {
+  const std::optional<bool> below = Below(utilization, threshold);
+  if (!below) return below;
+  return *below && material;
+}
+
 void AscendVerdict(const AscendComputeUnits& a, ComputeVerdict* v) {
   const size_t mac = static_cast<size_t>(AscendRatio::kAicMac), vec = static_cast<size_t>(AscendRatio::kAivVec);
   const bool cube = a.total.weight[mac] >= a.total.weight[vec];
@@ -370,12 +389,29 @@ void GpuVerdict(const RankComputeUnits& c, ComputeVerdict* v) {
   for (size_t i = 0; i < low.size() && i < kVerdictOps; ++i) v->ops.push_back(low[i]->name);
 }
 
-ComputeVerdict Verdict(const RankComputeUnits& c, double threshold) {
+// The per-step verdicts matched to the breakdown's steps by step number (Ascend steps come from
+// kernel_details and may differ).
+void ApplyMaterial(const RankBreakdown& breakdown, ComputeVerdict* v) {
+  for (ComputeStepVerdict& verdict : v->steps) {
+    for (const StepBreakdown& step : breakdown.steps) {
+      if (step.step != verdict.step) continue;
+      verdict.compute_share = ComputeShare(step);
+      verdict.bottleneck = Bottleneck(verdict.utilization, v->threshold, ComputeMaterial(step));
+    }
+  }
+  v->compute_share = ComputeShare(breakdown.total);
+  v->compute_material = ComputeMaterial(breakdown.total);
+  v->bottleneck = Bottleneck(v->utilization, v->threshold, v->compute_material);
+}
+
+ComputeVerdict Verdict(const RankComputeUnits& c, const RankBreakdown& breakdown, double threshold) {
   ComputeVerdict v;
   v.threshold = threshold;
   if (c.ascend.present) AscendVerdict(c.ascend, &v);
   else if (c.total.gpu.kernels > 0) GpuVerdict(c, &v);
   v.bottleneck = Below(v.utilization, threshold);
+  // torch_npu's step_trace split is its own (ascend_step_breakdown.h): the PMU verdict stays as it was.
+  if (!c.ascend.present) ApplyMaterial(breakdown, &v);
   return v;
 }
 
@@ -558,7 +594,7 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
   out.flops = ComputeOpFlops(trace, hardware.profile);
   out.mfu = out.flops.mfu;
   out.serving = Serving(trace, hardware.profile, options);
-  out.verdict = Verdict(out, options.threshold);
+  out.verdict = Verdict(out, breakdown, options.threshold);
   out.cube_ratio = out.ascend.total.Ratio(AscendRatio::kAicMac);
   out.vector_ratio = out.ascend.total.Ratio(AscendRatio::kAivVec);
   out.scalar_ratio = out.ascend.total.Ratio(AscendRatio::kAicScalar);

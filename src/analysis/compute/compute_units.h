@@ -137,10 +137,14 @@ struct ServingMetrics {
 // when more PMU time ran on AI Cores than on vector cores, else Vector (aiv_vec_ratio); GPUs: estimated
 // SM efficiency. `ops` are what costs most below it: Ascend op types whose unit is below the threshold,
 // GPU operators whose time at the roofline is under threshold × their time, by time.
+// Low utilization is a bottleneck only where compute is material: computing holds the largest part of
+// the device's step (at least its exposed communication, its exposed copies and its idle time each).
+// A device idle most of the step is bound by what keeps it idle, as `analyze` says, not by its units.
 struct ComputeStepVerdict {
   std::optional<int64_t> step;
   std::optional<double> utilization;
   std::optional<bool> bottleneck;
+  std::optional<double> compute_share;  // computing / device wall time; nullopt without a wall
 };
 
 struct ComputeVerdict {
@@ -148,6 +152,8 @@ struct ComputeVerdict {
   double threshold = 0.7;
   std::optional<double> utilization;
   std::optional<bool> bottleneck;  // nullopt: unknown
+  std::optional<double> compute_share;  // over all steps, as ComputeStepVerdict
+  bool compute_material = true;         // compute is the largest part of the step (over all steps)
   std::vector<std::string> ops;
   std::vector<ComputeStepVerdict> steps;
 };

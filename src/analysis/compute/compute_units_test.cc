@@ -119,6 +119,21 @@ TEST_F(ComputeUnitsTest, SequentialKernelsFollowThePluginDefinitions) {
   EXPECT_EQ(c.verdict.steps[0].bottleneck, std::optional<bool>(true));
 }
 
+// Low utilization on a device idle most of its step is not a compute bottleneck: 300 us of kernels in a
+// 1,300 us window leave 1,000 us free, the largest part.
+TEST_F(ComputeUnitsTest, IdleDeviceIsNotComputeBound) {
+  Kernel("elementwise_kernel", Us(0), Us(100), Launch{2, 256, 0.25});
+  Kernel("reduce_kernel", Us(1200), Us(200), Launch{1, 128, 0.0625});
+  const RankComputeUnits c = Measure();
+  ASSERT_TRUE(c.verdict.utilization.has_value());
+  EXPECT_LT(*c.verdict.utilization, 0.7);
+  EXPECT_DOUBLE_EQ(*c.verdict.compute_share, 300.0 / 1400);
+  EXPECT_FALSE(c.verdict.compute_material);
+  EXPECT_EQ(c.verdict.bottleneck, std::optional<bool>(false));
+  ASSERT_EQ(c.verdict.steps.size(), 1u);
+  EXPECT_EQ(c.verdict.steps[0].bottleneck, std::optional<bool>(false));
+}
+
 // Overlapping kernels: blocks per SM add up while both run and are capped at 1 there, as the plugin's
 // merge_ranges_with_value does: 0.6 × 50 + 1 × 50 + 0.6 × 50 over 150 us.
 TEST_F(ComputeUnitsTest, OverlappingKernelsAddBlocksPerSmUpToOne) {

@@ -30,6 +30,10 @@ class HandBuiltTrace {
   uint32_t Host(EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns, int64_t correlation = kNoId) {
     return Add(kHostPid, kHostTid, kind, name, ts_ns, dur_ns, correlation);
   }
+  // On another thread of the host process (a second Python thread, a data-loader thread).
+  uint32_t HostThread(int64_t tid, EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns) {
+    return Add(kHostPid, tid, kind, name, ts_ns, dur_ns, kNoId);
+  }
   uint32_t Device(EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns, int64_t correlation = kNoId,
                   int64_t stream = 7) {
     return Add(kGpuPid, stream, kind, name, ts_ns, dur_ns, correlation);

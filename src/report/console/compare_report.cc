@@ -12,7 +12,7 @@ namespace tuneprof {
 
 namespace {
 
-constexpr size_t kNameColumn = 46;
+constexpr size_t kNameColumn = 41;
 
 // "1,234,567.8": thousands grouped so that big numbers stay readable in a narrow column.
 std::string Grouped(double value, int decimals) {
@@ -48,6 +48,15 @@ std::string Label(const MetricComparison& metric) {
   return metric.key;
 }
 
+std::string_view BetterName(Better better) {
+  switch (better) {
+    case Better::kLower: return "lower";
+    case Better::kHigher: return "higher";
+    case Better::kNone: return "none";
+  }
+  return "none";
+}
+
 bool IsBetter(const MetricComparison& metric) {
   return metric.delta && ((metric.better == Better::kLower) == (*metric.delta < 0));
 }
@@ -63,7 +72,7 @@ std::string Verdict(const MetricComparison& metric) {
   if (!metric.significant) {
     return metric.samples && metric.samples->small_sample ? "no significant change (small n)" : "no significant change";
   }
-  std::string verdict = IsBetter(metric) ? "better" : "worse";
+  std::string verdict = metric.better == Better::kNone ? "changed" : IsBetter(metric) ? "better" : "worse";
   if (metric.test == "exact") return verdict + " (exact)";
   if (metric.samples && metric.samples->rank_test) {
     verdict += fmt::format(" (p={:.2g}{})", metric.samples->rank_test->p_value,
@@ -187,11 +196,11 @@ void AppendOps(const OperatorDiff& diff, std::string* out) {
     *out += fmt::format("replaced: {} ({} us)\n       -> {} (+{} us)\n", JoinNames(r.removed, 70),
                         Grouped(-r.removed_ns / 1000, 1), JoinNames(r.added, 70), Grouped(r.added_ns / 1000, 1));
   }
-  *out += fmt::format("{:<9} {:>12} {:>15} {:>13}  {}\n", "change", "delta us", "count", "after us", "name");
+  *out += fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", "time", "calls", "delta us", "count", "after us", "name");
   for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
     const OperatorDelta& op = diff.ops[i];
-    *out += fmt::format("{:<9} {:>12} {:>15} {:>13}  {}\n", OperatorChangeName(op.change),
-                        Grouped(op.delta_ns() / 1000, 1),
+    *out += fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", TimeChangeWord(op.delta_ns()),
+                        CountChangeWord(op.change), Grouped(op.delta_ns() / 1000, 1),
                         fmt::format("{:g} -> {:g}", op.before_count, op.after_count), Grouped(op.after_ns / 1000, 1),
                         Shortened(EscapeText(op.name), kNameColumn));
   }
@@ -255,7 +264,7 @@ void WriteSamples(const SampleComparison& s, JsonWriter* w) {
 
 void WriteMetric(const MetricComparison& metric, JsonWriter* w) {
   w->Key(metric.key).BeginObject();
-  w->Key("unit").String(metric.unit).Key("better").String(metric.better == Better::kLower ? "lower" : "higher");
+  w->Key("unit").String(metric.unit).Key("better").String(BetterName(metric.better));
   w->Key("before");
   NullableDouble(w, metric.before);
   w->Key("after");
@@ -295,6 +304,7 @@ void WriteOps(const OperatorDiff& diff, JsonWriter* w) {
   w->Key("ops").BeginArray();
   for (const OperatorDelta& op : diff.ops) {
     w->BeginObject().Key("name").String(op.name).Key("change").String(OperatorChangeName(op.change));
+    w->Key("time_change").String(TimeChangeName(op.delta_ns()));
     w->Key("before_count").Double(op.before_count).Key("after_count").Double(op.after_count);
     w->Key("before_us").Double(op.before_ns / 1000).Key("after_us").Double(op.after_ns / 1000);
     w->Key("delta_us").Double(op.delta_ns() / 1000).EndObject();
@@ -436,7 +446,8 @@ void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
   *out += "| change | name | count | before us | after us | delta us |\n|---|---|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
     const OperatorDelta& op = diff.ops[i];
-    *out += fmt::format("| {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", OperatorChangeName(op.change),
+    *out += fmt::format("| {}, calls {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
+                        CountChangeWord(op.change),
                         Cell(Shortened(op.name, 80)), op.before_count, op.after_count, Grouped(op.before_ns / 1000, 1),
                         Grouped(op.after_ns / 1000, 1), Grouped(op.delta_ns() / 1000, 1));
   }

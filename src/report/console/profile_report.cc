@@ -169,9 +169,14 @@ void AppendComputeText(const RankComputeUnits& c, std::string* out) {
   if (v.bottleneck) {
     std::string ops;
     for (const std::string& op : v.ops) ops += (ops.empty() ? "; costliest operators under it: " : ", ") + EscapeText(op);
-    *out += fmt::format("  compute verdict: {} utilization {:.1f}% {} {:.0f}%{}{}\n", v.unit, *v.utilization * 100.0,
-                        *v.bottleneck ? "below" : "at or above", v.threshold * 100.0,
-                        *v.bottleneck ? " -> compute bottleneck" : "", ops);
+    const bool below = *v.utilization < v.threshold;
+    const std::string idle_device =
+        below && !v.compute_material
+            ? fmt::format(", but compute holds only {:.1f}% of the step -> not the bottleneck", v.compute_share.value_or(0) * 100.0)
+            : std::string();
+    *out += fmt::format("  compute verdict: {} utilization {:.1f}% {} {:.0f}%{}{}{}\n", v.unit, *v.utilization * 100.0,
+                        below ? "below" : "at or above", v.threshold * 100.0,
+                        *v.bottleneck ? " -> compute bottleneck" : "", idle_device, *v.bottleneck ? ops : std::string());
   }
   AppendAscendText(c.ascend, out);
   if (c.total.gpu.kernels == 0) return;
@@ -574,6 +579,8 @@ void WriteVerdictJson(const ComputeVerdict& v, JsonWriter* w) {
   NullableDouble(w, v.utilization);
   w->Key("bottleneck");
   v.bottleneck ? w->Bool(*v.bottleneck) : w->Null();
+  w->Key("compute_share");
+  NullableDouble(w, v.compute_share);
   w->Key("ops").BeginArray();
   for (const std::string& op : v.ops) w->String(op);
   w->EndArray().Key("steps").BeginArray();
@@ -584,6 +591,8 @@ void WriteVerdictJson(const ComputeVerdict& v, JsonWriter* w) {
     NullableDouble(w, step.utilization);
     w->Key("bottleneck");
     step.bottleneck ? w->Bool(*step.bottleneck) : w->Null();
+    w->Key("compute_share");
+    NullableDouble(w, step.compute_share);
     w->EndObject();
   }
   w->EndArray().EndObject();

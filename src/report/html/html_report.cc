@@ -568,8 +568,10 @@ std::string SideText(const CompareSide& side) {
 std::string Verdict(const MetricComparison& m) {
   if (m.test == "unknown") return "unknown";
   if (m.test == "too_few_samples") return "sample too small";
+  if (m.test == "not_tested") return "not tested";
   if (!m.significant) return "no significant change";
   if (!m.delta || *m.delta == 0) return "no change";
+  if (m.better == Better::kNone) return "changed";
   const bool better = (*m.delta < 0) == (m.better == Better::kLower);
   return better ? "better" : "worse";
 }
@@ -661,7 +663,7 @@ std::string OpsSection(const CompareResult& result) {
   bars.title = "Operators with the largest change, time per step (ms)";
   bars.unit = "ms/step";
   bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
-  std::string table = "<table><tr><th>operator</th><th>change</th><th class=\"n\">count before</th>"
+  std::string table = "<table><tr><th>operator</th><th>time</th><th>calls</th><th class=\"n\">count before</th>"
                       "<th class=\"n\">count after</th><th class=\"n\">ms/step before</th>"
                       "<th class=\"n\">ms/step after</th></tr>\n";
   for (size_t i = 0; i < std::min(result.ops.ops.size(), kTopOps); ++i) {
@@ -669,9 +671,9 @@ std::string OpsSection(const CompareResult& result) {
     bars.categories.push_back(op.name);
     bars.series[0].values.push_back(op.before_ns / 1e6);
     bars.series[1].values.push_back(op.after_ns / 1e6);
-    table += fmt::format("<tr><td class=\"name\">{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
+    table += fmt::format("<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
                          "</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-                         E(op.name), E(OperatorChangeName(op.change)), op.before_count, op.after_count,
+                         E(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count, op.after_count,
                          Ms(op.before_ns), Ms(op.after_ns));
   }
   table += "</table>\n";

@@ -22,12 +22,24 @@ struct PatternTotals {
   const PatternMatch* example = nullptr;
 };
 
+// Kernel names with their template arguments run to thousands of characters: each is cut in the middle
+// (the start names the kernel, the end holds the arguments that tell instances apart), and so is the
+// whole chain, so one example stays one readable line; the full names are in the trace.
+constexpr size_t kExampleNameChars = 160;
+constexpr size_t kExampleChars = 640;
+
+std::string MiddleCut(std::string_view text, size_t width) {
+  if (text.size() <= width) return std::string(text);
+  const size_t tail = width / 3, head = width - tail - 3;
+  return std::string(text.substr(0, head)) + "..." + std::string(text.substr(text.size() - tail));
+}
+
 std::string ExampleNames(const Trace& trace, const OpSequence& sequence, const PatternMatch& match) {
   std::string names;
   for (size_t i = match.begin; i < match.end; ++i) {
-    names += (names.empty() ? "" : " -> ") + std::string(trace.str(trace.events().name[sequence.events[i]]));
+    names += (names.empty() ? "" : " -> ") + MiddleCut(trace.str(trace.events().name[sequence.events[i]]), kExampleNameChars);
   }
-  return names;
+  return MiddleCut(names, kExampleChars);
 }
 
 double WorkTimeNs(const RankEvidence& rank) {

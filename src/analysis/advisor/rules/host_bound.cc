@@ -1,5 +1,6 @@
 // host.launch_bound (GPU/NPU): the device sits idle waiting for the host to launch work (time_breakdown
-// host wait, DataLoader waits taken out), above 5 % of the step. host.framework_overhead (CPU-only
+// host wait, DataLoader waits and host pauses of 500 ms or more taken out: those are the host busy
+// elsewhere, idle.gpu_gaps' finding, and no graph capture shortens them), above 5 % of the step. host.framework_overhead (CPU-only
 // traces): the main thread's time outside any operator plus the time in operators too short to do
 // real work (time_split.h dispatch_ns), the framework's and Python's per-op overhead.
 // Gain: that time (CUDA graphs or a compiler replace per-op launches with one).
@@ -48,7 +49,7 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.category = FindingCategory::kHost;
   f.title = fmt::format("the device waits for the host {:.1f} % of the step ({} per step): launch-bound", pct,
                         FormatDuration(wait));
-  f.metric = "device idle time ended by a launch issued after the device drained / step time";
+  f.metric = "device idle time ended by a launch issued after the device drained, gaps under 500 ms / step time";
   f.value = pct;
   f.threshold = config.Get(threshold::kHostWaitPct);
   f.unit = "% of step";
@@ -56,7 +57,8 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.uncapped_gain_ns = wait;
   f.gain_model = "the host-wait idle time: with launches ahead of the device it runs back to back";
   f.AddNumber("host_wait_us", wait / 1e3, "us");
-  f.AddNumber("host_wait_gaps_per_step", PerStep(rank, static_cast<double>(host.host_wait_gaps)), "count");
+  f.AddNumber("host_wait_gaps_per_step", PerStep(rank, static_cast<double>(host.host_wait_gaps - host.host_pause_gaps)),
+              "count");
   f.AddNumber("kernels_per_step", PerStep(rank, static_cast<double>(sizes.count)), "count");
   f.AddNumber("median_kernel_us", sizes.median_ns / 1e3, "us");
   f.AddNumber("tiny_kernel_pct", sizes.count ? 100.0 * static_cast<double>(sizes.tiny) / static_cast<double>(sizes.count) : 0, "%");

@@ -126,6 +126,42 @@ TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, std::min(320e3, result.ranks[0].split.part(TimePart::kHostWait)));
 }
 
+// Two threads waiting at once wait once: the union per process, never more than the step.
+TEST(RuleFamilies, SynchronizeCallsOnTwoThreadsAtOnce) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Launch(Us(10), 1);
+  t.Kernel("gemm", Us(20), Us(900), 1);
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(20), Us(900));
+  t.HostThread(2, EventKind::kRuntime, "cudaStreamSynchronize", Us(50), Us(900));
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "host.sync_apis");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*f, "sync_calls"), 2);
+  EXPECT_DOUBLE_EQ(Number(*f, "sync_us_per_step"), 930);  // [20, 950) us, not 1,800 us
+  EXPECT_DOUBLE_EQ(*f->value, 93);
+}
+
+// A gap of 500 ms or more is the host busy elsewhere: idle time, not launch-bound.
+TEST(RuleFamilies, LongHostPauseIsNotLaunchBound) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(2'000'000));
+  t.Launch(Us(0), 1);
+  t.Kernel("gemm", Us(10), Us(100), 1);
+  t.Launch(Us(150), 2);  // launched after the device drained: a short launch gap of 50 us
+  t.Kernel("gemm", Us(160), Us(100), 2);
+  t.Launch(Us(1'000'000), 3);  // the host away ~1 s
+  t.Kernel("gemm", Us(1'000'010), Us(100), 3);
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  EXPECT_EQ(breakdown.total.host.host_pause_gaps, 1u);
+  EXPECT_EQ(breakdown.total.host.host_pause_ns, Us(1'000'010) - Us(260));
+  EXPECT_DOUBLE_EQ(result.ranks[0].split.part(TimePart::kHostWait), static_cast<double>(Us(50)));
+  EXPECT_EQ(Find(result, "host.launch_bound"), nullptr);
+}
+
 TEST(RuleFamilies, DataLoaderHoldsUpTheStep) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
