@@ -240,6 +240,16 @@ void TraceBuilder::CompactEvents(const std::vector<bool>& drop) {
   RemapEvents(remap, &trace_.op_shapes_);
 }
 
+namespace {
+
+int64_t NpuIdOfPid(const ProcessKey& pid) {
+  constexpr int64_t kSyntheticPidMin = int64_t{1} << 10;
+  if (pid.is_string || pid.value < kSyntheticPidMin) return kNoId;
+  return pid.value & 0x1f;
+}
+
+}  // namespace
+
 // Every process that ran device work is a device. deviceProperties (when present) describe GPUs by
 // ordinal; Kineto uses the ordinal as the GPU process id, so that is the join.
 void TraceBuilder::ResolveDevices() {
@@ -248,9 +258,11 @@ void TraceBuilder::ResolveDevices() {
     if (!track.on_device) continue;
     Process& process = trace_.processes_[track.process];
     if (process.device != kNoIndex) continue;
-    // Kineto numbers GPU processes by device ordinal; torch_npu uses synthetic pids that say nothing
-    // about the NPU id, so that stays unknown (all NPU processes of a trace are one device).
-    const int64_t ordinal = npu ? kNoId : process.pid.is_string ? 0 : process.pid.value;
+    // Kineto numbers GPU processes by device ordinal. torch_npu's device processes carry msprof's
+    // synthetic pid, (host pid << 10) | (sort index << 5) | NPU id, so the low five bits are the NPU
+    // (the same in every device process of a rank: they stay one device). Smaller pids (the Db
+    // importer's own numbering) say nothing about the NPU, which then stays unknown.
+    const int64_t ordinal = npu ? NpuIdOfPid(process.pid) : process.pid.is_string ? 0 : process.pid.value;
     for (uint32_t d = 0; d < trace_.devices_.size(); ++d) {
       if (trace_.devices_[d].id == ordinal && trace_.devices_[d].type == (npu ? DeviceType::kNpu : DeviceType::kGpu)) {
         process.device = d;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -164,8 +165,31 @@ KernelBreakdown HostOpBreakdown(const Trace& trace) {
 
 }  // namespace
 
+// torch_npu draws each HCCL task twice: on its HCCL plane and, with the same start and duration, on the
+// hardware stream that ran it, inside an hcom_* operation on the group's track. Each hardware task is
+// counted once: the hardware stream's copy, as communication; the HCCL tracks (planes and the
+// operations spanning their tasks) are left out once the hardware stream shows their tasks. Where it
+// does not (an export without the hardware copies), the HCCL tracks stay.
+std::vector<DeviceWorkEvent> CountHcclTasksOnce(const Trace& trace, std::vector<DeviceWorkEvent> work) {
+  const EventTable& e = trace.events();
+  std::set<std::pair<int64_t, int64_t>> hccl;
+  for (const DeviceWorkEvent& w : work) {
+    if (e.kind[w.event] == EventKind::kCollective) hccl.emplace(e.ts_ns[w.event], e.dur_ns[w.event]);
+  }
+  if (hccl.empty()) return work;
+  bool twins = false;
+  for (DeviceWorkEvent& w : work) {
+    if (e.kind[w.event] == EventKind::kCollective || !hccl.contains({e.ts_ns[w.event], e.dur_ns[w.event]})) continue;
+    w.work = WorkClass::kCommunication;
+    twins = true;
+  }
+  if (twins) std::erase_if(work, [&](const DeviceWorkEvent& w) { return e.kind[w.event] == EventKind::kCollective; });
+  return work;
+}
+
 KernelBreakdown ComputeKernelBreakdown(const Trace& trace) {
-  const std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  if (trace.metadata().format == TraceFormat::kTorchNpuTraceView) work = CountHcclTasksOnce(trace, std::move(work));
   return work.empty() ? HostOpBreakdown(trace) : DeviceBreakdown(trace, work);
 }
 

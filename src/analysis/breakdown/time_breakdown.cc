@@ -293,6 +293,56 @@ std::string_view WorkSourceName(WorkSource source) {
   return "unknown";
 }
 
+namespace {
+
+// A figure of step_trace_time.csv, 0 where the file left it out.
+int64_t Reported(int64_t ns) { return ns == kNoId ? 0 : ns; }
+
+// torch_npu's own split of one step, for a rank that kept step_trace_time.csv (or analysis.db's
+// StepTraceTime) but no timeline: the same definitions ascend_step_breakdown.h recomputes.
+StepBreakdown StepFromReported(const ReportedStepTime& row) {
+  StepBreakdown step;
+  if (row.step != kNoId) step.step = row.step;
+  step.wall_ns = Reported(row.stage_ns);
+  step.computing_ns = Reported(row.computing_ns);
+  step.communication_ns = Reported(row.communication_ns);
+  step.overlapped_ns = Reported(row.overlapped_ns);
+  step.communication_not_overlapped_ns = Reported(row.communication_not_overlapped_ns);
+  step.free_ns = Reported(row.free_ns);
+  step.bubble_ns = Reported(row.bubble_ns);
+  step.preparing_ns = row.preparing_ns;
+  return step;
+}
+
+void AddReported(StepBreakdown* total, const StepBreakdown& step) {
+  total->wall_ns += step.wall_ns;
+  total->computing_ns += step.computing_ns;
+  total->communication_ns += step.communication_ns;
+  total->overlapped_ns += step.overlapped_ns;
+  total->communication_not_overlapped_ns += step.communication_not_overlapped_ns;
+  total->free_ns += step.free_ns;
+  total->bubble_ns += step.bubble_ns;  // preparing stays unknown in totals, as for a timeline
+}
+
+// The rank's steps from the profiler's own figures; false when it kept none.
+bool BreakdownFromReported(const Trace& trace, RankBreakdown* result) {
+  if (trace.reported_step_times().empty()) return false;
+  result->definitions = StepDefinitions::kTorchNpu;
+  for (const ReportedStepTime& row : trace.reported_step_times()) {
+    if (row.step == kNoId && trace.reported_step_times().size() > 1) continue;  // cluster stage rows
+    result->steps.push_back(StepFromReported(row));
+    AddReported(&result->total, result->steps.back());
+  }
+  result->warnings.push_back(result->path +
+                             ": no device timeline; the step split is torch_npu's own (step_trace_time.csv or "
+                             "analysis.db StepTraceTime); copies, syncs, host wait and launches are unknown: no "
+                             "trace_view.json (export it with torch_npu.profiler._ExperimentalConfig("
+                             "export_type=torch_npu.profiler.ExportType.Text))");
+  return !result->steps.empty();
+}
+
+}  // namespace
+
 RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   RankBreakdown result;
   result.rank = trace.metadata().rank;
@@ -303,6 +353,10 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   if (work.empty() && !device_work_missing) {
     work = ListCpuWork(trace);
     if (!work.empty()) result.work_on = WorkSource::kCpu;
+  }
+  if (work.empty() && trace.metadata().format == TraceFormat::kTorchNpuTraceView &&
+      BreakdownFromReported(trace, &result)) {
+    return result;
   }
   const int64_t cut_ns = CutTime(trace, device_work_missing);
   const LaunchTimes launch = FindLaunchTimes(trace);

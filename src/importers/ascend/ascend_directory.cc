@@ -31,6 +31,11 @@ constexpr std::string_view kProfilerMetadata = "profiler_metadata.json";
 constexpr std::string_view kTraceView = "trace_view.json";
 constexpr std::string_view kKernelDetails = "kernel_details.csv";
 constexpr std::string_view kStepTraceTime = "step_trace_time.csv";
+constexpr std::string_view kTimelineExportHint =
+    "export it with torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text)";
+// Summary files that still say something about a rank without a timeline or profiler database.
+constexpr std::string_view kSummaryFiles[] = {"step_trace_time.csv", "communication.json",
+                                              "communication_matrix.json", "analysis.db"};
 // What SettleRank says when only the default was left; dropped once profiler_info settles the rank.
 constexpr std::string_view kNoRankWarning = "no rank in the trace";
 
@@ -158,7 +163,8 @@ void SettleAscendRank(const fs::path& root, SideTableBuilder* out) {
 // The timeline, or an empty one (with a warning) when trace_view.json is missing or broken: the
 // summaries still load.
 Trace ImportTimeline(const fs::path& trace_view, const std::string& dir) {
-  std::string problem = trace_view.string() + ": missing; no timeline for " + dir;
+  std::string problem = trace_view.string() + ": missing; no timeline for " + dir + " (" +
+                        std::string(kTimelineExportHint) + ")";
   if (IsFile(trace_view)) {
     auto source = OpenByteSource(trace_view.string());
     if (source.ok()) {
@@ -258,6 +264,24 @@ void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMeta
   for (std::string_view name : kTextFiles) missing(name);
 }
 
+bool HasSummaryFiles(const Layout& layout) {
+  return std::any_of(std::begin(kSummaryFiles), std::end(kSummaryFiles),
+                     [&](std::string_view name) { return IsFile(layout.output / name); });
+}
+
+// The step split: step_trace_time.csv, else analysis.db's StepTraceTime (and CommAnalyzerTime), which
+// the Db export writes beside the text files when both were asked for. With communication.json present
+// the database is left alone, so that no operator is read twice.
+void ReadStepSplit(const Layout& layout, SideTableBuilder* out) {
+  const fs::path csv = layout.output / kStepTraceTime;
+  const fs::path analysis = FindAnalysisDatabase(layout.output);
+  if (!IsFile(csv) && !analysis.empty() && !IsFile(layout.output / "communication.json")) {
+    if (Status s = ReadAnalysisDatabase(analysis.string(), out); !s.ok()) out->Warn(s.message());
+    return;
+  }
+  ReadSummary(csv, ReadStepTraceTime, out);
+}
+
 // The Db export: the timeline and side tables from the profiler database, the split from analysis.db.
 Result<Trace> ImportDatabaseDirectory(const Layout& layout, const fs::path& db, const std::string& dir) {
   auto trace = ImportAscendDatabase(db.string(), dir);
@@ -287,17 +311,29 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   const fs::path trace_view = layout.output / kTraceView;
   const fs::path kernel_details = layout.output / kKernelDetails;
+  std::string db_problem;
   if (!IsFile(trace_view) && !IsFile(kernel_details)) {
     const fs::path db = FindProfilerDatabase(layout.output);
-    if (!db.empty()) return ImportDatabaseDirectory(layout, db, dir);
-    return InvalidInput(dir + ": ASCEND_PROFILER_OUTPUT/ holds neither trace_view.json, kernel_details.csv nor "
-                              "ascend_pytorch_profiler*.db");
+    if (!db.empty()) {
+      auto trace = ImportDatabaseDirectory(layout, db, dir);
+      // A damaged profiler database beside readable summaries costs the timeline, not the rank.
+      if (trace.ok() || !HasSummaryFiles(layout)) return trace;
+      db_problem = trace.status().message() + "; using the summary files beside it";
+    } else if (!HasSummaryFiles(layout)) {
+      return InvalidInput(dir + ": ASCEND_PROFILER_OUTPUT/ holds neither trace_view.json, kernel_details.csv, "
+                                "ascend_pytorch_profiler*.db, step_trace_time.csv, communication.json nor analysis.db");
+    }
   }
   Trace trace = ImportTimeline(trace_view, dir);
   SideTableBuilder out(&trace);
   out.mutable_metadata()->path = dir;
-  ReadSummary(kernel_details, ReadKernelDetails, &out);
-  ReadSummary(layout.output / kStepTraceTime, ReadStepTraceTime, &out);
+  if (!db_problem.empty()) out.Warn(db_problem);
+  if (IsFile(kernel_details)) {
+    ReadSummary(kernel_details, ReadKernelDetails, &out);
+  } else {
+    out.Warn((layout.output / kKernelDetails).string() + ": missing; no per-kernel figures");
+  }
+  ReadStepSplit(layout, &out);
   // memory_record.csv exists only with profile_memory=True: its absence is no warning.
   const fs::path memory_record = layout.output / "memory_record.csv";
   if (IsFile(memory_record)) ReadSummary(memory_record, ReadMemoryRecord, &out);

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 #include "importers/ascend/ascend_tables.h"
 #include "importers/import.h"
@@ -154,6 +158,56 @@ TEST(AscendDirectoryTest, ParentOfRanksImportsOneTracePerRank) {
   EXPECT_EQ((*traces)[0].metadata().rank, 0);
   EXPECT_EQ((*traces)[1].metadata().rank, 1);
   EXPECT_EQ((*traces)[1].kernel_details().rows.size(), 191u);
+}
+
+namespace fs = std::filesystem;
+
+// A copy of the level1 rank 0 directory keeping only `keep` of its output files.
+fs::path PartialCopy(const std::string& name, std::initializer_list<std::string_view> keep) {
+  const fs::path dir = fs::temp_directory_path() / ("tp_partial_" + name + "_" + std::to_string(::getpid())) /
+                       "rank0_ascend_pt";
+  fs::remove_all(dir.parent_path());
+  fs::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
+  const fs::path source = kText + "level1/rank0_ascend_pt";
+  fs::copy_file(source / "profiler_info_0.json", dir / "profiler_info_0.json");
+  for (std::string_view file : keep) {
+    fs::copy_file(source / "ASCEND_PROFILER_OUTPUT" / file, dir / "ASCEND_PROFILER_OUTPUT" / file);
+  }
+  return dir;
+}
+
+TEST(AscendDirectoryTest, SummaryOnlyRankLoadsItsSummaries) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const fs::path dir = PartialCopy("summary", {"step_trace_time.csv", "communication.json"});
+  Trace t = MustImport(dir.string());
+  EXPECT_EQ(t.metadata().format, TraceFormat::kTorchNpuTraceView);
+  EXPECT_EQ(t.metadata().rank, 0);
+  ASSERT_EQ(t.reported_step_times().size(), 1u);
+  EXPECT_EQ(t.reported_step_times()[0].stage_ns, 136'581'000);
+  EXPECT_FALSE(t.communication().ops.empty());
+  bool said = false;
+  for (const std::string& w : t.metadata().warnings) said |= w.find("export_type") != std::string::npos;
+  EXPECT_TRUE(said) << "the missing timeline names the export option";
+  fs::remove_all(dir.parent_path());
+}
+
+TEST(AscendDirectoryTest, DamagedProfilerDatabaseFallsBackToTheSummaries) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const fs::path dir = PartialCopy("corrupt", {"step_trace_time.csv"});
+  std::ofstream(dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db") << "not a database";
+  Trace t = MustImport(dir.string());
+  EXPECT_EQ(t.reported_step_times().size(), 1u);
+  bool said = false;
+  for (const std::string& w : t.metadata().warnings) said |= w.find("ascend_pytorch_profiler_0.db") != std::string::npos;
+  EXPECT_TRUE(said);
+  fs::remove_all(dir.parent_path());
+}
+
+TEST(AscendDirectoryTest, RankWithoutUsableFilesIsRefused) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const fs::path dir = PartialCopy("empty", {});
+  EXPECT_FALSE(ImportAscendDirectory(dir.string()).ok());
+  fs::remove_all(dir.parent_path());
 }
 
 }  // namespace

@@ -322,7 +322,14 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
   }
   if (rank.definitions == StepDefinitions::kTorchNpu) AppendTorchNpuTable(rank.steps, out);
   // CPU work has no launches: only the per-thread gaps would be left, and they say little there.
-  if (rank.work_on == WorkSource::kDevice) AppendHostTable(rank.steps, rank.total, out);
+  // A torch_npu rank read from its summaries has no launches or streams: the host side is unknown, not 0.
+  const bool summaries_only = rank.definitions == StepDefinitions::kTorchNpu && rank.device_events == 0;
+  if (summaries_only && !rank.steps.empty()) {
+    *out += "host side: unknown: no trace_view.json (export it with torch_npu.profiler._ExperimentalConfig("
+            "export_type=torch_npu.profiler.ExportType.Text)); memcpy and other are inside free\n";
+  } else if (rank.work_on == WorkSource::kDevice) {
+    AppendHostTable(rank.steps, rank.total, out);
+  }
   for (const DeviceTimeBreakdown& device : rank.devices) {
     *out += fmt::format("  {}:\n", DeviceLabel(device));
     AppendStepTable(device.steps, device.total, out);

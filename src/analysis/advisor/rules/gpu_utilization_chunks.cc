@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "analysis/advisor/rules/rule_support.h"
@@ -20,24 +21,33 @@
 namespace tuneprof {
 namespace {
 
-bool IsGpuOp(EventKind kind) {
+// Kernels, copies and memsets. On an NPU the HCCL operations too: a device waiting inside a collective
+// is communicating (Notify Wait), not starved, and the communication rules speak for that time.
+bool IsDeviceOp(EventKind kind, DeviceType device) {
+  if (kind == EventKind::kCollective) return device == DeviceType::kNpu;
   return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
 }
 
-// Kernels, copies and memsets per device ordinal, as written (not united).
-std::map<int64_t, std::vector<Interval>> GpuOpsPerDevice(const Trace& trace) {
+// The device ops per device (index into Trace::devices), as written (not united).
+std::map<uint32_t, std::vector<Interval>> GpuOpsPerDevice(const Trace& trace) {
   const EventTable& events = trace.events();
-  std::map<int64_t, std::vector<Interval>> ops;
+  std::map<uint32_t, std::vector<Interval>> ops;
   for (uint32_t i = 0; i < events.size(); ++i) {
-    if (!IsGpuOp(events.kind[i]) || events.dur_ns[i] < 0) continue;
     const uint32_t device = trace.processes()[trace.tracks()[events.track[i]].process].device;
-    if (device == kNoIndex) continue;
-    ops[trace.devices()[device].id].push_back(Interval{events.ts_ns[i], events.end_ns(i)});
+    if (device == kNoIndex || events.dur_ns[i] < 0) continue;
+    if (!IsDeviceOp(events.kind[i], trace.devices()[device].type)) continue;
+    ops[device].push_back(Interval{events.ts_ns[i], events.end_ns(i)});
   }
   return ops;
 }
 
-bool SameAsRankUnion(const Trace& trace, const std::map<int64_t, std::vector<Interval>>& per_device) {
+// "NPU 3", "GPU 0"; the bare word when the trace does not number its device.
+std::string UnitLabel(const Device& device) {
+  const std::string word = device.type == DeviceType::kNpu ? "NPU" : "GPU";
+  return device.id == kNoId ? word : fmt::format("{} {}", word, device.id);
+}
+
+bool SameAsRankUnion(const Trace& trace, const std::map<uint32_t, std::vector<Interval>>& per_device) {
   if (per_device.size() != 1) return false;
   std::vector<Interval> all;
   for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
@@ -47,7 +57,7 @@ bool SameAsRankUnion(const Trace& trace, const std::map<int64_t, std::vector<Int
 }
 
 struct LowChunks {
-  int64_t device = 0;
+  std::string device;  // UnitLabel
   uint64_t low = 0;
   double idle_ns = 0;
   double mean_pct = 0;  // in-use % over the device's whole span
@@ -64,9 +74,9 @@ double SummedOverlap(const std::vector<Interval>& ops, int64_t start, int64_t en
   return sum;
 }
 
-LowChunks ChunksOf(const Trace& trace, int64_t device, std::vector<Interval> ops, int64_t chunks, double threshold) {
+LowChunks ChunksOf(const Trace& trace, uint32_t device, std::vector<Interval> ops, int64_t chunks, double threshold) {
   LowChunks out;
-  out.device = device;
+  out.device = UnitLabel(trace.devices()[device]);
   std::sort(ops.begin(), ops.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
   int64_t first = ops.front().start_ns, last = first;
   for (const Interval& op : ops) last = std::max(last, op.end_ns);
@@ -104,7 +114,7 @@ LowChunks ChunksOf(const Trace& trace, int64_t device, std::vector<Interval> ops
 
 void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.split.cpu_only) return;
-  std::map<int64_t, std::vector<Interval>> per_device = GpuOpsPerDevice(*rank.trace);
+  std::map<uint32_t, std::vector<Interval>> per_device = GpuOpsPerDevice(*rank.trace);
   if (per_device.empty() || SameAsRankUnion(*rank.trace, per_device)) return;
   const int64_t chunks = std::max<int64_t>(1, static_cast<int64_t>(config.Get(threshold::kGpuTimeUtilChunks)));
   const double threshold = config.Get(threshold::kDeviceBusyPct);
@@ -118,15 +128,17 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
                                       [](const LowChunks& a, const LowChunks& b) { return a.idle_ns < b.idle_ns; });
   std::string devices;
   for (const LowChunks& low : found) {
-    devices += fmt::format("{}GPU {}: {} of {} chunks, in use {:.1f} % overall; {}", devices.empty() ? "" : "; ",
+    devices += fmt::format("{}{}: {} of {} chunks, in use {:.1f} % overall; {}", devices.empty() ? "" : "; ",
                            low.device, low.low, chunks, low.mean_pct, low.ranges);
   }
+  const bool npu = rank.trace->devices()[per_device.begin()->first].type == DeviceType::kNpu;
   Finding f;
   f.id = "idle.gpu_time_util_per_device";
   f.category = FindingCategory::kHost;
-  f.title = fmt::format("GPU time utilization below {:.0f} % in {} of {} chunks on GPU {} ({} devices affected)",
-                        threshold, worst->low, chunks, worst->device, found.size());
-  f.metric = "per device and chunk: summed kernel/memcpy/memset time / chunk length";
+  f.title = fmt::format("{} time utilization below {:.0f} % in {} of {} chunks on {} ({} devices affected)",
+                        npu ? "NPU" : "GPU", threshold, worst->low, chunks, worst->device, found.size());
+  f.metric = npu ? "per device and chunk: summed task, copy and HCCL time / chunk length"
+                 : "per device and chunk: summed kernel/memcpy/memset time / chunk length";
   f.value = worst->mean_pct;
   f.threshold = threshold;
   f.unit = "% in use";
@@ -138,7 +150,9 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
   f.AddText("devices", devices);
   f.strategy = "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
                "stalls in the low ranges; an uneven split across devices shows as one device low and another busy.";
-  f.apis = {"larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
+  f.apis = {npu ? "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
+                  "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step"
+               : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
   out->push_back(std::move(f));
 }
 
