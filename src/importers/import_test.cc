@@ -1,4 +1,4 @@
-// Importer tests on the shared real traces (../shared/traces, read in place).
+// Importer tests on the shared real traces (the corpus, read in place).
 #include "importers/import.h"
 
 #include "importers/chrome_json/chrome_trace_importer.h"

@@ -159,7 +159,7 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
                       input.memory, input.comm, cross};
     rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
     std::vector<Finding> findings;
-    for (const RuleSpec& rule : AllRules()) rule.run(rank, config, &findings);
+    for (const RuleFunction rule : AllRules()) rule(rank, config, &findings);
     CapGains(rank.split, &findings);
     for (Finding& finding : findings) {
       finding.ranks = {rank.trace->metadata().rank};

@@ -1,5 +1,5 @@
 #pragma once
-// torch_npu's communication summaries in ASCEND_PROFILER_OUTPUT/ (formats.md B.6), read into
+// torch_npu's communication summaries in ASCEND_PROFILER_OUTPUT/, read into
 // Trace::communication():
 //   communication.json         {step: {"p2p"|"collective": {"<op>@<group>": {Communication Time Info,
 //                               Communication Bandwidth Info: {transport: {..., Size Distribution}}}}}}

@@ -1,4 +1,4 @@
-// communication.json / communication_matrix.json: small inline files for every shape of formats.md B.6,
+// communication.json / communication_matrix.json: small inline files for every shape torch_npu writes,
 // errors that name the key, and the real rank directories read through ImportAscendDirectory.
 #include "importers/ascend/ascend_communication.h"
 

@@ -28,7 +28,7 @@ constexpr int64_t kHardwarePid = 3;
 constexpr int64_t kHcclPid = 4;
 constexpr int64_t kAicoreFreqPid = 5;
 
-// ENUM_API_TYPE (formats.md B.10): what a PYTORCH_API row is.
+// ENUM_API_TYPE: what a PYTORCH_API row is.
 constexpr int64_t kApiOp = 50001;
 constexpr int64_t kApiQueue = 50002;
 constexpr int64_t kApiTrace = 50003;
@@ -637,7 +637,7 @@ double DoubleAt(const SqliteStatement& s, int column) {
 // size), CommAnalyzerMatrix one per (op key, link). The file's per-op ratios are not stored (they stay
 // NaN); its "Total Op Info" entries are not stored either and are rebuilt per (step, section) as
 // torch_npu builds them: sums of the ops' times and per-transport sizes / times, size distributions
-// merged, no per-transport bandwidth or large-packet ratio (formats.md B.6).
+// merged, no per-transport bandwidth or large-packet ratio.
 struct CommOpKey {
   std::string step;
   bool p2p = false;

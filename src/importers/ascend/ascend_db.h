@@ -1,5 +1,5 @@
 #pragma once
-// torch_npu's Db export (formats.md B.10, B.11): ascend_pytorch_profiler[_{rank}].db and analysis.db in
+// torch_npu's Db export: ascend_pytorch_profiler[_{rank}].db and analysis.db in
 // ASCEND_PROFILER_OUTPUT/, read into the same model the text export fills, so that every analysis
 // works unchanged on both forms:
 //   PYTORCH_API  -> "Python" host threads (cpu_op / python_function / enqueue / dequeue, ProfilerStep#N),

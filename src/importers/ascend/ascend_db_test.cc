@@ -1,5 +1,5 @@
-// torch_npu's Db export from the shared samples (../shared/traces/ascend, read in place). Expected
-// numbers were read with python's sqlite3 from the same files (formats.md B.10, README §3.2).
+// torch_npu's Db export from the shared samples (the corpus, read in place). Expected
+// numbers were read with python's sqlite3 from the same files.
 #include "importers/ascend/ascend_db.h"
 
 #include <gtest/gtest.h>

@@ -194,7 +194,7 @@ void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out) {
   if (!status.ok()) out->Warn(status.message());
 }
 
-// The text export's files (formats.md B.2), so that the inventory also says which were absent.
+// The text export's files, so that the inventory also says which were absent.
 constexpr std::string_view kTextFiles[] = {
     "trace_view.json",      "kernel_details.csv",   "step_trace_time.csv", "op_statistic.csv",
     "operator_details.csv", "api_statistic.csv",    "memory_record.csv",   "operator_memory.csv",
@@ -301,7 +301,7 @@ Result<Trace> ImportDatabaseDirectory(const Layout& layout, const fs::path& db, 
 
 Result<Trace> ImportAscendDirectory(const std::string& dir) {
   const Layout layout = Resolve(dir);
-  // msprof's PROF_* (formats.md B.12) has its own layout; one with ASCEND_PROFILER_OUTPUT/ is torch_npu's.
+  // msprof's PROF_* has its own layout; one with ASCEND_PROFILER_OUTPUT/ is torch_npu's.
   std::error_code msprof_ec;
   if (!fs::is_directory(layout.output, msprof_ec) && IsMsprofDirectory(dir)) return ImportMsprofDirectory(dir);
   std::error_code ec;

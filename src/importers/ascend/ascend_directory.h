@@ -1,5 +1,5 @@
 #pragma once
-// A torch_npu profiler directory (formats.md B.2), text export: one rank.
+// A torch_npu profiler directory, text export: one rank.
 //   {worker}_{ts}_ascend_pt/                   (the rank directory; any name holding the output folder)
 //     profiler_info_{rank}.json  profiler_metadata.json
 //     ASCEND_PROFILER_OUTPUT/ trace_view.json kernel_details.csv step_trace_time.csv ...

@@ -1,4 +1,4 @@
-// Ascend rank directories from the shared samples (../shared/traces/ascend, read in place).
+// Ascend rank directories from the shared samples (the corpus, read in place).
 #include "importers/ascend/ascend_directory.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #pragma once
-// torch_npu's memory CSVs in ASCEND_PROFILER_OUTPUT/ (profile_memory=True; formats.md B.7), read into
+// torch_npu's memory CSVs in ASCEND_PROFILER_OUTPUT/ (profile_memory=True), read into
 // the model's side tables. Columns are found by name (the 2023 memory_record.csv has five).
 #include "base/status.h"
 #include "importers/csv/csv_reader.h"

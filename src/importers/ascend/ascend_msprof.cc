@@ -103,7 +103,7 @@ void ReadOpSummary(const fs::path& path, SideTableBuilder* out) {
 }
 
 // step_trace_{ts}.csv: one row per iteration of a model and device (Device_id, Iteration ID, FP Start,
-// BP End, Iteration End, Iteration Time, ..., Model ID; absolute µs, formats.md B.12). An iteration runs
+// BP End, Iteration End, Iteration Time, ..., Model ID; absolute µs). An iteration runs
 // [Iteration End - Iteration Time, Iteration End].
 struct Iteration {
   std::pair<int64_t, int64_t> group;  // (Device_id, Model ID); kNoId when the column is absent

@@ -1,5 +1,5 @@
 #pragma once
-// msprof's own output directory (formats.md B.12), one rank:
+// msprof's own output directory, one rank:
 //   PROF_{num}_{ts}_{str}/
 //     device_{N}/info.json               DeviceInfo (ai_core_num, aiv_num, aic_frequency), the chip, rank_id
 //     mindstudio_profiler_output/        msprof_{ts}.json (timeline, the tracks trace_view draws),

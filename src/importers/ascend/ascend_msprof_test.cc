@@ -1,4 +1,4 @@
-// msprof PROF_* directories (formats.md B.12), written to a temporary directory: no real one is shared.
+// msprof PROF_* directories, written to a temporary directory: no real one is shared.
 #include "importers/ascend/ascend_msprof.h"
 
 #include <gtest/gtest.h>

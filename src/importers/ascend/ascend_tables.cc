@@ -8,7 +8,7 @@ namespace tuneprof {
 namespace {
 
 // Where each modelled kernel_details column sits in this file's header. The second name of each
-// lookup is msprof's op_summary naming, which torch_npu renamed (formats.md B.4).
+// lookup is msprof's op_summary naming, which torch_npu renamed.
 struct KernelColumns {
   int step, device, model, task, stream, name, type, op_state, core, start, dur, wait, block, mix_block, hf32;
   int input_shapes, input_types, input_formats, output_shapes, output_types, output_formats, context;

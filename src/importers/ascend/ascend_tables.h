@@ -1,6 +1,6 @@
 #pragma once
 // The CSV summaries of a torch_npu ASCEND_PROFILER_OUTPUT/ directory, read into the model's side
-// tables (formats.md B.4, B.5). Columns are found by name: every torch_npu / CANN version writes a
+// tables. Columns are found by name: every torch_npu / CANN version writes a
 // different header (Step Id and Device_id optional, Block Dim renamed Block Num, PMU sets per run).
 #include <string>
 

@@ -1,5 +1,5 @@
-// kernel_details.csv / step_trace_time.csv on small inline files: every header variant of
-// formats.md B.4/B.5 and the quirks (tab-suffixed times, triple-quoted shapes, N/A).
+// kernel_details.csv / step_trace_time.csv on small inline files: every header variant torch_npu and
+// msprof write and the quirks (tab-suffixed times, triple-quoted shapes, N/A).
 #include "importers/ascend/ascend_tables.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// communication.small_messages: most collectives carry less than 1 MB (rules.md Packet check), so each
+// communication.small_messages: most collectives carry less than 1 MB, so each
 // pays the link's fixed latency instead of moving data (msprof-analyze: small packets; nccl-tests: busbw
 // only approaches the link peak from tens of MB up). Gain: if the small messages of a step travelled in
 // buckets of the default DDP size (25 MB), the step would pay one latency per bucket instead of one per

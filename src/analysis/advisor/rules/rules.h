@@ -11,12 +11,9 @@ namespace tuneprof {
 
 using RuleFunction = void (*)(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
-struct RuleSpec {
-  std::string_view family;  // the id prefix its findings use ("fusion" for fusion.attention, ...)
-  RuleFunction run;
-};
-
-std::span<const RuleSpec> AllRules();
+// Every rule, in the order the advisor runs them (findings are ranked afterwards, so order only fixes
+// ties).
+std::span<const RuleFunction> AllRules();
 
 void RuleComputeUtilization(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleTensorCores(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
