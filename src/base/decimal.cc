@@ -19,7 +19,7 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 struct Decimal {
   U128 mantissa = 0;
-  int exponent = 0;       // value = mantissa * 10^exponent
+  int exponent = 0;  // value = mantissa * 10^exponent
   bool negative = false;
   bool dropped_nonzero = false;  // digits past kMaxMantissaDigits that were not zero
 };

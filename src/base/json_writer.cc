@@ -27,12 +27,28 @@ void AppendJsonEscaped(std::string_view text, std::string* out) {
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];
     switch (c) {
-      case '"': *out += "\\\""; ++i; continue;
-      case '\\': *out += "\\\\"; ++i; continue;
-      case '\n': *out += "\\n"; ++i; continue;
-      case '\r': *out += "\\r"; ++i; continue;
-      case '\t': *out += "\\t"; ++i; continue;
-      default: break;
+      case '"':
+        *out += "\\\"";
+        ++i;
+        continue;
+      case '\\':
+        *out += "\\\\";
+        ++i;
+        continue;
+      case '\n':
+        *out += "\\n";
+        ++i;
+        continue;
+      case '\r':
+        *out += "\\r";
+        ++i;
+        continue;
+      case '\t':
+        *out += "\\t";
+        ++i;
+        continue;
+      default:
+        break;
     }
     if (static_cast<unsigned char>(c) < 0x20) {
       *out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));

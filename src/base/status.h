@@ -31,9 +31,7 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidInput(std::string message) {
-  return Status(StatusCode::kInvalidInput, std::move(message));
-}
+inline Status InvalidInput(std::string message) { return Status(StatusCode::kInvalidInput, std::move(message)); }
 
 template <typename T>
 class [[nodiscard]] Result {
@@ -59,9 +57,9 @@ class [[nodiscard]] Result {
 
 }  // namespace tuneprof
 
-#define TP_RETURN_IF_ERROR(expr)          \
-  do {                                    \
-    ::tuneprof::Status tp_status_ = (expr); \
+#define TP_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::tuneprof::Status tp_status_ = (expr);  \
     if (!tp_status_.ok()) return tp_status_; \
   } while (0)
 

@@ -98,8 +98,7 @@ StringId StringPool::Intern(std::string_view text) {
 }
 
 size_t StringPool::memory_bytes() const {
-  return slots_.size() * sizeof(Slot) + views_.capacity() * sizeof(std::string_view) +
-         blocks_.size() * kBlockBytes;
+  return slots_.size() * sizeof(Slot) + views_.capacity() * sizeof(std::string_view) + blocks_.size() * kBlockBytes;
 }
 
 }  // namespace tuneprof

@@ -24,18 +24,24 @@ TEST(EscapeText, C0ControlsAndDelAreShownAsHex) {
 }
 
 TEST(EscapeText, C1ControlsAndBidiOverridesAreShownAsCodePoints) {
-  EXPECT_EQ(EscapeText("csi\xC2\x9B" "2J"), "csi\\u009b2J");
+  EXPECT_EQ(EscapeText("csi\xC2\x9B"
+                       "2J"),
+            "csi\\u009b2J");
   EXPECT_EQ(EscapeText("nel\xC2\x85"), "nel\\u0085");
-  EXPECT_EQ(EscapeText("rlo\xE2\x80\xAE" "cba"), "rlo\\u202ecba");
+  EXPECT_EQ(EscapeText("rlo\xE2\x80\xAE"
+                       "cba"),
+            "rlo\\u202ecba");
   EXPECT_EQ(EscapeText("fsi\xE2\x81\xA8"), "fsi\\u2068");
   EXPECT_EQ(EscapeText("\xC2\xA0"), "\xC2\xA0");  // no-break space is printable
 }
 
 TEST(EscapeText, BytesThatAreNotUtf8AreShownAsHex) {
-  EXPECT_EQ(EscapeText("a\x9b" "b"), "a\\x9bb");       // a raw C1 byte (CSI on 8-bit terminals)
+  EXPECT_EQ(EscapeText("a\x9b"
+                       "b"),
+            "a\\x9bb");  // a raw C1 byte (CSI on 8-bit terminals)
   EXPECT_EQ(EscapeText("\xff\xfe"), "\\xff\\xfe");
-  EXPECT_EQ(EscapeText("\xC0\x9B"), "\\xc0\\x9b");      // ESC, overlong
-  EXPECT_EQ(EscapeText("\xE2\x80"), "\\xe2\\x80");      // cut-off sequence
+  EXPECT_EQ(EscapeText("\xC0\x9B"), "\\xc0\\x9b");           // ESC, overlong
+  EXPECT_EQ(EscapeText("\xE2\x80"), "\\xe2\\x80");           // cut-off sequence
   EXPECT_EQ(EscapeText("\xED\xA0\x80"), "\\xed\\xa0\\x80");  // a surrogate
 }
 

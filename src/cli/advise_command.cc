@@ -40,10 +40,10 @@ int RunAdvise(const AdviseOptions& options, bool summary) {
   auto run = AnalyzeRun(options.paths, options.config, options.hardware, options.hardware_file);
   if (!run.ok()) return ReportError(run.status());
   const AdvisorResult& result = run->advice;
-  const std::string text = options.json ? WithWarnings(RenderAdviseJson(result, summary ? "tuneprof.analyze/1"
-                                                                                          : "tuneprof.advise/1"),
-                                                      run->warnings)
-                                        : (summary ? RenderAnalyzeText(result) : RenderAdviseText(result));
+  const std::string text =
+      options.json
+          ? WithWarnings(RenderAdviseJson(result, summary ? "tuneprof.analyze/1" : "tuneprof.advise/1"), run->warnings)
+          : (summary ? RenderAnalyzeText(result) : RenderAdviseText(result));
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

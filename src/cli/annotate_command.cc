@@ -48,9 +48,10 @@ Result<std::vector<Trace>> ImportText(const std::string& path, const std::string
 }  // namespace
 
 void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
-  CLI::App* annotate = app->add_subcommand(
-      "annotate", "Write the trace back with tuneprof's diagnosis as tracks (steps, idle gaps, exposed "
-                  "communication, memory, findings) for the Perfetto UI");
+  CLI::App* annotate =
+      app->add_subcommand("annotate",
+                          "Write the trace back with tuneprof's diagnosis as tracks (steps, idle gaps, exposed "
+                          "communication, memory, findings) for the Perfetto UI");
   annotate->add_option("path", options->path, "one trace file (.json or .json.gz)")->required();
   annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
   annotate->add_option("--config", options->config, "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
@@ -63,8 +64,7 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
 int RunAnnotate(const AnnotateOptions& options) {
   std::error_code error;
   if (std::filesystem::is_directory(options.path, error)) {
-    return ReportError(
-        Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));
+    return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));
   }
   const Status clash = CheckOutputIsNotInput(options.output, {options.path});
   if (!clash.ok()) return ReportError(clash);
@@ -72,16 +72,16 @@ int RunAnnotate(const AnnotateOptions& options) {
   if (!content.ok()) return ReportError(content.status());
   std::string text = std::move(*content);
   const uint64_t replaced = RemoveAnnotations(&text);
-  auto run = replaced == 0
-                 ? AnalyzeRun({options.path}, options.config, options.hardware, options.hardware_file)
-                 : AnalyzeRun(
-                       [&]() -> Result<LoadedTraces> {
-                         LoadedTraces loaded;
-                         TP_ASSIGN_OR_RETURN(loaded.traces, ImportText(options.path, text));
-                         for (const Trace& trace : loaded.traces) EmitWarnings(TraceWarnings(trace), &loaded.warnings);
-                         return loaded;
-                       },
-                       options.config, options.hardware, options.hardware_file);
+  auto run = replaced == 0 ? AnalyzeRun({options.path}, options.config, options.hardware, options.hardware_file)
+                           : AnalyzeRun(
+                                 [&]() -> Result<LoadedTraces> {
+                                   LoadedTraces loaded;
+                                   TP_ASSIGN_OR_RETURN(loaded.traces, ImportText(options.path, text));
+                                   for (const Trace& trace : loaded.traces)
+                                     EmitWarnings(TraceWarnings(trace), &loaded.warnings);
+                                   return loaded;
+                                 },
+                                 options.config, options.hardware, options.hardware_file);
   if (!run.ok()) return ReportError(run.status());
   if (run->traces.size() != 1) {
     return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file"));

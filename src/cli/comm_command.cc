@@ -38,7 +38,8 @@ namespace tuneprof::cli {
 
 void AddCommCommand(CLI::App* app, CommOptions* options) {
   CLI::App* comm = app->add_subcommand(
-      "comm", "Communication: collectives' bandwidth vs the link peak, exposed vs hidden, wait vs transfer, stragglers");
+      "comm",
+      "Communication: collectives' bandwidth vs the link peak, exposed vs hidden, wait vs transfer, stragglers");
   comm->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   comm->add_flag("--json", options->json, "print one JSON document (schema tuneprof.comm/1)");
   comm->add_option("--hardware", options->hardware,
@@ -51,7 +52,6 @@ void AddCommCommand(CLI::App* app, CommOptions* options) {
 }
 
 namespace {
-
 
 // The ranks of one file read and reduced to their communication summaries (an nsys export of several
 // processes is several ranks); the traces are dropped at once, so memory holds one file's traces per

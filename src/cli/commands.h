@@ -26,14 +26,14 @@ struct ProfileOptions {
   std::vector<std::string> paths;
   bool json = false;
   std::string semantics = "tuneprof";  // or "hta"
-  std::string hardware;                 // --hardware: a profile name, instead of detection
-  std::string hardware_file;            // --hardware-file: profiles to use instead of the built-in ones
-  double compute_threshold = 0.7;       // --compute-threshold: the compute verdict's utilization cut-off
-  double model_params = 0;              // --model-params: for MBU of decode steps (0 = not given)
-  double param_bytes = 2;               // --param-bytes
-  double kv_bytes_per_token = 0;        // --kv-bytes-per-token
-  double context_tokens = 0;            // --context-tokens: mean context a decode step reads from the KV cache
-  std::string generation_markers;       // --generation-markers: request=..,prefill=..,decode=.. name patterns
+  std::string hardware;                // --hardware: a profile name, instead of detection
+  std::string hardware_file;           // --hardware-file: profiles to use instead of the built-in ones
+  double compute_threshold = 0.7;      // --compute-threshold: the compute verdict's utilization cut-off
+  double model_params = 0;             // --model-params: for MBU of decode steps (0 = not given)
+  double param_bytes = 2;              // --param-bytes
+  double kv_bytes_per_token = 0;       // --kv-bytes-per-token
+  double context_tokens = 0;           // --context-tokens: mean context a decode step reads from the KV cache
+  std::string generation_markers;      // --generation-markers: request=..,prefill=..,decode=.. name patterns
 };
 void AddProfileCommand(CLI::App* app, ProfileOptions* options);
 int RunProfile(const ProfileOptions& options);
@@ -55,10 +55,10 @@ struct CompareOptions {
   std::optional<double> tokens_per_step;
   std::optional<double> samples_per_step;
   double alpha = 0.05;
-  std::vector<std::string> fail_if;       // --fail-if EXPR, repeated
-  std::optional<double> fail_if_slower;   // --fail-if-slower PCT
-  std::string advice;                     // --advice BEFORE_ADVICE.json (advise --json of the before side)
-  std::string format = "text";            // --format text|md|json
+  std::vector<std::string> fail_if;      // --fail-if EXPR, repeated
+  std::optional<double> fail_if_slower;  // --fail-if-slower PCT
+  std::string advice;                    // --advice BEFORE_ADVICE.json (advise --json of the before side)
+  std::string format = "text";           // --format text|md|json
 };
 void AddCompareCommand(CLI::App* app, CompareOptions* options);
 int RunCompare(const CompareOptions& options);

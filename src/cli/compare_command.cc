@@ -32,8 +32,9 @@ void AddCompareCommand(CLI::App* app, CompareOptions* options) {
                       "exit 3 when this holds and the change is significant, e.g. step_time>+3% "
                       "(repeatable; metrics: step_time, throughput, ttft, tpot, peak_memory, peak_reserved "
                       "or any key of the metrics table)");
-  compare->add_option("--fail-if-slower", options->fail_if_slower,
-                      "exit 3 when step time grew significantly by more than PCT percent (= --fail-if step_time>+PCT%)")
+  compare
+      ->add_option("--fail-if-slower", options->fail_if_slower,
+                   "exit 3 when step time grew significantly by more than PCT percent (= --fail-if step_time>+PCT%)")
       ->check(NonNegative());
   compare->add_option("--advice", options->advice,
                       "`tuneprof advise --json` output of the before side: each finding's estimated gain next to "
@@ -118,8 +119,8 @@ int RunCompare(const CompareOptions& options) {
       PrintWarning(fmt::format("--fail-if {}: {} is unknown for these traces; not evaluated", gate.condition.text,
                                gate.metric_key.empty() ? gate.condition.metric : gate.metric_key));
     } else if (gate.fired) {
-      fmt::print(stderr, "tuneprof: gate failed: {} ({} {:+.2f}%, significant)\n", gate.condition.text,
-                 gate.metric_key, *gate.delta_pct);
+      fmt::print(stderr, "tuneprof: gate failed: {} ({} {:+.2f}%, significant)\n", gate.condition.text, gate.metric_key,
+                 *gate.delta_pct);
       exit_code = kExitGateFailed;
     }
   }

@@ -37,7 +37,8 @@ CLI::Validator Positive() {
 }
 
 CLI::Validator Between(double min, double max) {
-  return NumberCheck(fmt::format("a number from {} to {}", min, max), [min, max](double v) { return v >= min && v <= max; });
+  return NumberCheck(fmt::format("a number from {} to {}", min, max),
+                     [min, max](double v) { return v >= min && v <= max; });
 }
 
 }  // namespace tuneprof::cli

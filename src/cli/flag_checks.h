@@ -6,8 +6,8 @@
 
 namespace tuneprof::cli {
 
-CLI::Validator NonNegative();                      // >= 0
-CLI::Validator Positive();                         // > 0
-CLI::Validator Between(double min, double max);    // min <= value <= max
+CLI::Validator NonNegative();                    // >= 0
+CLI::Validator Positive();                       // > 0
+CLI::Validator Between(double min, double max);  // min <= value <= max
 
 }  // namespace tuneprof::cli

@@ -13,7 +13,8 @@
 namespace tuneprof::cli {
 
 void AddInfoCommand(CLI::App* app, InfoOptions* options) {
-  CLI::App* info = app->add_subcommand("info", "What each input holds: format, rank, devices, streams, span, steps, counts");
+  CLI::App* info =
+      app->add_subcommand("info", "What each input holds: format, rank, devices, streams, span, steps, counts");
   info->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   info->add_flag("--json", options->json, "print one JSON document (schema tuneprof.info/1)");
 }

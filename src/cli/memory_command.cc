@@ -16,9 +16,10 @@
 namespace tuneprof::cli {
 
 void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
-  CLI::App* memory = app->add_subcommand(
-      "memory", "Device memory over time: the peak and who holds it, fragmentation, churn, leaks, reuse and "
-                "in-place opportunities, copy traffic and bandwidth");
+  CLI::App* memory =
+      app->add_subcommand("memory",
+                          "Device memory over time: the peak and who holds it, fragmentation, churn, leaks, reuse and "
+                          "in-place opportunities, copy traffic and bandwidth");
   memory->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   memory->add_flag("--json", options->json, "print one JSON document (schema tuneprof.memory/1)");
   memory->add_option("--hardware", options->hardware,
@@ -27,10 +28,7 @@ void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 int RunMemory(const MemoryOptions& options) {
   auto profiles = LoadHardwareProfiles(options.hardware_file);

@@ -127,8 +127,9 @@ class TerminalProgress final : public LoadObserver {
 std::string FormatProgress(const ProgressSnapshot& snapshot, size_t width) {
   const bool fraction_known = snapshot.total_bytes > 0 && snapshot.bytes_read > 0;
   const double fraction =
-      fraction_known ? std::min(1.0, static_cast<double>(snapshot.bytes_read) / static_cast<double>(snapshot.total_bytes))
-                     : 0.0;
+      fraction_known
+          ? std::min(1.0, static_cast<double>(snapshot.bytes_read) / static_cast<double>(snapshot.total_bytes))
+          : 0.0;
   std::string tail;
   if (fraction_known) {
     tail += fmt::format("{:.0f}%  {}/{} MiB", fraction * 100, Mebibytes(snapshot.bytes_read),

@@ -20,8 +20,7 @@ int RunCompareReport(const ReportOptions& options) {
   if (!before.ok()) return ReportError(before.status());
   auto after = LoadTraces({options.compare[1]});
   if (!after.ok()) return ReportError(after.status());
-  const CompareResult result =
-      CompareSides(BuildCompareSide(before->traces), BuildCompareSide(after->traces), {});
+  const CompareResult result = CompareSides(BuildCompareSide(before->traces), BuildCompareSide(after->traces), {});
   const Status written = WriteFileAtomically(options.output, RenderHtmlCompareReport(result));
   return written.ok() ? kExitOk : ReportError(written);
 }
@@ -29,12 +28,12 @@ int RunCompareReport(const ReportOptions& options) {
 }  // namespace
 
 void AddReportCommand(CLI::App* app, ReportOptions* options) {
-  CLI::App* report = app->add_subcommand(
-      "report", "One self-contained HTML report with charts (inline SVG, no scripts): breakdown, kernels, "
-                "utilization, memory, communication, findings; or before vs after with --compare");
+  CLI::App* report =
+      app->add_subcommand("report",
+                          "One self-contained HTML report with charts (inline SVG, no scripts): breakdown, kernels, "
+                          "utilization, memory, communication, findings; or before vs after with --compare");
   report->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)");
-  report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")
-      ->expected(2);
+  report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")->expected(2);
   report->add_option("-o,--output", options->output, "the HTML file to write")->required();
   report->add_option("--config", options->config, "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
   report->add_option("--hardware", options->hardware,
@@ -48,8 +47,8 @@ int RunReport(const ReportOptions& options) {
     return ReportError(Status(StatusCode::kUsage, "report: give either trace paths or --compare BEFORE AFTER"));
   }
   // Checked before the analysis, which can take minutes: the answer does not depend on it.
-  const Status clash = CheckOutputIsNotInput(options.output, InputFiles(options.compare.empty() ? options.paths
-                                                                                                   : options.compare));
+  const Status clash =
+      CheckOutputIsNotInput(options.output, InputFiles(options.compare.empty() ? options.paths : options.compare));
   if (!clash.ok()) return ReportError(clash);
   if (!options.compare.empty()) return RunCompareReport(options);
   auto run = AnalyzeRun(options.paths, options.config, options.hardware, options.hardware_file);

@@ -30,7 +30,8 @@ Status UnknownDatabase(const std::string& path, const SqliteFile& db) {
   if (tables.size() > kTablesNamed) held += fmt::format(", ... ({} tables)", tables.size());
   return InvalidInput(fmt::format(
       "{}: a SQLite database but not a profile: no Nsight Systems tables (StringIds with CUPTI_ACTIVITY_KIND_*) "
-      "and no Ascend tables (TASK, PYTORCH_API); it holds {}; give an `nsys export --type sqlite` file or a torch_npu .db",
+      "and no Ascend tables (TASK, PYTORCH_API); it holds {}; give an `nsys export --type sqlite` file or a torch_npu "
+      ".db",
       path, held.empty() ? "no tables" : "tables " + held));
 }
 
@@ -58,9 +59,10 @@ Result<std::vector<Trace>> ImportOne(Result<Trace> trace) {
 Result<Trace> ImportFile(const std::string& path) {
   TP_ASSIGN_OR_RETURN(std::vector<Trace> traces, ImportFileRanks(path));
   if (traces.size() != 1) {
-    return InvalidInput(fmt::format("{}: holds {} ranks (an Nsight Systems export of {} processes that ran device "
-                                    "work) where one trace was expected",
-                                    path, traces.size(), traces.size()));
+    return InvalidInput(
+        fmt::format("{}: holds {} ranks (an Nsight Systems export of {} processes that ran device "
+                    "work) where one trace was expected",
+                    path, traces.size(), traces.size()));
   }
   return std::move(traces.front());
 }

@@ -34,7 +34,8 @@ uint32_t Find(const Trace& trace, std::string_view name) {
 
 TEST(ImportTest, TorchNpuStringTimestampsKeepNanoseconds) {
   TUNEPROF_REQUIRE_CORPUS();
-  Trace trace = MustImport("ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
+  Trace trace = MustImport(
+      "ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
   EXPECT_EQ(trace.metadata().format, TraceFormat::kTorchNpuTraceView);
   // {"name": "Computing", "ts": "1736408883704643.212", "dur": 53.742} on the Overlap Analysis track.
   uint32_t computing = Find(trace, "Computing");

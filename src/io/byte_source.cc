@@ -142,7 +142,8 @@ const char* SpecialFileKind(mode_t mode) {
 Status CheckRegular(const std::string& path, const struct stat& st) {
   if (S_ISDIR(st.st_mode)) return InvalidInput(path + ": is a directory, expected a file");
   if (!S_ISREG(st.st_mode)) {
-    return InvalidInput(path + ": is " + SpecialFileKind(st.st_mode) + ", not a trace file; save the trace to a file first");
+    return InvalidInput(path + ": is " + SpecialFileKind(st.st_mode) +
+                        ", not a trace file; save the trace to a file first");
   }
   return Status::Ok();
 }
@@ -156,7 +157,7 @@ Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, bool repor
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
   Status regular = ::fstat(fd, &st) == 0 ? CheckRegular(path, st)
-                                          : Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
+                                         : Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
   if (regular.ok() && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
     regular = Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
   }

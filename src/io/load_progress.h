@@ -9,12 +9,12 @@
 namespace tuneprof {
 
 struct LoadProgress {
-  uint64_t load_id = 0;      // distinct per load in this process
+  uint64_t load_id = 0;               // distinct per load in this process
   const std::string* path = nullptr;  // valid only during the observer's call
-  uint64_t bytes_read = 0;   // bytes of the file on disk read so far (compressed bytes for .gz)
-  uint64_t total_bytes = 0;  // size on disk; 0 when unknown (a directory)
-  uint64_t events = 0;       // events parsed so far; 0 when the importer does not say
-  bool finished = false;     // the last report of this load
+  uint64_t bytes_read = 0;            // bytes of the file on disk read so far (compressed bytes for .gz)
+  uint64_t total_bytes = 0;           // size on disk; 0 when unknown (a directory)
+  uint64_t events = 0;                // events parsed so far; 0 when the importer does not say
+  bool finished = false;              // the last report of this load
 };
 
 // Called on the loading thread, possibly from several threads at once: implementations synchronize.

@@ -72,7 +72,10 @@ TEST_F(LoadProgressTest, NothingIsReportedOutsideALoadOrWithoutAnObserver) {
   ReportEventsParsed(10);
   EXPECT_TRUE(recorder_.reports.empty());
   SetLoadObserver(nullptr);
-  { ScopedLoad load("x", 1); ReportBytesRead(1); }
+  {
+    ScopedLoad load("x", 1);
+    ReportBytesRead(1);
+  }
   EXPECT_TRUE(recorder_.reports.empty());
 }
 

@@ -97,7 +97,8 @@ Status CheckWritableTarget(const std::string& target, const std::string& shown) 
   if (::stat(target.c_str(), &st) != 0) return Status::Ok();
   if (S_ISDIR(st.st_mode)) return Status(StatusCode::kIoError, shown + ": is a directory; give a file name to write");
   if (!S_ISREG(st.st_mode)) {
-    return Status(StatusCode::kIoError, shown + ": is not a regular file (a FIFO or device); give a file name to write");
+    return Status(StatusCode::kIoError,
+                  shown + ": is not a regular file (a FIFO or device); give a file name to write");
   }
   return Status::Ok();
 }
@@ -112,8 +113,8 @@ Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::s
     struct stat in;
     if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
       const std::string how = input == output ? "" : " (" + input + ", through a link)";
-      return Status(StatusCode::kUsage,
-                    output + ": the output is the input trace" + how + "; writing it would destroy the input, give -o another file");
+      return Status(StatusCode::kUsage, output + ": the output is the input trace" + how +
+                                            "; writing it would destroy the input, give -o another file");
     }
   }
   return Status::Ok();

@@ -145,9 +145,7 @@ Result<bool> SqliteStatement::Step() {
 
 int SqliteStatement::ColumnCount() const { return sqlite3_column_count(statement_); }
 
-bool SqliteStatement::IsNull(int column) const {
-  return sqlite3_column_type(statement_, column) == SQLITE_NULL;
-}
+bool SqliteStatement::IsNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
 
 int64_t SqliteStatement::Int(int column) const { return sqlite3_column_int64(statement_, column); }
 

@@ -27,7 +27,8 @@ Status NsysReportError(const std::filesystem::path& file) {
 Status UnreachablePath(const std::string& path, std::error_code ec) {
   namespace fs = std::filesystem;
   if (ec == std::errc::too_many_symbolic_link_levels) {
-    return Status(StatusCode::kNotFound, path + ": symbolic link loop (the link leads back to itself); point it at the trace");
+    return Status(StatusCode::kNotFound,
+                  path + ": symbolic link loop (the link leads back to itself); point it at the trace");
   }
   if (ec == std::errc::permission_denied) {
     return Status(StatusCode::kIoError, path + ": permission denied on a directory above it; make it readable (chmod)");
@@ -45,7 +46,8 @@ Status CheckListable(const std::string& path) {
   std::error_code ec;
   std::filesystem::directory_iterator probe(path, ec);
   if (ec == std::errc::permission_denied) {
-    return Status(StatusCode::kIoError, path + ": cannot read the directory: permission denied; make it readable (chmod +rx)");
+    return Status(StatusCode::kIoError,
+                  path + ": cannot read the directory: permission denied; make it readable (chmod +rx)");
   }
   if (ec) return Status(StatusCode::kIoError, path + ": cannot read the directory: " + ec.message());
   return Status::Ok();

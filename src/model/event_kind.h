@@ -7,21 +7,21 @@
 namespace tuneprof {
 
 enum class EventKind : uint8_t {
-  kOther,              // an interval whose category no convention knows
-  kKernel,             // device kernel (GPU) or device task (Ascend Hardware)
-  kMemcpy,             // device copy: H2D, D2H, D2D, P2P, SDMA
+  kOther,   // an interval whose category no convention knows
+  kKernel,  // device kernel (GPU) or device task (Ascend Hardware)
+  kMemcpy,  // device copy: H2D, D2H, D2D, P2P, SDMA
   kMemset,
-  kSync,               // device-side synchronisation: cuda_sync, event waits
-  kCollective,         // device-side communication op that is not a kernel (Ascend HCCL tracks)
-  kGpuAnnotation,      // gpu_user_annotation: a host range projected on a stream
-  kHostOp,             // cpu_op / aten operator
-  kUserAnnotation,     // record_function ranges, ProfilerStep#N
+  kSync,            // device-side synchronisation: cuda_sync, event waits
+  kCollective,      // device-side communication op that is not a kernel (Ascend HCCL tracks)
+  kGpuAnnotation,   // gpu_user_annotation: a host range projected on a stream
+  kHostOp,          // cpu_op / aten operator
+  kUserAnnotation,  // record_function ranges, ProfilerStep#N
   kPythonFunction,
-  kRuntime,            // runtime API call (cudaLaunchKernel, AscendCL@...)
-  kDriver,             // driver API call (cuLaunchKernel)
-  kOverlapSummary,     // a profiler's own derived track (Ascend "Overlap Analysis"); never a source of truth
-  kInstant,            // instant marker without a duration
-  kMemoryEvent,        // allocator event ([memory]); details in Trace::memory_events()
+  kRuntime,         // runtime API call (cudaLaunchKernel, AscendCL@...)
+  kDriver,          // driver API call (cuLaunchKernel)
+  kOverlapSummary,  // a profiler's own derived track (Ascend "Overlap Analysis"); never a source of truth
+  kInstant,         // instant marker without a duration
+  kMemoryEvent,     // allocator event ([memory]); details in Trace::memory_events()
   kCount
 };
 
@@ -45,7 +45,14 @@ inline bool IsDeviceKind(EventKind kind) {
 enum class DeviceType : uint8_t { kCpu, kGpu, kNpu };
 std::string_view DeviceTypeName(DeviceType type);
 
-enum class CopyDirection : uint8_t { kUnknown, kHostToDevice, kDeviceToHost, kDeviceToDevice, kPeerToPeer, kHostToHost };
+enum class CopyDirection : uint8_t {
+  kUnknown,
+  kHostToDevice,
+  kDeviceToHost,
+  kDeviceToDevice,
+  kPeerToPeer,
+  kHostToHost
+};
 
 // Where copied bytes live; "pageable" host memory is what makes async copies synchronous.
 enum class MemoryKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kArray, kManaged };

@@ -17,15 +17,15 @@ constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
 
 // Chrome traces name processes and threads by number or by string ("Spans", "PyTorch Profiler").
 struct ProcessKey {
-  int64_t value = 0;        // the number, or a StringId's value when is_string
+  int64_t value = 0;  // the number, or a StringId's value when is_string
   bool is_string = false;
   friend bool operator==(const ProcessKey&, const ProcessKey&) = default;
 };
 
 struct Process {
   ProcessKey pid;
-  StringId name;          // process_name metadata ("python3", "GPU 0", "Ascend Hardware")
-  StringId labels;        // process_labels ("CPU", "GPU 0")
+  StringId name;    // process_name metadata ("python3", "GPU 0", "Ascend Hardware")
+  StringId labels;  // process_labels ("CPU", "GPU 0")
   int64_t sort_index = kNoId;
   uint32_t device = kNoIndex;  // index into Trace::devices when the process is an accelerator
 };
@@ -40,8 +40,8 @@ struct Track {
 
 struct Device {
   DeviceType type = DeviceType::kGpu;
-  int64_t id = 0;              // GPU ordinal / NPU id as the trace numbers it
-  StringId name;               // "NVIDIA A100-SXM4-80GB", "Ascend910B"
+  int64_t id = 0;  // GPU ordinal / NPU id as the trace numbers it
+  StringId name;   // "NVIDIA A100-SXM4-80GB", "Ascend910B"
   int64_t total_memory_bytes = kNoId;
   int64_t num_sms = kNoId;
   int64_t compute_major = kNoId;
@@ -56,13 +56,13 @@ struct Device {
 // Interval and instant events, struct of arrays. Index i across all vectors is event i.
 struct EventTable {
   std::vector<int64_t> ts_ns;
-  std::vector<int64_t> dur_ns;        // -1 for instants
+  std::vector<int64_t> dur_ns;  // -1 for instants
   std::vector<uint32_t> track;
   std::vector<StringId> name;
   std::vector<StringId> category;
   std::vector<EventKind> kind;
-  std::vector<int64_t> correlation;   // CUPTI / CANN correlation id, kNoId if absent
-  std::vector<int64_t> external_id;   // Kineto "External id" linking a cpu_op to its runtime calls
+  std::vector<int64_t> correlation;     // CUPTI / CANN correlation id, kNoId if absent
+  std::vector<int64_t> external_id;     // Kineto "External id" linking a cpu_op to its runtime calls
   std::vector<uint64_t> source_offset;  // byte offset of the event's text in the (decompressed) input
   std::vector<uint32_t> source_length;  // so that args not modelled stay reachable (re-read from the input)
 
@@ -94,16 +94,16 @@ struct CopyInfo {  // memcpy and memset
 
 struct CollectiveInfo {
   uint32_t event = 0;
-  StringId collective;       // "allreduce", "all_to_all", ...
+  StringId collective;  // "allreduce", "all_to_all", ...
   int64_t in_nelems = kNoId;
   int64_t out_nelems = kNoId;
   StringId dtype;
   int64_t dtype_bytes = kNoId;
-  int64_t bytes = kNoId;      // max(in, out) elements x dtype size, when both are known
+  int64_t bytes = kNoId;  // max(in, out) elements x dtype size, when both are known
   int64_t group_size = kNoId;
   StringId group_name;
   StringId group_desc;
-  StringId group_ranks;       // "[0, 1]" as written
+  StringId group_ranks;  // "[0, 1]" as written
 };
 
 // A torch_npu HCCL task (trace_view's HCCL plane events: Memcpy, Reduce_Inline, Notify_*): what it moved
@@ -121,10 +121,10 @@ struct MemoryEvent {
   uint32_t track = 0;
   uint32_t event = 0;
   int64_t address = kNoId;
-  int64_t bytes = 0;               // + allocation, - free
+  int64_t bytes = 0;  // + allocation, - free
   int64_t total_allocated = kNoId;
   int64_t total_reserved = kNoId;
-  int64_t device_type = kNoId;     // c10::DeviceType (0 CPU, 1 CUDA, 20 PrivateUse1/NPU)
+  int64_t device_type = kNoId;  // c10::DeviceType (0 CPU, 1 CUDA, 20 PrivateUse1/NPU)
   int64_t device_id = kNoId;
 };
 
@@ -154,8 +154,8 @@ struct NpuMemoryRecord {
 // inside an operator, already matched to its release. torch_npu's own allocator (PTA) allocates for
 // aten::/npu:: ops and writes a stream; the graph engine (GE) for cann:: nodes and writes none.
 struct NpuOperatorMemory {
-  StringId op;               // "aten::_convolution", "cann::Conv2D1"
-  int64_t bytes = kNoId;     // negative: a release whose allocation precedes the window
+  StringId op;            // "aten::_convolution", "cann::Conv2D1"
+  int64_t bytes = kNoId;  // negative: a release whose allocation precedes the window
   int64_t alloc_ns = kNoId;
   int64_t release_ns = kNoId;  // kNoId: not released inside the window
   bool from_pta = false;       // torch_npu's allocator: a Stream Ptr written (files without that
@@ -165,7 +165,7 @@ struct NpuOperatorMemory {
 
 struct Counter {
   uint32_t process = 0;
-  StringId name;   // "HBM/Read(MB/s)": event name and arg key joined
+  StringId name;  // "HBM/Read(MB/s)": event name and arg key joined
 };
 
 struct CounterSample {
@@ -177,8 +177,8 @@ struct CounterSample {
 enum class FlowPhase : uint8_t { kStart, kStep, kEnd };
 
 struct FlowPoint {
-  int64_t id = 0;          // numeric id, or the hash of a string id
-  StringId category;       // ac2g, fwdbwd, async_npu, HostToDevice
+  int64_t id = 0;     // numeric id, or the hash of a string id
+  StringId category;  // ac2g, fwdbwd, async_npu, HostToDevice
   FlowPhase phase = FlowPhase::kStart;
   bool binds_enclosing = false;  // bp:"e": bind to the enclosing slice instead of the next one
   // The producer also wrote the link as a correlation id (Kineto ac2g: flow id == correlation), so
@@ -200,7 +200,7 @@ struct Link {
 };
 
 struct Step {
-  int64_t number = 0;       // N of ProfilerStep#N
+  int64_t number = 0;  // N of ProfilerStep#N
   uint32_t event = 0;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
@@ -237,7 +237,7 @@ struct NpuOpRow {
   StringId output_shapes;
   StringId output_data_types;
   StringId output_formats;
-  StringId context_id;            // Context ID of FFTS+/MIX sub-tasks, as written
+  StringId context_id;  // Context ID of FFTS+/MIX sub-tasks, as written
 };
 
 // A column of kernel_details.csv the importer does not model by name: the PMU counters, whichever
@@ -245,57 +245,57 @@ struct NpuOpRow {
 // are in the unit the column name states (µs, cycles, ratio 0..1, %, GB/s, KB), as written; NaN where
 // the cell was empty, N/A or not a number. values[i] belongs to KernelDetailTable::rows[i].
 struct NpuOpMetricColumn {
-  StringId name;                  // the header text, unit suffix included
+  StringId name;  // the header text, unit suffix included
   std::vector<double> values;
 };
 
 struct KernelDetailTable {
-  bool present = false;           // a kernel_details.csv was read (it may still have no rows)
-  std::vector<NpuOpRow> rows;     // in file order
+  bool present = false;        // a kernel_details.csv was read (it may still have no rows)
+  std::vector<NpuOpRow> rows;  // in file order
   std::vector<NpuOpMetricColumn> metrics;
 };
 
 // One row of step_trace_time.csv: the profiler's own per-step split, all figures ns (from µs text,
 // exactly). Kept to compare against, never a source for analyses (they recompute from the tasks).
 struct ReportedStepTime {
-  int64_t device_id = kNoId;                          // Device_id (newer versions)
-  int64_t step = kNoId;                               // Step (empty on cluster stage rows)
-  int64_t computing_ns = kNoId;                       // Computing
-  int64_t communication_not_overlapped_ns = kNoId;    // Communication(Not Overlapped)
-  int64_t overlapped_ns = kNoId;                      // Overlapped
-  int64_t communication_ns = kNoId;                   // Communication
-  int64_t free_ns = kNoId;                            // Free
-  int64_t stage_ns = kNoId;                           // Stage
-  int64_t bubble_ns = kNoId;                          // Bubble
+  int64_t device_id = kNoId;                                        // Device_id (newer versions)
+  int64_t step = kNoId;                                             // Step (empty on cluster stage rows)
+  int64_t computing_ns = kNoId;                                     // Computing
+  int64_t communication_not_overlapped_ns = kNoId;                  // Communication(Not Overlapped)
+  int64_t overlapped_ns = kNoId;                                    // Overlapped
+  int64_t communication_ns = kNoId;                                 // Communication
+  int64_t free_ns = kNoId;                                          // Free
+  int64_t stage_ns = kNoId;                                         // Stage
+  int64_t bubble_ns = kNoId;                                        // Bubble
   int64_t communication_not_overlapped_exclude_receive_ns = kNoId;  // Communication(Not Overlapped and Exclude Receive)
-  int64_t preparing_ns = kNoId;                       // Preparing (absent in 2023 files)
+  int64_t preparing_ns = kNoId;                                     // Preparing (absent in 2023 files)
 };
 
 // torch_npu's communication.json / communication_matrix.json: the profiler's own
 // per-op split of each HCCL operator's time and its per-transport traffic. Figures stay in the units
 // and floating-point values the file writes (ms, MB = 1e6 B, GB/s); NaN where the file omits one.
 struct HcclPacketBucket {
-  double packet_mb = 0;       // the Size Distribution key: one packet's size
+  double packet_mb = 0;  // the Size Distribution key: one packet's size
   int64_t count = 0;
-  double transit_ms = 0;      // total transit time of those packets
+  double transit_ms = 0;  // total transit time of those packets
 };
 
 struct HcclTransportTraffic {
-  StringId transport;         // RDMA, HCCS, PCIE, SDMA (aggregate of on-node copies), SIO
+  StringId transport;  // RDMA, HCCS, PCIE, SDMA (aggregate of on-node copies), SIO
   double transit_size_mb = std::numeric_limits<double>::quiet_NaN();
   double transit_time_ms = std::numeric_limits<double>::quiet_NaN();
-  double bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();    // as written (absent on totals)
+  double bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();  // as written (absent on totals)
   double large_packet_ratio = std::numeric_limits<double>::quiet_NaN();
   uint32_t first_bucket = 0;  // range into CommunicationTables::buckets
   uint32_t bucket_count = 0;
 };
 
 struct HcclOpTime {
-  StringId step;              // "step50", or "step" when the run had no schedule
-  bool p2p = false;           // the "p2p" section, else "collective"
-  bool total = false;         // the "Total Op Info" entry of its section
-  StringId op_name;           // "hcom_allReduce__586_0_1" (before '@')
-  StringId group;             // the group hash after '@' ("" when absent)
+  StringId step;       // "step50", or "step" when the run had no schedule
+  bool p2p = false;    // the "p2p" section, else "collective"
+  bool total = false;  // the "Total Op Info" entry of its section
+  StringId op_name;    // "hcom_allReduce__586_0_1" (before '@')
+  StringId group;      // the group hash after '@' ("" when absent)
   double start_us = std::numeric_limits<double>::quiet_NaN();
   double elapse_ms = std::numeric_limits<double>::quiet_NaN();
   double transit_ms = std::numeric_limits<double>::quiet_NaN();
@@ -312,11 +312,11 @@ struct HcclOpTime {
 struct HcclLink {
   StringId step;
   bool p2p = false;
-  StringId op_key;            // "allreduce-top1", "allreduce-total", ... (before '@')
+  StringId op_key;  // "allreduce-top1", "allreduce-total", ... (before '@')
   StringId group;
   int64_t src_rank = kNoId;
   int64_t dst_rank = kNoId;
-  StringId transport;         // LOCAL, HCCS, PCIE, RDMA, SIO
+  StringId transport;  // LOCAL, HCCS, PCIE, RDMA, SIO
   double transit_size_mb = std::numeric_limits<double>::quiet_NaN();
   double transit_time_ms = std::numeric_limits<double>::quiet_NaN();
   double bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();
@@ -346,7 +346,7 @@ struct TraceMetadata {
   TraceFormat format = TraceFormat::kUnknown;
   bool compressed = false;
   uint64_t file_bytes = 0;
-  uint64_t content_bytes = 0;   // decompressed
+  uint64_t content_bytes = 0;  // decompressed
   int64_t rank = 0;
   RankSource rank_source = RankSource::kDefault;
   DistributedInfo distributed;
@@ -355,7 +355,7 @@ struct TraceMetadata {
   std::string trace_name;
   std::string display_time_unit;
   bool truncated = false;
-  uint64_t entry_count = 0;      // elements of traceEvents, every phase
+  uint64_t entry_count = 0;             // elements of traceEvents, every phase
   bool has_trace_events_array = false;  // the JSON document had a traceEvents key (its array may be empty)
   std::vector<std::string> warnings;
   std::vector<MetadataEntry> entries;  // producer settings (Ascend profiler_info / profiler_metadata)

@@ -146,7 +146,8 @@ uint32_t TraceBuilder::AddEvent(const EventRecord& r) {
 void TraceBuilder::AddCounterSample(ProcessKey pid, std::string_view counter_name, int64_t ts_ns, double value) {
   const uint32_t process = ProcessFor(pid);
   const StringId name = Intern(counter_name);
-  auto [it, inserted] = counter_index_.try_emplace({process, name.value}, static_cast<uint32_t>(trace_.counters_.size()));
+  auto [it, inserted] =
+      counter_index_.try_emplace({process, name.value}, static_cast<uint32_t>(trace_.counters_.size()));
   if (inserted) trace_.counters_.push_back(Counter{process, name});
   trace_.counter_samples_.push_back(CounterSample{it->second, ts_ns, value});
 }
@@ -328,7 +329,8 @@ void TraceBuilder::ResolveFlows() {
   const EventTable& e = trace_.events_;
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> exact;  // (track, ts) -> event
   for (const FlowPoint& p : points) {
-    if (!p.duplicates_correlation) exact.emplace(std::make_pair(uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)), kNoIndex);
+    if (!p.duplicates_correlation)
+      exact.emplace(std::make_pair(uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)), kNoIndex);
   }
   if (exact.empty()) return;
   for (uint32_t i = 0; i < e.size(); ++i) {
@@ -373,9 +375,8 @@ void TraceBuilder::BindEnclosingFlowPoints(const std::vector<bool>& tracks) {
   for (uint32_t i = 0; i < e.size(); ++i) {
     if (tracks[e.track[i]] && e.dur_ns[i] >= 0) order.push_back(Slot{e.track[i], i, e.ts_ns[i], e.end_ns(i)});
   }
-  std::sort(order.begin(), order.end(), [](const Slot& a, const Slot& b) {
-    return a.track != b.track ? a.track < b.track : a.ts < b.ts;
-  });
+  std::sort(order.begin(), order.end(),
+            [](const Slot& a, const Slot& b) { return a.track != b.track ? a.track < b.track : a.ts < b.ts; });
   for (FlowPoint& p : trace_.flow_points_) {
     if (p.duplicates_correlation || p.event != kNoIndex || !p.binds_enclosing) continue;
     auto it = std::lower_bound(order.begin(), order.end(), p, [](const Slot& s, const FlowPoint& q) {

@@ -18,9 +18,10 @@ std::vector<std::string> InputWarnings(const TraceMetadata& meta) {
     warnings.push_back(
         fmt::format("{}: trace is cut off; using the {} complete events it holds", meta.path, meta.entry_count));
   } else if (meta.has_trace_events_array && meta.entry_count == 0) {
-    warnings.push_back(fmt::format(
-        "{}: the trace holds no events (its traceEvents array is empty); every figure below is empty, "
-        "profile a few steps of the workload", meta.path));
+    warnings.push_back(
+        fmt::format("{}: the trace holds no events (its traceEvents array is empty); every figure below is empty, "
+                    "profile a few steps of the workload",
+                    meta.path));
   }
   return warnings;
 }

@@ -90,8 +90,8 @@ Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& con
   run.comm = AnalyzeCommunication(run.traces, run.breakdowns, run.hardware, comm_thresholds);
   std::vector<RankInputs> inputs;
   for (size_t i = 0; i < n; ++i) {
-    inputs.push_back(RankInputs{&run.traces[i], &run.breakdowns[i], &run.compute[i], &run.hardware[i],
-                                &run.memory[i], &run.comm.ranks[i]});
+    inputs.push_back(RankInputs{&run.traces[i], &run.breakdowns[i], &run.compute[i], &run.hardware[i], &run.memory[i],
+                                &run.comm.ranks[i]});
   }
   run.advice = RunAdvisor(inputs, advisor_config, &run.comm.cross_rank);
   return run;

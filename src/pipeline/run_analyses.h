@@ -66,5 +66,4 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths);
 // The advisor thresholds of --config FILE (defaults when `path` is empty).
 Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path);
 
-
 }  // namespace tuneprof::cli

@@ -20,13 +20,12 @@ std::string Outcome(const Result<Trace>& result) {
     return "error " + std::to_string(static_cast<int>(result.status().code())) + ": " + result.status().message();
   }
   const TraceMetadata& meta = result->metadata();
-  std::string out = "ok entries=" + std::to_string(meta.entry_count) +
-                    " events=" + std::to_string(result->events().size()) +
-                    " flows=" + std::to_string(result->flow_points().size()) +
-                    " counters=" + std::to_string(result->counter_samples().size()) +
-                    " content_bytes=" + std::to_string(meta.content_bytes) +
-                    " truncated=" + std::to_string(meta.truncated) +
-                    " format=" + std::to_string(static_cast<int>(meta.format));
+  std::string out =
+      "ok entries=" + std::to_string(meta.entry_count) + " events=" + std::to_string(result->events().size()) +
+      " flows=" + std::to_string(result->flow_points().size()) +
+      " counters=" + std::to_string(result->counter_samples().size()) +
+      " content_bytes=" + std::to_string(meta.content_bytes) + " truncated=" + std::to_string(meta.truncated) +
+      " format=" + std::to_string(static_cast<int>(meta.format));
   for (const std::string& warning : meta.warnings) out += "\n  warning: " + warning;
   return out;
 }
@@ -56,8 +55,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   MemorySource whole("fuzz.json", document);
   const std::string want = Outcome(ImportChromeTrace(&whole, document.size() + 1));
   if (got != want) {
-    std::fprintf(stderr, "chrome_trace_fuzzer: outcome depends on read size (chunk %zu, max read %zu)\n"
-                         "--- chunked:\n%s\n--- one read:\n%s\n",
+    std::fprintf(stderr,
+                 "chrome_trace_fuzzer: outcome depends on read size (chunk %zu, max read %zu)\n"
+                 "--- chunked:\n%s\n--- one read:\n%s\n",
                  chunk_bytes, max_read, got.c_str(), want.c_str());
     std::abort();
   }

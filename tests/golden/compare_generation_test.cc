@@ -42,8 +42,8 @@ std::vector<ExpectedRequest> ReadExpected(const fs::path& path) {
   std::smatch m;
   while (std::getline(in, line)) {
     if (!std::regex_search(line, m, line_pattern)) continue;
-    requests.push_back({m[1], std::stod(m[2]), std::stod(m[3]), std::stoul(m[4]), std::stod(m[5]), std::stod(m[6]),
-                        std::stod(m[7])});
+    requests.push_back(
+        {m[1], std::stod(m[2]), std::stod(m[3]), std::stoul(m[4]), std::stod(m[5]), std::stod(m[6]), std::stod(m[7])});
   }
   return requests;
 }
@@ -74,7 +74,8 @@ TEST_P(GenerationGoldenTest, MatchesDerivedReference) {
     EXPECT_NEAR(static_cast<double>(ours.decode_sum_ns) / 1e6, want.decode_sum_ms, kMsRounding) << want.name;
     const double mean_ms = static_cast<double>(ours.decode_sum_ns) / 1e6 / static_cast<double>(want.decode_steps);
     EXPECT_NEAR(mean_ms, want.decode_mean_ms, kMsRounding) << want.name;
-    const double tokens_per_s = static_cast<double>(want.decode_steps) / (static_cast<double>(ours.decode_sum_ns) / 1e9);
+    const double tokens_per_s =
+        static_cast<double>(want.decode_steps) / (static_cast<double>(ours.decode_sum_ns) / 1e9);
     EXPECT_NEAR(tokens_per_s, want.decode_tokens_per_s, 0.05 + 1e-9) << want.name;
     decode_steps += want.decode_steps;
   }

@@ -144,10 +144,13 @@ OperatorTotals Merged(const OperatorTotals& a, const OperatorTotals& b) {
 std::string_view HtaCategory(OperatorChange change) {
   switch (change) {
     case OperatorChange::kAdded:
-    case OperatorChange::kIncreased: return "+";
+    case OperatorChange::kIncreased:
+      return "+";
     case OperatorChange::kRemoved:
-    case OperatorChange::kDecreased: return "-";
-    case OperatorChange::kUnchanged: return "=";
+    case OperatorChange::kDecreased:
+      return "-";
+    case OperatorChange::kUnchanged:
+      return "=";
   }
   return "?";
 }

@@ -37,7 +37,8 @@ std::vector<std::string> Inputs() {
       if (error) break;
       const std::string name = it->path().filename().string();
       if (!it->is_regular_file() || IsNotATrace(it->path())) continue;
-      if (name.ends_with(".json") || name.ends_with(".json.gz")) inputs.push_back(fs::relative(it->path(), kTraces).string());
+      if (name.ends_with(".json") || name.ends_with(".json.gz"))
+        inputs.push_back(fs::relative(it->path(), kTraces).string());
     }
   }
   std::sort(inputs.begin(), inputs.end());
@@ -78,7 +79,8 @@ TEST_P(TimeSplitGoldenTest, PartsSumToTheStepAndNoneIsNegative) {
 
 std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param;
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
   return name;
 }
 

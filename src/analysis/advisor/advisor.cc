@@ -126,9 +126,10 @@ std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& ti
   if (sum <= 0) return "no work found in the trace";
   if (dominant == Bottleneck::kNone) {
     const double compute = times[static_cast<size_t>(Bottleneck::kCompute)];
-    return fmt::format("compute holds {:.1f} % of the step time ({:.1f} us of a {:.1f} us mean step) with the "
-                       "compute units at or above their threshold, and no finding would save {:.0f} % of the step",
-                       100 * compute / sum, compute / 1e3, step_ns / 1e3, 100 * kNoneGainShare);
+    return fmt::format(
+        "compute holds {:.1f} % of the step time ({:.1f} us of a {:.1f} us mean step) with the "
+        "compute units at or above their threshold, and no finding would save {:.0f} % of the step",
+        100 * compute / sum, compute / 1e3, step_ns / 1e3, 100 * kNoneGainShare);
   }
   const double share = 100 * times[static_cast<size_t>(dominant)] / sum;
   return fmt::format("{} holds {:.1f} % of the step time ({:.1f} us of a {:.1f} us mean step)",
@@ -155,8 +156,8 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
   std::array<double, 7> job_times{};
   bool units_healthy = true;
   for (const RankInputs& input : ranks) {
-    RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace), {},
-                      input.memory, input.comm, cross};
+    RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace),
+                      {},          input.memory,    input.comm,    cross};
     rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
     std::vector<Finding> findings;
     for (const RuleFunction rule : AllRules()) rule(rank, config, &findings);
@@ -165,8 +166,8 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
       finding.ranks = {rank.trace->metadata().rank};
       MergeInto(finding, &merged);
     }
-    RankAdvice advice{rank.trace->metadata().rank, rank.trace->metadata().path, rank.split,
-                      Utilizations(rank, config), Bottleneck::kNone};
+    RankAdvice advice{rank.trace->metadata().rank, rank.trace->metadata().path, rank.split, Utilizations(rank, config),
+                      Bottleneck::kNone};
     const std::array<double, 7> times = BottleneckTimes(rank.split);
     advice.dominant = Largest(times);
     for (size_t b = 0; b < times.size(); ++b) job_times[b] += times[b];
@@ -187,8 +188,8 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
   // The verdict speaks of one rank's mean step: average the ranks' times per bottleneck.
   for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(ranks.size(), 1));
   result.dominant = Largest(job_times);
-  const bool big_finding = !result.findings.empty() &&
-                           result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;
+  const bool big_finding =
+      !result.findings.empty() && result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;
   if (result.dominant == Bottleneck::kCompute && units_healthy && !big_finding) result.dominant = Bottleneck::kNone;
   result.dominant_reason = DescribeVerdict(result.dominant, job_times, result.step_ns);
   return result;

@@ -35,9 +35,9 @@ struct RankEvidence {
   const HardwareSelection* hardware = nullptr;
   HostOpTree tree;
   TimeSplit split;
-  const MemoryAnalysis* memory = nullptr;          // nullptr: not analysed (rules that need it stay quiet)
+  const MemoryAnalysis* memory = nullptr;  // nullptr: not analysed (rules that need it stay quiet)
   const RankCommunication* comm = nullptr;
-  const CrossRankCommunication* cross = nullptr;   // the job's ranks together
+  const CrossRankCommunication* cross = nullptr;  // the job's ranks together
 };
 
 // One of the tuning guide's three utilizations against its threshold.
@@ -45,7 +45,7 @@ struct UtilizationCheck {
   std::string name;                 // "compute_units", "memory_bandwidth", "communication_bandwidth"
   std::optional<double> value_pct;  // nullopt: not measurable on this input
   double threshold_pct = 0;
-  std::string measured_as;          // what the number is, or why it is unknown
+  std::string measured_as;  // what the number is, or why it is unknown
   bool Below() const { return value_pct && *value_pct < threshold_pct; }
 };
 
@@ -63,10 +63,10 @@ struct RankAdvice {
 
 struct AdvisorResult {
   Bottleneck dominant = Bottleneck::kNone;
-  std::string dominant_reason;     // the numbers behind the verdict, in words
-  double step_ns = 0;              // the slowest rank's mean step
+  std::string dominant_reason;  // the numbers behind the verdict, in words
+  double step_ns = 0;           // the slowest rank's mean step
   std::vector<RankAdvice> ranks;
-  std::vector<Finding> findings;   // by estimated gain, largest first
+  std::vector<Finding> findings;  // by estimated gain, largest first
 };
 
 struct RankInputs {

@@ -66,7 +66,8 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kSyncStreamCoOccurrencePct, 50, "% of launches",
      "Node@launch directly followed by a stream synchronize above this share of launches means synchronous "
      "launches (msprof-analyze Synchronize Stream: 0.5)"},
-    {threshold::kGcEventUs, 1000, "us", "Python garbage-collection events at least this long (msprof-analyze GC: 1000 us)"},
+    {threshold::kGcEventUs, 1000, "us",
+     "Python garbage-collection events at least this long (msprof-analyze GC: 1000 us)"},
     {threshold::kMemoryOperatorMs, 10, "ms",
      "device allocator API calls (aclMallocMemInner, aclrtFreePhysical, aclrtFree) above this in all (msprof-analyze "
      "Memory Operator: 10000 us)"},

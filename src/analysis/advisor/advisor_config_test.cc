@@ -68,7 +68,8 @@ TEST(AdvisorConfig, BadSchemaIsAnError) {
   ExpectOneLineError(R"({"thresholds": {"gpu_gap_ms": 1}})", "\"schema\"");
   ExpectOneLineError(R"({"schema": "tuneprof.advisor_config/2", "thresholds": {}})", "\"schema\"");
   ExpectOneLineError(R"({"schema": "tuneprof.advisor_config/1"})", "\"thresholds\" must be an object");
-  ExpectOneLineError(R"({"schema": "tuneprof.advisor_config/1", "thresholds": [70]})", "\"thresholds\" must be an object");
+  ExpectOneLineError(R"({"schema": "tuneprof.advisor_config/1", "thresholds": [70]})",
+                     "\"thresholds\" must be an object");
   ExpectOneLineError(R"({"schema": "tuneprof.advisor_config/1", "thresholds": {"gpu_gap_ms": "1"}})",
                      "\"gpu_gap_ms\" must be a number");
   ExpectOneLineError(R"({"schema": "tuneprof.advisor_config/1", "thresholds": {"gpu_gap_ms": -1}})",

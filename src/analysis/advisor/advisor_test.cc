@@ -35,8 +35,9 @@ TimeSplit Split(double memory_bound_ns, double host_ns) {
 }
 
 TEST(CapGains, FindingsOfOnePartNeverExceedIt) {
-  std::vector<Finding> findings = {Candidate("d", TimePart::kMemoryBound, 10), Candidate("b", TimePart::kMemoryBound, 50),
-                                   Candidate("c", TimePart::kHostWait, 30), Candidate("a", TimePart::kMemoryBound, 60)};
+  std::vector<Finding> findings = {Candidate("d", TimePart::kMemoryBound, 10),
+                                   Candidate("b", TimePart::kMemoryBound, 50), Candidate("c", TimePart::kHostWait, 30),
+                                   Candidate("a", TimePart::kMemoryBound, 60)};
   CapGains(Split(100, 20), &findings);
   ASSERT_EQ(findings.size(), 4u);
   // Largest uncapped first; each gets what the ones before it left of its part.
@@ -47,16 +48,18 @@ TEST(CapGains, FindingsOfOnePartNeverExceedIt) {
   EXPECT_EQ(findings[2].id, "c");
   EXPECT_EQ(findings[2].estimated_gain_ns, 20);  // the host part is 20
   EXPECT_EQ(findings[3].id, "d");
-  EXPECT_EQ(findings[3].estimated_gain_ns, 0);   // nothing left of the memory-bound part
+  EXPECT_EQ(findings[3].estimated_gain_ns, 0);  // nothing left of the memory-bound part
   double memory = 0, host = 0;
   for (const Finding& f : findings) (f.saves_from == TimePart::kMemoryBound ? memory : host) += f.estimated_gain_ns;
   EXPECT_LE(memory, 100);
   EXPECT_LE(host, 20);
-  for (const Finding& f : findings) EXPECT_EQ(f.uncapped_gain_ns, f.id == "a" ? 60 : f.id == "b" ? 50 : f.id == "c" ? 30 : 10);
+  for (const Finding& f : findings)
+    EXPECT_EQ(f.uncapped_gain_ns, f.id == "a" ? 60 : f.id == "b" ? 50 : f.id == "c" ? 30 : 10);
 }
 
 TEST(CapGains, NegativeEstimatesBecomeZeroAndLeaveThePartWhole) {
-  std::vector<Finding> findings = {Candidate("neg", TimePart::kMemoryBound, -5), Candidate("pos", TimePart::kMemoryBound, 70)};
+  std::vector<Finding> findings = {Candidate("neg", TimePart::kMemoryBound, -5),
+                                   Candidate("pos", TimePart::kMemoryBound, 70)};
   CapGains(Split(100, 0), &findings);
   EXPECT_EQ(findings[0].id, "pos");
   EXPECT_EQ(findings[0].estimated_gain_ns, 70);
@@ -118,7 +121,8 @@ class Job {
   }
   const AdvisorResult& result() const { return result_; }
   const Finding* Find(std::string_view id) const {
-    auto it = std::find_if(result_.findings.begin(), result_.findings.end(), [&](const Finding& f) { return f.id == id; });
+    auto it =
+        std::find_if(result_.findings.begin(), result_.findings.end(), [&](const Finding& f) { return f.id == id; });
     return it == result_.findings.end() ? nullptr : &*it;
   }
 
@@ -163,7 +167,8 @@ TEST(RunAdvisor, FindingsAreSortedByGainLargestFirst) {
   const Job job({RankSpec{0, {{"gemm", {200, 1000}}}, {{kLoader, {0, 100}}}},
                  RankSpec{1, {{"gemm", {200, 1000}}}, {{kLoader, {0, 200}}}}});
   const std::vector<Finding>& findings = job.result().findings;
-  for (size_t i = 1; i < findings.size(); ++i) EXPECT_GE(findings[i - 1].estimated_gain_ns, findings[i].estimated_gain_ns);
+  for (size_t i = 1; i < findings.size(); ++i)
+    EXPECT_GE(findings[i - 1].estimated_gain_ns, findings[i].estimated_gain_ns);
 }
 
 TEST(RunAdvisor, VerdictAveragesTheRanksRatherThanVoting) {
@@ -214,7 +219,8 @@ TEST(RunAdvisor, ComputeWhenTheUnitsAreUnknown) {
 }
 
 TEST(RunAdvisor, ComputeWhenOneRankHasUnhealthyUnits) {
-  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}, RankSpec{1, {{"gemm", {0, 990}}}, {}}}, {Units(0.8), Units(0.6)});
+  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}, RankSpec{1, {{"gemm", {0, 990}}}, {}}},
+                {Units(0.8), Units(0.6)});
   EXPECT_EQ(job.result().dominant, Bottleneck::kCompute);
 }
 

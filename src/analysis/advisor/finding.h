@@ -31,28 +31,28 @@ std::string_view TimePartName(TimePart part);
 
 // One number or text behind a finding, labelled so that tests and users can check it.
 struct Evidence {
-  std::string label;               // "exposed_communication_us"
-  std::optional<double> number;    // set for numbers
-  std::string text;                // set for names, ranges, lists
-  std::string unit;                // "us", "%", "count", "GB/s", ""
+  std::string label;             // "exposed_communication_us"
+  std::optional<double> number;  // set for numbers
+  std::string text;              // set for names, ranges, lists
+  std::string unit;              // "us", "%", "count", "GB/s", ""
 };
 
 struct Finding {
-  std::string id;                  // stable: "communication.exposed"
+  std::string id;  // stable: "communication.exposed"
   FindingCategory category = FindingCategory::kCompute;
-  std::string title;               // one line, with the key number
-  std::string metric;              // what the rule reads
-  std::optional<double> value;     // the metric's value
+  std::string title;            // one line, with the key number
+  std::string metric;           // what the rule reads
+  std::optional<double> value;  // the metric's value
   std::optional<double> threshold;
-  std::string unit;                // of value and threshold
+  std::string unit;  // of value and threshold
   TimePart saves_from = TimePart::kIdle;
-  double estimated_gain_ns = 0;    // per step, after capping (advisor.h)
-  double uncapped_gain_ns = 0;     // the rule's own estimate
-  std::string gain_model;          // how the gain was estimated, in words
+  double estimated_gain_ns = 0;  // per step, after capping (advisor.h)
+  double uncapped_gain_ns = 0;   // the rule's own estimate
+  std::string gain_model;        // how the gain was estimated, in words
   std::vector<Evidence> evidence;
-  std::string strategy;            // what to change, in plain words
-  std::vector<std::string> apis;   // the concrete switches for the platform
-  std::vector<int64_t> ranks;      // where it fired
+  std::string strategy;           // what to change, in plain words
+  std::vector<std::string> apis;  // the concrete switches for the platform
+  std::vector<int64_t> ranks;     // where it fired
 
   void AddNumber(std::string label, double number, std::string number_unit) {
     evidence.push_back(Evidence{std::move(label), number, "", std::move(number_unit)});

@@ -11,27 +11,28 @@ namespace {
 constexpr size_t kMinChain = 3;
 constexpr std::string_view kActivations = "RGWHT";
 
-constexpr std::array kAttention = std::to_array<PatternElement>({
-    {"M", 1, 1, true, true}, {"xakf", 0, 4}, {"S", 1, 1}, {"d", 0, 1}, {"M", 1, 1, true, true}});
-constexpr std::array kConvBnAct = std::to_array<PatternElement>({
-    {"C", 1, 1, true, true}, {"B", 1, 1}, {kActivations, 0, 1}});
-constexpr std::array kRmsNorm = std::to_array<PatternElement>({
-    {"c", 0, 1}, {"p", 1, 1}, {"r", 1, 1}, {"a", 0, 1}, {"q", 1, 1}, {"x", 1, 2}, {"c", 0, 1}});
-constexpr std::array kLayerNorm = std::to_array<PatternElement>({
-    {"r", 1, 1}, {"a", 1, 1}, {"p", 1, 1}, {"r", 1, 1}, {"a", 0, 1}, {"q", 1, 1}, {"x", 1, 2}, {"a", 0, 1}});
-constexpr std::array kSwiGlu = std::to_array<PatternElement>({
-    {"l", 0, 2}, {"W", 1, 1}, {"M", 0, 1, false, false}, {"x", 1, 1}});
+constexpr std::array kAttention = std::to_array<PatternElement>(
+    {{"M", 1, 1, true, true}, {"xakf", 0, 4}, {"S", 1, 1}, {"d", 0, 1}, {"M", 1, 1, true, true}});
+constexpr std::array kConvBnAct =
+    std::to_array<PatternElement>({{"C", 1, 1, true, true}, {"B", 1, 1}, {kActivations, 0, 1}});
+constexpr std::array kRmsNorm = std::to_array<PatternElement>(
+    {{"c", 0, 1}, {"p", 1, 1}, {"r", 1, 1}, {"a", 0, 1}, {"q", 1, 1}, {"x", 1, 2}, {"c", 0, 1}});
+constexpr std::array kLayerNorm = std::to_array<PatternElement>(
+    {{"r", 1, 1}, {"a", 1, 1}, {"p", 1, 1}, {"r", 1, 1}, {"a", 0, 1}, {"q", 1, 1}, {"x", 1, 2}, {"a", 0, 1}});
+constexpr std::array kSwiGlu =
+    std::to_array<PatternElement>({{"l", 0, 2}, {"W", 1, 1}, {"M", 0, 1, false, false}, {"x", 1, 1}});
 constexpr std::array kGeGlu = std::to_array<PatternElement>({{"l", 1, 2}, {"G", 1, 1}, {"x", 1, 1}});
-constexpr std::array kRotary = std::to_array<PatternElement>({
-    {"l", 1, 2}, {"n", 1, 1}, {"t", 1, 1}, {"x", 0, 2}, {"a", 0, 1}});
-constexpr std::array kMatmulEpilogue = std::to_array<PatternElement>({
-    {"M", 1, 1, true, true}, {"a", 0, 1}, {kActivations, 1, 1}});
+constexpr std::array kRotary =
+    std::to_array<PatternElement>({{"l", 1, 2}, {"n", 1, 1}, {"t", 1, 1}, {"x", 0, 2}, {"a", 0, 1}});
+constexpr std::array kMatmulEpilogue =
+    std::to_array<PatternElement>({{"M", 1, 1, true, true}, {"a", 0, 1}, {kActivations, 1, 1}});
 constexpr std::array kBiasDropoutAdd = std::to_array<PatternElement>({{"a", 0, 1}, {"d", 1, 1}, {"a", 1, 1}});
 constexpr std::array kCastChain = std::to_array<PatternElement>({{"c", 2, 8}});
 
 constexpr std::array kLibrary = std::to_array<FusionPattern>({
-    {"fusion.attention", "matmul -> [scale|mask, the mask built in place] -> softmax -> [dropout] -> matmul (standard attention)", kAttention,
-     FusionGain::kEpilogue, FusionGain::kEpilogue,
+    {"fusion.attention",
+     "matmul -> [scale|mask, the mask built in place] -> softmax -> [dropout] -> matmul (standard attention)",
+     kAttention, FusionGain::kEpilogue, FusionGain::kEpilogue,
      "Replace the hand-written attention with a fused FlashAttention kernel: the scores matrix never goes "
      "to memory and the softmax, masking and dropout run inside it.",
      "torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=..., dropout_p=..., is_causal=True)",
@@ -46,29 +47,31 @@ constexpr std::array kLibrary = std::to_array<FusionPattern>({
      "torch.ao.quantization.fuse_modules(model, [[\"conv\", \"bn\", \"relu\"]]) / fuse_conv_bn_eval, torch.compile"},
     {"fusion.rms_norm", "[cast] -> pow -> mean -> [add] -> rsqrt -> mul (RMSNorm written out)", kRmsNorm,
      FusionGain::kOnePass, FusionGain::kOnePass, "Use one fused RMSNorm kernel instead of its element-wise pieces.",
-     "torch.nn.functional.rms_norm / torch.nn.RMSNorm (torch >= 2.4), or torch.compile", "torch_npu.npu_rms_norm(x, gamma, epsilon)",
-     "torch.nn.functional.rms_norm, or torch.compile"},
+     "torch.nn.functional.rms_norm / torch.nn.RMSNorm (torch >= 2.4), or torch.compile",
+     "torch_npu.npu_rms_norm(x, gamma, epsilon)", "torch.nn.functional.rms_norm, or torch.compile"},
     {"fusion.layer_norm", "mean -> sub -> pow -> mean -> [add] -> rsqrt -> mul (LayerNorm written out)", kLayerNorm,
      FusionGain::kOnePass, FusionGain::kOnePass, "Use the fused LayerNorm instead of its element-wise pieces.",
-     "torch.nn.functional.layer_norm", "torch.nn.functional.layer_norm (npu_add_layer_norm when a residual add precedes it)",
+     "torch.nn.functional.layer_norm",
+     "torch.nn.functional.layer_norm (npu_add_layer_norm when a residual add precedes it)",
      "torch.nn.functional.layer_norm"},
-    {"fusion.swiglu", "[slice] -> silu -> [matmul] -> mul (SwiGLU)", kSwiGlu, FusionGain::kOnePass, FusionGain::kOnePass,
-     "Fuse the SwiGLU gate (silu and the multiply) into one kernel.", "torch.compile(model), or a fused SwiGLU kernel",
-     "torch_npu.npu_swiglu(x, dim=-1)", "torch.compile(model)"},
+    {"fusion.swiglu", "[slice] -> silu -> [matmul] -> mul (SwiGLU)", kSwiGlu, FusionGain::kOnePass,
+     FusionGain::kOnePass, "Fuse the SwiGLU gate (silu and the multiply) into one kernel.",
+     "torch.compile(model), or a fused SwiGLU kernel", "torch_npu.npu_swiglu(x, dim=-1)", "torch.compile(model)"},
     {"fusion.geglu", "slice -> gelu -> mul (GeGLU)", kGeGlu, FusionGain::kOnePass, FusionGain::kOnePass,
      "Fuse the GeGLU gate into one kernel.", "torch.compile(model)", "torch_npu.npu_geglu(x, dim=-1, approximate=1)",
      "torch.compile(model)"},
-    {"fusion.rotary", "slice -> neg -> cat -> [mul] -> [add] (rotary embedding written out)", kRotary, FusionGain::kOnePass,
-     FusionGain::kOnePass, "Apply the rotary embedding with one fused kernel.",
-     "torch.compile(model), or a fused rotary kernel (e.g. flash_attn.layers.rotary)", "torch_npu.npu_rotary_mul(x, cos, sin)",
-     "torch.compile(model)"},
+    {"fusion.rotary", "slice -> neg -> cat -> [mul] -> [add] (rotary embedding written out)", kRotary,
+     FusionGain::kOnePass, FusionGain::kOnePass, "Apply the rotary embedding with one fused kernel.",
+     "torch.compile(model), or a fused rotary kernel (e.g. flash_attn.layers.rotary)",
+     "torch_npu.npu_rotary_mul(x, cos, sin)", "torch.compile(model)"},
     {"fusion.matmul_epilogue", "matmul -> [add] -> activation", kMatmulEpilogue, FusionGain::kEpilogue,
-     FusionGain::kEpilogue, "Run the bias and activation as the GEMM's epilogue instead of separate passes over its output.",
-     "torch.compile(model) (GEMM epilogue fusion), or torch._addmm_activation", "torch_npu fused matmul ops (e.g. npu_ffn) or graph mode",
-     "torch.compile(model)"},
-    {"fusion.bias_dropout_add", "[add] -> dropout -> add (bias-dropout-residual)", kBiasDropoutAdd, FusionGain::kOnePass,
-     FusionGain::kOnePass, "Fuse bias, dropout and the residual add into one kernel.", "torch.compile(model)",
-     "graph mode / torch.compile with torchair", "torch.compile(model)"},
+     FusionGain::kEpilogue,
+     "Run the bias and activation as the GEMM's epilogue instead of separate passes over its output.",
+     "torch.compile(model) (GEMM epilogue fusion), or torch._addmm_activation",
+     "torch_npu fused matmul ops (e.g. npu_ffn) or graph mode", "torch.compile(model)"},
+    {"fusion.bias_dropout_add", "[add] -> dropout -> add (bias-dropout-residual)", kBiasDropoutAdd,
+     FusionGain::kOnePass, FusionGain::kOnePass, "Fuse bias, dropout and the residual add into one kernel.",
+     "torch.compile(model)", "graph mode / torch.compile with torchair", "torch.compile(model)"},
     {"fusion.cast_chain", "cast -> cast (dtype round trips)", kCastChain, FusionGain::kOnePass, FusionGain::kOnePass,
      "Remove dtype round trips: keep tensors in one dtype, or let autocast place the casts.",
      "torch.autocast(\"cuda\", dtype=torch.bfloat16), fewer .float()/.half() calls",
@@ -103,7 +106,8 @@ void MemberRoles(std::span<const PatternElement> elements, const std::string& le
   size_t pos = begin;
   for (const PatternElement& element : elements) {
     size_t count = 0;
-    while (count < element.max && pos + count < end && element.letters.find(letters[pos + count]) != std::string_view::npos) {
+    while (count < element.max && pos + count < end &&
+           element.letters.find(letters[pos + count]) != std::string_view::npos) {
       ++count;
     }
     for (size_t i = 0; i < count; ++i) (*role)[pos - begin + i] = element.anchor ? 2 : (element.member ? 1 : 0);
@@ -164,7 +168,8 @@ std::vector<PatternMatch> MatchFusionPatterns(const std::vector<OpSequence>& seq
         PatternMatch match{p, s, pos, end, 0, 0};
         Measure(&kLibrary[p], sequences[s], training, &match);
         matches.push_back(match);
-        std::fill(used[s].begin() + static_cast<std::ptrdiff_t>(pos), used[s].begin() + static_cast<std::ptrdiff_t>(end), true);
+        std::fill(used[s].begin() + static_cast<std::ptrdiff_t>(pos),
+                  used[s].begin() + static_cast<std::ptrdiff_t>(end), true);
         pos = end - 1;
       }
     }

@@ -26,15 +26,15 @@ struct PatternElement {
   std::string_view letters;  // any of these classes
   uint8_t min = 1;
   uint8_t max = 1;
-  bool anchor = false;       // the compute-bound op the others fuse into
-  bool member = true;        // false: may sit inside the sequence but is not part of the fusion
+  bool anchor = false;  // the compute-bound op the others fuse into
+  bool member = true;   // false: may sit inside the sequence but is not part of the fusion
 };
 
 enum class FusionGain : uint8_t { kEpilogue, kOnePass };
 
 struct FusionPattern {
-  std::string_view id;       // "fusion.attention"
-  std::string_view shape;    // "matmul -> [scale|mask] -> softmax -> [dropout] -> matmul"
+  std::string_view id;     // "fusion.attention"
+  std::string_view shape;  // "matmul -> [scale|mask] -> softmax -> [dropout] -> matmul"
   std::span<const PatternElement> elements;
   FusionGain gain = FusionGain::kOnePass;
   FusionGain gain_in_training = FusionGain::kOnePass;
@@ -49,12 +49,12 @@ std::span<const FusionPattern> FusionLibrary();
 constexpr std::string_view kElementwiseChainId = "fusion.elementwise_chain";
 
 struct PatternMatch {
-  size_t pattern = 0;     // index into FusionLibrary(); FusionLibrary().size() for element-wise chains
-  size_t sequence = 0;    // index into the sequences given
-  size_t begin = 0;       // [begin, end) positions in the sequence
+  size_t pattern = 0;   // index into FusionLibrary(); FusionLibrary().size() for element-wise chains
+  size_t sequence = 0;  // index into the sequences given
+  size_t begin = 0;     // [begin, end) positions in the sequence
   size_t end = 0;
-  int64_t time_ns = 0;    // the members' time
-  int64_t saved_ns = 0;   // the gain model's estimate
+  int64_t time_ns = 0;   // the members' time
+  int64_t saved_ns = 0;  // the gain model's estimate
 };
 
 // `training`: the trace runs a backward pass (BatchNorm uses batch statistics and cannot fold).

@@ -61,7 +61,7 @@ TEST(FusionPatterns, AttentionWithScaleMaskAndDropout) {
   EXPECT_EQ(IdOf(matches[0]), "fusion.attention");
   EXPECT_EQ(matches[0].begin, 1u);
   EXPECT_EQ(matches[0].end, 7u);
-  EXPECT_EQ(matches[0].time_ns, 400);  // the anchors' 300 included
+  EXPECT_EQ(matches[0].time_ns, 400);   // the anchors' 300 included
   EXPECT_EQ(matches[0].saved_ns, 100);  // 10 + 20 + 30 + 40 fold into FlashAttention
 }
 

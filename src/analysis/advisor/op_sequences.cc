@@ -23,9 +23,7 @@ std::unordered_map<uint64_t, uint32_t> LaunchesByCorrelation(const Trace& trace)
   return launches;
 }
 
-uint32_t OutermostOp(const HostOpTree& tree, uint32_t event) {
-  return tree.outermost_op[event];
-}
+uint32_t OutermostOp(const HostOpTree& tree, uint32_t event) { return tree.outermost_op[event]; }
 
 bool IsModelOp(const Trace& trace, uint32_t event) {
   std::string_view name = trace.str(trace.events().name[event]);
@@ -71,7 +69,8 @@ std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& t
   for (uint32_t track = 0; track < by_stream.size(); ++track) {
     std::vector<uint32_t>& kernels = by_stream[track];
     if (kernels.empty()) continue;
-    std::sort(kernels.begin(), kernels.end(), [&](uint32_t a, uint32_t b) { return events.ts_ns[a] < events.ts_ns[b]; });
+    std::sort(kernels.begin(), kernels.end(),
+              [&](uint32_t a, uint32_t b) { return events.ts_ns[a] < events.ts_ns[b]; });
     OpSequence sequence{SequenceLevel::kKernels, track, {}, {}, {}};
     for (uint32_t event : kernels) {
       sequence.letters.push_back(OpLetter(trace.str(events.name[event])));

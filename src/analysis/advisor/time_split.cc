@@ -26,8 +26,8 @@ double MeanStepTime(const RankBreakdown& breakdown) {
 IntervalSet StepRanges(const RankBreakdown& breakdown) {
   std::vector<Interval> ranges;
   for (const StepBreakdown& step : breakdown.steps) {
-    if (step.host_start_ns == kNoId) return {Interval{std::numeric_limits<int64_t>::min() / 2,
-                                                      std::numeric_limits<int64_t>::max() / 2}};
+    if (step.host_start_ns == kNoId)
+      return {Interval{std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2}};
     ranges.push_back(Interval{step.host_start_ns, step.host_end_ns});
   }
   return UnionOf(std::move(ranges));
@@ -91,7 +91,8 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
       }
       continue;
     }
-    const double self = static_cast<double>(cpu ? tree.self_ns[work.event] : std::max<int64_t>(events.dur_ns[work.event], 0));
+    const double self =
+        static_cast<double>(cpu ? tree.self_ns[work.event] : std::max<int64_t>(events.dur_ns[work.event], 0));
     times.computing_ns += self;
     if (IsComputeBoundLetter(OpLetter(trace.str(events.name[work.event])))) times.compute_bound_ns += self;
   }
@@ -100,7 +101,9 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   return times;
 }
 
-void SetPart(TimeSplit* split, TimePart part, double ns) { split->part_ns[static_cast<size_t>(part)] = std::max(ns, 0.0); }
+void SetPart(TimeSplit* split, TimePart part, double ns) {
+  split->part_ns[static_cast<size_t>(part)] = std::max(ns, 0.0);
+}
 
 }  // namespace
 

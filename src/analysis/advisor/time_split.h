@@ -21,11 +21,11 @@ namespace tuneprof {
 
 struct TimeSplit {
   uint64_t steps = 0;
-  double step_ns = 0;  // mean step time
+  double step_ns = 0;                                                   // mean step time
   std::array<double, static_cast<size_t>(TimePart::kCount)> part_ns{};  // mean per step, sum = step_ns
-  double compute_bound_share = 0;  // of the computing time, by self time
-  double dataloader_ns = 0;        // mean DataLoader time per step on the host, exposed or not
-  bool cpu_only = false;           // the host threads are the device (time_breakdown.h WorkSource::kCpu)
+  double compute_bound_share = 0;                                       // of the computing time, by self time
+  double dataloader_ns = 0;  // mean DataLoader time per step on the host, exposed or not
+  bool cpu_only = false;     // the host threads are the device (time_breakdown.h WorkSource::kCpu)
   // CPU-only: mean time per step in outermost operators too small to pay for their dispatch
   // (TinyOpLimits), counted in the host part rather than as compute.
   double dispatch_ns = 0;

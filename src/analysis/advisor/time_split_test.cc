@@ -31,9 +31,9 @@ TEST(TimeSplit, EveryPartOfAHandBuiltStep) {
   EXPECT_DOUBLE_EQ(split.part(TimePart::kCommunication), Us(150));  // 700..850, the rest under compute
   EXPECT_DOUBLE_EQ(split.part(TimePart::kMemcpy), 0);
   EXPECT_DOUBLE_EQ(split.dataloader_ns, Us(100));
-  EXPECT_DOUBLE_EQ(split.part(TimePart::kData), Us(100));           // 0..100, nothing else running
-  EXPECT_DOUBLE_EQ(split.part(TimePart::kHostWait), 0);             // no launches: nothing waited on the host
-  EXPECT_DOUBLE_EQ(split.part(TimePart::kIdle), Us(150));           // 850..1000
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kData), Us(100));  // 0..100, nothing else running
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kHostWait), 0);    // no launches: nothing waited on the host
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kIdle), Us(150));  // 850..1000
   double sum = 0;
   for (double part : split.part_ns) sum += part;
   EXPECT_DOUBLE_EQ(sum, split.step_ns);
@@ -43,11 +43,11 @@ TEST(TimeSplit, EveryPartOfAHandBuiltStep) {
 TEST(TimeSplit, CpuOnlyStepWithDispatchAndDataLoader) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
-  t.Host(EventKind::kHostOp, "aten::mm", 0, Us(400));           // compute-bound
-  t.Host(EventKind::kHostOp, "aten::add", Us(400), Us(5));      // 5 us < 10 us, no shapes: dispatch overhead
-  t.Host(EventKind::kHostOp, "aten::relu", Us(500), Us(200));   // memory-bound
+  t.Host(EventKind::kHostOp, "aten::mm", 0, Us(400));          // compute-bound
+  t.Host(EventKind::kHostOp, "aten::add", Us(400), Us(5));     // 5 us < 10 us, no shapes: dispatch overhead
+  t.Host(EventKind::kHostOp, "aten::relu", Us(500), Us(200));  // memory-bound
   t.Host(EventKind::kUserAnnotation, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Us(800), Us(100));
-  t.Host(EventKind::kHostOp, "aten::copy_", Us(810), Us(40));   // run for the DataLoader: input-pipeline time
+  t.Host(EventKind::kHostOp, "aten::copy_", Us(810), Us(40));  // run for the DataLoader: input-pipeline time
   const Trace trace = t.Finish();
   const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   ASSERT_EQ(breakdown.work_on, WorkSource::kCpu);

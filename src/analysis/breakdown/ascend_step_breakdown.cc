@@ -136,7 +136,7 @@ struct StepAccumulator {
   TorchNpuStep step;
   int64_t first_start_ns = std::numeric_limits<int64_t>::max();  // over every piece: the E2E span
   int64_t last_end_ns = std::numeric_limits<int64_t>::min();
-  int64_t first_task_ns = std::numeric_limits<int64_t>::max();   // over compute and communication
+  int64_t first_task_ns = std::numeric_limits<int64_t>::max();  // over compute and communication
 
   bool empty() const { return first_start_ns > last_end_ns; }
   void Extend(const Interval& piece) {

@@ -47,8 +47,8 @@ struct TorchNpuStepRange {
 std::vector<TorchNpuStepRange> TorchNpuStepRanges(const Trace& trace, const LaunchTimes& launch);
 
 struct TorchNpuStep {
-  StepBreakdown breakdown;         // everything but the host side
-  std::vector<uint32_t> events;    // the device work events starting in the step's range
+  StepBreakdown breakdown;       // everything but the host side
+  std::vector<uint32_t> events;  // the device work events starting in the step's range
 };
 
 struct TorchNpuSteps {

@@ -53,8 +53,7 @@ double Percentile(const std::vector<int64_t>& sorted, double q) {
   const size_t below = static_cast<size_t>(position);
   const size_t above = std::min(below + 1, sorted.size() - 1);
   const double fraction = position - static_cast<double>(below);
-  return static_cast<double>(sorted[below]) +
-         fraction * static_cast<double>(sorted[above] - sorted[below]);
+  return static_cast<double>(sorted[below]) + fraction * static_cast<double>(sorted[above] - sorted[below]);
 }
 
 void MeasureLaunchLatency(const std::vector<Item>& items, HostSideBreakdown* out) {
@@ -67,8 +66,8 @@ void MeasureLaunchLatency(const std::vector<Item>& items, HostSideBreakdown* out
   std::sort(latency.begin(), latency.end());
   double sum = 0;
   for (int64_t l : latency) sum += static_cast<double>(l);
-  out->launch_latency = LatencySummary{sum / static_cast<double>(latency.size()), Percentile(latency, 0.5),
-                                       Percentile(latency, 0.95)};
+  out->launch_latency =
+      LatencySummary{sum / static_cast<double>(latency.size()), Percentile(latency, 0.5), Percentile(latency, 0.95)};
 }
 
 // Items are sorted by start, so a stable partition by track keeps each stream in start order.

@@ -25,19 +25,19 @@ struct KernelRow {
   WorkClass work = WorkClass::kCompute;  // device rows; kCompute for host operators
   bool mixed_work = false;               // by-host-op rows whose work spans several types
   uint64_t count = 0;
-  int64_t total_ns = 0;   // device: sum of durations; host ops: sum of self times
+  int64_t total_ns = 0;  // device: sum of durations; host ops: sum of self times
   int64_t mean_ns = 0, min_ns = 0, max_ns = 0;
   double stddev_ns = 0;
-  double share = 0;       // total_ns / sum over all rows of the table (0..1)
+  double share = 0;          // total_ns / sum over all rows of the table (0..1)
   int64_t inclusive_ns = 0;  // host ops: sum of durations (children included); device rows: = total_ns
 };
 
 struct KernelBreakdown {
   KernelTableSource source = KernelTableSource::kDevice;
-  int64_t total_ns = 0;                 // sum of the durations measured
-  std::vector<KernelRow> kernels;       // device kernels by name, or host ops by self time
-  std::vector<KernelRow> by_work;       // device only: one row per work type present
-  std::vector<KernelRow> by_host_op;    // device only: work grouped by its launching host operator
+  int64_t total_ns = 0;               // sum of the durations measured
+  std::vector<KernelRow> kernels;     // device kernels by name, or host ops by self time
+  std::vector<KernelRow> by_work;     // device only: one row per work type present
+  std::vector<KernelRow> by_host_op;  // device only: work grouped by its launching host operator
 };
 
 // Rows sorted by total_ns descending (ties by name).

@@ -195,8 +195,8 @@ bool Incomplete(const StepBreakdown& step, int64_t cut_ns) {
 
 StepsAndTotal BreakdownOf(const Trace& trace, std::span<const DeviceWorkEvent> work, const LaunchTimes& launch,
                           const std::optional<std::vector<TorchNpuStepRange>>& torch_npu_ranges, int64_t cut_ns) {
-  Windows windows = torch_npu_ranges ? TorchNpuWindows(trace, work, *torch_npu_ranges)
-                                     : TuneprofWindows(trace, work, launch);
+  Windows windows =
+      torch_npu_ranges ? TorchNpuWindows(trace, work, *torch_npu_ranges) : TuneprofWindows(trace, work, launch);
   StepsAndTotal result;
   result.events_outside = windows.events_outside;
   std::vector<Window> complete;
@@ -255,7 +255,7 @@ uint32_t DeviceOf(const Trace& trace, uint32_t event) {
 
 // Device work split by device, in device order (work on an unidentified device last).
 std::map<uint32_t, std::vector<DeviceWorkEvent>> WorkByDevice(const Trace& trace,
-                                                               const std::vector<DeviceWorkEvent>& work) {
+                                                              const std::vector<DeviceWorkEvent>& work) {
   std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device;
   for (const DeviceWorkEvent& w : work) by_device[DeviceOf(trace, w.event)].push_back(w);
   return by_device;
@@ -279,16 +279,20 @@ DeviceTimeBreakdown DeviceBreakdownOf(const Trace& trace, uint32_t device, Steps
 
 std::string_view StepDefinitionsName(StepDefinitions definitions) {
   switch (definitions) {
-    case StepDefinitions::kTuneprof: return "tuneprof";
-    case StepDefinitions::kTorchNpu: return "torch_npu";
+    case StepDefinitions::kTuneprof:
+      return "tuneprof";
+    case StepDefinitions::kTorchNpu:
+      return "torch_npu";
   }
   return "unknown";
 }
 
 std::string_view WorkSourceName(WorkSource source) {
   switch (source) {
-    case WorkSource::kDevice: return "device";
-    case WorkSource::kCpu: return "cpu";
+    case WorkSource::kDevice:
+      return "device";
+    case WorkSource::kCpu:
+      return "cpu";
   }
   return "unknown";
 }
@@ -373,12 +377,12 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   result.incomplete_steps = std::move(all.incomplete_steps);
   result.total = all.total;
   if (!result.incomplete_steps.empty()) {
-    result.warnings.push_back(
-        result.path + ": " +
-        (device_work_missing ? "trace is cut off before any of the device work its other records show; "
-                             : "trace is cut off; ") +
-        StepList(result.incomplete_steps) +
-        " may miss work: marked incomplete and left out of the totals, means and verdicts");
+    result.warnings.push_back(result.path + ": " +
+                              (device_work_missing
+                                   ? "trace is cut off before any of the device work its other records show; "
+                                   : "trace is cut off; ") +
+                              StepList(result.incomplete_steps) +
+                              " may miss work: marked incomplete and left out of the totals, means and verdicts");
   } else if (device_work_missing) {
     result.warnings.push_back(result.path +
                               ": trace is cut off before any of the device work its other records show; "

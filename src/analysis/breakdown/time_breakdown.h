@@ -44,7 +44,7 @@ enum class WorkSource : uint8_t { kDevice, kCpu };
 std::string_view WorkSourceName(WorkSource source);
 
 struct StepBreakdown {
-  std::optional<int64_t> step;  // N of ProfilerStep#N; nullopt when the trace has no steps (and in totals)
+  std::optional<int64_t> step;    // N of ProfilerStep#N; nullopt when the trace has no steps (and in totals)
   int64_t host_start_ns = kNoId;  // the ProfilerStep range on the host, kNoId without steps
   int64_t host_end_ns = kNoId;
   int64_t device_start_ns = kNoId;  // kNoId when no device work was attributed to the step

@@ -18,8 +18,8 @@ void ExpectPartsAddUpToWall(const StepBreakdown& s) {
 TEST(TimeBreakdownTest, TraceWithoutStepsIsOneWindow) {
   HandBuiltTrace hand;
   hand.Kernel("sgemm", Us(0), Us(10));
-  hand.Kernel("ncclDevKernel_AllReduce", Us(5), Us(15));              // 5 us under compute
-  hand.Device(EventKind::kMemcpy, "Memcpy DtoH", Us(18), Us(7));      // 2 us under communication
+  hand.Kernel("ncclDevKernel_AllReduce", Us(5), Us(15));          // 5 us under compute
+  hand.Device(EventKind::kMemcpy, "Memcpy DtoH", Us(18), Us(7));  // 2 us under communication
   hand.Device(EventKind::kSync, "Event Sync", Us(30), Us(2));
   const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
 
@@ -193,8 +193,8 @@ TEST(TimeBreakdownTest, CpuOnlyTraceMeasuresHostOperatorsAndGlooRanges) {
   FreeFormTrace trace;
   constexpr int64_t kPid = 100, kMain = 1, kGlooWorker = 2;
   trace.Add(kPid, kMain, EventKind::kHostOp, "aten::mm", Us(0), Us(50));
-  trace.Add(kPid, kMain, EventKind::kHostOp, "aten::add", Us(10), Us(5));          // nested: counted once
-  trace.Add(kPid, kMain, EventKind::kHostOp, "c10d::allreduce_", Us(50), Us(2));   // only queues the work
+  trace.Add(kPid, kMain, EventKind::kHostOp, "aten::add", Us(10), Us(5));         // nested: counted once
+  trace.Add(kPid, kMain, EventKind::kHostOp, "c10d::allreduce_", Us(50), Us(2));  // only queues the work
   trace.Add(kPid, kGlooWorker, EventKind::kUserAnnotation, "gloo:all_reduce", Us(40), Us(40));
   trace.Add(kPid, kGlooWorker, EventKind::kHostOp, "aten::copy_", Us(45), Us(5));  // part of the collective
   trace.Add(kPid, kMain, EventKind::kUserAnnotation, "forward", Us(0), Us(100));   // a range, not work

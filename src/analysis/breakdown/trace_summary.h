@@ -10,15 +10,15 @@
 namespace tuneprof {
 
 struct StreamSummary {
-  std::string device;   // "gpu 0", "npu ?"
-  std::string name;     // thread_name, or the tid
+  std::string device;  // "gpu 0", "npu ?"
+  std::string name;    // thread_name, or the tid
   uint64_t events = 0;
 };
 
 struct DeviceSummary {
   DeviceType type = DeviceType::kGpu;
   int64_t id = kNoId;
-  std::string name;             // "" when the trace does not name it
+  std::string name;  // "" when the trace does not name it
   int64_t num_sms = kNoId;
   int64_t total_memory_bytes = kNoId;
 };

@@ -22,7 +22,8 @@ std::string Folded(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
 }
@@ -45,16 +46,25 @@ std::string_view OperationWord(std::string_view name) {
 
 std::string_view CollectiveTypeName(CollectiveType type) {
   switch (type) {
-    case CollectiveType::kAllReduce: return "allreduce";
-    case CollectiveType::kAllGather: return "allgather";
-    case CollectiveType::kReduceScatter: return "reducescatter";
-    case CollectiveType::kAllToAll: return "alltoall";
-    case CollectiveType::kBroadcast: return "broadcast";
-    case CollectiveType::kReduce: return "reduce";
-    case CollectiveType::kSendRecv: return "sendrecv";
-    case CollectiveType::kBarrier: return "barrier";
+    case CollectiveType::kAllReduce:
+      return "allreduce";
+    case CollectiveType::kAllGather:
+      return "allgather";
+    case CollectiveType::kReduceScatter:
+      return "reducescatter";
+    case CollectiveType::kAllToAll:
+      return "alltoall";
+    case CollectiveType::kBroadcast:
+      return "broadcast";
+    case CollectiveType::kReduce:
+      return "reduce";
+    case CollectiveType::kSendRecv:
+      return "sendrecv";
+    case CollectiveType::kBarrier:
+      return "barrier";
     case CollectiveType::kOther:
-    case CollectiveType::kCount: break;
+    case CollectiveType::kCount:
+      break;
   }
   return "other";
 }
@@ -67,12 +77,18 @@ CollectiveType ParseCollectiveType(std::string_view name) {
     CollectiveType type;
   };
   static constexpr Rule kRules[] = {
-      {"reducescatter", CollectiveType::kReduceScatter}, {"allreduce", CollectiveType::kAllReduce},
-      {"allgather", CollectiveType::kAllGather},         {"alltoall", CollectiveType::kAllToAll},
-      {"broadcast", CollectiveType::kBroadcast},         {"barrier", CollectiveType::kBarrier},
-      {"sendrecv", CollectiveType::kSendRecv},           {"send", CollectiveType::kSendRecv},
-      {"recv", CollectiveType::kSendRecv},               {"receive", CollectiveType::kSendRecv},
-      {"reduce", CollectiveType::kReduce},               {"gather", CollectiveType::kAllGather},
+      {"reducescatter", CollectiveType::kReduceScatter},
+      {"allreduce", CollectiveType::kAllReduce},
+      {"allgather", CollectiveType::kAllGather},
+      {"alltoall", CollectiveType::kAllToAll},
+      {"broadcast", CollectiveType::kBroadcast},
+      {"barrier", CollectiveType::kBarrier},
+      {"sendrecv", CollectiveType::kSendRecv},
+      {"send", CollectiveType::kSendRecv},
+      {"recv", CollectiveType::kSendRecv},
+      {"receive", CollectiveType::kSendRecv},
+      {"reduce", CollectiveType::kReduce},
+      {"gather", CollectiveType::kAllGather},
       {"scatter", CollectiveType::kReduceScatter},
   };
   for (const Rule& rule : kRules) {
@@ -85,28 +101,35 @@ std::optional<double> BusBandwidthFactor(CollectiveType type, int64_t group_size
   if (group_size < 1) return std::nullopt;
   const double n = static_cast<double>(group_size);
   switch (type) {
-    case CollectiveType::kAllReduce: return 2 * (n - 1) / n;
+    case CollectiveType::kAllReduce:
+      return 2 * (n - 1) / n;
     case CollectiveType::kAllGather:
     case CollectiveType::kReduceScatter:
-    case CollectiveType::kAllToAll: return (n - 1) / n;
+    case CollectiveType::kAllToAll:
+      return (n - 1) / n;
     case CollectiveType::kBroadcast:
     case CollectiveType::kReduce:
-    case CollectiveType::kSendRecv: return 1.0;
-    default: return std::nullopt;
+    case CollectiveType::kSendRecv:
+      return 1.0;
+    default:
+      return std::nullopt;
   }
 }
 
 std::string_view SizeBucketLabel(size_t bucket) {
-  static constexpr std::string_view kLabels[] = {"<4KiB", "4KiB-64KiB", "64KiB-1MB", "1MB-16MB", "16MB-256MB",
-                                                 ">=256MB"};
+  static constexpr std::string_view kLabels[] = {"<4KiB",    "4KiB-64KiB", "64KiB-1MB",
+                                                 "1MB-16MB", "16MB-256MB", ">=256MB"};
   return bucket < std::size(kLabels) ? kLabels[bucket] : "?";
 }
 
 std::string_view CollectiveSourceName(CollectiveSource source) {
   switch (source) {
-    case CollectiveSource::kNcclKernel: return "nccl_kernel";
-    case CollectiveSource::kGloo: return "gloo";
-    case CollectiveSource::kHccl: return "hccl";
+    case CollectiveSource::kNcclKernel:
+      return "nccl_kernel";
+    case CollectiveSource::kGloo:
+      return "gloo";
+    case CollectiveSource::kHccl:
+      return "hccl";
   }
   return "?";
 }
@@ -156,8 +179,8 @@ CommLink GpuLink(const HardwareSelection& hardware) {
 }
 
 uint64_t DevicesListed(const Trace& trace) {
-  return static_cast<uint64_t>(std::count_if(trace.devices().begin(), trace.devices().end(),
-                                             [](const Device& d) { return d.from_properties; }));
+  return static_cast<uint64_t>(
+      std::count_if(trace.devices().begin(), trace.devices().end(), [](const Device& d) { return d.from_properties; }));
 }
 
 std::optional<int64_t> StepOf(const Trace& trace, int64_t ts_ns) {
@@ -237,7 +260,8 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
     if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, w.event);
     out.push_back(std::move(c));
   }
-  std::stable_sort(out.begin(), out.end(), [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; });
   std::map<std::string, int64_t> next_sequence;
   for (Collective& c : out) c.sequence = next_sequence[c.group]++;
   return out;
@@ -250,7 +274,8 @@ void AddBandwidth(const CommLink& link, uint64_t devices_listed, Collective* c) 
   if (!factor) return;
   c->busbw_gbps = *c->algbw_gbps * *factor;
   const bool intra_node = c->group_size >= 1 && static_cast<uint64_t>(c->group_size) <= devices_listed;
-  if (link.peak_gb_per_s && *link.peak_gb_per_s > 0 && intra_node) c->utilization = *c->busbw_gbps / *link.peak_gb_per_s;
+  if (link.peak_gb_per_s && *link.peak_gb_per_s > 0 && intra_node)
+    c->utilization = *c->busbw_gbps / *link.peak_gb_per_s;
 }
 
 void Accumulate(const Collective& c, CollectiveTypeSummary* s, double* busbw_weight, double* util_weight,
@@ -279,7 +304,8 @@ CollectiveTypeSummary Summarize(CollectiveType type, const std::vector<const Col
   double busbw_weight = 0, util_weight = 0;
   int64_t busbw_ns = 0, util_ns = 0;
   for (const Collective* c : members) Accumulate(*c, &s, &busbw_weight, &util_weight, &busbw_ns, &util_ns);
-  if (s.duration_with_bytes_ns > 0) s.algbw_gbps = static_cast<double>(s.bytes) / static_cast<double>(s.duration_with_bytes_ns);
+  if (s.duration_with_bytes_ns > 0)
+    s.algbw_gbps = static_cast<double>(s.bytes) / static_cast<double>(s.duration_with_bytes_ns);
   if (busbw_ns > 0) s.busbw_gbps = busbw_weight / static_cast<double>(busbw_ns);
   if (util_ns > 0) s.utilization = util_weight / static_cast<double>(util_ns);
   return s;
@@ -324,11 +350,16 @@ double SmallPacketMb(std::string_view transport) { return transport == "RDMA" ? 
 std::optional<double> AscendPeak(std::string_view transport, const HardwareSelection& hardware) {
   if (hardware.profile == nullptr) return std::nullopt;
   std::string_view name;
-  if (transport == "HCCS") name = "hccs";
-  else if (transport == "RDMA") name = "roce";
-  else if (transport == "PCIE") name = "pcie";
-  else if (transport == "SIO") name = "sio";
-  else return std::nullopt;  // SDMA aggregates several links; LOCAL is on-chip
+  if (transport == "HCCS")
+    name = "hccs";
+  else if (transport == "RDMA")
+    name = "roce";
+  else if (transport == "PCIE")
+    name = "pcie";
+  else if (transport == "SIO")
+    name = "sio";
+  else
+    return std::nullopt;  // SDMA aggregates several links; LOCAL is on-chip
   for (const LinkBandwidth& link : hardware.profile->links) {
     if (link.transport == name) return link.gb_per_s.value;
   }
@@ -355,7 +386,8 @@ AscendTransport ReadTransport(const Trace& trace, const HcclTransportTraffic& tr
   for (uint32_t b = traffic.first_bucket; b < traffic.first_bucket + traffic.bucket_count; ++b) {
     const HcclPacketBucket& bucket = tables.buckets[b];
     t.packets += static_cast<uint64_t>(std::max<int64_t>(bucket.count, 0));
-    if (bucket.packet_mb < SmallPacketMb(t.transport)) t.small_packets += static_cast<uint64_t>(std::max<int64_t>(bucket.count, 0));
+    if (bucket.packet_mb < SmallPacketMb(t.transport))
+      t.small_packets += static_cast<uint64_t>(std::max<int64_t>(bucket.count, 0));
   }
   t.utilization = Utilization(t.bandwidth_gbps, AscendPeak(t.transport, hw));
   return t;

@@ -61,20 +61,20 @@ enum class CollectiveSource : uint8_t { kNcclKernel, kGloo, kHccl };
 std::string_view CollectiveSourceName(CollectiveSource source);
 
 struct Collective {
-  uint32_t event = 0;              // index into the rank's Trace::events()
+  uint32_t event = 0;  // index into the rank's Trace::events()
   CollectiveSource source = CollectiveSource::kNcclKernel;
   CollectiveType type = CollectiveType::kOther;
-  std::string name;                // the event's name (kernel name, gloo:all_reduce, hcom_*)
-  std::string group;               // Process Group Name ("" when unknown)
-  std::string group_ranks;         // "[0, 1]" as written ("" when unknown)
-  std::string group_desc;          // Process Group Description ("default_pg"; "" when unknown)
-  int64_t exposed_ns = kNoId;      // duration not under the rank's compute (comm_groups.h)
+  std::string name;            // the event's name (kernel name, gloo:all_reduce, hcom_*)
+  std::string group;           // Process Group Name ("" when unknown)
+  std::string group_ranks;     // "[0, 1]" as written ("" when unknown)
+  std::string group_desc;      // Process Group Description ("default_pg"; "" when unknown)
+  int64_t exposed_ns = kNoId;  // duration not under the rank's compute (comm_groups.h)
   int64_t group_size = kNoId;
-  int64_t bytes = kNoId;           // max(in, out) elements x dtype size
+  int64_t bytes = kNoId;  // max(in, out) elements x dtype size
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::optional<int64_t> step;     // ProfilerStep#N that launched it (time_breakdown.h's rule), if any
-  int64_t sequence = 0;            // 0, 1, ... per (group) on this rank in start order: the cross-rank key
+  std::optional<int64_t> step;        // ProfilerStep#N that launched it (time_breakdown.h's rule), if any
+  int64_t sequence = 0;               // 0, 1, ... per (group) on this rank in start order: the cross-rank key
   std::optional<double> algbw_gbps;   // bytes / duration (GB/s = 1e9 B/s)
   std::optional<double> busbw_gbps;   // algbw x BusBandwidthFactor
   std::optional<double> utilization;  // busbw / link peak (0..1, may exceed 1 when the peak is wrong)
@@ -84,21 +84,21 @@ struct CollectiveTypeSummary {
   CollectiveType type = CollectiveType::kOther;
   uint64_t count = 0;
   uint64_t count_with_bytes = 0;
-  int64_t bytes = 0;               // over the collectives whose bytes are known
+  int64_t bytes = 0;  // over the collectives whose bytes are known
   int64_t duration_ns = 0;
   int64_t duration_with_bytes_ns = 0;
   std::optional<double> algbw_gbps;  // Σ bytes / Σ duration over those with bytes
   std::optional<double> busbw_gbps;  // duration-weighted: Σ busbw·dur / Σ dur over those with busbw
   std::optional<double> utilization;
-  uint64_t small_count = 0;        // known bytes < kSmallMessageBytes
+  uint64_t small_count = 0;  // known bytes < kSmallMessageBytes
 };
 
 // The link a rank's collectives are measured against.
 struct CommLink {
-  std::string transport;                 // "nvlink", "pcie", "hccs", "roce"; "" when unknown
-  std::string profile;                   // the hardware profile it comes from
-  std::optional<double> peak_gb_per_s;   // one direction, per device
-  std::string why;                       // how it was chosen, or why it is unknown
+  std::string transport;                // "nvlink", "pcie", "hccs", "roce"; "" when unknown
+  std::string profile;                  // the hardware profile it comes from
+  std::optional<double> peak_gb_per_s;  // one direction, per device
+  std::string why;                      // how it was chosen, or why it is unknown
 };
 
 // One transport of one Ascend op (communication.json), bandwidth recomputed where the file omits it.
@@ -106,18 +106,18 @@ struct AscendTransport {
   std::string transport;
   double size_mb = 0;
   double time_ms = 0;
-  std::optional<double> bandwidth_gbps;   // as written, else size / time (MB/ms = GB/s)
+  std::optional<double> bandwidth_gbps;  // as written, else size / time (MB/ms = GB/s)
   bool bandwidth_recomputed = false;
   std::optional<double> large_packet_ratio;
   uint64_t packets = 0;
-  uint64_t small_packets = 0;             // below the packet-size thresholds: RDMA 1 MB, others 16 MB
-  std::optional<double> utilization;      // bandwidth / the profile's standard bandwidth for the transport
+  uint64_t small_packets = 0;         // below the packet-size thresholds: RDMA 1 MB, others 16 MB
+  std::optional<double> utilization;  // bandwidth / the profile's standard bandwidth for the transport
 };
 
 struct AscendCommOp {
   std::string step;
   bool p2p = false;
-  bool total = false;                     // the file's "Total Op Info"
+  bool total = false;  // the file's "Total Op Info"
   std::string op_name;
   std::string group;
   CollectiveType type = CollectiveType::kOther;
@@ -141,20 +141,20 @@ struct AscendTransportTotal {
 
 struct AscendMatrixLink {
   std::string step;
-  std::string op_key;       // "allreduce-total", "Total Op Info"; "all" in the rank-to-rank matrix
+  std::string op_key;  // "allreduce-total", "Total Op Info"; "all" in the rank-to-rank matrix
   int64_t src_rank = kNoId;
   int64_t dst_rank = kNoId;
   std::string transport;
   double size_mb = 0;
   double time_ms = 0;
   std::optional<double> bandwidth_gbps;
-  bool slow = false;        // < 20 % of the mean bandwidth of its transport among the rank's total cells
+  bool slow = false;  // < 20 % of the mean bandwidth of its transport among the rank's total cells
 };
 
 // profiler_metadata.json parallel_group_info: {"<group id>": {group_name, group_rank, global_ranks}}.
 struct ParallelGroupInfo {
   std::string id;
-  std::string name;                   // "tp", "dp", "default_group"
+  std::string name;  // "tp", "dp", "default_group"
   std::vector<int64_t> global_ranks;
 };
 
@@ -163,28 +163,28 @@ struct RankCommunication {
   std::string path;
   std::string device_name;
   CommLink link;
-  std::vector<Collective> collectives;             // in start order
-  std::vector<CollectiveTypeSummary> by_type;      // types that occur, in CollectiveType order
-  CollectiveTypeSummary total;                     // type kOther, all types together
+  std::vector<Collective> collectives;                                  // in start order
+  std::vector<CollectiveTypeSummary> by_type;                           // types that occur, in CollectiveType order
+  CollectiveTypeSummary total;                                          // type kOther, all types together
   std::array<uint64_t, kSizeBucketBounds.size() + 1> size_histogram{};  // counts of known-bytes collectives
-  std::optional<double> small_message_share;       // small / collectives with known bytes
+  std::optional<double> small_message_share;                            // small / collectives with known bytes
   // From time_breakdown.h over all steps (communication_ns etc. of RankBreakdown::total).
   int64_t wall_ns = 0;
   int64_t communication_ns = 0;
-  int64_t exposed_communication_ns = 0;            // communication_not_overlapped_ns
-  int64_t hidden_communication_ns = 0;             // overlapped_ns
-  std::optional<double> exposed_share_of_wall;     // exposed / wall
-  int64_t computing_ns = 0;                        // the step table's Computing (RankBreakdown::total)
-  int64_t free_ns = 0;                             // and its Free
-  uint64_t steps = 0;                              // steps the totals add up
+  int64_t exposed_communication_ns = 0;         // communication_not_overlapped_ns
+  int64_t hidden_communication_ns = 0;          // overlapped_ns
+  std::optional<double> exposed_share_of_wall;  // exposed / wall
+  int64_t computing_ns = 0;                     // the step table's Computing (RankBreakdown::total)
+  int64_t free_ns = 0;                          // and its Free
+  uint64_t steps = 0;                           // steps the totals add up
   // torch_npu communication.json / communication_matrix.json.
-  std::vector<AscendCommOp> ascend_ops;            // every op and total as the file lists them
+  std::vector<AscendCommOp> ascend_ops;  // every op and total as the file lists them
   std::vector<AscendTransportTotal> ascend_transports;
-  std::optional<double> ascend_wait_ratio;         // Σ wait / (Σ wait + Σ transit) over the non-total ops
+  std::optional<double> ascend_wait_ratio;  // Σ wait / (Σ wait + Σ transit) over the non-total ops
   std::optional<double> ascend_synchronization_ratio;
-  std::vector<AscendMatrixLink> ascend_links;      // the matrix's total cells ("<type>-total", "Total Op Info")
+  std::vector<AscendMatrixLink> ascend_links;        // the matrix's total cells ("<type>-total", "Total Op Info")
   std::vector<AscendMatrixLink> ascend_rank_matrix;  // per (src, dst, transport): Σ size / Σ time over op types
-  std::vector<ParallelGroupInfo> parallel_groups;  // profiler_metadata.json (comm_groups.h)
+  std::vector<ParallelGroupInfo> parallel_groups;    // profiler_metadata.json (comm_groups.h)
 };
 
 // One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on.

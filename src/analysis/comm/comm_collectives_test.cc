@@ -168,11 +168,11 @@ TEST(CommCrossRankTest, WaitIsTimeToTheLastArrivalAndTheStragglerCausedMost) {
   };
   ranks[0].rank = 0;
   ranks[1].rank = 1;
-  add(&ranks[0], 0, Us(0), Us(400));    // waits 300, transfers 100
-  add(&ranks[1], 0, Us(300), Us(100));  // last
-  add(&ranks[0], 1, Us(1040), Us(60));  // last
+  add(&ranks[0], 0, Us(0), Us(400));     // waits 300, transfers 100
+  add(&ranks[1], 0, Us(300), Us(100));   // last
+  add(&ranks[0], 1, Us(1040), Us(60));   // last
   add(&ranks[1], 1, Us(1000), Us(100));  // waits 40
-  add(&ranks[1], 2, Us(2000), Us(10));  // on one rank only
+  add(&ranks[1], 2, Us(2000), Us(10));   // on one rank only
   const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
 
   EXPECT_EQ(x.matched_collectives, 2u);

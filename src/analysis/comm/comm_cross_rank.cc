@@ -118,8 +118,7 @@ void VoteSlowRanks(const std::vector<Arrival>& arrivals, CrossRankCommunication*
   for (size_t i : test.outliers) ++out->ranks[arrivals[i].rank_index].slow_affect_count;
 }
 
-StepSpread Spread(const std::vector<RankCommunication>& ranks, std::string metric,
-                  int64_t RankCommunication::*field) {
+StepSpread Spread(const std::vector<RankCommunication>& ranks, std::string metric, int64_t RankCommunication::*field) {
   StepSpread out;
   out.metric = std::move(metric);
   double wall = 0;

@@ -24,13 +24,13 @@ namespace tuneprof {
 
 struct RankWait {
   int64_t rank = 0;
-  uint64_t matched = 0;           // collectives found on every rank that has the group
-  int64_t communication_ns = 0;   // Σ duration of those
-  int64_t wait_ns = 0;            // Σ waiting for the last rank to arrive
-  int64_t transfer_ns = 0;        // Σ (duration - wait)
+  uint64_t matched = 0;              // collectives found on every rank that has the group
+  int64_t communication_ns = 0;      // Σ duration of those
+  int64_t wait_ns = 0;               // Σ waiting for the last rank to arrive
+  int64_t transfer_ns = 0;           // Σ (duration - wait)
   std::optional<double> wait_ratio;  // wait / communication
-  uint64_t times_last = 0;        // matched collectives this rank arrived at last
-  int64_t wait_caused_ns = 0;     // Σ the other ranks' waits in those
+  uint64_t times_last = 0;           // matched collectives this rank arrived at last
+  int64_t wait_caused_ns = 0;        // Σ the other ranks' waits in those
   // Matched collectives (send/recv left out, as the recipe does) whose durations across the ranks named
   // this rank an outlier by TestOutliers (shortest = suspect): msprof-analyze's slowAffectCount.
   uint64_t slow_affect_count = 0;
@@ -38,7 +38,7 @@ struct RankWait {
 
 // One column of the per-rank step table (computing, exposed communication, free) across ranks.
 struct StepSpread {
-  std::string metric;             // "computing", "exposed_communication", "free"
+  std::string metric;  // "computing", "exposed_communication", "free"
   int64_t min_ns = 0, max_ns = 0;
   int64_t min_rank = 0, max_rank = 0;
   std::optional<double> share_of_step;  // (max − min) / the ranks' mean wall time
@@ -50,9 +50,9 @@ constexpr double kStepSpreadThreshold = 0.05;
 
 // The slow-rank outlier test on one per-rank total (comm_outliers.h), over the ranks that have it.
 struct RankOutlierTest {
-  std::string metric;                 // "communication" (shortest suspect), "computing" (longest suspect)
-  std::vector<int64_t> ranks;         // the ranks tested, the sample's order
-  std::vector<double> values_ms;      // their totals
+  std::string metric;             // "communication" (shortest suspect), "computing" (longest suspect)
+  std::vector<int64_t> ranks;     // the ranks tested, the sample's order
+  std::vector<double> values_ms;  // their totals
   OutlierTest test;
   std::vector<int64_t> outlier_ranks;
 };
@@ -67,11 +67,11 @@ struct CrossRankCommunication {
   // Ascend (communication.json).
   std::optional<int64_t> ascend_max_wait_rank;
   std::optional<int64_t> ascend_slow_rank;
-  std::string ascend_verdict;          // "slow rank", "slow link", "" when not decided
+  std::string ascend_verdict;  // "slow rank", "slow link", "" when not decided
   // The per-rank step table's spread, and the outlier tests across ranks (≥ 2 ranks).
   std::vector<StepSpread> step_spread;
   std::vector<RankOutlierTest> outliers;
-  uint64_t vote_collectives = 0;       // matched collectives the per-collective test ran on
+  uint64_t vote_collectives = 0;         // matched collectives the per-collective test ran on
   std::vector<CommGroupSummary> groups;  // per process group (comm_groups.h)
 };
 
@@ -88,8 +88,8 @@ struct CommAnalysis {
   std::vector<RankCommunication> ranks;
   CrossRankCommunication cross_rank;
   CommThresholds thresholds;
-  bool bottleneck = false;             // communication is a bottleneck by any rule below
-  std::vector<std::string> reasons;    // one line per rule that fired, naming ranks and collectives
+  bool bottleneck = false;           // communication is a bottleneck by any rule below
+  std::vector<std::string> reasons;  // one line per rule that fired, naming ranks and collectives
 };
 
 // Everything for the advisor and `tuneprof comm`. The three vectors run in parallel (one entry per rank).

@@ -95,9 +95,12 @@ OutlierTest ThreeSigma(std::span<const double> values) {
 
 std::string_view OutlierTestName(OutlierTestKind kind) {
   switch (kind) {
-    case OutlierTestKind::kDixonQ: return "dixon_q";
-    case OutlierTestKind::kThreeSigma: return "3_sigma";
-    case OutlierTestKind::kNone: break;
+    case OutlierTestKind::kDixonQ:
+      return "dixon_q";
+    case OutlierTestKind::kThreeSigma:
+      return "3_sigma";
+    case OutlierTestKind::kNone:
+      break;
   }
   return "none";
 }

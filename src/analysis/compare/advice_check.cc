@@ -83,7 +83,8 @@ std::set<std::string, std::less<>> NamesOf(const Trace& trace, OperatorScope sco
 
 // Per step time of the outermost operators `names` (plus `extra`) holds; nullopt when the side has no
 // operator at that scope at all.
-std::optional<double> NamedTimeUs(const Trace& trace, OperatorScope scope, const std::set<std::string, std::less<>>& names) {
+std::optional<double> NamedTimeUs(const Trace& trace, OperatorScope scope,
+                                  const std::set<std::string, std::less<>>& names) {
   if (OutermostOperators(trace, scope, StepSelection::kAll).empty()) return std::nullopt;
   int64_t total_ns = 0;
   const auto picked = OutermostOperators(trace, scope, StepSelection::kAll,
@@ -154,15 +155,17 @@ void MeasureStepPart(const AdviceSide& before, const AdviceSide& after, AdviceCh
 }  // namespace
 
 Result<std::vector<PredictedFinding>> ParseAdviceJson(std::string_view json, std::string_view origin) {
-  auto fail = [&](const std::string& what) { return Status(StatusCode::kInvalidInput, std::string(origin) + ": " + what); };
+  auto fail = [&](const std::string& what) {
+    return Status(StatusCode::kInvalidInput, std::string(origin) + ": " + what);
+  };
   simdjson::dom::parser parser;
   const simdjson::padded_string padded(json);
   simdjson::dom::element root;
   if (auto error = parser.parse(padded).get(root)) return fail(simdjson::error_message(error));
   std::string_view schema;
-  const bool known = !root["schema"].get(schema) &&
-                     std::any_of(std::begin(kSchemaPrefixes), std::end(kSchemaPrefixes),
-                                 [&](std::string_view prefix) { return schema.starts_with(prefix); });
+  const bool known =
+      !root["schema"].get(schema) && std::any_of(std::begin(kSchemaPrefixes), std::end(kSchemaPrefixes),
+                                                 [&](std::string_view prefix) { return schema.starts_with(prefix); });
   if (!known) return fail("not `tuneprof advise --json` output (\"schema\" must be tuneprof.advise/N)");
   simdjson::dom::array findings;
   if (root["findings"].get(findings)) return fail("\"findings\" must be an array");

@@ -40,17 +40,17 @@ struct PredictedFinding {
 Result<std::vector<PredictedFinding>> ParseAdviceJson(std::string_view json, std::string_view origin);
 
 struct AdviceSide {
-  const Trace* trace = nullptr;         // the first rank (operators are compared there, compare.h)
+  const Trace* trace = nullptr;  // the first rank (operators are compared there, compare.h)
   const AdvisorResult* advice = nullptr;
 };
 
 struct AdviceCheck {
   PredictedFinding finding;
-  std::string measured_as;         // "operators: a, b (+ after only: c)" or "step part: memory_bound"
+  std::string measured_as;          // "operators: a, b (+ after only: c)" or "step part: memory_bound"
   std::optional<double> before_us;  // per step; nullopt: unknown
   std::optional<double> after_us;
-  std::string unknown_reason;      // when before_us or after_us is unknown
-  bool fires_after = false;        // the after side's advisor reports the same id
+  std::string unknown_reason;  // when before_us or after_us is unknown
+  bool fires_after = false;    // the after side's advisor reports the same id
   std::optional<double> estimated_gain_after_us;
 
   std::optional<double> change_us() const {

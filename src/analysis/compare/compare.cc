@@ -80,7 +80,8 @@ void SetDelta(MetricComparison* metric) {
 }
 
 MetricComparison Sampled(std::string key, std::string unit, const std::vector<double>& before,
-                         const std::vector<double>& after, double alpha, CenterStatistic center = CenterStatistic::kMean) {
+                         const std::vector<double>& after, double alpha,
+                         CenterStatistic center = CenterStatistic::kMean) {
   MetricComparison metric = NewMetric(std::move(key), std::move(unit));
   SampleComparison samples = CompareSamples(before, after, alpha);
   if (samples.before) metric.before = center == CenterStatistic::kMean ? samples.before->mean : samples.before->median;
@@ -140,7 +141,8 @@ void AddStepMetrics(const CompareSide& before, const CompareSide& after, const C
   const std::vector<double> before_us = ToUnit(before.step_ns, kNsPerUs);
   const std::vector<double> after_us = ToUnit(after.step_ns, kNsPerUs);
   MetricComparison step = Sampled("step_time_us", "us", before_us, after_us, options.alpha);
-  MetricComparison median = Sampled("step_time_median_us", "us", before_us, after_us, options.alpha, CenterStatistic::kMedian);
+  MetricComparison median =
+      Sampled("step_time_median_us", "us", before_us, after_us, options.alpha, CenterStatistic::kMedian);
   MetricComparison p95 = NewMetric("step_time_p95_us", "us");
   p95.test = "not_tested";
   if (step.samples && step.samples->before) p95.before = step.samples->before->p95;
@@ -217,7 +219,8 @@ SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankCo
   SideVerdict verdict;
   size_t slowest = advice.ranks.size();
   for (size_t r = 0; r < advice.ranks.size(); ++r) {
-    if (slowest == advice.ranks.size() || advice.ranks[r].split.step_ns > advice.ranks[slowest].split.step_ns) slowest = r;
+    if (slowest == advice.ranks.size() || advice.ranks[r].split.step_ns > advice.ranks[slowest].split.step_ns)
+      slowest = r;
   }
   if (slowest == advice.ranks.size()) return verdict;
   verdict.analyzed = true;
@@ -321,12 +324,26 @@ const MetricComparison* FindGateMetric(const CompareResult& result, std::string_
 
 const std::vector<std::string_view>& GateMetricNames() {
   static const std::vector<std::string_view> names = [] {
-    std::vector<std::string_view> all = {"step_time", "throughput", "ttft", "tpot", "peak_memory", "peak_reserved",
-                                         "step_time_us", "step_time_median_us", "step_time_p95_us",
-                                         "throughput_tokens_per_s", "throughput_samples_per_s", "ttft_us", "tpot_us",
-                                         "decode_tokens_per_s", "compute_units_utilization_pct",
-                                         "memory_bandwidth_utilization_pct", "communication_bandwidth_utilization_pct",
-                                         "mfu", "peak_allocated_bytes", "peak_reserved_bytes"};
+    std::vector<std::string_view> all = {"step_time",
+                                         "throughput",
+                                         "ttft",
+                                         "tpot",
+                                         "peak_memory",
+                                         "peak_reserved",
+                                         "step_time_us",
+                                         "step_time_median_us",
+                                         "step_time_p95_us",
+                                         "throughput_tokens_per_s",
+                                         "throughput_samples_per_s",
+                                         "ttft_us",
+                                         "tpot_us",
+                                         "decode_tokens_per_s",
+                                         "compute_units_utilization_pct",
+                                         "memory_bandwidth_utilization_pct",
+                                         "communication_bandwidth_utilization_pct",
+                                         "mfu",
+                                         "peak_allocated_bytes",
+                                         "peak_reserved_bytes"};
     for (const BreakdownField& field : kBreakdownFields) all.push_back(field.key);
     return all;
   }();

@@ -56,12 +56,12 @@ struct StepSeries {
 // What the advisor concluded on a side (see above); unknown until SummarizeVerdict fills it.
 struct SideVerdict {
   bool analyzed = false;
-  std::optional<double> compute_units_pct;        // advisor.h CheckComputeUnits
-  std::optional<double> memory_bandwidth_pct;     // CheckMemoryBandwidth
+  std::optional<double> compute_units_pct;            // advisor.h CheckComputeUnits
+  std::optional<double> memory_bandwidth_pct;         // CheckMemoryBandwidth
   std::optional<double> communication_bandwidth_pct;  // CheckCommunicationBandwidth
-  std::optional<double> mfu;                      // achieved / peak FLOP/s (op_flops.h), a fraction
-  std::string dominant = "unknown";               // BottleneckName, or "unknown"
-  std::optional<TimeSplit> split;                 // the slowest rank's step split (time_split.h)
+  std::optional<double> mfu;                          // achieved / peak FLOP/s (op_flops.h), a fraction
+  std::string dominant = "unknown";                   // BottleneckName, or "unknown"
+  std::optional<TimeSplit> split;                     // the slowest rank's step split (time_split.h)
 };
 
 // `compute` in the order of `advice.ranks` (the order of the inputs).
@@ -71,14 +71,14 @@ struct CompareSide {
   std::vector<std::string> paths;
   size_t ranks = 0;
   WorkSource work_on = WorkSource::kDevice;
-  bool has_steps = false;               // ProfilerStep ranges seen; without them step_ns is one window
-  std::vector<double> step_ns;          // one per step number: the slowest rank's wall
-  std::vector<StepSeries> breakdown;    // computing, communication exposed/hidden, memcpy, other, free
+  bool has_steps = false;             // ProfilerStep ranges seen; without them step_ns is one window
+  std::vector<double> step_ns;        // one per step number: the slowest rank's wall
+  std::vector<StepSeries> breakdown;  // computing, communication exposed/hidden, memcpy, other, free
   MemoryPeaks memory;
-  GenerationMetrics generation;         // of the first rank
-  OperatorTotals ops;                   // of the first rank
+  GenerationMetrics generation;  // of the first rank
+  OperatorTotals ops;            // of the first rank
   OperatorScope op_scope = OperatorScope::kDevice;
-  CategoryTotals categories;            // of the first rank, in op_scope
+  CategoryTotals categories;  // of the first rank, in op_scope
   SideVerdict verdict;
 };
 
@@ -90,8 +90,8 @@ CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const Rank
 enum class Better : uint8_t { kLower, kHigher, kNone };
 
 struct MetricComparison {
-  std::string key;    // "step_time_us", "peak_allocated_bytes", ...
-  std::string unit;   // "us", "bytes", "tokens/s", "samples/s"
+  std::string key;   // "step_time_us", "peak_allocated_bytes", ...
+  std::string unit;  // "us", "bytes", "tokens/s", "samples/s"
   Better better = Better::kLower;
   std::optional<double> before;  // nullopt: unknown on that side
   std::optional<double> after;

@@ -131,7 +131,12 @@ TEST(CompareTest, VerdictOfTheSlowestRankAndUnknownKeptUnknown) {
   for (double step_ns : {100.0, 300.0}) {
     RankAdvice rank;
     rank.split.step_ns = step_ns;
-    rank.utilizations = {UtilizationCheck{"compute_units", step_ns / 10, 70, "", },
+    rank.utilizations = {UtilizationCheck{
+                             "compute_units",
+                             step_ns / 10,
+                             70,
+                             "",
+                         },
                          UtilizationCheck{"memory_bandwidth", std::nullopt, 60, "unknown"},
                          UtilizationCheck{"communication_bandwidth", 12.5, 50, ""}};
     advice.ranks.push_back(rank);

@@ -76,20 +76,28 @@ int64_t PlacementTime(const Trace& trace, const LaunchTimes& launches, uint32_t 
 
 std::string_view OperatorScopeName(OperatorScope scope) {
   switch (scope) {
-    case OperatorScope::kDevice: return "device";
-    case OperatorScope::kHostOperators: return "host_operators";
-    case OperatorScope::kHostAll: return "host_all";
+    case OperatorScope::kDevice:
+      return "device";
+    case OperatorScope::kHostOperators:
+      return "host_operators";
+    case OperatorScope::kHostAll:
+      return "host_all";
   }
   return "unknown";
 }
 
 std::string_view OperatorChangeName(OperatorChange change) {
   switch (change) {
-    case OperatorChange::kAdded: return "added";
-    case OperatorChange::kRemoved: return "removed";
-    case OperatorChange::kIncreased: return "increased";
-    case OperatorChange::kDecreased: return "decreased";
-    case OperatorChange::kUnchanged: return "unchanged";
+    case OperatorChange::kAdded:
+      return "added";
+    case OperatorChange::kRemoved:
+      return "removed";
+    case OperatorChange::kIncreased:
+      return "increased";
+    case OperatorChange::kDecreased:
+      return "decreased";
+    case OperatorChange::kUnchanged:
+      return "unchanged";
   }
   return "unknown";
 }
@@ -102,11 +110,16 @@ std::string_view TimeChangeWord(double delta_ns) { return delta_ns > 0 ? "slower
 
 std::string_view CountChangeWord(OperatorChange change) {
   switch (change) {
-    case OperatorChange::kAdded: return "added";
-    case OperatorChange::kRemoved: return "removed";
-    case OperatorChange::kIncreased: return "more";
-    case OperatorChange::kDecreased: return "fewer";
-    case OperatorChange::kUnchanged: return "same";
+    case OperatorChange::kAdded:
+      return "added";
+    case OperatorChange::kRemoved:
+      return "removed";
+    case OperatorChange::kIncreased:
+      return "more";
+    case OperatorChange::kDecreased:
+      return "fewer";
+    case OperatorChange::kUnchanged:
+      return "same";
   }
   return "same";
 }
@@ -114,7 +127,8 @@ std::string_view CountChangeWord(OperatorChange change) {
 OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSelection selection) {
   const EventTable& events = trace.events();
   const std::vector<Step> steps = SelectedSteps(trace, selection);
-  const LaunchTimes launches = scope == OperatorScope::kDevice && !steps.empty() ? FindLaunchTimes(trace) : LaunchTimes{};
+  const LaunchTimes launches =
+      scope == OperatorScope::kDevice && !steps.empty() ? FindLaunchTimes(trace) : LaunchTimes{};
   std::map<std::string, OperatorTotals::Entry, std::less<>> by_name;
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (!InScope(trace, i, scope)) continue;
@@ -210,28 +224,43 @@ OperatorDiff DiffOperators(const OperatorTotals& before, const OperatorTotals& a
 
 std::string_view OperatorCategoryName(OperatorCategory category) {
   switch (category) {
-    case OperatorCategory::kMatmul: return "matmul";
-    case OperatorCategory::kConv: return "conv";
-    case OperatorCategory::kAttention: return "attention";
-    case OperatorCategory::kVector: return "vector";
-    case OperatorCategory::kCommunication: return "communication";
-    case OperatorCategory::kMemcpy: return "memcpy";
-    case OperatorCategory::kOther: return "other";
-    case OperatorCategory::kCount: break;
+    case OperatorCategory::kMatmul:
+      return "matmul";
+    case OperatorCategory::kConv:
+      return "conv";
+    case OperatorCategory::kAttention:
+      return "attention";
+    case OperatorCategory::kVector:
+      return "vector";
+    case OperatorCategory::kCommunication:
+      return "communication";
+    case OperatorCategory::kMemcpy:
+      return "memcpy";
+    case OperatorCategory::kOther:
+      return "other";
+    case OperatorCategory::kCount:
+      break;
   }
   return "unknown";
 }
 
 OperatorCategory CategoryOf(std::string_view name) {
   switch (OpLetter(Trimmed(name))) {
-    case op_letter::kMatmul: return OperatorCategory::kMatmul;
-    case op_letter::kConv: return OperatorCategory::kConv;
-    case op_letter::kAttention: return OperatorCategory::kAttention;
-    case op_letter::kCommunication: return OperatorCategory::kCommunication;
-    case op_letter::kCopy: return OperatorCategory::kMemcpy;
+    case op_letter::kMatmul:
+      return OperatorCategory::kMatmul;
+    case op_letter::kConv:
+      return OperatorCategory::kConv;
+    case op_letter::kAttention:
+      return OperatorCategory::kAttention;
+    case op_letter::kCommunication:
+      return OperatorCategory::kCommunication;
+    case op_letter::kCopy:
+      return OperatorCategory::kMemcpy;
     case op_letter::kOther:
-    case op_letter::kSkip: return OperatorCategory::kOther;
-    default: return OperatorCategory::kVector;  // norms, softmax, activations, element-wise, casts, reductions
+    case op_letter::kSkip:
+      return OperatorCategory::kOther;
+    default:
+      return OperatorCategory::kVector;  // norms, softmax, activations, element-wise, casts, reductions
   }
 }
 
@@ -239,7 +268,8 @@ std::vector<uint32_t> OutermostOperators(const Trace& trace, OperatorScope scope
                                          const std::function<bool(std::string_view)>& select) {
   const EventTable& events = trace.events();
   const std::vector<Step> steps = SelectedSteps(trace, selection);
-  const LaunchTimes launches = scope == OperatorScope::kDevice && !steps.empty() ? FindLaunchTimes(trace) : LaunchTimes{};
+  const LaunchTimes launches =
+      scope == OperatorScope::kDevice && !steps.empty() ? FindLaunchTimes(trace) : LaunchTimes{};
   std::vector<uint32_t> picked;
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (!InScope(trace, i, scope)) continue;

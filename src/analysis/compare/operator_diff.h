@@ -63,7 +63,7 @@ struct OperatorDelta {
   std::string name;
   double before_count = 0;  // per step
   double after_count = 0;
-  double before_ns = 0;     // per step
+  double before_ns = 0;  // per step
   double after_ns = 0;
   OperatorChange change = OperatorChange::kUnchanged;
 
@@ -116,7 +116,7 @@ struct CategoryDelta {
   OperatorCategory category = OperatorCategory::kOther;
   double before_count = 0;  // per step
   double after_count = 0;
-  double before_ns = 0;     // per step
+  double before_ns = 0;  // per step
   double after_ns = 0;
 };
 

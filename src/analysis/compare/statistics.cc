@@ -71,8 +71,7 @@ bool HasTies(std::span<const double> before, std::span<const double> after) {
 }
 
 // Midranks of the pooled sample; returns the rank sum of `after` and Σ(t³ - t) over tie groups.
-void RankSums(std::span<const double> before, std::span<const double> after, double* after_rank_sum,
-              double* tie_term) {
+void RankSums(std::span<const double> before, std::span<const double> after, double* after_rank_sum, double* tie_term) {
   struct Item {
     double value;
     bool is_after;
@@ -175,10 +174,14 @@ std::optional<RankTest> MannWhitneyU(std::span<const double> before, std::span<c
 
 std::string_view ChangeVerdictName(ChangeVerdict verdict) {
   switch (verdict) {
-    case ChangeVerdict::kTooFewSamples: return "too_few_samples";
-    case ChangeVerdict::kNoSignificantChange: return "no_significant_change";
-    case ChangeVerdict::kIncrease: return "increase";
-    case ChangeVerdict::kDecrease: return "decrease";
+    case ChangeVerdict::kTooFewSamples:
+      return "too_few_samples";
+    case ChangeVerdict::kNoSignificantChange:
+      return "no_significant_change";
+    case ChangeVerdict::kIncrease:
+      return "increase";
+    case ChangeVerdict::kDecrease:
+      return "decrease";
   }
   return "unknown";
 }

@@ -33,7 +33,7 @@ double PercentileOfSorted(std::span<const double> sorted, double q);
 enum class CenterStatistic : uint8_t { kMean, kMedian };
 
 struct ConfidenceInterval {
-  double low = 0;   // of after - before, in the samples' unit
+  double low = 0;  // of after - before, in the samples' unit
   double high = 0;
   double confidence = 0.95;
   int resamples = 0;
@@ -50,9 +50,9 @@ std::optional<ConfidenceInterval> BootstrapDifference(std::span<const double> be
                                                       uint64_t seed = kBootstrapSeed);
 
 struct RankTest {
-  double u_after = 0;   // U of the after sample: pairs (after, before) with after > before, ties 1/2
-  double p_value = 1;   // two-sided
-  bool exact = false;   // exact U distribution (small samples without ties) or normal approximation
+  double u_after = 0;  // U of the after sample: pairs (after, before) with after > before, ties 1/2
+  double p_value = 1;  // two-sided
+  bool exact = false;  // exact U distribution (small samples without ties) or normal approximation
 };
 
 // Mann-Whitney U. Exact when both sides have <= 20 values and no ties; otherwise the normal
@@ -60,8 +60,8 @@ struct RankTest {
 // "asymptotic"). nullopt when a side is empty.
 std::optional<RankTest> MannWhitneyU(std::span<const double> before, std::span<const double> after);
 
-constexpr size_t kMinSamples = 2;    // below this per side: no test at all
-constexpr size_t kSmallSample = 5;   // at or below this per side: results flagged as a small sample
+constexpr size_t kMinSamples = 2;   // below this per side: no test at all
+constexpr size_t kSmallSample = 5;  // at or below this per side: results flagged as a small sample
 constexpr double kDefaultAlpha = 0.05;
 
 enum class ChangeVerdict : uint8_t {
@@ -76,7 +76,7 @@ std::string_view ChangeVerdictName(ChangeVerdict verdict);
 struct SampleComparison {
   std::optional<SampleSummary> before;
   std::optional<SampleSummary> after;
-  std::optional<ConfidenceInterval> mean_change;    // after - before
+  std::optional<ConfidenceInterval> mean_change;  // after - before
   std::optional<ConfidenceInterval> median_change;
   std::optional<RankTest> rank_test;
   ChangeVerdict verdict = ChangeVerdict::kTooFewSamples;

@@ -14,9 +14,24 @@ namespace {
 // The TensorBoard plugin's TC_Allowlist (tb_plugin/torch_tb_profiler/profiler/tensor_core.py, after
 // NVIDIA PyProf tc.py): a kernel uses tensor cores when its name contains one of these.
 constexpr std::array<std::string_view, 18> kPluginTensorCorePatterns = {
-    "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
-    "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
-    "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm", "c1688",
+    "h884",
+    "s884",
+    "h1688",
+    "s1688",
+    "hmma",
+    "i8816",
+    "16816",
+    "dgrad_1x1_stride_2x2",
+    "first_layer_wgrad_kernel",
+    "conv1x1",
+    "conv2d_c1_k1",
+    "direct_group",
+    "xmma_implicit_gemm",
+    "xmma_sparse_conv",
+    "xmma_warp_specialized_implicit_gemm",
+    "xmma_gemm",
+    "xmma_sparse_gemm",
+    "c1688",
 };
 
 // Kernels newer than the plugin's list, which it would count as not using tensor cores.
@@ -27,7 +42,7 @@ constexpr std::array<std::string_view, 7> kNewerTensorCorePatterns = {
     "nvjet",      // cuBLAS's Hopper/Blackwell GEMM kernels
     "flash_fwd",  // FlashAttention (built on mma instructions)
     "flash_bwd",
-    "fmha",       // fused multi-head attention (xformers, cuDNN, TensorRT)
+    "fmha",  // fused multi-head attention (xformers, cuDNN, TensorRT)
 };
 
 // Kineto writes `est. achieved occupancy %` as a whole percent, so resident blocks recomputed from it
@@ -212,14 +227,12 @@ constexpr std::string_view kAivTime = "aiv_time(us)";
 
 // In AscendRatio order.
 constexpr RatioSpec kRatioSpecs[kAscendRatioCount] = {
-    {"aic_mac_ratio", kAicTime, 1},        {"aic_scalar_ratio", kAicTime, 1},
-    {"aic_mte1_ratio", kAicTime, 1},       {"aic_mte2_ratio", kAicTime, 1},
-    {"aic_fixpipe_ratio", kAicTime, 1},    {"aic_mac_fp16_ratio", kAicTime, 1},
-    {"aic_mac_int8_ratio", kAicTime, 1},   {"aiv_vec_ratio", kAivTime, 1},
-    {"aiv_scalar_ratio", kAivTime, 1},     {"aiv_mte2_ratio", kAivTime, 1},
-    {"aiv_mte3_ratio", kAivTime, 1},       {"aiv_vec_fp32_ratio", kAivTime, 1},
-    {"aiv_vec_fp16_ratio", kAivTime, 1},   {"aiv_vec_int32_ratio", kAivTime, 1},
-    {"aiv_vec_misc_ratio", kAivTime, 1},   {"cube_utilization(%)", "", 0.01},
+    {"aic_mac_ratio", kAicTime, 1},      {"aic_scalar_ratio", kAicTime, 1},    {"aic_mte1_ratio", kAicTime, 1},
+    {"aic_mte2_ratio", kAicTime, 1},     {"aic_fixpipe_ratio", kAicTime, 1},   {"aic_mac_fp16_ratio", kAicTime, 1},
+    {"aic_mac_int8_ratio", kAicTime, 1}, {"aiv_vec_ratio", kAivTime, 1},       {"aiv_scalar_ratio", kAivTime, 1},
+    {"aiv_mte2_ratio", kAivTime, 1},     {"aiv_mte3_ratio", kAivTime, 1},      {"aiv_vec_fp32_ratio", kAivTime, 1},
+    {"aiv_vec_fp16_ratio", kAivTime, 1}, {"aiv_vec_int32_ratio", kAivTime, 1}, {"aiv_vec_misc_ratio", kAivTime, 1},
+    {"cube_utilization(%)", "", 0.01},
 };
 
 // ArithmeticUtilization's operation counts; their sum over a row's Duration is its achieved FLOP/s.
@@ -281,7 +294,8 @@ AscendUnitSums RowSums(const Trace& trace, const AscendColumns& columns, size_t 
     const double ratio = columns.ratio[i]->values[row];
     const double weight = kRatioSpecs[i].weight.empty()
                               ? (r.dur_ns == kNoId ? std::nan("") : static_cast<double>(r.dur_ns) / 1e3)
-                              : columns.weight[i] ? columns.weight[i]->values[row] : std::nan("");
+                          : columns.weight[i] ? columns.weight[i]->values[row]
+                                              : std::nan("");
     if (std::isnan(ratio) || std::isnan(weight)) continue;
     sums.weighted[i] = ratio * kRatioSpecs[i].scale * weight;
     sums.weight[i] = weight;
@@ -345,8 +359,8 @@ std::optional<double> ComputeShare(const StepBreakdown& step) {
 // uncovered waits. A step with no wall (no device work) keeps the plain threshold test.
 bool ComputeMaterial(const StepBreakdown& step) {
   if (step.wall_ns <= 0) return true;
-  const int64_t largest_other = std::max({step.communication_not_overlapped_ns, step.memcpy_ns,
-                                          step.free_ns + step.other_ns});
+  const int64_t largest_other =
+      std::max({step.communication_not_overlapped_ns, step.memcpy_ns, step.free_ns + step.other_ns});
   return step.computing_ns >= largest_other;
 }
 
@@ -385,7 +399,8 @@ void GpuVerdict(const RankComputeUnits& c, ComputeVerdict* v) {
       low.push_back(&op);
     }
   }
-  std::stable_sort(low.begin(), low.end(), [](const OpFlopsRow* a, const OpFlopsRow* b) { return a->time_ns > b->time_ns; });
+  std::stable_sort(low.begin(), low.end(),
+                   [](const OpFlopsRow* a, const OpFlopsRow* b) { return a->time_ns > b->time_ns; });
   for (size_t i = 0; i < low.size() && i < kVerdictOps; ++i) v->ops.push_back(low[i]->name);
 }
 
@@ -407,8 +422,10 @@ void ApplyMaterial(const RankBreakdown& breakdown, ComputeVerdict* v) {
 ComputeVerdict Verdict(const RankComputeUnits& c, const RankBreakdown& breakdown, double threshold) {
   ComputeVerdict v;
   v.threshold = threshold;
-  if (c.ascend.present) AscendVerdict(c.ascend, &v);
-  else if (c.total.gpu.kernels > 0) GpuVerdict(c, &v);
+  if (c.ascend.present)
+    AscendVerdict(c.ascend, &v);
+  else if (c.total.gpu.kernels > 0)
+    GpuVerdict(c, &v);
   v.bottleneck = Below(v.utilization, threshold);
   // torch_npu's step_trace split is its own (ascend_step_breakdown.h): the PMU verdict stays as it was.
   if (!c.ascend.present) ApplyMaterial(breakdown, &v);
@@ -476,13 +493,20 @@ std::optional<double> AscendUnitSums::BlockOccupancy() const {
 
 std::string_view AscendBoundName(AscendBound bound) {
   switch (bound) {
-    case AscendBound::kNone: return "none";
-    case AscendBound::kMac: return "mac";
-    case AscendBound::kMte2: return "mte2";
-    case AscendBound::kVec: return "vec";
-    case AscendBound::kMte3: return "mte3";
-    case AscendBound::kVecMte: return "vec+mte";
-    case AscendBound::kUnknown: break;
+    case AscendBound::kNone:
+      return "none";
+    case AscendBound::kMac:
+      return "mac";
+    case AscendBound::kMte2:
+      return "mte2";
+    case AscendBound::kVec:
+      return "vec";
+    case AscendBound::kMte3:
+      return "mte3";
+    case AscendBound::kVecMte:
+      return "vec+mte";
+    case AscendBound::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -568,9 +592,7 @@ std::optional<double> GpuUnitSums::TensorCoreShare() const {
   return Ratio(static_cast<double>(tensor_core_ns), static_cast<double>(kernel_ns));
 }
 
-std::optional<double> GpuUnitSums::WavesPerSm() const {
-  return Ratio(waves_ns, static_cast<double>(waves_known_ns));
-}
+std::optional<double> GpuUnitSums::WavesPerSm() const { return Ratio(waves_ns, static_cast<double>(waves_known_ns)); }
 
 bool UsesTensorCores(std::string_view kernel_name) {
   auto in_name = [&](std::string_view pattern) { return kernel_name.find(pattern) != std::string_view::npos; };

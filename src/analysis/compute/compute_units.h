@@ -32,24 +32,24 @@ namespace tuneprof {
 
 // The sums a window's figures are made of; windows add up by adding them.
 struct GpuUnitSums {
-  int64_t wall_ns = 0;               // window wall × GPUs that ran kernels
-  int64_t busy_ns = 0;               // |U(kernels)| per GPU, summed
-  double sm_active_ns = 0;           // ∫ min(Σ blocks per SM, 1) dt
+  int64_t wall_ns = 0;      // window wall × GPUs that ran kernels
+  int64_t busy_ns = 0;      // |U(kernels)| per GPU, summed
+  double sm_active_ns = 0;  // ∫ min(Σ blocks per SM, 1) dt
   uint64_t kernels = 0;
   uint64_t kernels_with_blocks = 0;  // blocks per SM known
   int64_t kernel_ns = 0;             // Σ dur_K (clipped to the window)
   double occupancy_ns = 0;           // Σ occ_K·dur_K
   int64_t occupancy_known_ns = 0;    // Σ dur_K of kernels with an occupancy
   int64_t tensor_core_ns = 0;
-  double waves_ns = 0;               // Σ waves_K·dur_K
+  double waves_ns = 0;  // Σ waves_K·dur_K
   int64_t waves_known_ns = 0;
 
   void Add(const GpuUnitSums& other);
 
-  std::optional<double> BusyPct() const;           // 0..100
-  std::optional<double> SmEfficiency() const;      // 0..1; nullopt when no kernel had blocks per SM
-  std::optional<double> AchievedOccupancy() const; // 0..1
-  std::optional<double> TensorCoreShare() const;   // 0..1
+  std::optional<double> BusyPct() const;            // 0..100
+  std::optional<double> SmEfficiency() const;       // 0..1; nullopt when no kernel had blocks per SM
+  std::optional<double> AchievedOccupancy() const;  // 0..1
+  std::optional<double> TensorCoreShare() const;    // 0..1
   std::optional<double> WavesPerSm() const;
 };
 
@@ -57,8 +57,21 @@ struct GpuUnitSums {
 // time-weighted over the rows that carry it: aic_* by aicore_time(us), aiv_* by aiv_time(us),
 // cube_utilization(%) by Duration. A row counts for a ratio only when both cells are numbers.
 enum class AscendRatio : uint8_t {
-  kAicMac, kAicScalar, kAicMte1, kAicMte2, kAicFixpipe, kAicMacFp16, kAicMacInt8,
-  kAivVec, kAivScalar, kAivMte2, kAivMte3, kAivVecFp32, kAivVecFp16, kAivVecInt32, kAivVecMisc,
+  kAicMac,
+  kAicScalar,
+  kAicMte1,
+  kAicMte2,
+  kAicFixpipe,
+  kAicMacFp16,
+  kAicMacInt8,
+  kAivVec,
+  kAivScalar,
+  kAivMte2,
+  kAivMte3,
+  kAivVecFp32,
+  kAivVecFp16,
+  kAivVecInt32,
+  kAivVecMisc,
   kCubeUtilization,  // cube_utilization(%) / 100
   kCount,
 };
@@ -113,10 +126,10 @@ struct AscendStepUnits {
 };
 
 struct AscendComputeUnits {
-  bool present = false;  // the rank has kernel_details rows with PMU columns
-  AscendUnitSums total;  // every row
-  std::vector<AscendStepUnits> steps;         // by Step Id, ascending (rows without one only in total)
-  std::vector<AscendOpTypeUnits> op_types;    // by time, descending
+  bool present = false;                     // the rank has kernel_details rows with PMU columns
+  AscendUnitSums total;                     // every row
+  std::vector<AscendStepUnits> steps;       // by Step Id, ascending (rows without one only in total)
+  std::vector<AscendOpTypeUnits> op_types;  // by time, descending
 };
 
 // The per-operator bound and the guide's threshold (0..1) applied to one op type's sums.
@@ -126,9 +139,9 @@ AscendBound AscendBoundOf(const AscendUnitSums& sums, bool cube);
 struct ServingMetrics {
   uint64_t requests = 0;
   uint64_t decode_steps = 0;
-  std::optional<double> ttft_ns;              // mean over requests with one
-  std::optional<double> tpot_ns;              // mean decode_step duration
-  std::optional<double> decode_tokens_per_s;  // decode steps (× batch 1) / Σ decode_step time
+  std::optional<double> ttft_ns;                // mean over requests with one
+  std::optional<double> tpot_ns;                // mean decode_step duration
+  std::optional<double> decode_tokens_per_s;    // decode steps (× batch 1) / Σ decode_step time
   std::optional<double> bytes_per_decode_step;  // from --model-params / --kv-bytes-per-token
   std::optional<double> mbu;                    // bytes per step / TPOT / peak memory bandwidth
 };
@@ -151,7 +164,7 @@ struct ComputeVerdict {
   std::string unit;  // "cube", "vector", "sm"; "" when nothing measured it
   double threshold = 0.7;
   std::optional<double> utilization;
-  std::optional<bool> bottleneck;  // nullopt: unknown
+  std::optional<bool> bottleneck;       // nullopt: unknown
   std::optional<double> compute_share;  // over all steps, as ComputeStepVerdict
   bool compute_material = true;         // compute is the largest part of the step (over all steps)
   std::vector<std::string> ops;
@@ -177,10 +190,10 @@ struct RankComputeUnits {
   std::optional<double> cube_ratio;
   std::optional<double> vector_ratio;
   std::optional<double> scalar_ratio;
-  uint64_t gpu_kernels = 0;  // kernels that carry a launch configuration (grid/block or blocks per SM)
-  std::vector<StepComputeUnits> steps;  // same order as RankBreakdown::steps
-  StepComputeUnits total;               // over all steps
-  AscendComputeUnits ascend;            // kernel_details PMU figures (present = false elsewhere)
+  uint64_t gpu_kernels = 0;               // kernels that carry a launch configuration (grid/block or blocks per SM)
+  std::vector<StepComputeUnits> steps;    // same order as RankBreakdown::steps
+  StepComputeUnits total;                 // over all steps
+  AscendComputeUnits ascend;              // kernel_details PMU figures (present = false elsewhere)
   std::optional<ServingMetrics> serving;  // nullopt without generation markers
   ComputeVerdict verdict;
 };

@@ -17,10 +17,10 @@ constexpr int64_t kSms = 4;  // a small GPU keeps the blocks-per-SM arithmetic b
 constexpr int64_t kMaxThreadsPerSm = 2048;
 
 struct Launch {
-  int64_t grid = kNoId;          // blocks (x; y = z = 1)
-  int64_t block = kNoId;         // threads per block
-  double occupancy = -1;         // Kineto's est. achieved occupancy, 0..1
-  double blocks_per_sm_arg = -1; // Kineto's "blocks per SM", when the producer wrote it
+  int64_t grid = kNoId;           // blocks (x; y = z = 1)
+  int64_t block = kNoId;          // threads per block
+  double occupancy = -1;          // Kineto's est. achieved occupancy, 0..1
+  double blocks_per_sm_arg = -1;  // Kineto's "blocks per SM", when the producer wrote it
 };
 
 class ComputeUnitsTest : public ::testing::Test {
@@ -168,10 +168,10 @@ TEST_F(ComputeUnitsTest, StepsAndTotal) {
   hand_.Step(2, Us(1000), Us(1000));
   hand_.Launch(Us(1010), 3);
   hand_.Launch(Us(1020), 4);
-  Kernel("k1", Us(100), Us(100), Launch{4, 128}, 7, 1);   // 1 block/SM
-  Kernel("k2", Us(200), Us(100), Launch{2, 128}, 7, 2);   // 0.5
-  Kernel("k3", Us(1100), Us(50), Launch{4, 128}, 7, 3);   // 1
-  Kernel("k4", Us(1250), Us(50), Launch{4, 128}, 7, 4);   // 1
+  Kernel("k1", Us(100), Us(100), Launch{4, 128}, 7, 1);  // 1 block/SM
+  Kernel("k2", Us(200), Us(100), Launch{2, 128}, 7, 2);  // 0.5
+  Kernel("k3", Us(1100), Us(50), Launch{4, 128}, 7, 3);  // 1
+  Kernel("k4", Us(1250), Us(50), Launch{4, 128}, 7, 4);  // 1
   const RankComputeUnits c = Measure();
 
   ASSERT_EQ(c.steps.size(), 2u);
@@ -237,7 +237,8 @@ Trace AscendTrace(const std::vector<PmuRow>& rows) {
     row.block_dim = 10;
     const uint32_t index = out.AddKernelDetail(row);
     const double values[] = {r.aicore_us, r.mac, r.scalar, r.mte2, r.aiv_us, r.vec, r.vmte2, r.vmte3};
-    for (size_t c = 0; c < std::size(columns); ++c) out.SetKernelMetric(out.KernelMetricColumn(columns[c]), index, values[c]);
+    for (size_t c = 0; c < std::size(columns); ++c)
+      out.SetKernelMetric(out.KernelMetricColumn(columns[c]), index, values[c]);
   }
   return trace;
 }

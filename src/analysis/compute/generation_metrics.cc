@@ -38,9 +38,8 @@ std::vector<MarkerEvent> FindMarkers(const Trace& trace, const GenerationMarkers
     const Marker marker = MarkerOf(trace.str(events.name[i]), names);
     if (marker != Marker::kNone) markers.push_back({i, marker});
   }
-  std::sort(markers.begin(), markers.end(), [&](const MarkerEvent& a, const MarkerEvent& b) {
-    return events.ts_ns[a.event] < events.ts_ns[b.event];
-  });
+  std::sort(markers.begin(), markers.end(),
+            [&](const MarkerEvent& a, const MarkerEvent& b) { return events.ts_ns[a.event] < events.ts_ns[b.event]; });
   return markers;
 }
 
@@ -80,7 +79,7 @@ bool ParseGenerationMarkers(std::string_view spec, GenerationMarkers* markers, s
     spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
     const size_t equals = item.find('=');
     const std::string_view key = item.substr(0, equals);
-    std::vector<std::string>* target = key == "request" ? &markers->request
+    std::vector<std::string>* target = key == "request"   ? &markers->request
                                        : key == "prefill" ? &markers->prefill
                                        : key == "decode"  ? &markers->decode
                                                           : nullptr;

@@ -35,19 +35,19 @@ bool MatchesMarker(std::string_view pattern, std::string_view name);
 bool ParseGenerationMarkers(std::string_view spec, GenerationMarkers* markers, std::string* error);
 
 struct GenerationRequest {
-  std::string name;                  // "request#0"; "" for markers outside every request range
-  int64_t start_ns = kNoId;          // the request range, kNoId when there is none
+  std::string name;          // "request#0"; "" for markers outside every request range
+  int64_t start_ns = kNoId;  // the request range, kNoId when there is none
   int64_t duration_ns = kNoId;
-  std::optional<int64_t> ttft_ns;    // nullopt without a request range or a prefill
-  int64_t prefill_ns = 0;            // Σ prefill durations
+  std::optional<int64_t> ttft_ns;       // nullopt without a request range or a prefill
+  int64_t prefill_ns = 0;               // Σ prefill durations
   std::vector<int64_t> decode_step_ns;  // in time order
   int64_t decode_sum_ns = 0;
 };
 
 struct GenerationMetrics {
-  std::vector<GenerationRequest> requests;  // in start order
-  std::vector<double> ttft_ns;  // one per request that has one
-  std::vector<double> tpot_ns;  // every decode step of every request
+  std::vector<GenerationRequest> requests;    // in start order
+  std::vector<double> ttft_ns;                // one per request that has one
+  std::vector<double> tpot_ns;                // every decode step of every request
   std::optional<double> decode_tokens_per_s;  // all decode steps / their summed time
 
   bool empty() const { return requests.empty(); }

@@ -158,9 +158,9 @@ RankOpFlops ComputeNpuOpFlops(const Trace& trace, const HardwareProfile* profile
     const NpuOpRow& row = table.rows[r];
     if (row.input_shapes.value == 0) continue;
     ++out.ops_with_shapes;
-    const OpCost cost = EstimateNpuOpCost(trace.str(row.type), trace.str(row.input_shapes),
-                                          trace.str(row.input_formats), trace.str(row.input_data_types),
-                                          trace.str(row.output_shapes));
+    const OpCost cost =
+        EstimateNpuOpCost(trace.str(row.type), trace.str(row.input_shapes), trace.str(row.input_formats),
+                          trace.str(row.input_data_types), trace.str(row.output_shapes));
     if (cost.flops >= 0) costed.push_back({r, cost});
   }
   out.shapes = out.ops_with_shapes > 0;
@@ -180,14 +180,17 @@ RankOpFlops ComputeNpuOpFlops(const Trace& trace, const HardwareProfile* profile
     ++op.count;
     ++op.outermost;  // device tasks do not nest
     op.flops += c.cost.flops;
-    if (c.cost.bytes >= 0) op.bytes += c.cost.bytes;
-    else op.bytes_known = false;
+    if (c.cost.bytes >= 0)
+      op.bytes += c.cost.bytes;
+    else
+      op.bytes_known = false;
     op.time_ns += std::max<int64_t>(row.dur_ns, 0);
     out.flops += c.cost.flops;
   }
   for (OpFlopsRow& op : out.ops) op.roof = RooflineOf(op, profile);
-  std::sort(out.ops.begin(), out.ops.end(),
-            [](const OpFlopsRow& a, const OpFlopsRow& b) { return a.flops != b.flops ? a.flops > b.flops : a.name < b.name; });
+  std::sort(out.ops.begin(), out.ops.end(), [](const OpFlopsRow& a, const OpFlopsRow& b) {
+    return a.flops != b.flops ? a.flops > b.flops : a.name < b.name;
+  });
   if (!costed.empty()) FillNpuMfu(trace, profile, costed, &out);
   return out;
 }

@@ -7,8 +7,8 @@ namespace {
 
 TEST(NpuOpFlopsTest, MatMulTakesKFromTheOperandThatIsNotTheOutputDim) {
   // [4096,12288] x [4608,12288]^T -> [4096,4608]: B is written transposed, K = 12288.
-  const OpCost cost = EstimateNpuOpCost("MatMul", "4096,12288;4608,12288", "FORMAT_ND;FORMAT_ND", "FLOAT16;FLOAT16",
-                                        "4096,4608");
+  const OpCost cost =
+      EstimateNpuOpCost("MatMul", "4096,12288;4608,12288", "FORMAT_ND;FORMAT_ND", "FLOAT16;FLOAT16", "4096,4608");
   EXPECT_DOUBLE_EQ(cost.flops, 2.0 * 4096 * 4608 * 12288);
   EXPECT_EQ(cost.dtype, "c10::Half");
   EXPECT_DOUBLE_EQ(cost.bytes, 2.0 * (4096.0 * 12288 + 4608.0 * 12288 + 4096.0 * 4608));
@@ -46,8 +46,8 @@ TEST(NpuOpFlopsTest, UnknownWhereTheShapesDoNotDetermineTheFlops) {
                               "32,8,55,55,8")
                 .flops,
             0);
-  EXPECT_LT(EstimateNpuOpCost("FlashAttentionScore", "8192,2,640;8192,2,640;8192,2,640", "ND;ND;ND", "DT_BF16", "").flops,
-            0);
+  EXPECT_LT(
+      EstimateNpuOpCost("FlashAttentionScore", "8192,2,640;8192,2,640;8192,2,640", "ND;ND;ND", "DT_BF16", "").flops, 0);
   EXPECT_LT(EstimateNpuOpCost("MatMulAllReduce", "4,8;8,4", "ND;ND", "FLOAT16", "4,4").flops, 0);
   EXPECT_LT(EstimateNpuOpCost("MatMul", "4,N/A;8,4", "ND;ND", "FLOAT16", "4,4").flops, 0);
   EXPECT_LT(EstimateNpuOpCost("MatMul", "", "", "", "").flops, 0);

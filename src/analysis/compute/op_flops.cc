@@ -126,11 +126,12 @@ OpCost Convolution(const OpShapes& s, const ConvArgs& at) {
   const auto* w = DimsAt(s, 1);
   if (!x || !w || x->size() < 3 || w->size() != x->size()) return {};
   const size_t spatial = x->size() - 2;
-  std::vector<int64_t> groups_list = at.groups < s.concrete.size() ? IntsIn(s.concrete[at.groups]) : std::vector<int64_t>{};
+  std::vector<int64_t> groups_list =
+      at.groups < s.concrete.size() ? IntsIn(s.concrete[at.groups]) : std::vector<int64_t>{};
   if (groups_list.size() != 1 || groups_list[0] <= 0) return {};
   const double groups = static_cast<double>(groups_list[0]);
-  const bool transposed = at.transposed != SIZE_MAX && at.transposed < s.concrete.size() &&
-                          s.concrete[at.transposed] == "True";
+  const bool transposed =
+      at.transposed != SIZE_MAX && at.transposed < s.concrete.size() && s.concrete[at.transposed] == "True";
   double kernel = 1;
   for (size_t i = 2; i < w->size(); ++i) kernel *= static_cast<double>((*w)[i]);
   const double n = static_cast<double>((*x)[0]), c_in = static_cast<double>((*x)[1]);
@@ -144,7 +145,8 @@ OpCost Convolution(const OpShapes& s, const ConvArgs& at) {
   std::vector<int64_t> stride, padding, dilation;
   if (!SpatialList(s, at.stride, spatial, &stride) || !SpatialList(s, at.dilation, spatial, &dilation)) return {};
   auto positive = [](int64_t v) { return v > 0; };
-  if (!std::all_of(stride.begin(), stride.end(), positive) || !std::all_of(dilation.begin(), dilation.end(), positive)) {
+  if (!std::all_of(stride.begin(), stride.end(), positive) ||
+      !std::all_of(dilation.begin(), dilation.end(), positive)) {
     return {};  // malformed arguments: no division by zero
   }
   const std::string_view pad_text = at.padding < s.concrete.size() ? s.concrete[at.padding] : std::string_view();
@@ -155,8 +157,10 @@ OpCost Convolution(const OpShapes& s, const ConvArgs& at) {
     if (pad_text == "same") {
       out = in;
     } else {
-      if (pad_text == "valid") padding.assign(spatial, 0);
-      else if (padding.empty() && !SpatialList(s, at.padding, spatial, &padding)) return {};
+      if (pad_text == "valid")
+        padding.assign(spatial, 0);
+      else if (padding.empty() && !SpatialList(s, at.padding, spatial, &padding))
+        return {};
       out = (in + 2 * padding[i] - dilation[i] * (k - 1) - 1) / stride[i] + 1;
     }
     if (out <= 0) return {};
@@ -220,15 +224,26 @@ OpCost Norm(const OpShapes& s, double base, size_t weight_at, size_t bias_at) {
 }
 
 constexpr std::array<std::string_view, 44> kElementWise = {
-    "add", "add_", "sub", "sub_", "rsub", "mul", "mul_", "div", "div_", "neg", "abs", "pow", "sqrt", "rsqrt",
-    "exp", "log", "reciprocal", "maximum", "minimum", "clamp", "clamp_", "relu", "relu_", "gelu", "gelu_",
-    "silu", "silu_", "sigmoid", "tanh", "threshold_backward", "gelu_backward", "silu_backward",
-    "sigmoid_backward", "tanh_backward", "hardtanh", "leaky_relu", "elu", "erf", "sin", "cos", "square",
-    "where", "masked_fill", "masked_fill_",
+    "add",           "add_",          "sub",
+    "sub_",          "rsub",          "mul",
+    "mul_",          "div",           "div_",
+    "neg",           "abs",           "pow",
+    "sqrt",          "rsqrt",         "exp",
+    "log",           "reciprocal",    "maximum",
+    "minimum",       "clamp",         "clamp_",
+    "relu",          "relu_",         "gelu",
+    "gelu_",         "silu",          "silu_",
+    "sigmoid",       "tanh",          "threshold_backward",
+    "gelu_backward", "silu_backward", "sigmoid_backward",
+    "tanh_backward", "hardtanh",      "leaky_relu",
+    "elu",           "erf",           "sin",
+    "cos",           "square",        "where",
+    "masked_fill",   "masked_fill_",
 };
 
-constexpr ConvArgs kConvNd{3, 4, 5, SIZE_MAX, 6};        // conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups)
-constexpr ConvArgs kConvolution{3, 4, 5, 6, 8};          // convolution/_convolution(..., transposed, output_padding, groups)
+constexpr ConvArgs kConvNd{3, 4, 5, SIZE_MAX,
+                           6};                   // conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups)
+constexpr ConvArgs kConvolution{3, 4, 5, 6, 8};  // convolution/_convolution(..., transposed, output_padding, groups)
 
 OpCost ByName(std::string_view op, const OpShapes& s) {
   if (op == "mm") return MatrixProduct(s, 0, 1);
@@ -245,7 +260,8 @@ OpCost ByName(std::string_view op, const OpShapes& s) {
     return Attention(s, 0, true, false);
   }
   if (op == "_flash_attention_forward" || op == "_efficient_attention_forward") return Attention(s, 0, false, false);
-  if (op == "_scaled_dot_product_flash_attention_backward" || op == "_scaled_dot_product_efficient_attention_backward" ||
+  if (op == "_scaled_dot_product_flash_attention_backward" ||
+      op == "_scaled_dot_product_efficient_attention_backward" ||
       op == "_scaled_dot_product_cudnn_attention_backward" ||
       op == "_scaled_dot_product_flash_attention_for_cpu_backward") {
     return Attention(s, 1, true, true);
@@ -366,10 +382,14 @@ std::optional<double> OpFlopsRow::Intensity() const {
 
 std::optional<double> PeakFlopsPerSecond(const HardwareProfile& profile, std::string_view dtype) {
   const SourcedValue* peak = &profile.peak_fp16_tflops;
-  if (dtype == "c10::BFloat16") peak = &profile.peak_bf16_tflops;
-  else if (dtype == "float") peak = &profile.peak_fp32_tflops;
-  else if (dtype == "signed char" || dtype == "unsigned char") peak = &profile.peak_int8_tops;
-  else if (dtype != "c10::Half") return std::nullopt;  // double, complex, fp8: no dense peak in the profiles
+  if (dtype == "c10::BFloat16")
+    peak = &profile.peak_bf16_tflops;
+  else if (dtype == "float")
+    peak = &profile.peak_fp32_tflops;
+  else if (dtype == "signed char" || dtype == "unsigned char")
+    peak = &profile.peak_int8_tops;
+  else if (dtype != "c10::Half")
+    return std::nullopt;  // double, complex, fp8: no dense peak in the profiles
   if (!peak->value || *peak->value <= 0) return std::nullopt;
   return *peak->value * 1e12;
 }
@@ -427,8 +447,10 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile) {
     OpFlopsRow& row = out.ops[it->second];
     ++row.count;
     row.flops += o.cost.flops;
-    if (o.cost.bytes >= 0) row.bytes += o.cost.bytes;
-    else row.bytes_known = false;
+    if (o.cost.bytes >= 0)
+      row.bytes += o.cost.bytes;
+    else
+      row.bytes_known = false;
     if (device) {
       auto t = device_times.find(o.event);
       row.time_ns += t == device_times.end() ? 0 : t->second;

@@ -31,8 +31,8 @@
 namespace tuneprof {
 
 struct OpCost {
-  double flops = -1;  // -1: no formula for the operator, or its shapes do not fit one
-  double bytes = -1;  // -1: a tensor's dtype size is unknown
+  double flops = -1;       // -1: no formula for the operator, or its shapes do not fit one
+  double bytes = -1;       // -1: a tensor's dtype size is unknown
   std::string_view dtype;  // the first tensor input's dtype, as written
 };
 
@@ -40,36 +40,36 @@ struct OpCost {
 OpCost EstimateOpCost(std::string_view op_name, const OpShapes& shapes);
 
 struct RooflinePoint {
-  std::optional<double> ridge;          // FLOP per byte where the chip's roof turns flat
-  std::optional<bool> compute_bound;    // intensity ≥ ridge
-  std::optional<double> roof_time_ns;   // max(flops / peak, bytes / bandwidth): the time at the roof
+  std::optional<double> ridge;         // FLOP per byte where the chip's roof turns flat
+  std::optional<bool> compute_bound;   // intensity ≥ ridge
+  std::optional<double> roof_time_ns;  // max(flops / peak, bytes / bandwidth): the time at the roof
 };
 
 // One operator name, over every occurrence with shapes.
 struct OpFlopsRow {
   std::string name;
-  std::string dtype;            // of its first occurrence
+  std::string dtype;  // of its first occurrence
   uint64_t count = 0;
-  uint64_t outermost = 0;       // occurrences counted in the rank's totals
-  double flops = 0;             // Σ over every occurrence
-  double bytes = 0;             // Σ over occurrences whose bytes are known
+  uint64_t outermost = 0;  // occurrences counted in the rank's totals
+  double flops = 0;        // Σ over every occurrence
+  double bytes = 0;        // Σ over occurrences whose bytes are known
   bool bytes_known = true;
-  int64_t time_ns = 0;          // device time of the kernels it launched when the rank has any, else host time
+  int64_t time_ns = 0;  // device time of the kernels it launched when the rank has any, else host time
   bool device_time = false;
-  RooflinePoint roof;           // against the chip's peak for `dtype` and its memory bandwidth
+  RooflinePoint roof;  // against the chip's peak for `dtype` and its memory bandwidth
   std::optional<double> FlopsPerSecond() const;
   std::optional<double> Intensity() const;  // FLOP per byte
 };
 
 struct RankOpFlops {
-  bool shapes = false;        // the trace kept shapes: record_shapes arguments or kernel_details columns
+  bool shapes = false;                   // the trace kept shapes: record_shapes arguments or kernel_details columns
   std::string source = "record_shapes";  // or "kernel_details" (npu_op_flops.h) for Ascend device ops
   uint64_t ops_with_shapes = 0;
-  uint64_t ops_costed = 0;    // with a formula that fit (every occurrence)
-  double flops = 0;           // Σ over outermost costed ops (the model's FLOPs)
-  double step_flops = 0;      // the part inside ProfilerStep ranges (all of it when there are none)
-  int64_t step_ns = 0;        // Σ step wall (trace span when there are no steps)
-  std::string dtype;          // the dtype carrying most FLOPs
+  uint64_t ops_costed = 0;                 // with a formula that fit (every occurrence)
+  double flops = 0;                        // Σ over outermost costed ops (the model's FLOPs)
+  double step_flops = 0;                   // the part inside ProfilerStep ranges (all of it when there are none)
+  int64_t step_ns = 0;                     // Σ step wall (trace span when there are no steps)
+  std::string dtype;                       // the dtype carrying most FLOPs
   std::optional<double> peak_flops_per_s;  // the chip's dense peak for that dtype, × devices
   int64_t devices = 1;
   std::optional<double> achieved_flops_per_s;  // step_flops / step time

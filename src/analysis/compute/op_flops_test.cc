@@ -44,13 +44,15 @@ TEST(OpFlopsTest, ParsesKinetoArrays) {
 // are in flops_cpu.torch_flops.json; tests/e2e/flops_check.py checks them through the importer too).
 TEST(OpFlopsTest, MatchesTorchProfilerOnItsOps) {
   EXPECT_EQ(FlopsOf("aten::mm", "[[64, 96], [96, 48]]", R"(["float", "float"])"), 589824);
-  EXPECT_EQ(FlopsOf("aten::addmm", "[[48], [64, 96], [96, 48], [], []]", R"(["float", "float", "float", "Scalar", "Scalar"])"),
+  EXPECT_EQ(FlopsOf("aten::addmm", "[[48], [64, 96], [96, 48], [], []]",
+                    R"(["float", "float", "float", "Scalar", "Scalar"])"),
             589824);
   EXPECT_EQ(FlopsOf("aten::bmm", "[[4, 32, 16], [4, 16, 24]]", R"(["float", "float"])"), 98304);
   EXPECT_EQ(FlopsOf("aten::baddbmm", "[[4, 32, 24], [4, 32, 16], [4, 16, 24], [], []]",
                     R"(["float", "float", "float", "Scalar", "Scalar"])"),
             98304);
-  const std::string_view conv_types = R"(["float", "float", "float", "ScalarList", "ScalarList", "ScalarList", "Scalar"])";
+  const std::string_view conv_types =
+      R"(["float", "float", "float", "ScalarList", "ScalarList", "ScalarList", "Scalar"])";
   EXPECT_EQ(FlopsOf("aten::conv2d", "[[2, 8, 20, 20], [16, 8, 3, 3], [16], [], [], [], []]", conv_types,
                     R"(["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "1"])"),
             1492992);
@@ -68,7 +70,7 @@ TEST(OpFlopsTest, MatchesTorchProfilerOnItsOps) {
 TEST(OpFlopsTest, OpsTorchLeavesAtZero) {
   // matmul [3,5,32,16] x [16,8]: 2 · 15 · 32 · 16 · 8 (= its inner aten::mm on [480,16] x [16,8]).
   EXPECT_EQ(FlopsOf("aten::matmul", "[[3, 5, 32, 16], [16, 8]]", R"(["float", "float"])"), 122880);
-  EXPECT_EQ(FlopsOf("aten::matmul", "[[16], [16]]", R"(["float", "float"])"), 32);            // dot
+  EXPECT_EQ(FlopsOf("aten::matmul", "[[16], [16]]", R"(["float", "float"])"), 32);  // dot
   EXPECT_EQ(FlopsOf("aten::matmul", "[[2, 1, 4, 8], [3, 8, 5]]", R"(["float", "float"])"), 2 * 6 * 4 * 8 * 5);
   EXPECT_LT(FlopsOf("aten::matmul", "[[4, 8], [7, 5]]", R"(["float", "float"])"), 0);  // K mismatch
   // linear [10,20,96] x weight [40,96]: 2 · 200 · 96 · 40.
@@ -86,10 +88,10 @@ TEST(OpFlopsTest, OpsTorchLeavesAtZero) {
                     R"(["", "", "", "[1, 1]", "same", "[1, 1]", "1"])"),
             2 * 4 * 64 * 3 * 9);
   // aten::convolution, transposed: 2 · N · C_in · Π(in) · C_out/g · Π(k) = 2 · 1 · 4 · 25 · 3 · 9.
-  EXPECT_EQ(FlopsOf("aten::convolution", "[[1, 4, 5, 5], [4, 3, 3, 3], [], [], [], [], [], [], []]",
-                    R"(["float", "float", ""])",
-                    R"(["", "", "", "[2, 2]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "1"])"),
-            5400);
+  EXPECT_EQ(
+      FlopsOf("aten::convolution", "[[1, 4, 5, 5], [4, 3, 3, 3], [], [], [], [], [], [], []]",
+              R"(["float", "float", ""])", R"(["", "", "", "[2, 2]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "1"])"),
+      5400);
   // A zero stride (malformed input) is no formula, not a crash.
   EXPECT_LT(FlopsOf("aten::conv2d", "[[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], []]", R"(["float", "float", ""])",
                     R"(["", "", "", "[0, 1]", "[0, 0]", "[1, 1]", "1"])"),

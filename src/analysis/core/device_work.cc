@@ -61,11 +61,16 @@ std::optional<WorkClass> KindRule(EventKind kind) {
 
 std::string_view WorkClassName(WorkClass work) {
   switch (work) {
-    case WorkClass::kCompute: return "compute";
-    case WorkClass::kCommunication: return "communication";
-    case WorkClass::kMemory: return "memory";
-    case WorkClass::kOther: return "other";
-    case WorkClass::kCount: break;
+    case WorkClass::kCompute:
+      return "compute";
+    case WorkClass::kCommunication:
+      return "communication";
+    case WorkClass::kMemory:
+      return "memory";
+    case WorkClass::kOther:
+      return "other";
+    case WorkClass::kCount:
+      break;
   }
   return "unknown";
 }

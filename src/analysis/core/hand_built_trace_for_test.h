@@ -52,14 +52,22 @@ class HandBuiltTrace {
   // The Kineto category of each kind, so that category-based readers (HTA semantics) see real ones.
   static std::string_view CategoryOf(EventKind kind) {
     switch (kind) {
-      case EventKind::kKernel: return "kernel";
-      case EventKind::kMemcpy: return "gpu_memcpy";
-      case EventKind::kMemset: return "gpu_memset";
-      case EventKind::kSync: return "cuda_sync";
-      case EventKind::kGpuAnnotation: return "gpu_user_annotation";
-      case EventKind::kRuntime: return "cuda_runtime";
-      case EventKind::kUserAnnotation: return "user_annotation";
-      default: return "cpu_op";
+      case EventKind::kKernel:
+        return "kernel";
+      case EventKind::kMemcpy:
+        return "gpu_memcpy";
+      case EventKind::kMemset:
+        return "gpu_memset";
+      case EventKind::kSync:
+        return "cuda_sync";
+      case EventKind::kGpuAnnotation:
+        return "gpu_user_annotation";
+      case EventKind::kRuntime:
+        return "cuda_runtime";
+      case EventKind::kUserAnnotation:
+        return "user_annotation";
+      default:
+        return "cpu_op";
     }
   }
 

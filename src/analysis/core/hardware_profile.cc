@@ -77,12 +77,19 @@ class ProfileReader {
       }
     }
     const std::array<std::pair<std::string_view, SourcedValue*>, 13> fields = {{
-        {"peak_fp16_tflops", &p->peak_fp16_tflops}, {"peak_bf16_tflops", &p->peak_bf16_tflops},
-        {"peak_fp32_tflops", &p->peak_fp32_tflops}, {"peak_int8_tops", &p->peak_int8_tops},
-        {"memory_gb", &p->memory_gb}, {"memory_gb_per_s", &p->memory_gb_per_s},
-        {"core_read_path_gb_per_s", &p->core_read_path_gb_per_s}, {"sm_count", &p->sm_count},
-        {"max_threads_per_sm", &p->max_threads_per_sm}, {"cube_cores", &p->cube_cores},
-        {"vector_cores", &p->vector_cores}, {"ai_cpu_cores", &p->ai_cpu_cores}, {"clock_mhz", &p->clock_mhz},
+        {"peak_fp16_tflops", &p->peak_fp16_tflops},
+        {"peak_bf16_tflops", &p->peak_bf16_tflops},
+        {"peak_fp32_tflops", &p->peak_fp32_tflops},
+        {"peak_int8_tops", &p->peak_int8_tops},
+        {"memory_gb", &p->memory_gb},
+        {"memory_gb_per_s", &p->memory_gb_per_s},
+        {"core_read_path_gb_per_s", &p->core_read_path_gb_per_s},
+        {"sm_count", &p->sm_count},
+        {"max_threads_per_sm", &p->max_threads_per_sm},
+        {"cube_cores", &p->cube_cores},
+        {"vector_cores", &p->vector_cores},
+        {"ai_cpu_cores", &p->ai_cpu_cores},
+        {"clock_mhz", &p->clock_mhz},
     }};
     for (const auto& [key, value] : fields) {
       simdjson::dom::element field;
@@ -142,9 +149,7 @@ Result<HardwareProfiles> HardwareProfiles::Parse(std::string_view json, std::str
   return result;
 }
 
-Result<HardwareProfiles> HardwareProfiles::Builtin() {
-  return Parse(kEmbeddedHardwareProfilesJson, "(built in)");
-}
+Result<HardwareProfiles> HardwareProfiles::Builtin() { return Parse(kEmbeddedHardwareProfilesJson, "(built in)"); }
 
 const HardwareProfile* HardwareProfiles::FindByName(std::string_view name) const {
   for (const HardwareProfile& profile : profiles_) {
@@ -158,8 +163,8 @@ const HardwareProfile* HardwareProfiles::Detect(std::string_view device_name, in
   for (const HardwareProfile& profile : profiles_) {
     for (const std::string& name : profile.device_names) {
       if (!EqualsIgnoreCase(name, device_name)) continue;
-      const bool sm_mismatch = num_sms != kNoId && profile.sm_count.value &&
-                               static_cast<int64_t>(*profile.sm_count.value) != num_sms;
+      const bool sm_mismatch =
+          num_sms != kNoId && profile.sm_count.value && static_cast<int64_t>(*profile.sm_count.value) != num_sms;
       return sm_mismatch ? nullptr : &profile;
     }
   }
@@ -194,8 +199,7 @@ const Device* PrimaryDevice(const Trace& trace) {
   return nullptr;
 }
 
-HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& profiles,
-                                 const HardwareProfile* forced) {
+HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& profiles, const HardwareProfile* forced) {
   HardwareSelection selection;
   const Device* device = PrimaryDevice(trace);
   if (device) selection.device_name = trace.str(device->name);
@@ -214,8 +218,8 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
   } else if (selection.profile) {
     selection.how = "detected";
   } else if (const HardwareProfile* by_name = profiles.Detect(selection.device_name)) {
-    selection.how = "named like " + by_name->name + " but has " + std::to_string(device->num_sms) +
-                    " SMs, not " + std::to_string(static_cast<int64_t>(*by_name->sm_count.value));
+    selection.how = "named like " + by_name->name + " but has " + std::to_string(device->num_sms) + " SMs, not " +
+                    std::to_string(static_cast<int64_t>(*by_name->sm_count.value));
   } else {
     selection.how = "no profile for this device name (give --hardware)";
   }

@@ -28,9 +28,9 @@ struct LinkBandwidth {
 };
 
 struct HardwareProfile {
-  std::string name;    // "A100 SXM4 40GB": what --hardware takes and reports print
+  std::string name;  // "A100 SXM4 40GB": what --hardware takes and reports print
   std::string vendor;
-  std::string kind;    // "gpu", "npu", "cpu"
+  std::string kind;                       // "gpu", "npu", "cpu"
   std::vector<std::string> device_names;  // names a trace gives the device, matched exactly (case-insensitive)
   // Non-empty for a family entry ("Ascend910B" without the SKU digit): the profiles the device may be.
   // Its numbers that differ between them are null; detection says the variant is unknown.
@@ -85,7 +85,6 @@ struct HardwareSelection {
 const Device* PrimaryDevice(const Trace& trace);
 
 // `forced` (from --hardware) wins; otherwise detection from the trace's device.
-HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& profiles,
-                                 const HardwareProfile* forced);
+HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& profiles, const HardwareProfile* forced);
 
 }  // namespace tuneprof

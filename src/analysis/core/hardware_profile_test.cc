@@ -26,10 +26,11 @@ std::string DetectedName(std::string_view device, int64_t num_sms = kNoId) {
 }
 
 TEST(HardwareProfileTest, BuiltinHasTheChipsTheIssueAsksFor) {
-  for (std::string_view name : {"Ascend 910A", "Ascend 910B1", "Ascend 910B2", "Ascend 910B3", "Ascend 910B4",
-                                "Ascend 910 A3 die", "Ascend 310P3", "V100 SXM2 16GB", "V100 SXM2 32GB", "V100 PCIe",
-                                "A100 SXM4 40GB", "A100 SXM4 80GB", "A100 PCIe 40GB", "A100 PCIe 80GB", "H100 SXM",
-                                "H100 PCIe", "H200 SXM", "B200", "L40S", "RTX 4090", "generic CPU"}) {
+  for (std::string_view name :
+       {"Ascend 910A",    "Ascend 910B1",   "Ascend 910B2",   "Ascend 910B3", "Ascend 910B4",   "Ascend 910 A3 die",
+        "Ascend 310P3",   "V100 SXM2 16GB", "V100 SXM2 32GB", "V100 PCIe",    "A100 SXM4 40GB", "A100 SXM4 80GB",
+        "A100 PCIe 40GB", "A100 PCIe 80GB", "H100 SXM",       "H100 PCIe",    "H200 SXM",       "B200",
+        "L40S",           "RTX 4090",       "generic CPU"}) {
     EXPECT_NE(Builtin().FindByName(name), nullptr) << name;
   }
   EXPECT_NE(Builtin().FindByName("h100 sxm"), nullptr);  // case-insensitive, as typed on a command line
@@ -125,9 +126,9 @@ TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
   ASSERT_NE(family, nullptr);
   EXPECT_EQ(family->name, "Ascend 910B (variant unknown)");
   EXPECT_EQ(family->variants.size(), 4u);
-  for (const SourcedValue* v : {&family->peak_fp16_tflops, &family->peak_bf16_tflops, &family->peak_int8_tops,
-                                &family->memory_gb, &family->core_read_path_gb_per_s, &family->cube_cores,
-                                &family->vector_cores, &family->clock_mhz}) {
+  for (const SourcedValue* v :
+       {&family->peak_fp16_tflops, &family->peak_bf16_tflops, &family->peak_int8_tops, &family->memory_gb,
+        &family->core_read_path_gb_per_s, &family->cube_cores, &family->vector_cores, &family->clock_mhz}) {
     EXPECT_FALSE(v->value.has_value()) << v->source;  // per-variant: never one variant's number
   }
   // What it does know is what every variant has.

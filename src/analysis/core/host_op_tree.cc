@@ -30,8 +30,7 @@ void NestTrack(const EventTable& events, const std::vector<uint32_t>& order, Hos
       const uint32_t parent = open.back();
       tree->parent[event] = parent;
       tree->self_ns[parent] -= events.dur_ns[event];
-      tree->parent_op[event] =
-          events.kind[parent] == EventKind::kHostOp ? parent : tree->parent_op[parent];
+      tree->parent_op[event] = events.kind[parent] == EventKind::kHostOp ? parent : tree->parent_op[parent];
       const uint32_t op = tree->parent_op[event];
       if (op != kNoIndex) tree->outermost_op[event] = tree->outermost_op[op] != kNoIndex ? tree->outermost_op[op] : op;
     }

@@ -23,9 +23,10 @@ TEST(OpClasses, KernelKeywordsFirstMatchWins) {
 
 // h100_2gpu_mfu_before: 100 "cast chains" were runs of gpu_kernel_impl_nocast multiplies.
 TEST(OpClasses, NocastElementwiseKernelsAreNotCasts) {
-  const char* kMul = "void at::native::elementwise_kernel<(int)128, (int)2, void at::native::gpu_kernel_impl_nocast<"
-                     "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>>"
-                     "(at::TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)";
+  const char* kMul =
+      "void at::native::elementwise_kernel<(int)128, (int)2, void at::native::gpu_kernel_impl_nocast<"
+      "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>>"
+      "(at::TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)";
   EXPECT_EQ(OpLetter(kMul), op_letter::kOtherElementwise);
   EXPECT_EQ(OpLetter("void at::native::vectorized_elementwise_kernel<4, at::native::cast_kernel>"), op_letter::kCast);
 }

@@ -29,12 +29,16 @@ bool SkipValue(std::string_view text, size_t* pos) {
   for (; *pos < text.size(); ++*pos) {
     const char c = text[*pos];
     if (in_string) {
-      if (c == '\\') ++*pos;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++*pos;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') ++depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '[' || c == '{')
+      ++depth;
     else if (c == ']' || c == '}') {
       if (depth == 0) return true;
       if (--depth == 0) {
@@ -138,11 +142,24 @@ int64_t ShapeDtypeBytes(std::string_view dtype) {
     int64_t bytes;
   };
   static constexpr Size kSizes[] = {
-      {"float", 4},          {"double", 8},           {"c10::Half", 2},      {"c10::BFloat16", 2},
-      {"long int", 8},       {"long", 8},             {"int", 4},            {"short int", 2},
-      {"short", 2},          {"signed char", 1},      {"unsigned char", 1},  {"bool", 1},
-      {"c10::complex<float>", 8}, {"c10::complex<double>", 16}, {"c10::Float8_e4m3fn", 1},
-      {"c10::Float8_e5m2", 1}, {"c10::Float8_e4m3fnuz", 1}, {"c10::Float8_e5m2fnuz", 1},
+      {"float", 4},
+      {"double", 8},
+      {"c10::Half", 2},
+      {"c10::BFloat16", 2},
+      {"long int", 8},
+      {"long", 8},
+      {"int", 4},
+      {"short int", 2},
+      {"short", 2},
+      {"signed char", 1},
+      {"unsigned char", 1},
+      {"bool", 1},
+      {"c10::complex<float>", 8},
+      {"c10::complex<double>", 16},
+      {"c10::Float8_e4m3fn", 1},
+      {"c10::Float8_e5m2", 1},
+      {"c10::Float8_e4m3fnuz", 1},
+      {"c10::Float8_e5m2fnuz", 1},
   };
   for (const Size& size : kSizes) {
     if (size.name == dtype) return size.bytes;

@@ -30,9 +30,9 @@ struct HtaTemporalBreakdown {
 struct HtaRankBreakdown {
   int64_t rank = 0;
   std::string path;
-  uint64_t gpu_events = 0;         // the rows HTA keeps for these analyses
-  bool last_step_dropped = false;  // HTA's load filter applied (>= 2 ProfilerStep names)
-  bool rounded_to_us = false;      // sub-µs timestamps rounded as HTA does
+  uint64_t gpu_events = 0;                       // the rows HTA keeps for these analyses
+  bool last_step_dropped = false;                // HTA's load filter applied (>= 2 ProfilerStep names)
+  bool rounded_to_us = false;                    // sub-µs timestamps rounded as HTA does
   std::optional<HtaTemporalBreakdown> temporal;  // nullopt when no GPU event is left
   std::optional<double> comm_comp_overlap_pct;   // nullopt where HTA gives NaN (no communication)
 };

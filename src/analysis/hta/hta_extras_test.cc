@@ -103,9 +103,8 @@ uint64_t Fingerprint(const std::vector<size_t>& order) {
 TEST(HtaArgsortTest, ReproducesNumpyQuicksortOnTies) {
   std::vector<int64_t> small;
   for (int64_t i = 0; i < 40; ++i) small.push_back((i * 7) % 5);
-  const std::vector<size_t> expected = {0,  20, 15, 30, 10, 25, 35, 5,  23, 8,  33, 28, 13, 3,
-                                        38, 18, 6,  21, 1,  36, 16, 26, 11, 31, 34, 29, 19, 14,
-                                        9,  4,  24, 39, 27, 22, 17, 12, 32, 7,  2,  37};
+  const std::vector<size_t> expected = {0,  20, 15, 30, 10, 25, 35, 5,  23, 8, 33, 28, 13, 3,  38, 18, 6,  21, 1, 36,
+                                        16, 26, 11, 31, 34, 29, 19, 14, 9,  4, 24, 39, 27, 22, 17, 12, 32, 7,  2, 37};
   EXPECT_EQ(ArgsortLikeNumpy(small), expected);
 
   std::vector<int64_t> medium;

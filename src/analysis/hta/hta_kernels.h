@@ -19,22 +19,22 @@ namespace tuneprof {
 struct HtaKernelTypeShare {
   std::string kernel_type;  // "COMPUTATION", "COMMUNICATION overlapping MEMORY", ...
   double sum_us = 0;
-  double percentage = 0;    // rounded to 1 decimal, as HTA prints it
+  double percentage = 0;  // rounded to 1 decimal, as HTA prints it
 };
 
 struct HtaKernelStats {
   std::string name;         // "others" for the folded tail
   std::string kernel_type;  // COMPUTATION, COMMUNICATION or MEMORY
   int64_t rank = 0;
-  uint64_t count = 0;       // kernels behind the row (not in HTA's table; for "others", of every folded name)
+  uint64_t count = 0;  // kernels behind the row (not in HTA's table; for "others", of every folded name)
   double sum_us = 0, max_us = 0, min_us = 0, mean_us = 0;
-  double stddev_us = 0;     // ddof 1; 0 where pandas gives NaN (a single value)
+  double stddev_us = 0;  // ddof 1; 0 where pandas gives NaN (a single value)
 };
 
 struct HtaKernelBreakdown {
-  std::vector<HtaKernelTypeShare> types;  // all ranks summed (HTA's table), by sum, largest first
+  std::vector<HtaKernelTypeShare> types;                       // all ranks summed (HTA's table), by sum, largest first
   std::vector<std::vector<HtaKernelTypeShare>> types_by_rank;  // the same for each trace alone, in order
-  std::vector<HtaKernelStats> kernels;    // by (kernel_type, name, rank), as HTA sorts them
+  std::vector<HtaKernelStats> kernels;                         // by (kernel_type, name, rank), as HTA sorts them
 };
 
 constexpr uint64_t kHtaDefaultNumKernels = 10;

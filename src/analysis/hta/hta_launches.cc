@@ -58,8 +58,8 @@ void AddLaunchStats(const HtaRankRows& rank, HtaLaunchAnalysis* out) {
       cpu.push_back(launch.cpu_duration_us);
       gpu.push_back(launch.gpu_duration_us);
       delay.push_back(launch.launch_delay_us);
-      summary.short_kernels += launch.cpu_duration_us <= kHtaRuntimeCutoffUs &&
-                               launch.gpu_duration_us < launch.cpu_duration_us;
+      summary.short_kernels +=
+          launch.cpu_duration_us <= kHtaRuntimeCutoffUs && launch.gpu_duration_us < launch.cpu_duration_us;
       summary.runtime_outliers += launch.cpu_duration_us > kHtaRuntimeCutoffUs;
       summary.launch_delay_outliers += launch.launch_delay_us > kHtaLaunchDelayCutoffUs;
       out->launches.push_back(launch);

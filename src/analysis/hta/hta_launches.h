@@ -34,9 +34,9 @@ struct HtaLaunchSummary {
   HtaDescribe cpu_duration_us;
   HtaDescribe gpu_duration_us;
   HtaDescribe launch_delay_us;
-  uint64_t short_kernels = 0;            // cpu_dur <= runtime_cutoff and gpu_dur < cpu_dur
-  uint64_t runtime_outliers = 0;         // cpu_dur > runtime_cutoff
-  uint64_t launch_delay_outliers = 0;    // launch_delay > launch_delay_cutoff
+  uint64_t short_kernels = 0;          // cpu_dur <= runtime_cutoff and gpu_dur < cpu_dur
+  uint64_t runtime_outliers = 0;       // cpu_dur > runtime_cutoff
+  uint64_t launch_delay_outliers = 0;  // launch_delay > launch_delay_cutoff
 };
 
 struct HtaQueueLength {
@@ -46,9 +46,9 @@ struct HtaQueueLength {
 };
 
 struct HtaLaunchAnalysis {
-  std::vector<HtaLaunchRow> launches;      // by (rank, correlation)
-  std::vector<HtaLaunchSummary> summaries; // one per rank with launches, in trace order
-  std::vector<HtaQueueLength> queues;      // by (rank, stream)
+  std::vector<HtaLaunchRow> launches;       // by (rank, correlation)
+  std::vector<HtaLaunchSummary> summaries;  // one per rank with launches, in trace order
+  std::vector<HtaQueueLength> queues;       // by (rank, stream)
 };
 
 HtaLaunchAnalysis ComputeHtaLaunches(std::span<const Trace> traces);

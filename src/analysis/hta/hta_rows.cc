@@ -71,8 +71,8 @@ bool CarriesStream(EventKind kind) {
 }
 
 bool IsProfilerStepName(std::string_view name) {
-  return name.size() > kStepPrefix.size() && name.starts_with(kStepPrefix) &&
-         name[kStepPrefix.size()] >= '0' && name[kStepPrefix.size()] <= '9';
+  return name.size() > kStepPrefix.size() && name.starts_with(kStepPrefix) && name[kStepPrefix.size()] >= '0' &&
+         name[kStepPrefix.size()] <= '9';
 }
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -136,8 +136,7 @@ std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock) {
     row.carries_stream = CarriesStream(e.kind[i]);
     if (row.carries_stream) row.stream = trace.tracks()[e.track[i]].tid.value;
     const std::string_view name = trace.str(e.name[i]);
-    row.gpu_kernel_row = (row.carries_stream && row.correlation >= 0) || name == "Event Sync" ||
-                         name == "Context Sync";
+    row.gpu_kernel_row = (row.carries_stream && row.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
     rows.push_back(row);
   }
   return rows;
@@ -275,8 +274,10 @@ std::vector<size_t> ArgsortLikeNumpy(const std::vector<int64_t>& v) {
         size_t* pj = pr - 1;
         std::swap(*pm, *pj);
         for (;;) {
-          do ++pi; while (less(*pi, vp));
-          do --pj; while (less(vp, *pj));
+          do ++pi;
+          while (less(*pi, vp));
+          do --pj;
+          while (less(vp, *pj));
           if (pi >= pj) break;
           std::swap(*pi, *pj);
         }

@@ -13,12 +13,18 @@ namespace {
 std::string_view KindOf(bool memset, CopyDirection direction) {
   if (memset) return "memset";
   switch (direction) {
-    case CopyDirection::kHostToDevice: return "H2D";
-    case CopyDirection::kDeviceToHost: return "D2H";
-    case CopyDirection::kDeviceToDevice: return "D2D";
-    case CopyDirection::kPeerToPeer: return "P2P";
-    case CopyDirection::kHostToHost: return "H2H";
-    default: return "unknown";
+    case CopyDirection::kHostToDevice:
+      return "H2D";
+    case CopyDirection::kDeviceToHost:
+      return "D2H";
+    case CopyDirection::kDeviceToDevice:
+      return "D2D";
+    case CopyDirection::kPeerToPeer:
+      return "P2P";
+    case CopyDirection::kHostToHost:
+      return "H2H";
+    default:
+      return "unknown";
   }
 }
 
@@ -58,9 +64,12 @@ struct Accumulator {
 std::string DeviceLabel(const Device& device) {
   const std::string id = device.id == kNoId ? std::string("?") : std::to_string(device.id);
   switch (device.type) {
-    case DeviceType::kCpu: return "cpu";
-    case DeviceType::kGpu: return "cuda:" + id;
-    case DeviceType::kNpu: return "npu:" + id;
+    case DeviceType::kCpu:
+      return "cpu";
+    case DeviceType::kGpu:
+      return "cuda:" + id;
+    case DeviceType::kNpu:
+      return "npu:" + id;
   }
   return "unknown";
 }
@@ -71,8 +80,7 @@ std::vector<DeviceCopies> AnalyzeCopies(const Trace& trace, const HardwareSelect
   for (const CopyInfo& copy : trace.copies()) {
     const uint32_t event = copy.event;
     const Process& process = trace.processes()[trace.tracks()[events.track[event]].process];
-    const std::string device =
-        process.device == kNoIndex ? "unknown" : DeviceLabel(trace.devices()[process.device]);
+    const std::string device = process.device == kNoIndex ? "unknown" : DeviceLabel(trace.devices()[process.device]);
     const std::string kind(KindOf(events.kind[event] == EventKind::kMemset, copy.direction));
     Accumulator& acc = by_kind[{device, kind}];
     CopyTraffic& traffic = acc.traffic;

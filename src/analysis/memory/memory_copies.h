@@ -13,18 +13,18 @@
 namespace tuneprof {
 
 struct CopyTraffic {
-  std::string kind;             // "H2D", "D2H", "D2D", "P2P", "H2H", "unknown" (memcpy) or "memset"
+  std::string kind;  // "H2D", "D2H", "D2D", "P2P", "H2H", "unknown" (memcpy) or "memset"
   int64_t count = 0;
-  int64_t bytes = 0;            // over copies whose size is known
+  int64_t bytes = 0;  // over copies whose size is known
   int64_t unknown_size_count = 0;
-  int64_t time_ns = 0;          // summed durations of the copies of known size
-  int64_t busy_ns = 0;          // union of all copies' intervals
+  int64_t time_ns = 0;                  // summed durations of the copies of known size
+  int64_t busy_ns = 0;                  // union of all copies' intervals
   std::optional<double> achieved_gbps;  // bytes / time_ns (GB/s = bytes per ns)
-  int64_t pageable_count = 0;   // host side pageable: the copy cannot be asynchronous
+  int64_t pageable_count = 0;           // host side pageable: the copy cannot be asynchronous
   int64_t pinned_count = 0;
-  std::optional<double> peak_gbps;      // from the hardware profile
-  std::string peak_source;               // "device memory", "pcie link", ... ("" when unknown)
-  std::optional<double> utilization;     // achieved / peak, 0..1
+  std::optional<double> peak_gbps;    // from the hardware profile
+  std::string peak_source;            // "device memory", "pcie link", ... ("" when unknown)
+  std::optional<double> utilization;  // achieved / peak, 0..1
 };
 
 struct DeviceCopies {

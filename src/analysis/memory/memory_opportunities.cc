@@ -34,12 +34,12 @@ int64_t MaxLiveBytes(const std::vector<MemoryBlock>& blocks) {
 }
 
 constexpr std::array<std::string_view, 30> kElementwiseOps = {
-    "aten::relu",      "aten::add",        "aten::sub",     "aten::mul",       "aten::div",
-    "aten::sigmoid",   "aten::tanh",       "aten::gelu",    "aten::silu",      "aten::dropout",
-    "aten::clamp",     "aten::clamp_min",  "aten::clamp_max", "aten::threshold", "aten::neg",
-    "aten::exp",       "aten::log",        "aten::sqrt",    "aten::rsqrt",     "aten::pow",
-    "aten::abs",       "aten::hardtanh",   "aten::leaky_relu", "aten::elu",     "aten::softplus",
-    "aten::hardswish", "aten::hardsigmoid", "aten::mish",   "aten::reciprocal", "aten::masked_fill"};
+    "aten::relu",      "aten::add",         "aten::sub",        "aten::mul",        "aten::div",
+    "aten::sigmoid",   "aten::tanh",        "aten::gelu",       "aten::silu",       "aten::dropout",
+    "aten::clamp",     "aten::clamp_min",   "aten::clamp_max",  "aten::threshold",  "aten::neg",
+    "aten::exp",       "aten::log",         "aten::sqrt",       "aten::rsqrt",      "aten::pow",
+    "aten::abs",       "aten::hardtanh",    "aten::leaky_relu", "aten::elu",        "aten::softplus",
+    "aten::hardswish", "aten::hardsigmoid", "aten::mish",       "aten::reciprocal", "aten::masked_fill"};
 
 struct OpRef {
   int64_t start_ns;
@@ -147,9 +147,7 @@ class OffsetPlanner {
 
   static size_t Window(uint64_t seq) { return static_cast<size_t>(seq / kWindow); }
   // Blocks never freed live to the end of the trace.
-  uint64_t End(const MemoryBlock& block) const {
-    return block.free_seq == kNeverFreed ? horizon_ : block.free_seq;
-  }
+  uint64_t End(const MemoryBlock& block) const { return block.free_seq == kNeverFreed ? horizon_ : block.free_seq; }
   bool Overlap(size_t a, size_t b) const {
     return blocks_[a].alloc_seq < End(blocks_[b]) && blocks_[b].alloc_seq < End(blocks_[a]);
   }
@@ -218,10 +216,10 @@ int64_t PlanInAllocationOrder(const std::vector<MemoryBlock>& blocks) {
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
     return a.seq != b.seq ? a.seq < b.seq : (a.alloc != b.alloc ? !a.alloc : a.block < b.block);
   });
-  std::map<int64_t, int64_t> gaps;                   // offset -> bytes, every free gap below `top`
-  std::set<std::pair<int64_t, int64_t>> by_size;    // (bytes, offset) of the same gaps
+  std::map<int64_t, int64_t> gaps;                // offset -> bytes, every free gap below `top`
+  std::set<std::pair<int64_t, int64_t>> by_size;  // (bytes, offset) of the same gaps
   std::vector<int64_t> offset(blocks.size(), -1);
-  std::map<int64_t, int64_t> live;                   // offset -> end of live blocks, to find the top
+  std::map<int64_t, int64_t> live;  // offset -> end of live blocks, to find the top
   int64_t peak = 0;
   auto remove_gap = [&](std::map<int64_t, int64_t>::iterator it) {
     by_size.erase({it->second, it->first});
@@ -297,8 +295,7 @@ constexpr std::array<PlanStrategy, 5> kPlanStrategies = {{
        return static_cast<double>(a.bytes) * static_cast<double>(la) >
               static_cast<double>(b.bytes) * static_cast<double>(lb);
      }},
-    {"in allocation order", false,
-     [](const MemoryBlock&, uint64_t, const MemoryBlock&, uint64_t) { return false; }},
+    {"in allocation order", false, [](const MemoryBlock&, uint64_t, const MemoryBlock&, uint64_t) { return false; }},
 }};
 
 // What one planner reached: the arena, or nothing when the work budget ran out after `placed` blocks.
@@ -339,8 +336,7 @@ PlanAttempt RunSqueakyWheel(const std::vector<MemoryBlock>& blocks, int64_t limi
     if (!attempt.top) return {best.top, attempt.placed};
     if (!best.top || *attempt.top < *best.top) best = attempt;
     const std::vector<int64_t>& offsets = planner.Offsets();
-    std::stable_partition(order.begin(), order.end(),
-                          [&](size_t b) { return offsets[b] + blocks[b].bytes > limit; });
+    std::stable_partition(order.begin(), order.end(), [&](size_t b) { return offsets[b] + blocks[b].bytes > limit; });
   }
   return best;
 }
@@ -367,7 +363,8 @@ PlanAttempt RunJittered(const std::vector<MemoryBlock>& blocks, uint64_t seed, b
   }
   std::vector<size_t> order(blocks.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] != keys[b] ? keys[a] > keys[b] : a < b; });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return keys[a] != keys[b] ? keys[a] > keys[b] : a < b; });
   return Attempt(planner, order, best_fit);
 }
 
@@ -477,7 +474,8 @@ ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_byt
     const int rounds = static_cast<int>(std::min<size_t>(kSqueakyWheelRounds, affordable));
     consider(RunSqueakyWheel(blocks, lower_bound, rounds, &budget), "greedy, squeaky wheel");
   }
-  const uint64_t jittered = std::min<uint64_t>(kJitteredRuns, kRepairPlacementBudget / std::max<size_t>(blocks.size(), 1));
+  const uint64_t jittered =
+      std::min<uint64_t>(kJitteredRuns, kRepairPlacementBudget / std::max<size_t>(blocks.size(), 1));
   for (uint64_t seed = 1; seed <= jittered && searching(); ++seed) {
     consider(RunJittered(blocks, seed, seed % 2 == 0, &budget), "greedy by size, jittered");
   }

@@ -61,8 +61,8 @@ TEST(PlanReuseTest, ReachesTheObservedPeakWhereGreedyBySizeLeavesAHole) {
 TEST(PlanReuseTest, AllocationOrderReplayReusesTheBestFittingGap) {
   // X, Y, Z of 100 bytes stack up to 300; Y's free leaves a 100-byte gap at 100 that W (60) then
   // V (30) fill best-fit, so the arena stays at 300 = the most bytes alive at once.
-  const std::vector<MemoryBlock> blocks = {Block(100, 0, 10), Block(100, 1, 3), Block(100, 2, 10),
-                                           Block(60, 4, 10), Block(30, 5, 10)};
+  const std::vector<MemoryBlock> blocks = {Block(100, 0, 10), Block(100, 1, 3), Block(100, 2, 10), Block(60, 4, 10),
+                                           Block(30, 5, 10)};
   const ReusePlan plan = PlanReuse(blocks, 0, kNoId, false);
   EXPECT_EQ(plan.max_live_bytes, 300);
   EXPECT_EQ(plan.plan_peak_bytes, 300);
@@ -146,7 +146,7 @@ TEST_F(InPlaceTest, InputStillUsedByTheNextOpIsNotACandidate) {
   hand_.Host(EventKind::kHostOp, "aten::relu", Us(20), Us(10));
   hand_.Host(EventKind::kHostOp, "aten::add", Us(40), Us(10));
   const std::vector<MemoryBlock> blocks = {
-      Live(4096, 5, 48),   // the input lives on into the add
+      Live(4096, 5, 48),  // the input lives on into the add
       Live(4096, 22, 60),
   };
   const Trace trace = hand_.Finish();

@@ -20,9 +20,9 @@ struct PackItem {
 };
 
 enum class PackOutcome {
-  kFits,         // offsets hold a plan within the capacity
-  kDoesNotFit,   // the search proved no plan fits
-  kGaveUp,       // the node budget ran out first
+  kFits,        // offsets hold a plan within the capacity
+  kDoesNotFit,  // the search proved no plan fits
+  kGaveUp,      // the node budget ran out first
 };
 
 struct PackResult {

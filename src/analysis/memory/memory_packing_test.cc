@@ -90,7 +90,7 @@ TEST(SearchPackingTest, FindsThePerfectTilingOfAFullArena) {
 // 846 because greedy planning by size, lifetime, breadth, allocation order, squeaky wheel and
 // jitter all leave a hole in them while a plan at the bound exists.
 std::vector<MemoryBlock> CnnTrainBlocks() {
-  const std::vector<PackItem> items = {{5, 7, 4718592},  {4, 8, 4718592},   {3, 10, 2359296}, {6, 11, 4718592},
+  const std::vector<PackItem> items = {{5, 7, 4718592},  {4, 8, 4718592},   {3, 10, 2359296},  {6, 11, 4718592},
                                        {0, 12, 4718592}, {13, 15, 9437184}, {14, 16, 9437184}, {9, 17, 73728},
                                        {2, 18, 589824},  {1, 19, 1}};
   std::vector<MemoryBlock> blocks;

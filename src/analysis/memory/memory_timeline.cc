@@ -391,7 +391,8 @@ std::vector<MemoryBlock> OperatorBlocks(const Trace& trace, const std::string& d
   for (size_t b = 0; b < blocks.size(); ++b) {
     points.push_back({blocks[b].alloc_ns, kAllocate, b});
     if (blocks[b].free_ns == kNoId) continue;
-    points.push_back({blocks[b].free_ns, blocks[b].free_ns == blocks[b].alloc_ns ? kReleaseSameInstant : kReleaseOlder, b});
+    points.push_back(
+        {blocks[b].free_ns, blocks[b].free_ns == blocks[b].alloc_ns ? kReleaseSameInstant : kReleaseOlder, b});
   }
   std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
     if (a.ns != b.ns) return a.ns < b.ns;
@@ -429,7 +430,8 @@ void DescribeStepsFromBlocks(const Trace& trace, const std::vector<MemoryBlock>&
       pta.push_back(record);
     }
   }
-  std::stable_sort(pta.begin(), pta.end(), [](const NpuMemoryRecord* a, const NpuMemoryRecord* b) { return a->ts_ns < b->ts_ns; });
+  std::stable_sort(pta.begin(), pta.end(),
+                   [](const NpuMemoryRecord* a, const NpuMemoryRecord* b) { return a->ts_ns < b->ts_ns; });
   for (size_t s = 0; s < steps.size(); ++s) {
     StepMemory& memory = device->steps[s];
     for (const NpuMemoryRecord* record : pta) {
@@ -475,8 +477,9 @@ void AddOperatorBlocks(const Trace& trace, const std::string& device_name,
   DescribeLiveBlocks(trace, std::move(live), last_ns, device);
   device->live_at_peak_unattributed_bytes = device->peak_allocated_bytes - device->live_at_peak_known_bytes;
   const bool reserved_known = device->peak_reserved_bytes != kNoId && device->peak_reserved_bytes > 0;
-  device->reuse = PlanReuse(blocks, std::max<int64_t>(device->live_at_peak_unattributed_bytes, 0),
-                            reserved_known ? device->peak_reserved_bytes : device->peak_allocated_bytes, reserved_known);
+  device->reuse =
+      PlanReuse(blocks, std::max<int64_t>(device->live_at_peak_unattributed_bytes, 0),
+                reserved_known ? device->peak_reserved_bytes : device->peak_allocated_bytes, reserved_known);
 }
 
 DeviceMemory* DeviceNamed(const std::string& name, std::vector<DeviceMemory>* devices) {
@@ -514,10 +517,14 @@ void AddNpuMemoryRecords(const Trace& trace, std::vector<DeviceMemory>* devices)
 std::string MemoryDeviceName(int64_t device_type, int64_t device_id) {
   const std::string id = device_id == kNoId ? "?" : std::to_string(device_id);
   switch (device_type) {
-    case 0: return "cpu";
-    case 1: return "cuda:" + id;
-    case 20: return "npu:" + id;
-    default: return "device" + (device_type == kNoId ? std::string("?") : std::to_string(device_type)) + ":" + id;
+    case 0:
+      return "cpu";
+    case 1:
+      return "cuda:" + id;
+    case 20:
+      return "npu:" + id;
+    default:
+      return "device" + (device_type == kNoId ? std::string("?") : std::to_string(device_type)) + ":" + id;
   }
 }
 

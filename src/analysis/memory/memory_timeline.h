@@ -34,11 +34,11 @@ struct MemoryPoint {
 
 // A block alive at the peak.
 struct LiveBlock {
-  int64_t address = kNoId;   // kNoId where the trace gives none
+  int64_t address = kNoId;  // kNoId where the trace gives none
   int64_t bytes = 0;
-  std::string op;            // allocating op ("" when no host op encloses the allocation)
+  std::string op;  // allocating op ("" when no host op encloses the allocation)
   int64_t alloc_ns = 0;
-  int64_t free_ns = kNoId;   // kNoId: still alive when the trace ends
+  int64_t free_ns = kNoId;  // kNoId: still alive when the trace ends
 };
 
 // Blocks alive at the peak, grouped by the op that allocated them.
@@ -82,7 +82,7 @@ struct ComponentMemory {
 };
 
 struct DeviceMemory {
-  std::string device;     // "cpu", "cuda:0", "npu:1"
+  std::string device;  // "cpu", "cuda:0", "npu:1"
   int64_t event_count = 0;
   int64_t alloc_count = 0;
   int64_t alloc_bytes = 0;
@@ -90,22 +90,22 @@ struct DeviceMemory {
   int64_t free_bytes = 0;
   int64_t peak_allocated_bytes = kNoId;
   int64_t peak_allocated_ns = kNoId;
-  int64_t peak_step = kNoId;         // ProfilerStep number holding the peak; kNoId outside steps
-  std::string peak_op;               // "" when no host op encloses the peak
+  int64_t peak_step = kNoId;            // ProfilerStep number holding the peak; kNoId outside steps
+  std::string peak_op;                  // "" when no host op encloses the peak
   int64_t peak_reserved_bytes = kNoId;  // kNoId when no event carried Total Reserved
   int64_t peak_reserved_ns = kNoId;
-  int64_t fragmentation_bytes = kNoId;   // reserved − allocated at the peak
-  std::optional<double> fragmentation_ratio;  // of reserved
-  int64_t live_at_peak_known_bytes = 0;  // blocks whose allocation the trace shows
+  int64_t fragmentation_bytes = kNoId;          // reserved − allocated at the peak
+  std::optional<double> fragmentation_ratio;    // of reserved
+  int64_t live_at_peak_known_bytes = 0;         // blocks whose allocation the trace shows
   int64_t live_at_peak_unattributed_bytes = 0;  // allocated before the trace started
-  std::vector<PeakHolder> holders;       // largest first
-  std::vector<LiveBlock> largest_live_blocks;  // up to kMaxLiveBlocks, largest first
+  std::vector<PeakHolder> holders;              // largest first
+  std::vector<LiveBlock> largest_live_blocks;   // up to kMaxLiveBlocks, largest first
   std::vector<StepMemory> steps;
   std::vector<LeakSuspect> leak_suspects;  // largest growth first
   ReusePlan reuse;
-  std::vector<InPlaceCandidate> in_place;  // largest saving first
-  std::vector<MemoryPoint> timeline;       // down-sampled to at most kMaxTimelinePoints, peaks kept
-  std::vector<CopyTraffic> copies;         // per direction (memcpy) and memset, on this device
+  std::vector<InPlaceCandidate> in_place;   // largest saving first
+  std::vector<MemoryPoint> timeline;        // down-sampled to at most kMaxTimelinePoints, peaks kept
+  std::vector<CopyTraffic> copies;          // per direction (memcpy) and memset, on this device
   std::vector<ComponentMemory> components;  // torch_npu memory_record.csv, by component name
   // Where the peak figures come from: "[memory] events", or "memory_record.csv PTA" on torch_npu
   // directories whose timeline has no allocator events ("" when neither exists).
@@ -120,7 +120,7 @@ struct MemoryAnalysis {
   std::string path;
   int64_t trace_start_ns = kNoId;  // first interval start, for relative times in the text report
   HardwareSelection hardware;
-  std::vector<DeviceMemory> devices;   // memory-event devices first, then devices with copies only
+  std::vector<DeviceMemory> devices;  // memory-event devices first, then devices with copies only
 };
 
 constexpr size_t kMaxTimelinePoints = 200;

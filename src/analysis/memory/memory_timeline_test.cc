@@ -46,9 +46,9 @@ TEST_F(MemoryTimelineTest, PeakIsTheLargestTotalWithItsStepInnermostOpAndHolders
   hand_.Step(1, Us(0), Us(100));
   hand_.Host(EventKind::kHostOp, "aten::linear", Us(10), Us(40));
   hand_.Host(EventKind::kHostOp, "aten::addmm", Us(20), Us(10));
-  Memory(Us(5), 0x10, 1000, 1000);      // held by the step annotation only
-  Memory(Us(15), 0x20, 3000, 4000);     // in aten::linear
-  Memory(Us(25), 0x30, 6000, 10000);    // in aten::addmm: the peak
+  Memory(Us(5), 0x10, 1000, 1000);    // held by the step annotation only
+  Memory(Us(15), 0x20, 3000, 4000);   // in aten::linear
+  Memory(Us(25), 0x30, 6000, 10000);  // in aten::addmm: the peak
   Memory(Us(35), 0x30, -6000, 4000);
   Memory(Us(60), 0x20, -3000, 1000);
   const DeviceMemory d = AnalyzeOnly();
@@ -182,16 +182,16 @@ class NpuOperatorMemoryTest : public ::testing::Test {
 };
 
 TEST_F(NpuOperatorMemoryTest, RowsOfTheTorchNpuAllocatorHoldThePeakAndFeedChurnLeaksAndReuse) {
-  Record(Us(0), 5000, 8000);      // 5000 B allocated before the window
+  Record(Us(0), 5000, 8000);  // 5000 B allocated before the window
   Row("aten::mm", 2000, Us(10), Us(50));
   Record(Us(10), 7000, 8000);
   Row("aten::relu", 1000, Us(20), Us(40));
-  Record(Us(20), 8000, 8000);     // the peak: aten::relu allocates
+  Record(Us(20), 8000, 8000);                                // the peak: aten::relu allocates
   Row("cann::Conv2D", 4000, Us(25), Us(30), /*pta=*/false);  // the graph engine's: not PTA's
   Row("aten::empty", 500, Us(90), kNoId);                    // held to the end, one per step: a leak
   Row("aten::empty", 500, Us(190), kNoId);
   Row("aten::empty", 500, Us(290), kNoId);
-  Row("aten::add", 1000, Us(60), Us(60));                     // freed as allocated: never live
+  Row("aten::add", 1000, Us(60), Us(60));  // freed as allocated: never live
   const DeviceMemory d = Analyze();
   EXPECT_EQ(d.device, "npu:0");
   EXPECT_EQ(d.blocks_source, "operator_memory PTA rows");

@@ -208,7 +208,8 @@ class CommunicationReader {
       if (auto e = field.unescaped_key().get(key)) return Fail(where, e);
       HcclPacketBucket bucket;
       const std::string here = where + "." + std::string(key);
-      if (!ParseDouble(key, &bucket.packet_mb)) return InvalidInput(std::string(origin_) + ": " + here + ": not a size");
+      if (!ParseDouble(key, &bucket.packet_mb))
+        return InvalidInput(std::string(origin_) + ": " + here + ": not a size");
       od::array pair;
       if (auto e = field.value().get_array().get(pair)) return Fail(here, e);
       size_t index = 0;
@@ -333,7 +334,8 @@ Status ReadCommunicationMatrixJson(std::string_view json, std::string_view origi
 }
 
 Status ReadCommunicationFile(const std::string& path, SideTableBuilder* out) {
-  return ReadFile(path, out, [](CommunicationReader* r, simdjson::padded_string_view json) { return r->ReadOps(json); });
+  return ReadFile(path, out,
+                  [](CommunicationReader* r, simdjson::padded_string_view json) { return r->ReadOps(json); });
 }
 
 Status ReadCommunicationMatrixFile(const std::string& path, SideTableBuilder* out) {

@@ -97,7 +97,8 @@ TEST(AscendCommunicationTest, ErrorsNameTheFileAndTheKey) {
   Trace trace = Empty();
   SideTableBuilder out(&trace);
   Status status = ReadCommunicationJson(
-      R"json({"step1": {"collective": {"hcom_x@1": {"Communication Time Info": {"Wait Time(ms)": "slow"}}}}})json", "c.json", &out);
+      R"json({"step1": {"collective": {"hcom_x@1": {"Communication Time Info": {"Wait Time(ms)": "slow"}}}}})json",
+      "c.json", &out);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("c.json"), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("Wait Time(ms)"), std::string::npos) << status.message();
@@ -108,7 +109,9 @@ TEST(AscendCommunicationTest, ErrorsNameTheFileAndTheKey) {
 
   EXPECT_FALSE(ReadCommunicationJson("[1, 2]", "c.json", &out).ok());
   EXPECT_FALSE(ReadCommunicationJson(R"json({"s": {"collective": {"op": {"Communication Bandwidth Info": {"HCCS":
-    {"Size Distribution": {"big": [1, 2]}}}}}}})json", "c.json", &out).ok());
+    {"Size Distribution": {"big": [1, 2]}}}}}}})json",
+                                     "c.json", &out)
+                   .ok());
   EXPECT_FALSE(ReadCommunicationJson("{\"s\": ", "c.json", &out).ok());
 }
 

@@ -888,7 +888,7 @@ Result<Trace> ImportAscendDatabase(const std::string& db_path, const std::string
 
   SideTableBuilder out(&trace);
   for (const Status& s : {ReadKernelDetailRows(**db, strings, &out), ReadMemoryRecords(**db, strings, &out),
-                            ReadOperatorMemory(**db, strings, &out)}) {
+                          ReadOperatorMemory(**db, strings, &out)}) {
     if (!s.ok()) out.Warn(s.message());
   }
   if (Status s = ReadMetaData(**db, &out); !s.ok()) out.Warn(s.message());

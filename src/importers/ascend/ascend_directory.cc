@@ -34,8 +34,8 @@ constexpr std::string_view kStepTraceTime = "step_trace_time.csv";
 constexpr std::string_view kTimelineExportHint =
     "export it with torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text)";
 // Summary files that still say something about a rank without a timeline or profiler database.
-constexpr std::string_view kSummaryFiles[] = {"step_trace_time.csv", "communication.json",
-                                              "communication_matrix.json", "analysis.db"};
+constexpr std::string_view kSummaryFiles[] = {"step_trace_time.csv", "communication.json", "communication_matrix.json",
+                                              "analysis.db"};
 // What SettleRank says when only the default was left; dropped once profiler_info settles the rank.
 constexpr std::string_view kNoRankWarning = "no rank in the trace";
 
@@ -90,8 +90,7 @@ void Flatten(simdjson::dom::element element, const std::string& key, SideTableBu
 }
 
 // Parses a small JSON file; a problem is a warning naming the file, and an empty result.
-bool LoadJson(const fs::path& path, simdjson::dom::parser* parser, simdjson::dom::element* doc,
-              SideTableBuilder* out) {
+bool LoadJson(const fs::path& path, simdjson::dom::parser* parser, simdjson::dom::element* doc, SideTableBuilder* out) {
   if (auto error = parser->load(path.string()).get(*doc); error) {
     out->Warn(path.string() + ": unreadable (" + simdjson::error_message(error) + "); ignored");
     return false;
@@ -117,11 +116,13 @@ void ReadProfilerInfo(const fs::path& root, SideTableBuilder* out, RankInfo* inf
   std::error_code ec;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.starts_with(kProfilerInfoPrefix) && name.ends_with(".json") && IsFile(it->path())) files.push_back(it->path());
+    if (name.starts_with(kProfilerInfoPrefix) && name.ends_with(".json") && IsFile(it->path()))
+      files.push_back(it->path());
   }
   if (files.empty()) return;
   std::sort(files.begin(), files.end());
-  if (files.size() > 1) out->Warn(root.string() + ": several profiler_info*.json; using " + files[0].filename().string());
+  if (files.size() > 1)
+    out->Warn(root.string() + ": several profiler_info*.json; using " + files[0].filename().string());
   const std::string stem = files[0].stem().string();
   int64_t from_name;
   if (stem.size() > kProfilerInfoPrefix.size() + 1 &&
@@ -163,8 +164,8 @@ void SettleAscendRank(const fs::path& root, SideTableBuilder* out) {
 // The timeline, or an empty one (with a warning) when trace_view.json is missing or broken: the
 // summaries still load.
 Trace ImportTimeline(const fs::path& trace_view, const std::string& dir) {
-  std::string problem = trace_view.string() + ": missing; no timeline for " + dir + " (" +
-                        std::string(kTimelineExportHint) + ")";
+  std::string problem =
+      trace_view.string() + ": missing; no timeline for " + dir + " (" + std::string(kTimelineExportHint) + ")";
   if (IsFile(trace_view)) {
     auto source = OpenByteSource(trace_view.string());
     if (source.ok()) {
@@ -195,22 +196,21 @@ void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out) {
 }
 
 // The text export's files, so that the inventory also says which were absent.
-constexpr std::string_view kTextFiles[] = {
-    "trace_view.json",      "kernel_details.csv",   "step_trace_time.csv", "op_statistic.csv",
-    "operator_details.csv", "api_statistic.csv",    "memory_record.csv",   "operator_memory.csv",
-    "npu_module_mem.csv",   "communication.json",   "communication_matrix.json", "l2_cache.csv",
-    "data_preprocess.csv",  "static_op_mem.csv"};
+constexpr std::string_view kTextFiles[] = {"trace_view.json",     "kernel_details.csv",        "step_trace_time.csv",
+                                           "op_statistic.csv",    "operator_details.csv",      "api_statistic.csv",
+                                           "memory_record.csv",   "operator_memory.csv",       "npu_module_mem.csv",
+                                           "communication.json",  "communication_matrix.json", "l2_cache.csv",
+                                           "data_preprocess.csv", "static_op_mem.csv"};
 // Those of them the importer models; the rest are counted.
-constexpr std::string_view kModelledTextFiles[] = {"trace_view.json", "kernel_details.csv", "step_trace_time.csv",
-                                                   "memory_record.csv", "operator_memory.csv", "communication.json",
-                                                   "communication_matrix.json"};
+constexpr std::string_view kModelledTextFiles[] = {
+    "trace_view.json",     "kernel_details.csv", "step_trace_time.csv",      "memory_record.csv",
+    "operator_memory.csv", "communication.json", "communication_matrix.json"};
 
 bool Contains(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 std::string OutputName(const fs::path& p) { return std::string(kOutputDir) + "/" + p.filename().string(); }
-
 
 // The rank directory's own files (profiler_info_{rank}.json, profiler_metadata.json).
 void AddRootInventory(const fs::path& root, TraceMetadata* meta) {
@@ -238,8 +238,9 @@ void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMeta
     if (IsDatabaseName(p)) {
       const bool analysis = p.stem() == "analysis";
       const bool read = !main_db.empty() && (p == main_db || analysis);
-      const std::vector<std::string_view>& modelled =
-          !read ? kNone : analysis ? AnalysisDbModelledTables() : AscendDbModelledTables();
+      const std::vector<std::string_view>& modelled = !read      ? kNone
+                                                      : analysis ? AnalysisDbModelledTables()
+                                                                 : AscendDbModelledTables();
       (void)AddDatabaseInventory(p.string(), file, modelled, meta);  // an unreadable file is an entry
       continue;
     }
@@ -306,8 +307,9 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   if (!fs::is_directory(layout.output, msprof_ec) && IsMsprofDirectory(dir)) return ImportMsprofDirectory(dir);
   std::error_code ec;
   if (!fs::is_directory(layout.output, ec)) {
-    return InvalidInput(dir + ": Ascend profiler directory without ASCEND_PROFILER_OUTPUT/ (not analysed yet? "
-                              "run torch_npu.profiler.profiler.analyse on it)");
+    return InvalidInput(dir +
+                        ": Ascend profiler directory without ASCEND_PROFILER_OUTPUT/ (not analysed yet? "
+                        "run torch_npu.profiler.profiler.analyse on it)");
   }
   const fs::path trace_view = layout.output / kTraceView;
   const fs::path kernel_details = layout.output / kKernelDetails;
@@ -320,8 +322,9 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
       if (trace.ok() || !HasSummaryFiles(layout)) return trace;
       db_problem = trace.status().message() + "; using the summary files beside it";
     } else if (!HasSummaryFiles(layout)) {
-      return InvalidInput(dir + ": ASCEND_PROFILER_OUTPUT/ holds neither trace_view.json, kernel_details.csv, "
-                                "ascend_pytorch_profiler*.db, step_trace_time.csv, communication.json nor analysis.db");
+      return InvalidInput(dir +
+                          ": ASCEND_PROFILER_OUTPUT/ holds neither trace_view.json, kernel_details.csv, "
+                          "ascend_pytorch_profiler*.db, step_trace_time.csv, communication.json nor analysis.db");
     }
   }
   Trace trace = ImportTimeline(trace_view, dir);
@@ -340,8 +343,9 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   const fs::path operator_memory = layout.output / "operator_memory.csv";
   if (IsFile(operator_memory)) ReadSummary(operator_memory, ReadOperatorMemory, &out);
   // communication.json / communication_matrix.json (optional): a problem is a warning, as for the CSVs.
-  for (const Status& status : {ReadCommunicationFile((layout.output / "communication.json").string(), &out),
-                               ReadCommunicationMatrixFile((layout.output / "communication_matrix.json").string(), &out)}) {
+  for (const Status& status :
+       {ReadCommunicationFile((layout.output / "communication.json").string(), &out),
+        ReadCommunicationMatrixFile((layout.output / "communication_matrix.json").string(), &out)}) {
     if (!status.ok()) out.Warn(status.message());
   }
   SettleAscendRank(layout.root, &out);

@@ -18,7 +18,8 @@ namespace tuneprof {
 namespace {
 
 const std::string kText = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/text/";
-const std::string kServerData = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/server/src/test/test_data/";
+const std::string kServerData =
+    std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/server/src/test/test_data/";
 
 Trace MustImport(const std::string& dir) {
   auto trace = ImportAscendDirectory(dir);
@@ -107,16 +108,18 @@ TEST(AscendDirectoryTest, NoTraceViewStillLoadsTheSummariesWithAWarning) {
 // with MIX_AIC MatMuls. Row counts from Python's csv module.
 TEST(AscendDirectoryTest, MsprofAnalyzeKernelDetailsFiles) {
   TUNEPROF_REQUIRE_CORPUS();
-  const std::string base = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/mstt/profiler/msprof_analyze/test/ut/advisor/";
+  const std::string base =
+      std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/mstt/profiler/msprof_analyze/test/ut/advisor/";
   struct Case {
     std::string path;
     size_t rows;
     std::string_view metric;
     int64_t first_start_ns;
   };
-  for (const Case& c : {Case{base + "advisor_backend/compute_advice/kernel_details.csv", 591, "aic_mac_fp16_ratio",
-                             1699529622790614800},
-                        Case{base + "compute_advice/data/kernel_details.csv", 29, "aic_mac_ratio", 1736413971558972912}}) {
+  for (const Case& c :
+       {Case{base + "advisor_backend/compute_advice/kernel_details.csv", 591, "aic_mac_fp16_ratio",
+             1699529622790614800},
+        Case{base + "compute_advice/data/kernel_details.csv", 29, "aic_mac_ratio", 1736413971558972912}}) {
     Trace t = TraceBuilder(c.path).Finish();
     SideTableBuilder out(&t);
     auto csv = CsvReader::Open(c.path);
@@ -133,7 +136,8 @@ TEST(AscendDirectoryTest, MsprofAnalyzeKernelDetailsFiles) {
 TEST(AscendDirectoryTest, DatabaseOnlyExportIsReadFromTheDatabase) {
   TUNEPROF_REQUIRE_CORPUS();
   // importers/ascend/ascend_db_test.cc checks the contents.
-  auto traces = ImportPaths({std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/db/level1"});
+  auto traces =
+      ImportPaths({std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/db/level1"});
   ASSERT_TRUE(traces.ok()) << traces.status().message();
   ASSERT_EQ(traces->size(), 2u);
   EXPECT_EQ((*traces)[1].metadata().rank, 1);
@@ -164,8 +168,8 @@ namespace fs = std::filesystem;
 
 // A copy of the level1 rank 0 directory keeping only `keep` of its output files.
 fs::path PartialCopy(const std::string& name, std::initializer_list<std::string_view> keep) {
-  const fs::path dir = fs::temp_directory_path() / ("tp_partial_" + name + "_" + std::to_string(::getpid())) /
-                       "rank0_ascend_pt";
+  const fs::path dir =
+      fs::temp_directory_path() / ("tp_partial_" + name + "_" + std::to_string(::getpid())) / "rank0_ascend_pt";
   fs::remove_all(dir.parent_path());
   fs::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
   const fs::path source = kText + "level1/rank0_ascend_pt";
@@ -198,7 +202,8 @@ TEST(AscendDirectoryTest, DamagedProfilerDatabaseFallsBackToTheSummaries) {
   Trace t = MustImport(dir.string());
   EXPECT_EQ(t.reported_step_times().size(), 1u);
   bool said = false;
-  for (const std::string& w : t.metadata().warnings) said |= w.find("ascend_pytorch_profiler_0.db") != std::string::npos;
+  for (const std::string& w : t.metadata().warnings)
+    said |= w.find("ascend_pytorch_profiler_0.db") != std::string::npos;
   EXPECT_TRUE(said);
   fs::remove_all(dir.parent_path());
 }

@@ -162,8 +162,8 @@ void ReadStepTrace(const fs::path& path, const Trace& trace, SideTableBuilder* o
                       })->first;
   if (rows.size() > 1) {
     out->Warn(path.string() + ": iterations of " + std::to_string(rows.size()) +
-              " (Device_id, Model ID) pairs; steps from Device_id " + std::to_string(chosen.first) +
-              ", Model ID " + std::to_string(chosen.second) + " (the most iterations)");
+              " (Device_id, Model ID) pairs; steps from Device_id " + std::to_string(chosen.first) + ", Model ID " +
+              std::to_string(chosen.second) + " (the most iterations)");
   }
   std::erase_if(iterations, [&](const Iteration& it) { return it.group != chosen; });
   std::stable_sort(iterations.begin(), iterations.end(),
@@ -178,8 +178,8 @@ void ReadAnalyze(const Layout& layout, SideTableBuilder* out) {
   const fs::path communication = dir / "communication.json";
   const fs::path matrix = dir / "communication_matrix.json";
   if (IsFile(communication) || IsFile(matrix)) {
-    for (const Status& status : {ReadCommunicationFile(communication.string(), out),
-                                 ReadCommunicationMatrixFile(matrix.string(), out)}) {
+    for (const Status& status :
+         {ReadCommunicationFile(communication.string(), out), ReadCommunicationMatrixFile(matrix.string(), out)}) {
       if (!status.ok()) out->Warn(status.message());
     }
     return;
@@ -258,7 +258,6 @@ void ReadDeviceInfo(const Layout& layout, SideTableBuilder* out) {
   std::erase_if(meta->warnings, [](const std::string& w) { return w.starts_with(kNoRankWarning); });
 }
 
-
 // What the import read, so that the inventory says "rows" for those and "counted only" for the rest.
 struct ReadFiles {
   fs::path timeline;
@@ -283,8 +282,9 @@ void AddFolderInventory(const Layout& layout, const fs::path& dir, const ReadFil
     if (p.extension() == ".db") {
       const bool main = p == read.db;
       const bool comm_db = analyze && file == "communication_analyzer.db" && !analyze_json;
-      const std::vector<std::string_view>& modelled =
-          main ? AscendDbModelledTables() : comm_db ? AnalysisDbModelledTables() : kNone;
+      const std::vector<std::string_view>& modelled = main      ? AscendDbModelledTables()
+                                                      : comm_db ? AnalysisDbModelledTables()
+                                                                : kNone;
       (void)AddDatabaseInventory(p.string(), name, modelled, meta);  // an unreadable file is an entry
       continue;
     }
@@ -328,7 +328,8 @@ Result<Trace> ImportMain(const Layout& layout, const std::string& dir, ReadFiles
     if (read->db.empty()) {
       return InvalidInput(dir + ": msprof directory with neither " + std::string(kOutputDir) +
                           "/msprof_*.json, op_summary_*.csv nor msprof_*.db (not exported yet? run msprof --export=on "
-                          "--output=" + layout.root.string() + ")");
+                          "--output=" +
+                          layout.root.string() + ")");
     }
     return ImportAscendDatabase(read->db.string(), dir);
   }

@@ -39,8 +39,10 @@ struct KernelColumns {
         context(csv.Column("Context ID")) {}
 
   bool Modelled(int column) const {
-    for (int c : {step, device, model, task, stream, name, type, op_state, core, start, dur, wait, block, mix_block,
-                  hf32, input_shapes, input_types, input_formats, output_shapes, output_types, output_formats, context}) {
+    for (int c :
+         {step,        device,        model,         task,         stream,         name,      type, op_state,
+          core,        start,         dur,           wait,         block,          mix_block, hf32, input_shapes,
+          input_types, input_formats, output_shapes, output_types, output_formats, context}) {
       if (c == column) return true;
     }
     return false;

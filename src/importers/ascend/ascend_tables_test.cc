@@ -110,7 +110,8 @@ TEST(KernelDetailsTest, NewerHeaderWithDeviceIdAndBlockNum) {
   Trace t = Kernels(
       "Device_id,Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),"
       "Duration(us),Wait Time(us),Block Num,Mix Block Num,HF32 Eligible,Input Shapes\n"
-      "3,7,1,12,4,MatMulV2_1,MatMulV2,static,MIX_AIC,1736408883704643.212\t,185.504,1.5,24,48,NO,\"\"\"8192,512\"\"\"\n");
+      "3,7,1,12,4,MatMulV2_1,MatMulV2,static,MIX_AIC,1736408883704643.212\t,185.504,1.5,24,48,NO,\"\"\"8192,"
+      "512\"\"\"\n");
   ASSERT_EQ(t.kernel_details().rows.size(), 1u);
   const NpuOpRow& r = t.kernel_details().rows[0];
   EXPECT_EQ(r.device_id, 3);
@@ -145,7 +146,8 @@ TEST(KernelDetailsTest, BadCellsWarnWithRowAndKeepTheRow) {
   EXPECT_EQ(t.kernel_details().rows[0].start_ns, kNoId);
   EXPECT_EQ(t.kernel_details().rows[1].block_dim, 2);
   ASSERT_EQ(t.metadata().warnings.size(), 2u);
-  EXPECT_EQ(t.metadata().warnings[0], "kernel_details.csv: row 1: Start Time(us) is not a number of microseconds: 12:30");
+  EXPECT_EQ(t.metadata().warnings[0],
+            "kernel_details.csv: row 1: Start Time(us) is not a number of microseconds: 12:30");
 }
 
 TEST(KernelDetailsTest, NegativeTimesAndRatiosOutsideZeroToOneAreUnknownWithAWarning) {

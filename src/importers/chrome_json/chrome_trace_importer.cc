@@ -31,8 +31,7 @@ bool SniffChromeTrace(std::string_view head) {
 Result<Trace> ImportChromeTrace(ByteSource* source, size_t chunk_bytes) {
   // The same checks simdjson's own runtime dispatch makes for its "haswell" kernel.
   static const bool kHaswell = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-                               __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") &&
-                               HasLzcnt();
+                               __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") && HasLzcnt();
   return kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source, chunk_bytes)
                   : chrome_json::generic::ImportChromeTraceImpl(source, chunk_bytes);
 }

@@ -15,8 +15,8 @@ std::string Outcome(const std::string& text, size_t chunk, size_t max_read) {
   MemorySource source("mem.json", text, max_read);
   auto trace = ImportChromeTrace(&source, chunk);
   if (!trace.ok()) return "error: " + trace.status().message();
-  return "ok " + std::to_string(trace->metadata().entry_count) + " truncated=" +
-         std::to_string(trace->metadata().truncated);
+  return "ok " + std::to_string(trace->metadata().entry_count) +
+         " truncated=" + std::to_string(trace->metadata().truncated);
 }
 
 void ExpectSameForEveryReadSize(const std::string& text, const std::string& expected) {
@@ -54,9 +54,11 @@ TEST(ChromeTraceImporterTest, CutOffTraceKeepsCompleteEvents) {
 // record_shapes arguments are kept as interned JSON text, once per distinct text, whatever the read size;
 // an event without Input Dims gets no entry.
 TEST(ChromeTraceImporterTest, KeepsRecordShapesAsInternedText) {
-  const std::string op = R"({"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1,"dur":2,"pid":1,"tid":1,"args":)"
-                         R"({"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"], "Concrete Inputs": ["", ""]}})";
-  const std::string text = "{\"traceEvents\":[" + op + "," + op + R"(,{"ph":"X","name":"x","ts":5,"dur":1,"args":{}}]})";
+  const std::string op =
+      R"({"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1,"dur":2,"pid":1,"tid":1,"args":)"
+      R"({"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"], "Concrete Inputs": ["", ""]}})";
+  const std::string text =
+      "{\"traceEvents\":[" + op + "," + op + R"(,{"ph":"X","name":"x","ts":5,"dur":1,"args":{}}]})";
   for (size_t chunk : {7, 4096}) {
     MemorySource source("mem.json", text, 0);
     auto trace = ImportChromeTrace(&source, chunk);
@@ -85,7 +87,8 @@ TEST(ChromeTraceImporterTest, AbsurdEventsAreDroppedAndCountedPerKind) {
       "\"args\":{\"grid\":[3,1,1]}},"
       "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":1003},{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":1004},"
       "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,\"ts\":1005},"
-      "{\"ph\":\"B\",\"name\":\"back\",\"pid\":1,\"tid\":4,\"ts\":1006},{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":1001}]";
+      "{\"ph\":\"B\",\"name\":\"back\",\"pid\":1,\"tid\":4,\"ts\":1006},{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":1001}"
+      "]";
   MemorySource source("mem.json", text, 0);
   auto trace = ImportChromeTrace(&source, 4096);
   ASSERT_TRUE(trace.ok()) << trace.status().message();

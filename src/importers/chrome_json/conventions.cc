@@ -85,10 +85,11 @@ bool IsCorrelationFlow(std::string_view category) { return category == "ac2g" ||
 
 CopyName ParseCopyName(std::string_view name) {
   CopyName out;
-  constexpr std::pair<std::string_view, CopyDirection> kDirections[] = {
-      {"HtoD", CopyDirection::kHostToDevice}, {"DtoH", CopyDirection::kDeviceToHost},
-      {"DtoD", CopyDirection::kDeviceToDevice}, {"PtoP", CopyDirection::kPeerToPeer},
-      {"HtoH", CopyDirection::kHostToHost}};
+  constexpr std::pair<std::string_view, CopyDirection> kDirections[] = {{"HtoD", CopyDirection::kHostToDevice},
+                                                                        {"DtoH", CopyDirection::kDeviceToHost},
+                                                                        {"DtoD", CopyDirection::kDeviceToDevice},
+                                                                        {"PtoP", CopyDirection::kPeerToPeer},
+                                                                        {"HtoH", CopyDirection::kHostToHost}};
   for (auto [word, direction] : kDirections) {
     if (Contains(name, word)) out.direction = direction;
   }
@@ -109,10 +110,11 @@ CopyName ParseCopyName(std::string_view name) {
 
 int64_t DtypeBytes(std::string_view dtype) {
   constexpr std::pair<std::string_view, int64_t> kSizes[] = {
-      {"Float", 4},  {"float", 4},    {"Double", 8},    {"double", 8},   {"Half", 2},     {"BFloat16", 2},
-      {"Long", 8},   {"Int", 4},      {"Short", 2},     {"Char", 1},     {"Byte", 1},     {"Bool", 1},
-      {"ComplexFloat", 8}, {"ComplexDouble", 16}, {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1},
-      {"INT32", 4},  {"INT8", 1},     {"FP32", 4},      {"FP16", 2},     {"BFP16", 2},    {"INT64", 8}};
+      {"Float", 4},       {"float", 4}, {"Double", 8},       {"double", 8},         {"Half", 2},
+      {"BFloat16", 2},    {"Long", 8},  {"Int", 4},          {"Short", 2},          {"Char", 1},
+      {"Byte", 1},        {"Bool", 1},  {"ComplexFloat", 8}, {"ComplexDouble", 16}, {"Float8_e4m3fn", 1},
+      {"Float8_e5m2", 1}, {"INT32", 4}, {"INT8", 1},         {"FP32", 4},           {"FP16", 2},
+      {"BFP16", 2},       {"INT64", 8}};
   for (auto [name, bytes] : kSizes) {
     if (name == dtype) return bytes;
   }

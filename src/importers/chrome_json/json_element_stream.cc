@@ -115,7 +115,9 @@ Status WithBlankAfter(char* after, Call&& call) {
 }  // namespace
 
 JsonElementStream::JsonElementStream(ByteSource* source, size_t chunk_bytes, size_t max_value_bytes)
-    : source_(source), buffer_(chunk_bytes + kPadding, '\0'), chunk_bytes_(chunk_bytes),
+    : source_(source),
+      buffer_(chunk_bytes + kPadding, '\0'),
+      chunk_bytes_(chunk_bytes),
       max_value_bytes_(max_value_bytes) {}
 
 Result<bool> JsonElementStream::Refill(size_t keep_from) {
@@ -373,10 +375,10 @@ Status JsonElementStream::MaybeFlushRun(JsonElementSink* sink) {
 // at a time and visits only the non-blank bytes between elements and the brackets outside strings
 // within them. Stops (kSlow) at anything else, with pos_ at the start of what it did not take.
 Result<JsonElementStream::FastOutcome> JsonElementStream::ScanObjectsFast(JsonElementSink* sink, bool* need_comma) {
-  int64_t depth = 0;               // 0 between elements; pos_ is then the next unread byte
+  int64_t depth = 0;  // 0 between elements; pos_ is then the next unread byte
   uint64_t escape_carry = 0;
   uint64_t in_string_carry = 0;
-  size_t block = pos_;              // buffer index of the next block to classify
+  size_t block = pos_;  // buffer index of the next block to classify
   for (;;) {
     if (depth == 0) {
       TP_RETURN_IF_ERROR(MaybeFlushRun(sink));
@@ -393,9 +395,8 @@ Result<JsonElementStream::FastOutcome> JsonElementStream::ScanObjectsFast(JsonEl
     BlockMasks m = ClassifyBlock(base);
     uint64_t valid = ~uint64_t{0};
     if (end_ - block < 64) valid = (uint64_t{1} << (end_ - block)) - 1;
-    const uint64_t escaped = (m.backslash & valid) == 0 && escape_carry == 0
-                                 ? 0
-                                 : EscapedBits(m.backslash & valid, &escape_carry);
+    const uint64_t escaped =
+        (m.backslash & valid) == 0 && escape_carry == 0 ? 0 : EscapedBits(m.backslash & valid, &escape_carry);
     const uint64_t in_string = PrefixXor(m.quote & valid & ~escaped) ^ in_string_carry;
     in_string_carry = static_cast<uint64_t>(static_cast<int64_t>(in_string) >> 63);
     const uint64_t brackets = (m.open | m.close) & ~in_string & valid;

@@ -18,8 +18,8 @@ namespace tuneprof {
 struct JsonElement {
   const char* data = nullptr;
   size_t length = 0;
-  size_t capacity = 0;       // readable bytes from data (>= length + padding)
-  uint64_t offset = 0;       // byte offset of data in the decompressed content
+  size_t capacity = 0;  // readable bytes from data (>= length + padding)
+  uint64_t offset = 0;  // byte offset of data in the decompressed content
 };
 
 // Consecutive complete events, delivered together so that the parser can run one simdjson stage 1
@@ -28,8 +28,8 @@ struct JsonElement {
 struct JsonElementRun {
   const char* data = nullptr;
   size_t length = 0;
-  size_t capacity = 0;  // readable bytes from data (>= length + padding)
-  uint64_t offset = 0;  // content offset of data
+  size_t capacity = 0;                                    // readable bytes from data (>= length + padding)
+  uint64_t offset = 0;                                    // content offset of data
   const std::pair<uint32_t, uint32_t>* bounds = nullptr;  // [start, end) of each element, relative to data
   size_t count = 0;
 
@@ -54,8 +54,7 @@ class JsonElementStream {
   // kilobytes; a value of 64 MiB is a damaged file or a decompression bomb, not a trace.
   static constexpr size_t kMaxValueBytes = size_t{64} << 20;
 
-  explicit JsonElementStream(ByteSource* source, size_t chunk_bytes = 4 << 20,
-                             size_t max_value_bytes = kMaxValueBytes);
+  explicit JsonElementStream(ByteSource* source, size_t chunk_bytes = 4 << 20, size_t max_value_bytes = kMaxValueBytes);
 
   Status Run(JsonElementSink* sink);
 
@@ -96,9 +95,9 @@ class JsonElementStream {
   std::vector<char> buffer_;
   size_t chunk_bytes_;
   size_t max_value_bytes_;
-  size_t pos_ = 0;             // next unread byte
-  size_t end_ = 0;             // end of valid bytes
-  uint64_t base_offset_ = 0;   // content offset of buffer_[0]
+  size_t pos_ = 0;            // next unread byte
+  size_t end_ = 0;            // end of valid bytes
+  uint64_t base_offset_ = 0;  // content offset of buffer_[0]
   bool eof_ = false;
   bool truncated_ = false;
   bool top_level_is_array_ = false;

@@ -165,10 +165,8 @@ class BlankRunSource final : public ByteSource {
 TEST(JsonElementStreamTest, LongBlanksBetweenElementsAreNotBuffered) {
   constexpr uint64_t kBlanks = uint64_t{8} << 20;
   const std::pair<std::string, std::string> cases[] = {
-      {"{\"traceEvents\": [{\"a\": 1},", "{\"b\": 2}]}"},
-      {"{\"traceEvents\": [{\"a\": 1}", ", {\"b\": 2}]}"},
-      {"{\"traceEvents\": [", "{\"a\": 1}, {\"b\": 2}]}"},
-      {"[1, 2,", "{\"a\": 1}]"},
+      {"{\"traceEvents\": [{\"a\": 1},", "{\"b\": 2}]}"},           {"{\"traceEvents\": [{\"a\": 1}", ", {\"b\": 2}]}"},
+      {"{\"traceEvents\": [", "{\"a\": 1}, {\"b\": 2}]}"},          {"[1, 2,", "{\"a\": 1}]"},
       {"{\"x\": 1,", "\"traceEvents\": [{\"a\": 1}, {\"b\": 2}]}"},
   };
   for (const auto& [head, tail] : cases) {

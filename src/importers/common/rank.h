@@ -14,7 +14,8 @@ int64_t RankFromPath(const std::string& path);
 
 // The warning of a trace that names no rank. It matters only beside other ranks (their order decides
 // who is who), so a run of one trace leaves it out of what it tells the user.
-inline constexpr std::string_view kNoRankWarning = "no rank in the trace (distributedInfo.rank) or its path; assuming rank 0";
+inline constexpr std::string_view kNoRankWarning =
+    "no rank in the trace (distributedInfo.rank) or its path; assuming rank 0";
 
 // Fills meta->rank and meta->rank_source; importers call it before TraceBuilder::Finish().
 void SettleRank(TraceMetadata* meta);

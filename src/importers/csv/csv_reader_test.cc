@@ -43,7 +43,8 @@ TEST(CsvReaderTest, QuotedFieldsWithCommasEscapesAndNewlines) {
 }
 
 TEST(CsvReaderTest, TripleQuotedShapesLoseTheirInnerQuotes) {
-  CsvReader r = MustRead("Input Shapes,Output Shapes\n\"\"\"32,3,224,224\"\"\",\"\"\"32,1,224,224,8;121,4,16,8;64\"\"\"\n");
+  CsvReader r =
+      MustRead("Input Shapes,Output Shapes\n\"\"\"32,3,224,224\"\"\",\"\"\"32,1,224,224,8;121,4,16,8;64\"\"\"\n");
   ASSERT_TRUE(MustNext(&r));
   EXPECT_EQ(r.Text(0), "32,3,224,224");
   EXPECT_EQ(r.Text(1), "32,1,224,224,8;121,4,16,8;64");

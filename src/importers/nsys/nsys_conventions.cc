@@ -17,13 +17,13 @@ struct CopyKind {
 // Index = ENUM_CUDA_MEMCPY_OPER id. Arrays are device memory; unified-memory copies move between
 // host and device like their plain counterparts.
 constexpr std::array kCopyKinds = {
-    CopyKind{"Unknown", CopyDirection::kUnknown},         CopyKind{"HtoD", CopyDirection::kHostToDevice},
-    CopyKind{"DtoH", CopyDirection::kDeviceToHost},       CopyKind{"HtoA", CopyDirection::kHostToDevice},
-    CopyKind{"AtoH", CopyDirection::kDeviceToHost},       CopyKind{"AtoA", CopyDirection::kDeviceToDevice},
-    CopyKind{"AtoD", CopyDirection::kDeviceToDevice},     CopyKind{"DtoA", CopyDirection::kDeviceToDevice},
-    CopyKind{"DtoD", CopyDirection::kDeviceToDevice},     CopyKind{"HtoH", CopyDirection::kHostToHost},
-    CopyKind{"PtoP", CopyDirection::kPeerToPeer},         CopyKind{"HtoD", CopyDirection::kHostToDevice},
-    CopyKind{"DtoH", CopyDirection::kDeviceToHost},       CopyKind{"DtoD", CopyDirection::kDeviceToDevice},
+    CopyKind{"Unknown", CopyDirection::kUnknown},     CopyKind{"HtoD", CopyDirection::kHostToDevice},
+    CopyKind{"DtoH", CopyDirection::kDeviceToHost},   CopyKind{"HtoA", CopyDirection::kHostToDevice},
+    CopyKind{"AtoH", CopyDirection::kDeviceToHost},   CopyKind{"AtoA", CopyDirection::kDeviceToDevice},
+    CopyKind{"AtoD", CopyDirection::kDeviceToDevice}, CopyKind{"DtoA", CopyDirection::kDeviceToDevice},
+    CopyKind{"DtoD", CopyDirection::kDeviceToDevice}, CopyKind{"HtoH", CopyDirection::kHostToHost},
+    CopyKind{"PtoP", CopyDirection::kPeerToPeer},     CopyKind{"HtoD", CopyDirection::kHostToDevice},
+    CopyKind{"DtoH", CopyDirection::kDeviceToHost},   CopyKind{"DtoD", CopyDirection::kDeviceToDevice},
 };
 
 struct MemKind {
@@ -33,9 +33,9 @@ struct MemKind {
 
 // Index = ENUM_CUDA_MEM_KIND id.
 constexpr std::array kMemKinds = {
-    MemKind{"Pageable", MemoryKind::kPageable}, MemKind{"Pinned", MemoryKind::kPinned},
-    MemKind{"Device", MemoryKind::kDevice},     MemKind{"Array", MemoryKind::kArray},
-    MemKind{"Managed", MemoryKind::kManaged},   MemKind{"Device Static", MemoryKind::kDevice},
+    MemKind{"Pageable", MemoryKind::kPageable},      MemKind{"Pinned", MemoryKind::kPinned},
+    MemKind{"Device", MemoryKind::kDevice},          MemKind{"Array", MemoryKind::kArray},
+    MemKind{"Managed", MemoryKind::kManaged},        MemKind{"Device Static", MemoryKind::kDevice},
     MemKind{"Managed Static", MemoryKind::kManaged}, MemKind{"Unknown", MemoryKind::kUnknown},
 };
 
@@ -91,11 +91,16 @@ std::string MemsetName(int64_t mem_kind) {
 
 std::string_view SyncTypeName(int64_t sync_type) {
   switch (sync_type) {
-    case 1: return "Event Sync";
-    case 2: return "Stream Wait Event";
-    case 3: return "Stream Sync";
-    case 4: return "Context Sync";
-    default: return "Unknown Sync";
+    case 1:
+      return "Event Sync";
+    case 2:
+      return "Stream Wait Event";
+    case 3:
+      return "Stream Sync";
+    case 4:
+      return "Context Sync";
+    default:
+      return "Unknown Sync";
   }
 }
 

@@ -32,9 +32,9 @@ std::string_view StripVersionSuffix(std::string_view name);
 // ENUM_CUDA_MEMCPY_OPER (copyKind) and ENUM_CUDA_MEM_KIND (srcKind, dstKind, memKind). nsys numbers
 // memory kinds from 0 = Pageable, unlike CUPTI's own enum (0 = Unknown).
 CopyDirection DirectionOfCopyKind(int64_t copy_kind);
-std::string_view CopyKindWord(int64_t copy_kind);     // "HtoD", as Kineto names CUPTI's kinds
+std::string_view CopyKindWord(int64_t copy_kind);  // "HtoD", as Kineto names CUPTI's kinds
 MemoryKind MemoryKindOf(int64_t mem_kind);
-std::string_view MemoryKindWord(int64_t mem_kind);    // "Pageable", "Device", ...
+std::string_view MemoryKindWord(int64_t mem_kind);  // "Pageable", "Device", ...
 
 // Kineto's names: "Memcpy HtoD (Pageable -> Device)", "Memset (Device)". A kind the file does not
 // give (column absent or NULL, passed as -1) is left out: "Memcpy HtoD", "Memset".

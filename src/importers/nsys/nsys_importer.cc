@@ -39,8 +39,8 @@ constexpr std::string_view kProcesses = "PROCESSES";
 constexpr std::string_view kThreadNames = "ThreadNames";
 
 // The tables this importer reads, in the order `info` lists them.
-constexpr std::array kReadTables = {kExportMeta, kStrings, kKernels, kMemcpy, kMemset, kRuntime, kSync,
-                                    kNvtx, kGpus, kMemoryUsage, kProcesses, kThreadNames};
+constexpr std::array kReadTables = {kExportMeta, kStrings, kKernels, kMemcpy,      kMemset,    kRuntime,
+                                    kSync,       kNvtx,    kGpus,    kMemoryUsage, kProcesses, kThreadNames};
 
 constexpr int64_t kAbsent = -1;  // an optional enum column the file lacks or leaves NULL
 // Host process keys that equal a device ordinal move up here, so host threads never join a GPU process.
@@ -166,9 +166,10 @@ class NsysImporter {
     if (version.empty()) {
       warnings_.push_back("META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION: the nsys schema version is unknown");
     } else if (!nsys::IsKnownSchemaVersion(version)) {
-      warnings_.push_back(fmt::format("nsys export schema {} is not one this reader was checked against ({}); "
-                                      "columns it lacks read as not captured",
-                                      version, nsys::kKnownSchemaVersions));
+      warnings_.push_back(
+          fmt::format("nsys export schema {} is not one this reader was checked against ({}); "
+                      "columns it lacks read as not captured",
+                      version, nsys::kKnownSchemaVersions));
     }
     return Status::Ok();
   }
@@ -219,9 +220,18 @@ class NsysImporter {
 
   Status ReadGpus() {
     if (!HasRequired(kGpus, {"id"})) return Status::Ok();
-    constexpr std::array<std::string_view, 12> kColumns = {
-        "id",        "name",        "totalMemory",  "smCount",           "computeMajor",      "computeMinor",
-        "maxWarpsPerSm", "threadsPerWarp", "maxRegistersPerSm", "maxShmemPerSm", "memoryBandwidth", "clockRate"};
+    constexpr std::array<std::string_view, 12> kColumns = {"id",
+                                                           "name",
+                                                           "totalMemory",
+                                                           "smCount",
+                                                           "computeMajor",
+                                                           "computeMinor",
+                                                           "maxWarpsPerSm",
+                                                           "threadsPerWarp",
+                                                           "maxRegistersPerSm",
+                                                           "maxShmemPerSm",
+                                                           "memoryBandwidth",
+                                                           "clockRate"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGpus, kColumns));
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
@@ -332,8 +342,8 @@ class NsysImporter {
 
   template <size_t N>
   static std::array<std::string_view, kCommonColumns + N> WithCommon(std::array<std::string_view, N> extra) {
-    std::array<std::string_view, kCommonColumns + N> all = {"start",         "end",      "deviceId", "streamId",
-                                                            "correlationId", "globalPid"};
+    std::array<std::string_view, kCommonColumns + N> all = {"start",    "end",           "deviceId",
+                                                            "streamId", "correlationId", "globalPid"};
     for (size_t i = 0; i < N; ++i) all[kCommonColumns + i] = extra[i];
     return all;
   }
@@ -479,8 +489,8 @@ class NsysImporter {
 
   Status ReadRuntime() {
     if (!HasRequired(kRuntime, {"start", "end"})) return Status::Ok();
-    constexpr std::array<std::string_view, 6> kColumns = {"start", "end", "globalTid", "correlationId", "nameId",
-                                                          "eventClass"};
+    constexpr std::array<std::string_view, 6> kColumns = {"start",         "end",    "globalTid",
+                                                          "correlationId", "nameId", "eventClass"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kRuntime, kColumns));
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
@@ -511,7 +521,7 @@ class NsysImporter {
   // become user annotations (ProfilerStep#N ones become steps at Finish); marks become instants.
   Status ReadNvtx() {
     if (!HasRequired(kNvtx, {"start", "eventType"})) return Status::Ok();
-    constexpr std::array<std::string_view, 7> kColumns = {"start", "end",       "eventType", "text",
+    constexpr std::array<std::string_view, 7> kColumns = {"start",  "end",       "eventType", "text",
                                                           "textId", "globalTid", "domainId"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kNvtx, kColumns));
     while (true) {
@@ -552,8 +562,8 @@ class NsysImporter {
   // blocks). The running total per device is what the device had allocated at that instant.
   Status ReadMemoryUsage() {
     if (!HasRequired(kMemoryUsage, {"start", "bytes"})) return Status::Ok();
-    constexpr std::array<std::string_view, 6> kColumns = {"start", "globalPid", "deviceId", "address", "bytes",
-                                                          "memoryOperationType"};
+    constexpr std::array<std::string_view, 6> kColumns = {"start",   "globalPid", "deviceId",
+                                                          "address", "bytes",     "memoryOperationType"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kMemoryUsage, kColumns, " ORDER BY \"start\""));
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
@@ -690,8 +700,8 @@ class NsysImporter {
       // Peaks the model has no field for stay readable as producer settings (bandwidth is B/s, REAL).
       std::vector<MetadataEntry>& entries = sink.builder.mutable_metadata()->entries;
       if (gpu.memory_bandwidth) {
-        entries.push_back({fmt::format("nsys.gpu.{}.memory_bandwidth_bytes_per_s", d.id),
-                           std::to_string(*gpu.memory_bandwidth)});
+        entries.push_back(
+            {fmt::format("nsys.gpu.{}.memory_bandwidth_bytes_per_s", d.id), std::to_string(*gpu.memory_bandwidth)});
       }
       if (gpu.clock_rate) {
         entries.push_back({fmt::format("nsys.gpu.{}.clock_rate_hz", d.id), std::to_string(*gpu.clock_rate)});

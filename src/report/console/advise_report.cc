@@ -104,7 +104,8 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   out += "\n";
   AppendUtilizations(*rank, &out);
   out += "\n";
-  out += fmt::format("Dominant bottleneck: {}\n  {}\n\n", BottleneckName(result.dominant), Fit(result.dominant_reason, 96));
+  out += fmt::format("Dominant bottleneck: {}\n  {}\n\n", BottleneckName(result.dominant),
+                     Fit(result.dominant_reason, 96));
   out += result.findings.empty() ? "No findings.\n" : "Top strategies (estimated gain per step)\n";
   for (size_t i = 0; i < result.findings.size() && i < kTopStrategies; ++i) {
     const Finding& f = result.findings[i];
@@ -119,7 +120,8 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
 }
 
 std::string RenderAdviseText(const AdvisorResult& result) {
-  std::string out = fmt::format("Dominant bottleneck: {} ({})\n\n", BottleneckName(result.dominant), EscapeText(result.dominant_reason));
+  std::string out = fmt::format("Dominant bottleneck: {} ({})\n\n", BottleneckName(result.dominant),
+                                EscapeText(result.dominant_reason));
   if (result.findings.empty()) out += "No findings.\n";
   for (size_t i = 0; i < result.findings.size(); ++i) {
     const Finding& f = result.findings[i];

@@ -13,7 +13,6 @@
 namespace tuneprof {
 namespace {
 
-
 // ---- text
 
 std::string Cell(std::optional<double> value, const char* format_spec_2f) {
@@ -46,11 +45,12 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
   if (r.by_type.size() > 1) AppendTypeRow("all", r.total, out);
   *out += r.link.transport.empty()
               ? fmt::format("  link: unknown ({})\n", EscapeText(r.link.why))
-              : fmt::format("  link: {} {:.1f} GB/s per direction ({} profile; util = busbw / this)\n", r.link.transport,
-                            *r.link.peak_gb_per_s, r.link.profile);
+              : fmt::format("  link: {} {:.1f} GB/s per direction ({} profile; util = busbw / this)\n",
+                            r.link.transport, *r.link.peak_gb_per_s, r.link.profile);
   if (r.small_message_share) {
-    *out += fmt::format("  small messages (< 1 MB): {:.1f}% of {} with known size\n  sizes:",
-                        *r.small_message_share * 100, r.total.count_with_bytes);
+    *out +=
+        fmt::format("  small messages (< 1 MB): {:.1f}% of {} with known size\n  sizes:", *r.small_message_share * 100,
+                    r.total.count_with_bytes);
     for (size_t b = 0; b < r.size_histogram.size(); ++b) {
       if (r.size_histogram[b] > 0) *out += fmt::format(" {} {}", SizeBucketLabel(b), r.size_histogram[b]);
     }
@@ -71,15 +71,16 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
     sync += op.synchronization_ms;
     idle += op.idle_ms;
   }
-  *out += fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {:.3f}  wait {:.3f}\n", ops,
-                      elapse, transit, wait);
+  *out +=
+      fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {:.3f}  wait {:.3f}\n",
+                  ops, elapse, transit, wait);
   *out += fmt::format("  sync {:.3f} ms  idle {:.3f}  wait ratio {}  sync ratio {}\n", sync, idle,
                       Cell(r.ascend_wait_ratio, "{:.4f}"), Cell(r.ascend_synchronization_ratio, "{:.4f}"));
   if (!r.ascend_transports.empty()) {
     *out += fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>8}{:>10}\n", "transport", "MB", "ms", "GB/s", "util", "small pk");
     for (const AscendTransportTotal& t : r.ascend_transports) {
-      *out += fmt::format("  {:<10}{:>12.3f}{:>12.3f}{:>10}{:>8}{:>10}\n", EscapeText(t.transport), t.size_mb, t.time_ms,
-                          Cell(t.bandwidth_gbps, "{:.2f}"),
+      *out += fmt::format("  {:<10}{:>12.3f}{:>12.3f}{:>10}{:>8}{:>10}\n", EscapeText(t.transport), t.size_mb,
+                          t.time_ms, Cell(t.bandwidth_gbps, "{:.2f}"),
                           t.utilization ? fmt::format("{:.1f}%", *t.utilization * 100) : std::string("-"),
                           fmt::format("{}/{}", t.small_packets, t.packets));
     }
@@ -91,13 +92,15 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
                       r.ascend_links.size(), slow);
   *out += fmt::format("    {:<12}{:<10}{:>12}{:>12}{:>10}\n", "src->dst", "transport", "MB", "ms", "GB/s");
   for (const AscendMatrixLink& cell : r.ascend_rank_matrix) {
-    *out += fmt::format("    {:<12}{:<10}{:>12.3f}{:>12.3f}{:>10}\n", fmt::format("{}->{}", cell.src_rank, cell.dst_rank),
-                        cell.transport, cell.size_mb, cell.time_ms, Cell(cell.bandwidth_gbps, "{:.2f}"));
+    *out +=
+        fmt::format("    {:<12}{:<10}{:>12.3f}{:>12.3f}{:>10}\n", fmt::format("{}->{}", cell.src_rank, cell.dst_rank),
+                    cell.transport, cell.size_mb, cell.time_ms, Cell(cell.bandwidth_gbps, "{:.2f}"));
   }
 }
 
 std::string OutlierLine(const RankOutlierTest& t) {
-  std::string line = fmt::format("  {:<14}{:<9} {} ranks, ", t.metric, SuspectEndName(t.test.suspect_end), t.ranks.size());
+  std::string line =
+      fmt::format("  {:<14}{:<9} {} ranks, ", t.metric, SuspectEndName(t.test.suspect_end), t.ranks.size());
   if (!t.test.statistic) return line + fmt::format("not tested: {}\n", t.test.why_not);
   line += fmt::format("{} {} = {:.4f} vs critical {:.3f}: ", OutlierTestName(t.test.test), t.test.ratio,
                       *t.test.statistic, *t.test.critical_value);
@@ -113,10 +116,10 @@ void AppendClusterView(const CommAnalysis& a, std::string* out) {
                       "exposed comm", "free", "slow votes");
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const RankCommunication& r = a.ranks[i];
-    *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
-                        Millis(r.exposed_communication_ns), Millis(r.free_ns),
-                        i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count)
-                                                                 : std::string("-"));
+    *out += fmt::format(
+        "  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
+        Millis(r.exposed_communication_ns), Millis(r.free_ns),
+        i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count) : std::string("-"));
   }
   std::string spread = fmt::format("  {:<8}", "max-min");
   std::string share = fmt::format("  {:<8}", "% step");
@@ -124,8 +127,10 @@ void AppendClusterView(const CommAnalysis& a, std::string* out) {
     const StepSpread& s = x.step_spread[k];
     const int width = k == 1 ? 16 : 14;
     spread += fmt::format("{:>{}.3f}", Millis(s.max_ns - s.min_ns), width);
-    share += fmt::format("{:>{}}", s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "")
-                                                   : std::string("-"), width);
+    share += fmt::format(
+        "{:>{}}",
+        s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "") : std::string("-"),
+        width);
   }
   *out += spread + "\n" + share + "   (! = above 5 % of the step)\n";
   *out += "slow-rank outlier tests (msprof-analyze slow_rank: Dixon Q at 99.5 % up to 100 ranks, 3-sigma above):\n";

@@ -44,15 +44,16 @@ std::string PercentCell(std::optional<double> pct) {
   return pct ? fmt::format("{:+.1f}%", *pct) : std::string("unknown");
 }
 
-std::string Label(const MetricComparison& metric) {
-  return metric.key;
-}
+std::string Label(const MetricComparison& metric) { return metric.key; }
 
 std::string_view BetterName(Better better) {
   switch (better) {
-    case Better::kLower: return "lower";
-    case Better::kHigher: return "higher";
-    case Better::kNone: return "none";
+    case Better::kLower:
+      return "lower";
+    case Better::kHigher:
+      return "higher";
+    case Better::kNone:
+      return "none";
   }
   return "none";
 }
@@ -89,9 +90,9 @@ std::string Shortened(std::string_view name, size_t width) {
 void AppendSide(std::string_view label, const CompareSide& side, std::string* out) {
   std::string paths;
   for (const std::string& path : side.paths) paths += (paths.empty() ? "" : ", ") + EscapeText(path);
-  const std::string steps = side.has_steps ? fmt::format("{} step{}", side.step_ns.size(),
-                                                         side.step_ns.size() == 1 ? "" : "s")
-                                           : std::string("no steps: one window");
+  const std::string steps = side.has_steps
+                                ? fmt::format("{} step{}", side.step_ns.size(), side.step_ns.size() == 1 ? "" : "s")
+                                : std::string("no steps: one window");
   *out += fmt::format("{:<7}{} ({} rank{}, {}, {} work)\n", label, Shortened(paths, 60), side.ranks,
                       side.ranks == 1 ? "" : "s", steps, WorkSourceName(side.work_on));
 }
@@ -145,15 +146,16 @@ void AppendAdvice(const CompareResult& result, std::span<const AdviceCheck> advi
                         f.estimated_gain_us ? Grouped(-*f.estimated_gain_us, 1) : std::string("unknown"),
                         OptionalUs(check.before_us), OptionalUs(check.after_us), SignedUs(check.change_us()),
                         check.fires_after ? "yes" : "no");
-    const std::string how = check.measured_as + (check.unknown_reason.empty() ? "" : "; unknown: " + check.unknown_reason);
+    const std::string how =
+        check.measured_as + (check.unknown_reason.empty() ? "" : "; unknown: " + check.unknown_reason);
     *out += fmt::format("  measured: {}\n", Shortened(how, 86));
   }
 }
 
 void AppendIntervalLine(std::string_view label, const std::optional<ConfidenceInterval>& ci, std::string* out) {
   if (!ci) return;
-  *out += fmt::format("  {} change, {:.0f}% CI: [{}, {}] us (bootstrap, {} resamples)\n", label,
-                      ci->confidence * 100, Grouped(ci->low, 1), Grouped(ci->high, 1), ci->resamples);
+  *out += fmt::format("  {} change, {:.0f}% CI: [{}, {}] us (bootstrap, {} resamples)\n", label, ci->confidence * 100,
+                      Grouped(ci->low, 1), Grouped(ci->high, 1), ci->resamples);
 }
 
 void AppendStepStatistics(const CompareResult& result, std::string* out) {
@@ -163,8 +165,10 @@ void AppendStepStatistics(const CompareResult& result, std::string* out) {
   *out += fmt::format("\nstep time: n = {} before, {} after; alpha {}\n", s.before ? s.before->count : 0,
                       s.after ? s.after->count : 0, s.alpha);
   if (s.verdict == ChangeVerdict::kTooFewSamples) {
-    *out += fmt::format("  sample too small: a side has fewer than {} steps, no test is possible; "
-                        "profile more steps\n", kMinSamples);
+    *out += fmt::format(
+        "  sample too small: a side has fewer than {} steps, no test is possible; "
+        "profile more steps\n",
+        kMinSamples);
     return;
   }
   AppendIntervalLine("mean", s.mean_change, out);
@@ -196,13 +200,14 @@ void AppendOps(const OperatorDiff& diff, std::string* out) {
     *out += fmt::format("replaced: {} ({} us)\n       -> {} (+{} us)\n", JoinNames(r.removed, 70),
                         Grouped(-r.removed_ns / 1000, 1), JoinNames(r.added, 70), Grouped(r.added_ns / 1000, 1));
   }
-  *out += fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", "time", "calls", "delta us", "count", "after us", "name");
+  *out +=
+      fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", "time", "calls", "delta us", "count", "after us", "name");
   for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
     const OperatorDelta& op = diff.ops[i];
-    *out += fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", TimeChangeWord(op.delta_ns()),
-                        CountChangeWord(op.change), Grouped(op.delta_ns() / 1000, 1),
-                        fmt::format("{:g} -> {:g}", op.before_count, op.after_count), Grouped(op.after_ns / 1000, 1),
-                        Shortened(EscapeText(op.name), kNameColumn));
+    *out +=
+        fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", TimeChangeWord(op.delta_ns()), CountChangeWord(op.change),
+                    Grouped(op.delta_ns() / 1000, 1), fmt::format("{:g} -> {:g}", op.before_count, op.after_count),
+                    Grouped(op.after_ns / 1000, 1), Shortened(EscapeText(op.name), kNameColumn));
   }
   if (diff.ops.size() > kCompareTextOps) {
     *out += fmt::format("... {} more (--json lists all)\n", diff.ops.size() - kCompareTextOps);
@@ -289,7 +294,13 @@ void WriteSide(std::string_view key, const CompareSide& side, JsonWriter* w) {
 
 void WriteOps(const OperatorDiff& diff, JsonWriter* w) {
   w->Key("ops_scope").String(OperatorScopeName(diff.scope));
-  w->Key("ops_steps").BeginObject().Key("before").Uint(diff.before_steps).Key("after").Uint(diff.after_steps).EndObject();
+  w->Key("ops_steps")
+      .BeginObject()
+      .Key("before")
+      .Uint(diff.before_steps)
+      .Key("after")
+      .Uint(diff.after_steps)
+      .EndObject();
   w->Key("replaced");
   if (diff.replaced) {
     w->BeginObject().Key("removed").BeginArray();
@@ -446,10 +457,10 @@ void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
   *out += "| change | name | count | before us | after us | delta us |\n|---|---|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
     const OperatorDelta& op = diff.ops[i];
-    *out += fmt::format("| {}, calls {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
-                        CountChangeWord(op.change),
-                        Cell(Shortened(op.name, 80)), op.before_count, op.after_count, Grouped(op.before_ns / 1000, 1),
-                        Grouped(op.after_ns / 1000, 1), Grouped(op.delta_ns() / 1000, 1));
+    *out +=
+        fmt::format("| {}, calls {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
+                    CountChangeWord(op.change), Cell(Shortened(op.name, 80)), op.before_count, op.after_count,
+                    Grouped(op.before_ns / 1000, 1), Grouped(op.after_ns / 1000, 1), Grouped(op.delta_ns() / 1000, 1));
   }
 }
 
@@ -495,9 +506,10 @@ std::string RenderCompareMarkdown(const CompareResult& result, std::span<const G
   if (!gates.empty()) {
     out += "\n**Gate:**\n\n";
     for (const GateOutcome& gate : gates) {
-      out += gate.evaluated ? fmt::format("- `{}`: {:+.1f}%, {} -> **{}**\n", Cell(gate.condition.text), *gate.delta_pct,
-                                          gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass")
-                            : fmt::format("- `{}`: not evaluated (unknown)\n", Cell(gate.condition.text));
+      out += gate.evaluated
+                 ? fmt::format("- `{}`: {:+.1f}%, {} -> **{}**\n", Cell(gate.condition.text), *gate.delta_pct,
+                               gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass")
+                 : fmt::format("- `{}`: not evaluated (unknown)\n", Cell(gate.condition.text));
     }
   }
   return EscapeTextKeepingLines(out);

@@ -11,9 +11,12 @@ namespace {
 
 std::string_view RankSourceName(RankSource source) {
   switch (source) {
-    case RankSource::kTrace: return "trace";
-    case RankSource::kFileName: return "path";
-    case RankSource::kDefault: return "default";
+    case RankSource::kTrace:
+      return "trace";
+    case RankSource::kFileName:
+      return "path";
+    case RankSource::kDefault:
+      return "default";
   }
   return "unknown";
 }
@@ -44,21 +47,24 @@ std::string OrUnknown(int64_t value) { return value == kNoId ? "unknown" : std::
 // What the input was read as: JSON text has a decompressed size; an SQLite database (an Nsight Systems
 // export, torch_npu's .db form, which reads no JSON) has only its size on disk.
 std::string InputSize(const TraceSummary& s) {
-  if (s.format == TraceFormat::kNsysSqlite) return FormatBytes(static_cast<int64_t>(s.file_bytes)) + " on disk (SQLite)";
+  if (s.format == TraceFormat::kNsysSqlite)
+    return FormatBytes(static_cast<int64_t>(s.file_bytes)) + " on disk (SQLite)";
   if (s.content_bytes == 0) return FormatBytes(static_cast<int64_t>(s.file_bytes)) + " on disk";
-  return fmt::format("{} on disk, {} of JSON", FormatBytes(static_cast<int64_t>(s.file_bytes)), FormatBytes(static_cast<int64_t>(s.content_bytes)));
+  return fmt::format("{} on disk, {} of JSON", FormatBytes(static_cast<int64_t>(s.file_bytes)),
+                     FormatBytes(static_cast<int64_t>(s.content_bytes)));
 }
 
 void RenderOneText(const TraceSummary& s, std::string* out) {
   *out += fmt::format("rank {} ({}): {}\n", s.rank, RankSourceName(s.rank_source), EscapeText(s.path));
-  *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format), s.compressed ? " (gzip)" : "",
-                      InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
+  *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format),
+                      s.compressed ? " (gzip)" : "", InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
   if (s.world_size != kNoId || !s.backend.empty()) {
     *out += fmt::format("  cluster     world size {}, backend {}\n", OrUnknown(s.world_size),
                         s.backend.empty() ? "unknown" : EscapeText(s.backend));
   }
   if (s.start_ns != kNoId) {
-    *out += fmt::format("  span        {} ({} .. {} ns)\n", FormatDuration(s.end_ns - s.start_ns), s.start_ns, s.end_ns);
+    *out +=
+        fmt::format("  span        {} ({} .. {} ns)\n", FormatDuration(s.end_ns - s.start_ns), s.start_ns, s.end_ns);
   } else {
     *out += "  span        unknown (no interval events)\n";
   }
@@ -69,14 +75,16 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
                         s.step_numbers.back());
   }
   for (const DeviceSummary& d : s.devices) {
-    *out += fmt::format("  device      {} {}: {}{}{}\n", DeviceTypeName(d.type), d.id == kNoId ? "?" : std::to_string(d.id),
-                        d.name.empty() ? "name unknown" : EscapeText(d.name),
-                        d.num_sms == kNoId ? "" : fmt::format(", {} SMs", d.num_sms),
-                        d.total_memory_bytes == kNoId ? "" : ", " + FormatBytes(d.total_memory_bytes));
+    *out +=
+        fmt::format("  device      {} {}: {}{}{}\n", DeviceTypeName(d.type), d.id == kNoId ? "?" : std::to_string(d.id),
+                    d.name.empty() ? "name unknown" : EscapeText(d.name),
+                    d.num_sms == kNoId ? "" : fmt::format(", {} SMs", d.num_sms),
+                    d.total_memory_bytes == kNoId ? "" : ", " + FormatBytes(d.total_memory_bytes));
   }
   *out += fmt::format("  streams     {} on devices, {} host threads\n", s.streams.size(), s.host_threads);
   for (const StreamSummary& stream : s.streams) {
-    *out += fmt::format("    {:<8} {:<28} {:>9} events\n", EscapeText(stream.device), EscapeText(stream.name), stream.events);
+    *out += fmt::format("    {:<8} {:<28} {:>9} events\n", EscapeText(stream.device), EscapeText(stream.name),
+                        stream.events);
   }
   *out += "  events     ";
   for (size_t k = 0; k < s.kind_counts.size(); ++k) {
@@ -90,7 +98,8 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
     *out += fmt::format("  ascend      kernel_details {} rows; step_trace_time {} rows\n", s.kernel_details_rows,
                         s.reported_step_times.size());
   }
-  for (const auto& [table, state] : s.inventory) *out += fmt::format("  inventory   {}: {}\n", EscapeText(table), EscapeText(state));
+  for (const auto& [table, state] : s.inventory)
+    *out += fmt::format("  inventory   {}: {}\n", EscapeText(table), EscapeText(state));
   for (const std::string& w : s.warnings) *out += fmt::format("  warning     {}\n", EscapeText(w));
 }
 

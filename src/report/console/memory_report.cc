@@ -51,14 +51,14 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
   *out += fmt::format("  peak reserved  {}   fragmentation at peak {} ({})\n", FormatBytes(d.peak_reserved_bytes),
                       FormatBytes(d.fragmentation_bytes), Percent(d.fragmentation_ratio));
   if (d.event_count == 0 && d.alloc_count == 0) return;
-  *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n", FormatBytes(d.live_at_peak_known_bytes),
-                      FormatBytes(d.live_at_peak_unattributed_bytes));
+  *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n",
+                      FormatBytes(d.live_at_peak_known_bytes), FormatBytes(d.live_at_peak_unattributed_bytes));
 }
 
 void AppendComponents(const DeviceMemory& d, std::string* out) {
   if (d.components.empty()) return;
-  *out += fmt::format("  {:<20}{:>10}{:>20}{:>20}\n", "memory_record.csv", "samples", "peak allocated",
-                      "peak reserved");
+  *out +=
+      fmt::format("  {:<20}{:>10}{:>20}{:>20}\n", "memory_record.csv", "samples", "peak allocated", "peak reserved");
   for (const ComponentMemory& c : d.components) {
     *out += fmt::format("  {:<20}{:>10}{:>20}{:>20}\n", Fit(c.component, 19), c.samples,
                         FormatBytes(c.peak_allocated_bytes), FormatBytes(c.peak_reserved_bytes));
@@ -82,8 +82,8 @@ void AppendSteps(const DeviceMemory& d, std::string* out) {
                       "free bytes", "step peak", "at end", "malloc ms");
   for (const StepMemory& s : d.steps) {
     *out += fmt::format("  #{:<7}{:>10}{:>14}{:>10}{:>14}{:>14}{:>14}{:>12}\n", s.step, s.alloc_count,
-                        FormatBytes(s.alloc_bytes), s.free_count, FormatBytes(s.free_bytes), FormatBytes(s.peak_allocated_bytes),
-                        FormatBytes(s.allocated_at_end_bytes),
+                        FormatBytes(s.alloc_bytes), s.free_count, FormatBytes(s.free_bytes),
+                        FormatBytes(s.peak_allocated_bytes), FormatBytes(s.allocated_at_end_bytes),
                         s.allocator_call_ns == kNoId
                             ? std::string("unknown")
                             : fmt::format("{:.3f}", static_cast<double>(s.allocator_call_ns) / 1e6));
@@ -93,18 +93,18 @@ void AppendSteps(const DeviceMemory& d, std::string* out) {
 void AppendOpportunities(const DeviceMemory& d, std::string* out) {
   for (size_t i = 0; i < d.leak_suspects.size() && i < kTextSuspects; ++i) {
     const LeakSuspect& s = d.leak_suspects[i];
-    *out += fmt::format("  leak suspect: {} grows {} over {} steps\n", Fit(OrNone(s.op), 50), FormatBytes(s.growth_bytes),
-                        s.alive_bytes_at_step_end.size());
+    *out += fmt::format("  leak suspect: {} grows {} over {} steps\n", Fit(OrNone(s.op), 50),
+                        FormatBytes(s.growth_bytes), s.alive_bytes_at_step_end.size());
   }
   const ReusePlan& r = d.reuse;
   if (r.blocks > 0) {
-    *out += fmt::format("  reuse plan ({}): peak {}, observed {} {}\n", r.strategy,
-                        FormatBytes(r.plan_peak_bytes), r.observed_is_reserved ? "reserved" : "allocated",
-                        FormatBytes(r.observed_peak_bytes));
+    *out += fmt::format("  reuse plan ({}): peak {}, observed {} {}\n", r.strategy, FormatBytes(r.plan_peak_bytes),
+                        r.observed_is_reserved ? "reserved" : "allocated", FormatBytes(r.observed_peak_bytes));
     *out += fmt::format("    no plan goes below the most bytes alive at once: {}\n", FormatBytes(r.max_live_bytes));
     if (r.stopped_after_blocks != kNoId) {
-      *out += fmt::format("    reuse plan: stopped after {} of {} blocks (budget); the peak above is the best plan completed\n",
-                          r.stopped_after_blocks, r.blocks);
+      *out += fmt::format(
+          "    reuse plan: stopped after {} of {} blocks (budget); the peak above is the best plan completed\n",
+          r.stopped_after_blocks, r.blocks);
     }
   }
   for (size_t i = 0; i < d.in_place.size() && i < kTextInPlace; ++i) {
@@ -119,14 +119,14 @@ void AppendCopies(const DeviceMemory& d, std::string* out) {
   *out += fmt::format("  {:<8}{:>8}{:>14}{:>12}{:>10}{:>10}{:>9}{:>9}{:>10}\n", "copies", "count", "bytes", "time ms",
                       "GB/s", "peak", "util", "pageable", "pinned");
   for (const CopyTraffic& c : d.copies) {
-    *out += fmt::format("  {:<8}{:>8}{:>14}{:>12.3f}{:>10}{:>10}{:>9}{:>9}{:>10}\n", c.kind, c.count, FormatBytes(c.bytes),
-                        static_cast<double>(c.time_ns) / 1e6,
+    *out += fmt::format("  {:<8}{:>8}{:>14}{:>12.3f}{:>10}{:>10}{:>9}{:>9}{:>10}\n", c.kind, c.count,
+                        FormatBytes(c.bytes), static_cast<double>(c.time_ns) / 1e6,
                         c.achieved_gbps ? fmt::format("{:.2f}", *c.achieved_gbps) : "unknown",
                         c.peak_gbps ? fmt::format("{:.0f}", *c.peak_gbps) : "unknown", Percent(c.utilization),
                         c.pageable_count, c.pinned_count);
   }
-  *out += fmt::format("  device-memory bandwidth utilization (D2D + memset): {}\n",
-                      Percent(DeviceMemoryUtilization(d)));
+  *out +=
+      fmt::format("  device-memory bandwidth utilization (D2D + memset): {}\n", Percent(DeviceMemoryUtilization(d)));
 }
 
 // ---- json

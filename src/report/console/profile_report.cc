@@ -12,7 +12,6 @@
 namespace tuneprof {
 namespace {
 
-
 // ---- text
 
 std::string TableHeader() {
@@ -94,11 +93,11 @@ std::string PercentCell(std::optional<double> fraction) {
 }
 
 void AppendComputeRow(std::string_view label, const GpuUnitSums& g, std::string* out) {
-  *out += fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", label,
-                      g.BusyPct() ? fmt::format("{:.1f}", *g.BusyPct()) : std::string("-"),
-                      PercentCell(g.SmEfficiency()), PercentCell(g.AchievedOccupancy()),
-                      PercentCell(g.TensorCoreShare()),
-                      g.WavesPerSm() ? fmt::format("{:.2f}", *g.WavesPerSm()) : std::string("-"));
+  *out +=
+      fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", label,
+                  g.BusyPct() ? fmt::format("{:.1f}", *g.BusyPct()) : std::string("-"), PercentCell(g.SmEfficiency()),
+                  PercentCell(g.AchievedOccupancy()), PercentCell(g.TensorCoreShare()),
+                  g.WavesPerSm() ? fmt::format("{:.2f}", *g.WavesPerSm()) : std::string("-"));
 }
 
 constexpr size_t kAscendTextOpTypes = 10;
@@ -108,10 +107,11 @@ constexpr size_t kFlopsTextOps = 5;
 void AppendFlopsText(const RankComputeUnits& c, std::string* out) {
   const RankOpFlops& f = c.flops;
   if (c.mfu) {
-    *out += fmt::format("  MFU: {:.2f}% ({:.3f} TFLOP/s achieved over the steps / {:.1f} TFLOP/s {} peak x {} device(s))\n",
-                        *c.mfu * 100.0, *f.achieved_flops_per_s / 1e12, *f.peak_flops_per_s / 1e12, f.dtype, f.devices);
+    *out +=
+        fmt::format("  MFU: {:.2f}% ({:.3f} TFLOP/s achieved over the steps / {:.1f} TFLOP/s {} peak x {} device(s))\n",
+                    *c.mfu * 100.0, *f.achieved_flops_per_s / 1e12, *f.peak_flops_per_s / 1e12, f.dtype, f.devices);
   } else {
-    const char* why = !f.shapes ? "no record_shapes or kernel_details shapes in the trace"
+    const char* why = !f.shapes      ? "no record_shapes or kernel_details shapes in the trace"
                       : f.flops <= 0 ? "no operator with a FLOP formula"
                                      : "the chip's peak for the dtype is unknown";
     *out += fmt::format("  MFU: n/a ({})\n", why);
@@ -119,10 +119,10 @@ void AppendFlopsText(const RankComputeUnits& c, std::string* out) {
   for (size_t i = 0; i < f.ops.size() && i < kFlopsTextOps; ++i) {
     const OpFlopsRow& op = f.ops[i];
     const auto achieved = op.FlopsPerSecond();
-    *out += fmt::format("    {:<40} {:>6}x {:>10.3f} GFLOP  {:>8} TFLOP/s  {}\n", EscapeText(op.name).substr(0, 40), op.count,
-                        op.flops / 1e9, achieved ? fmt::format("{:.3f}", *achieved / 1e12) : std::string("-"),
-                        op.roof.compute_bound ? (*op.roof.compute_bound ? "compute-bound" : "memory-bound")
-                                              : "roofline unknown");
+    *out += fmt::format(
+        "    {:<40} {:>6}x {:>10.3f} GFLOP  {:>8} TFLOP/s  {}\n", EscapeText(op.name).substr(0, 40), op.count,
+        op.flops / 1e9, achieved ? fmt::format("{:.3f}", *achieved / 1e12) : std::string("-"),
+        op.roof.compute_bound ? (*op.roof.compute_bound ? "compute-bound" : "memory-bound") : "roofline unknown");
   }
 }
 
@@ -130,23 +130,24 @@ void AppendFlopsText(const RankComputeUnits& c, std::string* out) {
 void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
   if (!a.present) return;
   const AscendUnitSums& t = a.total;
-  *out += fmt::format("  Ascend units (time-weighted over {} kernel_details rows): cube {}%  vector {}%  scalar {}%"
-                      "  aic mte2 {}%  aiv mte2 {}%  cube_utilization {}%\n",
-                      t.rows, PercentCell(t.Ratio(AscendRatio::kAicMac)), PercentCell(t.Ratio(AscendRatio::kAivVec)),
-                      PercentCell(t.Ratio(AscendRatio::kAicScalar)), PercentCell(t.Ratio(AscendRatio::kAicMte2)),
-                      PercentCell(t.Ratio(AscendRatio::kAivMte2)), PercentCell(t.Ratio(AscendRatio::kCubeUtilization)));
+  *out += fmt::format(
+      "  Ascend units (time-weighted over {} kernel_details rows): cube {}%  vector {}%  scalar {}%"
+      "  aic mte2 {}%  aiv mte2 {}%  cube_utilization {}%\n",
+      t.rows, PercentCell(t.Ratio(AscendRatio::kAicMac)), PercentCell(t.Ratio(AscendRatio::kAivVec)),
+      PercentCell(t.Ratio(AscendRatio::kAicScalar)), PercentCell(t.Ratio(AscendRatio::kAicMte2)),
+      PercentCell(t.Ratio(AscendRatio::kAivMte2)), PercentCell(t.Ratio(AscendRatio::kCubeUtilization)));
   *out += fmt::format("    {:<24}{:>7}{:>11}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", "op type", "unit", "time ms",
                       "mac %", "mte2 %", "vec %", "vmte2 %", "vmte3 %", "TFLOP/s", "bound", "< threshold");
   for (size_t i = 0; i < a.op_types.size() && i < kAscendTextOpTypes; ++i) {
     const AscendOpTypeUnits& op = a.op_types[i];
     const auto flops = op.sums.FlopsPerSecond();
-    *out += fmt::format("    {:<24}{:>7}{:>11.3f}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", EscapeText(op.type).substr(0, 23),
-                        op.unit, static_cast<double>(op.sums.dur_ns) / 1e6,
-                        PercentCell(op.sums.Ratio(AscendRatio::kAicMac)), PercentCell(op.sums.Ratio(AscendRatio::kAicMte2)),
-                        PercentCell(op.sums.Ratio(AscendRatio::kAivVec)), PercentCell(op.sums.Ratio(AscendRatio::kAivMte2)),
-                        PercentCell(op.sums.Ratio(AscendRatio::kAivMte3)),
-                        flops ? fmt::format("{:.2f}", *flops / 1e12) : std::string("-"), AscendBoundName(op.bound),
-                        op.below_threshold ? (*op.below_threshold ? "yes" : "no") : "-");
+    *out += fmt::format(
+        "    {:<24}{:>7}{:>11.3f}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", EscapeText(op.type).substr(0, 23), op.unit,
+        static_cast<double>(op.sums.dur_ns) / 1e6, PercentCell(op.sums.Ratio(AscendRatio::kAicMac)),
+        PercentCell(op.sums.Ratio(AscendRatio::kAicMte2)), PercentCell(op.sums.Ratio(AscendRatio::kAivVec)),
+        PercentCell(op.sums.Ratio(AscendRatio::kAivMte2)), PercentCell(op.sums.Ratio(AscendRatio::kAivMte3)),
+        flops ? fmt::format("{:.2f}", *flops / 1e12) : std::string("-"), AscendBoundName(op.bound),
+        op.below_threshold ? (*op.below_threshold ? "yes" : "no") : "-");
   }
 }
 
@@ -157,26 +158,28 @@ void AppendComputeText(const RankComputeUnits& c, std::string* out) {
   AppendFlopsText(c, out);
   if (c.serving) {
     const ServingMetrics& s = *c.serving;
-    *out += fmt::format("  serving: {} request(s), TTFT {} ms, TPOT {} ms, decode {} tokens/s, MBU {}\n", s.requests,
-                        s.ttft_ns ? fmt::format("{:.3f}", *s.ttft_ns / 1e6) : std::string("-"),
-                        s.tpot_ns ? fmt::format("{:.3f}", *s.tpot_ns / 1e6) : std::string("-"),
-                        s.decode_tokens_per_s ? fmt::format("{:.1f}", *s.decode_tokens_per_s) : std::string("-"),
-                        s.mbu ? fmt::format("{:.1f}%", *s.mbu * 100.0)
-                              : std::string(s.bytes_per_decode_step ? "n/a (memory bandwidth unknown)"
-                                                                    : "n/a (needs --model-params)"));
+    *out += fmt::format(
+        "  serving: {} request(s), TTFT {} ms, TPOT {} ms, decode {} tokens/s, MBU {}\n", s.requests,
+        s.ttft_ns ? fmt::format("{:.3f}", *s.ttft_ns / 1e6) : std::string("-"),
+        s.tpot_ns ? fmt::format("{:.3f}", *s.tpot_ns / 1e6) : std::string("-"),
+        s.decode_tokens_per_s ? fmt::format("{:.1f}", *s.decode_tokens_per_s) : std::string("-"),
+        s.mbu ? fmt::format("{:.1f}%", *s.mbu * 100.0)
+              : std::string(s.bytes_per_decode_step ? "n/a (memory bandwidth unknown)" : "n/a (needs --model-params)"));
   }
   const ComputeVerdict& v = c.verdict;
   if (v.bottleneck) {
     std::string ops;
-    for (const std::string& op : v.ops) ops += (ops.empty() ? "; costliest operators under it: " : ", ") + EscapeText(op);
+    for (const std::string& op : v.ops)
+      ops += (ops.empty() ? "; costliest operators under it: " : ", ") + EscapeText(op);
     const bool below = *v.utilization < v.threshold;
     const std::string idle_device =
-        below && !v.compute_material
-            ? fmt::format(", but compute holds only {:.1f}% of the step -> not the bottleneck", v.compute_share.value_or(0) * 100.0)
-            : std::string();
-    *out += fmt::format("  compute verdict: {} utilization {:.1f}% {} {:.0f}%{}{}{}\n", v.unit, *v.utilization * 100.0,
-                        below ? "below" : "at or above", v.threshold * 100.0,
-                        *v.bottleneck ? " -> compute bottleneck" : "", idle_device, *v.bottleneck ? ops : std::string());
+        below && !v.compute_material ? fmt::format(", but compute holds only {:.1f}% of the step -> not the bottleneck",
+                                                   v.compute_share.value_or(0) * 100.0)
+                                     : std::string();
+    *out +=
+        fmt::format("  compute verdict: {} utilization {:.1f}% {} {:.0f}%{}{}{}\n", v.unit, *v.utilization * 100.0,
+                    below ? "below" : "at or above", v.threshold * 100.0, *v.bottleneck ? " -> compute bottleneck" : "",
+                    idle_device, *v.bottleneck ? ops : std::string());
   }
   AppendAscendText(c.ascend, out);
   if (c.total.gpu.kernels == 0) return;
@@ -231,7 +234,6 @@ std::string Fit(std::string_view raw, size_t width) {
   const size_t tail = width / 3, head = width - tail - 1;
   return std::string(name.substr(0, head)) + "~" + std::string(name.substr(name.size() - tail));
 }
-
 
 void AppendDeviceKernelRows(std::string_view title, const std::vector<KernelRow>& rows, size_t limit,
                             std::string* out) {
@@ -325,8 +327,9 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
   // A torch_npu rank read from its summaries has no launches or streams: the host side is unknown, not 0.
   const bool summaries_only = rank.definitions == StepDefinitions::kTorchNpu && rank.device_events == 0;
   if (summaries_only && !rank.steps.empty()) {
-    *out += "host side: unknown: no trace_view.json (export it with torch_npu.profiler._ExperimentalConfig("
-            "export_type=torch_npu.profiler.ExportType.Text)); memcpy and other are inside free\n";
+    *out +=
+        "host side: unknown: no trace_view.json (export it with torch_npu.profiler._ExperimentalConfig("
+        "export_type=torch_npu.profiler.ExportType.Text)); memcpy and other are inside free\n";
   } else if (rank.work_on == WorkSource::kDevice) {
     AppendHostTable(rank.steps, rank.total, out);
   }
@@ -497,7 +500,7 @@ void WriteAscendJson(const AscendComputeUnits& a, JsonWriter* w) {
     for (const AscendCoreShare& core : op.cores) {
       w->Key(core.core.empty() ? std::string_view("unknown") : std::string_view(core.core));
       NullableDouble(w, op.sums.dur_ns > 0 ? std::optional<double>(static_cast<double>(core.dur_ns) /
-                                                                  static_cast<double>(op.sums.dur_ns))
+                                                                   static_cast<double>(op.sums.dur_ns))
                                            : std::nullopt);
     }
     w->EndObject().Key("bound").String(AscendBoundName(op.bound));
@@ -554,9 +557,7 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
   w->EndArray().EndObject();
 }
 
-std::optional<double> NsToMs(std::optional<double> ns) {
-  return ns ? std::optional<double>(*ns / 1e6) : std::nullopt;
-}
+std::optional<double> NsToMs(std::optional<double> ns) { return ns ? std::optional<double>(*ns / 1e6) : std::nullopt; }
 
 void WriteServingJson(const std::optional<ServingMetrics>& s, JsonWriter* w) {
   if (!s) {
@@ -644,8 +645,9 @@ void WriteKernelRowsJson(const std::vector<KernelRow>& rows, bool host_ops, Json
   for (size_t i = 0; i < rows.size() && i < kJsonTopRows; ++i) {
     const KernelRow& r = rows[i];
     w->BeginObject().Key("name").String(r.name);
-    w->Key("work").String(host_ops ? std::string_view("host_op") : r.mixed_work ? std::string_view("mixed")
-                                                                                 : WorkClassName(r.work));
+    w->Key("work").String(host_ops       ? std::string_view("host_op")
+                          : r.mixed_work ? std::string_view("mixed")
+                                         : WorkClassName(r.work));
     w->Key("count").Uint(r.count);
     w->Key("total_us").Double(Micros(r.total_ns));
     w->Key("mean_us").Double(Micros(r.mean_ns));

@@ -15,9 +15,9 @@
 namespace tuneprof {
 
 struct ProfileResult {
-  bool hta_semantics = false;         // --semantics hta: each rank also carries `hta`
+  bool hta_semantics = false;  // --semantics hta: each rank also carries `hta`
   std::vector<RankBreakdown> ranks;
-  std::vector<HtaRankBreakdown> hta;  // one per rank, same order; empty unless --semantics hta
+  std::vector<HtaRankBreakdown> hta;      // one per rank, same order; empty unless --semantics hta
   std::vector<RankComputeUnits> compute;  // one per rank, same order
   std::vector<KernelBreakdown> kernels;   // one per rank, same order
   // --semantics hta only: HTA's kernel types and statistics, idle time, launches and queue length.

@@ -75,7 +75,6 @@ std::string SectionOpen(std::string_view id, std::string_view heading, std::stri
 
 std::string Unknown(std::string_view why) { return fmt::format("<p class=\"unknown\">{}</p>\n", E(why)); }
 
-
 // ---- summary ---------------------------------------------------------------------------------------
 
 std::string SummarySection(const HtmlReportInput& input) {
@@ -86,10 +85,12 @@ std::string SummarySection(const HtmlReportInput& input) {
   out += fmt::format("<p class=\"verdict\">Dominant bottleneck: {}</p>\n<p>{}</p>\n",
                      E(BottleneckName(advice.dominant)), E(advice.dominant_reason));
   out += "<table><tr><th>input</th></tr>";
-  for (const std::string& path : input.paths) out += fmt::format("<tr><td class=\"name\"><code>{}</code></td></tr>", E(path));
+  for (const std::string& path : input.paths)
+    out += fmt::format("<tr><td class=\"name\"><code>{}</code></td></tr>", E(path));
   out += "</table>\n";
-  out += "<table><caption class=\"what\">ms per step</caption><tr><th>rank</th><th class=\"n\">steps</th>"
-         "<th class=\"n\">mean step</th>";
+  out +=
+      "<table><caption class=\"what\">ms per step</caption><tr><th>rank</th><th class=\"n\">steps</th>"
+      "<th class=\"n\">mean step</th>";
   for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
     std::string name(TimePartName(static_cast<TimePart>(p)));
     std::replace(name.begin(), name.end(), '_', ' ');
@@ -200,17 +201,19 @@ std::string KernelsSection(const std::vector<MergedKernel>& kernels, int64_t tot
   chart.title = fmt::format("Top {} by total time, all ranks (ms)", what_name);
   chart.unit = "ms";
   chart.series = {{"total time", std::string(kAfter), {}}};
-  std::string table = "<table><tr><th>name</th><th class=\"n\">count</th><th class=\"n\">total (ms)</th>"
-                      "<th class=\"n\">mean (us)</th><th class=\"n\">share</th></tr>\n";
+  std::string table =
+      "<table><tr><th>name</th><th class=\"n\">count</th><th class=\"n\">total (ms)</th>"
+      "<th class=\"n\">mean (us)</th><th class=\"n\">share</th></tr>\n";
   for (size_t i = 0; i < std::min(kernels.size(), kTopKernels); ++i) {
     const MergedKernel& k = kernels[i];
     chart.categories.push_back(k.name);
     chart.series[0].values.push_back(k.total_ns / 1e6);
-    table += fmt::format("<tr><td class=\"name\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-                         "<td class=\"n\">{:.2f}</td><td class=\"n\">{}</td></tr>\n",
-                         E(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count, Ms(static_cast<double>(k.total_ns)),
-                         k.count ? k.total_ns / 1e3 / static_cast<double>(k.count) : 0.0,
-                         total_ns > 0 ? Pct(static_cast<double>(k.total_ns) / static_cast<double>(total_ns)) : "unknown");
+    table += fmt::format(
+        "<tr><td class=\"name\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{:.2f}</td><td class=\"n\">{}</td></tr>\n",
+        E(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count, Ms(static_cast<double>(k.total_ns)),
+        k.count ? k.total_ns / 1e3 / static_cast<double>(k.count) : 0.0,
+        total_ns > 0 ? Pct(static_cast<double>(k.total_ns) / static_cast<double>(total_ns)) : "unknown");
   }
   table += "</table>\n";
   std::string out = SectionOpen("kernels", "Top operators and kernels",
@@ -244,7 +247,8 @@ ScatterChart RooflineChart(const std::vector<RankOpFlops>& ranks) {
         const double peak = *rank.peak_flops_per_s / static_cast<double>(std::max<int64_t>(rank.devices, 1)) / 1e9;
         chart.roof_peak = peak;
         chart.roof_slope = peak / *op.roof.ridge;
-        chart.roof_name = fmt::format("roof ({}: {:.0f} GFLOP/s peak, {:.0f} GB/s)", rank.dtype, peak, peak / *op.roof.ridge);
+        chart.roof_name =
+            fmt::format("roof ({}: {:.0f} GFLOP/s peak, {:.0f} GB/s)", rank.dtype, peak, peak / *op.roof.ridge);
       }
     }
   }
@@ -275,9 +279,10 @@ std::string RooflineSection(const std::vector<MergedKernel>& kernels, const std:
     if (k.count == 0) continue;
     chart.points.push_back({static_cast<double>(k.count), k.total_ns / 1e3 / static_cast<double>(k.count), k.name});
   }
-  out += Unknown("Roofline position: unknown. FLOPs and bytes per operator come from record_shapes, which this "
-                 "trace does not hold. Shown instead: each operator by calls and mean time; many calls with a short "
-                 "mean point at launch overhead and fusion candidates.");
+  out += Unknown(
+      "Roofline position: unknown. FLOPs and bytes per operator come from record_shapes, which this "
+      "trace does not hold. Shown instead: each operator by calls and mean time; many calls with a short "
+      "mean point at launch overhead and fusion candidates.");
   out += RenderScatterChart(chart);
   out += "</section>\n";
   return out;
@@ -292,8 +297,9 @@ std::string ComputeSection(const AdvisorResult& advice) {
   chart.unit = "%";
   chart.series = {{"measured", std::string(kAfter), {}}};
   chart.marker_name = "threshold";
-  std::string table = "<table><tr><th>rank</th><th>utilization</th><th class=\"n\">value</th>"
-                      "<th class=\"n\">threshold</th><th>measured as</th></tr>\n";
+  std::string table =
+      "<table><tr><th>rank</th><th>utilization</th><th class=\"n\">value</th>"
+      "<th class=\"n\">threshold</th><th>measured as</th></tr>\n";
   for (const RankAdvice& rank : advice.ranks) {
     for (const UtilizationCheck& check : rank.utilizations) {
       chart.categories.push_back(fmt::format("rank {} {}", rank.rank, check.name));
@@ -331,9 +337,11 @@ std::string MemorySection(const std::vector<MemoryAnalysis>& ranks) {
       if (device.timeline.empty()) continue;
       const int64_t origin = rank.trace_start_ns != kNoId ? rank.trace_start_ns : device.timeline.front().ts_ns;
       LineSeries allocated{fmt::format("rank {} {} allocated", rank.rank, device.device),
-                           std::string(kPalette[color++ % kPalette.size()]), {}};
+                           std::string(kPalette[color++ % kPalette.size()]),
+                           {}};
       LineSeries reserved{fmt::format("rank {} {} reserved", rank.rank, device.device),
-                          std::string(kPalette[color++ % kPalette.size()]), {}};
+                          std::string(kPalette[color++ % kPalette.size()]),
+                          {}};
       for (const MemoryPoint& p : device.timeline) {
         const double x = (p.ts_ns - origin) / 1e6;
         allocated.points.push_back({x, p.allocated_bytes / 1048576.0});
@@ -341,8 +349,8 @@ std::string MemorySection(const std::vector<MemoryAnalysis>& ranks) {
       }
       chart.series.push_back(std::move(allocated));
       // CPU allocators report no reservation (0): a flat zero line would read as a measurement.
-      const bool any_reserved = std::any_of(reserved.points.begin(), reserved.points.end(),
-                                            [](const LinePoint& p) { return p.y > 0; });
+      const bool any_reserved =
+          std::any_of(reserved.points.begin(), reserved.points.end(), [](const LinePoint& p) { return p.y > 0; });
       if (any_reserved) chart.series.push_back(std::move(reserved));
       if (device.peak_allocated_bytes != kNoId &&
           (!peak_device || device.peak_allocated_bytes > peak_device->peak_allocated_bytes)) {
@@ -364,27 +372,29 @@ std::string MemorySection(const std::vector<MemoryAnalysis>& ranks) {
     out += RenderEmptyChart(chart.id, chart.title,
                             "unknown: the trace holds no allocator ([memory]) events (profile_memory was off)");
   } else {
-    chart.mark_label = fmt::format("peak {} MiB (rank {} {}, op {})", MiB(peak_device->peak_allocated_bytes),
-                                   peak_rank->rank, peak_device->device,
-                                   peak_device->peak_op.empty() ? "none" : peak_device->peak_op);
+    chart.mark_label =
+        fmt::format("peak {} MiB (rank {} {}, op {})", MiB(peak_device->peak_allocated_bytes), peak_rank->rank,
+                    peak_device->device, peak_device->peak_op.empty() ? "none" : peak_device->peak_op);
     out += RenderLineChart(chart);
   }
   for (const MemoryAnalysis& rank : ranks) {
     for (const DeviceMemory& device : rank.devices) {
       if (device.peak_allocated_bytes == kNoId) continue;
-      out += fmt::format("<p>rank {} {}: peak allocated {} MiB, peak reserved {} MiB, at op <code>{}</code> "
-                         "(source: {})</p>\n",
-                         rank.rank, E(device.device), MiB(device.peak_allocated_bytes),
-                         MiB(device.peak_reserved_bytes), E(device.peak_op.empty() ? "none" : device.peak_op),
-                         E(device.peak_source));
+      out += fmt::format(
+          "<p>rank {} {}: peak allocated {} MiB, peak reserved {} MiB, at op <code>{}</code> "
+          "(source: {})</p>\n",
+          rank.rank, E(device.device), MiB(device.peak_allocated_bytes), MiB(device.peak_reserved_bytes),
+          E(device.peak_op.empty() ? "none" : device.peak_op), E(device.peak_source));
       if (device.holders.empty()) continue;
-      out += "<table><tr><th>allocating op</th><th class=\"n\">MiB at peak</th><th class=\"n\">blocks</th>"
-             "<th class=\"n\">never freed</th></tr>\n";
+      out +=
+          "<table><tr><th>allocating op</th><th class=\"n\">MiB at peak</th><th class=\"n\">blocks</th>"
+          "<th class=\"n\">never freed</th></tr>\n";
       for (size_t i = 0; i < std::min(device.holders.size(), kTopHolders); ++i) {
         const PeakHolder& h = device.holders[i];
-        out += fmt::format("<tr><td class=\"name\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-                           "<td class=\"n\">{}</td></tr>\n",
-                           E(h.op.empty() ? "(no host op)" : h.op), MiB(h.bytes), h.blocks, h.never_freed_blocks);
+        out += fmt::format(
+            "<tr><td class=\"name\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+            "<td class=\"n\">{}</td></tr>\n",
+            E(h.op.empty() ? "(no host op)" : h.op), MiB(h.bytes), h.blocks, h.never_freed_blocks);
       }
       out += "</table>\n";
     }
@@ -498,9 +508,8 @@ std::string CommSection(const CommAnalysis& comm) {
       "Bus bandwidth (nccl-tests definitions) of each rank's collectives by type against the link's peak (the "
       "black tick), then how much each pair of ranks exchanged.");
   const BarChart bandwidth = BandwidthChart(comm);
-  out += bandwidth.categories.empty()
-             ? RenderEmptyChart(bandwidth.id, bandwidth.title, "no collectives in the trace")
-             : RenderBarChart(bandwidth);
+  out += bandwidth.categories.empty() ? RenderEmptyChart(bandwidth.id, bandwidth.title, "no collectives in the trace")
+                                      : RenderBarChart(bandwidth);
   const HeatMap matrix = MatrixChart(comm);
   out += matrix.rows.empty() ? RenderEmptyChart(matrix.id, "Rank-to-rank matrix",
                                                 "unknown: no collective names its group's ranks with known bytes, "
@@ -528,8 +537,9 @@ std::string FindingsSection(const AdvisorResult& advice) {
   chart.title = "Estimated gain per finding (ms per step)";
   chart.unit = "ms/step";
   chart.series = {{"estimated gain (capped so gains never add up to more than the step)", std::string(kComputing), {}}};
-  std::string table = "<table><tr><th>finding</th><th>category</th><th class=\"n\">gain (ms/step)</th>"
-                      "<th>what to change</th><th>ranks</th></tr>\n";
+  std::string table =
+      "<table><tr><th>finding</th><th>category</th><th class=\"n\">gain (ms/step)</th>"
+      "<th>what to change</th><th>ranks</th></tr>\n";
   for (const Finding& f : advice.findings) {
     chart.categories.push_back(f.id);
     chart.series[0].values.push_back(f.estimated_gain_ns / 1e6);
@@ -537,16 +547,18 @@ std::string FindingsSection(const AdvisorResult& advice) {
     for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
     std::string apis;
     for (const std::string& api : f.apis) apis += fmt::format("<br><code>{}</code>", E(api));
-    table += fmt::format("<tr><td class=\"name\"><b>{}</b><br>{}</td><td>{}</td><td class=\"n\">{}</td>"
-                         "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",
-                         E(f.id), E(f.title), E(FindingCategoryName(f.category)), Ms(f.estimated_gain_ns),
-                         E(f.strategy), apis, E(ranks));
+    table += fmt::format(
+        "<tr><td class=\"name\"><b>{}</b><br>{}</td><td>{}</td><td class=\"n\">{}</td>"
+        "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",
+        E(f.id), E(f.title), E(FindingCategoryName(f.category)), Ms(f.estimated_gain_ns), E(f.strategy), apis,
+        E(ranks));
   }
   table += "</table>\n";
   std::string out = SectionOpen("findings", "Advisor findings",
                                 "Each rule that fired, with its estimated gain per step and what to change.");
-  out += advice.findings.empty() ? RenderEmptyChart(chart.id, chart.title, "no finding: nothing to gain above the "
-                                                                          "advisor's thresholds")
+  out += advice.findings.empty() ? RenderEmptyChart(chart.id, chart.title,
+                                                    "no finding: nothing to gain above the "
+                                                    "advisor's thresholds")
                                  : RenderBarChart(chart) + table;
   out += "</section>\n";
   return out;
@@ -581,13 +593,14 @@ std::string Opt(const std::optional<double>& v, std::string_view format = "{:.3f
 }
 
 std::string CompareSummary(const CompareResult& result) {
-  std::string out = SectionOpen("summary", "Summary and verdict", "Did the change help? Step time before and after, "
-                                                                  "judged by the bootstrap interval and the rank test.");
+  std::string out = SectionOpen("summary", "Summary and verdict",
+                                "Did the change help? Step time before and after, "
+                                "judged by the bootstrap interval and the rank test.");
   const MetricComparison* step = result.Find("step_time_us");
   if (step) {
     out += fmt::format("<p class=\"verdict\">Step time: {} → {} us ({}): {}</p>\n", Opt(step->before, "{:.1f}"),
-                       Opt(step->after, "{:.1f}"), step->delta_pct ? fmt::format("{:+.2f} %", *step->delta_pct) : "unknown",
-                       E(Verdict(*step)));
+                       Opt(step->after, "{:.1f}"),
+                       step->delta_pct ? fmt::format("{:+.2f} %", *step->delta_pct) : "unknown", E(Verdict(*step)));
   } else {
     out += Unknown("Step time: unknown on these traces.");
   }
@@ -598,16 +611,19 @@ std::string CompareSummary(const CompareResult& result) {
 }
 
 std::string MetricsSection(const CompareResult& result) {
-  std::string out = SectionOpen("metrics", "Metrics", "Each metric before and after, its change and the verdict "
-                                                      "(\"no significant change\" inside the run-to-run noise).");
-  out += "<table><tr><th>metric</th><th>unit</th><th class=\"n\">before</th><th class=\"n\">after</th>"
-         "<th class=\"n\">change</th><th>test</th><th>verdict</th></tr>\n";
+  std::string out = SectionOpen("metrics", "Metrics",
+                                "Each metric before and after, its change and the verdict "
+                                "(\"no significant change\" inside the run-to-run noise).");
+  out +=
+      "<table><tr><th>metric</th><th>unit</th><th class=\"n\">before</th><th class=\"n\">after</th>"
+      "<th class=\"n\">change</th><th>test</th><th>verdict</th></tr>\n";
   for (const MetricComparison& m : result.metrics) {
     const std::string verdict = Verdict(m);
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-                       "<td>{}</td><td class=\"{}\">{}</td></tr>\n",
-                       E(m.key), E(m.unit), Opt(m.before), Opt(m.after), Opt(m.delta_pct, "{:+.2f} %"), E(m.test),
-                       verdict == "better" ? "good" : (verdict == "worse" ? "bad" : ""), E(verdict));
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td>{}</td><td class=\"{}\">{}</td></tr>\n",
+        E(m.key), E(m.unit), Opt(m.before), Opt(m.after), Opt(m.delta_pct, "{:+.2f} %"), E(m.test),
+        verdict == "better" ? "good" : (verdict == "worse" ? "bad" : ""), E(verdict));
   }
   out += "</table>\n</section>\n";
   return out;
@@ -626,10 +642,10 @@ std::string CompareBreakdownSection(const CompareResult& result) {
   bars.unit = "ms";
   bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
   bars.categories.push_back("step time");
-  bars.series[0].values.push_back(result.before.step_ns.empty() ? std::nullopt
-                                                                : std::optional<double>(Mean(result.before.step_ns) / 1e6));
-  bars.series[1].values.push_back(result.after.step_ns.empty() ? std::nullopt
-                                                               : std::optional<double>(Mean(result.after.step_ns) / 1e6));
+  bars.series[0].values.push_back(
+      result.before.step_ns.empty() ? std::nullopt : std::optional<double>(Mean(result.before.step_ns) / 1e6));
+  bars.series[1].values.push_back(
+      result.after.step_ns.empty() ? std::nullopt : std::optional<double>(Mean(result.after.step_ns) / 1e6));
   for (const StepSeries& series : result.before.breakdown) {
     std::string label = series.key;
     if (label.ends_with("_us")) label.resize(label.size() - 3);  // the values are ns; the chart says ms
@@ -647,8 +663,10 @@ std::string CompareBreakdownSection(const CompareResult& result) {
   steps.x_unit = "step (in order)";
   steps.y_unit = "ms";
   LineSeries before{"before", std::string(kBefore), {}}, after{"after", std::string(kAfter), {}};
-  for (size_t i = 0; i < result.before.step_ns.size(); ++i) before.points.push_back({double(i), result.before.step_ns[i] / 1e6});
-  for (size_t i = 0; i < result.after.step_ns.size(); ++i) after.points.push_back({double(i), result.after.step_ns[i] / 1e6});
+  for (size_t i = 0; i < result.before.step_ns.size(); ++i)
+    before.points.push_back({double(i), result.before.step_ns[i] / 1e6});
+  for (size_t i = 0; i < result.after.step_ns.size(); ++i)
+    after.points.push_back({double(i), result.after.step_ns[i] / 1e6});
   steps.series = {before, after};
   std::string out = SectionOpen("breakdown", "Breakdown before vs after",
                                 "The mean step and its parts side by side (grey before, blue after), then every "
@@ -663,18 +681,20 @@ std::string OpsSection(const CompareResult& result) {
   bars.title = "Operators with the largest change, time per step (ms)";
   bars.unit = "ms/step";
   bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
-  std::string table = "<table><tr><th>operator</th><th>time</th><th>calls</th><th class=\"n\">count before</th>"
-                      "<th class=\"n\">count after</th><th class=\"n\">ms/step before</th>"
-                      "<th class=\"n\">ms/step after</th></tr>\n";
+  std::string table =
+      "<table><tr><th>operator</th><th>time</th><th>calls</th><th class=\"n\">count before</th>"
+      "<th class=\"n\">count after</th><th class=\"n\">ms/step before</th>"
+      "<th class=\"n\">ms/step after</th></tr>\n";
   for (size_t i = 0; i < std::min(result.ops.ops.size(), kTopOps); ++i) {
     const OperatorDelta& op = result.ops.ops[i];
     bars.categories.push_back(op.name);
     bars.series[0].values.push_back(op.before_ns / 1e6);
     bars.series[1].values.push_back(op.after_ns / 1e6);
-    table += fmt::format("<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
-                         "</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-                         E(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count, op.after_count,
-                         Ms(op.before_ns), Ms(op.after_ns));
+    table += fmt::format(
+        "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
+        "</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
+        E(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count, op.after_count,
+        Ms(op.before_ns), Ms(op.after_ns));
   }
   table += "</table>\n";
   std::string out = SectionOpen("ops", "Per-operator diff",

@@ -29,20 +29,20 @@
 namespace tuneprof {
 
 struct HtmlReportInput {
-  std::vector<std::string> paths;             // as the user named them
-  std::vector<RankBreakdown> breakdowns;      // one per rank
-  std::vector<KernelBreakdown> kernels;       // one per rank, same order
-  std::vector<MemoryAnalysis> memory;         // one per rank, same order
+  std::vector<std::string> paths;         // as the user named them
+  std::vector<RankBreakdown> breakdowns;  // one per rank
+  std::vector<KernelBreakdown> kernels;   // one per rank, same order
+  std::vector<MemoryAnalysis> memory;     // one per rank, same order
   CommAnalysis comm;
   AdvisorResult advice;
-  std::vector<RankOpFlops> flops;             // one per rank, same order (may be empty): the roofline
+  std::vector<RankOpFlops> flops;  // one per rank, same order (may be empty): the roofline
 };
 
 // Section ids of the single-run report, in page order, and their charts' ids.
-inline constexpr const char* kReportSections[] = {"summary", "breakdown", "kernels",  "compute",
-                                                  "roofline", "memory",   "comm",     "findings"};
-inline constexpr const char* kReportCharts[] = {"chart-breakdown", "chart-kernels",        "chart-compute",
-                                                "chart-roofline",  "chart-memory",         "chart-comm-bandwidth",
+inline constexpr const char* kReportSections[] = {"summary",  "breakdown", "kernels", "compute",
+                                                  "roofline", "memory",    "comm",    "findings"};
+inline constexpr const char* kReportCharts[] = {"chart-breakdown",   "chart-kernels", "chart-compute",
+                                                "chart-roofline",    "chart-memory",  "chart-comm-bandwidth",
                                                 "chart-comm-matrix", "chart-findings"};
 inline constexpr const char* kCompareSections[] = {"summary", "metrics", "breakdown", "ops"};
 inline constexpr const char* kCompareCharts[] = {"chart-compare-breakdown", "chart-compare-steps", "chart-op-diff"};

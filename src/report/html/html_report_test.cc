@@ -74,7 +74,8 @@ Analyzed Analyze() {
   out.input.memory.push_back(AnalyzeMemory(trace, hardware[0]));
   out.input.comm = AnalyzeCommunication(out.traces, out.input.breakdowns, hardware);
   const RankComputeUnits compute = ComputeRankComputeUnits(trace, out.input.breakdowns[0], hardware[0]);
-  out.input.advice = RunAdvisor({RankInputs{&trace, &out.input.breakdowns[0], &compute, &hardware[0]}}, AdvisorConfig());
+  out.input.advice =
+      RunAdvisor({RankInputs{&trace, &out.input.breakdowns[0], &compute, &hardware[0]}}, AdvisorConfig());
   return out;
 }
 

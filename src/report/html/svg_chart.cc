@@ -47,10 +47,10 @@ std::string SvgOpen(std::string_view id, double height, std::string_view title) 
 }
 
 std::string LegendItem(double x, double y, std::string_view color, std::string_view name, bool line = false) {
-  std::string out = line ? fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"3\" height=\"12\" fill=\"{}\"/>", x + 4,
-                                       y - 10, color)
-                         : fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>", x,
-                                       y - 10, color);
+  std::string out =
+      line
+          ? fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"3\" height=\"12\" fill=\"{}\"/>", x + 4, y - 10, color)
+          : fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>", x, y - 10, color);
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"lg\">{}</text>\n", x + 16, y, EscapeXml(name));
   return out;
 }
@@ -82,13 +82,14 @@ Legend Layout(const std::vector<std::pair<std::string, std::string>>& items, dou
 // The value axis under a plot from x0 to x1 (values 0..max).
 std::string ValueAxis(double x0, double x1, double y, double max, std::string_view unit) {
   const double step = NiceStep(max, 5);
-  std::string out = fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"ax\"/>\n", x0,
-                                y, x1, y);
+  std::string out =
+      fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"ax\"/>\n", x0, y, x1, y);
   for (double v = 0; v <= max * 1.0001; v += step) {
     const double x = x0 + (x1 - x0) * v / max;
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"tk\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3:.1f}\" class=\"tl\" text-anchor=\"middle\">{4}</text>\n",
-                       x, y, y + 4, y + 16, Num(v));
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"tk\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" class=\"tl\" text-anchor=\"middle\">{4}</text>\n",
+        x, y, y + 4, y + 16, Num(v));
   }
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"au\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2,
                      y + 32, EscapeXml(unit));
@@ -110,9 +111,10 @@ double BarMax(const BarChart& chart, size_t rows) {
 }
 
 std::string Bar(double x, double y, double w, double h, std::string_view color, std::string_view tip) {
-  return fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}</title>"
-                     "</rect>",
-                     x, y, std::max(0.0, w), h, color, EscapeXml(tip));
+  return fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}</title>"
+      "</rect>",
+      x, y, std::max(0.0, w), h, color, EscapeXml(tip));
 }
 
 double LogOr(double v, bool log) { return log ? std::log10(v) : v; }
@@ -124,11 +126,21 @@ std::string EscapeXml(std::string_view text) {
   out.reserve(text.size() + 16);
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         // Control characters are not allowed in XML text; tabs and newlines are harmless.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
@@ -219,15 +231,16 @@ std::string RenderBarChart(const BarChart& chart) {
     }
     if (r < chart.markers.size() && chart.markers[r]) {
       const double mx = x0 + scale(*chart.markers[r]);
-      out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" "
-                         "stroke-width=\"2\"><title>{4}: {5} {6}</title></line>",
-                         mx, y - 3, y + row_h - 5, kMarkerColor, EscapeXml(chart.marker_name),
-                         Num(*chart.markers[r]), EscapeXml(chart.unit));
+      out += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" "
+          "stroke-width=\"2\"><title>{4}: {5} {6}</title></line>",
+          mx, y - 3, y + row_h - 5, kMarkerColor, EscapeXml(chart.marker_name), Num(*chart.markers[r]),
+          EscapeXml(chart.unit));
     }
     out += "\n";
   }
-  out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"ax\"/>\n", x0,
-                     plot_top, plot_bottom);
+  out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"ax\"/>\n", x0, plot_top,
+                     plot_bottom);
   out += ValueAxis(x0, x1, plot_bottom, max, chart.unit);
   if (chart.categories.size() > rows) {
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"nt\" text-anchor=\"end\">first {} of {} shown</text>",
@@ -263,20 +276,23 @@ std::string RenderLineChart(const LineChart& chart) {
   out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"ax\"/>\n", x0, y0, y1);
   const double ystep = NiceStep(max_y, 5);
   for (double v = 0; v <= max_y * 1.0001; v += ystep) {
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" class=\"gr\"/>"
-                       "<text x=\"{3:.1f}\" y=\"{4:.1f}\" class=\"tl\" text-anchor=\"end\">{5}</text>\n",
-                       x0, sy(v), x1, x0 - 4, sy(v) + 4, Num(v));
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" class=\"gr\"/>"
+        "<text x=\"{3:.1f}\" y=\"{4:.1f}\" class=\"tl\" text-anchor=\"end\">{5}</text>\n",
+        x0, sy(v), x1, x0 - 4, sy(v) + 4, Num(v));
   }
-  out += fmt::format("<text transform=\"translate(14 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}"
-                     "</text>\n",
-                     (y0 + y1) / 2, EscapeXml(chart.y_unit));
+  out += fmt::format(
+      "<text transform=\"translate(14 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}"
+      "</text>\n",
+      (y0 + y1) / 2, EscapeXml(chart.y_unit));
   // x axis: relative to min_x
   out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"ax\"/>\n", x0, y1, x1, y1);
   const double xstep = NiceStep(max_x - min_x, 6);
   for (double v = 0; v <= (max_x - min_x) * 1.0001; v += xstep) {
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"tk\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3:.1f}\" class=\"tl\" text-anchor=\"middle\">{4}</text>\n",
-                       sx(min_x + v), y1, y1 + 4, y1 + 16, Num(v));
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"tk\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" class=\"tl\" text-anchor=\"middle\">{4}</text>\n",
+        sx(min_x + v), y1, y1 + 4, y1 + 16, Num(v));
   }
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"au\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2,
                      y1 + 32, EscapeXml(chart.x_unit));
@@ -285,16 +301,17 @@ std::string RenderLineChart(const LineChart& chart) {
     for (const LinePoint& p : ThinLine(s.points, kMaxLinePoints)) {
       path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", sx(p.x), sy(p.y));
     }
-    out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}</title></path>\n", path,
-                       s.color, EscapeXml(s.name));
+    out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}</title></path>\n",
+                       path, s.color, EscapeXml(s.name));
   }
   if (chart.mark) {
-    out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\">"
-                       "<title>{}</title></circle>"
-                       "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"nt\" text-anchor=\"{}\">{}</text>\n",
-                       sx(chart.mark->x), sy(chart.mark->y), kMarkerColor, EscapeXml(chart.mark_label),
-                       sx(chart.mark->x) + (sx(chart.mark->x) > x1 - 200 ? -8 : 8), sy(chart.mark->y) + 4,
-                       sx(chart.mark->x) > x1 - 200 ? "end" : "start", EscapeXml(chart.mark_label));
+    out += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\">"
+        "<title>{}</title></circle>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"nt\" text-anchor=\"{}\">{}</text>\n",
+        sx(chart.mark->x), sy(chart.mark->y), kMarkerColor, EscapeXml(chart.mark_label),
+        sx(chart.mark->x) + (sx(chart.mark->x) > x1 - 200 ? -8 : 8), sy(chart.mark->y) + 4,
+        sx(chart.mark->x) > x1 - 200 ? "end" : "start", EscapeXml(chart.mark_label));
   }
   out += legend.svg;
   out += "</svg>\n";
@@ -317,9 +334,10 @@ std::string RenderHeatMap(const HeatMap& map) {
   std::string out = SvgOpen(map.id, y1 + 80, map.title);
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"au\" text-anchor=\"middle\">{}</text>\n",
                      x0 + cell * static_cast<double>(cols) / 2, y0 - 22, EscapeXml(map.column_axis));
-  out += fmt::format("<text transform=\"translate(16 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}"
-                     "</text>\n",
-                     (y0 + y1) / 2, EscapeXml(map.row_axis));
+  out += fmt::format(
+      "<text transform=\"translate(16 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}"
+      "</text>\n",
+      (y0 + y1) / 2, EscapeXml(map.row_axis));
   for (size_t c = 0; c < cols; ++c) {
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\" text-anchor=\"middle\">{}</text>",
                        x0 + cell * (static_cast<double>(c) + 0.5), y0 - 6, EscapeXml(ShortLabel(map.columns[c], 8)));
@@ -334,18 +352,20 @@ std::string RenderHeatMap(const HeatMap& map) {
       const std::string tip = fmt::format("{} -> {}: {}", map.rows[r], map.columns[c],
                                           v ? Num(*v) + " " + map.unit : std::string("no traffic / unknown"));
       // Light to dark blue by value; grey where unknown.
-      const std::string fill = v && max > 0 ? fmt::format("hsl(210,70%,{:.0f}%)", 95 - 60 * (*v / max))
-                                            : std::string("#eee");
-      out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
-                         "stroke=\"#fff\"><title>{}</title></rect>",
-                         x, y, cell, cell, fill, EscapeXml(tip));
+      const std::string fill =
+          v && max > 0 ? fmt::format("hsl(210,70%,{:.0f}%)", 95 - 60 * (*v / max)) : std::string("#eee");
+      out += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
+          "stroke=\"#fff\"><title>{}</title></rect>",
+          x, y, cell, cell, fill, EscapeXml(tip));
     }
     out += "\n";
   }
   if (map.rows.size() > rows || map.columns.size() > cols) {
-    out += fmt::format("<text x=\"{:.1f}\" y=\"18\" class=\"nt\" text-anchor=\"end\">first {} x {} of {} x {} shown"
-                       "</text>\n",
-                       kWidth - kRight, rows, cols, map.rows.size(), map.columns.size());
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"18\" class=\"nt\" text-anchor=\"end\">first {} x {} of {} x {} shown"
+        "</text>\n",
+        kWidth - kRight, rows, cols, map.rows.size(), map.columns.size());
   }
   // Colour legend: a gradient scale from 0 to max.
   const double ly = y1 + 24;
@@ -353,12 +373,12 @@ std::string RenderHeatMap(const HeatMap& map) {
     out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"20\" height=\"12\" fill=\"hsl(210,70%,{:.0f}%)\"/>",
                        x0 + 20.0 * i, ly, 95 - 60 * (i / 9.0));
   }
-  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\">0</text>"
-                     "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\">{} {}</text>"
-                     "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"#eee\"/>"
-                     "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"lg\">no traffic / unknown</text>\n",
-                     x0 - 12, ly + 11, x0 + 206, ly + 11, Num(max), EscapeXml(map.unit), x0 + 320, ly, x0 + 336,
-                     ly + 11);
+  out += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\">0</text>"
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\">{} {}</text>"
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"#eee\"/>"
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"lg\">no traffic / unknown</text>\n",
+      x0 - 12, ly + 11, x0 + 206, ly + 11, Num(max), EscapeXml(map.unit), x0 + 320, ly, x0 + 336, ly + 11);
   out += "</svg>\n";
   return out;
 }
@@ -394,31 +414,36 @@ std::string RenderScatterChart(const ScatterChart& chart) {
   auto ticks = [](double lo, double hi, bool log) {
     std::vector<double> values;
     if (log) {
-      for (double d = lo; d <= hi + 1e-9; d += std::max(1.0, std::floor((hi - lo) / 8))) values.push_back(std::pow(10, d));
+      for (double d = lo; d <= hi + 1e-9; d += std::max(1.0, std::floor((hi - lo) / 8)))
+        values.push_back(std::pow(10, d));
     } else {
       const double step = NiceStep(hi - lo, 6);
       for (double v = lo; v <= hi * 1.0001; v += step) values.push_back(v);
     }
     return values;
   };
-  out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"ax\"/>"
-                     "<line x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{3:.1f}\" y2=\"{2:.1f}\" class=\"ax\"/>\n",
-                     x0, y0, y1, x1);
+  out += fmt::format(
+      "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"ax\"/>"
+      "<line x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{3:.1f}\" y2=\"{2:.1f}\" class=\"ax\"/>\n",
+      x0, y0, y1, x1);
   for (double v : ticks(lo_x, hi_x, chart.log_x)) {
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"gr\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3:.1f}\" class=\"tl\" text-anchor=\"middle\">{4}</text>\n",
-                       sx(v), y0, y1, y1 + 16, Num(v));
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"gr\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" class=\"tl\" text-anchor=\"middle\">{4}</text>\n",
+        sx(v), y0, y1, y1 + 16, Num(v));
   }
   for (double v : ticks(lo_y, hi_y, chart.log_y)) {
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" class=\"gr\"/>"
-                       "<text x=\"{3:.1f}\" y=\"{4:.1f}\" class=\"tl\" text-anchor=\"end\">{5}</text>\n",
-                       x0, sy(v), x1, x0 - 4, sy(v) + 4, Num(v));
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" class=\"gr\"/>"
+        "<text x=\"{3:.1f}\" y=\"{4:.1f}\" class=\"tl\" text-anchor=\"end\">{5}</text>\n",
+        x0, sy(v), x1, x0 - 4, sy(v) + 4, Num(v));
   }
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"au\" text-anchor=\"middle\">{}{}</text>\n", (x0 + x1) / 2,
                      y1 + 32, EscapeXml(chart.x_unit), chart.log_x ? " (log scale)" : "");
-  out += fmt::format("<text transform=\"translate(14 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}{}"
-                     "</text>\n",
-                     (y0 + y1) / 2, EscapeXml(chart.y_unit), chart.log_y ? " (log scale)" : "");
+  out += fmt::format(
+      "<text transform=\"translate(14 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}{}"
+      "</text>\n",
+      (y0 + y1) / 2, EscapeXml(chart.y_unit), chart.log_y ? " (log scale)" : "");
   if (roof) {
     // The roof bends at the ridge; sample the two segments at the axis ends and the ridge.
     const double x_lo = chart.log_x ? std::pow(10, lo_x) : lo_x, x_hi = chart.log_x ? std::pow(10, hi_x) : hi_x;
@@ -430,14 +455,15 @@ std::string RenderScatterChart(const ScatterChart& chart) {
       const double py = std::clamp(sy(y), y0, y1);
       path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", sx(x), py);
     }
-    out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title></path>\n",
-                       path, kMarkerColor, EscapeXml(chart.roof_name));
+    out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title></path>\n", path,
+                       kMarkerColor, EscapeXml(chart.roof_name));
   }
   for (const ScatterPoint* p : points) {
-    out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#1f77b4\" fill-opacity=\"0.6\">"
-                       "<title>{}: {} {}, {} {}</title></circle>\n",
-                       sx(p->x), sy(p->y), EscapeXml(p->label), Num(p->x), EscapeXml(chart.x_unit), Num(p->y),
-                       EscapeXml(chart.y_unit));
+    out += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#1f77b4\" fill-opacity=\"0.6\">"
+        "<title>{}: {} {}, {} {}</title></circle>\n",
+        sx(p->x), sy(p->y), EscapeXml(p->label), Num(p->x), EscapeXml(chart.x_unit), Num(p->y),
+        EscapeXml(chart.y_unit));
   }
   if (chart.points.size() > points.size()) {
     out += fmt::format("<text x=\"{:.1f}\" y=\"18\" class=\"nt\" text-anchor=\"end\">{} of {} shown</text>", x1,

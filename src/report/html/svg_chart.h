@@ -19,20 +19,20 @@ std::string EscapeXml(std::string_view text);
 std::string ShortLabel(std::string_view text, size_t width);
 
 struct BarSeries {
-  std::string name;                         // legend entry
-  std::string color;                        // CSS colour, chosen by the report (never from a trace)
+  std::string name;                           // legend entry
+  std::string color;                          // CSS colour, chosen by the report (never from a trace)
   std::vector<std::optional<double>> values;  // one per category; nullopt: unknown (drawn as "unknown")
 };
 
 struct BarChart {
   std::string id;
   std::string title;
-  std::string unit;                          // of the value axis: "ms", "%", "GB/s"
-  std::vector<std::string> categories;       // one row each
+  std::string unit;                     // of the value axis: "ms", "%", "GB/s"
+  std::vector<std::string> categories;  // one row each
   std::vector<BarSeries> series;
-  bool stacked = false;                      // else side by side within a row
+  bool stacked = false;                        // else side by side within a row
   std::vector<std::optional<double>> markers;  // per category (may be empty): a tick at this value
-  std::string marker_name;                   // legend entry of the markers ("threshold", "link peak")
+  std::string marker_name;                     // legend entry of the markers ("threshold", "link peak")
 };
 
 struct LinePoint {
@@ -60,8 +60,8 @@ struct HeatMap {
   std::string id;
   std::string title;
   std::string unit;
-  std::string row_axis;                 // "source rank"
-  std::string column_axis;              // "destination rank"
+  std::string row_axis;     // "source rank"
+  std::string column_axis;  // "destination rank"
   std::vector<std::string> rows;
   std::vector<std::string> columns;
   std::vector<std::vector<std::optional<double>>> values;  // [row][column]

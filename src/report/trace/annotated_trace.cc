@@ -40,20 +40,22 @@ class EventWriter {
   }
 
   void Name(std::string_view what, int64_t tid, std::string_view name) {
-    Emit(fmt::format("{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", what,
-                     out_->pid, tid, Quoted(name)));
+    Emit(fmt::format("{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", what, out_->pid,
+                     tid, Quoted(name)));
     ++out_->metadata;
   }
   void Slice(int64_t tid, std::string_view name, int64_t start_ns, int64_t end_ns, const std::string& args) {
-    Emit(fmt::format("{{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
-                     "\"args\":{{{}}}}}",
-                     Quoted(name), out_->pid, tid, Us(start_ns), Us(base_ns_ + end_ns - start_ns), args));
+    Emit(
+        fmt::format("{{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
+                    "\"args\":{{{}}}}}",
+                    Quoted(name), out_->pid, tid, Us(start_ns), Us(base_ns_ + end_ns - start_ns), args));
     ++out_->slices;
   }
   void Instant(int64_t tid, std::string_view name, int64_t ts_ns, const std::string& args) {
-    Emit(fmt::format("{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"tuneprof\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},"
-                     "\"args\":{{{}}}}}",
-                     Quoted(name), out_->pid, tid, Us(ts_ns), args));
+    Emit(
+        fmt::format("{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"tuneprof\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},"
+                    "\"args\":{{{}}}}}",
+                    Quoted(name), out_->pid, tid, Us(ts_ns), args));
     ++out_->instants;
   }
   void Counter(std::string_view name, int64_t ts_ns, const std::string& args) {
@@ -145,7 +147,8 @@ void AddGaps(const Trace& trace, const DeviceWork& work, const LaunchTimes& laun
     if (busy_until != kNoId && start - busy_until >= kMinGapNs) {
       const bool host_wait = launch[event] != kNoId && launch[event] >= busy_until;
       w->Slice(tid, host_wait ? "host wait" : "idle", busy_until, start,
-               fmt::format("\"kind\":\"{}\",\"next\":{}", host_wait ? "host_wait" : "other", Quoted(trace.str(e.name[event]))));
+               fmt::format("\"kind\":\"{}\",\"next\":{}", host_wait ? "host_wait" : "other",
+                           Quoted(trace.str(e.name[event]))));
     }
     busy_until = busy_until == kNoId ? e.end_ns(event) : std::max(busy_until, e.end_ns(event));
   }
@@ -172,10 +175,10 @@ void AddFindings(const Trace& trace, const AdvisorResult& advice, EventWriter* w
   w->Name("thread_name", kFindingsTid, "findings (tuneprof advise)");
   const int64_t at = trace.start_ns() == kNoId ? 0 : trace.start_ns();
   for (const Finding& f : advice.findings) {
-    w->Instant(kFindingsTid, f.title, at,
-               fmt::format("\"id\":{},\"category\":{},\"estimated_gain_ms_per_step\":{:.3f},\"strategy\":{}",
-                           Quoted(f.id), Quoted(FindingCategoryName(f.category)), f.estimated_gain_ns / 1e6,
-                           Quoted(f.strategy)));
+    w->Instant(
+        kFindingsTid, f.title, at,
+        fmt::format("\"id\":{},\"category\":{},\"estimated_gain_ms_per_step\":{:.3f},\"strategy\":{}", Quoted(f.id),
+                    Quoted(FindingCategoryName(f.category)), f.estimated_gain_ns / 1e6, Quoted(f.strategy)));
   }
 }
 
@@ -259,8 +262,8 @@ uint64_t RemoveAnnotations(std::string* original) {
   return removed;
 }
 
-AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& breakdown,
-                                       const MemoryAnalysis& memory, const AdvisorResult& advice) {
+AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& breakdown, const MemoryAnalysis& memory,
+                                       const AdvisorResult& advice) {
   AnnotationEvents out;
   out.pid = FreePid(trace);
   EventWriter w(trace, &out);
@@ -287,7 +290,8 @@ Result<std::string> SpliceAnnotations(std::string_view original, const Trace& tr
   uint64_t end = 0;
   for (size_t i = 0; i < e.size(); ++i) end = std::max<uint64_t>(end, e.source_offset[i] + e.source_length[i]);
   if (end == 0 || end > original.size() || original[end - 1] != '}') {
-    return InvalidInput(fmt::format("{}: cannot find the end of the trace's events in its text", trace.metadata().path));
+    return InvalidInput(
+        fmt::format("{}: cannot find the end of the trace's events in its text", trace.metadata().path));
   }
   std::string out;
   out.reserve(original.size() + events.json.size() + 4);

@@ -26,17 +26,17 @@ namespace tuneprof {
 constexpr int64_t kMinGapNs = 1000;
 
 struct AnnotationEvents {
-  std::string json;         // comma-separated event objects, no surrounding brackets
-  uint64_t slices = 0;      // ph X
-  uint64_t instants = 0;    // ph i
-  uint64_t counters = 0;    // ph C
-  uint64_t metadata = 0;    // ph M (process and thread names)
-  int64_t pid = 0;          // the added process
+  std::string json;       // comma-separated event objects, no surrounding brackets
+  uint64_t slices = 0;    // ph X
+  uint64_t instants = 0;  // ph i
+  uint64_t counters = 0;  // ph C
+  uint64_t metadata = 0;  // ph M (process and thread names)
+  int64_t pid = 0;        // the added process
   uint64_t total() const { return slices + instants + counters + metadata; }
 };
 
-AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& breakdown,
-                                       const MemoryAnalysis& memory, const AdvisorResult& advice);
+AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& breakdown, const MemoryAnalysis& memory,
+                                       const AdvisorResult& advice);
 
 // Takes out of `text` the diagnosis a previous `annotate` spliced into it (every block of events it
 // added, recognised by the exact form it writes them in), so that annotating an annotated trace replaces

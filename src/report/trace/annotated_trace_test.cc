@@ -35,8 +35,9 @@ TEST(RemoveAnnotations, TakesOutEveryBlockOfAnAnnotatedAnnotatedTrace) {
 TEST(RemoveAnnotations, LeavesATraceWithoutDiagnosisAlone) {
   // A user's own process of the same name, written in another form, is not ours to remove.
   const std::string original = std::string(kOriginal) +
-                           ",\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": "
-                           "\"tuneprof diagnosis\"}}" + std::string(kTail);
+                               ",\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": "
+                               "\"tuneprof diagnosis\"}}" +
+                               std::string(kTail);
   std::string text = original;
   EXPECT_EQ(RemoveAnnotations(&text), 0u);
   EXPECT_EQ(text, original);

@@ -27,7 +27,8 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   }
   if (slow.empty()) return;
   std::vector<std::pair<std::string_view, std::pair<uint64_t, int64_t>>> sorted(slow.begin(), slow.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
   std::string types;
   for (size_t i = 0; i < sorted.size() && i < 5; ++i) {
     types += fmt::format("{}{} x{} ({})", types.empty() ? "" : ", ", sorted[i].first, sorted[i].second.first,
@@ -49,8 +50,9 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   f.AddNumber("ai_cpu_tasks", static_cast<double>(count), "count");
   f.AddNumber("ai_cpu_us", total / 1e3, "us");
   f.AddText("top_types", types);
-  f.strategy = "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
-               "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.";
+  f.strategy =
+      "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
+      "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.";
   f.apis = {"tensor.float() instead of .double(); torch_npu operator whitelist for the CANN version"};
   out->push_back(std::move(f));
 }

@@ -60,15 +60,18 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
     if (op.total || std::isnan(op.start_us) || std::isnan(op.elapse_ms)) continue;
     for (uint32_t t = op.first_traffic; t < op.first_traffic + op.traffic_count; ++t) {
       const HcclTransportTraffic& traffic = comm.traffic[t];
-      if (trace.str(traffic.transport) != "SDMA" || !(traffic.transit_size_mb > 0) || std::isnan(traffic.bandwidth_gbps))
+      if (trace.str(traffic.transport) != "SDMA" || !(traffic.transit_size_mb > 0) ||
+          std::isnan(traffic.bandwidth_gbps))
         continue;
       ++sdma_ops;
-      if (traffic.bandwidth_gbps >= limit || !Overlaps(matmuls, op.start_us, op.start_us + op.elapse_ms * 1e3)) continue;
+      if (traffic.bandwidth_gbps >= limit || !Overlaps(matmuls, op.start_us, op.start_us + op.elapse_ms * 1e3))
+        continue;
       ++slow;
       slow_ms += op.elapse_ms;
       lowest = std::min(lowest, traffic.bandwidth_gbps);
-      if (slow <= 3) names += fmt::format("{}{} ({:.2f} GB/s)", names.empty() ? "" : ", ", trace.str(op.op_name),
-                                          traffic.bandwidth_gbps);
+      if (slow <= 3)
+        names +=
+            fmt::format("{}{} ({:.2f} GB/s)", names.empty() ? "" : ", ", trace.str(op.op_name), traffic.bandwidth_gbps);
     }
   }
   if (slow == 0) return;
@@ -87,9 +90,10 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
   f.AddNumber("contended_ms", slow_ms, "ms");
   f.AddNumber("lowest_sdma_gbps", lowest, "GB/s");
   f.AddText("ops", names);
-  f.strategy = "Collectives and matmuls compete for HBM bandwidth. Compare a run with and without the overlap; "
-               "schedule the large matmuls away from the collectives (or the collectives into compute phases "
-               "that are not memory-heavy).";
+  f.strategy =
+      "Collectives and matmuls compete for HBM bandwidth. Compare a run with and without the overlap; "
+      "schedule the large matmuls away from the collectives (or the collectives into compute phases "
+      "that are not memory-heavy).";
   f.apis = {"reorder or bucket the gradient all-reduce (DDP bucket_cap_mb) so it overlaps lighter compute"};
   out->push_back(std::move(f));
 }

@@ -39,8 +39,8 @@ void RuleByteAlignment(const RankEvidence& rank, const AdvisorConfig& config, st
   Finding f;
   f.id = "communication.byte_alignment";
   f.category = FindingCategory::kCommunication;
-  f.title = fmt::format("{} SDMA transfers are not {}-byte aligned ({})", unaligned, alignment,
-                        FormatDuration(unaligned_ns));
+  f.title =
+      fmt::format("{} SDMA transfers are not {}-byte aligned ({})", unaligned, alignment, FormatDuration(unaligned_ns));
   f.metric = "off-chip SDMA Memcpy / Reduce_Inline tasks larger than the alignment whose size is not a multiple of it";
   f.value = static_cast<double>(unaligned);
   f.unit = "count";
@@ -52,9 +52,10 @@ void RuleByteAlignment(const RankEvidence& rank, const AdvisorConfig& config, st
   f.AddNumber("checked_tasks", static_cast<double>(checked), "count");
   f.AddNumber("alignment_bytes", static_cast<double>(alignment), "bytes");
   f.AddNumber("unaligned_time_pct", checked_ns > 0 ? 100 * unaligned_ns / checked_ns : 0, "%");
-  f.strategy = fmt::format("Make communicated tensors a multiple of {} bytes (pad the bucket or the sharded "
-                           "dimension), so that SDMA moves whole blocks.",
-                           alignment);
+  f.strategy = fmt::format(
+      "Make communicated tensors a multiple of {} bytes (pad the bucket or the sharded "
+      "dimension), so that SDMA moves whole blocks.",
+      alignment);
   f.apis = {"pad the communicated tensor's last dimension so numel x itemsize % 512 == 0"};
   out->push_back(std::move(f));
 }

@@ -33,7 +33,8 @@ std::vector<Sample> FrequencySamples(const Trace& trace) {
 
 // Index of the sample in force at `ts` (the first one before any sample).
 size_t InForce(const std::vector<Sample>& samples, int64_t ts) {
-  auto it = std::upper_bound(samples.begin(), samples.end(), ts, [](int64_t t, const Sample& s) { return t < s.ts_ns; });
+  auto it =
+      std::upper_bound(samples.begin(), samples.end(), ts, [](int64_t t, const Sample& s) { return t < s.ts_ns; });
   return it == samples.begin() ? 0 : static_cast<size_t>(it - samples.begin() - 1);
 }
 
@@ -99,8 +100,9 @@ void RuleAscendFrequency(const RankEvidence& rank, const AdvisorConfig& config, 
   f.AddNumber("max_frequency_mhz", max_mhz, "MHz");
   f.AddNumber("min_frequency_mhz", observed_min, "MHz");
   f.AddText("max_from", from_profile ? "hardware profile " + profile->name : "highest sample");
-  f.strategy = "The AI Core clock dropped while operators ran: check the device temperature and power cap "
-               "(npu-smi info), cooling and the power mode; other jobs on the card can cause it too.";
+  f.strategy =
+      "The AI Core clock dropped while operators ran: check the device temperature and power cap "
+      "(npu-smi info), cooling and the power mode; other jobs on the card can cause it too.";
   f.apis = {"npu-smi info -t temp -i <card>", "npu-smi info -t power -i <card>"};
   out->push_back(std::move(f));
 }

@@ -25,10 +25,10 @@ namespace {
 
 // The PipeUtilization ratio columns msprof-analyze's operator_bound_ratio applies to: the 2024+ AI Core /
 // AI Vector names and the older unprefixed ones. fixpipe and icache rates are not pipelines it checks.
-constexpr std::string_view kPipeRatios[] = {
-    "aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aiv_vec_ratio", "aiv_scalar_ratio",
-    "aiv_mte2_ratio", "aiv_mte3_ratio", "vec_ratio", "mac_ratio", "scalar_ratio", "mte1_ratio", "mte2_ratio",
-    "mte3_ratio"};
+constexpr std::string_view kPipeRatios[] = {"aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
+                                            "aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio",
+                                            "vec_ratio",     "mac_ratio",        "scalar_ratio",   "mte1_ratio",
+                                            "mte2_ratio",    "mte3_ratio"};
 
 std::string_view TypeOf(const Trace& trace, const NpuOpRow& row) {
   return trace.str(row.type).empty() ? trace.str(row.name) : trace.str(row.type);
@@ -37,7 +37,8 @@ std::string_view TypeOf(const Trace& trace, const NpuOpRow& row) {
 // "Conv2D x3 (1.20 ms)" for the largest entries of a by-type tally.
 std::string TopTypes(const std::map<std::string_view, std::pair<uint64_t, double>>& by_type, size_t limit) {
   std::vector<std::pair<std::string_view, std::pair<uint64_t, double>>> sorted(by_type.begin(), by_type.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
   std::string text;
   for (size_t i = 0; i < sorted.size() && i < limit; ++i) {
     text += fmt::format("{}{} x{} ({})", text.empty() ? "" : ", ", sorted[i].first, sorted[i].second.first,
@@ -85,8 +86,9 @@ void RuleAscendOperatorNoBound(const RankEvidence& rank, const AdvisorConfig& co
   f.category = FindingCategory::kCompute;
   f.title = fmt::format("{} operators over {:.0f} us saturate no pipeline ({} in all)", unbound,
                         config.Get(threshold::kOperatorNoBoundUs), FormatDuration(unbound_ns));
-  f.metric = "kernel_details operators longer than the threshold whose vec/mac/scalar/mte1/mte2/mte3 ratios all stay "
-             "at or below the bound ratio";
+  f.metric =
+      "kernel_details operators longer than the threshold whose vec/mac/scalar/mte1/mte2/mte3 ratios all stay "
+      "at or below the bound ratio";
   f.value = static_cast<double>(unbound);
   f.unit = "count";
   f.saves_from = TimePart::kComputeBound;
@@ -97,8 +99,9 @@ void RuleAscendOperatorNoBound(const RankEvidence& rank, const AdvisorConfig& co
   f.AddNumber("unbound_time_pct", checked_ns > 0 ? 100 * unbound_ns / checked_ns : 0, "%");
   f.AddNumber("bound_ratio_pct", config.Get(threshold::kOperatorBoundRatioPct), "%");
   f.AddText("top_types", TopTypes(by_type, 5));
-  f.strategy = "No pipeline of these operators is busy: their tiling or data layout leaves the cores waiting. Tune "
-               "them with AOE operator tuning, or change the shapes or dtypes they get.";
+  f.strategy =
+      "No pipeline of these operators is busy: their tiling or data layout leaves the cores waiting. Tune "
+      "them with AOE operator tuning, or change the shapes or dtypes they get.";
   f.apis = {"aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator tuning)"};
   out->push_back(std::move(f));
 }
@@ -155,9 +158,10 @@ void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vec
   f.AddNumber("cube_cores", static_cast<double>(cube), "count");
   f.AddNumber("vector_cores", static_cast<double>(vector), "count");
   f.AddText("top_types", TopTypes(by_type, 5));
-  f.strategy = fmt::format("Split these operators' work into a multiple of the {} cube / {} vector cores (shapes "
-                           "that divide evenly, or custom tiling), so that no wave runs on a fraction of the cores.",
-                           cube, vector);
+  f.strategy = fmt::format(
+      "Split these operators' work into a multiple of the {} cube / {} vector cores (shapes "
+      "that divide evenly, or custom tiling), so that no wave runs on a fraction of the cores.",
+      cube, vector);
   f.apis = {"pad or reshape the operator's inputs so the tiling divides by the core count; AOE operator tuning"};
   out->push_back(std::move(f));
 }
@@ -183,8 +187,9 @@ void RuleAscendDynamicShape(const RankEvidence& rank, const AdvisorConfig&, std:
   f.gain_model = "unknown: the host time spent on online compilation per shape is not separated in the trace";
   f.AddNumber("dynamic_ops", static_cast<double>(dynamic), "count");
   f.AddNumber("ops_with_state", static_cast<double>(with_state), "count");
-  f.strategy = "The whole run uses dynamic-shape operators; switch off online compilation so that the prebuilt "
-               "binary kernels are used, and keep the internal formats off.";
+  f.strategy =
+      "The whole run uses dynamic-shape operators; switch off online compilation so that the prebuilt "
+      "binary kernels are used, and keep the internal formats off.";
   f.apis = {"torch_npu.npu.set_compile_mode(jit_compile=False)", "torch_npu.npu.config.allow_internal_format = False"};
   out->push_back(std::move(f));
 }

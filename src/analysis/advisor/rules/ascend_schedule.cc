@@ -88,8 +88,9 @@ void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, 
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
   f.gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host";
   AddCallTimeNumbers(rank, "compile", calls, &f);
-  f.strategy = "Operators are compiled while the model runs; use the prebuilt binary kernels instead of online "
-               "compilation.";
+  f.strategy =
+      "Operators are compiled while the model runs; use the prebuilt binary kernels instead of online "
+      "compilation.";
   f.apis = {"torch_npu.npu.set_compile_mode(jit_compile=False)", "torch_npu.npu.config.allow_internal_format = False"};
   out->push_back(std::move(f));
 }
@@ -111,8 +112,9 @@ void RuleSyncBatchNorm(const RankEvidence& rank, const AdvisorConfig& config, st
   f.gain_model = "unknown: the statistics exchange of SyncBatchNorm is not separated from its compute";
   f.AddNumber("syncbn_events", static_cast<double>(calls.count), "count");
   f.AddNumber("syncbn_us", calls.total_ns / 1e3, "us");
-  f.strategy = "Every SyncBatchNorm layer exchanges statistics across devices in forward and backward. Use plain "
-               "BatchNorm when the per-device batch is large enough, or a fused SyncBatchNorm forward.";
+  f.strategy =
+      "Every SyncBatchNorm layer exchanges statistics across devices in forward and backward. Use plain "
+      "BatchNorm when the per-device batch is large enough, or a fused SyncBatchNorm forward.";
   f.apis = {"drop torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)"};
   out->push_back(std::move(f));
 }
@@ -159,8 +161,9 @@ void RuleSynchronizeStream(const RankEvidence& rank, const AdvisorConfig& config
   f.AddNumber("synchronizes", static_cast<double>(syncs), "count");
   f.AddNumber("launch_then_synchronize", static_cast<double>(pairs), "count");
   f.AddNumber("host_wait_us_per_step", rank.split.part(TimePart::kHostWait) / 1e3, "us");
-  f.strategy = "Launches run synchronously, most likely because ASCEND_LAUNCH_BLOCKING=1 is set (a debugging "
-               "switch); unset it, and remove per-operator synchronizations (.item(), .cpu()) from the loop.";
+  f.strategy =
+      "Launches run synchronously, most likely because ASCEND_LAUNCH_BLOCKING=1 is set (a debugging "
+      "switch); unset it, and remove per-operator synchronizations (.item(), .cpu()) from the loop.";
   f.apis = {"unset ASCEND_LAUNCH_BLOCKING"};
   out->push_back(std::move(f));
 }
@@ -188,8 +191,9 @@ void RuleGarbageCollection(const RankEvidence& rank, const AdvisorConfig& config
   f.AddNumber("gc_events", static_cast<double>(gc.count), "count");
   f.AddNumber("gc_us", gc.total_ns / 1e3, "us");
   f.AddNumber("longest_gc_us", gc.max_ns / 1e3, "us");
-  f.strategy = "Python's garbage collector stops the training loop. Freeze the long-lived objects after setup and "
-               "collect between steps instead of inside them.";
+  f.strategy =
+      "Python's garbage collector stops the training loop. Freeze the long-lived objects after setup and "
+      "collect between steps instead of inside them.";
   f.apis = {"gc.freeze() after model and optimizer setup", "gc.disable() around the step, gc.collect() between steps",
             "gc.set_threshold(...) with a larger generation-0 threshold"};
   out->push_back(std::move(f));
@@ -214,9 +218,11 @@ void RuleAllocatorApi(const RankEvidence& rank, const AdvisorConfig& config, std
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
   f.gain_model = "the allocator calls' time per step, from the host wait";
   AddCallTimeNumbers(rank, "allocator", calls, &f);
-  f.strategy = "The caching allocator keeps returning memory to the driver and asking for it again. Let segments "
-               "grow instead of splitting, and do not call empty_cache() in the loop.";
-  f.apis = {"export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True", "remove torch_npu.npu.empty_cache() from the step"};
+  f.strategy =
+      "The caching allocator keeps returning memory to the driver and asking for it again. Let segments "
+      "grow instead of splitting, and do not call empty_cache() in the loop.";
+  f.apis = {"export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
+            "remove torch_npu.npu.empty_cache() from the step"};
   out->push_back(std::move(f));
 }
 

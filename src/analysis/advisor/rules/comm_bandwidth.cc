@@ -49,12 +49,14 @@ void RuleCommBandwidth(const RankEvidence& rank, const AdvisorConfig& config, st
     f.AddText("busiest_collective", std::string(CollectiveTypeName(busiest->type)));
     if (busiest->utilization) f.AddNumber("busiest_collective_utilization_pct", 100 * *busiest->utilization, "%");
   }
-  f.strategy = "Check that traffic takes the fast path (NVLink/HCCS inside a node, RDMA across), size the "
-               "communication domain so groups stay inside a node where possible, send larger messages, and "
-               "tune the collective's algorithm and channels.";
-  f.apis = {std::string(ForPlatform(rank, "NCCL_ALGO / NCCL_PROTO / NCCL_MIN_NCHANNELS; DDP bucket_cap_mb; check nvidia-smi topo -m",
-                                    "HCCL_BUFFSIZE; HCCL_INTRA_ROCE_ENABLE=0 (HCCS inside a node); msprof-analyze cluster communication_matrix",
-                                    "use NCCL/HCCL on accelerators; DDP bucket_cap_mb"))};
+  f.strategy =
+      "Check that traffic takes the fast path (NVLink/HCCS inside a node, RDMA across), size the "
+      "communication domain so groups stay inside a node where possible, send larger messages, and "
+      "tune the collective's algorithm and channels.";
+  f.apis = {std::string(ForPlatform(
+      rank, "NCCL_ALGO / NCCL_PROTO / NCCL_MIN_NCHANNELS; DDP bucket_cap_mb; check nvidia-smi topo -m",
+      "HCCL_BUFFSIZE; HCCL_INTRA_ROCE_ENABLE=0 (HCCS inside a node); msprof-analyze cluster communication_matrix",
+      "use NCCL/HCCL on accelerators; DDP bucket_cap_mb"))};
   out->push_back(std::move(f));
 }
 

@@ -50,13 +50,15 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
   const double time_per_step = PerStep(rank, static_cast<double>(small.time_ns));
   if (share < threshold || PctOfStep(rank, time_per_step) < config.Get(threshold::kExposedCommunicationPct)) return;
   const double messages_per_step = PerStep(rank, static_cast<double>(small.count));
-  const double buckets_per_step = std::max(1.0, std::ceil(PerStep(rank, static_cast<double>(small.bytes)) / kBucketBytes));
+  const double buckets_per_step =
+      std::max(1.0, std::ceil(PerStep(rank, static_cast<double>(small.bytes)) / kBucketBytes));
   Finding f;
   f.id = "communication.small_messages";
   f.category = FindingCategory::kCommunication;
-  f.title = fmt::format("{:.0f} % of the collectives move less than 1 MB ({:.0f} per step, {} per step): "
-                        "latency-bound",
-                        share, messages_per_step, FormatDuration(time_per_step));
+  f.title = fmt::format(
+      "{:.0f} % of the collectives move less than 1 MB ({:.0f} per step, {} per step): "
+      "latency-bound",
+      share, messages_per_step, FormatDuration(time_per_step));
   f.metric = "collectives below 1 MB / collectives with known size";
   f.value = share;
   f.threshold = threshold;
@@ -69,11 +71,13 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
   f.AddNumber("mean_small_message_bytes", static_cast<double>(small.bytes) / static_cast<double>(small.count), "B");
   f.AddNumber("shortest_small_message_us", static_cast<double>(small.shortest_ns) / 1e3, "us");
   f.AddNumber("buckets_of_25MB_per_step", buckets_per_step, "count");
-  f.strategy = "Send fewer, larger messages: raise the gradient bucket size (DDP bucket_cap_mb, default 25), "
-               "coalesce small tensors before a collective, and do not all-reduce per parameter.";
-  f.apis = {std::string(ForPlatform(rank, "DistributedDataParallel(model, bucket_cap_mb=25); torch.distributed.all_reduce_coalesced",
-                                    "DistributedDataParallel(model, bucket_cap_mb=25) over HCCL; export HCCL_BUFFSIZE",
-                                    "DistributedDataParallel(model, bucket_cap_mb=25)"))};
+  f.strategy =
+      "Send fewer, larger messages: raise the gradient bucket size (DDP bucket_cap_mb, default 25), "
+      "coalesce small tensors before a collective, and do not all-reduce per parameter.";
+  f.apis = {std::string(
+      ForPlatform(rank, "DistributedDataParallel(model, bucket_cap_mb=25); torch.distributed.all_reduce_coalesced",
+                  "DistributedDataParallel(model, bucket_cap_mb=25) over HCCL; export HCCL_BUFFSIZE",
+                  "DistributedDataParallel(model, bucket_cap_mb=25)"))};
   out->push_back(std::move(f));
 }
 

@@ -67,8 +67,9 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   if (rank.comm->ascend_synchronization_ratio) {
     f.AddNumber("synchronization_ratio", *rank.comm->ascend_synchronization_ratio, "ratio");
   }
-  f.strategy = "Balance the slow rank's work before each collective (data, host work, a slower device), and "
-               "compare its profile with a fast rank's (tuneprof compare); msprof-analyze cluster for the matrix.";
+  f.strategy =
+      "Balance the slow rank's work before each collective (data, host work, a slower device), and "
+      "compare its profile with a fast rank's (tuneprof compare); msprof-analyze cluster for the matrix.";
   f.apis = {"tuneprof compare SLOW_RANK_DIR FAST_RANK_DIR", "msprof-analyze cluster -m all"};
   out->push_back(std::move(f));
 }
@@ -102,9 +103,10 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
   f.AddText("why", rank.cross->straggler_reason);
   f.AddNumber("wait_us_per_step", wait_per_step / 1e3, "us");
   f.AddNumber("matched_collectives", static_cast<double>(wait->matched), "count");
-  f.strategy = "Find what the straggler does that the others do not (more data, a slower device or link, "
-               "host work before the collective, logging on rank 0) and balance it; compare its profile "
-               "with a fast rank's (tuneprof compare).";
+  f.strategy =
+      "Find what the straggler does that the others do not (more data, a slower device or link, "
+      "host work before the collective, logging on rank 0) and balance it; compare its profile "
+      "with a fast rank's (tuneprof compare).";
   f.apis = {"tuneprof compare SLOW_RANK_TRACE FAST_RANK_TRACE"};
   out->push_back(std::move(f));
 }

@@ -47,10 +47,12 @@ void ExposedCopies(const RankEvidence& rank, const AdvisorConfig& config, std::v
   f.uncapped_gain_ns = std::min(exposed, computing);
   f.gain_model = "min(exposed copy time, compute time that could hide it on a side stream)";
   f.AddNumber("exposed_memcpy_us", exposed / 1e3, "us");
-  f.strategy = "Copy asynchronously and early: prefetch the next batch on a side stream from pinned memory, "
-               "keep tensors on the device instead of moving them back and forth (zero-copy).";
-  f.apis = {std::string(ForPlatform(rank, "tensor.to(\"cuda\", non_blocking=True) from pin_memory() buffers; torch.cuda.Stream",
-                                    "tensor.to(\"npu\", non_blocking=True) from pin_memory() buffers; torch.npu.Stream", ""))};
+  f.strategy =
+      "Copy asynchronously and early: prefetch the next batch on a side stream from pinned memory, "
+      "keep tensors on the device instead of moving them back and forth (zero-copy).";
+  f.apis = {std::string(
+      ForPlatform(rank, "tensor.to(\"cuda\", non_blocking=True) from pin_memory() buffers; torch.cuda.Stream",
+                  "tensor.to(\"npu\", non_blocking=True) from pin_memory() buffers; torch.npu.Stream", ""))};
   out->push_back(std::move(f));
 }
 
@@ -82,7 +84,8 @@ void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
   Finding f;
   f.id = "memory.pageable_memcpy";
   f.category = FindingCategory::kMemory;
-  f.title = fmt::format("{} host-device copies use pageable memory ({:.1f} MB, {})", count, bytes / 1e6, FormatDuration(time));
+  f.title = fmt::format("{} host-device copies use pageable memory ({:.1f} MB, {})", count, bytes / 1e6,
+                        FormatDuration(time));
   f.metric = "copies with a pageable host side";
   f.value = static_cast<double>(count);
   f.unit = "count";
@@ -95,8 +98,9 @@ void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
   f.AddNumber("pageable_us", time / 1e3, "us");
   if (pageable[0].ns > 0) f.AddNumber("pageable_h2d_gb_per_s", pageable[0].bytes / pageable[0].ns, "GB/s");
   if (pinned[0].ns > 0) f.AddNumber("pinned_h2d_gb_per_s", pinned[0].bytes / pinned[0].ns, "GB/s");
-  f.strategy = "Allocate host buffers in pinned (page-locked) memory so that copies run asynchronously at full "
-               "link bandwidth.";
+  f.strategy =
+      "Allocate host buffers in pinned (page-locked) memory so that copies run asynchronously at full "
+      "link bandwidth.";
   f.apis = {"DataLoader(..., pin_memory=True); tensor.pin_memory(); tensor.to(device, non_blocking=True)"};
   out->push_back(std::move(f));
 }

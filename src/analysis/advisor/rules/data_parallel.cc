@@ -53,7 +53,8 @@ CommLibs CommLibsOf(const Trace& trace) {
   const EventTable& events = trace.events();
   for (uint32_t i = 0; i < events.size() && !libs.nccl; ++i) {
     const std::string_view name = trace.str(events.name[i]);
-    if (name.starts_with("nccl:") || name.starts_with("ncclKernel") || name.starts_with("ncclDevKernel")) libs.nccl = true;
+    if (name.starts_with("nccl:") || name.starts_with("ncclKernel") || name.starts_with("ncclDevKernel"))
+      libs.nccl = true;
     if (name.starts_with("gloo:")) libs.gloo = true;
   }
   return libs;
@@ -77,10 +78,12 @@ void RuleDataParallel(const RankEvidence& rank, const AdvisorConfig&, std::vecto
   f.saves_from = TimePart::kCommunication;
   f.gain_model = "unknown: the DistributedDataParallel run is not measured";
   f.AddNumber("devices_with_work", static_cast<double>(devices), "count");
-  f.strategy = "DataParallel replicates the model and scatters the batch from one Python thread every step; use "
-               "DistributedDataParallel with one process per device.";
-  f.apis = {std::string(ForPlatform(rank, "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) "
-                                          "with torchrun --nproc_per_node=N",
+  f.strategy =
+      "DataParallel replicates the model and scatters the batch from one Python thread every step; use "
+      "DistributedDataParallel with one process per device.";
+  f.apis = {std::string(ForPlatform(rank,
+                                    "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) "
+                                    "with torchrun --nproc_per_node=N",
                                     "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) with "
                                     "torchrun and backend=\"hccl\"",
                                     "torch.nn.parallel.DistributedDataParallel with torchrun"))};
@@ -110,9 +113,11 @@ void RuleDdpBackend(const RankEvidence& rank, const AdvisorConfig&, std::vector<
   f.saves_from = TimePart::kCommunication;
   f.gain_model = "unknown: the NCCL run is not measured";
   f.AddText("backend", libs.gloo ? "gloo" : "not nccl");
-  f.AddText("device", trace.str(gpu->name).empty() ? fmt::format("GPU {}", gpu->id) : std::string(trace.str(gpu->name)));
-  f.AddNumber("compute_capability", static_cast<double>(gpu->compute_major) +
-                                        static_cast<double>(gpu->compute_minor == kNoId ? 0 : gpu->compute_minor) / 10,
+  f.AddText("device",
+            trace.str(gpu->name).empty() ? fmt::format("GPU {}", gpu->id) : std::string(trace.str(gpu->name)));
+  f.AddNumber("compute_capability",
+              static_cast<double>(gpu->compute_major) +
+                  static_cast<double>(gpu->compute_minor == kNoId ? 0 : gpu->compute_minor) / 10,
               "");
   f.strategy = "NCCL is the fastest backend for DistributedDataParallel on GPUs (gloo copies through the host).";
   f.apis = {"torch.distributed.init_process_group(backend=\"nccl\")"};

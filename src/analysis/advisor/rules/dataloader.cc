@@ -25,8 +25,9 @@ void RuleDataLoader(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.gain_model = "the DataLoader time not hidden under other work";
   f.AddNumber("dataloader_us_per_step", loader / 1e3, "us");
   f.AddNumber("exposed_dataloader_us_per_step", exposed / 1e3, "us");
-  f.strategy = "Load and prepare batches in background worker processes, ahead of the step, into pinned memory; "
-               "move decoding and augmentation off the training process; check disk I/O.";
+  f.strategy =
+      "Load and prepare batches in background worker processes, ahead of the step, into pinned memory; "
+      "move decoding and augmentation off the training process; check disk I/O.";
   f.apis = {"DataLoader(dataset, num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=2)"};
   out->push_back(std::move(f));
 }

@@ -27,7 +27,8 @@ IntervalSet DeviceBusy(const Trace& trace) {
 
 std::string Range(const Trace& trace, int64_t start, int64_t end) {
   const int64_t origin = trace.start_ns();
-  return fmt::format("{:.3f}-{:.3f} ms", static_cast<double>(start - origin) / 1e6, static_cast<double>(end - origin) / 1e6);
+  return fmt::format("{:.3f}-{:.3f} ms", static_cast<double>(start - origin) / 1e6,
+                     static_cast<double>(end - origin) / 1e6);
 }
 
 void Gaps(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -60,13 +61,15 @@ void Gaps(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig
   f.AddNumber("gap_total_us", total / 1e3, "us");
   f.AddNumber("longest_gap_us", longest / 1e3, "us");
   f.AddText("first_gaps", ranges);
-  f.strategy = "Find what the host does while the device starves (checkpointing, evaluation, logging, data "
-               "loading, synchronization) and move it off the critical path or overlap it.";
+  f.strategy =
+      "Find what the host does while the device starves (checkpointing, evaluation, logging, data "
+      "loading, synchronization) and move it off the critical path or overlap it.";
   f.apis = {"torch.profiler with_stack=True on the gap; NVTX/mstx ranges around host phases"};
   out->push_back(std::move(f));
 }
 
-void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig& config, std::vector<Finding>* out) {
+void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig& config,
+                    std::vector<Finding>* out) {
   const int64_t chunks = std::max<int64_t>(1, static_cast<int64_t>(config.Get(threshold::kGpuTimeUtilChunks)));
   const double threshold = config.Get(threshold::kDeviceBusyPct);
   const int64_t first = busy.front().start_ns, last = busy.back().end_ns;
@@ -95,7 +98,8 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
   Finding f;
   f.id = "idle.low_utilization";
   f.category = FindingCategory::kHost;
-  f.title = fmt::format("the device is busy less than {:.0f} % of the time in {} of {} chunks of the run", threshold, low, chunks);
+  f.title = fmt::format("the device is busy less than {:.0f} % of the time in {} of {} chunks of the run", threshold,
+                        low, chunks);
   f.metric = "device busy time per chunk (union of device work)";
   f.value = 100 * busy_in_all / static_cast<double>(last - first);
   f.threshold = threshold;
@@ -109,9 +113,9 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
   f.AddText("low_ranges", ranges);
   f.strategy = "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges.";
   f.apis = {std::string(ForPlatform(rank, "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")",
-                                     "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
-                                     "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step",
-                                     "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"))};
+                                    "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
+                                    "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step",
+                                    "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"))};
   out->push_back(std::move(f));
 }
 

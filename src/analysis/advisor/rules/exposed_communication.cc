@@ -40,10 +40,13 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
       "Overlap communication with compute: start each gradient bucket's all-reduce while earlier layers still "
       "run backward (communicate layer l-2 while computing layer l), with buckets sized so the first one is "
       "ready early; prefetch parameters in FSDP.";
-  f.apis = {std::string(ForPlatform(
-      rank, "DistributedDataParallel(model, bucket_cap_mb=25, gradient_as_bucket_view=True); FSDP(backward_prefetch=BACKWARD_PRE)",
-      "DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; export HCCL_OP_EXPANSION_MODE; overlap in MindSpeed (--overlap-grad-reduce)",
-      "DistributedDataParallel(model, bucket_cap_mb=...); on accelerators use NCCL/HCCL instead of gloo"))};
+  f.apis = {std::string(
+      ForPlatform(rank,
+                  "DistributedDataParallel(model, bucket_cap_mb=25, gradient_as_bucket_view=True); "
+                  "FSDP(backward_prefetch=BACKWARD_PRE)",
+                  "DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; export HCCL_OP_EXPANSION_MODE; overlap "
+                  "in MindSpeed (--overlap-grad-reduce)",
+                  "DistributedDataParallel(model, bucket_cap_mb=...); on accelerators use NCCL/HCCL instead of gloo"))};
   out->push_back(std::move(f));
 }
 

@@ -81,8 +81,9 @@ void RuleFp32Matmul(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.AddNumber("fp32_share_of_compute_bound_pct",
               work.compute_bound_ns > 0 ? 100 * work.fp32_ns / work.compute_bound_ns : 0, "%");
   f.AddText("example", work.example);
-  f.strategy = "Run matmuls and convolutions in BF16 (or FP16) with automatic mixed precision, keeping FP32 "
-               "master weights and reductions; check accuracy on a validation run.";
+  f.strategy =
+      "Run matmuls and convolutions in BF16 (or FP16) with automatic mixed precision, keeping FP32 "
+      "master weights and reductions; check accuracy on a validation run.";
   f.apis = {std::string(ForPlatform(rank, "torch.autocast(\"cuda\", dtype=torch.bfloat16)",
                                     "torch.autocast(\"npu\", dtype=torch.bfloat16) (torch_npu AMP)",
                                     "torch.autocast(\"cpu\", dtype=torch.bfloat16) on CPUs with AMX / AVX512-BF16"))};

@@ -37,17 +37,16 @@ std::string MiddleCut(std::string_view text, size_t width) {
 std::string ExampleNames(const Trace& trace, const OpSequence& sequence, const PatternMatch& match) {
   std::string names;
   for (size_t i = match.begin; i < match.end; ++i) {
-    names += (names.empty() ? "" : " -> ") + MiddleCut(trace.str(trace.events().name[sequence.events[i]]), kExampleNameChars);
+    names += (names.empty() ? "" : " -> ") +
+             MiddleCut(trace.str(trace.events().name[sequence.events[i]]), kExampleNameChars);
   }
   return MiddleCut(names, kExampleChars);
 }
 
-double WorkTimeNs(const RankEvidence& rank) {
-  return rank.split.step_ns * static_cast<double>(rank.split.steps);
-}
+double WorkTimeNs(const RankEvidence& rank) { return rank.split.step_ns * static_cast<double>(rank.split.steps); }
 
-void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, size_t pattern, const PatternTotals& totals,
-            std::vector<Finding>* out) {
+void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, size_t pattern,
+            const PatternTotals& totals, std::vector<Finding>* out) {
   const bool generic = pattern == FusionLibrary().size();
   const PatternMatch& example = *totals.example;
   const OpSequence& sequence = sequences[example.sequence];
@@ -55,7 +54,8 @@ void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, 
   f.id = generic ? std::string(kElementwiseChainId) : std::string(FusionLibrary()[pattern].id);
   f.category = generic ? FindingCategory::kMemory : FindingCategory::kCompute;
   const std::string shape = generic ? "runs of 3+ element-wise operators" : std::string(FusionLibrary()[pattern].shape);
-  f.title = fmt::format("{} unfused {} ({} per step)", totals.count, shape, FormatDuration(PerStep(rank, static_cast<double>(totals.time_ns))));
+  f.title = fmt::format("{} unfused {} ({} per step)", totals.count, shape,
+                        FormatDuration(PerStep(rank, static_cast<double>(totals.time_ns))));
   f.metric = "occurrences and time of the operator sequence";
   f.value = static_cast<double>(totals.count);
   f.unit = "count";
@@ -70,10 +70,11 @@ void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, 
   f.AddText("level", sequence.level == SequenceLevel::kHostOps ? "host operators" : "kernels");
   f.AddText("example", ExampleNames(*rank.trace, sequence, example));
   if (generic) {
-    f.strategy = "Let a compiler fuse chains of element-wise operators into single kernels: each separate operator "
-                 "reads and writes the whole tensor again.";
-    f.apis = {std::string(ForPlatform(rank, "torch.compile(model)", "torch.compile(model, backend=torchair) / graph mode",
-                                      "torch.compile(model)"))};
+    f.strategy =
+        "Let a compiler fuse chains of element-wise operators into single kernels: each separate operator "
+        "reads and writes the whole tensor again.";
+    f.apis = {std::string(ForPlatform(rank, "torch.compile(model)",
+                                      "torch.compile(model, backend=torchair) / graph mode", "torch.compile(model)"))};
   } else {
     const FusionPattern& p = FusionLibrary()[pattern];
     f.strategy = std::string(p.strategy);
@@ -100,7 +101,8 @@ void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, s
   const double min_time = config.Get(threshold::kFusionMinTimePct) / 100 * WorkTimeNs(rank);
   std::map<size_t, const PatternTotals*> best;  // per pattern, the level that saves more
   for (const auto& [key, t] : totals) {
-    if (static_cast<double>(t.count) < min_count || static_cast<double>(t.time_ns) < min_time || t.saved_ns <= 0) continue;
+    if (static_cast<double>(t.count) < min_count || static_cast<double>(t.time_ns) < min_time || t.saved_ns <= 0)
+      continue;
     const PatternTotals*& kept = best[key.first];
     if (!kept || t.saved_ns > kept->saved_ns) kept = &t;
   }

@@ -98,10 +98,11 @@ void RuleGpuGaps(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   Finding f;
   f.id = "idle.gpu_gaps_per_device";
   f.category = FindingCategory::kHost;
-  f.title = fmt::format("{} gaps of at least {:.0f} ms without kernels or copies on {} of {} devices "
-                        "(most on GPU {}: {})",
-                        count, config.Get(threshold::kGpuGapMs), found.size(), per_device.size(), worst->device,
-                        FormatDuration(worst->total_ns));
+  f.title = fmt::format(
+      "{} gaps of at least {:.0f} ms without kernels or copies on {} of {} devices "
+      "(most on GPU {}: {})",
+      count, config.Get(threshold::kGpuGapMs), found.size(), per_device.size(), worst->device,
+      FormatDuration(worst->total_ns));
   f.metric = "per device: gaps between its first and last kernel/memcpy/memset";
   f.value = static_cast<double>(count);
   f.threshold = config.Get(threshold::kGpuGapMs);
@@ -113,8 +114,9 @@ void RuleGpuGaps(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.AddNumber("worst_device_gap_total_us", worst->total_ns / 1e3, "us");
   f.AddNumber("longest_gap_us", worst->longest_ns / 1e3, "us");
   f.AddText("devices", devices);
-  f.strategy = "Find what the host feeding that device does during the gaps (data loading, checkpointing, "
-               "synchronization, waiting for another rank) and overlap it or move it off the critical path.";
+  f.strategy =
+      "Find what the host feeding that device does during the gaps (data loading, checkpointing, "
+      "synchronization, waiting for another rank) and overlap it or move it off the critical path.";
   f.apis = {"nsys profile --sample=cpu --trace=cuda,nvtx,osrt; NVTX ranges around host phases"};
   out->push_back(std::move(f));
 }

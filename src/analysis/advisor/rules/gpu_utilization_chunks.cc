@@ -148,11 +148,12 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
   f.AddNumber("low_chunks", static_cast<double>(worst->low), "count");
   f.AddNumber("idle_in_low_chunks_us", worst->idle_ns / 1e3, "us");
   f.AddText("devices", devices);
-  f.strategy = "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
-               "stalls in the low ranges; an uneven split across devices shows as one device low and another busy.";
+  f.strategy =
+      "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
+      "stalls in the low ranges; an uneven split across devices shows as one device low and another busy.";
   f.apis = {npu ? "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
                   "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step"
-               : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
+                : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
   out->push_back(std::move(f));
 }
 

@@ -31,9 +31,10 @@ KernelSizes MeasureKernels(const RankEvidence& rank, double tiny_ns) {
   KernelSizes sizes;
   sizes.count = durations.size();
   if (durations.empty()) return sizes;
-  sizes.tiny = static_cast<uint64_t>(std::count_if(durations.begin(), durations.end(),
-                                                   [&](int64_t d) { return static_cast<double>(d) < tiny_ns; }));
-  std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2), durations.end());
+  sizes.tiny = static_cast<uint64_t>(
+      std::count_if(durations.begin(), durations.end(), [&](int64_t d) { return static_cast<double>(d) < tiny_ns; }));
+  std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2),
+                   durations.end());
   sizes.median_ns = static_cast<double>(durations[durations.size() / 2]);
   return sizes;
 }
@@ -61,15 +62,16 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
               "count");
   f.AddNumber("kernels_per_step", PerStep(rank, static_cast<double>(sizes.count)), "count");
   f.AddNumber("median_kernel_us", sizes.median_ns / 1e3, "us");
-  f.AddNumber("tiny_kernel_pct", sizes.count ? 100.0 * static_cast<double>(sizes.tiny) / static_cast<double>(sizes.count) : 0, "%");
+  f.AddNumber("tiny_kernel_pct",
+              sizes.count ? 100.0 * static_cast<double>(sizes.tiny) / static_cast<double>(sizes.count) : 0, "%");
   if (host.launch_latency) f.AddNumber("launch_latency_p50_us", host.launch_latency->p50_ns / 1e3, "us");
   f.strategy =
       "Launch less often and ahead of the device: capture the step in a graph (one launch replays all kernels), "
       "fuse small kernels with a compiler, raise the work per kernel (batch size), and keep the host loop free "
       "of synchronizing calls.";
-  f.apis = {std::string(ForPlatform(rank, "torch.compile(model, mode=\"reduce-overhead\") (CUDA graphs); torch.cuda.CUDAGraph",
-                                    "export TASK_QUEUE_ENABLE=2; torchair graph mode (torch.compile(backend=torchair))",
-                                    "torch.compile(model)"))};
+  f.apis = {std::string(ForPlatform(
+      rank, "torch.compile(model, mode=\"reduce-overhead\") (CUDA graphs); torch.cuda.CUDAGraph",
+      "export TASK_QUEUE_ENABLE=2; torchair graph mode (torch.compile(backend=torchair))", "torch.compile(model)"))};
   out->push_back(std::move(f));
 }
 
@@ -89,19 +91,22 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
   }
   double median = 0;
   if (!durations.empty()) {
-    std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2), durations.end());
+    std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2),
+                     durations.end());
     median = static_cast<double>(durations[durations.size() / 2]);
   }
   Finding f;
   f.id = "host.framework_overhead";
   f.category = FindingCategory::kHost;
   const bool tiny_ops = rank.split.dispatch_ns > 0.5 * overhead;
-  f.title = tiny_ops ? fmt::format("{:.1f} % of the step is framework overhead ({} per step), most of it in operators "
-                                   "too small to pay for their dispatch",
-                                   pct, FormatDuration(overhead))
-                     : fmt::format("{:.1f} % of the step runs outside any operator ({} per step): Python/framework "
-                                   "overhead",
-                                   pct, FormatDuration(overhead));
+  f.title = tiny_ops ? fmt::format(
+                           "{:.1f} % of the step is framework overhead ({} per step), most of it in operators "
+                           "too small to pay for their dispatch",
+                           pct, FormatDuration(overhead))
+                     : fmt::format(
+                           "{:.1f} % of the step runs outside any operator ({} per step): Python/framework "
+                           "overhead",
+                           pct, FormatDuration(overhead));
   f.metric = "step time outside operators or in operators too small to pay their dispatch / step time (CPU-only)";
   f.value = pct;
   f.threshold = config.Get(threshold::kHostWaitPct);
@@ -114,8 +119,9 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
   f.AddNumber("median_op_us", median / 1e3, "us");
   f.AddNumber("tiny_op_time_us", rank.split.dispatch_ns / 1e3, "us");
   f.AddNumber("tiny_op_threshold_kib", config.Get(threshold::kTinyOpKib), "KiB");
-  f.strategy = "Cut per-operator overhead: compile the model, batch more work into each operator, and keep Python "
-               "work (logging, .item(), list building) out of the step.";
+  f.strategy =
+      "Cut per-operator overhead: compile the model, batch more work into each operator, and keep Python "
+      "work (logging, .item(), list building) out of the step.";
   f.apis = {"torch.compile(model)", "torch.inference_mode() for evaluation"};
   out->push_back(std::move(f));
 }

@@ -59,8 +59,9 @@ void PeakNearCapacity(const RankEvidence& rank, const DeviceMemory& memory, cons
   if (!memory.peak_op.empty()) f.AddText("op_at_peak", memory.peak_op);
   if (memory.peak_step != kNoId) f.AddNumber("step_at_peak", static_cast<double>(memory.peak_step), "step");
   if (!memory.holders.empty()) f.AddText("largest_holder", memory.holders.front().op);
-  f.strategy = "Lower the peak: recompute activations instead of storing them, shard optimizer state and "
-               "gradients, use a smaller micro-batch with gradient accumulation, and free references early.";
+  f.strategy =
+      "Lower the peak: recompute activations instead of storing them, shard optimizer state and "
+      "gradients, use a smaller micro-batch with gradient accumulation, and free references early.";
   f.apis = {"torch.utils.checkpoint.checkpoint", "FSDP / ZeRO (DeepSpeed)", "gradient accumulation"};
   out->push_back(std::move(f));
 }
@@ -70,7 +71,8 @@ void Fragmentation(const RankEvidence& rank, const DeviceMemory& memory, const A
   if (!memory.fragmentation_ratio || memory.fragmentation_bytes <= 0) return;
   const double pct = 100 * *memory.fragmentation_ratio;
   const double threshold = config.Get(threshold::kFragmentationPct);
-  if (pct < threshold || static_cast<double>(memory.fragmentation_bytes) < config.Get(threshold::kFragmentationMinGib) * kGiB) {
+  if (pct < threshold ||
+      static_cast<double>(memory.fragmentation_bytes) < config.Get(threshold::kFragmentationMinGib) * kGiB) {
     return;
   }
   int64_t allocator_ns = 0;
@@ -91,8 +93,9 @@ void Fragmentation(const RankEvidence& rank, const DeviceMemory& memory, const A
   f.AddNumber("peak_reserved_bytes", static_cast<double>(memory.peak_reserved_bytes), "B");
   f.AddNumber("peak_allocated_bytes", static_cast<double>(memory.peak_allocated_bytes), "B");
   f.AddNumber("allocator_calls_us_per_step", PerStep(rank, static_cast<double>(allocator_ns)) / 1e3, "us");
-  f.strategy = "Let the caching allocator grow segments in place instead of reserving new fixed-size ones, "
-               "and keep tensor sizes steady across steps (pad variable sequence lengths to buckets).";
+  f.strategy =
+      "Let the caching allocator grow segments in place instead of reserving new fixed-size ones, "
+      "and keep tensor sizes steady across steps (pad variable sequence lengths to buckets).";
   f.apis = {std::string(ForPlatform(rank, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
                                     "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
                                     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"))};

@@ -28,7 +28,8 @@ bool IsOptimizerStep(std::string_view name) { return name.starts_with("Optimizer
 void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   const EventTable& events = trace.events();
-  const std::vector<int64_t> device_time = rank.split.cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, rank.tree);
+  const std::vector<int64_t> device_time =
+      rank.split.cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, rank.tree);
   std::map<std::string_view, OpCalls> calls;
   uint64_t steps = 0;
   bool multi_tensor = false;
@@ -44,7 +45,8 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
     if (events.kind[i] != EventKind::kHostOp || rank.tree.parent_op[i] != kNoIndex || parent == kNoIndex) continue;
     // Outermost aten ops directly under the optimizer's range.
     if (!IsOptimizerStep(trace.str(events.name[parent])) || !name.starts_with("aten::")) continue;
-    if (name.find("_foreach_") != std::string_view::npos || name.find("_fused_") != std::string_view::npos) multi_tensor = true;
+    if (name.find("_foreach_") != std::string_view::npos || name.find("_fused_") != std::string_view::npos)
+      multi_tensor = true;
     OpCalls& c = calls[name];
     const int64_t time = rank.split.cpu_only ? events.dur_ns[i] : device_time[i];
     ++c.count;
@@ -58,7 +60,8 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
     ops += c.count;
     time += static_cast<double>(c.total_ns);
     const double per_step_calls = static_cast<double>(c.count) / static_cast<double>(steps);
-    if (per_step_calls > 1) saved += (per_step_calls - 1) * static_cast<double>(c.shortest_ns) * static_cast<double>(steps);
+    if (per_step_calls > 1)
+      saved += (per_step_calls - 1) * static_cast<double>(c.shortest_ns) * static_cast<double>(steps);
   }
   const double ops_per_step = static_cast<double>(ops) / static_cast<double>(steps);
   if (ops_per_step < config.Get(threshold::kFusionMinOccurrences) || saved <= 0) return;
@@ -77,8 +80,9 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
   f.AddNumber("ops_per_step", ops_per_step, "count");
   f.AddNumber("distinct_ops", static_cast<double>(calls.size()), "count");
   f.AddNumber("optimizer_us_per_step", PerStep(rank, time) / 1e3, "us");
-  f.strategy = "Use the multi-tensor (foreach) or fused optimizer implementation: one kernel updates all "
-               "parameters instead of one kernel per parameter and op.";
+  f.strategy =
+      "Use the multi-tensor (foreach) or fused optimizer implementation: one kernel updates all "
+      "parameters instead of one kernel per parameter and op.";
   f.apis = {std::string(ForPlatform(rank, "torch.optim.AdamW(params, fused=True) (or foreach=True)",
                                     "torch_npu.optim.NpuFusedAdamW(params) (or foreach=True)",
                                     "torch.optim.AdamW(params, foreach=True)"))};

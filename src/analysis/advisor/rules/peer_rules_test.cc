@@ -107,12 +107,12 @@ TEST(PeerRules, BlockDimNotAMultipleOfTheCores) {
   Trace trace = OneStep();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
-  side.AddKernelDetail(Row(side, "MatMulV2", "AI_CORE", 0, 50, 24));            // full waves
-  side.AddKernelDetail(Row(side, "Conv2D", "AI_CORE", 50, 100, 16));            // 16 of 24: 1/3 idle
-  side.AddKernelDetail(Row(side, "Add", "AI_VECTOR_CORE", 150, 60, 50));        // 2 waves of 48: 46/96 idle
+  side.AddKernelDetail(Row(side, "MatMulV2", "AI_CORE", 0, 50, 24));                // full waves
+  side.AddKernelDetail(Row(side, "Conv2D", "AI_CORE", 50, 100, 16));                // 16 of 24: 1/3 idle
+  side.AddKernelDetail(Row(side, "Add", "AI_VECTOR_CORE", 150, 60, 50));            // 2 waves of 48: 46/96 idle
   side.AddKernelDetail(Row(side, "Mul", "AI_VECTOR_CORE", 210, 70, 1, "dynamic"));  // dynamic: skipped
   NpuOpRow mix = Row(side, "FlashAttentionScore", "MIX_AIC", 280, 90, 10);
-  mix.mix_block_dim = 48;                                                       // fills the vector cores
+  mix.mix_block_dim = 48;  // fills the vector cores
   side.AddKernelDetail(mix);
   const HardwareProfile chip = Ascend910B2();
   const AdvisorResult result = Advise(trace, &chip);
@@ -144,7 +144,8 @@ TEST(PeerRules, DynamicShapeWhenEveryOperatorIsDynamic) {
   EXPECT_EQ(f->category, FindingCategory::kConfig);
   EXPECT_DOUBLE_EQ(Number(*f, "dynamic_ops"), 2);
   EXPECT_DOUBLE_EQ(Number(*f, "ops_with_state"), 2);
-  EXPECT_NE(std::find(f->apis.begin(), f->apis.end(), "torch_npu.npu.set_compile_mode(jit_compile=False)"), f->apis.end());
+  EXPECT_NE(std::find(f->apis.begin(), f->apis.end(), "torch_npu.npu.set_compile_mode(jit_compile=False)"),
+            f->apis.end());
 
   side.AddKernelDetail(Row(side, "Sub", "AI_VECTOR_CORE", 30, 10, 8, "static"));
   EXPECT_EQ(Find(Advise(trace), "config.dynamic_shape"), nullptr);
@@ -225,7 +226,8 @@ Trace Launches(int launches, int synced) {
   t.Kernel("k", Us(9000), Us(500));
   for (int i = 0; i < launches; ++i) {
     t.Host(EventKind::kRuntime, "Node@launch", Us(100.0 * i), Us(10));
-    if (i < synced) t.Host(EventKind::kRuntime, "AscendCL@aclrtSynchronizeStreamWithTimeout", Us(100.0 * i + 20), Us(30));
+    if (i < synced)
+      t.Host(EventKind::kRuntime, "AscendCL@aclrtSynchronizeStreamWithTimeout", Us(100.0 * i + 20), Us(30));
   }
   return t.Finish();
 }
@@ -282,7 +284,7 @@ TEST(PeerRules, SdmaBandwidthContentionWithMatmuls) {
   Trace trace = OneStep();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
-  side.AddKernelDetail(Row(side, "MatMulV2", "AI_CORE", 1000, 100));   // 1000..1100 us
+  side.AddKernelDetail(Row(side, "MatMulV2", "AI_CORE", 1000, 100));    // 1000..1100 us
   side.AddKernelDetail(Row(side, "Add", "AI_VECTOR_CORE", 3000, 100));  // not a matmul
   CommunicationTables* comm = side.mutable_communication();
   comm->ops_present = true;
@@ -366,12 +368,14 @@ TEST(PeerRules, DdpWithoutNcclOnGpus) {
   EXPECT_DOUBLE_EQ(Number(*f, "compute_capability"), 8);
   EXPECT_EQ(f->apis.front(), "torch.distributed.init_process_group(backend=\"nccl\")");
   // NCCL in use, or no GPU whose compute capability is known: quiet.
-  EXPECT_EQ(Find(Advise(Wrapped("DistributedDataParallel.forward", 1, "nccl:all_reduce", 8)), "communication.ddp_backend"),
-            nullptr);
+  EXPECT_EQ(
+      Find(Advise(Wrapped("DistributedDataParallel.forward", 1, "nccl:all_reduce", 8)), "communication.ddp_backend"),
+      nullptr);
   EXPECT_EQ(Find(Advise(Wrapped("DistributedDataParallel.forward", 1, "gloo:all_reduce")), "communication.ddp_backend"),
             nullptr);
-  EXPECT_EQ(Find(Advise(Wrapped("DistributedDataParallel.forward", 1, "gloo:all_reduce", 3)), "communication.ddp_backend"),
-            nullptr);
+  EXPECT_EQ(
+      Find(Advise(Wrapped("DistributedDataParallel.forward", 1, "gloo:all_reduce", 3)), "communication.ddp_backend"),
+      nullptr);
 }
 
 TEST(PeerRules, UnalignedSdmaTransfers) {
@@ -384,13 +388,13 @@ TEST(PeerRules, UnalignedSdmaTransfers) {
     const uint32_t event = t.Device(EventKind::kCollective, name, Us(at_us), Us(dur_us), kNoId, 20);
     b->AddHcclTaskInfo(HcclTaskInfo{event, bytes, b->Intern(transport), b->Intern(link), 10});
   };
-  task("Memcpy", 600, 10, 4096, "SDMA", "HCCS");          // aligned
-  task("Memcpy", 620, 20, 4100, "SDMA", "HCCS");          // unaligned
-  task("Reduce_Inline", 650, 30, 1000, "SDMA", "HCCS");   // unaligned
-  task("Memcpy", 700, 40, 4100, "SDMA", "ON_CHIP");       // on chip: not checked
-  task("Memcpy", 750, 5, 500, "SDMA", "HCCS");            // not above 512 B: not checked
-  task("Notify_Wait", 760, 5, 4100, "SDMA", "HCCS");      // not a data task
-  task("Memcpy", 800, 5, 4100, "RDMA", "ROCE");           // not SDMA
+  task("Memcpy", 600, 10, 4096, "SDMA", "HCCS");         // aligned
+  task("Memcpy", 620, 20, 4100, "SDMA", "HCCS");         // unaligned
+  task("Reduce_Inline", 650, 30, 1000, "SDMA", "HCCS");  // unaligned
+  task("Memcpy", 700, 40, 4100, "SDMA", "ON_CHIP");      // on chip: not checked
+  task("Memcpy", 750, 5, 500, "SDMA", "HCCS");           // not above 512 B: not checked
+  task("Notify_Wait", 760, 5, 4100, "SDMA", "HCCS");     // not a data task
+  task("Memcpy", 800, 5, 4100, "RDMA", "ROCE");          // not SDMA
   const Trace trace = t.Finish();
   const AdvisorResult advice = Advise(trace);
   const Finding* f = Find(advice, "communication.byte_alignment");

@@ -22,7 +22,8 @@ using finding_lookup::Text;
 
 // `units`: replaces the measured compute units (hand-built traces carry no PMU counters).
 // `comm`: the rank's communication analysis, hand-filled where the trace cannot carry it.
-AdvisorResult Advise(const Trace& trace, const RankComputeUnits* units = nullptr, const RankCommunication* comm = nullptr) {
+AdvisorResult Advise(const Trace& trace, const RankComputeUnits* units = nullptr,
+                     const RankCommunication* comm = nullptr) {
   const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   const HardwareProfiles profiles;
   const HardwareSelection hardware = SelectHardware(trace, profiles, nullptr);
@@ -239,7 +240,8 @@ TEST(RuleFamilies, UnfusedConvBnReluKernels) {
   EXPECT_DOUBLE_EQ(Number(*f, "pattern_us"), 800);
   EXPECT_DOUBLE_EQ(Number(*f, "pattern_pct_of_work"), 80);  // 800 us of a 1000 us step
   EXPECT_EQ(Text(*f, "level"), "kernels");
-  EXPECT_EQ(Text(*f, "example"), "cudnn::conv2d_fprop_kernel -> cudnn::bn_fw_inf_1C11_kernel_NCHW -> at::native::relu_kernel");
+  EXPECT_EQ(Text(*f, "example"),
+            "cudnn::conv2d_fprop_kernel -> cudnn::bn_fw_inf_1C11_kernel_NCHW -> at::native::relu_kernel");
   // Inference (no backward): BatchNorm and ReLU fold into the convolution, 5 x (40 + 20) us.
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(300));
   // The memory-bound part is 800 us x (1 - 500/800) = 300 us: the gain fits exactly.

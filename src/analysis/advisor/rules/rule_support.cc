@@ -12,11 +12,15 @@ Platform PlatformOf(const RankEvidence& rank) {
   return rank.trace->metadata().format == TraceFormat::kTorchNpuTraceView ? Platform::kNpu : Platform::kCuda;
 }
 
-std::string_view ForPlatform(const RankEvidence& rank, std::string_view cuda, std::string_view npu, std::string_view cpu) {
+std::string_view ForPlatform(const RankEvidence& rank, std::string_view cuda, std::string_view npu,
+                             std::string_view cpu) {
   switch (PlatformOf(rank)) {
-    case Platform::kCuda: return cuda;
-    case Platform::kNpu: return npu;
-    case Platform::kCpu: return cpu;
+    case Platform::kCuda:
+      return cuda;
+    case Platform::kNpu:
+      return npu;
+    case Platform::kCpu:
+      return cpu;
   }
   return cuda;
 }
@@ -32,7 +36,8 @@ double PctOfStep(const RankEvidence& rank, double per_step_ns) {
 bool RunsBackward(const Trace& trace) {
   const EventTable& events = trace.events();
   for (uint32_t i = 0; i < events.size(); ++i) {
-    if (events.kind[i] == EventKind::kHostOp && trace.str(events.name[i]).starts_with("autograd::engine::evaluate_function")) {
+    if (events.kind[i] == EventKind::kHostOp &&
+        trace.str(events.name[i]).starts_with("autograd::engine::evaluate_function")) {
       return true;
     }
   }

@@ -13,7 +13,8 @@ enum class Platform : uint8_t { kCuda, kNpu, kCpu };
 Platform PlatformOf(const RankEvidence& rank);
 
 // The API text for the rank's platform.
-std::string_view ForPlatform(const RankEvidence& rank, std::string_view cuda, std::string_view npu, std::string_view cpu);
+std::string_view ForPlatform(const RankEvidence& rank, std::string_view cuda, std::string_view npu,
+                             std::string_view cpu);
 
 // A whole-trace total as a mean per step.
 double PerStep(const RankEvidence& rank, double total_ns);

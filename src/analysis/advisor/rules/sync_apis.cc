@@ -64,10 +64,12 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
   f.AddNumber("sync_calls", static_cast<double>(count), "count");
   f.AddNumber("sync_us_per_step", per_step / 1e3, "us");
   f.AddText("calls", names);
-  f.strategy = "Remove synchronizing calls from the step loop: avoid .item(), .cpu(), .tolist() and printing tensors "
-               "each step; copy with non_blocking=True; synchronize streams with events instead of the device.";
-  f.apis = {std::string(ForPlatform(rank, "torch.cuda.Event / stream.wait_event(); tensor.to(device, non_blocking=True)",
-                                    "torch.npu.Event / stream.wait_event(); unset ASCEND_LAUNCH_BLOCKING", ""))};
+  f.strategy =
+      "Remove synchronizing calls from the step loop: avoid .item(), .cpu(), .tolist() and printing tensors "
+      "each step; copy with non_blocking=True; synchronize streams with events instead of the device.";
+  f.apis = {
+      std::string(ForPlatform(rank, "torch.cuda.Event / stream.wait_event(); tensor.to(device, non_blocking=True)",
+                              "torch.npu.Event / stream.wait_event(); unset ASCEND_LAUNCH_BLOCKING", ""))};
   out->push_back(std::move(f));
 }
 

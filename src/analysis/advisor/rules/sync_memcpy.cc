@@ -71,8 +71,9 @@ void RuleSyncMemcpy(const RankEvidence& rank, const AdvisorConfig&, std::vector<
   f.AddNumber("sync_copy_calls", static_cast<double>(calls.size()), "count");
   f.AddNumber("sync_copy_us_per_step", per_step / 1e3, "us");
   f.AddText("calls", names);
-  f.strategy = "Use the asynchronous variants on a stream (cudaMemcpyAsync / cudaMemsetAsync) from pinned memory, "
-               "and synchronize only where the result is needed.";
+  f.strategy =
+      "Use the asynchronous variants on a stream (cudaMemcpyAsync / cudaMemsetAsync) from pinned memory, "
+      "and synchronize only where the result is needed.";
   f.apis = {"tensor.to(device, non_blocking=True) from pin_memory() buffers; cudaMemcpyAsync / cudaMemsetAsync"};
   out->push_back(std::move(f));
 }

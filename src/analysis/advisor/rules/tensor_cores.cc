@@ -20,7 +20,8 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector
   double gemm_ns = 0;
   uint64_t gemms = 0;
   for (const DeviceWorkEvent& work : ListDeviceWork(*rank.trace)) {
-    if (work.work != WorkClass::kCompute || !IsComputeBoundLetter(OpLetter(rank.trace->str(events.name[work.event])))) continue;
+    if (work.work != WorkClass::kCompute || !IsComputeBoundLetter(OpLetter(rank.trace->str(events.name[work.event]))))
+      continue;
     gemm_ns += static_cast<double>(events.dur_ns[work.event]);
     ++gemms;
   }
@@ -44,8 +45,9 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector
   f.AddNumber("gemm_kernels", static_cast<double>(gemms), "count");
   f.AddNumber("gemm_us_per_step", PerStep(rank, gemm_ns) / 1e3, "us");
   f.AddNumber("compute_capability_major", static_cast<double>(device->compute_major), "");
-  f.strategy = "Run matmuls and convolutions in reduced precision on the tensor cores (automatic mixed precision), "
-               "or allow TF32 for FP32 matmuls.";
+  f.strategy =
+      "Run matmuls and convolutions in reduced precision on the tensor cores (automatic mixed precision), "
+      "or allow TF32 for FP32 matmuls.";
   f.apis = {"torch.autocast(\"cuda\", dtype=torch.bfloat16)", "torch.backends.cuda.matmul.allow_tf32 = True"};
   out->push_back(std::move(f));
 }
