@@ -26,6 +26,8 @@ import os
 import subprocess
 import sys
 
+from interval_sets import intersection_length, length, union
+
 TOLERANCE_US = 1.0
 FAILURES = []
 
@@ -55,31 +57,6 @@ def load_events(path):
     with gzip.open(path, "rt") as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     return [e for e in doc["traceEvents"] if e.get("ph") == "X" and "dur" in e]
-
-
-def union(intervals):
-    merged = []
-    for start, end in sorted(i for i in intervals if i[1] > i[0]):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return merged
-
-
-def length(intervals):
-    return sum(end - start for start, end in intervals)
-
-
-def intersection_length(a, b):
-    total, i, j = 0, 0, 0
-    while i < len(a) and j < len(b):
-        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def rank_figures(path):

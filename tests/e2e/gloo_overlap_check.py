@@ -19,6 +19,8 @@ import pathlib
 import subprocess
 import sys
 
+from interval_sets import intersection_length, length, union
+
 TOLERANCE_US = 1.0
 
 
@@ -38,31 +40,6 @@ def to_ns(micros):
 def interval(event):
     start = to_ns(event["ts"])
     return start, start + max(to_ns(event["dur"]), 0)
-
-
-def union(intervals):
-    merged = []
-    for start, end in sorted(i for i in intervals if i[1] > i[0]):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return merged
-
-
-def length(intervals):
-    return sum(end - start for start, end in intervals)
-
-
-def intersection_length(a, b):
-    total, i, j = 0, 0, 0
-    while i < len(a) and j < len(b):
-        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def expected_split(path):

@@ -29,6 +29,8 @@ import os
 import sqlite3
 import subprocess
 import sys
+
+from interval_sets import intersection_length, length, union
 import tempfile
 
 FAILURES = []
@@ -60,31 +62,6 @@ def us_to_ns(us):
 
 def pid_of(global_id):
     return (global_id >> 24) & 0xFFFFFF
-
-
-def union(intervals):
-    merged = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return merged
-
-
-def length(merged):
-    return sum(end - start for start, end in merged)
-
-
-def intersection(a, b):
-    total, i, j = 0, 0, 0
-    while i < len(a) and j < len(b):
-        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def op_name(text):
@@ -133,7 +110,7 @@ class Export:
         """(communication, hidden, exposed) ns of the process: NCCL kernels against the other kernels."""
         comm = union([(r[3], r[4]) for r in self.kernels(pid, lambda n: "nccl" in n.lower())])
         compute = union([(r[3], r[4]) for r in self.kernels(pid, lambda n: "nccl" not in n.lower())])
-        hidden = intersection(comm, compute)
+        hidden = intersection_length(comm, compute)
         return length(comm), hidden, length(comm) - hidden
 
     def wall(self, pid):

@@ -2,8 +2,6 @@
 // with its magic) and the Chrome-trace importer. The gzip reader is only reachable through a path, so
 // each input is written to a scratch file first. Draining the source with tiny and with large reads
 // must give the same bytes and the same verdict.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,25 +10,12 @@
 
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/byte_source.h"
+#include "scratch_file.h"
 
 namespace tuneprof {
 namespace {
 
-const std::string& ScratchPath() {
-  static const std::string* path = [] {
-    auto* p = new std::string("/tmp/tuneprof_gzip_fuzzer." + std::to_string(::getpid()) + ".gz");
-    std::atexit([] { ::unlink(ScratchPath().c_str()); });
-    return p;
-  }();
-  return *path;
-}
-
-bool WriteScratch(const uint8_t* data, size_t size) {
-  std::FILE* file = std::fopen(ScratchPath().c_str(), "wb");
-  if (file == nullptr) return false;
-  const bool written = size == 0 || std::fwrite(data, 1, size, file) == size;
-  return std::fclose(file) == 0 && written;
-}
+const std::string& ScratchPath() { return fuzz::ScratchPath("gzip_fuzzer", ".gz"); }
 
 // The whole decompressed content read `capacity` bytes at a time plus the cut-off flag, or the error.
 std::string Drain(const std::string& path, size_t capacity) {
@@ -54,7 +39,7 @@ std::string Drain(const std::string& path, size_t capacity) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tuneprof;
-  if (!WriteScratch(data, size)) {
+  if (!fuzz::WriteScratch(ScratchPath(), data, size)) {
     std::perror("gzip_source_fuzzer: cannot write the scratch file");
     std::abort();
   }
