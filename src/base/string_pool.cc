@@ -1,10 +1,14 @@
 #include "base/string_pool.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace tuneprof {
 namespace {
 
+// Blocks grow from a few KiB to 1 MiB, so that a tiny trace (a run can have thousands of ranks)
+// keeps a few KiB of names rather than a MiB, and a large one still appends into 1 MiB blocks.
+constexpr size_t kFirstBlockBytes = 4 << 10;
 constexpr size_t kBlockBytes = 1 << 20;
 constexpr size_t kInitialSlots = 1024;
 
@@ -33,7 +37,7 @@ StringPool::StringPool() : slots_(kInitialSlots) { views_.emplace_back(); }
 
 char* StringPool::Store(std::string_view text) {
   if (text.size() > kBlockBytes / 4) {
-    blocks_.push_back(std::make_unique<char[]>(text.size()));
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(text.size()));
     std::memcpy(blocks_.back().get(), text.data(), text.size());
     char* out = blocks_.back().get();
     // Keep the current block the last one so that small strings keep filling it.
@@ -41,8 +45,10 @@ char* StringPool::Store(std::string_view text) {
     return out;
   }
   if (blocks_.empty() || block_used_ + text.size() > block_size_) {
-    blocks_.push_back(std::make_unique<char[]>(kBlockBytes));
-    block_size_ = kBlockBytes;
+    const size_t next = blocks_.empty() ? kFirstBlockBytes : std::min(block_size_ * 2, kBlockBytes);
+    block_size_ = std::max(next, text.size());
+    // Not zero-filled: every byte is written before it is read, and zeroing would make it all resident.
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_size_));
     block_used_ = 0;
   }
   char* out = blocks_.back().get() + block_used_;
@@ -95,10 +101,6 @@ StringId StringPool::Intern(std::string_view text) {
   slots_[i] = Slot{id, hash};
   if (views_.size() * 2 > slots_.size()) Grow();
   return StringId{id};
-}
-
-size_t StringPool::memory_bytes() const {
-  return slots_.size() * sizeof(Slot) + views_.capacity() * sizeof(std::string_view) + blocks_.size() * kBlockBytes;
 }
 
 }  // namespace tuneprof

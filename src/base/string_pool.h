@@ -26,7 +26,6 @@ class StringPool {
   bool Find(std::string_view text, StringId* id) const;
   std::string_view Get(StringId id) const { return views_[id.value]; }
   size_t size() const { return views_.size(); }
-  size_t memory_bytes() const;
 
  private:
   void Grow();
