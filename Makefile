@@ -36,7 +36,7 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stac
 test: release-cli asan-build
 	@cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS) -L e2e
 	@cd $(BUILD)/asan && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L "unit|golden|hostile" -LE slow
-	@./tests/fuzz/run_fuzzers.sh $(BUILD)/asan 15
+	@./tests/fuzz/run_fuzzers.sh $(BUILD)/asan 10
 
 # On demand: every test under ASan + UBSan (slow ones included) and a longer fuzz run.
 test-long: build asan-build
