@@ -20,6 +20,14 @@
 namespace tuneprof {
 namespace {
 
+// end - start of a row, 0 when the end precedes the start or the difference overflows (a damaged or
+// crafted database can hold any int64 in either column).
+int64_t SpanNs(int64_t start_ns, int64_t end_ns) {
+  int64_t span = 0;
+  if (__builtin_sub_overflow(end_ns, start_ns, &span) || span < 0) return 0;
+  return span;
+}
+
 // Synthetic process ids of the tracks trace_view.json draws (it numbers them with large pids that
 // say nothing; only the process names matter to the analyses).
 constexpr int64_t kPythonPid = 1;
@@ -180,7 +188,7 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
     std::string_view category;
     EventRecord e;
     e.ts_ns = r.Int(0);
-    e.dur_ns = std::max<int64_t>(r.Int(1) - e.ts_ns, 0);
+    e.dur_ns = SpanNs(e.ts_ns, r.Int(1));
     e.track = HostTrack(b, kPythonPid, r.Int(2));
     e.name = b->Intern(name);
     e.kind = HostKind(IntOr(r, 5), name, &category);
@@ -220,7 +228,7 @@ Status AddCannApi(const SqliteFile& db, const StringIds& strings, TraceBuilder* 
                     [&](const SqliteStatement& r) {
                       EventRecord e;
                       e.ts_ns = r.Int(0);
-                      e.dur_ns = std::max<int64_t>(r.Int(1) - e.ts_ns, 0);
+                      e.dur_ns = SpanNs(e.ts_ns, r.Int(1));
                       e.track = HostTrack(b, kCannPid, r.Int(2));
                       e.name = b->Intern(strings.Get(r, 4));
                       e.category = no_category;
@@ -290,7 +298,7 @@ Status AddTasks(const SqliteFile& db, const StringIds& strings, TraceBuilder* b)
     const std::string_view op_name = strings.Get(r, 5);
     EventRecord e;
     e.ts_ns = r.Int(0);
-    e.dur_ns = std::max<int64_t>(r.Int(1) - e.ts_ns, 0);
+    e.dur_ns = SpanNs(e.ts_ns, r.Int(1));
     e.track = StreamTrack(b, r.Int(2));
     e.name = b->Intern(op_name.empty() ? task_type : op_name);
     e.category = no_category;
@@ -338,7 +346,7 @@ Status AddCommunicationOps(const SqliteFile& db, const StringIds& strings, Trace
                         b->SetThreadName(process, thread, "Group " + std::to_string(it->second) + " Communication");
                       EventRecord e;
                       e.ts_ns = r.Int(1);
-                      e.dur_ns = std::max<int64_t>(r.Int(2) - e.ts_ns, 0);
+                      e.dur_ns = SpanNs(e.ts_ns, r.Int(2));
                       e.track = track;
                       e.name = b->Intern(strings.Get(r, 0));
                       e.category = no_category;
@@ -464,7 +472,7 @@ Status ReadComputeRows(const SqliteFile& db, const StringIds& strings, SideTable
     PendingRow p;
     NpuOpRow& row = p.row;
     row.start_ns = r.Int(0);
-    row.dur_ns = r.Int(1) - row.start_ns;
+    row.dur_ns = SpanNs(row.start_ns, r.Int(1));
     row.device_id = IntOr(r, 2);
     row.stream_id = IntOr(r, 3);
     row.task_id = IntOr(r, 4);
@@ -503,7 +511,7 @@ Status ReadCommunicationRows(const SqliteFile& db, const StringIds& strings, Sid
     PendingRow p;
     p.row.name = out->Intern(strings.Get(r, 0));
     p.row.start_ns = r.Int(1);
-    p.row.dur_ns = r.Int(2) - p.row.start_ns;
+    p.row.dur_ns = SpanNs(p.row.start_ns, r.Int(2));
     p.row.type = out->Intern(Cell(strings.Get(r, 3)));
     p.row.accelerator_core = core;
     p.row.wait_ns = IntOr(r, 4);
