@@ -56,9 +56,10 @@ int RunReport(const ReportOptions& options) {
   HtmlReportInput input;
   input.paths = options.paths;
   input.breakdowns = std::move(run->breakdowns);
-  input.kernels = std::move(run->kernels);
+  input.kernels = SumKernelsAcrossRanks(run->kernels);
   input.memory = std::move(run->memory);
   input.comm = std::move(run->comm);
+  input.link_matrix = BuildRankLinkMatrix(input.comm);
   input.advice = std::move(run->advice);
   input.flops = std::move(run->flops);
   const Status written = WriteFileAtomically(options.output, RenderHtmlReport(input));

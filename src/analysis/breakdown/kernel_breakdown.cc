@@ -193,4 +193,25 @@ KernelBreakdown ComputeKernelBreakdown(const Trace& trace) {
   return work.empty() ? HostOpBreakdown(trace) : DeviceBreakdown(trace, work);
 }
 
+KernelTotals SumKernelsAcrossRanks(std::span<const KernelBreakdown> ranks) {
+  KernelTotals totals;
+  std::map<std::string, KernelTotal> by_name;
+  for (const KernelBreakdown& rank : ranks) {
+    totals.total_ns += rank.total_ns;
+    totals.host_ops |= rank.source == KernelTableSource::kHostOps;
+    for (const KernelRow& row : rank.kernels) {
+      KernelTotal& total = by_name[row.name];
+      total.name = row.name;
+      total.count += row.count;
+      total.total_ns += row.total_ns;
+    }
+  }
+  totals.kernels.reserve(by_name.size());
+  for (auto& [name, total] : by_name) totals.kernels.push_back(std::move(total));
+  std::sort(totals.kernels.begin(), totals.kernels.end(), [](const KernelTotal& a, const KernelTotal& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  return totals;
+}
+
 }  // namespace tuneprof

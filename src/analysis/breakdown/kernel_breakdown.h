@@ -10,6 +10,7 @@
 // (ProfilerStep#N excluded) by self time (own duration minus direct children's on the same thread),
 // with their inclusive total alongside.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,22 @@ struct KernelBreakdown {
 
 // Rows sorted by total_ns descending (ties by name).
 KernelBreakdown ComputeKernelBreakdown(const Trace& trace);
+
+// One name's count and total over every rank of a run.
+struct KernelTotal {
+  std::string name;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+};
+
+// The kernel tables of all ranks summed by name: what a run spends on each kernel (or host operator,
+// for ranks without device work) across its devices.
+struct KernelTotals {
+  int64_t total_ns = 0;              // sum of the ranks' total_ns
+  bool host_ops = false;             // a rank contributed host operators (no device work)
+  std::vector<KernelTotal> kernels;  // by total_ns descending, ties by name
+};
+
+KernelTotals SumKernelsAcrossRanks(std::span<const KernelBreakdown> ranks);
 
 }  // namespace tuneprof

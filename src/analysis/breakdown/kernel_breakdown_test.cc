@@ -101,5 +101,27 @@ TEST(KernelBreakdownTest, EmptyTraceHasNoRows) {
   EXPECT_EQ(k.total_ns, 0);
 }
 
+TEST(KernelBreakdownTest, SumsAcrossRanksByName) {
+  KernelBreakdown rank0, rank1;
+  rank0.total_ns = 30;
+  rank0.kernels = {KernelRow{.name = "gemm", .count = 2, .total_ns = 20},
+                   KernelRow{.name = "add", .count = 1, .total_ns = 10}};
+  rank1.source = KernelTableSource::kHostOps;
+  rank1.total_ns = 25;
+  rank1.kernels = {KernelRow{.name = "add", .count = 3, .total_ns = 15},
+                   KernelRow{.name = "copy", .count = 1, .total_ns = 10}};
+  const std::vector<KernelBreakdown> ranks = {rank0, rank1};
+  const KernelTotals totals = SumKernelsAcrossRanks(ranks);
+  EXPECT_EQ(totals.total_ns, 55);
+  EXPECT_TRUE(totals.host_ops);
+  ASSERT_EQ(totals.kernels.size(), 3u);
+  EXPECT_EQ(totals.kernels[0].name, "add");  // 25 ns, before gemm's 20 and copy's 10
+  EXPECT_EQ(totals.kernels[0].count, 4u);
+  EXPECT_EQ(totals.kernels[0].total_ns, 25);
+  EXPECT_EQ(totals.kernels[1].name, "gemm");
+  EXPECT_EQ(totals.kernels[2].name, "copy");
+  EXPECT_TRUE(SumKernelsAcrossRanks({}).kernels.empty());
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -1,5 +1,7 @@
 #include "analysis/compare/compare.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -260,6 +262,50 @@ CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const Rank
     side.categories = CollectCategories(traces.front(), side.op_scope, StepSelection::kAll);
   }
   return side;
+}
+
+MetricVerdict JudgeMetric(const MetricComparison& metric) {
+  if (metric.test == "unknown") return MetricVerdict::kUnknown;
+  if (metric.test == "not_tested") return MetricVerdict::kNotTested;
+  if (metric.test == "too_few_samples") return MetricVerdict::kTooFewSamples;
+  if (!metric.significant || !metric.delta || *metric.delta == 0) {
+    return metric.test == "exact" ? MetricVerdict::kUnchanged : MetricVerdict::kNoSignificantChange;
+  }
+  if (metric.better == Better::kNone) return MetricVerdict::kChanged;
+  return (*metric.delta < 0) == (metric.better == Better::kLower) ? MetricVerdict::kBetter : MetricVerdict::kWorse;
+}
+
+std::string MetricVerdictText(const MetricComparison& metric) {
+  const MetricVerdict verdict = JudgeMetric(metric);
+  const bool small_sample = metric.samples && metric.samples->small_sample;
+  switch (verdict) {
+    case MetricVerdict::kUnknown:
+      return "unknown";
+    case MetricVerdict::kNotTested:
+      return "not tested";
+    case MetricVerdict::kTooFewSamples: {
+      const auto count = [](const std::optional<SampleSummary>& side) { return side ? side->count : 0; };
+      return metric.samples ? fmt::format("sample too small (n={}/{})", count(metric.samples->before),
+                                          count(metric.samples->after))
+                            : std::string("sample too small");
+    }
+    case MetricVerdict::kUnchanged:
+      return "unchanged (exact)";
+    case MetricVerdict::kNoSignificantChange:
+      return small_sample ? "no significant change (small n)" : "no significant change";
+    case MetricVerdict::kChanged:
+    case MetricVerdict::kBetter:
+    case MetricVerdict::kWorse:
+      break;
+  }
+  std::string text = verdict == MetricVerdict::kChanged  ? "changed"
+                     : verdict == MetricVerdict::kBetter ? "better"
+                                                         : "worse";
+  if (metric.test == "exact") return text + " (exact)";
+  if (metric.samples && metric.samples->rank_test) {
+    text += fmt::format(" (p={:.2g}{})", metric.samples->rank_test->p_value, small_sample ? ", small n" : "");
+  }
+  return text;
 }
 
 const MetricComparison* CompareResult::Find(std::string_view key) const {

@@ -104,6 +104,23 @@ struct MetricComparison {
   std::optional<SampleComparison> samples;  // when test is "sampled" or "too_few_samples"
 };
 
+// The one judgement of a metric's change that every rendering shows, worded by MetricVerdictText.
+enum class MetricVerdict : uint8_t {
+  kUnknown,              // a side lacks the metric
+  kNotTested,            // a figure compare reports without a test
+  kTooFewSamples,        // a side has too few samples to test
+  kUnchanged,            // exact readings, equal
+  kNoSignificantChange,  // inside the run-to-run noise
+  kChanged,              // significant, for a metric without a better direction
+  kBetter,
+  kWorse,
+};
+MetricVerdict JudgeMetric(const MetricComparison& metric);
+
+// The verdict in words with the test's detail: "better (p=0.003)", "worse (exact)",
+// "sample too small (n=2/3)", "no significant change (small n)", ...
+std::string MetricVerdictText(const MetricComparison& metric);
+
 struct CompareResult {
   CompareSide before;
   CompareSide after;

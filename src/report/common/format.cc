@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -9,6 +12,8 @@ namespace tuneprof {
 double Micros(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+std::string MillisText(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 
 std::string FormatBytes(int64_t bytes) {
   if (bytes == kNoId) return std::string(kUnknownText);
@@ -19,6 +24,38 @@ std::string FormatBytes(int64_t bytes) {
   if (magnitude >= kKiB * kKiB) return fmt::format("{:.2f} MiB", value / (kKiB * kKiB));
   if (magnitude >= kKiB) return fmt::format("{:.2f} KiB", value / kKiB);
   return fmt::format("{} B", bytes);
+}
+
+std::string NumberCell(std::optional<double> value, int decimals) {
+  if (!value) return std::string(kEmptyCell);
+  return fmt::format("{:.{}f}", *value, decimals);
+}
+
+std::string PercentCell(std::optional<double> fraction, int decimals) {
+  if (!fraction) return std::string(kEmptyCell);
+  return fmt::format("{:.{}f}%", *fraction * 100.0, decimals);
+}
+
+std::optional<double> AsPercent(std::optional<double> fraction) {
+  if (!fraction) return std::nullopt;
+  return *fraction * 100.0;
+}
+
+std::string ChangePercent(std::optional<double> percent, int decimals) {
+  if (!percent) return std::string(kUnknownText);
+  return fmt::format("{:+.{}f}%", *percent, decimals);
+}
+
+std::string Grouped(double value, int decimals) {
+  const std::string digits = fmt::format("{:.{}f}", std::fabs(value), decimals);
+  const size_t integer_end = std::min(digits.find('.'), digits.size());
+  std::string grouped = value < 0 && std::fabs(value) >= 0.5 * std::pow(10, -decimals) ? "-" : "";
+  for (size_t i = 0; i < integer_end; ++i) {
+    if (i > 0 && (integer_end - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  grouped.append(digits, integer_end, std::string::npos);
+  return grouped;
 }
 
 std::string FormatDuration(int64_t ns) {

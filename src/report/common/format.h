@@ -3,6 +3,7 @@
 // by every rendering (text, markdown, JSON, HTML, the annotated trace) so that a figure reads the same
 // wherever it is printed.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,9 +17,26 @@ inline constexpr std::string_view kEmptyCell = "-";
 // Model time (int64 ns) in the units reports print, as doubles.
 double Micros(int64_t ns);
 double Millis(int64_t ns);
+// Nanoseconds as milliseconds with three decimals and no unit ("12.346"), for columns headed "ms".
+std::string MillisText(double ns);
 
 // Bytes in binary units with two decimals ("1.50 MiB", "512 B"); kNoId prints as unknown.
 std::string FormatBytes(int64_t bytes);
+
+// Table cells for values that may be missing: kEmptyCell when the value is unknown.
+// `value` with `decimals` decimals ("12.35").
+std::string NumberCell(std::optional<double> value, int decimals);
+// A fraction (0.123) as a percent with its sign ("12.3%").
+std::string PercentCell(std::optional<double> fraction, int decimals = 1);
+// A fraction as a percent number for a column whose header carries the "%" (0.123 -> 12.3).
+std::optional<double> AsPercent(std::optional<double> fraction);
+
+// A relative change already in percent, always signed ("+1.2%", "-0.4%"); kUnknownText when unknown.
+std::string ChangePercent(std::optional<double> percent, int decimals = 1);
+
+// A number with thousands separators and `decimals` decimals ("1,234,567.8"); a value that rounds to 0
+// has no minus sign.
+std::string Grouped(double value, int decimals);
 
 // A duration in the largest unit that keeps it >= 1, three decimals ("1.234 s", "56.000 us", "7 ns").
 std::string FormatDuration(int64_t ns);

@@ -23,9 +23,29 @@ TEST(FormatTest, DurationInTheLargestUnitAtLeastOne) {
   EXPECT_EQ(FormatDuration(1'234'000'000), "1.234 s");
 }
 
+TEST(FormatTest, CellsOfMaybeMissingValues) {
+  EXPECT_EQ(NumberCell(12.345, 2), "12.35");
+  EXPECT_EQ(NumberCell(std::nullopt, 2), "-");
+  EXPECT_EQ(PercentCell(0.1234), "12.3%");
+  EXPECT_EQ(PercentCell(std::nullopt), "-");
+  EXPECT_DOUBLE_EQ(*AsPercent(0.25), 25.0);
+  EXPECT_FALSE(AsPercent(std::nullopt));
+  EXPECT_EQ(ChangePercent(1.26), "+1.3%");
+  EXPECT_EQ(ChangePercent(-0.44), "-0.4%");
+  EXPECT_EQ(ChangePercent(std::nullopt), "unknown");
+}
+
+TEST(FormatTest, GroupedThousands) {
+  EXPECT_EQ(Grouped(1234567.85, 1), "1,234,567.9");
+  EXPECT_EQ(Grouped(-1234.0, 0), "-1,234");
+  EXPECT_EQ(Grouped(-0.01, 1), "0.0");
+  EXPECT_EQ(Grouped(999, 0), "999");
+}
+
 TEST(FormatTest, TimeUnits) {
   EXPECT_DOUBLE_EQ(Micros(1'500), 1.5);
   EXPECT_DOUBLE_EQ(Millis(2'500'000), 2.5);
+  EXPECT_EQ(MillisText(12'345'678), "12.346");
 }
 
 }  // namespace

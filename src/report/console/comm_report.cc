@@ -15,23 +15,17 @@ namespace {
 
 // ---- text
 
-std::string Cell(std::optional<double> value, const char* format_spec_2f) {
-  if (!value) return "-";
-  return fmt::format(fmt::runtime(format_spec_2f), *value);
-}
-
 // Megabytes (10^6) in the collectives table's MB column; empty when no collective of the row had a size.
 std::string MegabytesCell(int64_t bytes, uint64_t known) {
-  if (known == 0) return "-";
+  if (known == 0) return std::string(kEmptyCell);
   return fmt::format("{:.3f}", static_cast<double>(bytes) / 1e6);
 }
 
 void AppendTypeRow(std::string_view label, const CollectiveTypeSummary& s, std::string* out) {
   *out += fmt::format("  {:<14}{:>7}{:>12}{:>11.3f}{:>10}{:>10}{:>8}{:>8}\n", label, s.count,
-                      MegabytesCell(s.bytes, s.count_with_bytes), Millis(s.duration_ns), Cell(s.algbw_gbps, "{:.2f}"),
-                      Cell(s.busbw_gbps, "{:.2f}"),
-                      s.utilization ? fmt::format("{:.1f}%", *s.utilization * 100) : std::string("-"),
-                      s.count_with_bytes ? fmt::format("{}", s.small_count) : std::string("-"));
+                      MegabytesCell(s.bytes, s.count_with_bytes), Millis(s.duration_ns), NumberCell(s.algbw_gbps, 2),
+                      NumberCell(s.busbw_gbps, 2), PercentCell(s.utilization),
+                      s.count_with_bytes ? fmt::format("{}", s.small_count) : std::string(kEmptyCell));
 }
 
 void AppendCollectives(const RankCommunication& r, std::string* out) {
@@ -75,13 +69,12 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
       fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {:.3f}  wait {:.3f}\n",
                   ops, elapse, transit, wait);
   *out += fmt::format("  sync {:.3f} ms  idle {:.3f}  wait ratio {}  sync ratio {}\n", sync, idle,
-                      Cell(r.ascend_wait_ratio, "{:.4f}"), Cell(r.ascend_synchronization_ratio, "{:.4f}"));
+                      NumberCell(r.ascend_wait_ratio, 4), NumberCell(r.ascend_synchronization_ratio, 4));
   if (!r.ascend_transports.empty()) {
     *out += fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>8}{:>10}\n", "transport", "MB", "ms", "GB/s", "util", "small pk");
     for (const AscendTransportTotal& t : r.ascend_transports) {
       *out += fmt::format("  {:<10}{:>12.3f}{:>12.3f}{:>10}{:>8}{:>10}\n", EscapeText(t.transport), t.size_mb,
-                          t.time_ms, Cell(t.bandwidth_gbps, "{:.2f}"),
-                          t.utilization ? fmt::format("{:.1f}%", *t.utilization * 100) : std::string("-"),
+                          t.time_ms, NumberCell(t.bandwidth_gbps, 2), PercentCell(t.utilization),
                           fmt::format("{}/{}", t.small_packets, t.packets));
     }
   }
@@ -94,7 +87,7 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
   for (const AscendMatrixLink& cell : r.ascend_rank_matrix) {
     *out +=
         fmt::format("    {:<12}{:<10}{:>12.3f}{:>12.3f}{:>10}\n", fmt::format("{}->{}", cell.src_rank, cell.dst_rank),
-                    cell.transport, cell.size_mb, cell.time_ms, Cell(cell.bandwidth_gbps, "{:.2f}"));
+                    cell.transport, cell.size_mb, cell.time_ms, NumberCell(cell.bandwidth_gbps, 2));
   }
 }
 
@@ -116,10 +109,10 @@ void AppendClusterView(const CommAnalysis& a, std::string* out) {
                       "exposed comm", "free", "slow votes");
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const RankCommunication& r = a.ranks[i];
-    *out += fmt::format(
-        "  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
-        Millis(r.exposed_communication_ns), Millis(r.free_ns),
-        i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count) : std::string("-"));
+    *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
+                        Millis(r.exposed_communication_ns), Millis(r.free_ns),
+                        i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count)
+                                                                 : std::string(kEmptyCell));
   }
   std::string spread = fmt::format("  {:<8}", "max-min");
   std::string share = fmt::format("  {:<8}", "% step");
@@ -127,10 +120,10 @@ void AppendClusterView(const CommAnalysis& a, std::string* out) {
     const StepSpread& s = x.step_spread[k];
     const int width = k == 1 ? 16 : 14;
     spread += fmt::format("{:>{}.3f}", Millis(s.max_ns - s.min_ns), width);
-    share += fmt::format(
-        "{:>{}}",
-        s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "") : std::string("-"),
-        width);
+    share += fmt::format("{:>{}}",
+                         s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "")
+                                         : std::string(kEmptyCell),
+                         width);
   }
   *out += spread + "\n" + share + "   (! = above 5 % of the step)\n";
   *out += "slow-rank outlier tests (msprof-analyze slow_rank: Dixon Q at 99.5 % up to 100 ranks, 3-sigma above):\n";
@@ -146,7 +139,7 @@ void AppendClusterView(const CommAnalysis& a, std::string* out) {
 }
 
 std::string RankList(const std::vector<int64_t>& ranks) {
-  if (ranks.empty()) return "-";
+  if (ranks.empty()) return std::string(kEmptyCell);
   std::string text = fmt::format("{}", fmt::join(ranks, ","));
   return text.size() <= 14 ? text : text.substr(0, 11) + "...";
 }
@@ -162,10 +155,9 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
     if (name.size() > 19) name = name.substr(0, 16) + "...";
     *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>9}{:>8}\n", name,
                         RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
-                        MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), Cell(g.algbw_gbps, "{:.2f}"),
-                        Cell(g.busbw_gbps, "{:.2f}"),
-                        g.exposed_share ? fmt::format("{:.1f}%", *g.exposed_share * 100) : std::string("-"),
-                        g.slowest_rank ? fmt::format("{}", *g.slowest_rank) : std::string("-"));
+                        MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), NumberCell(g.algbw_gbps, 2),
+                        NumberCell(g.busbw_gbps, 2), PercentCell(g.exposed_share),
+                        g.slowest_rank ? fmt::format("{}", *g.slowest_rank) : std::string(kEmptyCell));
   }
   if (std::any_of(x.groups.begin(), x.groups.end(), [](const CommGroupSummary& g) { return g.source != "timeline"; })) {
     *out += "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time)\n";
@@ -184,8 +176,7 @@ void AppendCrossRank(const CommAnalysis& a, std::string* out) {
     for (const RankWait& w : x.ranks) {
       *out += fmt::format("  {:<8}{:>9}{:>13.3f}{:>13.3f}{:>13.3f}{:>8}{:>8}{:>14.3f}\n", w.rank, w.matched,
                           Millis(w.communication_ns), Millis(w.wait_ns), Millis(w.transfer_ns),
-                          w.wait_ratio ? fmt::format("{:.1f}", *w.wait_ratio * 100) : std::string("-"), w.times_last,
-                          Millis(w.wait_caused_ns));
+                          NumberCell(AsPercent(w.wait_ratio), 1), w.times_last, Millis(w.wait_caused_ns));
     }
     *out += x.straggler_rank ? fmt::format("  straggler: rank {} ({})\n", *x.straggler_rank, x.straggler_reason)
                              : std::string("  straggler: none (no rank made the others wait)\n");

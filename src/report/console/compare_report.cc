@@ -7,6 +7,7 @@
 
 #include "base/text_escape.h"
 #include "base/json_writer.h"
+#include "report/common/format.h"
 
 namespace tuneprof {
 
@@ -14,34 +15,17 @@ namespace {
 
 constexpr size_t kNameColumn = 41;
 
-// "1,234,567.8": thousands grouped so that big numbers stay readable in a narrow column.
-std::string Grouped(double value, int decimals) {
-  const std::string digits = fmt::format("{:.{}f}", std::fabs(value), decimals);
-  const size_t integer_end = std::min(digits.find('.'), digits.size());
-  std::string grouped = value < 0 && std::fabs(value) >= 0.5 * std::pow(10, -decimals) ? "-" : "";
-  for (size_t i = 0; i < integer_end; ++i) {
-    if (i > 0 && (integer_end - i) % 3 == 0) grouped += ',';
-    grouped += digits[i];
-  }
-  grouped.append(digits, integer_end, std::string::npos);
-  return grouped;
-}
-
 std::string ValueCell(std::optional<double> value, const std::string& unit) {
-  if (!value) return "unknown";
+  if (!value) return std::string(kUnknownText);
   if (unit == "fraction") return fmt::format("{:.4f}", *value);  // MFU: small numbers
   return Grouped(*value, unit == "bytes" ? 0 : 1);
 }
 
-std::string OptionalUs(std::optional<double> us) { return us ? Grouped(*us, 1) : std::string("unknown"); }
+std::string OptionalUs(std::optional<double> us) { return us ? Grouped(*us, 1) : std::string(kUnknownText); }
 
 std::string SignedUs(std::optional<double> us) {
-  if (!us) return "unknown";
+  if (!us) return std::string(kUnknownText);
   return fmt::format("{}{}", *us > 0 ? "+" : "", Grouped(*us, 1));
-}
-
-std::string PercentCell(std::optional<double> pct) {
-  return pct ? fmt::format("{:+.1f}%", *pct) : std::string("unknown");
 }
 
 std::string Label(const MetricComparison& metric) { return metric.key; }
@@ -56,30 +40,6 @@ std::string_view BetterName(Better better) {
       return "none";
   }
   return "none";
-}
-
-bool IsBetter(const MetricComparison& metric) {
-  return metric.delta && ((metric.better == Better::kLower) == (*metric.delta < 0));
-}
-
-std::string Verdict(const MetricComparison& metric) {
-  if (metric.test == "unknown") return "unknown";
-  if (metric.test == "not_tested") return "(not tested)";
-  if (metric.test == "too_few_samples") {
-    const SampleComparison& s = *metric.samples;
-    return fmt::format("sample too small (n={}/{})", s.before ? s.before->count : 0, s.after ? s.after->count : 0);
-  }
-  if (metric.test == "exact" && !metric.significant) return "unchanged (exact)";
-  if (!metric.significant) {
-    return metric.samples && metric.samples->small_sample ? "no significant change (small n)" : "no significant change";
-  }
-  std::string verdict = metric.better == Better::kNone ? "changed" : IsBetter(metric) ? "better" : "worse";
-  if (metric.test == "exact") return verdict + " (exact)";
-  if (metric.samples && metric.samples->rank_test) {
-    verdict += fmt::format(" (p={:.2g}{})", metric.samples->rank_test->p_value,
-                           metric.samples->small_sample ? ", small n" : "");
-  }
-  return verdict;
 }
 
 std::string Shortened(std::string_view name, size_t width) {
@@ -102,7 +62,7 @@ void AppendMetricTable(const CompareResult& result, std::string* out) {
   for (const MetricComparison& metric : result.metrics) {
     *out += fmt::format("{:<26} {:>14} {:>14} {:>8}  {}\n", Shortened(Label(metric), 26),
                         ValueCell(metric.before, metric.unit), ValueCell(metric.after, metric.unit),
-                        PercentCell(metric.delta_pct), Verdict(metric));
+                        ChangePercent(metric.delta_pct), MetricVerdictText(metric));
   }
 }
 
@@ -442,7 +402,8 @@ void AppendMarkdownMetrics(const CompareResult& result, std::string* out) {
   *out += "| metric | before | after | change | verdict |\n|---|---:|---:|---:|---|\n";
   for (const MetricComparison& metric : result.metrics) {
     *out += fmt::format("| {} | {} | {} | {} | {} |\n", Cell(metric.key), ValueCell(metric.before, metric.unit),
-                        ValueCell(metric.after, metric.unit), PercentCell(metric.delta_pct), Cell(Verdict(metric)));
+                        ValueCell(metric.after, metric.unit), ChangePercent(metric.delta_pct),
+                        Cell(MetricVerdictText(metric)));
   }
   const std::string& before = result.before.verdict.dominant;
   const std::string& after = result.after.verdict.dominant;

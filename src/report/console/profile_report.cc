@@ -59,7 +59,7 @@ void AppendStepTable(const std::vector<StepBreakdown>& steps, const StepBreakdow
 }
 
 std::string LatencyCells(const HostSideBreakdown& host) {
-  if (!host.launch_latency) return fmt::format("{:>10}{:>10}{:>10}", "-", "-", "-");
+  if (!host.launch_latency) return fmt::format("{:>10}{:>10}{:>10}", kEmptyCell, kEmptyCell, kEmptyCell);
   const LatencySummary& l = *host.launch_latency;
   return fmt::format("{:>10.1f}{:>10.1f}{:>10.1f}", l.mean_ns / 1e3, l.p50_ns / 1e3, l.p95_ns / 1e3);
 }
@@ -83,21 +83,19 @@ void AppendTorchNpuTable(const std::vector<StepBreakdown>& steps, std::string* o
   *out += fmt::format("{:<10}{:>11}{:>11}   (torch_npu: wall = Stage; free holds memcpy and other)\n", "torch_npu",
                       "bubble ms", "prepare ms");
   for (const StepBreakdown& s : steps) {
-    *out += fmt::format("{:<10}{:>11.3f}{:>11}\n", StepLabel(s), Millis(s.bubble_ns),
-                        s.preparing_ns == kNoId ? std::string("-") : fmt::format("{:.3f}", Millis(s.preparing_ns)));
+    *out += fmt::format(
+        "{:<10}{:>11.3f}{:>11}\n", StepLabel(s), Millis(s.bubble_ns),
+        s.preparing_ns == kNoId ? std::string(kEmptyCell) : MillisText(static_cast<double>(s.preparing_ns)));
   }
 }
 
-std::string PercentCell(std::optional<double> fraction) {
-  return fraction ? fmt::format("{:.1f}", *fraction * 100.0) : std::string("-");
-}
+// A fraction in a column headed "%".
+std::string PercentColumn(std::optional<double> fraction) { return NumberCell(AsPercent(fraction), 1); }
 
 void AppendComputeRow(std::string_view label, const GpuUnitSums& g, std::string* out) {
-  *out +=
-      fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", label,
-                  g.BusyPct() ? fmt::format("{:.1f}", *g.BusyPct()) : std::string("-"), PercentCell(g.SmEfficiency()),
-                  PercentCell(g.AchievedOccupancy()), PercentCell(g.TensorCoreShare()),
-                  g.WavesPerSm() ? fmt::format("{:.2f}", *g.WavesPerSm()) : std::string("-"));
+  *out += fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", label, NumberCell(g.BusyPct(), 1),
+                      PercentColumn(g.SmEfficiency()), PercentColumn(g.AchievedOccupancy()),
+                      PercentColumn(g.TensorCoreShare()), NumberCell(g.WavesPerSm(), 2));
 }
 
 constexpr size_t kAscendTextOpTypes = 10;
@@ -114,14 +112,14 @@ void AppendFlopsText(const RankComputeUnits& c, std::string* out) {
     const char* why = !f.shapes      ? "no record_shapes or kernel_details shapes in the trace"
                       : f.flops <= 0 ? "no operator with a FLOP formula"
                                      : "the chip's peak for the dtype is unknown";
-    *out += fmt::format("  MFU: n/a ({})\n", why);
+    *out += fmt::format("  MFU: {} ({})\n", kUnknownText, why);
   }
   for (size_t i = 0; i < f.ops.size() && i < kFlopsTextOps; ++i) {
     const OpFlopsRow& op = f.ops[i];
     const auto achieved = op.FlopsPerSecond();
     *out += fmt::format(
         "    {:<40} {:>6}x {:>10.3f} GFLOP  {:>8} TFLOP/s  {}\n", EscapeText(op.name).substr(0, 40), op.count,
-        op.flops / 1e9, achieved ? fmt::format("{:.3f}", *achieved / 1e12) : std::string("-"),
+        op.flops / 1e9, NumberCell(achieved ? std::optional<double>(*achieved / 1e12) : std::nullopt, 3),
         op.roof.compute_bound ? (*op.roof.compute_bound ? "compute-bound" : "memory-bound") : "roofline unknown");
   }
 }
@@ -131,8 +129,8 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
   if (!a.present) return;
   const AscendUnitSums& t = a.total;
   *out += fmt::format(
-      "  Ascend units (time-weighted over {} kernel_details rows): cube {}%  vector {}%  scalar {}%"
-      "  aic mte2 {}%  aiv mte2 {}%  cube_utilization {}%\n",
+      "  Ascend units (time-weighted over {} kernel_details rows): cube {}  vector {}  scalar {}"
+      "  aic mte2 {}  aiv mte2 {}  cube_utilization {}\n",
       t.rows, PercentCell(t.Ratio(AscendRatio::kAicMac)), PercentCell(t.Ratio(AscendRatio::kAivVec)),
       PercentCell(t.Ratio(AscendRatio::kAicScalar)), PercentCell(t.Ratio(AscendRatio::kAicMte2)),
       PercentCell(t.Ratio(AscendRatio::kAivMte2)), PercentCell(t.Ratio(AscendRatio::kCubeUtilization)));
@@ -143,11 +141,11 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
     const auto flops = op.sums.FlopsPerSecond();
     *out += fmt::format(
         "    {:<24}{:>7}{:>11.3f}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", EscapeText(op.type).substr(0, 23), op.unit,
-        static_cast<double>(op.sums.dur_ns) / 1e6, PercentCell(op.sums.Ratio(AscendRatio::kAicMac)),
-        PercentCell(op.sums.Ratio(AscendRatio::kAicMte2)), PercentCell(op.sums.Ratio(AscendRatio::kAivVec)),
-        PercentCell(op.sums.Ratio(AscendRatio::kAivMte2)), PercentCell(op.sums.Ratio(AscendRatio::kAivMte3)),
-        flops ? fmt::format("{:.2f}", *flops / 1e12) : std::string("-"), AscendBoundName(op.bound),
-        op.below_threshold ? (*op.below_threshold ? "yes" : "no") : "-");
+        Millis(op.sums.dur_ns), PercentColumn(op.sums.Ratio(AscendRatio::kAicMac)),
+        PercentColumn(op.sums.Ratio(AscendRatio::kAicMte2)), PercentColumn(op.sums.Ratio(AscendRatio::kAivVec)),
+        PercentColumn(op.sums.Ratio(AscendRatio::kAivMte2)), PercentColumn(op.sums.Ratio(AscendRatio::kAivMte3)),
+        NumberCell(flops ? std::optional<double>(*flops / 1e12) : std::nullopt, 2), AscendBoundName(op.bound),
+        op.below_threshold ? (*op.below_threshold ? "yes" : "no") : kEmptyCell);
   }
 }
 
@@ -158,13 +156,16 @@ void AppendComputeText(const RankComputeUnits& c, std::string* out) {
   AppendFlopsText(c, out);
   if (c.serving) {
     const ServingMetrics& s = *c.serving;
-    *out += fmt::format(
-        "  serving: {} request(s), TTFT {} ms, TPOT {} ms, decode {} tokens/s, MBU {}\n", s.requests,
-        s.ttft_ns ? fmt::format("{:.3f}", *s.ttft_ns / 1e6) : std::string("-"),
-        s.tpot_ns ? fmt::format("{:.3f}", *s.tpot_ns / 1e6) : std::string("-"),
-        s.decode_tokens_per_s ? fmt::format("{:.1f}", *s.decode_tokens_per_s) : std::string("-"),
-        s.mbu ? fmt::format("{:.1f}%", *s.mbu * 100.0)
-              : std::string(s.bytes_per_decode_step ? "n/a (memory bandwidth unknown)" : "n/a (needs --model-params)"));
+    const auto ms = [](std::optional<int64_t> ns) {
+      return ns ? MillisText(static_cast<double>(*ns)) + " ms" : std::string(kUnknownText);
+    };
+    *out +=
+        fmt::format("  serving: {} request(s), TTFT {}, TPOT {}, decode {} tokens/s, MBU {}\n", s.requests,
+                    ms(s.ttft_ns), ms(s.tpot_ns),
+                    s.decode_tokens_per_s ? fmt::format("{:.1f}", *s.decode_tokens_per_s) : std::string(kUnknownText),
+                    s.mbu ? fmt::format("{:.1f}%", *s.mbu * 100.0)
+                          : fmt::format("{} ({})", kUnknownText,
+                                        s.bytes_per_decode_step ? "memory bandwidth unknown" : "needs --model-params"));
   }
   const ComputeVerdict& v = c.verdict;
   if (v.bottleneck) {

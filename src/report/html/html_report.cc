@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "report/common/format.h"
 #include "report/html/svg_chart.h"
 
 namespace tuneprof {
@@ -63,9 +64,9 @@ footer {{ color: #888; font-size: 12px; margin-top: 32px; }}
 )";
 
 std::string E(std::string_view text) { return EscapeXml(text); }
-std::string Ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
-std::string Pct(double share) { return fmt::format("{:.1f} %", 100 * share); }
-std::string MiB(int64_t bytes) { return bytes == kNoId ? "unknown" : fmt::format("{:.1f}", bytes / 1048576.0); }
+std::string MiB(int64_t bytes) {
+  return bytes == kNoId ? std::string(kUnknownText) : fmt::format("{:.1f}", static_cast<double>(bytes) / 1048576.0);
+}
 
 std::string Head(std::string_view title) { return fmt::format(fmt::runtime(kHead), E(title)); }
 
@@ -99,9 +100,9 @@ std::string SummarySection(const HtmlReportInput& input) {
   out += "</tr>\n";
   for (const RankAdvice& rank : advice.ranks) {
     out += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", rank.rank, rank.split.steps,
-                       Ms(rank.split.step_ns));
+                       MillisText(rank.split.step_ns));
     for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
-      out += fmt::format("<td class=\"n\">{}</td>", Ms(rank.split.part_ns[p]));
+      out += fmt::format("<td class=\"n\">{}</td>", MillisText(rank.split.part_ns[p]));
     }
     out += "</tr>\n";
   }
@@ -166,35 +167,10 @@ std::string BreakdownSection(const std::vector<RankBreakdown>& ranks) {
 
 // ---- kernels and roofline --------------------------------------------------------------------------
 
-struct MergedKernel {
-  std::string name;
-  uint64_t count = 0;
-  int64_t total_ns = 0;
-};
-
-std::vector<MergedKernel> MergeKernels(const std::vector<KernelBreakdown>& ranks, int64_t* total_ns, bool* host_ops) {
-  std::map<std::string, MergedKernel> by_name;
-  *total_ns = 0;
-  *host_ops = false;
-  for (const KernelBreakdown& rank : ranks) {
-    *total_ns += rank.total_ns;
-    *host_ops |= rank.source == KernelTableSource::kHostOps;
-    for (const KernelRow& row : rank.kernels) {
-      MergedKernel& merged = by_name[row.name];
-      merged.name = row.name;
-      merged.count += row.count;
-      merged.total_ns += row.total_ns;
-    }
-  }
-  std::vector<MergedKernel> out;
-  for (auto& [name, kernel] : by_name) out.push_back(std::move(kernel));
-  std::sort(out.begin(), out.end(), [](const MergedKernel& a, const MergedKernel& b) {
-    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
-  });
-  return out;
-}
-
-std::string KernelsSection(const std::vector<MergedKernel>& kernels, int64_t total_ns, bool host_ops) {
+std::string KernelsSection(const KernelTotals& totals) {
+  const std::vector<KernelTotal>& kernels = totals.kernels;
+  const int64_t total_ns = totals.total_ns;
+  const bool host_ops = totals.host_ops;
   const std::string what_name = host_ops ? "host operators (self time)" : "device kernels";
   BarChart chart;
   chart.id = "chart-kernels";
@@ -205,15 +181,16 @@ std::string KernelsSection(const std::vector<MergedKernel>& kernels, int64_t tot
       "<table><tr><th>name</th><th class=\"n\">count</th><th class=\"n\">total (ms)</th>"
       "<th class=\"n\">mean (us)</th><th class=\"n\">share</th></tr>\n";
   for (size_t i = 0; i < std::min(kernels.size(), kTopKernels); ++i) {
-    const MergedKernel& k = kernels[i];
+    const KernelTotal& k = kernels[i];
     chart.categories.push_back(k.name);
     chart.series[0].values.push_back(k.total_ns / 1e6);
     table += fmt::format(
         "<tr><td class=\"name\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{:.2f}</td><td class=\"n\">{}</td></tr>\n",
-        E(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count, Ms(static_cast<double>(k.total_ns)),
+        E(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count, MillisText(static_cast<double>(k.total_ns)),
         k.count ? k.total_ns / 1e3 / static_cast<double>(k.count) : 0.0,
-        total_ns > 0 ? Pct(static_cast<double>(k.total_ns) / static_cast<double>(total_ns)) : "unknown");
+        total_ns > 0 ? PercentCell(static_cast<double>(k.total_ns) / static_cast<double>(total_ns))
+                     : std::string(kUnknownText));
   }
   table += "</table>\n";
   std::string out = SectionOpen("kernels", "Top operators and kernels",
@@ -255,7 +232,7 @@ ScatterChart RooflineChart(const std::vector<RankOpFlops>& ranks) {
   return chart;
 }
 
-std::string RooflineSection(const std::vector<MergedKernel>& kernels, const std::vector<RankOpFlops>& flops) {
+std::string RooflineSection(const std::vector<KernelTotal>& kernels, const std::vector<RankOpFlops>& flops) {
   std::string out = SectionOpen(
       "roofline", "Roofline of operators",
       "Each operator by arithmetic intensity (FLOPs per byte moved, from its recorded input shapes) and the "
@@ -275,7 +252,7 @@ std::string RooflineSection(const std::vector<MergedKernel>& kernels, const std:
   chart.log_x = true;
   chart.log_y = true;
   chart.series_name = "one operator or kernel (by name)";
-  for (const MergedKernel& k : kernels) {  // already by total time: thinning keeps the heavy ones
+  for (const KernelTotal& k : kernels) {  // already by total time: thinning keeps the heavy ones
     if (k.count == 0) continue;
     chart.points.push_back({static_cast<double>(k.count), k.total_ns / 1e3 / static_cast<double>(k.count), k.name});
   }
@@ -308,7 +285,7 @@ std::string ComputeSection(const AdvisorResult& advice) {
       table += fmt::format(
           "<tr><td>{}</td><td>{}</td><td class=\"n{}\">{}</td><td class=\"n\">{:.0f} %</td><td>{}</td></tr>\n",
           rank.rank, E(check.name), check.Below() ? " bad" : "",
-          check.value_pct ? fmt::format("{:.1f} %", *check.value_pct) : "unknown", check.threshold_pct,
+          check.value_pct ? fmt::format("{:.1f}%", *check.value_pct) : std::string(kUnknownText), check.threshold_pct,
           E(check.measured_as));
     }
   }
@@ -405,26 +382,6 @@ std::string MemorySection(const std::vector<MemoryAnalysis>& ranks) {
 
 // ---- communication ---------------------------------------------------------------------------------
 
-// "[0, 1, 3]" -> {0, 1, 3}; empty when the text is not such a list.
-std::vector<int64_t> ParseRankList(std::string_view text) {
-  std::vector<int64_t> ranks;
-  int64_t value = 0;
-  bool in_number = false;
-  for (const char c : text) {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      value = value * 10 + (c - '0');
-      in_number = true;
-      if (value > 1000000) return {};
-    } else {
-      if (in_number) ranks.push_back(value);
-      value = 0;
-      in_number = false;
-    }
-  }
-  if (in_number) ranks.push_back(value);
-  return ranks;
-}
-
 BarChart BandwidthChart(const CommAnalysis& comm) {
   BarChart chart;
   chart.id = "chart-comm-bandwidth";
@@ -449,41 +406,19 @@ BarChart BandwidthChart(const CommAnalysis& comm) {
   return chart;
 }
 
-// Ascend: communication_matrix.json's bandwidth; elsewhere the bytes of the collectives whose group
-// holds both ranks, as each source rank's trace records them.
-HeatMap MatrixChart(const CommAnalysis& comm) {
+HeatMap MatrixChart(const RankLinkMatrix& matrix) {
   HeatMap map;
   map.id = "chart-comm-matrix";
   map.row_axis = "source rank";
   map.column_axis = "destination rank";
-  std::map<std::pair<int64_t, int64_t>, double> cells;
-  std::map<std::pair<int64_t, int64_t>, std::pair<double, double>> ascend;  // size MB, time ms
-  for (const RankCommunication& rank : comm.ranks) {
-    for (const AscendMatrixLink& link : rank.ascend_rank_matrix) {
-      if (link.src_rank == kNoId || link.dst_rank == kNoId) continue;
-      auto& [size, time] = ascend[{link.src_rank, link.dst_rank}];
-      size += link.size_mb;
-      time += link.time_ms;
-    }
-  }
-  if (!ascend.empty()) {
+  if (matrix.source == LinkMatrixSource::kAscendBandwidth) {
     map.title = "Rank-to-rank bandwidth (communication_matrix.json, GB/s)";
     map.unit = "GB/s";
-    for (const auto& [key, st] : ascend) {
-      if (st.second > 0) cells[key] = st.first / st.second;  // MB/ms = GB/s
-    }
   } else {
     map.title = "Rank-to-rank traffic: bytes of collectives shared by both ranks (GB)";
     map.unit = "GB";
-    for (const RankCommunication& rank : comm.ranks) {
-      for (const Collective& c : rank.collectives) {
-        if (c.bytes == kNoId) continue;
-        for (int64_t peer : ParseRankList(c.group_ranks)) {
-          if (peer != rank.rank) cells[{rank.rank, peer}] += c.bytes / 1e9;
-        }
-      }
-    }
   }
+  const auto& cells = matrix.cells;
   std::set<int64_t> sources, destinations;
   for (const auto& [key, v] : cells) {
     sources.insert(key.first);
@@ -502,7 +437,7 @@ HeatMap MatrixChart(const CommAnalysis& comm) {
   return map;
 }
 
-std::string CommSection(const CommAnalysis& comm) {
+std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_matrix) {
   std::string out = SectionOpen(
       "comm", "Collective bandwidth and the rank-to-rank matrix",
       "Bus bandwidth (nccl-tests definitions) of each rank's collectives by type against the link's peak (the "
@@ -510,7 +445,7 @@ std::string CommSection(const CommAnalysis& comm) {
   const BarChart bandwidth = BandwidthChart(comm);
   out += bandwidth.categories.empty() ? RenderEmptyChart(bandwidth.id, bandwidth.title, "no collectives in the trace")
                                       : RenderBarChart(bandwidth);
-  const HeatMap matrix = MatrixChart(comm);
+  const HeatMap matrix = MatrixChart(link_matrix);
   out += matrix.rows.empty() ? RenderEmptyChart(matrix.id, "Rank-to-rank matrix",
                                                 "unknown: no collective names its group's ranks with known bytes, "
                                                 "and no communication_matrix.json")
@@ -550,7 +485,7 @@ std::string FindingsSection(const AdvisorResult& advice) {
     table += fmt::format(
         "<tr><td class=\"name\"><b>{}</b><br>{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",
-        E(f.id), E(f.title), E(FindingCategoryName(f.category)), Ms(f.estimated_gain_ns), E(f.strategy), apis,
+        E(f.id), E(f.title), E(FindingCategoryName(f.category)), MillisText(f.estimated_gain_ns), E(f.strategy), apis,
         E(ranks));
   }
   table += "</table>\n";
@@ -577,19 +512,8 @@ std::string SideText(const CompareSide& side) {
                      side.step_ns.size() == 1 ? "" : "s");
 }
 
-std::string Verdict(const MetricComparison& m) {
-  if (m.test == "unknown") return "unknown";
-  if (m.test == "too_few_samples") return "sample too small";
-  if (m.test == "not_tested") return "not tested";
-  if (!m.significant) return "no significant change";
-  if (!m.delta || *m.delta == 0) return "no change";
-  if (m.better == Better::kNone) return "changed";
-  const bool better = (*m.delta < 0) == (m.better == Better::kLower);
-  return better ? "better" : "worse";
-}
-
 std::string Opt(const std::optional<double>& v, std::string_view format = "{:.3f}") {
-  return v ? fmt::format(fmt::runtime(format), *v) : "unknown";
+  return v ? fmt::format(fmt::runtime(format), *v) : std::string(kUnknownText);
 }
 
 std::string CompareSummary(const CompareResult& result) {
@@ -599,8 +523,7 @@ std::string CompareSummary(const CompareResult& result) {
   const MetricComparison* step = result.Find("step_time_us");
   if (step) {
     out += fmt::format("<p class=\"verdict\">Step time: {} → {} us ({}): {}</p>\n", Opt(step->before, "{:.1f}"),
-                       Opt(step->after, "{:.1f}"),
-                       step->delta_pct ? fmt::format("{:+.2f} %", *step->delta_pct) : "unknown", E(Verdict(*step)));
+                       Opt(step->after, "{:.1f}"), ChangePercent(step->delta_pct, 2), E(MetricVerdictText(*step)));
   } else {
     out += Unknown("Step time: unknown on these traces.");
   }
@@ -618,21 +541,16 @@ std::string MetricsSection(const CompareResult& result) {
       "<table><tr><th>metric</th><th>unit</th><th class=\"n\">before</th><th class=\"n\">after</th>"
       "<th class=\"n\">change</th><th>test</th><th>verdict</th></tr>\n";
   for (const MetricComparison& m : result.metrics) {
-    const std::string verdict = Verdict(m);
+    const MetricVerdict verdict = JudgeMetric(m);
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td>{}</td><td class=\"{}\">{}</td></tr>\n",
-        E(m.key), E(m.unit), Opt(m.before), Opt(m.after), Opt(m.delta_pct, "{:+.2f} %"), E(m.test),
-        verdict == "better" ? "good" : (verdict == "worse" ? "bad" : ""), E(verdict));
+        E(m.key), E(m.unit), Opt(m.before), Opt(m.after), ChangePercent(m.delta_pct, 2), E(m.test),
+        verdict == MetricVerdict::kBetter ? "good" : (verdict == MetricVerdict::kWorse ? "bad" : ""),
+        E(MetricVerdictText(m)));
   }
   out += "</table>\n</section>\n";
   return out;
-}
-
-double Mean(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  return values.empty() ? 0 : sum / static_cast<double>(values.size());
 }
 
 std::string CompareBreakdownSection(const CompareResult& result) {
@@ -641,21 +559,19 @@ std::string CompareBreakdownSection(const CompareResult& result) {
   bars.title = "Mean per step, before vs after (ms)";
   bars.unit = "ms";
   bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
-  bars.categories.push_back("step time");
-  bars.series[0].values.push_back(
-      result.before.step_ns.empty() ? std::nullopt : std::optional<double>(Mean(result.before.step_ns) / 1e6));
-  bars.series[1].values.push_back(
-      result.after.step_ns.empty() ? std::nullopt : std::optional<double>(Mean(result.after.step_ns) / 1e6));
+  // The bars are the metrics' own means (the table's before and after), so chart and table agree.
+  const auto add_bar = [&](std::string label, const MetricComparison& metric) {
+    bars.categories.push_back(std::move(label));
+    bars.series[0].values.push_back(metric.before ? std::optional<double>(*metric.before / 1e3) : std::nullopt);
+    bars.series[1].values.push_back(metric.after ? std::optional<double>(*metric.after / 1e3) : std::nullopt);
+  };
+  if (const MetricComparison* step = result.Find("step_time_us")) add_bar("step time", *step);
   for (const StepSeries& series : result.before.breakdown) {
+    const MetricComparison* metric = result.Find(series.key);
+    if (!metric) continue;  // a part neither side has
     std::string label = series.key;
-    if (label.ends_with("_us")) label.resize(label.size() - 3);  // the values are ns; the chart says ms
-    bars.categories.push_back(label);
-    bars.series[0].values.push_back(Mean(series.values) / 1e6);
-    std::optional<double> after;
-    for (const StepSeries& a : result.after.breakdown) {
-      if (a.key == series.key) after = Mean(a.values) / 1e6;
-    }
-    bars.series[1].values.push_back(after);
+    if (label.ends_with("_us")) label.resize(label.size() - 3);  // the metrics are us; the chart says ms
+    add_bar(std::move(label), *metric);
   }
   LineChart steps;
   steps.id = "chart-compare-steps";
@@ -694,7 +610,7 @@ std::string OpsSection(const CompareResult& result) {
         "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
         "</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
         E(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count, op.after_count,
-        Ms(op.before_ns), Ms(op.after_ns));
+        MillisText(op.before_ns), MillisText(op.after_ns));
   }
   table += "</table>\n";
   std::string out = SectionOpen("ops", "Per-operator diff",
@@ -708,7 +624,8 @@ std::string OpsSection(const CompareResult& result) {
     for (const std::string& name : result.ops.replaced->removed) removed += (removed.empty() ? "" : ", ") + name;
     for (const std::string& name : result.ops.replaced->added) added += (added.empty() ? "" : ", ") + name;
     out += fmt::format("<p>Replaced pattern: <code>{}</code> ({} ms/step) → <code>{}</code> ({} ms/step)</p>\n",
-                       E(removed), Ms(result.ops.replaced->removed_ns), E(added), Ms(result.ops.replaced->added_ns));
+                       E(removed), MillisText(result.ops.replaced->removed_ns), E(added),
+                       MillisText(result.ops.replaced->added_ns));
   }
   out += table + "</section>\n";
   return out;
@@ -721,14 +638,11 @@ std::string RenderHtmlReport(const HtmlReportInput& input) {
   out += "<h1>tuneprof report</h1>\n";
   out += SummarySection(input);
   out += BreakdownSection(input.breakdowns);
-  int64_t total_ns = 0;
-  bool host_ops = false;
-  const std::vector<MergedKernel> kernels = MergeKernels(input.kernels, &total_ns, &host_ops);
-  out += KernelsSection(kernels, total_ns, host_ops);
+  out += KernelsSection(input.kernels);
   out += ComputeSection(input.advice);
-  out += RooflineSection(kernels, input.flops);
+  out += RooflineSection(input.kernels.kernels, input.flops);
   out += MemorySection(input.memory);
-  out += CommSection(input.comm);
+  out += CommSection(input.comm, input.link_matrix);
   out += FindingsSection(input.advice);
   out += Footer();
   return out;

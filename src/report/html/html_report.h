@@ -21,6 +21,7 @@
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/comm_cross_rank.h"
+#include "analysis/comm/comm_link_matrix.h"
 #include "analysis/compare/compare.h"
 #include "analysis/compute/compute_units.h"
 #include "analysis/compute/op_flops.h"
@@ -31,9 +32,10 @@ namespace tuneprof {
 struct HtmlReportInput {
   std::vector<std::string> paths;         // as the user named them
   std::vector<RankBreakdown> breakdowns;  // one per rank
-  std::vector<KernelBreakdown> kernels;   // one per rank, same order
+  KernelTotals kernels;                   // over all ranks (SumKernelsAcrossRanks)
   std::vector<MemoryAnalysis> memory;     // one per rank, same order
   CommAnalysis comm;
+  RankLinkMatrix link_matrix;  // BuildRankLinkMatrix(comm)
   AdvisorResult advice;
   std::vector<RankOpFlops> flops;  // one per rank, same order (may be empty): the roofline
 };

@@ -70,9 +70,11 @@ Analyzed Analyze() {
   std::vector<HardwareSelection> hardware(1);
   out.input.paths = {std::string(kHostileKernel) + ".json"};
   out.input.breakdowns.push_back(ComputeTimeBreakdown(trace));
-  out.input.kernels.push_back(ComputeKernelBreakdown(trace));
+  const KernelBreakdown kernels[] = {ComputeKernelBreakdown(trace)};
+  out.input.kernels = SumKernelsAcrossRanks(kernels);
   out.input.memory.push_back(AnalyzeMemory(trace, hardware[0]));
   out.input.comm = AnalyzeCommunication(out.traces, out.input.breakdowns, hardware);
+  out.input.link_matrix = BuildRankLinkMatrix(out.input.comm);
   const RankComputeUnits compute = ComputeRankComputeUnits(trace, out.input.breakdowns[0], hardware[0]);
   out.input.advice =
       RunAdvisor({RankInputs{&trace, &out.input.breakdowns[0], &compute, &hardware[0]}}, AdvisorConfig());
@@ -91,7 +93,7 @@ void ExpectInert(const std::string& html) {
 
 TEST(HtmlReportTest, HostileNamesAreEscapedEverywhere) {
   const Analyzed analyzed = Analyze();
-  ASSERT_FALSE(analyzed.input.kernels[0].kernels.empty());
+  ASSERT_FALSE(analyzed.input.kernels.kernels.empty());
   const std::string html = RenderHtmlReport(analyzed.input);
   ExpectInert(html);
   // The names are there, as text.

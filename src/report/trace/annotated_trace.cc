@@ -9,6 +9,7 @@
 #include "analysis/core/device_work.h"
 #include "analysis/core/intervals.h"
 #include "base/json_writer.h"
+#include "report/common/format.h"
 
 namespace tuneprof {
 namespace {
@@ -82,8 +83,6 @@ int64_t FreePid(const Trace& trace) {
   return pid + 1;
 }
 
-std::string Ms(int64_t ns) { return fmt::format("{:.3f}", ns / 1e6); }
-
 void AddSteps(const RankBreakdown& breakdown, EventWriter* w) {
   w->Name("thread_name", kStepsTid, "steps (tuneprof breakdown)");
   for (const StepBreakdown& s : breakdown.steps) {
@@ -93,9 +92,10 @@ void AddSteps(const RankBreakdown& breakdown, EventWriter* w) {
       end = s.host_end_ns;
     }
     if (start == kNoId || end == kNoId || end < start) continue;
-    const std::string name = fmt::format("step {}: computing {} ms, exposed comm {} ms, memcpy {} ms, free {} ms",
-                                         s.step ? std::to_string(*s.step) : "-", Ms(s.computing_ns),
-                                         Ms(s.communication_not_overlapped_ns), Ms(s.memcpy_ns), Ms(s.free_ns));
+    const std::string name =
+        fmt::format("step {}: computing {} ms, exposed comm {} ms, memcpy {} ms, free {} ms",
+                    s.step ? std::to_string(*s.step) : std::string(kEmptyCell), MillisText(s.computing_ns),
+                    MillisText(s.communication_not_overlapped_ns), MillisText(s.memcpy_ns), MillisText(s.free_ns));
     const std::string args = fmt::format(
         "\"wall_ns\":{},\"computing_ns\":{},\"communication_not_overlapped_ns\":{},\"overlapped_ns\":{},"
         "\"memcpy_ns\":{},\"other_ns\":{},\"free_ns\":{},\"host_wait_ns\":{}",
