@@ -15,11 +15,11 @@ namespace {
 
 void AddOptions(CLI::App* command, AdviseOptions* options) {
   command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
-  command->add_option("--config", options->config,
+  command->add_option("--config", options->analysis.config,
                       "advisor thresholds as JSON (schema tuneprof.advisor_config/1; defaults in docs/advisor.md)");
-  command->add_option("--hardware", options->hardware,
+  command->add_option("--hardware", options->analysis.hardware,
                       "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  command->add_option("--hardware-file", options->hardware_file,
+  command->add_option("--hardware-file", options->analysis.hardware_file,
                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
@@ -37,7 +37,7 @@ void AddAdviseCommands(CLI::App* app, AdviseOptions* analyze, AdviseOptions* adv
 }
 
 int RunAdvise(const AdviseOptions& options, bool summary) {
-  auto run = AnalyzeRun(options.paths, options.config, options.hardware, options.hardware_file);
+  auto run = AnalyzeRun(options.paths, options.analysis);
   if (!run.ok()) return ReportError(run.status());
   const AdvisorResult& result = run->advice;
   const std::string text =

@@ -54,10 +54,11 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
                           "communication, memory, findings) for the Perfetto UI");
   annotate->add_option("path", options->path, "one trace file (.json or .json.gz)")->required();
   annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
-  annotate->add_option("--config", options->config, "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
-  annotate->add_option("--hardware", options->hardware,
+  annotate->add_option("--config", options->analysis.config,
+                       "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
+  annotate->add_option("--hardware", options->analysis.hardware,
                        "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  annotate->add_option("--hardware-file", options->hardware_file,
+  annotate->add_option("--hardware-file", options->analysis.hardware_file,
                        "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
@@ -72,7 +73,7 @@ int RunAnnotate(const AnnotateOptions& options) {
   if (!content.ok()) return ReportError(content.status());
   std::string text = std::move(*content);
   const uint64_t replaced = RemoveAnnotations(&text);
-  auto run = replaced == 0 ? AnalyzeRun({options.path}, options.config, options.hardware, options.hardware_file)
+  auto run = replaced == 0 ? AnalyzeRun({options.path}, options.analysis)
                            : AnalyzeRun(
                                  [&]() -> Result<LoadedTraces> {
                                    LoadedTraces loaded;
@@ -81,7 +82,7 @@ int RunAnnotate(const AnnotateOptions& options) {
                                      EmitWarnings(TraceWarnings(trace), &loaded.warnings);
                                    return loaded;
                                  },
-                                 options.config, options.hardware, options.hardware_file);
+                                 options.analysis);
   if (!run.ok()) return ReportError(run.status());
   if (run->traces.size() != 1) {
     return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file"));

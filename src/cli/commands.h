@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/analysis_flags.h"
+
 namespace CLI {
 class App;
 }
@@ -75,9 +77,7 @@ int RunMemory(const MemoryOptions& options);
 struct AdviseOptions {
   std::vector<std::string> paths;
   bool json = false;
-  std::string config;         // --config: advisor thresholds (analysis/advisor/advisor_config.h)
-  std::string hardware;       // --hardware: a profile name, instead of detection
-  std::string hardware_file;  // --hardware-file: profiles to use instead of the built-in ones
+  AnalysisFlags analysis;
 };
 // `analyze` (one-screen summary, the main job) and `advise` (every finding) share options and code.
 void AddAdviseCommands(CLI::App* app, AdviseOptions* analyze, AdviseOptions* advise);
@@ -87,9 +87,7 @@ struct ReportOptions {
   std::vector<std::string> paths;    // one run: trace files or directories
   std::vector<std::string> compare;  // --compare BEFORE AFTER
   std::string output;                // -o: the HTML file
-  std::string config;
-  std::string hardware;
-  std::string hardware_file;
+  AnalysisFlags analysis;
 };
 // `report`: the self-contained HTML report (report/html/html_report.h).
 void AddReportCommand(CLI::App* app, ReportOptions* options);
@@ -98,9 +96,7 @@ int RunReport(const ReportOptions& options);
 struct AnnotateOptions {
   std::string path;    // one trace file
   std::string output;  // -o: .json or .json.gz
-  std::string config;
-  std::string hardware;
-  std::string hardware_file;
+  AnalysisFlags analysis;
 };
 // `annotate`: the trace plus tuneprof's diagnosis as tracks (report/trace/annotated_trace.h).
 void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options);

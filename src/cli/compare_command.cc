@@ -47,13 +47,13 @@ namespace {
 
 // The advisor's view of a side comes from the analyses `analyze` runs (run_analyses.h), so that compare
 // and analyze never disagree on a utilization or a verdict.
-CompareSide SideOf(const RunAnalyses& run) {
+CompareSide SideOf(const AnalyzedRun& run) {
   CompareSide side = BuildCompareSide(run.traces, run.breakdowns);
   side.verdict = SummarizeVerdict(run.advice, run.compute);
   return side;
 }
 
-AdviceSide AdviceSideOf(const RunAnalyses& run) {
+AdviceSide AdviceSideOf(const AnalyzedRun& run) {
   return AdviceSide{run.traces.empty() ? nullptr : &run.traces.front(), &run.advice};
 }
 
@@ -91,9 +91,9 @@ int RunCompare(const CompareOptions& options) {
     if (!loaded.ok()) return ReportError(loaded.status());
     predicted = std::move(loaded.value());
   }
-  auto before = AnalyzeRun({options.before}, "", "", "");
+  auto before = AnalyzeRun({options.before}, AnalysisFlags());
   if (!before.ok()) return ReportError(before.status());
-  auto after = AnalyzeRun({options.after}, "", "", "");
+  auto after = AnalyzeRun({options.after}, AnalysisFlags());
   if (!after.ok()) return ReportError(after.status());
 
   tuneprof::CompareOptions compare;

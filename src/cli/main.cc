@@ -45,7 +45,7 @@ int CheckSubcommandName(const CLI::App& app, int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + name;
     }
     const std::string hint = EditDistance(word, closest) <= 2 ? " (did you mean '" + closest + "'?)" : "";
-    tuneprof::cli::PrintError("unknown command '" + std::string(word) + "'" + hint + "; commands: " + known);
+    tuneprof::PrintError("unknown command '" + std::string(word) + "'" + hint + "; commands: " + known);
     return tuneprof::cli::kExitUsage;
   }
   return tuneprof::cli::kExitOk;
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     // --help and --version print and exit 0; a real parse error is one line naming where to look.
     if (e.get_exit_code() == 0) return app.exit(e);
     const CLI::App* command = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
-    tuneprof::cli::PrintError(std::string(e.what()) + "; see `tuneprof " + (command ? command->get_name() + " " : "") +
+    tuneprof::PrintError(std::string(e.what()) + "; see `tuneprof " + (command ? command->get_name() + " " : "") +
                               "--help`");
     return tuneprof::cli::kExitUsage;
   }

@@ -35,10 +35,11 @@ void AddReportCommand(CLI::App* app, ReportOptions* options) {
   report->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)");
   report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")->expected(2);
   report->add_option("-o,--output", options->output, "the HTML file to write")->required();
-  report->add_option("--config", options->config, "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
-  report->add_option("--hardware", options->hardware,
+  report->add_option("--config", options->analysis.config,
+                     "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
+  report->add_option("--hardware", options->analysis.hardware,
                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  report->add_option("--hardware-file", options->hardware_file,
+  report->add_option("--hardware-file", options->analysis.hardware_file,
                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
@@ -51,7 +52,7 @@ int RunReport(const ReportOptions& options) {
       CheckOutputIsNotInput(options.output, InputFiles(options.compare.empty() ? options.paths : options.compare));
   if (!clash.ok()) return ReportError(clash);
   if (!options.compare.empty()) return RunCompareReport(options);
-  auto run = AnalyzeRun(options.paths, options.config, options.hardware, options.hardware_file);
+  auto run = AnalyzeRun(options.paths, options.analysis);
   if (!run.ok()) return ReportError(run.status());
   HtmlReportInput input;
   input.paths = options.paths;

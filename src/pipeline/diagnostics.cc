@@ -6,7 +6,7 @@
 
 #include "base/text_escape.h"
 
-namespace tuneprof::cli {
+namespace tuneprof {
 
 void PrintError(std::string_view message) { fmt::print(stderr, "tuneprof: error: {}\n", EscapeText(message)); }
 
@@ -32,4 +32,4 @@ void WarnAboutInputs(const std::vector<Trace>& traces) {
   }
 }
 
-}  // namespace tuneprof::cli
+}  // namespace tuneprof

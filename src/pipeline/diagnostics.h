@@ -9,7 +9,7 @@
 #include "base/status.h"
 #include "model/trace.h"
 
-namespace tuneprof::cli {
+namespace tuneprof {
 
 void PrintError(std::string_view message);
 void PrintWarning(std::string_view message);
@@ -19,4 +19,4 @@ void PrintWarning(std::string_view message);
 std::vector<std::string> InputWarnings(const TraceMetadata& meta);
 void WarnAboutInputs(const std::vector<Trace>& traces);
 
-}  // namespace tuneprof::cli
+}  // namespace tuneprof

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace tuneprof::cli {
+namespace tuneprof {
 
 Result<std::string> ReadFlagFile(const std::string& path, std::string_view flag) {
   // A FIFO or a device would block or never end; only regular files are read.
@@ -37,4 +37,4 @@ Result<const HardwareProfile*> ForcedHardware(const HardwareProfiles& profiles, 
   return Status(StatusCode::kUsage, fmt::format("--hardware: no profile named \"{}\" (known: {})", name, names));
 }
 
-}  // namespace tuneprof::cli
+}  // namespace tuneprof

@@ -6,7 +6,7 @@
 #include "analysis/core/hardware_profile.h"
 #include "base/status.h"
 
-namespace tuneprof::cli {
+namespace tuneprof {
 
 // The whole of a small file named by a flag (--config, --hardware-file); kUsage when it cannot be read.
 Result<std::string> ReadFlagFile(const std::string& path, std::string_view flag);
@@ -17,4 +17,4 @@ Result<HardwareProfiles> LoadHardwareProfiles(const std::string& path);
 // nullptr when `name` is empty (detect the chip); kUsage naming the known profiles when none matches.
 Result<const HardwareProfile*> ForcedHardware(const HardwareProfiles& profiles, const std::string& name);
 
-}  // namespace tuneprof::cli
+}  // namespace tuneprof

@@ -7,7 +7,7 @@
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
 
-namespace tuneprof::cli {
+namespace tuneprof {
 
 Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path) {
   if (path.empty()) return AdvisorConfig();
@@ -49,9 +49,8 @@ Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
   return loaded;
 }
 
-Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
-                               const std::string& hardware, const std::string& hardware_file) {
-  return AnalyzeRun([&] { return LoadTraces(paths); }, config, hardware, hardware_file);
+Result<AnalyzedRun> AnalyzeRun(const std::vector<std::string>& paths, const AnalysisFlags& flags) {
+  return AnalyzeRun([&] { return LoadTraces(paths); }, flags);
 }
 
 std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
@@ -63,12 +62,11 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
   return files;
 }
 
-Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& config, const std::string& hardware,
-                               const std::string& hardware_file) {
-  TP_ASSIGN_OR_RETURN(AdvisorConfig advisor_config, LoadAdvisorConfig(config));
-  TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(hardware_file));
-  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, hardware));
-  RunAnalyses run;
+Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& flags) {
+  TP_ASSIGN_OR_RETURN(AdvisorConfig advisor_config, LoadAdvisorConfig(flags.config));
+  TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(flags.hardware_file));
+  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, flags.hardware));
+  AnalyzedRun run;
   TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
   run.traces = std::move(loaded.traces);
   run.warnings = std::move(loaded.warnings);
@@ -97,4 +95,4 @@ Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& con
   return run;
 }
 
-}  // namespace tuneprof::cli
+}  // namespace tuneprof

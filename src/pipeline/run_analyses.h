@@ -15,8 +15,9 @@
 #include "analysis/memory/memory_timeline.h"
 #include "base/status.h"
 #include "model/trace.h"
+#include "pipeline/analysis_flags.h"
 
-namespace tuneprof::cli {
+namespace tuneprof {
 
 // The traces of a run and what the user must be told about them, one line each naming the file:
 // files skipped, and each trace's own warnings (cut off, rows or events dropped).
@@ -35,7 +36,8 @@ std::vector<std::string> TraceWarnings(const Trace& trace);
 // Writes `warnings` to stderr, one "tuneprof: warning: " line each, and appends them to `all`.
 void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all);
 
-struct RunAnalyses {
+// Every analysis of a run, one entry per rank in each vector (same order as `traces`).
+struct AnalyzedRun {
   std::vector<Trace> traces;
   std::vector<std::string> warnings;  // as written to stderr
   std::vector<RankBreakdown> breakdowns;
@@ -48,16 +50,13 @@ struct RunAnalyses {
   AdvisorResult advice;
 };
 
-// Imports `paths` and runs every analysis; errors are the import's or the flags' (--config,
-// --hardware, --hardware-file). Warns on stderr about skipped files, cut-off traces, dropped input and
-// incomplete steps.
-Result<RunAnalyses> AnalyzeRun(const std::vector<std::string>& paths, const std::string& config,
-                               const std::string& hardware, const std::string& hardware_file);
+// Imports `paths` and runs every analysis; errors are the import's or the flags'. Warns on stderr about
+// skipped files, cut-off traces, dropped input and incomplete steps.
+Result<AnalyzedRun> AnalyzeRun(const std::vector<std::string>& paths, const AnalysisFlags& flags);
 
 // The same with the traces from `import`, called once the flags are known to be good.
 using TraceImport = std::function<Result<LoadedTraces>()>;
-Result<RunAnalyses> AnalyzeRun(const TraceImport& import, const std::string& config, const std::string& hardware,
-                               const std::string& hardware_file);
+Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& flags);
 
 // The trace files behind `paths` (directories listed as import lists them), for the check that an
 // output file is none of them; paths that cannot be listed are left to the import to report.
@@ -66,4 +65,4 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths);
 // The advisor thresholds of --config FILE (defaults when `path` is empty).
 Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path);
 
-}  // namespace tuneprof::cli
+}  // namespace tuneprof
