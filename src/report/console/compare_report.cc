@@ -8,6 +8,7 @@
 #include "base/text_escape.h"
 #include "base/json_writer.h"
 #include "report/common/format.h"
+#include "report/common/table.h"
 
 namespace tuneprof {
 
@@ -42,11 +43,6 @@ std::string_view BetterName(Better better) {
   return "none";
 }
 
-std::string Shortened(std::string_view name, size_t width) {
-  if (name.size() <= width) return std::string(name);
-  return std::string(name.substr(0, width - 3)) + "...";
-}
-
 void AppendSide(std::string_view label, const CompareSide& side, std::string* out) {
   std::string paths;
   for (const std::string& path : side.paths) paths += (paths.empty() ? "" : ", ") + EscapeText(path);
@@ -57,20 +53,23 @@ void AppendSide(std::string_view label, const CompareSide& side, std::string* ou
                       side.ranks == 1 ? "" : "s", steps, WorkSourceName(side.work_on));
 }
 
-void AppendMetricTable(const CompareResult& result, std::string* out) {
-  *out += fmt::format("\n{:<26} {:>14} {:>14} {:>8}  {}\n", "metric", "before", "after", "change", "verdict");
+// The metric table, the same in the terminal and in Markdown; the last row is the dominant bottleneck.
+Table MetricTable(const CompareResult& result) {
+  Table table({{"metric", 26, Align::kLeft, 1, true},
+               {"before", 14, Align::kRight},
+               {"after", 14, Align::kRight},
+               {"change", 8, Align::kRight},
+               {"verdict", 0, Align::kLeft, 2}});
   for (const MetricComparison& metric : result.metrics) {
-    *out += fmt::format("{:<26} {:>14} {:>14} {:>8}  {}\n", Shortened(Label(metric), 26),
-                        ValueCell(metric.before, metric.unit), ValueCell(metric.after, metric.unit),
-                        ChangePercent(metric.delta_pct), MetricVerdictText(metric));
+    table.AddRow({Label(metric), ValueCell(metric.before, metric.unit), ValueCell(metric.after, metric.unit),
+                  ChangePercent(metric.delta_pct), MetricVerdictText(metric)});
   }
-}
-
-void AppendDominant(const CompareResult& result, std::string* out) {
   const std::string& before = result.before.verdict.dominant;
   const std::string& after = result.after.verdict.dominant;
-  *out += fmt::format("{:<26} {:>14} {:>14} {:>8}  {}\n", "dominant_bottleneck", before, after, "",
-                      before == "unknown" || after == "unknown" ? "unknown" : (before == after ? "same" : "changed"));
+  table.AddRow({"dominant_bottleneck", before, after, "",
+                before == kUnknownText || after == kUnknownText ? std::string(kUnknownText)
+                                                                : (before == after ? "same" : "changed")});
+  return table;
 }
 
 void AppendCategories(const CompareResult& result, std::string* out) {
@@ -352,8 +351,7 @@ std::string RenderCompareText(const CompareResult& result, std::span<const GateO
   std::string out;
   AppendSide("before", result.before, &out);
   AppendSide("after", result.after, &out);
-  AppendMetricTable(result, &out);
-  AppendDominant(result, &out);
+  out += "\n" + MetricTable(result).Text();
   AppendStepStatistics(result, &out);
   AppendOps(result.ops, &out);
   AppendCategories(result, &out);
@@ -385,32 +383,6 @@ std::string RenderCompareJson(const CompareResult& result, std::span<const GateO
 
 namespace {
 
-// A table cell: pipes would end the cell, newlines the row.
-std::string Cell(std::string_view text) {
-  std::string cell;
-  for (char c : text) {
-    if (c == '|') {
-      cell += "\\|";
-    } else {
-      cell += c == '\n' ? ' ' : c;
-    }
-  }
-  return cell;
-}
-
-void AppendMarkdownMetrics(const CompareResult& result, std::string* out) {
-  *out += "| metric | before | after | change | verdict |\n|---|---:|---:|---:|---|\n";
-  for (const MetricComparison& metric : result.metrics) {
-    *out += fmt::format("| {} | {} | {} | {} | {} |\n", Cell(metric.key), ValueCell(metric.before, metric.unit),
-                        ValueCell(metric.after, metric.unit), ChangePercent(metric.delta_pct),
-                        Cell(MetricVerdictText(metric)));
-  }
-  const std::string& before = result.before.verdict.dominant;
-  const std::string& after = result.after.verdict.dominant;
-  *out += fmt::format("| dominant_bottleneck | {} | {} | | {} |\n", before, after,
-                      before == "unknown" || after == "unknown" ? "unknown" : (before == after ? "same" : "changed"));
-}
-
 void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
   if (diff.ops.empty()) return;
   *out += fmt::format("\n**Operators** ({}, per step, by time change; top {}):\n\n", OperatorScopeName(diff.scope),
@@ -420,7 +392,7 @@ void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
     const OperatorDelta& op = diff.ops[i];
     *out +=
         fmt::format("| {}, calls {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
-                    CountChangeWord(op.change), Cell(Shortened(op.name, 80)), op.before_count, op.after_count,
+                    CountChangeWord(op.change), MarkdownCell(Shortened(op.name, 80)), op.before_count, op.after_count,
                     Grouped(op.before_ns / 1000, 1), Grouped(op.after_ns / 1000, 1), Grouped(op.delta_ns() / 1000, 1));
   }
 }
@@ -442,9 +414,10 @@ void AppendMarkdownAdvice(std::span<const AdviceCheck> advice, std::string* out)
   *out += "| finding | est. gain us | measured us | measured as | still fires |\n|---|---:|---:|---|---|\n";
   for (const AdviceCheck& check : advice) {
     const PredictedFinding& f = check.finding;
-    *out += fmt::format("| `{}` | {} | {} | {} | {} |\n", Cell(f.id),
-                        f.estimated_gain_us ? Grouped(-*f.estimated_gain_us, 1) : std::string("unknown"),
-                        SignedUs(check.change_us()), Cell(Shortened(check.measured_as, 120)), StillFires(check));
+    *out +=
+        fmt::format("| `{}` | {} | {} | {} | {} |\n", MarkdownCell(f.id),
+                    f.estimated_gain_us ? Grouped(-*f.estimated_gain_us, 1) : std::string("unknown"),
+                    SignedUs(check.change_us()), MarkdownCell(Shortened(check.measured_as, 120)), StillFires(check));
   }
 }
 
@@ -456,11 +429,11 @@ std::string RenderCompareMarkdown(const CompareResult& result, std::span<const G
   for (const auto& [label, side] : {std::pair{"before", &result.before}, std::pair{"after", &result.after}}) {
     std::string paths;
     for (const std::string& path : side->paths) paths += (paths.empty() ? "" : ", ") + path;
-    out += fmt::format("- {}: `{}` ({} rank{}, {} step{})\n", label, Cell(paths), side->ranks,
+    out += fmt::format("- {}: `{}` ({} rank{}, {} step{})\n", label, MarkdownCell(paths), side->ranks,
                        side->ranks == 1 ? "" : "s", side->step_ns.size(), side->step_ns.size() == 1 ? "" : "s");
   }
   out += "\n";
-  AppendMarkdownMetrics(result, &out);
+  out += MetricTable(result).Markdown();
   AppendMarkdownOps(result.ops, &out);
   AppendMarkdownCategories(result, &out);
   AppendMarkdownAdvice(advice, &out);
@@ -468,9 +441,9 @@ std::string RenderCompareMarkdown(const CompareResult& result, std::span<const G
     out += "\n**Gate:**\n\n";
     for (const GateOutcome& gate : gates) {
       out += gate.evaluated
-                 ? fmt::format("- `{}`: {:+.1f}%, {} -> **{}**\n", Cell(gate.condition.text), *gate.delta_pct,
+                 ? fmt::format("- `{}`: {:+.1f}%, {} -> **{}**\n", MarkdownCell(gate.condition.text), *gate.delta_pct,
                                gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass")
-                 : fmt::format("- `{}`: not evaluated (unknown)\n", Cell(gate.condition.text));
+                 : fmt::format("- `{}`: not evaluated (unknown)\n", MarkdownCell(gate.condition.text));
     }
   }
   return EscapeTextKeepingLines(out);

@@ -1,0 +1,45 @@
+#pragma once
+// The one table writer: a table is declared once (columns, then rows of already formatted cells) and
+// rendered as fixed-width text for the terminal or as a Markdown table, so that the two renderings of
+// a table cannot drift apart.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tuneprof {
+
+enum class Align : unsigned char { kLeft, kRight };
+
+struct TableColumn {
+  std::string header;
+  size_t width = 0;  // text: the column's width; 0 = as wide as the cell (the last column)
+  Align align = Align::kLeft;
+  size_t gap = 1;        // text: spaces before the column (none before the first)
+  bool shorten = false;  // text: a longer cell is cut to the width, ending in "..."
+};
+
+class Table {
+ public:
+  explicit Table(std::vector<TableColumn> columns) : columns_(std::move(columns)) {}
+
+  // Cells beyond the columns are dropped; missing ones are empty.
+  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+
+  // Header line, then one line per row, each ending in '\n'; `indent` starts every line.
+  std::string Text(std::string_view indent = "") const;
+  // A GitHub-flavoured Markdown table: header, alignment row, rows; '|' and newlines in cells escaped.
+  std::string Markdown() const;
+
+ private:
+  std::vector<TableColumn> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// `text` shortened to `width` characters, the last three "..." when it was longer.
+std::string Shortened(std::string_view text, size_t width);
+
+// `text` made safe inside a Markdown table cell.
+std::string MarkdownCell(std::string_view text);
+
+}  // namespace tuneprof

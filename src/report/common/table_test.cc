@@ -1,0 +1,38 @@
+#include "report/common/table.h"
+
+#include <gtest/gtest.h>
+
+namespace tuneprof {
+namespace {
+
+Table Metrics() {
+  Table t({{"metric", 8, Align::kLeft, 0, true}, {"before", 7, Align::kRight}, {"verdict", 0, Align::kLeft, 2}});
+  t.AddRow({"step_time_us", "1,234.5", "better"});
+  t.AddRow({"a|b", "-"});
+  return t;
+}
+
+TEST(TableTest, TextPadsAlignsAndShortens) {
+  EXPECT_EQ(Metrics().Text(),
+            "metric    before  verdict\n"
+            "step_... 1,234.5  better\n"
+            "a|b            -\n");
+  EXPECT_EQ(Metrics().Text("  ").substr(0, 10), "  metric  ");
+}
+
+TEST(TableTest, MarkdownEscapesPipesAndMarksRightAlignedColumns) {
+  EXPECT_EQ(Metrics().Markdown(),
+            "| metric | before | verdict |\n"
+            "|---|---:|---|\n"
+            "| step_time_us | 1,234.5 | better |\n"
+            "| a\\|b | - | |\n");
+}
+
+TEST(TableTest, ShortenedAndMarkdownCell) {
+  EXPECT_EQ(Shortened("abcdef", 6), "abcdef");
+  EXPECT_EQ(Shortened("abcdefg", 6), "abc...");
+  EXPECT_EQ(MarkdownCell("x|y\nz"), "x\\|y z");
+}
+
+}  // namespace
+}  // namespace tuneprof
