@@ -50,6 +50,7 @@ struct Device {
   int64_t regs_per_sm = kNoId;
   int64_t shared_mem_per_sm = kNoId;
   int64_t warp_size = kNoId;
+  int64_t max_blocks_per_sm = kNoId;
   bool from_properties = false;  // described by deviceProperties rather than inferred from events
 };
 
@@ -79,6 +80,10 @@ struct KernelInfo {
   double blocks_per_sm = -1;
   double warps_per_sm = -1;
   double achieved_occupancy = -1;  // 0..1; older traces wrote 0..1, newer 0..100 (normalized here)
+  // Thread-block clusters (compute capability 9.0 and newer): blocks per cluster and how many clusters
+  // of that launch the device could hold at once (nsys clusterX*Y*Z, maxActiveClusters); kNoId: none.
+  int64_t cluster_blocks = kNoId;
+  int64_t max_active_clusters = kNoId;
   int64_t stream = kNoId;
   int64_t device = kNoId;
 };

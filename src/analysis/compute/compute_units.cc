@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/compute/launch_occupancy.h"
 #include "analysis/core/intervals.h"
 
 namespace tuneprof {
@@ -70,24 +71,24 @@ int64_t Product(const int64_t (&dims)[3]) {
   return dims[0] * dims[1] * dims[2];
 }
 
-// Kineto's arg when present (grid blocks / numSms), else the same from the grid and the device.
-double BlocksPerSm(const KernelInfo& info, const Device* device) {
+// Kineto's arg when present (grid blocks / numSms), else the same from the grid and the SM count.
+double BlocksPerSm(const KernelInfo& info, const SmLimits& limits) {
   if (info.blocks_per_sm >= 0) return info.blocks_per_sm;
   const int64_t blocks = Product(info.grid);
-  if (blocks == kNoId || !device || device->num_sms == kNoId || device->num_sms <= 0) return -1;
-  return static_cast<double>(blocks) / static_cast<double>(device->num_sms);
+  if (blocks == kNoId || limits.sm_count == kNoId || limits.sm_count <= 0) return -1;
+  return static_cast<double>(blocks) / static_cast<double>(limits.sm_count);
 }
 
 // Waves = rounds of resident blocks an SM runs. Kineto's occupancy is min(max resident blocks, blocks
 // per SM) × block size / max threads per SM; when the grid capped it, every block was resident at once
 // and the kernel ran one wave (a fraction of one when it had fewer blocks than SMs).
-double EstimateWaves(double blocks_per_sm, double occupancy, int64_t threads_per_block, const Device* device) {
-  if (blocks_per_sm < 0 || occupancy < 0 || threads_per_block == kNoId || threads_per_block <= 0 || !device ||
-      device->max_threads_per_sm == kNoId || device->max_threads_per_sm <= 0) {
+double EstimateWaves(double blocks_per_sm, double occupancy, int64_t threads_per_block, const SmLimits& limits) {
+  if (blocks_per_sm < 0 || occupancy < 0 || threads_per_block == kNoId || threads_per_block <= 0 ||
+      limits.max_threads_per_sm == kNoId || limits.max_threads_per_sm <= 0) {
     return -1;
   }
   const double resident =
-      occupancy * static_cast<double>(device->max_threads_per_sm) / static_cast<double>(threads_per_block);
+      occupancy * static_cast<double>(limits.max_threads_per_sm) / static_cast<double>(threads_per_block);
   if (resident + kResidentRoundingSlack >= blocks_per_sm) return std::min(blocks_per_sm, 1.0);
   return blocks_per_sm / std::max(1.0, std::round(resident));
 }
@@ -99,37 +100,57 @@ const Device* DeviceAt(const Trace& trace, uint32_t device) {
 struct CollectedKernels {
   std::map<uint32_t, GpuKernels> by_device;  // device index (kNoIndex: unidentified) -> kernels
   uint64_t with_launch_config = 0;
+  uint64_t estimated_occupancy = 0;  // kernels whose occupancy tuneprof estimated (no producer figure)
+  bool limits_from_device = false;
+  bool limits_from_profile = false;
 };
 
-KernelSpan SpanOf(const Trace& trace, uint32_t event, const KernelInfo* info, const Device* device) {
+KernelSpan SpanOf(const Trace& trace, uint32_t event, const KernelInfo* info, const SmLimits& limits,
+                  CollectedKernels* out) {
   const EventTable& events = trace.events();
   KernelSpan span;
   span.start_ns = events.ts_ns[event];
   span.end_ns = events.end_ns(event);
   span.tensor_core = UsesTensorCores(trace.str(events.name[event]));
   if (info) {
-    span.blocks_per_sm = BlocksPerSm(*info, device);
+    span.blocks_per_sm = BlocksPerSm(*info, limits);
     span.occupancy = info->achieved_occupancy;
-    span.waves = EstimateWaves(span.blocks_per_sm, span.occupancy, Product(info->block), device);
+    if (span.occupancy < 0) {
+      // No producer figure (Nsight Systems exports): Kineto's estimate from the launch configuration.
+      if (auto estimate = EstimateAchievedOccupancy(*info, span.blocks_per_sm, limits)) {
+        span.occupancy = *estimate;
+        ++out->estimated_occupancy;
+      }
+    }
+    span.waves = EstimateWaves(span.blocks_per_sm, span.occupancy, Product(info->block), limits);
   }
   return span;
 }
 
-CollectedKernels CollectKernels(const Trace& trace) {
+CollectedKernels CollectKernels(const Trace& trace, const HardwareProfile* profile) {
   std::unordered_map<uint32_t, const KernelInfo*> info_of;
   info_of.reserve(trace.kernels().size());
   for (const KernelInfo& info : trace.kernels()) info_of.emplace(info.event, &info);
   const EventTable& events = trace.events();
   CollectedKernels out;
+  std::map<uint32_t, SmLimits> limits_of;  // per device index
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != EventKind::kKernel || events.dur_ns[i] < 0) continue;
     const uint32_t device = trace.processes()[trace.tracks()[events.track[i]].process].device;
     auto it = info_of.find(i);
     const KernelInfo* info = it == info_of.end() ? nullptr : it->second;
     if (info && (info->blocks_per_sm >= 0 || Product(info->grid) != kNoId)) ++out.with_launch_config;
+    auto limits = limits_of.find(device);
+    if (limits == limits_of.end()) {
+      limits = limits_of.emplace(device, ResolveSmLimits(DeviceAt(trace, device), profile)).first;
+    }
     GpuKernels& gpu = out.by_device[device];
-    gpu.kernels.push_back(SpanOf(trace, i, info, DeviceAt(trace, device)));
+    gpu.kernels.push_back(SpanOf(trace, i, info, limits->second, &out));
     gpu.max_duration_ns = std::max(gpu.max_duration_ns, events.dur_ns[i]);
+  }
+  for (const auto& [device, limits] : limits_of) {
+    out.limits_from_device = out.limits_from_device || limits.from_device;
+    out.limits_from_profile = out.limits_from_profile || limits.from_profile;
   }
   for (auto& [device, gpu] : out.by_device) {
     std::sort(gpu.kernels.begin(), gpu.kernels.end(),
@@ -606,8 +627,14 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
   if (hardware.profile) out.hardware = hardware.profile->name;
   out.device_name = hardware.device_name;
   out.hardware_how = hardware.how;
-  const CollectedKernels kernels = CollectKernels(trace);
+  const CollectedKernels kernels = CollectKernels(trace, hardware.profile);
   out.gpu_kernels = kernels.with_launch_config;
+  out.estimated_occupancy_kernels = kernels.estimated_occupancy;
+  out.sm_limits_from_device = kernels.limits_from_device;
+  out.sm_limits_from_profile = kernels.limits_from_profile;
+  for (const auto& [device, gpu] : kernels.by_device) {
+    if (device != kNoIndex) out.gpu_ids.push_back(trace.devices()[device].id);
+  }
   for (const StepBreakdown& step : breakdown.steps) {
     out.steps.push_back(MeasureStep(kernels, step));
     out.total.gpu.Add(out.steps.back().gpu);

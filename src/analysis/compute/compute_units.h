@@ -6,8 +6,11 @@
 //
 //   busy %          = |U(kernels)| / wall × 100 ("GPU utilization": any kernel running)
 //   SM efficiency   = ∫ min(Σ blocks_per_SM of the kernels running at t, 1) dt / wall, where a kernel's
-//                     blocks_per_SM is Kineto's arg (grid blocks / numSms), else grid / the device's numSms
-//   occupancy       = Σ occ_K·dur_K / Σ dur_K over kernels with Kineto's `est. achieved occupancy %`
+//                     blocks_per_SM is Kineto's arg (grid blocks / numSms), else grid / the device's numSms,
+//                     else grid / the chip profile's SM count (exports that do not describe the device)
+//   occupancy       = Σ occ_K·dur_K / Σ dur_K over kernels with Kineto's `est. achieved occupancy %`, or
+//                     the same estimate made here from the launch configuration where the producer wrote
+//                     none (launch_occupancy.h)
 //   tensor-core share = time of kernels whose name says they use tensor cores / all kernel time
 //   waves per SM    = Σ waves_K·dur_K / Σ dur_K, waves_K = blocks_per_SM / resident blocks per SM (estimated)
 //
@@ -190,7 +193,13 @@ struct RankComputeUnits {
   std::optional<double> cube_ratio;
   std::optional<double> vector_ratio;
   std::optional<double> scalar_ratio;
-  uint64_t gpu_kernels = 0;               // kernels that carry a launch configuration (grid/block or blocks per SM)
+  uint64_t gpu_kernels = 0;  // kernels that carry a launch configuration (grid/block or blocks per SM)
+  // Kernels whose occupancy tuneprof estimated from the launch configuration (launch_occupancy.h), the
+  // producer having written none (Nsight Systems exports); 0 on Kineto traces, which carry their own.
+  uint64_t estimated_occupancy_kernels = 0;
+  bool sm_limits_from_device = false;     // SMs / per-SM limits came from the trace's device properties
+  bool sm_limits_from_profile = false;    // ... or from the chip profile (hardware_how says how it was chosen)
+  std::vector<int64_t> gpu_ids;           // the GPUs that ran kernels, as the trace numbers them
   std::vector<StepComputeUnits> steps;    // same order as RankBreakdown::steps
   StepComputeUnits total;                 // over all steps
   AscendComputeUnits ascend;              // kernel_details PMU figures (present = false elsewhere)

@@ -1,5 +1,7 @@
 #include "analysis/core/hardware_profile.h"
 
+#include "analysis/core/chip_inference.h"
+
 #include <simdjson.h>
 
 #include <array>
@@ -76,7 +78,9 @@ class ProfileReader {
         p->variants.emplace_back(text);
       }
     }
-    const std::array<std::pair<std::string_view, SourcedValue*>, 13> fields = {{
+    bool flag = false;
+    if (!element["arch_default"].get(flag)) p->arch_default = flag;
+    const std::array<std::pair<std::string_view, SourcedValue*>, 17> fields = {{
         {"peak_fp16_tflops", &p->peak_fp16_tflops},
         {"peak_bf16_tflops", &p->peak_bf16_tflops},
         {"peak_fp32_tflops", &p->peak_fp32_tflops},
@@ -86,6 +90,10 @@ class ProfileReader {
         {"core_read_path_gb_per_s", &p->core_read_path_gb_per_s},
         {"sm_count", &p->sm_count},
         {"max_threads_per_sm", &p->max_threads_per_sm},
+        {"max_blocks_per_sm", &p->max_blocks_per_sm},
+        {"registers_per_sm", &p->registers_per_sm},
+        {"shared_memory_per_sm_kib", &p->shared_memory_per_sm_kib},
+        {"compute_capability", &p->compute_capability},
         {"cube_cores", &p->cube_cores},
         {"vector_cores", &p->vector_cores},
         {"ai_cpu_cores", &p->ai_cpu_cores},
@@ -171,6 +179,14 @@ const HardwareProfile* HardwareProfiles::Detect(std::string_view device_name, in
   return nullptr;
 }
 
+std::vector<const HardwareProfile*> HardwareProfiles::GpuCandidates() const {
+  std::vector<const HardwareProfile*> out;
+  for (const HardwareProfile& profile : profiles_) {
+    if (profile.kind == "gpu" && profile.variants.empty() && profile.compute_capability.value) out.push_back(&profile);
+  }
+  return out;
+}
+
 namespace {
 
 // "variant unknown; use --hardware "Ascend 910B1", ... or ...": a family name fixes what the variants
@@ -208,10 +224,7 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
     selection.how = "--hardware";
     return selection;
   }
-  if (!device) {
-    selection.how = "the trace does not name its device";
-    return selection;
-  }
+  if (!device) return InferHardware(CollectChipEvidence(trace), profiles);
   selection.profile = profiles.Detect(selection.device_name, device->num_sms);
   if (selection.profile && !selection.profile->variants.empty()) {
     selection.how = VariantUnknown(*selection.profile);
@@ -221,7 +234,7 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
     selection.how = "named like " + by_name->name + " but has " + std::to_string(device->num_sms) + " SMs, not " +
                     std::to_string(static_cast<int64_t>(*by_name->sm_count.value));
   } else {
-    selection.how = "no profile for this device name (give --hardware)";
+    selection.how = UnmatchedDeviceHow(selection.device_name, device->compute_major, device->compute_minor, profiles);
   }
   return selection;
 }

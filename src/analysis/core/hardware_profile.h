@@ -44,9 +44,17 @@ struct HardwareProfile {
   SourcedValue core_read_path_gb_per_s;  // Ascend: the cores' aggregate read path (an upper bound)
   SourcedValue sm_count;                 // GPU
   SourcedValue max_threads_per_sm;       // GPU
-  SourcedValue cube_cores;               // Ascend AI (Cube) cores
-  SourcedValue vector_cores;             // Ascend vector cores
-  SourcedValue ai_cpu_cores;             // Ascend AI CPU
+  // GPU per-SM limits of the CUDA occupancy calculator (the compute capability's, not the product's).
+  SourcedValue max_blocks_per_sm;
+  SourcedValue registers_per_sm;          // 32-bit registers
+  SourcedValue shared_memory_per_sm_kib;  // the largest carveout
+  SourcedValue compute_capability;        // 9.0 = Hopper; what kernel names and launches can reveal
+  // The profile assumed for a trace that shows its compute capability but names no device (one per
+  // capability at most; the JSON's arch_default_source says why this part).
+  bool arch_default = false;
+  SourcedValue cube_cores;    // Ascend AI (Cube) cores
+  SourcedValue vector_cores;  // Ascend vector cores
+  SourcedValue ai_cpu_cores;  // Ascend AI CPU
   SourcedValue clock_mhz;
   std::vector<LinkBandwidth> links;
 
@@ -68,6 +76,9 @@ class HardwareProfiles {
   // By the name a trace gives the device. A profile whose SM count is known and differs from the
   // device's is not a match (a renamed or partitioned part would otherwise borrow the wrong peaks).
   const HardwareProfile* Detect(std::string_view device_name, int64_t num_sms = kNoId) const;
+  // Profiles of single GPUs (no family entries) whose compute capability is known: the candidates a
+  // trace that names no device is matched against.
+  std::vector<const HardwareProfile*> GpuCandidates() const;
 
  private:
   std::vector<HardwareProfile> profiles_;
@@ -77,7 +88,10 @@ class HardwareProfiles {
 struct HardwareSelection {
   const HardwareProfile* profile = nullptr;  // nullptr: unknown chip
   std::string device_name;                   // as the trace names it ("" when it does not)
-  std::string how;                           // "detected", "--hardware", or why it is unknown
+  // "detected", "--hardware", "inferred from ..." / "assumed: ..." (chip_inference.h), or why it is
+  // unknown; an unknown chip's text names --hardware and the closest candidates where there are some.
+  std::string how;
+  bool inferred = false;  // the profile comes from the trace's kernels, not from a device name
 };
 
 // The accelerator a rank's work ran on, as the trace names it: the device of the first device event,

@@ -220,7 +220,7 @@ class NsysImporter {
 
   Status ReadGpus() {
     if (!HasRequired(kGpus, {"id"})) return Status::Ok();
-    constexpr std::array<std::string_view, 12> kColumns = {"id",
+    constexpr std::array<std::string_view, 13> kColumns = {"id",
                                                            "name",
                                                            "totalMemory",
                                                            "smCount",
@@ -231,7 +231,8 @@ class NsysImporter {
                                                            "maxRegistersPerSm",
                                                            "maxShmemPerSm",
                                                            "memoryBandwidth",
-                                                           "clockRate"};
+                                                           "clockRate",
+                                                           "maxBlocksPerSm"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGpus, kColumns));
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
@@ -249,6 +250,7 @@ class NsysImporter {
       if (row.OptionalInt(6) && d.warp_size != kNoId) d.max_threads_per_sm = row.Int(6) * d.warp_size;
       d.regs_per_sm = IntOr(row, 8, kNoId);
       d.shared_mem_per_sm = IntOr(row, 9, kNoId);
+      d.max_blocks_per_sm = IntOr(row, 12, kNoId);
       d.from_properties = true;
       gpu.memory_bandwidth = row.OptionalInt(10);
       gpu.clock_rate = row.OptionalInt(11);
@@ -350,8 +352,9 @@ class NsysImporter {
 
   Status ReadKernels() {
     if (!HasRequired(kKernels, {"start", "end"})) return Status::Ok();
-    const auto columns = WithCommon<11>({"demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
-                                         "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"});
+    const auto columns = WithCommon<15>({"demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
+                                         "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
+                                         "clusterX", "clusterY", "clusterZ", "maxActiveClusters"});
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kKernels, columns));
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
@@ -369,6 +372,12 @@ class NsysImporter {
       }
       info.registers_per_thread = IntOr(row, 14, kNoId);
       if (row.OptionalInt(15) || row.OptionalInt(16)) info.shared_memory_bytes = IntOr(row, 15, 0) + IntOr(row, 16, 0);
+      // nsys writes 0 for a launch without clusters.
+      const int64_t cluster = IntOr(row, 17, 0) * IntOr(row, 18, 0) * IntOr(row, 19, 0);
+      if (cluster > 0) {
+        info.cluster_blocks = cluster;
+        info.max_active_clusters = IntOr(row, 20, kNoId);
+      }
       info.stream = IntOr(row, 3, kNoId);
       info.device = IntOr(row, 2, kNoId);
       sink->builder.AddKernelInfo(info);

@@ -1,0 +1,165 @@
+#include "analysis/core/chip_inference.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <unordered_map>
+
+namespace tuneprof {
+namespace {
+
+// Tags outside this range are not architectures ("sm3" in a hash, "sm9999" in a shape).
+constexpr int kLowestTag = 30;
+constexpr int kHighestTag = 130;
+// From this capability on, the evidence names the architecture rather than bounding it (see the header).
+constexpr int kArchitectureNamed = 90;
+constexpr size_t kMaxCandidatesNamed = 4;
+
+bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+int Capability(const HardwareProfile& profile) {
+  return static_cast<int>(std::lround(*profile.compute_capability.value * 10));
+}
+
+std::string CapabilityText(int capability) { return fmt::format("{}.{}", capability / 10, capability % 10); }
+
+std::string Quoted(const std::vector<const HardwareProfile*>& profiles, size_t first, std::string_view last_joint) {
+  std::string out;
+  const size_t count = std::min(profiles.size(), first + kMaxCandidatesNamed);
+  for (size_t i = first; i < count; ++i) {
+    out += i == first ? "" : (i + 1 == count ? std::string(last_joint) : ", ");
+    out += "\"" + profiles[i]->name + "\"";
+  }
+  if (profiles.size() > count) out += fmt::format(" (+{} more)", profiles.size() - count);
+  return out;
+}
+
+}  // namespace
+
+int KernelNameCapability(std::string_view name) {
+  int best = 0;
+  for (size_t i = 0; i + 2 < name.size(); ++i) {
+    if ((name[i] != 's' && name[i] != 'S') || (name[i + 1] != 'm' && name[i + 1] != 'M')) continue;
+    if (i > 0 && IsAlnum(name[i - 1])) continue;  // "gsm80", "xsm90": not a tag
+    size_t end = i + 2;
+    int value = 0;
+    while (end < name.size() && end - i - 2 < 3 && std::isdigit(static_cast<unsigned char>(name[end]))) {
+      value = value * 10 + (name[end] - '0');
+      ++end;
+    }
+    const size_t digits = end - i - 2;
+    // A tag ends the word or carries an arch suffix ("sm90a"); "sm900x" is not one.
+    if (digits < 2 || (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])))) continue;
+    if (value >= kLowestTag && value <= kHighestTag) best = std::max(best, value);
+  }
+  return best;
+}
+
+ChipEvidence CollectChipEvidence(const Trace& trace) {
+  ChipEvidence evidence;
+  const EventTable& events = trace.events();
+  std::unordered_map<uint32_t, int> tag_of;  // per kernel name: names repeat
+  int tag = 0;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != EventKind::kKernel) continue;
+    auto [it, inserted] = tag_of.try_emplace(events.name[i].value, 0);
+    if (inserted) it->second = KernelNameCapability(trace.str(events.name[i]));
+    if (it->second == 0) continue;
+    if (it->second > tag) {
+      tag = it->second;
+      evidence.tagged_kernels = 0;
+    }
+    if (it->second == tag) ++evidence.tagged_kernels;
+  }
+  for (const KernelInfo& info : trace.kernels()) {
+    if (info.cluster_blocks == kNoId || info.cluster_blocks <= 1) continue;
+    ++evidence.cluster_kernels;
+    if (info.max_active_clusters != kNoId && info.max_active_clusters > 0) {
+      evidence.min_sms = std::max(evidence.min_sms, info.max_active_clusters * info.cluster_blocks);
+    }
+  }
+  const int cluster_capability = evidence.cluster_kernels > 0 ? kArchitectureNamed : 0;
+  evidence.from_tag = tag >= cluster_capability && tag > 0;
+  evidence.min_capability = std::max(tag, cluster_capability);
+  if (evidence.from_tag) {
+    evidence.basis = fmt::format("sm{} kernels", tag);
+  } else if (cluster_capability > 0) {
+    evidence.basis = fmt::format("thread-block clusters in {} kernels (compute capability {} or newer)",
+                                 evidence.cluster_kernels, CapabilityText(cluster_capability));
+  }
+  if (evidence.min_sms > 0) {
+    evidence.basis += fmt::format(" and their maxActiveClusters x cluster size (at least {} SMs)", evidence.min_sms);
+  }
+  return evidence;
+}
+
+HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProfiles& profiles) {
+  HardwareSelection selection;
+  if (evidence.min_capability == 0) {
+    selection.how = "the trace does not name its device: pass --hardware NAME";
+    return selection;
+  }
+  std::vector<const HardwareProfile*> candidates;
+  for (const HardwareProfile* profile : profiles.GpuCandidates()) {
+    if (Capability(*profile) < evidence.min_capability) continue;
+    if (evidence.min_sms > 0 && profile->sm_count.value && *profile->sm_count.value < evidence.min_sms) continue;
+    candidates.push_back(profile);
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const HardwareProfile* a, const HardwareProfile* b) { return Capability(*a) < Capability(*b); });
+  const std::string bound = evidence.from_tag && evidence.min_capability >= kArchitectureNamed
+                                ? "compute capability " + CapabilityText(evidence.min_capability)
+                                : "compute capability " + CapabilityText(evidence.min_capability) + " or newer";
+  if (candidates.empty()) {
+    selection.how = fmt::format(
+        "the trace does not name its device; its {} say {}, which no profile matches: pass "
+        "--hardware NAME or --hardware-file FILE",
+        evidence.basis, bound);
+    return selection;
+  }
+  if (evidence.min_capability >= kArchitectureNamed) {
+    const int oldest = Capability(*candidates.front());
+    std::erase_if(candidates, [&](const HardwareProfile* p) { return Capability(*p) != oldest; });
+    if (candidates.size() == 1) {
+      selection.profile = candidates.front();
+      selection.inferred = true;
+      selection.how = fmt::format("inferred from {}; pass --hardware to override", evidence.basis);
+      return selection;
+    }
+    auto chosen =
+        std::find_if(candidates.begin(), candidates.end(), [](const HardwareProfile* p) { return p->arch_default; });
+    if (chosen != candidates.end()) {
+      std::rotate(candidates.begin(), chosen, chosen + 1);
+      selection.profile = candidates.front();
+      selection.inferred = true;
+      selection.how =
+          fmt::format("assumed from {}; compute capability {} could also be {}; pass --hardware to override",
+                      evidence.basis, CapabilityText(oldest), Quoted(candidates, 1, " or "));
+      return selection;
+    }
+  }
+  selection.how = fmt::format("the trace does not name its device; its {} say {}: pass --hardware NAME ({})",
+                              evidence.basis, bound, Quoted(candidates, 0, " or "));
+  return selection;
+}
+
+std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int64_t minor,
+                               const HardwareProfiles& profiles) {
+  std::string how = "no profile for this device name";
+  if (major == kNoId || minor == kNoId) return how + ": pass --hardware NAME or --hardware-file FILE";
+  const int capability = static_cast<int>(major * 10 + minor);
+  std::vector<const HardwareProfile*> closest;
+  for (const HardwareProfile* profile : profiles.GpuCandidates()) {
+    if (Capability(*profile) / 10 == major) closest.push_back(profile);
+  }
+  std::stable_sort(closest.begin(), closest.end(), [&](const HardwareProfile* a, const HardwareProfile* b) {
+    return std::abs(Capability(*a) - capability) < std::abs(Capability(*b) - capability);
+  });
+  how += fmt::format(" ({}, compute capability {})", device_name, CapabilityText(capability));
+  if (closest.empty()) return how + ": pass --hardware-file FILE with its peaks";
+  return how + ": pass --hardware NAME (closest: " + Quoted(closest, 0, ", ") + ") or --hardware-file FILE";
+}
+
+}  // namespace tuneprof

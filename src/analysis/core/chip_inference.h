@@ -1,0 +1,52 @@
+#pragma once
+// Which GPU a trace ran on when it does not name its device (nsys exports without TARGET_INFO_GPU,
+// Kineto traces without deviceProperties): what its kernels reveal, matched against the profiles.
+//
+// Evidence, each a lower bound on the compute capability unless said otherwise:
+//   - architecture tags in kernel names ("sm90_xmma_gemm...", "cutlass3x_sm90_...", "cutlass::arch::Sm90").
+//     Tags of 9.0 and newer are taken as the architecture itself: such kernels are built around
+//     instructions of that architecture (Hopper's warpgroup MMA and TMA), which the next one replaces
+//     with its own. Older tags only bound it: libraries keep running their Ampere-named kernels on every
+//     newer chip (an H100 runs cuBLAS's sm80_xmma FP32 GEMMs).
+//   - thread-block cluster launches: compute capability 9.0 or newer.
+//   - maxActiveClusters x blocks per cluster: the device holds at least that many SMs at once (a cluster
+//     spans that many SMs when one block fits an SM; more blocks per SM only lower the bound's need).
+//     It rules out profiles with fewer SMs (an H100 PCIe has 114, an H100 SXM 132).
+//
+// Policy: the candidates are the GPU profiles at or above the proven capability with at least the proven
+// SMs. Where the evidence reaches 9.0 (tags or clusters), the oldest architecture among the candidates
+// is taken: a newer chip would show kernels of its own. One candidate there is "inferred"; several (H100
+// SXM, H100 PCIe, H200 SXM are all 9.0) give the architecture's arch_default profile, "assumed", with
+// the others named. Below 9.0 nothing is picked: the text names --hardware and the closest candidates.
+#include <string>
+#include <vector>
+
+#include "analysis/core/hardware_profile.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct ChipEvidence {
+  int min_capability = 0;  // compute capability × 10 the kernels prove at least; 0: nothing
+  bool from_tag = false;   // min_capability comes from a kernel-name tag (else from clusters)
+  int64_t tagged_kernels = 0;
+  int64_t cluster_kernels = 0;
+  int64_t min_sms = 0;  // SMs the cluster launches prove; 0: nothing
+  std::string basis;    // "sm90 kernels", "thread-block clusters, >= 132 SMs (maxActiveClusters)"
+};
+
+// Visible for testing: the architecture tag of a kernel name as capability × 10 (90 for "sm90_"), 0 when
+// it has none; the highest when it has several.
+int KernelNameCapability(std::string_view kernel_name);
+
+ChipEvidence CollectChipEvidence(const Trace& trace);
+
+// The selection for a trace that names no device, from `evidence` (profile nullptr when it is unknown).
+HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProfiles& profiles);
+
+// Why a device the trace names has no profile, with the profiles of the closest compute capability
+// (same major version, nearest first) to pass as --hardware; kNoId when the trace does not say it.
+std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int64_t minor,
+                               const HardwareProfiles& profiles);
+
+}  // namespace tuneprof

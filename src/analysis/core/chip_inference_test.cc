@@ -1,0 +1,139 @@
+#include "analysis/core/chip_inference.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+const HardwareProfiles& Builtin() {
+  static const HardwareProfiles* profiles = [] {
+    auto result = HardwareProfiles::Builtin();
+    EXPECT_TRUE(result.ok()) << result.status().message();
+    return new HardwareProfiles(std::move(result).value());
+  }();
+  return *profiles;
+}
+
+bool Has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+TEST(ChipInferenceTest, ReadsArchitectureTagsInKernelNames) {
+  EXPECT_EQ(KernelNameCapability("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"), 90);
+  EXPECT_EQ(KernelNameCapability("cutlass3x_sm90_tensorop_gemm_bf16"), 90);
+  EXPECT_EQ(KernelNameCapability("void cutlass::Kernel<cutlass::arch::Sm80, float>"), 80);
+  EXPECT_EQ(KernelNameCapability("sm100_xmma_gemm"), 100);
+  EXPECT_EQ(KernelNameCapability("sm90a_kernel"), 90);
+  EXPECT_EQ(KernelNameCapability("sm80_xmma then sm86_xmma"), 86);  // the highest
+  // Not tags: part of a word, too short, too long, out of range, or no digits at all.
+  EXPECT_EQ(KernelNameCapability("gsm80_kernel"), 0);
+  EXPECT_EQ(KernelNameCapability("sm8_kernel"), 0);
+  EXPECT_EQ(KernelNameCapability("sm9000"), 0);
+  EXPECT_EQ(KernelNameCapability("sm20_legacy"), 0);
+  EXPECT_EQ(KernelNameCapability("smem_reduce"), 0);
+  EXPECT_EQ(KernelNameCapability("nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN"), 0);
+}
+
+// Kernels named for Hopper with no device name: three profiles are Hopper, so the documented default
+// (H100 SXM) is assumed and the others named, never silently chosen.
+TEST(ChipInferenceTest, HopperKernelsAssumeTheArchitecturesDefaultAndNameTheOthers) {
+  hand_built::HandBuiltTrace hand;
+  hand.Kernel("sm90_xmma_gemm_bf16", 0, 1000);
+  hand.Kernel("elementwise_kernel", 2000, 1000);
+  const Trace trace = hand.Finish();
+  const ChipEvidence evidence = CollectChipEvidence(trace);
+  EXPECT_EQ(evidence.min_capability, 90);
+  EXPECT_TRUE(evidence.from_tag);
+  EXPECT_EQ(evidence.tagged_kernels, 1);
+  const HardwareSelection selection = SelectHardware(trace, Builtin(), nullptr);
+  ASSERT_NE(selection.profile, nullptr);
+  EXPECT_EQ(selection.profile->name, "H100 SXM");
+  EXPECT_TRUE(selection.inferred);
+  EXPECT_TRUE(Has(selection.how, "assumed from sm90 kernels")) << selection.how;
+  EXPECT_TRUE(Has(selection.how, "\"H100 PCIe\"")) << selection.how;
+  EXPECT_TRUE(Has(selection.how, "\"H200 SXM\"")) << selection.how;
+  EXPECT_TRUE(Has(selection.how, "pass --hardware to override")) << selection.how;
+}
+
+// Clusters of 2 blocks, 66 of them at once: at least 132 SMs, which rules the H100 PCIe (114) out.
+TEST(ChipInferenceTest, ClusterLaunchesBoundTheArchitectureAndTheSmCount) {
+  hand_built::HandBuiltTrace hand;
+  KernelInfo info;
+  info.event = hand.Kernel("flash_fwd_kernel", 0, 1000);
+  info.cluster_blocks = 2;
+  info.max_active_clusters = 66;
+  hand.mutable_builder()->AddKernelInfo(info);
+  const Trace trace = hand.Finish();
+  const ChipEvidence evidence = CollectChipEvidence(trace);
+  EXPECT_EQ(evidence.min_capability, 90);
+  EXPECT_FALSE(evidence.from_tag);
+  EXPECT_EQ(evidence.min_sms, 132);
+  const HardwareSelection selection = InferHardware(evidence, Builtin());
+  ASSERT_NE(selection.profile, nullptr);
+  EXPECT_EQ(selection.profile->name, "H100 SXM");
+  EXPECT_TRUE(Has(selection.how, "(at least 132 SMs)")) << selection.how;
+  EXPECT_FALSE(Has(selection.how, "H100 PCIe")) << selection.how;
+  EXPECT_TRUE(Has(selection.how, "\"H200 SXM\"")) << selection.how;
+}
+
+// Ampere-named kernels run on every newer chip: nothing is picked, the candidates are named.
+TEST(ChipInferenceTest, AmpereKernelsOnlyBoundTheChipAndNameCandidates) {
+  hand_built::HandBuiltTrace hand;
+  hand.Kernel("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n", 0, 1000);
+  const HardwareSelection selection = SelectHardware(hand.Finish(), Builtin(), nullptr);
+  EXPECT_EQ(selection.profile, nullptr);
+  EXPECT_FALSE(selection.inferred);
+  EXPECT_TRUE(Has(selection.how, "compute capability 8.0 or newer")) << selection.how;
+  EXPECT_TRUE(Has(selection.how, "--hardware NAME")) << selection.how;
+  EXPECT_TRUE(Has(selection.how, "\"A100 SXM4 40GB\"")) << selection.how;
+}
+
+TEST(ChipInferenceTest, NoEvidenceSaysHowToName) {
+  hand_built::HandBuiltTrace hand;
+  hand.Kernel("elementwise_kernel", 0, 1000);
+  const HardwareSelection selection = SelectHardware(hand.Finish(), Builtin(), nullptr);
+  EXPECT_EQ(selection.profile, nullptr);
+  EXPECT_EQ(selection.how, "the trace does not name its device: pass --hardware NAME");
+  EXPECT_TRUE(Has(selection.how, "--hardware NAME")) << selection.how;
+}
+
+// --hardware wins over any inference.
+TEST(ChipInferenceTest, TheCommandLineOverridesTheInference) {
+  hand_built::HandBuiltTrace hand;
+  hand.Kernel("sm90_xmma_gemm_bf16", 0, 1000);
+  const HardwareSelection selection = SelectHardware(hand.Finish(), Builtin(), Builtin().FindByName("H100 PCIe"));
+  ASSERT_NE(selection.profile, nullptr);
+  EXPECT_EQ(selection.profile->name, "H100 PCIe");
+  EXPECT_EQ(selection.how, "--hardware");
+  EXPECT_FALSE(selection.inferred);
+}
+
+// A named device without a profile (an RTX 3080, compute capability 8.6) names the closest profiles.
+TEST(ChipInferenceTest, UnmatchedDeviceNamesTheClosestProfiles) {
+  const std::string how = UnmatchedDeviceHow("NVIDIA GeForce RTX 3080", 8, 6, Builtin());
+  EXPECT_TRUE(Has(how, "compute capability 8.6")) << how;
+  EXPECT_TRUE(Has(how, "closest: \"L40S\"")) << how;  // 8.9 is nearer than 8.0
+  EXPECT_TRUE(Has(how, "--hardware-file")) << how;
+  EXPECT_TRUE(Has(UnmatchedDeviceHow("x", kNoId, kNoId, Builtin()), "--hardware NAME"));
+}
+
+// Every GPU profile with a compute capability carries the occupancy calculator's per-SM limits, and at
+// most one profile per capability is its default.
+TEST(ChipInferenceTest, GpuProfilesCarryPerSmLimitsAndOneDefaultPerArchitecture) {
+  std::map<int, int> defaults;
+  for (const HardwareProfile* p : Builtin().GpuCandidates()) {
+    EXPECT_TRUE(p->max_threads_per_sm.value.has_value()) << p->name;
+    EXPECT_TRUE(p->max_blocks_per_sm.value.has_value()) << p->name;
+    EXPECT_TRUE(p->registers_per_sm.value.has_value()) << p->name;
+    EXPECT_TRUE(p->shared_memory_per_sm_kib.value.has_value()) << p->name;
+    EXPECT_FALSE(p->max_blocks_per_sm.source.empty()) << p->name;
+    if (p->arch_default) ++defaults[static_cast<int>(*p->compute_capability.value * 10 + 0.5)];
+  }
+  for (const auto& [capability, count] : defaults) EXPECT_EQ(count, 1) << capability;
+}
+
+}  // namespace
+}  // namespace tuneprof

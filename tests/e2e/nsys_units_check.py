@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Compute units of Nsight Systems exports against an independent computation from the raw SQLite.
+
+Reads CUPTI_ACTIVITY_KIND_KERNEL (grid, block, registers per thread, static + dynamic shared memory)
+with Python's sqlite3 and recomputes, per rank (one process of the export), over the step window
+tuneprof reports (the window is checked against the process's own span of device activity):
+  sm_efficiency       integral of min(sum of grid blocks / SMs of the running kernels, 1) / wall
+                      (the TensorBoard plugin's merge of concurrent kernels, starts before ends)
+  achieved_occupancy  duration-weighted mean of Kineto's estimate: min(blocks per SM, resident blocks)
+                      x threads per block / max threads per SM, resident blocks from the CUDA
+                      occupancy calculator's warp, block, register (256 per warp, 4 sub-partitions)
+                      and shared-memory (+1 KiB reserved from 8.0, 128 B units) limits
+and checks `analyze --json` / `advise --json`: each rank's compute_units value is 100 x its SM
+efficiency. The SM count and per-SM limits come from TARGET_INFO_GPU where the export has it, else
+from data/hardware_profiles.json for the chip tuneprof reports (inferred, or given by --hardware).
+Usage: nsys_units_check.py TUNEPROF SHARED_DIR REPO_DIR
+"""
+import json
+import math
+import os
+import sqlite3
+import subprocess
+import sys
+
+REL_TOL = 1e-9
+WARP = 32
+
+# (export under SHARED_DIR/traces/nsys, extra flags, the chip tuneprof must report, its SM count basis)
+CASES = [
+    ("h100_2gpu_mfu_before.sqlite", [], "H100 SXM"),  # no TARGET_INFO_GPU: chip inferred from clusters
+    ("h100_2gpu_1s.sqlite", ["--hardware", "H100 PCIe"], "H100 PCIe"),  # no evidence of 9.0: --hardware
+    ("rtx3080_mock.sqlite", [], None),  # TARGET_INFO_GPU: the device's own limits, no profile
+]
+
+failures = []
+
+
+def check(cond, message):
+    if not cond:
+        failures.append(message)
+        print("FAIL: " + message)
+
+
+def close(a, b):
+    return a is not None and b is not None and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-12)
+
+
+def run_json(tuneprof, args):
+    out = subprocess.run([tuneprof] + args + ["--json", "--quiet"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def columns(db, table):
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def device_limits(db):
+    """SM count and limits per TARGET_INFO_GPU id, or {} when the export has no such table."""
+    if "id" not in columns(db, "TARGET_INFO_GPU"):
+        return {}
+    limits = {}
+    for row in db.execute("SELECT id, smCount, maxWarpsPerSm, threadsPerWarp, maxBlocksPerSm, "
+                          "maxRegistersPerSm, maxShmemPerSm, computeMajor FROM TARGET_INFO_GPU"):
+        gpu, sms, warps, per_warp, blocks, regs, shmem, major = row
+        limits[gpu] = dict(sms=sms, threads=warps * per_warp, blocks=blocks, regs=regs, shmem=shmem, major=major)
+    return limits
+
+
+def profile_limits(repo, name):
+    with open(os.path.join(repo, "data", "hardware_profiles.json")) as f:
+        profiles = json.load(f)["profiles"]
+    p = next(p for p in profiles if p["name"] == name)
+    return dict(sms=p["sm_count"]["value"], threads=p["max_threads_per_sm"]["value"],
+                blocks=p["max_blocks_per_sm"]["value"], regs=p["registers_per_sm"]["value"],
+                shmem=p["shared_memory_per_sm_kib"]["value"] * 1024, major=int(p["compute_capability"]["value"]))
+
+
+def round_up(value, unit):
+    return (value + unit - 1) // unit * unit
+
+
+def resident_blocks(k, lim):
+    threads = k["threads"]
+    warps = round_up(threads, WARP) // WARP
+    resident = min(lim["blocks"], lim["threads"] // WARP // warps)
+    if k["regs"]:
+        per_warp = round_up(k["regs"] * WARP, 256)
+        resident = min(resident, (lim["regs"] // 4 // per_warp) * 4 // warps)
+    shared = k["shared"] + (1024 if lim["major"] >= 8 else 0)
+    if shared > 0:
+        resident = min(resident, lim["shmem"] // round_up(shared, 128))
+    return max(resident, 0)
+
+
+def kernels_of(db):
+    rows = db.execute("SELECT start, end, globalPid, deviceId, gridX * gridY * gridZ, blockX * blockY * blockZ, "
+                      "registersPerThread, COALESCE(staticSharedMemory, 0) + COALESCE(dynamicSharedMemory, 0) "
+                      "FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    return [dict(start=r[0], end=r[1], pid=r[2], device=r[3], grid=r[4], threads=r[5], regs=r[6], shared=r[7])
+            for r in rows if r[1] >= r[0]]
+
+
+def activity_spans(db):
+    """Per globalPid, the first start and last end of its device activity (kernels, copies, memsets)."""
+    spans = {}
+    for table in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
+        if "start" not in columns(db, table):
+            continue
+        for pid, lo, hi in db.execute(f"SELECT globalPid, MIN(start), MAX(end) FROM {table} GROUP BY globalPid"):
+            old = spans.get(pid, (lo, hi))
+            spans[pid] = (min(old[0], lo), max(old[1], hi))
+    return spans
+
+
+def measure(kernels, start, end, lim):
+    """SM efficiency and time-weighted occupancy of `kernels` (one GPU) clipped to [start, end)."""
+    points = []
+    occ_weighted = occ_time = 0.0
+    for k in kernels:
+        lo, hi = max(k["start"], start), min(k["end"], end)
+        if hi <= lo:
+            continue
+        blocks_per_sm = k["grid"] / lim["sms"]
+        if blocks_per_sm > 0:
+            points.append((lo, 0, blocks_per_sm))  # starts sort before ends at equal times
+            points.append((hi, 1, blocks_per_sm))
+        occ = min(blocks_per_sm, resident_blocks(k, lim)) * k["threads"] / lim["threads"]
+        occ_weighted += occ * (hi - lo)
+        occ_time += hi - lo
+    points.sort(key=lambda p: (p[0], p[1]))
+    active = running = 0.0
+    for i, (ts, is_end, blocks) in enumerate(points):
+        if i > 0 and running > 0:
+            active += min(running, 1.0) * (ts - points[i - 1][0])
+        running += -blocks if is_end else blocks
+    return active / (end - start), (occ_weighted / occ_time if occ_time else None)
+
+
+def check_case(tuneprof, shared, repo, name, flags, chip):
+    path = os.path.join(shared, "traces", "nsys", name)
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    profile = run_json(tuneprof, ["profile", path] + flags)
+    analyze = run_json(tuneprof, ["analyze", path] + flags)
+    advise = run_json(tuneprof, ["advise", path] + flags)
+    gpus = device_limits(db)
+    kernels = kernels_of(db)
+    spans = activity_spans(db)
+    checked = 0
+    for rank in profile["ranks"]:
+        compute = rank["compute"]
+        check(compute["hardware"] == chip, f"{name} rank {rank['rank']}: hardware {compute['hardware']}, not {chip}")
+        step = rank["steps"][0]
+        start, end = step["device_start_ns"], step["device_end_ns"]
+        pids = [pid for pid, span in spans.items() if span == (start, end)]
+        check(len(pids) == 1, f"{name} rank {rank['rank']}: window {start}..{end} is no process's device span")
+        if len(pids) != 1:
+            continue
+        mine = [k for k in kernels if k["pid"] == pids[0]]
+        devices = {k["device"] for k in mine}
+        check(len(devices) == 1, f"{name} rank {rank['rank']}: kernels on {len(devices)} devices")
+        lim = gpus[next(iter(devices))] if gpus else profile_limits(repo, chip)
+        sm_eff, occupancy = measure(mine, start, end, lim)
+        check(close(compute["sm_efficiency"], sm_eff),
+              f"{name} rank {rank['rank']}: sm_efficiency {compute['sm_efficiency']} vs sqlite3 {sm_eff}")
+        check(close(compute["achieved_occupancy"], occupancy),
+              f"{name} rank {rank['rank']}: achieved_occupancy {compute['achieved_occupancy']} vs sqlite3 {occupancy}")
+        for command, doc in (("analyze", analyze), ("advise", advise)):
+            units = next(u for r in doc["ranks"] if r["rank"] == rank["rank"] for u in r["utilizations"]
+                         if u["name"] == "compute_units")
+            check(close(units["value_pct"], 100 * sm_eff),
+                  f"{name} {command} rank {rank['rank']}: compute_units {units['value_pct']} vs sqlite3 {100 * sm_eff}")
+        checked += 1
+    check(checked == len(profile["ranks"]) and checked > 0, f"{name}: {checked} of {len(profile['ranks'])} ranks")
+    return checked
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    tuneprof, shared, repo = sys.argv[1:]
+    ranks = sum(check_case(tuneprof, shared, repo, *case) for case in CASES)
+    print(f"{len(CASES)} nsys exports, {ranks} ranks: compute units checked against sqlite3; "
+          f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
