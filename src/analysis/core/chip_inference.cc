@@ -36,6 +36,17 @@ std::string Quoted(const std::vector<const HardwareProfile*>& profiles, size_t f
   return out;
 }
 
+// The profile of the chips that split the AI Core into Cube and Vector cores, variant unknown.
+constexpr std::string_view kAscend910bFamily = "Ascend 910B (variant unknown)";
+
+std::vector<const HardwareProfile*> VariantProfiles(const HardwareProfile& family, const HardwareProfiles& profiles) {
+  std::vector<const HardwareProfile*> variants;
+  for (const std::string& name : family.variants) {
+    if (const HardwareProfile* variant = profiles.FindByName(name)) variants.push_back(variant);
+  }
+  return variants;
+}
+
 }  // namespace
 
 int KernelNameCapability(std::string_view name) {
@@ -93,6 +104,30 @@ ChipEvidence CollectChipEvidence(const Trace& trace) {
     evidence.basis += fmt::format(" and their maxActiveClusters x cluster size (at least {} SMs)", evidence.min_sms);
   }
   return evidence;
+}
+
+HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles& profiles, bool* ascend) {
+  HardwareSelection selection;
+  const TraceFormat format = trace.metadata().format;
+  *ascend = trace.kernel_details().present || format == TraceFormat::kTorchNpuTraceView;
+  if (!*ascend) return selection;
+  uint64_t vector_core_ops = 0;
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    const std::string_view core = trace.str(row.accelerator_core);
+    vector_core_ops += core == "AI_VECTOR_CORE" || core == "MIX_AIV" || core == "MIX_AIC";
+  }
+  const HardwareProfile* family = profiles.FindByName(kAscend910bFamily);
+  if (vector_core_ops == 0 || family == nullptr) {
+    selection.how = "the run does not name its chip: pass --hardware NAME (e.g. \"Ascend 910B2\")";
+    return selection;
+  }
+  selection.profile = family;
+  selection.inferred = true;
+  selection.how = fmt::format(
+      "assumed from {} operators on separate AI Vector cores (Ascend 910B family or 910_93); variant unknown: "
+      "pass --hardware with the chip ({})",
+      vector_core_ops, Quoted(VariantProfiles(*family, profiles), 0, " or "));
+  return selection;
 }
 
 HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProfiles& profiles) {

@@ -44,6 +44,15 @@ ChipEvidence CollectChipEvidence(const Trace& trace);
 // The selection for a trace that names no device, from `evidence` (profile nullptr when it is unknown).
 HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProfiles& profiles);
 
+// An Ascend run that names no chip (torch_npu's text export writes no device name): operators on separate
+// AI Vector cores (AI_VECTOR_CORE, MIX_AIV, MIX_AIC in kernel_details) exist only on the chips that split
+// the AI Core into Cube and Vector cores, the Ascend 910B family and its 910_93 successor. The 910B family
+// profile is assumed, its variant unknown (figures the variants share, such as the HCCS peak, apply;
+// those that differ stay unknown), and the text says how to name the chip. Without such operators, or
+// without kernel_details, the chip stays unknown with the same advice. `ascend` is false for traces
+// that are not torch_npu / msprof runs, and the selection is then left to the caller.
+HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles& profiles, bool* ascend);
+
 // Why a device the trace names has no profile, with the profiles of the closest compute capability
 // (same major version, nearest first) to pass as --hardware; kNoId when the trace does not say it.
 std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int64_t minor,

@@ -135,5 +135,41 @@ TEST(ChipInferenceTest, GpuProfilesCarryPerSmLimitsAndOneDefaultPerArchitecture)
   for (const auto& [capability, count] : defaults) EXPECT_EQ(count, 1) << capability;
 }
 
+// A torch_npu run with kernel_details rows on these accelerator cores and no device name.
+Trace NpuRun(const std::vector<std::string>& cores) {
+  hand_built::HandBuiltTrace hand;
+  Trace trace = hand.Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  for (const std::string& core : cores) {
+    NpuOpRow row;
+    row.accelerator_core = side.Intern(core);
+    side.AddKernelDetail(row);
+  }
+  return trace;
+}
+
+TEST(ChipInferenceTest, AscendVectorCoresAssumeThe910bFamilyAndNameTheVariants) {
+  bool ascend = false;
+  const HardwareSelection split =
+      InferAscendHardware(NpuRun({"AI_CORE", "AI_VECTOR_CORE", "MIX_AIV"}), Builtin(), &ascend);
+  EXPECT_TRUE(ascend);
+  ASSERT_NE(split.profile, nullptr);
+  EXPECT_EQ(split.profile->name, "Ascend 910B (variant unknown)");
+  EXPECT_TRUE(split.inferred);
+  EXPECT_TRUE(Has(split.how, "assumed from 2 operators")) << split.how;
+  EXPECT_TRUE(Has(split.how, "\"Ascend 910B2\"")) << split.how;
+
+  const HardwareSelection cube_only = InferAscendHardware(NpuRun({"AI_CORE", "AI_CPU"}), Builtin(), &ascend);
+  EXPECT_TRUE(ascend);
+  EXPECT_EQ(cube_only.profile, nullptr);
+  EXPECT_TRUE(Has(cube_only.how, "--hardware")) << cube_only.how;
+
+  hand_built::HandBuiltTrace gpu;
+  const HardwareSelection not_npu = InferAscendHardware(gpu.Finish(), Builtin(), &ascend);
+  EXPECT_FALSE(ascend);
+  EXPECT_EQ(not_npu.profile, nullptr);
+}
+
 }  // namespace
 }  // namespace tuneprof

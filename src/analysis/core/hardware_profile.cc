@@ -224,7 +224,11 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
     selection.how = "--hardware";
     return selection;
   }
-  if (!device) return InferHardware(CollectChipEvidence(trace), profiles);
+  if (!device) {
+    bool ascend = false;
+    HardwareSelection npu = InferAscendHardware(trace, profiles, &ascend);
+    return ascend ? npu : InferHardware(CollectChipEvidence(trace), profiles);
+  }
   selection.profile = profiles.Detect(selection.device_name, device->num_sms);
   if (selection.profile && !selection.profile->variants.empty()) {
     selection.how = VariantUnknown(*selection.profile);
