@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "importers/ascend/ascend_db.h"
+#include "importers/ascend/ascend_cluster.h"
 #include "importers/ascend/ascend_directory.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "importers/nsys/nsys_importer.h"
@@ -75,6 +76,7 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
   ScopedLoad load(path, ec ? 0 : static_cast<uint64_t>(size_on_disk));
   if (std::filesystem::is_directory(path, ec)) {
     if (IsAscendProfilerDirectory(path)) return ImportOne(ImportAscendDirectory(path));
+    if (IsClusterAnalysisDirectory(path)) return ImportClusterAnalysis(path);
     return InvalidInput(path + ": a directory that is not Ascend profiler output (no ASCEND_PROFILER_OUTPUT/)");
   }
   TP_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kSniffBytes));

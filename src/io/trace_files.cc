@@ -62,13 +62,14 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path) {
   if (ec || !fs::exists(status)) return UnreachablePath(path, ec);
   if (!fs::is_directory(status) && IsNsysReport(path)) return NsysReportError(path);
   if (!fs::is_directory(status)) return std::vector<std::string>{path};
-  if (IsAscendProfilerDirectory(path)) return std::vector<std::string>{path};
+  if (IsAscendProfilerDirectory(path) || IsClusterAnalysisDirectory(path)) return std::vector<std::string>{path};
   TP_RETURN_IF_ERROR(CheckListable(path));
 
   std::vector<std::string> files;
   for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && IsAscendProfilerDirectory(it->path().string())) {
+    if (it->is_directory(ec) &&
+        (IsAscendProfilerDirectory(it->path().string()) || IsClusterAnalysisDirectory(it->path().string()))) {
       files.push_back(it->path().string());
       it.disable_recursion_pending();
     } else if (it->is_regular_file(ec) && LooksLikeTraceName(it->path().filename().string())) {
@@ -101,6 +102,11 @@ bool IsAscendProfilerDirectory(const std::string& dir) {
   return name == "ASCEND_PROFILER_OUTPUT" || name.ends_with("_ascend_pt") ||
          fs::is_directory(p / "ASCEND_PROFILER_OUTPUT", ec) || name.starts_with("PROF_") ||
          name == "mindstudio_profiler_output" || fs::is_directory(p / "mindstudio_profiler_output", ec);
+}
+
+bool IsClusterAnalysisDirectory(const std::string& dir) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(std::filesystem::path(dir) / kClusterStepTraceTime, ec);
 }
 
 }  // namespace tuneprof

@@ -1,6 +1,7 @@
 #pragma once
 // Expands user paths (files or directories) into the trace files to import.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -18,5 +19,10 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path);
 // True when `dir` is an Ascend profiler rank directory: named *_ascend_pt, holding
 // ASCEND_PROFILER_OUTPUT/, or that ASCEND_PROFILER_OUTPUT/ folder itself.
 bool IsAscendProfilerDirectory(const std::string& dir);
+
+// msprof-analyze's cluster output: a directory holding this file (cluster_analysis_output/) is the step
+// split of a whole run, listed whole like a rank directory and imported as one trace per rank.
+inline constexpr std::string_view kClusterStepTraceTime = "cluster_step_trace_time.csv";
+bool IsClusterAnalysisDirectory(const std::string& dir);
 
 }  // namespace tuneprof

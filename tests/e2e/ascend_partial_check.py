@@ -10,7 +10,11 @@ On temporary copies of the shared torch_npu rank directories with files removed:
   - the Db export with a corrupt ascend_pytorch_profiler_0.db beside a good analysis.db: steps equal
     analysis.db's StepTraceTime (Python's sqlite3), and a warning names the damaged file;
   - a parent holding all of them and one rank with nothing usable: exit 0, one warning per damaged rank;
-    a parent with no usable rank: exit 1.
+    a parent with no usable rank: exit 1;
+  - a generated msprof-analyze cluster_analysis_output/ (cluster_step_trace_time.csv of 4 ranks, one
+    listed twice for a step, plus a stage row): one rank per rank id with its step split equal to the
+    CSV, the communication-bound verdict, exit 0, one warning naming the duplicate and no per-rank
+    repetition of the shared "no timeline" warning.
 On every shared torch_npu rank (and on the copies), work-type shares of each step sum to at most 100 %,
 and no text or JSON output of info / profile / analyze / advise / comm / memory says "GPU" or "CUDA".
 Usage: ascend_partial_check.py TUNEPROF SHARED_DIR
@@ -153,6 +157,50 @@ def make_rank(tmp, name, source, keep=None, drop=()):
     return dest
 
 
+CLUSTER_HEADER = ("Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
+                  "Bubble,Communication(Not Overlapped and Exclude Receive)")
+
+
+def check_cluster(tuneprof, tmp):
+    out = tmp / "cluster_analysis_output"
+    out.mkdir()
+    rows = {  # rank -> (Computing, Communication(Not Overlapped), Overlapped, Free), µs
+        0: (80309.687, 683731.289, 5524.544, 990605.104),
+        1: (80435.746, 1133385.977, 76.479, 488610.058),
+        2: (80335.817, 1130279.232, 2056.839, 510332.117),
+        3: (80077.269, 1065574.66, 1775.38, 566552.52),
+    }
+    lines = [CLUSTER_HEADER]
+    for rank, (computing, exposed, overlapped, free) in rows.items():
+        stage = computing + exposed + free
+        lines.append(f",rank,{rank},{computing},{exposed},{overlapped},{exposed + overlapped},{free},{stage},0,{exposed}")
+    lines.append(lines[-1])  # rank 3 listed twice
+    lines.append(",stage,\"(0, 1, 2, 3)\",1,1,1,1,1,1,0,1")
+    (out / "cluster_step_trace_time.csv").write_text("\n".join(lines) + "\n")
+    profile, proc = run_json(tuneprof, "profile", str(out))
+    if profile is None:
+        return
+    ranks = {r["rank"]: r for r in profile["ranks"]}
+    if sorted(ranks) != sorted(rows):
+        fail(f"cluster: ranks {sorted(ranks)} != {sorted(rows)}")
+        return
+    for rank, (computing, exposed, overlapped, free) in rows.items():
+        steps = ranks[rank]["steps"]
+        got = steps[0] if steps else {}
+        for key, want in (("computing_us", computing), ("communication_not_overlapped_us", exposed),
+                          ("overlapped_us", overlapped), ("free_us", free)):
+            if not close(got.get(key), want):
+                fail(f"cluster: rank {rank} {key} {got.get(key)} != {want}")
+    if "rank 3 is listed more than once" not in proc.stderr:
+        fail(f"cluster: no warning about the duplicate rank: {proc.stderr.strip()[:400]}")
+    if proc.stderr.count("no device timeline") > 1:
+        fail(f"cluster: the shared no-timeline warning repeated per rank: {proc.stderr.strip()[:600]}")
+    report, _ = run_json(tuneprof, "analyze", str(out))
+    if report and report["dominant_bottleneck"] != "communication":
+        fail(f"cluster: verdict {report['dominant_bottleneck']}, communication expected (most ranks > 60 % exposed)")
+    check_words(tuneprof, "cluster", out)
+
+
 def main():
     tuneprof, shared = sys.argv[1], pathlib.Path(sys.argv[2])
     base = shared / "traces/ascend/msinsight/test/data/pytorch"
@@ -215,6 +263,7 @@ def main():
 
         for rank in (summary, kernels, corrupt):
             check_words(tuneprof, rank.name, rank)
+        check_cluster(tuneprof, tmp)
         for rank in sorted(base.glob("*/*/rank*_ascend_pt")):
             profile, _ = run_json(tuneprof, "profile", str(rank))
             if profile:

@@ -154,40 +154,81 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
   return Status::Ok();
 }
 
-Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out) {
-  const int step = csv->AnyColumn({"Step", "Step Id"});
-  const int computing = csv->Column("Computing");
-  if (step == kNoColumn || computing == kNoColumn) {
-    return InvalidInput(csv->name() + ": not a step_trace_time table (no Step and Computing columns)");
+namespace {
+
+// Column positions of a step_trace_time table (torch_npu's per rank, msprof-analyze's per cluster).
+struct StepColumns {
+  int step = kNoColumn, device = kNoColumn, computing = kNoColumn, not_overlapped = kNoColumn;
+  int overlapped = kNoColumn, communication = kNoColumn, free = kNoColumn, stage = kNoColumn;
+  int bubble = kNoColumn, exclude_receive = kNoColumn, preparing = kNoColumn;
+};
+
+Result<StepColumns> FindStepColumns(const CsvReader& csv) {
+  StepColumns c;
+  c.step = csv.AnyColumn({"Step", "Step Id"});
+  c.computing = csv.Column("Computing");
+  if (c.step == kNoColumn || c.computing == kNoColumn) {
+    return InvalidInput(csv.name() + ": not a step_trace_time table (no Step and Computing columns)");
   }
-  const int device = csv->AnyColumn({"Device_id", "Device ID"});
-  const int not_overlapped = csv->Column("Communication(Not Overlapped)");
-  const int overlapped = csv->Column("Overlapped");
-  const int communication = csv->Column("Communication");
-  const int free = csv->Column("Free");
-  const int stage = csv->Column("Stage");
-  const int bubble = csv->Column("Bubble");
-  const int exclude_receive = csv->Column("Communication(Not Overlapped and Exclude Receive)");
-  const int preparing = csv->Column("Preparing");
+  c.device = csv.AnyColumn({"Device_id", "Device ID"});
+  c.not_overlapped = csv.Column("Communication(Not Overlapped)");
+  c.overlapped = csv.Column("Overlapped");
+  c.communication = csv.Column("Communication");
+  c.free = csv.Column("Free");
+  c.stage = csv.Column("Stage");
+  c.bubble = csv.Column("Bubble");
+  c.exclude_receive = csv.Column("Communication(Not Overlapped and Exclude Receive)");
+  c.preparing = csv.Column("Preparing");
+  return c;
+}
+
+ReportedStepTime StepRow(const CsvReader& csv, const StepColumns& c, SideTableBuilder* out) {
+  ReportedStepTime r;
+  r.device_id = IntCell(csv, c.device, "Device_id", out);
+  r.step = IntCell(csv, c.step, "Step", out);
+  r.computing_ns = DurationCell(csv, c.computing, "Computing", out);
+  r.communication_not_overlapped_ns = DurationCell(csv, c.not_overlapped, "Communication(Not Overlapped)", out);
+  r.overlapped_ns = DurationCell(csv, c.overlapped, "Overlapped", out);
+  r.communication_ns = DurationCell(csv, c.communication, "Communication", out);
+  r.free_ns = DurationCell(csv, c.free, "Free", out);
+  r.stage_ns = DurationCell(csv, c.stage, "Stage", out);
+  r.bubble_ns = DurationCell(csv, c.bubble, "Bubble", out);
+  r.communication_not_overlapped_exclude_receive_ns =
+      DurationCell(csv, c.exclude_receive, "Communication(Not Overlapped and Exclude Receive)", out);
+  r.preparing_ns = DurationCell(csv, c.preparing, "Preparing", out);
+  return r;
+}
+
+}  // namespace
+
+Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out) {
+  TP_ASSIGN_OR_RETURN(const StepColumns columns, FindStepColumns(*csv));
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
-    ReportedStepTime r;
-    r.device_id = IntCell(*csv, device, "Device_id", out);
-    r.step = IntCell(*csv, step, "Step", out);
-    r.computing_ns = DurationCell(*csv, computing, "Computing", out);
-    r.communication_not_overlapped_ns = DurationCell(*csv, not_overlapped, "Communication(Not Overlapped)", out);
-    r.overlapped_ns = DurationCell(*csv, overlapped, "Overlapped", out);
-    r.communication_ns = DurationCell(*csv, communication, "Communication", out);
-    r.free_ns = DurationCell(*csv, free, "Free", out);
-    r.stage_ns = DurationCell(*csv, stage, "Stage", out);
-    r.bubble_ns = DurationCell(*csv, bubble, "Bubble", out);
-    r.communication_not_overlapped_exclude_receive_ns =
-        DurationCell(*csv, exclude_receive, "Communication(Not Overlapped and Exclude Receive)", out);
-    r.preparing_ns = DurationCell(*csv, preparing, "Preparing", out);
-    out->AddReportedStepTime(r);
+    out->AddReportedStepTime(StepRow(*csv, columns, out));
   }
   WarnDroppedRows(*csv, out);
+  return Status::Ok();
+}
+
+Status ReadClusterStepTraceTime(CsvReader* csv, SideTableBuilder* warnings,
+                                const std::function<void(int64_t rank, const ReportedStepTime& row)>& add) {
+  TP_ASSIGN_OR_RETURN(const StepColumns columns, FindStepColumns(*csv));
+  const int type = csv->Column("Type");
+  const int index = csv->Column("Index");
+  if (type == kNoColumn || index == kNoColumn) {
+    return InvalidInput(csv->name() + ": not a cluster step_trace_time table (no Type and Index columns)");
+  }
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
+    if (!more) break;
+    if (csv->Text(type) != "rank") continue;  // "stage" rows aggregate pipeline stages
+    const int64_t rank = IntCell(*csv, index, "Index", warnings);
+    if (rank == kNoId || rank < 0) continue;
+    add(rank, StepRow(*csv, columns, warnings));
+  }
+  WarnDroppedRows(*csv, warnings);
   return Status::Ok();
 }
 

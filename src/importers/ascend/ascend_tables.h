@@ -2,6 +2,7 @@
 // The CSV summaries of a torch_npu ASCEND_PROFILER_OUTPUT/ directory, read into the model's side
 // tables. Columns are found by name: every torch_npu / CANN version writes a
 // different header (Step Id and Device_id optional, Block Dim renamed Block Num, PMU sets per run).
+#include <functional>
 #include <string>
 
 #include "base/status.h"
@@ -20,5 +21,11 @@ void WarnDroppedRows(const CsvReader& csv, SideTableBuilder* out);
 
 // step_trace_time.csv -> Trace::reported_step_times(), exact ns.
 Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out);
+
+// msprof-analyze's cluster_step_trace_time.csv: the same columns plus Type and Index, one row per rank
+// (Type "rank", Index its id) and per pipeline stage (Type "stage", skipped). Calls `add` for each rank
+// row; cell problems are warnings on `warnings`.
+Status ReadClusterStepTraceTime(CsvReader* csv, SideTableBuilder* warnings,
+                                const std::function<void(int64_t rank, const ReportedStepTime& row)>& add);
 
 }  // namespace tuneprof
