@@ -59,7 +59,8 @@ namespace {
 struct RankSlot {
   std::vector<RankCommunication> results;
   Status status;
-  std::vector<std::string> warnings;  // the traces' and their breakdowns'
+  std::vector<std::string> warnings;  // the traces'
+  RankWarnings breakdown_warnings;    // their breakdowns', said once across ranks
 };
 
 void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, const HardwareProfile* forced,
@@ -74,7 +75,7 @@ void AnalyzeFile(const std::string& file, const HardwareProfiles& profiles, cons
       std::vector<std::string> warnings = TraceWarnings(trace);
       slot->warnings.insert(slot->warnings.end(), warnings.begin(), warnings.end());
       RankBreakdown breakdown = ComputeTimeBreakdown(trace);
-      slot->warnings.insert(slot->warnings.end(), breakdown.warnings.begin(), breakdown.warnings.end());
+      slot->breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
       slot->results.push_back(AnalyzeRankCommunication(trace, breakdown, SelectHardware(trace, profiles, forced)));
     }
   }  // the traces are freed here
@@ -126,11 +127,14 @@ int RunComm(const CommOptions& options) {
   std::vector<std::string> lines, warnings;
   skipped.AppendWarnings(&lines);
   EmitWarnings(lines, &warnings);
+  RankWarnings breakdown_warnings;
   for (RankSlot& slot : slots) {
     if (!slot.status.ok()) continue;
     EmitWarnings(slot.warnings, &warnings);
+    breakdown_warnings.Merge(slot.breakdown_warnings);
     for (RankCommunication& result : slot.results) analysis.ranks.push_back(std::move(result));
   }
+  breakdown_warnings.Emit(&warnings);
   analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
   JudgeCommunication(&analysis);
   const std::string text = options.json ? WithWarnings(RenderCommJson(analysis), warnings) : RenderCommText(analysis);

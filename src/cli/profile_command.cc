@@ -76,9 +76,10 @@ int RunProfile(const ProfileOptions& options) {
   const std::vector<Trace>& traces = loaded->traces;
   std::vector<std::string> warnings = loaded->warnings;
   ProfileResult result;
+  RankWarnings breakdown_warnings;
   for (const Trace& trace : traces) {
     result.ranks.push_back(ComputeTimeBreakdown(trace));
-    EmitWarnings(result.ranks.back().warnings, &warnings);
+    breakdown_warnings.Add(trace.metadata().path, result.ranks.back().warnings);
     ComputeOptions compute;
     compute.threshold = options.compute_threshold;
     compute.model_params = options.model_params;
@@ -90,6 +91,7 @@ int RunProfile(const ProfileOptions& options) {
         ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, *forced), compute));
     result.kernels.push_back(ComputeKernelBreakdown(trace));
   }
+  breakdown_warnings.Emit(&warnings);
   if (options.semantics == "hta") {
     result.hta_semantics = true;
     result.hta = ComputeHtaBreakdown(traces);

@@ -1,5 +1,9 @@
 #include "pipeline/run_analyses.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "analysis/advisor/advisor_config.h"
 #include "importers/common/rank.h"
 #include "importers/import.h"
@@ -32,6 +36,40 @@ void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::str
     PrintWarning(warning);
     all->push_back(warning);
   }
+}
+
+void RankWarnings::Add(const std::string& path, const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    const std::string prefix = path + ": ";
+    std::string message = warning.starts_with(prefix) ? warning.substr(prefix.size()) : warning;
+    const auto [it, added] = index_.try_emplace(message, lines_.size());
+    if (added) {
+      lines_.push_back(Shared{path, std::move(message), 1});
+    } else {
+      ++lines_[it->second].ranks;
+    }
+  }
+}
+
+void RankWarnings::Merge(const RankWarnings& other) {
+  for (const Shared& line : other.lines_) {
+    const auto [it, added] = index_.try_emplace(line.message, lines_.size());
+    if (added) {
+      lines_.push_back(line);
+    } else {
+      lines_[it->second].ranks += line.ranks;
+    }
+  }
+}
+
+void RankWarnings::Emit(std::vector<std::string>* all) const {
+  std::vector<std::string> lines;
+  for (const Shared& s : lines_) {
+    lines.push_back(s.ranks == 1 ? s.first_path + ": " + s.message
+                                 : fmt::format("{} and {} more rank{}: {}", s.first_path, s.ranks - 1,
+                                               s.ranks == 2 ? "" : "s", s.message));
+  }
+  EmitWarnings(lines, all);
 }
 
 Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
@@ -74,15 +112,17 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
   run.breakdowns.reserve(n);
   run.compute.reserve(n);
   run.hardware.reserve(n);
+  RankWarnings breakdown_warnings;
   for (const Trace& trace : run.traces) {
     run.breakdowns.push_back(ComputeTimeBreakdown(trace));
-    EmitWarnings(run.breakdowns.back().warnings, &run.warnings);
+    breakdown_warnings.Add(trace.metadata().path, run.breakdowns.back().warnings);
     run.hardware.push_back(SelectHardware(trace, profiles, forced));
     run.compute.push_back(ComputeRankComputeUnits(trace, run.breakdowns.back(), run.hardware.back()));
     run.kernels.push_back(ComputeKernelBreakdown(trace));
     run.memory.push_back(AnalyzeMemory(trace, run.hardware.back()));
     run.flops.push_back(ComputeOpFlops(trace, run.hardware.back().profile));
   }
+  breakdown_warnings.Emit(&run.warnings);
   CommThresholds comm_thresholds;
   comm_thresholds.utilization = advisor_config.Get(threshold::kCommunicationBandwidthUtilizationPct) / 100;
   run.comm = AnalyzeCommunication(run.traces, run.breakdowns, run.hardware, comm_thresholds);
