@@ -11,7 +11,8 @@ tuneprof reports (the window is checked against the process's own span of device
                       occupancy calculator's warp, block, register (256 per warp, 4 sub-partitions)
                       and shared-memory (+1 KiB reserved from 8.0, 128 B units) limits
 and checks `analyze --json` / `advise --json`: each rank's compute_units value is 100 x its SM
-efficiency. The SM count and per-SM limits come from TARGET_INFO_GPU where the export has it, else
+efficiency, its measured_as names the kernels counted and the GPU, and an unknown chip's value says
+how to measure it (--hardware, nsys --gpu-metrics-devices=all). The SM count and per-SM limits come from TARGET_INFO_GPU where the export has it, else
 from data/hardware_profiles.json for the chip tuneprof reports (inferred, or given by --hardware).
 Usage: nsys_units_check.py TUNEPROF SHARED_DIR REPO_DIR
 """
@@ -164,14 +165,33 @@ def check_case(tuneprof, shared, repo, name, flags, chip):
               f"{name} rank {rank['rank']}: sm_efficiency {compute['sm_efficiency']} vs sqlite3 {sm_eff}")
         check(close(compute["achieved_occupancy"], occupancy),
               f"{name} rank {rank['rank']}: achieved_occupancy {compute['achieved_occupancy']} vs sqlite3 {occupancy}")
+        in_window = sum(1 for k in mine if min(k["end"], end) > max(k["start"], start))
+        population = f"time-weighted over {in_window} kernels on GPU {next(iter(devices))}"
         for command, doc in (("analyze", analyze), ("advise", advise)):
             units = next(u for r in doc["ranks"] if r["rank"] == rank["rank"] for u in r["utilizations"]
                          if u["name"] == "compute_units")
             check(close(units["value_pct"], 100 * sm_eff),
                   f"{name} {command} rank {rank['rank']}: compute_units {units['value_pct']} vs sqlite3 {100 * sm_eff}")
+            check(population in units["measured_as"] and "launch configurations" in units["measured_as"],
+                  f"{name} {command} rank {rank['rank']}: measured_as lacks '{population}': {units['measured_as']}")
+            check(units["how_to_measure"] is None, f"{name} {command}: a known value with how_to_measure")
         checked += 1
     check(checked == len(profile["ranks"]) and checked > 0, f"{name}: {checked} of {len(profile['ranks'])} ranks")
     return checked
+
+
+def check_unknown_chip(tuneprof, shared):
+    """Without --hardware, h100_2gpu_1s (sm80 kernels only) names no chip: compute units are unknown,
+    and the reason and the text name --hardware with candidates."""
+    path = os.path.join(shared, "traces", "nsys", "h100_2gpu_1s.sqlite")
+    doc = run_json(tuneprof, ["analyze", path])
+    units = next(u for u in doc["ranks"][0]["utilizations"] if u["name"] == "compute_units")
+    check(units["value_pct"] is None, f"h100_2gpu_1s: compute_units {units['value_pct']} without a chip")
+    check("--hardware NAME" in units["measured_as"], f"h100_2gpu_1s: reason {units['measured_as']}")
+    check("--gpu-metrics-devices=all" in (units["how_to_measure"] or ""), f"h100_2gpu_1s: {units['how_to_measure']}")
+    text = subprocess.run([tuneprof, "analyze", path, "--quiet"], check=True, capture_output=True, text=True).stdout
+    check("    how to measure: " in text, "h100_2gpu_1s: analyze prints no 'how to measure:' line")
+    check(all(len(line) <= 100 for line in text.splitlines()), "h100_2gpu_1s: analyze text wider than 100")
 
 
 def main():
@@ -180,6 +200,7 @@ def main():
         return 2
     tuneprof, shared, repo = sys.argv[1:]
     ranks = sum(check_case(tuneprof, shared, repo, *case) for case in CASES)
+    check_unknown_chip(tuneprof, shared)
     print(f"{len(CASES)} nsys exports, {ranks} ranks: compute units checked against sqlite3; "
           f"{len(failures)} failures")
     return 1 if failures else 0

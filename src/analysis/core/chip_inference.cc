@@ -85,7 +85,9 @@ ChipEvidence CollectChipEvidence(const Trace& trace) {
   evidence.min_capability = std::max(tag, cluster_capability);
   if (evidence.from_tag) {
     evidence.basis = fmt::format("sm{} kernels", tag);
+    evidence.short_basis = evidence.basis;
   } else if (cluster_capability > 0) {
+    evidence.short_basis = "thread-block clusters";
     evidence.basis = fmt::format("thread-block clusters in {} kernels (compute capability {} or newer)",
                                  evidence.cluster_kernels, CapabilityText(cluster_capability));
   }
@@ -126,6 +128,8 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
       selection.profile = candidates.front();
       selection.inferred = true;
       selection.how = fmt::format("inferred from {}; pass --hardware to override", evidence.basis);
+      selection.label = fmt::format("{} (inferred from {}; pass --hardware to override)", selection.profile->name,
+                                    evidence.short_basis);
       return selection;
     }
     auto chosen =
@@ -137,6 +141,8 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
       selection.how =
           fmt::format("assumed from {}; compute capability {} could also be {}; pass --hardware to override",
                       evidence.basis, CapabilityText(oldest), Quoted(candidates, 1, " or "));
+      selection.label = fmt::format("{} (assumed from {}; pass --hardware to override)", selection.profile->name,
+                                    evidence.short_basis);
       return selection;
     }
   }

@@ -31,8 +31,9 @@ struct ChipEvidence {
   bool from_tag = false;   // min_capability comes from a kernel-name tag (else from clusters)
   int64_t tagged_kernels = 0;
   int64_t cluster_kernels = 0;
-  int64_t min_sms = 0;  // SMs the cluster launches prove; 0: nothing
-  std::string basis;    // "sm90 kernels", "thread-block clusters, >= 132 SMs (maxActiveClusters)"
+  int64_t min_sms = 0;      // SMs the cluster launches prove; 0: nothing
+  std::string basis;        // "sm90 kernels", "thread-block clusters in 183 kernels (...) and ... (at least 132 SMs)"
+  std::string short_basis;  // "sm90 kernels", "thread-block clusters"
 };
 
 // Visible for testing: the architecture tag of a kernel name as capability × 10 (90 for "sm90_"), 0 when

@@ -56,6 +56,7 @@ TEST(ChipInferenceTest, HopperKernelsAssumeTheArchitecturesDefaultAndNameTheOthe
   EXPECT_TRUE(Has(selection.how, "\"H100 PCIe\"")) << selection.how;
   EXPECT_TRUE(Has(selection.how, "\"H200 SXM\"")) << selection.how;
   EXPECT_TRUE(Has(selection.how, "pass --hardware to override")) << selection.how;
+  EXPECT_EQ(selection.label, "H100 SXM (assumed from sm90 kernels; pass --hardware to override)");
 }
 
 // Clusters of 2 blocks, 66 of them at once: at least 132 SMs, which rules the H100 PCIe (114) out.
