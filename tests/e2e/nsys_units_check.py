@@ -22,6 +22,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 
 REL_TOL = 1e-9
 WARP = 32
@@ -194,6 +195,44 @@ def check_unknown_chip(tuneprof, shared):
     check(all(len(line) <= 100 for line in text.splitlines()), "h100_2gpu_1s: analyze text wider than 100")
 
 
+def check_device_table(tuneprof, shared):
+    """A copy of h100_2gpu_1s (no TARGET_INFO_GPU, sm80 kernels: no chip) given CUPTI's device table
+    (TARGET_INFO_CUDA_DEVICE, as rtx3080_mock has it) with 132 SMs: SM efficiency is measured against
+    the table's SM count, occupancy stays unknown (no per-SM limits without a chip), labelled synthetic."""
+    source = os.path.join(shared, "traces", "nsys", "h100_2gpu_1s.sqlite")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "synthetic_device_table.sqlite")
+        with open(source, "rb") as src, open(path, "wb") as dst:
+            dst.write(src.read())
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER, pid INTEGER, uuid TEXT, "
+                   "numMultiprocessors INTEGER)")
+        devices = [row[0] for row in db.execute("SELECT DISTINCT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL")]
+        for device in devices:
+            db.execute("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (?, ?, 0, '', 132)", (device, device))
+        db.commit()
+        profile = run_json(tuneprof, ["profile", path])
+        analyze = run_json(tuneprof, ["analyze", path])
+        kernels = kernels_of(db)
+        spans = activity_spans(db)
+        for rank in profile["ranks"]:
+            compute = rank["compute"]
+            check(compute["hardware"] is None, f"device table: hardware {compute['hardware']} from sm80 kernels")
+            step = rank["steps"][0]
+            start, end = step["device_start_ns"], step["device_end_ns"]
+            pid = next(pid for pid, span in spans.items() if span == (start, end))
+            sm_eff, _ = measure([k for k in kernels if k["pid"] == pid], start, end,
+                                dict(sms=132, threads=2048, blocks=32, regs=65536, shmem=0, major=9))
+            check(close(compute["sm_efficiency"], sm_eff),
+                  f"device table rank {rank['rank']}: sm_efficiency {compute['sm_efficiency']} vs sqlite3 {sm_eff}")
+            check(compute["achieved_occupancy"] is None, "device table: occupancy without per-SM limits")
+            units = next(u for r in analyze["ranks"] if r["rank"] == rank["rank"] for u in r["utilizations"]
+                         if u["name"] == "compute_units")
+            check(close(units["value_pct"], 100 * sm_eff), f"device table: compute_units {units['value_pct']}")
+            check("SMs of the device properties" in units["measured_as"], f"device table: {units['measured_as']}")
+        db.close()
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -201,6 +240,7 @@ def main():
     tuneprof, shared, repo = sys.argv[1:]
     ranks = sum(check_case(tuneprof, shared, repo, *case) for case in CASES)
     check_unknown_chip(tuneprof, shared)
+    check_device_table(tuneprof, shared)
     print(f"{len(CASES)} nsys exports, {ranks} ranks: compute units checked against sqlite3; "
           f"{len(failures)} failures")
     return 1 if failures else 0

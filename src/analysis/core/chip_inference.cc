@@ -80,6 +80,11 @@ ChipEvidence CollectChipEvidence(const Trace& trace) {
       evidence.min_sms = std::max(evidence.min_sms, info.max_active_clusters * info.cluster_blocks);
     }
   }
+  for (const Device& device : trace.devices()) {
+    if (device.type != DeviceType::kGpu || device.num_sms == kNoId || device.num_sms <= 0) continue;
+    evidence.device_sms = evidence.device_sms == 0 || evidence.device_sms == device.num_sms ? device.num_sms : -1;
+  }
+  evidence.device_sms = std::max<int64_t>(evidence.device_sms, 0);
   const int cluster_capability = evidence.cluster_kernels > 0 ? kArchitectureNamed : 0;
   evidence.from_tag = tag >= cluster_capability && tag > 0;
   evidence.min_capability = std::max(tag, cluster_capability);
@@ -94,6 +99,9 @@ ChipEvidence CollectChipEvidence(const Trace& trace) {
   if (evidence.min_sms > 0) {
     evidence.basis += fmt::format(" and their maxActiveClusters x cluster size (at least {} SMs)", evidence.min_sms);
   }
+  if (evidence.device_sms > 0 && evidence.min_capability > 0) {
+    evidence.basis += fmt::format(" and the device table's {} SMs", evidence.device_sms);
+  }
   return evidence;
 }
 
@@ -107,6 +115,9 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
   for (const HardwareProfile* profile : profiles.GpuCandidates()) {
     if (Capability(*profile) < evidence.min_capability) continue;
     if (evidence.min_sms > 0 && profile->sm_count.value && *profile->sm_count.value < evidence.min_sms) continue;
+    if (evidence.device_sms > 0 && profile->sm_count.value && *profile->sm_count.value != evidence.device_sms) {
+      continue;
+    }
     candidates.push_back(profile);
   }
   std::stable_sort(candidates.begin(), candidates.end(),

@@ -80,6 +80,23 @@ TEST(ChipInferenceTest, ClusterLaunchesBoundTheArchitectureAndTheSmCount) {
   EXPECT_TRUE(Has(selection.how, "\"H200 SXM\"")) << selection.how;
 }
 
+// An unnamed device whose SM count a CUPTI device table gives (nsys TARGET_INFO_CUDA_DEVICE): of the
+// Hopper profiles only the H100 PCIe has 114 SMs, so it is inferred, not assumed.
+TEST(ChipInferenceTest, TheDeviceTablesSmCountSettlesTheVariant) {
+  hand_built::HandBuiltTrace hand;
+  Device gpu;
+  gpu.id = 0;
+  gpu.num_sms = 114;
+  hand.mutable_builder()->AddDevice(gpu);
+  hand.Kernel("sm90_xmma_gemm_bf16", 0, 1000);
+  const Trace trace = hand.Finish();
+  EXPECT_EQ(CollectChipEvidence(trace).device_sms, 114);
+  const HardwareSelection selection = SelectHardware(trace, Builtin(), nullptr);
+  ASSERT_NE(selection.profile, nullptr);
+  EXPECT_EQ(selection.profile->name, "H100 PCIe");
+  EXPECT_TRUE(Has(selection.how, "inferred from sm90 kernels and the device table's 114 SMs")) << selection.how;
+}
+
 // Ampere-named kernels run on every newer chip: nothing is picked, the candidates are named.
 TEST(ChipInferenceTest, AmpereKernelsOnlyBoundTheChipAndNameCandidates) {
   hand_built::HandBuiltTrace hand;
