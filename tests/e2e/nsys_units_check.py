@@ -11,7 +11,8 @@ tuneprof reports (the window is checked against the process's own span of device
                       occupancy calculator's warp, block, register (256 per warp, 4 sub-partitions)
                       and shared-memory (+1 KiB reserved from 8.0, 128 B units) limits
 and checks `analyze --json` / `advise --json`: each rank's compute_units value is 100 x its SM
-efficiency. The SM count and per-SM limits come from TARGET_INFO_GPU where the export has it, else
+efficiency, its measured_as names the kernels counted and the GPU, and an unknown chip's value says
+how to measure it (--hardware, nsys --gpu-metrics-devices=all). The SM count and per-SM limits come from TARGET_INFO_GPU where the export has it, else
 from data/hardware_profiles.json for the chip tuneprof reports (inferred, or given by --hardware).
 Usage: nsys_units_check.py TUNEPROF SHARED_DIR REPO_DIR
 """
@@ -21,6 +22,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 
 REL_TOL = 1e-9
 WARP = 32
@@ -164,14 +166,71 @@ def check_case(tuneprof, shared, repo, name, flags, chip):
               f"{name} rank {rank['rank']}: sm_efficiency {compute['sm_efficiency']} vs sqlite3 {sm_eff}")
         check(close(compute["achieved_occupancy"], occupancy),
               f"{name} rank {rank['rank']}: achieved_occupancy {compute['achieved_occupancy']} vs sqlite3 {occupancy}")
+        in_window = sum(1 for k in mine if min(k["end"], end) > max(k["start"], start))
+        population = f"time-weighted over {in_window} kernels on GPU {next(iter(devices))}"
         for command, doc in (("analyze", analyze), ("advise", advise)):
             units = next(u for r in doc["ranks"] if r["rank"] == rank["rank"] for u in r["utilizations"]
                          if u["name"] == "compute_units")
             check(close(units["value_pct"], 100 * sm_eff),
                   f"{name} {command} rank {rank['rank']}: compute_units {units['value_pct']} vs sqlite3 {100 * sm_eff}")
+            check(population in units["measured_as"] and "launch configurations" in units["measured_as"],
+                  f"{name} {command} rank {rank['rank']}: measured_as lacks '{population}': {units['measured_as']}")
+            check(units["how_to_measure"] is None, f"{name} {command}: a known value with how_to_measure")
         checked += 1
     check(checked == len(profile["ranks"]) and checked > 0, f"{name}: {checked} of {len(profile['ranks'])} ranks")
     return checked
+
+
+def check_unknown_chip(tuneprof, shared):
+    """Without --hardware, h100_2gpu_1s (sm80 kernels only) names no chip: compute units are unknown,
+    and the reason and the text name --hardware with candidates."""
+    path = os.path.join(shared, "traces", "nsys", "h100_2gpu_1s.sqlite")
+    doc = run_json(tuneprof, ["analyze", path])
+    units = next(u for u in doc["ranks"][0]["utilizations"] if u["name"] == "compute_units")
+    check(units["value_pct"] is None, f"h100_2gpu_1s: compute_units {units['value_pct']} without a chip")
+    check("--hardware NAME" in units["measured_as"], f"h100_2gpu_1s: reason {units['measured_as']}")
+    check("--gpu-metrics-devices=all" in (units["how_to_measure"] or ""), f"h100_2gpu_1s: {units['how_to_measure']}")
+    text = subprocess.run([tuneprof, "analyze", path, "--quiet"], check=True, capture_output=True, text=True).stdout
+    check("    how to measure: " in text, "h100_2gpu_1s: analyze prints no 'how to measure:' line")
+    check(all(len(line) <= 100 for line in text.splitlines()), "h100_2gpu_1s: analyze text wider than 100")
+
+
+def check_device_table(tuneprof, shared):
+    """A copy of h100_2gpu_1s (no TARGET_INFO_GPU, sm80 kernels: no chip) given CUPTI's device table
+    (TARGET_INFO_CUDA_DEVICE, as rtx3080_mock has it) with 132 SMs: SM efficiency is measured against
+    the table's SM count, occupancy stays unknown (no per-SM limits without a chip), labelled synthetic."""
+    source = os.path.join(shared, "traces", "nsys", "h100_2gpu_1s.sqlite")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "synthetic_device_table.sqlite")
+        with open(source, "rb") as src, open(path, "wb") as dst:
+            dst.write(src.read())
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER, pid INTEGER, uuid TEXT, "
+                   "numMultiprocessors INTEGER)")
+        devices = [row[0] for row in db.execute("SELECT DISTINCT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL")]
+        for device in devices:
+            db.execute("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (?, ?, 0, '', 132)", (device, device))
+        db.commit()
+        profile = run_json(tuneprof, ["profile", path])
+        analyze = run_json(tuneprof, ["analyze", path])
+        kernels = kernels_of(db)
+        spans = activity_spans(db)
+        for rank in profile["ranks"]:
+            compute = rank["compute"]
+            check(compute["hardware"] is None, f"device table: hardware {compute['hardware']} from sm80 kernels")
+            step = rank["steps"][0]
+            start, end = step["device_start_ns"], step["device_end_ns"]
+            pid = next(pid for pid, span in spans.items() if span == (start, end))
+            sm_eff, _ = measure([k for k in kernels if k["pid"] == pid], start, end,
+                                dict(sms=132, threads=2048, blocks=32, regs=65536, shmem=0, major=9))
+            check(close(compute["sm_efficiency"], sm_eff),
+                  f"device table rank {rank['rank']}: sm_efficiency {compute['sm_efficiency']} vs sqlite3 {sm_eff}")
+            check(compute["achieved_occupancy"] is None, "device table: occupancy without per-SM limits")
+            units = next(u for r in analyze["ranks"] if r["rank"] == rank["rank"] for u in r["utilizations"]
+                         if u["name"] == "compute_units")
+            check(close(units["value_pct"], 100 * sm_eff), f"device table: compute_units {units['value_pct']}")
+            check("SMs of the device properties" in units["measured_as"], f"device table: {units['measured_as']}")
+        db.close()
 
 
 def main():
@@ -180,6 +239,8 @@ def main():
         return 2
     tuneprof, shared, repo = sys.argv[1:]
     ranks = sum(check_case(tuneprof, shared, repo, *case) for case in CASES)
+    check_unknown_chip(tuneprof, shared)
+    check_device_table(tuneprof, shared)
     print(f"{len(CASES)} nsys exports, {ranks} ranks: compute units checked against sqlite3; "
           f"{len(failures)} failures")
     return 1 if failures else 0

@@ -14,51 +14,168 @@ constexpr double kNoneGainShare = 0.05;  // "none" only if no finding would save
 
 }  // namespace
 
-UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check{"compute_units", std::nullopt, config.Get(threshold::kComputeUnitUtilizationPct), ""};
+namespace {
+
+// The capture options an unknown GPU utilization points to. Nsight Systems samples SM activity and DRAM
+// throughput per GPU with --gpu-metrics-devices (GPU_METRICS rows); torch.profiler records each
+// kernel's launch configuration with the CUDA activity, and NCCL message sizes on its kernels.
+constexpr std::string_view kGpuMetricsOption =
+    "nsys profile --gpu-metrics-devices=all samples it (GPU_METRICS; shown by Nsight Systems, not read by "
+    "tuneprof yet)";
+constexpr std::string_view kCudaActivity =
+    "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or nsys profile "
+    "--trace=cuda,nvtx";
+
+enum class Platform : uint8_t { kCpu, kAscend, kGpu };
+
+Platform PlatformOf(const RankEvidence& rank) {
+  if (rank.split.cpu_only) return Platform::kCpu;
+  if (rank.compute->ascend.present) return Platform::kAscend;
+  for (const Device& device : rank.trace->devices()) {
+    if (device.type == DeviceType::kNpu) return Platform::kAscend;
+  }
+  return rank.trace->metadata().format == TraceFormat::kTorchNpuTraceView ? Platform::kAscend : Platform::kGpu;
+}
+
+// "GPU 0" / "GPUs 0, 1" (as the trace numbers them); "the GPU" when the trace does not number it.
+std::string GpuList(const std::vector<int64_t>& ids) {
+  if (ids.empty()) return "the GPU";
+  std::string out = ids.size() == 1 ? "GPU " : "GPUs ";
+  for (size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + std::to_string(ids[i]);
+  return out;
+}
+
+// The chip the figures are against and how it was chosen, when the trace did not name it.
+std::string ChipLabel(const HardwareSelection* hardware) {
+  if (hardware == nullptr || hardware->profile == nullptr) return "an unknown chip";
+  if (hardware->inferred) return hardware->label;
+  if (hardware->how == "--hardware") return hardware->profile->name + " (--hardware)";
+  return hardware->profile->name;
+}
+
+std::string HardwareHow(const HardwareSelection* hardware) {
+  return hardware == nullptr ? std::string("the chip is unknown: pass --hardware NAME") : hardware->how;
+}
+
+void ExplainUnknownGpuUnits(const RankEvidence& rank, UtilizationCheck* check) {
   const RankComputeUnits& compute = *rank.compute;
+  if (compute.total.gpu.kernels == 0) {
+    check->measured_as = "unknown: no kernels in the profiled steps";
+    check->how_to_measure = "record the device: " + std::string(kCudaActivity);
+  } else if (compute.gpu_kernels == 0) {
+    check->measured_as = "unknown: the kernels carry no launch configuration (grid, block)";
+    check->how_to_measure =
+        "launch configurations: " + std::string(kCudaActivity) +
+        " (both record grid and block per kernel); measured SM activity: " + std::string(kGpuMetricsOption);
+  } else {
+    check->measured_as = "unknown: the SM count is unknown (" + HardwareHow(rank.hardware) + ")";
+    check->how_to_measure =
+        "name the chip with --hardware NAME (the reason lists the candidates); measured SM activity: " +
+        std::string(kGpuMetricsOption);
+  }
+}
+
+std::string GpuUnitsMeasuredAs(const RankEvidence& rank) {
+  const RankComputeUnits& compute = *rank.compute;
+  const GpuUnitSums& gpu = compute.total.gpu;
+  std::string source;
+  if (rank.trace->metadata().format == TraceFormat::kNsysSqlite) {
+    source = "estimated from launch configurations (grid blocks / SMs";
+    source += compute.sm_limits_from_profile ? " of " + ChipLabel(rank.hardware) + ")" : " of the device properties)";
+  } else {
+    source = "from the launch configurations Kineto recorded (blocks per SM)";
+  }
+  std::string out = fmt::format("SM efficiency (TensorBoard plugin definition) {}, time-weighted over {} kernels on {}",
+                                source, gpu.kernels_with_blocks, GpuList(compute.gpu_ids));
+  if (auto occupancy = gpu.AchievedOccupancy()) {
+    out += fmt::format("; est. achieved occupancy {:.1f} %", 100 * *occupancy);
+    if (compute.estimated_occupancy_kernels > 0) out += " (Kineto's estimate)";
+  }
+  return out;
+}
+
+}  // namespace
+
+UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
+  UtilizationCheck check{"compute_units", std::nullopt, config.Get(threshold::kComputeUnitUtilizationPct), "", ""};
+  const RankComputeUnits& compute = *rank.compute;
+  const Platform platform = PlatformOf(rank);
   if (compute.cube_ratio || compute.vector_ratio) {
     // The busier of the two engines: an operator runs on one of them.
     check.value_pct = 100 * std::max(compute.cube_ratio.value_or(0), compute.vector_ratio.value_or(0));
     check.measured_as = "Ascend Cube/Vector ratio (aic_mac_ratio / aiv_vec_ratio, time-weighted)";
   } else if (auto sm = compute.total.gpu.SmEfficiency()) {
     check.value_pct = 100 * *sm;
-    check.measured_as = "GPU SM efficiency (TensorBoard plugin definition)";
+    check.measured_as = GpuUnitsMeasuredAs(rank);
+  } else if (platform == Platform::kGpu) {
+    ExplainUnknownGpuUnits(rank, &check);
   } else {
-    check.measured_as = rank.split.cpu_only ? "unknown: CPU-only trace (no compute-unit counters)"
-                                            : "unknown: no launch configuration or PMU counters in the trace";
+    check.measured_as = platform == Platform::kCpu ? "unknown: CPU-only trace (no compute-unit counters)"
+                                                   : "unknown: no launch configuration or PMU counters in the trace";
   }
   return check;
 }
 
 UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
   UtilizationCheck check{"memory_bandwidth", std::nullopt, config.Get(threshold::kMemoryBandwidthUtilizationPct),
-                         "unknown: no memory-bandwidth counters, and no copies against a known peak"};
-  if (rank.memory == nullptr) return check;
+                         "unknown: no memory-bandwidth counters, and no copies against a known peak", ""};
+  const bool gpu = PlatformOf(rank) == Platform::kGpu;
   double weighted = 0;
-  int64_t time = 0;
-  for (const DeviceMemory& device : rank.memory->devices) {
-    for (const CopyTraffic& traffic : device.copies) {
-      if (!traffic.utilization || traffic.time_ns <= 0) continue;
-      weighted += *traffic.utilization * static_cast<double>(traffic.time_ns);
-      time += traffic.time_ns;
+  int64_t time = 0, copies = 0, unmeasured = 0;
+  std::vector<std::string> devices;
+  if (rank.memory != nullptr) {
+    for (const DeviceMemory& device : rank.memory->devices) {
+      bool counted = false;
+      for (const CopyTraffic& traffic : device.copies) {
+        if (!traffic.utilization || traffic.time_ns <= 0) {
+          unmeasured += traffic.count;
+          continue;
+        }
+        weighted += *traffic.utilization * static_cast<double>(traffic.time_ns);
+        time += traffic.time_ns;
+        copies += traffic.count - traffic.unknown_size_count;
+        counted = true;
+      }
+      if (counted) devices.push_back(device.device);
     }
   }
-  if (time == 0) return check;
-  check.value_pct = 100 * weighted / static_cast<double>(time);
-  check.measured_as = "copies' achieved bandwidth / peak of their path, time-weighted (no DRAM counters in the trace)";
+  if (time > 0) {
+    check.value_pct = 100 * weighted / static_cast<double>(time);
+    check.measured_as =
+        "copies' achieved bandwidth / peak of their path, time-weighted (no DRAM counters in the trace)";
+    if (gpu) {
+      std::string where;
+      for (const std::string& device : devices) where += (where.empty() ? "" : ", ") + device;
+      check.measured_as += fmt::format(" over copies ({}) on {}, peaks of {}", copies, where, ChipLabel(rank.hardware));
+    }
+    return check;
+  }
+  if (!gpu) return check;
+  if (unmeasured > 0 && (rank.hardware == nullptr || rank.hardware->profile == nullptr)) {
+    check.measured_as = fmt::format("unknown: no DRAM counters, and the peak of the copies ({}) needs the chip ({})",
+                                    unmeasured, HardwareHow(rank.hardware));
+    check.how_to_measure = "name the chip with --hardware NAME; DRAM throughput: " + std::string(kGpuMetricsOption);
+  } else {
+    check.measured_as = "unknown: no DRAM counters, and no copies against a known peak";
+    check.how_to_measure = "DRAM throughput: " + std::string(kGpuMetricsOption);
+  }
   return check;
 }
 
 UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
   UtilizationCheck check{"communication_bandwidth", std::nullopt,
                          config.Get(threshold::kCommunicationBandwidthUtilizationPct),
-                         "unknown: no collective sizes against a known link peak"};
+                         "unknown: no collective sizes against a known link peak", ""};
+  const bool gpu = PlatformOf(rank) == Platform::kGpu;
   if (rank.comm == nullptr) return check;
   if (rank.comm->total.utilization) {
     check.value_pct = 100 * *rank.comm->total.utilization;
     check.measured_as = fmt::format("collectives' bus bandwidth / {} peak, duration-weighted",
                                     rank.comm->link.transport.empty() ? "link" : rank.comm->link.transport);
+    if (gpu) {
+      check.measured_as += fmt::format(" over {} collectives with sizes, peak of {}", rank.comm->total.count_with_bytes,
+                                       ChipLabel(rank.hardware));
+    }
     return check;
   }
   double weighted = 0, time = 0;
@@ -70,8 +187,33 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
   if (time > 0) {
     check.value_pct = 100 * weighted / time;
     check.measured_as = "communication.json transport bandwidth / standard bandwidth, time-weighted";
-  } else if (!rank.comm->link.why.empty() && rank.comm->collectives.size() > 0) {
+    return check;
+  }
+  if (!gpu) {
+    if (!rank.comm->link.why.empty() && rank.comm->collectives.size() > 0) {
+      check.measured_as = "unknown: " + rank.comm->link.why;
+    }
+    return check;
+  }
+  const auto& collectives = rank.comm->collectives;
+  const int64_t sized = std::count_if(collectives.begin(), collectives.end(),
+                                      [](const Collective& c) { return c.bytes != kNoId && c.bytes > 0; });
+  const bool nsys = rank.trace->metadata().format == TraceFormat::kNsysSqlite;
+  if (collectives.empty()) {
+    check.measured_as = "unknown: no collectives in the trace (nothing to measure on one device)";
+    check.how_to_measure =
+        "a multi-GPU run's NCCL collectives, recorded with " + std::string(kCudaActivity) + " on every rank";
+  } else if (sized == 0) {
+    check.measured_as = fmt::format("unknown: {} collectives without message sizes", collectives.size());
+    check.how_to_measure =
+        nsys ? "profile the same run with torch.profiler.profile(activities=[ProfilerActivity.CPU, "
+               "ProfilerActivity.CUDA]): Kineto writes each NCCL kernel's message size, dtype and group size "
+               "(tuneprof does not decode NCCL's NVTX payloads in nsys exports)"
+             : "torch.profiler with ProfilerActivity.CUDA in a PyTorch whose Kineto writes NCCL kernel arguments "
+               "(In msg nelems, dtype, Group size) or record_param_comms ranges with them";
+  } else {
     check.measured_as = "unknown: " + rank.comm->link.why;
+    check.how_to_measure = "name the chip with --hardware NAME (its NVLink / PCIe peak)";
   }
   return check;
 }

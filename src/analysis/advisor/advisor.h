@@ -45,7 +45,12 @@ struct UtilizationCheck {
   std::string name;                 // "compute_units", "memory_bandwidth", "communication_bandwidth"
   std::optional<double> value_pct;  // nullopt: not measurable on this input
   double threshold_pct = 0;
-  std::string measured_as;  // what the number is, or why it is unknown
+  // What the number is and its population ("SM efficiency estimated from launch configurations ...,
+  // time-weighted over 1993 kernels on GPU 0"), or "unknown: " and why.
+  std::string measured_as;
+  // GPU traces, for an unknown value: the capture option or flag that would measure it (nsys
+  // --gpu-metrics-devices=all, torch.profiler activities / record_shapes, --hardware NAME); "" otherwise.
+  std::string how_to_measure;
   bool Below() const { return value_pct && *value_pct < threshold_pct; }
 };
 

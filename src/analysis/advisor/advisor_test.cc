@@ -253,5 +253,51 @@ TEST(RunAdvisor, GainsOfDifferentRanksNeverAddUpToMoreThanTheStep) {
   EXPECT_NEAR(loader->estimated_gain_ns, 1000e3 - 1000e3 * 60 / 70, 1e-6);
 }
 
+bool Has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+// A GPU trace whose kernels carry no launch configuration and that has no copies: compute units and
+// memory bandwidth are unknown, say why, and name the capture option that would measure them.
+// (Communication is not analysed by this harness.)
+TEST(Utilizations, UnknownGpuValuesSayHowToMeasureThem) {
+  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}});
+  const std::vector<UtilizationCheck>& checks = job.result().ranks[0].utilizations;
+  ASSERT_EQ(checks.size(), 3u);
+  for (const UtilizationCheck& check : checks) {
+    EXPECT_FALSE(check.value_pct.has_value()) << check.name;
+    EXPECT_TRUE(Has(check.measured_as, "unknown: ")) << check.name << ": " << check.measured_as;
+  }
+  EXPECT_EQ(checks[0].measured_as, "unknown: the kernels carry no launch configuration (grid, block)");
+  EXPECT_TRUE(Has(checks[0].how_to_measure, "ProfilerActivity.CUDA")) << checks[0].how_to_measure;
+  EXPECT_TRUE(Has(checks[0].how_to_measure, "nsys profile --gpu-metrics-devices=all")) << checks[0].how_to_measure;
+  EXPECT_EQ(checks[1].measured_as, "unknown: no DRAM counters, and no copies against a known peak");
+  EXPECT_TRUE(Has(checks[1].how_to_measure, "--gpu-metrics-devices=all")) << checks[1].how_to_measure;
+}
+
+// A known GPU value says what it is and over which kernels; it needs no capture hint.
+TEST(Utilizations, KnownGpuValuesSayWhatAndOverWhat) {
+  RankComputeUnits units;
+  units.gpu_ids = {0};
+  units.gpu_kernels = 4;
+  units.total.gpu.wall_ns = 1000;
+  units.total.gpu.kernels = 4;
+  units.total.gpu.kernels_with_blocks = 4;
+  units.total.gpu.sm_active_ns = 500;
+  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}}, {units});
+  const UtilizationCheck& check = job.result().ranks[0].utilizations[0];
+  ASSERT_TRUE(check.value_pct.has_value());
+  EXPECT_DOUBLE_EQ(*check.value_pct, 50);
+  EXPECT_TRUE(Has(check.measured_as, "SM efficiency (TensorBoard plugin definition)")) << check.measured_as;
+  EXPECT_TRUE(Has(check.measured_as, "time-weighted over 4 kernels on GPU 0")) << check.measured_as;
+  EXPECT_TRUE(check.how_to_measure.empty()) << check.how_to_measure;
+}
+
+// Ascend values keep their wording and get no GPU capture hints.
+TEST(Utilizations, AscendValuesAreUnchanged) {
+  const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}}, {Units(0.5)});
+  const UtilizationCheck& check = job.result().ranks[0].utilizations[0];
+  EXPECT_EQ(check.measured_as, "Ascend Cube/Vector ratio (aic_mac_ratio / aiv_vec_ratio, time-weighted)");
+  EXPECT_TRUE(check.how_to_measure.empty());
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -91,17 +91,27 @@ ChipEvidence CollectChipEvidence(const Trace& trace) {
       evidence.min_sms = std::max(evidence.min_sms, info.max_active_clusters * info.cluster_blocks);
     }
   }
+  for (const Device& device : trace.devices()) {
+    if (device.type != DeviceType::kGpu || device.num_sms == kNoId || device.num_sms <= 0) continue;
+    evidence.device_sms = evidence.device_sms == 0 || evidence.device_sms == device.num_sms ? device.num_sms : -1;
+  }
+  evidence.device_sms = std::max<int64_t>(evidence.device_sms, 0);
   const int cluster_capability = evidence.cluster_kernels > 0 ? kArchitectureNamed : 0;
   evidence.from_tag = tag >= cluster_capability && tag > 0;
   evidence.min_capability = std::max(tag, cluster_capability);
   if (evidence.from_tag) {
     evidence.basis = fmt::format("sm{} kernels", tag);
+    evidence.short_basis = evidence.basis;
   } else if (cluster_capability > 0) {
+    evidence.short_basis = "thread-block clusters";
     evidence.basis = fmt::format("thread-block clusters in {} kernels (compute capability {} or newer)",
                                  evidence.cluster_kernels, CapabilityText(cluster_capability));
   }
   if (evidence.min_sms > 0) {
     evidence.basis += fmt::format(" and their maxActiveClusters x cluster size (at least {} SMs)", evidence.min_sms);
+  }
+  if (evidence.device_sms > 0 && evidence.min_capability > 0) {
+    evidence.basis += fmt::format(" and the device table's {} SMs", evidence.device_sms);
   }
   return evidence;
 }
@@ -140,6 +150,9 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
   for (const HardwareProfile* profile : profiles.GpuCandidates()) {
     if (Capability(*profile) < evidence.min_capability) continue;
     if (evidence.min_sms > 0 && profile->sm_count.value && *profile->sm_count.value < evidence.min_sms) continue;
+    if (evidence.device_sms > 0 && profile->sm_count.value && *profile->sm_count.value != evidence.device_sms) {
+      continue;
+    }
     candidates.push_back(profile);
   }
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -161,6 +174,8 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
       selection.profile = candidates.front();
       selection.inferred = true;
       selection.how = fmt::format("inferred from {}; pass --hardware to override", evidence.basis);
+      selection.label = fmt::format("{} (inferred from {}; pass --hardware to override)", selection.profile->name,
+                                    evidence.short_basis);
       return selection;
     }
     auto chosen =
@@ -172,6 +187,8 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
       selection.how =
           fmt::format("assumed from {}; compute capability {} could also be {}; pass --hardware to override",
                       evidence.basis, CapabilityText(oldest), Quoted(candidates, 1, " or "));
+      selection.label = fmt::format("{} (assumed from {}; pass --hardware to override)", selection.profile->name,
+                                    evidence.short_basis);
       return selection;
     }
   }

@@ -12,6 +12,7 @@
 //   - maxActiveClusters x blocks per cluster: the device holds at least that many SMs at once (a cluster
 //     spans that many SMs when one block fits an SM; more blocks per SM only lower the bound's need).
 //     It rules out profiles with fewer SMs (an H100 PCIe has 114, an H100 SXM 132).
+//   - an SM count without a name (CUPTI's device table): profiles with another count are ruled out.
 //
 // Policy: the candidates are the GPU profiles at or above the proven capability with at least the proven
 // SMs. Where the evidence reaches 9.0 (tags or clusters), the oldest architecture among the candidates
@@ -32,7 +33,11 @@ struct ChipEvidence {
   int64_t tagged_kernels = 0;
   int64_t cluster_kernels = 0;
   int64_t min_sms = 0;  // SMs the cluster launches prove; 0: nothing
-  std::string basis;    // "sm90 kernels", "thread-block clusters, >= 132 SMs (maxActiveClusters)"
+  // SMs of the unnamed device as a CUPTI device table gives them (nsys TARGET_INFO_CUDA_DEVICE): a
+  // profile with another SM count is not a candidate. 0: not given (or GPUs that differ).
+  int64_t device_sms = 0;
+  std::string basis;        // "sm90 kernels", "thread-block clusters in 183 kernels (...) and ... (at least 132 SMs)"
+  std::string short_basis;  // "sm90 kernels", "thread-block clusters"
 };
 
 // Visible for testing: the architecture tag of a kernel name as capability × 10 (90 for "sm90_"), 0 when

@@ -56,6 +56,7 @@ TEST(ChipInferenceTest, HopperKernelsAssumeTheArchitecturesDefaultAndNameTheOthe
   EXPECT_TRUE(Has(selection.how, "\"H100 PCIe\"")) << selection.how;
   EXPECT_TRUE(Has(selection.how, "\"H200 SXM\"")) << selection.how;
   EXPECT_TRUE(Has(selection.how, "pass --hardware to override")) << selection.how;
+  EXPECT_EQ(selection.label, "H100 SXM (assumed from sm90 kernels; pass --hardware to override)");
 }
 
 // Clusters of 2 blocks, 66 of them at once: at least 132 SMs, which rules the H100 PCIe (114) out.
@@ -77,6 +78,23 @@ TEST(ChipInferenceTest, ClusterLaunchesBoundTheArchitectureAndTheSmCount) {
   EXPECT_TRUE(Has(selection.how, "(at least 132 SMs)")) << selection.how;
   EXPECT_FALSE(Has(selection.how, "H100 PCIe")) << selection.how;
   EXPECT_TRUE(Has(selection.how, "\"H200 SXM\"")) << selection.how;
+}
+
+// An unnamed device whose SM count a CUPTI device table gives (nsys TARGET_INFO_CUDA_DEVICE): of the
+// Hopper profiles only the H100 PCIe has 114 SMs, so it is inferred, not assumed.
+TEST(ChipInferenceTest, TheDeviceTablesSmCountSettlesTheVariant) {
+  hand_built::HandBuiltTrace hand;
+  Device gpu;
+  gpu.id = 0;
+  gpu.num_sms = 114;
+  hand.mutable_builder()->AddDevice(gpu);
+  hand.Kernel("sm90_xmma_gemm_bf16", 0, 1000);
+  const Trace trace = hand.Finish();
+  EXPECT_EQ(CollectChipEvidence(trace).device_sms, 114);
+  const HardwareSelection selection = SelectHardware(trace, Builtin(), nullptr);
+  ASSERT_NE(selection.profile, nullptr);
+  EXPECT_EQ(selection.profile->name, "H100 PCIe");
+  EXPECT_TRUE(Has(selection.how, "inferred from sm90 kernels and the device table's 114 SMs")) << selection.how;
 }
 
 // Ampere-named kernels run on every newer chip: nothing is picked, the candidates are named.

@@ -92,6 +92,9 @@ struct HardwareSelection {
   // unknown; an unknown chip's text names --hardware and the closest candidates where there are some.
   std::string how;
   bool inferred = false;  // the profile comes from the trace's kernels, not from a device name
+  // An inferred profile in a few words: "H100 SXM (assumed from thread-block clusters; pass --hardware
+  // to override)"; "" otherwise.
+  std::string label;
 };
 
 // The accelerator a rank's work ran on, as the trace names it: the device of the first device event,

@@ -32,6 +32,7 @@ constexpr std::string_view kRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME";
 constexpr std::string_view kSync = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 constexpr std::string_view kNvtx = "NVTX_EVENTS";
 constexpr std::string_view kGpus = "TARGET_INFO_GPU";
+constexpr std::string_view kCudaDevices = "TARGET_INFO_CUDA_DEVICE";
 constexpr std::string_view kMemoryUsage = "CUDA_GPU_MEMORY_USAGE_EVENTS";
 constexpr std::string_view kStrings = "StringIds";
 constexpr std::string_view kExportMeta = "META_DATA_EXPORT";
@@ -107,6 +108,7 @@ class NsysImporter {
     TP_RETURN_IF_ERROR(ReadInventory());
     TP_RETURN_IF_ERROR(ReadStrings());
     TP_RETURN_IF_ERROR(ReadGpus());
+    if (gpus_.empty()) TP_RETURN_IF_ERROR(ReadCudaDevices());
     CheckDevicePids();
     TP_RETURN_IF_ERROR(ReadKernels());
     TP_RETURN_IF_ERROR(ReadMemcpy());
@@ -255,6 +257,32 @@ class NsysImporter {
       gpu.memory_bandwidth = row.OptionalInt(10);
       gpu.clock_rate = row.OptionalInt(11);
       device_ids_.insert(d.id);
+      gpus_.push_back(std::move(gpu));
+    }
+    return Status::Ok();
+  }
+
+  // Exports without TARGET_INFO_GPU may still hold CUPTI's device table: no name, but each GPU's SM
+  // count, which SM efficiency needs and which tells chips of one architecture apart (an H100 PCIe
+  // has 114 SMs, an H100 SXM 132). One row per GPU and process: the first per GPU is kept.
+  Status ReadCudaDevices() {
+    if (!db_.HasTable(kCudaDevices) || !db_.HasColumn(kCudaDevices, "cudaId") ||
+        !db_.HasColumn(kCudaDevices, "numMultiprocessors")) {
+      return Status::Ok();
+    }
+    constexpr std::array<std::string_view, 2> kColumns = {"cudaId", "numMultiprocessors"};
+    TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kCudaDevices, kColumns));
+    while (true) {
+      TP_ASSIGN_OR_RETURN(bool more, row.Step());
+      if (!more) break;
+      const std::optional<int64_t> id = row.OptionalInt(0);
+      const std::optional<int64_t> sms = row.OptionalInt(1);
+      if (!id || !sms || *sms <= 0 || device_ids_.contains(*id)) continue;
+      GpuRow gpu;
+      gpu.device.type = DeviceType::kGpu;
+      gpu.device.id = *id;
+      gpu.device.num_sms = *sms;
+      device_ids_.insert(*id);
       gpus_.push_back(std::move(gpu));
     }
     return Status::Ok();

@@ -37,6 +37,15 @@ TEST(NsysImporter, ReadsDevicePropertiesAndNormalizedNamesOfARealExport) {
   EXPECT_EQ(gpu.total_memory_bytes, 10736893952);
   EXPECT_EQ(gpu.compute_major, 8);
   EXPECT_EQ(gpu.max_threads_per_sm, 48 * 32);
+  // The occupancy calculator's limits (launch_occupancy.h) as TARGET_INFO_GPU gives them.
+  EXPECT_EQ(gpu.max_blocks_per_sm, 16);
+  EXPECT_EQ(gpu.regs_per_sm, 65536);
+  EXPECT_EQ(gpu.shared_mem_per_sm, 102400);
+  ASSERT_EQ(trace->kernels().size(), 2u);
+  for (const KernelInfo& info : trace->kernels()) {
+    EXPECT_EQ(info.cluster_blocks, kNoId);  // clusterX = 0: launched without clusters
+    EXPECT_EQ(info.max_active_clusters, kNoId);
+  }
   EXPECT_EQ(EntryOf(*trace, "nsys.gpu.0.memory_bandwidth_bytes_per_s"), "760080000000");
   EXPECT_EQ(EntryOf(*trace, "nsys.EXPORT_SCHEMA_VERSION"), "3.24.14");
   EXPECT_EQ(CountKind(*trace, EventKind::kKernel), 2u);
@@ -50,6 +59,25 @@ TEST(NsysImporter, ReadsDevicePropertiesAndNormalizedNamesOfARealExport) {
   }
   EXPECT_EQ(EntryOf(*trace, "inventory.NVTX_EVENTS"), "missing (not captured)");
   EXPECT_EQ(EntryOf(*trace, "inventory.CUPTI_ACTIVITY_KIND_KERNEL"), "2 rows");
+}
+
+// Thread-block clusters (clusterX/Y/Z, maxActiveClusters) are what tells the chip of an export without
+// TARGET_INFO_GPU (chip_inference.h): 2- and 4-block clusters on both ranks of the H100 sample.
+TEST(NsysImporter, KeepsThreadBlockClusters) {
+  TUNEPROF_REQUIRE_CORPUS();
+  auto traces = ImportFileRanks(kNsysDir + "h100_2gpu_mfu_before.sqlite");
+  ASSERT_TRUE(traces.ok()) << traces.status().message();
+  size_t clustered = 0, pairs_of_66 = 0;
+  for (const Trace& trace : *traces) {
+    for (const KernelInfo& info : trace.kernels()) {
+      if (info.cluster_blocks == kNoId) continue;
+      ++clustered;
+      EXPECT_TRUE(info.cluster_blocks == 2 || info.cluster_blocks == 4) << info.cluster_blocks;
+      if (info.cluster_blocks == 2 && info.max_active_clusters == 66) ++pairs_of_66;
+    }
+  }
+  EXPECT_EQ(clustered, 369u);  // sqlite3: SELECT COUNT(*) ... WHERE clusterX > 0
+  EXPECT_EQ(pairs_of_66, 303u);
 }
 
 TEST(NsysImporter, ReadsAMinimalSchemaWithoutOptionalColumns) {

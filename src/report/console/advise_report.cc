@@ -13,6 +13,7 @@ namespace {
 
 constexpr size_t kTopStrategies = 5;
 constexpr size_t kBarWidth = 20;
+constexpr size_t kUtilizationWidth = 94;  // + the 4-column indent: 98 columns
 
 struct PartLabel {
   TimePart part;
@@ -33,6 +34,25 @@ std::string Fit(std::string_view raw, size_t width) {
   const std::string text = EscapeText(raw);
   if (text.size() <= width) return text;
   return text.substr(0, width - 3) + "...";
+}
+
+// Lines of at most `width` columns, broken at spaces, each indented by 4: a measured_as or how-to names
+// a capture option in full, which a cut would lose.
+std::string Wrapped(std::string_view raw, size_t width) {
+  const std::string text = EscapeText(raw);
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = std::min(text.size(), start + width);
+    if (end < text.size()) {
+      const size_t space = text.rfind(' ', end);
+      if (space != std::string::npos && space > start) end = space;
+    }
+    out += "    " + text.substr(start, end - start) + "\n";
+    start = end;
+    while (start < text.size() && text[start] == ' ') ++start;
+  }
+  return out;
 }
 
 std::string Bar(double share) {
@@ -63,7 +83,8 @@ void AppendUtilizations(const RankAdvice& rank, std::string* out) {
     const std::string value = check.value_pct ? fmt::format("{:.1f} %", *check.value_pct) : "unknown";
     const std::string verdict = !check.value_pct ? "" : (check.Below() ? "BELOW -> bottleneck" : "ok");
     *out += fmt::format("  {:<24}{:>9}  (threshold {:.0f} %) {}\n", check.name, value, check.threshold_pct, verdict);
-    if (!check.value_pct) *out += fmt::format("    {}\n", Fit(check.measured_as, 94));
+    *out += Wrapped(check.value_pct ? "measured as: " + check.measured_as : check.measured_as, kUtilizationWidth);
+    if (!check.how_to_measure.empty()) *out += Wrapped("how to measure: " + check.how_to_measure, kUtilizationWidth);
   }
 }
 
@@ -169,6 +190,8 @@ void WriteRank(JsonWriter* w, const RankAdvice& rank) {
     w->Key("below_threshold");
     check.value_pct ? w->Bool(check.Below()) : w->Null();
     w->Key("measured_as").String(check.measured_as);
+    w->Key("how_to_measure");
+    check.how_to_measure.empty() ? w->Null() : w->String(check.how_to_measure);
     w->EndObject();
   }
   w->EndArray();

@@ -341,7 +341,7 @@ std::string RenderMemoryText(const std::vector<MemoryAnalysis>& ranks) {
     out += head + (path.size() <= room ? path : "..." + path.substr(path.size() - (room - 3))) + "\n";
     // An inferred chip says so; the reason of an unknown one is cut to the 100 columns (profile prints it whole).
     std::string hardware = rank.hardware.profile ? rank.hardware.profile->name : "unknown (" + rank.hardware.how + ")";
-    if (rank.hardware.inferred) hardware += " (inferred from the kernels: pass --hardware to override)";
+    if (rank.hardware.inferred) hardware = rank.hardware.label;
     if (hardware.size() > kHardwareRoom) hardware = hardware.substr(0, kHardwareRoom - 3) + "...";
     out += fmt::format("  hardware: {}\n", EscapeText(hardware));
     if (rank.devices.empty()) out += "  no memory events and no copies in this trace\n";

@@ -286,7 +286,8 @@ std::string ComputeSection(const AdvisorResult& advice) {
           "<tr><td>{}</td><td>{}</td><td class=\"n{}\">{}</td><td class=\"n\">{:.0f} %</td><td>{}</td></tr>\n",
           rank.rank, E(check.name), check.Below() ? " bad" : "",
           check.value_pct ? fmt::format("{:.1f}%", *check.value_pct) : std::string(kUnknownText), check.threshold_pct,
-          E(check.measured_as));
+          E(check.measured_as) +
+              (check.how_to_measure.empty() ? "" : "<br>how to measure: " + E(check.how_to_measure)));
     }
   }
   table += "</table>\n";
