@@ -49,8 +49,31 @@ std::vector<const HardwareProfile*> VariantProfiles(const HardwareProfile& famil
 
 }  // namespace
 
-int KernelNameCapability(std::string_view name) {
+namespace {
+
+// CUTLASS 2's kernel names carry the architecture after the library's name: "cutlass_80_tensorop_...".
+int CutlassTag(std::string_view name) {
+  constexpr std::string_view kCutlass = "cutlass_";
   int best = 0;
+  for (size_t at = name.find(kCutlass); at != std::string_view::npos; at = name.find(kCutlass, at + 1)) {
+    size_t end = at + kCutlass.size();
+    int value = 0;
+    while (end < name.size() && end - at - kCutlass.size() < 3 && std::isdigit(static_cast<unsigned char>(name[end]))) {
+      value = value * 10 + (name[end] - '0');
+      ++end;
+    }
+    const size_t digits = end - at - kCutlass.size();
+    if (digits >= 2 && end < name.size() && name[end] == '_' && value >= kLowestTag && value <= kHighestTag) {
+      best = std::max(best, value);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+int KernelNameCapability(std::string_view name) {
+  int best = CutlassTag(name);
   for (size_t i = 0; i + 2 < name.size(); ++i) {
     if ((name[i] != 's' && name[i] != 'S') || (name[i + 1] != 'm' && name[i + 1] != 'M')) continue;
     if (i > 0 && IsAlnum(name[i - 1])) continue;  // "gsm80", "xsm90": not a tag

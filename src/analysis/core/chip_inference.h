@@ -3,7 +3,8 @@
 // Kineto traces without deviceProperties): what its kernels reveal, matched against the profiles.
 //
 // Evidence, each a lower bound on the compute capability unless said otherwise:
-//   - architecture tags in kernel names ("sm90_xmma_gemm...", "cutlass3x_sm90_...", "cutlass::arch::Sm90").
+//   - architecture tags in kernel names ("sm90_xmma_gemm...", "cutlass3x_sm90_...", "cutlass::arch::Sm90",
+//     CUTLASS 2's "cutlass_80_tensorop_...").
 //     Tags of 9.0 and newer are taken as the architecture itself: such kernels are built around
 //     instructions of that architecture (Hopper's warpgroup MMA and TMA), which the next one replaces
 //     with its own. Older tags only bound it: libraries keep running their Ampere-named kernels on every

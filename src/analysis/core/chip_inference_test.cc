@@ -27,6 +27,8 @@ TEST(ChipInferenceTest, ReadsArchitectureTagsInKernelNames) {
   EXPECT_EQ(KernelNameCapability("void cutlass::Kernel<cutlass::arch::Sm80, float>"), 80);
   EXPECT_EQ(KernelNameCapability("sm100_xmma_gemm"), 100);
   EXPECT_EQ(KernelNameCapability("sm90a_kernel"), 90);
+  EXPECT_EQ(KernelNameCapability("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x256_32x3_nn_align4>"), 80);
+  EXPECT_EQ(KernelNameCapability("cutlass_tensorop_gemm"), 0);      // CUTLASS without an architecture
   EXPECT_EQ(KernelNameCapability("sm80_xmma then sm86_xmma"), 86);  // the highest
   // Not tags: part of a word, too short, too long, out of range, or no digits at all.
   EXPECT_EQ(KernelNameCapability("gsm80_kernel"), 0);
