@@ -26,6 +26,23 @@ constexpr std::string_view kCudaActivity =
     "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or nsys profile "
     "--trace=cuda,nvtx";
 
+// What measures anything at all on a CPU-only trace: the device's activity.
+constexpr std::string_view kDeviceActivity =
+    "profile the device: torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) on "
+    "GPUs, torch_npu.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.NPU]) on Ascend";
+// torch_npu's PMU ratios per operator (aic_mac_ratio, aiv_vec_ratio, ...) in kernel_details.
+constexpr std::string_view kAscendPipeCounters =
+    "torch_npu.profiler._ExperimentalConfig(aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization, "
+    "profiler_level=torch_npu.profiler.ProfilerLevel.Level1)";
+// torch_npu's per-transport HCCL traffic (communication.json, analysis.db), written from Level1 up.
+constexpr std::string_view kAscendCommunication =
+    "torch_npu.profiler.profile with ProfilerActivity.NPU and "
+    "_ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1) on every rank (communication.json)";
+
+std::string PercentOrUnknown(std::optional<double> fraction) {
+  return fraction ? fmt::format("{:.1f} %", 100 * *fraction) : std::string("unknown");
+}
+
 enum class Platform : uint8_t { kCpu, kAscend, kGpu };
 
 Platform PlatformOf(const RankEvidence& rank) {
@@ -100,26 +117,79 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
   UtilizationCheck check{"compute_units", std::nullopt, config.Get(threshold::kComputeUnitUtilizationPct), "", ""};
   const RankComputeUnits& compute = *rank.compute;
   const Platform platform = PlatformOf(rank);
+  check.label = platform == Platform::kGpu ? "SM efficiency" : "compute units";
   if (compute.cube_ratio || compute.vector_ratio) {
     // The busier of the two engines: an operator runs on one of them.
+    const bool cube = compute.cube_ratio.value_or(0) >= compute.vector_ratio.value_or(0);
     check.value_pct = 100 * std::max(compute.cube_ratio.value_or(0), compute.vector_ratio.value_or(0));
-    check.measured_as = "Ascend Cube/Vector ratio (aic_mac_ratio / aiv_vec_ratio, time-weighted)";
+    check.label = cube ? "Cube" : "Vector";
+    check.measured_as =
+        fmt::format("Ascend {} ratio ({}, time-weighted over {} kernel_details rows), the busier engine; {} {}",
+                    cube ? "Cube" : "Vector", cube ? "aic_mac_ratio x aicore_time" : "aiv_vec_ratio x aiv_time",
+                    compute.ascend.total.rows, cube ? "Vector" : "Cube",
+                    PercentOrUnknown(cube ? compute.vector_ratio : compute.cube_ratio));
   } else if (auto sm = compute.total.gpu.SmEfficiency()) {
     check.value_pct = 100 * *sm;
     check.measured_as = GpuUnitsMeasuredAs(rank);
   } else if (platform == Platform::kGpu) {
     ExplainUnknownGpuUnits(rank, &check);
+  } else if (platform == Platform::kCpu) {
+    check.measured_as = "unknown: CPU-only trace (no device, no compute-unit counters)";
+    check.how_to_measure = std::string(kDeviceActivity);
   } else {
-    check.measured_as = platform == Platform::kCpu ? "unknown: CPU-only trace (no compute-unit counters)"
-                                                   : "unknown: no launch configuration or PMU counters in the trace";
+    check.measured_as = "unknown: no PMU ratios in kernel_details (aic_metrics off, or Level0)";
+    check.how_to_measure = std::string(kAscendPipeCounters);
   }
   return check;
+}
+
+// torch_npu's per-operator main-memory bandwidth counters (main_mem_read_bw / main_mem_write_bw).
+constexpr std::string_view kAscendMemoryCounters =
+    "per-operator main-memory bandwidth: torch_npu.profiler._ExperimentalConfig("
+    "aic_metrics=torch_npu.profiler.AiCMetrics.Memory)";
+
+// "174 operators move 785.4 GB/s reading and writing their tensors once (...)": the estimate's population.
+std::string TrafficPopulation(const MemoryTrafficEstimate& traffic) {
+  std::string out = fmt::format("{} operators move {:.1f} GB/s reading and writing their tensors once ({}", traffic.ops,
+                                *traffic.achieved_gb_per_s, traffic.source);
+  if (traffic.ops_unknown > 0)
+    out += fmt::format("; {} left out: no shapes or a type of unknown size", traffic.ops_unknown);
+  return out + ")";
+}
+
+// The operators' tensor traffic over their time against the chip's peak: an estimate and a lower bound
+// (caches, re-reads and workspaces are not seen). False when the trace has no operators with shapes.
+bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, UtilizationCheck* check) {
+  const MemoryTrafficEstimate& traffic = rank.compute->memory_traffic;
+  if (traffic.ops == 0 || !traffic.achieved_gb_per_s) return false;
+  if (traffic.utilization) {
+    check->value_pct = 100 * *traffic.utilization;
+    const std::string peak =
+        traffic.peak_source == "core_read_path_gb_per_s"
+            ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak)",
+                          ChipLabel(rank.hardware), *traffic.peak_gb_per_s)
+            : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware), *traffic.peak_gb_per_s);
+    check->measured_as =
+        fmt::format("estimated from operator shapes, a lower bound: {}, against {}", TrafficPopulation(traffic), peak);
+    return true;
+  }
+  check->measured_as =
+      fmt::format("unknown: the chip's memory peak is unknown ({}); estimated from operator shapes, {}",
+                  HardwareHow(rank.hardware), TrafficPopulation(traffic));
+  check->how_to_measure =
+      platform == Platform::kAscend
+          ? "name the chip with --hardware NAME (e.g. \"Ascend 910B2\"); " + std::string(kAscendMemoryCounters)
+          : "name the chip with --hardware NAME; DRAM throughput: " + std::string(kGpuMetricsOption);
+  return true;
 }
 
 UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
   UtilizationCheck check{"memory_bandwidth", std::nullopt, config.Get(threshold::kMemoryBandwidthUtilizationPct),
                          "unknown: no memory-bandwidth counters, and no copies against a known peak", ""};
-  const bool gpu = PlatformOf(rank) == Platform::kGpu;
+  check.label = "memory bandwidth";
+  const Platform platform = PlatformOf(rank);
+  const bool gpu = platform == Platform::kGpu;
+  if (CheckOperatorTraffic(rank, platform, &check) && check.value_pct) return check;
   double weighted = 0;
   int64_t time = 0, copies = 0, unmeasured = 0;
   std::vector<std::string> devices;
@@ -150,14 +220,28 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
     }
     return check;
   }
+  if (!check.how_to_measure.empty()) return check;  // the operators' estimate, short of a peak
+  if (platform == Platform::kCpu) {
+    check.measured_as = "unknown: CPU-only trace (no device memory)";
+    check.how_to_measure = std::string(kDeviceActivity);
+    return check;
+  }
+  if (platform == Platform::kAscend) {
+    check.measured_as = "unknown: no memory counters, no operator shapes and no copies against a known peak";
+    check.how_to_measure = std::string(kAscendMemoryCounters) +
+                           "; or operator shapes in kernel_details for an estimate: "
+                           "profiler_level=torch_npu.profiler.ProfilerLevel.Level1 or higher";
+    return check;
+  }
   if (!gpu) return check;
   if (unmeasured > 0 && (rank.hardware == nullptr || rank.hardware->profile == nullptr)) {
     check.measured_as = fmt::format("unknown: no DRAM counters, and the peak of the copies ({}) needs the chip ({})",
                                     unmeasured, HardwareHow(rank.hardware));
     check.how_to_measure = "name the chip with --hardware NAME; DRAM throughput: " + std::string(kGpuMetricsOption);
   } else {
-    check.measured_as = "unknown: no DRAM counters, and no copies against a known peak";
-    check.how_to_measure = "DRAM throughput: " + std::string(kGpuMetricsOption);
+    check.measured_as = "unknown: no DRAM counters, no operator shapes and no copies against a known peak";
+    check.how_to_measure = "DRAM throughput: " + std::string(kGpuMetricsOption) +
+                           "; an estimate from operator shapes: torch.profiler.profile(record_shapes=True)";
   }
   return check;
 }
@@ -166,7 +250,21 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
   UtilizationCheck check{"communication_bandwidth", std::nullopt,
                          config.Get(threshold::kCommunicationBandwidthUtilizationPct),
                          "unknown: no collective sizes against a known link peak", ""};
-  const bool gpu = PlatformOf(rank) == Platform::kGpu;
+  check.label = "communication bandwidth";
+  const Platform platform = PlatformOf(rank);
+  const bool gpu = platform == Platform::kGpu;
+  if (platform == Platform::kCpu) {
+    const size_t collectives = rank.comm == nullptr ? 0 : rank.comm->collectives.size();
+    check.measured_as =
+        collectives == 0
+            ? "unknown: CPU-only trace without collectives"
+            : fmt::format(
+                  "unknown: CPU-only trace: {} collectives over the host network, whose peak the trace does "
+                  "not give",
+                  collectives);
+    check.how_to_measure = std::string(kDeviceActivity);
+    return check;
+  }
   if (rank.comm == nullptr) return check;
   if (rank.comm->total.utilization) {
     check.value_pct = 100 * *rank.comm->total.utilization;
@@ -179,14 +277,41 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
     return check;
   }
   double weighted = 0, time = 0;
+  std::string transports;
+  bool unpeaked = false;  // a transport with traffic but no standard bandwidth on this chip
   for (const AscendTransportTotal& transport : rank.comm->ascend_transports) {
-    if (!transport.utilization || transport.time_ms <= 0) continue;
+    if (transport.time_ms <= 0) continue;
+    if (!transport.utilization) {
+      unpeaked = unpeaked || transport.transport != "SDMA";  // SDMA spans several links: no one peak
+      continue;
+    }
     weighted += *transport.utilization * transport.time_ms;
     time += transport.time_ms;
+    transports += fmt::format("{}{} {:.2f} of {:.1f} GB/s over {:.3f} ms", transports.empty() ? "" : ", ",
+                              transport.transport, transport.bandwidth_gbps.value_or(0),
+                              transport.bandwidth_gbps.value_or(0) / *transport.utilization, transport.time_ms);
   }
   if (time > 0) {
     check.value_pct = 100 * weighted / time;
-    check.measured_as = "communication.json transport bandwidth / standard bandwidth, time-weighted";
+    check.measured_as = fmt::format(
+        "HCCL transport bandwidth (communication.json / analysis.db) / the transport's standard bandwidth of {}, "
+        "time-weighted: {}",
+        ChipLabel(rank.hardware), transports);
+    return check;
+  }
+  if (platform == Platform::kAscend) {
+    if (unpeaked) {
+      check.measured_as =
+          fmt::format("unknown: HCCL transports carry traffic, but their standard bandwidth needs the chip ({})",
+                      HardwareHow(rank.hardware));
+      check.how_to_measure = "name the chip with --hardware NAME (e.g. \"Ascend 910B2\")";
+    } else if (rank.comm->collectives.empty()) {
+      check.measured_as = "unknown: no HCCL communication in this rank's data";
+      check.how_to_measure = "a multi-NPU run's HCCL traffic: " + std::string(kAscendCommunication);
+    } else {
+      check.measured_as = "unknown: no per-transport HCCL traffic (no communication.json or analysis.db)";
+      check.how_to_measure = std::string(kAscendCommunication);
+    }
     return check;
   }
   if (!gpu) {

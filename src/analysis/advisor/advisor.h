@@ -48,9 +48,13 @@ struct UtilizationCheck {
   // What the number is and its population ("SM efficiency estimated from launch configurations ...,
   // time-weighted over 1993 kernels on GPU 0"), or "unknown: " and why.
   std::string measured_as;
-  // GPU traces, for an unknown value: the capture option or flag that would measure it (nsys
-  // --gpu-metrics-devices=all, torch.profiler activities / record_shapes, --hardware NAME); "" otherwise.
+  // For an unknown value: the capture option or flag that would measure it (nsys
+  // --gpu-metrics-devices=all, torch.profiler activities / record_shapes, torch_npu's aic_metrics and
+  // profiler_level, --hardware NAME); "" when the value is known.
   std::string how_to_measure;
+  // The figure as the tuning guide reads it: "Cube", "Vector", "SM efficiency", "memory bandwidth",
+  // "communication bandwidth".
+  std::string label;
   bool Below() const { return value_pct && *value_pct < threshold_pct; }
 };
 

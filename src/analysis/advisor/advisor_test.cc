@@ -269,8 +269,9 @@ TEST(Utilizations, UnknownGpuValuesSayHowToMeasureThem) {
   EXPECT_EQ(checks[0].measured_as, "unknown: the kernels carry no launch configuration (grid, block)");
   EXPECT_TRUE(Has(checks[0].how_to_measure, "ProfilerActivity.CUDA")) << checks[0].how_to_measure;
   EXPECT_TRUE(Has(checks[0].how_to_measure, "nsys profile --gpu-metrics-devices=all")) << checks[0].how_to_measure;
-  EXPECT_EQ(checks[1].measured_as, "unknown: no DRAM counters, and no copies against a known peak");
+  EXPECT_EQ(checks[1].measured_as, "unknown: no DRAM counters, no operator shapes and no copies against a known peak");
   EXPECT_TRUE(Has(checks[1].how_to_measure, "--gpu-metrics-devices=all")) << checks[1].how_to_measure;
+  EXPECT_TRUE(Has(checks[1].how_to_measure, "record_shapes=True")) << checks[1].how_to_measure;
 }
 
 // A known GPU value says what it is and over which kernels; it needs no capture hint.
@@ -291,11 +292,14 @@ TEST(Utilizations, KnownGpuValuesSayWhatAndOverWhat) {
   EXPECT_TRUE(check.how_to_measure.empty()) << check.how_to_measure;
 }
 
-// Ascend values keep their wording and get no GPU capture hints.
-TEST(Utilizations, AscendValuesAreUnchanged) {
+// An Ascend value names the busier engine, as the guide reads it ("Cube 50 % < 70 %"), and the other
+// engine's ratio; a known value needs no capture hint.
+TEST(Utilizations, AscendValuesNameTheBusierEngine) {
   const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}}, {Units(0.5)});
   const UtilizationCheck& check = job.result().ranks[0].utilizations[0];
-  EXPECT_EQ(check.measured_as, "Ascend Cube/Vector ratio (aic_mac_ratio / aiv_vec_ratio, time-weighted)");
+  EXPECT_EQ(check.label, "Cube");
+  EXPECT_TRUE(Has(check.measured_as, "Ascend Cube ratio (aic_mac_ratio x aicore_time")) << check.measured_as;
+  EXPECT_TRUE(Has(check.measured_as, "the busier engine")) << check.measured_as;
   EXPECT_TRUE(check.how_to_measure.empty());
 }
 

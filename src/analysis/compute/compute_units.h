@@ -27,6 +27,7 @@
 
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/compute/generation_metrics.h"
+#include "analysis/compute/memory_traffic.h"
 #include "analysis/compute/op_flops.h"
 #include "analysis/core/hardware_profile.h"
 #include "model/trace.h"
@@ -203,6 +204,7 @@ struct RankComputeUnits {
   std::vector<StepComputeUnits> steps;    // same order as RankBreakdown::steps
   StepComputeUnits total;                 // over all steps
   AscendComputeUnits ascend;              // kernel_details PMU figures (present = false elsewhere)
+  MemoryTrafficEstimate memory_traffic;   // operators' tensor bytes over their time (memory_traffic.h)
   std::optional<ServingMetrics> serving;  // nullopt without generation markers
   ComputeVerdict verdict;
 };

@@ -156,6 +156,7 @@ HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles
   }
   selection.profile = family;
   selection.inferred = true;
+  selection.label = family->name + " (assumed from operators on AI Vector cores; pass --hardware to override)";
   selection.how = fmt::format(
       "assumed from {} operators on separate AI Vector cores (Ascend 910B family or 910_93); variant unknown: "
       "pass --hardware with the chip ({})",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "report/common/format.h"
 #include "base/text_escape.h"
 #include "base/json_writer.h"
 
@@ -45,8 +46,13 @@ std::string Wrapped(std::string_view raw, size_t width) {
   while (start < text.size()) {
     size_t end = std::min(text.size(), start + width);
     if (end < text.size()) {
+      // Break at the last space that fits; a longer word (an API call to copy) runs past the width.
       const size_t space = text.rfind(' ', end);
-      if (space != std::string::npos && space > start) end = space;
+      if (space != std::string::npos && space > start) {
+        end = space;
+      } else {
+        end = std::min(text.size(), text.find(' ', end));
+      }
     }
     out += "    " + text.substr(start, end - start) + "\n";
     start = end;
@@ -80,9 +86,15 @@ void AppendSplit(const RankAdvice& rank, std::string* out) {
 void AppendUtilizations(const RankAdvice& rank, std::string* out) {
   *out += "Utilization against the tuning guide's thresholds\n";
   for (const UtilizationCheck& check : rank.utilizations) {
-    const std::string value = check.value_pct ? fmt::format("{:.1f} %", *check.value_pct) : "unknown";
-    const std::string verdict = !check.value_pct ? "" : (check.Below() ? "BELOW -> bottleneck" : "ok");
-    *out += fmt::format("  {:<24}{:>9}  (threshold {:.0f} %) {}\n", check.name, value, check.threshold_pct, verdict);
+    // As the guide reads it: "Cube 65.0 % < 70 %", "memory bandwidth 55.0 % < 60 %".
+    std::string label = check.label.empty() ? check.name : check.label;
+    if (label == "Cube" || label == "Vector" || label == "SM efficiency") label += " (compute units)";
+    const std::string reading = check.value_pct
+                                    ? fmt::format("{:>6.1f} % {:<2} {:.0f} %", *check.value_pct,
+                                                  check.Below() ? "<" : ">=", check.threshold_pct)
+                                    : fmt::format("{:>8} (threshold {:.0f} %)", kUnknownText, check.threshold_pct);
+    const std::string verdict = !check.value_pct ? "" : (check.Below() ? "  -> bottleneck" : "  ok");
+    *out += fmt::format("  {:<28}{}{}\n", label, reading, verdict);
     *out += Wrapped(check.value_pct ? "measured as: " + check.measured_as : check.measured_as, kUtilizationWidth);
     if (!check.how_to_measure.empty()) *out += Wrapped("how to measure: " + check.how_to_measure, kUtilizationWidth);
   }
@@ -185,6 +197,7 @@ void WriteRank(JsonWriter* w, const RankAdvice& rank) {
   for (const UtilizationCheck& check : rank.utilizations) {
     w->BeginObject();
     w->Key("name").String(check.name);
+    w->Key("label").String(check.label.empty() ? check.name : check.label);
     WriteOptional(w, "value_pct", check.value_pct);
     w->Key("threshold_pct").Double(check.threshold_pct);
     w->Key("below_threshold");

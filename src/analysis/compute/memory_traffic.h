@@ -1,0 +1,51 @@
+#pragma once
+// Device-memory bandwidth estimated from the tensors operators read and write, for traces without
+// memory counters: each operator's inputs read once plus its outputs written once (bytes from shapes and
+// data types), over its device time. Caches, re-reads and workspace traffic are not seen, so the bytes
+// are a lower bound of the real traffic and the bandwidth a lower bound of the achieved one.
+//
+// Ascend: kernel_details rows on the AI Cube / AI Vector cores (AI_CORE, AI_VECTOR_CORE, MIX_AIC,
+// MIX_AIV) with Input/Output Shapes and Data Types; shapes in internal formats (NC1HWC0, FRACTAL_Z, ...)
+// are the stored, padded tensors, which is what memory moves. A row with a data type of unknown size
+// is left out and counted.
+//
+// Kineto with record_shapes: the operators op_flops.h costs (matrix products, convolutions, attention,
+// norms, element-wise ops) with their bytes and the device time of the kernels they launched; only
+// operator names whose every occurrence is outermost count, so that an operator and the one it calls
+// (aten::linear over aten::addmm) are not both counted.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "analysis/compute/op_flops.h"
+#include "analysis/core/hardware_profile.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct MemoryTrafficEstimate {
+  std::string source;                       // "kernel_details shapes"; "" when the trace has no operators with shapes
+  uint64_t ops = 0;                         // operators counted
+  uint64_t ops_unknown = 0;                 // operators of the population left out (no shapes, or an unknown data type)
+  double bytes = 0;                         // Σ over the operators counted
+  int64_t time_ns = 0;                      // Σ of their device durations
+  std::optional<double> achieved_gb_per_s;  // bytes / time
+  std::optional<double> peak_gb_per_s;      // the chip's memory bandwidth, else its cores' read path
+  std::string peak_source;                  // "memory_gb_per_s" or "core_read_path_gb_per_s"; "" without a peak
+  std::optional<double> utilization;        // achieved / peak, 0..1
+};
+
+// Size in bytes of one element of a torch_npu data type ("FLOAT16", "DT_BF16", "INT64"); 0 when unknown.
+double NpuDtypeBytes(std::string_view dtype);
+
+// Bytes of the tensors of one kernel_details cell pair ("32,3,224,224;64", "FLOAT;FLOAT"); nullopt when a
+// tensor's data type has no known size or the lists do not pair up.
+std::optional<double> NpuTensorBytes(std::string_view shapes, std::string_view dtypes);
+
+MemoryTrafficEstimate EstimateNpuMemoryTraffic(const Trace& trace, const HardwareProfile* profile);
+
+// From the record_shapes costs of ComputeOpFlops (device time only: a CPU-only trace gives none).
+MemoryTrafficEstimate EstimateShapeMemoryTraffic(const RankOpFlops& flops, const HardwareProfile* profile);
+
+}  // namespace tuneprof

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""The tuning guide's utilizations that tuneprof newly measures, each against an independent computation
+from the raw files with Python's csv / sqlite3 alone.
+
+Ascend memory bandwidth (no memory counters in the shared runs): the tensors each AI Cube / AI Vector
+operator reads and writes (kernel_details Input/Output Shapes x Data Types), summed over the rows, over
+the sum of their durations, against the chip's peak (memory_gb_per_s, else the cores' read path): for the
+text form (kernel_details.csv) and the .db form (COMPUTE_TASK_INFO joined to TASK), with --hardware naming
+the variant. Without --hardware the variant, and so the peak, is unknown: the value is null and the
+reason names --hardware.
+
+usage: utilization_check.py TUNEPROF SHARED_DIR
+"""
+import csv
+import json
+import math
+import os
+import sqlite3
+import subprocess
+import sys
+
+AI_CORES = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV"}
+SIZES = {"FLOAT": 4, "FLOAT32": 4, "FP32": 4, "FLOAT16": 2, "FP16": 2, "BF16": 2, "BFLOAT16": 2, "DOUBLE": 8,
+         "INT8": 1, "UINT8": 1, "BOOL": 1, "INT16": 2, "UINT16": 2, "INT32": 4, "UINT32": 4, "INT64": 8,
+         "UINT64": 8, "COMPLEX64": 8, "COMPLEX128": 16, "HIFLOAT8": 1, "FLOAT8_E4M3FN": 1, "FLOAT8_E5M2": 1}
+HARDWARE = "Ascend 910B1"
+PEAK_GB_PER_S = None  # read from the built-in profiles below
+
+failures = []
+
+
+def check(ok, message):
+    if not ok:
+        failures.append(message)
+
+
+def tensor_bytes(shapes, dtypes):
+    shapes = shapes.strip().strip('"').split(";")
+    dtypes = dtypes.strip().split(";")
+    if len(shapes) != len(dtypes):
+        return None
+    total = 0
+    for shape, dtype in zip(shapes, dtypes):
+        dtype = dtype.strip()
+        if dtype == "UNDEFINED":
+            continue
+        if dtype.startswith("DT_"):
+            dtype = dtype[3:]
+        if dtype not in SIZES:
+            return None
+        numel = 1
+        for dim in filter(None, (d.strip().strip('"') for d in shape.split(","))):
+            if not dim.isdigit():
+                return None
+            numel *= int(dim)
+        total += numel * SIZES[dtype]
+    return total
+
+
+def traffic(rows):
+    """rows: (core, dur_ns, in_shapes, in_types, out_shapes, out_types) -> (bytes, ns, ops)."""
+    total_bytes = total_ns = ops = 0
+    for core, dur_ns, in_shapes, in_types, out_shapes, out_types in rows:
+        if core not in AI_CORES or dur_ns <= 0 or not in_types:
+            continue
+        a, b = tensor_bytes(in_shapes, in_types), tensor_bytes(out_shapes, out_types)
+        if a is None or b is None:
+            continue
+        total_bytes += a + b
+        total_ns += dur_ns
+        ops += 1
+    return total_bytes, total_ns, ops
+
+
+def text_rows(rank_dir):
+    path = os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv")
+    with open(path, newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            dur_us = r["Duration(us)"].strip()
+            dur_ns = round(float(dur_us) * 1000) if dur_us not in ("", "N/A") else 0
+            yield (r["Accelerator Core"], dur_ns, r["Input Shapes"].replace('"', ""), r["Input Data Types"],
+                   r["Output Shapes"].replace('"', ""), r["Output Data Types"])
+
+
+def db_rows(rank_dir):
+    out = os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT")
+    path = [os.path.join(out, f) for f in os.listdir(out) if f.startswith("ascend_pytorch_profiler")][0]
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    strings = dict(db.execute("SELECT id, value FROM STRING_IDS"))
+    s = lambda i: strings.get(i, "") if i is not None else ""
+    for start, end, task_type, in_shapes, in_types, out_shapes, out_types in db.execute(
+            "SELECT t.startNs, t.endNs, c.taskType, c.inputShapes, c.inputDataTypes, c.outputShapes, "
+            "c.outputDataTypes FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId"):
+        yield (s(task_type), max(end - start, 0), s(in_shapes), s(in_types), s(out_shapes), s(out_types))
+
+
+def utilization(tuneprof, path, name, hardware=None):
+    cmd = [tuneprof, "analyze", "--json", path] + (["--hardware", hardware] if hardware else [])
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    check(run.returncode == 0, f"{' '.join(cmd)}: exit {run.returncode}: {run.stderr.strip()[:300]}")
+    if run.returncode != 0:
+        return None
+    rank = json.loads(run.stdout)["ranks"][0]
+    return next(u for u in rank["utilizations"] if u["name"] == name)
+
+
+def main():
+    tuneprof, shared = sys.argv[1], sys.argv[2]
+    profiles = json.load(open(os.path.join(os.path.dirname(__file__), "../../data/hardware_profiles.json")))
+    profiles = profiles["profiles"] if isinstance(profiles, dict) else profiles
+    profile = next(p for p in profiles if p["name"] == HARDWARE)
+    peak = (profile["memory_gb_per_s"]["value"] or profile["core_read_path_gb_per_s"]["value"])
+    base = os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch")
+    for form, rows in (("text", text_rows), ("db", db_rows)):
+        for level in ("level1", "level2"):
+            rank_dir = os.path.join(base, form, level, "rank0_ascend_pt")
+            total_bytes, total_ns, ops = traffic(rows(rank_dir))
+            check(ops > 0, f"{rank_dir}: no operator with shapes in the independent parse")
+            want = 100 * total_bytes / total_ns / peak
+            got = utilization(tuneprof, rank_dir, "memory_bandwidth", HARDWARE)
+            if got is None:
+                continue
+            value = got["value_pct"]
+            check(value is not None and math.isclose(value, want, rel_tol=1e-6),
+                  f"{form}/{level}: memory_bandwidth {value} %, independently {want:.6f} % "
+                  f"({total_bytes} B over {total_ns} ns in {ops} operators, peak {peak} GB/s)")
+            check("estimate" in got["measured_as"] and str(ops) in got["measured_as"],
+                  f"{form}/{level}: measured_as does not say it is an estimate over {ops} operators: "
+                  f"{got['measured_as']!r}")
+            unknown = utilization(tuneprof, rank_dir, "memory_bandwidth")
+            if unknown is not None:
+                check(unknown["value_pct"] is None, f"{form}/{level}: a value without a known peak: {unknown}")
+                text = json.dumps(unknown)
+                check("--hardware" in text, f"{form}/{level}: the unknown does not say how to name the chip: {text}")
+    if failures:
+        print("\n".join(failures))
+        return 1
+    print("utilizations: memory bandwidth estimates equal the independent computation")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
