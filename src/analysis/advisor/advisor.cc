@@ -387,20 +387,24 @@ void MergeInto(const Finding& finding, std::map<std::string, Finding>* merged) {
   it->second.ranks = std::move(ranks);
 }
 
-std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& times, double step_ns) {
-  double sum = 0;
-  for (double t : times) sum += t;
-  if (sum <= 0) return "no work found in the trace";
+// `times`: one rank's mean step split by bottleneck, averaged over `ranks` ranks; they add up to that
+// mean step, so the figures quoted are of one population.
+std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& times, size_t ranks) {
+  double step = 0;
+  for (double t : times) step += t;
+  if (step <= 0) return "no work found in the trace";
+  const std::string of_step = ranks > 1 ? fmt::format("a {:.1f} us mean step, mean over {} ranks", step / 1e3, ranks)
+                                        : fmt::format("a {:.1f} us mean step", step / 1e3);
   if (dominant == Bottleneck::kNone) {
     const double compute = times[static_cast<size_t>(Bottleneck::kCompute)];
     return fmt::format(
-        "compute holds {:.1f} % of the step time ({:.1f} us of a {:.1f} us mean step) with the "
-        "compute units at or above their threshold, and no finding would save {:.0f} % of the step",
-        100 * compute / sum, compute / 1e3, step_ns / 1e3, 100 * kNoneGainShare);
+        "compute holds {:.1f} % of the step time ({:.1f} us of {}) with the compute units at or above their "
+        "threshold, and no finding would save {:.0f} % of the step",
+        100 * compute / step, compute / 1e3, of_step, 100 * kNoneGainShare);
   }
-  const double share = 100 * times[static_cast<size_t>(dominant)] / sum;
-  return fmt::format("{} holds {:.1f} % of the step time ({:.1f} us of a {:.1f} us mean step)",
-                     BottleneckName(dominant), share, times[static_cast<size_t>(dominant)] / 1e3, step_ns / 1e3);
+  const double part = times[static_cast<size_t>(dominant)];
+  return fmt::format("{} holds {:.1f} % of the step time ({:.1f} us of {})", BottleneckName(dominant),
+                     100 * part / step, part / 1e3, of_step);
 }
 
 }  // namespace
@@ -458,7 +462,7 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
   const bool big_finding =
       !result.findings.empty() && result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;
   if (result.dominant == Bottleneck::kCompute && units_healthy && !big_finding) result.dominant = Bottleneck::kNone;
-  result.dominant_reason = DescribeVerdict(result.dominant, job_times, result.step_ns);
+  result.dominant_reason = DescribeVerdict(result.dominant, job_times, ranks.size());
   return result;
 }
 

@@ -188,7 +188,8 @@ TEST(RunAdvisor, VerdictAveragesTheRanksRatherThanVoting) {
   EXPECT_EQ(job.result().dominant, Bottleneck::kCompute);
   EXPECT_DOUBLE_EQ(job.result().step_ns, Us(1000));
   // Shares of the averaged times: 600 / (600 + 333.3 + 66.7 idle) = 60 %.
-  EXPECT_EQ(job.result().dominant_reason, "compute holds 60.0 % of the step time (600.0 us of a 1000.0 us mean step)");
+  EXPECT_EQ(job.result().dominant_reason,
+            "compute holds 60.0 % of the step time (600.0 us of a 1000.0 us mean step, mean over 3 ranks)");
 }
 
 RankComputeUnits Units(double cube_ratio) {
