@@ -9,6 +9,11 @@ text form (kernel_details.csv) and the .db form (COMPUTE_TASK_INFO joined to TAS
 the variant. Without --hardware the variant, and so the peak, is unknown: the value is null and the
 reason names --hardware.
 
+Ascend communication bandwidth on the text form, whose chip is now assumed from its operators on AI
+Vector cores (the 910B family): each transport's Σ Transit Size / Σ Transit Time over communication.json's
+totals ("Total Op Info" or "<type>-total"), against its standard bandwidth in the family's profile,
+time-weighted over the transports that have one.
+
 usage: utilization_check.py TUNEPROF SHARED_DIR
 """
 import csv
@@ -94,6 +99,30 @@ def db_rows(rank_dir):
         yield (s(task_type), max(end - start, 0), s(in_shapes), s(in_types), s(out_shapes), s(out_types))
 
 
+TRANSPORT_LINKS = {"HCCS": "hccs", "RDMA": "roce", "PCIE": "pcie", "SIO": "sio"}
+
+
+def comm_bandwidth_pct(rank_dir, profile):
+    data = json.load(open(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "communication.json")))
+    totals = {}
+    for step in data.values():
+        for section in step.values():
+            for op, info in section.items():
+                if not (op == "Total Op Info" or op.endswith("-total")):
+                    continue
+                for transport, t in info.get("Communication Bandwidth Info", {}).items():
+                    size, time = totals.get(transport, (0.0, 0.0))
+                    totals[transport] = (size + t.get("Transit Size(MB)", 0), time + t.get("Transit Time(ms)", 0))
+    weighted = time_sum = 0.0
+    for transport, (size, time) in totals.items():
+        link = profile["links"].get(TRANSPORT_LINKS.get(transport, ""), {}).get("value")
+        if time <= 0 or not link:
+            continue
+        weighted += (size / time) / link * time
+        time_sum += time
+    return 100 * weighted / time_sum if time_sum else None
+
+
 def utilization(tuneprof, path, name, hardware=None):
     cmd = [tuneprof, "analyze", "--json", path] + (["--hardware", hardware] if hardware else [])
     run = subprocess.run(cmd, capture_output=True, text=True)
@@ -132,10 +161,22 @@ def main():
                 check(unknown["value_pct"] is None, f"{form}/{level}: a value without a known peak: {unknown}")
                 text = json.dumps(unknown)
                 check("--hardware" in text, f"{form}/{level}: the unknown does not say how to name the chip: {text}")
+    family = next(p for p in profiles if p["name"] == "Ascend 910B (variant unknown)")
+    for level in ("level1", "level2"):
+        rank_dir = os.path.join(base, "text", level, "rank0_ascend_pt")
+        want = comm_bandwidth_pct(rank_dir, family)
+        got = utilization(tuneprof, rank_dir, "communication_bandwidth")
+        if got is None:
+            continue
+        check(want is not None, f"text/{level}: no transport with a standard bandwidth in the independent parse")
+        check(want is not None and got["value_pct"] is not None and math.isclose(got["value_pct"], want, rel_tol=1e-6),
+              f"text/{level}: communication_bandwidth {got['value_pct']} %, independently {want} %")
+        check("assumed" in got["measured_as"], f"text/{level}: the assumed chip is not said: {got['measured_as']!r}")
     if failures:
         print("\n".join(failures))
         return 1
-    print("utilizations: memory bandwidth estimates equal the independent computation")
+    print("utilizations: memory bandwidth estimates and text-form communication bandwidth equal the independent "
+          "computation")
     return 0
 
 
