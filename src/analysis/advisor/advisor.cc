@@ -380,7 +380,7 @@ void MergeInto(const Finding& finding, std::map<std::string, Finding>* merged) {
   auto [it, inserted] = merged->try_emplace(finding.id, finding);
   if (inserted) return;
   std::vector<int64_t> ranks = it->second.ranks;
-  if (finding.estimated_gain_ns > it->second.estimated_gain_ns) it->second = finding;
+  if (finding.estimated_gain_ns > it->second.estimated_gain_ns) it->second = finding;  // its evidence_rank too
   ranks.insert(ranks.end(), finding.ranks.begin(), finding.ranks.end());
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
@@ -435,6 +435,7 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
     CapGains(rank.split, &findings);
     for (Finding& finding : findings) {
       finding.ranks = {rank.trace->metadata().rank};
+      finding.evidence_rank = rank.trace->metadata().rank;
       MergeInto(finding, &merged);
     }
     RankAdvice advice{rank.trace->metadata().rank, rank.trace->metadata().path, rank.split, Utilizations(rank, config),

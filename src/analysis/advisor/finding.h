@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/trace.h"
+
 namespace tuneprof {
 
 enum class FindingCategory : uint8_t { kCompute, kMemory, kCommunication, kHost, kLaunch, kData, kConfig };
@@ -53,6 +55,9 @@ struct Finding {
   std::string strategy;           // what to change, in plain words
   std::vector<std::string> apis;  // the concrete switches for the platform
   std::vector<int64_t> ranks;     // where it fired
+  // The rank whose figures the title, evidence and gain quote: the one with the largest gain when it
+  // fired on several; kNoId before the advisor sets it.
+  int64_t evidence_rank = kNoId;
 
   void AddNumber(std::string label, double number, std::string number_unit) {
     evidence.push_back(Evidence{std::move(label), number, "", std::move(number_unit)});

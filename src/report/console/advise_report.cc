@@ -106,11 +106,13 @@ std::string GainText(const Finding& finding, double step_ns) {
                      step_ns > 0 ? 100 * finding.estimated_gain_ns / step_ns : 0);
 }
 
+// " [ranks 0,1; figures of rank 1]" for a finding that fired on several ranks: its numbers are one
+// rank's, which need not be the rank a table beside it shows.
 std::string RanksText(const Finding& finding) {
   if (finding.ranks.size() <= 1) return "";
   std::string ranks;
   for (int64_t rank : finding.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
-  return " [ranks " + ranks + "]";
+  return " [ranks " + ranks + "; figures of rank " + std::to_string(finding.evidence_rank) + "]";
 }
 
 std::string EvidenceValue(const Evidence& e) {
@@ -142,7 +144,7 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   out += result.findings.empty() ? "No findings.\n" : "Top strategies (estimated gain per step)\n";
   for (size_t i = 0; i < result.findings.size() && i < kTopStrategies; ++i) {
     const Finding& f = result.findings[i];
-    out += fmt::format("{:>2}. {:<28} {}\n", i + 1, f.id, GainText(f, result.step_ns));
+    out += fmt::format("{:>2}. {:<28} {}{}\n", i + 1, f.id, GainText(f, result.step_ns), RanksText(f));
     out += fmt::format("    {}\n", Fit(f.title, 94));
     if (!f.apis.empty()) out += fmt::format("    -> {}\n", Fit(f.apis.front(), 91));
   }
@@ -243,6 +245,7 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   w->Key("ranks").BeginArray();
   for (int64_t rank : f.ranks) w->Int(rank);
   w->EndArray();
+  w->Key("evidence_rank").Int(f.evidence_rank);
   w->EndObject();
 }
 
