@@ -371,7 +371,7 @@ def check_gpu_time_util(sample, finding, advice, path):
         return None
     text = evidence(finding, "devices")
     ours = {int(m.group(1)): (int(m.group(2)), float(m.group(3)))
-            for m in re.finditer(r"GPU (\d+): (\d+) of 30 chunks, in use ([\d.]+) % overall", text)}
+            for m in re.finditer(r"GPU (\d+): (\d+) of 30 chunks; ops' summed time ([\d.]+) % of the span", text)}
     # The merged finding carries one rank's devices.
     ranks = nsys_rank_pids(finding, advice, path)
     pid = next((p for _, p in ranks if {o[0] for o in nsys_gpu_ops(nsys_db(path), p)} >= set(ours)), ranks[0][1])

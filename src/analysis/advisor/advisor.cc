@@ -137,7 +137,9 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
     check.measured_as = "unknown: CPU-only trace (no device, no compute-unit counters)";
     check.how_to_measure = std::string(kDeviceActivity);
   } else {
-    check.measured_as = "unknown: no PMU ratios in kernel_details (aic_metrics off, or Level0)";
+    check.measured_as = rank.trace->kernel_details().present
+                            ? "unknown: no PMU ratios in kernel_details (aic_metrics off, or Level0)"
+                            : "unknown: no kernel_details in the input (a step summary without operators)";
     check.how_to_measure = std::string(kAscendPipeCounters);
   }
   return check;
@@ -211,12 +213,20 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
   }
   if (time > 0) {
     check.value_pct = 100 * weighted / static_cast<double>(time);
+    // Copies are not the kernels' memory traffic: the label says what was measured, and how much of the
+    // step the copies are says how much the figure can speak for.
+    check.label = "memory bandwidth (copies)";
     check.measured_as =
         "copies' achieved bandwidth / peak of their path, time-weighted (no DRAM counters in the trace)";
     if (gpu) {
       std::string where;
       for (const std::string& device : devices) where += (where.empty() ? "" : ", ") + device;
       check.measured_as += fmt::format(" over copies ({}) on {}, peaks of {}", copies, where, ChipLabel(rank.hardware));
+    }
+    const double traced_ns = rank.split.step_ns * static_cast<double>(rank.split.steps);
+    if (traced_ns > 0) {
+      check.measured_as +=
+          fmt::format("; the copies take {:.1f} % of the steps' time", 100 * static_cast<double>(time) / traced_ns);
     }
     return check;
   }
@@ -305,6 +315,9 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
           fmt::format("unknown: HCCL transports carry traffic, but their standard bandwidth needs the chip ({})",
                       HardwareHow(rank.hardware));
       check.how_to_measure = "name the chip with --hardware NAME (e.g. \"Ascend 910B2\")";
+    } else if (rank.comm->collectives.empty() && rank.split.part(TimePart::kCommunication) > 0) {
+      check.measured_as = "unknown: the input gives communication time but no per-transport HCCL traffic";
+      check.how_to_measure = std::string(kAscendCommunication);
     } else if (rank.comm->collectives.empty()) {
       check.measured_as = "unknown: no HCCL communication in this rank's data";
       check.how_to_measure = "a multi-NPU run's HCCL traffic: " + std::string(kAscendCommunication);

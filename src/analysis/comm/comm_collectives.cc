@@ -530,6 +530,10 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
     rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(rank.wall_ns);
   }
   ReadAscendOps(trace, hardware, &rank);
+  if (!gpu && !rank.ascend_transports.empty()) {
+    rank.link.why =
+        "the timeline's HCCL operators carry no sizes; the per-transport traffic is below (communication.json)";
+  }
   ReadAscendMatrix(trace, &rank);
   MeasureExposure(trace, &rank.collectives);
   rank.parallel_groups = ReadParallelGroups(trace);

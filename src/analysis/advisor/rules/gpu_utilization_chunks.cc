@@ -128,8 +128,9 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
                                       [](const LowChunks& a, const LowChunks& b) { return a.idle_ns < b.idle_ns; });
   std::string devices;
   for (const LowChunks& low : found) {
-    devices += fmt::format("{}{}: {} of {} chunks, in use {:.1f} % overall; {}", devices.empty() ? "" : "; ",
-                           low.device, low.low, chunks, low.mean_pct, low.ranges);
+    // Summed, not united: ops on parallel streams add up, so this can pass 100 % (nsys' "time" use).
+    devices += fmt::format("{}{}: {} of {} chunks; ops' summed time {:.1f} % of the span (parallel streams add up); {}",
+                           devices.empty() ? "" : "; ", low.device, low.low, chunks, low.mean_pct, low.ranges);
   }
   const bool npu = rank.trace->devices()[per_device.begin()->first].type == DeviceType::kNpu;
   Finding f;
