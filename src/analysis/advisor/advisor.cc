@@ -114,20 +114,26 @@ std::string GpuUnitsMeasuredAs(const RankEvidence& rank) {
 }  // namespace
 
 UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check{"compute_units", std::nullopt, config.Get(threshold::kComputeUnitUtilizationPct), "", ""};
+  UtilizationCheck check{"compute_units", std::nullopt, config.Get(threshold::kComputeUnitUtilizationPct), "", "",
+                         "compute units"};
   const RankComputeUnits& compute = *rank.compute;
   const Platform platform = PlatformOf(rank);
   check.label = platform == Platform::kGpu ? "SM efficiency" : "compute units";
   if (compute.cube_ratio || compute.vector_ratio) {
-    // The busier of the two engines: an operator runs on one of them.
-    const bool cube = compute.cube_ratio.value_or(0) >= compute.vector_ratio.value_or(0);
-    check.value_pct = 100 * std::max(compute.cube_ratio.value_or(0), compute.vector_ratio.value_or(0));
+    // The engine the operators spend the most time on, as profile's compute verdict reads it (one engine
+    // choice for every command); without that verdict, the busier engine.
+    const bool verdict =
+        compute.verdict.utilization && (compute.verdict.unit == "cube" || compute.verdict.unit == "vector");
+    const bool cube =
+        verdict ? compute.verdict.unit == "cube" : compute.cube_ratio.value_or(0) >= compute.vector_ratio.value_or(0);
+    check.value_pct =
+        100 * (verdict ? *compute.verdict.utilization : (cube ? compute.cube_ratio : compute.vector_ratio).value_or(0));
     check.label = cube ? "Cube" : "Vector";
     check.measured_as =
-        fmt::format("Ascend {} ratio ({}, time-weighted over {} kernel_details rows), the busier engine; {} {}",
+        fmt::format("Ascend {} ratio ({}, time-weighted over {} kernel_details rows), {}; {} {}",
                     cube ? "Cube" : "Vector", cube ? "aic_mac_ratio x aicore_time" : "aiv_vec_ratio x aiv_time",
-                    compute.ascend.total.rows, cube ? "Vector" : "Cube",
-                    PercentOrUnknown(cube ? compute.vector_ratio : compute.cube_ratio));
+                    compute.ascend.total.rows, verdict ? "the engine most operator time ran on" : "the busier engine",
+                    cube ? "Vector" : "Cube", PercentOrUnknown(cube ? compute.vector_ratio : compute.cube_ratio));
   } else if (auto sm = compute.total.gpu.SmEfficiency()) {
     check.value_pct = 100 * *sm;
     check.measured_as = GpuUnitsMeasuredAs(rank);
@@ -186,9 +192,12 @@ bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, Utilizati
 }
 
 UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check{"memory_bandwidth", std::nullopt, config.Get(threshold::kMemoryBandwidthUtilizationPct),
-                         "unknown: no memory-bandwidth counters, and no copies against a known peak", ""};
-  check.label = "memory bandwidth";
+  UtilizationCheck check{"memory_bandwidth",
+                         std::nullopt,
+                         config.Get(threshold::kMemoryBandwidthUtilizationPct),
+                         "unknown: no memory-bandwidth counters, and no copies against a known peak",
+                         "",
+                         "memory bandwidth"};
   const Platform platform = PlatformOf(rank);
   const bool gpu = platform == Platform::kGpu;
   if (CheckOperatorTraffic(rank, platform, &check) && check.value_pct) return check;
@@ -257,10 +266,12 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
 }
 
 UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check{"communication_bandwidth", std::nullopt,
+  UtilizationCheck check{"communication_bandwidth",
+                         std::nullopt,
                          config.Get(threshold::kCommunicationBandwidthUtilizationPct),
-                         "unknown: no collective sizes against a known link peak", ""};
-  check.label = "communication bandwidth";
+                         "unknown: no collective sizes against a known link peak",
+                         "",
+                         "communication bandwidth"};
   const Platform platform = PlatformOf(rank);
   const bool gpu = platform == Platform::kGpu;
   if (platform == Platform::kCpu) {

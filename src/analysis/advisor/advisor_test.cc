@@ -192,9 +192,13 @@ TEST(RunAdvisor, VerdictAveragesTheRanksRatherThanVoting) {
             "compute holds 60.0 % of the step time (600.0 us of a 1000.0 us mean step, mean over 3 ranks)");
 }
 
+// An Ascend rank whose operators ran mostly on the Cube engine, at `cube_ratio`.
 RankComputeUnits Units(double cube_ratio) {
   RankComputeUnits units;
   units.cube_ratio = cube_ratio;
+  units.ascend.present = true;
+  units.verdict.unit = "cube";
+  units.verdict.utilization = cube_ratio;
   return units;
 }
 
@@ -293,14 +297,14 @@ TEST(Utilizations, KnownGpuValuesSayWhatAndOverWhat) {
   EXPECT_TRUE(check.how_to_measure.empty()) << check.how_to_measure;
 }
 
-// An Ascend value names the busier engine, as the guide reads it ("Cube 50 % < 70 %"), and the other
+// An Ascend value names the engine most operator time ran on, as the guide reads it ("Cube 50 % < 70 %"), and the other
 // engine's ratio; a known value needs no capture hint.
-TEST(Utilizations, AscendValuesNameTheBusierEngine) {
+TEST(Utilizations, AscendValuesNameTheirEngine) {
   const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}}, {Units(0.5)});
   const UtilizationCheck& check = job.result().ranks[0].utilizations[0];
   EXPECT_EQ(check.label, "Cube");
   EXPECT_TRUE(Has(check.measured_as, "Ascend Cube ratio (aic_mac_ratio x aicore_time")) << check.measured_as;
-  EXPECT_TRUE(Has(check.measured_as, "the busier engine")) << check.measured_as;
+  EXPECT_TRUE(Has(check.measured_as, "the engine most operator time ran on")) << check.measured_as;
   EXPECT_TRUE(check.how_to_measure.empty());
 }
 

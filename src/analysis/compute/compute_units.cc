@@ -399,7 +399,7 @@ void AscendVerdict(const AscendComputeUnits& a, ComputeVerdict* v) {
   v->utilization = a.total.Ratio(unit);
   for (const AscendStepUnits& step : a.steps) {
     const auto u = step.sums.Ratio(unit);
-    v->steps.push_back(ComputeStepVerdict{step.step, u, Below(u, v->threshold)});
+    v->steps.push_back(ComputeStepVerdict{step.step, u, Below(u, v->threshold), std::nullopt});
   }
   for (const AscendOpTypeUnits& op : a.op_types) {  // by time already
     if (op.below_threshold.value_or(false) && v->ops.size() < kVerdictOps) v->ops.push_back(op.type);
@@ -411,7 +411,7 @@ void GpuVerdict(const RankComputeUnits& c, ComputeVerdict* v) {
   v->utilization = c.total.gpu.SmEfficiency();
   for (const StepComputeUnits& step : c.steps) {
     const auto u = step.gpu.SmEfficiency();
-    v->steps.push_back(ComputeStepVerdict{step.step, u, Below(u, v->threshold)});
+    v->steps.push_back(ComputeStepVerdict{step.step, u, Below(u, v->threshold), std::nullopt});
   }
   std::vector<const OpFlopsRow*> low;
   for (const OpFlopsRow& op : c.flops.ops) {
