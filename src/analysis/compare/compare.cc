@@ -214,6 +214,9 @@ MemoryPeaks FindMemoryPeaks(std::span<const Trace> traces) {
       }
     }
   }
+  // A caching allocator holding allocations has reserved at least as much; a reserved total of 0 beside
+  // allocations (the CPU allocator in Kineto's [memory] events) means the trace does not track it.
+  if (peaks.reserved_bytes == 0 && peaks.allocated_bytes.value_or(0) > 0) peaks.reserved_bytes.reset();
   return peaks;
 }
 

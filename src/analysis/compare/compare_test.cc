@@ -58,6 +58,20 @@ TEST(CompareTest, FasterStepsAreASignificantDecrease) {
   EXPECT_EQ(*result.Find("peak_reserved_bytes")->after, 2400);
 }
 
+TEST(CompareTest, ReservedZeroBesideAllocationsIsUntracked) {
+  // Kineto's CPU [memory] events carry Total Reserved 0: unknown, not an exact 0.
+  HandBuiltTrace t;
+  MemoryEvent memory;
+  memory.total_allocated = 4096;
+  memory.total_reserved = 0;
+  t.mutable_builder()->AddMemoryEvent(memory);
+  std::vector<Trace> traces;
+  traces.push_back(t.Finish());
+  const MemoryPeaks peaks = FindMemoryPeaks(traces);
+  EXPECT_EQ(peaks.allocated_bytes, 4096);
+  EXPECT_FALSE(peaks.reserved_bytes.has_value());
+}
+
 TEST(CompareTest, SameRunTwiceIsNoSignificantChange) {
   const CompareResult result = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 500, 1000));
   const MetricComparison* step = result.Find("step_time_us");

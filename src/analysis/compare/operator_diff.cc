@@ -124,6 +124,12 @@ std::string_view CountChangeWord(OperatorChange change) {
   return "same";
 }
 
+std::string_view ComparableName(std::string_view name) {
+  name = Trimmed(name);
+  if (name.starts_with("hcom_")) name = name.substr(0, name.find("__"));
+  return name;
+}
+
 OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSelection selection) {
   const EventTable& events = trace.events();
   const std::vector<Step> steps = SelectedSteps(trace, selection);
@@ -133,7 +139,7 @@ OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSel
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (!InScope(trace, i, scope)) continue;
     if (!steps.empty() && !InSteps(steps, PlacementTime(trace, launches, i, scope))) continue;
-    const std::string_view name = Trimmed(trace.str(events.name[i]));
+    const std::string_view name = ComparableName(trace.str(events.name[i]));
     auto it = by_name.find(name);
     if (it == by_name.end()) it = by_name.emplace(std::string(name), OperatorTotals::Entry{std::string(name)}).first;
     it->second.count += 1;

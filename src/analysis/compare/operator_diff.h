@@ -49,6 +49,10 @@ struct OperatorTotals {
 
 OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSelection steps);
 
+// The name an operator keeps across runs. HCCL operators carry a run-specific id and counters
+// ("hcom_allReduce__586_0_1"): the same collective of two runs compares as "hcom_allReduce".
+std::string_view ComparableName(std::string_view name);
+
 enum class OperatorChange : uint8_t { kAdded, kRemoved, kIncreased, kDecreased, kUnchanged };
 std::string_view OperatorChangeName(OperatorChange change);
 // The change in time apart from the change in count (fewer calls can take longer): "increased",

@@ -160,5 +160,13 @@ TEST(OperatorDiffTest, OutermostAmongTheSelectedOnly) {
   EXPECT_EQ(trace.events().dur_ns[both[0]], Us(50));
 }
 
+TEST(OperatorDiffTest, HcclOperatorsCompareWithoutTheirRunIds) {
+  EXPECT_EQ(ComparableName("hcom_allReduce__586_0_1"), "hcom_allReduce");
+  EXPECT_EQ(ComparableName(" hcom_broadcast__210_3_1 "), "hcom_broadcast");
+  EXPECT_EQ(ComparableName("hcom_send"), "hcom_send");
+  EXPECT_EQ(ComparableName("aten::mm"), "aten::mm");
+  EXPECT_EQ(ComparableName("my__op"), "my__op");
+}
+
 }  // namespace
 }  // namespace tuneprof
