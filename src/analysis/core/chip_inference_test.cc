@@ -5,19 +5,13 @@
 #include <map>
 #include <string>
 
+#include "analysis/core/builtin_profiles_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
 namespace {
 
-const HardwareProfiles& Builtin() {
-  static const HardwareProfiles* profiles = [] {
-    auto result = HardwareProfiles::Builtin();
-    EXPECT_TRUE(result.ok()) << result.status().message();
-    return new HardwareProfiles(std::move(result).value());
-  }();
-  return *profiles;
-}
+const HardwareProfiles& Builtin() { return testing_support::BuiltinProfiles(); }
 
 bool Has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 

@@ -5,20 +5,14 @@
 #include <cmath>
 #include <string>
 
+#include "analysis/core/builtin_profiles_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {
 namespace {
 
-const HardwareProfiles& Builtin() {
-  static const HardwareProfiles* profiles = [] {
-    auto result = HardwareProfiles::Builtin();
-    EXPECT_TRUE(result.ok()) << result.status().message();
-    return new HardwareProfiles(std::move(result).value());
-  }();
-  return *profiles;
-}
+const HardwareProfiles& Builtin() { return testing_support::BuiltinProfiles(); }
 
 std::string DetectedName(std::string_view device, int64_t num_sms = kNoId) {
   const HardwareProfile* profile = Builtin().Detect(device, num_sms);
