@@ -79,6 +79,9 @@ void NameStraggler(CrossRankCommunication* out) {
                                  static_cast<double>(best->wait_caused_ns) / 1e6);
 }
 
+// Wait ratios closer than this (absolute) do not single out a rank.
+constexpr double kWaitRatioNoise = 0.05;
+
 // msprof: the rank with the most wait decides between a slow rank and a slow link.
 void JudgeAscend(const std::vector<RankCommunication>& ranks, CrossRankCommunication* out) {
   const RankCommunication* max_wait = nullptr;
@@ -99,8 +102,15 @@ void JudgeAscend(const std::vector<RankCommunication>& ranks, CrossRankCommunica
   if (with_ops < 2) return;  // one rank cannot be slower than the others
   out->ascend_max_wait_rank = max_wait->rank;
   if (max_wait->ascend_synchronization_ratio && *max_wait->ascend_synchronization_ratio > 0.2) {
-    out->ascend_verdict = "slow rank";
-    out->ascend_slow_rank = min_ratio->rank;
+    double max_ratio = 0;
+    for (const RankCommunication& r : ranks) max_ratio = std::max(max_ratio, r.ascend_wait_ratio.value_or(0));
+    // Wait ratios a few points apart name no rank: the smallest is then chance, not a slow rank.
+    if (max_ratio - *min_ratio->ascend_wait_ratio < kWaitRatioNoise) {
+      out->ascend_verdict = "no clear slow rank";
+    } else {
+      out->ascend_verdict = "slow rank";
+      out->ascend_slow_rank = min_ratio->rank;
+    }
   } else {
     out->ascend_verdict = "slow link";
   }

@@ -14,6 +14,9 @@
 namespace tuneprof {
 namespace {
 
+// HCCL waits (Σ wait ms per rank) closer than this share of the largest do not single out a rank.
+constexpr double kWaitNoiseShare = 0.05;
+
 constexpr std::string_view kParallelGroupPrefix = "profiler_metadata.parallel_group_info.";
 
 int64_t MsToNs(double ms) { return std::isfinite(ms) ? std::llround(ms * 1e6) : 0; }
@@ -241,8 +244,13 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
     if (transit_ms[g.group] > 0) g.algbw_gbps = static_cast<double>(g.bytes) / 1e6 / transit_ms[g.group];  // MB/ms
     const std::map<int64_t, double>& by_rank = waits[g.group];
     if (by_rank.size() < 2) continue;
-    const auto least = std::min_element(by_rank.begin(), by_rank.end(),
-                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto [least, most] = std::minmax_element(by_rank.begin(), by_rank.end(),
+                                                   [](const auto& a, const auto& b) { return a.second < b.second; });
+    // Waits a few percent apart single out no rank: the least is then chance.
+    if (most->second - least->second < kWaitNoiseShare * most->second) {
+      g.slowest_why = "the ranks' HCCL waits are within 5 % of each other: no rank stands out";
+      continue;
+    }
     g.slowest_rank = least->first;
     g.slowest_why = "least HCCL wait of the group's ranks: the others wait for it";
   }

@@ -182,9 +182,18 @@ void AppendCrossRank(const CommAnalysis& a, std::string* out) {
                              : std::string("  straggler: none (no rank made the others wait)\n");
   }
   if (!x.ascend_verdict.empty()) {
-    *out += fmt::format("\nHCCL (msprof rule): most wait on rank {}; {}\n", *x.ascend_max_wait_rank,
-                        x.ascend_slow_rank ? fmt::format("slow rank: {}", *x.ascend_slow_rank)
-                                           : std::string("its synchronization is short: a slow link, not a slow rank"));
+    const std::string verdict =
+        x.ascend_slow_rank ? fmt::format("slow rank: {}", *x.ascend_slow_rank)
+        : x.ascend_verdict == "slow link"
+            ? std::string("its synchronization is short: a slow link, not a slow rank")
+            : std::string("the ranks' wait ratios are within 0.05 of each other: no rank stands out");
+    *out += fmt::format("\nHCCL (msprof rule): most wait on rank {}; {}\n", *x.ascend_max_wait_rank, verdict);
+    if (x.ascend_slow_rank && x.straggler_rank && *x.ascend_slow_rank != *x.straggler_rank) {
+      *out += fmt::format(
+          "  the two rules disagree: the timeline's arrivals name rank {}, the wait ratios rank {}; the arrivals "
+          "are measured per collective, the ratios are totals\n",
+          *x.straggler_rank, *x.ascend_slow_rank);
+    }
   }
 }
 
