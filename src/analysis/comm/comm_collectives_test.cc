@@ -186,7 +186,31 @@ TEST(CommCrossRankTest, WaitIsTimeToTheLastArrivalAndTheStragglerCausedMost) {
   EXPECT_EQ(x.ranks[0].wait_caused_ns, Us(40));
   ASSERT_TRUE(x.straggler_rank.has_value());
   EXPECT_EQ(*x.straggler_rank, 1);
+  EXPECT_TRUE(x.straggler_stands_out);  // 300 us caused, at least twice rank 0's 40
   EXPECT_DOUBLE_EQ(*x.ranks[0].wait_ratio, 300.0 / 460.0);
+}
+
+TEST(CommCrossRankTest, RanksTakingTurnsArrivingLastHaveNoStandingOutStraggler) {
+  std::vector<RankCommunication> ranks(2);
+  auto add = [](RankCommunication* r, int64_t seq, int64_t start) {
+    Collective c;
+    c.type = CollectiveType::kAllReduce;
+    c.group = "0";
+    c.sequence = seq;
+    c.start_ns = start;
+    c.duration_ns = Us(500);
+    r->collectives.push_back(c);
+  };
+  ranks[0].rank = 0;
+  ranks[1].rank = 1;
+  add(&ranks[0], 0, Us(0));
+  add(&ranks[1], 0, Us(200));   // last: rank 0 waits 200
+  add(&ranks[0], 1, Us(1150));  // last: rank 1 waits 150
+  add(&ranks[1], 1, Us(1000));
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  ASSERT_TRUE(x.straggler_rank.has_value());
+  EXPECT_EQ(*x.straggler_rank, 1);       // made the others wait longest (200 vs 150)
+  EXPECT_FALSE(x.straggler_stands_out);  // but not twice as long
 }
 
 TEST(CommCrossRankTest, DifferentTypesAtOneSequenceDoNotMatch) {

@@ -73,6 +73,11 @@ void NameStraggler(CrossRankCommunication* out) {
   }
   if (best == nullptr || best->wait_caused_ns == 0) return;
   out->straggler_rank = best->rank;
+  int64_t caused_by_others = 0;
+  for (const RankWait& w : out->ranks) {
+    if (&w != best) caused_by_others = std::max(caused_by_others, w.wait_caused_ns);
+  }
+  out->straggler_stands_out = best->wait_caused_ns >= 2 * caused_by_others;
   out->straggler_reason = Printf("last at %llu of %llu matched collectives; others waited %.3f ms for it",
                                  static_cast<unsigned long long>(best->times_last),
                                  static_cast<unsigned long long>(out->matched_collectives),
@@ -251,10 +256,16 @@ void JudgeCommunication(CommAnalysis* analysis) {
   for (const RankCommunication& r : analysis->ranks) JudgeRank(r, analysis->thresholds, &analysis->reasons);
   for (const RankWait& w : analysis->cross_rank.ranks) {
     const std::optional<int64_t>& straggler = analysis->cross_rank.straggler_rank;
-    if (w.wait_ratio && *w.wait_ratio > analysis->thresholds.wait_ratio && straggler && *straggler != w.rank) {
+    if (!w.wait_ratio || *w.wait_ratio <= analysis->thresholds.wait_ratio || !straggler) continue;
+    if (!analysis->cross_rank.straggler_stands_out) {
+      analysis->reasons.push_back(
+          Printf("rank %lld: %s of its communication time waits for other ranks (they take "
+                 "turns arriving last: no single straggler)",
+                 static_cast<long long>(w.rank), Percent(*w.wait_ratio).c_str()));
+    } else if (*straggler != w.rank) {
       analysis->reasons.push_back(Printf("rank %lld: %s of its communication time waits for rank %lld",
                                          static_cast<long long>(w.rank), Percent(*w.wait_ratio).c_str(),
-                                         static_cast<long long>(*analysis->cross_rank.straggler_rank)));
+                                         static_cast<long long>(*straggler)));
     }
   }
   analysis->bottleneck = !analysis->reasons.empty();

@@ -64,6 +64,9 @@ struct CrossRankCommunication {
   std::vector<RankWait> ranks;         // in the order of the input ranks
   std::optional<int64_t> straggler_rank;
   std::string straggler_reason;
+  // The straggler made the others wait at least twice as long as any other rank did. Otherwise the ranks
+  // take turns arriving last (jitter, a shared host): a rank is last most, but none is "the" slow rank.
+  bool straggler_stands_out = false;
   // Ascend (communication.json).
   std::optional<int64_t> ascend_max_wait_rank;
   std::optional<int64_t> ascend_slow_rank;

@@ -178,8 +178,16 @@ void AppendCrossRank(const CommAnalysis& a, std::string* out) {
                           Millis(w.communication_ns), Millis(w.wait_ns), Millis(w.transfer_ns),
                           NumberCell(AsPercent(w.wait_ratio), 1), w.times_last, Millis(w.wait_caused_ns));
     }
-    *out += x.straggler_rank ? fmt::format("  straggler: rank {} ({})\n", *x.straggler_rank, x.straggler_reason)
-                             : std::string("  straggler: none (no rank made the others wait)\n");
+    if (!x.straggler_rank) {
+      *out += "  straggler: none (no rank made the others wait)\n";
+    } else if (x.straggler_stands_out) {
+      *out += fmt::format("  straggler: rank {} ({})\n", *x.straggler_rank, x.straggler_reason);
+    } else {
+      *out += fmt::format(
+          "  straggler: none stands out: rank {} made the others wait longest ({}), but not twice as long as any "
+          "other rank did; the ranks take turns arriving last\n",
+          *x.straggler_rank, x.straggler_reason);
+    }
   }
   if (!x.ascend_verdict.empty()) {
     const std::string verdict =
@@ -188,7 +196,7 @@ void AppendCrossRank(const CommAnalysis& a, std::string* out) {
             ? std::string("its synchronization is short: a slow link, not a slow rank")
             : std::string("the ranks' wait ratios are within 0.05 of each other: no rank stands out");
     *out += fmt::format("\nHCCL (msprof rule): most wait on rank {}; {}\n", *x.ascend_max_wait_rank, verdict);
-    if (x.ascend_slow_rank && x.straggler_rank && *x.ascend_slow_rank != *x.straggler_rank) {
+    if (x.ascend_slow_rank && x.straggler_rank && x.straggler_stands_out && *x.ascend_slow_rank != *x.straggler_rank) {
       *out += fmt::format(
           "  the two rules disagree: the timeline's arrivals name rank {}, the wait ratios rank {}; the arrivals "
           "are measured per collective, the ratios are totals\n",
@@ -527,6 +535,7 @@ std::string RenderCommJson(const CommAnalysis& a) {
   w.Key("straggler_rank");
   x.straggler_rank ? w.Int(*x.straggler_rank) : w.Null();
   w.Key("straggler_reason").String(x.straggler_reason);
+  w.Key("straggler_stands_out").Bool(x.straggler_stands_out);
   w.Key("ascend_max_wait_rank");
   x.ascend_max_wait_rank ? w.Int(*x.ascend_max_wait_rank) : w.Null();
   w.Key("ascend_slow_rank");

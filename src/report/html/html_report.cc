@@ -457,9 +457,14 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
     for (const std::string& reason : comm.reasons) out += fmt::format("<li>{}</li>", E(reason));
     out += "</ul>\n";
   }
-  if (comm.cross_rank.straggler_rank) {
+  if (comm.cross_rank.straggler_rank && comm.cross_rank.straggler_stands_out) {
     out += fmt::format("<p>Straggler: rank {} ({})</p>\n", *comm.cross_rank.straggler_rank,
                        E(comm.cross_rank.straggler_reason));
+  } else if (comm.cross_rank.straggler_rank) {
+    out += fmt::format(
+        "<p>No straggler stands out: rank {} made the others wait longest ({}), but not twice as long as any other "
+        "rank did; the ranks take turns arriving last.</p>\n",
+        *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
   }
   out += "</section>\n";
   return out;

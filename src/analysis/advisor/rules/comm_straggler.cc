@@ -20,20 +20,6 @@ const RankWait* WaitOf(const CrossRankCommunication& cross, int64_t rank) {
   return nullptr;
 }
 
-// Ranks that take turns arriving last (jitter, a shared host) make everyone wait a little; a straggler
-// makes the others wait at least twice as long as any other rank does.
-bool OneRankStandsOut(const CrossRankCommunication& cross, int64_t straggler) {
-  int64_t caused_by_straggler = 0, caused_by_others = 0;
-  for (const RankWait& wait : cross.ranks) {
-    if (wait.rank == straggler) {
-      caused_by_straggler = wait.wait_caused_ns;
-    } else {
-      caused_by_others = std::max(caused_by_others, wait.wait_caused_ns);
-    }
-  }
-  return caused_by_straggler >= 2 * caused_by_others && caused_by_straggler > 0;
-}
-
 // Ascend: communication.json splits each HCCL op into transit, wait and synchronization; msprof-analyze's
 // slow-rank rule names the rank the others wait for.
 void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -83,7 +69,7 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
   const int64_t self = rank.trace->metadata().rank;
   const int64_t straggler = *rank.cross->straggler_rank;
   const RankWait* wait = WaitOf(*rank.cross, self);
-  if (self == straggler || wait == nullptr || !wait->wait_ratio || !OneRankStandsOut(*rank.cross, straggler)) return;
+  if (self == straggler || wait == nullptr || !wait->wait_ratio || !rank.cross->straggler_stands_out) return;
   const double wait_per_step = PerStep(rank, static_cast<double>(wait->wait_ns));
   const double threshold = config.Get(threshold::kCommWaitRatioPct);
   if (100 * *wait->wait_ratio < threshold) return;
