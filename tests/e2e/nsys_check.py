@@ -372,7 +372,8 @@ def check_full_file(binary, tmp):
           rank["devices"][0]["name"] == "NVIDIA H100 80GB HBM3", f"full: devices {rank['devices']}")
     check(any("3.99.0" in w for w in rank["warnings"]), f"full: no schema warning in {rank['warnings']}")
     check(all(v.endswith("rows") for k, v in rank["inventory"].items() if k not in ("PROCESSES", "ThreadNames",
-          "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")), f"full: inventory {rank['inventory']}")
+          "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+          "CUPTI_ACTIVITY_KIND_GRAPH_TRACE")), f"full: inventory {rank['inventory']}")
     advice = run_json(binary, "advise", "--json", path)
     ids = {f["id"]: f for f in advice["findings"]}
     check("memory.pageable_memcpy" in ids, f"full: no pageable finding in {sorted(ids)}")

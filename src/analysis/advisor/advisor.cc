@@ -454,6 +454,7 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
     RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace),
                       {},          input.memory,    input.comm,    cross};
     rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
+    rank.graphs = FindGraphReplays(*rank.trace);
     std::vector<Finding> findings;
     for (const RuleFunction rule : AllRules()) rule(rank, config, &findings);
     CapGains(rank.split, &findings);

@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "analysis/core/graph_replays.h"
+
 namespace tuneprof {
 namespace {
 
@@ -80,6 +82,10 @@ TraceSummary SummarizeTrace(const Trace& trace) {
   s.counter_tracks = trace.counters().size();
   s.counter_samples = trace.counter_samples().size();
   s.collectives = trace.collectives().size();
+  const GraphReplays graphs = FindGraphReplays(trace);
+  s.graph_launches = graphs.launches;
+  s.graph_replayed_events = graphs.replayed_events;
+  s.graph_replayed_share = graphs.replayed_share();
   if (trace.kernel_details().present) {
     s.kernel_details_rows = static_cast<int64_t>(trace.kernel_details().rows.size());
     CountKernelDetailTypes(trace, &s);

@@ -49,6 +49,11 @@ struct TraceSummary {
   uint64_t counter_tracks = 0;
   uint64_t counter_samples = 0;
   uint64_t collectives = 0;
+  // CUDA graphs (graph_replays.h): launch calls, the device work they replayed and its share of all
+  // device-work time (0..1).
+  uint64_t graph_launches = 0;
+  uint64_t graph_replayed_events = 0;
+  double graph_replayed_share = 0;
   int64_t kernel_details_rows = kNoId;  // rows of Ascend kernel_details.csv; kNoId when none was read
   // Ascend, from kernel_details: compute rows per Type and communication rows (Accelerator Core HCCL /
   // COMMUNICATION) per Type, "N/A" where the row has none (Level0). Sorted by type.

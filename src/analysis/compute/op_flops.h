@@ -74,7 +74,10 @@ struct RankOpFlops {
   int64_t devices = 1;
   std::optional<double> achieved_flops_per_s;  // step_flops / step time
   std::optional<double> mfu;                   // achieved / peak
-  std::vector<OpFlopsRow> ops;                 // by FLOPs, descending
+  // Share of device-work time (0..1) that CUDA graphs replayed (graph_replays.h): replayed kernels have
+  // no operator and no shapes, so their FLOPs are not counted and the MFU is a lower bound.
+  double graph_replayed_share = 0;
+  std::vector<OpFlopsRow> ops;  // by FLOPs, descending
 };
 
 // The chip's dense peak FLOP/s for a record_shapes dtype (fp16/bf16/fp32 peaks; int8 TOPS); nullopt

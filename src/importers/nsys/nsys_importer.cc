@@ -28,6 +28,7 @@ using nsys::ThreadOf;
 constexpr std::string_view kKernels = "CUPTI_ACTIVITY_KIND_KERNEL";
 constexpr std::string_view kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY";
 constexpr std::string_view kMemset = "CUPTI_ACTIVITY_KIND_MEMSET";
+constexpr std::string_view kGraphTrace = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 constexpr std::string_view kRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME";
 constexpr std::string_view kSync = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 constexpr std::string_view kNvtx = "NVTX_EVENTS";
@@ -40,7 +41,7 @@ constexpr std::string_view kProcesses = "PROCESSES";
 constexpr std::string_view kThreadNames = "ThreadNames";
 
 // The tables this importer reads, in the order `info` lists them.
-constexpr std::array kReadTables = {kExportMeta, kStrings, kKernels, kMemcpy,      kMemset,    kRuntime,
+constexpr std::array kReadTables = {kExportMeta, kStrings, kKernels, kGraphTrace,  kMemcpy,    kMemset,     kRuntime,
                                     kSync,       kNvtx,    kGpus,    kMemoryUsage, kProcesses, kThreadNames};
 
 constexpr int64_t kAbsent = -1;  // an optional enum column the file lacks or leaves NULL
@@ -111,6 +112,7 @@ class NsysImporter {
     if (gpus_.empty()) TP_RETURN_IF_ERROR(ReadCudaDevices());
     CheckDevicePids();
     TP_RETURN_IF_ERROR(ReadKernels());
+    TP_RETURN_IF_ERROR(ReadGraphTrace());
     TP_RETURN_IF_ERROR(ReadMemcpy());
     TP_RETURN_IF_ERROR(ReadMemset());
     SettleSinks();
@@ -290,7 +292,7 @@ class NsysImporter {
 
   // Device rows without globalPid (minimal schemas) join on correlationId alone and are one process.
   void CheckDevicePids() {
-    for (std::string_view table : {kKernels, kMemcpy, kMemset}) {
+    for (std::string_view table : {kKernels, kGraphTrace, kMemcpy, kMemset}) {
       if (db_.HasTable(table) && !db_.HasColumn(table, "globalPid")) device_pids_known_ = false;
     }
   }
@@ -409,6 +411,26 @@ class NsysImporter {
       info.stream = IntOr(row, 3, kNoId);
       info.device = IntOr(row, 2, kNoId);
       sink->builder.AddKernelInfo(info);
+    }
+    return Status::Ok();
+  }
+
+  // nsys traces a CUDA graph launch as one whole-graph row by default (--cuda-graph-trace=graph): the
+  // nodes' kernels are not recorded, and without this row the device would look idle while the graph
+  // runs. It becomes one device event on the launch stream, linked to its cudaGraphLaunch call.
+  Status ReadGraphTrace() {
+    if (!HasRequired(kGraphTrace, {"start", "end"})) return Status::Ok();
+    const auto columns = WithCommon<1>({"graphId"});
+    TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGraphTrace, columns));
+    while (true) {
+      TP_ASSIGN_OR_RETURN(bool more, row.Step());
+      if (!more) break;
+      EventRecord r;
+      RankSink* sink = CommonRecord(row, "cuda_graph", EventKind::kKernel, &r);
+      if (sink == nullptr) continue;
+      const std::optional<int64_t> graph = row.OptionalInt(6);
+      r.name = sink->builder.Intern(graph ? fmt::format("CUDA graph {}", *graph) : std::string("CUDA graph"));
+      sink->builder.AddEvent(r);
     }
     return Status::Ok();
   }
@@ -851,7 +873,7 @@ class NsysImporter {
 
 bool IsNsysExport(const SqliteFile& file) {
   if (!file.HasTable(kStrings)) return false;
-  for (std::string_view table : {kKernels, kMemcpy, kMemset, kRuntime, kSync, kNvtx}) {
+  for (std::string_view table : {kKernels, kGraphTrace, kMemcpy, kMemset, kRuntime, kSync, kNvtx}) {
     if (file.HasTable(table)) return true;
   }
   return false;

@@ -114,6 +114,12 @@ void AppendFlopsText(const RankComputeUnits& c, std::string* out) {
                                      : "the chip's peak for the dtype is unknown";
     *out += fmt::format("  MFU: {} ({})\n", kUnknownText, why);
   }
+  if (f.graph_replayed_share > 0) {
+    *out += fmt::format(
+        "    FLOPs count eager operators only: {} of device-work time was replayed from CUDA graphs, whose kernels "
+        "have no operator shapes{}\n",
+        PercentCell(f.graph_replayed_share), c.mfu ? " (the MFU is a lower bound)" : "");
+  }
   for (size_t i = 0; i < f.ops.size() && i < kFlopsTextOps; ++i) {
     const OpFlopsRow& op = f.ops[i];
     const auto achieved = op.FlopsPerSecond();
@@ -524,6 +530,7 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
   w->Key("flops").Double(f.flops);
   w->Key("step_flops").Double(f.step_flops);
   w->Key("step_time_us").Double(static_cast<double>(f.step_ns) / 1e3);
+  w->Key("graph_replayed_share").Double(f.graph_replayed_share);
   w->Key("dtype").String(f.dtype);
   w->Key("devices").Int(f.devices);
   w->Key("achieved_tflops");

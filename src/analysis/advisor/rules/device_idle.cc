@@ -112,7 +112,11 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
   f.AddNumber("idle_in_low_chunks_us", idle_in_low / 1e3, "us");
   f.AddText("low_ranges", ranges);
   f.strategy = "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges.";
-  f.apis = {std::string(ForPlatform(rank, "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")",
+  // A run that replays CUDA graphs already has them: only more work per step is left to suggest.
+  const std::string_view gpu_apis = rank.graphs.any()
+                                        ? "larger batch_size (the run already replays CUDA graphs)"
+                                        : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")";
+  f.apis = {std::string(ForPlatform(rank, gpu_apis,
                                     "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
                                     "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step",
                                     "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"))};

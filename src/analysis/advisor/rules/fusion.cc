@@ -83,6 +83,16 @@ void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, 
   out->push_back(std::move(f));
 }
 
+// Kernels a CUDA graph replayed were captured from code the run already compiles or captures (graph
+// capture, torch.compile): a chain among them is what that compiler left, not a missing compiler.
+bool ReplayedByGraph(const RankEvidence& rank, const OpSequence& sequence, const PatternMatch& match) {
+  if (!rank.graphs.any() || sequence.level != SequenceLevel::kKernels) return false;
+  for (size_t i = match.begin; i < match.end; ++i) {
+    if (rank.graphs.replayed[sequence.events[i]]) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -91,6 +101,7 @@ void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, s
   // Per pattern and level: host-level and kernel-level matches of one pattern are separate candidates.
   std::map<std::pair<size_t, SequenceLevel>, PatternTotals> totals;
   for (const PatternMatch& match : matches) {
+    if (ReplayedByGraph(rank, sequences[match.sequence], match)) continue;
     PatternTotals& t = totals[{match.pattern, sequences[match.sequence].level}];
     ++t.count;
     t.time_ns += match.time_ns;

@@ -39,6 +39,22 @@ KernelSizes MeasureKernels(const RankEvidence& rank, double tiny_ns) {
   return sizes;
 }
 
+// A run that already replays CUDA graphs waits for the host between replays and in the code left eager:
+// the advice is to shrink that remainder, not to adopt graphs. A replay's kernels all carry the graph
+// launch's time, so inside a replay no gap counts as host wait; only the gap before a replay can.
+void AddGraphContext(const RankEvidence& rank, Finding* f) {
+  const GraphReplays& graphs = rank.graphs;
+  f->AddNumber("graph_launches_per_step", PerStep(rank, static_cast<double>(graphs.launches)), "count");
+  f->AddNumber("graph_replayed_pct", 100.0 * graphs.replayed_share(), "% of device-work time");
+  f->strategy = fmt::format(
+      "The run already replays CUDA graphs ({:.1f} % of device-work time): the device waits for the eager "
+      "remainder and for the host between replays. Bring the eager part into the compiled region (find its "
+      "graph breaks), prepare the next replay's inputs while the current one runs, and keep synchronizing calls "
+      "out of the loop.",
+      100.0 * graphs.replayed_share());
+  f->apis = {"TORCH_LOGS=graph_breaks (torch.compile)", "torch._dynamo.explain(model)(inputs)"};
+}
+
 void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const double wait = rank.split.part(TimePart::kHostWait);
   const double pct = PctOfStep(rank, wait);
@@ -65,13 +81,17 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.AddNumber("tiny_kernel_pct",
               sizes.count ? 100.0 * static_cast<double>(sizes.tiny) / static_cast<double>(sizes.count) : 0, "%");
   if (host.launch_latency) f.AddNumber("launch_latency_p50_us", host.launch_latency->p50_ns / 1e3, "us");
-  f.strategy =
-      "Launch less often and ahead of the device: capture the step in a graph (one launch replays all kernels), "
-      "fuse small kernels with a compiler, raise the work per kernel (batch size), and keep the host loop free "
-      "of synchronizing calls.";
-  f.apis = {std::string(ForPlatform(
-      rank, "torch.compile(model, mode=\"reduce-overhead\") (CUDA graphs); torch.cuda.CUDAGraph",
-      "export TASK_QUEUE_ENABLE=2; torchair graph mode (torch.compile(backend=torchair))", "torch.compile(model)"))};
+  if (rank.graphs.any()) {
+    AddGraphContext(rank, &f);
+  } else {
+    f.strategy =
+        "Launch less often and ahead of the device: capture the step in a graph (one launch replays all kernels), "
+        "fuse small kernels with a compiler, raise the work per kernel (batch size), and keep the host loop free "
+        "of synchronizing calls.";
+    f.apis = {std::string(ForPlatform(
+        rank, "torch.compile(model, mode=\"reduce-overhead\") (CUDA graphs); torch.cuda.CUDAGraph",
+        "export TASK_QUEUE_ENABLE=2; torchair graph mode (torch.compile(backend=torchair))", "torch.compile(model)"))};
+  }
   out->push_back(std::move(f));
 }
 
