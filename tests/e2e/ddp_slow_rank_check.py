@@ -15,6 +15,9 @@ For tests/data/ddp_slow_rank/ws{2,4}/rank<R>.json.gz:
   * wait vs transfer per rank (wait = the time until the last rank arrives, capped by the range);
   * the sleep shows: every other rank's exposed communication is at least half the slept time
     (STEPS x SLEEP_S) and larger than the slow rank's.
+  * `analyze` tells one population's story: its verdict is communication (the ranks mostly wait in gloo
+    collectives), `mean_split_us` is the mean over ranks of `ranks[].split_us` and its largest part is the
+    verdict, and the text's step table is that mean ("mean over N ranks"), not the slowest rank's split.
 Times are read as exact decimals and measured in integer ns, as tuneprof does.
 Usage: ddp_slow_rank_check.py TUNEPROF DATA_DIR WORKLOAD_SCRIPT
 """
@@ -151,6 +154,26 @@ def check_world(binary, data, world, constants):
           f"exposed ms {[round(f['exposed_ns'] / 1e6, 3) for f in figures]}, wait ms {[round(w / 1e6, 3) for w in wait]}")
 
 
+def check_analyze_population(binary, data, world):
+    where = os.path.join(data, f"ws{world}")
+    run = subprocess.run([binary, "analyze", "--json", where], capture_output=True, text=True)
+    if run.returncode != 0:
+        FAILURES.append(f"ws{world}: tuneprof analyze --json exited {run.returncode}: {run.stderr.strip()}")
+        return
+    doc = json.loads(run.stdout)
+    check(doc["dominant_bottleneck"] == "communication", f"ws{world}: verdict {doc['dominant_bottleneck']}")
+    ranks = doc["ranks"]
+    for part, value in doc["mean_split_us"].items():
+        mean = sum(r["split_us"][part] for r in ranks) / len(ranks)
+        check(abs(value - mean) <= TOLERANCE_US, f"ws{world}: mean_split_us.{part} {value} != mean over ranks {mean}")
+    mean_step = sum(r["step_us"] for r in ranks) / len(ranks)
+    check(abs(doc["mean_step_us"] - mean_step) <= TOLERANCE_US, f"ws{world}: mean_step_us != {mean_step}")
+    largest = max(doc["mean_split_us"], key=doc["mean_split_us"].get)
+    check(largest == "communication", f"ws{world}: largest mean part {largest} is not the verdict")
+    text = subprocess.run([binary, "analyze", where], capture_output=True, text=True).stdout
+    check(f"Where the step goes (mean over {world} ranks)" in text, f"ws{world}: the step table names no population")
+
+
 def main():
     binary, data, script = sys.argv[1:4]
     constants = workload_constants(script)
@@ -159,6 +182,7 @@ def main():
         return 1
     for world in (2, 4):
         check_world(binary, data, world, constants)
+        check_analyze_population(binary, data, world)
     for failure in FAILURES:
         print("FAIL:", failure)
     return 1 if FAILURES else 0

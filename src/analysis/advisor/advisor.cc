@@ -444,6 +444,18 @@ void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
   }
 }
 
+// Adds one of `ranks` ranks' split to their mean.
+void AddToMean(const TimeSplit& split, size_t ranks, TimeSplit* mean) {
+  const double weight = 1.0 / static_cast<double>(std::max<size_t>(ranks, 1));
+  mean->steps += split.steps;
+  mean->step_ns += weight * split.step_ns;
+  for (size_t p = 0; p < mean->part_ns.size(); ++p) mean->part_ns[p] += weight * split.part_ns[p];
+  mean->compute_bound_share += weight * split.compute_bound_share;
+  mean->dataloader_ns += weight * split.dataloader_ns;
+  mean->dispatch_ns += weight * split.dispatch_ns;
+  mean->cpu_only = split.cpu_only;
+}
+
 AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config,
                          const CrossRankCommunication* cross) {
   AdvisorResult result;
@@ -471,6 +483,7 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
     const UtilizationCheck& units = advice.utilizations.front();
     units_healthy = units_healthy && units.value_pct && !units.Below();
     result.step_ns = std::max(result.step_ns, rank.split.step_ns);
+    AddToMean(rank.split, ranks.size(), &result.mean_split);
     result.ranks.push_back(std::move(advice));
   }
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));

@@ -76,6 +76,9 @@ struct AdvisorResult {
   Bottleneck dominant = Bottleneck::kNone;
   std::string dominant_reason;  // the numbers behind the verdict, in words
   double step_ns = 0;           // the slowest rank's mean step
+  // The ranks' mean step and its parts, each the mean over ranks: the population the verdict speaks of
+  // (equal to the one rank's split on a single-rank input). steps: over all ranks.
+  TimeSplit mean_split;
   std::vector<RankAdvice> ranks;
   std::vector<Finding> findings;  // by estimated gain, largest first
 };

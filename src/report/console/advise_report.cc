@@ -74,17 +74,27 @@ const RankAdvice* SlowestRank(const AdvisorResult& result) {
   return slowest;
 }
 
-void AppendSplit(const RankAdvice& rank, std::string* out) {
-  *out += fmt::format("{:<42}{:>12}{:>9}\n", "Where the step goes", "ms/step", "share");
+void AppendSplit(const TimeSplit& split, std::string_view population, std::string* out) {
+  *out += fmt::format("{:<42}{:>12}{:>9}\n", fmt::format("Where the step goes{}", population), "ms/step", "share");
   for (const PartLabel& p : kParts) {
-    const double ns = rank.split.part(p.part);
-    *out += fmt::format("  {:<40}{:>12.3f}{:>8.1f}%  {}\n", p.label, ns / 1e6, 100 * rank.split.Share(p.part),
-                        Bar(rank.split.Share(p.part)));
+    const double ns = split.part(p.part);
+    *out += fmt::format("  {:<40}{:>12.3f}{:>8.1f}%  {}\n", p.label, ns / 1e6, 100 * split.Share(p.part),
+                        Bar(split.Share(p.part)));
   }
 }
 
-void AppendUtilizations(const RankAdvice& rank, std::string* out) {
-  *out += "Utilization against the tuning guide's thresholds\n";
+// The slowest rank's own largest part, under a table of the mean over ranks: where a straggler differs.
+void AppendSlowestRankPart(const RankAdvice& rank, std::string* out) {
+  const PartLabel* largest = &kParts.front();
+  for (const PartLabel& p : kParts) {
+    if (rank.split.part(p.part) > rank.split.part(largest->part)) largest = &p;
+  }
+  *out += fmt::format("  slowest rank {}: mean step {:.3f} ms, largest part {} {:.1f}%\n", rank.rank,
+                      rank.split.step_ns / 1e6, largest->label, 100 * rank.split.Share(largest->part));
+}
+
+void AppendUtilizations(const RankAdvice& rank, std::string_view population, std::string* out) {
+  *out += fmt::format("Utilization against the tuning guide's thresholds{}\n", population);
   for (const UtilizationCheck& check : rank.utilizations) {
     // As the guide reads it: "Cube 65.0 % < 70 %", "memory bandwidth 55.0 % < 60 %".
     std::string label = check.label.empty() ? check.name : check.label;
@@ -135,9 +145,11 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
                      rank->split.steps, rank->split.steps == 1 ? "" : "s", rank->split.step_ns / 1e6,
                      rank->split.cpu_only ? " (CPU-only trace)" : "");
   out += "\n";
-  AppendSplit(*rank, &out);
+  const bool several = result.ranks.size() > 1;
+  AppendSplit(result.mean_split, several ? fmt::format(" (mean over {} ranks)", result.ranks.size()) : "", &out);
+  if (several) AppendSlowestRankPart(*rank, &out);
   out += "\n";
-  AppendUtilizations(*rank, &out);
+  AppendUtilizations(*rank, several ? fmt::format(" (rank {}, the slowest)", rank->rank) : "", &out);
   out += "\n";
   out += fmt::format("Dominant bottleneck: {}\n  {}\n\n", BottleneckName(result.dominant),
                      Fit(result.dominant_reason, 96));
@@ -259,6 +271,10 @@ std::string RenderAdviseJson(const AdvisorResult& result, std::string_view schem
   w.Key("dominant_bottleneck").String(BottleneckName(result.dominant));
   w.Key("dominant_reason").String(result.dominant_reason);
   w.Key("step_us").Double(result.step_ns / 1e3);
+  w.Key("mean_step_us").Double(result.mean_split.step_ns / 1e3);
+  w.Key("mean_split_us").BeginObject();
+  for (const PartLabel& p : kParts) w.Key(TimePartName(p.part)).Double(result.mean_split.part(p.part) / 1e3);
+  w.EndObject();
   w.Key("ranks").BeginArray();
   for (const RankAdvice& rank : result.ranks) WriteRank(&w, rank);
   w.EndArray();

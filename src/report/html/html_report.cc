@@ -106,6 +106,15 @@ std::string SummarySection(const HtmlReportInput& input) {
     }
     out += "</tr>\n";
   }
+  if (advice.ranks.size() > 1) {  // the population the verdict quotes
+    const TimeSplit& mean = advice.mean_split;
+    out += fmt::format("<tr><td>mean over {} ranks</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
+                       advice.ranks.size(), kEmptyCell, MillisText(mean.step_ns));
+    for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
+      out += fmt::format("<td class=\"n\">{}</td>", MillisText(mean.part_ns[p]));
+    }
+    out += "</tr>\n";
+  }
   out += "</table>\n</section>\n";
   return out;
 }
