@@ -7,7 +7,8 @@
    top finding, and idle.gpu_gaps reports the pauses.
 2. An idle device is not compute-bound: where the device computes less than half its wall time
    (computing / wall recomputed here from compute kernels over the reported step windows), profile's
-   compute verdict is no bottleneck and analyze's dominant bottleneck is not compute.
+   compute verdict is no bottleneck, analyze's dominant bottleneck is not compute, and analyze's compute-unit
+   utilization says bottleneck exactly when profile's verdict does.
 3. Synchronize time is the union over threads per process: host.sync_apis' time per step equals the
    union of the *Synchronize runtime calls recomputed here, and its share of the step is at most 100 %.
 4. compare labels time and count apart: on HTA's trace_diff pair every operator's time_change follows
@@ -137,6 +138,10 @@ def check_idle_verdict(tuneprof, shared, failures):
             failures.append(f"{rel}: computing {share:.3f} of the step, yet profile says compute bottleneck")
         if share < 0.5 and analyze["dominant_bottleneck"] == "compute":
             failures.append(f"{rel}: computing {share:.3f} of the step, yet analyze says compute")
+        units = analyze["ranks"][0]["utilizations"][0]
+        if units["value_pct"] is not None and units["bottleneck"] != verdict["bottleneck"]:
+            failures.append(f"{rel}: analyze's compute units bottleneck {units['bottleneck']} != profile's verdict "
+                            f"{verdict['bottleneck']}")
         print(f"{rel}: compute share {share:.4f}; profile bottleneck {verdict['bottleneck']}; "
               f"analyze {analyze['dominant_bottleneck']}")
 

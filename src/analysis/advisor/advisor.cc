@@ -148,6 +148,9 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
                             : "unknown: no kernel_details in the input (a step summary without operators)";
     check.how_to_measure = std::string(kAscendPipeCounters);
   }
+  if (check.value_pct && !compute.verdict.compute_material) {
+    check.immaterial_compute_share = compute.verdict.compute_share.value_or(0);
+  }
   return check;
 }
 

@@ -57,7 +57,13 @@ struct UtilizationCheck {
   // The figure as the tuning guide reads it: "Cube", "Vector", "SM efficiency", "memory bandwidth",
   // "communication bandwidth".
   std::string label;
+  // Compute units only: the compute share of the device's step when compute is not its largest part.
+  // Low units then do not make compute the bottleneck (a device idle most of the step is bound by what
+  // keeps it idle), as profile's compute verdict says; nullopt when compute is material or unmeasured.
+  std::optional<double> immaterial_compute_share;
   bool Below() const { return value_pct && *value_pct < threshold_pct; }
+  // Below the threshold where that makes it a bottleneck.
+  bool Bottleneck() const { return Below() && !immaterial_compute_share; }
 };
 
 // The compute-unit utilization the tuning guide's 70 % rule reads: Ascend Cube/Vector ratios, else GPU

@@ -103,7 +103,13 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
                                     ? fmt::format("{:>6.1f} % {:<2} {:.0f} %", *check.value_pct,
                                                   check.Below() ? "<" : ">=", check.threshold_pct)
                                     : fmt::format("{:>8} (threshold {:.0f} %)", kUnknownText, check.threshold_pct);
-    const std::string verdict = !check.value_pct ? "" : (check.Below() ? "  -> bottleneck" : "  ok");
+    const std::string verdict =
+        !check.value_pct ? ""
+        : check.Bottleneck()
+            ? "  -> bottleneck"
+            : (check.Below() ? fmt::format("  but compute holds only {:.1f} % of the step: not the bottleneck",
+                                           100 * *check.immaterial_compute_share)
+                             : "  ok");
     *out += fmt::format("  {:<28}{}{}\n", label, reading, verdict);
     *out += Wrapped(check.value_pct ? "measured as: " + check.measured_as : check.measured_as, kUtilizationWidth);
     if (!check.how_to_measure.empty()) *out += Wrapped("how to measure: " + check.how_to_measure, kUtilizationWidth);
@@ -216,6 +222,8 @@ void WriteRank(JsonWriter* w, const RankAdvice& rank) {
     w->Key("threshold_pct").Double(check.threshold_pct);
     w->Key("below_threshold");
     check.value_pct ? w->Bool(check.Below()) : w->Null();
+    w->Key("bottleneck");
+    check.value_pct ? w->Bool(check.Bottleneck()) : w->Null();
     w->Key("measured_as").String(check.measured_as);
     w->Key("how_to_measure");
     check.how_to_measure.empty() ? w->Null() : w->String(check.how_to_measure);

@@ -293,9 +293,14 @@ std::string ComputeSection(const AdvisorResult& advice) {
       chart.markers.push_back(check.threshold_pct);
       table += fmt::format(
           "<tr><td>{}</td><td>{}</td><td class=\"n{}\">{}</td><td class=\"n\">{:.0f} %</td><td>{}</td></tr>\n",
-          rank.rank, E(check.name), check.Below() ? " bad" : "",
+          rank.rank, E(check.name), check.Bottleneck() ? " bad" : "",
           check.value_pct ? fmt::format("{:.1f}%", *check.value_pct) : std::string(kUnknownText), check.threshold_pct,
           E(check.measured_as) +
+              (check.Below() && !check.Bottleneck()
+                   ? fmt::format("<br>below the threshold, but compute holds only {:.1f} % of the step: not the "
+                                 "bottleneck",
+                                 100 * *check.immaterial_compute_share)
+                   : std::string()) +
               (check.how_to_measure.empty() ? "" : "<br>how to measure: " + E(check.how_to_measure)));
     }
   }
