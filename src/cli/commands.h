@@ -27,6 +27,7 @@ int RunInfo(const InfoOptions& options);
 struct ProfileOptions {
   std::vector<std::string> paths;
   bool json = false;
+  bool wide = false;                   // --wide: names whole in the text tables
   std::string semantics = "tuneprof";  // or "hta"
   std::string hardware;                // --hardware: a profile name, instead of detection
   std::string hardware_file;           // --hardware-file: profiles to use instead of the built-in ones

@@ -26,6 +26,7 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
       "profile", "Where each step's device time goes: compute, communication (hidden or exposed), copies, free");
   profile->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   profile->add_flag("--json", options->json, "print one JSON document (schema tuneprof.profile/1)");
+  profile->add_flag("--wide", options->wide, "print kernel and operator names whole instead of abbreviated");
   profile
       ->add_option("--semantics", options->semantics,
                    "also give HTA's temporal breakdown, comm/compute overlap, kernel types, idle time, launch "
@@ -99,7 +100,8 @@ int RunProfile(const ProfileOptions& options) {
     result.hta_idle = ComputeHtaIdleTime(traces);
     result.hta_launches = ComputeHtaLaunches(traces);
   }
-  const std::string text = options.json ? WithWarnings(RenderProfileJson(result), warnings) : RenderProfileText(result);
+  const std::string text =
+      options.json ? WithWarnings(RenderProfileJson(result), warnings) : RenderProfileText(result, options.wide);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

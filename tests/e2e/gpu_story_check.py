@@ -14,6 +14,10 @@
 4. compare labels time and count apart: on HTA's trace_diff pair every operator's time_change follows
    the sign of its time change and change its count; the text table prints both words; hidden
    communication has no direction (never better or worse); p95, not tested, says so in HTML.
+5. Readable names: on HTA's trace_filter sample the top-kernels rows of `profile`'s text are as many different
+   texts as the JSON's kernels are different names (several split_embedding kernels share their first and
+   last characters), every text within its 31-character column, and `--wide` prints every name whole;
+   compare's header tells its two paths apart.
 Usage: gpu_story_check.py TUNEPROF SHARED_DIR
 """
 import decimal
@@ -214,6 +218,45 @@ def check_compare(tuneprof, shared, failures):
     print(f"compare: {mixed} operators whose time and count moved apart")
 
 
+def top_kernel_rows(text):
+    """(name text, share) rows of the first "top kernels" table of profile's text."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("top kernels"))
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.startswith("  ") or line.startswith("  ...") or line.strip().startswith("by work type"):
+            break
+        rows.append(line[2:34].rstrip())
+    return rows
+
+
+def check_names(tuneprof, shared, failures):
+    path = os.path.join(shared, "traces", "kineto/hta/trace_filter/sampled_rank-0.json.gz")
+    names = [k["name"] for k in run_json(tuneprof, "profile", path)["ranks"][0]["kernels"]]
+    for args, wide in (((), False), (("--wide",), True)):
+        text = subprocess.run([tuneprof, "profile", path, *args], capture_output=True, text=True).stdout
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.strip().startswith("top kernels"))
+        shown = [line for line in lines[start + 1:start + 11]]
+        if wide:
+            for name in names[:10]:
+                if not any(name in line for line in shown):
+                    failures.append(f"profile --wide: {name[:60]}... not printed whole")
+            continue
+        rows = top_kernel_rows(text)
+        if len(set(rows)) != len(set(names[:len(rows)])):
+            failures.append(f"profile: {len(set(rows))} different row names for {len(set(names[:len(rows)]))} kernels")
+        if any(len(r) > 31 for r in rows):
+            failures.append("profile: a kernel name runs past its column")
+    before = os.path.join(shared, "traces", "kineto/hta/trace_diff/control/control.json.gz")
+    after = os.path.join(shared, "traces", "kineto/hta/trace_diff/test/test.json.gz")
+    head = subprocess.run([tuneprof, "compare", before, after], capture_output=True, text=True).stdout.splitlines()
+    sides = [line.split(" (")[0][7:] for line in head[:2]]
+    if len(sides) != 2 or sides[0] == sides[1]:
+        failures.append(f"compare: header paths not told apart: {sides}")
+    print(f"names: {len(set(names[:10]))} different top kernels shown apart")
+
+
 def main():
     tuneprof, shared = sys.argv[1], sys.argv[2]
     failures = []
@@ -221,6 +264,7 @@ def main():
     check_idle_verdict(tuneprof, shared, failures)
     check_sync(tuneprof, shared, failures)
     check_compare(tuneprof, shared, failures)
+    check_names(tuneprof, shared, failures)
     for f in failures:
         print("FAIL", f)
     print("gpu_story_check:", "FAILED" if failures else "OK")

@@ -8,6 +8,7 @@
 #include "base/text_escape.h"
 #include "base/json_writer.h"
 #include "report/common/format.h"
+#include "report/common/names.h"
 #include "report/common/table.h"
 
 namespace tuneprof {
@@ -43,14 +44,19 @@ std::string_view BetterName(Better better) {
   return "none";
 }
 
-void AppendSide(std::string_view label, const CompareSide& side, std::string* out) {
+std::string JoinedPaths(const CompareSide& side) {
   std::string paths;
   for (const std::string& path : side.paths) paths += (paths.empty() ? "" : ", ") + EscapeText(path);
+  return paths;
+}
+
+// `paths`: this side's paths as the header shows them (told apart from the other side's).
+void AppendSide(std::string_view label, const CompareSide& side, std::string_view paths, std::string* out) {
   const std::string steps = side.has_steps
                                 ? fmt::format("{} step{}", side.step_ns.size(), side.step_ns.size() == 1 ? "" : "s")
                                 : std::string("no steps: one window");
-  *out += fmt::format("{:<7}{} ({} rank{}, {}, {} work)\n", label, Shortened(paths, 60), side.ranks,
-                      side.ranks == 1 ? "" : "s", steps, WorkSourceName(side.work_on));
+  *out += fmt::format("{:<7}{} ({} rank{}, {}, {} work)\n", label, paths, side.ranks, side.ranks == 1 ? "" : "s", steps,
+                      WorkSourceName(side.work_on));
 }
 
 // The metric table, the same in the terminal and in Markdown; the last row is the dominant bottleneck.
@@ -161,12 +167,15 @@ void AppendOps(const OperatorDiff& diff, std::string* out) {
   }
   *out +=
       fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", "time", "calls", "delta us", "count", "after us", "name");
+  std::vector<std::string> names;
+  for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) names.push_back(EscapeText(diff.ops[i].name));
+  names = DistinctShortNames(names, kNameColumn);
   for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
     const OperatorDelta& op = diff.ops[i];
     *out +=
         fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", TimeChangeWord(op.delta_ns()), CountChangeWord(op.change),
                     Grouped(op.delta_ns() / 1000, 1), fmt::format("{:g} -> {:g}", op.before_count, op.after_count),
-                    Grouped(op.after_ns / 1000, 1), Shortened(EscapeText(op.name), kNameColumn));
+                    Grouped(op.after_ns / 1000, 1), names[i]);
   }
   if (diff.ops.size() > kCompareTextOps) {
     *out += fmt::format("... {} more (--json lists all)\n", diff.ops.size() - kCompareTextOps);
@@ -349,8 +358,11 @@ void WriteGates(std::span<const GateOutcome> gates, JsonWriter* w) {
 std::string RenderCompareText(const CompareResult& result, std::span<const GateOutcome> gates,
                               std::span<const AdviceCheck> advice) {
   std::string out;
-  AppendSide("before", result.before, &out);
-  AppendSide("after", result.after, &out);
+  // Two long paths cut at the same width can print the same: show where they differ.
+  const std::vector<std::string> paths = {JoinedPaths(result.before), JoinedPaths(result.after)};
+  const std::vector<std::string> shown = DistinctShortNames(paths, 60);
+  AppendSide("before", result.before, shown[0], &out);
+  AppendSide("after", result.after, shown[1], &out);
   out += "\n" + MetricTable(result).Text();
   AppendStepStatistics(result, &out);
   AppendOps(result.ops, &out);

@@ -7,6 +7,7 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/common/names.h"
 #include "base/json_writer.h"
 
 namespace tuneprof {
@@ -216,65 +217,48 @@ std::string_view ShortWork(WorkClass work) {
   }
 }
 
-// The parameter list of a C++ signature "name<T>(int, float*)": from the '(' matching the final ')'.
-size_t ParameterListStart(std::string_view name) {
-  if (!name.ends_with(')')) return std::string_view::npos;
-  int depth = 0;
-  for (size_t i = name.size(); i-- > 0;) {
-    if (name[i] == ')') ++depth;
-    if (name[i] == '(' && --depth == 0) return i;
-  }
-  return std::string_view::npos;
+// The names of the rows a table shows, told apart (names.h); whole with `wide`.
+std::vector<std::string> ShownNames(const std::vector<KernelRow>& rows, size_t limit, size_t width, bool wide) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) names.push_back(EscapeText(rows[i].name));
+  return DistinctShortNames(names, wide ? 0 : width);
 }
 
-// Long C++ kernel names lose "void " and their parameter list first, then their middle: the start
-// names the kernel, the end holds the template arguments that tell instances apart.
-std::string Fit(std::string_view raw, size_t width) {
-  const std::string escaped = EscapeText(raw);
-  std::string_view name = escaped;
-  if (name.size() <= width) return std::string(name);
-  if (name.starts_with("void ")) name.remove_prefix(5);
-  if (const size_t params = ParameterListStart(name); params != std::string_view::npos && params > 0) {
-    name = name.substr(0, params);
-  }
-  if (name.size() <= width) return std::string(name);
-  const size_t tail = width / 3, head = width - tail - 1;
-  return std::string(name.substr(0, head)) + "~" + std::string(name.substr(name.size() - tail));
-}
-
-void AppendDeviceKernelRows(std::string_view title, const std::vector<KernelRow>& rows, size_t limit,
+void AppendDeviceKernelRows(std::string_view title, const std::vector<KernelRow>& rows, size_t limit, bool wide,
                             std::string* out) {
+  const std::vector<std::string> names = ShownNames(rows, limit, 31, wide);
   *out += fmt::format("  {:<32}{:>6}{:>8}{:>10}{:>9}{:>9}{:>9}{:>8}{:>7}\n", title, "type", "count", "total ms",
                       "mean us", "min us", "max us", "std us", "share");
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
     const KernelRow& r = rows[i];
-    *out += fmt::format("  {:<32}{:>6}{:>8}{:>10.3f}{:>9.1f}{:>9.1f}{:>9.1f}{:>8.1f}{:>6.1f}%\n", Fit(r.name, 31),
+    *out += fmt::format("  {:<32}{:>6}{:>8}{:>10.3f}{:>9.1f}{:>9.1f}{:>9.1f}{:>8.1f}{:>6.1f}%\n", names[i],
                         r.mixed_work ? "mixed" : ShortWork(r.work), r.count, Millis(r.total_ns), Micros(r.mean_ns),
                         Micros(r.min_ns), Micros(r.max_ns), r.stddev_ns / 1e3, r.share * 100);
   }
   if (rows.size() > limit) *out += fmt::format("  ... {} more\n", rows.size() - limit);
 }
 
-void AppendHostOpRows(const std::vector<KernelRow>& rows, std::string* out) {
+void AppendHostOpRows(const std::vector<KernelRow>& rows, bool wide, std::string* out) {
+  const std::vector<std::string> names = ShownNames(rows, kTextTopRows, 37, wide);
   *out += fmt::format("  {:<38}{:>8}{:>11}{:>11}{:>9}{:>9}{:>7}\n", "host op (no device work)", "count", "self ms",
                       "incl ms", "mean us", "max us", "share");
   for (size_t i = 0; i < rows.size() && i < kTextTopRows; ++i) {
     const KernelRow& r = rows[i];
-    *out += fmt::format("  {:<38}{:>8}{:>11.3f}{:>11.3f}{:>9.1f}{:>9.1f}{:>6.1f}%\n", Fit(r.name, 37), r.count,
+    *out += fmt::format("  {:<38}{:>8}{:>11.3f}{:>11.3f}{:>9.1f}{:>9.1f}{:>6.1f}%\n", names[i], r.count,
                         Millis(r.total_ns), Millis(r.inclusive_ns), Micros(r.mean_ns), Micros(r.max_ns), r.share * 100);
   }
   if (rows.size() > kTextTopRows) *out += fmt::format("  ... {} more\n", rows.size() - kTextTopRows);
 }
 
-void AppendKernelText(const KernelBreakdown& k, std::string* out) {
+void AppendKernelText(const KernelBreakdown& k, bool wide, std::string* out) {
   if (k.kernels.empty()) return;
   if (k.source == KernelTableSource::kHostOps) {
-    AppendHostOpRows(k.kernels, out);
+    AppendHostOpRows(k.kernels, wide, out);
     return;
   }
-  AppendDeviceKernelRows("top kernels (device time)", k.kernels, kTextTopRows, out);
-  AppendDeviceKernelRows("by work type", k.by_work, k.by_work.size(), out);
-  AppendDeviceKernelRows("by launching host op", k.by_host_op, 5, out);
+  AppendDeviceKernelRows("top kernels (device time)", k.kernels, kTextTopRows, wide, out);
+  AppendDeviceKernelRows("by work type", k.by_work, k.by_work.size(), wide, out);
+  AppendDeviceKernelRows("by launching host op", k.by_host_op, 5, wide, out);
 }
 
 void AppendHtaExtrasText(const ProfileResult& result, size_t rank_index, std::string* out) {
@@ -309,7 +293,7 @@ void AppendHtaExtrasText(const ProfileResult& result, size_t rank_index, std::st
 }
 
 void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, const RankComputeUnits* compute,
-                    const KernelBreakdown* kernels, std::string* out) {
+                    const KernelBreakdown* kernels, bool wide, std::string* out) {
   *out += fmt::format("rank {}: {}\n", rank.rank, EscapeText(rank.path));
   if (rank.work_on == WorkSource::kCpu) {
     *out += fmt::format("  no device work: {} CPU events (host operators = compute, gloo ranges = comm)",
@@ -345,7 +329,7 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
     AppendStepTable(device.steps, device.total, out);
   }
   if (compute) AppendComputeText(*compute, out);
-  if (kernels) AppendKernelText(*kernels, out);
+  if (kernels) AppendKernelText(*kernels, wide, out);
   if (hta) AppendHtaText(*hta, out);
 }
 
@@ -765,7 +749,7 @@ void WriteHtaExtrasJson(const ProfileResult& result, size_t rank_index, JsonWrit
 
 }  // namespace
 
-std::string RenderProfileText(const ProfileResult& result) {
+std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   std::string out;
   out += "times in ms; comm = communication, exposed = comm not overlapped by compute, memcpy = copies\n";
   out += "not hidden under compute/comm, other = syncs, free = no device work; wall = step span on device;\n";
@@ -776,7 +760,7 @@ std::string RenderProfileText(const ProfileResult& result) {
   for (size_t i = 0; i < result.ranks.size(); ++i) {
     AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr,
                    i < result.compute.size() ? &result.compute[i] : nullptr,
-                   i < result.kernels.size() ? &result.kernels[i] : nullptr, &out);
+                   i < result.kernels.size() ? &result.kernels[i] : nullptr, wide_names, &out);
     if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
   }
   return EscapeTextKeepingLines(out);

@@ -26,7 +26,8 @@ struct ProfileResult {
   HtaLaunchAnalysis hta_launches;
 };
 
-std::string RenderProfileText(const ProfileResult& result);
+// `wide_names`: kernel and operator names whole instead of abbreviated to their column (names.h).
+std::string RenderProfileText(const ProfileResult& result, bool wide_names = false);
 std::string RenderProfileJson(const ProfileResult& result);
 
 }  // namespace tuneprof
