@@ -16,8 +16,14 @@ namespace {
 // ---- text
 
 std::string TableHeader() {
-  return fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}\n", "step", "wall ms", "compute", "comm",
-                     "exposed", "overlap", "memcpy", "other", "free");
+  return fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}{:>11}\n", "step", "host step", "span ms",
+                     "compute", "comm", "exposed", "overlap", "memcpy", "other", "free");
+}
+
+// The ProfilerStep range on the host, the step analyze, advise and compare time; "-" without one.
+std::string HostStepCell(const StepBreakdown& s) {
+  if (s.host_start_ns == kNoId || s.host_end_ns == kNoId) return std::string(kEmptyCell);
+  return fmt::format("{:.3f}", Millis(s.host_end_ns - s.host_start_ns));
 }
 
 std::string StepLabel(const StepBreakdown& step) {
@@ -25,8 +31,8 @@ std::string StepLabel(const StepBreakdown& step) {
 }
 
 void AppendTableRow(std::string_view label, const StepBreakdown& s, std::string* out) {
-  *out += fmt::format("{:<10}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}\n", label,
-                      Millis(s.wall_ns), Millis(s.computing_ns), Millis(s.communication_ns),
+  *out += fmt::format("{:<10}{:>11}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}{:>11.3f}\n", label,
+                      HostStepCell(s), Millis(s.wall_ns), Millis(s.computing_ns), Millis(s.communication_ns),
                       Millis(s.communication_not_overlapped_ns), Millis(s.overlapped_ns), Millis(s.memcpy_ns),
                       Millis(s.other_ns), Millis(s.free_ns));
 }
@@ -752,7 +758,9 @@ void WriteHtaExtrasJson(const ProfileResult& result, size_t rank_index, JsonWrit
 std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   std::string out;
   out += "times in ms; comm = communication, exposed = comm not overlapped by compute, memcpy = copies\n";
-  out += "not hidden under compute/comm, other = syncs, free = no device work; wall = step span on device;\n";
+  out += "not hidden under compute/comm, other = syncs, free = no device work; host step = the ProfilerStep\n";
+  out += "range on the host (the step analyze, advise and compare time); span = first to last device work of\n";
+  out += "the step (the parts add up to it);\n";
   out += "host side: wait = device idle until the host launched (waits = how often), launch = mean\n";
   out += "launch-to-start latency, gaps = idle between work on each stream, queue = launched but unfinished\n";
   out += "work (max, time-weighted mean); compute: busy = any kernel running, SM eff and occup. = the\n";
