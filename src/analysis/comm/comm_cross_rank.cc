@@ -231,8 +231,11 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, std::vector<
     }
   }
   if (r.exposed_share_of_wall && *r.exposed_share_of_wall > t.exposed_share_of_wall) {
-    reasons->push_back(Printf("rank %lld: exposed communication %.3f ms is %s of the step time (> %s)",
-                              static_cast<long long>(r.rank), static_cast<double>(r.exposed_communication_ns) / 1e6,
+    // Per step, as analyze and profile print it; the share is of the device span (the step table's span).
+    const double steps = static_cast<double>(std::max<uint64_t>(r.steps, 1));
+    reasons->push_back(Printf("rank %lld: exposed communication %.3f ms per step is %s of the step's device span (> %s)",
+                              static_cast<long long>(r.rank),
+                              static_cast<double>(r.exposed_communication_ns) / 1e6 / steps,
                               Percent(*r.exposed_share_of_wall).c_str(), Percent(t.exposed_share_of_wall).c_str()));
   }
   if (r.ascend_wait_ratio && *r.ascend_wait_ratio > t.wait_ratio) {
