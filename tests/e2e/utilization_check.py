@@ -14,15 +14,22 @@ Vector cores (the 910B family): each transport's Σ Transit Size / Σ Transit Ti
 totals ("Total Op Info" or "<type>-total"), against its standard bandwidth in the family's profile,
 time-weighted over the transports that have one.
 
+Ascend memory bandwidth measured by the PMU (aic_metrics=Memory; no shared run has it, so a copy of the
+text level1 rank is given the four main-memory columns, labelled synthetic): Σ over AI-core rows of
+(aic read + write) x aicore_time + (aiv read + write) x aiv_time, over Σ Duration, against the peak; the
+value says it was measured by PMU counters, not estimated.
+
 usage: utilization_check.py TUNEPROF SHARED_DIR
 """
 import csv
 import json
 import math
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 
 AI_CORES = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV"}
 SIZES = {"FLOAT": 4, "FLOAT32": 4, "FP32": 4, "FLOAT16": 2, "FP16": 2, "BF16": 2, "BFLOAT16": 2, "DOUBLE": 8,
@@ -133,6 +140,52 @@ def utilization(tuneprof, path, name, hardware=None):
     return next(u for u in rank["utilizations"] if u["name"] == name)
 
 
+MAIN_MEMORY = ("aic_main_mem_read_bw(GB/s)", "aic_main_mem_write_bw(GB/s)", "aiv_main_mem_read_bw(GB/s)",
+               "aiv_main_mem_write_bw(GB/s)")
+
+
+def with_main_memory_columns(rank_dir, tmp):
+    """A copy of rank_dir whose kernel_details.csv has synthetic PMU main-memory columns; its expected GB/s."""
+    copy = os.path.join(tmp, "rank0_ascend_pt")
+    shutil.copytree(rank_dir, copy)
+    path = os.path.join(copy, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv")
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        fields, rows = reader.fieldnames + list(MAIN_MEMORY), list(reader)
+    total_bytes = total_ns = 0.0
+    for i, r in enumerate(rows):
+        aic = (i % 7 * 10.5, i % 3 * 4.25)
+        aiv = (i % 5 * 8.0, i % 4 * 2.5)
+        for column, value in zip(MAIN_MEMORY, aic + aiv):
+            r[column] = f"{value}"
+        dur = r["Duration(us)"].strip()
+        dur_ns = round(float(dur) * 1000) if dur not in ("", "N/A") else 0
+        if r["Accelerator Core"] not in AI_CORES or dur_ns <= 0:
+            continue
+        for (read, write), time_column in ((aic, "aicore_time(us)"), (aiv, "aiv_time(us)")):
+            text = (r.get(time_column) or "").strip()
+            core_ns = float(text) * 1000 if text not in ("", "N/A") and float(text) > 0 else dur_ns
+            total_bytes += (read + write) * core_ns
+        total_ns += dur_ns
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    return copy, total_bytes / total_ns
+
+
+def check_pmu_main_memory(tuneprof, rank_dir, peak):
+    with tempfile.TemporaryDirectory() as tmp:
+        copy, gb_per_s = with_main_memory_columns(rank_dir, tmp)
+        got = utilization(tuneprof, copy, "memory_bandwidth", HARDWARE)
+        if got is None:
+            return
+        want = 100 * gb_per_s / peak
+        check(got["value_pct"] is not None and math.isclose(got["value_pct"], want, rel_tol=1e-6),
+              f"PMU main memory: memory_bandwidth {got['value_pct']} %, independently {want:.6f} %")
+        check("PMU counters" in got["measured_as"], f"PMU main memory: measured_as {got['measured_as']!r}")
+
+
 def main():
     tuneprof, shared = sys.argv[1], sys.argv[2]
     profiles = json.load(open(os.path.join(os.path.dirname(__file__), "../../data/hardware_profiles.json")))
@@ -161,6 +214,7 @@ def main():
                 check(unknown["value_pct"] is None, f"{form}/{level}: a value without a known peak: {unknown}")
                 text = json.dumps(unknown)
                 check("--hardware" in text, f"{form}/{level}: the unknown does not say how to name the chip: {text}")
+    check_pmu_main_memory(tuneprof, os.path.join(base, "text", "level1", "rank0_ascend_pt"), peak)
     family = next(p for p in profiles if p["name"] == "Ascend 910B (variant unknown)")
     for level in ("level1", "level2"):
         rank_dir = os.path.join(base, "text", level, "rank0_ascend_pt")

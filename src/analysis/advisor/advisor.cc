@@ -161,6 +161,12 @@ constexpr std::string_view kAscendMemoryCounters =
 
 // "174 operators move 785.4 GB/s reading and writing their tensors once (...)": the estimate's population.
 std::string TrafficPopulation(const MemoryTrafficEstimate& traffic) {
+  if (traffic.measured) {
+    return fmt::format(
+        "{} operators on the AI cores move {:.1f} GB/s to and from main memory over their time (PMU "
+        "aic/aiv_main_mem read + write bandwidth x core time, kernel_details)",
+        traffic.ops, *traffic.achieved_gb_per_s);
+  }
   std::string out = fmt::format("{} operators move {:.1f} GB/s reading and writing their tensors once ({}", traffic.ops,
                                 *traffic.achieved_gb_per_s, traffic.source);
   if (traffic.ops_unknown > 0)
@@ -180,13 +186,16 @@ bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, Utilizati
             ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak)",
                           ChipLabel(rank.hardware), *traffic.peak_gb_per_s)
             : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware), *traffic.peak_gb_per_s);
-    check->measured_as =
-        fmt::format("estimated from operator shapes, a lower bound: {}, against {}", TrafficPopulation(traffic), peak);
+    check->measured_as = traffic.measured ? fmt::format("PMU counters (aic_metrics=Memory): {}, against {}",
+                                                        TrafficPopulation(traffic), peak)
+                                          : fmt::format("estimated from operator shapes, a lower bound: {}, against {}",
+                                                        TrafficPopulation(traffic), peak);
     return true;
   }
   check->measured_as =
-      fmt::format("unknown: the chip's memory peak is unknown ({}); estimated from operator shapes, {}",
-                  HardwareHow(rank.hardware), TrafficPopulation(traffic));
+      fmt::format("unknown: the chip's memory peak is unknown ({}); {}, {}", HardwareHow(rank.hardware),
+                  traffic.measured ? "PMU counters (aic_metrics=Memory)" : "estimated from operator shapes",
+                  TrafficPopulation(traffic));
   check->how_to_measure =
       platform == Platform::kAscend
           ? "name the chip with --hardware NAME (e.g. \"Ascend 910B2\"); " + std::string(kAscendMemoryCounters)

@@ -642,7 +642,8 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
   out.ascend = ComputeAscendUnits(trace, hardware.profile, options.threshold);
   out.flops = ComputeOpFlops(trace, hardware.profile);
   out.mfu = out.flops.mfu;
-  out.memory_traffic = EstimateNpuMemoryTraffic(trace, hardware.profile);
+  out.memory_traffic = MeasureNpuMainMemory(trace, hardware.profile);
+  if (out.memory_traffic.ops == 0) out.memory_traffic = EstimateNpuMemoryTraffic(trace, hardware.profile);
   if (out.memory_traffic.ops == 0) out.memory_traffic = EstimateShapeMemoryTraffic(out.flops, hardware.profile);
   out.serving = Serving(trace, hardware.profile, options);
   out.verdict = Verdict(out, breakdown, options.threshold);

@@ -1,5 +1,9 @@
 #include "analysis/compute/memory_traffic.h"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+
 #include <array>
 #include <charconv>
 #include <utility>
@@ -115,6 +119,44 @@ MemoryTrafficEstimate EstimateNpuMemoryTraffic(const Trace& trace, const Hardwar
     out.time_ns += row.dur_ns;
   }
   if (out.ops > 0) out.source = "kernel_details shapes";
+  return Against(profile, std::move(out));
+}
+
+MemoryTrafficEstimate MeasureNpuMainMemory(const Trace& trace, const HardwareProfile* profile) {
+  struct Core {
+    const NpuOpMetricColumn* read;
+    const NpuOpMetricColumn* write;
+    const NpuOpMetricColumn* time;  // µs
+  };
+  const std::array<Core, 2> cores = {
+      Core{trace.kernel_metric("aic_main_mem_read_bw(GB/s)"), trace.kernel_metric("aic_main_mem_write_bw(GB/s)"),
+           trace.kernel_metric("aicore_time(us)")},
+      Core{trace.kernel_metric("aiv_main_mem_read_bw(GB/s)"), trace.kernel_metric("aiv_main_mem_write_bw(GB/s)"),
+           trace.kernel_metric("aiv_time(us)")}};
+  MemoryTrafficEstimate out;
+  if (std::none_of(cores.begin(), cores.end(), [](const Core& c) { return c.read || c.write; })) return out;
+  const auto value = [](const NpuOpMetricColumn* column, size_t row) {
+    return column && row < column->values.size() && std::isfinite(column->values[row]) ? column->values[row] : 0.0;
+  };
+  const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const NpuOpRow& row = rows[i];
+    if (!OnAiCores(trace.str(row.accelerator_core)) || row.dur_ns == kNoId || row.dur_ns <= 0) continue;
+    double bytes = 0;
+    for (const Core& core : cores) {
+      const double gb_per_s = value(core.read, i) + value(core.write, i);
+      const double time_ns =
+          core.time && value(core.time, i) > 0 ? value(core.time, i) * 1e3 : static_cast<double>(row.dur_ns);
+      bytes += gb_per_s * time_ns;  // GB/s x ns = bytes
+    }
+    ++out.ops;
+    out.bytes += bytes;
+    out.time_ns += row.dur_ns;
+  }
+  if (out.ops > 0) {
+    out.source = "kernel_details PMU main_mem";
+    out.measured = true;
+  }
   return Against(profile, std::move(out));
 }
 

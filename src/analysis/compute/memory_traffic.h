@@ -24,8 +24,14 @@
 
 namespace tuneprof {
 
+// Ascend runs profiled with aic_metrics=Memory carry the PMU's main-memory (HBM) bandwidth per operator
+// in kernel_details (aic_/aiv_main_mem_read_bw and _write_bw, GB/s over the core's busy time): measured
+// traffic, preferred to the shape estimate. Bytes of a row = Σ over its cores of (read + write) × that
+// core's time (aicore_time / aiv_time, the row's Duration where the column is absent).
 struct MemoryTrafficEstimate {
-  std::string source;                       // "kernel_details shapes"; "" when the trace has no operators with shapes
+  // "kernel_details PMU main_mem", "kernel_details shapes" or "record_shapes"; "" when nothing measured it.
+  std::string source;
+  bool measured = false;                    // PMU counters, not an estimate from shapes
   uint64_t ops = 0;                         // operators counted
   uint64_t ops_unknown = 0;                 // operators of the population left out (no shapes, or an unknown data type)
   double bytes = 0;                         // Σ over the operators counted
@@ -44,6 +50,9 @@ double NpuDtypeBytes(std::string_view dtype);
 std::optional<double> NpuTensorBytes(std::string_view shapes, std::string_view dtypes);
 
 MemoryTrafficEstimate EstimateNpuMemoryTraffic(const Trace& trace, const HardwareProfile* profile);
+
+// From the PMU's main-memory bandwidth columns; ops == 0 when kernel_details has none.
+MemoryTrafficEstimate MeasureNpuMainMemory(const Trace& trace, const HardwareProfile* profile);
 
 // From the record_shapes costs of ComputeOpFlops (device time only: a CPU-only trace gives none).
 MemoryTrafficEstimate EstimateShapeMemoryTraffic(const RankOpFlops& flops, const HardwareProfile* profile);
