@@ -14,11 +14,18 @@ and checks `analyze --json` / `advise --json`: each rank's compute_units value i
 efficiency, its measured_as names the kernels counted and the GPU, and an unknown chip's value says
 how to measure it (--hardware, nsys --gpu-metrics-devices=all). The SM count and per-SM limits come from TARGET_INFO_GPU where the export has it, else
 from data/hardware_profiles.json for the chip tuneprof reports (inferred, or given by --hardware).
+
+Sampled GPU metrics (no shared export has them, so a copy of h100_2gpu_1s is given GPU_METRICS and
+TARGET_INFO_GPU_METRICS rows in nsys' schema, labelled synthetic; typeId's low byte is the GPU): each
+rank's compute units are the mean "SMs Active [Throughput %]" sample of its GPU inside its device span
+(profile's total device_start_ns..device_end_ns), its memory bandwidth the mean DRAM read plus the mean
+DRAM write throughput there, both said to be sampled; profile's compute verdict uses the same figure.
 Usage: nsys_units_check.py TUNEPROF SHARED_DIR REPO_DIR
 """
 import json
 import math
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -233,6 +240,59 @@ def check_device_table(tuneprof, shared):
         db.close()
 
 
+GPU_METRIC_NAMES = {1: "SMs Active [Throughput %]", 2: "DRAM Read Bandwidth [Throughput %]",
+                    3: "DRAM Write Bandwidth [Throughput %]", 4: "GR Active [Throughput %]"}
+
+
+def add_gpu_metrics(path):
+    """Synthetic samples every 100 us over the export's span on GPUs 0 and 1; returns them as
+    (gpu, metric id, timestamp, value)."""
+    db = sqlite3.connect(path)
+    start, end = db.execute('SELECT MIN(start), MAX("end") FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone()
+    db.execute("CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER, sourceId INTEGER, typeName TEXT, "
+               "metricId INTEGER, metricName TEXT)")
+    db.execute("CREATE TABLE GPU_METRICS (timestamp INTEGER, typeId INTEGER, metricId INTEGER, value INTEGER)")
+    samples = []
+    for gpu in (0, 1):
+        type_id = (7 << 8) | gpu
+        for metric, name in GPU_METRIC_NAMES.items():
+            db.execute("INSERT INTO TARGET_INFO_GPU_METRICS VALUES (?, 0, 'GH100', ?, ?)", (type_id, metric, name))
+        for i, ts in enumerate(range(start - 500_000, end + 500_000, 100_000)):
+            for metric in GPU_METRIC_NAMES:
+                value = (i * (3 + metric) + 11 * gpu) % 101
+                samples.append((gpu, metric, ts, value))
+                db.execute("INSERT INTO GPU_METRICS VALUES (?, ?, ?, ?)", (ts, type_id, metric, value))
+    db.commit()
+    db.close()
+    return samples
+
+
+def check_gpu_metrics(tuneprof, shared):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "h100_2gpu_1s_gpu_metrics.sqlite")
+        shutil.copy(os.path.join(shared, "traces", "nsys", "h100_2gpu_1s.sqlite"), path)
+        os.chmod(path, 0o644)
+        samples = add_gpu_metrics(path)
+        profile = run_json(tuneprof, ["profile", path])
+        advice = run_json(tuneprof, ["analyze", path])
+        info = run_json(tuneprof, ["info", path])
+        for prank, arank, irank in zip(profile["ranks"], advice["ranks"], info["ranks"]):
+            gpu = int(irank["streams"][0]["device"].split()[-1])  # "gpu 0": one GPU per process here
+            lo, hi = prank["total"]["device_start_ns"], prank["total"]["device_end_ns"]
+            mean = lambda m: (lambda v: sum(v) / len(v))(
+                [value for g, metric, ts, value in samples if g == gpu and metric == m and lo <= ts < hi])
+            units = next(u for u in arank["utilizations"] if u["name"] == "compute_units")
+            memory = next(u for u in arank["utilizations"] if u["name"] == "memory_bandwidth")
+            where = f"gpu metrics rank {arank['rank']} (GPU {gpu})"
+            check(units["value_pct"] is not None and close(units["value_pct"], mean(1)),
+                  f"{where}: compute units {units['value_pct']} != mean SMs Active {mean(1)}")
+            check("sampled" in units["measured_as"], f"{where}: measured_as {units['measured_as']!r}")
+            check(memory["value_pct"] is not None and close(memory["value_pct"], mean(2) + mean(3)),
+                  f"{where}: memory bandwidth {memory['value_pct']} != DRAM read + write {mean(2) + mean(3)}")
+            verdict = prank["compute"]["verdict"]["utilization"]
+            check(verdict is not None and close(100 * verdict, mean(1)), f"{where}: profile verdict {verdict}")
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -241,6 +301,7 @@ def main():
     ranks = sum(check_case(tuneprof, shared, repo, *case) for case in CASES)
     check_unknown_chip(tuneprof, shared)
     check_device_table(tuneprof, shared)
+    check_gpu_metrics(tuneprof, shared)
     print(f"{len(CASES)} nsys exports, {ranks} ranks: compute units checked against sqlite3; "
           f"{len(failures)} failures")
     return 1 if failures else 0

@@ -134,6 +134,12 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
                     cube ? "Cube" : "Vector", cube ? "aic_mac_ratio x aicore_time" : "aiv_vec_ratio x aiv_time",
                     compute.ascend.total.rows, verdict ? "the engine most operator time ran on" : "the busier engine",
                     cube ? "Vector" : "Cube", PercentOrUnknown(cube ? compute.vector_ratio : compute.cube_ratio));
+  } else if (compute.sampled.sm_active) {
+    check.value_pct = 100 * *compute.sampled.sm_active;
+    check.label = "SMs active";
+    check.measured_as = fmt::format(
+        "sampled by Nsight Systems GPU metrics ({}), the mean of {} samples over the rank's device span on {}",
+        compute.sampled.sm_metric, compute.sampled.sm_samples, GpuList(compute.sampled.gpus));
   } else if (auto sm = compute.total.gpu.SmEfficiency()) {
     check.value_pct = 100 * *sm;
     check.measured_as = GpuUnitsMeasuredAs(rank);
@@ -212,6 +218,14 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
                          "memory bandwidth"};
   const Platform platform = PlatformOf(rank);
   const bool gpu = platform == Platform::kGpu;
+  if (const SampledGpuMetrics& sampled = rank.compute->sampled; sampled.dram_bandwidth) {
+    check.value_pct = 100 * *sampled.dram_bandwidth;
+    check.measured_as = fmt::format(
+        "sampled by Nsight Systems GPU metrics: DRAM Read + DRAM Write Bandwidth [Throughput %] (shares of the DRAM "
+        "peak), means over the rank's device span on {}",
+        GpuList(sampled.gpus));
+    return check;
+  }
   if (CheckOperatorTraffic(rank, platform, &check) && check.value_pct) return check;
   double weighted = 0;
   int64_t time = 0, copies = 0, unmeasured = 0;

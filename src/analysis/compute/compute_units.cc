@@ -406,11 +406,14 @@ void AscendVerdict(const AscendComputeUnits& a, ComputeVerdict* v) {
   }
 }
 
+// Measured SM activity (nsys GPU metrics) where the export sampled it, else SM efficiency estimated from
+// launch configurations.
 void GpuVerdict(const RankComputeUnits& c, ComputeVerdict* v) {
   v->unit = "sm";
-  v->utilization = c.total.gpu.SmEfficiency();
+  const bool sampled = c.sampled.sm_active.has_value();
+  v->utilization = sampled ? c.sampled.sm_active : c.total.gpu.SmEfficiency();
   for (const StepComputeUnits& step : c.steps) {
-    const auto u = step.gpu.SmEfficiency();
+    const auto u = sampled ? step.sampled.sm_active : step.gpu.SmEfficiency();
     v->steps.push_back(ComputeStepVerdict{step.step, u, Below(u, v->threshold), std::nullopt});
   }
   std::vector<const OpFlopsRow*> low;
@@ -445,7 +448,7 @@ ComputeVerdict Verdict(const RankComputeUnits& c, const RankBreakdown& breakdown
   v.threshold = threshold;
   if (c.ascend.present)
     AscendVerdict(c.ascend, &v);
-  else if (c.total.gpu.kernels > 0)
+  else if (c.total.gpu.kernels > 0 || c.sampled.sm_active)
     GpuVerdict(c, &v);
   v.bottleneck = Below(v.utilization, threshold);
   // torch_npu's step_trace split is its own (ascend_step_breakdown.h): the PMU verdict stays as it was.
@@ -638,6 +641,12 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
   for (const StepBreakdown& step : breakdown.steps) {
     out.steps.push_back(MeasureStep(kernels, step));
     out.total.gpu.Add(out.steps.back().gpu);
+    if (step.device_start_ns != kNoId) {
+      out.steps.back().sampled = MeasureSampledGpuMetrics(trace, step.device_start_ns, step.device_end_ns);
+    }
+  }
+  if (breakdown.total.device_start_ns != kNoId) {
+    out.sampled = MeasureSampledGpuMetrics(trace, breakdown.total.device_start_ns, breakdown.total.device_end_ns);
   }
   out.ascend = ComputeAscendUnits(trace, hardware.profile, options.threshold);
   out.flops = ComputeOpFlops(trace, hardware.profile);

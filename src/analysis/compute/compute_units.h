@@ -27,6 +27,7 @@
 
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/compute/generation_metrics.h"
+#include "analysis/compute/gpu_metrics.h"
 #include "analysis/compute/memory_traffic.h"
 #include "analysis/compute/op_flops.h"
 #include "analysis/core/hardware_profile.h"
@@ -178,6 +179,7 @@ struct ComputeVerdict {
 struct StepComputeUnits {
   std::optional<int64_t> step;  // as in StepBreakdown
   GpuUnitSums gpu;
+  SampledGpuMetrics sampled;  // nsys GPU metrics over the step's device span (gpu_metrics.h)
 };
 
 struct RankComputeUnits {
@@ -198,13 +200,16 @@ struct RankComputeUnits {
   // Kernels whose occupancy tuneprof estimated from the launch configuration (launch_occupancy.h), the
   // producer having written none (Nsight Systems exports); 0 on Kineto traces, which carry their own.
   uint64_t estimated_occupancy_kernels = 0;
-  bool sm_limits_from_device = false;     // SMs / per-SM limits came from the trace's device properties
-  bool sm_limits_from_profile = false;    // ... or from the chip profile (hardware_how says how it was chosen)
-  std::vector<int64_t> gpu_ids;           // the GPUs that ran kernels, as the trace numbers them
-  std::vector<StepComputeUnits> steps;    // same order as RankBreakdown::steps
-  StepComputeUnits total;                 // over all steps
-  AscendComputeUnits ascend;              // kernel_details PMU figures (present = false elsewhere)
-  MemoryTrafficEstimate memory_traffic;   // operators' tensor bytes over their time (memory_traffic.h)
+  bool sm_limits_from_device = false;    // SMs / per-SM limits came from the trace's device properties
+  bool sm_limits_from_profile = false;   // ... or from the chip profile (hardware_how says how it was chosen)
+  std::vector<int64_t> gpu_ids;          // the GPUs that ran kernels, as the trace numbers them
+  std::vector<StepComputeUnits> steps;   // same order as RankBreakdown::steps
+  StepComputeUnits total;                // over all steps
+  AscendComputeUnits ascend;             // kernel_details PMU figures (present = false elsewhere)
+  MemoryTrafficEstimate memory_traffic;  // operators' tensor bytes over their time (memory_traffic.h)
+  // nsys GPU metrics over the rank's device span: measured SM activity and DRAM throughput, preferred
+  // to the launch-configuration and shape estimates where the export has them.
+  SampledGpuMetrics sampled;
   std::optional<ServingMetrics> serving;  // nullopt without generation markers
   ComputeVerdict verdict;
 };

@@ -137,4 +137,12 @@ bool IsDriverCall(int64_t event_class, std::string_view name) {
   return name.starts_with("cu") && !name.starts_with("cuda");
 }
 
+bool IsReadGpuMetric(std::string_view metric_name) {
+  for (std::string_view prefix :
+       {"SMs Active", "SM Active", "Tensor Active", "DRAM Read Bandwidth", "DRAM Write Bandwidth"}) {
+    if (metric_name.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 }  // namespace tuneprof::nsys

@@ -61,4 +61,9 @@ int64_t RankInNvtxText(std::string_view nvtx_text);
 // calls are told apart by name ("cuLaunchKernelEx" vs "cudaLaunchKernel").
 bool IsDriverCall(int64_t event_class, std::string_view name);
 
+// The sampled GPU metrics (TARGET_INFO_GPU_METRICS metricName) the utilizations read: SM activity,
+// tensor activity and DRAM read / write throughput, under the names nsys versions give them
+// ("SMs Active [Throughput %]", older "SM Active"; "DRAM Read Bandwidth [Throughput %]").
+bool IsReadGpuMetric(std::string_view metric_name);
+
 }  // namespace tuneprof::nsys

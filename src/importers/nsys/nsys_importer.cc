@@ -35,6 +35,8 @@ constexpr std::string_view kNvtx = "NVTX_EVENTS";
 constexpr std::string_view kGpus = "TARGET_INFO_GPU";
 constexpr std::string_view kCudaDevices = "TARGET_INFO_CUDA_DEVICE";
 constexpr std::string_view kMemoryUsage = "CUDA_GPU_MEMORY_USAGE_EVENTS";
+constexpr std::string_view kGpuMetrics = "GPU_METRICS";
+constexpr std::string_view kGpuMetricNames = "TARGET_INFO_GPU_METRICS";
 constexpr std::string_view kStrings = "StringIds";
 constexpr std::string_view kExportMeta = "META_DATA_EXPORT";
 constexpr std::string_view kProcesses = "PROCESSES";
@@ -121,6 +123,7 @@ class NsysImporter {
     PlaceUnmatchedSyncs();
     TP_RETURN_IF_ERROR(ReadNvtx());
     TP_RETURN_IF_ERROR(ReadMemoryUsage());
+    TP_RETURN_IF_ERROR(ReadGpuMetrics());
     TP_RETURN_IF_ERROR(NameHosts());
     return FinishRanks();
   }
@@ -654,6 +657,46 @@ class NsysImporter {
       sink->builder.AddMemoryEvent(m);
       sink->builder.CountCategory(r.category);
       ++sink->rows_read;
+    }
+    return Status::Ok();
+  }
+
+  // Nsight Systems' sampled GPU metrics (--gpu-metrics-devices): the ones the utilizations read become
+  // counters of the GPU they sampled, named "GPU_METRICS/<metricName>" (gpu_metrics.h reads them). The
+  // low byte of typeId is the GPU's ordinal, as nsys writes it. A GPU no rank ran work on is left out.
+  Status ReadGpuMetrics() {
+    if (!HasRequired(kGpuMetrics, {"timestamp", "typeId", "metricId", "value"}) ||
+        !HasRequired(kGpuMetricNames, {"typeId", "metricId", "metricName"})) {
+      return Status::Ok();
+    }
+    std::map<std::pair<int64_t, int64_t>, std::string> names;  // (typeId, metricId) -> "GPU_METRICS/<name>"
+    {
+      constexpr std::array<std::string_view, 3> kColumns = {"typeId", "metricId", "metricName"};
+      TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGpuMetricNames, kColumns));
+      while (true) {
+        TP_ASSIGN_OR_RETURN(bool more, row.Step());
+        if (!more) break;
+        const std::string name(row.Text(2));
+        if (nsys::IsReadGpuMetric(name)) names[{IntOr(row, 0, 0), IntOr(row, 1, 0)}] = "GPU_METRICS/" + name;
+      }
+    }
+    if (names.empty()) return Status::Ok();
+    constexpr std::array<std::string_view, 4> kColumns = {"timestamp", "typeId", "metricId", "value"};
+    TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGpuMetrics, kColumns));
+    while (true) {
+      TP_ASSIGN_OR_RETURN(bool more, row.Step());
+      if (!more) break;
+      const int64_t type = IntOr(row, 1, 0);
+      auto name = names.find({type, IntOr(row, 2, 0)});
+      const std::optional<int64_t> ts = row.OptionalInt(0);
+      const std::optional<double> value = row.OptionalDouble(3);
+      if (name == names.end() || !ts || !value) continue;
+      const int64_t device = type & 0xFF;
+      for (const auto& sink : sinks_) {
+        if (!sink->devices.contains(device)) continue;
+        sink->builder.AddCounterSample(ProcessKey{device}, name->second, *ts, *value);
+        ++sink->rows_read;
+      }
     }
     return Status::Ok();
   }

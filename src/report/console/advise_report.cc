@@ -98,7 +98,9 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
   for (const UtilizationCheck& check : rank.utilizations) {
     // As the guide reads it: "Cube 65.0 % < 70 %", "memory bandwidth 55.0 % < 60 %".
     std::string label = check.label.empty() ? check.name : check.label;
-    if (label == "Cube" || label == "Vector" || label == "SM efficiency") label += " (compute units)";
+    if (label == "Cube" || label == "Vector" || label == "SM efficiency" || label == "SMs active") {
+      label += " (compute units)";
+    }
     const std::string reading = check.value_pct
                                     ? fmt::format("{:>6.1f} % {:<2} {:.0f} %", *check.value_pct,
                                                   check.Below() ? "<" : ">=", check.threshold_pct)

@@ -166,6 +166,13 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
 void AppendComputeText(const RankComputeUnits& c, std::string* out) {
   const std::string device = c.device_name.empty() ? std::string("unnamed device") : "\"" + c.device_name + "\"";
   *out += fmt::format("  hardware: {} ({}, {})\n", EscapeText(c.hardware.value_or("unknown")), device, c.hardware_how);
+  if (c.sampled.any()) {
+    *out += fmt::format(
+        "  GPU metrics (Nsight Systems, sampled over the device span): SMs active {}, tensor active {}, DRAM "
+        "bandwidth {} of peak ({} SM samples)\n",
+        PercentCell(c.sampled.sm_active), PercentCell(c.sampled.tensor_active), PercentCell(c.sampled.dram_bandwidth),
+        c.sampled.sm_samples);
+  }
   AppendFlopsText(c, out);
   if (c.serving) {
     const ServingMetrics& s = *c.serving;
@@ -612,6 +619,19 @@ void WriteComputeJson(const RankComputeUnits& c, JsonWriter* w) {
   w->Key("hardware_source").String(c.hardware_how);
   w->Key("mfu");
   NullableDouble(w, c.mfu);
+  w->Key("gpu_metrics");
+  if (c.sampled.any()) {
+    w->BeginObject().Key("sm_samples").Uint(c.sampled.sm_samples);
+    w->Key("sm_active");
+    NullableDouble(w, c.sampled.sm_active);
+    w->Key("tensor_active");
+    NullableDouble(w, c.sampled.tensor_active);
+    w->Key("dram_bandwidth");
+    NullableDouble(w, c.sampled.dram_bandwidth);
+    w->EndObject();
+  } else {
+    w->Null();
+  }
   w->Key("cube_ratio");
   NullableDouble(w, c.cube_ratio);
   w->Key("vector_ratio");

@@ -1,0 +1,34 @@
+#pragma once
+// GPU utilizations measured by Nsight Systems' GPU metrics sampling (nsys profile
+// --gpu-metrics-devices=...): the share of SMs active, tensor pipes active, and DRAM read and write
+// throughput as a share of the peak, each sampled at a fixed rate on each GPU. The importer keeps them
+// as counters "GPU_METRICS/<metricName>" of the GPU's process; their values are percent.
+//
+// Over a window, each figure is the mean of the samples inside it on every GPU of the rank (the samples
+// are evenly spaced, so the mean is time-weighted); DRAM bandwidth is mean read + mean write throughput,
+// both shares of the same peak. These are measurements, preferred to the estimates from launch
+// configurations and shapes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct SampledGpuMetrics {
+  uint64_t sm_samples = 0;               // SM-activity samples in the window
+  std::string sm_metric;                 // the metric read, as nsys names it ("SMs Active [Throughput %]")
+  std::optional<double> sm_active;       // 0..1
+  std::optional<double> tensor_active;   // 0..1
+  std::optional<double> dram_bandwidth;  // read + write throughput, 0..1 of the DRAM peak
+  std::vector<int64_t> gpus;             // ordinals of the GPUs sampled, ascending
+
+  bool any() const { return sm_active || dram_bandwidth || tensor_active; }
+};
+
+// Samples with start_ns <= ts < end_ns; O(samples).
+SampledGpuMetrics MeasureSampledGpuMetrics(const Trace& trace, int64_t start_ns, int64_t end_ns);
+
+}  // namespace tuneprof
