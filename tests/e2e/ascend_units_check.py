@@ -15,6 +15,7 @@ file alone:
     Huawei's cut-offs (cube: mac >= 0.8, else mte2 >= 0.95; vector: vec, mte2, mte3 >= 0.7 in that order,
     else vec+mte2+mte3 >= 0.9), and whether its main unit is below 70 %;
   - the compute verdict: the main unit (Cube or Vector by PMU time), its utilization, the bottleneck flag
+    (below 70 % where Computing is the largest part of the step)
     and the op types below 70 %;
 and for the Db export of the same job (pytorch/db/ beside pytorch/text/), the same ratios in total and per
 op type computed with Python's sqlite3 from TASK_PMU_INFO (aic_total_time / aiv_total_time as weights),
@@ -188,7 +189,16 @@ def profile(tuneprof, directory):
     if len(ranks) != 1:
         failures.append(f"{directory}: {len(ranks)} ranks, expected 1")
         return None
-    return ranks[0]["compute"]
+    compute = ranks[0]["compute"]
+    compute["_total"] = ranks[0]["total"]  # the step split the verdict's materiality reads
+    return compute
+
+
+def compute_material(total):
+    """Compute holds the largest part of the step: Computing at least the exposed communication, the
+    exposed copies and the idle (free + other) time each."""
+    return total["computing_us"] >= max(total["communication_not_overlapped_us"], total["memcpy_us"],
+                                        total["free_us"] + total["other_us"])
 
 
 def check_file(tuneprof, csv_path, directory):
@@ -238,7 +248,8 @@ def check_file(tuneprof, csv_path, directory):
         for core, share in op["shares"].items():
             close(got["core_shares"].get(core), share, f"{what} type {key} share {core}")
     # The compute verdict: Cube when more PMU time ran on AI Cores (aicore_time) than on vector cores
-    # (aiv_time), else Vector; a bottleneck below 70 %; the op types below it, longest first (5 at most).
+    # (aiv_time), else Vector; a bottleneck below 70 % where compute holds the largest part of the step;
+    # the op types below it, longest first (5 at most).
     if "aic_mac_ratio" in want["columns"] or "aiv_vec_ratio" in want["columns"]:
         cube = total.den["aic_mac_ratio"] >= total.den["aiv_vec_ratio"]
         util = total.ratio("aic_mac_ratio" if cube else "aiv_vec_ratio")
@@ -246,7 +257,7 @@ def check_file(tuneprof, csv_path, directory):
         if verdict["unit"] != ("cube" if cube else "vector"):
             failures.append(f"{what}: verdict unit {verdict['unit']}")
         close(verdict["utilization"], util, f"{what} verdict utilization")
-        if util is not None and verdict["bottleneck"] != (util < THRESHOLD):
+        if util is not None and verdict["bottleneck"] != (util < THRESHOLD and compute_material(compute["_total"])):
             failures.append(f"{what}: verdict bottleneck {verdict['bottleneck']} at {util}")
         below = sorted((k for k, op in want["types"].items() if op["below"]), key=lambda k: (-want["types"][k]["sums"].dur, k))
         if verdict["ops"] != below[:5]:

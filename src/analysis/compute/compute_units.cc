@@ -451,8 +451,9 @@ ComputeVerdict Verdict(const RankComputeUnits& c, const RankBreakdown& breakdown
   else if (c.total.gpu.kernels > 0 || c.sampled.sm_active)
     GpuVerdict(c, &v);
   v.bottleneck = Below(v.utilization, threshold);
-  // torch_npu's step_trace split is its own (ascend_step_breakdown.h): the PMU verdict stays as it was.
-  if (!c.ascend.present) ApplyMaterial(breakdown, &v);
+  // On Ascend the split is torch_npu's own step_trace (ascend_step_breakdown.h); its Computing against
+  // its Communication(Not Overlapped) and Free decides materiality the same way.
+  ApplyMaterial(breakdown, &v);
   return v;
 }
 
