@@ -6,7 +6,7 @@ advice to adopt graphs.
    12 cudaGraphLaunch calls): `info --json` graph_launches, graph_replayed_events and
    graph_replayed_share equal what Python's json module counts (device events whose correlation is a
    graph launch's, and their share of all device-event time); `profile --json` says the FLOPs leave out
-   that share; no `advise` finding tells the run to adopt CUDA graphs or torch.compile's
+   that share, and the memory-bandwidth estimate from shapes says so too; no `advise` finding tells the run to adopt CUDA graphs or torch.compile's
    reduce-overhead mode.
 2. Kineto, generated here: an eager step launch-bound by tiny kernels gets host.launch_bound with CUDA
    graphs among its APIs; the same step with half its kernel time replayed by one graph launch still gets
@@ -71,8 +71,12 @@ def check_real_kineto(binary, shared):
     flops = run_json(binary, "profile", "--json", path)["ranks"][0]["compute"]["flops"]
     check(flops is not None and abs(flops["graph_replayed_share"] - share) < 1e-6,
           f"trace_diff/test: profile flops.graph_replayed_share != {share}")
-    for finding in run_json(binary, "advise", "--json", path)["findings"]:
+    advice = run_json(binary, "advise", "--json", path)
+    for finding in advice["findings"]:
         check(not adopts_graphs(finding), f"trace_diff/test: {finding['id']} advises graphs to a run replaying them")
+    memory = next(u for u in advice["ranks"][0]["utilizations"] if u["name"] == "memory_bandwidth")
+    check(f"{100 * share:.1f} % of device-work time was replayed from CUDA graphs" in memory["measured_as"],
+          f"trace_diff/test: the shape estimate does not say what the replays leave out: {memory['measured_as']}")
 
 
 def synthetic_step(with_graph):

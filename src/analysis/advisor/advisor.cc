@@ -196,6 +196,12 @@ bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, Utilizati
                                                         TrafficPopulation(traffic), peak)
                                           : fmt::format("estimated from operator shapes, a lower bound: {}, against {}",
                                                         TrafficPopulation(traffic), peak);
+    if (!traffic.measured && rank.graphs.replayed_share() > 0) {
+      check->measured_as += fmt::format(
+          "; {:.1f} % of device-work time was replayed from CUDA graphs, whose kernels have no shapes and are not "
+          "counted",
+          100 * rank.graphs.replayed_share());
+    }
     return true;
   }
   check->measured_as =

@@ -87,7 +87,7 @@ void AppendHostTable(const std::vector<StepBreakdown>& steps, const StepBreakdow
 
 // torch_npu's own extra columns: hcom_receive time and the host's lead before the first task.
 void AppendTorchNpuTable(const std::vector<StepBreakdown>& steps, std::string* out) {
-  *out += fmt::format("{:<10}{:>11}{:>11}   (torch_npu: wall = Stage; free holds memcpy and other)\n", "torch_npu",
+  *out += fmt::format("{:<10}{:>11}{:>11}   (torch_npu: span = Stage; free holds memcpy and other)\n", "torch_npu",
                       "bubble ms", "prepare ms");
   for (const StepBreakdown& s : steps) {
     *out += fmt::format(
