@@ -414,8 +414,11 @@ std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const Advis
 // Time per bottleneck of one rank's mean step.
 std::array<double, 7> BottleneckTimes(const TimeSplit& split) {
   std::array<double, 7> times{};
-  times[static_cast<size_t>(Bottleneck::kCompute)] = split.part(TimePart::kComputeBound);
-  times[static_cast<size_t>(Bottleneck::kMemory)] = split.part(TimePart::kMemoryBound) + split.part(TimePart::kMemcpy);
+  // Computing no operator classes is computing all the same: the guide's compute part.
+  const double unclassed = split.compute_classes_known ? 0 : split.part(TimePart::kMemoryBound);
+  times[static_cast<size_t>(Bottleneck::kCompute)] = split.part(TimePart::kComputeBound) + unclassed;
+  times[static_cast<size_t>(Bottleneck::kMemory)] =
+      split.part(TimePart::kMemoryBound) - unclassed + split.part(TimePart::kMemcpy);
   times[static_cast<size_t>(Bottleneck::kCommunication)] = split.part(TimePart::kCommunication);
   times[static_cast<size_t>(Bottleneck::kHost)] = split.part(TimePart::kHostWait);
   times[static_cast<size_t>(Bottleneck::kData)] = split.part(TimePart::kData);
@@ -485,6 +488,7 @@ void AddToMean(const TimeSplit& split, size_t ranks, TimeSplit* mean) {
   mean->compute_bound_share += weight * split.compute_bound_share;
   mean->dataloader_ns += weight * split.dataloader_ns;
   mean->dispatch_ns += weight * split.dispatch_ns;
+  mean->compute_classes_known = mean->compute_classes_known && split.compute_classes_known;
   mean->cpu_only = split.cpu_only;
 }
 

@@ -138,6 +138,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
     split.dispatch_ns = std::min(work.dispatch_ns / n, computing);
     computing -= split.dispatch_ns;  // framework overhead: it joins the host part below
   }
+  split.compute_classes_known = computing <= 0 || work.computing_ns > 0;
   const double busy = computing + communication + memcpy;
   split.step_ns = std::max(MeanStepTime(breakdown), busy + data);
   const double idle = split.step_ns - busy;

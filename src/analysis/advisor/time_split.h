@@ -24,6 +24,10 @@ struct TimeSplit {
   double step_ns = 0;                                                   // mean step time
   std::array<double, static_cast<size_t>(TimePart::kCount)> part_ns{};  // mean per step, sum = step_ns
   double compute_bound_share = 0;                                       // of the computing time, by self time
+  // False when the step has computing time but no operators to class it (a torch_npu rank with only
+  // step_trace_time.csv): the computing then sits in the memory-bound part unclassed, and the verdict
+  // counts it as compute.
+  bool compute_classes_known = true;
   double dataloader_ns = 0;  // mean DataLoader time per step on the host, exposed or not
   bool cpu_only = false;     // the host threads are the device (time_breakdown.h WorkSource::kCpu)
   // CPU-only: mean time per step in outermost operators too small to pay for their dispatch

@@ -31,6 +31,9 @@ constexpr std::array kParts = std::to_array<PartLabel>({
     {TimePart::kIdle, "idle"},
 });
 
+// The computing of a step without operators to class it (a summary-only torch_npu rank).
+constexpr std::string_view kUnclassedComputing = "computing (no operators to class it)";
+
 std::string Fit(std::string_view raw, size_t width) {
   const std::string text = EscapeText(raw);
   if (text.size() <= width) return text;
@@ -78,7 +81,10 @@ void AppendSplit(const TimeSplit& split, std::string_view population, std::strin
   *out += fmt::format("{:<42}{:>12}{:>9}\n", fmt::format("Where the step goes{}", population), "ms/step", "share");
   for (const PartLabel& p : kParts) {
     const double ns = split.part(p.part);
-    *out += fmt::format("  {:<40}{:>12.3f}{:>8.1f}%  {}\n", p.label, ns / 1e6, 100 * split.Share(p.part),
+    std::string_view label = p.label;
+    if (!split.compute_classes_known && p.part == TimePart::kComputeBound) continue;
+    if (!split.compute_classes_known && p.part == TimePart::kMemoryBound) label = kUnclassedComputing;
+    *out += fmt::format("  {:<40}{:>12.3f}{:>8.1f}%  {}\n", label, ns / 1e6, 100 * split.Share(p.part),
                         Bar(split.Share(p.part)));
   }
 }
@@ -203,6 +209,7 @@ void WriteSplit(JsonWriter* w, const TimeSplit& split) {
   for (const PartLabel& p : kParts) w->Key(TimePartName(p.part)).Double(split.part(p.part) / 1e3);
   w->EndObject();
   w->Key("compute_bound_share").Double(split.compute_bound_share);
+  w->Key("compute_classes_known").Bool(split.compute_classes_known);
   w->Key("dataloader_us").Double(split.dataloader_ns / 1e3);
 }
 
