@@ -639,15 +639,15 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
   for (const auto& [device, gpu] : kernels.by_device) {
     if (device != kNoIndex) out.gpu_ids.push_back(trace.devices()[device].id);
   }
+  const GpuMetricSamples samples(trace);
   for (const StepBreakdown& step : breakdown.steps) {
     out.steps.push_back(MeasureStep(kernels, step));
     out.total.gpu.Add(out.steps.back().gpu);
-    if (step.device_start_ns != kNoId) {
-      out.steps.back().sampled = MeasureSampledGpuMetrics(trace, step.device_start_ns, step.device_end_ns);
-    }
+    if (step.device_start_ns != kNoId)
+      out.steps.back().sampled = samples.Measure(step.device_start_ns, step.device_end_ns);
   }
   if (breakdown.total.device_start_ns != kNoId) {
-    out.sampled = MeasureSampledGpuMetrics(trace, breakdown.total.device_start_ns, breakdown.total.device_end_ns);
+    out.sampled = samples.Measure(breakdown.total.device_start_ns, breakdown.total.device_end_ns);
   }
   out.ascend = ComputeAscendUnits(trace, hardware.profile, options.threshold);
   out.flops = ComputeOpFlops(trace, hardware.profile);

@@ -8,6 +8,7 @@
 // are evenly spaced, so the mean is time-weighted); DRAM bandwidth is mean read + mean write throughput,
 // both shares of the same peak. These are measurements, preferred to the estimates from launch
 // configurations and shapes.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,12 +24,28 @@ struct SampledGpuMetrics {
   std::optional<double> sm_active;       // 0..1
   std::optional<double> tensor_active;   // 0..1
   std::optional<double> dram_bandwidth;  // read + write throughput, 0..1 of the DRAM peak
-  std::vector<int64_t> gpus;             // ordinals of the GPUs sampled, ascending
+  std::vector<int64_t> gpus;             // ordinals of the GPUs the trace sampled, ascending
 
   bool any() const { return sm_active || dram_bandwidth || tensor_active; }
 };
 
-// Samples with start_ns <= ts < end_ns; O(samples).
-SampledGpuMetrics MeasureSampledGpuMetrics(const Trace& trace, int64_t start_ns, int64_t end_ns);
+// The trace's GPU-metric samples sorted by time once (O(s log s)), so that each window, a step or the
+// whole span, is measured in O(log s).
+class GpuMetricSamples {
+ public:
+  explicit GpuMetricSamples(const Trace& trace);
+
+  // Samples with start_ns <= ts < end_ns.
+  SampledGpuMetrics Measure(int64_t start_ns, int64_t end_ns) const;
+
+ private:
+  struct Series {
+    std::vector<int64_t> ts;     // ascending
+    std::vector<double> prefix;  // prefix[i] = Σ of the first i values
+  };
+  std::array<Series, 4> series_;  // SM active, tensor active, DRAM read, DRAM write
+  std::string sm_metric_;
+  std::vector<int64_t> gpus_;
+};
 
 }  // namespace tuneprof

@@ -20,13 +20,14 @@ TEST(GpuMetricsTest, MeansOfTheSamplesInsideTheWindow) {
   }
   b->AddCounterSample(gpu, "AI Core Freq/MHz", 0, 1800);  // not a GPU metric
   const Trace trace = t.Finish();
-  const SampledGpuMetrics all = MeasureSampledGpuMetrics(trace, 0, 1000);
+  const GpuMetricSamples samples(trace);
+  const SampledGpuMetrics all = samples.Measure(0, 1000);
   EXPECT_EQ(all.sm_samples, 10u);
   EXPECT_DOUBLE_EQ(*all.sm_active, 0.5);
   EXPECT_DOUBLE_EQ(*all.dram_bandwidth, 0.4);
   EXPECT_FALSE(all.tensor_active.has_value());
   EXPECT_EQ(all.sm_metric, "SMs Active [Throughput %]");
-  const SampledGpuMetrics late = MeasureSampledGpuMetrics(trace, 500, 1000);  // [500, 1000): 5 samples of 80
+  const SampledGpuMetrics late = samples.Measure(500, 1000);  // [500, 1000): 5 samples of 80
   EXPECT_EQ(late.sm_samples, 5u);
   EXPECT_DOUBLE_EQ(*late.sm_active, 0.8);
 }
@@ -34,7 +35,8 @@ TEST(GpuMetricsTest, MeansOfTheSamplesInsideTheWindow) {
 TEST(GpuMetricsTest, NoneWithoutGpuMetricCounters) {
   HandBuiltTrace t;
   t.mutable_builder()->AddCounterSample(ProcessKey{0}, "AI Core Freq/MHz", 0, 1800);
-  EXPECT_FALSE(MeasureSampledGpuMetrics(t.Finish(), 0, 100).any());
+  const Trace trace = t.Finish();
+  EXPECT_FALSE(GpuMetricSamples(trace).Measure(0, 100).any());
 }
 
 }  // namespace
