@@ -12,7 +12,8 @@
    slowest rank is the rank the workload slowed, exposure against the compute cpu_ops (cpu_work.h).
 3. torch_npu text cluster (ascend/msinsight/test/data/pytorch/text/level1, 2 ranks): per communication.json
    group (the hash after '@'): ops, Σ elapse, bytes = Σ transit size of HCCS/PCIE/RDMA/SIO, bandwidth
-   Σ size / Σ transit time, slowest = least Σ wait with two or more ranks.
+   Σ size / Σ transit time, utilization = each transport's Σ size / Σ time against the assumed 910B
+   family's standard bandwidth, weighted by time, slowest = least Σ wait with two or more ranks.
 4. parallel_group_info (ascend/msinsight/server/src/test/test_data/metadata/profiler_metadata.json, the only shared
    sample with one): a temporary rank directory (outside the repository) whose ASCEND_PROFILER_OUTPUT links to
    level1 rank0's and whose profiler_metadata.json is that sample: `ranks[].parallel_groups` list every group id,
@@ -34,6 +35,9 @@ import ddp_slow_rank_check as ddp  # noqa: E402
 
 FAILURES = []
 LINK_TRANSPORTS = ("HCCS", "PCIE", "RDMA", "SIO")
+ASCEND_LINKS = {"HCCS": "hccs", "RDMA": "roce", "PCIE": "pcie", "SIO": "sio"}
+# The chip tuneprof assumes for level1 (operators on AI Vector cores, no variant named).
+ASCEND_FAMILY = "Ascend 910B (variant unknown)"
 
 
 def check(condition, message):
@@ -189,12 +193,30 @@ def ascend_groups(rank_dirs):
                     g["wait"][rank] = g["wait"].get(rank, 0.0) + float(t["Wait Time(ms)"])
                     for transport, b in op["Communication Bandwidth Info"].items():
                         if transport in LINK_TRANSPORTS:
-                            g["mb"] += float(b.get("Transit Size(MB)", 0) or 0)
-                            g["transit"] += float(b.get("Transit Time(ms)", 0) or 0)
+                            size, time = float(b.get("Transit Size(MB)", 0) or 0), float(b.get("Transit Time(ms)", 0) or 0)
+                            g["mb"] += size
+                            g["transit"] += time
+                            t_size, t_time = g.setdefault("by_transport", {}).get(transport, (0.0, 0.0))
+                            g["by_transport"][transport] = (t_size + size, t_time + time)
     return groups
 
 
+def link_utilization(by_transport, profile):
+    """Each transport's Σ size / Σ time against the profile's standard bandwidth, weighted by time."""
+    weighted = total = 0.0
+    for transport, (size, time) in by_transport.items():
+        peak = profile["links"].get(ASCEND_LINKS.get(transport, ""), {}).get("value")
+        if not peak or time <= 0:
+            continue
+        weighted += size / time / peak * time
+        total += time
+    return weighted / total if total else None
+
+
 def check_ascend(binary, shared):
+    profiles = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../data/hardware_profiles.json")))
+    profiles = profiles["profiles"] if isinstance(profiles, dict) else profiles
+    family = next(p for p in profiles if p["name"] == ASCEND_FAMILY)
     parent = os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch/text/level1")
     doc = cc.run_json(binary, "comm", "--json", parent)
     expected = ascend_groups([(r["rank"], r["path"]) for r in doc["ranks"]])
@@ -209,6 +231,9 @@ def check_ascend(binary, shared):
         check(abs(g["bytes"] - e["mb"] * 1e6) <= e["count"] * 4, f"level1 {name}: bytes {g['bytes']} != {e['mb'] * 1e6}")
         bw = e["mb"] / e["transit"] if e["transit"] > 0 else None
         check(close(g["algbw_gbps"], bw, rel=1e-6), f"level1 {name}: bandwidth {g['algbw_gbps']} != {bw}")
+        util = link_utilization(e.get("by_transport", {}), family)
+        check(util is not None and close(g["utilization"], util, rel=1e-6),
+              f"level1 {name}: utilization {g['utilization']} != {util}")
         least = min(e["wait"].items(), key=lambda kv: kv[1])[0] if len(e["wait"]) >= 2 else None
         check(g["slowest_rank"] == least, f"level1 {name}: slowest {g['slowest_rank']} != python {least}")
         check(g["label"] is None, f"level1 {name}: label {g['label']} without parallel_group_info")

@@ -389,7 +389,8 @@ AscendTransport ReadTransport(const Trace& trace, const HcclTransportTraffic& tr
     if (bucket.packet_mb < SmallPacketMb(t.transport))
       t.small_packets += static_cast<uint64_t>(std::max<int64_t>(bucket.count, 0));
   }
-  t.utilization = Utilization(t.bandwidth_gbps, AscendPeak(t.transport, hw));
+  t.peak_gbps = AscendPeak(t.transport, hw);
+  t.utilization = Utilization(t.bandwidth_gbps, t.peak_gbps);
   return t;
 }
 

@@ -112,6 +112,7 @@ struct AscendTransport {
   uint64_t packets = 0;
   uint64_t small_packets = 0;         // below the packet-size thresholds: RDMA 1 MB, others 16 MB
   std::optional<double> utilization;  // bandwidth / the profile's standard bandwidth for the transport
+  std::optional<double> peak_gbps;    // that standard bandwidth; nullopt for SDMA, LOCAL or an unknown chip
 };
 
 struct AscendCommOp {

@@ -118,8 +118,27 @@ void NameSlowestTimelineRanks(const std::vector<RankCommunication>& ranks, Group
   }
 }
 
+// One link transport's traffic within a group, against its standard bandwidth.
+struct TransportTraffic {
+  double size_mb = 0;
+  double time_ms = 0;
+  std::optional<double> peak_gbps;
+};
+using GroupTransports = std::map<std::string, std::map<std::string, TransportTraffic>>;  // group -> transport
+
+std::optional<double> LinkUtilization(const std::map<std::string, TransportTraffic>& transports) {
+  double weighted = 0, time = 0;
+  for (const auto& [name, t] : transports) {
+    if (!t.peak_gbps || *t.peak_gbps <= 0 || t.time_ms <= 0) continue;
+    weighted += (t.size_mb / t.time_ms) / *t.peak_gbps * t.time_ms;
+    time += t.time_ms;
+  }
+  return time > 0 ? std::optional<double>(weighted / time) : std::nullopt;
+}
+
 void AddAscendOps(const RankCommunication& r, GroupTable* table,
-                  std::map<std::string, std::map<int64_t, double>>* waits, std::map<std::string, double>* transit_ms) {
+                  std::map<std::string, std::map<int64_t, double>>* waits, std::map<std::string, double>* transit_ms,
+                  GroupTransports* transports) {
   std::unordered_map<std::string, const Collective*> timeline;  // hcom op name -> its timeline op
   for (const Collective& c : r.collectives) {
     if (c.source == CollectiveSource::kHccl) timeline.emplace(c.name, &c);
@@ -135,6 +154,10 @@ void AddAscendOps(const RankCommunication& r, GroupTable* table,
       if (!IsLinkTransport(t.transport)) continue;
       g->bytes += std::llround(t.size_mb * 1e6);
       (*transit_ms)[op.group] += t.time_ms;
+      TransportTraffic& traffic = (*transports)[op.group][t.transport];
+      traffic.size_mb += t.size_mb;
+      traffic.time_ms += t.time_ms;
+      if (t.peak_gbps) traffic.peak_gbps = t.peak_gbps;
     }
     (*waits)[op.group][r.rank] += op.wait_ms;
     if (auto it = timeline.find(op.op_name); it != timeline.end() && it->second->exposed_ns != kNoId) {
@@ -228,7 +251,8 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
   NameSlowestTimelineRanks(ranks, &table);
   std::map<std::string, std::map<int64_t, double>> waits;
   std::map<std::string, double> transit_ms;
-  for (const RankCommunication& r : ranks) AddAscendOps(r, &table, &waits, &transit_ms);
+  GroupTransports transports;
+  for (const RankCommunication& r : ranks) AddAscendOps(r, &table, &waits, &transit_ms, &transports);
   std::vector<CommGroupSummary> groups = table.Take();
   for (CommGroupSummary& g : groups) {
     if (g.exposure_known_ns > 0) {
@@ -242,6 +266,7 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
     }
     LabelAscendGroups(ranks, &g);
     if (transit_ms[g.group] > 0) g.algbw_gbps = static_cast<double>(g.bytes) / 1e6 / transit_ms[g.group];  // MB/ms
+    g.utilization = LinkUtilization(transports[g.group]);
     const std::map<int64_t, double>& by_rank = waits[g.group];
     if (by_rank.size() < 2) continue;
     const auto [least, most] = std::minmax_element(by_rank.begin(), by_rank.end(),

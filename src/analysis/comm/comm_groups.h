@@ -48,6 +48,10 @@ struct CommGroupSummary {
   int64_t duration_ns = 0;
   std::optional<double> algbw_gbps;  // Σ bytes / Σ duration of those with bytes; Ascend: Σ size / Σ transit
   std::optional<double> busbw_gbps;  // duration-weighted over those with busbw (timeline only)
+  // Ascend: each link transport's Σ size / Σ transit time over the group's ops against its standard
+  // bandwidth, weighted by transit time over the transports with one; nullopt without (timeline groups,
+  // an unknown chip, SDMA / LOCAL only).
+  std::optional<double> utilization;
   int64_t exposed_ns = 0;
   int64_t exposure_known_ns = 0;        // Σ duration of the collectives whose exposure is known
   std::optional<double> exposed_share;  // exposed / exposure_known

@@ -147,20 +147,22 @@ std::string RankList(const std::vector<int64_t>& ranks) {
 // One line per process group: label, members, collectives, MB, time, bandwidth, exposed share, slowest.
 void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   if (x.groups.empty()) return;
-  *out += fmt::format("\nper group:\n  {:<20}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>9}{:>8}\n", "group", "ranks", "count",
-                      "MB", "time ms", "algbw", "busbw", "exposed", "slowest");
+  *out += fmt::format("\nper group:\n  {:<20}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}\n", "group", "ranks",
+                      "count", "MB", "time ms", "algbw", "busbw", "util", "exposed", "slowest");
   for (const CommGroupSummary& g : x.groups) {
     std::string name = EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label);
     if (g.source != "timeline") name += "*";
     if (name.size() > 19) name = name.substr(0, 16) + "...";
-    *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>9}{:>8}\n", name,
+    *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}\n", name,
                         RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
                         MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), NumberCell(g.algbw_gbps, 2),
-                        NumberCell(g.busbw_gbps, 2), PercentCell(g.exposed_share),
+                        NumberCell(g.busbw_gbps, 2), PercentCell(g.utilization), PercentCell(g.exposed_share),
                         g.slowest_rank ? fmt::format("{}", *g.slowest_rank) : std::string(kEmptyCell));
   }
   if (std::any_of(x.groups.begin(), x.groups.end(), [](const CommGroupSummary& g) { return g.source != "timeline"; })) {
-    *out += "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time)\n";
+    *out +=
+        "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time, util = "
+        "each transport's bandwidth / its standard bandwidth, weighted by transit time)\n";
   }
 }
 
@@ -462,6 +464,7 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("time_us").Double(Micros(g.duration_ns));
     OptionalDouble(w, "algbw_gbps", g.algbw_gbps);
     OptionalDouble(w, "busbw_gbps", g.busbw_gbps);
+    OptionalDouble(w, "utilization", g.utilization);
     w->Key("exposed_us").Double(Micros(g.exposed_ns));
     OptionalDouble(w, "exposed_share", g.exposed_share);
     w->Key("slowest_rank");
