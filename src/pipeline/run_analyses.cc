@@ -120,7 +120,7 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
     run.compute.push_back(ComputeRankComputeUnits(trace, run.breakdowns.back(), run.hardware.back()));
     run.kernels.push_back(ComputeKernelBreakdown(trace));
     run.memory.push_back(AnalyzeMemory(trace, run.hardware.back()));
-    run.flops.push_back(ComputeOpFlops(trace, run.hardware.back().profile));
+    run.flops.push_back(run.compute.back().flops);  // computed once, with the compute units
   }
   breakdown_warnings.Emit(&run.warnings);
   CommThresholds comm_thresholds;

@@ -196,11 +196,11 @@ bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, Utilizati
                                                         TrafficPopulation(traffic), peak)
                                           : fmt::format("estimated from operator shapes, a lower bound: {}, against {}",
                                                         TrafficPopulation(traffic), peak);
-    if (!traffic.measured && rank.graphs.replayed_share() > 0) {
+    if (!traffic.measured && rank.compute->graphs.replayed_share() > 0) {
       check->measured_as += fmt::format(
           "; {:.1f} % of device-work time was replayed from CUDA graphs, whose kernels have no shapes and are not "
           "counted",
-          100 * rank.graphs.replayed_share());
+          100 * rank.compute->graphs.replayed_share());
     }
     return true;
   }
@@ -502,7 +502,6 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
     RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace),
                       {},          input.memory,    input.comm,    cross};
     rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
-    rank.graphs = FindGraphReplays(*rank.trace);
     std::vector<Finding> findings;
     for (const RuleFunction rule : AllRules()) rule(rank, config, &findings);
     CapGains(rank.split, &findings);

@@ -20,7 +20,6 @@
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/comm_cross_rank.h"
 #include "analysis/compute/compute_units.h"
-#include "analysis/core/graph_replays.h"
 #include "analysis/core/hardware_profile.h"
 #include "analysis/core/host_op_tree.h"
 #include "analysis/memory/memory_timeline.h"
@@ -39,7 +38,6 @@ struct RankEvidence {
   const MemoryAnalysis* memory = nullptr;  // nullptr: not analysed (rules that need it stay quiet)
   const RankCommunication* comm = nullptr;
   const CrossRankCommunication* cross = nullptr;  // the job's ranks together
-  GraphReplays graphs;                            // the device work CUDA graphs replayed
 };
 
 // One of the tuning guide's three utilizations against its threshold.

@@ -650,7 +650,9 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
     out.sampled = samples.Measure(breakdown.total.device_start_ns, breakdown.total.device_end_ns);
   }
   out.ascend = ComputeAscendUnits(trace, hardware.profile, options.threshold);
+  out.graphs = FindGraphReplays(trace);
   out.flops = ComputeOpFlops(trace, hardware.profile);
+  out.flops.graph_replayed_share = out.graphs.replayed_share();
   out.mfu = out.flops.mfu;
   out.memory_traffic = MeasureNpuMainMemory(trace, hardware.profile);
   if (out.memory_traffic.ops == 0) out.memory_traffic = EstimateNpuMemoryTraffic(trace, hardware.profile);

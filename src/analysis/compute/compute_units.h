@@ -29,6 +29,7 @@
 #include "analysis/compute/generation_metrics.h"
 #include "analysis/compute/gpu_metrics.h"
 #include "analysis/compute/memory_traffic.h"
+#include "analysis/core/graph_replays.h"
 #include "analysis/compute/op_flops.h"
 #include "analysis/core/hardware_profile.h"
 #include "model/trace.h"
@@ -210,6 +211,7 @@ struct RankComputeUnits {
   // nsys GPU metrics over the rank's device span: measured SM activity and DRAM throughput, preferred
   // to the launch-configuration and shape estimates where the export has them.
   SampledGpuMetrics sampled;
+  GraphReplays graphs;  // the device work CUDA graphs replayed, found once for the rank's analyses
   std::optional<ServingMetrics> serving;  // nullopt without generation markers
   ComputeVerdict verdict;
 };

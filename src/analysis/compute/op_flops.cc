@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "analysis/compute/npu_op_flops.h"
-#include "analysis/core/graph_replays.h"
 #include "analysis/core/host_op_tree.h"
 
 namespace tuneprof {
@@ -415,7 +414,6 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile) {
   if (trace.op_shapes().empty()) return out;
   out.shapes = true;
   out.ops_with_shapes = trace.op_shapes().size();
-  out.graph_replayed_share = FindGraphReplays(trace).replayed_share();
   std::vector<Occurrence> occurrences;
   std::unordered_map<uint32_t, size_t> costed;  // event -> index into occurrences
   OpShapes shapes;

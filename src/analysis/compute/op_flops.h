@@ -75,7 +75,8 @@ struct RankOpFlops {
   std::optional<double> achieved_flops_per_s;  // step_flops / step time
   std::optional<double> mfu;                   // achieved / peak
   // Share of device-work time (0..1) that CUDA graphs replayed (graph_replays.h): replayed kernels have
-  // no operator and no shapes, so their FLOPs are not counted and the MFU is a lower bound.
+  // no operator and no shapes, so their FLOPs are not counted and the MFU is a lower bound. Set by
+  // ComputeRankComputeUnits, which finds the replays once for every analysis of the rank.
   double graph_replayed_share = 0;
   std::vector<OpFlopsRow> ops;  // by FLOPs, descending
 };

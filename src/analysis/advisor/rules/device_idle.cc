@@ -113,7 +113,7 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
   f.AddText("low_ranges", ranges);
   f.strategy = "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges.";
   // A run that replays CUDA graphs already has them: only more work per step is left to suggest.
-  const std::string_view gpu_apis = rank.graphs.any()
+  const std::string_view gpu_apis = rank.compute->graphs.any()
                                         ? "larger batch_size (the run already replays CUDA graphs)"
                                         : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")";
   f.apis = {std::string(ForPlatform(rank, gpu_apis,

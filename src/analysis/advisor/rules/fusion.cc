@@ -86,9 +86,9 @@ void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, 
 // Kernels a CUDA graph replayed were captured from code the run already compiles or captures (graph
 // capture, torch.compile): a chain among them is what that compiler left, not a missing compiler.
 bool ReplayedByGraph(const RankEvidence& rank, const OpSequence& sequence, const PatternMatch& match) {
-  if (!rank.graphs.any() || sequence.level != SequenceLevel::kKernels) return false;
+  if (!rank.compute->graphs.any() || sequence.level != SequenceLevel::kKernels) return false;
   for (size_t i = match.begin; i < match.end; ++i) {
-    if (rank.graphs.replayed[sequence.events[i]]) return true;
+    if (rank.compute->graphs.replayed[sequence.events[i]]) return true;
   }
   return false;
 }

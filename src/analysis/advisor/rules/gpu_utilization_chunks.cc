@@ -152,10 +152,11 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
   f.strategy =
       "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
       "stalls in the low ranges; an uneven split across devices shows as one device low and another busy.";
-  f.apis = {npu                 ? "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
-                                  "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step"
-            : rank.graphs.any() ? "larger batch_size (the run already replays CUDA graphs)"
-                                : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
+  f.apis = {npu ? "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
+                  "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step"
+            : rank.compute->graphs.any()
+                ? "larger batch_size (the run already replays CUDA graphs)"
+                : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
   out->push_back(std::move(f));
 }
 

@@ -43,7 +43,7 @@ KernelSizes MeasureKernels(const RankEvidence& rank, double tiny_ns) {
 // the advice is to shrink that remainder, not to adopt graphs. A replay's kernels all carry the graph
 // launch's time, so inside a replay no gap counts as host wait; only the gap before a replay can.
 void AddGraphContext(const RankEvidence& rank, Finding* f) {
-  const GraphReplays& graphs = rank.graphs;
+  const GraphReplays& graphs = rank.compute->graphs;
   f->AddNumber("graph_launches_per_step", PerStep(rank, static_cast<double>(graphs.launches)), "count");
   f->AddNumber("graph_replayed_pct", 100.0 * graphs.replayed_share(), "% of device-work time");
   f->strategy = fmt::format(
@@ -81,7 +81,7 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.AddNumber("tiny_kernel_pct",
               sizes.count ? 100.0 * static_cast<double>(sizes.tiny) / static_cast<double>(sizes.count) : 0, "%");
   if (host.launch_latency) f.AddNumber("launch_latency_p50_us", host.launch_latency->p50_ns / 1e3, "us");
-  if (rank.graphs.any()) {
+  if (rank.compute->graphs.any()) {
     AddGraphContext(rank, &f);
   } else {
     f.strategy =
