@@ -12,6 +12,9 @@ Scenarios, chosen in before/after pairs the way an engineer would try the fix:
   decode_eager        greedy decoding of a small decoder with a static KV cache, eager
   decode_cuda_graph   the same decode step captured once and replayed per token
   compile_reduce_overhead  torch.compile(mode="reduce-overhead") inference (CUDA graphs inside)
+  ddp_2rank           two processes training one model with DistributedDataParallel, rank 1 made late
+                      by a host pause before each backward: one trace per rank in <out>/ddp_2rank/.
+                      NCCL first; where NCCL refuses two ranks on one GPU, gloo over the same GPU tensors
 
     python3 record_gpu_traces.py --out DIR            # all scenarios
     python3 record_gpu_traces.py --out DIR --only train_eager
@@ -26,7 +29,8 @@ import sys
 import time
 
 SCENARIOS = ["train_eager", "train_cuda_graph", "decode_eager", "decode_cuda_graph",
-             "compile_reduce_overhead"]
+             "compile_reduce_overhead", "ddp_2rank"]
+SLOW_RANK_PAUSE_S = 0.02
 WAIT, WARMUP, ACTIVE = 1, 2, 4
 
 
@@ -220,6 +224,71 @@ def compile_reduce_overhead(out_dir, name):
     return {"steps_profiled": ACTIVE, "wall_ms_per_step_median": sorted(wall)[len(wall) // 2]}
 
 
+# ---------------------------------------------------------------- two ranks
+
+
+def ddp_rank(rank, world, backend, out_dir, port, result_path):
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group(backend, rank=rank, world_size=world)
+    torch.cuda.set_device(0)
+    torch.manual_seed(0)
+    model = DistributedDataParallel(mlp(torch, 1024, 8), device_ids=[0], bucket_cap_mb=4)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(64, 1024, device="cuda")
+    y = torch.randint(0, 16, (64,), device="cuda")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), y)
+        if rank == 1:
+            time.sleep(SLOW_RANK_PAUSE_S)  # the straggler: its all-reduces start late
+        loss.backward()
+        opt.step()
+
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    wall = timed_steps(step, 6)
+    with profiler() as prof:
+        for _ in range(WAIT + WARMUP + ACTIVE):
+            step()
+            prof.step()
+    torch.cuda.synchronize()
+    save(prof, out_dir, "rank%d" % rank)
+    dist.barrier()
+    dist.destroy_process_group()
+    if rank == 0:
+        with open(result_path, "w") as f:
+            json.dump({"wall_ms_per_step_median": sorted(wall)[len(wall) // 2]}, f)
+
+
+def ddp(out_dir, name):
+    """Runs the two ranks under each backend in turn until one finishes."""
+    import torch.multiprocessing as mp
+    tried = {}
+    for port, backend in ((29511, "nccl"), (29512, "gloo")):
+        rank_dir = os.path.join(out_dir, name)
+        shutil.rmtree(rank_dir, ignore_errors=True)
+        os.makedirs(rank_dir)
+        result_path = os.path.join(rank_dir, "result.json")
+        try:
+            mp.spawn(ddp_rank, args=(2, backend, rank_dir, port, result_path), nprocs=2, join=True)
+        except Exception as error:  # noqa: BLE001 - the next backend is the fallback
+            tried[backend] = str(error).strip().splitlines()[-1][:200] if str(error).strip() else repr(error)
+            continue
+        with open(result_path) as f:
+            facts = json.load(f)
+        os.remove(result_path)
+        facts.update(steps_profiled=ACTIVE, backend=backend, ranks=2, slow_rank=1,
+                     slow_rank_host_pause_ms_per_step=SLOW_RANK_PAUSE_S * 1000, refused=tried)
+        return facts
+    raise RuntimeError("no backend ran: %s" % tried)
+
+
 def run_one(name, out_dir):
     import torch
     started = time.time()
@@ -227,6 +296,8 @@ def run_one(name, out_dir):
         facts = train(out_dir, name, name.endswith("graph"))
     elif name.startswith("decode_"):
         facts = decode(out_dir, name, name.endswith("graph"))
+    elif name == "ddp_2rank":
+        facts = ddp(out_dir, name)
     else:
         facts = compile_reduce_overhead(out_dir, name)
     facts.update(scenario=name, torch=torch.__version__, device=torch.cuda.get_device_name(0),
@@ -239,7 +310,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
     parser.add_argument("--only")
-    parser.add_argument("--timeout", type=int, default=150)
+    parser.add_argument("--timeout", type=int, default=120)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if args.only:
