@@ -20,8 +20,7 @@ namespace {
 // throughput per GPU with --gpu-metrics-devices (GPU_METRICS rows); torch.profiler records each
 // kernel's launch configuration with the CUDA activity, and NCCL message sizes on its kernels.
 constexpr std::string_view kGpuMetricsOption =
-    "nsys profile --gpu-metrics-devices=all samples it (GPU_METRICS; shown by Nsight Systems, not read by "
-    "tuneprof yet)";
+    "nsys profile --gpu-metrics-devices=all samples it (GPU_METRICS), then nsys export --type sqlite";
 constexpr std::string_view kCudaActivity =
     "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or nsys profile "
     "--trace=cuda,nvtx";
@@ -113,9 +112,29 @@ std::string GpuUnitsMeasuredAs(const RankEvidence& rank) {
 
 }  // namespace
 
+// A figure about the device's kernels (units, their memory traffic) speaks for the step only where
+// computing is its largest part.
+void MarkImmaterialCompute(const RankComputeUnits& compute, UtilizationCheck* check) {
+  if (!check->value_pct || compute.verdict.compute_material) return;
+  check->immaterial_share = compute.verdict.compute_share.value_or(0);
+  check->immaterial_part = "compute";
+}
+
+// The copies' bandwidth speaks for the step only where exposed copies are its largest part.
+void MarkImmaterialCopies(const StepBreakdown& total, UtilizationCheck* check) {
+  if (!check->value_pct || total.wall_ns <= 0) return;
+  const int64_t largest_other =
+      std::max({total.computing_ns, total.communication_not_overlapped_ns, total.free_ns + total.other_ns});
+  if (total.memcpy_ns >= largest_other) return;
+  check->immaterial_share = static_cast<double>(total.memcpy_ns) / static_cast<double>(total.wall_ns);
+  check->immaterial_part = "copies";
+}
+
 UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check{"compute_units", std::nullopt, config.Get(threshold::kComputeUnitUtilizationPct), "", "",
-                         "compute units"};
+  UtilizationCheck check;
+  check.name = "compute_units";
+  check.threshold_pct = config.Get(threshold::kComputeUnitUtilizationPct);
+  check.label = "compute units";
   const RankComputeUnits& compute = *rank.compute;
   const Platform platform = PlatformOf(rank);
   check.label = platform == Platform::kGpu ? "SM efficiency" : "compute units";
@@ -129,6 +148,7 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
     check.value_pct =
         100 * (verdict ? *compute.verdict.utilization : (cube ? compute.cube_ratio : compute.vector_ratio).value_or(0));
     check.label = cube ? "Cube" : "Vector";
+    check.source = "pmu";
     check.measured_as =
         fmt::format("Ascend {} ratio ({}, time-weighted over {} kernel_details rows), {}; {} {}",
                     cube ? "Cube" : "Vector", cube ? "aic_mac_ratio x aicore_time" : "aiv_vec_ratio x aiv_time",
@@ -136,12 +156,14 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
                     cube ? "Vector" : "Cube", PercentOrUnknown(cube ? compute.vector_ratio : compute.cube_ratio));
   } else if (compute.sampled.sm_active) {
     check.value_pct = 100 * *compute.sampled.sm_active;
+    check.source = "gpu_metrics";
     check.label = "SMs active";
     check.measured_as = fmt::format(
         "sampled by Nsight Systems GPU metrics ({}), the mean of {} samples over the rank's device span on {}",
         compute.sampled.sm_metric, compute.sampled.sm_samples, GpuList(compute.sampled.gpus));
   } else if (auto sm = compute.total.gpu.SmEfficiency()) {
     check.value_pct = 100 * *sm;
+    check.source = "launch_config";
     check.measured_as = GpuUnitsMeasuredAs(rank);
   } else if (platform == Platform::kGpu) {
     ExplainUnknownGpuUnits(rank, &check);
@@ -154,9 +176,7 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
                             : "unknown: no kernel_details in the input (a step summary without operators)";
     check.how_to_measure = std::string(kAscendPipeCounters);
   }
-  if (check.value_pct && !compute.verdict.compute_material) {
-    check.immaterial_compute_share = compute.verdict.compute_share.value_or(0);
-  }
+  MarkImmaterialCompute(compute, &check);
   return check;
 }
 
@@ -187,6 +207,7 @@ bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, Utilizati
   if (traffic.ops == 0 || !traffic.achieved_gb_per_s) return false;
   if (traffic.utilization) {
     check->value_pct = 100 * *traffic.utilization;
+    check->source = traffic.measured ? "pmu" : "operator_shapes";
     const std::string peak =
         traffic.peak_source == "core_read_path_gb_per_s"
             ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak)",
@@ -216,23 +237,27 @@ bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, Utilizati
 }
 
 UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check{"memory_bandwidth",
-                         std::nullopt,
-                         config.Get(threshold::kMemoryBandwidthUtilizationPct),
-                         "unknown: no memory-bandwidth counters, and no copies against a known peak",
-                         "",
-                         "memory bandwidth"};
+  UtilizationCheck check;
+  check.name = "memory_bandwidth";
+  check.threshold_pct = config.Get(threshold::kMemoryBandwidthUtilizationPct);
+  check.measured_as = "unknown: no memory-bandwidth counters, and no copies against a known peak";
+  check.label = "memory bandwidth";
   const Platform platform = PlatformOf(rank);
   const bool gpu = platform == Platform::kGpu;
   if (const SampledGpuMetrics& sampled = rank.compute->sampled; sampled.dram_bandwidth) {
     check.value_pct = 100 * *sampled.dram_bandwidth;
+    check.source = "gpu_metrics";
     check.measured_as = fmt::format(
         "sampled by Nsight Systems GPU metrics: DRAM Read + DRAM Write Bandwidth [Throughput %] (shares of the DRAM "
         "peak), means over the rank's device span on {}",
         GpuList(sampled.gpus));
+    MarkImmaterialCompute(*rank.compute, &check);
     return check;
   }
-  if (CheckOperatorTraffic(rank, platform, &check) && check.value_pct) return check;
+  if (CheckOperatorTraffic(rank, platform, &check) && check.value_pct) {
+    MarkImmaterialCompute(*rank.compute, &check);
+    return check;
+  }
   double weighted = 0;
   int64_t time = 0, copies = 0, unmeasured = 0;
   std::vector<std::string> devices;
@@ -254,6 +279,7 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
   }
   if (time > 0) {
     check.value_pct = 100 * weighted / static_cast<double>(time);
+    check.source = "copies";
     // Copies are not the kernels' memory traffic: the label says what was measured, and how much of the
     // step the copies are says how much the figure can speak for.
     check.label = "memory bandwidth (copies)";
@@ -269,6 +295,7 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
       check.measured_as +=
           fmt::format("; the copies take {:.1f} % of the steps' time", 100 * static_cast<double>(time) / traced_ns);
     }
+    MarkImmaterialCopies(rank.breakdown->total, &check);
     return check;
   }
   if (!check.how_to_measure.empty()) return check;  // the operators' estimate, short of a peak
@@ -298,12 +325,11 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
 }
 
 UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check{"communication_bandwidth",
-                         std::nullopt,
-                         config.Get(threshold::kCommunicationBandwidthUtilizationPct),
-                         "unknown: no collective sizes against a known link peak",
-                         "",
-                         "communication bandwidth"};
+  UtilizationCheck check;
+  check.name = "communication_bandwidth";
+  check.threshold_pct = config.Get(threshold::kCommunicationBandwidthUtilizationPct);
+  check.measured_as = "unknown: no collective sizes against a known link peak";
+  check.label = "communication bandwidth";
   const Platform platform = PlatformOf(rank);
   const bool gpu = platform == Platform::kGpu;
   if (platform == Platform::kCpu) {
@@ -321,6 +347,7 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
   if (rank.comm == nullptr) return check;
   if (rank.comm->total.utilization) {
     check.value_pct = 100 * *rank.comm->total.utilization;
+    check.source = "collective_sizes";
     check.measured_as = fmt::format("collectives' bus bandwidth / {} peak, duration-weighted",
                                     rank.comm->link.transport.empty() ? "link" : rank.comm->link.transport);
     if (gpu) {
@@ -346,6 +373,7 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
   }
   if (time > 0) {
     check.value_pct = 100 * weighted / time;
+    check.source = "hccl_transports";
     check.measured_as = fmt::format(
         "HCCL transport bandwidth (communication.json / analysis.db) / the transport's standard bandwidth of {}, "
         "time-weighted: {}",

@@ -55,13 +55,20 @@ struct UtilizationCheck {
   // The figure as the tuning guide reads it: "Cube", "Vector", "SM efficiency", "memory bandwidth",
   // "communication bandwidth".
   std::string label;
-  // Compute units only: the compute share of the device's step when compute is not its largest part.
-  // Low units then do not make compute the bottleneck (a device idle most of the step is bound by what
-  // keeps it idle), as profile's compute verdict says; nullopt when compute is material or unmeasured.
-  std::optional<double> immaterial_compute_share;
+  // Where a known value comes from, so that two runs' figures are compared only when measured alike:
+  // "pmu" (Ascend counters), "gpu_metrics" (Nsight Systems samples), "launch_config" (SM efficiency from
+  // launch configurations), "operator_shapes" (an estimate), "copies", "collective_sizes",
+  // "hccl_transports"; "" when unknown.
+  std::string source;
+  // The share of the device's step held by the work the figure measures ("compute" for the units and the
+  // kernels' memory traffic, "copies" for the copies' bandwidth) when that work is not the step's largest
+  // part. A low figure then does not make it the bottleneck (a device idle most of the step is bound by
+  // what keeps it idle), as profile's compute verdict says; nullopt when the work is material or unmeasured.
+  std::optional<double> immaterial_share;
+  std::string immaterial_part;  // "compute" or "copies", with immaterial_share
   bool Below() const { return value_pct && *value_pct < threshold_pct; }
   // Below the threshold where that makes it a bottleneck.
-  bool Bottleneck() const { return Below() && !immaterial_compute_share; }
+  bool Bottleneck() const { return Below() && !immaterial_share; }
 };
 
 // The compute-unit utilization the tuning guide's 70 % rule reads: Ascend Cube/Vector ratios, else GPU

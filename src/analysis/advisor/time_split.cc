@@ -15,22 +15,8 @@ namespace {
 
 double MeanStepTime(const RankBreakdown& breakdown) {
   double sum = 0;
-  for (const StepBreakdown& step : breakdown.steps) {
-    const bool has_host_range = step.host_start_ns != kNoId && step.host_end_ns != kNoId;
-    sum += static_cast<double>(has_host_range ? step.host_end_ns - step.host_start_ns : step.wall_ns);
-  }
+  for (const StepBreakdown& step : breakdown.steps) sum += static_cast<double>(StepTimeNs(step));
   return breakdown.steps.empty() ? 0 : sum / static_cast<double>(breakdown.steps.size());
-}
-
-// The host ranges of the steps, or everything when the trace has none.
-IntervalSet StepRanges(const RankBreakdown& breakdown) {
-  std::vector<Interval> ranges;
-  for (const StepBreakdown& step : breakdown.steps) {
-    if (step.host_start_ns == kNoId)
-      return {Interval{std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2}};
-    ranges.push_back(Interval{step.host_start_ns, step.host_end_ns});
-  }
-  return UnionOf(std::move(ranges));
 }
 
 IntervalSet DataLoaderRanges(const Trace& trace) {
@@ -106,6 +92,16 @@ void SetPart(TimeSplit* split, TimePart part, double ns) {
 }
 
 }  // namespace
+
+IntervalSet StepRanges(const RankBreakdown& breakdown) {
+  std::vector<Interval> ranges;
+  for (const StepBreakdown& step : breakdown.steps) {
+    if (step.host_start_ns == kNoId)
+      return {Interval{std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2}};
+    ranges.push_back(Interval{step.host_start_ns, step.host_end_ns});
+  }
+  return UnionOf(std::move(ranges));
+}
 
 bool IsDataLoaderRange(std::string_view name) {
   return name.find("DataLoader") != std::string_view::npos || name.find("dataloader") != std::string_view::npos;

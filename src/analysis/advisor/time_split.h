@@ -5,8 +5,8 @@
 // framework's time between operators), the input pipeline, and other idle time. The parts add up to the
 // step time exactly.
 //
-// Step time is the mean ProfilerStep range on the host when the trace has steps (the iteration cadence a
-// user measures), else the span of the work. Device work per step comes from time_breakdown.h. Work is
+// Step time is the mean over steps of StepTimeNs (time_breakdown.h: the longer of the ProfilerStep range
+// on the host and the step's device span), at least the step's busy time. Device work per step comes from time_breakdown.h. Work is
 // split into compute- and memory-bound by the share of self time of each class (op_classes.h): union
 // time cannot be attributed per event, durations can.
 #include <array>
@@ -15,6 +15,7 @@
 #include "analysis/advisor/finding.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/core/host_op_tree.h"
+#include "analysis/core/intervals.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -41,6 +42,10 @@ struct TimeSplit {
 // Whether a host range is the input pipeline (the TensorBoard plugin's DataLoader rule: names of
 // `enumerate(DataLoader)#...` ranges; torch_npu and custom loops spell it in other cases).
 bool IsDataLoaderRange(std::string_view name);
+
+// The host ranges of the steps, or all time when the trace has none: host work outside them (the
+// profiler's own closing synchronize, set-up before the first step) is no step's.
+IntervalSet StepRanges(const RankBreakdown& breakdown);
 
 // On CPU-only traces an outermost operator this small is framework overhead: by its tensors' bytes and
 // FLOPs from record_shapes when the trace has them, else by its duration.

@@ -38,9 +38,11 @@ struct WindowWork {
   int64_t first_start_ns = std::numeric_limits<int64_t>::max();
   int64_t last_end_ns = std::numeric_limits<int64_t>::min();
 
-  void Add(uint32_t event, WorkClass work, int64_t start_ns, int64_t end_ns) {
+  // `device`: false for host collectives beside device work (cpu_work.h), which count in the split but
+  // are no device event.
+  void Add(uint32_t event, WorkClass work, int64_t start_ns, int64_t end_ns, bool device) {
     by_class[static_cast<size_t>(work)].push_back(Interval{start_ns, end_ns});
-    events.push_back(event);
+    if (device) events.push_back(event);
     first_start_ns = std::min(first_start_ns, start_ns);
     last_end_ns = std::max(last_end_ns, end_ns);
   }
@@ -104,6 +106,25 @@ void Measure(WindowWork* window, StepBreakdown* out) {
   out->free_ns = out->wall_ns - TotalLength(Unite(busy_without_other, other));
 }
 
+// The smallest correlation id of a host runtime or driver call in the trace; kNoId without one.
+int64_t FirstHostCorrelation(const EventTable& events) {
+  int64_t first = kNoId;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const bool call = events.kind[i] == EventKind::kRuntime || events.kind[i] == EventKind::kDriver;
+    if (!call || events.correlation[i] == kNoId) continue;
+    if (first == kNoId || events.correlation[i] < first) first = events.correlation[i];
+  }
+  return first;
+}
+
+// Device work whose launch the trace lacks, launched before the first host call the profiler recorded:
+// correlation ids grow with every call, so it is work queued before the profiled window (the warm-up
+// steps' kernels a busy device was still running) and belongs to no profiled step.
+bool LaunchedBeforeTrace(const EventTable& events, uint32_t event, int64_t launch_ns, int64_t first_correlation) {
+  return launch_ns == kNoId && first_correlation != kNoId && events.correlation[event] != kNoId &&
+         events.correlation[event] < first_correlation;
+}
+
 // tuneprof's definitions: device work goes to the step whose host range holds its launch.
 Windows TuneprofWindows(const Trace& trace, std::span<const DeviceWorkEvent> work, const LaunchTimes& launch) {
   const std::vector<Step>& steps = trace.steps();
@@ -111,17 +132,24 @@ Windows TuneprofWindows(const Trace& trace, std::span<const DeviceWorkEvent> wor
   std::vector<WindowWork> works(whole_trace ? 1 : steps.size());
   const StepLocator locator(steps);
   const EventTable& events = trace.events();
+  const int64_t first_correlation = whole_trace ? kNoId : FirstHostCorrelation(events);
+  // On a CPU-only trace the host work is the work; beside device work, host collectives are not events.
+  const bool cpu_only = std::none_of(work.begin(), work.end(),
+                                     [&](const DeviceWorkEvent& w) { return IsDeviceKind(events.kind[w.event]); });
   Windows result;
   for (const DeviceWorkEvent& w : work) {
     size_t window = 0;
-    if (!whole_trace) {
+    if (LaunchedBeforeTrace(events, w.event, launch[w.event], first_correlation)) {
+      window = kOutsideSteps;
+    } else if (!whole_trace) {
       window = locator.StepAt(launch[w.event] != kNoId ? launch[w.event] : events.ts_ns[w.event]);
     }
     if (window == kOutsideSteps) {
       ++result.events_outside;
       continue;
     }
-    works[window].Add(w.event, w.work, events.ts_ns[w.event], events.end_ns(w.event));
+    works[window].Add(w.event, w.work, events.ts_ns[w.event], events.end_ns(w.event),
+                      cpu_only || IsDeviceKind(events.kind[w.event]));
   }
   for (size_t i = 0; i < works.size(); ++i) {
     Window window;
@@ -347,6 +375,11 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result) {
 
 }  // namespace
 
+int64_t StepTimeNs(const StepBreakdown& step) {
+  const bool host_range = step.host_start_ns != kNoId && step.host_end_ns != kNoId;
+  return host_range ? std::max(step.host_end_ns - step.host_start_ns, step.wall_ns) : step.wall_ns;
+}
+
 RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   RankBreakdown result;
   result.rank = trace.metadata().rank;
@@ -362,6 +395,8 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
       BreakdownFromReported(trace, &result)) {
     return result;
   }
+  const size_t device_work = work.size();
+  if (result.work_on == WorkSource::kDevice) AppendHostCollectives(trace, &work);
   const int64_t cut_ns = CutTime(trace, device_work_missing);
   const LaunchTimes launch = FindLaunchTimes(trace);
   std::optional<std::vector<TorchNpuStepRange>> torch_npu_ranges;
@@ -371,7 +406,7 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   }
 
   StepsAndTotal all = BreakdownOf(trace, work, launch, torch_npu_ranges, cut_ns);
-  result.device_events = work.size();
+  result.device_events = device_work;
   result.device_events_outside_steps = all.events_outside;
   result.steps = std::move(all.steps);
   result.incomplete_steps = std::move(all.incomplete_steps);
@@ -389,12 +424,15 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
                               "no device time is measured");
   }
 
+  const std::vector<DeviceWorkEvent> host_collectives(work.begin() + static_cast<ptrdiff_t>(device_work), work.end());
+  work.resize(device_work);
   const std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device = WorkByDevice(trace, work);
   result.device_count = by_device.size();
   if (by_device.size() > 1) {
-    for (const auto& [device, device_work] : by_device) {
+    for (auto [device, device_work_of] : by_device) {
+      device_work_of.insert(device_work_of.end(), host_collectives.begin(), host_collectives.end());
       result.devices.push_back(
-          DeviceBreakdownOf(trace, device, BreakdownOf(trace, device_work, launch, torch_npu_ranges, cut_ns)));
+          DeviceBreakdownOf(trace, device, BreakdownOf(trace, device_work_of, launch, torch_npu_ranges, cut_ns)));
     }
   }
   return result;

@@ -100,4 +100,11 @@ struct RankBreakdown {
 
 RankBreakdown ComputeTimeBreakdown(const Trace& trace);
 
+// The time one step takes, the one every command reports as "step": the longer of its ProfilerStep
+// range on the host and the span of its device work. The host range holds input waits and host work (a
+// data-loading fix must show); the device span holds the step when the host runs ahead of a busy device
+// (CUDA graphs, asynchronous launches), where the host range ends long before the step's work does.
+// Without a host range it is the device span.
+int64_t StepTimeNs(const StepBreakdown& step);
+
 }  // namespace tuneprof

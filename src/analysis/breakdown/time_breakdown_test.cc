@@ -83,6 +83,58 @@ TEST(TimeBreakdownTest, KernelsFollowTheStepThatLaunchedThem) {
   ExpectPartsAddUpToWall(second);
 }
 
+// A busy device still runs the warm-up steps' kernels when the profiler starts recording: their launches
+// are not in the trace, and their correlation ids are below every recorded call's.
+TEST(TimeBreakdownTest, WorkLaunchedBeforeTheTraceIsNoSteps) {
+  HandBuiltTrace hand;
+  hand.Step(1, Us(0), Us(100));
+  hand.Kernel("warm_up_kernel", Us(5), Us(40), 7);  // correlation 7 < 10: launched before the trace
+  hand.Launch(Us(10), 10);
+  hand.Kernel("kernel_of_step_1", Us(50), Us(20), 10);
+  hand.Kernel("unlinked_later_kernel", Us(80), Us(10), 12);  // above: its own start places it
+  const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
+  ASSERT_EQ(rank.steps.size(), 1u);
+  EXPECT_EQ(rank.device_events_outside_steps, 1u);
+  EXPECT_EQ(rank.steps[0].device_events, 2u);
+  EXPECT_EQ(rank.steps[0].device_start_ns, Us(50));
+  EXPECT_EQ(rank.steps[0].wall_ns, Us(40));
+}
+
+// The host ran ahead of the device: the step takes its device span, not its short host range.
+TEST(TimeBreakdownTest, StepTimeIsTheLongerOfHostRangeAndDeviceSpan) {
+  StepBreakdown step;
+  step.wall_ns = Us(300);
+  EXPECT_EQ(StepTimeNs(step), Us(300));  // no host range
+  step.host_start_ns = Us(0);
+  step.host_end_ns = Us(100);
+  EXPECT_EQ(StepTimeNs(step), Us(300));
+  step.host_end_ns = Us(500);
+  EXPECT_EQ(StepTimeNs(step), Us(500));
+}
+
+// DistributedDataParallel on gloo over CUDA tensors: the all-reduce runs on a host worker thread while
+// the device waits; that wait is communication, and the range is no device event.
+TEST(TimeBreakdownTest, HostCollectivesBesideDeviceWorkAreCommunication) {
+  HandBuiltTrace hand;
+  hand.Step(1, Us(0), Us(1000));
+  hand.Launch(Us(0), 1);
+  hand.Kernel("gemm", Us(10), Us(100), 1);
+  hand.HostThread(2, EventKind::kUserAnnotation, "gloo:all_reduce", Us(60), Us(500));
+  hand.Launch(Us(560), 2);
+  hand.Kernel("gemm", Us(570), Us(100), 2);
+  const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
+  EXPECT_EQ(rank.work_on, WorkSource::kDevice);
+  EXPECT_EQ(rank.device_events, 2u);
+  const StepBreakdown& s = rank.steps.at(0);
+  EXPECT_EQ(s.device_events, 2u);
+  EXPECT_EQ(s.communication_ns, Us(500));
+  EXPECT_EQ(s.overlapped_ns, Us(50));  // [60, 110) under the first gemm
+  EXPECT_EQ(s.communication_not_overlapped_ns, Us(450));
+  EXPECT_EQ(s.computing_ns, Us(200));
+  EXPECT_EQ(s.free_ns, s.wall_ns - Us(200) - Us(450));
+  ExpectPartsAddUpToWall(s);
+}
+
 TEST(TimeBreakdownTest, StepWithoutDeviceWorkIsReportedEmpty) {
   HandBuiltTrace hand;
   hand.Step(7, Us(0), Us(100));

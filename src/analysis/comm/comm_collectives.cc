@@ -219,8 +219,11 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
   std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
   for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
-  const bool cpu_only = work.empty();
-  if (cpu_only) work = ListCpuWork(trace);
+  if (work.empty()) {
+    work = ListCpuWork(trace);
+  } else {
+    AppendHostCollectives(trace, &work);
+  }
   const EventTable& events = trace.events();
   const LaunchTimes launches = FindLaunchTimes(trace);
   std::vector<Collective> out;
@@ -228,7 +231,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
     if (w.work != WorkClass::kCommunication) continue;
     const std::string_view name = trace.str(events.name[w.event]);
     Collective c;
-    if (cpu_only) {
+    if (!IsDeviceKind(events.kind[w.event])) {
       c.source = CollectiveSource::kGloo;
     } else if (name.starts_with("hcom_")) {
       c.source = CollectiveSource::kHccl;

@@ -39,13 +39,6 @@ std::map<int64_t, std::vector<const StepBreakdown*>> StepsByNumber(const std::ve
   return groups;
 }
 
-// The iteration time a user measures: the ProfilerStep range on the host when the trace has one (input
-// waits and host work count: a data-loading fix must show), else the span of the step's work.
-int64_t StepTimeNs(const StepBreakdown& step) {
-  const bool host_range = step.host_start_ns != kNoId && step.host_end_ns != kNoId;
-  return host_range ? step.host_end_ns - step.host_start_ns : step.wall_ns;
-}
-
 void FillStepSeries(const std::vector<RankBreakdown>& ranks, CompareSide* side) {
   for (const BreakdownField& field : kBreakdownFields) side->breakdown.push_back({field.key, {}});
   for (const auto& [number, steps] : StepsByNumber(ranks)) {
@@ -190,13 +183,30 @@ MetricComparison Reading(std::string key, std::string unit, Better better, std::
 
 // Listed whenever the advisor ran, even when both sides are unknown: an unknown utilization is an answer (the trace
 // cannot tell), not a missing feature.
+// A utilization measured differently on the two sides (an estimate from shapes against copies, launch
+// configurations against sampled counters) shows both readings and no change: the difference would be the
+// method's, not the run's.
+MetricComparison Utilization(std::string key, std::optional<double> before, std::optional<double> after,
+                             const std::string& before_source, const std::string& after_source) {
+  MetricComparison metric = Reading(std::move(key), "%", Better::kHigher, before, after);
+  if (before && after && before_source != after_source) {
+    metric.delta.reset();
+    metric.delta_pct.reset();
+    metric.test = "not_comparable";
+    metric.sources = before_source + " vs " + after_source;
+  }
+  return metric;
+}
+
 void AddVerdictMetrics(const SideVerdict& before, const SideVerdict& after, std::vector<MetricComparison>* metrics) {
-  metrics->push_back(Reading("compute_units_utilization_pct", "%", Better::kHigher, before.compute_units_pct,
-                             after.compute_units_pct));
-  metrics->push_back(Reading("memory_bandwidth_utilization_pct", "%", Better::kHigher, before.memory_bandwidth_pct,
-                             after.memory_bandwidth_pct));
-  metrics->push_back(Reading("communication_bandwidth_utilization_pct", "%", Better::kHigher,
-                             before.communication_bandwidth_pct, after.communication_bandwidth_pct));
+  metrics->push_back(Utilization("compute_units_utilization_pct", before.compute_units_pct, after.compute_units_pct,
+                                 before.compute_units_source, after.compute_units_source));
+  metrics->push_back(Utilization("memory_bandwidth_utilization_pct", before.memory_bandwidth_pct,
+                                 after.memory_bandwidth_pct, before.memory_bandwidth_source,
+                                 after.memory_bandwidth_source));
+  metrics->push_back(Utilization("communication_bandwidth_utilization_pct", before.communication_bandwidth_pct,
+                                 after.communication_bandwidth_pct, before.communication_bandwidth_source,
+                                 after.communication_bandwidth_source));
   metrics->push_back(Reading("mfu", "fraction", Better::kHigher, before.mfu, after.mfu));
 }
 
@@ -233,9 +243,18 @@ SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankCo
   const RankAdvice& rank = advice.ranks[slowest];
   verdict.split = rank.split;
   for (const UtilizationCheck& check : rank.utilizations) {
-    if (check.name == "compute_units") verdict.compute_units_pct = check.value_pct;
-    if (check.name == "memory_bandwidth") verdict.memory_bandwidth_pct = check.value_pct;
-    if (check.name == "communication_bandwidth") verdict.communication_bandwidth_pct = check.value_pct;
+    if (check.name == "compute_units") {
+      verdict.compute_units_pct = check.value_pct;
+      verdict.compute_units_source = check.source;
+    }
+    if (check.name == "memory_bandwidth") {
+      verdict.memory_bandwidth_pct = check.value_pct;
+      verdict.memory_bandwidth_source = check.source;
+    }
+    if (check.name == "communication_bandwidth") {
+      verdict.communication_bandwidth_pct = check.value_pct;
+      verdict.communication_bandwidth_source = check.source;
+    }
   }
   if (slowest < compute.size()) verdict.mfu = compute[slowest].mfu;
   return verdict;
@@ -270,6 +289,7 @@ CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const Rank
 MetricVerdict JudgeMetric(const MetricComparison& metric) {
   if (metric.test == "unknown") return MetricVerdict::kUnknown;
   if (metric.test == "not_tested") return MetricVerdict::kNotTested;
+  if (metric.test == "not_comparable") return MetricVerdict::kNotComparable;
   if (metric.test == "too_few_samples") return MetricVerdict::kTooFewSamples;
   if (!metric.significant || !metric.delta || *metric.delta == 0) {
     return metric.test == "exact" ? MetricVerdict::kUnchanged : MetricVerdict::kNoSignificantChange;
@@ -286,6 +306,8 @@ std::string MetricVerdictText(const MetricComparison& metric) {
       return "unknown";
     case MetricVerdict::kNotTested:
       return "not tested";
+    case MetricVerdict::kNotComparable:
+      return "not comparable (" + metric.sources + ")";
     case MetricVerdict::kTooFewSamples: {
       const auto count = [](const std::optional<SampleSummary>& side) { return side ? side->count : 0; };
       return metric.samples ? fmt::format("sample too small (n={}/{})", count(metric.samples->before),

@@ -59,9 +59,11 @@ struct SideVerdict {
   std::optional<double> compute_units_pct;            // advisor.h CheckComputeUnits
   std::optional<double> memory_bandwidth_pct;         // CheckMemoryBandwidth
   std::optional<double> communication_bandwidth_pct;  // CheckCommunicationBandwidth
-  std::optional<double> mfu;                          // achieved / peak FLOP/s (op_flops.h), a fraction
-  std::string dominant = "unknown";                   // BottleneckName, or "unknown"
-  std::optional<TimeSplit> split;                     // the slowest rank's step split (time_split.h)
+  // Where each utilization comes from (UtilizationCheck::source).
+  std::string compute_units_source, memory_bandwidth_source, communication_bandwidth_source;
+  std::optional<double> mfu;         // achieved / peak FLOP/s (op_flops.h), a fraction
+  std::string dominant = "unknown";  // BottleneckName, or "unknown"
+  std::optional<TimeSplit> split;    // the slowest rank's step split (time_split.h)
 };
 
 // `compute` in the order of `advice.ranks` (the order of the inputs).
@@ -98,8 +100,10 @@ struct MetricComparison {
   std::optional<double> delta;      // after - before
   std::optional<double> delta_pct;  // 100 * delta / before; nullopt when before is unknown or 0
   // How `significant` was decided: "sampled" (statistics.h), "exact" (one exact reading a side),
-  // "too_few_samples", "unknown" (a side lacks the metric).
+  // "too_few_samples", "not_tested", "not_comparable" (the sides measured it differently: an estimate
+  // against a counter, copies against kernels), "unknown" (a side lacks the metric).
   std::string test;
+  std::string sources;  // not_comparable: "operator_shapes vs copies"
   bool significant = false;
   std::optional<SampleComparison> samples;  // when test is "sampled" or "too_few_samples"
 };
@@ -108,6 +112,7 @@ struct MetricComparison {
 enum class MetricVerdict : uint8_t {
   kUnknown,              // a side lacks the metric
   kNotTested,            // a figure compare reports without a test
+  kNotComparable,        // the sides measured it differently
   kTooFewSamples,        // a side has too few samples to test
   kUnchanged,            // exact readings, equal
   kNoSignificantChange,  // inside the run-to-run noise

@@ -193,5 +193,34 @@ TEST(CompareTest, VerdictOfTheSlowestRankAndUnknownKeptUnknown) {
   EXPECT_DOUBLE_EQ(result.categories[0].before_count, 1);
 }
 
+// An estimate from operator shapes against copies' bandwidth: both readings, no change, no verdict.
+TEST(CompareTest, UtilizationsMeasuredDifferentlyAreNotCompared) {
+  std::vector<Trace> b, a;
+  b.push_back(StepTrace(6, 500, 1000));
+  a.push_back(StepTrace(6, 300, 1000));
+  CompareSide before = BuildCompareSide(b);
+  CompareSide after = BuildCompareSide(a);
+  before.verdict.analyzed = after.verdict.analyzed = true;
+  before.verdict.memory_bandwidth_pct = 6.1;
+  before.verdict.memory_bandwidth_source = "operator_shapes";
+  after.verdict.memory_bandwidth_pct = 0.5;
+  after.verdict.memory_bandwidth_source = "copies";
+  before.verdict.compute_units_pct = 10;
+  after.verdict.compute_units_pct = 20;
+  before.verdict.compute_units_source = after.verdict.compute_units_source = "launch_config";
+  const CompareResult result = CompareSides(std::move(before), std::move(after), {});
+  const MetricComparison* memory = result.Find("memory_bandwidth_utilization_pct");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->test, "not_comparable");
+  EXPECT_DOUBLE_EQ(*memory->before, 6.1);
+  EXPECT_DOUBLE_EQ(*memory->after, 0.5);
+  EXPECT_FALSE(memory->delta.has_value());
+  EXPECT_EQ(MetricVerdictText(*memory), "not comparable (operator_shapes vs copies)");
+  const MetricComparison* units = result.Find("compute_units_utilization_pct");
+  ASSERT_NE(units, nullptr);
+  EXPECT_EQ(units->test, "not_tested");
+  EXPECT_DOUBLE_EQ(*units->delta, 10);
+}
+
 }  // namespace
 }  // namespace tuneprof

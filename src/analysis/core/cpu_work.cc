@@ -42,4 +42,11 @@ std::vector<DeviceWorkEvent> ListCpuWork(const Trace& trace) {
   return work;
 }
 
+void AppendHostCollectives(const Trace& trace, std::vector<DeviceWorkEvent>* work) {
+  const EventTable& events = trace.events();
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.dur_ns[i] >= 0 && IsGlooRange(trace, i)) work->push_back(DeviceWorkEvent{i, WorkClass::kCommunication});
+  }
+}
+
 }  // namespace tuneprof

@@ -18,4 +18,10 @@ namespace tuneprof {
 // Every CPU work event of `trace`, in event order; empty when nothing matches.
 std::vector<DeviceWorkEvent> ListCpuWork(const Trace& trace);
 
+// A device trace whose collectives ran on the host (DistributedDataParallel on gloo with CUDA tensors:
+// the gradients are copied out, reduced by gloo's worker threads and copied back): appends each `gloo:*`
+// range as communication work, so that the device time it holds up is communication, not a host that
+// is slow to launch. Host events among device work have no device and no launch.
+void AppendHostCollectives(const Trace& trace, std::vector<DeviceWorkEvent>* work);
+
 }  // namespace tuneprof

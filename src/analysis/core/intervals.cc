@@ -76,4 +76,14 @@ int64_t IntersectionLength(const IntervalSet& a, const IntervalSet& b) {
   return total;
 }
 
+int64_t OverlapLength(const IntervalSet& set, Interval span) {
+  auto it = std::upper_bound(set.begin(), set.end(), span.start_ns,
+                             [](int64_t t, const Interval& interval) { return t < interval.end_ns; });
+  int64_t total = 0;
+  for (; it != set.end() && it->start_ns < span.end_ns; ++it) {
+    total += std::min(it->end_ns, span.end_ns) - std::max(it->start_ns, span.start_ns);
+  }
+  return total;
+}
+
 }  // namespace tuneprof

@@ -30,4 +30,7 @@ IntervalSet Subtract(const IntervalSet& a, const IntervalSet& b);
 // |a ∩ b| without building the intersection.
 int64_t IntersectionLength(const IntervalSet& a, const IntervalSet& b);
 
+// |set ∩ span| in O(log n + k) for the k intervals of `set` that touch `span`.
+int64_t OverlapLength(const IntervalSet& set, Interval span);
+
 }  // namespace tuneprof

@@ -33,6 +33,14 @@ TEST(IntervalsTest, SubtractWithOneCutterSpanningSeveralPieces) {
   EXPECT_EQ(Subtract({}, {{0, 10}}), IntervalSet{});
 }
 
+TEST(IntervalsTest, OverlapLengthWithOneSpan) {
+  const IntervalSet set = {{0, 10}, {20, 30}, {40, 50}};
+  EXPECT_EQ(OverlapLength(set, {5, 45}), 5 + 10 + 5);
+  EXPECT_EQ(OverlapLength(set, {10, 20}), 0);
+  EXPECT_EQ(OverlapLength(set, {60, 70}), 0);
+  EXPECT_EQ(OverlapLength({}, {0, 10}), 0);
+}
+
 // Every operation against a brute-force count of covered unit slots on a small timeline.
 TEST(IntervalsTest, AgreesWithSlotCountingOnRandomSets) {
   constexpr int kSpan = 200;
@@ -68,6 +76,7 @@ TEST(IntervalsTest, AgreesWithSlotCountingOnRandomSets) {
     ASSERT_EQ(TotalLength(Intersect(a, b)), IntersectionLength(a, b));
     ASSERT_EQ(TotalLength(Subtract(a, b)), count(in_a, [&](size_t t) { return in_a[t] && !in_b[t]; }));
     ASSERT_EQ(TotalLength(Unite(a, b)), count(in_a, [&](size_t t) { return in_a[t] || in_b[t]; }));
+    for (const Interval& span : raw_b) ASSERT_EQ(OverlapLength(a, span), IntersectionLength(a, UnionOf({span})));
   }
 }
 

@@ -115,8 +115,9 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
         !check.value_pct ? ""
         : check.Bottleneck()
             ? "  -> bottleneck"
-            : (check.Below() ? fmt::format("  but compute holds only {:.1f} % of the step: not the bottleneck",
-                                           100 * *check.immaterial_compute_share)
+            : (check.Below() ? fmt::format("  but {} only {:.1f} % of the step: not the bottleneck",
+                                           check.immaterial_part == "copies" ? "copies hold" : "compute holds",
+                                           100 * *check.immaterial_share)
                              : "  ok");
     *out += fmt::format("  {:<28}{}{}\n", label, reading, verdict);
     *out += Wrapped(check.value_pct ? "measured as: " + check.measured_as : check.measured_as, kUtilizationWidth);
@@ -233,6 +234,8 @@ void WriteRank(JsonWriter* w, const RankAdvice& rank) {
     check.value_pct ? w->Bool(check.Below()) : w->Null();
     w->Key("bottleneck");
     check.value_pct ? w->Bool(check.Bottleneck()) : w->Null();
+    w->Key("source");
+    check.source.empty() ? w->Null() : w->String(check.source);
     w->Key("measured_as").String(check.measured_as);
     w->Key("how_to_measure");
     check.how_to_measure.empty() ? w->Null() : w->String(check.how_to_measure);

@@ -20,7 +20,7 @@ std::string TableHeader() {
                      "compute", "comm", "exposed", "overlap", "memcpy", "other", "free");
 }
 
-// The ProfilerStep range on the host, the step analyze, advise and compare time; "-" without one.
+// The ProfilerStep range on the host; "-" without one.
 std::string HostStepCell(const StepBreakdown& s) {
   if (s.host_start_ns == kNoId || s.host_end_ns == kNoId) return std::string(kEmptyCell);
   return fmt::format("{:.3f}", Millis(s.host_end_ns - s.host_start_ns));
@@ -779,8 +779,8 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   std::string out;
   out += "times in ms; comm = communication, exposed = comm not overlapped by compute, memcpy = copies\n";
   out += "not hidden under compute/comm, other = syncs, free = no device work; host step = the ProfilerStep\n";
-  out += "range on the host (the step analyze, advise and compare time); span = first to last device work of\n";
-  out += "the step (the parts add up to it);\n";
+  out += "range on the host; span = first to last device work of the step (the parts add up to it); the\n";
+  out += "step analyze, advise and compare time is the longer of the two;\n";
   out += "host side: wait = device idle until the host launched (waits = how often), launch = mean\n";
   out += "launch-to-start latency, gaps = idle between work on each stream, queue = launched but unfinished\n";
   out += "work (max, time-weighted mean); compute: busy = any kernel running, SM eff and occup. = the\n";

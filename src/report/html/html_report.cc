@@ -297,9 +297,10 @@ std::string ComputeSection(const AdvisorResult& advice) {
           check.value_pct ? fmt::format("{:.1f}%", *check.value_pct) : std::string(kUnknownText), check.threshold_pct,
           E(check.measured_as) +
               (check.Below() && !check.Bottleneck()
-                   ? fmt::format("<br>below the threshold, but compute holds only {:.1f} % of the step: not the "
+                   ? fmt::format("<br>below the threshold, but {} only {:.1f} % of the step: not the "
                                  "bottleneck",
-                                 100 * *check.immaterial_compute_share)
+                                 check.immaterial_part == "copies" ? "copies hold" : "compute holds",
+                                 100 * *check.immaterial_share)
                    : std::string()) +
               (check.how_to_measure.empty() ? "" : "<br>how to measure: " + E(check.how_to_measure)));
     }

@@ -127,6 +127,22 @@ TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, std::min(320e3, result.ranks[0].split.part(TimePart::kHostWait)));
 }
 
+// The synchronize a script calls after its profiled loop is no step's.
+TEST(RuleFamilies, SynchronizeAfterTheLastStepIsNotCounted) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Launch(Us(10), 1);
+  t.Kernel("gemm", Us(20), Us(300), 1);
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(900), Us(200));  // half of it inside the step
+  t.Host(EventKind::kRuntime, "cudaDeviceSynchronize", Us(1200), Us(2000));
+  const AdvisorResult result = Advise(t.Finish());
+  const Finding* f = Find(result, "host.sync_apis");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*f, "sync_calls"), 1);
+  EXPECT_DOUBLE_EQ(Number(*f, "sync_us_per_step"), 100);
+  EXPECT_EQ(Text(*f, "calls"), "cudaStreamSynchronize x1 (100.0 us)");
+}
+
 // Two threads waiting at once wait once: the union per process, never more than the step.
 TEST(RuleFamilies, SynchronizeCallsOnTwoThreadsAtOnce) {
   HandBuiltTrace t;

@@ -3,7 +3,8 @@
 // the step. Each one drains the launch queue, so the device then waits for the host's next launch.
 // Sync time is the union of the calls' intervals per process, of the process with the most: threads
 // that wait at the same time wait once, so the share of the step never passes 100 %. The per-call list
-// keeps each name's own sum.
+// keeps each name's own sum. Only waits inside the steps' host ranges count: the synchronize a script
+// calls after its profiled loop is no step's.
 // Gain: min(sync time, host-wait time): removing the waits lets the host run ahead.
 #include <fmt/format.h>
 
@@ -28,18 +29,21 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
   const EventTable& events = rank.trace->events();
   std::map<std::string_view, std::pair<uint64_t, double>> calls;
   std::map<uint32_t, std::vector<Interval>> waits;  // per process
+  const IntervalSet steps = StepRanges(*rank.breakdown);
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != EventKind::kRuntime && events.kind[i] != EventKind::kDriver) continue;
     const std::string_view name = rank.trace->str(events.name[i]);
     if (!IsSyncCall(name) || events.dur_ns[i] < 0) continue;
+    const int64_t in_steps = OverlapLength(steps, Interval{events.ts_ns[i], events.end_ns(i)});
+    if (in_steps <= 0) continue;
     auto& [count, time] = calls[name];
     ++count;
-    time += static_cast<double>(events.dur_ns[i]);
+    time += static_cast<double>(in_steps);
     waits[rank.trace->tracks()[events.track[i]].process].push_back(Interval{events.ts_ns[i], events.end_ns(i)});
   }
   double total = 0;
   for (auto& [process, intervals] : waits) {
-    total = std::max(total, static_cast<double>(TotalLength(UnionOf(std::move(intervals)))));
+    total = std::max(total, static_cast<double>(IntersectionLength(UnionOf(std::move(intervals)), steps)));
   }
   const double per_step = PerStep(rank, total);
   const double pct = PctOfStep(rank, per_step);
