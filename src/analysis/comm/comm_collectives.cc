@@ -517,7 +517,11 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   if (gpu) {
     rank.link = GpuLink(hardware);
   } else {
-    rank.link.why = rank.collectives.empty() ? "no collectives" : "no bytes on these collectives";
+    const bool gloo = std::any_of(rank.collectives.begin(), rank.collectives.end(),
+                                  [](const Collective& c) { return c.source == CollectiveSource::kGloo; });
+    rank.link.why = rank.collectives.empty() ? "no collectives"
+                    : gloo ? "gloo collectives reduce on the host, over a network whose peak the trace does not give"
+                           : "no bytes on these collectives";
   }
   const uint64_t devices = DevicesListed(trace);
   if (gpu && rank.link.peak_gb_per_s && devices == 0) rank.link.why += "; node size unknown (no deviceProperties)";
