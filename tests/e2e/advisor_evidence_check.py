@@ -422,6 +422,45 @@ def check_launch_bound(sample, finding, advice, path):
     return True
 
 
+def check_host_pauses(sample, finding, advice, path):
+    """Device gaps of 10 ms or more whose ending work was launched after the device drained (host_side.h),
+    over the steps' device work together, per step."""
+    if path.endswith(".sqlite") or os.path.isdir(path):
+        return None
+    rank = rank_of(sample, finding, advice)[0]
+    _, events = kineto_events(path)
+    launches = {e["args"]["correlation"]: e["start"] for e in events
+                if e["cat"] in ("cuda_runtime", "cuda_driver") and "correlation" in e["args"]}
+    first_call = min(launches) if launches else None
+    items = []
+    for step in attribute_to_steps(events):
+        for e in step:
+            correlation = e["args"].get("correlation")
+            if correlation not in launches and first_call is not None and correlation is not None \
+                    and correlation < first_call:
+                continue  # launched before the trace: no step's
+            items.append((e["start"], e["end"], launches.get(correlation)))
+    items.sort(key=lambda i: i[0])
+    pause, count, busy_until, i = 0, 0, None, 0
+    while i < len(items):
+        start, j, first_launch = items[i][0], i, None
+        while j < len(items) and items[j][0] == start:
+            if items[j][2] is not None:
+                first_launch = items[j][2] if first_launch is None else min(first_launch, items[j][2])
+            j += 1
+        if busy_until is not None and start > busy_until and first_launch is not None \
+                and first_launch >= busy_until and start - busy_until >= 10_000_000:
+            pause += start - busy_until
+            count += 1
+        for k in range(i, j):
+            busy_until = items[k][1] if busy_until is None else max(busy_until, items[k][1])
+        i = j
+    fid = finding["id"]
+    compare(fid, sample, "pause_us_per_step", evidence(finding, "pause_us_per_step"), pause / 1e3 / rank["steps"])
+    compare(fid, sample, "pauses_per_step", evidence(finding, "pauses_per_step"), count / rank["steps"])
+    return True
+
+
 DTYPE_BYTES = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int": 4, "Short": 2, "Byte": 1,
                "Char": 1, "Bool": 1}
 
@@ -1309,6 +1348,7 @@ CHECKS = {
     "host.sync_apis": check_sync_apis,
     "idle.gpu_time_util_per_device": check_gpu_time_util,
     "host.launch_bound": check_launch_bound,
+    "host.pauses": check_host_pauses,
     "communication.low_bandwidth": check_low_bandwidth,
     "compute.unit_utilization": check_unit_utilization,
     "idle.low_utilization": check_low_utilization,

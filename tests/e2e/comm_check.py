@@ -20,6 +20,8 @@ import subprocess
 import sys
 from decimal import Decimal
 
+from interval_sets import length, union
+
 FAILURES = []
 
 
@@ -190,23 +192,29 @@ def check_gloo(binary, shared, world):
     paths = [os.path.join(shared, f"traces/torch-cpu/kineto26/ddp_ws{world}_rank{r}.json.gz") for r in range(world)]
     ranks = [gloo_ranges(p) for p in paths]
     n = min(len(r) for r in ranks)
-    wait = [0] * world
-    transfer = [0] * world
+    # Times are unions over each rank's timeline: gloo runs collectives on several worker threads at
+    # once, and two in flight wait for the same late rank once.
+    wait_spans = [[] for _ in range(world)]
+    comm_spans = [[] for _ in range(world)]
+    caused_spans = {}
     last = [0] * world
-    caused = [0] * world
     for i in range(n):
         if len({r[i][0] for r in ranks}) != 1:
             continue
         last_start = max(r[i][1] for r in ranks)
         late = max(range(world), key=lambda k: (ranks[k][i][1], -k))
-        total = 0
         for k in range(world):
-            w = min(max(last_start - ranks[k][i][1], 0), ranks[k][i][2])
-            wait[k] += w
-            transfer[k] += ranks[k][i][2] - w
-            total += w
+            start, dur = ranks[k][i][1], ranks[k][i][2]
+            w = min(max(last_start - start, 0), dur)
+            wait_spans[k].append((start, start + w))
+            comm_spans[k].append((start, start + dur))
+            caused_spans.setdefault((late, k), []).append((start, start + w))
         last[late] += 1
-        caused[late] += total
+    wait = [length(union(spans)) for spans in wait_spans]
+    transfer = [length(union(comm_spans[k])) - wait[k] for k in range(world)]
+    caused = [0] * world
+    for (late, _), spans in caused_spans.items():
+        caused[late] += length(union(spans))
     straggler = max(range(world), key=lambda k: (caused[k], last[k]))
     doc = run_json(binary, "comm", "--json", *paths)
     profile = run_json(binary, "profile", "--json", *paths)

@@ -90,7 +90,9 @@ def waits(ranks):
     """Per rank: wait for the last arrival, transfer, times last, wait caused in others."""
     world = len(ranks)
     n = min(len(r) for r in ranks)
-    wait, transfer, last, caused = [0] * world, [0] * world, [0] * world, [0] * world
+    # Unions over each rank's timeline: collectives in flight at once wait for the same late rank once.
+    wait_spans, comm_spans, caused_spans = [[] for _ in range(world)], [[] for _ in range(world)], {}
+    last = [0] * world
     matched = 0
     for i in range(n):
         if len({r[i][2] for r in ranks}) != 1:
@@ -99,11 +101,17 @@ def waits(ranks):
         last_start = max(r[i][0] for r in ranks)
         late = max(range(world), key=lambda k: (ranks[k][i][0], -k))
         for k in range(world):
-            w = min(max(last_start - ranks[k][i][0], 0), ranks[k][i][1])
-            wait[k] += w
-            transfer[k] += ranks[k][i][1] - w
-            caused[late] += w
+            start, dur = ranks[k][i][0], ranks[k][i][1]
+            w = min(max(last_start - start, 0), dur)
+            wait_spans[k].append((start, start + w))
+            comm_spans[k].append((start, start + dur))
+            caused_spans.setdefault((late, k), []).append((start, start + w))
         last[late] += 1
+    wait = [length(union(spans)) for spans in wait_spans]
+    transfer = [length(union(comm_spans[k])) - wait[k] for k in range(world)]
+    caused = [0] * world
+    for (late, _), spans in caused_spans.items():
+        caused[late] += length(union(spans))
     return matched, wait, transfer, last, caused
 
 

@@ -16,7 +16,9 @@ against independent readings of the traces with Python's json module.
 4. DistributedDataParallel on gloo over CUDA tensors, rank 1 late by a host pause before each backward:
    the host-side gloo collectives are communication. `analyze` puts the most time in exposed
    communication and names rank 1 the straggler; `comm` lists each rank's all-reduces with their sizes
-   and names rank 1 the straggler.
+   and names rank 1 the straggler. Rank 0 waits for rank 1 about as long as rank 1 paused (20 ms a step,
+   within 15 %: two all-reduces in flight at once wait once), and rank 1's pause is host.pauses (within
+   15 % of 20 ms a step), not launch overhead.
 5. The launch-bound estimate comes true: decode_eager's host.launch_bound gain is within 10 % of the
    step time the CUDA-graph version (decode_cuda_graph) saves, as `compare` measures it.
 6. Utilizations measured differently are not compared: train_eager's memory bandwidth comes from operator
@@ -128,6 +130,17 @@ def check_gloo_ddp(binary, traces, facts):
     comm = run_json(binary, "comm", str(traces / "ddp_2rank"))
     check(comm["cross_rank"]["straggler_rank"] == slow,
           f"ddp_2rank: comm straggler {comm['cross_rank']['straggler_rank']}, expected {slow}")
+    pause_ms = facts["ddp_2rank"]["slow_rank_host_pause_ms_per_step"]
+    steps = facts["ddp_2rank"]["steps_profiled"]
+    wait_ms = next(r["wait"]["wait_us"] for r in comm["ranks"] if r["rank"] != slow) / 1e3 / steps
+    check(near(wait_ms, pause_ms, 0.15), f"ddp_2rank: the fast rank waits {wait_ms:.2f} ms a step, the pause is {pause_ms}")
+    late = run_json(binary, "analyze", str(traces / "ddp_2rank" / f"rank{slow}.pt.trace.json.gz"))
+    pauses = finding(late, "host.pauses")
+    pause_us = pauses["evidence"]["pause_us_per_step"] if pauses else 0
+    check(near(pause_us / 1e3, pause_ms, 0.15), f"ddp_2rank rank {slow}: host.pauses {pause_us / 1e3:.2f} ms a step")
+    launch_bound = finding(late, "host.launch_bound")
+    check(launch_bound is None or launch_bound["estimated_gain_us"] < 0.25 * pause_ms * 1e3,
+          f"ddp_2rank rank {slow}: the pause is called launch-bound ({launch_bound and launch_bound['title']})")
     for rank in (0, 1):
         events = load_events(traces / "ddp_2rank" / f"rank{rank}.pt.trace.json.gz")
         gloo = sum(1 for e in events if e.get("cat") == "user_annotation" and e.get("name", "").startswith("gloo:"))

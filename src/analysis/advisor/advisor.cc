@@ -498,7 +498,10 @@ std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& ti
 
 void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
   std::stable_sort(findings->begin(), findings->end(),  // ties keep the rules' order: deterministic caps
-                   [](const Finding& a, const Finding& b) { return a.uncapped_gain_ns > b.uncapped_gain_ns; });
+                   [](const Finding& a, const Finding& b) {
+                     if (a.catch_all != b.catch_all) return b.catch_all;
+                     return a.uncapped_gain_ns > b.uncapped_gain_ns;
+                   });
   std::array<double, static_cast<size_t>(TimePart::kCount)> left = split.part_ns;
   for (Finding& finding : *findings) {
     double& part_left = left[static_cast<size_t>(finding.saves_from)];

@@ -50,7 +50,10 @@ struct Finding {
   TimePart saves_from = TimePart::kIdle;
   double estimated_gain_ns = 0;  // per step, after capping (advisor.h)
   double uncapped_gain_ns = 0;   // the rule's own estimate
-  std::string gain_model;        // how the gain was estimated, in words
+  // A symptom that more specific findings explain (idle chunks of the run): its gain is capped after
+  // theirs, so the time goes to the finding that names a cause.
+  bool catch_all = false;
+  std::string gain_model;  // how the gain was estimated, in words
   std::vector<Evidence> evidence;
   std::string strategy;           // what to change, in plain words
   std::vector<std::string> apis;  // the concrete switches for the platform

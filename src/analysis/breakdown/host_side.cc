@@ -108,10 +108,20 @@ void MeasureQueueDepth(const std::vector<Item>& items, HostSideBreakdown* out) {
 
 }  // namespace
 
-HostSideBreakdown MeasureHostSide(const Trace& trace, std::span<const uint32_t> events, const LaunchTimes& launch) {
+HostSideBreakdown MeasureHostSide(const Trace& trace, std::span<const uint32_t> events, const LaunchTimes& launch,
+                                  std::span<const uint32_t> host_collectives) {
   HostSideBreakdown out;
   const std::vector<Item> items = ItemsOf(trace, events, launch);
-  MeasureHostWait(items, &out);
+  if (host_collectives.empty()) {
+    MeasureHostWait(items, &out);
+  } else {
+    // The collectives keep the device's timeline busy without a launch, so no gap they cover counts.
+    std::vector<Item> busy = items;
+    const EventTable& table = trace.events();
+    for (uint32_t e : host_collectives) busy.push_back(Item{table.ts_ns[e], table.end_ns(e), kNoId, table.track[e]});
+    std::sort(busy.begin(), busy.end(), [](const Item& a, const Item& b) { return a.start_ns < b.start_ns; });
+    MeasureHostWait(busy, &out);
+  }
   MeasureLaunchLatency(items, &out);
   MeasureQueueDepth(items, &out);
   MeasureStreamGaps(items, &out);

@@ -8,9 +8,9 @@
 //   ends it was launched at or after the moment the device drained, so the host, not the device, was
 //   behind. The whole gap counts (the device had nothing else to do).
 // - host pauses: the host-wait gaps of at least kHostPauseNs, counted apart as well (they stay in host
-//   wait). A launch costs microseconds and a launch-bound loop leaves gaps of that order; a gap of half a
-//   second is the host doing something else (sleep, I/O, evaluation, Python), which fewer launches do
-//   not shorten. 500 ms is the gap nsys' gpu_gaps rule reports.
+//   wait). A launch costs microseconds and a launch-bound loop leaves gaps of that order (tens to
+//   hundreds of microseconds between launches); 10 ms without a launch is the host doing something else
+//   (sleep, blocking I/O, CPU work, evaluation, Python), which fewer launches do not shorten.
 // - launch latency: device start - launch; percentiles interpolate linearly between order statistics
 //   (numpy's default, as pandas' describe()).
 // - gaps: on each stream, the idle time between an item's start and the latest end before it.
@@ -25,7 +25,7 @@
 
 namespace tuneprof {
 
-inline constexpr int64_t kHostPauseNs = 500'000'000;
+inline constexpr int64_t kHostPauseNs = 10'000'000;
 
 struct LatencySummary {
   double mean_ns = 0;
@@ -47,6 +47,9 @@ struct HostSideBreakdown {
 };
 
 // `events` are device-work event indices of one window, in any order.
-HostSideBreakdown MeasureHostSide(const Trace& trace, std::span<const uint32_t> events, const LaunchTimes& launch);
+// `host_collectives`: collectives run on the host (cpu_work.h) while the device waits; a device gap they
+// cover is communication, not a wait for the host's launches.
+HostSideBreakdown MeasureHostSide(const Trace& trace, std::span<const uint32_t> events, const LaunchTimes& launch,
+                                  std::span<const uint32_t> host_collectives = {});
 
 }  // namespace tuneprof

@@ -24,6 +24,7 @@ constexpr size_t kClasses = static_cast<size_t>(WorkClass::kCount);
 struct Window {
   StepBreakdown breakdown;
   std::vector<uint32_t> events;
+  std::vector<uint32_t> host_collectives;  // host_side.h: the device waits on them, not on the host
 };
 
 struct Windows {
@@ -35,6 +36,7 @@ struct Windows {
 struct WindowWork {
   std::array<std::vector<Interval>, kClasses> by_class;
   std::vector<uint32_t> events;
+  std::vector<uint32_t> host_collectives;
   int64_t first_start_ns = std::numeric_limits<int64_t>::max();
   int64_t last_end_ns = std::numeric_limits<int64_t>::min();
 
@@ -42,7 +44,7 @@ struct WindowWork {
   // are no device event.
   void Add(uint32_t event, WorkClass work, int64_t start_ns, int64_t end_ns, bool device) {
     by_class[static_cast<size_t>(work)].push_back(Interval{start_ns, end_ns});
-    if (device) events.push_back(event);
+    (device ? events : host_collectives).push_back(event);
     first_start_ns = std::min(first_start_ns, start_ns);
     last_end_ns = std::max(last_end_ns, end_ns);
   }
@@ -160,6 +162,7 @@ Windows TuneprofWindows(const Trace& trace, std::span<const DeviceWorkEvent> wor
     }
     Measure(&works[i], &window.breakdown);
     window.events = std::move(works[i].events);
+    window.host_collectives = std::move(works[i].host_collectives);
     result.windows.push_back(std::move(window));
   }
   return result;
@@ -170,7 +173,7 @@ Windows TorchNpuWindows(const Trace& trace, std::span<const DeviceWorkEvent> wor
   TorchNpuSteps steps = MeasureTorchNpuSteps(trace, work, ranges);
   Windows result;
   result.events_outside = steps.events_outside_steps;
-  for (TorchNpuStep& step : steps.steps) result.windows.push_back(Window{step.breakdown, std::move(step.events)});
+  for (TorchNpuStep& step : steps.steps) result.windows.push_back(Window{step.breakdown, std::move(step.events), {}});
   return result;
 }
 
@@ -178,7 +181,7 @@ Windows TorchNpuWindows(const Trace& trace, std::span<const DeviceWorkEvent> wor
 // all of it (percentiles and queue depth do not add).
 StepBreakdown TotalOf(const Trace& trace, const std::vector<Window>& windows, const LaunchTimes& launch) {
   StepBreakdown total;
-  std::vector<uint32_t> events;
+  std::vector<uint32_t> events, host_collectives;
   for (const Window& window : windows) {
     const StepBreakdown& s = window.breakdown;
     if (s.device_start_ns != kNoId) {
@@ -198,8 +201,9 @@ StepBreakdown TotalOf(const Trace& trace, const std::vector<Window>& windows, co
     total.free_ns += s.free_ns;
     total.bubble_ns += s.bubble_ns;
     events.insert(events.end(), window.events.begin(), window.events.end());
+    host_collectives.insert(host_collectives.end(), window.host_collectives.begin(), window.host_collectives.end());
   }
-  total.host = MeasureHostSide(trace, events, launch);
+  total.host = MeasureHostSide(trace, events, launch, host_collectives);
   return total;
 }
 
@@ -229,7 +233,7 @@ StepsAndTotal BreakdownOf(const Trace& trace, std::span<const DeviceWorkEvent> w
   result.events_outside = windows.events_outside;
   std::vector<Window> complete;
   for (Window& window : windows.windows) {
-    window.breakdown.host = MeasureHostSide(trace, window.events, launch);
+    window.breakdown.host = MeasureHostSide(trace, window.events, launch, window.host_collectives);
     if (Incomplete(window.breakdown, cut_ns)) {
       result.incomplete_steps.push_back(window.breakdown);
     } else {

@@ -7,6 +7,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "analysis/core/intervals.h"
+
 namespace tuneprof {
 namespace {
 
@@ -41,25 +43,39 @@ bool OneType(const std::vector<Arrival>& arrivals) {
                      [&](const Arrival& a) { return a.collective->type == arrivals.front().collective->type; });
 }
 
-void SplitWait(const std::vector<Arrival>& arrivals, std::vector<RankWait>* waits) {
+// Each rank's communication and wait as time intervals; several collectives in flight at once (gloo runs
+// one per worker thread) wait for the same late rank once, so the times are unions, not sums.
+struct WaitIntervals {
+  std::vector<std::vector<Interval>> communication, wait;             // per rank index
+  std::map<std::pair<size_t, size_t>, std::vector<Interval>> caused;  // (straggler, waiting rank)
+};
+
+void SplitWait(const std::vector<Arrival>& arrivals, std::vector<RankWait>* waits, WaitIntervals* intervals) {
   const auto last = std::max_element(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
     return a.collective->start_ns < b.collective->start_ns;
   });
   const int64_t last_start = last->collective->start_ns;
-  int64_t caused = 0;
   for (const Arrival& a : arrivals) {
-    RankWait& w = (*waits)[a.rank_index];
-    const int64_t duration = a.collective->duration_ns;
-    const int64_t wait = std::clamp<int64_t>(last_start - a.collective->start_ns, 0, duration);
-    ++w.matched;
-    w.communication_ns += duration;
-    w.wait_ns += wait;
-    w.transfer_ns += duration - wait;
-    caused += wait;
+    const int64_t start = a.collective->start_ns, duration = a.collective->duration_ns;
+    const int64_t wait = std::clamp<int64_t>(last_start - start, 0, duration);
+    ++(*waits)[a.rank_index].matched;
+    intervals->communication[a.rank_index].push_back(Interval{start, start + duration});
+    intervals->wait[a.rank_index].push_back(Interval{start, start + wait});
+    intervals->caused[{last->rank_index, a.rank_index}].push_back(Interval{start, start + wait});
   }
-  RankWait& straggler = (*waits)[last->rank_index];
-  ++straggler.times_last;
-  straggler.wait_caused_ns += caused;
+  ++(*waits)[last->rank_index].times_last;
+}
+
+void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
+  for (size_t r = 0; r < waits->size(); ++r) {
+    RankWait& w = (*waits)[r];
+    w.communication_ns = TotalLength(UnionOf(std::move(intervals.communication[r])));
+    w.wait_ns = TotalLength(UnionOf(std::move(intervals.wait[r])));
+    w.transfer_ns = w.communication_ns - w.wait_ns;
+  }
+  for (auto& [pair, caused] : intervals.caused) {
+    (*waits)[pair.first].wait_caused_ns += TotalLength(UnionOf(std::move(caused)));
+  }
 }
 
 void NameStraggler(CrossRankCommunication* out) {
@@ -191,15 +207,19 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
     out.ranks[r].rank = ranks[r].rank;
     if (!ranks[r].collectives.empty()) ++out.ranks_with_collectives;
   }
+  WaitIntervals intervals;
+  intervals.communication.resize(ranks.size());
+  intervals.wait.resize(ranks.size());
   for (const auto& [key, arrivals] : GroupByKey(ranks)) {
     if (arrivals.size() < 2 || !OneType(arrivals)) {
       out.unmatched_collectives += arrivals.size();
       continue;
     }
     ++out.matched_collectives;
-    SplitWait(arrivals, &out.ranks);
+    SplitWait(arrivals, &out.ranks, &intervals);
     VoteSlowRanks(arrivals, &out);
   }
+  MeasureWaits(std::move(intervals), &out.ranks);
   for (RankWait& w : out.ranks) {
     if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
   }
@@ -233,10 +253,10 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, std::vector<
   if (r.exposed_share_of_wall && *r.exposed_share_of_wall > t.exposed_share_of_wall) {
     // Per step, as analyze and profile print it; the share is of the device span (the step table's span).
     const double steps = static_cast<double>(std::max<uint64_t>(r.steps, 1));
-    reasons->push_back(Printf("rank %lld: exposed communication %.3f ms per step is %s of the step's device span (> %s)",
-                              static_cast<long long>(r.rank),
-                              static_cast<double>(r.exposed_communication_ns) / 1e6 / steps,
-                              Percent(*r.exposed_share_of_wall).c_str(), Percent(t.exposed_share_of_wall).c_str()));
+    reasons->push_back(
+        Printf("rank %lld: exposed communication %.3f ms per step is %s of the step's device span (> %s)",
+               static_cast<long long>(r.rank), static_cast<double>(r.exposed_communication_ns) / 1e6 / steps,
+               Percent(*r.exposed_share_of_wall).c_str(), Percent(t.exposed_share_of_wall).c_str()));
   }
   if (r.ascend_wait_ratio && *r.ascend_wait_ratio > t.wait_ratio) {
     reasons->push_back(Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other",

@@ -24,13 +24,15 @@ namespace tuneprof {
 
 struct RankWait {
   int64_t rank = 0;
-  uint64_t matched = 0;              // collectives found on every rank that has the group
-  int64_t communication_ns = 0;      // Σ duration of those
-  int64_t wait_ns = 0;               // Σ waiting for the last rank to arrive
-  int64_t transfer_ns = 0;           // Σ (duration - wait)
+  uint64_t matched = 0;  // collectives found on every rank that has the group
+  // Times are unions over the rank's timeline (collectives in flight at once wait once); for collectives
+  // that run one after another, as NCCL's and HCCL's on one stream do, they equal the sums.
+  int64_t communication_ns = 0;      // the time those run
+  int64_t wait_ns = 0;               // the time spent waiting for the last rank to arrive
+  int64_t transfer_ns = 0;           // communication - wait
   std::optional<double> wait_ratio;  // wait / communication
   uint64_t times_last = 0;           // matched collectives this rank arrived at last
-  int64_t wait_caused_ns = 0;        // Σ the other ranks' waits in those
+  int64_t wait_caused_ns = 0;        // Σ over the other ranks of their wait (a union each) in those
   // Matched collectives (send/recv left out, as the recipe does) whose durations across the ranks named
   // this rank an outlier by TestOutliers (shortest = suspect): msprof-analyze's slowAffectCount.
   uint64_t slow_affect_count = 0;

@@ -97,6 +97,7 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
   if (low == 0) return;
   Finding f;
   f.id = "idle.low_utilization";
+  f.catch_all = true;
   f.category = FindingCategory::kHost;
   f.title = fmt::format("the device is busy less than {:.0f} % of the time in {} of {} chunks of the run", threshold,
                         low, chunks);

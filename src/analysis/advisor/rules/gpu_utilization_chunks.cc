@@ -135,6 +135,7 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
   const bool npu = rank.trace->devices()[per_device.begin()->first].type == DeviceType::kNpu;
   Finding f;
   f.id = "idle.gpu_time_util_per_device";
+  f.catch_all = true;
   f.category = FindingCategory::kHost;
   f.title = fmt::format("{} time utilization below {:.0f} % in {} of {} chunks on {} ({} devices affected)",
                         npu ? "NPU" : "GPU", threshold, worst->low, chunks, worst->device, found.size());

@@ -1,6 +1,9 @@
 // host.launch_bound (GPU/NPU): the device sits idle waiting for the host to launch work (time_breakdown
-// host wait, DataLoader waits and host pauses of 500 ms or more taken out: those are the host busy
-// elsewhere, idle.gpu_gaps' finding, and no graph capture shortens them), above 5 % of the step. host.framework_overhead (CPU-only
+// host wait, DataLoader waits and host pauses taken out: those are the host busy elsewhere, and no graph
+// capture shortens them), above 5 % of the step.
+// host.pauses (GPU/NPU): the host pauses (host_side.h: device gaps of 10 ms or more ended by a launch
+// issued after the device drained), above 5 % of the step: time the host spends on something other than
+// launching (sleep, blocking I/O, CPU work, evaluation, logging). Gain: the pauses' time. host.framework_overhead (CPU-only
 // traces): the main thread's time outside any operator plus the time in operators too short to do
 // real work (time_split.h dispatch_ns), the framework's and Python's per-op overhead.
 // Gain: that time (CUDA graphs or a compiler replace per-op launches with one).
@@ -66,7 +69,7 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.category = FindingCategory::kHost;
   f.title = fmt::format("the device waits for the host {:.1f} % of the step ({} per step): launch-bound", pct,
                         FormatDuration(wait));
-  f.metric = "device idle time ended by a launch issued after the device drained, gaps under 500 ms / step time";
+  f.metric = "device idle time ended by a launch issued after the device drained, gaps under 10 ms / step time";
   f.value = pct;
   f.threshold = config.Get(threshold::kHostWaitPct);
   f.unit = "% of step";
@@ -146,6 +149,33 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
   out->push_back(std::move(f));
 }
 
+void HostPauses(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const HostSideBreakdown& host = rank.breakdown->total.host;
+  const double per_step = PerStep(rank, static_cast<double>(host.host_pause_ns));
+  const double pct = PctOfStep(rank, per_step);
+  if (host.host_pause_gaps == 0 || pct < config.Get(threshold::kHostWaitPct)) return;
+  Finding f;
+  f.id = "host.pauses";
+  f.category = FindingCategory::kHost;
+  f.title = fmt::format("the host pauses {:.1f} % of the step ({} per step) without launching: not launch overhead",
+                        pct, FormatDuration(per_step));
+  f.metric = "device gaps of 10 ms or more ended by a launch issued after the device drained / step time";
+  f.value = pct;
+  f.threshold = config.Get(threshold::kHostWaitPct);
+  f.unit = "% of step";
+  f.saves_from = TimePart::kIdle;
+  f.uncapped_gain_ns = per_step;
+  f.gain_model = "the pauses' time: the device runs when the host launches again";
+  f.AddNumber("pause_us_per_step", per_step / 1e3, "us");
+  f.AddNumber("pauses_per_step", PerStep(rank, static_cast<double>(host.host_pause_gaps)), "count");
+  f.strategy =
+      "A launch costs microseconds; 10 ms without one is the host doing something else: sleeping, blocking I/O, "
+      "CPU-side preprocessing, evaluation, logging or checkpointing. Find it on the main thread in the pauses and "
+      "move it off the step or overlap it; in a distributed job the other ranks wait for it.";
+  f.apis = {"torch.profiler.profile(with_stack=True) on the pause; NVTX/mstx ranges around host phases"};
+  out->push_back(std::move(f));
+}
+
 }  // namespace
 
 void RuleHostBound(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -153,6 +183,7 @@ void RuleHostBound(const RankEvidence& rank, const AdvisorConfig& config, std::v
     FrameworkOverhead(rank, config, out);
   } else {
     LaunchBound(rank, config, out);
+    HostPauses(rank, config, out);
   }
 }
 

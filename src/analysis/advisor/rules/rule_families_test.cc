@@ -177,6 +177,29 @@ TEST(RuleFamilies, LongHostPauseIsNotLaunchBound) {
   EXPECT_EQ(breakdown.total.host.host_pause_ns, Us(1'000'010) - Us(260));
   EXPECT_DOUBLE_EQ(result.ranks[0].split.part(TimePart::kHostWait), static_cast<double>(Us(50)));
   EXPECT_EQ(Find(result, "host.launch_bound"), nullptr);
+  const Finding* pauses = Find(result, "host.pauses");
+  ASSERT_NE(pauses, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*pauses, "pauses_per_step"), 1);
+  EXPECT_DOUBLE_EQ(Number(*pauses, "pause_us_per_step"), (Us(1'000'010) - Us(260)) / 1e3);
+}
+
+// A 20 ms gap before a launch is the host elsewhere (a sleep before backward on a late rank), not launch
+// overhead; it takes the idle time before the catch-all idle.low_utilization does.
+TEST(RuleFamilies, ShortHostPauseIsAPauseNotLaunchBound) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(30'000));
+  t.Launch(Us(0), 1);
+  t.Kernel("gemm", Us(10), Us(1'000), 1);
+  t.Launch(Us(21'010), 2);
+  t.Kernel("gemm", Us(21'020), Us(1'000), 2);
+  const AdvisorResult result = Advise(t.Finish());
+  EXPECT_EQ(Find(result, "host.launch_bound"), nullptr);
+  const Finding* pauses = Find(result, "host.pauses");
+  ASSERT_NE(pauses, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*pauses, "pause_us_per_step"), 20'010);
+  EXPECT_DOUBLE_EQ(pauses->estimated_gain_ns, static_cast<double>(Us(20'010)));
+  const Finding* low = Find(result, "idle.low_utilization");
+  if (low != nullptr) EXPECT_LE(low->estimated_gain_ns, result.ranks[0].split.part(TimePart::kIdle) - Us(20'010));
 }
 
 TEST(RuleFamilies, DataLoaderHoldsUpTheStep) {
