@@ -110,6 +110,10 @@ int RunCompare(const CompareOptions& options) {
   for (const GateCondition& condition : conditions) gates.push_back(EvaluateGate(result, condition));
   std::vector<std::string> warnings = before->warnings;
   warnings.insert(warnings.end(), after->warnings.begin(), after->warnings.end());
+  if (const std::string differ = HardwareDifference(before->hardware, after->hardware); !differ.empty()) {
+    PrintWarning(differ);
+    warnings.push_back(differ);
+  }
   const std::string text = Render(options, result, gates, advice, warnings);
   std::fwrite(text.data(), 1, text.size(), stdout);
 

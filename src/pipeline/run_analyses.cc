@@ -102,9 +102,11 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
 
 Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& flags) {
   TP_ASSIGN_OR_RETURN(AdvisorConfig advisor_config, LoadAdvisorConfig(flags.config));
-  TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(flags.hardware_file));
-  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, flags.hardware));
+  TP_ASSIGN_OR_RETURN(HardwareProfiles loaded_profiles, LoadHardwareProfiles(flags.hardware_file));
   AnalyzedRun run;
+  run.profiles = std::make_shared<const HardwareProfiles>(std::move(loaded_profiles));
+  const HardwareProfiles& profiles = *run.profiles;
+  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, flags.hardware));
   TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
   run.traces = std::move(loaded.traces);
   run.warnings = std::move(loaded.warnings);

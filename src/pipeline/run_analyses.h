@@ -2,6 +2,7 @@
 // The analyses `analyze`, `advise`, `report` and `annotate` draw from, run once per input: the one place
 // that wires the memory and communication analyses into the advisor.
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -61,6 +62,8 @@ class RankWarnings {
 
 // Every analysis of a run, one entry per rank in each vector (same order as `traces`).
 struct AnalyzedRun {
+  // The chip profiles `hardware` points into, kept alive with the results that refer to them.
+  std::shared_ptr<const HardwareProfiles> profiles;
   std::vector<Trace> traces;
   std::vector<std::string> warnings;  // as written to stderr
   std::vector<RankBreakdown> breakdowns;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <set>
 
 namespace tuneprof {
 
@@ -228,6 +229,30 @@ MemoryPeaks FindMemoryPeaks(std::span<const Trace> traces) {
   // allocations (the CPU allocator in Kineto's [memory] events) means the trace does not track it.
   if (peaks.reserved_bytes == 0 && peaks.allocated_bytes.value_or(0) > 0) peaks.reserved_bytes.reset();
   return peaks;
+}
+
+namespace {
+
+// "NVIDIA A100-PG509-200, Tesla V100-SXM2-16GB": the distinct chips of one side, as the traces name them.
+std::string ChipsOf(std::span<const HardwareSelection> side) {
+  std::set<std::string> chips;
+  for (const HardwareSelection& h : side) {
+    // The name only: a selection's profile pointer need not outlive the analysis that chose it.
+    const std::string& chip = !h.device_name.empty() ? h.device_name : h.label;
+    if (!chip.empty()) chips.insert(chip);
+  }
+  std::string out;
+  for (const std::string& chip : chips) out += (out.empty() ? "" : ", ") + chip;
+  return out;
+}
+
+}  // namespace
+
+std::string HardwareDifference(std::span<const HardwareSelection> before, std::span<const HardwareSelection> after) {
+  const std::string b = ChipsOf(before), a = ChipsOf(after);
+  if (b.empty() || a.empty() || a == b) return "";
+  return "before ran on " + b + ", after on " + a +
+         ": the change mixes the hardware's effect with the code's, and MFU and utilizations use different peaks";
 }
 
 SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute) {

@@ -66,6 +66,10 @@ struct SideVerdict {
   std::optional<TimeSplit> split;    // the slowest rank's step split (time_split.h)
 };
 
+// "" when both runs ran on the same chips; else a warning naming them: a change across hardware mixes the
+// code's effect with the chip's, and peak-relative figures (MFU, utilizations) use different peaks.
+std::string HardwareDifference(std::span<const HardwareSelection> before, std::span<const HardwareSelection> after);
+
 // `compute` in the order of `advice.ranks` (the order of the inputs).
 SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute);
 

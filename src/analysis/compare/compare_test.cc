@@ -224,3 +224,20 @@ TEST(CompareTest, UtilizationsMeasuredDifferentlyAreNotCompared) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+TEST(CompareTest, RunsOnDifferentChipsAreNamed) {
+  HardwareSelection a100, v100, unnamed;
+  a100.device_name = "NVIDIA A100-PG509-200";
+  v100.device_name = "Tesla V100-SXM2-16GB";
+  const std::vector<HardwareSelection> before{a100, a100}, after{v100}, same{a100}, none{unnamed};
+  EXPECT_EQ(HardwareDifference(before, same), "");
+  EXPECT_EQ(HardwareDifference(before, none), "");  // a side that names no chip cannot differ
+  const std::string differ = HardwareDifference(before, after);
+  EXPECT_NE(differ.find("before ran on NVIDIA A100-PG509-200, after on Tesla V100-SXM2-16GB"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuneprof
