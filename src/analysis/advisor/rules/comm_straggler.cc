@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -21,11 +22,12 @@ const RankWait* WaitOf(const CrossRankCommunication& cross, int64_t rank) {
 }
 
 // Ascend: communication.json splits each HCCL op into transit, wait and synchronization; msprof-analyze's
-// slow-rank rule names the rank the others wait for.
+// slow-rank rule names the rank the others wait for. Without it (one rank in the input, or ranks too
+// alike to name one), a rank that mostly waits still waits for some other rank: said as such.
 void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const int64_t self = rank.trace->metadata().rank;
-  const int64_t slow = *rank.cross->ascend_slow_rank;
-  if (self == slow || rank.comm == nullptr || !rank.comm->ascend_wait_ratio) return;
+  const std::optional<int64_t> slow = rank.cross ? rank.cross->ascend_slow_rank : std::nullopt;
+  if (slow == self || rank.comm == nullptr || !rank.comm->ascend_wait_ratio) return;
   double wait_ms = 0;
   for (const AscendCommOp& op : rank.comm->ascend_ops) {
     if (!op.total) wait_ms += op.wait_ms;
@@ -37,8 +39,12 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   Finding f;
   f.id = "communication.straggler";
   f.category = FindingCategory::kCommunication;
-  f.title = fmt::format("rank {} waits for rank {}: wait ratio {:.2f} of its HCCL time ({} per step)", self, slow,
-                        *rank.comm->ascend_wait_ratio, FormatDuration(wait_per_step));
+  f.title = slow ? fmt::format("rank {} waits for rank {}: wait ratio {:.2f} of its HCCL time ({} per step)", self,
+                               *slow, *rank.comm->ascend_wait_ratio, FormatDuration(wait_per_step))
+                 : fmt::format(
+                       "rank {} waits for other ranks: wait ratio {:.2f} of its HCCL time ({} per step); the late "
+                       "rank is not in this input",
+                       self, *rank.comm->ascend_wait_ratio, FormatDuration(wait_per_step));
   f.metric = "communication.json wait / (wait + transit)";
   f.value = ratio_pct;
   f.threshold = threshold;
@@ -46,8 +52,14 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = wait_per_step;
   f.gain_model = "the rank's HCCL wait time per step (communication.json)";
-  f.AddNumber("slow_rank", static_cast<double>(slow), "rank");
-  f.AddText("why", rank.cross->ascend_verdict);
+  if (slow) {
+    f.AddNumber("slow_rank", static_cast<double>(*slow), "rank");
+    f.AddText("why", rank.cross->ascend_verdict);
+  } else {
+    f.AddText("why",
+              "one rank's communication.json: its HCCL ops wait for their peers; analyse every rank's "
+              "directory together to name the late one");
+  }
   f.AddNumber("wait_ms_total", wait_ms, "ms");
   f.AddNumber("wait_ratio", *rank.comm->ascend_wait_ratio, "ratio");
   if (rank.comm->ascend_synchronization_ratio) {
@@ -63,9 +75,10 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
 }  // namespace
 
 void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
-  if (rank.cross == nullptr) return;
-  if (rank.cross->ascend_slow_rank) AscendSlowRank(rank, config, out);
-  if (!rank.cross->straggler_rank) return;
+  if (rank.cross == nullptr || rank.cross->ascend_slow_rank || rank.cross->ranks.size() < 2) {
+    AscendSlowRank(rank, config, out);
+  }
+  if (rank.cross == nullptr || !rank.cross->straggler_rank) return;
   const int64_t self = rank.trace->metadata().rank;
   const int64_t straggler = *rank.cross->straggler_rank;
   const RankWait* wait = WaitOf(*rank.cross, self);
