@@ -114,10 +114,12 @@ std::string GpuUnitsMeasuredAs(const RankEvidence& rank) {
 
 // A figure about the device's kernels (units, their memory traffic) speaks for the step only where
 // computing is its largest part.
-void MarkImmaterialCompute(const RankComputeUnits& compute, UtilizationCheck* check) {
+// `part`: "compute" for the units, "kernels" for the kernels' memory traffic (the same time, named for
+// what the figure measures).
+void MarkImmaterialCompute(const RankComputeUnits& compute, std::string_view part, UtilizationCheck* check) {
   if (!check->value_pct || compute.verdict.compute_material) return;
   check->immaterial_share = compute.verdict.compute_share.value_or(0);
-  check->immaterial_part = "compute";
+  check->immaterial_part = std::string(part);
 }
 
 // The copies' bandwidth speaks for the step only where exposed copies are its largest part.
@@ -176,7 +178,7 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
                             : "unknown: no kernel_details in the input (a step summary without operators)";
     check.how_to_measure = std::string(kAscendPipeCounters);
   }
-  MarkImmaterialCompute(compute, &check);
+  MarkImmaterialCompute(compute, "compute", &check);
   return check;
 }
 
@@ -251,11 +253,11 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
         "sampled by Nsight Systems GPU metrics: DRAM Read + DRAM Write Bandwidth [Throughput %] (shares of the DRAM "
         "peak), means over the rank's device span on {}",
         GpuList(sampled.gpus));
-    MarkImmaterialCompute(*rank.compute, &check);
+    MarkImmaterialCompute(*rank.compute, "kernels", &check);
     return check;
   }
   if (CheckOperatorTraffic(rank, platform, &check) && check.value_pct) {
-    MarkImmaterialCompute(*rank.compute, &check);
+    MarkImmaterialCompute(*rank.compute, "kernels", &check);
     return check;
   }
   double weighted = 0;

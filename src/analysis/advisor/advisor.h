@@ -60,12 +60,12 @@ struct UtilizationCheck {
   // launch configurations), "operator_shapes" (an estimate), "copies", "collective_sizes",
   // "hccl_transports"; "" when unknown.
   std::string source;
-  // The share of the device's step held by the work the figure measures ("compute" for the units and the
-  // kernels' memory traffic, "copies" for the copies' bandwidth) when that work is not the step's largest
+  // The share of the device's step held by the work the figure measures ("compute" for the units,
+  // "kernels" for the kernels' memory traffic, "copies" for the copies' bandwidth) when that work is not the step's largest
   // part. A low figure then does not make it the bottleneck (a device idle most of the step is bound by
   // what keeps it idle), as profile's compute verdict says; nullopt when the work is material or unmeasured.
   std::optional<double> immaterial_share;
-  std::string immaterial_part;  // "compute" or "copies", with immaterial_share
+  std::string immaterial_part;  // "compute", "kernels" or "copies", with immaterial_share
   bool Below() const { return value_pct && *value_pct < threshold_pct; }
   // Below the threshold where that makes it a bottleneck.
   bool Bottleneck() const { return Below() && !immaterial_share; }

@@ -115,10 +115,11 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
         !check.value_pct ? ""
         : check.Bottleneck()
             ? "  -> bottleneck"
-            : (check.Below() ? fmt::format("  but {} only {:.1f} % of the step: not the bottleneck",
-                                           check.immaterial_part == "copies" ? "copies hold" : "compute holds",
-                                           100 * *check.immaterial_share)
-                             : "  ok");
+            : (check.Below()
+                   ? fmt::format("  but {} only {:.1f} % of the step: not the bottleneck",
+                                 check.immaterial_part == "compute" ? "compute holds" : check.immaterial_part + " hold",
+                                 100 * *check.immaterial_share)
+                   : "  ok");
     *out += fmt::format("  {:<28}{}{}\n", label, reading, verdict);
     *out += Wrapped(check.value_pct ? "measured as: " + check.measured_as : check.measured_as, kUtilizationWidth);
     if (!check.how_to_measure.empty()) *out += Wrapped("how to measure: " + check.how_to_measure, kUtilizationWidth);

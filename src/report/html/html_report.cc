@@ -299,7 +299,7 @@ std::string ComputeSection(const AdvisorResult& advice) {
               (check.Below() && !check.Bottleneck()
                    ? fmt::format("<br>below the threshold, but {} only {:.1f} % of the step: not the "
                                  "bottleneck",
-                                 check.immaterial_part == "copies" ? "copies hold" : "compute holds",
+                                 check.immaterial_part == "compute" ? "compute holds" : check.immaterial_part + " hold",
                                  100 * *check.immaterial_share)
                    : std::string()) +
               (check.how_to_measure.empty() ? "" : "<br>how to measure: " + E(check.how_to_measure)));
