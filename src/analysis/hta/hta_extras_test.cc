@@ -49,6 +49,26 @@ TEST(HtaExtrasTest, IdleTimeCategories) {
   EXPECT_EQ(rows[0].stream, 7);
 }
 
+// MTIA rows carry a stream arg that is not their tid: HTA keys the idle time by the arg.
+TEST(HtaExtrasTest, IdleTimeKeyedByTheStreamArg) {
+  HandBuiltTrace hand;
+  hand.Launch(Us(0), 1);
+  KernelInfo info;
+  info.event = hand.Kernel("pe_exe", Us(10), Us(10), 1);
+  info.stream = 108;
+  hand.mutable_builder()->AddKernelInfo(info);
+  hand.Launch(Us(40), 2);
+  info.event = hand.Kernel("pe_exe", Us(50), Us(10), 2);
+  hand.mutable_builder()->AddKernelInfo(info);
+  std::vector<Trace> traces;
+  traces.push_back(hand.Finish());
+  const std::vector<HtaIdleRow> rows = ComputeHtaIdleTime(traces);
+  ASSERT_FALSE(rows.empty());
+  for (const HtaIdleRow& row : rows) EXPECT_EQ(row.stream, 108);
+  EXPECT_EQ(rows[0].category, HtaIdleCategory::kHostWait);
+  EXPECT_DOUBLE_EQ(rows[0].idle_us, 30);
+}
+
 TEST(HtaExtrasTest, LaunchStatsAndQueueLength) {
   const HtaLaunchAnalysis a = ComputeHtaLaunches(FourKernels());
   ASSERT_EQ(a.launches.size(), 4u);

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -126,6 +127,12 @@ class HtaClock {
 
 std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock) {
   const EventTable& e = trace.events();
+  // HTA's stream column is the row's `stream` arg; Kineto writes it as the tid on CUDA and ROCm, but MTIA
+  // rows carry a stream that is not their tid.
+  std::unordered_map<uint32_t, int64_t> stream_arg;
+  for (const KernelInfo& info : trace.kernels()) {
+    if (info.stream != kNoId) stream_arg.emplace(info.event, info.stream);
+  }
   std::vector<HtaRow> rows;
   for (uint32_t i = 0; i < e.size(); ++i) {
     if (!IsHtaRow(trace, i)) continue;
@@ -134,7 +141,10 @@ std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock) {
     row.time = clock.Of(e.ts_ns[i], e.dur_ns[i]);
     row.correlation = e.correlation[i] == kNoId ? -1 : e.correlation[i];
     row.carries_stream = CarriesStream(e.kind[i]);
-    if (row.carries_stream) row.stream = trace.tracks()[e.track[i]].tid.value;
+    if (row.carries_stream) {
+      auto arg = stream_arg.find(i);
+      row.stream = arg != stream_arg.end() ? arg->second : trace.tracks()[e.track[i]].tid.value;
+    }
     const std::string_view name = trace.str(e.name[i]);
     row.gpu_kernel_row = (row.carries_stream && row.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
     rows.push_back(row);

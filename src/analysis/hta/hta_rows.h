@@ -28,7 +28,7 @@ struct HtaRow {
   int64_t correlation = -1;     // HTA's default for rows without one
   bool gpu_kernel_row = false;  // HTA's GPUKernelFilter: stream and correlation >= 0, or a device sync
   bool carries_stream = false;  // HTA's "stream != -1": kernel, memcpy, memset and sync rows
-  int64_t stream = -1;          // the stream (Kineto writes it as the GPU row's tid); -1 on host rows
+  int64_t stream = -1;          // the row's stream arg, else its tid (the same on CUDA); -1 on host rows
 };
 
 struct HtaRankRows {
