@@ -143,7 +143,15 @@ std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock) {
     row.carries_stream = CarriesStream(e.kind[i]);
     if (row.carries_stream) {
       auto arg = stream_arg.find(i);
-      row.stream = arg != stream_arg.end() ? arg->second : trace.tracks()[e.track[i]].tid.value;
+      if (arg != stream_arg.end()) {
+        row.stream = arg->second;
+      } else if (!stream_arg.empty() && e.kind[i] == EventKind::kKernel) {
+        // Where kernels carry stream args, one without (MTIA's dma_request rows) is HTA's stream -1: no
+        // kernel, left out of every breakdown.
+        row.carries_stream = false;
+      } else {
+        row.stream = trace.tracks()[e.track[i]].tid.value;
+      }
     }
     const std::string_view name = trace.str(e.name[i]);
     row.gpu_kernel_row = (row.carries_stream && row.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
@@ -177,6 +185,97 @@ std::vector<HtaRow> DropLastStepLikeHta(const Trace& trace, std::vector<HtaRow> 
     return row.gpu_kernel_row ? !kept_correlations.contains(row.correlation) : row.time.start_ns >= cutoff;
   });
   return rows;
+}
+
+// hta/common/trace_parser.py infer_gpu_type on the first rank: a "mtia:hccl" backend, else a trace with
+// MTIA's launch call and neither CUDA's nor ROCm's.
+bool IsMtiaRun(std::span<const Trace> traces) {
+  if (traces.empty()) return false;
+  const Trace& trace = traces.front();
+  if (trace.str(trace.metadata().distributed.backend).find("mtia:hccl") != std::string_view::npos) return true;
+  bool mtia_launch = false;
+  for (StringId name : trace.events().name) {
+    const std::string_view text = trace.str(name);
+    if (text == "cudaLaunchKernel" || text == "hipLaunchKernel") return false;
+    mtia_launch = mtia_launch || text == "runFunction - job_prep_and_submit_for_execution";
+  }
+  return mtia_launch;
+}
+
+// HTA's CPU event categories: (^cpu_op)|(^user_annotation$)|(^(.+)_runtime).
+bool IsHtaCpuEventCategory(std::string_view category) {
+  const size_t runtime = category.find("_runtime");
+  return category.starts_with("cpu_op") || category == "user_annotation" ||
+         (runtime != std::string_view::npos && runtime > 0);
+}
+
+// HTA's GPU kernel categories, matched at the start: (kernel)|(gpu_mem.+)|(mtia_ccp_events).
+bool IsHtaKernelCategory(std::string_view category) {
+  return category.starts_with("kernel") || (category.starts_with("gpu_mem") && category.size() > 7) ||
+         category.starts_with("mtia_ccp_events");
+}
+
+// The union of closed intervals, sorted: touching intervals merge.
+std::vector<Interval> ClosedUnion(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end(),
+            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  std::vector<Interval> merged;
+  for (const Interval& i : intervals) {
+    if (!merged.empty() && i.start_ns <= merged.back().end_ns) {
+      merged.back().end_ns = std::max(merged.back().end_ns, i.end_ns);
+    } else {
+      merged.push_back(i);
+    }
+  }
+  return merged;
+}
+
+// hta/common/trace.py filter_mtia_kernels_for_one_rank: MTIA keeps every step. Host rows inside the steps'
+// time range survive, with the kernels their correlation ids launched, and so do copy rows (HTA's memory
+// names) that start inside a step; a copy row without a stream arg takes its tid as the stream.
+std::vector<HtaRow> FilterLikeHtaMtia(const Trace& trace, std::vector<HtaRow> rows) {
+  const EventTable& e = trace.events();
+  auto category = [&](const HtaRow& row) { return trace.str(e.category[row.event]); };
+  auto is_step = [&](const HtaRow& row) { return IsProfilerStepName(trace.str(e.name[row.event])); };
+  int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+  std::vector<Interval> steps;
+  for (const HtaRow& row : rows) {
+    if (!is_step(row)) continue;
+    steps.push_back(row.time);
+    if (!IsHtaCpuEventCategory(category(row))) continue;
+    first = std::min(first, row.time.start_ns);
+    last = std::max(last, row.time.end_ns);
+  }
+  std::unordered_set<int64_t> launched;
+  std::vector<char> keep(rows.size(), 0);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const HtaRow& row = rows[i];
+    if (!IsHtaCpuEventCategory(category(row)) || row.time.start_ns < first || row.time.end_ns > last) continue;
+    keep[i] = 1;
+    if (row.correlation != -1) launched.insert(row.correlation);
+  }
+  const std::vector<Interval> covered = ClosedUnion(std::move(steps));
+  auto in_a_step = [&](int64_t ts) {  // pandas' between(): both ends included
+    auto after = std::upper_bound(covered.begin(), covered.end(), ts,
+                                  [](int64_t t, const Interval& s) { return t < s.start_ns; });
+    return after != covered.begin() && ts <= std::prev(after)->end_ns;
+  };
+  for (size_t i = 0; i < rows.size(); ++i) {
+    HtaRow& row = rows[i];
+    if (IsHtaKernelCategory(category(row)) && launched.contains(row.correlation)) keep[i] = 1;
+    if (IsHtaMemory(trace.str(e.name[row.event])) && in_a_step(row.time.start_ns)) {
+      keep[i] = 1;
+      if (!row.carries_stream) {
+        row.carries_stream = true;
+        row.stream = trace.tracks()[e.track[row.event]].tid.value;
+      }
+    }
+  }
+  std::vector<HtaRow> kept;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (keep[i]) kept.push_back(rows[i]);
+  }
+  return kept;
 }
 
 // Distinct ProfilerStep#N symbols over every rank (HTA's symbol table is shared by all ranks and holds
@@ -340,16 +439,20 @@ std::string_view HtaKernelTypeName(HtaKernelType type) {
 }
 
 std::vector<HtaRankRows> LoadLikeHta(std::span<const Trace> traces) {
-  const bool drop_last_step = CountStepNames(traces) >= 2;
+  const bool filter_steps = CountStepNames(traces) >= 2;
+  const bool mtia = IsMtiaRun(traces);
   std::vector<HtaRankRows> ranks;
   for (const Trace& trace : traces) {
     HtaRankRows rank;
     rank.trace = &trace;
     const HtaClock clock(trace);
     rank.rounded_to_us = clock.rounds();
-    rank.last_step_dropped = drop_last_step;
+    rank.last_step_dropped = filter_steps && !mtia;
     rank.rows = ReadRows(trace, clock);
-    if (drop_last_step) rank.rows = DropLastStepLikeHta(trace, std::move(rank.rows));
+    if (filter_steps) {
+      rank.rows =
+          mtia ? FilterLikeHtaMtia(trace, std::move(rank.rows)) : DropLastStepLikeHta(trace, std::move(rank.rows));
+    }
     ranks.push_back(std::move(rank));
   }
   return ranks;

@@ -3,7 +3,10 @@
 // (facebookresearch/HolisticTraceAnalysis f4d0062, hta/common/trace.py, hta/utils/utils.py):
 // - HTA's rows are the X events with a category other than "Trace";
 // - with >= 2 distinct ProfilerStep#N names over all ranks, host rows from the last step on are dropped
-//   and a GPU row survives only if a kept host row has its correlation id;
+//   and a GPU row survives only if a kept host row has its correlation id; on MTIA (hta/common/trace.py
+//   filter_mtia_kernels_for_one_rank) every step is kept instead, with the host rows inside the steps'
+//   time range, the kernels they launched and the copy rows that start inside a step;
+// - a row's stream is its stream arg; where kernels carry one, a kernel without it has none (HTA's -1);
 // - traces whose timestamps have sub-µs digits are read as HTA reads them (Python floats, ts rounded up,
 //   ends rounded down to whole µs);
 // - kernel types come from HTA's name regexes (hta/common/types.py), not from device_work.h.
@@ -33,7 +36,7 @@ struct HtaRow {
 
 struct HtaRankRows {
   const Trace* trace = nullptr;
-  bool last_step_dropped = false;  // HTA's load filter applied (>= 2 ProfilerStep names)
+  bool last_step_dropped = false;  // HTA's load filter applied (>= 2 ProfilerStep names, not MTIA)
   bool rounded_to_us = false;      // sub-µs timestamps rounded as HTA does
   std::vector<HtaRow> rows;        // every row HTA keeps after loading, host and GPU, in event order
 };

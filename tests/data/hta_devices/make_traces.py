@@ -6,6 +6,9 @@ README.md).
 rocm.json: a ROCm run (roctracer names): hipLaunchKernel / hipExtModuleLaunchKernel /
   hipMemcpyWithStream on the host, rocBLAS (Cijk_*), elementwise and RCCL kernels on two streams, an
   HtoD copy; four ProfilerSteps (HTA drops the last).
+mtia.json: an MTIA run (backend "mtia:hccl"): runFunction launches, kernels whose stream arg is not their
+  tid, dma_request rows with a stream arg and without one, work before the first step; four
+  ProfilerSteps (HTA keeps the last on MTIA, and filters by the steps' time range).
 Deterministic: the same bytes on every run.
 
     python3 make_traces.py OUT_DIR
@@ -64,9 +67,55 @@ def rocm():
     return dict(meta, traceEvents=sorted(events, key=lambda e: (e["ts"], e["ph"])))
 
 
+def mtia():
+    host, dev = 3100, 9
+    launch = "runFunction - job_prep_and_submit_for_execution"
+    events, corr = [], 500
+
+    def kernel(name, tid, stream, t, run, correlation=None):
+        args = {"stream": stream} if stream is not None else {}
+        if correlation is not None:
+            args["correlation"] = correlation
+        return x("mtia_ccp_events", name, dev, tid, t, run, **args)
+
+    # Before the first step: a launch and its kernel, and copies, which HTA's MTIA filter drops.
+    corr += 1
+    events.append(x("mtia_runtime", launch, host, host, 0.0, 30.0, correlation=corr))
+    events.append(kernel("fc-dtype_Float", 4, 102, 40.0, 60.0, corr))
+    events.append(kernel("dma_request", 4, 102, 110.0, 8.0))
+    events.append(kernel("dma_request", 801, None, 112.0, 6.0))
+    t = 200.0
+    for step in range(1, 5):
+        start = t
+        t += 6.0
+        ops = [("aten::mul", "aten::mul.out-dtype_Float", 4, 102, 45.0),
+               ("aten::add", "add-dtype_Float", 408, 104, 70.0 + 10.0 * step),
+               ("aten::cat", "aten::cat.out-dtype_Long-extraKey_1", 4, 102, 30.0)]
+        device_free = {102: t + 25.0, 104: t + 10.0}
+        for op, name, tid, stream, run in ops:
+            corr += 1
+            events.append(x("cpu_op", op, host, host, t, 40.0, **{"External id": corr}))
+            events.append(x("mtia_runtime", launch, host, host, t + 4.0, 30.0, correlation=corr))
+            begin = max(device_free[stream], t + 40.0)
+            events.append(kernel(name, tid, stream, begin, run, corr))
+            device_free[stream] = begin + run + 4.0
+            t += 48.0
+        copy = device_free[102] - 2.0  # a copy that overlaps the stream's last kernel
+        events.append(kernel("dma_request", 4, 102, copy, 12.0))
+        events.append(kernel("dma_request", 801, None, copy + 3.0, 5.0 + step))
+        t = max(t, max(device_free.values())) + 30.0 + 8.0 * step
+        events.append(x("user_annotation", f"ProfilerStep#{step}", host, host, start, t - start - 1.0))
+    # After the last step: a copy outside every step.
+    events.append(kernel("dma_request", 801, None, t + 20.0, 9.0))
+    meta = {"schemaVersion": 1,
+            "distributedInfo": {"backend": "mtia:hccl,cpu:gloo", "rank": 0, "world_size": 1},
+            "displayTimeUnit": "ms", "baseTimeNanoseconds": 1735632360000000000}
+    return dict(meta, traceEvents=sorted(events, key=lambda e: (e["ts"], e["ph"])))
+
+
 def main():
     out = sys.argv[1]
-    for name, doc in (("rocm", rocm()),):
+    for name, doc in (("rocm", rocm()), ("mtia", mtia())):
         os.makedirs(os.path.join(out, name), exist_ok=True)
         with open(os.path.join(out, name, f"{name}.json"), "w") as f:
             json.dump(doc, f, separators=(",", ":"))
