@@ -1,6 +1,7 @@
 #include "analysis/comm/comm_cross_rank.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -50,20 +51,26 @@ struct WaitIntervals {
   std::map<std::pair<size_t, size_t>, std::vector<Interval>> caused;  // (straggler, waiting rank)
 };
 
-void SplitWait(const std::vector<Arrival>& arrivals, std::vector<RankWait>* waits, WaitIntervals* intervals) {
-  const auto last = std::max_element(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
-    return a.collective->start_ns < b.collective->start_ns;
-  });
-  const int64_t last_start = last->collective->start_ns;
+// Starts compared across ranks are on the reference rank's clock (clock_alignment.h); each rank's own
+// intervals stay on its own clock. `margins` gets, for the last rank, by how much it was last.
+void SplitWait(const std::vector<Arrival>& arrivals, const ClockAlignment& clocks, std::vector<RankWait>* waits,
+               WaitIntervals* intervals, std::vector<std::vector<int64_t>>* margins) {
+  auto aligned = [&](const Arrival& a) { return a.collective->start_ns - clocks.ranks[a.rank_index].correction_ns(); };
+  const auto last = std::max_element(arrivals.begin(), arrivals.end(),
+                                     [&](const Arrival& a, const Arrival& b) { return aligned(a) < aligned(b); });
+  const int64_t last_start = aligned(*last);
+  int64_t second_start = std::numeric_limits<int64_t>::min();
   for (const Arrival& a : arrivals) {
     const int64_t start = a.collective->start_ns, duration = a.collective->duration_ns;
-    const int64_t wait = std::clamp<int64_t>(last_start - start, 0, duration);
+    const int64_t wait = std::clamp<int64_t>(last_start - aligned(a), 0, duration);
+    if (&a != &*last) second_start = std::max(second_start, aligned(a));
     ++(*waits)[a.rank_index].matched;
     intervals->communication[a.rank_index].push_back(Interval{start, start + duration});
     intervals->wait[a.rank_index].push_back(Interval{start, start + wait});
     intervals->caused[{last->rank_index, a.rank_index}].push_back(Interval{start, start + wait});
   }
   ++(*waits)[last->rank_index].times_last;
+  (*margins)[last->rank_index].push_back(last_start - second_start);
 }
 
 void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
@@ -78,7 +85,31 @@ void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
   }
 }
 
-void NameStraggler(CrossRankCommunication* out) {
+int64_t MedianOf(std::vector<int64_t> values) {
+  const size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+  return values[mid];
+}
+
+// A straggler is named only when it arrived last by more than the clocks can be wrong: its residual
+// clock error plus the largest of the other ranks'.
+void CheckAgainstClocks(const std::vector<int64_t>& margins, size_t straggler, CrossRankCommunication* out) {
+  if (margins.empty()) return;
+  out->straggler_lateness_ns = MedianOf(margins);
+  int64_t others = 0;
+  for (size_t r = 0; r < out->clocks.ranks.size(); ++r) {
+    if (r != straggler) others = std::max(others, out->clocks.ranks[r].residual_ns());
+  }
+  const int64_t doubt = out->clocks.ranks[straggler].residual_ns() + others;
+  if (*out->straggler_lateness_ns > doubt) return;
+  out->straggler_within_clock_uncertainty = true;
+  out->straggler_stands_out = false;
+  out->straggler_reason +=
+      Printf("; but it was last by %.3f ms (median), within the clocks' uncertainty of %.3f ms",
+             static_cast<double>(*out->straggler_lateness_ns) / 1e6, static_cast<double>(doubt) / 1e6);
+}
+
+void NameStraggler(const std::vector<std::vector<int64_t>>& margins, CrossRankCommunication* out) {
   const RankWait* best = nullptr;
   for (const RankWait& w : out->ranks) {
     if (w.times_last == 0) continue;
@@ -98,6 +129,8 @@ void NameStraggler(CrossRankCommunication* out) {
                                  static_cast<unsigned long long>(best->times_last),
                                  static_cast<unsigned long long>(out->matched_collectives),
                                  static_cast<double>(best->wait_caused_ns) / 1e6);
+  const size_t index = static_cast<size_t>(best - out->ranks.data());
+  CheckAgainstClocks(margins[index], index, out);
 }
 
 // Wait ratios closer than this (absolute) do not single out a rank.
@@ -207,23 +240,25 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
     out.ranks[r].rank = ranks[r].rank;
     if (!ranks[r].collectives.empty()) ++out.ranks_with_collectives;
   }
+  out.clocks = EstimateClockOffsets(ranks);
   WaitIntervals intervals;
   intervals.communication.resize(ranks.size());
   intervals.wait.resize(ranks.size());
+  std::vector<std::vector<int64_t>> margins(ranks.size());
   for (const auto& [key, arrivals] : GroupByKey(ranks)) {
     if (arrivals.size() < 2 || !OneType(arrivals)) {
       out.unmatched_collectives += arrivals.size();
       continue;
     }
     ++out.matched_collectives;
-    SplitWait(arrivals, &out.ranks, &intervals);
+    SplitWait(arrivals, out.clocks, &out.ranks, &intervals, &margins);
     VoteSlowRanks(arrivals, &out);
   }
   MeasureWaits(std::move(intervals), &out.ranks);
   for (RankWait& w : out.ranks) {
     if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
   }
-  NameStraggler(&out);
+  NameStraggler(margins, &out);
   JudgeAscend(ranks, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks);
@@ -280,7 +315,12 @@ void JudgeCommunication(CommAnalysis* analysis) {
   for (const RankWait& w : analysis->cross_rank.ranks) {
     const std::optional<int64_t>& straggler = analysis->cross_rank.straggler_rank;
     if (!w.wait_ratio || *w.wait_ratio <= analysis->thresholds.wait_ratio || !straggler) continue;
-    if (!analysis->cross_rank.straggler_stands_out) {
+    if (analysis->cross_rank.straggler_within_clock_uncertainty) {
+      analysis->reasons.push_back(
+          Printf("rank %lld: %s of its communication time waits for other ranks (which one is late is within the "
+                 "clocks' uncertainty)",
+                 static_cast<long long>(w.rank), Percent(*w.wait_ratio).c_str()));
+    } else if (!analysis->cross_rank.straggler_stands_out) {
       analysis->reasons.push_back(
           Printf("rank %lld: %s of its communication time waits for other ranks (they take "
                  "turns arriving last: no single straggler)",

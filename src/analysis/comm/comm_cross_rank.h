@@ -6,7 +6,9 @@
 // together; a rank that starts it early spins until the last rank arrives. So, per matched collective
 // and rank: wait = min(duration, last start - own start), transfer = duration - wait. The straggler is
 // the rank whose late arrivals made the others wait longest in total (ties: the rank that arrived last
-// most often). Start times of different hosts are compared as the traces write them (epoch clocks).
+// most often). Start times of different ranks are compared on one clock: each rank's offset, estimated
+// from the ends of matched synchronizing collectives (clock_alignment.h), is taken out first where it is
+// material, and a straggler is not named when it was last by less than the clocks can still be wrong.
 //
 // Ascend ranks: communication.json already splits wait from transit; msprof's rule names
 // the slow rank: when the rank with the most wait has Sync/(Sync+Transit) > 0.2, the rank with the
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/comm/clock_alignment.h"
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/comm/comm_groups.h"
 #include "analysis/comm/comm_outliers.h"
@@ -69,6 +72,12 @@ struct CrossRankCommunication {
   // The straggler made the others wait at least twice as long as any other rank did. Otherwise the ranks
   // take turns arriving last (jitter, a shared host): a rank is last most, but none is "the" slow rank.
   bool straggler_stands_out = false;
+  // Clocks: each rank's offset from the reference rank, and whether the straggler's lateness (the median
+  // margin by which it arrived last) is within what the clocks can still be wrong by (then it does not
+  // stand out).
+  ClockAlignment clocks;
+  std::optional<int64_t> straggler_lateness_ns;
+  bool straggler_within_clock_uncertainty = false;
   // Ascend (communication.json).
   std::optional<int64_t> ascend_max_wait_rank;
   std::optional<int64_t> ascend_slow_rank;

@@ -166,6 +166,35 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   }
 }
 
+// One line when the ranks share a clock; the offsets taken out otherwise.
+void AppendClocks(const ClockAlignment& clocks, std::string* out) {
+  if (!clocks.reference_rank || !clocks.spread_ns) return;
+  const bool placed = std::any_of(clocks.ranks.begin(), clocks.ranks.end(), [&](const RankClockOffset& r) {
+    return r.offset_ns && r.rank != *clocks.reference_rank;
+  });
+  if (!placed) {
+    *out +=
+        "  clocks: not checked (no matched collective that ends on all its ranks together; send/recv do not), so "
+        "arrivals are compared as the traces wrote them\n";
+    return;
+  }
+  if (!clocks.applied) {
+    *out +=
+        fmt::format("  clocks: one clock (offsets from the ends of matched collectives within {:.3f} ms of rank {})\n",
+                    Millis(*clocks.spread_ns), *clocks.reference_rank);
+    return;
+  }
+  *out += fmt::format(
+      "  clocks: offsets taken out before comparing arrivals (rank {}'s clock, from the ends of matched "
+      "collectives; spread {:.3f} ms):\n",
+      *clocks.reference_rank, Millis(*clocks.spread_ns));
+  for (const RankClockOffset& r : clocks.ranks) {
+    if (!r.applied) continue;
+    *out += fmt::format("    rank {}: {:+.3f} ms +- {:.3f} ms over {} collectives\n", r.rank, Millis(*r.offset_ns),
+                        Millis(r.uncertainty_ns), r.collectives);
+  }
+}
+
 void AppendCrossRank(const CommAnalysis& a, std::string* out) {
   AppendClusterView(a, out);
   AppendGroups(a.cross_rank, out);
@@ -180,8 +209,13 @@ void AppendCrossRank(const CommAnalysis& a, std::string* out) {
                           Millis(w.communication_ns), Millis(w.wait_ns), Millis(w.transfer_ns),
                           NumberCell(AsPercent(w.wait_ratio), 1), w.times_last, Millis(w.wait_caused_ns));
     }
+    AppendClocks(x.clocks, out);
     if (!x.straggler_rank) {
       *out += "  straggler: none (no rank made the others wait)\n";
+    } else if (x.straggler_within_clock_uncertainty) {
+      *out +=
+          fmt::format("  straggler: not named: rank {} ({}); align the hosts' clocks (PTP, chrony) and profile again\n",
+                      *x.straggler_rank, x.straggler_reason);
     } else if (x.straggler_stands_out) {
       *out += fmt::format("  straggler: rank {} ({})\n", *x.straggler_rank, x.straggler_reason);
     } else {
@@ -495,6 +529,30 @@ void WriteClusterView(JsonWriter* w, const CrossRankCommunication& x) {
   w->Key("vote_collectives").Uint(x.vote_collectives);
 }
 
+void WriteClocks(JsonWriter* w, const ClockAlignment& clocks) {
+  auto us = [&](std::optional<int64_t> ns) { ns ? w->Double(static_cast<double>(*ns) / 1e3) : w->Null(); };
+  w->Key("clocks").BeginObject();
+  w->Key("reference_rank");
+  clocks.reference_rank ? w->Int(*clocks.reference_rank) : w->Null();
+  w->Key("applied").Bool(clocks.applied);
+  w->Key("spread_us");
+  us(clocks.spread_ns);
+  w->Key("ranks").BeginArray();
+  for (const RankClockOffset& r : clocks.ranks) {
+    w->BeginObject();
+    w->Key("rank").Int(r.rank);
+    w->Key("offset_us");
+    us(r.offset_ns);
+    w->Key("uncertainty_us");
+    r.offset_ns ? w->Double(static_cast<double>(r.uncertainty_ns) / 1e3) : w->Null();
+    w->Key("collectives").Uint(r.collectives);
+    w->Key("applied").Bool(r.applied);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->EndObject();
+}
+
 }  // namespace
 
 std::string RenderCommText(const CommAnalysis& a) {
@@ -539,6 +597,10 @@ std::string RenderCommJson(const CommAnalysis& a) {
   x.straggler_rank ? w.Int(*x.straggler_rank) : w.Null();
   w.Key("straggler_reason").String(x.straggler_reason);
   w.Key("straggler_stands_out").Bool(x.straggler_stands_out);
+  w.Key("straggler_lateness_us");
+  x.straggler_lateness_ns ? w.Double(static_cast<double>(*x.straggler_lateness_ns) / 1e3) : w.Null();
+  w.Key("straggler_within_clock_uncertainty").Bool(x.straggler_within_clock_uncertainty);
+  WriteClocks(&w, x.clocks);
   w.Key("ascend_max_wait_rank");
   x.ascend_max_wait_rank ? w.Int(*x.ascend_max_wait_rank) : w.Null();
   w.Key("ascend_slow_rank");

@@ -475,6 +475,9 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
   if (comm.cross_rank.straggler_rank && comm.cross_rank.straggler_stands_out) {
     out += fmt::format("<p>Straggler: rank {} ({})</p>\n", *comm.cross_rank.straggler_rank,
                        E(comm.cross_rank.straggler_reason));
+  } else if (comm.cross_rank.straggler_rank && comm.cross_rank.straggler_within_clock_uncertainty) {
+    out += fmt::format("<p>No straggler named: rank {} ({}); align the hosts' clocks and profile again.</p>\n",
+                       *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
   } else if (comm.cross_rank.straggler_rank) {
     out += fmt::format(
         "<p>No straggler stands out: rank {} made the others wait longest ({}), but not twice as long as any other "
