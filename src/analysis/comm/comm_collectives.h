@@ -159,6 +159,11 @@ struct ParallelGroupInfo {
   std::vector<int64_t> global_ranks;
 };
 
+// The id HCCL's outputs (communication.json's "op@<id>", communication_matrix.json) give the group named
+// `id` in parallel_group_info: msprof's double hash of the name, two 32-bit polynomial hashes (primes 29
+// and 131) side by side, in decimal.
+std::string HcclGroupHash(std::string_view id);
+
 struct RankCommunication {
   int64_t rank = 0;
   std::string path;

@@ -170,7 +170,7 @@ void AddAscendOps(const RankCommunication& r, GroupTable* table,
 void LabelAscendGroups(const std::vector<RankCommunication>& ranks, CommGroupSummary* g) {
   for (const RankCommunication& r : ranks) {
     for (const ParallelGroupInfo& p : r.parallel_groups) {
-      if (p.id != g->group) continue;
+      if (p.id != g->group && HcclGroupHash(p.id) != g->group) continue;
       g->label = p.name;
       g->global_ranks = p.global_ranks;
       return;
@@ -179,6 +179,15 @@ void LabelAscendGroups(const std::vector<RankCommunication>& ranks, CommGroupSum
 }
 
 }  // namespace
+
+std::string HcclGroupHash(std::string_view id) {
+  uint32_t high = 0, low = 0;  // unsigned: the hashes wrap modulo 2^32
+  for (const char c : id) {
+    high = high * 29u + static_cast<unsigned char>(c);
+    low = low * 131u + static_cast<unsigned char>(c);
+  }
+  return std::to_string((static_cast<uint64_t>(high) << 32) | low);
+}
 
 std::vector<int64_t> ParseGroupRanks(std::string_view text) {
   std::vector<int64_t> ranks;

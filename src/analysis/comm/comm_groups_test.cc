@@ -133,5 +133,12 @@ TEST(CommGroupsTest, AscendGroupsFromCommunicationJsonTakeParallelGroupNames) {
   EXPECT_NEAR(*g.exposed_share, 0.25, 1e-12);  // 2 × 0.5 ms of 2 × 2 ms
 }
 
+// The hash of a parallel_group_info name that a real run's HCCL outputs carry for it.
+TEST(CommGroupsTest, HcclGroupHashIsMsprofsDoubleHash) {
+  EXPECT_EQ(HcclGroupHash("10.174.216.241%enp189s0f1_55000_0_1738895486152654"), "212011646445595226");
+  EXPECT_EQ(HcclGroupHash("10.174.216.241%enp189s0f1_55000_0_1738895507756334"), "9609979115979062393");
+  EXPECT_EQ(HcclGroupHash(""), "0");
+}
+
 }  // namespace
 }  // namespace tuneprof
