@@ -48,6 +48,8 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kCommWaitRatioPct, 20, "%",
      "a rank waiting for the last arrival above this share of its collective time has a straggler "
      "(msprof-analyze: wait ratio 0.2)"},
+    {threshold::kPipelineImbalancePct, 10, "% of the slowest stage",
+     "pipeline stages whose work per step differs by more than this ((slowest - fastest) / slowest) are uneven"},
     {threshold::kMemoryPeakPct, 90, "% of device memory", "allocator peak above this leaves no headroom"},
     {threshold::kFragmentationPct, 20, "% of reserved", "reserved but unallocated memory at the peak above this"},
     {threshold::kFragmentationMinGib, 1, "GiB", "... and at least this much"},

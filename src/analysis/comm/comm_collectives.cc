@@ -533,6 +533,7 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   rank.hidden_communication_ns = breakdown.total.overlapped_ns;
   rank.computing_ns = breakdown.total.computing_ns;
   rank.free_ns = breakdown.total.free_ns;
+  rank.bubble_ns = breakdown.total.bubble_ns;
   rank.steps = breakdown.steps.size();
   if (rank.wall_ns > 0) {
     rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(rank.wall_ns);

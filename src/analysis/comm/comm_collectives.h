@@ -182,6 +182,7 @@ struct RankCommunication {
   std::optional<double> exposed_share_of_wall;  // exposed / wall
   int64_t computing_ns = 0;                     // the step table's Computing (RankBreakdown::total)
   int64_t free_ns = 0;                          // and its Free
+  int64_t bubble_ns = 0;                        // and its Bubble (pipeline receive wait; 0 off torch_npu)
   uint64_t steps = 0;                           // steps the totals add up
   // torch_npu communication.json / communication_matrix.json.
   std::vector<AscendCommOp> ascend_ops;  // every op and total as the file lists them

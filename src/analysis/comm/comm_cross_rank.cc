@@ -262,6 +262,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   JudgeAscend(ranks, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks);
+  out.pipeline = AnalyzePipelineStages(ranks);
   return out;
 }
 

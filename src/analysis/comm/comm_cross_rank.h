@@ -22,6 +22,7 @@
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/comm/comm_groups.h"
 #include "analysis/comm/comm_outliers.h"
+#include "analysis/comm/pipeline_stages.h"
 
 namespace tuneprof {
 
@@ -85,8 +86,9 @@ struct CrossRankCommunication {
   // The per-rank step table's spread, and the outlier tests across ranks (≥ 2 ranks).
   std::vector<StepSpread> step_spread;
   std::vector<RankOutlierTest> outliers;
-  uint64_t vote_collectives = 0;         // matched collectives the per-collective test ran on
-  std::vector<CommGroupSummary> groups;  // per process group (comm_groups.h)
+  uint64_t vote_collectives = 0;             // matched collectives the per-collective test ran on
+  std::vector<CommGroupSummary> groups;      // per process group (comm_groups.h)
+  std::optional<PipelineAnalysis> pipeline;  // per pipeline stage (pipeline_stages.h), where pp groups are named
 };
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks);

@@ -166,6 +166,33 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   }
 }
 
+void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
+  if (!p) return;
+  *out += fmt::format(
+      "\npipeline stages (\"{}\" groups of {} ranks, profiler_metadata.json; per step, mean over each stage's "
+      "ranks):\n",
+      EscapeText(p->group_name), p->pipeline_size);
+  *out += fmt::format("  {:<7}{:<18}{:>14}{:>15}\n", "stage", "ranks", "stage ms", "bubble ms");
+  for (const PipelineStage& s : p->stages) {
+    std::string ranks;
+    for (int64_t r : s.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    if (ranks.size() > 16) ranks = ranks.substr(0, 15) + "~";
+    *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>15.3f}\n", s.stage, ranks, s.stage_ns_per_step / 1e6,
+                        s.bubble_ns_per_step / 1e6);
+  }
+  auto stage_ms = [&](int64_t stage) {
+    for (const PipelineStage& s : p->stages) {
+      if (s.stage == stage) return s.stage_ns_per_step / 1e6;
+    }
+    return 0.0;
+  };
+  *out += fmt::format(
+      "  slowest stage {} bounds the step: {:.3f} ms of work a step against {:.3f} ms on stage {} (imbalance {:.1f} %, "
+      "(slowest - fastest) / slowest){}; bubbles are {:.1f} % of the staged ranks' time\n",
+      p->slowest_stage, stage_ms(p->slowest_stage), stage_ms(p->fastest_stage), p->fastest_stage, 100 * p->imbalance,
+      p->uneven ? ": uneven, move layers off the slowest stage" : "", 100 * p->bubble_share);
+}
+
 // One line when the ranks share a clock; the offsets taken out otherwise.
 void AppendClocks(const ClockAlignment& clocks, std::string* out) {
   if (!clocks.reference_rank || !clocks.spread_ns) return;
@@ -198,6 +225,7 @@ void AppendClocks(const ClockAlignment& clocks, std::string* out) {
 void AppendCrossRank(const CommAnalysis& a, std::string* out) {
   AppendClusterView(a, out);
   AppendGroups(a.cross_rank, out);
+  AppendPipeline(a.cross_rank.pipeline, out);
   const CrossRankCommunication& x = a.cross_rank;
   if (x.matched_collectives > 0) {
     *out += fmt::format("\nacross ranks: {} collectives matched (group + sequence), {} unmatched\n",
@@ -529,6 +557,35 @@ void WriteClusterView(JsonWriter* w, const CrossRankCommunication& x) {
   w->Key("vote_collectives").Uint(x.vote_collectives);
 }
 
+void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipeline) {
+  w->Key("pipeline");
+  if (!pipeline) {
+    w->Null();
+    return;
+  }
+  w->BeginObject();
+  w->Key("group_name").String(pipeline->group_name);
+  w->Key("pipeline_size").Int(pipeline->pipeline_size);
+  w->Key("slowest_stage").Int(pipeline->slowest_stage);
+  w->Key("fastest_stage").Int(pipeline->fastest_stage);
+  w->Key("imbalance").Double(pipeline->imbalance);
+  w->Key("uneven").Bool(pipeline->uneven);
+  w->Key("bubble_share").Double(pipeline->bubble_share);
+  w->Key("stages").BeginArray();
+  for (const PipelineStage& s : pipeline->stages) {
+    w->BeginObject();
+    w->Key("stage").Int(s.stage);
+    w->Key("ranks").BeginArray();
+    for (int64_t r : s.ranks) w->Int(r);
+    w->EndArray();
+    w->Key("stage_us_per_step").Double(s.stage_ns_per_step / 1e3);
+    w->Key("bubble_us_per_step").Double(s.bubble_ns_per_step / 1e3);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->EndObject();
+}
+
 void WriteClocks(JsonWriter* w, const ClockAlignment& clocks) {
   auto us = [&](std::optional<int64_t> ns) { ns ? w->Double(static_cast<double>(*ns) / 1e3) : w->Null(); };
   w->Key("clocks").BeginObject();
@@ -601,6 +658,7 @@ std::string RenderCommJson(const CommAnalysis& a) {
   x.straggler_lateness_ns ? w.Double(static_cast<double>(*x.straggler_lateness_ns) / 1e3) : w.Null();
   w.Key("straggler_within_clock_uncertainty").Bool(x.straggler_within_clock_uncertainty);
   WriteClocks(&w, x.clocks);
+  WritePipeline(&w, x.pipeline);
   w.Key("ascend_max_wait_rank");
   x.ascend_max_wait_rank ? w.Int(*x.ascend_max_wait_rank) : w.Null();
   w.Key("ascend_slow_rank");

@@ -24,6 +24,7 @@ std::span<const RuleFunction> AllRules() {
       RuleCommBandwidth,
       RuleCommSmallMessages,
       RuleCommStraggler,
+      RulePipelineImbalance,
       RuleMemoryCapacity,
       RuleFp32Matmul,
       RuleAscendOperatorNoBound,

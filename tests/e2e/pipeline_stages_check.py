@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Pipeline stages of a torch_npu run: a temp copy of the shared level2 pair as a summary-only run (no
+trace_view.json) of a two-stage pipeline: profiler_metadata.json gets a parallel_group_info "pp" group
+[0, 1], and step_trace_time.csv makes stage 1 slower (Stage 171000.5 us) and gives stage 0 a bubble.
+`comm --json` must report each stage's Stage and Bubble per step as the CSVs say (read here with csv),
+the slowest stage and the imbalance; `advise --json` must name the imbalance with gain slowest - mean
+stage. The unmodified pair, without pp groups, reports no pipeline.
+
+Usage: pipeline_stages_check.py TUNEPROF SHARED (the view holding traces/)
+"""
+import csv
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+LEVEL2 = "ascend/msinsight/test/data/pytorch/text/level2"
+FAILURES = []
+
+
+def check(condition, message):
+    if not condition:
+        FAILURES.append(message)
+
+
+def run(binary, *args):
+    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def edit_step_table(path, **cells):
+    rows = list(csv.reader(path.open(newline="")))
+    for name, value in cells.items():
+        rows[1][rows[0].index(name)] = value
+    with path.open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+
+
+def per_step_us(path, column):
+    rows = list(csv.DictReader(path.open(newline="")))
+    return sum(float(r[column]) for r in rows) / len(rows)
+
+
+def main():
+    binary, shared = sys.argv[1], pathlib.Path(sys.argv[2]) / "traces"
+    check(run(binary, "comm", "--json", str(shared / LEVEL2))["cross_rank"]["pipeline"] is None,
+          "a pipeline without pp groups")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = pathlib.Path(tmp) / "pp"
+        shutil.copytree(shared / LEVEL2, root)
+        tables = {}
+        for rank in (0, 1):
+            directory = root / f"rank{rank}_ascend_pt"
+            (directory / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").unlink()
+            meta_path = directory / "profiler_metadata.json"
+            meta = json.loads(meta_path.read_text())
+            meta["parallel_group_info"] = {"10.0.0.7%eth0_60000_0_1": {"group_name": "pp", "group_rank": rank,
+                                                                       "global_ranks": [0, 1]}}
+            meta_path.write_text(json.dumps(meta))
+            tables[rank] = directory / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv"
+        edit_step_table(tables[1], Stage="171000.5", Bubble="0")
+        edit_step_table(tables[0], Bubble="40000.25")
+        stage = {r: per_step_us(tables[r], "Stage") for r in (0, 1)}
+        bubble = {r: per_step_us(tables[r], "Bubble") for r in (0, 1)}
+
+        pipeline = run(binary, "comm", "--json", str(root))["cross_rank"]["pipeline"]
+        if pipeline is None:
+            print("FAIL: no pipeline reported")
+            return 1
+        check(pipeline["group_name"] == "pp" and pipeline["pipeline_size"] == 2, f"pipeline {pipeline}")
+        for s in pipeline["stages"]:
+            r = s["stage"]
+            check(s["ranks"] == [r], f"stage {r} ranks {s['ranks']}")
+            check(abs(s["stage_us_per_step"] - stage[r]) < 1e-3, f"stage {r}: {s['stage_us_per_step']} != {stage[r]}")
+            check(abs(s["bubble_us_per_step"] - bubble[r]) < 1e-3,
+                  f"stage {r} bubble: {s['bubble_us_per_step']} != {bubble[r]}")
+        check(pipeline["slowest_stage"] == 1 and pipeline["fastest_stage"] == 0, f"slowest {pipeline}")
+        imbalance = (stage[1] - stage[0]) / stage[1]
+        check(abs(pipeline["imbalance"] - imbalance) < 1e-9 and pipeline["uneven"], f"imbalance {pipeline['imbalance']}")
+        share = (bubble[0] + bubble[1]) / (stage[0] + stage[1] + bubble[0] + bubble[1])
+        check(abs(pipeline["bubble_share"] - share) < 1e-9, f"bubble share {pipeline['bubble_share']} != {share}")
+
+        findings = [f for f in run(binary, "advise", "--json", str(root))["findings"]
+                    if f["id"] == "communication.pipeline_imbalance"]
+        check(len(findings) == 1, f"{len(findings)} pipeline_imbalance findings")
+        gain_us = stage[1] - (stage[0] + stage[1]) / 2
+        for f in findings:
+            check(abs(f["uncapped_gain_us"] - gain_us) < 1e-3, f"gain {f['uncapped_gain_us']} != {gain_us}")
+            check(f["evidence"]["slowest_stage"] == 1, f"evidence {f['evidence']}")
+            check("CUDA" not in f["strategy"] + " ".join(f["apis"]), "CUDA advice on an Ascend pipeline")
+    for failure in FAILURES:
+        print("FAIL:", failure)
+    print("ok" if not FAILURES else f"{len(FAILURES)} failure(s)")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
