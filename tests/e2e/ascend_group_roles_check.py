@@ -4,7 +4,11 @@ profiler_metadata.json's parallel_group_info, keyed by the group's name, while c
 communication_matrix.json name the group by msprof's double hash of that name. On a temp copy of the
 shared level2 pair with a parallel_group_info entry added (the HCCL files' group id rewritten to the hash
 of the added name, computed here independently), `comm --json` must label the group "dp" with its global
-ranks, and the text must show the role, not the hash.
+ranks, and the text must show the role, not the hash. The domain advice follows the evidence:
+- as "dp" (all-reduce is its busiest primitive, read here from communication.json), advise names the
+  distributed optimizer (communication.domain);
+- relabelled "tp" with half of every op's HCCS traffic moved to RDMA (the domain leaves the node), advise
+  says so with the RDMA share of the bytes computed here.
 
 Usage: ascend_group_roles_check.py TUNEPROF SHARED (the view holding traces/)
 """
@@ -28,6 +32,55 @@ def double_hash(text):
     return str((high << 32) | low)
 
 
+def set_role(run, role):
+    for rank in (0, 1):
+        meta_path = run / f"rank{rank}_ascend_pt" / "profiler_metadata.json"
+        meta = json.loads(meta_path.read_text())
+        meta["parallel_group_info"] = {NAME: {"group_name": role, "group_rank": rank, "global_ranks": [0, 1]}}
+        meta_path.write_text(json.dumps(meta))
+
+
+def busiest_primitive(run):
+    elapse = {}
+    for rank in (0, 1):
+        doc = json.loads((run / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "communication.json").read_text())
+        for step in doc.values():
+            for op, info in step.get("collective", {}).items():
+                if op.startswith("Total"):
+                    continue
+                kind = op.split("__")[0].removeprefix("hcom_").lower()
+                elapse[kind] = elapse.get(kind, 0) + info["Communication Time Info"]["Elapse Time(ms)"]
+    return max(elapse, key=elapse.get)
+
+
+def move_half_to_rdma(run):
+    """Half of every op's HCCS size and time goes over RDMA; returns RDMA bytes / link bytes."""
+    rdma = link = 0.0
+    for rank in (0, 1):
+        path = run / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+        doc = json.loads(path.read_text())
+        for step in doc.values():
+            for op, info in step.get("collective", {}).items():
+                bands = info["Communication Bandwidth Info"]
+                hccs, to = bands["HCCS"], bands.setdefault("RDMA", {})
+                half_mb, half_ms = hccs["Transit Size(MB)"] / 2, hccs["Transit Time(ms)"] / 2
+                hccs["Transit Size(MB)"], hccs["Transit Time(ms)"] = half_mb, half_ms
+                to["Transit Size(MB)"], to["Transit Time(ms)"] = half_mb, half_ms
+                to["Bandwidth(GB/s)"] = half_mb / half_ms if half_ms else 0
+                if not op.startswith("Total"):
+                    rdma += half_mb
+                    link += 2 * half_mb
+        path.write_text(json.dumps(doc))
+    return rdma / link
+
+
+def domain_findings(binary, run):
+    done = subprocess.run([binary, "advise", "--json", str(run)], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: advise --json exit {done.returncode}: {done.stderr.strip()}")
+    return [f for f in json.loads(done.stdout)["findings"] if f["id"] == "communication.domain"]
+
+
 def main():
     binary, shared = sys.argv[1], pathlib.Path(sys.argv[2]) / "traces"
     failures = []
@@ -35,12 +88,9 @@ def main():
         run = pathlib.Path(tmp) / "level2"
         shutil.copytree(shared / LEVEL2, run)
         hashed = double_hash(NAME)
+        set_role(run, "dp")
         for rank in (0, 1):
             directory = run / f"rank{rank}_ascend_pt"
-            meta_path = directory / "profiler_metadata.json"
-            meta = json.loads(meta_path.read_text())
-            meta["parallel_group_info"] = {NAME: {"group_name": "dp", "group_rank": rank, "global_ranks": [0, 1]}}
-            meta_path.write_text(json.dumps(meta))
             for name in ("communication.json", "communication_matrix.json"):
                 path = directory / "ASCEND_PROFILER_OUTPUT" / name
                 text = path.read_text()
@@ -61,6 +111,21 @@ def main():
         rows = [line for line in text.splitlines() if line.strip().startswith("dp")]
         if not rows:
             failures.append("comm's per-group table does not show the role dp")
+
+        dp = domain_findings(binary, run)
+        primitive = busiest_primitive(run)
+        if len(dp) != 1 or dp[0]["evidence"]["domain"] != "dp" or dp[0]["evidence"]["busiest_primitive"] != primitive:
+            failures.append(f"dp domain advice: {[(f['title'], f['evidence']) for f in dp]} (busiest {primitive})")
+        elif "--use-distributed-optimizer" not in " ".join(dp[0]["apis"]):
+            failures.append(f"dp domain advice names no distributed optimizer: {dp[0]['apis']}")
+
+        set_role(run, "tp")
+        rdma_share = move_half_to_rdma(run)
+        tp = domain_findings(binary, run)
+        if len(tp) != 1 or tp[0]["evidence"]["domain"] != "tp":
+            failures.append(f"tp domain advice: {[f['title'] for f in tp]}")
+        elif abs(tp[0]["evidence"]["rdma_bytes_pct"] - 100 * rdma_share) > 1e-6:
+            failures.append(f"tp RDMA share {tp[0]['evidence']['rdma_bytes_pct']} != {100 * rdma_share}")
     for failure in failures:
         print("FAIL:", failure)
     print("ok" if not failures else f"{len(failures)} failure(s)")

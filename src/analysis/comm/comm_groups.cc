@@ -178,6 +178,21 @@ void LabelAscendGroups(const std::vector<RankCommunication>& ranks, CommGroupSum
   }
 }
 
+// The communication.json op type that takes the most of an Ascend group's time over its ranks.
+void NameBusiestType(const std::vector<RankCommunication>& ranks, CommGroupSummary* g) {
+  std::map<CollectiveType, double> ms;
+  for (const RankCommunication& r : ranks) {
+    for (const AscendCommOp& op : r.ascend_ops) {
+      if (!op.total && op.group == g->group) ms[op.type] += op.elapse_ms;
+    }
+  }
+  for (const auto& [type, time] : ms) {
+    if (type == CollectiveType::kOther || time <= g->busiest_type_ms) continue;
+    g->busiest_type = type;
+    g->busiest_type_ms = time;
+  }
+}
+
 }  // namespace
 
 std::string HcclGroupHash(std::string_view id) {
@@ -276,6 +291,13 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
     LabelAscendGroups(ranks, &g);
     if (transit_ms[g.group] > 0) g.algbw_gbps = static_cast<double>(g.bytes) / 1e6 / transit_ms[g.group];  // MB/ms
     g.utilization = LinkUtilization(transports[g.group]);
+    for (const auto& [name, t] : transports[g.group]) {
+      GroupTransport out{name, std::llround(t.size_mb * 1e6), t.time_ms, std::nullopt, std::nullopt};
+      if (t.time_ms > 0) out.bandwidth_gbps = t.size_mb / t.time_ms;  // MB/ms = GB/s
+      if (out.bandwidth_gbps && t.peak_gbps && *t.peak_gbps > 0) out.utilization = *out.bandwidth_gbps / *t.peak_gbps;
+      g.transports.push_back(std::move(out));
+    }
+    NameBusiestType(ranks, &g);
     const std::map<int64_t, double>& by_rank = waits[g.group];
     if (by_rank.size() < 2) continue;
     const auto [least, most] = std::minmax_element(by_rank.begin(), by_rank.end(),

@@ -36,6 +36,15 @@ void MeasureExposure(const Trace& trace, std::vector<Collective>* collectives);
 // "[0, 1, 2]" -> {0, 1, 2}; empty when the text is no rank list.
 std::vector<int64_t> ParseGroupRanks(std::string_view text);
 
+// One link transport's traffic within an Ascend group (communication.json).
+struct GroupTransport {
+  std::string transport;  // HCCS, PCIE, RDMA, SIO
+  int64_t bytes = 0;
+  double time_ms = 0;                    // transit time
+  std::optional<double> bandwidth_gbps;  // bytes / transit time
+  std::optional<double> utilization;     // of its standard bandwidth
+};
+
 struct CommGroupSummary {
   std::string source;                 // "timeline" or "communication.json"
   std::string group;                  // Process Group Name / HCCL group id; "" when unknown
@@ -57,6 +66,10 @@ struct CommGroupSummary {
   std::optional<double> exposed_share;  // exposed / exposure_known
   std::optional<int64_t> slowest_rank;
   std::string slowest_why;
+  std::vector<GroupTransport> transports;  // Ascend groups: per link transport, in name order
+  // The primitive that takes the most of the group's time (kOther when the group has none typed).
+  CollectiveType busiest_type = CollectiveType::kOther;
+  double busiest_type_ms = 0;
 };
 
 // Groups in order of first appearance (timeline groups first).

@@ -532,6 +532,19 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("slowest_rank");
     g.slowest_rank ? w->Int(*g.slowest_rank) : w->Null();
     w->Key("slowest_why").String(g.slowest_why);
+    w->Key("busiest_primitive");
+    g.busiest_type_ms > 0 ? w->String(CollectiveTypeName(g.busiest_type)) : w->Null();
+    w->Key("transports").BeginArray();
+    for (const GroupTransport& t : g.transports) {
+      w->BeginObject();
+      w->Key("transport").String(t.transport);
+      w->Key("bytes").Int(t.bytes);
+      w->Key("transit_ms").Double(t.time_ms);
+      OptionalDouble(w, "bandwidth_gbps", t.bandwidth_gbps);
+      OptionalDouble(w, "utilization", t.utilization);
+      w->EndObject();
+    }
+    w->EndArray();
     w->EndObject();
   }
   w->EndArray();

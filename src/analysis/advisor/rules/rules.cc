@@ -25,6 +25,7 @@ std::span<const RuleFunction> AllRules() {
       RuleCommSmallMessages,
       RuleCommStraggler,
       RulePipelineImbalance,
+      RuleCommDomains,
       RuleMemoryCapacity,
       RuleFp32Matmul,
       RuleAscendOperatorNoBound,

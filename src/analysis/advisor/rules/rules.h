@@ -34,6 +34,7 @@ void RuleCommBandwidth(const RankEvidence&, const AdvisorConfig&, std::vector<Fi
 void RuleCommSmallMessages(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleCommStraggler(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RulePipelineImbalance(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCommDomains(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleMemoryCapacity(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleFp32Matmul(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendOperatorNoBound(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
