@@ -2,8 +2,9 @@
 """The tuning guide's utilizations that tuneprof newly measures, each against an independent computation
 from the raw files with Python's csv / sqlite3 alone.
 
-Ascend memory bandwidth (no memory counters in the shared runs): the tensors each AI Cube / AI Vector
-operator reads and writes (kernel_details Input/Output Shapes x Data Types), summed over the rows, over
+Ascend memory bandwidth estimated from shapes (on copies of the shared runs without their HBM samples,
+which are preferred and checked by ascend_hbm_check.py): the tensors each AI Cube / AI Vector operator
+reads and writes (kernel_details Input/Output Shapes x Data Types), summed over the rows, over
 the sum of their durations, against the chip's peak (memory_gb_per_s, else the cores' read path): for the
 text form (kernel_details.csv) and the .db form (COMPUTE_TASK_INFO joined to TASK), with --hardware naming
 the variant. Without --hardware the variant, and so the peak, is unknown: the value is null and the
@@ -174,6 +175,25 @@ def with_main_memory_columns(rank_dir, tmp):
     return copy, total_bytes / total_ns
 
 
+def without_hbm_sampling(rank_dir, tmp):
+    """A copy of the rank without msprof's HBM samples, which are preferred to the shape estimate."""
+    copy = os.path.join(tmp, os.path.basename(rank_dir))
+    shutil.copytree(rank_dir, copy)
+    out = os.path.join(copy, "ASCEND_PROFILER_OUTPUT")
+    view = os.path.join(out, "trace_view.json")
+    if os.path.exists(view):
+        events = json.load(open(view))
+        events = [e for e in events if not (e.get("ph") == "C" and e.get("name", "").startswith("HBM "))]
+        json.dump(events, open(view, "w"))
+    for name in os.listdir(out):
+        if name.startswith("ascend_pytorch_profiler") and name.endswith(".db"):
+            con = sqlite3.connect(os.path.join(out, name))
+            con.execute("DROP TABLE IF EXISTS HBM")
+            con.commit()
+            con.close()
+    return copy
+
+
 def check_pmu_main_memory(tuneprof, rank_dir, peak):
     with tempfile.TemporaryDirectory() as tmp:
         copy, gb_per_s = with_main_memory_columns(rank_dir, tmp)
@@ -199,6 +219,8 @@ def main():
             total_bytes, total_ns, ops = traffic(rows(rank_dir))
             check(ops > 0, f"{rank_dir}: no operator with shapes in the independent parse")
             want = 100 * total_bytes / total_ns / peak
+            tmp = tempfile.mkdtemp()
+            rank_dir = without_hbm_sampling(rank_dir, tmp)
             got = utilization(tuneprof, rank_dir, "memory_bandwidth", HARDWARE)
             if got is None:
                 continue
@@ -214,6 +236,7 @@ def main():
                 check(unknown["value_pct"] is None, f"{form}/{level}: a value without a known peak: {unknown}")
                 text = json.dumps(unknown)
                 check("--hardware" in text, f"{form}/{level}: the unknown does not say how to name the chip: {text}")
+            shutil.rmtree(tmp)
     check_pmu_main_memory(tuneprof, os.path.join(base, "text", "level1", "rank0_ascend_pt"), peak)
     family = next(p for p in profiles if p["name"] == "Ascend 910B (variant unknown)")
     for level in ("level1", "level2"):

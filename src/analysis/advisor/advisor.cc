@@ -238,6 +238,33 @@ bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, Utilizati
   return true;
 }
 
+// msprof's HBM sampling: the device's whole main-memory traffic over the steps, measured by the memory
+// controller; preferred to every estimate, second to per-operator PMU counters. False without samples.
+bool CheckHbmSampling(const RankEvidence& rank, UtilizationCheck* check) {
+  const MemoryTrafficEstimate& hbm = rank.compute->hbm;
+  if (!hbm.achieved_gb_per_s) return false;
+  const std::string population = fmt::format(
+      "{:.1f} GB/s read + write over the computing time ({:.1f} GB/s over the steps' whole device "
+      "span, {} samples of {} HBM stack x direction series, msprof sys_hardware_mem)",
+      *hbm.achieved_gb_per_s, *hbm.span_gb_per_s, hbm.samples, hbm.series);
+  if (!hbm.utilization) {
+    check->measured_as = fmt::format("unknown: the chip's memory peak is unknown ({}); HBM sampling measured {}",
+                                     HardwareHow(rank.hardware), population);
+    check->how_to_measure = "name the chip with --hardware NAME (e.g. \"Ascend 910B2\")";
+    return true;
+  }
+  check->value_pct = 100 * *hbm.utilization;
+  check->source = "hbm_samples";
+  const std::string peak =
+      hbm.peak_source == "core_read_path_gb_per_s"
+          ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak, so a lower bound)",
+                        ChipLabel(rank.hardware), *hbm.peak_gb_per_s)
+          : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware), *hbm.peak_gb_per_s);
+  check->measured_as = fmt::format("sampled HBM bandwidth: {}, against {}", population, peak);
+  MarkImmaterialCompute(*rank.compute, "kernels", check);
+  return true;
+}
+
 UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
   UtilizationCheck check;
   check.name = "memory_bandwidth";
@@ -254,6 +281,10 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
         "peak), means over the rank's device span on {}",
         GpuList(sampled.gpus));
     MarkImmaterialCompute(*rank.compute, "kernels", &check);
+    return check;
+  }
+  if (const MemoryTrafficEstimate& pmu = rank.compute->memory_traffic;
+      !(pmu.measured && pmu.utilization) && CheckHbmSampling(rank, &check)) {
     return check;
   }
   if (CheckOperatorTraffic(rank, platform, &check) && check.value_pct) {

@@ -654,6 +654,10 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
   out.flops = ComputeOpFlops(trace, hardware.profile);
   out.flops.graph_replayed_share = out.graphs.replayed_share();
   out.mfu = out.flops.mfu;
+  if (breakdown.total.device_start_ns != kNoId) {
+    out.hbm = MeasureHbmSampling(trace, hardware.profile, breakdown.total.device_start_ns,
+                                 breakdown.total.device_end_ns, breakdown.total.computing_ns);
+  }
   out.memory_traffic = MeasureNpuMainMemory(trace, hardware.profile);
   if (out.memory_traffic.ops == 0) out.memory_traffic = EstimateNpuMemoryTraffic(trace, hardware.profile);
   if (out.memory_traffic.ops == 0) out.memory_traffic = EstimateShapeMemoryTraffic(out.flops, hardware.profile);

@@ -208,6 +208,7 @@ struct RankComputeUnits {
   StepComputeUnits total;                // over all steps
   AscendComputeUnits ascend;             // kernel_details PMU figures (present = false elsewhere)
   MemoryTrafficEstimate memory_traffic;  // operators' tensor bytes over their time (memory_traffic.h)
+  MemoryTrafficEstimate hbm;             // msprof's HBM sampling over the steps' device span (memory_traffic.h)
   // nsys GPU metrics over the rank's device span: measured SM activity and DRAM throughput, preferred
   // to the launch-configuration and shape estimates where the export has them.
   SampledGpuMetrics sampled;

@@ -59,22 +59,34 @@ std::optional<double> Numel(std::string_view shape) {
   return numel;
 }
 
-// Achieved bandwidth and utilization of the operators counted, against the chip's memory bandwidth or,
-// where no measured peak is known, its cores' aggregate read path.
+// The chip's memory bandwidth or, where no measured peak is known, its cores' aggregate read path; and
+// the utilization of the achieved bandwidth against it.
+void SetPeak(const HardwareProfile* profile, MemoryTrafficEstimate* out) {
+  if (profile != nullptr) {
+    if (profile->memory_gb_per_s.value) {
+      out->peak_gb_per_s = *profile->memory_gb_per_s.value;
+      out->peak_source = "memory_gb_per_s";
+    } else if (profile->core_read_path_gb_per_s.value) {
+      out->peak_gb_per_s = *profile->core_read_path_gb_per_s.value;
+      out->peak_source = "core_read_path_gb_per_s";
+    }
+  }
+  if (out->achieved_gb_per_s && out->peak_gb_per_s && *out->peak_gb_per_s > 0) {
+    out->utilization = *out->achieved_gb_per_s / *out->peak_gb_per_s;
+  }
+}
+
+// Achieved bandwidth and utilization of the operators counted.
 MemoryTrafficEstimate Against(const HardwareProfile* profile, MemoryTrafficEstimate out) {
   if (out.ops == 0 || out.time_ns <= 0) return out;
   out.achieved_gb_per_s = out.bytes / static_cast<double>(out.time_ns);  // bytes per ns = GB/s
-  if (profile != nullptr) {
-    if (profile->memory_gb_per_s.value) {
-      out.peak_gb_per_s = *profile->memory_gb_per_s.value;
-      out.peak_source = "memory_gb_per_s";
-    } else if (profile->core_read_path_gb_per_s.value) {
-      out.peak_gb_per_s = *profile->core_read_path_gb_per_s.value;
-      out.peak_source = "core_read_path_gb_per_s";
-    }
-  }
-  if (out.peak_gb_per_s && *out.peak_gb_per_s > 0) out.utilization = *out.achieved_gb_per_s / *out.peak_gb_per_s;
+  SetPeak(profile, &out);
   return out;
+}
+
+// "HBM 3/Write/Write(MB/s)" and its read twin.
+bool IsHbmSeries(std::string_view name) {
+  return name.starts_with("HBM ") && (name.ends_with("/Read(MB/s)") || name.ends_with("/Write(MB/s)"));
 }
 
 }  // namespace
@@ -175,6 +187,37 @@ MemoryTrafficEstimate EstimateShapeMemoryTraffic(const RankOpFlops& flops, const
   }
   if (out.ops > 0) out.source = "record_shapes";
   return Against(profile, std::move(out));
+}
+
+MemoryTrafficEstimate MeasureHbmSampling(const Trace& trace, const HardwareProfile* profile, int64_t start_ns,
+                                         int64_t end_ns, int64_t busy_ns) {
+  MemoryTrafficEstimate out;
+  const std::vector<Counter>& counters = trace.counters();
+  std::vector<char> hbm(counters.size(), 0);
+  for (size_t i = 0; i < counters.size(); ++i) hbm[i] = IsHbmSeries(trace.str(counters[i].name));
+  std::vector<double> sum(counters.size(), 0);
+  std::vector<uint64_t> count(counters.size(), 0);
+  for (const CounterSample& s : trace.counter_samples()) {
+    if (s.counter >= counters.size() || !hbm[s.counter] || s.ts_ns < start_ns || s.ts_ns >= end_ns) continue;
+    sum[s.counter] += s.value;
+    ++count[s.counter];
+  }
+  double mib_per_s = 0;
+  for (size_t i = 0; i < counters.size(); ++i) {
+    if (count[i] == 0) continue;
+    mib_per_s += sum[i] / static_cast<double>(count[i]);
+    out.samples += count[i];
+    ++out.series;
+  }
+  if (out.series == 0 || end_ns <= start_ns || busy_ns <= 0) return out;
+  out.source = "HBM sampling";
+  out.measured = true;
+  out.span_gb_per_s = mib_per_s * 1048576.0 / 1e9;
+  out.bytes = *out.span_gb_per_s * static_cast<double>(end_ns - start_ns);  // GB/s x ns = bytes
+  out.time_ns = std::min(busy_ns, end_ns - start_ns);
+  out.achieved_gb_per_s = out.bytes / static_cast<double>(out.time_ns);
+  SetPeak(profile, &out);
+  return out;
 }
 
 }  // namespace tuneprof

@@ -40,6 +40,9 @@ struct MemoryTrafficEstimate {
   std::optional<double> peak_gb_per_s;      // the chip's memory bandwidth, else its cores' read path
   std::string peak_source;                  // "memory_gb_per_s" or "core_read_path_gb_per_s"; "" without a peak
   std::optional<double> utilization;        // achieved / peak, 0..1
+  uint64_t samples = 0;                     // HBM sampling: samples read, over every series
+  uint64_t series = 0;                      // HBM sampling: stack x direction series with samples
+  std::optional<double> span_gb_per_s;      // HBM sampling: the rate over the whole window
 };
 
 // Size in bytes of one element of a torch_npu data type ("FLOAT16", "DT_BF16", "INT64"); 0 when unknown.
@@ -50,6 +53,19 @@ double NpuDtypeBytes(std::string_view dtype);
 std::optional<double> NpuTensorBytes(std::string_view shapes, std::string_view dtypes);
 
 MemoryTrafficEstimate EstimateNpuMemoryTraffic(const Trace& trace, const HardwareProfile* profile);
+
+// msprof's system-level HBM sampling (torch_npu _ExperimentalConfig(sys_hardware_mem=True)): every HBM
+// stack's read and write bandwidth, sampled about every 20 ms by the memory controller, so the device's
+// whole main-memory traffic, not only the operators'. The importers keep them as counters "HBM <n>/Read/
+// Read(MB/s)" and "HBM <n>/Write/Write(MB/s)" (msprof's MB: 2^20 bytes; trace_view.json's counters, and
+// the .db form's HBM table under the same names). Over [start_ns, end_ns): per series the mean of its
+// samples (evenly spaced, so time-weighted); the bytes moved = Σ over series × the window. Achieved =
+// those bytes over `busy_ns`, the device's computing time in the window (the population the per-operator
+// figures have: the samples also cover idle time, which would dilute the figure by the idle share), against
+// the peak as above; `span_gb_per_s` keeps the rate over the whole window. source "HBM sampling",
+// measured; `ops` stays 0 and `samples` / `series` say what was read. O(samples).
+MemoryTrafficEstimate MeasureHbmSampling(const Trace& trace, const HardwareProfile* profile, int64_t start_ns,
+                                         int64_t end_ns, int64_t busy_ns);
 
 // From the PMU's main-memory bandwidth columns; ops == 0 when kernel_details has none.
 MemoryTrafficEstimate MeasureNpuMainMemory(const Trace& trace, const HardwareProfile* profile);

@@ -1,5 +1,7 @@
 #include "importers/ascend/ascend_db.h"
 
+#include <fmt/format.h>
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -35,6 +37,7 @@ constexpr int64_t kCannPid = 2;
 constexpr int64_t kHardwarePid = 3;
 constexpr int64_t kHcclPid = 4;
 constexpr int64_t kAicoreFreqPid = 5;
+constexpr int64_t kHbmPid = 6;
 
 // ENUM_API_TYPE: what a PYTORCH_API row is.
 constexpr int64_t kApiOp = 50001;
@@ -822,8 +825,27 @@ Status AddAicoreFrequency(const SqliteFile& db, const StringIds&, TraceBuilder* 
                     });
 }
 
+// HBM (bytes/s per stack and direction, msprof sys_hardware_mem): trace_view's "HBM <n>/Read" and
+// "HBM <n>/Write" counters, under the names and unit (MB/s, MB = 2^20 bytes) the Chrome importer gives
+// them, so that both forms of a run measure alike.
+Status AddHbm(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {
+  if (!db.HasTable("HBM")) return Status();
+  const ProcessKey process{kHbmPid, false};
+  b->SetProcessName(process, "HBM");
+  std::string name;
+  return ForEachRow(db, "SELECT timestampNs, bandwidth, hbmId, type FROM HBM ORDER BY timestampNs",
+                    [&](const SqliteStatement& r) {
+                      if (r.IsNull(0) || r.IsNull(1) || r.IsNull(2)) return;
+                      const std::string_view type = strings.Get(r, 3);
+                      const std::string_view direction = type == "read" ? "Read" : type == "write" ? "Write" : "";
+                      if (direction.empty()) return;
+                      name = fmt::format("HBM {}/{}/{}(MB/s)", r.Int(2), direction, direction);
+                      b->AddCounterSample(process, name, r.Int(0), r.Double(1) / 1048576.0);
+                    });
+}
+
 Status BuildTimeline(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {
-  for (auto add : {AddPytorchApi, AddCannApi, AddTasks, AddCommunicationOps, AddAicoreFrequency}) {
+  for (auto add : {AddPytorchApi, AddCannApi, AddTasks, AddCommunicationOps, AddAicoreFrequency, AddHbm}) {
     Status s = add(db, strings, b);
     if (!s.ok()) return s;
   }

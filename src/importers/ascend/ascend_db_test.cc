@@ -64,10 +64,12 @@ TEST(AscendDbTest, Level1RankZeroFillsTheTimelineAndSideTables) {
   EXPECT_EQ(t.steps()[0].end_ns, 1736410576538298460);
   ASSERT_EQ(t.devices().size(), 1u);
   EXPECT_EQ(t.str(t.devices()[0].name), "Ascend910B");
-  // AICORE_FREQ's 3 rows, as trace_view's "AI Core Freq" counter.
-  ASSERT_EQ(t.counters().size(), 1u);
+  // AICORE_FREQ's 3 rows, as trace_view's "AI Core Freq" counter, and the HBM table's 104 samples as its
+  // "HBM <n>/Read|Write" counters (4 stacks x 2 directions).
+  ASSERT_EQ(t.counters().size(), 9u);
   EXPECT_EQ(t.str(t.counters()[0].name), "AI Core Freq/MHz");
-  EXPECT_EQ(t.counter_samples().size(), 3u);
+  EXPECT_EQ(t.str(t.counters()[1].name), "HBM 0/Read/Read(MB/s)");
+  EXPECT_EQ(t.counter_samples().size(), 3u + 104u);
 
   // CANN calls are linked to the tasks they launched by connectionId, as trace_view's HostToDevice flows
   // link them; the enqueue -> dequeue links too.
