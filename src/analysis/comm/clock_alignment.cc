@@ -110,13 +110,15 @@ ClockAlignment EstimateClockOffsets(const std::vector<RankCommunication>& ranks)
     }
   }
   int64_t lo = 0, hi = 0;
+  uint64_t placed = 0;
   for (const RankClockOffset& r : out.ranks) {
     if (!r.offset_ns) continue;
+    ++placed;
     lo = std::min(lo, *r.offset_ns);
     hi = std::max(hi, *r.offset_ns);
     out.applied = out.applied || r.applied;
   }
-  out.spread_ns = hi - lo;
+  if (placed >= 2) out.spread_ns = hi - lo;  // the reference alone measures no spread
   return out;
 }
 

@@ -42,7 +42,7 @@ struct RankClockOffset {
 struct ClockAlignment {
   std::optional<int64_t> reference_rank;  // nullopt when no rank has collectives
   std::vector<RankClockOffset> ranks;     // in the order of the input ranks
-  std::optional<int64_t> spread_ns;       // max - min offset over the linked ranks
+  std::optional<int64_t> spread_ns;       // max - min offset over the placed ranks; nullopt below two
   bool applied = false;                   // some rank's offset was applied
 };
 

@@ -74,10 +74,12 @@ struct CrossRankCommunication {
   // take turns arriving last (jitter, a shared host): a rank is last most, but none is "the" slow rank.
   bool straggler_stands_out = false;
   // Clocks: each rank's offset from the reference rank, and whether the straggler's lateness (the median
-  // margin by which it arrived last) is within what the clocks can still be wrong by (then it does not
+  // margin by which it arrived last, its mean over the collectives it was last at) is within what the clocks can still be wrong by (then it does not
   // stand out).
   ClockAlignment clocks;
   std::optional<int64_t> straggler_lateness_ns;
+  // What the lateness was compared with: the straggler's residual clock error plus the largest other one.
+  std::optional<int64_t> straggler_clock_doubt_ns;
   bool straggler_within_clock_uncertainty = false;
   // Ascend (communication.json).
   std::optional<int64_t> ascend_max_wait_rank;

@@ -150,6 +150,8 @@ void AddAscendOps(const RankCommunication& r, GroupTable* table,
     ++g->collectives;
     ++g->count_with_bytes;
     g->duration_ns += MsToNs(op.elapse_ms);
+    g->op_transit_ms += op.transit_ms;
+    g->op_wait_ms += op.wait_ms;
     for (const AscendTransport& t : op.transports) {
       if (!IsLinkTransport(t.transport)) continue;
       g->bytes += std::llround(t.size_mb * 1e6);

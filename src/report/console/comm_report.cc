@@ -170,7 +170,8 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
   if (!p) return;
   *out += fmt::format(
       "\npipeline stages (\"{}\" groups of {} ranks, profiler_metadata.json; per step, mean over each stage's "
-      "ranks):\n",
+      "ranks; Stage and Bubble as the step split has them: recomputed from trace_view.json where the rank has it, "
+      "else step_trace_time.csv's):\n",
       EscapeText(p->group_name), p->pipeline_size);
   *out += fmt::format("  {:<7}{:<18}{:>14}{:>15}\n", "stage", "ranks", "stage ms", "bubble ms");
   for (const PipelineStage& s : p->stages) {
@@ -195,11 +196,8 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
 
 // One line when the ranks share a clock; the offsets taken out otherwise.
 void AppendClocks(const ClockAlignment& clocks, std::string* out) {
-  if (!clocks.reference_rank || !clocks.spread_ns) return;
-  const bool placed = std::any_of(clocks.ranks.begin(), clocks.ranks.end(), [&](const RankClockOffset& r) {
-    return r.offset_ns && r.rank != *clocks.reference_rank;
-  });
-  if (!placed) {
+  if (!clocks.reference_rank) return;
+  if (!clocks.spread_ns) {  // no rank but the reference placed
     *out +=
         "  clocks: not checked (no matched collective that ends on all its ranks together; send/recv do not), so "
         "arrivals are compared as the traces wrote them\n";
@@ -670,6 +668,8 @@ std::string RenderCommJson(const CommAnalysis& a) {
   w.Key("straggler_lateness_us");
   x.straggler_lateness_ns ? w.Double(static_cast<double>(*x.straggler_lateness_ns) / 1e3) : w.Null();
   w.Key("straggler_within_clock_uncertainty").Bool(x.straggler_within_clock_uncertainty);
+  w.Key("straggler_clock_doubt_us");
+  x.straggler_clock_doubt_ns ? w.Double(static_cast<double>(*x.straggler_clock_doubt_ns) / 1e3) : w.Null();
   WriteClocks(&w, x.clocks);
   WritePipeline(&w, x.pipeline);
   w.Key("ascend_max_wait_rank");

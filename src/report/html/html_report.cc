@@ -484,6 +484,33 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
         "rank did; the ranks take turns arriving last.</p>\n",
         *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
   }
+  const ClockAlignment& clocks = comm.cross_rank.clocks;
+  if (clocks.applied) {
+    out += fmt::format("<p>Clocks: offsets from rank {}'s clock, taken out before comparing arrivals:",
+                       *clocks.reference_rank);
+    for (const RankClockOffset& r : clocks.ranks) {
+      if (r.applied) {
+        out += fmt::format(" rank {} {:+.3f} ms &plusmn; {:.3f} ms;", r.rank, static_cast<double>(*r.offset_ns) / 1e6,
+                           static_cast<double>(r.uncertainty_ns) / 1e6);
+      }
+    }
+    out += "</p>\n";
+  }
+  if (const auto& p = comm.cross_rank.pipeline) {
+    out += fmt::format(
+        "<p>Pipeline stages ({} groups of {} ranks): the slowest stage {} bounds the step; imbalance {:.1f} % "
+        "((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "
+        "time.</p>\n<table><tr><th>stage</th>"
+        "<th>ranks</th><th>stage ms / step</th><th>bubble ms / step</th></tr>\n",
+        E(p->group_name), p->pipeline_size, p->slowest_stage, 100 * p->imbalance, 100 * p->bubble_share);
+    for (const PipelineStage& st : p->stages) {
+      std::string ranks;
+      for (int64_t r : st.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n", st.stage, ranks,
+                         st.stage_ns_per_step / 1e6, st.bubble_ns_per_step / 1e6);
+    }
+    out += "</table>\n";
+  }
   out += "</section>\n";
   return out;
 }

@@ -1,7 +1,8 @@
 // communication.domain: the guide's communication strategies beyond overlap, choosing the primitive and
 // sizing the communication domain, read off each Ascend communication domain whose role
-// profiler_metadata.json names (comm_groups.h) and whose exposed time is material (above
-// `exposed_communication_pct` of the step on this rank):
+// profiler_metadata.json names (comm_groups.h) and whose exposed time and transfer time (communication.json's
+// Transit Time: not the waits for peers, which no domain size or primitive shortens) are both material
+// (above `exposed_communication_pct` of the step on this rank):
 // - a tensor / context / expert parallel domain (collectives inside every layer, latency-bound) whose
 //   traffic leaves the node (RDMA bytes): size it to fit in a node, where HCCS carries it, and move the
 //   rest of the parallelism to data or pipeline parallel;
@@ -53,6 +54,9 @@ Finding Base(const RankEvidence& rank, const CommGroupSummary& g, double exposed
   f.AddNumber("domain_ranks", static_cast<double>(g.global_ranks.size()), "count");
   f.AddText("busiest_primitive", std::string(CollectiveTypeName(g.busiest_type)));
   f.AddNumber("exposed_us_per_step", exposed_per_step / 1e3, "us");
+  f.AddNumber("transit_us_per_step",
+              PerStep(rank, g.op_transit_ms * 1e6 / static_cast<double>(std::max<size_t>(g.ranks.size(), 1))) / 1e3,
+              "us");
   if (g.utilization) f.AddNumber("utilization_pct", 100 * *g.utilization, "%");
   return f;
 }
@@ -64,6 +68,10 @@ void CheckDomain(const RankEvidence& rank, const AdvisorConfig& config, const Co
       PerStep(rank, static_cast<double>(g.exposed_ns) / static_cast<double>(g.ranks.size()));
   const double threshold = config.Get(threshold::kExposedCommunicationPct);
   if (PctOfStep(rank, exposed_per_step) < threshold) return;
+  // Time the domain spends waiting (a late peer, synchronization) is no fault of its size or primitive:
+  // the transfers themselves must be material too.
+  const double transit_per_step = PerStep(rank, g.op_transit_ms * 1e6 / static_cast<double>(g.ranks.size()));
+  if (PctOfStep(rank, transit_per_step) < threshold) return;
   const double rdma_share = g.bytes > 0 ? static_cast<double>(BytesOver(g, "RDMA")) / static_cast<double>(g.bytes) : 0;
   if (IsIntraLayer(g.label) && rdma_share > 0) {
     Finding f = Base(rank, g, exposed_per_step);
