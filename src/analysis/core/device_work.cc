@@ -35,6 +35,8 @@ constexpr std::array kNameRules = {
     // Copies some producers write as plain kernels (legacy "Memcpy HtoD (Pageable -> Device)").
     NameRule{"Memcpy", NameMatch::kPrefix, WorkClass::kMemory},
     NameRule{"Memset", NameMatch::kPrefix, WorkClass::kMemory},
+    // MTIA's DMA transfers (mtia_ccp_events "dma_request"), which HTA types as memory too.
+    NameRule{"dma_request", NameMatch::kPrefix, WorkClass::kMemory},
 };
 
 bool Matches(const NameRule& rule, std::string_view name) {
