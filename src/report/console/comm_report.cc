@@ -33,7 +33,7 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
     *out += "  no collectives on the timeline\n";
     return;
   }
-  *out += fmt::format("  {:<14}{:>7}{:>12}{:>11}{:>10}{:>10}{:>8}{:>8}\n", "type", "count", "MB", "time ms", "algbw",
+  *out += fmt::format("  {:<14}{:>7}{:>12}{:>11}{:>10}{:>10}{:>8}{:>8}\n", "type", "count", "MB", "sum ms", "algbw",
                       "busbw", "util", "small");
   for (const CollectiveTypeSummary& s : r.by_type) AppendTypeRow(CollectiveTypeName(s.type), s, out);
   if (r.by_type.size() > 1) AppendTypeRow("all", r.total, out);
@@ -148,7 +148,7 @@ std::string RankList(const std::vector<int64_t>& ranks) {
 void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   if (x.groups.empty()) return;
   *out += fmt::format("\nper group:\n  {:<20}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}\n", "group", "ranks",
-                      "count", "MB", "time ms", "algbw", "busbw", "util", "exposed", "slowest");
+                      "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest");
   for (const CommGroupSummary& g : x.groups) {
     std::string name = EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label);
     if (g.source != "timeline") name += "*";
@@ -164,6 +164,7 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
         "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time, util = "
         "each transport's bandwidth / its standard bandwidth, weighted by transit time)\n";
   }
+  *out += "  (count, MB and sum ms add up over the group's ranks; sum ms adds collectives that ran at once)\n";
 }
 
 void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
