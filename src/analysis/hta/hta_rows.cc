@@ -215,21 +215,6 @@ bool IsHtaKernelCategory(std::string_view category) {
          category.starts_with("mtia_ccp_events");
 }
 
-// The union of closed intervals, sorted: touching intervals merge.
-std::vector<Interval> ClosedUnion(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
-  std::vector<Interval> merged;
-  for (const Interval& i : intervals) {
-    if (!merged.empty() && i.start_ns <= merged.back().end_ns) {
-      merged.back().end_ns = std::max(merged.back().end_ns, i.end_ns);
-    } else {
-      merged.push_back(i);
-    }
-  }
-  return merged;
-}
-
 // hta/common/trace.py filter_mtia_kernels_for_one_rank: MTIA keeps every step. Host rows inside the steps'
 // time range survive, with the kernels their correlation ids launched, and so do copy rows (HTA's memory
 // names) that start inside a step; a copy row without a stream arg takes its tid as the stream.
@@ -241,7 +226,7 @@ std::vector<HtaRow> FilterLikeHtaMtia(const Trace& trace, std::vector<HtaRow> ro
   std::vector<Interval> steps;
   for (const HtaRow& row : rows) {
     if (!is_step(row)) continue;
-    steps.push_back(row.time);
+    steps.push_back(Interval{row.time.start_ns, row.time.end_ns + 1});  // closed [ts, end] in whole ns
     if (!IsHtaCpuEventCategory(category(row))) continue;
     first = std::min(first, row.time.start_ns);
     last = std::max(last, row.time.end_ns);
@@ -254,11 +239,11 @@ std::vector<HtaRow> FilterLikeHtaMtia(const Trace& trace, std::vector<HtaRow> ro
     keep[i] = 1;
     if (row.correlation != -1) launched.insert(row.correlation);
   }
-  const std::vector<Interval> covered = ClosedUnion(std::move(steps));
+  const IntervalSet covered = UnionOf(std::move(steps));
   auto in_a_step = [&](int64_t ts) {  // pandas' between(): both ends included
     auto after = std::upper_bound(covered.begin(), covered.end(), ts,
                                   [](int64_t t, const Interval& s) { return t < s.start_ns; });
-    return after != covered.begin() && ts <= std::prev(after)->end_ns;
+    return after != covered.begin() && ts < std::prev(after)->end_ns;
   };
   for (size_t i = 0; i < rows.size(); ++i) {
     HtaRow& row = rows[i];
