@@ -16,7 +16,8 @@ On temporary copies of the shared torch_npu rank directories with files removed:
     CSV, the communication-bound verdict, exit 0, one warning naming the duplicate and no per-rank
     repetition of the shared "no timeline" warning.
 On every shared torch_npu rank (and on the copies), work-type shares of each step sum to at most 100 %,
-and no text or JSON output of info / profile / analyze / advise / comm / memory says "GPU" or "CUDA".
+and no text or JSON output of info / profile / analyze / advise / comm / memory says "GPU" or "CUDA", nor
+names the GPU's units (SM efficiency, tensor-core share) in place of Cube / Vector / Scalar.
 Usage: ascend_partial_check.py TUNEPROF SHARED_DIR
 """
 import csv
@@ -150,7 +151,7 @@ def check_words(tuneprof, label, path):
         for extra in ([], ["--json"]):
             proc = run(tuneprof, command, str(path), *extra)
             text = proc.stdout + proc.stderr
-            for word in ("GPU", "CUDA"):
+            for word in ("GPU", "CUDA", "SM eff", "TC share", "tensor-core"):
                 if re.search(rf"\b{word}", text):
                     line = next(l for l in text.splitlines() if re.search(rf"\b{word}", l))
                     fail(f"{label}: {command} {' '.join(extra)} says {word}: {line.strip()[:200]}")

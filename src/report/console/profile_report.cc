@@ -163,7 +163,8 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
 }
 
 // Compute units: the chip measured against, then the GPU figures per step when kernels carry them.
-void AppendComputeText(const RankComputeUnits& c, std::string* out) {
+// `npu`: the rank ran on an Ascend NPU, whose units are Cube / Vector / Scalar, not SMs: no GPU table.
+void AppendComputeText(const RankComputeUnits& c, bool npu, std::string* out) {
   const std::string device = c.device_name.empty() ? std::string("unnamed device") : "\"" + c.device_name + "\"";
   *out += fmt::format("  hardware: {} ({}, {})\n", EscapeText(c.hardware.value_or("unknown")), device, c.hardware_how);
   if (c.sampled.any()) {
@@ -203,7 +204,7 @@ void AppendComputeText(const RankComputeUnits& c, std::string* out) {
                     idle_device, *v.bottleneck ? ops : std::string());
   }
   AppendAscendText(c.ascend, out);
-  if (c.total.gpu.kernels == 0) return;
+  if (c.total.gpu.kernels == 0 || npu) return;
   *out += fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", "compute", "busy %", "SM eff %", "occup. %",
                       "TC share %", "waves/SM");
   for (const StepComputeUnits& step : c.steps) {
@@ -341,7 +342,7 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
     *out += fmt::format("  {}:\n", DeviceLabel(device));
     AppendStepTable(device.steps, device.total, out);
   }
-  if (compute) AppendComputeText(*compute, out);
+  if (compute) AppendComputeText(*compute, rank.definitions == StepDefinitions::kTorchNpu, out);
   if (kernels) AppendKernelText(*kernels, wide, out);
   if (hta) AppendHtaText(*hta, out);
 }
@@ -783,8 +784,21 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   out += "step analyze, advise and compare time is the longer of the two;\n";
   out += "host side: wait = device idle until the host launched (waits = how often), launch = mean\n";
   out += "launch-to-start latency, gaps = idle between work on each stream, queue = launched but unfinished\n";
-  out += "work (max, time-weighted mean); compute: busy = any kernel running, SM eff and occup. = the\n";
-  out += "TensorBoard plugin's estimates from launch configs, TC share = kernel time named tensor-core\n";
+  const bool any_npu = std::any_of(result.ranks.begin(), result.ranks.end(),
+                                   [](const RankBreakdown& r) { return r.definitions == StepDefinitions::kTorchNpu; });
+  const bool any_other = std::any_of(result.ranks.begin(), result.ranks.end(), [](const RankBreakdown& r) {
+    return r.definitions != StepDefinitions::kTorchNpu;
+  });
+  out += "work (max, time-weighted mean)";
+  if (any_other) {
+    out += "; compute: busy = any kernel running, SM eff and occup. = the\n";
+    out += "TensorBoard plugin's estimates from launch configs, TC share = kernel time named tensor-core";
+  }
+  if (any_npu) {
+    out += any_other ? ";\nAscend compute" : "; compute";
+    out += ": Cube / Vector / Scalar = the AI Core pipes' busy ratios from kernel_details (PMU)";
+  }
+  out += "\n";
   for (size_t i = 0; i < result.ranks.size(); ++i) {
     AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr,
                    i < result.compute.size() ? &result.compute[i] : nullptr,
