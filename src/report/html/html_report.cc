@@ -306,10 +306,21 @@ std::string ComputeSection(const AdvisorResult& advice) {
     }
   }
   table += "</table>\n";
+  // The compute units as each rank's platform names them (SM efficiency, Cube, Vector), not all of them.
+  std::string units;
+  for (const RankAdvice& rank : advice.ranks) {
+    for (const UtilizationCheck& check : rank.utilizations) {
+      if (check.name != "compute_units" || check.label.empty() || units.find(check.label) != std::string::npos) {
+        continue;
+      }
+      units += (units.empty() ? "" : ", ") + check.label;
+    }
+  }
   std::string out = SectionOpen("compute", "Compute-unit utilization vs threshold",
-                                "Compute units (SM efficiency on GPUs, Cube/Vector ratios on Ascend), memory "
-                                "bandwidth and communication bandwidth, each against its threshold (the black "
-                                "tick). Bars left of their tick are below the threshold; unknown is not a zero.");
+                                "Compute units" + (units.empty() ? std::string() : " (" + units + ")") +
+                                    ", memory bandwidth and communication bandwidth, each against its threshold (the "
+                                    "black tick). Bars left of their tick are below the threshold; unknown is not a "
+                                    "zero.");
   out += RenderBarChart(chart) + table + "</section>\n";
   return out;
 }
