@@ -453,6 +453,21 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
                "(tuneprof does not decode NCCL's NVTX payloads in nsys exports)"
              : "torch.profiler with ProfilerActivity.CUDA in a PyTorch whose Kineto writes NCCL kernel arguments "
                "(In msg nelems, dtype, Group size) or record_param_comms ranges with them";
+  } else if (rank.comm->link.peak_gb_per_s) {
+    // The link is known, but the groups are larger than the GPUs the trace lists: whether they crossed
+    // nodes, and so whose peak applies (NVLink or the network), is not in the trace.
+    int64_t largest = 0;
+    for (const Collective& c : collectives) largest = std::max(largest, c.group_size);
+    check.measured_as = fmt::format(
+        "unknown: the collectives' groups ({} ranks) are larger than the {} GPU(s) this trace lists, so whether "
+        "they stayed on {} ({:.0f} GB/s one direction) or crossed the network is not in the trace",
+        largest,
+        std::count_if(rank.trace->devices().begin(), rank.trace->devices().end(),
+                      [](const Device& d) { return d.from_properties; }),
+        rank.comm->link.transport, *rank.comm->link.peak_gb_per_s);
+    check.how_to_measure =
+        "profile with a PyTorch whose Kineto lists every GPU of the node in deviceProperties; for groups that "
+        "span nodes, the network's peak is not in the hardware profiles";
   } else {
     check.measured_as = "unknown: " + rank.comm->link.why;
     check.how_to_measure = "name the chip with --hardware NAME (its NVLink / PCIe peak)";

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""A generated 8-rank NCCL run (bench/gen_cluster.py: rank 3 arrives 2 ms late at every all-reduce, host
+clocks moved by 0 / -5 / +5 ms) whose answers are known by construction: `comm --json` must recover every
+rank's clock offset against rank 0 within 1 % (and 1 µs), name rank 3 the straggler that stands out, and
+give every other rank the wait the generator put in (within 1 %).
+
+Usage: generated_cluster_check.py TUNEPROF GEN_CLUSTER_PY
+"""
+import json
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    binary, generator = sys.argv[1], sys.argv[2]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        truth = json.loads(subprocess.run([sys.executable, generator, "--out", tmp, "--ranks", "8"],
+                                          capture_output=True, text=True, check=True).stdout)
+        done = subprocess.run([binary, "comm", "--json", tmp], capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            print(f"FAIL: comm exit {done.returncode}: {done.stderr.strip()}")
+            return 1
+        doc = json.loads(done.stdout)
+    cross = doc["cross_rank"]
+    offsets = {r["rank"]: r["offset_us"] for r in cross["clocks"]["ranks"]}
+    for rank, want in truth["clock_offsets_us"].items():
+        got = offsets.get(int(rank))
+        if got is None or abs(got - want) > max(0.01 * abs(want), 1.0):
+            failures.append(f"rank {rank}: clock offset {got} us, generated {want} us")
+    if cross["straggler_rank"] != truth["straggler"] or not cross["straggler_stands_out"]:
+        failures.append(f"straggler {cross['straggler_rank']} (stands out {cross['straggler_stands_out']}), "
+                        f"generated {truth['straggler']}")
+    steps = 4
+    for rank in doc["ranks"]:
+        want = truth["wait_us_per_step"][rank["rank"]] * steps
+        got = rank["wait"]["wait_us"]
+        if abs(got - want) > max(0.01 * want, 1.0):
+            failures.append(f"rank {rank['rank']}: wait {got} us, generated {want} us")
+    for failure in failures:
+        print("FAIL:", failure)
+    print("ok" if not failures else f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
