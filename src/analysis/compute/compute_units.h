@@ -212,7 +212,7 @@ struct RankComputeUnits {
   // nsys GPU metrics over the rank's device span: measured SM activity and DRAM throughput, preferred
   // to the launch-configuration and shape estimates where the export has them.
   SampledGpuMetrics sampled;
-  GraphReplays graphs;  // the device work CUDA graphs replayed, found once for the rank's analyses
+  GraphReplays graphs;                    // the device work CUDA graphs replayed, found once for the rank's analyses
   std::optional<ServingMetrics> serving;  // nullopt without generation markers
   ComputeVerdict verdict;
 };
