@@ -4,7 +4,8 @@ profiler_metadata.json's parallel_group_info, keyed by the group's name, while c
 communication_matrix.json name the group by msprof's double hash of that name. On a temp copy of the
 shared level2 pair with a parallel_group_info entry added (the HCCL files' group id rewritten to the hash
 of the added name, computed here independently), `comm --json` must label the group "dp" with its global
-ranks, and the text must show the role, not the hash. The domain advice follows the evidence: none while
+ranks and its slowest link (the lowest-bandwidth total cell of communication_matrix.json between two
+ranks that carried bytes), and the text must show the role, not the hash. The domain advice follows the evidence: none while
 the domain mostly waits (the shared pair's all-reduces spend 4 of 100 ms in transit); with each op's
 Transit Time made 60 % of its Elapse:
 - as "dp" (all-reduce is its busiest primitive, read here from communication.json), advise names the
@@ -32,6 +33,29 @@ def double_hash(text):
         high = (high * 29 + byte) & 0xFFFFFFFF
         low = (low * 131 + byte) & 0xFFFFFFFF
     return str((high << 32) | low)
+
+
+def slowest_link(run, group):
+    """The matrix's total cell of the group with the lowest bandwidth among links between two ranks that
+    carried bytes, over both ranks' communication_matrix.json: (src, dst, transport, GB/s)."""
+    best = None
+    for rank in (0, 1):
+        doc = json.loads((run / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "communication_matrix.json")
+                         .read_text())
+        for step in doc.values():
+            for key, cells in step.get("collective", {}).items():
+                op, _, gid = key.partition("@")
+                if gid != group or not (op.endswith("-total") or op == "Total Op Info"):
+                    continue
+                for pair, cell in cells.items():
+                    src, dst = (int(v) for v in pair.split("-"))
+                    if src == dst or cell["Transit Size(MB)"] <= 0 or cell["Transport Type"] not in (
+                            "HCCS", "PCIE", "RDMA", "SIO"):
+                        continue
+                    bw = cell["Bandwidth(GB/s)"]
+                    if best is None or bw < best[3]:
+                        best = (src, dst, cell["Transport Type"], bw)
+    return best
 
 
 def set_role(run, role):
@@ -119,9 +143,14 @@ def main():
         groups = [g for g in json.loads(done.stdout)["groups"] if g["group"] == hashed]
         if len(groups) != 1:
             failures.append(f"group {hashed} listed {len(groups)} times")
+        want_link = slowest_link(run, hashed)
         for g in groups:
             if g["label"] != "dp" or g["global_ranks"] != [0, 1]:
                 failures.append(f"group {hashed}: label {g['label']!r}, global ranks {g['global_ranks']}")
+            link = g["slowest_link"]
+            got_link = link and (link["src_rank"], link["dst_rank"], link["transport"], link["bandwidth_gbps"])
+            if got_link != want_link:
+                failures.append(f"group {hashed}: slowest link {got_link}, communication_matrix.json {want_link}")
         text = subprocess.run([binary, "comm", str(run)], capture_output=True, text=True, timeout=120).stdout
         rows = [line for line in text.splitlines() if line.strip().startswith("dp")]
         if not rows:

@@ -27,7 +27,8 @@ std::vector<std::vector<End>> MatchedEnds(const std::vector<RankCommunication>& 
     }
   }
   std::vector<std::vector<End>> matched;
-  for (auto& [key, ends] : by_key) {
+  for (auto& entry : by_key) {
+    const auto& ends = entry.second;  // not a structured binding: lambdas below capture it
     if (ends.size() < 2 || !Synchronizing(ends.front().second)) continue;
     const bool one_type =
         std::all_of(ends.begin(), ends.end(), [&](const auto& e) { return e.second == ends.front().second; });

@@ -480,6 +480,7 @@ void ReadAscendMatrix(const Trace& trace, RankCommunication* rank) {
     AscendMatrixLink out;
     out.step = std::string(trace.str(link.step));
     out.op_key = std::string(key);
+    out.group = std::string(trace.str(link.group));
     out.src_rank = link.src_rank;
     out.dst_rank = link.dst_rank;
     out.transport = std::string(trace.str(link.transport));

@@ -143,6 +143,7 @@ struct AscendTransportTotal {
 struct AscendMatrixLink {
   std::string step;
   std::string op_key;  // "allreduce-total", "Total Op Info"; "all" in the rank-to-rank matrix
+  std::string group;   // the HCCL group id after '@' ("" when the key has none)
   int64_t src_rank = kNoId;
   int64_t dst_rank = kNoId;
   std::string transport;

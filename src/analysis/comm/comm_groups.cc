@@ -195,6 +195,18 @@ void NameBusiestType(const std::vector<RankCommunication>& ranks, CommGroupSumma
   }
 }
 
+void NameSlowestLink(const std::vector<RankCommunication>& ranks, CommGroupSummary* g) {
+  for (const RankCommunication& r : ranks) {
+    for (const AscendMatrixLink& link : r.ascend_links) {
+      if (link.group != g->group || link.src_rank == link.dst_rank || link.size_mb <= 0 || !link.bandwidth_gbps ||
+          !IsLinkTransport(link.transport)) {
+        continue;
+      }
+      if (!g->slowest_link || *link.bandwidth_gbps < *g->slowest_link->bandwidth_gbps) g->slowest_link = link;
+    }
+  }
+}
+
 }  // namespace
 
 std::string HcclGroupHash(std::string_view id) {
@@ -300,6 +312,7 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
       g.transports.push_back(std::move(out));
     }
     NameBusiestType(ranks, &g);
+    NameSlowestLink(ranks, &g);
     const std::map<int64_t, double>& by_rank = waits[g.group];
     if (by_rank.size() < 2) continue;
     const auto [least, most] = std::minmax_element(by_rank.begin(), by_rank.end(),

@@ -67,8 +67,11 @@ struct CommGroupSummary {
   std::optional<int64_t> slowest_rank;
   std::string slowest_why;
   std::vector<GroupTransport> transports;  // Ascend groups: per link transport, in name order
-  double op_transit_ms = 0;                // Ascend groups: Σ over ranks and ops of communication.json's Transit Time
-  double op_wait_ms = 0;                   // ... and of its Wait Time
+  // Ascend groups: the link between two ranks with the lowest bandwidth among those that carried bytes
+  // (communication_matrix.json's total cells; links that only synchronize carry none and are no evidence).
+  std::optional<AscendMatrixLink> slowest_link;
+  double op_transit_ms = 0;  // Ascend groups: Σ over ranks and ops of communication.json's Transit Time
+  double op_wait_ms = 0;     // ... and of its Wait Time
   // The primitive that takes the most of the group's time (kOther when the group has none typed).
   CollectiveType busiest_type = CollectiveType::kOther;
   double busiest_type_ms = 0;

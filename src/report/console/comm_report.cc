@@ -164,6 +164,13 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
         "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time, util = "
         "each transport's bandwidth / its standard bandwidth, weighted by transit time)\n";
   }
+  for (const CommGroupSummary& g : x.groups) {
+    if (!g.slowest_link) continue;
+    const AscendMatrixLink& l = *g.slowest_link;
+    *out +=
+        fmt::format("  {}: slowest link {}->{} {} {:.2f} GB/s ({})\n", EscapeText(g.label.empty() ? g.group : g.label),
+                    l.src_rank, l.dst_rank, EscapeText(l.transport), *l.bandwidth_gbps, EscapeText(l.op_key));
+  }
   *out += "  (count, MB and sum ms add up over the group's ranks; sum ms adds collectives that ran at once)\n";
 }
 
@@ -531,6 +538,18 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("slowest_rank");
     g.slowest_rank ? w->Int(*g.slowest_rank) : w->Null();
     w->Key("slowest_why").String(g.slowest_why);
+    w->Key("slowest_link");
+    if (g.slowest_link) {
+      w->BeginObject();
+      w->Key("src_rank").Int(g.slowest_link->src_rank);
+      w->Key("dst_rank").Int(g.slowest_link->dst_rank);
+      w->Key("transport").String(g.slowest_link->transport);
+      w->Key("bandwidth_gbps").Double(*g.slowest_link->bandwidth_gbps);
+      w->Key("op_key").String(g.slowest_link->op_key);
+      w->EndObject();
+    } else {
+      w->Null();
+    }
     w->Key("busiest_primitive");
     g.busiest_type_ms > 0 ? w->String(CollectiveTypeName(g.busiest_type)) : w->Null();
     w->Key("transports").BeginArray();
