@@ -5,7 +5,8 @@ communication_matrix.json name the group by msprof's double hash of that name. O
 shared level2 pair with a parallel_group_info entry added (the HCCL files' group id rewritten to the hash
 of the added name, computed here independently), `comm --json` must label the group "dp" with its global
 ranks and its slowest link (the lowest-bandwidth total cell of communication_matrix.json between two
-ranks that carried bytes), and the text must show the role, not the hash. The domain advice follows the evidence: none while
+ranks that carried bytes: rank 0's link to rank 3 is made sync-only, no bytes, and must not be it, nor be
+called slow), and the text must show the role, not the hash. The domain advice follows the evidence: none while
 the domain mostly waits (the shared pair's all-reduces spend 4 of 100 ms in transit); with each op's
 Transit Time made 60 % of its Elapse:
 - as "dp" (all-reduce is its busiest primitive, read here from communication.json), advise names the
@@ -56,6 +57,21 @@ def slowest_link(run, group):
                     if best is None or bw < best[3]:
                         best = (src, dst, cell["Transport Type"], bw)
     return best
+
+
+SYNC_ONLY = (0, 3)
+
+
+def zero_byte_link(run):
+    """Rank 0's all-reduce link to rank 3 becomes sync-only: no bytes, a little time, bandwidth 0."""
+    path = run / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "communication_matrix.json"
+    doc = json.loads(path.read_text())
+    for step in doc.values():
+        for key, cells in step.get("collective", {}).items():
+            cell = cells.get(f"{SYNC_ONLY[0]}-{SYNC_ONLY[1]}")
+            if cell is not None and key.split("@")[0].endswith("-total"):
+                cell.update({"Transit Size(MB)": 0, "Transit Time(ms)": 0.01, "Bandwidth(GB/s)": 0})
+    path.write_text(json.dumps(doc))
 
 
 def set_role(run, role):
@@ -136,6 +152,7 @@ def main():
                 if ORIGINAL_ID not in text:
                     failures.append(f"{name} of rank {rank} lacks the group id {ORIGINAL_ID}: the corpus changed")
                 path.write_text(text.replace(ORIGINAL_ID, hashed))
+        zero_byte_link(run)
         done = subprocess.run([binary, "comm", "--json", str(run)], capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
             print(f"FAIL: comm --json exit {done.returncode}: {done.stderr.strip()}")
@@ -144,6 +161,11 @@ def main():
         if len(groups) != 1:
             failures.append(f"group {hashed} listed {len(groups)} times")
         want_link = slowest_link(run, hashed)
+        rank0 = next(r for r in json.loads(done.stdout)["ranks"] if r["rank"] == 0)
+        sync_only = [c for c in rank0["ascend"]["matrix"]
+                     if (c["src_rank"], c["dst_rank"]) == SYNC_ONLY and c["size_mb"] == 0]
+        if not sync_only or any(c["slow"] for c in sync_only):
+            failures.append(f"the sync-only link {SYNC_ONLY} is missing or called slow: {sync_only}")
         for g in groups:
             if g["label"] != "dp" or g["global_ranks"] != [0, 1]:
                 failures.append(f"group {hashed}: label {g['label']!r}, global ranks {g['global_ranks']}")

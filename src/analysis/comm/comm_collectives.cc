@@ -488,7 +488,7 @@ void ReadAscendMatrix(const Trace& trace, RankCommunication* rank) {
     out.time_ms = Or0(link.transit_time_ms);
     out.bandwidth_gbps = Finite(link.bandwidth_gbps);
     if (!out.bandwidth_gbps && out.time_ms > 0) out.bandwidth_gbps = out.size_mb / out.time_ms;
-    if (out.bandwidth_gbps && out.src_rank != out.dst_rank) {
+    if (out.bandwidth_gbps && out.src_rank != out.dst_rank && out.size_mb > 0) {
       auto& [sum, n] = mean_by_transport[out.transport];
       sum += *out.bandwidth_gbps;
       ++n;
@@ -498,7 +498,9 @@ void ReadAscendMatrix(const Trace& trace, RankCommunication* rank) {
   AggregateRankMatrix(rank);
   for (AscendMatrixLink& link : rank->ascend_links) {
     auto it = mean_by_transport.find(link.transport);
-    if (it == mean_by_transport.end() || !link.bandwidth_gbps || link.src_rank == link.dst_rank) continue;
+    // A link that carried no bytes only synchronized: its bandwidth says nothing about the link.
+    if (it == mean_by_transport.end() || !link.bandwidth_gbps || link.src_rank == link.dst_rank || link.size_mb <= 0)
+      continue;
     const double mean = it->second.first / it->second.second;
     link.slow = *link.bandwidth_gbps < kSlowLinkShareOfMean * mean;
   }

@@ -150,7 +150,8 @@ struct AscendMatrixLink {
   double size_mb = 0;
   double time_ms = 0;
   std::optional<double> bandwidth_gbps;
-  bool slow = false;  // < 20 % of the mean bandwidth of its transport among the rank's total cells
+  bool slow = false;  // < 20 % of the mean bandwidth of its transport among the rank's total cells that
+                      // carried bytes (a sync-only link is never slow)
 };
 
 // profiler_metadata.json parallel_group_info: {"<group id>": {group_name, group_rank, global_ranks}}.
