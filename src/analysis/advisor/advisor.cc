@@ -202,6 +202,16 @@ std::string TrafficPopulation(const MemoryTrafficEstimate& traffic) {
   return out + ")";
 }
 
+// The peak a traffic figure is measured against: the chip's memory bandwidth, or its cores' read path
+// (no measured HBM peak), with `read_path_note` after that caveat.
+std::string PeakText(const RankEvidence& rank, const MemoryTrafficEstimate& traffic, std::string_view read_path_note) {
+  return traffic.peak_source == "core_read_path_gb_per_s"
+             ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak{})",
+                           ChipLabel(rank.hardware), *traffic.peak_gb_per_s, read_path_note)
+             : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware),
+                           *traffic.peak_gb_per_s);
+}
+
 // The operators' tensor traffic over their time against the chip's peak: an estimate and a lower bound
 // (caches, re-reads and workspaces are not seen). False when the trace has no operators with shapes.
 bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, UtilizationCheck* check) {
@@ -210,11 +220,7 @@ bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, Utilizati
   if (traffic.utilization) {
     check->value_pct = 100 * *traffic.utilization;
     check->source = traffic.measured ? "pmu" : "operator_shapes";
-    const std::string peak =
-        traffic.peak_source == "core_read_path_gb_per_s"
-            ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak)",
-                          ChipLabel(rank.hardware), *traffic.peak_gb_per_s)
-            : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware), *traffic.peak_gb_per_s);
+    const std::string peak = PeakText(rank, traffic, "");
     check->measured_as = traffic.measured ? fmt::format("PMU counters (aic_metrics=Memory): {}, against {}",
                                                         TrafficPopulation(traffic), peak)
                                           : fmt::format("estimated from operator shapes, a lower bound: {}, against {}",
@@ -255,11 +261,7 @@ bool CheckHbmSampling(const RankEvidence& rank, UtilizationCheck* check) {
   }
   check->value_pct = 100 * *hbm.utilization;
   check->source = "hbm_samples";
-  const std::string peak =
-      hbm.peak_source == "core_read_path_gb_per_s"
-          ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak, so a lower bound)",
-                        ChipLabel(rank.hardware), *hbm.peak_gb_per_s)
-          : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware), *hbm.peak_gb_per_s);
+  const std::string peak = PeakText(rank, hbm, ", so a lower bound");
   check->measured_as = fmt::format("sampled HBM bandwidth: {}, against {}", population, peak);
   MarkImmaterialCompute(*rank.compute, "kernels", check);
   return true;

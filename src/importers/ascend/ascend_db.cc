@@ -832,14 +832,17 @@ Status AddHbm(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {
   if (!db.HasTable("HBM")) return Status();
   const ProcessKey process{kHbmPid, false};
   b->SetProcessName(process, "HBM");
-  std::string name;
+  std::map<std::pair<int64_t, bool>, std::string> names;  // (stack, write): a name per series, not per row
   return ForEachRow(db, "SELECT timestampNs, bandwidth, hbmId, type FROM HBM ORDER BY timestampNs",
                     [&](const SqliteStatement& r) {
                       if (r.IsNull(0) || r.IsNull(1) || r.IsNull(2)) return;
                       const std::string_view type = strings.Get(r, 3);
-                      const std::string_view direction = type == "read" ? "Read" : type == "write" ? "Write" : "";
-                      if (direction.empty()) return;
-                      name = fmt::format("HBM {}/{}/{}(MB/s)", r.Int(2), direction, direction);
+                      if (type != "read" && type != "write") return;
+                      std::string& name = names[{r.Int(2), type == "write"}];
+                      if (name.empty()) {
+                        const std::string_view direction = type == "read" ? "Read" : "Write";
+                        name = fmt::format("HBM {}/{}/{}(MB/s)", r.Int(2), direction, direction);
+                      }
                       b->AddCounterSample(process, name, r.Int(0), r.Double(1) / 1048576.0);
                     });
 }

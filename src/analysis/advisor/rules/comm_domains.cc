@@ -41,7 +41,7 @@ int64_t BytesOver(const CommGroupSummary& g, std::string_view transport) {
   return bytes;
 }
 
-Finding Base(const RankEvidence& rank, const CommGroupSummary& g, double exposed_per_step) {
+Finding Base(const RankEvidence& rank, const CommGroupSummary& g, double exposed_per_step, double transit_per_step) {
   Finding f;
   f.id = "communication.domain";
   f.category = FindingCategory::kCommunication;
@@ -54,9 +54,7 @@ Finding Base(const RankEvidence& rank, const CommGroupSummary& g, double exposed
   f.AddNumber("domain_ranks", static_cast<double>(g.global_ranks.size()), "count");
   f.AddText("busiest_primitive", std::string(CollectiveTypeName(g.busiest_type)));
   f.AddNumber("exposed_us_per_step", exposed_per_step / 1e3, "us");
-  f.AddNumber("transit_us_per_step",
-              PerStep(rank, g.op_transit_ms * 1e6 / static_cast<double>(std::max<size_t>(g.ranks.size(), 1))) / 1e3,
-              "us");
+  f.AddNumber("transit_us_per_step", transit_per_step / 1e3, "us");
   if (g.utilization) f.AddNumber("utilization_pct", 100 * *g.utilization, "%");
   return f;
 }
@@ -74,7 +72,7 @@ void CheckDomain(const RankEvidence& rank, const AdvisorConfig& config, const Co
   if (PctOfStep(rank, transit_per_step) < threshold) return;
   const double rdma_share = g.bytes > 0 ? static_cast<double>(BytesOver(g, "RDMA")) / static_cast<double>(g.bytes) : 0;
   if (IsIntraLayer(g.label) && rdma_share > 0) {
-    Finding f = Base(rank, g, exposed_per_step);
+    Finding f = Base(rank, g, exposed_per_step, transit_per_step);
     f.threshold = threshold;
     f.title = fmt::format("the {} domain of {} ranks leaves the node: {:.0f} % of its bytes go over RDMA", g.label,
                           g.global_ranks.size(), 100 * rdma_share);
@@ -89,7 +87,7 @@ void CheckDomain(const RankEvidence& rank, const AdvisorConfig& config, const Co
         "(<= NPUs per node); HCCL_INTRA_ROCE_ENABLE=0"};
     out->push_back(std::move(f));
   } else if (IsDataParallel(g.label) && g.busiest_type == CollectiveType::kAllReduce) {
-    Finding f = Base(rank, g, exposed_per_step);
+    Finding f = Base(rank, g, exposed_per_step, transit_per_step);
     f.threshold = threshold;
     f.title = fmt::format("the {} domain all-reduces its gradients, {} a step exposed", g.label,
                           FormatDuration(exposed_per_step));
