@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <numeric>
 #include <cstdio>
 #include <thread>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "cli/errors.h"
 #include "cli/flag_checks.h"
 #include "pipeline/hardware_options.h"
+#include "importers/common/rank.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
 #include "pipeline/run_analyses.h"
@@ -128,8 +130,14 @@ int RunComm(const CommOptions& options) {
   skipped.AppendWarnings(&lines);
   EmitWarnings(lines, &warnings);
   RankWarnings breakdown_warnings;
+  const size_t rank_count = std::accumulate(slots.begin(), slots.end(), size_t{0},
+                                            [](size_t n, const RankSlot& s) { return n + s.results.size(); });
   for (RankSlot& slot : slots) {
     if (!slot.status.ok()) continue;
+    // A lone rank needs no rank number: said only when there are ranks to tell apart, as LoadTraces does.
+    if (rank_count == 1) {
+      std::erase_if(slot.warnings, [](const std::string& w) { return w.ends_with(kNoRankWarning); });
+    }
     EmitWarnings(slot.warnings, &warnings);
     breakdown_warnings.Merge(slot.breakdown_warnings);
     for (RankCommunication& result : slot.results) analysis.ranks.push_back(std::move(result));

@@ -4,7 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare/compare.h"
+#include "base/status.h"
+#include "model/trace.h"
 #include "pipeline/analysis_flags.h"
+#include "pipeline/run_analyses.h"
 
 namespace CLI {
 class App;
@@ -40,6 +44,9 @@ struct ProfileOptions {
 };
 void AddProfileCommand(CLI::App* app, ProfileOptions* options);
 int RunProfile(const ProfileOptions& options);
+// What `profile` prints for traces already loaded (`warnings`: the load's), as text or JSON per options.
+Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const ProfileOptions& options,
+                                  std::vector<std::string> warnings);
 
 struct CommOptions {
   std::vector<std::string> paths;
@@ -65,6 +72,13 @@ struct CompareOptions {
 };
 void AddCompareCommand(CLI::App* app, CompareOptions* options);
 int RunCompare(const CompareOptions& options);
+struct CompareOutcome {
+  std::string text;  // as printed, in options.format
+  std::vector<GateOutcome> gates;
+};
+// What `compare` prints for two runs already analysed, and its gates' outcomes.
+Result<CompareOutcome> CompareOutput(const AnalyzedRun& before, const AnalyzedRun& after,
+                                     const CompareOptions& options);
 
 struct MemoryOptions {
   std::vector<std::string> paths;
@@ -74,6 +88,8 @@ struct MemoryOptions {
 };
 void AddMemoryCommand(CLI::App* app, MemoryOptions* options);
 int RunMemory(const MemoryOptions& options);
+Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryOptions& options,
+                                 const std::vector<std::string>& warnings);
 
 struct AdviseOptions {
   std::vector<std::string> paths;
@@ -93,6 +109,8 @@ struct ReportOptions {
 // `report`: the self-contained HTML report (report/html/html_report.h).
 void AddReportCommand(CLI::App* app, ReportOptions* options);
 int RunReport(const ReportOptions& options);
+// The single-run HTML report of an analysed run.
+std::string RenderRunHtml(const AnalyzedRun& run, const std::vector<std::string>& paths);
 
 struct AnnotateOptions {
   std::string path;    // one trace file
@@ -102,5 +120,16 @@ struct AnnotateOptions {
 // `annotate`: the trace plus tuneprof's diagnosis as tracks (report/trace/annotated_trace.h).
 void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options);
 int RunAnnotate(const AnnotateOptions& options);
+
+struct ExportOptions {
+  std::vector<std::string> paths;
+  std::string sqlite;  // --sqlite OUT.db
+  AnalysisFlags analysis;
+};
+// `export`: the run's tables as a SQLite database (report/sqlite/sqlite_export.h).
+void AddExportCommand(CLI::App* app, ExportOptions* options);
+int RunExport(const ExportOptions& options);
+// Writes every table of `run` to `path` (shared with the Python module's Run.to_sqlite).
+Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const std::vector<std::string>& inputs);
 
 }  // namespace tuneprof::cli

@@ -71,54 +71,63 @@ std::string Render(const CompareOptions& options, const CompareResult& result, s
   return RenderCompareText(result, gates, advice);
 }
 
-}  // namespace
-
-int RunCompare(const CompareOptions& options) {
+Result<std::vector<GateCondition>> GateConditions(const CompareOptions& options) {
   std::vector<GateCondition> conditions;
   std::vector<std::string> expressions = options.fail_if;
   if (options.fail_if_slower) expressions.push_back(fmt::format("step_time>+{}%", *options.fail_if_slower));
   for (const std::string& expression : expressions) {
     auto condition = ParseGateCondition(expression);
-    if (!condition.ok()) {
-      PrintError(condition.status().message());
-      return kExitUsage;
-    }
+    if (!condition.ok()) return Status(StatusCode::kUsage, condition.status().message());
     conditions.push_back(std::move(condition.value()));
   }
+  return conditions;
+}
+
+}  // namespace
+
+Result<CompareOutcome> CompareOutput(const AnalyzedRun& before, const AnalyzedRun& after,
+                                     const CompareOptions& options) {
+  TP_ASSIGN_OR_RETURN(std::vector<GateCondition> conditions, GateConditions(options));
   std::vector<PredictedFinding> predicted;
   if (!options.advice.empty()) {
-    auto loaded = LoadAdvice(options.advice);
-    if (!loaded.ok()) return ReportError(loaded.status());
-    predicted = std::move(loaded.value());
+    TP_ASSIGN_OR_RETURN(predicted, LoadAdvice(options.advice));
+  }
+  tuneprof::CompareOptions compare;
+  compare.tokens_per_step = options.tokens_per_step;
+  compare.samples_per_step = options.samples_per_step;
+  compare.alpha = options.alpha;
+  const CompareResult result = CompareSides(SideOf(before), SideOf(after), compare);
+  std::vector<AdviceCheck> advice;
+  if (!options.advice.empty()) advice = CheckAdvice(predicted, AdviceSideOf(before), AdviceSideOf(after));
+
+  CompareOutcome outcome;
+  for (const GateCondition& condition : conditions) outcome.gates.push_back(EvaluateGate(result, condition));
+  std::vector<std::string> warnings = before.warnings;
+  warnings.insert(warnings.end(), after.warnings.begin(), after.warnings.end());
+  if (const std::string differ = HardwareDifference(before.hardware, after.hardware); !differ.empty()) {
+    PrintWarning(differ);
+    warnings.push_back(differ);
+  }
+  outcome.text = Render(options, result, outcome.gates, advice, warnings);
+  return outcome;
+}
+
+int RunCompare(const CompareOptions& options) {
+  // Flags are checked before the (long) imports.
+  if (auto conditions = GateConditions(options); !conditions.ok()) return ReportError(conditions.status());
+  if (!options.advice.empty()) {
+    if (auto loaded = LoadAdvice(options.advice); !loaded.ok()) return ReportError(loaded.status());
   }
   auto before = AnalyzeRun({options.before}, AnalysisFlags());
   if (!before.ok()) return ReportError(before.status());
   auto after = AnalyzeRun({options.after}, AnalysisFlags());
   if (!after.ok()) return ReportError(after.status());
-
-  tuneprof::CompareOptions compare;
-  compare.tokens_per_step = options.tokens_per_step;
-  compare.samples_per_step = options.samples_per_step;
-  compare.alpha = options.alpha;
-  const CompareResult result = CompareSides(SideOf(*before), SideOf(*after), compare);
-  std::vector<AdviceCheck> advice;
-  if (!options.advice.empty()) {
-    advice = CheckAdvice(predicted, AdviceSideOf(*before), AdviceSideOf(*after));
-  }
-
-  std::vector<GateOutcome> gates;
-  for (const GateCondition& condition : conditions) gates.push_back(EvaluateGate(result, condition));
-  std::vector<std::string> warnings = before->warnings;
-  warnings.insert(warnings.end(), after->warnings.begin(), after->warnings.end());
-  if (const std::string differ = HardwareDifference(before->hardware, after->hardware); !differ.empty()) {
-    PrintWarning(differ);
-    warnings.push_back(differ);
-  }
-  const std::string text = Render(options, result, gates, advice, warnings);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  auto outcome = CompareOutput(*before, *after, options);
+  if (!outcome.ok()) return ReportError(outcome.status());
+  std::fwrite(outcome->text.data(), 1, outcome->text.size(), stdout);
 
   int exit_code = kExitOk;
-  for (const GateOutcome& gate : gates) {
+  for (const GateOutcome& gate : outcome->gates) {
     if (!gate.evaluated) {
       PrintWarning(fmt::format("--fail-if {}: {} is unknown for these traces; not evaluated", gate.condition.text,
                                gate.metric_key.empty() ? gate.condition.metric : gate.metric_key));

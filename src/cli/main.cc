@@ -76,6 +76,8 @@ int main(int argc, char** argv) {
   tuneprof::cli::AddReportCommand(&app, &report);
   tuneprof::cli::AnnotateOptions annotate;
   tuneprof::cli::AddAnnotateCommand(&app, &annotate);
+  tuneprof::cli::ExportOptions export_options;
+  tuneprof::cli::AddExportCommand(&app, &export_options);
   if (const int code = CheckSubcommandName(app, argc, argv); code != tuneprof::cli::kExitOk) return code;
   try {
     app.parse(argc, argv);
@@ -84,7 +86,7 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     const CLI::App* command = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
     tuneprof::PrintError(std::string(e.what()) + "; see `tuneprof " + (command ? command->get_name() + " " : "") +
-                              "--help`");
+                         "--help`");
     return tuneprof::cli::kExitUsage;
   }
   tuneprof::cli::InstallProgress(quiet);
@@ -98,6 +100,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("advise")) return tuneprof::cli::RunAdvise(advise, /*summary=*/false);
     if (app.got_subcommand("report")) return tuneprof::cli::RunReport(report);
     if (app.got_subcommand("annotate")) return tuneprof::cli::RunAnnotate(annotate);
+    if (app.got_subcommand("export")) return tuneprof::cli::RunExport(export_options);
     return tuneprof::cli::kExitUsage;
   }();
   // The report reaches its reader even if something at process exit (a sanitizer's leak check under

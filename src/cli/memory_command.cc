@@ -28,22 +28,27 @@ void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
-namespace {}  // namespace
+Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryOptions& options,
+                                 const std::vector<std::string>& warnings) {
+  TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(options.hardware_file));
+  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, options.hardware));
+  std::vector<MemoryAnalysis> ranks;
+  for (const Trace& trace : traces) ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, profiles, forced)));
+  return options.json ? WithWarnings(RenderMemoryJson(ranks, ComputeHtaMemoryBw(traces)), warnings)
+                      : RenderMemoryText(ranks);
+}
 
 int RunMemory(const MemoryOptions& options) {
+  // Flags are checked before the (long) import.
   auto profiles = LoadHardwareProfiles(options.hardware_file);
   if (!profiles.ok()) return ReportError(profiles.status());
   auto forced = ForcedHardware(*profiles, options.hardware);
   if (!forced.ok()) return ReportError(forced.status());
   auto loaded = LoadTraces(options.paths);
   if (!loaded.ok()) return ReportError(loaded.status());
-  const std::vector<Trace>& traces = loaded->traces;
-  std::vector<MemoryAnalysis> ranks;
-  for (const Trace& trace : traces) ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)));
-  const std::string text = options.json
-                               ? WithWarnings(RenderMemoryJson(ranks, ComputeHtaMemoryBw(traces)), loaded->warnings)
-                               : RenderMemoryText(ranks);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  auto text = MemoryOutput(loaded->traces, options, loaded->warnings);
+  if (!text.ok()) return ReportError(text.status());
+  std::fwrite(text->data(), 1, text->size(), stdout);
   return kExitOk;
 }
 

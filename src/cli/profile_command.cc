@@ -60,22 +60,15 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
                       "(`*` matches anything; unnamed markers keep the defaults request#*, prefill, decode_step, ...)");
 }
 
-namespace {}  // namespace
-
-int RunProfile(const ProfileOptions& options) {
-  auto profiles = LoadHardwareProfiles(options.hardware_file);
-  if (!profiles.ok()) return ReportError(profiles.status());
-  auto forced = ForcedHardware(*profiles, options.hardware);
-  if (!forced.ok()) return ReportError(forced.status());
+Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const ProfileOptions& options,
+                                  std::vector<std::string> warnings) {
+  TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(options.hardware_file));
+  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, options.hardware));
   GenerationMarkers markers;
   std::string marker_error;
   if (!ParseGenerationMarkers(options.generation_markers, &markers, &marker_error)) {
-    return ReportError(Status(StatusCode::kUsage, "--generation-markers: " + marker_error));
+    return Status(StatusCode::kUsage, "--generation-markers: " + marker_error);
   }
-  auto loaded = LoadTraces(options.paths);
-  if (!loaded.ok()) return ReportError(loaded.status());
-  const std::vector<Trace>& traces = loaded->traces;
-  std::vector<std::string> warnings = loaded->warnings;
   ProfileResult result;
   RankWarnings breakdown_warnings;
   for (const Trace& trace : traces) {
@@ -89,7 +82,7 @@ int RunProfile(const ProfileOptions& options) {
     compute.context_tokens = options.context_tokens;
     compute.generation_markers = markers;
     result.compute.push_back(
-        ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, *profiles, *forced), compute));
+        ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, profiles, forced), compute));
     result.kernels.push_back(ComputeKernelBreakdown(trace));
   }
   breakdown_warnings.Emit(&warnings);
@@ -100,9 +93,25 @@ int RunProfile(const ProfileOptions& options) {
     result.hta_idle = ComputeHtaIdleTime(traces);
     result.hta_launches = ComputeHtaLaunches(traces);
   }
-  const std::string text =
-      options.json ? WithWarnings(RenderProfileJson(result), warnings) : RenderProfileText(result, options.wide);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  return options.json ? WithWarnings(RenderProfileJson(result), warnings) : RenderProfileText(result, options.wide);
+}
+
+int RunProfile(const ProfileOptions& options) {
+  // Flags are checked before the (long) import.
+  auto profiles = LoadHardwareProfiles(options.hardware_file);
+  if (!profiles.ok()) return ReportError(profiles.status());
+  auto forced = ForcedHardware(*profiles, options.hardware);
+  if (!forced.ok()) return ReportError(forced.status());
+  GenerationMarkers markers;
+  std::string marker_error;
+  if (!ParseGenerationMarkers(options.generation_markers, &markers, &marker_error)) {
+    return ReportError(Status(StatusCode::kUsage, "--generation-markers: " + marker_error));
+  }
+  auto loaded = LoadTraces(options.paths);
+  if (!loaded.ok()) return ReportError(loaded.status());
+  auto text = ProfileOutput(loaded->traces, options, loaded->warnings);
+  if (!text.ok()) return ReportError(text.status());
+  std::fwrite(text->data(), 1, text->size(), stdout);
   return kExitOk;
 }
 

@@ -61,10 +61,24 @@ size_t TerminalWidth() {
   return kDefaultWidth;
 }
 
-// Sums the loads in flight (comm reads ranks on all cores) into one line, redrawn in place.
-class TerminalProgress final : public LoadObserver {
+// Draws on stderr when it is a terminal: the line redrawn in place, erased when the loads end.
+class TerminalSink final : public ProgressSink {
  public:
-  explicit TerminalProgress(int64_t delay_ns) : throttle_(delay_ns) {}
+  size_t Width() const override { return TerminalWidth(); }
+  void Draw(const std::string& line) override {
+    std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+    std::fflush(stderr);
+  }
+  void Clear() override {
+    std::fputs("\r\x1b[K", stderr);  // leave the terminal as it was for what follows
+    std::fflush(stderr);
+  }
+};
+
+// Sums the loads in flight (comm reads ranks on all cores) into one line for the sink.
+class ProgressLine final : public LoadObserver {
+ public:
+  ProgressLine(ProgressSink* sink, int64_t delay_ns) : sink_(sink), throttle_(delay_ns) {}
 
   void OnLoadProgress(const LoadProgress& progress) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -72,8 +86,7 @@ class TerminalProgress final : public LoadObserver {
     if (progress.finished) {
       loads_.erase(progress.load_id);
       if (loads_.empty() && drawn_) {
-        std::fputs("\r\x1b[K", stderr);  // leave the terminal as it was for what follows
-        std::fflush(stderr);
+        sink_->Clear();
         drawn_ = false;
       }
       return;
@@ -88,9 +101,7 @@ class TerminalProgress final : public LoadObserver {
     }
     load.progress = progress;
     if (!throttle_.ShouldDraw(now)) return;
-    const std::string line = FormatProgress(Snapshot(now), TerminalWidth());
-    std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
-    std::fflush(stderr);
+    sink_->Draw(FormatProgress(Snapshot(now), sink_->Width()));
     drawn_ = true;
   }
 
@@ -115,6 +126,7 @@ class TerminalProgress final : public LoadObserver {
     return snapshot;
   }
 
+  ProgressSink* sink_;
   std::mutex mutex_;
   std::map<uint64_t, Load> loads_;
   ProgressThrottle throttle_;
@@ -176,6 +188,10 @@ bool ProgressThrottle::ShouldDraw(int64_t now_ns) {
   return true;
 }
 
+std::unique_ptr<LoadObserver> MakeProgressObserver(ProgressSink* sink, int64_t delay_ns) {
+  return std::make_unique<ProgressLine>(sink, delay_ns);
+}
+
 bool InstallProgress(bool quiet) {
   if (quiet || ::isatty(STDERR_FILENO) == 0) return false;
   int64_t delay_ns = ProgressThrottle::kDelayNs;
@@ -184,7 +200,8 @@ bool InstallProgress(bool quiet) {
     const long long ms = std::strtoll(text, &end, 10);
     if (end != text && *end == '\0' && ms >= 0) delay_ns = ms * 1'000'000;
   }
-  static TerminalProgress progress(delay_ns);  // outlives every load: destroyed only at exit
+  static TerminalSink sink;
+  static ProgressLine progress(&sink, delay_ns);  // outlives every load: destroyed only at exit
   SetLoadObserver(&progress);
   return true;
 }

@@ -3,7 +3,10 @@
 // is a terminal, only for loads that have run a second, and redrawn at most ten times a second, so
 // piped output and quick loads never see it. The importers report through io/load_progress.h.
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "io/load_progress.h"
 
 namespace tuneprof::cli {
 
@@ -37,6 +40,18 @@ class ProgressThrottle {
   int64_t last_draw_ns_ = 0;
   bool drawn_ = false;
 };
+
+// Where the line goes: a terminal, or a notebook's output (the Python module).
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual size_t Width() const = 0;
+  virtual void Draw(const std::string& line) = 0;  // replaces the line drawn before
+  virtual void Clear() = 0;                        // every load has finished
+};
+
+// An observer that sums the loads in flight into one line for `sink` (not owned), throttled as above.
+std::unique_ptr<LoadObserver> MakeProgressObserver(ProgressSink* sink, int64_t delay_ns = ProgressThrottle::kDelayNs);
 
 // Installs the stderr progress bar for every load that follows, unless `quiet` or stderr is not a
 // terminal. Returns whether it was installed. TUNEPROF_PROGRESS_DELAY_MS, when set, replaces the one

@@ -54,17 +54,23 @@ int RunReport(const ReportOptions& options) {
   if (!options.compare.empty()) return RunCompareReport(options);
   auto run = AnalyzeRun(options.paths, options.analysis);
   if (!run.ok()) return ReportError(run.status());
-  HtmlReportInput input;
-  input.paths = options.paths;
-  input.breakdowns = std::move(run->breakdowns);
-  input.kernels = SumKernelsAcrossRanks(run->kernels);
-  input.memory = std::move(run->memory);
-  input.comm = std::move(run->comm);
-  input.link_matrix = BuildRankLinkMatrix(input.comm);
-  input.advice = std::move(run->advice);
-  input.flops = std::move(run->flops);
-  const Status written = WriteFileAtomically(options.output, RenderHtmlReport(input));
+  const Status written = WriteFileAtomically(options.output, RenderRunHtml(*run, options.paths));
   return written.ok() ? kExitOk : ReportError(written);
+}
+
+// The results are copied, not moved: the Python module keeps the run for its other analyses. They are
+// summaries (steps, kernels by name, findings), small beside the traces.
+std::string RenderRunHtml(const AnalyzedRun& run, const std::vector<std::string>& paths) {
+  HtmlReportInput input;
+  input.paths = paths;
+  input.breakdowns = run.breakdowns;
+  input.kernels = SumKernelsAcrossRanks(run.kernels);
+  input.memory = run.memory;
+  input.comm = run.comm;
+  input.link_matrix = BuildRankLinkMatrix(input.comm);
+  input.advice = run.advice;
+  input.flops = run.flops;
+  return RenderHtmlReport(input);
 }
 
 }  // namespace tuneprof::cli

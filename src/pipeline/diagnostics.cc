@@ -8,7 +8,9 @@
 
 namespace tuneprof {
 
-void PrintError(std::string_view message) { fmt::print(stderr, "tuneprof: error: {}\n", EscapeText(message)); }
+std::string ErrorLine(std::string_view message) { return fmt::format("tuneprof: error: {}", EscapeText(message)); }
+
+void PrintError(std::string_view message) { fmt::print(stderr, "{}\n", ErrorLine(message)); }
 
 void PrintWarning(std::string_view message) { fmt::print(stderr, "tuneprof: warning: {}\n", EscapeText(message)); }
 

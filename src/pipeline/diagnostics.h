@@ -11,6 +11,8 @@
 
 namespace tuneprof {
 
+// The error line as printed (without its newline); the Python module raises it.
+std::string ErrorLine(std::string_view message);
 void PrintError(std::string_view message);
 void PrintWarning(std::string_view message);
 
