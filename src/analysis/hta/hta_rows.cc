@@ -125,7 +125,7 @@ class HtaClock {
   bool round_ = false;
 };
 
-std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock) {
+std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock, bool every_interval = false) {
   const EventTable& e = trace.events();
   // HTA's stream column is the row's `stream` arg; Kineto writes it as the tid on CUDA and ROCm, but MTIA
   // rows carry a stream that is not their tid.
@@ -135,7 +135,7 @@ std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock) {
   }
   std::vector<HtaRow> rows;
   for (uint32_t i = 0; i < e.size(); ++i) {
-    if (!IsHtaRow(trace, i)) continue;
+    if (every_interval ? e.dur_ns[i] < 0 : !IsHtaRow(trace, i)) continue;
     HtaRow row;
     row.event = i;
     row.time = clock.Of(e.ts_ns[i], e.dur_ns[i]);
@@ -421,6 +421,10 @@ std::string_view HtaKernelTypeName(HtaKernelType type) {
       break;
   }
   return "OTHER";
+}
+
+std::vector<HtaRow> ReadIntervalsLikeHta(const Trace& trace) {
+  return ReadRows(trace, HtaClock(trace), /*every_interval=*/true);
 }
 
 std::vector<HtaRankRows> LoadLikeHta(std::span<const Trace> traces) {

@@ -44,6 +44,10 @@ struct HtaRankRows {
 // One entry per trace, in order; all traces form one HTA run (the step-name count is global).
 std::vector<HtaRankRows> LoadLikeHta(std::span<const Trace> traces);
 
+// Every interval event of `trace` (not only those HTA keeps) read as HTA reads a row: its clock, its
+// correlation default and its stream. In event order. For the events table handed to HTA-style notebooks.
+std::vector<HtaRow> ReadIntervalsLikeHta(const Trace& trace);
+
 std::string_view HtaRowName(const HtaRankRows& rank, const HtaRow& row);
 
 // hta/utils/utils.py merge_kernel_intervals: sort by ts; a row opens a new group when it starts after

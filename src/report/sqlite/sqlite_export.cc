@@ -1,0 +1,168 @@
+#include "report/sqlite/sqlite_export.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+namespace tuneprof {
+namespace {
+
+// Owns the connection and the statement of one export; every call's failure names the output file.
+class Database {
+ public:
+  explicit Database(std::string path) : path_(std::move(path)) {}
+  ~Database() {
+    if (statement_ != nullptr) sqlite3_finalize(statement_);
+    if (db_ != nullptr) sqlite3_close(db_);
+  }
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  Status Open(const std::string& file) {
+    if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+      return Error();
+    }
+    // A new file written once: no journal to keep, nothing to sync until the end.
+    return Execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;");
+  }
+  Status Execute(const std::string& sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+      const std::string text = message != nullptr ? message : "unknown error";
+      sqlite3_free(message);
+      return Status(StatusCode::kIoError, fmt::format("{}: cannot write SQLite: {}", path_, text));
+    }
+    return Status();
+  }
+  Status Prepare(const std::string& sql) {
+    if (statement_ != nullptr) sqlite3_finalize(statement_);
+    statement_ = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement_, nullptr) != SQLITE_OK) return Error();
+    return Status();
+  }
+  sqlite3_stmt* statement() { return statement_; }
+  Status Step() {
+    if (sqlite3_step(statement_) != SQLITE_DONE) return Error();
+    sqlite3_reset(statement_);
+    return Status();
+  }
+  Status Error() const {
+    return Status(StatusCode::kIoError, fmt::format("{}: cannot write SQLite: {}", path_,
+                                                    db_ != nullptr ? sqlite3_errmsg(db_) : "no memory"));
+  }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* statement_ = nullptr;
+};
+
+std::string_view SqlType(ColumnType type) {
+  switch (type) {
+    case ColumnType::kInt64:
+      return "INTEGER";
+    case ColumnType::kFloat64:
+      return "REAL";
+    case ColumnType::kString:
+      return "TEXT";
+  }
+  return "TEXT";
+}
+
+std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
+
+void Bind(sqlite3_stmt* statement, int slot, const Column& column, size_t row) {
+  switch (column.type) {
+    case ColumnType::kInt64: {
+      const int64_t value = column.ints[row];
+      if (column.has_null_value && value == column.null_value) {
+        sqlite3_bind_null(statement, slot);
+      } else {
+        sqlite3_bind_int64(statement, slot, value);
+      }
+      return;
+    }
+    case ColumnType::kFloat64: {
+      const double value = column.floats[row];
+      if (std::isnan(value)) {
+        sqlite3_bind_null(statement, slot);
+      } else {
+        sqlite3_bind_double(statement, slot, value);
+      }
+      return;
+    }
+    case ColumnType::kString: {
+      const std::string& text = column.categories[static_cast<size_t>(column.codes[row])];
+      sqlite3_bind_text(statement, slot, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+      return;
+    }
+  }
+}
+
+Status WriteTable(Database* db, const Table& table) {
+  std::string create = "CREATE TABLE " + Quoted(table.name) + " (";
+  std::string insert = "INSERT INTO " + Quoted(table.name) + " VALUES (";
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    create += fmt::format("{}{} {}", c == 0 ? "" : ", ", Quoted(table.columns[c].name), SqlType(table.columns[c].type));
+    insert += c == 0 ? "?" : ", ?";
+  }
+  TP_RETURN_IF_ERROR(db->Execute(create + ");"));
+  TP_RETURN_IF_ERROR(db->Prepare(insert + ");"));
+  for (size_t row = 0; row < table.rows(); ++row) {
+    for (size_t c = 0; c < table.columns.size(); ++c)
+      Bind(db->statement(), static_cast<int>(c + 1), table.columns[c], row);
+    TP_RETURN_IF_ERROR(db->Step());
+  }
+  return Status();
+}
+
+Status WriteMeta(Database* db, const std::vector<std::string>& inputs) {
+  TP_RETURN_IF_ERROR(db->Execute("CREATE TABLE tuneprof_meta (key TEXT, value TEXT);"));
+  TP_RETURN_IF_ERROR(db->Prepare("INSERT INTO tuneprof_meta VALUES (?, ?);"));
+  auto add = [&](std::string_view key, const std::string& value) {
+    sqlite3_bind_text(db->statement(), 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+    sqlite3_bind_text(db->statement(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+    return db->Step();
+  };
+  TP_RETURN_IF_ERROR(add("schema", kSqliteSchema));
+  for (const std::string& input : inputs) TP_RETURN_IF_ERROR(add("input", input));
+  return Status();
+}
+
+// Indexes for the joins a reader makes: every table by rank, events by their index within the rank.
+Status WriteIndexes(Database* db, const std::vector<Table>& tables) {
+  for (const Table& table : tables) {
+    if (table.Find("rank") == nullptr) continue;
+    const std::string columns = table.Find("index") != nullptr ? "rank, \"index\"" : "rank";
+    TP_RETURN_IF_ERROR(db->Execute(
+        fmt::format("CREATE INDEX {} ON {} ({});", Quoted(table.name + "_by_rank"), Quoted(table.name), columns)));
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status WriteSqlite(const std::string& path, const std::vector<Table>& tables, const std::vector<std::string>& inputs) {
+  const std::string temporary = fmt::format("{}.tmp-{}", path, static_cast<long>(getpid()));
+  std::remove(temporary.c_str());
+  Status written;
+  {
+    Database db(path);
+    written = db.Open(temporary);
+    if (written.ok()) written = WriteMeta(&db, inputs);
+    for (size_t i = 0; written.ok() && i < tables.size(); ++i) written = WriteTable(&db, tables[i]);
+    if (written.ok()) written = WriteIndexes(&db, tables);
+    if (written.ok()) written = db.Execute("COMMIT;");
+  }
+  if (written.ok() && std::rename(temporary.c_str(), path.c_str()) != 0) {
+    written = Status(StatusCode::kIoError, fmt::format("{}: cannot write SQLite: rename failed", path));
+  }
+  if (!written.ok()) std::remove(temporary.c_str());
+  return written;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,77 @@
+#include "report/sqlite/sqlite_export.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include <unistd.h>
+
+namespace tuneprof {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))).string();
+}
+
+Table Sample() {
+  Table table;
+  table.name = "things";
+  Column id;
+  id.name = "id";
+  id.type = ColumnType::kInt64;
+  id.has_null_value = true;
+  id.ints = {1, -1};
+  Column value;
+  value.name = "value";
+  value.type = ColumnType::kFloat64;
+  value.floats = {2.5, std::numeric_limits<double>::quiet_NaN()};
+  Column label;
+  label.name = "label";
+  label.type = ColumnType::kString;
+  label.categories = {"a", "b"};
+  label.codes = {1, 0};
+  table.columns = {id, value, label};
+  return table;
+}
+
+TEST(SqliteExportTest, WritesRowsWithNullsAndTheSchemaVersion) {
+  const std::string path = TempPath("tp_sqlite_export_test.db");
+  ASSERT_TRUE(WriteSqlite(path, {Sample()}, {"in.json"}).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* row = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT id, value, label FROM things ORDER BY rowid", -1, &row, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(row), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(row, 0), 1);
+  EXPECT_DOUBLE_EQ(sqlite3_column_double(row, 1), 2.5);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(row, 2)), "b");
+  ASSERT_EQ(sqlite3_step(row), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_type(row, 0), SQLITE_NULL);
+  EXPECT_EQ(sqlite3_column_type(row, 1), SQLITE_NULL);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(row, 2)), "a");
+  sqlite3_finalize(row);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM tuneprof_meta WHERE key = 'schema'", -1, &row, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(row), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(row, 0)), kSqliteSchema);
+  sqlite3_finalize(row);
+  sqlite3_close(db);
+  std::filesystem::remove(path);
+}
+
+TEST(SqliteExportTest, ReplacesAnOldFileWholeAndFailsWithTheFileNamed) {
+  const std::string path = TempPath("tp_sqlite_replace_test.db");
+  { std::ofstream(path) << "not a database"; }
+  ASSERT_TRUE(WriteSqlite(path, {Sample()}, {}).ok());
+  const Status failed = WriteSqlite("/nonexistent-dir/x.db", {Sample()}, {});
+  EXPECT_FALSE(failed.ok());
+  EXPECT_NE(failed.message().find("/nonexistent-dir/x.db"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -1,0 +1,445 @@
+#include "report/tables/run_tables.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+
+#include "analysis/core/host_op_tree.h"
+#include "analysis/hta/hta_rows.h"
+
+namespace tuneprof {
+
+size_t Column::size() const {
+  switch (type) {
+    case ColumnType::kInt64:
+      return ints.size();
+    case ColumnType::kFloat64:
+      return floats.size();
+    case ColumnType::kString:
+      return codes.size();
+  }
+  return 0;
+}
+
+const Column* Table::Find(std::string_view column) const {
+  for (const Column& c : columns) {
+    if (c.name == column) return &c;
+  }
+  return nullptr;
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int64_t kNsPerUs = 1000;
+
+// Builds one table column by column; the string columns intern each distinct value once.
+class TableBuilder {
+ public:
+  explicit TableBuilder(std::string name) { table_.name = std::move(name); }
+
+  size_t Int(std::string name, bool minus_one_is_null = false) {
+    Column c;
+    c.name = std::move(name);
+    c.type = ColumnType::kInt64;
+    c.has_null_value = minus_one_is_null;
+    return Add(std::move(c));
+  }
+  size_t Float(std::string name) {
+    Column c;
+    c.name = std::move(name);
+    c.type = ColumnType::kFloat64;
+    return Add(std::move(c));
+  }
+  size_t String(std::string name) {
+    Column c;
+    c.name = std::move(name);
+    c.type = ColumnType::kString;
+    return Add(std::move(c));
+  }
+
+  void PushInt(size_t column, int64_t value) { table_.columns[column].ints.push_back(value); }
+  // kNoId becomes the column's -1 (absent).
+  void PushId(size_t column, int64_t value) { PushInt(column, value == kNoId ? -1 : value); }
+  void PushFloat(size_t column, double value) { table_.columns[column].floats.push_back(value); }
+  void PushOptional(size_t column, const std::optional<double>& value) { PushFloat(column, value.value_or(kNaN)); }
+  void PushString(size_t column, std::string_view value) {
+    std::unordered_map<std::string, int32_t>& index = dictionaries_[column];
+    auto it = index.find(std::string(value));
+    if (it == index.end()) {
+      std::vector<std::string>& categories = table_.columns[column].categories;
+      it = index.emplace(std::string(value), static_cast<int32_t>(categories.size())).first;
+      categories.emplace_back(value);
+    }
+    table_.columns[column].codes.push_back(it->second);
+  }
+  void Reserve(size_t rows) {
+    for (Column& c : table_.columns) {
+      c.ints.reserve(rows);
+      c.floats.reserve(rows);
+      c.codes.reserve(rows);
+    }
+  }
+
+  Table Finish() { return std::move(table_); }
+  Column& column(size_t i) { return table_.columns[i]; }
+
+ private:
+  size_t Add(Column column) {
+    table_.columns.push_back(std::move(column));
+    dictionaries_.emplace_back();
+    return table_.columns.size() - 1;
+  }
+
+  Table table_;
+  std::vector<std::unordered_map<std::string, int32_t>> dictionaries_;
+};
+
+// A per-rank cache from the trace's string ids to the column's codes, so that a name column costs one
+// hash lookup per distinct name, not per row.
+class InternedColumn {
+ public:
+  InternedColumn(TableBuilder* builder, size_t column) : builder_(builder), column_(column) {}
+  void StartRank(const Trace& trace) {
+    trace_ = &trace;
+    codes_.assign(trace.strings().size(), -1);
+  }
+  void Push(StringId id) {
+    int32_t& code = codes_[id.value];
+    if (code < 0) {
+      builder_->PushString(column_, trace_->str(id));
+      code = builder_->column(column_).codes.back();
+    } else {
+      builder_->column(column_).codes.push_back(code);
+    }
+  }
+
+ private:
+  TableBuilder* builder_;
+  size_t column_;
+  const Trace* trace_ = nullptr;
+  std::vector<int32_t> codes_;
+};
+
+int64_t KeyNumber(const ProcessKey& key) { return key.is_string ? -1 : key.value; }
+
+// Nesting depth of every host interval (0 for a root), -1 for everything else.
+std::vector<int64_t> HostDepths(const HostOpTree& tree) {
+  std::vector<int64_t> depth(tree.parent.size(), -1);
+  for (const std::vector<uint32_t>& track : tree.by_track) {
+    // Parents come before their children on a track, so a parent's depth is known when its child's is set.
+    for (uint32_t event : track) {
+      const uint32_t parent = tree.parent[event];
+      depth[event] = parent == kNoIndex ? 0 : depth[parent] + 1;
+    }
+  }
+  return depth;
+}
+
+Table EventsTable(const std::vector<Trace>& traces) {
+  TableBuilder b("events");
+  const size_t rank = b.Int("rank"), index = b.Int("index"), ts = b.Int("ts"), dur = b.Int("dur"), end = b.Int("end"),
+               ts_ns = b.Int("ts_ns"), dur_ns = b.Int("dur_ns"), name = b.String("name"), cat = b.String("cat"),
+               kind = b.String("kind"), pid = b.Int("pid"), tid = b.Int("tid"), stream = b.Int("stream", true),
+               correlation = b.Int("correlation", true), external_id = b.Int("external_id", true),
+               parent = b.Int("parent", true), depth = b.Int("depth", true);
+  size_t total = 0;
+  for (const Trace& trace : traces) total += trace.events().size();
+  b.Reserve(total);
+  InternedColumn names(&b, name), cats(&b, cat);
+  for (const Trace& trace : traces) {
+    const EventTable& e = trace.events();
+    names.StartRank(trace);
+    cats.StartRank(trace);
+    const HostOpTree tree = BuildHostOpTree(trace);
+    const std::vector<int64_t> depths = HostDepths(tree);
+    for (const HtaRow& row : ReadIntervalsLikeHta(trace)) {
+      const uint32_t i = row.event;
+      const Track& track = trace.tracks()[e.track[i]];
+      b.PushInt(rank, trace.metadata().rank);
+      b.PushInt(index, i);
+      b.PushInt(ts, row.time.start_ns / kNsPerUs);
+      b.PushInt(dur, (row.time.end_ns - row.time.start_ns) / kNsPerUs);
+      b.PushInt(end, row.time.end_ns / kNsPerUs);
+      b.PushInt(ts_ns, e.ts_ns[i]);
+      b.PushInt(dur_ns, e.dur_ns[i]);
+      names.Push(e.name[i]);
+      cats.Push(e.category[i]);
+      b.PushString(kind, EventKindName(e.kind[i]));
+      b.PushInt(pid, KeyNumber(trace.processes()[track.process].pid));
+      b.PushInt(tid, KeyNumber(track.tid));
+      b.PushInt(stream, row.stream);
+      b.PushInt(correlation, row.correlation);
+      b.PushId(external_id, e.external_id[i]);
+      b.PushInt(parent,
+                i < tree.parent.size() && tree.parent[i] != kNoIndex ? static_cast<int64_t>(tree.parent[i]) : -1);
+      b.PushInt(depth, i < depths.size() ? depths[i] : -1);
+    }
+  }
+  return b.Finish();
+}
+
+void PushSplit(TableBuilder* b, size_t first, const StepBreakdown& s) {
+  const int64_t values[] = {
+      s.wall_ns,   s.computing_ns, s.communication_ns, s.overlapped_ns, s.communication_not_overlapped_ns,
+      s.memcpy_ns, s.other_ns,     s.free_ns,          s.bubble_ns};
+  for (size_t k = 0; k < std::size(values); ++k) b->PushInt(first + k, values[k]);
+}
+
+Table StepsTable(const std::vector<RankBreakdown>& breakdowns) {
+  TableBuilder b("steps");
+  const size_t rank = b.Int("rank"), step = b.Int("step", true), start = b.Int("start_ns", true),
+               end = b.Int("end_ns", true);
+  const size_t first = b.Int("wall_ns");
+  for (const char* column : {"computing_ns", "communication_ns", "overlapped_ns", "exposed_communication_ns",
+                             "memcpy_ns", "other_ns", "free_ns", "bubble_ns"}) {
+    b.Int(column);
+  }
+  for (const RankBreakdown& r : breakdowns) {
+    for (const StepBreakdown& s : r.steps) {
+      b.PushInt(rank, r.rank);
+      b.PushId(step, s.step.value_or(kNoId));
+      b.PushId(start, s.device_start_ns);
+      b.PushId(end, s.device_end_ns);
+      PushSplit(&b, first, s);
+    }
+  }
+  return b.Finish();
+}
+
+Table KernelsTable(const std::vector<Trace>& traces) {
+  TableBuilder b("kernels");
+  const size_t rank = b.Int("rank"), index = b.Int("index"), name = b.String("name"), ts_ns = b.Int("ts_ns"),
+               dur_ns = b.Int("dur_ns"), stream = b.Int("stream", true), device = b.Int("device", true);
+  const size_t grid = b.Int("grid_x", true);
+  b.Int("grid_y", true);
+  b.Int("grid_z", true);
+  const size_t block = b.Int("block_x", true);
+  b.Int("block_y", true);
+  b.Int("block_z", true);
+  const size_t registers = b.Int("registers_per_thread", true), shared = b.Int("shared_memory_bytes", true),
+               occupancy = b.Float("achieved_occupancy");
+  InternedColumn names(&b, name);
+  for (const Trace& trace : traces) {
+    const EventTable& e = trace.events();
+    names.StartRank(trace);
+    std::vector<uint32_t> info(e.size(), kNoIndex);
+    for (uint32_t k = 0; k < trace.kernels().size(); ++k) info[trace.kernels()[k].event] = k;
+    for (uint32_t i = 0; i < e.size(); ++i) {
+      if (e.kind[i] != EventKind::kKernel) continue;
+      const KernelInfo none;
+      const KernelInfo& k = info[i] == kNoIndex ? none : trace.kernels()[info[i]];
+      b.PushInt(rank, trace.metadata().rank);
+      b.PushInt(index, i);
+      names.Push(e.name[i]);
+      b.PushInt(ts_ns, e.ts_ns[i]);
+      b.PushInt(dur_ns, e.dur_ns[i]);
+      b.PushId(stream, k.stream != kNoId ? k.stream : KeyNumber(trace.tracks()[e.track[i]].tid));
+      b.PushId(device, k.device);
+      for (size_t d = 0; d < 3; ++d) b.PushId(grid + d, k.grid[d]);
+      for (size_t d = 0; d < 3; ++d) b.PushId(block + d, k.block[d]);
+      b.PushId(registers, k.registers_per_thread);
+      b.PushId(shared, k.shared_memory_bytes);
+      b.PushFloat(occupancy, k.achieved_occupancy < 0 ? kNaN : k.achieved_occupancy);
+    }
+  }
+  return b.Finish();
+}
+
+Table OperatorsTable(const std::vector<Trace>& traces, const std::vector<KernelBreakdown>& kernels) {
+  TableBuilder b("operators");
+  const size_t rank = b.Int("rank"), name = b.String("name"), source = b.String("source"), count = b.Int("count"),
+               total = b.Int("total_ns"), inclusive = b.Int("inclusive_ns"), mean = b.Int("mean_ns"),
+               min = b.Int("min_ns"), max = b.Int("max_ns"), share = b.Float("share");
+  for (size_t r = 0; r < kernels.size() && r < traces.size(); ++r) {
+    const KernelBreakdown& k = kernels[r];
+    // Device runs: the device time grouped by the host operator that launched it; host-only runs: the
+    // operators by self time.
+    const bool device = k.source == KernelTableSource::kDevice;
+    for (const KernelRow& row : device ? k.by_host_op : k.kernels) {
+      b.PushInt(rank, traces[r].metadata().rank);
+      b.PushString(name, row.name);
+      b.PushString(source, device ? "device_time_by_host_op" : "host_self_time");
+      b.PushInt(count, static_cast<int64_t>(row.count));
+      b.PushInt(total, row.total_ns);
+      b.PushInt(inclusive, row.inclusive_ns);
+      b.PushInt(mean, row.mean_ns);
+      b.PushInt(min, row.min_ns);
+      b.PushInt(max, row.max_ns);
+      b.PushFloat(share, row.share);
+    }
+  }
+  return b.Finish();
+}
+
+Table CollectivesTable(const std::vector<Trace>& traces) {
+  TableBuilder b("collectives");
+  const size_t rank = b.Int("rank"), index = b.Int("index"), name = b.String("name"),
+               collective = b.String("collective"), ts_ns = b.Int("ts_ns"), dur_ns = b.Int("dur_ns"),
+               bytes = b.Int("bytes", true), in_nelems = b.Int("in_nelems", true),
+               out_nelems = b.Int("out_nelems", true), dtype = b.String("dtype"),
+               group_size = b.Int("group_size", true), group_name = b.String("group_name"),
+               group_ranks = b.String("group_ranks");
+  InternedColumn names(&b, name);
+  for (const Trace& trace : traces) {
+    const EventTable& e = trace.events();
+    names.StartRank(trace);
+    std::vector<uint32_t> info(e.size(), kNoIndex);
+    for (uint32_t k = 0; k < trace.collectives().size(); ++k) info[trace.collectives()[k].event] = k;
+    for (uint32_t i = 0; i < e.size(); ++i) {
+      // NCCL / gloo kernels and ops that carry collective args, and the collectives of Ascend's HCCL tracks.
+      if (info[i] == kNoIndex && e.kind[i] != EventKind::kCollective) continue;
+      const CollectiveInfo none;
+      const CollectiveInfo& c = info[i] == kNoIndex ? none : trace.collectives()[info[i]];
+      b.PushInt(rank, trace.metadata().rank);
+      b.PushInt(index, i);
+      names.Push(e.name[i]);
+      b.PushString(collective, trace.str(c.collective));
+      b.PushInt(ts_ns, e.ts_ns[i]);
+      b.PushInt(dur_ns, e.dur_ns[i]);
+      b.PushId(bytes, c.bytes);
+      b.PushId(in_nelems, c.in_nelems);
+      b.PushId(out_nelems, c.out_nelems);
+      b.PushString(dtype, trace.str(c.dtype));
+      b.PushId(group_size, c.group_size);
+      b.PushString(group_name, trace.str(c.group_name));
+      b.PushString(group_ranks, trace.str(c.group_ranks));
+    }
+  }
+  return b.Finish();
+}
+
+Table MemoryEventsTable(const std::vector<Trace>& traces) {
+  TableBuilder b("memory_events");
+  const size_t rank = b.Int("rank"), ts_ns = b.Int("ts_ns"), address = b.Int("address", true), bytes = b.Int("bytes"),
+               allocated = b.Int("total_allocated", true), reserved = b.Int("total_reserved", true),
+               device_type = b.Int("device_type", true), device_id = b.Int("device_id", true);
+  for (const Trace& trace : traces) {
+    for (const MemoryEvent& m : trace.memory_events()) {
+      b.PushInt(rank, trace.metadata().rank);
+      b.PushInt(ts_ns, m.ts_ns);
+      b.PushId(address, m.address);
+      b.PushInt(bytes, m.bytes);
+      b.PushId(allocated, m.total_allocated);
+      b.PushId(reserved, m.total_reserved);
+      b.PushId(device_type, m.device_type);
+      b.PushId(device_id, m.device_id);
+    }
+  }
+  return b.Finish();
+}
+
+Table RanksTable(const RunTablesInput& input) {
+  TableBuilder b("ranks");
+  const size_t rank = b.Int("rank"), path = b.String("path"), format = b.String("format"), events = b.Int("events"),
+               steps = b.Int("steps"), device = b.String("device"), hardware = b.String("hardware"),
+               start = b.Int("start_ns", true), end = b.Int("end_ns", true);
+  const std::vector<Trace>& traces = *input.traces;
+  for (size_t r = 0; r < traces.size(); ++r) {
+    const Trace& trace = traces[r];
+    b.PushInt(rank, trace.metadata().rank);
+    b.PushString(path, trace.metadata().path);
+    b.PushString(format, TraceFormatName(trace.metadata().format));
+    b.PushInt(events, static_cast<int64_t>(trace.events().size()));
+    b.PushInt(steps, static_cast<int64_t>(trace.steps().size()));
+    b.PushString(device, trace.devices().empty() ? "" : trace.str(trace.devices().front().name));
+    const HardwareSelection* selection =
+        input.hardware != nullptr && r < input.hardware->size() ? &(*input.hardware)[r] : nullptr;
+    b.PushString(hardware, selection != nullptr && selection->profile != nullptr ? selection->profile->name : "");
+    b.PushId(start, trace.start_ns());
+    b.PushId(end, trace.end_ns());
+  }
+  return b.Finish();
+}
+
+std::string JoinRanks(const std::vector<int64_t>& ranks) {
+  std::string text;
+  for (int64_t r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
+  return text;
+}
+
+Table FindingsTable(const AdvisorResult& advice) {
+  TableBuilder b("findings");
+  const size_t order = b.Int("order"), id = b.String("id"), category = b.String("category"), title = b.String("title"),
+               metric = b.String("metric"), value = b.Float("value"), threshold = b.Float("threshold"),
+               unit = b.String("unit"), gain = b.Float("estimated_gain_ns"), strategy = b.String("strategy"),
+               ranks = b.String("ranks"), evidence_rank = b.Int("evidence_rank", true);
+  for (size_t i = 0; i < advice.findings.size(); ++i) {
+    const Finding& f = advice.findings[i];
+    b.PushInt(order, static_cast<int64_t>(i));
+    b.PushString(id, f.id);
+    b.PushString(category, FindingCategoryName(f.category));
+    b.PushString(title, f.title);
+    b.PushString(metric, f.metric);
+    b.PushOptional(value, f.value);
+    b.PushOptional(threshold, f.threshold);
+    b.PushString(unit, f.unit);
+    b.PushFloat(gain, f.estimated_gain_ns);
+    b.PushString(strategy, f.strategy);
+    b.PushString(ranks, JoinRanks(f.ranks));
+    b.PushId(evidence_rank, f.evidence_rank);
+  }
+  return b.Finish();
+}
+
+Table UtilizationsTable(const AdvisorResult& advice) {
+  TableBuilder b("utilizations");
+  const size_t rank = b.Int("rank"), name = b.String("name"), label = b.String("label"), value = b.Float("value_pct"),
+               threshold = b.Float("threshold_pct"), below = b.Int("below"), source = b.String("source"),
+               measured_as = b.String("measured_as"), how = b.String("how_to_measure");
+  for (const RankAdvice& r : advice.ranks) {
+    for (const UtilizationCheck& u : r.utilizations) {
+      b.PushInt(rank, r.rank);
+      b.PushString(name, u.name);
+      b.PushString(label, u.label);
+      b.PushOptional(value, u.value_pct);
+      b.PushFloat(threshold, u.threshold_pct);
+      b.PushInt(below, u.Below() ? 1 : 0);
+      b.PushString(source, u.source);
+      b.PushString(measured_as, u.measured_as);
+      b.PushString(how, u.how_to_measure);
+    }
+  }
+  return b.Finish();
+}
+
+}  // namespace
+
+const std::vector<std::string>& RunTableNames() {
+  static const std::vector<std::string> names = {"events",      "ranks",         "steps",    "kernels",     "operators",
+                                                 "collectives", "memory_events", "findings", "utilizations"};
+  return names;
+}
+
+bool TableNeedsAnalysis(std::string_view name) {
+  return name == "steps" || name == "operators" || name == "findings" || name == "utilizations" || name == "ranks";
+}
+
+Table BuildTable(std::string_view name, const RunTablesInput& input) {
+  static const std::vector<Trace> kNoTraces;
+  const std::vector<Trace>& traces = input.traces != nullptr ? *input.traces : kNoTraces;
+  static const std::vector<RankBreakdown> kNoBreakdowns;
+  static const std::vector<KernelBreakdown> kNoKernels;
+  static const AdvisorResult kNoAdvice;
+  if (name == "events") return EventsTable(traces);
+  if (name == "ranks") {
+    RunTablesInput with_traces = input;
+    with_traces.traces = &traces;
+    return RanksTable(with_traces);
+  }
+  if (name == "steps") return StepsTable(input.breakdowns != nullptr ? *input.breakdowns : kNoBreakdowns);
+  if (name == "kernels") return KernelsTable(traces);
+  if (name == "operators") return OperatorsTable(traces, input.kernels != nullptr ? *input.kernels : kNoKernels);
+  if (name == "collectives") return CollectivesTable(traces);
+  if (name == "memory_events") return MemoryEventsTable(traces);
+  if (name == "findings") return FindingsTable(input.advice != nullptr ? *input.advice : kNoAdvice);
+  if (name == "utilizations") return UtilizationsTable(input.advice != nullptr ? *input.advice : kNoAdvice);
+  Table empty;
+  empty.name = std::string(name);
+  return empty;
+}
+
+}  // namespace tuneprof
