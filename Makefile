@@ -18,11 +18,11 @@ build: deps
 	@$(RELEASE_CONFIGURE)
 	@cmake --build $(BUILD)/release -j $(JOBS)
 
-# Release binary and benchmark only: the release half of `make test` runs the end-to-end tests, which need
-# nothing else (the unit tests run in the sanitized build).
+# Release binary, Python module and benchmark only: the release half of `make test` runs the end-to-end
+# and Python tests, which need nothing else (the unit tests run in the sanitized build).
 release-cli: deps
 	@$(RELEASE_CONFIGURE)
-	@cmake --build $(BUILD)/release -j $(JOBS) --target tuneprof import_benchmark
+	@cmake --build $(BUILD)/release -j $(JOBS) --target tuneprof import_benchmark tuneprof_python
 
 demo: build
 	@$(BUILD)/release/tuneprof analyze $(DEMO_TRACE)
