@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target built in BUILD_DIR/fuzzers for SECONDS each, one job at a time.
+# Runs every libFuzzer target built in BUILD_DIR/fuzzers for SECONDS each, FUZZ_JOBS (the cores) at a time.
 #   usage: run_fuzzers.sh BUILD_DIR SECONDS
 # Seeds are rebuilt on each run under BUILD_DIR/fuzz_work/seeds (never in the repository) from small
 # traces in the shared corpus (TUNEPROF_CORPUS, default ../shared/traces beside the checkout) plus
@@ -178,8 +178,10 @@ PY
 # UBSan reports are fatal (the libraries are built in recover mode); libFuzzer catches leaks itself.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-failed=0
-for fuzzer in "${fuzzers[@]}"; do
+# One libFuzzer process per fuzzer, FUZZ_JOBS (default: the cores) at a time; each writes its summary
+# line to a file, printed in fuzzer order once all are done.
+run_one() {
+  local fuzzer=$1 name corpus artifacts log seeds dict rc execs rate rss status_line cov ft corp artifact what
   name=$(basename "$fuzzer")
   corpus="$work/corpus/$name"
   artifacts="$work/artifacts/$name"
@@ -187,7 +189,7 @@ for fuzzer in "${fuzzers[@]}"; do
   mkdir -p "$corpus" "$artifacts"
   seeds="$work/seeds/$name"
   [ -d "$seeds" ] || seeds="$json"
-  extra=()
+  local extra=()
   dict="$here/${name%_fuzzer}.dict"
   [ -f "$dict" ] && extra+=("-dict=$dict")
 
@@ -203,12 +205,25 @@ for fuzzer in "${fuzzers[@]}"; do
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$status_line")
   corp=$(sed -n 's/.* corp: \([^ ]*\).*/\1/p' <<< "$status_line")
   if [ $rc -ne 0 ] || grep -qE '^==[0-9]+==ERROR|runtime error:|^SUMMARY: [A-Za-z]+Sanitizer|ERROR: libFuzzer|outcome depends|content differs' "$log"; then
-    failed=1
     artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
     what=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer|UndefinedBehaviorSanitizer): [a-z-]+|runtime error: .*|outcome depends on read size|content differs between [0-9]+-byte|ALARM: working on the last Unit for [0-9]+ seconds' "$log")
-    echo "$name: FAILED (rc $rc) ${what:-unknown failure}; reproducer ${artifact:-none}; log $log; execs ${execs:-?} at ${rate:-?}/s, cov ${cov:-?}"
+    echo "$name: FAILED (rc $rc) ${what:-unknown failure}; reproducer ${artifact:-none}; log $log; execs ${execs:-?} at ${rate:-?}/s, cov ${cov:-?}" > "$work/$name.result"
   else
-    echo "$name: ok, ${execs:-?} execs in ${seconds} s (${rate:-?}/s), cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}, peak rss ${rss:-?} MB"
+    echo "$name: ok, ${execs:-?} execs in ${seconds} s (${rate:-?}/s), cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}, peak rss ${rss:-?} MB" > "$work/$name.result"
   fi
+}
+
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+for fuzzer in "${fuzzers[@]}"; do
+  rm -f "$work/$(basename "$fuzzer").result"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  run_one "$fuzzer" &
+done
+wait
+failed=0
+for fuzzer in "${fuzzers[@]}"; do
+  result="$work/$(basename "$fuzzer").result"
+  if [ -f "$result" ]; then cat "$result"; else echo "$(basename "$fuzzer"): FAILED (no result)"; fi
+  grep -q ': FAILED' "$result" 2>/dev/null && failed=1
 done
 exit $failed

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""tuneprof's Python load against HTA's on the same trace, side by side, each in its own process on the
+same core: wall time and peak RSS of `tuneprof.load(trace).events.to_pandas()` and of HTA's
+`TraceAnalysis(trace_dir=...)` (parse and preprocessing: HTA's load, its frame then ready).
+
+usage: python_load_bench.py TRACE --module-dir BUILD/python [--hta HTA_CHECKOUT] [--repeat N]
+HTA is a checkout of github.com/facebookresearch/HolisticTraceAnalysis in a temporary directory (never
+in this repository); its Python dependencies come from Debian (python3-pandas, -plotly, -networkx,
+-pydot, -psutil).
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+TUNEPROF = """
+import resource, sys, time
+sys.path.insert(0, sys.argv[1])
+t = time.perf_counter()
+import tuneprof
+frame = tuneprof.load(sys.argv[2]).events.to_pandas()
+seconds = time.perf_counter() - t
+print({"seconds": seconds, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "rows": len(frame)})
+"""
+
+HTA = """
+import resource, sys, time, logging
+logging.disable(logging.WARNING)
+sys.path.insert(0, sys.argv[1])
+t = time.perf_counter()
+from hta.trace_analysis import TraceAnalysis
+analyzer = TraceAnalysis(trace_dir=sys.argv[2])
+frame = analyzer.t.get_trace(0)
+seconds = time.perf_counter() - t
+print({"seconds": seconds, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "rows": len(frame)})
+"""
+
+
+def measure(code, *args):
+    out = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code, *args], capture_output=True, text=True,
+                         check=True).stdout
+    return eval(out.strip().splitlines()[-1])  # noqa: S307 - our own child's dict
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("trace")
+    parser.add_argument("--module-dir", required=True)
+    parser.add_argument("--hta")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    trace = pathlib.Path(args.trace).resolve()
+    ours = [measure(TUNEPROF, args.module_dir, str(trace)) for _ in range(args.repeat)]
+    report = {"trace_bytes": trace.stat().st_size,
+              "tuneprof_seconds_median": statistics.median(r["seconds"] for r in ours),
+              "tuneprof_peak_rss_mib": max(r["rss_mib"] for r in ours), "tuneprof_rows": ours[0]["rows"]}
+    if args.hta:
+        with tempfile.TemporaryDirectory() as run_dir:
+            os.symlink(trace, pathlib.Path(run_dir) / "rank-0.json")
+            theirs = measure(HTA, args.hta, run_dir)
+        report.update(hta_seconds=theirs["seconds"], hta_peak_rss_mib=theirs["rss_mib"], hta_rows=theirs["rows"],
+                      speedup=theirs["seconds"] / report["tuneprof_seconds_median"],
+                      memory_ratio=report["tuneprof_peak_rss_mib"] / theirs["rss_mib"])
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
