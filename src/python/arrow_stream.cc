@@ -49,19 +49,19 @@ void AttachChildren(ArrowSchema* schema) {
   schema->dictionary = data->dictionary;
 }
 
-void FillTableSchema(const Table& table, ArrowSchema* out) {
+void FillTableSchema(const DataTable& table, ArrowSchema* out) {
   FillSchema(out, "+s", "", 0);
   auto* data = static_cast<SchemaData*>(out->private_data);
-  for (const Column& column : table.columns) {
+  for (const DataColumn& column : table.columns) {
     auto* child = new ArrowSchema;
     switch (column.type) {
-      case ColumnType::kInt64:
+      case DataColumnType::kInt64:
         FillSchema(child, "l", column.name, kNullable);
         break;
-      case ColumnType::kFloat64:
+      case DataColumnType::kFloat64:
         FillSchema(child, "g", column.name, kNullable);
         break;
-      case ColumnType::kString: {
+      case DataColumnType::kString: {
         FillSchema(child, "i", column.name, kNullable);
         auto* dictionary = new ArrowSchema;
         FillSchema(dictionary, "u", "", kNullable);
@@ -78,7 +78,7 @@ void FillTableSchema(const Table& table, ArrowSchema* out) {
 // What an array node owns: the table it views, its buffer list, its children, its dictionary, and for a
 // dictionary the utf8 offsets and bytes built from the categories.
 struct ArrayData {
-  std::shared_ptr<const Table> table;
+  std::shared_ptr<const DataTable> table;
   std::vector<const void*> buffers;
   std::vector<ArrowArray*> children;
   ArrowArray* dictionary = nullptr;
@@ -100,7 +100,7 @@ void ReleaseArray(ArrowArray* array) {
   array->release = nullptr;
 }
 
-ArrayData* FillArray(ArrowArray* array, std::shared_ptr<const Table> table, int64_t length,
+ArrayData* FillArray(ArrowArray* array, std::shared_ptr<const DataTable> table, int64_t length,
                      std::vector<const void*> buffers) {
   auto* data = new ArrayData{std::move(table), std::move(buffers), {}, nullptr, {}, {}};
   std::memset(array, 0, sizeof(*array));
@@ -112,7 +112,7 @@ ArrayData* FillArray(ArrowArray* array, std::shared_ptr<const Table> table, int6
   return data;
 }
 
-ArrowArray* DictionaryOf(const Column& column, const std::shared_ptr<const Table>& table) {
+ArrowArray* DictionaryOf(const DataColumn& column, const std::shared_ptr<const DataTable>& table) {
   auto* dictionary = new ArrowArray;
   ArrayData* data = FillArray(dictionary, table, static_cast<int64_t>(column.categories.size()), {});
   data->offsets.reserve(column.categories.size() + 1);
@@ -127,19 +127,19 @@ ArrowArray* DictionaryOf(const Column& column, const std::shared_ptr<const Table
   return dictionary;
 }
 
-void FillTableArray(const std::shared_ptr<const Table>& table, ArrowArray* out) {
+void FillTableArray(const std::shared_ptr<const DataTable>& table, ArrowArray* out) {
   const auto rows = static_cast<int64_t>(table->rows());
   ArrayData* data = FillArray(out, table, rows, {nullptr});
-  for (const Column& column : table->columns) {
+  for (const DataColumn& column : table->columns) {
     auto* child = new ArrowArray;
     switch (column.type) {
-      case ColumnType::kInt64:
+      case DataColumnType::kInt64:
         FillArray(child, table, rows, {nullptr, column.ints.data()});
         break;
-      case ColumnType::kFloat64:
+      case DataColumnType::kFloat64:
         FillArray(child, table, rows, {nullptr, column.floats.data()});
         break;
-      case ColumnType::kString: {
+      case DataColumnType::kString: {
         ArrayData* codes = FillArray(child, table, rows, {nullptr, column.codes.data()});
         codes->dictionary = DictionaryOf(column, table);
         child->dictionary = codes->dictionary;
@@ -153,7 +153,7 @@ void FillTableArray(const std::shared_ptr<const Table>& table, ArrowArray* out) 
 }
 
 struct StreamData {
-  std::shared_ptr<const Table> table;
+  std::shared_ptr<const DataTable> table;
   bool sent = false;
 };
 
@@ -182,7 +182,7 @@ void ReleaseStream(ArrowArrayStream* stream) {
 
 }  // namespace
 
-void ExportArrowStream(std::shared_ptr<const Table> table, ArrowArrayStream* out) {
+void ExportArrowStream(std::shared_ptr<const DataTable> table, ArrowArrayStream* out) {
   out->get_schema = GetSchema;
   out->get_next = GetNext;
   out->get_last_error = GetLastError;

@@ -49,6 +49,6 @@ namespace tuneprof::python {
 
 // Fills `out` with a stream of one record batch (the whole table); the stream keeps `table` alive until
 // its consumer releases it.
-void ExportArrowStream(std::shared_ptr<const Table> table, ArrowArrayStream* out);
+void ExportArrowStream(std::shared_ptr<const DataTable> table, ArrowArrayStream* out);
 
 }  // namespace tuneprof::python

@@ -65,7 +65,9 @@ class NotebookSink final : public cli::ProgressSink {
 // Installs the notebook progress line for one load, removed when the load returns.
 class ScopedNotebookProgress {
  public:
-  ScopedNotebookProgress() : observer_(cli::MakeProgressObserver(&sink_)) { SetLoadObserver(observer_.get()); }
+  ScopedNotebookProgress() : observer_(cli::MakeProgressObserver(&sink_, cli::ProgressDelayNs())) {
+    SetLoadObserver(observer_.get());
+  }
   ~ScopedNotebookProgress() { SetLoadObserver(nullptr); }
   ScopedNotebookProgress(const ScopedNotebookProgress&) = delete;
   ScopedNotebookProgress& operator=(const ScopedNotebookProgress&) = delete;
@@ -163,7 +165,7 @@ class Run {
     if (!written.ok()) throw Error(written);
   }
 
-  std::shared_ptr<const Table> TableNamed(const std::string& name) {
+  std::shared_ptr<const DataTable> TableNamed(const std::string& name) {
     const auto& names = RunTableNames();
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       throw Error(Status(StatusCode::kUsage, "no table named " + name));
@@ -178,7 +180,7 @@ class Run {
     }
     input.traces = &traces();
     py::gil_scoped_release no_gil;
-    return std::make_shared<const Table>(BuildTable(name, input));
+    return std::make_shared<const DataTable>(BuildTable(name, input));
   }
 
  private:
@@ -191,7 +193,7 @@ class Run {
 
 // A table as Python sees it: numpy views of its columns (kept alive by this object) and an Arrow stream.
 struct TableHandle {
-  std::shared_ptr<const Table> table;
+  std::shared_ptr<const DataTable> table;
 };
 
 template <typename T>
@@ -207,15 +209,15 @@ py::array View(const std::vector<T>& values, const py::object& owner) {
 py::list Columns(const py::object& self) {
   const TableHandle& handle = self.cast<const TableHandle&>();
   py::list columns;
-  for (const Column& column : handle.table->columns) {
+  for (const DataColumn& column : handle.table->columns) {
     switch (column.type) {
-      case ColumnType::kInt64:
+      case DataColumnType::kInt64:
         columns.append(py::make_tuple(column.name, "int64", View(column.ints, self), py::none()));
         break;
-      case ColumnType::kFloat64:
+      case DataColumnType::kFloat64:
         columns.append(py::make_tuple(column.name, "float64", View(column.floats, self), py::none()));
         break;
-      case ColumnType::kString:
+      case DataColumnType::kString:
         columns.append(py::make_tuple(column.name, "category", View(column.codes, self), py::cast(column.categories)));
         break;
     }

@@ -49,13 +49,20 @@ def number(value):
 
 def hta_time(raw, event):
     """(ts, dur) in µs as HTA reads an X event: the text's numbers; when any event of the trace has sub-µs
-    digits (pandas then reads floats), ts rounded up and the end rounded down."""
-    fractional = getattr(hta_time, "_cache", {}).get(id(raw))
-    if fractional is None:
+    digits (pandas then reads floats), ts rounded up and the end rounded down; ts then counted from the
+    earliest start of the rows HTA keeps (a category other than "Trace")."""
+    cache = getattr(hta_time, "_cache", None)
+    if cache is None or cache[0] is not raw:
         fractional = any(float(e["ts"]) != math.floor(float(e["ts"])) for e in raw)
-        hta_time._cache = {id(raw): fractional}
+        origin = min(_rounded(e, fractional)[0] for e in raw if e.get("cat", "") not in ("", "Trace"))
+        cache = hta_time._cache = (raw, fractional, origin)
+    _, fractional, origin = cache
+    start, end = _rounded(event, fractional)
+    return start - origin, end - start
+
+
+def _rounded(event, fractional):
     ts, dur = float(event["ts"]), float(event["dur"])
     if not fractional:
-        return int(ts), int(dur)
-    start, end = math.ceil(ts), math.floor(ts + dur)
-    return start, end - start
+        return int(ts), int(ts) + int(dur)
+    return math.ceil(ts), math.floor(ts + dur)

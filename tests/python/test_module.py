@@ -71,15 +71,37 @@ def test_names_are_categoricals_interned_once(run):
     assert set(names) == {e["name"] for e in _independent_events()}
 
 
-def test_parent_and_depth_nest_host_ranges(run):
+def test_parent_and_depth_nest_ranges_on_each_thread_and_stream(run):
     frame = run.events.to_pandas().set_index("index", drop=False)
     children = frame[frame.parent >= 0]
     assert len(children) > 0
     parents = frame.loc[children.parent.values]
     assert (parents.ts_ns.values <= children.ts_ns.values).all()
     assert (parents.ts_ns.values + parents.dur_ns.values >= children.ts_ns.values + children.dur_ns.values).all()
+    assert (parents.tid.values == children.tid.values).all()
     assert (children.depth.values == parents.depth.values + 1).all()
-    assert (frame[frame.parent < 0].depth <= 0).all()
+    assert (frame[frame.parent < 0].depth == 0).all()
+
+
+GPU_TRACE = SOURCE / "tests" / "data" / "gpu" / "train_eager.pt.trace.json.gz"  # a real H200 run
+
+
+@pytest.mark.parametrize("path", [EXAMPLE, GPU_TRACE], ids=["cpu", "gpu"])
+def test_iteration_and_index_correlation(path):
+    frame = tuneprof.load(path).events.to_pandas().set_index("index", drop=False)
+    steps = frame[frame.name.astype(str).str.startswith("ProfilerStep#")]
+    numbers = {int(n.split("#")[1]) for n in steps.name.astype(str)}
+    assert set(frame.iteration) <= numbers | {-1}
+    for _, step in steps.iterrows():
+        inside = frame[(frame.stream < 0) & (frame.ts_ns >= step.ts_ns) & (frame.ts_ns < step.ts_ns + step.dur_ns)]
+        assert (inside.iteration == int(step["name"].split("#")[1])).all()
+    kernels = frame[(frame.kind.astype(str) == "kernel") & (frame.index_correlation >= 0)]
+    if path == EXAMPLE:
+        return  # CPU only: no kernels
+    assert len(kernels) > 0
+    launches = frame.loc[kernels.index_correlation.values]
+    assert (launches.correlation.values == kernels.correlation.values).all()
+    assert (launches.iteration.values == kernels.iteration.values).all()
 
 
 def test_numpy_views_are_read_only_and_not_copied(run):
@@ -239,3 +261,16 @@ def test_notebook_cells_run(tmp_path, monkeypatch):
     for cell in cells:
         exec(compile("".join(cell["source"]), "notebook.ipynb", "exec"), namespace)
     assert "verdict" in namespace
+
+
+def test_loads_show_progress_on_python_stderr(capsys, monkeypatch):
+    """Loads over a second write a progress line to sys.stderr, which a notebook shows under the cell; the
+    delay is the CLI's (TUNEPROF_PROGRESS_DELAY_MS, 0 here so that the small example shows it)."""
+    monkeypatch.setenv("TUNEPROF_PROGRESS_DELAY_MS", "0")
+    tuneprof.load(GPU_TRACE)
+    err = capsys.readouterr().err
+    assert "loading train_eager.pt.trace.json.gz" in err
+    assert err.endswith("\n")
+    monkeypatch.delenv("TUNEPROF_PROGRESS_DELAY_MS")
+    tuneprof.load(EXAMPLE)
+    assert "loading" not in capsys.readouterr().err  # quick loads stay quiet

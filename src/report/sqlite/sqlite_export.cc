@@ -61,13 +61,13 @@ class Database {
   sqlite3_stmt* statement_ = nullptr;
 };
 
-std::string_view SqlType(ColumnType type) {
+std::string_view SqlType(DataColumnType type) {
   switch (type) {
-    case ColumnType::kInt64:
+    case DataColumnType::kInt64:
       return "INTEGER";
-    case ColumnType::kFloat64:
+    case DataColumnType::kFloat64:
       return "REAL";
-    case ColumnType::kString:
+    case DataColumnType::kString:
       return "TEXT";
   }
   return "TEXT";
@@ -75,9 +75,9 @@ std::string_view SqlType(ColumnType type) {
 
 std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
 
-void Bind(sqlite3_stmt* statement, int slot, const Column& column, size_t row) {
+void Bind(sqlite3_stmt* statement, int slot, const DataColumn& column, size_t row) {
   switch (column.type) {
-    case ColumnType::kInt64: {
+    case DataColumnType::kInt64: {
       const int64_t value = column.ints[row];
       if (column.has_null_value && value == column.null_value) {
         sqlite3_bind_null(statement, slot);
@@ -86,7 +86,7 @@ void Bind(sqlite3_stmt* statement, int slot, const Column& column, size_t row) {
       }
       return;
     }
-    case ColumnType::kFloat64: {
+    case DataColumnType::kFloat64: {
       const double value = column.floats[row];
       if (std::isnan(value)) {
         sqlite3_bind_null(statement, slot);
@@ -95,7 +95,7 @@ void Bind(sqlite3_stmt* statement, int slot, const Column& column, size_t row) {
       }
       return;
     }
-    case ColumnType::kString: {
+    case DataColumnType::kString: {
       const std::string& text = column.categories[static_cast<size_t>(column.codes[row])];
       sqlite3_bind_text(statement, slot, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
       return;
@@ -103,7 +103,7 @@ void Bind(sqlite3_stmt* statement, int slot, const Column& column, size_t row) {
   }
 }
 
-Status WriteTable(Database* db, const Table& table) {
+Status WriteTable(Database* db, const DataTable& table) {
   std::string create = "CREATE TABLE " + Quoted(table.name) + " (";
   std::string insert = "INSERT INTO " + Quoted(table.name) + " VALUES (";
   for (size_t c = 0; c < table.columns.size(); ++c) {
@@ -134,8 +134,8 @@ Status WriteMeta(Database* db, const std::vector<std::string>& inputs) {
 }
 
 // Indexes for the joins a reader makes: every table by rank, events by their index within the rank.
-Status WriteIndexes(Database* db, const std::vector<Table>& tables) {
-  for (const Table& table : tables) {
+Status WriteIndexes(Database* db, const std::vector<DataTable>& tables) {
+  for (const DataTable& table : tables) {
     if (table.Find("rank") == nullptr) continue;
     const std::string columns = table.Find("index") != nullptr ? "rank, \"index\"" : "rank";
     TP_RETURN_IF_ERROR(db->Execute(
@@ -146,7 +146,7 @@ Status WriteIndexes(Database* db, const std::vector<Table>& tables) {
 
 }  // namespace
 
-Status WriteSqlite(const std::string& path, const std::vector<Table>& tables, const std::vector<std::string>& inputs) {
+Status WriteSqlite(const std::string& path, const std::vector<DataTable>& tables, const std::vector<std::string>& inputs) {
   const std::string temporary = fmt::format("{}.tmp-{}", path, static_cast<long>(getpid()));
   std::remove(temporary.c_str());
   Status written;

@@ -14,6 +14,6 @@ inline constexpr const char* kSqliteSchema = "tuneprof.sqlite/1";
 
 // Writes `tables` to a new database at `path`, whole or not at all: built in a temporary file beside it
 // and renamed over it only once committed. kIoError naming `path` and SQLite's message.
-Status WriteSqlite(const std::string& path, const std::vector<Table>& tables, const std::vector<std::string>& inputs);
+Status WriteSqlite(const std::string& path, const std::vector<DataTable>& tables, const std::vector<std::string>& inputs);
 
 }  // namespace tuneprof

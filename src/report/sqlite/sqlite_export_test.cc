@@ -17,21 +17,21 @@ std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))).string();
 }
 
-Table Sample() {
-  Table table;
+DataTable Sample() {
+  DataTable table;
   table.name = "things";
-  Column id;
+  DataColumn id;
   id.name = "id";
-  id.type = ColumnType::kInt64;
+  id.type = DataColumnType::kInt64;
   id.has_null_value = true;
   id.ints = {1, -1};
-  Column value;
+  DataColumn value;
   value.name = "value";
-  value.type = ColumnType::kFloat64;
+  value.type = DataColumnType::kFloat64;
   value.floats = {2.5, std::numeric_limits<double>::quiet_NaN()};
-  Column label;
+  DataColumn label;
   label.name = "label";
-  label.type = ColumnType::kString;
+  label.type = DataColumnType::kString;
   label.categories = {"a", "b"};
   label.codes = {1, 0};
   table.columns = {id, value, label};

@@ -2,30 +2,30 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
 
-#include "analysis/core/host_op_tree.h"
 #include "analysis/hta/hta_rows.h"
 
 namespace tuneprof {
 
-size_t Column::size() const {
+size_t DataColumn::size() const {
   switch (type) {
-    case ColumnType::kInt64:
+    case DataColumnType::kInt64:
       return ints.size();
-    case ColumnType::kFloat64:
+    case DataColumnType::kFloat64:
       return floats.size();
-    case ColumnType::kString:
+    case DataColumnType::kString:
       return codes.size();
   }
   return 0;
 }
 
-const Column* Table::Find(std::string_view column) const {
-  for (const Column& c : columns) {
+const DataColumn* DataTable::Find(std::string_view column) const {
+  for (const DataColumn& c : columns) {
     if (c.name == column) return &c;
   }
   return nullptr;
@@ -42,22 +42,22 @@ class TableBuilder {
   explicit TableBuilder(std::string name) { table_.name = std::move(name); }
 
   size_t Int(std::string name, bool minus_one_is_null = false) {
-    Column c;
+    DataColumn c;
     c.name = std::move(name);
-    c.type = ColumnType::kInt64;
+    c.type = DataColumnType::kInt64;
     c.has_null_value = minus_one_is_null;
     return Add(std::move(c));
   }
   size_t Float(std::string name) {
-    Column c;
+    DataColumn c;
     c.name = std::move(name);
-    c.type = ColumnType::kFloat64;
+    c.type = DataColumnType::kFloat64;
     return Add(std::move(c));
   }
   size_t String(std::string name) {
-    Column c;
+    DataColumn c;
     c.name = std::move(name);
-    c.type = ColumnType::kString;
+    c.type = DataColumnType::kString;
     return Add(std::move(c));
   }
 
@@ -77,24 +77,24 @@ class TableBuilder {
     table_.columns[column].codes.push_back(it->second);
   }
   void Reserve(size_t rows) {
-    for (Column& c : table_.columns) {
+    for (DataColumn& c : table_.columns) {
       c.ints.reserve(rows);
       c.floats.reserve(rows);
       c.codes.reserve(rows);
     }
   }
 
-  Table Finish() { return std::move(table_); }
-  Column& column(size_t i) { return table_.columns[i]; }
+  DataTable Finish() { return std::move(table_); }
+  DataColumn& column(size_t i) { return table_.columns[i]; }
 
  private:
-  size_t Add(Column column) {
+  size_t Add(DataColumn column) {
     table_.columns.push_back(std::move(column));
     dictionaries_.emplace_back();
     return table_.columns.size() - 1;
   }
 
-  Table table_;
+  DataTable table_;
   std::vector<std::unordered_map<std::string, int32_t>> dictionaries_;
 };
 
@@ -126,44 +126,145 @@ class InternedColumn {
 
 int64_t KeyNumber(const ProcessKey& key) { return key.is_string ? -1 : key.value; }
 
-// Nesting depth of every host interval (0 for a root), -1 for everything else.
-std::vector<int64_t> HostDepths(const HostOpTree& tree) {
-  std::vector<int64_t> depth(tree.parent.size(), -1);
-  for (const std::vector<uint32_t>& track : tree.by_track) {
-    // Parents come before their children on a track, so a parent's depth is known when its child's is set.
-    for (uint32_t event : track) {
-      const uint32_t parent = tree.parent[event];
-      depth[event] = parent == kNoIndex ? 0 : depth[parent] + 1;
+// How ranges nest on each track (thread or stream), as HTA's call stack reads them: an interval's parent
+// is the innermost interval of its track that contains it; depth 0 for roots.
+struct Nesting {
+  std::vector<int64_t> parent;
+  std::vector<int64_t> depth;
+};
+
+Nesting NestRanges(const Trace& trace) {
+  const EventTable& e = trace.events();
+  Nesting nesting{std::vector<int64_t>(e.size(), -1), std::vector<int64_t>(e.size(), -1)};
+  std::vector<std::vector<uint32_t>> by_track(trace.tracks().size());
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (e.dur_ns[i] >= 0) by_track[e.track[i]].push_back(i);
+  }
+  std::vector<uint32_t> open;
+  for (std::vector<uint32_t>& track : by_track) {
+    // Starts ascending, the longer first, so that a parent comes before what it contains.
+    std::sort(track.begin(), track.end(), [&](uint32_t x, uint32_t y) {
+      if (e.ts_ns[x] != e.ts_ns[y]) return e.ts_ns[x] < e.ts_ns[y];
+      if (e.end_ns(x) != e.end_ns(y)) return e.end_ns(x) > e.end_ns(y);
+      return x < y;
+    });
+    open.clear();
+    for (uint32_t i : track) {
+      while (!open.empty() && e.end_ns(open.back()) < e.end_ns(i)) open.pop_back();
+      nesting.parent[i] = open.empty() ? -1 : static_cast<int64_t>(open.back());
+      nesting.depth[i] = static_cast<int64_t>(open.size());
+      open.push_back(i);
     }
   }
-  return depth;
+  return nesting;
 }
 
-Table EventsTable(const std::vector<Trace>& traces) {
+// HTA's index_correlation: for a launch, the index of the device work it caused, and the reverse; -1
+// where the event has no correlated partner.
+std::vector<int64_t> CorrelatedEvents(const Trace& trace) {
+  std::vector<int64_t> partner(trace.events().size(), -1);
+  for (const Link& link : trace.links()) {
+    if (link.kind != LinkKind::kCorrelation) continue;
+    partner[link.from] = link.to;
+    if (partner[link.to] < 0) partner[link.to] = link.from;
+  }
+  return partner;
+}
+
+// HTA's iteration: a row without a stream (host events, and device rows Kineto writes without one, such
+// as gpu_user_annotation) takes the ProfilerStep its start falls in; a row on a stream takes its launch's
+// step; -1 outside every step.
+std::vector<int64_t> Iterations(const Trace& trace, const std::vector<HtaRow>& rows,
+                                const std::vector<int64_t>& partner) {
+  const EventTable& e = trace.events();
+  std::vector<Step> steps = trace.steps();
+  std::sort(steps.begin(), steps.end(), [](const Step& x, const Step& y) { return x.start_ns < y.start_ns; });
+  auto step_at = [&](int64_t ts) -> int64_t {
+    auto it =
+        std::upper_bound(steps.begin(), steps.end(), ts, [](int64_t t, const Step& step) { return t < step.start_ns; });
+    if (it == steps.begin()) return -1;
+    --it;
+    return ts < it->end_ns ? it->number : -1;
+  };
+  std::vector<int64_t> iteration(e.size(), -1);
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (!IsDeviceKind(e.kind[i])) iteration[i] = step_at(e.ts_ns[i]);
+  }
+  for (const HtaRow& row : rows) {
+    const uint32_t i = row.event;
+    if (row.stream < 0) {
+      iteration[i] = step_at(e.ts_ns[i]);
+    } else {
+      iteration[i] = partner[i] >= 0 ? iteration[static_cast<size_t>(partner[i])] : -1;
+    }
+  }
+  return iteration;
+}
+
+// HTA's clock origin: the earliest start of the run's HTA rows (X events with a category other than
+// "Trace"), over every rank, as HTA's align_and_filter_trace subtracts it.
+int64_t HtaOrigin(const std::vector<Trace>& traces, const std::vector<std::vector<HtaRow>>& rows) {
+  int64_t origin = std::numeric_limits<int64_t>::max();
+  for (size_t r = 0; r < traces.size(); ++r) {
+    const EventTable& e = traces[r].events();
+    for (const HtaRow& row : rows[r]) {
+      const std::string_view category = traces[r].str(e.category[row.event]);
+      if (!category.empty() && category != "Trace") origin = std::min(origin, row.time.start_ns);
+    }
+  }
+  return origin == std::numeric_limits<int64_t>::max() ? 0 : origin;
+}
+
+// The columns HTA's parser gives collectives and copies (its default event args).
+struct EventArgs {
+  std::vector<const CopyInfo*> copies;
+  std::vector<const CollectiveInfo*> collectives;
+};
+
+EventArgs ArgsOf(const Trace& trace) {
+  EventArgs args{std::vector<const CopyInfo*>(trace.events().size(), nullptr),
+                 std::vector<const CollectiveInfo*>(trace.events().size(), nullptr)};
+  for (const CopyInfo& c : trace.copies()) args.copies[c.event] = &c;
+  for (const CollectiveInfo& c : trace.collectives()) args.collectives[c.event] = &c;
+  return args;
+}
+
+DataTable EventsTable(const std::vector<Trace>& traces) {
   TableBuilder b("events");
   const size_t rank = b.Int("rank"), index = b.Int("index"), ts = b.Int("ts"), dur = b.Int("dur"), end = b.Int("end"),
                ts_ns = b.Int("ts_ns"), dur_ns = b.Int("dur_ns"), name = b.String("name"), cat = b.String("cat"),
                kind = b.String("kind"), pid = b.Int("pid"), tid = b.Int("tid"), stream = b.Int("stream", true),
-               correlation = b.Int("correlation", true), external_id = b.Int("external_id", true),
-               parent = b.Int("parent", true), depth = b.Int("depth", true);
+               correlation = b.Int("correlation", true), index_correlation = b.Int("index_correlation", true),
+               external_id = b.Int("external_id", true), iteration = b.Int("iteration", true),
+               parent = b.Int("parent", true), depth = b.Int("depth"), bytes = b.Int("bytes", true),
+               bandwidth = b.Float("memory_bw_gbps"), collective = b.String("collective_name"),
+               in_nelems = b.Int("in_msg_nelems", true), out_nelems = b.Int("out_msg_nelems", true),
+               dtype = b.String("msg_dtype"), group_size = b.Int("group_size", true);
   size_t total = 0;
   for (const Trace& trace : traces) total += trace.events().size();
   b.Reserve(total);
+  std::vector<std::vector<HtaRow>> rows;
+  rows.reserve(traces.size());
+  for (const Trace& trace : traces) rows.push_back(ReadIntervalsLikeHta(trace));
+  const int64_t origin = HtaOrigin(traces, rows);
   InternedColumn names(&b, name), cats(&b, cat);
-  for (const Trace& trace : traces) {
+  for (size_t r = 0; r < traces.size(); ++r) {
+    const Trace& trace = traces[r];
     const EventTable& e = trace.events();
     names.StartRank(trace);
     cats.StartRank(trace);
-    const HostOpTree tree = BuildHostOpTree(trace);
-    const std::vector<int64_t> depths = HostDepths(tree);
-    for (const HtaRow& row : ReadIntervalsLikeHta(trace)) {
+    const Nesting nesting = NestRanges(trace);
+    const std::vector<int64_t> partner = CorrelatedEvents(trace);
+    const std::vector<int64_t> iterations = Iterations(trace, rows[r], partner);
+    const EventArgs args = ArgsOf(trace);
+    for (const HtaRow& row : rows[r]) {
       const uint32_t i = row.event;
       const Track& track = trace.tracks()[e.track[i]];
       b.PushInt(rank, trace.metadata().rank);
       b.PushInt(index, i);
-      b.PushInt(ts, row.time.start_ns / kNsPerUs);
+      b.PushInt(ts, (row.time.start_ns - origin) / kNsPerUs);
       b.PushInt(dur, (row.time.end_ns - row.time.start_ns) / kNsPerUs);
-      b.PushInt(end, row.time.end_ns / kNsPerUs);
+      b.PushInt(end, (row.time.end_ns - origin) / kNsPerUs);
       b.PushInt(ts_ns, e.ts_ns[i]);
       b.PushInt(dur_ns, e.dur_ns[i]);
       names.Push(e.name[i]);
@@ -173,10 +274,20 @@ Table EventsTable(const std::vector<Trace>& traces) {
       b.PushInt(tid, KeyNumber(track.tid));
       b.PushInt(stream, row.stream);
       b.PushInt(correlation, row.correlation);
+      b.PushInt(index_correlation, partner[i]);
       b.PushId(external_id, e.external_id[i]);
-      b.PushInt(parent,
-                i < tree.parent.size() && tree.parent[i] != kNoIndex ? static_cast<int64_t>(tree.parent[i]) : -1);
-      b.PushInt(depth, i < depths.size() ? depths[i] : -1);
+      b.PushInt(iteration, iterations[i]);
+      b.PushInt(parent, nesting.parent[i]);
+      b.PushInt(depth, nesting.depth[i]);
+      const CopyInfo* copy = args.copies[i];
+      const CollectiveInfo* c = args.collectives[i];
+      b.PushId(bytes, copy != nullptr ? copy->bytes : (c != nullptr ? c->bytes : kNoId));
+      b.PushFloat(bandwidth, copy != nullptr && copy->bandwidth_gbps_arg >= 0 ? copy->bandwidth_gbps_arg : kNaN);
+      b.PushString(collective, c != nullptr ? trace.str(c->collective) : "");
+      b.PushId(in_nelems, c != nullptr ? c->in_nelems : kNoId);
+      b.PushId(out_nelems, c != nullptr ? c->out_nelems : kNoId);
+      b.PushString(dtype, c != nullptr ? trace.str(c->dtype) : "");
+      b.PushId(group_size, c != nullptr ? c->group_size : kNoId);
     }
   }
   return b.Finish();
@@ -189,7 +300,7 @@ void PushSplit(TableBuilder* b, size_t first, const StepBreakdown& s) {
   for (size_t k = 0; k < std::size(values); ++k) b->PushInt(first + k, values[k]);
 }
 
-Table StepsTable(const std::vector<RankBreakdown>& breakdowns) {
+DataTable StepsTable(const std::vector<RankBreakdown>& breakdowns) {
   TableBuilder b("steps");
   const size_t rank = b.Int("rank"), step = b.Int("step", true), start = b.Int("start_ns", true),
                end = b.Int("end_ns", true);
@@ -210,7 +321,7 @@ Table StepsTable(const std::vector<RankBreakdown>& breakdowns) {
   return b.Finish();
 }
 
-Table KernelsTable(const std::vector<Trace>& traces) {
+DataTable KernelsTable(const std::vector<Trace>& traces) {
   TableBuilder b("kernels");
   const size_t rank = b.Int("rank"), index = b.Int("index"), name = b.String("name"), ts_ns = b.Int("ts_ns"),
                dur_ns = b.Int("dur_ns"), stream = b.Int("stream", true), device = b.Int("device", true);
@@ -249,7 +360,7 @@ Table KernelsTable(const std::vector<Trace>& traces) {
   return b.Finish();
 }
 
-Table OperatorsTable(const std::vector<Trace>& traces, const std::vector<KernelBreakdown>& kernels) {
+DataTable OperatorsTable(const std::vector<Trace>& traces, const std::vector<KernelBreakdown>& kernels) {
   TableBuilder b("operators");
   const size_t rank = b.Int("rank"), name = b.String("name"), source = b.String("source"), count = b.Int("count"),
                total = b.Int("total_ns"), inclusive = b.Int("inclusive_ns"), mean = b.Int("mean_ns"),
@@ -275,7 +386,7 @@ Table OperatorsTable(const std::vector<Trace>& traces, const std::vector<KernelB
   return b.Finish();
 }
 
-Table CollectivesTable(const std::vector<Trace>& traces) {
+DataTable CollectivesTable(const std::vector<Trace>& traces) {
   TableBuilder b("collectives");
   const size_t rank = b.Int("rank"), index = b.Int("index"), name = b.String("name"),
                collective = b.String("collective"), ts_ns = b.Int("ts_ns"), dur_ns = b.Int("dur_ns"),
@@ -312,7 +423,7 @@ Table CollectivesTable(const std::vector<Trace>& traces) {
   return b.Finish();
 }
 
-Table MemoryEventsTable(const std::vector<Trace>& traces) {
+DataTable MemoryEventsTable(const std::vector<Trace>& traces) {
   TableBuilder b("memory_events");
   const size_t rank = b.Int("rank"), ts_ns = b.Int("ts_ns"), address = b.Int("address", true), bytes = b.Int("bytes"),
                allocated = b.Int("total_allocated", true), reserved = b.Int("total_reserved", true),
@@ -332,7 +443,7 @@ Table MemoryEventsTable(const std::vector<Trace>& traces) {
   return b.Finish();
 }
 
-Table RanksTable(const RunTablesInput& input) {
+DataTable RanksTable(const RunTablesInput& input) {
   TableBuilder b("ranks");
   const size_t rank = b.Int("rank"), path = b.String("path"), format = b.String("format"), events = b.Int("events"),
                steps = b.Int("steps"), device = b.String("device"), hardware = b.String("hardware"),
@@ -361,7 +472,7 @@ std::string JoinRanks(const std::vector<int64_t>& ranks) {
   return text;
 }
 
-Table FindingsTable(const AdvisorResult& advice) {
+DataTable FindingsTable(const AdvisorResult& advice) {
   TableBuilder b("findings");
   const size_t order = b.Int("order"), id = b.String("id"), category = b.String("category"), title = b.String("title"),
                metric = b.String("metric"), value = b.Float("value"), threshold = b.Float("threshold"),
@@ -385,7 +496,7 @@ Table FindingsTable(const AdvisorResult& advice) {
   return b.Finish();
 }
 
-Table UtilizationsTable(const AdvisorResult& advice) {
+DataTable UtilizationsTable(const AdvisorResult& advice) {
   TableBuilder b("utilizations");
   const size_t rank = b.Int("rank"), name = b.String("name"), label = b.String("label"), value = b.Float("value_pct"),
                threshold = b.Float("threshold_pct"), below = b.Int("below"), source = b.String("source"),
@@ -418,7 +529,7 @@ bool TableNeedsAnalysis(std::string_view name) {
   return name == "steps" || name == "operators" || name == "findings" || name == "utilizations" || name == "ranks";
 }
 
-Table BuildTable(std::string_view name, const RunTablesInput& input) {
+DataTable BuildTable(std::string_view name, const RunTablesInput& input) {
   static const std::vector<Trace> kNoTraces;
   const std::vector<Trace>& traces = input.traces != nullptr ? *input.traces : kNoTraces;
   static const std::vector<RankBreakdown> kNoBreakdowns;
@@ -437,7 +548,7 @@ Table BuildTable(std::string_view name, const RunTablesInput& input) {
   if (name == "memory_events") return MemoryEventsTable(traces);
   if (name == "findings") return FindingsTable(input.advice != nullptr ? *input.advice : kNoAdvice);
   if (name == "utilizations") return UtilizationsTable(input.advice != nullptr ? *input.advice : kNoAdvice);
-  Table empty;
+  DataTable empty;
   empty.name = std::string(name);
   return empty;
 }

@@ -17,14 +17,14 @@
 
 namespace tuneprof {
 
-enum class ColumnType : uint8_t { kInt64, kFloat64, kString };
+enum class DataColumnType : uint8_t { kInt64, kFloat64, kString };
 
 // One column. Strings are dictionary-encoded (a code per row into `categories`, each string once), as
 // pandas categoricals and Arrow dictionaries hold them. numpy arrays and Arrow buffers view these vectors
 // in place: a table is built once and never copied again.
-struct Column {
+struct DataColumn {
   std::string name;
-  ColumnType type = ColumnType::kInt64;
+  DataColumnType type = DataColumnType::kInt64;
   // An integer equal to this is absent (NULL in SQL); the tables use -1 as HTA does for ids and sizes.
   bool has_null_value = false;
   int64_t null_value = -1;
@@ -36,11 +36,11 @@ struct Column {
   size_t size() const;
 };
 
-struct Table {
+struct DataTable {
   std::string name;
-  std::vector<Column> columns;
+  std::vector<DataColumn> columns;
   size_t rows() const { return columns.empty() ? 0 : columns.front().size(); }
-  const Column* Find(std::string_view column) const;
+  const DataColumn* Find(std::string_view column) const;
 };
 
 // What the tables are built from: the traces and, for the tables that need them, the analyses (nullptr
@@ -59,6 +59,6 @@ const std::vector<std::string>& RunTableNames();
 bool TableNeedsAnalysis(std::string_view name);
 
 // `name` is one of RunTableNames(); an unknown name gives an empty table of that name.
-Table BuildTable(std::string_view name, const RunTablesInput& input);
+DataTable BuildTable(std::string_view name, const RunTablesInput& input);
 
 }  // namespace tuneprof

@@ -12,7 +12,7 @@ namespace {
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
-std::vector<std::string> Strings(const Column& column) {
+std::vector<std::string> Strings(const DataColumn& column) {
   std::vector<std::string> values;
   for (int32_t code : column.codes) values.push_back(column.categories[static_cast<size_t>(code)]);
   return values;
@@ -29,11 +29,11 @@ TEST(RunTablesTest, EventsNestHostRangesAndInternNamesOnce) {
   traces.push_back(t.Finish());
   RunTablesInput input;
   input.traces = &traces;
-  const Table events = BuildTable("events", input);
+  const DataTable events = BuildTable("events", input);
   ASSERT_EQ(events.rows(), 5u);
-  const Column& index = *events.Find("index");
-  const Column& parent = *events.Find("parent");
-  const Column& depth = *events.Find("depth");
+  const DataColumn& index = *events.Find("index");
+  const DataColumn& parent = *events.Find("parent");
+  const DataColumn& depth = *events.Find("depth");
   auto row_of = [&](uint32_t event) {
     for (size_t r = 0; r < events.rows(); ++r) {
       if (index.ints[r] == event) return r;
@@ -45,11 +45,16 @@ TEST(RunTablesTest, EventsNestHostRangesAndInternNamesOnce) {
   EXPECT_EQ(parent.ints[row_of(op)], step);
   EXPECT_EQ(parent.ints[row_of(launch)], op);
   EXPECT_EQ(depth.ints[row_of(launch)], 2);
-  EXPECT_EQ(depth.ints[row_of(kernel)], -1);  // device events have no host parent
+  EXPECT_EQ(depth.ints[row_of(kernel)], 0);  // the root of its stream
+  EXPECT_EQ(parent.ints[row_of(kernel)], -1);
+  EXPECT_EQ(events.Find("index_correlation")->ints[row_of(kernel)], launch);
+  EXPECT_EQ(events.Find("index_correlation")->ints[row_of(launch)], kernel);
+  EXPECT_EQ(events.Find("iteration")->ints[row_of(op)], 1);
+  EXPECT_EQ(events.Find("iteration")->ints[row_of(kernel)], 1);  // its launch's step
   EXPECT_EQ(events.Find("correlation")->ints[row_of(kernel)], 7);
-  EXPECT_EQ(events.Find("ts")->ints[row_of(kernel)], 30);  // µs, HTA's unit
+  EXPECT_EQ(events.Find("ts")->ints[row_of(kernel)], 30);  // µs from the run's first event, as HTA
   EXPECT_EQ(events.Find("ts_ns")->ints[row_of(kernel)], Us(30));
-  const Column& names = *events.Find("name");
+  const DataColumn& names = *events.Find("name");
   EXPECT_EQ(names.categories.size(), 4u);  // aten::mm twice, one category
   EXPECT_EQ(Strings(names)[row_of(op)], "aten::mm");
 }
@@ -61,7 +66,7 @@ TEST(RunTablesTest, KernelsCarryTheirStreamAndAbsentLaunchConfiguration) {
   traces.push_back(t.Finish());
   RunTablesInput input;
   input.traces = &traces;
-  const Table kernels = BuildTable("kernels", input);
+  const DataTable kernels = BuildTable("kernels", input);
   ASSERT_EQ(kernels.rows(), 1u);
   EXPECT_EQ(kernels.Find("grid_x")->ints[0], -1);
   EXPECT_TRUE(kernels.Find("grid_x")->has_null_value);
@@ -73,7 +78,7 @@ TEST(RunTablesTest, TablesWithoutTheirAnalysesAreEmptyNotMissing) {
   RunTablesInput input;
   input.traces = &traces;
   for (const std::string& name : RunTableNames()) {
-    const Table table = BuildTable(name, input);
+    const DataTable table = BuildTable(name, input);
     EXPECT_EQ(table.name, name);
     EXPECT_FALSE(table.columns.empty()) << name;
     EXPECT_EQ(table.rows(), 0u) << name;
