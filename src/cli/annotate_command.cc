@@ -1,11 +1,18 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/memory/memory_timeline.h"
+#include "importers/import.h"
+#include "pipeline/comm_run.h"
+#include "pipeline/hardware_options.h"
 #include "pipeline/run_analyses.h"
 #include "base/text_escape.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
@@ -13,6 +20,7 @@
 #include "io/memory_source.h"
 #include "io/output_file.h"
 #include "report/trace/annotated_trace.h"
+#include "report/trace/merged_trace.h"
 
 namespace tuneprof::cli {
 namespace {
@@ -52,7 +60,10 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
       app->add_subcommand("annotate",
                           "Write the trace back with tuneprof's diagnosis as tracks (steps, idle gaps, exposed "
                           "communication, memory, findings) for the Perfetto UI");
-  annotate->add_option("path", options->path, "one trace file (.json or .json.gz)")->required();
+  annotate->add_option("path", options->path, "one trace file (.json or .json.gz)");
+  annotate->add_option("--merge", options->merge,
+                       "instead of one trace: every rank of these files or directories on one timeline, clocks "
+                       "aligned, each rank's processes named \"rank R: ...\" (written rank by rank)");
   annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
   annotate->add_option("--config", options->analysis.config,
                        "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
@@ -62,7 +73,85 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
                        "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
+namespace {
+
+// The merged timeline of a run (report/trace/merged_trace.h): a first pass reads every rank's
+// communication on all cores for the clock offsets (bounded memory, as `comm`), a second writes one
+// rank at a time, with its diagnosis, into the output as it goes.
+int RunMergedAnnotate(const AnnotateOptions& options) {
+  const Status clash = CheckOutputIsNotInput(options.output, InputFiles(options.merge));
+  if (!clash.ok()) return ReportError(clash);
+  auto profiles = LoadHardwareProfiles(options.analysis.hardware_file);
+  if (!profiles.ok()) return ReportError(profiles.status());
+  auto forced = ForcedHardware(*profiles, options.analysis.hardware);
+  if (!forced.ok()) return ReportError(forced.status());
+  CommRunOptions comm_options;
+  comm_options.hardware = options.analysis.hardware;
+  comm_options.hardware_file = options.analysis.hardware_file;
+  auto run = AnalyzeRunCommunication(options.merge, comm_options);
+  if (!run.ok()) return ReportError(run.status());
+
+  const size_t ranks = run->analysis.ranks.size();
+  const std::vector<RankClockOffset>& clocks = run->analysis.cross_rank.clocks.ranks;
+  std::vector<int64_t> corrections(ranks, 0);
+  int64_t origin = std::numeric_limits<int64_t>::max();
+  std::vector<std::vector<size_t>> ranks_of_file(run->files.size());
+  for (size_t r = 0; r < ranks; ++r) {
+    if (r < clocks.size()) corrections[r] = clocks[r].correction_ns();
+    const CommRankSource& source = run->sources[r];
+    if (source.start_ns != kNoId) origin = std::min(origin, source.start_ns - corrections[r]);
+    ranks_of_file[source.file].push_back(r);
+  }
+  if (origin == std::numeric_limits<int64_t>::max()) origin = 0;
+
+  auto out = StreamingOutputFile::Open(options.output);
+  if (!out.ok()) return ReportError(out.status());
+  StreamingOutputFile& file = **out;
+  Status written = file.Write(MergedTraceHead());
+  int64_t pid = 1, flow = 1;
+  uint64_t events = 0, diagnosis = 0;
+  bool first = true;
+  for (size_t f = 0; f < run->files.size() && written.ok(); ++f) {
+    if (ranks_of_file[f].empty()) continue;  // skipped, with its warning, by the first pass
+    auto traces = ImportFileRanks(run->files[f]);
+    if (!traces.ok()) return ReportError(traces.status());
+    for (size_t k = 0; k < traces->size() && k < ranks_of_file[f].size() && written.ok(); ++k) {
+      const Trace& trace = (*traces)[k];
+      const size_t r = ranks_of_file[f][k];
+      const int64_t rank = run->analysis.ranks[r].rank;
+      MergedRankPlacement placement{rank, pid, origin + corrections[r], flow};
+      const MergedRankEvents own = RenderRankForMerge(trace, placement);
+      const AnnotationPlacement where{own.next_pid, origin + corrections[r],
+                                      fmt::format("rank {}: tuneprof diagnosis", rank)};
+      const AnnotationEvents added = BuildAnnotationEvents(
+          trace, ComputeTimeBreakdown(trace), AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)),
+          AdvisorResult(), &where);
+      written = file.Write((first ? "" : ",\n") + own.json);
+      if (written.ok() && !added.json.empty()) written = file.Write(",\n" + added.json);
+      first = false;
+      events += own.events;
+      diagnosis += added.total();
+      pid = own.next_pid + 1;
+      flow = own.next_flow_id;
+    }
+  }
+  if (written.ok()) written = file.Write(MergedTraceTail(ranks, origin, corrections));
+  if (written.ok()) written = file.Commit();
+  if (!written.ok()) return ReportError(written);
+  fmt::print(stderr, "tuneprof: {}: {} ranks on one timeline ({} events, {} diagnosis events; clocks {}), {:.1f} MB\n",
+             EscapeText(options.output), ranks, events, diagnosis,
+             run->analysis.cross_rank.clocks.applied ? "aligned" : "already agreed",
+             static_cast<double>(file.bytes_written()) / 1e6);
+  return kExitOk;
+}
+
+}  // namespace
+
 int RunAnnotate(const AnnotateOptions& options) {
+  if (options.merge.empty() == options.path.empty()) {
+    return ReportError(Status(StatusCode::kUsage, "annotate: give one trace file, or --merge PATH... for a whole run"));
+  }
+  if (!options.merge.empty()) return RunMergedAnnotate(options);
   std::error_code error;
   if (std::filesystem::is_directory(options.path, error)) {
     return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));

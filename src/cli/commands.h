@@ -113,8 +113,9 @@ int RunReport(const ReportOptions& options);
 std::string RenderRunHtml(const AnalyzedRun& run, const std::vector<std::string>& paths);
 
 struct AnnotateOptions {
-  std::string path;    // one trace file
-  std::string output;  // -o: .json or .json.gz
+  std::vector<std::string> merge;  // --merge PATH...: a whole run on one timeline instead of `path`
+  std::string path;                // one trace file
+  std::string output;              // -o: .json or .json.gz
   AnalysisFlags analysis;
 };
 // `annotate`: the trace plus tuneprof's diagnosis as tracks (report/trace/annotated_trace.h).

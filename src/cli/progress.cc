@@ -192,16 +192,20 @@ std::unique_ptr<LoadObserver> MakeProgressObserver(ProgressSink* sink, int64_t d
   return std::make_unique<ProgressLine>(sink, delay_ns);
 }
 
-bool InstallProgress(bool quiet) {
-  if (quiet || ::isatty(STDERR_FILENO) == 0) return false;
+int64_t ProgressDelayNs() {
   int64_t delay_ns = ProgressThrottle::kDelayNs;
   if (const char* text = std::getenv("TUNEPROF_PROGRESS_DELAY_MS")) {
     char* end = nullptr;
     const long long ms = std::strtoll(text, &end, 10);
     if (end != text && *end == '\0' && ms >= 0) delay_ns = ms * 1'000'000;
   }
+  return delay_ns;
+}
+
+bool InstallProgress(bool quiet) {
+  if (quiet || ::isatty(STDERR_FILENO) == 0) return false;
   static TerminalSink sink;
-  static ProgressLine progress(&sink, delay_ns);  // outlives every load: destroyed only at exit
+  static ProgressLine progress(&sink, ProgressDelayNs());  // outlives every load: destroyed only at exit
   SetLoadObserver(&progress);
   return true;
 }

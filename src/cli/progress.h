@@ -53,6 +53,9 @@ class ProgressSink {
 // An observer that sums the loads in flight into one line for `sink` (not owned), throttled as above.
 std::unique_ptr<LoadObserver> MakeProgressObserver(ProgressSink* sink, int64_t delay_ns = ProgressThrottle::kDelayNs);
 
+// The second a load runs before its progress shows, or TUNEPROF_PROGRESS_DELAY_MS when set (tests set 0).
+int64_t ProgressDelayNs();
+
 // Installs the stderr progress bar for every load that follows, unless `quiet` or stderr is not a
 // terminal. Returns whether it was installed. TUNEPROF_PROGRESS_DELAY_MS, when set, replaces the one
 // second a load runs before the bar appears (the end-to-end test sets 0: load speed is the machine's).

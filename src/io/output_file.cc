@@ -155,4 +155,73 @@ Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes) 
   return temp.Commit(path);
 }
 
+struct StreamingOutputFile::Impl {
+  std::string path;  // as the user named it
+  TempFile temp;
+  gzFile gzip = nullptr;
+  int keep = -1;  // a duplicate of zlib's descriptor, for the fsync before the rename
+  bool failed = false;
+
+  Impl(std::string shown, const std::string& target) : path(std::move(shown)), temp(target) {}
+  ~Impl() {
+    if (gzip != nullptr) ::gzclose(gzip);
+    if (keep >= 0) ::close(keep);
+  }
+};
+
+StreamingOutputFile::StreamingOutputFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StreamingOutputFile::~StreamingOutputFile() = default;
+
+Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path) {
+  const std::string target = ResolvedTarget(path);
+  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
+  auto impl = std::make_unique<Impl>(path, target);
+  TP_RETURN_IF_ERROR(impl->temp.Create(path));
+  if (path.ends_with(".gz")) {
+    impl->keep = ::dup(impl->temp.fd());
+    if (impl->keep < 0) return IoError(path, std::strerror(errno));
+    const int fd = impl->temp.ReleaseFd();
+    impl->gzip = ::gzdopen(fd, "wb6");
+    if (impl->gzip == nullptr) {
+      ::close(fd);
+      return IoError(path, "cannot start gzip compression");
+    }
+  }
+  return std::unique_ptr<StreamingOutputFile>(new StreamingOutputFile(std::move(impl)));
+}
+
+Status StreamingOutputFile::Write(std::string_view bytes) {
+  Impl& f = *impl_;
+  if (f.failed) return IoError(f.path, "an earlier write failed");
+  bytes_written_ += bytes.size();
+  if (f.gzip == nullptr) {
+    const Status written = WriteAll(f.temp.fd(), bytes, f.path);
+    f.failed = !written.ok();
+    return written;
+  }
+  while (!bytes.empty()) {
+    const unsigned part = static_cast<unsigned>(std::min<size_t>(bytes.size(), 1u << 30));
+    if (::gzwrite(f.gzip, bytes.data(), part) != static_cast<int>(part)) {
+      f.failed = true;
+      return IoError(f.path, "gzip write failed (disk full?)");
+    }
+    bytes.remove_prefix(part);
+  }
+  return Status::Ok();
+}
+
+Status StreamingOutputFile::Commit() {
+  Impl& f = *impl_;
+  if (f.failed) return IoError(f.path, "an earlier write failed");
+  if (f.gzip != nullptr) {
+    const int closed = ::gzclose(std::exchange(f.gzip, nullptr));
+    const bool synced = closed == Z_OK && ::fsync(f.keep) == 0;
+    const std::string reason = std::strerror(errno);
+    ::close(std::exchange(f.keep, -1));
+    if (closed != Z_OK) return IoError(f.path, "gzip write failed (disk full?)");
+    if (!synced) return IoError(f.path, reason);
+  }
+  return f.temp.Commit(f.path);
+}
+
 }  // namespace tuneprof

@@ -69,6 +69,36 @@ TEST_F(OutputFileTest, GzipOutputReadsBack) {
   EXPECT_EQ(FilesInDir(), 1u);
 }
 
+TEST_F(OutputFileTest, StreamedGzipOutputAppearsOnlyWhenCommitted) {
+  const std::string path = Path("merged.json.gz");
+  auto out = StreamingOutputFile::Open(path);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_TRUE((*out)->Write("{\"traceEvents\": [").ok());
+  ASSERT_TRUE((*out)->Write("]}").ok());
+  EXPECT_FALSE(fs::exists(path));  // still the temporary file
+  EXPECT_EQ((*out)->bytes_written(), 19u);
+  ASSERT_TRUE((*out)->Commit().ok());
+  auto source = OpenByteSource(path);
+  ASSERT_TRUE(source.ok());
+  char buffer[64];
+  auto n = (*source)->Read(buffer, sizeof(buffer));
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(std::string(buffer, *n), "{\"traceEvents\": []}");
+  EXPECT_EQ(FilesInDir(), 1u);
+}
+
+TEST_F(OutputFileTest, AStreamedOutputDroppedUncommittedLeavesThePreviousFile) {
+  const std::string path = Path("run.json");
+  std::ofstream(path) << "old";
+  {
+    auto out = StreamingOutputFile::Open(path);
+    ASSERT_TRUE(out.ok());
+    ASSERT_TRUE((*out)->Write("new, half written").ok());
+  }
+  EXPECT_EQ(Read(path), "old");
+  EXPECT_EQ(FilesInDir(), 1u);
+}
+
 TEST_F(OutputFileTest, AFailedWriteIsAnIoErrorAndLeavesNothing) {
   const std::string file = Path("trace.json");
   std::ofstream(file) << "{}";

@@ -7,6 +7,35 @@
 namespace tuneprof {
 namespace {
 
+// Names in the order a person numbers them: runs of digits compare as numbers, so rank2 comes before
+// rank10 and a run's ranks are listed (and numbered where the files do not say) in rank order.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = a[i] >= '0' && a[i] <= '9', db = b[j] >= '0' && b[j] <= '9';
+    if (da && db) {
+      size_t ei = i, ej = j;
+      while (ei < a.size() && a[ei] >= '0' && a[ei] <= '9') ++ei;
+      while (ej < b.size() && b[ej] >= '0' && b[ej] <= '9') ++ej;
+      // Leading zeros do not count; a longer run of significant digits is the larger number.
+      size_t si = i, sj = j;
+      while (si + 1 < ei && a[si] == '0') ++si;
+      while (sj + 1 < ej && b[sj] == '0') ++sj;
+      if (ei - si != ej - sj) return ei - si < ej - sj;
+      const int digits = a.compare(si, ei - si, b, sj, ej - sj);
+      if (digits != 0) return digits < 0;
+      if (ei - i != ej - j) return ei - i < ej - j;  // equal numbers: fewer leading zeros first
+      i = ei;
+      j = ej;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 bool LooksLikeTraceName(const std::string& name) {
   auto ends_with = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -85,7 +114,7 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path) {
   }
   if (ec) return Status(StatusCode::kIoError, path + ": cannot list directory: " + ec.message());
   if (files.empty()) return InvalidInput(path + ": directory holds no trace files (*.json, *.json.gz, *.sqlite)");
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), NaturalLess);
   return files;
 }
 

@@ -38,6 +38,16 @@ TEST_F(TraceFilesTest, DiscoversNsightSqliteExportsBesideJsonTraces) {
   EXPECT_EQ(*files, (std::vector<std::string>{json, sqlite}));
 }
 
+TEST_F(TraceFilesTest, RanksAreListedInNumberOrderNotCharacterOrder) {
+  const std::string r10 = Touch("rank10.json");
+  const std::string r2 = Touch("rank2.json");
+  const std::string r1 = Touch("rank1.json");
+  const std::string r002 = Touch("rank002.json");
+  auto files = ListTraceFiles(dir_.string());
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_EQ(*files, (std::vector<std::string>{r1, r2, r002, r10}));
+}
+
 TEST_F(TraceFilesTest, NsysReportIsAnErrorSayingToExportIt) {
   const std::string report = Touch("run.nsys-rep");
   auto given = ListTraceFiles(report);

@@ -28,9 +28,12 @@ std::string Quoted(std::string_view text) {
 
 class EventWriter {
  public:
-  EventWriter(const Trace& trace, AnnotationEvents* out) : out_(out) {
-    // The file's µs are relative to Kineto's baseTimeNanoseconds when it had one (trace.h).
-    base_ns_ = trace.metadata().base_time_ns == kNoId ? 0 : trace.metadata().base_time_ns;
+  EventWriter(const Trace& trace, AnnotationEvents* out, const AnnotationPlacement* placement) : out_(out) {
+    // The file's µs are relative to Kineto's baseTimeNanoseconds when it had one (trace.h); a merged
+    // timeline counts from its own origin.
+    base_ns_ = placement != nullptr                     ? placement->origin_ns
+               : trace.metadata().base_time_ns == kNoId ? 0
+                                                        : trace.metadata().base_time_ns;
   }
 
   // Exact µs with three decimals, as Kineto writes them: no rounding through a double.
@@ -263,11 +266,11 @@ uint64_t RemoveAnnotations(std::string* original) {
 }
 
 AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& breakdown, const MemoryAnalysis& memory,
-                                       const AdvisorResult& advice) {
+                                       const AdvisorResult& advice, const AnnotationPlacement* placement) {
   AnnotationEvents out;
-  out.pid = FreePid(trace);
-  EventWriter w(trace, &out);
-  w.Name("process_name", 0, "tuneprof diagnosis");
+  out.pid = placement != nullptr ? placement->pid : FreePid(trace);
+  EventWriter w(trace, &out, placement);
+  w.Name("process_name", 0, placement != nullptr ? placement->process_name : "tuneprof diagnosis");
   AddSteps(breakdown, &w);
   const LaunchTimes launch = FindLaunchTimes(trace);
   int64_t slot = 0;

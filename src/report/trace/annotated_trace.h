@@ -35,8 +35,16 @@ struct AnnotationEvents {
   uint64_t total() const { return slices + instants + counters + metadata; }
 };
 
+// Where the diagnosis goes in a merged timeline (merged_trace.h) instead of beside the trace's own events:
+// its pid, its process name (naming the rank) and the origin its times count from.
+struct AnnotationPlacement {
+  int64_t pid = 0;
+  int64_t origin_ns = 0;  // µs are written as (ns - origin_ns) / 1000
+  std::string process_name;
+};
+
 AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& breakdown, const MemoryAnalysis& memory,
-                                       const AdvisorResult& advice);
+                                       const AdvisorResult& advice, const AnnotationPlacement* placement = nullptr);
 
 // Takes out of `text` the diagnosis a previous `annotate` spliced into it (every block of events it
 // added, recognised by the exact form it writes them in), so that annotating an annotated trace replaces

@@ -1,0 +1,154 @@
+#include "report/trace/merged_trace.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "base/json_writer.h"
+
+namespace tuneprof {
+namespace {
+
+// Exact µs with three decimals from ns: no rounding through a double.
+std::string Us(int64_t ns) {
+  const uint64_t a = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+std::string Quoted(std::string_view text) {
+  std::string out = "\"";
+  AppendJsonEscaped(text, &out);
+  out += '"';
+  return out;
+}
+
+std::string KeyText(const Trace& trace, const ProcessKey& key) {
+  return key.is_string ? std::string(trace.str(StringId{static_cast<uint32_t>(key.value)})) : std::to_string(key.value);
+}
+
+class RankWriter {
+ public:
+  RankWriter(const Trace& trace, const MergedRankPlacement& placement, MergedRankEvents* out)
+      : trace_(trace), placement_(placement), out_(out) {}
+
+  void Names() {
+    for (size_t p = 0; p < trace_.processes().size(); ++p) {
+      const Process& process = trace_.processes()[p];
+      const std::string name = fmt::format("rank {}: {}", placement_.rank, ProcessName(process));
+      Emit(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})", Pid(p),
+                       Quoted(name)));
+      Emit(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
+                       Pid(p), Pid(p)));
+    }
+    for (size_t t = 0; t < trace_.tracks().size(); ++t) {
+      const Track& track = trace_.tracks()[t];
+      const std::string_view own = trace_.str(track.name);
+      const std::string name = !own.empty()      ? std::string(own)
+                               : track.on_device ? "stream " + KeyText(trace_, track.tid)
+                                                 : "thread " + KeyText(trace_, track.tid);
+      Emit(fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
+                       Pid(track.process), Tid(t), Quoted(name)));
+    }
+  }
+
+  void Events() {
+    const EventTable& e = trace_.events();
+    for (uint32_t i = 0; i < e.size(); ++i) {
+      const uint32_t t = e.track[i];
+      std::string args;
+      if (e.correlation[i] != kNoId) args += fmt::format(R"("correlation":{})", e.correlation[i]);
+      if (e.external_id[i] != kNoId) {
+        args += fmt::format(R"({}"External id":{})", args.empty() ? "" : ",", e.external_id[i]);
+      }
+      const std::string head = fmt::format(R"("name":{},"cat":{},"pid":{},"tid":{},"ts":{})",
+                                           Quoted(trace_.str(e.name[i])), Quoted(trace_.str(e.category[i])),
+                                           Pid(trace_.tracks()[t].process), Tid(t), Us(Local(e.ts_ns[i])));
+      if (e.dur_ns[i] >= 0) {
+        Emit(fmt::format(R"({{"ph":"X",{},"dur":{},"args":{{{}}}}})", head, Us(e.dur_ns[i]), args));
+      } else {
+        Emit(fmt::format(R"({{"ph":"i","s":"t",{},"args":{{{}}}}})", head, args));
+      }
+      ++out_->events;
+    }
+  }
+
+  void Counters() {
+    for (const CounterSample& sample : trace_.counter_samples()) {
+      const Counter& counter = trace_.counters()[sample.counter];
+      Emit(fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"value":{}}}}})",
+                       Quoted(trace_.str(counter.name)), Pid(counter.process), Us(Local(sample.ts_ns)),
+                       std::isfinite(sample.value) ? fmt::format("{}", sample.value) : "0"));
+      ++out_->events;
+    }
+  }
+
+  // Launch-to-kernel arrows: Perfetto draws a flow from the call's end to the work it caused.
+  void Flows() {
+    const EventTable& e = trace_.events();
+    int64_t id = placement_.first_flow_id;
+    for (const Link& link : trace_.links()) {
+      if (link.kind != LinkKind::kCorrelation) continue;
+      const uint32_t from = e.track[link.from], to = e.track[link.to];
+      Emit(fmt::format(R"({{"ph":"s","id":{},"name":"launch","cat":"tuneprof_flow","pid":{},"tid":{},"ts":{}}})", id,
+                       Pid(trace_.tracks()[from].process), Tid(from), Us(Local(e.ts_ns[link.from]))));
+      Emit(fmt::format(
+          R"({{"ph":"f","bp":"e","id":{},"name":"launch","cat":"tuneprof_flow","pid":{},"tid":{},"ts":{}}})", id,
+          Pid(trace_.tracks()[to].process), Tid(to), Us(Local(e.ts_ns[link.to]))));
+      ++id;
+    }
+    out_->next_flow_id = id;
+  }
+
+ private:
+  // The process's own name; a device's type and number, or the pid, where the trace names none.
+  std::string ProcessName(const Process& process) const {
+    const std::string_view own = trace_.str(process.name);
+    if (!own.empty()) return std::string(own);
+    if (process.device != kNoIndex && process.device < trace_.devices().size()) {
+      const Device& device = trace_.devices()[process.device];
+      return fmt::format("{} {}", device.type == DeviceType::kNpu ? "NPU" : "GPU", device.id);
+    }
+    return "pid " + KeyText(trace_, process.pid);
+  }
+  int64_t Pid(size_t process) const { return placement_.first_pid + static_cast<int64_t>(process); }
+  // Thread ids as written where they are numbers; tracks named by string get ids of their own.
+  int64_t Tid(size_t track) const {
+    const ProcessKey& tid = trace_.tracks()[track].tid;
+    return tid.is_string ? 1'000'000'000 + static_cast<int64_t>(track) : tid.value;
+  }
+  int64_t Local(int64_t ns) const { return ns - placement_.origin_ns; }
+  void Emit(const std::string& event) {
+    if (!out_->json.empty()) out_->json += ",\n";
+    out_->json += event;
+  }
+
+  const Trace& trace_;
+  const MergedRankPlacement& placement_;
+  MergedRankEvents* out_;
+};
+
+}  // namespace
+
+MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacement& placement) {
+  MergedRankEvents out;
+  RankWriter writer(trace, placement, &out);
+  writer.Names();
+  writer.Events();
+  writer.Counters();
+  writer.Flows();
+  out.next_pid = placement.first_pid + static_cast<int64_t>(trace.processes().size());
+  return out;
+}
+
+std::string MergedTraceHead() { return "{\"traceEvents\":[\n"; }
+
+std::string MergedTraceTail(uint64_t ranks, int64_t origin_ns, const std::vector<int64_t>& offsets_ns) {
+  std::string offsets;
+  for (int64_t offset : offsets_ns) offsets += (offsets.empty() ? "" : ",") + std::to_string(offset);
+  return fmt::format(
+      "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{{\"tuneprof_merged_ranks\":{},\"tuneprof_origin_ns\":{},"
+      "\"tuneprof_clock_offsets_ns\":[{}]}}}}\n",
+      ranks, origin_ns, offsets);
+}
+
+}  // namespace tuneprof

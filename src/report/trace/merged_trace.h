@@ -1,0 +1,38 @@
+#pragma once
+// `tuneprof annotate --merge`: one Chrome-trace timeline of a whole run for the Perfetto UI. Each rank's
+// processes keep their own pids apart (renumbered run-wide) and are named "rank R: <name>", sorted by
+// rank, so that the ranks show as consecutive groups; every time is on the run's aligned clock (each
+// rank's clock offset taken out, analysis/comm/clock_alignment.h) and counted from the run's first event.
+// The file is written rank by rank (the text of one rank at a time), so a merged trace of many GB never
+// sits in memory.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct MergedRankPlacement {
+  int64_t rank = 0;
+  int64_t first_pid = 1;  // the rank's processes take first_pid, first_pid + 1, ...
+  int64_t origin_ns = 0;  // the rank's ns minus this, in µs, is its time in the merged file
+  int64_t first_flow_id = 1;
+};
+
+struct MergedRankEvents {
+  std::string json;  // event objects separated by ",\n", no brackets
+  uint64_t events = 0;
+  int64_t next_pid = 1;      // the first pid the next rank may use
+  int64_t next_flow_id = 1;  // the first flow id the next rank may use
+};
+
+// The rank's events (slices, instants, counter samples, launch-to-kernel flows) and the names of its
+// processes and threads, re-encoded for the merged file.
+MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacement& placement);
+
+// The text before the first rank's events and after the last one's.
+std::string MergedTraceHead();
+std::string MergedTraceTail(uint64_t ranks, int64_t origin_ns, const std::vector<int64_t>& offsets_ns);
+
+}  // namespace tuneprof
