@@ -543,8 +543,12 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   }
   ReadAscendOps(trace, hardware, &rank);
   if (!gpu && !rank.ascend_transports.empty()) {
-    rank.link.why =
-        "the timeline's HCCL operators carry no sizes; the per-transport traffic is below (communication.json)";
+    const bool sized =
+        std::any_of(rank.collectives.begin(), rank.collectives.end(), [](const Collective& c) { return c.bytes > 0; });
+    rank.link.why = sized ? "the timeline's HCCL operators give their sizes (count x data_type) but not the link "
+                            "they used; the per-transport traffic is below (communication.json)"
+                          : "the timeline's HCCL operators carry no sizes; the per-transport traffic is below "
+                            "(communication.json)";
   }
   ReadAscendMatrix(trace, &rank);
   MeasureExposure(trace, &rank.collectives);
