@@ -82,7 +82,16 @@ class Table:
                 data[name] = pd.Categorical.from_codes(values, categories=pd.Index(categories, dtype=object))
             else:
                 data[name] = values
-        return pd.DataFrame(data, copy=False)
+        frame = pd.DataFrame(data, copy=False)
+        if self.name == "events" and len(frame):
+            # As HTA's frame: a row's label is its `index`, so that df.loc[row.parent] and
+            # df.loc[row.index_correlation] find the row they name; (rank, index) over several ranks.
+            if frame["rank"].nunique() == 1:
+                frame.index = pd.Index(frame["index"].to_numpy(), name=None)
+            else:
+                frame.index = pd.MultiIndex.from_arrays([frame["rank"].to_numpy(), frame["index"].to_numpy()],
+                                                        names=["rank", None])
+        return frame
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The Arrow PyCapsule stream interface: polars.from_arrow / pyarrow.table / duckdb read it."""

@@ -31,6 +31,7 @@ Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const st
   input.kernels = &run.kernels;
   input.hardware = &run.hardware;
   input.advice = &run.advice;
+  input.comm = &run.comm;
   std::vector<DataTable> tables;
   for (const std::string& name : RunTableNames()) tables.push_back(BuildTable(name, input));
   return WriteSqlite(path, tables, inputs);

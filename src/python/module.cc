@@ -81,6 +81,7 @@ class ScopedNotebookProgress {
 class Run {
  public:
   Run(std::vector<std::string> paths, AnalysisFlags flags) : paths_(std::move(paths)), flags_(std::move(flags)) {
+    if (paths_.empty()) throw Error(Status(StatusCode::kUsage, "load: give at least one trace file or directory"));
     // The flags are checked before the import, as the CLI checks them.
     ValueOrThrow(LoadAdvisorConfig(flags_.config));
     HardwareProfiles profiles = ValueOrThrow(LoadHardwareProfiles(flags_.hardware_file));
@@ -177,6 +178,7 @@ class Run {
       input.kernels = &run.kernels;
       input.hardware = &run.hardware;
       input.advice = &run.advice;
+      input.comm = &run.comm;
     }
     input.traces = &traces();
     py::gil_scoped_release no_gil;

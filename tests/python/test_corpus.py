@@ -39,6 +39,10 @@ def test_tables_hold_every_rank(case, cli_json):
     steps = run.steps.to_pandas()
     profile = run.profile()
     assert len(steps) == sum(len(r["steps"]) for r in profile["ranks"])
+    collectives = run.collectives.to_pandas()
+    comm = run.comm()
+    for r in comm["ranks"]:
+        assert (collectives["rank"] == r["rank"]).sum() == sum(t["count"] for t in r["by_type"])
     utilizations = run.utilizations.to_pandas()
     assert len(utilizations) == sum(len(r["utilizations"]) for r in info["ranks"])
 

@@ -71,15 +71,23 @@ def test_names_are_categoricals_interned_once(run):
     assert set(names) == {e["name"] for e in _independent_events()}
 
 
-def test_parent_and_depth_nest_ranges_on_each_thread_and_stream(run):
-    frame = run.events.to_pandas().set_index("index", drop=False)
+@pytest.mark.parametrize("path", ["example", "gpu"])
+def test_parent_and_depth_as_hta_call_stacks(path):
+    """A range's parent is the innermost range of its thread or stream that contains it; device work
+    launched by a host call hangs under that call. Row labels are `index`, as in HTA's frame."""
+    frame = tuneprof.load(EXAMPLE if path == "example" else GPU_TRACE).events.to_pandas()
+    assert (frame.index == frame["index"]).all()
+    assert frame.ts.is_monotonic_increasing  # HTA's time order
     children = frame[frame.parent >= 0]
     assert len(children) > 0
     parents = frame.loc[children.parent.values]
-    assert (parents.ts_ns.values <= children.ts_ns.values).all()
-    assert (parents.ts_ns.values + parents.dur_ns.values >= children.ts_ns.values + children.dur_ns.values).all()
-    assert (parents.tid.values == children.tid.values).all()
     assert (children.depth.values == parents.depth.values + 1).all()
+    same_thread = (parents.pid.values == children.pid.values) & (parents.tid.values == children.tid.values)
+    inner, outer = children[same_thread], parents[same_thread]
+    assert (outer.ts_ns.values <= inner.ts_ns.values).all()
+    assert (outer.ts_ns.values + outer.dur_ns.values >= inner.ts_ns.values + inner.dur_ns.values).all()
+    launched = children[~same_thread]
+    assert (launched.index_correlation.values == launched.parent.values).all()
     assert (frame[frame.parent < 0].depth == 0).all()
 
 

@@ -171,6 +171,17 @@ std::vector<int64_t> CorrelatedEvents(const Trace& trace) {
   return partner;
 }
 
+// As HTA's call graph: device work launched by a host call hangs under that call (one level deeper)
+// rather than under the ranges of its stream.
+void AttachDeviceWorkToLaunches(const Trace& trace, const std::vector<int64_t>& partner, Nesting* nesting) {
+  const EventTable& e = trace.events();
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (!IsDeviceKind(e.kind[i]) || partner[i] < 0 || IsDeviceKind(e.kind[static_cast<size_t>(partner[i])])) continue;
+    nesting->parent[i] = partner[i];
+    nesting->depth[i] = nesting->depth[static_cast<size_t>(partner[i])] + 1;
+  }
+}
+
 // HTA's iteration: a row without a stream (host events, and device rows Kineto writes without one, such
 // as gpu_user_annotation) takes the ProfilerStep its start falls in; a row on a stream takes its launch's
 // step; -1 outside every step.
@@ -253,11 +264,16 @@ DataTable EventsTable(const std::vector<Trace>& traces) {
     const EventTable& e = trace.events();
     names.StartRank(trace);
     cats.StartRank(trace);
-    const Nesting nesting = NestRanges(trace);
+    Nesting nesting = NestRanges(trace);
     const std::vector<int64_t> partner = CorrelatedEvents(trace);
+    AttachDeviceWorkToLaunches(trace, partner, &nesting);
     const std::vector<int64_t> iterations = Iterations(trace, rows[r], partner);
     const EventArgs args = ArgsOf(trace);
-    for (const HtaRow& row : rows[r]) {
+    // HTA's frame is in time order; rows that start together keep the file's order.
+    std::vector<HtaRow> ordered = rows[r];
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const HtaRow& x, const HtaRow& y) { return x.time.start_ns < y.time.start_ns; });
+    for (const HtaRow& row : ordered) {
       const uint32_t i = row.event;
       const Track& track = trace.tracks()[e.track[i]];
       b.PushInt(rank, trace.metadata().rank);
@@ -274,7 +290,8 @@ DataTable EventsTable(const std::vector<Trace>& traces) {
       b.PushInt(tid, KeyNumber(track.tid));
       b.PushInt(stream, row.stream);
       b.PushInt(correlation, row.correlation);
-      b.PushInt(index_correlation, partner[i]);
+      // HTA's default: 0 for an event with a correlation id and no partner, -1 without one.
+      b.PushInt(index_correlation, partner[i] >= 0 ? partner[i] : (row.correlation >= 0 ? 0 : -1));
       b.PushId(external_id, e.external_id[i]);
       b.PushInt(iteration, iterations[i]);
       b.PushInt(parent, nesting.parent[i]);
@@ -282,7 +299,7 @@ DataTable EventsTable(const std::vector<Trace>& traces) {
       const CopyInfo* copy = args.copies[i];
       const CollectiveInfo* c = args.collectives[i];
       b.PushId(bytes, copy != nullptr ? copy->bytes : (c != nullptr ? c->bytes : kNoId));
-      b.PushFloat(bandwidth, copy != nullptr && copy->bandwidth_gbps_arg >= 0 ? copy->bandwidth_gbps_arg : kNaN);
+      b.PushFloat(bandwidth, copy != nullptr && copy->bandwidth_gbps_arg >= 0 ? copy->bandwidth_gbps_arg : 0.0);
       b.PushString(collective, c != nullptr ? trace.str(c->collective) : "");
       b.PushId(in_nelems, c != nullptr ? c->in_nelems : kNoId);
       b.PushId(out_nelems, c != nullptr ? c->out_nelems : kNoId);
@@ -386,38 +403,35 @@ DataTable OperatorsTable(const std::vector<Trace>& traces, const std::vector<Ker
   return b.Finish();
 }
 
-DataTable CollectivesTable(const std::vector<Trace>& traces) {
+// The collectives `comm` measures (NCCL kernels, gloo operators, HCCL operators; not their sub-tasks),
+// with what comm computed for each.
+DataTable CollectivesTable(const CommAnalysis& comm) {
   TableBuilder b("collectives");
-  const size_t rank = b.Int("rank"), index = b.Int("index"), name = b.String("name"),
+  const size_t rank = b.Int("rank"), index = b.Int("index"), name = b.String("name"), source = b.String("source"),
                collective = b.String("collective"), ts_ns = b.Int("ts_ns"), dur_ns = b.Int("dur_ns"),
-               bytes = b.Int("bytes", true), in_nelems = b.Int("in_nelems", true),
-               out_nelems = b.Int("out_nelems", true), dtype = b.String("dtype"),
-               group_size = b.Int("group_size", true), group_name = b.String("group_name"),
-               group_ranks = b.String("group_ranks");
-  InternedColumn names(&b, name);
-  for (const Trace& trace : traces) {
-    const EventTable& e = trace.events();
-    names.StartRank(trace);
-    std::vector<uint32_t> info(e.size(), kNoIndex);
-    for (uint32_t k = 0; k < trace.collectives().size(); ++k) info[trace.collectives()[k].event] = k;
-    for (uint32_t i = 0; i < e.size(); ++i) {
-      // NCCL / gloo kernels and ops that carry collective args, and the collectives of Ascend's HCCL tracks.
-      if (info[i] == kNoIndex && e.kind[i] != EventKind::kCollective) continue;
-      const CollectiveInfo none;
-      const CollectiveInfo& c = info[i] == kNoIndex ? none : trace.collectives()[info[i]];
-      b.PushInt(rank, trace.metadata().rank);
-      b.PushInt(index, i);
-      names.Push(e.name[i]);
-      b.PushString(collective, trace.str(c.collective));
-      b.PushInt(ts_ns, e.ts_ns[i]);
-      b.PushInt(dur_ns, e.dur_ns[i]);
+               step = b.Int("step", true), bytes = b.Int("bytes", true), group = b.String("group"),
+               group_size = b.Int("group_size", true), group_ranks = b.String("group_ranks"),
+               sequence = b.Int("sequence"), exposed = b.Int("exposed_ns", true), algbw = b.Float("algbw_gbps"),
+               busbw = b.Float("busbw_gbps"), utilization = b.Float("utilization");
+  for (const RankCommunication& r : comm.ranks) {
+    for (const Collective& c : r.collectives) {
+      b.PushInt(rank, r.rank);
+      b.PushInt(index, c.event);
+      b.PushString(name, c.name);
+      b.PushString(source, CollectiveSourceName(c.source));
+      b.PushString(collective, CollectiveTypeName(c.type));
+      b.PushInt(ts_ns, c.start_ns);
+      b.PushInt(dur_ns, c.duration_ns);
+      b.PushId(step, c.step.value_or(kNoId));
       b.PushId(bytes, c.bytes);
-      b.PushId(in_nelems, c.in_nelems);
-      b.PushId(out_nelems, c.out_nelems);
-      b.PushString(dtype, trace.str(c.dtype));
+      b.PushString(group, c.group);
       b.PushId(group_size, c.group_size);
-      b.PushString(group_name, trace.str(c.group_name));
-      b.PushString(group_ranks, trace.str(c.group_ranks));
+      b.PushString(group_ranks, c.group_ranks);
+      b.PushInt(sequence, c.sequence);
+      b.PushId(exposed, c.exposed_ns);
+      b.PushOptional(algbw, c.algbw_gbps);
+      b.PushOptional(busbw, c.busbw_gbps);
+      b.PushOptional(utilization, c.utilization);
     }
   }
   return b.Finish();
@@ -456,9 +470,11 @@ DataTable RanksTable(const RunTablesInput& input) {
     b.PushString(format, TraceFormatName(trace.metadata().format));
     b.PushInt(events, static_cast<int64_t>(trace.events().size()));
     b.PushInt(steps, static_cast<int64_t>(trace.steps().size()));
-    b.PushString(device, trace.devices().empty() ? "" : trace.str(trace.devices().front().name));
     const HardwareSelection* selection =
         input.hardware != nullptr && r < input.hardware->size() ? &(*input.hardware)[r] : nullptr;
+    std::string device_name(trace.devices().empty() ? "" : trace.str(trace.devices().front().name));
+    if (device_name.empty() && selection != nullptr) device_name = selection->device_name;
+    b.PushString(device, device_name);
     b.PushString(hardware, selection != nullptr && selection->profile != nullptr ? selection->profile->name : "");
     b.PushId(start, trace.start_ns());
     b.PushId(end, trace.end_ns());
@@ -526,7 +542,8 @@ const std::vector<std::string>& RunTableNames() {
 }
 
 bool TableNeedsAnalysis(std::string_view name) {
-  return name == "steps" || name == "operators" || name == "findings" || name == "utilizations" || name == "ranks";
+  return name == "steps" || name == "operators" || name == "collectives" || name == "findings" ||
+         name == "utilizations" || name == "ranks";
 }
 
 DataTable BuildTable(std::string_view name, const RunTablesInput& input) {
@@ -544,7 +561,8 @@ DataTable BuildTable(std::string_view name, const RunTablesInput& input) {
   if (name == "steps") return StepsTable(input.breakdowns != nullptr ? *input.breakdowns : kNoBreakdowns);
   if (name == "kernels") return KernelsTable(traces);
   if (name == "operators") return OperatorsTable(traces, input.kernels != nullptr ? *input.kernels : kNoKernels);
-  if (name == "collectives") return CollectivesTable(traces);
+  static const CommAnalysis kNoComm;
+  if (name == "collectives") return CollectivesTable(input.comm != nullptr ? *input.comm : kNoComm);
   if (name == "memory_events") return MemoryEventsTable(traces);
   if (name == "findings") return FindingsTable(input.advice != nullptr ? *input.advice : kNoAdvice);
   if (name == "utilizations") return UtilizationsTable(input.advice != nullptr ? *input.advice : kNoAdvice);

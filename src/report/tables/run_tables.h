@@ -12,6 +12,7 @@
 #include "analysis/advisor/advisor.h"
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/comm_cross_rank.h"
 #include "analysis/core/hardware_profile.h"
 #include "model/trace.h"
 
@@ -51,11 +52,12 @@ struct RunTablesInput {
   const std::vector<KernelBreakdown>* kernels = nullptr;
   const std::vector<HardwareSelection>* hardware = nullptr;
   const AdvisorResult* advice = nullptr;
+  const CommAnalysis* comm = nullptr;
 };
 
 // The names BuildTable accepts, in the order export --sqlite writes them. "events" first.
 const std::vector<std::string>& RunTableNames();
-// True when the table reads analyses (steps, operators, findings, utilizations, ranks' hardware).
+// True when the table reads analyses (steps, operators, collectives, findings, utilizations, ranks' hardware).
 bool TableNeedsAnalysis(std::string_view name);
 
 // `name` is one of RunTableNames(); an unknown name gives an empty table of that name.

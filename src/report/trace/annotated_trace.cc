@@ -48,6 +48,12 @@ class EventWriter {
                      tid, Quoted(name)));
     ++out_->metadata;
   }
+  void SortIndex(int64_t index) {
+    Emit(fmt::format(
+        "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,\"args\":{{\"sort_index\":{}}}}}",
+        out_->pid, index));
+    ++out_->metadata;
+  }
   void Slice(int64_t tid, std::string_view name, int64_t start_ns, int64_t end_ns, const std::string& args) {
     Emit(
         fmt::format("{{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
@@ -271,6 +277,7 @@ AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& 
   out.pid = placement != nullptr ? placement->pid : FreePid(trace);
   EventWriter w(trace, &out, placement);
   w.Name("process_name", 0, placement != nullptr ? placement->process_name : "tuneprof diagnosis");
+  if (placement != nullptr) w.SortIndex(out.pid);  // beside its rank's processes
   AddSteps(breakdown, &w);
   const LaunchTimes launch = FindLaunchTimes(trace);
   int64_t slot = 0;

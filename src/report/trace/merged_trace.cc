@@ -101,14 +101,19 @@ class RankWriter {
 
  private:
   // The process's own name; a device's type and number, or the pid, where the trace names none.
+  // The device it is ("GPU 3") added where the name does not say so, and its pid where another process
+  // of the rank has the same name (Kineto names every process of a worker after the worker).
   std::string ProcessName(const Process& process) const {
-    const std::string_view own = trace_.str(process.name);
-    if (!own.empty()) return std::string(own);
+    std::string name(trace_.str(process.name));
     if (process.device != kNoIndex && process.device < trace_.devices().size()) {
       const Device& device = trace_.devices()[process.device];
-      return fmt::format("{} {}", device.type == DeviceType::kNpu ? "NPU" : "GPU", device.id);
+      const std::string label = fmt::format("{} {}", device.type == DeviceType::kNpu ? "NPU" : "GPU", device.id);
+      if (name.find(label) == std::string::npos) name = name.empty() ? label : name + " (" + label + ")";
     }
-    return "pid " + KeyText(trace_, process.pid);
+    if (name.empty()) return "pid " + KeyText(trace_, process.pid);
+    size_t same = 0;
+    for (const Process& other : trace_.processes()) same += trace_.str(other.name) == trace_.str(process.name);
+    return same > 1 ? name + " (pid " + KeyText(trace_, process.pid) + ")" : name;
   }
   int64_t Pid(size_t process) const { return placement_.first_pid + static_cast<int64_t>(process); }
   // Thread ids as written where they are numbers; tracks named by string get ids of their own.
