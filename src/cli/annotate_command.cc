@@ -1,4 +1,3 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -54,24 +53,6 @@ Result<std::vector<Trace>> ImportText(const std::string& path, const std::string
 }
 
 }  // namespace
-
-void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
-  CLI::App* annotate =
-      app->add_subcommand("annotate",
-                          "Write the trace back with tuneprof's diagnosis as tracks (steps, idle gaps, exposed "
-                          "communication, memory, findings) for the Perfetto UI");
-  annotate->add_option("path", options->path, "one trace file (.json or .json.gz)");
-  annotate->add_option("--merge", options->merge,
-                       "instead of one trace: every rank of these files or directories on one timeline, clocks "
-                       "aligned, each rank's processes named \"rank R: ...\" (written rank by rank)");
-  annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
-  annotate->add_option("--config", options->analysis.config,
-                       "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
-  annotate->add_option("--hardware", options->analysis.hardware,
-                       "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  annotate->add_option("--hardware-file", options->analysis.hardware_file,
-                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
-}
 
 namespace {
 

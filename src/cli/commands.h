@@ -4,11 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/compare/compare.h"
-#include "base/status.h"
-#include "model/trace.h"
 #include "pipeline/analysis_flags.h"
-#include "pipeline/run_analyses.h"
 
 namespace CLI {
 class App;
@@ -44,9 +40,6 @@ struct ProfileOptions {
 };
 void AddProfileCommand(CLI::App* app, ProfileOptions* options);
 int RunProfile(const ProfileOptions& options);
-// What `profile` prints for traces already loaded (`warnings`: the load's), as text or JSON per options.
-Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const ProfileOptions& options,
-                                  std::vector<std::string> warnings);
 
 struct CommOptions {
   std::vector<std::string> paths;
@@ -72,13 +65,6 @@ struct CompareOptions {
 };
 void AddCompareCommand(CLI::App* app, CompareOptions* options);
 int RunCompare(const CompareOptions& options);
-struct CompareOutcome {
-  std::string text;  // as printed, in options.format
-  std::vector<GateOutcome> gates;
-};
-// What `compare` prints for two runs already analysed, and its gates' outcomes.
-Result<CompareOutcome> CompareOutput(const AnalyzedRun& before, const AnalyzedRun& after,
-                                     const CompareOptions& options);
 
 struct MemoryOptions {
   std::vector<std::string> paths;
@@ -88,8 +74,6 @@ struct MemoryOptions {
 };
 void AddMemoryCommand(CLI::App* app, MemoryOptions* options);
 int RunMemory(const MemoryOptions& options);
-Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryOptions& options,
-                                 const std::vector<std::string>& warnings);
 
 struct AdviseOptions {
   std::vector<std::string> paths;
@@ -109,8 +93,6 @@ struct ReportOptions {
 // `report`: the self-contained HTML report (report/html/html_report.h).
 void AddReportCommand(CLI::App* app, ReportOptions* options);
 int RunReport(const ReportOptions& options);
-// The single-run HTML report of an analysed run.
-std::string RenderRunHtml(const AnalyzedRun& run, const std::vector<std::string>& paths);
 
 struct AnnotateOptions {
   std::vector<std::string> merge;  // --merge PATH...: a whole run on one timeline instead of `path`
@@ -130,7 +112,5 @@ struct ExportOptions {
 // `export`: the run's tables as a SQLite database (report/sqlite/sqlite_export.h).
 void AddExportCommand(CLI::App* app, ExportOptions* options);
 int RunExport(const ExportOptions& options);
-// Writes every table of `run` to `path` (shared with the Python module's Run.to_sqlite).
-Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const std::vector<std::string>& inputs);
 
 }  // namespace tuneprof::cli

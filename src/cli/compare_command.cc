@@ -1,13 +1,12 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
 
 #include "analysis/compare/advice_check.h"
 #include "analysis/compare/compare.h"
+#include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "cli/flag_checks.h"
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/run_analyses.h"
@@ -15,33 +14,6 @@
 #include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
-
-void AddCompareCommand(CLI::App* app, CompareOptions* options) {
-  CLI::App* compare = app->add_subcommand(
-      "compare", "Before vs after an optimization: metrics with significance, per-operator diff, CI gate");
-  compare->add_option("before", options->before, "trace file or directory of the run before the change")->required();
-  compare->add_option("after", options->after, "trace file or directory of the run after the change")->required();
-  compare->add_flag("--json", options->json, "print one JSON document (schema tuneprof.compare/1)");
-  compare->add_option("--tokens-per-step", options->tokens_per_step, "tokens per step: adds throughput in tokens/s")
-      ->check(Positive());
-  compare->add_option("--samples-per-step", options->samples_per_step, "samples per step: adds throughput in samples/s")
-      ->check(Positive());
-  compare->add_option("--alpha", options->alpha, "significance level of the rank test (default 0.05)")
-      ->check(Between(1e-9, 0.5));
-  compare->add_option("--fail-if", options->fail_if,
-                      "exit 3 when this holds and the change is significant, e.g. step_time>+3% "
-                      "(repeatable; metrics: step_time, throughput, ttft, tpot, peak_memory, peak_reserved "
-                      "or any key of the metrics table)");
-  compare
-      ->add_option("--fail-if-slower", options->fail_if_slower,
-                   "exit 3 when step time grew significantly by more than PCT percent (= --fail-if step_time>+PCT%)")
-      ->check(NonNegative());
-  compare->add_option("--advice", options->advice,
-                      "`tuneprof advise --json` output of the before side: each finding's estimated gain next to "
-                      "the measured change of its evidence");
-  compare->add_option("--format", options->format, "text (default), md (GitHub Markdown for a PR comment) or json")
-      ->check(CLI::IsMember({"text", "md", "json"}));
-}
 
 namespace {
 

@@ -1,5 +1,5 @@
-#include <CLI/CLI.hpp>
 
+#include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "io/output_file.h"
@@ -8,21 +8,6 @@
 #include "report/tables/run_tables.h"
 
 namespace tuneprof::cli {
-
-void AddExportCommand(CLI::App* app, ExportOptions* options) {
-  CLI::App* command = app->add_subcommand(
-      "export",
-      "The run as SQL tables (schema tuneprof.sqlite/1, docs/sqlite-schema.md): ranks, steps and their split, "
-      "events, kernels, operators, collectives, memory events, findings, utilizations");
-  command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
-  command->add_option("--sqlite", options->sqlite, "the SQLite database to write (replaced whole)")->required();
-  command->add_option("--config", options->analysis.config,
-                      "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
-  command->add_option("--hardware", options->analysis.hardware,
-                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  command->add_option("--hardware-file", options->analysis.hardware_file,
-                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
-}
 
 Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const std::vector<std::string>& inputs) {
   RunTablesInput input;

@@ -1,4 +1,3 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -11,13 +10,6 @@
 #include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
-
-void AddInfoCommand(CLI::App* app, InfoOptions* options) {
-  CLI::App* info =
-      app->add_subcommand("info", "What each input holds: format, rank, devices, streams, span, steps, counts");
-  info->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
-  info->add_flag("--json", options->json, "print one JSON document (schema tuneprof.info/1)");
-}
 
 int RunInfo(const InfoOptions& options) {
   auto loaded = LoadTraces(options.paths);

@@ -1,4 +1,3 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -6,6 +5,7 @@
 #include "analysis/core/hardware_profile.h"
 #include "analysis/hta/memory_hta_bw.h"
 #include "analysis/memory/memory_timeline.h"
+#include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "pipeline/hardware_options.h"
@@ -14,19 +14,6 @@
 #include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
-
-void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
-  CLI::App* memory =
-      app->add_subcommand("memory",
-                          "Device memory over time: the peak and who holds it, fragmentation, churn, leaks, reuse and "
-                          "in-place opportunities, copy traffic and bandwidth");
-  memory->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
-  memory->add_flag("--json", options->json, "print one JSON document (schema tuneprof.memory/1)");
-  memory->add_option("--hardware", options->hardware,
-                     "measure bandwidth against this hardware profile instead of detecting the chip");
-  memory->add_option("--hardware-file", options->hardware_file,
-                     "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
-}
 
 Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryOptions& options,
                                  const std::vector<std::string>& warnings) {

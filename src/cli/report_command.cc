@@ -1,10 +1,10 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
 
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/compare/compare.h"
+#include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "importers/import.h"
@@ -26,22 +26,6 @@ int RunCompareReport(const ReportOptions& options) {
 }
 
 }  // namespace
-
-void AddReportCommand(CLI::App* app, ReportOptions* options) {
-  CLI::App* report =
-      app->add_subcommand("report",
-                          "One self-contained HTML report with charts (inline SVG, no scripts): breakdown, kernels, "
-                          "utilization, memory, communication, findings; or before vs after with --compare");
-  report->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)");
-  report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")->expected(2);
-  report->add_option("-o,--output", options->output, "the HTML file to write")->required();
-  report->add_option("--config", options->analysis.config,
-                     "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
-  report->add_option("--hardware", options->analysis.hardware,
-                     "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  report->add_option("--hardware-file", options->analysis.hardware_file,
-                     "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
-}
 
 int RunReport(const ReportOptions& options) {
   if (options.compare.empty() == options.paths.empty()) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "io/output_file.h"

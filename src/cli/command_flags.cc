@@ -1,0 +1,185 @@
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/flag_checks.h"
+
+// Every subcommand's flags, in one file: CLI11 is header-only, and each file that includes it compiles
+// its parser again (about seven seconds at -O3), so the commands' own files do without it.
+namespace tuneprof::cli {
+
+void AddInfoCommand(CLI::App* app, InfoOptions* options) {
+  CLI::App* info =
+      app->add_subcommand("info", "What each input holds: format, rank, devices, streams, span, steps, counts");
+  info->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  info->add_flag("--json", options->json, "print one JSON document (schema tuneprof.info/1)");
+}
+
+void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
+  CLI::App* profile = app->add_subcommand(
+      "profile", "Where each step's device time goes: compute, communication (hidden or exposed), copies, free");
+  profile->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  profile->add_flag("--json", options->json, "print one JSON document (schema tuneprof.profile/1)");
+  profile->add_flag("--wide", options->wide, "print kernel and operator names whole instead of abbreviated");
+  profile
+      ->add_option("--semantics", options->semantics,
+                   "also give HTA's temporal breakdown, comm/compute overlap, kernel types, idle time, launch "
+                   "stats and queue length, computed exactly as HTA does")
+      ->check(CLI::IsMember({"tuneprof", "hta"}));
+  profile->add_option("--hardware", options->hardware,
+                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  profile->add_option("--hardware-file", options->hardware_file,
+                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  profile
+      ->add_option("--compute-threshold", options->compute_threshold,
+                   "compute verdict: main unit utilization below this is a bottleneck (default 0.7)")
+      ->check(Between(0.0, 1.0));
+  profile
+      ->add_option("--model-params", options->model_params,
+                   "parameters of the generating model: enables MBU (bytes read per decode step / TPOT / peak "
+                   "memory bandwidth)")
+      ->check(Positive());
+  profile->add_option("--param-bytes", options->param_bytes, "bytes per parameter for MBU (default 2)")
+      ->check(Positive());
+  profile
+      ->add_option("--kv-bytes-per-token", options->kv_bytes_per_token,
+                   "KV-cache bytes per token (all layers) a decode step reads, for MBU")
+      ->check(NonNegative());
+  profile
+      ->add_option("--context-tokens", options->context_tokens,
+                   "mean context length of the decode steps, for the KV part of MBU")
+      ->check(NonNegative());
+  profile->add_option("--generation-markers", options->generation_markers,
+                      "names of the serving loop's ranges, e.g. \"request=req*,prefill=context|ctx_*,decode=gen_step\" "
+                      "(`*` matches anything; unnamed markers keep the defaults request#*, prefill, decode_step, ...)");
+}
+
+void AddCommCommand(CLI::App* app, CommOptions* options) {
+  CLI::App* comm = app->add_subcommand(
+      "comm",
+      "Communication: collectives' bandwidth vs the link peak, exposed vs hidden, wait vs transfer, stragglers");
+  comm->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  comm->add_flag("--json", options->json, "print one JSON document (schema tuneprof.comm/1)");
+  comm->add_option("--hardware", options->hardware,
+                   "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  comm->add_option("--hardware-file", options->hardware_file,
+                   "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  comm->add_option("--utilization-threshold", options->utilization_threshold,
+                   "bandwidth utilization below which communication is a bottleneck (0..1, default 0.5)")
+      ->check(Between(0.0, 1.0));
+}
+
+void AddCompareCommand(CLI::App* app, CompareOptions* options) {
+  CLI::App* compare = app->add_subcommand(
+      "compare", "Before vs after an optimization: metrics with significance, per-operator diff, CI gate");
+  compare->add_option("before", options->before, "trace file or directory of the run before the change")->required();
+  compare->add_option("after", options->after, "trace file or directory of the run after the change")->required();
+  compare->add_flag("--json", options->json, "print one JSON document (schema tuneprof.compare/1)");
+  compare->add_option("--tokens-per-step", options->tokens_per_step, "tokens per step: adds throughput in tokens/s")
+      ->check(Positive());
+  compare->add_option("--samples-per-step", options->samples_per_step, "samples per step: adds throughput in samples/s")
+      ->check(Positive());
+  compare->add_option("--alpha", options->alpha, "significance level of the rank test (default 0.05)")
+      ->check(Between(1e-9, 0.5));
+  compare->add_option("--fail-if", options->fail_if,
+                      "exit 3 when this holds and the change is significant, e.g. step_time>+3% "
+                      "(repeatable; metrics: step_time, throughput, ttft, tpot, peak_memory, peak_reserved "
+                      "or any key of the metrics table)");
+  compare
+      ->add_option("--fail-if-slower", options->fail_if_slower,
+                   "exit 3 when step time grew significantly by more than PCT percent (= --fail-if step_time>+PCT%)")
+      ->check(NonNegative());
+  compare->add_option("--advice", options->advice,
+                      "`tuneprof advise --json` output of the before side: each finding's estimated gain next to "
+                      "the measured change of its evidence");
+  compare->add_option("--format", options->format, "text (default), md (GitHub Markdown for a PR comment) or json")
+      ->check(CLI::IsMember({"text", "md", "json"}));
+}
+
+void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
+  CLI::App* memory =
+      app->add_subcommand("memory",
+                          "Device memory over time: the peak and who holds it, fragmentation, churn, leaks, reuse and "
+                          "in-place opportunities, copy traffic and bandwidth");
+  memory->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  memory->add_flag("--json", options->json, "print one JSON document (schema tuneprof.memory/1)");
+  memory->add_option("--hardware", options->hardware,
+                     "measure bandwidth against this hardware profile instead of detecting the chip");
+  memory->add_option("--hardware-file", options->hardware_file,
+                     "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+}
+
+namespace {
+
+void AddOptions(CLI::App* command, AdviseOptions* options) {
+  command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  command->add_option("--config", options->analysis.config,
+                      "advisor thresholds as JSON (schema tuneprof.advisor_config/1; defaults in docs/advisor.md)");
+  command->add_option("--hardware", options->analysis.hardware,
+                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  command->add_option("--hardware-file", options->analysis.hardware_file,
+                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+}
+
+}  // namespace
+
+void AddAdviseCommands(CLI::App* app, AdviseOptions* analyze, AdviseOptions* advise) {
+  CLI::App* summary = app->add_subcommand(
+      "analyze", "The whole loop on one screen: step-time split, utilizations, dominant bottleneck, top strategies");
+  AddOptions(summary, analyze);
+  summary->add_flag("--json", analyze->json, "print one JSON document (schema tuneprof.analyze/1)");
+  CLI::App* full = app->add_subcommand(
+      "advise", "Every finding: the bottleneck, its evidence, the strategy and its estimated gain per step");
+  AddOptions(full, advise);
+  full->add_flag("--json", advise->json, "print one JSON document (schema tuneprof.advise/1)");
+}
+
+void AddReportCommand(CLI::App* app, ReportOptions* options) {
+  CLI::App* report =
+      app->add_subcommand("report",
+                          "One self-contained HTML report with charts (inline SVG, no scripts): breakdown, kernels, "
+                          "utilization, memory, communication, findings; or before vs after with --compare");
+  report->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)");
+  report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")->expected(2);
+  report->add_option("-o,--output", options->output, "the HTML file to write")->required();
+  report->add_option("--config", options->analysis.config,
+                     "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
+  report->add_option("--hardware", options->analysis.hardware,
+                     "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  report->add_option("--hardware-file", options->analysis.hardware_file,
+                     "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+}
+
+void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
+  CLI::App* annotate =
+      app->add_subcommand("annotate",
+                          "Write the trace back with tuneprof's diagnosis as tracks (steps, idle gaps, exposed "
+                          "communication, memory, findings) for the Perfetto UI");
+  annotate->add_option("path", options->path, "one trace file (.json or .json.gz)");
+  annotate->add_option("--merge", options->merge,
+                       "instead of one trace: every rank of these files or directories on one timeline, clocks "
+                       "aligned, each rank's processes named \"rank R: ...\" (written rank by rank)");
+  annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
+  annotate->add_option("--config", options->analysis.config,
+                       "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
+  annotate->add_option("--hardware", options->analysis.hardware,
+                       "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  annotate->add_option("--hardware-file", options->analysis.hardware_file,
+                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+}
+
+void AddExportCommand(CLI::App* app, ExportOptions* options) {
+  CLI::App* command = app->add_subcommand(
+      "export",
+      "The run as SQL tables (schema tuneprof.sqlite/1, docs/sqlite-schema.md): ranks, steps and their split, "
+      "events, kernels, operators, collectives, memory events, findings, utilizations");
+  command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  command->add_option("--sqlite", options->sqlite, "the SQLite database to write (replaced whole)")->required();
+  command->add_option("--config", options->analysis.config,
+                      "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
+  command->add_option("--hardware", options->analysis.hardware,
+                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  command->add_option("--hardware-file", options->analysis.hardware_file,
+                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+}
+
+}  // namespace tuneprof::cli

@@ -1,0 +1,37 @@
+#pragma once
+// What each command prints, as functions of runs already loaded or analysed: the executable's Run*
+// functions and the Python module (src/python) both call these, so the two edges cannot drift apart.
+// Apart from commands.h so that the files that only parse flags do not compile the analyses' headers.
+#include <string>
+#include <vector>
+
+#include "analysis/compare/compare.h"
+#include "base/status.h"
+#include "cli/commands.h"
+#include "model/trace.h"
+#include "pipeline/run_analyses.h"
+
+namespace tuneprof::cli {
+
+// What `profile` prints for traces already loaded (`warnings`: the load's), as text or JSON per options.
+Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const ProfileOptions& options,
+                                  std::vector<std::string> warnings);
+
+struct CompareOutcome {
+  std::string text;  // as printed, in options.format
+  std::vector<GateOutcome> gates;
+};
+// What `compare` prints for two runs already analysed, and its gates' outcomes.
+Result<CompareOutcome> CompareOutput(const AnalyzedRun& before, const AnalyzedRun& after,
+                                     const CompareOptions& options);
+
+Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryOptions& options,
+                                 const std::vector<std::string>& warnings);
+
+// The single-run HTML report of an analysed run.
+std::string RenderRunHtml(const AnalyzedRun& run, const std::vector<std::string>& paths);
+
+// Writes every table of `run` to `path` (shared with the Python module's Run.to_sqlite).
+Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const std::vector<std::string>& inputs);
+
+}  // namespace tuneprof::cli
