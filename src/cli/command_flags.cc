@@ -6,6 +6,21 @@
 // Every subcommand's flags, in one file: CLI11 is header-only, and each file that includes it compiles
 // its parser again (about seven seconds at -O3), so the commands' own files do without it.
 namespace tuneprof::cli {
+namespace {
+
+constexpr const char* kConfigHelp =
+    "advisor thresholds as JSON (schema tuneprof.advisor_config/1; defaults in docs/advisor.md)";
+
+void AddHardwareOptions(CLI::App* command, std::string* hardware, std::string* hardware_file) {
+  command->add_option("--hardware", *hardware,
+                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+  command->add_option("--hardware-file", *hardware_file,
+                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+}
+
+void AddConfigOption(CLI::App* command, std::string* config) { command->add_option("--config", *config, kConfigHelp); }
+
+}  // namespace
 
 void AddInfoCommand(CLI::App* app, InfoOptions* options) {
   CLI::App* info =
@@ -25,10 +40,7 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
                    "also give HTA's temporal breakdown, comm/compute overlap, kernel types, idle time, launch "
                    "stats and queue length, computed exactly as HTA does")
       ->check(CLI::IsMember({"tuneprof", "hta"}));
-  profile->add_option("--hardware", options->hardware,
-                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  profile->add_option("--hardware-file", options->hardware_file,
-                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  AddHardwareOptions(profile, &options->hardware, &options->hardware_file);
   profile
       ->add_option("--compute-threshold", options->compute_threshold,
                    "compute verdict: main unit utilization below this is a bottleneck (default 0.7)")
@@ -59,10 +71,7 @@ void AddCommCommand(CLI::App* app, CommOptions* options) {
       "Communication: collectives' bandwidth vs the link peak, exposed vs hidden, wait vs transfer, stragglers");
   comm->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   comm->add_flag("--json", options->json, "print one JSON document (schema tuneprof.comm/1)");
-  comm->add_option("--hardware", options->hardware,
-                   "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  comm->add_option("--hardware-file", options->hardware_file,
-                   "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  AddHardwareOptions(comm, &options->hardware, &options->hardware_file);
   comm->add_option("--utilization-threshold", options->utilization_threshold,
                    "bandwidth utilization below which communication is a bottleneck (0..1, default 0.5)")
       ->check(Between(0.0, 1.0));
@@ -112,12 +121,8 @@ namespace {
 
 void AddOptions(CLI::App* command, AdviseOptions* options) {
   command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
-  command->add_option("--config", options->analysis.config,
-                      "advisor thresholds as JSON (schema tuneprof.advisor_config/1; defaults in docs/advisor.md)");
-  command->add_option("--hardware", options->analysis.hardware,
-                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  command->add_option("--hardware-file", options->analysis.hardware_file,
-                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  AddConfigOption(command, &options->analysis.config);
+  AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
 }
 
 }  // namespace
@@ -141,12 +146,8 @@ void AddReportCommand(CLI::App* app, ReportOptions* options) {
   report->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)");
   report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")->expected(2);
   report->add_option("-o,--output", options->output, "the HTML file to write")->required();
-  report->add_option("--config", options->analysis.config,
-                     "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
-  report->add_option("--hardware", options->analysis.hardware,
-                     "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  report->add_option("--hardware-file", options->analysis.hardware_file,
-                     "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  AddConfigOption(report, &options->analysis.config);
+  AddHardwareOptions(report, &options->analysis.hardware, &options->analysis.hardware_file);
 }
 
 void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
@@ -159,12 +160,8 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
                        "instead of one trace: every rank of these files or directories on one timeline, clocks "
                        "aligned, each rank's processes named \"rank R: ...\" (written rank by rank)");
   annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
-  annotate->add_option("--config", options->analysis.config,
-                       "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
-  annotate->add_option("--hardware", options->analysis.hardware,
-                       "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  annotate->add_option("--hardware-file", options->analysis.hardware_file,
-                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  AddConfigOption(annotate, &options->analysis.config);
+  AddHardwareOptions(annotate, &options->analysis.hardware, &options->analysis.hardware_file);
 }
 
 void AddExportCommand(CLI::App* app, ExportOptions* options) {
@@ -174,12 +171,8 @@ void AddExportCommand(CLI::App* app, ExportOptions* options) {
       "events, kernels, operators, collectives, memory events, findings, utilizations");
   command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   command->add_option("--sqlite", options->sqlite, "the SQLite database to write (replaced whole)")->required();
-  command->add_option("--config", options->analysis.config,
-                      "advisor thresholds as JSON (schema tuneprof.advisor_config/1)");
-  command->add_option("--hardware", options->analysis.hardware,
-                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
-  command->add_option("--hardware-file", options->analysis.hardware_file,
-                      "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
+  AddConfigOption(command, &options->analysis.config);
+  AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
 }
 
 }  // namespace tuneprof::cli

@@ -18,18 +18,21 @@ struct SchemaData {
   ArrowSchema* dictionary = nullptr;
 };
 
-void ReleaseSchema(ArrowSchema* schema) {
-  auto* data = static_cast<SchemaData*>(schema->private_data);
-  for (ArrowSchema* child : data->children) {
-    if (child->release != nullptr) child->release(child);
-    delete child;
-  }
-  if (data->dictionary != nullptr) {
-    if (data->dictionary->release != nullptr) data->dictionary->release(data->dictionary);
-    delete data->dictionary;
-  }
+// Releases a schema or array node as the C data interface asks: its children and its dictionary through
+// their own release callbacks, then what the node owns.
+template <typename Node>
+void ReleaseOwned(Node* node) {
+  if (node->release != nullptr) node->release(node);
+  delete node;
+}
+
+template <typename Node, typename Data>
+void ReleaseNode(Node* node) {
+  auto* data = static_cast<Data*>(node->private_data);
+  for (Node* child : data->children) ReleaseOwned(child);
+  if (data->dictionary != nullptr) ReleaseOwned(data->dictionary);
   delete data;
-  schema->release = nullptr;
+  node->release = nullptr;
 }
 
 void FillSchema(ArrowSchema* schema, std::string format, std::string name, int64_t flags) {
@@ -38,7 +41,7 @@ void FillSchema(ArrowSchema* schema, std::string format, std::string name, int64
   schema->format = data->format.c_str();
   schema->name = data->name.c_str();
   schema->flags = flags;
-  schema->release = ReleaseSchema;
+  schema->release = ReleaseNode<ArrowSchema, SchemaData>;
   schema->private_data = data;
 }
 
@@ -86,20 +89,6 @@ struct ArrayData {
   std::string bytes;
 };
 
-void ReleaseArray(ArrowArray* array) {
-  auto* data = static_cast<ArrayData*>(array->private_data);
-  for (ArrowArray* child : data->children) {
-    if (child->release != nullptr) child->release(child);
-    delete child;
-  }
-  if (data->dictionary != nullptr) {
-    if (data->dictionary->release != nullptr) data->dictionary->release(data->dictionary);
-    delete data->dictionary;
-  }
-  delete data;
-  array->release = nullptr;
-}
-
 ArrayData* FillArray(ArrowArray* array, std::shared_ptr<const DataTable> table, int64_t length,
                      std::vector<const void*> buffers) {
   auto* data = new ArrayData{std::move(table), std::move(buffers), {}, nullptr, {}, {}};
@@ -107,7 +96,7 @@ ArrayData* FillArray(ArrowArray* array, std::shared_ptr<const DataTable> table, 
   array->length = length;
   array->n_buffers = static_cast<int64_t>(data->buffers.size());
   array->buffers = data->buffers.data();
-  array->release = ReleaseArray;
+  array->release = ReleaseNode<ArrowArray, ArrayData>;
   array->private_data = data;
   return data;
 }
