@@ -37,6 +37,11 @@ def test_tables_hold_every_rank(case, cli_json):
     info = cli_json("analyze", "--json", *paths)
     assert sorted(ranks["rank"]) == sorted(r["rank"] for r in info["ranks"])
     steps = run.steps.to_pandas()
+    # The parts add up to the step, by the definitions each row names.
+    parts = steps.computing_ns + steps.exposed_communication_ns + steps.free_ns
+    own = steps.definitions.astype(str) == "tuneprof"
+    parts[own] += steps.memcpy_ns[own] + steps.other_ns[own]
+    assert (parts == steps.wall_ns).all(), steps[parts != steps.wall_ns]
     profile = run.profile()
     assert len(steps) == sum(len(r["steps"]) for r in profile["ranks"])
     collectives = run.collectives.to_pandas()

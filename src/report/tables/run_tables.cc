@@ -326,6 +326,7 @@ DataTable StepsTable(const std::vector<RankBreakdown>& breakdowns) {
                              "memcpy_ns", "other_ns", "free_ns", "bubble_ns"}) {
     b.Int(column);
   }
+  const size_t definitions = b.String("definitions");
   for (const RankBreakdown& r : breakdowns) {
     for (const StepBreakdown& s : r.steps) {
       b.PushInt(rank, r.rank);
@@ -333,6 +334,7 @@ DataTable StepsTable(const std::vector<RankBreakdown>& breakdowns) {
       b.PushId(start, s.device_start_ns);
       b.PushId(end, s.device_end_ns);
       PushSplit(&b, first, s);
+      b.PushString(definitions, StepDefinitionsName(r.definitions));
     }
   }
   return b.Finish();
