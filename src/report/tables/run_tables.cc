@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
@@ -67,8 +68,8 @@ class TableBuilder {
   void PushFloat(size_t column, double value) { table_.columns[column].floats.push_back(value); }
   void PushOptional(size_t column, const std::optional<double>& value) { PushFloat(column, value.value_or(kNaN)); }
   void PushString(size_t column, std::string_view value) {
-    std::unordered_map<std::string, int32_t>& index = dictionaries_[column];
-    auto it = index.find(std::string(value));
+    Dictionary& index = dictionaries_[column];
+    auto it = index.find(value);  // looked up as a view: no string built per row
     if (it == index.end()) {
       std::vector<std::string>& categories = table_.columns[column].categories;
       it = index.emplace(std::string(value), static_cast<int32_t>(categories.size())).first;
@@ -95,7 +96,12 @@ class TableBuilder {
   }
 
   DataTable table_;
-  std::vector<std::unordered_map<std::string, int32_t>> dictionaries_;
+  struct ViewHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  using Dictionary = std::unordered_map<std::string, int32_t, ViewHash, std::equal_to<>>;
+  std::vector<Dictionary> dictionaries_;
 };
 
 // A per-rank cache from the trace's string ids to the column's codes, so that a name column costs one
@@ -270,7 +276,7 @@ DataTable EventsTable(const std::vector<Trace>& traces) {
     const std::vector<int64_t> iterations = Iterations(trace, rows[r], partner);
     const EventArgs args = ArgsOf(trace);
     // HTA's frame is in time order; rows that start together keep the file's order.
-    std::vector<HtaRow> ordered = rows[r];
+    std::vector<HtaRow>& ordered = rows[r];  // read above; sorted in place from here
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const HtaRow& x, const HtaRow& y) { return x.time.start_ns < y.time.start_ns; });
     for (const HtaRow& row : ordered) {

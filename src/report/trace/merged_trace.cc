@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 
 #include "base/json_writer.h"
 
@@ -10,15 +11,26 @@ namespace tuneprof {
 namespace {
 
 // Exact µs with three decimals from ns: no rounding through a double.
-std::string Us(int64_t ns) {
+void AppendUs(int64_t ns, std::string* out) {
   const uint64_t a = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
-  return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", a / 1000, a % 1000);
+  fmt::format_to(std::back_inserter(*out), "{}{}.{:03}", ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+std::string Us(int64_t ns) {
+  std::string out;
+  AppendUs(ns, &out);
+  return out;
+}
+
+void AppendQuoted(std::string_view text, std::string* out) {
+  *out += '"';
+  AppendJsonEscaped(text, out);
+  *out += '"';
 }
 
 std::string Quoted(std::string_view text) {
-  std::string out = "\"";
-  AppendJsonEscaped(text, &out);
-  out += '"';
+  std::string out;
+  AppendQuoted(text, &out);
   return out;
 }
 
@@ -53,21 +65,28 @@ class RankWriter {
 
   void Events() {
     const EventTable& e = trace_.events();
+    // Written straight into the rank's text: this runs once per event of every rank of the run.
+    std::string& out = out_->json;
     for (uint32_t i = 0; i < e.size(); ++i) {
       const uint32_t t = e.track[i];
-      std::string args;
-      if (e.correlation[i] != kNoId) args += fmt::format(R"("correlation":{})", e.correlation[i]);
-      if (e.external_id[i] != kNoId) {
-        args += fmt::format(R"({}"External id":{})", args.empty() ? "" : ",", e.external_id[i]);
-      }
-      const std::string head = fmt::format(R"("name":{},"cat":{},"pid":{},"tid":{},"ts":{})",
-                                           Quoted(trace_.str(e.name[i])), Quoted(trace_.str(e.category[i])),
-                                           Pid(trace_.tracks()[t].process), Tid(t), Us(Local(e.ts_ns[i])));
+      if (!out.empty()) out += ",\n";
+      out += e.dur_ns[i] >= 0 ? R"({"ph":"X","name":)" : R"({"ph":"i","s":"t","name":)";
+      AppendQuoted(trace_.str(e.name[i]), &out);
+      out += R"(,"cat":)";
+      AppendQuoted(trace_.str(e.category[i]), &out);
+      fmt::format_to(std::back_inserter(out), R"(,"pid":{},"tid":{},"ts":)", Pid(trace_.tracks()[t].process), Tid(t));
+      AppendUs(Local(e.ts_ns[i]), &out);
       if (e.dur_ns[i] >= 0) {
-        Emit(fmt::format(R"({{"ph":"X",{},"dur":{},"args":{{{}}}}})", head, Us(e.dur_ns[i]), args));
-      } else {
-        Emit(fmt::format(R"({{"ph":"i","s":"t",{},"args":{{{}}}}})", head, args));
+        out += R"(,"dur":)";
+        AppendUs(e.dur_ns[i], &out);
       }
+      out += R"(,"args":{)";
+      if (e.correlation[i] != kNoId) fmt::format_to(std::back_inserter(out), R"("correlation":{})", e.correlation[i]);
+      if (e.external_id[i] != kNoId) {
+        fmt::format_to(std::back_inserter(out), R"({}"External id":{})", e.correlation[i] != kNoId ? "," : "",
+                       e.external_id[i]);
+      }
+      out += "}}";
       ++out_->events;
     }
   }
