@@ -13,6 +13,7 @@
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/op_shapes.h"
+#include "base/interned_text.h"
 
 namespace tuneprof {
 namespace {
@@ -255,7 +256,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
         if (from_args != CollectiveType::kOther) c.type = from_args;
       }
       c.group = std::string(trace.str(info.group_name));
-      c.group_ranks = std::string(trace.str(info.group_ranks));
+      c.group_ranks = InternText(trace.str(info.group_ranks));
       c.group_desc = std::string(trace.str(info.group_desc));
       c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
       c.bytes = info.bytes;

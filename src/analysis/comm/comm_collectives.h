@@ -64,11 +64,11 @@ struct Collective {
   uint32_t event = 0;  // index into the rank's Trace::events()
   CollectiveSource source = CollectiveSource::kNcclKernel;
   CollectiveType type = CollectiveType::kOther;
-  std::string name;            // the event's name (kernel name, gloo:all_reduce, hcom_*)
-  std::string group;           // Process Group Name ("" when unknown)
-  std::string group_ranks;     // "[0, 1]" as written ("" when unknown)
-  std::string group_desc;      // Process Group Description ("default_pg"; "" when unknown)
-  int64_t exposed_ns = kNoId;  // duration not under the rank's compute (comm_groups.h)
+  std::string name;              // the event's name (kernel name, gloo:all_reduce, hcom_*)
+  std::string group;             // Process Group Name ("" when unknown)
+  std::string_view group_ranks;  // "[0, 1]" as written, pooled (base/interned_text.h); "" when unknown
+  std::string group_desc;        // Process Group Description ("default_pg"; "" when unknown)
+  int64_t exposed_ns = kNoId;    // duration not under the rank's compute (comm_groups.h)
   int64_t group_size = kNoId;
   int64_t bytes = kNoId;  // max(in, out) elements x dtype size
   int64_t start_ns = 0;

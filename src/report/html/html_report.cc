@@ -451,8 +451,17 @@ HeatMap MatrixChart(const RankLinkMatrix& matrix) {
     sources.insert(key.first);
     destinations.insert(key.second);
   }
-  for (int64_t id : sources) map.rows.push_back(std::to_string(id));
-  for (int64_t id : destinations) map.columns.push_back(std::to_string(id));
+  // A block of ranks is labelled by its range: "0-15".
+  const auto label = [&](int64_t first) {
+    return matrix.block == 1 ? std::to_string(first) : fmt::format("{}-{}", first, first + matrix.block - 1);
+  };
+  if (matrix.block > 1) {
+    map.title += fmt::format(", mean over the rank pairs of blocks of {} ranks", matrix.block);
+    map.row_axis = "source ranks";
+    map.column_axis = "destination ranks";
+  }
+  for (int64_t id : sources) map.rows.push_back(label(id));
+  for (int64_t id : destinations) map.columns.push_back(label(id));
   for (int64_t src : sources) {
     std::vector<std::optional<double>> row;
     for (int64_t dst : destinations) {
