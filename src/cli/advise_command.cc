@@ -12,7 +12,7 @@
 namespace tuneprof::cli {
 
 int RunAdvise(const AdviseOptions& options, bool summary) {
-  auto run = AnalyzeRun(options.paths, options.analysis);
+  auto run = AnalyzeRunInBoundedMemory(options.paths, options.analysis, RunDetail::kAdvice);
   if (!run.ok()) return ReportError(run.status());
   const AdvisorResult& result = run->advice;
   const std::string text =

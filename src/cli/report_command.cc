@@ -36,7 +36,7 @@ int RunReport(const ReportOptions& options) {
       CheckOutputIsNotInput(options.output, InputFiles(options.compare.empty() ? options.paths : options.compare));
   if (!clash.ok()) return ReportError(clash);
   if (!options.compare.empty()) return RunCompareReport(options);
-  auto run = AnalyzeRun(options.paths, options.analysis);
+  auto run = AnalyzeRunInBoundedMemory(options.paths, options.analysis, RunDetail::kReport);
   if (!run.ok()) return ReportError(run.status());
   const Status written = WriteFileAtomically(options.output, RenderRunHtml(*run, options.paths));
   return written.ok() ? kExitOk : ReportError(written);

@@ -10,6 +10,7 @@
 #include "io/trace_files.h"
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
+#include "pipeline/rank_map.h"
 
 namespace tuneprof {
 
@@ -100,40 +101,122 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
   return files;
 }
 
-Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& flags) {
-  TP_ASSIGN_OR_RETURN(AdvisorConfig advisor_config, LoadAdvisorConfig(flags.config));
+namespace {
+
+// One rank reduced to what the run's outputs read, its trace no longer needed.
+struct RankSummary {
+  RankBreakdown breakdown;
+  HardwareSelection hardware;
+  RankComputeUnits compute;
+  KernelBreakdown kernels;
+  MemoryAnalysis memory;
+  RankCommunication comm;
+  RankAdviceDraft advice;
+};
+
+// What every rank's summary is made with.
+struct SummaryContext {
+  const HardwareProfiles* profiles = nullptr;
+  const HardwareProfile* forced = nullptr;
+  const AdvisorConfig* config = nullptr;
+  RunDetail detail = RunDetail::kReport;
+};
+
+RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const SummaryContext& context) {
+  RankSummary s;
+  s.breakdown = std::move(breakdown);
+  s.hardware = SelectHardware(trace, *context.profiles, context.forced);
+  s.compute = ComputeRankComputeUnits(trace, s.breakdown, s.hardware);
+  s.memory = AnalyzeMemory(trace, s.hardware);
+  s.comm = AnalyzeRankCommunication(trace, s.breakdown, s.hardware);
+  s.advice = AdviseRank(RankInputs{&trace, &s.breakdown, &s.compute, &s.hardware, &s.memory, &s.comm}, *context.config);
+  if (context.detail == RunDetail::kReport) {
+    s.kernels = ComputeKernelBreakdown(trace);
+  } else {  // read by the advice only, which is made: memory stays bounded by what the outputs print
+    s.breakdown = RankBreakdown();
+    s.compute = RankComputeUnits();
+    s.memory = MemoryAnalysis();
+  }
+  return s;
+}
+
+// The reduce: the ranks' summaries, in the run's order, into the run's analyses.
+void ReduceRun(std::vector<RankSummary> ranks, const AdvisorConfig& config, RunDetail detail, AnalyzedRun* run) {
+  run->comm.thresholds.utilization = config.Get(threshold::kCommunicationBandwidthUtilizationPct) / 100;
+  std::vector<RankAdviceDraft> drafts;
+  for (RankSummary& rank : ranks) {
+    run->comm.ranks.push_back(std::move(rank.comm));
+    drafts.push_back(std::move(rank.advice));
+    if (detail == RunDetail::kAdvice) continue;
+    run->flops.push_back(rank.compute.flops);
+    run->breakdowns.push_back(std::move(rank.breakdown));
+    run->hardware.push_back(rank.hardware);
+    run->compute.push_back(std::move(rank.compute));
+    run->kernels.push_back(std::move(rank.kernels));
+    run->memory.push_back(std::move(rank.memory));
+  }
+  run->comm.cross_rank = AnalyzeAcrossRanks(run->comm.ranks);
+  JudgeCommunication(&run->comm);
+  std::vector<const RankCommunication*> comm;
+  for (const RankCommunication& rank : run->comm.ranks) comm.push_back(&rank);
+  run->advice = CombineAdvice(std::move(drafts), comm, config, &run->comm.cross_rank);
+}
+
+// The flags' advisor thresholds and chips, checked before any trace is read.
+struct RunSettings {
+  AdvisorConfig config;
+  const HardwareProfile* forced = nullptr;
+};
+
+Result<RunSettings> LoadRunSettings(const AnalysisFlags& flags, AnalyzedRun* run) {
+  RunSettings settings;
+  TP_ASSIGN_OR_RETURN(settings.config, LoadAdvisorConfig(flags.config));
   TP_ASSIGN_OR_RETURN(HardwareProfiles loaded_profiles, LoadHardwareProfiles(flags.hardware_file));
+  run->profiles = std::make_shared<const HardwareProfiles>(std::move(loaded_profiles));
+  TP_ASSIGN_OR_RETURN(settings.forced, ForcedHardware(*run->profiles, flags.hardware));
+  return settings;
+}
+
+}  // namespace
+
+Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& flags) {
   AnalyzedRun run;
-  run.profiles = std::make_shared<const HardwareProfiles>(std::move(loaded_profiles));
-  const HardwareProfiles& profiles = *run.profiles;
-  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, flags.hardware));
+  TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags, &run));
   TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
   run.traces = std::move(loaded.traces);
   run.warnings = std::move(loaded.warnings);
-  const size_t n = run.traces.size();
-  run.breakdowns.reserve(n);
-  run.compute.reserve(n);
-  run.hardware.reserve(n);
+  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kReport};
+  std::vector<RankSummary> ranks;
+  ranks.reserve(run.traces.size());
   RankWarnings breakdown_warnings;
   for (const Trace& trace : run.traces) {
-    run.breakdowns.push_back(ComputeTimeBreakdown(trace));
-    breakdown_warnings.Add(trace.metadata().path, run.breakdowns.back().warnings);
-    run.hardware.push_back(SelectHardware(trace, profiles, forced));
-    run.compute.push_back(ComputeRankComputeUnits(trace, run.breakdowns.back(), run.hardware.back()));
-    run.kernels.push_back(ComputeKernelBreakdown(trace));
-    run.memory.push_back(AnalyzeMemory(trace, run.hardware.back()));
-    run.flops.push_back(run.compute.back().flops);  // computed once, with the compute units
+    RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+    breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
+    ranks.push_back(SummarizeRank(trace, std::move(breakdown), context));
   }
   breakdown_warnings.Emit(&run.warnings);
-  CommThresholds comm_thresholds;
-  comm_thresholds.utilization = advisor_config.Get(threshold::kCommunicationBandwidthUtilizationPct) / 100;
-  run.comm = AnalyzeCommunication(run.traces, run.breakdowns, run.hardware, comm_thresholds);
-  std::vector<RankInputs> inputs;
-  for (size_t i = 0; i < n; ++i) {
-    inputs.push_back(RankInputs{&run.traces[i], &run.breakdowns[i], &run.compute[i], &run.hardware[i], &run.memory[i],
-                                &run.comm.ranks[i]});
+  ReduceRun(std::move(ranks), settings.config, RunDetail::kReport, &run);
+  return run;
+}
+
+Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& paths, const AnalysisFlags& flags,
+                                              RunDetail detail) {
+  AnalyzedRun run;
+  TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags, &run));
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(paths));
+  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail};
+  std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
+      files,
+      [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); });
+  std::vector<MappedFileStatus*> statuses;
+  for (MappedFile<RankSummary>& file : mapped) statuses.push_back(&file.status);
+  TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, statuses, &run.warnings));
+  std::vector<RankSummary> ranks;
+  for (MappedFile<RankSummary>& file : mapped) {
+    for (RankSummary& rank : file.ranks) ranks.push_back(std::move(rank));
+    file.ranks.clear();
   }
-  run.advice = RunAdvisor(inputs, advisor_config, &run.comm.cross_rank);
+  ReduceRun(std::move(ranks), settings.config, detail, &run);
   return run;
 }
 

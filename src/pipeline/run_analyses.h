@@ -84,6 +84,19 @@ Result<AnalyzedRun> AnalyzeRun(const std::vector<std::string>& paths, const Anal
 using TraceImport = std::function<Result<LoadedTraces>()>;
 Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& flags);
 
+// What a command reads of an analysed run besides the advice and the communication analysis.
+enum class RunDetail : uint8_t {
+  kAdvice,  // analyze, advise: nothing more
+  kReport,  // the HTML report: each rank's breakdown, kernels, memory and FLOPs too
+};
+
+// AnalyzeRun in bounded memory, for any number of ranks: the files are read on all cores and each rank
+// is reduced to its summary before the worker takes the next file (rank_map.h), the run's analyses then
+// put together from the summaries alone. The same results as AnalyzeRun but no `traces`; with kAdvice,
+// no breakdowns, compute, hardware, kernels, memory or flops either.
+Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& paths, const AnalysisFlags& flags,
+                                              RunDetail detail);
+
 // The trace files behind `paths` (directories listed as import lists them), for the check that an
 // output file is none of them; paths that cannot be listed are left to the import to report.
 std::vector<std::string> InputFiles(const std::vector<std::string>& paths);

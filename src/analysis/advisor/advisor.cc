@@ -4,6 +4,7 @@
 #include <array>
 #include <fmt/format.h>
 #include <map>
+#include <span>
 
 #include "analysis/advisor/rules/rules.h"
 
@@ -46,11 +47,7 @@ enum class Platform : uint8_t { kCpu, kAscend, kGpu };
 
 Platform PlatformOf(const RankEvidence& rank) {
   if (rank.split.cpu_only) return Platform::kCpu;
-  if (rank.compute->ascend.present) return Platform::kAscend;
-  for (const Device& device : rank.trace->devices()) {
-    if (device.type == DeviceType::kNpu) return Platform::kAscend;
-  }
-  return rank.trace->metadata().format == TraceFormat::kTorchNpuTraceView ? Platform::kAscend : Platform::kGpu;
+  return rank.compute->ascend.present || rank.on_npu ? Platform::kAscend : Platform::kGpu;
 }
 
 // "GPU 0" / "GPUs 0, 1" (as the trace numbers them); "the GPU" when the trace does not number it.
@@ -573,34 +570,86 @@ void AddToMean(const TimeSplit& split, size_t ranks, TimeSplit* mean) {
   mean->cpu_only = split.cpu_only;
 }
 
-AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config,
-                         const CrossRankCommunication* cross) {
+namespace {
+
+// An NPU device, or a torch_npu trace (whose devices may all be host-side when only the CPU was captured).
+bool RunsOnNpu(const Trace& trace) {
+  for (const Device& device : trace.devices()) {
+    if (device.type == DeviceType::kNpu) return true;
+  }
+  return trace.metadata().format == TraceFormat::kTorchNpuTraceView;
+}
+
+// The rules that read the other ranks, on one rank's draft (each rule stays quiet without what it
+// needs); then all its findings in the rules' order.
+std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunication* comm, const AdvisorConfig& config,
+                                  const CrossRankCommunication* cross) {
+  RankEvidence rank;
+  rank.split = draft.advice.split;
+  rank.comm = comm;
+  rank.cross = cross;
+  rank.rank_id = draft.advice.rank;
+  rank.on_npu = draft.on_npu;
+  const std::span<const RuleFunction> rules = AllRules();
+  for (size_t r = 0; r < rules.size(); ++r) {
+    if (!RuleReadsOtherRanks(rules[r])) continue;
+    std::vector<Finding> found;
+    rules[r](rank, config, &found);
+    for (Finding& finding : found) draft.findings.push_back(RuleFinding{r, std::move(finding)});
+  }
+  std::stable_sort(draft.findings.begin(), draft.findings.end(),
+                   [](const RuleFinding& a, const RuleFinding& b) { return a.rule < b.rule; });
+  std::vector<Finding> findings;
+  findings.reserve(draft.findings.size());
+  for (RuleFinding& f : draft.findings) findings.push_back(std::move(f.finding));
+  return findings;
+}
+
+}  // namespace
+
+RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config) {
+  RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace),
+                    {},          input.memory,    input.comm,    nullptr};
+  rank.rank_id = input.trace->metadata().rank;
+  rank.on_npu = RunsOnNpu(*input.trace);
+  rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
+  RankAdviceDraft draft;
+  draft.on_npu = rank.on_npu;
+  const std::span<const RuleFunction> rules = AllRules();
+  for (size_t r = 0; r < rules.size(); ++r) {
+    if (RuleReadsOtherRanks(rules[r])) continue;
+    std::vector<Finding> found;
+    rules[r](rank, config, &found);
+    for (Finding& finding : found) draft.findings.push_back(RuleFinding{r, std::move(finding)});
+  }
+  draft.advice =
+      RankAdvice{rank.rank_id, input.trace->metadata().path, rank.split, Utilizations(rank, config), Bottleneck::kNone};
+  draft.advice.dominant = Largest(BottleneckTimes(rank.split));
+  return draft;
+}
+
+AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vector<const RankCommunication*>& comm,
+                            const AdvisorConfig& config, const CrossRankCommunication* cross) {
   AdvisorResult result;
   std::map<std::string, Finding> merged;
   std::array<double, 7> job_times{};
   bool units_healthy = true;
-  for (const RankInputs& input : ranks) {
-    RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace),
-                      {},          input.memory,    input.comm,    cross};
-    rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
-    std::vector<Finding> findings;
-    for (const RuleFunction rule : AllRules()) rule(rank, config, &findings);
-    CapGains(rank.split, &findings);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    RankAdviceDraft& draft = ranks[i];
+    std::vector<Finding> findings = RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross);
+    CapGains(draft.advice.split, &findings);
     for (Finding& finding : findings) {
-      finding.ranks = {rank.trace->metadata().rank};
-      finding.evidence_rank = rank.trace->metadata().rank;
+      finding.ranks = {draft.advice.rank};
+      finding.evidence_rank = draft.advice.rank;
       MergeInto(finding, &merged);
     }
-    RankAdvice advice{rank.trace->metadata().rank, rank.trace->metadata().path, rank.split, Utilizations(rank, config),
-                      Bottleneck::kNone};
-    const std::array<double, 7> times = BottleneckTimes(rank.split);
-    advice.dominant = Largest(times);
+    const std::array<double, 7> times = BottleneckTimes(draft.advice.split);
     for (size_t b = 0; b < times.size(); ++b) job_times[b] += times[b];
-    const UtilizationCheck& units = advice.utilizations.front();
+    const UtilizationCheck& units = draft.advice.utilizations.front();
     units_healthy = units_healthy && units.value_pct && !units.Below();
-    result.step_ns = std::max(result.step_ns, rank.split.step_ns);
-    AddToMean(rank.split, ranks.size(), &result.mean_split);
-    result.ranks.push_back(std::move(advice));
+    result.step_ns = std::max(result.step_ns, draft.advice.split.step_ns);
+    AddToMean(draft.advice.split, ranks.size(), &result.mean_split);
+    result.ranks.push_back(std::move(draft.advice));
   }
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
   std::stable_sort(result.findings.begin(), result.findings.end(),
@@ -619,6 +668,18 @@ AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConf
   if (result.dominant == Bottleneck::kCompute && units_healthy && !big_finding) result.dominant = Bottleneck::kNone;
   result.dominant_reason = DescribeVerdict(result.dominant, job_times, ranks.size());
   return result;
+}
+
+AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config,
+                         const CrossRankCommunication* cross) {
+  std::vector<RankAdviceDraft> drafts;
+  std::vector<const RankCommunication*> comm;
+  drafts.reserve(ranks.size());
+  for (const RankInputs& input : ranks) {
+    drafts.push_back(AdviseRank(input, config));
+    comm.push_back(input.comm);
+  }
+  return CombineAdvice(std::move(drafts), comm, config, cross);
 }
 
 }  // namespace tuneprof

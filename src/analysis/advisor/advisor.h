@@ -29,6 +29,8 @@ namespace tuneprof {
 
 // What the rules of one rank read. Built once per rank by the advisor.
 struct RankEvidence {
+  // nullptr for the rules that read the other ranks (rules.h RuleReadsOtherRanks): they run once every
+  // rank is reduced to its summary, when no trace is held.
   const Trace* trace = nullptr;
   const RankBreakdown* breakdown = nullptr;
   const RankComputeUnits* compute = nullptr;
@@ -38,6 +40,8 @@ struct RankEvidence {
   const MemoryAnalysis* memory = nullptr;  // nullptr: not analysed (rules that need it stay quiet)
   const RankCommunication* comm = nullptr;
   const CrossRankCommunication* cross = nullptr;  // the job's ranks together
+  int64_t rank_id = 0;                            // the trace's rank
+  bool on_npu = false;                            // an NPU device, or a torch_npu trace
 };
 
 // One of the tuning guide's three utilizations against its threshold.
@@ -102,6 +106,30 @@ struct RankInputs {
   const MemoryAnalysis* memory = nullptr;
   const RankCommunication* comm = nullptr;
 };
+
+// A finding of one rank before the gains are capped, with the position of the rule that found it in
+// AllRules(): caps break ties in the rules' order, whichever pass ran the rule.
+struct RuleFinding {
+  size_t rule = 0;
+  Finding finding;
+};
+
+// What the advisor keeps of one rank once its trace is dropped: the findings of the rules that read only
+// this rank, and what the rules reading every rank need of it.
+struct RankAdviceDraft {
+  RankAdvice advice;  // its split, utilizations and dominant part
+  bool on_npu = false;
+  std::vector<RuleFinding> findings;  // uncapped
+};
+
+// The map half of RunAdvisor: every rule that reads one rank's evidence (`input.comm` may be nullptr).
+RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config);
+
+// The reduce half: runs the rules that read the other ranks (`cross`, with each rank's `comm`, in the
+// drafts' order; nullptr entries and a null `cross` leave them quiet), caps each rank's gains, merges the
+// ranks' findings and gives the verdict.
+AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vector<const RankCommunication*>& comm,
+                            const AdvisorConfig& config, const CrossRankCommunication* cross);
 
 // `cross`: the communication analysis across the ranks (comm_cross_rank.h), or nullptr.
 AdvisorResult RunAdvisor(const std::vector<RankInputs>& ranks, const AdvisorConfig& config,

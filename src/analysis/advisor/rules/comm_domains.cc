@@ -104,7 +104,7 @@ void CheckDomain(const RankEvidence& rank, const AdvisorConfig& config, const Co
 
 void RuleCommDomains(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.cross == nullptr || PlatformOf(rank) != Platform::kNpu) return;
-  const int64_t self = rank.trace->metadata().rank;
+  const int64_t self = rank.rank_id;
   for (const CommGroupSummary& g : rank.cross->groups) {
     if (g.source != "communication.json" || std::find(g.ranks.begin(), g.ranks.end(), self) == g.ranks.end()) continue;
     CheckDomain(rank, config, g, out);

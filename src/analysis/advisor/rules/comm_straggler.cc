@@ -25,7 +25,7 @@ const RankWait* WaitOf(const CrossRankCommunication& cross, int64_t rank) {
 // slow-rank rule names the rank the others wait for. Without it (one rank in the input, or ranks too
 // alike to name one), a rank that mostly waits still waits for some other rank: said as such.
 void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
-  const int64_t self = rank.trace->metadata().rank;
+  const int64_t self = rank.rank_id;
   const std::optional<int64_t> slow = rank.cross ? rank.cross->ascend_slow_rank : std::nullopt;
   if (slow == self || rank.comm == nullptr || !rank.comm->ascend_wait_ratio) return;
   double wait_ms = 0;
@@ -79,7 +79,7 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
     AscendSlowRank(rank, config, out);
   }
   if (rank.cross == nullptr || !rank.cross->straggler_rank) return;
-  const int64_t self = rank.trace->metadata().rank;
+  const int64_t self = rank.rank_id;
   const int64_t straggler = *rank.cross->straggler_rank;
   const RankWait* wait = WaitOf(*rank.cross, self);
   if (self == straggler || wait == nullptr || !wait->wait_ratio || !rank.cross->straggler_stands_out) return;

@@ -34,7 +34,7 @@ void RulePipelineImbalance(const RankEvidence& rank, const AdvisorConfig& config
   const PipelineAnalysis& p = *rank.cross->pipeline;
   const double threshold = config.Get(threshold::kPipelineImbalancePct);
   if (100 * p.imbalance <= threshold) return;
-  const PipelineStage* own = StageOfRank(p, rank.trace->metadata().rank);
+  const PipelineStage* own = StageOfRank(p, rank.rank_id);
   if (own == nullptr) return;
   const PipelineStage& slowest = Stage(p, p.slowest_stage);
   const PipelineStage& fastest = Stage(p, p.fastest_stage);

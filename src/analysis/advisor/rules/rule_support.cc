@@ -6,10 +6,7 @@ namespace tuneprof {
 
 Platform PlatformOf(const RankEvidence& rank) {
   if (rank.split.cpu_only) return Platform::kCpu;
-  for (const Device& device : rank.trace->devices()) {
-    if (device.type == DeviceType::kNpu) return Platform::kNpu;
-  }
-  return rank.trace->metadata().format == TraceFormat::kTorchNpuTraceView ? Platform::kNpu : Platform::kCuda;
+  return rank.on_npu ? Platform::kNpu : Platform::kCuda;
 }
 
 std::string_view ForPlatform(const RankEvidence& rank, std::string_view cuda, std::string_view npu,

@@ -45,4 +45,8 @@ std::span<const RuleFunction> AllRules() {
   return kRules;
 }
 
+bool RuleReadsOtherRanks(RuleFunction rule) {
+  return rule == RuleCommStraggler || rule == RulePipelineImbalance || rule == RuleCommDomains;
+}
+
 }  // namespace tuneprof

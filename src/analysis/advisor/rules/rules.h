@@ -15,6 +15,10 @@ using RuleFunction = void (*)(const RankEvidence&, const AdvisorConfig&, std::ve
 // ties).
 std::span<const RuleFunction> AllRules();
 
+// The rules that read the run's other ranks (RankEvidence::cross). They run after every rank is reduced
+// to its summary, so they read no trace: only the rank's split, communication and identity.
+bool RuleReadsOtherRanks(RuleFunction rule);
+
 void RuleComputeUtilization(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleTensorCores(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleExposedCommunication(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);

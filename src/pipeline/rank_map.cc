@@ -1,0 +1,99 @@
+#include "pipeline/rank_map.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+// glibc's malloc_trim walks glibc's own arenas; under AddressSanitizer, which replaces malloc, they
+// may never have been set up, and the call crashed (a SEGV in mtrim on a worker's return).
+#if defined(__SANITIZE_ADDRESS__)
+#define TUNEPROF_MALLOC_REPLACED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TUNEPROF_MALLOC_REPLACED 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(TUNEPROF_MALLOC_REPLACED)
+#define TUNEPROF_TRIM_MALLOC 1
+#include <malloc.h>
+#endif
+
+#include "importers/common/rank.h"
+#include "importers/import.h"
+#include "io/trace_files.h"
+
+namespace tuneprof {
+
+void ForEachOnAllCores(size_t n, const std::function<void(size_t)>& work) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < n; i = next++) work(i);
+  };
+  const size_t workers = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), n);
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < workers; ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& thread : threads) thread.join();
+}
+
+void MapFileRanks(const std::string& file, MappedFileStatus* status,
+                  const std::function<void(const Trace&, RankBreakdown)>& each) {
+  {
+    auto traces = ImportFileRanks(file);
+    if (!traces.ok()) {
+      status->status = traces.status();
+      return;
+    }
+    for (const Trace& trace : *traces) {
+      std::vector<std::string> warnings = TraceWarnings(trace);
+      status->warnings.insert(status->warnings.end(), warnings.begin(), warnings.end());
+      RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+      status->breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
+      each(trace, std::move(breakdown));
+      ++status->ranks;
+    }
+  }  // the traces are freed here
+#ifdef TUNEPROF_TRIM_MALLOC
+  // glibc keeps freed pages of the worker arenas resident; hand them back so that RSS follows live data.
+  malloc_trim(0);
+#endif
+}
+
+Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    TP_ASSIGN_OR_RETURN(std::vector<std::string> listed, ListTraceFiles(path));
+    files.insert(files.end(), listed.begin(), listed.end());
+  }
+  return files;
+}
+
+Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
+                          const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* warnings) {
+  UnreadableFiles skipped;
+  size_t rank_count = 0;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    const Status& status = statuses[i]->status;
+    if (status.code() == StatusCode::kUsage) return status;
+    if (!status.ok()) skipped.Add(files[i], status);
+    rank_count += statuses[i]->ranks;
+  }
+  if (rank_count == 0 && !skipped.empty()) return skipped.NothingLeft(paths);
+  std::vector<std::string> lines;
+  skipped.AppendWarnings(&lines);
+  EmitWarnings(lines, warnings);
+  RankWarnings breakdown_warnings;
+  for (MappedFileStatus* file : statuses) {
+    if (!file->status.ok()) continue;
+    // A lone rank needs no rank number: said only when there are ranks to tell apart.
+    if (rank_count == 1) {
+      std::erase_if(file->warnings, [](const std::string& w) { return w.ends_with(kNoRankWarning); });
+    }
+    EmitWarnings(file->warnings, warnings);
+    breakdown_warnings.Merge(file->breakdown_warnings);
+  }
+  breakdown_warnings.Emit(warnings);
+  return Status();
+}
+
+}  // namespace tuneprof
