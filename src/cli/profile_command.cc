@@ -14,36 +14,94 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "pipeline/hardware_options.h"
+#include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/profile_report.h"
 #include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
+namespace {
+
+// What every rank's profile is made with, from the flags (checked before any trace is read).
+struct ProfileSettings {
+  HardwareProfiles profiles;
+  const HardwareProfile* forced = nullptr;  // into `profiles`
+  ComputeOptions compute;
+};
+
+Status LoadProfileSettings(const ProfileOptions& options, ProfileSettings* settings) {
+  TP_ASSIGN_OR_RETURN(settings->profiles, LoadHardwareProfiles(options.hardware_file));
+  TP_ASSIGN_OR_RETURN(settings->forced, ForcedHardware(settings->profiles, options.hardware));
+  std::string marker_error;
+  if (!ParseGenerationMarkers(options.generation_markers, &settings->compute.generation_markers, &marker_error)) {
+    return Status(StatusCode::kUsage, "--generation-markers: " + marker_error);
+  }
+  settings->compute.threshold = options.compute_threshold;
+  settings->compute.model_params = options.model_params;
+  settings->compute.param_bytes = options.param_bytes;
+  settings->compute.kv_bytes_per_token = options.kv_bytes_per_token;
+  settings->compute.context_tokens = options.context_tokens;
+  return Status();
+}
+
+// One rank's profile: all that the default semantics print of it.
+struct RankProfile {
+  RankBreakdown breakdown;
+  RankComputeUnits compute;
+  KernelBreakdown kernels;
+};
+
+RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const ProfileSettings& settings) {
+  RankProfile rank;
+  rank.breakdown = std::move(breakdown);
+  rank.compute = ComputeRankComputeUnits(trace, rank.breakdown,
+                                         SelectHardware(trace, settings.profiles, settings.forced), settings.compute);
+  rank.kernels = ComputeKernelBreakdown(trace);
+  return rank;
+}
+
+void AddRank(RankProfile rank, ProfileResult* result) {
+  result->ranks.push_back(std::move(rank.breakdown));
+  result->compute.push_back(std::move(rank.compute));
+  result->kernels.push_back(std::move(rank.kernels));
+}
+
+std::string RenderProfile(const ProfileResult& result, const ProfileOptions& options,
+                          const std::vector<std::string>& warnings) {
+  return options.json ? WithWarnings(RenderProfileJson(result), warnings) : RenderProfileText(result, options.wide);
+}
+
+// The default semantics read each rank alone: the run map -> summary -> reduce, in bounded memory.
+Result<std::string> ProfileInBoundedMemory(const ProfileOptions& options, const ProfileSettings& settings) {
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
+  std::vector<MappedFile<RankProfile>> mapped =
+      MapRanks<RankProfile>(files, [&](const Trace& trace, RankBreakdown breakdown) {
+        return ProfileRank(trace, std::move(breakdown), settings);
+      });
+  std::vector<MappedFileStatus*> statuses;
+  for (MappedFile<RankProfile>& file : mapped) statuses.push_back(&file.status);
+  std::vector<std::string> warnings;
+  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, statuses, &warnings));
+  ProfileResult result;
+  for (MappedFile<RankProfile>& file : mapped) {
+    for (RankProfile& rank : file.ranks) AddRank(std::move(rank), &result);
+    file.ranks.clear();
+  }
+  return RenderProfile(result, options, warnings);
+}
+
+}  // namespace
 
 Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const ProfileOptions& options,
                                   std::vector<std::string> warnings) {
-  TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(options.hardware_file));
-  TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, options.hardware));
-  GenerationMarkers markers;
-  std::string marker_error;
-  if (!ParseGenerationMarkers(options.generation_markers, &markers, &marker_error)) {
-    return Status(StatusCode::kUsage, "--generation-markers: " + marker_error);
-  }
+  ProfileSettings settings;
+  TP_RETURN_IF_ERROR(LoadProfileSettings(options, &settings));
   ProfileResult result;
   RankWarnings breakdown_warnings;
   for (const Trace& trace : traces) {
-    result.ranks.push_back(ComputeTimeBreakdown(trace));
-    breakdown_warnings.Add(trace.metadata().path, result.ranks.back().warnings);
-    ComputeOptions compute;
-    compute.threshold = options.compute_threshold;
-    compute.model_params = options.model_params;
-    compute.param_bytes = options.param_bytes;
-    compute.kv_bytes_per_token = options.kv_bytes_per_token;
-    compute.context_tokens = options.context_tokens;
-    compute.generation_markers = markers;
-    result.compute.push_back(
-        ComputeRankComputeUnits(trace, result.ranks.back(), SelectHardware(trace, profiles, forced), compute));
-    result.kernels.push_back(ComputeKernelBreakdown(trace));
+    RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+    breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
+    AddRank(ProfileRank(trace, std::move(breakdown), settings), &result);
   }
   breakdown_warnings.Emit(&warnings);
   if (options.semantics == "hta") {
@@ -53,23 +111,20 @@ Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const Profil
     result.hta_idle = ComputeHtaIdleTime(traces);
     result.hta_launches = ComputeHtaLaunches(traces);
   }
-  return options.json ? WithWarnings(RenderProfileJson(result), warnings) : RenderProfileText(result, options.wide);
+  return RenderProfile(result, options, warnings);
 }
 
 int RunProfile(const ProfileOptions& options) {
   // Flags are checked before the (long) import.
-  auto profiles = LoadHardwareProfiles(options.hardware_file);
-  if (!profiles.ok()) return ReportError(profiles.status());
-  auto forced = ForcedHardware(*profiles, options.hardware);
-  if (!forced.ok()) return ReportError(forced.status());
-  GenerationMarkers markers;
-  std::string marker_error;
-  if (!ParseGenerationMarkers(options.generation_markers, &markers, &marker_error)) {
-    return ReportError(Status(StatusCode::kUsage, "--generation-markers: " + marker_error));
-  }
-  auto loaded = LoadTraces(options.paths);
-  if (!loaded.ok()) return ReportError(loaded.status());
-  auto text = ProfileOutput(loaded->traces, options, loaded->warnings);
+  ProfileSettings settings;
+  const Status flags = LoadProfileSettings(options, &settings);
+  if (!flags.ok()) return ReportError(flags);
+  auto text = [&]() -> Result<std::string> {
+    if (options.semantics != "hta") return ProfileInBoundedMemory(options, settings);
+    // HTA's figures are run-wide (its step filter and clock origin read every rank): every trace is kept.
+    TP_ASSIGN_OR_RETURN(LoadedTraces loaded, LoadTraces(options.paths));
+    return ProfileOutput(loaded.traces, options, loaded.warnings);
+  }();
   if (!text.ok()) return ReportError(text.status());
   std::fwrite(text->data(), 1, text->size(), stdout);
   return kExitOk;
