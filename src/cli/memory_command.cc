@@ -1,6 +1,9 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
+#include <iterator>
 
 #include "analysis/core/hardware_profile.h"
 #include "analysis/hta/memory_hta_bw.h"
@@ -9,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "pipeline/hardware_options.h"
+#include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/memory_report.h"
 #include "report/console/warnings_json.h"
@@ -25,15 +29,62 @@ Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryO
                       : RenderMemoryText(ranks);
 }
 
+namespace {
+
+// One rank's memory analysis, and with --json its part of HTA's bandwidth summary, whose step filter
+// is decided over the whole run: each shape's rows are kept until the reduce picks one.
+struct RankMemory {
+  MemoryAnalysis memory;
+  HtaRankShape shape;
+  std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> hta_bw;
+};
+
+// The run map -> summary -> reduce, in bounded memory: each rank is analysed on all cores and its trace
+// dropped before the worker takes the next file.
+Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const HardwareProfiles& profiles,
+                                          const HardwareProfile* forced) {
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
+  std::vector<MappedFile<RankMemory>> mapped = MapRanks<RankMemory>(files, [&](const Trace& trace) {
+    RankMemory rank;
+    rank.memory = AnalyzeMemory(trace, SelectHardware(trace, profiles, forced));
+    if (options.json) {
+      rank.shape = ShapeOfRankForHta(trace);
+      rank.hta_bw = ComputeRankHtaMemoryBw(trace);
+    }
+    return rank;
+  });
+  std::vector<MappedFileStatus*> statuses;
+  for (MappedFile<RankMemory>& file : mapped) statuses.push_back(&file.status);
+  std::vector<std::string> warnings;
+  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, statuses, &warnings));
+  std::vector<MemoryAnalysis> ranks;
+  std::vector<HtaRankShape> shapes;
+  for (MappedFile<RankMemory>& file : mapped) {
+    for (RankMemory& rank : file.ranks) {
+      ranks.push_back(std::move(rank.memory));
+      shapes.push_back(std::move(rank.shape));
+    }
+  }
+  if (!options.json) return RenderMemoryText(ranks);
+  const size_t shape = static_cast<size_t>(CombineHtaShapes(shapes));
+  std::vector<HtaMemoryBwRow> hta_bw;
+  for (MappedFile<RankMemory>& file : mapped) {
+    for (RankMemory& rank : file.ranks) {
+      std::move(rank.hta_bw[shape].begin(), rank.hta_bw[shape].end(), std::back_inserter(hta_bw));
+    }
+  }
+  return WithWarnings(RenderMemoryJson(ranks, hta_bw), warnings);
+}
+
+}  // namespace
+
 int RunMemory(const MemoryOptions& options) {
   // Flags are checked before the (long) import.
   auto profiles = LoadHardwareProfiles(options.hardware_file);
   if (!profiles.ok()) return ReportError(profiles.status());
   auto forced = ForcedHardware(*profiles, options.hardware);
   if (!forced.ok()) return ReportError(forced.status());
-  auto loaded = LoadTraces(options.paths);
-  if (!loaded.ok()) return ReportError(loaded.status());
-  auto text = MemoryOutput(loaded->traces, options, loaded->warnings);
+  auto text = MemoryInBoundedMemory(options, *profiles, *forced);
   if (!text.ok()) return ReportError(text.status());
   std::fwrite(text->data(), 1, text->size(), stdout);
   return kExitOk;

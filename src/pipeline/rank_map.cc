@@ -36,7 +36,7 @@ void ForEachOnAllCores(size_t n, const std::function<void(size_t)>& work) {
   for (std::thread& thread : threads) thread.join();
 }
 
-void MapFileRanks(const std::string& file, MappedFileStatus* status,
+void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus* status,
                   const std::function<void(const Trace&, RankBreakdown)>& each) {
   {
     auto traces = ImportFileRanks(file);
@@ -47,8 +47,11 @@ void MapFileRanks(const std::string& file, MappedFileStatus* status,
     for (const Trace& trace : *traces) {
       std::vector<std::string> warnings = TraceWarnings(trace);
       status->warnings.insert(status->warnings.end(), warnings.begin(), warnings.end());
-      RankBreakdown breakdown = ComputeTimeBreakdown(trace);
-      status->breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
+      RankBreakdown breakdown;
+      if (with_breakdown) {
+        breakdown = ComputeTimeBreakdown(trace);
+        status->breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
+      }
       each(trace, std::move(breakdown));
       ++status->ranks;
     }

@@ -5,6 +5,7 @@
 // The reduce then reads the summaries only, in the files' order.
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "analysis/breakdown/time_breakdown.h"
@@ -25,9 +26,10 @@ struct MappedFileStatus {
   size_t ranks = 0;
 };
 
-// Imports `file` and calls `each` with every rank it holds and that rank's step breakdown (which every
-// summary starts from), then frees the traces and hands their pages back to the system.
-void MapFileRanks(const std::string& file, MappedFileStatus* status,
+// Imports `file` and calls `each` with every rank it holds and, `with_breakdown`, that rank's step
+// breakdown (which most summaries start from; its warnings are kept), else an empty one; then frees the
+// traces and hands their pages back to the system.
+void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus* status,
                   const std::function<void(const Trace&, RankBreakdown)>& each);
 
 // One file's ranks, each reduced to a `Summary`.
@@ -38,16 +40,22 @@ struct MappedFile {
   std::vector<int64_t> starts;  // each rank's first event, on its own clock
 };
 
-// MapFileRanks over `files` on all cores; `summarize(trace, breakdown)` returns a rank's Summary and runs
-// on the workers, so it must only read what it is given and shared read-only state.
+// MapFileRanks over `files` on all cores; `summarize(trace, breakdown)`, or `summarize(trace)` for a
+// summary that needs no breakdown, returns a rank's Summary. It runs on the workers, so it must only read
+// what it is given and shared read-only state.
 template <class Summary, class Summarize>
 std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files, const Summarize& summarize) {
+  constexpr bool kWithBreakdown = std::is_invocable_v<Summarize, const Trace&, RankBreakdown>;
   std::vector<MappedFile<Summary>> mapped(files.size());
   ForEachOnAllCores(files.size(), [&](size_t i) {
     MappedFile<Summary>& file = mapped[i];
-    MapFileRanks(files[i], &file.status, [&](const Trace& trace, RankBreakdown breakdown) {
+    MapFileRanks(files[i], kWithBreakdown, &file.status, [&](const Trace& trace, RankBreakdown breakdown) {
       file.starts.push_back(trace.start_ns());
-      file.ranks.push_back(summarize(trace, std::move(breakdown)));
+      if constexpr (kWithBreakdown) {
+        file.ranks.push_back(summarize(trace, std::move(breakdown)));
+      } else {
+        file.ranks.push_back(summarize(trace));
+      }
     });
   });
   return mapped;

@@ -2,6 +2,7 @@
 // be worked out by hand (the golden tests compare with HTA itself on real traces).
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "analysis/core/hand_built_trace_for_test.h"
@@ -120,6 +121,48 @@ uint64_t Fingerprint(const std::vector<size_t>& order) {
 
 // Reference permutations from numpy 1.24.2 (Debian 12 python3-numpy, HTA's version):
 // np.argsort(np.array(values, dtype=np.int64), kind="quicksort").
+// Two steps per rank, each with a kernel: the rank's rows and its step names.
+Trace TwoSteps(int64_t first_step) {
+  HandBuiltTrace hand;
+  for (int64_t s = 0; s < 2; ++s) {
+    hand.Step(first_step + s, Us(100 * s), Us(90));
+    hand.Launch(Us(100 * s + 1), s + 1);
+    hand.Kernel("k", Us(100 * s + 10), Us(10), s + 1);
+  }
+  return hand.Finish();
+}
+
+// HTA's step filter is decided over the whole run: a run read one rank at a time takes it from the
+// ranks' shapes and keeps the same rows as the run read at once.
+TEST(HtaRunShapeTest, RanksReadAloneKeepTheRowsOfTheRunReadAtOnce) {
+  std::vector<Trace> traces;
+  traces.push_back(TwoSteps(1));
+  traces.push_back(TwoSteps(3));
+  std::vector<HtaRankShape> shapes;
+  for (const Trace& trace : traces) shapes.push_back(ShapeOfRankForHta(trace));
+  EXPECT_EQ(shapes[0].step_names, (std::vector<std::string>{"ProfilerStep#1", "ProfilerStep#2"}));
+  EXPECT_FALSE(shapes[0].mtia);
+  const HtaRunShape shape = CombineHtaShapes(shapes);
+  EXPECT_EQ(shape, HtaRunShape::kLastStepDropped);
+  const std::vector<HtaRankRows> at_once = LoadLikeHta(traces);
+  for (size_t r = 0; r < traces.size(); ++r) {
+    const HtaRankRows alone = LoadRankLikeHtaEveryShape(traces[r])[static_cast<size_t>(shape)];
+    EXPECT_TRUE(alone.last_step_dropped);
+    ASSERT_EQ(alone.rows.size(), at_once[r].rows.size());
+    for (size_t i = 0; i < alone.rows.size(); ++i) EXPECT_EQ(alone.rows[i].event, at_once[r].rows[i].event);
+    EXPECT_LT(alone.rows.size(), LoadRankLikeHtaEveryShape(traces[r])[0].rows.size());  // the last step went
+  }
+}
+
+TEST(HtaRunShapeTest, OneStepNameOverTheRunFiltersNothing) {
+  HandBuiltTrace hand;
+  hand.Step(7, Us(0), Us(50));
+  const Trace trace = hand.Finish();
+  const std::vector<HtaRankShape> shapes = {ShapeOfRankForHta(trace), ShapeOfRankForHta(trace)};
+  EXPECT_EQ(CombineHtaShapes(shapes), HtaRunShape::kAllRows);
+  EXPECT_EQ(CombineHtaShapes({}), HtaRunShape::kAllRows);
+}
+
 TEST(HtaArgsortTest, ReproducesNumpyQuicksortOnTies) {
   std::vector<int64_t> small;
   for (int64_t i = 0; i < 40; ++i) small.push_back((i * 7) % 5);

@@ -447,6 +447,48 @@ std::vector<HtaRankRows> LoadLikeHta(std::span<const Trace> traces) {
   return ranks;
 }
 
+HtaRankShape ShapeOfRankForHta(const Trace& trace) {
+  HtaRankShape shape;
+  shape.mtia = IsMtiaRun(std::span<const Trace>(&trace, 1));
+  const EventTable& e = trace.events();
+  for (uint32_t i = 0; i < e.size() && shape.step_names.size() < 2; ++i) {
+    if (!IsHtaRow(trace, i)) continue;
+    for (StringId id : {e.name[i], e.category[i]}) {
+      const std::string_view text = trace.str(id);
+      if (IsProfilerStepName(text) && std::find(shape.step_names.begin(), shape.step_names.end(), text) ==
+                                          shape.step_names.end()) {
+        shape.step_names.emplace_back(text);
+      }
+    }
+  }
+  return shape;
+}
+
+HtaRunShape CombineHtaShapes(std::span<const HtaRankShape> ranks) {
+  std::set<std::string_view> names;
+  for (const HtaRankShape& rank : ranks) names.insert(rank.step_names.begin(), rank.step_names.end());
+  if (names.size() < 2) return HtaRunShape::kAllRows;
+  return ranks.front().mtia ? HtaRunShape::kMtiaFiltered : HtaRunShape::kLastStepDropped;
+}
+
+std::array<HtaRankRows, kHtaRunShapes> LoadRankLikeHtaEveryShape(const Trace& trace) {
+  std::array<HtaRankRows, kHtaRunShapes> shapes;
+  const HtaClock clock(trace);
+  HtaRankRows all;
+  all.trace = &trace;
+  all.rounded_to_us = clock.rounds();
+  all.rows = ReadRows(trace, clock);
+  HtaRankRows dropped = all;
+  dropped.last_step_dropped = true;
+  dropped.rows = DropLastStepLikeHta(trace, std::move(dropped.rows));
+  HtaRankRows mtia = all;
+  mtia.rows = FilterLikeHtaMtia(trace, std::move(mtia.rows));
+  shapes[static_cast<size_t>(HtaRunShape::kAllRows)] = std::move(all);
+  shapes[static_cast<size_t>(HtaRunShape::kLastStepDropped)] = std::move(dropped);
+  shapes[static_cast<size_t>(HtaRunShape::kMtiaFiltered)] = std::move(mtia);
+  return shapes;
+}
+
 std::string_view HtaRowName(const HtaRankRows& rank, const HtaRow& row) {
   return rank.trace->str(rank.trace->events().name[row.event]);
 }

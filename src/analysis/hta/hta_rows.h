@@ -10,8 +10,10 @@
 // - traces whose timestamps have sub-µs digits are read as HTA reads them (Python floats, ts rounded up,
 //   ends rounded down to whole µs);
 // - kernel types come from HTA's name regexes (hta/common/types.py), not from device_work.h.
+#include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -43,6 +45,27 @@ struct HtaRankRows {
 
 // One entry per trace, in order; all traces form one HTA run (the step-name count is global).
 std::vector<HtaRankRows> LoadLikeHta(std::span<const Trace> traces);
+
+// What HTA's load decides for the whole run before it keeps any row: its step filter (two or more
+// ProfilerStep names over the run) and which one (MTIA, read off the first rank).
+enum class HtaRunShape : uint8_t {
+  kAllRows,        // fewer than two step names: nothing filtered
+  kLastStepDropped,
+  kMtiaFiltered,
+};
+inline constexpr size_t kHtaRunShapes = 3;
+
+// One rank's part of that decision, so that a run read one rank at a time can take it afterwards.
+struct HtaRankShape {
+  std::vector<std::string> step_names;  // its first two distinct ProfilerStep names
+  bool mtia = false;                    // an MTIA run, if this rank is the run's first
+};
+HtaRankShape ShapeOfRankForHta(const Trace& trace);
+// `ranks` in the run's order; an empty run keeps every row.
+HtaRunShape CombineHtaShapes(std::span<const HtaRankShape> ranks);
+
+// The rows HTA keeps of one rank under each shape, indexed by HtaRunShape (the events read once).
+std::array<HtaRankRows, kHtaRunShapes> LoadRankLikeHtaEveryShape(const Trace& trace);
 
 // Every interval event of `trace` (not only those HTA keeps) read as HTA reads a row: its clock, its
 // correlation default and its stream. In event order. For the events table handed to HTA-style notebooks.

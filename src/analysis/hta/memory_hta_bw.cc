@@ -54,4 +54,11 @@ std::vector<HtaMemoryBwRow> ComputeHtaMemoryBw(std::span<const Trace> traces) {
   return result;
 }
 
+std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> ComputeRankHtaMemoryBw(const Trace& trace) {
+  std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> result;
+  const std::array<HtaRankRows, kHtaRunShapes> shapes = LoadRankLikeHtaEveryShape(trace);
+  for (size_t s = 0; s < kHtaRunShapes; ++s) AddRank(shapes[s], &result[s]);
+  return result;
+}
+
 }  // namespace tuneprof

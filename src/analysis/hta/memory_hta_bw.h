@@ -8,6 +8,7 @@
 //   lasts 1 µs); the start points, then the end points, are sorted by time with numpy's quicksort;
 // - per name the running sum is taken and described (pandas describe) over its positive values.
 // Note that the figure is a concurrency-weighted level, not one copy's bandwidth (memory_copies.h).
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -26,5 +27,9 @@ struct HtaMemoryBwRow {
 
 // All traces form one HTA run; rows by rank, then name (HTA's groupby order).
 std::vector<HtaMemoryBwRow> ComputeHtaMemoryBw(std::span<const Trace> traces);
+
+// One rank's rows under each of the run's possible shapes (hta_rows.h HtaRunShape), for a run read one
+// rank at a time: the run's rows are each rank's under CombineHtaShapes of its ranks, in the run's order.
+std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> ComputeRankHtaMemoryBw(const Trace& trace);
 
 }  // namespace tuneprof
