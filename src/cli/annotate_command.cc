@@ -69,6 +69,7 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   CommRunOptions comm_options;
   comm_options.hardware = options.analysis.hardware;
   comm_options.hardware_file = options.analysis.hardware_file;
+  comm_options.command = "annotate --merge";
   auto run = AnalyzeRunCommunication(options.merge, comm_options);
   if (!run.ok()) return ReportError(run.status());
 

@@ -15,6 +15,7 @@ int RunComm(const CommOptions& options) {
   run_options.hardware = options.hardware;
   run_options.hardware_file = options.hardware_file;
   run_options.utilization_threshold = options.utilization_threshold;
+  run_options.summaries = true;
   auto run = AnalyzeRunCommunication(options.paths, run_options);
   if (!run.ok()) return ReportError(run.status());
   const std::string text =

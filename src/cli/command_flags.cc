@@ -175,4 +175,15 @@ void AddExportCommand(CLI::App* app, ExportOptions* options) {
   AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
 }
 
+void AddSummarizeCommand(CLI::App* app, SummarizeOptions* options) {
+  CLI::App* command = app->add_subcommand(
+      "summarize",
+      "Reduce a rank's trace to its summary (.tps, docs/summary-format.md) where the profile lives; analyze, "
+      "advise and comm then read summaries, or directories of them, in place of traces, with the same output");
+  command->add_option("path", options->path, "a trace file, rank directory, or directory of them")->required();
+  command->add_option("-o,--output", options->output, "the summary file to write (.tps)")->required();
+  AddConfigOption(command, &options->analysis.config);
+  AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
+}
+
 }  // namespace tuneprof::cli

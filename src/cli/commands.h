@@ -113,4 +113,14 @@ struct ExportOptions {
 void AddExportCommand(CLI::App* app, ExportOptions* options);
 int RunExport(const ExportOptions& options);
 
+struct SummarizeOptions {
+  std::string path;    // one trace file, rank directory, or directory of them
+  std::string output;  // -o: the summary file (.tps)
+  AnalysisFlags analysis;
+};
+// `summarize`: one rank's (or a directory's) summary file, for analyze, advise and comm to read in place
+// of the traces (pipeline/summary_file.h, docs/summary-format.md).
+void AddSummarizeCommand(CLI::App* app, SummarizeOptions* options);
+int RunSummarize(const SummarizeOptions& options);
+
 }  // namespace tuneprof::cli

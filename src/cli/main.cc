@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
   tuneprof::cli::AddAnnotateCommand(&app, &annotate);
   tuneprof::cli::ExportOptions export_options;
   tuneprof::cli::AddExportCommand(&app, &export_options);
+  tuneprof::cli::SummarizeOptions summarize;
+  tuneprof::cli::AddSummarizeCommand(&app, &summarize);
   if (const int code = CheckSubcommandName(app, argc, argv); code != tuneprof::cli::kExitOk) return code;
   try {
     app.parse(argc, argv);
@@ -101,6 +103,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("report")) return tuneprof::cli::RunReport(report);
     if (app.got_subcommand("annotate")) return tuneprof::cli::RunAnnotate(annotate);
     if (app.got_subcommand("export")) return tuneprof::cli::RunExport(export_options);
+    if (app.got_subcommand("summarize")) return tuneprof::cli::RunSummarize(summarize);
     return tuneprof::cli::kExitUsage;
   }();
   // The report reaches its reader even if something at process exit (a sanitizer's leak check under

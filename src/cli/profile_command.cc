@@ -74,10 +74,9 @@ std::string RenderProfile(const ProfileResult& result, const ProfileOptions& opt
 // The default semantics read each rank alone: the run map -> summary -> reduce, in bounded memory.
 Result<std::string> ProfileInBoundedMemory(const ProfileOptions& options, const ProfileSettings& settings) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
-  std::vector<MappedFile<RankProfile>> mapped =
-      MapRanks<RankProfile>(files, [&](const Trace& trace, RankBreakdown breakdown) {
-        return ProfileRank(trace, std::move(breakdown), settings);
-      });
+  std::vector<MappedFile<RankProfile>> mapped = MapRanks<RankProfile>(
+      files,
+      [&](const Trace& trace, RankBreakdown breakdown) { return ProfileRank(trace, std::move(breakdown), settings); });
   std::vector<MappedFileStatus*> statuses;
   for (MappedFile<RankProfile>& file : mapped) statuses.push_back(&file.status);
   std::vector<std::string> warnings;

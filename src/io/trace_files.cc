@@ -40,7 +40,8 @@ bool LooksLikeTraceName(const std::string& name) {
   auto ends_with = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite");  // .sqlite: `nsys export`
+  // .sqlite: `nsys export`; .tps: a rank summary (`tuneprof summarize`), read where a command takes them.
+  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite") || ends_with(".tps");
 }
 
 // Nsight Systems' own .nsys-rep is a binary format tuneprof does not read; its SQLite export is.
@@ -113,7 +114,9 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path) {
     }
   }
   if (ec) return Status(StatusCode::kIoError, path + ": cannot list directory: " + ec.message());
-  if (files.empty()) return InvalidInput(path + ": directory holds no trace files (*.json, *.json.gz, *.sqlite)");
+  if (files.empty()) {
+    return InvalidInput(path + ": directory holds no trace files (*.json, *.json.gz, *.sqlite) or summaries (*.tps)");
+  }
   std::sort(files.begin(), files.end(), NaturalLess);
   return files;
 }

@@ -9,8 +9,8 @@
 namespace tuneprof {
 
 // A file is returned as is. A directory yields every file below it whose name looks like a trace
-// (*.json, *.json.gz, *.pt.trace.json*; *.sqlite, Nsight Systems exports), sorted by path so that output
-// is deterministic. A .nsys-rep (given, or in a directory without its .sqlite export) is an error saying
+// (*.json, *.json.gz, *.pt.trace.json*; *.sqlite, Nsight Systems exports; *.tps, tuneprof's rank
+// summaries), sorted by path so that output is deterministic. A .nsys-rep (given, or in a directory without its .sqlite export) is an error saying
 // to export it first.
 // An Ascend profiler directory (*_ascend_pt/, one holding ASCEND_PROFILER_OUTPUT/, or that folder itself;
 // msprof's PROF_*/ or its mindstudio_profiler_output/) is one rank: it is returned whole, as is, and not searched. A directory without any is an error naming it.

@@ -13,10 +13,16 @@ Result<CommRun> AnalyzeRunCommunication(const std::vector<std::string>& paths, c
   CommRun run;
   TP_ASSIGN_OR_RETURN(run.files, ListRunFiles(paths));
   run.analysis.thresholds.utilization = options.utilization_threshold;
-  std::vector<MappedFile<RankCommunication>> mapped =
-      MapRanks<RankCommunication>(run.files, [&](const Trace& trace, const RankBreakdown& breakdown) {
+  SummaryInput summaries{options.summaries, options.command};
+  summaries.config_matters = false;
+  TP_ASSIGN_OR_RETURN(summaries.settings,
+                      SummarySettingsOf(AnalysisFlags{"", options.hardware, options.hardware_file}));
+  std::vector<MappedFile<RankCommunication>> mapped = MapRanks<RankCommunication>(
+      run.files,
+      [&](const Trace& trace, const RankBreakdown& breakdown) {
         return AnalyzeRankCommunication(trace, breakdown, SelectHardware(trace, profiles, forced));
-      });
+      },
+      summaries);
   std::vector<MappedFileStatus*> statuses;
   for (MappedFile<RankCommunication>& file : mapped) statuses.push_back(&file.status);
   TP_RETURN_IF_ERROR(CollectMapWarnings(paths, run.files, statuses, &run.warnings));

@@ -16,6 +16,10 @@ struct CommRunOptions {
   std::string hardware;       // --hardware NAME
   std::string hardware_file;  // --hardware-file FILE
   double utilization_threshold = 0.5;
+  // Summary files (summary_file.h) taken in place of traces: `comm`, not `annotate --merge`, which
+  // writes every event and so needs the traces themselves.
+  bool summaries = false;
+  std::string command = "comm";  // named when summaries are refused
 };
 
 // Where each rank of the analysis came from, in the order of analysis.ranks.

@@ -62,6 +62,35 @@ void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus
 #endif
 }
 
+void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFileStatus* status,
+                    const std::function<void(RankSummary, int64_t)>& each) {
+  if (!input.accepted) {
+    status->status =
+        Status(StatusCode::kUsage, file + ": a tuneprof summary holds what analyze, advise and comm read; " +
+                                       input.command + " needs the trace itself");
+    return;
+  }
+  auto summary = ReadSummaryFile(file);
+  if (!summary.ok()) {
+    status->status = summary.status();
+    return;
+  }
+  SummarySettings made = summary->settings;
+  if (!input.config_matters) made.config_text = input.settings.config_text;
+  if (!(made == input.settings)) {
+    status->status = Status(StatusCode::kUsage, file +
+                                                    ": summarized with other --hardware, --hardware-file or --config "
+                                                    "flags than this run's; summarize it again with this run's flags");
+    return;
+  }
+  status->warnings = std::move(summary->warnings);
+  for (size_t k = 0; k < summary->ranks.size(); ++k) {
+    status->breakdown_warnings.Add(summary->ranks[k].advice.advice.path, summary->ranks[k].breakdown_warnings);
+    each(std::move(summary->ranks[k]), summary->starts[k]);
+    ++status->ranks;
+  }
+}
+
 Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
@@ -72,7 +101,8 @@ Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& pa
 }
 
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
-                          const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* warnings) {
+                          const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* warnings,
+                          std::vector<std::string>* file_lines) {
   UnreadableFiles skipped;
   size_t rank_count = 0;
   for (size_t i = 0; i < statuses.size(); ++i) {
@@ -95,6 +125,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
     EmitWarnings(file->warnings, warnings);
     breakdown_warnings.Merge(file->breakdown_warnings);
   }
+  if (file_lines != nullptr) *file_lines = *warnings;
   breakdown_warnings.Emit(warnings);
   return Status();
 }

@@ -11,6 +11,8 @@
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/rank_map.h"
+#include "pipeline/rank_summary.h"
+#include "pipeline/summary_file.h"
 
 namespace tuneprof {
 
@@ -103,17 +105,6 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
 
 namespace {
 
-// One rank reduced to what the run's outputs read, its trace no longer needed.
-struct RankSummary {
-  RankBreakdown breakdown;
-  HardwareSelection hardware;
-  RankComputeUnits compute;
-  KernelBreakdown kernels;
-  MemoryAnalysis memory;
-  RankCommunication comm;
-  RankAdviceDraft advice;
-};
-
 // What every rank's summary is made with.
 struct SummaryContext {
   const HardwareProfiles* profiles = nullptr;
@@ -124,6 +115,7 @@ struct SummaryContext {
 
 RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const SummaryContext& context) {
   RankSummary s;
+  s.breakdown_warnings = breakdown.warnings;
   s.breakdown = std::move(breakdown);
   s.hardware = SelectHardware(trace, *context.profiles, context.forced);
   s.compute = ComputeRankComputeUnits(trace, s.breakdown, s.hardware);
@@ -205,9 +197,12 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
   TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags, &run));
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(paths));
   const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail};
+  SummaryInput summaries{detail == RunDetail::kAdvice, "report"};
+  TP_ASSIGN_OR_RETURN(summaries.settings, SummarySettingsOf(flags));
   std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
       files,
-      [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); });
+      [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
+      summaries);
   std::vector<MappedFileStatus*> statuses;
   for (MappedFile<RankSummary>& file : mapped) statuses.push_back(&file.status);
   TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, statuses, &run.warnings));
@@ -218,6 +213,32 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
   }
   ReduceRun(std::move(ranks), settings.config, detail, &run);
   return run;
+}
+
+Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& flags) {
+  AnalyzedRun run;
+  TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags, &run));
+  SummaryFile file;
+  file.source = path;
+  TP_ASSIGN_OR_RETURN(file.settings, SummarySettingsOf(flags));
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles({path}));
+  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kAdvice};
+  // A summary of summaries would only copy them: refused, as by every command that needs traces.
+  std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
+      files,
+      [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
+      SummaryInput{false, "summarize"});
+  std::vector<MappedFileStatus*> statuses;
+  for (MappedFile<RankSummary>& mapped_file : mapped) statuses.push_back(&mapped_file.status);
+  std::vector<std::string> said;
+  TP_RETURN_IF_ERROR(CollectMapWarnings({path}, files, statuses, &said, &file.warnings));
+  for (MappedFile<RankSummary>& mapped_file : mapped) {
+    for (size_t k = 0; k < mapped_file.ranks.size(); ++k) {
+      file.ranks.push_back(std::move(mapped_file.ranks[k]));
+      file.starts.push_back(mapped_file.starts[k]);
+    }
+  }
+  return file;
 }
 
 }  // namespace tuneprof

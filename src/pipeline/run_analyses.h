@@ -21,6 +21,8 @@
 
 namespace tuneprof {
 
+struct SummaryFile;
+
 // The traces of a run and what the user must be told about them, one line each naming the file:
 // files skipped, and each trace's own warnings (cut off, rows or events dropped).
 struct LoadedTraces {
@@ -96,6 +98,11 @@ enum class RunDetail : uint8_t {
 // no breakdowns, compute, hardware, kernels, memory or flops either.
 Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& paths, const AnalysisFlags& flags,
                                               RunDetail detail);
+
+// Summarizes every rank of `path` (a trace file, a rank directory, or a directory of them) for a
+// summary file (summary_file.h), as the map of AnalyzeRunInBoundedMemory makes them for analyze.
+// Errors: the flags', the path's, or no trace readable; warnings go to stderr and into the file.
+Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& flags);
 
 // The trace files behind `paths` (directories listed as import lists them), for the check that an
 // output file is none of them; paths that cannot be listed are left to the import to report.

@@ -455,8 +455,8 @@ HtaRankShape ShapeOfRankForHta(const Trace& trace) {
     if (!IsHtaRow(trace, i)) continue;
     for (StringId id : {e.name[i], e.category[i]}) {
       const std::string_view text = trace.str(id);
-      if (IsProfilerStepName(text) && std::find(shape.step_names.begin(), shape.step_names.end(), text) ==
-                                          shape.step_names.end()) {
+      if (IsProfilerStepName(text) &&
+          std::find(shape.step_names.begin(), shape.step_names.end(), text) == shape.step_names.end()) {
         shape.step_names.emplace_back(text);
       }
     }

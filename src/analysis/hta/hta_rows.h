@@ -49,7 +49,7 @@ std::vector<HtaRankRows> LoadLikeHta(std::span<const Trace> traces);
 // What HTA's load decides for the whole run before it keeps any row: its step filter (two or more
 // ProfilerStep names over the run) and which one (MTIA, read off the first rank).
 enum class HtaRunShape : uint8_t {
-  kAllRows,        // fewer than two step names: nothing filtered
+  kAllRows,  // fewer than two step names: nothing filtered
   kLastStepDropped,
   kMtiaFiltered,
 };

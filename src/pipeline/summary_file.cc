@@ -1,0 +1,314 @@
+#include "pipeline/summary_file.h"
+
+#include <bit>
+#include <memory>
+#include <optional>
+#include <type_traits>
+
+#include "base/interned_text.h"
+#include "io/byte_source.h"
+#include "pipeline/hardware_options.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr std::string_view kMagic = "TUNEPROF-SUMMARY\n";
+
+// The number of values of each enum a summary holds: a decoded value at or past it is corruption (an
+// enum indexes arrays downstream).
+constexpr uint64_t EnumCount(CollectiveSource) { return 3; }
+constexpr uint64_t EnumCount(CollectiveType) { return static_cast<uint64_t>(CollectiveType::kCount); }
+constexpr uint64_t EnumCount(FindingCategory) { return 7; }
+constexpr uint64_t EnumCount(Bottleneck) { return 7; }
+constexpr uint64_t EnumCount(TimePart) { return static_cast<uint64_t>(TimePart::kCount); }
+
+// Every field of every struct a summary holds, in the order of docs/summary-format.md, for the writer
+// and the reader alike. A field added to one of these structs must be added here and the format
+// version raised; the round-trip test compares the outputs of summaries and traces on real runs.
+template <class A>
+void Fields(A& a, CommLink& l) {
+  a(l.transport, l.profile, l.peak_gb_per_s, l.why);
+}
+template <class A>
+void Fields(A& a, Collective& c) {
+  a(c.event, c.source, c.type, c.name, c.group, c.group_ranks, c.group_desc, c.exposed_ns, c.group_size, c.bytes,
+    c.start_ns, c.duration_ns, c.step, c.sequence, c.algbw_gbps, c.busbw_gbps, c.utilization);
+}
+template <class A>
+void Fields(A& a, CollectiveTypeSummary& s) {
+  a(s.type, s.count, s.count_with_bytes, s.bytes, s.duration_ns, s.duration_with_bytes_ns, s.algbw_gbps, s.busbw_gbps,
+    s.utilization, s.small_count);
+}
+template <class A>
+void Fields(A& a, AscendTransport& t) {
+  a(t.transport, t.size_mb, t.time_ms, t.bandwidth_gbps, t.bandwidth_recomputed, t.large_packet_ratio, t.packets,
+    t.small_packets, t.utilization, t.peak_gbps);
+}
+template <class A>
+void Fields(A& a, AscendCommOp& o) {
+  a(o.step, o.p2p, o.total, o.op_name, o.group, o.type, o.elapse_ms, o.transit_ms, o.wait_ms, o.synchronization_ms,
+    o.idle_ms, o.wait_ratio, o.synchronization_ratio, o.file_wait_ratio, o.transports);
+}
+template <class A>
+void Fields(A& a, AscendTransportTotal& t) {
+  a(t.transport, t.size_mb, t.time_ms, t.bandwidth_gbps, t.utilization, t.packets, t.small_packets);
+}
+template <class A>
+void Fields(A& a, AscendMatrixLink& l) {
+  a(l.step, l.op_key, l.group, l.src_rank, l.dst_rank, l.transport, l.size_mb, l.time_ms, l.bandwidth_gbps, l.slow);
+}
+template <class A>
+void Fields(A& a, ParallelGroupInfo& g) {
+  a(g.id, g.name, g.global_ranks);
+}
+template <class A>
+void Fields(A& a, RankCommunication& r) {
+  a(r.rank, r.path, r.device_name, r.link, r.collectives, r.by_type, r.total, r.size_histogram, r.small_message_share,
+    r.wall_ns, r.communication_ns, r.exposed_communication_ns, r.hidden_communication_ns, r.exposed_share_of_wall,
+    r.computing_ns, r.free_ns, r.bubble_ns, r.steps, r.ascend_ops, r.ascend_transports, r.ascend_wait_ratio,
+    r.ascend_synchronization_ratio, r.ascend_links, r.ascend_rank_matrix, r.parallel_groups);
+}
+template <class A>
+void Fields(A& a, TimeSplit& s) {
+  a(s.steps, s.step_ns, s.part_ns, s.compute_bound_share, s.compute_classes_known, s.dataloader_ns, s.cpu_only,
+    s.dispatch_ns);
+}
+template <class A>
+void Fields(A& a, UtilizationCheck& u) {
+  a(u.name, u.value_pct, u.threshold_pct, u.measured_as, u.how_to_measure, u.label, u.source, u.immaterial_share,
+    u.immaterial_part);
+}
+template <class A>
+void Fields(A& a, RankAdvice& r) {
+  a(r.rank, r.path, r.split, r.utilizations, r.dominant);
+}
+template <class A>
+void Fields(A& a, Evidence& e) {
+  a(e.label, e.number, e.text, e.unit);
+}
+template <class A>
+void Fields(A& a, Finding& f) {
+  a(f.id, f.category, f.title, f.metric, f.value, f.threshold, f.unit, f.saves_from, f.estimated_gain_ns,
+    f.uncapped_gain_ns, f.catch_all, f.gain_model, f.evidence, f.strategy, f.apis, f.ranks, f.evidence_rank);
+}
+template <class A>
+void Fields(A& a, RuleFinding& f) {
+  a(f.rule, f.finding);
+}
+template <class A>
+void Fields(A& a, RankAdviceDraft& d) {
+  a(d.advice, d.on_npu, d.findings);
+}
+template <class A>
+void Fields(A& a, SummarySettings& s) {
+  a(s.hardware, s.hardware_file_text, s.config_text);
+}
+
+// Little-endian fixed-width integers, IEEE doubles by their bits, length-prefixed strings and vectors, a
+// presence byte before optional values.
+class Writer {
+ public:
+  template <class... T>
+  void operator()(const T&... values) {
+    (Put(values), ...);
+  }
+  std::string& out() { return out_; }
+
+ private:
+  void U64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  }
+  void Put(bool v) { out_.push_back(v ? 1 : 0); }
+  void Put(double v) { U64(std::bit_cast<uint64_t>(v)); }
+  template <class T>
+  requires(std::is_integral_v<T> || std::is_enum_v<T>) void Put(T v) { U64(static_cast<uint64_t>(v)); }
+  void Put(std::string_view v) {
+    U64(v.size());
+    out_.append(v);
+  }
+  void Put(const std::string& v) { Put(std::string_view(v)); }
+  template <class T>
+  void Put(const std::optional<T>& v) {
+    Put(v.has_value());
+    if (v) Put(*v);
+  }
+  template <class T>
+  void Put(const std::vector<T>& v) {
+    U64(v.size());
+    for (const T& item : v) Put(item);
+  }
+  template <class T, size_t N>
+  void Put(const std::array<T, N>& v) {
+    for (const T& item : v) Put(item);
+  }
+  template <class T>
+  requires std::is_class_v<T>
+  void Put(const T& v) {
+    // Fields() lists the members once for both directions; writing only reads them.
+    Fields(*this, const_cast<T&>(v));
+  }
+
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  template <class... T>
+  void operator()(T&... values) {
+    (Get(values), ...);
+  }
+  bool ok() const { return !failed_; }
+  bool at_end() const { return at_ == bytes_.size(); }
+  bool Expect(std::string_view text) {
+    if (bytes_.substr(at_, text.size()) != text) return false;
+    at_ += text.size();
+    return true;
+  }
+
+ private:
+  void Fail() {
+    failed_ = true;
+    at_ = bytes_.size();
+  }
+  uint64_t U64() {
+    if (bytes_.size() - at_ < 8) {
+      Fail();
+      return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(bytes_[at_ + i])) << (8 * i);
+    at_ += 8;
+    return v;
+  }
+  void Get(bool& v) {
+    if (at_ >= bytes_.size() || static_cast<uint8_t>(bytes_[at_]) > 1) return Fail();
+    v = bytes_[at_++] == 1;
+  }
+  void Get(double& v) { v = std::bit_cast<double>(U64()); }
+  template <class T>
+  requires std::is_integral_v<T>
+  void Get(T& v) { v = static_cast<T>(U64()); }
+  template <class T>
+  requires std::is_enum_v<T>
+  void Get(T& v) {
+    const uint64_t raw = U64();
+    if (raw >= EnumCount(T{})) return Fail();
+    v = static_cast<T>(raw);
+  }
+  void Get(std::string& v) {
+    const uint64_t size = U64();
+    if (size > bytes_.size() - at_) return Fail();
+    v.assign(bytes_.substr(at_, size));
+    at_ += size;
+  }
+  void Get(std::string_view& v) {  // pooled text (Collective::group_ranks)
+    std::string text;
+    Get(text);
+    v = InternText(text);
+  }
+  template <class T>
+  void Get(std::optional<T>& v) {
+    bool present = false;
+    Get(present);
+    if (!present) return v.reset();
+    Get(v.emplace());
+  }
+  template <class T>
+  void Get(std::vector<T>& v) {
+    const uint64_t size = U64();
+    v.clear();
+    // Every item takes at least a byte: a count past the bytes left is corruption, not an allocation.
+    if (size > bytes_.size() - at_) return Fail();
+    for (uint64_t i = 0; i < size && !failed_; ++i) Get(v.emplace_back());
+  }
+  template <class T, size_t N>
+  void Get(std::array<T, N>& v) {
+    for (T& item : v) Get(item);
+  }
+  template <class T>
+  requires std::is_class_v<T>
+  void Get(T& v) { Fields(*this, v); }
+
+  std::string_view bytes_;
+  size_t at_ = 0;
+  bool failed_ = false;
+};
+
+// FNV-1a over the bytes before it: a flipped byte in a string or a number is caught, not read as data.
+uint64_t Checksum(std::string_view bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  return hash;
+}
+
+}  // namespace
+
+bool IsSummaryPath(std::string_view path) { return path.ends_with(kSummaryExtension); }
+
+std::string EncodeSummaryFile(const SummaryFile& file) {
+  Writer w;
+  w.out().append(kMagic);
+  w(uint64_t{kSummaryFormatVersion}, file.source, file.settings, file.warnings, file.starts);
+  w(uint64_t{file.ranks.size()});
+  for (const RankSummary& rank : file.ranks) w(rank.comm, rank.advice, rank.breakdown_warnings);
+  w(Checksum(w.out()));
+  return std::move(w.out());
+}
+
+Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string& path) {
+  Reader r(bytes);
+  if (!r.Expect(kMagic)) return InvalidInput(path + ": not a tuneprof summary (made by `tuneprof summarize`)");
+  uint64_t version = 0;
+  r(version);
+  if (r.ok() && version != kSummaryFormatVersion) {
+    return InvalidInput(path + ": summary format version " + std::to_string(version) + "; this build reads version " +
+                        std::to_string(kSummaryFormatVersion) + " (summarize the trace again with this build)");
+  }
+  const Status corrupt = InvalidInput(path + ": summary is cut off or corrupt; summarize the trace again");
+  if (bytes.size() < kMagic.size() + 16) return corrupt;
+  Reader tail(bytes.substr(bytes.size() - 8));
+  uint64_t checksum = 0;
+  tail(checksum);
+  if (checksum != Checksum(bytes.substr(0, bytes.size() - 8))) return corrupt;
+  SummaryFile file;
+  uint64_t ranks = 0;
+  r(file.source, file.settings, file.warnings, file.starts, ranks);
+  for (uint64_t i = 0; i < ranks && r.ok(); ++i) {
+    RankSummary& rank = file.ranks.emplace_back();
+    r(rank.comm, rank.advice, rank.breakdown_warnings);
+  }
+  uint64_t trailing_checksum = 0;
+  r(trailing_checksum);
+  if (!r.ok() || !r.at_end() || file.starts.size() != file.ranks.size()) return corrupt;
+  return file;
+}
+
+Result<SummaryFile> ReadSummaryFile(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(path));
+  std::string bytes;
+  for (;;) {
+    constexpr size_t kBlock = 1 << 20;
+    const size_t size = bytes.size();
+    bytes.resize(size + kBlock);
+    TP_ASSIGN_OR_RETURN(const size_t n, source->Read(bytes.data() + size, kBlock));
+    bytes.resize(size + n);
+    if (n == 0) break;
+  }
+  if (source->truncated()) return InvalidInput(path + ": summary is cut off; summarize the trace again");
+  return DecodeSummaryFile(bytes, path);
+}
+
+Result<SummarySettings> SummarySettingsOf(const AnalysisFlags& flags) {
+  SummarySettings settings;
+  settings.hardware = flags.hardware;
+  if (!flags.hardware_file.empty()) {
+    TP_ASSIGN_OR_RETURN(settings.hardware_file_text, ReadFlagFile(flags.hardware_file, "--hardware-file"));
+  }
+  if (!flags.config.empty()) {
+    TP_ASSIGN_OR_RETURN(settings.config_text, ReadFlagFile(flags.config, "--config"));
+  }
+  return settings;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,50 @@
+#pragma once
+// The per-rank summary file (.tps, docs/summary-format.md): what `tuneprof summarize` writes where a
+// rank's profile lives, so that the run is put together elsewhere from summaries alone. It holds each
+// rank's communication and its advice before the run's ranks are combined: what `analyze`, `advise` and
+// `comm` read of a rank, with the warnings its import gave and the flags it was made with.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "pipeline/analysis_flags.h"
+#include "pipeline/rank_summary.h"
+
+namespace tuneprof {
+
+inline constexpr std::string_view kSummaryExtension = ".tps";
+inline constexpr uint32_t kSummaryFormatVersion = 1;
+
+// The flags a summary depends on: a summary made under others would give other findings.
+struct SummarySettings {
+  std::string hardware;            // --hardware NAME
+  std::string hardware_file_text;  // the contents of --hardware-file ("" without)
+  std::string config_text;         // the contents of --config ("" without)
+  bool operator==(const SummarySettings&) const = default;
+};
+
+// One trace file, summarized.
+struct SummaryFile {
+  std::string source;  // the trace file or rank directory it was made from
+  SummarySettings settings;
+  std::vector<std::string> warnings;  // files skipped and the traces' own warnings, each naming its file
+  std::vector<int64_t> starts;        // each rank's first event, on its own clock
+  std::vector<RankSummary> ranks;     // `comm`, `advice` and `breakdown_warnings` set
+};
+
+bool IsSummaryPath(std::string_view path);
+
+std::string EncodeSummaryFile(const SummaryFile& file);
+
+// Errors name `path`: not a summary, a version this build does not read, cut off or corrupt.
+Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string& path);
+
+// Reads and decodes the summary file at `path` (gzipped or not).
+Result<SummaryFile> ReadSummaryFile(const std::string& path);
+
+// The settings `flags` make summaries under (the flag files read whole); an error when one cannot be read.
+Result<SummarySettings> SummarySettingsOf(const AnalysisFlags& flags);
+
+}  // namespace tuneprof

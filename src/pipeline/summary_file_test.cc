@@ -1,0 +1,127 @@
+#include "pipeline/summary_file.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "base/interned_text.h"
+
+namespace tuneprof {
+namespace {
+
+// A summary with every kind of field set: strings, optionals both ways, nested vectors, enums, arrays.
+SummaryFile Example() {
+  SummaryFile file;
+  file.source = "/runs/job/rank3.pt.trace.json.gz";
+  file.settings = SummarySettings{"H100 SXM", "", "{\"exposed_communication_pct\": 5}"};
+  file.warnings = {"/runs/job/rank3.pt.trace.json.gz: 2 'E' events without a matching 'B' dropped"};
+  file.starts = {1'700'000'000'123'456'789};
+  RankSummary& rank = file.ranks.emplace_back();
+  rank.breakdown_warnings = {"step 7 is incomplete"};
+  RankCommunication& comm = rank.comm;
+  comm.rank = 3;
+  comm.path = file.source;
+  comm.link = CommLink{"nvlink", "H100 SXM", 450.0, "from the profile"};
+  Collective c;
+  c.event = 42;
+  c.source = CollectiveSource::kHccl;
+  c.type = CollectiveType::kReduceScatter;
+  c.name = "hcom_reduceScatter__1";
+  c.group_ranks = InternText("[0, 1, 2, 3]");
+  c.bytes = 1 << 20;
+  c.step = 7;
+  c.busbw_gbps = 123.25;
+  comm.collectives = {c, Collective()};
+  comm.size_histogram = {1, 2, 3, 4, 5, 6};
+  comm.exposed_share_of_wall = 0.125;
+  AscendCommOp op;
+  op.op_name = "hcom_allReduce__1";
+  op.transports = {AscendTransport{"HCCS", 10, 1, 10.0, true, std::nullopt, 3, 1, 0.5, 20.0}};
+  comm.ascend_ops = {op};
+  comm.parallel_groups = {ParallelGroupInfo{"10652853832372142448", "dp", {0, 1, 2, 3}}};
+  RankAdvice& advice = rank.advice.advice;
+  advice.rank = 3;
+  advice.path = file.source;
+  advice.split.steps = 9;
+  advice.split.part_ns[static_cast<size_t>(TimePart::kData)] = 1.5;
+  advice.utilizations = {UtilizationCheck{"compute_units", 65.0, 70.0, "pmu", "", "Cube", "pmu", std::nullopt, ""}};
+  advice.dominant = Bottleneck::kCommunication;
+  rank.advice.on_npu = true;
+  Finding f;
+  f.id = "communication.exposed";
+  f.category = FindingCategory::kCommunication;
+  f.saves_from = TimePart::kCommunication;
+  f.uncapped_gain_ns = 1e6;
+  f.AddNumber("exposed_us", 1000, "us");
+  f.AddText("why", "no overlap");
+  f.apis = {"--overlap-grad-reduce"};
+  rank.advice.findings = {RuleFinding{2, f}};
+  return file;
+}
+
+TEST(SummaryFileTest, RoundTripsEveryField) {
+  const std::string bytes = EncodeSummaryFile(Example());
+  auto decoded = DecodeSummaryFile(bytes, "x.tps");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(EncodeSummaryFile(*decoded), bytes);  // every field written is read back
+  const RankSummary& rank = decoded->ranks.at(0);
+  EXPECT_EQ(rank.comm.collectives.at(0).group_ranks, "[0, 1, 2, 3]");
+  EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
+  EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
+  EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
+  EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
+  EXPECT_EQ(decoded->settings, Example().settings);
+  EXPECT_EQ(decoded->starts, Example().starts);
+}
+
+TEST(SummaryFileTest, EveryCutIsAnErrorNamingTheFile) {
+  const std::string bytes = EncodeSummaryFile(Example());
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    auto decoded = DecodeSummaryFile(std::string_view(bytes).substr(0, size), "cut.tps");
+    ASSERT_FALSE(decoded.ok()) << size;
+    EXPECT_TRUE(decoded.status().message().starts_with("cut.tps: ")) << decoded.status().message();
+  }
+}
+
+TEST(SummaryFileTest, FlippedBytesAreCaughtByTheChecksum) {
+  const std::string bytes = EncodeSummaryFile(Example());
+  for (size_t at = 17; at < bytes.size(); at += 7) {
+    std::string flipped = bytes;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x5A);
+    EXPECT_FALSE(DecodeSummaryFile(flipped, "f.tps").ok()) << at;
+  }
+}
+
+// A hostile file can carry a valid checksum: random payloads behind a correct one are refused or read,
+// never a crash, an enum out of range or an allocation of the counts they claim.
+TEST(SummaryFileTest, HostilePayloadsWithAValidChecksumNeverCrash) {
+  const std::string valid = EncodeSummaryFile(Example());
+  std::mt19937_64 random(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::string bytes = valid.substr(0, valid.size() - 8);
+    for (int k = 0; k < 4; ++k) bytes[17 + random() % (bytes.size() - 17)] = static_cast<char>(random());
+    // The checksum the format defines (FNV-1a of the bytes before it, docs/summary-format.md).
+    uint64_t hash = 14695981039346656037ull;
+    for (const char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((hash >> (8 * i)) & 0xFF));
+    auto decoded = DecodeSummaryFile(bytes, "h.tps");
+    if (!decoded.ok()) continue;
+    for (const RankSummary& rank : decoded->ranks) {
+      for (const RuleFinding& f : rank.advice.findings) {
+        EXPECT_LT(static_cast<size_t>(f.finding.saves_from), static_cast<size_t>(TimePart::kCount));
+      }
+    }
+  }
+}
+
+TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
+  EXPECT_NE(DecodeSummaryFile("{\"traceEvents\": []}", "t.tps").status().message().find("not a tuneprof summary"),
+            std::string::npos);
+  std::string bytes = EncodeSummaryFile(Example());
+  bytes[17] = 9;  // the version's low byte
+  EXPECT_NE(DecodeSummaryFile(bytes, "v.tps").status().message().find("version 9"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuneprof

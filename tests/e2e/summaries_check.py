@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Rank summaries (`tuneprof summarize`, .tps) in place of traces, on generated 8-rank runs in both layouts
+(bench/gen_cluster.py: Kineto + NCCL with a straggler and skewed clocks, and torch_npu + HCCL):
+  - each rank is summarized alone, as a scheduler would where its profile lives;
+  - `analyze`, `advise` and `comm` (text and --json, stdout and stderr) print exactly what they print on
+    the traces, whether given the directory of summaries, the summaries one by one, or a mix of summaries
+    and traces;
+  - a summary made with other flags (--hardware) is refused with one line naming it and the flags;
+  - commands that need the events (profile, memory, report, info, annotate --merge, summarize itself)
+    refuse a summary with one line naming it, exit 2;
+  - a cut-off or corrupt summary is one line naming it, exit 1, never a crash.
+
+Usage: summaries_check.py TUNEPROF GEN_CLUSTER_PY
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+RANKS = 8
+
+
+def run(binary, *args):
+    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
+
+
+def rank_inputs(run_dir):
+    return sorted((os.path.join(run_dir, name) for name in os.listdir(run_dir)), key=lambda p: (len(p), p))
+
+
+def summarize(binary, inputs, out_dir, failures, extra=()):
+    os.makedirs(out_dir, exist_ok=True)
+    summaries = []
+    for path in inputs:
+        out = os.path.join(out_dir, os.path.basename(path) + ".tps")
+        done = run(binary, "summarize", path, "-o", out, *extra)
+        if done.returncode != 0:
+            failures.append(f"summarize {path}: exit {done.returncode}: {done.stderr.strip()}")
+        summaries.append(out)
+    return summaries
+
+
+def compare_outputs(binary, layout, traces, summaries, summary_dir, failures):
+    mixed = summaries[: RANKS // 2] + traces[RANKS // 2 :]
+    for command in ("analyze", "advise", "comm"):
+        for fmt in ((), ("--json",)):
+            want = run(binary, command, *fmt, *traces)
+            if want.returncode != 0:
+                failures.append(f"{layout} {command}: exit {want.returncode} on the traces: {want.stderr.strip()}")
+                continue
+            for label, given in (("directory", [summary_dir]), ("files", summaries), ("mixed", mixed)):
+                got = run(binary, command, *fmt, *given)
+                if (got.returncode, got.stdout, got.stderr) != (want.returncode, want.stdout, want.stderr):
+                    failures.append(f"{layout} {command} {' '.join(fmt)} on summaries ({label}) differs from the traces")
+
+
+def check_refusals(binary, summary, trace, tmp, failures):
+    other = run(binary, "analyze", "--hardware", "H100 SXM", summary)
+    if other.returncode != 2 or summary not in other.stderr or "--hardware" not in other.stderr:
+        failures.append(f"analyze --hardware on a summary made without it: exit {other.returncode}: {other.stderr.strip()}")
+    for args in (("profile", summary), ("memory", summary), ("info", summary),
+                 ("report", summary, "-o", os.path.join(tmp, "r.html")),
+                 ("annotate", "--merge", summary, "-o", os.path.join(tmp, "m.json.gz")),
+                 ("summarize", summary, "-o", os.path.join(tmp, "again.tps"))):
+        done = run(binary, *args)
+        lines = done.stderr.strip().splitlines()
+        if done.returncode != 2 or len(lines) != 1 or summary not in lines[0] or "summary" not in lines[0]:
+            failures.append(f"{args[0]} on a summary: exit {done.returncode}, stderr {done.stderr.strip()!r}")
+    bad_name = run(binary, "summarize", trace, "-o", os.path.join(tmp, "rank.json"))
+    if bad_name.returncode != 2:
+        failures.append(f"summarize -o rank.json: exit {bad_name.returncode}")
+
+
+def check_corrupt(binary, summary, tmp, failures):
+    data = open(summary, "rb").read()
+    cases = {"cut.tps": data[: len(data) // 2], "empty.tps": b"", "flipped.tps": data[:40] + b"\xff" * 16 + data[56:],
+             "other.tps": b"{\"traceEvents\": []}"}
+    for name, content in cases.items():
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(content)
+        done = run(binary, "analyze", path)
+        lines = done.stderr.strip().splitlines()
+        if done.returncode not in (1, 2) or len(lines) != 1 or path not in lines[0]:
+            failures.append(f"analyze {name}: exit {done.returncode}, stderr {done.stderr.strip()!r}")
+
+
+def main():
+    binary, generator = sys.argv[1], sys.argv[2]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for layout in ("kineto", "torch_npu"):
+            run_dir = os.path.join(tmp, layout)
+            subprocess.run([sys.executable, generator, "--out", run_dir, "--ranks", str(RANKS), "--layout", layout],
+                           check=True, capture_output=True, timeout=300)
+            traces = rank_inputs(run_dir)
+            summary_dir = os.path.join(tmp, layout + "_tps")
+            summaries = summarize(binary, traces, summary_dir, failures)
+            compare_outputs(binary, layout, traces, summaries, summary_dir, failures)
+            if layout == "kineto":
+                check_refusals(binary, summaries[0], traces[0], tmp, failures)
+                check_corrupt(binary, summaries[0], tmp, failures)
+    for failure in failures:
+        print("FAIL:", failure)
+    print(f"summaries: {len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
