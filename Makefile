@@ -18,11 +18,11 @@ build: deps
 	@$(RELEASE_CONFIGURE)
 	@cmake --build $(BUILD)/release -j $(JOBS)
 
-# Release binary, Python module and benchmark only: the release half of `make test` runs the end-to-end
+# Release binaries (tuneprof, and tuneprof-mpi where Open MPI is installed), Python module and benchmark only: the release half of `make test` runs the end-to-end
 # and Python tests, which need nothing else (the unit tests run in the sanitized build).
 release-cli: deps
 	@$(RELEASE_CONFIGURE)
-	@cmake --build $(BUILD)/release -j $(JOBS) --target tuneprof import_benchmark tuneprof_python
+	@cmake --build $(BUILD)/release -j $(JOBS) --target tuneprof_executables import_benchmark tuneprof_python
 
 demo: build
 	@$(BUILD)/release/tuneprof analyze $(DEMO_TRACE)

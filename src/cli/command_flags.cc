@@ -65,6 +65,16 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
                       "(`*` matches anything; unnamed markers keep the defaults request#*, prefill, decode_step, ...)");
 }
 
+namespace {
+
+void AddMpiFlag(CLI::App* command, bool* mpi) {
+  command->add_flag("--mpi", *mpi,
+                    "share the ranks among the processes of an MPI job (mpirun -n K tuneprof ... --mpi): each "
+                    "reads the files its host sees, the first prints (docs/cluster.md)");
+}
+
+}  // namespace
+
 void AddCommCommand(CLI::App* app, CommOptions* options) {
   CLI::App* comm = app->add_subcommand(
       "comm",
@@ -72,6 +82,7 @@ void AddCommCommand(CLI::App* app, CommOptions* options) {
   comm->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   comm->add_flag("--json", options->json, "print one JSON document (schema tuneprof.comm/1)");
   AddHardwareOptions(comm, &options->hardware, &options->hardware_file);
+  AddMpiFlag(comm, &options->mpi);
   comm->add_option("--utilization-threshold", options->utilization_threshold,
                    "bandwidth utilization below which communication is a bottleneck (0..1, default 0.5)")
       ->check(Between(0.0, 1.0));
@@ -123,6 +134,7 @@ void AddOptions(CLI::App* command, AdviseOptions* options) {
   command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   AddConfigOption(command, &options->analysis.config);
   AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
+  AddMpiFlag(command, &options->mpi);
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ struct CommOptions {
   std::string hardware;
   std::string hardware_file;
   double utilization_threshold = 0.5;
+  bool mpi = false;  // --mpi, as for analyze
 };
 void AddCommCommand(CLI::App* app, CommOptions* options);
 int RunComm(const CommOptions& options);
@@ -78,6 +79,7 @@ int RunMemory(const MemoryOptions& options);
 struct AdviseOptions {
   std::vector<std::string> paths;
   bool json = false;
+  bool mpi = false;  // --mpi: the run shared among the processes of an MPI job (tuneprof-mpi)
   AnalysisFlags analysis;
 };
 // `analyze` (one-screen summary, the main job) and `advise` (every finding) share options and code.
@@ -112,6 +114,11 @@ struct ExportOptions {
 // `export`: the run's tables as a SQLite database (report/sqlite/sqlite_export.h).
 void AddExportCommand(CLI::App* app, ExportOptions* options);
 int RunExport(const ExportOptions& options);
+
+// --mpi in the executable built without MPI: runs tuneprof-mpi, built beside it where Open MPI is found,
+// with the same arguments (under mpirun its processes join the job); without it, a usage error saying how
+// to build it. Returns only on error.
+int RunMpiBuild(char** argv);
 
 struct SummarizeOptions {
   std::string path;    // one trace file, rank directory, or directory of them

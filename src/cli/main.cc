@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,9 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "pipeline/diagnostics.h"
+#ifdef TUNEPROF_MPI
+#include "mpi/mpi_session.h"
+#endif
 
 namespace {
 
@@ -91,6 +95,15 @@ int main(int argc, char** argv) {
                          "--help`");
     return tuneprof::cli::kExitUsage;
   }
+  const bool mpi = (app.got_subcommand("analyze") && analyze.mpi) || (app.got_subcommand("advise") && advise.mpi) ||
+                   (app.got_subcommand("comm") && comm.mpi);
+#ifdef TUNEPROF_MPI
+  std::optional<tuneprof::mpi::MpiSession> mpi_session;
+  if (mpi) mpi_session.emplace(&argc, &argv);
+  quiet = quiet || mpi;  // several processes would draw over each other
+#else
+  if (mpi) return tuneprof::cli::RunMpiBuild(argv);
+#endif
   tuneprof::cli::InstallProgress(quiet);
   const int code = [&] {
     if (app.got_subcommand("info")) return tuneprof::cli::RunInfo(info);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <thread>
 
 // glibc's malloc_trim walks glibc's own arenas; under AddressSanitizer, which replaces malloc, they
@@ -50,7 +51,7 @@ void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus
       RankBreakdown breakdown;
       if (with_breakdown) {
         breakdown = ComputeTimeBreakdown(trace);
-        status->breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
+        status->breakdown_warnings.push_back(RankLines{trace.metadata().path, breakdown.warnings});
       }
       each(trace, std::move(breakdown));
       ++status->ranks;
@@ -85,19 +86,45 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
   }
   status->warnings = std::move(summary->warnings);
   for (size_t k = 0; k < summary->ranks.size(); ++k) {
-    status->breakdown_warnings.Add(summary->ranks[k].advice.advice.path, summary->ranks[k].breakdown_warnings);
+    status->breakdown_warnings.push_back(
+        RankLines{summary->ranks[k].advice.advice.path, std::move(summary->ranks[k].breakdown_warnings)});
     each(std::move(summary->ranks[k]), summary->starts[k]);
     ++status->ranks;
   }
 }
 
-Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths) {
+namespace {
+
+MapSharing* active_sharing = nullptr;
+
+Result<std::vector<std::string>> ListLocalFiles(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     TP_ASSIGN_OR_RETURN(std::vector<std::string> listed, ListTraceFiles(path));
     files.insert(files.end(), listed.begin(), listed.end());
   }
   return files;
+}
+
+}  // namespace
+
+void SetMapSharing(MapSharing* sharing) { active_sharing = sharing; }
+MapSharing* ActiveMapSharing() { return active_sharing; }
+
+Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths) {
+  Result<std::vector<std::string>> local = ListLocalFiles(paths);
+  return active_sharing != nullptr ? active_sharing->ShareFileList(local) : local;
+}
+
+Status ExchangeMappedFiles(MapSharing* sharing, std::vector<MappedFileRecord> mine,
+                           std::vector<MappedFileRecord>* records) {
+  const std::vector<std::string> payloads = sharing->Gather(EncodeMappedFiles(mine));
+  for (size_t p = 0; p < payloads.size(); ++p) {
+    TP_ASSIGN_OR_RETURN(std::vector<MappedFileRecord> received,
+                        DecodeMappedFiles(payloads[p], "process " + std::to_string(p)));
+    std::move(received.begin(), received.end(), std::back_inserter(*records));
+  }
+  return Status();
 }
 
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
@@ -123,7 +150,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
       std::erase_if(file->warnings, [](const std::string& w) { return w.ends_with(kNoRankWarning); });
     }
     EmitWarnings(file->warnings, warnings);
-    breakdown_warnings.Merge(file->breakdown_warnings);
+    for (const RankLines& rank : file->breakdown_warnings) breakdown_warnings.Add(rank.path, rank.lines);
   }
   if (file_lines != nullptr) *file_lines = *warnings;
   breakdown_warnings.Emit(warnings);

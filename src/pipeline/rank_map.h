@@ -21,9 +21,9 @@ void ForEachOnAllCores(size_t n, const std::function<void(size_t)>& work);
 
 // What a worker kept of one file besides its ranks' summaries.
 struct MappedFileStatus {
-  Status status;                      // the import's; the file is skipped when not ok
-  std::vector<std::string> warnings;  // the traces' (TraceWarnings)
-  RankWarnings breakdown_warnings;    // their breakdowns', said once across ranks
+  Status status;                              // the import's; the file is skipped when not ok
+  std::vector<std::string> warnings;          // the traces' (TraceWarnings)
+  std::vector<RankLines> breakdown_warnings;  // each rank's breakdown's
   size_t ranks = 0;
 };
 
@@ -55,9 +55,78 @@ struct SummaryInput {
 void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFileStatus* status,
                     const std::function<void(RankSummary, int64_t)>& each);
 
+// A run read by several processes (MPI, one per node or more): each lists the paths as its host sees
+// them, maps the files given to it, and hands what it mapped to the process that reduces, which then
+// prints what one process reading every file prints. Installed by the MPI executable for the commands
+// whose summaries travel (analyze, advise, comm); every call is collective, made once per run by every
+// process in the same order.
+class MapSharing {
+ public:
+  virtual ~MapSharing() = default;
+  // The run's files: every process's own listing, in process order, each file once. An error when no
+  // process could list them (the lowest process's error).
+  virtual Result<std::vector<std::string>> ShareFileList(const Result<std::vector<std::string>>& local) = 0;
+  // Which of `files` this process maps: each file by one process that sees it (the least loaded, ties
+  // to the lowest), so files local to a host are read there and files on a shared disk are spread evenly.
+  virtual std::vector<bool> Assign(const std::vector<std::string>& files) = 0;
+  // Every process's payload, in process order, on the process that reduces; nothing on the others.
+  virtual std::vector<std::string> Gather(std::string payload) = 0;
+};
+
+// nullptr (the default): this process maps every file.
+void SetMapSharing(MapSharing* sharing);
+MapSharing* ActiveMapSharing();
+
+// Hands the files this process mapped (`mine`) to the reducing process, which gets every process's
+// records back into `records` by file; an error there when a payload arrived damaged.
+Status ExchangeMappedFiles(MapSharing* sharing, std::vector<MappedFileRecord> mine,
+                           std::vector<MappedFileRecord>* records);
+
 // What a command's map keeps of a summary file's rank; the commands that take no summaries have none.
 inline RankSummary TakeFromSummary(RankSummary rank, RankSummary*) { return rank; }
 inline RankCommunication TakeFromSummary(RankSummary rank, RankCommunication*) { return std::move(rank.comm); }
+// And what travels of it between processes.
+inline RankSummary GiveAsSummary(RankSummary rank) { return rank; }
+inline RankSummary GiveAsSummary(RankCommunication comm) {
+  RankSummary rank;
+  rank.comm = std::move(comm);
+  return rank;
+}
+
+// Under MapSharing: the files this process mapped go to the reducing process, whose `mapped` then holds
+// every process's; a damaged payload is the first file's error.
+template <class Summary>
+void ShareMapped(MapSharing* sharing, const std::vector<bool>& mine, std::vector<MappedFile<Summary>>* mapped) {
+  std::vector<MappedFileRecord> records;
+  for (size_t i = 0; i < mapped->size(); ++i) {
+    if (!mine[i]) continue;
+    MappedFile<Summary>& file = (*mapped)[i];
+    MappedFileRecord& record = records.emplace_back();
+    record.file = i;
+    record.status_code = file.status.status.code();
+    record.status_message = file.status.status.message();
+    record.warnings = std::move(file.status.warnings);
+    record.breakdown_warnings = std::move(file.status.breakdown_warnings);
+    record.starts = std::move(file.starts);
+    for (Summary& rank : file.ranks) record.ranks.push_back(GiveAsSummary(std::move(rank)));
+    file = MappedFile<Summary>();
+  }
+  std::vector<MappedFileRecord> all;
+  const Status received = ExchangeMappedFiles(sharing, std::move(records), &all);
+  if (!received.ok() && !mapped->empty()) (*mapped)[0].status.status = received;
+  for (MappedFileRecord& record : all) {
+    if (record.file >= mapped->size()) continue;
+    MappedFile<Summary>& file = (*mapped)[record.file];
+    if (record.status_code != StatusCode::kOk) file.status.status = Status(record.status_code, record.status_message);
+    file.status.warnings = std::move(record.warnings);
+    file.status.breakdown_warnings = std::move(record.breakdown_warnings);
+    file.status.ranks = record.ranks.size();
+    file.starts = std::move(record.starts);
+    for (RankSummary& rank : record.ranks) {
+      file.ranks.push_back(TakeFromSummary(std::move(rank), static_cast<Summary*>(nullptr)));
+    }
+  }
+}
 
 // MapFileRanks over `files` on all cores; `summarize(trace, breakdown)`, or `summarize(trace)` for a
 // summary that needs no breakdown, returns a rank's Summary. It runs on the workers, so it must only read
@@ -68,7 +137,11 @@ std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files,
                                           const SummaryInput& summaries = SummaryInput()) {
   constexpr bool kWithBreakdown = std::is_invocable_v<Summarize, const Trace&, RankBreakdown>;
   std::vector<MappedFile<Summary>> mapped(files.size());
+  MapSharing* sharing = nullptr;
+  if constexpr (requires(Summary summary) { GiveAsSummary(std::move(summary)); }) sharing = ActiveMapSharing();
+  const std::vector<bool> mine = sharing != nullptr ? sharing->Assign(files) : std::vector<bool>(files.size(), true);
   ForEachOnAllCores(files.size(), [&](size_t i) {
+    if (!mine[i]) return;
     MappedFile<Summary>& file = mapped[i];
     if (IsSummaryPath(files[i])) {
       MapSummaryFile(files[i], summaries, &file.status, [&](RankSummary rank, int64_t start) {
@@ -88,6 +161,9 @@ std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files,
       }
     });
   });
+  if constexpr (requires(Summary summary) { GiveAsSummary(std::move(summary)); }) {
+    if (sharing != nullptr) ShareMapped(sharing, mine, &mapped);
+  }
   return mapped;
 }
 

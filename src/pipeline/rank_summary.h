@@ -14,6 +14,12 @@
 
 namespace tuneprof {
 
+// One rank's warnings of one kind, said once across ranks by the reduce (RankWarnings).
+struct RankLines {
+  std::string path;
+  std::vector<std::string> lines;
+};
+
 struct RankSummary {
   // Read by the report only (RunDetail::kReport); a summary file does not hold them.
   RankBreakdown breakdown;

@@ -54,17 +54,6 @@ void RankWarnings::Add(const std::string& path, const std::vector<std::string>& 
   }
 }
 
-void RankWarnings::Merge(const RankWarnings& other) {
-  for (const Shared& line : other.lines_) {
-    const auto [it, added] = index_.try_emplace(line.message, lines_.size());
-    if (added) {
-      lines_.push_back(line);
-    } else {
-      lines_[it->second].ranks += line.ranks;
-    }
-  }
-}
-
 void RankWarnings::Emit(std::vector<std::string>* all) const {
   std::vector<std::string> lines;
   for (const Shared& s : lines_) {

@@ -47,8 +47,6 @@ class RankWarnings {
  public:
   // `warnings` of the rank read from `path`, each "PATH: message" or just "message".
   void Add(const std::string& path, const std::vector<std::string>& warnings);
-  // Adds another collection's (a worker's ranks), as if its ranks had been added here.
-  void Merge(const RankWarnings& other);
   // Writes the lines as EmitWarnings does, in order of first appearance.
   void Emit(std::vector<std::string>* all) const;
 

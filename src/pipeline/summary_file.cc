@@ -13,6 +13,7 @@ namespace tuneprof {
 namespace {
 
 constexpr std::string_view kMagic = "TUNEPROF-SUMMARY\n";
+constexpr std::string_view kRecordsMagic = "TUNEPROF-MAPPED!\n";
 
 // The number of values of each enum a summary holds: a decoded value at or past it is corruption (an
 // enum indexes arrays downstream).
@@ -21,6 +22,7 @@ constexpr uint64_t EnumCount(CollectiveType) { return static_cast<uint64_t>(Coll
 constexpr uint64_t EnumCount(FindingCategory) { return 7; }
 constexpr uint64_t EnumCount(Bottleneck) { return 7; }
 constexpr uint64_t EnumCount(TimePart) { return static_cast<uint64_t>(TimePart::kCount); }
+constexpr uint64_t EnumCount(StatusCode) { return static_cast<uint64_t>(StatusCode::kUsage) + 1; }
 
 // Every field of every struct a summary holds, in the order of docs/summary-format.md, for the writer
 // and the reader alike. A field added to one of these structs must be added here and the format
@@ -98,6 +100,18 @@ void Fields(A& a, RuleFinding& f) {
 template <class A>
 void Fields(A& a, RankAdviceDraft& d) {
   a(d.advice, d.on_npu, d.findings);
+}
+template <class A>
+void Fields(A& a, RankLines& r) {
+  a(r.path, r.lines);
+}
+template <class A>
+void Fields(A& a, RankSummary& r) {  // what a summary holds of a rank besides its breakdown's warnings
+  a(r.comm, r.advice);
+}
+template <class A>
+void Fields(A& a, MappedFileRecord& r) {
+  a(r.file, r.status_code, r.status_message, r.warnings, r.breakdown_warnings, r.starts, r.ranks);
 }
 template <class A>
 void Fields(A& a, SummarySettings& s) {
@@ -282,6 +296,29 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
   r(trailing_checksum);
   if (!r.ok() || !r.at_end() || file.starts.size() != file.ranks.size()) return corrupt;
   return file;
+}
+
+std::string EncodeMappedFiles(const std::vector<MappedFileRecord>& records) {
+  Writer w;
+  w.out().append(kRecordsMagic);
+  w(uint64_t{kSummaryFormatVersion}, records);
+  w(Checksum(w.out()));
+  return std::move(w.out());
+}
+
+Result<std::vector<MappedFileRecord>> DecodeMappedFiles(std::string_view bytes, const std::string& origin) {
+  const Status corrupt = Status(StatusCode::kIoError, origin + ": mapped files arrived cut off or corrupt");
+  Reader r(bytes);
+  if (bytes.size() < kRecordsMagic.size() + 16 || !r.Expect(kRecordsMagic)) return corrupt;
+  Reader tail(bytes.substr(bytes.size() - 8));
+  uint64_t checksum = 0;
+  tail(checksum);
+  if (checksum != Checksum(bytes.substr(0, bytes.size() - 8))) return corrupt;
+  uint64_t version = 0;
+  std::vector<MappedFileRecord> records;
+  r(version, records, checksum);
+  if (!r.ok() || !r.at_end() || version != kSummaryFormatVersion) return corrupt;
+  return records;
 }
 
 Result<SummaryFile> ReadSummaryFile(const std::string& path) {

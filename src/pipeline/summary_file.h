@@ -41,6 +41,23 @@ std::string EncodeSummaryFile(const SummaryFile& file);
 // Errors name `path`: not a summary, a version this build does not read, cut off or corrupt.
 Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string& path);
 
+// One file of a run as the process that mapped it hands it to the one that reduces (an MPI run,
+// rank_map.h MapSharing): the same fields as a summary file plus the file's place and import status.
+struct MappedFileRecord {
+  uint64_t file = 0;  // index in the run's file list
+  StatusCode status_code = StatusCode::kOk;
+  std::string status_message;
+  std::vector<std::string> warnings;
+  std::vector<RankLines> breakdown_warnings;
+  std::vector<int64_t> starts;
+  std::vector<RankSummary> ranks;  // `comm` and `advice`
+};
+
+// The records in the summary encoding, with their own magic and the same checksum; a decoding error
+// names `origin` (the process they came from).
+std::string EncodeMappedFiles(const std::vector<MappedFileRecord>& records);
+Result<std::vector<MappedFileRecord>> DecodeMappedFiles(std::string_view bytes, const std::string& origin);
+
 // Reads and decodes the summary file at `path` (gzipped or not).
 Result<SummaryFile> ReadSummaryFile(const std::string& path);
 
