@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 DEMO_TRACE  ?= examples/tiny_train.pt.trace.json.gz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build release-cli demo test test-long asan-build fuzz bench bench-ranks bench-bounds clean
+.PHONY: deps build release-cli demo test test-long asan-build fuzz bench bench-ranks bench-cluster bench-bounds clean
 
 deps:
 	@./scripts/install-deps
@@ -66,6 +66,11 @@ bench: build
 # peak RSS, which must stay below (worker threads + 1) x one rank's.
 bench-ranks: build
 	@./bench/run_many_ranks_bench.sh $(BUILD)/release 8 64
+
+# Peak RSS of every command over generated runs of 8, 64 and 1,024 ranks in both layouts, against the
+# map -> summary -> reduce bound (docs/performance.md).
+bench-cluster: build
+	@./bench/run_cluster_rss_bench.sh $(BUILD)/release 8 64 1024
 
 # Bounded cost on adversarial generated inputs (1 M allocator events, 1 M identical events on one
 # thread, 10,000 ranks of tiny traces): wall time and peak RSS of `tuneprof analyze` on one core.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak RSS and wall time of `analyze`, `comm` and `report` over generated runs of N ranks, in both
+# Peak RSS and wall time of analyze, advise, comm, profile, memory and report over generated runs of N ranks, in both
 # layouts (bench/gen_cluster.py: Kineto and torch_npu), against the bound of the map -> summary -> reduce
 # reading: (workers + 1) x the same command's peak on one rank of the run, workers = min(cores, N).
 # Past that bound grow only what is O(N) by nature: the ranks' summaries and the output document.
@@ -33,7 +33,7 @@ for layout in kineto torch_npu; do
   largest=${counts[-1]}
   python3 "$here/gen_cluster.py" --out "$tmp/run" --ranks "$largest" --layout "$layout" >/dev/null
   first=$(find "$tmp/run" -mindepth 1 -maxdepth 1 | sort -V | awk "NR == 1")
-  for command in analyze comm report; do
+  for command in analyze advise comm profile memory report; do
     read -r _ one_rss _ < <(measure "$command" "$first")
     for n in "${counts[@]}"; do
       # The first n ranks of the largest run (links, so nothing is copied).
