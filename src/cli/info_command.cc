@@ -5,20 +5,34 @@
 #include "analysis/breakdown/trace_summary.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "pipeline/run_analyses.h"
+#include "pipeline/rank_map.h"
 #include "report/console/info_report.h"
 #include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 
-int RunInfo(const InfoOptions& options) {
-  auto loaded = LoadTraces(options.paths);
-  if (!loaded.ok()) return ReportError(loaded.status());
+namespace {
+
+// Each rank summarized on all cores with its trace dropped at once (pipeline/rank_map.h).
+Result<std::string> InfoOutput(const InfoOptions& options) {
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
+  std::vector<MappedFile<TraceSummary>> mapped = MapRanks<TraceSummary>(
+      files, [](const Trace& trace) { return SummarizeTrace(trace); }, SummaryInput{false, "info"});
+  std::vector<std::string> warnings;
+  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   std::vector<TraceSummary> summaries;
-  for (const Trace& trace : loaded->traces) summaries.push_back(SummarizeTrace(trace));
-  const std::string text =
-      options.json ? WithWarnings(RenderInfoJson(summaries), loaded->warnings) : RenderInfoText(summaries);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  for (MappedFile<TraceSummary>& file : mapped) {
+    for (TraceSummary& summary : file.ranks) summaries.push_back(std::move(summary));
+  }
+  return options.json ? WithWarnings(RenderInfoJson(summaries), warnings) : RenderInfoText(summaries);
+}
+
+}  // namespace
+
+int RunInfo(const InfoOptions& options) {
+  auto text = InfoOutput(options);
+  if (!text.ok()) return ReportError(text.status());
+  std::fwrite(text->data(), 1, text->size(), stdout);
   return kExitOk;
 }
 

@@ -44,19 +44,20 @@ struct RankMemory {
 Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const HardwareProfiles& profiles,
                                           const HardwareProfile* forced) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
-  std::vector<MappedFile<RankMemory>> mapped = MapRanks<RankMemory>(files, [&](const Trace& trace) {
-    RankMemory rank;
-    rank.memory = AnalyzeMemory(trace, SelectHardware(trace, profiles, forced));
-    if (options.json) {
-      rank.shape = ShapeOfRankForHta(trace);
-      rank.hta_bw = ComputeRankHtaMemoryBw(trace);
-    }
-    return rank;
-  });
-  std::vector<MappedFileStatus*> statuses;
-  for (MappedFile<RankMemory>& file : mapped) statuses.push_back(&file.status);
+  std::vector<MappedFile<RankMemory>> mapped = MapRanks<RankMemory>(
+      files,
+      [&](const Trace& trace) {
+        RankMemory rank;
+        rank.memory = AnalyzeMemory(trace, SelectHardware(trace, profiles, forced));
+        if (options.json) {
+          rank.shape = ShapeOfRankForHta(trace);
+          rank.hta_bw = ComputeRankHtaMemoryBw(trace);
+        }
+        return rank;
+      },
+      SummaryInput{false, "memory"});
   std::vector<std::string> warnings;
-  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, statuses, &warnings));
+  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   std::vector<MemoryAnalysis> ranks;
   std::vector<HtaRankShape> shapes;
   for (MappedFile<RankMemory>& file : mapped) {

@@ -76,11 +76,10 @@ Result<std::string> ProfileInBoundedMemory(const ProfileOptions& options, const 
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
   std::vector<MappedFile<RankProfile>> mapped = MapRanks<RankProfile>(
       files,
-      [&](const Trace& trace, RankBreakdown breakdown) { return ProfileRank(trace, std::move(breakdown), settings); });
-  std::vector<MappedFileStatus*> statuses;
-  for (MappedFile<RankProfile>& file : mapped) statuses.push_back(&file.status);
+      [&](const Trace& trace, RankBreakdown breakdown) { return ProfileRank(trace, std::move(breakdown), settings); },
+      SummaryInput{false, "profile"});
   std::vector<std::string> warnings;
-  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, statuses, &warnings));
+  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   ProfileResult result;
   for (MappedFile<RankProfile>& file : mapped) {
     for (RankProfile& rank : file.ranks) AddRank(std::move(rank), &result);

@@ -23,9 +23,7 @@ Result<CommRun> AnalyzeRunCommunication(const std::vector<std::string>& paths, c
         return AnalyzeRankCommunication(trace, breakdown, SelectHardware(trace, profiles, forced));
       },
       summaries);
-  std::vector<MappedFileStatus*> statuses;
-  for (MappedFile<RankCommunication>& file : mapped) statuses.push_back(&file.status);
-  TP_RETURN_IF_ERROR(CollectMapWarnings(paths, run.files, statuses, &run.warnings));
+  TP_RETURN_IF_ERROR(CollectMapWarnings(paths, run.files, mapped, &run.warnings));
   for (size_t f = 0; f < mapped.size(); ++f) {
     for (size_t k = 0; k < mapped[f].ranks.size(); ++k) {
       run.analysis.ranks.push_back(std::move(mapped[f].ranks[k]));

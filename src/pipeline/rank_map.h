@@ -29,7 +29,7 @@ struct MappedFileStatus {
 
 // Imports `file` and calls `each` with every rank it holds and, `with_breakdown`, that rank's step
 // breakdown (which most summaries start from; its warnings are kept), else an empty one; then frees the
-// traces and hands their pages back to the system.
+// traces, and after a large file hands their pages back to the system.
 void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus* status,
                   const std::function<void(const Trace&, RankBreakdown)>& each);
 
@@ -131,10 +131,10 @@ void ShareMapped(MapSharing* sharing, const std::vector<bool>& mine, std::vector
 // MapFileRanks over `files` on all cores; `summarize(trace, breakdown)`, or `summarize(trace)` for a
 // summary that needs no breakdown, returns a rank's Summary. It runs on the workers, so it must only read
 // what it is given and shared read-only state.
-// Summary files among `files` are read as `summaries` says (refused without it).
+// Summary files among `files` are read as `summaries` says (which names the command when it refuses them).
 template <class Summary, class Summarize>
 std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files, const Summarize& summarize,
-                                          const SummaryInput& summaries = SummaryInput()) {
+                                          const SummaryInput& summaries) {
   constexpr bool kWithBreakdown = std::is_invocable_v<Summarize, const Trace&, RankBreakdown>;
   std::vector<MappedFile<Summary>> mapped(files.size());
   MapSharing* sharing = nullptr;
@@ -178,5 +178,15 @@ Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& pa
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                           const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* warnings,
                           std::vector<std::string>* file_lines = nullptr);
+
+// The same over the files MapRanks returned.
+template <class Summary>
+Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
+                          std::vector<MappedFile<Summary>>& mapped, std::vector<std::string>* warnings,
+                          std::vector<std::string>* file_lines = nullptr) {
+  std::vector<MappedFileStatus*> statuses;
+  for (MappedFile<Summary>& file : mapped) statuses.push_back(&file.status);
+  return CollectMapWarnings(paths, files, statuses, warnings, file_lines);
+}
 
 }  // namespace tuneprof

@@ -192,9 +192,7 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
       files,
       [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
       summaries);
-  std::vector<MappedFileStatus*> statuses;
-  for (MappedFile<RankSummary>& file : mapped) statuses.push_back(&file.status);
-  TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, statuses, &run.warnings));
+  TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, mapped, &run.warnings));
   std::vector<RankSummary> ranks;
   for (MappedFile<RankSummary>& file : mapped) {
     for (RankSummary& rank : file.ranks) ranks.push_back(std::move(rank));
@@ -217,10 +215,8 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
       files,
       [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
       SummaryInput{false, "summarize"});
-  std::vector<MappedFileStatus*> statuses;
-  for (MappedFile<RankSummary>& mapped_file : mapped) statuses.push_back(&mapped_file.status);
   std::vector<std::string> said;
-  TP_RETURN_IF_ERROR(CollectMapWarnings({path}, files, statuses, &said, &file.warnings));
+  TP_RETURN_IF_ERROR(CollectMapWarnings({path}, files, mapped, &said, &file.warnings));
   for (MappedFile<RankSummary>& mapped_file : mapped) {
     for (size_t k = 0; k < mapped_file.ranks.size(); ++k) {
       file.ranks.push_back(std::move(mapped_file.ranks[k]));
