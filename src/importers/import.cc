@@ -69,11 +69,7 @@ Result<Trace> ImportFile(const std::string& path) {
 }
 
 Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
-  if (path.ends_with(".tps")) {  // `tuneprof summarize` output: no events to import
-    return Status(StatusCode::kUsage, path +
-                                          ": a tuneprof summary holds what analyze, advise and comm read; this "
-                                          "command needs the trace itself");
-  }
+  if (IsSummaryPath(path)) return SummaryRefused(path, "this command");  // no events to import
   // Ascend's profiler writes a directory per rank; ListTraceFiles hands those over whole.
   std::error_code ec;
   // What a progress bar draws (io/load_progress.h); a directory's total is unknown (0).

@@ -41,7 +41,7 @@ bool LooksLikeTraceName(const std::string& name) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   // .sqlite: `nsys export`; .tps: a rank summary (`tuneprof summarize`), read where a command takes them.
-  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite") || ends_with(".tps");
+  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite") || IsSummaryPath(name);
 }
 
 // Nsight Systems' own .nsys-rep is a binary format tuneprof does not read; its SQLite export is.
@@ -139,6 +139,13 @@ bool IsAscendProfilerDirectory(const std::string& dir) {
 bool IsClusterAnalysisDirectory(const std::string& dir) {
   std::error_code ec;
   return std::filesystem::is_regular_file(std::filesystem::path(dir) / kClusterStepTraceTime, ec);
+}
+
+bool IsSummaryPath(std::string_view path) { return path.ends_with(kSummaryExtension); }
+
+Status SummaryRefused(const std::string& path, std::string_view command) {
+  return Status(StatusCode::kUsage, path + ": a tuneprof summary holds what analyze, advise and comm read; " +
+                                        std::string(command) + " needs the trace itself");
 }
 
 }  // namespace tuneprof

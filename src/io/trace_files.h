@@ -16,6 +16,13 @@ namespace tuneprof {
 // msprof's PROF_*/ or its mindstudio_profiler_output/) is one rank: it is returned whole, as is, and not searched. A directory without any is an error naming it.
 Result<std::vector<std::string>> ListTraceFiles(const std::string& path);
 
+// tuneprof's rank summaries (`tuneprof summarize`), listed beside traces for the commands that read them.
+inline constexpr std::string_view kSummaryExtension = ".tps";
+bool IsSummaryPath(std::string_view path);
+
+// The usage error of a command that needs the events, given a summary: one line naming the file.
+Status SummaryRefused(const std::string& path, std::string_view command);
+
 // True when `dir` is an Ascend profiler rank directory: named *_ascend_pt, holding
 // ASCEND_PROFILER_OUTPUT/, or that ASCEND_PROFILER_OUTPUT/ folder itself.
 bool IsAscendProfilerDirectory(const std::string& dir);

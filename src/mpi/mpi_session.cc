@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -17,14 +18,28 @@
 namespace tuneprof::mpi {
 namespace {
 
-// Every process's `mine`, in process order, on every process.
+// The bytes of all processes' `mine` together, on every process; false when they exceed what one MPI
+// transfer carries (int counts and offsets), on every process alike.
+bool TotalFits(size_t mine) {
+  const long long size = static_cast<long long>(mine);
+  long long total = 0;
+  MPI_Allreduce(&size, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return total <= INT_MAX;
+}
+
+// Every process's `mine`, in process order, on every process. The listings and file flags exchanged this
+// way are far below 2 GB; past it the job stops with one line rather than corrupt the transfer.
 std::vector<std::string> AllGather(const std::string& mine, int processes) {
-  const int size = static_cast<int>(std::min<size_t>(mine.size(), INT_MAX));
+  if (!TotalFits(mine.size())) {
+    std::fprintf(stderr, "tuneprof: error: --mpi: the processes' file listings exceed 2 GB together\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  const int size = static_cast<int>(mine.size());
   std::vector<int> sizes(processes), offsets(processes);
   MPI_Allgather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  long long total = 0;
+  int total = 0;
   for (int p = 0; p < processes; ++p) {
-    offsets[p] = static_cast<int>(total);
+    offsets[p] = total;
     total += sizes[p];
   }
   std::string all(static_cast<size_t>(total), '\0');
@@ -34,15 +49,57 @@ std::vector<std::string> AllGather(const std::string& mine, int processes) {
   return out;
 }
 
-// A listing as it travels: "F" and the files, each ended by '\0' (no path holds one), or "E", the status
-// code as one byte, and the message.
-std::string EncodeListing(const Result<std::vector<std::string>>& listing) {
-  if (!listing.ok()) {
-    return "E" + std::string(1, static_cast<char>(listing.status().code())) + listing.status().message();
+// One process's listings as they travel, a record per path, each field ended by '\0' (no path holds
+// one) and each record by an empty field: "F" and the files; "E", the status code as one character
+// and the message. A process whose flags failed sends one "X" record instead, with its error.
+void AppendError(char kind, const Status& status, std::string* out) {
+  *out += kind;
+  *out += static_cast<char>('0' + static_cast<int>(status.code()));
+  *out += status.message();
+  *out += std::string(2, '\0');
+}
+
+std::string EncodeListings(const std::vector<Result<std::vector<std::string>>>& listings, const Status& ready) {
+  std::string out;
+  if (!ready.ok()) {
+    AppendError('X', ready, &out);
+    return out;
   }
-  std::string out = "F";
-  for (const std::string& file : listing.value()) out += file + '\0';
+  for (const Result<std::vector<std::string>>& listing : listings) {
+    if (!listing.ok()) {
+      AppendError('E', listing.status(), &out);
+      continue;
+    }
+    out += 'F';
+    for (const std::string& file : listing.value()) out += file + '\0';
+    out += '\0';
+  }
   return out;
+}
+
+// The records of one process: (kind, fields).
+std::vector<std::pair<char, std::vector<std::string>>> DecodeListings(const std::string& text) {
+  std::vector<std::pair<char, std::vector<std::string>>> records;
+  size_t at = 0;
+  while (at < text.size()) {
+    auto& [kind, fields] = records.emplace_back(text[at++], std::vector<std::string>());
+    for (;;) {
+      const size_t end = std::min(text.find('\0', at), text.size());
+      if (end == at) break;
+      fields.push_back(text.substr(at, end - at));
+      at = end + 1;
+    }
+    at = std::min(at + 1, text.size());
+    (void)kind;
+  }
+  return records;
+}
+
+Status ErrorOf(const std::vector<std::string>& fields) {
+  const std::string& text = fields.empty() ? std::string() : fields.front();
+  const int code = text.empty() ? static_cast<int>(StatusCode::kInvalidInput) : text[0] - '0';
+  const bool known = code > 0 && code <= static_cast<int>(StatusCode::kUsage);
+  return Status(known ? static_cast<StatusCode>(code) : StatusCode::kInvalidInput, text.empty() ? "" : text.substr(1));
 }
 
 class MpiSharing final : public MapSharing {
@@ -53,23 +110,34 @@ class MpiSharing final : public MapSharing {
   }
   bool reduces() const { return rank_ == 0; }
 
-  Result<std::vector<std::string>> ShareFileList(const Result<std::vector<std::string>>& local) override {
+  Result<std::vector<std::string>> ShareFileList(const std::vector<Result<std::vector<std::string>>>& listings,
+                                                 const Status& ready) override {
+    const std::vector<std::string> all = AllGather(EncodeListings(listings, ready), processes_);
+    std::vector<std::vector<std::pair<char, std::vector<std::string>>>> by_process;
+    for (const std::string& text : all) {
+      by_process.push_back(DecodeListings(text));
+      const auto& records = by_process.back();
+      if (!records.empty() && records.front().first == 'X') return ErrorOf(records.front().second);
+    }
     std::vector<std::string> files;
     std::set<std::string> seen;
-    std::optional<Status> first_error;
-    for (const std::string& listing : AllGather(EncodeListing(local), processes_)) {
-      if (listing.starts_with("E") && listing.size() >= 2) {
-        if (!first_error) first_error = Status(static_cast<StatusCode>(listing[1]), listing.substr(2));
-        continue;
+    for (size_t path = 0; path < listings.size(); ++path) {
+      std::optional<Status> error;
+      bool listed = false;
+      for (const auto& records : by_process) {
+        if (path >= records.size()) continue;
+        const auto& [kind, fields] = records[path];
+        if (kind == 'E') {
+          if (!error) error = ErrorOf(fields);
+          continue;
+        }
+        listed = true;
+        for (const std::string& file : fields) {
+          if (seen.insert(file).second) files.push_back(file);
+        }
       }
-      for (size_t at = 1; at < listing.size();) {
-        const size_t end = listing.find('\0', at);
-        std::string file = listing.substr(at, end - at);
-        at = end == std::string::npos ? listing.size() : end + 1;
-        if (seen.insert(file).second) files.push_back(std::move(file));
-      }
+      if (!listed && error) return *error;
     }
-    if (files.empty() && first_error) return *first_error;
     return files;
   }
 
@@ -94,13 +162,18 @@ class MpiSharing final : public MapSharing {
     return mine;
   }
 
-  std::vector<std::string> Gather(std::string payload) override {
-    const int size = static_cast<int>(std::min<size_t>(payload.size(), INT_MAX));
+  Result<std::vector<std::string>> Gather(std::string payload) override {
+    if (!TotalFits(payload.size())) {
+      return Status(StatusCode::kInvalidInput,
+                    "--mpi: the ranks' summaries exceed 2 GB together; analyse the run in parts, or summarize "
+                    "each rank (tuneprof summarize) and analyse the summaries");
+    }
+    const int size = static_cast<int>(payload.size());
     std::vector<int> sizes(reduces() ? processes_ : 0), offsets(reduces() ? processes_ : 0);
     MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    long long total = 0;
+    int total = 0;
     for (size_t p = 0; p < sizes.size(); ++p) {
-      offsets[p] = static_cast<int>(total);
+      offsets[p] = total;
       total += sizes[p];
     }
     std::string all(static_cast<size_t>(total), '\0');
@@ -120,7 +193,9 @@ std::unique_ptr<MpiSharing> sharing;
 }  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
-  MPI_Init(argc, argv);
+  // The map's worker threads never call MPI: only the thread that called this does.
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   sharing = std::make_unique<MpiSharing>();
   SetMapSharing(sharing.get());
   if (!sharing->reduces()) {

@@ -29,6 +29,11 @@ Result<HardwareProfiles> LoadHardwareProfiles(const std::string& path) {
   return HardwareProfiles::Parse(text, path);
 }
 
+Result<HardwareProfiles> ParseHardwareProfiles(const std::string& text, const std::string& path) {
+  if (path.empty()) return HardwareProfiles::Builtin();
+  return HardwareProfiles::Parse(text, path);
+}
+
 Result<const HardwareProfile*> ForcedHardware(const HardwareProfiles& profiles, const std::string& name) {
   if (name.empty()) return static_cast<const HardwareProfile*>(nullptr);
   if (const HardwareProfile* profile = profiles.FindByName(name)) return profile;

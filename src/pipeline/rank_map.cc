@@ -74,9 +74,7 @@ void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus
 void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFileStatus* status,
                     const std::function<void(RankSummary, int64_t)>& each) {
   if (!input.accepted) {
-    status->status =
-        Status(StatusCode::kUsage, file + ": a tuneprof summary holds what analyze, advise and comm read; " +
-                                       input.command + " needs the trace itself");
+    status->status = SummaryRefused(file, input.command);
     return;
   }
   auto summary = ReadSummaryFile(file);
@@ -105,28 +103,29 @@ namespace {
 
 MapSharing* active_sharing = nullptr;
 
-Result<std::vector<std::string>> ListLocalFiles(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  for (const std::string& path : paths) {
-    TP_ASSIGN_OR_RETURN(std::vector<std::string> listed, ListTraceFiles(path));
-    files.insert(files.end(), listed.begin(), listed.end());
-  }
-  return files;
-}
-
 }  // namespace
 
 void SetMapSharing(MapSharing* sharing) { active_sharing = sharing; }
 MapSharing* ActiveMapSharing() { return active_sharing; }
 
-Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths) {
-  Result<std::vector<std::string>> local = ListLocalFiles(paths);
-  return active_sharing != nullptr ? active_sharing->ShareFileList(local) : local;
+Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths, const Status& ready) {
+  std::vector<Result<std::vector<std::string>>> listings;
+  for (size_t p = 0; p < paths.size() && ready.ok(); ++p) {
+    listings.push_back(ListTraceFiles(paths[p]));
+    if (active_sharing == nullptr && !listings.back().ok()) return listings.back().status();
+  }
+  if (active_sharing != nullptr) return active_sharing->ShareFileList(listings, ready);
+  TP_RETURN_IF_ERROR(ready);
+  std::vector<std::string> files;
+  for (Result<std::vector<std::string>>& listed : listings) {
+    files.insert(files.end(), listed->begin(), listed->end());
+  }
+  return files;
 }
 
 Status ExchangeMappedFiles(MapSharing* sharing, std::vector<MappedFileRecord> mine,
                            std::vector<MappedFileRecord>* records) {
-  const std::vector<std::string> payloads = sharing->Gather(EncodeMappedFiles(mine));
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> payloads, sharing->Gather(EncodeMappedFiles(mine)));
   for (size_t p = 0; p < payloads.size(); ++p) {
     TP_ASSIGN_OR_RETURN(std::vector<MappedFileRecord> received,
                         DecodeMappedFiles(payloads[p], "process " + std::to_string(p)));
@@ -149,6 +148,13 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
   if (rank_count == 0 && !skipped.empty()) return skipped.NothingLeft(paths);
   std::vector<std::string> lines;
   skipped.AppendWarnings(&lines);
+  if (file_lines != nullptr) {
+    // Kept whole: whether a rank number is missing matters only once the summaries of a run meet.
+    *file_lines = lines;
+    for (const MappedFileStatus* file : statuses) {
+      if (file->status.ok()) file_lines->insert(file_lines->end(), file->warnings.begin(), file->warnings.end());
+    }
+  }
   EmitWarnings(lines, warnings);
   RankWarnings breakdown_warnings;
   for (MappedFileStatus* file : statuses) {
@@ -160,7 +166,6 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
     EmitWarnings(file->warnings, warnings);
     for (const RankLines& rank : file->breakdown_warnings) breakdown_warnings.Add(rank.path, rank.lines);
   }
-  if (file_lines != nullptr) *file_lines = *warnings;
   breakdown_warnings.Emit(warnings);
   return Status();
 }

@@ -63,14 +63,18 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
 class MapSharing {
  public:
   virtual ~MapSharing() = default;
-  // The run's files: every process's own listing, in process order, each file once. An error when no
-  // process could list them (the lowest process's error).
-  virtual Result<std::vector<std::string>> ShareFileList(const Result<std::vector<std::string>>& local) = 0;
+  // The run's files: for each path in order, every process's own listing of it in process order, each
+  // file once. `ready` is what the process found before (its flags): an error on any process is the run's
+  // error on all of them (the lowest process's), so that none waits for the others in a later call. An
+  // error too for a path no process could list (the lowest process's reason).
+  virtual Result<std::vector<std::string>> ShareFileList(const std::vector<Result<std::vector<std::string>>>& listings,
+                                                         const Status& ready) = 0;
   // Which of `files` this process maps: each file by one process that sees it (the least loaded, ties
   // to the lowest), so files local to a host are read there and files on a shared disk are spread evenly.
   virtual std::vector<bool> Assign(const std::vector<std::string>& files) = 0;
-  // Every process's payload, in process order, on the process that reduces; nothing on the others.
-  virtual std::vector<std::string> Gather(std::string payload) = 0;
+  // Every process's payload, in process order, on the process that reduces; nothing on the others. An
+  // error (on every process) when the payloads together exceed what one transfer carries.
+  virtual Result<std::vector<std::string>> Gather(std::string payload) = 0;
 };
 
 // nullptr (the default): this process maps every file.
@@ -113,7 +117,10 @@ void ShareMapped(MapSharing* sharing, const std::vector<bool>& mine, std::vector
   }
   std::vector<MappedFileRecord> all;
   const Status received = ExchangeMappedFiles(sharing, std::move(records), &all);
-  if (!received.ok() && !mapped->empty()) (*mapped)[0].status.status = received;
+  if (!received.ok()) {  // what arrived cannot be trusted: no file of the run is read
+    for (MappedFile<Summary>& file : *mapped) file.status.status = received;
+    return;
+  }
   for (MappedFileRecord& record : all) {
     if (record.file >= mapped->size()) continue;
     MappedFile<Summary>& file = (*mapped)[record.file];
@@ -167,14 +174,17 @@ std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files,
   return mapped;
 }
 
-// The trace files behind `paths`, as every command lists them; an error when a path cannot be listed.
-Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths);
+// The trace files behind `paths`, as every command lists them; an error when a path cannot be listed,
+// or `ready` (what the command found before: its flags) when it is one. Under MapSharing the processes
+// list together (MapSharing::ShareFileList): a command calls this before any early return of its own.
+Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths, const Status& ready = Status());
 
 // As every command reads a run: an unreadable file is skipped with a warning unless none is left (then
 // the error), a usage error (a file the tool cannot take) stops the run. Writes the files' warnings to
 // stderr in the files' order, then the breakdowns' once across ranks, and appends them to `warnings`.
 // `statuses[i]` is the map of `files[i]`. With `file_lines`, also the lines before the breakdowns' (files
-// skipped, the traces' own warnings), as a summary file keeps them.
+// skipped, the traces' own warnings), as a summary file keeps them: all of them, the "no rank" warning
+// of a lone rank too.
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                           const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* warnings,
                           std::vector<std::string>* file_lines = nullptr);

@@ -143,18 +143,24 @@ void ReduceRun(std::vector<RankSummary> ranks, const AdvisorConfig& config, RunD
   run->advice = CombineAdvice(std::move(drafts), comm, config, &run->comm.cross_rank);
 }
 
-// The flags' advisor thresholds and chips, checked before any trace is read.
+// The flags' advisor thresholds and chips, their files read once and checked before any trace is read.
 struct RunSettings {
+  SummarySettings summary;  // the flag files as read, which summary files record
+  std::shared_ptr<const HardwareProfiles> profiles;
   AdvisorConfig config;
   const HardwareProfile* forced = nullptr;
 };
 
-Result<RunSettings> LoadRunSettings(const AnalysisFlags& flags, AnalyzedRun* run) {
+Result<RunSettings> LoadRunSettings(const AnalysisFlags& flags) {
   RunSettings settings;
-  TP_ASSIGN_OR_RETURN(settings.config, LoadAdvisorConfig(flags.config));
-  TP_ASSIGN_OR_RETURN(HardwareProfiles loaded_profiles, LoadHardwareProfiles(flags.hardware_file));
-  run->profiles = std::make_shared<const HardwareProfiles>(std::move(loaded_profiles));
-  TP_ASSIGN_OR_RETURN(settings.forced, ForcedHardware(*run->profiles, flags.hardware));
+  TP_ASSIGN_OR_RETURN(settings.summary, SummarySettingsOf(flags));
+  if (!flags.config.empty()) {
+    TP_ASSIGN_OR_RETURN(settings.config, AdvisorConfig::Parse(settings.summary.config_text, flags.config));
+  }
+  TP_ASSIGN_OR_RETURN(HardwareProfiles profiles,
+                      ParseHardwareProfiles(settings.summary.hardware_file_text, flags.hardware_file));
+  settings.profiles = std::make_shared<const HardwareProfiles>(std::move(profiles));
+  TP_ASSIGN_OR_RETURN(settings.forced, ForcedHardware(*settings.profiles, flags.hardware));
   return settings;
 }
 
@@ -162,7 +168,8 @@ Result<RunSettings> LoadRunSettings(const AnalysisFlags& flags, AnalyzedRun* run
 
 Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& flags) {
   AnalyzedRun run;
-  TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags, &run));
+  TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags));
+  run.profiles = settings.profiles;
   TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
   run.traces = std::move(loaded.traces);
   run.warnings = std::move(loaded.warnings);
@@ -182,12 +189,15 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
 
 Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& paths, const AnalysisFlags& flags,
                                               RunDetail detail) {
+  // Listed first whatever the flags: under --mpi every process must reach the listing, which shares a
+  // flag error with all of them.
+  Result<RunSettings> loaded = LoadRunSettings(flags);
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(paths, loaded.status()));
+  const RunSettings& settings = loaded.value();
   AnalyzedRun run;
-  TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags, &run));
-  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(paths));
+  run.profiles = settings.profiles;
   const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail};
-  SummaryInput summaries{detail == RunDetail::kAdvice, "report"};
-  TP_ASSIGN_OR_RETURN(summaries.settings, SummarySettingsOf(flags));
+  SummaryInput summaries{detail == RunDetail::kAdvice, "report", settings.summary};
   std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
       files,
       [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
@@ -203,13 +213,12 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
 }
 
 Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& flags) {
-  AnalyzedRun run;
-  TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags, &run));
+  TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags));
   SummaryFile file;
   file.source = path;
-  TP_ASSIGN_OR_RETURN(file.settings, SummarySettingsOf(flags));
+  file.settings = settings.summary;
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles({path}));
-  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kAdvice};
+  const SummaryContext context{settings.profiles.get(), settings.forced, &settings.config, RunDetail::kAdvice};
   // A summary of summaries would only copy them: refused, as by every command that needs traces.
   std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
       files,

@@ -21,6 +21,10 @@ constexpr uint64_t EnumCount(CollectiveSource) { return 3; }
 constexpr uint64_t EnumCount(CollectiveType) { return static_cast<uint64_t>(CollectiveType::kCount); }
 constexpr uint64_t EnumCount(FindingCategory) { return 7; }
 constexpr uint64_t EnumCount(Bottleneck) { return 7; }
+// The counts above end at these values: a new one must raise its count and the format version.
+static_assert(static_cast<uint64_t>(CollectiveSource::kHccl) + 1 == EnumCount(CollectiveSource{}));
+static_assert(static_cast<uint64_t>(FindingCategory::kConfig) + 1 == EnumCount(FindingCategory{}));
+static_assert(static_cast<uint64_t>(Bottleneck::kNone) + 1 == EnumCount(Bottleneck{}));
 constexpr uint64_t EnumCount(TimePart) { return static_cast<uint64_t>(TimePart::kCount); }
 constexpr uint64_t EnumCount(StatusCode) { return static_cast<uint64_t>(StatusCode::kUsage) + 1; }
 
@@ -217,9 +221,10 @@ class Reader {
     at_ += size;
   }
   void Get(std::string_view& v) {  // pooled text (Collective::group_ranks)
-    std::string text;
-    Get(text);
-    v = InternText(text);
+    const uint64_t size = U64();
+    if (size > bytes_.size() - at_) return Fail();
+    v = InternText(bytes_.substr(at_, size));
+    at_ += size;
   }
   template <class T>
   void Get(std::optional<T>& v) {
@@ -257,8 +262,6 @@ uint64_t Checksum(std::string_view bytes) {
 }
 
 }  // namespace
-
-bool IsSummaryPath(std::string_view path) { return path.ends_with(kSummaryExtension); }
 
 std::string EncodeSummaryFile(const SummaryFile& file) {
   Writer w;
@@ -318,6 +321,9 @@ Result<std::vector<MappedFileRecord>> DecodeMappedFiles(std::string_view bytes, 
   std::vector<MappedFileRecord> records;
   r(version, records, checksum);
   if (!r.ok() || !r.at_end() || version != kSummaryFormatVersion) return corrupt;
+  for (const MappedFileRecord& record : records) {
+    if (record.starts.size() != record.ranks.size()) return corrupt;
+  }
   return records;
 }
 

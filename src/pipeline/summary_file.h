@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "base/status.h"
+#include "io/trace_files.h"
 #include "pipeline/analysis_flags.h"
 #include "pipeline/rank_summary.h"
 
 namespace tuneprof {
 
-inline constexpr std::string_view kSummaryExtension = ".tps";
 inline constexpr uint32_t kSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.
@@ -33,8 +33,6 @@ struct SummaryFile {
   std::vector<int64_t> starts;        // each rank's first event, on its own clock
   std::vector<RankSummary> ranks;     // `comm`, `advice` and `breakdown_warnings` set
 };
-
-bool IsSummaryPath(std::string_view path);
 
 std::string EncodeSummaryFile(const SummaryFile& file);
 

@@ -51,8 +51,10 @@ def main():
         summaries = os.path.join(tmp, "summaries")
         os.makedirs(summaries)
         for name in sorted(os.listdir(inputs["kineto"][0])):
-            run([binary, "summarize", os.path.join(inputs["kineto"][0], name), "-o",
-                 os.path.join(summaries, name + ".tps")])
+            made = run([binary, "summarize", os.path.join(inputs["kineto"][0], name), "-o",
+                        os.path.join(summaries, name + ".tps")])
+            if made[0] != 0:
+                failures.append(f"summarize {name}: exit {made[0]}: {made[2].strip()}")
         inputs["summaries"] = [summaries]
         damaged = os.path.join(tmp, "damaged")
         shutil.copytree(inputs["kineto"][0], damaged)

@@ -8,7 +8,9 @@
   - a summary made with other flags (--hardware) is refused with one line naming it and the flags;
   - commands that need the events (profile, memory, report, info, annotate --merge, summarize itself)
     refuse a summary with one line naming it, exit 2;
-  - a cut-off or corrupt summary is one line naming it, exit 1, never a crash.
+  - a cut-off or corrupt summary is one line naming it, exit 1, never a crash;
+  - traces without a rank number, summarized one by one, still draw the "no rank" warning of each when
+    their summaries meet, as the traces do (a lone rank needs none).
 
 Usage: summaries_check.py TUNEPROF GEN_CLUSTER_PY
 """
@@ -85,8 +87,25 @@ def check_corrupt(binary, summary, tmp, failures):
             failures.append(f"analyze {name}: exit {done.returncode}, stderr {done.stderr.strip()!r}")
 
 
+def check_rankless(binary, example, tmp, failures):
+    traces = []
+    for name in ("a.json.gz", "b.json.gz"):
+        path = os.path.join(tmp, "rankless", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(example, "rb") as src, open(path, "wb") as dst:
+            dst.write(src.read())
+        traces.append(path)
+    summaries = summarize(binary, traces, os.path.join(tmp, "rankless_tps"), failures)
+    for given, want_given in ((summaries, traces), (summaries[:1], traces[:1])):
+        got, want = run(binary, "analyze", *given), run(binary, "analyze", *want_given)
+        if (got.returncode, got.stdout, got.stderr) != (want.returncode, want.stdout, want.stderr):
+            failures.append(f"rankless traces: analyze on {len(given)} summaries differs from the traces: "
+                            f"{got.stderr.strip()!r} vs {want.stderr.strip()!r}")
+
+
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
+    example = os.path.join(os.path.dirname(os.path.abspath(generator)), "..", "examples", "tiny_train.pt.trace.json.gz")
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for layout in ("kineto", "torch_npu"):
@@ -100,6 +119,7 @@ def main():
             if layout == "kineto":
                 check_refusals(binary, summaries[0], traces[0], tmp, failures)
                 check_corrupt(binary, summaries[0], tmp, failures)
+        check_rankless(binary, example, tmp, failures)
     for failure in failures:
         print("FAIL:", failure)
     print(f"summaries: {len(failures)} failure(s)")

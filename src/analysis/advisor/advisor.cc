@@ -645,8 +645,9 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
     }
     const std::array<double, 7> times = BottleneckTimes(draft.advice.split);
     for (size_t b = 0; b < times.size(); ++b) job_times[b] += times[b];
-    const UtilizationCheck& units = draft.advice.utilizations.front();
-    units_healthy = units_healthy && units.value_pct && !units.Below();
+    // The compute units come first (Utilizations); a draft read from a damaged summary may have none.
+    const bool units_known = !draft.advice.utilizations.empty() && draft.advice.utilizations.front().value_pct;
+    units_healthy = units_healthy && units_known && !draft.advice.utilizations.front().Below();
     result.step_ns = std::max(result.step_ns, draft.advice.split.step_ns);
     AddToMean(draft.advice.split, ranks.size(), &result.mean_split);
     result.ranks.push_back(std::move(draft.advice));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -453,7 +454,8 @@ HeatMap MatrixChart(const RankLinkMatrix& matrix) {
   }
   // A block of ranks is labelled by its range: "0-15".
   const auto label = [&](int64_t first) {
-    return matrix.block == 1 ? std::to_string(first) : fmt::format("{}-{}", first, first + matrix.block - 1);
+    const int64_t last = first > INT64_MAX - matrix.block ? INT64_MAX : first + matrix.block - 1;
+    return matrix.block == 1 ? std::to_string(first) : fmt::format("{}-{}", first, last);
   };
   if (matrix.block > 1) {
     map.title += fmt::format(", mean over the rank pairs of blocks of {} ranks", matrix.block);
