@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,15 @@ int CheckSubcommandName(const CLI::App& app, int argc, char** argv) {
   return tuneprof::cli::kExitOk;
 }
 
+// The processes of the MPI job this one was started in (Open MPI's mpirun, MPICH's or Slurm's PMI), 1 when
+// none: a job that forgot --mpi prints the run once per process.
+int MpiJobSize() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    if (const char* value = std::getenv(name)) return std::max(1, std::atoi(value));
+  }
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,6 +107,12 @@ int main(int argc, char** argv) {
   }
   const bool mpi = (app.got_subcommand("analyze") && analyze.mpi) || (app.got_subcommand("advise") && advise.mpi) ||
                    (app.got_subcommand("comm") && comm.mpi);
+  const bool shareable = app.got_subcommand("analyze") || app.got_subcommand("advise") || app.got_subcommand("comm");
+  if (shareable && !mpi && MpiJobSize() > 1) {
+    tuneprof::PrintWarning(
+        "one of " + std::to_string(MpiJobSize()) +
+        " processes of an MPI job, each reading the whole run and printing it; add --mpi to share it");
+  }
 #ifdef TUNEPROF_MPI
   std::optional<tuneprof::mpi::MpiSession> mpi_session;
   if (mpi) mpi_session.emplace(&argc, &argv);

@@ -1,5 +1,6 @@
 #include "mpi/mpi_session.h"
 
+#include <fmt/format.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -102,13 +103,43 @@ Status ErrorOf(const std::vector<std::string>& fields) {
   return Status(known ? static_cast<StatusCode>(code) : StatusCode::kInvalidInput, text.empty() ? "" : text.substr(1));
 }
 
+// Each file's size as this process sees it (8 bytes each; a directory, such as an Ascend rank
+// directory, is 0), kNotSeen where it does not: processes that see one path with different sizes see
+// different files.
+constexpr long long kNotSeen = -1;
+
+std::string SizesSeenHere(const std::vector<std::string>& files) {
+  std::string out;
+  for (const std::string& file : files) {
+    std::error_code ec;
+    long long size = kNotSeen;
+    if (std::filesystem::is_regular_file(file, ec)) {
+      const auto bytes = std::filesystem::file_size(file, ec);
+      size = ec ? 0 : static_cast<long long>(bytes);
+    } else if (std::filesystem::exists(file, ec)) {
+      size = 0;
+    }
+    for (int i = 0; i < 8; ++i)
+      out.push_back(static_cast<char>((static_cast<unsigned long long>(size) >> (8 * i)) & 0xFF));
+  }
+  return out;
+}
+
+long long SizeAt(const std::string& sizes, size_t file) {
+  if (sizes.size() < 8 * (file + 1)) return kNotSeen;
+  unsigned long long v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<unsigned long long>(static_cast<unsigned char>(sizes[8 * file + i])) << (8 * i);
+  return static_cast<long long>(v);
+}
+
 class MpiSharing final : public MapSharing {
  public:
   MpiSharing() {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &processes_);
   }
-  bool reduces() const { return rank_ == 0; }
+  bool Reduces() const override { return rank_ == 0; }
 
   Result<std::vector<std::string>> ShareFileList(const std::vector<Result<std::vector<std::string>>>& listings,
                                                  const Status& ready) override {
@@ -141,25 +172,31 @@ class MpiSharing final : public MapSharing {
     return files;
   }
 
-  std::vector<bool> Assign(const std::vector<std::string>& files) override {
-    std::string here;
-    for (const std::string& file : files) {
-      std::error_code ec;
-      here.push_back(std::filesystem::exists(file, ec) ? '1' : '0');
-    }
-    const std::vector<std::string> seen_by = AllGather(here, processes_);
+  std::vector<FileShare> Assign(const std::vector<std::string>& files) override {
+    const std::vector<std::string> seen_by = AllGather(SizesSeenHere(files), processes_);
     std::vector<size_t> load(processes_, 0);
-    std::vector<bool> mine(files.size(), false);
+    std::vector<FileShare> shares(files.size());
     for (size_t f = 0; f < files.size(); ++f) {
-      int chosen = -1;
+      int chosen = -1, first = -1, other = -1;  // `other` sees another size than `first`
       for (int p = 0; p < processes_; ++p) {
-        if (f < seen_by[p].size() && seen_by[p][f] == '1' && (chosen < 0 || load[p] < load[chosen])) chosen = p;
+        const long long size = SizeAt(seen_by[p], f);
+        if (size == kNotSeen) continue;
+        if (first < 0) first = p;
+        if (other < 0 && size != SizeAt(seen_by[first], f)) other = p;
+        if (chosen < 0 || load[p] < load[chosen]) chosen = p;
+      }
+      if (other >= 0) {
+        shares[f].conflict = fmt::format(
+            "{}: different files under this path on different hosts ({} bytes on process {}, {} on process {}); "
+            "give each host's ranks their own names, or summarize them where they are and analyse the summaries",
+            files[f], SizeAt(seen_by[first], f), first, SizeAt(seen_by[other], f), other);
+        continue;
       }
       if (chosen < 0) chosen = 0;  // no process sees it: the first reads it and reports why it cannot
       ++load[chosen];
-      mine[f] = chosen == rank_;
+      shares[f].mine = chosen == rank_;
     }
-    return mine;
+    return shares;
   }
 
   Result<std::vector<std::string>> Gather(std::string payload) override {
@@ -169,7 +206,7 @@ class MpiSharing final : public MapSharing {
                     "each rank (tuneprof summarize) and analyse the summaries");
     }
     const int size = static_cast<int>(payload.size());
-    std::vector<int> sizes(reduces() ? processes_ : 0), offsets(reduces() ? processes_ : 0);
+    std::vector<int> sizes(Reduces() ? processes_ : 0), offsets(Reduces() ? processes_ : 0);
     MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
     int total = 0;
     for (size_t p = 0; p < sizes.size(); ++p) {
@@ -198,7 +235,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   sharing = std::make_unique<MpiSharing>();
   SetMapSharing(sharing.get());
-  if (!sharing->reduces()) {
+  if (!sharing->Reduces()) {
     (void)std::freopen("/dev/null", "w", stdout);
     (void)std::freopen("/dev/null", "w", stderr);
   }

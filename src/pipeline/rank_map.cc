@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <set>
+#include <string_view>
 #include <thread>
 
 // glibc's malloc_trim walks glibc's own arenas; under AddressSanitizer, which replaces malloc, they
@@ -71,6 +73,28 @@ void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus
 #endif
 }
 
+namespace {
+
+// How the flags a summary was made with differ from the run's, in words ("" when they do not).
+std::string SettingsDiffer(const SummarySettings& made, const SummaryInput& run) {
+  if (made.hardware != run.settings.hardware) {
+    const std::string ours = run.settings.hardware.empty() ? "none" : "--hardware \"" + run.settings.hardware + '"';
+    return (made.hardware.empty() ? "no --hardware" : "--hardware \"" + made.hardware + '"') + " where this run has " +
+           ours;
+  }
+  if (made.hardware_file_text != run.settings.hardware_file_text) {
+    return made.hardware_file_text.empty() ? "the built-in chips where this run has a --hardware-file"
+                                           : "a --hardware-file other than this run's";
+  }
+  if (run.config_matters && made.config_text != run.settings.config_text) {
+    return made.config_text.empty() ? "the default thresholds where this run has a --config"
+                                    : "a --config other than this run's (compared byte for byte)";
+  }
+  return "";
+}
+
+}  // namespace
+
 void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFileStatus* status,
                     const std::function<void(RankSummary, int64_t)>& each) {
   if (!input.accepted) {
@@ -82,12 +106,10 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
     status->status = summary.status();
     return;
   }
-  SummarySettings made = summary->settings;
-  if (!input.config_matters) made.config_text = input.settings.config_text;
-  if (!(made == input.settings)) {
-    status->status = Status(StatusCode::kUsage, file +
-                                                    ": summarized with other --hardware, --hardware-file or --config "
-                                                    "flags than this run's; summarize it again with this run's flags");
+  const std::string differs = SettingsDiffer(summary->settings, input);
+  if (!differs.empty()) {
+    status->status = Status(StatusCode::kUsage,
+                            file + ": summarized with " + differs + "; summarize it again with this run's flags");
     return;
   }
   status->warnings = std::move(summary->warnings);
@@ -134,6 +156,24 @@ Status ExchangeMappedFiles(MapSharing* sharing, std::vector<MappedFileRecord> mi
   return Status();
 }
 
+namespace {
+
+// A trace and the summary made from it (named as `summarize` is shown to name them: the trace's name
+// and .tps) in one run are one rank read twice: said, not guessed away (the summary may be stale).
+void WarnTracesGivenTwice(const std::vector<std::string>& files, std::vector<std::string>* lines) {
+  const std::set<std::string_view> names(files.begin(), files.end());
+  for (const std::string& file : files) {
+    if (!IsSummaryPath(file)) continue;
+    const std::string_view trace = std::string_view(file).substr(0, file.size() - kSummaryExtension.size());
+    if (names.contains(trace)) {
+      lines->push_back(file + ": the summary of " + std::string(trace) +
+                       ", which this run reads too: its ranks are counted twice; keep summaries apart from traces");
+    }
+  }
+}
+
+}  // namespace
+
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                           const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* warnings,
                           std::vector<std::string>* file_lines) {
@@ -148,6 +188,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
   if (rank_count == 0 && !skipped.empty()) return skipped.NothingLeft(paths);
   std::vector<std::string> lines;
   skipped.AppendWarnings(&lines);
+  WarnTracesGivenTwice(files, &lines);
   if (file_lines != nullptr) {
     // Kept whole: whether a rank number is missing matters only once the summaries of a run meet.
     *file_lines = lines;

@@ -55,6 +55,14 @@ struct SummaryInput {
 void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFileStatus* status,
                     const std::function<void(RankSummary, int64_t)>& each);
 
+// Who maps one file of a run shared among processes.
+struct FileShare {
+  bool mine = false;
+  // Not empty: the processes see different files under this one path (per-host disks with the same
+  // names); nobody reads it, and the run skips it with this reason rather than keep one host's.
+  std::string conflict;
+};
+
 // A run read by several processes (MPI, one per node or more): each lists the paths as its host sees
 // them, maps the files given to it, and hands what it mapped to the process that reduces, which then
 // prints what one process reading every file prints. Installed by the MPI executable for the commands
@@ -69,9 +77,11 @@ class MapSharing {
   // error too for a path no process could list (the lowest process's reason).
   virtual Result<std::vector<std::string>> ShareFileList(const std::vector<Result<std::vector<std::string>>>& listings,
                                                          const Status& ready) = 0;
-  // Which of `files` this process maps: each file by one process that sees it (the least loaded, ties
-  // to the lowest), so files local to a host are read there and files on a shared disk are spread evenly.
-  virtual std::vector<bool> Assign(const std::vector<std::string>& files) = 0;
+  // Who maps each of `files`: one process that sees it (the least loaded, ties to the lowest), so files
+  // local to a host are read there and files on a shared disk are spread evenly.
+  virtual std::vector<FileShare> Assign(const std::vector<std::string>& files) = 0;
+  // Whether this process reduces and prints (the others' results are empty).
+  virtual bool Reduces() const = 0;
   // Every process's payload, in process order, on the process that reduces; nothing on the others. An
   // error (on every process) when the payloads together exceed what one transfer carries.
   virtual Result<std::vector<std::string>> Gather(std::string payload) = 0;
@@ -146,7 +156,16 @@ std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files,
   std::vector<MappedFile<Summary>> mapped(files.size());
   MapSharing* sharing = nullptr;
   if constexpr (requires(Summary summary) { GiveAsSummary(std::move(summary)); }) sharing = ActiveMapSharing();
-  const std::vector<bool> mine = sharing != nullptr ? sharing->Assign(files) : std::vector<bool>(files.size(), true);
+  std::vector<bool> mine(files.size(), true);
+  if (sharing != nullptr) {
+    const std::vector<FileShare> shares = sharing->Assign(files);
+    for (size_t i = 0; i < files.size(); ++i) {
+      mine[i] = shares[i].mine;
+      if (!shares[i].conflict.empty() && sharing->Reduces()) {
+        mapped[i].status.status = Status(StatusCode::kInvalidInput, shares[i].conflict);
+      }
+    }
+  }
   ForEachOnAllCores(files.size(), [&](size_t i) {
     if (!mine[i]) return;
     MappedFile<Summary>& file = mapped[i];

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <unordered_map>
 
 #include "base/interned_text.h"
 #include "io/byte_source.h"
@@ -140,11 +141,18 @@ class Writer {
   void Put(double v) { U64(std::bit_cast<uint64_t>(v)); }
   template <class T>
   requires(std::is_integral_v<T> || std::is_enum_v<T>) void Put(T v) { U64(static_cast<uint64_t>(v)); }
-  void Put(std::string_view v) {
+  void PutText(std::string_view v) {
     U64(v.size());
     out_.append(v);
   }
-  void Put(const std::string& v) { Put(std::string_view(v)); }
+  void Put(const std::string& v) { PutText(v); }
+  // Pooled text (Collective::group_ranks, thousands of characters on every collective of a large group):
+  // written once per file, then referred to by its number in order of first appearance.
+  void Put(std::string_view v) {
+    const auto [it, added] = pooled_.try_emplace(v, pooled_.size() + 1);
+    U64(added ? 0 : it->second);
+    if (added) PutText(v);
+  }
   template <class T>
   void Put(const std::optional<T>& v) {
     Put(v.has_value());
@@ -167,6 +175,7 @@ class Writer {
   }
 
   std::string out_;
+  std::unordered_map<std::string_view, uint64_t> pooled_;  // text -> its number (1, 2, ...)
 };
 
 class Reader {
@@ -220,10 +229,17 @@ class Reader {
     v.assign(bytes_.substr(at_, size));
     at_ += size;
   }
-  void Get(std::string_view& v) {  // pooled text (Collective::group_ranks)
+  void Get(std::string_view& v) {  // pooled text (Writer::Put(std::string_view))
+    const uint64_t reference = U64();
+    if (reference > pooled_.size()) return Fail();
+    if (reference > 0) {
+      v = pooled_[reference - 1];
+      return;
+    }
     const uint64_t size = U64();
     if (size > bytes_.size() - at_) return Fail();
     v = InternText(bytes_.substr(at_, size));
+    pooled_.push_back(v);
     at_ += size;
   }
   template <class T>
@@ -250,6 +266,7 @@ class Reader {
   void Get(T& v) { Fields(*this, v); }
 
   std::string_view bytes_;
+  std::vector<std::string_view> pooled_;  // pooled texts in order of first appearance
   size_t at_ = 0;
   bool failed_ = false;
 };

@@ -5,11 +5,13 @@ On generated 8-rank runs in both layouts (bench/gen_cluster.py: Kineto + NCCL wi
 clocks, torch_npu + HCCL), `mpirun -n 2` and `mpirun -n 4 --oversubscribe` of `tuneprof analyze|advise|comm
 --mpi` (text and --json) give the single-process stdout, stderr and exit code byte for byte; so do a
 directory of rank summaries (.tps), a run with an unreadable file among its ranks, and a path that does not
-exist. The tuneprof executable hands --mpi to tuneprof-mpi beside it, as a user runs it.
+exist. Per-host disks, simulated with one working directory per process: files only one process sees are
+read there, and one path naming different files on two "hosts" is skipped with a warning giving both. The tuneprof executable hands --mpi to tuneprof-mpi beside it, as a user runs it.
 
 Skipped (exit 77) where this build has no tuneprof-mpi or the machine no mpirun.
 Usage: mpi_check.py TUNEPROF GEN_CLUSTER_PY
 """
+import json
 import os
 import shutil
 import subprocess
@@ -29,6 +31,29 @@ def mpirun(processes):
     if processes > (os.cpu_count() or 1):
         command.append("--oversubscribe")
     return command
+
+
+def check_per_host(binary, generator, tmp, failures):
+    run_dir = os.path.join(tmp, "per_host_run")
+    subprocess.run([sys.executable, generator, "--out", run_dir, "--ranks", "4"], check=True, capture_output=True,
+                   timeout=300)
+    ranks = sorted(os.listdir(run_dir))
+    hosts = [os.path.join(tmp, "host_a"), os.path.join(tmp, "host_b")]
+    for h, host in enumerate(hosts):
+        os.makedirs(os.path.join(host, "local"))
+        for name in ranks[h * 2:h * 2 + 2]:  # each host holds two ranks under their own names
+            shutil.copy(os.path.join(run_dir, name), os.path.join(host, "local", name))
+        shutil.copy(os.path.join(run_dir, ranks[h]), os.path.join(host, "local", "same_name.json"))
+    binary = os.path.abspath(binary)  # each process starts in its own directory
+    command = ["mpirun", "-n", "1", "-wdir", hosts[0], binary, "comm", "--mpi", "--json", "local", ":",
+               "-n", "1", "-wdir", hosts[1], binary, "comm", "--mpi", "--json", "local"]
+    code, out, err = run(command)
+    if code != 0 or "same_name.json: different files under this path on different hosts" not in err:
+        failures.append(f"per-host disks: exit {code}, stderr {err[:400]!r}")
+        return
+    got = sorted(r["rank"] for r in json.loads(out)["ranks"])
+    if got != [0, 1, 2, 3]:
+        failures.append(f"per-host disks: ranks {got}, want the four each host holds under its own names")
 
 
 def main():
@@ -80,6 +105,7 @@ def main():
                 failures.append(f"{label}: mpirun -n {processes} {command} --mpi {' '.join(fmt)}: exit {got[0]} "
                                 f"(want {want[0]}), stdout {'same' if got[1] == want[1] else 'differs'}, "
                                 f"stderr {got_err[:300]!r} (want {want[2][:300]!r})")
+        check_per_host(binary, generator, tmp, failures)
     for failure in failures:
         print("FAIL:", failure)
     print(f"mpi: {checked} runs compared with one process, {len(failures)} failure(s)")

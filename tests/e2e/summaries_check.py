@@ -6,6 +6,7 @@
     the traces, whether given the directory of summaries, the summaries one by one, or a mix of summaries
     and traces;
   - a summary made with other flags (--hardware) is refused with one line naming it and the flags;
+  - a trace beside its own summary (TRACE and TRACE.tps) is warned about: its rank would count twice;
   - commands that need the events (profile, memory, report, info, annotate --merge, summarize itself)
     refuse a summary with one line naming it, exit 2;
   - a cut-off or corrupt summary is one line naming it, exit 1, never a crash;
@@ -68,6 +69,15 @@ def check_refusals(binary, summary, trace, tmp, failures):
         lines = done.stderr.strip().splitlines()
         if done.returncode != 2 or len(lines) != 1 or summary not in lines[0] or "summary" not in lines[0]:
             failures.append(f"{args[0]} on a summary: exit {done.returncode}, stderr {done.stderr.strip()!r}")
+    twice = os.path.join(tmp, "twice")
+    os.makedirs(twice)
+    copy = os.path.join(twice, os.path.basename(trace))
+    with open(trace, "rb") as src, open(copy, "wb") as dst:
+        dst.write(src.read())
+    run(binary, "summarize", copy, "-o", copy + ".tps")
+    both = run(binary, "analyze", twice)
+    if "counted twice" not in both.stderr or copy + ".tps" not in both.stderr:
+        failures.append(f"a trace beside its own summary: no warning that its rank is read twice: {both.stderr!r}")
     bad_name = run(binary, "summarize", trace, "-o", os.path.join(tmp, "rank.json"))
     if bad_name.returncode != 2:
         failures.append(f"summarize -o rank.json: exit {bad_name.returncode}")
