@@ -143,13 +143,7 @@ void ReduceRun(std::vector<RankSummary> ranks, const AdvisorConfig& config, RunD
   run->advice = CombineAdvice(std::move(drafts), comm, config, &run->comm.cross_rank);
 }
 
-// The flags' advisor thresholds and chips, their files read once and checked before any trace is read.
-struct RunSettings {
-  SummarySettings summary;  // the flag files as read, which summary files record
-  std::shared_ptr<const HardwareProfiles> profiles;
-  AdvisorConfig config;
-  const HardwareProfile* forced = nullptr;
-};
+}  // namespace
 
 Result<RunSettings> LoadRunSettings(const AnalysisFlags& flags) {
   RunSettings settings;
@@ -163,8 +157,6 @@ Result<RunSettings> LoadRunSettings(const AnalysisFlags& flags) {
   TP_ASSIGN_OR_RETURN(settings.forced, ForcedHardware(*settings.profiles, flags.hardware));
   return settings;
 }
-
-}  // namespace
 
 Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& flags) {
   AnalyzedRun run;

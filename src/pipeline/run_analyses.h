@@ -18,10 +18,9 @@
 #include "base/status.h"
 #include "model/trace.h"
 #include "pipeline/analysis_flags.h"
+#include "pipeline/summary_file.h"
 
 namespace tuneprof {
-
-struct SummaryFile;
 
 // The traces of a run and what the user must be told about them, one line each naming the file:
 // files skipped, and each trace's own warnings (cut off, rows or events dropped).
@@ -105,6 +104,16 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
 // The trace files behind `paths` (directories listed as import lists them), for the check that an
 // output file is none of them; paths that cannot be listed are left to the import to report.
 std::vector<std::string> InputFiles(const std::vector<std::string>& paths);
+
+// The flags' advisor thresholds and chips, their files read once (as summary files record them) and
+// checked before any trace is read.
+struct RunSettings {
+  SummarySettings summary;
+  std::shared_ptr<const HardwareProfiles> profiles;
+  AdvisorConfig config;  // the defaults without --config
+  const HardwareProfile* forced = nullptr;
+};
+Result<RunSettings> LoadRunSettings(const AnalysisFlags& flags);
 
 // The advisor thresholds of --config FILE (defaults when `path` is empty).
 Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path);
