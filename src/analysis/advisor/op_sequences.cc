@@ -48,6 +48,7 @@ std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tr
 
 std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
   const EventTable& events = trace.events();
+  OpLetters letters(trace);
   std::vector<OpSequence> sequences;
   const std::vector<int64_t> device_time = cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, tree);
   for (uint32_t track = 0; track < tree.by_track.size(); ++track) {
@@ -55,7 +56,7 @@ std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& t
     for (uint32_t event : tree.by_track[track]) {
       if (events.kind[event] != EventKind::kHostOp || tree.parent_op[event] != kNoIndex) continue;
       if (!IsModelOp(trace, event)) continue;
-      const char letter = OpLetter(trace.str(events.name[event]));
+      const char letter = letters.Of(events.name[event]);
       if (letter == op_letter::kSkip) continue;
       sequence.letters.push_back(letter);
       sequence.events.push_back(event);
@@ -73,7 +74,7 @@ std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& t
               [&](uint32_t a, uint32_t b) { return events.ts_ns[a] < events.ts_ns[b]; });
     OpSequence sequence{SequenceLevel::kKernels, track, {}, {}, {}};
     for (uint32_t event : kernels) {
-      sequence.letters.push_back(OpLetter(trace.str(events.name[event])));
+      sequence.letters.push_back(letters.Of(events.name[event]));
       sequence.events.push_back(event);
       sequence.time_ns.push_back(std::max<int64_t>(events.dur_ns[event], 0));
     }

@@ -62,6 +62,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   WorkTimes times;
   std::vector<Interval> busy, all;
   std::unordered_map<uint32_t, bool> tiny_outermost;  // outermost op -> IsTinyOp, decided once
+  OpLetters letters(trace);
   for (const DeviceWorkEvent& work : cpu ? ListCpuWork(trace) : ListDeviceWork(trace)) {
     const Interval span{events.ts_ns[work.event], events.end_ns(work.event)};
     all.push_back(span);
@@ -80,7 +81,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
     const double self =
         static_cast<double>(cpu ? tree.self_ns[work.event] : std::max<int64_t>(events.dur_ns[work.event], 0));
     times.computing_ns += self;
-    if (IsComputeBoundLetter(OpLetter(trace.str(events.name[work.event])))) times.compute_bound_ns += self;
+    if (IsComputeBoundLetter(letters.Of(events.name[work.event]))) times.compute_bound_ns += self;
   }
   times.busy = UnionOf(std::move(busy));
   times.all = UnionOf(std::move(all));

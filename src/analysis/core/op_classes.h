@@ -4,6 +4,9 @@
 // strings that the fusion patterns (fusion_patterns.h) match. Host operators (aten::*) are looked up by
 // exact name; kernels (CUDA, ROCm, Ascend op types) by keywords.
 #include <string_view>
+#include <vector>
+
+#include "model/trace.h"
 
 namespace tuneprof {
 
@@ -41,6 +44,23 @@ constexpr char kSkip = '\0';
 
 // The class letter of a host operator or kernel name.
 char OpLetter(std::string_view name);
+
+// OpLetter of one trace's event names, each distinct name classified once: names repeat on every step,
+// and classifying one (a lower-cased copy searched for every keyword) took a quarter of `analyze`.
+class OpLetters {
+ public:
+  explicit OpLetters(const Trace& trace) : trace_(trace), letters_(trace.strings().size(), kUnclassified) {}
+  char Of(StringId name) {
+    char& letter = letters_[name.value];
+    if (letter == kUnclassified) letter = OpLetter(trace_.str(name));
+    return letter;
+  }
+
+ private:
+  static constexpr char kUnclassified = '\x7f';  // no class letter is DEL
+  const Trace& trace_;
+  std::vector<char> letters_;  // by StringId
+};
 
 // Matmul, convolution and attention do many FLOPs per byte: their time is compute-bound work; every
 // other class streams memory (element-wise, norms, softmax, copies).

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -54,8 +55,13 @@ template <typename Match>
 Tally TallyEvents(const Trace& trace, Match match) {
   Tally tally;
   const EventTable& events = trace.events();
+  // Each distinct name is matched once: names repeat on every step.
+  std::vector<int8_t> matches(trace.strings().size(), -1);
   for (uint32_t i = 0; i < events.size(); ++i) {
-    if (events.dur_ns[i] >= 0 && match(trace.str(events.name[i]))) tally.Add(events.dur_ns[i]);
+    if (events.dur_ns[i] < 0) continue;
+    int8_t& matched = matches[events.name[i].value];
+    if (matched < 0) matched = match(trace.str(events.name[i])) ? 1 : 0;
+    if (matched == 1) tally.Add(events.dur_ns[i]);
   }
   return tally;
 }

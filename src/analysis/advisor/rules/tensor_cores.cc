@@ -19,9 +19,9 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector
   const EventTable& events = rank.trace->events();
   double gemm_ns = 0;
   uint64_t gemms = 0;
+  OpLetters letters(*rank.trace);
   for (const DeviceWorkEvent& work : ListDeviceWork(*rank.trace)) {
-    if (work.work != WorkClass::kCompute || !IsComputeBoundLetter(OpLetter(rank.trace->str(events.name[work.event]))))
-      continue;
+    if (work.work != WorkClass::kCompute || !IsComputeBoundLetter(letters.Of(events.name[work.event]))) continue;
     gemm_ns += static_cast<double>(events.dur_ns[work.event]);
     ++gemms;
   }
