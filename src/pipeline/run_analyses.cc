@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
+#include <thread>
 
 #include "analysis/advisor/advisor_config.h"
 #include "importers/common/rank.h"
@@ -100,16 +102,24 @@ struct SummaryContext {
   const HardwareProfile* forced = nullptr;
   const AdvisorConfig* config = nullptr;
   RunDetail detail = RunDetail::kReport;
+  // A core is idle while this rank is analysed (fewer files than cores): the rank's memory analysis,
+  // about a quarter of its analyses, runs on it beside the others, which read the same trace.
+  bool spare_core = false;
 };
+
+// Whether `files` leave a core idle in the map (ForEachOnAllCores runs one file per core).
+bool SpareCore(size_t files) { return files < std::max(1u, std::thread::hardware_concurrency()); }
 
 RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const SummaryContext& context) {
   RankSummary s;
   s.breakdown_warnings = breakdown.warnings;
   s.breakdown = std::move(breakdown);
   s.hardware = SelectHardware(trace, *context.profiles, context.forced);
+  std::future<MemoryAnalysis> memory;
+  if (context.spare_core) memory = std::async(std::launch::async, [&] { return AnalyzeMemory(trace, s.hardware); });
   s.compute = ComputeRankComputeUnits(trace, s.breakdown, s.hardware);
-  s.memory = AnalyzeMemory(trace, s.hardware);
   s.comm = AnalyzeRankCommunication(trace, s.breakdown, s.hardware);
+  s.memory = context.spare_core ? memory.get() : AnalyzeMemory(trace, s.hardware);
   s.advice = AdviseRank(RankInputs{&trace, &s.breakdown, &s.compute, &s.hardware, &s.memory, &s.comm}, *context.config);
   if (context.detail == RunDetail::kReport) {
     s.kernels = ComputeKernelBreakdown(trace);
@@ -165,7 +175,7 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
   TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
   run.traces = std::move(loaded.traces);
   run.warnings = std::move(loaded.warnings);
-  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kReport};
+  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kReport, SpareCore(1)};
   std::vector<RankSummary> ranks;
   ranks.reserve(run.traces.size());
   RankWarnings breakdown_warnings;
@@ -188,7 +198,7 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
   const RunSettings& settings = loaded.value();
   AnalyzedRun run;
   run.profiles = settings.profiles;
-  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail};
+  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail, SpareCore(files.size())};
   SummaryInput summaries{detail == RunDetail::kAdvice, "report", settings.summary};
   std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
       files,
@@ -210,7 +220,8 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
   file.source = path;
   file.settings = settings.summary;
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles({path}));
-  const SummaryContext context{settings.profiles.get(), settings.forced, &settings.config, RunDetail::kAdvice};
+  const SummaryContext context{settings.profiles.get(), settings.forced, &settings.config, RunDetail::kAdvice,
+                               SpareCore(files.size())};
   // A summary of summaries would only copy them: refused, as by every command that needs traces.
   std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
       files,
