@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <map>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -58,8 +59,8 @@ void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus
         breakdown = ComputeTimeBreakdown(trace);
         status->breakdown_warnings.push_back(RankLines{trace.metadata().path, breakdown.warnings});
       }
+      status->rank_ids.push_back(trace.metadata().rank);
       each(trace, std::move(breakdown));
-      ++status->ranks;
     }
   }  // the traces are freed here
 #ifdef TUNEPROF_TRIM_MALLOC
@@ -116,8 +117,8 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
   for (size_t k = 0; k < summary->ranks.size(); ++k) {
     status->breakdown_warnings.push_back(
         RankLines{summary->ranks[k].advice.advice.path, std::move(summary->ranks[k].breakdown_warnings)});
+    status->rank_ids.push_back(summary->ranks[k].comm.rank);
     each(std::move(summary->ranks[k]), summary->starts[k]);
-    ++status->ranks;
   }
 }
 
@@ -172,6 +173,38 @@ void WarnTracesGivenTwice(const std::vector<std::string>& files, std::vector<std
   }
 }
 
+// A rank number that several files carry: each is analysed as a rank of its own, so the run's figures
+// count that rank as often (a file given twice, two runs mixed). Files without a rank number are left out:
+// their "no rank" warning already says each is taken as rank 0.
+void WarnRanksInSeveralFiles(const std::vector<std::string>& files, const std::vector<MappedFileStatus*>& statuses,
+                             std::vector<std::string>* lines) {
+  std::map<int64_t, std::vector<size_t>> files_of;  // rank -> files, in the run's order
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    const MappedFileStatus& file = *statuses[i];
+    const bool numbered = std::none_of(file.warnings.begin(), file.warnings.end(),
+                                       [](const std::string& w) { return w.ends_with(kNoRankWarning); });
+    if (!file.status.ok() || !numbered) continue;
+    for (const int64_t rank : file.rank_ids) {
+      std::vector<size_t>& holders = files_of[rank];
+      if (holders.empty() || holders.back() != i) holders.push_back(i);
+    }
+  }
+  constexpr size_t kNamed = 5;  // a run of thousands of repeated ranks says so in a few lines
+  size_t repeated = 0;
+  for (const auto& [rank, holders] : files_of) {
+    if (holders.size() < 2) continue;
+    const std::string& first = files[holders[0]];
+    const std::string& again = files[holders[1]];
+    if (holders.size() == 2 && again == first + std::string(kSummaryExtension)) continue;  // said above
+    if (++repeated > kNamed) continue;
+    lines->push_back(again + ": rank " + std::to_string(rank) + " again (also in " + first +
+                     "): each file is analysed as a rank of its own; give each rank once");
+  }
+  if (repeated > kNamed) {
+    lines->push_back(std::to_string(repeated - kNamed) + " more rank numbers are carried by several files");
+  }
+}
+
 }  // namespace
 
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
@@ -183,12 +216,13 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
     const Status& status = statuses[i]->status;
     if (status.code() == StatusCode::kUsage) return status;
     if (!status.ok()) skipped.Add(files[i], status);
-    rank_count += statuses[i]->ranks;
+    rank_count += statuses[i]->rank_ids.size();
   }
   if (rank_count == 0 && !skipped.empty()) return skipped.NothingLeft(paths);
   std::vector<std::string> lines;
   skipped.AppendWarnings(&lines);
   WarnTracesGivenTwice(files, &lines);
+  WarnRanksInSeveralFiles(files, statuses, &lines);
   if (file_lines != nullptr) {
     // Kept whole: whether a rank number is missing matters only once the summaries of a run meet.
     *file_lines = lines;

@@ -24,7 +24,7 @@ struct MappedFileStatus {
   Status status;                              // the import's; the file is skipped when not ok
   std::vector<std::string> warnings;          // the traces' (TraceWarnings)
   std::vector<RankLines> breakdown_warnings;  // each rank's breakdown's
-  size_t ranks = 0;
+  std::vector<int64_t> rank_ids;              // its ranks' numbers, in order
 };
 
 // Imports `file` and calls `each` with every rank it holds and, `with_breakdown`, that rank's step
@@ -137,7 +137,7 @@ void ShareMapped(MapSharing* sharing, const std::vector<bool>& mine, std::vector
     if (record.status_code != StatusCode::kOk) file.status.status = Status(record.status_code, record.status_message);
     file.status.warnings = std::move(record.warnings);
     file.status.breakdown_warnings = std::move(record.breakdown_warnings);
-    file.status.ranks = record.ranks.size();
+    for (const RankSummary& rank : record.ranks) file.status.rank_ids.push_back(rank.comm.rank);
     file.starts = std::move(record.starts);
     for (RankSummary& rank : record.ranks) {
       file.ranks.push_back(TakeFromSummary(std::move(rank), static_cast<Summary*>(nullptr)));

@@ -6,7 +6,8 @@
     the traces, whether given the directory of summaries, the summaries one by one, or a mix of summaries
     and traces;
   - a summary made with other flags (--hardware) is refused with one line naming it and the flags;
-  - a trace beside its own summary (TRACE and TRACE.tps) is warned about: its rank would count twice;
+  - a trace beside its own summary (TRACE and TRACE.tps), and a rank given twice, are warned about: the
+    rank would count twice;
   - commands that need the events (profile, memory, report, info, annotate --merge, summarize itself)
     refuse a summary with one line naming it, exit 2;
   - a cut-off or corrupt summary is one line naming it, exit 1, never a crash;
@@ -78,6 +79,9 @@ def check_refusals(binary, summary, trace, tmp, failures):
     both = run(binary, "analyze", twice)
     if "counted twice" not in both.stderr or copy + ".tps" not in both.stderr:
         failures.append(f"a trace beside its own summary: no warning that its rank is read twice: {both.stderr!r}")
+    doubled = run(binary, "analyze", summary, summary)
+    if "rank 0 again" not in doubled.stderr:
+        failures.append(f"one summary given twice: no warning that its rank is read twice: {doubled.stderr!r}")
     bad_name = run(binary, "summarize", trace, "-o", os.path.join(tmp, "rank.json"))
     if bad_name.returncode != 2:
         failures.append(f"summarize -o rank.json: exit {bad_name.returncode}")
