@@ -219,6 +219,8 @@ int64_t BytesFromShapes(const Trace& trace, uint32_t event) {
 std::vector<Collective> ListCollectives(const Trace& trace) {
   std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
   for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
+  // Each group's member list pooled once per trace, not once per collective (a lock and a hash each).
+  std::unordered_map<uint32_t, std::string_view> pooled_ranks;  // StringId -> pooled text
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
   if (work.empty()) {
     work = ListCpuWork(trace);
@@ -256,7 +258,9 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
         if (from_args != CollectiveType::kOther) c.type = from_args;
       }
       c.group = std::string(trace.str(info.group_name));
-      c.group_ranks = InternText(trace.str(info.group_ranks));
+      auto [pooled, added] = pooled_ranks.try_emplace(info.group_ranks.value);
+      if (added) pooled->second = InternText(trace.str(info.group_ranks));
+      c.group_ranks = pooled->second;
       c.group_desc = std::string(trace.str(info.group_desc));
       c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
       c.bytes = info.bytes;

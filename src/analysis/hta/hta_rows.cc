@@ -265,18 +265,22 @@ std::vector<HtaRow> FilterLikeHtaMtia(const Trace& trace, std::vector<HtaRow> ro
 
 // Distinct ProfilerStep#N symbols over every rank (HTA's symbol table is shared by all ranks and holds
 // names and categories alike).
-size_t CountStepNames(std::span<const Trace> traces) {
-  std::set<std::string, std::less<>> names;
-  for (const Trace& trace : traces) {
-    const EventTable& e = trace.events();
-    for (uint32_t i = 0; i < e.size() && names.size() < 2; ++i) {
-      if (!IsHtaRow(trace, i)) continue;
-      for (StringId id : {e.name[i], e.category[i]}) {
-        std::string_view text = trace.str(id);
-        if (IsProfilerStepName(text) && !names.contains(text)) names.emplace(text);
-      }
+// Adds the trace's ProfilerStep names (HTA's rows' names and categories) to `names`, until it holds two:
+// HTA filters steps when a run has two or more.
+void AddStepNames(const Trace& trace, std::set<std::string, std::less<>>* names) {
+  const EventTable& e = trace.events();
+  for (uint32_t i = 0; i < e.size() && names->size() < 2; ++i) {
+    if (!IsHtaRow(trace, i)) continue;
+    for (StringId id : {e.name[i], e.category[i]}) {
+      std::string_view text = trace.str(id);
+      if (IsProfilerStepName(text) && !names->contains(text)) names->emplace(text);
     }
   }
+}
+
+size_t CountStepNames(std::span<const Trace> traces) {
+  std::set<std::string, std::less<>> names;
+  for (const Trace& trace : traces) AddStepNames(trace, &names);
   return names.size();
 }
 
@@ -450,17 +454,9 @@ std::vector<HtaRankRows> LoadLikeHta(std::span<const Trace> traces) {
 HtaRankShape ShapeOfRankForHta(const Trace& trace) {
   HtaRankShape shape;
   shape.mtia = IsMtiaRun(std::span<const Trace>(&trace, 1));
-  const EventTable& e = trace.events();
-  for (uint32_t i = 0; i < e.size() && shape.step_names.size() < 2; ++i) {
-    if (!IsHtaRow(trace, i)) continue;
-    for (StringId id : {e.name[i], e.category[i]}) {
-      const std::string_view text = trace.str(id);
-      if (IsProfilerStepName(text) &&
-          std::find(shape.step_names.begin(), shape.step_names.end(), text) == shape.step_names.end()) {
-        shape.step_names.emplace_back(text);
-      }
-    }
-  }
+  std::set<std::string, std::less<>> names;
+  AddStepNames(trace, &names);
+  shape.step_names.assign(names.begin(), names.end());
   return shape;
 }
 

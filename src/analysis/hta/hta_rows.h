@@ -57,7 +57,7 @@ inline constexpr size_t kHtaRunShapes = 3;
 
 // One rank's part of that decision, so that a run read one rank at a time can take it afterwards.
 struct HtaRankShape {
-  std::vector<std::string> step_names;  // its first two distinct ProfilerStep names
+  std::vector<std::string> step_names;  // two of its distinct ProfilerStep names (all when fewer), sorted
   bool mtia = false;                    // an MTIA run, if this rank is the run's first
 };
 HtaRankShape ShapeOfRankForHta(const Trace& trace);
