@@ -4,6 +4,8 @@
 #include <charconv>
 #include <limits>
 
+#include "base/huge_pages.h"
+
 namespace tuneprof {
 namespace {
 
@@ -115,21 +117,23 @@ void TraceBuilder::SetThreadName(ProcessKey pid, ProcessKey tid, std::string_vie
 
 void TraceBuilder::ReserveEvents(size_t events) {
   EventTable& e = trace_.events_;
-  e.ts_ns.reserve(events);
-  e.dur_ns.reserve(events);
-  e.track.reserve(events);
-  e.name.reserve(events);
-  e.category.reserve(events);
-  e.kind.reserve(events);
-  e.correlation.reserve(events);
-  e.external_id.reserve(events);
-  e.source_offset.reserve(events);
-  e.source_length.reserve(events);
+  ReserveAdvised(&e.ts_ns, events);
+  ReserveAdvised(&e.dur_ns, events);
+  ReserveAdvised(&e.track, events);
+  ReserveAdvised(&e.name, events);
+  ReserveAdvised(&e.category, events);
+  ReserveAdvised(&e.kind, events);
+  ReserveAdvised(&e.correlation, events);
+  ReserveAdvised(&e.external_id, events);
+  ReserveAdvised(&e.source_offset, events);
+  ReserveAdvised(&e.source_length, events);
 }
 
 uint32_t TraceBuilder::AddEvent(const EventRecord& r) {
   EventTable& e = trace_.events_;
   const auto index = static_cast<uint32_t>(e.ts_ns.size());
+  // Past the estimate (a gzip file that compressed better than usual), every column grows at once.
+  if (index == e.ts_ns.capacity()) ReserveEvents(std::max<size_t>(16, size_t{index} * 2));
   e.ts_ns.push_back(r.ts_ns);
   e.dur_ns.push_back(r.dur_ns);
   e.track.push_back(r.track);

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/huge_pages.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -45,14 +46,14 @@ class TraceBuilder {
 
   uint32_t AddEvent(const EventRecord& record);
   void SetEventKind(uint32_t event, EventKind kind) { trace_.events_.kind[event] = kind; }
-  void AddKernelInfo(const KernelInfo& info) { trace_.kernels_.push_back(info); }
-  void AddCopyInfo(const CopyInfo& info) { trace_.copies_.push_back(info); }
-  void AddCollectiveInfo(const CollectiveInfo& info) { trace_.collectives_.push_back(info); }
-  void AddHcclTaskInfo(const HcclTaskInfo& info) { trace_.hccl_tasks_.push_back(info); }
-  void AddOpShapeInfo(const OpShapeInfo& info) { trace_.op_shapes_.push_back(info); }
-  void AddMemoryEvent(const MemoryEvent& event) { trace_.memory_events_.push_back(event); }
+  void AddKernelInfo(const KernelInfo& info) { PushBackAdvised(&trace_.kernels_, info); }
+  void AddCopyInfo(const CopyInfo& info) { PushBackAdvised(&trace_.copies_, info); }
+  void AddCollectiveInfo(const CollectiveInfo& info) { PushBackAdvised(&trace_.collectives_, info); }
+  void AddHcclTaskInfo(const HcclTaskInfo& info) { PushBackAdvised(&trace_.hccl_tasks_, info); }
+  void AddOpShapeInfo(const OpShapeInfo& info) { PushBackAdvised(&trace_.op_shapes_, info); }
+  void AddMemoryEvent(const MemoryEvent& event) { PushBackAdvised(&trace_.memory_events_, event); }
   void AddCounterSample(ProcessKey pid, std::string_view counter_name, int64_t ts_ns, double value);
-  void AddFlowPoint(const FlowPoint& point) { trace_.flow_points_.push_back(point); }
+  void AddFlowPoint(const FlowPoint& point) { PushBackAdvised(&trace_.flow_points_, point); }
   uint32_t AddDevice(const Device& device);
 
   void CountCategory(StringId category);
