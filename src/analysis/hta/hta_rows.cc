@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/huge_pages.h"
 namespace tuneprof {
 namespace {
 
@@ -57,12 +58,28 @@ bool IsHtaComputation(std::string_view name) {
 
 // ---- HTA's rows and times.
 
-// HTA keeps the X events that have a category other than "Trace".
-bool IsHtaRow(const Trace& trace, uint32_t i) {
-  const EventTable& e = trace.events();
-  if (e.dur_ns[i] < 0 || e.category[i].value == 0) return false;
-  return trace.str(e.category[i]) != "Trace";
-}
+// The strings HTA tests rows by, resolved to ids once per trace: comparing text per event was most of
+// the time spent reading rows.
+class HtaRowNames {
+ public:
+  explicit HtaRowNames(const Trace& trace) {
+    has_trace_category_ = trace.strings().Find("Trace", &trace_category_);
+    has_event_sync_ = trace.strings().Find("Event Sync", &event_sync_);
+    has_context_sync_ = trace.strings().Find("Context Sync", &context_sync_);
+  }
+  // HTA keeps the X events that have a category other than "Trace".
+  bool IsRow(const EventTable& e, uint32_t i) const {
+    if (e.dur_ns[i] < 0 || e.category[i].value == 0) return false;
+    return !(has_trace_category_ && e.category[i] == trace_category_);
+  }
+  bool IsDeviceSync(StringId name) const {
+    return (has_event_sync_ && name == event_sync_) || (has_context_sync_ && name == context_sync_);
+  }
+
+ private:
+  StringId trace_category_, event_sync_, context_sync_;
+  bool has_trace_category_ = false, has_event_sync_ = false, has_context_sync_ = false;
+};
 
 // HTA's "stream != -1": the Kineto categories written with a stream arg (kernel, gpu_memcpy, gpu_memset,
 // cuda_sync). The model does not keep the arg, so the kind stands for it.
@@ -125,26 +142,52 @@ class HtaClock {
   bool round_ = false;
 };
 
+// Kernels' stream args in event order, read by a cursor that only moves forward as events are visited.
+class StreamArgs {
+ public:
+  explicit StreamArgs(const Trace& trace) {
+    for (const KernelInfo& info : trace.kernels()) {
+      if (info.stream != kNoId) by_event_.emplace_back(info.event, info.stream);
+    }
+    // Stable, so that of two args for one event the first read wins, as a map's emplace would.
+    auto by_event = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (!std::is_sorted(by_event_.begin(), by_event_.end(), by_event)) {
+      std::stable_sort(by_event_.begin(), by_event_.end(), by_event);
+    }
+  }
+  bool empty() const { return by_event_.empty(); }
+  // The stream arg of `event`, or kNoId; events must be asked for in increasing order.
+  int64_t Next(uint32_t event) {
+    while (cursor_ < by_event_.size() && by_event_[cursor_].first < event) ++cursor_;
+    return cursor_ < by_event_.size() && by_event_[cursor_].first == event ? by_event_[cursor_].second : kNoId;
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, int64_t>> by_event_;
+  size_t cursor_ = 0;
+};
+
 std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock, bool every_interval = false) {
   const EventTable& e = trace.events();
+  const HtaRowNames names(trace);
   // HTA's stream column is the row's `stream` arg; Kineto writes it as the tid on CUDA and ROCm, but MTIA
   // rows carry a stream that is not their tid.
-  std::unordered_map<uint32_t, int64_t> stream_arg;
-  for (const KernelInfo& info : trace.kernels()) {
-    if (info.stream != kNoId) stream_arg.emplace(info.event, info.stream);
-  }
+  StreamArgs stream_arg(trace);
+  // Most events are rows: room for all of them costs address space only, and the rows are written once
+  // into advised pages instead of being copied on every doubling.
   std::vector<HtaRow> rows;
+  ReserveAdvised(&rows, e.size());
   for (uint32_t i = 0; i < e.size(); ++i) {
-    if (every_interval ? e.dur_ns[i] < 0 : !IsHtaRow(trace, i)) continue;
+    if (every_interval ? e.dur_ns[i] < 0 : !names.IsRow(e, i)) continue;
     HtaRow row;
     row.event = i;
     row.time = clock.Of(e.ts_ns[i], e.dur_ns[i]);
     row.correlation = e.correlation[i] == kNoId ? -1 : e.correlation[i];
     row.carries_stream = CarriesStream(e.kind[i]);
     if (row.carries_stream) {
-      auto arg = stream_arg.find(i);
-      if (arg != stream_arg.end()) {
-        row.stream = arg->second;
+      const int64_t arg = stream_arg.Next(i);
+      if (arg != kNoId) {
+        row.stream = arg;
       } else if (!stream_arg.empty() && e.kind[i] == EventKind::kKernel) {
         // Where kernels carry stream args, one without (MTIA's dma_request rows) is HTA's stream -1: no
         // kernel, left out of every breakdown.
@@ -153,8 +196,7 @@ std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock, bool eve
         row.stream = trace.tracks()[e.track[i]].tid.value;
       }
     }
-    const std::string_view name = trace.str(e.name[i]);
-    row.gpu_kernel_row = (row.carries_stream && row.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
+    row.gpu_kernel_row = (row.carries_stream && row.correlation >= 0) || names.IsDeviceSync(e.name[i]);
     rows.push_back(row);
   }
   return rows;
@@ -269,8 +311,9 @@ std::vector<HtaRow> FilterLikeHtaMtia(const Trace& trace, std::vector<HtaRow> ro
 // HTA filters steps when a run has two or more.
 void AddStepNames(const Trace& trace, std::set<std::string, std::less<>>* names) {
   const EventTable& e = trace.events();
+  const HtaRowNames row_names(trace);
   for (uint32_t i = 0; i < e.size() && names->size() < 2; ++i) {
-    if (!IsHtaRow(trace, i)) continue;
+    if (!row_names.IsRow(e, i)) continue;
     for (StringId id : {e.name[i], e.category[i]}) {
       std::string_view text = trace.str(id);
       if (IsProfilerStepName(text) && !names->contains(text)) names->emplace(text);
