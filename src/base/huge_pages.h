@@ -12,7 +12,7 @@
 namespace tuneprof {
 
 // Buffers below this are not advised.
-inline constexpr size_t kHugePageAdviceMinBytes = size_t{8} << 20;
+inline constexpr size_t kHugePageAdviceMinBytes = size_t{4} << 20;
 
 // Advises [data, data + bytes) for huge pages where bytes >= kHugePageAdviceMinBytes; a no-op where
 // the platform has no such advice. Only whole 2 MiB pages inside the range are affected.

@@ -10,6 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "pipeline/diagnostics.h"
@@ -65,9 +69,21 @@ int MpiJobSize() {
   return 1;
 }
 
+// glibc hands every freed block over 128 KiB back to the kernel and raises that bar as it goes; each
+// analysis then faults the same memory in again for its own per-event vectors (a tenth of analyze's
+// time on a 500 MB trace). Keeping up to 256 MB of freed memory for reuse costs no peak resident memory;
+// the bounded-memory map still trims explicitly after each large file.
+void KeepFreedMemoryForReuse() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  KeepFreedMemoryForReuse();
   CLI::App app{"tuneprof: find and fix performance bottlenecks in AI workload profiles (Kineto, torch_npu, Nsight)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tuneprof 0.1.0");
