@@ -62,6 +62,7 @@ namespace {
 int RunMergedAnnotate(const AnnotateOptions& options) {
   const Status clash = CheckOutputIsNotInput(options.output, InputFiles(options.merge));
   if (!clash.ok()) return ReportError(clash);
+  if (Status refused = RefuseSummaries(options.merge, "annotate --merge"); !refused.ok()) return ReportError(refused);
   auto profiles = LoadHardwareProfiles(options.analysis.hardware_file);
   if (!profiles.ok()) return ReportError(profiles.status());
   auto forced = ForcedHardware(*profiles, options.analysis.hardware);
@@ -140,6 +141,7 @@ int RunAnnotate(const AnnotateOptions& options) {
   }
   const Status clash = CheckOutputIsNotInput(options.output, {options.path});
   if (!clash.ok()) return ReportError(clash);
+  if (Status refused = RefuseSummaries({options.path}, "annotate"); !refused.ok()) return ReportError(refused);
   auto content = ReadContent(options.path);
   if (!content.ok()) return ReportError(content.status());
   std::string text = std::move(*content);

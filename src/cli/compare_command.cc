@@ -90,6 +90,9 @@ int RunCompare(const CompareOptions& options) {
   if (!options.advice.empty()) {
     if (auto loaded = LoadAdvice(options.advice); !loaded.ok()) return ReportError(loaded.status());
   }
+  if (Status refused = RefuseSummaries({options.before, options.after}, "compare"); !refused.ok()) {
+    return ReportError(refused);
+  }
   auto before = AnalyzeRun({options.before}, AnalysisFlags());
   if (!before.ok()) return ReportError(before.status());
   auto after = AnalyzeRun({options.after}, AnalysisFlags());

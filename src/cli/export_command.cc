@@ -26,6 +26,7 @@ int RunExport(const ExportOptions& options) {
   // Checked before the analysis, which can take minutes: the answer does not depend on it.
   const Status clash = CheckOutputIsNotInput(options.sqlite, InputFiles(options.paths));
   if (!clash.ok()) return ReportError(clash);
+  if (Status refused = RefuseSummaries(options.paths, "export"); !refused.ok()) return ReportError(refused);
   auto run = AnalyzeRun(options.paths, options.analysis);
   if (!run.ok()) return ReportError(run.status());
   const Status written = ExportRunSqlite(*run, options.sqlite, options.paths);

@@ -17,7 +17,7 @@ namespace {
 Result<std::string> InfoOutput(const InfoOptions& options) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
   std::vector<MappedFile<TraceSummary>> mapped = MapRanks<TraceSummary>(
-      files, [](const Trace& trace) { return SummarizeTrace(trace); }, SummaryInput{false, "info"});
+      files, [](const Trace& trace) { return SummarizeTrace(trace); }, RefusingSummaries("info"));
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   std::vector<TraceSummary> summaries;

@@ -55,7 +55,7 @@ Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const Ha
         }
         return rank;
       },
-      SummaryInput{false, "memory"});
+      RefusingSummaries("memory"));
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   std::vector<MemoryAnalysis> ranks;

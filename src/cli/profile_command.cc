@@ -77,7 +77,7 @@ Result<std::string> ProfileInBoundedMemory(const ProfileOptions& options, const 
   std::vector<MappedFile<RankProfile>> mapped = MapRanks<RankProfile>(
       files,
       [&](const Trace& trace, RankBreakdown breakdown) { return ProfileRank(trace, std::move(breakdown), settings); },
-      SummaryInput{false, "profile"});
+      RefusingSummaries("profile"));
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   ProfileResult result;
@@ -120,6 +120,7 @@ int RunProfile(const ProfileOptions& options) {
   auto text = [&]() -> Result<std::string> {
     if (options.semantics != "hta") return ProfileInBoundedMemory(options, settings);
     // HTA's figures are run-wide (its step filter and clock origin read every rank): every trace is kept.
+    TP_RETURN_IF_ERROR(RefuseSummaries(options.paths, "profile --semantics hta"));
     TP_ASSIGN_OR_RETURN(LoadedTraces loaded, LoadTraces(options.paths));
     return ProfileOutput(loaded.traces, options, loaded.warnings);
   }();

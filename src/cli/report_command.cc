@@ -16,6 +16,7 @@ namespace tuneprof::cli {
 namespace {
 
 int RunCompareReport(const ReportOptions& options) {
+  if (Status refused = RefuseSummaries(options.compare, "report --compare"); !refused.ok()) return ReportError(refused);
   auto before = LoadTraces({options.compare[0]});
   if (!before.ok()) return ReportError(before.status());
   auto after = LoadTraces({options.compare[1]});

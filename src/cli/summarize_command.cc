@@ -1,3 +1,5 @@
+#include <filesystem>
+
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "io/output_file.h"
@@ -7,7 +9,7 @@
 namespace tuneprof::cli {
 
 int RunSummarize(const SummarizeOptions& options) {
-  if (!IsSummaryPath(options.output)) {
+  if (!IsSummaryPath(options.output) || std::filesystem::path(options.output).filename() == kSummaryExtension) {
     return ReportError(Status(StatusCode::kUsage, "summarize -o " + options.output + ": name the summary *" +
                                                       std::string(kSummaryExtension) +
                                                       ", as analyze, advise and comm find them in directories"));

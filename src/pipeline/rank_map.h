@@ -50,6 +50,13 @@ struct SummaryInput {
   bool config_matters = true;  // false for comm, which applies no advisor threshold to a rank
 };
 
+// The input of a command that needs the events: any summary is refused, naming `command`.
+inline SummaryInput RefusingSummaries(std::string command) {
+  SummaryInput input;
+  input.command = std::move(command);
+  return input;
+}
+
 // Reads the summary file `file` into `status` (its warnings, its ranks' breakdown warnings, or why it
 // cannot be taken) and calls `each` with every rank and its first event.
 void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFileStatus* status,

@@ -94,6 +94,15 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
   return files;
 }
 
+Status RefuseSummaries(const std::vector<std::string>& paths, std::string_view command) {
+  std::vector<std::string> files = paths;
+  for (std::string& file : InputFiles(paths)) files.push_back(std::move(file));
+  for (const std::string& file : files) {
+    if (IsSummaryPath(file)) return SummaryRefused(file, command);
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 // What every rank's summary is made with.
@@ -226,7 +235,7 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
   std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
       files,
       [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
-      SummaryInput{false, "summarize"});
+      RefusingSummaries("summarize"));
   std::vector<std::string> said;
   TP_RETURN_IF_ERROR(CollectMapWarnings({path}, files, mapped, &said, &file.warnings));
   for (MappedFile<RankSummary>& mapped_file : mapped) {

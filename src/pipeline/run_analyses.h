@@ -105,6 +105,10 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
 // output file is none of them; paths that cannot be listed are left to the import to report.
 std::vector<std::string> InputFiles(const std::vector<std::string>& paths);
 
+// For the commands that need the events: the first summary file among `paths` (or the files of the
+// directories among them) refused with the command's name, before anything is imported; Ok when none.
+Status RefuseSummaries(const std::vector<std::string>& paths, std::string_view command);
+
 // The flags' advisor thresholds and chips, their files read once (as summary files record them) and
 // checked before any trace is read.
 struct RunSettings {

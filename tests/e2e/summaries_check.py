@@ -62,14 +62,21 @@ def check_refusals(binary, summary, trace, tmp, failures):
     other = run(binary, "analyze", "--hardware", "H100 SXM", summary)
     if other.returncode != 2 or summary not in other.stderr or "--hardware" not in other.stderr:
         failures.append(f"analyze --hardware on a summary made without it: exit {other.returncode}: {other.stderr.strip()}")
-    for args in (("profile", summary), ("memory", summary), ("info", summary),
-                 ("report", summary, "-o", os.path.join(tmp, "r.html")),
-                 ("annotate", "--merge", summary, "-o", os.path.join(tmp, "m.json.gz")),
-                 ("summarize", summary, "-o", os.path.join(tmp, "again.tps"))):
+    # Each refusal names the command that needs the events, as the user typed it.
+    for named, args in (("profile", ("profile", summary)), ("memory", ("memory", summary)), ("info", ("info", summary)),
+                        ("profile --semantics hta", ("profile", "--semantics", "hta", summary)),
+                        ("report", ("report", summary, "-o", os.path.join(tmp, "r.html"))),
+                        ("report --compare", ("report", "--compare", trace, summary, "-o", os.path.join(tmp, "c.html"))),
+                        ("compare", ("compare", trace, summary)),
+                        ("export", ("export", summary, "--sqlite", os.path.join(tmp, "e.db"))),
+                        ("annotate", ("annotate", summary, "-o", os.path.join(tmp, "a.json"))),
+                        ("annotate --merge", ("annotate", "--merge", summary, "-o", os.path.join(tmp, "m.json.gz"))),
+                        ("summarize", ("summarize", summary, "-o", os.path.join(tmp, "again.tps")))):
         done = run(binary, *args)
         lines = done.stderr.strip().splitlines()
-        if done.returncode != 2 or len(lines) != 1 or summary not in lines[0] or "summary" not in lines[0]:
-            failures.append(f"{args[0]} on a summary: exit {done.returncode}, stderr {done.stderr.strip()!r}")
+        if (done.returncode != 2 or len(lines) != 1 or summary not in lines[0] or "summary" not in lines[0]
+                or f"; {named} needs the trace itself" not in lines[0]):
+            failures.append(f"{' '.join(args[:2])} on a summary: exit {done.returncode}, stderr {done.stderr.strip()!r}")
     twice = os.path.join(tmp, "twice")
     os.makedirs(twice)
     copy = os.path.join(twice, os.path.basename(trace))
@@ -82,9 +89,10 @@ def check_refusals(binary, summary, trace, tmp, failures):
     doubled = run(binary, "analyze", summary, summary)
     if "rank 0 again" not in doubled.stderr:
         failures.append(f"one summary given twice: no warning that its rank is read twice: {doubled.stderr!r}")
-    bad_name = run(binary, "summarize", trace, "-o", os.path.join(tmp, "rank.json"))
-    if bad_name.returncode != 2:
-        failures.append(f"summarize -o rank.json: exit {bad_name.returncode}")
+    for name in ("rank.json", ".tps"):
+        bad_name = run(binary, "summarize", trace, "-o", os.path.join(tmp, name))
+        if bad_name.returncode != 2 or os.path.exists(os.path.join(tmp, name)):
+            failures.append(f"summarize -o {name}: exit {bad_name.returncode}")
 
 
 def check_corrupt(binary, summary, tmp, failures):
