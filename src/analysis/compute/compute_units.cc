@@ -8,6 +8,7 @@
 
 #include "analysis/compute/launch_occupancy.h"
 #include "analysis/core/intervals.h"
+#include "analysis/core/side_rows_by_event.h"
 
 namespace tuneprof {
 namespace {
@@ -105,13 +106,13 @@ struct CollectedKernels {
   bool limits_from_profile = false;
 };
 
-KernelSpan SpanOf(const Trace& trace, uint32_t event, const KernelInfo* info, const SmLimits& limits,
+KernelSpan SpanOf(const Trace& trace, uint32_t event, const KernelInfo* info, const SmLimits& limits, bool tensor_core,
                   CollectedKernels* out) {
   const EventTable& events = trace.events();
   KernelSpan span;
   span.start_ns = events.ts_ns[event];
   span.end_ns = events.end_ns(event);
-  span.tensor_core = UsesTensorCores(trace.str(events.name[event]));
+  span.tensor_core = tensor_core;
   if (info) {
     span.blocks_per_sm = BlocksPerSm(*info, limits);
     span.occupancy = info->achieved_occupancy;
@@ -128,24 +129,25 @@ KernelSpan SpanOf(const Trace& trace, uint32_t event, const KernelInfo* info, co
 }
 
 CollectedKernels CollectKernels(const Trace& trace, const HardwareProfile* profile) {
-  std::unordered_map<uint32_t, const KernelInfo*> info_of;
-  info_of.reserve(trace.kernels().size());
-  for (const KernelInfo& info : trace.kernels()) info_of.emplace(info.event, &info);
+  SideRowsByEvent<KernelInfo> info_of(trace.kernels());
+  // Kernel names repeat on every step: each distinct name is searched for tensor-core patterns once.
+  std::vector<int8_t> tensor_core_of(trace.strings().size(), -1);
   const EventTable& events = trace.events();
   CollectedKernels out;
   std::map<uint32_t, SmLimits> limits_of;  // per device index
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != EventKind::kKernel || events.dur_ns[i] < 0) continue;
     const uint32_t device = trace.processes()[trace.tracks()[events.track[i]].process].device;
-    auto it = info_of.find(i);
-    const KernelInfo* info = it == info_of.end() ? nullptr : it->second;
+    const KernelInfo* info = info_of.Next(i);
+    int8_t& tensor_core = tensor_core_of[events.name[i].value];
+    if (tensor_core < 0) tensor_core = UsesTensorCores(trace.str(events.name[i])) ? 1 : 0;
     if (info && (info->blocks_per_sm >= 0 || Product(info->grid) != kNoId)) ++out.with_launch_config;
     auto limits = limits_of.find(device);
     if (limits == limits_of.end()) {
       limits = limits_of.emplace(device, ResolveSmLimits(DeviceAt(trace, device), profile)).first;
     }
     GpuKernels& gpu = out.by_device[device];
-    gpu.kernels.push_back(SpanOf(trace, i, info, limits->second, &out));
+    gpu.kernels.push_back(SpanOf(trace, i, info, limits->second, tensor_core == 1, &out));
     gpu.max_duration_ns = std::max(gpu.max_duration_ns, events.dur_ns[i]);
   }
   for (const auto& [device, limits] : limits_of) {

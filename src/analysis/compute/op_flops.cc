@@ -408,6 +408,42 @@ RooflinePoint RooflineOf(const OpFlopsRow& row, const HardwareProfile* profile) 
   return point;
 }
 
+namespace {
+
+// An operator's arguments repeat on every step: each distinct (name, dims, types, concrete inputs) is
+// parsed and costed once per trace. The costs' dtype views point into the trace's strings, which outlive
+// the cache.
+class OpCostCache {
+ public:
+  explicit OpCostCache(const Trace& trace) : trace_(trace) {}
+  // The cost of `info`'s operator; flops < 0 when its shapes do not parse or fit no formula.
+  OpCost Of(const OpShapeInfo& info) {
+    const StringId name = trace_.events().name[info.event];
+    const Key key{name.value, info.input_dims.value, info.input_types.value, info.concrete_inputs.value};
+    auto [it, added] = costs_.try_emplace(key);
+    if (added && ParseOpShapes(trace_.str(info.input_dims), trace_.str(info.input_types),
+                               trace_.str(info.concrete_inputs), &shapes_)) {
+      it->second = EstimateOpCost(trace_.str(name), shapes_);
+    }
+    return it->second;
+  }
+
+ private:
+  using Key = std::array<uint32_t, 4>;
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = 0;
+      for (uint32_t part : k) h = (h ^ part) * 0x9E3779B97F4A7C15ull;
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
+  };
+  const Trace& trace_;
+  OpShapes shapes_;
+  std::unordered_map<Key, OpCost, KeyHash> costs_;
+};
+
+}  // namespace
+
 RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile) {
   if (trace.op_shapes().empty() && !trace.kernel_details().rows.empty()) return ComputeNpuOpFlops(trace, profile);
   RankOpFlops out;
@@ -416,13 +452,9 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile) {
   out.ops_with_shapes = trace.op_shapes().size();
   std::vector<Occurrence> occurrences;
   std::unordered_map<uint32_t, size_t> costed;  // event -> index into occurrences
-  OpShapes shapes;
+  OpCostCache costs(trace);
   for (const OpShapeInfo& info : trace.op_shapes()) {
-    if (!ParseOpShapes(trace.str(info.input_dims), trace.str(info.input_types), trace.str(info.concrete_inputs),
-                       &shapes)) {
-      continue;
-    }
-    const OpCost cost = EstimateOpCost(trace.str(trace.events().name[info.event]), shapes);
+    const OpCost cost = costs.Of(info);
     if (cost.flops < 0) continue;
     costed.emplace(info.event, occurrences.size());
     occurrences.push_back(Occurrence{info.event, cost});

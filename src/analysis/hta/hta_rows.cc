@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "analysis/core/side_rows_by_event.h"
 #include "base/huge_pages.h"
 namespace tuneprof {
 namespace {
@@ -142,37 +143,14 @@ class HtaClock {
   bool round_ = false;
 };
 
-// Kernels' stream args in event order, read by a cursor that only moves forward as events are visited.
-class StreamArgs {
- public:
-  explicit StreamArgs(const Trace& trace) {
-    for (const KernelInfo& info : trace.kernels()) {
-      if (info.stream != kNoId) by_event_.emplace_back(info.event, info.stream);
-    }
-    // Stable, so that of two args for one event the first read wins, as a map's emplace would.
-    auto by_event = [](const auto& a, const auto& b) { return a.first < b.first; };
-    if (!std::is_sorted(by_event_.begin(), by_event_.end(), by_event)) {
-      std::stable_sort(by_event_.begin(), by_event_.end(), by_event);
-    }
-  }
-  bool empty() const { return by_event_.empty(); }
-  // The stream arg of `event`, or kNoId; events must be asked for in increasing order.
-  int64_t Next(uint32_t event) {
-    while (cursor_ < by_event_.size() && by_event_[cursor_].first < event) ++cursor_;
-    return cursor_ < by_event_.size() && by_event_[cursor_].first == event ? by_event_[cursor_].second : kNoId;
-  }
-
- private:
-  std::vector<std::pair<uint32_t, int64_t>> by_event_;
-  size_t cursor_ = 0;
-};
-
 std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock, bool every_interval = false) {
   const EventTable& e = trace.events();
   const HtaRowNames names(trace);
   // HTA's stream column is the row's `stream` arg; Kineto writes it as the tid on CUDA and ROCm, but MTIA
   // rows carry a stream that is not their tid.
-  StreamArgs stream_arg(trace);
+  SideRowsByEvent<KernelInfo> kernel_info(trace.kernels());
+  const bool any_stream_arg = std::any_of(trace.kernels().begin(), trace.kernels().end(),
+                                          [](const KernelInfo& info) { return info.stream != kNoId; });
   // Most events are rows: room for all of them costs address space only, and the rows are written once
   // into advised pages instead of being copied on every doubling.
   std::vector<HtaRow> rows;
@@ -185,10 +163,10 @@ std::vector<HtaRow> ReadRows(const Trace& trace, const HtaClock& clock, bool eve
     row.correlation = e.correlation[i] == kNoId ? -1 : e.correlation[i];
     row.carries_stream = CarriesStream(e.kind[i]);
     if (row.carries_stream) {
-      const int64_t arg = stream_arg.Next(i);
-      if (arg != kNoId) {
-        row.stream = arg;
-      } else if (!stream_arg.empty() && e.kind[i] == EventKind::kKernel) {
+      const KernelInfo* info = kernel_info.Next(i);
+      if (info != nullptr && info->stream != kNoId) {
+        row.stream = info->stream;
+      } else if (any_stream_arg && e.kind[i] == EventKind::kKernel) {
         // Where kernels carry stream args, one without (MTIA's dma_request rows) is HTA's stream -1: no
         // kernel, left out of every breakdown.
         row.carries_stream = false;

@@ -7,8 +7,6 @@
 #include <numeric>
 #include <optional>
 #include <set>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "analysis/memory/memory_packing.h"
 
@@ -494,41 +492,55 @@ ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_byt
 
 std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const std::vector<MemoryBlock>& blocks) {
   const EventTable& events = trace.events();
-  // Host ops per thread, outer before inner, so that an outer element-wise op (relu) claims the
-  // allocation before the op it calls (clamp_min).
-  std::unordered_map<uint32_t, std::vector<OpRef>> ops_by_track;
-  std::unordered_set<uint32_t> tracks_with_blocks;
-  for (const MemoryBlock& block : blocks) tracks_with_blocks.insert(block.track);
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    if (events.kind[i] != EventKind::kHostOp || events.dur_ns[i] < 0) continue;
-    if (!tracks_with_blocks.count(events.track[i])) continue;
-    ops_by_track[events.track[i]].push_back({events.ts_ns[i], events.end_ns(i), i});
-  }
+  // Tracks are dense indices: lists per track rather than a hash lookup per event.
+  const size_t tracks = trace.tracks().size();
   // Block indices per thread by allocation time and by free time.
-  std::unordered_map<uint32_t, std::vector<size_t>> allocs_by_track;
-  std::unordered_map<uint32_t, std::vector<size_t>> frees_by_track;
+  std::vector<std::vector<size_t>> allocs_by_track(tracks);
+  std::vector<std::vector<size_t>> frees_by_track(tracks);
   for (size_t b = 0; b < blocks.size(); ++b) {
     allocs_by_track[blocks[b].track].push_back(b);
     if (blocks[b].free_ns != kNoId) frees_by_track[blocks[b].track].push_back(b);
+  }
+  // Host ops per thread, outer before inner, so that an outer element-wise op (relu) claims the
+  // allocation before the op it calls (clamp_min).
+  std::vector<std::vector<OpRef>> ops_by_track(tracks);
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != EventKind::kHostOp || events.dur_ns[i] < 0) continue;
+    if (allocs_by_track[events.track[i]].empty()) continue;
+    ops_by_track[events.track[i]].push_back({events.ts_ns[i], events.end_ns(i), i});
   }
   // A block may be one op's output and the next op's input (a chain x = relu(x)), so the two roles
   // are claimed separately.
   std::vector<bool> claimed_output(blocks.size(), false);
   std::vector<bool> claimed_input(blocks.size(), false);
   std::map<std::string_view, InPlaceCandidate> by_op;
-  for (auto& [track, ops] : ops_by_track) {
-    std::sort(ops.begin(), ops.end(), [](const OpRef& a, const OpRef& b) {
-      return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
-    });
+  // Operator names repeat on every step: each distinct name is looked up once.
+  std::vector<int8_t> elementwise_of(trace.strings().size(), -1);
+  // Of two ops with the same extent, the one written first is the outer one. Traces mostly arrive in
+  // these orders already, and then sorting is one check.
+  auto outer_first = [](const OpRef& a, const OpRef& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    return a.end_ns != b.end_ns ? a.end_ns > b.end_ns : a.event < b.event;
+  };
+  auto allocated_earlier = [&](size_t a, size_t b) { return blocks[a].alloc_seq < blocks[b].alloc_seq; };
+  auto freed_earlier = [&](size_t a, size_t b) { return blocks[a].free_seq < blocks[b].free_seq; };
+  for (size_t track = 0; track < tracks; ++track) {
+    std::vector<OpRef>& ops = ops_by_track[track];
+    if (ops.empty()) continue;
+    if (!std::is_sorted(ops.begin(), ops.end(), outer_first)) std::sort(ops.begin(), ops.end(), outer_first);
     std::vector<size_t>& allocs = allocs_by_track[track];
     std::vector<size_t>& frees = frees_by_track[track];
-    std::sort(allocs.begin(), allocs.end(),
-              [&](size_t a, size_t b) { return blocks[a].alloc_seq < blocks[b].alloc_seq; });
-    std::sort(frees.begin(), frees.end(), [&](size_t a, size_t b) { return blocks[a].free_seq < blocks[b].free_seq; });
+    if (!std::is_sorted(allocs.begin(), allocs.end(), allocated_earlier)) {
+      std::sort(allocs.begin(), allocs.end(), allocated_earlier);
+    }
+    if (!std::is_sorted(frees.begin(), frees.end(), freed_earlier))
+      std::sort(frees.begin(), frees.end(), freed_earlier);
     for (size_t o = 0; o < ops.size(); ++o) {
       const OpRef& op = ops[o];
+      int8_t& elementwise = elementwise_of[events.name[op.event].value];
+      if (elementwise < 0) elementwise = IsElementwiseOp(trace.str(events.name[op.event])) ? 1 : 0;
+      if (elementwise == 0) continue;
       const std::string_view name = trace.str(events.name[op.event]);
-      if (!IsElementwiseOp(name)) continue;
       // The input must die before the thread's next op outside this one starts.
       auto next = std::lower_bound(ops.begin() + static_cast<std::ptrdiff_t>(o) + 1, ops.end(), op.end_ns,
                                    [](const OpRef& r, int64_t t) { return r.start_ns < t; });

@@ -24,23 +24,31 @@ struct OpSpan {
 std::vector<uint32_t> EnclosingOps(const Trace& trace) {
   const EventTable& events = trace.events();
   const std::vector<MemoryEvent>& memory = trace.memory_events();
-  std::unordered_map<uint32_t, std::vector<uint32_t>> queries_by_track;
+  // Tracks are dense indices: lists per track rather than a hash lookup per event.
+  std::vector<std::vector<uint32_t>> queries_by_track(trace.tracks().size());
   for (uint32_t m = 0; m < memory.size(); ++m) queries_by_track[memory[m].track].push_back(m);
-  std::unordered_map<uint32_t, std::vector<OpSpan>> spans_by_track;
+  std::vector<std::vector<OpSpan>> spans_by_track(trace.tracks().size());
   for (uint32_t i = 0; i < events.size(); ++i) {
     const EventKind kind = events.kind[i];
     if ((kind != EventKind::kHostOp && kind != EventKind::kUserAnnotation) || events.dur_ns[i] < 0) continue;
-    if (!queries_by_track.count(events.track[i])) continue;
+    if (queries_by_track[events.track[i]].empty()) continue;
     spans_by_track[events.track[i]].push_back({events.ts_ns[i], events.end_ns(i), i, kind == EventKind::kHostOp});
   }
   std::vector<uint32_t> result(memory.size(), kNoIndex);
-  for (auto& [track, queries] : queries_by_track) {
+  // Outer ranges first; of two with the same extent, the one written first. Traces mostly arrive in this
+  // order already, and then sorting is one check.
+  auto outer_first = [](const OpSpan& a, const OpSpan& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    return a.end_ns != b.end_ns ? a.end_ns > b.end_ns : a.event < b.event;
+  };
+  auto earlier = [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; };
+  for (size_t track = 0; track < queries_by_track.size(); ++track) {
+    std::vector<uint32_t>& queries = queries_by_track[track];
+    if (queries.empty()) continue;
     std::vector<OpSpan>& spans = spans_by_track[track];
-    std::sort(spans.begin(), spans.end(), [](const OpSpan& a, const OpSpan& b) {
-      return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
-    });
-    std::stable_sort(queries.begin(), queries.end(),
-                     [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; });
+    if (!std::is_sorted(spans.begin(), spans.end(), outer_first)) std::sort(spans.begin(), spans.end(), outer_first);
+    if (!std::is_sorted(queries.begin(), queries.end(), earlier))
+      std::stable_sort(queries.begin(), queries.end(), earlier);
     std::vector<OpSpan> operators;
     std::vector<OpSpan> annotations;
     size_t next = 0;
@@ -539,8 +547,8 @@ MemoryAnalysis AnalyzeMemory(const Trace& trace, const HardwareSelection& hardwa
   for (uint32_t m = 0; m < memory.size(); ++m) by_device[{memory[m].device_type, memory[m].device_id}].push_back(m);
   const std::vector<uint32_t> enclosing = EnclosingOps(trace);
   for (auto& [key, order] : by_device) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; });
+    auto earlier = [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; };
+    if (!std::is_sorted(order.begin(), order.end(), earlier)) std::stable_sort(order.begin(), order.end(), earlier);
     DeviceAnalyzer analyzer(trace, enclosing, std::move(order));
     analysis.devices.push_back(analyzer.Run(MemoryDeviceName(key.first, key.second)));
     analysis.devices.back().peak_source = "[memory] events";
