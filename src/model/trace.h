@@ -344,6 +344,10 @@ struct MetadataEntry {
   std::string value;  // strings unquoted; numbers, booleans, null and arrays as JSON text
 };
 
+// The entry an Nsight Systems export's rank gets when it has NCCL API ranges:
+// "N of M NCCL API ranges carry a payload[; NCCL registered message-size schemas]".
+inline constexpr std::string_view kNcclPayloadsEntry = "nsys.nccl_payloads";
+
 enum class RankSource : uint8_t { kTrace, kFileName, kDefault };
 
 struct TraceMetadata {
@@ -355,6 +359,9 @@ struct TraceMetadata {
   int64_t rank = 0;
   RankSource rank_source = RankSource::kDefault;
   DistributedInfo distributed;
+  // GPUs of the machine the trace was taken on, where the producer lists the machine's rather than the
+  // rank's (an Nsight Systems export: every GPU its processes ran on); kNoId when it does not.
+  int64_t node_gpus = kNoId;
   int64_t base_time_ns = kNoId;  // Kineto baseTimeNanoseconds, already added to every ts
   int64_t schema_version = kNoId;
   std::string trace_name;

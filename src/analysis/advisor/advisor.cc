@@ -26,6 +26,23 @@ constexpr std::string_view kCudaActivity =
     "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or nsys profile "
     "--trace=cuda,nvtx";
 
+// Where an Nsight Systems export's NCCL message sizes are: NCCL (2.19 on) writes them into the payloads of
+// its NVTX API ranges, which `nsys export` leaves out unless asked; without NCCL's ranges, nsys did not
+// trace them.
+std::string NsysSizesHowTo(const Trace& trace) {
+  const auto entry = std::find_if(trace.metadata().entries.begin(), trace.metadata().entries.end(),
+                                  [](const MetadataEntry& e) { return e.key == kNcclPayloadsEntry; });
+  if (entry != trace.metadata().entries.end()) {
+    return fmt::format(
+        "export the report again with `nsys export --type sqlite --include-blobs=true REPORT.nsys-rep`: NCCL's NVTX "
+        "ranges are in it ({}), and their payloads carry each collective's message size and communicator; or "
+        "profile with torch.profiler (ProfilerActivity.CUDA), whose NCCL kernel args carry the sizes",
+        entry->value);
+  }
+  return "profile with `nsys profile --trace=cuda,nvtx` and NCCL 2.19 or later (NCCL_NVTX_DISABLE unset): NCCL's NVTX "
+         "ranges carry each collective's message size; export with `nsys export --type sqlite --include-blobs=true`";
+}
+
 // What measures anything at all on a CPU-only trace: the device's activity.
 constexpr std::string_view kDeviceActivity =
     "profile the device: torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) on "
@@ -446,12 +463,10 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
         "a multi-GPU run's NCCL collectives, recorded with " + std::string(kCudaActivity) + " on every rank";
   } else if (sized == 0) {
     check.measured_as = fmt::format("unknown: {} collectives without message sizes", collectives.size());
-    check.how_to_measure =
-        nsys ? "profile the same run with torch.profiler.profile(activities=[ProfilerActivity.CPU, "
-               "ProfilerActivity.CUDA]): Kineto writes each NCCL kernel's message size, dtype and group size "
-               "(tuneprof does not decode NCCL's NVTX payloads in nsys exports)"
-             : "torch.profiler with ProfilerActivity.CUDA in a PyTorch whose Kineto writes NCCL kernel arguments "
-               "(In msg nelems, dtype, Group size) or record_param_comms ranges with them";
+    check.how_to_measure = nsys ? NsysSizesHowTo(*rank.trace)
+                                : "torch.profiler with ProfilerActivity.CUDA in a PyTorch whose Kineto writes NCCL "
+                                  "kernel arguments (In msg nelems, dtype, Group size) or record_param_comms ranges "
+                                  "with them";
   } else if (rank.comm->link.peak_gb_per_s) {
     // The link is known, but the groups are larger than the GPUs the trace lists: whether they crossed
     // nodes, and so whose peak applies (NVLink or the network), is not in the trace.
@@ -461,8 +476,9 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
         "unknown: the collectives' groups ({} ranks) are larger than the {} GPU(s) this trace lists, so whether "
         "they stayed on {} ({:.0f} GB/s one direction) or crossed the network is not in the trace",
         largest,
-        std::count_if(rank.trace->devices().begin(), rank.trace->devices().end(),
-                      [](const Device& d) { return d.from_properties; }),
+        std::max<int64_t>(std::count_if(rank.trace->devices().begin(), rank.trace->devices().end(),
+                                        [](const Device& d) { return d.from_properties; }),
+                          rank.trace->metadata().node_gpus),
         rank.comm->link.transport, *rank.comm->link.peak_gb_per_s);
     check.how_to_measure =
         "profile with a PyTorch whose Kineto lists every GPU of the node in deviceProperties; for groups that "

@@ -180,8 +180,9 @@ CommLink GpuLink(const HardwareSelection& hardware) {
 }
 
 uint64_t DevicesListed(const Trace& trace) {
-  return static_cast<uint64_t>(
-      std::count_if(trace.devices().begin(), trace.devices().end(), [](const Device& d) { return d.from_properties; }));
+  const auto described =
+      std::count_if(trace.devices().begin(), trace.devices().end(), [](const Device& d) { return d.from_properties; });
+  return static_cast<uint64_t>(std::max<int64_t>(described, trace.metadata().node_gpus));
 }
 
 std::optional<int64_t> StepOf(const Trace& trace, int64_t ts_ns) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <limits>
+#include <string>
 
 namespace tuneprof::nsys {
 namespace {
@@ -143,6 +145,124 @@ bool IsReadGpuMetric(std::string_view metric_name) {
     if (metric_name.starts_with(prefix)) return true;
   }
   return false;
+}
+
+namespace {
+
+constexpr size_t kBlobHeaderBytes = 32;
+
+uint64_t LittleEndian64(std::string_view bytes, size_t at) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < 8; ++i) value |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+  return value;
+}
+
+// "4,194,304", "4194304", " 12 " -> the integer; -1 when anything but digits and separators is there.
+int64_t DigitsOf(std::string_view text) {
+  int64_t value = 0;
+  bool any = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      if (value > (std::numeric_limits<int64_t>::max() - 9) / 10) return -1;
+      value = value * 10 + (c - '0');
+      any = true;
+    } else if (c != ',' && c != ' ' && c != '_' && c != '\'') {
+      return -1;
+    }
+  }
+  return any ? value : -1;
+}
+
+bool IsSizeField(std::string_view name) { return name == "Message size [bytes]" || name == "Bytes"; }
+
+void SetField(std::string_view name, std::string_view digits, NcclPayload* out) {
+  if (IsSizeField(name)) {
+    out->bytes = DigitsOf(digits);
+  } else if (name == "No. of ranks") {
+    out->ranks = DigitsOf(digits);
+  } else if (name == "NCCL communicator ID") {
+    const int64_t id = DigitsOf(digits);
+    out->comm = id >= 0 ? std::to_string(id) : std::string(digits);
+  }
+}
+
+// Bytes of the NVTX payload entry types NCCL's schemas use (nvToolsExtPayload.h).
+size_t PayloadTypeBytes(int64_t type) {
+  switch (type) {
+    case 5:  // int
+    case 6:  // unsigned int
+      return 4;
+    case 7:   // long
+    case 8:   // unsigned long
+    case 9:   // long long
+    case 10:  // unsigned long long
+    case 17:  // int64_t
+    case 18:  // uint64_t
+    case 22:  // size_t
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+std::optional<NcclPayload> NcclPayloadFromJson(std::string_view json) {
+  // A flat object of scalars: "key": value pairs, read without a JSON library (values are numbers or
+  // strings; nested values are not part of NCCL's schemas and are skipped).
+  size_t i = json.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos || json[i] != '{') return std::nullopt;
+  NcclPayload out;
+  ++i;
+  while (i < json.size()) {
+    const size_t key_open = json.find('"', i);
+    if (key_open == std::string_view::npos) break;
+    const size_t key_close = json.find('"', key_open + 1);
+    if (key_close == std::string_view::npos) return std::nullopt;
+    const std::string_view key = json.substr(key_open + 1, key_close - key_open - 1);
+    const size_t colon = json.find(':', key_close);
+    if (colon == std::string_view::npos) return std::nullopt;
+    size_t value_begin = json.find_first_not_of(" \t\r\n", colon + 1);
+    if (value_begin == std::string_view::npos) return std::nullopt;
+    size_t value_end;
+    if (json[value_begin] == '"') {
+      ++value_begin;
+      value_end = json.find('"', value_begin);
+      if (value_end == std::string_view::npos) return std::nullopt;
+      i = value_end + 1;
+    } else {
+      value_end = json.find_first_of(",}", value_begin);
+      if (value_end == std::string_view::npos) value_end = json.size();
+      i = value_end;
+    }
+    SetField(key, json.substr(value_begin, value_end - value_begin), &out);
+  }
+  return out;
+}
+
+int64_t PayloadSchemaOfBlob(std::string_view blob) {
+  if (blob.size() < kBlobHeaderBytes) return -1;
+  return static_cast<int64_t>(LittleEndian64(blob, 8));
+}
+
+std::optional<NcclPayload> NcclPayloadFromBinary(std::string_view blob, const std::vector<PayloadField>& fields) {
+  if (blob.size() < kBlobHeaderBytes) return std::nullopt;
+  const uint64_t size = LittleEndian64(blob, 16);
+  if (size > blob.size() - kBlobHeaderBytes) return std::nullopt;
+  const std::string_view payload = blob.substr(kBlobHeaderBytes, size);
+  NcclPayload out;
+  for (const PayloadField& field : fields) {
+    const size_t bytes = PayloadTypeBytes(field.type);
+    if (bytes == 0 || field.offset < 0 || static_cast<uint64_t>(field.offset) + bytes > payload.size()) continue;
+    uint64_t value = 0;
+    for (size_t b = 0; b < bytes; ++b) {
+      value |= static_cast<uint64_t>(static_cast<unsigned char>(payload[field.offset + b])) << (8 * b);
+    }
+    const bool is_signed_int = field.type == 5;
+    const int64_t number = is_signed_int ? static_cast<int32_t>(value) : static_cast<int64_t>(value);
+    SetField(field.name, std::to_string(number), &out);
+  }
+  return out;
 }
 
 }  // namespace tuneprof::nsys

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/event_kind.h"
 
@@ -65,5 +66,39 @@ bool IsDriverCall(int64_t event_class, std::string_view name);
 // tensor activity and DRAM read / write throughput, under the names nsys versions give them
 // ("SMs Active [Throughput %]", older "SM Active"; "DRAM Read Bandwidth [Throughput %]").
 bool IsReadGpuMetric(std::string_view metric_name);
+
+// NCCL's NVTX payloads (NCCL >= 2.19): each API range ("ncclAllReduce", "ncclSend", "ncclCommInitRank")
+// carries a struct registered as a payload schema (NVTX_PAYLOAD_SCHEMAS / _ENTRIES in the export).
+// Nsight Systems writes the payload as JSON (NVTX_EVENTS.jsonText) and, exported with
+// --include-blobs=true, as binary (binaryData); the schemas are exported either way.
+struct NcclPayload {
+  int64_t bytes = -1;  // "Message size [bytes]" (NCCL 2.25 on) or "Bytes" (2.19-2.24): count x type size
+  int64_t ranks = -1;  // "No. of ranks" (communicator ranges, NCCL 2.25 on)
+  std::string comm;    // "NCCL communicator ID" as written (digits), "" when absent
+};
+
+// An entry of a payload schema (NVTX_PAYLOAD_SCHEMA_ENTRIES): field name, NVTX payload type, byte offset.
+struct PayloadField {
+  std::string name;
+  int64_t type = 0;
+  int64_t offset = 0;
+};
+
+// The payload as jsonText renders it ({"NCCL communicator ID": 123, "Message size [bytes]": 4096});
+// numbers may be written as strings with digit separators. nullopt when it is not a JSON object.
+std::optional<NcclPayload> NcclPayloadFromJson(std::string_view json);
+
+// The payload of one binaryData blob: a 32-byte header (domain id, schema id, payload size, each a
+// little-endian uint64, then 8 reserved bytes) and the payload, read with `fields` (its schema's
+// entries). nullopt when the blob is shorter than its header says.
+std::optional<NcclPayload> NcclPayloadFromBinary(std::string_view blob, const std::vector<PayloadField>& fields);
+
+// The schema id a binaryData blob's header names, or -1 when the blob has no header.
+int64_t PayloadSchemaOfBlob(std::string_view blob);
+
+// NCCL's API ranges: "ncclAllReduce", "ncclGroupEnd" (not PyTorch's "nccl:all_reduce").
+inline bool IsNcclApiRange(std::string_view text) {
+  return text.size() > 4 && text.starts_with("nccl") && text[4] >= 'A' && text[4] <= 'Z';
+}
 
 }  // namespace tuneprof::nsys

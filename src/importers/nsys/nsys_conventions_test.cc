@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace tuneprof::nsys {
 namespace {
 
@@ -72,6 +75,57 @@ TEST(NsysConventions, ReadsOnlyWholeRankLabels) {
   EXPECT_EQ(RankInNvtxText("ranking"), -1);
   EXPECT_EQ(RankInNvtxText("local rank 2"), -1);
   EXPECT_EQ(RankInNvtxText("rank 12345678901"), -1);
+}
+
+TEST(NsysConventions, ReadsNcclPayloadsRenderedAsJson) {
+  auto payload =
+      NcclPayloadFromJson(R"({"NCCL communicator ID": "1,234", "Message size [bytes]": 4194304, "Peer rank": 1})");
+  ASSERT_TRUE(payload.has_value());
+  EXPECT_EQ(payload->bytes, 4194304);
+  EXPECT_EQ(payload->comm, "1234");
+  EXPECT_EQ(payload->ranks, -1);
+  // NCCL 2.19-2.24 names Send's, Recv's and Broadcast's size "Bytes"; communicator ranges give the ranks.
+  EXPECT_EQ(NcclPayloadFromJson(R"({"Bytes": "65,536"})")->bytes, 65536);
+  EXPECT_EQ(NcclPayloadFromJson(R"({"NCCL communicator ID": 7, "No. of ranks": 8, "Rank": 3})")->ranks, 8);
+  EXPECT_EQ(NcclPayloadFromJson(R"({"Message size [bytes]": "n/a"})")->bytes, -1);
+  EXPECT_FALSE(NcclPayloadFromJson("[1, 2]").has_value());
+  EXPECT_FALSE(NcclPayloadFromJson(R"({"Message size [bytes]": "12)").has_value());  // unterminated string
+}
+
+std::string Blob(uint64_t schema, const std::string& payload) {
+  std::string blob;
+  for (uint64_t word : {uint64_t{1}, schema, uint64_t{payload.size()}, uint64_t{0}}) {
+    for (int b = 0; b < 8; ++b) blob.push_back(static_cast<char>((word >> (8 * b)) & 0xFF));
+  }
+  return blob + payload;
+}
+
+std::string LittleEndian(uint64_t value, int bytes) {
+  std::string out;
+  for (int b = 0; b < bytes; ++b) out.push_back(static_cast<char>((value >> (8 * b)) & 0xFF));
+  return out;
+}
+
+TEST(NsysConventions, ReadsNcclPayloadBlobsWithTheirSchema) {
+  // NCCL 2.25's Send schema: communicator (uint64) at 0, message size (size_t) at 8, peer (int) at 16.
+  const std::vector<PayloadField> send = {
+      {"NCCL communicator ID", 18, 0}, {"Message size [bytes]", 22, 8}, {"Peer rank", 5, 16}};
+  const std::string blob =
+      Blob(16777226, LittleEndian(99, 8) + LittleEndian(1 << 20, 8) + LittleEndian(1, 4) + std::string(4, '\0'));
+  EXPECT_EQ(PayloadSchemaOfBlob(blob), 16777226);
+  auto payload = NcclPayloadFromBinary(blob, send);
+  ASSERT_TRUE(payload.has_value());
+  EXPECT_EQ(payload->bytes, 1 << 20);
+  EXPECT_EQ(payload->comm, "99");
+  // A communicator's ranks are an int at 8.
+  const std::vector<PayloadField> init = {{"NCCL communicator ID", 18, 0}, {"No. of ranks", 5, 8}, {"Rank", 5, 12}};
+  EXPECT_EQ(
+      NcclPayloadFromBinary(Blob(16777218, LittleEndian(99, 8) + LittleEndian(4, 4) + LittleEndian(2, 4)), init)->ranks,
+      4);
+  // Shorter than its header says, or no header at all: nothing is read.
+  EXPECT_FALSE(NcclPayloadFromBinary(blob.substr(0, blob.size() - 1), send).has_value());
+  EXPECT_FALSE(NcclPayloadFromBinary("short", send).has_value());
+  EXPECT_EQ(PayloadSchemaOfBlob("short"), -1);
 }
 
 }  // namespace

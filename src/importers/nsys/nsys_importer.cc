@@ -37,6 +37,7 @@ constexpr std::string_view kCudaDevices = "TARGET_INFO_CUDA_DEVICE";
 constexpr std::string_view kMemoryUsage = "CUDA_GPU_MEMORY_USAGE_EVENTS";
 constexpr std::string_view kGpuMetrics = "GPU_METRICS";
 constexpr std::string_view kGpuMetricNames = "TARGET_INFO_GPU_METRICS";
+constexpr std::string_view kPayloadSchemaEntries = "NVTX_PAYLOAD_SCHEMA_ENTRIES";
 constexpr std::string_view kStrings = "StringIds";
 constexpr std::string_view kExportMeta = "META_DATA_EXPORT";
 constexpr std::string_view kProcesses = "PROCESSES";
@@ -80,6 +81,8 @@ struct RankSink {
   std::map<int64_t, int64_t> allocated;      // device -> bytes allocated (CUDA_GPU_MEMORY_USAGE_EVENTS)
   std::set<int64_t> named_ranks;             // ranks its NVTX text names ("rank 3")
   std::vector<nsys::NvtxRange> nvtx_ranges;  // for steps without ProfilerStep ranges
+  std::unordered_map<uint32_t, nsys::NcclPayload> nccl_payloads;  // NCCL API range event -> its payload
+  uint64_t nccl_ranges = 0;                                       // NCCL API ranges, with a payload or not
   uint64_t rows_read = 0;
   uint64_t skipped_rows = 0;
   uint64_t dangling_strings = 0;
@@ -121,6 +124,7 @@ class NsysImporter {
     TP_RETURN_IF_ERROR(ReadSync());
     TP_RETURN_IF_ERROR(ReadRuntime());
     PlaceUnmatchedSyncs();
+    TP_RETURN_IF_ERROR(ReadPayloadSchemas());
     TP_RETURN_IF_ERROR(ReadNvtx());
     TP_RETURN_IF_ERROR(ReadMemoryUsage());
     TP_RETURN_IF_ERROR(ReadGpuMetrics());
@@ -583,8 +587,8 @@ class NsysImporter {
   // become user annotations (ProfilerStep#N ones become steps at Finish); marks become instants.
   Status ReadNvtx() {
     if (!HasRequired(kNvtx, {"start", "eventType"})) return Status::Ok();
-    constexpr std::array<std::string_view, 7> kColumns = {"start",  "end",       "eventType", "text",
-                                                          "textId", "globalTid", "domainId"};
+    constexpr std::array<std::string_view, 9> kColumns = {"start",     "end",      "eventType", "text",      "textId",
+                                                          "globalTid", "domainId", "jsonText",  "binaryData"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kNvtx, kColumns));
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
@@ -613,11 +617,44 @@ class NsysImporter {
       r.category = sink->builder.Intern(op ? "cpu_op" : "user_annotation");
       sink->builder.CountCategory(r.category);
       const uint32_t event = sink->builder.AddEvent(r);
+      if (range && !op && nsys::IsNcclApiRange(text)) ReadNcclPayload(row, event, sink);
       // Library domains (NCCL's) are never iterations; the default domain is 0 (or not written).
       if (range) sink->nvtx_ranges.push_back({event, !op && IntOr(row, 6, 0) == 0});
       ++sink->rows_read;
     }
     return Status::Ok();
+  }
+
+  // The payload schemas registered in the export (NCCL's among them), for binaryData blobs.
+  Status ReadPayloadSchemas() {
+    if (!HasRequired(kPayloadSchemaEntries, {"schemaId", "name"})) return Status::Ok();
+    constexpr std::array<std::string_view, 5> kColumns = {"domainId", "schemaId", "name", "type", "offset"};
+    TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kPayloadSchemaEntries, kColumns, " ORDER BY \"idx\""));
+    while (true) {
+      TP_ASSIGN_OR_RETURN(bool more, row.Step());
+      if (!more) break;
+      std::vector<nsys::PayloadField>& fields = payload_schemas_[{IntOr(row, 0, 0), IntOr(row, 1, 0)}];
+      const std::string_view name = row.Text(2);
+      // A schema registered by several processes is listed once per process: keep one copy of each field.
+      if (std::any_of(fields.begin(), fields.end(), [&](const nsys::PayloadField& f) { return f.name == name; }))
+        continue;
+      fields.push_back({std::string(name), IntOr(row, 3, 0), IntOr(row, 4, 0)});
+      if (name == "Message size [bytes]" || name == "Bytes") nccl_sizes_registered_ = true;
+    }
+    return Status::Ok();
+  }
+
+  // What an NCCL API range's payload says (jsonText, else a binaryData blob read with its schema).
+  void ReadNcclPayload(const SqliteStatement& row, uint32_t event, RankSink* sink) {
+    ++sink->nccl_ranges;
+    std::optional<nsys::NcclPayload> payload;
+    if (!row.IsNull(7)) payload = nsys::NcclPayloadFromJson(row.Text(7));
+    if (!payload && !row.IsNull(8)) {
+      const std::string_view blob = row.Text(8);
+      auto schema = payload_schemas_.find({IntOr(row, 6, 0), nsys::PayloadSchemaOfBlob(blob)});
+      if (schema != payload_schemas_.end()) payload = nsys::NcclPayloadFromBinary(blob, schema->second);
+    }
+    if (payload) sink->nccl_payloads.emplace(event, std::move(*payload));
   }
 
   // Device allocations and frees through the CUDA driver (cudaMalloc level, not the caching allocator's
@@ -733,48 +770,142 @@ class NsysImporter {
     return Status::Ok();
   }
 
-  // PyTorch wraps each collective in an NVTX range "nccl:<op>, op_id = N" on the thread that launches
-  // its NCCL kernels; the kernel's name only says how NCCL moved the data (all_to_all runs as
-  // ncclDevKernel_SendRecv). The innermost such range around the launch names the collective, as
-  // Kineto's "Collective name" kernel argument does. NCCL's own NVTX payloads are binary blobs that
-  // exports leave out by default (EXPORT_PARAM_INCLUDE_BLOBS), so they are not read.
-  static void TagCollectives(TraceBuilder& builder) {
+  // Names and sizes NCCL kernels from the host ranges around their launch. PyTorch wraps each collective
+  // in an NVTX range "nccl:<op>, op_id = N" on the thread that launches its kernels; the innermost one
+  // names the collective, as Kineto's "Collective name" kernel argument does (the kernel's name only says
+  // how NCCL moved the data: all_to_all runs as ncclDevKernel_SendRecv). NCCL's own API ranges carry
+  // payloads (message size, communicator; the communicator's size on its init range): the innermost one
+  // around the launch sizes the kernel, and a launch inside ncclGroupEnd is sized by the calls of its group.
+  void TagCollectives(RankSink& sink) {
+    TraceBuilder& builder = sink.builder;
     const EventTable& e = builder.partial().events();
-    std::unordered_map<uint32_t, std::vector<uint32_t>> ranges;  // host track -> "nccl:" ranges
-    std::unordered_map<int64_t, uint32_t> launch;                // correlation -> host call
+    std::unordered_map<uint32_t, std::vector<uint32_t>> pytorch_ranges;  // host track -> "nccl:" ranges
+    std::unordered_map<uint32_t, std::vector<uint32_t>> api_ranges;      // host track -> NCCL API ranges
+    std::unordered_map<int64_t, uint32_t> launch;                        // correlation -> host call
     for (uint32_t i = 0; i < e.size(); ++i) {
       const bool range = e.kind[i] == EventKind::kHostOp || e.kind[i] == EventKind::kUserAnnotation;
-      if (range && builder.str(e.name[i]).starts_with("nccl:")) {
-        ranges[e.track[i]].push_back(i);
+      const std::string_view name = builder.str(e.name[i]);
+      if (range && name.starts_with("nccl:")) {
+        pytorch_ranges[e.track[i]].push_back(i);
+      } else if (range && nsys::IsNcclApiRange(name)) {
+        api_ranges[e.track[i]].push_back(i);
       } else if ((e.kind[i] == EventKind::kRuntime || e.kind[i] == EventKind::kDriver) && e.correlation[i] != kNoId) {
         launch.emplace(e.correlation[i], i);
       }
     }
-    if (ranges.empty()) return;
+    if (pytorch_ranges.empty() && sink.nccl_payloads.empty()) return;
+    auto by_start = [&](uint32_t a, uint32_t b) { return e.ts_ns[a] < e.ts_ns[b]; };
+    for (auto* ranges_by_thread : {&pytorch_ranges, &api_ranges}) {
+      for (auto& [track, ranges] : *ranges_by_thread) std::stable_sort(ranges.begin(), ranges.end(), by_start);
+    }
+    std::unordered_map<std::string, int64_t> ranks_of_comm;
+    for (const auto& [event, payload] : sink.nccl_payloads) {
+      if (payload.ranks >= 1 && !payload.comm.empty()) ranks_of_comm[payload.comm] = payload.ranks;
+    }
     for (uint32_t i = 0; i < e.size(); ++i) {
       if (e.kind[i] != EventKind::kKernel || e.correlation[i] == kNoId) continue;
       if (builder.str(e.name[i]).find("nccl") == std::string_view::npos) continue;
       auto call = launch.find(e.correlation[i]);
       if (call == launch.end()) continue;
-      auto on_thread = ranges.find(e.track[call->second]);
-      if (on_thread == ranges.end()) continue;
-      const uint32_t range = Innermost(e, on_thread->second, e.ts_ns[call->second]);
-      if (range == kNoIndex) continue;
-      std::string_view op = builder.str(e.name[range]).substr(5);
-      op = op.substr(0, op.find_first_of(", "));
+      const uint32_t thread = e.track[call->second];
+      const int64_t at = e.ts_ns[call->second];
       CollectiveInfo info;
       info.event = i;
-      info.collective = builder.Intern(op);
-      builder.AddCollectiveInfo(info);
+      bool tagged = false;
+      if (auto on_thread = pytorch_ranges.find(thread); on_thread != pytorch_ranges.end()) {
+        if (const size_t at_range = Innermost(e, on_thread->second, at); at_range != kNone) {
+          std::string_view op = builder.str(e.name[on_thread->second[at_range]]).substr(5);
+          info.collective = builder.Intern(op.substr(0, op.find_first_of(", ")));
+          tagged = true;
+        }
+      }
+      if (auto on_thread = api_ranges.find(thread); on_thread != api_ranges.end()) {
+        tagged =
+            SizeFromNcclRanges(sink, on_thread->second, Innermost(e, on_thread->second, at), ranks_of_comm, &info) ||
+            tagged;
+      }
+      if (tagged) builder.AddCollectiveInfo(info);
     }
   }
 
-  // The shortest of `ranges` (event indices) that covers `ts`, kNoIndex when none does.
-  static uint32_t Innermost(const EventTable& e, const std::vector<uint32_t>& ranges, int64_t ts) {
-    uint32_t best = kNoIndex;
-    for (uint32_t r : ranges) {
-      if (e.ts_ns[r] > ts || e.end_ns(r) < ts) continue;
-      if (best == kNoIndex || e.dur_ns[r] < e.dur_ns[best]) best = r;
+  // Sizes `info` from the NCCL API range `range` (kNoIndex: none) among `ranges` (one thread's, by start):
+  // its payload, or for ncclGroupEnd the payloads of the calls since the group's ncclGroupStart (their
+  // sends where there are any: all_to_all and send/recv move what they send). NCCL gives AllGather's
+  // size per rank and ReduceScatter's per rank received; Kineto's (what the bandwidths are defined on)
+  // is the whole buffer, so those are multiplied by the communicator's ranks, and stay unknown without
+  // them. Returns whether the range gave anything.
+  bool SizeFromNcclRanges(RankSink& sink, const std::vector<uint32_t>& ranges, size_t at_range,
+                          const std::unordered_map<std::string, int64_t>& ranks_of_comm, CollectiveInfo* info) {
+    if (at_range == kNone) return false;
+    TraceBuilder& builder = sink.builder;
+    const EventTable& e = builder.partial().events();
+    const uint32_t range = ranges[at_range];
+    std::vector<uint32_t> calls;
+    if (builder.str(e.name[range]) == "ncclGroupEnd") {
+      const auto end = ranges.begin() + static_cast<std::ptrdiff_t>(at_range);
+      auto begin = end;
+      while (begin != ranges.begin() && builder.str(e.name[*(begin - 1)]) != "ncclGroupStart") --begin;
+      for (auto it = begin; it != end; ++it) {
+        if (sink.nccl_payloads.contains(*it) || IsCollectiveCall(builder.str(e.name[*it]))) calls.push_back(*it);
+      }
+      const bool sends =
+          std::any_of(calls.begin(), calls.end(), [&](uint32_t c) { return builder.str(e.name[c]) == "ncclSend"; });
+      if (sends) std::erase_if(calls, [&](uint32_t c) { return builder.str(e.name[c]) != "ncclSend"; });
+    } else {
+      calls.push_back(range);
+    }
+    if (calls.empty()) return false;
+    int64_t bytes = 0;
+    std::string comm;
+    for (uint32_t c : calls) {
+      auto payload = sink.nccl_payloads.find(c);
+      if (payload == sink.nccl_payloads.end() || payload->second.bytes < 0) {
+        bytes = kNoId;
+        break;
+      }
+      bytes += payload->second.bytes;
+      if (comm.empty()) comm = payload->second.comm;
+    }
+    const std::string_view api = builder.str(e.name[calls.front()]).substr(4);  // "AllGather"
+    if (info->collective.value == 0) {
+      std::string word(api);
+      std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+      info->collective = builder.Intern(word);
+    }
+    auto ranks = ranks_of_comm.find(comm);
+    if (ranks != ranks_of_comm.end()) info->group_size = ranks->second;
+    if (bytes != kNoId && (api == "AllGather" || api == "ReduceScatter")) {
+      bytes = info->group_size == kNoId ? kNoId : bytes * info->group_size;
+    }
+    info->bytes = bytes;
+    return true;
+  }
+
+  // NCCL calls that move data (not ncclGroupStart, ncclCommCount, ...).
+  static bool IsCollectiveCall(std::string_view name) {
+    for (std::string_view call : {"ncclAllReduce", "ncclAllGather", "ncclReduceScatter", "ncclBroadcast", "ncclReduce",
+                                  "ncclSend", "ncclRecv", "ncclAlltoAll", "ncclGather", "ncclScatter"}) {
+      if (name == call) return true;
+    }
+    return false;
+  }
+
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  // Ranges walked back past for one lookup: NVTX ranges of a thread nest, so the one around an instant is
+  // among the last few that started before it; the cut keeps a lookup O(log n) on any input.
+  static constexpr size_t kMaxRangesWalked = 256;
+
+  // The position in `ranges` (one thread's event indices, by start) of the shortest range that covers
+  // `ts`, among the kMaxRangesWalked latest to start at or before it; kNone when none does.
+  static size_t Innermost(const EventTable& e, const std::vector<uint32_t>& ranges, int64_t ts) {
+    size_t after = static_cast<size_t>(
+        std::upper_bound(ranges.begin(), ranges.end(), ts, [&](int64_t t, uint32_t r) { return t < e.ts_ns[r]; }) -
+        ranges.begin());
+    size_t best = kNone;
+    for (size_t walked = 0; after > 0 && walked < kMaxRangesWalked; ++walked) {
+      const size_t p = --after;
+      if (e.end_ns(ranges[p]) < ts) continue;
+      if (best == kNone || e.dur_ns[ranges[p]] < e.dur_ns[ranges[best]]) best = p;
     }
     return best;
   }
@@ -855,6 +986,10 @@ class NsysImporter {
             fmt::format("{} (not read: each rank is a process that ran device work)", rows_of_other_processes_));
     }
     const std::vector<int64_t> named = per_process_ ? NamedRanks() : std::vector<int64_t>();
+    // One export is one machine's capture: the GPUs it lists, or those its processes ran on.
+    std::set<int64_t> gpus(device_ids_.begin(), device_ids_.end());
+    for (const auto& sink : sinks_) gpus.insert(sink->devices.begin(), sink->devices.end());
+    export_gpus_ = static_cast<int64_t>(gpus.size());
     std::vector<Trace> traces;
     for (size_t i = 0; i < sinks_.size(); ++i) traces.push_back(FinishRank(*sinks_[i], i, named));
     std::stable_sort(traces.begin(), traces.end(),
@@ -868,12 +1003,20 @@ class NsysImporter {
     meta->file_bytes = file_bytes_;
     meta->content_bytes = file_bytes_;
     meta->entries = entries_;
+    if (export_gpus_ > 0) meta->node_gpus = export_gpus_;
     // What the export as a whole lacks is said once, with the lowest pid's rank.
     if (position == 0) {
       for (const std::string& warning : warnings_) sink.builder.Warn(warning);
     }
     AddGpus(sink);
-    TagCollectives(sink.builder);
+    TagCollectives(sink);
+    if (sink.nccl_ranges > 0) {
+      // Read by the communication-bandwidth check: sizes left out of an export are one re-export away.
+      meta->entries.push_back(
+          {std::string(kNcclPayloadsEntry),
+           fmt::format("{} of {} NCCL API ranges carry a payload{}", sink.nccl_payloads.size(), sink.nccl_ranges,
+                       nccl_sizes_registered_ ? "; NCCL registered message-size schemas" : "")});
+    }
     WarnAboutSkippedRows(sink);
     meta->entry_count = sink.rows_read;
     NumberRank(sink, position, named);
@@ -899,6 +1042,9 @@ class NsysImporter {
   const SqliteFile& db_;
   uint64_t file_bytes_;
   std::vector<MetadataEntry> entries_;  // the export's, copied into every rank
+  std::map<std::pair<int64_t, int64_t>, std::vector<nsys::PayloadField>> payload_schemas_;  // (domain, schema)
+  bool nccl_sizes_registered_ = false;  // NCCL registered payload schemas with message sizes
+  int64_t export_gpus_ = 0;             // GPUs of the export, every process's
   std::vector<std::string> warnings_;   // the export's, given with the first rank
   std::unordered_map<int64_t, std::string> strings_;
   std::vector<GpuRow> gpus_;
