@@ -6,7 +6,9 @@ range; `nsys export` renders payloads as JSON (NVTX_EVENTS.jsonText) and, with -
 binary (binaryData) read with the export's NVTX_PAYLOAD_SCHEMA_ENTRIES. The shared export
 h100_2gpu_mfu_before.sqlite has NCCL's ranges and schemas but no payloads (exported without them), so a
 copy is given synthetic payloads in both renderings: a message size on every ncclSend / ncclRecv and a
-communicator init range ("No. of ranks": 2) per launching thread, all labelled synthetic here.
+communicator init range ("No. of ranks": 2) per launching thread, all labelled synthetic here; a third copy
+puts some sends on a second communicator, whose groups' kernels must stay unsized (which kernel of such a
+group moved what is not in the export).
 
 Independently of tuneprof, each NCCL kernel is joined to its launch (correlationId), the innermost NCCL API
 range around the launch on the launching thread is found, and a launch inside ncclGroupEnd is sized by the
@@ -57,7 +59,12 @@ def size_of(rowid):
     return 4096 * (1 + rowid % 7) * 64  # synthetic
 
 
-def add_payloads(path, binary):
+def comm_of(rowid, mixed):
+    """In the mixed case some sends use a second communicator: their groups' kernels are not sized."""
+    return 777 if mixed and rowid % 11 == 0 else COMM_ID
+
+
+def add_payloads(path, binary, mixed=False):
     """Gives every ncclSend / ncclRecv a payload and each launching thread a communicator init range."""
     db = sqlite3.connect(path)
     ranges = nccl_api_ranges(db)
@@ -67,11 +74,11 @@ def add_payloads(path, binary):
         if name not in ("ncclSend", "ncclRecv"):
             continue
         if binary:
-            payload = struct.pack("<QQi4x", COMM_ID, size_of(rowid), 1)
+            payload = struct.pack("<QQi4x", comm_of(rowid, mixed), size_of(rowid), 1)
             blob = struct.pack("<QQQQ", 1, SEND_SCHEMA, len(payload), 0) + payload
             db.execute("UPDATE NVTX_EVENTS SET binaryData = ? WHERE rowid = ?", (blob, rowid))
         else:
-            text = json.dumps({"NCCL communicator ID": f"{COMM_ID:,}", "Message size [bytes]": size_of(rowid),
+            text = json.dumps({"NCCL communicator ID": f"{comm_of(rowid, mixed):,}", "Message size [bytes]": size_of(rowid),
                                "Peer rank": 1})
             db.execute("UPDATE NVTX_EVENTS SET jsonText = ? WHERE rowid = ?", (text, rowid))
     for rank, (tid, first) in enumerate(sorted(threads.items())):
@@ -86,7 +93,7 @@ def add_payloads(path, binary):
     db.close()
 
 
-def expected_per_process(path):
+def expected_per_process(path, mixed):
     """pid -> (collectives with sizes, their bytes, their kernels' ns), computed from the raw tables."""
     db = sqlite3.connect(path)
     names = dict(db.execute("SELECT id, value FROM StringIds"))
@@ -121,16 +128,17 @@ def expected_per_process(path):
         while i > 0 and ranges[i - 1][2] != "ncclGroupStart":
             i -= 1
             if ranges[i][2] == "ncclSend":
-                sends.append(size_of(ranges[i][3]))
-        if not sends:
+                sends.append(ranges[i][3])
+        if not sends or len({comm_of(rowid, mixed) for rowid in sends}) > 1:
             continue
+        sends = [size_of(rowid) for rowid in sends]
         count, total, ns = out.get(pid, (0, 0, 0))
         out[pid] = (count + 1, total + sum(sends), ns + (end - start))
     return out
 
 
-def check_sizes(tuneprof, path, label):
-    want = sorted(expected_per_process(path).values())
+def check_sizes(tuneprof, path, label, mixed=False):
+    want = sorted(expected_per_process(path, mixed).values())
     comm = run_json(tuneprof, "comm", path)
     if comm is None:
         return
@@ -174,11 +182,12 @@ def main():
         return 0
     check_shared_export(tuneprof, source)
     with tempfile.TemporaryDirectory() as tmp:
-        for binary in (False, True):
-            copy = os.path.join(tmp, ("blobs_" if binary else "json_") + EXPORT)
+        for binary, mixed in ((False, False), (True, False), (False, True)):
+            label = ("binaryData" if binary else "jsonText") + (", two communicators" if mixed else "")
+            copy = os.path.join(tmp, label.replace(", ", "_").replace(" ", "_") + EXPORT)
             shutil.copyfile(source, copy)
-            add_payloads(copy, binary)
-            check_sizes(tuneprof, copy, "binaryData" if binary else "jsonText")
+            add_payloads(copy, binary, mixed)
+            check_sizes(tuneprof, copy, label, mixed)
     print(f"nsys NCCL sizes: {len(failures)} failure(s)")
     return 1 if failures else 0
 

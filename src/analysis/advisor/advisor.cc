@@ -34,7 +34,8 @@ std::string NsysSizesHowTo(const Trace& trace) {
                                   [](const MetadataEntry& e) { return e.key == kNcclPayloadsEntry; });
   if (entry != trace.metadata().entries.end()) {
     return fmt::format(
-        "export the report again with `nsys export --type sqlite --include-blobs=true REPORT.nsys-rep`: NCCL's NVTX "
+        "export the report again with `nsys export --type sqlite --include-blobs=true --include-json=true "
+        "REPORT.nsys-rep`: NCCL's NVTX "
         "ranges are in it ({}), and their payloads carry each collective's message size and communicator; or "
         "profile with torch.profiler (ProfilerActivity.CUDA), whose NCCL kernel args carry the sizes",
         entry->value);
@@ -458,7 +459,7 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
                                       [](const Collective& c) { return c.bytes != kNoId && c.bytes > 0; });
   const bool nsys = rank.trace->metadata().format == TraceFormat::kNsysSqlite;
   if (collectives.empty()) {
-    check.measured_as = "unknown: no collectives in the trace (nothing to measure on one device)";
+    check.measured_as = "unknown: no collectives in the trace";
     check.how_to_measure =
         "a multi-GPU run's NCCL collectives, recorded with " + std::string(kCudaActivity) + " on every rank";
   } else if (sized == 0) {
@@ -467,6 +468,16 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
                                 : "torch.profiler with ProfilerActivity.CUDA in a PyTorch whose Kineto writes NCCL "
                                   "kernel arguments (In msg nelems, dtype, Group size) or record_param_comms ranges "
                                   "with them";
+  } else if (std::none_of(collectives.begin(), collectives.end(),
+                          [](const Collective& c) { return c.bytes > 0 && c.group_size >= 1; })) {
+    check.measured_as = fmt::format(
+        "unknown: {} collectives with message sizes, but the size of their communicators (ranks per group, which "
+        "turns algorithm bandwidth into bus bandwidth) is not in the trace",
+        sized);
+    check.how_to_measure =
+        nsys ? "capture the communicators' creation: NCCL's ncclCommInitRank NVTX range gives each one's \"No. of "
+               "ranks\" (start nsys before NCCL initializes rather than with a --capture-range that begins later)"
+             : "a PyTorch whose Kineto writes each NCCL kernel's \"Group size\" (or its process group's ranks)";
   } else if (rank.comm->link.peak_gb_per_s) {
     // The link is known, but the groups are larger than the GPUs the trace lists: whether they crossed
     // nodes, and so whose peak applies (NVLink or the network), is not in the trace.

@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include <simdjson.h>
+
 namespace tuneprof::nsys {
 namespace {
 
@@ -157,20 +159,24 @@ uint64_t LittleEndian64(std::string_view bytes, size_t at) {
   return value;
 }
 
-// "4,194,304", "4194304", " 12 " -> the integer; -1 when anything but digits and separators is there.
+// "4,194,304", "4194304", " 12 " -> the integer; -1 for anything else (inner blanks, signs, fractions,
+// more than int64 holds). Digit separators may only stand between digits.
 int64_t DigitsOf(std::string_view text) {
+  const size_t first = text.find_first_not_of(' ');
+  if (first == std::string_view::npos) return -1;
+  text = text.substr(first, text.find_last_not_of(' ') - first + 1);
   int64_t value = 0;
-  bool any = false;
+  char previous = 0;
   for (char c : text) {
     if (c >= '0' && c <= '9') {
       if (value > (std::numeric_limits<int64_t>::max() - 9) / 10) return -1;
       value = value * 10 + (c - '0');
-      any = true;
-    } else if (c != ',' && c != ' ' && c != '_' && c != '\'') {
+    } else if ((c != ',' && c != '_' && c != '\'') || !(previous >= '0' && previous <= '9')) {
       return -1;
     }
+    previous = c;
   }
-  return any ? value : -1;
+  return previous >= '0' && previous <= '9' ? value : -1;
 }
 
 bool IsSizeField(std::string_view name) { return name == "Message size [bytes]" || name == "Bytes"; }
@@ -181,8 +187,12 @@ void SetField(std::string_view name, std::string_view digits, NcclPayload* out) 
   } else if (name == "No. of ranks") {
     out->ranks = DigitsOf(digits);
   } else if (name == "NCCL communicator ID") {
-    const int64_t id = DigitsOf(digits);
-    out->comm = id >= 0 ? std::to_string(id) : std::string(digits);
+    // Ids are uint64 hashes, half of them past int64: kept as their digits, separators dropped.
+    std::string id;
+    for (char c : digits) {
+      if (c >= '0' && c <= '9') id.push_back(c);
+    }
+    out->comm = id;
   }
 }
 
@@ -208,34 +218,23 @@ size_t PayloadTypeBytes(int64_t type) {
 }  // namespace
 
 std::optional<NcclPayload> NcclPayloadFromJson(std::string_view json) {
-  // A flat object of scalars: "key": value pairs, read without a JSON library (values are numbers or
-  // strings; nested values are not part of NCCL's schemas and are skipped).
-  size_t i = json.find_first_not_of(" \t\r\n");
-  if (i == std::string_view::npos || json[i] != '{') return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(simdjson::padded_string(json)).get(object) != simdjson::SUCCESS) return std::nullopt;
   NcclPayload out;
-  ++i;
-  while (i < json.size()) {
-    const size_t key_open = json.find('"', i);
-    if (key_open == std::string_view::npos) break;
-    const size_t key_close = json.find('"', key_open + 1);
-    if (key_close == std::string_view::npos) return std::nullopt;
-    const std::string_view key = json.substr(key_open + 1, key_close - key_open - 1);
-    const size_t colon = json.find(':', key_close);
-    if (colon == std::string_view::npos) return std::nullopt;
-    size_t value_begin = json.find_first_not_of(" \t\r\n", colon + 1);
-    if (value_begin == std::string_view::npos) return std::nullopt;
-    size_t value_end;
-    if (json[value_begin] == '"') {
-      ++value_begin;
-      value_end = json.find('"', value_begin);
-      if (value_end == std::string_view::npos) return std::nullopt;
-      i = value_end + 1;
+  for (const simdjson::dom::key_value_pair field : object) {
+    const simdjson::dom::element value = field.value;
+    std::string text;
+    uint64_t number = 0;
+    std::string_view string;
+    if (value.get_uint64().get(number) == simdjson::SUCCESS) {
+      text = std::to_string(number);
+    } else if (value.get_string().get(string) == simdjson::SUCCESS) {
+      text = std::string(string);
     } else {
-      value_end = json.find_first_of(",}", value_begin);
-      if (value_end == std::string_view::npos) value_end = json.size();
-      i = value_end;
+      continue;  // negative, fractional, nested: no field NCCL writes
     }
-    SetField(key, json.substr(value_begin, value_end - value_begin), &out);
+    SetField(field.key, text, &out);
   }
   return out;
 }
@@ -258,9 +257,9 @@ std::optional<NcclPayload> NcclPayloadFromBinary(std::string_view blob, const st
     for (size_t b = 0; b < bytes; ++b) {
       value |= static_cast<uint64_t>(static_cast<unsigned char>(payload[field.offset + b])) << (8 * b);
     }
-    const bool is_signed_int = field.type == 5;
-    const int64_t number = is_signed_int ? static_cast<int32_t>(value) : static_cast<int64_t>(value);
-    SetField(field.name, std::to_string(number), &out);
+    // int is signed (a negative one is no size or count: SetField reads it as unknown); the rest unsigned.
+    const std::string text = field.type == 5 ? std::to_string(static_cast<int32_t>(value)) : std::to_string(value);
+    SetField(field.name, text, &out);
   }
   return out;
 }

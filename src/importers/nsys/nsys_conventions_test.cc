@@ -90,6 +90,15 @@ TEST(NsysConventions, ReadsNcclPayloadsRenderedAsJson) {
   EXPECT_EQ(NcclPayloadFromJson(R"({"Message size [bytes]": "n/a"})")->bytes, -1);
   EXPECT_FALSE(NcclPayloadFromJson("[1, 2]").has_value());
   EXPECT_FALSE(NcclPayloadFromJson(R"({"Message size [bytes]": "12)").has_value());  // unterminated string
+  EXPECT_FALSE(NcclPayloadFromJson(R"({"Message size [bytes]": 12} trailing)").has_value());
+  EXPECT_EQ(NcclPayloadFromJson(R"({"Message size [bytes]": "1 2 3"})")->bytes, -1);
+  EXPECT_EQ(NcclPayloadFromJson(R"({"Message size [bytes]": 2.5})")->bytes, -1);
+  // Escaped quotes elsewhere and nested objects do not disturb the fields NCCL writes.
+  auto nested = NcclPayloadFromJson(R"({"note": "a \"q\" word", "inner": {"Message size [bytes]": 1}, "Bytes": 8})");
+  ASSERT_TRUE(nested.has_value());
+  EXPECT_EQ(nested->bytes, 8);
+  // Communicator ids are uint64 hashes: past int64 they keep their digits.
+  EXPECT_EQ(NcclPayloadFromJson(R"({"NCCL communicator ID": 18446744073709551615})")->comm, "18446744073709551615");
 }
 
 std::string Blob(uint64_t schema, const std::string& payload) {

@@ -638,7 +638,9 @@ class NsysImporter {
       // A schema registered by several processes is listed once per process: keep one copy of each field.
       if (std::any_of(fields.begin(), fields.end(), [&](const nsys::PayloadField& f) { return f.name == name; }))
         continue;
-      fields.push_back({std::string(name), IntOr(row, 3, 0), IntOr(row, 4, 0)});
+      // A NULL offset is 0 on a schema's first field; on a later one it would be implicit (natural
+      // alignment), which is not computed: such a field is not read rather than read at 0.
+      fields.push_back({std::string(name), IntOr(row, 3, 0), IntOr(row, 4, fields.empty() ? 0 : -1)});
       if (name == "Message size [bytes]" || name == "Bytes") nccl_sizes_registered_ = true;
     }
     return Status::Ok();
@@ -841,13 +843,9 @@ class NsysImporter {
     const EventTable& e = builder.partial().events();
     const uint32_t range = ranges[at_range];
     std::vector<uint32_t> calls;
+    bool whole_group = true;
     if (builder.str(e.name[range]) == "ncclGroupEnd") {
-      const auto end = ranges.begin() + static_cast<std::ptrdiff_t>(at_range);
-      auto begin = end;
-      while (begin != ranges.begin() && builder.str(e.name[*(begin - 1)]) != "ncclGroupStart") --begin;
-      for (auto it = begin; it != end; ++it) {
-        if (sink.nccl_payloads.contains(*it) || IsCollectiveCall(builder.str(e.name[*it]))) calls.push_back(*it);
-      }
+      whole_group = GroupCalls(builder, ranges, at_range, &calls);
       const bool sends =
           std::any_of(calls.begin(), calls.end(), [&](uint32_t c) { return builder.str(e.name[c]) == "ncclSend"; });
       if (sends) std::erase_if(calls, [&](uint32_t c) { return builder.str(e.name[c]) != "ncclSend"; });
@@ -855,15 +853,18 @@ class NsysImporter {
       calls.push_back(range);
     }
     if (calls.empty()) return false;
-    int64_t bytes = 0;
+    // Unknown unless every call is sized, the whole group was found, and the group used one communicator:
+    // a group over several launches one kernel per communicator, and which kernel is whose is not here.
+    int64_t bytes = whole_group ? 0 : kNoId;
     std::string comm;
     for (uint32_t c : calls) {
       auto payload = sink.nccl_payloads.find(c);
-      if (payload == sink.nccl_payloads.end() || payload->second.bytes < 0) {
+      if (payload == sink.nccl_payloads.end() || payload->second.bytes < 0 ||
+          (!comm.empty() && payload->second.comm != comm)) {
         bytes = kNoId;
         break;
       }
-      bytes += payload->second.bytes;
+      if (bytes != kNoId) bytes += payload->second.bytes;
       if (comm.empty()) comm = payload->second.comm;
     }
     const std::string_view api = builder.str(e.name[calls.front()]).substr(4);  // "AllGather"
@@ -879,6 +880,29 @@ class NsysImporter {
     }
     info->bytes = bytes;
     return true;
+  }
+
+  // The data-moving calls of the group that the ncclGroupEnd at `ranges[end]` closes (its thread's
+  // ranges, by start), nested groups included. False when the group's ncclGroupStart is not found within
+  // kMaxRangesWalked ranges (cut off by the capture, or an unbalanced group): then its size is unknown.
+  bool GroupCalls(const TraceBuilder& builder, const std::vector<uint32_t>& ranges, size_t end,
+                  std::vector<uint32_t>* calls) {
+    const EventTable& e = builder.partial().events();
+    int depth = 0;
+    bool found = false;
+    for (size_t p = end, walked = 0; p > 0 && walked < kMaxRangesWalked && !found; ++walked) {
+      const std::string_view name = builder.str(e.name[ranges[--p]]);
+      if (name == "ncclGroupEnd") {
+        ++depth;
+      } else if (name == "ncclGroupStart") {
+        found = depth == 0;
+        if (depth > 0) --depth;
+      } else if (IsCollectiveCall(name)) {
+        calls->push_back(ranges[p]);
+      }
+    }
+    std::reverse(calls->begin(), calls->end());
+    return found;
   }
 
   // NCCL calls that move data (not ncclGroupStart, ncclCommCount, ...).
@@ -1014,8 +1038,8 @@ class NsysImporter {
       // Read by the communication-bandwidth check: sizes left out of an export are one re-export away.
       meta->entries.push_back(
           {std::string(kNcclPayloadsEntry),
-           fmt::format("{} of {} NCCL API ranges carry a payload{}", sink.nccl_payloads.size(), sink.nccl_ranges,
-                       nccl_sizes_registered_ ? "; NCCL registered message-size schemas" : "")});
+           fmt::format("{} of this rank's {} NCCL API ranges carry a payload{}", sink.nccl_payloads.size(),
+                       sink.nccl_ranges, nccl_sizes_registered_ ? "; NCCL registered message-size schemas" : "")});
     }
     WarnAboutSkippedRows(sink);
     meta->entry_count = sink.rows_read;
