@@ -401,8 +401,11 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
     check.measured_as = fmt::format("collectives' bus bandwidth / {} peak, duration-weighted",
                                     rank.comm->link.transport.empty() ? "link" : rank.comm->link.transport);
     if (gpu) {
-      check.measured_as += fmt::format(" over {} collectives with sizes, peak of {}", rank.comm->total.count_with_bytes,
-                                       ChipLabel(rank.hardware));
+      // A collective's kernel runs from its launch until the last peer arrives: a late rank's wait counts
+      // as transfer time here, and communication.straggler says how much of it there is.
+      check.measured_as += fmt::format(
+          " over {} collectives with sizes (their kernels' time, which includes waiting for late peers), peak of {}",
+          rank.comm->total.count_with_bytes, ChipLabel(rank.hardware));
     }
     return check;
   }

@@ -39,7 +39,9 @@ void RuleCommBandwidth(const RankEvidence& rank, const AdvisorConfig& config, st
   f.unit = "%";
   f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = exposed * std::max(0.0, 1 - *check.value_pct / check.threshold_pct);
-  f.gain_model = "exposed communication x (1 - utilization / threshold): the link brought to the threshold";
+  f.gain_model =
+      "exposed communication x (1 - utilization / threshold): the link brought to the threshold; an upper "
+      "bound where ranks wait for a late peer inside the collectives (that wait is communication.straggler's)";
   f.AddNumber("utilization_pct", *check.value_pct, "%");
   f.AddNumber("exposed_communication_us", exposed / 1e3, "us");
   if (rank.comm->total.busbw_gbps) f.AddNumber("busbw_gbps", *rank.comm->total.busbw_gbps, "GB/s");
