@@ -37,6 +37,12 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
                       "busbw", "util", "small");
   for (const CollectiveTypeSummary& s : r.by_type) AppendTypeRow(CollectiveTypeName(s.type), s, out);
   if (r.by_type.size() > 1) AppendTypeRow("all", r.total, out);
+  if (r.total.count_with_bytes > 0 && r.total.count_with_bytes < r.total.count) {
+    // The rows' time is every collective's; their bandwidths can only be those with a size.
+    *out += fmt::format("  algbw and busbw: over the {} of {} collectives with sizes ({:.3f} of {:.3f} ms)\n",
+                        r.total.count_with_bytes, r.total.count, Millis(r.total.duration_with_bytes_ns),
+                        Millis(r.total.duration_ns));
+  }
   *out += r.link.transport.empty()
               ? fmt::format("  link: unknown ({})\n", EscapeText(r.link.why))
               : fmt::format("  link: {} {:.1f} GB/s per direction ({} profile; util = busbw / this)\n",
