@@ -14,8 +14,10 @@ Independently of tuneprof, each NCCL kernel is joined to its launch (correlation
 range around the launch on the launching thread is found, and a launch inside ncclGroupEnd is sized by the
 ncclSend calls since the group's ncclGroupStart. `comm --json` must report, per rank, that many collectives
 with sizes, their total bytes and algbw = bytes / their kernels' time; busbw = algbw x (n - 1) / n for
-all_to_all on 2 ranks; and `analyze --json` must measure the communication bandwidth. On the export as
-shared, the unknown says to export again with --include-blobs=true.
+all_to_all on 2 ranks; and `analyze --json` must measure the communication bandwidth. The ranks wait for
+each other inside the collectives, so `advise`'s low-bandwidth gain keeps only the transfer share of their
+time and the straggler leads. On the export as shared, the unknown says to export again with
+--include-blobs=true.
 Usage: nsys_nccl_sizes_check.py TUNEPROF SHARED_DIR
 """
 import json
@@ -162,6 +164,31 @@ def check_sizes(tuneprof, path, label, mixed=False):
         u = next(u for u in rank["utilizations"] if u["name"] == "communication_bandwidth")
         check(u["value_pct"] is not None, f"{label}: rank {rank['rank']}: communication bandwidth unknown: "
               f"{u.get('measured_as')}")
+    check_low_bandwidth_gain(tuneprof, path, label)
+
+
+def check_low_bandwidth_gain(tuneprof, path, label):
+    """The ranks wait for each other inside these collectives (rank 1 arrives late): the low-bandwidth
+    finding may only claim the transfer share of their time, and the straggler the wait."""
+    advice = run_json(tuneprof, "advise", path)
+    if advice is None:
+        return
+    found = {f["id"]: f for f in advice["findings"]}
+    low = found.get("communication.low_bandwidth")
+    check(low is not None, f"{label}: no communication.low_bandwidth finding")
+    if low is None:
+        return
+    ev = low["evidence"]
+    share = ev.get("transfer_share_pct")
+    check(share is not None and 0 < share < 100, f"{label}: low_bandwidth transfer share {share}")
+    if share is None:
+        return
+    want = ev["exposed_communication_us"] * (1 - low["value"] / low["threshold"]) * share / 100
+    check(math.isclose(low["uncapped_gain_us"], want, rel_tol=1e-6),
+          f"{label}: low_bandwidth gain {low['uncapped_gain_us']} us, from its own evidence {want} us")
+    straggler = found.get("communication.straggler")
+    check(straggler is not None and straggler["estimated_gain_us"] > low["estimated_gain_us"],
+          f"{label}: the straggler's wait should lead the communication findings here")
 
 
 def check_shared_export(tuneprof, path):

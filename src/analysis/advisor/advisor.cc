@@ -612,6 +612,28 @@ bool RunsOnNpu(const Trace& trace) {
 
 // The rules that read the other ranks, on one rank's draft (each rule stays quiet without what it
 // needs); then all its findings in the rules' order.
+// communication.low_bandwidth is found on one rank, over its collectives' kernel time. Across ranks that
+// time splits into waiting for the last peer and moving the data, and only the moving runs faster on a
+// faster link: the finding keeps the transfer share of its gain (the wait is communication.straggler's).
+void KeepTransferShare(const CrossRankCommunication* cross, int64_t rank_id, std::vector<RuleFinding>* findings) {
+  if (cross == nullptr) return;
+  const auto wait =
+      std::find_if(cross->ranks.begin(), cross->ranks.end(), [&](const RankWait& w) { return w.rank == rank_id; });
+  if (wait == cross->ranks.end() || wait->matched == 0 || wait->communication_ns <= 0) return;
+  const double share = static_cast<double>(wait->transfer_ns) / static_cast<double>(wait->communication_ns);
+  for (RuleFinding& found : *findings) {
+    Finding& f = found.finding;
+    if (f.id != "communication.low_bandwidth") continue;
+    f.uncapped_gain_ns *= share;
+    f.AddNumber("transfer_share_pct", 100 * share, "%");
+    f.gain_model = fmt::format(
+        "exposed communication x (1 - utilization / threshold) x the transfer share ({:.1f} %) of the rank's {} "
+        "matched collectives: the link brought to the threshold; the rest of their time waits for late peers "
+        "(communication.straggler)",
+        100 * share, wait->matched);
+  }
+}
+
 std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunication* comm, const AdvisorConfig& config,
                                   const CrossRankCommunication* cross) {
   RankEvidence rank;
@@ -627,6 +649,7 @@ std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunicatio
     rules[r](rank, config, &found);
     for (Finding& finding : found) draft.findings.push_back(RuleFinding{r, std::move(finding)});
   }
+  KeepTransferShare(cross, draft.advice.rank, &draft.findings);
   std::stable_sort(draft.findings.begin(), draft.findings.end(),
                    [](const RuleFinding& a, const RuleFinding& b) { return a.rule < b.rule; });
   std::vector<Finding> findings;
