@@ -8,6 +8,7 @@
 
 #include "analysis/compute/launch_occupancy.h"
 #include "analysis/core/intervals.h"
+#include "analysis/core/name_test_memo.h"
 #include "analysis/core/side_rows_by_event.h"
 
 namespace tuneprof {
@@ -130,8 +131,7 @@ KernelSpan SpanOf(const Trace& trace, uint32_t event, const KernelInfo* info, co
 
 CollectedKernels CollectKernels(const Trace& trace, const HardwareProfile* profile) {
   SideRowsByEvent<KernelInfo> info_of(trace.kernels());
-  // Kernel names repeat on every step: each distinct name is searched for tensor-core patterns once.
-  std::vector<int8_t> tensor_core_of(trace.strings().size(), -1);
+  NameTestMemo uses_tensor_cores(trace, UsesTensorCores);
   const EventTable& events = trace.events();
   CollectedKernels out;
   std::map<uint32_t, SmLimits> limits_of;  // per device index
@@ -139,15 +139,13 @@ CollectedKernels CollectKernels(const Trace& trace, const HardwareProfile* profi
     if (events.kind[i] != EventKind::kKernel || events.dur_ns[i] < 0) continue;
     const uint32_t device = trace.processes()[trace.tracks()[events.track[i]].process].device;
     const KernelInfo* info = info_of.Next(i);
-    int8_t& tensor_core = tensor_core_of[events.name[i].value];
-    if (tensor_core < 0) tensor_core = UsesTensorCores(trace.str(events.name[i])) ? 1 : 0;
     if (info && (info->blocks_per_sm >= 0 || Product(info->grid) != kNoId)) ++out.with_launch_config;
     auto limits = limits_of.find(device);
     if (limits == limits_of.end()) {
       limits = limits_of.emplace(device, ResolveSmLimits(DeviceAt(trace, device), profile)).first;
     }
     GpuKernels& gpu = out.by_device[device];
-    gpu.kernels.push_back(SpanOf(trace, i, info, limits->second, tensor_core == 1, &out));
+    gpu.kernels.push_back(SpanOf(trace, i, info, limits->second, uses_tensor_cores(events.name[i]), &out));
     gpu.max_duration_ns = std::max(gpu.max_duration_ns, events.dur_ns[i]);
   }
   for (const auto& [device, limits] : limits_of) {

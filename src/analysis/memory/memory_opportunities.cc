@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/core/name_test_memo.h"
 #include "analysis/memory/memory_packing.h"
 
 namespace tuneprof {
@@ -514,8 +515,7 @@ std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const st
   std::vector<bool> claimed_output(blocks.size(), false);
   std::vector<bool> claimed_input(blocks.size(), false);
   std::map<std::string_view, InPlaceCandidate> by_op;
-  // Operator names repeat on every step: each distinct name is looked up once.
-  std::vector<int8_t> elementwise_of(trace.strings().size(), -1);
+  NameTestMemo is_elementwise(trace, IsElementwiseOp);
   // Of two ops with the same extent, the one written first is the outer one. Traces mostly arrive in
   // these orders already, and then sorting is one check.
   auto outer_first = [](const OpRef& a, const OpRef& b) {
@@ -537,9 +537,7 @@ std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const st
       std::sort(frees.begin(), frees.end(), freed_earlier);
     for (size_t o = 0; o < ops.size(); ++o) {
       const OpRef& op = ops[o];
-      int8_t& elementwise = elementwise_of[events.name[op.event].value];
-      if (elementwise < 0) elementwise = IsElementwiseOp(trace.str(events.name[op.event])) ? 1 : 0;
-      if (elementwise == 0) continue;
+      if (!is_elementwise(events.name[op.event])) continue;
       const std::string_view name = trace.str(events.name[op.event]);
       // The input must die before the thread's next op outside this one starts.
       auto next = std::lower_bound(ops.begin() + static_cast<std::ptrdiff_t>(o) + 1, ops.end(), op.end_ns,
