@@ -78,7 +78,8 @@ class TerminalSink final : public ProgressSink {
 // Sums the loads in flight (comm reads ranks on all cores) into one line for the sink.
 class ProgressLine final : public LoadObserver {
  public:
-  ProgressLine(ProgressSink* sink, int64_t delay_ns) : sink_(sink), throttle_(delay_ns) {}
+  ProgressLine(ProgressSink* sink, int64_t delay_ns, int64_t interval_ns)
+      : sink_(sink), throttle_(delay_ns, interval_ns) {}
 
   void OnLoadProgress(const LoadProgress& progress) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -182,30 +183,43 @@ void ProgressThrottle::Start(int64_t now_ns) {
 
 bool ProgressThrottle::ShouldDraw(int64_t now_ns) {
   if (now_ns - start_ns_ < delay_ns_) return false;
-  if (drawn_ && now_ns - last_draw_ns_ < kIntervalNs) return false;
+  if (drawn_ && now_ns - last_draw_ns_ < interval_ns_) return false;
   drawn_ = true;
   last_draw_ns_ = now_ns;
   return true;
 }
 
-std::unique_ptr<LoadObserver> MakeProgressObserver(ProgressSink* sink, int64_t delay_ns) {
-  return std::make_unique<ProgressLine>(sink, delay_ns);
+std::unique_ptr<LoadObserver> MakeProgressObserver(ProgressSink* sink, int64_t delay_ns, int64_t interval_ns) {
+  return std::make_unique<ProgressLine>(sink, delay_ns, interval_ns);
 }
 
-int64_t ProgressDelayNs() {
-  int64_t delay_ns = ProgressThrottle::kDelayNs;
-  if (const char* text = std::getenv("TUNEPROF_PROGRESS_DELAY_MS")) {
+namespace {
+
+// `variable`'s milliseconds as nanoseconds, or `fallback_ns` when it is unset or not a count.
+int64_t MillisecondsFromEnvironment(const char* variable, int64_t fallback_ns) {
+  if (const char* text = std::getenv(variable)) {
     char* end = nullptr;
     const long long ms = std::strtoll(text, &end, 10);
-    if (end != text && *end == '\0' && ms >= 0) delay_ns = ms * 1'000'000;
+    if (end != text && *end == '\0' && ms >= 0) return ms * 1'000'000;
   }
-  return delay_ns;
+  return fallback_ns;
+}
+
+}  // namespace
+
+int64_t ProgressDelayNs() {
+  return MillisecondsFromEnvironment("TUNEPROF_PROGRESS_DELAY_MS", ProgressThrottle::kDelayNs);
+}
+
+int64_t ProgressIntervalNs() {
+  return MillisecondsFromEnvironment("TUNEPROF_PROGRESS_INTERVAL_MS", ProgressThrottle::kIntervalNs);
 }
 
 bool InstallProgress(bool quiet) {
   if (quiet || ::isatty(STDERR_FILENO) == 0) return false;
   static TerminalSink sink;
-  static ProgressLine progress(&sink, ProgressDelayNs());  // outlives every load: destroyed only at exit
+  static ProgressLine progress(&sink, ProgressDelayNs(),
+                               ProgressIntervalNs());  // outlives every load: destroyed only at exit
   SetLoadObserver(&progress);
   return true;
 }

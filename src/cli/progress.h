@@ -29,13 +29,15 @@ class ProgressThrottle {
   static constexpr int64_t kDelayNs = 1'000'000'000;
   static constexpr int64_t kIntervalNs = 100'000'000;
 
-  explicit ProgressThrottle(int64_t delay_ns = kDelayNs) : delay_ns_(delay_ns) {}
+  explicit ProgressThrottle(int64_t delay_ns = kDelayNs, int64_t interval_ns = kIntervalNs)
+      : delay_ns_(delay_ns), interval_ns_(interval_ns) {}
   void Start(int64_t now_ns);
   // True when a line should be drawn now; a true answer counts as a draw.
   bool ShouldDraw(int64_t now_ns);
 
  private:
   int64_t delay_ns_;
+  int64_t interval_ns_;
   int64_t start_ns_ = 0;
   int64_t last_draw_ns_ = 0;
   bool drawn_ = false;
@@ -51,10 +53,14 @@ class ProgressSink {
 };
 
 // An observer that sums the loads in flight into one line for `sink` (not owned), throttled as above.
-std::unique_ptr<LoadObserver> MakeProgressObserver(ProgressSink* sink, int64_t delay_ns = ProgressThrottle::kDelayNs);
+std::unique_ptr<LoadObserver> MakeProgressObserver(ProgressSink* sink, int64_t delay_ns = ProgressThrottle::kDelayNs,
+                                                   int64_t interval_ns = ProgressThrottle::kIntervalNs);
 
 // The second a load runs before its progress shows, or TUNEPROF_PROGRESS_DELAY_MS when set (tests set 0).
 int64_t ProgressDelayNs();
+// The time between redraws, or TUNEPROF_PROGRESS_INTERVAL_MS when set (tests set 0: a load as fast as a
+// test's would otherwise be drawn once or twice, depending on the machine).
+int64_t ProgressIntervalNs();
 
 // Installs the stderr progress bar for every load that follows, unless `quiet` or stderr is not a
 // terminal. Returns whether it was installed. TUNEPROF_PROGRESS_DELAY_MS, when set, replaces the one

@@ -67,6 +67,9 @@ class Checker:
         env.pop("TUNEPROF_PROGRESS_DELAY_MS", None)
         if delay_ms is not None:
             env["TUNEPROF_PROGRESS_DELAY_MS"] = delay_ms
+        # Every report redrawn: the test's load takes a fraction of a second, which the default 100 ms
+        # between redraws would show once or twice depending on the machine.
+        env["TUNEPROF_PROGRESS_INTERVAL_MS"] = "0"
         command = " ".join(shlex.quote(a) for a in [self.binary] + args)
         result = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True, env=env,
                                 timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
