@@ -122,38 +122,59 @@ bool SpareCore(size_t files) { return files < std::max(1u, std::thread::hardware
 RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const SummaryContext& context) {
   RankSummary s;
   s.breakdown_warnings = breakdown.warnings;
-  s.breakdown = std::move(breakdown);
-  s.hardware = SelectHardware(trace, *context.profiles, context.forced);
+  auto detail = std::make_unique<RankReportDetail>();
+  detail->breakdown = std::move(breakdown);
+  detail->hardware = SelectHardware(trace, *context.profiles, context.forced);
   std::future<MemoryAnalysis> memory;
-  if (context.spare_core) memory = std::async(std::launch::async, [&] { return AnalyzeMemory(trace, s.hardware); });
-  s.compute = ComputeRankComputeUnits(trace, s.breakdown, s.hardware);
-  s.comm = AnalyzeRankCommunication(trace, s.breakdown, s.hardware);
-  s.memory = context.spare_core ? memory.get() : AnalyzeMemory(trace, s.hardware);
-  s.advice = AdviseRank(RankInputs{&trace, &s.breakdown, &s.compute, &s.hardware, &s.memory, &s.comm}, *context.config);
-  if (context.detail == RunDetail::kReport) {
-    s.kernels = ComputeKernelBreakdown(trace);
-  } else {  // read by the advice only, which is made: memory stays bounded by what the outputs print
-    s.breakdown = RankBreakdown();
-    s.compute = RankComputeUnits();
-    s.memory = MemoryAnalysis();
+  if (context.spare_core) {
+    memory = std::async(std::launch::async, [&] { return AnalyzeMemory(trace, detail->hardware); });
+  }
+  RankComputeUnits compute = ComputeRankComputeUnits(trace, detail->breakdown, detail->hardware);
+  s.comm = AnalyzeRankCommunication(trace, detail->breakdown, detail->hardware);
+  detail->memory = context.spare_core ? memory.get() : AnalyzeMemory(trace, detail->hardware);
+  s.advice = AdviseRank(RankInputs{&trace, &detail->breakdown, &compute, &detail->hardware, &detail->memory, &s.comm},
+                        *context.config);
+  // Kept for the report and AnalyzeRun; analyze and advise keep only the advice made from it, so that
+  // memory stays bounded by what the outputs print.
+  if (context.detail != RunDetail::kAdvice) {
+    detail->kernels = ComputeKernelBreakdown(trace);
+    detail->flops = compute.flops;
+    if (context.detail == RunDetail::kAll) detail->compute = std::make_unique<RankComputeUnits>(std::move(compute));
+    s.report = std::move(detail);
   }
   return s;
 }
 
-// The reduce: the ranks' summaries, in the run's order, into the run's analyses.
-void ReduceRun(std::vector<RankSummary> ranks, const AdvisorConfig& config, RunDetail detail, AnalyzedRun* run) {
+// The ranks' summaries are moved from, in the run's order, into the run's analyses.
+void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& config, RunDetail detail,
+               AnalyzedRun* run) {
   run->comm.thresholds.utilization = config.Get(threshold::kCommunicationBandwidthUtilizationPct) / 100;
   std::vector<RankAdviceDraft> drafts;
-  for (RankSummary& rank : ranks) {
+  run->comm.ranks.reserve(ranks.size());
+  drafts.reserve(ranks.size());
+  if (detail != RunDetail::kAdvice) {
+    run->flops.reserve(ranks.size());
+    run->breakdowns.reserve(ranks.size());
+    run->hardware.reserve(ranks.size());
+    if (detail == RunDetail::kAll) run->compute.reserve(ranks.size());
+    run->kernels.reserve(ranks.size());
+    run->memory.reserve(ranks.size());
+  }
+  for (RankSummary* summary : ranks) {
+    RankSummary& rank = *summary;
     run->comm.ranks.push_back(std::move(rank.comm));
     drafts.push_back(std::move(rank.advice));
     if (detail == RunDetail::kAdvice) continue;
-    run->flops.push_back(rank.compute.flops);
-    run->breakdowns.push_back(std::move(rank.breakdown));
-    run->hardware.push_back(rank.hardware);
-    run->compute.push_back(std::move(rank.compute));
-    run->kernels.push_back(std::move(rank.kernels));
-    run->memory.push_back(std::move(rank.memory));
+    RankReportDetail none;  // every rank of a report is summarized with it; none only guards the read
+    RankReportDetail& report = rank.report ? *rank.report : none;
+    run->flops.push_back(std::move(report.flops));
+    run->breakdowns.push_back(std::move(report.breakdown));
+    run->hardware.push_back(report.hardware);
+    if (detail == RunDetail::kAll)
+      run->compute.push_back(report.compute ? std::move(*report.compute) : RankComputeUnits());
+    run->kernels.push_back(std::move(report.kernels));
+    run->memory.push_back(std::move(report.memory));
+    rank.report.reset();
   }
   run->comm.cross_rank = AnalyzeAcrossRanks(run->comm.ranks);
   JudgeCommunication(&run->comm);
@@ -184,7 +205,7 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
   TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
   run.traces = std::move(loaded.traces);
   run.warnings = std::move(loaded.warnings);
-  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kReport, SpareCore(1)};
+  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kAll, SpareCore(1)};
   std::vector<RankSummary> ranks;
   ranks.reserve(run.traces.size());
   RankWarnings breakdown_warnings;
@@ -194,7 +215,9 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
     ranks.push_back(SummarizeRank(trace, std::move(breakdown), context));
   }
   breakdown_warnings.Emit(&run.warnings);
-  ReduceRun(std::move(ranks), settings.config, RunDetail::kReport, &run);
+  std::vector<RankSummary*> summaries;
+  for (RankSummary& rank : ranks) summaries.push_back(&rank);
+  ReduceRun(summaries, settings.config, RunDetail::kAll, &run);
   return run;
 }
 
@@ -214,12 +237,13 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
       [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
       summaries);
   TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, mapped, &run.warnings));
-  std::vector<RankSummary> ranks;
+  // Reduced where they are: moved into one list first, the summaries were held twice, a fifth of the
+  // peak at 1,024 ranks.
+  std::vector<RankSummary*> ranks;
   for (MappedFile<RankSummary>& file : mapped) {
-    for (RankSummary& rank : file.ranks) ranks.push_back(std::move(rank));
-    file.ranks.clear();
+    for (RankSummary& rank : file.ranks) ranks.push_back(&rank);
   }
-  ReduceRun(std::move(ranks), settings.config, detail, &run);
+  ReduceRun(ranks, settings.config, detail, &run);
   return run;
 }
 

@@ -86,13 +86,15 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
 // What a command reads of an analysed run besides the advice and the communication analysis.
 enum class RunDetail : uint8_t {
   kAdvice,  // analyze, advise: nothing more
-  kReport,  // the HTML report: each rank's breakdown, kernels, memory and FLOPs too
+  kReport,  // the HTML report: each rank's breakdown, hardware, kernels, memory and FLOPs too
+  kAll,     // AnalyzeRun: the compute units as well (compare, export, the Python module)
 };
 
 // AnalyzeRun in bounded memory, for any number of ranks: the files are read on all cores and each rank
 // is reduced to its summary before the worker takes the next file (rank_map.h), the run's analyses then
-// put together from the summaries alone. The same results as AnalyzeRun but no `traces`; with kAdvice,
-// no breakdowns, compute, hardware, kernels, memory or flops either.
+// put together from the summaries alone. The same results as AnalyzeRun but no `traces`; with kReport,
+// no compute either (its FLOPs are in `flops`); with kAdvice, no breakdowns, compute, hardware, kernels,
+// memory or flops.
 Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& paths, const AnalysisFlags& flags,
                                               RunDetail detail);
 

@@ -678,6 +678,9 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
   draft.advice =
       RankAdvice{rank.rank_id, input.trace->metadata().path, rank.split, Utilizations(rank, config), Bottleneck::kNone};
   draft.advice.dominant = Largest(BottleneckTimes(rank.split));
+  // Every rank's draft waits for the reduce: kept without its vectors' growth slack.
+  for (RuleFinding& found : draft.findings) found.finding.evidence.shrink_to_fit();
+  draft.findings.shrink_to_fit();
   return draft;
 }
 
@@ -687,9 +690,11 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   std::map<std::string, Finding> merged;
   std::array<double, 7> job_times{};
   bool units_healthy = true;
+  result.ranks.reserve(ranks.size());
   for (size_t i = 0; i < ranks.size(); ++i) {
     RankAdviceDraft& draft = ranks[i];
     std::vector<Finding> findings = RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross);
+    std::vector<RuleFinding>().swap(draft.findings);  // moved out: freed now, not after the last rank
     CapGains(draft.advice.split, &findings);
     for (Finding& finding : findings) {
       finding.ranks = {draft.advice.rank};

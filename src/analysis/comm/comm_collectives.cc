@@ -407,6 +407,9 @@ void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunic
   const CommunicationTables& tables = trace.communication();
   double wait = 0, transit = 0, sync = 0;
   std::map<std::string, AscendTransportTotal> totals;
+  // Exact sizes: a rank's ops stay in its summary until the reduce, where a vector's doubling slack was a
+  // tenth of the peak over 1,024 ranks.
+  rank->ascend_ops.reserve(tables.ops.size());
   for (const HcclOpTime& op : tables.ops) {
     AscendCommOp out;
     out.step = std::string(trace.str(op.step));
@@ -436,6 +439,7 @@ void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunic
       }
       out.transports.push_back(std::move(t));
     }
+    out.transports.shrink_to_fit();
     if (!op.total) {
       wait += out.wait_ms;
       transit += out.transit_ms;
