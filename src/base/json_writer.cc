@@ -66,7 +66,14 @@ void AppendJsonEscaped(std::string_view text, std::string* out) {
   }
 }
 
+void JsonWriter::Flush() {
+  if (!sink_ || out_->empty()) return;
+  sink_(*out_);
+  out_->clear();
+}
+
 void JsonWriter::BeforeValue() {
+  if (sink_ && out_->size() >= flush_bytes_) Flush();
   if (after_key_) {
     after_key_ = false;
     return;

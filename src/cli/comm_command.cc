@@ -4,9 +4,9 @@
 
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/json_output.h"
 #include "pipeline/comm_run.h"
 #include "report/console/comm_report.h"
-#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 
@@ -18,8 +18,11 @@ int RunComm(const CommOptions& options) {
   run_options.summaries = true;
   auto run = AnalyzeRunCommunication(options.paths, run_options);
   if (!run.ok()) return ReportError(run.status());
-  const std::string text =
-      options.json ? WithWarnings(RenderCommJson(run->analysis), run->warnings) : RenderCommText(run->analysis);
+  if (options.json) {
+    PrintJson([&](JsonWriter* w) { WriteCommJson(run->analysis, run->warnings, w); });
+    return kExitOk;
+  }
+  const std::string text = RenderCommText(run->analysis);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

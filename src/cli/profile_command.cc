@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/breakdown/time_breakdown.h"
@@ -13,11 +15,11 @@
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/json_output.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/profile_report.h"
-#include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
 namespace {
@@ -68,11 +70,12 @@ void AddRank(RankProfile rank, ProfileResult* result) {
 
 std::string RenderProfile(const ProfileResult& result, const ProfileOptions& options,
                           const std::vector<std::string>& warnings) {
-  return options.json ? WithWarnings(RenderProfileJson(result), warnings) : RenderProfileText(result, options.wide);
+  return options.json ? RenderProfileJson(result, warnings) : RenderProfileText(result, options.wide);
 }
 
-// The default semantics read each rank alone: the run map -> summary -> reduce, in bounded memory.
-Result<std::string> ProfileInBoundedMemory(const ProfileOptions& options, const ProfileSettings& settings) {
+// The default semantics read each rank alone: the run map -> summary -> reduce, in bounded memory. The JSON
+// is printed as it is written (6 MB for 1,024 ranks), the text whole.
+Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileSettings& settings) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
   std::vector<MappedFile<RankProfile>> mapped = MapRanks<RankProfile>(
       files,
@@ -81,11 +84,22 @@ Result<std::string> ProfileInBoundedMemory(const ProfileOptions& options, const 
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   ProfileResult result;
+  size_t count = 0;
+  for (const MappedFile<RankProfile>& file : mapped) count += file.ranks.size();
+  result.ranks.reserve(count);
+  result.compute.reserve(count);
+  result.kernels.reserve(count);
   for (MappedFile<RankProfile>& file : mapped) {
     for (RankProfile& rank : file.ranks) AddRank(std::move(rank), &result);
-    file.ranks.clear();
+    std::vector<RankProfile>().swap(file.ranks);
   }
-  return RenderProfile(result, options, warnings);
+  if (options.json) {
+    PrintJson([&](JsonWriter* w) { WriteProfileJson(result, warnings, w); });
+  } else {
+    const std::string text = RenderProfileText(result, options.wide);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  return Status();
 }
 
 }  // namespace
@@ -117,8 +131,11 @@ int RunProfile(const ProfileOptions& options) {
   ProfileSettings settings;
   const Status flags = LoadProfileSettings(options, &settings);
   if (!flags.ok()) return ReportError(flags);
+  if (options.semantics != "hta") {
+    const Status printed = PrintProfileInBoundedMemory(options, settings);
+    return printed.ok() ? kExitOk : ReportError(printed);
+  }
   auto text = [&]() -> Result<std::string> {
-    if (options.semantics != "hta") return ProfileInBoundedMemory(options, settings);
     // HTA's figures are run-wide (its step filter and clock origin read every rank): every trace is kept.
     TP_RETURN_IF_ERROR(RefuseSummaries(options.paths, "profile --semantics hta"));
     TP_ASSIGN_OR_RETURN(LoadedTraces loaded, LoadTraces(options.paths));

@@ -172,12 +172,12 @@ struct StreamingOutputFile::Impl {
 StreamingOutputFile::StreamingOutputFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 StreamingOutputFile::~StreamingOutputFile() = default;
 
-Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path) {
+Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path, bool gzip_by_name) {
   const std::string target = ResolvedTarget(path);
   TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
   auto impl = std::make_unique<Impl>(path, target);
   TP_RETURN_IF_ERROR(impl->temp.Create(path));
-  if (path.ends_with(".gz")) {
+  if (gzip_by_name && path.ends_with(".gz")) {
     impl->keep = ::dup(impl->temp.fd());
     if (impl->keep < 0) return IoError(path, std::strerror(errno));
     const int fd = impl->temp.ReleaseFd();

@@ -31,7 +31,9 @@ Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes);
 // the previous file (or none).
 class StreamingOutputFile {
  public:
-  static Result<std::unique_ptr<StreamingOutputFile>> Open(const std::string& path);
+  // `gzip_by_name` false writes the bytes as they are whatever the name (a report named .html.gz stays
+  // the HTML that WriteFileAtomically writes).
+  static Result<std::unique_ptr<StreamingOutputFile>> Open(const std::string& path, bool gzip_by_name = true);
   ~StreamingOutputFile();
   StreamingOutputFile(const StreamingOutputFile&) = delete;
   StreamingOutputFile& operator=(const StreamingOutputFile&) = delete;

@@ -24,7 +24,6 @@
 #include "python/arrow_stream.h"
 #include "report/console/advise_report.h"
 #include "report/console/comm_report.h"
-#include "report/console/warnings_json.h"
 #include "report/tables/run_tables.h"
 
 namespace py = pybind11;
@@ -123,13 +122,12 @@ class Run {
 
   std::string AdviseJson(bool summary) {
     const AnalyzedRun& run = Analyzed();
-    return WithWarnings(RenderAdviseJson(run.advice, summary ? "tuneprof.analyze/1" : "tuneprof.advise/1"),
-                        run.warnings);
+    return RenderAdviseJson(run.advice, summary ? "tuneprof.analyze/1" : "tuneprof.advise/1", run.warnings);
   }
 
   std::string CommJson() {
     const AnalyzedRun& run = Analyzed();
-    return WithWarnings(RenderCommJson(run.comm), run.warnings);
+    return RenderCommJson(run.comm, run.warnings);
   }
 
   std::string ProfileJson(const cli::ProfileOptions& options) {

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "report/common/format.h"
+#include "report/console/warnings_json.h"
 #include "base/text_escape.h"
 #include "base/json_writer.h"
 
@@ -287,9 +288,9 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
 
 }  // namespace
 
-std::string RenderAdviseJson(const AdvisorResult& result, std::string_view schema) {
-  std::string out;
-  JsonWriter w(&out);
+void WriteAdviseJson(const AdvisorResult& result, std::string_view schema, const std::vector<std::string>& warnings,
+                     JsonWriter* writer) {
+  JsonWriter& w = *writer;
   w.BeginObject();
   w.Key("schema").String(schema);
   w.Key("dominant_bottleneck").String(BottleneckName(result.dominant));
@@ -305,7 +306,15 @@ std::string RenderAdviseJson(const AdvisorResult& result, std::string_view schem
   w.Key("findings").BeginArray();
   for (const Finding& f : result.findings) WriteFinding(&w, f, result.step_ns);
   w.EndArray();
+  WriteWarnings(warnings, &w);
   w.EndObject();
+}
+
+std::string RenderAdviseJson(const AdvisorResult& result, std::string_view schema,
+                             const std::vector<std::string>& warnings) {
+  std::string out;
+  JsonWriter w(&out);
+  WriteAdviseJson(result, schema, warnings, &w);
   out += "\n";
   return out;
 }

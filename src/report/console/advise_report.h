@@ -6,14 +6,20 @@
 // category, estimated_gain_us, evidence, strategy) and tuneprof.analyze/1 (the same document).
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/advisor/advisor.h"
+#include "base/json_writer.h"
 
 namespace tuneprof {
 
 std::string RenderAnalyzeText(const AdvisorResult& result);
 std::string RenderAdviseText(const AdvisorResult& result);
 // `schema`: "tuneprof.advise/1" or "tuneprof.analyze/1".
-std::string RenderAdviseJson(const AdvisorResult& result, std::string_view schema);
+// The document with `warnings` as its last key, to `w`; RenderAdviseJson returns it whole.
+void WriteAdviseJson(const AdvisorResult& result, std::string_view schema, const std::vector<std::string>& warnings,
+                     JsonWriter* w);
+std::string RenderAdviseJson(const AdvisorResult& result, std::string_view schema,
+                             const std::vector<std::string>& warnings);
 
 }  // namespace tuneprof

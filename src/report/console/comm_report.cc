@@ -9,6 +9,7 @@
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof {
 namespace {
@@ -668,9 +669,8 @@ std::string RenderCommText(const CommAnalysis& a) {
   return EscapeTextKeepingLines(out);
 }
 
-std::string RenderCommJson(const CommAnalysis& a) {
-  std::string out;
-  JsonWriter w(&out);
+void WriteCommJson(const CommAnalysis& a, const std::vector<std::string>& warnings, JsonWriter* writer) {
+  JsonWriter& w = *writer;
   w.BeginObject();
   w.Key("schema").String("tuneprof.comm/1");
   w.Key("thresholds").BeginObject();
@@ -715,7 +715,14 @@ std::string RenderCommJson(const CommAnalysis& a) {
     for (const Collective& c : r.collectives) WriteCollective(&w, r.rank, c);
   }
   w.EndArray();
+  WriteWarnings(warnings, &w);
   w.EndObject();
+}
+
+std::string RenderCommJson(const CommAnalysis& a, const std::vector<std::string>& warnings) {
+  std::string out;
+  JsonWriter w(&out);
+  WriteCommJson(a, warnings, &w);
   out += "\n";
   return out;
 }

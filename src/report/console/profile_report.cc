@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <functional>
 
+#include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
 #include "report/common/names.h"
-#include "base/json_writer.h"
+#include "report/console/warnings_json.h"
 
 namespace tuneprof {
 namespace {
@@ -808,9 +809,8 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   return EscapeTextKeepingLines(out);
 }
 
-std::string RenderProfileJson(const ProfileResult& result) {
-  std::string out;
-  JsonWriter w(&out);
+void WriteProfileJson(const ProfileResult& result, const std::vector<std::string>& warnings, JsonWriter* writer) {
+  JsonWriter& w = *writer;
   w.BeginObject().Key("schema").String("tuneprof.profile/1");
   w.Key("semantics").String(result.hta_semantics ? "hta" : "tuneprof");
   w.Key("ranks").BeginArray();
@@ -843,7 +843,14 @@ std::string RenderProfileJson(const ProfileResult& result) {
     WriteKernelTypesJson(result.hta_kernels.types, &w);
     w.EndObject();
   }
+  WriteWarnings(warnings, &w);
   w.EndObject();
+}
+
+std::string RenderProfileJson(const ProfileResult& result, const std::vector<std::string>& warnings) {
+  std::string out;
+  JsonWriter w(&out);
+  WriteProfileJson(result, warnings, &w);
   out += '\n';
   return out;
 }

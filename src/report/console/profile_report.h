@@ -11,6 +11,7 @@
 #include "analysis/hta/hta_idle_time.h"
 #include "analysis/hta/hta_kernels.h"
 #include "analysis/hta/hta_launches.h"
+#include "base/json_writer.h"
 
 namespace tuneprof {
 
@@ -28,6 +29,8 @@ struct ProfileResult {
 
 // `wide_names`: kernel and operator names whole instead of abbreviated to their column (names.h).
 std::string RenderProfileText(const ProfileResult& result, bool wide_names = false);
-std::string RenderProfileJson(const ProfileResult& result);
+// The JSON document with `warnings` as its last key, to `w`; RenderProfileJson returns it whole.
+void WriteProfileJson(const ProfileResult& result, const std::vector<std::string>& warnings, JsonWriter* w);
+std::string RenderProfileJson(const ProfileResult& result, const std::vector<std::string>& warnings);
 
 }  // namespace tuneprof

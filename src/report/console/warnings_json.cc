@@ -1,8 +1,12 @@
 #include "report/console/warnings_json.h"
 
-#include "base/json_writer.h"
-
 namespace tuneprof {
+
+void WriteWarnings(const std::vector<std::string>& warnings, JsonWriter* w) {
+  w->Key("warnings").BeginArray();
+  for (const std::string& warning : warnings) w->String(warning);
+  w->EndArray();
+}
 
 std::string WithWarnings(std::string json, const std::vector<std::string>& warnings) {
   const size_t close = json.rfind('}');

@@ -706,18 +706,23 @@ std::string OpsSection(const CompareResult& result) {
 
 }  // namespace
 
+void WriteHtmlReport(const HtmlReportInput& input, const std::function<void(std::string_view)>& write) {
+  write(Head("tuneprof report"));
+  write("<h1>tuneprof report</h1>\n");
+  write(SummarySection(input));
+  write(BreakdownSection(input.breakdowns));
+  write(KernelsSection(input.kernels));
+  write(ComputeSection(input.advice));
+  write(RooflineSection(input.kernels.kernels, input.flops));
+  write(MemorySection(input.memory));
+  write(CommSection(input.comm, input.link_matrix));
+  write(FindingsSection(input.advice));
+  write(Footer());
+}
+
 std::string RenderHtmlReport(const HtmlReportInput& input) {
-  std::string out = Head("tuneprof report");
-  out += "<h1>tuneprof report</h1>\n";
-  out += SummarySection(input);
-  out += BreakdownSection(input.breakdowns);
-  out += KernelsSection(input.kernels);
-  out += ComputeSection(input.advice);
-  out += RooflineSection(input.kernels.kernels, input.flops);
-  out += MemorySection(input.memory);
-  out += CommSection(input.comm, input.link_matrix);
-  out += FindingsSection(input.advice);
-  out += Footer();
+  std::string out;
+  WriteHtmlReport(input, [&](std::string_view piece) { out += piece; });
   return out;
 }
 

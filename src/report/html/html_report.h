@@ -14,7 +14,9 @@
 //   findings     the advisor's findings with estimated gains
 // and for `--compare`: the metric table with verdicts, before/after breakdown bars and per-operator
 // diff bars (compare.h). Section ids and chart ids are listed below: tests look for them.
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
@@ -49,6 +51,9 @@ inline constexpr const char* kReportCharts[] = {"chart-breakdown",   "chart-kern
 inline constexpr const char* kCompareSections[] = {"summary", "metrics", "breakdown", "ops"};
 inline constexpr const char* kCompareCharts[] = {"chart-compare-breakdown", "chart-compare-steps", "chart-op-diff"};
 
+// The report section by section to `write` (a file need not hold it whole in memory); RenderHtmlReport
+// returns it whole.
+void WriteHtmlReport(const HtmlReportInput& input, const std::function<void(std::string_view)>& write);
 std::string RenderHtmlReport(const HtmlReportInput& input);
 std::string RenderHtmlCompareReport(const CompareResult& result);
 
