@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "analysis/advisor/advisor_config.h"
+#include "analysis/core/host_op_tree.h"
 #include "importers/common/rank.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
@@ -129,11 +130,14 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
   if (context.spare_core) {
     memory = std::async(std::launch::async, [&] { return AnalyzeMemory(trace, detail->hardware); });
   }
-  RankComputeUnits compute = ComputeRankComputeUnits(trace, detail->breakdown, detail->hardware);
+  // Built once for the compute units and the advice, which both read it.
+  HostOpTree tree = BuildHostOpTree(trace);
+  RankComputeUnits compute = ComputeRankComputeUnits(trace, detail->breakdown, detail->hardware, {}, &tree);
   s.comm = AnalyzeRankCommunication(trace, detail->breakdown, detail->hardware);
   detail->memory = context.spare_core ? memory.get() : AnalyzeMemory(trace, detail->hardware);
-  s.advice = AdviseRank(RankInputs{&trace, &detail->breakdown, &compute, &detail->hardware, &detail->memory, &s.comm},
-                        *context.config);
+  s.advice =
+      AdviseRank(RankInputs{&trace, &detail->breakdown, &compute, &detail->hardware, &detail->memory, &s.comm, &tree},
+                 *context.config);
   // Kept for the report and AnalyzeRun; analyze and advise keep only the advice made from it, so that
   // memory stays bounded by what the outputs print.
   if (context.detail != RunDetail::kAdvice) {

@@ -661,8 +661,15 @@ std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunicatio
 }  // namespace
 
 RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config) {
-  RankEvidence rank{input.trace, input.breakdown, input.compute, input.hardware, BuildHostOpTree(*input.trace),
-                    {},          input.memory,    input.comm,    nullptr};
+  RankEvidence rank{input.trace,
+                    input.breakdown,
+                    input.compute,
+                    input.hardware,
+                    input.tree != nullptr ? std::move(*input.tree) : BuildHostOpTree(*input.trace),
+                    {},
+                    input.memory,
+                    input.comm,
+                    nullptr};
   rank.rank_id = input.trace->metadata().rank;
   rank.on_npu = RunsOnNpu(*input.trace);
   rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));

@@ -105,6 +105,9 @@ struct RankInputs {
   const HardwareSelection* hardware = nullptr;
   const MemoryAnalysis* memory = nullptr;
   const RankCommunication* comm = nullptr;
+  // BuildHostOpTree(*trace) where the caller built it for other analyses too (moved from); nullptr:
+  // AdviseRank builds it.
+  HostOpTree* tree = nullptr;
 };
 
 // A finding of one rank before the gains are capped, with the position of the rule that found it in

@@ -626,7 +626,8 @@ bool UsesTensorCores(std::string_view kernel_name) {
 }
 
 RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown& breakdown,
-                                         const HardwareSelection& hardware, const ComputeOptions& options) {
+                                         const HardwareSelection& hardware, const ComputeOptions& options,
+                                         const HostOpTree* tree) {
   RankComputeUnits out;
   if (hardware.profile) out.hardware = hardware.profile->name;
   out.device_name = hardware.device_name;
@@ -651,7 +652,7 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
   }
   out.ascend = ComputeAscendUnits(trace, hardware.profile, options.threshold);
   out.graphs = FindGraphReplays(trace);
-  out.flops = ComputeOpFlops(trace, hardware.profile);
+  out.flops = ComputeOpFlops(trace, hardware.profile, tree);
   out.flops.graph_replayed_share = out.graphs.replayed_share();
   out.mfu = out.flops.mfu;
   if (breakdown.total.device_start_ns != kNoId) {

@@ -231,8 +231,10 @@ struct ComputeOptions {
 // Whether a kernel's name says it runs on tensor cores (the plugin's patterns plus newer libraries').
 bool UsesTensorCores(std::string_view kernel_name);
 
+// `tree`: BuildHostOpTree(trace) where the caller has it (built here otherwise).
 RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown& breakdown,
-                                         const HardwareSelection& hardware, const ComputeOptions& options = {});
+                                         const HardwareSelection& hardware, const ComputeOptions& options = {},
+                                         const HostOpTree* tree = nullptr);
 
 // The kernel_details figures alone (reads only trace.kernel_details()).
 AscendComputeUnits ComputeAscendUnits(const Trace& trace, const HardwareProfile* profile, double threshold);

@@ -444,7 +444,7 @@ class OpCostCache {
 
 }  // namespace
 
-RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile) {
+RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile, const HostOpTree* given_tree) {
   if (trace.op_shapes().empty() && !trace.kernel_details().rows.empty()) return ComputeNpuOpFlops(trace, profile);
   RankOpFlops out;
   if (trace.op_shapes().empty()) return out;
@@ -461,7 +461,8 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile) {
   }
   out.ops_costed = occurrences.size();
   if (occurrences.empty()) return out;
-  const HostOpTree tree = BuildHostOpTree(trace);
+  HostOpTree built;
+  const HostOpTree& tree = given_tree != nullptr ? *given_tree : (built = BuildHostOpTree(trace));
   const auto device_times = DeviceTimes(trace, tree, costed);
   const bool device = std::any_of(trace.links().begin(), trace.links().end(),
                                   [&](const Link& link) { return IsKernelLink(trace, link); });

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "analysis/core/hardware_profile.h"
+#include "analysis/core/host_op_tree.h"
 #include "analysis/core/op_shapes.h"
 #include "model/trace.h"
 
@@ -88,7 +89,7 @@ std::optional<double> PeakFlopsPerSecond(const HardwareProfile& profile, std::st
 RooflinePoint RooflineOf(const OpFlopsRow& row, const HardwareProfile* profile);
 
 // From record_shapes; an Ascend trace without them falls back to its kernel_details rows
-// (ComputeNpuOpFlops).
-RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile);
+// (ComputeNpuOpFlops). `tree`: BuildHostOpTree(trace) where the caller has it (built here otherwise).
+RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile, const HostOpTree* tree = nullptr);
 
 }  // namespace tuneprof

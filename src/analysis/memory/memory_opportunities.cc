@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/core/events_by_track.h"
 #include "analysis/core/name_test_memo.h"
 #include "analysis/memory/memory_packing.h"
 
@@ -504,12 +505,15 @@ std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const st
   }
   // Host ops per thread, outer before inner, so that an outer element-wise op (relu) claims the
   // allocation before the op it calls (clamp_min).
-  std::vector<std::vector<OpRef>> ops_by_track(tracks);
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    if (events.kind[i] != EventKind::kHostOp || events.dur_ns[i] < 0) continue;
-    if (allocs_by_track[events.track[i]].empty()) continue;
-    ops_by_track[events.track[i]].push_back({events.ts_ns[i], events.end_ns(i), i});
-  }
+  std::vector<std::vector<OpRef>> ops_by_track = EventsByTrack<OpRef>(
+      trace,
+      [&](uint32_t i) {
+        return events.kind[i] == EventKind::kHostOp && events.dur_ns[i] >= 0 &&
+               !allocs_by_track[events.track[i]].empty();
+      },
+      [&](uint32_t i) {
+        return OpRef{events.ts_ns[i], events.end_ns(i), i};
+      });
   // A block may be one op's output and the next op's input (a chain x = relu(x)), so the two roles
   // are claimed separately.
   std::vector<bool> claimed_output(blocks.size(), false);

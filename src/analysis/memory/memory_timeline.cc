@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/core/events_by_track.h"
+
 namespace tuneprof {
 
 namespace {
@@ -27,13 +29,16 @@ std::vector<uint32_t> EnclosingOps(const Trace& trace) {
   // Tracks are dense indices: lists per track rather than a hash lookup per event.
   std::vector<std::vector<uint32_t>> queries_by_track(trace.tracks().size());
   for (uint32_t m = 0; m < memory.size(); ++m) queries_by_track[memory[m].track].push_back(m);
-  std::vector<std::vector<OpSpan>> spans_by_track(trace.tracks().size());
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    const EventKind kind = events.kind[i];
-    if ((kind != EventKind::kHostOp && kind != EventKind::kUserAnnotation) || events.dur_ns[i] < 0) continue;
-    if (queries_by_track[events.track[i]].empty()) continue;
-    spans_by_track[events.track[i]].push_back({events.ts_ns[i], events.end_ns(i), i, kind == EventKind::kHostOp});
-  }
+  std::vector<std::vector<OpSpan>> spans_by_track = EventsByTrack<OpSpan>(
+      trace,
+      [&](uint32_t i) {
+        const EventKind kind = events.kind[i];
+        return (kind == EventKind::kHostOp || kind == EventKind::kUserAnnotation) && events.dur_ns[i] >= 0 &&
+               !queries_by_track[events.track[i]].empty();
+      },
+      [&](uint32_t i) {
+        return OpSpan{events.ts_ns[i], events.end_ns(i), i, events.kind[i] == EventKind::kHostOp};
+      });
   std::vector<uint32_t> result(memory.size(), kNoIndex);
   // Outer ranges first; of two with the same extent, the one written first. Traces mostly arrive in this
   // order already, and then sorting is one check.
