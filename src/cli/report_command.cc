@@ -49,9 +49,10 @@ HtmlReportInput ReportInputFrom(Run&& run, const std::vector<std::string>& paths
 }
 
 // Streams the report into `path` section by section (never whole in memory), renamed into place once
-// every section is written.
+// every section is written. Plain HTML whatever the name, as the report has always been written.
 Status WriteRunHtml(const HtmlReportInput& input, const std::string& path) {
-  TP_ASSIGN_OR_RETURN(std::unique_ptr<StreamingOutputFile> file, StreamingOutputFile::Open(path, false));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<StreamingOutputFile> file,
+                      StreamingOutputFile::Open(path, StreamingOutputFile::Compression::kNone));
   Status written = Status::Ok();
   WriteHtmlReport(input, [&](std::string_view piece) {
     if (written.ok()) written = file->Write(piece);

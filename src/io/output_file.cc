@@ -172,12 +172,13 @@ struct StreamingOutputFile::Impl {
 StreamingOutputFile::StreamingOutputFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 StreamingOutputFile::~StreamingOutputFile() = default;
 
-Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path, bool gzip_by_name) {
+Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path,
+                                                                       Compression compression) {
   const std::string target = ResolvedTarget(path);
   TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
   auto impl = std::make_unique<Impl>(path, target);
   TP_RETURN_IF_ERROR(impl->temp.Create(path));
-  if (gzip_by_name && path.ends_with(".gz")) {
+  if (compression == Compression::kByName && path.ends_with(".gz")) {
     impl->keep = ::dup(impl->temp.fd());
     if (impl->keep < 0) return IoError(path, std::strerror(errno));
     const int fd = impl->temp.ReleaseFd();

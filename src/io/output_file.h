@@ -31,9 +31,12 @@ Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes);
 // the previous file (or none).
 class StreamingOutputFile {
  public:
-  // `gzip_by_name` false writes the bytes as they are whatever the name (a report named .html.gz stays
-  // the HTML that WriteFileAtomically writes).
-  static Result<std::unique_ptr<StreamingOutputFile>> Open(const std::string& path, bool gzip_by_name = true);
+  enum class Compression : uint8_t {
+    kByName,  // gzip where the name ends in ".gz"
+    kNone,    // the bytes as they are, whatever the name (as WriteFileAtomically writes them)
+  };
+  static Result<std::unique_ptr<StreamingOutputFile>> Open(const std::string& path,
+                                                           Compression compression = Compression::kByName);
   ~StreamingOutputFile();
   StreamingOutputFile(const StreamingOutputFile&) = delete;
   StreamingOutputFile& operator=(const StreamingOutputFile&) = delete;

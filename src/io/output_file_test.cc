@@ -87,6 +87,23 @@ TEST_F(OutputFileTest, StreamedGzipOutputAppearsOnlyWhenCommitted) {
   EXPECT_EQ(FilesInDir(), 1u);
 }
 
+TEST_F(OutputFileTest, AStreamedOutputWithoutCompressionIsWrittenAsItIsWhateverItsName) {
+  const std::string path = Path("report.html.gz");
+  std::ofstream(path) << "old";
+  ::chmod(path.c_str(), 0640);
+  auto out = StreamingOutputFile::Open(path, StreamingOutputFile::Compression::kNone);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_TRUE((*out)->Write("<html>").ok());
+  ASSERT_TRUE((*out)->Write("</html>").ok());
+  EXPECT_EQ(Read(path), "old");  // until committed
+  ASSERT_TRUE((*out)->Commit().ok());
+  EXPECT_EQ(Read(path), "<html></html>");
+  EXPECT_EQ(FilesInDir(), 1u);
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);  // as WriteFileAtomically keeps the replaced file's mode
+}
+
 TEST_F(OutputFileTest, AStreamedOutputDroppedUncommittedLeavesThePreviousFile) {
   const std::string path = Path("run.json");
   std::ofstream(path) << "old";
