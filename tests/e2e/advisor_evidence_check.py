@@ -95,13 +95,21 @@ def evidence(finding, label):
 # ---------------------------------------------------------------- raw readers
 
 _KINETO = {}
+_JSON = {}
+
+
+def json_file(path):
+    """A JSON file's document, parsed once per run (checks only read it)."""
+    if path not in _JSON:
+        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+            _JSON[path] = json.load(f)
+    return _JSON[path]
 
 
 def kineto_events(path):
     """ph X events of a Kineto/Chrome trace with ns times (exact decimals)."""
     if path not in _KINETO:
-        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
-            doc = json.load(f)
+        doc = json_file(path)
         events = []
         for e in doc.get("traceEvents", []):
             if e.get("ph") != "X" or "ts" not in e:
@@ -644,8 +652,7 @@ def check_straggler(sample, finding, advice, path):
         f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "communication.json") if d else None
         if not f or not os.path.exists(f):
             continue
-        with open(f) as fh:
-            doc = json.load(fh)
+        doc = json_file(f)
         wait = transit = 0.0
         for sections in doc.values():
             for section in ("p2p", "collective"):
@@ -671,8 +678,7 @@ def check_ascend_env(sample, finding, advice, path):
         f = os.path.join(d, "profiler_metadata.json") if d else None
         if not f or not os.path.exists(f):
             continue
-        with open(f) as fh:
-            env = json.load(fh).get("ENV_VARIABLES", {})
+        env = json_file(f).get("ENV_VARIABLES", {})
         num = lambda v: float(v) if v not in (None, "") else 0.0
         problems = 0
         problems += "expandable_segments:True" not in (env.get("PYTORCH_NPU_ALLOC_CONF") or "")
@@ -894,23 +900,27 @@ def match_sequences(sequences):
     """{id: [(count, time_ns)]} per pattern over the sequences [(letters, times)]; used positions are
     blanked so later patterns and the element-wise chains skip them."""
     found = {}
-    letters = [list(s) for s, _ in sequences]
+    letters = [s for s, _ in sequences]
     for fid, elements in LIBRARY:
         regex = re.compile("".join(f"([{l}]{{{lo},{hi}}})" for l, lo, hi, _ in elements))
-        for (_, times), chars in zip(sequences, letters):
-            pos = 0
-            while pos < len(chars):
-                m = regex.match("".join(chars), pos)
-                if not m or m.end() == pos:
-                    pos += 1
+        for k, (_, times) in enumerate(sequences):
+            text, pos = letters[k], 0
+            while pos < len(text):
+                # The first position from pos where the pattern matches, as trying each position in turn.
+                m = regex.search(text, pos)
+                if not m:
+                    break
+                if m.end() == m.start():
+                    pos = m.start() + 1
                     continue
                 time = sum(times[i] for g, (_, _, _, role) in enumerate(elements) if role
                            for i in range(m.start(g + 1), m.end(g + 1)))
                 found.setdefault(fid, []).append(time)
-                chars[m.start():m.end()] = "#" * (m.end() - m.start())
+                text = text[:m.start()] + "#" * (m.end() - m.start()) + text[m.end():]
                 pos = m.end()
-    for (_, times), chars in zip(sequences, letters):
-        for m in re.finditer(f"[{ELEMENTWISE}]{{3,}}", "".join(chars)):
+            letters[k] = text
+    for (_, times), text in zip(sequences, letters):
+        for m in re.finditer(f"[{ELEMENTWISE}]{{3,}}", text):
             found.setdefault("fusion.elementwise_chain", []).append(sum(times[m.start():m.end()]))
     return found
 
@@ -1218,8 +1228,7 @@ def trace_view_events(rank):
     f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "trace_view.json") if d else None
     if not f or not os.path.exists(f):
         return None
-    with open(f) as fh:
-        doc = json.load(fh)
+    doc = json_file(f)
     events = doc if isinstance(doc, list) else doc.get("traceEvents", [])
     return [e for e in events if e.get("ph") == "X"]
 
@@ -1257,8 +1266,7 @@ def should_fire_ai_core_frequency(events, rank):
     """Any device task whose time-weighted AI Core Freq is >= 5 % below the highest sample (no chip profile
     matches the samples' "Ascend910B" name, so the highest sample is the maximum)."""
     d = ascend_rank_dir(rank)
-    with open(os.path.join(d, "ASCEND_PROFILER_OUTPUT", "trace_view.json")) as fh:
-        doc = json.load(fh)
+    doc = json_file(os.path.join(d, "ASCEND_PROFILER_OUTPUT", "trace_view.json"))
     doc = doc if isinstance(doc, list) else doc.get("traceEvents", [])
     samples = sorted((ns(e["ts"]), float(e["args"]["MHz"])) for e in doc
                      if e.get("ph") == "C" and e.get("name") == "AI Core Freq")
@@ -1292,8 +1300,7 @@ def should_fire_bandwidth_contention(events, rank):
         return False
     matmuls = [(float(r["Start Time(us)"]), float(r["Start Time(us)"]) + float(r["Duration(us)"]))
                for r in rows if "matmul" in r["Type"].lower()]
-    with open(f) as fh:
-        doc = json.load(fh)
+    doc = json_file(f)
     for sections in doc.values():
         for section in ("p2p", "collective"):
             for key, op in sections.get(section, {}).items():
