@@ -144,7 +144,7 @@ bool IsClusterAnalysisDirectory(const std::string& dir) {
 bool IsSummaryPath(std::string_view path) { return path.ends_with(kSummaryExtension); }
 
 Status SummaryRefused(const std::string& path, std::string_view command) {
-  return Status(StatusCode::kUsage, path + ": a tuneprof summary holds what analyze, advise and comm read; " +
+  return Status(StatusCode::kUsage, path + ": a tuneprof summary holds what analyze, advise, comm and report read; " +
                                         std::string(command) + " needs the trace itself");
 }
 

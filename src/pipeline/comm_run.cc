@@ -19,6 +19,7 @@ Result<CommRun> AnalyzeRunCommunication(const std::vector<std::string>& paths, c
   const RunSettings& settings = loaded.value();
   SummaryInput summaries{options.summaries, options.command, settings.summary};
   summaries.config_matters = false;
+  summaries.profiles = settings.profiles.get();
   run.analysis.thresholds.utilization = options.utilization_threshold;
   std::vector<MappedFile<RankCommunication>> mapped = MapRanks<RankCommunication>(
       run.files,

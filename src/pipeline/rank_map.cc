@@ -102,9 +102,15 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
     status->status = SummaryRefused(file, input.command);
     return;
   }
-  auto summary = ReadSummaryFile(file);
+  auto summary = ReadSummaryFile(file, input.profiles);
   if (!summary.ok()) {
     status->status = summary.status();
+    return;
+  }
+  if (input.report_detail && summary->version < 2) {
+    status->status = Status(StatusCode::kUsage, file + ": summary format version " + std::to_string(summary->version) +
+                                                    " holds no " + input.command +
+                                                    " parts (breakdown, kernels, memory); summarize it again");
     return;
   }
   const std::string differs = SettingsDiffer(summary->settings, input);
@@ -113,11 +119,17 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
                             file + ": summarized with " + differs + "; summarize it again with this run's flags");
     return;
   }
+  if (input.report_detail && !summary->unknown_chip.empty()) {
+    status->status = InvalidInput(file + ": names the chip \"" + summary->unknown_chip +
+                                  "\", which this build's hardware profiles lack; summarize it again");
+    return;
+  }
   status->warnings = std::move(summary->warnings);
   for (size_t k = 0; k < summary->ranks.size(); ++k) {
     status->breakdown_warnings.push_back(
         RankLines{summary->ranks[k].advice.advice.path, std::move(summary->ranks[k].breakdown_warnings)});
     status->rank_ids.push_back(summary->ranks[k].comm.rank);
+    if (!input.report_detail) summary->ranks[k].report.reset();
     each(std::move(summary->ranks[k]), summary->starts[k]);
   }
 }

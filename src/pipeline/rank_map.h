@@ -48,6 +48,10 @@ struct SummaryInput {
   std::string command;         // named in the refusal: "profile", "memory", "report"
   SummarySettings settings;    // the run's
   bool config_matters = true;  // false for comm, which applies no advisor threshold to a rank
+  // The report reads each rank's breakdown, kernels, FLOPs and memory (RankSummary::report): summaries
+  // made before they were kept are refused; other commands drop them as they read.
+  bool report_detail = false;
+  const HardwareProfiles* profiles = nullptr;  // the run's chips, which the ranks' are found among
 };
 
 // The input of a command that needs the events: any summary is refused, naming `command`.

@@ -34,11 +34,11 @@ struct RankReportDetail {
 };
 
 struct RankSummary {
-  // Set for the report and AnalyzeRun only (RunDetail::kReport, kAll); a summary file does not hold it.
-  // Held apart because it takes a kilobyte inline, empty or not: a tenth of what 1,024 ranks' summaries
-  // kept.
+  // Set for the report and AnalyzeRun only (RunDetail::kReport, kAll), and in a summary file (version 2,
+  // without `compute`). Held apart because it takes a kilobyte inline, empty or not: a tenth of what 1,024
+  // ranks' summaries kept.
   std::unique_ptr<RankReportDetail> report;
-  // Read by every command that takes summaries: analyze, advise, comm.
+  // Read by every command that takes summaries: analyze, advise, comm, report.
   RankCommunication comm;
   RankAdviceDraft advice;
   std::vector<std::string> breakdown_warnings;  // its breakdown's, said by the reduce once across ranks

@@ -235,7 +235,9 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
   AnalyzedRun run;
   run.profiles = settings.profiles;
   const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail, SpareCore(files.size())};
-  SummaryInput summaries{detail == RunDetail::kAdvice, "report", settings.summary};
+  SummaryInput summaries{detail != RunDetail::kAll, "report", settings.summary};
+  summaries.report_detail = detail == RunDetail::kReport;
+  summaries.profiles = run.profiles.get();
   std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
       files,
       [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
@@ -254,10 +256,12 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
 Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& flags) {
   TP_ASSIGN_OR_RETURN(const RunSettings settings, LoadRunSettings(flags));
   SummaryFile file;
+  file.profiles = settings.profiles;
   file.source = path;
   file.settings = settings.summary;
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles({path}));
-  const SummaryContext context{settings.profiles.get(), settings.forced, &settings.config, RunDetail::kAdvice,
+  // Kept with the report's parts too, so that `report` reads summaries as it reads traces.
+  const SummaryContext context{settings.profiles.get(), settings.forced, &settings.config, RunDetail::kReport,
                                SpareCore(files.size())};
   // A summary of summaries would only copy them: refused, as by every command that needs traces.
   std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(

@@ -28,6 +28,15 @@ static_assert(static_cast<uint64_t>(FindingCategory::kConfig) + 1 == EnumCount(F
 static_assert(static_cast<uint64_t>(Bottleneck::kNone) + 1 == EnumCount(Bottleneck{}));
 constexpr uint64_t EnumCount(TimePart) { return static_cast<uint64_t>(TimePart::kCount); }
 constexpr uint64_t EnumCount(StatusCode) { return static_cast<uint64_t>(StatusCode::kUsage) + 1; }
+constexpr uint64_t EnumCount(StepDefinitions) { return 2; }
+constexpr uint64_t EnumCount(WorkSource) { return 2; }
+constexpr uint64_t EnumCount(DeviceType) { return 3; }
+constexpr uint64_t EnumCount(KernelTableSource) { return 2; }
+constexpr uint64_t EnumCount(WorkClass) { return static_cast<uint64_t>(WorkClass::kCount); }
+static_assert(static_cast<uint64_t>(StepDefinitions::kTorchNpu) + 1 == EnumCount(StepDefinitions{}));
+static_assert(static_cast<uint64_t>(WorkSource::kCpu) + 1 == EnumCount(WorkSource{}));
+static_assert(static_cast<uint64_t>(DeviceType::kNpu) + 1 == EnumCount(DeviceType{}));
+static_assert(static_cast<uint64_t>(KernelTableSource::kHostOps) + 1 == EnumCount(KernelTableSource{}));
 
 // Every field of every struct a summary holds, in the order of docs/summary-format.md, for the writer
 // and the reader alike. A field added to one of these structs must be added here and the format
@@ -114,6 +123,109 @@ template <class A>
 void Fields(A& a, RankSummary& r) {  // what a summary holds of a rank besides its breakdown's warnings
   a(r.comm, r.advice);
 }
+// What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
+// written by its chip's name (Writer / Reader), the rest field by field.
+template <class A>
+void Fields(A& a, LatencySummary& l) {
+  a(l.mean_ns, l.p50_ns, l.p95_ns);
+}
+template <class A>
+void Fields(A& a, HostSideBreakdown& h) {
+  a(h.launched_events, h.host_wait_ns, h.host_wait_gaps, h.host_pause_ns, h.host_pause_gaps, h.launch_latency,
+    h.gaps_ns, h.gap_count, h.queue_depth_max, h.queue_depth_mean);
+}
+template <class A>
+void Fields(A& a, StepBreakdown& s) {
+  a(s.step, s.host_start_ns, s.host_end_ns, s.device_start_ns, s.device_end_ns, s.device_events, s.wall_ns,
+    s.computing_ns, s.communication_ns, s.overlapped_ns, s.communication_not_overlapped_ns, s.memory_ns, s.memcpy_ns,
+    s.other_ns, s.free_ns, s.bubble_ns, s.preparing_ns, s.host);
+}
+template <class A>
+void Fields(A& a, DeviceTimeBreakdown& d) {
+  a(d.device, d.type, d.id, d.steps, d.incomplete_steps, d.total);
+}
+template <class A>
+void Fields(A& a, RankBreakdown& b) {
+  a(b.rank, b.path, b.definitions, b.work_on, b.steps, b.incomplete_steps, b.warnings, b.total, b.devices,
+    b.device_events, b.device_events_outside_steps, b.device_count);
+}
+template <class A>
+void Fields(A& a, KernelRow& k) {
+  a(k.name, k.work, k.mixed_work, k.count, k.total_ns, k.mean_ns, k.min_ns, k.max_ns, k.stddev_ns, k.share,
+    k.inclusive_ns);
+}
+template <class A>
+void Fields(A& a, KernelBreakdown& k) {
+  a(k.source, k.total_ns, k.kernels, k.by_work, k.by_host_op);
+}
+template <class A>
+void Fields(A& a, RooflinePoint& p) {
+  a(p.ridge, p.compute_bound, p.roof_time_ns);
+}
+template <class A>
+void Fields(A& a, OpFlopsRow& o) {
+  a(o.name, o.dtype, o.count, o.outermost, o.flops, o.bytes, o.bytes_known, o.time_ns, o.device_time, o.roof);
+}
+template <class A>
+void Fields(A& a, RankOpFlops& f) {
+  a(f.shapes, f.source, f.ops_with_shapes, f.ops_costed, f.flops, f.step_flops, f.step_ns, f.dtype, f.peak_flops_per_s,
+    f.devices, f.achieved_flops_per_s, f.mfu, f.graph_replayed_share, f.ops);
+}
+template <class A>
+void Fields(A& a, MemoryPoint& p) {
+  a(p.ts_ns, p.allocated_bytes, p.reserved_bytes);
+}
+template <class A>
+void Fields(A& a, LiveBlock& b) {
+  a(b.address, b.bytes, b.op, b.alloc_ns, b.free_ns);
+}
+template <class A>
+void Fields(A& a, PeakHolder& h) {
+  a(h.op, h.bytes, h.blocks, h.first_alloc_ns, h.longest_lifetime_ns, h.never_freed_blocks);
+}
+template <class A>
+void Fields(A& a, StepMemory& s) {
+  a(s.step, s.start_ns, s.end_ns, s.alloc_count, s.alloc_bytes, s.free_count, s.free_bytes, s.peak_allocated_bytes,
+    s.allocated_at_end_bytes, s.allocator_call_ns);
+}
+template <class A>
+void Fields(A& a, LeakSuspect& l) {
+  a(l.op, l.alive_bytes_at_step_end, l.growth_bytes);
+}
+template <class A>
+void Fields(A& a, ComponentMemory& c) {
+  a(c.component, c.samples, c.peak_allocated_bytes, c.peak_allocated_ns, c.peak_reserved_bytes, c.peak_reserved_ns);
+}
+template <class A>
+void Fields(A& a, ReusePlan& p) {
+  a(p.plan_peak_bytes, p.max_live_bytes, p.observed_peak_bytes, p.observed_is_reserved, p.saving_bytes, p.blocks,
+    p.strategy, p.stopped_after_blocks);
+}
+template <class A>
+void Fields(A& a, InPlaceCandidate& c) {
+  a(c.op, c.count, c.bytes, c.largest_bytes);
+}
+template <class A>
+void Fields(A& a, CopyTraffic& t) {
+  a(t.kind, t.count, t.bytes, t.unknown_size_count, t.time_ns, t.busy_ns, t.achieved_gbps, t.pageable_count,
+    t.pinned_count, t.peak_gbps, t.peak_source, t.utilization);
+}
+template <class A>
+void Fields(A& a, DeviceMemory& d) {
+  a(d.device, d.event_count, d.alloc_count, d.alloc_bytes, d.free_count, d.free_bytes, d.peak_allocated_bytes,
+    d.peak_allocated_ns, d.peak_step, d.peak_op, d.peak_reserved_bytes, d.peak_reserved_ns, d.fragmentation_bytes,
+    d.fragmentation_ratio, d.live_at_peak_known_bytes, d.live_at_peak_unattributed_bytes, d.holders,
+    d.largest_live_blocks, d.steps, d.leak_suspects, d.reuse, d.in_place, d.timeline, d.copies, d.components,
+    d.peak_source, d.blocks_source);
+}
+template <class A>
+void Fields(A& a, MemoryAnalysis& m) {
+  a(m.rank, m.path, m.trace_start_ns, m.hardware, m.devices);
+}
+template <class A>
+void Fields(A& a, RankReportDetail& d) {  // the compute units (RunDetail::kAll) are not kept
+  a(d.breakdown, d.hardware, d.flops, d.kernels, d.memory);
+}
 template <class A>
 void Fields(A& a, MappedFileRecord& r) {
   a(r.file, r.status_code, r.status_message, r.warnings, r.breakdown_warnings, r.starts, r.ranks);
@@ -168,6 +280,19 @@ class Writer {
     for (const T& item : v) Put(item);
   }
   template <class T>
+  void Put(const std::unique_ptr<T>& v) {  // as opt<T>
+    Put(v != nullptr);
+    if (v) Put(*v);
+  }
+  // The chip by its profile's name ("" for an unknown chip): the reader finds it among its run's profiles.
+  void Put(const HardwareSelection& v) {
+    Put(v.profile != nullptr ? v.profile->name : std::string());
+    Put(v.device_name);
+    Put(v.how);
+    Put(v.inferred);
+    Put(v.label);
+  }
+  template <class T>
   requires std::is_class_v<T>
   void Put(const T& v) {
     // Fields() lists the members once for both directions; writing only reads them.
@@ -180,12 +305,16 @@ class Writer {
 
 class Reader {
  public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  // `profiles`: the chips a HardwareSelection's name is looked up in (the run's); may be null where the
+  // bytes hold none.
+  explicit Reader(std::string_view bytes, const HardwareProfiles* profiles = nullptr)
+      : bytes_(bytes), profiles_(profiles) {}
   template <class... T>
   void operator()(T&... values) {
     (Get(values), ...);
   }
   bool ok() const { return !failed_; }
+  const std::string& unknown_chip() const { return unknown_chip_; }
   bool at_end() const { return at_ == bytes_.size(); }
   bool Expect(std::string_view text) {
     if (bytes_.substr(at_, text.size()) != text) return false;
@@ -262,10 +391,35 @@ class Reader {
     for (T& item : v) Get(item);
   }
   template <class T>
+  void Get(std::unique_ptr<T>& v) {
+    bool present = false;
+    Get(present);
+    if (!present) return v.reset();
+    v = std::make_unique<T>();
+    Get(*v);
+  }
+  // A chip the run's profiles lack is noted, not failed on: the summary's settings, compared with the
+  // run's after decoding, say why in words (made with another --hardware-file).
+  void Get(HardwareSelection& v) {
+    std::string name;
+    Get(name);
+    v.profile = nullptr;
+    if (!name.empty()) {
+      v.profile = profiles_ != nullptr ? profiles_->FindByName(name) : nullptr;
+      if (v.profile == nullptr && unknown_chip_.empty()) unknown_chip_ = name;
+    }
+    Get(v.device_name);
+    Get(v.how);
+    Get(v.inferred);
+    Get(v.label);
+  }
+  template <class T>
   requires std::is_class_v<T>
   void Get(T& v) { Fields(*this, v); }
 
   std::string_view bytes_;
+  const HardwareProfiles* profiles_;
+  std::string unknown_chip_;              // the first chip name not among profiles_
   std::vector<std::string_view> pooled_;  // pooled texts in order of first appearance
   size_t at_ = 0;
   bool failed_ = false;
@@ -285,19 +439,21 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
   w.out().append(kMagic);
   w(uint64_t{kSummaryFormatVersion}, file.source, file.settings, file.warnings, file.starts);
   w(uint64_t{file.ranks.size()});
-  for (const RankSummary& rank : file.ranks) w(rank.comm, rank.advice, rank.breakdown_warnings);
+  for (const RankSummary& rank : file.ranks) w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report);
   w(Checksum(w.out()));
   return std::move(w.out());
 }
 
-Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string& path) {
-  Reader r(bytes);
+Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string& path,
+                                      const HardwareProfiles* profiles) {
+  Reader r(bytes, profiles);
   if (!r.Expect(kMagic)) return InvalidInput(path + ": not a tuneprof summary (made by `tuneprof summarize`)");
   uint64_t version = 0;
   r(version);
-  if (r.ok() && version != kSummaryFormatVersion) {
-    return InvalidInput(path + ": summary format version " + std::to_string(version) + "; this build reads version " +
-                        std::to_string(kSummaryFormatVersion) + " (summarize the trace again with this build)");
+  if (r.ok() && (version < kOldestSummaryFormatVersion || version > kSummaryFormatVersion)) {
+    return InvalidInput(path + ": summary format version " + std::to_string(version) + "; this build reads versions " +
+                        std::to_string(kOldestSummaryFormatVersion) + " to " + std::to_string(kSummaryFormatVersion) +
+                        " (summarize the trace again with this build)");
   }
   const Status corrupt = InvalidInput(path + ": summary is cut off or corrupt; summarize the trace again");
   if (bytes.size() < kMagic.size() + 16) return corrupt;
@@ -306,15 +462,18 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
   tail(checksum);
   if (checksum != Checksum(bytes.substr(0, bytes.size() - 8))) return corrupt;
   SummaryFile file;
+  file.version = version;
   uint64_t ranks = 0;
   r(file.source, file.settings, file.warnings, file.starts, ranks);
   for (uint64_t i = 0; i < ranks && r.ok(); ++i) {
     RankSummary& rank = file.ranks.emplace_back();
     r(rank.comm, rank.advice, rank.breakdown_warnings);
+    if (version >= 2) r(rank.report);
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);
   if (!r.ok() || !r.at_end() || file.starts.size() != file.ranks.size()) return corrupt;
+  file.unknown_chip = r.unknown_chip();
   return file;
 }
 
@@ -344,7 +503,7 @@ Result<std::vector<MappedFileRecord>> DecodeMappedFiles(std::string_view bytes, 
   return records;
 }
 
-Result<SummaryFile> ReadSummaryFile(const std::string& path) {
+Result<SummaryFile> ReadSummaryFile(const std::string& path, const HardwareProfiles* profiles) {
   TP_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(path));
   std::string bytes;
   for (;;) {
@@ -356,7 +515,7 @@ Result<SummaryFile> ReadSummaryFile(const std::string& path) {
     if (n == 0) break;
   }
   if (source->truncated()) return InvalidInput(path + ": summary is cut off; summarize the trace again");
-  return DecodeSummaryFile(bytes, path);
+  return DecodeSummaryFile(bytes, path, profiles);
 }
 
 Result<SummarySettings> SummarySettingsOf(const AnalysisFlags& flags) {

@@ -1,9 +1,11 @@
 #pragma once
 // The per-rank summary file (.tps, docs/summary-format.md): what `tuneprof summarize` writes where a
 // rank's profile lives, so that the run is put together elsewhere from summaries alone. It holds each
-// rank's communication and its advice before the run's ranks are combined: what `analyze`, `advise` and
-// `comm` read of a rank, with the warnings its import gave and the flags it was made with.
+// rank's communication, its advice before the run's ranks are combined and (from version 2) what the
+// report draws of it: what `analyze`, `advise`, `comm` and `report` read of a rank, with the warnings its
+// import gave and the flags it was made with.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +17,10 @@
 
 namespace tuneprof {
 
-inline constexpr uint32_t kSummaryFormatVersion = 1;
+// Version 2 added what the report reads of each rank; version 1 summaries are still read by the commands
+// that need no more (analyze, advise, comm).
+inline constexpr uint32_t kSummaryFormatVersion = 2;
+inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.
 struct SummarySettings {
@@ -27,17 +32,23 @@ struct SummarySettings {
 
 // One trace file, summarized.
 struct SummaryFile {
+  // The chips the ranks' report parts point into, kept alive with them (set by whoever made the ranks).
+  std::shared_ptr<const HardwareProfiles> profiles;
   std::string source;  // the trace file or rank directory it was made from
   SummarySettings settings;
-  std::vector<std::string> warnings;  // files skipped and the traces' own warnings, each naming its file
-  std::vector<int64_t> starts;        // each rank's first event, on its own clock
-  std::vector<RankSummary> ranks;     // `comm`, `advice` and `breakdown_warnings` set
+  std::vector<std::string> warnings;         // files skipped and the traces' own warnings, each naming its file
+  std::vector<int64_t> starts;               // each rank's first event, on its own clock
+  std::vector<RankSummary> ranks;            // `comm`, `advice`, `breakdown_warnings` and (version 2) `report` set
+  uint64_t version = kSummaryFormatVersion;  // as read
+  std::string unknown_chip;                  // as read: a rank's chip that the reader's profiles lack ("" when none)
 };
 
 std::string EncodeSummaryFile(const SummaryFile& file);
 
-// Errors name `path`: not a summary, a version this build does not read, cut off or corrupt.
-Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string& path);
+// Errors name `path`: not a summary, a version this build does not read, cut off or corrupt. The ranks'
+// chips are looked up by name in `profiles` (the run's; a chip it lacks is named in `unknown_chip`).
+Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string& path,
+                                      const HardwareProfiles* profiles = nullptr);
 
 // One file of a run as the process that mapped it hands it to the one that reduces (an MPI run,
 // rank_map.h MapSharing): the same fields as a summary file plus the file's place and import status.
@@ -57,7 +68,7 @@ std::string EncodeMappedFiles(const std::vector<MappedFileRecord>& records);
 Result<std::vector<MappedFileRecord>> DecodeMappedFiles(std::string_view bytes, const std::string& origin);
 
 // Reads and decodes the summary file at `path` (gzipped or not).
-Result<SummaryFile> ReadSummaryFile(const std::string& path);
+Result<SummaryFile> ReadSummaryFile(const std::string& path, const HardwareProfiles* profiles = nullptr);
 
 // The settings `flags` make summaries under (the flag files read whole); an error when one cannot be read.
 Result<SummarySettings> SummarySettingsOf(const AnalysisFlags& flags);

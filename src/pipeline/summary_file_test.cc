@@ -57,12 +57,59 @@ SummaryFile Example() {
   f.AddText("why", "no overlap");
   f.apis = {"--overlap-grad-reduce"};
   rank.advice.findings = {RuleFinding{2, f}};
+  // What the report reads (format version 2), its chip among the built-in profiles.
+  auto profiles = HardwareProfiles::Builtin();
+  file.profiles = std::make_shared<const HardwareProfiles>(std::move(*profiles));
+  auto detail = std::make_unique<RankReportDetail>();
+  detail->hardware.profile = file.profiles->FindByName("H100 SXM");
+  detail->hardware.how = "--hardware";
+  detail->breakdown.rank = 3;
+  detail->breakdown.work_on = WorkSource::kCpu;
+  StepBreakdown step;
+  step.step = 7;
+  step.wall_ns = 5'000'000;
+  step.host.launch_latency = LatencySummary{1.5, 2.0, 9.0};
+  detail->breakdown.steps = {step};
+  detail->breakdown.devices = {DeviceTimeBreakdown{0, DeviceType::kNpu, 1, {step}, {}, step}};
+  detail->kernels.source = KernelTableSource::kHostOps;
+  KernelRow row;
+  row.name = "aten::mm";
+  row.work = WorkClass::kCommunication;
+  row.stddev_ns = 0.25;
+  detail->kernels.kernels = {row};
+  OpFlopsRow mm;
+  mm.name = "aten::mm";
+  mm.roof.compute_bound = false;
+  detail->flops.ops = {mm};
+  detail->flops.mfu = 0.375;
+  DeviceMemory device;
+  device.device = "npu:1";
+  device.fragmentation_ratio = 0.5;
+  device.leak_suspects = {LeakSuspect{"aten::cat", {1, 2, 3}, 2}};
+  device.reuse.strategy = "exact search";
+  device.copies = {CopyTraffic{"H2D", 1, 2, 0, 3, 3, 0.6, 1, 0, std::nullopt, "", std::nullopt}};
+  detail->memory.hardware = detail->hardware;
+  detail->memory.devices = {device};
+  rank.report = std::move(detail);
   return file;
 }
 
+// The bytes of the same file as format version 1 wrote it: no report parts after each rank.
+std::string AsVersion1(SummaryFile file) {
+  for (RankSummary& rank : file.ranks) rank.report.reset();
+  std::string bytes = EncodeSummaryFile(file);
+  bytes.erase(bytes.size() - 8 - file.ranks.size(), file.ranks.size() + 8);  // the absent flags, the checksum
+  bytes[17] = 1;
+  uint64_t hash = 14695981039346656037ull;
+  for (const char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((hash >> (8 * i)) & 0xFF));
+  return bytes;
+}
+
 TEST(SummaryFileTest, RoundTripsEveryField) {
-  const std::string bytes = EncodeSummaryFile(Example());
-  auto decoded = DecodeSummaryFile(bytes, "x.tps");
+  const SummaryFile example = Example();
+  const std::string bytes = EncodeSummaryFile(example);
+  auto decoded = DecodeSummaryFile(bytes, "x.tps", example.profiles.get());
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   EXPECT_EQ(EncodeSummaryFile(*decoded), bytes);  // every field written is read back
   const RankSummary& rank = decoded->ranks.at(0);
@@ -73,6 +120,33 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
   EXPECT_EQ(decoded->settings, Example().settings);
   EXPECT_EQ(decoded->starts, Example().starts);
+  ASSERT_NE(rank.report, nullptr);
+  EXPECT_EQ(rank.report->hardware.profile, example.profiles->FindByName("H100 SXM"));  // the run's own
+  EXPECT_EQ(rank.report->memory.hardware.profile, rank.report->hardware.profile);
+  EXPECT_EQ(rank.report->breakdown.steps.at(0).host.launch_latency->p95_ns, 9.0);
+  EXPECT_EQ(rank.report->kernels.kernels.at(0).work, WorkClass::kCommunication);
+  EXPECT_EQ(rank.report->flops.ops.at(0).roof.compute_bound, false);
+  EXPECT_EQ(rank.report->memory.devices.at(0).leak_suspects.at(0).alive_bytes_at_step_end.at(2), 3);
+  EXPECT_TRUE(decoded->unknown_chip.empty());
+}
+
+// A chip the reading run's profiles lack (a summary made with another --hardware-file) is named, for the
+// command to say so once it has compared the flags.
+TEST(SummaryFileTest, AChipTheReaderLacksIsNamed) {
+  auto decoded = DecodeSummaryFile(EncodeSummaryFile(Example()), "x.tps", nullptr);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->unknown_chip, "H100 SXM");
+  EXPECT_EQ(decoded->ranks.at(0).report->hardware.profile, nullptr);
+}
+
+// Version 1 summaries (no report parts) are still read, with no report parts.
+TEST(SummaryFileTest, ReadsVersion1) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion1(Example()), "v1.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 1u);
+  EXPECT_EQ(decoded->ranks.at(0).report, nullptr);
+  EXPECT_EQ(decoded->ranks.at(0).advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
 }
 
 TEST(SummaryFileTest, EveryCutIsAnErrorNamingTheFile) {

@@ -4,19 +4,20 @@
   - each rank is summarized alone, as a scheduler would where its profile lives;
   - `analyze`, `advise` and `comm` (text and --json, stdout and stderr) print exactly what they print on
     the traces, whether given the directory of summaries, the summaries one by one, or a mix of summaries
-    and traces;
+    and traces; `report` writes the same page (but for its list of the inputs given, as given);
   - a summary made with other flags (--hardware) is refused with one line naming it and the flags;
   - a trace beside its own summary (TRACE and TRACE.tps), and a rank given twice, are warned about: the
     rank would count twice;
-  - commands that need the events (profile, memory, report, info, annotate --merge, summarize itself)
+  - commands that need the events (profile, memory, info, annotate --merge, summarize itself)
     refuse a summary with one line naming it, exit 2;
   - a cut-off or corrupt summary is one line naming it, exit 1, never a crash;
   - traces without a rank number, summarized one by one, still draw the "no rank" warning of each when
     their summaries meet, as the traces do (a lone rank needs none).
 
-Usage: summaries_check.py TUNEPROF GEN_CLUSTER_PY
+Usage: summaries_check.py TUNEPROF GEN_CLUSTER_PY [CORPUS_DIR]
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,30 @@ def compare_outputs(binary, layout, traces, summaries, summary_dir, failures):
                 got = run(binary, command, *fmt, *given)
                 if (got.returncode, got.stdout, got.stderr) != (want.returncode, want.stdout, want.stderr):
                     failures.append(f"{layout} {command} {' '.join(fmt)} on summaries ({label}) differs from the traces")
+    compare_reports(binary, layout, traces, [("directory", [summary_dir]), ("files", summaries), ("mixed", mixed)],
+                    os.path.dirname(summary_dir), failures)
+
+
+INPUTS_TABLE = re.compile(r"<table><tr><th>input</th></tr>.*?</table>", re.S)
+
+
+def compare_reports(binary, layout, traces, givens, tmp, failures):
+    """The report's page on summaries is the page on the traces, but for the inputs as given."""
+    def page(paths, name):
+        out = os.path.join(tmp, name)
+        done = run(binary, "report", *paths, "-o", out)
+        if done.returncode != 0:
+            failures.append(f"{layout} report on {name}: exit {done.returncode}: {done.stderr.strip()}")
+            return None, done.stderr
+        with open(out, encoding="utf-8") as f:
+            html = f.read()
+        if len(INPUTS_TABLE.findall(html)) != 1:
+            failures.append(f"{layout} report on {name}: no single table of the inputs given")
+        return INPUTS_TABLE.sub("", html), done.stderr
+    want = page(traces, "traces.html")
+    for label, given in givens:
+        if page(given, label + ".html") != want:
+            failures.append(f"{layout} report on summaries ({label}) differs from the report on the traces")
 
 
 def check_refusals(binary, summary, trace, tmp, failures):
@@ -65,7 +90,6 @@ def check_refusals(binary, summary, trace, tmp, failures):
     # Each refusal names the command that needs the events, as the user typed it.
     for named, args in (("profile", ("profile", summary)), ("memory", ("memory", summary)), ("info", ("info", summary)),
                         ("profile --semantics hta", ("profile", "--semantics", "hta", summary)),
-                        ("report", ("report", summary, "-o", os.path.join(tmp, "r.html"))),
                         ("report --compare", ("report", "--compare", trace, summary, "-o", os.path.join(tmp, "c.html"))),
                         ("compare", ("compare", trace, summary)),
                         ("export", ("export", summary, "--sqlite", os.path.join(tmp, "e.db"))),
@@ -125,8 +149,31 @@ def check_rankless(binary, example, tmp, failures):
                             f"{got.stderr.strip()!r} vs {want.stderr.strip()!r}")
 
 
+# Real runs whose report draws every section a summary must carry: memory timelines and holders (Kineto
+# memory events, torch_npu operator memory), FLOPs from shapes and kernel_details, several devices in one
+# file (an nsys export of two processes), the db layout.
+REAL_RUNS = ("torch-cpu/kineto26/gpt_train_before.json.gz", "ascend/msinsight/test/data/pytorch/text/level2",
+             "ascend/msinsight/test/data/pytorch/db/level2", "nsys/h100_2gpu_mfu_before.sqlite")
+
+
+def check_real_reports(binary, corpus, tmp, failures):
+    """`report` on one summary of a real run writes the page it writes on the run."""
+    if not os.path.isdir(corpus):
+        print(f"corpus not found ({corpus}): report on summaries of real runs not checked")
+        return
+    for k, relative in enumerate(REAL_RUNS):
+        path = os.path.join(corpus, relative)
+        summary = os.path.join(tmp, f"real{k}.tps")
+        done = run(binary, "summarize", path, "-o", summary)
+        if done.returncode != 0:
+            failures.append(f"summarize {relative}: exit {done.returncode}: {done.stderr.strip()}")
+            continue
+        compare_reports(binary, relative, [path], [("summary", [summary])], tmp, failures)
+
+
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
+    corpus = sys.argv[3] if len(sys.argv) > 3 else os.environ.get("TUNEPROF_CORPUS", "../shared/traces")
     example = os.path.join(os.path.dirname(os.path.abspath(generator)), "..", "examples", "tiny_train.pt.trace.json.gz")
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -142,6 +189,7 @@ def main():
                 check_refusals(binary, summaries[0], traces[0], tmp, failures)
                 check_corrupt(binary, summaries[0], tmp, failures)
         check_rankless(binary, example, tmp, failures)
+        check_real_reports(binary, corpus, tmp, failures)
     for failure in failures:
         print("FAIL:", failure)
     print(f"summaries: {len(failures)} failure(s)")
