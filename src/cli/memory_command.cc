@@ -14,6 +14,7 @@
 #include "pipeline/hardware_options.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
+#include "pipeline/summary_file.h"
 #include "report/console/memory_report.h"
 #include "report/console/warnings_json.h"
 
@@ -39,11 +40,30 @@ struct RankMemory {
   std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> hta_bw;
 };
 
+// A rank summary (format version 2 on) holds all three, made as below.
+RankMemory TakeFromSummary(RankSummary rank, RankMemory*) {
+  RankMemory out;
+  if (!rank.report) return out;  // MapSummaryFile refuses summaries without (SummaryInput::report_detail)
+  out.memory = std::move(rank.report->memory);
+  out.shape = std::move(rank.report->hta_shape);
+  out.hta_bw = std::move(rank.report->hta_memory_bw);
+  return out;
+}
+
 // The run map -> summary -> reduce, in bounded memory: each rank is analysed on all cores and its trace
 // dropped before the worker takes the next file.
 Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const HardwareProfiles& profiles,
                                           const HardwareProfile* forced) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
+  // Summaries are read when made under the same chip flags (no advisor threshold changes a rank's memory).
+  SummaryInput summaries;
+  summaries.accepted = true;
+  summaries.command = "memory";
+  TP_ASSIGN_OR_RETURN(summaries.settings,
+                      SummarySettingsOf(AnalysisFlags{"", options.hardware, options.hardware_file}));
+  summaries.config_matters = false;
+  summaries.report_detail = true;
+  summaries.profiles = &profiles;
   std::vector<MappedFile<RankMemory>> mapped = MapRanks<RankMemory>(
       files,
       [&](const Trace& trace) {
@@ -55,7 +75,7 @@ Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const Ha
         }
         return rank;
       },
-      RefusingSummaries("memory"));
+      summaries);
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   std::vector<MemoryAnalysis> ranks;

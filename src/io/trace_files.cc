@@ -144,8 +144,9 @@ bool IsClusterAnalysisDirectory(const std::string& dir) {
 bool IsSummaryPath(std::string_view path) { return path.ends_with(kSummaryExtension); }
 
 Status SummaryRefused(const std::string& path, std::string_view command) {
-  return Status(StatusCode::kUsage, path + ": a tuneprof summary holds what analyze, advise, comm and report read; " +
-                                        std::string(command) + " needs the trace itself");
+  return Status(StatusCode::kUsage,
+                path + ": a tuneprof summary holds what analyze, advise, comm, memory and report read; " +
+                    std::string(command) + " needs the trace itself");
 }
 
 }  // namespace tuneprof

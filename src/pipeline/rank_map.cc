@@ -109,8 +109,8 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
   }
   if (input.report_detail && summary->version < 2) {
     status->status = Status(StatusCode::kUsage, file + ": summary format version " + std::to_string(summary->version) +
-                                                    " holds no " + input.command +
-                                                    " parts (breakdown, kernels, memory); summarize it again");
+                                                    " holds nothing " + input.command +
+                                                    " reads (from version 2 on); summarize it again");
     return;
   }
   const std::string differs = SettingsDiffer(summary->settings, input);

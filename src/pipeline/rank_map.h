@@ -48,8 +48,8 @@ struct SummaryInput {
   std::string command;         // named in the refusal: "profile", "memory", "report"
   SummarySettings settings;    // the run's
   bool config_matters = true;  // false for comm, which applies no advisor threshold to a rank
-  // The report reads each rank's breakdown, kernels, FLOPs and memory (RankSummary::report): summaries
-  // made before they were kept are refused; other commands drop them as they read.
+  // The report and `memory` read each rank's breakdown, kernels, FLOPs and memory (RankSummary::report):
+  // summaries made before they were kept are refused; other commands drop them as they read.
   bool report_detail = false;
   const HardwareProfiles* profiles = nullptr;  // the run's chips, which the ranks' are found among
 };
@@ -187,6 +187,8 @@ std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files,
           file.ranks.push_back(TakeFromSummary(std::move(rank), static_cast<Summary*>(nullptr)));
         }
       });
+      // A command that makes no breakdown of a trace says nothing of a summary's.
+      if constexpr (!kWithBreakdown) file.status.breakdown_warnings.clear();
       return;
     }
     MapFileRanks(files[i], kWithBreakdown, &file.status, [&](const Trace& trace, RankBreakdown breakdown) {

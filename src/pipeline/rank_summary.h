@@ -1,6 +1,7 @@
 #pragma once
 // One rank reduced to what the run's outputs read once its trace is dropped: the map's product in
 // AnalyzeRunInBoundedMemory, and what a summary file (summary_file.h) holds per rank.
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/compute/compute_units.h"
 #include "analysis/core/hardware_profile.h"
+#include "analysis/hta/memory_hta_bw.h"
 #include "analysis/memory/memory_timeline.h"
 
 namespace tuneprof {
@@ -28,6 +30,10 @@ struct RankReportDetail {
   RankOpFlops flops;
   KernelBreakdown kernels;
   MemoryAnalysis memory;
+  // `memory --json`'s part of HTA's memory-bandwidth summary (one row list per run shape: the run picks
+  // one): made for summary files only (`memory` reads them), not by the report or analyze.
+  HtaRankShape hta_shape;
+  std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> hta_memory_bw;
   // Read by AnalyzeRun's callers only (RunDetail::kAll), not by the report: 1.8 KB inline and more on
   // the heap a rank, a tenth of the report's peak over 1,024 ranks.
   std::unique_ptr<RankComputeUnits> compute;
@@ -38,7 +44,7 @@ struct RankSummary {
   // without `compute`). Held apart because it takes a kilobyte inline, empty or not: a tenth of what 1,024
   // ranks' summaries kept.
   std::unique_ptr<RankReportDetail> report;
-  // Read by every command that takes summaries: analyze, advise, comm, report.
+  // Read by the commands that take summaries but memory: analyze, advise, comm, report.
   RankCommunication comm;
   RankAdviceDraft advice;
   std::vector<std::string> breakdown_warnings;  // its breakdown's, said by the reduce once across ranks

@@ -223,8 +223,20 @@ void Fields(A& a, MemoryAnalysis& m) {
   a(m.rank, m.path, m.trace_start_ns, m.hardware, m.devices);
 }
 template <class A>
+void Fields(A& a, HtaRankShape& s) {
+  a(s.step_names, s.mtia);
+}
+template <class A>
+void Fields(A& a, HtaDescribe& d) {
+  a(d.count, d.mean, d.std, d.min, d.p25, d.p50, d.p75, d.max, d.has_std);
+}
+template <class A>
+void Fields(A& a, HtaMemoryBwRow& r) {
+  a(r.rank, r.name, r.memory_bw_gbps);
+}
+template <class A>
 void Fields(A& a, RankReportDetail& d) {  // the compute units (RunDetail::kAll) are not kept
-  a(d.breakdown, d.hardware, d.flops, d.kernels, d.memory);
+  a(d.breakdown, d.hardware, d.flops, d.kernels, d.memory, d.hta_shape, d.hta_memory_bw);
 }
 template <class A>
 void Fields(A& a, MappedFileRecord& r) {

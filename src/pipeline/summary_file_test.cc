@@ -90,6 +90,13 @@ SummaryFile Example() {
   device.copies = {CopyTraffic{"H2D", 1, 2, 0, 3, 3, 0.6, 1, 0, std::nullopt, "", std::nullopt}};
   detail->memory.hardware = detail->hardware;
   detail->memory.devices = {device};
+  detail->hta_shape = HtaRankShape{{"ProfilerStep#4", "ProfilerStep#5"}, true};
+  HtaMemoryBwRow bw;
+  bw.rank = 3;
+  bw.name = "Memcpy HtoD";
+  bw.memory_bw_gbps.p75 = 12.5;
+  bw.memory_bw_gbps.has_std = true;
+  detail->hta_memory_bw[2] = {bw};
   rank.report = std::move(detail);
   return file;
 }
@@ -127,6 +134,8 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.report->kernels.kernels.at(0).work, WorkClass::kCommunication);
   EXPECT_EQ(rank.report->flops.ops.at(0).roof.compute_bound, false);
   EXPECT_EQ(rank.report->memory.devices.at(0).leak_suspects.at(0).alive_bytes_at_step_end.at(2), 3);
+  EXPECT_EQ(rank.report->hta_shape.step_names.at(1), "ProfilerStep#5");
+  EXPECT_EQ(rank.report->hta_memory_bw[2].at(0).memory_bw_gbps.p75, 12.5);
   EXPECT_TRUE(decoded->unknown_chip.empty());
 }
 
