@@ -191,7 +191,8 @@ void AddSummarizeCommand(CLI::App* app, SummarizeOptions* options) {
   CLI::App* command = app->add_subcommand(
       "summarize",
       "Reduce a rank's trace to its summary (.tps, docs/summary-format.md) where the profile lives; analyze, "
-      "advise, comm, memory and report then read summaries, or directories of them, in place of traces, with the "
+      "advise, comm, memory, profile and report then read summaries, or directories of them, in place of traces, with "
+      "the "
       "same output");
   command->add_option("path", options->path, "a trace file, rank directory, or directory of them")->required();
   command->add_option("-o,--output", options->output, "the summary file to write (.tps)")->required();

@@ -125,7 +125,7 @@ struct SummarizeOptions {
   std::string output;  // -o: the summary file (.tps)
   AnalysisFlags analysis;
 };
-// `summarize`: one rank's (or a directory's) summary file, for analyze, advise, comm, memory and report to read in place
+// `summarize`: one rank's (or a directory's) summary file, for analyze, advise, comm, memory, profile and report to read in place
 // of the traces (pipeline/summary_file.h, docs/summary-format.md).
 void AddSummarizeCommand(CLI::App* app, SummarizeOptions* options);
 int RunSummarize(const SummarizeOptions& options);

@@ -18,6 +18,7 @@
 #include "cli/json_output.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/rank_map.h"
+#include "pipeline/summary_file.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/profile_report.h"
 
@@ -62,6 +63,44 @@ RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const Profi
   return rank;
 }
 
+// A rank summary (format version 2 on) holds all three, its compute units made with the default
+// ComputeOptions (SummaryInputFor refuses summaries under other compute flags).
+RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
+  RankProfile out;
+  if (!rank.report || !rank.report->compute) return out;  // refused by MapSummaryFile (compute_units)
+  out.breakdown = std::move(rank.report->breakdown);
+  out.compute = std::move(*rank.report->compute);
+  out.kernels = std::move(rank.report->kernels);
+  return out;
+}
+
+// The first flag whose value changes a rank's compute units from a summary's ("" when none does).
+std::string ComputeFlagNotInSummaries(const ProfileOptions& options) {
+  const ProfileOptions defaults;
+  if (options.compute_threshold != defaults.compute_threshold) return "--compute-threshold";
+  if (options.model_params != defaults.model_params) return "--model-params";
+  if (options.param_bytes != defaults.param_bytes) return "--param-bytes";
+  if (options.kv_bytes_per_token != defaults.kv_bytes_per_token) return "--kv-bytes-per-token";
+  if (options.context_tokens != defaults.context_tokens) return "--context-tokens";
+  if (options.generation_markers != defaults.generation_markers) return "--generation-markers";
+  return "";
+}
+
+// Summaries are read as traces are when made under the same chip flags and profiled with the default
+// compute flags (what `summarize` makes them with); otherwise the refusal names the flag.
+Result<SummaryInput> SummaryInputFor(const ProfileOptions& options, const ProfileSettings& settings) {
+  SummaryInput input;
+  const std::string flag = ComputeFlagNotInSummaries(options);
+  input.accepted = flag.empty();
+  input.command = flag.empty() ? "profile" : "profile " + flag;
+  TP_ASSIGN_OR_RETURN(input.settings, SummarySettingsOf(AnalysisFlags{"", options.hardware, options.hardware_file}));
+  input.config_matters = false;
+  input.report_detail = true;
+  input.compute_units = true;
+  input.profiles = &settings.profiles;
+  return input;
+}
+
 void AddRank(RankProfile rank, ProfileResult* result) {
   result->ranks.push_back(std::move(rank.breakdown));
   result->compute.push_back(std::move(rank.compute));
@@ -77,10 +116,11 @@ std::string RenderProfile(const ProfileResult& result, const ProfileOptions& opt
 // is printed as it is written (6 MB for 1,024 ranks), the text whole.
 Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileSettings& settings) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
+  TP_ASSIGN_OR_RETURN(const SummaryInput summaries, SummaryInputFor(options, settings));
   std::vector<MappedFile<RankProfile>> mapped = MapRanks<RankProfile>(
       files,
       [&](const Trace& trace, RankBreakdown breakdown) { return ProfileRank(trace, std::move(breakdown), settings); },
-      RefusingSummaries("profile"));
+      summaries);
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   ProfileResult result;

@@ -12,7 +12,7 @@ int RunSummarize(const SummarizeOptions& options) {
   if (!IsSummaryPath(options.output) || std::filesystem::path(options.output).filename() == kSummaryExtension) {
     return ReportError(Status(
         StatusCode::kUsage, "summarize -o " + options.output + ": name the summary *" + std::string(kSummaryExtension) +
-                                ", as analyze, advise, comm, memory and report find them in directories"));
+                                ", as analyze, advise, comm, memory, profile and report find them in directories"));
   }
   // Checked before the analysis, which can take minutes: the answer does not depend on it.
   const Status clash = CheckOutputIsNotInput(options.output, InputFiles({options.path}));

@@ -145,7 +145,7 @@ bool IsSummaryPath(std::string_view path) { return path.ends_with(kSummaryExtens
 
 Status SummaryRefused(const std::string& path, std::string_view command) {
   return Status(StatusCode::kUsage,
-                path + ": a tuneprof summary holds what analyze, advise, comm, memory and report read; " +
+                path + ": a tuneprof summary holds what analyze, advise, comm, memory, profile and report read; " +
                     std::string(command) + " needs the trace itself");
 }
 

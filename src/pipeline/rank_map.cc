@@ -124,6 +124,15 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
                                   "\", which this build's hardware profiles lack; summarize it again");
     return;
   }
+  if (input.compute_units) {
+    for (const RankSummary& rank : summary->ranks) {
+      if (rank.report == nullptr || rank.report->compute == nullptr) {
+        status->status = InvalidInput(file + ": summary holds no compute units, which " + input.command +
+                                      " reads; summarize it again");
+        return;
+      }
+    }
+  }
   status->warnings = std::move(summary->warnings);
   for (size_t k = 0; k < summary->ranks.size(); ++k) {
     status->breakdown_warnings.push_back(

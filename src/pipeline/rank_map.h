@@ -48,9 +48,11 @@ struct SummaryInput {
   std::string command;         // named in the refusal: "profile", "memory", "report"
   SummarySettings settings;    // the run's
   bool config_matters = true;  // false for comm, which applies no advisor threshold to a rank
-  // The report and `memory` read each rank's breakdown, kernels, FLOPs and memory (RankSummary::report):
-  // summaries made before they were kept are refused; other commands drop them as they read.
+  // The report, `memory` and `profile` read each rank's breakdown, kernels, FLOPs, memory and compute units
+  // (RankSummary::report): summaries made before they were kept are refused; other commands drop them as
+  // they read.
   bool report_detail = false;
+  bool compute_units = false;                  // `profile` reads the compute units within them as well
   const HardwareProfiles* profiles = nullptr;  // the run's chips, which the ranks' are found among
 };
 

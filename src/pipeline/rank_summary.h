@@ -34,8 +34,9 @@ struct RankReportDetail {
   // one): made for summary files only (`memory` reads them), not by the report or analyze.
   HtaRankShape hta_shape;
   std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> hta_memory_bw;
-  // Read by AnalyzeRun's callers only (RunDetail::kAll), not by the report: 1.8 KB inline and more on
-  // the heap a rank, a tenth of the report's peak over 1,024 ranks.
+  // Read by AnalyzeRun's callers (RunDetail::kAll) and `profile` (from a summary file, made with the
+  // default ComputeOptions), not by the report: 1.8 KB inline and more on the heap a rank, a tenth of the
+  // report's peak over 1,024 ranks.
   std::unique_ptr<RankComputeUnits> compute;
 };
 
@@ -44,7 +45,7 @@ struct RankSummary {
   // without `compute`). Held apart because it takes a kilobyte inline, empty or not: a tenth of what 1,024
   // ranks' summaries kept.
   std::unique_ptr<RankReportDetail> report;
-  // Read by the commands that take summaries but memory: analyze, advise, comm, report.
+  // Read by analyze, advise, comm and report.
   RankCommunication comm;
   RankAdviceDraft advice;
   std::vector<std::string> breakdown_warnings;  // its breakdown's, said by the reduce once across ranks

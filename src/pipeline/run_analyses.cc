@@ -115,7 +115,7 @@ struct SummaryContext {
   // A core is idle while this rank is analysed (fewer files than cores): the rank's memory analysis,
   // about a quarter of its analyses, runs on it beside the others, which read the same trace.
   bool spare_core = false;
-  bool for_file = false;  // a summary file's rank: with what `memory --json` reads of it as well
+  bool for_file = false;  // a summary file's rank: with what `memory --json` and `profile` read of it as well
 };
 
 // Whether `files` leave a core idle in the map (ForEachOnAllCores runs one file per core).
@@ -148,7 +148,9 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
       detail->hta_shape = ShapeOfRankForHta(trace);
       detail->hta_memory_bw = ComputeRankHtaMemoryBw(trace);
     }
-    if (context.detail == RunDetail::kAll) detail->compute = std::make_unique<RankComputeUnits>(std::move(compute));
+    if (context.detail == RunDetail::kAll || context.for_file) {
+      detail->compute = std::make_unique<RankComputeUnits>(std::move(compute));
+    }
     s.report = std::move(detail);
   }
   return s;
@@ -265,7 +267,8 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
   file.source = path;
   file.settings = settings.summary;
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles({path}));
-  // Kept with the report's and `memory`'s parts too, so that they read summaries as they read traces.
+  // Kept with the report's, `memory`'s and `profile`'s parts too, so that they read summaries as they read
+  // traces.
   const SummaryContext context{settings.profiles.get(), settings.forced,         &settings.config,
                                RunDetail::kReport,      SpareCore(files.size()), true};
   // A summary of summaries would only copy them: refused, as by every command that needs traces.

@@ -33,6 +33,8 @@ constexpr uint64_t EnumCount(WorkSource) { return 2; }
 constexpr uint64_t EnumCount(DeviceType) { return 3; }
 constexpr uint64_t EnumCount(KernelTableSource) { return 2; }
 constexpr uint64_t EnumCount(WorkClass) { return static_cast<uint64_t>(WorkClass::kCount); }
+constexpr uint64_t EnumCount(AscendBound) { return 7; }
+static_assert(static_cast<uint64_t>(AscendBound::kVecMte) + 1 == EnumCount(AscendBound{}));
 static_assert(static_cast<uint64_t>(StepDefinitions::kTorchNpu) + 1 == EnumCount(StepDefinitions{}));
 static_assert(static_cast<uint64_t>(WorkSource::kCpu) + 1 == EnumCount(WorkSource{}));
 static_assert(static_cast<uint64_t>(DeviceType::kNpu) + 1 == EnumCount(DeviceType{}));
@@ -234,9 +236,71 @@ template <class A>
 void Fields(A& a, HtaMemoryBwRow& r) {
   a(r.rank, r.name, r.memory_bw_gbps);
 }
+// What `profile` reads of a rank besides its breakdown and kernels: its compute units (made with the
+// default ComputeOptions).
 template <class A>
-void Fields(A& a, RankReportDetail& d) {  // the compute units (RunDetail::kAll) are not kept
-  a(d.breakdown, d.hardware, d.flops, d.kernels, d.memory, d.hta_shape, d.hta_memory_bw);
+void Fields(A& a, GpuUnitSums& s) {
+  a(s.wall_ns, s.busy_ns, s.sm_active_ns, s.kernels, s.kernels_with_blocks, s.kernel_ns, s.occupancy_ns,
+    s.occupancy_known_ns, s.tensor_core_ns, s.waves_ns, s.waves_known_ns);
+}
+template <class A>
+void Fields(A& a, SampledGpuMetrics& m) {
+  a(m.sm_samples, m.sm_metric, m.sm_active, m.tensor_active, m.dram_bandwidth, m.gpus);
+}
+template <class A>
+void Fields(A& a, StepComputeUnits& s) {
+  a(s.step, s.gpu, s.sampled);
+}
+template <class A>
+void Fields(A& a, AscendUnitSums& s) {
+  a(s.rows, s.dur_ns, s.weighted, s.weight, s.seen, s.fops, s.fops_dur_ns, s.occupancy_ns, s.occupancy_known_ns);
+}
+template <class A>
+void Fields(A& a, AscendCoreShare& c) {
+  a(c.core, c.dur_ns);
+}
+template <class A>
+void Fields(A& a, AscendOpTypeUnits& o) {
+  a(o.type, o.unit, o.sums, o.cores, o.bound, o.below_threshold);
+}
+template <class A>
+void Fields(A& a, AscendStepUnits& s) {
+  a(s.step, s.sums);
+}
+template <class A>
+void Fields(A& a, AscendComputeUnits& u) {
+  a(u.present, u.total, u.steps, u.op_types);
+}
+template <class A>
+void Fields(A& a, MemoryTrafficEstimate& m) {
+  a(m.source, m.measured, m.ops, m.ops_unknown, m.bytes, m.time_ns, m.achieved_gb_per_s, m.peak_gb_per_s, m.peak_source,
+    m.utilization, m.samples, m.series, m.span_gb_per_s);
+}
+template <class A>
+void Fields(A& a, GraphReplays& g) {  // the totals; which events were replayed is the trace's
+  a(g.launches, g.replayed_events, g.replayed_ns, g.device_work_ns);
+}
+template <class A>
+void Fields(A& a, ServingMetrics& s) {
+  a(s.requests, s.decode_steps, s.ttft_ns, s.tpot_ns, s.decode_tokens_per_s, s.bytes_per_decode_step, s.mbu);
+}
+template <class A>
+void Fields(A& a, ComputeStepVerdict& v) {
+  a(v.step, v.utilization, v.bottleneck, v.compute_share);
+}
+template <class A>
+void Fields(A& a, ComputeVerdict& v) {
+  a(v.unit, v.threshold, v.utilization, v.bottleneck, v.compute_share, v.compute_material, v.ops, v.steps);
+}
+template <class A>
+void Fields(A& a, RankComputeUnits& u) {
+  a(u.hardware, u.device_name, u.hardware_how, u.mfu, u.flops, u.cube_ratio, u.vector_ratio, u.scalar_ratio,
+    u.gpu_kernels, u.estimated_occupancy_kernels, u.sm_limits_from_device, u.sm_limits_from_profile, u.gpu_ids, u.steps,
+    u.total, u.ascend, u.memory_traffic, u.hbm, u.sampled, u.graphs, u.serving, u.verdict);
+}
+template <class A>
+void Fields(A& a, RankReportDetail& d) {
+  a(d.breakdown, d.hardware, d.flops, d.kernels, d.memory, d.hta_shape, d.hta_memory_bw, d.compute);
 }
 template <class A>
 void Fields(A& a, MappedFileRecord& r) {
@@ -289,6 +353,10 @@ class Writer {
   }
   template <class T, size_t N>
   void Put(const std::array<T, N>& v) {
+    for (const T& item : v) Put(item);
+  }
+  template <class T, size_t N>
+  void Put(const T (&v)[N]) {
     for (const T& item : v) Put(item);
   }
   template <class T>
@@ -400,6 +468,10 @@ class Reader {
   }
   template <class T, size_t N>
   void Get(std::array<T, N>& v) {
+    for (T& item : v) Get(item);
+  }
+  template <class T, size_t N>
+  void Get(T (&v)[N]) {
     for (T& item : v) Get(item);
   }
   template <class T>

@@ -2,8 +2,8 @@
 // The per-rank summary file (.tps, docs/summary-format.md): what `tuneprof summarize` writes where a
 // rank's profile lives, so that the run is put together elsewhere from summaries alone. It holds each
 // rank's communication, its advice before the run's ranks are combined and (from version 2) what the
-// report and `memory` read of it: what `analyze`, `advise`, `comm`, `memory` and `report` read of a rank,
-// with the warnings its import gave and the flags it was made with.
+// report, `memory` and `profile` read of it: what `analyze`, `advise`, `comm`, `memory`, `profile` and
+// `report` read of a rank, with the warnings its import gave and the flags it was made with.
 #include <cstdint>
 #include <memory>
 #include <string>

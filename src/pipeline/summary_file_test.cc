@@ -97,6 +97,26 @@ SummaryFile Example() {
   bw.memory_bw_gbps.p75 = 12.5;
   bw.memory_bw_gbps.has_std = true;
   detail->hta_memory_bw[2] = {bw};
+  auto compute = std::make_unique<RankComputeUnits>();
+  compute->hardware = "H100 SXM";
+  compute->mfu = 0.25;
+  compute->gpu_ids = {0, 1};
+  compute->total.gpu.sm_active_ns = 12.5;
+  compute->total.sampled.dram_bandwidth = 0.5;
+  compute->ascend.present = true;
+  compute->ascend.total.weighted[static_cast<size_t>(AscendRatio::kAivVec)] = 3.5;
+  compute->ascend.total.seen[static_cast<size_t>(AscendRatio::kAivVec)] = true;
+  AscendOpTypeUnits type;
+  type.type = "MatMulV2";
+  type.unit = "cube";
+  type.bound = AscendBound::kVecMte;
+  type.cores = {AscendCoreShare{"AI_CORE", 10}};
+  compute->ascend.op_types = {type};
+  compute->graphs.launches = 4;
+  compute->graphs.replayed = {true, false};  // by event: the trace's, not kept
+  compute->serving = ServingMetrics{2, 30, 1.5e6, std::nullopt, 100.0, std::nullopt, std::nullopt};
+  compute->verdict.steps = {ComputeStepVerdict{7, 0.5, true, std::nullopt}};
+  detail->compute = std::move(compute);
   rank.report = std::move(detail);
   return file;
 }
@@ -136,6 +156,16 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.report->memory.devices.at(0).leak_suspects.at(0).alive_bytes_at_step_end.at(2), 3);
   EXPECT_EQ(rank.report->hta_shape.step_names.at(1), "ProfilerStep#5");
   EXPECT_EQ(rank.report->hta_memory_bw[2].at(0).memory_bw_gbps.p75, 12.5);
+  const RankComputeUnits& compute = *rank.report->compute;
+  EXPECT_EQ(compute.ascend.total.weighted[static_cast<size_t>(AscendRatio::kAivVec)], 3.5);
+  EXPECT_TRUE(compute.ascend.total.seen[static_cast<size_t>(AscendRatio::kAivVec)]);
+  EXPECT_FALSE(compute.ascend.total.seen[0]);
+  EXPECT_EQ(compute.ascend.op_types.at(0).unit, "cube");
+  EXPECT_EQ(compute.ascend.op_types.at(0).bound, AscendBound::kVecMte);
+  EXPECT_EQ(compute.graphs.launches, 4u);
+  EXPECT_TRUE(compute.graphs.replayed.empty());
+  EXPECT_EQ(compute.serving->decode_steps, 30u);
+  EXPECT_EQ(compute.verdict.steps.at(0).bottleneck, true);
   EXPECT_TRUE(decoded->unknown_chip.empty());
 }
 

@@ -2,14 +2,15 @@
 """Rank summaries (`tuneprof summarize`, .tps) in place of traces, on generated 8-rank runs in both layouts
 (bench/gen_cluster.py: Kineto + NCCL with a straggler and skewed clocks, and torch_npu + HCCL):
   - each rank is summarized alone, as a scheduler would where its profile lives;
-  - `analyze`, `advise`, `comm` and `memory` (text and --json, stdout and stderr) print exactly what they print on
-    the traces, whether given the directory of summaries, the summaries one by one, or a mix of summaries
-    and traces; `report` writes the same page (but for its list of the inputs given, as given);
+  - `analyze`, `advise`, `comm`, `memory` and `profile` (text and --json, stdout and stderr) print exactly
+    what they print on the traces, whether given the directory of summaries, the summaries one by one, or a
+    mix of summaries and traces; `report` writes the same page (but for its list of the inputs given);
   - a summary made with other flags (--hardware) is refused with one line naming it and the flags;
   - a trace beside its own summary (TRACE and TRACE.tps), and a rank given twice, are warned about: the
     rank would count twice;
-  - commands that need the events (profile, info, annotate --merge, summarize itself)
-    refuse a summary with one line naming it, exit 2;
+  - commands that need the events (info, profile --semantics hta, annotate --merge, summarize itself), and
+    `profile` with a compute flag a summary was not made with (--model-params), refuse a summary with one
+    line naming it, exit 2;
   - a cut-off or corrupt summary is one line naming it, exit 1, never a crash;
   - traces without a rank number, summarized one by one, still draw the "no rank" warning of each when
     their summaries meet, as the traces do (a lone rank needs none).
@@ -47,7 +48,7 @@ def summarize(binary, inputs, out_dir, failures, extra=()):
 
 def compare_outputs(binary, layout, traces, summaries, summary_dir, failures):
     mixed = summaries[: RANKS // 2] + traces[RANKS // 2 :]
-    for command in ("analyze", "advise", "comm", "memory"):
+    for command in ("analyze", "advise", "comm", "memory", "profile"):
         for fmt in ((), ("--json",)):
             want = run(binary, command, *fmt, *traces)
             if want.returncode != 0:
@@ -88,7 +89,8 @@ def check_refusals(binary, summary, trace, tmp, failures):
     if other.returncode != 2 or summary not in other.stderr or "--hardware" not in other.stderr:
         failures.append(f"analyze --hardware on a summary made without it: exit {other.returncode}: {other.stderr.strip()}")
     # Each refusal names the command that needs the events, as the user typed it.
-    for named, args in (("profile", ("profile", summary)), ("info", ("info", summary)),
+    for named, args in (("profile --model-params", ("profile", "--model-params", "7e9", summary)),
+                        ("info", ("info", summary)),
                         ("profile --semantics hta", ("profile", "--semantics", "hta", summary)),
                         ("report --compare", ("report", "--compare", trace, summary, "-o", os.path.join(tmp, "c.html"))),
                         ("compare", ("compare", trace, summary)),
@@ -157,8 +159,8 @@ REAL_RUNS = ("torch-cpu/kineto26/gpt_train_before.json.gz", "ascend/msinsight/te
 
 
 def check_real_reports(binary, corpus, tmp, failures):
-    """`report` on one summary of a real run writes the page it writes on the run; `memory` prints what it
-    prints on the run."""
+    """`report` on one summary of a real run writes the page it writes on the run; `memory` and `profile`
+    print what they print on the run."""
     if not os.path.isdir(corpus):
         print(f"corpus not found ({corpus}): report on summaries of real runs not checked")
         return
@@ -170,10 +172,11 @@ def check_real_reports(binary, corpus, tmp, failures):
             failures.append(f"summarize {relative}: exit {done.returncode}: {done.stderr.strip()}")
             continue
         compare_reports(binary, relative, [path], [("summary", [summary])], tmp, failures)
-        for fmt in ((), ("--json",)):
-            want, got = run(binary, "memory", *fmt, path), run(binary, "memory", *fmt, summary)
-            if (got.returncode, got.stdout, got.stderr) != (want.returncode, want.stdout, want.stderr):
-                failures.append(f"memory {' '.join(fmt)} on a summary of {relative} differs from the run's")
+        for command in ("memory", "profile"):
+            for fmt in ((), ("--json",)):
+                want, got = run(binary, command, *fmt, path), run(binary, command, *fmt, summary)
+                if (got.returncode, got.stdout, got.stderr) != (want.returncode, want.stdout, want.stderr):
+                    failures.append(f"{command} {' '.join(fmt)} on a summary of {relative} differs from the run's")
 
 
 def main():

@@ -146,11 +146,14 @@ TEST(HtaRunShapeTest, RanksReadAloneKeepTheRowsOfTheRunReadAtOnce) {
   EXPECT_EQ(shape, HtaRunShape::kLastStepDropped);
   const std::vector<HtaRankRows> at_once = LoadLikeHta(traces);
   for (size_t r = 0; r < traces.size(); ++r) {
-    const HtaRankRows alone = LoadRankLikeHtaEveryShape(traces[r])[static_cast<size_t>(shape)];
+    std::array<HtaRankRows, kHtaRunShapes> every;
+    ForEachRankShapeLikeHta(traces[r],
+                            [&](HtaRunShape s, const HtaRankRows& rows) { every[static_cast<size_t>(s)] = rows; });
+    const HtaRankRows& alone = every[static_cast<size_t>(shape)];
     EXPECT_TRUE(alone.last_step_dropped);
     ASSERT_EQ(alone.rows.size(), at_once[r].rows.size());
     for (size_t i = 0; i < alone.rows.size(); ++i) EXPECT_EQ(alone.rows[i].event, at_once[r].rows[i].event);
-    EXPECT_LT(alone.rows.size(), LoadRankLikeHtaEveryShape(traces[r])[0].rows.size());  // the last step went
+    EXPECT_LT(alone.rows.size(), every[0].rows.size());  // the last step went
   }
 }
 

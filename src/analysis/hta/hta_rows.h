@@ -12,6 +12,7 @@
 // - kernel types come from HTA's name regexes (hta/common/types.py), not from device_work.h.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,8 +65,9 @@ HtaRankShape ShapeOfRankForHta(const Trace& trace);
 // `ranks` in the run's order; an empty run keeps every row.
 HtaRunShape CombineHtaShapes(std::span<const HtaRankShape> ranks);
 
-// The rows HTA keeps of one rank under each shape, indexed by HtaRunShape (the events read once).
-std::array<HtaRankRows, kHtaRunShapes> LoadRankLikeHtaEveryShape(const Trace& trace);
+// The rows HTA keeps of one rank under each shape, handed to `each` one shape at a time (the events read
+// once; at most two shapes' rows held at once).
+void ForEachRankShapeLikeHta(const Trace& trace, const std::function<void(HtaRunShape, const HtaRankRows&)>& each);
 
 // Every interval event of `trace` (not only those HTA keeps) read as HTA reads a row: its clock, its
 // correlation default and its stream. In event order. For the events table handed to HTA-style notebooks.

@@ -1,5 +1,6 @@
 #include "analysis/hta/memory_hta_bw.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -56,8 +57,14 @@ std::vector<HtaMemoryBwRow> ComputeHtaMemoryBw(std::span<const Trace> traces) {
 
 std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> ComputeRankHtaMemoryBw(const Trace& trace) {
   std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> result;
-  const std::array<HtaRankRows, kHtaRunShapes> shapes = LoadRankLikeHtaEveryShape(trace);
-  for (size_t s = 0; s < kHtaRunShapes; ++s) AddRank(shapes[s], &result[s]);
+  // Only copies with a bandwidth arg give rows (AddRank): without one, no shape has any, and the rank's
+  // rows are not read.
+  const auto& copies = trace.copies();
+  if (std::none_of(copies.begin(), copies.end(), [](const CopyInfo& c) { return c.bandwidth_gbps_arg >= 0; })) {
+    return result;
+  }
+  ForEachRankShapeLikeHta(
+      trace, [&](HtaRunShape shape, const HtaRankRows& rows) { AddRank(rows, &result[static_cast<size_t>(shape)]); });
   return result;
 }
 
