@@ -42,7 +42,7 @@ void ForEachOnAllCores(size_t n, const std::function<void(size_t)>& work) {
 
 void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus* status,
                   const std::function<void(const Trace&, RankBreakdown)>& each) {
-  uint64_t content_bytes = 0, events = 0;
+  [[maybe_unused]] uint64_t content_bytes = 0, events = 0;  // read only where malloc is trimmed
   {
     auto traces = ImportFileRanks(file);
     if (!traces.ok()) {
