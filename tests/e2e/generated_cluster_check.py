@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A generated 8-rank NCCL run (bench/gen_cluster.py: rank 3 arrives 2 ms late at every all-reduce, host
 clocks moved by 0 / -5 / +5 ms) whose answers are known by construction: `comm --json` must recover every
-rank's clock offset against rank 0 within 1 % (and 1 µs), name rank 3 the straggler that stands out, and
-give every other rank the wait the generator put in (within 1 %).
+rank's clock offset against rank 0 within 1 % (and 1 µs), name rank 3 the straggler that stands out (and
+the rank its process group waited for: the offsets taken out, a rank whose clock runs ahead is not late),
+and give every other rank the wait the generator put in (within 1 %).
 
 Usage: generated_cluster_check.py TUNEPROF GEN_CLUSTER_PY
 """
@@ -32,6 +33,10 @@ def main():
     if cross["straggler_rank"] != truth["straggler"] or not cross["straggler_stands_out"]:
         failures.append(f"straggler {cross['straggler_rank']} (stands out {cross['straggler_stands_out']}), "
                         f"generated {truth['straggler']}")
+    for group in doc["groups"]:
+        if group["source"] == "timeline" and group["slowest_rank"] != truth["straggler"]:
+            failures.append(f"group {group['group']}: slowest rank {group['slowest_rank']} ({group['slowest_why']}), "
+                            f"generated {truth['straggler']}")
     steps = 4
     for rank in doc["ranks"]:
         want = truth["wait_us_per_step"][rank["rank"]] * steps

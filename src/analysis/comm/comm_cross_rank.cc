@@ -265,7 +265,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   NameStraggler(margins, &out);
   JudgeAscend(ranks, &out);
   ClusterView(ranks, &out);
-  out.groups = SummarizeGroups(ranks);
+  out.groups = SummarizeGroups(ranks, out.clocks);
   out.pipeline = AnalyzePipelineStages(ranks);
   return out;
 }

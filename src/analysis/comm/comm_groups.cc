@@ -82,16 +82,22 @@ void AddTimelineCollective(int64_t rank, const Collective& c, CommGroupSummary* 
   }
 }
 
-// The rank whose late arrivals cost the group's other ranks the most waiting (comm_cross_rank.h's rule).
-void NameSlowestTimelineRanks(const std::vector<RankCommunication>& ranks, GroupTable* table) {
+// The rank whose late arrivals cost the group's other ranks the most waiting (comm_cross_rank.h's rule),
+// its arrivals compared on one clock: each rank's start less the offset the run's alignment applied, as the
+// straggler is found (a rank whose clock runs ahead is not late).
+void NameSlowestTimelineRanks(const std::vector<RankCommunication>& ranks, const ClockAlignment& clocks,
+                              GroupTable* table) {
   struct Arrival {
     int64_t rank;
     const Collective* c;
+    int64_t start_ns;  // on the reference rank's clock
   };
   std::map<std::pair<std::string, int64_t>, std::vector<Arrival>> by_key;
-  for (const RankCommunication& r : ranks) {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const RankCommunication& r = ranks[i];
+    const int64_t correction = i < clocks.ranks.size() ? clocks.ranks[i].correction_ns() : 0;
     for (const Collective& c : r.collectives) {
-      if (CountsOnTimeline(r, c)) by_key[{c.group, c.sequence}].push_back({r.rank, &c});
+      if (CountsOnTimeline(r, c)) by_key[{c.group, c.sequence}].push_back({r.rank, &c, c.start_ns - correction});
     }
   }
   std::map<std::string, std::map<int64_t, int64_t>> caused;  // group -> rank -> others' wait
@@ -100,12 +106,10 @@ void NameSlowestTimelineRanks(const std::vector<RankCommunication>& ranks, Group
     const auto& first_type = arrivals[0].c->type;  // (clang cannot capture a structured binding)
     if (std::any_of(arrivals.begin(), arrivals.end(), [&](const Arrival& a) { return a.c->type != first_type; }))
       continue;
-    const Arrival& last = *std::max_element(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
-      return a.c->start_ns < b.c->start_ns;
-    });
+    const Arrival& last = *std::max_element(arrivals.begin(), arrivals.end(),
+                                            [](const Arrival& a, const Arrival& b) { return a.start_ns < b.start_ns; });
     int64_t wait = 0;
-    for (const Arrival& a : arrivals)
-      wait += std::clamp<int64_t>(last.c->start_ns - a.c->start_ns, 0, a.c->duration_ns);
+    for (const Arrival& a : arrivals) wait += std::clamp<int64_t>(last.start_ns - a.start_ns, 0, a.c->duration_ns);
     caused[key.first][last.rank] += wait;
   }
   for (const auto& [group, by_rank] : caused) {
@@ -278,7 +282,8 @@ void MeasureExposure(const Trace& trace, std::vector<Collective>* collectives) {
   }
 }
 
-std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunication>& ranks) {
+std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunication>& ranks,
+                                              const ClockAlignment& clocks) {
   GroupTable table;
   std::map<std::string, Weighted> weighted;
   for (const RankCommunication& r : ranks) {
@@ -286,7 +291,7 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
       if (CountsOnTimeline(r, c)) AddTimelineCollective(r.rank, c, table.Get("timeline", c.group), &weighted[c.group]);
     }
   }
-  NameSlowestTimelineRanks(ranks, &table);
+  NameSlowestTimelineRanks(ranks, clocks, &table);
   std::map<std::string, std::map<int64_t, double>> waits;
   std::map<std::string, double> transit_ms;
   GroupTransports transports;

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/comm/clock_alignment.h"
 #include "analysis/comm/comm_collectives.h"
 
 namespace tuneprof {
@@ -77,7 +78,9 @@ struct CommGroupSummary {
   double busiest_type_ms = 0;
 };
 
-// Groups in order of first appearance (timeline groups first).
-std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunication>& ranks);
+// Groups in order of first appearance (timeline groups first). `clocks`: the run's alignment
+// (EstimateClockOffsets over the same ranks), whose applied offsets put the ranks' arrivals on one clock.
+std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunication>& ranks,
+                                              const ClockAlignment& clocks);
 
 }  // namespace tuneprof

@@ -77,7 +77,7 @@ TEST(CommGroupsTest, TimelineGroupsSumAndNameTheRankOthersWaitedFor) {
   ranks[0].collectives = {Make("0", 0, 0, 100, 1000000, 10.0, 100), Make("0", 1, 200, 50, 1000000, 20.0, 0)};
   ranks[1].collectives = {Make("0", 0, 40, 60, 1000000, 30.0, 60), Make("0", 1, 190, 60, kNoId, std::nullopt, 30),
                           Make("9", 0, 500, 10, kNoId, std::nullopt, 10)};
-  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks);
+  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks, ClockAlignment());
   ASSERT_EQ(groups.size(), 2u);
   const CommGroupSummary& g = groups[0];
   EXPECT_EQ(g.group, "0");
@@ -96,6 +96,23 @@ TEST(CommGroupsTest, TimelineGroupsSumAndNameTheRankOthersWaitedFor) {
   EXPECT_EQ(groups[1].group, "9");
   EXPECT_FALSE(groups[1].slowest_rank);  // one rank only
   EXPECT_FALSE(groups[1].algbw_gbps);
+}
+
+// A rank whose clock runs ahead seems to arrive last: once the run's alignment takes its offset out, the
+// rank the others waited for is the one that is late on the reference clock, as for the straggler.
+TEST(CommGroupsTest, TheSlowestRankIsFoundOnAlignedClocks) {
+  std::vector<RankCommunication> ranks(2);
+  ranks[0].rank = 0;
+  ranks[1].rank = 1;
+  // Rank 1's clock is 1000 us ahead; on the reference clock rank 0 arrives 30 us late at both.
+  ranks[0].collectives = {Make("0", 0, 30, 100, 1000, 1.0, 0), Make("0", 1, 330, 100, 1000, 1.0, 0)};
+  ranks[1].collectives = {Make("0", 0, 1000, 130, 1000, 1.0, 0), Make("0", 1, 1300, 130, 1000, 1.0, 0)};
+  ClockAlignment clocks;
+  clocks.ranks = {RankClockOffset{0, 0, 0, 2, true}, RankClockOffset{1, Us(1000), Us(1), 2, true}};
+  EXPECT_EQ(SummarizeGroups(ranks, ClockAlignment()).at(0).slowest_rank, 1);  // raw clocks: rank 1 "late"
+  const CommGroupSummary g = SummarizeGroups(ranks, clocks).at(0);
+  EXPECT_EQ(g.slowest_rank, 0);
+  EXPECT_EQ(g.slowest_why, "others waited 60 us for its late arrivals");
 }
 
 TEST(CommGroupsTest, AscendGroupsFromCommunicationJsonTakeParallelGroupNames) {
@@ -120,7 +137,7 @@ TEST(CommGroupsTest, AscendGroupsFromCommunicationJsonTakeParallelGroupNames) {
     ranks[r].collectives.push_back(c);
   }
   ranks[0].parallel_groups.push_back(ParallelGroupInfo{"777", "tp", {0, 1}});
-  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks);
+  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks, ClockAlignment());
   ASSERT_EQ(groups.size(), 1u);
   const CommGroupSummary& g = groups[0];
   EXPECT_EQ(g.source, "communication.json");
