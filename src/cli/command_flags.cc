@@ -6,7 +6,12 @@
 // Every subcommand's flags, in one file: CLI11 is header-only, and each file that includes it compiles
 // its parser again (about seven seconds at -O3), so the commands' own files do without it.
 namespace tuneprof::cli {
+
 namespace {
+
+// The paths of the commands that read rank summaries in place of traces.
+constexpr const char* kTracesOrSummaries =
+    "trace files, rank summaries (.tps) or directories of them (one rank per trace inside)";
 
 constexpr const char* kConfigHelp =
     "advisor thresholds as JSON (schema tuneprof.advisor_config/1; defaults in docs/advisor.md)";
@@ -32,7 +37,7 @@ void AddInfoCommand(CLI::App* app, InfoOptions* options) {
 void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
   CLI::App* profile = app->add_subcommand(
       "profile", "Where each step's device time goes: compute, communication (hidden or exposed), copies, free");
-  profile->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  profile->add_option("paths", options->paths, kTracesOrSummaries)->required();
   profile->add_flag("--json", options->json, "print one JSON document (schema tuneprof.profile/1)");
   profile->add_flag("--wide", options->wide, "print kernel and operator names whole instead of abbreviated");
   profile
@@ -79,7 +84,7 @@ void AddCommCommand(CLI::App* app, CommOptions* options) {
   CLI::App* comm = app->add_subcommand(
       "comm",
       "Communication: collectives' bandwidth vs the link peak, exposed vs hidden, wait vs transfer, stragglers");
-  comm->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  comm->add_option("paths", options->paths, kTracesOrSummaries)->required();
   comm->add_flag("--json", options->json, "print one JSON document (schema tuneprof.comm/1)");
   AddHardwareOptions(comm, &options->hardware, &options->hardware_file);
   AddMpiFlag(comm, &options->mpi);
@@ -120,7 +125,7 @@ void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
       app->add_subcommand("memory",
                           "Device memory over time: the peak and who holds it, fragmentation, churn, leaks, reuse and "
                           "in-place opportunities, copy traffic and bandwidth");
-  memory->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  memory->add_option("paths", options->paths, kTracesOrSummaries)->required();
   memory->add_flag("--json", options->json, "print one JSON document (schema tuneprof.memory/1)");
   memory->add_option("--hardware", options->hardware,
                      "measure bandwidth against this hardware profile instead of detecting the chip");
@@ -131,7 +136,7 @@ void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
 namespace {
 
 void AddOptions(CLI::App* command, AdviseOptions* options) {
-  command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
+  command->add_option("paths", options->paths, kTracesOrSummaries)->required();
   AddConfigOption(command, &options->analysis.config);
   AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
   AddMpiFlag(command, &options->mpi);
@@ -155,7 +160,7 @@ void AddReportCommand(CLI::App* app, ReportOptions* options) {
       app->add_subcommand("report",
                           "One self-contained HTML report with charts (inline SVG, no scripts): breakdown, kernels, "
                           "utilization, memory, communication, findings; or before vs after with --compare");
-  report->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)");
+  report->add_option("paths", options->paths, kTracesOrSummaries);
   report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")->expected(2);
   report->add_option("-o,--output", options->output, "the HTML file to write")->required();
   AddConfigOption(report, &options->analysis.config);

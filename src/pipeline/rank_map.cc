@@ -76,20 +76,31 @@ void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus
 
 namespace {
 
+// Whether two --hardware values name one chip: as typed, or as the run's profiles resolve them ("h100
+// sxm" is "H100 SXM").
+bool SameChip(const std::string& made, const SummaryInput& run) {
+  if (made == run.settings.hardware) return true;
+  if (made.empty() || run.settings.hardware.empty() || run.profiles == nullptr) return false;
+  const HardwareProfile* chip = run.profiles->FindByName(made);
+  return chip != nullptr && chip == run.profiles->FindByName(run.settings.hardware);
+}
+
 // How the flags a summary was made with differ from the run's, in words ("" when they do not).
 std::string SettingsDiffer(const SummarySettings& made, const SummaryInput& run) {
-  if (made.hardware != run.settings.hardware) {
+  if (!SameChip(made.hardware, run)) {
     const std::string ours = run.settings.hardware.empty() ? "none" : "--hardware \"" + run.settings.hardware + '"';
     return (made.hardware.empty() ? "no --hardware" : "--hardware \"" + made.hardware + '"') + " where this run has " +
            ours;
   }
   if (made.hardware_file_text != run.settings.hardware_file_text) {
-    return made.hardware_file_text.empty() ? "the built-in chips where this run has a --hardware-file"
-                                           : "a --hardware-file other than this run's";
+    if (made.hardware_file_text.empty()) return "the built-in chips where this run has a --hardware-file";
+    return run.settings.hardware_file_text.empty() ? "a --hardware-file where this run has the built-in chips"
+                                                   : "a --hardware-file other than this run's";
   }
   if (run.config_matters && made.config_text != run.settings.config_text) {
-    return made.config_text.empty() ? "the default thresholds where this run has a --config"
-                                    : "a --config other than this run's (compared byte for byte)";
+    if (made.config_text.empty()) return "the default thresholds where this run has a --config";
+    return run.settings.config_text.empty() ? "a --config where this run has the default thresholds"
+                                            : "a --config other than this run's (compared byte for byte)";
   }
   return "";
 }

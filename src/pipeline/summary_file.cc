@@ -532,6 +532,13 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
                                       const HardwareProfiles* profiles) {
   Reader r(bytes, profiles);
   if (!r.Expect(kMagic)) return InvalidInput(path + ": not a tuneprof summary (made by `tuneprof summarize`)");
+  // The checksum first (every version ends with it): a damaged version field is damage, not another build.
+  const Status corrupt = InvalidInput(path + ": summary is cut off or corrupt; summarize the trace again");
+  if (bytes.size() < kMagic.size() + 16) return corrupt;
+  Reader tail(bytes.substr(bytes.size() - 8));
+  uint64_t checksum = 0;
+  tail(checksum);
+  if (checksum != Checksum(bytes.substr(0, bytes.size() - 8))) return corrupt;
   uint64_t version = 0;
   r(version);
   if (r.ok() && (version < kOldestSummaryFormatVersion || version > kSummaryFormatVersion)) {
@@ -539,12 +546,6 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
                         std::to_string(kOldestSummaryFormatVersion) + " to " + std::to_string(kSummaryFormatVersion) +
                         " (summarize the trace again with this build)");
   }
-  const Status corrupt = InvalidInput(path + ": summary is cut off or corrupt; summarize the trace again");
-  if (bytes.size() < kMagic.size() + 16) return corrupt;
-  Reader tail(bytes.substr(bytes.size() - 8));
-  uint64_t checksum = 0;
-  tail(checksum);
-  if (checksum != Checksum(bytes.substr(0, bytes.size() - 8))) return corrupt;
   SummaryFile file;
   file.version = version;
   uint64_t ranks = 0;

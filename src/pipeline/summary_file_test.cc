@@ -121,16 +121,22 @@ SummaryFile Example() {
   return file;
 }
 
+// `bytes` (without a checksum) followed by the checksum the format defines (FNV-1a of the bytes before
+// it, docs/summary-format.md).
+std::string Sealed(std::string bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((hash >> (8 * i)) & 0xFF));
+  return bytes;
+}
+
 // The bytes of the same file as format version 1 wrote it: no report parts after each rank.
 std::string AsVersion1(SummaryFile file) {
   for (RankSummary& rank : file.ranks) rank.report.reset();
   std::string bytes = EncodeSummaryFile(file);
   bytes.erase(bytes.size() - 8 - file.ranks.size(), file.ranks.size() + 8);  // the absent flags, the checksum
   bytes[17] = 1;
-  uint64_t hash = 14695981039346656037ull;
-  for (const char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((hash >> (8 * i)) & 0xFF));
-  return bytes;
+  return Sealed(std::move(bytes));
 }
 
 TEST(SummaryFileTest, RoundTripsEveryField) {
@@ -214,11 +220,7 @@ TEST(SummaryFileTest, HostilePayloadsWithAValidChecksumNeverCrash) {
   for (int round = 0; round < 2000; ++round) {
     std::string bytes = valid.substr(0, valid.size() - 8);
     for (int k = 0; k < 4; ++k) bytes[17 + random() % (bytes.size() - 17)] = static_cast<char>(random());
-    // The checksum the format defines (FNV-1a of the bytes before it, docs/summary-format.md).
-    uint64_t hash = 14695981039346656037ull;
-    for (const char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((hash >> (8 * i)) & 0xFF));
-    auto decoded = DecodeSummaryFile(bytes, "h.tps");
+    auto decoded = DecodeSummaryFile(Sealed(bytes), "h.tps");
     if (!decoded.ok()) continue;
     for (const RankSummary& rank : decoded->ranks) {
       for (const RuleFinding& f : rank.advice.findings) {
@@ -232,8 +234,10 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
   EXPECT_NE(DecodeSummaryFile("{\"traceEvents\": []}", "t.tps").status().message().find("not a tuneprof summary"),
             std::string::npos);
   std::string bytes = EncodeSummaryFile(Example());
-  bytes[17] = 9;  // the version's low byte
-  EXPECT_NE(DecodeSummaryFile(bytes, "v.tps").status().message().find("version 9"), std::string::npos);
+  bytes[17] = 9;  // the version's low byte: damage, unless the checksum says these are the bytes written
+  EXPECT_NE(DecodeSummaryFile(bytes, "v.tps").status().message().find("cut off or corrupt"), std::string::npos);
+  bytes.resize(bytes.size() - 8);
+  EXPECT_NE(DecodeSummaryFile(Sealed(bytes), "v.tps").status().message().find("version 9"), std::string::npos);
 }
 
 }  // namespace
