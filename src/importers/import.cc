@@ -89,8 +89,14 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
     if (db->HasTable("TASK") || db->HasTable("PYTORCH_API")) return ImportOne(ImportAscendDatabase(path, path));
     return UnknownDatabase(path, *db);
   }
+  if (head.starts_with(kSummaryMagic)) {  // summaries are told by their name, as directories are searched
+    return InvalidInput(path + ": a tuneprof rank summary not named *" + std::string(kSummaryExtension) +
+                        "; rename it so that the commands that read summaries take it");
+  }
   if (!SniffChromeTrace(head)) {
-    return InvalidInput(path + ": not a trace tuneprof reads (expected Chrome-trace JSON, .json or .json.gz)");
+    return InvalidInput(path +
+                        ": not a trace tuneprof reads (expected Chrome-trace JSON, .json or .json.gz; an Nsight "
+                        "Systems or torch_npu SQLite export; an Ascend rank directory; or a rank summary, *.tps)");
   }
   TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
   TP_ASSIGN_OR_RETURN(Trace trace, ImportChromeTrace(source.get()));

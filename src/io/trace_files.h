@@ -18,6 +18,8 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path);
 
 // tuneprof's rank summaries (`tuneprof summarize`), listed beside traces for the commands that read them.
 inline constexpr std::string_view kSummaryExtension = ".tps";
+// The first bytes of every rank summary (docs/summary-format.md).
+inline constexpr std::string_view kSummaryMagic = "TUNEPROF-SUMMARY\n";
 bool IsSummaryPath(std::string_view path);
 
 // The usage error of a command that needs the events, given a summary: one line naming the file.

@@ -13,7 +13,7 @@
 namespace tuneprof {
 namespace {
 
-constexpr std::string_view kMagic = "TUNEPROF-SUMMARY\n";
+constexpr std::string_view kMagic = kSummaryMagic;
 constexpr std::string_view kRecordsMagic = "TUNEPROF-MAPPED!\n";
 
 // The number of values of each enum a summary holds: a decoded value at or past it is corruption (an
