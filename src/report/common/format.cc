@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/text_escape.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -63,6 +64,30 @@ std::string FormatDuration(int64_t ns) {
   if (ns >= 1'000'000) return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6);
   if (ns >= 1'000) return fmt::format("{:.3f} us", static_cast<double>(ns) / 1e3);
   return fmt::format("{} ns", ns);
+}
+
+std::string WrapText(std::string_view raw, size_t width, std::string_view first, std::string_view rest) {
+  const std::string text = EscapeText(raw);
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = std::min(text.size(), start + width);
+    if (end < text.size()) {
+      // Break at the last space that fits; a longer word runs past the width.
+      const size_t space = text.rfind(' ', end);
+      if (space != std::string::npos && space > start) {
+        end = space;
+      } else {
+        end = std::min(text.size(), text.find(' ', end));
+      }
+    }
+    out.append(out.empty() ? first : rest);
+    out.append(text, start, end - start);
+    out += '\n';
+    start = end;
+    while (start < text.size() && text[start] == ' ') ++start;
+  }
+  return out;
 }
 
 }  // namespace tuneprof

@@ -41,4 +41,9 @@ std::string Grouped(double value, int decimals);
 // A duration in the largest unit that keeps it >= 1, three decimals ("1.234 s", "56.000 us", "7 ns").
 std::string FormatDuration(int64_t ns);
 
+// `text` (escaped for a terminal) in lines of at most `width` columns broken at spaces, each ending in a
+// newline: the first after `first`, the others after `rest`. A word longer than the width (an API call
+// to copy) runs past it rather than be cut: a hint that names a flag or a capture option stays whole.
+std::string WrapText(std::string_view text, size_t width, std::string_view first, std::string_view rest);
+
 }  // namespace tuneprof

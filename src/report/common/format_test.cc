@@ -48,5 +48,15 @@ TEST(FormatTest, TimeUnits) {
   EXPECT_EQ(MillisText(12'345'678), "12.346");
 }
 
+TEST(FormatTest, WrapTextBreaksAtSpacesAndKeepsLongWordsWhole) {
+  EXPECT_EQ(WrapText("pass --hardware to override", 12, "  hw: ", "      "),
+            "  hw: pass\n      --hardware\n      to override\n");
+  EXPECT_EQ(WrapText("short", 12, "> ", "  "), "> short\n");
+  // A word longer than the width runs past it; no empty line, no cut.
+  EXPECT_EQ(WrapText("torch.profiler.profile(record_shapes=True) now", 10, "", "  "),
+            "torch.profiler.profile(record_shapes=True)\n  now\n");
+  EXPECT_EQ(WrapText("", 10, "a", "b"), "");
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -43,27 +43,7 @@ std::string Fit(std::string_view raw, size_t width) {
 
 // Lines of at most `width` columns, broken at spaces, each indented by 4: a measured_as or how-to names
 // a capture option in full, which a cut would lose.
-std::string Wrapped(std::string_view raw, size_t width) {
-  const std::string text = EscapeText(raw);
-  std::string out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = std::min(text.size(), start + width);
-    if (end < text.size()) {
-      // Break at the last space that fits; a longer word (an API call to copy) runs past the width.
-      const size_t space = text.rfind(' ', end);
-      if (space != std::string::npos && space > start) {
-        end = space;
-      } else {
-        end = std::min(text.size(), text.find(' ', end));
-      }
-    }
-    out += "    " + text.substr(start, end - start) + "\n";
-    start = end;
-    while (start < text.size() && text[start] == ' ') ++start;
-  }
-  return out;
-}
+std::string Wrapped(std::string_view raw, size_t width) { return WrapText(raw, width, "    ", "    "); }
 
 std::string Bar(double share) {
   const size_t filled = static_cast<size_t>(std::clamp(share, 0.0, 1.0) * kBarWidth + 0.5);

@@ -15,7 +15,7 @@ constexpr size_t kTextHolders = 8;
 constexpr size_t kTextSuspects = 5;
 constexpr size_t kTextInPlace = 5;
 constexpr size_t kJsonHolders = 20;
-constexpr size_t kHardwareRoom = 88;  // "  hardware: " + this fits 100 columns
+constexpr size_t kHardwareRoom = 88;  // "  hardware: " + a line of this fits 100 columns
 
 std::string Fit(std::string_view raw, size_t width) {
   const std::string text = EscapeText(raw);
@@ -339,11 +339,11 @@ std::string RenderMemoryText(const std::vector<MemoryAnalysis>& ranks) {
     const size_t room = 100 - head.size();
     const std::string path = EscapeText(rank.path);
     out += head + (path.size() <= room ? path : "..." + path.substr(path.size() - (room - 3))) + "\n";
-    // An inferred chip says so; the reason of an unknown one is cut to the 100 columns (profile prints it whole).
+    // An inferred chip says so, and the reason of an unknown one is kept whole, on more lines where it
+    // does not fit 100 columns: it names the --hardware to pass.
     std::string hardware = rank.hardware.profile ? rank.hardware.profile->name : "unknown (" + rank.hardware.how + ")";
     if (rank.hardware.inferred) hardware = rank.hardware.label;
-    if (hardware.size() > kHardwareRoom) hardware = hardware.substr(0, kHardwareRoom - 3) + "...";
-    out += fmt::format("  hardware: {}\n", EscapeText(hardware));
+    out += WrapText(hardware, kHardwareRoom, "  hardware: ", "            ");
     if (rank.devices.empty()) out += "  no memory events and no copies in this trace\n";
     for (const DeviceMemory& d : rank.devices) {
       out += fmt::format(" device {}\n", d.device);
