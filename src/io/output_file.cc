@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "io/trace_files.h"
+
 namespace tuneprof {
 namespace {
 
@@ -113,7 +115,9 @@ Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::s
     struct stat in;
     if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
       const std::string how = input == output ? "" : " (" + input + ", through a link)";
-      return Status(StatusCode::kUsage, output + ": the output is the input trace" + how +
+      // A summary among the inputs: one an earlier `summarize` wrote into the directory it reads again.
+      const std::string what = IsSummaryPath(input) ? "a summary among this command's inputs" : "the input trace";
+      return Status(StatusCode::kUsage, output + ": the output is " + what + how +
                                             "; writing it would destroy the input, give -o another file");
     }
   }
