@@ -372,8 +372,9 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result) {
   result->warnings.push_back(result->path +
                              ": no device timeline; the step split is torch_npu's own (step_trace_time.csv or "
                              "analysis.db StepTraceTime); copies, syncs, host wait and launches are unknown: no "
-                             "trace_view.json (export it with torch_npu.profiler._ExperimentalConfig("
-                             "export_type=torch_npu.profiler.ExportType.Text))");
+                             "trace_view.json or profiler database (export it with "
+                             "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
+                             "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)");
   return !result->steps.empty();
 }
 

@@ -162,10 +162,15 @@ void SettleAscendRank(const fs::path& root, SideTableBuilder* out) {
 }
 
 // The timeline, or an empty one (with a warning) when trace_view.json is missing or broken: the
-// summaries still load.
-Trace ImportTimeline(const fs::path& trace_view, const std::string& dir) {
+// summaries still load. Where the Db export wrote the rank (its analysis.db is there), the timeline
+// was in the profiler database that is missing, and that is what the warning names.
+Trace ImportTimeline(const fs::path& trace_view, const Layout& layout, const std::string& dir) {
+  const bool db_export = !FindAnalysisDatabase(layout.output).empty();
   std::string problem =
-      trace_view.string() + ": missing; no timeline for " + dir + " (" + std::string(kTimelineExportHint) + ")";
+      db_export
+          ? (layout.output / "ascend_pytorch_profiler_*.db").string() + ": missing; no timeline for " + dir +
+                " (the Db export keeps it there: copy it with the rank)"
+          : trace_view.string() + ": missing; no timeline for " + dir + " (" + std::string(kTimelineExportHint) + ")";
   if (IsFile(trace_view)) {
     auto source = OpenByteSource(trace_view.string());
     if (source.ok()) {
@@ -327,14 +332,17 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
                           "ascend_pytorch_profiler*.db, step_trace_time.csv, communication.json nor analysis.db");
     }
   }
-  Trace trace = ImportTimeline(trace_view, dir);
+  Trace trace = ImportTimeline(trace_view, layout, dir);
   SideTableBuilder out(&trace);
   out.mutable_metadata()->path = dir;
   if (!db_problem.empty()) out.Warn(db_problem);
   if (IsFile(kernel_details)) {
     ReadSummary(kernel_details, ReadKernelDetails, &out);
   } else {
-    out.Warn((layout.output / kKernelDetails).string() + ": missing; no per-kernel figures");
+    // The Db export keeps the kernels in the profiler database, whose absence the timeline's warning names.
+    if (FindAnalysisDatabase(layout.output).empty()) {
+      out.Warn((layout.output / kKernelDetails).string() + ": missing; no per-kernel figures");
+    }
   }
   ReadStepSplit(layout, &out);
   // memory_record.csv exists only with profile_memory=True: its absence is no warning.
