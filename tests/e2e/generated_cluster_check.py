@@ -3,7 +3,9 @@
 clocks moved by 0 / -5 / +5 ms) whose answers are known by construction: `comm --json` must recover every
 rank's clock offset against rank 0 within 1 % (and 1 µs), name rank 3 the straggler that stands out (and
 the rank its process group waited for: the offsets taken out, a rank whose clock runs ahead is not late),
-and give every other rank the wait the generator put in (within 1 %).
+and give every other rank the wait the generator put in (within 1 %). The straggler is late by host time
+only (it starts its work late), so `analyze` counts that time once: as rank 3's host finding, the
+straggler finding keeping less than 5 % of the wait it quotes.
 
 Usage: generated_cluster_check.py TUNEPROF GEN_CLUSTER_PY
 """
@@ -11,6 +13,17 @@ import json
 import subprocess
 import sys
 import tempfile
+
+
+def check_gains_counted_once(advice, late, failures):
+    found = {f["id"]: f for f in advice["findings"]}
+    straggler, host = found.get("communication.straggler"), found.get("host.launch_bound")
+    if straggler is None or host is None or host["evidence_rank"] != late:
+        failures.append(f"analyze: no straggler finding, or no host finding with rank {late}'s figures")
+        return
+    if straggler["estimated_gain_us"] > 0.05 * straggler["uncapped_gain_us"]:
+        failures.append(f"analyze: the straggler keeps {straggler['estimated_gain_us']} us of its "
+                        f"{straggler['uncapped_gain_us']} us wait, which rank {late}'s host finding already counts")
 
 
 def main():
@@ -24,6 +37,9 @@ def main():
             print(f"FAIL: comm exit {done.returncode}: {done.stderr.strip()}")
             return 1
         doc = json.loads(done.stdout)
+        analyzed = subprocess.run([binary, "analyze", "--json", tmp], capture_output=True, text=True, timeout=120)
+        advice = json.loads(analyzed.stdout) if analyzed.returncode == 0 else {"findings": []}
+    check_gains_counted_once(advice, truth["straggler"], failures)
     cross = doc["cross_rank"]
     offsets = {r["rank"]: r["offset_us"] for r in cross["clocks"]["ranks"]}
     for rank, want in truth["clock_offsets_us"].items():

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <span>
@@ -551,6 +552,72 @@ void MergeInto(const Finding& finding, std::map<std::string, Finding>* merged) {
   it->second.ranks = std::move(ranks);
 }
 
+// Each rank's capped gain of each finding, for what the late rank's findings explain of the others' wait.
+class RankGains {
+ public:
+  void Add(const Finding& finding, int64_t rank) {
+    double& gain = by_id_[finding.id][rank];
+    gain = std::max(gain, finding.estimated_gain_ns);
+  }
+
+  // What `late` loses beyond the other ranks to the work `finding` names: its gain minus the median of
+  // the other `ranks` - 1 ranks' (0 where the finding did not fire), never below 0. Work every rank does
+  // alike (the framework's overhead) makes nobody late.
+  double Excess(const Finding& finding, int64_t late, size_t ranks) const {
+    const auto it = by_id_.find(finding.id);
+    if (it == by_id_.end() || ranks < 2) return 0;
+    double late_gain = 0;
+    std::vector<double> others;
+    for (const auto& [rank, gain] : it->second) {
+      if (rank == late) {
+        late_gain = gain;
+      } else {
+        others.push_back(gain);
+      }
+    }
+    if (others.size() < ranks - 1) others.resize(ranks - 1, 0.0);
+    std::sort(others.begin(), others.end());
+    const size_t n = others.size();
+    const double median = n % 2 == 1 ? others[n / 2] : (others[n / 2 - 1] + others[n / 2]) / 2;
+    return std::max(0.0, late_gain - median);
+  }
+
+ private:
+  std::map<std::string, std::map<int64_t, double>> by_id_;  // id -> rank -> its largest gain
+};
+
+// The rank communication.straggler says the others wait for: the timeline's straggler or msprof-analyze's
+// slow rank, as its evidence names them; none when the late rank is not in the input.
+std::optional<int64_t> LateRankOf(const Finding& straggler) {
+  for (const Evidence& e : straggler.evidence) {
+    if ((e.label == "straggler_rank" || e.label == "slow_rank") && e.number) return std::llround(*e.number);
+  }
+  return std::nullopt;
+}
+
+// The others' wait for the late rank is lost to that rank's extra work: where findings on its own time
+// (host, compute, data, copies; not communication, and not a catch-all symptom) cost it more than they
+// cost the other ranks, that excess is the wait again, and communication.straggler keeps only what the
+// excesses leave of it, so that the run's gains do not count one lost time twice.
+void KeepWaitNotExplained(const RankGains& gains, size_t ranks, std::vector<Finding>* findings) {
+  auto straggler = std::find_if(findings->begin(), findings->end(),
+                                [](const Finding& f) { return f.id == "communication.straggler"; });
+  if (straggler == findings->end()) return;
+  const std::optional<int64_t> late = LateRankOf(*straggler);
+  if (!late) return;
+  double explained = 0;
+  for (const Finding& f : *findings) {
+    if (&f != &*straggler && !f.catch_all && f.saves_from != TimePart::kCommunication) {
+      explained += gains.Excess(f, *late, ranks);
+    }
+  }
+  if (explained <= 0) return;
+  straggler->estimated_gain_ns = std::max(0.0, straggler->estimated_gain_ns - explained);
+  straggler->gain_model += fmt::format(
+      ", less what rank {}'s findings cost it beyond the other ranks ({:.3f} ms per step), which the wait repeats",
+      *late, explained / 1e6);
+}
+
 // `times`: one rank's mean step split by bottleneck, averaged over `ranks` ranks; they add up to that
 // mean step, so the figures quoted are of one population.
 std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& times, size_t ranks) {
@@ -695,6 +762,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
                             const AdvisorConfig& config, const CrossRankCommunication* cross) {
   AdvisorResult result;
   std::map<std::string, Finding> merged;
+  RankGains gains;
   std::array<double, 7> job_times{};
   bool units_healthy = true;
   result.ranks.reserve(ranks.size());
@@ -706,6 +774,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
     for (Finding& finding : findings) {
       finding.ranks = {draft.advice.rank};
       finding.evidence_rank = draft.advice.rank;
+      gains.Add(finding, draft.advice.rank);
       MergeInto(finding, &merged);
     }
     const std::array<double, 7> times = BottleneckTimes(draft.advice.split);
@@ -718,6 +787,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
     result.ranks.push_back(std::move(draft.advice));
   }
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
+  KeepWaitNotExplained(gains, ranks.size(), &result.findings);
   std::stable_sort(result.findings.begin(), result.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });
   // Per-rank caps do not bound findings from different ranks together: cap the sum by the slowest step.
