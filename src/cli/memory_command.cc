@@ -14,7 +14,6 @@
 #include "pipeline/hardware_options.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
-#include "pipeline/summary_file.h"
 #include "report/console/memory_report.h"
 #include "report/console/warnings_json.h"
 
@@ -55,15 +54,8 @@ RankMemory TakeFromSummary(RankSummary rank, RankMemory*) {
 Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const HardwareProfiles& profiles,
                                           const HardwareProfile* forced) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
-  // Summaries are read when made under the same chip flags (no advisor threshold changes a rank's memory).
-  SummaryInput summaries;
-  summaries.accepted = true;
-  summaries.command = "memory";
-  TP_ASSIGN_OR_RETURN(summaries.settings,
-                      SummarySettingsOf(AnalysisFlags{"", options.hardware, options.hardware_file}));
-  summaries.config_matters = false;
-  summaries.report_detail = true;
-  summaries.profiles = &profiles;
+  TP_ASSIGN_OR_RETURN(const SummaryInput summaries,
+                      ReadingReportParts("memory", options.hardware, options.hardware_file, &profiles));
   std::vector<MappedFile<RankMemory>> mapped = MapRanks<RankMemory>(
       files,
       [&](const Trace& trace) {

@@ -18,7 +18,6 @@
 #include "cli/json_output.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/rank_map.h"
-#include "pipeline/summary_file.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/profile_report.h"
 
@@ -89,15 +88,12 @@ std::string ComputeFlagNotInSummaries(const ProfileOptions& options) {
 // Summaries are read as traces are when made under the same chip flags and profiled with the default
 // compute flags (what `summarize` makes them with); otherwise the refusal names the flag.
 Result<SummaryInput> SummaryInputFor(const ProfileOptions& options, const ProfileSettings& settings) {
-  SummaryInput input;
   const std::string flag = ComputeFlagNotInSummaries(options);
+  TP_ASSIGN_OR_RETURN(SummaryInput input,
+                      ReadingReportParts(flag.empty() ? "profile" : "profile " + flag, options.hardware,
+                                         options.hardware_file, &settings.profiles));
   input.accepted = flag.empty();
-  input.command = flag.empty() ? "profile" : "profile " + flag;
-  TP_ASSIGN_OR_RETURN(input.settings, SummarySettingsOf(AnalysisFlags{"", options.hardware, options.hardware_file}));
-  input.config_matters = false;
-  input.report_detail = true;
   input.compute_units = true;
-  input.profiles = &settings.profiles;
   return input;
 }
 

@@ -107,6 +107,18 @@ std::string SettingsDiffer(const SummarySettings& made, const SummaryInput& run)
 
 }  // namespace
 
+Result<SummaryInput> ReadingReportParts(std::string command, const std::string& hardware,
+                                        const std::string& hardware_file, const HardwareProfiles* profiles) {
+  SummaryInput input;
+  input.accepted = true;
+  input.command = std::move(command);
+  TP_ASSIGN_OR_RETURN(input.settings, SummarySettingsOf(AnalysisFlags{"", hardware, hardware_file}));
+  input.config_matters = false;
+  input.report_detail = true;
+  input.profiles = profiles;
+  return input;
+}
+
 void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFileStatus* status,
                     const std::function<void(RankSummary, int64_t)>& each) {
   if (!input.accepted) {

@@ -63,6 +63,12 @@ inline SummaryInput RefusingSummaries(std::string command) {
   return input;
 }
 
+// The input of a command that reads each rank's report parts (RankSummary::report) and applies no advisor
+// threshold to a rank (memory, profile): summaries made under the run's chip flags are taken, their chips
+// found among `profiles`. An error when a flag file cannot be read.
+Result<SummaryInput> ReadingReportParts(std::string command, const std::string& hardware,
+                                        const std::string& hardware_file, const HardwareProfiles* profiles);
+
 // Reads the summary file `file` into `status` (its warnings, its ranks' breakdown warnings, or why it
 // cannot be taken) and calls `each` with every rank and its first event.
 void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFileStatus* status,
