@@ -77,13 +77,39 @@ std::string SectionOpen(std::string_view id, std::string_view heading, std::stri
 
 std::string Unknown(std::string_view why) { return fmt::format("<p class=\"unknown\">{}</p>\n", E(why)); }
 
+// The page handed to its writer about 64 KB at a time: the tables that grow with the ranks (thousands of
+// rows at 1,024 ranks, over a megabyte of text) are never whole in memory.
+class Pieces {
+ public:
+  explicit Pieces(const std::function<void(std::string_view)>& write) : write_(write) {}
+  Pieces(const Pieces&) = delete;
+  Pieces& operator=(const Pieces&) = delete;
+  ~Pieces() { Flush(); }
+
+  Pieces& operator+=(std::string_view text) {
+    buffer_ += text;
+    if (buffer_.size() >= kPieceBytes) Flush();
+    return *this;
+  }
+
+ private:
+  static constexpr size_t kPieceBytes = 64 << 10;
+  void Flush() {
+    if (buffer_.empty()) return;
+    write_(buffer_);
+    buffer_.clear();
+  }
+  const std::function<void(std::string_view)>& write_;
+  std::string buffer_;
+};
+
 // ---- summary ---------------------------------------------------------------------------------------
 
-std::string SummarySection(const HtmlReportInput& input) {
+void SummarySection(const HtmlReportInput& input, Pieces& out) {
   const AdvisorResult& advice = input.advice;
-  std::string out = SectionOpen("summary", "Summary and verdict",
-                                "The dominant bottleneck over all ranks, the numbers behind it, and where the mean "
-                                "step of each rank goes (parts add up to the step).");
+  out += SectionOpen("summary", "Summary and verdict",
+                     "The dominant bottleneck over all ranks, the numbers behind it, and where the mean step of each "
+                     "rank goes (parts add up to the step).");
   out += fmt::format("<p class=\"verdict\">Dominant bottleneck: {}</p>\n<p>{}</p>\n",
                      E(BottleneckName(advice.dominant)), E(advice.dominant_reason));
   out += "<table><tr><th>input</th></tr>";
@@ -117,7 +143,6 @@ std::string SummarySection(const HtmlReportInput& input) {
     out += "</tr>\n";
   }
   out += "</table>\n</section>\n";
-  return out;
 }
 
 // ---- breakdown -------------------------------------------------------------------------------------
@@ -277,22 +302,37 @@ std::string RooflineSection(const std::vector<KernelTotal>& kernels, const std::
 
 // ---- compute units ---------------------------------------------------------------------------------
 
-std::string ComputeSection(const AdvisorResult& advice) {
+void ComputeSection(const AdvisorResult& advice, Pieces& out) {
   BarChart chart;
   chart.id = "chart-compute";
   chart.title = "Utilization against the tuning guide's thresholds (%)";
   chart.unit = "%";
   chart.series = {{"measured", std::string(kAfter), {}}};
   chart.marker_name = "threshold";
-  std::string table =
-      "<table><tr><th>rank</th><th>utilization</th><th class=\"n\">value</th>"
-      "<th class=\"n\">threshold</th><th>measured as</th></tr>\n";
+  // The compute units as each rank's platform names them (SM efficiency, Cube, Vector), not all of them.
+  std::string units;
   for (const RankAdvice& rank : advice.ranks) {
     for (const UtilizationCheck& check : rank.utilizations) {
       chart.categories.push_back(fmt::format("rank {} {}", rank.rank, check.name));
       chart.series[0].values.push_back(check.value_pct);
       chart.markers.push_back(check.threshold_pct);
-      table += fmt::format(
+      if (check.name != "compute_units" || check.label.empty() || units.find(check.label) != std::string::npos) {
+        continue;
+      }
+      units += (units.empty() ? "" : ", ") + check.label;
+    }
+  }
+  out += SectionOpen("compute", "Compute-unit utilization vs threshold",
+                     "Compute units" + (units.empty() ? std::string() : " (" + units + ")") +
+                         ", memory bandwidth and communication bandwidth, each against its threshold (the black "
+                         "tick). Bars left of their tick are below the threshold; unknown is not a zero.");
+  out += RenderBarChart(chart);
+  out +=
+      "<table><tr><th>rank</th><th>utilization</th><th class=\"n\">value</th>"
+      "<th class=\"n\">threshold</th><th>measured as</th></tr>\n";
+  for (const RankAdvice& rank : advice.ranks) {
+    for (const UtilizationCheck& check : rank.utilizations) {
+      out += fmt::format(
           "<tr><td>{}</td><td>{}</td><td class=\"n{}\">{}</td><td class=\"n\">{:.0f} %</td><td>{}</td></tr>\n",
           rank.rank, E(check.name), check.Bottleneck() ? " bad" : "",
           check.value_pct ? fmt::format("{:.1f}%", *check.value_pct) : std::string(kUnknownText), check.threshold_pct,
@@ -306,24 +346,7 @@ std::string ComputeSection(const AdvisorResult& advice) {
               (check.how_to_measure.empty() ? "" : "<br>how to measure: " + E(check.how_to_measure)));
     }
   }
-  table += "</table>\n";
-  // The compute units as each rank's platform names them (SM efficiency, Cube, Vector), not all of them.
-  std::string units;
-  for (const RankAdvice& rank : advice.ranks) {
-    for (const UtilizationCheck& check : rank.utilizations) {
-      if (check.name != "compute_units" || check.label.empty() || units.find(check.label) != std::string::npos) {
-        continue;
-      }
-      units += (units.empty() ? "" : ", ") + check.label;
-    }
-  }
-  std::string out = SectionOpen("compute", "Compute-unit utilization vs threshold",
-                                "Compute units" + (units.empty() ? std::string() : " (" + units + ")") +
-                                    ", memory bandwidth and communication bandwidth, each against its threshold (the "
-                                    "black tick). Bars left of their tick are below the threshold; unknown is not a "
-                                    "zero.");
-  out += RenderBarChart(chart) + table + "</section>\n";
-  return out;
+  out += "</table>\n</section>\n";
 }
 
 // ---- memory ----------------------------------------------------------------------------------------
@@ -707,17 +730,18 @@ std::string OpsSection(const CompareResult& result) {
 }  // namespace
 
 void WriteHtmlReport(const HtmlReportInput& input, const std::function<void(std::string_view)>& write) {
-  write(Head("tuneprof report"));
-  write("<h1>tuneprof report</h1>\n");
-  write(SummarySection(input));
-  write(BreakdownSection(input.breakdowns));
-  write(KernelsSection(input.kernels));
-  write(ComputeSection(input.advice));
-  write(RooflineSection(input.kernels.kernels, input.flops));
-  write(MemorySection(input.memory));
-  write(CommSection(input.comm, input.link_matrix));
-  write(FindingsSection(input.advice));
-  write(Footer());
+  Pieces out(write);
+  out += Head("tuneprof report");
+  out += "<h1>tuneprof report</h1>\n";
+  SummarySection(input, out);
+  out += BreakdownSection(input.breakdowns);
+  out += KernelsSection(input.kernels);
+  ComputeSection(input.advice, out);
+  out += RooflineSection(input.kernels.kernels, input.flops);
+  out += MemorySection(input.memory);
+  out += CommSection(input.comm, input.link_matrix);
+  out += FindingsSection(input.advice);
+  out += Footer();
 }
 
 std::string RenderHtmlReport(const HtmlReportInput& input) {

@@ -115,6 +115,28 @@ TEST(HtmlReportTest, HostileNamesInCompare) {
   for (const char* id : kCompareCharts) EXPECT_EQ(Count(html, fmt::format("<svg id=\"{}\"", id)), 1u) << id;
 }
 
+// The page goes to its writer in pieces of bounded size, whatever the number of ranks: a table of every
+// rank's utilizations is thousands of rows at 1,024 ranks and is never held whole.
+TEST(HtmlReportTest, WritesManyRanksInBoundedPieces) {
+  Analyzed analyzed = Analyze();
+  RankAdvice rank = analyzed.input.advice.ranks.at(0);
+  ASSERT_FALSE(rank.utilizations.empty());
+  analyzed.input.advice.ranks.clear();
+  for (int64_t r = 0; r < 2048; ++r) {
+    rank.rank = r;
+    analyzed.input.advice.ranks.push_back(rank);
+  }
+  std::string pieces;
+  size_t largest = 0;
+  WriteHtmlReport(analyzed.input, [&](std::string_view piece) {
+    largest = std::max(largest, piece.size());
+    pieces += piece;
+  });
+  EXPECT_EQ(pieces, RenderHtmlReport(analyzed.input));
+  EXPECT_GT(pieces.size(), size_t{1} << 20);
+  EXPECT_LT(largest, size_t{256} << 10);
+}
+
 TEST(HtmlReportTest, EscapeXmlAndShortLabel) {
   EXPECT_EQ(EscapeXml("a<b>&\"'\x01"), "a&lt;b&gt;&amp;&quot;&#39;?");
   EXPECT_EQ(ShortLabel("abcdef", 10), "abcdef");
