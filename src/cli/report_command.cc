@@ -38,7 +38,7 @@ template <class Run>
 HtmlReportInput ReportInputFrom(Run&& run, const std::vector<std::string>& paths) {
   HtmlReportInput input;
   input.paths = paths;
-  input.kernels = SumKernelsAcrossRanks(run.kernels);
+  input.kernels = std::forward<Run>(run).kernel_totals;
   input.link_matrix = BuildRankLinkMatrix(run.comm);
   input.breakdowns = std::forward<Run>(run).breakdowns;
   input.memory = std::forward<Run>(run).memory;

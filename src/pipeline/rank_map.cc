@@ -74,6 +74,12 @@ void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus
 #endif
 }
 
+void ReleaseFreedMemory() {
+#ifdef TUNEPROF_TRIM_MALLOC
+  malloc_trim(0);
+#endif
+}
+
 namespace {
 
 // Whether two --hardware values name one chip: as typed, or as the run's profiles resolve them ("h100

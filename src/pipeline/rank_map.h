@@ -19,6 +19,9 @@ namespace tuneprof {
 // Runs `work(i)` for every i in [0, n) once, on min(cores, n) threads (the caller's among them).
 void ForEachOnAllCores(size_t n, const std::function<void(size_t)>& work);
 
+// Hands the pages malloc keeps free back to the kernel (glibc; a no-op elsewhere).
+void ReleaseFreedMemory();
+
 // What a worker kept of one file besides its ranks' summaries.
 struct MappedFileStatus {
   Status status;                              // the import's; the file is skipped when not ok

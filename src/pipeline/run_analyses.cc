@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "analysis/advisor/advisor_config.h"
@@ -106,6 +107,13 @@ Status RefuseSummaries(const std::vector<std::string>& paths, std::string_view c
 
 namespace {
 
+// The report reads the ranks' kernel tables only as their sum: the map's workers add each rank's table
+// here as it is made instead of keeping it (a sixth of a small rank's summary).
+struct FoldedKernels {
+  std::mutex mutex;
+  KernelTotalsBuilder totals;
+};
+
 // What every rank's summary is made with.
 struct SummaryContext {
   const HardwareProfiles* profiles = nullptr;
@@ -116,6 +124,7 @@ struct SummaryContext {
   // about a quarter of its analyses, runs on it beside the others, which read the same trace.
   bool spare_core = false;
   bool for_file = false;  // a summary file's rank: with what `memory --json` and `profile` read of it as well
+  FoldedKernels* folded_kernels = nullptr;  // where the kernel tables go, when only their sum is read
 };
 
 // Whether `files` leave a core idle in the map (ForEachOnAllCores runs one file per core).
@@ -139,26 +148,32 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
   s.advice =
       AdviseRank(RankInputs{&trace, &detail->breakdown, &compute, &detail->hardware, &detail->memory, &s.comm, &tree},
                  *context.config);
+  const bool whole = context.detail == RunDetail::kAll || context.for_file;
+  if (!whole) KeepAscendOpsTheReduceReads(&s.comm);
   // Kept for the report and AnalyzeRun; analyze and advise keep only the advice made from it, so that
   // memory stays bounded by what the outputs print.
   if (context.detail != RunDetail::kAdvice) {
     detail->kernels = ComputeKernelBreakdown(trace);
+    if (context.folded_kernels != nullptr) {
+      const std::lock_guard<std::mutex> lock(context.folded_kernels->mutex);
+      context.folded_kernels->totals.Add(detail->kernels);
+      detail->kernels = {};
+    }
     detail->flops = compute.flops;
     if (context.for_file) {
       detail->hta_shape = ShapeOfRankForHta(trace);
       detail->hta_memory_bw = ComputeRankHtaMemoryBw(trace);
     }
-    if (context.detail == RunDetail::kAll || context.for_file) {
-      detail->compute = std::make_unique<RankComputeUnits>(std::move(compute));
-    }
+    if (whole) detail->compute = std::make_unique<RankComputeUnits>(std::move(compute));
     s.report = std::move(detail);
   }
   return s;
 }
 
-// The ranks' summaries are moved from, in the run's order, into the run's analyses.
-void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& config, RunDetail detail,
-               AnalyzedRun* run) {
+// The ranks' summaries are moved from, in the run's order, into the run's analyses. `kernels` holds the
+// kernel tables the map summed already.
+void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& config, RunDetail detail, AnalyzedRun* run,
+               KernelTotalsBuilder kernels = {}) {
   run->comm.thresholds.utilization = config.Get(threshold::kCommunicationBandwidthUtilizationPct) / 100;
   std::vector<RankAdviceDraft> drafts;
   run->comm.ranks.reserve(ranks.size());
@@ -167,8 +182,10 @@ void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& conf
     run->flops.reserve(ranks.size());
     run->breakdowns.reserve(ranks.size());
     run->hardware.reserve(ranks.size());
-    if (detail == RunDetail::kAll) run->compute.reserve(ranks.size());
-    run->kernels.reserve(ranks.size());
+    if (detail == RunDetail::kAll) {
+      run->compute.reserve(ranks.size());
+      run->kernels.reserve(ranks.size());
+    }
     run->memory.reserve(ranks.size());
   }
   for (RankSummary* summary : ranks) {
@@ -181,12 +198,15 @@ void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& conf
     run->flops.push_back(std::move(report.flops));
     run->breakdowns.push_back(std::move(report.breakdown));
     run->hardware.push_back(report.hardware);
-    if (detail == RunDetail::kAll)
+    kernels.Add(report.kernels);  // a rank from a summary file, or any rank of AnalyzeRun
+    if (detail == RunDetail::kAll) {
       run->compute.push_back(report.compute ? std::move(*report.compute) : RankComputeUnits());
-    run->kernels.push_back(std::move(report.kernels));
+      run->kernels.push_back(std::move(report.kernels));
+    }
     run->memory.push_back(std::move(report.memory));
     rank.report.reset();
   }
+  if (detail != RunDetail::kAdvice) run->kernel_totals = std::move(kernels).Finish();
   run->comm.cross_rank = AnalyzeAcrossRanks(run->comm.ranks);
   JudgeCommunication(&run->comm);
   std::vector<const RankCommunication*> comm;
@@ -241,7 +261,11 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
   const RunSettings& settings = loaded.value();
   AnalyzedRun run;
   run.profiles = settings.profiles;
-  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail, SpareCore(files.size())};
+  SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail, SpareCore(files.size())};
+  // Where the processes of an MPI job exchange summaries, each keeps its kernel table (the report, the one
+  // command that folds them, has no --mpi; this keeps it right if it gets one).
+  FoldedKernels folded;
+  if (detail == RunDetail::kReport && ActiveMapSharing() == nullptr) context.folded_kernels = &folded;
   SummaryInput summaries{detail != RunDetail::kAll, "report", settings.summary};
   summaries.report_detail = detail == RunDetail::kReport;
   summaries.profiles = run.profiles.get();
@@ -250,13 +274,17 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
       [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
       summaries);
   TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, mapped, &run.warnings));
+  // What the workers freed (their last traces) is not what the reduce will allocate: hand it back.
+  ReleaseFreedMemory();
   // Reduced where they are: moved into one list first, the summaries were held twice, a fifth of the
   // peak at 1,024 ranks.
   std::vector<RankSummary*> ranks;
   for (MappedFile<RankSummary>& file : mapped) {
     for (RankSummary& rank : file.ranks) ranks.push_back(&rank);
   }
-  ReduceRun(ranks, settings.config, detail, &run);
+  ReduceRun(ranks, settings.config, detail, &run, std::move(folded.totals));
+  mapped.clear();  // the summaries' husks, before the command writes its output
+  ReleaseFreedMemory();
   return run;
 }
 

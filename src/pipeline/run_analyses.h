@@ -68,7 +68,8 @@ struct AnalyzedRun {
   std::vector<RankBreakdown> breakdowns;
   std::vector<RankComputeUnits> compute;
   std::vector<HardwareSelection> hardware;
-  std::vector<KernelBreakdown> kernels;
+  std::vector<KernelBreakdown> kernels;  // with kAll only
+  KernelTotals kernel_totals;            // the kernel tables summed across ranks (kReport, kAll)
   std::vector<MemoryAnalysis> memory;
   std::vector<RankOpFlops> flops;
   CommAnalysis comm;
@@ -93,8 +94,8 @@ enum class RunDetail : uint8_t {
 // AnalyzeRun in bounded memory, for any number of ranks: the files are read on all cores and each rank
 // is reduced to its summary before the worker takes the next file (rank_map.h), the run's analyses then
 // put together from the summaries alone. The same results as AnalyzeRun but no `traces`; with kReport,
-// no compute either (its FLOPs are in `flops`); with kAdvice, no breakdowns, compute, hardware, kernels,
-// memory or flops.
+// no compute either (its FLOPs are in `flops`) and no per-rank kernel tables, only their sum; with
+// kAdvice, no breakdowns, compute, hardware, kernels, memory or flops.
 Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& paths, const AnalysisFlags& flags,
                                               RunDetail detail);
 

@@ -194,20 +194,26 @@ KernelBreakdown ComputeKernelBreakdown(const Trace& trace) {
 }
 
 KernelTotals SumKernelsAcrossRanks(std::span<const KernelBreakdown> ranks) {
-  KernelTotals totals;
-  std::map<std::string, KernelTotal> by_name;
-  for (const KernelBreakdown& rank : ranks) {
-    totals.total_ns += rank.total_ns;
-    totals.host_ops |= rank.source == KernelTableSource::kHostOps;
-    for (const KernelRow& row : rank.kernels) {
-      KernelTotal& total = by_name[row.name];
-      total.name = row.name;
-      total.count += row.count;
-      total.total_ns += row.total_ns;
-    }
+  KernelTotalsBuilder builder;
+  for (const KernelBreakdown& rank : ranks) builder.Add(rank);
+  return std::move(builder).Finish();
+}
+
+void KernelTotalsBuilder::Add(const KernelBreakdown& rank) {
+  totals_.total_ns += rank.total_ns;
+  totals_.host_ops |= rank.source == KernelTableSource::kHostOps;
+  for (const KernelRow& row : rank.kernels) {
+    auto it = by_name_.find(row.name);
+    if (it == by_name_.end()) it = by_name_.emplace(row.name, KernelTotal{row.name, 0, 0}).first;
+    it->second.count += row.count;
+    it->second.total_ns += row.total_ns;
   }
-  totals.kernels.reserve(by_name.size());
-  for (auto& [name, total] : by_name) totals.kernels.push_back(std::move(total));
+}
+
+KernelTotals KernelTotalsBuilder::Finish() && {
+  KernelTotals totals = std::move(totals_);
+  totals.kernels.reserve(by_name_.size());
+  for (auto& [name, total] : by_name_) totals.kernels.push_back(std::move(total));
   std::sort(totals.kernels.begin(), totals.kernels.end(), [](const KernelTotal& a, const KernelTotal& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   });

@@ -10,6 +10,7 @@
 // (ProfilerStep#N excluded) by self time (own duration minus direct children's on the same thread),
 // with their inclusive total alongside.
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -60,5 +61,17 @@ struct KernelTotals {
 };
 
 KernelTotals SumKernelsAcrossRanks(std::span<const KernelBreakdown> ranks);
+
+// The same sum one rank at a time, in any order (the sums are exact and the rows sorted at the end), so
+// that a run's ranks need not be held together: SumKernelsAcrossRanks(ranks) is Add(each), then Finish().
+class KernelTotalsBuilder {
+ public:
+  void Add(const KernelBreakdown& rank);
+  KernelTotals Finish() &&;
+
+ private:
+  KernelTotals totals_;
+  std::map<std::string, KernelTotal, std::less<>> by_name_;
+};
 
 }  // namespace tuneprof

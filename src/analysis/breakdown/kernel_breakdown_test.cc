@@ -123,5 +123,30 @@ TEST(KernelBreakdownTest, SumsAcrossRanksByName) {
   EXPECT_TRUE(SumKernelsAcrossRanks({}).kernels.empty());
 }
 
+// The report sums the ranks' tables as the map's workers make them, in whatever order they finish.
+TEST(KernelBreakdownTest, SumsOneRankAtATimeInAnyOrder) {
+  std::vector<KernelBreakdown> ranks(3);
+  ranks[0].total_ns = 30;
+  ranks[0].kernels = {KernelRow{.name = "gemm", .count = 2, .total_ns = 20},
+                      KernelRow{.name = "add", .count = 1, .total_ns = 10}};
+  ranks[1].total_ns = 20;
+  ranks[1].kernels = {KernelRow{.name = "copy", .count = 4, .total_ns = 20}};  // ties gemm: by name
+  ranks[2].source = KernelTableSource::kHostOps;
+  const KernelTotals in_order = SumKernelsAcrossRanks(ranks);
+  KernelTotalsBuilder reversed;
+  for (size_t i = ranks.size(); i-- > 0;) reversed.Add(ranks[i]);
+  const KernelTotals built = std::move(reversed).Finish();
+  EXPECT_EQ(built.total_ns, in_order.total_ns);
+  EXPECT_EQ(built.host_ops, in_order.host_ops);
+  ASSERT_EQ(built.kernels.size(), 3u);
+  for (size_t i = 0; i < built.kernels.size(); ++i) {
+    EXPECT_EQ(built.kernels[i].name, in_order.kernels[i].name);
+    EXPECT_EQ(built.kernels[i].count, in_order.kernels[i].count);
+    EXPECT_EQ(built.kernels[i].total_ns, in_order.kernels[i].total_ns);
+  }
+  EXPECT_EQ(built.kernels[0].name, "copy");
+  EXPECT_EQ(built.kernels[1].name, "gemm");
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -458,6 +458,25 @@ void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunic
   }
 }
 
+}  // namespace
+
+bool IsLinkTransport(std::string_view transport) {
+  return transport == "HCCS" || transport == "PCIE" || transport == "RDMA" || transport == "SIO";
+}
+
+void KeepAscendOpsTheReduceReads(RankCommunication* rank) {
+  std::vector<AscendCommOp>& ops = rank->ascend_ops;
+  if (std::all_of(ops.begin(), ops.end(), [](const AscendCommOp& op) { return op.total; })) return;
+  std::erase_if(ops, [](const AscendCommOp& op) { return op.total; });
+  for (AscendCommOp& op : ops) {
+    std::erase_if(op.transports, [](const AscendTransport& t) { return !IsLinkTransport(t.transport); });
+    op.transports.shrink_to_fit();
+  }
+  ops.shrink_to_fit();
+}
+
+namespace {
+
 // msprof's slowest-link rule: a link slower than 20 % of the mean of its transport.
 constexpr double kSlowLinkShareOfMean = 0.2;
 

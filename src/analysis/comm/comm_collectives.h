@@ -200,4 +200,13 @@ struct RankCommunication {
 RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,
                                            const HardwareSelection& hardware);
 
+// The transports whose traffic crosses a link: SDMA is torch_npu's sum of HCCS/PCIE/SIO, LOCAL stays on the chip.
+bool IsLinkTransport(std::string_view transport);
+
+// Drops what of a rank's communication.json only `comm`'s per-op listing prints, keeping what the run's
+// reduce reads (process groups, the cross-rank waits, the advice): the "Total Op Info" entries, whose sums
+// are already in ascend_transports, and the traffic of transports that cross no link. Ops listed only as
+// totals are kept, so that whether a rank has ops at all does not change.
+void KeepAscendOpsTheReduceReads(RankCommunication* rank);
+
 }  // namespace tuneprof

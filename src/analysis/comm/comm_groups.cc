@@ -21,11 +21,6 @@ constexpr std::string_view kParallelGroupPrefix = "profiler_metadata.parallel_gr
 
 int64_t MsToNs(double ms) { return std::isfinite(ms) ? std::llround(ms * 1e6) : 0; }
 
-// The transports whose traffic crosses a link: SDMA is torch_npu's sum of HCCS/PCIE/SIO, LOCAL stays on the chip.
-bool IsLinkTransport(std::string_view transport) {
-  return transport == "HCCS" || transport == "PCIE" || transport == "RDMA" || transport == "SIO";
-}
-
 // Groups keyed by (source, group id), kept in order of first appearance.
 class GroupTable {
  public:

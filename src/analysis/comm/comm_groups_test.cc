@@ -150,6 +150,56 @@ TEST(CommGroupsTest, AscendGroupsFromCommunicationJsonTakeParallelGroupNames) {
   EXPECT_NEAR(*g.exposed_share, 0.25, 1e-12);  // 2 × 0.5 ms of 2 × 2 ms
 }
 
+// What the run-level commands keep of a rank's communication.json (KeepAscendOpsTheReduceReads) gives
+// the groups and the cross-rank verdict that the whole listing gives.
+TEST(CommGroupsTest, TheReduceReadsTheSameOfTrimmedAscendOps) {
+  std::vector<RankCommunication> ranks(3);
+  for (int r = 0; r < 3; ++r) {
+    ranks[r].rank = r;
+    for (const char* name : {"hcom_allReduce__1_0_1", "hcom_allGather__2_0_1", "Total Op Info"}) {
+      AscendCommOp op;
+      op.total = std::string_view(name) == "Total Op Info";
+      op.op_name = name;
+      op.group = "777";
+      op.type = op.total ? CollectiveType::kOther : ParseCollectiveType(name);
+      op.elapse_ms = 2.0 + r;
+      op.transit_ms = 1.0;
+      op.wait_ms = r == 1 ? 0.25 : 1.5;  // rank 1 is the one the others wait for
+      op.transports = {AscendTransport{"HCCS", 40.0, 2.0}, AscendTransport{"SDMA", 40.0, 2.0},
+                       AscendTransport{"RDMA", 3.0, 0.5}, AscendTransport{"LOCAL", 5.0, 0.01}};
+      ranks[r].ascend_ops.push_back(op);
+    }
+  }
+  std::vector<RankCommunication> trimmed = ranks;
+  for (RankCommunication& rank : trimmed) KeepAscendOpsTheReduceReads(&rank);
+  ASSERT_EQ(trimmed[0].ascend_ops.size(), 2u);  // the total is gone
+  ASSERT_EQ(trimmed[0].ascend_ops[0].transports.size(), 2u);
+  EXPECT_EQ(trimmed[0].ascend_ops[0].transports[0].transport, "HCCS");
+  EXPECT_EQ(trimmed[0].ascend_ops[0].transports[1].transport, "RDMA");
+
+  const std::vector<CommGroupSummary> whole = SummarizeGroups(ranks, ClockAlignment());
+  const std::vector<CommGroupSummary> kept = SummarizeGroups(trimmed, ClockAlignment());
+  ASSERT_EQ(whole.size(), 1u);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].collectives, whole[0].collectives);
+  EXPECT_EQ(kept[0].bytes, whole[0].bytes);
+  EXPECT_EQ(kept[0].duration_ns, whole[0].duration_ns);
+  EXPECT_EQ(kept[0].algbw_gbps, whole[0].algbw_gbps);
+  EXPECT_EQ(kept[0].op_wait_ms, whole[0].op_wait_ms);
+  EXPECT_EQ(kept[0].slowest_rank, whole[0].slowest_rank);
+  EXPECT_EQ(kept[0].busiest_type, whole[0].busiest_type);
+  ASSERT_EQ(kept[0].transports.size(), whole[0].transports.size());
+  EXPECT_EQ(AnalyzeAcrossRanks(trimmed).ascend_max_wait_rank, AnalyzeAcrossRanks(ranks).ascend_max_wait_rank);
+
+  // A rank listed only by its totals keeps them: whether it has ops at all decides how its timeline
+  // collectives count.
+  RankCommunication totals_only;
+  totals_only.ascend_ops.push_back(ranks[0].ascend_ops.back());
+  KeepAscendOpsTheReduceReads(&totals_only);
+  ASSERT_EQ(totals_only.ascend_ops.size(), 1u);
+  EXPECT_EQ(totals_only.ascend_ops[0].transports.size(), 4u);
+}
+
 // The hash of a parallel_group_info name that a real run's HCCL outputs carry for it.
 TEST(CommGroupsTest, HcclGroupHashIsMsprofsDoubleHash) {
   EXPECT_EQ(HcclGroupHash("10.174.216.241%enp189s0f1_55000_0_1738895486152654"), "212011646445595226");
