@@ -191,7 +191,10 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
   *out += fmt::format("  {:<7}{:<18}{:>14}{:>15}\n", "stage", "ranks", "stage ms", "bubble ms");
   for (const PipelineStage& s : p->stages) {
     std::string ranks;
-    for (int64_t r : s.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    for (int64_t r : s.ranks) {
+      if (!ranks.empty()) ranks += ',';
+      ranks += std::to_string(r);
+    }
     if (ranks.size() > 16) ranks = ranks.substr(0, 15) + "~";
     *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>15.3f}\n", s.stage, ranks, s.stage_ns_per_step / 1e6,
                         s.bubble_ns_per_step / 1e6);

@@ -363,7 +363,8 @@ std::string RenderCompareText(const CompareResult& result, std::span<const GateO
   const std::vector<std::string> shown = DistinctShortNames(paths, 60);
   AppendSide("before", result.before, shown[0], &out);
   AppendSide("after", result.after, shown[1], &out);
-  out += "\n" + MetricTable(result).Text();
+  out += '\n';
+  out += MetricTable(result).Text();
   AppendStepStatistics(result, &out);
   AppendOps(result.ops, &out);
   AppendCategories(result, &out);

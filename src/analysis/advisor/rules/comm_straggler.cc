@@ -28,6 +28,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   const int64_t self = rank.rank_id;
   const std::optional<int64_t> slow = rank.cross ? rank.cross->ascend_slow_rank : std::nullopt;
   if (slow == self || rank.comm == nullptr || !rank.comm->ascend_wait_ratio) return;
+  const int64_t slow_rank = slow.value_or(kNoId);  // read only where `slow` is set
   double wait_ms = 0;
   for (const AscendCommOp& op : rank.comm->ascend_ops) {
     if (!op.total) wait_ms += op.wait_ms;
@@ -40,7 +41,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.id = "communication.straggler";
   f.category = FindingCategory::kCommunication;
   f.title = slow ? fmt::format("rank {} waits for rank {}: wait ratio {:.2f} of its HCCL time ({} per step)", self,
-                               *slow, *rank.comm->ascend_wait_ratio, FormatDuration(wait_per_step))
+                               slow_rank, *rank.comm->ascend_wait_ratio, FormatDuration(wait_per_step))
                  : fmt::format(
                        "rank {} waits for other ranks: wait ratio {:.2f} of its HCCL time ({} per step); the late "
                        "rank is not in this input",
@@ -53,7 +54,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.uncapped_gain_ns = wait_per_step;
   f.gain_model = "the rank's HCCL wait time per step (communication.json)";
   if (slow) {
-    f.AddNumber("slow_rank", static_cast<double>(*slow), "rank");
+    f.AddNumber("slow_rank", static_cast<double>(slow_rank), "rank");
     f.AddText("why", rank.cross->ascend_verdict);
   } else {
     f.AddText("why",
