@@ -564,27 +564,47 @@ class RankGains {
   // the other `ranks` - 1 ranks' (0 where the finding did not fire), never below 0. Work every rank does
   // alike (the framework's overhead) makes nobody late.
   double Excess(const Finding& finding, int64_t late, size_t ranks) const {
+    if (ranks < 2) return 0;
+    return std::max(0.0, GainOf(finding, late) - OthersMedian(finding, late, ranks));
+  }
+
+  // `rank`'s gain of `finding` (0 where it did not fire there).
+  double GainOf(const Finding& finding, int64_t rank) const {
+    const auto it = by_id_.find(finding.id);
+    if (it == by_id_.end()) return 0;
+    const auto gain = it->second.find(rank);
+    return gain == it->second.end() ? 0 : gain->second;
+  }
+
+  // The median of the gains of the `ranks` - 1 ranks other than `rank` (0 where it did not fire).
+  double OthersMedian(const Finding& finding, int64_t rank, size_t ranks) const {
     const auto it = by_id_.find(finding.id);
     if (it == by_id_.end() || ranks < 2) return 0;
-    double late_gain = 0;
     std::vector<double> others;
-    for (const auto& [rank, gain] : it->second) {
-      if (rank == late) {
-        late_gain = gain;
-      } else {
-        others.push_back(gain);
-      }
+    for (const auto& [other, gain] : it->second) {
+      if (other != rank) others.push_back(gain);
     }
     if (others.size() < ranks - 1) others.resize(ranks - 1, 0.0);
     std::sort(others.begin(), others.end());
     const size_t n = others.size();
-    const double median = n % 2 == 1 ? others[n / 2] : (others[n / 2 - 1] + others[n / 2]) / 2;
-    return std::max(0.0, late_gain - median);
+    return n % 2 == 1 ? others[n / 2] : (others[n / 2 - 1] + others[n / 2]) / 2;
   }
 
  private:
   std::map<std::string, std::map<int64_t, double>> by_id_;  // id -> rank -> its largest gain
 };
+
+// A quoted gain below this multiple of the other ranks' median reads as the job's: no note.
+constexpr double kStandsOutFactor = 2.0;
+
+// Notes the other ranks' median gain on a finding whose quoted rank gains at least twice as much (a
+// straggler's host stall quoted as every rank's launch overhead, say).
+void NoteOthersMedian(const RankGains& gains, size_t ranks, Finding* finding) {
+  if (ranks < 2 || finding->estimated_gain_ns <= 0) return;  // no gain left to attribute
+  const double quoted = gains.GainOf(*finding, finding->evidence_rank);
+  const double median = gains.OthersMedian(*finding, finding->evidence_rank, ranks);
+  if (quoted > 0 && quoted >= kStandsOutFactor * median) finding->others_median_gain_ns = median;
+}
 
 // The rank communication.straggler says the others wait for: the timeline's straggler or msprof-analyze's
 // slow rank, as its evidence names them; none when the late rank is not in the input.
@@ -766,6 +786,12 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   std::array<double, 7> job_times{};
   bool units_healthy = true;
   result.ranks.reserve(ranks.size());
+  // A rank without a complete step (cut off before its first one ended) has nothing to average; when no
+  // rank has one, all count, and every mean is zero.
+  const auto with_steps = static_cast<size_t>(std::count_if(
+      ranks.begin(), ranks.end(), [](const RankAdviceDraft& draft) { return draft.advice.split.steps > 0; }));
+  result.mean_ranks = with_steps > 0 ? with_steps : ranks.size();
+  const auto in_mean = [&](const RankAdviceDraft& draft) { return with_steps == 0 || draft.advice.split.steps > 0; };
   for (size_t i = 0; i < ranks.size(); ++i) {
     RankAdviceDraft& draft = ranks[i];
     std::vector<Finding> findings = RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross);
@@ -777,13 +803,15 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
       gains.Add(finding, draft.advice.rank);
       MergeInto(finding, &merged);
     }
-    const std::array<double, 7> times = BottleneckTimes(draft.advice.split);
-    for (size_t b = 0; b < times.size(); ++b) job_times[b] += times[b];
+    if (in_mean(draft)) {
+      const std::array<double, 7> times = BottleneckTimes(draft.advice.split);
+      for (size_t b = 0; b < times.size(); ++b) job_times[b] += times[b];
+      AddToMean(draft.advice.split, result.mean_ranks, &result.mean_split);
+    }
     // The compute units come first (Utilizations); a draft read from a damaged summary may have none.
     const bool units_known = !draft.advice.utilizations.empty() && draft.advice.utilizations.front().value_pct;
     units_healthy = units_healthy && units_known && !draft.advice.utilizations.front().Below();
     result.step_ns = std::max(result.step_ns, draft.advice.split.step_ns);
-    AddToMean(draft.advice.split, ranks.size(), &result.mean_split);
     result.ranks.push_back(std::move(draft.advice));
   }
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
@@ -795,14 +823,15 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   for (Finding& finding : result.findings) {
     finding.estimated_gain_ns = std::min(finding.estimated_gain_ns, step_left);
     step_left -= finding.estimated_gain_ns;
+    NoteOthersMedian(gains, ranks.size(), &finding);
   }
   // The verdict speaks of one rank's mean step: average the ranks' times per bottleneck.
-  for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(ranks.size(), 1));
+  for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(result.mean_ranks, 1));
   result.dominant = Largest(job_times);
   const bool big_finding =
       !result.findings.empty() && result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;
   if (result.dominant == Bottleneck::kCompute && units_healthy && !big_finding) result.dominant = Bottleneck::kNone;
-  result.dominant_reason = DescribeVerdict(result.dominant, job_times, ranks.size());
+  result.dominant_reason = DescribeVerdict(result.dominant, job_times, result.mean_ranks);
   return result;
 }
 

@@ -91,9 +91,11 @@ struct AdvisorResult {
   Bottleneck dominant = Bottleneck::kNone;
   std::string dominant_reason;  // the numbers behind the verdict, in words
   double step_ns = 0;           // the slowest rank's mean step
-  // The ranks' mean step and its parts, each the mean over ranks: the population the verdict speaks of
-  // (equal to the one rank's split on a single-rank input). steps: over all ranks.
+  // The ranks' mean step and its parts, each the mean over the ranks with a complete step: the
+  // population the verdict speaks of (equal to the one rank's split on a single-rank input). A rank
+  // whose every step was cut off has none and is left out, as its warning says. steps: over all ranks.
   TimeSplit mean_split;
+  size_t mean_ranks = 0;  // how many ranks the mean is over
   std::vector<RankAdvice> ranks;
   std::vector<Finding> findings;  // by estimated gain, largest first
 };

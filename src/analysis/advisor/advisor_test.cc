@@ -163,6 +163,43 @@ TEST(RunAdvisor, AFindingOnTwoRanksKeepsTheLargerGainAndBothRanks) {
             1);
 }
 
+// A cost one rank alone has is quoted with the others' median beside it, so that it reads as that rank's.
+TEST(RunAdvisor, AGainThatOneRankStandsOutInCarriesTheOthersMedian) {
+  const Job outlier({RankSpec{0, {{"gemm", {400, 1000}}}, {{kLoader, {0, 100}}}},
+                     RankSpec{1, {{"gemm", {400, 1000}}}, {{kLoader, {0, 100}}}},
+                     RankSpec{2, {{"gemm", {400, 1000}}}, {{kLoader, {0, 400}}}}});
+  const Finding* loader = outlier.Find("data.slow_dataloader");
+  ASSERT_NE(loader, nullptr);
+  EXPECT_EQ(loader->evidence_rank, 2);
+  ASSERT_TRUE(loader->others_median_gain_ns.has_value());
+  EXPECT_DOUBLE_EQ(*loader->others_median_gain_ns, Us(100));
+  // Alike enough (150 < 2 x 100): the quoted gain reads as the job's.
+  const Job alike({RankSpec{0, {{"gemm", {400, 1000}}}, {{kLoader, {0, 100}}}},
+                   RankSpec{1, {{"gemm", {400, 1000}}}, {{kLoader, {0, 100}}}},
+                   RankSpec{2, {{"gemm", {400, 1000}}}, {{kLoader, {0, 150}}}}});
+  ASSERT_NE(alike.Find("data.slow_dataloader"), nullptr);
+  EXPECT_FALSE(alike.Find("data.slow_dataloader")->others_median_gain_ns.has_value());
+}
+
+// A rank cut off before its first step ended has no split to average: the mean and the verdict are over
+// the others, as its warning says.
+TEST(CombineAdvice, TheMeanLeavesOutRanksWithoutACompleteStep) {
+  std::vector<RankAdviceDraft> drafts(3);
+  for (size_t i = 0; i < drafts.size(); ++i) {
+    drafts[i].advice.rank = static_cast<int64_t>(i);
+    if (i == 1) continue;  // cut off: no step, every part 0
+    drafts[i].advice.split.steps = 4;
+    drafts[i].advice.split.step_ns = Us(1000);
+    drafts[i].advice.split.part_ns[static_cast<size_t>(TimePart::kIdle)] = Us(1000);
+  }
+  const AdvisorResult result = CombineAdvice(std::move(drafts), {}, AdvisorConfig(), nullptr);
+  EXPECT_EQ(result.mean_ranks, 2u);
+  EXPECT_DOUBLE_EQ(result.mean_split.step_ns, Us(1000));
+  EXPECT_DOUBLE_EQ(result.mean_split.part(TimePart::kIdle), Us(1000));
+  EXPECT_EQ(result.mean_split.steps, 8u);
+  EXPECT_NE(result.dominant_reason.find("mean over 2 ranks"), std::string::npos) << result.dominant_reason;
+}
+
 TEST(RunAdvisor, FindingsAreSortedByGainLargestFirst) {
   const Job job({RankSpec{0, {{"gemm", {200, 1000}}}, {{kLoader, {0, 100}}}},
                  RankSpec{1, {{"gemm", {200, 1000}}}, {{kLoader, {0, 200}}}}});

@@ -61,6 +61,9 @@ struct Finding {
   // The rank whose figures the title, evidence and gain quote: the one with the largest gain when it
   // fired on several; kNoId before the advisor sets it.
   int64_t evidence_rank = kNoId;
+  // On a run of several ranks, where the quoted rank's gain stands out: the median gain of the other
+  // ranks (0 where it did not fire), so that a cost one rank alone has reads as that rank's, not the job's.
+  std::optional<double> others_median_gain_ns;
 
   void AddNumber(std::string label, double number, std::string number_unit) {
     evidence.push_back(Evidence{std::move(label), number, "", std::move(number_unit)});

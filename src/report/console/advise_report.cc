@@ -35,6 +35,12 @@ constexpr std::array kParts = std::to_array<PartLabel>({
 // The computing of a step without operators to class it (a summary-only torch_npu rank).
 constexpr std::string_view kUnclassedComputing = "computing (no operators to class it)";
 
+// " (mean over N ranks)", saying so where ranks without a complete step are left out of the mean.
+std::string MeanOverRanks(const AdvisorResult& result) {
+  if (result.mean_ranks >= result.ranks.size()) return fmt::format(" (mean over {} ranks)", result.mean_ranks);
+  return fmt::format(" (mean over {} of {} ranks)", result.mean_ranks, result.ranks.size());
+}
+
 std::string Fit(std::string_view raw, size_t width) {
   const std::string text = EscapeText(raw);
   if (text.size() <= width) return text;
@@ -116,13 +122,22 @@ std::string GainText(const Finding& finding, double step_ns) {
                      step_ns > 0 ? 100 * finding.estimated_gain_ns / step_ns : 0);
 }
 
-// " [ranks 0,1; figures of rank 1]" for a finding that fired on several ranks: its numbers are one
-// rank's, which need not be the rank a table beside it shows.
-std::string RanksText(const Finding& finding) {
-  if (finding.ranks.size() <= 1) return "";
-  std::string ranks;
-  for (int64_t rank : finding.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
-  return " [ranks " + ranks + "; figures of rank " + std::to_string(finding.evidence_rank) + "]";
+// Where a finding fired, on a run of several ranks: " [rank 3]", " [ranks 0,1; figures of rank 1]",
+// " [all 1024 ranks; figures of rank 3; the other ranks' median -0.331 ms]". Its numbers are one rank's,
+// which need not be the rank a table beside it shows, and one that fired on a single rank, or whose quoted
+// rank stands out, is that rank's, not the job's.
+std::string RanksText(const Finding& finding, size_t run_ranks) {
+  if (run_ranks <= 1 || finding.ranks.empty()) return "";
+  if (finding.ranks.size() == 1) return fmt::format(" [rank {}]", finding.ranks.front());
+  const std::string where =
+      finding.ranks.size() == run_ranks ? fmt::format("all {} ranks", run_ranks) : "ranks " + RankRanges(finding.ranks);
+  std::string others;
+  if (finding.others_median_gain_ns) {
+    others = *finding.others_median_gain_ns > 0
+                 ? fmt::format("; the other ranks' median -{:.3f} ms", *finding.others_median_gain_ns / 1e6)
+                 : std::string("; no gain left on most other ranks");
+  }
+  return fmt::format(" [{}; figures of rank {}{}]", where, finding.evidence_rank, others);
 }
 
 std::string EvidenceValue(const Evidence& e) {
@@ -146,17 +161,19 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
                      rank->split.cpu_only ? " (CPU-only trace)" : "");
   out += "\n";
   const bool several = result.ranks.size() > 1;
-  AppendSplit(result.mean_split, several ? fmt::format(" (mean over {} ranks)", result.ranks.size()) : "", &out);
+  AppendSplit(result.mean_split, several ? MeanOverRanks(result) : "", &out);
   if (several) AppendSlowestRankPart(*rank, &out);
   out += "\n";
   AppendUtilizations(*rank, several ? fmt::format(" (rank {}, the slowest)", rank->rank) : "", &out);
   out += "\n";
-  out += fmt::format("Dominant bottleneck: {}\n  {}\n\n", BottleneckName(result.dominant),
-                     Fit(result.dominant_reason, 96));
+  // Wrapped, not cut: the reason ends with the population it speaks of ("mean over 1024 ranks").
+  out += fmt::format("Dominant bottleneck: {}\n", BottleneckName(result.dominant));
+  out += WrapText(result.dominant_reason, 98, "  ", "  ") + "\n";
   out += result.findings.empty() ? "No findings.\n" : "Top strategies (estimated gain per step)\n";
   for (size_t i = 0; i < result.findings.size() && i < kTopStrategies; ++i) {
     const Finding& f = result.findings[i];
-    out += fmt::format("{:>2}. {:<28} {}{}\n", i + 1, f.id, GainText(f, result.step_ns), RanksText(f));
+    out += fmt::format("{:>2}. {:<28} {}{}\n", i + 1, f.id, GainText(f, result.step_ns),
+                       RanksText(f, result.ranks.size()));
     out += fmt::format("    {}\n", Fit(f.title, 94));
     if (!f.apis.empty()) out += fmt::format("    -> {}\n", Fit(f.apis.front(), 91));
   }
@@ -173,7 +190,7 @@ std::string RenderAdviseText(const AdvisorResult& result) {
   for (size_t i = 0; i < result.findings.size(); ++i) {
     const Finding& f = result.findings[i];
     out += fmt::format("{}. {} [{}] {}{}\n", i + 1, f.id, FindingCategoryName(f.category), GainText(f, result.step_ns),
-                       RanksText(f));
+                       RanksText(f, result.ranks.size()));
     out += fmt::format("   {}\n", EscapeText(f.title));
     for (const Evidence& e : f.evidence) out += fmt::format("   - {}: {}\n", e.label, EvidenceValue(e));
     out += fmt::format("   strategy: {}\n", EscapeText(f.strategy));
@@ -263,6 +280,8 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   for (int64_t rank : f.ranks) w->Int(rank);
   w->EndArray();
   w->Key("evidence_rank").Int(f.evidence_rank);
+  w->Key("others_median_gain_us");
+  f.others_median_gain_ns ? w->Double(*f.others_median_gain_ns / 1e3) : w->Null();
   w->EndObject();
 }
 

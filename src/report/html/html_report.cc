@@ -135,8 +135,12 @@ void SummarySection(const HtmlReportInput& input, Pieces& out) {
   }
   if (advice.ranks.size() > 1) {  // the population the verdict quotes
     const TimeSplit& mean = advice.mean_split;
-    out += fmt::format("<tr><td>mean over {} ranks</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
-                       advice.ranks.size(), kEmptyCell, MillisText(mean.step_ns));
+    out += fmt::format("<tr><td>mean over {} ranks{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
+                       advice.mean_ranks,
+                       advice.mean_ranks < advice.ranks.size()
+                           ? fmt::format(" (of {}: the others have no complete step)", advice.ranks.size())
+                           : "",
+                       kEmptyCell, MillisText(mean.step_ns));
     for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
       out += fmt::format("<td class=\"n\">{}</td>", MillisText(mean.part_ns[p]));
     }
@@ -574,8 +578,11 @@ std::string FindingsSection(const AdvisorResult& advice) {
   for (const Finding& f : advice.findings) {
     chart.categories.push_back(f.id);
     chart.series[0].values.push_back(f.estimated_gain_ns / 1e6);
-    std::string ranks;
-    for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    std::string ranks = RankRanges(f.ranks);
+    if (f.others_median_gain_ns && f.ranks.size() > 1) {  // the quoted rank stands out: its cost is not the job's
+      ranks += fmt::format(" (figures of rank {}; the others' median {} ms)", f.evidence_rank,
+                           MillisText(*f.others_median_gain_ns));
+    }
     std::string apis;
     for (const std::string& api : f.apis) apis += fmt::format("<br><code>{}</code>", E(api));
     table += fmt::format(
