@@ -71,6 +71,12 @@ OutlierTest ThreeSigma(std::span<const double> values) {
   out.samples = values.size();
   out.ratio = "z";
   out.critical_value = kSigmaThreshold;
+  // Identical values have no outlier; tested, they would print the z of a rounding error (their mean, a
+  // few ulps off every one of them, puts each exactly one "sigma" away: z = 1).
+  if (const auto [low, high] = std::minmax_element(values.begin(), values.end()); *low == *high) {
+    out.why_not = "all values equal";
+    return out;
+  }
   double mean = 0;
   for (double v : values) mean += v;
   mean /= static_cast<double>(values.size());

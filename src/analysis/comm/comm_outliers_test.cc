@@ -117,6 +117,16 @@ TEST(ThreeSigmaTest, AHighValueNamesTheShortestRank) {
   EXPECT_EQ(t.outliers, std::vector<size_t>{1});
 }
 
+// 1,024 ranks computing exactly as long: nothing to test (their mean, a few ulps off, gave z = 1).
+TEST(ThreeSigmaTest, IdenticalValuesAreNotTested) {
+  const std::vector<double> computing(1024, -7.2);
+  const OutlierTest t = TestOutliers(computing, SuspectEnd::kShortest);
+  EXPECT_EQ(t.test, OutlierTestKind::kThreeSigma);
+  EXPECT_FALSE(t.statistic.has_value());
+  EXPECT_TRUE(t.outliers.empty());
+  EXPECT_EQ(t.why_not, "all values equal");
+}
+
 TEST(ClusterViewTest, StepSpreadAndOutlierTestsOverTheRanks) {
   // Communication (ms) 10, 10.5, 10.2, 10.4, 2 on ranks 10..14: r10 = 8 / 8.5 flags rank 14 (others waited for it).
   // Computing (ms) 50, 50, 51, 52, 80: negated r10 = (−52 + 80) / (−50 + 80) = 28 / 30 = 0.9333 > 0.823: rank 14.
