@@ -134,7 +134,7 @@ class Run {
     Result<std::string> text = Status();
     {
       py::gil_scoped_release no_gil;
-      text = cli::ProfileOutput(traces(), options, warnings());
+      text = cli::ProfileOutput(traces(), options, warnings_);
     }
     return ValueOrThrow(std::move(text));
   }
@@ -143,7 +143,7 @@ class Run {
     Result<std::string> text = Status();
     {
       py::gil_scoped_release no_gil;
-      text = cli::MemoryOutput(traces(), options, warnings());
+      text = cli::MemoryOutput(traces(), options, warnings_);
     }
     return ValueOrThrow(std::move(text));
   }
@@ -188,6 +188,8 @@ class Run {
   std::vector<std::string> paths_;
   AnalysisFlags flags_;
   std::vector<Trace> traces_;  // until the first analysis takes them
+  // What loading said, kept whole after the analysis: profile and memory print it with their own, as the
+  // CLI's do; the analysis' (its breakdown's among them) are not theirs to repeat.
   std::vector<std::string> warnings_;
   std::unique_ptr<AnalyzedRun> analyzed_;
 };

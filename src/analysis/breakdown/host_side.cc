@@ -41,6 +41,9 @@ void MeasureHostWait(const std::vector<Item>& items, HostSideBreakdown* out) {
       if (start - busy_until >= kHostPauseNs) {
         out->host_pause_ns += start - busy_until;
         ++out->host_pause_gaps;
+      } else if (start - busy_until >= kHostStallNs) {
+        out->host_stall_ns += start - busy_until;
+        ++out->host_stall_gaps;
       }
     }
     for (; i < j; ++i) busy_until = std::max(busy_until, items[i].end_ns);

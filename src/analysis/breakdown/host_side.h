@@ -11,6 +11,9 @@
 //   wait). A launch costs microseconds and a launch-bound loop leaves gaps of that order (tens to
 //   hundreds of microseconds between launches); 10 ms without a launch is the host doing something else
 //   (sleep, blocking I/O, CPU work, evaluation, Python), which fewer launches do not shorten.
+// - host stalls: the host-wait gaps from kHostStallNs up to a pause, counted apart as well: a
+//   millisecond is a hundred launches; such a gap is the host busy before one launch (a synchronizing
+//   call, CPU work, a late rank's own host work), not the cost of launching.
 // - launch latency: device start - launch; percentiles interpolate linearly between order statistics
 //   (numpy's default, as pandas' describe()).
 // - gaps: on each stream, the idle time between an item's start and the latest end before it.
@@ -26,6 +29,7 @@
 namespace tuneprof {
 
 inline constexpr int64_t kHostPauseNs = 10'000'000;
+inline constexpr int64_t kHostStallNs = 1'000'000;
 
 struct LatencySummary {
   double mean_ns = 0;
@@ -39,6 +43,8 @@ struct HostSideBreakdown {
   uint64_t host_wait_gaps = 0;
   int64_t host_pause_ns = 0;  // the part of host_wait_ns in gaps of at least kHostPauseNs
   uint64_t host_pause_gaps = 0;
+  int64_t host_stall_ns = 0;  // the part of host_wait_ns in gaps from kHostStallNs up to kHostPauseNs
+  uint64_t host_stall_gaps = 0;
   std::optional<LatencySummary> launch_latency;  // nullopt when no event has a known launch
   int64_t gaps_ns = 0;
   uint64_t gap_count = 0;

@@ -41,6 +41,28 @@ TEST(HostSideTest, MeasuresWaitLatencyGapsAndQueue) {
   EXPECT_NEAR(h.queue_depth_mean, 83.0 / 70.0, 1e-12);  // time-weighted over [0, 70) us
 }
 
+// Waits of 0.5, 2 and 12 ms, each ended by a launch after the drain: one is launching, one a stall of the
+// host before a launch, one a pause.
+TEST(HostSideTest, StallsAndPausesAreCountedApartInTheWait) {
+  HandBuiltTrace hand;
+  int64_t at = 0;
+  int corr = 1;
+  for (const int64_t gap_us : {0, 500, 2000, 12000}) {
+    at += Us(gap_us);
+    hand.Launch(at, corr);
+    hand.Device(EventKind::kKernel, "k", at, Us(10), corr, /*stream=*/7);
+    at += Us(10);
+    ++corr;
+  }
+  const HostSideBreakdown h = ComputeTimeBreakdown(hand.Finish()).total.host;
+  EXPECT_EQ(h.host_wait_gaps, 3u);
+  EXPECT_EQ(h.host_wait_ns, Us(500 + 2000 + 12000));
+  EXPECT_EQ(h.host_stall_gaps, 1u);
+  EXPECT_EQ(h.host_stall_ns, Us(2000));
+  EXPECT_EQ(h.host_pause_gaps, 1u);
+  EXPECT_EQ(h.host_pause_ns, Us(12000));
+}
+
 TEST(HostSideTest, WorkWithoutLaunchesHasNoLaunchMeasures) {
   HandBuiltTrace hand;
   hand.Kernel("a", Us(0), Us(10));

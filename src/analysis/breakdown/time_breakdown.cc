@@ -427,6 +427,16 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
     result.warnings.push_back(result.path +
                               ": trace is cut off before any of the device work its other records show; "
                               "no device time is measured");
+  } else if (device_work > 0 && std::none_of(result.steps.begin(), result.steps.end(),
+                                             [](const StepBreakdown& step) { return step.step.has_value(); })) {
+    // Per-step figures are then the whole trace's, one-off work (initialization, a first compile) included.
+    const bool nsys = trace.metadata().format == TraceFormat::kNsysSqlite;
+    result.warnings.push_back(
+        result.path + ": no steps marked" +
+        (nsys ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
+        ": the whole trace counts as one step, one-off work such as initialization included; " +
+        (nsys ? "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))"
+              : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
   }
 
   const std::vector<DeviceWorkEvent> host_collectives(work.begin() + static_cast<ptrdiff_t>(device_work), work.end());

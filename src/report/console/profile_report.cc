@@ -246,7 +246,9 @@ void AppendDeviceKernelRows(std::string_view title, const std::vector<KernelRow>
                       "mean us", "min us", "max us", "std us", "share");
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
     const KernelRow& r = rows[i];
-    *out += fmt::format("  {:<32}{:>6}{:>8}{:>10.3f}{:>9.1f}{:>9.1f}{:>9.1f}{:>8.1f}{:>6.1f}%\n", names[i],
+    // Each number after a space of its own: one too wide for its column (a 3 s operator's mean in us)
+    // shifts the row instead of running into its neighbour.
+    *out += fmt::format("  {:<32}{:>6} {:>7} {:>9.3f} {:>8.1f} {:>8.1f} {:>8.1f} {:>7.1f}{:>6.1f}%\n", names[i],
                         r.mixed_work ? "mixed" : ShortWork(r.work), r.count, Millis(r.total_ns), Micros(r.mean_ns),
                         Micros(r.min_ns), Micros(r.max_ns), r.stddev_ns / 1e3, r.share * 100);
   }
@@ -259,7 +261,7 @@ void AppendHostOpRows(const std::vector<KernelRow>& rows, bool wide, std::string
                       "incl ms", "mean us", "max us", "share");
   for (size_t i = 0; i < rows.size() && i < kTextTopRows; ++i) {
     const KernelRow& r = rows[i];
-    *out += fmt::format("  {:<38}{:>8}{:>11.3f}{:>11.3f}{:>9.1f}{:>9.1f}{:>6.1f}%\n", names[i], r.count,
+    *out += fmt::format("  {:<38} {:>7} {:>10.3f} {:>10.3f} {:>8.1f} {:>8.1f}{:>6.1f}%\n", names[i], r.count,
                         Millis(r.total_ns), Millis(r.inclusive_ns), Micros(r.mean_ns), Micros(r.max_ns), r.share * 100);
   }
   if (rows.size() > kTextTopRows) *out += fmt::format("  ... {} more\n", rows.size() - kTextTopRows);

@@ -19,6 +19,10 @@
 namespace tuneprof {
 namespace {
 
+// host.launch_bound speaks of stalls, not launches, when gaps of kHostStallNs or more hold this share of
+// the wait.
+constexpr double kStallShareOfWait = 0.5;
+
 struct KernelSizes {
   uint64_t count = 0;
   uint64_t tiny = 0;
@@ -64,11 +68,15 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   if (wait <= 0 || pct < config.Get(threshold::kHostWaitPct)) return;
   const KernelSizes sizes = MeasureKernels(rank, config.Get(threshold::kTinyKernelUs) * 1e3);
   const HostSideBreakdown& host = rank.breakdown->total.host;
+  // Gaps of a millisecond or more (not pauses) are the host busy before one launch, not launching.
+  const double stall = PerStep(rank, static_cast<double>(host.host_stall_ns));
+  const double stalls = PerStep(rank, static_cast<double>(host.host_stall_gaps));
+  const bool stalled = stall >= kStallShareOfWait * wait;
   Finding f;
   f.id = "host.launch_bound";
   f.category = FindingCategory::kHost;
-  f.title = fmt::format("the device waits for the host {:.1f} % of the step ({} per step): launch-bound", pct,
-                        FormatDuration(wait));
+  f.title = fmt::format("the device waits for the host {:.1f} % of the step ({} per step): {}", pct,
+                        FormatDuration(wait), stalled ? "mostly in gaps >= 1 ms" : "launch-bound");
   f.metric = "device idle time ended by a launch issued after the device drained, gaps under 10 ms / step time";
   f.value = pct;
   f.threshold = config.Get(threshold::kHostWaitPct);
@@ -84,8 +92,21 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.AddNumber("tiny_kernel_pct",
               sizes.count ? 100.0 * static_cast<double>(sizes.tiny) / static_cast<double>(sizes.count) : 0, "%");
   if (host.launch_latency) f.AddNumber("launch_latency_p50_us", host.launch_latency->p50_ns / 1e3, "us");
+  f.AddNumber("host_stall_us", stall / 1e3, "us");
+  f.AddNumber("host_stalls_per_step", stalls, "count");
   if (rank.compute->graphs.any()) {
     AddGraphContext(rank, &f);
+  } else if (stalled) {
+    f.strategy = fmt::format(
+        "Most of the wait is the host busy before a few launches, a millisecond or more each: a synchronizing "
+        "call (.item(), .cpu(), printing a tensor), CPU work or data preparation in the loop, or this rank's "
+        "own host work that the other ranks then wait for. Find what the host runs in those gaps and move it "
+        "off the step's path (asynchronously, earlier, or less often); graphs and fusion shorten only the "
+        "short gaps ({} per step).",
+        FormatDuration(wait - stall));
+    f.apis = {std::string(ForPlatform(rank, "torch.cuda.set_sync_debug_mode(\"warn\")",
+                                      "torch_npu.profiler.profile(with_stack=True) (what the host runs in the gaps)",
+                                      "torch.profiler.profile(with_stack=True)"))};
   } else {
     f.strategy =
         "Launch less often and ahead of the device: capture the step in a graph (one launch replays all kernels), "

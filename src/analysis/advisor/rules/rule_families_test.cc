@@ -202,6 +202,25 @@ TEST(RuleFamilies, ShortHostPauseIsAPauseNotLaunchBound) {
   if (low != nullptr) EXPECT_LE(low->estimated_gain_ns, result.ranks[0].split.part(TimePart::kIdle) - Us(20'010));
 }
 
+// One 2 ms gap before a launch is the host busy (a sync, CPU work, a late rank's own host work), not the
+// cost of launching: host.launch_bound says so and points there, not at graphs.
+TEST(RuleFamilies, AFewLongHostGapsAreAStallNotLaunchOverhead) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(3'000));
+  t.Launch(Us(0), 1);
+  t.Kernel("gemm", Us(10), Us(400), 1);
+  t.Launch(Us(2'410), 2);  // 2 ms after the device drained
+  t.Kernel("gemm", Us(2'420), Us(400), 2);
+  const AdvisorResult result = Advise(t.Finish());
+  const Finding* launch = Find(result, "host.launch_bound");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*launch, "host_stalls_per_step"), 1);
+  EXPECT_DOUBLE_EQ(Number(*launch, "host_stall_us"), 2'010);
+  EXPECT_NE(launch->title.find("mostly in gaps >= 1 ms"), std::string::npos) << launch->title;
+  EXPECT_EQ(launch->strategy.find("graph in"), std::string::npos) << launch->strategy;
+  EXPECT_NE(launch->strategy.find("Find what the host runs in those gaps"), std::string::npos);
+}
+
 TEST(RuleFamilies, DataLoaderHoldsUpTheStep) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
