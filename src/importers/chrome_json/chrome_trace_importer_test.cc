@@ -108,5 +108,18 @@ TEST(ChromeTraceImporterTest, AbsurdEventsAreDroppedAndCountedPerKind) {
       << all;
 }
 
+// A control byte outside a string (here inside an args array the parser skips) is invalid JSON: the
+// parser accepted it inside a run of events and refused it alone, so the verdict followed the reads.
+TEST(ChromeTraceImporterTest, ControlByteOutsideAStringIsAnErrorWhateverTheReads) {
+  const std::string text =
+      "[{\"ph\":\"X\",\"ts\":1,\"dur\":1},\n{\"ph\":\"X\",\"args\":{\"Input Dims\":[[\x07]]},\"ts\":2,\"dur\":1},\n"
+      "{\"ph\":\"X\",\"ts\":3,\"dur\":1}]";
+  const std::string reference = Outcome(text, 4096, 0);
+  EXPECT_EQ(reference, "error: mem.json: byte 61: a control byte (0x07) outside a string; JSON allows none there");
+  ExpectSameForEveryReadSize(text, reference);
+  // Tabs, carriage returns and newlines between tokens are blanks.
+  ExpectSameForEveryReadSize("[{\"ph\":\"X\",\r\n\t\"ts\":1,\"dur\":1}\r\n]", "ok 1 truncated=0");
+}
+
 }  // namespace
 }  // namespace tuneprof

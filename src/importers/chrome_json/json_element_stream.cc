@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -22,7 +23,8 @@ struct BlockMasks {
   uint64_t backslash = 0;
   uint64_t open = 0;   // { [
   uint64_t close = 0;  // } ]
-  uint64_t blank = 0;  // space, tab, CR, LF
+  uint64_t blank = 0;  // space, tab, CR, LF (and any other byte below 0x20)
+  uint64_t space = 0;
 };
 
 // '[' and '{' differ only in bit 5, as do ']' and '}'; bytes up to 0x20 outside strings can only be
@@ -42,6 +44,7 @@ BlockMasks ClassifyBlockSse2(const char* p) {
     m.open |= Mask16(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{'))) << shift;
     m.close |= Mask16(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}'))) << shift;
     m.blank |= Mask16(_mm_cmpeq_epi8(_mm_min_epu8(v, bit5), v)) << shift;
+    m.space |= Mask16(_mm_cmpeq_epi8(v, bit5)) << shift;
   }
   return m;
 }
@@ -62,6 +65,7 @@ __attribute__((target("avx2"))) BlockMasks ClassifyBlockAvx2(const char* p) {
     m.open |= Mask32(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8('{'))) << shift;
     m.close |= Mask32(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8('}'))) << shift;
     m.blank |= Mask32(_mm256_cmpeq_epi8(_mm256_min_epu8(v, bit5), v)) << shift;
+    m.space |= Mask32(_mm256_cmpeq_epi8(v, bit5)) << shift;
   }
   return m;
 }
@@ -69,6 +73,20 @@ __attribute__((target("avx2"))) BlockMasks ClassifyBlockAvx2(const char* p) {
 // Chosen once; one indirect call per 64 bytes costs little next to the classification.
 using ClassifyFn = BlockMasks (*)(const char*);
 const ClassifyFn ClassifyBlock = __builtin_cpu_supports("avx2") ? ClassifyBlockAvx2 : ClassifyBlockSse2;
+
+// The first byte below 0x20 other than tab, CR and LF among `candidates` (bits of bytes below 0x21
+// outside strings), or -1. JSON allows none there; the parser's verdict on one depended on how many
+// events it read at once, so the stream rejects it wherever it falls. Newlines are the only common
+// candidates: a few per event.
+int FirstControlByte(const char* p, uint64_t candidates) {
+  while (candidates != 0) {
+    const int i = __builtin_ctzll(candidates);
+    const char c = p[i];
+    if (c != '\n' && c != '\r' && c != '\t') return i;
+    candidates &= candidates - 1;
+  }
+  return -1;
+}
 
 // Bits of the characters that a backslash escapes. Backslashes are rare in traces, so this walks them
 // one by one: each escaping backslash makes the next byte literal (a backslash there escapes nothing).
@@ -184,6 +202,10 @@ Result<bool> JsonElementStream::ScanValue(size_t* value_end) {
       const uint64_t quotes = m.quote & ~escaped;
       const uint64_t in_string = PrefixXor(quotes) ^ in_string_carry;
       in_string_carry = static_cast<uint64_t>(static_cast<int64_t>(in_string) >> 63);
+      const uint64_t valid = avail - cursor < 64 ? (uint64_t{1} << (avail - cursor)) - 1 : ~uint64_t{0};
+      if (const int control = FirstControlByte(base + cursor, m.blank & ~m.space & ~in_string & valid); control >= 0) {
+        return ControlByteError(pos_ + cursor + static_cast<size_t>(control));
+      }
       uint64_t brackets = (m.open | m.close) & ~in_string;
       while (brackets != 0) {
         const int bit = __builtin_ctzll(brackets);
@@ -246,6 +268,13 @@ Result<bool> JsonElementStream::ScanScalar(size_t* value_end) {
 
 JsonElement JsonElementStream::ElementAt(size_t begin, size_t end) const {
   return JsonElement{buffer_.data() + begin, end - begin, buffer_.size() - begin, base_offset_ + begin};
+}
+
+Status JsonElementStream::ControlByteError(size_t at) const {
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(buffer_[at])));
+  return InvalidInput(source_->path() + ": byte " + std::to_string(base_offset_ + at) + ": a control byte (" + hex +
+                      ") outside a string; JSON allows none there");
 }
 
 Status JsonElementStream::Unexpected(const char* expected) const {
@@ -399,6 +428,9 @@ Result<JsonElementStream::FastOutcome> JsonElementStream::ScanObjectsFast(JsonEl
         (m.backslash & valid) == 0 && escape_carry == 0 ? 0 : EscapedBits(m.backslash & valid, &escape_carry);
     const uint64_t in_string = PrefixXor(m.quote & valid & ~escaped) ^ in_string_carry;
     in_string_carry = static_cast<uint64_t>(static_cast<int64_t>(in_string) >> 63);
+    if (const int control = FirstControlByte(base, m.blank & ~m.space & ~in_string & valid); control >= 0) {
+      return ControlByteError(block + static_cast<size_t>(control));
+    }
     const uint64_t brackets = (m.open | m.close) & ~in_string & valid;
     const uint64_t visible = ~m.blank & valid;  // every non-blank byte, strings included
     uint64_t from = ~uint64_t{0};               // bits not yet visited in this block

@@ -88,6 +88,7 @@ class JsonElementStream {
   static constexpr size_t kMaxRunEvents = 1 << 16;
   Status RunObject(JsonElementSink* sink);
   Status Unexpected(const char* expected) const;
+  Status ControlByteError(size_t at) const;  // `at`: a buffer index
   JsonElement ElementAt(size_t begin, size_t end) const;
 
   ByteSource* source_;
