@@ -147,7 +147,7 @@ void AppendClusterView(const CommAnalysis& a, std::string* out) {
 
 std::string RankList(const std::vector<int64_t>& ranks) {
   if (ranks.empty()) return std::string(kEmptyCell);
-  std::string text = fmt::format("{}", fmt::join(ranks, ","));
+  const std::string text = RankRanges(ranks);  // "0-1023", not the first four of 1,024 ids
   return text.size() <= 14 ? text : text.substr(0, 11) + "...";
 }
 
@@ -158,8 +158,9 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
                       "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest");
   for (const CommGroupSummary& g : x.groups) {
     std::string name = EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label);
-    if (g.source != "timeline") name += "*";
-    if (name.size() > 19) name = name.substr(0, 16) + "...";
+    const std::string_view mark = g.source != "timeline" ? "*" : "";  // kept when a long name is cut
+    if (name.size() + mark.size() > 19) name = name.substr(0, 16 - mark.size()) + "...";
+    name += mark;
     *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}\n", name,
                         RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
                         MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), NumberCell(g.algbw_gbps, 2),
