@@ -121,5 +121,23 @@ TEST(ChromeTraceImporterTest, ControlByteOutsideAStringIsAnErrorWhateverTheReads
   ExpectSameForEveryReadSize("[{\"ph\":\"X\",\r\n\t\"ts\":1,\"dur\":1}\r\n]", "ok 1 truncated=0");
 }
 
+// Brackets of the wrong kind ('[' closed by '}'): the stream delimits the event by depth, where simdjson's
+// object ends elsewhere. Parsed alone the event fails; within a run of events it must fail the same way.
+TEST(ChromeTraceImporterTest, MismatchedBracketsFailTheSameInARunAndAlone) {
+  const std::string text =
+      "[{\n    },\n  {\n       \"args\": {\n\"Input Dims\": [[1ype\": [\"\", \"Sclar\": \", ,1], [1]],\n"
+      " \"M\",\n    \n  }\n]\n,\n      \"ph\": \"M\",\n    \n  }\n]\n";
+  const std::string reference = Outcome(text, 4096, 0);
+  EXPECT_EQ(reference, "error: mem.json: byte 12: a trace event must be a JSON object");
+  ExpectSameForEveryReadSize(text, reference);
+}
+
+// A stray comma is no (empty) event, wherever it falls.
+TEST(ChromeTraceImporterTest, StrayCommaIsAnErrorWhateverTheReads) {
+  ExpectSameForEveryReadSize("[,{\"ph\":\"X\",\"ts\":1}]", "error: mem.json: byte 1: expected a JSON value, found ','");
+  ExpectSameForEveryReadSize("{\"a\": ,\"traceEvents\":[]}",
+                             "error: mem.json: byte 6: expected a JSON value, found ','");
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -254,6 +254,9 @@ Result<bool> JsonElementStream::ScanScalar(size_t* value_end) {
     for (; cursor < avail; ++cursor) {
       const char c = base[cursor];
       if (c == ',' || c == ']' || c == '}' || IsBlank(c)) {
+        // An empty value (a stray ',') is no element: handed on, the parser's verdict on it would depend
+        // on which events shared its run.
+        if (cursor == 0) return Unexpected("a JSON value");
         *value_end = pos_ + cursor;
         return true;
       }
