@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/breakdown/ascend_step_breakdown.h"
+#include "analysis/breakdown/one_off_region.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
@@ -431,10 +432,12 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
                                              [](const StepBreakdown& step) { return step.step.has_value(); })) {
     // Per-step figures are then the whole trace's, one-off work (initialization, a first compile) included.
     const bool nsys = trace.metadata().format == TraceFormat::kNsysSqlite;
+    const std::optional<OneOffRegion> one_off = FindOneOffRegion(trace);
     result.warnings.push_back(
         result.path + ": no steps marked" +
         (nsys ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
-        ": the whole trace counts as one step, one-off work such as initialization included; " +
+        ": the whole trace counts as one step, one-off work such as initialization included" +
+        (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " +
         (nsys ? "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))"
               : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
   }

@@ -10,11 +10,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
+#include "analysis/breakdown/one_off_region.h"
+#include "analysis/core/cpu_work.h"
 #include "analysis/core/device_work.h"
+#include "analysis/core/intervals.h"
 
 namespace tuneprof {
 namespace {
@@ -119,6 +124,60 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   out->push_back(std::move(f));
 }
 
+// A trace without step markers is one step: a one-off region there (one_off_region.h) puts set-up time,
+// most of it outside operators (waiting for the other processes, building buckets), into the overhead.
+struct OneOff {
+  OneOffRegion region;
+  double outside_ops_ns = 0;  // per step: the region's time outside every operator and collective
+};
+
+std::optional<OneOff> OneOffOverhead(const RankEvidence& rank) {
+  const std::vector<StepBreakdown>& steps = rank.breakdown->steps;
+  if (steps.empty() || std::any_of(steps.begin(), steps.end(), [](const StepBreakdown& s) { return s.step; })) {
+    return std::nullopt;
+  }
+  std::optional<OneOffRegion> region = FindOneOffRegion(*rank.trace);
+  if (!region) return std::nullopt;
+  const EventTable& events = rank.trace->events();
+  std::vector<Interval> work;
+  for (const DeviceWorkEvent& item : ListCpuWork(*rank.trace)) {
+    work.push_back(Interval{events.ts_ns[item.event], events.end_ns(item.event)});
+  }
+  const IntervalSet busy = UnionOf(std::move(work));
+  if (busy.empty()) return std::nullopt;
+  // The step of a trace without markers runs from the first work to the last: the region counts within it.
+  const Interval span{std::max(region->start_ns, busy.front().start_ns),
+                      std::min(region->start_ns + region->dur_ns, busy.back().end_ns)};
+  if (span.length() <= 0) return std::nullopt;
+  const double outside = static_cast<double>(span.length() - OverlapLength(busy, span));
+  return OneOff{std::move(*region), PerStep(rank, outside)};
+}
+
+// The finding then says where its time is, keeps only the rest as its gain, and points at profiling
+// steady-state steps instead of compiling.
+void SayMostlyOneOff(const OneOff& one_off, double overhead, double pct, Finding* f) {
+  const std::string& name = one_off.region.name;
+  const double share = 100.0 * std::min(1.0, one_off.outside_ops_ns / overhead);
+  f->title = fmt::format(
+      "{:.1f} % of the step runs outside any operator ({} per step), {:.0f} % of it inside '{}', which runs "
+      "once: set-up, not per-step overhead",
+      pct, FormatDuration(overhead), share, name);
+  f->uncapped_gain_ns = std::max(0.0, overhead - one_off.outside_ops_ns);
+  f->gain_model = fmt::format(
+      "the time between operators outside '{}': a compiled graph runs them back to back; the set-up runs once "
+      "whatever the step",
+      name);
+  f->AddText("one_off_region", name);
+  f->AddNumber("one_off_region_us", static_cast<double>(one_off.region.dur_ns) / 1e3, "us");
+  f->AddNumber("one_off_outside_ops_us", one_off.outside_ops_ns / 1e3, "us");
+  f->strategy = fmt::format(
+      "This trace marks no steps and is mostly '{}' ({}, {:.0f} % of the trace), which runs once: its time "
+      "says nothing about the training step. Profile steady-state steps after it and read the per-step overhead "
+      "there; a set-up this long matters only to short jobs (it is often waiting for the other processes).",
+      name, FormatDuration(static_cast<double>(one_off.region.dur_ns)), 100.0 * one_off.region.share_of_span());
+  f->apis = {"torch.profiler.schedule(wait=1, warmup=1, active=3)", "prof.step() at each iteration"};
+}
+
 void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const double overhead = rank.split.part(TimePart::kHostWait);
   const double pct = PctOfStep(rank, overhead);
@@ -167,6 +226,10 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
       "Cut per-operator overhead: compile the model, batch more work into each operator, and keep Python "
       "work (logging, .item(), list building) out of the step.";
   f.apis = {"torch.compile(model)", "torch.inference_mode() for evaluation"};
+  if (const std::optional<OneOff> one_off = OneOffOverhead(rank);
+      one_off && one_off->outside_ops_ns >= 0.5 * overhead) {
+    SayMostlyOneOff(*one_off, overhead, pct, &f);
+  }
   out->push_back(std::move(f));
 }
 

@@ -351,6 +351,31 @@ TEST(RuleFamilies, ForeachOptimizerIsQuiet) {
   EXPECT_EQ(Find(Advise(trace), "fusion.optimizer_foreach"), nullptr);
 }
 
+// A CPU-only trace without step markers: 8 ms of DDP set-up (one 100 us operator inside), then three
+// iterations each running one 300 us operator. The step runs from the first operator's start to the last
+// one's end (10,250 us, 1,000 us of it in operators); its 9,250 us outside operators are mostly set-up
+// (7,900 us of it from the first operator on, less that operator): the finding says so and keeps only the
+// rest, the time between the iterations' operators, as its gain.
+TEST(RuleFamilies, FrameworkOverheadInAOneOffSetUpIsSaidSo) {
+  HandBuiltTrace t;
+  t.Host(EventKind::kUserAnnotation, "ddp_init", 0, Us(8000));
+  t.Host(EventKind::kHostOp, "aten::empty", Us(100), Us(100));
+  for (int k = 0; k < 3; ++k) {
+    t.Host(EventKind::kUserAnnotation, "forward", Us(8000 + 1000 * k), Us(400));
+    t.Host(EventKind::kHostOp, "aten::mm", Us(8050 + 1000 * k), Us(300));
+  }
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "host.framework_overhead");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("inside 'ddp_init', which runs once"), std::string::npos) << f->title;
+  EXPECT_EQ(Text(*f, "one_off_region"), "ddp_init");
+  EXPECT_DOUBLE_EQ(Number(*f, "one_off_region_us"), 8000);
+  EXPECT_DOUBLE_EQ(Number(*f, "overhead_us"), 9250);
+  EXPECT_DOUBLE_EQ(Number(*f, "one_off_outside_ops_us"), 7800);
+  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(9250 - 7800));
+}
+
 TEST(RuleFamilies, LowDeviceUtilizationChunks) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(3000));
