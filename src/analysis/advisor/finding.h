@@ -50,6 +50,8 @@ struct Finding {
   TimePart saves_from = TimePart::kIdle;
   double estimated_gain_ns = 0;  // per step, after capping (advisor.h)
   double uncapped_gain_ns = 0;   // the rule's own estimate
+  // The rule cannot say what a fix saves (its gain model says why): printed as unknown, not as 0.
+  bool gain_unknown() const { return estimated_gain_ns <= 0 && uncapped_gain_ns <= 0; }
   // A symptom that more specific findings explain (idle chunks of the run): its gain is capped after
   // theirs, so the time goes to the finding that names a cause.
   bool catch_all = false;

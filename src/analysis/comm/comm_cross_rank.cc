@@ -274,41 +274,111 @@ namespace {
 
 std::string Percent(double share) { return Printf("%.1f %%", share * 100); }
 
-void JudgeRank(const RankCommunication& r, const CommThresholds& t, std::vector<std::string>* reasons) {
+// Each reason as one line per rank and, folded, into its group.
+class Verdict {
+ public:
+  explicit Verdict(CommAnalysis* analysis) : analysis_(analysis) {}
+
+  void Fire(int64_t rank, std::string line, const std::string& what, std::vector<ReasonFigure> figures) {
+    analysis_->reasons.push_back(std::move(line));
+    auto [it, added] = group_of_.emplace(what, analysis_->reason_groups.size());
+    if (added) analysis_->reason_groups.push_back(ReasonGroup{what, {}, std::move(figures)});
+    ReasonGroup& group = analysis_->reason_groups[it->second];
+    group.ranks.push_back(rank);
+    if (added) return;
+    for (size_t i = 0; i < figures.size() && i < group.figures.size(); ++i) {
+      group.figures[i].min = std::min(group.figures[i].min, figures[i].min);
+      group.figures[i].max = std::max(group.figures[i].max, figures[i].max);
+    }
+  }
+
+ private:
+  CommAnalysis* analysis_;
+  std::map<std::string, size_t> group_of_;
+};
+
+ReasonFigure Figure(double value, int decimals, std::string unit) {
+  return ReasonFigure{value, value, decimals, std::move(unit)};
+}
+
+void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
+  const auto rank = static_cast<long long>(r.rank);
   for (const CollectiveTypeSummary& s : r.by_type) {
     if (s.utilization && *s.utilization < t.utilization) {
-      reasons->push_back(Printf("rank %lld: %s bus bandwidth %.2f GB/s is %s of the %s peak (< %s)",
-                                static_cast<long long>(r.rank), std::string(CollectiveTypeName(s.type)).c_str(),
-                                s.busbw_gbps.value_or(0), Percent(*s.utilization).c_str(), r.link.transport.c_str(),
-                                Percent(t.utilization).c_str()));
+      const std::string type(CollectiveTypeName(s.type));
+      verdict->Fire(r.rank,
+                    Printf("rank %lld: %s bus bandwidth %.2f GB/s is %s of the %s peak (< %s)", rank, type.c_str(),
+                           s.busbw_gbps.value_or(0), Percent(*s.utilization).c_str(), r.link.transport.c_str(),
+                           Percent(t.utilization).c_str()),
+                    Printf("%s bus bandwidth below %s of the %s peak", type.c_str(), Percent(t.utilization).c_str(),
+                           r.link.transport.c_str()),
+                    {Figure(s.busbw_gbps.value_or(0), 2, "GB/s"), Figure(*s.utilization * 100, 1, "%")});
     }
   }
   for (const AscendTransportTotal& tr : r.ascend_transports) {
     if (tr.utilization && *tr.utilization < t.utilization) {
-      reasons->push_back(Printf("rank %lld: %s bandwidth %.2f GB/s is %s of the standard bandwidth (< %s)",
-                                static_cast<long long>(r.rank), tr.transport.c_str(), tr.bandwidth_gbps.value_or(0),
-                                Percent(*tr.utilization).c_str(), Percent(t.utilization).c_str()));
+      verdict->Fire(
+          r.rank,
+          Printf("rank %lld: %s bandwidth %.2f GB/s is %s of the standard bandwidth (< %s)", rank, tr.transport.c_str(),
+                 tr.bandwidth_gbps.value_or(0), Percent(*tr.utilization).c_str(), Percent(t.utilization).c_str()),
+          Printf("%s bandwidth below %s of the standard bandwidth", tr.transport.c_str(),
+                 Percent(t.utilization).c_str()),
+          {Figure(tr.bandwidth_gbps.value_or(0), 2, "GB/s"), Figure(*tr.utilization * 100, 1, "%")});
     }
   }
   if (r.exposed_share_of_wall && *r.exposed_share_of_wall > t.exposed_share_of_wall) {
     // Per step, as analyze and profile print it; the share is of the device span (the step table's span).
     const double steps = static_cast<double>(std::max<uint64_t>(r.steps, 1));
-    reasons->push_back(
-        Printf("rank %lld: exposed communication %.3f ms per step is %s of the step's device span (> %s)",
-               static_cast<long long>(r.rank), static_cast<double>(r.exposed_communication_ns) / 1e6 / steps,
-               Percent(*r.exposed_share_of_wall).c_str(), Percent(t.exposed_share_of_wall).c_str()));
+    const double per_step_ms = static_cast<double>(r.exposed_communication_ns) / 1e6 / steps;
+    verdict->Fire(
+        r.rank,
+        Printf("rank %lld: exposed communication %.3f ms per step is %s of the step's device span (> %s)", rank,
+               per_step_ms, Percent(*r.exposed_share_of_wall).c_str(), Percent(t.exposed_share_of_wall).c_str()),
+        Printf("exposed communication above %s of the step's device span", Percent(t.exposed_share_of_wall).c_str()),
+        {Figure(per_step_ms, 3, "ms per step"), Figure(*r.exposed_share_of_wall * 100, 1, "%")});
   }
   if (r.ascend_wait_ratio && *r.ascend_wait_ratio > t.wait_ratio) {
-    reasons->push_back(Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other",
-                              static_cast<long long>(r.rank), *r.ascend_wait_ratio, t.wait_ratio));
+    verdict->Fire(r.rank,
+                  Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other", rank,
+                         *r.ascend_wait_ratio, t.wait_ratio),
+                  Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio),
+                  {Figure(*r.ascend_wait_ratio, 3, "")});
   }
   for (const AscendMatrixLink& link : r.ascend_links) {
     if (link.slow) {
-      reasons->push_back(Printf("rank %lld: link %lld->%lld (%s) %.2f GB/s is below 20 %% of its transport's mean",
-                                static_cast<long long>(r.rank), static_cast<long long>(link.src_rank),
-                                static_cast<long long>(link.dst_rank), link.transport.c_str(),
-                                link.bandwidth_gbps.value_or(0)));
+      verdict->Fire(
+          r.rank,
+          Printf("rank %lld: link %lld->%lld (%s) %.2f GB/s is below 20 %% of its transport's mean", rank,
+                 static_cast<long long>(link.src_rank), static_cast<long long>(link.dst_rank), link.transport.c_str(),
+                 link.bandwidth_gbps.value_or(0)),
+          Printf("link %lld->%lld (%s) below 20 %% of its transport's mean", static_cast<long long>(link.src_rank),
+                 static_cast<long long>(link.dst_rank), link.transport.c_str()),
+          {Figure(link.bandwidth_gbps.value_or(0), 2, "GB/s")});
     }
+  }
+}
+
+void JudgeWait(const CrossRankCommunication& x, const RankWait& w, Verdict* verdict) {
+  const auto rank = static_cast<long long>(w.rank);
+  const std::string pct = Percent(*w.wait_ratio);
+  const std::vector<ReasonFigure> figures = {Figure(*w.wait_ratio * 100, 1, "% of the communication time")};
+  if (x.straggler_within_clock_uncertainty) {
+    verdict->Fire(w.rank,
+                  Printf("rank %lld: %s of its communication time waits for other ranks (which one is late is within "
+                         "the clocks' uncertainty)",
+                         rank, pct.c_str()),
+                  "waits for other ranks (which one is late is within the clocks' uncertainty)", figures);
+  } else if (!x.straggler_stands_out) {
+    verdict->Fire(w.rank,
+                  Printf("rank %lld: %s of its communication time waits for other ranks (they take "
+                         "turns arriving last: no single straggler)",
+                         rank, pct.c_str()),
+                  "waits for other ranks (they take turns arriving last: no single straggler)", figures);
+  } else if (*x.straggler_rank != w.rank) {
+    verdict->Fire(w.rank,
+                  Printf("rank %lld: %s of its communication time waits for rank %lld", rank, pct.c_str(),
+                         static_cast<long long>(*x.straggler_rank)),
+                  Printf("waits for rank %lld", static_cast<long long>(*x.straggler_rank)), figures);
   }
 }
 
@@ -316,27 +386,39 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, std::vector<
 
 void JudgeCommunication(CommAnalysis* analysis) {
   analysis->reasons.clear();
-  for (const RankCommunication& r : analysis->ranks) JudgeRank(r, analysis->thresholds, &analysis->reasons);
-  for (const RankWait& w : analysis->cross_rank.ranks) {
-    const std::optional<int64_t>& straggler = analysis->cross_rank.straggler_rank;
-    if (!w.wait_ratio || *w.wait_ratio <= analysis->thresholds.wait_ratio || !straggler) continue;
-    if (analysis->cross_rank.straggler_within_clock_uncertainty) {
-      analysis->reasons.push_back(
-          Printf("rank %lld: %s of its communication time waits for other ranks (which one is late is within the "
-                 "clocks' uncertainty)",
-                 static_cast<long long>(w.rank), Percent(*w.wait_ratio).c_str()));
-    } else if (!analysis->cross_rank.straggler_stands_out) {
-      analysis->reasons.push_back(
-          Printf("rank %lld: %s of its communication time waits for other ranks (they take "
-                 "turns arriving last: no single straggler)",
-                 static_cast<long long>(w.rank), Percent(*w.wait_ratio).c_str()));
-    } else if (*straggler != w.rank) {
-      analysis->reasons.push_back(Printf("rank %lld: %s of its communication time waits for rank %lld",
-                                         static_cast<long long>(w.rank), Percent(*w.wait_ratio).c_str(),
-                                         static_cast<long long>(*straggler)));
+  analysis->reason_groups.clear();
+  Verdict verdict(analysis);
+  for (const RankCommunication& r : analysis->ranks) JudgeRank(r, analysis->thresholds, &verdict);
+  const CrossRankCommunication& x = analysis->cross_rank;
+  for (const RankWait& w : x.ranks) {
+    if (w.wait_ratio && *w.wait_ratio > analysis->thresholds.wait_ratio && x.straggler_rank) {
+      JudgeWait(x, w, &verdict);
     }
   }
   analysis->bottleneck = !analysis->reasons.empty();
+}
+
+std::vector<int64_t> NotableRanks(const CommAnalysis& analysis) {
+  const CrossRankCommunication& x = analysis.cross_rank;
+  std::vector<int64_t> ranks;
+  for (const std::optional<int64_t>& named : {x.straggler_rank, x.ascend_slow_rank, x.ascend_max_wait_rank}) {
+    if (named) ranks.push_back(*named);
+  }
+  for (const RankOutlierTest& test : x.outliers)
+    ranks.insert(ranks.end(), test.outlier_ranks.begin(), test.outlier_ranks.end());
+  const auto by_exposed = [](const RankCommunication& a, const RankCommunication& b) {
+    return a.exposed_communication_ns < b.exposed_communication_ns;
+  };
+  if (!analysis.ranks.empty()) {
+    const auto [least, most] = std::minmax_element(analysis.ranks.begin(), analysis.ranks.end(), by_exposed);
+    ranks.insert(ranks.end(), {least->rank, most->rank, analysis.ranks.front().rank});
+  }
+  const auto most_wait = std::max_element(x.ranks.begin(), x.ranks.end(),
+                                          [](const RankWait& a, const RankWait& b) { return a.wait_ns < b.wait_ns; });
+  if (most_wait != x.ranks.end()) ranks.push_back(most_wait->rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
 }
 
 CommAnalysis AnalyzeCommunication(const std::vector<Trace>& traces, const std::vector<RankBreakdown>& breakdowns,

@@ -85,6 +85,11 @@ struct CrossRankCommunication {
   std::optional<int64_t> ascend_max_wait_rank;
   std::optional<int64_t> ascend_slow_rank;
   std::string ascend_verdict;  // "slow rank", "slow link", "" when not decided
+  // Both rules name a slow rank and not the same one: the timeline's arrivals (per matched collective)
+  // and the HCCL wait ratios (totals). Every command that names one says the other disagrees.
+  bool slow_rank_rules_disagree() const {
+    return ascend_slow_rank && straggler_rank && straggler_stands_out && *ascend_slow_rank != *straggler_rank;
+  }
   // The per-rank step table's spread, and the outlier tests across ranks (≥ 2 ranks).
   std::vector<StepSpread> step_spread;
   std::vector<RankOutlierTest> outliers;
@@ -102,12 +107,30 @@ struct CommThresholds {
   double wait_ratio = 0.2;
 };
 
+// A figure of a verdict's reason over the ranks it fired on: its smallest and largest value.
+struct ReasonFigure {
+  double min = 0;
+  double max = 0;
+  int decimals = 1;
+  std::string unit;  // "ms per step", "%", "GB/s"
+};
+
+// The verdict's reasons with the ranks folded together: one per rule and what it names (a collective
+// type on a link, a transport, the straggler), the ranks it fired on, and the range of its figures. On
+// many ranks the per-rank lines say the same thing a thousand times.
+struct ReasonGroup {
+  std::string what;  // "exposed communication per step above 20.0 % of the step's device span"
+  std::vector<int64_t> ranks;
+  std::vector<ReasonFigure> figures;
+};
+
 struct CommAnalysis {
   std::vector<RankCommunication> ranks;
   CrossRankCommunication cross_rank;
   CommThresholds thresholds;
-  bool bottleneck = false;           // communication is a bottleneck by any rule below
-  std::vector<std::string> reasons;  // one line per rule that fired, naming ranks and collectives
+  bool bottleneck = false;                 // communication is a bottleneck by any rule below
+  std::vector<std::string> reasons;        // one line per rule that fired, naming ranks and collectives
+  std::vector<ReasonGroup> reason_groups;  // the same, one per rule and subject, ranks folded (in first-fired order)
 };
 
 // Everything for the advisor and `tuneprof comm`. The three vectors run in parallel (one entry per rank).
@@ -116,5 +139,10 @@ CommAnalysis AnalyzeCommunication(const std::vector<Trace>& traces, const std::v
 
 // The verdict over per-rank results already computed (what AnalyzeCommunication ends with).
 void JudgeCommunication(CommAnalysis* analysis);
+
+// The ranks that stand out, for views of many ranks that cannot list each: the straggler, the ranks the
+// HCCL rule names, the outlier tests' ranks, the ranks with the least and most exposed communication and
+// the most wait, and the first rank. Sorted, each once.
+std::vector<int64_t> NotableRanks(const CommAnalysis& analysis);
 
 }  // namespace tuneprof

@@ -277,6 +277,21 @@ void MeasureExposure(const Trace& trace, std::vector<Collective>* collectives) {
   }
 }
 
+namespace {
+
+void NameMissingMembers(const std::vector<RankCommunication>& ranks, std::vector<CommGroupSummary>* groups) {
+  std::vector<int64_t> present;
+  for (const RankCommunication& r : ranks) present.push_back(r.rank);
+  std::sort(present.begin(), present.end());
+  for (CommGroupSummary& g : *groups) {
+    for (int64_t member : g.global_ranks) {
+      if (!std::binary_search(present.begin(), present.end(), member)) g.missing_ranks.push_back(member);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunication>& ranks,
                                               const ClockAlignment& clocks) {
   GroupTable table;
@@ -325,6 +340,7 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
     g.slowest_rank = least->first;
     g.slowest_why = "least HCCL wait of the group's ranks: the others wait for it";
   }
+  NameMissingMembers(ranks, &groups);
   return groups;
 }
 

@@ -52,7 +52,10 @@ struct CommGroupSummary {
   std::string label;                  // "default_pg", "tp", ...; "" when unknown
   std::vector<int64_t> global_ranks;  // members as the trace lists them; empty when unknown
   std::vector<int64_t> ranks;         // the input ranks with collectives in the group
-  uint64_t collectives = 0;           // over all those ranks
+  // Members that are not among the input ranks: the group's collectives are matched, and its slowest rank
+  // named, over the members present only.
+  std::vector<int64_t> missing_ranks;
+  uint64_t collectives = 0;  // over all those ranks
   uint64_t count_with_bytes = 0;
   int64_t bytes = 0;  // over the collectives with known bytes
   int64_t duration_ns = 0;

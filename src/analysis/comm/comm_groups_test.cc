@@ -98,6 +98,20 @@ TEST(CommGroupsTest, TimelineGroupsSumAndNameTheRankOthersWaitedFor) {
   EXPECT_FALSE(groups[1].algbw_gbps);
 }
 
+// Group "0" lists ranks 0 and 1; the input holds rank 0 and rank 5 (another group's): rank 1 is named
+// as missing, so that a verdict over the members present does not read as the group's.
+TEST(CommGroupsTest, MembersNotInTheInputAreNamed) {
+  std::vector<RankCommunication> ranks(2);
+  ranks[0].rank = 0;
+  ranks[1].rank = 5;
+  ranks[0].collectives = {Make("0", 0, 0, 100, 1000, 1.0, 0)};
+  ranks[1].collectives = {Make("9", 0, 0, 100, 1000, 1.0, 0)};
+  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks, ClockAlignment());
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].missing_ranks, (std::vector<int64_t>{1}));
+  EXPECT_TRUE(groups[1].missing_ranks.empty());  // its members are unknown
+}
+
 // A rank whose clock runs ahead seems to arrive last: once the run's alignment takes its offset out, the
 // rank the others waited for is the one that is late on the reference clock, as for the straggler.
 TEST(CommGroupsTest, TheSlowestRankIsFoundOnAlignedClocks) {

@@ -110,4 +110,20 @@ std::string RankRanges(std::span<const int64_t> ranks) {
   return out;
 }
 
+std::string ValueRange(double min, double max, int decimals, std::string_view unit) {
+  const std::string low = fmt::format("{:.{}f}", min, decimals);
+  const std::string high = fmt::format("{:.{}f}", max, decimals);
+  std::string range = low == high ? low : low + "-" + high;
+  if (!unit.empty()) range += " " + std::string(unit);
+  return range;
+}
+
+std::string FoldedOverRanks(std::span<const int64_t> ranks, std::string_view what,
+                            std::span<const std::string> figures) {
+  std::string line = ranks.size() == 1 ? "rank " + std::to_string(ranks.front()) : "ranks " + RankRanges(ranks);
+  line += ": " + std::string(what);
+  for (size_t i = 0; i < figures.size(); ++i) line += (i == 0 ? ": " : ", ") + figures[i];
+  return line;
+}
+
 }  // namespace tuneprof

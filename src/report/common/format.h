@@ -2,6 +2,7 @@
 // The report toolkit: one formatter per kind of value and one word for each kind of missing value, shared
 // by every rendering (text, markdown, JSON, HTML, the annotated trace) so that a figure reads the same
 // wherever it is printed.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -42,6 +43,19 @@ std::string Grouped(double value, int decimals);
 // Rank ids as runs of consecutive ids ("0-2,4,6-1023"), in increasing order, each once: a finding that
 // fired on 1,023 of 1,024 ranks reads as two ranges instead of 4,000 characters.
 std::string RankRanges(std::span<const int64_t> ranks);
+
+// Above this many ranks, views fold per-rank lines that say the same thing (a rule that fired on each rank)
+// and show per-rank detail only for the ranks that stand out; the JSON keeps every rank.
+inline constexpr size_t kRanksListedOneByOne = 16;
+
+// The smallest and largest of a figure over several ranks, once when they print alike: "2.786-2.804 ms per
+// step", "58.3 %". `unit` follows after a space unless empty.
+std::string ValueRange(double min, double max, int decimals, std::string_view unit);
+
+// A rule that fired on several ranks, in one line: "ranks 0-2,4-63: WHAT: FIGURE, FIGURE" ("rank 3: ..."
+// for one rank; no figures, no second colon).
+std::string FoldedOverRanks(std::span<const int64_t> ranks, std::string_view what,
+                            std::span<const std::string> figures);
 
 // A duration in the largest unit that keeps it >= 1, three decimals ("1.234 s", "56.000 us", "7 ns").
 std::string FormatDuration(int64_t ns);

@@ -60,6 +60,21 @@ TEST(FormatTest, WrapTextBreaksAtSpacesAndKeepsLongWordsWhole) {
   EXPECT_EQ(WrapText("", 10, "a", "b"), "");
 }
 
+TEST(FormatTest, ValueRangeSaysOneValueOnce) {
+  EXPECT_EQ(ValueRange(2.7861, 2.8039, 3, "ms per step"), "2.786-2.804 ms per step");
+  EXPECT_EQ(ValueRange(58.31, 58.34, 1, "%"), "58.3 %");
+  EXPECT_EQ(ValueRange(0.4, 0.7, 3, ""), "0.400-0.700");
+}
+
+TEST(FormatTest, FoldedOverRanksNamesTheRanksOnce) {
+  const std::vector<int64_t> many = {0, 1, 2, 4, 5};
+  const std::vector<std::string> figures = {"2.786-2.804 ms per step", "58.3 %"};
+  EXPECT_EQ(FoldedOverRanks(many, "exposed communication", figures),
+            "ranks 0-2,4,5: exposed communication: 2.786-2.804 ms per step, 58.3 %");
+  const std::vector<int64_t> one = {3};
+  EXPECT_EQ(FoldedOverRanks(one, "waits", {}), "rank 3: waits");
+}
+
 TEST(FormatTest, RankRangesJoinConsecutiveIds) {
   EXPECT_EQ(RankRanges(std::vector<int64_t>{}), "");
   EXPECT_EQ(RankRanges(std::vector<int64_t>{3}), "3");

@@ -16,6 +16,37 @@ namespace {
 
 // ---- text
 
+// Above kRanksListedOneByOne ranks, the text shows per-rank sections and table rows only for the ranks
+// that stand out (NotableRanks) and folds the verdict's reasons over ranks: a thousand alike lines hide
+// the verdict.
+class ShownRanks {
+ public:
+  explicit ShownRanks(const CommAnalysis& a) : all_(a.ranks.size() <= kRanksListedOneByOne) {
+    if (!all_) notable_ = NotableRanks(a);
+  }
+  bool all() const { return all_; }
+  bool Shows(int64_t rank) const { return all_ || std::binary_search(notable_.begin(), notable_.end(), rank); }
+  const std::vector<int64_t>& notable() const { return notable_; }
+
+ private:
+  bool all_;
+  std::vector<int64_t> notable_;
+};
+
+// "ranks 0-2,4-63: exposed communication above 20.0 % of the step's device span: 2.786-2.804 ms per step,
+// 58.0-58.3 %".
+std::string FoldedReason(const ReasonGroup& group) {
+  std::vector<std::string> figures;
+  for (const ReasonFigure& f : group.figures) figures.push_back(ValueRange(f.min, f.max, f.decimals, f.unit));
+  return FoldedOverRanks(group.ranks, group.what, figures);
+}
+
+// The line that stands for the rows a table left out.
+std::string LeftOut(size_t left_out, std::string_view indent) {
+  return left_out == 0 ? std::string()
+                       : fmt::format("{}... {} more ranks (tuneprof comm --json lists every rank)\n", indent, left_out);
+}
+
 // Megabytes (10^6) in the collectives table's MB column; empty when no collective of the row had a size.
 std::string MegabytesCell(int64_t bytes, uint64_t known) {
   if (known == 0) return std::string(kEmptyCell);
@@ -109,18 +140,24 @@ std::string OutlierLine(const RankOutlierTest& t) {
 }
 
 // The per-rank step table with its max − min spread, and the slow-rank outlier tests (comm_outliers.h).
-void AppendClusterView(const CommAnalysis& a, std::string* out) {
+void AppendClusterView(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
   const CrossRankCommunication& x = a.cross_rank;
   if (x.step_spread.empty()) return;
   *out += fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{:>12}\n", "rank", "computing",
                       "exposed comm", "free", "slow votes");
+  size_t left_out = 0;
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const RankCommunication& r = a.ranks[i];
+    if (!shown.Shows(r.rank)) {
+      ++left_out;
+      continue;
+    }
     *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
                         Millis(r.exposed_communication_ns), Millis(r.free_ns),
                         i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count)
                                                                  : std::string(kEmptyCell));
   }
+  *out += LeftOut(left_out, "  ");
   std::string spread = fmt::format("  {:<8}", "max-min");
   std::string share = fmt::format("  {:<8}", "% step");
   for (size_t k = 0; k < x.step_spread.size(); ++k) {
@@ -137,9 +174,16 @@ void AppendClusterView(const CommAnalysis& a, std::string* out) {
   for (const RankOutlierTest& t : x.outliers) *out += OutlierLine(t);
   if (x.vote_collectives > 0) {
     std::string votes;
+    size_t votes_left_out = 0;
     for (const RankWait& w : x.ranks) {
-      if (w.slow_affect_count > 0) votes += fmt::format(" rank {} x{}", w.rank, w.slow_affect_count);
+      if (w.slow_affect_count == 0) continue;
+      if (shown.Shows(w.rank)) {
+        votes += fmt::format(" rank {} x{}", w.rank, w.slow_affect_count);
+      } else {
+        ++votes_left_out;
+      }
     }
+    if (votes_left_out > 0) votes += fmt::format(" and {} more ranks", votes_left_out);
     *out += fmt::format("  per collective: {} matched collectives tested; shortest-rank outliers:{}\n",
                         x.vote_collectives, votes.empty() ? std::string(" none") : votes);
   }
@@ -173,6 +217,14 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
         "each transport's bandwidth / its standard bandwidth, weighted by transit time)\n";
   }
   for (const CommGroupSummary& g : x.groups) {
+    if (g.missing_ranks.empty() || x.ranks.size() < 2) continue;  // one rank alone matches nothing anyway
+    *out += fmt::format(
+        "  {}: member{} {} not in the input: its collectives are matched over the {} members present only\n",
+        EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label),
+        g.missing_ranks.size() == 1 ? "" : "s", RankRanges(g.missing_ranks),
+        g.global_ranks.size() - g.missing_ranks.size());
+  }
+  for (const CommGroupSummary& g : x.groups) {
     if (!g.slowest_link) continue;
     const AscendMatrixLink& l = *g.slowest_link;
     *out +=
@@ -191,11 +243,7 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
       EscapeText(p->group_name), p->pipeline_size);
   *out += fmt::format("  {:<7}{:<18}{:>14}{:>15}\n", "stage", "ranks", "stage ms", "bubble ms");
   for (const PipelineStage& s : p->stages) {
-    std::string ranks;
-    for (int64_t r : s.ranks) {
-      if (!ranks.empty()) ranks += ',';
-      ranks += std::to_string(r);
-    }
+    std::string ranks = RankRanges(s.ranks);
     if (ranks.size() > 16) ranks = ranks.substr(0, 15) + "~";
     *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>15.3f}\n", s.stage, ranks, s.stage_ns_per_step / 1e6,
                         s.bubble_ns_per_step / 1e6);
@@ -214,7 +262,7 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
 }
 
 // One line when the ranks share a clock; the offsets taken out otherwise.
-void AppendClocks(const ClockAlignment& clocks, std::string* out) {
+void AppendClocks(const ClockAlignment& clocks, const ShownRanks& shown, std::string* out) {
   if (!clocks.reference_rank) return;
   if (!clocks.spread_ns) {  // no rank but the reference placed
     *out +=
@@ -232,15 +280,29 @@ void AppendClocks(const ClockAlignment& clocks, std::string* out) {
       "  clocks: offsets taken out before comparing arrivals (rank {}'s clock, from the ends of matched "
       "collectives; spread {:.3f} ms):\n",
       *clocks.reference_rank, Millis(*clocks.spread_ns));
+  size_t left_out = 0;
+  std::optional<std::pair<int64_t, int64_t>> left_out_range;  // smallest and largest offset left out
   for (const RankClockOffset& r : clocks.ranks) {
     if (!r.applied) continue;
+    if (!shown.Shows(r.rank)) {
+      ++left_out;
+      left_out_range = left_out_range ? std::pair{std::min(left_out_range->first, *r.offset_ns),
+                                                  std::max(left_out_range->second, *r.offset_ns)}
+                                      : std::pair{*r.offset_ns, *r.offset_ns};
+      continue;
+    }
     *out += fmt::format("    rank {}: {:+.3f} ms +- {:.3f} ms over {} collectives\n", r.rank, Millis(*r.offset_ns),
                         Millis(r.uncertainty_ns), r.collectives);
   }
+  if (left_out_range) {
+    *out +=
+        fmt::format("    ... {} more ranks, offsets {:+.3f} to {:+.3f} ms (tuneprof comm --json lists every rank)\n",
+                    left_out, Millis(left_out_range->first), Millis(left_out_range->second));
+  }
 }
 
-void AppendCrossRank(const CommAnalysis& a, std::string* out) {
-  AppendClusterView(a, out);
+void AppendCrossRank(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
+  AppendClusterView(a, shown, out);
   AppendGroups(a.cross_rank, out);
   AppendPipeline(a.cross_rank.pipeline, out);
   const CrossRankCommunication& x = a.cross_rank;
@@ -249,12 +311,18 @@ void AppendCrossRank(const CommAnalysis& a, std::string* out) {
                         x.matched_collectives, x.unmatched_collectives);
     *out += fmt::format("  {:<8}{:>9}{:>13}{:>13}{:>13}{:>8}{:>8}{:>14}\n", "rank", "matched", "comm ms", "wait ms",
                         "transfer ms", "wait%", "last", "caused ms");
+    size_t left_out = 0;
     for (const RankWait& w : x.ranks) {
+      if (!shown.Shows(w.rank)) {
+        ++left_out;
+        continue;
+      }
       *out += fmt::format("  {:<8}{:>9}{:>13.3f}{:>13.3f}{:>13.3f}{:>8}{:>8}{:>14.3f}\n", w.rank, w.matched,
                           Millis(w.communication_ns), Millis(w.wait_ns), Millis(w.transfer_ns),
                           NumberCell(AsPercent(w.wait_ratio), 1), w.times_last, Millis(w.wait_caused_ns));
     }
-    AppendClocks(x.clocks, out);
+    *out += LeftOut(left_out, "  ");
+    AppendClocks(x.clocks, shown, out);
     if (!x.straggler_rank) {
       *out += "  straggler: none (no rank made the others wait)\n";
     } else if (x.straggler_within_clock_uncertainty) {
@@ -277,7 +345,7 @@ void AppendCrossRank(const CommAnalysis& a, std::string* out) {
             ? std::string("its synchronization is short: a slow link, not a slow rank")
             : std::string("the ranks' wait ratios are within 0.05 of each other: no rank stands out");
     *out += fmt::format("\nHCCL (msprof rule): most wait on rank {}; {}\n", *x.ascend_max_wait_rank, verdict);
-    if (x.ascend_slow_rank && x.straggler_rank && x.straggler_stands_out && *x.ascend_slow_rank != *x.straggler_rank) {
+    if (x.slow_rank_rules_disagree()) {
       *out += fmt::format(
           "  the two rules disagree: the timeline's arrivals name rank {}, the wait ratios rank {}; the arrivals "
           "are measured per collective, the ratios are totals\n",
@@ -536,6 +604,9 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("ranks").BeginArray();
     for (int64_t rank : g.ranks) w->Int(rank);
     w->EndArray();
+    w->Key("missing_ranks").BeginArray();
+    for (int64_t rank : g.missing_ranks) w->Int(rank);
+    w->EndArray();
     w->Key("collectives").Uint(g.collectives);
     w->Key("count_with_bytes").Uint(g.count_with_bytes);
     w->Key("bytes");
@@ -656,7 +727,21 @@ void WriteClocks(JsonWriter* w, const ClockAlignment& clocks) {
 
 std::string RenderCommText(const CommAnalysis& a) {
   std::string out;
+  const ShownRanks shown(a);
+  if (!shown.all()) {
+    out += WrapText(fmt::format("{} ranks: per-rank detail below only for ranks {} (the straggler, outliers, the "
+                                "least and most exposed communication and wait, the first rank); tuneprof comm "
+                                "--json lists every rank",
+                                a.ranks.size(), RankRanges(shown.notable())),
+                    100, "", "  ") +
+           "\n";
+  }
+  size_t left_out = 0;
   for (const RankCommunication& r : a.ranks) {
+    if (!shown.Shows(r.rank)) {
+      ++left_out;
+      continue;
+    }
     out += fmt::format("rank {}  {}{}\n", r.rank, EscapeText(r.path),
                        r.device_name.empty() ? "" : "  (" + EscapeText(r.device_name) + ")");
     AppendCollectives(r, &out);
@@ -667,9 +752,14 @@ std::string RenderCommText(const CommAnalysis& a) {
                                                : std::string());
     AppendAscend(r, &out);
   }
-  AppendCrossRank(a, &out);
+  out += LeftOut(left_out, "");
+  AppendCrossRank(a, shown, &out);
   out += a.bottleneck ? "\ncommunication bottleneck:\n" : "\nno communication bottleneck found\n";
-  for (const std::string& reason : a.reasons) out += "  - " + EscapeText(reason) + "\n";
+  if (shown.all()) {
+    for (const std::string& reason : a.reasons) out += "  - " + EscapeText(reason) + "\n";
+  } else {
+    for (const ReasonGroup& group : a.reason_groups) out += "  - " + EscapeText(FoldedReason(group)) + "\n";
+  }
   return EscapeTextKeepingLines(out);
 }
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "report/common/format.h"
 #include "report/html/svg_chart.h"
@@ -518,12 +520,27 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
   out += fmt::format("<p>Communication is {}a bottleneck.</p>\n", comm.bottleneck ? "" : "not ");
   if (!comm.reasons.empty()) {
     out += "<ul>";
-    for (const std::string& reason : comm.reasons) out += fmt::format("<li>{}</li>", E(reason));
+    if (comm.ranks.size() <= kRanksListedOneByOne) {
+      for (const std::string& reason : comm.reasons) out += fmt::format("<li>{}</li>", E(reason));
+    } else {  // one line per rule, its ranks folded: a thousand alike lines hide the verdict
+      for (const ReasonGroup& group : comm.reason_groups) {
+        std::vector<std::string> figures;
+        for (const ReasonFigure& f : group.figures) figures.push_back(ValueRange(f.min, f.max, f.decimals, f.unit));
+        out += fmt::format("<li>{}</li>", E(FoldedOverRanks(group.ranks, group.what, figures)));
+      }
+    }
     out += "</ul>\n";
   }
   if (comm.cross_rank.straggler_rank && comm.cross_rank.straggler_stands_out) {
-    out += fmt::format("<p>Straggler: rank {} ({})</p>\n", *comm.cross_rank.straggler_rank,
-                       E(comm.cross_rank.straggler_reason));
+    out +=
+        fmt::format("<p>Straggler: rank {} ({})", *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
+    if (comm.cross_rank.slow_rank_rules_disagree()) {
+      out += fmt::format(
+          "; the HCCL wait ratios name rank {} instead: the arrivals are measured per collective, the ratios are "
+          "totals",
+          *comm.cross_rank.ascend_slow_rank);
+    }
+    out += "</p>\n";
   } else if (comm.cross_rank.straggler_rank && comm.cross_rank.straggler_within_clock_uncertainty) {
     out += fmt::format("<p>No straggler named: rank {} ({}); align the hosts' clocks and profile again.</p>\n",
                        *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
@@ -537,11 +554,20 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
   if (clocks.applied) {
     out += fmt::format("<p>Clocks: offsets from rank {}'s clock, taken out before comparing arrivals:",
                        *clocks.reference_rank);
+    std::vector<const RankClockOffset*> applied;
     for (const RankClockOffset& r : clocks.ranks) {
-      if (r.applied) {
-        out += fmt::format(" rank {} {:+.3f} ms &plusmn; {:.3f} ms;", r.rank, static_cast<double>(*r.offset_ns) / 1e6,
-                           static_cast<double>(r.uncertainty_ns) / 1e6);
+      if (r.applied) applied.push_back(&r);
+    }
+    if (applied.size() <= kRanksListedOneByOne) {
+      for (const RankClockOffset* r : applied) {
+        out += fmt::format(" rank {} {:+.3f} ms &plusmn; {:.3f} ms;", r->rank, static_cast<double>(*r->offset_ns) / 1e6,
+                           static_cast<double>(r->uncertainty_ns) / 1e6);
       }
+    } else {
+      const auto [low, high] = std::minmax_element(
+          applied.begin(), applied.end(), [](const auto* a, const auto* b) { return *a->offset_ns < *b->offset_ns; });
+      out += fmt::format(" {} ranks, from {:+.3f} to {:+.3f} ms (tuneprof comm --json lists each)", applied.size(),
+                         static_cast<double>(*(*low)->offset_ns) / 1e6, static_cast<double>(*(*high)->offset_ns) / 1e6);
     }
     out += "</p>\n";
   }
@@ -553,10 +579,8 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
         "<th>ranks</th><th>stage ms / step</th><th>bubble ms / step</th></tr>\n",
         E(p->group_name), p->pipeline_size, p->slowest_stage, 100 * p->imbalance, 100 * p->bubble_share);
     for (const PipelineStage& st : p->stages) {
-      std::string ranks;
-      for (int64_t r : st.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n", st.stage, ranks,
-                         st.stage_ns_per_step / 1e6, st.bubble_ns_per_step / 1e6);
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n", st.stage,
+                         RankRanges(st.ranks), st.stage_ns_per_step / 1e6, st.bubble_ns_per_step / 1e6);
     }
     out += "</table>\n";
   }
@@ -565,6 +589,13 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
 }
 
 // ---- findings --------------------------------------------------------------------------------------
+
+// As the text prints it: unknown when the rule cannot estimate it, none left when other findings claim
+// its time.
+std::string GainCell(const Finding& f) {
+  if (f.estimated_gain_ns > 0) return MillisText(f.estimated_gain_ns);
+  return f.gain_unknown() ? "unknown" : "none left (counted above)";
+}
 
 std::string FindingsSection(const AdvisorResult& advice) {
   BarChart chart;
@@ -576,8 +607,10 @@ std::string FindingsSection(const AdvisorResult& advice) {
       "<table><tr><th>finding</th><th>category</th><th class=\"n\">gain (ms/step)</th>"
       "<th>what to change</th><th>ranks</th></tr>\n";
   for (const Finding& f : advice.findings) {
-    chart.categories.push_back(f.id);
-    chart.series[0].values.push_back(f.estimated_gain_ns / 1e6);
+    if (f.estimated_gain_ns > 0) {  // an unknown gain is no bar of 0
+      chart.categories.push_back(f.id);
+      chart.series[0].values.push_back(f.estimated_gain_ns / 1e6);
+    }
     std::string ranks = RankRanges(f.ranks);
     if (f.others_median_gain_ns && f.ranks.size() > 1) {  // the quoted rank stands out: its cost is not the job's
       ranks += fmt::format(" (figures of rank {}; the others' median {} ms)", f.evidence_rank,
@@ -588,16 +621,19 @@ std::string FindingsSection(const AdvisorResult& advice) {
     table += fmt::format(
         "<tr><td class=\"name\"><b>{}</b><br>{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",
-        E(f.id), E(f.title), E(FindingCategoryName(f.category)), MillisText(f.estimated_gain_ns), E(f.strategy), apis,
-        E(ranks));
+        E(f.id), E(f.title), E(FindingCategoryName(f.category)), GainCell(f), E(f.strategy), apis, E(ranks));
   }
   table += "</table>\n";
   std::string out = SectionOpen("findings", "Advisor findings",
                                 "Each rule that fired, with its estimated gain per step and what to change.");
-  out += advice.findings.empty() ? RenderEmptyChart(chart.id, chart.title,
-                                                    "no finding: nothing to gain above the "
-                                                    "advisor's thresholds")
-                                 : RenderBarChart(chart) + table;
+  if (advice.findings.empty()) {
+    out += RenderEmptyChart(chart.id, chart.title, "no finding: nothing to gain above the advisor's thresholds");
+  } else {
+    out += chart.categories.empty()
+               ? RenderEmptyChart(chart.id, chart.title, "no finding with an estimated gain (see the table)")
+               : RenderBarChart(chart);
+    out += table;
+  }
   out += "</section>\n";
   return out;
 }

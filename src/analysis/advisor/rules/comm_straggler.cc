@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -19,6 +20,21 @@ const RankWait* WaitOf(const CrossRankCommunication& cross, int64_t rank) {
     if (wait.rank == rank) return &wait;
   }
   return nullptr;
+}
+
+// The timeline's arrivals and the HCCL wait ratios name different slow ranks: the finding quotes one and
+// says so, as `comm` does, so that no command names a straggler the other rule contradicts.
+void SayTheRulesDisagree(const CrossRankCommunication& cross, Finding* f) {
+  const std::string by_arrivals = std::to_string(*cross.straggler_rank);
+  const std::string by_ratios = std::to_string(*cross.ascend_slow_rank);
+  f->title += fmt::format("; the rules disagree: the timeline's arrivals name rank {}, the wait ratios rank {}",
+                          by_arrivals, by_ratios);
+  f->AddText("disagreement", fmt::format("the timeline's arrivals (per matched collective) name rank {}, the HCCL "
+                                         "wait ratios (totals) rank {}",
+                                         by_arrivals, by_ratios));
+  f->strategy +=
+      fmt::format(" The two rules name different ranks: compare each of ranks {} and {} with a third rank's profile.",
+                  by_arrivals, by_ratios);
 }
 
 // Ascend: communication.json splits each HCCL op into transit, wait and synchronization; msprof-analyze's
@@ -70,6 +86,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
       "Balance the slow rank's work before each collective (data, host work, a slower device), and "
       "compare its profile with a fast rank's (tuneprof compare); msprof-analyze cluster for the matrix.";
   f.apis = {"tuneprof compare SLOW_RANK_DIR FAST_RANK_DIR", "msprof-analyze cluster -m all"};
+  if (slow && rank.cross->slow_rank_rules_disagree()) SayTheRulesDisagree(*rank.cross, &f);
   out->push_back(std::move(f));
 }
 
@@ -108,6 +125,7 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
       "host work before the collective, logging on rank 0) and balance it; compare its profile "
       "with a fast rank's (tuneprof compare).";
   f.apis = {"tuneprof compare SLOW_RANK_TRACE FAST_RANK_TRACE"};
+  if (rank.cross->slow_rank_rules_disagree()) SayTheRulesDisagree(*rank.cross, &f);
   out->push_back(std::move(f));
 }
 
