@@ -5,7 +5,8 @@ rank's clock offset against rank 0 within 1 % (and 1 µs), name rank 3 the strag
 the rank its process group waited for: the offsets taken out, a rank whose clock runs ahead is not late),
 and give every other rank the wait the generator put in (within 1 %). The straggler is late by host time
 only (it starts its work late), so `analyze` counts that time once: as rank 3's host finding, the
-straggler finding keeping less than 5 % of the wait it quotes.
+straggler finding keeping less than 5 % of the wait it quotes, and the exposed-communication finding not
+counting the wait again.
 
 Usage: generated_cluster_check.py TUNEPROF GEN_CLUSTER_PY
 """
@@ -24,6 +25,17 @@ def check_gains_counted_once(advice, late, failures):
     if straggler["estimated_gain_us"] > 0.05 * straggler["uncapped_gain_us"]:
         failures.append(f"analyze: the straggler keeps {straggler['estimated_gain_us']} us of its "
                         f"{straggler['uncapped_gain_us']} us wait, which rank {late}'s host finding already counts")
+    if straggler.get("gain_cut") != f"rank {late}'s own findings count the rest":
+        failures.append(f"analyze: the straggler's gain_cut is {straggler.get('gain_cut')!r}")
+    # The wait is not counted twice either: it is part of the waiting ranks' exposed communication, so
+    # the exposed-communication finding and the wait together stay within that time (the per-rank caps
+    # give the wait to the straggler first; rank 3's own findings then take it over).
+    exposed = found.get("communication.exposed")
+    if exposed is not None:
+        total = exposed["evidence"]["exposed_communication_us"]
+        if exposed["estimated_gain_us"] + straggler["uncapped_gain_us"] > 1.01 * total:
+            failures.append(f"analyze: communication.exposed keeps {exposed['estimated_gain_us']} us beside the "
+                            f"{straggler['uncapped_gain_us']} us wait, more than the {total} us exposed")
 
 
 def main():

@@ -632,10 +632,31 @@ void KeepWaitNotExplained(const RankGains& gains, size_t ranks, std::vector<Find
     }
   }
   if (explained <= 0) return;
+  // The wait stays claimed in the communication part: the findings the caps cut for it (exposed
+  // communication) would count it again, as the late rank's findings do.
   straggler->estimated_gain_ns = std::max(0.0, straggler->estimated_gain_ns - explained);
+  straggler->gain_cut = fmt::format("rank {}'s own findings count the rest", *late);
   straggler->gain_model += fmt::format(
       ", less what rank {}'s findings cost it beyond the other ranks ({:.3f} ms per step), which the wait repeats",
       *late, explained / 1e6);
+}
+
+// A communication verdict whose time is mostly the other ranks waiting for one late rank: the fix is that
+// rank's own work, not the collectives, so the verdict says so. "" when no straggler stands out.
+std::string StragglerShareOfCommunication(const CrossRankCommunication& cross) {
+  if (!cross.straggler_rank || !cross.straggler_stands_out || cross.straggler_within_clock_uncertainty) return "";
+  int64_t wait = 0;
+  int64_t communication = 0;
+  for (const RankWait& w : cross.ranks) {
+    if (w.rank == *cross.straggler_rank || w.matched == 0) continue;
+    wait += w.wait_ns;
+    communication += w.communication_ns;
+  }
+  if (communication <= 0 || 2 * wait < communication) return "";
+  return fmt::format(
+      "; {:.1f} % of the other ranks' collective time is waiting for rank {} to arrive "
+      "(communication.straggler): its own work delays them",
+      100.0 * static_cast<double>(wait) / static_cast<double>(communication), *cross.straggler_rank);
 }
 
 // `times`: one rank's mean step split by bottleneck, averaged over `ranks` ranks; they add up to that
@@ -670,6 +691,12 @@ void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
   for (Finding& finding : *findings) {
     double& part_left = left[static_cast<size_t>(finding.saves_from)];
     finding.estimated_gain_ns = std::clamp(finding.uncapped_gain_ns, 0.0, part_left);
+    if (finding.estimated_gain_ns < finding.uncapped_gain_ns) {
+      const std::string_view part = TimePartName(finding.saves_from);
+      finding.gain_cut = part_left < split.part(finding.saves_from)
+                             ? fmt::format("capped at the {} time other findings leave", part)
+                             : fmt::format("capped at the step's {} time", part);
+    }
     part_left -= finding.estimated_gain_ns;
   }
 }
@@ -821,6 +848,8 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   // Per-rank caps do not bound findings from different ranks together: cap the sum by the slowest step.
   double step_left = result.step_ns;
   for (Finding& finding : result.findings) {
+    if (finding.estimated_gain_ns > step_left)
+      finding.gain_cut = "capped at the slowest step's time other findings leave";
     finding.estimated_gain_ns = std::min(finding.estimated_gain_ns, step_left);
     step_left -= finding.estimated_gain_ns;
     NoteOthersMedian(gains, ranks.size(), &finding);
@@ -832,6 +861,9 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
       !result.findings.empty() && result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;
   if (result.dominant == Bottleneck::kCompute && units_healthy && !big_finding) result.dominant = Bottleneck::kNone;
   result.dominant_reason = DescribeVerdict(result.dominant, job_times, result.mean_ranks);
+  if (result.dominant == Bottleneck::kCommunication && cross != nullptr) {
+    result.dominant_reason += StragglerShareOfCommunication(*cross);
+  }
   return result;
 }
 

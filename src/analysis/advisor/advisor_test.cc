@@ -200,6 +200,36 @@ TEST(CombineAdvice, TheMeanLeavesOutRanksWithoutACompleteStep) {
   EXPECT_NE(result.dominant_reason.find("mean over 2 ranks"), std::string::npos) << result.dominant_reason;
 }
 
+// Communication holds most of the step, and the other ranks spend 3/4 of their collective time waiting for
+// rank 2: the verdict says who they wait for, not only that communication dominates.
+TEST(CombineAdvice, ACommunicationVerdictNamesTheRankTheOthersWaitFor) {
+  std::vector<RankAdviceDraft> drafts(3);
+  CrossRankCommunication cross;
+  cross.straggler_rank = 2;
+  cross.straggler_stands_out = true;
+  for (size_t i = 0; i < drafts.size(); ++i) {
+    drafts[i].advice.rank = static_cast<int64_t>(i);
+    drafts[i].advice.split.steps = 1;
+    drafts[i].advice.split.step_ns = Us(1000);
+    drafts[i].advice.split.part_ns[static_cast<size_t>(TimePart::kCommunication)] = Us(800);
+    drafts[i].advice.split.part_ns[static_cast<size_t>(TimePart::kIdle)] = Us(200);
+    RankWait wait;
+    wait.rank = static_cast<int64_t>(i);
+    wait.matched = 4;
+    wait.communication_ns = Us(800);
+    wait.wait_ns = i == 2 ? 0 : Us(600);
+    cross.ranks.push_back(wait);
+  }
+  const AdvisorResult result = CombineAdvice(drafts, {}, AdvisorConfig(), &cross);
+  EXPECT_EQ(result.dominant, Bottleneck::kCommunication);
+  EXPECT_NE(result.dominant_reason.find("; 75.0 % of the other ranks' collective time is waiting for rank 2 to arrive"),
+            std::string::npos)
+      << result.dominant_reason;
+  cross.straggler_stands_out = false;  // the ranks take turns: no one to name
+  EXPECT_EQ(CombineAdvice(drafts, {}, AdvisorConfig(), &cross).dominant_reason.find("waiting for rank"),
+            std::string::npos);
+}
+
 TEST(RunAdvisor, FindingsAreSortedByGainLargestFirst) {
   const Job job({RankSpec{0, {{"gemm", {200, 1000}}}, {{kLoader, {0, 100}}}},
                  RankSpec{1, {{"gemm", {200, 1000}}}, {{kLoader, {0, 200}}}}});

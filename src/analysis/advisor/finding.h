@@ -52,6 +52,10 @@ struct Finding {
   double uncapped_gain_ns = 0;   // the rule's own estimate
   // The rule cannot say what a fix saves (its gain model says why): printed as unknown, not as 0.
   bool gain_unknown() const { return estimated_gain_ns <= 0 && uncapped_gain_ns <= 0; }
+  // The advisor kept a visibly smaller gain than the rule's estimate; `gain_cut` says why ("capped at the
+  // communication time left by the findings above", ...). Set by the advisor, not kept in summaries.
+  bool gain_capped() const { return estimated_gain_ns > 0 && estimated_gain_ns < 0.995 * uncapped_gain_ns; }
+  std::string gain_cut;
   // A symptom that more specific findings explain (idle chunks of the run): its gain is capped after
   // theirs, so the time goes to the finding that names a cause.
   bool catch_all = false;

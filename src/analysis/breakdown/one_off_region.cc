@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tuneprof {
@@ -11,12 +13,27 @@ bool IsRange(const EventTable& events, size_t i) {
   return events.kind[i] == EventKind::kUserAnnotation && events.dur_ns[i] > 0;
 }
 
-// How many annotations carry each name, indexed by string id.
+// A name without its "#N" numbering: request#0, request#1 ... (like ProfilerStep#N) are one range run
+// again, not ranges that run once each.
+std::string_view Stem(std::string_view name) {
+  const size_t hash = name.rfind('#');
+  if (hash == std::string_view::npos || hash + 1 == name.size()) return name;
+  for (size_t i = hash + 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return name;
+  }
+  return name.substr(0, hash);
+}
+
+// How many annotations carry each name, numbering aside, by string id.
 std::vector<uint32_t> CountNames(const Trace& trace) {
   const EventTable& events = trace.events();
+  std::unordered_map<std::string_view, uint32_t> by_stem;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (IsRange(events, i)) ++by_stem[Stem(trace.str(events.name[i]))];
+  }
   std::vector<uint32_t> count(trace.strings().size(), 0);
   for (size_t i = 0; i < events.size(); ++i) {
-    if (IsRange(events, i)) ++count[events.name[i].value];
+    if (IsRange(events, i)) count[events.name[i].value] = by_stem[Stem(trace.str(events.name[i]))];
   }
   return count;
 }

@@ -2,7 +2,8 @@
 // A trace without step markers counts as one step, so work that runs once (DistributedDataParallel's
 // set-up, a first compile, a warm-up) weighs in every per-step figure as if each step paid it. A one-off
 // region is a user annotation (record_function range) that:
-// - runs once in the trace (no other annotation has its name),
+// - runs once in the trace (no other annotation has its name, "#N" numbering aside: request#0, request#1
+//   are one range run twice),
 // - lasts at least kOneOffShareOfSpan of the trace's span, and
 // - leaves at least two runs of repeated annotations outside it (the iterations: forward, backward, ...),
 // so that a range wrapping the whole loop is not one. The largest such range is reported; O(n).

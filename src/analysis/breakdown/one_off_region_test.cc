@@ -44,6 +44,12 @@ TEST(OneOffRegionTest, AShortOrRepeatedRangeIsNone) {
   AddIterations(&short_one, 200);
   EXPECT_FALSE(FindOneOffRegion(short_one.Finish()).has_value());
 
+  HandBuiltTrace numbered;  // request#0, request#1: one range, run twice
+  numbered.Host(EventKind::kUserAnnotation, "request#0", 0, Us(4000));
+  numbered.Host(EventKind::kUserAnnotation, "request#1", Us(4000), Us(4000));
+  AddIterations(&numbered, 8000);
+  EXPECT_FALSE(FindOneOffRegion(numbered.Finish()).has_value());
+
   HandBuiltTrace repeated;
   repeated.Host(EventKind::kUserAnnotation, "eval", 0, Us(4000));
   repeated.Host(EventKind::kUserAnnotation, "eval", Us(20000), Us(4000));

@@ -118,8 +118,11 @@ std::string GainText(const Finding& finding, double step_ns) {
     // A rule that estimated a gain whose time the findings above already claim.
     return finding.gain_unknown() ? "gain unknown" : "no gain left (its time is counted above)";
   }
-  return fmt::format("-{:.3f} ms/step ({:.1f} %)", finding.estimated_gain_ns / 1e6,
-                     step_ns > 0 ? 100 * finding.estimated_gain_ns / step_ns : 0);
+  return fmt::format("-{:.3f} ms/step ({:.1f} %{})", finding.estimated_gain_ns / 1e6,
+                     step_ns > 0 ? 100 * finding.estimated_gain_ns / step_ns : 0,
+                     finding.gain_capped() ? fmt::format("; of -{:.3f}{}{}", finding.uncapped_gain_ns / 1e6,
+                                                         finding.gain_cut.empty() ? "" : ": ", finding.gain_cut)
+                                           : std::string());
 }
 
 // Where a finding fired, on a run of several ranks: " [rank 3]", " [ranks 0,1; figures of rank 1]",
@@ -258,6 +261,8 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   w->Key("unit").String(f.unit);
   w->Key("estimated_gain_us").Double(f.estimated_gain_ns / 1e3);
   w->Key("estimated_gain_pct").Double(step_ns > 0 ? 100 * f.estimated_gain_ns / step_ns : 0);
+  w->Key("gain_cut");
+  f.gain_capped() && !f.gain_cut.empty() ? w->String(f.gain_cut) : w->Null();
   w->Key("uncapped_gain_us").Double(f.uncapped_gain_ns / 1e3);
   w->Key("saves_from").String(TimePartName(f.saves_from));
   w->Key("gain_model").String(f.gain_model);

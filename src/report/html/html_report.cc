@@ -593,6 +593,9 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
 // As the text prints it: unknown when the rule cannot estimate it, none left when other findings claim
 // its time.
 std::string GainCell(const Finding& f) {
+  if (f.gain_capped()) {
+    return MillisText(f.estimated_gain_ns) + " (of " + MillisText(f.uncapped_gain_ns) + ": " + E(f.gain_cut) + ")";
+  }
   if (f.estimated_gain_ns > 0) return MillisText(f.estimated_gain_ns);
   return f.gain_unknown() ? "unknown" : "none left (counted above)";
 }
