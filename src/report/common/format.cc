@@ -126,4 +126,9 @@ std::string FoldedOverRanks(std::span<const int64_t> ranks, std::string_view wha
   return line;
 }
 
+std::string MeanOverRanks(size_t counted, size_t total) {
+  return counted >= total ? fmt::format("mean over {} ranks", counted)
+                          : fmt::format("mean over {} of {} ranks", counted, total);
+}
+
 }  // namespace tuneprof

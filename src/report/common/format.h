@@ -48,6 +48,10 @@ std::string RankRanges(std::span<const int64_t> ranks);
 // and show per-rank detail only for the ranks that stand out; the JSON keeps every rank.
 inline constexpr size_t kRanksListedOneByOne = 16;
 
+// The population of a mean over ranks: "mean over 4 ranks", or "mean over 1022 of 1024 ranks" where ranks
+// without a complete step are left out of it.
+std::string MeanOverRanks(size_t counted, size_t total);
+
 // The smallest and largest of a figure over several ranks, once when they print alike: "2.786-2.804 ms per
 // step", "58.3 %". `unit` follows after a space unless empty.
 std::string ValueRange(double min, double max, int decimals, std::string_view unit);

@@ -60,6 +60,11 @@ TEST(FormatTest, WrapTextBreaksAtSpacesAndKeepsLongWordsWhole) {
   EXPECT_EQ(WrapText("", 10, "a", "b"), "");
 }
 
+TEST(FormatTest, MeanOverRanksSaysWhoIsLeftOut) {
+  EXPECT_EQ(MeanOverRanks(4, 4), "mean over 4 ranks");
+  EXPECT_EQ(MeanOverRanks(1022, 1024), "mean over 1022 of 1024 ranks");
+}
+
 TEST(FormatTest, ValueRangeSaysOneValueOnce) {
   EXPECT_EQ(ValueRange(2.7861, 2.8039, 3, "ms per step"), "2.786-2.804 ms per step");
   EXPECT_EQ(ValueRange(58.31, 58.34, 1, "%"), "58.3 %");

@@ -36,9 +36,8 @@ constexpr std::array kParts = std::to_array<PartLabel>({
 constexpr std::string_view kUnclassedComputing = "computing (no operators to class it)";
 
 // " (mean over N ranks)", saying so where ranks without a complete step are left out of the mean.
-std::string MeanOverRanks(const AdvisorResult& result) {
-  if (result.mean_ranks >= result.ranks.size()) return fmt::format(" (mean over {} ranks)", result.mean_ranks);
-  return fmt::format(" (mean over {} of {} ranks)", result.mean_ranks, result.ranks.size());
+std::string MeanOverRanksNote(const AdvisorResult& result) {
+  return " (" + MeanOverRanks(result.mean_ranks, result.ranks.size()) + ")";
 }
 
 std::string Fit(std::string_view raw, size_t width) {
@@ -164,7 +163,7 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
                      rank->split.cpu_only ? " (CPU-only trace)" : "");
   out += "\n";
   const bool several = result.ranks.size() > 1;
-  AppendSplit(result.mean_split, several ? MeanOverRanks(result) : "", &out);
+  AppendSplit(result.mean_split, several ? MeanOverRanksNote(result) : "", &out);
   if (several) AppendSlowestRankPart(*rank, &out);
   out += "\n";
   AppendUtilizations(*rank, several ? fmt::format(" (rank {}, the slowest)", rank->rank) : "", &out);

@@ -137,12 +137,10 @@ void SummarySection(const HtmlReportInput& input, Pieces& out) {
   }
   if (advice.ranks.size() > 1) {  // the population the verdict quotes
     const TimeSplit& mean = advice.mean_split;
-    out += fmt::format("<tr><td>mean over {} ranks{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
-                       advice.mean_ranks,
-                       advice.mean_ranks < advice.ranks.size()
-                           ? fmt::format(" (of {}: the others have no complete step)", advice.ranks.size())
-                           : "",
-                       kEmptyCell, MillisText(mean.step_ns));
+    out += fmt::format("<tr><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
+                       MeanOverRanks(advice.mean_ranks, advice.ranks.size()),
+                       advice.mean_ranks < advice.ranks.size() ? " (the others have no complete step)" : "", kEmptyCell,
+                       MillisText(mean.step_ns));
     for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
       out += fmt::format("<td class=\"n\">{}</td>", MillisText(mean.part_ns[p]));
     }
