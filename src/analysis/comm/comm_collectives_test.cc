@@ -211,6 +211,32 @@ TEST(CommCrossRankTest, RanksTakingTurnsArrivingLastHaveNoStandingOutStraggler) 
   ASSERT_TRUE(x.straggler_rank.has_value());
   EXPECT_EQ(*x.straggler_rank, 1);       // made the others wait longest (200 vs 150)
   EXPECT_FALSE(x.straggler_stands_out);  // but not twice as long
+  EXPECT_NE(x.straggler_reason.find("but not twice as long as rank 0's late arrivals made them wait (0.150 ms)"),
+            std::string::npos)
+      << x.straggler_reason;
+}
+
+// Rank 1 is last at every collective, but by 2 us: launch jitter, not a late rank.
+TEST(CommCrossRankTest, ARankLastByMicrosecondsIsNoStraggler) {
+  std::vector<RankCommunication> ranks(2);
+  ranks[0].rank = 0;
+  ranks[1].rank = 1;
+  for (int64_t seq = 0; seq < 4; ++seq) {
+    for (RankCommunication* r : {&ranks[0], &ranks[1]}) {
+      Collective c;
+      c.type = CollectiveType::kAllReduce;
+      c.group = "0";
+      c.sequence = seq;
+      c.start_ns = Us(1000 * seq) + (r->rank == 1 ? Us(2) : 0);
+      c.duration_ns = Us(100) - (r->rank == 1 ? Us(2) : 0);  // both end together
+      r->collectives.push_back(c);
+    }
+  }
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  ASSERT_TRUE(x.straggler_rank.has_value());
+  EXPECT_EQ(*x.straggler_rank, 1);
+  EXPECT_FALSE(x.straggler_stands_out);
+  EXPECT_NE(x.straggler_reason.find("launch jitter, not a late rank"), std::string::npos) << x.straggler_reason;
 }
 
 TEST(CommCrossRankTest, DifferentTypesAtOneSequenceDoNotMatch) {

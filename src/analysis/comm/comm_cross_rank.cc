@@ -94,6 +94,10 @@ int64_t MeanOf(const std::vector<int64_t>& values) {
   return static_cast<int64_t>(std::llround(sum / static_cast<double>(values.size())));
 }
 
+// A rank last by less than this on average is launch jitter (NCCL kernels start microseconds apart), not a
+// late rank, however often it is last.
+constexpr int64_t kMinStragglerLatenessNs = 10'000;
+
 // A straggler is named only when it arrived last by more than the clocks can be wrong: its residual
 // clock error plus the largest of the other ranks'.
 void CheckAgainstClocks(const std::vector<int64_t>& margins, size_t straggler, CrossRankCommunication* out) {
@@ -105,12 +109,27 @@ void CheckAgainstClocks(const std::vector<int64_t>& margins, size_t straggler, C
   }
   const int64_t doubt = out->clocks.ranks[straggler].residual_ns() + others;
   out->straggler_clock_doubt_ns = doubt;
-  if (*out->straggler_lateness_ns > doubt) return;
+  if (*out->straggler_lateness_ns > doubt) {
+    if (*out->straggler_lateness_ns >= kMinStragglerLatenessNs || !out->straggler_stands_out) return;
+    out->straggler_stands_out = false;
+    out->straggler_reason += Printf("; but it was last by only %.3f ms (mean): launch jitter, not a late rank",
+                                    static_cast<double>(*out->straggler_lateness_ns) / 1e6);
+    return;
+  }
   out->straggler_within_clock_uncertainty = true;
   out->straggler_stands_out = false;
   out->straggler_reason +=
       Printf("; but it was last by %.3f ms (mean), within the clocks' uncertainty of %.3f ms",
              static_cast<double>(*out->straggler_lateness_ns) / 1e6, static_cast<double>(doubt) / 1e6);
+}
+
+// The rank other than `best` whose late arrivals made the others wait longest.
+int64_t OtherLongestCause(const CrossRankCommunication& x, const RankWait& best) {
+  const RankWait* other = nullptr;
+  for (const RankWait& w : x.ranks) {
+    if (&w != &best && (other == nullptr || w.wait_caused_ns > other->wait_caused_ns)) other = &w;
+  }
+  return other == nullptr ? best.rank : other->rank;
 }
 
 void NameStraggler(const std::vector<std::vector<int64_t>>& margins, CrossRankCommunication* out) {
@@ -129,10 +148,16 @@ void NameStraggler(const std::vector<std::vector<int64_t>>& margins, CrossRankCo
     if (&w != best) caused_by_others = std::max(caused_by_others, w.wait_caused_ns);
   }
   out->straggler_stands_out = best->wait_caused_ns >= 2 * caused_by_others;
-  out->straggler_reason = Printf("last at %llu of %llu matched collectives; others waited %.3f ms for it",
-                                 static_cast<unsigned long long>(best->times_last),
-                                 static_cast<unsigned long long>(out->matched_collectives),
-                                 static_cast<double>(best->wait_caused_ns) / 1e6);
+  out->straggler_reason = Printf(
+      "last at %llu of %llu matched collectives; others waited %.3f ms for it, summed over "
+      "the waiting ranks",
+      static_cast<unsigned long long>(best->times_last), static_cast<unsigned long long>(out->matched_collectives),
+      static_cast<double>(best->wait_caused_ns) / 1e6);
+  if (!out->straggler_stands_out) {
+    out->straggler_reason +=
+        Printf("; but not twice as long as rank %lld's late arrivals made them wait (%.3f ms)",
+               static_cast<long long>(OtherLongestCause(*out, *best)), static_cast<double>(caused_by_others) / 1e6);
+  }
   const size_t index = static_cast<size_t>(best - out->ranks.data());
   CheckAgainstClocks(margins[index], index, out);
 }
@@ -370,15 +395,17 @@ void JudgeWait(const CrossRankCommunication& x, const RankWait& w, Verdict* verd
                   "waits for other ranks (which one is late is within the clocks' uncertainty)", figures);
   } else if (!x.straggler_stands_out) {
     verdict->Fire(w.rank,
-                  Printf("rank %lld: %s of its communication time waits for other ranks (they take "
-                         "turns arriving last: no single straggler)",
+                  Printf("rank %lld: %s of its communication time waits for other ranks (no single rank stands "
+                         "out as the late one)",
                          rank, pct.c_str()),
-                  "waits for other ranks (they take turns arriving last: no single straggler)", figures);
+                  "waits for other ranks (no single rank stands out as the late one)", figures);
   } else if (*x.straggler_rank != w.rank) {
+    // The wait is for whichever rank was last at each collective, mostly but not only the straggler.
     verdict->Fire(w.rank,
-                  Printf("rank %lld: %s of its communication time waits for rank %lld", rank, pct.c_str(),
-                         static_cast<long long>(*x.straggler_rank)),
-                  Printf("waits for rank %lld", static_cast<long long>(*x.straggler_rank)), figures);
+                  Printf("rank %lld: %s of its communication time waits for late ranks (the straggler: rank %lld)",
+                         rank, pct.c_str(), static_cast<long long>(*x.straggler_rank)),
+                  Printf("waits for late ranks (the straggler: rank %lld)", static_cast<long long>(*x.straggler_rank)),
+                  figures);
   }
 }
 

@@ -176,8 +176,10 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
     const Finding& f = result.findings[i];
     out += fmt::format("{:>2}. {:<28} {}{}\n", i + 1, f.id, GainText(f, result.step_ns),
                        RanksText(f, result.ranks.size()));
-    out += fmt::format("    {}\n", Fit(f.title, 94));
-    if (!f.apis.empty()) out += fmt::format("    -> {}\n", Fit(f.apis.front(), 91));
+    // Wrapped, not cut: a title's last clause (whose figures, which rule disagrees) and an API to copy
+    // are what a cut loses.
+    out += WrapText(f.title, 98, "    ", "    ");
+    if (!f.apis.empty()) out += WrapText(f.apis.front(), 98, "    -> ", "       ");
   }
   if (result.findings.size() > kTopStrategies) {
     out += fmt::format("({} more: tuneprof advise)\n", result.findings.size() - kTopStrategies);
@@ -261,7 +263,7 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   w->Key("estimated_gain_us").Double(f.estimated_gain_ns / 1e3);
   w->Key("estimated_gain_pct").Double(step_ns > 0 ? 100 * f.estimated_gain_ns / step_ns : 0);
   w->Key("gain_cut");
-  f.gain_capped() && !f.gain_cut.empty() ? w->String(f.gain_cut) : w->Null();
+  f.estimated_gain_ns < 0.995 * f.uncapped_gain_ns && !f.gain_cut.empty() ? w->String(f.gain_cut) : w->Null();
   w->Key("uncapped_gain_us").Double(f.uncapped_gain_ns / 1e3);
   w->Key("saves_from").String(TimePartName(f.saves_from));
   w->Key("gain_model").String(f.gain_model);

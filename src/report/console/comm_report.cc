@@ -219,7 +219,8 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   for (const CommGroupSummary& g : x.groups) {
     if (g.missing_ranks.empty() || x.ranks.size() < 2) continue;  // one rank alone matches nothing anyway
     *out += fmt::format(
-        "  {}: member{} {} not in the input: its collectives are matched over the {} members present only\n",
+        "  {}: member{} {} not in the input: its collectives are matched over the {} members present only, and "
+        "waits for the missing ones count as transfer; pass every rank\n",
         EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label),
         g.missing_ranks.size() == 1 ? "" : "s", RankRanges(g.missing_ranks),
         g.global_ranks.size() - g.missing_ranks.size());
@@ -295,9 +296,12 @@ void AppendClocks(const ClockAlignment& clocks, const ShownRanks& shown, std::st
                         Millis(r.uncertainty_ns), r.collectives);
   }
   if (left_out_range) {
-    *out +=
-        fmt::format("    ... {} more ranks, offsets {:+.3f} to {:+.3f} ms (tuneprof comm --json lists every rank)\n",
-                    left_out, Millis(left_out_range->first), Millis(left_out_range->second));
+    const auto same_clock =
+        std::count_if(clocks.ranks.begin(), clocks.ranks.end(), [](const RankClockOffset& r) { return !r.applied; });
+    *out += fmt::format(
+        "    ... {} more ranks, offsets {:+.3f} to {:+.3f} ms; {} ranks on rank {}'s clock (tuneprof comm --json lists "
+        "every rank)\n",
+        left_out, Millis(left_out_range->first), Millis(left_out_range->second), same_clock, *clocks.reference_rank);
   }
 }
 
@@ -332,10 +336,8 @@ void AppendCrossRank(const CommAnalysis& a, const ShownRanks& shown, std::string
     } else if (x.straggler_stands_out) {
       *out += fmt::format("  straggler: rank {} ({})\n", *x.straggler_rank, x.straggler_reason);
     } else {
-      *out += fmt::format(
-          "  straggler: none stands out: rank {} made the others wait longest ({}), but not twice as long as any "
-          "other rank did; the ranks take turns arriving last\n",
-          *x.straggler_rank, x.straggler_reason);
+      *out += fmt::format("  straggler: none stands out: rank {} made the others wait longest ({})\n",
+                          *x.straggler_rank, x.straggler_reason);
     }
   }
   if (!x.ascend_verdict.empty()) {
@@ -604,9 +606,14 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("ranks").BeginArray();
     for (int64_t rank : g.ranks) w->Int(rank);
     w->EndArray();
-    w->Key("missing_ranks").BeginArray();
-    for (int64_t rank : g.missing_ranks) w->Int(rank);
-    w->EndArray();
+    w->Key("missing_ranks");
+    if (g.global_ranks.empty()) {
+      w->Null();  // the members are unknown: so is who is missing
+    } else {
+      w->BeginArray();
+      for (int64_t rank : g.missing_ranks) w->Int(rank);
+      w->EndArray();
+    }
     w->Key("collectives").Uint(g.collectives);
     w->Key("count_with_bytes").Uint(g.count_with_bytes);
     w->Key("bytes");

@@ -543,10 +543,8 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
     out += fmt::format("<p>No straggler named: rank {} ({}); align the hosts' clocks and profile again.</p>\n",
                        *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
   } else if (comm.cross_rank.straggler_rank) {
-    out += fmt::format(
-        "<p>No straggler stands out: rank {} made the others wait longest ({}), but not twice as long as any other "
-        "rank did; the ranks take turns arriving last.</p>\n",
-        *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
+    out += fmt::format("<p>No straggler stands out: rank {} made the others wait longest ({}).</p>\n",
+                       *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
   }
   const ClockAlignment& clocks = comm.cross_rank.clocks;
   if (clocks.applied) {
@@ -557,9 +555,10 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
       if (r.applied) applied.push_back(&r);
     }
     if (applied.size() <= kRanksListedOneByOne) {
-      for (const RankClockOffset* r : applied) {
-        out += fmt::format(" rank {} {:+.3f} ms &plusmn; {:.3f} ms;", r->rank, static_cast<double>(*r->offset_ns) / 1e6,
-                           static_cast<double>(r->uncertainty_ns) / 1e6);
+      for (size_t i = 0; i < applied.size(); ++i) {
+        out += fmt::format(" rank {} {:+.3f} ms &plusmn; {:.3f} ms{}", applied[i]->rank,
+                           static_cast<double>(*applied[i]->offset_ns) / 1e6,
+                           static_cast<double>(applied[i]->uncertainty_ns) / 1e6, i + 1 < applied.size() ? ";" : ".");
       }
     } else {
       const auto [low, high] = std::minmax_element(
