@@ -50,8 +50,11 @@ struct Finding {
   TimePart saves_from = TimePart::kIdle;
   double estimated_gain_ns = 0;  // per step, after capping (advisor.h)
   double uncapped_gain_ns = 0;   // the rule's own estimate
-  // The rule cannot say what a fix saves (its gain model says why): printed as unknown, not as 0.
-  bool gain_unknown() const { return estimated_gain_ns <= 0 && uncapped_gain_ns <= 0; }
+  // The rule cannot say what a fix saves (its gain model says why, "unknown: ..." or "partly unknown:
+  // ..."): printed as unknown, not as 0.
+  bool gain_unknown() const {
+    return uncapped_gain_ns <= 0 && (gain_model.starts_with("unknown") || gain_model.starts_with("partly unknown"));
+  }
   // The advisor kept a visibly smaller gain than the rule's estimate; `gain_cut` says why ("capped at the
   // communication time left by the findings above", ...). Set by the advisor, not kept in summaries.
   bool gain_capped() const { return estimated_gain_ns > 0 && estimated_gain_ns < 0.995 * uncapped_gain_ns; }

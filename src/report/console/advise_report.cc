@@ -115,7 +115,8 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
 std::string GainText(const Finding& finding, double step_ns) {
   if (finding.estimated_gain_ns <= 0) {
     // A rule that estimated a gain whose time the findings above already claim.
-    return finding.gain_unknown() ? "gain unknown" : "no gain left (its time is counted above)";
+    if (finding.gain_unknown()) return "gain unknown";
+    return finding.uncapped_gain_ns > 0 ? "no gain left (its time is counted above)" : "no time gain claimed";
   }
   return fmt::format("-{:.3f} ms/step ({:.1f} %{})", finding.estimated_gain_ns / 1e6,
                      step_ns > 0 ? 100 * finding.estimated_gain_ns / step_ns : 0,

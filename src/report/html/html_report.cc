@@ -594,7 +594,8 @@ std::string GainCell(const Finding& f) {
     return MillisText(f.estimated_gain_ns) + " (of " + MillisText(f.uncapped_gain_ns) + ": " + E(f.gain_cut) + ")";
   }
   if (f.estimated_gain_ns > 0) return MillisText(f.estimated_gain_ns);
-  return f.gain_unknown() ? "unknown" : "none left (counted above)";
+  if (f.gain_unknown()) return "unknown";
+  return f.uncapped_gain_ns > 0 ? "none left (counted above)" : "none claimed";
 }
 
 std::string FindingsSection(const AdvisorResult& advice) {

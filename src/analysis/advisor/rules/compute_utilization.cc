@@ -11,6 +11,9 @@ void RuleComputeUtilization(const RankEvidence& rank, const AdvisorConfig& confi
   const UtilizationCheck check = CheckComputeUnits(rank, config);
   if (!check.Below()) return;
   const double work_ns = rank.split.part(TimePart::kComputeBound);
+  // Without compute-bound work (the kernels are memory-bound) the units' utilization saves nothing: the
+  // memory-bandwidth figure speaks for those kernels.
+  if (work_ns <= 0) return;
   Finding f;
   f.id = "compute.unit_utilization";
   f.category = FindingCategory::kCompute;

@@ -54,6 +54,20 @@ TEST(RuleFamilies, ComputeUnitsBelowThreshold) {
   EXPECT_EQ(Find(Advise(trace, &units), "compute.unit_utilization"), nullptr);
 }
 
+// Only memory-bound kernels: the units' utilization saves no compute-bound time, so no finding claims it
+// (it printed "gain unknown" with a gain of 0 by its own model).
+TEST(RuleFamilies, ComputeUnitsSayNothingWithoutComputeBoundWork) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("vectorized_elementwise_kernel", 0, Us(800));
+  const Trace trace = t.Finish();
+  RankComputeUnits units;
+  units.cube_ratio = 0.3;
+  const AdvisorResult result = Advise(trace, &units);
+  EXPECT_DOUBLE_EQ(result.ranks[0].split.part(TimePart::kComputeBound), 0);
+  EXPECT_EQ(Find(result, "compute.unit_utilization"), nullptr);
+}
+
 TEST(RuleFamilies, ExposedCommunication) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
