@@ -659,6 +659,22 @@ std::string StragglerShareOfCommunication(const CrossRankCommunication& cross) {
       100.0 * static_cast<double>(wait) / static_cast<double>(communication), *cross.straggler_rank);
 }
 
+// A trace without step markers that is mostly one-off set-up (host.framework_overhead names the region):
+// the verdict speaks of that set-up, and says so. "" otherwise.
+std::string OneOffNote(const std::vector<Finding>& findings) {
+  for (const Finding& f : findings) {
+    for (const Evidence& e : f.evidence) {
+      if (e.label == "one_off_region") {
+        return fmt::format(
+            "; the trace marks no steps and most of it is '{}', which runs once: profile "
+            "steady-state steps for a per-step verdict",
+            e.text);
+      }
+    }
+  }
+  return "";
+}
+
 // `times`: one rank's mean step split by bottleneck, averaged over `ranks` ranks; they add up to that
 // mean step, so the figures quoted are of one population.
 std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& times, size_t ranks) {
@@ -864,6 +880,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   if (result.dominant == Bottleneck::kCommunication && cross != nullptr) {
     result.dominant_reason += StragglerShareOfCommunication(*cross);
   }
+  result.dominant_reason += OneOffNote(result.findings);
   return result;
 }
 
