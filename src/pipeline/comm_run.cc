@@ -4,6 +4,7 @@
 
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/core/hardware_profile.h"
+#include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
@@ -36,6 +37,7 @@ Result<CommRun> AnalyzeRunCommunication(const std::vector<std::string>& paths, c
   }
   run.analysis.cross_rank = AnalyzeAcrossRanks(run.analysis.ranks);
   JudgeCommunication(&run.analysis);
+  WarnAboutMissingGroupMembers(run.analysis, &run.warnings);
   return run;
 }
 

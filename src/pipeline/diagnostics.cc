@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "base/rank_ranges.h"
 #include "base/text_escape.h"
 
 namespace tuneprof {
@@ -31,6 +32,26 @@ std::vector<std::string> InputWarnings(const TraceMetadata& meta) {
 void WarnAboutInputs(const std::vector<Trace>& traces) {
   for (const Trace& trace : traces) {
     for (const std::string& warning : InputWarnings(trace.metadata())) PrintWarning(warning);
+  }
+}
+
+void WarnAboutMissingGroupMembers(const CommAnalysis& comm, std::vector<std::string>* warnings) {
+  if (comm.ranks.size() < 2) return;  // one rank alone matches nothing anyway
+  constexpr size_t kGroupsNamed = 3;
+  size_t groups = 0;
+  for (const CommGroupSummary& g : comm.cross_rank.groups) {
+    if (g.missing_ranks.empty()) continue;
+    if (++groups > kGroupsNamed) continue;
+    const std::string name = g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label;
+    warnings->push_back(fmt::format(
+        "process group {}: {} of its {} members are not in the input (ranks {}): waits for them count as transfer "
+        "and a straggler is named among the members present only; pass every rank",
+        name, g.missing_ranks.size(), g.global_ranks.size(), RankRanges(g.missing_ranks)));
+    PrintWarning(warnings->back());
+  }
+  if (groups > kGroupsNamed) {
+    warnings->push_back(fmt::format("{} more process groups miss members in the input", groups - kGroupsNamed));
+    PrintWarning(warnings->back());
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/comm/comm_cross_rank.h"
 #include "base/status.h"
 #include "model/trace.h"
 
@@ -20,5 +21,10 @@ void PrintWarning(std::string_view message);
 // far as it goes) or a trace whose traceEvents array is empty.
 std::vector<std::string> InputWarnings(const TraceMetadata& meta);
 void WarnAboutInputs(const std::vector<Trace>& traces);
+
+// A run given only some members of a process group (a partial copy of the job's ranks): the waits for the
+// missing members count as transfer and a straggler can only be named among the members present. Prints
+// one warning per such group (three at most, then how many more) and appends them to `warnings`.
+void WarnAboutMissingGroupMembers(const CommAnalysis& comm, std::vector<std::string>* warnings);
 
 }  // namespace tuneprof

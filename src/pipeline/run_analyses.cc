@@ -209,6 +209,7 @@ void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& conf
   if (detail != RunDetail::kAdvice) run->kernel_totals = std::move(kernels).Finish();
   run->comm.cross_rank = AnalyzeAcrossRanks(run->comm.ranks);
   JudgeCommunication(&run->comm);
+  WarnAboutMissingGroupMembers(run->comm, &run->warnings);
   std::vector<const RankCommunication*> comm;
   for (const RankCommunication& rank : run->comm.ranks) comm.push_back(&rank);
   run->advice = CombineAdvice(std::move(drafts), comm, config, &run->comm.cross_rank);

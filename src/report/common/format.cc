@@ -91,25 +91,6 @@ std::string WrapText(std::string_view raw, size_t width, std::string_view first,
   return out;
 }
 
-std::string RankRanges(std::span<const int64_t> ranks) {
-  std::vector<int64_t> sorted(ranks.begin(), ranks.end());
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  std::string out;
-  for (size_t i = 0; i < sorted.size();) {
-    size_t last = i;
-    while (last + 1 < sorted.size() && sorted[last + 1] == sorted[last] + 1) ++last;
-    if (!out.empty()) out += ',';
-    out += std::to_string(sorted[i]);
-    if (last > i) {
-      out += last == i + 1 ? ',' : '-';
-      out += std::to_string(sorted[last]);
-    }
-    i = last + 1;
-  }
-  return out;
-}
-
 std::string ValueRange(double min, double max, int decimals, std::string_view unit) {
   const std::string low = fmt::format("{:.{}f}", min, decimals);
   const std::string high = fmt::format("{:.{}f}", max, decimals);

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/rank_ranges.h"  // RankRanges, for every rendering
+
 namespace tuneprof {
 
 // A value the input cannot give, in prose and in single values ("memory_bandwidth unknown").
@@ -39,10 +41,6 @@ std::string ChangePercent(std::optional<double> percent, int decimals = 1);
 // A number with thousands separators and `decimals` decimals ("1,234,567.8"); a value that rounds to 0
 // has no minus sign.
 std::string Grouped(double value, int decimals);
-
-// Rank ids as runs of consecutive ids ("0-2,4,6-1023"), in increasing order, each once: a finding that
-// fired on 1,023 of 1,024 ranks reads as two ranges instead of 4,000 characters.
-std::string RankRanges(std::span<const int64_t> ranks);
 
 // Above this many ranks, views fold per-rank lines that say the same thing (a rule that fired on each rank)
 // and show per-rank detail only for the ranks that stand out; the JSON keeps every rank.

@@ -1,0 +1,23 @@
+#include "base/rank_ranges.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace tuneprof {
+namespace {
+
+TEST(RankRangesTest, JoinConsecutiveIds) {
+  EXPECT_EQ(RankRanges(std::vector<int64_t>{}), "");
+  EXPECT_EQ(RankRanges(std::vector<int64_t>{3}), "3");
+  EXPECT_EQ(RankRanges(std::vector<int64_t>{0, 1}), "0,1");
+  EXPECT_EQ(RankRanges(std::vector<int64_t>{5, 0, 1, 2, 2, 9, 7, 8}), "0-2,5,7-9");
+  std::vector<int64_t> all_but_three;
+  for (int64_t r = 0; r < 1024; ++r) {
+    if (r != 3) all_but_three.push_back(r);
+  }
+  EXPECT_EQ(RankRanges(all_but_three), "0-2,4-1023");
+}
+
+}  // namespace
+}  // namespace tuneprof
