@@ -149,6 +149,7 @@ std::string EvidenceValue(const Evidence& e) {
   const std::string number = v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) < 1e15
                                  ? fmt::format("{}", static_cast<int64_t>(v))
                                  : fmt::format("{:.3f}", v);
+  if (e.unit == "rank") return "rank " + number;  // an id, not an amount: "straggler_rank: rank 3"
   return e.unit.empty() || e.unit == "count" ? number : number + " " + e.unit;
 }
 

@@ -137,8 +137,9 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
   f.id = "idle.gpu_time_util_per_device";
   f.catch_all = true;
   f.category = FindingCategory::kHost;
-  f.title = fmt::format("{} time utilization below {:.0f} % in {} of {} chunks on {} ({} devices affected)",
-                        npu ? "NPU" : "GPU", threshold, worst->low, chunks, worst->device, found.size());
+  f.title = fmt::format("{} time utilization below {:.0f} % in {} of {} chunks on {} ({} device{} affected)",
+                        npu ? "NPU" : "GPU", threshold, worst->low, chunks, worst->device, found.size(),
+                        found.size() == 1 ? "" : "s");
   f.metric = npu ? "per device and chunk: summed task, copy and HCCL time / chunk length"
                  : "per device and chunk: summed kernel/memcpy/memset time / chunk length";
   f.value = worst->mean_pct;
