@@ -306,6 +306,50 @@ std::string RooflineSection(const std::vector<KernelTotal>& kernels, const std::
 
 // ---- compute units ---------------------------------------------------------------------------------
 
+// A utilization's cells after the rank's: name, value, threshold, and what was measured (or how to).
+std::string UtilizationCells(const UtilizationCheck& check) {
+  return fmt::format(
+      "<td>{}</td><td class=\"n{}\">{}</td><td class=\"n\">{:.0f} %</td><td>{}</td>", E(check.name),
+      check.Bottleneck() ? " bad" : "",
+      check.value_pct ? fmt::format("{:.1f}%", *check.value_pct) : std::string(kUnknownText), check.threshold_pct,
+      E(check.measured_as) +
+          (check.Below() && !check.Bottleneck()
+               ? fmt::format("<br>below the threshold, but {} only {:.1f} % of the step: not the bottleneck",
+                             check.immaterial_part == "compute" ? "compute holds" : check.immaterial_part + " hold",
+                             100 * *check.immaterial_share)
+               : std::string()) +
+          (check.how_to_measure.empty() ? "" : "<br>how to measure: " + E(check.how_to_measure)));
+}
+
+// Many ranks: one utilization at a time, consecutive ranks whose cells read the same in one row (1,024 ranks
+// of one unknown were 1,024 rows of the same text, and 3,072 bars). Each group keeps its ranks and its
+// first check; the cells are rebuilt when written.
+struct UtilizationGroup {
+  std::vector<int64_t> ranks;
+  const UtilizationCheck* check = nullptr;
+};
+
+std::vector<UtilizationGroup> FoldUtilizations(const AdvisorResult& advice) {
+  size_t checks = 0;
+  for (const RankAdvice& rank : advice.ranks) checks = std::max(checks, rank.utilizations.size());
+  std::vector<UtilizationGroup> groups;
+  for (size_t k = 0; k < checks; ++k) {
+    std::string pending;
+    bool open = false;
+    for (const RankAdvice& rank : advice.ranks) {
+      if (k >= rank.utilizations.size()) continue;
+      std::string cells = UtilizationCells(rank.utilizations[k]);
+      if (!open || cells != pending) {
+        groups.push_back(UtilizationGroup{{}, &rank.utilizations[k]});
+        pending = std::move(cells);
+        open = true;
+      }
+      groups.back().ranks.push_back(rank.rank);
+    }
+  }
+  return groups;
+}
+
 void ComputeSection(const AdvisorResult& advice, Pieces& out) {
   BarChart chart;
   chart.id = "chart-compute";
@@ -315,15 +359,22 @@ void ComputeSection(const AdvisorResult& advice, Pieces& out) {
   chart.marker_name = "threshold";
   // The compute units as each rank's platform names them (SM efficiency, Cube, Vector), not all of them.
   std::string units;
-  for (const RankAdvice& rank : advice.ranks) {
-    for (const UtilizationCheck& check : rank.utilizations) {
-      chart.categories.push_back(fmt::format("rank {} {}", rank.rank, check.name));
-      chart.series[0].values.push_back(check.value_pct);
-      chart.markers.push_back(check.threshold_pct);
-      if (check.name != "compute_units" || check.label.empty() || units.find(check.label) != std::string::npos) {
-        continue;
-      }
-      units += (units.empty() ? "" : ", ") + check.label;
+  const bool folded = advice.ranks.size() > kRanksListedOneByOne;
+  const std::vector<UtilizationGroup> groups = folded ? FoldUtilizations(advice) : std::vector<UtilizationGroup>();
+  const auto add = [&](std::string label, const UtilizationCheck& check) {
+    chart.categories.push_back(std::move(label));
+    chart.series[0].values.push_back(check.value_pct);
+    chart.markers.push_back(check.threshold_pct);
+    if (check.name != "compute_units" || check.label.empty() || units.find(check.label) != std::string::npos) return;
+    units += (units.empty() ? "" : ", ") + check.label;
+  };
+  if (folded) {
+    for (const UtilizationGroup& g : groups)
+      add(fmt::format("ranks {} {}", RankRanges(g.ranks), g.check->name), *g.check);
+  } else {
+    for (const RankAdvice& rank : advice.ranks) {
+      for (const UtilizationCheck& check : rank.utilizations)
+        add(fmt::format("rank {} {}", rank.rank, check.name), check);
     }
   }
   out += SectionOpen("compute", "Compute-unit utilization vs threshold",
@@ -334,20 +385,15 @@ void ComputeSection(const AdvisorResult& advice, Pieces& out) {
   out +=
       "<table><tr><th>rank</th><th>utilization</th><th class=\"n\">value</th>"
       "<th class=\"n\">threshold</th><th>measured as</th></tr>\n";
-  for (const RankAdvice& rank : advice.ranks) {
-    for (const UtilizationCheck& check : rank.utilizations) {
-      out += fmt::format(
-          "<tr><td>{}</td><td>{}</td><td class=\"n{}\">{}</td><td class=\"n\">{:.0f} %</td><td>{}</td></tr>\n",
-          rank.rank, E(check.name), check.Bottleneck() ? " bad" : "",
-          check.value_pct ? fmt::format("{:.1f}%", *check.value_pct) : std::string(kUnknownText), check.threshold_pct,
-          E(check.measured_as) +
-              (check.Below() && !check.Bottleneck()
-                   ? fmt::format("<br>below the threshold, but {} only {:.1f} % of the step: not the "
-                                 "bottleneck",
-                                 check.immaterial_part == "compute" ? "compute holds" : check.immaterial_part + " hold",
-                                 100 * *check.immaterial_share)
-                   : std::string()) +
-              (check.how_to_measure.empty() ? "" : "<br>how to measure: " + E(check.how_to_measure)));
+  if (advice.ranks.size() <= kRanksListedOneByOne) {
+    for (const RankAdvice& rank : advice.ranks) {
+      for (const UtilizationCheck& check : rank.utilizations) {
+        out += fmt::format("<tr><td>{}</td>{}</tr>\n", rank.rank, UtilizationCells(check));
+      }
+    }
+  } else {
+    for (const UtilizationGroup& g : groups) {
+      out += fmt::format("<tr><td>{}</td>{}</tr>\n", RankRanges(g.ranks), UtilizationCells(*g.check));
     }
   }
   out += "</table>\n</section>\n";

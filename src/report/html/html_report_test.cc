@@ -133,8 +133,31 @@ TEST(HtmlReportTest, WritesManyRanksInBoundedPieces) {
     pieces += piece;
   });
   EXPECT_EQ(pieces, RenderHtmlReport(analyzed.input));
-  EXPECT_GT(pieces.size(), size_t{1} << 20);
+  EXPECT_GT(pieces.size(), size_t{256} << 10);  // several pieces (the utilization table folds since)
   EXPECT_LT(largest, size_t{256} << 10);
+}
+
+// Above 16 ranks the utilization table folds consecutive ranks that read alike: 40 ranks of the same
+// figures are one row per utilization, and one rank that differs splits its utilization's row in three.
+TEST(HtmlReportTest, ManyRanksFoldTheUtilizationTable) {
+  Analyzed analyzed = Analyze();
+  RankAdvice rank = analyzed.input.advice.ranks.at(0);
+  ASSERT_FALSE(rank.utilizations.empty());
+  analyzed.input.advice.ranks.clear();
+  for (int64_t r = 0; r < 40; ++r) {
+    rank.rank = r;
+    analyzed.input.advice.ranks.push_back(rank);
+  }
+  analyzed.input.advice.ranks[7].utilizations[0].value_pct = 12.5;
+  const std::string html = RenderHtmlReport(analyzed.input);
+  const std::string first = rank.utilizations[0].name;
+  EXPECT_NE(html.find("<tr><td>0-6</td><td>" + first + "</td>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>7</td><td>" + first + "</td>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>8-39</td><td>" + first + "</td>"), std::string::npos);
+  if (rank.utilizations.size() > 1) {
+    EXPECT_NE(html.find("<tr><td>0-39</td><td>" + rank.utilizations[1].name + "</td>"), std::string::npos);
+  }
+  EXPECT_EQ(html.find("<tr><td>12</td><td>" + first + "</td>"), std::string::npos);
 }
 
 TEST(HtmlReportTest, EscapeXmlAndShortLabel) {
