@@ -117,15 +117,21 @@ TEST(HtmlReportTest, HostileNamesInCompare) {
 
 // The page goes to its writer in pieces of bounded size, whatever the number of ranks: a table of every
 // rank's utilizations is thousands of rows at 1,024 ranks and is never held whole.
-TEST(HtmlReportTest, WritesManyRanksInBoundedPieces) {
+// The analyzed example with its one rank's advice copied to `ranks` ranks (ids 0..ranks-1).
+Analyzed WithRanks(int64_t ranks) {
   Analyzed analyzed = Analyze();
   RankAdvice rank = analyzed.input.advice.ranks.at(0);
-  ASSERT_FALSE(rank.utilizations.empty());
+  EXPECT_FALSE(rank.utilizations.empty());
   analyzed.input.advice.ranks.clear();
-  for (int64_t r = 0; r < 2048; ++r) {
+  for (int64_t r = 0; r < ranks; ++r) {
     rank.rank = r;
     analyzed.input.advice.ranks.push_back(rank);
   }
+  return analyzed;
+}
+
+TEST(HtmlReportTest, WritesManyRanksInBoundedPieces) {
+  Analyzed analyzed = WithRanks(2048);
   std::string pieces;
   size_t largest = 0;
   WriteHtmlReport(analyzed.input, [&](std::string_view piece) {
@@ -140,14 +146,8 @@ TEST(HtmlReportTest, WritesManyRanksInBoundedPieces) {
 // Above 16 ranks the utilization table folds consecutive ranks that read alike: 40 ranks of the same
 // figures are one row per utilization, and one rank that differs splits its utilization's row in three.
 TEST(HtmlReportTest, ManyRanksFoldTheUtilizationTable) {
-  Analyzed analyzed = Analyze();
-  RankAdvice rank = analyzed.input.advice.ranks.at(0);
-  ASSERT_FALSE(rank.utilizations.empty());
-  analyzed.input.advice.ranks.clear();
-  for (int64_t r = 0; r < 40; ++r) {
-    rank.rank = r;
-    analyzed.input.advice.ranks.push_back(rank);
-  }
+  Analyzed analyzed = WithRanks(40);
+  const RankAdvice rank = analyzed.input.advice.ranks.at(0);
   analyzed.input.advice.ranks[7].utilizations[0].value_pct = 12.5;
   const std::string html = RenderHtmlReport(analyzed.input);
   const std::string first = rank.utilizations[0].name;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
@@ -32,11 +33,16 @@ AdvisorResult Advise(const Trace& trace, const RankComputeUnits* units = nullptr
   return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware, nullptr, comm}}, AdvisorConfig());
 }
 
-TEST(RuleFamilies, ComputeUnitsBelowThreshold) {
+// One step of 1000 us holding one 800 us kernel, `kernel`.
+Trace OneKernelStep(std::string_view kernel) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
-  t.Kernel("gemm", 0, Us(800));
-  const Trace trace = t.Finish();
+  t.Kernel(kernel, 0, Us(800));
+  return t.Finish();
+}
+
+TEST(RuleFamilies, ComputeUnitsBelowThreshold) {
+  const Trace trace = OneKernelStep("gemm");
   RankComputeUnits units;
   units.cube_ratio = 0.5;
   const AdvisorResult result = Advise(trace, &units);
@@ -57,13 +63,9 @@ TEST(RuleFamilies, ComputeUnitsBelowThreshold) {
 // Only memory-bound kernels: the units' utilization saves no compute-bound time, so no finding claims it
 // (it printed "gain unknown" with a gain of 0 by its own model).
 TEST(RuleFamilies, ComputeUnitsSayNothingWithoutComputeBoundWork) {
-  HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Kernel("vectorized_elementwise_kernel", 0, Us(800));
-  const Trace trace = t.Finish();
   RankComputeUnits units;
   units.cube_ratio = 0.3;
-  const AdvisorResult result = Advise(trace, &units);
+  const AdvisorResult result = Advise(OneKernelStep("vectorized_elementwise_kernel"), &units);
   EXPECT_DOUBLE_EQ(result.ranks[0].split.part(TimePart::kComputeBound), 0);
   EXPECT_EQ(Find(result, "compute.unit_utilization"), nullptr);
 }
