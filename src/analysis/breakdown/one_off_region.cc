@@ -27,13 +27,17 @@ std::string_view Stem(std::string_view name) {
 // How many annotations carry each name, numbering aside, by string id.
 std::vector<uint32_t> CountNames(const Trace& trace) {
   const EventTable& events = trace.events();
-  std::unordered_map<std::string_view, uint32_t> by_stem;
-  for (size_t i = 0; i < events.size(); ++i) {
-    if (IsRange(events, i)) ++by_stem[Stem(trace.str(events.name[i]))];
-  }
   std::vector<uint32_t> count(trace.strings().size(), 0);
   for (size_t i = 0; i < events.size(); ++i) {
-    if (IsRange(events, i)) count[events.name[i].value] = by_stem[Stem(trace.str(events.name[i]))];
+    if (IsRange(events, i)) ++count[events.name[i].value];
+  }
+  // The stems are hashed once per distinct name, not once per range.
+  std::unordered_map<std::string_view, uint32_t> by_stem;
+  for (uint32_t id = 0; id < count.size(); ++id) {
+    if (count[id] > 0) by_stem[Stem(trace.str(StringId{id}))] += count[id];
+  }
+  for (uint32_t id = 0; id < count.size(); ++id) {
+    if (count[id] > 0) count[id] = by_stem[Stem(trace.str(StringId{id}))];
   }
   return count;
 }
