@@ -18,6 +18,34 @@ namespace {
 
 std::string ErrnoText() { return std::strerror(errno); }
 
+// Reads a file from an offset with pread(), leaving the descriptor's position to its owner.
+class FileRangeSource final : public ByteSource {
+ public:
+  FileRangeSource(std::string path, int fd, uint64_t size, uint64_t offset)
+      : ByteSource(std::move(path)), fd_(fd), size_(size), offset_(offset) {}
+
+  Result<size_t> Read(char* buffer, size_t capacity) override {
+    size_t total = 0;
+    while (total < capacity) {
+      const ssize_t n = ::pread(fd_, buffer + total, capacity - total, static_cast<off_t>(offset_));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status(StatusCode::kIoError, path() + ": read failed: " + ErrnoText());
+      }
+      if (n == 0) break;
+      total += static_cast<size_t>(n);
+      offset_ += static_cast<uint64_t>(n);
+    }
+    return total;
+  }
+  uint64_t file_size() const override { return size_; }
+
+ private:
+  int fd_;  // owned by the FileSource that made this reader
+  uint64_t size_;
+  uint64_t offset_;
+};
+
 class FileSource final : public ByteSource {
  public:
   FileSource(std::string path, int fd, uint64_t size, bool report_progress)
@@ -40,6 +68,9 @@ class FileSource final : public ByteSource {
     return total;
   }
   uint64_t file_size() const override { return size_; }
+  std::unique_ptr<ByteSource> ReaderAt(uint64_t offset) const override {
+    return std::make_unique<FileRangeSource>(path(), fd_, size_, offset);
+  }
   uint64_t consumed() const { return consumed_; }
   // The first bytes, read without moving the stream.
   bool StartsWithGzipMagic() const {

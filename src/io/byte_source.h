@@ -21,6 +21,13 @@ class ByteSource {
   virtual bool truncated() const { return false; }
   // Bytes of the file on disk.
   virtual uint64_t file_size() const = 0;
+  // A second reader of the same content from byte `offset` on, independent of this one's position, so
+  // that two threads can read one document; nullptr where the content cannot be entered midway (a
+  // compressed stream). It reads nothing towards load progress and must not outlive this source.
+  virtual std::unique_ptr<ByteSource> ReaderAt(uint64_t offset) const {
+    (void)offset;
+    return nullptr;
+  }
   const std::string& path() const { return path_; }
 
  protected:

@@ -24,4 +24,9 @@ Result<size_t> MemorySource::Read(char* buffer, size_t capacity) {
   return n;
 }
 
+std::unique_ptr<ByteSource> MemorySource::ReaderAt(uint64_t offset) const {
+  const size_t from = static_cast<size_t>(std::min<uint64_t>(offset, bytes_.size()));
+  return std::make_unique<MemorySource>(path(), bytes_.substr(from), max_read_);
+}
+
 }  // namespace tuneprof

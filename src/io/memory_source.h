@@ -24,6 +24,8 @@ class MemorySource final : public ByteSource {
 
   Result<size_t> Read(char* buffer, size_t capacity) override;
   uint64_t file_size() const override { return bytes_.size(); }
+  // Views the same bytes from `offset` on, with the same cap per read.
+  std::unique_ptr<ByteSource> ReaderAt(uint64_t offset) const override;
   // Bytes handed out so far.
   uint64_t consumed() const { return pos_; }
 

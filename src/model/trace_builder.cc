@@ -165,6 +165,100 @@ void TraceBuilder::CountCategory(StringId category) { ++category_counts_[categor
 
 void TraceBuilder::Warn(std::string message) { AppendWarning(&trace_.metadata_.warnings, std::move(message)); }
 
+template <typename Row, typename Renumber>
+void TraceBuilder::AppendRows(std::vector<Row>* into, std::vector<Row>* from, Renumber&& renumber) {
+  ReserveAdvised(into, into->size() + from->size());
+  for (Row row : *from) {
+    renumber(row);
+    into->push_back(row);
+  }
+  std::vector<Row>().swap(*from);  // freed at once: the merge's peak stays one column above the model
+}
+
+namespace {
+
+template <typename T, typename Renumber>
+void AppendColumn(std::vector<T>* into, std::vector<T>* from, Renumber&& renumber) {
+  for (const T& value : *from) into->push_back(renumber(value));
+  std::vector<T>().swap(*from);
+}
+
+}  // namespace
+
+void TraceBuilder::AppendEvents(EventTable* from, const std::vector<StringId>& strings,
+                                const std::vector<uint32_t>& tracks) {
+  EventTable& e = trace_.events_;
+  if (e.size() + from->size() > e.ts_ns.capacity()) ReserveEvents(e.size() + from->size());
+  const auto same = [](auto value) { return value; };
+  const auto string = [&](StringId id) { return strings[id.value]; };
+  AppendColumn(&e.ts_ns, &from->ts_ns, same);
+  AppendColumn(&e.dur_ns, &from->dur_ns, same);
+  AppendColumn(&e.track, &from->track, [&](uint32_t track) { return tracks[track]; });
+  AppendColumn(&e.name, &from->name, string);
+  AppendColumn(&e.category, &from->category, string);
+  AppendColumn(&e.kind, &from->kind, same);
+  AppendColumn(&e.correlation, &from->correlation, same);
+  AppendColumn(&e.external_id, &from->external_id, same);
+  AppendColumn(&e.source_offset, &from->source_offset, same);
+  AppendColumn(&e.source_length, &from->source_length, same);
+}
+
+std::vector<StringId> TraceBuilder::AppendChunk(TraceBuilder&& chunk) {
+  Trace& from = chunk.trace_;
+  std::vector<StringId> strings(from.strings_.size());
+  for (uint32_t id = 0; id < strings.size(); ++id) strings[id] = Intern(from.strings_.Get(StringId{id}));
+  const auto key = [&](ProcessKey k) {
+    if (k.is_string) k.value = strings[static_cast<uint32_t>(k.value)].value;
+    return k;
+  };
+  std::vector<uint32_t> processes(from.processes_.size());
+  for (size_t p = 0; p < processes.size(); ++p) processes[p] = ProcessFor(key(from.processes_[p].pid));
+  std::vector<uint32_t> tracks(from.tracks_.size());
+  for (size_t t = 0; t < tracks.size(); ++t) {
+    const Track& track = from.tracks_[t];
+    tracks[t] = TrackFor(key(from.processes_[track.process].pid), key(track.tid));
+  }
+  std::vector<uint32_t> counters(from.counters_.size());
+  for (size_t c = 0; c < counters.size(); ++c) {
+    const Counter counter{processes[from.counters_[c].process], strings[from.counters_[c].name.value]};
+    auto [it, inserted] = counter_index_.try_emplace({counter.process, counter.name.value},
+                                                     static_cast<uint32_t>(trace_.counters_.size()));
+    if (inserted) trace_.counters_.push_back(counter);
+    counters[c] = it->second;
+  }
+  const auto event_base = static_cast<uint32_t>(trace_.events_.size());
+  AppendEvents(&from.events_, strings, tracks);
+  const auto string = [&](StringId* id) { *id = strings[id->value]; };
+  AppendRows(&trace_.kernels_, &from.kernels_, [&](KernelInfo& r) { r.event += event_base; });
+  AppendRows(&trace_.copies_, &from.copies_, [&](CopyInfo& r) { r.event += event_base; });
+  AppendRows(&trace_.collectives_, &from.collectives_, [&](CollectiveInfo& r) {
+    r.event += event_base;
+    for (StringId* id : {&r.collective, &r.dtype, &r.group_name, &r.group_desc, &r.group_ranks}) string(id);
+  });
+  AppendRows(&trace_.hccl_tasks_, &from.hccl_tasks_, [&](HcclTaskInfo& r) {
+    r.event += event_base;
+    string(&r.transport);
+    string(&r.link_type);
+  });
+  AppendRows(&trace_.op_shapes_, &from.op_shapes_, [&](OpShapeInfo& r) {
+    r.event += event_base;
+    for (StringId* id : {&r.input_dims, &r.input_types, &r.concrete_inputs}) string(id);
+  });
+  AppendRows(&trace_.memory_events_, &from.memory_events_, [&](MemoryEvent& r) {
+    r.event += event_base;
+    r.track = tracks[r.track];
+  });
+  AppendRows(&trace_.counter_samples_, &from.counter_samples_,
+             [&](CounterSample& r) { r.counter = counters[r.counter]; });
+  AppendRows(&trace_.flow_points_, &from.flow_points_, [&](FlowPoint& r) {
+    string(&r.category);
+    r.track = tracks[r.track];
+  });
+  for (const auto& [category, count] : chunk.category_counts_) category_counts_[strings[category].value] += count;
+  for (std::string& warning : from.metadata_.warnings) Warn(std::move(warning));
+  return strings;
+}
+
 Trace TraceBuilder::Finish() {
   ApplyBaseTime();
   DropImplausibleEvents();

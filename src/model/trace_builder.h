@@ -54,10 +54,19 @@ class TraceBuilder {
   void AddMemoryEvent(const MemoryEvent& event) { PushBackAdvised(&trace_.memory_events_, event); }
   void AddCounterSample(ProcessKey pid, std::string_view counter_name, int64_t ts_ns, double value);
   void AddFlowPoint(const FlowPoint& point) { PushBackAdvised(&trace_.flow_points_, point); }
+  void SetFlowId(uint32_t point, int64_t id) { trace_.flow_points_[point].id = id; }
   uint32_t AddDevice(const Device& device);
 
   void CountCategory(StringId category);
   void Warn(std::string message);
+
+  // Appends what `chunk` built from the events that follow this builder's in the same input (read on
+  // another thread), as if this builder had read them itself: the chunk's strings, processes, tracks and
+  // counters are renumbered into this builder's (new ones appended in the chunk's order), its rows
+  // appended with their events and tracks renumbered, its category counts and warnings added. Process
+  // and thread attributes, devices and metadata are not taken: the caller replays what set them, in
+  // order, through the setters. Returns the chunk's string ids as this builder numbers them.
+  std::vector<StringId> AppendChunk(TraceBuilder&& chunk);
 
   // Resolves links, steps, devices and the time base; the builder is spent afterwards.
   Trace Finish();
@@ -71,6 +80,10 @@ class TraceBuilder {
   static uint64_t Pack(ProcessKey key) {
     return (static_cast<uint64_t>(key.value) << 1) ^ static_cast<uint64_t>(key.is_string);
   }
+
+  template <typename Row, typename Renumber>
+  static void AppendRows(std::vector<Row>* into, std::vector<Row>* from, Renumber&& renumber);
+  void AppendEvents(EventTable* from, const std::vector<StringId>& strings, const std::vector<uint32_t>& tracks);
 
   void ApplyBaseTime();
   void DropImplausibleEvents();
