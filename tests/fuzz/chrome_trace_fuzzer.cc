@@ -1,7 +1,8 @@
 // libFuzzer target: arbitrary bytes through the Chrome-trace import path that `tuneprof info` takes
 // after sniffing. Byte 0 picks how the input is read so that every buffer refill boundary gets hit;
 // the rest is the document. The document is then imported again in one read: the outcome must not
-// depend on where the reads fell, so a difference is reported as a crash.
+// depend on where the reads fell, so a difference is reported as a crash. It is imported a third time
+// on two threads, split at a point byte 0 also picks: that model must be the one-thread model, whole.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/memory_source.h"
+#include "model/trace_dump.h"
 
 namespace tuneprof {
 namespace {
@@ -53,12 +55,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string got = Outcome(ImportChromeTrace(&chunked, chunk_bytes));
 
   MemorySource whole("fuzz.json", document);
-  const std::string want = Outcome(ImportChromeTrace(&whole, document.size() + 1));
+  ChromeImportOptions one_read;
+  one_read.chunk_bytes = document.size() + 1;
+  one_read.split_from = ChromeImportOptions::kSplitNever;
+  const Result<Trace> whole_trace = ImportChromeTrace(&whole, one_read);
+  const std::string want = Outcome(whole_trace);
   if (got != want) {
     std::fprintf(stderr,
                  "chrome_trace_fuzzer: outcome depends on read size (chunk %zu, max read %zu)\n"
                  "--- chunked:\n%s\n--- one read:\n%s\n",
                  chunk_bytes, max_read, got.c_str(), want.c_str());
+    std::abort();
+  }
+
+  MemorySource split_source("fuzz.json", document, max_read);
+  ChromeImportOptions split;
+  split.chunk_bytes = chunk_bytes;
+  split.split_from = document.size() * selector / 256;
+  const Result<Trace> split_trace = ImportChromeTrace(&split_source, split);
+  const auto model = [](const Result<Trace>& trace) {
+    return trace.ok() ? DumpTrace(trace.value()) : "error: " + trace.status().message();
+  };
+  if (model(split_trace) != model(whole_trace)) {
+    std::fprintf(stderr, "chrome_trace_fuzzer: two threads split from byte %llu build another model\n",
+                 static_cast<unsigned long long>(split.split_from));
     std::abort();
   }
   return 0;

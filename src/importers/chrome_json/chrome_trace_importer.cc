@@ -5,10 +5,10 @@
 namespace tuneprof {
 namespace chrome_json {
 namespace haswell {
-Result<Trace> ImportChromeTraceImpl(ByteSource* source, size_t chunk_bytes);
+Result<Trace> ImportChromeTraceImpl(ByteSource* source, const ChromeImportOptions& options);
 }
 namespace generic {
-Result<Trace> ImportChromeTraceImpl(ByteSource* source, size_t chunk_bytes);
+Result<Trace> ImportChromeTraceImpl(ByteSource* source, const ChromeImportOptions& options);
 }
 }  // namespace chrome_json
 
@@ -29,11 +29,17 @@ bool SniffChromeTrace(std::string_view head) {
 }
 
 Result<Trace> ImportChromeTrace(ByteSource* source, size_t chunk_bytes) {
+  ChromeImportOptions options;
+  options.chunk_bytes = chunk_bytes;
+  return ImportChromeTrace(source, options);
+}
+
+Result<Trace> ImportChromeTrace(ByteSource* source, const ChromeImportOptions& options) {
   // The same checks simdjson's own runtime dispatch makes for its "haswell" kernel.
   static const bool kHaswell = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                                __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") && HasLzcnt();
-  return kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source, chunk_bytes)
-                  : chrome_json::generic::ImportChromeTraceImpl(source, chunk_bytes);
+  return kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source, options)
+                  : chrome_json::generic::ImportChromeTraceImpl(source, options);
 }
 
 }  // namespace tuneprof

@@ -88,6 +88,10 @@ int FirstControlByte(const char* p, uint64_t candidates) {
   return -1;
 }
 
+// Bits of a block's bytes before `bit` (all of them when bit < 0): a scan stops at a control byte, so that
+// which error it reports does not depend on where its 64-byte blocks begin.
+uint64_t BitsBefore(int bit) { return bit < 0 ? ~uint64_t{0} : (uint64_t{1} << bit) - 1; }
+
 // Bits of the characters that a backslash escapes. Backslashes are rare in traces, so this walks them
 // one by one: each escaping backslash makes the next byte literal (a backslash there escapes nothing).
 // `carry` is 1 when the previous block's last byte was an escaping backslash.
@@ -203,10 +207,8 @@ Result<bool> JsonElementStream::ScanValue(size_t* value_end) {
       const uint64_t in_string = PrefixXor(quotes) ^ in_string_carry;
       in_string_carry = static_cast<uint64_t>(static_cast<int64_t>(in_string) >> 63);
       const uint64_t valid = avail - cursor < 64 ? (uint64_t{1} << (avail - cursor)) - 1 : ~uint64_t{0};
-      if (const int control = FirstControlByte(base + cursor, m.blank & ~m.space & ~in_string & valid); control >= 0) {
-        return ControlByteError(pos_ + cursor + static_cast<size_t>(control));
-      }
-      uint64_t brackets = (m.open | m.close) & ~in_string;
+      const int control = FirstControlByte(base + cursor, m.blank & ~m.space & ~in_string & valid);
+      uint64_t brackets = (m.open | m.close) & ~in_string & BitsBefore(control);
       while (brackets != 0) {
         const int bit = __builtin_ctzll(brackets);
         brackets &= brackets - 1;
@@ -217,6 +219,7 @@ Result<bool> JsonElementStream::ScanValue(size_t* value_end) {
           return true;
         }
       }
+      if (control >= 0) return ControlByteError(pos_ + cursor + static_cast<size_t>(control));
       cursor += 64;
     }
     if (eof_) return false;
@@ -308,10 +311,35 @@ Status JsonElementStream::Run(JsonElementSink* sink) {
   } else {
     return Unexpected("a JSON object or array (not a Chrome-trace JSON file)");
   }
-  if (truncated_) return Status::Ok();
+  return EndOfDocument();
+}
+
+Status JsonElementStream::RunFromElement(JsonElementSink* sink, uint64_t offset, bool top_level_is_array) {
+  sink_ = sink;
+  base_offset_ = offset;
+  top_level_is_array_ = top_level_is_array;
+  saw_trace_events_ = !top_level_is_array;
+  TP_RETURN_IF_ERROR(RunArray(sink, /*opened=*/true));
+  if (!top_level_is_array && !truncated_) TP_RETURN_IF_ERROR(RunObjectMembers(sink, /*first=*/false));
+  return EndOfDocument();
+}
+
+Status JsonElementStream::EndOfDocument() {
+  if (truncated_ || stopped_) return Status::Ok();
   TP_ASSIGN_OR_RETURN(bool trailing, SkipBlanks());
   if (trailing) return Unexpected("end of input after the JSON document");
   return Status::Ok();
+}
+
+bool JsonElementStream::AtStopElement() {
+  if (stop_at_ == kNoStop) return false;
+  const uint64_t at = base_offset_ + pos_;
+  if (at == stop_at_) {
+    stopped_ = true;
+    return true;
+  }
+  if (at > stop_at_) stop_at_ = kNoStop;  // passed without an element starting there
+  return false;
 }
 
 Status JsonElementStream::FlushRun(JsonElementSink* sink) {
@@ -330,18 +358,18 @@ Status JsonElementStream::FlushRun(JsonElementSink* sink) {
   return status;
 }
 
-Status JsonElementStream::RunArray(JsonElementSink* sink) {
-  Status status = ScanArray(sink);
+Status JsonElementStream::RunArray(JsonElementSink* sink, bool opened) {
+  Status status = ScanArray(sink, opened);
   Status flushed = FlushRun(sink);  // what was complete before an error or cut-off still counts
   // The run lies before the scan position: its error is the first in the file, whatever the read size.
   return flushed.ok() ? status : flushed;
 }
 
-Status JsonElementStream::ScanArray(JsonElementSink* sink) {
-  ++pos_;  // '['
+Status JsonElementStream::ScanArray(JsonElementSink* sink, bool opened) {
+  if (!opened) ++pos_;  // '['
   for (bool need_comma = false;; need_comma = true) {
     TP_ASSIGN_OR_RETURN(FastOutcome outcome, ScanObjectsFast(sink, &need_comma));
-    if (outcome == FastOutcome::kArrayEnd) return Status::Ok();
+    if (outcome == FastOutcome::kArrayEnd || outcome == FastOutcome::kStopped) return Status::Ok();
     if (outcome == FastOutcome::kTruncated) {
       truncated_ = true;
       return Status::Ok();
@@ -377,6 +405,7 @@ Result<bool> JsonElementStream::ScanOneElement(JsonElementSink* sink, bool need_
       return false;
     }
   }
+  if (AtStopElement()) return false;
   TP_RETURN_IF_ERROR(MaybeFlushRun(sink));
   size_t value_end = 0;
   TP_ASSIGN_OR_RETURN(bool complete, ScanValue(&value_end));
@@ -431,12 +460,12 @@ Result<JsonElementStream::FastOutcome> JsonElementStream::ScanObjectsFast(JsonEl
         (m.backslash & valid) == 0 && escape_carry == 0 ? 0 : EscapedBits(m.backslash & valid, &escape_carry);
     const uint64_t in_string = PrefixXor(m.quote & valid & ~escaped) ^ in_string_carry;
     in_string_carry = static_cast<uint64_t>(static_cast<int64_t>(in_string) >> 63);
-    if (const int control = FirstControlByte(base, m.blank & ~m.space & ~in_string & valid); control >= 0) {
-      return ControlByteError(block + static_cast<size_t>(control));
-    }
-    const uint64_t brackets = (m.open | m.close) & ~in_string & valid;
-    const uint64_t visible = ~m.blank & valid;  // every non-blank byte, strings included
-    uint64_t from = ~uint64_t{0};               // bits not yet visited in this block
+    // A control byte is an error where the scan reaches it: what completes before it still counts.
+    const int control = FirstControlByte(base, m.blank & ~m.space & ~in_string & valid);
+    const uint64_t reached = valid & BitsBefore(control);
+    const uint64_t brackets = (m.open | m.close) & ~in_string & reached;
+    const uint64_t visible = ~m.blank & reached;  // every non-blank byte, strings included
+    uint64_t from = ~uint64_t{0};                 // bits not yet visited in this block
     for (;;) {
       if (depth == 0) {
         const uint64_t bits = visible & from;
@@ -457,6 +486,7 @@ Result<JsonElementStream::FastOutcome> JsonElementStream::ScanObjectsFast(JsonEl
           }
         } else if (c == '{' || c == '[') {
           pos_ = block + static_cast<size_t>(i);  // the element's start: Refill() keeps it
+          if (AtStopElement()) return FastOutcome::kStopped;
           depth = 1;
           continue;
         } else if (c == ']') {  // empty array, or a trailing comma
@@ -479,6 +509,7 @@ Result<JsonElementStream::FastOutcome> JsonElementStream::ScanObjectsFast(JsonEl
         *need_comma = true;
       }
     }
+    if (control >= 0) return ControlByteError(block + static_cast<size_t>(control));
     // Between elements everything up to the block's end is blank: move past it, so that a refill does
     // not keep it (a long run of blanks would otherwise grow the buffer with the input).
     if (depth == 0) pos_ = std::min(block + 64, end_);
@@ -488,7 +519,11 @@ Result<JsonElementStream::FastOutcome> JsonElementStream::ScanObjectsFast(JsonEl
 
 Status JsonElementStream::RunObject(JsonElementSink* sink) {
   ++pos_;  // '{'
-  for (bool first = true;; first = false) {
+  return RunObjectMembers(sink, /*first=*/true);
+}
+
+Status JsonElementStream::RunObjectMembers(JsonElementSink* sink, bool first) {
+  for (;; first = false) {
     TP_ASSIGN_OR_RETURN(bool any, SkipBlanks());
     if (!any) {
       truncated_ = true;
@@ -534,7 +569,7 @@ Status JsonElementStream::RunObject(JsonElementSink* sink) {
       if (buffer_[pos_] != '[') return Unexpected("an array as the value of traceEvents");
       saw_trace_events_ = true;
       TP_RETURN_IF_ERROR(RunArray(sink));
-      if (truncated_) return Status::Ok();
+      if (truncated_ || stopped_) return Status::Ok();
       continue;
     }
     size_t value_end = 0;

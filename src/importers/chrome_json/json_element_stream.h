@@ -58,6 +58,18 @@ class JsonElementStream {
 
   Status Run(JsonElementSink* sink);
 
+  // Streams the rest of a document from one element of its event array on: the source starts at that
+  // element, `offset` bytes into the content, and `top_level_is_array` says whether the array is the
+  // document (else it is the top-level object's traceEvents, whose remaining keys follow it). What the
+  // sink sees is what Run() would hand it from that element on, when the offset is an element's start.
+  Status RunFromElement(JsonElementSink* sink, uint64_t offset, bool top_level_is_array);
+
+  // Makes Run() stop before the event-array element that starts at content byte `offset`, having handed
+  // over every element before it; stopped_at_element() then says so. When no element starts there (the
+  // offset falls inside one, or outside the array) the stream reads on to the end as usual.
+  void StopAtElement(uint64_t offset) { stop_at_ = offset; }
+  bool stopped_at_element() const { return stopped_; }
+
   // The input ended before the document did; every complete element was delivered.
   bool truncated() const { return truncated_; }
   uint64_t bytes_read() const { return base_offset_ + end_; }
@@ -77,9 +89,12 @@ class JsonElementStream {
   Result<bool> ScanValue(size_t* end);
   Result<bool> ScanScalar(size_t* end);
   Result<bool> ScanString(size_t* end);
-  Status RunArray(JsonElementSink* sink);
-  Status ScanArray(JsonElementSink* sink);
-  enum class FastOutcome { kArrayEnd, kTruncated, kSlow };
+  // `opened`: the '[' is already behind (a stream started at an element).
+  Status RunArray(JsonElementSink* sink, bool opened = false);
+  Status ScanArray(JsonElementSink* sink, bool opened);
+  // True when the element starting at pos_ is where StopAtElement() asked to stop.
+  bool AtStopElement();
+  enum class FastOutcome { kArrayEnd, kTruncated, kSlow, kStopped };
   Result<FastOutcome> ScanObjectsFast(JsonElementSink* sink, bool* need_comma);
   Result<bool> ScanOneElement(JsonElementSink* sink, bool need_comma);
   Status MaybeFlushRun(JsonElementSink* sink);
@@ -87,6 +102,8 @@ class JsonElementStream {
   Status FlushRun(JsonElementSink* sink);
   static constexpr size_t kMaxRunEvents = 1 << 16;
   Status RunObject(JsonElementSink* sink);
+  Status RunObjectMembers(JsonElementSink* sink, bool first);
+  Status EndOfDocument();
   Status Unexpected(const char* expected) const;
   Status ControlByteError(size_t at) const;  // `at`: a buffer index
   JsonElement ElementAt(size_t begin, size_t end) const;
@@ -103,6 +120,9 @@ class JsonElementStream {
   bool truncated_ = false;
   bool top_level_is_array_ = false;
   bool saw_trace_events_ = false;
+  static constexpr uint64_t kNoStop = static_cast<uint64_t>(-1);
+  uint64_t stop_at_ = kNoStop;
+  bool stopped_ = false;
   // The run of complete events not yet handed to the sink; Refill() keeps it in the buffer.
   static constexpr size_t kNoRun = static_cast<size_t>(-1);
   size_t run_begin_ = kNoRun;
