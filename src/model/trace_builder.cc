@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <thread>
 
 #include "base/huge_pages.h"
 
@@ -259,7 +260,7 @@ std::vector<StringId> TraceBuilder::AppendChunk(TraceBuilder&& chunk) {
   return strings;
 }
 
-Trace TraceBuilder::Finish() {
+Trace TraceBuilder::Finish(bool spare_core) {
   ApplyBaseTime();
   DropImplausibleEvents();
   for (size_t i = 0; i < trace_.events_.size(); ++i) {
@@ -267,8 +268,18 @@ Trace TraceBuilder::Finish() {
   }
   ResolveDevices();
   ResolveSteps();
-  ResolveCorrelationLinks();
-  ResolveFlows();
+  // Both read the events whole (a hashed pass each, most of the time Finish takes on a large trace) and
+  // write apart: the flows into their points, the correlations into the links, before the flows' links.
+  std::vector<Link> flow_links;
+  if (spare_core) {
+    std::thread flows([&] { flow_links = ResolveFlows(); });
+    ResolveCorrelationLinks();
+    flows.join();
+  } else {
+    ResolveCorrelationLinks();
+    flow_links = ResolveFlows();
+  }
+  trace_.links_.insert(trace_.links_.end(), flow_links.begin(), flow_links.end());
   ComputeSpan();
   CollectCategoryCounts();
   return std::move(trace_);
@@ -422,15 +433,16 @@ void TraceBuilder::ResolveCorrelationLinks() {
 // at the same ts (the innermost one), or, for bp:"e" points with no such interval, to the one
 // enclosing them. Points are few next to events: exact matches come from one hashed pass over the
 // events; only the rare enclosing case sorts the tracks involved.
-void TraceBuilder::ResolveFlows() {
+std::vector<Link> TraceBuilder::ResolveFlows() {
   auto& points = trace_.flow_points_;
   const EventTable& e = trace_.events_;
+  std::vector<Link> links;
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> exact;  // (track, ts) -> event
   for (const FlowPoint& p : points) {
     if (!p.duplicates_correlation)
       exact.emplace(std::make_pair(uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)), kNoIndex);
   }
-  if (exact.empty()) return;
+  if (exact.empty()) return links;
   for (uint32_t i = 0; i < e.size(); ++i) {
     if (e.dur_ns[i] < 0) continue;
     auto it = exact.find({uint64_t{e.track[i]}, static_cast<uint64_t>(e.ts_ns[i])});
@@ -456,8 +468,9 @@ void TraceBuilder::ResolveFlows() {
   for (const FlowPoint& p : points) {
     if (p.duplicates_correlation || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
     auto it = starts.find({static_cast<uint64_t>(p.id), p.category.value});
-    if (it != starts.end()) trace_.links_.push_back(Link{it->second, p.event, LinkKind::kFlow, p.category});
+    if (it != starts.end()) links.push_back(Link{it->second, p.event, LinkKind::kFlow, p.category});
   }
+  return links;
 }
 
 // The latest-starting slice before the point's ts on its track that still covers it.

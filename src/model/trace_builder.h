@@ -68,8 +68,9 @@ class TraceBuilder {
   // order, through the setters. Returns the chunk's string ids as this builder numbers them.
   std::vector<StringId> AppendChunk(TraceBuilder&& chunk);
 
-  // Resolves links, steps, devices and the time base; the builder is spent afterwards.
-  Trace Finish();
+  // Resolves links, steps, devices and the time base; the builder is spent afterwards. With a spare core
+  // (an importer that read on two threads), the correlation links and the flows are resolved side by side.
+  Trace Finish(bool spare_core = false);
 
  private:
   struct KeyHash {
@@ -91,7 +92,7 @@ class TraceBuilder {
   void ResolveDevices();
   void ResolveSteps();
   void ResolveCorrelationLinks();
-  void ResolveFlows();
+  std::vector<Link> ResolveFlows();  // binds the flow points; returns their links
   void BindEnclosingFlowPoints(const std::vector<bool>& tracks);
   void ComputeSpan();
   void CollectCategoryCounts();
