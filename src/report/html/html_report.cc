@@ -107,6 +107,62 @@ class Pieces {
 
 // ---- summary ---------------------------------------------------------------------------------------
 
+// One row of the summary's split table: the rank (or `label`) and its mean step's parts.
+std::string SplitRow(std::string_view label, std::string_view steps, const TimeSplit& split) {
+  std::string row = fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", E(label), steps,
+                                MillisText(split.step_ns));
+  for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
+    row += fmt::format("<td class=\"n\">{}</td>", MillisText(split.part_ns[p]));
+  }
+  return row + "</tr>\n";
+}
+
+std::string SplitHeader() {
+  std::string header =
+      "<table><caption class=\"what\">ms per step</caption><tr><th>rank</th><th class=\"n\">steps</th>"
+      "<th class=\"n\">mean step</th>";
+  for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
+    std::string name(TimePartName(static_cast<TimePart>(p)));
+    std::replace(name.begin(), name.end(), '_', ' ');
+    header += fmt::format("<th class=\"n\">{}</th>", E(name));
+  }
+  return header + "</tr>\n";
+}
+
+// Above 16 ranks the table shows the slowest and the fastest rank and the mean; every rank's row stays
+// on the page, folded under them (a thousand rows hid the verdict's population).
+void SplitTable(const AdvisorResult& advice, Pieces& out) {
+  const bool folded = advice.ranks.size() > kRanksListedOneByOne;
+  out += SplitHeader();
+  if (folded) {
+    const auto by_step = [](const RankAdvice& a, const RankAdvice& b) { return a.split.step_ns < b.split.step_ns; };
+    const RankAdvice& slowest = *std::max_element(advice.ranks.begin(), advice.ranks.end(), by_step);
+    const RankAdvice& fastest = *std::min_element(advice.ranks.begin(), advice.ranks.end(), by_step);
+    if (slowest.split.step_ns == fastest.split.step_ns) {
+      out += SplitRow(fmt::format("{} (slowest and fastest: every rank's mean step is as long)", slowest.rank),
+                      std::to_string(slowest.split.steps), slowest.split);
+    } else {
+      out += SplitRow(fmt::format("{} (slowest)", slowest.rank), std::to_string(slowest.split.steps), slowest.split);
+      out += SplitRow(fmt::format("{} (fastest)", fastest.rank), std::to_string(fastest.split.steps), fastest.split);
+    }
+  } else {
+    for (const RankAdvice& rank : advice.ranks)
+      out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split);
+  }
+  if (advice.ranks.size() > 1) {  // the population the verdict quotes
+    out += SplitRow(MeanOverRanks(advice.mean_ranks, advice.ranks.size()) +
+                        (advice.mean_ranks < advice.ranks.size() ? " (the others have no complete step)" : ""),
+                    kEmptyCell, advice.mean_split);
+  }
+  out += "</table>\n";
+  if (!folded) return;
+  out += fmt::format("<details><summary>every rank ({})</summary>\n", advice.ranks.size());
+  out += SplitHeader();
+  for (const RankAdvice& rank : advice.ranks)
+    out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split);
+  out += "</table>\n</details>\n";
+}
+
 void SummarySection(const HtmlReportInput& input, Pieces& out) {
   const AdvisorResult& advice = input.advice;
   out += SectionOpen("summary", "Summary and verdict",
@@ -114,39 +170,15 @@ void SummarySection(const HtmlReportInput& input, Pieces& out) {
                      "rank goes (parts add up to the step).");
   out += fmt::format("<p class=\"verdict\">Dominant bottleneck: {}</p>\n<p>{}</p>\n",
                      E(BottleneckName(advice.dominant)), E(advice.dominant_reason));
+  const bool fold_inputs = input.paths.size() > kRanksListedOneByOne;
+  if (fold_inputs) out += fmt::format("<details><summary>{} inputs</summary>\n", input.paths.size());
   out += "<table><tr><th>input</th></tr>";
   for (const std::string& path : input.paths)
     out += fmt::format("<tr><td class=\"name\"><code>{}</code></td></tr>", E(path));
   out += "</table>\n";
-  out +=
-      "<table><caption class=\"what\">ms per step</caption><tr><th>rank</th><th class=\"n\">steps</th>"
-      "<th class=\"n\">mean step</th>";
-  for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
-    std::string name(TimePartName(static_cast<TimePart>(p)));
-    std::replace(name.begin(), name.end(), '_', ' ');
-    out += fmt::format("<th class=\"n\">{}</th>", E(name));
-  }
-  out += "</tr>\n";
-  for (const RankAdvice& rank : advice.ranks) {
-    out += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", rank.rank, rank.split.steps,
-                       MillisText(rank.split.step_ns));
-    for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
-      out += fmt::format("<td class=\"n\">{}</td>", MillisText(rank.split.part_ns[p]));
-    }
-    out += "</tr>\n";
-  }
-  if (advice.ranks.size() > 1) {  // the population the verdict quotes
-    const TimeSplit& mean = advice.mean_split;
-    out += fmt::format("<tr><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
-                       MeanOverRanks(advice.mean_ranks, advice.ranks.size()),
-                       advice.mean_ranks < advice.ranks.size() ? " (the others have no complete step)" : "", kEmptyCell,
-                       MillisText(mean.step_ns));
-    for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
-      out += fmt::format("<td class=\"n\">{}</td>", MillisText(mean.part_ns[p]));
-    }
-    out += "</tr>\n";
-  }
-  out += "</table>\n</section>\n";
+  if (fold_inputs) out += "</details>\n";
+  SplitTable(advice, out);
+  out += "</section>\n";
 }
 
 // ---- breakdown -------------------------------------------------------------------------------------

@@ -160,6 +160,32 @@ TEST(HtmlReportTest, ManyRanksFoldTheUtilizationTable) {
   EXPECT_EQ(html.find("<tr><td>12</td><td>" + first + "</td>"), std::string::npos);
 }
 
+// Above 16 ranks the summary shows the slowest and the fastest rank and the mean, every rank's row and
+// input folded under them; at 16 ranks and below every row stays in the table.
+TEST(HtmlReportTest, ManyRanksFoldTheSummaryTable) {
+  Analyzed analyzed = WithRanks(40);
+  analyzed.input.advice.ranks[9].split.step_ns *= 2;
+  analyzed.input.paths.clear();
+  for (int r = 0; r < 40; ++r) analyzed.input.paths.push_back("rank" + std::to_string(r) + ".json");
+  const std::string html = RenderHtmlReport(analyzed.input);
+  EXPECT_NE(html.find("<tr><td>9 (slowest)</td>"), std::string::npos);
+  EXPECT_NE(html.find("(fastest)</td>"), std::string::npos);
+  EXPECT_NE(html.find("<details><summary>every rank (40)</summary>"), std::string::npos);
+  EXPECT_NE(html.find("<details><summary>40 inputs</summary>"), std::string::npos);
+  // The folded table still holds every rank: rank 39's row is there once, under the fold.
+  const size_t fold = html.find("every rank (40)");
+  EXPECT_NE(html.find("<tr><td>39</td>", fold), std::string::npos);
+  EXPECT_EQ(html.find("<tr><td>39</td>"), html.find("<tr><td>39</td>", fold));
+
+  Analyzed alike = WithRanks(40);
+  for (RankAdvice& rank : alike.input.advice.ranks) rank.split.step_ns = 1000;
+  EXPECT_NE(RenderHtmlReport(alike.input).find("(slowest and fastest: every rank&#39;s mean step is as long)"), std::string::npos);
+
+  const std::string small = RenderHtmlReport(WithRanks(16).input);
+  EXPECT_EQ(small.find("<details>"), std::string::npos);
+  EXPECT_NE(small.find("<tr><td>15</td>"), std::string::npos);
+}
+
 TEST(HtmlReportTest, EscapeXmlAndShortLabel) {
   EXPECT_EQ(EscapeXml("a<b>&\"'\x01"), "a&lt;b&gt;&amp;&quot;&#39;?");
   EXPECT_EQ(ShortLabel("abcdef", 10), "abcdef");
