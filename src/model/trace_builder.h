@@ -43,6 +43,10 @@ class TraceBuilder {
   // Sizes the event columns for about `events` events up front, so that a large import does not copy
   // them on every doubling. Untouched capacity costs address space, not resident memory.
   void ReserveEvents(size_t events);
+  // Sizes the side tables that grow with the events (kernels, shapes, memory events, flow points) for a
+  // trace of about `events` events, by the shares Kineto traces reach. Grown by doubling instead, each
+  // was copied on the way (as many bytes again, faulted in page by page).
+  void ReserveSideTables(size_t events);
 
   uint32_t AddEvent(const EventRecord& record);
   void SetEventKind(uint32_t event, EventKind kind) { trace_.events_.kind[event] = kind; }
