@@ -145,9 +145,9 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
   RankComputeUnits compute = ComputeRankComputeUnits(trace, detail->breakdown, detail->hardware, {}, &tree);
   s.comm = AnalyzeRankCommunication(trace, detail->breakdown, detail->hardware);
   detail->memory = context.spare_core ? memory.get() : AnalyzeMemory(trace, detail->hardware);
-  s.advice =
-      AdviseRank(RankInputs{&trace, &detail->breakdown, &compute, &detail->hardware, &detail->memory, &s.comm, &tree},
-                 *context.config);
+  s.advice = AdviseRank(RankInputs{&trace, &detail->breakdown, &compute, &detail->hardware, &detail->memory, &s.comm,
+                                   &tree, context.spare_core},
+                        *context.config);
   const bool whole = context.detail == RunDetail::kAll || context.for_file;
   if (!whole) KeepAscendOpsTheReduceReads(&s.comm);
   // Kept for the report and AnalyzeRun; analyze and advise keep only the advice made from it, so that

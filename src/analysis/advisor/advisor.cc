@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <span>
+#include <thread>
 
 #include "analysis/advisor/rules/rules.h"
 
@@ -790,6 +792,27 @@ std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunicatio
 
 }  // namespace
 
+namespace {
+
+// Runs `rule(0)` .. `rule(n - 1)`, on two threads when a core is spare: each takes the next rule not yet
+// taken, so a long rule (the attention search) runs beside the others rather than before them.
+template <typename Rule>
+void ForEachRule(size_t n, bool two_threads, const Rule& rule) {
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t r = next++; r < n; r = next++) rule(r);
+  };
+  if (!two_threads) {
+    work();
+    return;
+  }
+  std::thread helper(work);
+  work();
+  helper.join();
+}
+
+}  // namespace
+
 RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config) {
   RankEvidence rank{input.trace,
                     input.breakdown,
@@ -806,11 +829,12 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
   RankAdviceDraft draft;
   draft.on_npu = rank.on_npu;
   const std::span<const RuleFunction> rules = AllRules();
+  std::vector<std::vector<Finding>> found(rules.size());
+  ForEachRule(rules.size(), input.spare_core, [&](size_t r) {
+    if (!RuleReadsOtherRanks(rules[r])) rules[r](rank, config, &found[r]);
+  });
   for (size_t r = 0; r < rules.size(); ++r) {
-    if (RuleReadsOtherRanks(rules[r])) continue;
-    std::vector<Finding> found;
-    rules[r](rank, config, &found);
-    for (Finding& finding : found) draft.findings.push_back(RuleFinding{r, std::move(finding)});
+    for (Finding& finding : found[r]) draft.findings.push_back(RuleFinding{r, std::move(finding)});
   }
   draft.advice =
       RankAdvice{rank.rank_id, input.trace->metadata().path, rank.split, Utilizations(rank, config), Bottleneck::kNone};

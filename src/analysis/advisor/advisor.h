@@ -110,6 +110,9 @@ struct RankInputs {
   // BuildHostOpTree(*trace) where the caller built it for other analyses too (moved from); nullptr:
   // AdviseRank builds it.
   HostOpTree* tree = nullptr;
+  // A core is idle while this rank is advised (a run of fewer ranks than cores): the rules, which only
+  // read their inputs, run on two threads.
+  bool spare_core = false;
 };
 
 // A finding of one rank before the gains are capped, with the position of the rule that found it in
