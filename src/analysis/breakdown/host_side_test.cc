@@ -76,6 +76,22 @@ TEST(HostSideTest, WorkWithoutLaunchesHasNoLaunchMeasures) {
   EXPECT_EQ(h.queue_depth_max, 0u);
 }
 
+// A kernel that starts and ends at its launch instant (zero length, launched as it ran) is never queued:
+// the queue's deepest point is the other kernels', not an unsigned wrap of a depth below zero.
+TEST(HostSideTest, ZeroLengthKernelAtItsLaunchQueuesNothing) {
+  HandBuiltTrace hand;
+  hand.Launch(Us(0), 1);
+  hand.Device(EventKind::kKernel, "empty", Us(0), 0, 1, /*stream=*/7);
+  hand.Launch(Us(1), 2);
+  hand.Device(EventKind::kKernel, "k", Us(2), Us(10), 2, /*stream=*/7);
+  const HostSideBreakdown h = ComputeTimeBreakdown(hand.Finish()).total.host;
+  EXPECT_EQ(h.launched_events, 2u);
+  EXPECT_EQ(h.queue_depth_max, 1u);
+  ASSERT_TRUE(h.launch_latency.has_value());
+  EXPECT_DOUBLE_EQ(h.launch_latency->p50_ns, Us(0.5));  // latencies 0 and 1 us
+  EXPECT_DOUBLE_EQ(h.launch_latency->p95_ns, Us(0.95));
+}
+
 // A short kernel under a long one on the same stream opens no gap when the long one is still running.
 TEST(HostSideTest, NestedWorkOnAStreamOpensNoGap) {
   HandBuiltTrace hand;
