@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis/breakdown/kernel_breakdown.h"
@@ -12,6 +13,7 @@
 #include "analysis/hta/hta_idle_time.h"
 #include "analysis/hta/hta_kernels.h"
 #include "analysis/hta/hta_launches.h"
+#include "base/cores.h"
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
@@ -145,6 +147,18 @@ Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const Profil
   ProfileSettings settings;
   TP_RETURN_IF_ERROR(LoadProfileSettings(options, &settings));
   ProfileResult result;
+  // HTA's figures read the traces alone, not the ranks' profiles: with a second core they are computed
+  // beside them (each half took about half a second on a 520 MB trace).
+  const bool hta = options.semantics == "hta";
+  ProfileResult hta_part;
+  const auto compute_hta = [&] {
+    hta_part.hta = ComputeHtaBreakdown(traces);
+    hta_part.hta_kernels = ComputeHtaKernelBreakdown(traces, kHtaDefaultNumKernels);
+    hta_part.hta_idle = ComputeHtaIdleTime(traces);
+    hta_part.hta_launches = ComputeHtaLaunches(traces);
+  };
+  std::thread beside;
+  if (hta && UsableCores() > 1) beside = std::thread(compute_hta);
   RankWarnings breakdown_warnings;
   for (const Trace& trace : traces) {
     RankBreakdown breakdown = ComputeTimeBreakdown(trace);
@@ -152,12 +166,17 @@ Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const Profil
     AddRank(ProfileRank(trace, std::move(breakdown), settings), &result);
   }
   breakdown_warnings.Emit(&warnings);
-  if (options.semantics == "hta") {
+  if (beside.joinable()) {
+    beside.join();
+  } else if (hta) {
+    compute_hta();
+  }
+  if (hta) {
     result.hta_semantics = true;
-    result.hta = ComputeHtaBreakdown(traces);
-    result.hta_kernels = ComputeHtaKernelBreakdown(traces, kHtaDefaultNumKernels);
-    result.hta_idle = ComputeHtaIdleTime(traces);
-    result.hta_launches = ComputeHtaLaunches(traces);
+    result.hta = std::move(hta_part.hta);
+    result.hta_kernels = std::move(hta_part.hta_kernels);
+    result.hta_idle = std::move(hta_part.hta_idle);
+    result.hta_launches = std::move(hta_part.hta_launches);
   }
   return RenderProfile(result, options, warnings);
 }
