@@ -135,18 +135,28 @@ CollectedKernels CollectKernels(const Trace& trace, const HardwareProfile* profi
   const EventTable& events = trace.events();
   CollectedKernels out;
   std::map<uint32_t, SmLimits> limits_of;  // per device index
+  // Consecutive kernels mostly run on one device: its limits and list are looked up when it changes.
+  uint32_t last_device = kNoIndex;
+  const SmLimits* limits = nullptr;
+  GpuKernels* gpu = nullptr;
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != EventKind::kKernel || events.dur_ns[i] < 0) continue;
     const uint32_t device = trace.processes()[trace.tracks()[events.track[i]].process].device;
     const KernelInfo* info = info_of.Next(i);
     if (info && (info->blocks_per_sm >= 0 || Product(info->grid) != kNoId)) ++out.with_launch_config;
-    auto limits = limits_of.find(device);
-    if (limits == limits_of.end()) {
-      limits = limits_of.emplace(device, ResolveSmLimits(DeviceAt(trace, device), profile)).first;
+    if (gpu == nullptr || device != last_device) {
+      auto found = limits_of.find(device);
+      if (found == limits_of.end()) {
+        found = limits_of.emplace(device, ResolveSmLimits(DeviceAt(trace, device), profile)).first;
+      }
+      limits = &found->second;
+      gpu = &out.by_device[device];
+      // Room for every kernel of the trace in the first device's list (one device per rank is usual).
+      if (gpu->kernels.empty() && out.by_device.size() == 1) gpu->kernels.reserve(trace.kernels().size());
+      last_device = device;
     }
-    GpuKernels& gpu = out.by_device[device];
-    gpu.kernels.push_back(SpanOf(trace, i, info, limits->second, uses_tensor_cores(events.name[i]), &out));
-    gpu.max_duration_ns = std::max(gpu.max_duration_ns, events.dur_ns[i]);
+    gpu->kernels.push_back(SpanOf(trace, i, info, *limits, uses_tensor_cores(events.name[i]), &out));
+    gpu->max_duration_ns = std::max(gpu->max_duration_ns, events.dur_ns[i]);
   }
   for (const auto& [device, limits] : limits_of) {
     out.limits_from_device = out.limits_from_device || limits.from_device;

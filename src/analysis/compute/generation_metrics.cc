@@ -33,9 +33,15 @@ struct MarkerEvent {
 std::vector<MarkerEvent> FindMarkers(const Trace& trace, const GenerationMarkers& names) {
   const EventTable& events = trace.events();
   std::vector<MarkerEvent> markers;
+  // Each distinct name is matched against the patterns once: names repeat on every step, and matching
+  // every host operator's name against every pattern was most of the serving metrics' time.
+  constexpr uint8_t kUnmatched = 0xFF;
+  std::vector<uint8_t> marker_of(trace.strings().size(), kUnmatched);
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] < 0 || !IsMarkerKind(events.kind[i])) continue;
-    const Marker marker = MarkerOf(trace.str(events.name[i]), names);
+    uint8_t& known = marker_of[events.name[i].value];
+    if (known == kUnmatched) known = static_cast<uint8_t>(MarkerOf(trace.str(events.name[i]), names));
+    const auto marker = static_cast<Marker>(known);
     if (marker != Marker::kNone) markers.push_back({i, marker});
   }
   std::sort(markers.begin(), markers.end(),
