@@ -65,7 +65,8 @@ TEST(SplitImportGoldenTest, RealTracesBuildTheSameModelOnTwoThreads) {
     const std::string one_thread = Dump(file, content, ChromeImportOptions::kSplitNever, nullptr);
     ASSERT_EQ(one_thread.rfind("error", 0), std::string::npos) << file << ": " << one_thread.substr(0, 200);
     int merged = 0;
-    for (double at : {0.1, 0.5, 0.9}) {
+    // Two points a file: under the sanitizers each import of these traces takes seconds.
+    for (double at : {0.5, 0.9}) {
       SplitOutcome outcome = SplitOutcome::kOneThread;
       const auto from = static_cast<uint64_t>(static_cast<double>(content.size()) * at);
       EXPECT_TRUE(Dump(file, content, from, &outcome) == one_thread) << file << " split from byte " << from;
