@@ -111,22 +111,19 @@ void MeasureQueueDepth(const std::vector<Item>& items, HostSideBreakdown* out) {
   int64_t depth = 0;
   double weighted = 0;
   size_t l = 0, e = 0;
-  const auto next_time = [&] {
-    return e < ends.size() && (l == launches.size() || ends[e] <= launches[l]) ? ends[e] : launches[l];
-  };
-  const int64_t first = next_time();
-  int64_t now = first;
+  const int64_t first = std::min(launches.front(), ends.front());
+  int64_t previous = first;
   while (l < launches.size() || e < ends.size()) {
     const bool end = e < ends.size() && (l == launches.size() || ends[e] <= launches[l]);
-    now = end ? ends[e++] : launches[l++];
+    const int64_t now = end ? ends[e++] : launches[l++];
+    weighted += static_cast<double>(depth) * static_cast<double>(now - previous);  // the depth held until now
     depth += end ? -1 : +1;
     // An item that starts and ends at one instant ends before it is launched (ends sort first): depth
     // dips below zero for that instant, which is no queue.
     if (depth > 0) out->queue_depth_max = std::max<uint64_t>(out->queue_depth_max, static_cast<uint64_t>(depth));
-    if (l < launches.size() || e < ends.size())
-      weighted += static_cast<double>(depth) * static_cast<double>(next_time() - now);
+    previous = now;
   }
-  const int64_t span = now - first;
+  const int64_t span = previous - first;
   out->queue_depth_mean = span > 0 ? weighted / static_cast<double>(span) : 0;
 }
 
