@@ -1,6 +1,7 @@
 #include "base/interned_text.h"
 
 #include <mutex>
+#include <ostream>
 #include <string>
 #include <unordered_set>
 
@@ -24,5 +25,7 @@ std::string_view InternText(std::string_view text) {
   if (it == pool->end()) it = pool->emplace(text).first;
   return *it;
 }
+
+void PrintTo(const SharedText& text, std::ostream* out) { *out << '"' << text.view() << '"'; }
 
 }  // namespace tuneprof

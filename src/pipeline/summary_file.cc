@@ -334,6 +334,7 @@ class Writer {
     out_.append(v);
   }
   void Put(const std::string& v) { PutText(v); }
+  void Put(const SharedText& v) { PutText(v); }  // written as a string: pooled in memory only
   // Pooled text (Collective::group_ranks, thousands of characters on every collective of a large group):
   // written once per file, then referred to by its number in order of first appearance.
   void Put(std::string_view v) {
@@ -436,6 +437,12 @@ class Reader {
     const uint64_t size = U64();
     if (size > bytes_.size() - at_) return Fail();
     v.assign(bytes_.substr(at_, size));
+    at_ += size;
+  }
+  void Get(SharedText& v) {
+    const uint64_t size = U64();
+    if (size > bytes_.size() - at_) return Fail();
+    v = SharedText(bytes_.substr(at_, size));
     at_ += size;
   }
   void Get(std::string_view& v) {  // pooled text (Writer::Put(std::string_view))

@@ -543,7 +543,7 @@ Bottleneck Largest(const std::array<double, 7>& times) {
   return best;
 }
 
-void MergeInto(const Finding& finding, std::map<std::string, Finding>* merged) {
+void MergeInto(const Finding& finding, std::map<std::string_view, Finding>* merged) {
   auto [it, inserted] = merged->try_emplace(finding.id, finding);
   if (inserted) return;
   std::vector<int64_t> ranks = it->second.ranks;
@@ -593,7 +593,7 @@ class RankGains {
   }
 
  private:
-  std::map<std::string, std::map<int64_t, double>> by_id_;  // id -> rank -> its largest gain
+  std::map<std::string_view, std::map<int64_t, double>> by_id_;  // id (pooled) -> rank -> its largest gain
 };
 
 // A quoted gain below this multiple of the other ranks' median reads as the job's: no note.
@@ -848,7 +848,7 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
 AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vector<const RankCommunication*>& comm,
                             const AdvisorConfig& config, const CrossRankCommunication* cross) {
   AdvisorResult result;
-  std::map<std::string, Finding> merged;
+  std::map<std::string_view, Finding> merged;  // by id (pooled)
   RankGains gains;
   std::array<double, 7> job_times{};
   bool units_healthy = true;

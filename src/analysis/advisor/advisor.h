@@ -55,7 +55,7 @@ struct UtilizationCheck {
   // For an unknown value: the capture option or flag that would measure it (nsys
   // --gpu-metrics-devices=all, torch.profiler activities / record_shapes, torch_npu's aic_metrics and
   // profiler_level, --hardware NAME); "" when the value is known.
-  std::string how_to_measure;
+  SharedText how_to_measure;  // pooled: the same on every rank
   // The figure as the tuning guide reads it: "Cube", "Vector", "SM efficiency", "memory bandwidth",
   // "communication bandwidth".
   std::string label;

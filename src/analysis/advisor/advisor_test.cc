@@ -274,7 +274,7 @@ TEST(RunAdvisor, NoneWhenComputeDominatesHealthyUnitsAndNoBigFinding) {
   const Job job({RankSpec{0, {{"gemm", {0, 990}}}, {}}}, {Units(0.8)});
   ASSERT_EQ(job.result().ranks.size(), 1u);
   EXPECT_EQ(job.result().ranks[0].dominant, Bottleneck::kCompute);
-  for (const Finding& f : job.result().findings) EXPECT_LT(f.estimated_gain_ns, 0.05 * Us(1000)) << f.id;
+  for (const Finding& f : job.result().findings) EXPECT_LT(f.estimated_gain_ns, 0.05 * Us(1000)) << f.id.view();
   EXPECT_EQ(job.result().dominant, Bottleneck::kNone);
 }
 
@@ -325,7 +325,7 @@ TEST(RunAdvisor, GainsOfDifferentRanksNeverAddUpToMoreThanTheStep) {
   EXPECT_NEAR(loader->estimated_gain_ns, 1000e3 - 1000e3 * 60 / 70, 1e-6);
 }
 
-bool Has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+bool Has(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
 // A GPU trace whose kernels carry no launch configuration and that has no copies: compute units and
 // memory bandwidth are unknown, say why, and name the capture option that would measure them.
@@ -339,11 +339,11 @@ TEST(Utilizations, UnknownGpuValuesSayHowToMeasureThem) {
     EXPECT_TRUE(Has(check.measured_as, "unknown: ")) << check.name << ": " << check.measured_as;
   }
   EXPECT_EQ(checks[0].measured_as, "unknown: the kernels carry no launch configuration (grid, block)");
-  EXPECT_TRUE(Has(checks[0].how_to_measure, "ProfilerActivity.CUDA")) << checks[0].how_to_measure;
-  EXPECT_TRUE(Has(checks[0].how_to_measure, "nsys profile --gpu-metrics-devices=all")) << checks[0].how_to_measure;
+  EXPECT_TRUE(Has(checks[0].how_to_measure, "ProfilerActivity.CUDA")) << checks[0].how_to_measure.view();
+  EXPECT_TRUE(Has(checks[0].how_to_measure, "nsys profile --gpu-metrics-devices=all")) << checks[0].how_to_measure.view();
   EXPECT_EQ(checks[1].measured_as, "unknown: no DRAM counters, no operator shapes and no copies against a known peak");
-  EXPECT_TRUE(Has(checks[1].how_to_measure, "--gpu-metrics-devices=all")) << checks[1].how_to_measure;
-  EXPECT_TRUE(Has(checks[1].how_to_measure, "record_shapes=True")) << checks[1].how_to_measure;
+  EXPECT_TRUE(Has(checks[1].how_to_measure, "--gpu-metrics-devices=all")) << checks[1].how_to_measure.view();
+  EXPECT_TRUE(Has(checks[1].how_to_measure, "record_shapes=True")) << checks[1].how_to_measure.view();
 }
 
 // A known GPU value says what it is and over which kernels; it needs no capture hint.
@@ -361,7 +361,7 @@ TEST(Utilizations, KnownGpuValuesSayWhatAndOverWhat) {
   EXPECT_DOUBLE_EQ(*check.value_pct, 50);
   EXPECT_TRUE(Has(check.measured_as, "SM efficiency (TensorBoard plugin definition)")) << check.measured_as;
   EXPECT_TRUE(Has(check.measured_as, "time-weighted over 4 kernels on GPU 0")) << check.measured_as;
-  EXPECT_TRUE(check.how_to_measure.empty()) << check.how_to_measure;
+  EXPECT_TRUE(check.how_to_measure.empty()) << check.how_to_measure.view();
 }
 
 // An Ascend value names the engine most operator time ran on, as the guide reads it ("Cube 50 % < 70 %"), and the other

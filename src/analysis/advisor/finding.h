@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/interned_text.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -32,18 +33,19 @@ enum class TimePart : uint8_t {
 std::string_view TimePartName(TimePart part);
 
 // One number or text behind a finding, labelled so that tests and users can check it.
+// Labels and units are pooled: every rank of a run repeats them, and a run's drafts wait for the reduce.
 struct Evidence {
-  std::string label;             // "exposed_communication_us"
+  SharedText label;              // "exposed_communication_us"
   std::optional<double> number;  // set for numbers
   std::string text;              // set for names, ranges, lists
-  std::string unit;              // "us", "%", "count", "GB/s", ""
+  SharedText unit;               // "us", "%", "count", "GB/s", ""
 };
 
 struct Finding {
-  std::string id;  // stable: "communication.exposed"
+  SharedText id;  // stable: "communication.exposed" (pooled, as the labels below)
   FindingCategory category = FindingCategory::kCompute;
   std::string title;            // one line, with the key number
-  std::string metric;           // what the rule reads
+  SharedText metric;            // what the rule reads (pooled)
   std::optional<double> value;  // the metric's value
   std::optional<double> threshold;
   std::string unit;  // of value and threshold
@@ -65,7 +67,7 @@ struct Finding {
   std::string gain_model;  // how the gain was estimated, in words
   std::vector<Evidence> evidence;
   std::string strategy;           // what to change, in plain words
-  std::vector<std::string> apis;  // the concrete switches for the platform
+  std::vector<SharedText> apis;  // the concrete switches for the platform (pooled: the same on every rank)
   std::vector<int64_t> ranks;     // where it fired
   // The rank whose figures the title, evidence and gain quote: the one with the largest gain when it
   // fired on several; kNoId before the advisor sets it.
@@ -74,11 +76,11 @@ struct Finding {
   // ranks (0 where it did not fire), so that a cost one rank alone has reads as that rank's, not the job's.
   std::optional<double> others_median_gain_ns;
 
-  void AddNumber(std::string label, double number, std::string number_unit) {
-    evidence.push_back(Evidence{std::move(label), number, "", std::move(number_unit)});
+  void AddNumber(SharedText label, double number, SharedText number_unit) {
+    evidence.push_back(Evidence{label, number, "", number_unit});
   }
-  void AddText(std::string label, std::string text) {
-    evidence.push_back(Evidence{std::move(label), std::nullopt, std::move(text), ""});
+  void AddText(SharedText label, std::string text) {
+    evidence.push_back(Evidence{label, std::nullopt, std::move(text), {}});
   }
 };
 

@@ -108,7 +108,7 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
                    : "  ok");
     *out += fmt::format("  {:<28}{}{}\n", label, reading, verdict);
     *out += Wrapped(check.value_pct ? "measured as: " + check.measured_as : check.measured_as, kUtilizationWidth);
-    if (!check.how_to_measure.empty()) *out += Wrapped("how to measure: " + check.how_to_measure, kUtilizationWidth);
+    if (!check.how_to_measure.empty()) *out += Wrapped("how to measure: " + check.how_to_measure.str(), kUtilizationWidth);
   }
 }
 
@@ -150,7 +150,7 @@ std::string EvidenceValue(const Evidence& e) {
                                  ? fmt::format("{}", static_cast<int64_t>(v))
                                  : fmt::format("{:.3f}", v);
   if (e.unit == "rank") return "rank " + number;  // an id, not an amount: "straggler_rank: rank 3"
-  return e.unit.empty() || e.unit == "count" ? number : number + " " + e.unit;
+  return e.unit.empty() || e.unit == "count" ? number : number + " " + e.unit.str();
 }
 
 }  // namespace
@@ -200,7 +200,7 @@ std::string RenderAdviseText(const AdvisorResult& result) {
     out += fmt::format("   {}\n", EscapeText(f.title));
     for (const Evidence& e : f.evidence) out += fmt::format("   - {}: {}\n", e.label, EvidenceValue(e));
     out += fmt::format("   strategy: {}\n", EscapeText(f.strategy));
-    for (const std::string& api : f.apis) out += fmt::format("   api: {}\n", EscapeText(api));
+    for (const SharedText& api : f.apis) out += fmt::format("   api: {}\n", EscapeText(api));
     out += fmt::format("   gain model: {}\n\n", EscapeText(f.gain_model));
   }
   return EscapeTextKeepingLines(out);
@@ -282,7 +282,7 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   w->EndObject();
   w->Key("strategy").String(f.strategy);
   w->Key("apis").BeginArray();
-  for (const std::string& api : f.apis) w->String(api);
+  for (const SharedText& api : f.apis) w->String(api);
   w->EndArray();
   w->Key("ranks").BeginArray();
   for (int64_t rank : f.ranks) w->Int(rank);

@@ -687,7 +687,7 @@ std::string FindingsSection(const AdvisorResult& advice) {
       "<th>what to change</th><th>ranks</th></tr>\n";
   for (const Finding& f : advice.findings) {
     if (f.estimated_gain_ns > 0) {  // an unknown gain is no bar of 0
-      chart.categories.push_back(f.id);
+      chart.categories.push_back(f.id.str());
       chart.series[0].values.push_back(f.estimated_gain_ns / 1e6);
     }
     std::string ranks = RankRanges(f.ranks);
@@ -696,7 +696,7 @@ std::string FindingsSection(const AdvisorResult& advice) {
                            MillisText(*f.others_median_gain_ns));
     }
     std::string apis;
-    for (const std::string& api : f.apis) apis += fmt::format("<br><code>{}</code>", E(api));
+    for (const SharedText& api : f.apis) apis += fmt::format("<br><code>{}</code>", E(api));
     table += fmt::format(
         "<tr><td class=\"name\"><b>{}</b><br>{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",

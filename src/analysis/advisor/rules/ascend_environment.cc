@@ -89,7 +89,7 @@ void RuleAscendEnvironment(const RankEvidence& rank, const AdvisorConfig&, std::
                                  : "unknown: the effect of these settings is not measurable from the trace";
   for (size_t i = 0; i < problems.size(); ++i) f.AddText(fmt::format("setting_{}", i + 1), problems[i]);
   f.strategy = "Set the environment msprof-analyze recommends for torch_npu training.";
-  f.apis = fixes;
+  f.apis.assign(fixes.begin(), fixes.end());
   out->push_back(std::move(f));
 }
 

@@ -354,7 +354,7 @@ TEST(PeerRules, DataParallelOnSeveralDevices) {
   const Finding* f = Find(advice, "communication.data_parallel");
   ASSERT_NE(f, nullptr);
   EXPECT_DOUBLE_EQ(Number(*f, "devices_with_work"), 2);
-  EXPECT_NE(f->apis.front().find("DistributedDataParallel"), std::string::npos);
+  EXPECT_NE(f->apis.front().view().find("DistributedDataParallel"), std::string::npos);
   EXPECT_EQ(Find(Advise(Wrapped("DataParallel.forward", 1)), "communication.data_parallel"), nullptr);
   EXPECT_EQ(Find(Advise(Wrapped("DistributedDataParallel.forward", 2)), "communication.data_parallel"), nullptr);
 }
