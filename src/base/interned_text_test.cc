@@ -34,5 +34,22 @@ TEST(InternedTextTest, ThreadsGetTheSameCopy) {
   for (const char* data : seen) EXPECT_EQ(data, seen.front());
 }
 
+TEST(SharedTextTest, HoldsAPooledCopyOfWhatItIsGiven) {
+  SharedText label;
+  EXPECT_TRUE(label.empty());
+  {
+    std::string temporary = "exposed_communication_us";
+    label = temporary;
+    temporary.assign(temporary.size(), 'x');  // the field does not point into the caller's buffer
+  }
+  EXPECT_EQ(label, "exposed_communication_us");
+  EXPECT_EQ(label.size(), 24u);
+  const SharedText again = std::string("exposed_communication_us");
+  EXPECT_EQ(again.view().data(), label.view().data());  // one copy for every rank's field
+  EXPECT_EQ(label.str(), "exposed_communication_us");
+  EXPECT_LT(SharedText("a"), SharedText("b"));
+  EXPECT_TRUE(SharedText("").view().empty());
+}
+
 }  // namespace
 }  // namespace tuneprof
