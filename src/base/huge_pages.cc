@@ -122,7 +122,6 @@ bool FreeLargeBlock(void* block) noexcept {
 #endif
 }
 
-
 void AdviseHugePages(const void* data, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (data == nullptr || bytes < kHugePageAdviceMinBytes) return;

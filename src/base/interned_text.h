@@ -19,8 +19,8 @@ std::string_view InternText(std::string_view text);
 class SharedText {
  public:
   SharedText() = default;
-  SharedText(std::string_view text) : view_(InternText(text)) {}  // NOLINT: implicit, as a string is
-  SharedText(const char* text) : SharedText(std::string_view(text)) {}  // NOLINT
+  SharedText(std::string_view text) : view_(InternText(text)) {}               // NOLINT: implicit, as a string is
+  SharedText(const char* text) : SharedText(std::string_view(text)) {}         // NOLINT
   SharedText(const std::string& text) : SharedText(std::string_view(text)) {}  // NOLINT
 
   std::string_view view() const { return view_; }

@@ -66,9 +66,9 @@ struct Finding {
   bool catch_all = false;
   std::string gain_model;  // how the gain was estimated, in words
   std::vector<Evidence> evidence;
-  std::string strategy;           // what to change, in plain words
+  std::string strategy;          // what to change, in plain words
   std::vector<SharedText> apis;  // the concrete switches for the platform (pooled: the same on every rank)
-  std::vector<int64_t> ranks;     // where it fired
+  std::vector<int64_t> ranks;    // where it fired
   // The rank whose figures the title, evidence and gain quote: the one with the largest gain when it
   // fired on several; kNoId before the advisor sets it.
   int64_t evidence_rank = kNoId;

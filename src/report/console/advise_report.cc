@@ -108,7 +108,8 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
                    : "  ok");
     *out += fmt::format("  {:<28}{}{}\n", label, reading, verdict);
     *out += Wrapped(check.value_pct ? "measured as: " + check.measured_as : check.measured_as, kUtilizationWidth);
-    if (!check.how_to_measure.empty()) *out += Wrapped("how to measure: " + check.how_to_measure.str(), kUtilizationWidth);
+    if (!check.how_to_measure.empty())
+      *out += Wrapped("how to measure: " + check.how_to_measure.str(), kUtilizationWidth);
   }
 }
 
