@@ -39,7 +39,7 @@ TEST(OperatorNewTest, EveryFormAllocatesAndFrees) {
     char* nothrow = new (std::nothrow) char[bytes + 1];
     ASSERT_NE(nothrow, nullptr);
     array[bytes] = nothrow[bytes] = 1;
-    ::operator delete(plain, bytes);
+    ::operator delete(plain);
     delete[] array;
     delete[] nothrow;
   }
