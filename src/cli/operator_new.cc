@@ -5,15 +5,9 @@
 #include <cstdlib>
 #include <new>
 
-#include "base/huge_pages.h"
+#include "cli/operator_new.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TUNEPROF_SANITIZED_ALLOCATOR 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define TUNEPROF_SANITIZED_ALLOCATOR 1
-#endif
-#endif
+#include "base/huge_pages.h"
 
 #ifndef TUNEPROF_SANITIZED_ALLOCATOR
 

@@ -7,18 +7,14 @@
 #include <vector>
 
 #include "base/huge_pages.h"
+#include "cli/operator_new.h"
 
 namespace {
 
 constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
 
-// Sanitized builds keep their runtime's operator new (see operator_new.cc), which aborts where ours
-// throws.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kReplaced = false;
-#else
-constexpr bool kReplaced = true;
-#endif
+// Sanitized builds keep their runtime's operator new, which aborts where ours throws.
+constexpr bool kReplaced = tuneprof::cli::kOperatorNewReplaced;
 
 bool OnHugePageBoundary(const void* data) { return reinterpret_cast<uintptr_t>(data) % kHugePage == 0; }
 
