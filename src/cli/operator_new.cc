@@ -5,9 +5,8 @@
 #include <cstdlib>
 #include <new>
 
-#include "cli/operator_new.h"
-
 #include "base/huge_pages.h"
+#include "base/sanitized_allocator.h"
 
 #ifndef TUNEPROF_SANITIZED_ALLOCATOR
 

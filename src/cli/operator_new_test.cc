@@ -7,14 +7,18 @@
 #include <vector>
 
 #include "base/huge_pages.h"
-#include "cli/operator_new.h"
+#include "base/sanitized_allocator.h"
 
 namespace {
 
 constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
 
 // Sanitized builds keep their runtime's operator new, which aborts where ours throws.
-constexpr bool kReplaced = tuneprof::cli::kOperatorNewReplaced;
+#ifdef TUNEPROF_SANITIZED_ALLOCATOR
+constexpr bool kReplaced = false;
+#else
+constexpr bool kReplaced = true;
+#endif
 
 bool OnHugePageBoundary(const void* data) { return reinterpret_cast<uintptr_t>(data) % kHugePage == 0; }
 

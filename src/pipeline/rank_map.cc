@@ -8,16 +8,11 @@
 #include <string_view>
 #include <thread>
 
+#include "base/sanitized_allocator.h"
+
 // glibc's malloc_trim walks glibc's own arenas; under AddressSanitizer, which replaces malloc, they
 // may never have been set up, and the call crashed (a SEGV in mtrim on a worker's return).
-#if defined(__SANITIZE_ADDRESS__)
-#define TUNEPROF_MALLOC_REPLACED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TUNEPROF_MALLOC_REPLACED 1
-#endif
-#endif
-#if defined(__GLIBC__) && !defined(TUNEPROF_MALLOC_REPLACED)
+#if defined(__GLIBC__) && !defined(TUNEPROF_SANITIZED_ALLOCATOR)
 #define TUNEPROF_TRIM_MALLOC 1
 #include <malloc.h>
 #endif

@@ -439,11 +439,10 @@ class Reader {
     v.assign(bytes_.substr(at_, size));
     at_ += size;
   }
-  void Get(SharedText& v) {
-    const uint64_t size = U64();
-    if (size > bytes_.size() - at_) return Fail();
-    v = SharedText(bytes_.substr(at_, size));
-    at_ += size;
+  void Get(SharedText& v) {  // written as a string (Writer::Put(const SharedText&))
+    std::string text;
+    Get(text);
+    v = text;
   }
   void Get(std::string_view& v) {  // pooled text (Writer::Put(std::string_view))
     const uint64_t reference = U64();
