@@ -370,12 +370,18 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result) {
     result->steps.push_back(StepFromReported(row));
     AddReported(&result->total, result->steps.back());
   }
+  // A timeline cut off before its first device event is there, but holds none: said as such, not as missing.
+  const std::string why =
+      trace.metadata().truncated
+          ? "the timeline is cut off before its first device event (copy the rank's whole trace_view.json, or "
+            "its ascend_pytorch_profiler_*.db)"
+          : "no trace_view.json or profiler database (export it with "
+            "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
+            "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)";
   result->warnings.push_back(result->path +
                              ": no device timeline; the step split is torch_npu's own (step_trace_time.csv or "
-                             "analysis.db StepTraceTime); copies, syncs, host wait and launches are unknown: no "
-                             "trace_view.json or profiler database (export it with "
-                             "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
-                             "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)");
+                             "analysis.db StepTraceTime); copies, syncs, host wait and launches are unknown: " +
+                             why);
   return !result->steps.empty();
 }
 

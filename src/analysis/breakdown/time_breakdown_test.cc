@@ -15,6 +15,29 @@ void ExpectPartsAddUpToWall(const StepBreakdown& s) {
   EXPECT_EQ(s.wall_ns, s.computing_ns + s.communication_not_overlapped_ns + s.memcpy_ns + s.other_ns + s.free_ns);
 }
 
+// A torch_npu rank without device events falls back to step_trace_time.csv; the warning names the cause.
+std::string ReportedOnlyWarning(bool cut_off) {
+  HandBuiltTrace hand;
+  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  hand.mutable_metadata()->truncated = cut_off;
+  ReportedStepTime step;
+  step.step = 1;
+  step.computing_ns = Us(80);
+  step.free_ns = Us(20);
+  Trace trace = hand.Finish();
+  SideTableBuilder(&trace).AddReportedStepTime(step);
+  const RankBreakdown b = ComputeTimeBreakdown(trace);
+  EXPECT_EQ(b.steps.size(), 1u);
+  return b.warnings.empty() ? "" : b.warnings.back();
+}
+
+TEST(TimeBreakdownTest, ReportedStepsSayWhyThereIsNoTimeline) {
+  EXPECT_NE(ReportedOnlyWarning(false).find("no trace_view.json or profiler database"), std::string::npos);
+  const std::string cut = ReportedOnlyWarning(true);
+  EXPECT_NE(cut.find("cut off before its first device event"), std::string::npos) << cut;
+  EXPECT_EQ(cut.find("no trace_view.json"), std::string::npos) << cut;
+}
+
 TEST(TimeBreakdownTest, TraceWithoutStepsIsOneWindow) {
   HandBuiltTrace hand;
   hand.Kernel("sgemm", Us(0), Us(10));
