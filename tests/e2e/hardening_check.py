@@ -349,6 +349,15 @@ def check_messages(c, tmp):
     c.expect_error("nan --tokens-per-step", ["compare", trace, trace, "--tokens-per-step", "nan"], 2,
                    "--tokens-per-step", ["> 0"])
     c.expect_error("unknown flag: one line", ["info", "--no-such-flag", trace], 2, "--no-such-flag")
+    # Gates that could never fire, or whose unit is a guess, are usage errors naming the expression.
+    for expression, says in (("free_us<nan%", "not a finite percentage"), ("free_us<-inf%", "not a finite percentage"),
+                              ("step_time>+3", "no '%'")):
+        c.expect_error(f"--fail-if {expression}", ["compare", trace, trace, "--fail-if", expression], 2,
+                       expression, [says])
+    result = c.run(["compare", trace, trace, "--fail-if", " free_us < +5 % "], None)
+    c.report("--fail-if with blanks inside",
+             [] if result is not None and result[0] == 0 else [f"exit {result[0] if result else 'timeout'}, expected 0"],
+             result)
 
 
 def main():

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -446,30 +447,55 @@ const std::vector<std::string_view>& GateMetricNames() {
   return names;
 }
 
+namespace {
+
+std::string_view TrimBlanks(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+Status GateUsage(const std::string& text, std::string_view why) {
+  return Status(StatusCode::kUsage, "--fail-if \"" + text + "\": " + std::string(why));
+}
+
+// The limit of a gate: a finite percentage with its '%' (every gated metric is a relative change, so a
+// bare number would leave the reader guessing whether 3 means 3 % or 300 %). NaN never compares true
+// and an infinite limit is never crossed: either would make a gate that cannot fire.
+Result<double> ParseGatePercent(const std::string& text, std::string_view limit) {
+  limit = TrimBlanks(limit);
+  if (!limit.ends_with('%')) {
+    return GateUsage(text, "\"" + std::string(limit) + "\" has no '%'; the limit is a relative change, e.g. +3%");
+  }
+  std::string_view number = TrimBlanks(limit.substr(0, limit.size() - 1));
+  if (number.starts_with('+')) number.remove_prefix(1);
+  double pct = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), pct);
+  if (number.empty() || error != std::errc() || end != number.data() + number.size() || !std::isfinite(pct)) {
+    return GateUsage(text, "\"" + std::string(limit) + "\" is not a finite percentage");
+  }
+  return pct;
+}
+
+}  // namespace
+
 Result<GateCondition> ParseGateCondition(std::string_view text) {
   GateCondition condition;
   condition.text = std::string(text);
   const size_t op = text.find_first_of("<>");
-  if (op == std::string_view::npos || op == 0) {
-    return Status(StatusCode::kUsage, "--fail-if \"" + condition.text + "\": expected METRIC>+PCT% or METRIC<-PCT%");
+  const std::string_view metric = op == std::string_view::npos ? text : TrimBlanks(text.substr(0, op));
+  if (op == std::string_view::npos || metric.empty()) {
+    return GateUsage(condition.text, "expected METRIC>+PCT% or METRIC<-PCT%");
   }
-  condition.metric = std::string(text.substr(0, op));
+  condition.metric = std::string(metric);
   const std::vector<std::string_view>& known = GateMetricNames();
   if (std::find(known.begin(), known.end(), condition.metric) == known.end()) {
     std::string names;
     for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
-    return Status(StatusCode::kUsage,
-                  "--fail-if \"" + condition.text + "\": unknown metric \"" + condition.metric + "\"; one of " + names);
+    return GateUsage(condition.text, "unknown metric \"" + condition.metric + "\"; one of " + names);
   }
   condition.above = text[op] == '>';
-  std::string_view number = text.substr(op + 1);
-  if (number.ends_with('%')) number.remove_suffix(1);
-  if (number.starts_with('+')) number.remove_prefix(1);
-  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), condition.pct);
-  if (number.empty() || error != std::errc() || end != number.data() + number.size()) {
-    return Status(StatusCode::kUsage, "--fail-if \"" + condition.text + "\": \"" + std::string(text.substr(op + 1)) +
-                                          "\" is not a percentage");
-  }
+  TP_ASSIGN_OR_RETURN(condition.pct, ParseGatePercent(condition.text, text.substr(op + 1)));
   return condition;
 }
 

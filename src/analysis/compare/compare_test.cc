@@ -93,6 +93,18 @@ GateCondition Gate(std::string_view text) {
   return condition.ok() ? condition.value() : GateCondition{};
 }
 
+// A limit that no change can cross, or whose unit is a guess, would make a gate that always passes.
+TEST(CompareTest, GateLimitIsAFinitePercentage) {
+  for (const char* text : {"free_us<nan%", "free_us<-inf%", "step_time>+inf%", "step_time>+3", "step_time>3 ms",
+                           "step_time>%", "step_time>+3%%", "step_time>+1e999%"}) {
+    auto condition = ParseGateCondition(text);
+    ASSERT_FALSE(condition.ok()) << text;
+    EXPECT_EQ(condition.status().code(), StatusCode::kUsage) << text;
+    EXPECT_NE(condition.status().message().find(std::string("\"") + text + "\""), std::string::npos)
+        << condition.status().message();
+  }
+}
+
 TEST(CompareTest, GateParsesAndFiresOnlyWhenSignificant) {
   auto slower = ParseGateCondition("step_time>+3%");
   ASSERT_TRUE(slower.ok());
@@ -109,6 +121,12 @@ TEST(CompareTest, GateParsesAndFiresOnlyWhenSignificant) {
   ASSERT_FALSE(typo.ok());
   EXPECT_EQ(typo.status().code(), StatusCode::kUsage);
   EXPECT_NE(typo.status().message().find("unknown metric \"steptime\"; one of step_time,"), std::string::npos);
+
+  // Blanks around the parts are no part of a name or a number.
+  auto spaced = ParseGateCondition(" free_us < -5 % ");
+  ASSERT_TRUE(spaced.ok()) << spaced.status().message();
+  EXPECT_EQ(spaced->metric, "free_us");
+  EXPECT_DOUBLE_EQ(spaced->pct, -5);
 
   CompareOptions options;
   options.samples_per_step = 8;
