@@ -158,12 +158,25 @@ REAL_RUNS = ("torch-cpu/kineto26/gpt_train_before.json.gz", "ascend/msinsight/te
              "ascend/msinsight/test/data/pytorch/db/level2", "nsys/h100_2gpu_mfu_before.sqlite")
 
 
+def check_generated_runs(binary, generator, tmp, failures):
+    example = os.path.join(os.path.dirname(os.path.abspath(generator)), "..", "examples", "tiny_train.pt.trace.json.gz")
+    for layout in ("kineto", "torch_npu"):
+        run_dir = os.path.join(tmp, layout)
+        subprocess.run([sys.executable, generator, "--out", run_dir, "--ranks", str(RANKS), "--layout", layout],
+                       check=True, capture_output=True, timeout=300)
+        traces = rank_inputs(run_dir)
+        summary_dir = os.path.join(tmp, layout + "_tps")
+        summaries = summarize(binary, traces, summary_dir, failures)
+        compare_outputs(binary, layout, traces, summaries, summary_dir, failures)
+        if layout == "kineto":
+            check_refusals(binary, summaries[0], traces[0], tmp, failures)
+            check_corrupt(binary, summaries[0], tmp, failures)
+    check_rankless(binary, example, tmp, failures)
+
+
 def check_real_reports(binary, corpus, tmp, failures):
     """`report` on one summary of a real run writes the page it writes on the run; `memory` and `profile`
     print what they print on the run."""
-    if not os.path.isdir(corpus):
-        print(f"corpus not found ({corpus}): report on summaries of real runs not checked")
-        return
     for k, relative in enumerate(REAL_RUNS):
         path = os.path.join(corpus, relative)
         summary = os.path.join(tmp, f"real{k}.tps")
@@ -180,24 +193,15 @@ def check_real_reports(binary, corpus, tmp, failures):
 
 
 def main():
+    """summaries_check.py BINARY GENERATOR: the generated runs; ... --real CORPUS: the real runs alone (a
+    corpus test of its own, so that a missing corpus is reported as skipped, never passed quietly)."""
     binary, generator = sys.argv[1], sys.argv[2]
-    corpus = sys.argv[3] if len(sys.argv) > 3 else os.environ.get("TUNEPROF_CORPUS", "../shared/traces")
-    example = os.path.join(os.path.dirname(os.path.abspath(generator)), "..", "examples", "tiny_train.pt.trace.json.gz")
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        for layout in ("kineto", "torch_npu"):
-            run_dir = os.path.join(tmp, layout)
-            subprocess.run([sys.executable, generator, "--out", run_dir, "--ranks", str(RANKS), "--layout", layout],
-                           check=True, capture_output=True, timeout=300)
-            traces = rank_inputs(run_dir)
-            summary_dir = os.path.join(tmp, layout + "_tps")
-            summaries = summarize(binary, traces, summary_dir, failures)
-            compare_outputs(binary, layout, traces, summaries, summary_dir, failures)
-            if layout == "kineto":
-                check_refusals(binary, summaries[0], traces[0], tmp, failures)
-                check_corrupt(binary, summaries[0], tmp, failures)
-        check_rankless(binary, example, tmp, failures)
-        check_real_reports(binary, corpus, tmp, failures)
+        if len(sys.argv) == 5 and sys.argv[3] == "--real":
+            check_real_reports(binary, os.path.join(sys.argv[4], "traces"), tmp, failures)
+        else:
+            check_generated_runs(binary, generator, tmp, failures)
     for failure in failures:
         print("FAIL:", failure)
     print(f"summaries: {len(failures)} failure(s)")
