@@ -118,9 +118,10 @@ TEST(SqliteExportTest, WritesATorchNpuRankWithoutATimeline) {
   EXPECT_EQ(sqlite3_column_int64(row, 3), 250);
   EXPECT_EQ(sqlite3_step(row), SQLITE_DONE);
   sqlite3_finalize(row);
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT ts_ns, bytes, address, device_type, device_id FROM memory_events ORDER BY rowid",
-                               -1, &row, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_prepare_v2(db, "SELECT ts_ns, bytes, address, device_type, device_id FROM memory_events ORDER BY rowid",
+                         -1, &row, nullptr),
+      SQLITE_OK);
   for (const auto& [ts, bytes] : {std::pair<int64_t, int64_t>{1000, 4096}, {1500, -4096}}) {
     ASSERT_EQ(sqlite3_step(row), SQLITE_ROW);
     EXPECT_EQ(sqlite3_column_int64(row, 0), ts);

@@ -462,6 +462,13 @@ int64_t StepNumber(std::string_view step) {
   return number;
 }
 
+// `value` × `scale` rounded to an integer, -1 (absent) when not finite or beyond ±2^62.
+int64_t RoundedOrAbsent(double value, double scale) {
+  constexpr double kLimit = 4.6e18;
+  const double scaled = value * scale;
+  return std::isfinite(scaled) && std::fabs(scaled) < kLimit ? std::llround(scaled) : -1;
+}
+
 // A torch_npu rank without a timeline: the HCCL operators comm reads from communication.json (its
 // "Total Op Info" entries aside), with the file's start (µs as a double, so within a microsecond) and
 // elapsed time. Sizes and bandwidths are per transport there, not per operator: NULL here.
@@ -473,14 +480,13 @@ void PushCommunicationJsonOps(const Trace& trace, const RankCommunication& r, co
   for (size_t i = 0; i < r.ascend_ops.size(); ++i) {
     const AscendCommOp& op = r.ascend_ops[i];
     if (op.total) continue;
-    const double start_us = file_ops[i].start_us;
     b->PushInt(col.rank, r.rank);
     b->PushInt(col.index, -1);
     b->PushString(col.name, op.op_name);
     b->PushString(col.source, "hccl_communication_json");
     b->PushString(col.collective, CollectiveTypeName(op.type));
-    b->PushInt(col.ts_ns, std::isfinite(start_us) ? std::llround(start_us * kNsPerUs) : -1);
-    b->PushInt(col.dur_ns, std::llround(op.elapse_ms * 1e6));
+    b->PushInt(col.ts_ns, RoundedOrAbsent(file_ops[i].start_us, kNsPerUs));
+    b->PushInt(col.dur_ns, RoundedOrAbsent(op.elapse_ms, 1e6));
     b->PushId(col.step, StepNumber(op.step));
     b->PushInt(col.bytes, -1);
     b->PushString(col.group, op.group);
@@ -498,15 +504,16 @@ void PushCommunicationJsonOps(const Trace& trace, const RankCommunication& r, co
 // with what comm computed for each; on torch_npu ranks without a timeline, communication.json's operators.
 DataTable CollectivesTable(const std::vector<Trace>& traces, const CommAnalysis& comm) {
   TableBuilder b("collectives");
-  // index is NULL on the operators of communication.json: no event to join.
+  // index is NULL on the operators of communication.json (no event to join), and so are the times it omits.
   const size_t rank = b.Int("rank"), index = b.Int("index", true), name = b.String("name"), source = b.String("source"),
-               collective = b.String("collective"), ts_ns = b.Int("ts_ns"), dur_ns = b.Int("dur_ns"),
+               collective = b.String("collective"), ts_ns = b.Int("ts_ns", true), dur_ns = b.Int("dur_ns", true),
                step = b.Int("step", true), bytes = b.Int("bytes", true), group = b.String("group"),
                group_size = b.Int("group_size", true), group_ranks = b.String("group_ranks"),
                sequence = b.Int("sequence"), exposed = b.Int("exposed_ns", true), algbw = b.Float("algbw_gbps"),
                busbw = b.Float("busbw_gbps"), utilization = b.Float("utilization");
-  const CollectiveColumns columns{rank,  index,      name,        source,   collective, ts_ns, dur_ns, step, bytes,
-                                  group, group_size, group_ranks, sequence, exposed,    algbw, busbw,  utilization};
+  const CollectiveColumns columns{rank,     index,   name,  source, collective, ts_ns,
+                                  dur_ns,   step,    bytes, group,  group_size, group_ranks,
+                                  sequence, exposed, algbw, busbw,  utilization};
   std::unordered_map<int64_t, const Trace*> trace_of_rank;
   for (const Trace& trace : traces) trace_of_rank.emplace(trace.metadata().rank, &trace);
   for (const RankCommunication& r : comm.ranks) {
@@ -570,12 +577,16 @@ struct BlockEvent {
 // allocator (PTA), an allocation with its time, a release not before it, on a device memory_record.csv
 // samples. Each gives its allocation and, when released in the window, its release, in time order.
 std::vector<BlockEvent> OperatorMemoryEvents(const Trace& trace) {
+  const std::vector<NpuOperatorMemory>& rows = trace.npu_operator_memory();
+  if (rows.empty()) return {};
+  std::set<std::pair<int64_t, int64_t>> event_devices;
+  for (const MemoryEvent& m : trace.memory_events()) event_devices.emplace(m.device_type, m.device_id);
   std::set<std::string> with_events, sampled;
-  for (const MemoryEvent& m : trace.memory_events()) with_events.insert(MemoryDeviceName(m.device_type, m.device_id));
-  for (const NpuMemoryRecord& record : trace.npu_memory_records()) sampled.insert(NpuDeviceName(trace.str(record.device)));
+  for (const auto& [type, id] : event_devices) with_events.insert(MemoryDeviceName(type, id));
+  for (const NpuMemoryRecord& record : trace.npu_memory_records())
+    sampled.insert(NpuDeviceName(trace.str(record.device)));
   std::map<StringId, bool> read;  // per device name as written
   std::vector<BlockEvent> events;
-  const std::vector<NpuOperatorMemory>& rows = trace.npu_operator_memory();
   for (size_t i = 0; i < rows.size(); ++i) {
     const NpuOperatorMemory& row = rows[i];
     if (!row.from_pta || row.bytes <= 0 || row.alloc_ns == kNoId) continue;
@@ -587,7 +598,8 @@ std::vector<BlockEvent> OperatorMemoryEvents(const Trace& trace) {
     }
     if (!known->second) continue;
     events.push_back({row.alloc_ns, 1, i, row.bytes});
-    if (row.release_ns != kNoId) events.push_back({row.release_ns, row.release_ns == row.alloc_ns ? 2 : 0, i, -row.bytes});
+    if (row.release_ns != kNoId)
+      events.push_back({row.release_ns, row.release_ns == row.alloc_ns ? 2 : 0, i, -row.bytes});
   }
   std::sort(events.begin(), events.end(), [](const BlockEvent& a, const BlockEvent& b) {
     if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;

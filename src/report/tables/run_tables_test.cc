@@ -154,11 +154,11 @@ TEST_F(TorchNpuTablesTest, KernelsOfARankWithATimelineAreItsKernelEventsAlone) {
 TEST_F(TorchNpuTablesTest, MemoryEventsAreTheOperatorMemoryBlocksMemoryReads) {
   Record("NPU:3");
   Block("NPU:3", 4096, Us(10), Us(30));
-  Block("NPU:3", 512, Us(30), Us(30));                 // released at once: after the allocation
-  Block("NPU:3", 2048, Us(20), kNoId);                 // held past the window: no release
+  Block("NPU:3", 512, Us(30), Us(30));                  // released at once: after the allocation
+  Block("NPU:3", 2048, Us(20), kNoId);                  // held past the window: no release
   Block("NPU:3", 1024, Us(15), Us(40), /*pta=*/false);  // the graph engine's, not a block memory reads
-  Block("NPU:3", -64, Us(5), Us(6));                   // a release whose allocation precedes the window
-  Block("NPU:7", 128, Us(1), Us(2));                   // a device memory_record.csv never samples
+  Block("NPU:3", -64, Us(5), Us(6));                    // a release whose allocation precedes the window
+  Block("NPU:7", 128, Us(1), Us(2));                    // a device memory_record.csv never samples
   const DataTable memory = Table("memory_events");
   ASSERT_EQ(memory.rows(), 5u);
   EXPECT_EQ(memory.Find("ts_ns")->ints, (std::vector<int64_t>{Us(10), Us(20), Us(30), Us(30), Us(30)}));
@@ -206,7 +206,8 @@ TEST_F(TorchNpuTablesTest, CollectivesOfARankWithoutATimelineAreCommunicationJso
   add("Total Op Info", "", 0, 2.25, true);
   const DataTable collectives = Table("collectives", &comm);
   ASSERT_EQ(collectives.rows(), 3u);
-  EXPECT_EQ(Strings(*collectives.Find("collective")), (std::vector<std::string>{"allreduce", "allgather", "broadcast"}));
+  EXPECT_EQ(Strings(*collectives.Find("collective")),
+            (std::vector<std::string>{"allreduce", "allgather", "broadcast"}));
   EXPECT_EQ(Strings(*collectives.Find("source"))[0], "hccl_communication_json");
   EXPECT_EQ(collectives.Find("index")->ints[0], -1);
   EXPECT_TRUE(collectives.Find("index")->has_null_value);
