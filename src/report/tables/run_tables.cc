@@ -3,13 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
 #include "analysis/hta/hta_rows.h"
+#include "analysis/memory/memory_timeline.h"
 
 namespace tuneprof {
 
@@ -346,9 +350,18 @@ DataTable StepsTable(const std::vector<RankBreakdown>& breakdowns) {
   return b.Finish();
 }
 
+// kernel_details names communication tasks HCCL (2023) or COMMUNICATION (newer); the rest is compute.
+bool IsCommunicationCore(std::string_view core) { return core == "HCCL" || core == "COMMUNICATION"; }
+
+bool HasKernelEvents(const Trace& trace) {
+  const std::vector<EventKind>& kinds = trace.events().kind;
+  return std::find(kinds.begin(), kinds.end(), EventKind::kKernel) != kinds.end();
+}
+
 DataTable KernelsTable(const std::vector<Trace>& traces) {
   TableBuilder b("kernels");
-  const size_t rank = b.Int("rank"), index = b.Int("index"), name = b.String("name"), ts_ns = b.Int("ts_ns"),
+  // index is NULL on the kernel_details rows of a torch_npu rank without a timeline: no event to join.
+  const size_t rank = b.Int("rank"), index = b.Int("index", true), name = b.String("name"), ts_ns = b.Int("ts_ns"),
                dur_ns = b.Int("dur_ns"), stream = b.Int("stream", true), device = b.Int("device", true);
   const size_t grid = b.Int("grid_x", true);
   b.Int("grid_y", true);
@@ -381,6 +394,26 @@ DataTable KernelsTable(const std::vector<Trace>& traces) {
       b.PushId(shared, k.shared_memory_bytes);
       b.PushFloat(occupancy, k.achieved_occupancy < 0 ? kNaN : k.achieved_occupancy);
     }
+    if (HasKernelEvents(trace)) continue;
+    // A torch_npu rank without a timeline still has its device tasks in kernel_details: the compute rows
+    // (communication rows are the collectives), which carry no launch configuration.
+    for (const NpuOpRow& row : trace.kernel_details().rows) {
+      if (IsCommunicationCore(trace.str(row.accelerator_core)) || row.start_ns == kNoId || row.dur_ns == kNoId) {
+        continue;
+      }
+      b.PushInt(rank, trace.metadata().rank);
+      b.PushInt(index, -1);
+      names.Push(row.name);
+      b.PushInt(ts_ns, row.start_ns);
+      b.PushInt(dur_ns, row.dur_ns);
+      b.PushId(stream, row.stream_id);
+      b.PushId(device, row.device_id);
+      for (size_t d = 0; d < 3; ++d) b.PushInt(grid + d, -1);
+      for (size_t d = 0; d < 3; ++d) b.PushInt(block + d, -1);
+      b.PushInt(registers, -1);
+      b.PushInt(shared, -1);
+      b.PushFloat(occupancy, kNaN);
+    }
   }
   return b.Finish();
 }
@@ -411,17 +444,83 @@ DataTable OperatorsTable(const std::vector<Trace>& traces, const std::vector<Ker
   return b.Finish();
 }
 
+// The columns of the collectives table, in order.
+struct CollectiveColumns {
+  size_t rank, index, name, source, collective, ts_ns, dur_ns, step, bytes, group, group_size, group_ranks, sequence,
+      exposed, algbw, busbw, utilization;
+};
+
+// "step12" -> 12; kNoId for "step" (a run without a schedule) or anything else.
+int64_t StepNumber(std::string_view step) {
+  constexpr std::string_view kPrefix = "step";
+  if (step.substr(0, kPrefix.size()) != kPrefix || step.size() == kPrefix.size()) return kNoId;
+  int64_t number = 0;
+  for (char c : step.substr(kPrefix.size())) {
+    if (c < '0' || c > '9' || number > (std::numeric_limits<int64_t>::max() - 9) / 10) return kNoId;
+    number = number * 10 + (c - '0');
+  }
+  return number;
+}
+
+// `value` × `scale` rounded to an integer, -1 (absent) when not finite or beyond ±2^62.
+int64_t RoundedOrAbsent(double value, double scale) {
+  constexpr double kLimit = 4.6e18;
+  const double scaled = value * scale;
+  return std::isfinite(scaled) && std::fabs(scaled) < kLimit ? std::llround(scaled) : -1;
+}
+
+// A torch_npu rank without a timeline: the HCCL operators comm reads from communication.json (its
+// "Total Op Info" entries aside), with the file's start (µs as a double, so within a microsecond) and
+// elapsed time. Sizes and bandwidths are per transport there, not per operator: NULL here.
+void PushCommunicationJsonOps(const Trace& trace, const RankCommunication& r, const CollectiveColumns& col,
+                              TableBuilder* b) {
+  const std::vector<HcclOpTime>& file_ops = trace.communication().ops;
+  if (file_ops.size() != r.ascend_ops.size()) return;  // not read from this trace's file
+  std::unordered_map<std::string, int64_t> next_sequence;
+  for (size_t i = 0; i < r.ascend_ops.size(); ++i) {
+    const AscendCommOp& op = r.ascend_ops[i];
+    if (op.total) continue;
+    b->PushInt(col.rank, r.rank);
+    b->PushInt(col.index, -1);
+    b->PushString(col.name, op.op_name);
+    b->PushString(col.source, "hccl_communication_json");
+    b->PushString(col.collective, CollectiveTypeName(op.type));
+    b->PushInt(col.ts_ns, RoundedOrAbsent(file_ops[i].start_us, kNsPerUs));
+    b->PushInt(col.dur_ns, RoundedOrAbsent(op.elapse_ms, 1e6));
+    b->PushId(col.step, StepNumber(op.step));
+    b->PushInt(col.bytes, -1);
+    b->PushString(col.group, op.group);
+    b->PushInt(col.group_size, -1);
+    b->PushString(col.group_ranks, "");
+    b->PushInt(col.sequence, next_sequence[op.group]++);
+    b->PushInt(col.exposed, -1);
+    b->PushFloat(col.algbw, kNaN);
+    b->PushFloat(col.busbw, kNaN);
+    b->PushFloat(col.utilization, kNaN);
+  }
+}
+
 // The collectives `comm` measures (NCCL kernels, gloo operators, HCCL operators; not their sub-tasks),
-// with what comm computed for each.
-DataTable CollectivesTable(const CommAnalysis& comm) {
+// with what comm computed for each; on torch_npu ranks without a timeline, communication.json's operators.
+DataTable CollectivesTable(const std::vector<Trace>& traces, const CommAnalysis& comm) {
   TableBuilder b("collectives");
-  const size_t rank = b.Int("rank"), index = b.Int("index"), name = b.String("name"), source = b.String("source"),
-               collective = b.String("collective"), ts_ns = b.Int("ts_ns"), dur_ns = b.Int("dur_ns"),
+  // index is NULL on the operators of communication.json (no event to join), and so are the times it omits.
+  const size_t rank = b.Int("rank"), index = b.Int("index", true), name = b.String("name"), source = b.String("source"),
+               collective = b.String("collective"), ts_ns = b.Int("ts_ns", true), dur_ns = b.Int("dur_ns", true),
                step = b.Int("step", true), bytes = b.Int("bytes", true), group = b.String("group"),
                group_size = b.Int("group_size", true), group_ranks = b.String("group_ranks"),
                sequence = b.Int("sequence"), exposed = b.Int("exposed_ns", true), algbw = b.Float("algbw_gbps"),
                busbw = b.Float("busbw_gbps"), utilization = b.Float("utilization");
+  const CollectiveColumns columns{rank,     index,   name,  source, collective, ts_ns,
+                                  dur_ns,   step,    bytes, group,  group_size, group_ranks,
+                                  sequence, exposed, algbw, busbw,  utilization};
+  std::unordered_map<int64_t, const Trace*> trace_of_rank;
+  for (const Trace& trace : traces) trace_of_rank.emplace(trace.metadata().rank, &trace);
   for (const RankCommunication& r : comm.ranks) {
+    const auto trace = trace_of_rank.find(r.rank);
+    if (r.collectives.empty() && trace != trace_of_rank.end() && !HasKernelEvents(*trace->second)) {
+      PushCommunicationJsonOps(*trace->second, r, columns, &b);
+    }
     for (const Collective& c : r.collectives) {
       b.PushInt(rank, r.rank);
       b.PushInt(index, c.event);
@@ -445,6 +544,70 @@ DataTable CollectivesTable(const CommAnalysis& comm) {
   return b.Finish();
 }
 
+// c10's device type of torch_npu's devices (PrivateUse1).
+constexpr int64_t kNpuDeviceType = 20;
+
+// "NPU:3" -> 3; kNoId when the text names no number.
+int64_t NpuDeviceId(std::string_view device) {
+  const size_t colon = device.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == device.size()) return kNoId;
+  int64_t id = 0;
+  for (char c : device.substr(colon + 1)) {
+    if (c < '0' || c > '9' || id > (std::numeric_limits<int64_t>::max() - 9) / 10) return kNoId;
+    id = id * 10 + (c - '0');
+  }
+  return id;
+}
+
+// "NPU:0" -> "npu:0": the name `memory` gives a memory_record.csv device, as [memory] events name it.
+std::string NpuDeviceName(std::string_view device) {
+  std::string name(device);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name.empty() ? std::string("npu:?") : name;
+}
+
+struct BlockEvent {
+  int64_t ts_ns;
+  int order;  // at one instant: releases of older blocks, allocations, releases of blocks of that instant
+  size_t row;
+  int64_t bytes;
+};
+
+// The operator_memory rows `memory` reads as blocks when a device has no [memory] events: torch_npu's
+// allocator (PTA), an allocation with its time, a release not before it, on a device memory_record.csv
+// samples. Each gives its allocation and, when released in the window, its release, in time order.
+std::vector<BlockEvent> OperatorMemoryEvents(const Trace& trace) {
+  const std::vector<NpuOperatorMemory>& rows = trace.npu_operator_memory();
+  if (rows.empty()) return {};
+  std::set<std::pair<int64_t, int64_t>> event_devices;
+  for (const MemoryEvent& m : trace.memory_events()) event_devices.emplace(m.device_type, m.device_id);
+  std::set<std::string> with_events, sampled;
+  for (const auto& [type, id] : event_devices) with_events.insert(MemoryDeviceName(type, id));
+  for (const NpuMemoryRecord& record : trace.npu_memory_records())
+    sampled.insert(NpuDeviceName(trace.str(record.device)));
+  std::map<StringId, bool> read;  // per device name as written
+  std::vector<BlockEvent> events;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const NpuOperatorMemory& row = rows[i];
+    if (!row.from_pta || row.bytes <= 0 || row.alloc_ns == kNoId) continue;
+    if (row.release_ns != kNoId && row.release_ns < row.alloc_ns) continue;
+    auto known = read.find(row.device);
+    if (known == read.end()) {
+      const std::string device = NpuDeviceName(trace.str(row.device));
+      known = read.emplace(row.device, sampled.contains(device) && !with_events.contains(device)).first;
+    }
+    if (!known->second) continue;
+    events.push_back({row.alloc_ns, 1, i, row.bytes});
+    if (row.release_ns != kNoId)
+      events.push_back({row.release_ns, row.release_ns == row.alloc_ns ? 2 : 0, i, -row.bytes});
+  }
+  std::sort(events.begin(), events.end(), [](const BlockEvent& a, const BlockEvent& b) {
+    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
+    return a.order != b.order ? a.order < b.order : a.row < b.row;
+  });
+  return events;
+}
+
 DataTable MemoryEventsTable(const std::vector<Trace>& traces) {
   TableBuilder b("memory_events");
   const size_t rank = b.Int("rank"), ts_ns = b.Int("ts_ns"), address = b.Int("address", true), bytes = b.Int("bytes"),
@@ -460,6 +623,18 @@ DataTable MemoryEventsTable(const std::vector<Trace>& traces) {
       b.PushId(reserved, m.total_reserved);
       b.PushId(device_type, m.device_type);
       b.PushId(device_id, m.device_id);
+    }
+    // torch_npu writes no [memory] events: its operator_memory blocks, as `memory` reads them, without
+    // an address or the allocator's totals.
+    for (const BlockEvent& e : OperatorMemoryEvents(trace)) {
+      b.PushInt(rank, trace.metadata().rank);
+      b.PushInt(ts_ns, e.ts_ns);
+      b.PushInt(address, -1);
+      b.PushInt(bytes, e.bytes);
+      b.PushInt(allocated, -1);
+      b.PushInt(reserved, -1);
+      b.PushInt(device_type, kNpuDeviceType);
+      b.PushId(device_id, NpuDeviceId(trace.str(trace.npu_operator_memory()[e.row].device)));
     }
   }
   return b.Finish();
@@ -492,7 +667,10 @@ DataTable RanksTable(const RunTablesInput& input) {
 
 std::string JoinRanks(const std::vector<int64_t>& ranks) {
   std::string text;
-  for (int64_t r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
+  for (int64_t r : ranks) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(r);
+  }
   return text;
 }
 
@@ -570,7 +748,7 @@ DataTable BuildTable(std::string_view name, const RunTablesInput& input) {
   if (name == "kernels") return KernelsTable(traces);
   if (name == "operators") return OperatorsTable(traces, input.kernels != nullptr ? *input.kernels : kNoKernels);
   static const CommAnalysis kNoComm;
-  if (name == "collectives") return CollectivesTable(input.comm != nullptr ? *input.comm : kNoComm);
+  if (name == "collectives") return CollectivesTable(traces, input.comm != nullptr ? *input.comm : kNoComm);
   if (name == "memory_events") return MemoryEventsTable(traces);
   if (name == "findings") return FindingsTable(input.advice != nullptr ? *input.advice : kNoAdvice);
   if (name == "utilizations") return UtilizationsTable(input.advice != nullptr ? *input.advice : kNoAdvice);

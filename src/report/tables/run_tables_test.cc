@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 
 #include "analysis/core/hand_built_trace_for_test.h"
+#include "analysis/memory/memory_timeline.h"
+#include "model/trace_builder.h"
 
 namespace tuneprof {
 namespace {
@@ -71,6 +74,149 @@ TEST(RunTablesTest, KernelsCarryTheirStreamAndAbsentLaunchConfiguration) {
   EXPECT_EQ(kernels.Find("grid_x")->ints[0], -1);
   EXPECT_TRUE(kernels.Find("grid_x")->has_null_value);
   EXPECT_TRUE(std::isnan(kernels.Find("achieved_occupancy")->floats[0]));
+}
+
+// A torch_npu rank as its side files give it, with or without a timeline.
+class TorchNpuTablesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Reset(HandBuiltTrace()); }
+  void Reset(HandBuiltTrace hand) {
+    traces_.clear();
+    traces_.push_back(hand.Finish());
+    side_ = std::make_unique<SideTableBuilder>(&traces_.front());
+  }
+  void KernelDetail(std::string_view name, std::string_view core, int64_t start_ns, int64_t dur_ns) {
+    side_->StartKernelDetails();
+    NpuOpRow row;
+    row.name = side_->Intern(name);
+    row.accelerator_core = side_->Intern(core);
+    row.start_ns = start_ns;
+    row.dur_ns = dur_ns;
+    row.stream_id = 2;
+    row.device_id = 1;
+    side_->AddKernelDetail(row);
+  }
+  void Record(std::string_view device) {
+    NpuMemoryRecord record;
+    record.component = side_->Intern("PTA");
+    record.ts_ns = Us(0);
+    record.total_allocated_bytes = 0;
+    record.device = side_->Intern(device);
+    side_->AddNpuMemoryRecord(record);
+  }
+  void Block(std::string_view device, int64_t bytes, int64_t alloc_ns, int64_t release_ns, bool pta = true) {
+    NpuOperatorMemory row;
+    row.op = side_->Intern("aten::empty");
+    row.bytes = bytes;
+    row.alloc_ns = alloc_ns;
+    row.release_ns = release_ns;
+    row.from_pta = pta;
+    row.device = side_->Intern(device);
+    side_->AddNpuOperatorMemory(row);
+  }
+  DataTable Table(std::string_view name, const CommAnalysis* comm = nullptr) {
+    RunTablesInput input;
+    input.traces = &traces_;
+    input.comm = comm;
+    return BuildTable(name, input);
+  }
+
+  std::vector<Trace> traces_;
+  std::unique_ptr<SideTableBuilder> side_;
+};
+
+TEST_F(TorchNpuTablesTest, KernelsOfARankWithoutATimelineAreItsKernelDetailsComputeRows) {
+  KernelDetail("trans_TransData_0", "AI_CORE", Us(10), Us(4));
+  KernelDetail("hcom_allReduce__586_0_1", "HCCL", Us(20), Us(30));  // a collective, not a kernel
+  KernelDetail("aclnnAdd_AddAiCore_Add", "AI_VECTOR_CORE", Us(60), Us(2));
+  const DataTable kernels = Table("kernels");
+  ASSERT_EQ(kernels.rows(), 2u);
+  EXPECT_EQ(Strings(*kernels.Find("name")), (std::vector<std::string>{"trans_TransData_0", "aclnnAdd_AddAiCore_Add"}));
+  EXPECT_EQ(kernels.Find("index")->ints[0], -1);  // no event to join: NULL
+  EXPECT_TRUE(kernels.Find("index")->has_null_value);
+  EXPECT_EQ(kernels.Find("ts_ns")->ints[1], Us(60));
+  EXPECT_EQ(kernels.Find("dur_ns")->ints[1], Us(2));
+  EXPECT_EQ(kernels.Find("stream")->ints[0], 2);
+  EXPECT_EQ(kernels.Find("device")->ints[0], 1);
+  EXPECT_EQ(kernels.Find("grid_x")->ints[0], -1);
+}
+
+TEST_F(TorchNpuTablesTest, KernelsOfARankWithATimelineAreItsKernelEventsAlone) {
+  HandBuiltTrace hand;
+  const uint32_t kernel = hand.Kernel("trans_TransData_0", Us(10), Us(4));
+  Reset(std::move(hand));
+  KernelDetail("trans_TransData_0", "AI_CORE", Us(10), Us(4));  // the same task, summarised
+  const DataTable kernels = Table("kernels");
+  ASSERT_EQ(kernels.rows(), 1u);
+  EXPECT_EQ(kernels.Find("index")->ints[0], kernel);
+}
+
+TEST_F(TorchNpuTablesTest, MemoryEventsAreTheOperatorMemoryBlocksMemoryReads) {
+  Record("NPU:3");
+  Block("NPU:3", 4096, Us(10), Us(30));
+  Block("NPU:3", 512, Us(30), Us(30));                  // released at once: after the allocation
+  Block("NPU:3", 2048, Us(20), kNoId);                  // held past the window: no release
+  Block("NPU:3", 1024, Us(15), Us(40), /*pta=*/false);  // the graph engine's, not a block memory reads
+  Block("NPU:3", -64, Us(5), Us(6));                    // a release whose allocation precedes the window
+  Block("NPU:7", 128, Us(1), Us(2));                    // a device memory_record.csv never samples
+  const DataTable memory = Table("memory_events");
+  ASSERT_EQ(memory.rows(), 5u);
+  EXPECT_EQ(memory.Find("ts_ns")->ints, (std::vector<int64_t>{Us(10), Us(20), Us(30), Us(30), Us(30)}));
+  EXPECT_EQ(memory.Find("bytes")->ints, (std::vector<int64_t>{4096, 2048, -4096, 512, -512}));
+  EXPECT_EQ(memory.Find("device_type")->ints[0], 20);  // c10's PrivateUse1, as torch_npu's [memory] events
+  EXPECT_EQ(memory.Find("device_id")->ints[0], 3);
+  EXPECT_EQ(memory.Find("address")->ints[0], -1);
+  EXPECT_EQ(memory.Find("total_allocated")->ints[0], -1);
+  const MemoryAnalysis analysis = AnalyzeMemory(traces_.front(), HardwareSelection{});
+  int64_t allocations = 0, releases = 0;
+  for (const DeviceMemory& device : analysis.devices) {
+    allocations += device.alloc_count;
+    releases += device.free_count;
+  }
+  EXPECT_EQ(allocations, 3);
+  EXPECT_EQ(releases, 2);
+}
+
+TEST_F(TorchNpuTablesTest, CollectivesOfARankWithoutATimelineAreCommunicationJsonOperators) {
+  CommunicationTables* file = side_->mutable_communication();
+  file->ops_present = true;
+  CommAnalysis comm;
+  comm.ranks.emplace_back();
+  auto add = [&](std::string_view name, std::string_view group, double start_us, double elapse_ms, bool total) {
+    HcclOpTime op;
+    op.step = side_->Intern("step2");
+    op.op_name = side_->Intern(name);
+    op.group = side_->Intern(group);
+    op.total = total;
+    op.start_us = start_us;
+    op.elapse_ms = elapse_ms;
+    file->ops.push_back(op);
+    AscendCommOp read;
+    read.step = "step2";
+    read.total = total;
+    read.op_name = name;
+    read.group = group;
+    read.type = total ? CollectiveType::kOther : ParseCollectiveType(name);
+    read.elapse_ms = elapse_ms;
+    comm.ranks.back().ascend_ops.push_back(read);
+  };
+  add("hcom_allReduce__483_2", "g1", 1000.5, 0.25, false);
+  add("hcom_allGather__483_3", "g1", 2000, 1.5, false);
+  add("hcom_broadcast__822_0", "g2", 3000, 0.5, false);
+  add("Total Op Info", "", 0, 2.25, true);
+  const DataTable collectives = Table("collectives", &comm);
+  ASSERT_EQ(collectives.rows(), 3u);
+  EXPECT_EQ(Strings(*collectives.Find("collective")),
+            (std::vector<std::string>{"allreduce", "allgather", "broadcast"}));
+  EXPECT_EQ(Strings(*collectives.Find("source"))[0], "hccl_communication_json");
+  EXPECT_EQ(collectives.Find("index")->ints[0], -1);
+  EXPECT_TRUE(collectives.Find("index")->has_null_value);
+  EXPECT_EQ(collectives.Find("ts_ns")->ints[0], 1000500);
+  EXPECT_EQ(collectives.Find("dur_ns")->ints[1], 1500000);
+  EXPECT_EQ(collectives.Find("step")->ints[0], 2);
+  EXPECT_EQ(collectives.Find("sequence")->ints, (std::vector<int64_t>{0, 1, 0}));  // per group
+  EXPECT_EQ(collectives.Find("bytes")->ints[0], -1);
+  EXPECT_TRUE(std::isnan(collectives.Find("busbw_gbps")->floats[0]));
 }
 
 TEST(RunTablesTest, TablesWithoutTheirAnalysesAreEmptyNotMissing) {

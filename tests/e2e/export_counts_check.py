@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""`export --sqlite` holds what the other commands read, on every input kind of the shared corpus: per rank,
+the rows of its tables against the counts the commands report for the same paths.
+
+  - kernels: `profile --json`'s compute.kernels (the device kernels of the timeline); on a torch_npu rank
+    without a timeline, the compute tasks of kernel_details (`info --json`'s device_tasks_by_type);
+  - collectives: `comm --json`'s collectives by type; on a torch_npu rank without a timeline, the operators of
+    communication.json (comm's ascend.ops, its "Total Op Info" entries aside);
+  - memory_events: `memory --json`'s allocations (rows with bytes > 0) and frees (bytes < 0) over the rank's
+    devices, and every [memory] event of the devices whose blocks come from them.
+
+Usage: export_counts_check.py TUNEPROF SHARED_DIR
+"""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+ASCEND = "ascend/msinsight/test/data/pytorch"
+SERVER = "ascend/msinsight/server/src/test/test_data"
+INPUTS = {
+    "kineto GPU, 2 ranks with NCCL": ["kineto/hta/trace_filter"],
+    "kineto GPU with [memory] events": ["kineto/tracelens/h100/Falconsai_nsfw_image_detection__1016002.json.gz"],
+    "kineto CPU gloo with [memory] events": ["torch-cpu/kineto26/ddp_ws2_rank0.json.gz",
+                                             "torch-cpu/kineto26/ddp_ws2_rank1.json.gz"],
+    "torch_npu text": [f"{ASCEND}/text/level1"],
+    "torch_npu db": [f"{ASCEND}/db/level2"],
+    "torch_npu without a timeline": [f"{SERVER}/test_rank_0", f"{SERVER}/test_rank_1"],
+    "nsys with NCCL": ["nsys/h100_2gpu_mfu_before.sqlite"],
+    "nsys": ["nsys/h100_2gpu_1s.sqlite"],
+}
+
+
+def command_json(binary, command, paths):
+    done = subprocess.run([binary, command, "--json", *paths], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command}: exit {done.returncode}: {done.stderr.strip()}")
+    return {r["rank"]: r for r in json.loads(done.stdout)["ranks"]}
+
+
+def expected_counts(binary, paths):
+    """Per rank: (kernels, collectives, allocations, frees, memory rows) as the commands report them."""
+    profile = command_json(binary, "profile", paths)
+    comm = command_json(binary, "comm", paths)
+    memory = command_json(binary, "memory", paths)
+    info = command_json(binary, "info", paths)
+    counts = {}
+    for rank, p in profile.items():
+        kernels = p["compute"]["kernels"]
+        if info[rank]["event_kinds"]["kernel"] == 0:
+            kernels = sum(info[rank].get("device_tasks_by_type", {}).values())
+        collectives = sum(t["count"] for t in comm[rank]["by_type"])
+        if collectives == 0 and info[rank]["event_kinds"]["kernel"] == 0:
+            collectives = sum(1 for op in (comm[rank].get("ascend") or {}).get("ops", []) if not op["total"])
+        devices = memory[rank]["devices"]
+        allocations = sum(d["alloc_count"] for d in devices)
+        frees = sum(d["free_count"] for d in devices)
+        rows = sum(d["event_count"] if d.get("blocks_source") == "[memory] events" else
+                   d["alloc_count"] + d["free_count"] if d.get("blocks_source") else 0 for d in devices)
+        counts[rank] = (kernels, collectives, allocations, frees, rows)
+    return counts
+
+
+def exported_counts(binary, paths, directory):
+    db = os.path.join(directory, "run.db")
+    done = subprocess.run([binary, "export", *paths, "--sqlite", db], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"export: exit {done.returncode}: {done.stderr.strip()}")
+    counts = {}
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        for (rank,) in con.execute("SELECT rank FROM ranks"):
+            kernels = con.execute("SELECT COUNT(*) FROM kernels WHERE rank = ?", (rank,)).fetchone()[0]
+            collectives = con.execute("SELECT COUNT(*) FROM collectives WHERE rank = ?", (rank,)).fetchone()[0]
+            allocations, frees, rows = con.execute(
+                "SELECT COALESCE(SUM(bytes > 0), 0), COALESCE(SUM(bytes < 0), 0), COUNT(*) FROM memory_events "
+                "WHERE rank = ?", (rank,)).fetchone()
+            counts[rank] = (kernels, collectives, allocations, frees, rows)
+    return counts
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    binary, traces = sys.argv[1], os.path.join(sys.argv[2], "traces")
+    failures = []
+    names = ("kernels", "collectives", "allocations", "frees", "memory rows")
+    with tempfile.TemporaryDirectory() as directory:
+        for kind, relative in INPUTS.items():
+            paths = [os.path.join(traces, p) for p in relative]
+            try:
+                want = expected_counts(binary, paths)
+                got = exported_counts(binary, paths, directory)
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
+                failures.append(f"{kind}: {error}")
+                continue
+            if sorted(got) != sorted(want):
+                failures.append(f"{kind}: export has ranks {sorted(got)}, the commands {sorted(want)}")
+                continue
+            for rank in sorted(want):
+                for name, g, w in zip(names, got[rank], want[rank]):
+                    if g != w:
+                        failures.append(f"{kind}: rank {rank}: {g} {name} exported, the commands report {w}")
+            print(f"{kind}: " + "; ".join(f"rank {r}: " + ", ".join(f"{v} {n}" for n, v in zip(names, got[r]))
+                                          for r in sorted(got)))
+    for failure in failures:
+        print(f"FAIL: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
