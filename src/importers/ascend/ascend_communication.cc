@@ -9,6 +9,10 @@
 #include <system_error>
 #include <utility>
 
+#include "importers/ascend/communication_walker.h"
+#include "io/byte_source.h"
+#include "io/memory_source.h"
+
 namespace tuneprof {
 namespace {
 
@@ -23,17 +27,17 @@ class CommunicationReader {
   CommunicationReader(std::string_view origin, SideTableBuilder* out)
       : origin_(origin), out_(out), tables_(out->mutable_communication()) {}
 
-  Status ReadOps(simdjson::padded_string_view json) {
+  Status ReadOps(ByteSource* source) {
     tables_->ops_present = true;
-    return ForEachOp(json, [this](std::string_view step, bool p2p, std::string_view key, od::value value) {
-      return ReadOp(step, p2p, key, value);
+    return ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& object) {
+      return ReadOp(step, p2p, key, object);
     });
   }
 
-  Status ReadMatrix(simdjson::padded_string_view json) {
+  Status ReadMatrix(ByteSource* source) {
     tables_->matrix_present = true;
-    return ForEachOp(json, [this](std::string_view step, bool p2p, std::string_view key, od::value value) {
-      return ReadLinks(step, p2p, key, value);
+    return ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& links) {
+      return ReadLinks(step, p2p, key, links);
     });
   }
 
@@ -42,43 +46,20 @@ class CommunicationReader {
     return InvalidInput(std::string(origin_) + ": " + std::string(where) + ": " + simdjson::error_message(error));
   }
 
-  // Both files share the outer levels {step: {"p2p"|"collective": {"<key>@<group>": value}}}.
+  // Both files share the outer levels {step: {"p2p"|"collective": {"<key>@<group>": value}}}: the
+  // walker streams those, and each value (one op, a few kilobytes) is parsed on its own.
   template <typename Fn>
-  Status ForEachOp(simdjson::padded_string_view json, Fn on_op) {
-    od::document doc;
-    od::object steps;
-    if (auto e = parser_.iterate(json).get(doc)) return Fail("document", e);
-    if (auto e = doc.get_object().get(steps)) return Fail("document", e);
-    for (auto step_field : steps) {
-      od::field field;
-      std::string_view step_key;
-      od::object sections;
-      if (auto e = std::move(step_field).get(field)) return Fail("step", e);
-      if (auto e = field.unescaped_key().get(step_key)) return Fail("step", e);
-      const std::string step(step_key);
-      if (auto e = field.value().get_object().get(sections)) return Fail(step, e);
-      for (auto section_field : sections) {
-        od::field section;
-        std::string_view section_key;
-        od::object ops;
-        if (auto e = std::move(section_field).get(section)) return Fail(step, e);
-        if (auto e = section.unescaped_key().get(section_key)) return Fail(step, e);
-        if (section_key != "p2p" && section_key != "collective") continue;  // not known: skipped
-        const bool p2p = section_key == "p2p";
-        const std::string where = step + "." + std::string(section_key);
-        if (auto e = section.value().get_object().get(ops)) return Fail(where, e);
-        for (auto op_field : ops) {
-          od::field op;
-          std::string_view op_key;
-          if (auto e = std::move(op_field).get(op)) return Fail(where, e);
-          if (auto e = op.unescaped_key().get(op_key)) return Fail(where, e);
-          const std::string key(op_key);
-          Status status = on_op(step, p2p, key, op.value());
-          if (!status.ok()) return status;
-        }
-      }
-    }
-    return Status();
+  Status ForEachOp(ByteSource* source, Fn on_op) {
+    CommunicationWalker walker(source, origin_);
+    return walker.Run([&](std::string_view step, bool p2p, std::string_view key,
+                          simdjson::padded_string_view text) -> Status {
+      const std::string where = std::string(step) + "." + std::string(key);
+      od::document doc;
+      od::object object;
+      if (auto e = parser_.iterate(text).get(doc)) return Fail(where, e);
+      if (auto e = doc.get_object().get(object)) return Fail(where, e);
+      return on_op(step, p2p, key, object);
+    });
   }
 
   // A number, or NaN for null; anything else is an error.
@@ -93,7 +74,7 @@ class CommunicationReader {
     return Status();
   }
 
-  Status ReadOp(std::string_view step, bool p2p, std::string_view key, od::value value) {
+  Status ReadOp(std::string_view step, bool p2p, std::string_view key, od::object& object) {
     HcclOpTime op;
     op.step = out_->Intern(step);
     op.p2p = p2p;
@@ -103,8 +84,6 @@ class CommunicationReader {
     op.group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
     op.first_traffic = static_cast<uint32_t>(tables_->traffic.size());
     const std::string where = std::string(step) + "." + std::string(key);
-    od::object object;
-    if (auto e = value.get_object().get(object)) return Fail(where, e);
     for (auto part_field : object) {
       od::field part;
       std::string_view part_key;
@@ -242,14 +221,12 @@ class CommunicationReader {
     return e1 == std::errc() && e2 == std::errc() && end1 == text.data() + dash && end2 == text.data() + text.size();
   }
 
-  Status ReadLinks(std::string_view step, bool p2p, std::string_view key, od::value value) {
+  Status ReadLinks(std::string_view step, bool p2p, std::string_view key, od::object& links) {
     const std::string where = std::string(step) + "." + std::string(key);
     const size_t at = key.find('@');
     const StringId step_id = out_->Intern(step);
     const StringId op_key = out_->Intern(key.substr(0, at));
     const StringId group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
-    od::object links;
-    if (auto e = value.get_object().get(links)) return Fail(where, e);
     for (auto link_field : links) {
       od::field field;
       std::string_view pair;
@@ -311,36 +288,32 @@ bool Exists(const std::string& path) {
 template <typename ReadFn>
 Status ReadFile(const std::string& path, SideTableBuilder* out, ReadFn read) {
   if (!Exists(path)) return Status();
-  simdjson::padded_string text;
-  if (auto e = simdjson::padded_string::load(path).get(text)) {
-    return InvalidInput(path + ": unreadable (" + simdjson::error_message(e) + ")");
-  }
+  auto source = OpenByteSource(path);
+  if (!source.ok()) return source.status();
   CommunicationReader reader(path, out);
-  return read(&reader, simdjson::padded_string_view(text));
+  return read(&reader, source.value().get());
 }
 
 }  // namespace
 
 Status ReadCommunicationJson(std::string_view json, std::string_view origin, SideTableBuilder* out) {
-  const simdjson::padded_string padded(json);
+  MemorySource source(std::string(origin), json);
   CommunicationReader reader(origin, out);
-  return reader.ReadOps(padded);
+  return reader.ReadOps(&source);
 }
 
 Status ReadCommunicationMatrixJson(std::string_view json, std::string_view origin, SideTableBuilder* out) {
-  const simdjson::padded_string padded(json);
+  MemorySource source(std::string(origin), json);
   CommunicationReader reader(origin, out);
-  return reader.ReadMatrix(padded);
+  return reader.ReadMatrix(&source);
 }
 
 Status ReadCommunicationFile(const std::string& path, SideTableBuilder* out) {
-  return ReadFile(path, out,
-                  [](CommunicationReader* r, simdjson::padded_string_view json) { return r->ReadOps(json); });
+  return ReadFile(path, out, [](CommunicationReader* r, ByteSource* source) { return r->ReadOps(source); });
 }
 
 Status ReadCommunicationMatrixFile(const std::string& path, SideTableBuilder* out) {
-  return ReadFile(path, out,
-                  [](CommunicationReader* r, simdjson::padded_string_view json) { return r->ReadMatrix(json); });
+  return ReadFile(path, out, [](CommunicationReader* r, ByteSource* source) { return r->ReadMatrix(source); });
 }
 
 }  // namespace tuneprof
