@@ -2,10 +2,15 @@
 
 #include <simdjson.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <set>
 #include <system_error>
 #include <utility>
 
@@ -21,6 +26,92 @@ namespace od = simdjson::ondemand;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::string_view kTotalOpInfo = "Total Op Info";
 
+// ---- the figures checked against the steps
+
+double Or0(double value) { return std::isfinite(value) ? value : 0.0; }
+
+// How long step N lasted on the host (ProfilerStep#N) or on the device (step_trace_time's Stage, else
+// its Computing + Communication(Not Overlapped) + Free), the longer of the two; 0 where unknown.
+double StepLengthNs(const Trace& trace, int64_t number) {
+  int64_t longest = 0;
+  for (const Step& step : trace.steps()) {
+    if (step.number == number) longest = std::max(longest, step.end_ns - step.start_ns);
+  }
+  for (const ReportedStepTime& row : trace.reported_step_times()) {
+    if (row.step != number) continue;
+    int64_t stage = row.stage_ns;
+    if (stage == kNoId) {
+      stage = 0;
+      for (int64_t part : {row.computing_ns, row.communication_not_overlapped_ns, row.free_ns}) {
+        if (part != kNoId) stage += part;
+      }
+    }
+    longest = std::max(longest, stage);
+  }
+  return static_cast<double>(longest);
+}
+
+// All the steps the trace knows, end to end: the bound for "step" (a run without a schedule) and for a
+// step key the trace does not hold.
+double AllStepsNs(const Trace& trace) {
+  std::set<int64_t> numbers;
+  for (const Step& step : trace.steps()) numbers.insert(step.number);
+  for (const ReportedStepTime& row : trace.reported_step_times()) {
+    if (row.step != kNoId) numbers.insert(row.step);
+  }
+  double total = 0;
+  for (int64_t number : numbers) total += StepLengthNs(trace, number);
+  return total;
+}
+
+// The length the ops of step `key` ("step50") must fit in; 0 where the trace knows no step.
+double StepBoundNs(const Trace& trace, std::string_view key) {
+  int64_t number = 0;
+  if (key.starts_with("step")) {
+    const std::string_view digits = key.substr(4);
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (error == std::errc() && end == digits.data() + digits.size() && !digits.empty()) {
+      const double length = StepLengthNs(trace, number);
+      if (length > 0) return length;
+    }
+  }
+  return AllStepsNs(trace);
+}
+
+// One HCCL group runs its ops one after another, so their wait and transit within a step cannot add up
+// past the step. A file whose step does (a damaged or doctored file: 200,000 ops waiting 1,129 s in a
+// 156 ms step) cannot hold that step's true split, and no part of it can be told right: the step's ops
+// are dropped, not clamped to the step, which would report a wait no one measured; a warning says so.
+void DropStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* out) {
+  const Trace& trace = out->trace();
+  CommunicationTables* tables = out->mutable_communication();
+  std::map<std::pair<std::string_view, std::string_view>, double> busy_ms;  // (step, group) -> wait + transit
+  std::set<std::string_view> steps;
+  for (const HcclOpTime& op : tables->ops) {
+    steps.insert(trace.str(op.step));
+    if (!op.total) busy_ms[{trace.str(op.step), trace.str(op.group)}] += Or0(op.wait_ms) + Or0(op.transit_ms);
+  }
+  std::set<std::string_view> outlasting;
+  std::string example;
+  for (const auto& [key, ms] : busy_ms) {
+    if (outlasting.contains(key.first)) continue;
+    const double bound_ns = StepBoundNs(trace, key.first);
+    if (bound_ns <= 0 || ms * 1e6 <= bound_ns) continue;
+    outlasting.insert(key.first);
+    if (example.empty()) {
+      example = fmt::format("{}: group {} waits and transits {:.3f} ms in a {:.3f} ms step", key.first, key.second, ms,
+                            bound_ns / 1e6);
+    }
+  }
+  if (outlasting.empty()) return;
+  const size_t before = tables->ops.size();
+  std::erase_if(tables->ops, [&](const HcclOpTime& op) { return outlasting.contains(trace.str(op.step)); });
+  out->Warn(fmt::format(
+      "{}: {} of its {} steps list HCCL ops whose wait and transit add up past the step ({}); those steps' {} "
+      "ops are dropped, not clamped: no wait, transit or bandwidth figure is taken from them",
+      origin, outlasting.size(), steps.size(), example, before - tables->ops.size()));
+}
+
 // One streaming pass over one file. Every error names the file and the key path where it happened.
 class CommunicationReader {
  public:
@@ -29,9 +120,11 @@ class CommunicationReader {
 
   Status ReadOps(ByteSource* source) {
     tables_->ops_present = true;
-    return ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& object) {
+    Status status = ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& object) {
       return ReadOp(step, p2p, key, object);
     });
+    if (status.ok()) DropStepsTheirOpsOutlast(origin_, out_);
+    return status;
   }
 
   Status ReadMatrix(ByteSource* source) {
