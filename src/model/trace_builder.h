@@ -120,6 +120,8 @@ class SideTableBuilder {
 
   StringId Intern(std::string_view text) { return trace_->strings_.Intern(text); }
   TraceMetadata* mutable_metadata() { return &trace_->metadata_; }
+  // What the trace holds so far, for side files checked against it (steps, their reported times).
+  const Trace& trace() const { return *trace_; }
 
   // kernel_details.csv: marks the table present; rows and metric columns are appended in file order.
   void StartKernelDetails() { trace_->kernel_details_.present = true; }

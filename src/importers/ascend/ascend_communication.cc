@@ -2,12 +2,21 @@
 
 #include <simdjson.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <set>
 #include <system_error>
 #include <utility>
+
+#include "importers/ascend/communication_walker.h"
+#include "io/byte_source.h"
+#include "io/memory_source.h"
 
 namespace tuneprof {
 namespace {
@@ -17,23 +26,111 @@ namespace od = simdjson::ondemand;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::string_view kTotalOpInfo = "Total Op Info";
 
+// ---- the figures checked against the steps
+
+double Or0(double value) { return std::isfinite(value) ? value : 0.0; }
+
+// How long step N lasted on the host (ProfilerStep#N) or on the device (step_trace_time's Stage, else
+// its Computing + Communication(Not Overlapped) + Free), the longer of the two; 0 where unknown.
+double StepLengthNs(const Trace& trace, int64_t number) {
+  int64_t longest = 0;
+  for (const Step& step : trace.steps()) {
+    if (step.number == number) longest = std::max(longest, step.end_ns - step.start_ns);
+  }
+  for (const ReportedStepTime& row : trace.reported_step_times()) {
+    if (row.step != number) continue;
+    int64_t stage = row.stage_ns;
+    if (stage == kNoId) {
+      stage = 0;
+      for (int64_t part : {row.computing_ns, row.communication_not_overlapped_ns, row.free_ns}) {
+        if (part != kNoId) stage += part;
+      }
+    }
+    longest = std::max(longest, stage);
+  }
+  return static_cast<double>(longest);
+}
+
+// All the steps the trace knows, end to end: the bound for "step" (a run without a schedule) and for a
+// step key the trace does not hold.
+double AllStepsNs(const Trace& trace) {
+  std::set<int64_t> numbers;
+  for (const Step& step : trace.steps()) numbers.insert(step.number);
+  for (const ReportedStepTime& row : trace.reported_step_times()) {
+    if (row.step != kNoId) numbers.insert(row.step);
+  }
+  double total = 0;
+  for (int64_t number : numbers) total += StepLengthNs(trace, number);
+  return total;
+}
+
+// The length the ops of step `key` ("step50") must fit in; 0 where the trace knows no step.
+double StepBoundNs(const Trace& trace, std::string_view key) {
+  int64_t number = 0;
+  if (key.starts_with("step")) {
+    const std::string_view digits = key.substr(4);
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (error == std::errc() && end == digits.data() + digits.size() && !digits.empty()) {
+      const double length = StepLengthNs(trace, number);
+      if (length > 0) return length;
+    }
+  }
+  return AllStepsNs(trace);
+}
+
+// One HCCL group runs its ops one after another, so their wait and transit within a step cannot add up
+// past the step. A file whose step does (a damaged or doctored file: 200,000 ops waiting 1,129 s in a
+// 156 ms step) cannot hold that step's true split, and no part of it can be told right: the step's ops
+// are dropped, not clamped to the step, which would report a wait no one measured; a warning says so.
+void DropStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* out) {
+  const Trace& trace = out->trace();
+  CommunicationTables* tables = out->mutable_communication();
+  std::map<std::pair<std::string_view, std::string_view>, double> busy_ms;  // (step, group) -> wait + transit
+  std::set<std::string_view> steps;
+  for (const HcclOpTime& op : tables->ops) {
+    steps.insert(trace.str(op.step));
+    if (!op.total) busy_ms[{trace.str(op.step), trace.str(op.group)}] += Or0(op.wait_ms) + Or0(op.transit_ms);
+  }
+  std::set<std::string_view> outlasting;
+  std::string example;
+  for (const auto& [key, ms] : busy_ms) {
+    if (outlasting.contains(key.first)) continue;
+    const double bound_ns = StepBoundNs(trace, key.first);
+    if (bound_ns <= 0 || ms * 1e6 <= bound_ns) continue;
+    outlasting.insert(key.first);
+    if (example.empty()) {
+      example = fmt::format("{}: group {} waits and transits {:.3f} ms in a {:.3f} ms step", key.first, key.second, ms,
+                            bound_ns / 1e6);
+    }
+  }
+  if (outlasting.empty()) return;
+  const size_t before = tables->ops.size();
+  std::erase_if(tables->ops, [&](const HcclOpTime& op) { return outlasting.contains(trace.str(op.step)); });
+  out->Warn(fmt::format(
+      "{}: {} of its {} steps list HCCL ops whose wait and transit add up past the step ({}); those steps' {} "
+      "ops are dropped, not clamped: no wait, transit or bandwidth figure is taken from them",
+      origin, outlasting.size(), steps.size(), example, before - tables->ops.size()));
+}
+
 // One streaming pass over one file. Every error names the file and the key path where it happened.
 class CommunicationReader {
  public:
   CommunicationReader(std::string_view origin, SideTableBuilder* out)
       : origin_(origin), out_(out), tables_(out->mutable_communication()) {}
 
-  Status ReadOps(simdjson::padded_string_view json) {
+  Status ReadOps(ByteSource* source) {
     tables_->ops_present = true;
-    return ForEachOp(json, [this](std::string_view step, bool p2p, std::string_view key, od::value value) {
-      return ReadOp(step, p2p, key, value);
+    Status status = ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& object) {
+      return ReadOp(step, p2p, key, object);
     });
+    if (status.ok()) DropStepsTheirOpsOutlast(origin_, out_);
+    return status;
   }
 
-  Status ReadMatrix(simdjson::padded_string_view json) {
+  Status ReadMatrix(ByteSource* source) {
     tables_->matrix_present = true;
-    return ForEachOp(json, [this](std::string_view step, bool p2p, std::string_view key, od::value value) {
-      return ReadLinks(step, p2p, key, value);
+    return ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& links) {
+      return ReadLinks(step, p2p, key, links);
     });
   }
 
@@ -42,43 +139,20 @@ class CommunicationReader {
     return InvalidInput(std::string(origin_) + ": " + std::string(where) + ": " + simdjson::error_message(error));
   }
 
-  // Both files share the outer levels {step: {"p2p"|"collective": {"<key>@<group>": value}}}.
+  // Both files share the outer levels {step: {"p2p"|"collective": {"<key>@<group>": value}}}: the
+  // walker streams those, and each value (one op, a few kilobytes) is parsed on its own.
   template <typename Fn>
-  Status ForEachOp(simdjson::padded_string_view json, Fn on_op) {
-    od::document doc;
-    od::object steps;
-    if (auto e = parser_.iterate(json).get(doc)) return Fail("document", e);
-    if (auto e = doc.get_object().get(steps)) return Fail("document", e);
-    for (auto step_field : steps) {
-      od::field field;
-      std::string_view step_key;
-      od::object sections;
-      if (auto e = std::move(step_field).get(field)) return Fail("step", e);
-      if (auto e = field.unescaped_key().get(step_key)) return Fail("step", e);
-      const std::string step(step_key);
-      if (auto e = field.value().get_object().get(sections)) return Fail(step, e);
-      for (auto section_field : sections) {
-        od::field section;
-        std::string_view section_key;
-        od::object ops;
-        if (auto e = std::move(section_field).get(section)) return Fail(step, e);
-        if (auto e = section.unescaped_key().get(section_key)) return Fail(step, e);
-        if (section_key != "p2p" && section_key != "collective") continue;  // not known: skipped
-        const bool p2p = section_key == "p2p";
-        const std::string where = step + "." + std::string(section_key);
-        if (auto e = section.value().get_object().get(ops)) return Fail(where, e);
-        for (auto op_field : ops) {
-          od::field op;
-          std::string_view op_key;
-          if (auto e = std::move(op_field).get(op)) return Fail(where, e);
-          if (auto e = op.unescaped_key().get(op_key)) return Fail(where, e);
-          const std::string key(op_key);
-          Status status = on_op(step, p2p, key, op.value());
-          if (!status.ok()) return status;
-        }
-      }
-    }
-    return Status();
+  Status ForEachOp(ByteSource* source, Fn on_op) {
+    CommunicationWalker walker(source, origin_);
+    return walker.Run([&](std::string_view step, bool p2p, std::string_view key,
+                          simdjson::padded_string_view text) -> Status {
+      const std::string where = std::string(step) + "." + std::string(key);
+      od::document doc;
+      od::object object;
+      if (auto e = parser_.iterate(text).get(doc)) return Fail(where, e);
+      if (auto e = doc.get_object().get(object)) return Fail(where, e);
+      return on_op(step, p2p, key, object);
+    });
   }
 
   // A number, or NaN for null; anything else is an error.
@@ -93,7 +167,7 @@ class CommunicationReader {
     return Status();
   }
 
-  Status ReadOp(std::string_view step, bool p2p, std::string_view key, od::value value) {
+  Status ReadOp(std::string_view step, bool p2p, std::string_view key, od::object& object) {
     HcclOpTime op;
     op.step = out_->Intern(step);
     op.p2p = p2p;
@@ -103,8 +177,6 @@ class CommunicationReader {
     op.group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
     op.first_traffic = static_cast<uint32_t>(tables_->traffic.size());
     const std::string where = std::string(step) + "." + std::string(key);
-    od::object object;
-    if (auto e = value.get_object().get(object)) return Fail(where, e);
     for (auto part_field : object) {
       od::field part;
       std::string_view part_key;
@@ -242,14 +314,12 @@ class CommunicationReader {
     return e1 == std::errc() && e2 == std::errc() && end1 == text.data() + dash && end2 == text.data() + text.size();
   }
 
-  Status ReadLinks(std::string_view step, bool p2p, std::string_view key, od::value value) {
+  Status ReadLinks(std::string_view step, bool p2p, std::string_view key, od::object& links) {
     const std::string where = std::string(step) + "." + std::string(key);
     const size_t at = key.find('@');
     const StringId step_id = out_->Intern(step);
     const StringId op_key = out_->Intern(key.substr(0, at));
     const StringId group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
-    od::object links;
-    if (auto e = value.get_object().get(links)) return Fail(where, e);
     for (auto link_field : links) {
       od::field field;
       std::string_view pair;
@@ -311,36 +381,32 @@ bool Exists(const std::string& path) {
 template <typename ReadFn>
 Status ReadFile(const std::string& path, SideTableBuilder* out, ReadFn read) {
   if (!Exists(path)) return Status();
-  simdjson::padded_string text;
-  if (auto e = simdjson::padded_string::load(path).get(text)) {
-    return InvalidInput(path + ": unreadable (" + simdjson::error_message(e) + ")");
-  }
+  auto source = OpenByteSource(path);
+  if (!source.ok()) return source.status();
   CommunicationReader reader(path, out);
-  return read(&reader, simdjson::padded_string_view(text));
+  return read(&reader, source.value().get());
 }
 
 }  // namespace
 
 Status ReadCommunicationJson(std::string_view json, std::string_view origin, SideTableBuilder* out) {
-  const simdjson::padded_string padded(json);
+  MemorySource source(std::string(origin), json);
   CommunicationReader reader(origin, out);
-  return reader.ReadOps(padded);
+  return reader.ReadOps(&source);
 }
 
 Status ReadCommunicationMatrixJson(std::string_view json, std::string_view origin, SideTableBuilder* out) {
-  const simdjson::padded_string padded(json);
+  MemorySource source(std::string(origin), json);
   CommunicationReader reader(origin, out);
-  return reader.ReadMatrix(padded);
+  return reader.ReadMatrix(&source);
 }
 
 Status ReadCommunicationFile(const std::string& path, SideTableBuilder* out) {
-  return ReadFile(path, out,
-                  [](CommunicationReader* r, simdjson::padded_string_view json) { return r->ReadOps(json); });
+  return ReadFile(path, out, [](CommunicationReader* r, ByteSource* source) { return r->ReadOps(source); });
 }
 
 Status ReadCommunicationMatrixFile(const std::string& path, SideTableBuilder* out) {
-  return ReadFile(path, out,
-                  [](CommunicationReader* r, simdjson::padded_string_view json) { return r->ReadMatrix(json); });
+  return ReadFile(path, out, [](CommunicationReader* r, ByteSource* source) { return r->ReadMatrix(source); });
 }
 
 }  // namespace tuneprof

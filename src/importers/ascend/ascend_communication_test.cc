@@ -2,11 +2,17 @@
 // errors that name the key, and the real rank directories read through ImportAscendDirectory.
 #include "importers/ascend/ascend_communication.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
+
 
 #include "importers/ascend/ascend_directory.h"
+#include "importers/ascend/communication_walker.h"
+#include "io/memory_source.h"
 #include "test_corpus.h"
 
 namespace tuneprof {
@@ -113,6 +119,91 @@ TEST(AscendCommunicationTest, ErrorsNameTheFileAndTheKey) {
                                      "c.json", &out)
                    .ok());
   EXPECT_FALSE(ReadCommunicationJson("{\"s\": ", "c.json", &out).ok());
+}
+
+// A window far smaller than the file and reads of a few bytes: every refill boundary falls inside a key,
+// a number or an op, and the ops read are those of the whole document.
+TEST(AscendCommunicationTest, StreamsOpsThroughASmallWindow) {
+  for (size_t max_read : {1u, 3u, 7u, 64u}) {
+    MemorySource source("communication.json", kOps, max_read);
+    CommunicationWalker walker(&source, "communication.json", /*chunk_bytes=*/16);
+    std::vector<std::string> seen;
+    Status status = walker.Run([&](std::string_view step, bool p2p, std::string_view key,
+                                   simdjson::padded_string_view value) {
+      seen.push_back(fmt::format("{} {} {} {}", step, p2p, key, value.size()));
+      EXPECT_EQ(value.front(), '{');
+      EXPECT_EQ(value.back(), '}');
+      return Status();
+    });
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_TRUE(seen[0].starts_with("step50 false hcom_allReduce__586_0_1@1752 ")) << seen[0];
+    EXPECT_TRUE(seen[1].starts_with("step50 false Total Op Info ")) << seen[1];
+  }
+}
+
+TEST(AscendCommunicationTest, StreamedKeysAreUnescapedAndOtherSectionsSkipped) {
+  Trace trace = Empty();
+  SideTableBuilder out(&trace);
+  Status status = ReadCommunicationJson(
+      R"json({"st\u0065p1": {"notes": {"a": [1, "}", {"b": null}]}, "size": 3, "collective": {"hcom_\"q\"@7":
+        {"Communication Time Info": {"Wait Time(ms)": 1.5}}}}})json",
+      "c.json", &out);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(trace.communication().ops.size(), 1u);
+  EXPECT_EQ(trace.str(trace.communication().ops[0].step), "step1");
+  EXPECT_EQ(trace.str(trace.communication().ops[0].op_name), "hcom_\"q\"");
+  EXPECT_DOUBLE_EQ(trace.communication().ops[0].wait_ms, 1.5);
+  EXPECT_FALSE(ReadCommunicationJson(R"json({"s": {"collective": {}}} trailing)json", "c.json", &out).ok());
+  EXPECT_FALSE(ReadCommunicationJson(R"json({"s": {"collective": {"op": {"a": 1})json", "c.json", &out).ok());
+}
+
+// Ops of `count` in one group, each waiting `wait_ms`, in step 50.
+std::string OpsOfOneStep(int count, double wait_ms, int groups = 1) {
+  std::string json = R"json({"step50": {"collective": {)json";
+  for (int i = 0; i < count; ++i) {
+    json += fmt::format(R"json({}"hcom_allReduce__{}@{}": {{"Communication Time Info": {{"Wait Time(ms)": {},
+      "Transit Time(ms)": 1.0}}}})json",
+                        i == 0 ? "" : ", ", i, i % groups, wait_ms);
+  }
+  return json + R"json(, "Total Op Info": {"Communication Time Info": {"Wait Time(ms)": 1}}}}})json";
+}
+
+Trace StepOf156Ms() {
+  Trace trace = Empty();
+  SideTableBuilder out(&trace);
+  out.AddStep(Step{50, kNoIndex, 0, 156'000'000});
+  return trace;
+}
+
+// One group's ops run one after another: 3 x 101 ms of wait and transit cannot fit in a 156 ms step.
+TEST(AscendCommunicationTest, DropsAStepWhoseOpsOutlastIt) {
+  Trace trace = StepOf156Ms();
+  SideTableBuilder out(&trace);
+  Status status = ReadCommunicationJson(OpsOfOneStep(3, 100.0), "c.json", &out);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_TRUE(trace.communication().ops.empty());
+  EXPECT_TRUE(trace.communication().ops_present);
+  ASSERT_EQ(trace.metadata().warnings.size(), 1u);
+  const std::string& warning = trace.metadata().warnings[0];
+  EXPECT_TRUE(warning.starts_with("c.json: 1 of its 1 steps")) << warning;
+  EXPECT_NE(warning.find("303.000 ms in a 156.000 ms step"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("4 ops are dropped, not clamped"), std::string::npos) << warning;
+}
+
+// Three groups of 101 ms each may overlap within the step; and a step the trace does not know is
+// checked against all of its steps.
+TEST(AscendCommunicationTest, KeepsOpsThatFitTheirStep) {
+  Trace trace = StepOf156Ms();
+  SideTableBuilder out(&trace);
+  ASSERT_TRUE(ReadCommunicationJson(OpsOfOneStep(3, 100.0, /*groups=*/3), "c.json", &out).ok());
+  EXPECT_EQ(trace.communication().ops.size(), 4u);
+  EXPECT_TRUE(trace.metadata().warnings.empty());
+
+  Trace unknown_steps = Empty();
+  SideTableBuilder none(&unknown_steps);
+  ASSERT_TRUE(ReadCommunicationJson(OpsOfOneStep(3, 100.0), "c.json", &none).ok());
+  EXPECT_EQ(unknown_steps.communication().ops.size(), 4u);  // no step to check against
 }
 
 TEST(AscendCommunicationTest, MissingFileIsNotAnError) {

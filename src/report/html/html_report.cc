@@ -67,6 +67,13 @@ footer {{ color: #888; font-size: 12px; margin-top: 32px; }}
 )";
 
 std::string E(std::string_view text) { return EscapeXml(text); }
+
+// A trace's name in running text or a cell: whole up to kTableNameChars, else cut there with the name
+// (bounded by kMaxTitleBytes) once in a tooltip, so that a name of megabytes cannot make the page as big.
+std::string NameHtml(std::string_view name) {
+  if (name.size() <= kTableNameChars) return E(name);
+  return fmt::format("<span title=\"{}\">{}</span>", EscapeTitle(name), E(ShortLabel(name, kTableNameChars)));
+}
 std::string MiB(int64_t bytes) {
   return bytes == kNoId ? std::string(kUnknownText) : fmt::format("{:.1f}", static_cast<double>(bytes) / 1048576.0);
 }
@@ -258,7 +265,7 @@ std::string KernelsSection(const KernelTotals& totals) {
     table += fmt::format(
         "<tr><td class=\"name\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{:.2f}</td><td class=\"n\">{}</td></tr>\n",
-        E(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count, MillisText(static_cast<double>(k.total_ns)),
+        EscapeTitle(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count, MillisText(static_cast<double>(k.total_ns)),
         k.count ? k.total_ns / 1e3 / static_cast<double>(k.count) : 0.0,
         total_ns > 0 ? PercentCell(static_cast<double>(k.total_ns) / static_cast<double>(total_ns))
                      : std::string(kUnknownText));
@@ -494,7 +501,7 @@ std::string MemorySection(const std::vector<MemoryAnalysis>& ranks) {
           "<p>rank {} {}: peak allocated {} MiB, peak reserved {} MiB, at op <code>{}</code> "
           "(source: {})</p>\n",
           rank.rank, E(device.device), MiB(device.peak_allocated_bytes), MiB(device.peak_reserved_bytes),
-          E(device.peak_op.empty() ? "none" : device.peak_op), E(device.peak_source));
+          NameHtml(device.peak_op.empty() ? "none" : device.peak_op), E(device.peak_source));
       if (device.holders.empty()) continue;
       out +=
           "<table><tr><th>allocating op</th><th class=\"n\">MiB at peak</th><th class=\"n\">blocks</th>"
@@ -504,7 +511,7 @@ std::string MemorySection(const std::vector<MemoryAnalysis>& ranks) {
         out += fmt::format(
             "<tr><td class=\"name\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
             "<td class=\"n\">{}</td></tr>\n",
-            E(h.op.empty() ? "(no host op)" : h.op), MiB(h.bytes), h.blocks, h.never_freed_blocks);
+            NameHtml(h.op.empty() ? "(no host op)" : h.op), MiB(h.bytes), h.blocks, h.never_freed_blocks);
       }
       out += "</table>\n";
     }
@@ -696,11 +703,12 @@ std::string FindingsSection(const AdvisorResult& advice) {
                            MillisText(*f.others_median_gain_ns));
     }
     std::string apis;
-    for (const SharedText& api : f.apis) apis += fmt::format("<br><code>{}</code>", E(api));
+    for (const SharedText& api : f.apis) apis += fmt::format("<br><code>{}</code>", EscapeTitle(api));
     table += fmt::format(
         "<tr><td class=\"name\"><b>{}</b><br>{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",
-        E(f.id), E(f.title), E(FindingCategoryName(f.category)), GainCell(f), E(f.strategy), apis, E(ranks));
+        E(f.id), EscapeTitle(f.title), E(FindingCategoryName(f.category)), GainCell(f), EscapeTitle(f.strategy), apis,
+        E(ranks));
   }
   table += "</table>\n";
   std::string out = SectionOpen("findings", "Advisor findings",
@@ -827,7 +835,7 @@ std::string OpsSection(const CompareResult& result) {
     table += fmt::format(
         "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
         "</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-        E(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count, op.after_count,
+        NameHtml(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count, op.after_count,
         MillisText(op.before_ns), MillisText(op.after_ns));
   }
   table += "</table>\n";
@@ -842,7 +850,7 @@ std::string OpsSection(const CompareResult& result) {
     for (const std::string& name : result.ops.replaced->removed) removed += (removed.empty() ? "" : ", ") + name;
     for (const std::string& name : result.ops.replaced->added) added += (added.empty() ? "" : ", ") + name;
     out += fmt::format("<p>Replaced pattern: <code>{}</code> ({} ms/step) → <code>{}</code> ({} ms/step)</p>\n",
-                       E(removed), MillisText(result.ops.replaced->removed_ns), E(added),
+                       NameHtml(removed), MillisText(result.ops.replaced->removed_ns), NameHtml(added),
                        MillisText(result.ops.replaced->added_ns));
   }
   out += table + "</section>\n";

@@ -35,14 +35,14 @@ std::string Lower(std::string text) {
 }
 
 // Two steps of hostile kernels launched by a hostile operator, with allocator events inside it.
-Trace HostileTrace() {
+Trace HostileTrace(std::string_view kernel = kHostileKernel, std::string_view op = kHostileOp) {
   HandBuiltTrace hand;
   for (int step = 0; step < 2; ++step) {
     const int64_t base = Us(1000) * step;
     hand.Step(step, base, Us(900));
-    hand.Host(EventKind::kHostOp, kHostileOp, base + Us(10), Us(100));
+    hand.Host(EventKind::kHostOp, op, base + Us(10), Us(100));
     hand.Launch(base + Us(20), 10 + step);
-    hand.Kernel(kHostileKernel, base + Us(200), Us(300), 10 + step);
+    hand.Kernel(kernel, base + Us(200), Us(300), 10 + step);
     MemoryEvent memory;
     memory.ts_ns = base + Us(30);
     memory.track = hand.mutable_builder()->TrackFor(ProcessKey{100, false}, ProcessKey{1, false});
@@ -63,9 +63,9 @@ struct Analyzed {
   HtmlReportInput input;
 };
 
-Analyzed Analyze() {
+Analyzed Analyze(std::string_view kernel = kHostileKernel, std::string_view op = kHostileOp) {
   Analyzed out;
-  out.traces.push_back(HostileTrace());
+  out.traces.push_back(HostileTrace(kernel, op));
   const Trace& trace = out.traces.front();
   std::vector<HardwareSelection> hardware(1);
   out.input.paths = {std::string(kHostileKernel) + ".json"};
@@ -113,6 +113,38 @@ TEST(HtmlReportTest, HostileNamesInCompare) {
   ExpectInert(html);
   for (const char* id : kCompareSections) EXPECT_EQ(Count(html, fmt::format("<section id=\"{}\">", id)), 1u) << id;
   for (const char* id : kCompareCharts) EXPECT_EQ(Count(html, fmt::format("<svg id=\"{}\"", id)), 1u) << id;
+}
+
+// The longest run of `c` in `text`.
+size_t LongestRun(std::string_view text, char c) {
+  size_t longest = 0, run = 0;
+  for (char x : text) {
+    run = x == c ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+// A name of megabytes is cut where it shows and bounded in its tooltips: the page stays small, and no
+// mention holds more of the name than kMaxTitleBytes.
+TEST(HtmlReportTest, HugeNamesAreCutAndTheirTooltipsBounded) {
+  const std::string kernel = "k" + std::string(4 << 20, 'K');
+  const std::string op = "aten::" + std::string(4 << 20, 'o');
+  const Analyzed analyzed = Analyze(kernel, op);
+  const std::string html = RenderHtmlReport(analyzed.input);
+  EXPECT_LT(html.size(), 512u << 10);
+  EXPECT_LE(LongestRun(html, 'K'), kMaxTitleBytes);
+  EXPECT_LE(LongestRun(html, 'o'), kMaxTitleBytes);
+  EXPECT_GT(Count(html, std::string(kMaxTitleBytes - 4, 'K') + "..."), 0u);  // the tooltip, cut
+  EXPECT_GT(Count(html, std::string(100, 'K') + "..."), Count(html, std::string(kMaxTitleBytes - 4, 'K') + "..."));
+
+  std::vector<Trace> before, after;
+  before.push_back(HostileTrace(kernel, op));
+  after.push_back(HostileTrace(kernel, op));
+  const std::string compare = RenderHtmlCompareReport(CompareSides(BuildCompareSide(before), BuildCompareSide(after), {}));
+  EXPECT_LT(compare.size(), 512u << 10);
+  EXPECT_LE(LongestRun(compare, 'K'), kMaxTitleBytes);
+  EXPECT_LE(LongestRun(compare, 'o'), kMaxTitleBytes);
 }
 
 // The page goes to its writer in pieces of bounded size, whatever the number of ranks: a table of every

@@ -43,7 +43,7 @@ std::string SvgOpen(std::string_view id, double height, std::string_view title) 
       "<svg id=\"{0}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {1} {2:.0f}\" "
       "width=\"{1}\" height=\"{2:.0f}\" role=\"img\" aria-label=\"{3}\">\n<title>{3}</title>\n"
       "<text x=\"4\" y=\"18\" class=\"ct\">{3}</text>\n",
-      EscapeXml(id), kWidth, height, EscapeXml(title));
+      EscapeTitle(id), kWidth, height, EscapeTitle(title));
 }
 
 std::string LegendItem(double x, double y, std::string_view color, std::string_view name, bool line = false) {
@@ -51,7 +51,7 @@ std::string LegendItem(double x, double y, std::string_view color, std::string_v
       line
           ? fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"3\" height=\"12\" fill=\"{}\"/>", x + 4, y - 10, color)
           : fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>", x, y - 10, color);
-  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"lg\">{}</text>\n", x + 16, y, EscapeXml(name));
+  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"lg\">{}</text>\n", x + 16, y, EscapeTitle(name));
   return out;
 }
 
@@ -92,7 +92,7 @@ std::string ValueAxis(double x0, double x1, double y, double max, std::string_vi
         x, y, y + 4, y + 16, Num(v));
   }
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"au\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2,
-                     y + 32, EscapeXml(unit));
+                     y + 32, EscapeTitle(unit));
   return out;
 }
 
@@ -114,7 +114,7 @@ std::string Bar(double x, double y, double w, double h, std::string_view color, 
   return fmt::format(
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}</title>"
       "</rect>",
-      x, y, std::max(0.0, w), h, color, EscapeXml(tip));
+      x, y, std::max(0.0, w), h, color, EscapeTitle(tip));
 }
 
 double LogOr(double v, bool log) { return log ? std::log10(v) : v; }
@@ -152,6 +152,8 @@ std::string EscapeXml(std::string_view text) {
   }
   return out;
 }
+
+std::string EscapeTitle(std::string_view text) { return EscapeXml(ShortLabel(text, kMaxTitleBytes)); }
 
 std::string ShortLabel(std::string_view text, size_t width) {
   if (text.size() <= width) return std::string(text);
@@ -204,8 +206,8 @@ std::string RenderBarChart(const BarChart& chart) {
   for (size_t r = 0; r < rows; ++r) {
     const double y = plot_top + row_h * static_cast<double>(r) + 4;
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"bl\" text-anchor=\"end\">{}<title>{}</title></text>\n",
-                       x0 - 6, y + row_h / 2, EscapeXml(ShortLabel(chart.categories[r], kLabelChars)),
-                       EscapeXml(chart.categories[r]));
+                       x0 - 6, y + row_h / 2, EscapeTitle(ShortLabel(chart.categories[r], kLabelChars)),
+                       EscapeTitle(chart.categories[r]));
     double x = x0;
     bool any_known = false;
     for (size_t s = 0; s < chart.series.size(); ++s) {
@@ -217,7 +219,7 @@ std::string RenderBarChart(const BarChart& chart) {
       if (!v) {
         if (!chart.stacked) {
           out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"uk\">unknown<title>{}</title></text>", x0 + 4,
-                             by + bar_h - 1, EscapeXml(tip));
+                             by + bar_h - 1, EscapeTitle(tip));
         }
         continue;
       }
@@ -234,8 +236,8 @@ std::string RenderBarChart(const BarChart& chart) {
       out += fmt::format(
           "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" "
           "stroke-width=\"2\"><title>{4}: {5} {6}</title></line>",
-          mx, y - 3, y + row_h - 5, kMarkerColor, EscapeXml(chart.marker_name), Num(*chart.markers[r]),
-          EscapeXml(chart.unit));
+          mx, y - 3, y + row_h - 5, kMarkerColor, EscapeTitle(chart.marker_name), Num(*chart.markers[r]),
+          EscapeTitle(chart.unit));
     }
     out += "\n";
   }
@@ -284,7 +286,7 @@ std::string RenderLineChart(const LineChart& chart) {
   out += fmt::format(
       "<text transform=\"translate(14 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}"
       "</text>\n",
-      (y0 + y1) / 2, EscapeXml(chart.y_unit));
+      (y0 + y1) / 2, EscapeTitle(chart.y_unit));
   // x axis: relative to min_x
   out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"ax\"/>\n", x0, y1, x1, y1);
   const double xstep = NiceStep(max_x - min_x, 6);
@@ -295,23 +297,23 @@ std::string RenderLineChart(const LineChart& chart) {
         sx(min_x + v), y1, y1 + 4, y1 + 16, Num(v));
   }
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"au\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2,
-                     y1 + 32, EscapeXml(chart.x_unit));
+                     y1 + 32, EscapeTitle(chart.x_unit));
   for (const LineSeries& s : chart.series) {
     std::string path;
     for (const LinePoint& p : ThinLine(s.points, kMaxLinePoints)) {
       path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", sx(p.x), sy(p.y));
     }
     out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}</title></path>\n",
-                       path, s.color, EscapeXml(s.name));
+                       path, s.color, EscapeTitle(s.name));
   }
   if (chart.mark) {
     out += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\">"
         "<title>{}</title></circle>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"nt\" text-anchor=\"{}\">{}</text>\n",
-        sx(chart.mark->x), sy(chart.mark->y), kMarkerColor, EscapeXml(chart.mark_label),
+        sx(chart.mark->x), sy(chart.mark->y), kMarkerColor, EscapeTitle(chart.mark_label),
         sx(chart.mark->x) + (sx(chart.mark->x) > x1 - 200 ? -8 : 8), sy(chart.mark->y) + 4,
-        sx(chart.mark->x) > x1 - 200 ? "end" : "start", EscapeXml(chart.mark_label));
+        sx(chart.mark->x) > x1 - 200 ? "end" : "start", EscapeTitle(chart.mark_label));
   }
   out += legend.svg;
   out += "</svg>\n";
@@ -333,19 +335,19 @@ std::string RenderHeatMap(const HeatMap& map) {
   const double y1 = y0 + cell * static_cast<double>(rows);
   std::string out = SvgOpen(map.id, y1 + 80, map.title);
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"au\" text-anchor=\"middle\">{}</text>\n",
-                     x0 + cell * static_cast<double>(cols) / 2, y0 - 22, EscapeXml(map.column_axis));
+                     x0 + cell * static_cast<double>(cols) / 2, y0 - 22, EscapeTitle(map.column_axis));
   out += fmt::format(
       "<text transform=\"translate(16 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}"
       "</text>\n",
-      (y0 + y1) / 2, EscapeXml(map.row_axis));
+      (y0 + y1) / 2, EscapeTitle(map.row_axis));
   for (size_t c = 0; c < cols; ++c) {
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\" text-anchor=\"middle\">{}</text>",
-                       x0 + cell * (static_cast<double>(c) + 0.5), y0 - 6, EscapeXml(ShortLabel(map.columns[c], 8)));
+                       x0 + cell * (static_cast<double>(c) + 0.5), y0 - 6, EscapeTitle(ShortLabel(map.columns[c], 8)));
   }
   for (size_t r = 0; r < rows; ++r) {
     const double y = y0 + cell * static_cast<double>(r);
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\" text-anchor=\"end\">{}</text>", x0 - 6,
-                       y + cell / 2 + 4, EscapeXml(ShortLabel(map.rows[r], 20)));
+                       y + cell / 2 + 4, EscapeTitle(ShortLabel(map.rows[r], 20)));
     for (size_t c = 0; c < cols; ++c) {
       const std::optional<double> v = c < map.values[r].size() ? map.values[r][c] : std::nullopt;
       const double x = x0 + cell * static_cast<double>(c);
@@ -357,7 +359,7 @@ std::string RenderHeatMap(const HeatMap& map) {
       out += fmt::format(
           "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
           "stroke=\"#fff\"><title>{}</title></rect>",
-          x, y, cell, cell, fill, EscapeXml(tip));
+          x, y, cell, cell, fill, EscapeTitle(tip));
     }
     out += "\n";
   }
@@ -378,7 +380,7 @@ std::string RenderHeatMap(const HeatMap& map) {
       "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tl\">{} {}</text>"
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"#eee\"/>"
       "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"lg\">no traffic / unknown</text>\n",
-      x0 - 12, ly + 11, x0 + 206, ly + 11, Num(max), EscapeXml(map.unit), x0 + 320, ly, x0 + 336, ly + 11);
+      x0 - 12, ly + 11, x0 + 206, ly + 11, Num(max), EscapeTitle(map.unit), x0 + 320, ly, x0 + 336, ly + 11);
   out += "</svg>\n";
   return out;
 }
@@ -439,11 +441,11 @@ std::string RenderScatterChart(const ScatterChart& chart) {
         x0, sy(v), x1, x0 - 4, sy(v) + 4, Num(v));
   }
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"au\" text-anchor=\"middle\">{}{}</text>\n", (x0 + x1) / 2,
-                     y1 + 32, EscapeXml(chart.x_unit), chart.log_x ? " (log scale)" : "");
+                     y1 + 32, EscapeTitle(chart.x_unit), chart.log_x ? " (log scale)" : "");
   out += fmt::format(
       "<text transform=\"translate(14 {:.1f}) rotate(-90)\" class=\"au\" text-anchor=\"middle\">{}{}"
       "</text>\n",
-      (y0 + y1) / 2, EscapeXml(chart.y_unit), chart.log_y ? " (log scale)" : "");
+      (y0 + y1) / 2, EscapeTitle(chart.y_unit), chart.log_y ? " (log scale)" : "");
   if (roof) {
     // The roof bends at the ridge; sample the two segments at the axis ends and the ridge.
     const double x_lo = chart.log_x ? std::pow(10, lo_x) : lo_x, x_hi = chart.log_x ? std::pow(10, hi_x) : hi_x;
@@ -456,14 +458,14 @@ std::string RenderScatterChart(const ScatterChart& chart) {
       path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", sx(x), py);
     }
     out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title></path>\n", path,
-                       kMarkerColor, EscapeXml(chart.roof_name));
+                       kMarkerColor, EscapeTitle(chart.roof_name));
   }
   for (const ScatterPoint* p : points) {
     out += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#1f77b4\" fill-opacity=\"0.6\">"
         "<title>{}: {} {}, {} {}</title></circle>\n",
-        sx(p->x), sy(p->y), EscapeXml(p->label), Num(p->x), EscapeXml(chart.x_unit), Num(p->y),
-        EscapeXml(chart.y_unit));
+        sx(p->x), sy(p->y), EscapeTitle(p->label), Num(p->x), EscapeTitle(chart.x_unit), Num(p->y),
+        EscapeTitle(chart.y_unit));
   }
   if (chart.points.size() > points.size()) {
     out += fmt::format("<text x=\"{:.1f}\" y=\"18\" class=\"nt\" text-anchor=\"end\">{} of {} shown</text>", x1,
@@ -476,7 +478,7 @@ std::string RenderScatterChart(const ScatterChart& chart) {
 
 std::string RenderEmptyChart(std::string_view id, std::string_view title, std::string_view why) {
   std::string out = SvgOpen(id, 70, title);
-  out += fmt::format("<text x=\"4\" y=\"48\" class=\"uk\">{}</text>\n</svg>\n", EscapeXml(why));
+  out += fmt::format("<text x=\"4\" y=\"48\" class=\"uk\">{}</text>\n</svg>\n", EscapeTitle(why));
   return out;
 }
 

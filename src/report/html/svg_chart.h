@@ -15,6 +15,14 @@ namespace tuneprof {
 // replacement '?', so that no trace string can open markup or end an attribute.
 std::string EscapeXml(std::string_view text);
 
+// The most bytes of one trace string a report writes whole, in a tooltip (<title>, a title attribute): the
+// longest real names in the sample traces are templated kernels of about 5 KB, which stay whole, while a
+// hostile name of megabytes costs at most this much per mention instead of its size each time.
+constexpr size_t kMaxTitleBytes = 8192;
+
+// EscapeXml of `text` cut to kMaxTitleBytes (ShortLabel's "..."): for tooltips and any string from a trace.
+std::string EscapeTitle(std::string_view text);
+
 // A display label: at most `width` bytes (cut on a UTF-8 boundary, "..." appended). Not escaped.
 std::string ShortLabel(std::string_view text, size_t width);
 

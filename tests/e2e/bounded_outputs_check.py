@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Inputs generated at test time that once made an output or the memory grow with them, or a figure lie.
+
+- A Kineto trace with one 63 MiB operator and kernel name: `report` writes a page of kilobytes, where the
+  name is cut, and no tooltip holds more than 8 KiB of it (it made a 264 MB page).
+- A torch_npu rank directory (a small real one, copied) whose communication.json is replaced by one of
+  200,000 ops (about 240 MB) in one step: read in bounded memory (under the file's size; it was 2.5 times
+  it), and the step's wait, 1,129 s in a 156 ms step, is dropped with a warning instead of reported.
+Every run: no signal, under 60 s.
+Usage: bounded_outputs_check.py TUNEPROF SHARED_DIR
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TIMEOUT_S = 60
+NAME_BYTES = 63 << 20
+MAX_TITLE_BYTES = 8192
+OPS = 200_000
+RANK = "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+    print(("ok   " if condition else "FAIL ") + message)
+
+
+def run(tuneprof, *args):
+    """(exit code, stdout, stderr, peak RSS of the child in KiB); None on a timeout."""
+    # A fresh Python parent per run, so that RUSAGE_CHILDREN holds this run's peak alone.
+    probe = ("import resource, subprocess, sys, json\n"
+             "p = subprocess.run(sys.argv[1:], capture_output=True, timeout=%d)\n"
+             "print(json.dumps([p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace'),"
+             " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n" % TIMEOUT_S)
+    try:
+        done = subprocess.run([sys.executable, "-c", probe, tuneprof, *map(str, args)], capture_output=True,
+                              text=True, timeout=TIMEOUT_S + 5)
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        return None
+    return json.loads(done.stdout)
+
+
+def answered(name, result):
+    check(result is not None, f"{name}: answers within {TIMEOUT_S} s")
+    if result is not None:
+        check(result[0] >= 0, f"{name}: no signal (exit {result[0]})")
+    return result is not None
+
+
+def huge_name(tuneprof, tmp):
+    name = "aten::huge_" + "x" * (NAME_BYTES - 11)
+    events = [
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+        {"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": 10, "dur": 500},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 20, "dur": 10,
+         "args": {"correlation": 7}},
+        {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": 40, "dur": 300,
+         "args": {"correlation": 7, "device": 0, "stream": 7}},
+    ]
+    trace = tmp / "huge_name.json"
+    trace.write_text(json.dumps({"schemaVersion": 1, "traceEvents": events}))
+    del name, events
+    html = tmp / "huge_name.html"
+    result = run(tuneprof, "report", trace, "-o", html)
+    if not answered("63 MiB name: report", result):
+        return
+    check(result[0] == 0, f"63 MiB name: report exits 0 (exit {result[0]}: {result[2][:300]!r})")
+    if not html.exists():
+        check(False, "63 MiB name: the report is written")
+        return
+    size = html.stat().st_size
+    check(size < 1 << 20, f"63 MiB name: the page is under 1 MiB ({size} bytes)")
+    text = html.read_text(encoding="utf-8")
+    longest = max((len(m.group()) for m in re.finditer("x+", text)), default=0)
+    check(longest <= MAX_TITLE_BYTES, f"63 MiB name: no mention holds over {MAX_TITLE_BYTES} bytes of it ({longest})")
+    check("aten::huge_xxx" in text and "x..." in text, "63 MiB name: shown cut, with an ellipsis")
+
+
+def many_ops(tuneprof, shared, tmp):
+    source = shared / RANK
+    rank = tmp / "rank0_ascend_pt"
+    shutil.copytree(source, rank)
+    comm = rank / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    original = json.loads((source / "ASCEND_PROFILER_OUTPUT" / "communication.json").read_text())
+    step = next(iter(original))
+    key, op = next(iter(original[step]["collective"].items()))
+    group = key.split("@", 1)[1]
+    text = json.dumps(op)
+    with open(comm, "w") as out:
+        out.write('{"%s": {"p2p": {}, "collective": {' % step)
+        for start in range(0, OPS, 10_000):
+            out.write(("" if start == 0 else ", ") + ", ".join(
+                '"hcom_allReduce__586_%d_1@%s": %s' % (i, group, text) for i in range(start, start + 10_000)))
+        out.write("}}}")
+    file_kib = comm.stat().st_size // 1024
+    result = run(tuneprof, "analyze", "--json", rank)
+    if not answered(f"{OPS} ops: analyze", result):
+        return
+    rc, out, err, rss = result
+    check(rc == 0, f"{OPS} ops: analyze exits 0 (exit {rc}: {err[:300]!r})")
+    check(rss < file_kib, f"{OPS} ops: peak RSS {rss // 1024} MiB under the file's {file_kib // 1024} MiB")
+    check("communication.json: 1 of its 1 steps list HCCL ops whose wait and transit add up past the step" in err
+          and f"{OPS} ops are dropped, not clamped" in err, f"{OPS} ops: the impossible step is dropped, said once")
+    check(err.count("add up past the step") == 1, f"{OPS} ops: one warning")
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        check(False, f"{OPS} ops: --json parses")
+        return
+    warned = any("add up past the step" in w for w in doc.get("warnings", []))
+    check(warned, f"{OPS} ops: the warning is in --json warnings[]")
+    check(" s per step" not in out and "1129" not in out, f"{OPS} ops: no 1,129 s wait per step reported")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    tuneprof, shared = sys.argv[1], pathlib.Path(sys.argv[2])
+    with tempfile.TemporaryDirectory(prefix="tp_bounded_") as tmp:
+        huge_name(tuneprof, pathlib.Path(tmp))
+        many_ops(tuneprof, shared, pathlib.Path(tmp))
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()
