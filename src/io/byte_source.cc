@@ -194,11 +194,6 @@ Status CheckRegular(const std::string& path, const struct stat& st) {
   return Status::Ok();
 }
 
-// What reading a path the CLI takes for standard input gets: the run reads files only, twice if need be.
-Status StandardInputRefused() {
-  return InvalidInput("-: reading a trace from standard input is not supported; save the trace to a file");
-}
-
 // How a source is opened: a load (counted towards progress) or a sniff of its first bytes; recorded as an
 // input of the run (io/files_read.h) or only peeked at by a listing.
 struct OpenMode {
@@ -245,6 +240,10 @@ Result<std::unique_ptr<ByteSource>> OpenSource(const std::string& path, const Op
 }
 
 }  // namespace
+
+Status StandardInputRefused() {
+  return InvalidInput("-: reading a trace from standard input is not supported; save the trace to a file");
+}
 
 Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) { return OpenSource(path, OpenMode()); }
 

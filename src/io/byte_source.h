@@ -41,6 +41,10 @@ class ByteSource {
 // errors naming the file; so is "-": the run reads files, never standard input.
 Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
 
+// The error for "-" as a trace: the run reads files only (some twice: a sniff, then the load), never a
+// stream.
+Status StandardInputRefused();
+
 // Reads at most `limit` bytes from the start of the (decompressed) content, for format sniffing.
 Result<std::string> ReadHead(const std::string& path, size_t limit);
 

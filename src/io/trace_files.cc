@@ -98,9 +98,7 @@ std::string MergedRunSkipped(const std::string& file) {
 
 Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::vector<std::string>* notes) {
   namespace fs = std::filesystem;
-  if (path == "-") {
-    return InvalidInput("-: reading a trace from standard input is not supported; save the trace to a file");
-  }
+  if (path == "-") return StandardInputRefused();
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) return UnreachablePath(path, ec);
