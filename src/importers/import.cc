@@ -36,6 +36,15 @@ Status UnknownDatabase(const std::string& path, const SqliteFile& db) {
       path, held.empty() ? "no tables" : "tables " + held));
 }
 
+// `export --sqlite` writes the run's tables beside this one: a directory holding an export (a .sqlite)
+// must not read it as one more rank, nor as "not a profile".
+constexpr std::string_view kExportMetaTable = "tuneprof_meta";
+
+Status OwnExport(const std::string& path) {
+  return InvalidInput(path + ": a database tuneprof export --sqlite wrote, not a profile; give the traces it was "
+                             "exported from");
+}
+
 // A JSON document is a trace when it has a traceEvents array (an empty one too: an empty trace, which
 // gets a warning) or is an array of events. `{"foo": 1}` or `[]` has nothing a trace has; reading it as
 // a trace without work would pass a wrong file off as a quiet run.
@@ -81,9 +90,13 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
     return InvalidInput(path + ": a directory that is not Ascend profiler output (no ASCEND_PROFILER_OUTPUT/)");
   }
   TP_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kSniffBytes));
+  if (const std::string_view compression = CompressionOf(head); !compression.empty()) {
+    return UnreadCompression(path, compression);
+  }
   if (head.starts_with(std::string_view("SQLite format 3\0", 16))) {
     // Nsight Systems exports: StringIds plus CUPTI/NVTX tables (torch_npu .db files have neither).
     TP_ASSIGN_OR_RETURN(auto db, SqliteFile::Open(path));
+    if (db->HasTable(kExportMetaTable)) return OwnExport(path);
     if (IsNsysExport(*db)) return ImportNsysSqlite(*db, std::filesystem::file_size(path, ec));
     // torch_npu's ascend_pytorch_profiler*.db and msprof's msprof_*.db given as a file: the CANN tables.
     if (db->HasTable("TASK") || db->HasTable("PYTORCH_API")) return ImportOne(ImportAscendDatabase(path, path));
@@ -107,21 +120,26 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
 Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths, std::vector<std::string>* warnings) {
   std::vector<Trace> traces;
   UnreadableFiles skipped;
+  std::vector<std::string> listed, notes;
   for (const std::string& path : paths) {
-    TP_ASSIGN_OR_RETURN(std::vector<std::string> files, ListTraceFiles(path));
-    for (const std::string& file : files) {
-      Result<std::vector<Trace>> ranks = ImportFileRanks(file);
-      if (ranks.ok()) {
-        for (Trace& trace : *ranks) traces.push_back(std::move(trace));
-      } else if (warnings == nullptr || ranks.status().code() == StatusCode::kUsage) {
-        return ranks.status();
-      } else {
-        skipped.Add(file, ranks.status());
-      }
+    TP_ASSIGN_OR_RETURN(std::vector<std::string> files, ListTraceFiles(path, &notes));
+    listed.insert(listed.end(), files.begin(), files.end());
+  }
+  for (const std::string& file : KeepEachFileOnce(listed, &notes)) {
+    Result<std::vector<Trace>> ranks = ImportFileRanks(file);
+    if (ranks.ok()) {
+      for (Trace& trace : *ranks) traces.push_back(std::move(trace));
+    } else if (warnings == nullptr || ranks.status().code() == StatusCode::kUsage) {
+      return ranks.status();
+    } else {
+      skipped.Add(file, ranks.status());
     }
   }
   if (traces.empty() && !skipped.empty()) return skipped.NothingLeft(paths);
-  if (warnings != nullptr) skipped.AppendWarnings(warnings);
+  if (warnings != nullptr) {
+    warnings->insert(warnings->end(), notes.begin(), notes.end());
+    skipped.AppendWarnings(warnings);
+  }
   return traces;
 }
 

@@ -3,12 +3,18 @@
 
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/byte_source.h"
+#include "io/trace_files.h"
 #include "test_corpus.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 namespace tuneprof {
 namespace {
@@ -130,6 +136,42 @@ TEST(ImportTest, SameModelForEveryChunkSize) {
     EXPECT_EQ(trace->events().source_offset, reference->events().source_offset) << chunk;
     EXPECT_EQ(trace->metadata().entry_count, reference->metadata().entry_count);
   }
+}
+
+// A run's directory read again after tuneprof wrote into it, and the same file named twice: each rank
+// once, tuneprof's own outputs left out, every one of these said.
+TEST(ImportTest, EachFileOnceAndNoOutputOfTuneprofAsARank) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tp_import_once_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string events = R"("traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]})";
+  const std::string rank = (dir / "rank0.json").string();
+  std::ofstream(rank) << "{" << events;
+  fs::create_hard_link(rank, dir / "copy.json");
+  std::ofstream(dir / "merged.json") << kMergedRunHead << events;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "run.sqlite").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE tuneprof_meta (key TEXT, value TEXT);", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  std::vector<std::string> warnings;
+  auto traces = ImportPaths({dir.string(), rank}, &warnings);
+  ASSERT_TRUE(traces.ok()) << traces.status().message();
+  EXPECT_EQ(traces->size(), 1u);
+  auto says = [&](std::string_view text) {
+    return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) { return w.find(text) != w.npos; });
+  };
+  EXPECT_TRUE(says("merged.json: a whole run merged by tuneprof annotate --merge; skipped"));
+  EXPECT_TRUE(says("named 3 times (or through links to it); read once"));
+  EXPECT_TRUE(says("run.sqlite: a database tuneprof export --sqlite wrote, not a profile"));
+
+  const std::string zstd = (dir / "t.json.zst").string();
+  std::ofstream(zstd) << "\x28\xB5\x2F\xFD and more";
+  auto compressed = ImportFile(zstd);
+  ASSERT_FALSE(compressed.ok());
+  EXPECT_EQ(compressed.status().message(), zstd + ": a zstd-compressed file; decompress it first (zstd -d " + zstd + ")");
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "io/files_read.h"
 #include "io/load_progress.h"
 
 namespace tuneprof {
@@ -89,11 +90,11 @@ class FileSource final : public ByteSource {
 // in memory.
 class GzipSource final : public ByteSource {
  public:
-  explicit GzipSource(std::unique_ptr<FileSource> file)
+  GzipSource(std::unique_ptr<FileSource> file, size_t max_input)
       // A small file needs no 1 MiB input buffer: allocating and zeroing it dominated tiny ranks.
       : ByteSource(file->path()),
         file_(std::move(file)),
-        input_(std::clamp<uint64_t>(file_->file_size(), kMinInputBytes, kInputBytes)) {
+        input_(std::clamp<uint64_t>(file_->file_size(), kMinInputBytes, std::max(max_input, kMinInputBytes))) {
     std::memset(&stream_, 0, sizeof(stream_));
     inflateInit2(&stream_, 16 + MAX_WBITS);
   }
@@ -119,6 +120,7 @@ class GzipSource final : public ByteSource {
         finished_ = true;
         break;
       }
+      if (at_member_start_ && SkipZeroPadding()) continue;
       if (stream_.avail_in > 0) at_member_start_ = false;
       const uInt out_before = stream_.avail_out;
       int rc = inflate(&stream_, Z_NO_FLUSH);
@@ -146,8 +148,21 @@ class GzipSource final : public ByteSource {
 
   bool truncated() const override { return truncated_; }
 
- private:
   static constexpr size_t kInputBytes = 1 << 20;
+
+ private:
+  // tar and dd pad a file with zero bytes to a whole block; where a member could start, gzip ignores
+  // them, and so does this source. True when the input in hand was all zeros (consumed), so more is read.
+  // A member after the zeros is read as one; anything else fails as corrupt data in inflate.
+  bool SkipZeroPadding() {
+    if (stream_.avail_in == 0 || *stream_.next_in != 0) return false;
+    while (stream_.avail_in > 0 && *stream_.next_in == 0) {
+      ++stream_.next_in;
+      --stream_.avail_in;
+    }
+    return stream_.avail_in == 0;
+  }
+
   static constexpr size_t kMinInputBytes = 4 << 10;
   std::unique_ptr<FileSource> file_;
   std::vector<char> input_;
@@ -179,7 +194,16 @@ Status CheckRegular(const std::string& path, const struct stat& st) {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, bool report_progress) {
+// How a source is opened: a load (counted towards progress) or a sniff of its first bytes; recorded as an
+// input of the run (io/files_read.h) or only peeked at by a listing.
+struct OpenMode {
+  bool report_progress = true;
+  bool record = true;
+  size_t gzip_input = GzipSource::kInputBytes;
+};
+
+Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, const OpenMode& mode) {
+  if (path == "-") return StandardInputRefused();
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     return Status(StatusCode::kNotFound, path + ": " + ErrnoText());
@@ -200,14 +224,15 @@ Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, bool repor
     ::close(fd);
     return InvalidInput(path + ": empty file (0 bytes)");
   }
-  return std::make_unique<FileSource>(path, fd, static_cast<uint64_t>(st.st_size), report_progress);
+  if (mode.record) RecordFileRead(fd, path);
+  return std::make_unique<FileSource>(path, fd, static_cast<uint64_t>(st.st_size), mode.report_progress);
 }
 
-Result<std::unique_ptr<ByteSource>> OpenSource(const std::string& path, bool report_progress) {
-  TP_ASSIGN_OR_RETURN(auto file, OpenFile(path, report_progress));
+Result<std::unique_ptr<ByteSource>> OpenSource(const std::string& path, const OpenMode& mode) {
+  TP_ASSIGN_OR_RETURN(auto file, OpenFile(path, mode));
   std::unique_ptr<ByteSource> source;
   if (file->StartsWithGzipMagic()) {
-    source = std::make_unique<GzipSource>(std::move(file));
+    source = std::make_unique<GzipSource>(std::move(file), mode.gzip_input);
   } else {
     source = std::move(file);
   }
@@ -216,16 +241,44 @@ Result<std::unique_ptr<ByteSource>> OpenSource(const std::string& path, bool rep
 
 }  // namespace
 
-Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
-  return OpenSource(path, /*report_progress=*/true);
+Status StandardInputRefused() {
+  return InvalidInput("-: reading a trace from standard input is not supported; save the trace to a file");
 }
 
-Result<std::string> ReadHead(const std::string& path, size_t limit) {
-  TP_ASSIGN_OR_RETURN(auto source, OpenSource(path, /*report_progress=*/false));
+Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) { return OpenSource(path, OpenMode()); }
+
+namespace {
+
+Result<std::string> ReadHeadWith(const std::string& path, size_t limit, const OpenMode& mode) {
+  TP_ASSIGN_OR_RETURN(auto source, OpenSource(path, mode));
   std::string head(limit, '\0');
   TP_ASSIGN_OR_RETURN(size_t n, source->Read(head.data(), limit));
   head.resize(n);
   return head;
+}
+
+}  // namespace
+
+Result<std::string> ReadHead(const std::string& path, size_t limit) {
+  return ReadHeadWith(path, limit, OpenMode{.report_progress = false});
+}
+
+Result<std::string> PeekHead(const std::string& path, size_t limit) {
+  // A few KiB of compressed input hold the first bytes of any gzip stream tuneprof writes.
+  return ReadHeadWith(path, limit, OpenMode{.report_progress = false, .record = false, .gzip_input = 16 << 10});
+}
+
+std::string_view CompressionOf(std::string_view head) {
+  if (head.starts_with("\x28\xB5\x2F\xFD")) return "zstd";
+  if (head.size() >= 4 && head.starts_with("BZh") && head[3] >= '1' && head[3] <= '9') return "bzip2";
+  if (head.starts_with(std::string_view("\xFD" "7zXZ\0", 6))) return "xz";
+  if (head.starts_with("\x04\x22\x4D\x18")) return "lz4";
+  return {};
+}
+
+Status UnreadCompression(const std::string& path, std::string_view compression) {
+  const std::string name(compression);
+  return InvalidInput(path + ": a " + name + "-compressed file; decompress it first (" + name + " -d " + path + ")");
 }
 
 }  // namespace tuneprof

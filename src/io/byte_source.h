@@ -37,10 +37,26 @@ class ByteSource {
   std::string path_;
 };
 
-// Opens `path` for reading. Empty files and unreadable paths are errors naming the file.
+// Opens `path` for reading, and records it as read (io/files_read.h). Empty files and unreadable paths are
+// errors naming the file; so is "-": the run reads files, never standard input.
 Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
+
+// The error for "-" as a trace: the run reads files only (some twice: a sniff, then the load), never a
+// stream.
+Status StandardInputRefused();
 
 // Reads at most `limit` bytes from the start of the (decompressed) content, for format sniffing.
 Result<std::string> ReadHead(const std::string& path, size_t limit);
+
+// The same for a file a listing only looks at, and may leave out of the run: not recorded as read, and
+// through a small gzip input buffer, since a listing peeks at every file of a directory.
+Result<std::string> PeekHead(const std::string& path, size_t limit);
+
+// The compression a file's first bytes name, among those not read (zstd, bzip2, xz, lz4), or "".
+std::string_view CompressionOf(std::string_view head);
+
+// The error for a file compressed with one of those: `FILE: a zstd-compressed file; decompress it first
+// (zstd -d FILE)`.
+Status UnreadCompression(const std::string& path, std::string_view compression);
 
 }  // namespace tuneprof

@@ -4,8 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include <cstdio>
 #include <filesystem>
+#include <string>
+
+#include "io/files_read.h"
 
 namespace tuneprof {
 namespace {
@@ -66,6 +71,96 @@ TEST(OpenByteSource, ReaderAtReadsFromAnOffsetBesideTheSource) {
   ::unlink(gz.c_str());
   ASSERT_TRUE(compressed.ok());
   EXPECT_EQ((*compressed)->ReaderAt(0), nullptr);
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("tp_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  FILE* file = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), file);
+  std::fclose(file);
+}
+
+std::string Gzip(const std::string& text) {
+  z_stream stream{};
+  deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, text.size()) + 32, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+Result<std::string> ReadAll(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  std::string text(1 << 16, '\0');
+  TP_ASSIGN_OR_RETURN(size_t n, source->Read(text.data(), text.size()));
+  text.resize(n);
+  return text;
+}
+
+// tar and dd pad files with zeros to a whole block: gzip reads such a file, and so does tuneprof.
+TEST(OpenByteSource, GzipWithTrailingZeroPaddingReadsAsGzipDoes) {
+  const std::string path = TempPath("padded.json.gz");
+  const std::string text = "{\"traceEvents\": []}";
+  WriteBytes(path, Gzip(text) + std::string(10240, '\0'));
+  auto padded = ReadAll(path);
+  ASSERT_TRUE(padded.ok()) << padded.status().message();
+  EXPECT_EQ(*padded, text);
+  // A second member after the zeros is read too; other bytes after them are still corrupt data.
+  WriteBytes(path, Gzip(text) + std::string(512, '\0') + Gzip(text));
+  auto two = ReadAll(path);
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  EXPECT_EQ(*two, text + text);
+  WriteBytes(path, Gzip(text) + std::string(512, '\0') + "garbage");
+  auto garbage = ReadAll(path);
+  ::unlink(path.c_str());
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("corrupt gzip data"), std::string::npos);
+}
+
+TEST(OpenByteSource, CompressionsNotReadAreNamedByTheirMagicBytes) {
+  EXPECT_EQ(CompressionOf(std::string("\x28\xB5\x2F\xFD\x04", 5)), "zstd");
+  EXPECT_EQ(CompressionOf("BZh91AY&SY"), "bzip2");
+  EXPECT_EQ(CompressionOf(std::string("\xFD" "7zXZ\0\0", 7)), "xz");
+  EXPECT_EQ(CompressionOf(std::string("\x04\x22\x4D\x18\x64", 5)), "lz4");
+  EXPECT_EQ(CompressionOf("{\"traceEvents\": []}"), "");
+  EXPECT_EQ(CompressionOf("BZh"), "");
+  EXPECT_EQ(UnreadCompression("t.json.zst", "zstd").message(),
+            "t.json.zst: a zstd-compressed file; decompress it first (zstd -d t.json.zst)");
+}
+
+TEST(OpenByteSource, StandardInputIsRefused) {
+  auto source = OpenByteSource("-");
+  ASSERT_FALSE(source.ok());
+  EXPECT_EQ(source.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(source.status().message().find("-: reading a trace from standard input is not supported"),
+            std::string::npos);
+}
+
+// Every file opened for reading is recorded (for io/output_file.h); a peek is not.
+TEST(OpenByteSource, RecordsTheFilesItReads) {
+  ForgetFilesRead();
+  const std::string read = TempPath("read.json"), peeked = TempPath("peeked.json");
+  WriteBytes(read, "{}");
+  WriteBytes(peeked, "{}");
+  ASSERT_TRUE(OpenByteSource(read).ok());
+  ASSERT_TRUE(PeekHead(peeked, 2).ok());
+  struct stat st;
+  ASSERT_EQ(::stat(read.c_str(), &st), 0);
+  EXPECT_EQ(FileReadAt(st.st_dev, st.st_ino), read);
+  ASSERT_EQ(::stat(peeked.c_str(), &st), 0);
+  EXPECT_EQ(FileReadAt(st.st_dev, st.st_ino), "");
+  ::unlink(read.c_str());
+  ::unlink(peeked.c_str());
+  ForgetFilesRead();
 }
 
 }  // namespace

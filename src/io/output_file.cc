@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "io/files_read.h"
 #include "io/trace_files.h"
 
 namespace tuneprof {
@@ -30,6 +31,8 @@ std::string ResolvedTarget(const std::string& path) {
   const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
   return ec ? path : target.string();
 }
+
+Status CheckWritableTarget(const std::string& target, const std::string& shown);
 
 // A temporary file beside the target; removed on destruction unless committed.
 class TempFile {
@@ -61,6 +64,7 @@ class TempFile {
     return Status::Ok();
   }
   int fd() const { return fd_; }
+  const std::string& path() const { return temp_; }
   // Hands the descriptor over (to zlib, which closes it).
   int ReleaseFd() { return std::exchange(fd_, -1); }
 
@@ -70,6 +74,8 @@ class TempFile {
       const int closed = ::close(std::exchange(fd_, -1));
       if (!synced || closed != 0) return IoError(shown, std::strerror(errno));
     }
+    // Looked at again: the target may have been read, or swapped for a device, since the output began.
+    TP_RETURN_IF_ERROR(CheckWritableTarget(target_, shown));
     if (::rename(temp_.c_str(), target_.c_str()) != 0) return IoError(shown, std::strerror(errno));
     committed_ = true;
     return Status::Ok();
@@ -92,20 +98,39 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& shown) {
   return Status::Ok();
 }
 
-// An existing target that is not a regular file (a directory, a FIFO, a device) is refused: renaming
-// over it would fail or replace something that is not an output.
+// What a target that is neither a regular file nor a directory is, for the message refusing it.
+const char* SpecialFileKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// The file at `target`, as it is now: a directory, a FIFO, a device or a socket is refused (renaming
+// over it would fail or replace something that is not an output), and so is any file this process
+// read (io/files_read.h): a rank directory's own tables are inputs no command line names. `shown` is the
+// name the user gave.
 Status CheckWritableTarget(const std::string& target, const std::string& shown) {
   struct stat st;
   if (::stat(target.c_str(), &st) != 0) return Status::Ok();
   if (S_ISDIR(st.st_mode)) return Status(StatusCode::kIoError, shown + ": is a directory; give a file name to write");
   if (!S_ISREG(st.st_mode)) {
-    return Status(StatusCode::kIoError,
-                  shown + ": is not a regular file (a FIFO or device); give a file name to write");
+    return Status(StatusCode::kIoError, shown + ": is " + SpecialFileKind(st.st_mode) +
+                                            ", not a regular file; give a file name to write");
+  }
+  const std::string read = FileReadAt(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+  if (!read.empty()) {
+    const std::string how = read == shown ? "" : " (" + read + ")";
+    return Status(StatusCode::kUsage, shown + ": the output is a file this run reads" + how +
+                                          "; writing it would destroy the input, give -o another file");
   }
   return Status::Ok();
 }
 
 }  // namespace
+
+Status CheckOutputTarget(const std::string& path) { return CheckWritableTarget(ResolvedTarget(path), path); }
 
 Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs) {
   struct stat out;
@@ -121,7 +146,7 @@ Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::s
                                             "; writing it would destroy the input, give -o another file");
     }
   }
-  return Status::Ok();
+  return CheckOutputTarget(output);
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
@@ -158,6 +183,28 @@ Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes) 
   if (!synced) return IoError(path, reason);
   return temp.Commit(path);
 }
+
+struct PendingOutputFile::Impl {
+  std::string path;  // as the user named it
+  TempFile temp;
+  Impl(std::string shown, const std::string& target) : path(std::move(shown)), temp(target) {}
+};
+
+PendingOutputFile::PendingOutputFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PendingOutputFile::~PendingOutputFile() = default;
+
+Result<std::unique_ptr<PendingOutputFile>> PendingOutputFile::Create(const std::string& path) {
+  const std::string target = ResolvedTarget(path);
+  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
+  auto impl = std::make_unique<Impl>(path, target);
+  TP_RETURN_IF_ERROR(impl->temp.Create(path));
+  ::close(impl->temp.ReleaseFd());  // the writer opens the file by its name
+  return std::unique_ptr<PendingOutputFile>(new PendingOutputFile(std::move(impl)));
+}
+
+const std::string& PendingOutputFile::temp_path() const { return impl_->temp.path(); }
+
+Status PendingOutputFile::Commit() { return impl_->temp.Commit(impl_->path); }
 
 struct StreamingOutputFile::Impl {
   std::string path;  // as the user named it

@@ -13,13 +13,26 @@
 
 namespace tuneprof {
 
+// The rules every output follows, whichever command or edge writes it:
+// - only a regular file is replaced (or a new one created): a directory, FIFO, device or socket is
+//   refused (kIoError) before anything is written;
+// - a symlink is written through: the link stays and its target is replaced, the target checked by these
+//   same rules (so a link to /dev/null is a device, refused);
+// - never a file the run reads: any file this process opened for reading (io/files_read.h; the tables
+//   of an input directory too), by device and inode, is refused (kUsage);
+// - written whole to a temporary file beside the target and renamed over it, the target checked again
+//   just before the rename; a failure leaves the previous file (or none) and no temporary file.
+//
 // kUsage naming `output` when it is the same file as one of `inputs` (device and inode, so a symlink or
-// a hard link to an input counts too); kIoError when it is a directory. An output that does not exist
-// yet clashes with nothing.
+// a hard link to an input counts too) or a file read so far; kIoError when it is a directory or not a
+// regular file. An output that does not exist yet clashes with nothing. Commands call it before their
+// analysis, which can take minutes; the writers below check again when they write.
 Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs);
 
-// Writes `bytes` to `path` through a temporary file and a rename. A symlink at `path` is followed, so
-// the link stays and its target is replaced. kIoError naming `path` and the cause.
+// The target checks alone (file type, files read), as the writers below make them.
+Status CheckOutputTarget(const std::string& path);
+
+// Writes `bytes` to `path` through a temporary file and a rename. kIoError naming `path` and the cause.
 Status WriteFileAtomically(const std::string& path, std::string_view bytes);
 
 // The same, gzip-compressed (level 6).
@@ -50,6 +63,25 @@ class StreamingOutputFile {
   explicit StreamingOutputFile(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   uint64_t bytes_written_ = 0;
+};
+
+// An output a library writes by name (SQLite opens its database itself): an empty temporary file beside
+// the target, checked and created as every output is; the writer fills temp_path(), Commit() renames it
+// over the target. Destroyed uncommitted, it is removed and leaves the previous file (or none).
+class PendingOutputFile {
+ public:
+  static Result<std::unique_ptr<PendingOutputFile>> Create(const std::string& path);
+  ~PendingOutputFile();
+  PendingOutputFile(const PendingOutputFile&) = delete;
+  PendingOutputFile& operator=(const PendingOutputFile&) = delete;
+
+  const std::string& temp_path() const;
+  Status Commit();
+
+ private:
+  struct Impl;
+  explicit PendingOutputFile(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace tuneprof

@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "io/byte_source.h"
+#include "io/files_read.h"
 
 namespace tuneprof {
 namespace {
@@ -22,6 +24,7 @@ class OutputFileTest : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    ForgetFilesRead();  // inodes of files other tests read and removed are reused
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
@@ -141,6 +144,107 @@ TEST_F(OutputFileTest, TheInputItselfThroughAnyNameIsRefused) {
   std::ofstream(Path("old.html")) << "report";
   EXPECT_TRUE(CheckOutputIsNotInput(Path("old.html"), {input}).ok());
   EXPECT_EQ(CheckOutputIsNotInput(dir_.string(), {input}).code(), StatusCode::kIoError);
+}
+
+// Every writer refuses a FIFO before writing: it never opens it (which would block without a reader) and
+// leaves it a FIFO.
+TEST_F(OutputFileTest, AFifoIsRefusedByEveryWriterAndStaysAFifo) {
+  const std::string fifo = Path("out.html");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<Status> refusals;
+  refusals.push_back(CheckOutputIsNotInput(fifo, {}));
+  refusals.push_back(WriteFileAtomically(fifo, "x"));
+  refusals.push_back(WriteGzipFileAtomically(fifo, "x"));
+  refusals.push_back(StreamingOutputFile::Open(fifo).status());
+  refusals.push_back(PendingOutputFile::Create(fifo).status());
+  for (const Status& refused : refusals) {
+    EXPECT_EQ(refused.code(), StatusCode::kIoError) << refused.message();
+    EXPECT_NE(refused.message().find(fifo + ": is a FIFO (named pipe), not a regular file"), std::string::npos)
+        << refused.message();
+  }
+  struct stat st;
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(FilesInDir(), 1u);
+}
+
+// A symlink is written through to its target, and the target is checked by the same rules: a link to a
+// device is a device.
+TEST_F(OutputFileTest, ASymlinkToADeviceIsADevice) {
+  if (!fs::exists("/dev/null")) GTEST_SKIP() << "no /dev/null";
+  const std::string link = Path("export.db");
+  fs::create_symlink("/dev/null", link);
+  for (const Status& refused : {CheckOutputIsNotInput(link, {}), WriteFileAtomically(link, "x"),
+                                PendingOutputFile::Create(link).status()}) {
+    EXPECT_EQ(refused.code(), StatusCode::kIoError);
+    EXPECT_NE(refused.message().find(link + ": is a character device"), std::string::npos) << refused.message();
+  }
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+// A file the run read under a name no command line gave (a table inside a rank directory), or through a
+// hard link, is never written over.
+TEST_F(OutputFileTest, AFileTheRunReadIsRefusedByEveryWriter) {
+  const std::string table = Path("kernel_details.csv");
+  std::ofstream(table) << "Name,Start Time(us)\n";
+  fs::create_hard_link(table, Path("copy.csv"));
+  ASSERT_TRUE(OpenByteSource(table).ok());
+  for (const std::string& output : {table, Path("copy.csv")}) {
+    std::vector<Status> refusals;
+    refusals.push_back(CheckOutputIsNotInput(output, {}));
+    refusals.push_back(WriteFileAtomically(output, "x"));
+    refusals.push_back(StreamingOutputFile::Open(output).status());
+    refusals.push_back(PendingOutputFile::Create(output).status());
+    for (const Status& refused : refusals) {
+      EXPECT_EQ(refused.code(), StatusCode::kUsage) << refused.message();
+      EXPECT_NE(refused.message().find("the output is a file this run reads"), std::string::npos) << refused.message();
+    }
+  }
+  EXPECT_EQ(Read(table), "Name,Start Time(us)\n");
+  EXPECT_EQ(FilesInDir(), 2u);
+}
+
+// The target is looked at again when the output is renamed into place: a file read after the output
+// began is kept, and the temporary file removed.
+TEST_F(OutputFileTest, ATargetReadAfterTheOutputBeganIsKept) {
+  const std::string path = Path("trace_view.json");
+  std::ofstream(path) << "{}";
+  auto out = StreamingOutputFile::Open(path);
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE((*out)->Write("new").ok());
+  ASSERT_TRUE(ReadHead(path, 2).ok());
+  EXPECT_EQ((*out)->Commit().code(), StatusCode::kUsage);
+  out->reset();
+  EXPECT_EQ(Read(path), "{}");
+  EXPECT_EQ(FilesInDir(), 1u);
+}
+
+// A listing only peeks at files it may leave out: that records nothing.
+TEST_F(OutputFileTest, APeekIsNotARead) {
+  const std::string path = Path("merged.json");
+  std::ofstream(path) << "{}";
+  ASSERT_TRUE(PeekHead(path, 2).ok());
+  EXPECT_TRUE(WriteFileAtomically(path, "new").ok());
+}
+
+TEST_F(OutputFileTest, APendingOutputIsRenamedIntoPlaceOnlyWhenCommitted) {
+  const std::string path = Path("run.db");
+  std::ofstream(path) << "old";
+  {
+    auto pending = PendingOutputFile::Create(path);
+    ASSERT_TRUE(pending.ok()) << pending.status().message();
+    std::ofstream((*pending)->temp_path()) << "half";
+  }
+  EXPECT_EQ(Read(path), "old");
+  EXPECT_EQ(FilesInDir(), 1u);
+  auto pending = PendingOutputFile::Create(path);
+  ASSERT_TRUE(pending.ok());
+  EXPECT_EQ(fs::path((*pending)->temp_path()).parent_path(), dir_);
+  std::ofstream((*pending)->temp_path()) << "new";
+  ASSERT_TRUE((*pending)->Commit().ok());
+  EXPECT_EQ(Read(path), "new");
+  EXPECT_EQ(FilesInDir(), 1u);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "io/files_read.h"
+
 namespace tuneprof {
 namespace {
 
@@ -29,6 +31,7 @@ Result<std::unique_ptr<SqliteFile>> SqliteFile::Open(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Status(StatusCode::kNotFound, fmt::format("{}: no such file", path));
   }
+  RecordFileRead(path);  // no output may be written over it (io/output_file.h)
   sqlite3* db = nullptr;
   const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
   if (sqlite3_open_v2(ImmutableUri(path).c_str(), &db, flags, nullptr) != SQLITE_OK) {

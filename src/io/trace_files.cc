@@ -1,8 +1,14 @@
 #include "io/trace_files.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <system_error>
+#include <utility>
+
+#include "io/byte_source.h"
 
 namespace tuneprof {
 namespace {
@@ -83,10 +89,16 @@ Status CheckListable(const std::string& path) {
   return Status::Ok();
 }
 
+std::string MergedRunSkipped(const std::string& file) {
+  return file + ": a whole run merged by tuneprof annotate --merge; skipped: its ranks are read from their own "
+                "traces";
+}
+
 }  // namespace
 
-Result<std::vector<std::string>> ListTraceFiles(const std::string& path) {
+Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::vector<std::string>* notes) {
   namespace fs = std::filesystem;
+  if (path == "-") return StandardInputRefused();
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) return UnreachablePath(path, ec);
@@ -103,6 +115,10 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path) {
       files.push_back(it->path().string());
       it.disable_recursion_pending();
     } else if (it->is_regular_file(ec) && LooksLikeTraceName(it->path().filename().string())) {
+      if (IsMergedRunTrace(it->path().string())) {
+        if (notes != nullptr) notes->push_back(MergedRunSkipped(it->path().string()));
+        continue;
+      }
       files.push_back(it->path().string());
     } else if (it->is_regular_file(ec) && IsNsysReport(it->path())) {
       // A report already exported beside itself is read through that export; one that is not is an error
@@ -139,6 +155,43 @@ bool IsAscendProfilerDirectory(const std::string& dir) {
 bool IsClusterAnalysisDirectory(const std::string& dir) {
   std::error_code ec;
   return std::filesystem::is_regular_file(std::filesystem::path(dir) / kClusterStepTraceTime, ec);
+}
+
+bool IsMergedRunTrace(const std::string& path) {
+  if (!path.ends_with(".json") && !path.ends_with(".json.gz")) return false;
+  Result<std::string> head = PeekHead(path, kMergedRunHead.size());
+  return head.ok() && *head == kMergedRunHead;
+}
+
+std::vector<std::string> KeepEachFileOnce(const std::vector<std::string>& files, std::vector<std::string>* notes) {
+  std::vector<std::string> kept;
+  kept.reserve(files.size());
+  std::map<std::pair<dev_t, ino_t>, size_t> first;  // the file's identity -> its place in `times`
+  std::vector<std::pair<std::string, size_t>> times;  // each file's first name and how often it came
+  for (const std::string& file : files) {
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0) {  // the import says what is wrong with it
+      kept.push_back(file);
+      continue;
+    }
+    const auto [at, added] = first.try_emplace({st.st_dev, st.st_ino}, times.size());
+    if (added) {
+      times.emplace_back(file, 1);
+      kept.push_back(file);
+    } else {
+      ++times[at->second].second;
+    }
+  }
+  constexpr size_t kNamed = 5;
+  size_t repeated = 0;
+  for (const auto& [file, count] : times) {
+    if (count < 2 || ++repeated > kNamed) continue;
+    notes->push_back(file + ": named " + std::to_string(count) + " times (or through links to it); read once");
+  }
+  if (repeated > kNamed) {
+    notes->push_back(std::to_string(repeated - kNamed) + " more files named more than once; each read once");
+  }
+  return kept;
 }
 
 bool IsSummaryPath(std::string_view path) { return path.ends_with(kSummaryExtension); }

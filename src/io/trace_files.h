@@ -14,7 +14,19 @@ namespace tuneprof {
 // to export it first.
 // An Ascend profiler directory (*_ascend_pt/, one holding ASCEND_PROFILER_OUTPUT/, or that folder itself;
 // msprof's PROF_*/ or its mindstudio_profiler_output/) is one rank: it is returned whole, as is, and not searched. A directory without any is an error naming it.
-Result<std::vector<std::string>> ListTraceFiles(const std::string& path);
+// "-" is an error: the run reads files, never standard input. tuneprof's own outputs found in a directory
+// (a run merged by `annotate --merge`) are left out, each with a line in `notes` where given: read, they
+// would count every rank once more.
+Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::vector<std::string>* notes = nullptr);
+
+// `files` with each file once, at its first place: the same file named again, or reached through a symlink
+// or a hard link (device and inode), is one rank read once. One line per such file in `notes`
+// (`FILE: named N times (or through links to it); read once`), five, then one line for the rest.
+std::vector<std::string> KeepEachFileOnce(const std::vector<std::string>& files, std::vector<std::string>* notes);
+
+// The first bytes of every merged run `annotate --merge` writes (report/trace/merged_trace.h writes them).
+inline constexpr std::string_view kMergedRunHead = "{\"tuneprof\":\"merged run\",";
+bool IsMergedRunTrace(const std::string& path);
 
 // tuneprof's rank summaries (`tuneprof summarize`), listed beside traces for the commands that read them.
 inline constexpr std::string_view kSummaryExtension = ".tps";

@@ -4,6 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/output_file.h"
 
 namespace tuneprof {
 namespace {
@@ -67,6 +71,62 @@ TEST_F(TraceFilesTest, NsysReportWithItsExportIsReadThroughTheExport) {
   auto files = ListTraceFiles(dir_.string());
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, std::vector<std::string>{sqlite});
+}
+
+TEST_F(TraceFilesTest, StandardInputIsRefusedWithTheFix) {
+  auto listed = ListTraceFiles("-");
+  ASSERT_FALSE(listed.ok());
+  EXPECT_EQ(listed.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(listed.status().message(),
+            "-: reading a trace from standard input is not supported; save the trace to a file");
+}
+
+// A file named many times, or reached through symlinks and hard links, is one rank read once, at its
+// first place, and said once with the count.
+TEST_F(TraceFilesTest, AFileNamedManyTimesIsKeptOnce) {
+  const std::string a = Touch("a.json"), b = Touch("b.json");
+  fs::create_symlink(a, dir_ / "link.json");
+  fs::create_hard_link(a, dir_ / "hard.json");
+  std::vector<std::string> named(1000, a);
+  named.insert(named.begin() + 1, b);
+  named.push_back((dir_ / "link.json").string());
+  named.push_back((dir_ / "hard.json").string());
+  named.push_back((dir_ / "missing.json").string());  // kept: the import says what is wrong with it
+  std::vector<std::string> notes;
+  EXPECT_EQ(KeepEachFileOnce(named, &notes), (std::vector<std::string>{a, b, (dir_ / "missing.json").string()}));
+  EXPECT_EQ(notes, std::vector<std::string>{a + ": named 1002 times (or through links to it); read once"});
+}
+
+TEST_F(TraceFilesTest, ManyRepeatedFilesAreSaidInSixLines) {
+  std::vector<std::string> named;
+  for (int i = 0; i < 8; ++i) {
+    const std::string file = Touch("r" + std::to_string(i) + ".json");
+    named.push_back(file);
+    named.push_back(file);
+  }
+  std::vector<std::string> notes;
+  EXPECT_EQ(KeepEachFileOnce(named, &notes).size(), 8u);
+  ASSERT_EQ(notes.size(), 6u);
+  EXPECT_EQ(notes.back(), "3 more files named more than once; each read once");
+}
+
+// `annotate --merge DIR -o DIR/merged.json.gz` must not add a rank to the next command on DIR: the merged
+// run is left out of a directory, with a note, and read when named.
+TEST_F(TraceFilesTest, AMergedRunInADirectoryIsLeftOut) {
+  const std::string rank = Touch("rank0.json");
+  const std::string merged = (dir_ / "merged.json.gz").string();
+  ASSERT_TRUE(WriteGzipFileAtomically(merged, std::string(kMergedRunHead) + "\"traceEvents\":[]}").ok());
+  std::vector<std::string> notes;
+  auto files = ListTraceFiles(dir_.string(), &notes);
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_EQ(*files, std::vector<std::string>{rank});
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_TRUE(notes[0].starts_with(merged + ": a whole run merged by tuneprof annotate --merge; skipped"))
+      << notes[0];
+  auto named = ListTraceFiles(merged);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(*named, std::vector<std::string>{merged});
+  EXPECT_TRUE(WriteFileAtomically(merged, "again").ok());  // peeked at, never read: it may be replaced
 }
 
 }  // namespace

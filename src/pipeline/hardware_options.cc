@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/files_read.h"
+
 namespace tuneprof {
 
 Result<std::string> ReadFlagFile(const std::string& path, std::string_view flag) {
@@ -18,6 +20,7 @@ Result<std::string> ReadFlagFile(const std::string& path, std::string_view flag)
   }
   std::ifstream file(path, std::ios::binary);
   if (!file) return Status(StatusCode::kUsage, fmt::format("cannot read {} {}", flag, path));
+  RecordFileRead(path);  // no output may be written over it (io/output_file.h)
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "base/sanitized_allocator.h"
 
@@ -176,10 +177,19 @@ MapSharing* active_sharing = nullptr;
 void SetMapSharing(MapSharing* sharing) { active_sharing = sharing; }
 MapSharing* ActiveMapSharing() { return active_sharing; }
 
+namespace {
+
+// What the last listing on this thread left out or read once (ListRunFiles), said with the map's warnings
+// by CollectMapWarnings: a command lists its run and collects its warnings on one thread.
+thread_local std::vector<std::string> listing_notes;
+
+}  // namespace
+
 Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths, const Status& ready) {
+  listing_notes.clear();
   std::vector<Result<std::vector<std::string>>> listings;
   for (size_t p = 0; p < paths.size() && ready.ok(); ++p) {
-    listings.push_back(ListTraceFiles(paths[p]));
+    listings.push_back(ListTraceFiles(paths[p], &listing_notes));
     if (active_sharing == nullptr && !listings.back().ok()) return listings.back().status();
   }
   if (active_sharing != nullptr) return active_sharing->ShareFileList(listings, ready);
@@ -188,7 +198,7 @@ Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& pa
   for (Result<std::vector<std::string>>& listed : listings) {
     files.insert(files.end(), listed->begin(), listed->end());
   }
-  return files;
+  return KeepEachFileOnce(files, &listing_notes);
 }
 
 Status ExchangeMappedFiles(MapSharing* sharing, std::vector<MappedFileRecord> mine,
@@ -264,7 +274,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
     rank_count += statuses[i]->rank_ids.size();
   }
   if (rank_count == 0 && !skipped.empty()) return skipped.NothingLeft(paths);
-  std::vector<std::string> lines;
+  std::vector<std::string> lines = std::exchange(listing_notes, {});
   skipped.AppendWarnings(&lines);
   WarnTracesGivenTwice(files, &lines);
   WarnRanksInSeveralFiles(files, statuses, &lines);

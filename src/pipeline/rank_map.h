@@ -220,6 +220,8 @@ std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files,
 // The trace files behind `paths`, as every command lists them; an error when a path cannot be listed,
 // or `ready` (what the command found before: its flags) when it is one. Under MapSharing the processes
 // list together (MapSharing::ShareFileList): a command calls this before any early return of its own.
+// Each file is listed once however often it is named (KeepEachFileOnce; not across the processes of an
+// MPI job), and what the listing left out is said by the CollectMapWarnings that follows on this thread.
 Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& paths, const Status& ready = Status());
 
 // As every command reads a run: an unreadable file is skipped with a warning unless none is left (then

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string_view>
+#include <utility>
+
+#include "io/output_file.h"
 
 namespace tuneprof {
 namespace {
@@ -28,6 +31,14 @@ class Database {
     }
     // A new file written once: no journal to keep, nothing to sync until the end.
     return Execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;");
+  }
+  // Closed before the file is renamed into place: a close that fails (the last pages not written) fails the
+  // export.
+  Status Close() {
+    if (statement_ != nullptr) sqlite3_finalize(std::exchange(statement_, nullptr));
+    if (sqlite3_close(db_) != SQLITE_OK) return Error();
+    db_ = nullptr;
+    return Status();
   }
   Status Execute(const std::string& sql) {
     char* message = nullptr;
@@ -147,22 +158,19 @@ Status WriteIndexes(Database* db, const std::vector<DataTable>& tables) {
 }  // namespace
 
 Status WriteSqlite(const std::string& path, const std::vector<DataTable>& tables, const std::vector<std::string>& inputs) {
-  const std::string temporary = fmt::format("{}.tmp-{}", path, static_cast<long>(getpid()));
-  std::remove(temporary.c_str());
-  Status written;
+  // Built in a temporary file beside the target, which follows every output's rules (io/output_file.h):
+  // never a device, FIFO or file the run read; renamed over it only once committed.
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<PendingOutputFile> output, PendingOutputFile::Create(path));
   {
     Database db(path);
-    written = db.Open(temporary);
-    if (written.ok()) written = WriteMeta(&db, inputs);
-    for (size_t i = 0; written.ok() && i < tables.size(); ++i) written = WriteTable(&db, tables[i]);
-    if (written.ok()) written = WriteIndexes(&db, tables);
-    if (written.ok()) written = db.Execute("COMMIT;");
+    TP_RETURN_IF_ERROR(db.Open(output->temp_path()));
+    TP_RETURN_IF_ERROR(WriteMeta(&db, inputs));
+    for (const DataTable& table : tables) TP_RETURN_IF_ERROR(WriteTable(&db, table));
+    TP_RETURN_IF_ERROR(WriteIndexes(&db, tables));
+    TP_RETURN_IF_ERROR(db.Execute("COMMIT;"));
+    TP_RETURN_IF_ERROR(db.Close());
   }
-  if (written.ok() && std::rename(temporary.c_str(), path.c_str()) != 0) {
-    written = Status(StatusCode::kIoError, fmt::format("{}: cannot write SQLite: rename failed", path));
-  }
-  if (!written.ok()) std::remove(temporary.c_str());
-  return written;
+  return output->Commit();
 }
 
 }  // namespace tuneprof

@@ -164,7 +164,9 @@ MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacemen
   return out;
 }
 
-std::string MergedTraceHead() { return "{\"traceEvents\":[\n"; }
+// The first key marks the file as tuneprof's merged run (io/trace_files.h, kMergedRunHead, which must
+// match): found in a directory of ranks, it is left out rather than read as one more rank.
+std::string MergedTraceHead() { return "{\"tuneprof\":\"merged run\",\"traceEvents\":[\n"; }
 
 std::string MergedTraceTail(uint64_t ranks, int64_t origin_ns, const std::vector<int64_t>& offsets_ns) {
   std::string offsets;
