@@ -147,6 +147,22 @@ fi
 printf '\x00%s' '{"step50": {"collective": {"hcom_allReduce__1_0@123": {"Communication Time Info": {"Start Timestamp(us)": 1736408883704643.212, "Elapse Time(ms)": 1.5, "Transit Time(ms)": 0.5, "Wait Time(ms)": 1.0, "Synchronization Time(ms)": 0.2, "Idle Time(ms)": 0, "Wait Time Ratio": 0.67, "Synchronization Time Ratio": 0.13}, "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 8.0, "Large Packet Ratio": 1, "Size Distribution": {"4.0": [1, 0.5]}}}}}}}' > "$comm_seeds/tiny_communication"
 printf '\x01%s' '{"step50": {"collective": {"allReduce-top1@123": {"0-1": {"Transport Type": "HCCS", "Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 8.0, "op_name": "hcom_allReduce__1_0"}}}}}' > "$comm_seeds/tiny_matrix"
 
+# The structure-aware targets generate their profiles from the bytes (FuzzedDataProvider), so any bytes
+# are a valid input: an empty profile, the ordinary one (every pick's first choice), and a few
+# deterministic pseudo-random strings of 64 bytes to 4 KB, which spread over the generators' choices.
+for name in kineto_structure_fuzzer ascend_structure_fuzzer summary_file_fuzzer; do
+  mkdir -p "$work/seeds/$name"
+  printf '' > "$work/seeds/$name/empty"
+  head -c 256 /dev/zero > "$work/seeds/$name/zeros"
+  /usr/bin/python3 - "$work/seeds/$name" <<'PY'
+import random, sys
+for n, size in enumerate([64, 256, 1024, 4096, 4096]):
+    r = random.Random(n)
+    with open(f"{sys.argv[1]}/random_{n}", "wb") as f:
+        f.write(bytes(r.randrange(256) for _ in range(size)))
+PY
+done
+
 # The SQLite fuzzer: small real exports (Nsight Systems, torch_npu, msprof; up to 128 KB) and a minimal
 # Nsight Systems schema written here with Python's sqlite3.
 db_seeds="$work/seeds/sqlite_import_fuzzer"
@@ -181,7 +197,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 # One libFuzzer process per fuzzer, FUZZ_JOBS (default: the cores) at a time; each writes its summary
 # line to a file, printed in fuzzer order once all are done.
 run_one() {
-  local fuzzer=$1 name corpus artifacts log seeds dict rc execs rate rss status_line cov ft corp artifact what
+  local fuzzer=$1 name corpus artifacts log seeds dict options more rc execs rate rss status_line cov ft corp artifact what
   name=$(basename "$fuzzer")
   corpus="$work/corpus/$name"
   artifacts="$work/artifacts/$name"
@@ -192,6 +208,10 @@ run_one() {
   local extra=()
   dict="$here/${name%_fuzzer}.dict"
   [ -f "$dict" ] && extra+=("-dict=$dict")
+  # A target's own libFuzzer flags, one line of them (the structure-aware targets run the commands'
+  # analyses, which warn on stderr: -close_fd_mask=2 keeps their lines out of the log, not the reports).
+  options="$here/${name%_fuzzer}.options"
+  if [ -f "$options" ]; then read -ra more < "$options"; extra+=("${more[@]}"); fi
 
   "$fuzzer" -max_total_time="$seconds" -rss_limit_mb="${FUZZ_RSS_LIMIT_MB:-2048}" -timeout="${FUZZ_TIMEOUT_S:-10}" \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "${extra[@]}" "$corpus" "$seeds" > "$log" 2>&1

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -19,7 +20,20 @@ constexpr double kWaitNoiseShare = 0.05;
 
 constexpr std::string_view kParallelGroupPrefix = "profiler_metadata.parallel_group_info.";
 
-int64_t MsToNs(double ms) { return std::isfinite(ms) ? std::llround(ms * 1e6) : 0; }
+// Rounded, and held at int64's ends: a damaged communication.json gives sizes and times past them, where
+// llround is unspecified (and its sum overflows).
+int64_t RoundClamped(double value) {
+  constexpr double kEnd = 9.2e18;  // below 2^63, so that the clamped value rounds into range
+  return std::isfinite(value) ? std::llround(std::clamp(value, -kEnd, kEnd)) : 0;
+}
+int64_t MsToNs(double ms) { return RoundClamped(ms * 1e6); }
+int64_t MbToBytes(double mb) { return RoundClamped(mb * 1e6); }
+
+void AddSaturating(int64_t* sum, int64_t value) {
+  if (__builtin_add_overflow(*sum, value, sum)) {
+    *sum = value < 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+  }
+}
 
 // Groups keyed by (source, group id), kept in order of first appearance.
 class GroupTable {
@@ -148,12 +162,12 @@ void AddAscendOps(const RankCommunication& r, GroupTable* table,
     AddRank(g, r.rank);
     ++g->collectives;
     ++g->count_with_bytes;
-    g->duration_ns += MsToNs(op.elapse_ms);
+    AddSaturating(&g->duration_ns, MsToNs(op.elapse_ms));
     g->op_transit_ms += op.transit_ms;
     g->op_wait_ms += op.wait_ms;
     for (const AscendTransport& t : op.transports) {
       if (!IsLinkTransport(t.transport)) continue;
-      g->bytes += std::llround(t.size_mb * 1e6);
+      AddSaturating(&g->bytes, MbToBytes(t.size_mb));
       (*transit_ms)[op.group] += t.time_ms;
       TransportTraffic& traffic = (*transports)[op.group][t.transport];
       traffic.size_mb += t.size_mb;
@@ -321,7 +335,7 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
     if (transit_ms[g.group] > 0) g.algbw_gbps = static_cast<double>(g.bytes) / 1e6 / transit_ms[g.group];  // MB/ms
     g.utilization = LinkUtilization(transports[g.group]);
     for (const auto& [name, t] : transports[g.group]) {
-      GroupTransport out{name, std::llround(t.size_mb * 1e6), t.time_ms, std::nullopt, std::nullopt};
+      GroupTransport out{name, MbToBytes(t.size_mb), t.time_ms, std::nullopt, std::nullopt};
       if (t.time_ms > 0) out.bandwidth_gbps = t.size_mb / t.time_ms;  // MB/ms = GB/s
       if (out.bandwidth_gbps && t.peak_gbps && *t.peak_gbps > 0) out.utilization = *out.bandwidth_gbps / *t.peak_gbps;
       g.transports.push_back(std::move(out));

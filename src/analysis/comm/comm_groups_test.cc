@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "analysis/comm/comm_cross_rank.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
@@ -162,6 +164,26 @@ TEST(CommGroupsTest, AscendGroupsFromCommunicationJsonTakeParallelGroupNames) {
   EXPECT_NEAR(*g.algbw_gbps, 20.0, 1e-12);  // 80 MB / 4 ms
   EXPECT_EQ(g.slowest_rank, 1);
   EXPECT_NEAR(*g.exposed_share, 0.25, 1e-12);  // 2 × 0.5 ms of 2 × 2 ms
+}
+
+// Sizes and times of a damaged communication.json past int64 bytes or ns are held at its ends, not
+// overflowed.
+TEST(CommGroupsTest, AscendSizesPastInt64Saturate) {
+  std::vector<RankCommunication> ranks(1);
+  for (double size_mb : {1e300, 1e300, -1e300}) {
+    AscendCommOp op;
+    op.op_name = "hcom_allReduce__1_0_1";
+    op.group = "777";
+    op.elapse_ms = size_mb;
+    op.transports.push_back(AscendTransport{"HCCS", size_mb, 2.0});
+    ranks[0].ascend_ops.push_back(op);
+  }
+  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks, ClockAlignment());
+  ASSERT_EQ(groups.size(), 1u);
+  // Two sizes held at +9.2e18 saturate the sum at int64's end; the third, held at -9.2e18, takes it back.
+  constexpr int64_t kAfter = std::numeric_limits<int64_t>::max() - 9'200'000'000'000'000'000;
+  EXPECT_EQ(groups[0].bytes, kAfter);
+  EXPECT_EQ(groups[0].duration_ns, kAfter);
 }
 
 // What the run-level commands keep of a rank's communication.json (KeepAscendOpsTheReduceReads) gives

@@ -68,9 +68,15 @@ struct GpuKernels {
   int64_t max_duration_ns = 0;
 };
 
+// The blocks of a grid (threads of a block); unknown when a dimension is, or when the dimensions of a
+// damaged trace multiply past int64.
 int64_t Product(const int64_t (&dims)[3]) {
   if (dims[0] == kNoId || dims[1] == kNoId || dims[2] == kNoId) return kNoId;
-  return dims[0] * dims[1] * dims[2];
+  int64_t product = 0;
+  if (__builtin_mul_overflow(dims[0], dims[1], &product) || __builtin_mul_overflow(product, dims[2], &product)) {
+    return kNoId;
+  }
+  return product;
 }
 
 // Kineto's arg when present (grid blocks / numSms), else the same from the grid and the SM count.

@@ -152,6 +152,20 @@ TEST_F(ComputeUnitsTest, BlocksPerSmArgWinsOverTheGrid) {
   EXPECT_DOUBLE_EQ(*Measure().total.gpu.SmEfficiency(), 0.25);
 }
 
+// A grid whose dimensions multiply past int64 (a damaged trace) is no launch configuration, not an overflow.
+TEST_F(ComputeUnitsTest, GridPastInt64IsUnknown) {
+  const uint32_t event = hand_.Device(EventKind::kKernel, "huge_grid", Us(0), Us(10), kNoId, 7);
+  KernelInfo info;
+  info.event = event;
+  info.grid[0] = info.grid[1] = info.grid[2] = int64_t{1} << 40;
+  info.block[0] = std::numeric_limits<int64_t>::max();
+  info.block[1] = info.block[2] = 4;
+  hand_.mutable_builder()->AddKernelInfo(info);
+  const RankComputeUnits c = Measure();
+  EXPECT_EQ(c.gpu_kernels, 0u);
+  EXPECT_FALSE(c.total.gpu.WavesPerSm().has_value());
+}
+
 // More blocks than fit at once: 64 blocks on 4 SMs = 16 per SM, 2 resident (1024 threads at 100 %): 8 waves.
 TEST_F(ComputeUnitsTest, WavesCountRoundsOfResidentBlocks) {
   Kernel("big_grid", Us(0), Us(10), Launch{64, 1024, 1.0});

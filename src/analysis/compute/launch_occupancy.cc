@@ -32,9 +32,15 @@ int64_t Pick(int64_t device_value, int64_t profile_value, SmLimits* limits) {
   return kNoId;
 }
 
+// The threads of a block; unknown when a dimension is, or when the dimensions of a damaged trace
+// multiply past int64.
 int64_t Product(const int64_t (&dims)[3]) {
   if (dims[0] == kNoId || dims[1] == kNoId || dims[2] == kNoId) return kNoId;
-  return dims[0] * dims[1] * dims[2];
+  int64_t product = 0;
+  if (__builtin_mul_overflow(dims[0], dims[1], &product) || __builtin_mul_overflow(product, dims[2], &product)) {
+    return kNoId;
+  }
+  return product;
 }
 
 }  // namespace
@@ -64,6 +70,11 @@ SmLimits ResolveSmLimits(const Device* device, const HardwareProfile* profile) {
 std::optional<int64_t> ResidentBlocksPerSm(const KernelInfo& info, const SmLimits& limits) {
   const int64_t threads = Product(info.block);
   if (threads == kNoId || threads <= 0 || !limits.CanEstimateOccupancy()) return std::nullopt;
+  // A block past any GPU's limits is never resident (and the arithmetic below stays within int64).
+  constexpr int64_t kBeyondAnyGpu = int64_t{1} << 40;
+  if (threads > kBeyondAnyGpu || info.registers_per_thread > kBeyondAnyGpu || info.shared_memory_bytes > kBeyondAnyGpu) {
+    return 0;
+  }
   const int64_t warps = RoundUp(threads, kWarpSize) / kWarpSize;
   int64_t resident = std::min(limits.max_blocks_per_sm, limits.max_threads_per_sm / kWarpSize / warps);
   if (info.registers_per_thread != kNoId && info.registers_per_thread > 0) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace tuneprof {
 namespace {
 
@@ -101,6 +103,17 @@ TEST(LaunchOccupancyTest, UnknownWithoutLimitsOrBlockSize) {
   no_block.block[0] = kNoId;
   EXPECT_FALSE(EstimateAchievedOccupancy(no_block, 1, ResolveSmLimits(nullptr, &hopper)));
   EXPECT_FALSE(EstimateAchievedOccupancy(Launch(256, 32, 0), -1, ResolveSmLimits(nullptr, &hopper)));
+}
+
+// A block whose dimensions multiply past int64 (a damaged trace) has no size to estimate from.
+TEST(LaunchOccupancyTest, BlockPastInt64IsUnknown) {
+  const HardwareProfile hopper = Hopper();
+  KernelInfo huge = Launch(int64_t{1} << 40, 32, 0);
+  huge.block[1] = huge.block[2] = int64_t{1} << 40;
+  EXPECT_FALSE(EstimateAchievedOccupancy(huge, 1, ResolveSmLimits(nullptr, &hopper)));
+  // Registers or shared memory past any GPU's: no block resident, without overflowing on the way.
+  EXPECT_EQ(*ResidentBlocksPerSm(Launch(256, std::numeric_limits<int64_t>::max(), 0), ResolveSmLimits(nullptr, &hopper)), 0);
+  EXPECT_EQ(*ResidentBlocksPerSm(Launch(256, 32, std::numeric_limits<int64_t>::max()), ResolveSmLimits(nullptr, &hopper)), 0);
 }
 
 }  // namespace
