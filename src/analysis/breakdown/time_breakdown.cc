@@ -419,6 +419,22 @@ bool FallBackFromCutTimeline(const Trace& trace, size_t complete_steps, bool dev
   return true;
 }
 
+// Device work whose start precedes its launch, among the work with a known launch: the host's and the
+// device's clocks disagree there. Said with the share, since a systematic skew leaves few latencies.
+std::optional<std::string> StartsBeforeLaunch(const Trace& trace, std::span<const DeviceWorkEvent> work,
+                                              const LaunchTimes& launch) {
+  uint64_t launched = 0, early = 0;
+  for (const DeviceWorkEvent& w : work) {
+    if (launch[w.event] == kNoId) continue;
+    ++launched;
+    early += trace.events().ts_ns[w.event] < launch[w.event];
+  }
+  if (early == 0) return std::nullopt;
+  return trace.metadata().path + ": " + std::to_string(early) + " of " + std::to_string(launched) +
+         " launched device events start before their launch (the host's and the device's clocks disagree): left "
+         "out of the launch latencies";
+}
+
 }  // namespace
 
 int64_t StepTimeNs(const StepBreakdown& step) {
@@ -461,6 +477,9 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   const auto numbered = static_cast<size_t>(std::count_if(
       result.steps.begin(), result.steps.end(), [](const StepBreakdown& step) { return step.step.has_value(); }));
   if (FallBackFromCutTimeline(trace, numbered, device_work_missing, &result)) return result;
+  if (auto early = StartsBeforeLaunch(trace, std::span(work).first(device_work), launch)) {
+    result.warnings.push_back(std::move(*early));
+  }
   if (!result.incomplete_steps.empty()) {
     result.warnings.push_back(result.path + ": " +
                               (device_work_missing
