@@ -44,7 +44,8 @@ TEST(HostSideTest, WorkStartingBeforeItsLaunchIsLeftOutOfLatencyWithAWarning) {
   EXPECT_DOUBLE_EQ(h.launch_latency->p50_ns, Us(10));
   std::string all;
   for (const std::string& w : b.warnings) all += w + "\n";
-  EXPECT_NE(all.find("hand-built.json: 2 of 3 launched device events start before their launch"), std::string::npos) << all;
+  EXPECT_NE(all.find("hand-built.json: 2 of 3 launched device events start before their launch"), std::string::npos)
+      << all;
 }
 
 TEST(HostSideTest, MeasuresWaitLatencyGapsAndQueue) {

@@ -366,8 +366,9 @@ bool IsClusterStageRow(const Trace& trace, const ReportedStepTime& row) {
 }
 
 size_t ReportedStepCount(const Trace& trace) {
-  return static_cast<size_t>(std::count_if(trace.reported_step_times().begin(), trace.reported_step_times().end(),
-                                           [&](const ReportedStepTime& row) { return !IsClusterStageRow(trace, row); }));
+  return static_cast<size_t>(
+      std::count_if(trace.reported_step_times().begin(), trace.reported_step_times().end(),
+                    [&](const ReportedStepTime& row) { return !IsClusterStageRow(trace, row); }));
 }
 
 // The rank's steps from the profiler's own figures; false when it kept none. `why`: what the timeline

@@ -76,7 +76,8 @@ TEST(ChromeTraceImporterTest, IllTypedFieldsSkipTheirEventWithACount) {
         << all;
     for (const char* field : {"'dur'", "'tid'", "'args'", "'name'", "'cat'", "'ph'"}) {
       EXPECT_NE(all.find(std::string("1 events with an ill-typed ") + field + " skipped"), std::string::npos)
-          << field << "\n" << all;
+          << field << "\n"
+          << all;
     }
     EXPECT_NE(all.find("2 events with an ill-typed 'pid' skipped"), std::string::npos) << all;
   }
