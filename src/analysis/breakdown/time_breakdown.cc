@@ -382,6 +382,8 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::strin
     AddReported(&result->total, result->steps.back());
   }
   // A timeline cut off before its first device event is there, but holds none: said as such, not as missing.
+  // One cut later holds device events, which are set aside rather than missing.
+  const char* lead = why.empty() ? ": no device timeline; " : ": the cut device timeline is set aside; ";
   if (why.empty()) {
     why = trace.metadata().truncated
               ? "the timeline is cut off before its first device event (copy the rank's whole trace_view.json, or "
@@ -390,9 +392,9 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::strin
                 "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
                 "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)";
   }
-  result->warnings.push_back(result->path +
-                             ": no device timeline; the step split is torch_npu's own (step_trace_time.csv or "
-                             "analysis.db StepTraceTime); copies, syncs, host wait and launches are unknown: " +
+  result->warnings.push_back(result->path + lead +
+                             "the step split is torch_npu's own (step_trace_time.csv or analysis.db StepTraceTime); "
+                             "copies, syncs, host wait and launches are unknown: " +
                              why);
   return !result->steps.empty();
 }
