@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <numeric>
 #include <thread>
+#include <unordered_set>
 
 #include "base/huge_pages.h"
 
@@ -64,6 +66,45 @@ void AppendWarning(std::vector<std::string>* warnings, std::string message) {
   } else if (warnings->size() == kMaxWarnings) {
     warnings->push_back("further warnings suppressed");
   }
+}
+
+// A profiler's loop writes one ProfilerStep per iteration, one after another on one thread: a step
+// inside another on the same thread, or a step number seen before, is no iteration, and kept it would
+// multiply one iteration into many. The outermost, else the earliest, is kept; the steps keep the
+// order they were found in, so that a trace with none dropped sorts exactly as before.
+struct RepeatedSteps {
+  uint64_t nested = 0;
+  uint64_t repeated = 0;
+};
+
+RepeatedSteps DropRepeatedSteps(const EventTable& events, std::vector<Step>* steps) {
+  std::vector<uint32_t> order(steps->size());
+  std::iota(order.begin(), order.end(), 0u);
+  const std::vector<Step>& s = *steps;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (s[a].start_ns != s[b].start_ns) return s[a].start_ns < s[b].start_ns;
+    return s[a].end_ns > s[b].end_ns;  // the outer one first at a shared start
+  });
+  std::vector<bool> drop(s.size(), false);
+  std::unordered_map<uint32_t, int64_t> kept_until;  // by track: the end of its latest kept step
+  std::unordered_set<int64_t> numbers;
+  RepeatedSteps found;
+  for (uint32_t k : order) {
+    const uint32_t track = events.track[s[k].event];
+    const auto until = kept_until.find(track);
+    if (until != kept_until.end() && s[k].start_ns < until->second) {
+      drop[k] = true;
+      ++found.nested;
+    } else if (!numbers.insert(s[k].number).second) {
+      drop[k] = true;
+      ++found.repeated;
+    } else {
+      kept_until[track] = s[k].end_ns;
+    }
+  }
+  if (found.nested == 0 && found.repeated == 0) return found;
+  KeepUnmarked(drop, steps);
+  return found;
 }
 
 bool IsHostCallKind(EventKind kind) { return kind == EventKind::kRuntime || kind == EventKind::kDriver; }
@@ -417,6 +458,15 @@ void TraceBuilder::ResolveSteps() {
       }
     }
     if (last_is_step) trace_.steps_.push_back(Step{last_number, i, e.ts_ns[i], e.end_ns(i)});
+  }
+  const RepeatedSteps repeated = DropRepeatedSteps(e, &trace_.steps_);
+  if (repeated.nested > 0) {
+    Warn(std::to_string(repeated.nested) +
+         " ProfilerStep markers inside another ProfilerStep on the same thread skipped (the outermost kept)");
+  }
+  if (repeated.repeated > 0) {
+    Warn(std::to_string(repeated.repeated) +
+         " ProfilerStep markers repeating an earlier step's number skipped (the first kept)");
   }
   std::sort(trace_.steps_.begin(), trace_.steps_.end(),
             [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });

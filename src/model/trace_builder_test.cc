@@ -56,5 +56,54 @@ TEST(TraceBuilderTest, AppendChunkBuildsWhatOneBuilderBuilds) {
   EXPECT_EQ(DumpTrace(first.Finish()), DumpTrace(one.Finish()));
 }
 
+uint32_t AddStep(TraceBuilder* b, int64_t tid, std::string_view name, int64_t ts, int64_t dur) {
+  EventRecord r;
+  r.ts_ns = ts;
+  r.dur_ns = dur;
+  r.track = b->TrackFor(ProcessKey{1, false}, ProcessKey{tid, false});
+  r.name = b->Intern(name);
+  r.kind = EventKind::kUserAnnotation;
+  return b->AddEvent(r);
+}
+
+std::string AllWarnings(const Trace& trace) {
+  std::string all;
+  for (const std::string& w : trace.metadata().warnings) all += w + "\n";
+  return all;
+}
+
+// A ProfilerStep nested in itself 2,000 times is one step, not 2,000; a step number written twice is
+// one step. The outermost and the earliest are kept, each kind said once with its count.
+TEST(TraceBuilderTest, NestedAndRepeatedStepMarkersAreSkippedWithACount) {
+  TraceBuilder b("t.json");
+  for (int64_t depth = 0; depth < 2000; ++depth) AddStep(&b, 1, "ProfilerStep#7", 100 + depth, 10000 - 2 * depth);
+  AddStep(&b, 1, "ProfilerStep#8", 20000, 1000);
+  AddStep(&b, 2, "ProfilerStep#8", 30000, 1000);  // another thread, a number seen before
+  AddStep(&b, 1, "ProfilerStep#9", 21000, 1000);  // starts where #8 ends: not inside it
+  const Trace trace = b.Finish();
+  ASSERT_EQ(trace.steps().size(), 3u);
+  EXPECT_EQ(trace.steps()[0].number, 7);
+  EXPECT_EQ(trace.steps()[0].start_ns, 100);
+  EXPECT_EQ(trace.steps()[0].end_ns, 10100);
+  EXPECT_EQ(trace.steps()[1].number, 8);
+  EXPECT_EQ(trace.steps()[1].start_ns, 20000);
+  EXPECT_EQ(trace.steps()[2].number, 9);
+  const std::string all = AllWarnings(trace);
+  EXPECT_NE(all.find("1999 ProfilerStep markers inside another ProfilerStep on the same thread skipped"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("1 ProfilerStep markers repeating an earlier step's number skipped"), std::string::npos) << all;
+}
+
+TEST(TraceBuilderTest, DistinctStepsOnOneThreadStayWithoutWarning) {
+  TraceBuilder b("t.json");
+  AddStep(&b, 1, "ProfilerStep#2", 200, 100);
+  AddStep(&b, 1, "ProfilerStep#1", 100, 100);
+  const Trace trace = b.Finish();
+  ASSERT_EQ(trace.steps().size(), 2u);
+  EXPECT_EQ(trace.steps()[0].number, 1);
+  EXPECT_TRUE(trace.metadata().warnings.empty()) << AllWarnings(trace);
+}
+
 }  // namespace
 }  // namespace tuneprof

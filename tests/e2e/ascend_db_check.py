@@ -259,8 +259,11 @@ def check_launch_links(level, rank):
         fail(f"{db_dir}: {info['ranks'][0]['correlation_links']} correlation links, sqlite3 join {len(pairs)}")
     if d["launched_events"] != len(pairs):
         fail(f"{db_dir}: {d['launched_events']} launched events, sqlite3 join {len(pairs)}")
-    if pairs:
-        want = {"mean": sum(pairs) / len(pairs), "p50": percentile(pairs, 0.5), "p95": percentile(pairs, 0.95)}
+    # Tasks that start before their API call (host and device clocks skewed) have no latency to measure.
+    measured = [p for p in pairs if p >= 0]
+    if measured:
+        want = {"mean": sum(measured) / len(measured), "p50": percentile(measured, 0.5),
+                "p95": percentile(measured, 0.95)}
         got = d["launch_latency_us"] or {}
         if any(got.get(k) is None or abs(got[k] - v) > 1e-3 for k, v in want.items()):
             fail(f"{db_dir}: launch latency {got} vs sqlite3 pairs {want}")

@@ -67,12 +67,15 @@ double Percentile(std::vector<int64_t>* sample, double q) {
   return static_cast<double>(low) + fraction * static_cast<double>(high - low);
 }
 
+// Work that starts before its launch only says that the host's and the device's clocks disagree: its
+// latency is no measure, and left out (time_breakdown.h warns with the count).
 void MeasureLaunchLatency(const std::vector<Item>& items, HostSideBreakdown* out) {
   std::vector<int64_t> latency;
   for (const Item& item : items) {
-    if (item.launch_ns != kNoId) latency.push_back(item.start_ns - item.launch_ns);
+    if (item.launch_ns == kNoId) continue;
+    ++out->launched_events;
+    if (item.start_ns >= item.launch_ns) latency.push_back(item.start_ns - item.launch_ns);
   }
-  out->launched_events = latency.size();
   if (latency.empty()) return;
   // Integers: every partial sum is exact (below 2^53 ns), so the order they are added in does not matter.
   double sum = 0;

@@ -15,7 +15,8 @@
 //   millisecond is a hundred launches; such a gap is the host busy before one launch (a synchronizing
 //   call, CPU work, a late rank's own host work), not the cost of launching.
 // - launch latency: device start - launch; percentiles interpolate linearly between order statistics
-//   (numpy's default, as pandas' describe()).
+//   (numpy's default, as pandas' describe()). Work starting before its launch (the host's and the
+//   device's clocks skewed) is left out of it; nullopt when no launched work remains.
 // - gaps: on each stream, the idle time between an item's start and the latest end before it.
 // - queue depth: items launched but not finished, over [launch, end); the mean is time-weighted over
 //   [first launch, last end] of the window.
@@ -45,7 +46,8 @@ struct HostSideBreakdown {
   uint64_t host_pause_gaps = 0;
   int64_t host_stall_ns = 0;  // the part of host_wait_ns in gaps from kHostStallNs up to kHostPauseNs
   uint64_t host_stall_gaps = 0;
-  std::optional<LatencySummary> launch_latency;  // nullopt when no event has a known launch
+  // nullopt when no event has a known launch at or before its start.
+  std::optional<LatencySummary> launch_latency;
   int64_t gaps_ns = 0;
   uint64_t gap_count = 0;
   uint64_t queue_depth_max = 0;

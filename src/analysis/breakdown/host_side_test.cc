@@ -26,6 +26,28 @@ Trace TwoStreamTrace() {
   return hand.Finish();
 }
 
+// A kernel that starts before its launch (the host's and the device's clocks skewed) has no latency to
+// measure: it is left out of the latencies, counted in one warning, and the rest of the trace is kept.
+TEST(HostSideTest, WorkStartingBeforeItsLaunchIsLeftOutOfLatencyWithAWarning) {
+  HandBuiltTrace hand;
+  hand.Launch(Us(0), 1);
+  hand.Kernel("k1", Us(10), Us(10), 1);
+  hand.Launch(Us(50), 2);
+  hand.Kernel("early", Us(30), Us(5), 2);  // 20 us before its launch
+  hand.Launch(Us(60), 3);
+  hand.Kernel("early2", Us(59), Us(5), 3);
+  const RankBreakdown b = ComputeTimeBreakdown(hand.Finish());
+  const HostSideBreakdown& h = b.steps.at(0).host;
+  EXPECT_EQ(h.launched_events, 3u);
+  ASSERT_TRUE(h.launch_latency.has_value());
+  EXPECT_DOUBLE_EQ(h.launch_latency->mean_ns, Us(10));
+  EXPECT_DOUBLE_EQ(h.launch_latency->p50_ns, Us(10));
+  std::string all;
+  for (const std::string& w : b.warnings) all += w + "\n";
+  EXPECT_NE(all.find("hand-built.json: 2 of 3 launched device events start before their launch"), std::string::npos)
+      << all;
+}
+
 TEST(HostSideTest, MeasuresWaitLatencyGapsAndQueue) {
   const HostSideBreakdown h = ComputeTimeBreakdown(TwoStreamTrace()).steps.at(0).host;
   EXPECT_EQ(h.launched_events, 4u);

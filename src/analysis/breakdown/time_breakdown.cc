@@ -361,28 +361,81 @@ void AddReported(StepBreakdown* total, const StepBreakdown& step) {
   total->bubble_ns += step.bubble_ns;  // preparing stays unknown in totals, as for a timeline
 }
 
-// The rank's steps from the profiler's own figures; false when it kept none.
-bool BreakdownFromReported(const Trace& trace, RankBreakdown* result) {
+bool IsClusterStageRow(const Trace& trace, const ReportedStepTime& row) {
+  return row.step == kNoId && trace.reported_step_times().size() > 1;
+}
+
+size_t ReportedStepCount(const Trace& trace) {
+  return static_cast<size_t>(
+      std::count_if(trace.reported_step_times().begin(), trace.reported_step_times().end(),
+                    [&](const ReportedStepTime& row) { return !IsClusterStageRow(trace, row); }));
+}
+
+// The rank's steps from the profiler's own figures; false when it kept none. `why`: what the timeline
+// lacks, the default being no timeline at all (or one cut off before its first device event).
+bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::string why = {}) {
   if (trace.reported_step_times().empty()) return false;
   result->definitions = StepDefinitions::kTorchNpu;
   for (const ReportedStepTime& row : trace.reported_step_times()) {
-    if (row.step == kNoId && trace.reported_step_times().size() > 1) continue;  // cluster stage rows
+    if (IsClusterStageRow(trace, row)) continue;
     result->steps.push_back(StepFromReported(row));
     AddReported(&result->total, result->steps.back());
   }
   // A timeline cut off before its first device event is there, but holds none: said as such, not as missing.
-  const std::string why =
-      trace.metadata().truncated
-          ? "the timeline is cut off before its first device event (copy the rank's whole trace_view.json, or "
-            "its ascend_pytorch_profiler_*.db)"
-          : "no trace_view.json or profiler database (export it with "
-            "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
-            "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)";
-  result->warnings.push_back(result->path +
-                             ": no device timeline; the step split is torch_npu's own (step_trace_time.csv or "
-                             "analysis.db StepTraceTime); copies, syncs, host wait and launches are unknown: " +
+  // One cut later holds device events, which are set aside rather than missing.
+  const char* lead = why.empty() ? ": no device timeline; " : ": the cut device timeline is set aside; ";
+  if (why.empty()) {
+    why = trace.metadata().truncated
+              ? "the timeline is cut off before its first device event (copy the rank's whole trace_view.json, or "
+                "its ascend_pytorch_profiler_*.db)"
+              : "no trace_view.json or profiler database (export it with "
+                "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
+                "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)";
+  }
+  result->warnings.push_back(result->path + lead +
+                             "the step split is torch_npu's own (step_trace_time.csv or analysis.db StepTraceTime); "
+                             "copies, syncs, host wait and launches are unknown: " +
                              why);
   return !result->steps.empty();
+}
+
+// A torch_npu timeline cut off before the end of its steps holds fewer complete steps than
+// step_trace_time.csv, which torch_npu wrote from the whole run: the rank is read from that file, as a
+// rank without a timeline is, rather than from the few steps (or none) the cut left whole. Such a cut
+// can fall before the process names that say the timeline is torch_npu's: the step file says it.
+bool FallBackFromCutTimeline(const Trace& trace, size_t complete_steps, bool device_work_missing,
+                             RankBreakdown* result) {
+  if (!trace.metadata().truncated) return false;
+  const size_t reported = ReportedStepCount(trace);
+  if (complete_steps >= reported) return false;
+  RankBreakdown fallback;
+  fallback.rank = result->rank;
+  fallback.path = result->path;
+  const std::string why = device_work_missing
+                              ? std::string()
+                              : "the timeline is cut off with " + std::to_string(complete_steps) + " complete step" +
+                                    (complete_steps == 1 ? "" : "s") + " of the " + std::to_string(reported) +
+                                    " that step_trace_time.csv holds (copy the rank's whole trace_view.json, or "
+                                    "its ascend_pytorch_profiler_*.db)";
+  if (!BreakdownFromReported(trace, &fallback, why)) return false;
+  *result = std::move(fallback);
+  return true;
+}
+
+// Device work whose start precedes its launch, among the work with a known launch: the host's and the
+// device's clocks disagree there. Said with the share, since a systematic skew leaves few latencies.
+std::optional<std::string> StartsBeforeLaunch(const Trace& trace, std::span<const DeviceWorkEvent> work,
+                                              const LaunchTimes& launch) {
+  uint64_t launched = 0, early = 0;
+  for (const DeviceWorkEvent& w : work) {
+    if (launch[w.event] == kNoId) continue;
+    ++launched;
+    early += trace.events().ts_ns[w.event] < launch[w.event];
+  }
+  if (early == 0) return std::nullopt;
+  return trace.metadata().path + ": " + std::to_string(early) + " of " + std::to_string(launched) +
+         " launched device events start before their launch (the host's and the device's clocks disagree): left "
+         "out of the launch latencies";
 }
 
 }  // namespace
@@ -423,6 +476,13 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
   result.steps = std::move(all.steps);
   result.incomplete_steps = std::move(all.incomplete_steps);
   result.total = all.total;
+  // A window without a step number is the whole cut trace, no step torch_npu counted.
+  const auto numbered = static_cast<size_t>(std::count_if(
+      result.steps.begin(), result.steps.end(), [](const StepBreakdown& step) { return step.step.has_value(); }));
+  if (FallBackFromCutTimeline(trace, numbered, device_work_missing, &result)) return result;
+  if (auto early = StartsBeforeLaunch(trace, std::span(work).first(device_work), launch)) {
+    result.warnings.push_back(std::move(*early));
+  }
   if (!result.incomplete_steps.empty()) {
     result.warnings.push_back(result.path + ": " +
                               (device_work_missing

@@ -38,6 +38,59 @@ TEST(TimeBreakdownTest, ReportedStepsSayWhyThereIsNoTimeline) {
   EXPECT_EQ(cut.find("no trace_view.json"), std::string::npos) << cut;
 }
 
+// A torch_npu timeline cut after some device work but before the end of the steps step_trace_time.csv
+// holds is read from that file, as a rank without a timeline is, with a warning that says so.
+TEST(TimeBreakdownTest, CutTimelineWithFewerStepsThanReportedFallsBackToReported) {
+  HandBuiltTrace hand;
+  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  hand.mutable_metadata()->truncated = true;
+  hand.Step(1, Us(0), Us(100));
+  hand.Launch(Us(1), 1);
+  hand.Kernel("k", Us(10), Us(50), 1);
+  Trace trace = hand.Finish();
+  SideTableBuilder side(&trace);
+  for (int64_t number : {1, 2, 3}) {
+    ReportedStepTime step;
+    step.step = number;
+    step.computing_ns = Us(80);
+    step.free_ns = Us(20);
+    step.stage_ns = Us(100);
+    side.AddReportedStepTime(step);
+  }
+  const RankBreakdown b = ComputeTimeBreakdown(trace);
+  ASSERT_EQ(b.steps.size(), 3u);
+  EXPECT_EQ(b.definitions, StepDefinitions::kTorchNpu);
+  EXPECT_EQ(b.total.computing_ns, Us(240));
+  EXPECT_TRUE(b.incomplete_steps.empty());
+  ASSERT_FALSE(b.warnings.empty());
+  EXPECT_NE(b.warnings.back().find("cut off with 0 complete steps of the 3 that step_trace_time.csv holds"),
+            std::string::npos)
+      << b.warnings.back();
+}
+
+// A cut that keeps every step torch_npu reported keeps the timeline's richer figures.
+TEST(TimeBreakdownTest, CutTimelineWithEveryReportedStepKeepsTheTimeline) {
+  HandBuiltTrace hand;
+  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  hand.mutable_metadata()->truncated = true;
+  hand.Step(1, Us(0), Us(100));
+  hand.Launch(Us(1), 1);
+  hand.Kernel("k", Us(10), Us(50), 1);
+  // Files end where they are cut: the events read last bound the cut, here past the step's end.
+  for (int64_t i = 0; i < 300; ++i) {
+    hand.Launch(Us(1000 + 100 * i), 2 + i);
+    hand.Kernel("after", Us(1010 + 100 * i), Us(50), 2 + i);
+  }
+  Trace trace = hand.Finish();
+  ReportedStepTime step;
+  step.step = 1;
+  step.computing_ns = Us(80);
+  SideTableBuilder(&trace).AddReportedStepTime(step);
+  const RankBreakdown b = ComputeTimeBreakdown(trace);
+  ASSERT_EQ(b.steps.size(), 1u);
+  EXPECT_EQ(b.steps[0].computing_ns, Us(50));
+}
+
 TEST(TimeBreakdownTest, TraceWithoutStepsIsOneWindow) {
   HandBuiltTrace hand;
   hand.Kernel("sgemm", Us(0), Us(10));

@@ -36,8 +36,9 @@ struct ChromeImportOptions {
 // True when the first bytes look like a Chrome trace: a JSON object or array after optional blanks/BOM.
 bool SniffChromeTrace(std::string_view head);
 
-// Streams `source` (never holding the whole document) into a Trace. Fatal problems (not JSON, wrong
-// types, invalid UTF-8) return an error naming the file and byte offset; a cut-off file returns every
+// Streams `source` (never holding the whole document) into a Trace. Fatal problems (not JSON, invalid
+// UTF-8, an event that is no object) return an error naming the file and byte offset; an event field of
+// the wrong JSON type skips its event, counted in one warning per field; a cut-off file returns every
 // complete event with a warning in the metadata.
 Result<Trace> ImportChromeTrace(ByteSource* source, const ChromeImportOptions& options);
 // With the default options but the read size.

@@ -40,10 +40,54 @@ TEST(ChromeTraceImporterTest, MalformedEventIsAnErrorWhateverFollowsIt) {
 }
 
 TEST(ChromeTraceImporterTest, EarliestOfTwoErrorsIsReported) {
-  const std::string text = "[{\"ph\":\"X\",\"ts\":{}}, {\"ph\":\"X\",\"ts\":1} x]";
+  const std::string text = "[{\"ph\":\"X\" \"ts\":1}, {\"ph\":\"X\",\"ts\":1} x]";
   const std::string reference = Outcome(text, 4096, 0);
-  EXPECT_NE(reference.find("byte 1:"), std::string::npos) << reference;  // the first event's ts
+  EXPECT_NE(reference.find("byte 1:"), std::string::npos) << reference;  // the first event's missing comma
   ExpectSameForEveryReadSize(text, reference);
+}
+
+std::string Warnings(const Trace& trace) {
+  std::string all;
+  for (const std::string& w : trace.metadata().warnings) all += w + "\n";
+  return all;
+}
+
+// A field of the wrong JSON type costs its event, counted once per field, never the trace; the events
+// around it are kept whatever the read size (one event alone, or inside a run of several).
+TEST(ChromeTraceImporterTest, IllTypedFieldsSkipTheirEventWithACount) {
+  const std::string good = R"({"ph":"X","name":"k","pid":1,"tid":1,"ts":1,"dur":2,"args":{}})";
+  const std::string text = "{\"traceEvents\":[" + good + R"(,{"ph":"X","ts":[1],"dur":2},)" +
+                           R"({"ph":"X","ts":{"a":[1,2]},"dur":2},{"ph":"X","ts":3,"dur":true},)" +
+                           R"({"ph":"X","ts":4,"pid":[7]},{"ph":"X","ts":5,"tid":{}},)" +
+                           R"({"ph":"X","ts":6,"args":[1]},{"ph":"X","ts":7,"name":3},)" +
+                           R"({"ph":"X","ts":8,"cat":null},{"ph":5,"ts":9},{"ph":"X","ts":"soon"},)" +
+                           R"({"ph":"X","ts":1e300},{"ph":"X","ts":10,"pid":1.5},)" + good + "]}";
+  ExpectSameForEveryReadSize(text, "ok 14 truncated=0");
+  for (size_t chunk : {7, 4096}) {
+    MemorySource source("mem.json", text, 0);
+    auto trace = ImportChromeTrace(&source, chunk);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    EXPECT_EQ(trace->events().size(), 2u);
+    const std::string all = Warnings(*trace);
+    const std::string first = std::to_string(text.find(R"({"ph":"X","ts":[1])"));
+    EXPECT_NE(all.find("mem.json: 4 events with an ill-typed 'ts' skipped (first at byte " + first +
+                       ": ts must be a number or a numeric string)"),
+              std::string::npos)
+        << all;
+    for (const char* field : {"'dur'", "'tid'", "'args'", "'name'", "'cat'", "'ph'"}) {
+      EXPECT_NE(all.find(std::string("1 events with an ill-typed ") + field + " skipped"), std::string::npos)
+          << field << "\n"
+          << all;
+    }
+    EXPECT_NE(all.find("2 events with an ill-typed 'pid' skipped"), std::string::npos) << all;
+  }
+}
+
+// Malformed JSON inside an event is still an error: only well-formed values of the wrong type are skipped.
+TEST(ChromeTraceImporterTest, MalformedStringInAFieldIsStillAnError) {
+  const std::string text = "[{\"ph\":\"X\",\"ts\":1,\"name\":\"a\\qb\"}]";
+  const std::string reference = Outcome(text, 4096, 0);
+  EXPECT_EQ(reference.rfind("error: mem.json: byte ", 0), 0u) << reference;
 }
 
 TEST(ChromeTraceImporterTest, CutOffTraceKeepsCompleteEvents) {

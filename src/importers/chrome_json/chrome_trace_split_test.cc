@@ -126,6 +126,9 @@ TEST(ChromeTraceSplitTest, ErrorsAndCutOffsAfterTheSplitAreTheSame) {
   same("{\"traceEvents\":[" + events + R"({"ph":"X","ts":3}], "baseTimeNanoseconds": "q"})");
   same("{\"traceEvents\":[" + events + R"({"ph":"X","ts":3}]} trailing)");
   same("[" + events + R"({"ph":"X","ts":3}])");
+  // Ill-typed fields on both sides of the split: one count per field, the first one named.
+  same(R"({"traceEvents":[{"ph":"X","ts":[1]},)" + events +
+       R"({"ph":"X","ts":{}},{"ph":"X","pid":[1],"ts":4},{"ph":"X","ts":5,"args":2}]})");
 }
 
 // A second traceEvents array, and string flow ids (interned, so numbered per builder).

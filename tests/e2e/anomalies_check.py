@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""Anomalies inside otherwise readable traces, generated at test time: each is said once per kind with a
+count, the sane part of the trace is kept, and no figure is quietly wrong.
+
+- Ill-typed fields (ts as an array, pid as an object, args as a number, name as a number, ...): the event
+  is skipped, one warning per field with its count; the trace is read (exit 0), not refused.
+- Kernels starting before their launch (host and device clocks skewed): warned with a count and left
+  out of the launch latencies, which stay >= 0.
+- A ProfilerStep nested in itself 2,000 times, and a step number written twice: one step each, the
+  nested and repeated markers counted in a warning.
+- A torch_npu rank whose trace_view.json is cut after some device work but before its step ends: read
+  from step_trace_time.csv as a rank without a timeline, with a warning (only where SHARED_DIR holds the
+  corpus; the rest runs without it).
+Warnings are on stderr and in the --json `warnings` array. Every run: no signal, under 20 s.
+Usage: anomalies_check.py TUNEPROF [SHARED_DIR]
+"""
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TIMEOUT_S = 20
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+    print(("ok   " if condition else "FAIL ") + message)
+
+
+def run(tuneprof, *args):
+    """(exit code, stdout, stderr); None on a timeout."""
+    try:
+        p = subprocess.run([tuneprof, *map(str, args)], capture_output=True, text=True, timeout=TIMEOUT_S,
+                           errors="replace")
+    except subprocess.TimeoutExpired:
+        return None
+    return p.returncode, p.stdout, p.stderr
+
+
+def ran_ok(name, result):
+    if result is None:
+        check(False, f"{name}: answers within {TIMEOUT_S} s")
+        return False
+    check(result[0] == 0, f"{name}: exit 0 (exit {result[0]}: {result[2].strip()[:300]!r})")
+    return result[0] == 0
+
+
+def warned(name, result, needle):
+    """The warning is on stderr and in the --json document's warnings[]."""
+    doc = json.loads(result[1])
+    on_stderr = [l for l in result[2].splitlines() if "warning" in l and needle in l]
+    check(len(on_stderr) == 1, f"{name}: one stderr warning with {needle!r} ({len(on_stderr)})")
+    check(any(needle in w for w in doc.get("warnings", [])), f"{name}: --json warnings[] has {needle!r}")
+    return doc
+
+
+def event(**fields):
+    return json.dumps(fields)
+
+
+def kineto(events):
+    return ('{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB"}],\n'
+            '"traceEvents": [\n' + ",\n".join(events) + '\n]}\n')
+
+
+def launch_pair(correlation, launch_us, kernel_us, dur_us=5):
+    """A cudaLaunchKernel on the host thread and its kernel on stream 7."""
+    return [event(ph="X", cat="cuda_runtime", name="cudaLaunchKernel", pid=1, tid=1, ts=launch_us, dur=2,
+                  args={"correlation": correlation}),
+            event(ph="X", cat="kernel", name=f"k{correlation}", pid=0, tid=7, ts=kernel_us, dur=dur_us,
+                  args={"correlation": correlation, "stream": 7, "device": 0})]
+
+
+def check_ill_typed(tuneprof, tmp):
+    good = [event(ph="X", cat="cpu_op", name="aten::mm", pid=1, tid=1, ts=100 + 10 * i, dur=5) for i in range(3)]
+    bad = ['{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": [1], "dur": 1}',
+           '{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": {"us": 1}, "dur": 1}',
+           '{"ph": "X", "cat": "cpu_op", "name": "a", "pid": {"p": 1}, "tid": 1, "ts": 2, "dur": 1}',
+           '{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": 5}',
+           '{"ph": "X", "cat": "cpu_op", "name": 7, "pid": 1, "tid": 1, "ts": 4, "dur": 1}',
+           '{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": "long"}']
+    path = tmp / "ill_typed.json"
+    path.write_text(kineto(good[:1] + bad + good[1:]))
+    r = run(tuneprof, "info", "--json", path)
+    if not ran_ok("ill-typed fields", r):
+        return
+    doc = warned("ill-typed fields", r, "2 events with an ill-typed 'ts' skipped (first at byte ")
+    for field in ("pid", "args", "name", "dur"):
+        check(any(f"1 events with an ill-typed '{field}' skipped" in w for w in doc.get("warnings", [])),
+              f"ill-typed fields: '{field}' counted")
+    check(doc["ranks"][0].get("entries") == 9, f"ill-typed fields: 9 entries read ({doc['ranks'][0].get('entries')})")
+    r = run(tuneprof, "profile", "--json", path)
+    ran_ok("ill-typed fields, profile", r)
+
+
+def check_launch_before_kernel(tuneprof, tmp):
+    events = [event(ph="X", cat="user_annotation", name="ProfilerStep#1", pid=1, tid=1, ts=0, dur=1000)]
+    events += launch_pair(1, 10, 20)
+    events += launch_pair(2, 100, 60)  # the kernel 40 us before its launch
+    events += launch_pair(3, 200, 230)
+    path = tmp / "skewed.json"
+    path.write_text(kineto(events))
+    r = run(tuneprof, "profile", "--json", path)
+    if not ran_ok("kernel before its launch", r):
+        return
+    doc = warned("kernel before its launch", r, "1 of 3 launched device events start before their launch")
+    latency = doc["ranks"][0]["steps"][0].get("launch_latency_us") or {}
+    check(latency.get("mean") == 20.0 and latency.get("p50") == 20.0,
+          f"kernel before its launch: latency over the other two (10, 30 us), never negative ({latency})")
+    r = run(tuneprof, "profile", "--semantics", "hta", "--json", path)
+    ran_ok("kernel before its launch, --semantics hta", r)
+
+
+def check_nested_steps(tuneprof, tmp):
+    events = [event(ph="X", cat="user_annotation", name="ProfilerStep#5", pid=1, tid=1, ts=100 + d,
+                    dur=100000 - 2 * d) for d in range(2000)]
+    events.append(event(ph="X", cat="user_annotation", name="ProfilerStep#6", pid=1, tid=1, ts=200000, dur=1000))
+    events.append(event(ph="X", cat="user_annotation", name="ProfilerStep#6", pid=1, tid=2, ts=300000, dur=1000))
+    for i, ts in enumerate((200, 200100, 300100)):
+        events += launch_pair(i + 1, ts, ts + 10)
+    path = tmp / "nested_steps.json"
+    path.write_text(kineto(events))
+    r = run(tuneprof, "profile", "--json", path)
+    if not ran_ok("nested step markers", r):
+        return
+    doc = warned("nested step markers", r, "1999 ProfilerStep markers inside another ProfilerStep")
+    warned("repeated step markers", r, "1 ProfilerStep markers repeating an earlier step's number")
+    steps = [s["step"] for s in doc["ranks"][0]["steps"]]
+    check(steps == [5, 6], f"nested step markers: steps 5 and 6 once each ({steps[:10]})")
+
+
+def check_cut_torch_npu(tuneprof, shared, tmp):
+    source = shared / "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    rank = tmp / "npu_cut" / "rank0_ascend_pt"
+    shutil.copytree(source, rank)
+    for p in rank.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    view = rank / "ASCEND_PROFILER_OUTPUT/trace_view.json"
+    data = view.read_bytes()
+    view.write_bytes(data[: int(len(data) * 0.9)])  # past device work, before the step's end
+    r = run(tuneprof, "profile", "--json", rank)
+    if not ran_ok("torch_npu rank with a cut trace_view.json", r):
+        return
+    doc = warned("cut trace_view.json", r, "step_trace_time.csv holds")
+    rank_doc = doc["ranks"][0]
+    check([s["step"] for s in rank_doc["steps"]] == [50] and not rank_doc["incomplete_steps"],
+          f"cut trace_view.json: step 50 from step_trace_time.csv ({[s['step'] for s in rank_doc['steps']]})")
+    r = run(tuneprof, "analyze", "--json", rank)
+    if ran_ok("analyze on the cut torch_npu rank", r):
+        ranks = json.loads(r[1]).get("ranks", [])
+        check(ranks and ranks[0].get("steps") == 1, f"analyze on the cut torch_npu rank: 1 step ({ranks[:1]})")
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    tuneprof = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix="tuneprof_anomalies_") as name:
+        tmp = pathlib.Path(name)
+        check_ill_typed(tuneprof, tmp)
+        check_launch_before_kernel(tuneprof, tmp)
+        check_nested_steps(tuneprof, tmp)
+        shared = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else None
+        if shared is not None and (shared / "traces/ascend").is_dir():
+            check_cut_torch_npu(tuneprof, shared, tmp)
+        else:
+            print("skip the cut torch_npu rank: no shared corpus")
+    print(f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
