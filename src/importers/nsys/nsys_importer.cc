@@ -129,6 +129,8 @@ class NsysImporter {
     TP_RETURN_IF_ERROR(ReadMemoryUsage());
     TP_RETURN_IF_ERROR(ReadGpuMetrics());
     TP_RETURN_IF_ERROR(NameHosts());
+    // Views and other objects asked for that are not stored tables, and values of the wrong type.
+    for (std::string& line : db_.Diagnostics()) warnings_.push_back(std::move(line));
     return FinishRanks();
   }
 
@@ -189,7 +191,10 @@ class NsysImporter {
   Status ReadInventory() {
     for (std::string_view table : kReadTables) {
       if (!db_.HasTable(table)) {
-        Entry(fmt::format("inventory.{}", table), "missing (not captured)");
+        const SqliteObject kind = db_.Kind(table);
+        Entry(fmt::format("inventory.{}", table),
+              kind == SqliteObject::kMissing ? std::string("missing (not captured)")
+                                             : fmt::format("not read ({})", SqliteObjectWhat(kind)));
         continue;
       }
       TP_ASSIGN_OR_RETURN(int64_t rows, db_.CountRows(table));
@@ -204,6 +209,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0})) continue;
       strings_.emplace(row.Int(0), std::string(row.Text(1)));
     }
     return Status::Ok();
@@ -248,6 +254,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0})) continue;
       GpuRow gpu;
       Device& d = gpu.device;
       d.type = DeviceType::kGpu;
@@ -284,6 +291,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1})) continue;
       const std::optional<int64_t> id = row.OptionalInt(0);
       const std::optional<int64_t> sms = row.OptionalInt(1);
       if (!id || !sms || *sms <= 0 || device_ids_.contains(*id)) continue;
@@ -367,6 +375,7 @@ class NsysImporter {
   // 4 correlationId, 5 globalPid.
   static constexpr size_t kCommonColumns = 6;
   RankSink* CommonRecord(const SqliteStatement& row, std::string_view category, EventKind kind, EventRecord* r) {
+    if (row.SkipIllTyped({0, 1, 2, 3, 5})) return nullptr;  // a time, place or process that is not an integer
     const int64_t pid = row.OptionalInt(5) ? ProcessOf(row.Int(5)) : 0;
     RankSink& sink = DeviceSink(pid);
     if (!Times(row, 0, r, sink)) return nullptr;
@@ -498,6 +507,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 3})) continue;
       const int64_t pid = row.OptionalInt(3) ? ProcessOf(row.Int(3)) : 0;
       RankSink* sink = HostSink(pid);
       if (sink == nullptr) continue;
@@ -561,6 +571,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 2})) continue;
       const int64_t global_tid = IntOr(row, 2, 0);
       RankSink* sink = HostSink(ProcessOf(global_tid));
       if (sink == nullptr) continue;
@@ -593,6 +604,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 2, 5})) continue;
       const int64_t type = IntOr(row, 2, kAbsent);
       const bool range = nsys::IsNvtxRange(type);
       if (!range && !nsys::IsNvtxMark(type)) continue;  // domain/category/thread registrations
@@ -633,6 +645,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 3, 4})) continue;
       std::vector<nsys::PayloadField>& fields = payload_schemas_[{IntOr(row, 0, 0), IntOr(row, 1, 0)}];
       const std::string_view name = row.Text(2);
       // A schema registered by several processes is listed once per process: keep one copy of each field.
@@ -669,6 +682,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 2, 4, 5})) continue;
       const int64_t global_pid = IntOr(row, 1, 0);
       RankSink* sink = HostSink(ProcessOf(global_pid));
       if (sink == nullptr) continue;
@@ -715,6 +729,7 @@ class NsysImporter {
       while (true) {
         TP_ASSIGN_OR_RETURN(bool more, row.Step());
         if (!more) break;
+        if (row.SkipIllTyped({0, 1})) continue;
         const std::string name(row.Text(2));
         if (nsys::IsReadGpuMetric(name)) names[{IntOr(row, 0, 0), IntOr(row, 1, 0)}] = "GPU_METRICS/" + name;
       }
@@ -725,6 +740,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 2})) continue;
       const int64_t type = IntOr(row, 1, 0);
       auto name = names.find({type, IntOr(row, 2, 0)});
       const std::optional<int64_t> ts = row.OptionalInt(0);
@@ -753,6 +769,7 @@ class NsysImporter {
       while (true) {
         TP_ASSIGN_OR_RETURN(bool more, row.Step());
         if (!more) break;
+        if (row.SkipIllTyped({0})) continue;
         const int64_t pid = ProcessOf(row.Int(0));
         if (RankSink* sink = RankWithHost(pid)) sink->builder.SetProcessName(ProcessKey{HostKey(pid)}, row.Text(1));
       }
@@ -762,6 +779,7 @@ class NsysImporter {
       while (true) {
         TP_ASSIGN_OR_RETURN(bool more, row.Step());
         if (!more) break;
+        if (row.SkipIllTyped({0})) continue;
         const int64_t global_tid = row.Int(0);
         RankSink* sink = RankWithHost(ProcessOf(global_tid));
         if (sink == nullptr) continue;
