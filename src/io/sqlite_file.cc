@@ -351,8 +351,8 @@ Result<bool> SqliteStatement::Step() {
   }
   if (rc == SQLITE_DONE) return false;
   if (steps_left_ < 0) {
-    return InvalidInput(fmt::format("{}: query over budget: {} (past {} steps after row {}; a view, trigger or "
-                                    "crafted schema that loops?)",
+    return InvalidInput(fmt::format("{}: query over budget: {} (over {} SQLite steps after row {}; a real export "
+                                    "of this size needs far fewer)",
                                     file_->path_, table_, file_->budget_, row_));
   }
   sqlite3* db = sqlite3_db_handle(statement_);
