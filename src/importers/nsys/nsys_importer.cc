@@ -67,6 +67,20 @@ int64_t IntOr(const SqliteStatement& row, int column, int64_t fallback) {
   return row.OptionalInt(column).value_or(fallback);
 }
 
+// a * b and a + b, nothing when the result does not fit: a crafted export can hold any int64 in a
+// column, and a product of two of them must be no undefined behaviour, nor a wrapped-around figure.
+std::optional<int64_t> CheckedProduct(int64_t a, int64_t b) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
+  return product;
+}
+
+std::optional<int64_t> CheckedSum(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+  return sum;
+}
+
 // One rank in the making: the events of one process that ran device work, or of the whole export
 // when it holds at most one such process.
 struct RankSink {
@@ -265,7 +279,7 @@ class NsysImporter {
       d.compute_major = IntOr(row, 4, kNoId);
       d.compute_minor = IntOr(row, 5, kNoId);
       d.warp_size = IntOr(row, 7, kNoId);
-      if (row.OptionalInt(6) && d.warp_size != kNoId) d.max_threads_per_sm = row.Int(6) * d.warp_size;
+      if (row.OptionalInt(6) && d.warp_size != kNoId) d.max_threads_per_sm = CheckedProduct(row.Int(6), d.warp_size).value_or(kNoId);
       d.regs_per_sm = IntOr(row, 8, kNoId);
       d.shared_mem_per_sm = IntOr(row, 9, kNoId);
       d.max_blocks_per_sm = IntOr(row, 12, kNoId);
@@ -353,16 +367,18 @@ class NsysImporter {
     return track;
   }
 
-  // start/end of a row; false (row skipped, counted) when start is NULL or end precedes start.
+  // start/end of a row; false (row skipped, counted) when start is NULL, end precedes start, or the two
+  // are further apart than int64 holds.
   static bool Times(const SqliteStatement& row, int start_column, EventRecord* record, RankSink& sink) {
     const std::optional<int64_t> start = row.OptionalInt(start_column);
     const std::optional<int64_t> end = row.OptionalInt(start_column + 1);
-    if (!start || !end || *end < *start) {
+    int64_t duration = 0;
+    if (!start || !end || *end < *start || __builtin_sub_overflow(*end, *start, &duration)) {
       ++sink.skipped_rows;
       return false;
     }
     record->ts_ns = *start;
-    record->dur_ns = *end - *start;
+    record->dur_ns = duration;
     return true;
   }
 
@@ -417,9 +433,12 @@ class NsysImporter {
         info.block[axis] = IntOr(row, 11 + axis, kNoId);
       }
       info.registers_per_thread = IntOr(row, 14, kNoId);
-      if (row.OptionalInt(15) || row.OptionalInt(16)) info.shared_memory_bytes = IntOr(row, 15, 0) + IntOr(row, 16, 0);
+      if (row.OptionalInt(15) || row.OptionalInt(16)) {
+        info.shared_memory_bytes = CheckedSum(IntOr(row, 15, 0), IntOr(row, 16, 0)).value_or(kNoId);
+      }
       // nsys writes 0 for a launch without clusters.
-      const int64_t cluster = IntOr(row, 17, 0) * IntOr(row, 18, 0) * IntOr(row, 19, 0);
+      const std::optional<int64_t> cluster_xy = CheckedProduct(IntOr(row, 17, 0), IntOr(row, 18, 0));
+      const int64_t cluster = cluster_xy ? CheckedProduct(*cluster_xy, IntOr(row, 19, 0)).value_or(0) : 0;
       if (cluster > 0) {
         info.cluster_blocks = cluster;
         info.max_active_clusters = IntOr(row, 20, kNoId);
@@ -691,7 +710,13 @@ class NsysImporter {
         continue;
       }
       const int64_t device = IntOr(row, 2, 0);
-      const int64_t bytes = IntOr(row, 4, 0) * (IntOr(row, 5, 0) == 1 ? -1 : 1);  // 1 = deallocation
+      // 1 = deallocation. A size whose sign or running total does not fit is no allocation's: skipped.
+      const std::optional<int64_t> bytes = CheckedProduct(IntOr(row, 4, 0), IntOr(row, 5, 0) == 1 ? -1 : 1);
+      const std::optional<int64_t> total = bytes ? CheckedSum(sink->allocated[device], *bytes) : std::nullopt;
+      if (!total) {
+        ++sink->skipped_rows;
+        continue;
+      }
       EventRecord r;
       r.ts_ns = row.Int(0);
       r.track = HostTrack(*sink, global_pid);
@@ -703,8 +728,8 @@ class NsysImporter {
       m.ts_ns = r.ts_ns;
       m.track = r.track;
       m.address = IntOr(row, 3, kNoId);
-      m.bytes = bytes;
-      m.total_allocated = sink->allocated[device] += bytes;
+      m.bytes = *bytes;
+      m.total_allocated = sink->allocated[device] = *total;
       m.device_type = 1;  // c10::DeviceType CUDA
       m.device_id = device;
       sink->builder.AddMemoryEvent(m);
