@@ -689,6 +689,12 @@ bool IsP2p(std::string_view type) { return type == "p2p" || type == "P2P"; }
 
 double Sum(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : a + b; }
 
+// Packet counts add up to at most int64's maximum: a crafted count column can hold any int64, and the
+// sum of two must be no undefined behaviour (a real count is far below it).
+void AddPackets(int64_t* total, int64_t packets) {
+  if (__builtin_add_overflow(*total, packets, total)) *total = std::numeric_limits<int64_t>::max();
+}
+
 Status ReadCommBandwidth(const SqliteFile& db, CommTrafficByOp* traffic) {
   const std::vector<std::string> columns = db.Columns("CommAnalyzerBandwidth");
   if (columns.empty()) return Status();
@@ -708,7 +714,7 @@ Status ReadCommBandwidth(const SqliteFile& db, CommTrafficByOp* traffic) {
     const int64_t packets = count < 0 ? 0 : r.OptionalInt(count).value_or(0);
     if (packets <= 0) return;  // the row a transport without packets still gets
     auto& bucket = t.buckets[DoubleAt(r, packet)];
-    bucket.first += packets;
+    AddPackets(&bucket.first, packets);
     bucket.second += DoubleAt(r, duration);
   });
 }
@@ -751,7 +757,7 @@ struct CommTotal {
       total.size_mb = Sum(total.size_mb, t.size_mb);
       total.time_ms = Sum(total.time_ms, t.time_ms);
       for (const auto& [packet_mb, bucket] : t.buckets) {
-        total.buckets[packet_mb].first += bucket.first;
+        AddPackets(&total.buckets[packet_mb].first, bucket.first);
         total.buckets[packet_mb].second += bucket.second;
       }
     }
