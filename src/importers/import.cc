@@ -25,6 +25,13 @@ constexpr size_t kTablesNamed = 6;
 
 // A SQLite file of some other program: say what it holds, so the user sees it is the wrong file.
 Status UnknownDatabase(const std::string& path, const SqliteFile& db) {
+  // Profiler tables that are views (or other objects that run code when read) are not read: said as such.
+  const std::vector<std::string> refused = db.Diagnostics();
+  if (!refused.empty()) {
+    return InvalidInput(refused.size() == 1 ? refused.front()
+                                            : fmt::format("{} (and {} more such objects)", refused.front(),
+                                                          refused.size() - 1));
+  }
   const std::vector<std::string> tables = db.TableNames();
   std::string held;
   for (size_t i = 0; i < tables.size() && i < kTablesNamed; ++i) held += (i ? ", " : "") + tables[i];

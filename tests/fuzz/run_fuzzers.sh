@@ -190,6 +190,21 @@ INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 42, 281474976710657, 2
 db.commit()
 PY
 
+# The SQLite schema fuzzer: its bytes are a generator's choices (tests/fuzz/sqlite_schema_fuzzer.cc), byte 0
+# the family (0 Nsight Systems, 1 torch_npu / msprof, 2 analysis.db). Seeds: fixed pseudo-random choices and
+# runs of one byte (5: tables of integer text; 13: views; 0x2b: tables of integral REALs), per family.
+/usr/bin/python3 - "$work/seeds/sqlite_schema_fuzzer" <<'PY'
+import os, random, sys
+os.makedirs(sys.argv[1], exist_ok=True)
+for family in range(3):
+    for n in range(2):
+        rng = random.Random(family * 10 + n)
+        data = bytes([family]) + bytes(rng.randrange(256) for _ in range(3000))
+        open(os.path.join(sys.argv[1], f"random_{family}_{n}"), "wb").write(data)
+    for fill in (5, 13, 0x2b):
+        open(os.path.join(sys.argv[1], f"fill_{family}_{fill}"), "wb").write(bytes([family]) + bytes([fill]) * 2000)
+PY
+
 # ---- Runs ----------------------------------------------------------------------------------------
 # UBSan reports are fatal (the libraries are built in recover mode); libFuzzer catches leaks itself.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -79,14 +79,16 @@ class StringIds {
       auto row = statement->Step();
       if (!row.ok()) return row.status();
       if (!*row) break;
+      if (statement->SkipIllTyped({0})) continue;
       values_.emplace(statement->Int(0), std::string(statement->Text(1)));
     }
     return Status();
   }
   // "" for NULL or an id the table lacks.
   std::string_view Get(const SqliteStatement& s, int column) const {
-    if (s.IsNull(column)) return {};
-    auto it = values_.find(s.Int(column));
+    const std::optional<int64_t> id = s.OptionalInt(column);
+    if (!id) return {};
+    auto it = values_.find(*id);
     return it == values_.end() ? std::string_view() : std::string_view(it->second);
   }
 
@@ -113,8 +115,9 @@ Status ForEachRow(const SqliteFile& db, const std::string& sql, RowFn row_fn) {
   }
 }
 
+// NULL, and a value that is not an integer (counted by the statement), read as `fallback`.
 int64_t IntOr(const SqliteStatement& s, int column, int64_t fallback = kNoId) {
-  return s.IsNull(column) ? fallback : s.Int(column);
+  return s.OptionalInt(column).value_or(fallback);
 }
 
 // The ids COMPUTE_TASK_INFO writes as 2^32-1 mean "none".
@@ -180,13 +183,16 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
   std::unordered_map<int64_t, std::vector<int64_t>> connections;
   if (db.HasTable("CONNECTION_IDS")) {
     Status s = ForEachRow(db, "SELECT id, connectionId FROM CONNECTION_IDS",
-                          [&](const SqliteStatement& r) { connections[r.Int(0)].push_back(r.Int(1)); });
+                          [&](const SqliteStatement& r) {
+                            if (!r.SkipIllTyped({0, 1})) connections[r.Int(0)].push_back(r.Int(1));
+                          });
     if (!s.ok()) return s;
   }
   QueueEnds queue;
   const std::string sql = "SELECT p.startNs, p.endNs, p.globalTid, p.connectionId, p.name, " +
                           Col(db, "PYTORCH_API", "p", "type") + " FROM PYTORCH_API p ORDER BY p.startNs";
   Status s = ForEachRow(db, sql, [&](const SqliteStatement& r) {
+    if (r.SkipIllTyped({0, 1, 2})) return;
     const std::string_view name = strings.Get(r, 4);
     std::string_view category;
     EventRecord e;
@@ -229,6 +235,7 @@ Status AddCannApi(const SqliteFile& db, const StringIds& strings, TraceBuilder* 
   const StringId no_category = b->Intern("");
   return ForEachRow(db, "SELECT startNs, endNs, globalTid, connectionId, name FROM CANN_API ORDER BY startNs",
                     [&](const SqliteStatement& r) {
+                      if (r.SkipIllTyped({0, 1, 2})) return;
                       EventRecord e;
                       e.ts_ns = r.Int(0);
                       e.dur_ns = SpanNs(e.ts_ns, r.Int(1));
@@ -276,7 +283,9 @@ Status DescribedLaunches(const SqliteFile& db, std::unordered_set<int64_t>* out)
   return ForEachRow(db,
                     "SELECT DISTINCT t.connectionId FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
                     "t.globalTaskId WHERE t.connectionId IS NOT NULL",
-                    [&](const SqliteStatement& r) { out->insert(r.Int(0)); });
+                    [&](const SqliteStatement& r) {
+                      if (!r.SkipIllTyped({0})) out->insert(r.Int(0));
+                    });
 }
 
 Status AddTasks(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {
@@ -297,6 +306,7 @@ Status AddTasks(const SqliteFile& db, const StringIds& strings, TraceBuilder* b)
       (ops ? " LEFT JOIN COMMUNICATION_OP o ON o.connectionId = t.connectionId" : "") + " ORDER BY t.startNs";
   const StringId no_category = b->Intern("");
   return ForEachRow(db, sql, [&](const SqliteStatement& r) {
+    if (r.SkipIllTyped({0, 1, 2, 7})) return;
     const std::string_view task_type = strings.Get(r, 3);
     const std::string_view op_name = strings.Get(r, 5);
     EventRecord e;
@@ -341,6 +351,7 @@ Status AddCommunicationOps(const SqliteFile& db, const StringIds& strings, Trace
   const StringId no_category = b->Intern("");
   return ForEachRow(db, "SELECT opName, startNs, endNs, connectionId, groupName FROM COMMUNICATION_OP ORDER BY startNs",
                     [&](const SqliteStatement& r) {
+                      if (r.SkipIllTyped({1, 2, 4})) return;
                       const int64_t group = IntOr(r, 4, 0);
                       auto [it, inserted] = groups.try_emplace(group, static_cast<int64_t>(groups.size()));
                       const ProcessKey thread{it->second, false};
@@ -375,8 +386,9 @@ Status ReadDevice(const SqliteFile& db, TraceBuilder* b) {
 Status ReadRank(const SqliteFile& db, TraceMetadata* meta) {
   if (!db.HasTable("RANK_DEVICE_MAP")) return Status();
   return ForEachRow(db, "SELECT rankId FROM RANK_DEVICE_MAP LIMIT 1", [&](const SqliteStatement& r) {
-    if (r.IsNull(0) || r.Int(0) < 0) return;
-    meta->rank = r.Int(0);
+    const std::optional<int64_t> rank = r.OptionalInt(0);
+    if (!rank || *rank < 0) return;
+    meta->rank = *rank;
     meta->rank_source = RankSource::kTrace;
   });
 }
@@ -423,7 +435,7 @@ std::vector<StepWindow> ReadStepWindows(const SqliteFile& db, SideTableBuilder* 
   std::vector<StepWindow> windows;
   if (!db.HasTable("STEP_TIME")) return windows;
   Status s = ForEachRow(db, "SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs", [&](const SqliteStatement& r) {
-    windows.push_back(StepWindow{r.Int(0), r.Int(1), r.Int(2)});
+    if (!r.SkipIllTyped({0, 1, 2})) windows.push_back(StepWindow{r.Int(0), r.Int(1), r.Int(2)});
   });
   if (!s.ok()) out->Warn(s.message());
   return windows;
@@ -472,6 +484,7 @@ Status ReadComputeRows(const SqliteFile& db, const StringIds& strings, SideTable
       " FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId" +
       (cann ? " LEFT JOIN CANN_API a ON a.connectionId = t.connectionId" : "");
   return ForEachRow(db, sql, [&](const SqliteStatement& r) {
+    if (r.SkipIllTyped({0, 1, 7})) return;
     PendingRow p;
     NpuOpRow& row = p.row;
     row.start_ns = r.Int(0);
@@ -511,6 +524,7 @@ Status ReadCommunicationRows(const SqliteFile& db, const StringIds& strings, Sid
                           (cann ? " LEFT JOIN CANN_API a ON a.connectionId = o.connectionId" : "");
   const StringId core = out->Intern("HCCL");
   return ForEachRow(db, sql, [&](const SqliteStatement& r) {
+    if (r.SkipIllTyped({1, 2})) return;
     PendingRow p;
     p.row.name = out->Intern(strings.Get(r, 0));
     p.row.start_ns = r.Int(1);
@@ -528,15 +542,18 @@ Status ReadPmu(const SqliteFile& db, const StringIds& strings, const std::unorde
   if (!db.HasTable("TASK_PMU_INFO")) return Status();
   std::unordered_map<std::string, std::pair<uint32_t, double>> columns;  // db name -> (column, scale)
   return ForEachRow(db, "SELECT globalTaskId, name, value FROM TASK_PMU_INFO", [&](const SqliteStatement& r) {
+    if (r.SkipIllTyped({0})) return;
     auto row = row_of.find(r.Int(0));
-    if (row == row_of.end() || r.IsNull(2)) return;
+    if (row == row_of.end()) return;
+    const std::optional<double> value = r.OptionalDouble(2);
+    if (!value) return;
     const std::string db_name(strings.Get(r, 1));
     auto it = columns.find(db_name);
     if (it == columns.end()) {
       const PmuColumn column = PmuColumnFor(db_name);
       it = columns.emplace(db_name, std::make_pair(out->KernelMetricColumn(column.name), column.scale)).first;
     }
-    out->SetKernelMetric(it->second.first, row->second, r.Double(2) * it->second.second);
+    out->SetKernelMetric(it->second.first, row->second, *value * it->second.second);
   });
 }
 
@@ -572,7 +589,7 @@ Status ReadMemoryRecords(const SqliteFile& db, const StringIds& strings, SideTab
     record.total_allocated_bytes = IntOr(r, 2);
     record.total_reserved_bytes = IntOr(r, 3);
     record.total_active_bytes = IntOr(r, 4);
-    if (!r.IsNull(5)) record.device = out->Intern("NPU:" + std::to_string(r.Int(5)));
+    if (const auto device = r.OptionalInt(5)) record.device = out->Intern("NPU:" + std::to_string(*device));
     out->AddNpuMemoryRecord(record);
   });
 }
@@ -590,7 +607,7 @@ Status ReadOperatorMemory(const SqliteFile& db, const StringIds& strings, SideTa
     row.alloc_ns = IntOr(r, 2);
     row.release_ns = IntOr(r, 3);
     row.from_pta = !r.IsNull(4);
-    if (!r.IsNull(5)) row.device = out->Intern("NPU:" + std::to_string(r.Int(5)));
+    if (const auto device = r.OptionalInt(5)) row.device = out->Intern("NPU:" + std::to_string(*device));
     if (row.bytes == kNoId || row.alloc_ns == kNoId) {
       out->Warn(db.path() + ": OP_MEMORY row without size or allocation time skipped");
       return;
@@ -623,7 +640,7 @@ Status ReadStepTraceTime(const SqliteFile& db, SideTableBuilder* out) {
   const int exclude_receive = at("communication_not_overlapped_and_exclude_receive"), preparing = at("preparing");
   return ForEachRow(db, "SELECT * FROM StepTraceTime", [&](const SqliteStatement& r) {
     ReportedStepTime t;
-    if (device >= 0 && !r.IsNull(device)) t.device_id = r.Int(device);
+    if (device >= 0) t.device_id = r.OptionalInt(device).value_or(t.device_id);
     int64_t number;
     if (step >= 0 && ParseInt64(r.Text(step), &number)) t.step = number;
     t.computing_ns = MicrosAt(r, computing);
@@ -640,7 +657,8 @@ Status ReadStepTraceTime(const SqliteFile& db, SideTableBuilder* out) {
 }
 
 double DoubleAt(const SqliteStatement& s, int column) {
-  return column < 0 || s.IsNull(column) ? std::numeric_limits<double>::quiet_NaN() : s.Double(column);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return column < 0 ? nan : s.OptionalDouble(column).value_or(nan);
 }
 
 // analysis.db's Comm tables are communication.json / communication_matrix.json as rows (ms, MB, GB/s;
@@ -671,6 +689,12 @@ bool IsP2p(std::string_view type) { return type == "p2p" || type == "P2P"; }
 
 double Sum(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : a + b; }
 
+// Packet counts add up to at most int64's maximum: a crafted count column can hold any int64, and the
+// sum of two must be no undefined behaviour (a real count is far below it).
+void AddPackets(int64_t* total, int64_t packets) {
+  if (__builtin_add_overflow(*total, packets, total)) *total = std::numeric_limits<int64_t>::max();
+}
+
 Status ReadCommBandwidth(const SqliteFile& db, CommTrafficByOp* traffic) {
   const std::vector<std::string> columns = db.Columns("CommAnalyzerBandwidth");
   if (columns.empty()) return Status();
@@ -687,10 +711,10 @@ Status ReadCommBandwidth(const SqliteFile& db, CommTrafficByOp* traffic) {
     t.time_ms = DoubleAt(r, time);
     t.bandwidth_gbps = DoubleAt(r, bandwidth);
     t.large_packet_ratio = DoubleAt(r, ratio);
-    const int64_t packets = count < 0 || r.IsNull(count) ? 0 : r.Int(count);
+    const int64_t packets = count < 0 ? 0 : r.OptionalInt(count).value_or(0);
     if (packets <= 0) return;  // the row a transport without packets still gets
     auto& bucket = t.buckets[DoubleAt(r, packet)];
-    bucket.first += packets;
+    AddPackets(&bucket.first, packets);
     bucket.second += DoubleAt(r, duration);
   });
 }
@@ -733,7 +757,7 @@ struct CommTotal {
       total.size_mb = Sum(total.size_mb, t.size_mb);
       total.time_ms = Sum(total.time_ms, t.time_ms);
       for (const auto& [packet_mb, bucket] : t.buckets) {
-        total.buckets[packet_mb].first += bucket.first;
+        AddPackets(&total.buckets[packet_mb].first, bucket.first);
         total.buckets[packet_mb].second += bucket.second;
       }
     }
@@ -820,8 +844,10 @@ Status AddAicoreFrequency(const SqliteFile& db, const StringIds&, TraceBuilder* 
   b->SetProcessName(process, "AI Core Freq");
   return ForEachRow(db, "SELECT timestampNs, freq FROM AICORE_FREQ ORDER BY timestampNs",
                     [&](const SqliteStatement& r) {
-                      if (!r.IsNull(0) && !r.IsNull(1))
-                        b->AddCounterSample(process, "AI Core Freq/MHz", r.Int(0), r.Double(1));
+                      if (r.SkipIllTyped({0}) || r.IsNull(0)) return;
+                      if (const auto freq = r.OptionalDouble(1)) {
+                        b->AddCounterSample(process, "AI Core Freq/MHz", r.Int(0), *freq);
+                      }
                     });
 }
 
@@ -835,7 +861,9 @@ Status AddHbm(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {
   std::map<std::pair<int64_t, bool>, std::string> names;  // (stack, write): a name per series, not per row
   return ForEachRow(db, "SELECT timestampNs, bandwidth, hbmId, type FROM HBM ORDER BY timestampNs",
                     [&](const SqliteStatement& r) {
-                      if (r.IsNull(0) || r.IsNull(1) || r.IsNull(2)) return;
+                      if (r.SkipIllTyped({0, 2}) || r.IsNull(0) || r.IsNull(2)) return;
+                      const std::optional<double> bandwidth = r.OptionalDouble(1);
+                      if (!bandwidth) return;
                       const std::string_view type = strings.Get(r, 3);
                       if (type != "read" && type != "write") return;
                       std::string& name = names[{r.Int(2), type == "write"}];
@@ -843,7 +871,7 @@ Status AddHbm(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {
                         const std::string_view direction = type == "read" ? "Read" : "Write";
                         name = fmt::format("HBM {}/{}/{}(MB/s)", r.Int(2), direction, direction);
                       }
-                      b->AddCounterSample(process, name, r.Int(0), r.Double(1) / 1048576.0);
+                      b->AddCounterSample(process, name, r.Int(0), *bandwidth / 1048576.0);
                     });
 }
 
@@ -893,6 +921,10 @@ Status AddDatabaseInventory(const std::string& path, const std::string& file,
       AddInventoryEntry(meta, file + ":" + table, SourceState::kUnreadable, kNoId, rows.status().message());
     }
   }
+  for (const std::string& name : (*db)->RefusedNames()) {
+    AddInventoryEntry(meta, file + ":" + name, SourceState::kUnreadable, kNoId,
+                      fmt::format("{}, not a stored table", SqliteObjectWhat((*db)->Kind(name))));
+  }
   return Status();
 }
 
@@ -925,16 +957,20 @@ Result<Trace> ImportAscendDatabase(const std::string& db_path, const std::string
     if (!s.ok()) out.Warn(s.message());
   }
   if (Status s = ReadMetaData(**db, &out); !s.ok()) out.Warn(s.message());
+  // Views and other objects asked for that are not stored tables, and values of the wrong type.
+  for (const std::string& line : (*db)->Diagnostics()) out.Warn(line);
   return trace;
 }
 
 Status ReadAnalysisDatabase(const std::string& path, SideTableBuilder* out) {
   auto db = SqliteFile::Open(path);
   if (!db.ok()) return db.status();
+  Status status;
   for (const Status& s : {ReadStepTraceTime(**db, out), ReadCommAnalyzer(**db, out), ReadCommMatrix(**db, out)}) {
-    if (!s.ok()) return s;
+    if (!s.ok() && status.ok()) status = s;
   }
-  return Status();
+  for (const std::string& line : (*db)->Diagnostics()) out->Warn(line);
+  return status;
 }
 
 // The tables each file's importer reads, for callers building the inventory.

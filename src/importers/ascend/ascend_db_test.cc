@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -253,6 +254,74 @@ TEST(AscendDbTest, StartAndEndAnInt64ApartGiveNoDurationNotOverflow) {
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   for (int64_t dur : trace->events().dur_ns) EXPECT_GE(dur, -1);  // -1: an instant
   fs::remove_all(dir);
+}
+
+// A copy of a real rank's database, changed by `sql`, in a rank directory of its own.
+std::filesystem::path CraftedRank(const std::string& name, const std::string& sql) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tuneprof_ascend_db_test_" + name + "_rank0_ascend_pt");
+  fs::remove_all(dir);
+  fs::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
+  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+  fs::copy_file(kDb + "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", db);
+  sqlite3* handle = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
+  sqlite3_close(handle);
+  return dir;
+}
+
+bool Warns(const Trace& trace, std::string_view text) {
+  for (const std::string& warning : trace.metadata().warnings) {
+    if (warning.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(AscendDbTest, ATextTimestampSkipsItsRowAndIsCountedNeverReadAsZero) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const Trace before = MustImport(kDb + "level1/rank0_ascend_pt");
+  const auto dir = CraftedRank("text_start", "UPDATE TASK SET startNs = 'soon' WHERE rowid IN (SELECT rowid FROM TASK "
+                                             "ORDER BY startNs LIMIT 2)");
+  const Trace after = MustImport(dir.string());
+  EXPECT_TRUE(Warns(after, "TASK: 2 rows with a non-integer startNs skipped"));
+  ASSERT_FALSE(after.events().ts_ns.empty());
+  const int64_t first_before = *std::min_element(before.events().ts_ns.begin(), before.events().ts_ns.end());
+  EXPECT_GT(*std::min_element(after.events().ts_ns.begin(), after.events().ts_ns.end()), 0);
+  EXPECT_GE(*std::min_element(after.events().ts_ns.begin(), after.events().ts_ns.end()), first_before);
+  EXPECT_LT(after.events().size(), before.events().size());
+  EXPECT_GT(after.events().size() + 4, before.events().size());  // the two tasks (drawn twice at most)
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AscendDbTest, AViewInPlaceOfATableIsRefusedByNameAndTheRestIsRead) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const auto dir = CraftedRank("view", "DROP TABLE CANN_API; CREATE VIEW CANN_API AS WITH RECURSIVE c(x) AS (SELECT 1 "
+                                       "UNION ALL SELECT x + 1 FROM c) SELECT x AS startNs, x AS endNs, 1 AS globalTid, "
+                                       "x AS connectionId, 1 AS name FROM c");
+  const Trace trace = MustImport(dir.string());
+  EXPECT_TRUE(Warns(trace, "CANN_API is a view, not a table; tuneprof reads tables only"));
+  EXPECT_GT(CountKind(trace, EventKind::kKernel), 0u);
+  EXPECT_EQ(Entry(trace, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:CANN_API"),
+            "unreadable: a view, not a stored table");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AscendDbTest, AJoinThatMultipliesRowsEndsOverBudget) {
+  TUNEPROF_REQUIRE_CORPUS();
+  // Every task and every communication op on one connectionId: the timeline's join is tasks x ops rows.
+  const auto dir = CraftedRank("join", "UPDATE TASK SET connectionId = 1; UPDATE COMMUNICATION_OP SET connectionId = 1;"
+                                       "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
+                                       "INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId) SELECT 1, x, "
+                                       "x + 1, 1 FROM c;"
+                                       "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
+                                       "INSERT INTO TASK (startNs, endNs, streamId, connectionId) SELECT x, x + 1, 1, 1 "
+                                       "FROM c");
+  auto trace = ImportAscendDirectory(dir.string());
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("query over budget: TASK"), std::string::npos) << trace.status().message();
+  EXPECT_EQ(trace.status().message().find('\n'), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

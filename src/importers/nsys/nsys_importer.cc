@@ -67,6 +67,20 @@ int64_t IntOr(const SqliteStatement& row, int column, int64_t fallback) {
   return row.OptionalInt(column).value_or(fallback);
 }
 
+// a * b and a + b, nothing when the result does not fit: a crafted export can hold any int64 in a
+// column, and a product of two of them must be no undefined behaviour, nor a wrapped-around figure.
+std::optional<int64_t> CheckedProduct(int64_t a, int64_t b) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
+  return product;
+}
+
+std::optional<int64_t> CheckedSum(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+  return sum;
+}
+
 // One rank in the making: the events of one process that ran device work, or of the whole export
 // when it holds at most one such process.
 struct RankSink {
@@ -129,6 +143,8 @@ class NsysImporter {
     TP_RETURN_IF_ERROR(ReadMemoryUsage());
     TP_RETURN_IF_ERROR(ReadGpuMetrics());
     TP_RETURN_IF_ERROR(NameHosts());
+    // Views and other objects asked for that are not stored tables, and values of the wrong type.
+    for (std::string& line : db_.Diagnostics()) warnings_.push_back(std::move(line));
     return FinishRanks();
   }
 
@@ -189,7 +205,10 @@ class NsysImporter {
   Status ReadInventory() {
     for (std::string_view table : kReadTables) {
       if (!db_.HasTable(table)) {
-        Entry(fmt::format("inventory.{}", table), "missing (not captured)");
+        const SqliteObject kind = db_.Kind(table);
+        Entry(fmt::format("inventory.{}", table),
+              kind == SqliteObject::kMissing ? std::string("missing (not captured)")
+                                             : fmt::format("not read ({})", SqliteObjectWhat(kind)));
         continue;
       }
       TP_ASSIGN_OR_RETURN(int64_t rows, db_.CountRows(table));
@@ -204,6 +223,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0})) continue;
       strings_.emplace(row.Int(0), std::string(row.Text(1)));
     }
     return Status::Ok();
@@ -248,6 +268,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0})) continue;
       GpuRow gpu;
       Device& d = gpu.device;
       d.type = DeviceType::kGpu;
@@ -258,7 +279,7 @@ class NsysImporter {
       d.compute_major = IntOr(row, 4, kNoId);
       d.compute_minor = IntOr(row, 5, kNoId);
       d.warp_size = IntOr(row, 7, kNoId);
-      if (row.OptionalInt(6) && d.warp_size != kNoId) d.max_threads_per_sm = row.Int(6) * d.warp_size;
+      if (row.OptionalInt(6) && d.warp_size != kNoId) d.max_threads_per_sm = CheckedProduct(row.Int(6), d.warp_size).value_or(kNoId);
       d.regs_per_sm = IntOr(row, 8, kNoId);
       d.shared_mem_per_sm = IntOr(row, 9, kNoId);
       d.max_blocks_per_sm = IntOr(row, 12, kNoId);
@@ -284,6 +305,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1})) continue;
       const std::optional<int64_t> id = row.OptionalInt(0);
       const std::optional<int64_t> sms = row.OptionalInt(1);
       if (!id || !sms || *sms <= 0 || device_ids_.contains(*id)) continue;
@@ -345,16 +367,18 @@ class NsysImporter {
     return track;
   }
 
-  // start/end of a row; false (row skipped, counted) when start is NULL or end precedes start.
+  // start/end of a row; false (row skipped, counted) when start is NULL, end precedes start, or the two
+  // are further apart than int64 holds.
   static bool Times(const SqliteStatement& row, int start_column, EventRecord* record, RankSink& sink) {
     const std::optional<int64_t> start = row.OptionalInt(start_column);
     const std::optional<int64_t> end = row.OptionalInt(start_column + 1);
-    if (!start || !end || *end < *start) {
+    int64_t duration = 0;
+    if (!start || !end || *end < *start || __builtin_sub_overflow(*end, *start, &duration)) {
       ++sink.skipped_rows;
       return false;
     }
     record->ts_ns = *start;
-    record->dur_ns = *end - *start;
+    record->dur_ns = duration;
     return true;
   }
 
@@ -367,6 +391,7 @@ class NsysImporter {
   // 4 correlationId, 5 globalPid.
   static constexpr size_t kCommonColumns = 6;
   RankSink* CommonRecord(const SqliteStatement& row, std::string_view category, EventKind kind, EventRecord* r) {
+    if (row.SkipIllTyped({0, 1, 2, 3, 5})) return nullptr;  // a time, place or process that is not an integer
     const int64_t pid = row.OptionalInt(5) ? ProcessOf(row.Int(5)) : 0;
     RankSink& sink = DeviceSink(pid);
     if (!Times(row, 0, r, sink)) return nullptr;
@@ -408,9 +433,12 @@ class NsysImporter {
         info.block[axis] = IntOr(row, 11 + axis, kNoId);
       }
       info.registers_per_thread = IntOr(row, 14, kNoId);
-      if (row.OptionalInt(15) || row.OptionalInt(16)) info.shared_memory_bytes = IntOr(row, 15, 0) + IntOr(row, 16, 0);
+      if (row.OptionalInt(15) || row.OptionalInt(16)) {
+        info.shared_memory_bytes = CheckedSum(IntOr(row, 15, 0), IntOr(row, 16, 0)).value_or(kNoId);
+      }
       // nsys writes 0 for a launch without clusters.
-      const int64_t cluster = IntOr(row, 17, 0) * IntOr(row, 18, 0) * IntOr(row, 19, 0);
+      const std::optional<int64_t> cluster_xy = CheckedProduct(IntOr(row, 17, 0), IntOr(row, 18, 0));
+      const int64_t cluster = cluster_xy ? CheckedProduct(*cluster_xy, IntOr(row, 19, 0)).value_or(0) : 0;
       if (cluster > 0) {
         info.cluster_blocks = cluster;
         info.max_active_clusters = IntOr(row, 20, kNoId);
@@ -498,6 +526,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 3})) continue;
       const int64_t pid = row.OptionalInt(3) ? ProcessOf(row.Int(3)) : 0;
       RankSink* sink = HostSink(pid);
       if (sink == nullptr) continue;
@@ -561,6 +590,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 2})) continue;
       const int64_t global_tid = IntOr(row, 2, 0);
       RankSink* sink = HostSink(ProcessOf(global_tid));
       if (sink == nullptr) continue;
@@ -593,6 +623,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 2, 5})) continue;
       const int64_t type = IntOr(row, 2, kAbsent);
       const bool range = nsys::IsNvtxRange(type);
       if (!range && !nsys::IsNvtxMark(type)) continue;  // domain/category/thread registrations
@@ -633,6 +664,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 3, 4})) continue;
       std::vector<nsys::PayloadField>& fields = payload_schemas_[{IntOr(row, 0, 0), IntOr(row, 1, 0)}];
       const std::string_view name = row.Text(2);
       // A schema registered by several processes is listed once per process: keep one copy of each field.
@@ -669,6 +701,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 2, 4, 5})) continue;
       const int64_t global_pid = IntOr(row, 1, 0);
       RankSink* sink = HostSink(ProcessOf(global_pid));
       if (sink == nullptr) continue;
@@ -677,7 +710,13 @@ class NsysImporter {
         continue;
       }
       const int64_t device = IntOr(row, 2, 0);
-      const int64_t bytes = IntOr(row, 4, 0) * (IntOr(row, 5, 0) == 1 ? -1 : 1);  // 1 = deallocation
+      // 1 = deallocation. A size whose sign or running total does not fit is no allocation's: skipped.
+      const std::optional<int64_t> bytes = CheckedProduct(IntOr(row, 4, 0), IntOr(row, 5, 0) == 1 ? -1 : 1);
+      const std::optional<int64_t> total = bytes ? CheckedSum(sink->allocated[device], *bytes) : std::nullopt;
+      if (!total) {
+        ++sink->skipped_rows;
+        continue;
+      }
       EventRecord r;
       r.ts_ns = row.Int(0);
       r.track = HostTrack(*sink, global_pid);
@@ -689,8 +728,8 @@ class NsysImporter {
       m.ts_ns = r.ts_ns;
       m.track = r.track;
       m.address = IntOr(row, 3, kNoId);
-      m.bytes = bytes;
-      m.total_allocated = sink->allocated[device] += bytes;
+      m.bytes = *bytes;
+      m.total_allocated = sink->allocated[device] = *total;
       m.device_type = 1;  // c10::DeviceType CUDA
       m.device_id = device;
       sink->builder.AddMemoryEvent(m);
@@ -715,6 +754,7 @@ class NsysImporter {
       while (true) {
         TP_ASSIGN_OR_RETURN(bool more, row.Step());
         if (!more) break;
+        if (row.SkipIllTyped({0, 1})) continue;
         const std::string name(row.Text(2));
         if (nsys::IsReadGpuMetric(name)) names[{IntOr(row, 0, 0), IntOr(row, 1, 0)}] = "GPU_METRICS/" + name;
       }
@@ -725,6 +765,7 @@ class NsysImporter {
     while (true) {
       TP_ASSIGN_OR_RETURN(bool more, row.Step());
       if (!more) break;
+      if (row.SkipIllTyped({0, 1, 2})) continue;
       const int64_t type = IntOr(row, 1, 0);
       auto name = names.find({type, IntOr(row, 2, 0)});
       const std::optional<int64_t> ts = row.OptionalInt(0);
@@ -753,6 +794,7 @@ class NsysImporter {
       while (true) {
         TP_ASSIGN_OR_RETURN(bool more, row.Step());
         if (!more) break;
+        if (row.SkipIllTyped({0})) continue;
         const int64_t pid = ProcessOf(row.Int(0));
         if (RankSink* sink = RankWithHost(pid)) sink->builder.SetProcessName(ProcessKey{HostKey(pid)}, row.Text(1));
       }
@@ -762,6 +804,7 @@ class NsysImporter {
       while (true) {
         TP_ASSIGN_OR_RETURN(bool more, row.Step());
         if (!more) break;
+        if (row.SkipIllTyped({0})) continue;
         const int64_t global_tid = row.Int(0);
         RankSink* sink = RankWithHost(ProcessOf(global_tid));
         if (sink == nullptr) continue;

@@ -1,8 +1,11 @@
 #include "importers/nsys/nsys_importer.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -205,6 +208,98 @@ TEST(NsysImporter, NamesNcclKernelsByTheEnclosingPytorchRange) {
   }
   EXPECT_EQ(collectives, 64u);
   EXPECT_EQ(driver_calls, 672u + 402u);  // cuKernelGetAttribute + cuLaunchKernelEx (traces/README.md)
+}
+
+// A minimal export at a temporary path: two kernels and one whose start is `third_start` (SQL).
+std::string MinimalExport(const std::string& name, const std::string& third_start, const std::string& extra = "") {
+  const std::string path = testing::TempDir() + name;
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const std::string sql =
+      "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'gemm');"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, \"end\" INTEGER, deviceId INTEGER, streamId INTEGER, "
+      "correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (236000000, 236100000, 0, 7, 1, 0, 1), "
+      "(236200000, 236300000, 0, 7, 2, 0, 1), (" + third_start + ", 236400000, 0, 7, 3, 0, 1);" + extra;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  return path;
+}
+
+bool Warns(const Trace& trace, std::string_view text) {
+  for (const std::string& warning : trace.metadata().warnings) {
+    if (warning.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(NsysImporter, ATextStartSkipsItsRowAndIsCountedNeverReadAsZero) {
+  const std::string path = MinimalExport("nsys_text_start.sqlite", "'236.3 ms'");
+  auto trace = ImportFile(path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_EQ(CountKind(*trace, EventKind::kKernel), 2u);
+  EXPECT_EQ(*std::min_element(trace->events().ts_ns.begin(), trace->events().ts_ns.end()), 236000000);
+  EXPECT_TRUE(Warns(*trace, path + ": CUPTI_ACTIVITY_KIND_KERNEL: 1 row with a non-integer start skipped"));
+  std::remove(path.c_str());
+}
+
+TEST(NsysImporter, AViewBesideTablesIsRefusedByNameAndTheTablesAreRead) {
+  const std::string path = MinimalExport(
+      "nsys_view.sqlite", "236300000",
+      "CREATE VIEW NVTX_EVENTS AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+      "SELECT x AS start, x AS \"end\", 59 AS eventType, 'r' AS text, 0 AS globalTid FROM c;");
+  auto trace = ImportFile(path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_EQ(CountKind(*trace, EventKind::kKernel), 3u);
+  EXPECT_TRUE(Warns(*trace, path + ": NVTX_EVENTS is a view, not a table; tuneprof reads tables only"));
+  EXPECT_EQ(EntryOf(*trace, "inventory.NVTX_EVENTS"), "not read (a view)");
+  std::remove(path.c_str());
+}
+
+TEST(NsysImporter, AnExportWhoseOnlyDeviceTableIsAViewIsAnErrorNamingIt) {
+  const std::string path = testing::TempDir() + "nsys_only_view.sqlite";
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+                         "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+                         "SELECT x + 1 FROM c) SELECT x AS start, x AS \"end\" FROM c;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto trace = ImportFileRanks(path);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_EQ(trace.status().message(),
+            path + ": CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table; tuneprof reads tables only");
+  std::remove(path.c_str());
+}
+
+TEST(NsysImporter, AQueryOverItsBudgetIsAnErrorNamingTheTable) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const std::string path = kNsysDir + "h100_2gpu_1s.sqlite";
+  auto file = SqliteFile::Open(path, 20000);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto traces = ImportNsysSqlite(**file, std::filesystem::file_size(path));
+  ASSERT_FALSE(traces.ok());
+  EXPECT_NE(traces.status().message().find(path + ": query over budget: "), std::string::npos)
+      << traces.status().message();
+}
+
+TEST(NsysImporter, RealExportsStayFarBelowTheQueryBudget) {
+  TUNEPROF_REQUIRE_CORPUS();
+  // The budget allows 20 VM steps a byte (sqlite_file.cc); the real exports take at most 1 (measured 0.2).
+  for (const char* name : {"h100_2gpu_1s.sqlite", "h100_2gpu_mfu_before.sqlite", "rtx3080_mock.sqlite",
+                           "synthetic_healthy_1pct.sqlite"}) {
+    const std::string path = kNsysDir + name;
+    auto file = SqliteFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    const uint64_t bytes = std::filesystem::file_size(path);
+    auto traces = ImportNsysSqlite(**file, bytes);
+    ASSERT_TRUE(traces.ok()) << traces.status().message();
+    EXPECT_LE((*file)->max_query_steps(), static_cast<int64_t>(bytes)) << name;
+  }
 }
 
 }  // namespace
