@@ -1,8 +1,8 @@
-
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "io/output_file.h"
+#include "pipeline/diagnostics.h"
 #include "pipeline/run_analyses.h"
 #include "report/sqlite/sqlite_export.h"
 #include "report/tables/run_tables.h"
@@ -30,7 +30,9 @@ int RunExport(const ExportOptions& options) {
   auto run = AnalyzeRun(options.paths, options.analysis);
   if (!run.ok()) return ReportError(run.status());
   const Status written = ExportRunSqlite(*run, options.sqlite, options.paths);
-  return written.ok() ? kExitOk : ReportError(written);
+  if (!written.ok()) return ReportError(written);
+  for (const std::string& gap : TableGaps(run->traces)) PrintWarning(gap);
+  return kExitOk;
 }
 
 }  // namespace tuneprof::cli

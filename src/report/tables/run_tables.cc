@@ -732,6 +732,18 @@ bool TableNeedsAnalysis(std::string_view name) {
          name == "utilizations" || name == "ranks";
 }
 
+std::vector<std::string> TableGaps(const std::vector<Trace>& traces) {
+  std::vector<std::string> gaps;
+  for (const Trace& trace : traces) {
+    if (trace.kernel_details().rows.empty() || HasKernelEvents(trace)) continue;
+    gaps.push_back(fmt::format(
+        "{}: rank {} has no device timeline: its kernel_details rows are in kernels, but operators holds none of "
+        "them (kernel_details names operator types, not the host operators that launched them)",
+        trace.metadata().path, trace.metadata().rank));
+  }
+  return gaps;
+}
+
 DataTable BuildTable(std::string_view name, const RunTablesInput& input) {
   static const std::vector<Trace> kNoTraces;
   const std::vector<Trace>& traces = input.traces != nullptr ? *input.traces : kNoTraces;

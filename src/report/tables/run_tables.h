@@ -63,4 +63,9 @@ bool TableNeedsAnalysis(std::string_view name);
 // `name` is one of RunTableNames(); an unknown name gives an empty table of that name.
 DataTable BuildTable(std::string_view name, const RunTablesInput& input);
 
+// What the tables cannot hold of these traces, one line per rank, for the writer to warn about: a torch_npu
+// rank without a device timeline has its kernel_details rows in `kernels` but no `operators` rows, since
+// kernel_details names operator types, not the host operators that launched them.
+std::vector<std::string> TableGaps(const std::vector<Trace>& traces);
+
 }  // namespace tuneprof
