@@ -468,7 +468,8 @@ Result<double> ParseGatePercent(const std::string& text, std::string_view limit)
     return GateUsage(text, "\"" + std::string(limit) + "\" has no '%'; the limit is a relative change, e.g. +3%");
   }
   std::string_view number = TrimBlanks(limit.substr(0, limit.size() - 1));
-  if (number.starts_with('+')) number.remove_prefix(1);
+  // One sign at most: "+-3%" reads as neither +3 % nor -3 %.
+  if (number.starts_with('+') && !number.substr(1).starts_with('-')) number.remove_prefix(1);
   double pct = 0;
   const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), pct);
   if (number.empty() || error != std::errc() || end != number.data() + number.size() || !std::isfinite(pct)) {
@@ -495,6 +496,9 @@ Result<GateCondition> ParseGateCondition(std::string_view text) {
     return GateUsage(condition.text, "unknown metric \"" + condition.metric + "\"; one of " + names);
   }
   condition.above = text[op] == '>';
+  if (text.substr(op + 1).starts_with('=')) {
+    return GateUsage(condition.text, std::string(1, text[op]) + "= is not a comparison a gate makes; use > or <");
+  }
   TP_ASSIGN_OR_RETURN(condition.pct, ParseGatePercent(condition.text, text.substr(op + 1)));
   return condition;
 }
