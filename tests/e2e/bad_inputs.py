@@ -9,9 +9,10 @@ import gzip
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
+
+from harness import Checker
 
 TIMEOUT_S = 20
 
@@ -36,39 +37,11 @@ def one_event(body):
     return data, data.index(body)
 
 
-class Checker:
-    def __init__(self, binary):
-        self.binary = binary
-        self.passed = 0
-        self.failed = 0
-
-    def run(self, args):
-        try:
-            p = subprocess.run([self.binary, *args], capture_output=True, timeout=TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            return None
-        return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-    def report(self, name, problems, result):
-        if problems:
-            self.failed += 1
-            print(f"FAIL {name}: {'; '.join(problems)}")
-            if result is not None:
-                print(f"     exit {result[0]}, stderr: {result[2].strip()[:600]!r}")
-        else:
-            self.passed += 1
-            print(f"ok   {name}")
+class InfoChecker(Checker):
+    """Judges `info` and `info --json` on one input at a time."""
 
     @staticmethod
-    def process_problems(result):
-        if result is None:
-            return [f"no answer within {TIMEOUT_S} s"]
-        if result[0] < 0:
-            return [f"killed by signal {-result[0]}"]
-        return []
-
-    @staticmethod
-    def error_problems(result, path, size=None, span=None, offset=False):
+    def info_error_problems(result, path, size=None, span=None, offset=False):
         """Exit 1, nothing on stdout, one stderr line naming `path`; with `offset` or `span`, a 'byte N'
         with N <= size and lo <= N <= hi."""
         rc, out, err = result
@@ -123,7 +96,7 @@ class Checker:
             self.report(f"{name} {' '.join(mode) or '(text)'}", problems, result)
 
     def expect_error(self, name, path, size=None, span=None, offset=False):
-        self.check_modes(name, path, lambda r, _: self.error_problems(r, path, size, span, offset))
+        self.check_modes(name, path, lambda r, _: self.info_error_problems(r, path, size, span, offset))
 
     def expect_ok(self, name, path, entries=None, truncated=False):
         self.check_modes(name, path, lambda r, j: self.ok_problems(r, path, j, entries, truncated))
@@ -132,7 +105,7 @@ class Checker:
         """For inputs that a parser may refuse or read: either outcome, each in its proper form."""
         def judge(result, json_mode):
             if result[0] == 1:
-                return self.error_problems(result, path, size, offset=True)
+                return self.info_error_problems(result, path, size, offset=True)
             return self.ok_problems(result, path, json_mode, entries, truncated)
         self.check_modes(name, path, judge)
 
@@ -152,7 +125,7 @@ def main():
     if len(sys.argv) != 2:
         print("usage: bad_inputs.py TUNEPROF_BINARY", file=sys.stderr)
         return 2
-    c = Checker(sys.argv[1])
+    c = InfoChecker(sys.argv[1], TIMEOUT_S)
     with tempfile.TemporaryDirectory(prefix="tuneprof_bad_inputs_") as tmp:
         def write(name, data):
             path = os.path.join(tmp, name)
@@ -229,8 +202,7 @@ def main():
     c.expect_usage("unknown flag", ["info", "--no-such-flag", "x.json"])
     c.expect_usage("info without a path", ["info"])
 
-    print(f"{c.passed} passed, {c.failed} failed")
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == "__main__":

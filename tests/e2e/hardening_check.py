@@ -22,63 +22,15 @@ import hashlib
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
+
+from harness import Checker
 
 TIMEOUT_S = 20
 
 HOSTILE = "\x1b[2J\x1b]0;pwned\x07evil\rFORGED\x08\x7f\u009b31m"
 HOSTILE_LINE = "op\nFORGED line"
-
-
-class Checker:
-    def __init__(self, binary):
-        self.binary = binary
-        self.passed = 0
-        self.failed = 0
-
-    def run(self, args, cwd=None):
-        try:
-            p = subprocess.run([self.binary, *args], capture_output=True, timeout=TIMEOUT_S, cwd=cwd)
-        except subprocess.TimeoutExpired:
-            return None
-        return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-    def report(self, name, problems, result=None):
-        if problems:
-            self.failed += 1
-            print(f"FAIL {name}: {'; '.join(problems)}")
-            if result is not None:
-                print(f"     exit {result[0]}, stderr: {result[2].strip()[:600]!r}")
-        else:
-            self.passed += 1
-            print(f"ok   {name}")
-
-    def expect_error(self, name, args, code, names=None, says=(), cwd=None):
-        """Exit `code`, nothing on stdout, one stderr line naming `names` and holding each of `says`."""
-        result = self.run(args, cwd)
-        if result is None:
-            self.report(name, [f"no answer within {TIMEOUT_S} s"])
-            return None
-        rc, out, err = result
-        problems = []
-        if rc < 0:
-            problems.append(f"killed by signal {-rc}")
-        elif rc != code:
-            problems.append(f"exit {rc}, expected {code}")
-        if out:
-            problems.append(f"stdout not empty: {out[:200]!r}")
-        lines = err.splitlines()
-        if len(lines) != 1:
-            problems.append(f"{len(lines)} stderr lines, expected 1")
-        if names and names not in err:
-            problems.append(f"stderr does not name {names}")
-        for text in says:
-            if text not in err:
-                problems.append(f"stderr does not say {text!r}")
-        self.report(name, problems, result)
-        return result
 
 
 def digest(path):
@@ -364,7 +316,7 @@ def main():
     if len(sys.argv) != 2:
         print("usage: hardening_check.py TUNEPROF_BINARY", file=sys.stderr)
         return 2
-    c = Checker(os.path.abspath(sys.argv[1]))
+    c = Checker(os.path.abspath(sys.argv[1]), TIMEOUT_S)
     with tempfile.TemporaryDirectory(prefix="tuneprof_hardening_") as tmp:
         check_special_files(c, tmp)
         check_outputs(c, tmp)
@@ -375,8 +327,7 @@ def main():
         for root, dirs, _ in os.walk(tmp):
             for name in dirs:
                 os.chmod(os.path.join(root, name), 0o755)
-    print(f"{c.passed} passed, {c.failed} failed")
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == "__main__":

@@ -18,10 +18,10 @@ Usage: sqlite_schema_check.py TUNEPROF_BINARY
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import time
+
+from harness import Checker
 
 TIMEOUT_S = 20
 FAST_S = 8  # "within seconds" on a loaded 2-core machine
@@ -77,31 +77,16 @@ def billion_row_join():
     ]
 
 
-class Checker:
+class SchemaChecker(Checker):
+    """Each command on one crafted file, run in the temporary directory, judged and timed."""
+
     def __init__(self, binary, tmp):
-        self.binary = binary
+        super().__init__(binary, TIMEOUT_S)
         self.tmp = tmp
-        self.passed = 0
-        self.failed = 0
 
-    def run(self, args):
-        started = time.monotonic()
-        try:
-            p = subprocess.run([self.binary, *args], capture_output=True, timeout=TIMEOUT_S, cwd=self.tmp)
-        except subprocess.TimeoutExpired:
-            return None, TIMEOUT_S
-        return (p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")), \
-            time.monotonic() - started
-
-    def report(self, name, problems, result=None):
-        if problems:
-            self.failed += 1
-            print(f"FAIL {name}: {'; '.join(problems)}")
-            if result is not None:
-                print(f"     exit {result[0]}, stderr: {result[2].strip()[:600]!r}")
-        else:
-            self.passed += 1
-            print(f"ok   {name}")
+    def timed(self, args):
+        result = self.run(args, self.tmp)
+        return result, ([f"took {self.last_seconds:.1f} s"] if result is not None and self.last_seconds > FAST_S else [])
 
     def args(self, command, path):
         return [*command, path, "-o", os.path.join(self.tmp, "report.html")] if command == ["report"] \
@@ -109,52 +94,27 @@ class Checker:
 
     def expect_error(self, name, path, says):
         for command in COMMANDS:
-            result, seconds = self.run(self.args(command, path))
-            label = f"{command[0]} {name}"
-            if result is None:
-                self.report(label, [f"no answer within {TIMEOUT_S} s"])
-                continue
-            code, out, err = result
-            problems = []
-            lines = err.strip().splitlines()
-            if code != 1:
-                problems.append(f"exit {code}, expected 1")
-            if out.strip():
-                problems.append("something on stdout")
-            if len(lines) != 1:
-                problems.append(f"{len(lines)} stderr lines, expected 1")
-            elif path not in lines[0] or any(s not in lines[0] for s in says):
-                problems.append(f"the line does not name {path} and say {says}")
-            if seconds > FAST_S:
-                problems.append(f"took {seconds:.1f} s")
-            self.report(label, problems, result)
+            result, slow = self.timed(self.args(command, path))
+            self.report(f"{command[0]} {name}", self.error_problems(result, 1, path, says) + slow, result)
 
     def expect_warning(self, name, path, says, check_json=None):
-        result, seconds = self.run(["info", "--json", path])
-        if result is None:
-            self.report(f"info {name}", [f"no answer within {TIMEOUT_S} s"])
-            return
-        code, out, err = result
-        problems = []
-        if code != 0:
-            problems.append(f"exit {code}, expected 0")
-        if seconds > FAST_S:
-            problems.append(f"took {seconds:.1f} s")
-        if any(s not in err for s in says):
-            problems.append(f"stderr does not say {says}")
-        if code == 0 and check_json is not None:
-            problems += check_json(json.loads(out))
+        result, slow = self.timed(["info", "--json", path])
+        problems = self.process_problems(result) + slow
+        if result is not None and not problems:
+            code, out, err = result
+            if code != 0:
+                problems.append(f"exit {code}, expected 0")
+            if any(s not in err for s in says):
+                problems.append(f"stderr does not say {says}")
+            if code == 0 and check_json is not None:
+                problems += check_json(json.loads(out))
         self.report(f"info {name}", problems, result)
         for command in COMMANDS[1:]:
-            result, seconds = self.run(self.args(command, path))
-            label = f"{command[0]} {name}"
-            if result is None:
-                self.report(label, [f"no answer within {TIMEOUT_S} s"])
-                continue
-            problems = [] if result[0] == 0 else [f"exit {result[0]}, expected 0"]
-            if seconds > FAST_S:
-                problems.append(f"took {seconds:.1f} s")
-            self.report(label, problems, result)
+            result, slow = self.timed(self.args(command, path))
+            problems = self.process_problems(result) + slow
+            if not problems and result[0] != 0:
+                problems.append(f"exit {result[0]}, expected 0")
+            self.report(f"{command[0]} {name}", problems, result)
 
 
 def span_at_most(limit_ns):
@@ -184,7 +144,7 @@ def main():
         print(__doc__)
         return 2
     with tempfile.TemporaryDirectory(prefix="tuneprof_sqlite_schema_") as tmp:
-        c = Checker(os.path.abspath(sys.argv[1]), tmp)
+        c = SchemaChecker(os.path.abspath(sys.argv[1]), tmp)
 
         only_view = os.path.join(tmp, "endless_view.sqlite")
         build(only_view, ["CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT)",
@@ -216,8 +176,7 @@ def main():
         except sqlite3.OperationalError:
             print("skip a virtual TASK table: this Python's SQLite has no fts5")
 
-    print(f"{c.passed} passed, {c.failed} failed")
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == "__main__":

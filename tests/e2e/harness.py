@@ -1,0 +1,95 @@
+"""What every end-to-end check of the tuneprof binary does the same way: run it with a time limit, judge
+the outcome, count and print the checks, end with the plain closing line.
+
+    from harness import Checker
+    c = Checker(binary, timeout_s=20)
+    c.expect_error("missing file", ["info", "nowhere.json"], 1, names="nowhere.json", says=["no such file"])
+    return c.finish()
+
+A run is (exit code, stdout, stderr) with both texts decoded, or None when it did not end within the limit.
+"""
+import subprocess
+import time
+
+
+class Checker:
+    def __init__(self, binary, timeout_s=20):
+        self.binary = binary
+        self.timeout_s = timeout_s
+        self.passed = 0
+        self.failed = 0
+        self.last_seconds = 0.0  # how long the last run took
+
+    def run(self, args, cwd=None):
+        """Runs the binary with `args` (standard input closed, so that nothing waits on a terminal)."""
+        started = time.monotonic()
+        try:
+            done = subprocess.run([self.binary, *map(str, args)], capture_output=True, timeout=self.timeout_s,
+                                  cwd=cwd, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return None
+        finally:
+            self.last_seconds = time.monotonic() - started
+        return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+    def report(self, name, problems, result=None):
+        """One line per check: ok, or FAIL with its problems and what the binary said."""
+        if problems:
+            self.failed += 1
+            print(f"FAIL {name}: {'; '.join(problems)}")
+            if result is not None:
+                print(f"     exit {result[0]}, stderr: {result[2].strip()[:600]!r}")
+        else:
+            self.passed += 1
+            print(f"ok   {name}")
+
+    def check(self, name, condition, detail=""):
+        """A check that is a plain condition."""
+        self.report(name, [] if condition else [detail or "not as expected"])
+        return condition
+
+    def process_problems(self, result):
+        """What is wrong with how the process ended, whatever it was asked: no answer, or killed."""
+        if result is None:
+            return [f"no answer within {self.timeout_s} s"]
+        return [f"killed by signal {-result[0]}"] if result[0] < 0 else []
+
+    def error_problems(self, result, code, names=None, says=()):
+        """Exit `code`, nothing on stdout, one stderr line naming `names` and holding each of `says`."""
+        problems = self.process_problems(result)
+        if problems:
+            return problems
+        rc, out, err = result
+        if rc != code:
+            problems.append(f"exit {rc}, expected {code}")
+        if out:
+            problems.append(f"stdout not empty: {out[:200]!r}")
+        lines = err.splitlines()
+        if len(lines) != 1:
+            problems.append(f"{len(lines)} stderr lines, expected 1")
+        if names and names not in err:
+            problems.append(f"stderr does not name {names}")
+        problems.extend(f"stderr does not say {text!r}" for text in says if text not in err)
+        return problems
+
+    def expect_error(self, name, args, code, names=None, says=(), cwd=None):
+        """Runs `args` and checks it fails as error_problems says; returns the run."""
+        result = self.run(args, cwd)
+        self.report(name, self.error_problems(result, code, names, says), result)
+        return result
+
+    def expect_ok(self, name, args, says=(), cwd=None):
+        """Runs `args` and checks it exits 0 with each of `says` on stderr; returns the run."""
+        result = self.run(args, cwd)
+        problems = self.process_problems(result)
+        if not problems:
+            if result[0] != 0:
+                problems.append(f"exit {result[0]}, expected 0")
+            problems.extend(f"stderr does not say {text!r}" for text in says if text not in result[2])
+        self.report(name, problems, result)
+        return result
+
+    def finish(self):
+        """Prints the closing line ctest's log is read by and returns the exit code."""
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed else 0
