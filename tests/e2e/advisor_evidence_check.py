@@ -127,7 +127,7 @@ COMM_PREFIXES = ("nccl", "rccl", "msccl", "gloo", "hccl", "Hccl", "HCCL", "hcom_
 
 
 def work_class(e):
-    """src/analysis/device_work.cc, from the Kineto category and the name."""
+    """src/analysis/core/device_work.cc, from the Kineto category and the name."""
     if e["cat"] in ("gpu_memcpy", "gpu_memset"):
         return "memory"
     if e["cat"] == "cuda_sync":

@@ -6,7 +6,7 @@ Python's own computation over the same per-rank figures.
 Python computes, independently of tuneprof:
   * per rank, communication = Σ over ProfilerSteps of |union of the step's `gloo:*` ranges| and computing =
     Σ over steps of |union of the step's compute cpu_ops| (the definitions ddp_slow_rank_check.py spells out,
-    from src/analysis/cpu_work.h), exposed communication and free = step wall − |union of both|;
+    from src/analysis/core/cpu_work.h), exposed communication and free = step wall − |union of both|;
   * msprof-analyze's slow_rank test (recipes/slow_rank/slow_rank.py `judge_dixon` / `judge_norm`, critical
     values of dixon_table.py DIXON_TABLE_995, formulas.md §14): Dixon's Q at 99.5 % with r10/r11/r21/r22 by n,
     no test under 4 distinct values; communication with the shortest rank suspect, computing with the longest

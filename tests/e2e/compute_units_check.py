@@ -27,7 +27,7 @@ TRACES = [
     ("kineto/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", "V100 SXM2 32GB"),
 ]
 
-# The plugin's TC_Allowlist, then the newer libraries tuneprof adds (src/analysis/compute_units.cc).
+# The plugin's TC_Allowlist, then the newer libraries tuneprof adds (src/analysis/compute/compute_units.cc).
 TC_PATTERNS = ["h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
                "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
                "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",

@@ -6,7 +6,7 @@ For tests/data/ddp_slow_rank/ws{2,4}/rank<R>.json.gz:
   * the straggler: the `gloo:*` ranges of all ranks matched by order (same name), the rank that starts
     last at a collective keeps the others waiting; it must be the rank the workload slowed (SLOW_RANK,
     read from the workload script), in Python's computation and in `comm --json` and the terminal table;
-  * exposed communication per rank, with the definitions of src/analysis/cpu_work.h:
+  * exposed communication per rank, with the definitions of src/analysis/core/cpu_work.h:
       communication = union of the `gloo:*` ranges; compute = union of the `cpu_op` events on threads
       that carry no gloo range, except `c10d::*`, `ProfilerStep#N` and `gloo:*`;
       each event belongs to the ProfilerStep#N whose range [start, end) holds its start (time_breakdown.h),

@@ -2,7 +2,7 @@
 """Checks `tuneprof profile --json` on CPU-only gloo DDP traces against an independent computation.
 
 Traces: ../shared/traces/torch-cpu/kineto26/ddp_ws*_rank*.json.gz (torch 2.6 CPU DDP on gloo; no device
-work, no ProfilerStep). Definitions, the same as src/analysis/cpu_work.h:
+work, no ProfilerStep). Definitions, the same as src/analysis/core/cpu_work.h:
   communication = union of the `gloo:*` ranges (user_annotation or cpu_op) on any thread;
   compute       = union of the `cpu_op` events on threads that carry no gloo range, except
                   `c10d::*` (they only queue the collective) and ProfilerStep#N;

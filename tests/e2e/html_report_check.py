@@ -8,7 +8,7 @@ kernel, operator and file names hold `</svg><script>` and quotes.
 
 For each: exit 0; no console message at all (the report has no script, so any message is an error or a
 blocked injection: `--enable-logging=stderr --v=0` prints them as CONSOLE lines); every section and
-chart id (src/report/html_report.h) present in the rendered DOM, charts as <svg>; no <script> element,
+chart id (src/report/html/html_report.h) present in the rendered DOM, charts as <svg>; no <script> element,
 no external resource; a screenshot saved under OUT_DIR. Hostile: the names come back as text.
 Independent figures: the Kineto report's top kernel row (name, count, total ms) against Python's json
 over the trace's kernel/memcpy/memset events; the Ascend breakdown bar against step_trace_time.csv

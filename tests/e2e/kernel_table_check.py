@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`tuneprof profile --json` kernel/operator table (src/analysis/kernel_breakdown.h) against an independent
+"""`tuneprof profile --json` kernel/operator table (src/analysis/breakdown/kernel_breakdown.h) against an independent
 computation from the trace JSON (json + gzip only), and against the peers' derived top-ops lists.
 
 - CPU-only traces (traces/torch-cpu/kineto26/*.json.gz): host ops = cpu_op and user_annotation X events

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FLOPs of Ascend matrix products from kernel_details shapes (src/analysis/npu_op_flops.h).
+"""FLOPs of Ascend matrix products from kernel_details shapes (src/analysis/compute/npu_op_flops.h).
 
 1. Against the hardware: on msprof-analyze's compute_advice sample (its kernel_details.csv carries the
    ArithmeticUtilization counter aic_cube_fops), tuneprof's shape FLOPs per op type are within 10 % of

@@ -840,7 +840,7 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
       RankAdvice{rank.rank_id, input.trace->metadata().path, rank.split, Utilizations(rank, config), Bottleneck::kNone};
   draft.advice.dominant = Largest(BottleneckTimes(rank.split));
   // Every rank's draft waits for the reduce: kept without its vectors' growth slack.
-  for (RuleFinding& found : draft.findings) found.finding.evidence.shrink_to_fit();
+  for (RuleFinding& kept : draft.findings) kept.finding.evidence.shrink_to_fit();
   draft.findings.shrink_to_fit();
   return draft;
 }

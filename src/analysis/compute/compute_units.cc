@@ -164,12 +164,12 @@ CollectedKernels CollectKernels(const Trace& trace, const HardwareProfile* profi
     gpu->kernels.push_back(SpanOf(trace, i, info, *limits, uses_tensor_cores(events.name[i]), &out));
     gpu->max_duration_ns = std::max(gpu->max_duration_ns, events.dur_ns[i]);
   }
-  for (const auto& [device, limits] : limits_of) {
-    out.limits_from_device = out.limits_from_device || limits.from_device;
-    out.limits_from_profile = out.limits_from_profile || limits.from_profile;
+  for (const auto& [device_id, device_limits] : limits_of) {
+    out.limits_from_device = out.limits_from_device || device_limits.from_device;
+    out.limits_from_profile = out.limits_from_profile || device_limits.from_profile;
   }
-  for (auto& [device, gpu] : out.by_device) {
-    std::sort(gpu.kernels.begin(), gpu.kernels.end(),
+  for (auto& [device_id, device_kernels] : out.by_device) {
+    std::sort(device_kernels.kernels.begin(), device_kernels.kernels.end(),
               [](const KernelSpan& a, const KernelSpan& b) { return a.start_ns < b.start_ns; });
   }
   return out;

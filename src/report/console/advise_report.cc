@@ -40,12 +40,6 @@ std::string MeanOverRanksNote(const AdvisorResult& result) {
   return " (" + MeanOverRanks(result.mean_ranks, result.ranks.size()) + ")";
 }
 
-std::string Fit(std::string_view raw, size_t width) {
-  const std::string text = EscapeText(raw);
-  if (text.size() <= width) return text;
-  return text.substr(0, width - 3) + "...";
-}
-
 // Lines of at most `width` columns, broken at spaces, each indented by 4: a measured_as or how-to names
 // a capture option in full, which a cut would lose.
 std::string Wrapped(std::string_view raw, size_t width) { return WrapText(raw, width, "    ", "    "); }

@@ -84,7 +84,12 @@ std::string_view SqlType(DataColumnType type) {
   return "TEXT";
 }
 
-std::string Quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
+std::string Quoted(std::string_view name) {
+  std::string quoted;
+  quoted.reserve(name.size() + 2);
+  quoted.append(1, '"').append(name).append(1, '"');
+  return quoted;
+}
 
 void Bind(sqlite3_stmt* statement, int slot, const DataColumn& column, size_t row) {
   switch (column.type) {
