@@ -24,10 +24,15 @@ import shutil
 import stat
 import subprocess
 import sys
+import ctypes
+import ctypes.util
+import struct
 import tempfile
 
 TIMEOUT_S = 20
 ASCEND_RUN = "traces/ascend/msinsight/test/data/pytorch/text/level0"
+ASCEND_RANKS = {"text": "traces/ascend/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
+                "db": "traces/ascend/msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"}
 
 
 class Checker:
@@ -51,9 +56,10 @@ class Checker:
         else:
             print(f"ok   {name}")
 
-    def expect_error(self, name, args, code, says=(), extra=None):
+    def expect_error(self, name, args, code, says=(), extra=None, warnings_ok=False):
         """Exit `code`, nothing on stdout, one stderr line holding each of `says`; `extra()` lists more
-        problems (a file changed)."""
+        problems (a file changed). With `warnings_ok`, the input's own warnings may come first (a file the
+        run reads is refused when the output is written, after the analysis said what it found)."""
         result = self.run(args)
         if result is None:
             self.report(name, [f"no answer within {TIMEOUT_S} s"])
@@ -64,8 +70,9 @@ class Checker:
             problems.append(f"exit {rc}, expected {code}")
         if out:
             problems.append(f"stdout not empty: {out[:200]!r}")
-        if len(err.splitlines()) != 1:
-            problems.append(f"{len(err.splitlines())} stderr lines, expected 1")
+        lines = [line for line in err.splitlines() if not (warnings_ok and line.startswith("tuneprof: warning:"))]
+        if len(lines) != 1:
+            problems.append(f"{len(lines)} stderr lines, expected 1")
         problems += [f"stderr does not say {text!r}" for text in says if text not in err]
         if extra is not None:
             problems += extra()
@@ -190,6 +197,81 @@ def check_files_the_run_reads(c, tmp, shared):
                    untouched)
 
 
+def writable_copy(source, target):
+    """A copy of a corpus folder (read-only) that a write could change: what the refusals are proved on."""
+    shutil.copytree(source, target)
+    for parent, dirs, names in os.walk(target):
+        for name in dirs + names:
+            os.chmod(os.path.join(parent, name), 0o755 if name in dirs else 0o644)
+    return target
+
+
+def opened_files(c, root, args):
+    """The regular files under `root` that the command `args` opens, as the kernel saw them (inotify on every
+    folder), or None where inotify is not there to ask."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    in_open, in_isdir, in_nonblock = 0x20, 0x40000000, 0o4000
+    fd = libc.inotify_init1(in_nonblock)
+    if fd < 0:
+        return None
+    try:
+        watches = {}
+        for parent, _, _ in os.walk(root):
+            wd = libc.inotify_add_watch(fd, parent.encode(), in_open)
+            if wd >= 0:
+                watches[wd] = parent
+        if c.expect_ok(f"{' '.join(args[:1])} on {root}", args) is None:
+            return None
+        opened = set()
+        while True:
+            try:
+                data = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                break
+            at = 0
+            while at < len(data):
+                wd, mask, _, length = struct.unpack_from("iIII", data, at)
+                name = data[at + 16:at + 16 + length].split(b"\0", 1)[0].decode()
+                if mask & in_open and not mask & in_isdir and name and wd in watches:
+                    opened.add(os.path.join(watches[wd], name))
+                at += 16 + length
+        return opened
+    finally:
+        os.close(fd)
+
+
+def check_every_file_a_rank_reads(c, tmp, shared):
+    """For every file of a copied torch_npu rank directory (text and db forms) that a run opens,
+    `report DIR -o THAT_FILE` is refused and the file stays byte for byte; a file the run does not open may
+    be written."""
+    for form, relative in ASCEND_RANKS.items():
+        source = os.path.join(shared or "", relative)
+        if not shared or not os.path.isdir(source):
+            print(f"skip every file a {form} rank reads: no corpus at {source}")
+            continue
+        rank = writable_copy(source, os.path.join(tmp, f"{form}_rank"))
+        opened = opened_files(c, rank, ["report", rank, "-o", os.path.join(tmp, f"{form}_rank.html")])
+        if opened is None:
+            print(f"skip every file a {form} rank reads: inotify is not available")
+            continue
+        files = sorted(os.path.join(parent, name) for parent, _, names in os.walk(rank) for name in names)
+        read = [f for f in files if f in opened]
+        must = [f for f in files if os.path.basename(f).startswith(("profiler_info", "profiler_metadata"))]
+        c.report(f"a {form} rank's run opens its profiler_info and profiler_metadata",
+                 [f"{f} not opened" for f in must if f not in opened])
+        for target in read:
+            before = digest(target)
+
+            def unchanged(target=target, before=before):
+                return [] if digest(target) == before else [f"{target} changed"]
+            c.expect_error(f"report {form} rank -o its {os.path.relpath(target, rank)} is refused",
+                           ["report", rank, "-o", target], 2, [target, "the output is a file this run reads"],
+                           unchanged, warnings_ok=True)
+            c.expect_error(f"export {form} rank --sqlite its {os.path.relpath(target, rank)} is refused",
+                           ["export", rank, "--sqlite", target], 2, [target, "the output is a file this run reads"],
+                           unchanged, warnings_ok=True)
+
+
 def check_inputs(c, tmp):
     run = os.path.join(tmp, "run")
     os.mkdir(run)
@@ -256,6 +338,7 @@ def main():
         trace = check_inputs(c, tmp)
         check_special_targets(c, tmp, trace)
         check_files_the_run_reads(c, tmp, shared)
+        check_every_file_a_rank_reads(c, tmp, shared)
     print(f"{c.failed} failed")
     return 1 if c.failed else 0
 
