@@ -24,12 +24,30 @@ Status IoError(const std::string& path, std::string_view what) {
   return Status(StatusCode::kIoError, path + ": cannot write the output file: " + std::string(what));
 }
 
-// The file a write to `path` lands in: a symlink's target (resolved however deep), else `path`.
-std::string ResolvedTarget(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_symlink(path, ec)) return path;
-  const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
-  return ec ? path : target.string();
+// Links followed before a target is called a loop, as the kernel's own limit.
+constexpr int kMaxLinks = 40;
+
+// The file a write to `path` lands in: a symlink's target, followed link by link as open() would, else
+// `path`. A link whose target's directory does not exist is refused: the temporary file would go beside the
+// link and the rename replace the link itself with a regular file.
+Result<std::string> ResolvedTarget(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path at = path;
+  for (int hop = 0; hop <= kMaxLinks; ++hop) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(at, ec))) {
+      const fs::path dir = at.has_parent_path() ? at.parent_path() : fs::path(".");
+      if (hop > 0 && !fs::exists(at, ec) && !fs::is_directory(dir, ec)) {
+        return IoError(path, "a symbolic link to " + at.string() + ", whose directory " + dir.string() +
+                                 " does not exist");
+      }
+      return at.string();
+    }
+    const fs::path next = fs::read_symlink(at, ec);
+    if (ec) return IoError(path, ec.message());
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  return IoError(path, "a symbolic link loop (over " + std::to_string(kMaxLinks) + " links)");
 }
 
 Status CheckWritableTarget(const std::string& target, const std::string& shown);
@@ -130,11 +148,14 @@ Status CheckWritableTarget(const std::string& target, const std::string& shown) 
 
 }  // namespace
 
-Status CheckOutputTarget(const std::string& path) { return CheckWritableTarget(ResolvedTarget(path), path); }
+Status CheckOutputTarget(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
+  return CheckWritableTarget(target, path);
+}
 
 Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs) {
   struct stat out;
-  if (::stat(output.c_str(), &out) != 0) return Status::Ok();
+  if (::stat(output.c_str(), &out) != 0) return CheckOutputTarget(output);  // a link to nothing yet too
   if (S_ISDIR(out.st_mode)) return Status(StatusCode::kIoError, output + ": is a directory; give a file name to write");
   for (const std::string& input : inputs) {
     struct stat in;
@@ -150,7 +171,7 @@ Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::s
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
-  const std::string target = ResolvedTarget(path);
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
   TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
   TempFile temp(target);
   TP_RETURN_IF_ERROR(temp.Create(path));
@@ -159,7 +180,7 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
 }
 
 Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes) {
-  const std::string target = ResolvedTarget(path);
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
   TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
   TempFile temp(target);
   TP_RETURN_IF_ERROR(temp.Create(path));
@@ -194,7 +215,7 @@ PendingOutputFile::PendingOutputFile(std::unique_ptr<Impl> impl) : impl_(std::mo
 PendingOutputFile::~PendingOutputFile() = default;
 
 Result<std::unique_ptr<PendingOutputFile>> PendingOutputFile::Create(const std::string& path) {
-  const std::string target = ResolvedTarget(path);
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
   TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
   auto impl = std::make_unique<Impl>(path, target);
   TP_RETURN_IF_ERROR(impl->temp.Create(path));
@@ -225,7 +246,7 @@ StreamingOutputFile::~StreamingOutputFile() = default;
 
 Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path,
                                                                        Compression compression) {
-  const std::string target = ResolvedTarget(path);
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
   TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
   auto impl = std::make_unique<Impl>(path, target);
   TP_RETURN_IF_ERROR(impl->temp.Create(path));

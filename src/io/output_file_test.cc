@@ -183,6 +183,41 @@ TEST_F(OutputFileTest, ASymlinkToADeviceIsADevice) {
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
+// A link to a file not there yet is written through, as open() would: the target is created and the link
+// stays. A link whose target's directory is missing (or a loop of links) is refused by every writer, naming
+// the link and its target, and the link stays: renaming beside it would replace the link itself.
+TEST_F(OutputFileTest, ADanglingSymlinkIsWrittenThroughOrRefusedNeverReplaced) {
+  const std::string link = Path("new.html");
+  fs::create_symlink("made.html", link);
+  ASSERT_TRUE(CheckOutputIsNotInput(link, {}).ok());
+  ASSERT_TRUE(WriteFileAtomically(link, "<html>").ok());
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(Read(Path("made.html")), "<html>");
+
+  const std::string dangling = Path("dang.sqlite"), loop = Path("loop.html");
+  fs::create_symlink("nodir/x.sqlite", dangling);
+  fs::create_symlink("loop.html", loop);
+  for (const std::string& output : {dangling, loop}) {
+    std::vector<Status> refusals;
+    refusals.push_back(CheckOutputIsNotInput(output, {}));
+    refusals.push_back(CheckOutputTarget(output));
+    refusals.push_back(WriteFileAtomically(output, "x"));
+    refusals.push_back(WriteGzipFileAtomically(output, "x"));
+    refusals.push_back(StreamingOutputFile::Open(output).status());
+    refusals.push_back(PendingOutputFile::Create(output).status());
+    for (const Status& refused : refusals) {
+      EXPECT_EQ(refused.code(), StatusCode::kIoError) << refused.message();
+      EXPECT_TRUE(refused.message().starts_with(output + ": cannot write the output file: a symbolic link"))
+          << refused.message();
+    }
+    EXPECT_TRUE(fs::is_symlink(output));
+  }
+  const std::string said = CheckOutputTarget(dangling).message();
+  EXPECT_NE(said.find(Path("nodir/x.sqlite") + ", whose directory " + Path("nodir") + " does not exist"),
+            std::string::npos) << said;
+  EXPECT_EQ(FilesInDir(), 4u);
+}
+
 // A file the run read under a name no command line gave (a table inside a rank directory), or through a
 // hard link, is never written over.
 TEST_F(OutputFileTest, AFileTheRunReadIsRefusedByEveryWriter) {

@@ -5,7 +5,8 @@ of the shared corpus, where it is there).
 
 - Devices and FIFOs as outputs: `export --sqlite`, `report -o`, `annotate -o` and `summarize -o` refuse a
   character device (a mknod copy of /dev/null, as root; skipped otherwise), a symlink to /dev/null and a
-  FIFO (without blocking), and leave each as it was.
+  FIFO (without blocking), and leave each as it was; a symlink into a missing directory, or a loop of
+  links, is refused naming the link and its target, and stays a link.
 - Files a run reads: `report RANK_DIR -o RANK_DIR/.../kernel_details.csv`, `export ... --sqlite
   .../trace_view.json` and `annotate --merge ... -o .../step_trace_time.csv` are refused, the files byte
   for byte as they were and no temporary file left.
@@ -167,6 +168,29 @@ def check_special_targets(c, tmp, trace):
             c.expect_error(f"{command} to {what} is refused", args, 1, [target, says, "not a regular file"], unchanged)
     if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
         c.report("/dev/null stays a device", ["/dev/null is no longer a character device"])
+
+
+def check_dangling_links(c, tmp, trace):
+    """A symlink to a file in a missing directory (or a loop of links) is refused by every writer, naming the
+    link and its target, and stays a link; a link to a file not there yet is written through."""
+    dangling = os.path.join(tmp, "dang.tps")
+    os.symlink("nodir/x.tps", dangling)
+    loop = os.path.join(tmp, "loop.tps")
+    os.symlink("loop.tps", loop)
+    for target, says in ((dangling, [os.path.join(tmp, "nodir/x.tps"), "does not exist"]),
+                         (loop, ["a symbolic link loop"])):
+        for command, args in writers(trace, target):
+            def still_a_link(target=target):
+                return [] if os.path.islink(target) else [f"{target} is no longer a symlink"]
+            c.expect_error(f"{command} to a link {os.readlink(target)} is refused", args, 1,
+                           [target + ": cannot write the output file: a symbolic link", *says], still_a_link)
+    link = os.path.join(tmp, "new_link.html")
+    os.symlink("made_through_link.html", link)
+    if c.expect_ok("report -o a link to a file not there yet", ["report", trace, "-o", link]) is not None:
+        made = os.path.join(tmp, "made_through_link.html")
+        c.report("report -o a link to a file not there yet writes its target, the link kept",
+                 ([] if os.path.islink(link) else ["the link was replaced"]) +
+                 ([] if os.path.isfile(made) else ["no target written"]))
 
 
 def check_files_the_run_reads(c, tmp, shared):
@@ -337,6 +361,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="tp_safe_outputs_") as tmp:
         trace = check_inputs(c, tmp)
         check_special_targets(c, tmp, trace)
+        check_dangling_links(c, tmp, trace)
         check_files_the_run_reads(c, tmp, shared)
         check_every_file_a_rank_reads(c, tmp, shared)
     print(f"{c.failed} failed")
