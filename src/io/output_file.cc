@@ -24,6 +24,12 @@ Status IoError(const std::string& path, std::string_view what) {
   return Status(StatusCode::kIoError, path + ": cannot write the output file: " + std::string(what));
 }
 
+// "-" names standard output to most tools; no writer here writes a stream (every output is renamed into
+// place whole), and a file named "-" is never what was meant.
+Status StandardOutputRefused() {
+  return Status(StatusCode::kUsage, "-: writing to standard output is not supported; give a file name");
+}
+
 // Links followed before a target is called a loop, as the kernel's own limit.
 constexpr int kMaxLinks = 40;
 
@@ -32,6 +38,7 @@ constexpr int kMaxLinks = 40;
 // link and the rename replace the link itself with a regular file.
 Result<std::string> ResolvedTarget(const std::string& path) {
   namespace fs = std::filesystem;
+  if (path == "-") return StandardOutputRefused();
   fs::path at = path;
   for (int hop = 0; hop <= kMaxLinks; ++hop) {
     std::error_code ec;
@@ -154,6 +161,7 @@ Status CheckOutputTarget(const std::string& path) {
 }
 
 Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs) {
+  if (output == "-") return StandardOutputRefused();
   struct stat out;
   if (::stat(output.c_str(), &out) != 0) return CheckOutputTarget(output);  // a link to nothing yet too
   if (S_ISDIR(out.st_mode)) return Status(StatusCode::kIoError, output + ": is a directory; give a file name to write");

@@ -14,6 +14,7 @@
 namespace tuneprof {
 
 // The rules every output follows, whichever command or edge writes it:
+// - a file name, never "-": standard output is refused (kUsage), not written as a file named "-";
 // - only a regular file is replaced (or a new one created): a directory, FIFO, device or socket is
 //   refused (kIoError) before anything is written;
 // - a symlink is written through: the link stays and its target is replaced, the target checked by these

@@ -218,6 +218,22 @@ TEST_F(OutputFileTest, ADanglingSymlinkIsWrittenThroughOrRefusedNeverReplaced) {
   EXPECT_EQ(FilesInDir(), 4u);
 }
 
+// "-" is standard output to most tools: refused by every writer, and no file named "-" appears.
+TEST_F(OutputFileTest, StandardOutputIsRefusedByEveryWriter) {
+  std::vector<Status> refusals;
+  refusals.push_back(CheckOutputIsNotInput("-", {}));
+  refusals.push_back(CheckOutputTarget("-"));
+  refusals.push_back(WriteFileAtomically("-", "x"));
+  refusals.push_back(WriteGzipFileAtomically("-", "x"));
+  refusals.push_back(StreamingOutputFile::Open("-").status());
+  refusals.push_back(PendingOutputFile::Create("-").status());
+  for (const Status& refused : refusals) {
+    EXPECT_EQ(refused.code(), StatusCode::kUsage) << refused.message();
+    EXPECT_EQ(refused.message(), "-: writing to standard output is not supported; give a file name");
+  }
+  EXPECT_FALSE(fs::exists("-"));
+}
+
 // A file the run read under a name no command line gave (a table inside a rank directory), or through a
 // hard link, is never written over.
 TEST_F(OutputFileTest, AFileTheRunReadIsRefusedByEveryWriter) {

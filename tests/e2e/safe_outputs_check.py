@@ -6,7 +6,8 @@ of the shared corpus, where it is there).
 - Devices and FIFOs as outputs: `export --sqlite`, `report -o`, `annotate -o` and `summarize -o` refuse a
   character device (a mknod copy of /dev/null, as root; skipped otherwise), a symlink to /dev/null and a
   FIFO (without blocking), and leave each as it was; a symlink into a missing directory, or a loop of
-  links, is refused naming the link and its target, and stays a link.
+  links, is refused naming the link and its target, and stays a link; `-` is refused (exit 2), no file
+  named `-` made.
 - Files a run reads: `report RANK_DIR -o RANK_DIR/.../kernel_details.csv`, `export ... --sqlite
   .../trace_view.json` and `annotate --merge ... -o .../step_trace_time.csv` are refused, the files byte
   for byte as they were and no temporary file left.
@@ -38,12 +39,14 @@ ASCEND_RANKS = {"text": "traces/ascend/msinsight/test/data/pytorch/text/level0/r
 
 class Checker:
     def __init__(self, binary):
-        self.binary = binary
+        self.binary = os.path.abspath(binary) if os.sep in binary else binary
         self.failed = 0
+        self.cwd = None  # where the commands run: the temporary folder, so that a stray relative output lands there
 
     def run(self, args):
         try:
-            p = subprocess.run([self.binary, *args], capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+            p = subprocess.run([self.binary, *args], capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL,
+                               cwd=self.cwd)
         except subprocess.TimeoutExpired:
             return None
         return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
@@ -191,6 +194,15 @@ def check_dangling_links(c, tmp, trace):
         c.report("report -o a link to a file not there yet writes its target, the link kept",
                  ([] if os.path.islink(link) else ["the link was replaced"]) +
                  ([] if os.path.isfile(made) else ["no target written"]))
+
+
+def check_standard_output(c, tmp, trace):
+    """`-` as an output is refused by every writer (exit 2), and no file named `-` appears."""
+    for command, args in writers(trace, "-"):
+        def no_file():
+            return [f"a file named '-' in {tmp}"] if os.path.lexists(os.path.join(tmp, "-")) else []
+        c.expect_error(f"{command} - is refused", args, 2,
+                       ["-: writing to standard output is not supported; give a file name"], no_file)
 
 
 def check_files_the_run_reads(c, tmp, shared):
@@ -357,11 +369,13 @@ def main():
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     c = Checker(sys.argv[1])
-    shared = sys.argv[2] if len(sys.argv) > 2 else None
+    shared = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
     with tempfile.TemporaryDirectory(prefix="tp_safe_outputs_") as tmp:
+        c.cwd = tmp
         trace = check_inputs(c, tmp)
         check_special_targets(c, tmp, trace)
         check_dangling_links(c, tmp, trace)
+        check_standard_output(c, tmp, trace)
         check_files_the_run_reads(c, tmp, shared)
         check_every_file_a_rank_reads(c, tmp, shared)
     print(f"{c.failed} failed")
