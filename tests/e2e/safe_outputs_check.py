@@ -226,8 +226,9 @@ def check_files_the_run_reads(c, tmp, shared):
     says = ["the output is a file this run reads", "give -o another file"]
     c.expect_error("report -o a rank directory's kernel_details.csv is refused",
                    ["report", rank, "-o", os.path.join(tables, "kernel_details.csv")], 2, says, untouched)
-    c.expect_error("export --sqlite over a rank directory's trace_view.json is refused",
-                   ["export", rank, "--sqlite", os.path.join(tables, "trace_view.json")], 2, says, untouched)
+    c.expect_error("export --sqlite over a rank directory's trace_view.json is refused, naming --sqlite",
+                   ["export", rank, "--sqlite", os.path.join(tables, "trace_view.json")], 2,
+                   ["the output is a file this run reads", "give --sqlite another file"], untouched)
     c.expect_error("annotate --merge -o a rank directory's step_trace_time.csv is refused",
                    ["annotate", "--merge", run, "-o", os.path.join(tables, "step_trace_time.csv")], 2, says,
                    untouched)
@@ -301,10 +302,12 @@ def check_every_file_a_rank_reads(c, tmp, shared):
             def unchanged(target=target, before=before):
                 return [] if digest(target) == before else [f"{target} changed"]
             c.expect_error(f"report {form} rank -o its {os.path.relpath(target, rank)} is refused",
-                           ["report", rank, "-o", target], 2, [target, "the output is a file this run reads"],
+                           ["report", rank, "-o", target], 2,
+                           [target, "the output is a file this run reads", "give -o another file"],
                            unchanged, warnings_ok=True)
             c.expect_error(f"export {form} rank --sqlite its {os.path.relpath(target, rank)} is refused",
-                           ["export", rank, "--sqlite", target], 2, [target, "the output is a file this run reads"],
+                           ["export", rank, "--sqlite", target], 2,
+                           [target, "the output is a file this run reads", "give --sqlite another file"],
                            unchanged, warnings_ok=True)
 
 
