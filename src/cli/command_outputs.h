@@ -3,6 +3,7 @@
 // functions and the Python module (src/python) both call these, so the two edges cannot drift apart.
 // Apart from commands.h so that the files that only parse flags do not compile the analyses' headers.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/compare/compare.h"
@@ -31,7 +32,9 @@ Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryO
 // The single-run HTML report of an analysed run.
 std::string RenderRunHtml(const AnalyzedRun& run, const std::vector<std::string>& paths);
 
-// Writes every table of `run` to `path` (shared with the Python module's Run.to_sqlite).
-Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const std::vector<std::string>& inputs);
+// Writes every table of `run` to `path` (shared with the Python module's Run.to_sqlite); `option` names the
+// output in a refusal's advice.
+Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const std::vector<std::string>& inputs,
+                       std::string_view option = "--sqlite");
 
 }  // namespace tuneprof::cli

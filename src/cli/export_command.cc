@@ -9,7 +9,8 @@
 
 namespace tuneprof::cli {
 
-Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const std::vector<std::string>& inputs) {
+Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const std::vector<std::string>& inputs,
+                       std::string_view option) {
   RunTablesInput input;
   input.traces = &run.traces;
   input.breakdowns = &run.breakdowns;
@@ -19,12 +20,12 @@ Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const st
   input.comm = &run.comm;
   std::vector<DataTable> tables;
   for (const std::string& name : RunTableNames()) tables.push_back(BuildTable(name, input));
-  return WriteSqlite(path, tables, inputs);
+  return WriteSqlite(path, tables, inputs, option);
 }
 
 int RunExport(const ExportOptions& options) {
   // Checked before the analysis, which can take minutes: the answer does not depend on it.
-  const Status clash = CheckOutputIsNotInput(options.sqlite, InputFiles(options.paths));
+  const Status clash = CheckOutputIsNotInput(options.sqlite, InputFiles(options.paths), "--sqlite");
   if (!clash.ok()) return ReportError(clash);
   if (Status refused = RefuseSummaries(options.paths, "export"); !refused.ok()) return ReportError(refused);
   auto run = AnalyzeRun(options.paths, options.analysis);

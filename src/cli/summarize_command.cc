@@ -9,6 +9,8 @@
 namespace tuneprof::cli {
 
 int RunSummarize(const SummarizeOptions& options) {
+  // "-" is refused as standard output, as every writer refuses it, before its name is judged.
+  if (options.output == "-") return ReportError(CheckOutputTarget(options.output));
   if (!IsSummaryPath(options.output) || std::filesystem::path(options.output).filename() == kSummaryExtension) {
     return ReportError(Status(
         StatusCode::kUsage, "summarize -o " + options.output + ": name the summary *" + std::string(kSummaryExtension) +

@@ -200,6 +200,7 @@ struct OpenMode {
   bool report_progress = true;
   bool record = true;
   size_t gzip_input = GzipSource::kInputBytes;
+  bool empty_ok = false;  // an empty file is read as no bytes rather than refused
 };
 
 Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, const OpenMode& mode) {
@@ -220,7 +221,7 @@ Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, const Open
     ::close(fd);
     return regular;
   }
-  if (st.st_size == 0) {
+  if (st.st_size == 0 && !mode.empty_ok) {
     ::close(fd);
     return InvalidInput(path + ": empty file (0 bytes)");
   }
@@ -261,6 +262,19 @@ Result<std::string> ReadHeadWith(const std::string& path, size_t limit, const Op
 
 Result<std::string> ReadHead(const std::string& path, size_t limit) {
   return ReadHeadWith(path, limit, OpenMode{.report_progress = false});
+}
+
+Result<std::string> ReadWholeFile(const std::string& path, size_t limit) {
+  TP_ASSIGN_OR_RETURN(auto source, OpenSource(path, OpenMode{.report_progress = false, .empty_ok = true}));
+  std::string text;
+  for (;;) {
+    const size_t done = text.size();
+    if (done > limit) return InvalidInput(path + ": over " + std::to_string(limit >> 20) + " MiB; not read");
+    text.resize(done + (64 << 10));
+    TP_ASSIGN_OR_RETURN(size_t n, source->Read(text.data() + done, text.size() - done));
+    text.resize(done + n);
+    if (n == 0) return text;
+  }
 }
 
 Result<std::string> PeekHead(const std::string& path, size_t limit) {

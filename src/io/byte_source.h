@@ -41,6 +41,12 @@ class ByteSource {
 // errors naming the file; so is "-": the run reads files, never standard input.
 Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
 
+// The whole (decompressed) content of a small file read at once (a rank's settings, a flag's JSON), opened
+// and recorded as read as every source is: every file the run reads goes through OpenByteSource. An empty
+// file is "" (its reader says what it lacks); kInvalidInput past `limit` bytes, so that a damaged or hostile
+// file of many GB is refused rather than held.
+Result<std::string> ReadWholeFile(const std::string& path, size_t limit);
+
 // The error for "-" as a trace: the run reads files only (some twice: a sniff, then the load), never a
 // stream.
 Status StandardInputRefused();

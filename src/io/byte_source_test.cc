@@ -163,5 +163,37 @@ TEST(OpenByteSource, RecordsTheFilesItReads) {
   ForgetFilesRead();
 }
 
+// The small files importers read whole (a rank's settings, a flag's JSON) go through io too: recorded as
+// read, gunzipped as traces are, an empty file as no bytes, and a file past the limit refused, not held.
+TEST(ReadWholeFile, RecordsReadsEmptyAndBoundsTheFile) {
+  ForgetFilesRead();
+  const std::string small = TempPath("small.json"), empty = TempPath("empty.json"), gz = TempPath("small.json.gz");
+  const std::string big = TempPath("big.json");
+  WriteBytes(small, "{\"rank_id\": 3}");
+  WriteBytes(empty, "");
+  WriteBytes(gz, Gzip("{\"rank_id\": 4}"));
+  WriteBytes(big, std::string(300 << 10, ' '));
+  auto text = ReadWholeFile(small, 1 << 20);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(*text, "{\"rank_id\": 3}");
+  struct stat st;
+  ASSERT_EQ(::stat(small.c_str(), &st), 0);
+  EXPECT_EQ(FileReadAt(st.st_dev, st.st_ino), small);
+  text = ReadWholeFile(empty, 1 << 20);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(*text, "");
+  text = ReadWholeFile(gz, 1 << 20);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(*text, "{\"rank_id\": 4}");
+  EXPECT_TRUE(ReadWholeFile(big, 1 << 20).ok());
+  text = ReadWholeFile(big, 128 << 10);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(text.status().message().find(big + ": over"), std::string::npos) << text.status().message();
+  EXPECT_FALSE(ReadWholeFile("-", 1 << 20).ok());
+  for (const std::string& path : {small, empty, gz, big}) ::unlink(path.c_str());
+  ForgetFilesRead();
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -24,20 +24,45 @@ Status IoError(const std::string& path, std::string_view what) {
   return Status(StatusCode::kIoError, path + ": cannot write the output file: " + std::string(what));
 }
 
-// The file a write to `path` lands in: a symlink's target (resolved however deep), else `path`.
-std::string ResolvedTarget(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_symlink(path, ec)) return path;
-  const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
-  return ec ? path : target.string();
+// "-" names standard output to most tools; no writer here writes a stream (every output is renamed into
+// place whole), and a file named "-" is never what was meant.
+Status StandardOutputRefused() {
+  return Status(StatusCode::kUsage, "-: writing to standard output is not supported; give a file name");
 }
 
-Status CheckWritableTarget(const std::string& target, const std::string& shown);
+// Links followed before a target is called a loop, as the kernel's own limit.
+constexpr int kMaxLinks = 40;
+
+// The file a write to `path` lands in: a symlink's target, followed link by link as open() would, else
+// `path`. A link whose target's directory does not exist is refused: the temporary file would go beside the
+// link and the rename replace the link itself with a regular file.
+Result<std::string> ResolvedTarget(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path == "-") return StandardOutputRefused();
+  fs::path at = path;
+  for (int hop = 0; hop <= kMaxLinks; ++hop) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(at, ec))) {
+      const fs::path dir = at.has_parent_path() ? at.parent_path() : fs::path(".");
+      if (hop > 0 && !fs::exists(at, ec) && !fs::is_directory(dir, ec)) {
+        return IoError(path, "a symbolic link to " + at.string() + ", whose directory " + dir.string() +
+                                 " does not exist");
+      }
+      return at.string();
+    }
+    const fs::path next = fs::read_symlink(at, ec);
+    if (ec) return IoError(path, ec.message());
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  return IoError(path, "a symbolic link loop (over " + std::to_string(kMaxLinks) + " links)");
+}
+
+Status CheckWritableTarget(const std::string& target, const std::string& shown, std::string_view option);
 
 // A temporary file beside the target; removed on destruction unless committed.
 class TempFile {
  public:
-  explicit TempFile(std::string target) : target_(std::move(target)) {}
+  TempFile(std::string target, std::string_view option) : target_(std::move(target)), option_(option) {}
   ~TempFile() {
     if (fd_ >= 0) ::close(fd_);
     if (!temp_.empty() && !committed_) ::unlink(temp_.c_str());
@@ -75,7 +100,7 @@ class TempFile {
       if (!synced || closed != 0) return IoError(shown, std::strerror(errno));
     }
     // Looked at again: the target may have been read, or swapped for a device, since the output began.
-    TP_RETURN_IF_ERROR(CheckWritableTarget(target_, shown));
+    TP_RETURN_IF_ERROR(CheckWritableTarget(target_, shown, option_));
     if (::rename(temp_.c_str(), target_.c_str()) != 0) return IoError(shown, std::strerror(errno));
     committed_ = true;
     return Status::Ok();
@@ -83,6 +108,7 @@ class TempFile {
 
  private:
   std::string target_;
+  std::string option_;  // how the user named the output, for a refusal's advice
   std::string temp_;
   int fd_ = -1;
   bool committed_ = false;
@@ -111,7 +137,7 @@ const char* SpecialFileKind(mode_t mode) {
 // over it would fail or replace something that is not an output), and so is any file this process
 // read (io/files_read.h): a rank directory's own tables are inputs no command line names. `shown` is the
 // name the user gave.
-Status CheckWritableTarget(const std::string& target, const std::string& shown) {
+Status CheckWritableTarget(const std::string& target, const std::string& shown, std::string_view option) {
   struct stat st;
   if (::stat(target.c_str(), &st) != 0) return Status::Ok();
   if (S_ISDIR(st.st_mode)) return Status(StatusCode::kIoError, shown + ": is a directory; give a file name to write");
@@ -123,18 +149,23 @@ Status CheckWritableTarget(const std::string& target, const std::string& shown) 
   if (!read.empty()) {
     const std::string how = read == shown ? "" : " (" + read + ")";
     return Status(StatusCode::kUsage, shown + ": the output is a file this run reads" + how +
-                                          "; writing it would destroy the input, give -o another file");
+                                          "; writing it would destroy the input, give " + std::string(option) + " another file");
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Status CheckOutputTarget(const std::string& path) { return CheckWritableTarget(ResolvedTarget(path), path); }
+Status CheckOutputTarget(const std::string& path, std::string_view option) {
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
+  return CheckWritableTarget(target, path, option);
+}
 
-Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs) {
+Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs,
+                             std::string_view option) {
+  if (output == "-") return StandardOutputRefused();
   struct stat out;
-  if (::stat(output.c_str(), &out) != 0) return Status::Ok();
+  if (::stat(output.c_str(), &out) != 0) return CheckOutputTarget(output, option);  // a link to nothing yet too
   if (S_ISDIR(out.st_mode)) return Status(StatusCode::kIoError, output + ": is a directory; give a file name to write");
   for (const std::string& input : inputs) {
     struct stat in;
@@ -143,25 +174,26 @@ Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::s
       // A summary among the inputs: one an earlier `summarize` wrote into the directory it reads again.
       const std::string what = IsSummaryPath(input) ? "a summary among this command's inputs" : "the input trace";
       return Status(StatusCode::kUsage, output + ": the output is " + what + how +
-                                            "; writing it would destroy the input, give -o another file");
+                                            "; writing it would destroy the input, give " + std::string(option) +
+                                            " another file");
     }
   }
-  return CheckOutputTarget(output);
+  return CheckOutputTarget(output, option);
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
-  const std::string target = ResolvedTarget(path);
-  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
-  TempFile temp(target);
+Status WriteFileAtomically(const std::string& path, std::string_view bytes, std::string_view option) {
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
+  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path, option));
+  TempFile temp(target, option);
   TP_RETURN_IF_ERROR(temp.Create(path));
   TP_RETURN_IF_ERROR(WriteAll(temp.fd(), bytes, path));
   return temp.Commit(path);
 }
 
-Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes) {
-  const std::string target = ResolvedTarget(path);
-  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
-  TempFile temp(target);
+Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes, std::string_view option) {
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
+  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path, option));
+  TempFile temp(target, option);
   TP_RETURN_IF_ERROR(temp.Create(path));
   // zlib owns the descriptor from here; a duplicate stays for the fsync before the rename.
   const int keep = ::dup(temp.fd());
@@ -187,16 +219,18 @@ Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes) 
 struct PendingOutputFile::Impl {
   std::string path;  // as the user named it
   TempFile temp;
-  Impl(std::string shown, const std::string& target) : path(std::move(shown)), temp(target) {}
+  Impl(std::string shown, const std::string& target, std::string_view option)
+      : path(std::move(shown)), temp(target, option) {}
 };
 
 PendingOutputFile::PendingOutputFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PendingOutputFile::~PendingOutputFile() = default;
 
-Result<std::unique_ptr<PendingOutputFile>> PendingOutputFile::Create(const std::string& path) {
-  const std::string target = ResolvedTarget(path);
-  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
-  auto impl = std::make_unique<Impl>(path, target);
+Result<std::unique_ptr<PendingOutputFile>> PendingOutputFile::Create(const std::string& path,
+                                                                     std::string_view option) {
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
+  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path, option));
+  auto impl = std::make_unique<Impl>(path, target, option);
   TP_RETURN_IF_ERROR(impl->temp.Create(path));
   ::close(impl->temp.ReleaseFd());  // the writer opens the file by its name
   return std::unique_ptr<PendingOutputFile>(new PendingOutputFile(std::move(impl)));
@@ -213,7 +247,8 @@ struct StreamingOutputFile::Impl {
   int keep = -1;  // a duplicate of zlib's descriptor, for the fsync before the rename
   bool failed = false;
 
-  Impl(std::string shown, const std::string& target) : path(std::move(shown)), temp(target) {}
+  Impl(std::string shown, const std::string& target, std::string_view option)
+      : path(std::move(shown)), temp(target, option) {}
   ~Impl() {
     if (gzip != nullptr) ::gzclose(gzip);
     if (keep >= 0) ::close(keep);
@@ -224,10 +259,11 @@ StreamingOutputFile::StreamingOutputFile(std::unique_ptr<Impl> impl) : impl_(std
 StreamingOutputFile::~StreamingOutputFile() = default;
 
 Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path,
-                                                                       Compression compression) {
-  const std::string target = ResolvedTarget(path);
-  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path));
-  auto impl = std::make_unique<Impl>(path, target);
+                                                                       Compression compression,
+                                                                       std::string_view option) {
+  TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
+  TP_RETURN_IF_ERROR(CheckWritableTarget(target, path, option));
+  auto impl = std::make_unique<Impl>(path, target, option);
   TP_RETURN_IF_ERROR(impl->temp.Create(path));
   if (compression == Compression::kByName && path.ends_with(".gz")) {
     impl->keep = ::dup(impl->temp.fd());

@@ -14,6 +14,7 @@
 namespace tuneprof {
 
 // The rules every output follows, whichever command or edge writes it:
+// - a file name, never "-": standard output is refused (kUsage), not written as a file named "-";
 // - only a regular file is replaced (or a new one created): a directory, FIFO, device or socket is
 //   refused (kIoError) before anything is written;
 // - a symlink is written through: the link stays and its target is replaced, the target checked by these
@@ -23,20 +24,24 @@ namespace tuneprof {
 // - written whole to a temporary file beside the target and renamed over it, the target checked again
 //   just before the rename; a failure leaves the previous file (or none) and no temporary file.
 //
+// `option` is how the user named the output (-o, --sqlite, a Python argument): a refusal's advice names it
+// ("give --sqlite another file"). Every writer's option is -o unless it says otherwise.
+//
 // kUsage naming `output` when it is the same file as one of `inputs` (device and inode, so a symlink or
 // a hard link to an input counts too) or a file read so far; kIoError when it is a directory or not a
 // regular file. An output that does not exist yet clashes with nothing. Commands call it before their
 // analysis, which can take minutes; the writers below check again when they write.
-Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs);
+Status CheckOutputIsNotInput(const std::string& output, const std::vector<std::string>& inputs,
+                             std::string_view option = "-o");
 
 // The target checks alone (file type, files read), as the writers below make them.
-Status CheckOutputTarget(const std::string& path);
+Status CheckOutputTarget(const std::string& path, std::string_view option = "-o");
 
 // Writes `bytes` to `path` through a temporary file and a rename. kIoError naming `path` and the cause.
-Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+Status WriteFileAtomically(const std::string& path, std::string_view bytes, std::string_view option = "-o");
 
 // The same, gzip-compressed (level 6).
-Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes);
+Status WriteGzipFileAtomically(const std::string& path, std::string_view bytes, std::string_view option = "-o");
 
 // An output written piece by piece, so that a file of many GB (a merged trace) never sits in memory;
 // gzip-compressed (level 6) when the name ends in ".gz". Whole or not at all, as above: the pieces go to
@@ -49,7 +54,8 @@ class StreamingOutputFile {
     kNone,    // the bytes as they are, whatever the name (as WriteFileAtomically writes them)
   };
   static Result<std::unique_ptr<StreamingOutputFile>> Open(const std::string& path,
-                                                           Compression compression = Compression::kByName);
+                                                           Compression compression = Compression::kByName,
+                                                           std::string_view option = "-o");
   ~StreamingOutputFile();
   StreamingOutputFile(const StreamingOutputFile&) = delete;
   StreamingOutputFile& operator=(const StreamingOutputFile&) = delete;
@@ -70,7 +76,7 @@ class StreamingOutputFile {
 // over the target. Destroyed uncommitted, it is removed and leaves the previous file (or none).
 class PendingOutputFile {
  public:
-  static Result<std::unique_ptr<PendingOutputFile>> Create(const std::string& path);
+  static Result<std::unique_ptr<PendingOutputFile>> Create(const std::string& path, std::string_view option);
   ~PendingOutputFile();
   PendingOutputFile(const PendingOutputFile&) = delete;
   PendingOutputFile& operator=(const PendingOutputFile&) = delete;

@@ -156,7 +156,7 @@ TEST_F(OutputFileTest, AFifoIsRefusedByEveryWriterAndStaysAFifo) {
   refusals.push_back(WriteFileAtomically(fifo, "x"));
   refusals.push_back(WriteGzipFileAtomically(fifo, "x"));
   refusals.push_back(StreamingOutputFile::Open(fifo).status());
-  refusals.push_back(PendingOutputFile::Create(fifo).status());
+  refusals.push_back(PendingOutputFile::Create(fifo, "--sqlite").status());
   for (const Status& refused : refusals) {
     EXPECT_EQ(refused.code(), StatusCode::kIoError) << refused.message();
     EXPECT_NE(refused.message().find(fifo + ": is a FIFO (named pipe), not a regular file"), std::string::npos)
@@ -175,12 +175,84 @@ TEST_F(OutputFileTest, ASymlinkToADeviceIsADevice) {
   const std::string link = Path("export.db");
   fs::create_symlink("/dev/null", link);
   for (const Status& refused : {CheckOutputIsNotInput(link, {}), WriteFileAtomically(link, "x"),
-                                PendingOutputFile::Create(link).status()}) {
+                                PendingOutputFile::Create(link, "--sqlite").status()}) {
     EXPECT_EQ(refused.code(), StatusCode::kIoError);
     EXPECT_NE(refused.message().find(link + ": is a character device"), std::string::npos) << refused.message();
   }
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+// A link to a file not there yet is written through, as open() would: the target is created and the link
+// stays. A link whose target's directory is missing (or a loop of links) is refused by every writer, naming
+// the link and its target, and the link stays: renaming beside it would replace the link itself.
+TEST_F(OutputFileTest, ADanglingSymlinkIsWrittenThroughOrRefusedNeverReplaced) {
+  const std::string link = Path("new.html");
+  fs::create_symlink("made.html", link);
+  ASSERT_TRUE(CheckOutputIsNotInput(link, {}).ok());
+  ASSERT_TRUE(WriteFileAtomically(link, "<html>").ok());
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(Read(Path("made.html")), "<html>");
+
+  const std::string dangling = Path("dang.sqlite"), loop = Path("loop.html");
+  fs::create_symlink("nodir/x.sqlite", dangling);
+  fs::create_symlink("loop.html", loop);
+  for (const std::string& output : {dangling, loop}) {
+    std::vector<Status> refusals;
+    refusals.push_back(CheckOutputIsNotInput(output, {}));
+    refusals.push_back(CheckOutputTarget(output));
+    refusals.push_back(WriteFileAtomically(output, "x"));
+    refusals.push_back(WriteGzipFileAtomically(output, "x"));
+    refusals.push_back(StreamingOutputFile::Open(output).status());
+    refusals.push_back(PendingOutputFile::Create(output, "--sqlite").status());
+    for (const Status& refused : refusals) {
+      EXPECT_EQ(refused.code(), StatusCode::kIoError) << refused.message();
+      EXPECT_TRUE(refused.message().starts_with(output + ": cannot write the output file: a symbolic link"))
+          << refused.message();
+    }
+    EXPECT_TRUE(fs::is_symlink(output));
+  }
+  const std::string said = CheckOutputTarget(dangling).message();
+  EXPECT_NE(said.find(Path("nodir/x.sqlite") + ", whose directory " + Path("nodir") + " does not exist"),
+            std::string::npos) << said;
+  EXPECT_EQ(FilesInDir(), 4u);
+}
+
+// "-" is standard output to most tools: refused by every writer, and no file named "-" appears.
+TEST_F(OutputFileTest, StandardOutputIsRefusedByEveryWriter) {
+  std::vector<Status> refusals;
+  refusals.push_back(CheckOutputIsNotInput("-", {}));
+  refusals.push_back(CheckOutputTarget("-"));
+  refusals.push_back(WriteFileAtomically("-", "x"));
+  refusals.push_back(WriteGzipFileAtomically("-", "x"));
+  refusals.push_back(StreamingOutputFile::Open("-").status());
+  refusals.push_back(PendingOutputFile::Create("-", "--sqlite").status());
+  for (const Status& refused : refusals) {
+    EXPECT_EQ(refused.code(), StatusCode::kUsage) << refused.message();
+    EXPECT_EQ(refused.message(), "-: writing to standard output is not supported; give a file name");
+  }
+  EXPECT_FALSE(fs::exists("-"));
+}
+
+// The refusal's advice names the option that named the output: -o for the writers of report, annotate and
+// summarize, --sqlite for export, the argument for Python's to_sqlite.
+TEST_F(OutputFileTest, TheRefusalNamesTheOptionOfTheOutput) {
+  const std::string table = Path("trace_view.json");
+  std::ofstream(table) << "[]";
+  ASSERT_TRUE(OpenByteSource(table).ok());
+  const auto advice = [](const Status& refused) {
+    const size_t at = refused.message().find("; writing it would destroy the input, give ");
+    return at == std::string::npos ? refused.message() : refused.message().substr(at + 43);
+  };
+  EXPECT_EQ(advice(WriteFileAtomically(table, "x")), "-o another file");
+  EXPECT_EQ(advice(StreamingOutputFile::Open(table).status()), "-o another file");
+  EXPECT_EQ(advice(CheckOutputIsNotInput(table, {})), "-o another file");
+  EXPECT_EQ(advice(CheckOutputIsNotInput(table, {table}, "--sqlite")), "--sqlite another file");
+  EXPECT_EQ(advice(CheckOutputIsNotInput(table, {}, "--sqlite")), "--sqlite another file");
+  EXPECT_EQ(advice(PendingOutputFile::Create(table, "--sqlite").status()), "--sqlite another file");
+  EXPECT_EQ(advice(PendingOutputFile::Create(table, "to_sqlite's path argument").status()),
+            "to_sqlite's path argument another file");
+  EXPECT_EQ(Read(table), "[]");
 }
 
 // A file the run read under a name no command line gave (a table inside a rank directory), or through a
@@ -195,7 +267,7 @@ TEST_F(OutputFileTest, AFileTheRunReadIsRefusedByEveryWriter) {
     refusals.push_back(CheckOutputIsNotInput(output, {}));
     refusals.push_back(WriteFileAtomically(output, "x"));
     refusals.push_back(StreamingOutputFile::Open(output).status());
-    refusals.push_back(PendingOutputFile::Create(output).status());
+    refusals.push_back(PendingOutputFile::Create(output, "--sqlite").status());
     for (const Status& refused : refusals) {
       EXPECT_EQ(refused.code(), StatusCode::kUsage) << refused.message();
       EXPECT_NE(refused.message().find("the output is a file this run reads"), std::string::npos) << refused.message();
@@ -232,13 +304,13 @@ TEST_F(OutputFileTest, APendingOutputIsRenamedIntoPlaceOnlyWhenCommitted) {
   const std::string path = Path("run.db");
   std::ofstream(path) << "old";
   {
-    auto pending = PendingOutputFile::Create(path);
+    auto pending = PendingOutputFile::Create(path, "--sqlite");
     ASSERT_TRUE(pending.ok()) << pending.status().message();
     std::ofstream((*pending)->temp_path()) << "half";
   }
   EXPECT_EQ(Read(path), "old");
   EXPECT_EQ(FilesInDir(), 1u);
-  auto pending = PendingOutputFile::Create(path);
+  auto pending = PendingOutputFile::Create(path, "--sqlite");
   ASSERT_TRUE(pending.ok());
   EXPECT_EQ(fs::path((*pending)->temp_path()).parent_path(), dir_);
   std::ofstream((*pending)->temp_path()) << "new";

@@ -4,12 +4,16 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
-#include "io/files_read.h"
+#include "io/byte_source.h"
 
 namespace tuneprof {
+namespace {
+
+// A flag's JSON (hardware profiles, advisor thresholds, a previous advise) holds KBs to a few MB.
+constexpr size_t kFlagFileLimit = size_t{256} << 20;
+
+}  // namespace
 
 Result<std::string> ReadFlagFile(const std::string& path, std::string_view flag) {
   // A FIFO or a device would block or never end; only regular files are read.
@@ -18,12 +22,10 @@ Result<std::string> ReadFlagFile(const std::string& path, std::string_view flag)
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
     return Status(StatusCode::kUsage, fmt::format("{} {}: not a regular file; give a JSON file", flag, path));
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status(StatusCode::kUsage, fmt::format("cannot read {} {}", flag, path));
-  RecordFileRead(path);  // no output may be written over it (io/output_file.h)
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
+  // Through io, which records the file as read: no output may be written over it (io/output_file.h).
+  Result<std::string> text = ReadWholeFile(path, kFlagFileLimit);
+  if (!text.ok()) return Status(StatusCode::kUsage, fmt::format("cannot read {} {}", flag, path));
+  return text;
 }
 
 Result<HardwareProfiles> LoadHardwareProfiles(const std::string& path) {

@@ -31,6 +31,9 @@ namespace py = pybind11;
 namespace tuneprof::python {
 namespace {
 
+// How Run.to_sqlite's output is named in a refusal's advice ("give ... another file").
+constexpr std::string_view kToSqlitePath = "to_sqlite's path argument";
+
 // Raised as tuneprof.Error; its text is the CLI's error line.
 class Error : public std::runtime_error {
  public:
@@ -159,8 +162,8 @@ class Run {
     Status written;
     {
       py::gil_scoped_release no_gil;
-      written = CheckOutputIsNotInput(path, InputFiles(paths_));
-      if (written.ok()) written = cli::ExportRunSqlite(run, path, paths_);
+      written = CheckOutputIsNotInput(path, InputFiles(paths_), kToSqlitePath);
+      if (written.ok()) written = cli::ExportRunSqlite(run, path, paths_, kToSqlitePath);
     }
     if (!written.ok()) throw Error(written);
   }

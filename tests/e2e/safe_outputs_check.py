@@ -5,7 +5,9 @@ of the shared corpus, where it is there).
 
 - Devices and FIFOs as outputs: `export --sqlite`, `report -o`, `annotate -o` and `summarize -o` refuse a
   character device (a mknod copy of /dev/null, as root; skipped otherwise), a symlink to /dev/null and a
-  FIFO (without blocking), and leave each as it was.
+  FIFO (without blocking), and leave each as it was; a symlink into a missing directory, or a loop of
+  links, is refused naming the link and its target, and stays a link; `-` is refused (exit 2), no file
+  named `-` made.
 - Files a run reads: `report RANK_DIR -o RANK_DIR/.../kernel_details.csv`, `export ... --sqlite
   .../trace_view.json` and `annotate --merge ... -o .../step_trace_time.csv` are refused, the files byte
   for byte as they were and no temporary file left.
@@ -24,20 +26,27 @@ import shutil
 import stat
 import subprocess
 import sys
+import ctypes
+import ctypes.util
+import struct
 import tempfile
 
 TIMEOUT_S = 20
 ASCEND_RUN = "traces/ascend/msinsight/test/data/pytorch/text/level0"
+ASCEND_RANKS = {"text": "traces/ascend/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
+                "db": "traces/ascend/msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"}
 
 
 class Checker:
     def __init__(self, binary):
-        self.binary = binary
+        self.binary = os.path.abspath(binary) if os.sep in binary else binary
         self.failed = 0
+        self.cwd = None  # where the commands run: the temporary folder, so that a stray relative output lands there
 
     def run(self, args):
         try:
-            p = subprocess.run([self.binary, *args], capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+            p = subprocess.run([self.binary, *args], capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL,
+                               cwd=self.cwd)
         except subprocess.TimeoutExpired:
             return None
         return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
@@ -51,9 +60,10 @@ class Checker:
         else:
             print(f"ok   {name}")
 
-    def expect_error(self, name, args, code, says=(), extra=None):
+    def expect_error(self, name, args, code, says=(), extra=None, warnings_ok=False):
         """Exit `code`, nothing on stdout, one stderr line holding each of `says`; `extra()` lists more
-        problems (a file changed)."""
+        problems (a file changed). With `warnings_ok`, the input's own warnings may come first (a file the
+        run reads is refused when the output is written, after the analysis said what it found)."""
         result = self.run(args)
         if result is None:
             self.report(name, [f"no answer within {TIMEOUT_S} s"])
@@ -64,8 +74,9 @@ class Checker:
             problems.append(f"exit {rc}, expected {code}")
         if out:
             problems.append(f"stdout not empty: {out[:200]!r}")
-        if len(err.splitlines()) != 1:
-            problems.append(f"{len(err.splitlines())} stderr lines, expected 1")
+        lines = [line for line in err.splitlines() if not (warnings_ok and line.startswith("tuneprof: warning:"))]
+        if len(lines) != 1:
+            problems.append(f"{len(lines)} stderr lines, expected 1")
         problems += [f"stderr does not say {text!r}" for text in says if text not in err]
         if extra is not None:
             problems += extra()
@@ -162,6 +173,38 @@ def check_special_targets(c, tmp, trace):
         c.report("/dev/null stays a device", ["/dev/null is no longer a character device"])
 
 
+def check_dangling_links(c, tmp, trace):
+    """A symlink to a file in a missing directory (or a loop of links) is refused by every writer, naming the
+    link and its target, and stays a link; a link to a file not there yet is written through."""
+    dangling = os.path.join(tmp, "dang.tps")
+    os.symlink("nodir/x.tps", dangling)
+    loop = os.path.join(tmp, "loop.tps")
+    os.symlink("loop.tps", loop)
+    for target, says in ((dangling, [os.path.join(tmp, "nodir/x.tps"), "does not exist"]),
+                         (loop, ["a symbolic link loop"])):
+        for command, args in writers(trace, target):
+            def still_a_link(target=target):
+                return [] if os.path.islink(target) else [f"{target} is no longer a symlink"]
+            c.expect_error(f"{command} to a link {os.readlink(target)} is refused", args, 1,
+                           [target + ": cannot write the output file: a symbolic link", *says], still_a_link)
+    link = os.path.join(tmp, "new_link.html")
+    os.symlink("made_through_link.html", link)
+    if c.expect_ok("report -o a link to a file not there yet", ["report", trace, "-o", link]) is not None:
+        made = os.path.join(tmp, "made_through_link.html")
+        c.report("report -o a link to a file not there yet writes its target, the link kept",
+                 ([] if os.path.islink(link) else ["the link was replaced"]) +
+                 ([] if os.path.isfile(made) else ["no target written"]))
+
+
+def check_standard_output(c, tmp, trace):
+    """`-` as an output is refused by every writer (exit 2), and no file named `-` appears."""
+    for command, args in writers(trace, "-"):
+        def no_file():
+            return [f"a file named '-' in {tmp}"] if os.path.lexists(os.path.join(tmp, "-")) else []
+        c.expect_error(f"{command} - is refused", args, 2,
+                       ["-: writing to standard output is not supported; give a file name"], no_file)
+
+
 def check_files_the_run_reads(c, tmp, shared):
     source = os.path.join(shared or "", ASCEND_RUN)
     if not shared or not os.path.isdir(source):
@@ -183,11 +226,89 @@ def check_files_the_run_reads(c, tmp, shared):
     says = ["the output is a file this run reads", "give -o another file"]
     c.expect_error("report -o a rank directory's kernel_details.csv is refused",
                    ["report", rank, "-o", os.path.join(tables, "kernel_details.csv")], 2, says, untouched)
-    c.expect_error("export --sqlite over a rank directory's trace_view.json is refused",
-                   ["export", rank, "--sqlite", os.path.join(tables, "trace_view.json")], 2, says, untouched)
+    c.expect_error("export --sqlite over a rank directory's trace_view.json is refused, naming --sqlite",
+                   ["export", rank, "--sqlite", os.path.join(tables, "trace_view.json")], 2,
+                   ["the output is a file this run reads", "give --sqlite another file"], untouched)
     c.expect_error("annotate --merge -o a rank directory's step_trace_time.csv is refused",
                    ["annotate", "--merge", run, "-o", os.path.join(tables, "step_trace_time.csv")], 2, says,
                    untouched)
+
+
+def writable_copy(source, target):
+    """A copy of a corpus folder (read-only) that a write could change: what the refusals are proved on."""
+    shutil.copytree(source, target)
+    for parent, dirs, names in os.walk(target):
+        for name in dirs + names:
+            os.chmod(os.path.join(parent, name), 0o755 if name in dirs else 0o644)
+    return target
+
+
+def opened_files(c, root, args):
+    """The regular files under `root` that the command `args` opens, as the kernel saw them (inotify on every
+    folder), or None where inotify is not there to ask."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    in_open, in_isdir, in_nonblock = 0x20, 0x40000000, 0o4000
+    fd = libc.inotify_init1(in_nonblock)
+    if fd < 0:
+        return None
+    try:
+        watches = {}
+        for parent, _, _ in os.walk(root):
+            wd = libc.inotify_add_watch(fd, parent.encode(), in_open)
+            if wd >= 0:
+                watches[wd] = parent
+        if c.expect_ok(f"{' '.join(args[:1])} on {root}", args) is None:
+            return None
+        opened = set()
+        while True:
+            try:
+                data = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                break
+            at = 0
+            while at < len(data):
+                wd, mask, _, length = struct.unpack_from("iIII", data, at)
+                name = data[at + 16:at + 16 + length].split(b"\0", 1)[0].decode()
+                if mask & in_open and not mask & in_isdir and name and wd in watches:
+                    opened.add(os.path.join(watches[wd], name))
+                at += 16 + length
+        return opened
+    finally:
+        os.close(fd)
+
+
+def check_every_file_a_rank_reads(c, tmp, shared):
+    """For every file of a copied torch_npu rank directory (text and db forms) that a run opens,
+    `report DIR -o THAT_FILE` is refused and the file stays byte for byte; a file the run does not open may
+    be written."""
+    for form, relative in ASCEND_RANKS.items():
+        source = os.path.join(shared or "", relative)
+        if not shared or not os.path.isdir(source):
+            print(f"skip every file a {form} rank reads: no corpus at {source}")
+            continue
+        rank = writable_copy(source, os.path.join(tmp, f"{form}_rank"))
+        opened = opened_files(c, rank, ["report", rank, "-o", os.path.join(tmp, f"{form}_rank.html")])
+        if opened is None:
+            print(f"skip every file a {form} rank reads: inotify is not available")
+            continue
+        files = sorted(os.path.join(parent, name) for parent, _, names in os.walk(rank) for name in names)
+        read = [f for f in files if f in opened]
+        must = [f for f in files if os.path.basename(f).startswith(("profiler_info", "profiler_metadata"))]
+        c.report(f"a {form} rank's run opens its profiler_info and profiler_metadata",
+                 [f"{f} not opened" for f in must if f not in opened])
+        for target in read:
+            before = digest(target)
+
+            def unchanged(target=target, before=before):
+                return [] if digest(target) == before else [f"{target} changed"]
+            c.expect_error(f"report {form} rank -o its {os.path.relpath(target, rank)} is refused",
+                           ["report", rank, "-o", target], 2,
+                           [target, "the output is a file this run reads", "give -o another file"],
+                           unchanged, warnings_ok=True)
+            c.expect_error(f"export {form} rank --sqlite its {os.path.relpath(target, rank)} is refused",
+                           ["export", rank, "--sqlite", target], 2,
+                           [target, "the output is a file this run reads", "give --sqlite another file"],
+                           unchanged, warnings_ok=True)
 
 
 def check_inputs(c, tmp):
@@ -251,11 +372,15 @@ def main():
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     c = Checker(sys.argv[1])
-    shared = sys.argv[2] if len(sys.argv) > 2 else None
+    shared = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
     with tempfile.TemporaryDirectory(prefix="tp_safe_outputs_") as tmp:
+        c.cwd = tmp
         trace = check_inputs(c, tmp)
         check_special_targets(c, tmp, trace)
+        check_dangling_links(c, tmp, trace)
+        check_standard_output(c, tmp, trace)
         check_files_the_run_reads(c, tmp, shared)
+        check_every_file_a_rank_reads(c, tmp, shared)
     print(f"{c.failed} failed")
     return 1 if c.failed else 0
 

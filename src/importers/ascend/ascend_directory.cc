@@ -89,9 +89,18 @@ void Flatten(simdjson::dom::element element, const std::string& key, SideTableBu
   }
 }
 
-// Parses a small JSON file; a problem is a warning naming the file, and an empty result.
+// Settings files hold a few KB; one far past this is damaged, not read.
+constexpr size_t kSettingsFileLimit = size_t{64} << 20;
+
+// Parses a small JSON file, read (and recorded as read) through io as every input is; a problem is a
+// warning naming the file, and an empty result.
 bool LoadJson(const fs::path& path, simdjson::dom::parser* parser, simdjson::dom::element* doc, SideTableBuilder* out) {
-  if (auto error = parser->load(path.string()).get(*doc); error) {
+  Result<std::string> text = ReadWholeFile(path.string(), kSettingsFileLimit);
+  if (!text.ok()) {
+    out->Warn(text.status().message() + "; ignored");
+    return false;
+  }
+  if (auto error = parser->parse(simdjson::padded_string(*text)).get(*doc); error) {
     out->Warn(path.string() + ": unreadable (" + simdjson::error_message(error) + "); ignored");
     return false;
   }

@@ -217,9 +217,15 @@ struct DeviceFacts {
 
 // One info.json: its DeviceInfo block as "msprof_info.<device dir>.<key>" entries, the chip and the rank.
 void ReadInfoJson(const fs::path& path, SideTableBuilder* out, DeviceFacts* facts) {
+  // Read (and recorded as read) through io as every input is; an info.json holds a few KB.
+  Result<std::string> text = ReadWholeFile(path.string(), size_t{64} << 20);
+  if (!text.ok()) {
+    out->Warn(text.status().message() + "; ignored");
+    return;
+  }
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (auto error = parser.load(path.string()).get(doc); error) {
+  if (auto error = parser.parse(simdjson::padded_string(*text)).get(doc); error) {
     out->Warn(path.string() + ": unreadable (" + simdjson::error_message(error) + "); ignored");
     return;
   }
