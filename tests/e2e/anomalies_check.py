@@ -90,7 +90,7 @@ def check_ill_typed(tuneprof, tmp):
         return
     doc = warned("ill-typed fields", r, "2 events with an ill-typed 'ts' skipped (first at byte ")
     for field in ("pid", "args", "name", "dur"):
-        check(any(f"1 events with an ill-typed '{field}' skipped" in w for w in doc.get("warnings", [])),
+        check(any(f"1 event with an ill-typed '{field}' skipped (at byte " in w for w in doc.get("warnings", [])),
               f"ill-typed fields: '{field}' counted")
     check(doc["ranks"][0].get("entries") == 9, f"ill-typed fields: 9 entries read ({doc['ranks'][0].get('entries')})")
     r = run(tuneprof, "profile", "--json", path)
@@ -130,7 +130,7 @@ def check_nested_steps(tuneprof, tmp):
     if not ran_ok("nested step markers", r):
         return
     doc = warned("nested step markers", r, "1999 ProfilerStep markers inside another ProfilerStep")
-    warned("repeated step markers", r, "1 ProfilerStep markers repeating an earlier step's number")
+    warned("repeated step markers", r, "1 ProfilerStep marker repeating an earlier step's number")
     steps = [s["step"] for s in doc["ranks"][0]["steps"]]
     check(steps == [5, 6], f"nested step markers: steps 5 and 6 once each ({steps[:10]})")
 
