@@ -461,12 +461,13 @@ void TraceBuilder::ResolveSteps() {
   }
   const RepeatedSteps repeated = DropRepeatedSteps(e, &trace_.steps_);
   if (repeated.nested > 0) {
-    Warn(std::to_string(repeated.nested) +
-         " ProfilerStep markers inside another ProfilerStep on the same thread skipped (the outermost kept)");
+    Warn(std::to_string(repeated.nested) + (repeated.nested == 1 ? " ProfilerStep marker" : " ProfilerStep markers") +
+         " inside another ProfilerStep on the same thread skipped (the outermost kept)");
   }
   if (repeated.repeated > 0) {
     Warn(std::to_string(repeated.repeated) +
-         " ProfilerStep markers repeating an earlier step's number skipped (the first kept)");
+         (repeated.repeated == 1 ? " ProfilerStep marker" : " ProfilerStep markers") +
+         " repeating an earlier step's number skipped (the first kept)");
   }
   std::sort(trace_.steps_.begin(), trace_.steps_.end(),
             [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });

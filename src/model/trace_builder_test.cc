@@ -92,7 +92,7 @@ TEST(TraceBuilderTest, NestedAndRepeatedStepMarkersAreSkippedWithACount) {
   EXPECT_NE(all.find("1999 ProfilerStep markers inside another ProfilerStep on the same thread skipped"),
             std::string::npos)
       << all;
-  EXPECT_NE(all.find("1 ProfilerStep markers repeating an earlier step's number skipped"), std::string::npos) << all;
+  EXPECT_NE(all.find("1 ProfilerStep marker repeating an earlier step's number skipped"), std::string::npos) << all;
 }
 
 TEST(TraceBuilderTest, DistinctStepsOnOneThreadStayWithoutWarning) {

@@ -4,8 +4,8 @@ count, the sane part of the trace is kept, and no figure is quietly wrong.
 
 - Ill-typed fields (ts as an array, pid as an object, args as a number, name as a number, ...): the event
   is skipped, one warning per field with its count; the trace is read (exit 0), not refused.
-- Kernels starting before their launch (host and device clocks skewed): warned with a count and left
-  out of the launch latencies, which stay >= 0.
+- Kernels starting before their launch (host and device clocks skewed): warned with a count and the
+  largest lead, their launch latency counted as 0 (never negative, never left out).
 - A ProfilerStep nested in itself 2,000 times, and a step number written twice: one step each, the
   nested and repeated markers counted in a warning.
 - A torch_npu rank whose trace_view.json is cut after some device work but before its step ends: read
@@ -90,7 +90,7 @@ def check_ill_typed(tuneprof, tmp):
         return
     doc = warned("ill-typed fields", r, "2 events with an ill-typed 'ts' skipped (first at byte ")
     for field in ("pid", "args", "name", "dur"):
-        check(any(f"1 events with an ill-typed '{field}' skipped" in w for w in doc.get("warnings", [])),
+        check(any(f"1 event with an ill-typed '{field}' skipped (at byte " in w for w in doc.get("warnings", [])),
               f"ill-typed fields: '{field}' counted")
     check(doc["ranks"][0].get("entries") == 9, f"ill-typed fields: 9 entries read ({doc['ranks'][0].get('entries')})")
     r = run(tuneprof, "profile", "--json", path)
@@ -107,10 +107,12 @@ def check_launch_before_kernel(tuneprof, tmp):
     r = run(tuneprof, "profile", "--json", path)
     if not ran_ok("kernel before its launch", r):
         return
-    doc = warned("kernel before its launch", r, "1 of 3 launched device events start before their launch")
+    doc = warned("kernel before its launch", r,
+                 "1 of 3 launched device events starts up to 40.0 us before its launch (the host's and the "
+                 "device's clocks disagree by that much): its launch latency is counted as 0")
     latency = doc["ranks"][0]["steps"][0].get("launch_latency_us") or {}
-    check(latency.get("mean") == 20.0 and latency.get("p50") == 20.0,
-          f"kernel before its launch: latency over the other two (10, 30 us), never negative ({latency})")
+    check(latency.get("p50") == 10.0 and abs(latency.get("mean", 0) - 40 / 3) < 1e-6,
+          f"kernel before its launch: latencies 10, 0 (clamped) and 30 us, never negative ({latency})")
     r = run(tuneprof, "profile", "--semantics", "hta", "--json", path)
     ran_ok("kernel before its launch, --semantics hta", r)
 
@@ -128,7 +130,7 @@ def check_nested_steps(tuneprof, tmp):
     if not ran_ok("nested step markers", r):
         return
     doc = warned("nested step markers", r, "1999 ProfilerStep markers inside another ProfilerStep")
-    warned("repeated step markers", r, "1 ProfilerStep markers repeating an earlier step's number")
+    warned("repeated step markers", r, "1 ProfilerStep marker repeating an earlier step's number")
     steps = [s["step"] for s in doc["ranks"][0]["steps"]]
     check(steps == [5, 6], f"nested step markers: steps 5 and 6 once each ({steps[:10]})")
 

@@ -16,7 +16,7 @@
 //   call, CPU work, a late rank's own host work), not the cost of launching.
 // - launch latency: device start - launch; percentiles interpolate linearly between order statistics
 //   (numpy's default, as pandas' describe()). Work starting before its launch (the host's and the
-//   device's clocks skewed) is left out of it; nullopt when no launched work remains.
+//   device's clocks skewed) has latency 0, as HTA clips it: the device started it at once.
 // - gaps: on each stream, the idle time between an item's start and the latest end before it.
 // - queue depth: items launched but not finished, over [launch, end); the mean is time-weighted over
 //   [first launch, last end] of the window.
@@ -46,8 +46,7 @@ struct HostSideBreakdown {
   uint64_t host_pause_gaps = 0;
   int64_t host_stall_ns = 0;  // the part of host_wait_ns in gaps from kHostStallNs up to kHostPauseNs
   uint64_t host_stall_gaps = 0;
-  // nullopt when no event has a known launch at or before its start.
-  std::optional<LatencySummary> launch_latency;
+  std::optional<LatencySummary> launch_latency;  // nullopt when no event has a known launch
   int64_t gaps_ns = 0;
   uint64_t gap_count = 0;
   uint64_t queue_depth_max = 0;

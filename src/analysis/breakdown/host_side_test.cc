@@ -26,9 +26,10 @@ Trace TwoStreamTrace() {
   return hand.Finish();
 }
 
-// A kernel that starts before its launch (the host's and the device's clocks skewed) has no latency to
-// measure: it is left out of the latencies, counted in one warning, and the rest of the trace is kept.
-TEST(HostSideTest, WorkStartingBeforeItsLaunchIsLeftOutOfLatencyWithAWarning) {
+// A kernel that starts before its launch (the host's and the device's clocks skewed) was started by the
+// device as soon as it could be seen: its latency counts as 0, and one warning gives the count and the
+// largest lead. Leaving such launches out would keep only the launches onto a busy device.
+TEST(HostSideTest, WorkStartingBeforeItsLaunchCountsAsZeroLatencyWithAWarning) {
   HandBuiltTrace hand;
   hand.Launch(Us(0), 1);
   hand.Kernel("k1", Us(10), Us(10), 1);
@@ -40,12 +41,28 @@ TEST(HostSideTest, WorkStartingBeforeItsLaunchIsLeftOutOfLatencyWithAWarning) {
   const HostSideBreakdown& h = b.steps.at(0).host;
   EXPECT_EQ(h.launched_events, 3u);
   ASSERT_TRUE(h.launch_latency.has_value());
-  EXPECT_DOUBLE_EQ(h.launch_latency->mean_ns, Us(10));
-  EXPECT_DOUBLE_EQ(h.launch_latency->p50_ns, Us(10));
+  EXPECT_DOUBLE_EQ(h.launch_latency->mean_ns, Us(10) / 3.0);
+  EXPECT_DOUBLE_EQ(h.launch_latency->p50_ns, 0);
+  EXPECT_DOUBLE_EQ(h.launch_latency->p95_ns, 0.9 * Us(10));
   std::string all;
   for (const std::string& w : b.warnings) all += w + "\n";
-  EXPECT_NE(all.find("hand-built.json: 2 of 3 launched device events start before their launch"), std::string::npos)
+  EXPECT_NE(all.find("hand-built.json: 2 of 3 launched device events start up to 20.0 us before their launch (the "
+                     "host's and the device's clocks disagree by that much): their launch latency is counted as 0"),
+            std::string::npos)
       << all;
+}
+
+// One early event of one is said in the singular.
+TEST(HostSideTest, OneEventStartingBeforeItsLaunchIsSaidInTheSingular) {
+  HandBuiltTrace hand;
+  hand.Launch(Us(50), 1);
+  hand.Kernel("early", Us(49) + 950, Us(5), 1);  // 50 ns early: rounds to 0.1 us
+  const RankBreakdown b = ComputeTimeBreakdown(hand.Finish());
+  ASSERT_TRUE(b.steps.at(0).host.launch_latency.has_value());
+  EXPECT_DOUBLE_EQ(b.steps.at(0).host.launch_latency->mean_ns, 0);
+  std::string all;
+  for (const std::string& w : b.warnings) all += w + "\n";
+  EXPECT_NE(all.find("1 of 1 launched device event starts up to 0.1 us before its launch"), std::string::npos) << all;
 }
 
 TEST(HostSideTest, MeasuresWaitLatencyGapsAndQueue) {

@@ -422,20 +422,34 @@ bool FallBackFromCutTimeline(const Trace& trace, size_t complete_steps, bool dev
   return true;
 }
 
+// `ns` in microseconds with one decimal, rounded half up (ns >= 0).
+std::string MicrosText(int64_t ns) {
+  const int64_t tenths = ns / 100 + (ns % 100 >= 50 ? 1 : 0);
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+}
+
 // Device work whose start precedes its launch, among the work with a known launch: the host's and the
-// device's clocks disagree there. Said with the share, since a systematic skew leaves few latencies.
+// device's clocks disagree there, by at least the largest such lead. Said with the share and that lead,
+// since the latencies count such work as 0.
 std::optional<std::string> StartsBeforeLaunch(const Trace& trace, std::span<const DeviceWorkEvent> work,
                                               const LaunchTimes& launch) {
   uint64_t launched = 0, early = 0;
+  int64_t lead_ns = 0;
   for (const DeviceWorkEvent& w : work) {
     if (launch[w.event] == kNoId) continue;
     ++launched;
-    early += trace.events().ts_ns[w.event] < launch[w.event];
+    const int64_t start = trace.events().ts_ns[w.event];
+    if (start >= launch[w.event]) continue;
+    ++early;
+    lead_ns = std::max(lead_ns, launch[w.event] - start);
   }
   if (early == 0) return std::nullopt;
+  const bool one = early == 1;
   return trace.metadata().path + ": " + std::to_string(early) + " of " + std::to_string(launched) +
-         " launched device events start before their launch (the host's and the device's clocks disagree): left "
-         "out of the launch latencies";
+         " launched device event" + (launched == 1 ? "" : "s") + (one ? " starts" : " start") + " up to " +
+         MicrosText(lead_ns) + " us before " + (one ? "its" : "their") +
+         " launch (the host's and the device's clocks disagree by that much): " + (one ? "its" : "their") +
+         " launch latency is counted as 0";
 }
 
 }  // namespace

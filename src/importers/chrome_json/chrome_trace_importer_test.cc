@@ -75,7 +75,7 @@ TEST(ChromeTraceImporterTest, IllTypedFieldsSkipTheirEventWithACount) {
               std::string::npos)
         << all;
     for (const char* field : {"'dur'", "'tid'", "'args'", "'name'", "'cat'", "'ph'"}) {
-      EXPECT_NE(all.find(std::string("1 events with an ill-typed ") + field + " skipped"), std::string::npos)
+      EXPECT_NE(all.find(std::string("1 event with an ill-typed ") + field + " skipped"), std::string::npos)
           << field << "\n"
           << all;
     }
