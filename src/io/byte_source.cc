@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "io/file_kind.h"
 #include "io/files_read.h"
 #include "io/load_progress.h"
 
@@ -172,15 +173,6 @@ class GzipSource final : public ByteSource {
   bool at_member_start_ = true;
   bool truncated_ = false;
 };
-
-// What a path that is neither a regular file nor a directory is, for the message refusing it.
-const char* SpecialFileKind(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
 
 // Only regular files are read: a FIFO would block the open (and every read) until a writer came, a
 // device like /dev/zero never ends. The open itself does not block (O_NONBLOCK), and the type is

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "io/file_kind.h"
 #include "io/files_read.h"
 #include "io/trace_files.h"
 
@@ -122,15 +123,6 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& shown) {
     bytes.remove_prefix(static_cast<size_t>(n));
   }
   return Status::Ok();
-}
-
-// What a target that is neither a regular file nor a directory is, for the message refusing it.
-const char* SpecialFileKind(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
 }
 
 // The file at `target`, as it is now: a directory, a FIFO, a device or a socket is refused (renaming

@@ -189,7 +189,9 @@ std::vector<std::string> KeepEachFileOnce(const std::vector<std::string>& files,
     notes->push_back(file + ": named " + std::to_string(count) + " times (or through links to it); read once");
   }
   if (repeated > kNamed) {
-    notes->push_back(std::to_string(repeated - kNamed) + " more files named more than once; each read once");
+    const size_t more = repeated - kNamed;
+    notes->push_back(std::to_string(more) + (more == 1 ? " more file" : " more files") +
+                     " named more than once; each read once");
   }
   return kept;
 }
