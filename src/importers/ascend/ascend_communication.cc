@@ -104,12 +104,17 @@ void DropStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* out) {
     }
   }
   if (outlasting.empty()) return;
-  const size_t before = tables->ops.size();
-  std::erase_if(tables->ops, [&](const HcclOpTime& op) { return outlasting.contains(trace.str(op.step)); });
+  // "Total Op Info" sums its section's ops: an entry, not an op, so it is not counted.
+  size_t dropped_ops = 0;
+  std::erase_if(tables->ops, [&](const HcclOpTime& op) {
+    const bool drop = outlasting.contains(trace.str(op.step));
+    if (drop && !op.total) ++dropped_ops;
+    return drop;
+  });
   out->Warn(fmt::format(
       "{}: {} of its {} steps list HCCL ops whose wait and transit add up past the step ({}); those steps' {} "
       "ops are dropped, not clamped: no wait, transit or bandwidth figure is taken from them",
-      origin, outlasting.size(), steps.size(), example, before - tables->ops.size()));
+      origin, outlasting.size(), steps.size(), example, dropped_ops));
 }
 
 // One streaming pass over one file. Every error names the file and the key path where it happened.
