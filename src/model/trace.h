@@ -311,6 +311,10 @@ struct HcclOpTime {
   double synchronization_ratio = std::numeric_limits<double>::quiet_NaN();
   uint32_t first_traffic = 0;  // range into CommunicationTables::traffic
   uint32_t traffic_count = 0;
+  // The ops of its step, in one group, wait and transit longer than the step: the split of its time
+  // (transit, wait, synchronization, idle and their ratios) cannot be right and is NaN; its start,
+  // elapse and traffic, read from other fields, stand.
+  bool split_dropped = false;
 };
 
 // One "<src>-<dst>" cell of communication_matrix.json.

@@ -6,6 +6,9 @@
 - A torch_npu rank directory (a small real one, copied) whose communication.json is replaced by one of
   200,000 ops (about 240 MB) in one step: read in bounded memory (under the file's size; it was 2.5 times
   it), and the step's wait, 1,129 s in a 156 ms step, is dropped with a warning instead of reported.
+- The same rank with one op's wait set to 500 ms (past its 156 ms step): the warning counts the step's 4
+  ops (not its "Total Op Info"), and only the step's transit / wait / idle split is dropped: the
+  per-transport table (HCCS 15.65 GB/s), the link line and the op count stay as on the untouched rank.
 Every run: no signal, under 60 s.
 Usage: bounded_outputs_check.py TUNEPROF SHARED_DIR
 """
@@ -109,7 +112,7 @@ def many_ops(tuneprof, shared, tmp):
     check(rc == 0, f"{OPS} ops: analyze exits 0 (exit {rc}: {err[:300]!r})")
     check(rss < file_kib, f"{OPS} ops: peak RSS {rss // 1024} MiB under the file's {file_kib // 1024} MiB")
     check("communication.json: 1 of its 1 steps list HCCL ops whose wait and transit add up past the step" in err
-          and f"{OPS} ops are dropped, not clamped" in err, f"{OPS} ops: the impossible step is dropped, said once")
+          and f"{OPS} ops are dropped, not clamped" in err, f"{OPS} ops: the impossible split is dropped, said once")
     check(err.count("add up past the step") == 1, f"{OPS} ops: one warning")
     try:
         doc = json.loads(out)
@@ -121,6 +124,36 @@ def many_ops(tuneprof, shared, tmp):
     check(" s per step" not in out and "1129" not in out, f"{OPS} ops: no 1,129 s wait per step reported")
 
 
+def impossible_wait(tuneprof, shared, tmp):
+    source = shared / RANK
+    rank = tmp / "wait_rank0_ascend_pt"
+    shutil.copytree(source, rank)
+    comm = rank / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    doc = json.loads(comm.read_text())
+    step = next(iter(doc))
+    ops = doc[step]["collective"]
+    real = [key for key in ops if key != "Total Op Info"]
+    ops[real[0]]["Communication Time Info"]["Wait Time(ms)"] = 500
+    comm.write_text(json.dumps(doc))
+    name = "500 ms wait"
+    before, after = run(tuneprof, "comm", source), run(tuneprof, "comm", rank)
+    if not answered(f"{name}: comm (untouched)", before) or not answered(f"{name}: comm", after):
+        return
+    check(after[0] == 0, f"{name}: comm exits 0 (exit {after[0]}: {after[2][:300]!r})")
+    err, out = after[2], after[1]
+    check(err.count("add up past the step") == 1, f"{name}: one warning")
+    check(f"those steps' {len(real)} ops are dropped, not clamped" in err,
+          f"{name}: the warning counts the {len(real)} ops, not \"Total Op Info\" ({err[:400]!r})")
+    check("bandwidth are kept" in err, f"{name}: the warning says what is kept")
+    hccs = [line.split() for line in out.splitlines() if line.split()[:1] == ["HCCS"] and len(line.split()) == 6]
+    check(any(row[3] == "15.65" for row in hccs), f"{name}: the HCCS transport row stays at 15.65 GB/s ({hccs})")
+    link = lambda text: [line for line in text.splitlines() if line.strip().startswith("link:")]
+    check(link(out) == link(before[1]), f"{name}: the link line is the untouched rank's ({link(out)})")
+    check(f"HCCL ops (communication.json / analysis.db): {len(real)} " in out, f"{name}: the ops are counted")
+    check(f"leave out {len(real)} of the {len(real)} ops" in out, f"{name}: the dropped split is said")
+    check(" wait 500" not in out and "wait ratio -" in out, f"{name}: no wait reported from the impossible step")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -128,6 +161,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="tp_bounded_") as tmp:
         huge_name(tuneprof, pathlib.Path(tmp))
         many_ops(tuneprof, shared, pathlib.Path(tmp))
+        impossible_wait(tuneprof, shared, pathlib.Path(tmp))
     if failures:
         print(f"{len(failures)} check(s) failed")
         sys.exit(1)

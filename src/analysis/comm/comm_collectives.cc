@@ -403,6 +403,21 @@ AscendTransport ReadTransport(const Trace& trace, const HcclTransportTraffic& tr
   return t;
 }
 
+// The op's time split into transit, wait, synchronization and idle; NaN where the importer dropped it.
+void ReadSplit(const HcclOpTime& op, AscendCommOp* out) {
+  if (op.split_dropped) {
+    out->transit_ms = out->wait_ms = out->synchronization_ms = out->idle_ms = std::nan("");
+    return;
+  }
+  out->transit_ms = Or0(op.transit_ms);
+  out->wait_ms = Or0(op.wait_ms);
+  out->synchronization_ms = Or0(op.synchronization_ms);
+  out->idle_ms = Or0(op.idle_ms);
+  out->wait_ratio = Ratio(out->wait_ms, out->transit_ms);
+  out->synchronization_ratio = Ratio(out->synchronization_ms, out->transit_ms);
+  out->file_wait_ratio = Finite(op.wait_ratio);
+}
+
 void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunication* rank) {
   const CommunicationTables& tables = trace.communication();
   double wait = 0, transit = 0, sync = 0;
@@ -419,13 +434,7 @@ void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunic
     out.group = std::string(trace.str(op.group));
     out.type = out.total ? CollectiveType::kOther : ParseCollectiveType(out.op_name);
     out.elapse_ms = Or0(op.elapse_ms);
-    out.transit_ms = Or0(op.transit_ms);
-    out.wait_ms = Or0(op.wait_ms);
-    out.synchronization_ms = Or0(op.synchronization_ms);
-    out.idle_ms = Or0(op.idle_ms);
-    out.wait_ratio = Ratio(out.wait_ms, out.transit_ms);
-    out.synchronization_ratio = Ratio(out.synchronization_ms, out.transit_ms);
-    out.file_wait_ratio = Finite(op.wait_ratio);
+    ReadSplit(op, &out);
     for (uint32_t i = op.first_traffic; i < op.first_traffic + op.traffic_count; ++i) {
       AscendTransport t = ReadTransport(trace, tables.traffic[i], hw);
       if (t.size_mb <= 0 && t.time_ms <= 0) continue;
@@ -440,7 +449,7 @@ void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunic
       out.transports.push_back(std::move(t));
     }
     out.transports.shrink_to_fit();
-    if (!op.total) {
+    if (!op.total && SplitKnown(out)) {
       wait += out.wait_ms;
       transit += out.transit_ms;
       sync += out.synchronization_ms;

@@ -14,6 +14,7 @@
 //   traffic is in communication.json (AscendCommOp below).
 // Unknown values are nullopt / kNoId and print as null, never guessed.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -122,7 +123,9 @@ struct AscendCommOp {
   std::string op_name;
   std::string group;
   CollectiveType type = CollectiveType::kOther;
-  double elapse_ms = 0, transit_ms = 0, wait_ms = 0, synchronization_ms = 0, idle_ms = 0;
+  double elapse_ms = 0;
+  // NaN, all four, where the file's split cannot be right (see SplitKnown); 0 where a field is absent.
+  double transit_ms = 0, wait_ms = 0, synchronization_ms = 0, idle_ms = 0;
   std::optional<double> wait_ratio;             // Wait / (Wait + Transit), recomputed
   std::optional<double> synchronization_ratio;  // Sync / (Sync + Transit), recomputed
   std::optional<double> file_wait_ratio;        // as written (4 decimals)
@@ -202,6 +205,10 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
 
 // The transports whose traffic crosses a link: SDMA is torch_npu's sum of HCCS/PCIE/SIO, LOCAL stays on the chip.
 bool IsLinkTransport(std::string_view transport);
+
+// False where the ops of the op's step, in its group, wait and transit longer than the step: its transit,
+// wait, synchronization and idle are unknown, and sums and ratios over ops leave it out.
+inline bool SplitKnown(const AscendCommOp& op) { return !std::isnan(op.wait_ms); }
 
 // Drops what of a rank's communication.json only `comm`'s per-op listing prints, keeping what the run's
 // reduce reads (process groups, the cross-rank waits, the advice): the "Total Op Info" entries, whose sums

@@ -175,7 +175,7 @@ void JudgeAscend(const std::vector<RankCommunication>& ranks, CrossRankCommunica
     if (!r.ascend_wait_ratio) continue;
     ++with_ops;
     double wait = 0;
-    for (const AscendCommOp& op : r.ascend_ops) wait += op.total ? 0 : op.wait_ms;
+    for (const AscendCommOp& op : r.ascend_ops) wait += op.total || !SplitKnown(op) ? 0 : op.wait_ms;
     if (wait > max_wait_ms) {
       max_wait_ms = wait;
       max_wait = &r;

@@ -163,8 +163,11 @@ void AddAscendOps(const RankCommunication& r, GroupTable* table,
     ++g->collectives;
     ++g->count_with_bytes;
     AddSaturating(&g->duration_ns, MsToNs(op.elapse_ms));
-    g->op_transit_ms += op.transit_ms;
-    g->op_wait_ms += op.wait_ms;
+    if (SplitKnown(op)) {
+      g->op_transit_ms += op.transit_ms;
+      g->op_wait_ms += op.wait_ms;
+      (*waits)[op.group][r.rank] += op.wait_ms;
+    }
     for (const AscendTransport& t : op.transports) {
       if (!IsLinkTransport(t.transport)) continue;
       AddSaturating(&g->bytes, MbToBytes(t.size_mb));
@@ -174,7 +177,6 @@ void AddAscendOps(const RankCommunication& r, GroupTable* table,
       traffic.time_ms += t.time_ms;
       if (t.peak_gbps) traffic.peak_gbps = t.peak_gbps;
     }
-    (*waits)[op.group][r.rank] += op.wait_ms;
     if (auto it = timeline.find(op.op_name); it != timeline.end() && it->second->exposed_ns != kNoId) {
       g->exposed_ns += it->second->exposed_ns;
       g->exposure_known_ns += it->second->duration_ns;

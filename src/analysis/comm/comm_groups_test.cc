@@ -166,6 +166,30 @@ TEST(CommGroupsTest, AscendGroupsFromCommunicationJsonTakeParallelGroupNames) {
   EXPECT_NEAR(*g.exposed_share, 0.25, 1e-12);  // 2 × 0.5 ms of 2 × 2 ms
 }
 
+// A rank whose step's split the importer dropped (NaN) waited an unknown time, not none: it is not the
+// one the others wait for, and only the known waits add up; its bytes still count.
+TEST(CommGroupsTest, AscendOpsWithoutASplitAreLeftOutOfTheWaits) {
+  std::vector<RankCommunication> ranks(3);
+  for (int r = 0; r < 3; ++r) {
+    ranks[r].rank = r;
+    AscendCommOp op;
+    op.op_name = "hcom_allReduce__1_0_1";
+    op.group = "777";
+    op.elapse_ms = 2.0;
+    op.transit_ms = r == 2 ? std::nan("") : 1.0;
+    op.wait_ms = r == 0 ? 1.5 : r == 1 ? 0.25 : std::nan("");
+    op.transports.push_back(AscendTransport{"HCCS", 40.0, 2.0});
+    ranks[r].ascend_ops.push_back(op);
+  }
+  ASSERT_FALSE(SplitKnown(ranks[2].ascend_ops[0]));
+  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks, ClockAlignment());
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].bytes, 120000000);
+  EXPECT_EQ(groups[0].op_wait_ms, 1.75);
+  EXPECT_EQ(groups[0].op_transit_ms, 2.0);
+  EXPECT_EQ(groups[0].slowest_rank, 1);
+}
+
 // Sizes and times of a damaged communication.json past int64 bytes or ns are held at its ends, not
 // overflowed.
 TEST(CommGroupsTest, AscendSizesPastInt64Saturate) {

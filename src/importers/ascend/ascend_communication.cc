@@ -78,11 +78,21 @@ double StepBoundNs(const Trace& trace, std::string_view key) {
   return AllStepsNs(trace);
 }
 
+// What an impossible step cannot tell: how its ops' time splits into transit, wait, synchronization and
+// idle. Their start, elapse and per-transport sizes and transit times are other fields and stand.
+void DropSplit(HcclOpTime* op) {
+  op->split_dropped = true;
+  for (double* field : {&op->transit_ms, &op->wait_ms, &op->synchronization_ms, &op->idle_ms, &op->wait_ratio,
+                        &op->synchronization_ratio}) {
+    *field = kNaN;
+  }
+}
+
 // One HCCL group runs its ops one after another, so their wait and transit within a step cannot add up
 // past the step. A file whose step does (a damaged or doctored file: 200,000 ops waiting 1,129 s in a
-// 156 ms step) cannot hold that step's true split, and no part of it can be told right: the step's ops
-// are dropped, not clamped to the step, which would report a wait no one measured; a warning says so.
-void DropStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* out) {
+// 156 ms step) cannot hold that step's true split: it is dropped, not clamped to the step, which would
+// report a wait no one measured, and a warning says so. The ops stay, with their sizes and bandwidths.
+void DropSplitOfStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* out) {
   const Trace& trace = out->trace();
   CommunicationTables* tables = out->mutable_communication();
   std::map<std::pair<std::string_view, std::string_view>, double> busy_ms;  // (step, group) -> wait + transit
@@ -104,12 +114,18 @@ void DropStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* out) {
     }
   }
   if (outlasting.empty()) return;
-  const size_t before = tables->ops.size();
-  std::erase_if(tables->ops, [&](const HcclOpTime& op) { return outlasting.contains(trace.str(op.step)); });
+  // "Total Op Info" sums its section's ops: an entry, not an op, so it is not counted.
+  size_t dropped_ops = 0;
+  for (HcclOpTime& op : tables->ops) {
+    if (!outlasting.contains(trace.str(op.step))) continue;
+    DropSplit(&op);
+    if (!op.total) ++dropped_ops;
+  }
   out->Warn(fmt::format(
-      "{}: {} of its {} steps list HCCL ops whose wait and transit add up past the step ({}); those steps' {} "
-      "ops are dropped, not clamped: no wait, transit or bandwidth figure is taken from them",
-      origin, outlasting.size(), steps.size(), example, before - tables->ops.size()));
+      "{}: {} of its {} steps list HCCL ops whose wait and transit add up past the step ({}); the transit, "
+      "wait, synchronization and idle times of those steps' {} ops are dropped, not clamped (unknown, left out "
+      "of every sum and ratio); their count, elapse, sizes and per-transport bandwidth are kept",
+      origin, outlasting.size(), steps.size(), example, dropped_ops));
 }
 
 // One streaming pass over one file. Every error names the file and the key path where it happened.
@@ -123,7 +139,7 @@ class CommunicationReader {
     Status status = ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& object) {
       return ReadOp(step, p2p, key, object);
     });
-    if (status.ok()) DropStepsTheirOpsOutlast(origin_, out_);
+    if (status.ok()) DropSplitOfStepsTheirOpsOutlast(origin_, out_);
     return status;
   }
 

@@ -158,12 +158,13 @@ TEST(AscendCommunicationTest, StreamedKeysAreUnescapedAndOtherSectionsSkipped) {
   EXPECT_FALSE(ReadCommunicationJson(R"json({"s": {"collective": {"op": {"a": 1})json", "c.json", &out).ok());
 }
 
-// Ops of `count` in one group, each waiting `wait_ms`, in step 50.
+// Ops of `count` in one group, each waiting `wait_ms` and moving 2 MB over HCCS in 1 ms, in step 50.
 std::string OpsOfOneStep(int count, double wait_ms, int groups = 1) {
   std::string json = R"json({"step50": {"collective": {)json";
   for (int i = 0; i < count; ++i) {
     json += fmt::format(R"json({}"hcom_allReduce__{}@{}": {{"Communication Time Info": {{"Wait Time(ms)": {},
-      "Transit Time(ms)": 1.0}}}})json",
+      "Transit Time(ms)": 1.0, "Elapse Time(ms)": 1.5}}, "Communication Bandwidth Info": {{"HCCS":
+      {{"Transit Size(MB)": 2.0, "Transit Time(ms)": 1.0, "Bandwidth(GB/s)": 2.0}}}}}})json",
                         i == 0 ? "" : ", ", i, i % groups, wait_ms);
   }
   return json + R"json(, "Total Op Info": {"Communication Time Info": {"Wait Time(ms)": 1}}}}})json";
@@ -177,18 +178,32 @@ Trace StepOf156Ms() {
 }
 
 // One group's ops run one after another: 3 x 101 ms of wait and transit cannot fit in a 156 ms step.
-TEST(AscendCommunicationTest, DropsAStepWhoseOpsOutlastIt) {
+// That split is dropped; the ops, their elapse and their traffic stand.
+TEST(AscendCommunicationTest, DropsTheSplitOfAStepWhoseOpsOutlastIt) {
   Trace trace = StepOf156Ms();
   SideTableBuilder out(&trace);
   Status status = ReadCommunicationJson(OpsOfOneStep(3, 100.0), "c.json", &out);
   ASSERT_TRUE(status.ok()) << status.message();
-  EXPECT_TRUE(trace.communication().ops.empty());
-  EXPECT_TRUE(trace.communication().ops_present);
+  const CommunicationTables& comm = trace.communication();
+  EXPECT_TRUE(comm.ops_present);
+  ASSERT_EQ(comm.ops.size(), 4u);
+  for (const HcclOpTime& op : comm.ops) {
+    EXPECT_TRUE(op.split_dropped);
+    EXPECT_TRUE(std::isnan(op.wait_ms) && std::isnan(op.transit_ms) && std::isnan(op.idle_ms));
+    EXPECT_TRUE(std::isnan(op.synchronization_ms) && std::isnan(op.wait_ratio));
+  }
+  EXPECT_EQ(comm.ops[0].elapse_ms, 1.5);
+  ASSERT_EQ(comm.ops[0].traffic_count, 1u);
+  EXPECT_EQ(comm.traffic[comm.ops[0].first_traffic].transit_size_mb, 2.0);
+  EXPECT_EQ(comm.traffic[comm.ops[0].first_traffic].bandwidth_gbps, 2.0);
   ASSERT_EQ(trace.metadata().warnings.size(), 1u);
   const std::string& warning = trace.metadata().warnings[0];
   EXPECT_TRUE(warning.starts_with("c.json: 1 of its 1 steps")) << warning;
   EXPECT_NE(warning.find("303.000 ms in a 156.000 ms step"), std::string::npos) << warning;
-  EXPECT_NE(warning.find("4 ops are dropped, not clamped"), std::string::npos) << warning;
+  // Three ops: "Total Op Info" is not one.
+  EXPECT_NE(warning.find("idle times of those steps' 3 ops are dropped, not clamped"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("their count, elapse, sizes and per-transport bandwidth are kept"), std::string::npos)
+      << warning;
 }
 
 // Three groups of 101 ms each may overlap within the step; and a step the trace does not know is
@@ -198,6 +213,7 @@ TEST(AscendCommunicationTest, KeepsOpsThatFitTheirStep) {
   SideTableBuilder out(&trace);
   ASSERT_TRUE(ReadCommunicationJson(OpsOfOneStep(3, 100.0, /*groups=*/3), "c.json", &out).ok());
   EXPECT_EQ(trace.communication().ops.size(), 4u);
+  for (const HcclOpTime& op : trace.communication().ops) EXPECT_FALSE(op.split_dropped);
   EXPECT_TRUE(trace.metadata().warnings.empty());
 
   Trace unknown_steps = Empty();

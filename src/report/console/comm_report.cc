@@ -92,22 +92,33 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
 
 void AppendAscend(const RankCommunication& r, std::string* out) {
   if (r.ascend_ops.empty() && r.ascend_links.empty()) return;
-  uint64_t ops = 0;
+  uint64_t ops = 0, split_dropped = 0;
   double elapse = 0, transit = 0, wait = 0, sync = 0, idle = 0;
   for (const AscendCommOp& op : r.ascend_ops) {
     if (op.total) continue;
     ++ops;
     elapse += op.elapse_ms;
+    if (!SplitKnown(op)) {
+      ++split_dropped;
+      continue;
+    }
     transit += op.transit_ms;
     wait += op.wait_ms;
     sync += op.synchronization_ms;
     idle += op.idle_ms;
   }
-  *out +=
-      fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {:.3f}  wait {:.3f}\n",
-                  ops, elapse, transit, wait);
-  *out += fmt::format("  sync {:.3f} ms  idle {:.3f}  wait ratio {}  sync ratio {}\n", sync, idle,
+  // No op with a known split: its sums are unknown, not 0.
+  const bool any_split = split_dropped < ops || ops == 0;
+  const auto split = [any_split](double ms) { return any_split ? fmt::format("{:.3f}", ms) : std::string("-"); };
+  *out += fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {}  wait {}\n",
+                      ops, elapse, split(transit), split(wait));
+  *out += fmt::format("  sync {} ms  idle {}  wait ratio {}  sync ratio {}\n", split(sync), split(idle),
                       NumberCell(r.ascend_wait_ratio, 4), NumberCell(r.ascend_synchronization_ratio, 4));
+  if (split_dropped > 0) {
+    *out += fmt::format("  (transit, wait, sync, idle and ratios leave out {} of the {} ops: their steps' split is "
+                        "impossible, see the warning)\n",
+                        split_dropped, ops);
+  }
   if (!r.ascend_transports.empty()) {
     *out += fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>8}{:>10}\n", "transport", "MB", "ms", "GB/s", "util", "small pk");
     for (const AscendTransportTotal& t : r.ascend_transports) {

@@ -47,7 +47,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   const int64_t slow_rank = slow.value_or(kNoId);  // read only where `slow` is set
   double wait_ms = 0;
   for (const AscendCommOp& op : rank.comm->ascend_ops) {
-    if (!op.total) wait_ms += op.wait_ms;
+    if (!op.total && SplitKnown(op)) wait_ms += op.wait_ms;
   }
   const double threshold = config.Get(threshold::kCommWaitRatioPct);
   const double ratio_pct = 100 * *rank.comm->ascend_wait_ratio;
