@@ -9,14 +9,16 @@ count, the sane part of the trace is kept, and no figure is quietly wrong.
 - A ProfilerStep nested in itself 2,000 times, and a step number written twice: one step each, the
   nested and repeated markers counted in a warning.
 - A torch_npu rank whose trace_view.json is cut after some device work but before its step ends: read
-  from step_trace_time.csv as a rank without a timeline, with a warning (only where SHARED_DIR holds the
-  corpus; the rest runs without it).
+  from step_trace_time.csv as a rank without a timeline, with a warning; cut to 60 %, `profile`,
+  `analyze` and `comm --json` and `export --sqlite`'s kernels and collectives are those of the same rank
+  with trace_view.json removed (only where SHARED_DIR holds the corpus; the rest runs without it).
 Warnings are on stderr and in the --json `warnings` array. Every run: no signal, under 20 s.
 Usage: anomalies_check.py TUNEPROF [SHARED_DIR]
 """
 import json
 import pathlib
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -135,12 +137,60 @@ def check_nested_steps(tuneprof, tmp):
     check(steps == [5, 6], f"nested step markers: steps 5 and 6 once each ({steps[:10]})")
 
 
-def check_cut_torch_npu(tuneprof, shared, tmp):
+def copy_level1_rank(shared, tmp, name):
     source = shared / "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
-    rank = tmp / "npu_cut" / "rank0_ascend_pt"
+    rank = tmp / name / "rank0_ascend_pt"
     shutil.copytree(source, rank)
     for p in rank.rglob("*"):
         p.chmod(0o755 if p.is_dir() else 0o644)
+    return rank
+
+
+def without_warnings(text):
+    doc = json.loads(text)
+    doc.pop("warnings", None)
+    return doc
+
+
+def exported_counts(tuneprof, rank, db):
+    """(kernels, collectives) rows of `export --sqlite`; None when the export failed."""
+    db.unlink(missing_ok=True)
+    r = run(tuneprof, "export", rank, "--sqlite", db)
+    if not ran_ok(f"export --sqlite {rank.parent.name}", r):
+        return None
+    with sqlite3.connect(db) as con:
+        return tuple(con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("kernels", "collectives"))
+
+
+def check_cut_reads_as_no_timeline(tuneprof, shared, tmp):
+    """Run at one path, so that the documents may be compared whole: cut first, then removed."""
+    rank = copy_level1_rank(shared, tmp, "npu_cut60")
+    view = rank / "ASCEND_PROFILER_OUTPUT/trace_view.json"
+    data = view.read_bytes()
+    view.write_bytes(data[: int(len(data) * 0.6)])
+    commands = [("profile", "--json"), ("analyze", "--json"), ("comm", "--json")]
+    cut = {c: run(tuneprof, *c, rank) for c in commands}
+    cut_counts = exported_counts(tuneprof, rank, tmp / "cut60.sqlite")
+    view.unlink()
+    removed = {c: run(tuneprof, *c, rank) for c in commands}
+    removed_counts = exported_counts(tuneprof, rank, tmp / "removed.sqlite")
+    for c in commands:
+        name = " ".join(c)
+        if not (ran_ok(f"{name} on the 60 % cut rank", cut[c]) and ran_ok(f"{name} without trace_view.json", removed[c])):
+            continue
+        check(without_warnings(cut[c][1]) == without_warnings(removed[c][1]),
+              f"{name}: the 60 % cut rank reads as the rank without trace_view.json")
+    check("the timeline is cut off (0 complete steps of the 1" in cut[("profile", "--json")][2],
+          "60 % cut rank: the warning says the timeline is cut off")
+    check("no trace_view.json" not in cut[("profile", "--json")][2],
+          "60 % cut rank: no warning says trace_view.json is missing")
+    check(cut_counts is not None and cut_counts == removed_counts and cut_counts[1] > 0,
+          f"export --sqlite: kernels and collectives of the 60 % cut rank {cut_counts} are those without "
+          f"trace_view.json {removed_counts}")
+
+
+def check_cut_torch_npu(tuneprof, shared, tmp):
+    rank = copy_level1_rank(shared, tmp, "npu_cut")
     view = rank / "ASCEND_PROFILER_OUTPUT/trace_view.json"
     data = view.read_bytes()
     view.write_bytes(data[: int(len(data) * 0.9)])  # past device work, before the step's end
@@ -170,6 +220,7 @@ def main():
         shared = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else None
         if shared is not None and (shared / "traces/ascend").is_dir():
             check_cut_torch_npu(tuneprof, shared, tmp)
+            check_cut_reads_as_no_timeline(tuneprof, shared, tmp)
         else:
             print("skip the cut torch_npu rank: no shared corpus")
     print(f"{len(failures)} failures")

@@ -213,8 +213,10 @@ def check_cut_torch_npu(tuneprof, shared, tmp):
     check(rank_doc["work_on"] == "device", f"cut trace_view.json: not CPU-only (work_on {rank_doc['work_on']})")
     check([s["step"] for s in rank_doc["steps"]] == [50] and not rank_doc["incomplete_steps"],
           f"cut trace_view.json: its step read from step_trace_time.csv ({len(rank_doc['steps'])} steps)")
-    check(any("cut off before its first device event" in w for w in doc.get("warnings", [])),
+    check(any("the timeline is cut off (0 complete steps of the 1" in w for w in doc.get("warnings", [])),
           "cut trace_view.json: warning in --json")
+    check(not any("no trace_view.json" in w for w in doc.get("warnings", [])),
+          "cut trace_view.json: no warning calls it missing")
     r = run(tuneprof, "advise", "--json", rank)
     if answered("advise on the cut torch_npu rank", r):
         check(r[0] == 0, f"advise on the cut torch_npu rank: exit 0 (exit {r[0]}: {r[2].strip()[:200]!r})")

@@ -381,13 +381,16 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::strin
     result->steps.push_back(StepFromReported(row));
     AddReported(&result->total, result->steps.back());
   }
-  // A timeline cut off before its first device event is there, but holds none: said as such, not as missing.
-  // One cut later holds device events, which are set aside rather than missing.
+  // A cut timeline is there, but holds no device event (cut before the first one, or set aside by the
+  // importer, which then keeps no event at all): said as cut, not as missing. One whose device events
+  // this breakdown sets aside says so itself.
   const char* lead = why.empty() ? ": no device timeline; " : ": the cut device timeline is set aside; ";
   if (why.empty()) {
+    const std::string_view where = trace.events().size() == 0 ? "before the end of its steps and set aside"
+                                                               : "before its first device event";
     why = trace.metadata().truncated
-              ? "the timeline is cut off before its first device event (copy the rank's whole trace_view.json, or "
-                "its ascend_pytorch_profiler_*.db)"
+              ? "the timeline is cut off " + std::string(where) +
+                    " (copy the rank's whole trace_view.json, or its ascend_pytorch_profiler_*.db)"
               : "no trace_view.json or profiler database (export it with "
                 "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
                 "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)";

@@ -16,10 +16,13 @@ void ExpectPartsAddUpToWall(const StepBreakdown& s) {
 }
 
 // A torch_npu rank without device events falls back to step_trace_time.csv; the warning names the cause.
-std::string ReportedOnlyWarning(bool cut_off) {
+// `host_work`: the cut left host events (a cut before the first device event); without any, the timeline
+// was set aside whole by the importer.
+std::string ReportedOnlyWarning(bool cut_off, bool host_work = true) {
   HandBuiltTrace hand;
   hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
   hand.mutable_metadata()->truncated = cut_off;
+  if (cut_off && host_work) hand.Host(EventKind::kHostOp, "aten::mm", Us(1), Us(5));
   ReportedStepTime step;
   step.step = 1;
   step.computing_ns = Us(80);
@@ -36,6 +39,9 @@ TEST(TimeBreakdownTest, ReportedStepsSayWhyThereIsNoTimeline) {
   const std::string cut = ReportedOnlyWarning(true);
   EXPECT_NE(cut.find("cut off before its first device event"), std::string::npos) << cut;
   EXPECT_EQ(cut.find("no trace_view.json"), std::string::npos) << cut;
+  const std::string set_aside = ReportedOnlyWarning(true, false);
+  EXPECT_NE(set_aside.find("cut off before the end of its steps and set aside"), std::string::npos) << set_aside;
+  EXPECT_EQ(set_aside.find("no trace_view.json"), std::string::npos) << set_aside;
 }
 
 // A torch_npu timeline cut after some device work but before the end of the steps step_trace_time.csv

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <span>
 #include <system_error>
 #include <vector>
@@ -242,7 +243,9 @@ void AddRootInventory(const fs::path& root, TraceMetadata* meta) {
 // Every file of ASCEND_PROFILER_OUTPUT/ with its rows, and the expected files that are absent.
 // `main_db` is the profiler database the import read (empty for the text form: databases beside
 // the text files are counted only).
-void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMetadata* meta) {
+// `timeline_set_aside`: trace_view.json was cut off and left unread (CutTimelineProblem).
+void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMetadata* meta,
+                        bool timeline_set_aside = false) {
   static const std::vector<std::string_view> kNone;
   std::vector<std::string> present;
   for (const fs::path& p : FilesIn(layout.output)) {
@@ -260,7 +263,9 @@ void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMeta
     }
     const SourceState state =
         Contains(kModelledTextFiles, name) && main_db.empty() ? SourceState::kRead : SourceState::kCounted;
-    if (p.extension() == ".csv") {
+    if (name == kTraceView && timeline_set_aside) {
+      AddInventoryEntry(meta, file, SourceState::kUnreadable, kNoId, "cut off; set aside");
+    } else if (p.extension() == ".csv") {
       CountCsvRows(p, file, state, meta);
     } else {
       const bool events = name == kTraceView && main_db.empty();  // traceEvents entries, every phase
@@ -295,6 +300,66 @@ void ReadStepSplit(const Layout& layout, SideTableBuilder* out) {
     return;
   }
   ReadSummary(csv, ReadStepTraceTime, out);
+}
+
+// Events are in file order, which torch_npu writes close to time order but not exactly (device tasks
+// are flushed in batches): the earliest start among the last ones read bounds where work can be missing.
+constexpr size_t kCutWindowEvents = 256;
+
+// ProfilerStep markers that end before the cut point; none when the cut left no device work at all.
+size_t CompleteSteps(const Trace& timeline) {
+  const EventTable& e = timeline.events();
+  bool device_work = false;
+  for (size_t i = 0; i < e.size() && !device_work; ++i) device_work = IsDeviceKind(e.kind[i]) && e.dur_ns[i] >= 0;
+  if (!device_work) return 0;
+  int64_t cut = std::numeric_limits<int64_t>::max();
+  for (size_t i = e.size() > kCutWindowEvents ? e.size() - kCutWindowEvents : 0; i < e.size(); ++i) {
+    cut = std::min(cut, e.ts_ns[i]);
+  }
+  return static_cast<size_t>(std::count_if(timeline.steps().begin(), timeline.steps().end(),
+                                           [&](const Step& step) { return step.end_ns <= cut; }));
+}
+
+// The steps step_trace_time.csv (or analysis.db) reports, cluster-stage rows (no step number, beside
+// numbered rows) left out. Read into a scratch trace, so that the rank's own tables are read once, in
+// the usual order, whichever timeline they join.
+size_t ReportedSteps(const Layout& layout, const std::string& dir) {
+  TraceBuilder builder(dir);
+  Trace scratch = builder.Finish();
+  SideTableBuilder out(&scratch);
+  ReadStepSplit(layout, &out);
+  const std::vector<ReportedStepTime>& rows = scratch.reported_step_times();
+  if (rows.size() <= 1) return rows.size();
+  return static_cast<size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const ReportedStepTime& row) { return row.step != kNoId; }));
+}
+
+// torch_npu writes step_trace_time.csv from the whole run. A timeline cut before the end of those steps
+// would give kernels, copies and collectives of a part of the run beside step figures of all of it, so
+// the rank is read as one without a timeline, from its summaries alone; this says so. Empty when the
+// timeline is whole, or holds every step the summary reports.
+std::string CutTimelineProblem(const Trace& timeline, const Layout& layout, const std::string& dir) {
+  if (!timeline.metadata().truncated) return {};
+  const size_t reported = ReportedSteps(layout, dir);
+  if (reported == 0) return {};
+  const size_t complete = CompleteSteps(timeline);
+  if (complete >= reported) return {};
+  return dir + ": the timeline is cut off (" + std::to_string(complete) + " complete step" +
+         (complete == 1 ? "" : "s") + " of the " + std::to_string(reported) +
+         " that step_trace_time.csv holds); read as a rank without a timeline; copy the rank's whole "
+         "trace_view.json or its ascend_pytorch_profiler_*.db";
+}
+
+// A rank without a timeline, as ImportTimeline leaves one whose trace_view.json is missing, but still
+// marked cut off, so that what is said of its timeline says it was cut rather than absent.
+Trace SetAsideTimeline(const std::string& dir, const std::string& problem) {
+  TraceBuilder builder(dir);
+  TraceMetadata* meta = builder.mutable_metadata();
+  meta->format = TraceFormat::kTorchNpuTraceView;
+  meta->truncated = true;
+  builder.Warn(problem);
+  SettleRank(meta);
+  return builder.Finish();
 }
 
 // The Db export: the timeline and side tables from the profiler database, the split from analysis.db.
@@ -342,6 +407,8 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
     }
   }
   Trace trace = ImportTimeline(trace_view, layout, dir);
+  const std::string cut_problem = CutTimelineProblem(trace, layout, dir);
+  if (!cut_problem.empty()) trace = SetAsideTimeline(dir, cut_problem);
   SideTableBuilder out(&trace);
   out.mutable_metadata()->path = dir;
   if (!db_problem.empty()) out.Warn(db_problem);
@@ -367,7 +434,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   SettleAscendRank(layout.root, &out);
   AddRootInventory(layout.root, out.mutable_metadata());
-  AddOutputInventory(layout, fs::path(), out.mutable_metadata());
+  AddOutputInventory(layout, fs::path(), out.mutable_metadata(), !cut_problem.empty());
   return trace;
 }
 

@@ -16,7 +16,9 @@ namespace tuneprof {
 // rank_id), else profiler_metadata.json's distributed_args.rank, else the path. A missing or
 // unreadable summary file is a warning naming it; a directory with no trace_view.json and no
 // kernel_details.csv is read as the Db export (importers/ascend/ascend_db.h) when it holds
-// ascend_pytorch_profiler*.db, else it is an error. Metadata entries "inventory.<file>[:TABLE]" list
+// ascend_pytorch_profiler*.db, else it is an error. A trace_view.json cut off before the end of the steps
+// step_trace_time.csv reports is set aside with a warning: the rank is then read exactly as one without
+// trace_view.json (still marked cut off). Metadata entries "inventory.<file>[:TABLE]" list
 // every file (and database table) with its rows, and the expected files that were absent.
 // msprof's PROF_* (or its mindstudio_profiler_output/) is handed to importers/ascend/ascend_msprof.h.
 Result<Trace> ImportAscendDirectory(const std::string& dir);

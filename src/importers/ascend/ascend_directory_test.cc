@@ -208,6 +208,61 @@ TEST(AscendDirectoryTest, DamagedProfilerDatabaseFallsBackToTheSummaries) {
   fs::remove_all(dir.parent_path());
 }
 
+// Keeps the first `fraction` of the copy's trace_view.json, as a copy stopped part way leaves it.
+void CutTraceView(const fs::path& dir, double fraction) {
+  const fs::path view = dir / "ASCEND_PROFILER_OUTPUT" / "trace_view.json";
+  fs::resize_file(view, static_cast<uintmax_t>(static_cast<double>(fs::file_size(view)) * fraction));
+}
+
+bool Warned(const Trace& t, std::string_view needle) {
+  for (const std::string& w : t.metadata().warnings) {
+    if (w.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Cut before its one step ends, the timeline would give kernels and collectives of part of the step
+// beside step_trace_time.csv's figures of all of it: the rank is read as one without trace_view.json.
+TEST(AscendDirectoryTest, TimelineCutBeforeItsStepsEndIsReadAsNoTimeline) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const fs::path cut_dir = PartialCopy(
+      "cut", {"trace_view.json", "kernel_details.csv", "step_trace_time.csv", "communication.json"});
+  CutTraceView(cut_dir, 0.6);
+  const fs::path none_dir = PartialCopy("none", {"kernel_details.csv", "step_trace_time.csv", "communication.json"});
+  Trace cut = MustImport(cut_dir.string());
+  Trace none = MustImport(none_dir.string());
+  EXPECT_EQ(cut.events().size(), 0u);
+  EXPECT_TRUE(cut.steps().empty());
+  EXPECT_EQ(cut.metadata().format, TraceFormat::kTorchNpuTraceView);
+  EXPECT_TRUE(cut.metadata().truncated);  // so that the analyses say cut, not missing
+  EXPECT_EQ(cut.metadata().entry_count, 0u);
+  EXPECT_EQ(cut.metadata().rank, none.metadata().rank);
+  EXPECT_EQ(cut.kernel_details().rows.size(), none.kernel_details().rows.size());
+  EXPECT_EQ(cut.communication().ops.size(), none.communication().ops.size());
+  EXPECT_FALSE(cut.communication().ops.empty());
+  ASSERT_EQ(cut.reported_step_times().size(), 1u);
+  EXPECT_EQ(cut.reported_step_times()[0].stage_ns, none.reported_step_times()[0].stage_ns);
+  EXPECT_TRUE(Warned(cut, "the timeline is cut off (0 complete steps of the 1 that step_trace_time.csv holds); "
+                          "read as a rank without a timeline"));
+  EXPECT_FALSE(Warned(cut, "trace_view.json: missing"));
+  EXPECT_EQ(Entry(cut, "inventory.ASCEND_PROFILER_OUTPUT/trace_view.json"), "unreadable: cut off; set aside");
+  fs::remove_all(cut_dir.parent_path());
+  fs::remove_all(none_dir.parent_path());
+}
+
+// Without step_trace_time.csv nothing says how many steps the run had: the cut timeline is kept, its
+// whole steps measured and the rest marked incomplete by the analysis.
+TEST(AscendDirectoryTest, CutTimelineWithoutReportedStepsIsKept) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const fs::path dir = PartialCopy("cut_alone", {"trace_view.json", "kernel_details.csv"});
+  CutTraceView(dir, 0.6);
+  Trace t = MustImport(dir.string());
+  EXPECT_TRUE(t.metadata().truncated);
+  EXPECT_GT(t.events().size(), 0u);
+  EXPECT_FALSE(Warned(t, "read as a rank without a timeline"));
+  fs::remove_all(dir.parent_path());
+}
+
 TEST(AscendDirectoryTest, RankWithoutUsableFilesIsRefused) {
   TUNEPROF_REQUIRE_CORPUS();
   const fs::path dir = PartialCopy("empty", {});

@@ -336,8 +336,8 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
   const bool summaries_only = rank.definitions == StepDefinitions::kTorchNpu && rank.device_events == 0;
   if (summaries_only && !rank.steps.empty()) {
     *out +=
-        "host side: unknown: no trace_view.json (export it with torch_npu.profiler._ExperimentalConfig("
-        "export_type=torch_npu.profiler.ExportType.Text)); memcpy and other are inside free\n";
+        "host side: unknown: no timeline to measure it on (the rank's warning says whether it is missing or "
+        "cut off, and how to get it); memcpy and other are inside free\n";
   } else if (rank.work_on == WorkSource::kDevice) {
     AppendHostTable(rank.steps, rank.total, out);
   }
