@@ -368,10 +368,14 @@ std::vector<int64_t> RanksOf(std::span<const Trace> traces) {
   return ranks;
 }
 
+// The side's file, or its first file and how many more (a file of several ranks counts once).
 std::string SideName(std::string_view label, std::span<const Trace> traces) {
-  if (traces.size() == 1) return traces.front().metadata().path;
-  return std::string(label) + " (" + (traces.empty() ? std::string() : traces.front().metadata().path) +
-         (traces.size() > 1 ? fmt::format(" and {} more)", traces.size() - 1) : ")");
+  std::set<std::string_view> files;
+  for (const Trace& trace : traces) files.insert(trace.metadata().path);
+  if (traces.empty()) return std::string(label);
+  const std::string& first = traces.front().metadata().path;
+  if (files.size() == 1) return first;
+  return fmt::format("{} ({} and {} more files)", label, first, files.size() - 1);
 }
 
 Status MissingRank(std::string_view label, std::span<const Trace> traces, int64_t rank) {

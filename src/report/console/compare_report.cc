@@ -64,17 +64,17 @@ std::string PopulationText(const RankPopulation& population) {
   if (!population.named) return "";
   const std::string ranks = RankRanges(population.ranks);
   if (population.ranks.size() == 1) {
-    return fmt::format("rank {}{}: every figure is this rank's", ranks, population.requested ? " (--rank)" : "");
+    return fmt::format("{} ({}): every figure is this rank's", ranks,
+                       population.requested ? "--rank" : "the one rank both sides hold");
   }
-  return fmt::format(
-      "ranks {}, held by both sides: per step, step time is the slowest rank's and every other figure the {}", ranks,
-      PopulationAggregate(population));
+  return fmt::format("{} (held by both sides): per step, step time is the slowest rank's, every other figure the {}",
+                     ranks, PopulationAggregate(population));
 }
 
 // ", mean over 2 ranks" after a table's scope, where the figures combine several ranks.
 std::string RanksNote(const RankPopulation& population) {
   if (!population.named || population.ranks.size() < 2) return "";
-  return fmt::format(", {} ({})", PopulationAggregate(population), population.ranks.size());
+  return fmt::format(", mean over {} ranks", population.ranks.size());
 }
 
 // The metric table, the same in the terminal and in Markdown; the last row is the dominant bottleneck.
@@ -486,7 +486,7 @@ std::string RenderCompareMarkdown(const CompareResult& result, std::span<const G
                        side->ranks == 1 ? "" : "s", side->step_ns.size(), side->step_ns.size() == 1 ? "" : "s");
   }
   if (const std::string population = PopulationText(result.population); !population.empty()) {
-    out += fmt::format("- {}\n", population);
+    out += fmt::format("- ranks: {}\n", population);
   }
   out += "\n";
   out += MetricTable(result).Markdown();
