@@ -210,8 +210,9 @@ def load(path_or_paths: Union[PathLike, Sequence[PathLike]], *, config: str = ""
 
 def compare(before: Union[Run, PathLike], after: Union[Run, PathLike], *, tokens_per_step: Optional[float] = None,
             samples_per_step: Optional[float] = None, alpha: float = 0.05,
-            fail_if: Iterable[str] = ()) -> Document:
-    """`tuneprof compare --json BEFORE AFTER`: each metric's change with its significance, and the gates."""
+            fail_if: Iterable[str] = (), rank: Optional[int] = None) -> Document:
+    """`tuneprof compare --json BEFORE AFTER`: each metric's change with its significance, and the gates, over
+    the ranks both sides hold; `rank`: that rank alone (`--rank N`)."""
     runs = [side if isinstance(side, Run) else load(side) for side in (before, after)]
     return _document(_core.compare_json(runs[0]._core, runs[1]._core, tokens_per_step, samples_per_step, alpha,
-                                        list(fail_if)))
+                                        list(fail_if), rank))

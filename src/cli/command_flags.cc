@@ -118,6 +118,9 @@ void AddCompareCommand(CLI::App* app, CompareOptions* options) {
                       "the measured change of its evidence");
   compare->add_option("--format", options->format, "text (default), md (GitHub Markdown for a PR comment) or json")
       ->check(CLI::IsMember({"text", "md", "json"}));
+  compare->add_option("--rank", options->rank,
+                      "compare this rank alone (the rank id the traces give); by default the ranks both sides "
+                      "hold, each figure the mean over them per step (step time: the slowest rank's)");
 }
 
 void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {

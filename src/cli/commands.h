@@ -63,6 +63,7 @@ struct CompareOptions {
   std::optional<double> fail_if_slower;  // --fail-if-slower PCT
   std::string advice;                    // --advice BEFORE_ADVICE.json (advise --json of the before side)
   std::string format = "text";           // --format text|md|json
+  std::optional<int64_t> rank;           // --rank N: that rank alone, as the traces number it
 };
 void AddCompareCommand(CLI::App* app, CompareOptions* options);
 int RunCompare(const CompareOptions& options);

@@ -19,14 +19,24 @@ namespace {
 
 // The advisor's view of a side comes from the analyses `analyze` runs (run_analyses.h), so that compare
 // and analyze never disagree on a utilization or a verdict.
-CompareSide SideOf(const AnalyzedRun& run) {
-  CompareSide side = BuildCompareSide(run.traces, run.breakdowns);
-  side.verdict = SummarizeVerdict(run.advice, run.compute);
+CompareSide SideOf(const AnalyzedRun& run, std::span<const size_t> selected) {
+  CompareSide side = BuildCompareSide(run.traces, run.breakdowns, selected);
+  side.verdict = SummarizeVerdict(run.advice, run.compute, selected);
   return side;
 }
 
-AdviceSide AdviceSideOf(const AnalyzedRun& run) {
-  return AdviceSide{run.traces.empty() ? nullptr : &run.traces.front(), &run.advice};
+AdviceSide AdviceSideOf(const AnalyzedRun& run, std::span<const size_t> selected) {
+  const Trace* first = selected.empty() || selected.front() >= run.traces.size() ? nullptr
+                                                                                 : &run.traces[selected.front()];
+  return AdviceSide{first, &run.advice};
+}
+
+// The chips of the compared ranks only, so that a rank left out cannot make the sides look different.
+std::vector<HardwareSelection> HardwareOf(const AnalyzedRun& run, std::span<const size_t> selected) {
+  if (run.hardware.size() != run.traces.size()) return run.hardware;
+  std::vector<HardwareSelection> picked;
+  for (size_t index : selected) picked.push_back(run.hardware[index]);
+  return picked;
 }
 
 Result<std::vector<PredictedFinding>> LoadAdvice(const std::string& path) {
@@ -68,15 +78,26 @@ Result<CompareOutcome> CompareOutput(const AnalyzedRun& before, const AnalyzedRu
   compare.tokens_per_step = options.tokens_per_step;
   compare.samples_per_step = options.samples_per_step;
   compare.alpha = options.alpha;
-  const CompareResult result = CompareSides(SideOf(before), SideOf(after), compare);
+  TP_ASSIGN_OR_RETURN(RankPopulation population, MatchRanks(before.traces, after.traces, options.rank));
+  CompareResult result =
+      CompareSides(SideOf(before, population.before), SideOf(after, population.after), compare);
   std::vector<AdviceCheck> advice;
-  if (!options.advice.empty()) advice = CheckAdvice(predicted, AdviceSideOf(before), AdviceSideOf(after));
+  if (!options.advice.empty()) {
+    advice = CheckAdvice(predicted, AdviceSideOf(before, population.before), AdviceSideOf(after, population.after));
+  }
 
   CompareOutcome outcome;
   for (const GateCondition& condition : conditions) outcome.gates.push_back(EvaluateGate(result, condition));
   std::vector<std::string> warnings = before.warnings;
   warnings.insert(warnings.end(), after.warnings.begin(), after.warnings.end());
-  if (const std::string differ = HardwareDifference(before.hardware, after.hardware); !differ.empty()) {
+  if (const std::string left_out = LeftOutRanksWarning(population); !left_out.empty()) {
+    PrintWarning(left_out);
+    warnings.push_back(left_out);
+  }
+  result.population = std::move(population);
+  const std::string differ =
+      HardwareDifference(HardwareOf(before, result.population.before), HardwareOf(after, result.population.after));
+  if (!differ.empty()) {
     PrintWarning(differ);
     warnings.push_back(differ);
   }

@@ -265,8 +265,10 @@ cli::ProfileOptions ProfileOptionsOf(const std::string& semantics, const std::st
 }
 
 std::string CompareJson(Run& before, Run& after, std::optional<double> tokens_per_step,
-                        std::optional<double> samples_per_step, double alpha, std::vector<std::string> fail_if) {
+                        std::optional<double> samples_per_step, double alpha, std::vector<std::string> fail_if,
+                        std::optional<int64_t> rank) {
   cli::CompareOptions options;
+  options.rank = rank;
   options.json = true;
   options.tokens_per_step = tokens_per_step;
   options.samples_per_step = samples_per_step;

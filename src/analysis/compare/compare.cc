@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "base/rank_ranges.h"
+
 namespace tuneprof {
 
 namespace {
@@ -214,21 +216,32 @@ void AddVerdictMetrics(const SideVerdict& before, const SideVerdict& after, std:
 
 }  // namespace
 
-MemoryPeaks FindMemoryPeaks(std::span<const Trace> traces) {
-  MemoryPeaks peaks;
-  for (const Trace& trace : traces) {
-    for (const MemoryEvent& event : trace.memory_events()) {
-      if (event.total_allocated != kNoId) {
-        peaks.allocated_bytes = std::max(peaks.allocated_bytes.value_or(event.total_allocated), event.total_allocated);
-      }
-      if (event.total_reserved != kNoId) {
-        peaks.reserved_bytes = std::max(peaks.reserved_bytes.value_or(event.total_reserved), event.total_reserved);
-      }
+namespace {
+
+void AddMemoryPeaks(const Trace& trace, MemoryPeaks* peaks_out) {
+  MemoryPeaks& peaks = *peaks_out;
+  for (const MemoryEvent& event : trace.memory_events()) {
+    if (event.total_allocated != kNoId) {
+      peaks.allocated_bytes = std::max(peaks.allocated_bytes.value_or(event.total_allocated), event.total_allocated);
+    }
+    if (event.total_reserved != kNoId) {
+      peaks.reserved_bytes = std::max(peaks.reserved_bytes.value_or(event.total_reserved), event.total_reserved);
     }
   }
-  // A caching allocator holding allocations has reserved at least as much; a reserved total of 0 beside
-  // allocations (the CPU allocator in Kineto's [memory] events) means the trace does not track it.
-  if (peaks.reserved_bytes == 0 && peaks.allocated_bytes.value_or(0) > 0) peaks.reserved_bytes.reset();
+}
+
+// A caching allocator holding allocations has reserved at least as much; a reserved total of 0 beside
+// allocations (the CPU allocator in Kineto's [memory] events) means the trace does not track it.
+void DropUntrackedReserved(MemoryPeaks* peaks) {
+  if (peaks->reserved_bytes == 0 && peaks->allocated_bytes.value_or(0) > 0) peaks->reserved_bytes.reset();
+}
+
+}  // namespace
+
+MemoryPeaks FindMemoryPeaks(std::span<const Trace> traces) {
+  MemoryPeaks peaks;
+  for (const Trace& trace : traces) AddMemoryPeaks(trace, &peaks);
+  DropUntrackedReserved(&peaks);
   return peaks;
 }
 
@@ -256,16 +269,32 @@ std::string HardwareDifference(std::span<const HardwareSelection> before, std::s
          ": the change mixes the hardware's effect with the code's, and MFU and utilizations use different peaks";
 }
 
-SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute) {
+namespace {
+
+std::vector<size_t> SelectedOrAll(std::span<const size_t> selected, size_t count) {
+  std::vector<size_t> picked(selected.begin(), selected.end());
+  if (selected.empty()) {
+    for (size_t i = 0; i < count; ++i) picked.push_back(i);
+  }
+  return picked;
+}
+
+}  // namespace
+
+SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute,
+                             std::span<const size_t> selected) {
   SideVerdict verdict;
+  const std::vector<size_t> picked = SelectedOrAll(selected, advice.ranks.size());
   size_t slowest = advice.ranks.size();
-  for (size_t r = 0; r < advice.ranks.size(); ++r) {
+  for (size_t r : picked) {
+    if (r >= advice.ranks.size()) continue;
     if (slowest == advice.ranks.size() || advice.ranks[r].split.step_ns > advice.ranks[slowest].split.step_ns)
       slowest = r;
   }
   if (slowest == advice.ranks.size()) return verdict;
   verdict.analyzed = true;
-  verdict.dominant = std::string(BottleneckName(advice.dominant));
+  const bool whole_job = picked.size() == advice.ranks.size();
+  verdict.dominant = std::string(BottleneckName(whole_job ? advice.dominant : advice.ranks[slowest].dominant));
   const RankAdvice& rank = advice.ranks[slowest];
   verdict.split = rank.split;
   for (const UtilizationCheck& check : rank.utilizations) {
@@ -286,12 +315,14 @@ SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankCo
   return verdict;
 }
 
-CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const RankBreakdown> breakdowns) {
+CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const RankBreakdown> breakdowns,
+                             std::span<const size_t> selected) {
   CompareSide side;
-  side.ranks = traces.size();
+  const std::vector<size_t> picked = SelectedOrAll(selected, traces.size());
+  side.ranks = picked.size();
   std::vector<RankBreakdown> ranks;
   bool any_device = false;
-  for (size_t t = 0; t < traces.size(); ++t) {
+  for (size_t t : picked) {
     const Trace& trace = traces[t];
     side.paths.push_back(trace.metadata().path);
     ranks.push_back(t < breakdowns.size() ? breakdowns[t] : ComputeTimeBreakdown(trace));
@@ -302,14 +333,114 @@ CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const Rank
   for (const RankBreakdown& rank : ranks) {
     for (const StepBreakdown& step : rank.steps) side.has_steps = side.has_steps || step.step.has_value();
   }
-  side.memory = FindMemoryPeaks(traces);
-  if (!traces.empty()) {
-    side.generation = ComputeGenerationMetrics(traces.front());
-    side.op_scope = any_device ? OperatorScope::kDevice : OperatorScope::kHostOperators;
-    side.ops = CollectOperators(traces.front(), side.op_scope, StepSelection::kAll);
-    side.categories = CollectCategories(traces.front(), side.op_scope, StepSelection::kAll);
+  for (size_t t : picked) AddMemoryPeaks(traces[t], &side.memory);
+  DropUntrackedReserved(&side.memory);
+  if (picked.empty()) return side;
+  side.generation = ComputeGenerationMetrics(traces[picked.front()]);
+  side.op_scope = any_device ? OperatorScope::kDevice : OperatorScope::kHostOperators;
+  side.ops = CollectOperators(traces[picked.front()], side.op_scope, StepSelection::kAll);
+  side.categories = CollectCategories(traces[picked.front()], side.op_scope, StepSelection::kAll);
+  for (size_t k = 1; k < picked.size(); ++k) {
+    const Trace& trace = traces[picked[k]];
+    AddRankTotals(CollectOperators(trace, side.op_scope, StepSelection::kAll), &side.ops);
+    AddRankTotals(CollectCategories(trace, side.op_scope, StepSelection::kAll), &side.categories);
   }
   return side;
+}
+
+namespace {
+
+// Each trace's key: its rank id and how many traces before it on the same side carry that id.
+std::map<std::pair<int64_t, size_t>, size_t> RankKeys(std::span<const Trace> traces) {
+  std::map<std::pair<int64_t, size_t>, size_t> keys;
+  std::map<int64_t, size_t> seen;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const int64_t rank = traces[i].metadata().rank;
+    keys.emplace(std::pair{rank, seen[rank]++}, i);
+  }
+  return keys;
+}
+
+std::vector<int64_t> RanksOf(std::span<const Trace> traces) {
+  std::vector<int64_t> ranks;
+  for (const Trace& trace : traces) ranks.push_back(trace.metadata().rank);
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
+// The side's file, or its first file and how many more (a file of several ranks counts once).
+std::string SideName(std::string_view label, std::span<const Trace> traces) {
+  std::set<std::string_view> files;
+  for (const Trace& trace : traces) files.insert(trace.metadata().path);
+  if (traces.empty()) return std::string(label);
+  const std::string& first = traces.front().metadata().path;
+  if (files.size() == 1) return first;
+  return fmt::format("{} ({} and {} more files)", label, first, files.size() - 1);
+}
+
+Status MissingRank(std::string_view label, std::span<const Trace> traces, int64_t rank) {
+  const std::vector<int64_t> held = RanksOf(traces);
+  return Status(StatusCode::kUsage,
+                fmt::format("{}: no rank {} (it holds rank{} {}); --rank takes a rank both sides hold",
+                            SideName(label, traces), rank, held.size() == 1 ? "" : "s", RankRanges(held)));
+}
+
+}  // namespace
+
+Result<RankPopulation> MatchRanks(std::span<const Trace> before, std::span<const Trace> after,
+                                  std::optional<int64_t> rank) {
+  RankPopulation population;
+  population.requested = rank;
+  population.named = rank.has_value() || before.size() > 1 || after.size() > 1;
+  if (!population.named && before.size() == 1 && after.size() == 1) {
+    population.ranks = {before.front().metadata().rank};
+    population.before = {0};
+    population.after = {0};
+    return population;
+  }
+  const auto before_keys = RankKeys(before);
+  const auto after_keys = RankKeys(after);
+  for (const auto& [key, index] : before_keys) {
+    if (rank && key.first != *rank) continue;
+    const auto match = after_keys.find(key);
+    if (match == after_keys.end()) {
+      population.only_before.push_back(key.first);
+      continue;
+    }
+    population.ranks.push_back(key.first);
+    population.before.push_back(index);
+    population.after.push_back(match->second);
+  }
+  for (const auto& [key, index] : after_keys) {
+    if ((!rank || key.first == *rank) && !before_keys.contains(key)) population.only_after.push_back(key.first);
+  }
+  if (rank && population.ranks.empty()) {
+    return population.only_before.empty() ? MissingRank("before", before, *rank) : MissingRank("after", after, *rank);
+  }
+  if (population.ranks.empty()) {
+    return Status(StatusCode::kInvalidInput,
+                  fmt::format("{} and {} share no rank (before holds {}, after {}); compare runs of the same ranks",
+                              SideName("before", before), SideName("after", after), RankRanges(RanksOf(before)),
+                              RankRanges(RanksOf(after))));
+  }
+  std::sort(population.before.begin(), population.before.end());
+  std::sort(population.after.begin(), population.after.end());
+  return population;
+}
+
+std::string LeftOutRanksWarning(const RankPopulation& population) {
+  if (population.only_before.empty() && population.only_after.empty()) return "";
+  std::string sides;
+  if (!population.only_before.empty()) sides += "before only " + RankRanges(population.only_before);
+  if (!population.only_after.empty()) {
+    sides += (sides.empty() ? "" : ", ") + std::string("after only ") + RankRanges(population.only_after);
+  }
+  return fmt::format("ranks held by one side only are left out of every figure ({}); compared: rank{} {}", sides,
+                     population.ranks.size() == 1 ? "" : "s", RankRanges(population.ranks));
+}
+
+std::string_view PopulationAggregate(const RankPopulation& population) {
+  return population.ranks.size() == 1 ? "one rank" : "mean over ranks";
 }
 
 MetricVerdict JudgeMetric(const MetricComparison& metric) {

@@ -9,8 +9,13 @@
 // (too few to test). Generation traces add TTFT (one sample per request) and TPOT (one per decode step).
 // Peak memory is one exact reading per side (max total_allocated / total_reserved of the allocator's
 // events over all ranks): any difference is real, so it counts as significant when the values differ.
-// Operators are compared on the first rank of each side (as HTA does), over all steps, per step; so are
-// operator categories (operator_diff.h), which match work across platforms when names differ.
+// Operators are compared over all steps, per step, as the mean over the compared ranks of a rank's step
+// (operator_diff.h), like the breakdown figures; so are operator categories, which match work across
+// platforms when names differ.
+// Population: every figure is over the same ranks, those both sides hold (matched by rank id,
+// MatchRanks); ranks on one side only are left out and named in a warning. `--rank N` compares rank N
+// alone. One trace a side is compared whatever the ranks they name (a rank 3 against a rank 1 of another
+// job), and says nothing of a population.
 // The advisor's view (advisor.h, as `analyze` runs it: pipeline/run_analyses.h) adds the three
 // utilizations and MFU of the slowest rank, and the job's dominant bottleneck. They are one reading a
 // side (no per-step samples), so their change is shown but not tested: never significant, never a gate.
@@ -70,8 +75,35 @@ struct SideVerdict {
 // code's effect with the chip's, and peak-relative figures (MFU, utilizations) use different peaks.
 std::string HardwareDifference(std::span<const HardwareSelection> before, std::span<const HardwareSelection> after);
 
-// `compute` in the order of `advice.ranks` (the order of the inputs).
-SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute);
+// `compute` in the order of `advice.ranks` (the order of the inputs). `selected`: the indices of the ranks
+// compared (all when empty); on a strict subset the dominant bottleneck is the slowest selected rank's own,
+// since the job's speaks of ranks left out.
+SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankComputeUnits> compute,
+                             std::span<const size_t> selected = {});
+
+// The ranks a comparison reads: indices into each side's traces, in the order of the inputs.
+struct RankPopulation {
+  std::vector<int64_t> ranks;    // the compared rank ids, ascending (a rank two files carry, twice)
+  std::vector<size_t> before;    // the traces compared, by index into the before side's
+  std::vector<size_t> after;
+  std::vector<int64_t> only_before;  // left out: held by one side only
+  std::vector<int64_t> only_after;
+  std::optional<int64_t> requested;  // --rank
+  // Named in the outputs: a side holds several ranks or one was requested. A pair of single traces is not.
+  bool named = false;
+};
+
+// Matches the sides' traces by rank id (a rank id a side holds twice matches in the order of the inputs).
+// `rank`: that rank only; a side without it is an error naming the side's path. Sides sharing no rank are
+// an error naming both sides' ranks.
+Result<RankPopulation> MatchRanks(std::span<const Trace> before, std::span<const Trace> after,
+                                  std::optional<int64_t> rank);
+
+// The warning naming the ranks left out; "" when none is.
+std::string LeftOutRanksWarning(const RankPopulation& population);
+
+// How the figures of a named population combine its ranks, in words: "mean over ranks", "one rank".
+std::string_view PopulationAggregate(const RankPopulation& population);
 
 struct CompareSide {
   std::vector<std::string> paths;
@@ -82,14 +114,16 @@ struct CompareSide {
   std::vector<StepSeries> breakdown;  // computing, communication exposed/hidden, memcpy, other, free
   MemoryPeaks memory;
   GenerationMetrics generation;  // of the first rank
-  OperatorTotals ops;            // of the first rank
+  OperatorTotals ops;            // summed over the ranks (OperatorTotals::ranks)
   OperatorScope op_scope = OperatorScope::kDevice;
-  CategoryTotals categories;  // of the first rank, in op_scope
+  CategoryTotals categories;  // summed over the ranks, in op_scope
   SideVerdict verdict;
 };
 
-// `breakdowns`: the traces' time breakdowns when already computed (else computed here).
-CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const RankBreakdown> breakdowns = {});
+// `breakdowns`: the traces' time breakdowns when already computed (else computed here). `selected`: the
+// indices of the traces compared (RankPopulation), all when empty.
+CompareSide BuildCompareSide(std::span<const Trace> traces, std::span<const RankBreakdown> breakdowns = {},
+                             std::span<const size_t> selected = {});
 
 // kNone: a figure without a direction (communication hidden under compute grows when communication
 // grows or when more of it is hidden): it changes, but is neither better nor worse.
@@ -137,6 +171,7 @@ struct CompareResult {
   OperatorDiff ops;
   std::vector<CategoryDelta> categories;  // each side in its own operator scope
   CompareOptions options;
+  RankPopulation population;  // set by the caller that matched the ranks
 
   const MetricComparison* Find(std::string_view key) const;
 };

@@ -258,5 +258,129 @@ TEST(CompareTest, RunsOnDifferentChipsAreNamed) {
   EXPECT_NE(differ.find("before ran on NVIDIA A100-PG509-200, after on Tesla V100-SXM2-16GB"), std::string::npos);
 }
 
+// One rank of a two-rank run: `steps` steps, each a 100 µs "gemm" and a "nccl_send" of send_us.
+Trace RankTrace(int64_t rank, int steps, double send_us) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->rank = rank;
+  t.mutable_metadata()->path = "rank" + std::to_string(rank) + ".json";
+  for (int i = 0; i < steps; ++i) {
+    const int64_t start = Us(1000.0 * i);
+    t.Step(i + 1, start, Us(500));
+    t.Launch(start + Us(10), 2 * i + 1);
+    t.Kernel("gemm", start + Us(20), Us(100), 2 * i + 1);
+    t.Launch(start + Us(15), 2 * i + 2);
+    t.Kernel("nccl_send", start + Us(130), Us(send_us), 2 * i + 2);
+  }
+  return t.Finish();
+}
+
+const OperatorDelta* FindOp(const CompareResult& result, std::string_view name) {
+  for (const OperatorDelta& op : result.ops.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+// The change of the device's busy time per step, in µs, as the breakdown metrics give it.
+double BusyDelta(const CompareResult& result) {
+  double delta = 0;
+  for (const char* key : {"computing_us", "communication_exposed_us", "communication_hidden_us"}) {
+    if (const MetricComparison* metric = result.Find(key)) delta += metric->delta.value_or(0);
+  }
+  return delta;
+}
+
+struct TwoRankPair {
+  std::vector<Trace> before, after;
+};
+
+// Rank 0's send gets faster (100 -> 50 µs), rank 1's slower (40 -> 160 µs): over the ranks, slower.
+TwoRankPair FasterRankZeroSlowerRankOne() {
+  TwoRankPair pair;
+  pair.before.push_back(RankTrace(0, 6, 100));
+  pair.before.push_back(RankTrace(1, 6, 40));
+  pair.after.push_back(RankTrace(0, 6, 50));
+  pair.after.push_back(RankTrace(1, 6, 160));
+  return pair;
+}
+
+CompareResult ComparePopulation(const TwoRankPair& pair, std::optional<int64_t> rank) {
+  auto population = MatchRanks(pair.before, pair.after, rank);
+  EXPECT_TRUE(population.ok());
+  CompareResult result = CompareSides(BuildCompareSide(pair.before, {}, population->before),
+                                      BuildCompareSide(pair.after, {}, population->after), {});
+  result.population = *population;
+  return result;
+}
+
+TEST(CompareTest, OperatorsAndMetricsSpeakOfTheSameRanks) {
+  const CompareResult result = ComparePopulation(FasterRankZeroSlowerRankOne(), std::nullopt);
+  EXPECT_TRUE(result.population.named);
+  EXPECT_EQ(result.population.ranks, (std::vector<int64_t>{0, 1}));
+  const OperatorDelta* send = FindOp(result, "nccl_send");
+  ASSERT_NE(send, nullptr);
+  EXPECT_DOUBLE_EQ(send->before_ns, Us(70));  // (100 + 40) / 2 per step
+  EXPECT_DOUBLE_EQ(send->after_ns, Us(105));  // (50 + 160) / 2
+  EXPECT_DOUBLE_EQ(send->before_count, 1);    // one call per rank and step
+  // The breakdown is the mean over ranks too: the busy time it adds up grows by the same amount.
+  const double busy_delta = BusyDelta(result);
+  EXPECT_NEAR(busy_delta, send->delta_ns() / 1000, 1e-9);
+  EXPECT_GT(busy_delta, 0);
+  ASSERT_FALSE(result.categories.empty());
+  double category_delta = 0;
+  for (const CategoryDelta& c : result.categories) category_delta += c.after_ns - c.before_ns;
+  EXPECT_NEAR(category_delta, send->delta_ns(), 1e-6);
+}
+
+TEST(CompareTest, RankOptionComparesThatRankAlone) {
+  const TwoRankPair pair = FasterRankZeroSlowerRankOne();
+  const CompareResult one = ComparePopulation(pair, 1);
+  EXPECT_EQ(one.population.ranks, (std::vector<int64_t>{1}));
+  EXPECT_EQ(one.before.paths, (std::vector<std::string>{"rank1.json"}));
+  const OperatorDelta* send = FindOp(one, "nccl_send");
+  ASSERT_NE(send, nullptr);
+  EXPECT_DOUBLE_EQ(send->before_ns, Us(40));
+  EXPECT_DOUBLE_EQ(send->after_ns, Us(160));
+  const CompareResult zero = ComparePopulation(pair, 0);
+  EXPECT_DOUBLE_EQ(FindOp(zero, "nccl_send")->delta_ns(), -Us(50));
+  EXPECT_NEAR(BusyDelta(zero), -50, 1e-9);  // rank 0 alone got faster, and its breakdown says so
+}
+
+TEST(CompareTest, RankMissingOnASideIsAnErrorNamingIt) {
+  const TwoRankPair pair = FasterRankZeroSlowerRankOne();
+  auto missing = MatchRanks(pair.before, pair.after, 7);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kUsage);
+  EXPECT_NE(missing.status().message().find("no rank 7"), std::string::npos) << missing.status().message();
+  EXPECT_EQ(missing.status().message().find('\n'), std::string::npos);
+}
+
+TEST(CompareTest, RanksOfOneSideOnlyAreLeftOutAndNamed) {
+  TwoRankPair pair = FasterRankZeroSlowerRankOne();
+  pair.after.push_back(RankTrace(2, 6, 10));
+  auto population = MatchRanks(pair.before, pair.after, std::nullopt);
+  ASSERT_TRUE(population.ok());
+  EXPECT_EQ(population->ranks, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(population->after, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(population->only_after, (std::vector<int64_t>{2}));
+  EXPECT_NE(LeftOutRanksWarning(*population).find("after only 2"), std::string::npos);
+  std::vector<Trace> other;
+  other.push_back(RankTrace(5, 2, 10));
+  other.push_back(RankTrace(6, 2, 10));
+  EXPECT_FALSE(MatchRanks(pair.before, other, std::nullopt).ok());
+}
+
+TEST(CompareTest, OneTraceASideIsComparedWhateverItsRank) {
+  std::vector<Trace> before, after;
+  before.push_back(RankTrace(3, 2, 10));
+  after.push_back(RankTrace(1, 2, 10));
+  auto population = MatchRanks(before, after, std::nullopt);
+  ASSERT_TRUE(population.ok());
+  EXPECT_FALSE(population->named);
+  EXPECT_EQ(population->before, (std::vector<size_t>{0}));
+  EXPECT_TRUE(LeftOutRanksWarning(*population).empty());
+  EXPECT_FALSE(MatchRanks(before, after, 3).ok());  // --rank asks both sides for that rank
+}
+
 }  // namespace
 }  // namespace tuneprof

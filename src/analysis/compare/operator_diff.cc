@@ -153,6 +153,49 @@ OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSel
 
 namespace {
 
+// One rank's windows: a trace without steps is one.
+size_t WindowsOf(size_t steps, size_t windows) { return windows != 0 ? windows : std::max<size_t>(steps, 1); }
+
+}  // namespace
+
+double OperatorTotals::StepDivisor() const { return static_cast<double>(WindowsOf(steps, windows)); }
+double CategoryTotals::StepDivisor() const { return static_cast<double>(WindowsOf(steps, windows)); }
+
+void AddRankTotals(const OperatorTotals& rank, OperatorTotals* sum) {
+  std::vector<OperatorTotals::Entry> merged;
+  merged.reserve(sum->entries.size() + rank.entries.size());
+  auto a = sum->entries.begin();
+  auto b = rank.entries.begin();
+  while (a != sum->entries.end() || b != rank.entries.end()) {
+    if (b == rank.entries.end() || (a != sum->entries.end() && a->name < b->name)) {
+      merged.push_back(std::move(*a++));
+    } else if (a == sum->entries.end() || b->name < a->name) {
+      merged.push_back(*b++);
+    } else {
+      a->count += b->count;
+      a->total_ns += b->total_ns;
+      merged.push_back(std::move(*a++));
+      ++b;
+    }
+  }
+  sum->entries = std::move(merged);
+  sum->windows = WindowsOf(sum->steps, sum->windows) + WindowsOf(rank.steps, rank.windows);
+  sum->steps = std::max(sum->steps, rank.steps);
+  sum->ranks += rank.ranks;
+}
+
+void AddRankTotals(const CategoryTotals& rank, CategoryTotals* sum) {
+  for (size_t c = 0; c < kOperatorCategories; ++c) {
+    sum->count[c] += rank.count[c];
+    sum->total_ns[c] += rank.total_ns[c];
+  }
+  sum->windows = WindowsOf(sum->steps, sum->windows) + WindowsOf(rank.steps, rank.windows);
+  sum->steps = std::max(sum->steps, rank.steps);
+  sum->ranks += rank.ranks;
+}
+
+namespace {
+
 OperatorChange ChangeOf(double before_count, double after_count) {
   if (before_count == 0) return OperatorChange::kAdded;
   if (after_count == 0) return OperatorChange::kRemoved;
@@ -202,8 +245,8 @@ OperatorDiff DiffOperators(const OperatorTotals& before, const OperatorTotals& a
   diff.scope = scope;
   diff.before_steps = before.steps;
   diff.after_steps = after.steps;
-  const double before_divisor = static_cast<double>(std::max<size_t>(before.steps, 1));
-  const double after_divisor = static_cast<double>(std::max<size_t>(after.steps, 1));
+  const double before_divisor = before.StepDivisor();
+  const double after_divisor = after.StepDivisor();
   std::map<std::string_view, OperatorDelta> by_name;
   for (const OperatorTotals::Entry& entry : before.entries) {
     OperatorDelta& delta = by_name[entry.name];
@@ -316,8 +359,8 @@ CategoryTotals CollectCategories(const Trace& trace, OperatorScope scope, StepSe
 }
 
 std::vector<CategoryDelta> DiffCategories(const CategoryTotals& before, const CategoryTotals& after) {
-  const double before_divisor = static_cast<double>(std::max<size_t>(before.steps, 1));
-  const double after_divisor = static_cast<double>(std::max<size_t>(after.steps, 1));
+  const double before_divisor = before.StepDivisor();
+  const double after_divisor = after.StepDivisor();
   std::vector<CategoryDelta> deltas;
   for (size_t c = 0; c < kOperatorCategories; ++c) {
     if (before.count[c] == 0 && after.count[c] == 0) continue;

@@ -10,7 +10,9 @@
 //   unchanged.
 // Unlike HTA, figures are per step (means over the compared steps), so that runs profiled for
 // different numbers of steps compare; for one step they are HTA's totals. A trace without steps is one
-// window. Names are matched as written, surrounding whitespace trimmed.
+// window. Names are matched as written, surrounding whitespace trimmed. Totals of several ranks add up
+// (AddRankTotals) and divide by the steps of all of them: the mean over ranks of a rank's step, so that
+// they read like the breakdown's per-step figures, which are means over ranks too.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -44,10 +46,19 @@ struct OperatorTotals {
     int64_t total_ns = 0;
   };
   std::vector<Entry> entries;  // sorted by name
-  size_t steps = 0;            // steps compared; 0 when the trace has none (one window)
+  size_t steps = 0;            // steps compared (of the rank with most); 0 when the trace has none (one window)
+  size_t ranks = 1;            // ranks whose totals the entries sum
+  // Σ over those ranks of max(steps, 1): what a per-step figure divides by; 0 for one rank's totals,
+  // which divide by max(steps, 1).
+  size_t windows = 0;
+
+  double StepDivisor() const;
 };
 
 OperatorTotals CollectOperators(const Trace& trace, OperatorScope scope, StepSelection steps);
+
+// Adds one more rank's totals to `sum` (entries matched by name, still sorted by name).
+void AddRankTotals(const OperatorTotals& rank, OperatorTotals* sum);
 
 // The name an operator keeps across runs. HCCL operators carry a run-specific id and counters
 // ("hcom_allReduce__586_0_1"): the same collective of two runs compares as "hcom_allReduce".
@@ -112,9 +123,14 @@ std::vector<uint32_t> OutermostOperators(const Trace& trace, OperatorScope scope
 struct CategoryTotals {
   std::array<uint64_t, kOperatorCategories> count{};
   std::array<int64_t, kOperatorCategories> total_ns{};
-  size_t steps = 0;  // as OperatorTotals::steps
+  size_t steps = 0;    // as OperatorTotals::steps
+  size_t ranks = 1;    // as OperatorTotals::ranks
+  size_t windows = 0;  // as OperatorTotals::windows
+
+  double StepDivisor() const;
 };
 CategoryTotals CollectCategories(const Trace& trace, OperatorScope scope, StepSelection steps);
+void AddRankTotals(const CategoryTotals& rank, CategoryTotals* sum);
 
 struct CategoryDelta {
   OperatorCategory category = OperatorCategory::kOther;

@@ -59,6 +59,24 @@ void AppendSide(std::string_view label, const CompareSide& side, std::string_vie
                       WorkSourceName(side.work_on));
 }
 
+// The ranks every figure is over, where a side has several or one was asked for; "" otherwise.
+std::string PopulationText(const RankPopulation& population) {
+  if (!population.named) return "";
+  const std::string ranks = RankRanges(population.ranks);
+  if (population.ranks.size() == 1) {
+    return fmt::format("{} ({}): every figure is this rank's", ranks,
+                       population.requested ? "--rank" : "the one rank both sides hold");
+  }
+  return fmt::format("{} (held by both sides): per step, step time is the slowest rank's, every other figure the {}",
+                     ranks, PopulationAggregate(population));
+}
+
+// ", mean over 2 ranks" after a table's scope, where the figures combine several ranks.
+std::string RanksNote(const RankPopulation& population) {
+  if (!population.named || population.ranks.size() < 2) return "";
+  return fmt::format(", mean over {} ranks", population.ranks.size());
+}
+
 // The metric table, the same in the terminal and in Markdown; the last row is the dominant bottleneck.
 Table MetricTable(const CompareResult& result) {
   Table table({{"metric", 26, Align::kLeft, 1, true},
@@ -84,7 +102,8 @@ void AppendCategories(const CompareResult& result, std::string* out) {
                                 ? std::string(OperatorScopeName(result.before.op_scope))
                                 : fmt::format("{} vs {}", OperatorScopeName(result.before.op_scope),
                                               OperatorScopeName(result.after.op_scope));
-  *out += fmt::format("\noperator categories ({}, outermost operators, per step):\n", scope);
+  *out += fmt::format("\noperator categories ({}, outermost operators, per step{}):\n", scope,
+                      RanksNote(result.population));
   *out += fmt::format("{:<14} {:>17} {:>14} {:>14} {:>13}\n", "category", "count", "before us", "after us", "delta us");
   for (const CategoryDelta& c : result.categories) {
     *out += fmt::format("{:<14} {:>17} {:>14} {:>14} {:>13}\n", OperatorCategoryName(c.category),
@@ -154,12 +173,13 @@ std::string JoinNames(const std::vector<std::string>& names, size_t width) {
   return Shortened(joined, width);
 }
 
-void AppendOps(const OperatorDiff& diff, std::string* out) {
+void AppendOps(const OperatorDiff& diff, const RankPopulation& population, std::string* out) {
   if (diff.ops.empty()) return;
   const std::string window = diff.before_steps == 0 && diff.after_steps == 0
                                  ? std::string("whole traces")
                                  : fmt::format("per step over {} vs {} steps", diff.before_steps, diff.after_steps);
-  *out += fmt::format("\noperators ({}, {}), by |time change|:\n", OperatorScopeName(diff.scope), window);
+  *out += fmt::format("\noperators ({}, {}{}), by |time change|:\n", OperatorScopeName(diff.scope), window,
+                      RanksNote(population));
   if (diff.replaced) {
     const ReplacedPattern& r = *diff.replaced;
     *out += fmt::format("replaced: {} ({} us)\n       -> {} (+{} us)\n", JoinNames(r.removed, 70),
@@ -258,6 +278,22 @@ void WriteSide(std::string_view key, const CompareSide& side, JsonWriter* w) {
   w->EndArray().Key("ranks").Uint(side.ranks).Key("steps").Uint(side.step_ns.size());
   w->Key("has_steps").Bool(side.has_steps).Key("work_on").String(WorkSourceName(side.work_on));
   w->Key("generation_requests").Uint(side.generation.requests.size()).EndObject();
+}
+
+// Present where the outputs name the population (RankPopulation::named).
+void WritePopulation(const RankPopulation& population, JsonWriter* w) {
+  if (!population.named) return;
+  w->Key("population").BeginObject().Key("ranks").BeginArray();
+  for (int64_t rank : population.ranks) w->Int(rank);
+  w->EndArray().Key("aggregate").String(PopulationAggregate(population));
+  w->Key("step_time").String(population.ranks.size() == 1 ? "one rank" : "slowest rank");
+  w->Key("requested_rank");
+  population.requested ? w->Int(*population.requested) : w->Null();
+  w->Key("left_out").BeginObject().Key("before").BeginArray();
+  for (int64_t rank : population.only_before) w->Int(rank);
+  w->EndArray().Key("after").BeginArray();
+  for (int64_t rank : population.only_after) w->Int(rank);
+  w->EndArray().EndObject().EndObject();
 }
 
 void WriteOps(const OperatorDiff& diff, JsonWriter* w) {
@@ -363,10 +399,13 @@ std::string RenderCompareText(const CompareResult& result, std::span<const GateO
   const std::vector<std::string> shown = DistinctShortNames(paths, 60);
   AppendSide("before", result.before, shown[0], &out);
   AppendSide("after", result.after, shown[1], &out);
+  if (const std::string population = PopulationText(result.population); !population.empty()) {
+    out += fmt::format("{:<7}{}\n", "ranks", population);
+  }
   out += '\n';
   out += MetricTable(result).Text();
   AppendStepStatistics(result, &out);
-  AppendOps(result.ops, &out);
+  AppendOps(result.ops, result.population, &out);
   AppendCategories(result, &out);
   AppendAdvice(result, advice, &out);
   AppendGates(gates, &out);
@@ -380,6 +419,7 @@ std::string RenderCompareJson(const CompareResult& result, std::span<const GateO
   w.BeginObject().Key("schema").String("tuneprof.compare/1");
   WriteSide("before", result.before, &w);
   WriteSide("after", result.after, &w);
+  WritePopulation(result.population, &w);
   w.Key("alpha").Double(result.options.alpha);
   w.Key("metrics").BeginObject();
   for (const MetricComparison& metric : result.metrics) WriteMetric(metric, &w);
@@ -396,10 +436,10 @@ std::string RenderCompareJson(const CompareResult& result, std::span<const GateO
 
 namespace {
 
-void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
+void AppendMarkdownOps(const OperatorDiff& diff, const RankPopulation& population, std::string* out) {
   if (diff.ops.empty()) return;
-  *out += fmt::format("\n**Operators** ({}, per step, by time change; top {}):\n\n", OperatorScopeName(diff.scope),
-                      std::min(diff.ops.size(), kCompareTextOps));
+  *out += fmt::format("\n**Operators** ({}, per step{}, by time change; top {}):\n\n", OperatorScopeName(diff.scope),
+                      RanksNote(population), std::min(diff.ops.size(), kCompareTextOps));
   *out += "| change | name | count | before us | after us | delta us |\n|---|---|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
     const OperatorDelta& op = diff.ops[i];
@@ -412,7 +452,7 @@ void AppendMarkdownOps(const OperatorDiff& diff, std::string* out) {
 
 void AppendMarkdownCategories(const CompareResult& result, std::string* out) {
   if (result.categories.empty()) return;
-  *out += "\n**Operator categories** (outermost operators, per step):\n\n";
+  *out += fmt::format("\n**Operator categories** (outermost operators, per step{}):\n\n", RanksNote(result.population));
   *out += "| category | count | before us | after us | delta us |\n|---|---:|---:|---:|---:|\n";
   for (const CategoryDelta& c : result.categories) {
     *out += fmt::format("| {} | {:g} -> {:g} | {} | {} | {} |\n", OperatorCategoryName(c.category), c.before_count,
@@ -445,9 +485,12 @@ std::string RenderCompareMarkdown(const CompareResult& result, std::span<const G
     out += fmt::format("- {}: `{}` ({} rank{}, {} step{})\n", label, MarkdownCell(paths), side->ranks,
                        side->ranks == 1 ? "" : "s", side->step_ns.size(), side->step_ns.size() == 1 ? "" : "s");
   }
+  if (const std::string population = PopulationText(result.population); !population.empty()) {
+    out += fmt::format("- ranks: {}\n", population);
+  }
   out += "\n";
   out += MetricTable(result).Markdown();
-  AppendMarkdownOps(result.ops, &out);
+  AppendMarkdownOps(result.ops, result.population, &out);
   AppendMarkdownCategories(result, &out);
   AppendMarkdownAdvice(advice, &out);
   if (!gates.empty()) {
