@@ -26,6 +26,14 @@ struct CompareOutcome {
 Result<CompareOutcome> CompareOutput(const AnalyzedRun& before, const AnalyzedRun& after,
                                      const CompareOptions& options);
 
+// The comparison every view of two analysed runs shows (`compare`'s text, JSON and Markdown, and the page
+// of `report --compare`): both sides over the ranks they share (or `rank` alone), the advisor's figures
+// (utilizations, MFU, bottleneck) included. Each warning it has (ranks left out, chips that differ) is
+// printed and added to `warnings`.
+Result<CompareResult> CompareRuns(const AnalyzedRun& before, const AnalyzedRun& after,
+                                  const tuneprof::CompareOptions& compare, std::optional<int64_t> rank,
+                                  std::vector<std::string>* warnings);
+
 Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryOptions& options,
                                  const std::vector<std::string>& warnings);
 

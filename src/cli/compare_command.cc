@@ -67,6 +67,26 @@ Result<std::vector<GateCondition>> GateConditions(const CompareOptions& options)
 
 }  // namespace
 
+Result<CompareResult> CompareRuns(const AnalyzedRun& before, const AnalyzedRun& after,
+                                  const tuneprof::CompareOptions& compare, std::optional<int64_t> rank,
+                                  std::vector<std::string>* warnings) {
+  TP_ASSIGN_OR_RETURN(RankPopulation population, MatchRanks(before.traces, after.traces, rank));
+  CompareResult result =
+      CompareSides(SideOf(before, population.before), SideOf(after, population.after), compare);
+  if (const std::string left_out = LeftOutRanksWarning(population); !left_out.empty()) {
+    PrintWarning(left_out);
+    warnings->push_back(left_out);
+  }
+  result.population = std::move(population);
+  const std::string differ =
+      HardwareDifference(HardwareOf(before, result.population.before), HardwareOf(after, result.population.after));
+  if (!differ.empty()) {
+    PrintWarning(differ);
+    warnings->push_back(differ);
+  }
+  return result;
+}
+
 Result<CompareOutcome> CompareOutput(const AnalyzedRun& before, const AnalyzedRun& after,
                                      const CompareOptions& options) {
   TP_ASSIGN_OR_RETURN(std::vector<GateCondition> conditions, GateConditions(options));
@@ -78,29 +98,17 @@ Result<CompareOutcome> CompareOutput(const AnalyzedRun& before, const AnalyzedRu
   compare.tokens_per_step = options.tokens_per_step;
   compare.samples_per_step = options.samples_per_step;
   compare.alpha = options.alpha;
-  TP_ASSIGN_OR_RETURN(RankPopulation population, MatchRanks(before.traces, after.traces, options.rank));
-  CompareResult result =
-      CompareSides(SideOf(before, population.before), SideOf(after, population.after), compare);
+  std::vector<std::string> warnings = before.warnings;
+  warnings.insert(warnings.end(), after.warnings.begin(), after.warnings.end());
+  TP_ASSIGN_OR_RETURN(CompareResult result, CompareRuns(before, after, compare, options.rank, &warnings));
   std::vector<AdviceCheck> advice;
   if (!options.advice.empty()) {
-    advice = CheckAdvice(predicted, AdviceSideOf(before, population.before), AdviceSideOf(after, population.after));
+    advice = CheckAdvice(predicted, AdviceSideOf(before, result.population.before),
+                         AdviceSideOf(after, result.population.after));
   }
 
   CompareOutcome outcome;
   for (const GateCondition& condition : conditions) outcome.gates.push_back(EvaluateGate(result, condition));
-  std::vector<std::string> warnings = before.warnings;
-  warnings.insert(warnings.end(), after.warnings.begin(), after.warnings.end());
-  if (const std::string left_out = LeftOutRanksWarning(population); !left_out.empty()) {
-    PrintWarning(left_out);
-    warnings.push_back(left_out);
-  }
-  result.population = std::move(population);
-  const std::string differ =
-      HardwareDifference(HardwareOf(before, result.population.before), HardwareOf(after, result.population.after));
-  if (!differ.empty()) {
-    PrintWarning(differ);
-    warnings.push_back(differ);
-  }
   outcome.text = Render(options, result, outcome.gates, advice, warnings);
   return outcome;
 }

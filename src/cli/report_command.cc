@@ -12,7 +12,6 @@
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "importers/import.h"
 #include "io/output_file.h"
 #include "pipeline/run_analyses.h"
 #include "report/html/html_report.h"
@@ -22,12 +21,15 @@ namespace {
 
 int RunCompareReport(const ReportOptions& options) {
   if (Status refused = RefuseSummaries(options.compare, "report --compare"); !refused.ok()) return ReportError(refused);
-  auto before = LoadTraces({options.compare[0]});
+  // The sides are built as `compare` builds them: the same ranks, the advisor's rows included.
+  auto before = AnalyzeRun({options.compare[0]}, options.analysis);
   if (!before.ok()) return ReportError(before.status());
-  auto after = LoadTraces({options.compare[1]});
+  auto after = AnalyzeRun({options.compare[1]}, options.analysis);
   if (!after.ok()) return ReportError(after.status());
-  const CompareResult result = CompareSides(BuildCompareSide(before->traces), BuildCompareSide(after->traces), {});
-  const Status written = WriteFileAtomically(options.output, RenderHtmlCompareReport(result));
+  std::vector<std::string> warnings;
+  auto result = CompareRuns(*before, *after, {}, std::nullopt, &warnings);
+  if (!result.ok()) return ReportError(result.status());
+  const Status written = WriteFileAtomically(options.output, RenderHtmlCompareReport(*result));
   return written.ok() ? kExitOk : ReportError(written);
 }
 
