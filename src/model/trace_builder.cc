@@ -336,13 +336,25 @@ Trace TraceBuilder::Finish(bool spare_core) {
   return std::move(trace_);
 }
 
+namespace {
+
+// A time past int64's ends once the base is added (a hostile or garbled trace) is held at the end: such an
+// event is then far from the rest and dropped as implausible, never wrapped to the other end of time.
+void AddBase(int64_t base, int64_t* ts) {
+  if (__builtin_add_overflow(*ts, base, ts)) {
+    *ts = base > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+}
+
+}  // namespace
+
 void TraceBuilder::ApplyBaseTime() {
   const int64_t base = trace_.metadata_.base_time_ns;
   if (base == kNoId || base == 0) return;
-  for (int64_t& ts : trace_.events_.ts_ns) ts += base;
-  for (MemoryEvent& m : trace_.memory_events_) m.ts_ns += base;
-  for (CounterSample& c : trace_.counter_samples_) c.ts_ns += base;
-  for (FlowPoint& f : trace_.flow_points_) f.ts_ns += base;
+  for (int64_t& ts : trace_.events_.ts_ns) AddBase(base, &ts);
+  for (MemoryEvent& m : trace_.memory_events_) AddBase(base, &m.ts_ns);
+  for (CounterSample& c : trace_.counter_samples_) AddBase(base, &c.ts_ns);
+  for (FlowPoint& f : trace_.flow_points_) AddBase(base, &f.ts_ns);
 }
 
 void TraceBuilder::DropImplausibleEvents() {

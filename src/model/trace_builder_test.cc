@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "model/trace_dump.h"
 
 namespace tuneprof {
@@ -103,6 +105,20 @@ TEST(TraceBuilderTest, DistinctStepsOnOneThreadStayWithoutWarning) {
   ASSERT_EQ(trace.steps().size(), 2u);
   EXPECT_EQ(trace.steps()[0].number, 1);
   EXPECT_TRUE(trace.metadata().warnings.empty()) << AllWarnings(trace);
+}
+
+// A time that the trace's base time would carry past int64 is held at the end and the event dropped as
+// far from the rest, never wrapped round to the other end of time (signed overflow before).
+TEST(TraceBuilderTest, BaseTimeNeverWrapsAnEventRound) {
+  TraceBuilder b("t.json");
+  b.mutable_metadata()->base_time_ns = 1'700'000'000'000'000'000;
+  AddOne(&b, ProcessKey{1, false}, ProcessKey{1, false}, "near", 100);
+  AddOne(&b, ProcessKey{1, false}, ProcessKey{1, false}, "near", 200);
+  AddOne(&b, ProcessKey{1, false}, ProcessKey{1, false}, "edge", std::numeric_limits<int64_t>::max() - 1000);
+  const Trace trace = b.Finish();
+  ASSERT_EQ(trace.events().size(), 2u);
+  EXPECT_EQ(trace.events().ts_ns[0], 1'700'000'000'000'000'100);
+  EXPECT_NE(AllWarnings(trace).find("more than a day away"), std::string::npos) << AllWarnings(trace);
 }
 
 }  // namespace
