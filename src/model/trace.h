@@ -182,9 +182,12 @@ struct CounterSample {
 enum class FlowPhase : uint8_t { kStart, kStep, kEnd };
 
 struct FlowPoint {
-  int64_t id = 0;     // numeric id, or the hash of a string id
+  int64_t id = 0;     // numeric id, or the interned id of a string id (id_is_string)
   StringId category;  // ac2g, fwdbwd, async_npu, HostToDevice
   FlowPhase phase = FlowPhase::kStart;
+  // A string id's interned id is a small number that a numeric id can equal, so the two kinds of id
+  // are kept apart wherever points are paired.
+  bool id_is_string = false;
   bool binds_enclosing = false;  // bp:"e": bind to the enclosing slice instead of the next one
   // The producer also wrote the link as a correlation id (Kineto ac2g: flow id == correlation), so
   // the correlation link already says it; binding the flow again would only cost time.
@@ -192,6 +195,22 @@ struct FlowPoint {
   uint32_t track = 0;
   int64_t ts_ns = 0;
   uint32_t event = kNoIndex;  // the interval event the point attaches to, resolved at Finish()
+};
+
+// What pairs a flow's points: the id, whether it was a string's, and the category.
+struct FlowKey {
+  int64_t id = 0;
+  uint64_t space = 0;  // the category's string id, with bit 32 set for a string id
+
+  explicit FlowKey(const FlowPoint& p)
+      : id(p.id), space(uint64_t{p.category.value} | (uint64_t{p.id_is_string} << 32)) {}
+  bool operator==(const FlowKey&) const = default;
+};
+
+struct FlowKeyHash {
+  size_t operator()(const FlowKey& k) const {
+    return static_cast<size_t>(static_cast<uint64_t>(k.id) * 0x9E3779B97F4A7C15ull ^ k.space);
+  }
 };
 
 enum class LinkKind : uint8_t { kCorrelation, kFlow };

@@ -533,14 +533,14 @@ std::vector<Link> TraceBuilder::ResolveFlows() {
     }
   }
   if (any_enclosing) BindEnclosingFlowPoints(needs_enclosing);
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> starts;
+  std::unordered_map<FlowKey, uint32_t, FlowKeyHash> starts;
   for (const FlowPoint& p : points) {
     if (p.duplicates_correlation || p.phase != FlowPhase::kStart || p.event == kNoIndex) continue;
-    starts[{static_cast<uint64_t>(p.id), p.category.value}] = p.event;
+    starts.insert_or_assign(FlowKey(p), p.event);
   }
   for (const FlowPoint& p : points) {
     if (p.duplicates_correlation || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
-    auto it = starts.find({static_cast<uint64_t>(p.id), p.category.value});
+    auto it = starts.find(FlowKey(p));
     if (it != starts.end()) links.push_back(Link{it->second, p.event, LinkKind::kFlow, p.category});
   }
   return links;

@@ -130,7 +130,8 @@ void DumpStructure(const Trace& t, Dump* d) {
     d->Line("flow_point", i)
         .Int(f.id)
         .Str(f.category)
-        .Ints({static_cast<int64_t>(f.phase), f.binds_enclosing, f.duplicates_correlation, f.track, f.ts_ns, f.event});
+        .Ints({static_cast<int64_t>(f.phase), f.binds_enclosing, f.duplicates_correlation, f.track, f.ts_ns, f.event,
+               f.id_is_string});
   }
   for (size_t i = 0; i < t.links().size(); ++i) {
     const Link& l = t.links()[i];

@@ -9,8 +9,15 @@ kernel_details.csv, `tuneprof info --json DIR` must report
   - reported_step_times == step_trace_time.csv's rows, every value exactly (µs text -> ns with
     Decimal, rounding half away from zero, the way base/decimal.h does);
 and `info` on a parent of rank directories must list one rank per directory, not every .json inside.
+For every such directory whose trace_view.json draws HostToDevice flows, `tuneprof profile --json DIR`
+must report the launch latencies an independent pairing gives: each flow end 'f' bound to the device
+task on its track that starts at its ts (the innermost) or else encloses it, launched at the ts of the
+'s' with the same raw id text and category (ids such as "40037845112253841408" do not fit int64, and
+"1404" beside them must not meet them), latency = task start - launch counted as 0 when negative;
+launched_events, mean, p50 and p95 (numpy's linear percentiles) in the whole-trace total.
 Usage: ascend_text_check.py TUNEPROF SHARED_DIR
 """
+import bisect
 import collections
 import csv
 import decimal
@@ -123,6 +130,85 @@ def check_parent(tuneprof, shared):
     return 0
 
 
+def trace_ns(text):
+    return cell_value("ts", str(text))
+
+
+def launch_latencies(trace_view):
+    """Each launched task's latency in ns (negative when it starts before its launch), paired by raw id."""
+    with open(trace_view, encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    slices = collections.defaultdict(list)  # (pid, tid) -> [(start, end, dur)], sorted
+    for e in events:
+        if e.get("ph") == "X" and "ts" in e:
+            start, dur = trace_ns(e["ts"]), trace_ns(e.get("dur", 0))
+            slices[(str(e["pid"]), str(e["tid"]))].append((start, start + dur, dur))
+    for rows in slices.values():
+        rows.sort()
+    starts, ends = {}, []
+    for e in events:
+        if e.get("cat") != "HostToDevice" or e.get("ph") not in ("s", "f"):
+            continue
+        key = (str(e["id"]), e["cat"])
+        if e["ph"] == "s":
+            starts.setdefault(key, trace_ns(e["ts"]))
+        else:
+            ends.append((key, (str(e["pid"]), str(e["tid"])), trace_ns(e["ts"])))
+    launch = {}  # task -> (start, launch): one launch per task, the first flow's
+    for key, track, ts in ends:
+        rows = slices.get(track, [])
+        at = [r for r in rows if r[0] == ts]
+        cover = [r for r in rows[:bisect.bisect_left(rows, (ts,))] if r[1] >= ts]
+        task = min(at, key=lambda r: r[2]) if at else max(cover, key=lambda r: r[0]) if cover else None
+        if task is not None and key in starts:
+            launch.setdefault((track, task), (task[0], starts[key]))
+    return [start - at for start, at in launch.values()]
+
+
+def latency_summary(raw):
+    """profile --json's total launched_events and launch_latency_us for these latencies."""
+    lat = sorted(max(x, 0) for x in raw)
+
+    def percentile(q):
+        position = q * (len(lat) - 1)
+        low = int(position)
+        high = lat[low + 1] if low + 1 < len(lat) else lat[low]
+        return (lat[low] + (position - low) * (high - lat[low])) / 1000
+
+    return len(lat), {"mean": sum(lat) / len(lat) / 1000, "p50": percentile(0.5), "p95": percentile(0.95)}
+
+
+def check_launch_latencies(tuneprof, dirs):
+    want = {}
+    for d in dirs:
+        trace_view = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        raw = launch_latencies(trace_view) if trace_view.exists() else []
+        if raw:
+            want[str(d)] = latency_summary(raw)
+    if len(want) < 6:
+        print(f"expected HostToDevice flows in 6 rank directories, found {len(want)}")
+        return 1
+    out = subprocess.run([tuneprof, "profile", "--json", *want], capture_output=True, text=True)
+    if out.returncode != 0:
+        print(out.stderr)
+        return 1
+    failures = 0
+    for rank in json.loads(out.stdout)["ranks"]:
+        launched, latency = want.pop(rank["path"], (None, None))
+        got = rank["total"].get("launch_latency_us") or {}
+        close = latency is not None and all(abs(got.get(k, -1) - v) <= 1e-6 * max(1, v) for k, v in latency.items())
+        if rank["total"].get("launched_events") != launched or not close:
+            print(f"FAIL {rank['path']}: launch latency us {rank['total'].get('launched_events')} {got}, "
+                  f"Python pairing by raw flow id {launched} {latency}")
+            failures += 1
+    for path in want:
+        print(f"FAIL {path}: not in profile's ranks")
+        failures += 1
+    print(f"launch latencies checked against Python's pairing by raw flow id: {failures} failures")
+    return failures
+
+
 def main():
     tuneprof, shared = sys.argv[1], sys.argv[2]
     dirs = rank_directories(shared)
@@ -130,6 +216,7 @@ def main():
         print(f"expected the shared Ascend samples under {shared}, found {len(dirs)} rank directories")
         return 1
     failures = check_directories(tuneprof, dirs) + check_parent(tuneprof, shared)
+    failures += check_launch_latencies(tuneprof, dirs)
     return 1 if failures else 0
 
 

@@ -1,19 +1,12 @@
 #include "analysis/core/device_launches.h"
 
 #include <unordered_map>
-#include <utility>
 
 namespace tuneprof {
 namespace {
 
 // torch_npu's flow from a CANN API call to the device task it submitted.
 constexpr std::string_view kTorchNpuLaunchFlow = "HostToDevice";
-
-struct FlowKeyHash {
-  size_t operator()(const std::pair<int64_t, uint32_t>& k) const {
-    return std::hash<uint64_t>()(static_cast<uint64_t>(k.first) * 0x9E3779B97F4A7C15ull ^ k.second);
-  }
-};
 
 bool IsHostCall(EventKind kind) { return kind == EventKind::kRuntime || kind == EventKind::kDriver; }
 
@@ -34,17 +27,16 @@ void AddFlowLaunches(const Trace& trace, LaunchTimes* launch) {
     int64_t ts_ns;
     bool launches;
   };
-  std::unordered_map<std::pair<int64_t, uint32_t>, Start, FlowKeyHash> starts;
-  auto key = [](const FlowPoint& p) { return std::pair<int64_t, uint32_t>(p.id, p.category.value); };
+  std::unordered_map<FlowKey, Start, FlowKeyHash> starts;
   for (const FlowPoint& p : trace.flow_points()) {
     if (p.phase != FlowPhase::kStart || p.duplicates_correlation) continue;
     const bool from_call = p.event != kNoIndex && IsHostCall(events.kind[p.event]);
-    starts.emplace(key(p), Start{p.ts_ns, from_call || (has_launch_category && p.category == launch_category)});
+    starts.emplace(FlowKey(p), Start{p.ts_ns, from_call || (has_launch_category && p.category == launch_category)});
   }
   for (const FlowPoint& p : trace.flow_points()) {
     if (p.phase != FlowPhase::kEnd || p.event == kNoIndex || !IsDeviceKind(events.kind[p.event])) continue;
     if ((*launch)[p.event] != kNoId) continue;  // a correlation link already said it
-    auto it = starts.find(key(p));
+    auto it = starts.find(FlowKey(p));
     if (it != starts.end() && it->second.launches) (*launch)[p.event] = it->second.ts_ns;
   }
 }

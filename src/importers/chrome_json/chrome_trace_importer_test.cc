@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/memory_source.h"
 
@@ -114,6 +117,40 @@ TEST(ChromeTraceImporterTest, KeepsRecordShapesAsInternedText) {
     EXPECT_EQ(trace->str(a.input_types), R"(["float", "float"])");
     EXPECT_EQ(trace->str(a.concrete_inputs), R"(["", ""])");
     EXPECT_EQ(trace->op_shapes()[1].input_dims, a.input_dims);  // one copy in the pool
+  }
+}
+
+// A string flow id too large for int64 is kept by its interned id, a small number: a numeric id equal to
+// it must still pair with its own points, each end with the start of its own id.
+TEST(ChromeTraceImporterTest, StringAndNumericFlowIdsNeverPair) {
+  const auto flow = [](const std::string& id, int ts_call, int ts_task) {
+    return R"({"ph":"X","name":"call","cat":"cuda_runtime","pid":1,"tid":1,"ts":)" + std::to_string(ts_call) +
+           R"(,"dur":5},{"ph":"s","id":)" + id + R"(,"cat":"HostToDevice","pid":1,"tid":1,"ts":)" +
+           std::to_string(ts_call) + R"(},{"ph":"X","name":"task","cat":"kernel","pid":0,"tid":7,"ts":)" +
+           std::to_string(ts_task) + R"(,"dur":5},{"ph":"f","id":)" + id +
+           R"(,"cat":"HostToDevice","pid":0,"tid":7,"bp":"e","ts":)" + std::to_string(ts_task) + "}";
+  };
+  const std::string string_flow = flow("\"40037845112253841408\"", 10, 100);
+  const std::string alone_text = "[" + string_flow + "]";
+  MemorySource alone("mem.json", alone_text, 0);
+  auto first = ImportChromeTrace(&alone, 4096);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->flow_points().size(), 2u);
+  const int64_t interned = first->flow_points()[0].id;  // the same in the trace below, read in the same order
+
+  const std::string text = "[" + string_flow + "," + flow(std::to_string(interned), 50, 200) + "]";
+  for (size_t chunk : {7, 4096}) {
+    MemorySource source("mem.json", text, 0);
+    auto trace = ImportChromeTrace(&source, chunk);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    ASSERT_EQ(trace->flow_points()[0].id, interned);
+    std::vector<std::pair<int64_t, int64_t>> flows;  // (start ts, end ts) in us
+    for (const Link& link : trace->links()) {
+      if (link.kind == LinkKind::kFlow)
+        flows.emplace_back(trace->events().ts_ns[link.from] / 1000, trace->events().ts_ns[link.to] / 1000);
+    }
+    std::sort(flows.begin(), flows.end());
+    EXPECT_EQ(flows, (std::vector<std::pair<int64_t, int64_t>>{{10, 100}, {50, 200}})) << "chunk " << chunk;
   }
 }
 
