@@ -338,8 +338,7 @@ Trace TraceBuilder::Finish(bool spare_core) {
 
 namespace {
 
-// A time past int64's ends once the base is added (a hostile or garbled trace) is held at the end: such an
-// event is then far from the rest and dropped as implausible, never wrapped to the other end of time.
+// A time past int64's ends once the base is added (a hostile or garbled trace) is held at the end.
 void AddBase(int64_t base, int64_t* ts) {
   if (__builtin_add_overflow(*ts, base, ts)) {
     *ts = base > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
@@ -350,11 +349,33 @@ void AddBase(int64_t base, int64_t* ts) {
 
 void TraceBuilder::ApplyBaseTime() {
   const int64_t base = trace_.metadata_.base_time_ns;
-  if (base == kNoId || base == 0) return;
-  for (int64_t& ts : trace_.events_.ts_ns) AddBase(base, &ts);
+  const bool shift = base != kNoId && base != 0;
+  DropEventsPastTheEnd(shift ? base : 0);
+  if (!shift) return;
   for (MemoryEvent& m : trace_.memory_events_) AddBase(base, &m.ts_ns);
   for (CounterSample& c : trace_.counter_samples_) AddBase(base, &c.ts_ns);
   for (FlowPoint& f : trace_.flow_points_) AddBase(base, &f.ts_ns);
+}
+
+// Shifts every event by `base` and drops, with a count, those whose start or end (with the base) falls
+// outside int64 nanoseconds: every analysis computes ends as start + duration, which must never wrap.
+void TraceBuilder::DropEventsPastTheEnd(int64_t base) {
+  EventTable& e = trace_.events_;
+  std::vector<bool> drop;
+  uint64_t dropped = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    int64_t end = 0;
+    const bool past = __builtin_add_overflow(e.ts_ns[i], base, &e.ts_ns[i]) ||
+                      __builtin_add_overflow(e.ts_ns[i], std::max<int64_t>(e.dur_ns[i], 0), &end);
+    if (!past) continue;
+    if (drop.empty()) drop.assign(e.size(), false);
+    drop[i] = true;
+    ++dropped;
+  }
+  if (dropped == 0) return;
+  Warn(std::to_string(dropped) + (dropped == 1 ? " event" : " events") +
+       " whose start or end lies past the range of int64 nanoseconds (the trace's base time added) dropped");
+  CompactEvents(drop);
 }
 
 void TraceBuilder::DropImplausibleEvents() {

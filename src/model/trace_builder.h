@@ -91,6 +91,7 @@ class TraceBuilder {
   void AppendEvents(EventTable* from, const std::vector<StringId>& strings, const std::vector<uint32_t>& tracks);
 
   void ApplyBaseTime();
+  void DropEventsPastTheEnd(int64_t base);
   void DropImplausibleEvents();
   void CompactEvents(const std::vector<bool>& drop);
   void ResolveDevices();

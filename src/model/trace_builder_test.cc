@@ -107,8 +107,8 @@ TEST(TraceBuilderTest, DistinctStepsOnOneThreadStayWithoutWarning) {
   EXPECT_TRUE(trace.metadata().warnings.empty()) << AllWarnings(trace);
 }
 
-// A time that the trace's base time would carry past int64 is held at the end and the event dropped as
-// far from the rest, never wrapped round to the other end of time (signed overflow before).
+// An event that the trace's base time would carry past int64 is dropped with a count, never wrapped round
+// to the other end of time (signed overflow before).
 TEST(TraceBuilderTest, BaseTimeNeverWrapsAnEventRound) {
   TraceBuilder b("t.json");
   b.mutable_metadata()->base_time_ns = 1'700'000'000'000'000'000;
@@ -118,7 +118,19 @@ TEST(TraceBuilderTest, BaseTimeNeverWrapsAnEventRound) {
   const Trace trace = b.Finish();
   ASSERT_EQ(trace.events().size(), 2u);
   EXPECT_EQ(trace.events().ts_ns[0], 1'700'000'000'000'000'100);
-  EXPECT_NE(AllWarnings(trace).find("more than a day away"), std::string::npos) << AllWarnings(trace);
+  EXPECT_NE(AllWarnings(trace).find("1 event whose start or end lies past"), std::string::npos) << AllWarnings(trace);
+}
+
+// Every event at the end of int64, its end past it: dropped, not left to wrap where an end is computed.
+TEST(TraceBuilderTest, EventsEndingPastInt64AreDropped) {
+  TraceBuilder b("t.json");
+  b.mutable_metadata()->base_time_ns = 1'000;
+  AddOne(&b, ProcessKey{1, false}, ProcessKey{1, false}, "edge", std::numeric_limits<int64_t>::max() - 1'005);
+  AddOne(&b, ProcessKey{1, false}, ProcessKey{1, false}, "edge", std::numeric_limits<int64_t>::max() - 1'020);
+  const Trace trace = b.Finish();
+  ASSERT_EQ(trace.events().size(), 1u);
+  EXPECT_EQ(trace.events().end_ns(0), std::numeric_limits<int64_t>::max() - 10);
+  EXPECT_NE(AllWarnings(trace).find("1 event whose start or end lies past"), std::string::npos) << AllWarnings(trace);
 }
 
 }  // namespace
