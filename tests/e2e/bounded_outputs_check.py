@@ -111,7 +111,7 @@ def many_ops(tuneprof, shared, tmp):
     rc, out, err, rss = result
     check(rc == 0, f"{OPS} ops: analyze exits 0 (exit {rc}: {err[:300]!r})")
     check(rss < file_kib, f"{OPS} ops: peak RSS {rss // 1024} MiB under the file's {file_kib // 1024} MiB")
-    check("communication.json: 1 of its 1 steps list HCCL ops whose wait and transit add up past the step" in err
+    check("communication.json: 1 of its 1 step lists HCCL ops whose wait and transit add up past the step" in err
           and f"{OPS} ops are dropped, not clamped" in err, f"{OPS} ops: the impossible split is dropped, said once")
     check(err.count("add up past the step") == 1, f"{OPS} ops: one warning")
     try:
@@ -142,7 +142,7 @@ def impossible_wait(tuneprof, shared, tmp):
     check(after[0] == 0, f"{name}: comm exits 0 (exit {after[0]}: {after[2][:300]!r})")
     err, out = after[2], after[1]
     check(err.count("add up past the step") == 1, f"{name}: one warning")
-    check(f"those steps' {len(real)} ops are dropped, not clamped" in err,
+    check(f"that step's {len(real)} ops are dropped, not clamped" in err,
           f"{name}: the warning counts the {len(real)} ops, not \"Total Op Info\" ({err[:400]!r})")
     check("bandwidth are kept" in err, f"{name}: the warning says what is kept")
     hccs = [line.split() for line in out.splitlines() if line.split()[:1] == ["HCCS"] and len(line.split()) == 6]

@@ -375,7 +375,8 @@ std::string SideName(std::string_view label, std::span<const Trace> traces) {
   if (traces.empty()) return std::string(label);
   const std::string& first = traces.front().metadata().path;
   if (files.size() == 1) return first;
-  return fmt::format("{} ({} and {} more files)", label, first, files.size() - 1);
+  const size_t more = files.size() - 1;
+  return fmt::format("{} ({} and {} more {})", label, first, more, more == 1 ? "file" : "files");
 }
 
 Status MissingRank(std::string_view label, std::span<const Trace> traces, int64_t rank) {
@@ -441,6 +442,19 @@ std::string LeftOutRanksWarning(const RankPopulation& population) {
 
 std::string_view PopulationAggregate(const RankPopulation& population) {
   return population.ranks.size() == 1 ? "one rank" : "mean over ranks";
+}
+
+std::string PopulationDescription(const RankPopulation& population) {
+  if (!population.named) return "";
+  const std::string ranks = RankRanges(population.ranks);
+  if (population.ranks.size() == 1) {
+    return fmt::format("{} ({}): every figure is this rank's", ranks,
+                       population.requested ? "--rank" : "the one rank both sides hold");
+  }
+  return fmt::format(
+      "{} (held by both sides): per step, step time is the slowest rank's; utilizations, MFU and the bottleneck "
+      "are the slowest rank's, peak memory the highest rank's; every other figure the {}",
+      ranks, PopulationAggregate(population));
 }
 
 MetricVerdict JudgeMetric(const MetricComparison& metric) {

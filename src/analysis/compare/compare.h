@@ -105,6 +105,10 @@ std::string LeftOutRanksWarning(const RankPopulation& population);
 // How the figures of a named population combine its ranks, in words: "mean over ranks", "one rank".
 std::string_view PopulationAggregate(const RankPopulation& population);
 
+// Which ranks every figure is over and how each kind of figure combines them, in words, for every rendering
+// (text, Markdown, HTML); "" where a side has one rank and none was asked for.
+std::string PopulationDescription(const RankPopulation& population);
+
 struct CompareSide {
   std::vector<std::string> paths;
   size_t ranks = 0;

@@ -122,10 +122,11 @@ void DropSplitOfStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* 
     if (!op.total) ++dropped_ops;
   }
   out->Warn(fmt::format(
-      "{}: {} of its {} steps list HCCL ops whose wait and transit add up past the step ({}); the transit, "
-      "wait, synchronization and idle times of those steps' {} ops are dropped, not clamped (unknown, left out "
+      "{}: {} of its {} {} HCCL ops whose wait and transit add up past the step ({}); the transit, "
+      "wait, synchronization and idle times of {} {} are dropped, not clamped (unknown, left out "
       "of every sum and ratio); their count, elapse, sizes and per-transport bandwidth are kept",
-      origin, outlasting.size(), steps.size(), example, dropped_ops));
+      origin, outlasting.size(), steps.size(), steps.size() == 1 ? "step lists" : "steps list", example,
+      outlasting.size() == 1 ? "that step's" : "those steps'", dropped_ops == 1 ? "1 op" : fmt::format("{} ops", dropped_ops)));
 }
 
 // One streaming pass over one file. Every error names the file and the key path where it happened.

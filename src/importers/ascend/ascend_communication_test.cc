@@ -198,10 +198,10 @@ TEST(AscendCommunicationTest, DropsTheSplitOfAStepWhoseOpsOutlastIt) {
   EXPECT_EQ(comm.traffic[comm.ops[0].first_traffic].bandwidth_gbps, 2.0);
   ASSERT_EQ(trace.metadata().warnings.size(), 1u);
   const std::string& warning = trace.metadata().warnings[0];
-  EXPECT_TRUE(warning.starts_with("c.json: 1 of its 1 steps")) << warning;
+  EXPECT_TRUE(warning.starts_with("c.json: 1 of its 1 step lists")) << warning;
   EXPECT_NE(warning.find("303.000 ms in a 156.000 ms step"), std::string::npos) << warning;
   // Three ops: "Total Op Info" is not one.
-  EXPECT_NE(warning.find("idle times of those steps' 3 ops are dropped, not clamped"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("idle times of that step's 3 ops are dropped, not clamped"), std::string::npos) << warning;
   EXPECT_NE(warning.find("their count, elapse, sizes and per-transport bandwidth are kept"), std::string::npos)
       << warning;
 }

@@ -44,9 +44,13 @@ std::string_view BetterName(Better better) {
   return "none";
 }
 
+// Each input once: the ranks of one file (an Nsight Systems export of several processes) share its path.
 std::string JoinedPaths(const CompareSide& side) {
   std::string paths;
-  for (const std::string& path : side.paths) paths += (paths.empty() ? "" : ", ") + EscapeText(path);
+  for (size_t i = 0; i < side.paths.size(); ++i) {
+    if (i > 0 && side.paths[i] == side.paths[i - 1]) continue;
+    paths += (paths.empty() ? "" : ", ") + EscapeText(side.paths[i]);
+  }
   return paths;
 }
 
@@ -57,18 +61,6 @@ void AppendSide(std::string_view label, const CompareSide& side, std::string_vie
                                 : std::string("no steps: one window");
   *out += fmt::format("{:<7}{} ({} rank{}, {}, {} work)\n", label, paths, side.ranks, side.ranks == 1 ? "" : "s", steps,
                       WorkSourceName(side.work_on));
-}
-
-// The ranks every figure is over, where a side has several or one was asked for; "" otherwise.
-std::string PopulationText(const RankPopulation& population) {
-  if (!population.named) return "";
-  const std::string ranks = RankRanges(population.ranks);
-  if (population.ranks.size() == 1) {
-    return fmt::format("{} ({}): every figure is this rank's", ranks,
-                       population.requested ? "--rank" : "the one rank both sides hold");
-  }
-  return fmt::format("{} (held by both sides): per step, step time is the slowest rank's, every other figure the {}",
-                     ranks, PopulationAggregate(population));
 }
 
 // ", mean over 2 ranks" after a table's scope, where the figures combine several ranks.
@@ -286,7 +278,10 @@ void WritePopulation(const RankPopulation& population, JsonWriter* w) {
   w->Key("population").BeginObject().Key("ranks").BeginArray();
   for (int64_t rank : population.ranks) w->Int(rank);
   w->EndArray().Key("aggregate").String(PopulationAggregate(population));
-  w->Key("step_time").String(population.ranks.size() == 1 ? "one rank" : "slowest rank");
+  const bool one = population.ranks.size() == 1;
+  w->Key("step_time").String(one ? "one rank" : "slowest rank");
+  w->Key("utilizations").String(one ? "one rank" : "slowest rank");
+  w->Key("peak_memory").String(one ? "one rank" : "highest rank");
   w->Key("requested_rank");
   population.requested ? w->Int(*population.requested) : w->Null();
   w->Key("left_out").BeginObject().Key("before").BeginArray();
@@ -399,7 +394,7 @@ std::string RenderCompareText(const CompareResult& result, std::span<const GateO
   const std::vector<std::string> shown = DistinctShortNames(paths, 60);
   AppendSide("before", result.before, shown[0], &out);
   AppendSide("after", result.after, shown[1], &out);
-  if (const std::string population = PopulationText(result.population); !population.empty()) {
+  if (const std::string population = PopulationDescription(result.population); !population.empty()) {
     out += fmt::format("{:<7}{}\n", "ranks", population);
   }
   out += '\n';
@@ -485,7 +480,7 @@ std::string RenderCompareMarkdown(const CompareResult& result, std::span<const G
     out += fmt::format("- {}: `{}` ({} rank{}, {} step{})\n", label, MarkdownCell(paths), side->ranks,
                        side->ranks == 1 ? "" : "s", side->step_ns.size(), side->step_ns.size() == 1 ? "" : "s");
   }
-  if (const std::string population = PopulationText(result.population); !population.empty()) {
+  if (const std::string population = PopulationDescription(result.population); !population.empty()) {
     out += fmt::format("- ranks: {}\n", population);
   }
   out += "\n";

@@ -732,8 +732,10 @@ std::string Footer() {
 // ---- compare ---------------------------------------------------------------------------------------
 
 std::string SideText(const CompareSide& side) {
-  std::string paths;
-  for (const std::string& p : side.paths) paths += (paths.empty() ? "" : ", ") + p;
+  std::string paths;  // each input once: the ranks of one file share its path
+  for (size_t i = 0; i < side.paths.size(); ++i) {
+    if (i == 0 || side.paths[i] != side.paths[i - 1]) paths += (paths.empty() ? "" : ", ") + side.paths[i];
+  }
   return fmt::format("{} ({} rank{}, {} step{})", paths, side.ranks, side.ranks == 1 ? "" : "s", side.step_ns.size(),
                      side.step_ns.size() == 1 ? "" : "s");
 }
@@ -755,6 +757,12 @@ std::string CompareSummary(const CompareResult& result) {
   }
   out += fmt::format("<p>before: <code>{}</code><br>after: <code>{}</code></p>\n", E(SideText(result.before)),
                      E(SideText(result.after)));
+  if (const std::string ranks = PopulationDescription(result.population); !ranks.empty()) {
+    out += fmt::format("<p>ranks: {}</p>\n", E(ranks));
+  }
+  if (const std::string left_out = LeftOutRanksWarning(result.population); !left_out.empty()) {
+    out += fmt::format("<p class=\"what\">{}</p>\n", E(left_out));
+  }
   out += "</section>\n";
   return out;
 }
@@ -775,6 +783,14 @@ std::string MetricsSection(const CompareResult& result) {
         verdict == MetricVerdict::kBetter ? "good" : (verdict == MetricVerdict::kWorse ? "bad" : ""),
         E(MetricVerdictText(m)));
   }
+  // The verdict of analyze on each side, as compare's table ends with it.
+  const std::string& before = result.before.verdict.dominant;
+  const std::string& after = result.after.verdict.dominant;
+  const bool unknown = before == kUnknownText || after == kUnknownText;
+  out += fmt::format(
+      "<tr><td>dominant_bottleneck</td><td></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td></td>"
+      "<td></td><td>{}</td></tr>\n",
+      E(before), E(after), unknown ? std::string(kUnknownText) : (before == after ? "same" : "changed"));
   out += "</table>\n</section>\n";
   return out;
 }
