@@ -120,6 +120,23 @@ TEST(ChromeTraceImporterTest, KeepsRecordShapesAsInternedText) {
   }
 }
 
+// A message whose element count times its type's size is past int64 has no size (signed overflow before);
+// an ordinary one keeps its bytes.
+TEST(ChromeTraceImporterTest, CollectiveTooLargeForInt64HasNoSize) {
+  const auto kernel = [](const char* nelems) {
+    return std::string(R"({"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","ts":1,"dur":2,"pid":0,)") +
+           R"("tid":7,"args":{"Collective name":"allreduce","In msg nelems":)" + nelems +
+           R"(,"Out msg nelems":1,"dtype":"Float","Group size":2}})";
+  };
+  const std::string text = "{\"traceEvents\":[" + kernel("3259379365349415968") + "," + kernel("1024") + "]}";
+  MemorySource source("mem.json", text, 0);
+  auto trace = ImportChromeTrace(&source, 4096);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ASSERT_EQ(trace->collectives().size(), 2u);
+  EXPECT_EQ(trace->collectives()[0].bytes, kNoId);
+  EXPECT_EQ(trace->collectives()[1].bytes, 4096);
+}
+
 // A string flow id too large for int64 is kept by its interned id, a small number: a numeric id equal to
 // it must still pair with its own points, each end with the start of its own id.
 TEST(ChromeTraceImporterTest, StringAndNumericFlowIdsNeverPair) {
