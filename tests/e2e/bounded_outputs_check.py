@@ -17,9 +17,10 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
+
+from harness import run_measured
 
 TIMEOUT_S = 60
 NAME_BYTES = 63 << 20
@@ -37,19 +38,8 @@ def check(condition, message):
 
 def run(tuneprof, *args):
     """(exit code, stdout, stderr, peak RSS of the child in KiB); None on a timeout."""
-    # A fresh Python parent per run, so that RUSAGE_CHILDREN holds this run's peak alone.
-    probe = ("import resource, subprocess, sys, json\n"
-             "p = subprocess.run(sys.argv[1:], capture_output=True, timeout=%d)\n"
-             "print(json.dumps([p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace'),"
-             " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n" % TIMEOUT_S)
-    try:
-        done = subprocess.run([sys.executable, "-c", probe, tuneprof, *map(str, args)], capture_output=True,
-                              text=True, timeout=TIMEOUT_S + 5)
-    except subprocess.TimeoutExpired:
-        return None
-    if done.returncode != 0:
-        return None
-    return json.loads(done.stdout)
+    result = run_measured(tuneprof, args, TIMEOUT_S)
+    return None if result is None else list(result[:4])
 
 
 def answered(name, result):

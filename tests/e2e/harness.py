@@ -8,7 +8,9 @@ the outcome, count and print the checks, end with the plain closing line.
 
 A run is (exit code, stdout, stderr) with both texts decoded, or None when it did not end within the limit.
 """
+import json
 import subprocess
+import sys
 import time
 
 
@@ -93,3 +95,23 @@ class Checker:
         """Prints the closing line ctest's log is read by and returns the exit code."""
         print(f"{self.passed} passed, {self.failed} failed")
         return 1 if self.failed else 0
+
+
+def run_measured(binary, args, timeout_s):
+    """(exit code, stdout, stderr, peak RSS of the binary in KiB, seconds), or None when it did not end
+    within `timeout_s`. A fresh Python parent runs each, so that its RUSAGE_CHILDREN holds this run's
+    peak alone."""
+    probe = ("import resource, subprocess, sys, json\n"
+             "p = subprocess.run(sys.argv[1:], capture_output=True, timeout=%d)\n"
+             "print(json.dumps([p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace'),"
+             " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n" % timeout_s)
+    started = time.monotonic()
+    try:
+        done = subprocess.run([sys.executable, "-c", probe, binary, *map(str, args)], capture_output=True,
+                              text=True, timeout=timeout_s + 5)
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        return None  # the probe timed out
+    rc, out, err, rss = json.loads(done.stdout)
+    return rc, out, err, rss, time.monotonic() - started

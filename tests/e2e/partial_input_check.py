@@ -19,11 +19,11 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 import zlib
+
+from harness import run_measured
 
 TIMEOUT_S = 20
 BOMB_RSS_LIMIT_KB = 100 * 1024
@@ -38,21 +38,7 @@ def check(condition, message):
 
 def run(tuneprof, *args):
     """(exit code, stdout, stderr, peak RSS of the child in KiB, seconds); None on a timeout."""
-    # A fresh Python parent per run, so that RUSAGE_CHILDREN holds this run's peak alone.
-    probe = ("import resource, subprocess, sys, json\n"
-             "p = subprocess.run(sys.argv[1:], capture_output=True, timeout=%d)\n"
-             "print(json.dumps([p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace'),"
-             " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n" % TIMEOUT_S)
-    start = time.monotonic()
-    try:
-        done = subprocess.run([sys.executable, "-c", probe, tuneprof, *map(str, args)], capture_output=True,
-                              text=True, timeout=TIMEOUT_S + 5)
-    except subprocess.TimeoutExpired:
-        return None
-    if done.returncode != 0:
-        return None  # the probe timed out
-    rc, out, err, rss = json.loads(done.stdout)
-    return rc, out, err, rss, time.monotonic() - start
+    return run_measured(tuneprof, args, TIMEOUT_S)
 
 
 def answered(name, result):
