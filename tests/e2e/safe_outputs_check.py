@@ -24,12 +24,13 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 import sys
 import ctypes
 import ctypes.util
 import struct
 import tempfile
+
+from harness import Checker
 
 TIMEOUT_S = 20
 ASCEND_RUN = "traces/ascend/msinsight/test/data/pytorch/text/level0"
@@ -37,28 +38,13 @@ ASCEND_RANKS = {"text": "traces/ascend/msinsight/test/data/pytorch/text/level0/r
                 "db": "traces/ascend/msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"}
 
 
-class Checker:
+class OutputChecker(Checker):
     def __init__(self, binary):
-        self.binary = os.path.abspath(binary) if os.sep in binary else binary
-        self.failed = 0
+        super().__init__(os.path.abspath(binary) if os.sep in binary else binary, TIMEOUT_S)
         self.cwd = None  # where the commands run: the temporary folder, so that a stray relative output lands there
 
-    def run(self, args):
-        try:
-            p = subprocess.run([self.binary, *args], capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL,
-                               cwd=self.cwd)
-        except subprocess.TimeoutExpired:
-            return None
-        return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-    def report(self, name, problems, result=None):
-        if problems:
-            self.failed += 1
-            print(f"FAIL {name}: {'; '.join(problems)}")
-            if result is not None:
-                print(f"     exit {result[0]}, stderr: {result[2].strip()[:600]!r}")
-        else:
-            print(f"ok   {name}")
+    def run(self, args, cwd=None):
+        return super().run(args, cwd or self.cwd)
 
     def expect_error(self, name, args, code, says=(), extra=None, warnings_ok=False):
         """Exit `code`, nothing on stdout, one stderr line holding each of `says`; `extra()` lists more
@@ -371,7 +357,7 @@ def main():
     if len(sys.argv) < 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    c = Checker(sys.argv[1])
+    c = OutputChecker(sys.argv[1])
     shared = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
     with tempfile.TemporaryDirectory(prefix="tp_safe_outputs_") as tmp:
         c.cwd = tmp
@@ -381,8 +367,7 @@ def main():
         check_standard_output(c, tmp, trace)
         check_files_the_run_reads(c, tmp, shared)
         check_every_file_a_rank_reads(c, tmp, shared)
-    print(f"{c.failed} failed")
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == "__main__":
