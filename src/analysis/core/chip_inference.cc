@@ -224,7 +224,9 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
 std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int64_t minor,
                                const HardwareProfiles& profiles) {
   std::string how = "no profile for this device name";
-  if (major == kNoId || minor == kNoId) return how + ": pass --hardware NAME or --hardware-file FILE";
+  // A capability outside what any GPU reports (a garbled trace) is no hint at all.
+  const bool known = major >= 0 && major <= 99 && minor >= 0 && minor <= 9;
+  if (!known) return how + ": pass --hardware NAME or --hardware-file FILE";
   const int capability = static_cast<int>(major * 10 + minor);
   std::vector<const HardwareProfile*> closest;
   for (const HardwareProfile* profile : profiles.GpuCandidates()) {

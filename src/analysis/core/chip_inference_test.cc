@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <map>
 #include <string>
 
@@ -132,6 +134,9 @@ TEST(ChipInferenceTest, UnmatchedDeviceNamesTheClosestProfiles) {
   EXPECT_TRUE(Has(how, "closest: \"L40S\"")) << how;  // 8.9 is nearer than 8.0
   EXPECT_TRUE(Has(how, "--hardware-file")) << how;
   EXPECT_TRUE(Has(UnmatchedDeviceHow("x", kNoId, kNoId, Builtin()), "--hardware NAME"));
+  // A garbled capability is no hint (its product overflowed before).
+  EXPECT_TRUE(Has(UnmatchedDeviceHow("x", std::numeric_limits<int64_t>::max(), 0, Builtin()), "--hardware NAME or"));
+  EXPECT_TRUE(Has(UnmatchedDeviceHow("x", 8, -1, Builtin()), "--hardware NAME or"));
 }
 
 // Every GPU profile with a compute capability carries the occupancy calculator's per-SM limits, and at
