@@ -23,16 +23,9 @@ import subprocess
 import sys
 import tempfile
 
+from harness import check, failures
+
 TIMEOUT_S = 20
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-    print(("ok   " if condition else "FAIL ") + message)
-
-
 def run(tuneprof, *args):
     """(exit code, stdout, stderr); None on a timeout."""
     try:

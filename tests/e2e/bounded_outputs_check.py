@@ -20,22 +20,13 @@ import shutil
 import sys
 import tempfile
 
-from harness import run_measured
+from harness import check, failures, run_measured
 
 TIMEOUT_S = 60
 NAME_BYTES = 63 << 20
 MAX_TITLE_BYTES = 8192
 OPS = 200_000
 RANK = "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-    print(("ok   " if condition else "FAIL ") + message)
-
-
 def run(tuneprof, *args):
     """(exit code, stdout, stderr, peak RSS of the child in KiB); None on a timeout."""
     result = run_measured(tuneprof, args, TIMEOUT_S)

@@ -14,6 +14,17 @@ import sys
 import time
 
 
+# The failures of a script that checks plain conditions (one process per script, so one list).
+failures = []
+
+
+def check(condition, message):
+    """Prints the check and keeps its message among `failures` when it does not hold."""
+    if not condition:
+        failures.append(message)
+    print(("ok   " if condition else "FAIL ") + message)
+
+
 class Checker:
     def __init__(self, binary, timeout_s=20):
         self.binary = binary

@@ -23,19 +23,10 @@ import sys
 import tempfile
 import zlib
 
-from harness import run_measured
+from harness import check, failures, run_measured
 
 TIMEOUT_S = 20
 BOMB_RSS_LIMIT_KB = 100 * 1024
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-    print(("ok   " if condition else "FAIL ") + message)
-
-
 def run(tuneprof, *args):
     """(exit code, stdout, stderr, peak RSS of the child in KiB, seconds); None on a timeout."""
     return run_measured(tuneprof, args, TIMEOUT_S)
