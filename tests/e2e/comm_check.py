@@ -118,17 +118,23 @@ def check_ascend_rank(rank_json, rank_dir):
         name = key.split("@")[0]
         check(g["op_name"] == name and g["section"] == section and g["step"] == step, f"{path}: op {key} order")
         t = op["Communication Time Info"]
-        for field, column in (("elapse_ms", "Elapse Time(ms)"), ("transit_ms", "Transit Time(ms)"),
-                              ("wait_ms", "Wait Time(ms)"), ("synchronization_ms", "Synchronization Time(ms)"),
-                              ("idle_ms", "Idle Time(ms)")):
+        for field, column in (("elapse_ms", "Elapse Time(ms)"), ("wait_ms", "Wait Time(ms)"),
+                              ("synchronization_ms", "Synchronization Time(ms)"), ("idle_ms", "Idle Time(ms)")):
             check(close(g[field], float(t.get(column, 0) or 0)), f"{path}: {key} {field} {g[field]} != {t.get(column)}")
         wait, transit = float(t["Wait Time(ms)"]), float(t["Transit Time(ms)"])
-        ratio = wait / (wait + transit) if wait + transit > 0 else None
+        file_transit = transit
+        if transit == 0 and key != "Total Op Info":
+            # Transit 0 in the time info: the bandwidth info's longest transport, at most the op's unwaited time.
+            longest = max([float(b.get("Transit Time(ms)", 0) or 0) for b in op["Communication Bandwidth Info"].values()],
+                          default=0.0)
+            transit = max(0.0, min(longest, float(t["Elapse Time(ms)"]) - wait))
+        check(close(g["transit_ms"], transit), f"{path}: {key} transit_ms {g['transit_ms']} != {transit}")
+        ratio = wait / (wait + transit) if wait + transit > 0 and (transit > 0 or key == "Total Op Info") else None
         check(close(g["wait_ratio"], ratio), f"{path}: {key} wait_ratio {g['wait_ratio']} != {ratio}")
-        if ratio is not None and isinstance(t.get("Wait Time Ratio"), (int, float)):
+        if ratio is not None and file_transit > 0 and isinstance(t.get("Wait Time Ratio"), (int, float)):
             # The file rounds its ratio to 4 decimals.
             check(abs(t["Wait Time Ratio"] - ratio) <= 5.1e-5, f"{path}: {key} file ratio {t['Wait Time Ratio']} vs {ratio}")
-        if key != "Total Op Info":
+        if key != "Total Op Info" and transit > 0:
             wait_sum += wait
             transit_sum += transit
         transports = {x["transport"]: x for x in g["transports"]}

@@ -418,6 +418,25 @@ void ReadSplit(const HcclOpTime& op, AscendCommOp* out) {
   out->file_wait_ratio = Finite(op.wait_ratio);
 }
 
+// Some exports write Transit Time 0 in an op's time info while its bandwidth info holds the transit of
+// its traffic: the op's transit is then its longest transport's (the transports run side by side), at
+// most the part of the op it did not wait (a transport's time adds up its tasks, which overlap). With no
+// transit in either, how much of the op the wait is stays unknown: over a zero transit any wait would
+// read as the whole op (wait ratio 1), ranks waiting for each other whether they did or not.
+void TakeZeroTransitFromBandwidth(AscendCommOp* op) {
+  if (op->total || !SplitKnown(*op) || op->transit_ms > 0) return;
+  double longest = 0;
+  for (const AscendTransport& t : op->transports) longest = std::max(longest, t.time_ms);
+  longest = std::min(longest, op->elapse_ms - op->wait_ms);
+  if (longest > 0) {
+    op->transit_ms = longest;
+    op->wait_ratio = Ratio(op->wait_ms, op->transit_ms);
+    op->synchronization_ratio = Ratio(op->synchronization_ms, op->transit_ms);
+  } else {
+    op->wait_ratio = op->synchronization_ratio = std::nullopt;
+  }
+}
+
 void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunication* rank) {
   const CommunicationTables& tables = trace.communication();
   double wait = 0, transit = 0, sync = 0;
@@ -449,7 +468,8 @@ void ReadAscendOps(const Trace& trace, const HardwareSelection& hw, RankCommunic
       out.transports.push_back(std::move(t));
     }
     out.transports.shrink_to_fit();
-    if (!op.total && SplitKnown(out)) {
+    TakeZeroTransitFromBandwidth(&out);
+    if (!op.total && SplitKnown(out) && out.transit_ms > 0) {
       wait += out.wait_ms;
       transit += out.transit_ms;
       sync += out.synchronization_ms;
