@@ -57,6 +57,33 @@ const RankAdvice* SlowestRank(const AdvisorResult& result) {
   return slowest;
 }
 
+// The utilization table speaks for one rank. The slowest is the natural one, but a rank slowest by a hair
+// that lacks counters its peers have says nothing of the job's units: among the ranks whose step is within
+// this share of the slowest's, the one with the most utilizations measured is shown (the slowest on a tie).
+constexpr double kNearlySlowestShare = 0.01;
+
+size_t MeasuredUtilizations(const RankAdvice& rank) {
+  size_t known = 0;
+  for (const UtilizationCheck& check : rank.utilizations) known += check.value_pct.has_value() ? 1 : 0;
+  return known;
+}
+
+const RankAdvice* UtilizationRank(const AdvisorResult& result, const RankAdvice& slowest) {
+  const RankAdvice* chosen = &slowest;
+  for (const RankAdvice& rank : result.ranks) {
+    if (rank.split.step_ns < slowest.split.step_ns * (1 - kNearlySlowestShare)) continue;
+    if (MeasuredUtilizations(rank) > MeasuredUtilizations(*chosen)) chosen = &rank;
+  }
+  return chosen;
+}
+
+std::string UtilizationPopulation(const RankAdvice& shown, const RankAdvice& slowest) {
+  if (&shown == &slowest) return fmt::format(" (rank {}, the slowest)", shown.rank);
+  return fmt::format(" (rank {}, within {:.0f} % of the slowest rank {}'s step: {} figures measured, rank {} has {})",
+                     shown.rank, 100 * kNearlySlowestShare, slowest.rank, MeasuredUtilizations(shown), slowest.rank,
+                     MeasuredUtilizations(slowest));
+}
+
 void AppendSplit(const TimeSplit& split, std::string_view population, std::string* out) {
   *out += fmt::format("{:<42}{:>12}{:>9}\n", fmt::format("Where the step goes{}", population), "ms/step", "share");
   for (const PartLabel& p : kParts) {
@@ -163,7 +190,8 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   AppendSplit(result.mean_split, several ? MeanOverRanksNote(result) : "", &out);
   if (several) AppendSlowestRankPart(*rank, &out);
   out += "\n";
-  AppendUtilizations(*rank, several ? fmt::format(" (rank {}, the slowest)", rank->rank) : "", &out);
+  const RankAdvice* shown = UtilizationRank(result, *rank);
+  AppendUtilizations(*shown, several ? UtilizationPopulation(*shown, *rank) : "", &out);
   out += "\n";
   // Wrapped, not cut: the reason ends with the population it speaks of ("mean over 1024 ranks").
   out += fmt::format("Dominant bottleneck: {}\n", BottleneckName(result.dominant));
