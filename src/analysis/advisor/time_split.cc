@@ -88,6 +88,22 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   return times;
 }
 
+// A torch_npu rank without a timeline still lists its operators in kernel_details.csv: their durations
+// class the computing as the timeline's kernels would (by op type, else name), communication and copies
+// left out.
+void ClassFromKernelDetails(const Trace& trace, WorkTimes* times) {
+  OpLetters letters(trace);
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    const std::string_view core = trace.str(row.accelerator_core);
+    if (row.dur_ns == kNoId || row.dur_ns <= 0 || core == "HCCL" || core == "COMMUNICATION") continue;
+    if (ClassifyDeviceWork(EventKind::kKernel, trace.str(row.name)) != WorkClass::kCompute) continue;
+    const StringId name = trace.str(row.type).empty() ? row.name : row.type;
+    const double dur = static_cast<double>(row.dur_ns);
+    times->computing_ns += dur;
+    if (IsComputeBoundLetter(letters.Of(name))) times->compute_bound_ns += dur;
+  }
+}
+
 void SetPart(TimeSplit* split, TimePart part, double ns) {
   split->part_ns[static_cast<size_t>(part)] = std::max(ns, 0.0);
 }
@@ -119,7 +135,8 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
 
   const IntervalSet dataloader = Intersect(DataLoaderRanges(trace), StepRanges(breakdown));
   const IntervalSet steps = StepRanges(breakdown);
-  const WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader, steps, tiny);
+  WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader, steps, tiny);
+  if (work.computing_ns <= 0 && breakdown.total.computing_ns > 0) ClassFromKernelDetails(trace, &work);
   split.compute_bound_share = work.computing_ns > 0 ? work.compute_bound_ns / work.computing_ns : 0;
   split.dataloader_ns = static_cast<double>(TotalLength(dataloader)) / n;
 

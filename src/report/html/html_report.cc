@@ -119,7 +119,17 @@ std::string SplitRow(std::string_view label, std::string_view steps, const TimeS
   std::string row = fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", E(label), steps,
                                 MillisText(split.step_ns));
   for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
-    row += fmt::format("<td class=\"n\">{}</td>", MillisText(split.part_ns[p]));
+    // Computing that no operator classes (a rank with only torch_npu's step table) is neither part: the
+    // text and the JSON (compute_classes_known) say so too.
+    const TimePart part = static_cast<TimePart>(p);
+    if (!split.compute_classes_known && part == TimePart::kComputeBound) {
+      row += fmt::format("<td class=\"n\">{}</td>", kEmptyCell);
+    } else if (!split.compute_classes_known && part == TimePart::kMemoryBound) {
+      row += fmt::format("<td class=\"n\" title=\"no operators to class it\">{} computing, unclassed</td>",
+                         MillisText(split.part_ns[p]));
+    } else {
+      row += fmt::format("<td class=\"n\">{}</td>", MillisText(split.part_ns[p]));
+    }
   }
   return row + "</tr>\n";
 }

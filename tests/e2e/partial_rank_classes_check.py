@@ -1,0 +1,99 @@
+"""A torch_npu rank without its timeline (trace_view.json not kept) classes its computing from
+kernel_details.csv as the whole rank classes it from the timeline's kernels; a rank with neither says
+"unclassed" alike in the text, the JSON and the HTML report.
+
+The crafted ranks are copies of a shared 2-rank torch_npu run's rank 0 in a temporary directory, with
+trace_view.json removed (and kernel_details.csv too for the second). The truth for the first is the same
+rank read whole; for the second, step_trace_time.csv's Computing column read here.
+
+Usage: partial_rank_classes_check.py TUNEPROF SHARED_DIR
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from harness import check, failures
+
+RANK = "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
+
+def run(binary, *args):
+    done = subprocess.run([binary, *args], capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+
+def analyze_json(binary, path):
+    rc, out, err = run(binary, "analyze", "--json", path)
+    check(rc == 0, f"analyze --json {os.path.basename(os.path.dirname(path))}: exit {rc} {err.strip()[:300] if rc else ''}")
+    return json.loads(out)["ranks"][0] if rc == 0 else None
+
+
+def step_table_computing_us(rank_dir):
+    with open(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "step_trace_time.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    return sum(float(r["Computing"]) for r in rows) / len(rows)
+
+
+def close(a, b, rel=1e-6):
+    return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
+
+
+def check_classed_from_kernel_details(binary, whole_dir, partial_dir):
+    whole = analyze_json(binary, whole_dir)
+    partial = analyze_json(binary, partial_dir)
+    if whole is None or partial is None:
+        return
+    check(partial["compute_classes_known"], "no timeline, kernel_details.csv: the computing is classed")
+    check(close(partial["compute_bound_share"], whole["compute_bound_share"]),
+          f"compute-bound share {partial['compute_bound_share']:.6f} from kernel_details.csv, "
+          f"{whole['compute_bound_share']:.6f} from the timeline")
+    computing = partial["split_us"]["compute_bound"] + partial["split_us"]["memory_bound"]
+    expected = step_table_computing_us(partial_dir)
+    check(close(computing, expected), f"computing {computing:.3f} us = step_trace_time.csv's {expected:.3f} us")
+    check(partial["split_us"]["compute_bound"] > 0, "some of it is compute-bound (MatMul, Conv2D rows)")
+    rc, out, _ = run(binary, "analyze", partial_dir)
+    check(rc == 0 and "compute-bound (matmul" in out and "no operators to class it" not in out,
+          "the text shows both classes, as the JSON does")
+
+
+def check_unclassed_everywhere(binary, bare_dir, html_path):
+    rank = analyze_json(binary, bare_dir)
+    if rank is None:
+        return
+    expected = step_table_computing_us(bare_dir)
+    check(not rank["compute_classes_known"], "no timeline, no kernel_details.csv: the JSON says unclassed")
+    check(close(rank["split_us"]["memory_bound"], expected) and rank["split_us"]["compute_bound"] == 0,
+          "the JSON's unclassed computing is step_trace_time.csv's Computing")
+    rc, out, _ = run(binary, "analyze", bare_dir)
+    check(rc == 0 and "computing (no operators to class it)" in out and "memory-bound" not in out,
+          "the text says unclassed, not memory-bound")
+    rc, _, err = run(binary, "report", bare_dir, "-o", html_path)
+    check(rc == 0, f"report: exit {rc} {err.strip()[:300] if rc else ''}")
+    if rc == 0:
+        with open(html_path, encoding="utf-8") as f:
+            html = f.read()
+        check(f"{expected / 1e3:.3f} computing, unclassed" in html, "the HTML says unclassed, not memory-bound")
+
+
+def main():
+    binary, shared = sys.argv[1], sys.argv[2]
+    whole_dir = os.path.join(shared, RANK)
+    with tempfile.TemporaryDirectory() as tmp:
+        partial_dir = os.path.join(tmp, "partial", "rank0_ascend_pt")
+        shutil.copytree(whole_dir, partial_dir)
+        os.remove(os.path.join(partial_dir, "ASCEND_PROFILER_OUTPUT", "trace_view.json"))
+        check_classed_from_kernel_details(binary, whole_dir, partial_dir)
+        bare_dir = os.path.join(tmp, "bare", "rank0_ascend_pt")
+        shutil.copytree(partial_dir, bare_dir)
+        os.remove(os.path.join(bare_dir, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"))
+        check_unclassed_everywhere(binary, bare_dir, os.path.join(tmp, "report.html"))
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
