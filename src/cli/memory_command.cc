@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "pipeline/hardware_options.h"
+#include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/memory_report.h"
@@ -23,8 +24,15 @@ Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryO
                                  const std::vector<std::string>& warnings) {
   TP_ASSIGN_OR_RETURN(HardwareProfiles profiles, LoadHardwareProfiles(options.hardware_file));
   TP_ASSIGN_OR_RETURN(const HardwareProfile* forced, ForcedHardware(profiles, options.hardware));
+  JobChips chips(profiles, forced);
+  std::vector<std::string> paths;
+  for (const Trace& trace : traces) {
+    chips.Select(trace);
+    paths.push_back(trace.metadata().path);
+  }
+  chips.Share(paths);
   std::vector<MemoryAnalysis> ranks;
-  for (const Trace& trace : traces) ranks.push_back(AnalyzeMemory(trace, SelectHardware(trace, profiles, forced)));
+  for (const Trace& trace : traces) ranks.push_back(AnalyzeMemory(trace, chips.Select(trace)));
   return options.json ? WithWarnings(RenderMemoryJson(ranks, ComputeHtaMemoryBw(traces)), warnings)
                       : RenderMemoryText(ranks);
 }
@@ -56,18 +64,18 @@ Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const Ha
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
   TP_ASSIGN_OR_RETURN(const SummaryInput summaries,
                       ReadingReportParts("memory", options.hardware, options.hardware_file, &profiles));
-  std::vector<MappedFile<RankMemory>> mapped = MapRanks<RankMemory>(
-      files,
-      [&](const Trace& trace) {
-        RankMemory rank;
-        rank.memory = AnalyzeMemory(trace, SelectHardware(trace, profiles, forced));
-        if (options.json) {
-          rank.shape = ShapeOfRankForHta(trace);
-          rank.hta_bw = ComputeRankHtaMemoryBw(trace);
-        }
-        return rank;
-      },
-      summaries);
+  JobChips chips(profiles, forced);
+  const auto summarize = [&](const Trace& trace) {
+    RankMemory rank;
+    rank.memory = AnalyzeMemory(trace, chips.Select(trace));
+    if (options.json) {
+      rank.shape = ShapeOfRankForHta(trace);
+      rank.hta_bw = ComputeRankHtaMemoryBw(trace);
+    }
+    return rank;
+  };
+  std::vector<MappedFile<RankMemory>> mapped = MapRanks<RankMemory>(files, summarize, summaries);
+  MapAgainWithSharedChips(files, summarize, summaries, &chips, &mapped);
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   std::vector<MemoryAnalysis> ranks;

@@ -19,6 +19,7 @@
 #include "cli/errors.h"
 #include "cli/json_output.h"
 #include "pipeline/hardware_options.h"
+#include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/profile_report.h"
@@ -55,11 +56,10 @@ struct RankProfile {
   KernelBreakdown kernels;
 };
 
-RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const ProfileSettings& settings) {
+RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const ProfileSettings& settings, JobChips* chips) {
   RankProfile rank;
   rank.breakdown = std::move(breakdown);
-  rank.compute = ComputeRankComputeUnits(trace, rank.breakdown,
-                                         SelectHardware(trace, settings.profiles, settings.forced), settings.compute);
+  rank.compute = ComputeRankComputeUnits(trace, rank.breakdown, chips->Select(trace), settings.compute);
   rank.kernels = ComputeKernelBreakdown(trace);
   return rank;
 }
@@ -115,10 +115,12 @@ std::string RenderProfile(const ProfileResult& result, const ProfileOptions& opt
 Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileSettings& settings) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
   TP_ASSIGN_OR_RETURN(const SummaryInput summaries, SummaryInputFor(options, settings));
-  std::vector<MappedFile<RankProfile>> mapped = MapRanks<RankProfile>(
-      files,
-      [&](const Trace& trace, RankBreakdown breakdown) { return ProfileRank(trace, std::move(breakdown), settings); },
-      summaries);
+  JobChips chips(settings.profiles, settings.forced);
+  const auto summarize = [&](const Trace& trace, RankBreakdown breakdown) {
+    return ProfileRank(trace, std::move(breakdown), settings, &chips);
+  };
+  std::vector<MappedFile<RankProfile>> mapped = MapRanks<RankProfile>(files, summarize, summaries);
+  MapAgainWithSharedChips(files, summarize, summaries, &chips, &mapped);
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   ProfileResult result;
@@ -160,10 +162,17 @@ Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const Profil
   std::thread beside;
   if (hta && UsableCores() > 1) beside = std::thread(compute_hta);
   RankWarnings breakdown_warnings;
+  JobChips chips(settings.profiles, settings.forced);
+  std::vector<std::string> paths;
+  for (const Trace& trace : traces) {
+    chips.Select(trace);
+    paths.push_back(trace.metadata().path);
+  }
+  chips.Share(paths);  // the chips are chosen before any rank is profiled, so each once
   for (const Trace& trace : traces) {
     RankBreakdown breakdown = ComputeTimeBreakdown(trace);
     breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
-    AddRank(ProfileRank(trace, std::move(breakdown), settings), &result);
+    AddRank(ProfileRank(trace, std::move(breakdown), settings, &chips), &result);
   }
   breakdown_warnings.Emit(&warnings);
   if (beside.joinable()) {

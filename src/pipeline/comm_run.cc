@@ -6,6 +6,7 @@
 #include "analysis/core/hardware_profile.h"
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
+#include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 
@@ -22,12 +23,12 @@ Result<CommRun> AnalyzeRunCommunication(const std::vector<std::string>& paths, c
   summaries.config_matters = false;
   summaries.profiles = settings.profiles.get();
   run.analysis.thresholds.utilization = options.utilization_threshold;
-  std::vector<MappedFile<RankCommunication>> mapped = MapRanks<RankCommunication>(
-      run.files,
-      [&](const Trace& trace, const RankBreakdown& breakdown) {
-        return AnalyzeRankCommunication(trace, breakdown, SelectHardware(trace, *settings.profiles, settings.forced));
-      },
-      summaries);
+  JobChips chips(*settings.profiles, settings.forced);
+  const auto summarize = [&](const Trace& trace, const RankBreakdown& breakdown) {
+    return AnalyzeRankCommunication(trace, breakdown, chips.Select(trace));
+  };
+  std::vector<MappedFile<RankCommunication>> mapped = MapRanks<RankCommunication>(run.files, summarize, summaries);
+  MapAgainWithSharedChips(run.files, summarize, summaries, &chips, &mapped);
   TP_RETURN_IF_ERROR(CollectMapWarnings(paths, run.files, mapped, &run.warnings));
   for (size_t f = 0; f < mapped.size(); ++f) {
     for (size_t k = 0; k < mapped[f].ranks.size(); ++k) {

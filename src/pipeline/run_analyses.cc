@@ -14,6 +14,7 @@
 #include "io/trace_files.h"
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
+#include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/rank_summary.h"
 #include "pipeline/summary_file.h"
@@ -125,6 +126,7 @@ struct SummaryContext {
   bool spare_core = false;
   bool for_file = false;  // a summary file's rank: with what `memory --json` and `profile` read of it as well
   FoldedKernels* folded_kernels = nullptr;  // where the kernel tables go, when only their sum is read
+  JobChips* chips = nullptr;                 // the chip each rank is measured against, shared within its job
 };
 
 // Whether `files` leave a core idle in the map (ForEachOnAllCores runs one file per core).
@@ -135,7 +137,8 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
   s.breakdown_warnings = breakdown.warnings;
   auto detail = std::make_unique<RankReportDetail>();
   detail->breakdown = std::move(breakdown);
-  detail->hardware = SelectHardware(trace, *context.profiles, context.forced);
+  detail->hardware =
+      context.chips != nullptr ? context.chips->Select(trace) : SelectHardware(trace, *context.profiles, context.forced);
   std::future<MemoryAnalysis> memory;
   if (context.spare_core) {
     memory = std::async(std::launch::async, [&] { return AnalyzeMemory(trace, detail->hardware); });
@@ -237,10 +240,18 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
   TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
   run.traces = std::move(loaded.traces);
   run.warnings = std::move(loaded.warnings);
-  const SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kAll, SpareCore(1)};
+  JobChips chips(*run.profiles, settings.forced);
+  SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kAll, SpareCore(1)};
+  context.chips = &chips;
   std::vector<RankSummary> ranks;
   ranks.reserve(run.traces.size());
   RankWarnings breakdown_warnings;
+  std::vector<std::string> paths;
+  for (const Trace& trace : run.traces) {
+    chips.Select(trace);
+    paths.push_back(trace.metadata().path);
+  }
+  chips.Share(paths);  // the traces are all here: the chips are chosen before any rank is summarized
   for (const Trace& trace : run.traces) {
     RankBreakdown breakdown = ComputeTimeBreakdown(trace);
     breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
@@ -262,7 +273,9 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
   const RunSettings& settings = loaded.value();
   AnalyzedRun run;
   run.profiles = settings.profiles;
+  JobChips chips(*run.profiles, settings.forced);
   SummaryContext context{run.profiles.get(), settings.forced, &settings.config, detail, SpareCore(files.size())};
+  context.chips = &chips;
   // Where the processes of an MPI job exchange summaries, each keeps its kernel table (the report, the one
   // command that folds them, has no --mpi; this keeps it right if it gets one).
   FoldedKernels folded;
@@ -274,6 +287,16 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
       files,
       [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
       summaries);
+  // The first map added its ranks' kernel tables to the folded sum already: a rank mapped again keeps
+  // its table apart and drops it, so that each is counted once.
+  SummaryContext again = context;
+  again.folded_kernels = nullptr;
+  MapAgainWithSharedChips(
+      files,
+      [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), again); },
+      summaries, &chips, &mapped, [&](RankSummary& rank) {
+        if (context.folded_kernels != nullptr && rank.report) rank.report->kernels = {};
+      });
   TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, mapped, &run.warnings));
   // What the workers freed (their last traces) is not what the reduce will allocate: hand it back.
   ReleaseFreedMemory();
@@ -298,13 +321,16 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles({path}));
   // Kept with the report's, `memory`'s and `profile`'s parts too, so that they read summaries as they read
   // traces.
-  const SummaryContext context{settings.profiles.get(), settings.forced,         &settings.config,
-                               RunDetail::kReport,      SpareCore(files.size()), true};
+  JobChips chips(*settings.profiles, settings.forced);
+  SummaryContext context{settings.profiles.get(), settings.forced,         &settings.config,
+                         RunDetail::kReport,      SpareCore(files.size()), true};
+  context.chips = &chips;
   // A summary of summaries would only copy them: refused, as by every command that needs traces.
-  std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
-      files,
-      [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
-      RefusingSummaries("summarize"));
+  const auto summarize = [&](const Trace& trace, RankBreakdown breakdown) {
+    return SummarizeRank(trace, std::move(breakdown), context);
+  };
+  std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(files, summarize, RefusingSummaries("summarize"));
+  MapAgainWithSharedChips(files, summarize, RefusingSummaries("summarize"), &chips, &mapped);
   std::vector<std::string> said;
   TP_RETURN_IF_ERROR(CollectMapWarnings({path}, files, mapped, &said, &file.warnings));
   for (MappedFile<RankSummary>& mapped_file : mapped) {

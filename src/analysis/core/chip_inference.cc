@@ -139,10 +139,13 @@ ChipEvidence CollectChipEvidence(const Trace& trace) {
   return evidence;
 }
 
+bool IsAscendRun(const Trace& trace) {
+  return trace.kernel_details().present || trace.metadata().format == TraceFormat::kTorchNpuTraceView;
+}
+
 HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles& profiles, bool* ascend) {
   HardwareSelection selection;
-  const TraceFormat format = trace.metadata().format;
-  *ascend = trace.kernel_details().present || format == TraceFormat::kTorchNpuTraceView;
+  *ascend = IsAscendRun(trace);
   if (!*ascend) return selection;
   uint64_t vector_core_ops = 0;
   for (const NpuOpRow& row : trace.kernel_details().rows) {

@@ -59,6 +59,9 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
 // that are not torch_npu / msprof runs, and the selection is then left to the caller.
 HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles& profiles, bool* ascend);
 
+// Whether `trace` is a torch_npu / msprof run (what InferAscendHardware's `ascend` says).
+bool IsAscendRun(const Trace& trace);
+
 // Why a device the trace names has no profile, with the profiles of the closest compute capability
 // (same major version, nearest first) to pass as --hardware; kNoId when the trace does not say it.
 std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int64_t minor,
