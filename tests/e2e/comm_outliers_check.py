@@ -128,13 +128,17 @@ def rank_totals(path):
     threads = {(e["pid"], e["tid"]) for e in gloo}
     compute = [e for e in events if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in threads
                and not e["name"].startswith(("c10d::", "ProfilerStep#", "gloo:"))]
+    # The step's thread inside a `c10d::*` call waits for a collective: communication, no compute.
+    calls = [e for e in events if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in threads
+             and e["name"].startswith("c10d::")]
     span = lambda e: (ddp.to_ns(e["ts"]), ddp.to_ns(e["ts"]) + max(ddp.to_ns(e["dur"]), 0))
     steps = sorted(span(e) for e in events if e["name"].startswith("ProfilerStep#"))
     step_of = lambda e: next((k for k, (lo, hi) in enumerate(steps) if lo <= ddp.to_ns(e["ts"]) < hi), None)
     comm_ns = computing_ns = exposed_ns = 0
     for k in range(len(steps)):
-        c = ddp.union(span(e) for e in gloo if step_of(e) == k)
-        p = ddp.union(span(e) for e in compute if step_of(e) == k)
+        w = ddp.union(span(e) for e in calls if step_of(e) == k)
+        c = ddp.union([*(span(e) for e in gloo if step_of(e) == k), *map(tuple, w)])
+        p = ddp.subtract(ddp.union(span(e) for e in compute if step_of(e) == k), w)
         comm_ns += ddp.length(c)
         computing_ns += ddp.length(p)
         exposed_ns += ddp.length(c) - intersect(c, p)

@@ -7,8 +7,9 @@ For tests/data/ddp_slow_rank/ws{2,4}/rank<R>.json.gz:
     last at a collective keeps the others waiting; it must be the rank the workload slowed (SLOW_RANK,
     read from the workload script), in Python's computation and in `comm --json` and the terminal table;
   * exposed communication per rank, with the definitions of src/analysis/core/cpu_work.h:
-      communication = union of the `gloo:*` ranges; compute = union of the `cpu_op` events on threads
-      that carry no gloo range, except `c10d::*`, `ProfilerStep#N` and `gloo:*`;
+      communication = union of the `gloo:*` ranges and the `c10d::*` calls on the other threads; compute =
+      union of the `cpu_op` events on threads that carry no gloo range, except `c10d::*`, `ProfilerStep#N`
+      and `gloo:*`, less the time inside those `c10d::*` calls (the step's thread waiting for a collective);
       each event belongs to the ProfilerStep#N whose range [start, end) holds its start (time_breakdown.h),
       and per step exposed = |communication| - |communication ∩ compute|, hidden = |communication ∩ compute|;
     the sums over the steps each within 1 µs of `ranks[].exposed_comm_us` / `hidden_comm_us`;
@@ -29,7 +30,7 @@ import os
 import subprocess
 import sys
 
-from interval_sets import intersection_length, length, union
+from interval_sets import intersection_length, length, subtract, union
 
 TOLERANCE_US = 1.0
 FAILURES = []
@@ -68,6 +69,8 @@ def rank_figures(path):
     gloo_threads = {(e["pid"], e["tid"]) for e in gloo}
     compute = [e for e in events if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in gloo_threads
                and not e["name"].startswith(("c10d::", "ProfilerStep#", "gloo:"))]
+    calls = [e for e in events if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in gloo_threads
+             and e["name"].startswith("c10d::")]
     span = lambda e: (to_ns(e["ts"]), to_ns(e["ts"]) + max(to_ns(e["dur"]), 0))
     steps = sorted(span(e) for e in events if e["name"].startswith("ProfilerStep#"))
 
@@ -77,8 +80,9 @@ def rank_figures(path):
 
     exposed = hidden = 0
     for k in range(len(steps)):
-        comm_set = union(span(e) for e in gloo if step_of(e) == k)
-        compute_set = union(span(e) for e in compute if step_of(e) == k)
+        calls_set = union(span(e) for e in calls if step_of(e) == k)
+        comm_set = union([*(span(e) for e in gloo if step_of(e) == k), *map(tuple, calls_set)])
+        compute_set = subtract(union(span(e) for e in compute if step_of(e) == k), calls_set)
         overlap = intersection_length(comm_set, compute_set)
         exposed += length(comm_set) - overlap
         hidden += overlap

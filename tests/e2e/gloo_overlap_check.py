@@ -5,7 +5,10 @@ Traces: ../shared/traces/torch-cpu/kineto26/ddp_ws*_rank*.json.gz (torch 2.6 CPU
 work, no ProfilerStep). Definitions, the same as src/analysis/core/cpu_work.h:
   communication = union of the `gloo:*` ranges (user_annotation or cpu_op) on any thread;
   compute       = union of the `cpu_op` events on threads that carry no gloo range, except
-                  `c10d::*` (they only queue the collective) and ProfilerStep#N;
+                  `c10d::*` and ProfilerStep#N, less the time inside `c10d::*` calls on those threads
+                  (the step's thread queueing or waiting for a collective: communication, also where an
+                  operator such as AccumulateGrad holds the call);
+  communication also holds those `c10d::*` calls;
   overlapped    = |communication ∩ compute|, not overlapped = communication - overlapped;
   wall          = last end - first start over both; free = wall - |communication ∪ compute|.
 Times are read as exact decimals and measured in integer ns, as tuneprof does. Each rank must have
@@ -19,7 +22,7 @@ import pathlib
 import subprocess
 import sys
 
-from interval_sets import intersection_length, length, union
+from interval_sets import intersection_length, length, subtract, union
 
 TOLERANCE_US = 1.0
 
@@ -52,8 +55,11 @@ def expected_split(path):
         if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in gloo_threads
         and not e["name"].startswith(("c10d::", "ProfilerStep#", "gloo:"))
     ]
-    comm_set = union(interval(e) for e in gloo)
-    compute_set = union(interval(e) for e in compute)
+    calls = [e for e in events if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in gloo_threads
+             and e["name"].startswith("c10d::")] if gloo else []
+    calls_set = union(interval(e) for e in calls)
+    comm_set = union([*map(interval, gloo), *map(tuple, calls_set)])
+    compute_set = subtract(union(interval(e) for e in compute), calls_set)
     both = union(comm_set + compute_set)
     overlapped = intersection_length(comm_set, compute_set)
     wall = both[-1][1] - both[0][0] if both else 0

@@ -28,3 +28,21 @@ def intersection_length(a, b):
         else:
             j += 1
     return total
+
+
+def subtract(a, b):
+    """The parts of union `a` outside union `b`, as a union."""
+    out = []
+    j = 0
+    for start, end in a:
+        while j < len(b) and b[j][1] <= start:
+            j += 1
+        k = j
+        while k < len(b) and b[k][0] < end:
+            if b[k][0] > start:
+                out.append([start, b[k][0]])
+            start = max(start, b[k][1])
+            k += 1
+        if start < end:
+            out.append([start, end])
+    return out

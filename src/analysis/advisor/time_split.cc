@@ -35,6 +35,9 @@ struct WorkTimes {
   double compute_bound_ns = 0;  // self time of matmul/conv/attention work
   double computing_ns = 0;      // self time of all compute work
   double dispatch_ns = 0;       // CPU-only: time in step ranges inside tiny outermost operators
+  // CPU-only: the part of dispatch_ns while a collective runs on another thread and no compute does:
+  // the step waits for the collective there, whatever the thread dispatches meanwhile.
+  double dispatch_in_communication_ns = 0;
 };
 
 // The outermost operator an event runs under (itself when it is one).
@@ -61,6 +64,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   const bool cpu = breakdown.work_on == WorkSource::kCpu;
   WorkTimes times;
   std::vector<Interval> busy, all;
+  std::vector<Interval> communication, computing, tiny_spans, calls;  // CPU-only
   std::unordered_map<uint32_t, bool> tiny_outermost;  // outermost op -> IsTinyOp, decided once
   OpLetters letters(trace);
   for (const DeviceWorkEvent& work : cpu ? ListCpuWork(trace) : ListDeviceWork(trace)) {
@@ -68,6 +72,10 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
     all.push_back(span);
     if (cpu && IntersectionLength(dataloader, IntervalSet{span}) == span.length() && span.length() > 0) continue;
     busy.push_back(span);
+    if (cpu && work.work == WorkClass::kCommunication) {
+      communication.push_back(span);
+      if (IsCollectiveCall(trace, work.event)) calls.push_back(span);
+    }
     if (work.work != WorkClass::kCompute) continue;
     const uint32_t outermost = cpu ? OutermostOp(tree, work.event) : work.event;
     auto [tiny_it, fresh] = tiny_outermost.try_emplace(outermost, false);
@@ -75,9 +83,11 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
     if (cpu && tiny_it->second) {
       if (tree.parent_op[work.event] == kNoIndex) {
         times.dispatch_ns += static_cast<double>(IntersectionLength(steps, IntervalSet{span}));
+        tiny_spans.push_back(span);
       }
       continue;
     }
+    if (cpu) computing.push_back(span);
     const double self =
         static_cast<double>(cpu ? tree.self_ns[work.event] : std::max<int64_t>(events.dur_ns[work.event], 0));
     times.computing_ns += self;
@@ -85,6 +95,12 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   }
   times.busy = UnionOf(std::move(busy));
   times.all = UnionOf(std::move(all));
+  if (!communication.empty() && !tiny_spans.empty()) {
+    const IntervalSet computes = Subtract(UnionOf(std::move(computing)), UnionOf(std::move(calls)));
+    const IntervalSet waiting = Subtract(Intersect(UnionOf(std::move(communication)), UnionOf(std::move(tiny_spans))),
+                                         computes);
+    times.dispatch_in_communication_ns = static_cast<double>(IntersectionLength(steps, waiting));
+  }
   return times;
 }
 
@@ -141,7 +157,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   split.dataloader_ns = static_cast<double>(TotalLength(dataloader)) / n;
 
   double computing = static_cast<double>(total.computing_ns) / n;
-  const double communication = static_cast<double>(total.communication_not_overlapped_ns) / n;
+  double communication = static_cast<double>(total.communication_not_overlapped_ns) / n;
   const double memcpy = static_cast<double>(total.memcpy_ns) / n;
   // On a CPU-only trace the main thread is the device: all its DataLoader time is input-pipeline time,
   // including the operators run for it (which the breakdown counted as computing).
@@ -151,6 +167,11 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
     data = split.dataloader_ns;
     split.dispatch_ns = std::min(work.dispatch_ns / n, computing);
     computing -= split.dispatch_ns;  // framework overhead: it joins the host part below
+    // Dispatch while a collective runs on another thread and nothing computes is the step waiting for
+    // the collective: communication, as on a device, not host overhead.
+    const double waiting = std::min(work.dispatch_in_communication_ns / n, split.dispatch_ns);
+    split.dispatch_ns -= waiting;
+    communication += waiting;
   }
   split.compute_classes_known = computing <= 0 || work.computing_ns > 0;
   const double busy = computing + communication + memcpy;

@@ -38,6 +38,9 @@ struct WindowWork {
   std::array<std::vector<Interval>, kClasses> by_class;
   std::vector<uint32_t> events;
   std::vector<uint32_t> host_collectives;
+  // CPU-only: the step's threads inside collective calls (cpu_work.h IsCollectiveCall), no compute even
+  // where an operator holds the call.
+  std::vector<Interval> collective_calls;
   int64_t first_start_ns = std::numeric_limits<int64_t>::max();
   int64_t last_end_ns = std::numeric_limits<int64_t>::min();
 
@@ -91,7 +94,10 @@ void Measure(WindowWork* window, StepBreakdown* out) {
   out->device_end_ns = window->last_end_ns;
   out->wall_ns = window->last_end_ns - window->first_start_ns;
 
-  const IntervalSet compute = UnionOfClass(window, WorkClass::kCompute);
+  const IntervalSet compute = window->collective_calls.empty()
+                                   ? UnionOfClass(window, WorkClass::kCompute)
+                                   : Subtract(UnionOfClass(window, WorkClass::kCompute),
+                                              UnionOf(std::move(window->collective_calls)));
   const IntervalSet communication = UnionOfClass(window, WorkClass::kCommunication);
   const IntervalSet memory = UnionOfClass(window, WorkClass::kMemory);
   const IntervalSet other = UnionOfClass(window, WorkClass::kOther);
@@ -153,6 +159,9 @@ Windows TuneprofWindows(const Trace& trace, std::span<const DeviceWorkEvent> wor
     }
     works[window].Add(w.event, w.work, events.ts_ns[w.event], events.end_ns(w.event),
                       cpu_only || IsDeviceKind(events.kind[w.event]));
+    if (cpu_only && w.work == WorkClass::kCommunication && IsCollectiveCall(trace, w.event)) {
+      works[window].collective_calls.push_back(Interval{events.ts_ns[w.event], events.end_ns(w.event)});
+    }
   }
   for (size_t i = 0; i < works.size(); ++i) {
     Window window;

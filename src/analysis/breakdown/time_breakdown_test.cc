@@ -328,19 +328,22 @@ TEST(TimeBreakdownTest, CpuOnlyTraceMeasuresHostOperatorsAndGlooRanges) {
   constexpr int64_t kPid = 100, kMain = 1, kGlooWorker = 2;
   trace.Add(kPid, kMain, EventKind::kHostOp, "aten::mm", Us(0), Us(50));
   trace.Add(kPid, kMain, EventKind::kHostOp, "aten::add", Us(10), Us(5));         // nested: counted once
-  trace.Add(kPid, kMain, EventKind::kHostOp, "c10d::allreduce_", Us(50), Us(2));  // only queues the work
+  trace.Add(kPid, kMain, EventKind::kHostOp, "c10d::allreduce_", Us(50), Us(2));  // queues the work
   trace.Add(kPid, kGlooWorker, EventKind::kUserAnnotation, "gloo:all_reduce", Us(40), Us(40));
   trace.Add(kPid, kGlooWorker, EventKind::kHostOp, "aten::copy_", Us(45), Us(5));  // part of the collective
   trace.Add(kPid, kMain, EventKind::kUserAnnotation, "forward", Us(0), Us(100));   // a range, not work
+  // The step's thread waits inside a collective call that an autograd operator holds: no compute.
+  trace.Add(kPid, kMain, EventKind::kHostOp, "autograd::engine::evaluate_function: AccumulateGrad", Us(60), Us(10));
+  trace.Add(kPid, kMain, EventKind::kHostOp, "c10d::allreduce_", Us(62), Us(6));
   trace.Add(kPid, kMain, EventKind::kHostOp, "aten::relu", Us(90), Us(10));
   const RankBreakdown rank = ComputeTimeBreakdown(trace.Finish());
   EXPECT_EQ(rank.work_on, WorkSource::kCpu);
-  EXPECT_EQ(rank.device_events, 4u);  // mm, add, relu, gloo:all_reduce
+  EXPECT_EQ(rank.device_events, 7u);  // mm, add, AccumulateGrad, relu; gloo:all_reduce and the two calls
   const StepBreakdown& s = rank.steps.at(0);
-  EXPECT_EQ(s.computing_ns, Us(60));
-  EXPECT_EQ(s.communication_ns, Us(40));
-  EXPECT_EQ(s.overlapped_ns, Us(10));
-  EXPECT_EQ(s.communication_not_overlapped_ns, Us(30));
+  EXPECT_EQ(s.computing_ns, Us(64));        // [0, 50], [60, 62], [68, 70], [90, 100]
+  EXPECT_EQ(s.communication_ns, Us(40));    // [40, 80]: the calls lie inside the gloo range, counted once
+  EXPECT_EQ(s.overlapped_ns, Us(14));       // [40, 50], [60, 62], [68, 70]
+  EXPECT_EQ(s.communication_not_overlapped_ns, Us(26));
   EXPECT_EQ(s.wall_ns, Us(100));
   EXPECT_EQ(s.free_ns, Us(10));
 }

@@ -235,7 +235,9 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
     if (w.work != WorkClass::kCommunication) continue;
     const std::string_view name = trace.str(events.name[w.event]);
     Collective c;
-    if (!IsDeviceKind(events.kind[w.event])) {
+    if (!IsDeviceKind(events.kind[w.event]) && IsCollectiveCall(trace, w.event)) {
+      continue;  // the caller's side of a gloo collective, which its gloo range lists
+    } else if (!IsDeviceKind(events.kind[w.event])) {
       c.source = CollectiveSource::kGloo;
     } else if (name.starts_with("hcom_")) {
       c.source = CollectiveSource::kHccl;

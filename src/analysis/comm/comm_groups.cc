@@ -280,13 +280,16 @@ void MeasureExposure(const Trace& trace, std::vector<Collective>* collectives) {
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
   if (work.empty()) work = ListCpuWork(trace);
   const EventTable& events = trace.events();
-  std::vector<Interval> compute;
+  std::vector<Interval> compute, calls;
   for (const DeviceWorkEvent& w : work) {
-    if (w.work != WorkClass::kCompute) continue;
     const int64_t start = events.ts_ns[w.event];
-    compute.push_back(Interval{start, start + std::max<int64_t>(events.dur_ns[w.event], 0)});
+    const Interval span{start, start + std::max<int64_t>(events.dur_ns[w.event], 0)};
+    if (w.work == WorkClass::kCompute) compute.push_back(span);
+    // On a CPU-only trace the step's thread inside a collective call computes nothing (cpu_work.h).
+    if (w.work == WorkClass::kCommunication && !IsDeviceKind(events.kind[w.event]) && IsCollectiveCall(trace, w.event))
+      calls.push_back(span);
   }
-  const IntervalSet busy = UnionOf(std::move(compute));
+  const IntervalSet busy = Subtract(UnionOf(std::move(compute)), UnionOf(std::move(calls)));
   for (Collective& c : *collectives) {
     const IntervalSet own = UnionOf({Interval{c.start_ns, c.start_ns + c.duration_ns}});
     c.exposed_ns = c.duration_ns - IntersectionLength(own, busy);

@@ -22,21 +22,36 @@ bool IsCompute(const Trace& trace, uint32_t event) {
   return !name.starts_with(kCollectiveCallPrefix) && !name.starts_with(kStepPrefix) && !name.starts_with(kGlooPrefix);
 }
 
-}  // namespace
-
-std::vector<DeviceWorkEvent> ListCpuWork(const Trace& trace) {
+std::unordered_set<uint32_t> GlooThreads(const Trace& trace) {
   const EventTable& events = trace.events();
   std::unordered_set<uint32_t> gloo_threads;
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] >= 0 && IsGlooRange(trace, i)) gloo_threads.insert(events.track[i]);
   }
+  return gloo_threads;
+}
+
+}  // namespace
+
+bool IsCollectiveCall(const Trace& trace, uint32_t event) {
+  return trace.events().kind[event] == EventKind::kHostOp &&
+         trace.str(trace.events().name[event]).starts_with(kCollectiveCallPrefix);
+}
+
+std::vector<DeviceWorkEvent> ListCpuWork(const Trace& trace) {
+  const EventTable& events = trace.events();
+  const std::unordered_set<uint32_t> gloo_threads = GlooThreads(trace);
   std::vector<DeviceWorkEvent> work;
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] < 0) continue;
     if (IsGlooRange(trace, i)) {
       work.push_back(DeviceWorkEvent{i, WorkClass::kCommunication});
-    } else if (!gloo_threads.contains(events.track[i]) && IsCompute(trace, i)) {
+    } else if (gloo_threads.contains(events.track[i])) {
+      continue;
+    } else if (IsCompute(trace, i)) {
       work.push_back(DeviceWorkEvent{i, WorkClass::kCompute});
+    } else if (!gloo_threads.empty() && IsCollectiveCall(trace, i)) {
+      work.push_back(DeviceWorkEvent{i, WorkClass::kCommunication});
     }
   }
   return work;

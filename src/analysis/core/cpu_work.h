@@ -8,12 +8,20 @@
 //   as operators).
 // The operators a gloo worker runs inside a collective (views and copies of the buffers) belong to the
 // collective, so threads carrying gloo ranges contribute no compute.
+// - where gloo ranges exist, the `c10d::*` calls on the other threads are communication too: the step's
+//   thread is inside a collective call (queueing it behind the workers, or waiting for it), and that time,
+//   although an operator such as autograd's AccumulateGrad holds the call, is no compute
+//   (IsCollectiveCall: the breakdown takes it out of the compute union).
 #include <vector>
 
 #include "analysis/core/device_work.h"
 #include "model/trace.h"
 
 namespace tuneprof {
+
+// Among ListCpuWork's communication events: whether `event` is a `c10d::*` call on the step's threads (not
+// a gloo range), whose time is no compute even inside a compute operator.
+bool IsCollectiveCall(const Trace& trace, uint32_t event);
 
 // Every CPU work event of `trace`, in event order; empty when nothing matches.
 std::vector<DeviceWorkEvent> ListCpuWork(const Trace& trace);

@@ -313,8 +313,9 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
                     const KernelBreakdown* kernels, bool wide, std::string* out) {
   *out += fmt::format("rank {}: {}\n", rank.rank, EscapeText(rank.path));
   if (rank.work_on == WorkSource::kCpu) {
-    *out += fmt::format("  no device work: {} CPU events (host operators = compute, gloo ranges = comm)",
-                        rank.device_events);
+    // With gloo, the step's thread inside c10d:: calls waits for the workers' collectives (cpu_work.h).
+    *out += fmt::format("  no device work: {} CPU events (host operators = compute, gloo ranges{} = comm)",
+                        rank.device_events, rank.total.communication_ns > 0 ? " and the calls waiting on them" : "");
   } else {
     *out += fmt::format("  {} device events on {} device(s), {} definitions", rank.device_events, rank.device_count,
                         StepDefinitionsName(rank.definitions));
