@@ -66,6 +66,31 @@ TEST(TimeSplit, CpuOnlyStepWithDispatchAndDataLoader) {
   EXPECT_DOUBLE_EQ(split.part(TimePart::kIdle), 0);
 }
 
+TEST(TimeSplit, CpuOnlyStepWaitingForAGlooCollectiveIsCommunication) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kHostOp, "aten::mm", 0, Us(300));  // compute-bound, hides the collective's start
+  // The collective on gloo's worker thread, 200..800; the step's thread meanwhile computes to 300, waits
+  // inside a collective call its AccumulateGrad holds (300..600) and dispatches a tiny op (650..655).
+  t.HostThread(7, EventKind::kUserAnnotation, "gloo:all_reduce", Us(200), Us(600));
+  t.Host(EventKind::kHostOp, "autograd::engine::evaluate_function: AccumulateGrad", Us(300), Us(300));
+  t.Host(EventKind::kHostOp, "c10d::allreduce_", Us(300), Us(300));
+  t.Host(EventKind::kHostOp, "aten::add", Us(650), Us(5));     // 5 us < 10 us, no shapes: dispatch
+  t.Host(EventKind::kHostOp, "aten::relu", Us(800), Us(100));  // memory-bound
+  const Trace trace = t.Finish();
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  ASSERT_EQ(breakdown.work_on, WorkSource::kCpu);
+  const TimeSplit split = SplitStepTime(trace, breakdown, BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), Us(300));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), Us(100));  // the wait inside AccumulateGrad is none of it
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kCommunication), Us(500));  // 300..800, the tiny op's 5 us included
+  EXPECT_DOUBLE_EQ(split.dispatch_ns, 0);
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kHostWait), Us(100));  // 900..1000
+  double sum = 0;
+  for (double part : split.part_ns) sum += part;
+  EXPECT_DOUBLE_EQ(sum, split.step_ns);
+}
+
 TEST(TimeSplit, AnEmptyTraceSplitsNothing) {
   HandBuiltTrace t;
   const Trace trace = t.Finish();
