@@ -68,7 +68,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
     all.push_back(span);
     if (cpu && IntersectionLength(dataloader, IntervalSet{span}) == span.length() && span.length() > 0) continue;
     busy.push_back(span);
-    if (work.work != WorkClass::kCompute) continue;
+    if (!Computes(work.work)) continue;
     const uint32_t outermost = cpu ? OutermostOp(tree, work.event) : work.event;
     auto [tiny_it, fresh] = tiny_outermost.try_emplace(outermost, false);
     if (cpu && fresh) tiny_it->second = IsTinyOp(trace, outermost, tiny);

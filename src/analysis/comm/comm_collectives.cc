@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "analysis/comm/comm_groups.h"
+#include "analysis/core/comm_kernel_rules.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
@@ -232,21 +233,25 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
   const LaunchTimes launches = FindLaunchTimes(trace);
   std::vector<Collective> out;
   for (const DeviceWorkEvent& w : work) {
-    if (w.work != WorkClass::kCommunication) continue;
+    if (!Communicates(w.work)) continue;
     const std::string_view name = trace.str(events.name[w.event]);
     Collective c;
-    if (!IsDeviceKind(events.kind[w.event])) {
+    const bool device = IsDeviceKind(events.kind[w.event]);
+    // Other libraries' communication kernels (comm_kernel_rules.h) are device kernels like NCCL's.
+    const CommKernelRule* rule = device ? MatchCommKernel(name) : nullptr;
+    if (!device) {
       c.source = CollectiveSource::kGloo;
     } else if (name.starts_with("hcom_")) {
       c.source = CollectiveSource::kHccl;
-    } else if (IsCollectiveKernel(name)) {
+    } else if (IsCollectiveKernel(name) || (rule != nullptr && rule->one_collective)) {
       c.source = CollectiveSource::kNcclKernel;
     } else {
       continue;  // HCCL sub-tasks (notify waits, plane copies) belong to an hcom_* op already listed
     }
     c.event = w.event;
     c.name = std::string(name);
-    c.type = ParseCollectiveType(name);
+    c.type = rule != nullptr && !rule->collective.empty() ? ParseCollectiveType(rule->collective)
+                                                           : ParseCollectiveType(name);
     c.start_ns = events.ts_ns[w.event];
     c.duration_ns = std::max<int64_t>(events.dur_ns[w.event], 0);
     // As time_breakdown.h places device work: the step whose host range launched it, else its own start.

@@ -282,7 +282,7 @@ void MeasureExposure(const Trace& trace, std::vector<Collective>* collectives) {
   const EventTable& events = trace.events();
   std::vector<Interval> compute;
   for (const DeviceWorkEvent& w : work) {
-    if (w.work != WorkClass::kCompute) continue;
+    if (!Computes(w.work)) continue;
     const int64_t start = events.ts_ns[w.event];
     compute.push_back(Interval{start, start + std::max<int64_t>(events.dur_ns[w.event], 0)});
   }

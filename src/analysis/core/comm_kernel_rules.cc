@@ -1,0 +1,112 @@
+#include "analysis/core/comm_kernel_rules.h"
+
+#include <array>
+
+namespace tuneprof {
+namespace {
+
+using enum CommKernelMatch;
+using enum CommKernelKind;
+
+// clang-format off
+constexpr std::array kRules = {
+    // NCCL, and RCCL which keeps its names ("ncclDevKernel_Generic" included): "ncclKernel_AllReduce_RING_LL_Sum_float(...)",
+    // "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", sometimes behind "void ".
+    CommKernelRule{"nccl", kPrefix, "", kCommunication, "", "NCCL", false, true, "NCCL and RCCL kernel names"},
+    CommKernelRule{"ncclKernel", kContains, "", kCommunication, "", "NCCL", false, true, "NCCL kernel names"},
+    CommKernelRule{"ncclDevKernel", kContains, "", kCommunication, "", "NCCL", false, true, "NCCL 2.19+ and RCCL kernel names"},
+    CommKernelRule{"rccl", kPrefix, "", kCommunication, "", "RCCL", false, true, "RCCL kernel names"},
+    // MSCCL++ before MSCCL, whose prefix its names share.
+    CommKernelRule{"mscclpp", kNameContains, "", kCommunication, "", "MSCCL++", false, true, "microsoft/mscclpp (namespace mscclpp)"},
+    CommKernelRule{"msccl", kPrefix, "", kCommunication, "", "MSCCL", false, true, "MSCCL kernel names (mscclKernel_*)"},
+    // gloo's CUDA collectives ("gloo::cuda_..." kernels).
+    CommKernelRule{"gloo", kPrefix, "", kCommunication, "", "gloo", false, true, "gloo CUDA kernels"},
+    CommKernelRule{"gloo::", kContains, "", kCommunication, "", "gloo", false, true, "gloo CUDA kernels"},
+    // Ascend: HCCL tasks (sub-tasks of an hcom_* operator, not collectives of their own) and the hcom_*
+    // operators torch_npu records on the device.
+    CommKernelRule{"hccl", kPrefix, "", kCommunication, "", "HCCL", false, false, "HCCL task names"},
+    CommKernelRule{"Hccl", kPrefix, "", kCommunication, "", "HCCL", false, false, "HCCL task names"},
+    CommKernelRule{"HCCL", kPrefix, "", kCommunication, "", "HCCL", false, false, "HCCL task names"},
+    CommKernelRule{"hcom_", kPrefix, "", kCommunication, "", "HCCL", false, true, "torch_npu hcom_<op>_* operators"},
+    // DeepEP's expert-parallel token exchange: namespaces deep_ep::intranode, ::internode, ::internode_ll
+    // (also behind primus_turbo::); its layout kernel (get_dispatch_layout) computes and is left out.
+    CommKernelRule{"dispatch", kTemplatedHead, "deep_ep", kCommunication, "alltoall", "DeepEP", true, true, "DeepEP csrc/kernels (intranode.cu, internode.cu, internode_ll.cu)"},
+    CommKernelRule{"combine", kTemplatedHead, "deep_ep", kCommunication, "alltoall", "DeepEP", true, true, "DeepEP csrc/kernels (intranode.cu, internode.cu, internode_ll.cu)"},
+    CommKernelRule{"notify_dispatch", kTemplatedHead, "deep_ep", kCommunication, "alltoall", "DeepEP", true, true, "DeepEP csrc/kernels (intranode.cu, internode.cu)"},
+    CommKernelRule{"cached_notify", kTemplatedHead, "deep_ep", kCommunication, "alltoall", "DeepEP", true, true, "DeepEP csrc/kernels/internode.cu"},
+    CommKernelRule{"cached_notify_dispatch", kTemplatedHead, "deep_ep", kCommunication, "alltoall", "DeepEP", true, true, "DeepEP csrc/kernels/intranode.cu"},
+    CommKernelRule{"cached_notify_combine", kTemplatedHead, "deep_ep", kCommunication, "alltoall", "DeepEP", true, true, "DeepEP csrc/kernels/intranode.cu"},
+    // One-process custom all-reduce over IPC buffers, beside NCCL.
+    CommKernelRule{"cross_device_reduce", kNameContains, "", kCommunication, "allreduce", "vLLM/SGLang custom all-reduce", false, true, "vLLM csrc/custom_all_reduce.cuh (cross_device_reduce_1stage, _2stage); SGLang and AITER keep the names"},
+    CommKernelRule{"oneShotAllReduce", kNameContains, "", kCommunication, "allreduce", "TensorRT-LLM custom all-reduce", false, true, "TensorRT-LLM kernels/customAllReduceKernels.cu (oneShotAllReduceKernel); SGLang's trt_reduce"},
+    CommKernelRule{"twoShotAllReduce", kNameContains, "", kCommunication, "allreduce", "TensorRT-LLM custom all-reduce", false, true, "TensorRT-LLM kernels/customAllReduceKernels.cu (twoShotAllReduceKernel)"},
+    CommKernelRule{"allreduce_fusion_kernel", kNameContains, "", kFusedComm, "allreduce", "TensorRT-LLM all-reduce fusion", false, true, "TensorRT-LLM kernels/communicationKernels (allreduce_fusion_kernel_oneshot_lamport, _twoshot_sync: all-reduce with residual add and RMSNorm)"},
+    // Communication libraries whose kernels live in their own namespace or carry their prefix.
+    CommKernelRule{"nvshmem", kNameContains, "", kCommunication, "", "NVSHMEM", false, true, "NVSHMEM device kernels (nvshmemi_*, nvshmemx_*)"},
+    CommKernelRule{"userbuffers", kNameContains, "", kCommunication, "", "Transformer Engine userbuffers", false, true, "Transformer Engine comm_gemm_overlap/userbuffers/userbuffers.cu (userbuffers_fp16_sum_inplace_gpu_*, kuserbuffers_*)"},
+    // Ascend MC2: one operator computes (matmul, token quantization) and communicates.
+    CommKernelRule{"MatmulAllReduce", kNameContains, "", kFusedComm, "allreduce", "Ascend MC2", false, true, "CANN ops-transformer mc2 (aclnnMatmulAllReduce, MatmulAllReduceAddRmsNorm)"},
+    CommKernelRule{"AllGatherMatmul", kNameContains, "", kFusedComm, "allgather", "Ascend MC2", false, true, "CANN ops-transformer mc2 (aclnnAllGatherMatmul)"},
+    CommKernelRule{"MatmulReduceScatter", kNameContains, "", kFusedComm, "reducescatter", "Ascend MC2", false, true, "CANN ops-transformer mc2 (aclnnMatmulReduceScatter)"},
+    CommKernelRule{"MoeDistributeDispatch", kNameContains, "", kFusedComm, "alltoall", "Ascend MC2", true, true, "CANN ops-transformer mc2 (aclnnMoeDistributeDispatch, V2)"},
+    CommKernelRule{"MoeDistributeCombine", kNameContains, "", kFusedComm, "alltoall", "Ascend MC2", true, true, "CANN ops-transformer mc2 (aclnnMoeDistributeCombine, V2)"},
+};
+// clang-format on
+
+// The function name: the text before its template arguments and argument list.
+std::string_view FunctionName(std::string_view name) { return name.substr(0, name.find_first_of("<(")); }
+
+// `void deep_ep::intranode::dispatch<8, 768>(int4*, ...)`: the unqualified name must be the pattern, with
+// template arguments right after it, and a qualifier (if any) must hold the rule's namespace.
+bool MatchesTemplatedHead(const CommKernelRule& rule, std::string_view name) {
+  const size_t open = name.find_first_of("<(");
+  if (open == std::string_view::npos || name[open] != '<') return false;
+  std::string_view head = name.substr(0, open);
+  if (const size_t space = head.rfind(' '); space != std::string_view::npos) head.remove_prefix(space + 1);
+  const size_t colons = head.rfind("::");
+  const std::string_view unqualified = colons == std::string_view::npos ? head : head.substr(colons + 2);
+  if (unqualified != rule.pattern) return false;
+  if (colons == std::string_view::npos) return true;
+  return head.substr(0, colons).find(rule.scope) != std::string_view::npos;
+}
+
+bool Matches(const CommKernelRule& rule, std::string_view name) {
+  switch (rule.match) {
+    case kPrefix:
+      return name.starts_with(rule.pattern);
+    case kContains:
+      return name.find(rule.pattern) != std::string_view::npos;
+    case kNameContains:
+      return FunctionName(name).find(rule.pattern) != std::string_view::npos;
+    case kTemplatedHead:
+      return MatchesTemplatedHead(rule, name);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::span<const CommKernelRule> CommKernelRules() { return kRules; }
+
+const CommKernelRule* MatchCommKernel(std::string_view name) {
+  for (const CommKernelRule& rule : kRules) {
+    if (Matches(rule, name)) return &rule;
+  }
+  return nullptr;
+}
+
+std::string_view CommKernelMatchName(CommKernelMatch match) {
+  switch (match) {
+    case kPrefix:
+      return "prefix";
+    case kContains:
+      return "contains";
+    case kNameContains:
+      return "name contains";
+    case kTemplatedHead:
+      return "templated head";
+  }
+  return "?";
+}
+
+}  // namespace tuneprof
