@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "analysis/comm/comm_groups.h"
+#include "analysis/comm/expert_parallel.h"
 #include "analysis/core/comm_kernel_rules.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_launches.h"
@@ -581,6 +582,7 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   rank.free_ns = breakdown.total.free_ns;
   rank.bubble_ns = breakdown.total.bubble_ns;
   rank.steps = breakdown.steps.size();
+  rank.expert_parallel = MeasureExpertParallel(trace, breakdown, rank.collectives);
   if (rank.wall_ns > 0) {
     rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(rank.wall_ns);
   }

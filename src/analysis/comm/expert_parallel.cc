@@ -1,0 +1,81 @@
+#include "analysis/comm/expert_parallel.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/core/comm_kernel_rules.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/intervals.h"
+
+namespace tuneprof {
+namespace {
+
+bool IsExpertParallel(const Collective& c) {
+  if (c.source != CollectiveSource::kNcclKernel) return false;
+  const CommKernelRule* rule = MatchCommKernel(c.name);
+  return rule != nullptr && rule->expert_parallel;
+}
+
+// The device time the compute units are busy (compute and fused kernels), over the whole trace.
+IntervalSet ComputeBusy(const Trace& trace) {
+  const EventTable& events = trace.events();
+  std::vector<Interval> compute;
+  for (const DeviceWorkEvent& w : ListDeviceWork(trace)) {
+    if (Computes(w.work)) compute.push_back(Interval{events.ts_ns[w.event], events.end_ns(w.event)});
+  }
+  return UnionOf(std::move(compute));
+}
+
+struct StepKernels {
+  std::vector<Interval> spans;
+  uint64_t kernels = 0;
+  int64_t bytes = kNoId;
+};
+
+ExpertParallelStep Measure(std::optional<int64_t> step, int64_t step_ns, StepKernels kernels,
+                           const IntervalSet& busy) {
+  ExpertParallelStep out;
+  out.step = step;
+  out.step_ns = step_ns;
+  out.kernels = kernels.kernels;
+  out.bytes = kernels.bytes;
+  const IntervalSet all_to_all = UnionOf(std::move(kernels.spans));
+  out.all_to_all_ns = TotalLength(all_to_all);
+  out.hidden_ns = IntersectionLength(all_to_all, busy);
+  out.exposed_ns = out.all_to_all_ns - out.hidden_ns;
+  if (step_ns > 0) out.share_of_step = static_cast<double>(out.all_to_all_ns) / static_cast<double>(step_ns);
+  return out;
+}
+
+}  // namespace
+
+std::vector<ExpertParallelStep> MeasureExpertParallel(const Trace& trace, const RankBreakdown& breakdown,
+                                                      const std::vector<Collective>& collectives) {
+  // Keyed by step number; a trace without steps keys everything under nullopt.
+  std::map<std::optional<int64_t>, StepKernels> by_step;
+  const bool whole_trace = breakdown.steps.empty() || !breakdown.steps.front().step;
+  for (const Collective& c : collectives) {
+    if (!IsExpertParallel(c)) continue;
+    if (!whole_trace && !c.step) continue;  // launched outside every step
+    StepKernels& k = by_step[whole_trace ? std::nullopt : c.step];
+    k.spans.push_back(Interval{c.start_ns, c.start_ns + c.duration_ns});
+    ++k.kernels;
+    if (c.bytes >= 0) k.bytes = std::max<int64_t>(k.bytes, 0) + c.bytes;
+  }
+  std::vector<ExpertParallelStep> out;
+  if (by_step.empty()) return out;
+  const IntervalSet busy = ComputeBusy(trace);
+  if (whole_trace) {
+    const int64_t wall = breakdown.steps.empty() ? breakdown.total.wall_ns : breakdown.steps.front().wall_ns;
+    out.push_back(Measure(std::nullopt, wall, std::move(by_step.begin()->second), busy));
+    return out;
+  }
+  for (const StepBreakdown& s : breakdown.steps) {
+    auto it = by_step.find(s.step);
+    if (it == by_step.end()) continue;
+    out.push_back(Measure(s.step, s.wall_ns, std::move(it->second), busy));
+  }
+  return out;
+}
+
+}  // namespace tuneprof
