@@ -21,7 +21,15 @@ Truth per step and rank (µs): step (device span of the step's kernels), communi
 communication kernels), exposed communication (that union minus the compute union), all_to_all (union of
 notify_dispatch / dispatch / combine), its exposed part, its share of the step, its bytes.
 
+With --mc2-out DIR2 it also writes one torch_npu rank (text export: trace_view.json and kernel_details.csv,
+DIR2/rank0_ascend_pt) whose MoE layers run Ascend MC2 fused operators on the compute stream: MatMulV2 ->
+MatmulAllReduce (fused matmul + all-reduce) -> MoeDistributeDispatchV2 -> GroupedMatmul ->
+MoeDistributeCombineV2. Its truth ("mc2") is per step: computing (every task, each counted once), no
+communication in the split (the fused operators compute while they communicate), the fused operators as
+collectives (allreduce, alltoall) and the dispatch / combine union as the step's all-to-all.
+
     python3 bench/gen_expert_parallel.py --out DIR [--ranks 4] [--steps 3] [--layers 4] [--seed 1]
+                                         [--mc2-out DIR2]
 """
 import argparse
 import json
@@ -164,6 +172,75 @@ def rank_trace(args, rank):
     return doc, truth
 
 
+# ---- Ascend MC2 (--mc2-out): one torch_npu rank, text export
+
+NPU_PY_PID = 3178231
+NPU_HW_PID = 3254508960
+NPU_STREAM = 2
+NPU_BASE_US = 1735689600000000  # absolute epoch µs, as torch_npu writes them
+MC2_LAYER = (  # (task name, op type, accelerator core, µs, fused collective or None)
+    ("aclnnMatmul_MatMulV2_MatMulV2", "MatMulV2", "AI_CORE", 150.0, None),
+    ("aclnnMatmulAllReduce_MatmulAllReduce_MatmulAllReduce", "MatmulAllReduce", "MIX_AIC", 320.0, "allreduce"),
+    ("aclnnMoeDistributeDispatchV2_MoeDistributeDispatchV2_MoeDistributeDispatchV2", "MoeDistributeDispatchV2",
+     "MIX_AIV", 260.0, "alltoall"),
+    ("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "AI_CORE", 400.0, None),
+    ("aclnnMoeDistributeCombineV2_MoeDistributeCombineV2_MoeDistributeCombineV2", "MoeDistributeCombineV2",
+     "MIX_AIV", 240.0, "alltoall"),
+)
+MC2_KERNEL_HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),"
+                     "Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,"
+                     "Output Shapes,Output Data Types,Output Formats,Context ID")
+
+
+def npu_us(t_us):
+    return f"{NPU_BASE_US + t_us:.3f}"
+
+
+def write_mc2(args, out):
+    rank_dir = os.path.join(out, "rank0_ascend_pt")
+    os.makedirs(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT"), exist_ok=True)
+    events = [{"name": "process_name", "ph": "M", "pid": NPU_PY_PID, "tid": 0, "args": {"name": "Python"}},
+              {"name": "process_name", "ph": "M", "pid": NPU_HW_PID, "tid": 0, "args": {"name": "Ascend Hardware"}},
+              {"name": "process_labels", "ph": "M", "pid": NPU_HW_PID, "tid": 0, "args": {"labels": "NPU"}},
+              {"name": "thread_name", "ph": "M", "pid": NPU_HW_PID, "tid": NPU_STREAM,
+               "args": {"name": f"Stream {NPU_STREAM}"}}]
+    rows, truth, task_id, t, prev_end = [], [], 100, 1000.0, None
+    for number in range(1, args.steps + 1):
+        step_start = t
+        t += 20.0
+        tasks = []
+        for _ in range(args.layers):
+            for name, op_type, core, dur, collective in MC2_LAYER:
+                task_id += 1
+                tasks.append((name, t, dur, collective))
+                events.append({"ph": "X", "name": name, "pid": NPU_HW_PID, "tid": NPU_STREAM, "ts": npu_us(t),
+                               "dur": dur, "args": {"Model Id": 4294967295, "Task Type": core,
+                                                    "Physic Stream Id": NPU_STREAM, "Task Id": task_id}})
+                wait = 0.0 if prev_end is None else t - prev_end
+                rows.append(f"{number},4294967295,{task_id},{NPU_STREAM},{name},{op_type},{core},{npu_us(t)}\t,"
+                            f"{dur},{wait:.3f},24,0,NO,\"\"\"4096,7168\"\"\",DT_BF16,ND,\"\"\"4096,7168\"\"\","
+                            "DT_BF16,ND,N/A")
+                prev_end = t + dur
+                t += dur + 5.0
+        events.append({"ph": "X", "name": f"ProfilerStep#{number}", "pid": NPU_PY_PID, "tid": NPU_PY_PID,
+                       "ts": npu_us(step_start), "dur": t + 10.0 - step_start, "cat": "cpu_op", "args": {}})
+        spans = union([(s0, s0 + d) for _, s0, d, _ in tasks])
+        ep = union([(s0, s0 + d) for _, s0, d, c in tasks if c == "alltoall"])
+        truth.append({"step": number, "computing_us": length(spans), "communication_us": 0.0,
+                      "collectives": {"allreduce": sum(1 for *_, c in tasks if c == "allreduce"),
+                                      "alltoall": sum(1 for *_, c in tasks if c == "alltoall")},
+                      "all_to_all_us": length(ep), "all_to_all_exposed_us": 0.0})
+        t += 60.0
+    with open(os.path.join(rank_dir, "profiler_info_0.json"), "w") as f:
+        json.dump({"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"]}},
+                   "rank_id": 0}, f)
+    with open(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "trace_view.json"), "w") as f:
+        json.dump(events, f)
+    with open(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"), "w") as f:
+        f.write(MC2_KERNEL_HEADER + "\n" + "\n".join(rows) + "\n")
+    return {"path": rank_dir, "fused_names": [n for n, *_, c in MC2_LAYER if c], "steps": truth}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
@@ -171,6 +248,7 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--mc2-out", help="also write an Ascend MC2 torch_npu rank here")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     truth = {"ranks": {}, "all_to_all_kernel_names": list(EP_NAMES), "all_reduce_kernel_name": ALL_REDUCE,
@@ -180,6 +258,8 @@ def main():
         with open(os.path.join(args.out, f"rank-{rank}.pt.trace.json"), "w") as f:
             json.dump(doc, f)
         truth["ranks"][str(rank)] = steps
+    if args.mc2_out:
+        truth["mc2"] = write_mc2(args, args.mc2_out)
     json.dump(truth, os.sys.stdout, indent=1)
     print()
 

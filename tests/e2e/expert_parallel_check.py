@@ -8,6 +8,9 @@ cross_device_reduce_1stage all-reduce) whose per-step answers the generator comp
   - list dispatch / combine as collectives of type alltoall and the custom all-reduce as allreduce, and keep
     DeepEP's layout kernel and the GEMMs compute;
   - say it in `comm`'s text, and keep it through summaries (`summarize`, then `comm` over them).
+The generator's Ascend MC2 rank (torch_npu text export) must count its fused operators once, as computing
+(no communication in the split), list them as collectives (allreduce, alltoall) and as `fused_comm` kernels,
+and give its dispatch / combine per step, never exposed.
 With SHARED (the corpus directory) it also checks that no corpus Kineto / nsys / torch_npu input gains a
 collective the NCCL / HCCL / gloo names did not already give (the new table rows match nothing there).
 
@@ -83,6 +86,40 @@ def check_comm(comm, truth, failures):
             failures.append(f"comm: compute kernel {name[:50]} listed as a collective")
 
 
+def check_mc2(binary, mc2, failures):
+    """Ascend MC2 fused operators: counted once, as computing; listed as collectives and as fused_comm kernels."""
+    profile = run_json(binary, "profile", "--json", mc2["path"])
+    want_steps = {s["step"]: s for s in mc2["steps"]}
+    rank = profile["ranks"][0]
+    if len(rank["steps"]) != len(want_steps):
+        failures.append(f"mc2 profile: {len(rank['steps'])} steps, generated {len(want_steps)}")
+    for step in rank["steps"]:
+        want = want_steps.get(step["step"], {})
+        if not close(step["computing_us"], want.get("computing_us", -1)) or step["communication_us"] != 0:
+            failures.append(f"mc2 profile step {step['step']}: computing {step['computing_us']} communication "
+                            f"{step['communication_us']}, generated {want.get('computing_us')} and 0")
+    works = {k["name"]: k["work"] for k in rank["kernels"]}
+    for name in mc2["fused_names"]:
+        if works.get(name) != "fused_comm":
+            failures.append(f"mc2 profile: {name[:50]} is {works.get(name)}, not fused_comm")
+    comm = run_json(binary, "comm", "--json", mc2["path"])
+    counts = {}
+    for c in comm["collectives"]:
+        counts[c["type"]] = counts.get(c["type"], 0) + 1
+    want_counts = {}
+    for s in mc2["steps"]:
+        for kind, n in s["collectives"].items():
+            want_counts[kind] = want_counts.get(kind, 0) + n
+    if counts != want_counts:
+        failures.append(f"mc2 comm: collectives {counts}, generated {want_counts}")
+    rows = {row["step"]: row for row in comm["ranks"][0].get("expert_parallel", [])}
+    for number, want in want_steps.items():
+        row = rows.get(number)
+        if row is None or not close(row["all_to_all_us"], want["all_to_all_us"]) or row["exposed_us"] != 0:
+            failures.append(f"mc2 comm step {number}: expert-parallel {row}, generated {want['all_to_all_us']} "
+                            "and 0 exposed")
+
+
 def check_text(binary, directory, failures):
     done = subprocess.run([binary, "comm", directory], capture_output=True, text=True, timeout=300)
     if "expert-parallel all-to-all (dispatch / combine)" not in done.stdout:
@@ -130,13 +167,17 @@ def main():
     shared = sys.argv[3] if len(sys.argv) > 3 else None
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        truth = json.loads(subprocess.run([sys.executable, generator, "--out", tmp, "--ranks", "4"],
+        mc2_dir = tempfile.mkdtemp(dir=tmp)
+        kineto_dir = os.path.join(tmp, "kineto")
+        truth = json.loads(subprocess.run([sys.executable, generator, "--out", kineto_dir, "--ranks", "4",
+                                           "--mc2-out", mc2_dir],
                                           capture_output=True, text=True, check=True).stdout)
-        check_profile(run_json(binary, "profile", "--json", tmp), truth, failures)
-        comm = run_json(binary, "comm", "--json", tmp)
+        check_profile(run_json(binary, "profile", "--json", kineto_dir), truth, failures)
+        comm = run_json(binary, "comm", "--json", kineto_dir)
         check_comm(comm, truth, failures)
-        check_summaries(binary, tmp, comm, failures)
-        check_text(binary, tmp, failures)
+        check_summaries(binary, kineto_dir, comm, failures)
+        check_text(binary, kineto_dir, failures)
+        check_mc2(binary, truth["mc2"], failures)
     if shared is not None:
         check_corpus(binary, shared, failures)
     for failure in failures:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "analysis/core/comm_kernel_rules.h"
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
@@ -88,6 +89,22 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
     }
     *out += "\n";
   }
+}
+
+// Kernels that compute and communicate at once (Ascend MC2): listed above, counted as compute in the split.
+void AppendFusedComm(const RankCommunication& r, std::string* out) {
+  uint64_t count = 0;
+  int64_t time_ns = 0;
+  for (const Collective& c : r.collectives) {
+    const CommKernelRule* rule = c.source == CollectiveSource::kNcclKernel ? MatchCommKernel(c.name) : nullptr;
+    if (rule == nullptr || rule->kind != CommKernelKind::kFusedComm) continue;
+    ++count;
+    time_ns += c.duration_ns;
+  }
+  if (count == 0) return;
+  *out += fmt::format("  fused compute + communication kernels: {}, {:.3f} ms (counted as compute in the split, "
+                      "never exposed)\n",
+                      count, Millis(time_ns));
 }
 
 // Rows of the expert-parallel table the text shows; --json lists every step.
@@ -826,6 +843,7 @@ std::string RenderCommText(const CommAnalysis& a) {
                        r.exposed_share_of_wall ? fmt::format("; exposed {:.1f}% of wall {:.3f} ms",
                                                              *r.exposed_share_of_wall * 100, Millis(r.wall_ns))
                                                : std::string());
+    AppendFusedComm(r, &out);
     AppendExpertParallel(r, &out);
     AppendAscend(r, &out);
   }
