@@ -7,6 +7,7 @@ cross_device_reduce_1stage all-reduce) whose per-step answers the generator comp
     part, share of the step and bytes within 15 %;
   - list dispatch / combine as collectives of type alltoall and the custom all-reduce as allreduce, and keep
     DeepEP's layout kernel and the GEMMs compute;
+  - quote the exposed all-to-all in `communication.exposed` and turn its strategy to overlapping it;
   - say it in `comm`'s text, and keep it through summaries (`summarize`, then `comm` over them).
 The generator's Ascend MC2 rank (torch_npu text export) must count its fused operators once, as computing
 (no communication in the split), list them as collectives (allreduce, alltoall) and as `fused_comm` kernels,
@@ -120,6 +121,23 @@ def check_mc2(binary, mc2, failures):
                             "and 0 exposed")
 
 
+def check_advice(binary, directory, truth, failures):
+    """communication.exposed quotes the exposed all-to-all and turns its strategy to overlapping it."""
+    advice = run_json(binary, "analyze", "--json", directory)
+    found = {f["id"]: f for f in advice["findings"]}
+    exposed = found.get("communication.exposed")
+    if exposed is None:
+        failures.append("analyze: no communication.exposed finding")
+        return
+    steps = truth["ranks"][str(exposed["evidence_rank"])]
+    want = sum(s["all_to_all_exposed_us"] for s in steps) / len(steps)
+    got = exposed["evidence"].get("expert_parallel_exposed_us")
+    if not close(got, want):
+        failures.append(f"analyze: expert_parallel_exposed_us {got}, generated {want:.3f}")
+    if "all-to-all" not in exposed["strategy"]:
+        failures.append(f"analyze: communication.exposed strategy does not name the all-to-all: {exposed['strategy']}")
+
+
 def check_text(binary, directory, failures):
     done = subprocess.run([binary, "comm", directory], capture_output=True, text=True, timeout=300)
     if "expert-parallel all-to-all (dispatch / combine)" not in done.stdout:
@@ -177,6 +195,7 @@ def main():
         check_comm(comm, truth, failures)
         check_summaries(binary, kineto_dir, comm, failures)
         check_text(binary, kineto_dir, failures)
+        check_advice(binary, kineto_dir, truth, failures)
         check_mc2(binary, truth["mc2"], failures)
     if shared is not None:
         check_corpus(binary, shared, failures)
