@@ -40,7 +40,14 @@ constexpr std::array kRules = {
     CommKernelRule{"cross_device_reduce", kNameContains, "", kCommunication, "allreduce", "vLLM/SGLang custom all-reduce", false, true, "vLLM csrc/custom_all_reduce.cuh (cross_device_reduce_1stage, _2stage); SGLang and AITER keep the names"},
     CommKernelRule{"oneShotAllReduce", kNameContains, "", kCommunication, "allreduce", "TensorRT-LLM custom all-reduce", false, true, "TensorRT-LLM kernels/customAllReduceKernels.cu (oneShotAllReduceKernel); SGLang's trt_reduce"},
     CommKernelRule{"twoShotAllReduce", kNameContains, "", kCommunication, "allreduce", "TensorRT-LLM custom all-reduce", false, true, "TensorRT-LLM kernels/customAllReduceKernels.cu (twoShotAllReduceKernel)"},
-    CommKernelRule{"allreduce_fusion_kernel", kNameContains, "", kFusedComm, "allreduce", "TensorRT-LLM all-reduce fusion", false, true, "TensorRT-LLM kernels/communicationKernels (allreduce_fusion_kernel_oneshot_lamport, _twoshot_sync: all-reduce with residual add and RMSNorm)"},
+    // All-reduce fused with a residual add and RMSNorm: the exchange is nearly all of its time, so it is
+    // communication (fused comm is for kernels that do a matmul's worth of compute).
+    CommKernelRule{"allreduce_fusion_kernel", kNameContains, "", kCommunication, "allreduce", "TensorRT-LLM / FlashInfer all-reduce fusion", false, true, "TensorRT-LLM communicationKernels and FlashInfer trtllm_allreduce_fusion (allreduce_fusion_kernel_oneshot_lamport, _twoshot_sync)"},
+    CommKernelRule{"allreduce_prototype", kNameContains, "", kCommunication, "allreduce", "vLLM/SGLang/AITER quick all-reduce (ROCm)", false, true, "vLLM csrc/quickreduce (quickreduce::allreduce_prototype_twoshot), kept by SGLang and AITER"},
+    // PyTorch SymmetricMemory (torch/csrc/distributed/c10d/symm_mem) and the Triton kernels modelled on it.
+    CommKernelRule{"one_shot_all_reduce", kNameContains, "", kCommunication, "allreduce", "PyTorch symmetric memory all-reduce", false, true, "PyTorch CUDASymmetricMemoryOps.cu (one_shot_all_reduce_kernel, multimem_one_shot_all_reduce_kernel); SGLang's Triton one_shot_all_reduce_kernel"},
+    CommKernelRule{"two_shot_all_reduce", kNameContains, "", kCommunication, "allreduce", "PyTorch symmetric memory all-reduce", false, true, "PyTorch CUDASymmetricMemoryOps.cu (two_shot_all_reduce_kernel)"},
+    CommKernelRule{"multimem_all_reduce", kNameContains, "", kCommunication, "allreduce", "PyTorch symmetric memory all-reduce", false, true, "PyTorch CUDASymmetricMemoryOps.cu (multimem_all_reduce_kernel)"},
     // Communication libraries whose kernels live in their own namespace or carry their prefix.
     CommKernelRule{"nvshmem", kNameContains, "", kCommunication, "", "NVSHMEM", false, true, "NVSHMEM device kernels (nvshmemi_*, nvshmemx_*)"},
     CommKernelRule{"userbuffers", kNameContains, "", kCommunication, "", "Transformer Engine userbuffers", false, true, "Transformer Engine comm_gemm_overlap/userbuffers/userbuffers.cu (userbuffers_fp16_sum_inplace_gpu_*, kuserbuffers_*)"},

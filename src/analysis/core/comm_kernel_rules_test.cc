@@ -75,6 +75,17 @@ TEST(CommKernelRulesTest, CustomAllReduceAndLibraryKernels) {
   EXPECT_EQ(FamilyOf("kuserbuffers_pushrecv(int, int, int*)"), "Transformer Engine userbuffers");
   EXPECT_EQ(FamilyOf("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"), "NCCL");
   EXPECT_EQ(FamilyOf("mscclKernel_Sum_float_LL128(int, int)"), "MSCCL");
+  EXPECT_EQ(FamilyOf("void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<"
+                     "(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 8, false, false>"
+                     "(flashinfer::trtllm_allreduce_fusion::AllReduceFusionParams<__nv_bfloat16>)"),
+            "TensorRT-LLM / FlashInfer all-reduce fusion");
+  EXPECT_EQ(FamilyOf("quickreduce::allreduce_prototype_twoshot<AllReduceTwoshot<__half, CodecQ4<__half,4>, true>, "
+                     "__half>"),
+            "vLLM/SGLang/AITER quick all-reduce (ROCm)");
+  EXPECT_EQ(FamilyOf("void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 16>(float**, float*)"),
+            "PyTorch symmetric memory all-reduce");
+  EXPECT_EQ(FamilyOf("void c10d::symmetric_memory::multimem_one_shot_all_reduce_kernel<float, 16>(float*)"),
+            "PyTorch symmetric memory all-reduce");
   EXPECT_EQ(Kernel("void vllm::cross_device_reduce_1stage<float, 2>(vllm::RankData*)"), WorkClass::kCommunication);
   EXPECT_EQ(Kernel("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"), WorkClass::kCommunication);
 }
