@@ -60,16 +60,31 @@ constexpr std::array kRules = {
 };
 // clang-format on
 
+constexpr std::string_view kAnonymousNamespace = "(anonymous namespace)";
+
+// Where the template arguments or the argument list open: the first '<' or '(' that does not open the
+// "(anonymous namespace)" a qualified name may hold ("void (anonymous namespace)::kernel<float>(...)").
+size_t OpeningOf(std::string_view name) {
+  size_t from = 0;
+  for (;;) {
+    const size_t at = name.find_first_of("<(", from);
+    if (at == std::string_view::npos || !name.substr(at).starts_with(kAnonymousNamespace)) return at;
+    from = at + kAnonymousNamespace.size();
+  }
+}
+
 // The function name: the text before its template arguments and argument list.
-std::string_view FunctionName(std::string_view name) { return name.substr(0, name.find_first_of("<(")); }
+std::string_view FunctionName(std::string_view name) { return name.substr(0, OpeningOf(name)); }
 
 // `void deep_ep::intranode::dispatch<8, 768>(int4*, ...)`: the unqualified name must be the pattern, with
 // template arguments right after it, and a qualifier (if any) must hold the rule's namespace.
 bool MatchesTemplatedHead(const CommKernelRule& rule, std::string_view name) {
-  const size_t open = name.find_first_of("<(");
+  const size_t open = OpeningOf(name);
   if (open == std::string_view::npos || name[open] != '<') return false;
   std::string_view head = name.substr(0, open);
-  if (const size_t space = head.rfind(' '); space != std::string_view::npos) head.remove_prefix(space + 1);
+  // The return type ends at the last space before the qualified name, whose "(anonymous namespace)" holds one.
+  const size_t space = head.substr(0, head.find(kAnonymousNamespace)).rfind(' ');
+  if (space != std::string_view::npos) head.remove_prefix(space + 1);
   const size_t colons = head.rfind("::");
   const std::string_view unqualified = colons == std::string_view::npos ? head : head.substr(colons + 2);
   if (unqualified != rule.pattern) return false;

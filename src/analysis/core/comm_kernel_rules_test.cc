@@ -33,6 +33,7 @@ TEST(CommKernelRulesTest, DeepEpKernelsAreExpertParallelAllToAll) {
            "void primus_turbo::deep_ep::intranode::dispatch<8, 1024, true>(int4*)",
            "dispatch<3, 10, 7168>",  // as some exports shorten the name
            "combine<3, 10, 7168>(void*)",
+           "void deep_ep::(anonymous namespace)::dispatch<8>(int4*)",
        }) {
     const CommKernelRule* rule = MatchCommKernel(name);
     ASSERT_NE(rule, nullptr) << name;
@@ -54,6 +55,9 @@ TEST(CommKernelRulesTest, BareVerbsOfOrdinaryKernelsStayCompute) {
            "void at::native::elementwise_kernel<128, 2, nccl_like_functor>",
            "void cutlass::Kernel<userbuffers_like>(Params)",
            "fused_moe_kernel",
+           "void (anonymous namespace)::dispatch_kernel<float>(float*)",
+           "void at::(anonymous namespace)::combine<float>(float*)",
+           "void (anonymous namespace)::elementwise<nvshmem_like>(int)",
        }) {
     EXPECT_EQ(MatchCommKernel(name), nullptr) << name;
     EXPECT_EQ(Kernel(name), WorkClass::kCompute) << name;
@@ -85,6 +89,10 @@ TEST(CommKernelRulesTest, CustomAllReduceAndLibraryKernels) {
   EXPECT_EQ(FamilyOf("void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 16>(float**, float*)"),
             "PyTorch symmetric memory all-reduce");
   EXPECT_EQ(FamilyOf("void c10d::symmetric_memory::multimem_one_shot_all_reduce_kernel<float, 16>(float*)"),
+            "PyTorch symmetric memory all-reduce");
+  // As PyTorch 2.x writes it in a real B200 trace: the anonymous namespace's parenthesis opens no argument list.
+  EXPECT_EQ(FamilyOf("void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, "
+                     "unsigned long, unsigned int**, unsigned long, unsigned long)"),
             "PyTorch symmetric memory all-reduce");
   EXPECT_EQ(Kernel("void vllm::cross_device_reduce_1stage<float, 2>(vllm::RankData*)"), WorkClass::kCommunication);
   EXPECT_EQ(Kernel("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"), WorkClass::kCommunication);
