@@ -224,6 +224,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
   for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
   // Each group's member list pooled once per trace, not once per collective (a lock and a hash each).
   std::unordered_map<uint32_t, std::string_view> pooled_ranks;  // StringId -> pooled text
+  std::unordered_map<uint32_t, const CommKernelRule*> rule_of_name;  // StringId -> its row, if any
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
   if (work.empty()) {
     work = ListCpuWork(trace);
@@ -238,8 +239,14 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
     const std::string_view name = trace.str(events.name[w.event]);
     Collective c;
     const bool device = IsDeviceKind(events.kind[w.event]);
-    // Other libraries' communication kernels (comm_kernel_rules.h) are device kernels like NCCL's.
-    const CommKernelRule* rule = device ? MatchCommKernel(name) : nullptr;
+    // Other libraries' communication kernels (comm_kernel_rules.h) are device kernels like NCCL's; each
+    // name is matched once.
+    const CommKernelRule* rule = nullptr;
+    if (device) {
+      auto [it, added] = rule_of_name.try_emplace(events.name[w.event].value, nullptr);
+      if (added) it->second = MatchCommKernel(name);
+      rule = it->second;
+    }
     if (!device) {
       c.source = CollectiveSource::kGloo;
     } else if (name.starts_with("hcom_")) {

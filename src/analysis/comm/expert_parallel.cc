@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <unordered_map>
 
 #include "analysis/core/comm_kernel_rules.h"
 #include "analysis/core/device_work.h"
@@ -10,11 +12,22 @@
 namespace tuneprof {
 namespace {
 
-bool IsExpertParallel(const Collective& c) {
-  if (c.source != CollectiveSource::kNcclKernel) return false;
-  const CommKernelRule* rule = MatchCommKernel(c.name);
-  return rule != nullptr && rule->expert_parallel;
-}
+// Whether a collective is an expert-parallel kernel; names repeat, so each is matched once.
+class ExpertParallelNames {
+ public:
+  bool Contains(const Collective& c) {
+    if (c.source != CollectiveSource::kNcclKernel) return false;
+    auto [it, added] = known_.try_emplace(c.name, false);
+    if (added) {
+      const CommKernelRule* rule = MatchCommKernel(c.name);
+      it->second = rule != nullptr && rule->expert_parallel;
+    }
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, bool> known_;
+};
 
 // The device time the compute units are busy (compute and fused kernels), over the whole trace.
 IntervalSet ComputeBusy(const Trace& trace) {
@@ -54,8 +67,9 @@ std::vector<ExpertParallelStep> MeasureExpertParallel(const Trace& trace, const 
   // Keyed by step number; a trace without steps keys everything under nullopt.
   std::map<std::optional<int64_t>, StepKernels> by_step;
   const bool whole_trace = breakdown.steps.empty() || !breakdown.steps.front().step;
+  ExpertParallelNames names;
   for (const Collective& c : collectives) {
-    if (!IsExpertParallel(c)) continue;
+    if (!names.Contains(c)) continue;
     if (!whole_trace && !c.step) continue;  // launched outside every step
     StepKernels& k = by_step[whole_trace ? std::nullopt : c.step];
     k.spans.push_back(Interval{c.start_ns, c.start_ns + c.duration_ns});

@@ -1,5 +1,6 @@
 #include "analysis/core/comm_kernel_rules.h"
 
+#include <algorithm>
 #include <array>
 
 namespace tuneprof {
@@ -62,9 +63,15 @@ constexpr std::array kRules = {
 
 constexpr std::string_view kAnonymousNamespace = "(anonymous namespace)";
 
+// A qualified function name (return type included) is never this long; looking no further bounds the cost
+// of a name of megabytes, classified once per analysis, to the rows that read the whole name.
+constexpr size_t kFunctionNameLimit = 1024;
+
 // Where the template arguments or the argument list open: the first '<' or '(' that does not open the
 // "(anonymous namespace)" a qualified name may hold ("void (anonymous namespace)::kernel<float>(...)").
+// npos when none opens within kFunctionNameLimit.
 size_t OpeningOf(std::string_view name) {
+  name = name.substr(0, kFunctionNameLimit);
   size_t from = 0;
   for (;;) {
     const size_t at = name.find_first_of("<(", from);
@@ -73,15 +80,21 @@ size_t OpeningOf(std::string_view name) {
   }
 }
 
-// The function name: the text before its template arguments and argument list.
-std::string_view FunctionName(std::string_view name) { return name.substr(0, OpeningOf(name)); }
+// A kernel name taken apart once for every row.
+struct KernelName {
+  explicit KernelName(std::string_view name) : whole(name), opening(OpeningOf(name)) {
+    function = name.substr(0, std::min(opening, kFunctionNameLimit));
+  }
+  std::string_view whole;
+  size_t opening;             // OpeningOf(whole)
+  std::string_view function;  // the text before the template arguments and argument list
+};
 
 // `void deep_ep::intranode::dispatch<8, 768>(int4*, ...)`: the unqualified name must be the pattern, with
 // template arguments right after it, and a qualifier (if any) must hold the rule's namespace.
-bool MatchesTemplatedHead(const CommKernelRule& rule, std::string_view name) {
-  const size_t open = OpeningOf(name);
-  if (open == std::string_view::npos || name[open] != '<') return false;
-  std::string_view head = name.substr(0, open);
+bool MatchesTemplatedHead(const CommKernelRule& rule, const KernelName& name) {
+  if (name.opening == std::string_view::npos || name.whole[name.opening] != '<') return false;
+  std::string_view head = name.function;
   // The return type ends at the last space before the qualified name, whose "(anonymous namespace)" holds one.
   const size_t space = head.substr(0, head.find(kAnonymousNamespace)).rfind(' ');
   if (space != std::string_view::npos) head.remove_prefix(space + 1);
@@ -92,14 +105,14 @@ bool MatchesTemplatedHead(const CommKernelRule& rule, std::string_view name) {
   return head.substr(0, colons).find(rule.scope) != std::string_view::npos;
 }
 
-bool Matches(const CommKernelRule& rule, std::string_view name) {
+bool Matches(const CommKernelRule& rule, const KernelName& name) {
   switch (rule.match) {
     case kPrefix:
-      return name.starts_with(rule.pattern);
+      return name.whole.starts_with(rule.pattern);
     case kContains:
-      return name.find(rule.pattern) != std::string_view::npos;
+      return name.whole.find(rule.pattern) != std::string_view::npos;
     case kNameContains:
-      return FunctionName(name).find(rule.pattern) != std::string_view::npos;
+      return name.function.find(rule.pattern) != std::string_view::npos;
     case kTemplatedHead:
       return MatchesTemplatedHead(rule, name);
   }
@@ -111,8 +124,9 @@ bool Matches(const CommKernelRule& rule, std::string_view name) {
 std::span<const CommKernelRule> CommKernelRules() { return kRules; }
 
 const CommKernelRule* MatchCommKernel(std::string_view name) {
+  const KernelName parsed(name);
   for (const CommKernelRule& rule : kRules) {
-    if (Matches(rule, name)) return &rule;
+    if (Matches(rule, parsed)) return &rule;
   }
   return nullptr;
 }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "analysis/core/comm_kernel_rules.h"
 #include "base/json_writer.h"
@@ -95,9 +97,15 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
 void AppendFusedComm(const RankCommunication& r, std::string* out) {
   uint64_t count = 0;
   int64_t time_ns = 0;
+  std::unordered_map<std::string_view, bool> fused_by_name;  // names repeat: each is matched once
   for (const Collective& c : r.collectives) {
-    const CommKernelRule* rule = c.source == CollectiveSource::kNcclKernel ? MatchCommKernel(c.name) : nullptr;
-    if (rule == nullptr || rule->kind != CommKernelKind::kFusedComm) continue;
+    if (c.source != CollectiveSource::kNcclKernel) continue;
+    auto [it, added] = fused_by_name.try_emplace(c.name, false);
+    if (added) {
+      const CommKernelRule* rule = MatchCommKernel(c.name);
+      it->second = rule != nullptr && rule->kind == CommKernelKind::kFusedComm;
+    }
+    if (!it->second) continue;
     ++count;
     time_ns += c.duration_ns;
   }
