@@ -45,14 +45,17 @@ struct StepKernels {
   int64_t bytes = kNoId;
 };
 
-ExpertParallelStep Measure(std::optional<int64_t> step, int64_t step_ns, StepKernels kernels,
-                           const IntervalSet& busy) {
+// `window`: the step's device span, which the kernels are measured inside, so that their share of the step
+// stays within it even where the step's own definitions placed a kernel elsewhere (torch_npu's).
+ExpertParallelStep Measure(std::optional<int64_t> step, int64_t step_ns, std::optional<Interval> window,
+                           StepKernels kernels, const IntervalSet& busy) {
   ExpertParallelStep out;
   out.step = step;
   out.step_ns = step_ns;
   out.kernels = kernels.kernels;
   out.bytes = kernels.bytes;
-  const IntervalSet all_to_all = UnionOf(std::move(kernels.spans));
+  IntervalSet all_to_all = UnionOf(std::move(kernels.spans));
+  if (window) all_to_all = Intersect(all_to_all, IntervalSet{*window});
   out.all_to_all_ns = TotalLength(all_to_all);
   out.hidden_ns = IntersectionLength(all_to_all, busy);
   out.exposed_ns = out.all_to_all_ns - out.hidden_ns;
@@ -80,14 +83,16 @@ std::vector<ExpertParallelStep> MeasureExpertParallel(const Trace& trace, const 
   if (by_step.empty()) return out;
   const IntervalSet busy = ComputeBusy(trace);
   if (whole_trace) {
-    const int64_t wall = breakdown.steps.empty() ? breakdown.total.wall_ns : breakdown.steps.front().wall_ns;
-    out.push_back(Measure(std::nullopt, wall, std::move(by_step.begin()->second), busy));
+    const StepBreakdown& whole = breakdown.steps.empty() ? breakdown.total : breakdown.steps.front();
+    out.push_back(Measure(std::nullopt, whole.wall_ns, std::nullopt, std::move(by_step.begin()->second), busy));
     return out;
   }
   for (const StepBreakdown& s : breakdown.steps) {
     auto it = by_step.find(s.step);
     if (it == by_step.end()) continue;
-    out.push_back(Measure(s.step, s.wall_ns, std::move(it->second), busy));
+    std::optional<Interval> window;
+    if (s.device_start_ns != kNoId && s.device_end_ns != kNoId) window = Interval{s.device_start_ns, s.device_end_ns};
+    out.push_back(Measure(s.step, s.wall_ns, window, std::move(it->second), busy));
   }
   return out;
 }
