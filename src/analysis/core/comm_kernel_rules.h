@@ -14,10 +14,10 @@
 namespace tuneprof {
 
 enum class CommKernelMatch : uint8_t {
-  kPrefix,          // the whole name starts with the pattern
-  kContains,        // the whole name contains it
-  kNameContains,    // the function name (before template arguments and the argument list) contains it
-  kTemplatedHead,   // the unqualified function name is the pattern, followed by template arguments
+  kPrefix,         // the whole name starts with the pattern
+  kContains,       // the whole name contains it
+  kNameContains,   // the function name (before template arguments and the argument list) contains it
+  kTemplatedHead,  // the unqualified function name is the pattern, followed by template arguments
 };
 
 // What a matching kernel does: moves data only, or computes and communicates in one kernel.
@@ -26,7 +26,7 @@ enum class CommKernelKind : uint8_t { kCommunication, kFusedComm };
 struct CommKernelRule {
   std::string_view pattern;
   CommKernelMatch match;
-  std::string_view scope;       // kTemplatedHead: the namespace a qualified name must hold ("" = any)
+  std::string_view scope;  // kTemplatedHead: the namespace a qualified name must hold ("" = any)
   CommKernelKind kind;
   std::string_view collective;  // "allreduce", "alltoall", ...; "" = read the type from the name
   std::string_view family;      // the library: "NCCL", "DeepEP", "vLLM/SGLang custom all-reduce", ...

@@ -75,7 +75,8 @@ TEST(CommKernelRulesTest, CustomAllReduceAndLibraryKernels) {
             "TensorRT-LLM custom all-reduce");
   EXPECT_EQ(FamilyOf("void mscclpp::allreduce8<__half>(__half*, mscclpp::DeviceHandle*)"), "MSCCL++");
   EXPECT_EQ(FamilyOf("nvshmemi_transfer_rma_kernel"), "NVSHMEM");
-  EXPECT_EQ(FamilyOf("void userbuffers_fp16_sum_inplace_gpu_rw_ag<2>(int, int, int)"), "Transformer Engine userbuffers");
+  EXPECT_EQ(FamilyOf("void userbuffers_fp16_sum_inplace_gpu_rw_ag<2>(int, int, int)"),
+            "Transformer Engine userbuffers");
   EXPECT_EQ(FamilyOf("kuserbuffers_pushrecv(int, int, int*)"), "Transformer Engine userbuffers");
   EXPECT_EQ(FamilyOf("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"), "NCCL");
   EXPECT_EQ(FamilyOf("mscclKernel_Sum_float_LL128(int, int)"), "MSCCL");
