@@ -140,7 +140,7 @@ std::string AsVersion(SummaryFile file, int version) {
     if (version < 2) rank.report.reset();
   }
   std::string bytes = EncodeSummaryFile(file);
-  const size_t tail = 8 + (version < 2 ? 1 : 0);  // the empty steps' count, the absent report's flag
+  const size_t tail = 8 + (version < 2 ? 1 : 0);   // the empty steps' count, the absent report's flag
   bytes.erase(bytes.size() - 8 - tail, tail + 8);  // and the checksum
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));

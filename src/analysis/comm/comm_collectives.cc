@@ -259,7 +259,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
     c.event = w.event;
     c.name = std::string(name);
     c.type = rule != nullptr && !rule->collective.empty() ? ParseCollectiveType(rule->collective)
-                                                           : ParseCollectiveType(name);
+                                                          : ParseCollectiveType(name);
     c.start_ns = events.ts_ns[w.event];
     c.duration_ns = std::max<int64_t>(events.dur_ns[w.event], 0);
     // As time_breakdown.h places device work: the step whose host range launched it, else its own start.

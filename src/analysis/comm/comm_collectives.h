@@ -175,10 +175,10 @@ struct ExpertParallelStep {
   std::optional<int64_t> step;  // ProfilerStep#N; nullopt for a trace without steps (the whole trace)
   int64_t step_ns = 0;          // the step's device span (StepBreakdown::wall_ns)
   uint64_t kernels = 0;
-  int64_t all_to_all_ns = 0;  // |U(dispatch / combine kernels)|
-  int64_t exposed_ns = 0;     // the part with no compute beside it (fused kernels compute: never exposed)
-  int64_t hidden_ns = 0;      // all_to_all - exposed
-  int64_t bytes = kNoId;      // Σ over the kernels whose size the trace gives; kNoId when none does
+  int64_t all_to_all_ns = 0;            // |U(dispatch / combine kernels)|
+  int64_t exposed_ns = 0;               // the part with no compute beside it (fused kernels compute: never exposed)
+  int64_t hidden_ns = 0;                // all_to_all - exposed
+  int64_t bytes = kNoId;                // Σ over the kernels whose size the trace gives; kNoId when none does
   std::optional<double> share_of_step;  // all_to_all / step
 };
 

@@ -110,9 +110,10 @@ void AppendFusedComm(const RankCommunication& r, std::string* out) {
     time_ns += c.duration_ns;
   }
   if (count == 0) return;
-  *out += fmt::format("  fused compute + communication kernels: {}, {:.3f} ms (counted as compute in the split, "
-                      "never exposed)\n",
-                      count, Millis(time_ns));
+  *out += fmt::format(
+      "  fused compute + communication kernels: {}, {:.3f} ms (counted as compute in the split, "
+      "never exposed)\n",
+      count, Millis(time_ns));
 }
 
 // Rows of the expert-parallel table the text shows; --json lists every step.
@@ -130,13 +131,13 @@ void AppendExpertParallel(const RankCommunication& r, std::string* out) {
     steps_ns += s.step_ns;
   }
   const double n = static_cast<double>(r.expert_parallel.size());
-  *out += fmt::format("  expert-parallel all-to-all (dispatch / combine): {:.3f} ms a step, exposed {:.3f}, {} of "
-                      "the step{}\n",
-                      Millis(all) / n, Millis(exposed) / n,
-                      PercentCell(steps_ns > 0 ? std::optional<double>(static_cast<double>(all) / static_cast<double>(steps_ns))
-                                               : std::nullopt),
-                      r.expert_parallel.size() > 1 ? fmt::format(" (mean over {} steps)", r.expert_parallel.size())
-                                                   : std::string());
+  *out += fmt::format(
+      "  expert-parallel all-to-all (dispatch / combine): {:.3f} ms a step, exposed {:.3f}, {} of "
+      "the step{}\n",
+      Millis(all) / n, Millis(exposed) / n,
+      PercentCell(steps_ns > 0 ? std::optional<double>(static_cast<double>(all) / static_cast<double>(steps_ns))
+                               : std::nullopt),
+      r.expert_parallel.size() > 1 ? fmt::format(" (mean over {} steps)", r.expert_parallel.size()) : std::string());
   *out += fmt::format("    {:<8}{:>9}{:>12}{:>10}{:>10}{:>10}{:>8}\n", "step", "kernels", "all-to-all", "exposed",
                       "hidden", "MB", "share");
   const size_t shown = std::min(r.expert_parallel.size(), kExpertParallelTextRows);
@@ -147,7 +148,8 @@ void AppendExpertParallel(const RankCommunication& r, std::string* out) {
                         MegabytesCell(s.bytes, s.bytes >= 0 ? 1 : 0), PercentCell(s.share_of_step));
   }
   if (shown < r.expert_parallel.size()) {
-    *out += fmt::format("    ... {} more steps (tuneprof comm --json lists every step)\n", r.expert_parallel.size() - shown);
+    *out += fmt::format("    ... {} more steps (tuneprof comm --json lists every step)\n",
+                        r.expert_parallel.size() - shown);
   }
 }
 
