@@ -122,8 +122,14 @@ void Fields(A& a, RankLines& r) {
   a(r.path, r.lines);
 }
 template <class A>
-void Fields(A& a, RankSummary& r) {  // what a summary holds of a rank besides its breakdown's warnings
-  a(r.comm, r.advice);
+void Fields(A& a, ExpertParallelStep& s) {
+  a(s.step, s.step_ns, s.kernels, s.all_to_all_ns, s.exposed_ns, s.hidden_ns, s.bytes, s.share_of_step);
+}
+// What a summary holds of a rank besides its breakdown's warnings; a summary file writes the expert-parallel
+// steps apart, after the report detail (from version 3 on), so that older summaries keep their layout.
+template <class A>
+void Fields(A& a, RankSummary& r) {
+  a(r.comm, r.advice, r.comm.expert_parallel);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.
@@ -529,7 +535,9 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
   w.out().append(kMagic);
   w(uint64_t{kSummaryFormatVersion}, file.source, file.settings, file.warnings, file.starts);
   w(uint64_t{file.ranks.size()});
-  for (const RankSummary& rank : file.ranks) w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report);
+  for (const RankSummary& rank : file.ranks) {
+    w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.comm.expert_parallel);
+  }
   w(Checksum(w.out()));
   return std::move(w.out());
 }
@@ -560,6 +568,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     RankSummary& rank = file.ranks.emplace_back();
     r(rank.comm, rank.advice, rank.breakdown_warnings);
     if (version >= 2) r(rank.report);
+    if (version >= 3) r(rank.comm.expert_parallel);
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);

@@ -35,6 +35,7 @@ SummaryFile Example() {
   comm.collectives = {c, Collective()};
   comm.size_histogram = {1, 2, 3, 4, 5, 6};
   comm.exposed_share_of_wall = 0.125;
+  comm.expert_parallel = {ExpertParallelStep{7, 5000, 12, 2300, 1100, 1200, 469762048, 0.46}};
   AscendCommOp op;
   op.op_name = "hcom_allReduce__1";
   op.transports = {AscendTransport{"HCCS", 10, 1, 10.0, true, std::nullopt, 3, 1, 0.5, 20.0}};
@@ -131,13 +132,21 @@ std::string Sealed(std::string bytes) {
 }
 
 // The bytes of the same file as format version 1 wrote it: no report parts after each rank.
-std::string AsVersion1(SummaryFile file) {
-  for (RankSummary& rank : file.ranks) rank.report.reset();
+// An older summary of the one-rank `file`: its rank ends before the report (version 1) or before the
+// expert-parallel steps (version 2), here written empty (one u64 count).
+std::string AsVersion(SummaryFile file, int version) {
+  for (RankSummary& rank : file.ranks) {
+    rank.comm.expert_parallel.clear();
+    if (version < 2) rank.report.reset();
+  }
   std::string bytes = EncodeSummaryFile(file);
-  bytes.erase(bytes.size() - 8 - file.ranks.size(), file.ranks.size() + 8);  // the absent flags, the checksum
-  bytes[17] = 1;
+  const size_t tail = 8 + (version < 2 ? 1 : 0);   // the empty steps' count, the absent report's flag
+  bytes.erase(bytes.size() - 8 - tail, tail + 8);  // and the checksum
+  bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
 }
+
+std::string AsVersion1(SummaryFile file) { return AsVersion(std::move(file), 1); }
 
 TEST(SummaryFileTest, RoundTripsEveryField) {
   const SummaryFile example = Example();
@@ -151,6 +160,8 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
   EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
+  ASSERT_EQ(rank.comm.expert_parallel.size(), 1u);
+  EXPECT_EQ(rank.comm.expert_parallel.at(0).bytes, 469762048);
   EXPECT_EQ(decoded->settings, Example().settings);
   EXPECT_EQ(decoded->starts, Example().starts);
   ASSERT_NE(rank.report, nullptr);
@@ -192,6 +203,15 @@ TEST(SummaryFileTest, ReadsVersion1) {
   EXPECT_EQ(decoded->version, 1u);
   EXPECT_EQ(decoded->ranks.at(0).report, nullptr);
   EXPECT_EQ(decoded->ranks.at(0).advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
+}
+
+TEST(SummaryFileTest, ReadsVersion2WithoutExpertParallelSteps) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion(Example(), 2), "v2.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 2u);
+  EXPECT_NE(decoded->ranks.at(0).report, nullptr);
+  EXPECT_TRUE(decoded->ranks.at(0).comm.expert_parallel.empty());
 }
 
 TEST(SummaryFileTest, EveryCutIsAnErrorNamingTheFile) {

@@ -76,7 +76,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
       communication.push_back(span);
       if (IsCollectiveCall(trace, work.event)) calls.push_back(span);
     }
-    if (work.work != WorkClass::kCompute) continue;
+    if (!Computes(work.work)) continue;
     const uint32_t outermost = cpu ? OutermostOp(tree, work.event) : work.event;
     auto [tiny_it, fresh] = tiny_outermost.try_emplace(outermost, false);
     if (cpu && fresh) tiny_it->second = IsTinyOp(trace, outermost, tiny);

@@ -169,7 +169,9 @@ OverlapPieces PiecesOf(const Trace& trace, std::span<const DeviceWorkEvent> work
   OverlapPieces pieces;
   for (const DeviceWorkEvent& w : work) {
     const Interval interval{events.ts_ns[w.event], events.end_ns(w.event)};
-    by_class[static_cast<size_t>(w.work)].push_back(interval);
+    // A fused compute + communication kernel counts once, as compute (device_work.h).
+    const WorkClass counted = w.work == WorkClass::kFusedComm ? WorkClass::kCompute : w.work;
+    by_class[static_cast<size_t>(counted)].push_back(interval);
     if (w.work == WorkClass::kCommunication && trace.str(events.name[w.event]).starts_with(kBubblePrefix)) {
       pieces.bubbles.push_back(interval);
     }

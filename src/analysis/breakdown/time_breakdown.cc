@@ -47,7 +47,9 @@ struct WindowWork {
   // `device`: false for host collectives beside device work (cpu_work.h), which count in the split but
   // are no device event.
   void Add(uint32_t event, WorkClass work, int64_t start_ns, int64_t end_ns, bool device) {
-    by_class[static_cast<size_t>(work)].push_back(Interval{start_ns, end_ns});
+    // A fused compute + communication kernel counts once, as compute (device_work.h).
+    const WorkClass counted = work == WorkClass::kFusedComm ? WorkClass::kCompute : work;
+    by_class[static_cast<size_t>(counted)].push_back(Interval{start_ns, end_ns});
     (device ? events : host_collectives).push_back(event);
     first_start_ns = std::min(first_start_ns, start_ns);
     last_end_ns = std::max(last_end_ns, end_ns);

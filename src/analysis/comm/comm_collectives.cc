@@ -9,6 +9,8 @@
 #include <unordered_map>
 
 #include "analysis/comm/comm_groups.h"
+#include "analysis/comm/expert_parallel.h"
+#include "analysis/core/comm_kernel_rules.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
@@ -222,6 +224,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
   for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
   // Each group's member list pooled once per trace, not once per collective (a lock and a hash each).
   std::unordered_map<uint32_t, std::string_view> pooled_ranks;  // StringId -> pooled text
+  std::unordered_map<uint32_t, const CommKernelRule*> rule_of_name;  // StringId -> its row, if any
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
   if (work.empty()) {
     work = ListCpuWork(trace);
@@ -232,23 +235,33 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
   const LaunchTimes launches = FindLaunchTimes(trace);
   std::vector<Collective> out;
   for (const DeviceWorkEvent& w : work) {
-    if (w.work != WorkClass::kCommunication) continue;
+    if (!Communicates(w.work)) continue;
     const std::string_view name = trace.str(events.name[w.event]);
     Collective c;
-    if (!IsDeviceKind(events.kind[w.event]) && IsCollectiveCall(trace, w.event)) {
-      continue;  // the caller's side of a gloo collective, which its gloo range lists
-    } else if (!IsDeviceKind(events.kind[w.event])) {
+    const bool device = IsDeviceKind(events.kind[w.event]);
+    // The caller's side of a gloo collective, which its gloo range lists.
+    if (!device && IsCollectiveCall(trace, w.event)) continue;
+    // Other libraries' communication kernels (comm_kernel_rules.h) are device kernels like NCCL's; each
+    // name is matched once.
+    const CommKernelRule* rule = nullptr;
+    if (device) {
+      auto [it, added] = rule_of_name.try_emplace(events.name[w.event].value, nullptr);
+      if (added) it->second = MatchCommKernel(name);
+      rule = it->second;
+    }
+    if (!device) {
       c.source = CollectiveSource::kGloo;
     } else if (name.starts_with("hcom_")) {
       c.source = CollectiveSource::kHccl;
-    } else if (IsCollectiveKernel(name)) {
+    } else if (IsCollectiveKernel(name) || (rule != nullptr && rule->one_collective)) {
       c.source = CollectiveSource::kNcclKernel;
     } else {
       continue;  // HCCL sub-tasks (notify waits, plane copies) belong to an hcom_* op already listed
     }
     c.event = w.event;
     c.name = std::string(name);
-    c.type = ParseCollectiveType(name);
+    c.type = rule != nullptr && !rule->collective.empty() ? ParseCollectiveType(rule->collective)
+                                                          : ParseCollectiveType(name);
     c.start_ns = events.ts_ns[w.event];
     c.duration_ns = std::max<int64_t>(events.dur_ns[w.event], 0);
     // As time_breakdown.h places device work: the step whose host range launched it, else its own start.
@@ -598,6 +611,7 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   rank.free_ns = breakdown.total.free_ns;
   rank.bubble_ns = breakdown.total.bubble_ns;
   rank.steps = breakdown.steps.size();
+  rank.expert_parallel = MeasureExpertParallel(trace, breakdown, rank.collectives);
   if (rank.wall_ns > 0) {
     rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(rank.wall_ns);
   }

@@ -169,6 +169,19 @@ struct ParallelGroupInfo {
 // and 131) side by side, in decimal.
 std::string HcclGroupHash(std::string_view id);
 
+// One step's expert-parallel all-to-all: the dispatch / combine kernels (comm_kernel_rules.h rows marked
+// expert_parallel) the step launched, as a union over streams, and how much of it no compute hides.
+struct ExpertParallelStep {
+  std::optional<int64_t> step;  // ProfilerStep#N; nullopt for a trace without steps (the whole trace)
+  int64_t step_ns = 0;          // the step's device span (StepBreakdown::wall_ns)
+  uint64_t kernels = 0;
+  int64_t all_to_all_ns = 0;            // |U(dispatch / combine kernels)|
+  int64_t exposed_ns = 0;               // the part with no compute beside it (fused kernels compute: never exposed)
+  int64_t hidden_ns = 0;                // all_to_all - exposed
+  int64_t bytes = kNoId;                // Σ over the kernels whose size the trace gives; kNoId when none does
+  std::optional<double> share_of_step;  // all_to_all / step
+};
+
 struct RankCommunication {
   int64_t rank = 0;
   std::string path;
@@ -197,6 +210,7 @@ struct RankCommunication {
   std::vector<AscendMatrixLink> ascend_links;        // the matrix's total cells ("<type>-total", "Total Op Info")
   std::vector<AscendMatrixLink> ascend_rank_matrix;  // per (src, dst, transport): Σ size / Σ time over op types
   std::vector<ParallelGroupInfo> parallel_groups;    // profiler_metadata.json (comm_groups.h)
+  std::vector<ExpertParallelStep> expert_parallel;   // per step; empty without dispatch / combine kernels
 };
 
 // One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on.

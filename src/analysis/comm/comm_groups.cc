@@ -284,7 +284,7 @@ void MeasureExposure(const Trace& trace, std::vector<Collective>* collectives) {
   for (const DeviceWorkEvent& w : work) {
     const int64_t start = events.ts_ns[w.event];
     const Interval span{start, start + std::max<int64_t>(events.dur_ns[w.event], 0)};
-    if (w.work == WorkClass::kCompute) compute.push_back(span);
+    if (Computes(w.work)) compute.push_back(span);
     // On a CPU-only trace the step's thread inside a collective call computes nothing (cpu_work.h).
     if (w.work == WorkClass::kCommunication && !IsDeviceKind(events.kind[w.event]) && IsCollectiveCall(trace, w.event))
       calls.push_back(span);

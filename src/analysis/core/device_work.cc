@@ -3,6 +3,8 @@
 #include <array>
 #include <unordered_map>
 
+#include "analysis/core/comm_kernel_rules.h"
+
 namespace tuneprof {
 namespace {
 
@@ -14,24 +16,10 @@ struct NameRule {
   WorkClass work;
 };
 
-// Device kernels/tasks recognised by name, first match wins. Kinds the producer already settled
-// (memcpy, memset, sync, Ascend HCCL tracks) are decided before this table, in KindRule below.
+// Copies recognised by name, first match wins, after the communication kernels (comm_kernel_rules.h).
+// Kinds the producer already settled (memcpy, memset, sync, Ascend HCCL tracks) are decided before
+// either table, in KindRule below.
 constexpr std::array kNameRules = {
-    // NCCL and RCCL (which keeps NCCL's names): "ncclKernel_AllReduce_RING_LL_Sum_float(...)",
-    // "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", sometimes behind "void ".
-    NameRule{"nccl", NameMatch::kPrefix, WorkClass::kCommunication},
-    NameRule{"ncclKernel", NameMatch::kContains, WorkClass::kCommunication},
-    NameRule{"ncclDevKernel", NameMatch::kContains, WorkClass::kCommunication},
-    NameRule{"rccl", NameMatch::kPrefix, WorkClass::kCommunication},
-    NameRule{"msccl", NameMatch::kPrefix, WorkClass::kCommunication},
-    // gloo's CUDA collectives ("gloo::cuda_..." kernels).
-    NameRule{"gloo", NameMatch::kPrefix, WorkClass::kCommunication},
-    NameRule{"gloo::", NameMatch::kContains, WorkClass::kCommunication},
-    // Ascend: HCCL tasks and the hcom_* operators torch_npu records on the device.
-    NameRule{"hccl", NameMatch::kPrefix, WorkClass::kCommunication},
-    NameRule{"Hccl", NameMatch::kPrefix, WorkClass::kCommunication},
-    NameRule{"HCCL", NameMatch::kPrefix, WorkClass::kCommunication},
-    NameRule{"hcom_", NameMatch::kPrefix, WorkClass::kCommunication},
     // Copies some producers write as plain kernels (legacy "Memcpy HtoD (Pageable -> Device)").
     NameRule{"Memcpy", NameMatch::kPrefix, WorkClass::kMemory},
     NameRule{"Memset", NameMatch::kPrefix, WorkClass::kMemory},
@@ -71,6 +59,8 @@ std::string_view WorkClassName(WorkClass work) {
       return "memory";
     case WorkClass::kOther:
       return "other";
+    case WorkClass::kFusedComm:
+      return "fused_comm";
     case WorkClass::kCount:
       break;
   }
@@ -80,6 +70,9 @@ std::string_view WorkClassName(WorkClass work) {
 std::optional<WorkClass> ClassifyDeviceWork(EventKind kind, std::string_view name) {
   if (!IsDeviceKind(kind) || kind == EventKind::kGpuAnnotation) return std::nullopt;
   if (auto by_kind = KindRule(kind)) return by_kind;
+  if (const CommKernelRule* rule = MatchCommKernel(name)) {
+    return rule->kind == CommKernelKind::kFusedComm ? WorkClass::kFusedComm : WorkClass::kCommunication;
+  }
   for (const NameRule& rule : kNameRules) {
     if (Matches(rule, name)) return rule.work;
   }

@@ -1,6 +1,7 @@
 #pragma once
-// What each piece of device work is: compute, communication, memory traffic or other (syncs, waits).
-// The rules live in one table in device_work.cc; every analysis that splits device time asks here.
+// What each piece of device work is: compute, communication, fused compute + communication, memory traffic
+// or other (syncs, waits). Communication kernels are named by the table in comm_kernel_rules.h, copies by
+// the one in device_work.cc; every analysis that splits device time asks here.
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -15,10 +16,19 @@ enum class WorkClass : uint8_t {
   kCommunication,  // collectives and p2p: NCCL/RCCL, gloo, HCCL, hcom_* tasks
   kMemory,         // memcpy (H2D, D2H, D2D, P2P) and memset
   kOther,          // syncs and waits: the stream is occupied but does no work
+  kFusedComm,      // one kernel that computes and communicates (Ascend MC2, all-reduce fused with a norm):
+                   // counted once, as compute, in the time split, and listed among the collectives too
   kCount
 };
 
 std::string_view WorkClassName(WorkClass work);
+
+// Whether work of this class occupies the compute units (compute and fused comm) or communicates
+// (communication and fused comm): a fused kernel is in both views, and counted once in the split.
+constexpr bool Computes(WorkClass work) { return work == WorkClass::kCompute || work == WorkClass::kFusedComm; }
+constexpr bool Communicates(WorkClass work) {
+  return work == WorkClass::kCommunication || work == WorkClass::kFusedComm;
+}
 
 // nullopt for events that are not device work: host events, and gpu_user_annotation ranges (a host
 // range drawn on a stream, which would otherwise double-count the kernels under it).

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "analysis/core/comm_kernel_rules.h"
+
 namespace tuneprof {
 namespace {
 
@@ -230,6 +232,8 @@ char OpLetter(std::string_view name) {
     }
     return op_letter::kOther;
   }
+  // Communication kernels of every library (comm_kernel_rules.h), whose names the keywords below miss.
+  if (MatchCommKernel(name) != nullptr) return op_letter::kCommunication;
   std::string lower = Lower(name);
   // PyTorch's element-wise kernels without dtype conversion are named gpu_kernel_impl_nocast: not a cast.
   for (size_t at = lower.find("nocast"); at != std::string::npos; at = lower.find("nocast", at)) lower.erase(at, 6);

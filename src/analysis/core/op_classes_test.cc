@@ -19,6 +19,10 @@ TEST(OpClasses, KernelKeywordsFirstMatchWins) {
                      "at::native::memory::LoadWithCast<1>>"),
             op_letter::kCopy);
   EXPECT_EQ(OpLetter("Memcpy HtoD (Pinned -> Device)"), op_letter::kCopy);
+  // Communication kernels the keywords miss, by the communication-kernel table.
+  EXPECT_EQ(OpLetter("void deep_ep::intranode::dispatch<8, 768, 8192>(int4*)"), op_letter::kCommunication);
+  EXPECT_EQ(OpLetter("void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*)"),
+            op_letter::kCommunication);
 }
 
 // h100_2gpu_mfu_before: 100 "cast chains" were runs of gpu_kernel_impl_nocast multiplies.

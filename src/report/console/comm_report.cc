@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
+#include "analysis/core/comm_kernel_rules.h"
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
@@ -88,6 +91,87 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
     }
     *out += "\n";
   }
+}
+
+// Kernels that compute and communicate at once (Ascend MC2): listed above, counted as compute in the split.
+void AppendFusedComm(const RankCommunication& r, std::string* out) {
+  uint64_t count = 0;
+  int64_t time_ns = 0;
+  std::unordered_map<std::string_view, bool> fused_by_name;  // names repeat: each is matched once
+  for (const Collective& c : r.collectives) {
+    if (c.source != CollectiveSource::kNcclKernel) continue;
+    auto [it, added] = fused_by_name.try_emplace(c.name, false);
+    if (added) {
+      const CommKernelRule* rule = MatchCommKernel(c.name);
+      it->second = rule != nullptr && rule->kind == CommKernelKind::kFusedComm;
+    }
+    if (!it->second) continue;
+    ++count;
+    time_ns += c.duration_ns;
+  }
+  if (count == 0) return;
+  *out += fmt::format(
+      "  fused compute + communication kernels: {}, {:.3f} ms (counted as compute in the split, "
+      "never exposed)\n",
+      count, Millis(time_ns));
+}
+
+// Rows of the expert-parallel table the text shows; --json lists every step.
+constexpr size_t kExpertParallelTextRows = 8;
+
+std::string StepCell(const std::optional<int64_t>& step) { return step ? fmt::format("{}", *step) : "all"; }
+
+// DeepEP / MC2 dispatch and combine per step: their time, what compute hides of it, bytes, share of step.
+void AppendExpertParallel(const RankCommunication& r, std::string* out) {
+  if (r.expert_parallel.empty()) return;
+  int64_t all = 0, exposed = 0, steps_ns = 0;
+  for (const ExpertParallelStep& s : r.expert_parallel) {
+    all += s.all_to_all_ns;
+    exposed += s.exposed_ns;
+    steps_ns += s.step_ns;
+  }
+  const double n = static_cast<double>(r.expert_parallel.size());
+  *out += fmt::format(
+      "  expert-parallel all-to-all (dispatch / combine): {:.3f} ms a step, exposed {:.3f}, {} of "
+      "the step{}\n",
+      Millis(all) / n, Millis(exposed) / n,
+      PercentCell(steps_ns > 0 ? std::optional<double>(static_cast<double>(all) / static_cast<double>(steps_ns))
+                               : std::nullopt),
+      r.expert_parallel.size() > 1 ? fmt::format(" (mean over {} steps)", r.expert_parallel.size()) : std::string());
+  *out += fmt::format("    {:<8}{:>9}{:>12}{:>10}{:>10}{:>10}{:>8}\n", "step", "kernels", "all-to-all", "exposed",
+                      "hidden", "MB", "share");
+  const size_t shown = std::min(r.expert_parallel.size(), kExpertParallelTextRows);
+  for (size_t i = 0; i < shown; ++i) {
+    const ExpertParallelStep& s = r.expert_parallel[i];
+    *out += fmt::format("    {:<8}{:>9}{:>12.3f}{:>10.3f}{:>10.3f}{:>10}{:>8}\n", StepCell(s.step), s.kernels,
+                        Millis(s.all_to_all_ns), Millis(s.exposed_ns), Millis(s.hidden_ns),
+                        MegabytesCell(s.bytes, s.bytes >= 0 ? 1 : 0), PercentCell(s.share_of_step));
+  }
+  if (shown < r.expert_parallel.size()) {
+    *out += fmt::format("    ... {} more steps (tuneprof comm --json lists every step)\n",
+                        r.expert_parallel.size() - shown);
+  }
+}
+
+void WriteExpertParallel(JsonWriter* w, const RankCommunication& r) {
+  if (r.expert_parallel.empty()) return;  // the key only where dispatch / combine kernels ran
+  w->Key("expert_parallel").BeginArray();
+  for (const ExpertParallelStep& s : r.expert_parallel) {
+    w->BeginObject();
+    w->Key("step");
+    s.step ? w->Int(*s.step) : w->Null();
+    w->Key("step_us").Double(Micros(s.step_ns));
+    w->Key("kernels").Uint(s.kernels);
+    w->Key("all_to_all_us").Double(Micros(s.all_to_all_ns));
+    w->Key("exposed_us").Double(Micros(s.exposed_ns));
+    w->Key("hidden_us").Double(Micros(s.hidden_ns));
+    w->Key("bytes");
+    s.bytes >= 0 ? w->Int(s.bytes) : w->Null();
+    w->Key("share_of_step");
+    s.share_of_step ? w->Double(*s.share_of_step) : w->Null();
+    w->EndObject();
+  }
+  w->EndArray();
 }
 
 void AppendAscend(const RankCommunication& r, std::string* out) {
@@ -542,6 +626,7 @@ void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait) 
   w->Key("computing_us").Double(Micros(r.computing_ns));
   w->Key("free_us").Double(Micros(r.free_ns));
   w->Key("steps").Uint(r.steps);
+  WriteExpertParallel(w, r);
   w->Key("parallel_groups").BeginArray();
   for (const ParallelGroupInfo& g : r.parallel_groups) {
     w->BeginObject();
@@ -768,6 +853,8 @@ std::string RenderCommText(const CommAnalysis& a) {
                        r.exposed_share_of_wall ? fmt::format("; exposed {:.1f}% of wall {:.3f} ms",
                                                              *r.exposed_share_of_wall * 100, Millis(r.wall_ns))
                                                : std::string());
+    AppendFusedComm(r, &out);
+    AppendExpertParallel(r, &out);
     AppendAscend(r, &out);
   }
   out += LeftOut(left_out, "");

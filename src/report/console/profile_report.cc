@@ -227,6 +227,8 @@ std::string_view ShortWork(WorkClass work) {
       return "comm";
     case WorkClass::kMemory:
       return "mem";
+    case WorkClass::kFusedComm:
+      return "fused";
     default:
       return "other";
   }

@@ -129,7 +129,7 @@ std::map<uint32_t, DeviceWork> WorkByDevice(const Trace& trace) {
     const uint32_t device = trace.processes()[process].device;
     by_device[device].events.push_back(work.event);
     const Interval span{e.ts_ns[work.event], e.end_ns(work.event)};
-    if (work.work == WorkClass::kCompute) compute[device].push_back(span);
+    if (Computes(work.work)) compute[device].push_back(span);
     if (work.work == WorkClass::kCommunication) comm[device].push_back(span);
   }
   for (auto& [device, work] : by_device) {

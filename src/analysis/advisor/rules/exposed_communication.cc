@@ -9,6 +9,36 @@
 #include "analysis/advisor/rules/rules.h"
 
 namespace tuneprof {
+namespace {
+
+// Expert-parallel dispatch / combine left exposed, per step (comm_collectives.h ExpertParallelStep).
+double ExposedAllToAllPerStep(const RankEvidence& rank) {
+  if (rank.comm == nullptr || rank.comm->expert_parallel.empty()) return 0;
+  double exposed = 0;
+  for (const ExpertParallelStep& s : rank.comm->expert_parallel) exposed += static_cast<double>(s.exposed_ns);
+  return exposed / static_cast<double>(rank.comm->expert_parallel.size());
+}
+
+// Where most of the exposed time is the MoE token exchange, bucketing gradients does not touch it: the
+// all-to-all is hidden by running another micro-batch's compute beside it.
+void AdviseExpertParallelOverlap(const RankEvidence& rank, double exposed, Finding* f) {
+  const double all_to_all = ExposedAllToAllPerStep(rank);
+  if (all_to_all <= 0 || all_to_all < 0.5 * exposed) return;
+  f->AddNumber("expert_parallel_exposed_us", all_to_all / 1e3, "us");
+  f->strategy =
+      "Most of it is the expert-parallel token all-to-all (dispatch / combine): overlap it with another "
+      "micro-batch's compute (two-batch overlap; DualPipe-style schedules), or use DeepEP's low-latency kernels "
+      "with the receive hook so the transfer runs beside compute.";
+  f->apis = {std::string(ForPlatform(
+      rank,
+      "Megatron-LM: --moe-token-dispatcher-type flex --moe-enable-deepep; SGLang: --enable-two-batch-overlap; "
+      "DeepEP: Buffer.low_latency_dispatch(..., return_recv_hook=True)",
+      "MindSpeed: --moe-alltoall-overlap-comm; MC2 fused dispatch / combine (torch_npu npu_moe_distribute_dispatch "
+      "/ npu_moe_distribute_combine)",
+      "overlap the MoE all-to-all with compute (two-batch overlap)"))};
+}
+
+}  // namespace
 
 void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const double exposed = rank.split.part(TimePart::kCommunication);
@@ -47,6 +77,7 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
                   "DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; export HCCL_OP_EXPANSION_MODE; overlap "
                   "in MindSpeed (--overlap-grad-reduce)",
                   "DistributedDataParallel(model, bucket_cap_mb=...); on accelerators use NCCL/HCCL instead of gloo"))};
+  AdviseExpertParallelOverlap(rank, exposed, &f);
   out->push_back(std::move(f));
 }
 

@@ -38,7 +38,7 @@ KernelSizes MeasureKernels(const RankEvidence& rank, double tiny_ns) {
   const EventTable& events = rank.trace->events();
   std::vector<int64_t> durations;
   for (const DeviceWorkEvent& work : ListDeviceWork(*rank.trace)) {
-    if (work.work == WorkClass::kCompute) durations.push_back(events.dur_ns[work.event]);
+    if (Computes(work.work)) durations.push_back(events.dur_ns[work.event]);
   }
   KernelSizes sizes;
   sizes.count = durations.size();

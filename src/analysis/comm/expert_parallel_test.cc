@@ -1,0 +1,91 @@
+// Expert-parallel all-to-all per step and fused compute + communication kernels, on hand-built traces.
+#include "analysis/comm/expert_parallel.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+constexpr int64_t kCommStream = 24;
+constexpr std::string_view kDispatch = "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)";
+constexpr std::string_view kCombine = "void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(int4*, float*)";
+
+RankCommunication Analyze(const Trace& trace) {
+  return AnalyzeRankCommunication(trace, ComputeTimeBreakdown(trace), HardwareSelection{});
+}
+
+TEST(ExpertParallelTest, PerStepTimeExposureBytesAndShare) {
+  HandBuiltTrace hand;
+  for (int64_t step = 0; step < 2; ++step) {
+    const int64_t t = step * Us(10000);
+    hand.Step(step + 1, t, Us(5000));
+    hand.Launch(t + Us(10), 100 * step + 1);
+    hand.Kernel("sgemm", t + Us(100), Us(1000), 100 * step + 1);  // [100, 1100)
+    hand.Launch(t + Us(20), 100 * step + 2);
+    // [900, 1500): 200 us under the sgemm, 400 exposed.
+    hand.Device(EventKind::kKernel, kDispatch, t + Us(900), Us(600), 100 * step + 2, kCommStream);
+    hand.Launch(t + Us(30), 100 * step + 3);
+    hand.Kernel("sgemm", t + Us(1500), Us(500), 100 * step + 3);  // [1500, 2000)
+    hand.Launch(t + Us(40), 100 * step + 4);
+    // [2000, 2300): all exposed.
+    hand.Device(EventKind::kKernel, kCombine, t + Us(2000), Us(300), 100 * step + 4, kCommStream);
+  }
+  const Trace trace = hand.Finish();
+  const RankCommunication r = Analyze(trace);
+  ASSERT_EQ(r.collectives.size(), 4u);
+  EXPECT_EQ(r.collectives[0].type, CollectiveType::kAllToAll);
+  ASSERT_EQ(r.expert_parallel.size(), 2u);
+  for (const ExpertParallelStep& s : r.expert_parallel) {
+    EXPECT_EQ(s.kernels, 2u);
+    EXPECT_EQ(s.all_to_all_ns, Us(900));
+    EXPECT_EQ(s.exposed_ns, Us(700));
+    EXPECT_EQ(s.hidden_ns, Us(200));
+    EXPECT_EQ(s.step_ns, Us(2200));  // device span [100, 2300)
+    EXPECT_DOUBLE_EQ(*s.share_of_step, 900.0 / 2200.0);
+    EXPECT_EQ(s.bytes, kNoId);
+  }
+  EXPECT_EQ(r.expert_parallel[0].step, 1);
+  EXPECT_EQ(r.expert_parallel[1].step, 2);
+}
+
+TEST(ExpertParallelTest, NoneWithoutDispatchOrCombine) {
+  HandBuiltTrace hand;
+  hand.Kernel("sgemm", Us(0), Us(100));
+  hand.Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Us(100), Us(100));
+  hand.Kernel("void vllm::cross_device_reduce_1stage<float, 8>(vllm::RankData*)", Us(200), Us(50));
+  const Trace trace = hand.Finish();
+  const RankCommunication r = Analyze(trace);
+  EXPECT_TRUE(r.expert_parallel.empty());
+  ASSERT_EQ(r.collectives.size(), 2u);
+  EXPECT_EQ(r.collectives[1].type, CollectiveType::kAllReduce);  // the custom all-reduce, by the table
+  EXPECT_EQ(r.communication_ns, Us(150));
+}
+
+TEST(ExpertParallelTest, FusedCommCountsOnceAsComputingAndIsListedAsACollective) {
+  HandBuiltTrace hand;
+  hand.Kernel("MatMulV2", Us(0), Us(100));
+  hand.Kernel("aclnnMatmulAllReduce_MatmulAllReduce", Us(100), Us(400));
+  hand.Kernel("MoeDistributeDispatch", Us(500), Us(200));
+  const Trace trace = hand.Finish();
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  EXPECT_EQ(breakdown.total.computing_ns, Us(700));
+  EXPECT_EQ(breakdown.total.communication_ns, 0);
+  EXPECT_EQ(breakdown.total.free_ns, 0);
+  const RankCommunication r = Analyze(trace);
+  ASSERT_EQ(r.collectives.size(), 2u);
+  EXPECT_EQ(r.collectives[0].type, CollectiveType::kAllReduce);
+  EXPECT_EQ(r.collectives[0].exposed_ns, 0);  // the kernel computes while it communicates
+  EXPECT_EQ(r.collectives[1].type, CollectiveType::kAllToAll);
+  ASSERT_EQ(r.expert_parallel.size(), 1u);  // no steps: the whole trace
+  EXPECT_FALSE(r.expert_parallel[0].step.has_value());
+  EXPECT_EQ(r.expert_parallel[0].all_to_all_ns, Us(200));
+  EXPECT_EQ(r.expert_parallel[0].exposed_ns, 0);
+}
+
+}  // namespace
+}  // namespace tuneprof
