@@ -17,16 +17,16 @@ namespace {
 using Shape = std::vector<int64_t>;
 
 bool ContainsNoCase(std::string_view text, std::string_view word) {
-  return std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         }) != text.end();
+  return std::search(text.begin(), text.end(), word.begin(), word.end(),
+                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != text.end();
 }
 
 // Operator names of the grouped-GEMM and fused-MoE families (lower case). The shapes decide the rest: a
 // name alone never makes a call.
 bool GroupedGemmName(std::string_view name) {
-  constexpr std::string_view kWords[] = {"grouped_mm", "grouped_gemm", "groupedgemm", "grouped_matmul",
-                                         "groupedmatmul", "::gmm", "fused_moe", "fused_experts", "moe_gemm"};
+  constexpr std::string_view kWords[] = {"grouped_mm",     "grouped_gemm",  "groupedgemm",
+                                         "grouped_matmul", "groupedmatmul", "::gmm",
+                                         "fused_moe",      "fused_experts", "moe_gemm"};
   return std::any_of(std::begin(kWords), std::end(kWords),
                      [&](std::string_view word) { return ContainsNoCase(name, word); });
 }
@@ -218,8 +218,7 @@ void MeasureRecordShapes(const Trace& trace, const HostOpTree& tree, RankMoeLoad
   for (uint32_t e : order) {
     if (enclosing(e) != e) continue;
     const auto time = device_ns.find(e);
-    const int64_t ns =
-        kernels ? (time == device_ns.end() ? 0 : time->second) : std::max<int64_t>(events.dur_ns[e], 0);
+    const int64_t ns = kernels ? (time == device_ns.end() ? 0 : time->second) : std::max<int64_t>(events.dur_ns[e], 0);
     Add(calls[e], ns, load);
   }
   load->source = "record_shapes";
@@ -256,7 +255,8 @@ MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads) {
     out.ranks.push_back(load->rank);
     out.tokens_per_step.push_back(static_cast<double>(load->tokens) / steps);
     out.device_ns_per_step.push_back(static_cast<double>(load->device_ns) / steps);
-    for (int64_t tokens : load->expert_tokens) out.expert_tokens_per_step.push_back(static_cast<double>(tokens) / steps);
+    for (int64_t tokens : load->expert_tokens)
+      out.expert_tokens_per_step.push_back(static_cast<double>(tokens) / steps);
     out.steps = std::min(out.steps, load->steps);
     out.matched_calls = std::min<uint64_t>(out.matched_calls, load->call_ns.size());
   }

@@ -32,15 +32,15 @@ inline constexpr size_t kMoeMaxCalls = 1 << 16;
 // One rank's expert load.
 struct RankMoeLoad {
   int64_t rank = 0;
-  uint64_t calls = 0;   // grouped-GEMM calls found
-  uint64_t steps = 1;   // the steps the totals span (at least 1)
-  int64_t tokens = 0;   // Σ over the calls of the tokens each ran (a token row per call)
+  uint64_t calls = 0;     // grouped-GEMM calls found
+  uint64_t steps = 1;     // the steps the totals span (at least 1)
+  int64_t tokens = 0;     // Σ over the calls of the tokens each ran (a token row per call)
   int64_t device_ns = 0;  // Σ of the calls' device time
   // Tokens per local expert summed over the calls that gave them; empty when no call gave per-expert
   // sizes (a group-list tensor's values are not in the trace).
   std::vector<int64_t> expert_tokens;
-  uint64_t expert_calls = 0;  // calls that gave per-expert sizes
-  int64_t experts = 0;        // local experts (the weight's leading dimension), 0 when unknown
+  uint64_t expert_calls = 0;     // calls that gave per-expert sizes
+  int64_t experts = 0;           // local experts (the weight's leading dimension), 0 when unknown
   std::vector<int64_t> call_ns;  // each call's device time, in order (at most kMoeMaxCalls)
   std::string source;            // "record_shapes" or "kernel_details"
   bool found() const { return calls > 0; }
@@ -75,6 +75,10 @@ struct MoeBalance {
   uint64_t matched_calls = 0;  // calls per rank compared (the fewest any EP rank has)
   uint64_t steps = 1;
   std::string source;
+  // Bytes each EP rank's all-to-alls moved per step (max of in and out per collective, as the collective
+  // args give them), parallel to `ranks`; set by the caller, which holds the ranks' collectives; -1 where a
+  // rank's all-to-alls carry no sizes, empty when not set.
+  std::vector<double> all_to_all_bytes_per_step;
 };
 
 // nullopt-like: ranks empty when no rank has grouped-GEMM calls. `loads` in the run's rank order.
