@@ -53,6 +53,7 @@ struct RankProfile {
   RankBreakdown breakdown;
   RankComputeUnits compute;
   KernelBreakdown kernels;
+  RankMoeLoad moe;
 };
 
 RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const ProfileSettings& settings) {
@@ -61,6 +62,7 @@ RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const Profi
   rank.compute = ComputeRankComputeUnits(trace, rank.breakdown,
                                          SelectHardware(trace, settings.profiles, settings.forced), settings.compute);
   rank.kernels = ComputeKernelBreakdown(trace);
+  rank.moe = MeasureMoeLoad(trace);
   return rank;
 }
 
@@ -103,6 +105,7 @@ void AddRank(RankProfile rank, ProfileResult* result) {
   result->ranks.push_back(std::move(rank.breakdown));
   result->compute.push_back(std::move(rank.compute));
   result->kernels.push_back(std::move(rank.kernels));
+  result->moe.push_back(std::move(rank.moe));
 }
 
 std::string RenderProfile(const ProfileResult& result, const ProfileOptions& options,

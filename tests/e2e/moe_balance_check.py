@@ -4,7 +4,8 @@ routing, `analyze --json` must give `moe.expert_imbalance` with the generated ma
 (and per expert where the layout's shapes hold them: Kineto's group sizes in Concrete Inputs, not
 torch_npu's kernel_details) exactly, the slowest rank, and its gain (the slowest rank's extra grouped-GEMM
 time, layer by layer, per step) and the others' wait at the next all-to-all within 15 %; with even routing,
-no such finding. Each run also goes through `advise --json`, which must say the same.
+no such finding. Each run also goes through `advise --json`, which must say the same, and `profile --json`,
+whose per-rank `moe` object must hold each rank's tokens (and each local expert's where the layout has them).
 
 Usage: moe_balance_check.py TUNEPROF GEN_MOE_PY
 """
@@ -77,6 +78,24 @@ def check_skewed(c, name, truth, f):
             f["strategy"][:120])
 
 
+def check_profile(c, name, truth, path):
+    """profile --json: each rank's tokens per step (and per local expert where the layout gives them)."""
+    result = c.run(["profile", "--json", path])
+    if not c.check(f"{name}: profile runs", result is not None and result[0] == 0, "failed"):
+        return
+    ranks = {r["rank"]: r.get("moe") for r in json.loads(result[1])["ranks"]}
+    e = truth["experts_per_rank"]
+    for r, tokens in enumerate(truth["rank_tokens_per_step"]):
+        moe = ranks.get(r) or {}
+        ok = moe.get("tokens_per_step") == tokens and moe.get("local_experts") == e and moe.get("steps") == truth["steps"]
+        ok = ok and moe.get("grouped_gemm_calls") == truth["grouped_gemm_calls_per_step"] * truth["steps"]
+        if "expert_tokens_per_step" in truth:
+            ok = ok and moe.get("expert_tokens_per_step") == truth["expert_tokens_per_step"][r * e:(r + 1) * e]
+        else:
+            ok = ok and moe.get("expert_tokens_per_step") is None
+        c.check(f"{name}: profile rank {r} moe", ok, str(moe))
+
+
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
     c = Checker(binary, timeout_s=120)
@@ -86,6 +105,7 @@ def main():
             truth = generate(generator, skewed, layout, 1.0)
             f, _ = finding(c, f"{layout} skewed", "analyze", skewed)
             check_skewed(c, f"{layout} skewed", truth, f)
+            check_profile(c, f"{layout} skewed", truth, skewed)
             advised, _ = finding(c, f"{layout} skewed", "advise", skewed)
             c.check(f"{layout} skewed: advise says the same", advised is not None and f is not None
                     and advised["evidence"] == f["evidence"], "differs")

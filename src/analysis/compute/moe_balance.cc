@@ -240,6 +240,14 @@ RankMoeLoad MeasureMoeLoad(const Trace& trace, const HostOpTree& tree) {
   return load;
 }
 
+RankMoeLoad MeasureMoeLoad(const Trace& trace) {
+  const EventTable& events = trace.events();
+  const bool candidate = std::any_of(trace.op_shapes().begin(), trace.op_shapes().end(), [&](const OpShapeInfo& info) {
+    return events.kind[info.event] == EventKind::kHostOp && GroupedGemmName(trace.str(events.name[info.event]));
+  });
+  return MeasureMoeLoad(trace, candidate ? BuildHostOpTree(trace) : HostOpTree{});
+}
+
 MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads) {
   MoeBalance out;
   std::vector<const RankMoeLoad*> ep;

@@ -48,6 +48,8 @@ struct RankMoeLoad {
 
 // The rank's grouped-GEMM calls. `tree` is BuildHostOpTree(trace).
 RankMoeLoad MeasureMoeLoad(const Trace& trace, const HostOpTree& tree);
+// The same where no tree is at hand: one is built only when a host operator may be a grouped GEMM.
+RankMoeLoad MeasureMoeLoad(const Trace& trace);
 
 // The run's ranks together: the EP ranks are the ranks with grouped-GEMM calls.
 struct MoeBalance {
