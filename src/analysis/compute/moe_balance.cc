@@ -16,6 +16,14 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
+bool Plausible(int64_t dim) { return dim >= 0 && dim <= kMoeMaxDim; }
+
+// Sums of many calls' tokens and times: a hostile input of enough calls saturates rather than overflows.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
+}
+
 bool ContainsNoCase(std::string_view text, std::string_view word) {
   return std::search(text.begin(), text.end(), word.begin(), word.end(),
                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != text.end();
@@ -43,9 +51,10 @@ std::optional<Call> FromStackedWeight(const std::vector<Shape>& shapes) {
   for (size_t w = 0; w < shapes.size(); ++w) {
     const Shape& weight = shapes[w];
     if (weight.size() != 3 || weight[0] <= 0) continue;
+    if (!std::all_of(weight.begin(), weight.end(), Plausible)) return std::nullopt;
     for (size_t i = w; i-- > 0;) {
       const Shape& x = shapes[i];
-      if (x.size() == 2 && x[0] >= 0 && (x[1] == weight[1] || x[1] == weight[2])) {
+      if (x.size() == 2 && Plausible(x[0]) && (x[1] == weight[1] || x[1] == weight[2])) {
         return Call{x[0], weight[0], {}};
       }
     }
@@ -61,7 +70,7 @@ std::optional<Call> FromTensorLists(const std::vector<Shape>& shapes) {
   for (size_t k = shapes.size() / 2; k >= 1; --k) {
     bool fits = true;
     for (size_t i = 0; i < k && fits; ++i) {
-      fits = shapes[i].size() == 2 && shapes[i][1] == hidden && shapes[i][0] >= 0 && shapes[k + i].size() == 2 &&
+      fits = shapes[i].size() == 2 && shapes[i][1] == hidden && Plausible(shapes[i][0]) && shapes[k + i].size() == 2 &&
              shapes[k + i][0] == hidden;
     }
     if (!fits) continue;
@@ -69,7 +78,7 @@ std::optional<Call> FromTensorLists(const std::vector<Shape>& shapes) {
     call.experts = static_cast<int64_t>(k);
     for (size_t i = 0; i < k; ++i) {
       call.expert_tokens.push_back(shapes[i][0]);
-      call.tokens += shapes[i][0];
+      call.tokens = SaturatingAdd(call.tokens, shapes[i][0]);
     }
     return call;
   }
@@ -80,8 +89,8 @@ std::optional<Call> FromTensorLists(const std::vector<Shape>& shapes) {
 // ending at them.
 std::vector<int64_t> GroupSizes(const std::vector<int64_t>& list, const Call& call) {
   if (static_cast<int64_t>(list.size()) != call.experts || list.empty()) return {};
-  if (std::any_of(list.begin(), list.end(), [](int64_t v) { return v < 0; })) return {};
-  if (std::accumulate(list.begin(), list.end(), int64_t{0}) == call.tokens) return list;
+  if (!std::all_of(list.begin(), list.end(), Plausible)) return {};
+  if (std::accumulate(list.begin(), list.end(), int64_t{0}, SaturatingAdd) == call.tokens) return list;
   if (!std::is_sorted(list.begin(), list.end()) || list.back() != call.tokens) return {};
   std::vector<int64_t> sizes(list.size());
   std::adjacent_difference(list.begin(), list.end(), sizes.begin());
@@ -132,14 +141,16 @@ std::vector<Shape> ParseNpuShapes(std::string_view text) {
 
 void Add(const Call& call, int64_t device_ns, RankMoeLoad* load) {
   ++load->calls;
-  load->tokens += call.tokens;
-  load->device_ns += device_ns;
+  load->tokens = SaturatingAdd(load->tokens, call.tokens);
+  load->device_ns = SaturatingAdd(load->device_ns, device_ns);
   load->experts = std::max(load->experts, call.experts);
   if (load->call_ns.size() < kMoeMaxCalls) load->call_ns.push_back(device_ns);
   if (call.expert_tokens.empty()) return;
   ++load->expert_calls;
   if (load->expert_tokens.size() < call.expert_tokens.size()) load->expert_tokens.resize(call.expert_tokens.size());
-  for (size_t e = 0; e < call.expert_tokens.size(); ++e) load->expert_tokens[e] += call.expert_tokens[e];
+  for (size_t e = 0; e < call.expert_tokens.size(); ++e) {
+    load->expert_tokens[e] = SaturatingAdd(load->expert_tokens[e], call.expert_tokens[e]);
+  }
 }
 
 using Windows = std::vector<std::pair<int64_t, int64_t>>;
@@ -296,9 +307,15 @@ MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads) {
     cost += static_cast<double>(max) - sum / n;
     wait += (n * static_cast<double>(max) - sum) / (n - 1);
   }
-  const auto steps = static_cast<double>(out.steps);
-  out.cost_ns = cost / steps;
-  out.others_wait_ns = wait / steps;
+  // The compared calls stand for every call of a step: scaled by the calls a step holds (the same as
+  // dividing by the steps when every call was kept).
+  if (out.matched_calls == 0) return out;
+  uint64_t fewest_calls = ep.front()->calls;
+  for (const RankMoeLoad* load : ep) fewest_calls = std::min(fewest_calls, load->calls);
+  const double per_step =
+      static_cast<double>(fewest_calls) / static_cast<double>(out.steps) / static_cast<double>(out.matched_calls);
+  out.cost_ns = cost * per_step;
+  out.others_wait_ns = wait * per_step;
   return out;
 }
 

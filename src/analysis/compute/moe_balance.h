@@ -26,8 +26,13 @@
 namespace tuneprof {
 
 // At most this many calls a rank are kept for the per-call comparison across ranks (a few steps of a
-// deep model); the totals count every call.
-inline constexpr size_t kMoeMaxCalls = 1 << 16;
+// deep model, 8 KB a rank while the run's ranks wait for the reduce); the totals count every call, and the
+// compared calls' cost is scaled to the calls of a step.
+inline constexpr size_t kMoeMaxCalls = 1024;
+
+// Shape dimensions above this are not tokens or experts (a damaged or hostile input): the call is
+// skipped, so that sums over a rank's calls stay far from overflowing.
+inline constexpr int64_t kMoeMaxDim = int64_t{1} << 40;
 
 // One rank's expert load.
 struct RankMoeLoad {

@@ -95,6 +95,37 @@ TEST(MoeBalance, KernelDetailsGroupedMatmulRows) {
   EXPECT_EQ(load.device_ns, Us(80));
 }
 
+TEST(MoeBalance, AbsurdShapesAreSkipped) {
+  HandBuiltTrace t;
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  for (const char* shapes : {"9223372036854775807,64;4,64,128;4", "-5,64;4,64,128;4", "96,64;-4,64,128;4",
+                             "4611686018427387904,64;4611686018427387904,64;64,8;64,8"}) {
+    NpuOpRow r;
+    r.type = side.Intern("GroupedMatmul");
+    r.input_shapes = side.Intern(shapes);
+    r.dur_ns = Us(10);
+    side.AddKernelDetail(r);
+  }
+  EXPECT_FALSE(MeasureMoeLoad(trace).found());
+}
+
+TEST(MoeBalance, CallsBeyondTheKeptOnesScaleTheCost) {
+  RankMoeLoad a, b;
+  a.rank = 0;
+  b.rank = 1;
+  for (RankMoeLoad* load : {&a, &b}) {
+    load->steps = 4;
+    load->calls = 4 * kMoeMaxCalls;  // only the first quarter kept
+    load->tokens = 100;
+  }
+  a.call_ns.assign(kMoeMaxCalls, 10);
+  b.call_ns.assign(kMoeMaxCalls, 30);
+  const MoeBalance m = BalanceAcrossRanks({&a, &b});
+  EXPECT_DOUBLE_EQ(m.cost_ns, 10.0 * kMoeMaxCalls);  // (30 - 20) per call, kMoeMaxCalls calls a step
+}
+
 TEST(MoeBalance, NoGroupedMatmulNoLoad) {
   HandBuiltTrace t;
   t.Host(EventKind::kHostOp, "aten::mm", Us(0), Us(10));
