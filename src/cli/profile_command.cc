@@ -74,6 +74,7 @@ RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
   out.breakdown = std::move(rank.report->breakdown);
   out.compute = std::move(*rank.report->compute);
   out.kernels = std::move(rank.report->kernels);
+  out.moe = std::move(rank.advice.moe);
   return out;
 }
 

@@ -118,12 +118,16 @@ void Fields(A& a, RankAdviceDraft& d) {
   a(d.advice, d.on_npu, d.findings);
 }
 template <class A>
+void Fields(A& a, RankMoeLoad& l) {
+  a(l.rank, l.calls, l.steps, l.tokens, l.device_ns, l.expert_tokens, l.expert_calls, l.experts, l.call_ns, l.source);
+}
+template <class A>
 void Fields(A& a, RankLines& r) {
   a(r.path, r.lines);
 }
 template <class A>
 void Fields(A& a, RankSummary& r) {  // what a summary holds of a rank besides its breakdown's warnings
-  a(r.comm, r.advice);
+  a(r.comm, r.advice, r.advice.moe);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.
@@ -529,7 +533,9 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
   w.out().append(kMagic);
   w(uint64_t{kSummaryFormatVersion}, file.source, file.settings, file.warnings, file.starts);
   w(uint64_t{file.ranks.size()});
-  for (const RankSummary& rank : file.ranks) w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report);
+  for (const RankSummary& rank : file.ranks) {
+    w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.advice.moe);
+  }
   w(Checksum(w.out()));
   return std::move(w.out());
 }
@@ -560,6 +566,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     RankSummary& rank = file.ranks.emplace_back();
     r(rank.comm, rank.advice, rank.breakdown_warnings);
     if (version >= 2) r(rank.report);
+    if (version >= 3) r(rank.advice.moe);
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);

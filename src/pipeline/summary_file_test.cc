@@ -57,6 +57,12 @@ SummaryFile Example() {
   f.AddText("why", "no overlap");
   f.apis = {"--overlap-grad-reduce"};
   rank.advice.findings = {RuleFinding{2, f}};
+  rank.advice.moe.rank = 3;
+  rank.advice.moe.calls = 2;
+  rank.advice.moe.tokens = 300;
+  rank.advice.moe.expert_tokens = {100, 200};
+  rank.advice.moe.call_ns = {5'000, 6'000};
+  rank.advice.moe.source = "record_shapes";
   // What the report reads (format version 2), its chip among the built-in profiles.
   auto profiles = HardwareProfiles::Builtin();
   file.profiles = std::make_shared<const HardwareProfiles>(std::move(*profiles));
@@ -130,11 +136,24 @@ std::string Sealed(std::string bytes) {
   return bytes;
 }
 
-// The bytes of the same file as format version 1 wrote it: no report parts after each rank.
+// A RankMoeLoad with every field empty: ten fixed-width integers and lengths.
+constexpr size_t kEmptyMoeBytes = 10 * 8;
+
+// The bytes of the same file as format version 2 wrote it: no MoE load after each rank (the example's one
+// rank comes last).
+std::string AsVersion2(SummaryFile file) {
+  for (RankSummary& rank : file.ranks) rank.advice.moe = RankMoeLoad{};
+  std::string bytes = EncodeSummaryFile(file);
+  bytes.erase(bytes.size() - 8 - kEmptyMoeBytes, kEmptyMoeBytes + 8);  // the load, the checksum
+  bytes[17] = 2;
+  return Sealed(std::move(bytes));
+}
+
+// The bytes of the same file as format version 1 wrote it: no report parts after each rank either.
 std::string AsVersion1(SummaryFile file) {
   for (RankSummary& rank : file.ranks) rank.report.reset();
-  std::string bytes = EncodeSummaryFile(file);
-  bytes.erase(bytes.size() - 8 - file.ranks.size(), file.ranks.size() + 8);  // the absent flags, the checksum
+  std::string bytes = AsVersion2(std::move(file));
+  bytes.erase(bytes.size() - 8 - 1, 1 + 8);  // the absent flag, the checksum
   bytes[17] = 1;
   return Sealed(std::move(bytes));
 }
@@ -151,6 +170,7 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
   EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
+  EXPECT_EQ(rank.advice.moe.expert_tokens, (std::vector<int64_t>{100, 200}));
   EXPECT_EQ(decoded->settings, Example().settings);
   EXPECT_EQ(decoded->starts, Example().starts);
   ASSERT_NE(rank.report, nullptr);
@@ -192,6 +212,15 @@ TEST(SummaryFileTest, ReadsVersion1) {
   EXPECT_EQ(decoded->version, 1u);
   EXPECT_EQ(decoded->ranks.at(0).report, nullptr);
   EXPECT_EQ(decoded->ranks.at(0).advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
+}
+
+TEST(SummaryFileTest, ReadsVersion2WithoutMoeLoads) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion2(Example()), "v2.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 2u);
+  EXPECT_NE(decoded->ranks.at(0).report, nullptr);
+  EXPECT_FALSE(decoded->ranks.at(0).advice.moe.found());
 }
 
 TEST(SummaryFileTest, EveryCutIsAnErrorNamingTheFile) {

@@ -5,7 +5,8 @@ routing, `analyze --json` must give `moe.expert_imbalance` with the generated ma
 torch_npu's kernel_details) exactly, the slowest rank, and its gain (the slowest rank's extra grouped-GEMM
 time, layer by layer, per step) and the others' wait at the next all-to-all within 15 %; with even routing,
 no such finding. Each run also goes through `advise --json`, which must say the same, and `profile --json`,
-whose per-rank `moe` object must hold each rank's tokens (and each local expert's where the layout has them).
+whose per-rank `moe` object must hold each rank's tokens (and each local expert's where the layout has them),
+and each rank's summary (`summarize`) must give the finding the traces give.
 
 Usage: moe_balance_check.py TUNEPROF GEN_MOE_PY
 """
@@ -96,6 +97,20 @@ def check_profile(c, name, truth, path):
         c.check(f"{name}: profile rank {r} moe", ok, str(moe))
 
 
+def check_summaries(c, name, run, out, f):
+    """Each rank summarized (.tps) and read in place of its trace: the same finding."""
+    os.makedirs(out)
+    for i, rank in enumerate(sorted(os.listdir(run))):
+        result = c.run(["summarize", os.path.join(run, rank), "-o", os.path.join(out, f"rank{i}.tps")])
+        if result is None or result[0] != 0:
+            c.report(f"{name}: summarize {rank}", ["failed"], result)
+            return
+    from_summaries, _ = finding(c, f"{name} from summaries", "analyze", out)
+    c.check(f"{name}: the same finding from summaries", from_summaries is not None and f is not None
+            and from_summaries["evidence"] == f["evidence"] and from_summaries["uncapped_gain_us"] == f["uncapped_gain_us"],
+            "differs")
+
+
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
     c = Checker(binary, timeout_s=120)
@@ -109,6 +124,7 @@ def main():
             advised, _ = finding(c, f"{layout} skewed", "advise", skewed)
             c.check(f"{layout} skewed: advise says the same", advised is not None and f is not None
                     and advised["evidence"] == f["evidence"], "differs")
+            check_summaries(c, f"{layout} skewed", skewed, os.path.join(tmp, f"{layout}_tps"), f)
             even = os.path.join(tmp, f"{layout}_even")
             generate(generator, even, layout, 0.0)
             f, result = finding(c, f"{layout} even", "analyze", even)

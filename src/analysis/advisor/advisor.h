@@ -132,7 +132,7 @@ struct RankAdviceDraft {
   RankAdvice advice;  // its split, utilizations and dominant part
   bool on_npu = false;
   std::vector<RuleFinding> findings;  // uncapped
-  RankMoeLoad moe;                    // its grouped-GEMM expert load (not kept in summary files)
+  RankMoeLoad moe;                    // its grouped-GEMM expert load
 };
 
 // The map half of RunAdvisor: every rule that reads one rank's evidence (`input.comm` may be nullptr).

@@ -270,13 +270,13 @@ MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads) {
   out.source = ep.front()->source;
   out.matched_calls = ep.front()->call_ns.size();
   for (const RankMoeLoad* load : ep) {
-    const auto steps = static_cast<double>(load->steps);
+    const auto steps = static_cast<double>(std::max<uint64_t>(load->steps, 1));  // 0 only from a damaged summary
     out.ranks.push_back(load->rank);
     out.tokens_per_step.push_back(static_cast<double>(load->tokens) / steps);
     out.device_ns_per_step.push_back(static_cast<double>(load->device_ns) / steps);
     for (int64_t tokens : load->expert_tokens)
       out.expert_tokens_per_step.push_back(static_cast<double>(tokens) / steps);
-    out.steps = std::min(out.steps, load->steps);
+    out.steps = std::max<uint64_t>(1, std::min(out.steps, load->steps));
     out.matched_calls = std::min<uint64_t>(out.matched_calls, load->call_ns.size());
   }
   const auto [max_rank, mean_tokens] = MaxAndMean(out.tokens_per_step);

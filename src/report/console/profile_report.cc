@@ -779,7 +779,7 @@ void WriteHtaExtrasJson(const ProfileResult& result, size_t rank_index, JsonWrit
 
 // A rank's MoE expert load (moe_balance.h): written only where the rank ran grouped-GEMM experts.
 void WriteMoeJson(const RankMoeLoad& moe, JsonWriter* w) {
-  const auto steps = static_cast<double>(moe.steps);
+  const auto steps = static_cast<double>(std::max<uint64_t>(moe.steps, 1));
   w->Key("moe").BeginObject();
   w->Key("grouped_gemm_calls").Uint(moe.calls);
   w->Key("steps").Uint(moe.steps);
@@ -800,7 +800,7 @@ void WriteMoeJson(const RankMoeLoad& moe, JsonWriter* w) {
 }
 
 void AppendMoeText(const RankMoeLoad& moe, std::string* out) {
-  const auto steps = static_cast<double>(moe.steps);
+  const auto steps = static_cast<double>(std::max<uint64_t>(moe.steps, 1));
   *out += fmt::format("  MoE experts: {:.1f} grouped-GEMM calls a step, {:.0f} tokens a step",
                       static_cast<double>(moe.calls) / steps, static_cast<double>(moe.tokens) / steps);
   if (moe.experts > 0) *out += fmt::format(" over {} local experts", moe.experts);
