@@ -67,7 +67,7 @@ std::optional<Call> FromStackedWeight(const std::vector<Shape>& shapes) {
 std::optional<Call> FromTensorLists(const std::vector<Shape>& shapes) {
   if (shapes.empty() || shapes[0].size() != 2) return std::nullopt;
   const int64_t hidden = shapes[0][1];
-  for (size_t k = shapes.size() / 2; k >= 1; --k) {
+  for (size_t k = shapes.size() / 2; k >= 2; --k) {  // one x and one weight is a plain matmul
     bool fits = true;
     for (size_t i = 0; i < k && fits; ++i) {
       fits = shapes[i].size() == 2 && shapes[i][1] == hidden && Plausible(shapes[i][0]) && shapes[k + i].size() == 2 &&
@@ -99,7 +99,10 @@ std::vector<int64_t> GroupSizes(const std::vector<int64_t>& list, const Call& ca
 
 std::optional<Call> FromRecordShapes(const OpShapes& shapes) {
   std::optional<Call> call = FromStackedWeight(shapes.dims);
-  if (!call) return FromTensorLists(shapes.dims);
+  // record_shapes writes a tensor-list input as one nested entry, never as separate tensors: two 2-D
+  // inputs there are a plain matmul or a weight-gradient grouped matmul ([out, tokens] x [tokens, in]),
+  // whose leading dimension is no token count.
+  if (!call) return std::nullopt;
   for (std::string_view concrete : shapes.concrete) {
     std::vector<int64_t> sizes = GroupSizes(IntsIn(concrete), *call);
     if (!sizes.empty()) {

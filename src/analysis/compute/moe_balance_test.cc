@@ -126,6 +126,16 @@ TEST(MoeBalance, CallsBeyondTheKeptOnesScaleTheCost) {
   EXPECT_DOUBLE_EQ(m.cost_ns, 10.0 * kMoeMaxCalls);  // (30 - 20) per call, kMoeMaxCalls calls a step
 }
 
+TEST(MoeBalance, WeightGradientGroupedMatmulsAreNoTokens) {
+  HandBuiltTrace t;
+  const uint32_t op = t.Host(EventKind::kHostOp, "aten::_grouped_mm", Us(0), Us(10));
+  TraceBuilder* b = t.mutable_builder();
+  b->AddOpShapeInfo(OpShapeInfo{op, b->Intern("[[128, 100], [100, 64], [4]]"),
+                                b->Intern(R"(["float", "float", "int"])"), b->Intern(R"(["", "", ""])")});
+  const Trace trace = t.Finish();
+  EXPECT_FALSE(MeasureMoeLoad(trace).found());
+}
+
 TEST(MoeBalance, NoGroupedMatmulNoLoad) {
   HandBuiltTrace t;
   t.Host(EventKind::kHostOp, "aten::mm", Us(0), Us(10));
