@@ -54,6 +54,7 @@ struct RankProfile {
   RankBreakdown breakdown;
   RankComputeUnits compute;
   KernelBreakdown kernels;
+  RankMoeLoad moe;
 };
 
 RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const ProfileSettings& settings, JobChips* chips) {
@@ -61,6 +62,7 @@ RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const Profi
   rank.breakdown = std::move(breakdown);
   rank.compute = ComputeRankComputeUnits(trace, rank.breakdown, chips->Select(trace), settings.compute);
   rank.kernels = ComputeKernelBreakdown(trace);
+  rank.moe = MeasureMoeLoad(trace);
   return rank;
 }
 
@@ -72,6 +74,7 @@ RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
   out.breakdown = std::move(rank.report->breakdown);
   out.compute = std::move(*rank.report->compute);
   out.kernels = std::move(rank.report->kernels);
+  out.moe = std::move(rank.advice.moe);
   return out;
 }
 
@@ -103,6 +106,7 @@ void AddRank(RankProfile rank, ProfileResult* result) {
   result->ranks.push_back(std::move(rank.breakdown));
   result->compute.push_back(std::move(rank.compute));
   result->kernels.push_back(std::move(rank.kernels));
+  result->moe.push_back(std::move(rank.moe));
 }
 
 std::string RenderProfile(const ProfileResult& result, const ProfileOptions& options,

@@ -118,6 +118,10 @@ void Fields(A& a, RankAdviceDraft& d) {
   a(d.advice, d.on_npu, d.findings);
 }
 template <class A>
+void Fields(A& a, RankMoeLoad& l) {
+  a(l.rank, l.calls, l.steps, l.tokens, l.device_ns, l.expert_tokens, l.expert_calls, l.experts, l.call_ns, l.source);
+}
+template <class A>
 void Fields(A& a, RankLines& r) {
   a(r.path, r.lines);
 }
@@ -126,10 +130,11 @@ void Fields(A& a, ExpertParallelStep& s) {
   a(s.step, s.step_ns, s.kernels, s.all_to_all_ns, s.exposed_ns, s.hidden_ns, s.bytes, s.share_of_step);
 }
 // What a summary holds of a rank besides its breakdown's warnings; a summary file writes the expert-parallel
-// steps apart, after the report detail (from version 3 on), so that older summaries keep their layout.
+// steps and the MoE load apart, after the report detail (from version 3 on), so that older summaries keep
+// their layout.
 template <class A>
 void Fields(A& a, RankSummary& r) {
-  a(r.comm, r.advice, r.comm.expert_parallel);
+  a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.
@@ -536,7 +541,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
   w(uint64_t{kSummaryFormatVersion}, file.source, file.settings, file.warnings, file.starts);
   w(uint64_t{file.ranks.size()});
   for (const RankSummary& rank : file.ranks) {
-    w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.comm.expert_parallel);
+    w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.comm.expert_parallel, rank.advice.moe);
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -568,7 +573,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     RankSummary& rank = file.ranks.emplace_back();
     r(rank.comm, rank.advice, rank.breakdown_warnings);
     if (version >= 2) r(rank.report);
-    if (version >= 3) r(rank.comm.expert_parallel);
+    if (version >= 3) r(rank.comm.expert_parallel, rank.advice.moe);
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);

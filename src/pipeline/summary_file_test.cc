@@ -58,6 +58,12 @@ SummaryFile Example() {
   f.AddText("why", "no overlap");
   f.apis = {"--overlap-grad-reduce"};
   rank.advice.findings = {RuleFinding{2, f}};
+  rank.advice.moe.rank = 3;
+  rank.advice.moe.calls = 2;
+  rank.advice.moe.tokens = 300;
+  rank.advice.moe.expert_tokens = {100, 200};
+  rank.advice.moe.call_ns = {5'000, 6'000};
+  rank.advice.moe.source = "record_shapes";
   // What the report reads (format version 2), its chip among the built-in profiles.
   auto profiles = HardwareProfiles::Builtin();
   file.profiles = std::make_shared<const HardwareProfiles>(std::move(*profiles));
@@ -131,17 +137,21 @@ std::string Sealed(std::string bytes) {
   return bytes;
 }
 
-// The bytes of the same file as format version 1 wrote it: no report parts after each rank.
+// A RankMoeLoad with every field empty: ten fixed-width integers and lengths.
+constexpr size_t kEmptyMoeBytes = 10 * 8;
+
 // An older summary of the one-rank `file`: its rank ends before the report (version 1) or before the
-// expert-parallel steps (version 2), here written empty (one u64 count).
+// expert-parallel steps and the MoE load (version 2), here written empty (one u64 count, ten u64 fields).
 std::string AsVersion(SummaryFile file, int version) {
   for (RankSummary& rank : file.ranks) {
     rank.comm.expert_parallel.clear();
+    rank.advice.moe = RankMoeLoad{};
     if (version < 2) rank.report.reset();
   }
   std::string bytes = EncodeSummaryFile(file);
-  const size_t tail = 8 + (version < 2 ? 1 : 0);   // the empty steps' count, the absent report's flag
-  bytes.erase(bytes.size() - 8 - tail, tail + 8);  // and the checksum
+  // The empty steps' count and MoE load, the absent report's flag, and the checksum.
+  const size_t tail = 8 + kEmptyMoeBytes + (version < 2 ? 1 : 0);
+  bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
 }
@@ -162,6 +172,7 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
   ASSERT_EQ(rank.comm.expert_parallel.size(), 1u);
   EXPECT_EQ(rank.comm.expert_parallel.at(0).bytes, 469762048);
+  EXPECT_EQ(rank.advice.moe.expert_tokens, (std::vector<int64_t>{100, 200}));
   EXPECT_EQ(decoded->settings, Example().settings);
   EXPECT_EQ(decoded->starts, Example().starts);
   ASSERT_NE(rank.report, nullptr);
@@ -205,13 +216,14 @@ TEST(SummaryFileTest, ReadsVersion1) {
   EXPECT_EQ(decoded->ranks.at(0).advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
 }
 
-TEST(SummaryFileTest, ReadsVersion2WithoutExpertParallelSteps) {
+TEST(SummaryFileTest, ReadsVersion2WithoutExpertParallelStepsOrMoeLoads) {
   const SummaryFile example = Example();
   auto decoded = DecodeSummaryFile(AsVersion(Example(), 2), "v2.tps", example.profiles.get());
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   EXPECT_EQ(decoded->version, 2u);
   EXPECT_NE(decoded->ranks.at(0).report, nullptr);
   EXPECT_TRUE(decoded->ranks.at(0).comm.expert_parallel.empty());
+  EXPECT_FALSE(decoded->ranks.at(0).advice.moe.found());
 }
 
 TEST(SummaryFileTest, EveryCutIsAnErrorNamingTheFile) {

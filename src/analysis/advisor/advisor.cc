@@ -766,9 +766,27 @@ void KeepTransferShare(const CrossRankCommunication* cross, int64_t rank_id, std
   }
 }
 
+// The bytes of each EP rank's all-to-alls per step, beside its tokens (drafts and `comm` run in parallel).
+void AddAllToAllBytes(const std::vector<RankAdviceDraft>& ranks, const std::vector<const RankCommunication*>& comm,
+                      MoeBalance* moe) {
+  if (moe->ranks.empty()) return;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (!ranks[i].moe.found()) continue;
+    double bytes = -1;
+    if (i < comm.size() && comm[i] != nullptr) {
+      for (const Collective& c : comm[i]->collectives) {
+        if (c.type == CollectiveType::kAllToAll && c.bytes != kNoId)
+          bytes = std::max(bytes, 0.0) + static_cast<double>(c.bytes);
+      }
+    }
+    moe->all_to_all_bytes_per_step.push_back(bytes < 0 ? bytes : bytes / static_cast<double>(ranks[i].moe.steps));
+  }
+}
+
 std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunication* comm, const AdvisorConfig& config,
-                                  const CrossRankCommunication* cross) {
+                                  const CrossRankCommunication* cross, const MoeBalance* moe) {
   RankEvidence rank;
+  rank.moe = moe;
   rank.split = draft.advice.split;
   rank.comm = comm;
   rank.cross = cross;
@@ -828,6 +846,8 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
   rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
   RankAdviceDraft draft;
   draft.on_npu = rank.on_npu;
+  draft.moe = MeasureMoeLoad(*rank.trace, rank.tree);
+  draft.moe.call_ns.shrink_to_fit();
   const std::span<const RuleFunction> rules = AllRules();
   std::vector<std::vector<Finding>> found(rules.size());
   ForEachRule(rules.size(), input.spare_core, [&](size_t r) {
@@ -859,9 +879,14 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
       ranks.begin(), ranks.end(), [](const RankAdviceDraft& draft) { return draft.advice.split.steps > 0; }));
   result.mean_ranks = with_steps > 0 ? with_steps : ranks.size();
   const auto in_mean = [&](const RankAdviceDraft& draft) { return with_steps == 0 || draft.advice.split.steps > 0; };
+  std::vector<const RankMoeLoad*> loads;
+  for (const RankAdviceDraft& draft : ranks) loads.push_back(&draft.moe);
+  MoeBalance moe = BalanceAcrossRanks(loads);
+  AddAllToAllBytes(ranks, comm, &moe);
   for (size_t i = 0; i < ranks.size(); ++i) {
     RankAdviceDraft& draft = ranks[i];
-    std::vector<Finding> findings = RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross);
+    std::vector<Finding> findings =
+        RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross, moe.ranks.empty() ? nullptr : &moe);
     std::vector<RuleFinding>().swap(draft.findings);  // moved out: freed now, not after the last rank
     CapGains(draft.advice.split, &findings);
     for (Finding& finding : findings) {

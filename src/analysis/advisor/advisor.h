@@ -20,6 +20,7 @@
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/comm_cross_rank.h"
 #include "analysis/compute/compute_units.h"
+#include "analysis/compute/moe_balance.h"
 #include "analysis/core/hardware_profile.h"
 #include "analysis/core/host_op_tree.h"
 #include "analysis/memory/memory_timeline.h"
@@ -42,6 +43,9 @@ struct RankEvidence {
   const CrossRankCommunication* cross = nullptr;  // the job's ranks together
   int64_t rank_id = 0;                            // the trace's rank
   bool on_npu = false;                            // an NPU device, or a torch_npu trace
+  // The run's expert load (moe_balance.h) for the rules that read the other ranks; nullptr when no rank
+  // ran grouped-GEMM experts.
+  const MoeBalance* moe = nullptr;
 };
 
 // One of the tuning guide's three utilizations against its threshold.
@@ -128,6 +132,7 @@ struct RankAdviceDraft {
   RankAdvice advice;  // its split, utilizations and dominant part
   bool on_npu = false;
   std::vector<RuleFinding> findings;  // uncapped
+  RankMoeLoad moe;                    // its grouped-GEMM expert load
 };
 
 // The map half of RunAdvisor: every rule that reads one rank's evidence (`input.comm` may be nullptr).

@@ -79,6 +79,9 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kSdmaContentionGbps, 14.4, "GB/s",
      "SDMA communication below this bandwidth while a matmul runs is contention (msprof-analyze Bandwidth "
      "Contention: 0.8 x 18 GB/s)"},
+    {threshold::kMoeExpertImbalancePct, 20, "% above the mean",
+     "MoE tokens per expert-parallel rank (or per expert) whose maximum exceeds the mean by more than this are "
+     "unevenly routed"},
 });
 
 size_t IndexOf(std::string_view key) {

@@ -55,6 +55,7 @@ constexpr std::string_view kGcEventUs = "gc_event_us";
 constexpr std::string_view kMemoryOperatorMs = "memory_operator_ms";
 constexpr std::string_view kSdmaAlignmentBytes = "sdma_alignment_bytes";
 constexpr std::string_view kSdmaContentionGbps = "sdma_contention_gbps";
+constexpr std::string_view kMoeExpertImbalancePct = "moe_expert_imbalance_pct";
 }  // namespace threshold
 
 std::span<const ThresholdSpec> ThresholdSpecs();

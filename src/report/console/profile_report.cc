@@ -780,6 +780,41 @@ void WriteHtaExtrasJson(const ProfileResult& result, size_t rank_index, JsonWrit
   w->EndArray();
 }
 
+// A rank's MoE expert load (moe_balance.h): written only where the rank ran grouped-GEMM experts.
+void WriteMoeJson(const RankMoeLoad& moe, JsonWriter* w) {
+  const auto steps = static_cast<double>(std::max<uint64_t>(moe.steps, 1));
+  w->Key("moe").BeginObject();
+  w->Key("grouped_gemm_calls").Uint(moe.calls);
+  w->Key("steps").Uint(moe.steps);
+  w->Key("tokens_per_step").Double(static_cast<double>(moe.tokens) / steps);
+  w->Key("device_us_per_step").Double(static_cast<double>(moe.device_ns) / 1e3 / steps);
+  w->Key("local_experts");
+  moe.experts > 0 ? w->Int(moe.experts) : w->Null();
+  w->Key("expert_tokens_per_step");
+  if (moe.expert_tokens.empty()) {
+    w->Null();
+  } else {
+    w->BeginArray();
+    for (int64_t tokens : moe.expert_tokens) w->Double(static_cast<double>(tokens) / steps);
+    w->EndArray();
+  }
+  w->Key("shapes_from").String(moe.source);
+  w->EndObject();
+}
+
+void AppendMoeText(const RankMoeLoad& moe, std::string* out) {
+  const auto steps = static_cast<double>(std::max<uint64_t>(moe.steps, 1));
+  *out += fmt::format("  MoE experts: {:.1f} grouped-GEMM calls a step, {:.0f} tokens a step",
+                      static_cast<double>(moe.calls) / steps, static_cast<double>(moe.tokens) / steps);
+  if (moe.experts > 0) *out += fmt::format(" over {} local experts", moe.experts);
+  if (!moe.expert_tokens.empty()) {
+    *out += " (per expert:";
+    for (int64_t tokens : moe.expert_tokens) *out += fmt::format(" {:.0f}", static_cast<double>(tokens) / steps);
+    *out += ")";
+  }
+  *out += fmt::format(", {:.3f} ms a step (from {})\n", static_cast<double>(moe.device_ns) / 1e6 / steps, moe.source);
+}
+
 }  // namespace
 
 std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
@@ -809,6 +844,7 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
     AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr,
                    i < result.compute.size() ? &result.compute[i] : nullptr,
                    i < result.kernels.size() ? &result.kernels[i] : nullptr, wide_names, &out);
+    if (i < result.moe.size() && result.moe[i].found()) AppendMoeText(result.moe[i], &out);
     if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
   }
   return EscapeTextKeepingLines(out);
@@ -836,6 +872,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
       WriteComputeJson(result.compute[i], &w);
     }
     if (i < result.kernels.size()) WriteKernelsJson(result.kernels[i], &w);
+    if (i < result.moe.size() && result.moe[i].found()) WriteMoeJson(result.moe[i], &w);
     if (i < result.hta.size()) {
       w.Key("hta");
       WriteHtaJson(result.hta[i], &w, [&] { WriteHtaExtrasJson(result, i, &w); });

@@ -7,6 +7,7 @@
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/compute/compute_units.h"
+#include "analysis/compute/moe_balance.h"
 #include "analysis/hta/hta_breakdown.h"
 #include "analysis/hta/hta_idle_time.h"
 #include "analysis/hta/hta_kernels.h"
@@ -21,6 +22,7 @@ struct ProfileResult {
   std::vector<HtaRankBreakdown> hta;      // one per rank, same order; empty unless --semantics hta
   std::vector<RankComputeUnits> compute;  // one per rank, same order
   std::vector<KernelBreakdown> kernels;   // one per rank, same order
+  std::vector<RankMoeLoad> moe;           // one per rank, same order (MoE expert load; empty from summaries)
   // --semantics hta only: HTA's kernel types and statistics, idle time, launches and queue length.
   HtaKernelBreakdown hta_kernels;
   std::vector<HtaIdleRow> hta_idle;

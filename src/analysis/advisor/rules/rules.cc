@@ -41,12 +41,14 @@ std::span<const RuleFunction> AllRules() {
       RuleDataParallel,
       RuleDdpBackend,
       RuleByteAlignment,
+      RuleMoeExpertBalance,
   });
   return kRules;
 }
 
 bool RuleReadsOtherRanks(RuleFunction rule) {
-  return rule == RuleCommStraggler || rule == RulePipelineImbalance || rule == RuleCommDomains;
+  return rule == RuleCommStraggler || rule == RulePipelineImbalance || rule == RuleCommDomains ||
+         rule == RuleMoeExpertBalance;
 }
 
 }  // namespace tuneprof

@@ -54,5 +54,6 @@ void RuleBandwidthContention(const RankEvidence&, const AdvisorConfig&, std::vec
 void RuleDataParallel(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleDdpBackend(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleByteAlignment(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleMoeExpertBalance(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 }  // namespace tuneprof

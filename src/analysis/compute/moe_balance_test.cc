@@ -1,0 +1,148 @@
+#include "analysis/compute/moe_balance.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/core/hand_built_trace_for_test.h"
+#include "model/trace_builder.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+// One step with two grouped matmuls of `tokens` rows over 4 experts (sizes in `sizes`), each launching a
+// kernel of `kernel_us`.
+Trace RecordShapesRank(int64_t rank, int64_t tokens, const std::string& sizes, double kernel_us) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->rank = rank;
+  t.Step(1, Us(0), Us(1000));
+  for (int call = 0; call < 2; ++call) {
+    const int64_t start = Us(100 + 400 * call);
+    const uint32_t op = t.Host(EventKind::kHostOp, "aten::_grouped_mm", start, Us(20));
+    const std::string dims = "[[" + std::to_string(tokens) + ", 64], [4, 64, 128], [4]]";
+    TraceBuilder* b = t.mutable_builder();
+    b->AddOpShapeInfo(OpShapeInfo{op, b->Intern(dims), b->Intern(R"(["c10::BFloat16", "c10::BFloat16", "int"])"),
+                                  b->Intern(R"(["", "", ")" + sizes + R"("])")});
+    t.Launch(start + Us(5), 10 * rank + call + 1);
+    t.Kernel("cutlass_grouped_gemm", start + Us(10), Us(kernel_us), 10 * rank + call + 1);
+  }
+  return t.Finish();
+}
+
+TEST(MoeBalance, RecordShapesGiveTokensPerExpertAndDeviceTime) {
+  const Trace trace = RecordShapesRank(0, 100, "[10, 20, 30, 40]", 50);
+  const RankMoeLoad load = MeasureMoeLoad(trace, BuildHostOpTree(trace));
+  EXPECT_EQ(load.calls, 2u);
+  EXPECT_EQ(load.tokens, 200);
+  EXPECT_EQ(load.experts, 4);
+  EXPECT_EQ(load.expert_tokens, (std::vector<int64_t>{20, 40, 60, 80}));
+  EXPECT_EQ(load.device_ns, Us(100));
+  EXPECT_EQ(load.source, "record_shapes");
+}
+
+TEST(MoeBalance, RunningSumsAreGroupSizesToo) {
+  const Trace trace = RecordShapesRank(0, 100, "[10, 30, 60, 100]", 50);
+  const RankMoeLoad load = MeasureMoeLoad(trace, BuildHostOpTree(trace));
+  EXPECT_EQ(load.expert_tokens, (std::vector<int64_t>{20, 40, 60, 80}));
+}
+
+TEST(MoeBalance, AcrossRanksTheSlowestCallDecidesTheWait) {
+  const Trace a = RecordShapesRank(0, 100, "[25, 25, 25, 25]", 50);
+  const Trace b = RecordShapesRank(1, 300, "[75, 75, 75, 75]", 150);
+  const RankMoeLoad la = MeasureMoeLoad(a, BuildHostOpTree(a));
+  const RankMoeLoad lb = MeasureMoeLoad(b, BuildHostOpTree(b));
+  const MoeBalance m = BalanceAcrossRanks({&la, &lb});
+  ASSERT_EQ(m.ranks.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.max_rank_tokens, 600);
+  EXPECT_DOUBLE_EQ(m.mean_rank_tokens, 400);
+  EXPECT_DOUBLE_EQ(m.rank_imbalance, 1.5);
+  EXPECT_EQ(m.max_rank, 1);
+  EXPECT_DOUBLE_EQ(m.max_expert_tokens, 150);
+  EXPECT_DOUBLE_EQ(m.mean_expert_tokens, 100);
+  EXPECT_EQ(m.max_expert, 4);
+  EXPECT_EQ(m.slowest_rank, 1);
+  EXPECT_DOUBLE_EQ(m.slowest_excess_ns, Us(100));
+  EXPECT_DOUBLE_EQ(m.cost_ns, Us(100));         // 2 calls x (150 - 100)
+  EXPECT_DOUBLE_EQ(m.others_wait_ns, Us(200));  // 2 calls x (150 - 50)
+}
+
+TEST(MoeBalance, KernelDetailsGroupedMatmulRows) {
+  HandBuiltTrace t;
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  const auto row = [&](int64_t step, const char* shapes, int64_t dur_us) {
+    NpuOpRow r;
+    r.step = step;
+    r.name = side.Intern("aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul");
+    r.type = side.Intern("GroupedMatmul");
+    r.input_shapes = side.Intern(shapes);
+    r.dur_ns = Us(static_cast<double>(dur_us));
+    side.AddKernelDetail(r);
+  };
+  row(1, "96,64;4,64,128;4", 30);
+  row(2, "96,64;4,64,128;4", 30);
+  row(2, "10,64;20,64;30,64;64,128;64,128;64,128", 20);  // tensor-list form
+  const RankMoeLoad load = MeasureMoeLoad(trace, BuildHostOpTree(trace));
+  EXPECT_EQ(load.source, "kernel_details");
+  EXPECT_EQ(load.calls, 3u);
+  EXPECT_EQ(load.steps, 2u);
+  EXPECT_EQ(load.tokens, 96 + 96 + 60);
+  EXPECT_EQ(load.expert_tokens, (std::vector<int64_t>{10, 20, 30}));
+  EXPECT_EQ(load.device_ns, Us(80));
+}
+
+TEST(MoeBalance, AbsurdShapesAreSkipped) {
+  HandBuiltTrace t;
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  for (const char* shapes : {"9223372036854775807,64;4,64,128;4", "-5,64;4,64,128;4", "96,64;-4,64,128;4",
+                             "4611686018427387904,64;4611686018427387904,64;64,8;64,8"}) {
+    NpuOpRow r;
+    r.type = side.Intern("GroupedMatmul");
+    r.input_shapes = side.Intern(shapes);
+    r.dur_ns = Us(10);
+    side.AddKernelDetail(r);
+  }
+  EXPECT_FALSE(MeasureMoeLoad(trace).found());
+}
+
+TEST(MoeBalance, CallsBeyondTheKeptOnesScaleTheCost) {
+  RankMoeLoad a, b;
+  a.rank = 0;
+  b.rank = 1;
+  for (RankMoeLoad* load : {&a, &b}) {
+    load->steps = 4;
+    load->calls = 4 * kMoeMaxCalls;  // only the first quarter kept
+    load->tokens = 100;
+  }
+  a.call_ns.assign(kMoeMaxCalls, 10);
+  b.call_ns.assign(kMoeMaxCalls, 30);
+  const MoeBalance m = BalanceAcrossRanks({&a, &b});
+  EXPECT_DOUBLE_EQ(m.cost_ns, 10.0 * kMoeMaxCalls);  // (30 - 20) per call, kMoeMaxCalls calls a step
+}
+
+TEST(MoeBalance, WeightGradientGroupedMatmulsAreNoTokens) {
+  HandBuiltTrace t;
+  const uint32_t op = t.Host(EventKind::kHostOp, "aten::_grouped_mm", Us(0), Us(10));
+  TraceBuilder* b = t.mutable_builder();
+  b->AddOpShapeInfo(OpShapeInfo{op, b->Intern("[[128, 100], [100, 64], [4]]"),
+                                b->Intern(R"(["float", "float", "int"])"), b->Intern(R"(["", "", ""])")});
+  const Trace trace = t.Finish();
+  EXPECT_FALSE(MeasureMoeLoad(trace).found());
+}
+
+TEST(MoeBalance, NoGroupedMatmulNoLoad) {
+  HandBuiltTrace t;
+  t.Host(EventKind::kHostOp, "aten::mm", Us(0), Us(10));
+  const Trace trace = t.Finish();
+  EXPECT_FALSE(MeasureMoeLoad(trace, BuildHostOpTree(trace)).found());
+  EXPECT_TRUE(BalanceAcrossRanks({}).ranks.empty());
+}
+
+}  // namespace
+}  // namespace tuneprof
