@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/comm/comm_groups.h"
+#include "analysis/comm/comm_links.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
@@ -486,62 +488,68 @@ void KeepAscendOpsTheReduceReads(RankCommunication* rank) {
 
 namespace {
 
-// msprof's slowest-link rule: a link slower than 20 % of the mean of its transport.
-constexpr double kSlowLinkShareOfMean = 0.2;
-
-// Σ size / Σ time per (src, dst, transport) over the op types' "-total" cells: the rank-to-rank matrix.
-void AggregateRankMatrix(RankCommunication* rank) {
-  std::map<std::tuple<int64_t, int64_t, std::string>, AscendMatrixLink> cells;
-  for (const AscendMatrixLink& link : rank->ascend_links) {
-    AscendMatrixLink& cell = cells[{link.src_rank, link.dst_rank, link.transport}];
-    cell.op_key = "all";
-    cell.src_rank = link.src_rank;
-    cell.dst_rank = link.dst_rank;
-    cell.transport = link.transport;
-    cell.size_mb += link.size_mb;
-    cell.time_ms += link.time_ms;
-  }
-  for (auto& [key, cell] : cells) {
-    if (cell.time_ms > 0) cell.bandwidth_gbps = cell.size_mb / cell.time_ms;
-    rank->ascend_rank_matrix.push_back(cell);
-  }
-}
-
 // Newer torch_npu writes "<type>-total" keys per op type; older versions one "Total Op Info" per section.
 bool IsMatrixTotal(std::string_view op_key) { return op_key.ends_with("-total") || op_key == "Total Op Info"; }
 
-void ReadAscendMatrix(const Trace& trace, RankCommunication* rank) {
-  std::map<std::string, std::pair<double, int>> mean_by_transport;
-  for (const HcclLink& link : trace.communication().links) {
+AscendMatrixLink LinkOf(const Trace& trace, const HcclLink& link) {
+  AscendMatrixLink out;
+  out.step = std::string(trace.str(link.step));
+  out.op_key = std::string(trace.str(link.op_key));
+  out.group = std::string(trace.str(link.group));
+  out.src_rank = out.src_local = link.src_rank;
+  out.dst_rank = out.dst_local = link.dst_rank;
+  out.transport = std::string(trace.str(link.transport));
+  out.size_mb = Or0(link.transit_size_mb);
+  out.time_ms = Or0(link.transit_time_ms);
+  out.bandwidth_gbps = Finite(link.bandwidth_gbps);
+  return out;
+}
+
+// Older torch_npu's "Total Op Info" sums a step's section over all the rank's groups, whose ids are each
+// numbered within their own group (member 1 of a pair is not rank 1): where the section lists its ops with
+// their groups, its totals are rebuilt per group from them, so that every id keeps the group it counts in.
+std::vector<AscendMatrixLink> TotalCells(const Trace& trace) {
+  const std::vector<HcclLink>& links = trace.communication().links;
+  std::set<std::pair<uint32_t, bool>> mixed;  // (step, p2p) whose total has no group
+  for (const HcclLink& link : links) {
+    if (trace.str(link.op_key) == "Total Op Info" && trace.str(link.group).empty()) mixed.insert({link.step.value, link.p2p});
+  }
+  std::set<std::pair<uint32_t, bool>> rebuilt;
+  std::map<std::tuple<std::string, bool, std::string, int64_t, int64_t, std::string>, AscendMatrixLink> sums;
+  for (const HcclLink& link : links) {
     const std::string_view key = trace.str(link.op_key);
-    if (!IsMatrixTotal(key)) continue;  // per-op and top1/middle/bottom* cells repeat the totals
-    AscendMatrixLink out;
-    out.step = std::string(trace.str(link.step));
-    out.op_key = std::string(key);
-    out.group = std::string(trace.str(link.group));
-    out.src_rank = link.src_rank;
-    out.dst_rank = link.dst_rank;
-    out.transport = std::string(trace.str(link.transport));
-    out.size_mb = Or0(link.transit_size_mb);
-    out.time_ms = Or0(link.transit_time_ms);
-    out.bandwidth_gbps = Finite(link.bandwidth_gbps);
-    if (!out.bandwidth_gbps && out.time_ms > 0) out.bandwidth_gbps = out.size_mb / out.time_ms;
-    if (out.bandwidth_gbps && out.src_rank != out.dst_rank && out.size_mb > 0) {
-      auto& [sum, n] = mean_by_transport[out.transport];
-      sum += *out.bandwidth_gbps;
-      ++n;
+    if (IsMatrixTotal(key) || trace.str(link.group).empty() || !mixed.contains({link.step.value, link.p2p})) continue;
+    rebuilt.insert({link.step.value, link.p2p});
+    const AscendMatrixLink cell = LinkOf(trace, link);
+    AscendMatrixLink& sum = sums[{cell.step, link.p2p, cell.group, cell.src_local, cell.dst_local, cell.transport}];
+    if (sum.op_key.empty()) {
+      sum = cell;
+      sum.op_key = "Total Op Info";
+      sum.size_mb = sum.time_ms = 0;
     }
-    rank->ascend_links.push_back(std::move(out));
+    sum.size_mb += cell.size_mb;
+    sum.time_ms += cell.time_ms;
   }
-  AggregateRankMatrix(rank);
+  std::vector<AscendMatrixLink> out;
+  for (const HcclLink& link : links) {
+    // Per-op and top1/middle/bottom* cells repeat the totals.
+    if (!IsMatrixTotal(trace.str(link.op_key)) || rebuilt.contains({link.step.value, link.p2p})) continue;
+    out.push_back(LinkOf(trace, link));
+  }
+  for (auto& [key, sum] : sums) {
+    sum.bandwidth_gbps = sum.time_ms > 0 ? std::optional<double>(sum.size_mb / sum.time_ms) : std::nullopt;
+    out.push_back(std::move(sum));
+  }
+  return out;
+}
+
+void ReadAscendMatrix(const Trace& trace, RankCommunication* rank) {
+  rank->ascend_links = TotalCells(trace);
   for (AscendMatrixLink& link : rank->ascend_links) {
-    auto it = mean_by_transport.find(link.transport);
-    // A link that carried no bytes only synchronized: its bandwidth says nothing about the link.
-    if (it == mean_by_transport.end() || !link.bandwidth_gbps || link.src_rank == link.dst_rank || link.size_mb <= 0)
-      continue;
-    const double mean = it->second.first / it->second.second;
-    link.slow = *link.bandwidth_gbps < kSlowLinkShareOfMean * mean;
+    if (!link.bandwidth_gbps && link.time_ms > 0) link.bandwidth_gbps = link.size_mb / link.time_ms;
   }
+  rank->ascend_rank_matrix = AggregateLinks(rank->ascend_links);
+  MarkSlowLinks(&rank->ascend_links);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "analysis/comm/comm_links.h"
 #include "analysis/core/intervals.h"
 
 namespace tuneprof {
@@ -373,11 +374,12 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* ver
     if (link.slow) {
       verdict->Fire(
           r.rank,
-          Printf("rank %lld: link %lld->%lld (%s) %.2f GB/s is below 20 %% of its transport's mean", rank,
-                 static_cast<long long>(link.src_rank), static_cast<long long>(link.dst_rank), link.transport.c_str(),
-                 link.bandwidth_gbps.value_or(0)),
-          Printf("link %lld->%lld (%s) below 20 %% of its transport's mean", static_cast<long long>(link.src_rank),
-                 static_cast<long long>(link.dst_rank), link.transport.c_str()),
+          Printf("rank %lld: link %s->%s (%s) %.2f GB/s is below 20 %% of its transport's mean", rank,
+                 LinkEndName(link.src_rank, link.src_local).c_str(), LinkEndName(link.dst_rank, link.dst_local).c_str(),
+                 link.transport.c_str(), link.bandwidth_gbps.value_or(0)),
+          Printf("link %s->%s (%s) below 20 %% of its transport's mean",
+                 LinkEndName(link.src_rank, link.src_local).c_str(), LinkEndName(link.dst_rank, link.dst_local).c_str(),
+                 link.transport.c_str()),
           {Figure(link.bandwidth_gbps.value_or(0), 2, "GB/s")});
     }
   }
@@ -455,6 +457,7 @@ CommAnalysis AnalyzeCommunication(const std::vector<Trace>& traces, const std::v
   for (size_t i = 0; i < traces.size() && i < breakdowns.size() && i < hardware.size(); ++i) {
     analysis.ranks.push_back(AnalyzeRankCommunication(traces[i], breakdowns[i], hardware[i]));
   }
+  ResolveLinkRanks(&analysis.ranks);
   analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
   JudgeCommunication(&analysis);
   return analysis;

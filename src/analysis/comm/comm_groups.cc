@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/comm/comm_links.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/intervals.h"
@@ -213,8 +214,8 @@ void NameBusiestType(const std::vector<RankCommunication>& ranks, CommGroupSumma
 void NameSlowestLink(const std::vector<RankCommunication>& ranks, CommGroupSummary* g) {
   for (const RankCommunication& r : ranks) {
     for (const AscendMatrixLink& link : r.ascend_links) {
-      if (link.group != g->group || link.src_rank == link.dst_rank || link.size_mb <= 0 || !link.bandwidth_gbps ||
-          !IsLinkTransport(link.transport)) {
+      if (link.group != g->group || IsSelfLink(link) || link.size_mb < kTinyLinkMb ||
+          !link.bandwidth_gbps || !IsLinkTransport(link.transport)) {
         continue;
       }
       if (!g->slowest_link || *link.bandwidth_gbps < *g->slowest_link->bandwidth_gbps) g->slowest_link = link;

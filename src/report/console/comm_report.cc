@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "analysis/comm/comm_links.h"
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
@@ -130,13 +131,24 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
   uint64_t slow = 0;
   for (const AscendMatrixLink& link : r.ascend_links) slow += link.slow ? 1 : 0;
   if (r.ascend_links.empty()) return;
-  *out += fmt::format("  matrix: {} links over op types, {} slow (< 20% of their transport's mean)\n",
-                      r.ascend_links.size(), slow);
+  *out += fmt::format(
+      "  matrix: {} links over op types, {} slow (< 20% of their transport's mean; links of under {} MB never are), "
+      "global rank ids, each link once under its source rank:\n",
+      r.ascend_links.size(), slow, kTinyLinkMb);
   *out += fmt::format("    {:<12}{:<10}{:>12}{:>12}{:>10}\n", "src->dst", "transport", "MB", "ms", "GB/s");
+  bool unknown_end = false;
   for (const AscendMatrixLink& cell : r.ascend_rank_matrix) {
-    *out +=
-        fmt::format("    {:<12}{:<10}{:>12.3f}{:>12.3f}{:>10}\n", fmt::format("{}->{}", cell.src_rank, cell.dst_rank),
-                    cell.transport, cell.size_mb, cell.time_ms, NumberCell(cell.bandwidth_gbps, 2));
+    unknown_end = unknown_end || cell.src_rank == kNoId || cell.dst_rank == kNoId;
+    const std::string ends =
+        fmt::format("{}->{}", LinkEndName(cell.src_rank, cell.src_local), LinkEndName(cell.dst_rank, cell.dst_local));
+    *out += fmt::format("    {:<12}{:<10}{:>12.3f}{:>12.3f}{:>10}\n", ends, cell.transport, cell.size_mb, cell.time_ms,
+                        NumberCell(cell.bandwidth_gbps, 2));
+  }
+  if (unknown_end) {
+    *out += fmt::format(
+        "    (?N = member N of a group whose global ranks are unknown: no other input rank holds the group and "
+        "profiler_metadata.json does not list it; links under {} MB are never slow)\n",
+        kTinyLinkMb);
   }
 }
 
@@ -241,7 +253,8 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
     const AscendMatrixLink& l = *g.slowest_link;
     *out +=
         fmt::format("  {}: slowest link {}->{} {} {:.2f} GB/s ({})\n", EscapeText(g.label.empty() ? g.group : g.label),
-                    l.src_rank, l.dst_rank, EscapeText(l.transport), *l.bandwidth_gbps, EscapeText(l.op_key));
+                    LinkEndName(l.src_rank, l.src_local), LinkEndName(l.dst_rank, l.dst_local),
+                    EscapeText(l.transport), *l.bandwidth_gbps, EscapeText(l.op_key));
   }
   *out += "  (count, MB and sum ms add up over the group's ranks; sum ms adds collectives that ran at once)\n";
 }
@@ -450,6 +463,18 @@ void WriteAscendOp(JsonWriter* w, const AscendCommOp& op) {
   w->EndObject();
 }
 
+// Global ids (null where the group's numbering is unknown) and the group-local ids as the file writes them.
+void WriteLinkEnds(JsonWriter* w, const AscendMatrixLink& link) {
+  w->Key("src_rank");
+  link.src_rank == kNoId ? w->Null() : w->Int(link.src_rank);
+  w->Key("dst_rank");
+  link.dst_rank == kNoId ? w->Null() : w->Int(link.dst_rank);
+  w->Key("src_local");
+  link.src_local == kNoId ? w->Null() : w->Int(link.src_local);
+  w->Key("dst_local");
+  link.dst_local == kNoId ? w->Null() : w->Int(link.dst_local);
+}
+
 void WriteAscend(JsonWriter* w, const RankCommunication& r) {
   w->Key("ascend");
   if (r.ascend_ops.empty() && r.ascend_links.empty()) {
@@ -478,8 +503,9 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
   w->Key("rank_matrix").BeginArray();
   for (const AscendMatrixLink& cell : r.ascend_rank_matrix) {
     w->BeginObject();
-    w->Key("src_rank").Int(cell.src_rank);
-    w->Key("dst_rank").Int(cell.dst_rank);
+    WriteLinkEnds(w, cell);
+    w->Key("group");
+    cell.group.empty() ? w->Null() : w->String(cell.group);
     w->Key("transport").String(cell.transport);
     w->Key("size_mb").Double(cell.size_mb);
     w->Key("time_ms").Double(cell.time_ms);
@@ -492,8 +518,7 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
     w->BeginObject();
     w->Key("step").String(link.step);
     w->Key("op").String(link.op_key);
-    w->Key("src_rank").Int(link.src_rank);
-    w->Key("dst_rank").Int(link.dst_rank);
+    WriteLinkEnds(w, link);
     w->Key("transport").String(link.transport);
     w->Key("size_mb").Double(link.size_mb);
     w->Key("time_ms").Double(link.time_ms);
@@ -641,8 +666,7 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("slowest_link");
     if (g.slowest_link) {
       w->BeginObject();
-      w->Key("src_rank").Int(g.slowest_link->src_rank);
-      w->Key("dst_rank").Int(g.slowest_link->dst_rank);
+      WriteLinkEnds(w, *g.slowest_link);
       w->Key("transport").String(g.slowest_link->transport);
       w->Key("bandwidth_gbps").Double(*g.slowest_link->bandwidth_gbps);
       w->Key("op_key").String(g.slowest_link->op_key);
