@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
@@ -55,19 +56,26 @@ const ParallelGroupInfo* ListedGroup(const std::vector<RankCommunication>& ranks
   return nullptr;
 }
 
-// Per group: parallel_group_info's members when every input rank sits in them at its own index, else the
-// world numbering when two or more input ranks confirm it and none contradicts it.
+// Per group: parallel_group_info's members when they cover every id its cells use and every input rank
+// sits in them at its own index, else the world numbering when two or more input ranks confirm it and
+// none contradicts it.
 std::map<std::string, Numbering> NumberGroups(const std::vector<RankCommunication>& ranks,
                                               const std::vector<std::map<std::string, int64_t>>& self_ids) {
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> holders;  // group -> (global, self id)
+  std::map<std::string, int64_t> largest_id;
   for (size_t i = 0; i < ranks.size(); ++i) {
     for (const auto& [group, self] : self_ids[i]) holders[group].emplace_back(ranks[i].rank, self);
+    for (const AscendMatrixLink& link : ranks[i].ascend_links) {
+      int64_t& largest = largest_id[link.group];
+      largest = std::max({largest, link.src_local, link.dst_local});
+    }
   }
   std::map<std::string, Numbering> out;
   for (const auto& [group, held] : holders) {
     Numbering n;
     if (const ParallelGroupInfo* listed = ListedGroup(ranks, group)) n.global_ranks = listed->global_ranks;
-    bool listed_fits = !n.global_ranks.empty(), world_fits = held.size() >= 2;
+    bool listed_fits = largest_id[group] < static_cast<int64_t>(n.global_ranks.size());
+    bool world_fits = held.size() >= 2;
     for (const auto& [global, self] : held) {
       if (n.Map(self) != global) listed_fits = false;
       if (self != global) world_fits = false;

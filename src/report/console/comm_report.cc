@@ -218,22 +218,30 @@ std::string RankList(const std::vector<int64_t>& ranks) {
   return text.size() <= 14 ? text : text.substr(0, 11) + "...";
 }
 
+std::string RoleCell(const CommGroupSummary& g) {
+  if (g.role.empty()) return std::string(kEmptyCell);
+  return g.role + (g.role_inferred ? "~" : "");
+}
+
 // One line per process group: label, members, collectives, MB, time, bandwidth, exposed share, slowest.
 void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   if (x.groups.empty()) return;
-  *out += fmt::format("\nper group:\n  {:<20}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}\n", "group", "ranks",
-                      "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest");
+  *out += fmt::format("\nper group:\n  {:<20}{:<6}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}\n", "group", "role",
+                      "ranks", "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest");
   for (const CommGroupSummary& g : x.groups) {
     std::string name = EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label);
     const std::string_view mark = g.source != "timeline" ? "*" : "";  // kept when a long name is cut
     if (name.size() + mark.size() > 19) name = name.substr(0, 16 - mark.size()) + "...";
     name += mark;
-    *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}\n", name,
+    *out += fmt::format("  {:<20}{:<6}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}\n", name, RoleCell(g),
                         RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
                         MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), NumberCell(g.algbw_gbps, 2),
                         NumberCell(g.busbw_gbps, 2), PercentCell(g.utilization), PercentCell(g.exposed_share),
                         g.slowest_rank ? fmt::format("{}", *g.slowest_rank) : std::string(kEmptyCell));
   }
+  *out +=
+      "  (role: the parallel dimension, tp / pp / dp / cp / ep, from the group's name; ~ = inferred from its members' "
+      "layout or its primitive; - = none)\n";
   if (std::any_of(x.groups.begin(), x.groups.end(), [](const CommGroupSummary& g) { return g.source != "timeline"; })) {
     *out +=
         "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time, util = "
@@ -631,6 +639,10 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("group").String(g.group);
     w->Key("label");
     g.label.empty() ? w->Null() : w->String(g.label);
+    w->Key("role");
+    g.role.empty() ? w->Null() : w->String(g.role);
+    w->Key("role_inferred").Bool(g.role_inferred);
+    w->Key("role_why").String(g.role_why);
     w->Key("global_ranks");
     if (g.global_ranks.empty()) {
       w->Null();
