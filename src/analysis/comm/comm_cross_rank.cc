@@ -292,6 +292,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   JudgeAscend(ranks, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
+  out.domains = SummarizeDomains(out.groups);
   out.pipeline = AnalyzePipelineStages(ranks);
   return out;
 }

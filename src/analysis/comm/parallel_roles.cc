@@ -171,4 +171,67 @@ void AssignRoles(std::vector<CommGroupSummary>* groups) {
   }
 }
 
+namespace {
+
+// Σ value·weight and Σ weight, for a weighted mean.
+struct Mean {
+  double sum = 0, weight = 0;
+  void Add(const std::optional<double>& value, double w) {
+    if (!value || w <= 0) return;
+    sum += *value * w;
+    weight += w;
+  }
+  std::optional<double> Get() const { return weight > 0 ? std::optional<double>(sum / weight) : std::nullopt; }
+};
+
+int RoleOrder(std::string_view role) {
+  constexpr std::array<std::string_view, 5> kOrder = {"tp", "cp", "ep", "dp", "pp"};
+  return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), role) - kOrder.begin());
+}
+
+}  // namespace
+
+std::vector<ParallelDomain> SummarizeDomains(const std::vector<CommGroupSummary>& groups) {
+  std::vector<ParallelDomain> out;
+  for (int order = 0; order < 5; ++order) {
+    for (std::string_view source : {"timeline", "communication.json"}) {
+      ParallelDomain d;
+      Mean algbw, busbw, util;
+      int64_t known_ns = 0, busiest_with_slowest = -1;
+      for (const CommGroupSummary& g : groups) {
+        if (g.role.empty() || RoleOrder(g.role) != order || g.source != source) continue;
+        d.role = g.role;
+        d.source = g.source;
+        d.inferred = d.inferred || g.role_inferred;
+        ++d.groups;
+        for (int64_t m : Members(g)) d.ranks.push_back(m);
+        d.collectives += g.collectives;
+        d.bytes += g.bytes;
+        d.duration_ns += g.duration_ns;
+        algbw.Add(g.algbw_gbps, static_cast<double>(g.duration_ns));
+        busbw.Add(g.busbw_gbps, static_cast<double>(g.duration_ns));
+        util.Add(g.utilization, static_cast<double>(g.duration_ns));
+        d.exposed_ns += g.exposed_ns;
+        known_ns += g.exposure_known_ns;
+        if (g.slowest_rank && g.duration_ns > busiest_with_slowest) {
+          d.slowest_rank = g.slowest_rank;
+          busiest_with_slowest = g.duration_ns;
+        }
+        if (g.slowest_link && (!d.slowest_link || g.slowest_link->bandwidth_gbps < d.slowest_link->bandwidth_gbps)) {
+          d.slowest_link = g.slowest_link;
+        }
+      }
+      if (d.groups == 0) continue;
+      std::sort(d.ranks.begin(), d.ranks.end());
+      d.ranks.erase(std::unique(d.ranks.begin(), d.ranks.end()), d.ranks.end());
+      d.algbw_gbps = algbw.Get();
+      d.busbw_gbps = busbw.Get();
+      d.utilization = util.Get();
+      if (known_ns > 0) d.exposed_share = static_cast<double>(d.exposed_ns) / static_cast<double>(known_ns);
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
 }  // namespace tuneprof

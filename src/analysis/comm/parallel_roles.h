@@ -23,6 +23,8 @@
 // - it is the world group (default_pg, or every rank of the run) and the only group with collectives:
 //   dp (plain DDP).
 // Anything else keeps no role: a guess would send the advice to the wrong dimension.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,5 +44,29 @@ bool IsWorldLabel(std::string_view label);
 
 // Sets role, role_inferred and role_why on every group of the run (rules above).
 void AssignRoles(std::vector<CommGroupSummary>* groups);
+
+// One parallel dimension of the run: its groups of one source (timeline or communication.json) together.
+struct ParallelDomain {
+  std::string role;
+  std::string source;
+  bool inferred = false;       // some of its groups' roles are inferred
+  size_t groups = 0;
+  std::vector<int64_t> ranks;  // the members of its groups (the input ranks where members are unknown), sorted
+  uint64_t collectives = 0;
+  int64_t bytes = 0;
+  int64_t duration_ns = 0;  // Σ over its groups and their ranks
+  // Duration-weighted over the groups with one (Ascend: transit-weighted as the groups have them).
+  std::optional<double> algbw_gbps;
+  std::optional<double> busbw_gbps;
+  std::optional<double> utilization;
+  int64_t exposed_ns = 0;
+  std::optional<double> exposed_share;  // Σ exposed / Σ duration whose exposure is known
+  // The slowest rank of its busiest group that names one, and the lowest-bandwidth slowest link of its groups.
+  std::optional<int64_t> slowest_rank;
+  std::optional<AscendMatrixLink> slowest_link;
+};
+
+// The run's domains in role order (tp, cp, ep, dp, pp), timeline before communication.json.
+std::vector<ParallelDomain> SummarizeDomains(const std::vector<CommGroupSummary>& groups);
 
 }  // namespace tuneprof

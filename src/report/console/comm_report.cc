@@ -267,6 +267,29 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   *out += "  (count, MB and sum ms add up over the group's ranks; sum ms adds collectives that ran at once)\n";
 }
 
+// One line per parallel dimension: its groups together.
+void AppendDomains(const CrossRankCommunication& x, std::string* out) {
+  if (x.domains.empty()) return;
+  *out += fmt::format("\nparallel domains (each role's groups together; ~ = role inferred):\n  {:<6}{:<9}{:>7} {:<15}{:>7}{:>11}"
+                      "{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}  {}\n",
+                      "role", "source", "groups", "ranks", "count", "MB", "sum ms", "algbw", "busbw", "util",
+                      "exposed", "slowest", "slowest link");
+  for (const ParallelDomain& d : x.domains) {
+    std::string link(kEmptyCell);
+    if (d.slowest_link && d.slowest_link->bandwidth_gbps) {
+      const AscendMatrixLink& l = *d.slowest_link;
+      link = fmt::format("{}->{} {} {:.2f} GB/s", LinkEndName(l.src_rank, l.src_local),
+                         LinkEndName(l.dst_rank, l.dst_local), EscapeText(l.transport), *l.bandwidth_gbps);
+    }
+    *out += fmt::format("  {:<6}{:<9}{:>7} {:<15}{:>7}{:>11.3f}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}  {}\n",
+                        d.role + (d.inferred ? "~" : ""), d.source == "timeline" ? "timeline" : "hccl", d.groups,
+                        RankList(d.ranks), d.collectives, static_cast<double>(d.bytes) / 1e6, Millis(d.duration_ns),
+                        NumberCell(d.algbw_gbps, 2), NumberCell(d.busbw_gbps, 2), PercentCell(d.utilization),
+                        PercentCell(d.exposed_share),
+                        d.slowest_rank ? fmt::format("{}", *d.slowest_rank) : std::string(kEmptyCell), link);
+  }
+}
+
 void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
   if (!p) return;
   *out += fmt::format(
@@ -340,6 +363,7 @@ void AppendClocks(const ClockAlignment& clocks, const ShownRanks& shown, std::st
 void AppendCrossRank(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
   AppendClusterView(a, shown, out);
   AppendGroups(a.cross_rank, out);
+  AppendDomains(a.cross_rank, out);
   AppendPipeline(a.cross_rank.pipeline, out);
   const CrossRankCommunication& x = a.cross_rank;
   if (x.matched_collectives > 0) {
@@ -704,6 +728,42 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
   w->EndArray();
 }
 
+void WriteDomains(JsonWriter* w, const CrossRankCommunication& x) {
+  w->Key("domains").BeginArray();
+  for (const ParallelDomain& d : x.domains) {
+    w->BeginObject();
+    w->Key("role").String(d.role);
+    w->Key("source").String(d.source);
+    w->Key("inferred").Bool(d.inferred);
+    w->Key("groups").Uint(d.groups);
+    w->Key("ranks").BeginArray();
+    for (int64_t rank : d.ranks) w->Int(rank);
+    w->EndArray();
+    w->Key("collectives").Uint(d.collectives);
+    w->Key("bytes").Int(d.bytes);
+    w->Key("time_us").Double(Micros(d.duration_ns));
+    OptionalDouble(w, "algbw_gbps", d.algbw_gbps);
+    OptionalDouble(w, "busbw_gbps", d.busbw_gbps);
+    OptionalDouble(w, "utilization", d.utilization);
+    w->Key("exposed_us").Double(Micros(d.exposed_ns));
+    OptionalDouble(w, "exposed_share", d.exposed_share);
+    w->Key("slowest_rank");
+    d.slowest_rank ? w->Int(*d.slowest_rank) : w->Null();
+    w->Key("slowest_link");
+    if (d.slowest_link && d.slowest_link->bandwidth_gbps) {
+      w->BeginObject();
+      WriteLinkEnds(w, *d.slowest_link);
+      w->Key("transport").String(d.slowest_link->transport);
+      w->Key("bandwidth_gbps").Double(*d.slowest_link->bandwidth_gbps);
+      w->EndObject();
+    } else {
+      w->Null();
+    }
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
 void WriteClusterView(JsonWriter* w, const CrossRankCommunication& x) {
   w->Key("step_spread").BeginArray();
   for (const StepSpread& s : x.step_spread) {
@@ -858,6 +918,7 @@ void WriteCommJson(const CommAnalysis& a, const std::vector<std::string>& warnin
   for (size_t i = 0; i < a.ranks.size(); ++i) WriteRank(&w, a.ranks[i], i < x.ranks.size() ? &x.ranks[i] : nullptr);
   w.EndArray();
   WriteGroups(&w, x);
+  WriteDomains(&w, x);
   w.Key("collectives").BeginArray();
   for (const RankCommunication& r : a.ranks) {
     for (const Collective& c : r.collectives) WriteCollective(&w, r.rank, c);
