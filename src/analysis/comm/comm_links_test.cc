@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/core/hand_built_trace_for_test.h"
+#include "model/trace_builder.h"
+
 namespace tuneprof {
 namespace {
 
@@ -89,6 +92,44 @@ TEST(CommLinksTest, AWorldNumberingOnOneRankOnlyIsNoEvidence) {
   ResolveLinkRanks(&ranks);
   EXPECT_EQ(ranks[0].ascend_links[0].dst_rank, kNoId);  // rank 0 is member 0 of "world", as of any group
   EXPECT_EQ(ranks[0].ascend_links[0].src_rank, 0);
+}
+
+// Older torch_npu: one "Total Op Info" per section over two groups, each numbering the rank 0, and the
+// section's ops with their groups. The totals are rebuilt per group from the ops: member 1 of the pair
+// group and member 1 of the world group are not one link.
+TEST(CommLinksTest, OneTotalOverSeveralGroupsIsRebuiltPerGroup) {
+  hand_built::HandBuiltTrace hand;
+  Trace trace = hand.Finish();
+  SideTableBuilder side(&trace);
+  auto add = [&](std::string_view op, std::string_view group, int64_t src, int64_t dst, std::string_view transport,
+                 double mb) {
+    HcclLink link;
+    link.step = side.Intern("step2");
+    link.op_key = side.Intern(op);
+    link.group = side.Intern(group);
+    link.src_rank = src;
+    link.dst_rank = dst;
+    link.transport = side.Intern(transport);
+    link.transit_size_mb = mb;
+    link.transit_time_ms = mb / 20;
+    side.mutable_communication()->links.push_back(link);
+  };
+  side.mutable_communication()->matrix_present = true;
+  add("hcom_allReduce__1_0", "world", 0, 1, "HCCS", 100);
+  add("hcom_allReduce__1_1", "world", 0, 1, "HCCS", 50);
+  add("hcom_allReduce__9_0", "pair", 0, 1, "RDMA", 131);
+  add("Total Op Info", "", 0, 1, "HCCS", 281);  // msprof's merge: both groups' "0-1" as one HCCS cell
+  auto profiles = HardwareProfiles::Builtin();
+  ASSERT_TRUE(profiles.ok());
+  RankCommunication rank =
+      AnalyzeRankCommunication(trace, ComputeTimeBreakdown(trace), SelectHardware(trace, *profiles, nullptr));
+  ASSERT_EQ(rank.ascend_links.size(), 2u);
+  EXPECT_EQ(rank.ascend_links[0].group, "pair");
+  EXPECT_EQ(rank.ascend_links[0].transport, "RDMA");
+  EXPECT_DOUBLE_EQ(rank.ascend_links[0].size_mb, 131);
+  EXPECT_EQ(rank.ascend_links[1].group, "world");
+  EXPECT_DOUBLE_EQ(rank.ascend_links[1].size_mb, 150);
+  EXPECT_DOUBLE_EQ(*rank.ascend_links[1].bandwidth_gbps, 20);
 }
 
 }  // namespace
