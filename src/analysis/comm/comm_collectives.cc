@@ -219,7 +219,38 @@ int64_t BytesFromShapes(const Trace& trace, uint32_t event) {
   return largest;
 }
 
+// Kineto's distributedInfo.pg_config, as the importer keeps it: Process Group Name -> (description, ranks).
+std::map<std::string, std::pair<std::string, std::string>, std::less<>> ProcessGroupConfig(const Trace& trace) {
+  constexpr std::string_view kPrefix = "distributedInfo.pg_config.";
+  std::map<std::string, std::pair<std::string, std::string>, std::less<>> config;
+  for (const MetadataEntry& e : trace.metadata().entries) {
+    std::string_view key = e.key;
+    if (!key.starts_with(kPrefix)) continue;
+    key.remove_prefix(kPrefix.size());
+    const size_t dot = key.rfind('.');  // a name may hold dots, the field never
+    if (dot == std::string_view::npos) continue;
+    auto& [desc, ranks] = config[std::string(key.substr(0, dot))];
+    (key.substr(dot + 1) == "pg_desc" ? desc : ranks) = e.value;
+  }
+  return config;
+}
+
+// A collective whose arguments name its group but not its description or members takes them from the
+// rank's pg_config (older Kineto wrote the name only).
+void FillFromProcessGroupConfig(const std::map<std::string, std::pair<std::string, std::string>, std::less<>>& config,
+                                Collective* c) {
+  if (c->group.empty() || (!c->group_desc.empty() && !c->group_ranks.empty())) return;
+  const auto it = config.find(c->group);
+  if (it == config.end()) return;
+  if (c->group_desc.empty()) c->group_desc = it->second.first;
+  if (c->group_ranks.empty() && !it->second.second.empty()) {
+    c->group_ranks = InternText(it->second.second);
+    if (c->group_size == kNoId) c->group_size = CountRanks(c->group_ranks);
+  }
+}
+
 std::vector<Collective> ListCollectives(const Trace& trace) {
+  const auto pg_config = ProcessGroupConfig(trace);
   std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
   for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
   // Each group's member list pooled once per trace, not once per collective (a lock and a hash each).
@@ -267,6 +298,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
       c.group_desc = std::string(trace.str(info.group_desc));
       c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
       c.bytes = info.bytes;
+      FillFromProcessGroupConfig(pg_config, &c);
     }
     if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, w.event);
     out.push_back(std::move(c));
