@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include <cstdarg>
@@ -371,8 +372,22 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* ver
                   Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio),
                   {Figure(*r.ascend_wait_ratio, 3, "")});
   }
+  // One line per link: a link slow in several op types' cells is named once, at its lowest bandwidth
+  // (an end known only by its index in the group stays apart per group).
+  const auto link_key = [](const AscendMatrixLink& link) {
+    const bool known = link.src_rank != kNoId && link.dst_rank != kNoId;
+    return std::make_tuple(LinkEndName(link.src_rank, link.src_local), LinkEndName(link.dst_rank, link.dst_local),
+                           link.transport, known ? std::string() : link.group);
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, const AscendMatrixLink*> slowest;
   for (const AscendMatrixLink& link : r.ascend_links) {
-    if (link.slow) {
+    if (!link.slow) continue;
+    auto [it, added] = slowest.try_emplace(link_key(link), &link);
+    if (!added && link.bandwidth_gbps < it->second->bandwidth_gbps) it->second = &link;
+  }
+  for (const AscendMatrixLink& link : r.ascend_links) {
+    const auto it = slowest.find(link_key(link));
+    if (it != slowest.end() && it->second == &link) {
       verdict->Fire(
           r.rank,
           Printf("rank %lld: link %s->%s (%s) %.2f GB/s is below 20 %% of its transport's mean", rank,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/comm/comm_cross_rank.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "model/trace_builder.h"
 
@@ -92,6 +93,28 @@ TEST(CommLinksTest, AWorldNumberingOnOneRankOnlyIsNoEvidence) {
   ResolveLinkRanks(&ranks);
   EXPECT_EQ(ranks[0].ascend_links[0].dst_rank, kNoId);  // rank 0 is member 0 of "world", as of any group
   EXPECT_EQ(ranks[0].ascend_links[0].src_rank, 0);
+}
+
+TEST(CommLinksTest, ALinkSlowInSeveralOpTypesIsNamedOnce) {
+  CommAnalysis analysis;
+  analysis.ranks.resize(1);
+  RankCommunication& r = analysis.ranks[0];
+  r.rank = 0;
+  r.ascend_links = {Cell("g", 0, 1, "HCCS", 100, 5), Cell("g", 0, 1, "HCCS", 100, 5), Cell("g", 0, 2, "HCCS", 100, 5)};
+  r.ascend_links[0].op_key = "allreduce-total";
+  r.ascend_links[0].slow = true;
+  r.ascend_links[1].op_key = "allgather-total";
+  r.ascend_links[1].slow = true;
+  r.ascend_links[1].bandwidth_gbps = 2;
+  analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
+  JudgeCommunication(&analysis);
+  int lines = 0;
+  for (const std::string& reason : analysis.reasons) {
+    if (reason.find("link 0->1") == std::string::npos) continue;
+    ++lines;
+    EXPECT_NE(reason.find("2.00 GB/s"), std::string::npos) << reason;
+  }
+  EXPECT_EQ(lines, 1);
 }
 
 // Older torch_npu: one "Total Op Info" per section over two groups, each numbering the rank 0, and the
