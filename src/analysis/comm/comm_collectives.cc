@@ -544,7 +544,8 @@ std::vector<AscendMatrixLink> TotalCells(const Trace& trace) {
   const std::vector<HcclLink>& links = trace.communication().links;
   std::set<std::pair<uint32_t, bool>> mixed;  // (step, p2p) whose total has no group
   for (const HcclLink& link : links) {
-    if (trace.str(link.op_key) == "Total Op Info" && trace.str(link.group).empty()) mixed.insert({link.step.value, link.p2p});
+    if (trace.str(link.op_key) == "Total Op Info" && trace.str(link.group).empty())
+      mixed.insert({link.step.value, link.p2p});
   }
   std::set<std::pair<uint32_t, bool>> rebuilt;
   std::map<std::tuple<std::string, bool, std::string, int64_t, int64_t, std::string>, AscendMatrixLink> sums;

@@ -223,8 +223,8 @@ void NameBusiestType(const std::vector<RankCommunication>& ranks, CommGroupSumma
 void NameSlowestLink(const std::vector<RankCommunication>& ranks, CommGroupSummary* g) {
   for (const RankCommunication& r : ranks) {
     for (const AscendMatrixLink& link : r.ascend_links) {
-      if (link.group != g->group || IsSelfLink(link) || link.size_mb < kTinyLinkMb ||
-          !link.bandwidth_gbps || !IsLinkTransport(link.transport)) {
+      if (link.group != g->group || IsSelfLink(link) || link.size_mb < kTinyLinkMb || !link.bandwidth_gbps ||
+          !IsLinkTransport(link.transport)) {
         continue;
       }
       if (!g->slowest_link || *link.bandwidth_gbps < *g->slowest_link->bandwidth_gbps) g->slowest_link = link;

@@ -115,8 +115,8 @@ std::vector<AscendMatrixLink> AggregateLinks(const std::vector<AscendMatrixLink>
   std::map<Key, AscendMatrixLink> cells;
   for (const AscendMatrixLink& link : links) {
     const bool known = link.src_rank != kNoId && link.dst_rank != kNoId;
-    const Key key{SortKey(link.src_rank), SortKey(link.dst_rank), link.transport, known ? "" : link.group,
-                  known ? 0 : link.src_local, known ? 0 : link.dst_local};
+    const Key key{SortKey(link.src_rank),  SortKey(link.dst_rank),     link.transport,
+                  known ? "" : link.group, known ? 0 : link.src_local, known ? 0 : link.dst_local};
     AscendMatrixLink& cell = cells[key];
     cell.op_key = "all";
     cell.group = known ? "" : link.group;

@@ -23,13 +23,12 @@ AscendMatrixLink Cell(std::string group, int64_t src, int64_t dst, std::string t
 }
 
 TEST(CommLinksTest, TinyAndSyncOnlyLinksAreNeverSlowNorInTheMean) {
-  std::vector<AscendMatrixLink> links = {
-      Cell("g", 0, 1, "RDMA", 100, 4),    // 25 GB/s
-      Cell("g", 0, 2, "RDMA", 100, 5),    // 20 GB/s
-      Cell("g", 0, 3, "RDMA", 0.5, 50),   // 0.01 GB/s but 0.5 MB: latency
-      Cell("g", 0, 4, "RDMA", 0, 1),      // synchronization only
-      Cell("g", 0, 5, "RDMA", 10, 10),    // 1 GB/s: below 20 % of the 15.3 mean
-      Cell("g", 0, 0, "LOCAL", 100, 1)};  // the rank itself
+  std::vector<AscendMatrixLink> links = {Cell("g", 0, 1, "RDMA", 100, 4),    // 25 GB/s
+                                         Cell("g", 0, 2, "RDMA", 100, 5),    // 20 GB/s
+                                         Cell("g", 0, 3, "RDMA", 0.5, 50),   // 0.01 GB/s but 0.5 MB: latency
+                                         Cell("g", 0, 4, "RDMA", 0, 1),      // synchronization only
+                                         Cell("g", 0, 5, "RDMA", 10, 10),    // 1 GB/s: below 20 % of the 15.3 mean
+                                         Cell("g", 0, 0, "LOCAL", 100, 1)};  // the rank itself
   MarkSlowLinks(&links);
   EXPECT_FALSE(links[0].slow);
   EXPECT_FALSE(links[1].slow);

@@ -128,7 +128,8 @@ void Infer(CommGroupSummary* g, int64_t world, size_t groups_with_collectives) {
   } else if (!world_group && stride == 1 && size >= 2 && size < world && static_cast<size_t>(size) <= kNodeDevices) {
     Set(g, "tp", true, "inferred: consecutive ranks within a node, where tensor parallelism is placed");
   } else if (!world_group && stride > 1 && Reduces(g->busiest_type)) {
-    Set(g, "dp", true, "inferred: every " + std::to_string(stride) + "th rank reduces or gathers: data parallel replicas");
+    Set(g, "dp", true,
+        "inferred: every " + std::to_string(stride) + "th rank reduces or gathers: data parallel replicas");
   } else if (world_group && groups_with_collectives == 1 && Reduces(g->busiest_type)) {
     Set(g, "dp", true, "inferred: the world group is the run's only group with collectives: plain data parallel");
   } else {

@@ -49,7 +49,7 @@ void AssignRoles(std::vector<CommGroupSummary>* groups);
 struct ParallelDomain {
   std::string role;
   std::string source;
-  bool inferred = false;       // some of its groups' roles are inferred
+  bool inferred = false;  // some of its groups' roles are inferred
   size_t groups = 0;
   std::vector<int64_t> ranks;  // the members of its groups (the input ranks where members are unknown), sorted
   uint64_t collectives = 0;

@@ -48,11 +48,11 @@ TEST(ParallelRolesTest, NamedRolesAreNotInferred) {
 // TP2 x DP2 x PP2 over 8 ranks, Megatron's order (tp innermost, then dp, then pp), groups without names.
 TEST(ParallelRolesTest, UnnamedGroupsFromLayoutAndPrimitive) {
   std::vector<CommGroupSummary> groups = {
-      Group("undefined", {0, 1}, CollectiveType::kAllReduce),     // consecutive, in a node: tp
-      Group("undefined", {0, 2}, CollectiveType::kAllReduce),     // stride 2, all-reduce: dp
-      Group("undefined", {0, 4}, CollectiveType::kSendRecv),      // p2p: pp
-      Group("", {0, 1, 2, 3}, CollectiveType::kAllToAll),         // all-to-all: ep
-      Group("EMBEDDING_GROUP", {0, 4}, CollectiveType::kAllReduce),  // named, several dimensions: none
+      Group("undefined", {0, 1}, CollectiveType::kAllReduce),                      // consecutive, in a node: tp
+      Group("undefined", {0, 2}, CollectiveType::kAllReduce),                      // stride 2, all-reduce: dp
+      Group("undefined", {0, 4}, CollectiveType::kSendRecv),                       // p2p: pp
+      Group("", {0, 1, 2, 3}, CollectiveType::kAllToAll),                          // all-to-all: ep
+      Group("EMBEDDING_GROUP", {0, 4}, CollectiveType::kAllReduce),                // named, several dimensions: none
       Group("default_pg", {0, 1, 2, 3, 4, 5, 6, 7}, CollectiveType::kAllReduce)};  // world, not alone: none
   AssignRoles(&groups);
   EXPECT_EQ(groups[0].role, "tp");

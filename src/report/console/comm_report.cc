@@ -261,8 +261,8 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
     const AscendMatrixLink& l = *g.slowest_link;
     *out +=
         fmt::format("  {}: slowest link {}->{} {} {:.2f} GB/s ({})\n", EscapeText(g.label.empty() ? g.group : g.label),
-                    LinkEndName(l.src_rank, l.src_local), LinkEndName(l.dst_rank, l.dst_local),
-                    EscapeText(l.transport), *l.bandwidth_gbps, EscapeText(l.op_key));
+                    LinkEndName(l.src_rank, l.src_local), LinkEndName(l.dst_rank, l.dst_local), EscapeText(l.transport),
+                    *l.bandwidth_gbps, EscapeText(l.op_key));
   }
   *out += "  (count, MB and sum ms add up over the group's ranks; sum ms adds collectives that ran at once)\n";
 }
@@ -270,10 +270,11 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
 // One line per parallel dimension: its groups together.
 void AppendDomains(const CrossRankCommunication& x, std::string* out) {
   if (x.domains.empty()) return;
-  *out += fmt::format("\nparallel domains (each role's groups together; ~ = role inferred):\n  {:<6}{:<9}{:>7} {:<15}{:>7}{:>11}"
-                      "{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}  {}\n",
-                      "role", "source", "groups", "ranks", "count", "MB", "sum ms", "algbw", "busbw", "util",
-                      "exposed", "slowest", "slowest link");
+  *out += fmt::format(
+      "\nparallel domains (each role's groups together; ~ = role inferred):\n  {:<6}{:<9}{:>7} {:<15}{:>7}{:>11}"
+      "{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}  {}\n",
+      "role", "source", "groups", "ranks", "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest",
+      "slowest link");
   for (const ParallelDomain& d : x.domains) {
     std::string link(kEmptyCell);
     if (d.slowest_link && d.slowest_link->bandwidth_gbps) {

@@ -40,8 +40,8 @@ double OffNodeShare(const CommGroupSummary& g) {
   if (g.global_ranks.empty()) return 0;
   const int64_t node = static_cast<int64_t>(kNodeDevices);
   const int64_t first = g.global_ranks.front() / node;
-  const auto off = std::count_if(g.global_ranks.begin(), g.global_ranks.end(),
-                                 [&](int64_t r) { return r / node != first; });
+  const auto off =
+      std::count_if(g.global_ranks.begin(), g.global_ranks.end(), [&](int64_t r) { return r / node != first; });
   return static_cast<double>(off) / static_cast<double>(g.global_ranks.size());
 }
 
@@ -79,13 +79,13 @@ double OffNodeTraffic(const CommGroupSummary& g) {
   return g.bytes > 0 ? static_cast<double>(BytesOver(g, "RDMA")) / static_cast<double>(g.bytes) : 0;
 }
 
-void AddOffNodeFinding(const CommGroupSummary& g, Finding f, double off_node,
-                       std::vector<Finding>* out) {
+void AddOffNodeFinding(const CommGroupSummary& g, Finding f, double off_node, std::vector<Finding>* out) {
   const bool gpu = g.source == "timeline";
   const std::string name = DomainName(g);
-  f.title = gpu ? fmt::format("the {} domain of {} ranks leaves the node: {:.0f} % of its members are in another "
-                              "node of {} devices",
-                              name, g.global_ranks.size(), 100 * off_node, kNodeDevices)
+  f.title = gpu ? fmt::format(
+                      "the {} domain of {} ranks leaves the node: {:.0f} % of its members are in another "
+                      "node of {} devices",
+                      name, g.global_ranks.size(), 100 * off_node, kNodeDevices)
                 : fmt::format("the {} domain of {} ranks leaves the node: {:.0f} % of its bytes go over RDMA", name,
                               g.global_ranks.size(), 100 * off_node);
   f.AddNumber(gpu ? "off_node_members_pct" : "rdma_bytes_pct", 100 * off_node, "%");
