@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Write a deterministic 8-rank Kineto (PyTorch profiler, CUDA + NCCL) run laid out TP2 x DP2 x PP2 as
-Megatron places it (tensor parallel innermost, then data, then pipeline: rank = 4 pp + 2 dp + tp), one
-trace file per rank, whose every process group's role, time and bandwidth are known by construction.
+"""Write a deterministic Kineto (PyTorch profiler, CUDA + NCCL) run laid out TP x DP x PP (2 x 2 x 2 = 8
+ranks by default) as Megatron places it (tensor parallel innermost, then data, then pipeline: rank =
+4 pp + 2 dp + tp), or with --order pp-dp-tp tensor parallel outermost (its groups then span nodes of 8),
+one trace file per rank, whose every process group's role, time and bandwidth are known by construction.
 
-Process groups, named as torch names them (one counter over the job, the same order on every rank):
+Process groups, named as torch names them (one counter over the job, the same order on every rank); by
+default:
     tp  [0,1] [2,3] [4,5] [6,7]   names 1-4    all-reduce after each layer
     dp  [0,2] [1,3] [4,6] [5,7]   names 5-8    one gradient all-reduce a step
-    pp  [0,4] [1,5] [2,6] [3,7]   names 9-12   one send (stage 0) / receive (stage 1) a step
+    pp  [0,4] [1,5] [2,6] [3,7]   names 9-12   one send (even stages) / receive (odd stages) a step
 Their descriptions (--names): megatron (TENSOR_MODEL_PARALLEL_GROUP, DATA_PARALLEL_GROUP,
 PIPELINE_MODEL_PARALLEL_GROUP), torchtitan (DeviceMesh's mesh_tp, mesh_dp_shard, mesh_pp) or none
 ("undefined", as torch writes a group created without one: the roles must then be inferred).
@@ -24,6 +26,7 @@ count, time (µs), bytes, algbw and busbw (GB/s) and exposed share, as `comm --j
 group's ranks.
 
     python3 bench/gen_domains.py --out DIR [--steps 3] [--layers 4] [--names megatron|torchtitan|none]
+                                 [--tp 2] [--dp 2] [--pp 2] [--order tp-dp-pp|pp-dp-tp]
 """
 import argparse
 import json
@@ -59,19 +62,40 @@ def flow(phase, ident, pid, tid, ts):
     return e
 
 
-def groups():
-    """(role, name, members) of every group of the job, in torch's creation order."""
-    out = []
-    for pp in range(2):
-        for dp in range(2):
-            out.append(("tp", [pp * 4 + dp * 2, pp * 4 + dp * 2 + 1]))
-    for pp in range(2):
-        for tp in range(2):
-            out.append(("dp", [pp * 4 + tp, pp * 4 + 2 + tp]))
-    for dp in range(2):
-        for tp in range(2):
-            out.append(("pp", [dp * 2 + tp, 4 + dp * 2 + tp]))
-    return [(role, str(i + 1), members) for i, (role, members) in enumerate(out)]
+class Layout:
+    """Ranks on a tp x dp x pp grid, the first dimension of `order` innermost (stride 1)."""
+
+    def __init__(self, args):
+        self.size = {"tp": args.tp, "dp": args.dp, "pp": args.pp}
+        self.order = args.order.split("-")
+        self.world = args.tp * args.dp * args.pp
+
+    def rank(self, coord):
+        rank, stride = 0, 1
+        for dim in self.order:
+            rank += coord[dim] * stride
+            stride *= self.size[dim]
+        return rank
+
+    def coord(self, rank):
+        out = {}
+        for dim in self.order:
+            out[dim] = rank % self.size[dim]
+            rank //= self.size[dim]
+        return out
+
+    def groups(self):
+        """(role, name, members) of every group of the job, in torch's creation order (tp, dp, pp)."""
+        out = []
+        for role in ("tp", "dp", "pp"):
+            seen = set()
+            for r in range(self.world):
+                c = self.coord(r)
+                members = sorted(self.rank({**c, role: i}) for i in range(self.size[role]))
+                if tuple(members) not in seen:
+                    seen.add(tuple(members))
+                    out.append((role, members))
+        return [(role, str(i + 1), members) for i, (role, members) in enumerate(out)]
 
 
 def step_us(layers):
@@ -79,10 +103,10 @@ def step_us(layers):
 
 
 class RankWriter:
-    def __init__(self, rank, descs):
-        self.rank, self.descs = rank, descs
+    def __init__(self, rank, descs, layout):
+        self.rank, self.descs, self.layout = rank, descs, layout
         self.events, self.corr = [], rank * 10_000_000
-        self.mine = {role: (name, members) for role, name, members in groups() if rank in members}
+        self.mine = {role: (name, members) for role, name, members in layout.groups() if rank in members}
 
     def launch(self, name, stream, ts, dur, **args):
         self.corr += 1
@@ -110,16 +134,17 @@ class RankWriter:
             self.collective("tp", ALLREDUCE, TP_STREAM, t + COMPUTE_US, TP_US, "allreduce", TP_BYTES)
             t += COMPUTE_US + TP_US
         pp_start = t - COMPUTE_US - TP_US + DP_US
-        stage = self.rank // 4
-        self.collective("pp", SENDRECV, PP_STREAM, pp_start, PP_US, "send" if stage == 0 else "recv", PP_BYTES)
+        stage = self.layout.coord(self.rank)["pp"]
+        self.collective("pp", SENDRECV, PP_STREAM, pp_start, PP_US, "send" if stage % 2 == 0 else "recv", PP_BYTES)
         end = pp_start + PP_US
         self.events.append(x("user_annotation", f"ProfilerStep#{number}", PID, PID, start - 10.0, end - start + 15.0))
 
     def document(self):
         return {"schemaVersion": 1,
-                "distributedInfo": {"backend": "nccl", "rank": self.rank, "world_size": 8,
+                "distributedInfo": {"backend": "nccl", "rank": self.rank, "world_size": self.layout.world,
                                     "pg_config": [{"pg_name": name, "pg_desc": self.descs[role], "ranks": members,
-                                                   "pg_size": len(members)} for role, name, members in groups()]},
+                                                   "pg_size": len(members)}
+                                                  for role, name, members in self.layout.groups()]},
                 "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
                                       "computeMajor": 9, "computeMinor": 0, "maxThreadsPerBlock": 1024,
                                       "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
@@ -130,17 +155,18 @@ class RankWriter:
                 "displayTimeUnit": "ms", "baseTimeNanoseconds": BASE_NS}
 
 
-def truth(args):
+def truth(args, layout):
     per_op = {"tp": (TP_US, TP_BYTES, 1.0, args.layers), "dp": (DP_US, DP_BYTES, (DP_US - COMPUTE_US) / DP_US, 1),
               "pp": (PP_US, PP_BYTES, 1.0, 1)}
     out = {"names": args.names, "steps": args.steps, "step_us": step_us(args.layers), "groups": {}}
-    for role, name, members in groups():
+    for role, name, members in layout.groups():
         dur, nbytes, exposed, per_step = per_op[role]
         count = len(members) * per_step * args.steps
         algbw = nbytes / (dur * 1000.0)  # B/ns = GB/s
+        n = len(members)
+        factor = 1.0 if role == "pp" else 2.0 * (n - 1) / n  # nccl-tests: all-reduce 2(n-1)/n, p2p 1
         out["groups"][name] = {"role": role, "members": members, "count": count, "time_us": count * dur,
-                               "bytes": count * nbytes, "algbw_gbps": algbw,
-                               "busbw_gbps": algbw,  # two members: all-reduce's 2(n-1)/n and p2p's 1 are both 1
+                               "bytes": count * nbytes, "algbw_gbps": algbw, "busbw_gbps": algbw * factor,
                                "exposed_share": exposed}
     return out
 
@@ -151,15 +177,21 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--names", choices=sorted(DESCS), default="megatron")
+    parser.add_argument("--tp", type=int, default=2)
+    parser.add_argument("--dp", type=int, default=2)
+    parser.add_argument("--pp", type=int, default=2)
+    parser.add_argument("--order", choices=["tp-dp-pp", "pp-dp-tp"], default="tp-dp-pp",
+                        help="dimensions innermost first: Megatron's tp-dp-pp, or tp outermost (across nodes)")
     args = parser.parse_args()
+    layout = Layout(args)
     os.makedirs(args.out, exist_ok=True)
-    for rank in range(8):
-        writer = RankWriter(rank, DESCS[args.names])
+    for rank in range(layout.world):
+        writer = RankWriter(rank, DESCS[args.names], layout)
         for number in range(args.steps):
             writer.step(number + 1, T0_US + number * step_us(args.layers), args.layers)
         with open(os.path.join(args.out, f"rank{rank}.pt.trace.json"), "w") as f:
             json.dump(writer.document(), f)
-    print(json.dumps(truth(args), indent=1))
+    print(json.dumps(truth(args, layout), indent=1))
 
 
 if __name__ == "__main__":

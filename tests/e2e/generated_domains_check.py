@@ -5,7 +5,9 @@ answers known by construction), its process groups named as Megatron and torchti
 from the members' layout and the primitive), its members, count, time, bytes, algbw, busbw and exposed
 share within 1 % of the generated ones, and each role's domain their sums; `analyze` must advise the
 distributed optimizer on the data-parallel domain, whose all-reduce is half exposed. The same holds with the
-kernels' group descriptions and members taken out, read from distributedInfo.pg_config instead.
+kernels' group descriptions and members taken out, read from distributedInfo.pg_config instead. Laid out
+16 ranks with tensor parallel outermost (each tp pair a rank and the rank 8 above: two nodes), the advice
+is to size the tp domain to a node.
 
 Usage: generated_domains_check.py TUNEPROF GEN_DOMAINS_PY
 """
@@ -47,7 +49,8 @@ def check_domains(names, doc, truth):
     for role, d in domains.items():
         groups = [g for g in truth["groups"].values() if g["role"] == role]
         time_us = sum(g["time_us"] for g in groups)
-        check(d["groups"] == len(groups) and d["ranks"] == list(range(8)),
+        world = len({m for g in truth["groups"].values() for m in g["members"]})
+        check(d["groups"] == len(groups) and d["ranks"] == list(range(world)),
               f"{names}: domain {role}: {d['groups']} groups over ranks {d['ranks']}")
         check(close(d["time_us"], time_us) and d["bytes"] == sum(g["bytes"] for g in groups),
               f"{names}: domain {role} time {d['time_us']} us, bytes {d['bytes']}, generated {time_us}")
@@ -58,6 +61,13 @@ def check_domains(names, doc, truth):
 
 def check_advice(names, advice):
     domain = [f for f in advice["findings"] if f["id"] == "communication.domain"]
+    if "across nodes" in names:
+        # Tensor parallel outermost: each tp pair is rank r and r + 8, one in each node of 8.
+        check(len(domain) == 1 and domain[0]["evidence"]["role"] == "tp"
+              and domain[0]["evidence"].get("off_node_members_pct") == 50
+              and "--tensor-model-parallel-size" in " ".join(domain[0]["apis"]),
+              f"{names}: domain advice {[(f['title'], f['evidence']) for f in domain]}")
+        return
     check(len(domain) == 1 and domain[0]["evidence"]["role"] == "dp"
           and "--use-distributed-optimizer" in " ".join(domain[0]["apis"]),
           f"{names}: domain advice {[(f['title'], f['evidence']) for f in domain]}")
@@ -76,10 +86,12 @@ def strip_group_args(directory):
 
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
-    for names in ("megatron", "torchtitan", "none", "megatron, pg_config only"):
+    cases = {"megatron": [], "torchtitan": [], "none": [], "megatron, pg_config only": [],
+             "megatron, tp across nodes": ["--pp", "4", "--order", "pp-dp-tp"]}
+    for names, extra in cases.items():
         with tempfile.TemporaryDirectory() as tmp:
-            truth = json.loads(subprocess.run([sys.executable, generator, "--out", tmp, "--names", names.split(",")[0]],
-                                              capture_output=True, text=True, check=True).stdout)
+            truth = json.loads(subprocess.run([sys.executable, generator, "--out", tmp, "--names", names.split(",")[0]]
+                                              + extra, capture_output=True, text=True, check=True).stdout)
             if "pg_config only" in names:
                 strip_group_args(tmp)
             done = subprocess.run([binary, "comm", "--json", tmp], capture_output=True, text=True, timeout=120)
