@@ -57,6 +57,15 @@ def check_domains(names, doc, truth):
         check(close(d["algbw_gbps"], groups[0]["algbw_gbps"]) and close(d["exposed_share"], groups[0]["exposed_share"]),
               f"{names}: domain {role} algbw {d['algbw_gbps']}, exposed {d['exposed_share']}")
         check(d["inferred"] == names.startswith("none"), f"{names}: domain {role} inferred {d['inferred']}")
+        # Every group of two members is one link; all of a domain's run at the same bandwidth here.
+        pairs = [g for g in groups if len(g["members"]) == 2]
+        link = d["slowest_link"]
+        if pairs:
+            check(link is not None and link["transport"] == "NCCL" and close(link["bandwidth_gbps"], pairs[0]["busbw_gbps"])
+                  and [link["src_rank"], link["dst_rank"]] in [g["members"] for g in pairs],
+                  f"{names}: domain {role} slowest link {link}")
+        else:
+            check(link is None, f"{names}: domain {role} of larger groups names a link {link}")
 
 
 def check_advice(names, advice):

@@ -185,6 +185,21 @@ struct Mean {
   std::optional<double> Get() const { return weight > 0 ? std::optional<double>(sum / weight) : std::nullopt; }
 };
 
+// A timeline group of two members runs its collectives over the one link between them: that link, at the
+// group's bus bandwidth. Larger groups share links a timeline does not tell apart.
+std::optional<AscendMatrixLink> PairLink(const CommGroupSummary& g) {
+  if (g.source != "timeline" || g.global_ranks.size() != 2 || !g.busbw_gbps) return std::nullopt;
+  AscendMatrixLink link;
+  link.group = g.group;
+  link.src_rank = g.global_ranks[0];
+  link.dst_rank = g.global_ranks[1];
+  link.src_local = 0;
+  link.dst_local = 1;
+  link.transport = "NCCL";
+  link.bandwidth_gbps = g.busbw_gbps;
+  return link;
+}
+
 int RoleOrder(std::string_view role) {
   constexpr std::array<std::string_view, 5> kOrder = {"tp", "cp", "ep", "dp", "pp"};
   return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), role) - kOrder.begin());
@@ -218,9 +233,8 @@ std::vector<ParallelDomain> SummarizeDomains(const std::vector<CommGroupSummary>
           d.slowest_rank = g.slowest_rank;
           busiest_with_slowest = g.duration_ns;
         }
-        if (g.slowest_link && (!d.slowest_link || g.slowest_link->bandwidth_gbps < d.slowest_link->bandwidth_gbps)) {
-          d.slowest_link = g.slowest_link;
-        }
+        const std::optional<AscendMatrixLink> link = g.slowest_link ? g.slowest_link : PairLink(g);
+        if (link && (!d.slowest_link || link->bandwidth_gbps < d.slowest_link->bandwidth_gbps)) d.slowest_link = link;
       }
       if (d.groups == 0) continue;
       std::sort(d.ranks.begin(), d.ranks.end());

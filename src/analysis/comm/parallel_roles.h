@@ -61,7 +61,8 @@ struct ParallelDomain {
   std::optional<double> utilization;
   int64_t exposed_ns = 0;
   std::optional<double> exposed_share;  // Σ exposed / Σ duration whose exposure is known
-  // The slowest rank of its busiest group that names one, and the lowest-bandwidth slowest link of its groups.
+  // The slowest rank of its busiest group that names one, and the lowest-bandwidth slowest link of its
+  // groups (timeline groups of two members: the link between them, transport "NCCL", at their busbw).
   std::optional<int64_t> slowest_rank;
   std::optional<AscendMatrixLink> slowest_link;
 };

@@ -80,5 +80,35 @@ TEST(ParallelRolesTest, AKernelNamedSendRecvWithoutArgumentsIsNoPipeline) {
   EXPECT_EQ(groups[0].role, "");
 }
 
+TEST(ParallelRolesTest, DomainsSumTheirGroupsAndNameTheSlowestPair) {
+  std::vector<CommGroupSummary> groups = {Group("mesh_pp", {0, 4}, CollectiveType::kSendRecv),
+                                          Group("mesh_pp", {1, 5}, CollectiveType::kSendRecv),
+                                          Group("mesh_tp", {0, 1, 2, 3}, CollectiveType::kAllReduce)};
+  groups[0].duration_ns = 100;
+  groups[0].busbw_gbps = 40;
+  groups[0].exposed_ns = 100;
+  groups[0].exposure_known_ns = 100;
+  groups[1].duration_ns = 300;
+  groups[1].busbw_gbps = 20;
+  groups[1].exposure_known_ns = 300;
+  groups[2].duration_ns = 50;
+  groups[2].busbw_gbps = 10;
+  AssignRoles(&groups);
+  const std::vector<ParallelDomain> domains = SummarizeDomains(groups);
+  ASSERT_EQ(domains.size(), 2u);
+  EXPECT_EQ(domains[0].role, "tp");  // tp before pp
+  EXPECT_FALSE(domains[0].slowest_link.has_value());  // four members share links a timeline cannot split
+  const ParallelDomain& pp = domains[1];
+  EXPECT_EQ(pp.groups, 2u);
+  EXPECT_EQ(pp.ranks, (std::vector<int64_t>{0, 1, 4, 5}));
+  EXPECT_EQ(pp.duration_ns, 400);
+  EXPECT_DOUBLE_EQ(*pp.busbw_gbps, (40.0 * 100 + 20.0 * 300) / 400);
+  EXPECT_DOUBLE_EQ(*pp.exposed_share, 100.0 / 400);
+  ASSERT_TRUE(pp.slowest_link.has_value());
+  EXPECT_EQ(pp.slowest_link->src_rank, 1);
+  EXPECT_EQ(pp.slowest_link->dst_rank, 5);
+  EXPECT_DOUBLE_EQ(*pp.slowest_link->bandwidth_gbps, 20);
+}
+
 }  // namespace
 }  // namespace tuneprof
