@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/comm_links.h"
 #include "analysis/core/hardware_profile.h"
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
@@ -36,6 +37,7 @@ Result<CommRun> AnalyzeRunCommunication(const std::vector<std::string>& paths, c
       run.sources.push_back(CommRankSource{f, k, mapped[f].starts[k]});
     }
   }
+  ResolveLinkRanks(&run.analysis.ranks);
   run.analysis.cross_rank = AnalyzeAcrossRanks(run.analysis.ranks);
   JudgeCommunication(&run.analysis);
   WarnAboutMissingGroupMembers(run.analysis, &run.warnings);

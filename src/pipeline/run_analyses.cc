@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "analysis/advisor/advisor_config.h"
+#include "analysis/comm/comm_links.h"
 #include "analysis/core/host_op_tree.h"
 #include "importers/common/rank.h"
 #include "importers/import.h"
@@ -210,6 +211,7 @@ void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& conf
     rank.report.reset();
   }
   if (detail != RunDetail::kAdvice) run->kernel_totals = std::move(kernels).Finish();
+  ResolveLinkRanks(&run->comm.ranks);
   run->comm.cross_rank = AnalyzeAcrossRanks(run->comm.ranks);
   JudgeCommunication(&run->comm);
   WarnAboutMissingGroupMembers(run->comm, &run->warnings);

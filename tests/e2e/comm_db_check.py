@@ -110,7 +110,8 @@ def check_db_form(path, rank, ops, links):
     ratio = wait / (wait + transit) if wait + transit > 0 else None
     check(close(rank["ascend"]["wait_ratio"], ratio), f"{path}: wait ratio {rank['ascend']['wait_ratio']} != {ratio}")
     totals_cells = [l for l in links if l["key"].endswith("-total")]
-    matrix = {(m["op"], m["src_rank"], m["dst_rank"]): m for m in rank["ascend"]["matrix"]}
+    # As the db writes them: each end's index in its group (one rank alone cannot map its peers to ranks).
+    matrix = {(m["op"], m["src_local"], m["dst_local"]): m for m in rank["ascend"]["matrix"]}
     check(len(matrix) == len(totals_cells), f"{path}: {len(matrix)} matrix cells != db's {len(totals_cells)} -total cells")
     for l in totals_cells:
         m = matrix.get((l["key"], int(l["src"]), int(l["dst"])))
@@ -189,7 +190,9 @@ def compare_forms(what, db_rank, text_rank):
                          ("rank_matrix", ("size_mb", "time_ms", "bandwidth_gbps"))):
         a, b = db_rank["ascend"][part], text_rank["ascend"][part]
         check(len(a) == len(b), f"{what}: {part} db {len(a)} != text {len(b)}")
-        ident = lambda x: (x.get("op"), x.get("transport"), x.get("src_rank"), x.get("dst_rank"))
+        # A single rank's peers are known by their index in the group only (dst_rank null).
+        ident = lambda x: (x.get("op"), x.get("transport"), x.get("src_rank"), x.get("dst_rank"), x.get("group"),
+                           x.get("src_local"), x.get("dst_local"))
         b_by = {ident(x): x for x in b}
         for x in a:
             y = b_by.get(ident(x))

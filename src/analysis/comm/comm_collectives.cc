@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/comm/comm_groups.h"
+#include "analysis/comm/comm_links.h"
 #include "analysis/comm/expert_parallel.h"
 #include "analysis/core/comm_kernel_rules.h"
 #include "analysis/core/cpu_work.h"
@@ -219,7 +221,38 @@ int64_t BytesFromShapes(const Trace& trace, uint32_t event) {
   return largest;
 }
 
+// Kineto's distributedInfo.pg_config, as the importer keeps it: Process Group Name -> (description, ranks).
+std::map<std::string, std::pair<std::string, std::string>, std::less<>> ProcessGroupConfig(const Trace& trace) {
+  constexpr std::string_view kPrefix = "distributedInfo.pg_config.";
+  std::map<std::string, std::pair<std::string, std::string>, std::less<>> config;
+  for (const MetadataEntry& e : trace.metadata().entries) {
+    std::string_view key = e.key;
+    if (!key.starts_with(kPrefix)) continue;
+    key.remove_prefix(kPrefix.size());
+    const size_t dot = key.rfind('.');  // a name may hold dots, the field never
+    if (dot == std::string_view::npos) continue;
+    auto& [desc, ranks] = config[std::string(key.substr(0, dot))];
+    (key.substr(dot + 1) == "pg_desc" ? desc : ranks) = e.value;
+  }
+  return config;
+}
+
+// A collective whose arguments name its group but not its description or members takes them from the
+// rank's pg_config (older Kineto wrote the name only).
+void FillFromProcessGroupConfig(const std::map<std::string, std::pair<std::string, std::string>, std::less<>>& config,
+                                Collective* c) {
+  if (c->group.empty() || (!c->group_desc.empty() && !c->group_ranks.empty())) return;
+  const auto it = config.find(c->group);
+  if (it == config.end()) return;
+  if (c->group_desc.empty()) c->group_desc = it->second.first;
+  if (c->group_ranks.empty() && !it->second.second.empty()) {
+    c->group_ranks = InternText(it->second.second);
+    if (c->group_size == kNoId) c->group_size = CountRanks(c->group_ranks);
+  }
+}
+
 std::vector<Collective> ListCollectives(const Trace& trace) {
+  const auto pg_config = ProcessGroupConfig(trace);
   std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
   for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
   // Each group's member list pooled once per trace, not once per collective (a lock and a hash each).
@@ -280,6 +313,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
       c.group_desc = std::string(trace.str(info.group_desc));
       c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
       c.bytes = info.bytes;
+      FillFromProcessGroupConfig(pg_config, &c);
     }
     if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, w.event);
     out.push_back(std::move(c));
@@ -521,62 +555,69 @@ void KeepAscendOpsTheReduceReads(RankCommunication* rank) {
 
 namespace {
 
-// msprof's slowest-link rule: a link slower than 20 % of the mean of its transport.
-constexpr double kSlowLinkShareOfMean = 0.2;
-
-// Σ size / Σ time per (src, dst, transport) over the op types' "-total" cells: the rank-to-rank matrix.
-void AggregateRankMatrix(RankCommunication* rank) {
-  std::map<std::tuple<int64_t, int64_t, std::string>, AscendMatrixLink> cells;
-  for (const AscendMatrixLink& link : rank->ascend_links) {
-    AscendMatrixLink& cell = cells[{link.src_rank, link.dst_rank, link.transport}];
-    cell.op_key = "all";
-    cell.src_rank = link.src_rank;
-    cell.dst_rank = link.dst_rank;
-    cell.transport = link.transport;
-    cell.size_mb += link.size_mb;
-    cell.time_ms += link.time_ms;
-  }
-  for (auto& [key, cell] : cells) {
-    if (cell.time_ms > 0) cell.bandwidth_gbps = cell.size_mb / cell.time_ms;
-    rank->ascend_rank_matrix.push_back(cell);
-  }
-}
-
 // Newer torch_npu writes "<type>-total" keys per op type; older versions one "Total Op Info" per section.
 bool IsMatrixTotal(std::string_view op_key) { return op_key.ends_with("-total") || op_key == "Total Op Info"; }
 
-void ReadAscendMatrix(const Trace& trace, RankCommunication* rank) {
-  std::map<std::string, std::pair<double, int>> mean_by_transport;
-  for (const HcclLink& link : trace.communication().links) {
+AscendMatrixLink LinkOf(const Trace& trace, const HcclLink& link) {
+  AscendMatrixLink out;
+  out.step = std::string(trace.str(link.step));
+  out.op_key = std::string(trace.str(link.op_key));
+  out.group = std::string(trace.str(link.group));
+  out.src_rank = out.src_local = link.src_rank;
+  out.dst_rank = out.dst_local = link.dst_rank;
+  out.transport = std::string(trace.str(link.transport));
+  out.size_mb = Or0(link.transit_size_mb);
+  out.time_ms = Or0(link.transit_time_ms);
+  out.bandwidth_gbps = Finite(link.bandwidth_gbps);
+  return out;
+}
+
+// Older torch_npu's "Total Op Info" sums a step's section over all the rank's groups, whose ids are each
+// numbered within their own group (member 1 of a pair is not rank 1): where the section lists its ops with
+// their groups, its totals are rebuilt per group from them, so that every id keeps the group it counts in.
+std::vector<AscendMatrixLink> TotalCells(const Trace& trace) {
+  const std::vector<HcclLink>& links = trace.communication().links;
+  std::set<std::pair<uint32_t, bool>> mixed;  // (step, p2p) whose total has no group
+  for (const HcclLink& link : links) {
+    if (trace.str(link.op_key) == "Total Op Info" && trace.str(link.group).empty())
+      mixed.insert({link.step.value, link.p2p});
+  }
+  std::set<std::pair<uint32_t, bool>> rebuilt;
+  std::map<std::tuple<std::string, bool, std::string, int64_t, int64_t, std::string>, AscendMatrixLink> sums;
+  for (const HcclLink& link : links) {
     const std::string_view key = trace.str(link.op_key);
-    if (!IsMatrixTotal(key)) continue;  // per-op and top1/middle/bottom* cells repeat the totals
-    AscendMatrixLink out;
-    out.step = std::string(trace.str(link.step));
-    out.op_key = std::string(key);
-    out.group = std::string(trace.str(link.group));
-    out.src_rank = link.src_rank;
-    out.dst_rank = link.dst_rank;
-    out.transport = std::string(trace.str(link.transport));
-    out.size_mb = Or0(link.transit_size_mb);
-    out.time_ms = Or0(link.transit_time_ms);
-    out.bandwidth_gbps = Finite(link.bandwidth_gbps);
-    if (!out.bandwidth_gbps && out.time_ms > 0) out.bandwidth_gbps = out.size_mb / out.time_ms;
-    if (out.bandwidth_gbps && out.src_rank != out.dst_rank && out.size_mb > 0) {
-      auto& [sum, n] = mean_by_transport[out.transport];
-      sum += *out.bandwidth_gbps;
-      ++n;
+    if (IsMatrixTotal(key) || trace.str(link.group).empty() || !mixed.contains({link.step.value, link.p2p})) continue;
+    rebuilt.insert({link.step.value, link.p2p});
+    const AscendMatrixLink cell = LinkOf(trace, link);
+    AscendMatrixLink& sum = sums[{cell.step, link.p2p, cell.group, cell.src_local, cell.dst_local, cell.transport}];
+    if (sum.op_key.empty()) {
+      sum = cell;
+      sum.op_key = "Total Op Info";
+      sum.size_mb = sum.time_ms = 0;
     }
-    rank->ascend_links.push_back(std::move(out));
+    sum.size_mb += cell.size_mb;
+    sum.time_ms += cell.time_ms;
   }
-  AggregateRankMatrix(rank);
+  std::vector<AscendMatrixLink> out;
+  for (const HcclLink& link : links) {
+    // Per-op and top1/middle/bottom* cells repeat the totals.
+    if (!IsMatrixTotal(trace.str(link.op_key)) || rebuilt.contains({link.step.value, link.p2p})) continue;
+    out.push_back(LinkOf(trace, link));
+  }
+  for (auto& [key, sum] : sums) {
+    sum.bandwidth_gbps = sum.time_ms > 0 ? std::optional<double>(sum.size_mb / sum.time_ms) : std::nullopt;
+    out.push_back(std::move(sum));
+  }
+  return out;
+}
+
+void ReadAscendMatrix(const Trace& trace, RankCommunication* rank) {
+  rank->ascend_links = TotalCells(trace);
   for (AscendMatrixLink& link : rank->ascend_links) {
-    auto it = mean_by_transport.find(link.transport);
-    // A link that carried no bytes only synchronized: its bandwidth says nothing about the link.
-    if (it == mean_by_transport.end() || !link.bandwidth_gbps || link.src_rank == link.dst_rank || link.size_mb <= 0)
-      continue;
-    const double mean = it->second.first / it->second.second;
-    link.slow = *link.bandwidth_gbps < kSlowLinkShareOfMean * mean;
+    if (!link.bandwidth_gbps && link.time_ms > 0) link.bandwidth_gbps = link.size_mb / link.time_ms;
   }
+  rank->ascend_rank_matrix = AggregateLinks(rank->ascend_links);
+  MarkSlowLinks(&rank->ascend_links);
 }
 
 }  // namespace

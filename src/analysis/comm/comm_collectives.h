@@ -147,14 +147,19 @@ struct AscendMatrixLink {
   std::string step;
   std::string op_key;  // "allreduce-total", "Total Op Info"; "all" in the rank-to-rank matrix
   std::string group;   // the HCCL group id after '@' ("" when the key has none)
+  // Global rank ids once comm_links.h's ResolveLinkRanks has mapped the run's groups (kNoId where a
+  // group's numbering is unknown); before that, the ids as the file writes them.
   int64_t src_rank = kNoId;
   int64_t dst_rank = kNoId;
+  // The ids as the file writes them: HCCL numbers a link's ends by their rank within the group.
+  int64_t src_local = kNoId;
+  int64_t dst_local = kNoId;
   std::string transport;
   double size_mb = 0;
   double time_ms = 0;
   std::optional<double> bandwidth_gbps;
   bool slow = false;  // < 20 % of the mean bandwidth of its transport among the rank's total cells that
-                      // carried bytes (a sync-only link is never slow)
+                      // carried at least kTinyLinkMb (comm_links.h): a sync-only or tiny link is never slow
 };
 
 // profiler_metadata.json parallel_group_info: {"<group id>": {group_name, group_rank, global_ranks}}.

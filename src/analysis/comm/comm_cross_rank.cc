@@ -4,11 +4,13 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include <cstdarg>
 #include <cstdio>
 
+#include "analysis/comm/comm_links.h"
 #include "analysis/core/intervals.h"
 
 namespace tuneprof {
@@ -291,6 +293,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   JudgeAscend(ranks, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
+  out.domains = SummarizeDomains(out.groups);
   out.pipeline = AnalyzePipelineStages(ranks);
   return out;
 }
@@ -369,15 +372,30 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* ver
                   Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio),
                   {Figure(*r.ascend_wait_ratio, 3, "")});
   }
+  // One line per link: a link slow in several op types' cells is named once, at its lowest bandwidth
+  // (an end known only by its index in the group stays apart per group).
+  const auto link_key = [](const AscendMatrixLink& link) {
+    const bool known = link.src_rank != kNoId && link.dst_rank != kNoId;
+    return std::make_tuple(LinkEndName(link.src_rank, link.src_local), LinkEndName(link.dst_rank, link.dst_local),
+                           link.transport, known ? std::string() : link.group);
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, const AscendMatrixLink*> slowest;
   for (const AscendMatrixLink& link : r.ascend_links) {
-    if (link.slow) {
+    if (!link.slow) continue;
+    auto [it, added] = slowest.try_emplace(link_key(link), &link);
+    if (!added && link.bandwidth_gbps < it->second->bandwidth_gbps) it->second = &link;
+  }
+  for (const AscendMatrixLink& link : r.ascend_links) {
+    const auto it = slowest.find(link_key(link));
+    if (it != slowest.end() && it->second == &link) {
       verdict->Fire(
           r.rank,
-          Printf("rank %lld: link %lld->%lld (%s) %.2f GB/s is below 20 %% of its transport's mean", rank,
-                 static_cast<long long>(link.src_rank), static_cast<long long>(link.dst_rank), link.transport.c_str(),
-                 link.bandwidth_gbps.value_or(0)),
-          Printf("link %lld->%lld (%s) below 20 %% of its transport's mean", static_cast<long long>(link.src_rank),
-                 static_cast<long long>(link.dst_rank), link.transport.c_str()),
+          Printf("rank %lld: link %s->%s (%s) %.2f GB/s is below 20 %% of its transport's mean", rank,
+                 LinkEndName(link.src_rank, link.src_local).c_str(), LinkEndName(link.dst_rank, link.dst_local).c_str(),
+                 link.transport.c_str(), link.bandwidth_gbps.value_or(0)),
+          Printf("link %s->%s (%s) below 20 %% of its transport's mean",
+                 LinkEndName(link.src_rank, link.src_local).c_str(), LinkEndName(link.dst_rank, link.dst_local).c_str(),
+                 link.transport.c_str()),
           {Figure(link.bandwidth_gbps.value_or(0), 2, "GB/s")});
     }
   }
@@ -455,6 +473,7 @@ CommAnalysis AnalyzeCommunication(const std::vector<Trace>& traces, const std::v
   for (size_t i = 0; i < traces.size() && i < breakdowns.size() && i < hardware.size(); ++i) {
     analysis.ranks.push_back(AnalyzeRankCommunication(traces[i], breakdowns[i], hardware[i]));
   }
+  ResolveLinkRanks(&analysis.ranks);
   analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
   JudgeCommunication(&analysis);
   return analysis;

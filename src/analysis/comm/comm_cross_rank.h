@@ -22,6 +22,7 @@
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/comm/comm_groups.h"
 #include "analysis/comm/comm_outliers.h"
+#include "analysis/comm/parallel_roles.h"
 #include "analysis/comm/pipeline_stages.h"
 
 namespace tuneprof {
@@ -95,6 +96,7 @@ struct CrossRankCommunication {
   std::vector<RankOutlierTest> outliers;
   uint64_t vote_collectives = 0;             // matched collectives the per-collective test ran on
   std::vector<CommGroupSummary> groups;      // per process group (comm_groups.h)
+  std::vector<ParallelDomain> domains;       // per parallel dimension (parallel_roles.h)
   std::optional<PipelineAnalysis> pipeline;  // per pipeline stage (pipeline_stages.h), where pp groups are named
 };
 

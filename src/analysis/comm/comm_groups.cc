@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/comm/comm_links.h"
+#include "analysis/comm/parallel_roles.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/intervals.h"
@@ -68,6 +70,9 @@ struct Weighted {
   double busbw_x_ns = 0;
   int64_t busbw_ns = 0;
   int64_t bytes_ns = 0;
+  double utilization_x_ns = 0;  // Σ utilization·duration over the collectives with one (intra-node, known link)
+  int64_t utilization_ns = 0;
+  std::map<CollectiveType, int64_t> type_ns;  // Σ duration per primitive
 };
 
 void AddTimelineCollective(int64_t rank, const Collective& c, CommGroupSummary* g, Weighted* w) {
@@ -85,6 +90,11 @@ void AddTimelineCollective(int64_t rank, const Collective& c, CommGroupSummary* 
     w->busbw_x_ns += *c.busbw_gbps * static_cast<double>(c.duration_ns);
     w->busbw_ns += c.duration_ns;
   }
+  if (c.utilization) {
+    w->utilization_x_ns += *c.utilization * static_cast<double>(c.duration_ns);
+    w->utilization_ns += c.duration_ns;
+  }
+  w->type_ns[c.type] += c.duration_ns;
   if (c.exposed_ns != kNoId) {
     g->exposed_ns += c.exposed_ns;
     g->exposure_known_ns += c.duration_ns;
@@ -213,7 +223,7 @@ void NameBusiestType(const std::vector<RankCommunication>& ranks, CommGroupSumma
 void NameSlowestLink(const std::vector<RankCommunication>& ranks, CommGroupSummary* g) {
   for (const RankCommunication& r : ranks) {
     for (const AscendMatrixLink& link : r.ascend_links) {
-      if (link.group != g->group || link.src_rank == link.dst_rank || link.size_mb <= 0 || !link.bandwidth_gbps ||
+      if (link.group != g->group || IsSelfLink(link) || link.size_mb < kTinyLinkMb || !link.bandwidth_gbps ||
           !IsLinkTransport(link.transport)) {
         continue;
       }
@@ -334,6 +344,12 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
       const Weighted& w = weighted[g.group];
       if (w.bytes_ns > 0) g.algbw_gbps = static_cast<double>(g.bytes) / static_cast<double>(w.bytes_ns);  // B/ns = GB/s
       if (w.busbw_ns > 0) g.busbw_gbps = w.busbw_x_ns / static_cast<double>(w.busbw_ns);
+      if (w.utilization_ns > 0) g.utilization = w.utilization_x_ns / static_cast<double>(w.utilization_ns);
+      for (const auto& [type, ns] : w.type_ns) {
+        if (type == CollectiveType::kOther || static_cast<double>(ns) / 1e6 <= g.busiest_type_ms) continue;
+        g.busiest_type = type;
+        g.busiest_type_ms = static_cast<double>(ns) / 1e6;
+      }
       continue;
     }
     LabelAscendGroups(ranks, &g);
@@ -360,6 +376,7 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
     g.slowest_why = "least HCCL wait of the group's ranks: the others wait for it";
   }
   NameMissingMembers(ranks, &groups);
+  AssignRoles(&groups);
   return groups;
 }
 

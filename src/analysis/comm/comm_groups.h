@@ -51,6 +51,10 @@ struct CommGroupSummary {
   std::string group;                  // Process Group Name / HCCL group id; "" when unknown
   std::string label;                  // "default_pg", "tp", ...; "" when unknown
   std::vector<int64_t> global_ranks;  // members as the trace lists them; empty when unknown
+  // The parallel dimension it serves (parallel_roles.h): "tp", "pp", "dp", "cp", "ep"; "" when unknown.
+  std::string role;
+  bool role_inferred = false;         // from its members' layout or primitive, not from its name
+  std::string role_why;               // how the role was read or inferred, or why there is none
   std::vector<int64_t> ranks;         // the input ranks with collectives in the group
   // Members that are not among the input ranks: the group's collectives are matched, and its slowest rank
   // named, over the members present only.
@@ -62,8 +66,9 @@ struct CommGroupSummary {
   std::optional<double> algbw_gbps;  // Σ bytes / Σ duration of those with bytes; Ascend: Σ size / Σ transit
   std::optional<double> busbw_gbps;  // duration-weighted over those with busbw (timeline only)
   // Ascend: each link transport's Σ size / Σ transit time over the group's ops against its standard
-  // bandwidth, weighted by transit time over the transports with one; nullopt without (timeline groups,
-  // an unknown chip, SDMA / LOCAL only).
+  // bandwidth, weighted by transit time over the transports with one; nullopt without (an unknown chip,
+  // SDMA / LOCAL only). Timeline groups: the collectives' busbw / link peak (comm_collectives.h: those
+  // within a node on a known link), weighted by duration; nullopt without any.
   std::optional<double> utilization;
   int64_t exposed_ns = 0;
   int64_t exposure_known_ns = 0;        // Σ duration of the collectives whose exposure is known
@@ -76,7 +81,8 @@ struct CommGroupSummary {
   std::optional<AscendMatrixLink> slowest_link;
   double op_transit_ms = 0;  // Ascend groups: Σ over ranks and ops of communication.json's Transit Time
   double op_wait_ms = 0;     // ... and of its Wait Time
-  // The primitive that takes the most of the group's time (kOther when the group has none typed).
+  // The primitive that takes the most of the group's time (kOther when the group has none typed); Ascend
+  // groups from communication.json, timeline groups from their collectives.
   CollectiveType busiest_type = CollectiveType::kOther;
   double busiest_type_ms = 0;
 };

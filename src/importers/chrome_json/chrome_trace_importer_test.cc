@@ -236,3 +236,34 @@ TEST(ChromeTraceImporterTest, StrayCommaIsAnErrorWhateverTheReads) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// distributedInfo.pg_config: each group's description and members kept by name; a malformed entry is
+// skipped, not an error.
+TEST(ChromeTraceImporterTest, ProcessGroupConfigIsKeptByGroupName) {
+  const std::string text = R"({"distributedInfo": {"rank": 0, "world_size": 4, "pg_config": [
+      {"pg_name": "0", "pg_desc": "default_pg", "ranks": [0, 1, 2, 3]},
+      {"pg_name": "1", "pg_desc": "TENSOR_MODEL_PARALLEL_GROUP", "ranks": [0, 1]},
+      {"pg_name": "2", "pg_desc": "odd", "ranks": "all"},
+      {"pg_desc": "nameless"}, 7]},
+    "traceEvents": []})";
+  MemorySource source("mem.json", text, 0);
+  auto trace = ImportChromeTrace(&source, 4096);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const MetadataEntry& e : trace->metadata().entries) {
+    if (e.key.starts_with("distributedInfo.pg_config.")) entries.emplace_back(e.key, e.value);
+  }
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"distributedInfo.pg_config.0.pg_desc", "default_pg"},
+      {"distributedInfo.pg_config.0.ranks", "[0, 1, 2, 3]"},
+      {"distributedInfo.pg_config.1.pg_desc", "TENSOR_MODEL_PARALLEL_GROUP"},
+      {"distributedInfo.pg_config.1.ranks", "[0, 1]"},
+      {"distributedInfo.pg_config.2.pg_desc", "odd"}};
+  EXPECT_EQ(entries, want);
+}
+
+}  // namespace
+}  // namespace tuneprof

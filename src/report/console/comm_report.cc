@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/comm/comm_links.h"
 #include "analysis/core/comm_kernel_rules.h"
 #include "base/json_writer.h"
 #include "base/text_escape.h"
@@ -214,13 +215,24 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
   uint64_t slow = 0;
   for (const AscendMatrixLink& link : r.ascend_links) slow += link.slow ? 1 : 0;
   if (r.ascend_links.empty()) return;
-  *out += fmt::format("  matrix: {} links over op types, {} slow (< 20% of their transport's mean)\n",
-                      r.ascend_links.size(), slow);
+  *out += fmt::format(
+      "  matrix: {} links over op types, {} slow (< 20% of their transport's mean; links of under {} MB never are), "
+      "global rank ids, each link once under its source rank:\n",
+      r.ascend_links.size(), slow, kTinyLinkMb);
   *out += fmt::format("    {:<12}{:<10}{:>12}{:>12}{:>10}\n", "src->dst", "transport", "MB", "ms", "GB/s");
+  bool unknown_end = false;
   for (const AscendMatrixLink& cell : r.ascend_rank_matrix) {
-    *out +=
-        fmt::format("    {:<12}{:<10}{:>12.3f}{:>12.3f}{:>10}\n", fmt::format("{}->{}", cell.src_rank, cell.dst_rank),
-                    cell.transport, cell.size_mb, cell.time_ms, NumberCell(cell.bandwidth_gbps, 2));
+    unknown_end = unknown_end || cell.src_rank == kNoId || cell.dst_rank == kNoId;
+    const std::string ends =
+        fmt::format("{}->{}", LinkEndName(cell.src_rank, cell.src_local), LinkEndName(cell.dst_rank, cell.dst_local));
+    *out += fmt::format("    {:<12}{:<10}{:>12.3f}{:>12.3f}{:>10}\n", ends, cell.transport, cell.size_mb, cell.time_ms,
+                        NumberCell(cell.bandwidth_gbps, 2));
+  }
+  if (unknown_end) {
+    *out += fmt::format(
+        "    (?N = member N of a group whose global ranks are unknown: no other input rank holds the group and "
+        "profiler_metadata.json does not list it; links under {} MB are never slow)\n",
+        kTinyLinkMb);
   }
 }
 
@@ -290,22 +302,30 @@ std::string RankList(const std::vector<int64_t>& ranks) {
   return text.size() <= 14 ? text : text.substr(0, 11) + "...";
 }
 
+std::string RoleCell(const CommGroupSummary& g) {
+  if (g.role.empty()) return std::string(kEmptyCell);
+  return g.role + (g.role_inferred ? "~" : "");
+}
+
 // One line per process group: label, members, collectives, MB, time, bandwidth, exposed share, slowest.
 void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   if (x.groups.empty()) return;
-  *out += fmt::format("\nper group:\n  {:<20}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}\n", "group", "ranks",
-                      "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest");
+  *out += fmt::format("\nper group:\n  {:<20}{:<6}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}\n", "group", "role",
+                      "ranks", "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest");
   for (const CommGroupSummary& g : x.groups) {
     std::string name = EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label);
     const std::string_view mark = g.source != "timeline" ? "*" : "";  // kept when a long name is cut
     if (name.size() + mark.size() > 19) name = name.substr(0, 16 - mark.size()) + "...";
     name += mark;
-    *out += fmt::format("  {:<20}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}\n", name,
+    *out += fmt::format("  {:<20}{:<6}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}\n", name, RoleCell(g),
                         RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
                         MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), NumberCell(g.algbw_gbps, 2),
                         NumberCell(g.busbw_gbps, 2), PercentCell(g.utilization), PercentCell(g.exposed_share),
                         g.slowest_rank ? fmt::format("{}", *g.slowest_rank) : std::string(kEmptyCell));
   }
+  *out +=
+      "  (role: the parallel dimension, tp / pp / dp / cp / ep, from the group's name; ~ = inferred from its members' "
+      "layout or its primitive; - = none)\n";
   if (std::any_of(x.groups.begin(), x.groups.end(), [](const CommGroupSummary& g) { return g.source != "timeline"; })) {
     *out +=
         "  (* = from communication.json / analysis.db: MB over HCCS/PCIE/RDMA/SIO, algbw = size / transit time, util = "
@@ -325,9 +345,34 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
     const AscendMatrixLink& l = *g.slowest_link;
     *out +=
         fmt::format("  {}: slowest link {}->{} {} {:.2f} GB/s ({})\n", EscapeText(g.label.empty() ? g.group : g.label),
-                    l.src_rank, l.dst_rank, EscapeText(l.transport), *l.bandwidth_gbps, EscapeText(l.op_key));
+                    LinkEndName(l.src_rank, l.src_local), LinkEndName(l.dst_rank, l.dst_local), EscapeText(l.transport),
+                    *l.bandwidth_gbps, EscapeText(l.op_key));
   }
   *out += "  (count, MB and sum ms add up over the group's ranks; sum ms adds collectives that ran at once)\n";
+}
+
+// One line per parallel dimension: its groups together.
+void AppendDomains(const CrossRankCommunication& x, std::string* out) {
+  if (x.domains.empty()) return;
+  *out += fmt::format(
+      "\nparallel domains (each role's groups together; ~ = role inferred):\n  {:<6}{:<9}{:>7} {:<15}{:>7}{:>11}"
+      "{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}  {}\n",
+      "role", "source", "groups", "ranks", "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest",
+      "slowest link");
+  for (const ParallelDomain& d : x.domains) {
+    std::string link(kEmptyCell);
+    if (d.slowest_link && d.slowest_link->bandwidth_gbps) {
+      const AscendMatrixLink& l = *d.slowest_link;
+      link = fmt::format("{}->{} {} {:.2f} GB/s", LinkEndName(l.src_rank, l.src_local),
+                         LinkEndName(l.dst_rank, l.dst_local), EscapeText(l.transport), *l.bandwidth_gbps);
+    }
+    *out += fmt::format("  {:<6}{:<9}{:>7} {:<15}{:>7}{:>11.3f}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}  {}\n",
+                        d.role + (d.inferred ? "~" : ""), d.source == "timeline" ? "timeline" : "hccl", d.groups,
+                        RankList(d.ranks), d.collectives, static_cast<double>(d.bytes) / 1e6, Millis(d.duration_ns),
+                        NumberCell(d.algbw_gbps, 2), NumberCell(d.busbw_gbps, 2), PercentCell(d.utilization),
+                        PercentCell(d.exposed_share),
+                        d.slowest_rank ? fmt::format("{}", *d.slowest_rank) : std::string(kEmptyCell), link);
+  }
 }
 
 void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
@@ -403,6 +448,7 @@ void AppendClocks(const ClockAlignment& clocks, const ShownRanks& shown, std::st
 void AppendCrossRank(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
   AppendClusterView(a, shown, out);
   AppendGroups(a.cross_rank, out);
+  AppendDomains(a.cross_rank, out);
   AppendPipeline(a.cross_rank.pipeline, out);
   const CrossRankCommunication& x = a.cross_rank;
   if (x.matched_collectives > 0) {
@@ -534,6 +580,18 @@ void WriteAscendOp(JsonWriter* w, const AscendCommOp& op) {
   w->EndObject();
 }
 
+// Global ids (null where the group's numbering is unknown) and the group-local ids as the file writes them.
+void WriteLinkEnds(JsonWriter* w, const AscendMatrixLink& link) {
+  w->Key("src_rank");
+  link.src_rank == kNoId ? w->Null() : w->Int(link.src_rank);
+  w->Key("dst_rank");
+  link.dst_rank == kNoId ? w->Null() : w->Int(link.dst_rank);
+  w->Key("src_local");
+  link.src_local == kNoId ? w->Null() : w->Int(link.src_local);
+  w->Key("dst_local");
+  link.dst_local == kNoId ? w->Null() : w->Int(link.dst_local);
+}
+
 void WriteAscend(JsonWriter* w, const RankCommunication& r) {
   w->Key("ascend");
   if (r.ascend_ops.empty() && r.ascend_links.empty()) {
@@ -562,8 +620,9 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
   w->Key("rank_matrix").BeginArray();
   for (const AscendMatrixLink& cell : r.ascend_rank_matrix) {
     w->BeginObject();
-    w->Key("src_rank").Int(cell.src_rank);
-    w->Key("dst_rank").Int(cell.dst_rank);
+    WriteLinkEnds(w, cell);
+    w->Key("group");
+    cell.group.empty() ? w->Null() : w->String(cell.group);
     w->Key("transport").String(cell.transport);
     w->Key("size_mb").Double(cell.size_mb);
     w->Key("time_ms").Double(cell.time_ms);
@@ -576,8 +635,7 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
     w->BeginObject();
     w->Key("step").String(link.step);
     w->Key("op").String(link.op_key);
-    w->Key("src_rank").Int(link.src_rank);
-    w->Key("dst_rank").Int(link.dst_rank);
+    WriteLinkEnds(w, link);
     w->Key("transport").String(link.transport);
     w->Key("size_mb").Double(link.size_mb);
     w->Key("time_ms").Double(link.time_ms);
@@ -691,6 +749,10 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("group").String(g.group);
     w->Key("label");
     g.label.empty() ? w->Null() : w->String(g.label);
+    w->Key("role");
+    g.role.empty() ? w->Null() : w->String(g.role);
+    w->Key("role_inferred").Bool(g.role_inferred);
+    w->Key("role_why").String(g.role_why);
     w->Key("global_ranks");
     if (g.global_ranks.empty()) {
       w->Null();
@@ -726,8 +788,7 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("slowest_link");
     if (g.slowest_link) {
       w->BeginObject();
-      w->Key("src_rank").Int(g.slowest_link->src_rank);
-      w->Key("dst_rank").Int(g.slowest_link->dst_rank);
+      WriteLinkEnds(w, *g.slowest_link);
       w->Key("transport").String(g.slowest_link->transport);
       w->Key("bandwidth_gbps").Double(*g.slowest_link->bandwidth_gbps);
       w->Key("op_key").String(g.slowest_link->op_key);
@@ -748,6 +809,42 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
       w->EndObject();
     }
     w->EndArray();
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteDomains(JsonWriter* w, const CrossRankCommunication& x) {
+  w->Key("domains").BeginArray();
+  for (const ParallelDomain& d : x.domains) {
+    w->BeginObject();
+    w->Key("role").String(d.role);
+    w->Key("source").String(d.source);
+    w->Key("inferred").Bool(d.inferred);
+    w->Key("groups").Uint(d.groups);
+    w->Key("ranks").BeginArray();
+    for (int64_t rank : d.ranks) w->Int(rank);
+    w->EndArray();
+    w->Key("collectives").Uint(d.collectives);
+    w->Key("bytes").Int(d.bytes);
+    w->Key("time_us").Double(Micros(d.duration_ns));
+    OptionalDouble(w, "algbw_gbps", d.algbw_gbps);
+    OptionalDouble(w, "busbw_gbps", d.busbw_gbps);
+    OptionalDouble(w, "utilization", d.utilization);
+    w->Key("exposed_us").Double(Micros(d.exposed_ns));
+    OptionalDouble(w, "exposed_share", d.exposed_share);
+    w->Key("slowest_rank");
+    d.slowest_rank ? w->Int(*d.slowest_rank) : w->Null();
+    w->Key("slowest_link");
+    if (d.slowest_link && d.slowest_link->bandwidth_gbps) {
+      w->BeginObject();
+      WriteLinkEnds(w, *d.slowest_link);
+      w->Key("transport").String(d.slowest_link->transport);
+      w->Key("bandwidth_gbps").Double(*d.slowest_link->bandwidth_gbps);
+      w->EndObject();
+    } else {
+      w->Null();
+    }
     w->EndObject();
   }
   w->EndArray();
@@ -909,6 +1006,7 @@ void WriteCommJson(const CommAnalysis& a, const std::vector<std::string>& warnin
   for (size_t i = 0; i < a.ranks.size(); ++i) WriteRank(&w, a.ranks[i], i < x.ranks.size() ? &x.ranks[i] : nullptr);
   w.EndArray();
   WriteGroups(&w, x);
+  WriteDomains(&w, x);
   w.Key("collectives").BeginArray();
   for (const RankCommunication& r : a.ranks) {
     for (const Collective& c : r.collectives) WriteCollective(&w, r.rank, c);

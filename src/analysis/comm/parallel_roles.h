@@ -1,0 +1,73 @@
+#pragma once
+// The parallel dimension each process group serves: tp (tensor), pp (pipeline), dp (data, sharded data
+// included), cp (context), ep (expert).
+//
+// Named: from the group's label as the frameworks write it (case ignored; a DeviceMesh "mesh_" prefix and
+// a "_group(s)" / "_gloo" suffix dropped): Megatron's group descriptions (TENSOR_MODEL_PARALLEL_GROUP,
+// PIPELINE_MODEL_PARALLEL_GROUP, DATA_PARALLEL_GROUP(_WITH_CP), CONTEXT_PARALLEL_GROUP,
+// EXPERT_MODEL_PARALLEL_GROUP, EXPERT_TENSOR_PARALLEL_GROUP, EXPERT_DATA_PARALLEL_GROUP ...), torchtitan's
+// mesh dimensions (tp, pp, dp_replicate, dp_shard, dp_shard_cp, cp, ep, etp ...) and torch_npu's
+// parallel_group_info names (tp, mp, pp, dp, dp_cp, cp, exp, mp_exp, tp_exp, dp_modulo_exp). Groups that
+// span several dimensions at once (MODEL_PARALLEL, TENSOR_AND_DATA_PARALLEL, embedding groups) get none.
+//
+// Inferred (marked so), for a group without a label (or torch's "undefined", or the world group's), in
+// this order (a group named otherwise, as the embedding groups are, keeps no role):
+// - its busiest primitive is send / recv: pp (stages pass activations point to point);
+// - its busiest primitive is all-to-all: ep (tokens dispatched to experts);
+//   (both only where the collectives' arguments list the members, and so name the primitive: NCCL runs
+//   all-to-all as SendRecv kernels, whose name alone says send / recv);
+// - its members are consecutive ranks, 2 to kNodeDevices of them, fewer than the run's world: tp (the
+//   frameworks place tensor parallelism innermost, inside a node);
+// - its members are evenly strided (a stride above 1) and it reduces or gathers: dp (each member holds
+//   the same shard of the model: data parallel replicas);
+// - it is the world group (default_pg, or every rank of the run) and the only group with collectives:
+//   dp (plain DDP).
+// Anything else keeps no role: a guess would send the advice to the wrong dimension.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/comm/comm_groups.h"
+
+namespace tuneprof {
+
+// Devices of one node as the stride heuristic assumes them (the common NVLink / HCCS domain).
+inline constexpr size_t kNodeDevices = 8;
+
+// "tp", "pp", "dp", "cp", "ep", or "" when the label names none of them.
+std::string RoleFromLabel(std::string_view label);
+
+// True for the labels of the world group ("default_pg", "default_group", "world", "hccl_world_group").
+bool IsWorldLabel(std::string_view label);
+
+// Sets role, role_inferred and role_why on every group of the run (rules above).
+void AssignRoles(std::vector<CommGroupSummary>* groups);
+
+// One parallel dimension of the run: its groups of one source (timeline or communication.json) together.
+struct ParallelDomain {
+  std::string role;
+  std::string source;
+  bool inferred = false;  // some of its groups' roles are inferred
+  size_t groups = 0;
+  std::vector<int64_t> ranks;  // the members of its groups (the input ranks where members are unknown), sorted
+  uint64_t collectives = 0;
+  int64_t bytes = 0;
+  int64_t duration_ns = 0;  // Σ over its groups and their ranks
+  // Duration-weighted over the groups with one (Ascend: transit-weighted as the groups have them).
+  std::optional<double> algbw_gbps;
+  std::optional<double> busbw_gbps;
+  std::optional<double> utilization;
+  int64_t exposed_ns = 0;
+  std::optional<double> exposed_share;  // Σ exposed / Σ duration whose exposure is known
+  // The slowest rank of its busiest group that names one, and the lowest-bandwidth slowest link of its
+  // groups (timeline groups of two members: the link between them, transport "NCCL", at their busbw).
+  std::optional<int64_t> slowest_rank;
+  std::optional<AscendMatrixLink> slowest_link;
+};
+
+// The run's domains in role order (tp, cp, ep, dp, pp), timeline before communication.json.
+std::vector<ParallelDomain> SummarizeDomains(const std::vector<CommGroupSummary>& groups);
+
+}  // namespace tuneprof

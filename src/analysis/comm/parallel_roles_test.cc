@@ -1,0 +1,114 @@
+#include "analysis/comm/parallel_roles.h"
+
+#include <gtest/gtest.h>
+
+namespace tuneprof {
+namespace {
+
+TEST(ParallelRolesTest, LabelsAsMegatronTorchtitanAndTorchNpuWriteThem) {
+  EXPECT_EQ(RoleFromLabel("TENSOR_MODEL_PARALLEL_GROUP"), "tp");
+  EXPECT_EQ(RoleFromLabel("PIPELINE_MODEL_PARALLEL_GROUP"), "pp");
+  EXPECT_EQ(RoleFromLabel("DATA_PARALLEL_GROUP_WITH_CP"), "dp");
+  EXPECT_EQ(RoleFromLabel("DATA_PARALLEL_GROUP_GLOO"), "dp");
+  EXPECT_EQ(RoleFromLabel("CONTEXT_PARALLEL_GROUP"), "cp");
+  EXPECT_EQ(RoleFromLabel("EXPERT_MODEL_PARALLEL_GROUP"), "ep");
+  EXPECT_EQ(RoleFromLabel("EXPERT_TENSOR_PARALLEL_GROUP"), "tp");
+  EXPECT_EQ(RoleFromLabel("mesh_dp_shard"), "dp");
+  EXPECT_EQ(RoleFromLabel("mesh_tp"), "tp");
+  EXPECT_EQ(RoleFromLabel("ep"), "ep");
+  EXPECT_EQ(RoleFromLabel("mp"), "tp");
+  EXPECT_EQ(RoleFromLabel("exp"), "ep");
+  EXPECT_EQ(RoleFromLabel("dp_modulo_exp"), "dp");
+  EXPECT_EQ(RoleFromLabel("EMBEDDING_GROUP"), "");
+  EXPECT_EQ(RoleFromLabel("MODEL_PARALLEL_GROUP"), "");
+  EXPECT_EQ(RoleFromLabel("default_pg"), "");
+  EXPECT_TRUE(IsWorldLabel("default_pg"));
+  EXPECT_TRUE(IsWorldLabel("default_group"));
+  EXPECT_FALSE(IsWorldLabel("tp"));
+}
+
+CommGroupSummary Group(std::string label, std::vector<int64_t> members, CollectiveType busiest) {
+  CommGroupSummary g;
+  g.source = "timeline";
+  g.label = std::move(label);
+  g.global_ranks = members;
+  g.ranks = std::move(members);
+  g.collectives = 4;
+  g.busiest_type = busiest;
+  return g;
+}
+
+TEST(ParallelRolesTest, NamedRolesAreNotInferred) {
+  std::vector<CommGroupSummary> groups = {Group("TENSOR_MODEL_PARALLEL_GROUP", {0, 1}, CollectiveType::kAllReduce)};
+  AssignRoles(&groups);
+  EXPECT_EQ(groups[0].role, "tp");
+  EXPECT_FALSE(groups[0].role_inferred);
+}
+
+// TP2 x DP2 x PP2 over 8 ranks, Megatron's order (tp innermost, then dp, then pp), groups without names.
+TEST(ParallelRolesTest, UnnamedGroupsFromLayoutAndPrimitive) {
+  std::vector<CommGroupSummary> groups = {
+      Group("undefined", {0, 1}, CollectiveType::kAllReduce),                      // consecutive, in a node: tp
+      Group("undefined", {0, 2}, CollectiveType::kAllReduce),                      // stride 2, all-reduce: dp
+      Group("undefined", {0, 4}, CollectiveType::kSendRecv),                       // p2p: pp
+      Group("", {0, 1, 2, 3}, CollectiveType::kAllToAll),                          // all-to-all: ep
+      Group("EMBEDDING_GROUP", {0, 4}, CollectiveType::kAllReduce),                // named, several dimensions: none
+      Group("default_pg", {0, 1, 2, 3, 4, 5, 6, 7}, CollectiveType::kAllReduce)};  // world, not alone: none
+  AssignRoles(&groups);
+  EXPECT_EQ(groups[0].role, "tp");
+  EXPECT_TRUE(groups[0].role_inferred);
+  EXPECT_EQ(groups[1].role, "dp");
+  EXPECT_EQ(groups[2].role, "pp");
+  EXPECT_EQ(groups[3].role, "ep");
+  EXPECT_EQ(groups[4].role, "");
+  EXPECT_EQ(groups[5].role, "");
+  EXPECT_FALSE(groups[5].role_why.empty());
+}
+
+TEST(ParallelRolesTest, TheWorldGroupAloneIsDataParallel) {
+  std::vector<CommGroupSummary> groups = {Group("default_pg", {0, 1}, CollectiveType::kAllReduce)};
+  AssignRoles(&groups);
+  EXPECT_EQ(groups[0].role, "dp");
+  EXPECT_TRUE(groups[0].role_inferred);
+}
+
+TEST(ParallelRolesTest, AKernelNamedSendRecvWithoutArgumentsIsNoPipeline) {
+  CommGroupSummary g = Group("", {}, CollectiveType::kSendRecv);
+  g.ranks = {0, 1};  // the input ranks; the members are unknown
+  std::vector<CommGroupSummary> groups = {g};
+  AssignRoles(&groups);
+  EXPECT_EQ(groups[0].role, "");
+}
+
+TEST(ParallelRolesTest, DomainsSumTheirGroupsAndNameTheSlowestPair) {
+  std::vector<CommGroupSummary> groups = {Group("mesh_pp", {0, 4}, CollectiveType::kSendRecv),
+                                          Group("mesh_pp", {1, 5}, CollectiveType::kSendRecv),
+                                          Group("mesh_tp", {0, 1, 2, 3}, CollectiveType::kAllReduce)};
+  groups[0].duration_ns = 100;
+  groups[0].busbw_gbps = 40;
+  groups[0].exposed_ns = 100;
+  groups[0].exposure_known_ns = 100;
+  groups[1].duration_ns = 300;
+  groups[1].busbw_gbps = 20;
+  groups[1].exposure_known_ns = 300;
+  groups[2].duration_ns = 50;
+  groups[2].busbw_gbps = 10;
+  AssignRoles(&groups);
+  const std::vector<ParallelDomain> domains = SummarizeDomains(groups);
+  ASSERT_EQ(domains.size(), 2u);
+  EXPECT_EQ(domains[0].role, "tp");  // tp before pp
+  EXPECT_FALSE(domains[0].slowest_link.has_value());  // four members share links a timeline cannot split
+  const ParallelDomain& pp = domains[1];
+  EXPECT_EQ(pp.groups, 2u);
+  EXPECT_EQ(pp.ranks, (std::vector<int64_t>{0, 1, 4, 5}));
+  EXPECT_EQ(pp.duration_ns, 400);
+  EXPECT_DOUBLE_EQ(*pp.busbw_gbps, (40.0 * 100 + 20.0 * 300) / 400);
+  EXPECT_DOUBLE_EQ(*pp.exposed_share, 100.0 / 400);
+  ASSERT_TRUE(pp.slowest_link.has_value());
+  EXPECT_EQ(pp.slowest_link->src_rank, 1);
+  EXPECT_EQ(pp.slowest_link->dst_rank, 5);
+  EXPECT_DOUBLE_EQ(*pp.slowest_link->bandwidth_gbps, 20);
+}
+
+}  // namespace
+}  // namespace tuneprof
