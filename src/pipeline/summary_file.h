@@ -19,8 +19,8 @@ namespace tuneprof {
 
 // Version 2 added what the report reads of each rank; version 1 summaries are still read by the commands
 // that need no more (analyze, advise, comm).
-inline constexpr uint32_t kSummaryFormatVersion = 2;
-inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
+inline constexpr uint32_t kSummaryFormatVersion = 3;
+inline constexpr uint32_t kOldestSummaryFormatVersion = 3;
 
 // The flags a summary depends on: a summary made under others would give other findings.
 struct SummarySettings {

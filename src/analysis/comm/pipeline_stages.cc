@@ -1,6 +1,7 @@
 #include "analysis/comm/pipeline_stages.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace tuneprof {
@@ -23,12 +24,61 @@ std::optional<std::pair<int64_t, int64_t>> StageOf(const RankCommunication& rank
   return std::nullopt;
 }
 
+// Σ Wait Time of the rank's p2p operations (communication.json), ns.
+double P2pWaitNs(const RankCommunication& rank) {
+  double wait_ms = 0;
+  for (const AscendCommOp& op : rank.ascend_ops) {
+    const bool p2p = op.p2p || op.op_name.starts_with("hcom_receive") || op.op_name.starts_with("hcom_send") ||
+                     op.op_name.starts_with("hcom_batchSendRecv");
+    if (p2p && !op.total && SplitKnown(op) && op.wait_ms > 0) wait_ms += op.wait_ms;
+  }
+  return wait_ms * 1e6;
+}
+
+void AddRank(const RankCommunication& rank, PipelineStage* s) {
+  const double steps = static_cast<double>(rank.steps);
+  s->ranks.push_back(rank.rank);
+  s->computing_ns_per_step += static_cast<double>(rank.computing_ns) / steps;
+  s->p2p_wait_ns_per_step += P2pWaitNs(rank) / steps;
+  s->bubble_ns_per_step += static_cast<double>(rank.bubble_ns) / steps;
+  s->step_ns_per_step += static_cast<double>(rank.wall_ns) / steps;
+}
+
+void Average(PipelineStage* s) {
+  const double n = static_cast<double>(s->ranks.size());
+  s->computing_ns_per_step /= n;
+  s->p2p_wait_ns_per_step /= n;
+  s->bubble_ns_per_step /= n;
+  s->step_ns_per_step /= n;
+  s->stage_ns_per_step = s->step_ns_per_step - s->bubble_ns_per_step;
+}
+
+void Compare(PipelineAnalysis* out) {
+  out->work_is_computing = std::any_of(out->stages.begin(), out->stages.end(),
+                                       [](const PipelineStage& s) { return s.computing_ns_per_step > 0; });
+  double sum = 0;
+  for (PipelineStage& s : out->stages) {
+    s.work_ns_per_step = out->work_is_computing ? s.computing_ns_per_step : s.stage_ns_per_step;
+    sum += s.work_ns_per_step;
+  }
+  out->mean_work_ns_per_step = sum / static_cast<double>(out->stages.size());
+  auto by_work = [](const PipelineStage& a, const PipelineStage& b) { return a.work_ns_per_step < b.work_ns_per_step; };
+  const PipelineStage& slowest = *std::max_element(out->stages.begin(), out->stages.end(), by_work);
+  const PipelineStage& fastest = *std::min_element(out->stages.begin(), out->stages.end(), by_work);
+  out->slowest_stage = slowest.stage;
+  out->fastest_stage = fastest.stage;
+  if (slowest.work_ns_per_step > 0) {
+    out->imbalance = (slowest.work_ns_per_step - fastest.work_ns_per_step) / slowest.work_ns_per_step;
+  }
+  out->uneven = out->imbalance > kStageImbalanceThreshold;
+}
+
 }  // namespace
 
 std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankCommunication>& ranks) {
   PipelineAnalysis out;
   std::map<int64_t, PipelineStage> by_stage;
-  double stage_total = 0, bubble_total = 0;
+  double step_total = 0, bubble_total = 0;
   for (const RankCommunication& rank : ranks) {
     if (rank.steps == 0) continue;
     std::string role;
@@ -38,33 +88,32 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
     out.pipeline_size = std::max(out.pipeline_size, stage->second);
     PipelineStage& s = by_stage[stage->first];
     s.stage = stage->first;
-    s.ranks.push_back(rank.rank);
-    const double steps = static_cast<double>(rank.steps);
-    s.stage_ns_per_step += static_cast<double>(rank.wall_ns) / steps;
-    s.bubble_ns_per_step += static_cast<double>(rank.bubble_ns) / steps;
-    stage_total += static_cast<double>(rank.wall_ns);
+    AddRank(rank, &s);
+    step_total += static_cast<double>(rank.wall_ns);
     bubble_total += static_cast<double>(rank.bubble_ns);
   }
   if (by_stage.size() < 2) return std::nullopt;
   for (auto& [index, s] : by_stage) {
-    const double n = static_cast<double>(s.ranks.size());
-    s.stage_ns_per_step /= n;
-    s.bubble_ns_per_step /= n;
+    Average(&s);
     out.stages.push_back(s);
   }
-  auto by_time = [](const PipelineStage& a, const PipelineStage& b) {
-    return a.stage_ns_per_step < b.stage_ns_per_step;
-  };
-  const PipelineStage& slowest = *std::max_element(out.stages.begin(), out.stages.end(), by_time);
-  const PipelineStage& fastest = *std::min_element(out.stages.begin(), out.stages.end(), by_time);
-  out.slowest_stage = slowest.stage;
-  out.fastest_stage = fastest.stage;
-  if (slowest.stage_ns_per_step > 0) {
-    out.imbalance = (slowest.stage_ns_per_step - fastest.stage_ns_per_step) / slowest.stage_ns_per_step;
-  }
-  if (stage_total + bubble_total > 0) out.bubble_share = bubble_total / (stage_total + bubble_total);
-  out.uneven = out.imbalance > kStageImbalanceThreshold;
+  Compare(&out);
+  if (step_total > 0) out.bubble_share = bubble_total / step_total;
   return out;
+}
+
+const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank) {
+  for (const PipelineStage& s : pipeline.stages) {
+    if (std::find(s.ranks.begin(), s.ranks.end(), rank) != s.ranks.end()) return &s;
+  }
+  return nullptr;
+}
+
+const PipelineStage& StageNumbered(const PipelineAnalysis& pipeline, int64_t stage) {
+  for (const PipelineStage& s : pipeline.stages) {
+    if (s.stage == stage) return s;
+  }
+  return pipeline.stages.front();
 }
 
 }  // namespace tuneprof

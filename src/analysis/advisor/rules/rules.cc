@@ -24,7 +24,8 @@ std::span<const RuleFunction> AllRules() {
       RuleCommBandwidth,
       RuleCommSmallMessages,
       RuleCommStraggler,
-      RulePipelineImbalance,
+      RulePipelineStageImbalance,
+      RulePipelineBubble,
       RuleCommDomains,
       RuleMemoryCapacity,
       RuleFp32Matmul,
@@ -46,7 +47,7 @@ std::span<const RuleFunction> AllRules() {
 }
 
 bool RuleReadsOtherRanks(RuleFunction rule) {
-  return rule == RuleCommStraggler || rule == RulePipelineImbalance || rule == RuleCommDomains;
+  return rule == RuleCommStraggler || rule == RulePipelineStageImbalance || rule == RulePipelineBubble || rule == RuleCommDomains;
 }
 
 }  // namespace tuneprof
