@@ -20,7 +20,7 @@ namespace tuneprof {
 // Version 2 added what the report reads of each rank; version 1 summaries are still read by the commands
 // that need no more (analyze, advise, comm).
 inline constexpr uint32_t kSummaryFormatVersion = 3;
-inline constexpr uint32_t kOldestSummaryFormatVersion = 3;
+inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.
 struct SummarySettings {

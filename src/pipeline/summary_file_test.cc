@@ -19,6 +19,7 @@ SummaryFile Example() {
   file.starts = {1'700'000'000'123'456'789};
   RankSummary& rank = file.ranks.emplace_back();
   rank.breakdown_warnings = {"step 7 is incomplete"};
+  rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] = 2.5e6;
   RankCommunication& comm = rank.comm;
   comm.rank = 3;
   comm.path = file.source;
@@ -130,11 +131,12 @@ std::string Sealed(std::string bytes) {
   return bytes;
 }
 
-// The bytes of the same file as format version 1 wrote it: no report parts after each rank.
+// The bytes of the same file as format version 1 wrote it (one rank): no report parts and no pipeline
+// bubble after the rank.
 std::string AsVersion1(SummaryFile file) {
   for (RankSummary& rank : file.ranks) rank.report.reset();
   std::string bytes = EncodeSummaryFile(file);
-  bytes.erase(bytes.size() - 8 - file.ranks.size(), file.ranks.size() + 8);  // the absent flags, the checksum
+  bytes.erase(bytes.size() - 8 - 9, 9 + 8);  // the absent flag, the bubble part, the checksum
   bytes[17] = 1;
   return Sealed(std::move(bytes));
 }
@@ -147,6 +149,7 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(EncodeSummaryFile(*decoded), bytes);  // every field written is read back
   const RankSummary& rank = decoded->ranks.at(0);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks, "[0, 1, 2, 3]");
+  EXPECT_EQ(rank.advice.advice.split.part(TimePart::kPipelineBubble), 2.5e6);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
