@@ -11,7 +11,11 @@ ids, stages and gains against the truth (15 %); on the issue's shape (stage 0 co
 400 ms, stage 0 waiting in batchSendRecv) the top finding of `analyze` is pipeline.stage_imbalance on
 stage 0 with a gain of 100-170 ms a step and the verdict names the stage that bounds the step.
 
-Usage: pipeline_generated_check.py TUNEPROF SOURCE_DIR
+With SHARED (the view holding traces/), the same step and share checks run on the shared multi-rank
+inputs instead: every share of a step <= 100 %, the torch_npu identity step = computing + exposed
+communication + free + bubble, and `analyze`'s step of each rank equal to `profile`'s.
+
+Usage: pipeline_generated_check.py TUNEPROF SOURCE_DIR [SHARED]
 """
 import csv
 import json
@@ -162,8 +166,55 @@ def check_findings(name, binary, root, truth, advise):
           f"{name}: the verdict names the bounding stage: {advise['dominant_reason']!r}")
 
 
+SHARED_INPUTS = [
+    "ascend/msinsight/test/data/pytorch/text/level1",
+    "ascend/msinsight/test/data/pytorch/db/level1",
+    "ascend/mstt/profiler/msprof_analyze/test/resource/advisor/cluster_analysis_output",
+    "ascend/msinsight/server/src/test/test_data",
+    "kineto/hta/trace_filter",
+]
+
+
+def check_shared(binary, traces):
+    for relative in SHARED_INPUTS:
+        target = traces / relative
+        name = relative.split("/")[-1] if "level1" not in relative else relative.split("/")[-2] + "/level1"
+        profile = run(binary, "profile", "--json", target)
+        # Keyed by path too: an input may hold several traces of one rank id.
+        comm = {(r["rank"], r["path"]): r for r in run(binary, "comm", "--json", target)["ranks"]}
+        advise = {(r["rank"], r["path"]): r for r in run(binary, "analyze", "--json", target)["ranks"]}
+        check(len(profile["ranks"]) > 1, f"{name}: several ranks")
+        for rank in profile["ranks"]:
+            r, steps = rank["rank"], rank["steps"]
+            if not steps:
+                continue
+            for s in steps:
+                if rank["definitions"] == "torch_npu":
+                    parts = s["computing_us"] + s["communication_not_overlapped_us"] + s["free_us"] + s["bubble_us"]
+                    # torch_npu rounds each column on its own: within 1 µs.
+                    check(abs(parts - s["wall_us"]) <= 1.0,
+                          f"{name}: rank {r} step {s['step']} parts {parts} vs step {s['wall_us']}")
+                check(s["communication_not_overlapped_us"] <= s["wall_us"] + 1e-6,
+                      f"{name}: rank {r} exposed communication within the step")
+
+            def step_us(s):
+                host = (s["host_end_ns"] - s["host_start_ns"]) / 1e3 if s["host_start_ns"] is not None else 0
+                return max(host, s["wall_us"])
+            mean = sum(step_us(s) for s in steps) / len(steps)
+            a = advise[(r, rank["path"])]
+            check(abs(a["step_us"] - mean) <= 1e-6 * mean + 1e-3, f"{name}: rank {r} analyze {a['step_us']} vs {mean}")
+            check(sum(a["split_us"].values()) <= a["step_us"] * (1 + 1e-9) + 1e-6,
+                  f"{name}: rank {r} split within its step")
+            share = comm[(r, rank["path"])]["exposed_share_of_wall"] if (r, rank["path"]) in comm else None
+            check(share is None or share <= 1 + 1e-9, f"{name}: rank {r} exposed share {share}")
+
+
 def main():
     binary, source = sys.argv[1], pathlib.Path(sys.argv[2])
+    if len(sys.argv) > 3:
+        check_shared(binary, pathlib.Path(sys.argv[3]) / "traces")
+        print("ok" if not failures else f"{len(failures)} failure(s)")
+        return 1 if failures else 0
     generator = source / "bench" / "gen_pipeline.py"
     with tempfile.TemporaryDirectory() as tmp:
         for name, args in CASES:
