@@ -7,18 +7,22 @@ and stage s holds ranks s x DP .. s x DP + DP - 1. Stage s computes STAGE_MS[s] 
 micro-batches. The model of one step (ms):
     pipeline = max(STAGE_MS) x (1 + (PP - 1) / MICROBATCHES)   the slowest stage's work plus the fill / drain
     wait[s]  = pipeline - STAGE_MS[s]                          time stage s waits for its neighbours (p2p)
-    step     = pipeline + ALLREDUCE_MS + FREE_MS               the DP gradient all-reduce, exposed, and a gap
-so the receive waits are the bubble, the stages that compute less wait more, and with equal stages only the
+    p2p[s]   = wait[s] + MICROBATCHES x TRANSIT_MS                 its p2p ops: the wait, then the transfer
+    step     = STAGE_MS[s] + p2p[s] + ALLREDUCE_MS + FREE_MS     with the DP all-reduce, exposed, and a gap
+so the p2p waits are the bubble, the stages that compute less wait more, and with equal stages only the
 schedule's fill / drain (PP - 1 micro-batches' worth) is left.
 
 --wait-ops says how torch_npu saw the waits:
-    receive  hcom_receive ops (plain 1F1B send / receive): step_trace_time.csv writes Bubble = their time and
-             Stage = step - Bubble;
+    receive  hcom_receive ops (plain 1F1B send / receive): step_trace_time.csv writes Bubble = their time
+             (wait and transfer) and Stage = step - Bubble;
     batch    hcom_batchSendRecv ops (MindSpeed's overlapped p2p): Bubble = 0, Stage = step, and the waits are
              only in communication.json's per-op Wait Time.
 --layout text writes the rank directories (text export without trace_view.json, as a run that did not keep it):
     OUT/rank{r}_ascend_pt/profiler_info_{r}.json, profiler_metadata.json (parallel_group_info pp / dp groups)
     OUT/rank{r}_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv, communication.json, kernel_details.csv
+--layout timeline writes the same directories with ASCEND_PROFILER_OUTPUT/trace_view.json too (Python
+ProfilerStep#N, CANN launches with HostToDevice flows to the AI_CORE tasks and to the HCCL ops), laid out as
+the model says: per micro-batch its compute task then its p2p op, then the all-reduce, then the gap.
 --layout cluster writes msprof-analyze's OUT/cluster_analysis_output/cluster_step_trace_time.csv: a rank row per
 rank and a stage row per stage (empty Step, Type "stage", Index the stage's ranks), as the receive export gives.
 
@@ -28,7 +32,7 @@ min(wait, max compute - its compute)) when the stages differ by more than 10 % o
 pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two virtual stages remove).
 
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
-                                  [--wait-ops batch|receive] [--layout text|cluster]
+                                  [--wait-ops batch|receive] [--layout text|timeline|cluster]
 """
 import argparse
 import json
@@ -37,6 +41,7 @@ import os
 T0_US = 1736408883000000.0
 ALLREDUCE_MS = 5.0
 FREE_MS = 2.0
+TRANSIT_MS = 0.5  # each p2p op moves its data this long after its wait
 STEP_HEADER = ("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
                "Communication(Not Overlapped and Exclude Receive),Preparing")
 CLUSTER_HEADER = ("Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
@@ -56,8 +61,11 @@ def stage_model(args):
     stages = []
     for s, compute in enumerate(stage_ms):
         wait = pipeline - compute
+        p2p = wait + args.microbatches * TRANSIT_MS
+        bubble = p2p if args.wait_ops == "receive" else wait
         stages.append({"stage": s, "ranks": [s * args.dp + d for d in range(args.dp)], "computing_ms": compute,
-                       "p2p_wait_ms": wait, "bubble_ms": wait, "step_ms": pipeline + ALLREDUCE_MS + FREE_MS})
+                       "p2p_wait_ms": wait, "p2p_ms": p2p, "bubble_ms": bubble,
+                       "step_ms": compute + p2p + ALLREDUCE_MS + FREE_MS})
     return stages, pipeline
 
 
@@ -68,7 +76,7 @@ def findings(stages):
     if (slowest - min(computes)) / slowest > IMBALANCE:
         for s in stages:
             if s["computing_ms"] < slowest:
-                gain = min(s["p2p_wait_ms"], slowest - s["computing_ms"])
+                gain = min(s["bubble_ms"], slowest - s["computing_ms"])
                 out.append({"id": "pipeline.stage_imbalance", "stage": s["stage"], "ranks": s["ranks"],
                             "gain_ms": gain})
     else:
@@ -84,9 +92,9 @@ def ms(v):
 
 def step_rows(args, stage):
     """[step, computing, comm not overlapped, overlapped, comm, free, stage, bubble, exclude receive] in µs."""
-    wait, compute = stage["p2p_wait_ms"], stage["computing_ms"]
-    bubble = wait if args.wait_ops == "receive" else 0.0
-    comm = wait + ALLREDUCE_MS
+    compute = stage["computing_ms"]
+    bubble = stage["p2p_ms"] if args.wait_ops == "receive" else 0.0
+    comm = stage["p2p_ms"] + ALLREDUCE_MS
     rows = []
     for k in range(args.steps):
         rows.append([k + 1, compute * 1e3, comm * 1e3, 0.0, comm * 1e3, FREE_MS * 1e3,
@@ -120,11 +128,9 @@ def communication(args, stage, step_ms):
         p2p, collective = {}, {}
         for m in range(args.microbatches):
             name = f"{prefix}_{PP_HASH[-3:]}_{k * args.microbatches + m}_1@{PP_HASH}"
-            p2p[name] = {"Communication Time Info": time_info(t + m * 1e3, wait_each + 0.5, wait_each),
+            p2p[name] = {"Communication Time Info": time_info(t + m * 1e3, wait_each + TRANSIT_MS, wait_each),
                          "Communication Bandwidth Info": bandwidth(8.0, 0.5)}
-        p2p["Total Op Info"] = {"Communication Time Info": time_info(None, stage["p2p_wait_ms"] +
-                                                                     0.5 * args.microbatches,
-                                                                     stage["p2p_wait_ms"]),
+        p2p["Total Op Info"] = {"Communication Time Info": time_info(None, stage["p2p_ms"], stage["p2p_wait_ms"]),
                                 "Communication Bandwidth Info": bandwidth(8.0 * args.microbatches,
                                                                           0.5 * args.microbatches)}
         p2p["Total Op Info"]["Communication Time Info"].pop("Start Timestamp(us)")
@@ -173,13 +179,111 @@ def profiler_info(rank):
             "rank_id": rank}
 
 
+def us(ns):
+    """Integer ns as torch_npu's µs text with the ns digits."""
+    return f"{ns // 1000}.{ns % 1000:03d}"
+
+
+def npu_x(name, pid, tid, start_ns, end_ns, args=None, cat=None):
+    e = {"ph": "X", "name": name, "pid": pid, "tid": tid, "ts": us(start_ns), "dur": (end_ns - start_ns) / 1000}
+    if cat is not None:
+        e["cat"] = cat
+    if args is not None:
+        e["args"] = args
+    return e
+
+
+def npu_meta(what, pid, tid, key, value):
+    return {"name": what, "pid": pid, "tid": tid, "args": {key: value}, "ph": "M"}
+
+
+def npu_flow(phase, ident, pid, tid, ts_ns):
+    e = {"name": f"HostToDevice{ident}", "ph": phase, "cat": "HostToDevice", "id": str(ident), "pid": pid, "tid": tid,
+         "ts": us(ts_ns)}
+    if phase == "f":
+        e["bp"] = "e"
+    return e
+
+
+PY_PID, CANN_PID, HW_PID, HCCL_PID = 3178231, 3254508768, 3254508960, 3254509024
+STREAM = 2
+
+
+class Timeline:
+    """One rank's trace_view.json events: launches on the Python thread's CANN track, device tasks and HCCL ops."""
+
+    def __init__(self, rank):
+        self.py_pid = PY_PID + 11 * rank
+        self.events, self.connection, self.task_id = [], 1000, 11000
+
+    def launch(self, item, start_ns, end_ns, on_hccl):
+        self.connection += 1
+        self.task_id += 1
+        launch_ns = start_ns - 5000
+        self.events.append(npu_x("Node@launch", CANN_PID, self.py_pid, launch_ns, launch_ns + 3000,
+                                 {"Thread Id": self.py_pid, "Mode": "launch", "level": "node", "id": "0",
+                                  "item_id": item, "connection_id": self.connection}))
+        self.events.append(npu_flow("s", self.connection, CANN_PID, self.py_pid, launch_ns))
+        if on_hccl:
+            self.events.append(npu_x(item, HCCL_PID, 0, start_ns, end_ns,
+                                     {"connection_id": self.connection, "model id": 4294967295}))
+            self.events.append(npu_flow("f", self.connection, HCCL_PID, 0, start_ns))
+        else:
+            self.events.append(npu_x(item, HW_PID, STREAM, start_ns, end_ns,
+                                     {"Model Id": 4294967295, "Task Type": "AI_CORE", "Physic Stream Id": STREAM,
+                                      "Task Id": self.task_id, "Batch Id": 0, "Subtask Id": 4294967295,
+                                      "connection_id": self.connection}))
+            self.events.append(npu_flow("f", self.connection, HW_PID, STREAM, start_ns))
+
+    def step(self, number, start_ns, end_ns):
+        self.events.append(npu_x(f"ProfilerStep#{number}", self.py_pid, self.py_pid, start_ns, end_ns,
+                                 {"Sequence number": -1, "Fwd thread id": 0}, "cpu_op"))
+
+    def document(self):
+        meta = [npu_meta("process_name", self.py_pid, 0, "name", "Python"),
+                npu_meta("thread_name", self.py_pid, self.py_pid, "name", f"Thread {self.py_pid}"),
+                npu_meta("process_name", CANN_PID, 0, "name", "CANN"),
+                npu_meta("thread_name", CANN_PID, self.py_pid, "name", f"Thread {self.py_pid}"),
+                npu_meta("process_name", HW_PID, 0, "name", "Ascend Hardware"),
+                npu_meta("thread_name", HW_PID, STREAM, "name", f"Stream {STREAM}"),
+                npu_meta("process_labels", HW_PID, 0, "labels", "NPU"),
+                npu_meta("process_name", HCCL_PID, 0, "name", "HCCL"),
+                npu_meta("thread_name", HCCL_PID, 0, "name", "Group 0 Communication"),
+                npu_meta("process_labels", HCCL_PID, 0, "labels", "NPU")]
+        return json.dumps(meta + self.events, separators=(",", ":"))
+
+
+def timeline(args, stage, rank):
+    """trace_view.json of one rank, laid out as stage_model says; the steps back to back from T0."""
+    ns = lambda ms: round(ms * 1e6)
+    each_c = ns(stage["computing_ms"] / args.microbatches)
+    each_p = ns(stage["p2p_ms"] / args.microbatches)
+    step_ns = args.microbatches * (each_c + each_p) + ns(ALLREDUCE_MS) + ns(FREE_MS)
+    prefix = "hcom_receive_" if args.wait_ops == "receive" else "hcom_batchSendRecv_"
+    t0 = round(T0_US * 1000)
+    tl = Timeline(rank)
+    for k in range(args.steps):
+        start = t0 + k * step_ns
+        tl.step(k + 1, start - 20000, start + step_ns - 20000)
+        t = start
+        for m in range(args.microbatches):
+            tl.launch("aclnnMatmul_MatMulV3_MatMulV3", t, t + each_c, False)
+            t += each_c
+            tl.launch(f"{prefix}_{PP_HASH[-3:]}_{k * args.microbatches + m}_1", t, t + each_p, True)
+            t += each_p
+        tl.launch(f"hcom_allReduce__{DP_HASH[-3:]}_{k}_1", t, t + ns(ALLREDUCE_MS), True)
+    # A last task after the last step closes its gap, as the next step's first task closes the others'.
+    tl.launch("aclnnMatmul_MatMulV3_MatMulV3", t0 + args.steps * step_ns, t0 + args.steps * step_ns + 1000, False)
+    return tl.document()
+
+
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
 
 
-def write_text(args, stages):
+def write_text(args, stages, with_timeline=False):
     pp = len(stages)
     for stage in stages:
         for rank in stage["ranks"]:
@@ -193,6 +297,8 @@ def write_text(args, stages):
             write(os.path.join(out, "step_trace_time.csv"), "\n".join(lines) + "\n")
             write(os.path.join(out, "communication.json"), json.dumps(communication(args, stage, stage["step_ms"])))
             write(os.path.join(out, "kernel_details.csv"), kernels(args, stage))
+            if with_timeline:
+                write(os.path.join(out, "trace_view.json"), timeline(args, stage, rank))
 
 
 def write_cluster(args, stages):
@@ -216,13 +322,16 @@ def main():
     parser.add_argument("--microbatches", type=int, default=8)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--wait-ops", choices=("batch", "receive"), default="batch")
-    parser.add_argument("--layout", choices=("text", "cluster"), default="text")
+    parser.add_argument("--layout", choices=("text", "timeline", "cluster"), default="text")
     args = parser.parse_args()
     if args.layout == "cluster":
         args.wait_ops = "receive"  # msprof-analyze's Bubble column comes from the receive ops
     stages, _ = stage_model(args)
     os.makedirs(args.out, exist_ok=True)
-    (write_cluster if args.layout == "cluster" else write_text)(args, stages)
+    if args.layout == "cluster":
+        write_cluster(args, stages)
+    else:
+        write_text(args, stages, with_timeline=args.layout == "timeline")
     print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pp": len(stages), "dp": args.dp,
                       "microbatches": args.microbatches, "steps": 1 if args.layout == "cluster" else args.steps,
                       "stages": stages, "findings": findings(stages)}))

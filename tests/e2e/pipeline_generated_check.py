@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Pipeline-parallel runs with known answers (bench/gen_pipeline.py): torch_npu text exports without a
-timeline (p2p waits as hcom_batchSendRecv with Bubble 0, or as hcom_receive with torch_npu's Bubble) and
+"""Pipeline-parallel runs with known answers (bench/gen_pipeline.py): torch_npu text exports with and without
+trace_view.json (p2p waits as hcom_batchSendRecv with Bubble 0, or as hcom_receive with torch_npu's Bubble) and
 msprof-analyze cluster output (rank and stage rows), imbalanced and balanced stages.
 
 Per case: every stage's computing, p2p wait, bubble and step in `comm --json` within 15 % of the generator's
@@ -32,6 +32,10 @@ CASES = [
     ("batch_imbalanced", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--wait-ops", "batch"]),
     ("receive_imbalanced", ["--stage-ms", "150,240,300", "--dp", "2", "--microbatches", "6", "--wait-ops", "receive"]),
     ("batch_balanced", ["--stage-ms", "300,300", "--dp", "2", "--microbatches", "4", "--wait-ops", "batch"]),
+    ("timeline_batch_imbalanced", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--wait-ops", "batch",
+                                   "--layout", "timeline"]),
+    ("timeline_receive_balanced", ["--stage-ms", "250,250,250,250", "--dp", "1", "--microbatches", "4",
+                                   "--wait-ops", "receive", "--layout", "timeline"]),
     ("cluster_balanced", ["--stage-ms", "200,200", "--dp", "8", "--microbatches", "1", "--layout", "cluster"]),
     ("cluster_imbalanced", ["--stage-ms", "150,250", "--dp", "4", "--microbatches", "4", "--layout", "cluster"]),
 ]
@@ -227,7 +231,7 @@ def main():
             check_stages(name, run(binary, "comm", "--json", target)["cross_rank"]["pipeline"], truth, read)
             advise = check_one_step(name, binary, target, read_ranks)
             check_findings(name, binary, target, truth, advise)
-            if name == "batch_imbalanced":  # the issue's first example
+            if name.endswith("batch_imbalanced"):  # the issue's first example
                 top = run(binary, "analyze", "--json", target)["findings"][0]
                 check(top["id"] == "pipeline.stage_imbalance" and int(top["evidence"]["own_stage"]) == 0,
                       f"{name}: top finding {top['id']} on stage {top['evidence'].get('own_stage')}")
