@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "importers/ascend/ascend_tables.h"
 #include "importers/csv/csv_reader.h"
@@ -17,11 +18,16 @@ namespace {
 namespace fs = std::filesystem;
 
 // The pp groups the stage rows imply: with stage k holding ranks S_k (each the same size), group j is
-// (S_0[j], S_1[j], ...), as Megatron lays them out. Empty unless there are two stages or more of one size.
+// (S_0[j], S_1[j], ...), as Megatron lays them out. Empty unless there are two stages or more of one size,
+// each rank in one of them.
 std::vector<std::vector<int64_t>> PipelineGroups(const std::vector<std::vector<int64_t>>& stages) {
   if (stages.size() < 2 || stages.front().empty()) return {};
+  std::set<int64_t> seen;
   for (const std::vector<int64_t>& s : stages) {
     if (s.size() != stages.front().size()) return {};
+    for (int64_t rank : s) {
+      if (!seen.insert(rank).second) return {};
+    }
   }
   std::vector<std::vector<int64_t>> groups(stages.front().size());
   for (const std::vector<int64_t>& s : stages) {
