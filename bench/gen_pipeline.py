@@ -23,6 +23,10 @@ schedule's fill / drain (PP - 1 micro-batches' worth) is left.
 --layout timeline writes the same directories with ASCEND_PROFILER_OUTPUT/trace_view.json too (Python
 ProfilerStep#N, CANN launches with HostToDevice flows to the AI_CORE tasks and to the HCCL ops), laid out as
 the model says: per micro-batch its compute task then its p2p op, then the all-reduce, then the gap.
+--layout kineto writes the run as PyTorch profiler traces of CUDA + NCCL ranks (OUT/rank{r}.pt.trace.json):
+per micro-batch a compute kernel then an ncclDevKernel_SendRecv in the pp group (Process Group Description
+PIPELINE_MODEL_PARALLEL_GROUP, as Megatron names it), then the DP all-reduce; no gap between steps. There the
+p2p wait is the SendRecv time (wait and transfer: nothing hides it) and the step the device span.
 --layout cluster writes msprof-analyze's OUT/cluster_analysis_output/cluster_step_trace_time.csv: a rank row per
 rank and a stage row per stage (empty Step, Type "stage", Index the stage's ranks), as the receive export gives.
 
@@ -32,7 +36,7 @@ min(wait, max compute - its compute)) when the stages differ by more than 10 % o
 pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two virtual stages remove).
 
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
-                                  [--wait-ops batch|receive] [--layout text|timeline|cluster]
+                                  [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto]
 """
 import argparse
 import json
@@ -59,13 +63,14 @@ def stage_model(args):
     pp = len(stage_ms)
     pipeline = max(stage_ms) * (1 + (pp - 1) / args.microbatches)
     stages = []
+    kineto = args.layout == "kineto"
     for s, compute in enumerate(stage_ms):
         wait = pipeline - compute
         p2p = wait + args.microbatches * TRANSIT_MS
-        bubble = p2p if args.wait_ops == "receive" else wait
+        bubble = p2p if args.wait_ops == "receive" or kineto else wait
         stages.append({"stage": s, "ranks": [s * args.dp + d for d in range(args.dp)], "computing_ms": compute,
-                       "p2p_wait_ms": wait, "p2p_ms": p2p, "bubble_ms": bubble,
-                       "step_ms": compute + p2p + ALLREDUCE_MS + FREE_MS})
+                       "p2p_wait_ms": p2p if kineto else wait, "p2p_ms": p2p, "bubble_ms": bubble,
+                       "step_ms": compute + p2p + ALLREDUCE_MS + (0 if kineto else FREE_MS)})
     return stages, pipeline
 
 
@@ -277,6 +282,67 @@ def timeline(args, stage, rank):
     return tl.document()
 
 
+def kineto_x(cat, name, tid, start_ns, dur_ns, **args):
+    e = {"ph": "X", "cat": cat, "name": name, "pid": 0 if cat == "kernel" else 3000, "tid": tid,
+         "ts": start_ns / 1000, "dur": dur_ns / 1000}
+    if args:
+        e["args"] = args
+    return e
+
+
+def kineto_flow(phase, ident, pid, tid, ts_ns):
+    e = {"ph": phase, "id": ident, "pid": pid, "tid": tid, "ts": ts_ns / 1000, "cat": "ac2g", "name": "ac2g"}
+    if phase == "f":
+        e["bp"] = "e"
+    return e
+
+
+def kineto_rank(args, stage, rank, pp):
+    """One rank's Kineto trace (relative µs from baseTimeNanoseconds), as stage_model says."""
+    ns = lambda ms: round(ms * 1e6)
+    each_c = ns(stage["computing_ms"] / args.microbatches)
+    each_p = ns(stage["p2p_ms"] / args.microbatches)
+    step_ns = args.microbatches * (each_c + each_p) + ns(ALLREDUCE_MS)
+    pp_ranks = json.dumps([s * args.dp + rank % args.dp for s in range(pp)])
+    dp_ranks = json.dumps([stage["stage"] * args.dp + d for d in range(args.dp)])
+    events, corr = [], rank * 1_000_000
+
+    def launch(name, stream, start, dur, **kernel_args):
+        nonlocal corr
+        corr += 1
+        events.append(kineto_x("cuda_runtime", "cudaLaunchKernel", 3000, start - 8000, 4000, correlation=corr))
+        events.append(kineto_flow("s", corr, 3000, 3000, start - 8000))
+        events.append(kineto_x("kernel", name, stream, start, dur, device=0, stream=stream, correlation=corr,
+                               **kernel_args))
+        events.append(kineto_flow("f", corr, 0, stream, start))
+
+    nccl = lambda collective, group, desc, ranks: {"Collective name": collective, "In msg nelems": 1048576,
+                                                   "Out msg nelems": 1048576, "Group size": len(json.loads(ranks)),
+                                                   "dtype": "BFloat16", "Process Group Name": group,
+                                                   "Process Group Description": desc, "Process Group Ranks": ranks}
+    t0 = 1_000_000
+    for k in range(args.steps):
+        start = t0 + k * step_ns
+        events.append(kineto_x("user_annotation", f"ProfilerStep#{k + 1}", 3000, start - 10000, step_ns))
+        t = start
+        for m in range(args.microbatches):
+            launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn", 7, t, each_c,
+                   grid=[512, 1, 1], block=[256, 1, 1])
+            t += each_c
+            launch("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 20, t, each_p,
+                   **nccl("send" if stage["stage"] < pp - 1 else "recv", "3", "PIPELINE_MODEL_PARALLEL_GROUP",
+                          pp_ranks))
+            t += each_p
+        launch("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 21, t, ns(ALLREDUCE_MS),
+               **nccl("allreduce", "5", "DATA_PARALLEL_GROUP", dp_ranks))
+    return {"schemaVersion": 1,
+            "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": pp * args.dp},
+            "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
+                                  "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
+            "traceEvents": sorted(events, key=lambda e: (e["ts"], e["ph"])),
+            "displayTimeUnit": "ms", "baseTimeNanoseconds": 1735689600000000000}
+
+
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -322,7 +388,7 @@ def main():
     parser.add_argument("--microbatches", type=int, default=8)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--wait-ops", choices=("batch", "receive"), default="batch")
-    parser.add_argument("--layout", choices=("text", "timeline", "cluster"), default="text")
+    parser.add_argument("--layout", choices=("text", "timeline", "cluster", "kineto"), default="text")
     args = parser.parse_args()
     if args.layout == "cluster":
         args.wait_ops = "receive"  # msprof-analyze's Bubble column comes from the receive ops
@@ -330,6 +396,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     if args.layout == "cluster":
         write_cluster(args, stages)
+    elif args.layout == "kineto":
+        for stage in stages:
+            for rank in stage["ranks"]:
+                write(os.path.join(args.out, f"rank{rank}.pt.trace.json"),
+                      json.dumps(kineto_rank(args, stage, rank, len(stages)), separators=(",", ":")))
     else:
         write_text(args, stages, with_timeline=args.layout == "timeline")
     print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pp": len(stages), "dp": args.dp,

@@ -849,6 +849,17 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
 
 namespace {
 
+// On GPUs the pipeline's wait sits in the exposed communication (the pp group's send / recv kernels wait
+// for their peer): in a pipeline it is taken out into the bubble part, which only pipeline findings save
+// from; overlapping communication with compute, which DDP bucket advice is about, cannot hide it.
+void SplitOutGpuPipelineWait(const CrossRankCommunication* cross, const RankCommunication* comm, TimeSplit* split) {
+  if (cross == nullptr || !cross->pipeline || comm == nullptr || split->part(TimePart::kPipelineBubble) > 0) return;
+  const double wait = std::min(ExposedPipelineP2pNsPerStep(*comm), split->part(TimePart::kCommunication));
+  if (wait <= 0) return;
+  split->part_ns[static_cast<size_t>(TimePart::kCommunication)] -= wait;
+  split->part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] += wait;
+}
+
 // A pipeline's step is bounded by the stage that computes most, not by the mean over ranks: named beside
 // it, with the stage that waits longest for it.
 std::string PipelineNote(const PipelineAnalysis& p) {
@@ -886,6 +897,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   const auto in_mean = [&](const RankAdviceDraft& draft) { return with_steps == 0 || draft.advice.split.steps > 0; };
   for (size_t i = 0; i < ranks.size(); ++i) {
     RankAdviceDraft& draft = ranks[i];
+    SplitOutGpuPipelineWait(cross, i < comm.size() ? comm[i] : nullptr, &draft.advice.split);
     std::vector<Finding> findings = RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross);
     std::vector<RuleFinding>().swap(draft.findings);  // moved out: freed now, not after the last rank
     CapGains(draft.advice.split, &findings);

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <map>
+#include <string_view>
+
+#include "analysis/comm/comm_groups.h"
 
 namespace tuneprof {
 namespace {
@@ -11,17 +15,53 @@ namespace {
 // stream); "pipeline" is accepted as well.
 bool IsPipelineRole(const std::string& name) { return name == "pp" || name == "pipeline"; }
 
-// The rank's position in the first pp group that lists it; nullopt when none does.
-std::optional<std::pair<int64_t, int64_t>> StageOf(const RankCommunication& rank, std::string* role) {
+// A process group's description or name as Megatron ("PIPELINE_MODEL_PARALLEL_GROUP") and torchtitan
+// ("mesh_pp") set it on PyTorch: the pipeline's group.
+bool IsPipelineDescription(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower.find("pipeline") != std::string::npos || lower == "pp" || lower.ends_with("_pp");
+}
+
+std::optional<std::pair<int64_t, int64_t>> PositionIn(const std::vector<int64_t>& ranks, int64_t rank) {
+  auto at = std::find(ranks.begin(), ranks.end(), rank);
+  if (at == ranks.end()) return std::nullopt;
+  return std::make_pair(static_cast<int64_t>(at - ranks.begin()), static_cast<int64_t>(ranks.size()));
+}
+
+// The rank's position in the first pp group that lists it: profiler_metadata.json's parallel_group_info,
+// else the process group of its collectives (Kineto NCCL args) that names the pipeline. nullopt when none
+// does. `group_ranks`: that group's ranks as the collectives write them ("" for parallel_group_info).
+std::optional<std::pair<int64_t, int64_t>> StageOf(const RankCommunication& rank, std::string* role,
+                                                   std::string_view* group_ranks) {
   for (const ParallelGroupInfo& group : rank.parallel_groups) {
     if (!IsPipelineRole(group.name)) continue;
-    auto at = std::find(group.global_ranks.begin(), group.global_ranks.end(), rank.rank);
-    if (at == group.global_ranks.end()) continue;
-    *role = group.name;
-    return std::make_pair(static_cast<int64_t>(at - group.global_ranks.begin()),
-                          static_cast<int64_t>(group.global_ranks.size()));
+    if (auto at = PositionIn(group.global_ranks, rank.rank)) {
+      *role = group.name;
+      return at;
+    }
+  }
+  for (const Collective& c : rank.collectives) {
+    if (!IsPipelineDescription(c.group_desc) && !IsPipelineDescription(c.group)) continue;
+    if (auto at = PositionIn(ParseGroupRanks(c.group_ranks), rank.rank); at && at->second > 1) {
+      *role = IsPipelineDescription(c.group_desc) ? c.group_desc : c.group;
+      *group_ranks = c.group_ranks;
+      return at;
+    }
   }
   return std::nullopt;
+}
+
+// On GPUs, where no profiler measures the bubble: the time the rank's send / recv kernels in its pp group
+// are not hidden under its compute (their wait for the peer and the transfer), ns.
+double ExposedP2pNs(const RankCommunication& rank, std::string_view group_ranks) {
+  double exposed = 0;
+  for (const Collective& c : rank.collectives) {
+    if (c.type == CollectiveType::kSendRecv && c.group_ranks == group_ranks && c.exposed_ns > 0) {
+      exposed += static_cast<double>(c.exposed_ns);
+    }
+  }
+  return exposed;
 }
 
 // Σ Wait Time of the rank's p2p operations (communication.json), ns.
@@ -35,12 +75,13 @@ double P2pWaitNs(const RankCommunication& rank) {
   return wait_ms * 1e6;
 }
 
-void AddRank(const RankCommunication& rank, PipelineStage* s) {
+void AddRank(const RankCommunication& rank, std::string_view group_ranks, PipelineStage* s) {
   const double steps = static_cast<double>(rank.steps);
   s->ranks.push_back(rank.rank);
   s->computing_ns_per_step += static_cast<double>(rank.computing_ns) / steps;
-  s->p2p_wait_ns_per_step += P2pWaitNs(rank) / steps;
-  s->bubble_ns_per_step += static_cast<double>(rank.bubble_ns) / steps;
+  const double exposed_p2p = group_ranks.empty() ? 0 : ExposedP2pNs(rank, group_ranks);
+  s->p2p_wait_ns_per_step += (rank.ascend_ops.empty() ? exposed_p2p : P2pWaitNs(rank)) / steps;
+  s->bubble_ns_per_step += static_cast<double>(rank.bubble_ns > 0 ? rank.bubble_ns : exposed_p2p) / steps;
   s->step_ns_per_step += static_cast<double>(rank.wall_ns) / steps;
 }
 
@@ -82,15 +123,16 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
   for (const RankCommunication& rank : ranks) {
     if (rank.steps == 0) continue;
     std::string role;
-    const auto stage = StageOf(rank, &role);
+    std::string_view group_ranks;
+    const auto stage = StageOf(rank, &role, &group_ranks);
     if (!stage) continue;
     out.group_name = role;
     out.pipeline_size = std::max(out.pipeline_size, stage->second);
     PipelineStage& s = by_stage[stage->first];
     s.stage = stage->first;
-    AddRank(rank, &s);
+    AddRank(rank, group_ranks, &s);
     step_total += static_cast<double>(rank.wall_ns);
-    bubble_total += static_cast<double>(rank.bubble_ns);
+    bubble_total += static_cast<double>(rank.bubble_ns > 0 ? rank.bubble_ns : ExposedP2pNs(rank, group_ranks));
   }
   if (by_stage.size() < 2) return std::nullopt;
   for (auto& [index, s] : by_stage) {
@@ -100,6 +142,13 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
   Compare(&out);
   if (step_total > 0) out.bubble_share = bubble_total / step_total;
   return out;
+}
+
+double ExposedPipelineP2pNsPerStep(const RankCommunication& rank) {
+  std::string role;
+  std::string_view group_ranks;
+  if (rank.steps == 0 || !StageOf(rank, &role, &group_ranks) || group_ranks.empty()) return 0;
+  return ExposedP2pNs(rank, group_ranks) / static_cast<double>(rank.steps);
 }
 
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank) {

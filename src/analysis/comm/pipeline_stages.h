@@ -1,10 +1,12 @@
 #pragma once
-// Pipeline-parallel stages of a torch_npu run: with profiler_metadata.json's parallel_group_info naming
-// the pp groups (or msprof-analyze's cluster output's stage rows, which the importer turns into such
-// groups), a rank's stage is its position in its pp group's global ranks. Per stage, the mean over its
-// ranks in the input of, per step: computing, the p2p wait (communication.json's Wait Time of the rank's
-// send / receive / batchSendRecv operations), the bubble (time_breakdown.h: torch_npu's Bubble, else that
-// p2p wait) and the step (Stage + Bubble).
+// Pipeline-parallel stages: with profiler_metadata.json's parallel_group_info naming the pp groups (or
+// msprof-analyze's cluster output's stage rows, which the importer turns into such groups), or on PyTorch
+// a process group of the rank's collectives whose description or name says pipeline (Megatron's
+// "PIPELINE_MODEL_PARALLEL_GROUP", torchtitan's "mesh_pp"), a rank's stage is its position in its pp
+// group's ranks. Per stage, the mean over its ranks in the input of, per step: computing, the p2p wait
+// (communication.json's Wait Time of the rank's send / receive / batchSendRecv operations; on GPUs the
+// time its send / recv kernels in the pp group are not hidden under compute), the bubble (time_breakdown.h:
+// torch_npu's Bubble, else that p2p wait) and the step (Stage + Bubble; on GPUs the device span).
 //
 // The stage that computes most bounds the step: in a pipeline every micro-batch passes every stage, so
 // the others wait for it, and their wait is bubble. Imbalance = (most - least computing) / most; a
@@ -27,7 +29,7 @@ struct PipelineStage {
   int64_t stage = 0;           // position in the pp group
   std::vector<int64_t> ranks;  // input ranks at this stage
   double computing_ns_per_step = 0;
-  double p2p_wait_ns_per_step = 0;  // NaN-free: 0 where communication.json has no p2p op
+  double p2p_wait_ns_per_step = 0;  // 0 where neither communication.json nor the pp group's p2p kernels say
   double bubble_ns_per_step = 0;
   double step_ns_per_step = 0;   // Stage + Bubble
   double stage_ns_per_step = 0;  // step - bubble: torch_npu's Stage
@@ -35,7 +37,7 @@ struct PipelineStage {
 };
 
 struct PipelineAnalysis {
-  std::string group_name;             // the parallel_group_info role the stages come from ("pp")
+  std::string group_name;  // the role the stages come from ("pp", or the process group's description)
   int64_t pipeline_size = 0;          // ranks per pp group
   std::vector<PipelineStage> stages;  // stages with ranks in the input, in stage order
   int64_t slowest_stage = 0;          // the most work per step: it bounds the step
@@ -49,6 +51,10 @@ struct PipelineAnalysis {
 
 // nullopt without pp groups, or when fewer than two stages have ranks with steps in the input.
 std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankCommunication>& ranks);
+
+// The time per step the rank's send / recv kernels in its pp group are not hidden under its compute (a
+// GPU rank's pipeline wait: no profiler measures its bubble); 0 without a pp group from its collectives.
+double ExposedPipelineP2pNsPerStep(const RankCommunication& rank);
 
 // The stage of `rank`, nullptr when it has none.
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank);

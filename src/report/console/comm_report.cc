@@ -250,8 +250,8 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
   if (!p) return;
   *out += fmt::format(
       "\npipeline stages (\"{}\" groups of {} ranks; per step, mean over each stage's ranks; step = Stage + Bubble; "
-      "p2p wait = communication.json's Wait Time of the send / receive / batchSendRecv operations; bubble = "
-      "torch_npu's Bubble, else that wait; recomputed from trace_view.json where the rank has it, else "
+      "p2p wait = communication.json's Wait Time of the send / receive / batchSendRecv operations (GPU: the pp "
+      "group's send / recv kernel time not hidden under compute); bubble = torch_npu's Bubble, else that wait; recomputed from trace_view.json where the rank has it, else "
       "step_trace_time.csv's):\n",
       EscapeText(p->group_name), p->pipeline_size);
   *out += fmt::format("  {:<7}{:<18}{:>14}{:>14}{:>14}{:>14}\n", "stage", "ranks", "computing ms", "p2p wait ms",

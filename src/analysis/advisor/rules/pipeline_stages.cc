@@ -37,6 +37,13 @@ const PipelineAnalysis* PipelineOf(const RankEvidence& rank) {
 
 std::string_view WorkWord(const PipelineAnalysis& p) { return p.work_is_computing ? "computes" : "works"; }
 
+// Where the stage's wait sits in the rank's step: its own part where the profiler measured it (torch_npu),
+// else (GPUs) in the exposed communication its p2p kernels hold, else unknown, in the idle time.
+TimePart WaitPart(const RankEvidence& rank, const PipelineStage& own) {
+  if (rank.split.part(TimePart::kPipelineBubble) > 0) return TimePart::kPipelineBubble;
+  return own.bubble_ns_per_step > 0 ? TimePart::kCommunication : TimePart::kIdle;
+}
+
 }  // namespace
 
 void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -62,7 +69,7 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
   f.value = 100 * p->imbalance;
   f.threshold = threshold;
   f.unit = "% of the slowest stage";
-  f.saves_from = waits_known ? TimePart::kPipelineBubble : TimePart::kIdle;
+  f.saves_from = WaitPart(rank, *own);
   f.uncapped_gain_ns = waits_known ? std::min(own->bubble_ns_per_step, short_ns) : short_ns;
   f.gain_model =
       "the bubble equal stages remove on this stage: min(its bubble, slowest stage's computing - its own) per step";
@@ -97,7 +104,7 @@ void RulePipelineBubble(const RankEvidence& rank, const AdvisorConfig& config, s
   f.value = share;
   f.threshold = threshold;
   f.unit = "% of the step";
-  f.saves_from = TimePart::kPipelineBubble;
+  f.saves_from = WaitPart(rank, *own);
   f.uncapped_gain_ns = own->bubble_ns_per_step / 2;
   f.gain_model = "half the bubble: what twice the micro-batches per step or two virtual stages per rank remove";
   AddStageEvidence(*p, *own, &f);
