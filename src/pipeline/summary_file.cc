@@ -86,9 +86,18 @@ void Fields(A& a, RankCommunication& r) {
     r.computing_ns, r.free_ns, r.bubble_ns, r.steps, r.ascend_ops, r.ascend_transports, r.ascend_wait_ratio,
     r.ascend_synchronization_ratio, r.ascend_links, r.ascend_rank_matrix, r.parallel_groups);
 }
+// The parts of a TimeSplit before the pipeline bubble, in their version 1 and 2 place; the bubble, added
+// in version 3, follows the rank's record (EncodeSummaryFile), so older summaries read as they were.
+struct PartsBeforeBubble {
+  std::array<double, static_cast<size_t>(TimePart::kCount)>* parts;
+};
+constexpr size_t kPartsBeforeBubble = static_cast<size_t>(TimePart::kPipelineBubble);
+static_assert(kPartsBeforeBubble + 1 == static_cast<size_t>(TimePart::kCount));
+
 template <class A>
 void Fields(A& a, TimeSplit& s) {
-  a(s.steps, s.step_ns, s.part_ns, s.compute_bound_share, s.compute_classes_known, s.dataloader_ns, s.cpu_only,
+  PartsBeforeBubble parts{&s.part_ns};
+  a(s.steps, s.step_ns, parts, s.compute_bound_share, s.compute_classes_known, s.dataloader_ns, s.cpu_only,
     s.dispatch_ns);
 }
 template <class A>
@@ -134,7 +143,7 @@ void Fields(A& a, ExpertParallelStep& s) {
 // their layout.
 template <class A>
 void Fields(A& a, RankSummary& r) {
-  a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe);
+  a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe, r.advice.advice.split.part_ns[kPartsBeforeBubble]);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.
@@ -338,6 +347,9 @@ class Writer {
   }
   void Put(bool v) { out_.push_back(v ? 1 : 0); }
   void Put(double v) { U64(std::bit_cast<uint64_t>(v)); }
+  void Put(const PartsBeforeBubble& p) {
+    for (size_t i = 0; i < kPartsBeforeBubble; ++i) Put((*p.parts)[i]);
+  }
   template <class T>
   requires(std::is_integral_v<T> || std::is_enum_v<T>) void Put(T v) { U64(static_cast<uint64_t>(v)); }
   void PutText(std::string_view v) {
@@ -415,6 +427,9 @@ class Reader {
   }
 
  private:
+  void Get(PartsBeforeBubble& p) {
+    for (size_t i = 0; i < kPartsBeforeBubble; ++i) Get((*p.parts)[i]);
+  }
   void Fail() {
     failed_ = true;
     at_ = bytes_.size();
@@ -541,7 +556,8 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
   w(uint64_t{kSummaryFormatVersion}, file.source, file.settings, file.warnings, file.starts);
   w(uint64_t{file.ranks.size()});
   for (const RankSummary& rank : file.ranks) {
-    w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.comm.expert_parallel, rank.advice.moe);
+    w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.comm.expert_parallel, rank.advice.moe,
+      rank.advice.advice.split.part_ns[kPartsBeforeBubble]);
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -573,7 +589,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     RankSummary& rank = file.ranks.emplace_back();
     r(rank.comm, rank.advice, rank.breakdown_warnings);
     if (version >= 2) r(rank.report);
-    if (version >= 3) r(rank.comm.expert_parallel, rank.advice.moe);
+    if (version >= 3) r(rank.comm.expert_parallel, rank.advice.moe, rank.advice.advice.split.part_ns[kPartsBeforeBubble]);
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);

@@ -19,6 +19,7 @@ SummaryFile Example() {
   file.starts = {1'700'000'000'123'456'789};
   RankSummary& rank = file.ranks.emplace_back();
   rank.breakdown_warnings = {"step 7 is incomplete"};
+  rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] = 2.5e6;
   RankCommunication& comm = rank.comm;
   comm.rank = 3;
   comm.path = file.source;
@@ -141,7 +142,8 @@ std::string Sealed(std::string bytes) {
 constexpr size_t kEmptyMoeBytes = 10 * 8;
 
 // An older summary of the one-rank `file`: its rank ends before the report (version 1) or before the
-// expert-parallel steps and the MoE load (version 2), here written empty (one u64 count, ten u64 fields).
+// expert-parallel steps, the MoE load and the pipeline bubble (version 2), here written empty (one u64
+// count, ten u64 fields, one f64).
 std::string AsVersion(SummaryFile file, int version) {
   for (RankSummary& rank : file.ranks) {
     rank.comm.expert_parallel.clear();
@@ -149,8 +151,8 @@ std::string AsVersion(SummaryFile file, int version) {
     if (version < 2) rank.report.reset();
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The empty steps' count and MoE load, the absent report's flag, and the checksum.
-  const size_t tail = 8 + kEmptyMoeBytes + (version < 2 ? 1 : 0);
+  // The empty steps' count, MoE load and bubble, the absent report's flag, and the checksum.
+  const size_t tail = 8 + kEmptyMoeBytes + 8 + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
@@ -166,6 +168,7 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(EncodeSummaryFile(*decoded), bytes);  // every field written is read back
   const RankSummary& rank = decoded->ranks.at(0);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks, "[0, 1, 2, 3]");
+  EXPECT_EQ(rank.advice.advice.split.part(TimePart::kPipelineBubble), 2.5e6);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Pipeline stages of a torch_npu run: a temp copy of the shared level2 pair as a summary-only run (no
 trace_view.json) of a two-stage pipeline: profiler_metadata.json gets a parallel_group_info "pp" group
-[0, 1], and step_trace_time.csv makes stage 1 slower (Stage 171000.5 us) and gives stage 0 a bubble.
-`comm --json` must report each stage's Stage and Bubble per step as the CSVs say (read here with csv),
-the slowest stage and the imbalance; `advise --json` must name the imbalance with gain slowest - mean
-stage. The unmodified pair, without pp groups, reports no pipeline.
+[0, 1], and step_trace_time.csv makes stage 1 compute more (Computing 20000.5 us, Stage 171000.5 us) and
+gives stage 0 a bubble. `comm --json` must report each stage's computing, Stage, Bubble and step (Stage +
+Bubble) per step as the CSVs say (read here with csv), the slowest stage and the imbalance of their
+computing; `advise --json` must name the imbalance on stage 0 with gain min(its bubble, slowest - its
+computing). The unmodified pair, without pp groups, reports no pipeline.
 
 Usage: pipeline_stages_check.py TUNEPROF SHARED (the view holding traces/)
 """
@@ -62,10 +63,11 @@ def main():
                                                                        "global_ranks": [0, 1]}}
             meta_path.write_text(json.dumps(meta))
             tables[rank] = directory / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv"
-        edit_step_table(tables[1], Stage="171000.5", Bubble="0")
+        edit_step_table(tables[1], Stage="171000.5", Bubble="0", Computing="20000.5")
         edit_step_table(tables[0], Bubble="40000.25")
         stage = {r: per_step_us(tables[r], "Stage") for r in (0, 1)}
         bubble = {r: per_step_us(tables[r], "Bubble") for r in (0, 1)}
+        computing = {r: per_step_us(tables[r], "Computing") for r in (0, 1)}
 
         pipeline = run(binary, "comm", "--json", str(root))["cross_rank"]["pipeline"]
         if pipeline is None:
@@ -78,19 +80,21 @@ def main():
             check(abs(s["stage_us_per_step"] - stage[r]) < 1e-3, f"stage {r}: {s['stage_us_per_step']} != {stage[r]}")
             check(abs(s["bubble_us_per_step"] - bubble[r]) < 1e-3,
                   f"stage {r} bubble: {s['bubble_us_per_step']} != {bubble[r]}")
+            check(abs(s["computing_us_per_step"] - computing[r]) < 1e-3, f"stage {r} computing {s}")
+            check(abs(s["step_us_per_step"] - stage[r] - bubble[r]) < 1e-3, f"stage {r} step {s}")
         check(pipeline["slowest_stage"] == 1 and pipeline["fastest_stage"] == 0, f"slowest {pipeline}")
-        imbalance = (stage[1] - stage[0]) / stage[1]
+        imbalance = (computing[1] - computing[0]) / computing[1]
         check(abs(pipeline["imbalance"] - imbalance) < 1e-9 and pipeline["uneven"], f"imbalance {pipeline['imbalance']}")
-        share = (bubble[0] + bubble[1]) / (stage[0] + stage[1] + bubble[0] + bubble[1])
+        share = (bubble[0] + bubble[1]) / (stage[0] + stage[1] + bubble[0] + bubble[1])  # of the steps
         check(abs(pipeline["bubble_share"] - share) < 1e-9, f"bubble share {pipeline['bubble_share']} != {share}")
 
         findings = [f for f in run(binary, "advise", "--json", str(root))["findings"]
-                    if f["id"] == "communication.pipeline_imbalance"]
-        check(len(findings) == 1, f"{len(findings)} pipeline_imbalance findings")
-        gain_us = stage[1] - (stage[0] + stage[1]) / 2
+                    if f["id"] == "pipeline.stage_imbalance"]
+        check(len(findings) == 1, f"{len(findings)} pipeline.stage_imbalance findings")
+        gain_us = min(bubble[0], computing[1] - computing[0])
         for f in findings:
             check(abs(f["uncapped_gain_us"] - gain_us) < 1e-3, f"gain {f['uncapped_gain_us']} != {gain_us}")
-            check(f["evidence"]["slowest_stage"] == 1, f"evidence {f['evidence']}")
+            check(f["evidence"]["slowest_stage"] == 1 and f["evidence"]["own_stage"] == 0, f"evidence {f['evidence']}")
             check("CUDA" not in f["strategy"] + " ".join(f["apis"]), "CUDA advice on an Ascend pipeline")
     for failure in FAILURES:
         print("FAIL:", failure)

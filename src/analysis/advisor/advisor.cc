@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "analysis/advisor/rules/rules.h"
+#include "base/rank_ranges.h"
 
 namespace tuneprof {
 namespace {
@@ -527,7 +528,8 @@ std::array<double, 7> BottleneckTimes(const TimeSplit& split) {
   times[static_cast<size_t>(Bottleneck::kCompute)] = split.part(TimePart::kComputeBound) + unclassed;
   times[static_cast<size_t>(Bottleneck::kMemory)] =
       split.part(TimePart::kMemoryBound) - unclassed + split.part(TimePart::kMemcpy);
-  times[static_cast<size_t>(Bottleneck::kCommunication)] = split.part(TimePart::kCommunication);
+  times[static_cast<size_t>(Bottleneck::kCommunication)] =
+      split.part(TimePart::kCommunication) + split.part(TimePart::kPipelineBubble);
   times[static_cast<size_t>(Bottleneck::kHost)] = split.part(TimePart::kHostWait);
   times[static_cast<size_t>(Bottleneck::kData)] = split.part(TimePart::kData);
   times[static_cast<size_t>(Bottleneck::kIdle)] = split.part(TimePart::kIdle);
@@ -865,6 +867,40 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
   return draft;
 }
 
+namespace {
+
+// On GPUs the pipeline's wait sits in the exposed communication (the pp group's send / recv kernels wait
+// for their peer): in a pipeline it is taken out into the bubble part, which only pipeline findings save
+// from; overlapping communication with compute, which DDP bucket advice is about, cannot hide it.
+void SplitOutGpuPipelineWait(const CrossRankCommunication* cross, const RankCommunication* comm, TimeSplit* split) {
+  if (cross == nullptr || !cross->pipeline || comm == nullptr || split->part(TimePart::kPipelineBubble) > 0) return;
+  const double wait = std::min(ExposedPipelineP2pNsPerStep(*comm), split->part(TimePart::kCommunication));
+  if (wait <= 0) return;
+  split->part_ns[static_cast<size_t>(TimePart::kCommunication)] -= wait;
+  split->part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] += wait;
+}
+
+// A pipeline's step is bounded by the stage that computes most, not by the mean over ranks: named beside
+// it, with the stage that waits longest for it.
+std::string PipelineNote(const PipelineAnalysis& p) {
+  const PipelineStage& slowest = StageNumbered(p, p.slowest_stage);
+  const PipelineStage* waits = &p.stages.front();
+  for (const PipelineStage& s : p.stages) {
+    if (s.bubble_ns_per_step > waits->bubble_ns_per_step) waits = &s;
+  }
+  std::string note = fmt::format("; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
+                                 "{:.3f} ms on the mean stage",
+                                 slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
+                                 slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
+  if (waits->bubble_ns_per_step > 0 && waits->step_ns_per_step > 0) {
+    note += fmt::format("; stage {} waits {:.3f} ms a step in bubbles ({:.1f} % of its step)", waits->stage,
+                        waits->bubble_ns_per_step / 1e6, 100 * waits->bubble_ns_per_step / waits->step_ns_per_step);
+  }
+  return note;
+}
+
+}  // namespace
+
 AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vector<const RankCommunication*>& comm,
                             const AdvisorConfig& config, const CrossRankCommunication* cross) {
   AdvisorResult result;
@@ -885,6 +921,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   AddAllToAllBytes(ranks, comm, &moe);
   for (size_t i = 0; i < ranks.size(); ++i) {
     RankAdviceDraft& draft = ranks[i];
+    SplitOutGpuPipelineWait(cross, i < comm.size() ? comm[i] : nullptr, &draft.advice.split);
     std::vector<Finding> findings =
         RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross, moe.ranks.empty() ? nullptr : &moe);
     std::vector<RuleFinding>().swap(draft.findings);  // moved out: freed now, not after the last rank
@@ -929,6 +966,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   if (result.dominant == Bottleneck::kCommunication && cross != nullptr) {
     result.dominant_reason += StragglerShareOfCommunication(*cross);
   }
+  if (cross != nullptr && cross->pipeline) result.dominant_reason += PipelineNote(*cross->pipeline);
   result.dominant_reason += OneOffNote(result.findings);
   return result;
 }

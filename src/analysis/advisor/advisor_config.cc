@@ -49,7 +49,10 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
      "a rank waiting for the last arrival above this share of its collective time has a straggler "
      "(msprof-analyze: wait ratio 0.2)"},
     {threshold::kPipelineImbalancePct, 10, "% of the slowest stage",
-     "pipeline stages whose work per step differs by more than this ((slowest - fastest) / slowest) are uneven"},
+     "pipeline stages whose computing per step differs by more than this ((slowest - fastest) / slowest) are uneven"},
+    {threshold::kPipelineBubblePct, 10, "% of the step",
+     "with the stages even, a stage waiting in bubbles above this share of its step has too few micro-batches or a "
+     "plain schedule"},
     {threshold::kMemoryPeakPct, 90, "% of device memory", "allocator peak above this leaves no headroom"},
     {threshold::kFragmentationPct, 20, "% of reserved", "reserved but unallocated memory at the peak above this"},
     {threshold::kFragmentationMinGib, 1, "GiB", "... and at least this much"},

@@ -35,6 +35,7 @@ constexpr std::string_view kFp32MatmulPct = "fp32_matmul_pct";
 constexpr std::string_view kSmallMessageSharePct = "small_message_share_pct";
 constexpr std::string_view kCommWaitRatioPct = "comm_wait_ratio_pct";
 constexpr std::string_view kPipelineImbalancePct = "pipeline_imbalance_pct";
+constexpr std::string_view kPipelineBubblePct = "pipeline_bubble_pct";
 constexpr std::string_view kMemoryPeakPct = "memory_peak_pct";
 constexpr std::string_view kFragmentationPct = "fragmentation_pct";
 constexpr std::string_view kFragmentationMinGib = "fragmentation_min_gib";

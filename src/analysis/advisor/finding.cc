@@ -56,6 +56,8 @@ std::string_view TimePartName(TimePart part) {
       return "host";
     case TimePart::kData:
       return "data";
+    case TimePart::kPipelineBubble:
+      return "pipeline_bubble";
     case TimePart::kIdle:
       return "idle";
     case TimePart::kCount:

@@ -28,6 +28,7 @@ enum class TimePart : uint8_t {
   kHostWait,       // the device idle, waiting for the host (launch-bound), or host framework overhead
   kData,           // waiting for the input pipeline
   kIdle,           // other idle time
+  kPipelineBubble,  // waiting for other pipeline stages (pipeline_waits.h); 0 off pipelines
   kCount
 };
 std::string_view TimePartName(TimePart part);

@@ -159,6 +159,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   double computing = static_cast<double>(total.computing_ns) / n;
   double communication = static_cast<double>(total.communication_not_overlapped_ns) / n;
   const double memcpy = static_cast<double>(total.memcpy_ns) / n;
+  const double bubble = static_cast<double>(total.bubble_ns) / n;
   // On a CPU-only trace the main thread is the device: all its DataLoader time is input-pipeline time,
   // including the operators run for it (which the breakdown counted as computing).
   double data = static_cast<double>(TotalLength(Subtract(dataloader, work.busy))) / n;
@@ -174,7 +175,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
     communication += waiting;
   }
   split.compute_classes_known = computing <= 0 || work.computing_ns > 0;
-  const double busy = computing + communication + memcpy;
+  const double busy = computing + communication + memcpy + bubble;
   split.step_ns = std::max(MeanStepTime(breakdown), busy + data);
   const double idle = split.step_ns - busy;
 
@@ -187,6 +188,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   SetPart(&split, TimePart::kMemoryBound, computing * (1 - split.compute_bound_share));
   SetPart(&split, TimePart::kCommunication, communication);
   SetPart(&split, TimePart::kMemcpy, memcpy);
+  SetPart(&split, TimePart::kPipelineBubble, bubble);
   SetPart(&split, TimePart::kData, data);
   SetPart(&split, TimePart::kHostWait, host_wait);
   SetPart(&split, TimePart::kIdle, idle - data - host_wait);

@@ -74,11 +74,13 @@ TEST(AscendStepBreakdownTest, SplitFollowsTorchNpuDefinitions) {
   EXPECT_EQ(second.device_events, 3u);
   EXPECT_EQ(second.computing_ns, Us(30));
   EXPECT_EQ(second.communication_ns, Us(20));
-  EXPECT_EQ(second.communication_not_overlapped_ns, Us(20));
+  EXPECT_EQ(second.communication_not_overlapped_ns, 0);  // torch_npu's 20, less the bubble (its own part)
   EXPECT_EQ(second.overlapped_ns, 0);
   EXPECT_EQ(second.free_ns, Us(10));
   EXPECT_EQ(second.bubble_ns, Us(20));
-  EXPECT_EQ(second.wall_ns, Us(40));  // E2E [130, 190) less the bubble
+  EXPECT_EQ(second.wall_ns, Us(60));  // the step, Stage + Bubble: E2E [130, 190)
+  EXPECT_EQ(second.wall_ns, second.computing_ns + second.communication_not_overlapped_ns + second.free_ns +
+                                second.bubble_ns);
   EXPECT_EQ(second.preparing_ns, Us(30));
 
   EXPECT_EQ(rank.total.free_ns, Us(70));

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/breakdown/ascend_step_breakdown.h"
+#include "analysis/breakdown/pipeline_waits.h"
 #include "analysis/breakdown/one_off_region.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_launches.h"
@@ -473,7 +474,9 @@ int64_t StepTimeNs(const StepBreakdown& step) {
   return host_range ? std::max(step.host_end_ns - step.host_start_ns, step.wall_ns) : step.wall_ns;
 }
 
-RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
+namespace {
+
+RankBreakdown MeasureTimeBreakdown(const Trace& trace) {
   RankBreakdown result;
   result.rank = trace.metadata().rank;
   result.path = trace.metadata().path;
@@ -547,6 +550,14 @@ RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
           DeviceBreakdownOf(trace, device, BreakdownOf(trace, device_work_of, launch, torch_npu_ranges, cut_ns)));
     }
   }
+  return result;
+}
+
+}  // namespace
+
+RankBreakdown ComputeTimeBreakdown(const Trace& trace) {
+  RankBreakdown result = MeasureTimeBreakdown(trace);
+  SplitOutPipelineBubble(trace, &result);
   return result;
 }
 

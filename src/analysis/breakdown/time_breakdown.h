@@ -16,10 +16,11 @@
 // holds exactly for every step.
 //
 // torch_npu (trace_view.json): its own step_trace_time.csv definitions, recomputed from the raw device
-// tasks (ascend_step_breakdown.h). There wall is torch_npu's Stage and
-//   wall = computing + communication_not_overlapped + free
-// because torch_npu's Free holds copies (SDMA) and syncs; memcpy_ns and other_ns say how much of it
-// they are.
+// tasks (ascend_step_breakdown.h). There wall is the step, torch_npu's Stage + Bubble, and
+//   wall = computing + communication_not_overlapped + free + bubble
+// because torch_npu's Free holds copies (SDMA) and syncs (memcpy_ns and other_ns say how much of it
+// they are), and the pipeline bubble is its own part, out of the exposed communication
+// (pipeline_waits.h).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,16 +52,16 @@ struct StepBreakdown {
   int64_t device_end_ns = kNoId;
   uint64_t device_events = 0;
 
-  int64_t wall_ns = 0;                          // device_end - device_start (torch_npu: Stage)
+  int64_t wall_ns = 0;                          // device_end - device_start (torch_npu: Stage + Bubble)
   int64_t computing_ns = 0;                     // |U(compute)|
   int64_t communication_ns = 0;                 // |U(communication)|
   int64_t overlapped_ns = 0;                    // |U(communication) ∩ U(compute)|
-  int64_t communication_not_overlapped_ns = 0;  // communication - overlapped
+  int64_t communication_not_overlapped_ns = 0;  // communication - overlapped (torch_npu: - bubble)
   int64_t memory_ns = 0;                        // |U(memcpy, memset)|
   int64_t memcpy_ns = 0;                        // memory not hidden under compute or communication
   int64_t other_ns = 0;                         // syncs/waits not hidden under any of the above
   int64_t free_ns = 0;                          // wall - |U(all device work)| (torch_npu: its Free)
-  int64_t bubble_ns = 0;                        // torch_npu: Σ hcom_receive* (pipeline wait); 0 otherwise
+  int64_t bubble_ns = 0;                        // torch_npu: pipeline p2p wait (pipeline_waits.h); 0 otherwise
   int64_t preparing_ns = kNoId;                 // torch_npu: first compute/communication - host step start
 
   HostSideBreakdown host;

@@ -1,12 +1,19 @@
 #pragma once
-// Pipeline-parallel stages of a torch_npu run: with profiler_metadata.json's parallel_group_info naming
-// the pp groups, a rank's stage is its position in its pp group's global ranks. Per stage, over its
-// ranks in the input: the mean Stage time per step (the step without the time spent waiting to receive
-// from the previous stage, as step_trace_time.csv defines it) and the mean Bubble per step (that wait).
-// The slowest stage bounds the step: the others idle in bubbles while it computes. Imbalance =
-// (slowest - fastest) / slowest; a pipeline is uneven above kStageImbalanceThreshold.
+// Pipeline-parallel stages: with profiler_metadata.json's parallel_group_info naming the pp groups (or
+// msprof-analyze's cluster output's stage rows, which the importer turns into such groups), or on PyTorch
+// a process group of the rank's collectives whose description or name says pipeline (Megatron's
+// "PIPELINE_MODEL_PARALLEL_GROUP", torchtitan's "mesh_pp"), a rank's stage is its position in its pp
+// group's ranks. Per stage, the mean over its ranks in the input of, per step: computing, the p2p wait
+// (communication.json's Wait Time of the rank's send / receive / batchSendRecv operations; on GPUs the
+// time its send / recv kernels in the pp group are not hidden under compute), the bubble (time_breakdown.h:
+// torch_npu's Bubble, else that p2p wait) and the step (Stage + Bubble; on GPUs the device span).
 //
-// Cost: O(ranks × groups per rank).
+// The stage that computes most bounds the step: in a pipeline every micro-batch passes every stage, so
+// the others wait for it, and their wait is bubble. Imbalance = (most - least computing) / most; a
+// pipeline is uneven above kStageImbalanceThreshold. Where no rank has a computing time, the Stage time
+// (step - bubble) stands for it.
+//
+// Cost: O(ranks × (groups + communication ops) per rank).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,22 +28,38 @@ constexpr double kStageImbalanceThreshold = 0.1;
 struct PipelineStage {
   int64_t stage = 0;           // position in the pp group
   std::vector<int64_t> ranks;  // input ranks at this stage
-  double stage_ns_per_step = 0;
+  double computing_ns_per_step = 0;
+  double p2p_wait_ns_per_step = 0;  // 0 where neither communication.json nor the pp group's p2p kernels say
   double bubble_ns_per_step = 0;
+  double step_ns_per_step = 0;   // Stage + Bubble
+  double stage_ns_per_step = 0;  // step - bubble: torch_npu's Stage
+  double work_ns_per_step = 0;   // computing, or Stage where no stage has a computing time
 };
 
 struct PipelineAnalysis {
-  std::string group_name;             // the parallel_group_info role the stages come from ("pp")
+  std::string group_name;  // the role the stages come from ("pp", or the process group's description)
   int64_t pipeline_size = 0;          // ranks per pp group
   std::vector<PipelineStage> stages;  // stages with ranks in the input, in stage order
-  int64_t slowest_stage = 0;
+  int64_t slowest_stage = 0;          // the most work per step: it bounds the step
   int64_t fastest_stage = 0;
-  double imbalance = 0;     // (slowest - fastest) / slowest stage time
-  double bubble_share = 0;  // Σ bubble / Σ (stage + bubble) over the ranks with a stage
-  bool uneven = false;      // imbalance > kStageImbalanceThreshold
+  double mean_work_ns_per_step = 0;  // over the stages
+  double imbalance = 0;              // (slowest - fastest) / slowest work per step
+  double bubble_share = 0;           // Σ bubble / Σ step over the ranks with a stage
+  bool work_is_computing = true;     // false: work is the Stage time (no computing known)
+  bool uneven = false;               // imbalance > kStageImbalanceThreshold
 };
 
 // nullopt without pp groups, or when fewer than two stages have ranks with steps in the input.
 std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankCommunication>& ranks);
+
+// The time per step the rank's send / recv kernels in its pp group are not hidden under its compute (a
+// GPU rank's pipeline wait: no profiler measures its bubble); 0 without a pp group from its collectives.
+double ExposedPipelineP2pNsPerStep(const RankCommunication& rank);
+
+// The stage of `rank`, nullptr when it has none.
+const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank);
+
+// The stage numbered `stage` (it must be one of the analysis's).
+const PipelineStage& StageNumbered(const PipelineAnalysis& pipeline, int64_t stage);
 
 }  // namespace tuneprof

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "importers/ascend/ascend_tables.h"
 #include "importers/csv/csv_reader.h"
@@ -16,9 +17,43 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Trace RankTrace(const std::string& dir, int64_t rank, const std::vector<ReportedStepTime>& rows) {
+// The pp groups the stage rows imply: with stage k holding ranks S_k (each the same size), group j is
+// (S_0[j], S_1[j], ...), as Megatron lays them out. Empty unless there are two stages or more of one size,
+// each rank in one of them.
+std::vector<std::vector<int64_t>> PipelineGroups(const std::vector<std::vector<int64_t>>& stages) {
+  if (stages.size() < 2 || stages.front().empty()) return {};
+  std::set<int64_t> seen;
+  for (const std::vector<int64_t>& s : stages) {
+    if (s.size() != stages.front().size()) return {};
+    for (int64_t rank : s) {
+      if (!seen.insert(rank).second) return {};
+    }
+  }
+  std::vector<std::vector<int64_t>> groups(stages.front().size());
+  for (const std::vector<int64_t>& s : stages) {
+    for (size_t j = 0; j < s.size(); ++j) groups[j].push_back(s[j]);
+  }
+  return groups;
+}
+
+// The rank's pp group as profiler_metadata.json's parallel_group_info would give it.
+void AddPipelineGroup(int64_t rank, const std::vector<std::vector<int64_t>>& groups, TraceMetadata* meta) {
+  for (size_t j = 0; j < groups.size(); ++j) {
+    if (std::find(groups[j].begin(), groups[j].end(), rank) == groups[j].end()) continue;
+    std::string ranks;
+    for (int64_t r : groups[j]) ranks += (ranks.empty() ? "[" : ", ") + std::to_string(r);
+    const std::string key = fmt::format("profiler_metadata.parallel_group_info.cluster_stage_rows_{}.", j);
+    meta->entries.push_back(MetadataEntry{key + "group_name", "pp"});
+    meta->entries.push_back(MetadataEntry{key + "global_ranks", ranks + "]"});
+    return;
+  }
+}
+
+Trace RankTrace(const std::string& dir, int64_t rank, const std::vector<ReportedStepTime>& rows,
+                const std::vector<std::vector<int64_t>>& pipeline_groups) {
   TraceBuilder builder(fmt::format("{} rank {}", dir, rank));
   TraceMetadata* meta = builder.mutable_metadata();
+  AddPipelineGroup(rank, pipeline_groups, meta);
   meta->format = TraceFormat::kTorchNpuTraceView;
   meta->rank = rank;
   meta->rank_source = RankSource::kTrace;
@@ -39,6 +74,7 @@ Result<std::vector<Trace>> ImportClusterAnalysis(const std::string& dir) {
   SideTableBuilder problems(&scratch);
   std::map<int64_t, std::vector<ReportedStepTime>> by_rank;
   std::map<int64_t, uint64_t> repeats;  // rank -> its rows dropped for a step it already had
+  std::vector<std::vector<int64_t>> stages;  // the stage rows' ranks, in file order: stage order
   TP_RETURN_IF_ERROR(ReadClusterStepTraceTime(&csv, &problems, [&](int64_t rank, const ReportedStepTime& row) {
     std::vector<ReportedStepTime>& rows = by_rank[rank];
     const bool seen =
@@ -48,10 +84,11 @@ Result<std::vector<Trace>> ImportClusterAnalysis(const std::string& dir) {
     } else {
       rows.push_back(row);
     }
-  }));
+  }, [&](std::vector<int64_t> ranks) { stages.push_back(std::move(ranks)); }));
   if (by_rank.empty()) return InvalidInput(csv_path.string() + ": no rank rows (Type \"rank\")");
   std::vector<Trace> traces;
-  for (const auto& [rank, rows] : by_rank) traces.push_back(RankTrace(dir, rank, rows));
+  const std::vector<std::vector<int64_t>> pipeline_groups = PipelineGroups(stages);
+  for (const auto& [rank, rows] : by_rank) traces.push_back(RankTrace(dir, rank, rows, pipeline_groups));
   SideTableBuilder first(&traces.front());
   first.Warn(fmt::format(
       "msprof-analyze cluster output: the step split of {} ranks from {} only; no timeline, kernels, memory "

@@ -30,8 +30,9 @@ constexpr std::string_view kTotalOpInfo = "Total Op Info";
 
 double Or0(double value) { return std::isfinite(value) ? value : 0.0; }
 
-// How long step N lasted on the host (ProfilerStep#N) or on the device (step_trace_time's Stage, else
-// its Computing + Communication(Not Overlapped) + Free), the longer of the two; 0 where unknown.
+// How long step N lasted on the host (ProfilerStep#N) or on the device (step_trace_time's Stage + Bubble:
+// Stage leaves out the pipeline's receive waits, which are ops of the step; else its Computing +
+// Communication(Not Overlapped) + Free), the longer of the two; 0 where unknown.
 double StepLengthNs(const Trace& trace, int64_t number) {
   int64_t longest = 0;
   for (const Step& step : trace.steps()) {
@@ -40,6 +41,7 @@ double StepLengthNs(const Trace& trace, int64_t number) {
   for (const ReportedStepTime& row : trace.reported_step_times()) {
     if (row.step != number) continue;
     int64_t stage = row.stage_ns;
+    if (stage != kNoId && row.bubble_ns != kNoId && row.bubble_ns > 0) stage += row.bubble_ns;
     if (stage == kNoId) {
       stage = 0;
       for (int64_t part : {row.computing_ns, row.communication_not_overlapped_ns, row.free_ns}) {

@@ -23,9 +23,11 @@ void WarnDroppedRows(const CsvReader& csv, SideTableBuilder* out);
 Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out);
 
 // msprof-analyze's cluster_step_trace_time.csv: the same columns plus Type and Index, one row per rank
-// (Type "rank", Index its id) and per pipeline stage (Type "stage", skipped). Calls `add` for each rank
-// row; cell problems are warnings on `warnings`.
+// (Type "rank", Index its id) and per pipeline stage (Type "stage", Index its ranks, "(0, 1, 2, 3)").
+// Calls `add` for each rank row and `stage` (when set) with each stage row's ranks, in file order; cell
+// problems are warnings on `warnings`.
 Status ReadClusterStepTraceTime(CsvReader* csv, SideTableBuilder* warnings,
-                                const std::function<void(int64_t rank, const ReportedStepTime& row)>& add);
+                                const std::function<void(int64_t rank, const ReportedStepTime& row)>& add,
+                                const std::function<void(std::vector<int64_t> ranks)>& stage = {});
 
 }  // namespace tuneprof

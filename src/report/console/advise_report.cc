@@ -30,6 +30,7 @@ constexpr std::array kParts = std::to_array<PartLabel>({
     {TimePart::kHostWait, "host (launch wait, framework overhead)"},
     {TimePart::kData, "data loading"},
     {TimePart::kIdle, "idle"},
+    {TimePart::kPipelineBubble, "pipeline bubble (waiting for other stages)"},
 });
 
 // The computing of a step without operators to class it (a summary-only torch_npu rank).
@@ -84,10 +85,16 @@ std::string UtilizationPopulation(const RankAdvice& shown, const RankAdvice& slo
                      MeasuredUtilizations(slowest));
 }
 
+// The pipeline bubble is a part only of ranks in a pipeline: elsewhere it is left out, not shown as 0.
+bool ShownPart(const TimeSplit& split, TimePart part) {
+  return part != TimePart::kPipelineBubble || split.part(part) > 0;
+}
+
 void AppendSplit(const TimeSplit& split, std::string_view population, std::string* out) {
   *out += fmt::format("{:<42}{:>12}{:>9}\n", fmt::format("Where the step goes{}", population), "ms/step", "share");
   for (const PartLabel& p : kParts) {
     const double ns = split.part(p.part);
+    if (!ShownPart(split, p.part)) continue;
     std::string_view label = p.label;
     if (!split.compute_classes_known && p.part == TimePart::kComputeBound) continue;
     if (!split.compute_classes_known && p.part == TimePart::kMemoryBound) label = kUnclassedComputing;
@@ -238,7 +245,9 @@ void WriteOptional(JsonWriter* w, std::string_view key, const std::optional<doub
 
 void WriteSplit(JsonWriter* w, const TimeSplit& split) {
   w->Key("split_us").BeginObject();
-  for (const PartLabel& p : kParts) w->Key(TimePartName(p.part)).Double(split.part(p.part) / 1e3);
+  for (const PartLabel& p : kParts) {
+    if (ShownPart(split, p.part)) w->Key(TimePartName(p.part)).Double(split.part(p.part) / 1e3);
+  }
   w->EndObject();
   w->Key("compute_bound_share").Double(split.compute_bound_share);
   w->Key("compute_classes_known").Bool(split.compute_classes_known);
@@ -328,7 +337,9 @@ void WriteAdviseJson(const AdvisorResult& result, std::string_view schema, const
   w.Key("step_us").Double(result.step_ns / 1e3);
   w.Key("mean_step_us").Double(result.mean_split.step_ns / 1e3);
   w.Key("mean_split_us").BeginObject();
-  for (const PartLabel& p : kParts) w.Key(TimePartName(p.part)).Double(result.mean_split.part(p.part) / 1e3);
+  for (const PartLabel& p : kParts) {
+    if (ShownPart(result.mean_split, p.part)) w.Key(TimePartName(p.part)).Double(result.mean_split.part(p.part) / 1e3);
+  }
   w.EndObject();
   w.Key("ranks").BeginArray();
   for (const RankAdvice& rank : result.ranks) WriteRank(&w, rank);

@@ -378,27 +378,28 @@ void AppendDomains(const CrossRankCommunication& x, std::string* out) {
 void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
   if (!p) return;
   *out += fmt::format(
-      "\npipeline stages (\"{}\" groups of {} ranks, profiler_metadata.json; per step, mean over each stage's "
-      "ranks; Stage and Bubble as the step split has them: recomputed from trace_view.json where the rank has it, "
-      "else step_trace_time.csv's):\n",
+      "\npipeline stages (\"{}\" groups of {} ranks; per step, mean over each stage's ranks; step = Stage + Bubble; "
+      "p2p wait = communication.json's Wait Time of the send / receive / batchSendRecv operations (GPU: the pp "
+      "group's send / recv kernel time not hidden under compute); bubble = torch_npu's Bubble, else that wait; recomputed from trace_view.json where the rank has it, else "
+      "step_trace_time.csv's):\n",
       EscapeText(p->group_name), p->pipeline_size);
-  *out += fmt::format("  {:<7}{:<18}{:>14}{:>15}\n", "stage", "ranks", "stage ms", "bubble ms");
+  *out += fmt::format("  {:<7}{:<18}{:>14}{:>14}{:>14}{:>14}\n", "stage", "ranks", "computing ms", "p2p wait ms",
+                      "bubble ms", "step ms");
   for (const PipelineStage& s : p->stages) {
     std::string ranks = RankRanges(s.ranks);
     if (ranks.size() > 16) ranks = ranks.substr(0, 15) + "~";
-    *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>15.3f}\n", s.stage, ranks, s.stage_ns_per_step / 1e6,
-                        s.bubble_ns_per_step / 1e6);
+    *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>14.3f}{:>14.3f}{:>14.3f}\n", s.stage, ranks,
+                        s.computing_ns_per_step / 1e6, s.p2p_wait_ns_per_step / 1e6, s.bubble_ns_per_step / 1e6,
+                        s.step_ns_per_step / 1e6);
   }
-  auto stage_ms = [&](int64_t stage) {
-    for (const PipelineStage& s : p->stages) {
-      if (s.stage == stage) return s.stage_ns_per_step / 1e6;
-    }
-    return 0.0;
-  };
+  const PipelineStage& slowest = StageNumbered(*p, p->slowest_stage);
+  const PipelineStage& fastest = StageNumbered(*p, p->fastest_stage);
   *out += fmt::format(
-      "  slowest stage {} bounds the step: {:.3f} ms of work a step against {:.3f} ms on stage {} (imbalance {:.1f} %, "
-      "(slowest - fastest) / slowest){}; bubbles are {:.1f} % of the staged ranks' time\n",
-      p->slowest_stage, stage_ms(p->slowest_stage), stage_ms(p->fastest_stage), p->fastest_stage, 100 * p->imbalance,
+      "  stage {} bounds the step: {:.3f} ms of {} a step against {:.3f} ms on stage {} and {:.3f} ms on the mean "
+      "stage (imbalance {:.1f} %, (slowest - fastest) / slowest){}; bubbles are {:.1f} % of the staged ranks' "
+      "steps\n",
+      slowest.stage, slowest.work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time",
+      fastest.work_ns_per_step / 1e6, fastest.stage, p->mean_work_ns_per_step / 1e6, 100 * p->imbalance,
       p->uneven ? ": uneven, move layers off the slowest stage" : "", 100 * p->bubble_share);
 }
 
@@ -884,6 +885,8 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
   w->Key("imbalance").Double(pipeline->imbalance);
   w->Key("uneven").Bool(pipeline->uneven);
   w->Key("bubble_share").Double(pipeline->bubble_share);
+  w->Key("work_is_computing").Bool(pipeline->work_is_computing);
+  w->Key("mean_work_us_per_step").Double(pipeline->mean_work_ns_per_step / 1e3);
   w->Key("stages").BeginArray();
   for (const PipelineStage& s : pipeline->stages) {
     w->BeginObject();
@@ -891,8 +894,11 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
     w->Key("ranks").BeginArray();
     for (int64_t r : s.ranks) w->Int(r);
     w->EndArray();
+    w->Key("computing_us_per_step").Double(s.computing_ns_per_step / 1e3);
+    w->Key("p2p_wait_us_per_step").Double(s.p2p_wait_ns_per_step / 1e3);
     w->Key("stage_us_per_step").Double(s.stage_ns_per_step / 1e3);
     w->Key("bubble_us_per_step").Double(s.bubble_ns_per_step / 1e3);
+    w->Key("step_us_per_step").Double(s.step_ns_per_step / 1e3);
     w->EndObject();
   }
   w->EndArray();

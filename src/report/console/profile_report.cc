@@ -86,10 +86,15 @@ void AppendHostTable(const std::vector<StepBreakdown>& steps, const StepBreakdow
   if (steps.size() > 1) AppendHostRow("total", total.host, out);
 }
 
-// torch_npu's own extra columns: hcom_receive time and the host's lead before the first task.
+// torch_npu's own extra columns: the pipeline bubble and the host's lead before the first task. A rank
+// with a bubble says how the span holds it (without one, span = Stage as torch_npu writes it).
 void AppendTorchNpuTable(const std::vector<StepBreakdown>& steps, std::string* out) {
-  *out += fmt::format("{:<10}{:>11}{:>11}   (torch_npu: span = Stage; free holds memcpy and other)\n", "torch_npu",
-                      "bubble ms", "prepare ms");
+  const bool bubble = std::any_of(steps.begin(), steps.end(), [](const StepBreakdown& s) { return s.bubble_ns > 0; });
+  *out += fmt::format("{:<10}{:>11}{:>11}   (torch_npu: span = Stage{}; free holds memcpy and other)\n", "torch_npu",
+                      "bubble ms", "prepare ms",
+                      bubble ? " + Bubble = compute + exposed + free + bubble; the bubble (receive waits) is not in "
+                               "exposed"
+                             : "");
   for (const StepBreakdown& s : steps) {
     *out += fmt::format(
         "{:<10}{:>11.3f}{:>11}\n", StepLabel(s), Millis(s.bubble_ns),

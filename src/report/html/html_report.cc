@@ -115,13 +115,17 @@ class Pieces {
 // ---- summary ---------------------------------------------------------------------------------------
 
 // One row of the summary's split table: the rank (or `label`) and its mean step's parts.
-std::string SplitRow(std::string_view label, std::string_view steps, const TimeSplit& split) {
+// The pipeline bubble column shows only where a rank has one.
+bool ShownColumn(size_t part, bool bubble) { return bubble || part != static_cast<size_t>(TimePart::kPipelineBubble); }
+
+std::string SplitRow(std::string_view label, std::string_view steps, const TimeSplit& split, bool bubble) {
   std::string row = fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", E(label), steps,
                                 MillisText(split.step_ns));
   for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
     // Computing that no operator classes (a rank with only torch_npu's step table) is neither part: the
     // text and the JSON (compute_classes_known) say so too.
     const TimePart part = static_cast<TimePart>(p);
+    if (!ShownColumn(p, bubble)) continue;
     if (!split.compute_classes_known && part == TimePart::kComputeBound) {
       row += fmt::format("<td class=\"n\">{}</td>", kEmptyCell);
     } else if (!split.compute_classes_known && part == TimePart::kMemoryBound) {
@@ -134,11 +138,12 @@ std::string SplitRow(std::string_view label, std::string_view steps, const TimeS
   return row + "</tr>\n";
 }
 
-std::string SplitHeader() {
+std::string SplitHeader(bool bubble) {
   std::string header =
       "<table><caption class=\"what\">ms per step</caption><tr><th>rank</th><th class=\"n\">steps</th>"
       "<th class=\"n\">mean step</th>";
   for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
+    if (!ShownColumn(p, bubble)) continue;
     std::string name(TimePartName(static_cast<TimePart>(p)));
     std::replace(name.begin(), name.end(), '_', ' ');
     header += fmt::format("<th class=\"n\">{}</th>", E(name));
@@ -150,33 +155,36 @@ std::string SplitHeader() {
 // on the page, folded under them (a thousand rows hid the verdict's population).
 void SplitTable(const AdvisorResult& advice, Pieces& out) {
   const bool folded = advice.ranks.size() > kRanksListedOneByOne;
-  out += SplitHeader();
+  const bool bubble = std::any_of(advice.ranks.begin(), advice.ranks.end(), [](const RankAdvice& r) {
+    return r.split.part(TimePart::kPipelineBubble) > 0;
+  });
+  out += SplitHeader(bubble);
   if (folded) {
     const auto by_step = [](const RankAdvice& a, const RankAdvice& b) { return a.split.step_ns < b.split.step_ns; };
     const RankAdvice& slowest = *std::max_element(advice.ranks.begin(), advice.ranks.end(), by_step);
     const RankAdvice& fastest = *std::min_element(advice.ranks.begin(), advice.ranks.end(), by_step);
     if (slowest.split.step_ns == fastest.split.step_ns) {
       out += SplitRow(fmt::format("{} (slowest and fastest: every rank's mean step is as long)", slowest.rank),
-                      std::to_string(slowest.split.steps), slowest.split);
+                      std::to_string(slowest.split.steps), slowest.split, bubble);
     } else {
-      out += SplitRow(fmt::format("{} (slowest)", slowest.rank), std::to_string(slowest.split.steps), slowest.split);
-      out += SplitRow(fmt::format("{} (fastest)", fastest.rank), std::to_string(fastest.split.steps), fastest.split);
+      out += SplitRow(fmt::format("{} (slowest)", slowest.rank), std::to_string(slowest.split.steps), slowest.split, bubble);
+      out += SplitRow(fmt::format("{} (fastest)", fastest.rank), std::to_string(fastest.split.steps), fastest.split, bubble);
     }
   } else {
     for (const RankAdvice& rank : advice.ranks)
-      out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split);
+      out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split, bubble);
   }
   if (advice.ranks.size() > 1) {  // the population the verdict quotes
     out += SplitRow(MeanOverRanks(advice.mean_ranks, advice.ranks.size()) +
                         (advice.mean_ranks < advice.ranks.size() ? " (the others have no complete step)" : ""),
-                    kEmptyCell, advice.mean_split);
+                    kEmptyCell, advice.mean_split, bubble);
   }
   out += "</table>\n";
   if (!folded) return;
   out += fmt::format("<details><summary>every rank ({})</summary>\n", advice.ranks.size());
-  out += SplitHeader();
+  out += SplitHeader(bubble);
   for (const RankAdvice& rank : advice.ranks)
-    out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split);
+    out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split, bubble);
   out += "</table>\n</details>\n";
 }
 
@@ -665,14 +673,15 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
   }
   if (const auto& p = comm.cross_rank.pipeline) {
     out += fmt::format(
-        "<p>Pipeline stages ({} groups of {} ranks): the slowest stage {} bounds the step; imbalance {:.1f} % "
-        "((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "
-        "time.</p>\n<table><tr><th>stage</th>"
-        "<th>ranks</th><th>stage ms / step</th><th>bubble ms / step</th></tr>\n",
+        "<p>Pipeline stages ({} groups of {} ranks): stage {} computes most and bounds the step; imbalance "
+        "{:.1f} % ((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "
+        "steps.</p>\n<table><tr><th>stage</th><th>ranks</th><th>computing ms / step</th><th>p2p wait ms / step</th>"
+        "<th>bubble ms / step</th><th>step ms / step</th></tr>\n",
         E(p->group_name), p->pipeline_size, p->slowest_stage, 100 * p->imbalance, 100 * p->bubble_share);
     for (const PipelineStage& st : p->stages) {
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n", st.stage,
-                         RankRanges(st.ranks), st.stage_ns_per_step / 1e6, st.bubble_ns_per_step / 1e6);
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
+                         st.stage, RankRanges(st.ranks), st.computing_ns_per_step / 1e6, st.p2p_wait_ns_per_step / 1e6,
+                         st.bubble_ns_per_step / 1e6, st.step_ns_per_step / 1e6);
     }
     out += "</table>\n";
   }

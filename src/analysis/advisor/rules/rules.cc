@@ -24,7 +24,8 @@ std::span<const RuleFunction> AllRules() {
       RuleCommBandwidth,
       RuleCommSmallMessages,
       RuleCommStraggler,
-      RulePipelineImbalance,
+      RulePipelineStageImbalance,
+      RulePipelineBubble,
       RuleCommDomains,
       RuleMemoryCapacity,
       RuleFp32Matmul,
@@ -47,8 +48,8 @@ std::span<const RuleFunction> AllRules() {
 }
 
 bool RuleReadsOtherRanks(RuleFunction rule) {
-  return rule == RuleCommStraggler || rule == RulePipelineImbalance || rule == RuleCommDomains ||
-         rule == RuleMoeExpertBalance;
+  return rule == RuleCommStraggler || rule == RulePipelineStageImbalance || rule == RulePipelineBubble ||
+         rule == RuleCommDomains || rule == RuleMoeExpertBalance;
 }
 
 }  // namespace tuneprof

@@ -37,7 +37,8 @@ void RuleGpuUtilizationChunks(const RankEvidence&, const AdvisorConfig&, std::ve
 void RuleCommBandwidth(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleCommSmallMessages(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleCommStraggler(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
-void RulePipelineImbalance(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RulePipelineStageImbalance(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RulePipelineBubble(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleCommDomains(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleMemoryCapacity(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleFp32Matmul(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);

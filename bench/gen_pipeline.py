@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Write a deterministic pipeline-parallel (PP x DP) torch_npu run whose stages, waits and bubbles are known, and
+print that truth as JSON.
+
+Ranks are laid out as Megatron / MindSpeed do: rank = stage x DP + d, so pp group j is (j, j + DP, j + 2 DP, ...)
+and stage s holds ranks s x DP .. s x DP + DP - 1. Stage s computes STAGE_MS[s] a step in MICROBATCHES
+micro-batches. The model of one step (ms):
+    pipeline = max(STAGE_MS) x (1 + (PP - 1) / MICROBATCHES)   the slowest stage's work plus the fill / drain
+    wait[s]  = pipeline - STAGE_MS[s]                          time stage s waits for its neighbours (p2p)
+    p2p[s]   = wait[s] + MICROBATCHES x TRANSIT_MS                 its p2p ops: the wait, then the transfer
+    step     = STAGE_MS[s] + p2p[s] + ALLREDUCE_MS + FREE_MS     with the DP all-reduce, exposed, and a gap
+so the p2p waits are the bubble, the stages that compute less wait more, and with equal stages only the
+schedule's fill / drain (PP - 1 micro-batches' worth) is left.
+
+--wait-ops says how torch_npu saw the waits:
+    receive  hcom_receive ops (plain 1F1B send / receive): step_trace_time.csv writes Bubble = their time
+             (wait and transfer) and Stage = step - Bubble;
+    batch    hcom_batchSendRecv ops (MindSpeed's overlapped p2p): Bubble = 0, Stage = step, and the waits are
+             only in communication.json's per-op Wait Time.
+--layout text writes the rank directories (text export without trace_view.json, as a run that did not keep it):
+    OUT/rank{r}_ascend_pt/profiler_info_{r}.json, profiler_metadata.json (parallel_group_info pp / dp groups)
+    OUT/rank{r}_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv, communication.json, kernel_details.csv
+--layout timeline writes the same directories with ASCEND_PROFILER_OUTPUT/trace_view.json too (Python
+ProfilerStep#N, CANN launches with HostToDevice flows to the AI_CORE tasks and to the HCCL ops), laid out as
+the model says: per micro-batch its compute task then its p2p op, then the all-reduce, then the gap.
+--layout kineto writes the run as PyTorch profiler traces of CUDA + NCCL ranks (OUT/rank{r}.pt.trace.json):
+per micro-batch a compute kernel then an ncclDevKernel_SendRecv in the pp group (Process Group Description
+PIPELINE_MODEL_PARALLEL_GROUP, as Megatron names it), then the DP all-reduce; no gap between steps. There the
+p2p wait is the SendRecv time (wait and transfer: nothing hides it) and the step the device span.
+--layout cluster writes msprof-analyze's OUT/cluster_analysis_output/cluster_step_trace_time.csv: a rank row per
+rank and a stage row per stage (empty Step, Type "stage", Index the stage's ranks), as the receive export gives.
+
+Truth (per step, ms): per stage computing, p2p wait, bubble (= the wait), step; and the findings the run calls for:
+pipeline.stage_imbalance on each stage that waits for a slower one (gain: the wait equal stages remove,
+min(wait, max compute - its compute)) when the stages differ by more than 10 % of the slowest, else
+pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two virtual stages remove).
+
+    python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
+                                  [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto]
+"""
+import argparse
+import json
+import os
+
+T0_US = 1736408883000000.0
+ALLREDUCE_MS = 5.0
+FREE_MS = 2.0
+TRANSIT_MS = 0.5  # each p2p op moves its data this long after its wait
+STEP_HEADER = ("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+               "Communication(Not Overlapped and Exclude Receive),Preparing")
+CLUSTER_HEADER = ("Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
+                  "Bubble,Communication(Not Overlapped and Exclude Receive)")
+KERNEL_HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),"
+                 "Duration(us),Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,"
+                 "Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID")
+DP_HASH = "17522688603477080586"
+PP_HASH = "9876543210987654321"
+IMBALANCE = 0.10
+
+
+def stage_model(args):
+    stage_ms = [float(v) for v in args.stage_ms.split(",")]
+    pp = len(stage_ms)
+    pipeline = max(stage_ms) * (1 + (pp - 1) / args.microbatches)
+    stages = []
+    kineto = args.layout == "kineto"
+    for s, compute in enumerate(stage_ms):
+        wait = pipeline - compute
+        p2p = wait + args.microbatches * TRANSIT_MS
+        bubble = p2p if args.wait_ops == "receive" or kineto else wait
+        stages.append({"stage": s, "ranks": [s * args.dp + d for d in range(args.dp)], "computing_ms": compute,
+                       "p2p_wait_ms": p2p if kineto else wait, "p2p_ms": p2p, "bubble_ms": bubble,
+                       "step_ms": compute + p2p + ALLREDUCE_MS + (0 if kineto else FREE_MS)})
+    return stages, pipeline
+
+
+def findings(stages):
+    computes = [s["computing_ms"] for s in stages]
+    slowest = max(computes)
+    out = []
+    if (slowest - min(computes)) / slowest > IMBALANCE:
+        for s in stages:
+            if s["computing_ms"] < slowest:
+                gain = min(s["bubble_ms"], slowest - s["computing_ms"])
+                out.append({"id": "pipeline.stage_imbalance", "stage": s["stage"], "ranks": s["ranks"],
+                            "gain_ms": gain})
+    else:
+        for s in stages:
+            out.append({"id": "pipeline.bubble", "stage": s["stage"], "ranks": s["ranks"],
+                        "gain_ms": s["bubble_ms"] / 2})
+    return out
+
+
+def ms(v):
+    return f"{v:.3f}"
+
+
+def step_rows(args, stage):
+    """[step, computing, comm not overlapped, overlapped, comm, free, stage, bubble, exclude receive] in µs."""
+    compute = stage["computing_ms"]
+    bubble = stage["p2p_ms"] if args.wait_ops == "receive" else 0.0
+    comm = stage["p2p_ms"] + ALLREDUCE_MS
+    rows = []
+    for k in range(args.steps):
+        rows.append([k + 1, compute * 1e3, comm * 1e3, 0.0, comm * 1e3, FREE_MS * 1e3,
+                     (stage["step_ms"] - bubble) * 1e3, bubble * 1e3, (comm - bubble) * 1e3])
+    return rows
+
+
+def time_info(start_us, elapse_ms, wait_ms):
+    transit = elapse_ms - wait_ms
+    return {"Start Timestamp(us)": start_us, "Elapse Time(ms)": elapse_ms, "Transit Time(ms)": transit,
+            "Wait Time(ms)": wait_ms, "Synchronization Time(ms)": wait_ms, "Idle Time(ms)": 0.0,
+            "Wait Time Ratio": round(wait_ms / elapse_ms, 4) if elapse_ms else 0,
+            "Synchronization Time Ratio": round(wait_ms / elapse_ms, 4) if elapse_ms else 0}
+
+
+def bandwidth(size_mb, ms_):
+    one = {"Transit Size(MB)": size_mb, "Transit Time(ms)": ms_, "Bandwidth(GB/s)": round(size_mb / ms_, 4),
+           "Large Packet Ratio": 0.0, "Size Distribution": {}}
+    zero = {"Transit Size(MB)": 0, "Transit Time(ms)": 0, "Bandwidth(GB/s)": 0, "Large Packet Ratio": 0,
+            "Size Distribution": {}}
+    return {"RDMA": zero, "HCCS": one, "PCIE": zero, "SDMA": one, "SIO": zero}
+
+
+def communication(args, stage, step_ms):
+    """Per step: MICROBATCHES p2p ops sharing the stage's wait, each moving 0.5 ms of data, and one all-reduce."""
+    prefix = "hcom_receive_" if args.wait_ops == "receive" else "hcom_batchSendRecv_"
+    doc = {}
+    wait_each = stage["p2p_wait_ms"] / args.microbatches
+    for k in range(args.steps):
+        t = T0_US + k * step_ms * 1e3
+        p2p, collective = {}, {}
+        for m in range(args.microbatches):
+            name = f"{prefix}_{PP_HASH[-3:]}_{k * args.microbatches + m}_1@{PP_HASH}"
+            p2p[name] = {"Communication Time Info": time_info(t + m * 1e3, wait_each + TRANSIT_MS, wait_each),
+                         "Communication Bandwidth Info": bandwidth(8.0, 0.5)}
+        p2p["Total Op Info"] = {"Communication Time Info": time_info(None, stage["p2p_ms"], stage["p2p_wait_ms"]),
+                                "Communication Bandwidth Info": bandwidth(8.0 * args.microbatches,
+                                                                          0.5 * args.microbatches)}
+        p2p["Total Op Info"]["Communication Time Info"].pop("Start Timestamp(us)")
+        name = f"hcom_allReduce__{DP_HASH[-3:]}_{k}_1@{DP_HASH}"
+        collective[name] = {"Communication Time Info": time_info(t + step_ms * 1e3 - 8e3, ALLREDUCE_MS, 0.2),
+                            "Communication Bandwidth Info": bandwidth(64.0, ALLREDUCE_MS - 0.2)}
+        collective["Total Op Info"] = {"Communication Time Info": time_info(None, ALLREDUCE_MS, 0.2),
+                                       "Communication Bandwidth Info": bandwidth(64.0, ALLREDUCE_MS - 0.2)}
+        collective["Total Op Info"]["Communication Time Info"].pop("Start Timestamp(us)")
+        doc[f"step{k + 1}"] = {"p2p": p2p, "collective": collective}
+    return doc
+
+
+def kernels(args, stage):
+    rows = [KERNEL_HEADER]
+    each = stage["computing_ms"] * 1e3 / args.microbatches
+    for k in range(args.steps):
+        t = T0_US + k * stage["step_ms"] * 1e3
+        for m in range(args.microbatches):
+            rows.append(f"{k + 1},4294967295,{m},2,aclnnMatmul_MatMulV3_MatMulV3,MatMulV3,static,AI_CORE,"
+                        f"{t + m * each:.3f}\t,{each:.3f},0,24,0,NO,\"\"\"4096,4096;4096,4096\"\"\",DT_BF16;DT_BF16,"
+                        f"ND;ND,\"\"\"4096,4096\"\"\",DT_BF16,ND,N/A")
+    return "\n".join(rows) + "\n"
+
+
+def metadata(args, rank, pp):
+    groups = {"default_group_0": {"group_name": "default_group", "group_rank": rank,
+                                  "global_ranks": list(range(pp * args.dp))}}
+    for j in range(args.dp):
+        members = [s * args.dp + j for s in range(pp)]
+        groups[f"pp_{j}"] = {"group_name": "pp", "group_rank": members.index(rank) if rank in members else -1,
+                             "global_ranks": members}
+    for s in range(pp):
+        members = [s * args.dp + d for d in range(args.dp)]
+        groups[f"dp_{s}"] = {"group_name": "dp", "group_rank": members.index(rank) if rank in members else -1,
+                             "global_ranks": members}
+    return {"distributed_args": {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": pp,
+                                 "data_parallel_size": args.dp, "rank": rank, "world_size": pp * args.dp},
+            "parallel_group_info": groups}
+
+
+def profiler_info(rank):
+    return {"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"],
+                                         "record_shapes": True},
+                       "experimental_config": {"_profiler_level": "Level1", "_export_type": "text"}},
+            "rank_id": rank}
+
+
+def us(ns):
+    """Integer ns as torch_npu's µs text with the ns digits."""
+    return f"{ns // 1000}.{ns % 1000:03d}"
+
+
+def npu_x(name, pid, tid, start_ns, end_ns, args=None, cat=None):
+    e = {"ph": "X", "name": name, "pid": pid, "tid": tid, "ts": us(start_ns), "dur": (end_ns - start_ns) / 1000}
+    if cat is not None:
+        e["cat"] = cat
+    if args is not None:
+        e["args"] = args
+    return e
+
+
+def npu_meta(what, pid, tid, key, value):
+    return {"name": what, "pid": pid, "tid": tid, "args": {key: value}, "ph": "M"}
+
+
+def npu_flow(phase, ident, pid, tid, ts_ns):
+    e = {"name": f"HostToDevice{ident}", "ph": phase, "cat": "HostToDevice", "id": str(ident), "pid": pid, "tid": tid,
+         "ts": us(ts_ns)}
+    if phase == "f":
+        e["bp"] = "e"
+    return e
+
+
+PY_PID, CANN_PID, HW_PID, HCCL_PID = 3178231, 3254508768, 3254508960, 3254509024
+STREAM = 2
+
+
+class Timeline:
+    """One rank's trace_view.json events: launches on the Python thread's CANN track, device tasks and HCCL ops."""
+
+    def __init__(self, rank):
+        self.py_pid = PY_PID + 11 * rank
+        self.events, self.connection, self.task_id = [], 1000, 11000
+
+    def launch(self, item, start_ns, end_ns, on_hccl):
+        self.connection += 1
+        self.task_id += 1
+        launch_ns = start_ns - 5000
+        self.events.append(npu_x("Node@launch", CANN_PID, self.py_pid, launch_ns, launch_ns + 3000,
+                                 {"Thread Id": self.py_pid, "Mode": "launch", "level": "node", "id": "0",
+                                  "item_id": item, "connection_id": self.connection}))
+        self.events.append(npu_flow("s", self.connection, CANN_PID, self.py_pid, launch_ns))
+        if on_hccl:
+            self.events.append(npu_x(item, HCCL_PID, 0, start_ns, end_ns,
+                                     {"connection_id": self.connection, "model id": 4294967295}))
+            self.events.append(npu_flow("f", self.connection, HCCL_PID, 0, start_ns))
+        else:
+            self.events.append(npu_x(item, HW_PID, STREAM, start_ns, end_ns,
+                                     {"Model Id": 4294967295, "Task Type": "AI_CORE", "Physic Stream Id": STREAM,
+                                      "Task Id": self.task_id, "Batch Id": 0, "Subtask Id": 4294967295,
+                                      "connection_id": self.connection}))
+            self.events.append(npu_flow("f", self.connection, HW_PID, STREAM, start_ns))
+
+    def step(self, number, start_ns, end_ns):
+        self.events.append(npu_x(f"ProfilerStep#{number}", self.py_pid, self.py_pid, start_ns, end_ns,
+                                 {"Sequence number": -1, "Fwd thread id": 0}, "cpu_op"))
+
+    def document(self):
+        meta = [npu_meta("process_name", self.py_pid, 0, "name", "Python"),
+                npu_meta("thread_name", self.py_pid, self.py_pid, "name", f"Thread {self.py_pid}"),
+                npu_meta("process_name", CANN_PID, 0, "name", "CANN"),
+                npu_meta("thread_name", CANN_PID, self.py_pid, "name", f"Thread {self.py_pid}"),
+                npu_meta("process_name", HW_PID, 0, "name", "Ascend Hardware"),
+                npu_meta("thread_name", HW_PID, STREAM, "name", f"Stream {STREAM}"),
+                npu_meta("process_labels", HW_PID, 0, "labels", "NPU"),
+                npu_meta("process_name", HCCL_PID, 0, "name", "HCCL"),
+                npu_meta("thread_name", HCCL_PID, 0, "name", "Group 0 Communication"),
+                npu_meta("process_labels", HCCL_PID, 0, "labels", "NPU")]
+        return json.dumps(meta + self.events, separators=(",", ":"))
+
+
+def timeline(args, stage, rank):
+    """trace_view.json of one rank, laid out as stage_model says; the steps back to back from T0."""
+    ns = lambda ms: round(ms * 1e6)
+    each_c = ns(stage["computing_ms"] / args.microbatches)
+    each_p = ns(stage["p2p_ms"] / args.microbatches)
+    step_ns = args.microbatches * (each_c + each_p) + ns(ALLREDUCE_MS) + ns(FREE_MS)
+    prefix = "hcom_receive_" if args.wait_ops == "receive" else "hcom_batchSendRecv_"
+    t0 = round(T0_US * 1000)
+    tl = Timeline(rank)
+    for k in range(args.steps):
+        start = t0 + k * step_ns
+        tl.step(k + 1, start - 20000, start + step_ns - 20000)
+        t = start
+        for m in range(args.microbatches):
+            tl.launch("aclnnMatmul_MatMulV3_MatMulV3", t, t + each_c, False)
+            t += each_c
+            tl.launch(f"{prefix}_{PP_HASH[-3:]}_{k * args.microbatches + m}_1", t, t + each_p, True)
+            t += each_p
+        tl.launch(f"hcom_allReduce__{DP_HASH[-3:]}_{k}_1", t, t + ns(ALLREDUCE_MS), True)
+    # A last task after the last step closes its gap, as the next step's first task closes the others'.
+    tl.launch("aclnnMatmul_MatMulV3_MatMulV3", t0 + args.steps * step_ns, t0 + args.steps * step_ns + 1000, False)
+    return tl.document()
+
+
+def kineto_x(cat, name, tid, start_ns, dur_ns, **args):
+    e = {"ph": "X", "cat": cat, "name": name, "pid": 0 if cat == "kernel" else 3000, "tid": tid,
+         "ts": start_ns / 1000, "dur": dur_ns / 1000}
+    if args:
+        e["args"] = args
+    return e
+
+
+def kineto_flow(phase, ident, pid, tid, ts_ns):
+    e = {"ph": phase, "id": ident, "pid": pid, "tid": tid, "ts": ts_ns / 1000, "cat": "ac2g", "name": "ac2g"}
+    if phase == "f":
+        e["bp"] = "e"
+    return e
+
+
+def kineto_rank(args, stage, rank, pp):
+    """One rank's Kineto trace (relative µs from baseTimeNanoseconds), as stage_model says."""
+    ns = lambda ms: round(ms * 1e6)
+    each_c = ns(stage["computing_ms"] / args.microbatches)
+    each_p = ns(stage["p2p_ms"] / args.microbatches)
+    step_ns = args.microbatches * (each_c + each_p) + ns(ALLREDUCE_MS)
+    pp_ranks = json.dumps([s * args.dp + rank % args.dp for s in range(pp)])
+    dp_ranks = json.dumps([stage["stage"] * args.dp + d for d in range(args.dp)])
+    events, corr = [], rank * 1_000_000
+
+    def launch(name, stream, start, dur, **kernel_args):
+        nonlocal corr
+        corr += 1
+        events.append(kineto_x("cuda_runtime", "cudaLaunchKernel", 3000, start - 8000, 4000, correlation=corr))
+        events.append(kineto_flow("s", corr, 3000, 3000, start - 8000))
+        events.append(kineto_x("kernel", name, stream, start, dur, device=0, stream=stream, correlation=corr,
+                               **kernel_args))
+        events.append(kineto_flow("f", corr, 0, stream, start))
+
+    nccl = lambda collective, group, desc, ranks: {"Collective name": collective, "In msg nelems": 1048576,
+                                                   "Out msg nelems": 1048576, "Group size": len(json.loads(ranks)),
+                                                   "dtype": "BFloat16", "Process Group Name": group,
+                                                   "Process Group Description": desc, "Process Group Ranks": ranks}
+    t0 = 1_000_000
+    for k in range(args.steps):
+        start = t0 + k * step_ns
+        events.append(kineto_x("user_annotation", f"ProfilerStep#{k + 1}", 3000, start - 10000, step_ns))
+        t = start
+        for m in range(args.microbatches):
+            launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn", 7, t, each_c,
+                   grid=[512, 1, 1], block=[256, 1, 1])
+            t += each_c
+            launch("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 20, t, each_p,
+                   **nccl("send" if stage["stage"] < pp - 1 else "recv", "3", "PIPELINE_MODEL_PARALLEL_GROUP",
+                          pp_ranks))
+            t += each_p
+        launch("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 21, t, ns(ALLREDUCE_MS),
+               **nccl("allreduce", "5", "DATA_PARALLEL_GROUP", dp_ranks))
+    return {"schemaVersion": 1,
+            "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": pp * args.dp},
+            "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
+                                  "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
+            "traceEvents": sorted(events, key=lambda e: (e["ts"], e["ph"])),
+            "displayTimeUnit": "ms", "baseTimeNanoseconds": 1735689600000000000}
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def write_text(args, stages, with_timeline=False):
+    pp = len(stages)
+    for stage in stages:
+        for rank in stage["ranks"]:
+            top = os.path.join(args.out, f"rank{rank}_ascend_pt")
+            out = os.path.join(top, "ASCEND_PROFILER_OUTPUT")
+            write(os.path.join(top, f"profiler_info_{rank}.json"), json.dumps(profiler_info(rank), indent=4))
+            write(os.path.join(top, "profiler_metadata.json"), json.dumps(metadata(args, rank, pp)))
+            lines = [STEP_HEADER]
+            for row in step_rows(args, stage):
+                lines.append(",".join([str(row[0])] + [ms(v) for v in row[1:]] + ["0.000"]))
+            write(os.path.join(out, "step_trace_time.csv"), "\n".join(lines) + "\n")
+            write(os.path.join(out, "communication.json"), json.dumps(communication(args, stage, stage["step_ms"])))
+            write(os.path.join(out, "kernel_details.csv"), kernels(args, stage))
+            if with_timeline:
+                write(os.path.join(out, "trace_view.json"), timeline(args, stage, rank))
+
+
+def write_cluster(args, stages):
+    lines = [CLUSTER_HEADER]
+    for stage in stages:
+        for rank in stage["ranks"]:
+            for row in step_rows(args, stage)[:1]:  # msprof-analyze writes one row per rank (its mean step)
+                lines.append(",".join(["", "rank", str(rank)] + [ms(v) for v in row[1:]]))
+    for stage in stages:
+        row = step_rows(args, stage)[0]
+        ranks = '"(' + ", ".join(str(r) for r in stage["ranks"]) + ')"'
+        lines.append(",".join(["", "stage", ranks] + [ms(v) for v in row[1:]]))
+    write(os.path.join(args.out, "cluster_analysis_output", "cluster_step_trace_time.csv"), "\n".join(lines) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--stage-ms", default="231,400", help="compute per step of each stage, in stage order")
+    parser.add_argument("--dp", type=int, default=2)
+    parser.add_argument("--microbatches", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--wait-ops", choices=("batch", "receive"), default="batch")
+    parser.add_argument("--layout", choices=("text", "timeline", "cluster", "kineto"), default="text")
+    args = parser.parse_args()
+    if args.layout == "cluster":
+        args.wait_ops = "receive"  # msprof-analyze's Bubble column comes from the receive ops
+    stages, _ = stage_model(args)
+    os.makedirs(args.out, exist_ok=True)
+    if args.layout == "cluster":
+        write_cluster(args, stages)
+    elif args.layout == "kineto":
+        for stage in stages:
+            for rank in stage["ranks"]:
+                write(os.path.join(args.out, f"rank{rank}.pt.trace.json"),
+                      json.dumps(kineto_rank(args, stage, rank, len(stages)), separators=(",", ":")))
+    else:
+        write_text(args, stages, with_timeline=args.layout == "timeline")
+    print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pp": len(stages), "dp": args.dp,
+                      "microbatches": args.microbatches, "steps": 1 if args.layout == "cluster" else args.steps,
+                      "stages": stages, "findings": findings(stages)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+// pipeline.stage_imbalance and pipeline.bubble: what a pipeline-parallel run's stages (pipeline_stages.h)
+// lose to their bubbles, on the ranks that wait.
+//
+// stage_imbalance: the stages compute different amounts (imbalance above pipeline_imbalance_pct), so every
+// stage but the slowest waits for it each micro-batch. Reported on each rank of a stage that waits; gain:
+// the bubble equal stages remove there, min(its bubble, slowest stage's computing - its own) per step.
+// bubble: the stages are even, yet a rank's bubble is above pipeline_bubble_pct of its step: the
+// schedule's fill and drain, (stages - 1) micro-batches' worth. Gain: half of it, what doubling the
+// micro-batches per step or two virtual stages per rank (interleaved 1F1B) remove.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+void AddStageEvidence(const PipelineAnalysis& p, const PipelineStage& own, Finding* f) {
+  const PipelineStage& slowest = StageNumbered(p, p.slowest_stage);
+  f->AddNumber("own_stage", static_cast<double>(own.stage), "stage");
+  f->AddNumber("own_computing_us", own.computing_ns_per_step / 1e3, "us");
+  f->AddNumber("own_p2p_wait_us", own.p2p_wait_ns_per_step / 1e3, "us");
+  f->AddNumber("bubble_us_per_step", own.bubble_ns_per_step / 1e3, "us");
+  f->AddNumber("own_step_us", own.step_ns_per_step / 1e3, "us");
+  f->AddNumber("slowest_stage", static_cast<double>(slowest.stage), "stage");
+  f->AddNumber("slowest_stage_us", slowest.work_ns_per_step / 1e3, "us");
+  f->AddNumber("mean_stage_us", p.mean_work_ns_per_step / 1e3, "us");
+  f->AddNumber("bubble_share_pct", 100 * p.bubble_share, "%");
+}
+
+const PipelineAnalysis* PipelineOf(const RankEvidence& rank) {
+  if (rank.cross == nullptr || !rank.cross->pipeline) return nullptr;
+  return &*rank.cross->pipeline;
+}
+
+std::string_view WorkWord(const PipelineAnalysis& p) { return p.work_is_computing ? "computes" : "works"; }
+
+// Where the stage's wait sits in the rank's step: its own part where the profiler measured it (torch_npu),
+// else (GPUs) in the exposed communication its p2p kernels hold, else unknown, in the idle time.
+TimePart WaitPart(const RankEvidence& rank, const PipelineStage& own) {
+  if (rank.split.part(TimePart::kPipelineBubble) > 0) return TimePart::kPipelineBubble;
+  return own.bubble_ns_per_step > 0 ? TimePart::kCommunication : TimePart::kIdle;
+}
+
+}  // namespace
+
+void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const PipelineAnalysis* p = PipelineOf(rank);
+  if (p == nullptr) return;
+  const double threshold = config.Get(threshold::kPipelineImbalancePct);
+  if (100 * p->imbalance <= threshold) return;
+  const PipelineStage* own = StageOfRank(*p, rank.rank_id);
+  const PipelineStage& slowest = StageNumbered(*p, p->slowest_stage);
+  if (own == nullptr || own->stage == slowest.stage) return;
+  const double short_ns = slowest.work_ns_per_step - own->work_ns_per_step;
+  if (short_ns <= 0) return;
+  const bool waits_known = own->bubble_ns_per_step > 0;
+  Finding f;
+  f.id = "pipeline.stage_imbalance";
+  f.category = FindingCategory::kCommunication;
+  f.title = fmt::format(
+      "pipeline stage {} {} {} a step, stage {} {}: stage {} waits {} a step for it (bubble {:.1f} % of its step)",
+      slowest.stage, WorkWord(*p), FormatDuration(slowest.work_ns_per_step), own->stage,
+      FormatDuration(own->work_ns_per_step), own->stage, FormatDuration(own->bubble_ns_per_step),
+      own->step_ns_per_step > 0 ? 100 * own->bubble_ns_per_step / own->step_ns_per_step : 0.0);
+  f.metric = "(slowest - fastest) / slowest stage computing per step over the pipeline's stages";
+  f.value = 100 * p->imbalance;
+  f.threshold = threshold;
+  f.unit = "% of the slowest stage";
+  f.saves_from = WaitPart(rank, *own);
+  f.uncapped_gain_ns = waits_known ? std::min(own->bubble_ns_per_step, short_ns) : short_ns;
+  f.gain_model =
+      "the bubble equal stages remove on this stage: min(its bubble, slowest stage's computing - its own) per step";
+  AddStageEvidence(*p, *own, &f);
+  f.strategy = fmt::format(
+      "Rebalance the layers between the stages: stage {} computes {:.2f}x stage {}; move layers off stage {} (or "
+      "give the stages that hold the embedding or the LM head / loss fewer transformer layers) until each stage "
+      "computes about {} a step.",
+      slowest.stage, own->work_ns_per_step > 0 ? slowest.work_ns_per_step / own->work_ns_per_step : 0.0, own->stage,
+      slowest.stage, FormatDuration(p->mean_work_ns_per_step));
+  f.apis = {"MindSpeed / Megatron --num-layer-list (layers per stage)",
+            "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
+            "move the embedding / LM head off the slowest stage"};
+  out->push_back(std::move(f));
+}
+
+void RulePipelineBubble(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const PipelineAnalysis* p = PipelineOf(rank);
+  if (p == nullptr || 100 * p->imbalance > config.Get(threshold::kPipelineImbalancePct)) return;
+  const PipelineStage* own = StageOfRank(*p, rank.rank_id);
+  if (own == nullptr || own->step_ns_per_step <= 0) return;
+  const double share = 100 * own->bubble_ns_per_step / own->step_ns_per_step;
+  const double threshold = config.Get(threshold::kPipelineBubblePct);
+  if (share <= threshold) return;
+  Finding f;
+  f.id = "pipeline.bubble";
+  f.category = FindingCategory::kCommunication;
+  f.title = fmt::format("pipeline stage {} waits {} of its {} step in bubbles ({:.1f} %) with the stages even",
+                        own->stage, FormatDuration(own->bubble_ns_per_step), FormatDuration(own->step_ns_per_step),
+                        share);
+  f.metric = "this stage's bubble per step / its step";
+  f.value = share;
+  f.threshold = threshold;
+  f.unit = "% of the step";
+  f.saves_from = WaitPart(rank, *own);
+  f.uncapped_gain_ns = own->bubble_ns_per_step / 2;
+  f.gain_model = "half the bubble: what twice the micro-batches per step or two virtual stages per rank remove";
+  AddStageEvidence(*p, *own, &f);
+  f.strategy = fmt::format(
+      "The {} stages compute evenly; the bubble is the schedule's fill and drain ({} stages - 1 micro-batches' "
+      "worth): run more micro-batches per step (a larger global batch or a smaller micro-batch), an interleaved "
+      "1F1B schedule with virtual stages, or a zero-bubble / DualPipe schedule, and overlap the p2p transfers "
+      "with compute.",
+      p->stages.size(), p->pipeline_size);
+  f.apis = {"more micro-batches: --global-batch-size / --micro-batch-size",
+            "interleaved 1F1B: --num-layers-per-virtual-pipeline-stage", "zero-bubble / DualPipe schedules",
+            "--overlap-p2p-comm"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof
