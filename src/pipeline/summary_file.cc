@@ -29,6 +29,7 @@ static_assert(static_cast<uint64_t>(Bottleneck::kNone) + 1 == EnumCount(Bottlene
 constexpr uint64_t EnumCount(TimePart) { return static_cast<uint64_t>(TimePart::kCount); }
 constexpr uint64_t EnumCount(StatusCode) { return static_cast<uint64_t>(StatusCode::kUsage) + 1; }
 constexpr uint64_t EnumCount(StepDefinitions) { return 2; }
+constexpr uint64_t EnumCount(WaitCause) { return kWaitCauseCount; }
 constexpr uint64_t EnumCount(WorkSource) { return 2; }
 constexpr uint64_t EnumCount(DeviceType) { return 3; }
 constexpr uint64_t EnumCount(KernelTableSource) { return 2; }
@@ -80,6 +81,18 @@ void Fields(A& a, ParallelGroupInfo& g) {
   a(g.id, g.name, g.global_ranks);
 }
 template <class A>
+void Fields(A& a, LeadSegment& s) {
+  a(s.start_ns, s.end_ns, s.cause);
+}
+template <class A>
+void Fields(A& a, LeadOperator& o) {
+  a(o.name, o.ns);
+}
+template <class A>
+void Fields(A& a, CollectiveLeadIn& l) {
+  a(l.segments, l.operators);
+}
+template <class A>
 void Fields(A& a, RankCommunication& r) {
   a(r.rank, r.path, r.device_name, r.link, r.collectives, r.by_type, r.total, r.size_histogram, r.small_message_share,
     r.wall_ns, r.communication_ns, r.exposed_communication_ns, r.hidden_communication_ns, r.exposed_share_of_wall,
@@ -123,7 +136,7 @@ void Fields(A& a, RankLines& r) {
 }
 template <class A>
 void Fields(A& a, RankSummary& r) {  // what a summary holds of a rank besides its breakdown's warnings
-  a(r.comm, r.advice);
+  a(r.comm, r.advice, r.comm.lead_ins);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.
@@ -529,7 +542,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
   w.out().append(kMagic);
   w(uint64_t{kSummaryFormatVersion}, file.source, file.settings, file.warnings, file.starts);
   w(uint64_t{file.ranks.size()});
-  for (const RankSummary& rank : file.ranks) w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report);
+  for (const RankSummary& rank : file.ranks) w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.comm.lead_ins);
   w(Checksum(w.out()));
   return std::move(w.out());
 }
@@ -560,6 +573,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     RankSummary& rank = file.ranks.emplace_back();
     r(rank.comm, rank.advice, rank.breakdown_warnings);
     if (version >= 2) r(rank.report);
+    if (version >= 3) r(rank.comm.lead_ins);
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);

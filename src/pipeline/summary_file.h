@@ -17,9 +17,10 @@
 
 namespace tuneprof {
 
-// Version 2 added what the report reads of each rank; version 1 summaries are still read by the commands
-// that need no more (analyze, advise, comm).
-inline constexpr uint32_t kSummaryFormatVersion = 2;
+// Version 2 added what the report reads of each rank, version 3 each collective's lead-in (why ranks
+// wait); version 1 summaries are still read by the commands that need no more (analyze, advise, comm),
+// version 2 ones by all (their ranks' waits then have no causes).
+inline constexpr uint32_t kSummaryFormatVersion = 3;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.

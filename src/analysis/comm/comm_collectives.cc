@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "analysis/comm/comm_groups.h"
+#include "analysis/comm/wait_causes.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
@@ -567,6 +568,7 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   const uint64_t devices = DevicesListed(trace);
   if (gpu && rank.link.peak_gb_per_s && devices == 0) rank.link.why += "; node size unknown (no deviceProperties)";
   for (Collective& c : rank.collectives) AddBandwidth(rank.link, devices, &c);
+  rank.lead_ins = MeasureLeadIns(trace, rank.collectives);
   SummarizeRank(&rank);
   rank.wall_ns = breakdown.total.wall_ns;
   rank.communication_ns = breakdown.total.communication_ns;
