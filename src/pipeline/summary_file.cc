@@ -29,7 +29,6 @@ static_assert(static_cast<uint64_t>(Bottleneck::kNone) + 1 == EnumCount(Bottlene
 constexpr uint64_t EnumCount(TimePart) { return static_cast<uint64_t>(TimePart::kCount); }
 constexpr uint64_t EnumCount(StatusCode) { return static_cast<uint64_t>(StatusCode::kUsage) + 1; }
 constexpr uint64_t EnumCount(StepDefinitions) { return 2; }
-constexpr uint64_t EnumCount(WaitCause) { return kWaitCauseCount; }
 constexpr uint64_t EnumCount(WorkSource) { return 2; }
 constexpr uint64_t EnumCount(DeviceType) { return 3; }
 constexpr uint64_t EnumCount(KernelTableSource) { return 2; }
@@ -81,16 +80,12 @@ void Fields(A& a, ParallelGroupInfo& g) {
   a(g.id, g.name, g.global_ranks);
 }
 template <class A>
-void Fields(A& a, LeadSegment& s) {
-  a(s.start_ns, s.end_ns, s.cause);
-}
-template <class A>
 void Fields(A& a, LeadOperator& o) {
   a(o.name, o.ns);
 }
 template <class A>
 void Fields(A& a, CollectiveLeadIn& l) {
-  a(l.segments, l.operators);
+  a(l.causes, l.operators);
 }
 template <class A>
 void Fields(A& a, RankCommunication& r) {

@@ -62,8 +62,8 @@ const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, co
 }
 
 // The window the last rank held the collective up: its arrival minus the median arrival of the others
-// (the lower median; for two ranks, the other one), charged to its lead-in's causes. Returns whether
-// every arrival had its lead-in.
+// (the lower median; for two ranks, the other one), charged to what its lead-in has more of than the
+// median rank's (wait_causes.h). Returns whether every arrival had its lead-in.
 bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
                        const Arrival& last, const std::vector<int64_t>& aligned_starts, std::vector<RankWait>* waits,
                        OperatorDiffs* diffs) {
@@ -80,9 +80,9 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   const int64_t window = aligned_starts[static_cast<size_t>(&last - arrivals.data())] - others[mid].first;
   if (window <= 0) return true;
   RankWait& w = (*waits)[last.rank_index];
-  const WaitCauseTimes charged = ChargeWindow(*LeadInOf(ranks, last), last.collective->start_ns, window);
+  const WaitCauseTimes charged = ChargeWindow(*LeadInOf(ranks, last), *LeadInOf(ranks, median), window);
   for (size_t c = 0; c < kWaitCauseCount; ++c) w.held_up_by_cause[c] += charged[c];
-  const int64_t added = window - charged[static_cast<size_t>(WaitCause::kCarriedOver)];
+  const int64_t added = window - charged[static_cast<size_t>(WaitCause::kUnexplained)];
   w.held_up_ns += added;
   if (added < kMinLatenessNs) return true;
   ++w.late_collectives;

@@ -43,10 +43,10 @@ struct RankWait {
   uint64_t slow_affect_count = 0;
   // Why the others waited for this rank (wait_causes.h). At each matched collective it arrived at last,
   // it held the collective up by its arrival minus the median arrival of the others (aligned clocks);
-  // that window is charged once, here, to what the rank was doing in it. The part of the window before
-  // its lead-in is lateness it carried in from its previous collective of the group, charged there:
-  // held_up_ns is the sum of the other causes. Only where every rank of the collective kept its
-  // lead-ins (summaries written before them did not).
+  // that window is charged once, here, to what the rank did more than the median rank before it
+  // (wait_causes.h). held_up_ns is the explained part (every cause but kUnexplained), the time the step
+  // would lose were the rank on time. Only where every rank of the collective kept its lead-ins
+  // (summaries written before them did not).
   int64_t held_up_ns = 0;
   WaitCauseTimes held_up_by_cause{};
   uint64_t late_collectives = 0;  // held up by at least kMinLatenessNs

@@ -91,35 +91,19 @@ IntervalSet Clip(const IntervalSet& set, Interval window) {
   return out;
 }
 
-void Tag(const IntervalSet& set, WaitCause cause, std::vector<LeadSegment>* out) {
-  for (const Interval& i : set) out->push_back(LeadSegment{i.start_ns, i.end_ns, cause});
-}
-
 // Compute first, then the rank's own collectives, then data loading; the rest of the window is host time.
-std::vector<LeadSegment> Segments(const RankTimeline& t, Interval window) {
+WaitCauseTimes Causes(const RankTimeline& t, Interval window) {
   const IntervalSet compute = Clip(t.compute, window);
   const IntervalSet idle = Subtract(IntervalSet{window}, compute);
   const IntervalSet own_wait = Intersect(idle, Clip(t.communication, window));
   const IntervalSet host = Subtract(idle, own_wait);
-  const IntervalSet data = Intersect(host, Clip(t.dataloader, window));
-  std::vector<LeadSegment> tagged;
-  Tag(compute, WaitCause::kCompute, &tagged);
-  Tag(own_wait, WaitCause::kOwnWait, &tagged);
-  Tag(data, WaitCause::kDataLoading, &tagged);
-  Tag(Subtract(host, data), WaitCause::kHostPause, &tagged);
-  std::sort(tagged.begin(), tagged.end(),
-            [](const LeadSegment& a, const LeadSegment& b) { return a.start_ns < b.start_ns; });
-  std::vector<LeadSegment> merged;
-  for (const LeadSegment& s : tagged) {
-    if (!merged.empty() && merged.back().cause == s.cause && merged.back().end_ns == s.start_ns) {
-      merged.back().end_ns = s.end_ns;
-    } else {
-      merged.push_back(s);
-    }
-  }
-  // The newest segments are the ones a late arrival's window reaches first.
-  if (merged.size() > kMaxLeadSegments) merged.erase(merged.begin(), merged.end() - kMaxLeadSegments);
-  return merged;
+  const int64_t data = IntersectionLength(host, Clip(t.dataloader, window));
+  WaitCauseTimes times{};
+  times[static_cast<size_t>(WaitCause::kCompute)] = TotalLength(compute);
+  times[static_cast<size_t>(WaitCause::kOwnWait)] = TotalLength(own_wait);
+  times[static_cast<size_t>(WaitCause::kDataLoading)] = data;
+  times[static_cast<size_t>(WaitCause::kHostPause)] = TotalLength(host) - data;
+  return times;
 }
 
 std::vector<LeadOperator> Operators(const Trace& trace, const RankTimeline& t, Interval window) {
@@ -155,43 +139,57 @@ std::string_view WaitCauseName(WaitCause cause) {
       return "data_loading";
     case WaitCause::kOwnWait:
       return "own_wait";
-    case WaitCause::kCarriedOver:
+    case WaitCause::kUnexplained:
     case WaitCause::kCount:
       break;
   }
-  return "carried_over";
+  return "unexplained";
 }
 
 std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vector<Collective>& collectives) {
   std::vector<CollectiveLeadIn> out(collectives.size());
   if (collectives.empty()) return out;
   const RankTimeline timeline = BuildTimeline(trace);
-  std::unordered_map<std::string_view, int64_t> previous_start;  // group -> start of its last collective
+  std::unordered_map<std::string_view, int64_t> previous_end;  // group -> end of its last collective so far
   for (size_t i = 0; i < collectives.size(); ++i) {
     const Collective& c = collectives[i];
-    auto [it, first] = previous_start.try_emplace(c.group, c.start_ns - kFirstLeadInLookbackNs);
+    auto [it, first] = previous_end.try_emplace(c.group, c.start_ns + c.duration_ns);
+    if (first) continue;
     const Interval window{std::min(it->second, c.start_ns), c.start_ns};
-    it->second = c.start_ns;
+    it->second = std::max(it->second, c.start_ns + c.duration_ns);
     if (window.length() <= 0) continue;
-    out[i].segments = Segments(timeline, window);
+    out[i].causes = Causes(timeline, window);
     out[i].operators = Operators(trace, timeline, window);
   }
   return out;
 }
 
-WaitCauseTimes ChargeWindow(const CollectiveLeadIn& lead_in, int64_t arrival_ns, int64_t window_ns) {
-  WaitCauseTimes times{};
-  if (window_ns <= 0) return times;
-  const int64_t from = arrival_ns - window_ns;
-  int64_t covered = 0;
-  for (const LeadSegment& s : lead_in.segments) {
-    const int64_t overlap = std::min(s.end_ns, arrival_ns) - std::max(s.start_ns, from);
-    if (overlap <= 0) continue;
-    times[static_cast<size_t>(s.cause)] += overlap;
-    covered += overlap;
+WaitCauseTimes ChargeWindow(const CollectiveLeadIn& late, const CollectiveLeadIn& median, int64_t window_ns) {
+  WaitCauseTimes charged{};
+  if (window_ns <= 0) return charged;
+  WaitCauseTimes extra{};
+  int64_t extra_total = 0;
+  for (size_t c = 0; c < kWaitCauseCount; ++c) {
+    extra[c] = std::max<int64_t>(late.causes[c] - median.causes[c], 0);
+    extra_total += extra[c];
   }
-  times[static_cast<size_t>(WaitCause::kCarriedOver)] += window_ns - covered;
-  return times;
+  const size_t unexplained = static_cast<size_t>(WaitCause::kUnexplained);
+  if (extra_total <= window_ns) {
+    charged = extra;
+    charged[unexplained] += window_ns - extra_total;
+    return charged;
+  }
+  // More extra time than lateness (the late rank also saved time elsewhere): the window in proportion.
+  int64_t given = 0;
+  size_t largest = 0;
+  for (size_t c = 0; c < kWaitCauseCount; ++c) {
+    charged[c] = static_cast<int64_t>(static_cast<double>(window_ns) * static_cast<double>(extra[c]) /
+                                      static_cast<double>(extra_total));
+    given += charged[c];
+    if (extra[c] > extra[largest]) largest = c;
+  }
+  charged[largest] += window_ns - given;  // rounding, so that the causes add up to the window
+  return charged;
 }
 
 void AddLeadOperators(const CollectiveLeadIn& lead_in, int sign, std::map<std::string, int64_t>* totals) {
