@@ -64,9 +64,18 @@ const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, co
 // The window the last rank held the collective up: its arrival minus the median arrival of the others
 // (the lower median; for two ranks, the other one), charged to what its lead-in has more of than the
 // median rank's (wait_causes.h). Returns whether every arrival had its lead-in.
+// The collective as the critical path sees it (critical_path.h).
+CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const CollectiveLeadIn& lead_in,
+                    int64_t aligned_arrival, int64_t held_up) {
+  CriticalLink link{c.step, c.group, c.sequence, c.type, rank.rank, aligned_arrival, 0, lead_in.causes,
+                    c.duration_ns, held_up};
+  for (int64_t ns : lead_in.causes) link.lead_in_ns += ns;
+  return link;
+}
+
 bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
                        const Arrival& last, const std::vector<int64_t>& aligned_starts, std::vector<RankWait>* waits,
-                       OperatorDiffs* diffs) {
+                       OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
   for (const Arrival& a : arrivals) {
     if (LeadInOf(ranks, a) == nullptr) return false;
   }
@@ -77,13 +86,20 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   const size_t mid = (others.size() - 1) / 2;
   std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(mid), others.end());
   const Arrival& median = arrivals[others[mid].second];
-  const int64_t window = aligned_starts[static_cast<size_t>(&last - arrivals.data())] - others[mid].first;
-  if (window <= 0) return true;
+  const int64_t last_start = aligned_starts[static_cast<size_t>(&last - arrivals.data())];
+  const int64_t window = last_start - others[mid].first;
+  const CollectiveLeadIn& lead_in = *LeadInOf(ranks, last);
+  const RankCommunication& rank = ranks[last.rank_index];
+  if (window <= 0) {
+    links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, 0));
+    return true;
+  }
   RankWait& w = (*waits)[last.rank_index];
-  const WaitCauseTimes charged = ChargeWindow(*LeadInOf(ranks, last), *LeadInOf(ranks, median), window);
+  const WaitCauseTimes charged = ChargeWindow(lead_in, *LeadInOf(ranks, median), window);
   for (size_t c = 0; c < kWaitCauseCount; ++c) w.held_up_by_cause[c] += charged[c];
   const int64_t added = window - charged[static_cast<size_t>(WaitCause::kUnexplained)];
   w.held_up_ns += added;
+  links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added));
   if (added < kMinLatenessNs) return true;
   ++w.late_collectives;
   AddLeadOperators(*LeadInOf(ranks, last), 1, &(*diffs)[last.rank_index]);
@@ -110,7 +126,7 @@ void KeepLargestExtras(OperatorDiffs diffs, std::vector<RankWait>* waits) {
 // intervals stay on its own clock. `margins` gets, for the last rank, by how much it was last.
 bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
                const ClockAlignment& clocks, std::vector<RankWait>* waits, WaitIntervals* intervals,
-               std::vector<std::vector<int64_t>>* margins, OperatorDiffs* diffs) {
+               std::vector<std::vector<int64_t>>* margins, OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
   auto aligned = [&](const Arrival& a) { return a.collective->start_ns - clocks.ranks[a.rank_index].correction_ns(); };
   const auto last = std::max_element(arrivals.begin(), arrivals.end(),
                                      [&](const Arrival& a, const Arrival& b) { return aligned(a) < aligned(b); });
@@ -129,7 +145,7 @@ bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Ar
   (*margins)[last->rank_index].push_back(last_start - second_start);
   std::vector<int64_t> aligned_starts;
   for (const Arrival& a : arrivals) aligned_starts.push_back(aligned(a));
-  return ChargeLastArrival(ranks, arrivals, *last, aligned_starts, waits, diffs);
+  return ChargeLastArrival(ranks, arrivals, *last, aligned_starts, waits, diffs, links);
 }
 
 void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
@@ -339,7 +355,9 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
       continue;
     }
     ++out.matched_collectives;
-    if (SplitWait(ranks, arrivals, out.clocks, &out.ranks, &intervals, &margins, &diffs)) out.wait_causes_known = true;
+    if (SplitWait(ranks, arrivals, out.clocks, &out.ranks, &intervals, &margins, &diffs, &out.critical_links)) {
+      out.wait_causes_known = true;
+    }
     VoteSlowRanks(arrivals, &out);
   }
   MeasureWaits(std::move(intervals), &out.ranks);

@@ -22,6 +22,7 @@
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/comm/comm_groups.h"
 #include "analysis/comm/comm_outliers.h"
+#include "analysis/comm/critical_path.h"
 #include "analysis/comm/pipeline_stages.h"
 #include "analysis/comm/wait_causes.h"
 
@@ -98,6 +99,8 @@ struct CrossRankCommunication {
   std::optional<int64_t> straggler_clock_doubt_ns;
   bool straggler_within_clock_uncertainty = false;
   bool wait_causes_known = false;  // some matched collective had every arrival's lead-in
+  // Each such collective as the cross-rank critical path sees it (critical_path.h), in match order.
+  std::vector<CriticalLink> critical_links;
   // Ascend (communication.json).
   std::optional<int64_t> ascend_max_wait_rank;
   std::optional<int64_t> ascend_slow_rank;
