@@ -40,6 +40,9 @@ SummaryFile Example() {
   op.transports = {AscendTransport{"HCCS", 10, 1, 10.0, true, std::nullopt, 3, 1, 0.5, 20.0}};
   comm.ascend_ops = {op};
   comm.parallel_groups = {ParallelGroupInfo{"10652853832372142448", "dp", {0, 1, 2, 3}}};
+  comm.lead_ins.resize(2);
+  comm.lead_ins[1].causes = {400, 300, 200, 100, 0};
+  comm.lead_ins[1].operators = {LeadOperator{"aten::embedding_backward", 400}};
   RankAdvice& advice = rank.advice.advice;
   advice.rank = 3;
   advice.path = file.source;
@@ -131,13 +134,21 @@ std::string Sealed(std::string bytes) {
 }
 
 // The bytes of the same file as format version 1 wrote it: no report parts after each rank.
-std::string AsVersion1(SummaryFile file) {
-  for (RankSummary& rank : file.ranks) rank.report.reset();
+// The example's one rank without what later versions added: its lead-ins (version 3), and for version 1
+// its report detail too.
+std::string AsVersion(SummaryFile file, int version) {
+  for (RankSummary& rank : file.ranks) {
+    rank.comm.lead_ins.clear();
+    if (version == 1) rank.report.reset();
+  }
   std::string bytes = EncodeSummaryFile(file);
-  bytes.erase(bytes.size() - 8 - file.ranks.size(), file.ranks.size() + 8);  // the absent flags, the checksum
-  bytes[17] = 1;
+  const size_t absent = version == 1 ? 9 : 8;  // the empty lead-in list's count, and the absent report's flag
+  bytes.erase(bytes.size() - 8 - absent, absent + 8);
+  bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
 }
+
+std::string AsVersion1(SummaryFile file) { return AsVersion(std::move(file), 1); }
 
 TEST(SummaryFileTest, RoundTripsEveryField) {
   const SummaryFile example = Example();
@@ -150,6 +161,9 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
+  ASSERT_EQ(rank.comm.lead_ins.size(), 2u);
+  EXPECT_EQ(rank.comm.lead_ins[1].causes[static_cast<size_t>(WaitCause::kHostPause)], 300);
+  EXPECT_EQ(rank.comm.lead_ins[1].operators.at(0).name, "aten::embedding_backward");
   EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
   EXPECT_EQ(decoded->settings, Example().settings);
   EXPECT_EQ(decoded->starts, Example().starts);
@@ -192,6 +206,15 @@ TEST(SummaryFileTest, ReadsVersion1) {
   EXPECT_EQ(decoded->version, 1u);
   EXPECT_EQ(decoded->ranks.at(0).report, nullptr);
   EXPECT_EQ(decoded->ranks.at(0).advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
+}
+
+TEST(SummaryFileTest, ReadsVersion2WithoutLeadIns) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion(Example(), 2), "v2.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 2u);
+  EXPECT_NE(decoded->ranks.at(0).report, nullptr);
+  EXPECT_TRUE(decoded->ranks.at(0).comm.lead_ins.empty());
 }
 
 TEST(SummaryFileTest, EveryCutIsAnErrorNamingTheFile) {
