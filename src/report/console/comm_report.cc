@@ -334,6 +334,8 @@ void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::strin
     for (size_t c = 0; c < kWaitCauseCount; ++c) rows += fmt::format("{:>13.3f}", Millis(w.held_up_by_cause[c]) / steps);
     rows += "\n";
     for (size_t k = 0; k < w.late_operator_extra.size() && k < 3; ++k) {
+      // Operators far below the lateness are the ranks' own noise, not its cause.
+      if (w.late_operator_extra[k].ns * 10 < w.held_up_ns) break;
       rows += fmt::format("           +{:.3f} ms/step in {} (vs the median rank, before its late arrivals)\n",
                           Millis(w.late_operator_extra[k].ns) / steps, EscapeText(w.late_operator_extra[k].name));
     }

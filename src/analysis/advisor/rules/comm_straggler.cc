@@ -113,6 +113,10 @@ std::string CauseList(const RankEvidence& rank, const RankWait& straggler) {
   return out;
 }
 
+// An operator whose extra time is below this share of the time the straggler held collectives up does not
+// explain its lateness (the ranks' own noise).
+constexpr double kMaterialOperatorShare = 0.1;
+
 // Why the straggler is late, measured rather than left to a manual compare: what it did more than the
 // median rank before the collectives it held up, by cause and by operator (wait_causes.h).
 void ExplainStraggler(const RankEvidence& rank, const RankWait& straggler, Finding* f) {
@@ -124,6 +128,7 @@ void ExplainStraggler(const RankEvidence& rank, const RankWait& straggler, Findi
   std::string operators;
   for (size_t i = 0; i < straggler.late_operator_extra.size() && i < 3; ++i) {
     const LeadOperator& op = straggler.late_operator_extra[i];
+    if (static_cast<double>(op.ns) < kMaterialOperatorShare * static_cast<double>(straggler.held_up_ns)) break;
     operators += fmt::format("{}+{} in {}", i == 0 ? "" : ", ", FormatDuration(PerStep(rank, static_cast<double>(op.ns))),
                              op.name);
   }
@@ -131,11 +136,12 @@ void ExplainStraggler(const RankEvidence& rank, const RankWait& straggler, Findi
   if (!operators.empty()) f->AddText("straggler_extra_operators", operators);
   if (!causes.empty()) f->AddText("straggler_wait_causes", causes);
   if (operators.empty() && causes.empty()) return;
-  std::string why = fmt::format("Before the {} collectives it arrived late at, rank {} ", straggler.late_collectives,
-                                straggler.rank);
-  if (!operators.empty()) why += fmt::format("spends {} per step more than the median rank", operators);
-  if (!causes.empty()) {
-    why += fmt::format("{}the others wait for its {} per step", operators.empty() ? "" : "; ", causes);
+  std::string why = fmt::format("Before the {} collectives it arrived late at, ", straggler.late_collectives);
+  if (operators.empty()) {
+    why += fmt::format("the others wait for rank {}'s {} per step", straggler.rank, causes);
+  } else {
+    why += fmt::format("rank {} spends {} per step more than the median rank", straggler.rank, operators);
+    if (!causes.empty()) why += fmt::format("; the others wait for its {} per step", causes);
   }
   f->strategy = why + ". Balance that work (data per rank, the layers or embeddings it holds, host work before "
                       "the collective, logging on one rank) or fix what slows it (a slower device or link).";
