@@ -145,7 +145,7 @@ void ExplainStraggler(const RankEvidence& rank, const RankWait& straggler, Findi
   }
   f->strategy = why + ". Balance that work (data per rank, the layers or embeddings it holds, host work before "
                       "the collective, logging on one rank) or fix what slows it (a slower device or link).";
-  f->apis.clear();
+  f->apis = {"tuneprof comm RUN_DIR", "tuneprof profile --critical-path RUN_DIR"};
 }
 
 }  // namespace
