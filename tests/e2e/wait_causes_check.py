@@ -12,7 +12,8 @@ in several mixes and with skewed host clocks. For each:
     longer asks for a manual `tuneprof compare`;
   * `profile --critical-path --json`: per step, the path's late rank is the straggler and the what-if
     "straggler on time" gains the step time the generator's truth loses (within 15 %);
-  * summaries (`summarize`, then `comm --json` on them) give the same causes as the traces.
+  * summaries (`summarize`, then `comm --json` on them) give the same causes as the traces;
+  * `annotate --merge` adds a "critical path" process whose lead-ins are the straggler's, one per step.
 Recorded gloo DDP runs (tests/data/ddp_slow_rank, the workload sleeps SLEEP_S before the slow rank's
 backward): the slow rank's held-up time per step and its host pause are SLEEP_S within 15 %.
 Usage: wait_causes_check.py TUNEPROF GENERATOR DDP_SLOW_RANK_DIR WORKLOAD_SCRIPT
@@ -107,6 +108,21 @@ def check_path(c, label, doc, truth):
             close(gain, truth_gain))
 
 
+def check_merged_track(c, label, run, out, truth):
+    result = c.expect_ok(f"{label}: annotate --merge", ["annotate", "--merge", run, "-o", out])
+    if result is None or result[0] != 0:
+        return
+    with open(out) as f:
+        events = json.load(f)["traceEvents"]
+    pids = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+            and e["args"]["name"] == "critical path"}
+    lead_ins = [e for e in events if e.get("pid") in pids and e.get("ph") == "X" and e["tid"] == 1]
+    c.check(f"{label}: the merged trace has a critical path track with the straggler's lead-ins",
+            len(pids) == 1 and len(lead_ins) == truth["steps"] and
+            all(e["name"].startswith(f"rank {truth['straggler']}: before allreduce") for e in lead_ins),
+            repr(lead_ins[:2]))
+
+
 def check_generated(c, generator, tmp):
     mixes = [("all causes", ["--compute-us", 3000, "--pause-us", 1500, "--data-us", 1000]),
              ("compute only", ["--compute-us", 4000, "--pause-us", 0, "--data-us", 0, "--straggler", 2]),
@@ -124,6 +140,8 @@ def check_generated(c, generator, tmp):
         profile = json_of(c, f"{label}: profile --critical-path --json", ["profile", "--critical-path", "--json", run])
         if profile is not None:
             check_path(c, label, profile, truth)
+        if index == 0:
+            check_merged_track(c, label, run, os.path.join(tmp, "merged.json"), truth)
         if index == 0 and comm is not None and causes is not None:
             summaries = os.path.join(tmp, "run.tps")
             c.expect_ok(f"{label}: summarize", ["summarize", run, "-o", summaries])
