@@ -115,7 +115,7 @@ void KeepLargestExtras(OperatorDiffs diffs, std::vector<RankWait>* waits) {
       if (ns > 0) extra.push_back(LeadOperator{name, ns});
     }
     std::sort(extra.begin(), extra.end(), [](const LeadOperator& a, const LeadOperator& b) {
-      return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
+      return a.ns != b.ns ? a.ns > b.ns : a.name.view() < b.name.view();
     });
     if (extra.size() > kMaxLeadOperators) extra.resize(kMaxLeadOperators);
     (*waits)[index].late_operator_extra = std::move(extra);

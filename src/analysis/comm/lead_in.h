@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/interned_text.h"
+
 namespace tuneprof {
 
 // What a late rank was doing while its peers waited for it.
@@ -29,7 +31,7 @@ std::string_view WaitCauseName(WaitCause cause);  // "compute", "host_pause", "d
 
 // An operator's work inside a lead-in: device time of the work it launched (host time on a CPU-only rank).
 struct LeadOperator {
-  std::string name;
+  SharedText name;  // pooled: operator names repeat on every collective of every rank
   int64_t ns = 0;
 };
 
@@ -42,6 +44,6 @@ struct CollectiveLeadIn {
   std::vector<LeadOperator> operators;
 };
 
-constexpr size_t kMaxLeadOperators = 16;
+constexpr size_t kMaxLeadOperators = 8;
 
 }  // namespace tuneprof

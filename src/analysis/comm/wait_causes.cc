@@ -46,7 +46,11 @@ RankTimeline BuildTimeline(const Trace& trace) {
   const EventTable& e = trace.events();
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
   const bool cpu_only = work.empty();
-  if (cpu_only) work = ListCpuWork(trace);
+  if (cpu_only) {
+    work = ListCpuWork(trace);
+  } else {
+    AppendHostCollectives(trace, &work);  // gloo collectives of a device trace: its own waits too
+  }
   const HostOpTree tree = BuildHostOpTree(trace);
   const std::unordered_map<uint32_t, uint32_t> launcher = cpu_only ? decltype(launcher){} : LauncherOf(trace, tree);
   RankTimeline out;
@@ -122,7 +126,7 @@ std::vector<LeadOperator> Operators(const Trace& trace, const RankTimeline& t, I
   if (ranked.size() > kMaxLeadOperators) ranked.resize(kMaxLeadOperators);
   std::vector<LeadOperator> out;
   for (const auto& [ns, name] : ranked) {
-    out.push_back(LeadOperator{std::string(trace.str(StringId{name})), static_cast<int64_t>(ns)});
+    out.push_back(LeadOperator{trace.str(StringId{name}), static_cast<int64_t>(ns)});
   }
   return out;
 }
@@ -193,7 +197,7 @@ WaitCauseTimes ChargeWindow(const CollectiveLeadIn& late, const CollectiveLeadIn
 }
 
 void AddLeadOperators(const CollectiveLeadIn& lead_in, int sign, std::map<std::string, int64_t>* totals) {
-  for (const LeadOperator& op : lead_in.operators) (*totals)[op.name] += sign * op.ns;
+  for (const LeadOperator& op : lead_in.operators) (*totals)[op.name.str()] += sign * op.ns;
 }
 
 }  // namespace tuneprof

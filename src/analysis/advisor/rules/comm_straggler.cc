@@ -130,7 +130,7 @@ void ExplainStraggler(const RankEvidence& rank, const RankWait& straggler, Findi
     const LeadOperator& op = straggler.late_operator_extra[i];
     if (static_cast<double>(op.ns) < kMaterialOperatorShare * static_cast<double>(straggler.held_up_ns)) break;
     operators += fmt::format("{}+{} in {}", i == 0 ? "" : ", ", FormatDuration(PerStep(rank, static_cast<double>(op.ns))),
-                             op.name);
+                             op.name.view());
   }
   const std::string causes = CauseList(rank, straggler);
   if (!operators.empty()) f->AddText("straggler_extra_operators", operators);
