@@ -118,6 +118,9 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
       flow = own.next_flow_id;
     }
   }
+  const MergedRankEvents path = RenderCriticalPathForMerge(run->analysis.cross_rank.critical_links, pid, origin);
+  if (written.ok() && !path.json.empty()) written = file.Write((first ? "" : ",\n") + path.json);
+  events += path.events;
   if (written.ok()) written = file.Write(MergedTraceTail(ranks, origin, corrections));
   if (written.ok()) written = file.Commit();
   if (!written.ok()) return ReportError(written);

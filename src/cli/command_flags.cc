@@ -40,6 +40,9 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
   profile->add_option("paths", options->paths, kTracesOrSummaries)->required();
   profile->add_flag("--json", options->json, "print one JSON document (schema tuneprof.profile/1)");
   profile->add_flag("--wide", options->wide, "print kernel and operator names whole instead of abbreviated");
+  profile->add_flag("--critical-path", options->critical_path,
+                    "also give each step's cross-rank critical path (the last arrival's work before each "
+                    "collective, then the collective) and the step's gain were the late rank on time");
   profile
       ->add_option("--semantics", options->semantics,
                    "also give HTA's temporal breakdown, comm/compute overlap, kernel types, idle time, launch "

@@ -28,6 +28,7 @@ struct ProfileOptions {
   std::vector<std::string> paths;
   bool json = false;
   bool wide = false;                   // --wide: names whole in the text tables
+  bool critical_path = false;          // --critical-path: the cross-rank critical path of each step
   std::string semantics = "tuneprof";  // or "hta"
   std::string hardware;                // --hardware: a profile name, instead of detection
   std::string hardware_file;           // --hardware-file: profiles to use instead of the built-in ones

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/json_output.h"
+#include "pipeline/comm_run.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
@@ -137,6 +138,16 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
     for (RankProfile& rank : file.ranks) AddRank(std::move(rank), &result);
     std::vector<RankProfile>().swap(file.ranks);
   }
+  if (options.critical_path) {
+    // The ranks again, reduced to their communication (bounded memory as above), matched across the run.
+    CommRunOptions comm;
+    comm.hardware = options.hardware;
+    comm.hardware_file = options.hardware_file;
+    comm.summaries = true;
+    comm.command = "profile --critical-path";
+    TP_ASSIGN_OR_RETURN(const CommRun run, AnalyzeRunCommunication(options.paths, comm));
+    result.critical_path = CriticalPathPerStep(run.analysis.cross_rank.critical_links);
+  }
   if (options.json) {
     PrintJson([&](JsonWriter* w) { WriteProfileJson(result, warnings, w); });
   } else {
@@ -193,6 +204,10 @@ int RunProfile(const ProfileOptions& options) {
   ProfileSettings settings;
   const Status flags = LoadProfileSettings(options, &settings);
   if (!flags.ok()) return ReportError(flags);
+  if (options.critical_path && options.semantics == "hta") {
+    return ReportError(Status(StatusCode::kUsage, "profile: --critical-path reads the run rank by rank; give it "
+                                                  "without --semantics hta"));
+  }
   if (options.semantics != "hta") {
     const Status printed = PrintProfileInBoundedMemory(options, settings);
     return printed.ok() ? kExitOk : ReportError(printed);

@@ -80,6 +80,14 @@ void Fields(A& a, ParallelGroupInfo& g) {
   a(g.id, g.name, g.global_ranks);
 }
 template <class A>
+void Fields(A& a, LeadOperator& o) {
+  a(o.name, o.ns);
+}
+template <class A>
+void Fields(A& a, CollectiveLeadIn& l) {
+  a(l.causes, l.operators);
+}
+template <class A>
 void Fields(A& a, RankCommunication& r) {
   a(r.rank, r.path, r.device_name, r.link, r.collectives, r.by_type, r.total, r.size_histogram, r.small_message_share,
     r.wall_ns, r.communication_ns, r.exposed_communication_ns, r.hidden_communication_ns, r.exposed_share_of_wall,
@@ -139,11 +147,12 @@ void Fields(A& a, ExpertParallelStep& s) {
   a(s.step, s.step_ns, s.kernels, s.all_to_all_ns, s.exposed_ns, s.hidden_ns, s.bytes, s.share_of_step);
 }
 // What a summary holds of a rank besides its breakdown's warnings; a summary file writes the expert-parallel
-// steps and the MoE load apart, after the report detail (from version 3 on), so that older summaries keep
-// their layout.
+// steps, the MoE load, the bubble and the lead-ins apart, after the report detail (from version 3 on), so that
+// older summaries keep their layout.
 template <class A>
 void Fields(A& a, RankSummary& r) {
-  a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe, r.advice.advice.split.part_ns[kPartsBeforeBubble]);
+  a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe, r.advice.advice.split.part_ns[kPartsBeforeBubble],
+    r.comm.lead_ins);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.
@@ -557,7 +566,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
   w(uint64_t{file.ranks.size()});
   for (const RankSummary& rank : file.ranks) {
     w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.comm.expert_parallel, rank.advice.moe,
-      rank.advice.advice.split.part_ns[kPartsBeforeBubble]);
+      rank.advice.advice.split.part_ns[kPartsBeforeBubble], rank.comm.lead_ins);
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -589,7 +598,10 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     RankSummary& rank = file.ranks.emplace_back();
     r(rank.comm, rank.advice, rank.breakdown_warnings);
     if (version >= 2) r(rank.report);
-    if (version >= 3) r(rank.comm.expert_parallel, rank.advice.moe, rank.advice.advice.split.part_ns[kPartsBeforeBubble]);
+    if (version >= 3) {
+      r(rank.comm.expert_parallel, rank.advice.moe, rank.advice.advice.split.part_ns[kPartsBeforeBubble],
+        rank.comm.lead_ins);
+    }
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);

@@ -19,7 +19,7 @@ namespace tuneprof {
 
 // Version 2 added what the report reads of each rank; version 1 summaries are still read by the commands
 // that need no more (analyze, advise, comm). Version 3 added each rank's expert-parallel steps, MoE expert
-// load and pipeline bubble (read as none from older summaries).
+// load, pipeline bubble and collectives' lead-ins (why ranks wait); read as none from older summaries.
 inline constexpr uint32_t kSummaryFormatVersion = 3;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 

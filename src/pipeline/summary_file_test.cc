@@ -42,6 +42,9 @@ SummaryFile Example() {
   op.transports = {AscendTransport{"HCCS", 10, 1, 10.0, true, std::nullopt, 3, 1, 0.5, 20.0}};
   comm.ascend_ops = {op};
   comm.parallel_groups = {ParallelGroupInfo{"10652853832372142448", "dp", {0, 1, 2, 3}}};
+  comm.lead_ins.resize(2);
+  comm.lead_ins[1].causes = {400, 300, 200, 100, 0};
+  comm.lead_ins[1].operators = {LeadOperator{"aten::embedding_backward", 400}};
   RankAdvice& advice = rank.advice.advice;
   advice.rank = 3;
   advice.path = file.source;
@@ -142,17 +145,18 @@ std::string Sealed(std::string bytes) {
 constexpr size_t kEmptyMoeBytes = 10 * 8;
 
 // An older summary of the one-rank `file`: its rank ends before the report (version 1) or before the
-// expert-parallel steps, the MoE load and the pipeline bubble (version 2), here written empty (one u64
-// count, ten u64 fields, one f64).
+// expert-parallel steps, the MoE load, the pipeline bubble and the lead-ins (version 2), here written empty
+// (one u64 count, ten u64 fields, one f64, one u64 count).
 std::string AsVersion(SummaryFile file, int version) {
   for (RankSummary& rank : file.ranks) {
     rank.comm.expert_parallel.clear();
     rank.advice.moe = RankMoeLoad{};
+    rank.comm.lead_ins.clear();
     if (version < 2) rank.report.reset();
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The empty steps' count, MoE load and bubble, the absent report's flag, and the checksum.
-  const size_t tail = 8 + kEmptyMoeBytes + 8 + (version < 2 ? 1 : 0);
+  // The empty steps' count, MoE load, bubble and lead-ins' count, the absent report's flag, and the checksum.
+  const size_t tail = 8 + kEmptyMoeBytes + 8 + 8 + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
@@ -172,6 +176,9 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
+  ASSERT_EQ(rank.comm.lead_ins.size(), 2u);
+  EXPECT_EQ(rank.comm.lead_ins[1].causes[static_cast<size_t>(WaitCause::kHostPause)], 300);
+  EXPECT_EQ(rank.comm.lead_ins[1].operators.at(0).name, "aten::embedding_backward");
   EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
   ASSERT_EQ(rank.comm.expert_parallel.size(), 1u);
   EXPECT_EQ(rank.comm.expert_parallel.at(0).bytes, 469762048);
@@ -219,7 +226,7 @@ TEST(SummaryFileTest, ReadsVersion1) {
   EXPECT_EQ(decoded->ranks.at(0).advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
 }
 
-TEST(SummaryFileTest, ReadsVersion2WithoutExpertParallelStepsOrMoeLoads) {
+TEST(SummaryFileTest, ReadsVersion2WithoutTheVersion3Parts) {
   const SummaryFile example = Example();
   auto decoded = DecodeSummaryFile(AsVersion(Example(), 2), "v2.tps", example.profiles.get());
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
@@ -227,6 +234,7 @@ TEST(SummaryFileTest, ReadsVersion2WithoutExpertParallelStepsOrMoeLoads) {
   EXPECT_NE(decoded->ranks.at(0).report, nullptr);
   EXPECT_TRUE(decoded->ranks.at(0).comm.expert_parallel.empty());
   EXPECT_FALSE(decoded->ranks.at(0).advice.moe.found());
+  EXPECT_TRUE(decoded->ranks.at(0).comm.lead_ins.empty());
 }
 
 TEST(SummaryFileTest, EveryCutIsAnErrorNamingTheFile) {

@@ -53,7 +53,7 @@ def main():
             failures.append(f"{len(own)} slices of the ranks' own, the inputs hold {input_events}")
         if not any(e.get("cat") == "tuneprof" for e in events):
             failures.append("no diagnosis track")
-        rank_of_pid = {pid: int(n.split(":")[0].split()[1]) for pid, n in names.items()}
+        rank_of_pid = {pid: int(n.split(":")[0].split()[1]) for pid, n in names.items() if n.startswith("rank ")}
         ends = collections.defaultdict(list)
         for e in own:
             if e["name"].startswith(NCCL_PREFIX):

@@ -12,6 +12,7 @@
 #include "analysis/comm/comm_groups.h"
 #include "analysis/comm/comm_links.h"
 #include "analysis/comm/expert_parallel.h"
+#include "analysis/comm/wait_causes.h"
 #include "analysis/core/comm_kernel_rules.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_launches.h"
@@ -643,6 +644,7 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   const uint64_t devices = DevicesListed(trace);
   if (gpu && rank.link.peak_gb_per_s && devices == 0) rank.link.why += "; node size unknown (no deviceProperties)";
   for (Collective& c : rank.collectives) AddBandwidth(rank.link, devices, &c);
+  rank.lead_ins = MeasureLeadIns(trace, rank.collectives);
   SummarizeRank(&rank);
   rank.wall_ns = breakdown.total.wall_ns;
   rank.communication_ns = breakdown.total.communication_ns;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/lead_in.h"
 #include "analysis/core/hardware_profile.h"
 #include "model/trace.h"
 
@@ -216,6 +217,9 @@ struct RankCommunication {
   std::vector<AscendMatrixLink> ascend_rank_matrix;  // per (src, dst, transport): Σ size / Σ time over op types
   std::vector<ParallelGroupInfo> parallel_groups;    // profiler_metadata.json (comm_groups.h)
   std::vector<ExpertParallelStep> expert_parallel;   // per step; empty without dispatch / combine kernels
+  // What the rank did before each collective (wait_causes.h), parallel to `collectives`; empty when the
+  // rank came from a summary written before lead-ins were kept.
+  std::vector<CollectiveLeadIn> lead_ins;
 };
 
 // One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on.

@@ -54,10 +54,81 @@ struct WaitIntervals {
   std::map<std::pair<size_t, size_t>, std::vector<Interval>> caused;  // (straggler, waiting rank)
 };
 
+// The operator diffs of late ranks against the median rank, summed over their late collectives.
+using OperatorDiffs = std::map<size_t, std::map<std::string, int64_t>>;  // rank index -> name -> ns
+
+const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, const Arrival& a) {
+  const RankCommunication& r = ranks[a.rank_index];
+  const size_t i = static_cast<size_t>(a.collective - r.collectives.data());
+  return i < r.lead_ins.size() ? &r.lead_ins[i] : nullptr;
+}
+
+// The window the last rank held the collective up: its arrival minus the median arrival of the others
+// (the lower median; for two ranks, the other one), charged to what its lead-in has more of than the
+// median rank's (wait_causes.h). Returns whether every arrival had its lead-in.
+// The collective as the critical path sees it (critical_path.h).
+CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const CollectiveLeadIn& lead_in,
+                    int64_t aligned_arrival, int64_t held_up) {
+  CriticalLink link{c.step, c.group, c.sequence, c.type, rank.rank, aligned_arrival, 0, lead_in.causes,
+                    c.duration_ns, held_up};
+  for (int64_t ns : lead_in.causes) link.lead_in_ns += ns;
+  return link;
+}
+
+bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
+                       const Arrival& last, const std::vector<int64_t>& aligned_starts, std::vector<RankWait>* waits,
+                       OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
+  for (const Arrival& a : arrivals) {
+    if (LeadInOf(ranks, a) == nullptr) return false;
+  }
+  std::vector<std::pair<int64_t, size_t>> others;  // aligned start, position in `arrivals`
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    if (&arrivals[i] != &last) others.emplace_back(aligned_starts[i], i);
+  }
+  const size_t mid = (others.size() - 1) / 2;
+  std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(mid), others.end());
+  const Arrival& median = arrivals[others[mid].second];
+  const int64_t last_start = aligned_starts[static_cast<size_t>(&last - arrivals.data())];
+  const int64_t window = last_start - others[mid].first;
+  const CollectiveLeadIn& lead_in = *LeadInOf(ranks, last);
+  const RankCommunication& rank = ranks[last.rank_index];
+  if (window <= 0) {
+    links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, 0));
+    return true;
+  }
+  RankWait& w = (*waits)[last.rank_index];
+  const WaitCauseTimes charged = ChargeWindow(lead_in, *LeadInOf(ranks, median), window);
+  for (size_t c = 0; c < kWaitCauseCount; ++c) w.held_up_by_cause[c] += charged[c];
+  const int64_t added = window - charged[static_cast<size_t>(WaitCause::kUnexplained)];
+  w.held_up_ns += added;
+  links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added));
+  if (added < kMinLatenessNs) return true;
+  ++w.late_collectives;
+  AddLeadOperators(*LeadInOf(ranks, last), 1, &(*diffs)[last.rank_index]);
+  AddLeadOperators(*LeadInOf(ranks, median), -1, &(*diffs)[last.rank_index]);
+  return true;
+}
+
+// Keeps each late rank's operators with the most extra time.
+void KeepLargestExtras(OperatorDiffs diffs, std::vector<RankWait>* waits) {
+  for (auto& [index, by_name] : diffs) {
+    std::vector<LeadOperator> extra;
+    for (auto& [name, ns] : by_name) {
+      if (ns > 0) extra.push_back(LeadOperator{name, ns});
+    }
+    std::sort(extra.begin(), extra.end(), [](const LeadOperator& a, const LeadOperator& b) {
+      return a.ns != b.ns ? a.ns > b.ns : a.name.view() < b.name.view();
+    });
+    if (extra.size() > kMaxLeadOperators) extra.resize(kMaxLeadOperators);
+    (*waits)[index].late_operator_extra = std::move(extra);
+  }
+}
+
 // Starts compared across ranks are on the reference rank's clock (clock_alignment.h); each rank's own
 // intervals stay on its own clock. `margins` gets, for the last rank, by how much it was last.
-void SplitWait(const std::vector<Arrival>& arrivals, const ClockAlignment& clocks, std::vector<RankWait>* waits,
-               WaitIntervals* intervals, std::vector<std::vector<int64_t>>* margins) {
+bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
+               const ClockAlignment& clocks, std::vector<RankWait>* waits, WaitIntervals* intervals,
+               std::vector<std::vector<int64_t>>* margins, OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
   auto aligned = [&](const Arrival& a) { return a.collective->start_ns - clocks.ranks[a.rank_index].correction_ns(); };
   const auto last = std::max_element(arrivals.begin(), arrivals.end(),
                                      [&](const Arrival& a, const Arrival& b) { return aligned(a) < aligned(b); });
@@ -74,6 +145,9 @@ void SplitWait(const std::vector<Arrival>& arrivals, const ClockAlignment& clock
   }
   ++(*waits)[last->rank_index].times_last;
   (*margins)[last->rank_index].push_back(last_start - second_start);
+  std::vector<int64_t> aligned_starts;
+  for (const Arrival& a : arrivals) aligned_starts.push_back(aligned(a));
+  return ChargeLastArrival(ranks, arrivals, *last, aligned_starts, waits, diffs, links);
 }
 
 void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
@@ -98,7 +172,7 @@ int64_t MeanOf(const std::vector<int64_t>& values) {
 
 // A rank last by less than this on average is launch jitter (NCCL kernels start microseconds apart), not a
 // late rank, however often it is last.
-constexpr int64_t kMinStragglerLatenessNs = 10'000;
+constexpr int64_t kMinStragglerLatenessNs = kMinLatenessNs;
 
 // A straggler is named only when it arrived last by more than the clocks can be wrong: its residual
 // clock error plus the largest of the other ranks'.
@@ -276,16 +350,20 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   intervals.communication.resize(ranks.size());
   intervals.wait.resize(ranks.size());
   std::vector<std::vector<int64_t>> margins(ranks.size());
+  OperatorDiffs diffs;
   for (const auto& [key, arrivals] : GroupByKey(ranks)) {
     if (arrivals.size() < 2 || !OneType(arrivals)) {
       out.unmatched_collectives += arrivals.size();
       continue;
     }
     ++out.matched_collectives;
-    SplitWait(arrivals, out.clocks, &out.ranks, &intervals, &margins);
+    if (SplitWait(ranks, arrivals, out.clocks, &out.ranks, &intervals, &margins, &diffs, &out.critical_links)) {
+      out.wait_causes_known = true;
+    }
     VoteSlowRanks(arrivals, &out);
   }
   MeasureWaits(std::move(intervals), &out.ranks);
+  KeepLargestExtras(std::move(diffs), &out.ranks);
   for (RankWait& w : out.ranks) {
     if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
   }

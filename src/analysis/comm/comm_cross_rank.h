@@ -22,8 +22,10 @@
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/comm/comm_groups.h"
 #include "analysis/comm/comm_outliers.h"
+#include "analysis/comm/critical_path.h"
 #include "analysis/comm/parallel_roles.h"
 #include "analysis/comm/pipeline_stages.h"
+#include "analysis/comm/wait_causes.h"
 
 namespace tuneprof {
 
@@ -41,7 +43,22 @@ struct RankWait {
   // Matched collectives (send/recv left out, as the recipe does) whose durations across the ranks named
   // this rank an outlier by TestOutliers (shortest = suspect): msprof-analyze's slowAffectCount.
   uint64_t slow_affect_count = 0;
+  // Why the others waited for this rank (wait_causes.h). At each matched collective it arrived at last,
+  // it held the collective up by its arrival minus the median arrival of the others (aligned clocks);
+  // that window is charged once, here, to what the rank did more than the median rank before it
+  // (wait_causes.h). held_up_ns is the explained part (every cause but kUnexplained), the time the step
+  // would lose were the rank on time. Only where every rank of the collective kept its lead-ins
+  // (summaries written before them did not).
+  int64_t held_up_ns = 0;
+  WaitCauseTimes held_up_by_cause{};
+  uint64_t late_collectives = 0;  // held up by at least kMinLatenessNs
+  // Over those late collectives: this rank's lead-in operators minus those of the rank that arrived at
+  // the median, largest extra first (at most kMaxLeadOperators; only extras > 0).
+  std::vector<LeadOperator> late_operator_extra;
 };
+
+// A window shorter than this is launch jitter (NCCL kernels start microseconds apart), not lateness.
+constexpr int64_t kMinLatenessNs = 10'000;
 
 // One column of the per-rank step table (computing, exposed communication, free) across ranks.
 struct StepSpread {
@@ -82,6 +99,9 @@ struct CrossRankCommunication {
   // What the lateness was compared with: the straggler's residual clock error plus the largest other one.
   std::optional<int64_t> straggler_clock_doubt_ns;
   bool straggler_within_clock_uncertainty = false;
+  bool wait_causes_known = false;  // some matched collective had every arrival's lead-in
+  // Each such collective as the cross-rank critical path sees it (critical_path.h), in match order.
+  std::vector<CriticalLink> critical_links;
   // Ascend (communication.json).
   std::optional<int64_t> ascend_max_wait_rank;
   std::optional<int64_t> ascend_slow_rank;

@@ -446,6 +446,38 @@ void AppendClocks(const ClockAlignment& clocks, const ShownRanks& shown, std::st
   }
 }
 
+// Per rank that held collectives up beyond launch jitter: by how much per step and what it was doing.
+void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
+  const CrossRankCommunication& x = a.cross_rank;
+  if (!x.wait_causes_known) return;
+  std::string rows;
+  size_t left_out = 0;
+  for (size_t i = 0; i < x.ranks.size() && i < a.ranks.size(); ++i) {
+    const RankWait& w = x.ranks[i];
+    if (w.late_collectives == 0) continue;
+    if (!shown.Shows(w.rank)) {
+      ++left_out;
+      continue;
+    }
+    const double steps = static_cast<double>(std::max<uint64_t>(a.ranks[i].steps, 1));
+    rows += fmt::format("  {:<8}{:>7}{:>12.3f}", w.rank, w.late_collectives, Millis(w.held_up_ns) / steps);
+    for (size_t c = 0; c < kWaitCauseCount; ++c) rows += fmt::format("{:>13.3f}", Millis(w.held_up_by_cause[c]) / steps);
+    rows += "\n";
+    for (size_t k = 0; k < w.late_operator_extra.size() && k < 3; ++k) {
+      // Operators far below the lateness are the ranks' own noise, not its cause.
+      if (w.late_operator_extra[k].ns * 10 < w.held_up_ns) break;
+      rows += fmt::format("           +{:.3f} ms/step in {} (vs the median rank, before its late arrivals)\n",
+                          Millis(w.late_operator_extra[k].ns) / steps, EscapeText(w.late_operator_extra[k].name));
+    }
+  }
+  if (rows.empty()) return;
+  *out += "\nwhy ranks wait: what each late rank did more than the median rank before the collectives it held up "
+          "(ms per step; held up: from the others' median arrival to its own, less what is unexplained)\n";
+  *out += fmt::format("  {:<8}{:>7}{:>12}", "rank", "late", "held up");
+  for (size_t c = 0; c < kWaitCauseCount; ++c) *out += fmt::format("{:>13}", WaitCauseName(static_cast<WaitCause>(c)));
+  *out += "\n" + rows + LeftOut(left_out, "  ");
+}
+
 void AppendCrossRank(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
   AppendClusterView(a, shown, out);
   AppendGroups(a.cross_rank, out);
@@ -481,6 +513,7 @@ void AppendCrossRank(const CommAnalysis& a, const ShownRanks& shown, std::string
       *out += fmt::format("  straggler: none stands out: rank {} made the others wait longest ({})\n",
                           *x.straggler_rank, x.straggler_reason);
     }
+    AppendWaitCauses(a, shown, out);
   }
   if (!x.ascend_verdict.empty()) {
     const std::string verdict =
@@ -648,7 +681,31 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
   w->EndObject();
 }
 
-void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait) {
+double PerStepUs(int64_t ns, uint64_t steps) { return Micros(ns) / static_cast<double>(std::max<uint64_t>(steps, 1)); }
+
+// Why the others waited for this rank: what it did in the windows it held collectives up.
+void WriteWaitCauses(JsonWriter* w, const RankCommunication& r, const RankWait& wait) {
+  w->BeginObject();
+  w->Key("held_up_us").Double(Micros(wait.held_up_ns));
+  w->Key("held_up_us_per_step").Double(PerStepUs(wait.held_up_ns, r.steps));
+  w->Key("late_collectives").Uint(wait.late_collectives);
+  w->Key("by_cause_us_per_step").BeginObject();
+  for (size_t c = 0; c < kWaitCauseCount; ++c) {
+    w->Key(WaitCauseName(static_cast<WaitCause>(c))).Double(PerStepUs(wait.held_up_by_cause[c], r.steps));
+  }
+  w->EndObject();
+  w->Key("late_operators").BeginArray();
+  for (const LeadOperator& op : wait.late_operator_extra) {
+    w->BeginObject();
+    w->Key("name").String(op.name);
+    w->Key("extra_us_per_step").Double(PerStepUs(op.ns, r.steps));
+    w->EndObject();
+  }
+  w->EndArray();
+  w->EndObject();
+}
+
+void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait, bool causes_known) {
   w->BeginObject();
   w->Key("rank").Int(r.rank);
   w->Key("path").String(r.path);
@@ -710,6 +767,12 @@ void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait) 
     w->Key("times_last").Uint(wait->times_last);
     w->Key("wait_caused_us").Double(Micros(wait->wait_caused_ns));
     w->Key("slow_affect_count").Uint(wait->slow_affect_count);
+    w->Key("causes");
+    if (causes_known) {
+      WriteWaitCauses(w, r, *wait);
+    } else {
+      w->Null();
+    }
     w->EndObject();
   }
   WriteAscend(w, r);
@@ -1009,7 +1072,7 @@ void WriteCommJson(const CommAnalysis& a, const std::vector<std::string>& warnin
   WriteClusterView(&w, x);
   w.EndObject();
   w.Key("ranks").BeginArray();
-  for (size_t i = 0; i < a.ranks.size(); ++i) WriteRank(&w, a.ranks[i], i < x.ranks.size() ? &x.ranks[i] : nullptr);
+  for (size_t i = 0; i < a.ranks.size(); ++i) WriteRank(&w, a.ranks[i], i < x.ranks.size() ? &x.ranks[i] : nullptr, x.wait_causes_known);
   w.EndArray();
   WriteGroups(&w, x);
   WriteDomains(&w, x);

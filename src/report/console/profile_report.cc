@@ -822,6 +822,55 @@ void AppendMoeText(const RankMoeLoad& moe, std::string* out) {
 
 }  // namespace
 
+namespace {
+
+std::string SegmentRank(int64_t rank) { return rank == kNoId ? std::string("all") : std::to_string(rank); }
+
+// Per step: the chain of segments that bounds it across ranks, and the what-if of its late rank on time.
+void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, std::string* out) {
+  *out += "\ncritical path across ranks (per step: the last arrival's work before each collective, then the "
+          "collective; ms)\n";
+  if (steps.empty()) {
+    *out += "  none: no collective matched across ranks with every rank's lead-in\n";
+    return;
+  }
+  for (const CriticalPathStep& s : steps) {
+    *out += fmt::format("  step {}: path {:.3f} ms", s.step ? std::to_string(*s.step) : std::string("(none)"),
+                        static_cast<double>(s.path_ns) / 1e6);
+    if (s.late_rank) {
+      *out += fmt::format("; rank {} on time: -{:.3f} ms", *s.late_rank, static_cast<double>(s.on_time_gain_ns) / 1e6);
+    }
+    *out += "\n";
+    for (const CriticalSegment& seg : s.segments) {
+      *out += fmt::format("    rank {:<5}{:>11.3f}  {}\n", SegmentRank(seg.rank), static_cast<double>(seg.ns) / 1e6,
+                          seg.what);
+    }
+  }
+}
+
+void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, JsonWriter* w) {
+  w->Key("critical_path").BeginArray();
+  for (const CriticalPathStep& s : steps) {
+    w->BeginObject().Key("step");
+    s.step ? w->Int(*s.step) : w->Null();
+    w->Key("path_us").Double(static_cast<double>(s.path_ns) / 1e3);
+    w->Key("late_rank");
+    s.late_rank ? w->Int(*s.late_rank) : w->Null();
+    w->Key("on_time_gain_us").Double(static_cast<double>(s.on_time_gain_ns) / 1e3);
+    w->Key("held_up_us").Double(static_cast<double>(s.held_up_ns) / 1e3);
+    w->Key("segments").BeginArray();
+    for (const CriticalSegment& seg : s.segments) {
+      w->BeginObject().Key("rank");
+      seg.rank == kNoId ? w->Null() : w->Int(seg.rank);
+      w->Key("what").String(seg.what).Key("us").Double(static_cast<double>(seg.ns) / 1e3).EndObject();
+    }
+    w->EndArray().EndObject();
+  }
+  w->EndArray();
+}
+
+}  // namespace
+
 std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   std::string out;
   out += "times in ms; comm = communication, exposed = comm not overlapped by compute, memcpy = copies\n";
@@ -852,6 +901,7 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
     if (i < result.moe.size() && result.moe[i].found()) AppendMoeText(result.moe[i], &out);
     if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
   }
+  if (result.critical_path) AppendCriticalPathText(*result.critical_path, &out);
   return EscapeTextKeepingLines(out);
 }
 
@@ -890,6 +940,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
     WriteKernelTypesJson(result.hta_kernels.types, &w);
     w.EndObject();
   }
+  if (result.critical_path) WriteCriticalPathJson(*result.critical_path, &w);
   WriteWarnings(warnings, &w);
   w.EndObject();
 }

@@ -1,11 +1,13 @@
 #pragma once
 // Renders `tuneprof profile`: per rank, a table of each step's device time and the top kernels (≤ 100
 // columns), or one JSON document (schema tuneprof.profile/1; field names are a contract checked from outside).
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/critical_path.h"
 #include "analysis/compute/compute_units.h"
 #include "analysis/compute/moe_balance.h"
 #include "analysis/hta/hta_breakdown.h"
@@ -27,6 +29,9 @@ struct ProfileResult {
   HtaKernelBreakdown hta_kernels;
   std::vector<HtaIdleRow> hta_idle;
   HtaLaunchAnalysis hta_launches;
+  // --critical-path: per step, across the ranks (critical_path.h); empty when no matched collective had
+  // every rank's lead-in.
+  std::optional<std::vector<CriticalPathStep>> critical_path;
 };
 
 // `wide_names`: kernel and operator names whole instead of abbreviated to their column (names.h).

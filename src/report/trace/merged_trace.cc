@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 #include "base/json_writer.h"
 
@@ -167,6 +168,38 @@ MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacemen
 // The first key marks the file as tuneprof's merged run (io/trace_files.h, kMergedRunHead, which must
 // match): found in a directory of ranks, it is left out rather than read as one more rank.
 std::string MergedTraceHead() { return "{\"tuneprof\":\"merged run\",\"traceEvents\":[\n"; }
+
+MergedRankEvents RenderCriticalPathForMerge(const std::vector<CriticalLink>& links, int64_t pid, int64_t origin_ns) {
+  MergedRankEvents out;
+  out.next_pid = pid + 1;
+  if (links.empty()) return out;
+  std::string& json = out.json;
+  json += fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"critical path"}}}})", pid);
+  for (const auto& [tid, name] : {std::pair{1, "last arrival's work"}, std::pair{2, "collective"}}) {
+    json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n",
+                        pid, tid, name);
+  }
+  auto slice = [&](int tid, std::string_view name, int64_t start_ns, int64_t duration_ns) {
+    json += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";
+    AppendQuoted(name, &json);
+    json += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+    AppendUs(start_ns - origin_ns, &json);
+    json += ",\"dur\":";
+    AppendUs(duration_ns, &json);
+    json += "}";
+    ++out.events;
+  };
+  for (const CriticalLink& link : links) {
+    const std::string collective = fmt::format("{} (group {} #{})", CollectiveTypeName(link.type),
+                                               link.group.empty() ? "?" : link.group, link.sequence);
+    if (link.lead_in_ns > 0) {
+      slice(1, fmt::format("rank {}: before {}", link.last_rank, collective), link.aligned_arrival_ns - link.lead_in_ns,
+            link.lead_in_ns);
+    }
+    slice(2, collective, link.aligned_arrival_ns, link.transfer_ns);
+  }
+  return out;
+}
 
 std::string MergedTraceTail(uint64_t ranks, int64_t origin_ns, const std::vector<int64_t>& offsets_ns) {
   std::string offsets;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/comm/critical_path.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -30,6 +31,11 @@ struct MergedRankEvents {
 // The rank's events (slices, instants, counter samples, launch-to-kernel flows) and the names of its
 // processes and threads, re-encoded for the merged file.
 MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacement& placement);
+
+// A "critical path" process after the ranks: per matched collective (critical_path.h), on the aligned
+// clock, the last arrival's lead-in (thread 1, named by rank and what filled it) and then the collective
+// (thread 2). `origin_ns` is the run's, on the aligned clock. Empty text when there are no links.
+MergedRankEvents RenderCriticalPathForMerge(const std::vector<CriticalLink>& links, int64_t pid, int64_t origin_ns);
 
 // The text before the first rank's events and after the last one's.
 std::string MergedTraceHead();

@@ -2,12 +2,16 @@
 // (comm_cross_rank.h: per matched collective, wait = last start - own start; msprof-analyze's slow-rank
 // rule on Ascend). Gain on a waiting rank: its mean wait per step, which goes away when the straggler
 // catches up (its own extra work is what to fix). Only when one rank stands out: it made the others wait
-// at least twice as long as any other rank did.
+// at least twice as long as any other rank did. Where the ranks kept their lead-ins, the finding says
+// what the straggler did more than the median rank before the collectives it held up (by cause and by
+// operator), so that no manual compare is needed.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -90,6 +94,60 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   out->push_back(std::move(f));
 }
 
+// "compute 2.900 ms, host pause 1.648 ms": the causes that explain the straggler's lateness, largest first.
+std::string CauseList(const RankEvidence& rank, const RankWait& straggler) {
+  std::vector<std::pair<int64_t, WaitCause>> causes;
+  for (size_t c = 0; c < kWaitCauseCount; ++c) {
+    const auto cause = static_cast<WaitCause>(c);
+    if (cause != WaitCause::kUnexplained && straggler.held_up_by_cause[c] > 0) {
+      causes.emplace_back(straggler.held_up_by_cause[c], cause);
+    }
+  }
+  std::sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [ns, cause] : causes) {
+    std::string name(WaitCauseName(cause));
+    std::replace(name.begin(), name.end(), '_', ' ');
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, FormatDuration(PerStep(rank, static_cast<double>(ns))));
+  }
+  return out;
+}
+
+// An operator whose extra time is below this share of the time the straggler held collectives up does not
+// explain its lateness (the ranks' own noise).
+constexpr double kMaterialOperatorShare = 0.1;
+
+// Why the straggler is late, measured rather than left to a manual compare: what it did more than the
+// median rank before the collectives it held up, by cause and by operator (wait_causes.h).
+void ExplainStraggler(const RankEvidence& rank, const RankWait& straggler, Finding* f) {
+  f->AddNumber("straggler_held_up_us_per_step", PerStep(rank, static_cast<double>(straggler.held_up_ns)) / 1e3, "us");
+  for (size_t c = 0; c < kWaitCauseCount; ++c) {
+    f->AddNumber(fmt::format("straggler_{}_us_per_step", WaitCauseName(static_cast<WaitCause>(c))),
+                 PerStep(rank, static_cast<double>(straggler.held_up_by_cause[c])) / 1e3, "us");
+  }
+  std::string operators;
+  for (size_t i = 0; i < straggler.late_operator_extra.size() && i < 3; ++i) {
+    const LeadOperator& op = straggler.late_operator_extra[i];
+    if (static_cast<double>(op.ns) < kMaterialOperatorShare * static_cast<double>(straggler.held_up_ns)) break;
+    operators += fmt::format("{}+{} in {}", i == 0 ? "" : ", ", FormatDuration(PerStep(rank, static_cast<double>(op.ns))),
+                             op.name.view());
+  }
+  const std::string causes = CauseList(rank, straggler);
+  if (!operators.empty()) f->AddText("straggler_extra_operators", operators);
+  if (!causes.empty()) f->AddText("straggler_wait_causes", causes);
+  if (operators.empty() && causes.empty()) return;
+  std::string why = fmt::format("Before the {} collectives it arrived late at, ", straggler.late_collectives);
+  if (operators.empty()) {
+    why += fmt::format("the others wait for rank {}'s {} per step", straggler.rank, causes);
+  } else {
+    why += fmt::format("rank {} spends {} per step more than the median rank", straggler.rank, operators);
+    if (!causes.empty()) why += fmt::format("; the others wait for its {} per step", causes);
+  }
+  f->strategy = why + ". Balance that work (data per rank, the layers or embeddings it holds, host work before "
+                      "the collective, logging on one rank) or fix what slows it (a slower device or link).";
+  f->apis = {"tuneprof comm RUN_DIR", "tuneprof profile --critical-path RUN_DIR"};
+}
+
 }  // namespace
 
 void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -125,6 +183,8 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
       "host work before the collective, logging on rank 0) and balance it; compare its profile "
       "with a fast rank's (tuneprof compare).";
   f.apis = {"tuneprof compare SLOW_RANK_TRACE FAST_RANK_TRACE"};
+  const RankWait* late = WaitOf(*rank.cross, straggler);
+  if (rank.cross->wait_causes_known && late != nullptr && late->held_up_ns > 0) ExplainStraggler(rank, *late, &f);
   if (rank.cross->slow_rank_rules_disagree()) SayTheRulesDisagree(*rank.cross, &f);
   out->push_back(std::move(f));
 }

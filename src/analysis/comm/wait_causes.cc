@@ -1,0 +1,203 @@
+#include "analysis/comm/wait_causes.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+#include "analysis/core/cpu_work.h"
+#include "analysis/core/device_work.h"
+#include "analysis/core/host_op_tree.h"
+#include "analysis/core/intervals.h"
+
+namespace tuneprof {
+namespace {
+
+// The same test the step split uses for the DataLoader's ranges (torch's `enumerate(DataLoader)#...`).
+bool IsDataLoaderName(std::string_view name) {
+  return name.find("DataLoader") != std::string_view::npos || name.find("dataloader") != std::string_view::npos;
+}
+
+// A piece of work an operator did, on the rank's clock: device work under the operator that launched it,
+// or a host operator's own time on a CPU-only rank.
+struct OperatorWork {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  StringId name;
+  double weight = 1;  // the share of the span that is the operator's own (host operators: self / duration)
+};
+
+struct RankTimeline {
+  IntervalSet compute, communication, dataloader;
+  std::vector<OperatorWork> work;  // sorted by start
+};
+
+// The host operator around the runtime call that launched each device event, by correlation.
+std::unordered_map<uint32_t, uint32_t> LauncherOf(const Trace& trace, const HostOpTree& tree) {
+  std::unordered_map<uint32_t, uint32_t> op_of;
+  for (const Link& link : trace.links()) {
+    if (link.kind != LinkKind::kCorrelation || link.from >= tree.parent_op.size()) continue;
+    const uint32_t op = tree.parent_op[link.from];
+    if (op != kNoIndex) op_of.emplace(link.to, op);
+  }
+  return op_of;
+}
+
+RankTimeline BuildTimeline(const Trace& trace) {
+  const EventTable& e = trace.events();
+  std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  const bool cpu_only = work.empty();
+  if (cpu_only) {
+    work = ListCpuWork(trace);
+  } else {
+    AppendHostCollectives(trace, &work);  // gloo collectives of a device trace: its own waits too
+  }
+  const HostOpTree tree = BuildHostOpTree(trace);
+  const std::unordered_map<uint32_t, uint32_t> launcher = cpu_only ? decltype(launcher){} : LauncherOf(trace, tree);
+  RankTimeline out;
+  std::vector<Interval> compute, communication, dataloader;
+  for (const DeviceWorkEvent& w : work) {
+    const Interval span{e.ts_ns[w.event], e.end_ns(w.event)};
+    if (w.work == WorkClass::kCommunication) {
+      communication.push_back(span);
+      continue;
+    }
+    if (w.work != WorkClass::kCompute && w.work != WorkClass::kMemory) continue;
+    compute.push_back(span);
+    OperatorWork op{span.start_ns, span.end_ns, e.name[w.event], 1};
+    if (cpu_only) {
+      op.weight = e.dur_ns[w.event] > 0 ? static_cast<double>(tree.self_ns[w.event]) / e.dur_ns[w.event] : 0;
+    } else if (auto it = launcher.find(w.event); it != launcher.end()) {
+      op.name = e.name[it->second];
+    }
+    out.work.push_back(op);
+  }
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (e.dur_ns[i] > 0 && !IsDeviceKind(e.kind[i]) && IsDataLoaderName(trace.str(e.name[i]))) {
+      dataloader.push_back(Interval{e.ts_ns[i], e.end_ns(i)});
+    }
+  }
+  out.compute = UnionOf(std::move(compute));
+  out.communication = UnionOf(std::move(communication));
+  out.dataloader = UnionOf(std::move(dataloader));
+  std::sort(out.work.begin(), out.work.end(),
+            [](const OperatorWork& a, const OperatorWork& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
+
+// The part of `set` inside `window`, in O(log n + k).
+IntervalSet Clip(const IntervalSet& set, Interval window) {
+  IntervalSet out;
+  auto it = std::upper_bound(set.begin(), set.end(), window.start_ns,
+                             [](int64_t t, const Interval& i) { return t < i.end_ns; });
+  for (; it != set.end() && it->start_ns < window.end_ns; ++it) {
+    out.push_back(Interval{std::max(it->start_ns, window.start_ns), std::min(it->end_ns, window.end_ns)});
+  }
+  return out;
+}
+
+// Compute first, then the rank's own collectives, then data loading; the rest of the window is host time.
+WaitCauseTimes Causes(const RankTimeline& t, Interval window) {
+  const IntervalSet compute = Clip(t.compute, window);
+  const IntervalSet idle = Subtract(IntervalSet{window}, compute);
+  const IntervalSet own_wait = Intersect(idle, Clip(t.communication, window));
+  const IntervalSet host = Subtract(idle, own_wait);
+  const int64_t data = IntersectionLength(host, Clip(t.dataloader, window));
+  WaitCauseTimes times{};
+  times[static_cast<size_t>(WaitCause::kCompute)] = TotalLength(compute);
+  times[static_cast<size_t>(WaitCause::kOwnWait)] = TotalLength(own_wait);
+  times[static_cast<size_t>(WaitCause::kDataLoading)] = data;
+  times[static_cast<size_t>(WaitCause::kHostPause)] = TotalLength(host) - data;
+  return times;
+}
+
+std::vector<LeadOperator> Operators(const Trace& trace, const RankTimeline& t, Interval window) {
+  std::unordered_map<uint32_t, double> by_name;  // StringId value -> ns
+  auto it = std::lower_bound(t.work.begin(), t.work.end(), window.start_ns,
+                             [](const OperatorWork& w, int64_t at) { return w.start_ns < at; });
+  for (; it != t.work.end() && it->start_ns < window.end_ns; ++it) {
+    const int64_t overlap = std::min(it->end_ns, window.end_ns) - it->start_ns;
+    if (overlap > 0) by_name[it->name.value] += it->weight * static_cast<double>(overlap);
+  }
+  std::vector<std::pair<double, uint32_t>> ranked;
+  for (const auto& [name, ns] : by_name) ranked.emplace_back(ns, name);
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  if (ranked.size() > kMaxLeadOperators) ranked.resize(kMaxLeadOperators);
+  std::vector<LeadOperator> out;
+  for (const auto& [ns, name] : ranked) {
+    out.push_back(LeadOperator{trace.str(StringId{name}), static_cast<int64_t>(ns)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view WaitCauseName(WaitCause cause) {
+  switch (cause) {
+    case WaitCause::kCompute:
+      return "compute";
+    case WaitCause::kHostPause:
+      return "host_pause";
+    case WaitCause::kDataLoading:
+      return "data_loading";
+    case WaitCause::kOwnWait:
+      return "own_wait";
+    case WaitCause::kUnexplained:
+    case WaitCause::kCount:
+      break;
+  }
+  return "unexplained";
+}
+
+std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vector<Collective>& collectives) {
+  std::vector<CollectiveLeadIn> out(collectives.size());
+  if (collectives.empty()) return out;
+  const RankTimeline timeline = BuildTimeline(trace);
+  std::unordered_map<std::string_view, int64_t> previous_end;  // group -> end of its last collective so far
+  for (size_t i = 0; i < collectives.size(); ++i) {
+    const Collective& c = collectives[i];
+    auto [it, first] = previous_end.try_emplace(c.group, c.start_ns + c.duration_ns);
+    if (first) continue;
+    const Interval window{std::min(it->second, c.start_ns), c.start_ns};
+    it->second = std::max(it->second, c.start_ns + c.duration_ns);
+    if (window.length() <= 0) continue;
+    out[i].causes = Causes(timeline, window);
+    out[i].operators = Operators(trace, timeline, window);
+  }
+  return out;
+}
+
+WaitCauseTimes ChargeWindow(const CollectiveLeadIn& late, const CollectiveLeadIn& median, int64_t window_ns) {
+  WaitCauseTimes charged{};
+  if (window_ns <= 0) return charged;
+  WaitCauseTimes extra{};
+  int64_t extra_total = 0;
+  for (size_t c = 0; c < kWaitCauseCount; ++c) {
+    extra[c] = std::max<int64_t>(late.causes[c] - median.causes[c], 0);
+    extra_total += extra[c];
+  }
+  const size_t unexplained = static_cast<size_t>(WaitCause::kUnexplained);
+  if (extra_total <= window_ns) {
+    charged = extra;
+    charged[unexplained] += window_ns - extra_total;
+    return charged;
+  }
+  // More extra time than lateness (the late rank also saved time elsewhere): the window in proportion.
+  int64_t given = 0;
+  size_t largest = 0;
+  for (size_t c = 0; c < kWaitCauseCount; ++c) {
+    charged[c] = static_cast<int64_t>(static_cast<double>(window_ns) * static_cast<double>(extra[c]) /
+                                      static_cast<double>(extra_total));
+    given += charged[c];
+    if (extra[c] > extra[largest]) largest = c;
+  }
+  charged[largest] += window_ns - given;  // rounding, so that the causes add up to the window
+  return charged;
+}
+
+void AddLeadOperators(const CollectiveLeadIn& lead_in, int sign, std::map<std::string, int64_t>* totals) {
+  for (const LeadOperator& op : lead_in.operators) (*totals)[op.name.str()] += sign * op.ns;
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,119 @@
+#include "analysis/comm/wait_causes.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+int64_t Cause(const WaitCauseTimes& times, WaitCause cause) { return times[static_cast<size_t>(cause)]; }
+
+Collective At(int64_t start_ns, int64_t duration_ns, std::string group = "0", int64_t sequence = 0) {
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.group = std::move(group);
+  c.sequence = sequence;
+  c.start_ns = start_ns;
+  c.duration_ns = duration_ns;
+  return c;
+}
+
+// Between two collectives of a group ([0, 100) and from 1000 us): an operator's kernel computes 300 us,
+// the DataLoader holds the host 100 us, another group's collective is in flight 100 us; the rest is host.
+TEST(WaitCausesTest, LeadInSplitsTheTimeSinceThePreviousCollectiveEnded) {
+  HandBuiltTrace hand;
+  hand.Host(EventKind::kHostOp, "aten::mm", Us(150), Us(20));
+  hand.Launch(Us(155), 1);
+  hand.Kernel("sgemm", Us(200), Us(300), 1);
+  hand.Host(EventKind::kUserAnnotation, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Us(550),
+            Us(100));
+  hand.Device(EventKind::kKernel, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Us(700),
+              Us(100), kNoId, 20);
+  const Trace trace = hand.Finish();
+  const std::vector<CollectiveLeadIn> lead_ins = MeasureLeadIns(trace, {At(0, Us(100)), At(Us(1000), Us(50))});
+
+  ASSERT_EQ(lead_ins.size(), 2u);
+  EXPECT_EQ(lead_ins[0].causes, WaitCauseTimes{});  // a group's first collective has no lead-in
+  const WaitCauseTimes& causes = lead_ins[1].causes;
+  EXPECT_EQ(Cause(causes, WaitCause::kCompute), Us(300));
+  EXPECT_EQ(Cause(causes, WaitCause::kDataLoading), Us(100));
+  EXPECT_EQ(Cause(causes, WaitCause::kOwnWait), Us(100));
+  EXPECT_EQ(Cause(causes, WaitCause::kHostPause), Us(400));
+  EXPECT_EQ(Cause(causes, WaitCause::kUnexplained), 0);
+  ASSERT_EQ(lead_ins[1].operators.size(), 1u);
+  EXPECT_EQ(lead_ins[1].operators[0].name, "aten::mm");  // the kernel counts under the operator that launched it
+  EXPECT_EQ(lead_ins[1].operators[0].ns, Us(300));
+}
+
+CollectiveLeadIn LeadIn(int64_t compute, int64_t host, int64_t data) {
+  CollectiveLeadIn l;
+  l.causes[static_cast<size_t>(WaitCause::kCompute)] = compute;
+  l.causes[static_cast<size_t>(WaitCause::kHostPause)] = host;
+  l.causes[static_cast<size_t>(WaitCause::kDataLoading)] = data;
+  return l;
+}
+
+TEST(WaitCausesTest, TheWindowGoesToWhatTheLateRankDidMoreAndTheRestIsUnexplained) {
+  const WaitCauseTimes charged = ChargeWindow(LeadIn(Us(500), Us(300), Us(0)), LeadIn(Us(400), Us(350), 0), Us(150));
+  EXPECT_EQ(Cause(charged, WaitCause::kCompute), Us(100));  // host: less than the median rank, nothing
+  EXPECT_EQ(Cause(charged, WaitCause::kHostPause), 0);
+  EXPECT_EQ(Cause(charged, WaitCause::kUnexplained), Us(50));
+}
+
+TEST(WaitCausesTest, ExtrasLongerThanTheWindowShareItInProportion) {
+  const WaitCauseTimes charged = ChargeWindow(LeadIn(Us(300), Us(100), Us(0)), LeadIn(0, 0, 0), Us(200));
+  EXPECT_EQ(Cause(charged, WaitCause::kCompute), Us(150));
+  EXPECT_EQ(Cause(charged, WaitCause::kHostPause), Us(50));
+  EXPECT_EQ(Cause(charged, WaitCause::kUnexplained), 0);
+  EXPECT_EQ(ChargeWindow(LeadIn(Us(300), 0, 0), LeadIn(0, 0, 0), 0), WaitCauseTimes{});
+}
+
+// Three ranks; at the second collective rank 2 arrives 520 us after the median of the others (the lower
+// one of two: rank 0), having computed 400 us more in aten::embedding_backward and paused its host 120 us
+// more than rank 0.
+TEST(WaitCausesTest, TheLateRankIsChargedOnceAgainstTheMedianRank) {
+  std::vector<RankCommunication> ranks(3);
+  const int64_t arrivals[] = {Us(1000), Us(1020), Us(1520)};
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    ranks[r].rank = static_cast<int64_t>(r);
+    ranks[r].collectives = {At(0, Us(100), "0", 0), At(arrivals[r], Us(2000) - arrivals[r], "0", 1)};
+    ranks[r].lead_ins.resize(2);
+    ranks[r].lead_ins[1] = LeadIn(Us(600), arrivals[r] - Us(700), 0);
+    ranks[r].lead_ins[1].operators = {{"aten::linear", Us(600)}};
+  }
+  ranks[2].lead_ins[1] = LeadIn(Us(1000), Us(420), 0);
+  ranks[2].lead_ins[1].operators = {{"aten::embedding_backward", Us(400)}, {"aten::linear", Us(600)}};
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+
+  ASSERT_TRUE(x.wait_causes_known);
+  const RankWait& late = x.ranks[2];
+  EXPECT_EQ(late.held_up_ns, Us(520));
+  EXPECT_EQ(late.late_collectives, 1u);
+  EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kCompute), Us(400));
+  EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kHostPause), Us(120));
+  EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kUnexplained), 0);
+  ASSERT_EQ(late.late_operator_extra.size(), 1u);
+  EXPECT_EQ(late.late_operator_extra[0].name, "aten::embedding_backward");
+  EXPECT_EQ(late.late_operator_extra[0].ns, Us(400));
+  EXPECT_EQ(x.ranks[0].held_up_ns, 0);
+  EXPECT_EQ(x.ranks[1].held_up_ns, 0);
+}
+
+TEST(WaitCausesTest, RanksWithoutLeadInsGiveNoCauses) {
+  std::vector<RankCommunication> ranks(2);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    ranks[r].rank = static_cast<int64_t>(r);
+    ranks[r].collectives = {At(Us(100) * static_cast<int64_t>(r), Us(500))};
+  }
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  EXPECT_FALSE(x.wait_causes_known);
+  EXPECT_EQ(x.ranks[1].held_up_ns, 0);
+}
+
+}  // namespace
+}  // namespace tuneprof
