@@ -30,7 +30,7 @@ constexpr std::array kParts = std::to_array<PartLabel>({
     {TimePart::kHostWait, "host (launch wait, framework overhead)"},
     {TimePart::kData, "data loading"},
     {TimePart::kIdle, "idle"},
-    {TimePart::kPipelineBubble, "pipeline bubble (waiting for other stages)"},
+    {TimePart::kPipelineBubble, "pipeline bubble (waits for other stages)"},
 });
 
 // The computing of a step without operators to class it (a summary-only torch_npu rank).
