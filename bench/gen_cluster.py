@@ -39,6 +39,8 @@ import json
 import os
 import random
 
+from trace_events import x, flow, us, npu_x, npu_meta, npu_flow
+
 BASE_NS = 1735689600000000000
 T0_US = 4512345678.0
 PID = 3000
@@ -48,18 +50,6 @@ KERNEL = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDA
 NCCL = "ncclDevKernel_AllReduce_RING_LL_Sum_float(ncclDevKernelArgsStorage<4096ul>)"
 TRANSFER_US = 800.0
 NELEMS = 25 * 1024 * 1024 // 4
-
-
-def x(cat, name, pid, tid, ts, dur, **args):
-    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": round(ts, 3), "dur": round(dur, 3),
-            "args": args}
-
-
-def flow(phase, ident, pid, tid, ts):
-    e = {"ph": phase, "id": ident, "pid": pid, "tid": tid, "ts": round(ts, 3), "cat": "ac2g", "name": "ac2g"}
-    if phase == "f":
-        e["bp"] = "e"
-    return e
 
 
 def plan(args):
@@ -138,34 +128,6 @@ KERNEL_HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelera
                  "Output Shapes,Output Data Types,Output Formats,Context ID")
 STEP_HEADER = ("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
                "Communication(Not Overlapped and Exclude Receive),Preparing")
-
-
-def us(ns):
-    """Integer ns as torch_npu's µs text with the ns digits ("1735694112345678.123")."""
-    sign = "-" if ns < 0 else ""
-    ns = abs(ns)
-    return f"{sign}{ns // 1000}.{ns % 1000:03d}"
-
-
-def npu_x(name, pid, tid, start_ns, end_ns, args=None, cat=None):
-    e = {"ph": "X", "name": name, "pid": pid, "tid": tid, "ts": us(start_ns), "dur": (end_ns - start_ns) / 1000}
-    if cat is not None:
-        e["cat"] = cat
-    if args is not None:
-        e["args"] = args
-    return e
-
-
-def npu_meta(what, pid, tid, key, value):
-    return {"name": what, "pid": pid, "tid": tid, "args": {key: value}, "ph": "M"}
-
-
-def npu_flow(phase, ident, pid, tid, ts_ns):
-    e = {"name": f"HostToDevice{ident}", "ph": phase, "cat": "HostToDevice", "id": str(ident), "pid": pid, "tid": tid,
-         "ts": us(ts_ns)}
-    if phase == "f":
-        e["bp"] = "e"
-    return e
 
 
 def npu_traffic(ranks):

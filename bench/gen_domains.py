@@ -32,6 +32,8 @@ import argparse
 import json
 import os
 
+from trace_events import x, flow
+
 BASE_NS = 1735689600000000000
 T0_US = 1000000.0
 PID = 3000
@@ -48,18 +50,6 @@ DESCS = {
     "torchtitan": {"tp": "mesh_tp", "dp": "mesh_dp_shard", "pp": "mesh_pp"},
     "none": {"tp": "undefined", "dp": "undefined", "pp": "undefined"},
 }
-
-
-def x(cat, name, pid, tid, ts, dur, **args):
-    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": round(ts, 3), "dur": round(dur, 3),
-            "args": args}
-
-
-def flow(phase, ident, pid, tid, ts):
-    e = {"ph": phase, "id": ident, "pid": pid, "tid": tid, "ts": round(ts, 3), "cat": "ac2g", "name": "ac2g"}
-    if phase == "f":
-        e["bp"] = "e"
-    return e
 
 
 class Layout:

@@ -36,6 +36,8 @@ import json
 import os
 import random
 
+from trace_events import x, flow
+
 BASE_NS = 1735689600000000000
 T0_US = 1000000.0
 PID = 4000
@@ -52,18 +54,6 @@ ALL_REDUCE = ("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::Ran
 TOKENS_NELEMS = 4096 * 7168  # one layer's routed tokens x hidden size, bf16
 EP_NAMES = (NOTIFY, DISPATCH, COMBINE)
 COMM_NAMES = EP_NAMES + (ALL_REDUCE,)
-
-
-def x(cat, name, pid, tid, ts, dur, **args):
-    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": round(ts, 3), "dur": round(dur, 3),
-            "args": args}
-
-
-def flow(phase, ident, pid, tid, ts):
-    e = {"ph": phase, "id": ident, "pid": pid, "tid": tid, "ts": round(ts, 3), "cat": "ac2g", "name": "ac2g"}
-    if phase == "f":
-        e["bp"] = "e"
-    return e
 
 
 def union(spans):

@@ -32,6 +32,8 @@ import argparse
 import json
 import os
 
+from trace_events import x, flow, us
+
 BASE_NS = 1735689600000000000
 T0_US = 4512345678.0
 PID = 3000
@@ -146,18 +148,6 @@ def splits(args, per_expert, rank):
 
 # ---- Kineto layout
 
-def x(cat, name, pid, tid, ts, dur, **args):
-    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": round(ts, 3), "dur": round(dur, 3),
-            "args": args}
-
-
-def flow(phase, ident, pid, tid, ts):
-    e = {"ph": phase, "id": ident, "pid": pid, "tid": tid, "ts": round(ts, 3), "cat": "ac2g", "name": "ac2g"}
-    if phase == "f":
-        e["bp"] = "e"
-    return e
-
-
 class KinetoRank:
     def __init__(self, args, rank):
         self.args, self.rank, self.events, self.corr = args, rank, [], rank * 10_000_000
@@ -225,10 +215,6 @@ KERNEL_HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelera
                  "Output Shapes,Output Data Types,Output Formats,Context ID")
 STEP_HEADER = ("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
                "Communication(Not Overlapped and Exclude Receive),Preparing")
-
-
-def us(ns):
-    return f"{ns // 1000}.{ns % 1000:03d}"
 
 
 def npu_rank(args, rank, layers, steps):

@@ -42,6 +42,8 @@ import argparse
 import json
 import os
 
+from trace_events import us, npu_x, npu_meta, npu_flow
+
 T0_US = 1736408883000000.0
 ALLREDUCE_MS = 5.0
 FREE_MS = 2.0
@@ -182,32 +184,6 @@ def profiler_info(rank):
                                          "record_shapes": True},
                        "experimental_config": {"_profiler_level": "Level1", "_export_type": "text"}},
             "rank_id": rank}
-
-
-def us(ns):
-    """Integer ns as torch_npu's µs text with the ns digits."""
-    return f"{ns // 1000}.{ns % 1000:03d}"
-
-
-def npu_x(name, pid, tid, start_ns, end_ns, args=None, cat=None):
-    e = {"ph": "X", "name": name, "pid": pid, "tid": tid, "ts": us(start_ns), "dur": (end_ns - start_ns) / 1000}
-    if cat is not None:
-        e["cat"] = cat
-    if args is not None:
-        e["args"] = args
-    return e
-
-
-def npu_meta(what, pid, tid, key, value):
-    return {"name": what, "pid": pid, "tid": tid, "args": {key: value}, "ph": "M"}
-
-
-def npu_flow(phase, ident, pid, tid, ts_ns):
-    e = {"name": f"HostToDevice{ident}", "ph": phase, "cat": "HostToDevice", "id": str(ident), "pid": pid, "tid": tid,
-         "ts": us(ts_ns)}
-    if phase == "f":
-        e["bp"] = "e"
-    return e
 
 
 PY_PID, CANN_PID, HW_PID, HCCL_PID = 3178231, 3254508768, 3254508960, 3254509024

@@ -27,6 +27,8 @@ import os
 import random
 import statistics
 
+from trace_events import x, flow
+
 BASE_NS = 1735689600000000000
 T0_US = 4512345678.0
 PID = 3000
@@ -43,18 +45,6 @@ DATA_US = 200.0
 LAYERS = 30
 EMBED_KERNEL_US = 100.0
 NELEMS = 25 * 1024 * 1024 // 4
-
-
-def x(cat, name, pid, tid, ts, dur, **args):
-    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": round(ts, 3), "dur": round(dur, 3),
-            "args": args}
-
-
-def flow(phase, ident, pid, tid, ts):
-    e = {"ph": phase, "id": ident, "pid": pid, "tid": tid, "ts": round(ts, 3), "cat": "ac2g", "name": "ac2g"}
-    if phase == "f":
-        e["bp"] = "e"
-    return e
 
 
 class Rank:
