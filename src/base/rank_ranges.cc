@@ -24,4 +24,26 @@ std::string RankRanges(std::span<const int64_t> ranks) {
   return out;
 }
 
+std::vector<int64_t> ParseRankList(std::string_view text, std::string_view brackets) {
+  constexpr int64_t kLargestRankId = 100000000;
+  std::vector<int64_t> ranks;
+  int64_t value = 0;
+  bool in_number = false;
+  for (const char c : text) {
+    if (c >= '0' && c <= '9') {
+      if (value > kLargestRankId) return {};
+      value = value * 10 + (c - '0');
+      in_number = true;
+    } else if (c == ',' || c == ' ' || brackets.find(c) != std::string_view::npos) {
+      if (in_number) ranks.push_back(value);
+      value = 0;
+      in_number = false;
+    } else {
+      return {};
+    }
+  }
+  if (in_number) ranks.push_back(value);
+  return ranks;
+}
+
 }  // namespace tuneprof

@@ -872,12 +872,33 @@ namespace {
 // On GPUs the pipeline's wait sits in the exposed communication (the pp group's send / recv kernels wait
 // for their peer): in a pipeline it is taken out into the bubble part, which only pipeline findings save
 // from; overlapping communication with compute, which DDP bucket advice is about, cannot hide it.
-void SplitOutGpuPipelineWait(const CrossRankCommunication* cross, const RankCommunication* comm, TimeSplit* split) {
-  if (cross == nullptr || !cross->pipeline || comm == nullptr || split->part(TimePart::kPipelineBubble) > 0) return;
+bool SplitOutGpuPipelineWait(const CrossRankCommunication* cross, const RankCommunication* comm, TimeSplit* split) {
+  if (cross == nullptr || !cross->pipeline || comm == nullptr || split->part(TimePart::kPipelineBubble) > 0) {
+    return false;
+  }
   const double wait = std::min(ExposedPipelineP2pNsPerStep(*comm), split->part(TimePart::kCommunication));
-  if (wait <= 0) return;
+  if (wait <= 0) return false;
   split->part_ns[static_cast<size_t>(TimePart::kCommunication)] -= wait;
   split->part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] += wait;
+  return true;
+}
+
+// The per-rank rules ran before the ranks met, when a pipeline stage's receive waits still counted as exposed
+// communication: once they are the bubble, communication.exposed keeps only what is left, and goes where that
+// is under its threshold (gradient buckets cannot hide a wait for the previous stage).
+void RecheckExposedCommunication(const TimeSplit& split, const AdvisorConfig& config,
+                                 std::vector<RuleFinding>* findings) {
+  const double exposed = split.part(TimePart::kCommunication);
+  const double pct = split.step_ns > 0 ? 100 * exposed / split.step_ns : 0;
+  const bool below = exposed <= 0 || pct < config.Get(threshold::kExposedCommunicationPct);
+  std::erase_if(*findings, [&](const RuleFinding& f) { return f.finding.id == "communication.exposed" && below; });
+  for (RuleFinding& f : *findings) {
+    if (f.finding.id != "communication.exposed") continue;
+    f.finding.value = pct;
+    f.finding.title = fmt::format(
+        "{:.1f} % of the step is communication not hidden under compute ({:.2f} ms per step)", pct, exposed / 1e6);
+    f.finding.uncapped_gain_ns = std::min(f.finding.uncapped_gain_ns, exposed);
+  }
 }
 
 // A pipeline's step is bounded by the stage that computes most, not by the mean over ranks: named beside
@@ -921,7 +942,9 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   AddAllToAllBytes(ranks, comm, &moe);
   for (size_t i = 0; i < ranks.size(); ++i) {
     RankAdviceDraft& draft = ranks[i];
-    SplitOutGpuPipelineWait(cross, i < comm.size() ? comm[i] : nullptr, &draft.advice.split);
+    if (SplitOutGpuPipelineWait(cross, i < comm.size() ? comm[i] : nullptr, &draft.advice.split)) {
+      RecheckExposedCommunication(draft.advice.split, config, &draft.findings);
+    }
     std::vector<Finding> findings =
         RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross, moe.ranks.empty() ? nullptr : &moe);
     std::vector<RuleFinding>().swap(draft.findings);  // moved out: freed now, not after the last rank

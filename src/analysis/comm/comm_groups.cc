@@ -1,7 +1,6 @@
 #include "analysis/comm/comm_groups.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -13,6 +12,7 @@
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/intervals.h"
+#include "base/rank_ranges.h"
 
 namespace tuneprof {
 namespace {
@@ -243,26 +243,7 @@ std::string HcclGroupHash(std::string_view id) {
   return std::to_string((static_cast<uint64_t>(high) << 32) | low);
 }
 
-std::vector<int64_t> ParseGroupRanks(std::string_view text) {
-  std::vector<int64_t> ranks;
-  int64_t value = 0;
-  bool in_number = false;
-  for (const char c : text) {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      if (value > 100000000) return {};
-      value = value * 10 + (c - '0');
-      in_number = true;
-    } else if (c == '[' || c == ']' || c == ',' || c == ' ') {
-      if (in_number) ranks.push_back(value);
-      value = 0;
-      in_number = false;
-    } else {
-      return {};
-    }
-  }
-  if (in_number) ranks.push_back(value);
-  return ranks;
-}
+std::vector<int64_t> ParseGroupRanks(std::string_view text) { return ParseRankList(text, "[]"); }
 
 std::vector<ParallelGroupInfo> ReadParallelGroups(const Trace& trace) {
   std::vector<ParallelGroupInfo> groups;

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/rank_ranges.h"
+
 namespace tuneprof {
 namespace {
 
@@ -203,28 +205,6 @@ ReportedStepTime StepRow(const CsvReader& csv, const StepColumns& c, SideTableBu
 
 namespace {
 
-// "(0, 1, 2, 3)" -> {0, 1, 2, 3}; empty when the text holds anything but rank ids.
-std::vector<int64_t> StageRanks(std::string_view text) {
-  std::vector<int64_t> ranks;
-  int64_t value = 0;
-  bool in_number = false;
-  for (const char c : text) {
-    if (c >= '0' && c <= '9') {
-      if (value > (int64_t{1} << 40)) return {};
-      value = value * 10 + (c - '0');
-      in_number = true;
-    } else if (c == ',' || c == ')' || c == ' ' || c == '(') {
-      if (in_number) ranks.push_back(value);
-      value = 0;
-      in_number = false;
-    } else {
-      return {};
-    }
-  }
-  if (in_number) ranks.push_back(value);
-  return ranks;
-}
-
 }  // namespace
 
 Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out) {
@@ -250,7 +230,7 @@ Status ReadClusterStepTraceTime(CsvReader* csv, SideTableBuilder* warnings,
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
-    if (csv->Text(type) == "stage" && stage) stage(StageRanks(csv->Text(index)));
+    if (csv->Text(type) == "stage" && stage) stage(ParseRankList(csv->Text(index), "()"));
     if (csv->Text(type) != "rank") continue;  // "stage" rows aggregate pipeline stages
     const int64_t rank = IntCell(*csv, index, "Index", warnings);
     if (rank == kNoId || rank < 0) continue;

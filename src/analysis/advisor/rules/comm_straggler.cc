@@ -41,6 +41,14 @@ void SayTheRulesDisagree(const CrossRankCommunication& cross, Finding* f) {
                   by_arrivals, by_ratios);
 }
 
+bool InPipelineStage(const RankEvidence& rank) {
+  if (rank.cross == nullptr || !rank.cross->pipeline) return false;
+  for (const PipelineStage& stage : rank.cross->pipeline->stages) {
+    if (std::find(stage.ranks.begin(), stage.ranks.end(), rank.rank_id) != stage.ranks.end()) return true;
+  }
+  return false;
+}
+
 // Ascend: communication.json splits each HCCL op into transit, wait and synchronization; msprof-analyze's
 // slow-rank rule names the rank the others wait for. Without it (one rank in the input, or ranks too
 // alike to name one), a rank that mostly waits still waits for some other rank: said as such.
@@ -49,23 +57,32 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   const std::optional<int64_t> slow = rank.cross ? rank.cross->ascend_slow_rank : std::nullopt;
   if (slow == self || rank.comm == nullptr || !rank.comm->ascend_wait_ratio) return;
   const int64_t slow_rank = slow.value_or(kNoId);  // read only where `slow` is set
-  double wait_ms = 0;
+  // A pipeline stage's send / receive waits are its bubble, which the pipeline findings charge to the stage
+  // that bounds the step: on a staged rank only the collectives' waits are weighed here.
+  const bool staged = InPipelineStage(rank);
+  double wait_ms = 0, transit_ms = 0;
   for (const AscendCommOp& op : rank.comm->ascend_ops) {
-    if (!op.total && SplitKnown(op)) wait_ms += op.wait_ms;
+    if (op.total || !SplitKnown(op) || (staged && op.p2p)) continue;
+    wait_ms += op.wait_ms;
+    if (op.transit_ms > 0) transit_ms += op.transit_ms;
   }
+  const std::optional<double> ratio =
+      !staged ? rank.comm->ascend_wait_ratio
+              : (wait_ms + transit_ms > 0 ? std::optional<double>(wait_ms / (wait_ms + transit_ms)) : std::nullopt);
+  if (!ratio) return;
   const double threshold = config.Get(threshold::kCommWaitRatioPct);
-  const double ratio_pct = 100 * *rank.comm->ascend_wait_ratio;
+  const double ratio_pct = 100 * *ratio;
   if (ratio_pct < threshold) return;
   const double wait_per_step = PerStep(rank, wait_ms * 1e6);
   Finding f;
   f.id = "communication.straggler";
   f.category = FindingCategory::kCommunication;
   f.title = slow ? fmt::format("rank {} waits for rank {}: wait ratio {:.2f} of its HCCL time ({} per step)", self,
-                               slow_rank, *rank.comm->ascend_wait_ratio, FormatDuration(wait_per_step))
+                               slow_rank, *ratio, FormatDuration(wait_per_step))
                  : fmt::format(
                        "rank {} waits for other ranks: wait ratio {:.2f} of its HCCL time ({} per step); the late "
                        "rank is not in this input",
-                       self, *rank.comm->ascend_wait_ratio, FormatDuration(wait_per_step));
+                       self, *ratio, FormatDuration(wait_per_step));
   f.metric = "communication.json wait / (wait + transit)";
   f.value = ratio_pct;
   f.threshold = threshold;
@@ -82,14 +99,15 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
               "directory together to name the late one");
   }
   f.AddNumber("wait_ms_total", wait_ms, "ms");
-  f.AddNumber("wait_ratio", *rank.comm->ascend_wait_ratio, "ratio");
+  f.AddNumber("wait_ratio", *ratio, "ratio");
   if (rank.comm->ascend_synchronization_ratio) {
     f.AddNumber("synchronization_ratio", *rank.comm->ascend_synchronization_ratio, "ratio");
   }
   f.strategy =
-      "Balance the slow rank's work before each collective (data, host work, a slower device), and "
-      "compare its profile with a fast rank's (tuneprof compare); msprof-analyze cluster for the matrix.";
-  f.apis = {"tuneprof compare SLOW_RANK_DIR FAST_RANK_DIR", "msprof-analyze cluster -m all"};
+      "Balance the slow rank's work before each collective (data, host work, a slower device): comm shows what "
+      "each rank waits for and the slow rank's own timeline what it does meanwhile; msprof-analyze cluster for "
+      "the matrix.";
+  f.apis = {"tuneprof comm RUN_DIR", "msprof-analyze cluster -m all"};
   if (slow && rank.cross->slow_rank_rules_disagree()) SayTheRulesDisagree(*rank.cross, &f);
   out->push_back(std::move(f));
 }

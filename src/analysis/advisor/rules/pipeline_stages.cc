@@ -13,6 +13,7 @@
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
+#include "base/rank_ranges.h"
 
 namespace tuneprof {
 namespace {
@@ -82,7 +83,8 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
       slowest.stage, FormatDuration(p->mean_work_ns_per_step));
   f.apis = {"MindSpeed / Megatron --num-layer-list (layers per stage)",
             "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
-            "move the embedding / LM head off the slowest stage"};
+            fmt::format("move the embedding / LM head off stage {} (ranks {})", slowest.stage,
+                        RankRanges(slowest.ranks))};
   out->push_back(std::move(f));
 }
 
