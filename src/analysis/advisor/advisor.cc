@@ -685,18 +685,18 @@ std::string DescribeVerdict(Bottleneck dominant, const std::array<double, 7>& ti
   double step = 0;
   for (double t : times) step += t;
   if (step <= 0) return "no work found in the trace";
-  const std::string of_step = ranks > 1 ? fmt::format("a {:.1f} us mean step, mean over {} ranks", step / 1e3, ranks)
-                                        : fmt::format("a {:.1f} us mean step", step / 1e3);
+  const std::string of_step = ranks > 1 ? fmt::format("a {:.3f} ms mean step, mean over {} ranks", step / 1e6, ranks)
+                                        : fmt::format("a {:.3f} ms mean step", step / 1e6);
   if (dominant == Bottleneck::kNone) {
     const double compute = times[static_cast<size_t>(Bottleneck::kCompute)];
     return fmt::format(
-        "compute holds {:.1f} % of the step time ({:.1f} us of {}) with the compute units at or above their "
+        "compute holds {:.1f} % of the step time ({:.3f} ms of {}) with the compute units at or above their "
         "threshold, and no finding would save {:.0f} % of the step",
-        100 * compute / step, compute / 1e3, of_step, 100 * kNoneGainShare);
+        100 * compute / step, compute / 1e6, of_step, 100 * kNoneGainShare);
   }
   const double part = times[static_cast<size_t>(dominant)];
-  return fmt::format("{} holds {:.1f} % of the step time ({:.1f} us of {})", BottleneckName(dominant),
-                     100 * part / step, part / 1e3, of_step);
+  return fmt::format("{} holds {:.1f} % of the step time ({:.3f} ms of {})", BottleneckName(dominant),
+                     100 * part / step, part / 1e6, of_step);
 }
 
 }  // namespace

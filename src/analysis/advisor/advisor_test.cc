@@ -256,7 +256,7 @@ TEST(RunAdvisor, VerdictAveragesTheRanksRatherThanVoting) {
   EXPECT_DOUBLE_EQ(job.result().step_ns, Us(1000));
   // Shares of the averaged times: 600 / (600 + 333.3 + 66.7 idle) = 60 %.
   EXPECT_EQ(job.result().dominant_reason,
-            "compute holds 60.0 % of the step time (600.0 us of a 1000.0 us mean step, mean over 3 ranks)");
+            "compute holds 60.0 % of the step time (0.600 ms of a 1.000 ms mean step, mean over 3 ranks)");
 }
 
 // An Ascend rank whose operators ran mostly on the Cube engine, at `cube_ratio`.
