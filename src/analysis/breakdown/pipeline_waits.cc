@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,13 @@ std::optional<int64_t> StepNumber(std::string_view key) {
   return n;
 }
 
+// Damaged files can hold times near the int64 range: sums saturate instead of wrapping.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 // The step's p2p wait: torch_npu's Bubble where it wrote one, else communication.json's.
 int64_t BubbleOf(const StepBreakdown& step, const std::map<int64_t, int64_t>& waits) {
   if (step.bubble_ns > 0) return step.bubble_ns;
@@ -35,7 +43,7 @@ int64_t BubbleOf(const StepBreakdown& step, const std::map<int64_t, int64_t>& wa
 
 void Split(const std::map<int64_t, int64_t>& waits, StepBreakdown* step) {
   if (step->bubble_ns > 0) {
-    step->wall_ns += step->bubble_ns;  // Stage leaves the bubble out; the step holds it
+    step->wall_ns = SaturatingAdd(step->wall_ns, step->bubble_ns);  // Stage leaves the bubble out; the step holds it
   } else {
     step->bubble_ns = BubbleOf(*step, waits);
   }
@@ -48,9 +56,9 @@ void SplitAll(const std::map<int64_t, int64_t>& waits, std::vector<StepBreakdown
   int64_t wall = 0, bubble = 0, exposed = 0;
   for (StepBreakdown& step : *steps) {
     Split(waits, &step);
-    wall += step.wall_ns;
-    bubble += step.bubble_ns;
-    exposed += step.communication_not_overlapped_ns;
+    wall = SaturatingAdd(wall, step.wall_ns);
+    bubble = SaturatingAdd(bubble, step.bubble_ns);
+    exposed = SaturatingAdd(exposed, step.communication_not_overlapped_ns);
   }
   if (total == nullptr) return;
   total->wall_ns = wall;
@@ -60,14 +68,19 @@ void SplitAll(const std::map<int64_t, int64_t>& waits, std::vector<StepBreakdown
 
 }  // namespace
 
+// Eleven days, in ms: longer than any profiled run.
+constexpr double kLongestWaitMs = 1e9;
+
 std::map<int64_t, int64_t> P2pWaitPerStep(const Trace& trace) {
   std::map<int64_t, int64_t> waits;
   for (const HcclOpTime& op : trace.communication().ops) {
-    if (op.total || std::isnan(op.wait_ms) || op.wait_ms <= 0) continue;
+    // A wait beyond any real run's length (a damaged file) is no wait; !(x > 0) also refuses NaN.
+    if (op.total || !(op.wait_ms > 0) || op.wait_ms > kLongestWaitMs) continue;
     if (!op.p2p && !IsP2pOp(trace.str(op.op_name))) continue;
     const std::optional<int64_t> step = StepNumber(trace.str(op.step));
     if (!step) continue;
-    waits[*step] += std::llround(op.wait_ms * 1e6);
+    int64_t& sum = waits[*step];
+    sum = SaturatingAdd(sum, std::llround(op.wait_ms * 1e6));
   }
   return waits;
 }

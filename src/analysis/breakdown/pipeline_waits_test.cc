@@ -91,5 +91,18 @@ TEST(PipelineWaitsTest, StepKeys) {
   EXPECT_EQ(waits.at(12), Us(2));
 }
 
+// A damaged communication.json's waits beyond any run's length (or summing past int64) are no bubble, and
+// the sums never wrap.
+TEST(PipelineWaitsTest, WaitsBeyondAnyRunAreNoBubble) {
+  Trace trace = ReportedRank(180, 0);
+  AddOp(&trace, "step1", "hcom_batchSendRecv__1_0_1", true, 9.2e12);
+  AddOp(&trace, "step1", "hcom_batchSendRecv__1_1_1", true, -9.2e12);
+  AddOp(&trace, "step1", "hcom_receive__1_2_1", true, 0.04);
+  const RankBreakdown b = ComputeTimeBreakdown(trace);
+  ASSERT_EQ(b.steps.size(), 1u);
+  EXPECT_EQ(b.steps[0].bubble_ns, Us(40));
+  ExpectPartsAddUpToStep(b.steps[0]);
+}
+
 }  // namespace
 }  // namespace tuneprof
