@@ -193,6 +193,8 @@ def check_findings(name, binary, root, truth, advise):
     slowest = max(truth["stages"], key=lambda s: s["computing_ms"])
     check(f"stage {slowest['stage']} (ranks" in advise["dominant_reason"],
           f"{name}: the verdict names the bounding stage: {advise['dominant_reason']!r}")
+    check(advise.get("bounded_by", "").startswith(f"stage {slowest['stage']} (ranks "),
+          f"{name}: the headline names the bounding stage: {advise.get('bounded_by')!r}")
 
 
 SHARED_INPUTS = [

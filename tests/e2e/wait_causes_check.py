@@ -85,6 +85,8 @@ def check_comm(c, label, doc, truth):
 
 
 def check_advice(c, label, doc, truth):
+    c.check(f"{label}: the headline names the straggler as what bounds the step",
+            doc.get("bounded_by", "").startswith(f"rank {truth['straggler']} arrives last"))
     found = [f for f in doc.get("findings", []) if f.get("id") == "communication.straggler"]
     if not c.check(f"{label}: advise names the straggler", bool(found)):
         return

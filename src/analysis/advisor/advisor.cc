@@ -920,6 +920,19 @@ std::string PipelineNote(const PipelineAnalysis& p) {
   return note;
 }
 
+// The mean over ranks hides who sets the pace: a pipeline's slowest stage, or a straggler that stands out
+// beyond what the clocks can be wrong by.
+std::string BoundedBy(const CrossRankCommunication& cross) {
+  if (cross.pipeline) {
+    const PipelineStage& slowest = StageNumbered(*cross.pipeline, cross.pipeline->slowest_stage);
+    return fmt::format("stage {} (ranks {}) bounds the step", slowest.stage, RankRanges(slowest.ranks));
+  }
+  if (cross.straggler_rank && cross.straggler_stands_out && !cross.straggler_within_clock_uncertainty) {
+    return fmt::format("rank {} arrives last at the collectives and the others wait for it", *cross.straggler_rank);
+  }
+  return "";
+}
+
 }  // namespace
 
 AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vector<const RankCommunication*>& comm,
@@ -990,6 +1003,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
     result.dominant_reason += StragglerShareOfCommunication(*cross);
   }
   if (cross != nullptr && cross->pipeline) result.dominant_reason += PipelineNote(*cross->pipeline);
+  if (cross != nullptr) result.bounded_by = BoundedBy(*cross);
   result.dominant_reason += OneOffNote(result.findings);
   return result;
 }

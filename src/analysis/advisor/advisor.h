@@ -95,6 +95,9 @@ struct AdvisorResult {
   Bottleneck dominant = Bottleneck::kNone;
   std::string dominant_reason;  // the numbers behind the verdict, in words
   double step_ns = 0;           // the slowest rank's mean step
+  // Who bounds the step across ranks, where the run says: the pipeline stage that computes most, or the
+  // straggler that stands out ("stage 1 (ranks 2,3) bounds the step"); empty otherwise.
+  std::string bounded_by;
   // The ranks' mean step and its parts, each the mean over the ranks with a complete step: the
   // population the verdict speaks of (equal to the one rank's split on a single-rank input). A rank
   // whose every step was cut off has none and is left out, as its warning says. steps: over all ranks.

@@ -195,6 +195,7 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
                      result.ranks.size() == 1 ? "" : "s", result.ranks.size() > 1 ? "slowest " : "", rank->rank,
                      rank->split.steps, rank->split.steps == 1 ? "" : "s", rank->split.step_ns / 1e6,
                      rank->split.cpu_only ? " (CPU-only trace)" : "");
+  if (!result.bounded_by.empty()) out += fmt::format("  {}\n", result.bounded_by);
   out += "\n";
   const bool several = result.ranks.size() > 1;
   AppendSplit(result.mean_split, several ? MeanOverRanksNote(result) : "", &out);
@@ -337,6 +338,7 @@ void WriteAdviseJson(const AdvisorResult& result, std::string_view schema, const
   w.Key("schema").String(schema);
   w.Key("dominant_bottleneck").String(BottleneckName(result.dominant));
   w.Key("dominant_reason").String(result.dominant_reason);
+  if (!result.bounded_by.empty()) w.Key("bounded_by").String(result.bounded_by);
   w.Key("step_us").Double(result.step_ns / 1e3);
   w.Key("mean_step_us").Double(result.mean_split.step_ns / 1e3);
   w.Key("mean_split_us").BeginObject();
