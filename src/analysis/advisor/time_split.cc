@@ -19,16 +19,6 @@ double MeanStepTime(const RankBreakdown& breakdown) {
   return breakdown.steps.empty() ? 0 : sum / static_cast<double>(breakdown.steps.size());
 }
 
-IntervalSet DataLoaderRanges(const Trace& trace) {
-  const EventTable& events = trace.events();
-  std::vector<Interval> ranges;
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    if (events.dur_ns[i] <= 0 || IsDeviceKind(events.kind[i])) continue;
-    if (IsDataLoaderRange(trace.str(events.name[i]))) ranges.push_back(Interval{events.ts_ns[i], events.end_ns(i)});
-  }
-  return UnionOf(std::move(ranges));
-}
-
 struct WorkTimes {
   IntervalSet busy;             // every work interval, except CPU work done for the DataLoader
   IntervalSet all;              // every work interval, the DataLoader's included
@@ -134,10 +124,6 @@ IntervalSet StepRanges(const RankBreakdown& breakdown) {
     ranges.push_back(Interval{step.host_start_ns, step.host_end_ns});
   }
   return UnionOf(std::move(ranges));
-}
-
-bool IsDataLoaderRange(std::string_view name) {
-  return name.find("DataLoader") != std::string_view::npos || name.find("dataloader") != std::string_view::npos;
 }
 
 TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree,

@@ -14,6 +14,7 @@
 
 #include "analysis/advisor/finding.h"
 #include "analysis/breakdown/time_breakdown.h"
+#include "analysis/core/cpu_work.h"
 #include "analysis/core/host_op_tree.h"
 #include "analysis/core/intervals.h"
 #include "model/trace.h"
@@ -38,10 +39,6 @@ struct TimeSplit {
   double part(TimePart p) const { return part_ns[static_cast<size_t>(p)]; }
   double Share(TimePart p) const { return step_ns > 0 ? part(p) / step_ns : 0; }
 };
-
-// Whether a host range is the input pipeline (the TensorBoard plugin's DataLoader rule: names of
-// `enumerate(DataLoader)#...` ranges; torch_npu and custom loops spell it in other cases).
-bool IsDataLoaderRange(std::string_view name);
 
 // The host ranges of the steps, or all time when the trace has none: host work outside them (the
 // profiler's own closing synchronize, set-up before the first step) is no step's.

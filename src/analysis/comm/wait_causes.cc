@@ -12,11 +12,6 @@
 namespace tuneprof {
 namespace {
 
-// The same test the step split uses for the DataLoader's ranges (torch's `enumerate(DataLoader)#...`).
-bool IsDataLoaderName(std::string_view name) {
-  return name.find("DataLoader") != std::string_view::npos || name.find("dataloader") != std::string_view::npos;
-}
-
 // A piece of work an operator did, on the rank's clock: device work under the operator that launched it,
 // or a host operator's own time on a CPU-only rank.
 struct OperatorWork {
@@ -54,7 +49,7 @@ RankTimeline BuildTimeline(const Trace& trace) {
   const HostOpTree tree = BuildHostOpTree(trace);
   const std::unordered_map<uint32_t, uint32_t> launcher = cpu_only ? decltype(launcher){} : LauncherOf(trace, tree);
   RankTimeline out;
-  std::vector<Interval> compute, communication, dataloader;
+  std::vector<Interval> compute, communication;
   for (const DeviceWorkEvent& w : work) {
     const Interval span{e.ts_ns[w.event], e.end_ns(w.event)};
     if (w.work == WorkClass::kCommunication) {
@@ -71,14 +66,9 @@ RankTimeline BuildTimeline(const Trace& trace) {
     }
     out.work.push_back(op);
   }
-  for (uint32_t i = 0; i < e.size(); ++i) {
-    if (e.dur_ns[i] > 0 && !IsDeviceKind(e.kind[i]) && IsDataLoaderName(trace.str(e.name[i]))) {
-      dataloader.push_back(Interval{e.ts_ns[i], e.end_ns(i)});
-    }
-  }
   out.compute = UnionOf(std::move(compute));
   out.communication = UnionOf(std::move(communication));
-  out.dataloader = UnionOf(std::move(dataloader));
+  out.dataloader = DataLoaderRanges(trace);
   std::sort(out.work.begin(), out.work.end(),
             [](const OperatorWork& a, const OperatorWork& b) { return a.start_ns < b.start_ns; });
   return out;

@@ -2,6 +2,7 @@
 
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 
 namespace tuneprof {
 namespace {
@@ -62,6 +63,20 @@ void AppendHostCollectives(const Trace& trace, std::vector<DeviceWorkEvent>* wor
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] >= 0 && IsGlooRange(trace, i)) work->push_back(DeviceWorkEvent{i, WorkClass::kCommunication});
   }
+}
+
+bool IsDataLoaderRange(std::string_view name) {
+  return name.find("DataLoader") != std::string_view::npos || name.find("dataloader") != std::string_view::npos;
+}
+
+IntervalSet DataLoaderRanges(const Trace& trace) {
+  const EventTable& events = trace.events();
+  std::vector<Interval> ranges;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.dur_ns[i] <= 0 || IsDeviceKind(events.kind[i])) continue;
+    if (IsDataLoaderRange(trace.str(events.name[i]))) ranges.push_back(Interval{events.ts_ns[i], events.end_ns(i)});
+  }
+  return UnionOf(std::move(ranges));
 }
 
 }  // namespace tuneprof

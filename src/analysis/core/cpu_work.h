@@ -12,9 +12,11 @@
 //   thread is inside a collective call (queueing it behind the workers, or waiting for it), and that time,
 //   although an operator such as autograd's AccumulateGrad holds the call, is no compute
 //   (IsCollectiveCall: the breakdown takes it out of the compute union).
+#include <string_view>
 #include <vector>
 
 #include "analysis/core/device_work.h"
+#include "analysis/core/intervals.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -31,5 +33,12 @@ std::vector<DeviceWorkEvent> ListCpuWork(const Trace& trace);
 // range as communication work, so that the device time it holds up is communication, not a host that
 // is slow to launch. Host events among device work have no device and no launch.
 void AppendHostCollectives(const Trace& trace, std::vector<DeviceWorkEvent>* work);
+
+// Whether a host range is the input pipeline (the TensorBoard plugin's DataLoader rule: names of
+// `enumerate(DataLoader)#...` ranges; torch_npu and custom loops spell it in other cases).
+bool IsDataLoaderRange(std::string_view name);
+
+// The union of the trace's DataLoader ranges (host events only).
+IntervalSet DataLoaderRanges(const Trace& trace);
 
 }  // namespace tuneprof

@@ -805,6 +805,21 @@ void WriteOutlierTest(JsonWriter* w, const RankOutlierTest& t) {
   w->EndObject();
 }
 
+// A group's or domain's slowest link (null when it has none); groups also name the op type it was read from.
+void WriteSlowestLink(JsonWriter* w, const AscendMatrixLink* link, bool with_op_key) {
+  w->Key("slowest_link");
+  if (link == nullptr) {
+    w->Null();
+    return;
+  }
+  w->BeginObject();
+  WriteLinkEnds(w, *link);
+  w->Key("transport").String(link->transport);
+  w->Key("bandwidth_gbps").Double(*link->bandwidth_gbps);
+  if (with_op_key) w->Key("op_key").String(link->op_key);
+  w->EndObject();
+}
+
 void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
   w->Key("groups").BeginArray();
   for (const CommGroupSummary& g : x.groups) {
@@ -849,17 +864,7 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("slowest_rank");
     g.slowest_rank ? w->Int(*g.slowest_rank) : w->Null();
     w->Key("slowest_why").String(g.slowest_why);
-    w->Key("slowest_link");
-    if (g.slowest_link) {
-      w->BeginObject();
-      WriteLinkEnds(w, *g.slowest_link);
-      w->Key("transport").String(g.slowest_link->transport);
-      w->Key("bandwidth_gbps").Double(*g.slowest_link->bandwidth_gbps);
-      w->Key("op_key").String(g.slowest_link->op_key);
-      w->EndObject();
-    } else {
-      w->Null();
-    }
+    WriteSlowestLink(w, g.slowest_link ? &*g.slowest_link : nullptr, true);
     w->Key("busiest_primitive");
     g.busiest_type_ms > 0 ? w->String(CollectiveTypeName(g.busiest_type)) : w->Null();
     w->Key("transports").BeginArray();
@@ -899,16 +904,7 @@ void WriteDomains(JsonWriter* w, const CrossRankCommunication& x) {
     OptionalDouble(w, "exposed_share", d.exposed_share);
     w->Key("slowest_rank");
     d.slowest_rank ? w->Int(*d.slowest_rank) : w->Null();
-    w->Key("slowest_link");
-    if (d.slowest_link && d.slowest_link->bandwidth_gbps) {
-      w->BeginObject();
-      WriteLinkEnds(w, *d.slowest_link);
-      w->Key("transport").String(d.slowest_link->transport);
-      w->Key("bandwidth_gbps").Double(*d.slowest_link->bandwidth_gbps);
-      w->EndObject();
-    } else {
-      w->Null();
-    }
+    WriteSlowestLink(w, d.slowest_link && d.slowest_link->bandwidth_gbps ? &*d.slowest_link : nullptr, false);
     w->EndObject();
   }
   w->EndArray();
