@@ -39,7 +39,7 @@ import json
 import os
 import random
 
-from trace_events import x, flow, us, npu_x, npu_meta, npu_flow
+from trace_events import x, flow, us, npu_x, npu_meta, npu_flow, hopper_properties
 
 BASE_NS = 1735689600000000000
 T0_US = 4512345678.0
@@ -95,12 +95,7 @@ def rank_trace(args, rank, steps):
     skew_ns = int(args.skew_us * 1000) * (rank % 3 - 1)
     return {"schemaVersion": 1,
             "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": args.ranks},
-            "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
-                                  "computeMajor": 9, "computeMinor": 0, "maxThreadsPerBlock": 1024,
-                                  "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
-                                  "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
-                                  "sharedMemPerMultiprocessor": 233472, "numSms": 132,
-                                  "sharedMemPerBlockOptin": 232448}],
+            "deviceProperties": hopper_properties("NVIDIA H100 80GB HBM3"),
             "traceEvents": sorted(events, key=lambda e: (e["ts"], e["ph"])),
             "displayTimeUnit": "ms", "baseTimeNanoseconds": BASE_NS + skew_ns}, skew_ns
 

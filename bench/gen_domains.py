@@ -32,7 +32,7 @@ import argparse
 import json
 import os
 
-from trace_events import x, flow
+from trace_events import x, flow, hopper_properties
 
 BASE_NS = 1735689600000000000
 T0_US = 1000000.0
@@ -135,12 +135,7 @@ class RankWriter:
                                     "pg_config": [{"pg_name": name, "pg_desc": self.descs[role], "ranks": members,
                                                    "pg_size": len(members)}
                                                   for role, name, members in self.layout.groups()]},
-                "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
-                                      "computeMajor": 9, "computeMinor": 0, "maxThreadsPerBlock": 1024,
-                                      "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
-                                      "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
-                                      "sharedMemPerMultiprocessor": 233472, "numSms": 132,
-                                      "sharedMemPerBlockOptin": 232448}],
+                "deviceProperties": hopper_properties("NVIDIA H100 80GB HBM3"),
                 "traceEvents": sorted(self.events, key=lambda e: (e["ts"], e["ph"])),
                 "displayTimeUnit": "ms", "baseTimeNanoseconds": BASE_NS}
 

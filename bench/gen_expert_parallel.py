@@ -36,7 +36,7 @@ import json
 import os
 import random
 
-from trace_events import x, flow
+from trace_events import x, flow, hopper_properties
 
 BASE_NS = 1735689600000000000
 T0_US = 1000000.0
@@ -151,12 +151,7 @@ def rank_trace(args, rank):
     events, truth = rank_events(args, rank)
     doc = {"schemaVersion": 1,
            "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": args.ranks},
-           "deviceProperties": [{"id": 0, "name": "NVIDIA H800", "totalGlobalMem": 85045936128,
-                                 "computeMajor": 9, "computeMinor": 0, "maxThreadsPerBlock": 1024,
-                                 "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
-                                 "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
-                                 "sharedMemPerMultiprocessor": 233472, "numSms": 132,
-                                 "sharedMemPerBlockOptin": 232448}],
+           "deviceProperties": hopper_properties("NVIDIA H800"),
            "traceEvents": sorted(events, key=lambda e: (e["ts"], e["ph"])),
            "displayTimeUnit": "ms", "baseTimeNanoseconds": BASE_NS}
     return doc, truth

@@ -27,7 +27,7 @@ import os
 import random
 import statistics
 
-from trace_events import x, flow
+from trace_events import x, flow, hopper_properties
 
 BASE_NS = 1735689600000000000
 T0_US = 4512345678.0
@@ -142,12 +142,7 @@ def main():
         skew_ns = int(args.skew_us * 1000) * (rank.rank % 3 - 1)
         doc = {"schemaVersion": 1,
                "distributedInfo": {"backend": "nccl", "rank": rank.rank, "world_size": args.ranks},
-               "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
-                                     "computeMajor": 9, "computeMinor": 0, "maxThreadsPerBlock": 1024,
-                                     "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
-                                     "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
-                                     "sharedMemPerMultiprocessor": 233472, "numSms": 132,
-                                     "sharedMemPerBlockOptin": 232448}],
+               "deviceProperties": hopper_properties("NVIDIA H100 80GB HBM3"),
                "traceEvents": sorted(rank.events, key=lambda e: (e["ts"], e["ph"])),
                "displayTimeUnit": "ms", "baseTimeNanoseconds": BASE_NS + skew_ns}
         with open(os.path.join(args.out, f"rank{rank.rank}.pt.trace.json"), "w") as f:

@@ -40,3 +40,11 @@ def npu_flow(phase, ident, pid, tid, ts_ns):
     if phase == "f":
         e["bp"] = "e"
     return e
+
+
+def hopper_properties(name):
+    """Kineto's deviceProperties for one Hopper GPU (132 SMs, 80 GB) of the given name."""
+    return [{"id": 0, "name": name, "totalGlobalMem": 85045936128, "computeMajor": 9, "computeMinor": 0,
+             "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
+             "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
+             "sharedMemPerMultiprocessor": 233472, "numSms": 132, "sharedMemPerBlockOptin": 232448}]
