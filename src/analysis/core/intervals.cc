@@ -64,15 +64,13 @@ IntervalSet Subtract(const IntervalSet& a, const IntervalSet& b) {
   return out;
 }
 
+// Each interval of the smaller set is looked up in the larger one: O(small log large + overlaps), so that the
+// many callers that measure one span against a whole trace's set do not walk it from its start each time.
 int64_t IntersectionLength(const IntervalSet& a, const IntervalSet& b) {
+  const IntervalSet& small = a.size() <= b.size() ? a : b;
+  const IntervalSet& large = a.size() <= b.size() ? b : a;
   int64_t total = 0;
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const int64_t start = std::max(a[i].start_ns, b[j].start_ns);
-    const int64_t end = std::min(a[i].end_ns, b[j].end_ns);
-    if (end > start) total += end - start;
-    (a[i].end_ns < b[j].end_ns) ? ++i : ++j;
-  }
+  for (const Interval& span : small) total += OverlapLength(large, span);
   return total;
 }
 
