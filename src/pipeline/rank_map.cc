@@ -18,6 +18,7 @@
 #include <malloc.h>
 #endif
 
+#include "importers/ascend/ascend_layout.h"
 #include "importers/common/rank.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
@@ -260,6 +261,43 @@ void WarnRanksInSeveralFiles(const std::vector<std::string>& files, const std::v
   }
 }
 
+// A file found inside a directory that names no rank, beside files that do, is not a rank of that run
+// (a collection of test data, a heat map or a metadata export kept with the ranks): taken as "rank 0" it
+// would add a second rank 0. It is left out, said as a skipped file; one named on the command line stays.
+void LeaveOutUnnumberedBesideNumbered(const std::vector<std::string>& paths, const std::vector<std::string>& files,
+                                      const std::vector<MappedFileStatus*>& statuses) {
+  const auto unnumbered = [](const MappedFileStatus& file) {
+    return std::any_of(file.warnings.begin(), file.warnings.end(),
+                       [](const std::string& w) { return w.ends_with(kNoRankWarning); });
+  };
+  const bool any_numbered = std::any_of(statuses.begin(), statuses.end(), [&](const MappedFileStatus* file) {
+    return file->status.ok() && !file->rank_ids.empty() && !unnumbered(*file);
+  });
+  if (!any_numbered) return;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    MappedFileStatus& file = *statuses[i];
+    if (!file.status.ok() || file.rank_ids.empty() || !unnumbered(file)) continue;
+    if (std::find(paths.begin(), paths.end(), files[i]) != paths.end()) continue;
+    file.status = Status(StatusCode::kInvalidInput,
+                         files[i] + ": no rank in the trace or its path, beside ranks that have one: not a rank of "
+                                    "this run (give it on its own to read it)");
+    file.rank_ids.clear();
+    file.warnings.clear();
+    file.breakdown_warnings.clear();
+  }
+}
+
+// A rank without a timeline is said once across ranks by its breakdown, which names what is unknown and
+// how to export it: its importer's own line saying the timeline file is missing would repeat it per rank.
+void DropTimelineLinesSaidByBreakdown(MappedFileStatus* file) {
+  const bool said = std::any_of(file->breakdown_warnings.begin(), file->breakdown_warnings.end(), [](const RankLines& rank) {
+    return std::any_of(rank.lines.begin(), rank.lines.end(),
+                       [](const std::string& line) { return line.find(kNoDeviceTimelineWarning) != std::string::npos; });
+  });
+  if (!said) return;
+  std::erase_if(file->warnings, [](const std::string& w) { return w.find(kMissingTimelineWarning) != std::string::npos; });
+}
+
 }  // namespace
 
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
@@ -267,6 +305,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
                           std::vector<std::string>* file_lines) {
   UnreadableFiles skipped;
   size_t rank_count = 0;
+  LeaveOutUnnumberedBesideNumbered(paths, files, statuses);
   for (size_t i = 0; i < statuses.size(); ++i) {
     const Status& status = statuses[i]->status;
     if (status.code() == StatusCode::kUsage) return status;
@@ -293,6 +332,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
     if (rank_count == 1) {
       std::erase_if(file->warnings, [](const std::string& w) { return w.ends_with(kNoRankWarning); });
     }
+    DropTimelineLinesSaidByBreakdown(file);
     EmitWarnings(file->warnings, warnings);
     for (const RankLines& rank : file->breakdown_warnings) breakdown_warnings.Add(rank.path, rank.lines);
   }

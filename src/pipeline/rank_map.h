@@ -241,7 +241,13 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
                           std::vector<std::string>* file_lines = nullptr) {
   std::vector<MappedFileStatus*> statuses;
   for (MappedFile<Summary>& file : mapped) statuses.push_back(&file.status);
-  return CollectMapWarnings(paths, files, statuses, warnings, file_lines);
+  Status status = CollectMapWarnings(paths, files, statuses, warnings, file_lines);
+  for (MappedFile<Summary>& file : mapped) {  // files left out there hold no rank for the reduce
+    if (file.status.status.ok()) continue;
+    file.ranks.clear();
+    file.starts.clear();
+  }
+  return status;
 }
 
 }  // namespace tuneprof

@@ -396,7 +396,7 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::strin
   // A cut timeline is there, but holds no device event (cut before the first one, or set aside by the
   // importer, which then keeps no event at all): said as cut, not as missing. One whose device events
   // this breakdown sets aside says so itself.
-  const char* lead = why.empty() ? ": no device timeline; " : ": the cut device timeline is set aside; ";
+  const std::string_view lead = why.empty() ? kNoDeviceTimelineWarning : ": the cut device timeline is set aside; ";
   if (why.empty()) {
     const std::string_view where = trace.events().size() == 0 ? "before the end of its steps and set aside"
                                                                : "before its first device event";
@@ -407,7 +407,7 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::strin
                 "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
                 "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)";
   }
-  result->warnings.push_back(result->path + lead +
+  result->warnings.push_back(result->path + std::string(lead) +
                              "the step split is torch_npu's own (step_trace_time.csv or analysis.db StepTraceTime); "
                              "copies, syncs, host wait and launches are unknown: " +
                              why);

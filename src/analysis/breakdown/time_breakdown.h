@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/breakdown/host_side.h"
@@ -77,6 +78,9 @@ struct DeviceTimeBreakdown {
   StepBreakdown total;
   uint64_t device_events_outside_steps = 0;
 };
+
+// Follows the rank's path in the breakdown warning of a rank read without a device timeline.
+inline constexpr std::string_view kNoDeviceTimelineWarning = ": no device timeline; ";
 
 struct RankBreakdown {
   int64_t rank = 0;

@@ -178,9 +178,9 @@ Trace ImportTimeline(const fs::path& trace_view, const Layout& layout, const std
   const bool db_export = !FindAnalysisDatabase(layout.output).empty();
   std::string problem =
       db_export
-          ? (layout.output / "ascend_pytorch_profiler_*.db").string() + ": missing; no timeline for " + dir +
+          ? (layout.output / "ascend_pytorch_profiler_*.db").string() + std::string(kMissingTimelineWarning) + dir +
                 " (the Db export keeps it there: copy it with the rank)"
-          : trace_view.string() + ": missing; no timeline for " + dir + " (" + std::string(kTimelineExportHint) + ")";
+          : trace_view.string() + std::string(kMissingTimelineWarning) + dir + " (" + std::string(kTimelineExportHint) + ")";
   if (IsFile(trace_view)) {
     auto source = OpenByteSource(trace_view.string());
     if (source.ok()) {

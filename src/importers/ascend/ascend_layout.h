@@ -11,6 +11,10 @@
 
 namespace tuneprof {
 
+// Follows the timeline file's path, and comes before the rank directory, in the warning of a rank whose
+// timeline is missing.
+inline constexpr std::string_view kMissingTimelineWarning = ": missing; no timeline for ";
+
 struct RankLayout {
   std::filesystem::path root;    // the rank directory
   std::filesystem::path output;  // its output folder

@@ -78,7 +78,7 @@ fs::path FindDatabase(const Layout& layout) {
 
 // The timeline, or an empty one (with a warning) when it is missing or broken: the summaries still load.
 Trace ImportTimeline(const fs::path& timeline, const std::string& dir) {
-  std::string problem = (Normal(dir) / kOutputDir / "msprof_*.json").string() + ": missing; no timeline for " + dir;
+  std::string problem = (Normal(dir) / kOutputDir / "msprof_*.json").string() + std::string(kMissingTimelineWarning) + dir;
   if (!timeline.empty()) {
     auto source = OpenByteSource(timeline.string());
     if (source.ok()) {
