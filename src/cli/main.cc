@@ -15,6 +15,7 @@
 #endif
 
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/progress.h"
 #include "pipeline/diagnostics.h"
 #ifdef TUNEPROF_MPI
@@ -83,6 +84,7 @@ void KeepFreedMemoryForReuse() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tuneprof::cli::InstallLastResortHandlers();
   KeepFreedMemoryForReuse();
   CLI::App app{"tuneprof: find and fix performance bottlenecks in AI workload profiles (Kineto, torch_npu, Nsight)"};
   app.require_subcommand(1);

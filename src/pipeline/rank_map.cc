@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -32,7 +33,14 @@ void ForEachOnAllCores(size_t n, const std::function<void(size_t)>& work) {
   };
   const size_t workers = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), n);
   std::vector<std::thread> threads;
-  for (size_t t = 1; t < workers; ++t) threads.emplace_back(worker);
+  for (size_t t = 1; t < workers; ++t) {
+    // A thread the system will not start (a process or container limit) leaves its share to the others.
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   worker();
   for (std::thread& thread : threads) thread.join();
 }
