@@ -86,7 +86,8 @@ class Table:
         for name, kind, _, categories in self._cols():
             if name == column:
                 if kind != "category":
-                    raise _compiled().Error(f"tuneprof: error: column {column} of {self.name} holds numbers, not strings")
+                    raise _compiled().Error(
+                        f"tuneprof: error: column {column} of {self.name} holds numbers, not strings")
                 return list(categories)
         raise _compiled().Error(f"tuneprof: error: no column {column} in table {self.name}")
 

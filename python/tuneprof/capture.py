@@ -47,7 +47,8 @@ _PROFILER_LEVELS = ("Level0", "Level1", "Level2")
 _EXPORT_TYPES = ("text", "db")
 
 # Runs in the child between fork and the command: limits, lowest priority, then exec. A separate
-# interpreter rather than preexec_fn, which is unsafe in a process with threads (a training process has many).
+# interpreter rather than preexec_fn, which is unsafe in a process with threads (a training process has many);
+# isolated (-I), so that no module in the working directory or PYTHONPATH stands in for the standard library.
 _LIMITED_EXEC = (
     "import os, resource, sys\n"
     "cpu, mem = int(sys.argv[1]), int(sys.argv[2])\n"
@@ -99,7 +100,8 @@ def detect_device() -> str:
     try:
         import torch
     except ImportError as error:
-        raise RuntimeError("tuneprof.capture: torch is not importable here; capture profiles a torch program") from error
+        raise RuntimeError("tuneprof.capture: torch is not importable here; capture profiles a torch program") \
+            from error
     try:
         import torch_npu  # noqa: F401 (registers torch.npu)
 
@@ -132,7 +134,7 @@ class _Summaries:
         self.dir.mkdir(parents=True, exist_ok=True)
         summary = self.dir / (trace.name + ".tps")
         log = tempfile.TemporaryFile()
-        command = [sys.executable, "-c", _LIMITED_EXEC, str(self.timeout_s), str(self.memory_bytes), self.cli,
+        command = [sys.executable, "-I", "-c", _LIMITED_EXEC, str(self.timeout_s), str(self.memory_bytes), self.cli,
                    "--quiet", "summarize", str(trace), "-o", str(summary)]
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
                                    env=_cli.child_environment())
@@ -167,7 +169,8 @@ class _Summaries:
         if process.returncode < 0 and elapsed >= self.timeout_s - 1:
             cause = f"stopped after {self.timeout_s} s (summary_timeout_s)"
         elif process.returncode < 0:
-            cause = f"stopped by signal {-process.returncode} (CPU time or memory bound: summary_timeout_s, summary_memory_mb)"
+            cause = (f"stopped by signal {-process.returncode} "
+                     "(CPU time or memory bound: summary_timeout_s, summary_memory_mb)")
         else:
             cause = lines[-1] if lines else f"exit status {process.returncode}"
         _cli.say(f"tuneprof: capture: {trace}: no summary written: {cause}")
