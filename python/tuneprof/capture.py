@@ -296,7 +296,12 @@ def _run_cli(args: List[str], what: str) -> int:
         _cli.say(_cli.missing_cli_line(what))
         return -1
     sys.stdout.flush()
-    done = subprocess.run([cli, "--quiet", *args], env=_cli.child_environment())
+    try:
+        done = subprocess.run([cli, "--quiet", *args], env=_cli.child_environment(),
+                              timeout=DEFAULT_SUMMARY_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        _cli.say(f"tuneprof: capture: {what} not printed: stopped after {DEFAULT_SUMMARY_TIMEOUT_S} s")
+        return -1
     return done.returncode
 
 
