@@ -200,11 +200,10 @@ class _TraceHandler:
     def __call__(self, prof) -> None:
         self.traces.mkdir(parents=True, exist_ok=True)
         if self._npu_handler is not None:
-            # torch_npu's handler parses the raw data into {worker}_{ts}_ascend_pt/: the new directories are
-            # this rank's.
-            before = set(os.listdir(self.traces))
+            # torch_npu made this rank's {worker}_{ts}_ascend_pt/ when the profiler started (its profile's
+            # prof_if.prof_path) and its handler parses the raw data there into ASCEND_PROFILER_OUTPUT/.
             self._npu_handler(prof)
-            new = [self.traces / name for name in sorted(set(os.listdir(self.traces)) - before)]
+            new = self._npu_rank_dirs(prof)
         else:
             worker = self.worker_name or f"{socket.gethostname()}_{os.getpid()}"
             name = f"{worker}.{time.time_ns()}.pt.trace.json" + (".gz" if self.use_gzip else "")
@@ -214,6 +213,18 @@ class _TraceHandler:
         if self.summaries is not None:
             for trace in new:
                 self.summaries.start(trace)
+
+    def _npu_rank_dirs(self, prof) -> List[pathlib.Path]:
+        path = getattr(getattr(prof, "prof_if", None), "prof_path", None)
+        if path:
+            return [pathlib.Path(path)]
+        # A torch_npu without prof_if: this worker's parsed directories not summarised yet. Other ranks
+        # writing to the same directory have other worker names.
+        worker = self.worker_name or f"{socket.gethostname()}_{os.getpid()}"
+        done = {trace.name for trace in self.written}
+        return [self.traces / name for name in sorted(os.listdir(self.traces))
+                if name.startswith(worker + "_") and name.endswith("_ascend_pt") and name not in done
+                and (self.traces / name / "ASCEND_PROFILER_OUTPUT").is_dir()]
 
     def wait(self, timeout_s: Optional[float] = None) -> None:
         if self.summaries is not None:

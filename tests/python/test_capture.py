@@ -109,7 +109,7 @@ def npu_stand_in(monkeypatch, callables):
     recorder = Recorder(callables, TABLE["enums"])
     profiler = types.ModuleType("torch_npu.profiler")
     profiler._ExperimentalConfig = recorder.function("_ExperimentalConfig", Recorded)
-    profiler.profile = recorder.function("profile", FakeProfile)
+    profiler.profile = recorder.function("profile", FakeNpuProfile)
     profiler.schedule = recorder.function("schedule", lambda name, kwargs: (lambda step: None))
     profiler.tensorboard_trace_handler = recorder.function("tensorboard_trace_handler", npu_handler)
     for enum in ("ProfilerLevel", "AiCMetrics", "ExportType", "ProfilerActivity"):
@@ -121,13 +121,27 @@ def npu_stand_in(monkeypatch, callables):
     return recorder
 
 
+class FakeNpuProfile(FakeProfile):
+    """As torch_npu's profile: the rank's {worker}_{ts}_ascend_pt/ is made when the profiler starts
+    (prof_if.prof_path), and the handler parses the raw data in it; a peer rank's directory appears beside
+    it meanwhile (ranks share the output directory)."""
+
+    def __enter__(self):
+        traces = pathlib.Path(self.kwargs["on_trace_ready"].traces)
+        self.prof_if = types.SimpleNamespace(prof_path=str(traces / "host_1_20261206161000000_ascend_pt"))
+        pathlib.Path(self.prof_if.prof_path).mkdir(parents=True)
+        (traces / "host_2_20261206161000001_ascend_pt" / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+        return self
+
+
 def npu_handler(name, kwargs):
-    """torch_npu's handler parses each rank into {worker}_{ts}_ascend_pt/ASCEND_PROFILER_OUTPUT/; here the
-    example as its trace_view.json stands for that, which is enough to find and summarise the new directory."""
+    """torch_npu's handler parses the rank into prof_if.prof_path/ASCEND_PROFILER_OUTPUT/; here the example
+    as its trace_view.json stands for that, which is enough to summarise the directory."""
 
     def handler(prof):
-        output = pathlib.Path(kwargs["dir_name"]) / "host_1_1733000000000_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
-        output.mkdir(parents=True)
+        raw = prof.prof_if.prof_path if hasattr(prof, "prof_if") else prof.raw_dir
+        output = pathlib.Path(raw) / "ASCEND_PROFILER_OUTPUT"
+        output.mkdir()
         with gzip.open(EXAMPLE) as trace:
             (output / "trace_view.json").write_bytes(trace.read())
 
@@ -188,8 +202,27 @@ def test_npu_settings_are_documented_names_and_types(monkeypatch, tmp_path, cli_
     assert recorder.called("tensorboard_trace_handler")[0]["dir_name"] == str(tmp_path / "traces")
     with prof as p:
         p.step()
-    (rank_dir,) = (tmp_path / "traces").iterdir()
-    assert (tmp_path / "summaries" / (rank_dir.name + ".tps")).is_file()
+    summaries = [summary.name for summary in (tmp_path / "summaries").iterdir()]
+    assert summaries == ["host_1_20261206161000000_ascend_pt.tps"]  # this rank's alone
+
+
+class OlderNpuProfile(FakeNpuProfile):
+    """A torch_npu whose profile has no prof_if: the rank's directory is found by its worker name."""
+
+    def __enter__(self):
+        super().__enter__()
+        self.raw_dir = self.prof_if.prof_path
+        del self.prof_if
+        return self
+
+
+def test_npu_rank_directory_without_prof_if(monkeypatch, tmp_path, cli_env):
+    npu_stand_in(monkeypatch, TABLE["callables"])
+    sys.modules["torch_npu"].profiler.profile = lambda **kwargs: OlderNpuProfile("profile", kwargs)
+    with tuneprof.capture(tmp_path, device="npu", worker_name="host_1", print_summary=False) as prof:
+        prof.step()
+    summaries = [summary.name for summary in (tmp_path / "summaries").iterdir()]
+    assert summaries == ["host_1_20261206161000000_ascend_pt.tps"]
 
 
 def test_a_name_outside_the_table_fails(monkeypatch, tmp_path):
