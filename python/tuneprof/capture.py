@@ -131,49 +131,76 @@ class _Summaries:
                 _cli.say(_cli.missing_cli_line(f"summaries of the traces in {trace.parent}"))
                 self._said_missing = True
             return
+        self._report_finished()
         self.dir.mkdir(parents=True, exist_ok=True)
-        summary = self.dir / (trace.name + ".tps")
-        log = tempfile.TemporaryFile()
+        job = _SummaryJob(trace, self.dir / (trace.name + ".tps"))
         command = [sys.executable, "-I", "-c", _LIMITED_EXEC, str(self.timeout_s), str(self.memory_bytes), self.cli,
-                   "--quiet", "summarize", str(trace), "-o", str(summary)]
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-                                   env=_cli.child_environment())
-        timer = threading.Timer(self.timeout_s, process.kill)
-        timer.daemon = True
-        timer.start()
-        self._pending.append((process, timer, log, trace, summary, time.monotonic()))
+                   "--quiet", "summarize", str(trace), "-o", str(job.summary)]
+        try:
+            job.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                           stderr=job.log, env=_cli.child_environment())
+        except OSError as error:
+            job.log.close()
+            _cli.say(f"tuneprof: capture: {trace}: no summary written: cannot start {sys.executable}: {error}")
+            return
+        job.timer = threading.Timer(self.timeout_s, job.stop)
+        job.timer.daemon = True
+        job.timer.start()
+        self._pending.append(job)
 
     def wait(self, timeout_s: Optional[float] = None) -> None:
         """Waits for every pending summary (each within its own bound, or `timeout_s` in all)."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        for entry in self._pending:
-            process = entry[0]
+        for job in self._pending:
             try:
-                process.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+                job.process.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            self._report(entry)
+                job.process.kill()
+                job.process.wait()
+            self._report(job)
         self._pending = []
 
-    def _report(self, entry: tuple) -> None:
-        process, timer, log, trace, summary, started = entry
-        timer.cancel()
-        log.seek(0)
-        lines = log.read().decode("utf-8", "replace").strip().splitlines()
-        log.close()
+    def _report_finished(self) -> None:
+        """Says what failed so far, while the run goes on, and lets go of the finished processes."""
+        finished = [job for job in self._pending if job.process.poll() is not None]
+        self._pending = [job for job in self._pending if job.process.returncode is None]
+        for job in finished:
+            self._report(job)
+
+    def _report(self, job: "_SummaryJob") -> None:
+        job.timer.cancel()
+        job.log.seek(0)
+        lines = job.log.read().decode("utf-8", "replace").strip().splitlines()
+        job.log.close()
+        process = job.process
         if process.returncode == 0:
-            self.written.append(summary)
+            self.written.append(job.summary)
             return
-        elapsed = time.monotonic() - started
-        if process.returncode < 0 and elapsed >= self.timeout_s - 1:
+        if job.timed_out:
             cause = f"stopped after {self.timeout_s} s (summary_timeout_s)"
         elif process.returncode < 0:
             cause = (f"stopped by signal {-process.returncode} "
                      "(CPU time or memory bound: summary_timeout_s, summary_memory_mb)")
         else:
             cause = lines[-1] if lines else f"exit status {process.returncode}"
-        _cli.say(f"tuneprof: capture: {trace}: no summary written: {cause}")
+        _cli.say(f"tuneprof: capture: {job.trace}: no summary written: {cause}")
+
+
+class _SummaryJob:
+    """One background summary: its process, the stderr it wrote, and whether its wall-clock bound stopped it."""
+
+    def __init__(self, trace: pathlib.Path, summary: pathlib.Path):
+        self.trace = trace
+        self.summary = summary
+        self.log = tempfile.TemporaryFile()
+        self.process: Optional[subprocess.Popen] = None
+        self.timer: Optional[threading.Timer] = None
+        self.timed_out = False
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.timed_out = True
+            self.process.kill()
 
 
 class _TraceHandler:

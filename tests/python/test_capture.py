@@ -302,3 +302,28 @@ def test_summary_time_bound(monkeypatch, tmp_path, capfd):
     (line,) = capfd.readouterr().err.splitlines()
     assert line.endswith("no summary written: stopped after 1 s (summary_timeout_s)")
     assert not (tmp_path / "summaries").exists() or not list((tmp_path / "summaries").iterdir())
+
+
+def test_failed_summary_is_said_while_the_run_goes_on(monkeypatch, tmp_path, capfd):
+    """A summary that fails is reported, in its command's own line, when the next trace is written rather
+    than at the end of the run; a process stopped by a signal (CPU time, memory) is named as such."""
+    failing = tmp_path / "failing-tuneprof"
+    failing.write_text('#!/bin/sh\necho "tuneprof: error: $3: not a trace" >&2\nexit 1\n')
+    failing.chmod(0o755)
+    monkeypatch.setenv("TUNEPROF_BIN", str(failing))
+    handler = tuneprof.trace_handler(tmp_path / "out", device="cpu")
+    handler(FakeProfile("profile", {}))
+    handler.summaries._pending[0].process.wait()
+    handler(FakeProfile("profile", {}))
+    (line,) = capfd.readouterr().err.splitlines()
+    assert line.startswith(f"tuneprof: capture: {tmp_path}/out/traces/") and line.endswith(": not a trace")
+    aborting = tmp_path / "aborting-tuneprof"
+    aborting.write_text("#!/bin/sh\nkill -ABRT $$\n")
+    aborting.chmod(0o755)
+    monkeypatch.setenv("TUNEPROF_BIN", str(aborting))
+    handler = tuneprof.trace_handler(tmp_path / "out2", device="cpu")
+    handler(FakeProfile("profile", {}))
+    handler.wait()
+    err = capfd.readouterr().err.splitlines()
+    assert err[-1].endswith("no summary written: stopped by signal 6 (CPU time or memory bound: "
+                            "summary_timeout_s, summary_memory_mb)")
