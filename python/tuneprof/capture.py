@@ -280,9 +280,12 @@ class Capture:
     the profiler reachable); leaving the block stops it, waits for this rank's summaries and, on rank 0,
     prints the summary and the comparison with the baseline."""
 
-    def __init__(self, profiler, handler: _TraceHandler, baseline: Optional[PathLike], print_summary: bool):
+    def __init__(self, profiler, handler: _TraceHandler, baseline: Optional[PathLike], print_summary: bool,
+                 steps_before_recording: int = 0):
         self.profiler = profiler
         self.handler = handler
+        self.steps = 0
+        self.steps_before_recording = steps_before_recording
         self.out_dir = handler.out_dir
         self.baseline = pathlib.Path(baseline) if baseline is not None else None
         self.print_summary = print_summary
@@ -302,6 +305,7 @@ class Capture:
 
     def step(self) -> None:
         self.profiler.step()
+        self.steps += 1
 
     def finish(self) -> None:
         """Waits for this rank's summaries and every rank's; rank 0 then prints what `print_summary` and
@@ -309,6 +313,11 @@ class Capture:
         self.handler.wait()
         _barrier()
         if _rank() != 0:
+            return
+        if not self.handler.written:
+            _cli.say(f"tuneprof: capture: {self.out_dir}: no trace recorded: the block ran {self.steps} step(s), "
+                     f"the schedule records from step {self.steps_before_recording + 1} (skip_first + wait + "
+                     "warmup); nothing to analyse")
             return
         if self.print_summary:
             self.summary()
@@ -370,7 +379,7 @@ def capture(out_dir: PathLike, *, device: Optional[str] = None, wait: int = 1, w
                                  data_simplification)
     else:
         profiler = _torch_profiler(common, steps, chosen)
-    return Capture(profiler, handler, baseline, print_summary)
+    return Capture(profiler, handler, baseline, print_summary, skip_first + wait + warmup)
 
 
 def _torch_profiler(common: dict, steps: dict, device: str):

@@ -327,3 +327,24 @@ def test_failed_summary_is_said_while_the_run_goes_on(monkeypatch, tmp_path, cap
     err = capfd.readouterr().err.splitlines()
     assert err[-1].endswith("no summary written: stopped by signal 6 (CPU time or memory bound: "
                             "summary_timeout_s, summary_memory_mb)")
+
+
+class ShortProfile(FakeProfile):
+    """A block that ended before the schedule's first recorded step: the profiler writes no trace."""
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_a_block_too_short_to_record_says_so(monkeypatch, tmp_path, cli_env, capfd):
+    recorder = torch_stand_in(monkeypatch)
+    monkeypatch.setattr(sys.modules["torch.profiler"], "profile",
+                        lambda **kwargs: (recorder.function("profile", ShortProfile)(**kwargs)))
+    with tuneprof.capture(tmp_path, device="cpu", baseline=tmp_path / "before") as prof:
+        prof.step()
+        prof.step()
+    captured = capfd.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [f"tuneprof: capture: {tmp_path}: no trace recorded: the block ran 2 step(s), "
+                                         "the schedule records from step 4 (skip_first + wait + warmup); nothing to "
+                                         "analyse"]
