@@ -99,8 +99,16 @@ def main():
                     ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     wrapper = binary_for_chroot(tuneprof, work / "bin")
 
-    run_workload(py, work, wrapper, ["--out", "run/before"])
-    printed = run_workload(py, work, wrapper, ["--out", "run/after", "--baseline", "run/before", "--sdpa"])
+    mount = CHROOT / str(work).lstrip("/")
+    mounted_before = subprocess.run(["mountpoint", "-q", mount]).returncode == 0
+    try:
+        run_workload(py, work, wrapper, ["--out", "run/before"])
+        printed = run_workload(py, work, wrapper, ["--out", "run/after", "--baseline", "run/before", "--sdpa"])
+    finally:
+        # The chroot's runner bind-mounts the working directory and leaves it; a chroot deleted with it
+        # mounted would delete the files under it, so the mount this check made goes with it.
+        if not mounted_before and subprocess.run(["mountpoint", "-q", mount]).returncode == 0:
+            subprocess.run(["umount", mount], check=False)
     for run in ("before", "after"):
         check_run(tuneprof, work, pathlib.Path("run") / run)
     if not printed.startswith("tuneprof analyze: 1 rank") or "Top strategies" not in printed:
