@@ -3,7 +3,8 @@
 JOBS        ?= $(shell nproc)
 BUILD       ?= build
 CMAKE_FLAGS ?=
-DEMO_TRACE  ?= examples/tiny_train.pt.trace.json.gz
+DEMO_TRACE  ?= tests/data/gpu/ddp_2rank
+DEMO_CPU_TRACE ?= examples/tiny_train.pt.trace.json.gz
 FUZZ_SECONDS ?= 60
 
 .PHONY: deps build release-cli demo test test-long asan-build fuzz bench bench-ranks bench-cluster bench-bounds clean
@@ -24,8 +25,12 @@ release-cli: deps
 	@$(RELEASE_CONFIGURE)
 	@cmake --build $(BUILD)/release -j $(JOBS) --target tuneprof_executables import_benchmark tuneprof_python
 
-demo: build
-	@$(BUILD)/release/tuneprof analyze $(DEMO_TRACE)
+# A real accelerator run of ours first (the first screen shows the utilizations measured, the verdict and
+# the top strategies), the CPU-only example second; only the tuneprof binary is built for it.
+demo: deps
+	@$(RELEASE_CONFIGURE)
+	@cmake --build $(BUILD)/release -j $(JOBS) --target tuneprof
+	@./scripts/demo $(BUILD)/release/tuneprof $(DEMO_TRACE) $(DEMO_CPU_TRACE)
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 

@@ -7,6 +7,11 @@ as pandas / numpy / Arrow.
     run.events.to_pandas()          # HTA's event columns (ts, dur, name, cat, pid, tid, stream, ...)
     tuneprof.compare(before, after)["metrics"]
 
+    with tuneprof.capture("prof/") as prof:   # inside a training script: the profiler tuneprof needs
+        for batch in loader:
+            train_step(batch)
+            prof.step()
+
 docs/python.md describes the API; docs/json/ the documents; docs/sqlite-schema.md the tables.
 """
 
@@ -15,22 +20,35 @@ from __future__ import annotations
 import html as _html
 import json as _json
 import os as _os
+import importlib as _importlib
 from typing import Iterable, Optional, Sequence, Union
 
-from . import _core
+from .capture import Capture, capture, trace_handler
 
-__all__ = ["Error", "Run", "Table", "Document", "load", "compare", "table_names"]
+__all__ = ["Error", "Run", "Table", "Document", "load", "compare", "table_names", "capture", "trace_handler",
+           "Capture"]
 __version__ = "0.1.0"
 
-#: Every failure (a file that is not a trace, a bad flag) raises this, with the line the CLI prints.
-Error = _core.Error
+
+def _compiled():
+    """The compiled engine, imported on first use: `import tuneprof` must work inside any training
+    environment (for capture), where the module may not be built for that interpreter."""
+    return _importlib.import_module("._core", __name__)
+
+
+def __getattr__(name):
+    # Error is the compiled module's exception class (every failure raises it, with the line the CLI
+    # prints); it is looked up here so that naming it is what loads the module.
+    if name in ("Error", "_core"):
+        return getattr(_compiled(), "Error") if name == "Error" else _compiled()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 PathLike = Union[str, "_os.PathLike[str]"]
 
 
 def table_names() -> list:
     """The tables a Run has, in the order `export --sqlite` writes them."""
-    return list(_core.table_names())
+    return list(_compiled().table_names())
 
 
 class Table:
@@ -68,9 +86,10 @@ class Table:
         for name, kind, _, categories in self._cols():
             if name == column:
                 if kind != "category":
-                    raise Error(f"tuneprof: error: column {column} of {self.name} holds numbers, not strings")
+                    raise _compiled().Error(
+                        f"tuneprof: error: column {column} of {self.name} holds numbers, not strings")
                 return list(categories)
-        raise Error(f"tuneprof: error: no column {column} in table {self.name}")
+        raise _compiled().Error(f"tuneprof: error: no column {column} in table {self.name}")
 
     def to_pandas(self):
         """A pandas DataFrame; string columns are categoricals over the strings interned once."""
@@ -204,8 +223,8 @@ def load(path_or_paths: Union[PathLike, Sequence[PathLike]], *, config: str = ""
          hardware_file: str = "") -> Run:
     """Imports trace files or directories (Kineto, torch_npu text or .db, Nsight Systems SQLite), one rank per
     trace, as every CLI command reads them. Loads over a second show their progress on stderr."""
-    flags = _core.AnalysisFlags(config, hardware, hardware_file)
-    return Run(_core.Run(_paths(path_or_paths), flags))
+    flags = _compiled().AnalysisFlags(config, hardware, hardware_file)
+    return Run(_compiled().Run(_paths(path_or_paths), flags))
 
 
 def compare(before: Union[Run, PathLike], after: Union[Run, PathLike], *, tokens_per_step: Optional[float] = None,
@@ -214,5 +233,5 @@ def compare(before: Union[Run, PathLike], after: Union[Run, PathLike], *, tokens
     """`tuneprof compare --json BEFORE AFTER`: each metric's change with its significance, and the gates, over
     the ranks both sides hold; `rank`: that rank alone (`--rank N`)."""
     runs = [side if isinstance(side, Run) else load(side) for side in (before, after)]
-    return _document(_core.compare_json(runs[0]._core, runs[1]._core, tokens_per_step, samples_per_step, alpha,
+    return _document(_compiled().compare_json(runs[0]._core, runs[1]._core, tokens_per_step, samples_per_step, alpha,
                                         list(fail_if), rank))
