@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/json_writer.h"
+#include "pipeline/diagnostics.h"
 
 namespace tuneprof::cli {
 namespace {
@@ -73,7 +74,7 @@ McpToolResult RunTool(const McpTool& tool, const McpArguments& arguments) {
   try {
     return tool.call(arguments);
   } catch (const std::exception& e) {
-    return {tool.name + ": internal error: " + e.what(), true};
+    return {ErrorLine(tool.name + ": internal error: " + e.what()), true};
   }
 }
 
@@ -187,8 +188,8 @@ std::optional<std::string> McpServer::Handle(std::string_view message) {
     for (const auto field : fields) {
       std::optional<McpArguments::Value> value = ArgumentValue(field.value);
       if (!value) {
-        return Reply(reply_id, ToolReply({std::string(name) + ": argument " + std::string(field.key) +
-                                              ": expected a boolean, number, string or array of strings",
+        return Reply(reply_id, ToolReply({ErrorLine(std::string(name) + ": argument " + std::string(field.key) +
+                                                    ": expected a boolean, number, string or array of strings"),
                                           true}));
       }
       arguments.Set(std::string(field.key), std::move(*value));
