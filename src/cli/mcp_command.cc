@@ -105,8 +105,8 @@ class Reader {
     if (!value) return std::nullopt;
     const auto* number = std::get_if<double>(value);
     if (!number || !(*number >= low && *number <= high)) {
-      error_.Set(tool_ + ": argument " + std::string(name) + " must be a number from " + fmt(low) + " to " +
-                 fmt(high));
+      error_.Set(tool_ + ": argument " + std::string(name) + " must be a number from " + NumberText(low) + " to " +
+                 NumberText(high));
       return std::nullopt;
     }
     return *number;
@@ -124,7 +124,7 @@ class Reader {
   const ArgumentError& error() const { return error_; }
 
  private:
-  static std::string fmt(double value) {
+  static std::string NumberText(double value) {
     std::string text = std::to_string(value);
     text.erase(text.find_last_not_of('0') + 1);
     if (text.ends_with('.')) text.pop_back();
@@ -276,39 +276,47 @@ McpTool CompareTool() {
   return tool;
 }
 
-// The databases `query` reads, one per set of inputs, made on first use and kept for the session in a
-// private temporary directory, removed when the server ends.
+// The databases `query` reads, one per set of inputs, exported on first use and kept open for the session
+// (the most recent kMaxDatabases). Each is written into a private temporary directory that is removed as
+// soon as the database is open, so nothing is left on disk whichever way the server ends.
 class QueryDatabases {
  public:
-  ~QueryDatabases() {
-    if (directory_.empty()) return;
-    std::error_code ec;
-    std::filesystem::remove_all(directory_, ec);
-  }
+  static constexpr size_t kMaxDatabases = 8;
 
   // The database of `paths`, or the export's error as a tool error.
-  std::variant<std::string, McpToolResult> For(const std::vector<std::string>& paths) {
+  std::variant<const QueryDatabase*, McpToolResult> For(const std::vector<std::string>& paths) {
     std::string key;
     for (const std::string& path : paths) key += ResolvePath(path) + '\n';
-    if (const auto it = databases_.find(key); it != databases_.end()) return it->second;
-    if (directory_.empty()) {
-      const char* tmp = std::getenv("TMPDIR");
-      std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/tuneprof-mcp-XXXXXX";
-      if (!::mkdtemp(pattern.data())) return ToolError("query: cannot create a temporary directory in " + pattern);
-      directory_ = pattern;
+    for (auto it = databases_.begin(); it != databases_.end(); ++it) {
+      if (it->first != key) continue;
+      std::rotate(it, it + 1, databases_.end());  // the most recently used last
+      return databases_.back().second.get();
     }
+    const char* tmp = std::getenv("TMPDIR");
+    std::string directory = std::string(tmp && *tmp ? tmp : "/tmp") + "/tuneprof-mcp-XXXXXX";
+    if (!::mkdtemp(directory.data())) return ToolError("query: cannot create a temporary directory in " + directory);
     ExportOptions options;
     options.paths = paths;
-    options.sqlite = directory_ + "/run" + std::to_string(databases_.size()) + ".db";
+    options.sqlite = directory + "/run.db";
+    const auto remove_directory = [&] {
+      std::error_code ec;
+      std::filesystem::remove_all(directory, ec);
+    };
     McpToolResult exported = Captured([&] { return RunExport(options); });
-    if (exported.is_error) return exported;
-    databases_[key] = options.sqlite;
-    return options.sqlite;
+    if (exported.is_error) {
+      remove_directory();
+      return exported;
+    }
+    Result<std::unique_ptr<QueryDatabase>> database = QueryDatabase::Open(options.sqlite);
+    remove_directory();
+    if (!database.ok()) return ToolError(database.status().message());
+    if (databases_.size() == kMaxDatabases) databases_.erase(databases_.begin());
+    databases_.emplace_back(std::move(key), std::move(*database));
+    return databases_.back().second.get();
   }
 
  private:
-  std::string directory_;
-  std::map<std::string, std::string> databases_;
+  std::vector<std::pair<std::string, std::unique_ptr<QueryDatabase>>> databases_;
 };
 
 McpTool QueryTool(std::shared_ptr<QueryDatabases> databases) {
@@ -338,7 +346,7 @@ McpTool QueryTool(std::shared_ptr<QueryDatabases> databases) {
     if (reader.error().failed()) return reader.error().Result();
     auto database = databases->For(paths);
     if (auto* failed = std::get_if<McpToolResult>(&database)) return *failed;
-    Result<std::string> rows = RunReadOnlyQuery(std::get<std::string>(database), sql, limits);
+    Result<std::string> rows = std::get<const QueryDatabase*>(database)->Run(sql, limits);
     if (!rows.ok()) return ToolError(rows.status().message());
     return McpToolResult{std::move(*rows), false};
   };

@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -80,25 +82,41 @@ void WriteValue(sqlite3_stmt* statement, int column, JsonWriter* w) {
 
 }  // namespace
 
-Result<std::string> RunReadOnlyQuery(const std::string& database, const std::string& sql, const QueryLimits& limits) {
-  const auto failure = [&](std::string_view cause) { return InvalidInput("query: " + std::string(cause)); };
+Result<std::unique_ptr<QueryDatabase>> QueryDatabase::Open(const std::string& path) {
   sqlite3* raw = nullptr;
-  const int opened = sqlite3_open_v2(database.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int opened = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<sqlite3, CloseDb> db(raw);
-  if (opened != SQLITE_OK) return failure("cannot open the run's database: " + std::string(sqlite3_errmsg(raw)));
-  sqlite3_exec(db.get(), "PRAGMA query_only = 1", nullptr, nullptr, nullptr);
-  // One value may not grow past the output's own bound (randomblob(1e9), a long replace()).
-  sqlite3_limit(db.get(), SQLITE_LIMIT_LENGTH, static_cast<int>(limits.max_output_bytes));
+  if (opened != SQLITE_OK) {
+    return InvalidInput("query: cannot open the run's database: " + std::string(raw ? sqlite3_errmsg(raw) : "no memory"));
+  }
+  // Reading the schema now opens the file for good, before the caller removes it.
+  if (sqlite3_exec(db.get(), "PRAGMA query_only = 1; SELECT count(*) FROM sqlite_master", nullptr, nullptr,
+                   nullptr) != SQLITE_OK) {
+    return InvalidInput("query: cannot read the run's database: " + std::string(sqlite3_errmsg(db.get())));
+  }
   sqlite3_set_authorizer(db.get(), ReadOnlyAuthorizer, nullptr);
+  return std::unique_ptr<QueryDatabase>(new QueryDatabase(db.release()));
+}
+
+QueryDatabase::~QueryDatabase() { sqlite3_close(db_); }
+
+Result<std::string> QueryDatabase::Run(const std::string& sql, const QueryLimits& limits) const {
+  const auto failure = [&](std::string_view cause) { return InvalidInput("query: " + std::string(cause)); };
+  // One value may not grow past the output's own bound (randomblob(1e9), a long replace()).
+  sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(std::min<size_t>(limits.max_output_bytes, INT32_MAX)));
   Budget budget{limits.max_steps, std::chrono::steady_clock::now() + std::chrono::milliseconds(limits.max_milliseconds)};
-  sqlite3_progress_handler(db.get(), kStepsPerCheck, CheckBudget, &budget);
+  sqlite3_progress_handler(db_, kStepsPerCheck, CheckBudget, &budget);
+  struct Disarm {
+    sqlite3* db;
+    ~Disarm() { sqlite3_progress_handler(db, 0, nullptr, nullptr); }
+  } disarm{db_};
 
   sqlite3_stmt* raw_statement = nullptr;
   const char* tail = nullptr;
-  const int prepared = sqlite3_prepare_v2(db.get(), sql.c_str(), static_cast<int>(sql.size()), &raw_statement, &tail);
+  const int prepared = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &raw_statement, &tail);
   std::unique_ptr<sqlite3_stmt, FinalizeStatement> statement(raw_statement);
   if (prepared == SQLITE_AUTH) return failure("only statements that read the tables are allowed (SELECT, WITH)");
-  if (prepared != SQLITE_OK) return failure(sqlite3_errmsg(db.get()));
+  if (prepared != SQLITE_OK) return failure(sqlite3_errmsg(db_));
   if (!statement) return failure("no statement given");
   if (std::string_view(tail).find_first_not_of(" \t\r\n;") != std::string_view::npos) {
     return failure("one statement at a time");
@@ -118,7 +136,7 @@ Result<std::string> RunReadOnlyQuery(const std::string& database, const std::str
     if (stepped == SQLITE_DONE) break;
     if (stepped != SQLITE_ROW) {
       if (budget.exceeded) return failure("over budget (SQLite steps or time); narrow the query or add a LIMIT");
-      return failure(sqlite3_errmsg(db.get()));
+      return failure(sqlite3_errmsg(db_));
     }
     if (rows == limits.max_rows || out.size() > limits.max_output_bytes) {
       truncated = true;

@@ -4,9 +4,12 @@
 // action but SELECT, reading columns and calling functions (no PRAGMA, ATTACH, writes or schema changes),
 // on a connection opened read-only. Rows, bytes of output, SQLite VM steps and wall time are bounded.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "base/status.h"
+
+struct sqlite3;
 
 namespace tuneprof::cli {
 
@@ -17,8 +20,23 @@ struct QueryLimits {
   int64_t max_milliseconds = 10'000;
 };
 
-// The result document, or one line naming the database and the cause (a syntax error, a refused action,
-// more than one statement, over budget).
-Result<std::string> RunReadOnlyQuery(const std::string& database, const std::string& sql, const QueryLimits& limits);
+// A database `export --sqlite` wrote, open for queries. Once Open returns, the file may be removed: the
+// connection keeps it, so a server that is killed leaves no database behind.
+class QueryDatabase {
+ public:
+  static Result<std::unique_ptr<QueryDatabase>> Open(const std::string& path);
+  ~QueryDatabase();
+  QueryDatabase(const QueryDatabase&) = delete;
+  QueryDatabase& operator=(const QueryDatabase&) = delete;
+
+  // The result document, or one line saying the cause (a syntax error, a refused action, more than one
+  // statement, over budget).
+  Result<std::string> Run(const std::string& sql, const QueryLimits& limits) const;
+
+ private:
+  explicit QueryDatabase(sqlite3* db) : db_(db) {}
+
+  sqlite3* db_;
+};
 
 }  // namespace tuneprof::cli

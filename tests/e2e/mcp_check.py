@@ -13,8 +13,8 @@ test traces and on directories generated here.
 - Protocol faults: not JSON, a batch, no jsonrpc, an id of the wrong type, an unknown method, params that
   are no object, an unknown tool, a message over the size limit, deep nesting: each gets its JSON-RPC error
   and the server answers the next request.
-- The end: closing stdin ends the server (exit 0) and its temporary databases are removed; a DIR that is no
-  directory is one error line.
+- The end: query's databases leave the disk as soon as they are open; closing stdin ends the server
+  (exit 0); a DIR that is no directory is one error line.
 
 Usage: mcp_check.py TUNEPROF_BINARY TESTS_DATA_DIR
 """
@@ -275,6 +275,8 @@ def main():
             check_lifecycle(c, s)
             check_tools_match_cli(c, s, binary, data)
             check_query(c, s, binary, data, scratch)
+            c.check("query's databases are off the disk once open (a killed server leaves none)",
+                    os.listdir(server_tmp) == [], str(os.listdir(server_tmp)))
             check_paths(c, s, allowed, outside, sibling)
             check_tool_errors(c, s, data)
             check_protocol_faults(c, s)
