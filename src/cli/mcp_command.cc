@@ -366,8 +366,18 @@ int RunMcp(const McpOptions& options) {
   if (::isatty(STDIN_FILENO)) {
     PrintWarning("mcp: serving the Model Context Protocol on stdin and stdout; an agent starts this (docs/mcp.md)");
   }
+  // The protocol keeps stdout to itself: the replies go to a copy of it, and whatever else might write to
+  // stdout (a library's stray print) lands on stderr, the client's log, instead of between two messages.
+  std::fflush(stdout);
+  std::FILE* replies = nullptr;
+  if (const int fd = ::dup(STDOUT_FILENO); fd >= 0) {
+    replies = ::fdopen(fd, "w");
+    if (!replies) ::close(fd);
+  }
+  if (replies) ::dup2(STDERR_FILENO, STDOUT_FILENO);
   McpServer server("tuneprof", kVersion, McpTools());
-  server.Serve(stdin, stdout);
+  server.Serve(stdin, replies ? replies : stdout);
+  if (replies) std::fclose(replies);
   return kExitOk;
 }
 
