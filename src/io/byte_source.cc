@@ -208,6 +208,7 @@ Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, const Open
   if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
   Status regular = ::fstat(fd, &st) == 0 ? CheckRegular(path, st)
                                          : Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
+  if (regular.ok()) regular = CheckOpenedAllowed(fd, path);
   if (regular.ok() && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
     regular = Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
   }

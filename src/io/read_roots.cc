@@ -17,6 +17,16 @@ bool IsUnder(std::string_view path, std::string_view root) {
   return path.size() == root.size() || root.ends_with('/') || path[root.size()] == '/';
 }
 
+Status CheckResolved(const std::string& path, const std::string& resolved) {
+  const std::vector<std::string>& roots = Roots();
+  std::string listed;
+  for (const std::string& root : roots) {
+    if (IsUnder(resolved, root)) return Status::Ok();
+    listed += (listed.empty() ? "" : ", ") + root;
+  }
+  return InvalidInput("path " + path + " is outside the allowed directories: " + listed);
+}
+
 }  // namespace
 
 Status RestrictReadsTo(const std::vector<std::string>& directories) {
@@ -42,15 +52,16 @@ std::string ResolvePath(const std::string& path) {
 }
 
 Status CheckReadAllowed(const std::string& path) {
-  const std::vector<std::string>& roots = Roots();
-  if (roots.empty()) return Status::Ok();
-  const std::string resolved = ResolvePath(path);
-  std::string listed;
-  for (const std::string& root : roots) {
-    if (IsUnder(resolved, root)) return Status::Ok();
-    listed += (listed.empty() ? "" : ", ") + root;
-  }
-  return InvalidInput("path " + path + " is outside the allowed directories: " + listed);
+  if (Roots().empty()) return Status::Ok();
+  return CheckResolved(path, ResolvePath(path));
+}
+
+Status CheckOpenedAllowed(int fd, const std::string& path) {
+  if (Roots().empty()) return Status::Ok();
+  std::error_code ec;
+  const std::filesystem::path held = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+  if (ec || held.empty() || held.native().front() != '/') return Status::Ok();
+  return CheckResolved(path, held.string());
 }
 
 }  // namespace tuneprof

@@ -25,4 +25,8 @@ std::string ResolvePath(const std::string& path);
 // "path X is outside the allowed directories: D1, D2".
 Status CheckReadAllowed(const std::string& path);
 
+// The same for a file already open on `fd`, by the file the descriptor holds (Linux's /proc/self/fd): a
+// symlink swapped in between CheckReadAllowed and the open is caught here. Ok where /proc is not mounted.
+Status CheckOpenedAllowed(int fd, const std::string& path);
+
 }  // namespace tuneprof

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace tuneprof {
@@ -49,6 +50,19 @@ TEST_F(ReadRootsTest, PathsResolveBeforeTheCheck) {
   const Status refused = CheckReadAllowed("/etc/passwd");
   EXPECT_EQ(refused.message(), "path /etc/passwd is outside the allowed directories: " +
                                    fs::canonical(At("allowed")).string());
+}
+
+TEST_F(ReadRootsTest, AnOpenFileIsCheckedByWhatItHolds) {
+  ASSERT_TRUE(RestrictReadsTo({At("allowed")}).ok());
+  const int inside = ::open(At("allowed/run/t.json").c_str(), O_RDONLY | O_CLOEXEC);
+  const int outside = ::open(At("outside/t.json").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(inside, 0);
+  ASSERT_GE(outside, 0);
+  EXPECT_TRUE(CheckOpenedAllowed(inside, At("allowed/run/t.json")).ok());
+  // As if allowed/run/t.json had been swapped for a symlink out after the check by name.
+  EXPECT_FALSE(CheckOpenedAllowed(outside, At("allowed/run/t.json")).ok());
+  ::close(inside);
+  ::close(outside);
 }
 
 TEST_F(ReadRootsTest, ARootThatIsNoDirectoryIsAnError) {
