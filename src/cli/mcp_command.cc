@@ -6,13 +6,14 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
-#include <optional>
-#include <variant>
 #include <filesystem>
-#include <map>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "cli/commands.h"
@@ -20,7 +21,6 @@
 #include "cli/json_output.h"
 #include "cli/mcp_query.h"
 #include "cli/mcp_server.h"
-#include "cli/progress.h"
 #include "io/read_roots.h"
 #include "pipeline/diagnostics.h"
 
