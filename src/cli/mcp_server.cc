@@ -114,7 +114,8 @@ std::string McpServer::ToolsList() const {
   for (size_t i = 0; i < tools_.size(); ++i) {
     if (i > 0) out += ',';
     out += "{\"name\":" + Quoted(tools_[i].name) + ",\"description\":" + Quoted(tools_[i].description) +
-           ",\"inputSchema\":" + tools_[i].input_schema + '}';
+           ",\"inputSchema\":" + tools_[i].input_schema + ",\"annotations\":{\"readOnlyHint\":" +
+           (tools_[i].read_only ? "true" : "false") + ",\"openWorldHint\":false}}";
   }
   return out + "]}";
 }

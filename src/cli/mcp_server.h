@@ -41,6 +41,9 @@ struct McpTool {
   std::string name;
   std::string description;
   std::string input_schema;  // the JSON Schema object of its arguments, as JSON text
+  // Said to the client in the tool's annotations (readOnlyHint, openWorldHint: false), so that it may run the
+  // tool without asking the user each time.
+  bool read_only = true;
   std::function<McpToolResult(const McpArguments&)> call;
 };
 

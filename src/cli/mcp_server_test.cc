@@ -45,7 +45,8 @@ TEST(McpServerTest, ToolsListCarriesTheSchemaAsGiven) {
   const std::string reply = *server.Handle(R"({"jsonrpc":"2.0","id":"x","method":"tools/list"})");
   EXPECT_EQ(reply,
             R"({"jsonrpc":"2.0","id":"x","result":{"tools":[{"name":"echo","description":"says what it got",)"
-            R"("inputSchema":{"type":"object","properties":{"word":{"type":"string"}}}}]}})");
+            R"("inputSchema":{"type":"object","properties":{"word":{"type":"string"}}},)"
+            R"("annotations":{"readOnlyHint":true,"openWorldHint":false}}]}})");
 }
 
 TEST(McpServerTest, ToolsCallReturnsTextAndIsError) {

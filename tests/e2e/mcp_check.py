@@ -105,6 +105,8 @@ def check_lifecycle(c, s):
                                                         "compare", "query"]), str(names))
     c.check("tools/list: an object inputSchema and a description each",
             all(tool["inputSchema"]["type"] == "object" and tool["description"] for tool in tools))
+    c.check("tools/list: every tool says it only reads",
+            all(tool.get("annotations", {}).get("readOnlyHint") is True for tool in tools))
 
 
 def check_tools_match_cli(c, s, binary, data):
