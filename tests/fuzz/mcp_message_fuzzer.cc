@@ -15,12 +15,16 @@ namespace tuneprof::cli {
 namespace {
 
 McpServer& Server() {
-  static McpServer server("fuzz", "0", {McpTool{"echo", "echoes its arguments",
-                                                R"({"type":"object","properties":{}})",
-                                                [](const McpArguments& arguments) {
-                                                  return McpToolResult{std::to_string(arguments.values().size()),
-                                                                       arguments.values().size() > 3};
-                                                }}});
+  static McpServer server = [] {
+    McpTool tool;
+    tool.name = "echo";
+    tool.description = "echoes its arguments";
+    tool.input_schema = R"({"type":"object","properties":{}})";
+    tool.call = [](const McpArguments& arguments) {
+      return McpToolResult{std::to_string(arguments.values().size()), arguments.values().size() > 3};
+    };
+    return McpServer("fuzz", "0", {tool});
+  }();
   return server;
 }
 
