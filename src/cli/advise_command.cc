@@ -22,7 +22,7 @@ int RunAdvise(const AdviseOptions& options, bool summary) {
     return kExitOk;
   }
   const std::string text = summary ? RenderAnalyzeText(result) : RenderAdviseText(result);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  PrintOutput(text);
   return kExitOk;
 }
 

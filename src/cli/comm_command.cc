@@ -23,7 +23,7 @@ int RunComm(const CommOptions& options) {
     return kExitOk;
   }
   const std::string text = RenderCommText(run->analysis);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  PrintOutput(text);
   return kExitOk;
 }
 

@@ -211,4 +211,14 @@ void AddSummarizeCommand(CLI::App* app, SummarizeOptions* options) {
   AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
 }
 
+void AddMcpCommand(CLI::App* app, McpOptions* options) {
+  CLI::App* mcp = app->add_subcommand(
+      "mcp",
+      "Serve the Model Context Protocol on stdin/stdout for an agent: tools analyze, advise, profile, comm, memory, "
+      "compare and query, on profiles under DIR... only (docs/mcp.md)");
+  mcp->add_option("directories", options->directories,
+                  "the directories whose files the tools may read (symlinks resolved)")
+      ->required();
+}
+
 }  // namespace tuneprof::cli

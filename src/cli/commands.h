@@ -132,4 +132,11 @@ struct SummarizeOptions {
 void AddSummarizeCommand(CLI::App* app, SummarizeOptions* options);
 int RunSummarize(const SummarizeOptions& options);
 
+struct McpOptions {
+  std::vector<std::string> directories;  // the tools read only inputs under these (symlinks resolved)
+};
+// `mcp`: the commands as tools of an agent, over the Model Context Protocol on stdio (cli/mcp_server.h).
+void AddMcpCommand(CLI::App* app, McpOptions* options);
+int RunMcp(const McpOptions& options);
+
 }  // namespace tuneprof::cli

@@ -7,6 +7,7 @@
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/json_output.h"
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/run_analyses.h"
@@ -128,7 +129,7 @@ int RunCompare(const CompareOptions& options) {
   if (!after.ok()) return ReportError(after.status());
   auto outcome = CompareOutput(*before, *after, options);
   if (!outcome.ok()) return ReportError(outcome.status());
-  std::fwrite(outcome->text.data(), 1, outcome->text.size(), stdout);
+  PrintOutput(outcome->text);
 
   int exit_code = kExitOk;
   for (const GateOutcome& gate : outcome->gates) {

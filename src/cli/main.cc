@@ -112,6 +112,8 @@ int main(int argc, char** argv) {
   tuneprof::cli::AddExportCommand(&app, &export_options);
   tuneprof::cli::SummarizeOptions summarize;
   tuneprof::cli::AddSummarizeCommand(&app, &summarize);
+  tuneprof::cli::McpOptions mcp;
+  tuneprof::cli::AddMcpCommand(&app, &mcp);
   if (const int code = CheckSubcommandName(app, argc, argv); code != tuneprof::cli::kExitOk) return code;
   try {
     app.parse(argc, argv);
@@ -138,7 +140,8 @@ int main(int argc, char** argv) {
 #else
   if (mpi) return tuneprof::cli::RunMpiBuild(argv);
 #endif
-  tuneprof::cli::InstallProgress(quiet);
+  // The MCP server's stderr is the agent's log, not a terminal to draw on.
+  tuneprof::cli::InstallProgress(quiet || app.got_subcommand("mcp"));
   const int code = [&] {
     if (app.got_subcommand("info")) return tuneprof::cli::RunInfo(info);
     if (app.got_subcommand("profile")) return tuneprof::cli::RunProfile(profile);
@@ -151,6 +154,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("annotate")) return tuneprof::cli::RunAnnotate(annotate);
     if (app.got_subcommand("export")) return tuneprof::cli::RunExport(export_options);
     if (app.got_subcommand("summarize")) return tuneprof::cli::RunSummarize(summarize);
+    if (app.got_subcommand("mcp")) return tuneprof::cli::RunMcp(mcp);
     return tuneprof::cli::kExitUsage;
   }();
   // The report reaches its reader even if something at process exit (a sanitizer's leak check under

@@ -11,6 +11,7 @@
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/json_output.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
@@ -107,7 +108,7 @@ int RunMemory(const MemoryOptions& options) {
   if (!forced.ok()) return ReportError(forced.status());
   auto text = MemoryInBoundedMemory(options, *profiles, *forced);
   if (!text.ok()) return ReportError(text.status());
-  std::fwrite(text->data(), 1, text->size(), stdout);
+  PrintOutput(*text);
   return kExitOk;
 }
 

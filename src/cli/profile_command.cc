@@ -152,7 +152,7 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
     PrintJson([&](JsonWriter* w) { WriteProfileJson(result, warnings, w); });
   } else {
     const std::string text = RenderProfileText(result, options.wide);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    PrintOutput(text);
   }
   return Status();
 }
@@ -219,7 +219,7 @@ int RunProfile(const ProfileOptions& options) {
     return ProfileOutput(loaded.traces, options, loaded.warnings);
   }();
   if (!text.ok()) return ReportError(text.status());
-  std::fwrite(text->data(), 1, text->size(), stdout);
+  PrintOutput(*text);
   return kExitOk;
 }
 

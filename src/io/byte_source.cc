@@ -13,6 +13,7 @@
 
 #include "io/file_kind.h"
 #include "io/files_read.h"
+#include "io/read_roots.h"
 #include "io/load_progress.h"
 
 namespace tuneprof {
@@ -197,6 +198,7 @@ struct OpenMode {
 
 Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, const OpenMode& mode) {
   if (path == "-") return StandardInputRefused();
+  TP_RETURN_IF_ERROR(CheckReadAllowed(path));
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     return Status(StatusCode::kNotFound, path + ": " + ErrnoText());
@@ -206,6 +208,7 @@ Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, const Open
   if (fd < 0) return Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
   Status regular = ::fstat(fd, &st) == 0 ? CheckRegular(path, st)
                                          : Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
+  if (regular.ok()) regular = CheckOpenedAllowed(fd, path);
   if (regular.ok() && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
     regular = Status(StatusCode::kIoError, path + ": cannot open: " + ErrnoText());
   }

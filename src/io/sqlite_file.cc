@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "io/files_read.h"
+#include "io/read_roots.h"
 
 namespace tuneprof {
 namespace {
@@ -118,6 +119,7 @@ Result<std::unique_ptr<SqliteFile>> SqliteFile::Open(const std::string& path) {
 }
 
 Result<std::unique_ptr<SqliteFile>> SqliteFile::Open(const std::string& path, int64_t query_budget_steps) {
+  TP_RETURN_IF_ERROR(CheckReadAllowed(path));
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Status(StatusCode::kNotFound, fmt::format("{}: no such file", path));

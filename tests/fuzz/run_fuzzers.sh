@@ -205,6 +205,15 @@ for family in range(3):
         open(os.path.join(sys.argv[1], f"fill_{family}_{fill}"), "wb").write(bytes([family]) + bytes([fill]) * 2000)
 PY
 
+# MCP messages: each method well formed, and a few faults; the fuzzer mutates them into the rest.
+mcp_seeds="$work/seeds/mcp_message_fuzzer"
+mkdir -p "$mcp_seeds"
+printf '%s' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}' > "$mcp_seeds/initialize"
+printf '%s' '{"jsonrpc":"2.0","method":"notifications/initialized"}' > "$mcp_seeds/initialized"
+printf '%s' '{"jsonrpc":"2.0","id":"a","method":"tools/list"}' > "$mcp_seeds/list"
+printf '%s' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"paths":["a","b"],"n":1.5,"f":true}}}' > "$mcp_seeds/call"
+printf '%s\n%s\n' '{"jsonrpc":"2.0","id":3,"method":"ping"}' '[{"jsonrpc":"2.0"}]' > "$mcp_seeds/two_lines"
+
 # ---- Runs ----------------------------------------------------------------------------------------
 # UBSan reports are fatal (the libraries are built in recover mode); libFuzzer catches leaks itself.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
