@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <iterator>
+#include <optional>
 
 #include "analysis/core/hardware_profile.h"
 #include "analysis/hta/memory_hta_bw.h"
@@ -11,11 +12,13 @@
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "importers/pickle/memory_snapshot_reader.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/memory_report.h"
+#include "report/console/snapshot_report.h"
 #include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
@@ -97,9 +100,29 @@ Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const Ha
   return WithWarnings(RenderMemoryJson(ranks, hta_bw), warnings);
 }
 
+// A PyTorch allocator snapshot, told by its content (a pickle), is read alone: it is one process's
+// allocator, not a rank of a run.
+Result<std::optional<std::string>> SnapshotOutput(const MemoryOptions& options) {
+  const auto snapshot = std::find_if(options.paths.begin(), options.paths.end(),
+                                     [](const std::string& path) { return IsPickleFile(path); });
+  if (snapshot == options.paths.end()) return std::optional<std::string>();
+  if (options.paths.size() > 1) {
+    return Status(StatusCode::kUsage, *snapshot + ": a memory snapshot is read alone; give one snapshot and no traces");
+  }
+  TP_ASSIGN_OR_RETURN(const MemorySnapshot read, ReadMemorySnapshot(*snapshot));
+  const SnapshotAnalysis analysis = AnalyzeSnapshot(read);
+  return std::optional<std::string>(options.json ? RenderSnapshotJson(analysis) : RenderSnapshotText(analysis));
+}
+
 }  // namespace
 
 int RunMemory(const MemoryOptions& options) {
+  auto snapshot = SnapshotOutput(options);
+  if (!snapshot.ok()) return ReportError(snapshot.status());
+  if (snapshot->has_value()) {
+    std::fwrite((*snapshot)->data(), 1, (*snapshot)->size(), stdout);
+    return kExitOk;
+  }
   // Flags are checked before the (long) import.
   auto profiles = LoadHardwareProfiles(options.hardware_file);
   if (!profiles.ok()) return ReportError(profiles.status());
