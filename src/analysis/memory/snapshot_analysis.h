@@ -66,7 +66,7 @@ struct SnapshotDeviceMemory {
   uint64_t inactive_bytes = 0;        // free blocks inside segments
   uint64_t inactive_split_bytes = 0;  // those in segments split into several blocks
   uint64_t largest_free_block = 0;
-  uint64_t largest_request = 0;       // the largest allocation in the trace, else at the dump
+  uint64_t largest_request = 0;       // the largest allocation in the trace or block held at the dump
 
   uint64_t events = 0;
   int64_t first_time_us = 0;
