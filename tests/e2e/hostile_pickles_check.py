@@ -54,7 +54,7 @@ def hostile(marker):
     }
 
 
-def small_snapshot():
+def small_snapshot(with_trace=True):
     frame = {"name": "forward", "filename": "/home/u/model.py", "line": 7}
     alloc = {"action": "alloc", "addr": 4096, "size": 1024, "stream": 0, "time_us": 10, "frames": [frame]}
     free = dict(alloc, action="free_completed", time_us=20)
@@ -66,7 +66,7 @@ def small_snapshot():
                                   "frames": []},
                                  {"address": 512, "size": (2 << 20) - 512, "requested_size": 0,
                                   "state": "inactive", "frames": []}]}],
-        "device_traces": [[alloc, free]],
+        "device_traces": [[alloc, free]] if with_trace else [],
         "allocator_settings": {"expandable_segments": False},
     }, protocol=4)
 
@@ -98,6 +98,15 @@ def main():
                 str(device["peak"]["frames"]))
             c.check("a block freed within its forward is a temporary", device["peak"]["categories"]["temporaries"] == 1024,
                     str(device["peak"]["categories"]))
+        with open(snapshot, "wb") as f:
+            f.write(small_snapshot(with_trace=False))
+        result = c.expect_ok("a snapshot without a trace", ["memory", "--json", snapshot])
+        if result and result[0] == 0:
+            import json
+            device = json.loads(result[1])["devices"][0]
+            c.check("without a trace the dump is the peak, in no category",
+                    device["peak"]["allocated"] == 512 and device["peak"]["categories"]["unknown"] == 512,
+                    str(device["peak"]))
         c.expect_error("a snapshot with a trace is refused", ["memory", snapshot, snapshot], 2, names=snapshot,
                        says=["read alone"])
     return c.finish()

@@ -121,6 +121,7 @@ class TraceReplay {
     if (entries_.empty()) {
       out_->peak_allocated = out_->allocated_at_dump;
       out_->reserved_at_peak = out_->peak_reserved = out_->reserved_at_dump;
+      ChargeTheDump();
       return;
     }
     out_->first_time_us = entries_.front().time_us;
@@ -200,8 +201,6 @@ class TraceReplay {
       if (auto it = live.find(e.address); it != live.end()) {
         free_[it->second] = i;
         live.erase(it);
-      } else if (i < out_->peak_event) {
-        freed_before_trace_by_peak_ += e.size;
       }
     }
     // Phases: an allocation's run ends at the next allocation of another phase.
@@ -239,7 +238,8 @@ class TraceReplay {
       ++it->second.blocks;
       out_->categories[CategoryOf(phase_[i], free_[i] < run_end_[i])] += e.size;
     }
-    const uint64_t before = out_->peak_allocated - live_total;  // == allocated_before_trace - freed_before_trace_by_peak_
+    // What the trace's own blocks do not make up was allocated before it (less what the trace freed of it).
+    const uint64_t before = out_->peak_allocated - live_total;
     for (uint64_t key : order) out_->peak_frames.push_back(std::move(groups[key]));
     if (before != 0) {
       SnapshotFrameBytes rest;
@@ -248,6 +248,43 @@ class TraceReplay {
       out_->peak_frames.push_back(std::move(rest));
       out_->categories[kSnapshotCategories - 1] += before;
     }
+    SortGroups();
+  }
+
+  // Without a trace the dump is all there is: its allocated blocks by the frames they were recorded with,
+  // in no category (their lifetimes are unknown).
+  void ChargeTheDump() {
+    std::unordered_map<uint64_t, SnapshotFrameBytes> groups;
+    std::vector<uint64_t> order;
+    uint64_t charged = 0;
+    for (const SnapshotSegment& segment : snapshot_.segments) {
+      if (segment.device != out_->device) continue;
+      for (uint32_t b = segment.first_block; b < segment.first_block + segment.block_count; ++b) {
+        const SnapshotBlock& block = snapshot_.blocks[b];
+        if (block.state == BlockState::kInactive) continue;
+        const auto frame = UserFrameOf(snapshot_, block.stack);
+        auto [it, added] = groups.try_emplace(GroupKey(frame));
+        if (added) {
+          it->second.frame = RefOf(snapshot_, frame.first, frame.second);
+          order.push_back(it->first);
+        }
+        it->second.bytes += block.size;
+        ++it->second.blocks;
+        charged += block.size;
+      }
+    }
+    for (uint64_t key : order) out_->peak_frames.push_back(std::move(groups[key]));
+    // The segments' allocated bytes and their blocks' sizes can differ (pending frees): the rest is unnamed.
+    if (out_->peak_allocated != charged) {
+      SnapshotFrameBytes rest;
+      rest.bytes = out_->peak_allocated - charged;
+      out_->peak_frames.push_back(std::move(rest));
+    }
+    out_->categories[kSnapshotCategories - 1] = out_->peak_allocated;
+    SortGroups();
+  }
+
+  void SortGroups() {
     std::stable_sort(out_->peak_frames.begin(), out_->peak_frames.end(),
                      [](const SnapshotFrameBytes& a, const SnapshotFrameBytes& b) { return a.bytes > b.bytes; });
   }
@@ -298,7 +335,6 @@ class TraceReplay {
   std::vector<Phase> phase_;
   std::vector<size_t> run_end_;
   size_t last_alloc_ = 0;
-  uint64_t freed_before_trace_by_peak_ = 0;
 };
 
 }  // namespace

@@ -57,9 +57,20 @@ void AppendDump(const SnapshotDeviceMemory& d, std::string* out) {
                       Bytes(d.largest_request));
 }
 
+void AppendFrames(const SnapshotDeviceMemory& d, std::string* out) {
+  for (size_t i = 0; i < d.peak_frames.size() && i < kTextFrames; ++i) {
+    const SnapshotFrameBytes& g = d.peak_frames[i];
+    const std::string blocks = g.frame.kind == FrameKind::kBeforeTrace ? "-" : std::to_string(g.blocks);
+    *out += fmt::format("    {:>10}  {:>6} blocks  {}\n", Bytes(g.bytes), blocks, ShortLabel(g.frame, kLabelWidth));
+  }
+  if (d.peak_frames.size() > kTextFrames) *out += fmt::format("    ... {} more frames\n", d.peak_frames.size() - kTextFrames);
+}
+
 void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
   if (d.events == 0) {
     *out += "  no allocator trace recorded (record_memory_history was off): the dump only\n";
+    *out += "  at the dump by allocating frame:\n";
+    AppendFrames(d, out);
     return;
   }
   *out += fmt::format("  trace: {} events over {:.3f} ms; {} held before it began; {} optimizer steps seen\n",
@@ -80,12 +91,7 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
   }
   *out += fmt::format("  at the peak by category: {}\n", categories.empty() ? "nothing held" : categories);
   *out += "  at the peak by allocating frame:\n";
-  for (size_t i = 0; i < d.peak_frames.size() && i < kTextFrames; ++i) {
-    const SnapshotFrameBytes& g = d.peak_frames[i];
-    const std::string blocks = g.frame.kind == FrameKind::kBeforeTrace ? "-" : std::to_string(g.blocks);
-    *out += fmt::format("    {:>10}  {:>6} blocks  {}\n", Bytes(g.bytes), blocks, ShortLabel(g.frame, kLabelWidth));
-  }
-  if (d.peak_frames.size() > kTextFrames) *out += fmt::format("    ... {} more frames\n", d.peak_frames.size() - kTextFrames);
+  AppendFrames(d, out);
 }
 
 void AppendLeaks(const SnapshotDeviceMemory& d, std::string* out) {
