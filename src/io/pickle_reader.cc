@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <unordered_map>
 
 namespace tuneprof {
 namespace {
@@ -66,6 +67,12 @@ class PickleParser {
       : name_(name), limits_(limits) {
     doc_.bytes_ = std::move(bytes);
     data_ = doc_.bytes_;
+    // Every value and item takes at least one opcode byte, so these bound what most pickles need without
+    // the copies a doubling vector makes; pages never written are never resident.
+    doc_.nodes_.reserve(std::min<size_t>(data_.size() / 16, limits_.max_objects));
+    doc_.items_.reserve(data_.size() / 8);
+    doc_.runs_.reserve(data_.size() / 64);
+    memo_.reserve(data_.size() / 32);
   }
 
   Result<PickleDocument> Parse() {
@@ -91,6 +98,7 @@ class PickleParser {
  private:
   using Id = PickleDocument::Id;
   using Node = PickleDocument::Node;
+  using Run = PickleDocument::Run;
 
   Status Fail(std::string what) const { return InvalidInput(fmt::format("{}: {}", name_, what)); }
   Status FailAt(std::string_view what) const {
@@ -280,8 +288,7 @@ class PickleParser {
     if (depth > limits_.max_depth) return FailAt("pickle nested deeper than the budget");
     if (doc_.items_.size() + count > UINT32_MAX - 1) return FailAt("pickle holds more items than the budget");
     const uint32_t run = static_cast<uint32_t>(doc_.runs_.size());
-    doc_.runs_.push_back({static_cast<uint32_t>(doc_.items_.size()), static_cast<uint32_t>(count)});
-    doc_.items_.insert(doc_.items_.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    doc_.runs_.push_back({StoreItems(doc_.nodes_[container].kind, from), static_cast<uint32_t>(count)});
     Node& node = doc_.nodes_[container];
     if (held == 0) {
       node.a = run;
@@ -292,6 +299,30 @@ class PickleParser {
     node.depth = depth;
     stack_.resize(from);
     return Status::Ok();
+  }
+
+  // Stores stack_[from..) in items_ and returns where. A list's run equal to one stored before shares it:
+  // items are never changed once stored, and a snapshot's call stacks (lists of memoized frame dicts)
+  // repeat in most of its events, so this keeps the items to the distinct stacks.
+  uint32_t StoreItems(PickleKind kind, size_t from) {
+    const size_t count = stack_.size() - from;
+    const auto first = stack_.begin() + static_cast<std::ptrdiff_t>(from);
+    const bool shareable = count >= kShareableItems && (kind == PickleKind::kList || kind == PickleKind::kTuple);
+    uint64_t hash = count;
+    if (shareable) {
+      for (size_t i = from; i < stack_.size(); ++i) hash = (hash ^ stack_[i]) * 0x100000001b3ULL;
+      const auto range = shared_runs_.equal_range(hash);
+      for (auto it = range.first; it != range.second; ++it) {
+        const Run& stored = doc_.runs_[it->second];
+        if (stored.count == count && std::equal(first, stack_.end(), doc_.items_.begin() + stored.start)) {
+          return stored.start;
+        }
+      }
+    }
+    const uint32_t start = static_cast<uint32_t>(doc_.items_.size());
+    doc_.items_.insert(doc_.items_.end(), first, stack_.end());
+    if (shareable) shared_runs_.emplace(hash, static_cast<uint32_t>(doc_.runs_.size()));
+    return start;
   }
 
   Status CheckKind(Id container, PickleKind want) const {
@@ -398,6 +429,9 @@ class PickleParser {
   std::vector<Id> stack_;
   std::vector<size_t> marks_;
   std::vector<Id> memo_;
+  // Runs of list items by a hash of their ids, for StoreItems; the value is a run index.
+  std::unordered_multimap<uint64_t, uint32_t> shared_runs_;
+  static constexpr size_t kShareableItems = 4;
 };
 
 int64_t PickleDocument::Int(Id id) const {
@@ -423,6 +457,13 @@ uint32_t PickleDocument::ItemCount(Id id) const {
       return static_cast<uint32_t>(nodes_[id].b);
     default: return 0;
   }
+}
+
+uint64_t PickleDocument::StorageKey(Id list) const {
+  if (!IsList(list) || ItemCount(list) == 0) return kNoKey;
+  const Run& run = runs_[nodes_[list].a];
+  if (run.next != kAbsent) return kNoKey;
+  return (static_cast<uint64_t>(run.start) << 32) | run.count;
 }
 
 uint32_t PickleDocument::FirstRun(Id id) const { return ItemCount(id) == 0 ? kAbsent : nodes_[id].a; }

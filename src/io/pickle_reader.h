@@ -57,6 +57,12 @@ class PickleDocument {
   // `id` is no dict.
   Id Find(Id dict, std::string_view key) const;
 
+  // Where a list's items are stored, for a list stored in one run: equal runs of items are stored once
+  // (a snapshot repeats each call stack thousands of times), so two lists with the same key hold the same
+  // items. kNoKey for other values and lists stored in several runs.
+  static constexpr uint64_t kNoKey = UINT64_MAX;
+  uint64_t StorageKey(Id list) const;
+
   std::string_view bytes() const { return bytes_; }
 
  private:

@@ -55,14 +55,15 @@ struct SnapshotSegment {
   uint32_t block_count = 0;
 };
 
+// 48 bytes: a long recording holds hundreds of thousands.
 struct SnapshotTraceEntry {
   SnapshotAction action = SnapshotAction::kOther;
+  StackId stack = kNoStack;
   uint64_t address = 0;
   uint64_t size = 0;
   int64_t stream = 0;
   int64_t time_us = 0;
   uint64_t device_free = 0;  // an OOM event's free device memory
-  StackId stack = kNoStack;
 };
 
 // The events of one device's trace, in order.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
 #include <unordered_map>
 
@@ -164,13 +166,17 @@ class SnapshotBuilder {
     });
   }
 
+  // Stacks are interned by where the pickle reader stored their items, which equal stacks share, so each
+  // distinct stack is converted once however many events repeat it.
   StackId Stack(Id frames) {
     if (doc_.ItemCount(frames) == 0) return kNoStack;
-    if (auto it = stacks_.find(frames); it != stacks_.end()) return it->second;
+    const uint64_t storage = doc_.StorageKey(frames);
+    const uint64_t key = storage != PickleDocument::kNoKey ? storage : (uint64_t{1} << 63) | frames;
+    if (auto it = stacks_.find(key); it != stacks_.end()) return it->second;
     doc_.ForEachItem(frames, [&](Id frame) { out_.stack_frames.push_back(Frame(frame)); });
     out_.stack_starts.push_back(static_cast<uint32_t>(out_.stack_frames.size()));
     const StackId id = static_cast<StackId>(out_.stack_count() - 1);
-    stacks_.emplace(frames, id);
+    stacks_.emplace(key, id);
     return id;
   }
 
@@ -191,7 +197,7 @@ class SnapshotBuilder {
   const PickleDocument& doc_;
   std::string_view name_;
   MemorySnapshot out_;
-  std::unordered_map<Id, StackId> stacks_;
+  std::unordered_map<uint64_t, StackId> stacks_;
   std::unordered_map<Id, uint32_t> frames_;
   std::unordered_map<std::string, uint32_t> frames_by_text_;
 };
@@ -210,8 +216,34 @@ Result<MemorySnapshot> MemorySnapshotFromBytes(std::string bytes, std::string_vi
   return SnapshotBuilder(doc, name).Build();
 }
 
+namespace {
+
+// The whole file in one buffer sized to it up front: a buffer grown by doubling would hold up to twice
+// the file while the snapshot is read.
+Result<std::string> ReadSnapshotBytes(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  std::error_code error;
+  const uintmax_t on_disk = std::filesystem::file_size(path, error);
+  std::string bytes;
+  if (!error && on_disk <= kMaxSnapshotBytes) bytes.reserve(static_cast<size_t>(on_disk) + 1);  // + 1: the read that finds the end
+  for (;;) {
+    const size_t done = bytes.size();
+    if (done > kMaxSnapshotBytes) {
+      return InvalidInput(fmt::format("{}: over {} MiB; not read", path, kMaxSnapshotBytes >> 20));
+    }
+    // Within the reserved size this never reallocates; past it (a gzip file) the string grows as it must.
+    const size_t room = bytes.capacity() - done;
+    bytes.resize(done + (room > 0 ? room : size_t{1} << 16));
+    TP_ASSIGN_OR_RETURN(size_t n, source->Read(bytes.data() + done, bytes.size() - done));
+    bytes.resize(done + n);
+    if (n == 0) return bytes;
+  }
+}
+
+}  // namespace
+
 Result<MemorySnapshot> ReadMemorySnapshot(const std::string& path) {
-  TP_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path, kMaxSnapshotBytes));
+  TP_ASSIGN_OR_RETURN(std::string bytes, ReadSnapshotBytes(path));
   return MemorySnapshotFromBytes(std::move(bytes), path);
 }
 
