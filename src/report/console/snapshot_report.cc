@@ -12,7 +12,8 @@ namespace {
 constexpr size_t kTextFrames = 10;
 constexpr size_t kTextLeaks = 5;
 constexpr size_t kJsonLeaks = 20;
-constexpr size_t kLabelWidth = 70;
+constexpr size_t kLabelWidth = 66;
+constexpr size_t kWidth = 100;
 
 std::string Bytes(uint64_t bytes) { return FormatBytes(static_cast<int64_t>(bytes)); }
 
@@ -48,13 +49,14 @@ std::string_view KindName(FrameKind kind) {
 // ---- text
 
 void AppendDump(const SnapshotDeviceMemory& d, std::string* out) {
-  *out += fmt::format("  at the dump: reserved {}, allocated {} in {} segments ({} large, {} expandable), {} blocks\n",
+  *out += fmt::format("  at the dump: reserved {}, allocated {} in {} segments ({} large, {} expandable)\n",
                       Bytes(d.reserved_at_dump), Bytes(d.allocated_at_dump), d.segments, d.large_segments,
-                      d.expandable_segments, d.blocks);
-  *out += fmt::format("  fragmentation: {} free inside segments, {} of it in split segments; largest free block {} "
-                      "vs largest request {}\n",
-                      Bytes(d.inactive_bytes), Bytes(d.inactive_split_bytes), Bytes(d.largest_free_block),
-                      Bytes(d.largest_request));
+                      d.expandable_segments);
+  *out += fmt::format("  {} blocks; free inside segments {} ({} in split segments)\n", d.blocks,
+                      Bytes(d.inactive_bytes), Bytes(d.inactive_split_bytes));
+  *out += fmt::format("  largest free block {}, largest request {}{}\n", Bytes(d.largest_free_block),
+                      Bytes(d.largest_request),
+                      d.largest_free_block < d.largest_request ? ": a request that large needs a new segment" : "");
 }
 
 void AppendFrames(const SnapshotDeviceMemory& d, std::string* out) {
@@ -73,10 +75,10 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
     AppendFrames(d, out);
     return;
   }
-  *out += fmt::format("  trace: {} events over {:.3f} ms; {} held before it began; {} optimizer steps seen\n",
+  *out += fmt::format("  trace: {} events over {:.3f} ms; {} held before it began; optimizer steps: {}\n",
                       d.events, static_cast<double>(d.last_time_us - d.first_time_us) / 1e3,
                       Bytes(d.allocated_before_trace), d.iterations);
-  *out += fmt::format("  peak allocated {} at +{:.3f} ms (event {}), reserved then {}; peak reserved {}\n",
+  *out += fmt::format("  peak allocated {} at +{:.3f} ms (event {}), reserved {} (trace max {})\n",
                       Bytes(d.peak_allocated), static_cast<double>(d.peak_time_us - d.first_time_us) / 1e3,
                       d.peak_event, Bytes(d.reserved_at_peak), Bytes(d.peak_reserved));
   if (d.oom) {
@@ -89,7 +91,9 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
     if (d.categories[c] == 0) continue;
     categories += fmt::format("{}{} {}", categories.empty() ? "" : ", ", kSnapshotCategoryNames[c], Bytes(d.categories[c]));
   }
-  *out += fmt::format("  at the peak by category: {}\n", categories.empty() ? "nothing held" : categories);
+  constexpr std::string_view kLead = "  at the peak by category: ";
+  *out += WrapText(categories.empty() ? "nothing held" : categories, kWidth - kLead.size(), kLead, "    ");
+  if (!out->ends_with('\n')) *out += '\n';
   *out += "  at the peak by allocating frame:\n";
   AppendFrames(d, out);
 }
@@ -100,7 +104,7 @@ void AppendLeaks(const SnapshotDeviceMemory& d, std::string* out) {
   for (size_t i = 0; i < d.leaks.size() && i < kTextLeaks; ++i) {
     const SnapshotLeak& leak = d.leaks[i];
     *out += fmt::format("    {:>10}  {:>6} blocks  {:>3} it.{} {}\n", Bytes(leak.bytes), leak.blocks, leak.iterations,
-                        leak.growing ? " growing " : "         ", ShortLabel(leak.frame, kLabelWidth - 10));
+                        leak.growing ? " growing " : "         ", ShortLabel(leak.frame, kLabelWidth - 16));
   }
 }
 
