@@ -146,6 +146,11 @@ def check_snapshot(c, path):
         ]
         for what, have, expected in pairs:
             c.check(f"{name} device {got['device']}: {what} {have}", have == expected, f"expected {expected}")
+        timeline = got["timeline"]
+        c.check(f"{name}: timeline of {len(timeline)} points holds the peak",
+                0 < len(timeline) <= 512 and max(p["allocated"] for p in timeline) == got["peak"]["allocated"]
+                and [p["time_us"] for p in timeline] == sorted(p["time_us"] for p in timeline),
+                str(timeline[:3]))
         frames = collections.Counter()
         for g in got["peak"]["frames"]:
             frames[(g["kind"], g["function"], g["file"], g["line"])] += g["bytes"]

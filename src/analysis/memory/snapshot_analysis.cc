@@ -157,6 +157,7 @@ class TraceReplay {
       if (IsFree(e)) alloc -= e.size;
       if (IsSegmentAlloc(e)) reserved += e.size;
       if (IsSegmentFree(e)) reserved -= e.size;
+      AddToTimeline(i, e.time_us, alloc, reserved);
       if (static_cast<int64_t>(alloc) > static_cast<int64_t>(max_alloc)) {
         max_alloc = alloc;
         peak_state = i + 1;
@@ -182,6 +183,18 @@ class TraceReplay {
       out_->oom->allocated += before;
       out_->oom->reserved += reserved_before;
     }
+    for (SnapshotTimelinePoint& point : out_->timeline) {
+      point.allocated += before;
+      point.reserved += reserved_before;
+    }
+  }
+
+  // The timeline relative to the trace's start (anchored with the totals above once they are known).
+  void AddToTimeline(size_t event, int64_t time_us, uint64_t alloc, uint64_t reserved) {
+    const size_t per_point = (entries_.size() + kSnapshotTimelinePoints - 1) / kSnapshotTimelinePoints;
+    if (event % per_point == 0) out_->timeline.push_back({time_us, alloc, reserved});
+    SnapshotTimelinePoint& point = out_->timeline.back();
+    if (static_cast<int64_t>(alloc) > static_cast<int64_t>(point.allocated)) point = {time_us, alloc, reserved};
   }
   static uint64_t Anchor(uint64_t at_dump, uint64_t net) {
     return static_cast<int64_t>(net) > static_cast<int64_t>(at_dump) ? 0 : at_dump - net;

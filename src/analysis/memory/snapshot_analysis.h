@@ -54,6 +54,15 @@ struct SnapshotOom {
   uint64_t count = 0;  // OOM events in the trace; the first is described
 };
 
+// A point of the allocated / reserved timeline: the largest allocated total among the events it stands for.
+struct SnapshotTimelinePoint {
+  int64_t time_us = 0;
+  uint64_t allocated = 0;
+  uint64_t reserved = 0;
+};
+
+inline constexpr size_t kSnapshotTimelinePoints = 512;
+
 struct SnapshotDeviceMemory {
   int64_t device = 0;
   uint64_t reserved_at_dump = 0;
@@ -82,6 +91,9 @@ struct SnapshotDeviceMemory {
   uint64_t categories[kSnapshotCategories] = {};  // at the peak; they sum to peak_allocated
   std::vector<SnapshotLeak> leaks;  // growing first, then by bytes
   std::optional<SnapshotOom> oom;
+  // At most kSnapshotTimelinePoints, in order: the events cut into that many equal runs, each point the
+  // run's largest allocated total, so the peak is one of them (unless the trace begins at it).
+  std::vector<SnapshotTimelinePoint> timeline;
 };
 
 struct SnapshotAnalysis {

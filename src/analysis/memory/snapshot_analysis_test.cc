@@ -142,6 +142,10 @@ TEST(SnapshotAnalysisTest, GrowingLeaksSpanIterations) {
   EXPECT_EQ(d.leaks[0].bytes, 24u);
   EXPECT_EQ(d.leaks[0].iterations, 3u);
   EXPECT_TRUE(d.leaks[0].growing);
+  ASSERT_EQ(d.timeline.size(), 15u);  // one point an event below kSnapshotTimelinePoints
+  EXPECT_EQ(d.timeline[1].allocated, 108u);
+  EXPECT_EQ(d.timeline.back().allocated, 24u);
+  EXPECT_EQ(d.timeline.back().time_us, 140);
 }
 
 TEST(SnapshotAnalysisTest, OomStateAndNoTrace) {

@@ -146,6 +146,12 @@ void WriteDevice(JsonWriter& w, const SnapshotDeviceMemory& d) {
   } else {
     w.Null();
   }
+  w.Key("timeline").BeginArray();
+  for (const SnapshotTimelinePoint& point : d.timeline) {
+    w.BeginObject().Key("time_us").Int(point.time_us).Key("allocated").Uint(point.allocated);
+    w.Key("reserved").Uint(point.reserved).EndObject();
+  }
+  w.EndArray();
   w.Key("never_freed").BeginArray();
   for (size_t i = 0; i < d.leaks.size() && i < kJsonLeaks; ++i) {
     const SnapshotLeak& leak = d.leaks[i];
