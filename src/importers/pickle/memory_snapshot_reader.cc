@@ -30,7 +30,8 @@ SnapshotAction ActionOf(std::string_view name) {
 
 BlockState StateOf(std::string_view name) {
   if (name == "active_allocated") return BlockState::kActiveAllocated;
-  if (name == "active_pending_free") return BlockState::kActivePending;
+  // Freed by the program, held until the streams that used the block are done (torch's two spellings).
+  if (name == "active_awaiting_free" || name == "active_pending_free") return BlockState::kActivePending;
   if (name == "inactive") return BlockState::kInactive;
   return BlockState::kOther;
 }
