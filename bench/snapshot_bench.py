@@ -47,14 +47,24 @@ def scaled(snapshot_path, size_mb, out_path):
     with open(snapshot_path, "rb") as f:
         snap = PlainData(f).load()
     base_size = os.path.getsize(snapshot_path)
-    copies = max(1, round(size_mb * 1e6 / base_size))
     traces = []
     for trace in snap.get("device_traces", []):
         span = (trace[-1]["time_us"] - trace[0]["time_us"] + 1) if trace else 0
+        # The copies before the original keep only the blocks they free (their allocation and its
+        # free_completed), so that the trace still ends at the dump's totals.
+        live, kept = {}, set()
+        for i, e in enumerate(trace):
+            if e["action"] == "alloc":
+                live.setdefault(e["addr"], []).append(i)
+            elif e["action"] == "free_completed" and live.get(e["addr"]):
+                kept.update((live[e["addr"]].pop(), i))
+        # The events are most of the file: a copy of the kept ones adds about that share of it.
+        copies = max(1, 1 + round((size_mb * 1e6 - base_size) / (base_size * max(len(kept), 1) / max(len(trace), 1))))
         grown = []
         for k in range(copies):
-            for e in trace:
-                grown.append(dict(e, time_us=e["time_us"] + k * span, frames=list(e["frames"])))
+            for i, e in enumerate(trace):
+                if k == copies - 1 or i in kept:
+                    grown.append(dict(e, time_us=e["time_us"] + k * span, frames=list(e["frames"])))
         traces.append(grown)
     snap["device_traces"] = traces
     with open(out_path, "wb") as f:

@@ -78,21 +78,25 @@ def expected_device(snap, device):
             running -= e["size"]
         if running > best:
             best, peak_state = running, i + 1
-    before = max(0, out["allocated_at_dump"] - running)
+    # Pair frees with allocations by address: the latest unfreed allocation at it (the shared snapshots
+    # never allocate an address twice without freeing it).
+    live = collections.defaultdict(list)
+    freed_at = {}
+    freed_before_trace = 0
+    for i, e in enumerate(entries):
+        if e["action"] == "alloc":
+            live[e["addr"]].append(i)
+        elif e["action"] == "free_completed":
+            if live[e["addr"]]:
+                freed_at[live[e["addr"]].pop()] = i
+            else:
+                freed_before_trace += e["size"]
+    before = max(0, out["allocated_at_dump"] - running, freed_before_trace)
     out["allocated_before"] = before
     out["peak_allocated"] = before + best
     out["peak_event"] = peak_state
     if entries:
         out["peak_time_us"] = entries[peak_state - 1]["time_us"] if peak_state else entries[0]["time_us"]
-    # Pair frees with allocations by address (the latest unfreed allocation at it is as good as any: the
-    # shared snapshots never allocate an address twice without freeing it).
-    live = collections.defaultdict(list)
-    freed_at = {}
-    for i, e in enumerate(entries):
-        if e["action"] == "alloc":
-            live[e["addr"]].append(i)
-        elif e["action"] == "free_completed" and live[e["addr"]]:
-            freed_at[live[e["addr"]].pop(0)] = i
     groups = collections.Counter()
     live_total = 0
     for i in range(peak_state):

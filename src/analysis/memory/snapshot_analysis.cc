@@ -126,8 +126,8 @@ class TraceReplay {
     }
     out_->first_time_us = entries_.front().time_us;
     out_->last_time_us = entries_.back().time_us;
-    FindPeak();
     PairFrees();
+    FindPeak();
     ChargeThePeak();
     FindLeaks();
   }
@@ -171,7 +171,9 @@ class TraceReplay {
         ++out_->oom->count;
       }
     }
-    const uint64_t before = Anchor(out_->allocated_at_dump, alloc);
+    // Every free of a block the trace never allocated frees a distinct block held before it: a trace that
+    // frees more than the dump leaves room for (a damaged or stitched snapshot) is anchored on those.
+    const uint64_t before = std::max(Anchor(out_->allocated_at_dump, alloc), freed_before_trace_);
     const uint64_t reserved_before = Anchor(out_->reserved_at_dump, reserved);
     out_->allocated_before_trace = before;
     out_->peak_allocated = before + max_alloc;
@@ -200,20 +202,34 @@ class TraceReplay {
     return static_cast<int64_t>(net) > static_cast<int64_t>(at_dump) ? 0 : at_dump - net;
   }
 
-  // free_[i]: the event that freed allocation i (entries_.size() where the trace never frees it).
-  // Frees of blocks allocated before the trace are kept for the peak's remainder.
+  // free_[i]: the event that freed allocation i (entries_.size() where the trace never frees it). A free
+  // takes the latest unfreed allocation at its address (a damaged trace may allocate one twice); one with
+  // none frees a block held before the trace.
   void PairFrees() {
     const size_t n = entries_.size();
     free_.assign(n, n);
-    std::unordered_multimap<uint64_t, size_t> live;
-    live.reserve(n / 2 + 1);
+    std::unordered_map<uint64_t, size_t> latest;  // address -> its latest unfreed allocation
+    std::vector<size_t> older(n, n);              // allocation -> the one it hides at its address
+    latest.reserve(n / 2 + 1);
     for (size_t i = 0; i < n; ++i) {
       const SnapshotTraceEntry& e = entries_[i];
-      if (IsAlloc(e)) live.emplace(e.address, i);
+      if (IsAlloc(e)) {
+        auto [it, added] = latest.try_emplace(e.address, i);
+        if (!added) {
+          older[i] = it->second;
+          it->second = i;
+        }
+      }
       if (!IsFree(e)) continue;
-      if (auto it = live.find(e.address); it != live.end()) {
+      if (auto it = latest.find(e.address); it != latest.end()) {
         free_[it->second] = i;
-        live.erase(it);
+        if (older[it->second] == n) {
+          latest.erase(it);
+        } else {
+          it->second = older[it->second];
+        }
+      } else {
+        freed_before_trace_ += e.size;
       }
     }
     // Phases: an allocation's run ends at the next allocation of another phase.
@@ -224,7 +240,7 @@ class TraceReplay {
     bool seen = false;
     for (size_t i = n; i-- > 0;) {
       if (!IsAlloc(entries_[i])) continue;
-      phase_[i] = PhaseOf(snapshot_, entries_[i].stack);
+      phase_[i] = StackPhase(entries_[i].stack);
       if (seen && phase_[i] != next_phase) next_other = last_alloc_;
       run_end_[i] = next_other;
       next_phase = phase_[i];
@@ -241,7 +257,7 @@ class TraceReplay {
       const SnapshotTraceEntry& e = entries_[i];
       if (!IsAlloc(e) || free_[i] < out_->peak_event) continue;
       live_total += e.size;
-      const auto frame = UserFrameOf(snapshot_, e.stack);
+      const auto frame = ChargedFrame(e.stack);
       auto [it, added] = groups.try_emplace(GroupKey(frame));
       if (added) {
         it->second.frame = RefOf(snapshot_, frame.first, frame.second);
@@ -275,7 +291,7 @@ class TraceReplay {
       for (uint32_t b = segment.first_block; b < segment.first_block + segment.block_count; ++b) {
         const SnapshotBlock& block = snapshot_.blocks[b];
         if (block.state == BlockState::kInactive) continue;
-        const auto frame = UserFrameOf(snapshot_, block.stack);
+        const auto frame = ChargedFrame(block.stack);
         auto [it, added] = groups.try_emplace(GroupKey(frame));
         if (added) {
           it->second.frame = RefOf(snapshot_, frame.first, frame.second);
@@ -316,7 +332,7 @@ class TraceReplay {
       if (in_optimizer && !optimizer) ++iteration;
       in_optimizer = optimizer;
       if (free_[i] != entries_.size()) continue;
-      const auto frame = UserFrameOf(snapshot_, e.stack);
+      const auto frame = ChargedFrame(e.stack);
       const uint64_t key = GroupKey(frame);
       auto [it, added] = groups.try_emplace(key);
       if (added) {
@@ -341,13 +357,40 @@ class TraceReplay {
     });
   }
 
+  // A stack's phase and charged frame, worked out once per stack: the events repeat a few thousand stacks.
+  Phase StackPhase(StackId stack) {
+    if (stack == kNoStack) return Phase::kOther;
+    Fill(stack);
+    return stack_phase_[stack];
+  }
+  std::pair<FrameKind, uint32_t> ChargedFrame(StackId stack) {
+    if (stack == kNoStack) return {FrameKind::kNone, 0};
+    Fill(stack);
+    return stack_frame_[stack];
+  }
+  void Fill(StackId stack) {
+    if (stack_known_.empty()) {
+      stack_known_.assign(snapshot_.stack_count(), false);
+      stack_phase_.resize(snapshot_.stack_count());
+      stack_frame_.resize(snapshot_.stack_count());
+    }
+    if (stack_known_[stack]) return;
+    stack_known_[stack] = true;
+    stack_phase_[stack] = PhaseOf(snapshot_, stack);
+    stack_frame_[stack] = UserFrameOf(snapshot_, stack);
+  }
+
   const MemorySnapshot& snapshot_;
   const std::vector<SnapshotTraceEntry>& entries_;
+  std::vector<bool> stack_known_;
+  std::vector<Phase> stack_phase_;
+  std::vector<std::pair<FrameKind, uint32_t>> stack_frame_;
   SnapshotDeviceMemory* out_;
   std::vector<size_t> free_;
   std::vector<Phase> phase_;
   std::vector<size_t> run_end_;
   size_t last_alloc_ = 0;
+  uint64_t freed_before_trace_ = 0;  // frees of blocks the trace never allocated
 };
 
 }  // namespace

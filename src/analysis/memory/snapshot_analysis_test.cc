@@ -172,6 +172,22 @@ TEST(SnapshotAnalysisTest, OomStateAndNoTrace) {
   EXPECT_EQ(d.peak_frames[0].bytes, 300u);
 }
 
+TEST(SnapshotAnalysisTest, ATraceThatFreesMoreThanTheDumpHoldsIsAnchoredOnItsFrees) {
+  SnapshotBuilder b;
+  const StackId forward = b.Stack({kAllocator, kForward});
+  b.Free(7, 40);               // a block from before the trace
+  b.Alloc(1, 100, forward);    // never freed, yet the dump holds nothing
+  b.Alloc(1, 10, forward);     // the same address again, freed: the latest allocation is the one freed
+  b.Free(1, 10);
+  b.Segment(0, 64);
+  const SnapshotDeviceMemory d = AnalyzeSnapshot(b.snapshot()).devices[0];
+  EXPECT_EQ(d.allocated_before_trace, 40u);
+  EXPECT_EQ(d.peak_allocated, 40u - 40 + 110);
+  EXPECT_EQ(CategorySum(d), d.peak_allocated);
+  ASSERT_EQ(d.leaks.size(), 1u);
+  EXPECT_EQ(d.leaks[0].bytes, 100u);
+}
+
 TEST(SnapshotAnalysisTest, UserFrameSkipsTorchAndFallsBackToTheOperator) {
   SnapshotBuilder b;
   const StackId torch_only = b.Stack({kAllocator, kModuleCall});
