@@ -40,6 +40,12 @@ Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryO
                       : RenderMemoryText(ranks);
 }
 
+Result<std::string> MemorySnapshotOutput(const std::string& path, bool json) {
+  TP_ASSIGN_OR_RETURN(const MemorySnapshot snapshot, ReadMemorySnapshot(path));
+  const SnapshotAnalysis analysis = AnalyzeSnapshot(snapshot);
+  return json ? RenderSnapshotJson(analysis) : RenderSnapshotText(analysis);
+}
+
 namespace {
 
 // One rank's memory analysis, and with --json its part of HTA's bandwidth summary, whose step filter
@@ -109,9 +115,8 @@ Result<std::optional<std::string>> SnapshotOutput(const MemoryOptions& options) 
   if (options.paths.size() > 1) {
     return Status(StatusCode::kUsage, *snapshot + ": a memory snapshot is read alone; give one snapshot and no traces");
   }
-  TP_ASSIGN_OR_RETURN(const MemorySnapshot read, ReadMemorySnapshot(*snapshot));
-  const SnapshotAnalysis analysis = AnalyzeSnapshot(read);
-  return std::optional<std::string>(options.json ? RenderSnapshotJson(analysis) : RenderSnapshotText(analysis));
+  TP_ASSIGN_OR_RETURN(std::string text, MemorySnapshotOutput(*snapshot, options.json));
+  return std::optional<std::string>(std::move(text));
 }
 
 }  // namespace
