@@ -37,6 +37,9 @@ Result<CompareResult> CompareRuns(const AnalyzedRun& before, const AnalyzedRun& 
 Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryOptions& options,
                                  const std::vector<std::string>& warnings);
 
+// `memory` of a PyTorch allocator snapshot (a pickle): its text, or its JSON document with `json`.
+Result<std::string> MemorySnapshotOutput(const std::string& path, bool json);
+
 // The single-run HTML report of an analysed run.
 std::string RenderRunHtml(const AnalyzedRun& run, const std::vector<std::string>& paths);
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <iterator>
+#include <optional>
 
 #include "analysis/core/hardware_profile.h"
 #include "analysis/hta/memory_hta_bw.h"
@@ -12,11 +13,14 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/json_output.h"
+
+#include "importers/pickle/memory_snapshot_reader.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/memory_report.h"
+#include "report/console/snapshot_report.h"
 #include "report/console/warnings_json.h"
 
 namespace tuneprof::cli {
@@ -36,6 +40,12 @@ Result<std::string> MemoryOutput(const std::vector<Trace>& traces, const MemoryO
   for (const Trace& trace : traces) ranks.push_back(AnalyzeMemory(trace, chips.Select(trace)));
   return options.json ? WithWarnings(RenderMemoryJson(ranks, ComputeHtaMemoryBw(traces)), warnings)
                       : RenderMemoryText(ranks);
+}
+
+Result<std::string> MemorySnapshotOutput(const std::string& path, bool json) {
+  TP_ASSIGN_OR_RETURN(const MemorySnapshot snapshot, ReadMemorySnapshot(path));
+  const SnapshotAnalysis analysis = AnalyzeSnapshot(snapshot);
+  return json ? RenderSnapshotJson(analysis) : RenderSnapshotText(analysis);
 }
 
 namespace {
@@ -98,9 +108,28 @@ Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const Ha
   return WithWarnings(RenderMemoryJson(ranks, hta_bw), warnings);
 }
 
+// A PyTorch allocator snapshot, told by its content (a pickle), is read alone: it is one process's
+// allocator, not a rank of a run.
+Result<std::optional<std::string>> SnapshotOutput(const MemoryOptions& options) {
+  const auto snapshot = std::find_if(options.paths.begin(), options.paths.end(),
+                                     [](const std::string& path) { return IsPickleFile(path); });
+  if (snapshot == options.paths.end()) return std::optional<std::string>();
+  if (options.paths.size() > 1) {
+    return Status(StatusCode::kUsage, *snapshot + ": a memory snapshot is read alone; give one snapshot and no traces");
+  }
+  TP_ASSIGN_OR_RETURN(std::string text, MemorySnapshotOutput(*snapshot, options.json));
+  return std::optional<std::string>(std::move(text));
+}
+
 }  // namespace
 
 int RunMemory(const MemoryOptions& options) {
+  auto snapshot = SnapshotOutput(options);
+  if (!snapshot.ok()) return ReportError(snapshot.status());
+  if (snapshot->has_value()) {
+    std::fwrite((*snapshot)->data(), 1, (*snapshot)->size(), stdout);
+    return kExitOk;
+  }
   // Flags are checked before the (long) import.
   auto profiles = LoadHardwareProfiles(options.hardware_file);
   if (!profiles.ok()) return ReportError(profiles.status());

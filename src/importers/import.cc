@@ -13,6 +13,7 @@
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "importers/nsys/nsys_importer.h"
 #include "io/byte_source.h"
+#include "io/pickle_reader.h"
 #include "io/load_progress.h"
 #include "io/sqlite_file.h"
 #include "io/trace_files.h"
@@ -112,6 +113,10 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
   if (head.starts_with(kSummaryMagic)) {  // summaries are told by their name, as directories are searched
     return InvalidInput(path + ": a tuneprof rank summary not named *" + std::string(kSummaryExtension) +
                         "; rename it so that the commands that read summaries take it");
+  }
+  if (LooksLikePickle(head)) {
+    return InvalidInput(path + ": a Python pickle (a PyTorch memory snapshot?): `tuneprof memory` reads snapshots; "
+                               "this command reads traces");
   }
   if (!SniffChromeTrace(head)) {
     return InvalidInput(path +

@@ -190,6 +190,39 @@ INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 42, 281474976710657, 2
 db.commit()
 PY
 
+# PyTorch memory snapshots: small ones cut from the shared snapshots (a few segments and trace events,
+# re-pickled by Python from plain data) plus handcrafted pickles of each kind the reader refuses.
+snapshot_seeds="$work/seeds/memory_snapshot_fuzzer"
+mkdir -p "$snapshot_seeds"
+/usr/bin/python3 - "$snapshot_seeds" "$traces" <<'PY'
+import glob, os, pickle, sys
+out, traces = sys.argv[1], sys.argv[2]
+
+class PlainData(pickle.Unpickler):
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError("refused")
+
+for n, path in enumerate(sorted(glob.glob(os.path.join(traces, "memory-snapshots", "**", "*.pickle"), recursive=True))):
+    with open(path, "rb") as f:
+        snap = PlainData(f).load()
+    small = dict(snap, segments=snap["segments"][:4],
+                 device_traces=[t[:12] for t in snap.get("device_traces", [])])
+    with open(os.path.join(out, f"shared_{n}"), "wb") as f:
+        f.write(pickle.dumps(small, protocol=4))
+frame = {"name": "forward", "filename": "m.py", "line": 3}
+tiny = {"segments": [{"device": 0, "address": 0, "total_size": 4096, "allocated_size": 512, "segment_type": "small",
+                      "blocks": [{"size": 512, "state": "active_allocated", "frames": [frame]},
+                                 {"size": 3584, "state": "inactive", "frames": []}]}],
+        "device_traces": [[{"action": a, "addr": 0, "size": 512, "time_us": t, "frames": [frame]}
+                           for t, a in enumerate(["alloc", "free_requested", "free_completed", "alloc", "oom"])]]}
+for protocol in (2, 4, 5):
+    with open(os.path.join(out, f"tiny_p{protocol}"), "wb") as f:
+        f.write(pickle.dumps(tiny, protocol=protocol))
+for name, data in {"global": b"\x80\x02cos\nsystem\n.", "reduce": b"\x80\x04N)R.", "deep": b"\x80\x04N" + b"\x85" * 300 + b"."}.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+PY
+
 # The SQLite schema fuzzer: its bytes are a generator's choices (tests/fuzz/sqlite_schema_fuzzer.cc), byte 0
 # the family (0 Nsight Systems, 1 torch_npu / msprof, 2 analysis.db). Seeds: fixed pseudo-random choices and
 # runs of one byte (5: tables of integer text; 13: views; 0x2b: tables of integral REALs), per family.
