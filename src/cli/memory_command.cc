@@ -13,7 +13,6 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/json_output.h"
-
 #include "importers/pickle/memory_snapshot_reader.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
@@ -127,7 +126,7 @@ int RunMemory(const MemoryOptions& options) {
   auto snapshot = SnapshotOutput(options);
   if (!snapshot.ok()) return ReportError(snapshot.status());
   if (snapshot->has_value()) {
-    std::fwrite((*snapshot)->data(), 1, (*snapshot)->size(), stdout);
+    PrintOutput(**snapshot);
     return kExitOk;
   }
   // Flags are checked before the (long) import.
