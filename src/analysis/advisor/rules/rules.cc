@@ -43,6 +43,7 @@ std::span<const RuleFunction> AllRules() {
       RuleDdpBackend,
       RuleByteAlignment,
       RuleMoeExpertBalance,
+      RuleAscendOperatorEfficiency,
   });
   return kRules;
 }
