@@ -90,6 +90,11 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kSdmaAlignmentBytes, 512, "bytes",
      "off-chip SDMA communication tasks larger than this whose size is not a multiple of it (msprof-analyze Byte "
      "Alignment: 512 B)"},
+    {threshold::kSmallPacketSdmaMb, 16, "MB",
+     "an Ascend HCCL operator moving less than this over SDMA sends small packets (msprof-analyze Packet: 16 MB)"},
+    {threshold::kSmallPacketRdmaMb, 1, "MB", "... and less than this over RDMA (msprof-analyze Packet: 1 MB)"},
+    {threshold::kSmallPacketSharePct, 20, "% of operators",
+     "small packets on a transport above this share of its operators (msprof-analyze Packet: 0.2)"},
     {threshold::kSdmaContentionGbps, 14.4, "GB/s",
      "SDMA communication below this bandwidth while a matmul runs is contention (msprof-analyze Bandwidth "
      "Contention: 0.8 x 18 GB/s)"},

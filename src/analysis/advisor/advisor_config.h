@@ -59,6 +59,9 @@ constexpr std::string_view kSyncStreamCoOccurrencePct = "sync_stream_co_occurren
 constexpr std::string_view kGcEventUs = "gc_event_us";
 constexpr std::string_view kMemoryOperatorMs = "memory_operator_ms";
 constexpr std::string_view kSdmaAlignmentBytes = "sdma_alignment_bytes";
+constexpr std::string_view kSmallPacketSdmaMb = "small_packet_sdma_mb";
+constexpr std::string_view kSmallPacketRdmaMb = "small_packet_rdma_mb";
+constexpr std::string_view kSmallPacketSharePct = "small_packet_share_pct";
 constexpr std::string_view kSdmaContentionGbps = "sdma_contention_gbps";
 constexpr std::string_view kMoeExpertImbalancePct = "moe_expert_imbalance_pct";
 }  // namespace threshold

@@ -44,6 +44,7 @@ std::span<const RuleFunction> AllRules() {
       RuleByteAlignment,
       RuleMoeExpertBalance,
       RuleAscendOperatorEfficiency,
+      RuleCommSmallPackets,
   });
   return kRules;
 }

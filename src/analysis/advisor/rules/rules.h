@@ -44,6 +44,7 @@ void RuleMemoryCapacity(const RankEvidence&, const AdvisorConfig&, std::vector<F
 void RuleFp32Matmul(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendOperatorNoBound(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendOperatorEfficiency(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCommSmallPackets(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendBlockDim(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendDynamicShape(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendFrequency(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
