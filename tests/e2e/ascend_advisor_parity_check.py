@@ -12,6 +12,10 @@
     512 B whose size is not a multiple of 512, counted here from trace_view.json's HCCL args (text) and
     from COMMUNICATION_TASK_INFO with sqlite3 (Db): the same 4 tasks and bytes on both exports, and the Db
     export's time the database's own (517.21 us on rank 0, as msprof-analyze reports).
+  - compute.operator_no_bound (Operator No Bound) on the Db export: TASK_PMU_INFO read with sqlite3, operators
+    over 20 us whose pipeline ratios (AI Core and AI Vector) all stay <= 0.8 (60 operators, 3,249 us on rank
+    0). msprof-analyze reports 171 operators / 6,888 us with ForeachAddList on top: reading the AI Core ratios
+    only and no duration floor reproduces its figures, which this check shows too.
   - neither finding on CPU, GPU and nsys inputs.
 Usage: ascend_advisor_parity_check.py TUNEPROF SHARED_DIR
 """
@@ -101,6 +105,25 @@ def db_unaligned(db):
     return row[0], row[1] or 0, (row[2] or 0) / 1e3
 
 
+PIPES = ("aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aiv_vec_ratio", "aiv_scalar_ratio",
+         "aiv_mte2_ratio", "aiv_mte3_ratio")
+
+
+def db_no_bound(db, pipes, min_ns):
+    con = sqlite3.connect(f"file:{db}?immutable=1", uri=True)
+    names = dict(con.execute("SELECT id, value FROM STRING_IDS"))
+    ratios = collections.defaultdict(list)
+    for task, name, value in con.execute("SELECT globalTaskId, name, value FROM TASK_PMU_INFO"):
+        if names.get(name) in pipes and value is not None:
+            ratios[task].append(value)
+    count, us = 0, 0.0
+    for task, dur in con.execute("SELECT c.globalTaskId, t.endNs - t.startNs FROM COMPUTE_TASK_INFO c "
+                                 "JOIN TASK t ON t.globalTaskId = c.globalTaskId"):
+        if dur > min_ns and ratios[task] and max(ratios[task]) <= 0.8:
+            count, us = count + 1, us + dur / 1e3
+    return count, us
+
+
 def check_alignment(finding, where, count, size, dur_us):
     check(finding is not None, f"{where}: communication.byte_alignment fires")
     if finding is None:
@@ -137,6 +160,15 @@ def main():
         check_alignment(findings.get("communication.byte_alignment"), where, count, size, dur)
         if rank == 0:
             check(abs(dur - 517.211) < 0.01, f"{where}: the unaligned tasks' time is msprof-analyze's 517.21 us")
+        unbound = findings.get("compute.operator_no_bound")
+        count, us = db_no_bound(db, PIPES, 20_000)
+        check(unbound is not None and unbound["evidence"]["unbound_ops"] == count
+              and abs(unbound["evidence"]["unbound_us"] - us) < 0.01,
+              f"{where}: operator_no_bound {unbound and unbound['evidence']['unbound_ops']} ops = {count} from sqlite3")
+        if rank == 0:
+            theirs = db_no_bound(db, [p for p in PIPES if p.startswith("aic_")], 0)
+            check(theirs[0] == 171 and abs(theirs[1] - 6888.3) < 0.1,
+                  f"{where}: AI Core ratios only, no duration floor: {theirs[0]} ops / {theirs[1]:.1f} us, msprof-analyze's")
     for other in ("kineto/hta/critical_path", "nsys/h100_2gpu_1s.sqlite", "torch-cpu/kineto26"):
         findings = advise(tuneprof, shared / other)
         for fid in ("compute.operator_efficiency", "communication.byte_alignment"):
