@@ -24,6 +24,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -107,6 +108,12 @@ int64_t ItemSize(std::string_view dtype) {
     return 1;
   }
   return 2;
+}
+
+// `value` rounded up to a multiple of `multiple` (> 0); nullopt where that does not fit (a damaged shape).
+std::optional<int64_t> RoundUp(int64_t value, int64_t multiple) {
+  if (value > std::numeric_limits<int64_t>::max() - multiple) return std::nullopt;
+  return (value + multiple - 1) / multiple * multiple;
 }
 
 std::string_view FirstField(std::string_view list) { return list.substr(0, std::min(list.find(';'), list.size())); }
@@ -265,12 +272,13 @@ std::string CubeMisalignment(const Trace& trace, const Group& group, const Group
     // An NZ (fractal) tensor is stored in aligned 16 x 16 blocks already.
     if (inputs[t].size() < 2 || format.find("NZ") != std::string_view::npos) continue;
     const int64_t item = ItemSize(FirstField(trace.str(group.dtypes)));
-    const auto multiple = static_cast<int64_t>(axis_bytes) / item;
+    // Any --config value converts: one beyond every real axis stands for "never aligned" without overflow.
+    const auto multiple = static_cast<int64_t>(std::min(axis_bytes, 1e15)) / item;
     if (multiple <= 0) continue;
     const int64_t inner = inputs[t].back();
-    if (inner % multiple == 0) continue;
-    fix += fmt::format("{}input {} inner axis {} -> {}", fix.empty() ? "" : ", ", t, inner,
-                       (inner + multiple - 1) / multiple * multiple);
+    const std::optional<int64_t> padded = RoundUp(inner, multiple);
+    if (inner % multiple == 0 || !padded) continue;
+    fix += fmt::format("{}input {} inner axis {} -> {}", fix.empty() ? "" : ", ", t, inner, *padded);
   }
   return fix;
 }
@@ -294,8 +302,9 @@ std::string AttentionMisalignment(const Trace& trace, const GroupKey& key, int64
   const bool varlen = trace.str(key.name).find("arlen") != std::string_view::npos;
   std::string fix;
   auto pad = [&](std::string_view axis, int64_t value) {
-    if (value <= 0 || value % multiple == 0) return;
-    fix += fmt::format("{}{} {} -> {}", fix.empty() ? "" : ", ", axis, value, (value + multiple - 1) / multiple * multiple);
+    const std::optional<int64_t> padded = RoundUp(value, multiple);
+    if (value <= 0 || value % multiple == 0 || !padded) return;
+    fix += fmt::format("{}{} {} -> {}", fix.empty() ? "" : ", ", axis, value, *padded);
   };
   pad("head dim D", head_dim);
   if (!varlen) pad("sequence S", seq);
@@ -349,7 +358,8 @@ void Judge(const Trace& trace, const AdvisorConfig& config, const GroupKey& key,
   std::string pad;
   if (key.op_class == OpClass::kCube) pad = CubeMisalignment(trace, group, key, config.Get(threshold::kCubeInnerAxisBytes));
   if (key.op_class == OpClass::kAttention || key.op_class == OpClass::kAttentionGrad) {
-    pad = AttentionMisalignment(trace, key, static_cast<int64_t>(config.Get(threshold::kAttentionAxisMultiple)));
+    const double multiple = std::min(config.Get(threshold::kAttentionAxisMultiple), 1e15);
+    pad = AttentionMisalignment(trace, key, static_cast<int64_t>(multiple));
   }
   if (!pad.empty()) {
     t->misaligned.push_back({label, fmt::format("pad {} ({})", pad, FormatDuration(group.dur_ns)), group.dur_ns});

@@ -173,6 +173,19 @@ TEST(OperatorEfficiency, FlashAttentionHeadDimAndSequence) {
   EXPECT_NE(Text(*f, "top_bound").find("fixpipe-bound"), std::string::npos);
 }
 
+TEST(OperatorEfficiency, DamagedShapesPadNothingAndNeverOverflow) {
+  Trace trace = OneStep();
+  Details d(&trace);
+  // An inner axis no padding fits in int64, an unreadable dimension, a head count of 0: no padding named.
+  d.Add("mm_huge", "MatMulV2", "AI_CORE", 100, "2,9223372036854775807;9223372036854775807,256", "2,256");
+  d.Add("mm_text", "MatMulV2", "AI_CORE", 100, "8192,abc;1000,8192", "8192,8192");
+  d.Add("fa_zero", "FlashAttentionScore", "MIX_AIC", 100, "2,1000,768", "2,0,1000,8");
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);  // mm_huge is looked at (its size is vast) and has space
+  EXPECT_DOUBLE_EQ(Number(*f, "misaligned_shapes"), 0);
+}
+
 TEST(OperatorEfficiency, QuietWithoutPipeUtilizationOrKernelDetails) {
   Trace plain = OneStep();
   EXPECT_EQ(Find(Advise(plain), kId), nullptr);  // a GPU / CPU trace: no kernel_details
