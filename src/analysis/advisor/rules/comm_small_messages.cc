@@ -8,8 +8,9 @@
 // communication.small_packets (msprof-analyze Packet), the same question per transport on Ascend: of the
 // HCCL operators in communication.json (or the Db export's analysis tables) that move data over SDMA (over
 // RDMA), the share whose transit size is below `small_packet_sdma_mb` (`small_packet_rdma_mb`); a transport
-// fires above `small_packet_share_pct` of its operators, as msprof-analyze counts. The share of the volume
-// those operators carry is reported beside it. Gain: unknown (a larger packet's time is not measured).
+// fires above `small_packet_share_pct` of its operators, as msprof-analyze counts (its message speaks of the
+// data volume, its count is of operators). Small transfers cost latency per transfer, which their count
+// measures; the share of the volume they carry is reported beside it. Gain: unknown (a larger packet's time is not measured).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -88,12 +89,14 @@ Finding SmallPacketsFinding(const std::vector<TransportPackets>& fired, double s
     const double ops_pct = 100.0 * static_cast<double>(t.small_ops) / static_cast<double>(t.ops);
     worst = std::max(worst, ops_pct);
     small_ms += t.small_ms;
-    parts.push_back(fmt::format("{:.0f} % of {} operators move less than {:g} MB", ops_pct, t.transport, t.limit_mb));
+    const double volume_pct = t.mb > 0 ? 100 * t.small_mb / t.mb : 0;
+    parts.push_back(fmt::format("{:.0f} % of {} operators move less than {:g} MB ({:.3g} % of its volume)", ops_pct,
+                                t.transport, t.limit_mb, volume_pct));
     const std::string key(t.transport == "SDMA" ? "sdma" : "rdma");
     f.AddNumber(key + "_small_ops", static_cast<double>(t.small_ops), "count");
     f.AddNumber(key + "_ops", static_cast<double>(t.ops), "count");
     f.AddNumber(key + "_small_ops_pct", ops_pct, "%");
-    f.AddNumber(key + "_small_volume_pct", t.mb > 0 ? 100 * t.small_mb / t.mb : 0, "%");
+    f.AddNumber(key + "_small_volume_pct", volume_pct, "%");
     f.AddNumber(key + "_small_transit_ms", t.small_ms, "ms");
     f.AddNumber(key + "_limit_mb", t.limit_mb, "MB");
   }

@@ -74,8 +74,9 @@ TEST(SmallPackets, SdmaAndRdmaSharesAgainstTheirLimits) {
   EXPECT_DOUBLE_EQ(Number(*f, "rdma_limit_mb"), 1);
   EXPECT_DOUBLE_EQ(*f->value, 50);
   EXPECT_TRUE(f->gain_unknown());
-  EXPECT_EQ(f->title, "50 % of SDMA operators move less than 16 MB; 50 % of RDMA operators move less than 1 MB "
-                      "(1.000 ms of transit)");
+  EXPECT_EQ(f->title,
+            "50 % of SDMA operators move less than 16 MB (9.09 % of its volume); 50 % of RDMA operators move less "
+            "than 1 MB (20 % of its volume) (1.000 ms of transit)");
 }
 
 TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
