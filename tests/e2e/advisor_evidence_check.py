@@ -28,6 +28,7 @@ import bisect
 import csv
 import gzip
 import json
+import math
 import os
 import re
 import sqlite3
@@ -670,6 +671,47 @@ def check_straggler(sample, finding, advice, path):
     return checked
 
 
+def check_small_packets(sample, finding, advice, path):
+    """communication.json: per transport (SDMA < 16 MB, RDMA < 1 MB), the operators (Total Op Info left out) with
+    traffic on it and those below the limit; a transport counts above 20 % of its operators."""
+    checked = None
+    for rank in rank_of(sample, finding, advice):
+        d = ascend_rank_dir(rank)
+        if d is None and os.path.isdir(os.path.join(rank["path"], "ASCEND_PROFILER_OUTPUT")):
+            d = rank["path"]
+        f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "communication.json") if d else None
+        if not f or not os.path.exists(f):
+            continue
+        doc = json_file(f)
+        fid = finding["id"]
+        for transport, limit in (("SDMA", 16), ("RDMA", 1)):
+            ops = small = 0
+            mb = small_mb = small_ms = 0.0
+            for sections in doc.values():
+                for section in ("p2p", "collective"):
+                    for key, op in sections.get(section, {}).items():
+                        info = op.get("Communication Bandwidth Info", {}).get(transport, {})
+                        size = float(info.get("Transit Size(MB)", 0) or 0)
+                        if key == "Total Op Info" or size <= 0:
+                            continue
+                        ops += 1
+                        mb += size
+                        if size < limit:
+                            small += 1
+                            small_mb += size
+                            small_ms += float(info.get("Transit Time(ms)", 0) or 0)
+            k = transport.lower()
+            fired = ops > 0 and 100 * small / ops > 20
+            compare(fid, sample, f"rank {rank['rank']} {k} listed", evidence(finding, f"{k}_ops") is not None, fired)
+            if fired:
+                compare(fid, sample, f"{k}_ops", evidence(finding, f"{k}_ops"), ops)
+                compare(fid, sample, f"{k}_small_ops", evidence(finding, f"{k}_small_ops"), small)
+                compare(fid, sample, f"{k}_small_volume_pct", evidence(finding, f"{k}_small_volume_pct"), 100 * small_mb / mb)
+                compare(fid, sample, f"{k}_small_transit_ms", evidence(finding, f"{k}_small_transit_ms"), small_ms)
+        checked = True
+    return checked
+
+
 def check_ascend_env(sample, finding, advice, path):
     """profiler_metadata.json ENV_VARIABLES against msprof-analyze's recommended settings."""
     checked = None
@@ -1098,6 +1140,99 @@ def check_operator_no_bound(sample, finding, advice, path):
     return True
 
 
+EFFICIENCY_VECTOR = (("aiv_mte2_ratio", 0.7), ("aiv_mte3_ratio", 0.7), ("aiv_vec_ratio", 0.7), ("aiv_scalar_ratio", 0.7))
+EFFICIENCY_CUBE = (("aic_mac_ratio", 0.8), ("aic_mte2_ratio", 0.95), ("aic_scalar_ratio", 0.8))
+
+
+def efficiency_item_size(dtypes):
+    first = dtypes.split(";")[0].removeprefix("DT_")
+    if first in ("FLOAT", "FLOAT32", "INT32", "UINT32"):
+        return 4
+    if first in ("DOUBLE", "INT64", "UINT64", "COMPLEX64"):
+        return 8
+    if first in ("INT8", "UINT8", "BOOL") or first.startswith("FLOAT8") or first.startswith("HIFLOAT8"):
+        return 1
+    return 2
+
+
+def efficiency_shapes(text):
+    text = text.strip('"')
+    return [[int(d) for d in t.split(",")] if t else [] for t in text.split(";")] if text else []
+
+
+def efficiency_rank(rows):
+    """compute.operator_efficiency's figures from kernel_details rows: vector op types with >= 1 % of the time
+    and FP-sized matmuls moving >= 100 MiB, grouped by Name and shapes, ratios averaged (None with attention)."""
+    if any(r["Type"].startswith("FlashAttentionScore") for r in rows):
+        return None
+    rows = [r for r in rows if float(r["Duration(us)"]) > 0]
+    total = sum(float(r["Duration(us)"]) for r in rows)
+    vector_type, cube_bytes, groups = {}, {}, {}
+    for r in rows:
+        key = (r["Name"], r["Input Shapes"], r["Output Shapes"])
+        if r["Accelerator Core"] in ("AI_VECTOR_CORE", "MIX_AIV"):
+            vector_type[r["Type"]] = vector_type.get(r["Type"], 0) + float(r["Duration(us)"])
+        elif r["Accelerator Core"] == "AI_CORE" and "matmul" in r["Type"].lower():
+            elements = sum(math.prod(t) for t in efficiency_shapes(r["Input Shapes"]) + efficiency_shapes(r["Output Shapes"]))
+            cube_bytes[key] = cube_bytes.get(key, 0) + elements * efficiency_item_size(r["Input Data Types"])
+    for r in rows:
+        key = (r["Name"], r["Input Shapes"], r["Output Shapes"])
+        if r["Accelerator Core"] in ("AI_VECTOR_CORE", "MIX_AIV") and vector_type[r["Type"]] >= 0.01 * total:
+            groups.setdefault(("vector",) + key, []).append(r)
+        elif key in cube_bytes and cube_bytes[key] >= 100 * 1024 * 1024:
+            groups.setdefault(("cube",) + key, []).append(r)
+    out = dict(analysed_us=0.0, space_shapes=0, space_us=0.0, max_space_pct=0.0, bound_shapes=0, bound_us=0.0,
+               misaligned_shapes=0, misaligned_us=0.0)
+    for (kind, _, inputs, _), members in groups.items():
+        dur = sum(float(r["Duration(us)"]) for r in members)
+        out["analysed_us"] += dur
+        if kind == "cube":
+            item = efficiency_item_size(members[0]["Input Data Types"])
+            formats = members[0]["Input Formats"].split(";")
+            tensors = efficiency_shapes(inputs)[:2]
+            if any(len(t) >= 2 and "NZ" not in (formats[i] if i < len(formats) else "") and t[-1] % (512 // item)
+                   for i, t in enumerate(tensors)):
+                out["misaligned_shapes"] += 1
+                out["misaligned_us"] += dur
+                continue
+        limits = EFFICIENCY_VECTOR if kind == "vector" else EFFICIENCY_CUBE
+        counted = [r for r in members if all(number_or_none(r.get(c, "")) is not None for c, _ in limits)]
+        if not counted:
+            continue
+        ratio = {c: sum(float(r[c]) for r in counted) / len(counted) for c, _ in limits}
+        if kind == "vector":
+            bound = ratio["aiv_vec_ratio"] + ratio["aiv_mte2_ratio"] + ratio["aiv_mte3_ratio"] >= 0.9
+        else:
+            bound = False
+        bound = bound or any(ratio[c] >= limit for c, limit in limits)
+        if bound:
+            out["bound_shapes"] += 1
+            out["bound_us"] += dur
+            continue
+        out["space_shapes"] += 1
+        out["space_us"] += dur
+        space = max(limit - ratio[c] for c, limit in limits if "scalar" not in c)
+        out["max_space_pct"] = max(out["max_space_pct"], 100 * space)
+    return out
+
+
+def check_operator_efficiency(sample, finding, advice, path):
+    """compute.operator_efficiency recomputed from kernel_details.csv (vector and matmul shape groups)."""
+    per_rank = []
+    for rank in rank_of(sample, finding, advice):
+        rows = kernel_details_rows(rank)
+        numbers = efficiency_rank(rows) if rows is not None else None
+        if numbers is not None:
+            per_rank.append(numbers)
+    mine = matching_rank(sample, finding, advice, per_rank, "analysed_us")
+    if mine is None:
+        return None
+    fid = finding["id"]
+    for key, value in mine.items():
+        compare(fid, sample, key, evidence(finding, key), value, rel=1e-9, abs_tol=1e-3)
+    return True
+
+
 def check_block_dim(sample, finding, advice, path):
     """kernel_details rows (OP State not dynamic) whose Block Dim is not a multiple of the cores of the chip the
     sample is run against (SAMPLE_CORES): AI_CORE and MIX_AIC on cube cores (MIX_AIC fine when Mix Block Dim
@@ -1372,6 +1507,8 @@ CHECKS = {
     "communication.byte_alignment": check_byte_alignment,
     "compute.block_dim": check_block_dim,
     "compute.ai_cpu_ops": check_ai_cpu,
+    "compute.operator_efficiency": check_operator_efficiency,
+    "communication.small_packets": check_small_packets,
 }
 
 # Samples run against a chip named with --hardware (cube, vector cores of its profile): the GPT-3 sample

@@ -61,6 +61,17 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
      "Ascend operators longer than this are checked for a bound pipeline (msprof-analyze Operator No Bound: 20 us)"},
     {threshold::kOperatorBoundRatioPct, 80, "%",
      "... and are unbound when no vec/mac/scalar/mte1/mte2/mte3 ratio exceeds this (msprof-analyze: 0.8)"},
+    {threshold::kOperatorEfficiencyMinSharePct, 1, "% of operator time",
+     "Ascend vector operator types holding at least this share of kernel_details time are checked for their bound "
+     "pipeline and optimization space (msprof-analyze AI Core Performance: 0.01)"},
+    {threshold::kOperatorEfficiencyCubeMinMb, 100, "MiB",
+     "... and matmul shapes moving at least this much in all (inputs + output; msprof-analyze: 100 MB)"},
+    {threshold::kCubeInnerAxisBytes, 512, "bytes",
+     "a matmul input's inner axis whose size in bytes is not a multiple of this misses the cube's alignment "
+     "(msprof-analyze: 256 elements)"},
+    {threshold::kAttentionAxisMultiple, 128, "elements",
+     "a FlashAttention head dim or sequence length not a multiple of this misses the cube's alignment "
+     "(msprof-analyze: 128)"},
     {threshold::kAiCoreFrequencyDropPct, 5, "% below max",
      "operators that ran with the AI Core clock this far below its maximum on average (msprof-analyze AI Core "
      "Frequency: 0.05)"},
@@ -79,6 +90,11 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kSdmaAlignmentBytes, 512, "bytes",
      "off-chip SDMA communication tasks larger than this whose size is not a multiple of it (msprof-analyze Byte "
      "Alignment: 512 B)"},
+    {threshold::kSmallPacketSdmaMb, 16, "MB",
+     "an Ascend HCCL operator moving less than this over SDMA sends small packets (msprof-analyze Packet: 16 MB)"},
+    {threshold::kSmallPacketRdmaMb, 1, "MB", "... and less than this over RDMA (msprof-analyze Packet: 1 MB)"},
+    {threshold::kSmallPacketSharePct, 20, "% of operators",
+     "small packets on a transport above this share of its operators (msprof-analyze Packet: 0.2)"},
     {threshold::kSdmaContentionGbps, 14.4, "GB/s",
      "SDMA communication below this bandwidth while a matmul runs is contention (msprof-analyze Bandwidth "
      "Contention: 0.8 x 18 GB/s)"},

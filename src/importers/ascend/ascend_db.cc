@@ -288,6 +288,42 @@ Status DescribedLaunches(const SqliteFile& db, std::unordered_set<int64_t>* out)
                     });
 }
 
+// An HCCL sub-task's size, transport and link (COMMUNICATION_TASK_INFO, the enums by name): what trace_view
+// writes in the args of the sub-task's event on its plane, read from columns 9 to 11 of AddTasks' query.
+std::string SubTaskLinkColumns(const SqliteFile& db, bool communication) {
+  if (!communication) return "NULL, NULL, NULL";
+  const bool transports = db.HasTable("ENUM_HCCL_TRANSPORT_TYPE"), links = db.HasTable("ENUM_HCCL_LINK_TYPE");
+  return Col(db, "COMMUNICATION_TASK_INFO", "m", "size") + ", " + (transports ? "tt.name" : "NULL") + ", " +
+         (links ? "lt.name" : "NULL");
+}
+
+std::string SubTaskLinkJoins(const SqliteFile& db, bool communication) {
+  if (!communication) return "";
+  std::string joins;
+  if (db.HasTable("ENUM_HCCL_TRANSPORT_TYPE") && db.HasColumn("COMMUNICATION_TASK_INFO", "transportType")) {
+    joins += " LEFT JOIN ENUM_HCCL_TRANSPORT_TYPE tt ON tt.id = m.transportType";
+  }
+  if (db.HasTable("ENUM_HCCL_LINK_TYPE") && db.HasColumn("COMMUNICATION_TASK_INFO", "linkType")) {
+    joins += " LEFT JOIN ENUM_HCCL_LINK_TYPE lt ON lt.id = m.linkType";
+  }
+  return joins;
+}
+
+// The bandwidth is trace_view's: size over the task's duration.
+void AddSubTaskLink(const SqliteStatement& r, int64_t dur_ns, uint32_t event, TraceBuilder* b) {
+  if (r.IsNull(10)) return;  // no transport named: nothing to check the task by
+  HcclTaskInfo info;
+  info.event = event;
+  info.size_bytes = IntOr(r, 9);
+  if (info.size_bytes < 0) info.size_bytes = kNoId;
+  info.transport = b->Intern(r.Text(10));
+  info.link_type = b->Intern(r.IsNull(11) ? std::string_view() : r.Text(11));
+  if (info.size_bytes != kNoId && dur_ns > 0) {
+    info.bandwidth_gbps = static_cast<double>(info.size_bytes) / static_cast<double>(dur_ns);
+  }
+  b->AddHcclTaskInfo(info);
+}
+
 Status AddTasks(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {
   if (!db.HasTable("TASK")) return Status();
   b->SetProcessName(ProcessKey{kHardwarePid, false}, "Ascend Hardware");
@@ -300,9 +336,10 @@ Status AddTasks(const SqliteFile& db, const StringIds& strings, TraceBuilder* b)
   const std::string sql =
       "SELECT t.startNs, t.endNs, t.streamId, t.taskType, t.connectionId, " + std::string(compute ? "c.name" : "NULL") +
       ", " + (communication ? "m.taskType, " + Col(db, "COMMUNICATION_TASK_INFO", "m", "planeId") : "NULL, NULL") +
-      ", " + (ops ? "o.opName" : "NULL") + " FROM TASK t" +
+      ", " + (ops ? "o.opName" : "NULL") + ", " + SubTaskLinkColumns(db, communication) + " FROM TASK t" +
       (compute ? " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "") +
       (communication ? " LEFT JOIN COMMUNICATION_TASK_INFO m ON m.globalTaskId = t.globalTaskId" : "") +
+      SubTaskLinkJoins(db, communication) +
       (ops ? " LEFT JOIN COMMUNICATION_OP o ON o.connectionId = t.connectionId" : "") + " ORDER BY t.startNs";
   const StringId no_category = b->Intern("");
   return ForEachRow(db, sql, [&](const SqliteStatement& r) {
@@ -339,7 +376,7 @@ Status AddTasks(const SqliteFile& db, const StringIds& strings, TraceBuilder* b)
     plane.name = b->Intern(strings.Get(r, 6));
     plane.kind = EventKind::kCollective;
     plane.correlation = kNoId;
-    b->AddEvent(plane);
+    AddSubTaskLink(r, plane.dur_ns, b->AddEvent(plane), b);
   });
 }
 

@@ -324,5 +324,29 @@ TEST(AscendDbTest, AJoinThatMultipliesRowsEndsOverBudget) {
   std::filesystem::remove_all(dir);
 }
 
+// COMMUNICATION_TASK_INFO's size, transport and link (enums by name) ride on each HCCL sub-task's plane
+// event, as trace_view's args do: 296 sub-tasks, of which the off-chip SDMA copies and reductions over 512 B
+// whose size is no multiple of 512 are the 4 the text export shows.
+TEST(AscendDbTest, HcclSubTasksKeepSizeTransportAndLink) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const Trace t = MustImport(kDb + "level2/rank0_ascend_pt");
+  ASSERT_EQ(t.hccl_tasks().size(), 296u);
+  uint64_t unaligned = 0;
+  int64_t unaligned_bytes = 0;
+  for (const HcclTaskInfo& task : t.hccl_tasks()) {
+    EXPECT_EQ(t.events().kind[task.event], EventKind::kCollective);
+    const std::string_view name = t.str(t.events().name[task.event]);
+    if ((name != "Memcpy" && name != "Reduce_Inline") || t.str(task.transport) != "SDMA") continue;
+    if (t.str(task.link_type) == "ON_CHIP" || task.size_bytes <= 512 || task.size_bytes % 512 == 0) continue;
+    ++unaligned;
+    unaligned_bytes += task.size_bytes;
+    EXPECT_EQ(t.str(task.link_type), "HCCS");
+    EXPECT_NEAR(task.bandwidth_gbps, static_cast<double>(task.size_bytes) / static_cast<double>(t.events().dur_ns[task.event]),
+                1e-9);
+  }
+  EXPECT_EQ(unaligned, 4u);
+  EXPECT_EQ(unaligned_bytes, 6199616);
+}
+
 }  // namespace
 }  // namespace tuneprof

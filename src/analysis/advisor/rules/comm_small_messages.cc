@@ -4,10 +4,21 @@
 // buckets of the default DDP size (25 MB), the step would pay one latency per bucket instead of one per
 // message; the latency is taken as the shortest small collective of the rank (an upper bound of the
 // fixed cost), so gain = (messages - buckets) x that latency per step, within the exposed communication.
+//
+// communication.small_packets (msprof-analyze Packet), the same question per transport on Ascend: of the
+// HCCL operators in communication.json (or the Db export's analysis tables) that move data over SDMA (over
+// RDMA), the share whose transit size is below `small_packet_sdma_mb` (`small_packet_rdma_mb`); a transport
+// fires above `small_packet_share_pct` of its operators, as msprof-analyze counts (its message speaks of the
+// data volume, its count is of operators). Small transfers cost latency per transfer, which their count
+// measures; the share of the volume they carry is reported beside it. Gain: unknown (a larger packet's time is not measured).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -39,7 +50,86 @@ SmallMessages CountSmall(const RankCommunication& comm) {
   return small;
 }
 
+struct TransportPackets {
+  std::string_view transport;
+  double limit_mb = 0;
+  uint64_t ops = 0, small_ops = 0;
+  double mb = 0, small_mb = 0, small_ms = 0;
+  bool fired(double share_pct) const {
+    return ops > 0 && small_ops > 0 && 100.0 * static_cast<double>(small_ops) / static_cast<double>(ops) > share_pct;
+  }
+};
+
+// Each operator's traffic over `packets->transport`, totals left out (they sum the operators).
+void CountPackets(const Trace& trace, TransportPackets* packets) {
+  const CommunicationTables& tables = trace.communication();
+  for (const HcclOpTime& op : tables.ops) {
+    if (op.total) continue;
+    for (uint32_t i = op.first_traffic; i < op.first_traffic + op.traffic_count && i < tables.traffic.size(); ++i) {
+      const HcclTransportTraffic& traffic = tables.traffic[i];
+      if (trace.str(traffic.transport) != packets->transport) continue;
+      if (!(traffic.transit_size_mb > 0)) continue;  // no traffic over it (NaN too), as msprof-analyze skips
+      ++packets->ops;
+      packets->mb += traffic.transit_size_mb;
+      if (traffic.transit_size_mb >= packets->limit_mb) continue;
+      ++packets->small_ops;
+      packets->small_mb += traffic.transit_size_mb;
+      if (traffic.transit_time_ms > 0) packets->small_ms += traffic.transit_time_ms;
+    }
+  }
+}
+
+Finding SmallPacketsFinding(const std::vector<TransportPackets>& fired, double share_pct) {
+  Finding f;
+  f.id = "communication.small_packets";
+  f.category = FindingCategory::kCommunication;
+  std::vector<std::string> parts;
+  double worst = 0, small_ms = 0;
+  for (const TransportPackets& t : fired) {
+    const double ops_pct = 100.0 * static_cast<double>(t.small_ops) / static_cast<double>(t.ops);
+    worst = std::max(worst, ops_pct);
+    small_ms += t.small_ms;
+    const double volume_pct = t.mb > 0 ? 100 * t.small_mb / t.mb : 0;
+    parts.push_back(fmt::format("{:.0f} % of {} operators move less than {:g} MB ({:.3g} % of its volume)", ops_pct,
+                                t.transport, t.limit_mb, volume_pct));
+    const std::string key(t.transport == "SDMA" ? "sdma" : "rdma");
+    f.AddNumber(key + "_small_ops", static_cast<double>(t.small_ops), "count");
+    f.AddNumber(key + "_ops", static_cast<double>(t.ops), "count");
+    f.AddNumber(key + "_small_ops_pct", ops_pct, "%");
+    f.AddNumber(key + "_small_volume_pct", volume_pct, "%");
+    f.AddNumber(key + "_small_transit_ms", t.small_ms, "ms");
+    f.AddNumber(key + "_limit_mb", t.limit_mb, "MB");
+  }
+  f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
+  f.metric = "communication.json operators whose transit size over SDMA / RDMA is below the transport's limit";
+  f.value = worst;
+  f.threshold = share_pct;
+  f.unit = "% of operators";
+  f.saves_from = TimePart::kCommunication;
+  f.gain_model = "unknown: the time the same data takes in fewer, larger packets is not measured";
+  f.strategy =
+      "Send fewer, larger packets: where the small operators are data-parallel gradients, raise the batch or "
+      "accumulate gradients over more micro-batches; use ZeRO-1/2 rather than ZeRO-3 where memory allows; use "
+      "the fused optimizers, which communicate fewer, larger buffers.";
+  f.apis = {"DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; gradient accumulation",
+            "torch_npu.optim.NpuFusedAdamW (fused optimizer buffers)"};
+  return f;
+}
+
 }  // namespace
+
+void RuleCommSmallPackets(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const Trace& trace = *rank.trace;
+  if (trace.communication().ops.empty()) return;
+  const double share_pct = config.Get(threshold::kSmallPacketSharePct);
+  std::vector<TransportPackets> fired;
+  for (auto [transport, key] : {std::pair{"SDMA", threshold::kSmallPacketSdmaMb}, {"RDMA", threshold::kSmallPacketRdmaMb}}) {
+    TransportPackets packets{transport, config.Get(key)};
+    CountPackets(trace, &packets);
+    if (packets.fired(share_pct)) fired.push_back(packets);
+  }
+  if (!fired.empty()) out->push_back(SmallPacketsFinding(fired, share_pct));
+}
 
 void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.comm == nullptr) return;

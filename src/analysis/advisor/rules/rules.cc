@@ -43,6 +43,8 @@ std::span<const RuleFunction> AllRules() {
       RuleDdpBackend,
       RuleByteAlignment,
       RuleMoeExpertBalance,
+      RuleAscendOperatorEfficiency,
+      RuleCommSmallPackets,
   });
   return kRules;
 }

@@ -43,6 +43,8 @@ void RuleCommDomains(const RankEvidence&, const AdvisorConfig&, std::vector<Find
 void RuleMemoryCapacity(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleFp32Matmul(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendOperatorNoBound(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendOperatorEfficiency(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCommSmallPackets(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendBlockDim(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendDynamicShape(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendFrequency(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);

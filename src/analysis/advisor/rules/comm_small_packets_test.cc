@@ -1,0 +1,92 @@
+// communication.small_packets on hand-built communication.json tables: the share of operators below each
+// transport's limit, counted as msprof-analyze counts it (operators without traffic on a transport and the
+// totals left out), and silence at or below the share.
+#include <gtest/gtest.h>
+
+#include "analysis/advisor/advisor.h"
+#include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using finding_lookup::Find;
+using finding_lookup::Number;
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+constexpr std::string_view kId = "communication.small_packets";
+
+AdvisorResult Advise(const Trace& trace) {
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  HardwareSelection hardware;
+  hardware.how = "unknown in test";
+  const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
+  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, AdvisorConfig());
+}
+
+// One operator with `sdma_mb` over SDMA and `rdma_mb` over RDMA (0: none), each taking `ms`.
+void AddOp(SideTableBuilder& side, double sdma_mb, double rdma_mb, double ms, bool total = false) {
+  CommunicationTables* comm = side.mutable_communication();
+  comm->ops_present = true;
+  HcclOpTime op;
+  op.op_name = side.Intern(total ? "Total Op Info" : "hcom_allReduce_");
+  op.total = total;
+  op.first_traffic = static_cast<uint32_t>(comm->traffic.size());
+  for (auto [transport, mb] : {std::pair{"SDMA", sdma_mb}, {"RDMA", rdma_mb}, {"HCCS", sdma_mb}}) {
+    HcclTransportTraffic traffic;
+    traffic.transport = side.Intern(transport);
+    traffic.transit_size_mb = mb;
+    traffic.transit_time_ms = mb > 0 ? ms : 0;
+    comm->traffic.push_back(traffic);
+    ++op.traffic_count;
+  }
+  comm->ops.push_back(op);
+}
+
+Trace OneStep() {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(10000));
+  t.Kernel("k", 0, Us(5000));
+  return t.Finish();
+}
+
+TEST(SmallPackets, SdmaAndRdmaSharesAgainstTheirLimits) {
+  Trace trace = OneStep();
+  SideTableBuilder side(&trace);
+  AddOp(side, 4, 0.5, 0.25);   // SDMA small (< 16 MB), RDMA small (< 1 MB)
+  AddOp(side, 8, 2, 0.5);      // SDMA small, RDMA not
+  AddOp(side, 20, 0, 1);       // SDMA large, no RDMA traffic: not an RDMA operator
+  AddOp(side, 100, 0, 2);      // SDMA large
+  AddOp(side, 132, 2.5, 3.75, /*total=*/true);  // totals are not an operator
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->category, FindingCategory::kCommunication);
+  EXPECT_DOUBLE_EQ(Number(*f, "sdma_ops"), 4);
+  EXPECT_DOUBLE_EQ(Number(*f, "sdma_small_ops"), 2);
+  EXPECT_DOUBLE_EQ(Number(*f, "sdma_small_ops_pct"), 50);
+  EXPECT_DOUBLE_EQ(Number(*f, "sdma_small_volume_pct"), 100.0 * 12 / 132);
+  EXPECT_DOUBLE_EQ(Number(*f, "sdma_small_transit_ms"), 0.75);
+  EXPECT_DOUBLE_EQ(Number(*f, "sdma_limit_mb"), 16);
+  EXPECT_DOUBLE_EQ(Number(*f, "rdma_ops"), 2);
+  EXPECT_DOUBLE_EQ(Number(*f, "rdma_small_ops"), 1);
+  EXPECT_DOUBLE_EQ(Number(*f, "rdma_limit_mb"), 1);
+  EXPECT_DOUBLE_EQ(*f->value, 50);
+  EXPECT_TRUE(f->gain_unknown());
+  EXPECT_EQ(f->title,
+            "50 % of SDMA operators move less than 16 MB (9.09 % of its volume); 50 % of RDMA operators move less "
+            "than 1 MB (20 % of its volume) (1.000 ms of transit)");
+}
+
+TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
+  EXPECT_EQ(Find(Advise(OneStep()), kId), nullptr);
+  Trace trace = OneStep();
+  SideTableBuilder side(&trace);
+  AddOp(side, 4, 0, 1);  // 1 of 5 SDMA operators small: 20 %, not above it
+  for (int i = 0; i < 4; ++i) AddOp(side, 32, 0, 1);
+  EXPECT_EQ(Find(Advise(trace), kId), nullptr);
+}
+
+}  // namespace
+}  // namespace tuneprof
