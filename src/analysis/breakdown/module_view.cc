@@ -17,6 +17,7 @@ constexpr std::string_view kModulePrefix = "nn.Module: ";
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 constexpr std::string_view kBackwardFlow = "fwdbwd";
 constexpr std::string_view kTorchNpuLaunchFlow = "HostToDevice";  // as device_launches.cc reads it
+constexpr std::string_view kTorchNpuFrameworkFlow = "async_npu";    // framework operator -> device task
 constexpr uint32_t kNone = kNoIndex;
 
 // The module a range stands for, or nullopt: `nn.Module:` python_function ranges by their module's
@@ -73,33 +74,42 @@ std::vector<uint32_t> InnermostOpen(const std::vector<Span>& spans, std::vector<
   return found;
 }
 
-// Where each piece of device work was launched from: the runtime call's thread and start (a
-// correlation link), or a launch flow's start point (torch_npu's HostToDevice, or a flow from a call).
+// Where each piece of device work was launched from, on the thread the model's ranges are on: torch_npu's
+// `async_npu` flow from the framework operator (its launch runs later on a queue thread), else the
+// runtime call's thread and start (a correlation link), else a launch flow's start point (torch_npu's
+// HostToDevice, or a flow from a call). Points without a launch keep track kNone.
 std::vector<Point> LaunchPoints(const Trace& trace, const std::vector<DeviceWorkEvent>& work) {
   const EventTable& events = trace.events();
   std::vector<uint32_t> work_index(events.size(), kNone);
   for (size_t i = 0; i < work.size(); ++i) work_index[work[i].event] = static_cast<uint32_t>(i);
   std::vector<Point> points(work.size(), Point{kNone, 0, 0});
+  std::vector<uint8_t> rank(work.size(), 0);  // how good the point is: 3 framework flow, 2 call, 1 other flow
+  const auto offer = [&](uint32_t event, uint32_t track, int64_t ts, uint8_t quality) {
+    const uint32_t id = work_index[event];
+    if (id == kNone || rank[id] >= quality) return;
+    points[id] = Point{track, ts, id};
+    rank[id] = quality;
+  };
   for (const Link& link : trace.links()) {
-    if (link.kind != LinkKind::kCorrelation || work_index[link.to] == kNone) continue;
-    points[work_index[link.to]] = Point{events.track[link.from], events.ts_ns[link.from], work_index[link.to]};
+    if (link.kind == LinkKind::kCorrelation) offer(link.to, events.track[link.from], events.ts_ns[link.from], 2);
   }
   if (trace.flow_points().empty()) return points;
-  StringId npu_launch;
+  StringId npu_launch, framework;
   const bool has_npu_launch = trace.strings().Find(kTorchNpuLaunchFlow, &npu_launch);
+  const bool has_framework = trace.strings().Find(kTorchNpuFrameworkFlow, &framework);
   std::unordered_map<FlowKey, Point, FlowKeyHash> starts;
   for (const FlowPoint& p : trace.flow_points()) {
     if (p.phase != FlowPhase::kStart || p.duplicates_correlation) continue;
     const bool from_call = p.event != kNoIndex && (events.kind[p.event] == EventKind::kRuntime ||
                                                    events.kind[p.event] == EventKind::kDriver);
-    if (from_call || (has_npu_launch && p.category == npu_launch)) starts.emplace(FlowKey(p), Point{p.track, p.ts_ns, 0});
+    const bool launch = (has_npu_launch && p.category == npu_launch) || (has_framework && p.category == framework);
+    if (from_call || launch) starts.emplace(FlowKey(p), Point{p.track, p.ts_ns, 0});
   }
   for (const FlowPoint& p : trace.flow_points()) {
-    if (p.phase != FlowPhase::kEnd || p.event == kNoIndex || work_index[p.event] == kNone) continue;
-    Point& point = points[work_index[p.event]];
-    if (point.track != kNone) continue;  // a correlation link already said it
+    if (p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
     auto it = starts.find(FlowKey(p));
-    if (it != starts.end()) point = Point{it->second.track, it->second.ts, work_index[p.event]};
+    if (it == starts.end()) continue;
+    offer(p.event, it->second.track, it->second.ts, has_framework && p.category == framework ? 3 : 1);
   }
   return points;
 }
@@ -251,14 +261,23 @@ std::vector<std::string> RolledUpPaths(const std::vector<ModuleRow>& rows, const
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return std::tie(rows[a].first_start_ns, a) < std::tie(rows[b].first_start_ns, b);
   });
+  // A module's shape: the classes of its children in order. Siblings of one class are layers only when
+  // their shapes match (a model's `features` and `classifier` are both Sequential, not two layers).
+  std::vector<std::string> shape(rows.size());
+  for (uint32_t n : order) {
+    if (parents[n] == kNone) continue;
+    shape[parents[n]].append(ModuleClass(rows[n].name).value_or(rows[n].name)).push_back('\n');
+  }
   std::unordered_map<std::string, uint32_t> class_count;
   std::vector<uint32_t> ordinal(rows.size(), 0);
   std::vector<std::string> class_key(rows.size());
   for (uint32_t n : order) {
     const std::optional<std::string_view> cls = ModuleClass(rows[n].name);
     if (!cls) continue;
-    class_key[n] = std::string(reinterpret_cast<const char*>(&parents[n]), sizeof(uint32_t)) + std::string(*cls);
-    ordinal[n] = class_count[class_key[n]]++;
+    std::string& key = class_key[n];
+    key.assign(reinterpret_cast<const char*>(&parents[n]), sizeof(uint32_t)).append(*cls).push_back('\n');
+    key += shape[n];
+    ordinal[n] = class_count[key]++;
   }
   std::vector<std::string> rolled(rows.size());
   for (uint32_t n = 0; n < rows.size(); ++n) {  // parents first
@@ -283,7 +302,9 @@ std::vector<std::string> RolledUpPaths(const std::vector<ModuleRow>& rows, const
   return rolled;
 }
 
-std::vector<LayerGroup> RollUpLayers(const std::vector<ModuleRow>& rows, const std::vector<uint32_t>& parents) {
+// The groups of two members or more; each member's layer_path set to its group's.
+std::vector<LayerGroup> RollUpLayers(const std::vector<uint32_t>& parents, std::vector<ModuleRow>* mutable_rows) {
+  const std::vector<ModuleRow>& rows = *mutable_rows;
   const std::vector<std::string> rolled = RolledUpPaths(rows, parents);
   std::unordered_map<std::string, std::vector<uint32_t>> members;
   std::vector<std::string> group_order;
@@ -306,6 +327,7 @@ std::vector<LayerGroup> RollUpLayers(const std::vector<ModuleRow>& rows, const s
     g.min_ns = std::numeric_limits<int64_t>::max();
     g.max_ns = std::numeric_limits<int64_t>::min();
     for (uint32_t n : list) {
+      (*mutable_rows)[n].layer_path = path;
       g.device_ns += rows[n].device_ns();
       g.min_ns = std::min(g.min_ns, rows[n].device_ns());
       g.max_ns = std::max(g.max_ns, rows[n].device_ns());
@@ -335,7 +357,7 @@ ModuleView ComputeModuleView(const Trace& trace) {
   const std::vector<Span> spans = ModuleSpans(trace, &tree, &view.has_nn_modules);
   if (spans.empty()) return view;
   AttributeDeviceWork(trace, spans, &tree, &view);
-  view.layers = RollUpLayers(tree.rows(), tree.parents());
+  view.layers = RollUpLayers(tree.parents(), &tree.rows());
   view.modules = std::move(tree.rows());
   std::stable_sort(view.modules.begin(), view.modules.end(), [](const ModuleRow& a, const ModuleRow& b) {
     return std::tie(a.first_start_ns, a.depth) < std::tie(b.first_start_ns, b.depth);

@@ -34,6 +34,7 @@ struct ModuleRow {
   int64_t backward_ns = 0;  // device time its forward operators' backward launched (descendants included)
   int64_t self_ns = 0;      // device time launched with it the innermost module (forward and backward)
   int64_t first_start_ns = 0;
+  std::string layer_path;  // its repeated-layer group's rolled-up path; empty when it repeats nowhere
   int64_t device_ns() const { return forward_ns + backward_ns; }
 };
 

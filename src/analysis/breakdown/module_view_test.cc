@@ -131,6 +131,20 @@ TEST(ModuleViewTest, RepeatedLayersRollUpWithTheirOutlier) {
   ASSERT_NE(Find(view, "Model_0.Layer_1.Linear_3"), nullptr);
 }
 
+TEST(ModuleViewTest, SiblingsOfOneClassWithDifferentChildrenAreNoLayers) {
+  HandBuiltTrace hand;
+  Module(&hand, "Net_0", 0, 1000);
+  Module(&hand, "Sequential_0", 10, 300);  // features: a convolution
+  Module(&hand, "Conv2d_0", 20, 50);
+  LaunchedKernel(&hand, 30, 5, 1);
+  Module(&hand, "Sequential_1", 400, 300);  // classifier: a linear layer
+  Module(&hand, "Linear_0", 410, 50);
+  LaunchedKernel(&hand, 420, 5, 2);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  EXPECT_TRUE(view.layers.empty());
+  for (const ModuleRow& row : view.modules) EXPECT_EQ(row.layer_path, "") << row.path;
+}
+
 TEST(ModuleViewTest, BackwardWorkCountsForTheForwardModuleThroughFwdbwdFlows) {
   HandBuiltTrace hand;
   TraceBuilder* builder = hand.mutable_builder();
