@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""`tuneprof profile --by module --json` (src/analysis/breakdown/module_view.h) against an attribution made
+here from the raw trace with Python's json module alone, on the TraceLens H100 and MI300X inference traces
+recorded with with_modules=True (Qwen1.5-0.5B: 316 module ranges, owlv2: 2,345 a step).
+
+- Module ranges: `python_function` X events named `nn.Module: NAME`, and `user_annotation` X events other than
+  ProfilerStep#N, by (pid, tid). A range's parent is the innermost range open on its thread when it starts;
+  its path the parents' names and its own joined by dots. Innermost = among the ranges with start <= t < end,
+  the latest start, then the shorter, then the later in the file.
+- Device work: `kernel`, `gpu_memcpy`, `gpu_memset`, `cuda_sync` X events. Each counts for the innermost range
+  around the runtime call (`cuda_runtime` / `cuda_driver`) with its correlation id, on the call's thread.
+- Per path: count, host time (sum of durations), device time (its own and its descendants'), forward
+  (= device: these traces hold no backward), share of all device work; the layer groups' sums and extremes
+  equal their members'; plain `profile` names the top repeated layer of each trace.
+Times are exact: the JSON numbers are read as decimals and turned into integer nanoseconds as tuneprof does.
+Usage: module_view_check.py TUNEPROF SHARED_DIR"""
+import bisect
+import decimal
+import gzip
+import json
+import pathlib
+import subprocess
+import sys
+from collections import defaultdict
+
+from harness import check, failures
+
+TRACES = ["h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+          "h100/google_owlv2-large-patch14-ensemble__1016001.json.gz",
+          "mi300/google_owlv2-large-patch14-ensemble__1016001.json.gz"]
+DEVICE_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync"}
+CALL_CATEGORIES = {"cuda_runtime", "cuda_driver"}
+MODULE_PREFIX = "nn.Module: "
+
+
+def ns(value):
+    """A JSON time in µs as integer ns, rounded half away from zero (as tuneprof's decimal parser)."""
+    scaled = decimal.Decimal(value) * 1000
+    return int(scaled.to_integral_value(rounding=decimal.ROUND_HALF_UP))
+
+
+def load(path):
+    with gzip.open(path, "rt") as f:
+        return json.load(f, parse_float=decimal.Decimal)["traceEvents"]
+
+
+def module_name(e):
+    name = e.get("name", "")
+    if e.get("cat") == "python_function" and name.startswith(MODULE_PREFIX):
+        return name[len(MODULE_PREFIX):]
+    if e.get("cat") == "user_annotation" and name and not name.startswith("ProfilerStep#"):
+        return name
+    return None
+
+
+class Thread:
+    """The module ranges of one thread, in (start, -end, file order) order, for innermost-open queries."""
+
+    def __init__(self, ranges):
+        self.ranges = sorted(ranges, key=lambda r: (r["start"], -r["end"], r["index"]))
+        self.starts = [r["start"] for r in self.ranges]
+
+    def innermost(self, t, before=None):
+        """The last range in order with start <= t < end (only those before position `before` if given)."""
+        last = bisect.bisect_right(self.starts, t) if before is None else before
+        for i in range(last - 1, -1, -1):
+            if self.ranges[i]["end"] > t:
+                return self.ranges[i]
+        return None
+
+
+def attribute(events):
+    """Per path: count, host ns, device ns (descendants included); total device ns."""
+    by_thread = defaultdict(list)
+    for index, e in enumerate(events):
+        if e.get("ph") != "X":
+            continue
+        name = module_name(e)
+        if name is not None:
+            start = ns(e["ts"])
+            by_thread[(e["pid"], e["tid"])].append(
+                {"name": name, "start": start, "end": start + max(ns(e.get("dur", 0)), 0), "index": index})
+    threads = {key: Thread(ranges) for key, ranges in by_thread.items()}
+    modules = defaultdict(lambda: {"count": 0, "host": 0, "device": 0, "parent": None, "depth": 0, "name": ""})
+    for thread in threads.values():
+        for position, r in enumerate(thread.ranges):  # parents come first in this order
+            parent = thread.innermost(r["start"], before=position)
+            r["path"] = r["name"] if parent is None else parent["path"] + "." + r["name"]
+            module = modules[r["path"]]
+            module["parent"] = None if parent is None else parent["path"]
+            module["depth"] = 0 if parent is None else modules[parent["path"]]["depth"] + 1
+            module["name"] = r["name"]
+            modules[r["path"]]["count"] += 1
+            modules[r["path"]]["host"] += r["end"] - r["start"]
+    calls = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in CALL_CATEGORIES and "correlation" in e.get("args", {}):
+            calls[e["args"]["correlation"]] = ((e["pid"], e["tid"]), ns(e["ts"]))
+    total = 0
+    for e in events:
+        if e.get("ph") != "X" or e.get("cat") not in DEVICE_CATEGORIES:
+            continue
+        dur = max(ns(e.get("dur", 0)), 0)
+        total += dur
+        call = calls.get(e.get("args", {}).get("correlation"))
+        if call is None or call[0] not in threads:
+            continue
+        holder = threads[call[0]].innermost(call[1])
+        if holder is None:
+            continue
+        path = holder["path"]
+        while path is not None:  # the work counts for the module and every module above it
+            modules[path]["device"] += dur
+            path = modules[path]["parent"]
+    return modules, total
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def check_trace(tuneprof, path):
+    label = "/".join(path.parts[-2:])
+    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(path)], capture_output=True, text=True,
+                          timeout=300)
+    check(done.returncode == 0, f"{label}: profile --by module --json exits 0 {done.stderr.strip()[:200]}")
+    if done.returncode != 0:
+        return
+    rank = json.loads(done.stdout)["ranks"][0]
+    expected, total = attribute(load(path))
+    got = {m["path"]: m for m in rank["modules"]}
+    check(len(got) == len(rank["modules"]), f"{label}: every module path once")
+    check(set(got) == set(expected), f"{label}: the same {len(expected)} module paths "
+          f"(only tuneprof: {sorted(set(got) - set(expected))[:3]}, only here: {sorted(set(expected) - set(got))[:3]})")
+    check(close(rank["module_device_us"], total / 1e3), f"{label}: all device work {total / 1e6:.3f} ms")
+    wrong = []
+    for p, want in expected.items():
+        m = got.get(p)
+        if m is None:
+            continue
+        if (m["count"] != want["count"] or not close(m["host_us"], want["host"] / 1e3) or
+                not close(m["device_us"], want["device"] / 1e3) or not close(m["forward_us"], want["device"] / 1e3) or
+                m["backward_us"] != 0 or not close(m["device_share"], want["device"] / total if total else 0) or
+                m["depth"] != want["depth"] or m["name"] != want["name"]):
+            wrong.append(f"{p}: tuneprof {m}, here {dict(want)}")
+    check(not wrong, f"{label}: count, host, device, forward, share of all {len(expected)} modules equal "
+          f"({len(wrong)} differ{': ' + wrong[0] if wrong else ''})")
+    attributed = sum(v["device"] for v in expected.values() if v["parent"] is None)
+    check(close(rank["module_attributed_us"], attributed / 1e3),
+          f"{label}: device work inside modules {attributed / 1e6:.3f} ms")
+    layers_ok = bool(rank["layers"])
+    for g in rank["layers"]:
+        members = [m for m in rank["modules"] if m["layer_path"] == g["path"]]
+        values = [m["device_us"] for m in members]
+        mean = sum(values) / len(values) if values else 0
+        outlier = max(members, key=lambda m: abs(m["device_us"] - mean)) if members else None
+        layers_ok &= (len(members) == g["members"] >= 2 and close(g["device_us"], sum(values)) and
+                      close(g["min_us"], min(values)) and close(g["max_us"], max(values)) and
+                      abs(g["mean_us"] - mean) <= 1e-3 and outlier is not None and
+                      close(abs(g["outlier_us"] - mean), abs(outlier["device_us"] - mean)))
+    check(layers_ok, f"{label}: {len(rank['layers'])} layer groups: members, sum, mean, min, max and outlier")
+    biggest = max(rank["layers"], key=lambda g: g["device_us"], default=None)
+    check(biggest is not None and biggest["members"] >= 12, f"{label}: the repeated layers are found "
+          f"({biggest['path'] if biggest else None})")
+    text = subprocess.run([tuneprof, "profile", str(path)], capture_output=True, text=True, timeout=300).stdout
+    check("top modules (self device time" in text and "_*" in text, f"{label}: plain profile shows the top modules")
+
+
+def main():
+    tuneprof, shared = sys.argv[1], pathlib.Path(sys.argv[2])
+    base = shared / "traces" / "kineto" / "tracelens"
+    for name in TRACES:
+        check_trace(tuneprof, base / name)
+    plain = shared / "traces" / "kineto" / "hta" / "trace_filter"
+    for trace in sorted(plain.glob("*.json.gz"))[:1]:
+        text = subprocess.run([tuneprof, "profile", str(trace)], capture_output=True, text=True, timeout=300).stdout
+        check("top modules" not in text, f"{trace.name}: no module table for a trace without nn.Module ranges")
+    print(f"{len(failures)} failure(s)" if failures else "all module checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
