@@ -13,6 +13,9 @@ recorded with with_modules=True (Qwen1.5-0.5B: 316 module ranges, owlv2: 2,345 a
   (= device: these traces hold no backward), share of all device work; the layer groups' sums and extremes
   equal their members'; plain `profile` names the top repeated layer of each trace.
 Times are exact: the JSON numbers are read as decimals and turned into integer nanoseconds as tuneprof does.
+Generated hostile inputs (in a temporary directory): 100,000 nn.Module ranges nested in one another, and
+20,000 siblings with 1 KiB names under 63 levels of 1 KiB names, give bounded output, time and memory: paths
+stop at 64 levels and a 16 MiB budget, the rest counted in the module around them (`module_ranges_collapsed`).
 Usage: module_view_check.py TUNEPROF SHARED_DIR"""
 import bisect
 import decimal
@@ -21,9 +24,10 @@ import json
 import pathlib
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
-from harness import check, failures
+from harness import check, failures, run_measured
 
 TRACES = ["h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
           "h100/google_owlv2-large-patch14-ensemble__1016001.json.gz",
@@ -166,6 +170,46 @@ def check_trace(tuneprof, path):
     check("top modules (self device time" in text and "_*" in text, f"{label}: plain profile shows the top modules")
 
 
+def hostile_trace(path, ranges, kernel_at):
+    """A Kineto trace of the given (name, ts, dur) module ranges and one kernel launched at `kernel_at`."""
+    events = [{"ph": "X", "cat": "python_function", "name": "nn.Module: " + name, "pid": 1, "tid": 1, "ts": ts,
+               "dur": dur} for name, ts, dur in ranges]
+    events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": kernel_at,
+                   "dur": 1, "args": {"correlation": 7}})
+    events.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": kernel_at + 1, "dur": 5,
+                   "args": {"correlation": 7, "device": 0, "stream": 7}})
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "traceEvents": events}, f)
+
+
+def check_hostile(tuneprof, tmp):
+    deep = tmp / "deep.json"
+    levels = 100_000
+    hostile_trace(deep, [(f"M_{i}", i, 10 * levels - 2 * i) for i in range(levels)], levels + 5)
+    wide = tmp / "wide.json"
+    long_name = "L" * 1024
+    ranges = [(f"{long_name}_{i}", i, 1_000_000 - 2 * i) for i in range(63)]
+    ranges += [(f"{long_name}_{63 + i}", 100 + 2 * i, 1) for i in range(20_000)]
+    hostile_trace(wide, ranges, 50)
+    for label, path, collapsed in (("100,000 nested ranges", deep, levels - 64), ("long paths", wide, None)):
+        result = run_measured(tuneprof, ["profile", "--by", "module", "--json", path], 60)
+        if result is None:
+            check(False, f"{label}: profile --by module ends within 60 s")
+            continue
+        rc, out, err, rss_kib, seconds = result
+        check(rc == 0, f"{label}: exit 0 ({err.strip()[:200]})")
+        if rc != 0:
+            continue
+        rank = json.loads(out)["ranks"][0]
+        check(len(rank["modules"]) <= 64 + 20_063 and len(out) < 64 << 20,
+              f"{label}: {len(rank['modules'])} modules, {len(out) >> 10} KiB of JSON, {seconds:.1f} s, "
+              f"{rss_kib >> 10} MiB")
+        check(rss_kib < 1 << 20, f"{label}: under 1 GiB of memory ({rss_kib >> 10} MiB)")
+        check(rank["module_ranges_collapsed"] == collapsed if collapsed is not None else
+              rank["module_ranges_collapsed"] > 0, f"{label}: {rank['module_ranges_collapsed']} ranges collapsed")
+        check(close(rank["module_attributed_us"], 5), f"{label}: the kernel still counts for a module")
+
+
 def main():
     tuneprof, shared = sys.argv[1], pathlib.Path(sys.argv[2])
     base = shared / "traces" / "kineto" / "tracelens"
@@ -175,6 +219,8 @@ def main():
     for trace in sorted(plain.glob("*.json.gz"))[:1]:
         text = subprocess.run([tuneprof, "profile", str(trace)], capture_output=True, text=True, timeout=300).stdout
         check("top modules" not in text, f"{trace.name}: no module table for a trace without nn.Module ranges")
+    with tempfile.TemporaryDirectory() as tmp:
+        check_hostile(tuneprof, pathlib.Path(tmp))
     print(f"{len(failures)} failure(s)" if failures else "all module checks passed")
     return 1 if failures else 0
 

@@ -115,11 +115,23 @@ std::vector<Point> LaunchPoints(const Trace& trace, const std::vector<DeviceWork
 }
 
 // The module tree: one node per distinct path, parents before children.
+// A hostile trace (ranges nested a million deep, or long names under a deep parent) would make paths
+// quadratic in its size: a path deeper than kMaxDepth, or one past the budget of all paths' bytes, is
+// not made; its range counts as part of its parent's (kNone at the root: in no module).
 class ModuleTree {
  public:
+  static constexpr uint32_t kMaxDepth = ModuleView::kMaxDepth;
+  static constexpr size_t kPathBytesBudget = size_t{16} << 20;
+
   uint32_t Node(uint32_t parent, std::string_view name) {
     std::string key(reinterpret_cast<const char*>(&parent), sizeof parent);
     key += name;
+    if (auto it = index_.find(key); it != index_.end()) return it->second;
+    const size_t path_bytes = (parent == kNone ? 0 : rows_[parent].path.size() + 1) + name.size();
+    if ((parent != kNone && rows_[parent].depth + 1 >= kMaxDepth) || path_bytes > kPathBytesBudget - path_bytes_) {
+      return kNone;
+    }
+    path_bytes_ += path_bytes;
     auto [it, added] = index_.try_emplace(std::move(key), static_cast<uint32_t>(rows_.size()));
     if (added) {
       ModuleRow row;
@@ -137,13 +149,14 @@ class ModuleTree {
 
  private:
   std::unordered_map<std::string, uint32_t> index_;
+  size_t path_bytes_ = 0;
   std::vector<ModuleRow> rows_;
   std::vector<uint32_t> parents_;
 };
 
 // The module ranges sorted by SpanOrder, each given its node; the parent of a range is the innermost
 // module range open on its thread when it starts.
-std::vector<Span> ModuleSpans(const Trace& trace, ModuleTree* tree, bool* has_nn_modules) {
+std::vector<Span> ModuleSpans(const Trace& trace, ModuleTree* tree, ModuleView* view) {
   const EventTable& events = trace.events();
   std::vector<Span> spans;
   for (uint32_t i = 0; i < events.size(); ++i) {
@@ -163,9 +176,14 @@ std::vector<Span> ModuleSpans(const Trace& trace, ModuleTree* tree, bool* has_nn
     while (!open.empty() && spans[open.back()].end <= s.start) open.pop_back();
     const uint32_t parent = open.empty() ? kNone : spans[open.back()].node;
     const EventKind kind = events.kind[s.event];
-    *has_nn_modules = *has_nn_modules || kind == EventKind::kPythonFunction;
+    view->has_nn_modules = view->has_nn_modules || kind == EventKind::kPythonFunction;
     s.node = tree->Node(parent, *ModuleName(kind, trace.str(events.name[s.event])));
     open.push_back(static_cast<uint32_t>(&s - spans.data()));
+    if (s.node == kNone) {
+      ++view->collapsed_ranges;
+      s.node = parent;  // part of its parent, which has counted its time already
+      continue;
+    }
     ModuleRow& row = tree->rows()[s.node];
     ++row.count;
     row.host_ns += s.end - s.start;
@@ -196,7 +214,7 @@ std::vector<Span> BackwardSpans(const Trace& trace, const std::vector<Span>& mod
   const std::vector<uint32_t> holder = InnermostOpen(modules, std::move(queries), backward.size());
   std::vector<Span> kept;
   for (size_t i = 0; i < backward.size(); ++i) {
-    if (holder[i] == kNone) continue;
+    if (holder[i] == kNone || modules[holder[i]].node == kNone) continue;
     backward[i].node = modules[holder[i]].node;
     kept.push_back(backward[i]);
   }
@@ -219,7 +237,7 @@ void AttributeDeviceWork(const Trace& trace, const std::vector<Span>& modules, M
   for (const Point& p : launches) {
     if (forward[p.id] == kNone) {
       rest.push_back(p);
-    } else {
+    } else if (modules[forward[p.id]].node != kNone) {
       rows[modules[forward[p.id]].node].forward_ns += duration(p.id);
     }
   }
@@ -354,7 +372,7 @@ std::vector<LayerGroup> RollUpLayers(const std::vector<uint32_t>& parents, std::
 ModuleView ComputeModuleView(const Trace& trace) {
   ModuleView view;
   ModuleTree tree;
-  const std::vector<Span> spans = ModuleSpans(trace, &tree, &view.has_nn_modules);
+  const std::vector<Span> spans = ModuleSpans(trace, &tree, &view);
   if (spans.empty()) return view;
   AttributeDeviceWork(trace, spans, &tree, &view);
   view.layers = RollUpLayers(tree.parents(), &tree.rows());

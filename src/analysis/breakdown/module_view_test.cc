@@ -145,6 +145,19 @@ TEST(ModuleViewTest, SiblingsOfOneClassWithDifferentChildrenAreNoLayers) {
   for (const ModuleRow& row : view.modules) EXPECT_EQ(row.layer_path, "") << row.path;
 }
 
+TEST(ModuleViewTest, NestingPastTheDepthLimitCountsForTheDeepestModule) {
+  HandBuiltTrace hand;
+  constexpr int kLevels = 100;
+  for (int level = 0; level < kLevels; ++level) Module(&hand, "M_" + std::to_string(level), level, 1000 - 2 * level);
+  LaunchedKernel(&hand, 500, 5, 1);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  ASSERT_EQ(view.modules.size(), ModuleView::kMaxDepth);
+  EXPECT_EQ(view.collapsed_ranges, kLevels - ModuleView::kMaxDepth);
+  EXPECT_EQ(view.modules.back().depth, ModuleView::kMaxDepth - 1);
+  EXPECT_EQ(view.modules.back().self_ns, Us(5));
+  EXPECT_EQ(view.modules.front().device_ns(), Us(5));
+}
+
 TEST(ModuleViewTest, BackwardWorkCountsForTheForwardModuleThroughFwdbwdFlows) {
   HandBuiltTrace hand;
   TraceBuilder* builder = hand.mutable_builder();

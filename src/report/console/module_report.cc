@@ -96,6 +96,11 @@ void AppendCoverage(const ModuleView& view, std::string* out) {
   *out += fmt::format("  {} modules; device work {:.3f} ms, {:.1f}% of it launched inside a module\n",
                       view.modules.size(), Millis(view.device_total_ns),
                       Share(view.attributed_ns, view.device_total_ns) * 100);
+  if (view.collapsed_ranges > 0) {
+    *out += fmt::format("  {} ranges nested too deep (past {} levels or the paths' size budget) counted in the "
+                        "module around them\n",
+                        view.collapsed_ranges, ModuleView::kMaxDepth);
+  }
 }
 
 }  // namespace
@@ -172,6 +177,7 @@ void WriteModuleViewJson(const ModuleView& view, JsonWriter* w) {
   w->EndArray();
   w->Key("module_device_us").Double(Micros(view.device_total_ns));
   w->Key("module_attributed_us").Double(Micros(view.attributed_ns));
+  w->Key("module_ranges_collapsed").Uint(view.collapsed_ranges);
 }
 
 }  // namespace tuneprof
