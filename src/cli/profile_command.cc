@@ -71,7 +71,8 @@ RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const Profi
 }
 
 // A rank summary (format version 2 on) holds all three, its compute units made with the default
-// ComputeOptions (SummaryInputFor refuses summaries under other compute flags).
+// ComputeOptions (SummaryInputFor refuses summaries under other compute flags); from version 4 on, its
+// modules too (empty before).
 RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
   RankProfile out;
   if (!rank.report || !rank.report->compute) return out;  // refused by MapSummaryFile (compute_units)
@@ -79,6 +80,7 @@ RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
   out.compute = std::move(*rank.report->compute);
   out.kernels = std::move(rank.report->kernels);
   out.moe = std::move(rank.advice.moe);
+  out.modules = std::move(rank.report->modules);
   return out;
 }
 
