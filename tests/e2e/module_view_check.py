@@ -4,7 +4,7 @@ here from the raw trace with Python's json module alone, on the TraceLens H100 a
 recorded with with_modules=True (Qwen1.5-0.5B: 316 module ranges, owlv2: 2,345 a step).
 
 - Module ranges: `python_function` X events named `nn.Module: NAME`, and `user_annotation` X events other than
-  ProfilerStep#N, by (pid, tid). A range's parent is the innermost range open on its thread when it starts;
+  ProfilerStep#N and NCCL's `nccl*` ranges, by (pid, tid). A range's parent is the innermost range open on its thread when it starts;
   its path the parents' names and its own joined by dots. Innermost = among the ranges with start <= t < end,
   the latest start, then the shorter, then the later in the file.
 - Device work: `kernel`, `gpu_memcpy`, `gpu_memset`, `cuda_sync` X events. Each counts for the innermost range
@@ -52,7 +52,7 @@ def module_name(e):
     name = e.get("name", "")
     if e.get("cat") == "python_function" and name.startswith(MODULE_PREFIX):
         return name[len(MODULE_PREFIX):]
-    if e.get("cat") == "user_annotation" and name and not name.startswith("ProfilerStep#"):
+    if e.get("cat") == "user_annotation" and name and not name.startswith(("ProfilerStep#", "nccl")):
         return name
     return None
 
@@ -170,6 +170,75 @@ def check_trace(tuneprof, path):
     check("top modules (self device time" in text and "_*" in text, f"{label}: plain profile shows the top modules")
 
 
+def check_torch_npu(tuneprof, rank_dir):
+    """torch_npu: work placed by its framework operator's async_npu flow (start on the Python thread, end at
+    the device task's start on its stream); work launched outside every module by a backward operator (the
+    event a fwdbwd flow ends at: the one starting at the flow's end on its thread) counts as backward time of
+    the module around the flow's start."""
+    label = rank_dir.name
+    trace = rank_dir / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    with open(trace) as f:
+        document = json.load(f, parse_float=decimal.Decimal)
+    events = document["traceEvents"] if isinstance(document, dict) else document
+    by_thread = defaultdict(list)
+    starts_at = defaultdict(list)  # (pid, tid, ts) -> X events starting there
+    for index, e in enumerate(events):
+        if e.get("ph") != "X":
+            continue
+        start = ns(e["ts"])
+        starts_at[(e["pid"], e["tid"], start)].append((start + max(ns(e.get("dur", 0)), 0), index))
+        name = module_name(e)
+        if name is not None:
+            by_thread[(e["pid"], e["tid"])].append(
+                {"name": name, "start": start, "end": start + max(ns(e.get("dur", 0)), 0), "index": index})
+    threads = {key: Thread(ranges) for key, ranges in by_thread.items()}
+    for thread in threads.values():
+        for position, r in enumerate(thread.ranges):
+            parent = thread.innermost(r["start"], before=position)
+            r["path"] = r["name"] if parent is None else parent["path"] + "." + r["name"]
+    flows = defaultdict(dict)
+    for e in events:
+        if e.get("ph") in ("s", "f") and e.get("cat") in ("async_npu", "fwdbwd"):
+            flows[(e["cat"], e["id"])][e["ph"]] = ((e["pid"], e["tid"]), ns(e["ts"]))
+    backward = defaultdict(list)  # thread -> (start, end, module path)
+    for (cat, _), ends in flows.items():
+        if cat != "fwdbwd" or "s" not in ends or "f" not in ends:
+            continue
+        (fwd_thread, fwd_ts), (bwd_thread, bwd_ts) = ends["s"], ends["f"]
+        holder = threads[fwd_thread].innermost(fwd_ts) if fwd_thread in threads else None
+        ops = starts_at.get((*bwd_thread, bwd_ts), [])
+        if holder is not None and ops:
+            backward[bwd_thread].append((bwd_ts, max(end for end, _ in ops), holder["path"]))
+    forward_us, backward_us = defaultdict(int), defaultdict(int)
+    for (cat, _), ends in flows.items():
+        if cat != "async_npu" or "s" not in ends or "f" not in ends:
+            continue
+        (thread, ts), (device_thread, device_ts) = ends["s"], ends["f"]
+        work = starts_at.get((*device_thread, device_ts), [])
+        if len(work) != 1:
+            continue
+        duration = work[0][0] - device_ts
+        holder = threads[thread].innermost(ts) if thread in threads else None
+        if holder is not None:
+            forward_us[holder["path"]] += duration
+            continue
+        around = [b for b in backward.get(thread, []) if b[0] <= ts < b[1]]
+        if around:
+            backward_us[max(around, key=lambda b: (b[0], -b[1]))[2]] += duration
+    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(rank_dir)], capture_output=True,
+                          text=True, timeout=300)
+    check(done.returncode == 0, f"{label}: profile --by module --json exits 0")
+    if done.returncode != 0:
+        return
+    modules = json.loads(done.stdout)["ranks"][0]["modules"]
+    wrong = [m["path"] for m in modules if abs(m["self_device_us"] * 1e3 - forward_us[m["path"]] - backward_us[m["path"]]) > 1
+             or abs(m["device_us"] - m["forward_us"] - m["backward_us"]) > 1e-6]
+    check(not wrong, f"{label}: self device time (forward through async_npu, backward through fwdbwd) of "
+          f"{len(modules)} modules equal ({len(wrong)} differ{': ' + wrong[0] if wrong else ''})")
+    check(sum(backward_us.values()) > 0 and any(m["backward_us"] > 0 for m in modules),
+          f"{label}: backward time found ({sum(backward_us.values()) / 1e6:.3f} ms)")
+
+
 def hostile_trace(path, ranges, kernel_at):
     """A Kineto trace of the given (name, ts, dur) module ranges and one kernel launched at `kernel_at`."""
     events = [{"ph": "X", "cat": "python_function", "name": "nn.Module: " + name, "pid": 1, "tid": 1, "ts": ts,
@@ -215,6 +284,8 @@ def main():
     base = shared / "traces" / "kineto" / "tracelens"
     for name in TRACES:
         check_trace(tuneprof, base / name)
+    check_torch_npu(tuneprof, shared / "traces" / "ascend" / "msinsight" / "test" / "data" / "pytorch" / "text" /
+                    "level1" / "rank0_ascend_pt")
     plain = shared / "traces" / "kineto" / "hta" / "trace_filter"
     for trace in sorted(plain.glob("*.json.gz"))[:1]:
         text = subprocess.run([tuneprof, "profile", str(trace)], capture_output=True, text=True, timeout=300).stdout

@@ -15,18 +15,21 @@ namespace {
 
 constexpr std::string_view kModulePrefix = "nn.Module: ";
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
+constexpr std::string_view kLibraryPrefix = "nccl";
 constexpr std::string_view kBackwardFlow = "fwdbwd";
 constexpr std::string_view kTorchNpuLaunchFlow = "HostToDevice";  // as device_launches.cc reads it
 constexpr std::string_view kTorchNpuFrameworkFlow = "async_npu";    // framework operator -> device task
 constexpr uint32_t kNone = kNoIndex;
 
 // The module a range stands for, or nullopt: `nn.Module:` python_function ranges by their module's
-// name, user annotations (record_function, NVTX, mstx) by theirs, steps excluded (they are the step
-// split's, and every module would sit under one).
+// name, user annotations (record_function, NVTX, mstx) by theirs. Steps are left out (they are the step
+// split's, and every module would sit under one), and so are NCCL's ranges (its API's NVTX ranges,
+// PyTorch's `nccl:*` around each collective): calls into a library, not parts of the model.
 std::optional<std::string_view> ModuleName(EventKind kind, std::string_view name) {
   if (kind == EventKind::kPythonFunction && name.starts_with(kModulePrefix)) return name.substr(kModulePrefix.size());
-  if (kind == EventKind::kUserAnnotation && !name.starts_with(kStepPrefix) && !name.empty()) return name;
-  return std::nullopt;
+  if (kind != EventKind::kUserAnnotation || name.empty()) return std::nullopt;
+  if (name.starts_with(kStepPrefix) || name.starts_with(kLibraryPrefix)) return std::nullopt;
+  return name;
 }
 
 // A host range on one thread, or a host call (a point: start == end is never asked for).

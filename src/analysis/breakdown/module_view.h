@@ -1,7 +1,7 @@
 #pragma once
 // Time in the model's own terms: per module of the model (PyTorch's `nn.Module: Name_N` ranges of
-// with_modules=True, record_function / user annotations, NVTX and mstx ranges), the host time of its
-// ranges and the device time of the work it launched.
+// with_modules=True, record_function / user annotations, NVTX and mstx ranges; not ProfilerStep#N nor
+// NCCL's `nccl*` ranges), the host time of its ranges and the device time of the work it launched.
 //
 // A module's path is the dotted chain of the module ranges open on its thread when it starts
 // (`Qwen2Model_0.Qwen2DecoderLayer_3.Qwen2Attention_3`); repeated calls of one path are one module.

@@ -81,6 +81,8 @@ TEST(ModuleViewTest, UserAnnotationsAreModulesAndATraceWithoutRangesHasNone) {
 
   HandBuiltTrace hand;
   hand.Host(EventKind::kUserAnnotation, "forward", 0, Us(50));
+  hand.Host(EventKind::kUserAnnotation, "nccl:all_reduce", Us(60), Us(10));  // a library call: no module
+  hand.Host(EventKind::kUserAnnotation, "ncclGroupEnd", Us(62), Us(5));
   LaunchedKernel(&hand, 5, 7, 1);
   const ModuleView view = ComputeModuleView(hand.Finish());
   ASSERT_EQ(view.modules.size(), 1u);
