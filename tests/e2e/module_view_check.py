@@ -172,9 +172,10 @@ def check_trace(tuneprof, path):
 
 def check_torch_npu(tuneprof, rank_dir):
     """torch_npu: work placed by its framework operator's async_npu flow (start on the Python thread, end at
-    the device task's start on its stream); work launched outside every module by a backward operator (the
-    event a fwdbwd flow ends at: the one starting at the flow's end on its thread) counts as backward time of
-    the module around the flow's start."""
+    the device task's start on its stream), else by its HostToDevice call, which runs inside a dequeue range
+    on the task queue's thread id and is placed at that dequeue's enqueue (async_task_queue flow); work
+    launched outside every module by a backward operator (the event a fwdbwd flow ends at: the one starting at
+    the flow's end on its thread) counts as backward time of the module around the flow's start."""
     label = rank_dir.name
     trace = rank_dir / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     with open(trace) as f:
@@ -198,7 +199,7 @@ def check_torch_npu(tuneprof, rank_dir):
             r["path"] = r["name"] if parent is None else parent["path"] + "." + r["name"]
     flows = defaultdict(dict)
     for e in events:
-        if e.get("ph") in ("s", "f") and e.get("cat") in ("async_npu", "fwdbwd"):
+        if e.get("ph") in ("s", "f") and e.get("cat") in ("async_npu", "fwdbwd", "HostToDevice", "async_task_queue"):
             flows[(e["cat"], e["id"])][e["ph"]] = ((e["pid"], e["tid"]), ns(e["ts"]))
     backward = defaultdict(list)  # thread -> (start, end, module path)
     for (cat, _), ends in flows.items():
@@ -209,15 +210,30 @@ def check_torch_npu(tuneprof, rank_dir):
         ops = starts_at.get((*bwd_thread, bwd_ts), [])
         if holder is not None and ops:
             backward[bwd_thread].append((bwd_ts, max(end for end, _ in ops), holder["path"]))
-    forward_us, backward_us = defaultdict(int), defaultdict(int)
+    # Dequeue ranges by thread id (any process): their start and end, and the enqueue their flow comes from.
+    dequeues = defaultdict(list)
     for (cat, _), ends in flows.items():
-        if cat != "async_npu" or "s" not in ends or "f" not in ends:
-            continue
-        (thread, ts), (device_thread, device_ts) = ends["s"], ends["f"]
+        if cat == "async_task_queue" and "s" in ends and "f" in ends:
+            (thread, ts) = ends["f"]
+            ops = starts_at.get((*thread, ts), [])
+            if ops:
+                dequeues[thread[1]].append((ts, max(end for end, _ in ops), ends["s"]))
+    # Each task's launch: its framework operator's async_npu flow, else the HostToDevice call, moved to the
+    # enqueue of the dequeue range around it on the call's thread id.
+    launch_of = {}
+    for (cat, _), ends in flows.items():
+        if cat in ("async_npu", "HostToDevice") and "s" in ends and "f" in ends:
+            if cat == "async_npu" or ends["f"] not in launch_of:
+                launch_of[ends["f"]] = (cat, ends["s"])
+    forward_us, backward_us = defaultdict(int), defaultdict(int)
+    for (device_thread, device_ts), (cat, (thread, ts)) in launch_of.items():
         work = starts_at.get((*device_thread, device_ts), [])
         if len(work) != 1:
             continue
         duration = work[0][0] - device_ts
+        around = [d for d in dequeues.get(thread[1], []) if d[0] <= ts < d[1]]
+        if around:
+            thread, ts = max(around, key=lambda d: (d[0], -d[1]))[2]
         holder = threads[thread].innermost(ts) if thread in threads else None
         if holder is not None:
             forward_us[holder["path"]] += duration
@@ -233,7 +249,7 @@ def check_torch_npu(tuneprof, rank_dir):
     modules = json.loads(done.stdout)["ranks"][0]["modules"]
     wrong = [m["path"] for m in modules if abs(m["self_device_us"] * 1e3 - forward_us[m["path"]] - backward_us[m["path"]]) > 1
              or abs(m["device_us"] - m["forward_us"] - m["backward_us"]) > 1e-6]
-    check(not wrong, f"{label}: self device time (forward through async_npu, backward through fwdbwd) of "
+    check(not wrong, f"{label}: self device time (forward through async_npu or the task queue, backward through fwdbwd) of "
           f"{len(modules)} modules equal ({len(wrong)} differ{': ' + wrong[0] if wrong else ''})")
     check(sum(backward_us.values()) > 0 and any(m["backward_us"] > 0 for m in modules),
           f"{label}: backward time found ({sum(backward_us.values()) / 1e6:.3f} ms)")

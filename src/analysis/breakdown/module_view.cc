@@ -19,6 +19,7 @@ constexpr std::string_view kLibraryPrefix = "nccl";
 constexpr std::string_view kBackwardFlow = "fwdbwd";
 constexpr std::string_view kTorchNpuLaunchFlow = "HostToDevice";  // as device_launches.cc reads it
 constexpr std::string_view kTorchNpuFrameworkFlow = "async_npu";    // framework operator -> device task
+constexpr std::string_view kTaskQueueFlow = "async_task_queue";      // torch_npu enqueue -> dequeue
 constexpr uint32_t kNone = kNoIndex;
 
 // The module a range stands for, or nullopt: `nn.Module:` python_function ranges by their module's
@@ -115,6 +116,50 @@ std::vector<Point> LaunchPoints(const Trace& trace, const std::vector<DeviceWork
     offer(p.event, it->second.track, it->second.ts, has_framework && p.category == framework ? 3 : 1);
   }
   return points;
+}
+
+// torch_npu's Db export launches from its task queue's thread: the call sits inside a dequeue range,
+// drawn on the Python process, while the call is on the CANN process under the same thread id. The
+// queue's `async_task_queue` flow leads from that dequeue back to the enqueue on the framework's
+// thread, whose start places the work among the model's ranges. Threads are matched by id, across
+// processes; launches inside no dequeue keep their point.
+void FollowTaskQueue(const Trace& trace, std::vector<Point>* launches) {
+  StringId category;
+  if (!trace.strings().Find(kTaskQueueFlow, &category)) return;
+  std::unordered_map<uint64_t, uint32_t> thread_of_tid;
+  const auto thread = [&](uint32_t track) {
+    const ProcessKey& tid = trace.tracks()[track].tid;
+    const uint64_t key = static_cast<uint64_t>(tid.value) * 2 + (tid.is_string ? 1 : 0);
+    return thread_of_tid.try_emplace(key, static_cast<uint32_t>(thread_of_tid.size())).first->second;
+  };
+  const EventTable& events = trace.events();
+  std::unordered_map<FlowKey, Point, FlowKeyHash> enqueues;
+  for (const FlowPoint& p : trace.flow_points()) {
+    if (p.category == category && p.phase == FlowPhase::kStart) enqueues.emplace(FlowKey(p), Point{p.track, p.ts_ns, 0});
+  }
+  std::vector<Span> dequeues;
+  std::vector<Point> enqueue_of;  // by dequeue, in `dequeues`' final order through Span::node
+  for (const FlowPoint& p : trace.flow_points()) {
+    if (p.category != category || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
+    auto it = enqueues.find(FlowKey(p));
+    if (it == enqueues.end()) continue;
+    dequeues.push_back(Span{thread(events.track[p.event]), events.ts_ns[p.event], events.end_ns(p.event), p.event,
+                            static_cast<uint32_t>(enqueue_of.size())});
+    enqueue_of.push_back(it->second);
+  }
+  if (dequeues.empty()) return;
+  std::sort(dequeues.begin(), dequeues.end(), SpanOrder);
+  std::vector<Point> queries;
+  for (size_t i = 0; i < launches->size(); ++i) {
+    const Point& p = (*launches)[i];
+    if (p.track != kNone) queries.push_back(Point{thread(p.track), p.ts, static_cast<uint32_t>(i)});
+  }
+  const std::vector<uint32_t> holder = InnermostOpen(dequeues, std::move(queries), launches->size());
+  for (size_t i = 0; i < launches->size(); ++i) {
+    if (holder[i] == kNone) continue;
+    const Point& enqueue = enqueue_of[dequeues[holder[i]].node];
+    (*launches)[i] = Point{enqueue.track, enqueue.ts, (*launches)[i].id};
+  }
 }
 
 // The module tree: one node per distinct path, parents before children.
@@ -234,6 +279,7 @@ void AttributeDeviceWork(const Trace& trace, const std::vector<Span>& modules, M
   for (uint32_t id = 0; id < work.size(); ++id) view->device_total_ns += duration(id);
   std::vector<Point> launches = LaunchPoints(trace, work);
   std::erase_if(launches, [](const Point& p) { return p.track == kNone; });
+  FollowTaskQueue(trace, &launches);
   const std::vector<uint32_t> forward = InnermostOpen(modules, launches, work.size());
   std::vector<ModuleRow>& rows = tree->rows();
   std::vector<Point> rest;

@@ -7,6 +7,8 @@
 // (`Qwen2Model_0.Qwen2DecoderLayer_3.Qwen2Attention_3`); repeated calls of one path are one module.
 // Device work counts for the innermost module range that holds the host call launching it (same
 // thread, start <= call < end; ties: the later start, then the shorter range, then the later event).
+// torch_npu launches from its task queue: its work is placed where the framework operator ran (its
+// `async_npu` flow), else where the dequeue range around the call was enqueued (`async_task_queue`).
 // Work launched by a backward operator (the end of a `fwdbwd` flow) outside every module counts as the
 // backward time of the module that holds the flow's forward operator. A module's device time includes
 // its descendants'; its self time does not.

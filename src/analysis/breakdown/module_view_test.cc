@@ -160,6 +160,41 @@ TEST(ModuleViewTest, NestingPastTheDepthLimitCountsForTheDeepestModule) {
   EXPECT_EQ(view.modules.front().device_ns(), Us(5));
 }
 
+// torch_npu's Db export: the launch runs on the task queue's thread (in the CANN process, under the
+// thread id of the Python process's dequeue range); the queue's flow leads back to the enqueue.
+TEST(ModuleViewTest, WorkLaunchedFromTheTaskQueueCountsWhereItWasEnqueued) {
+  HandBuiltTrace hand;
+  TraceBuilder* builder = hand.mutable_builder();
+  Module(&hand, "Model_0", 0, 100);
+  hand.Host(EventKind::kOther, "Enqueue", Us(10), Us(1));
+  hand.HostThread(5, EventKind::kOther, "Dequeue@conv", Us(40), Us(20));
+  EventRecord call;
+  call.ts_ns = Us(45);
+  call.dur_ns = Us(2);
+  call.track = builder->TrackFor(ProcessKey{200, false}, ProcessKey{5, false});  // the CANN process
+  call.name = builder->Intern("aclnnConvolution");
+  call.category = builder->Intern("cuda_runtime");
+  call.kind = EventKind::kRuntime;
+  call.correlation = 3;
+  builder->AddEvent(call);
+  hand.Kernel("conv", Us(300), Us(6), 3);
+  FlowPoint enqueue;
+  enqueue.id = 9;
+  enqueue.category = builder->Intern("async_task_queue");
+  enqueue.phase = FlowPhase::kStart;
+  enqueue.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{1, false});
+  enqueue.ts_ns = Us(10);
+  builder->AddFlowPoint(enqueue);
+  FlowPoint dequeue = enqueue;
+  dequeue.phase = FlowPhase::kEnd;
+  dequeue.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{5, false});
+  dequeue.ts_ns = Us(40);
+  builder->AddFlowPoint(dequeue);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  ASSERT_EQ(view.modules.size(), 1u);
+  EXPECT_EQ(view.modules[0].forward_ns, Us(6));
+}
+
 TEST(ModuleViewTest, BackwardWorkCountsForTheForwardModuleThroughFwdbwdFlows) {
   HandBuiltTrace hand;
   TraceBuilder* builder = hand.mutable_builder();
