@@ -18,8 +18,8 @@ constexpr std::string_view kStepPrefix = "ProfilerStep#";
 constexpr std::string_view kLibraryPrefix = "nccl";
 constexpr std::string_view kBackwardFlow = "fwdbwd";
 constexpr std::string_view kTorchNpuLaunchFlow = "HostToDevice";  // as device_launches.cc reads it
-constexpr std::string_view kTorchNpuFrameworkFlow = "async_npu";    // framework operator -> device task
-constexpr std::string_view kTaskQueueFlow = "async_task_queue";      // torch_npu enqueue -> dequeue
+constexpr std::string_view kTorchNpuFrameworkFlow = "async_npu";  // framework operator -> device task
+constexpr std::string_view kTaskQueueFlow = "async_task_queue";   // torch_npu enqueue -> dequeue
 constexpr uint32_t kNone = kNoIndex;
 
 // The module a range stands for, or nullopt: `nn.Module:` python_function ranges by their module's
@@ -33,13 +33,14 @@ std::optional<std::string_view> ModuleName(EventKind kind, std::string_view name
   return name;
 }
 
-// A host range on one thread, or a host call (a point: start == end is never asked for).
+// A host range: a module's, a backward operator's or a dequeue's. `track` is whatever the points it is
+// matched with are keyed by (a track, or a thread id across processes).
 struct Span {
   uint32_t track = 0;
   int64_t start = 0;
   int64_t end = 0;
   uint32_t event = 0;
-  uint32_t node = kNone;  // the module (or, for backward operators, the forward module) it stands for
+  uint32_t node = kNone;  // the module it stands for (a backward operator: its forward's; a dequeue: its enqueue)
 };
 
 bool SpanOrder(const Span& a, const Span& b) {
@@ -56,8 +57,9 @@ struct Point {
 // latest in that order with start <= ts < end. One sweep with a stack of open spans; kNone if none.
 // Indexed by the points' ids, which are below `id_count`.
 std::vector<uint32_t> InnermostOpen(const std::vector<Span>& spans, std::vector<Point> points, size_t id_count) {
-  std::sort(points.begin(), points.end(),
-            [](const Point& a, const Point& b) { return std::tie(a.track, a.ts, a.id) < std::tie(b.track, b.ts, b.id); });
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+    return std::tie(a.track, a.ts, a.id) < std::tie(b.track, b.ts, b.id);
+  });
   std::vector<uint32_t> found(id_count, kNone);
   std::vector<uint32_t> open;
   uint32_t open_track = kNone;
@@ -104,8 +106,8 @@ std::vector<Point> LaunchPoints(const Trace& trace, const std::vector<DeviceWork
   std::unordered_map<FlowKey, Point, FlowKeyHash> starts;
   for (const FlowPoint& p : trace.flow_points()) {
     if (p.phase != FlowPhase::kStart || p.duplicates_correlation) continue;
-    const bool from_call = p.event != kNoIndex && (events.kind[p.event] == EventKind::kRuntime ||
-                                                   events.kind[p.event] == EventKind::kDriver);
+    const bool from_call = p.event != kNoIndex &&
+                           (events.kind[p.event] == EventKind::kRuntime || events.kind[p.event] == EventKind::kDriver);
     const bool launch = (has_npu_launch && p.category == npu_launch) || (has_framework && p.category == framework);
     if (from_call || launch) starts.emplace(FlowKey(p), Point{p.track, p.ts_ns, 0});
   }
@@ -135,7 +137,8 @@ void FollowTaskQueue(const Trace& trace, std::vector<Point>* launches) {
   const EventTable& events = trace.events();
   std::unordered_map<FlowKey, Point, FlowKeyHash> enqueues;
   for (const FlowPoint& p : trace.flow_points()) {
-    if (p.category == category && p.phase == FlowPhase::kStart) enqueues.emplace(FlowKey(p), Point{p.track, p.ts_ns, 0});
+    if (p.category == category && p.phase == FlowPhase::kStart)
+      enqueues.emplace(FlowKey(p), Point{p.track, p.ts_ns, 0});
   }
   std::vector<Span> dequeues;
   std::vector<Point> enqueue_of;  // by dequeue, in `dequeues`' final order through Span::node

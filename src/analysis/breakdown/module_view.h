@@ -51,9 +51,9 @@ struct LayerGroup {
 
 struct ModuleView {
   static constexpr uint32_t kMaxDepth = 64;  // paths deeper than this are not made (hostile nesting)
-  bool has_nn_modules = false;  // some range was an `nn.Module:` range (with_modules=True)
-  int64_t device_total_ns = 0;  // all device work of the rank (the share's denominator)
-  int64_t attributed_ns = 0;    // of it, launched inside some module or a mapped backward operator
+  bool has_nn_modules = false;               // some range was an `nn.Module:` range (with_modules=True)
+  int64_t device_total_ns = 0;               // all device work of the rank (the share's denominator)
+  int64_t attributed_ns = 0;                 // of it, launched inside some module or a mapped backward operator
   // Ranges nested past the depth limit or past the paths' byte budget (hostile traces): counted as part
   // of the module around them, not as modules of their own.
   uint64_t collapsed_ranges = 0;

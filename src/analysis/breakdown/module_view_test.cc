@@ -41,9 +41,9 @@ TEST(ModuleViewTest, WorkCountsForTheInnermostModuleAroundItsLaunch) {
   HandBuiltTrace hand;
   Module(&hand, "Model_0", 0, 100);
   Module(&hand, "Linear_0", 10, 20);
-  LaunchedKernel(&hand, 5, 7, 1);   // in Model_0 only
-  LaunchedKernel(&hand, 15, 3, 2);  // in Linear_0
-  LaunchedKernel(&hand, 30, 4, 3);  // Linear_0 has ended at 30: Model_0
+  LaunchedKernel(&hand, 5, 7, 1);    // in Model_0 only
+  LaunchedKernel(&hand, 15, 3, 2);   // in Linear_0
+  LaunchedKernel(&hand, 30, 4, 3);   // Linear_0 has ended at 30: Model_0
   LaunchedKernel(&hand, 200, 9, 4);  // outside every module
   const ModuleView view = ComputeModuleView(hand.Finish());
   ASSERT_EQ(view.modules.size(), 2u);

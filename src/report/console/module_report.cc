@@ -85,21 +85,22 @@ void AppendLayerRows(const ModuleView& view, bool wide, std::string* out) {
                       "total ms", "mean ms", "min ms", "max ms", "share", "outlier (ms)");
   for (size_t i = 0; i < shown; ++i) {
     const LayerGroup& g = view.layers[i];
-    *out += fmt::format("  {:<45}{:>8} {:>9.3f} {:>8.3f} {:>8.3f} {:>8.3f}{:>6.1f}%  {} ({:.3f})\n", paths[i], g.members,
-                        Millis(g.device_ns), Millis(g.mean_ns), Millis(g.min_ns), Millis(g.max_ns),
+    *out += fmt::format("  {:<45}{:>8} {:>9.3f} {:>8.3f} {:>8.3f} {:>8.3f}{:>6.1f}%  {} ({:.3f})\n", paths[i],
+                        g.members, Millis(g.device_ns), Millis(g.mean_ns), Millis(g.min_ns), Millis(g.max_ns),
                         Share(g.device_ns, view.device_total_ns) * 100, outliers[i], Millis(g.outlier_ns));
   }
   if (view.layers.size() > shown) *out += fmt::format("  ... {} more layer groups\n", view.layers.size() - shown);
 }
 
 void AppendCoverage(const ModuleView& view, std::string* out) {
-  *out += fmt::format("  {} modules; device work {:.3f} ms, {:.1f}% of it launched inside a module\n",
-                      view.modules.size(), Millis(view.device_total_ns),
-                      Share(view.attributed_ns, view.device_total_ns) * 100);
+  *out +=
+      fmt::format("  {} modules; device work {:.3f} ms, {:.1f}% of it launched inside a module\n", view.modules.size(),
+                  Millis(view.device_total_ns), Share(view.attributed_ns, view.device_total_ns) * 100);
   if (view.collapsed_ranges > 0) {
-    *out += fmt::format("  {} ranges nested too deep (past {} levels or the paths' size budget) counted in the "
-                        "module around them\n",
-                        view.collapsed_ranges, ModuleView::kMaxDepth);
+    *out += fmt::format(
+        "  {} ranges nested too deep (past {} levels or the paths' size budget) counted in the "
+        "module around them\n",
+        view.collapsed_ranges, ModuleView::kMaxDepth);
   }
 }
 
@@ -107,8 +108,9 @@ void AppendCoverage(const ModuleView& view, std::string* out) {
 
 void AppendModuleViewText(const ModuleView& view, bool wide_names, std::string* out) {
   if (view.empty()) {
-    *out += "  no module ranges: record with torch.profiler.profile(with_modules=True), or mark the model's parts "
-            "with record_function, NVTX or mstx ranges\n";
+    *out +=
+        "  no module ranges: record with torch.profiler.profile(with_modules=True), or mark the model's parts "
+        "with record_function, NVTX or mstx ranges\n";
     return;
   }
   AppendCoverage(view, out);
@@ -140,14 +142,16 @@ void AppendTopModulesText(const ModuleView& view, bool wide_names, std::string* 
   }
   if (tops.empty()) return;
   const size_t shown = std::min(tops.size(), kTopModules);
-  std::partial_sort(tops.begin(), tops.begin() + static_cast<std::ptrdiff_t>(shown), tops.end(),
-                    [](const Top& a, const Top& b) { return a.self_ns != b.self_ns ? a.self_ns > b.self_ns : a.path < b.path; });
+  std::partial_sort(
+      tops.begin(), tops.begin() + static_cast<std::ptrdiff_t>(shown), tops.end(),
+      [](const Top& a, const Top& b) { return a.self_ns != b.self_ns ? a.self_ns > b.self_ns : a.path < b.path; });
   *out += fmt::format("  {:<45}{:>8}{:>10}{:>11}{:>7}\n", "top modules (self device time; --by module)", "members",
                       "self ms", "device ms", "share");
   for (size_t i = 0; i < shown; ++i) {
     const Top& t = tops[i];
-    *out += fmt::format("  {:<45}{:>8} {:>9.3f} {:>10.3f}{:>6.1f}%\n", ShownPath(t.path, kNameWidth, wide_names),
-                        t.members, Millis(t.self_ns), Millis(t.device_ns), Share(t.self_ns, view.device_total_ns) * 100);
+    *out +=
+        fmt::format("  {:<45}{:>8} {:>9.3f} {:>10.3f}{:>6.1f}%\n", ShownPath(t.path, kNameWidth, wide_names), t.members,
+                    Millis(t.self_ns), Millis(t.device_ns), Share(t.self_ns, view.device_total_ns) * 100);
   }
 }
 
