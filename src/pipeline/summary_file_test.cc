@@ -95,7 +95,8 @@ SummaryFile Example() {
   attention.backward_ns = 40;
   attention.layer_path = "Model_0.Layer_*.Attention_*";
   detail->modules.modules = {attention};
-  detail->modules.layers = {LayerGroup{"Model_0.Layer_*.Attention_*", 2, 80, 40, 30, 50, "Model_0.Layer_1.Attention_1", 50}};
+  detail->modules.layers = {
+      LayerGroup{"Model_0.Layer_*.Attention_*", 2, 80, 40, 30, 50, "Model_0.Layer_1.Attention_1", 50}};
   detail->modules.has_nn_modules = true;
   OpFlopsRow mm;
   mm.name = "aten::mm";
@@ -172,8 +173,7 @@ std::string AsVersion(SummaryFile file, int version) {
   std::string bytes = EncodeSummaryFile(file);
   // The empty modules (version 4); the empty steps' count, MoE load, bubble and lead-ins' count (version 3);
   // the absent report's flag; and the checksum.
-  const size_t tail =
-      kEmptyModulesBytes + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
+  const size_t tail = kEmptyModulesBytes + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));

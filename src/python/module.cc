@@ -316,10 +316,11 @@ PYBIND11_MODULE(_core, m) {
       .def("analyze_json", [](Run& r) { return r.AdviseJson(true); })
       .def("advise_json", [](Run& r) { return r.AdviseJson(false); })
       .def("comm_json", &Run::CommJson)
-      .def("profile_json",
-           [](Run& r, const std::string& semantics, const std::string& hardware, const std::string& hardware_file,
-              const std::string& by) { return r.ProfileJson(ProfileOptionsOf(semantics, hardware, hardware_file, by)); },
-           py::arg("semantics"), py::arg("hardware"), py::arg("hardware_file"), py::arg("by") = "")
+      .def(
+          "profile_json",
+          [](Run& r, const std::string& semantics, const std::string& hardware, const std::string& hardware_file,
+             const std::string& by) { return r.ProfileJson(ProfileOptionsOf(semantics, hardware, hardware_file, by)); },
+          py::arg("semantics"), py::arg("hardware"), py::arg("hardware_file"), py::arg("by") = "")
       .def("memory_json",
            [](Run& r, const std::string& hardware, const std::string& hardware_file) {
              cli::MemoryOptions options;

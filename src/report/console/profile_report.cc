@@ -923,7 +923,6 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   return EscapeTextKeepingLines(out);
 }
 
-
 void WriteProfileJson(const ProfileResult& result, const std::vector<std::string>& warnings, JsonWriter* writer) {
   JsonWriter& w = *writer;
   w.BeginObject().Key("schema").String("tuneprof.profile/1");
