@@ -295,6 +295,21 @@ def check_hostile(tuneprof, tmp):
         check(close(rank["module_attributed_us"], 5), f"{label}: the kernel still counts for a module")
 
 
+def check_hostile_names(tuneprof, tmp):
+    """Control characters in a module's name stay out of the terminal and exact in the JSON."""
+    path = tmp / "names.json"
+    evil = "Evil\x1b[31m\u009b_0"
+    hostile_trace(path, [("Model_0", 0, 100), (evil, 10, 50)], 20)
+    text = subprocess.run([tuneprof, "profile", "--by", "module", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    check(text.returncode == 0 and "\x1b" not in text.stdout and "\u009b" not in text.stdout and
+          "Evil" in text.stdout, "hostile module name: escaped in the text")
+    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(path)], capture_output=True,
+                          text=True, timeout=60)
+    paths = [m["path"] for m in json.loads(done.stdout)["ranks"][0]["modules"]] if done.returncode == 0 else []
+    check(paths == ["Model_0", "Model_0." + evil], f"hostile module name: exact in the JSON ({paths!r})")
+
+
 def main():
     tuneprof, shared = sys.argv[1], pathlib.Path(sys.argv[2])
     base = shared / "traces" / "kineto" / "tracelens"
@@ -308,6 +323,7 @@ def main():
         check("top modules" not in text, f"{trace.name}: no module table for a trace without nn.Module ranges")
     with tempfile.TemporaryDirectory() as tmp:
         check_hostile(tuneprof, pathlib.Path(tmp))
+        check_hostile_names(tuneprof, pathlib.Path(tmp))
     print(f"{len(failures)} failure(s)" if failures else "all module checks passed")
     return 1 if failures else 0
 
