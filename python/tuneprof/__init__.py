@@ -154,6 +154,7 @@ class Run:
     def __init__(self, core_run):
         self._core = core_run
         self._tables = {}
+        self._modules = None
 
     def __repr__(self) -> str:
         return f"<tuneprof.Run of {len(self)} rank(s) from {', '.join(self.paths)}>"
@@ -193,9 +194,21 @@ class Run:
         """`tuneprof advise --json`: every finding with evidence and estimated gain."""
         return _document(self._core.advise_json())
 
-    def profile(self, semantics: str = "tuneprof", hardware: str = "", hardware_file: str = "") -> Document:
-        """`tuneprof profile --json` (semantics="hta" adds HTA's breakdowns, computed as HTA does)."""
-        return _document(self._core.profile_json(semantics, hardware, hardware_file))
+    def profile(self, semantics: str = "tuneprof", hardware: str = "", hardware_file: str = "",
+                by: str = "") -> Document:
+        """`tuneprof profile --json` (semantics="hta" adds HTA's breakdowns, computed as HTA does; by="module"
+        adds each rank's modules and repeated layers, as `profile --by module --json`)."""
+        return _document(self._core.profile_json(semantics, hardware, hardware_file, by))
+
+    @property
+    def modules(self) -> list:
+        """Time per module of the model, every rank's, as `profile --by module --json` gives them: one dict
+        per module (docs/json/profile.md, `ranks[].modules[]`) with its rank first; `pd.DataFrame(run.modules)`
+        makes a table of it. Empty when the traces hold no nn.Module / record_function / NVTX / mstx ranges."""
+        if self._modules is None:
+            document = self.profile(by="module")
+            self._modules = [{"rank": r["rank"], **m} for r in document["ranks"] for m in r["modules"]]
+        return [dict(m) for m in self._modules]
 
     def memory(self, hardware: str = "", hardware_file: str = "") -> Document:
         """`tuneprof memory --json`."""

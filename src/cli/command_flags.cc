@@ -71,6 +71,12 @@ void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
   profile->add_option("--generation-markers", options->generation_markers,
                       "names of the serving loop's ranges, e.g. \"request=req*,prefill=context|ctx_*,decode=gen_step\" "
                       "(`*` matches anything; unnamed markers keep the defaults request#*, prefill, decode_step, ...)");
+  profile
+      ->add_option("--by", options->by,
+                   "module: time per module of the model (nn.Module ranges of with_modules=True, record_function, "
+                   "NVTX, mstx) and its repeated layers rolled up, instead of the step tables (--json: each rank's "
+                   "modules and layers added)")
+      ->check(CLI::IsMember({"module"}));
 }
 
 namespace {

@@ -38,6 +38,7 @@ struct ProfileOptions {
   double kv_bytes_per_token = 0;       // --kv-bytes-per-token
   double context_tokens = 0;           // --context-tokens: mean context a decode step reads from the KV cache
   std::string generation_markers;      // --generation-markers: request=..,prefill=..,decode=.. name patterns
+  std::string by;                      // --by module: the model's modules instead of the step tables
 };
 void AddProfileCommand(CLI::App* app, ProfileOptions* options);
 int RunProfile(const ProfileOptions& options);

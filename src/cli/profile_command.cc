@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/breakdown/kernel_breakdown.h"
+#include "analysis/breakdown/module_view.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/compute/compute_units.h"
 #include "analysis/core/hardware_profile.h"
@@ -56,6 +57,7 @@ struct RankProfile {
   RankComputeUnits compute;
   KernelBreakdown kernels;
   RankMoeLoad moe;
+  ModuleView modules;
 };
 
 RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const ProfileSettings& settings, JobChips* chips) {
@@ -64,11 +66,13 @@ RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const Profi
   rank.compute = ComputeRankComputeUnits(trace, rank.breakdown, chips->Select(trace), settings.compute);
   rank.kernels = ComputeKernelBreakdown(trace);
   rank.moe = MeasureMoeLoad(trace);
+  rank.modules = ComputeModuleView(trace);
   return rank;
 }
 
 // A rank summary (format version 2 on) holds all three, its compute units made with the default
-// ComputeOptions (SummaryInputFor refuses summaries under other compute flags).
+// ComputeOptions (SummaryInputFor refuses summaries under other compute flags); from version 4 on, its
+// modules too (empty before).
 RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
   RankProfile out;
   if (!rank.report || !rank.report->compute) return out;  // refused by MapSummaryFile (compute_units)
@@ -76,6 +80,7 @@ RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
   out.compute = std::move(*rank.report->compute);
   out.kernels = std::move(rank.report->kernels);
   out.moe = std::move(rank.advice.moe);
+  out.modules = std::move(rank.report->modules);
   return out;
 }
 
@@ -108,6 +113,7 @@ void AddRank(RankProfile rank, ProfileResult* result) {
   result->compute.push_back(std::move(rank.compute));
   result->kernels.push_back(std::move(rank.kernels));
   result->moe.push_back(std::move(rank.moe));
+  result->modules.push_back(std::move(rank.modules));
 }
 
 std::string RenderProfile(const ProfileResult& result, const ProfileOptions& options,
@@ -129,6 +135,7 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   ProfileResult result;
+  result.by_module = options.by == "module";
   size_t count = 0;
   for (const MappedFile<RankProfile>& file : mapped) count += file.ranks.size();
   result.ranks.reserve(count);
@@ -196,6 +203,7 @@ Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const Profil
     compute_hta();
   }
   result.hta_semantics = hta;
+  result.by_module = options.by == "module";
   return RenderProfile(result, options, warnings);
 }
 

@@ -8,6 +8,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/breakdown/kernel_breakdown.h"
+#include "analysis/breakdown/module_view.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/compute/compute_units.h"
@@ -38,6 +39,8 @@ struct RankReportDetail {
   // default ComputeOptions), not by the report: 1.8 KB inline and more on the heap a rank, a tenth of the
   // report's peak over 1,024 ranks.
   std::unique_ptr<RankComputeUnits> compute;
+  // `profile`'s top modules and `--by module`: made for summary files only (from format version 4 on).
+  ModuleView modules;
 };
 
 struct RankSummary {

@@ -17,6 +17,7 @@
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
+#include "analysis/breakdown/module_view.h"
 #include "pipeline/rank_summary.h"
 #include "pipeline/summary_file.h"
 
@@ -167,6 +168,7 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
     if (context.for_file) {
       detail->hta_shape = ShapeOfRankForHta(trace);
       detail->hta_memory_bw = ComputeRankHtaMemoryBw(trace);
+      detail->modules = ComputeModuleView(trace);
     }
     if (whole) detail->compute = std::make_unique<RankComputeUnits>(std::move(compute));
     s.report = std::move(detail);

@@ -190,6 +190,19 @@ void Fields(A& a, KernelBreakdown& k) {
   a(k.source, k.total_ns, k.kernels, k.by_work, k.by_host_op);
 }
 template <class A>
+void Fields(A& a, ModuleRow& m) {
+  a(m.path, m.name, m.depth, m.count, m.host_ns, m.forward_ns, m.backward_ns, m.self_ns, m.first_start_ns,
+    m.layer_path);
+}
+template <class A>
+void Fields(A& a, LayerGroup& g) {
+  a(g.path, g.members, g.device_ns, g.mean_ns, g.min_ns, g.max_ns, g.outlier_path, g.outlier_ns);
+}
+template <class A>
+void Fields(A& a, ModuleView& v) {
+  a(v.has_nn_modules, v.device_total_ns, v.attributed_ns, v.collapsed_ranges, v.modules, v.layers);
+}
+template <class A>
 void Fields(A& a, RooflinePoint& p) {
   a(p.ridge, p.compute_bound, p.roof_time_ns);
 }
@@ -567,6 +580,8 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
   for (const RankSummary& rank : file.ranks) {
     w(rank.comm, rank.advice, rank.breakdown_warnings, rank.report, rank.comm.expert_parallel, rank.advice.moe,
       rank.advice.advice.split.part_ns[kPartsBeforeBubble], rank.comm.lead_ins);
+    // After the version 3 fields, so that older summaries keep their layout.
+    w(rank.report ? rank.report->modules : ModuleView());
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -601,6 +616,11 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     if (version >= 3) {
       r(rank.comm.expert_parallel, rank.advice.moe, rank.advice.advice.split.part_ns[kPartsBeforeBubble],
         rank.comm.lead_ins);
+    }
+    if (version >= 4) {
+      ModuleView modules;
+      r(modules);
+      if (rank.report) rank.report->modules = std::move(modules);
     }
   }
   uint64_t trailing_checksum = 0;

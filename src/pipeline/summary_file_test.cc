@@ -88,6 +88,16 @@ SummaryFile Example() {
   row.work = WorkClass::kCommunication;
   row.stddev_ns = 0.25;
   detail->kernels.kernels = {row};
+  ModuleRow attention;
+  attention.path = "Model_0.Layer_1.Attention_1";
+  attention.name = "Attention_1";
+  attention.depth = 2;
+  attention.backward_ns = 40;
+  attention.layer_path = "Model_0.Layer_*.Attention_*";
+  detail->modules.modules = {attention};
+  detail->modules.layers = {
+      LayerGroup{"Model_0.Layer_*.Attention_*", 2, 80, 40, 30, 50, "Model_0.Layer_1.Attention_1", 50}};
+  detail->modules.has_nn_modules = true;
   OpFlopsRow mm;
   mm.name = "aten::mm";
   mm.roof.compute_bound = false;
@@ -147,16 +157,23 @@ constexpr size_t kEmptyMoeBytes = 10 * 8;
 // An older summary of the one-rank `file`: its rank ends before the report (version 1) or before the
 // expert-parallel steps, the MoE load, the pipeline bubble and the lead-ins (version 2), here written empty
 // (one u64 count, ten u64 fields, one f64, one u64 count).
+// An empty ModuleView: has_nn_modules, three 8-byte figures and two empty vectors.
+constexpr size_t kEmptyModulesBytes = 1 + 3 * 8 + 2 * 8;
+
 std::string AsVersion(SummaryFile file, int version) {
   for (RankSummary& rank : file.ranks) {
-    rank.comm.expert_parallel.clear();
-    rank.advice.moe = RankMoeLoad{};
-    rank.comm.lead_ins.clear();
+    if (version < 3) {
+      rank.comm.expert_parallel.clear();
+      rank.advice.moe = RankMoeLoad{};
+      rank.comm.lead_ins.clear();
+    }
+    if (rank.report) rank.report->modules = ModuleView();
     if (version < 2) rank.report.reset();
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The empty steps' count, MoE load, bubble and lead-ins' count, the absent report's flag, and the checksum.
-  const size_t tail = 8 + kEmptyMoeBytes + 8 + 8 + (version < 2 ? 1 : 0);
+  // The empty modules (version 4); the empty steps' count, MoE load, bubble and lead-ins' count (version 3);
+  // the absent report's flag; and the checksum.
+  const size_t tail = kEmptyModulesBytes + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
@@ -205,6 +222,28 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(compute.serving->decode_steps, 30u);
   EXPECT_EQ(compute.verdict.steps.at(0).bottleneck, true);
   EXPECT_TRUE(decoded->unknown_chip.empty());
+}
+
+TEST(SummaryFileTest, RoundTripsTheModules) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(EncodeSummaryFile(example), "x.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const ModuleView& modules = decoded->ranks.at(0).report->modules;
+  EXPECT_TRUE(modules.has_nn_modules);
+  ASSERT_EQ(modules.modules.size(), 1u);
+  EXPECT_EQ(modules.modules[0].layer_path, "Model_0.Layer_*.Attention_*");
+  EXPECT_EQ(modules.modules[0].backward_ns, 40);
+  ASSERT_EQ(modules.layers.size(), 1u);
+  EXPECT_EQ(modules.layers[0].outlier_ns, 50);
+}
+
+TEST(SummaryFileTest, ReadsVersion3WithoutTheModules) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion(Example(), 3), "v3.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 3u);
+  EXPECT_TRUE(decoded->ranks.at(0).report->modules.empty());
+  EXPECT_EQ(decoded->ranks.at(0).comm.lead_ins.size(), 2u);
 }
 
 // A chip the reading run's profiles lack (a summary made with another --hardware-file) is named, for the

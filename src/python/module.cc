@@ -252,15 +252,17 @@ py::capsule ArrowStream(const TableHandle& handle, const py::object& /*requested
 }
 
 cli::ProfileOptions ProfileOptionsOf(const std::string& semantics, const std::string& hardware,
-                                     const std::string& hardware_file) {
+                                     const std::string& hardware_file, const std::string& by) {
   if (semantics != "tuneprof" && semantics != "hta") {
     throw Error(Status(StatusCode::kUsage, "semantics: " + semantics + " not in {tuneprof, hta}"));
   }
+  if (!by.empty() && by != "module") throw Error(Status(StatusCode::kUsage, "by: " + by + " not in {module}"));
   cli::ProfileOptions options;
   options.json = true;
   options.semantics = semantics;
   options.hardware = hardware;
   options.hardware_file = hardware_file;
+  options.by = by;
   return options;
 }
 
@@ -314,10 +316,11 @@ PYBIND11_MODULE(_core, m) {
       .def("analyze_json", [](Run& r) { return r.AdviseJson(true); })
       .def("advise_json", [](Run& r) { return r.AdviseJson(false); })
       .def("comm_json", &Run::CommJson)
-      .def("profile_json",
-           [](Run& r, const std::string& semantics, const std::string& hardware, const std::string& hardware_file) {
-             return r.ProfileJson(ProfileOptionsOf(semantics, hardware, hardware_file));
-           })
+      .def(
+          "profile_json",
+          [](Run& r, const std::string& semantics, const std::string& hardware, const std::string& hardware_file,
+             const std::string& by) { return r.ProfileJson(ProfileOptionsOf(semantics, hardware, hardware_file, by)); },
+          py::arg("semantics"), py::arg("hardware"), py::arg("hardware_file"), py::arg("by") = "")
       .def("memory_json",
            [](Run& r, const std::string& hardware, const std::string& hardware_file) {
              cli::MemoryOptions options;

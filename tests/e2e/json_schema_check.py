@@ -274,7 +274,9 @@ def runs_for(command, shared, advice_file):
         runs += [["--semantics", "hta", kineto / "nccl_parser_config" / "nccl_data.json.gz"],
                  ["--semantics", "hta", kineto / "trace_filter"],
                  ["--model-params", "1e6", "--kv-bytes-per-token", "4096", "--context-tokens", "140",
-                  cpu / "generate_kv.json.gz"]]
+                  cpu / "generate_kv.json.gz"],
+                 ["--by", "module", traces / "kineto" / "tracelens" / "h100" / "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"],
+                 ["--by", "module", pytorch / "text" / "level1" / "rank0_ascend_pt"]]
     if command == "comm":  # four gloo ranks: the slow-rank outlier tests run (Dixon's Q needs 4 values)
         runs.append([cpu / f"ddp_ws4_rank{r}.json.gz" for r in range(4)])
     if command == "compare":

@@ -154,9 +154,10 @@ def check_rankless(binary, example, tmp, failures):
 
 # Real runs whose report draws every section a summary must carry: memory timelines and holders (Kineto
 # memory events, torch_npu operator memory), FLOPs from shapes and kernel_details, several devices in one
-# file (an nsys export of two processes), the db layout.
+# file (an nsys export of two processes), the db layout, nn.Module ranges (`profile`'s modules).
 REAL_RUNS = ("torch-cpu/kineto26/gpt_train_before.json.gz", "ascend/msinsight/test/data/pytorch/text/level2",
-             "ascend/msinsight/test/data/pytorch/db/level2", "nsys/h100_2gpu_mfu_before.sqlite")
+             "ascend/msinsight/test/data/pytorch/db/level2", "nsys/h100_2gpu_mfu_before.sqlite",
+             "kineto/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")
 
 
 def check_generated_runs(binary, generator, tmp, failures):
@@ -187,7 +188,8 @@ def check_real_reports(binary, corpus, tmp, failures):
             continue
         compare_reports(binary, relative, [path], [("summary", [summary])], tmp, failures)
         for command in ("memory", "profile"):
-            for fmt in ((), ("--json",)):
+            formats = ((), ("--json",)) + ((("--by", "module"), ("--by", "module", "--json")) if command == "profile" else ())
+            for fmt in formats:
                 want, got = run(binary, command, *fmt, path), run(binary, command, *fmt, summary)
                 if (got.returncode, got.stdout, got.stderr) != (want.returncode, want.stdout, want.stderr):
                     failures.append(f"{command} {' '.join(fmt)} on a summary of {relative} differs from the run's")

@@ -93,3 +93,15 @@ def test_sqlite_export_of_a_cluster_run(case, tmp_path):
                     assert row[0] is None
                 else:
                     assert row[0] == pytest.approx(u["value_pct"], abs=0.05)
+
+
+def test_modules_equal_the_cli(shared, cli_json):
+    """run.modules: every rank's modules of `profile --by module --json`, each with its rank."""
+    path = str(shared / "kineto/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")
+    run = tuneprof.load(path)
+    document = cli_json("profile", "--by", "module", "--json", path)
+    assert run.profile(by="module") == document
+    expected = [{"rank": r["rank"], **m} for r in document["ranks"] for m in r["modules"]]
+    assert run.modules == expected
+    assert len(expected) == 316
+    assert any(m["layer_path"] == "Qwen2Model_0.Qwen2DecoderLayer_*" for m in run.modules)

@@ -282,3 +282,10 @@ def test_loads_show_progress_on_python_stderr(capsys, monkeypatch):
     monkeypatch.delenv("TUNEPROF_PROGRESS_DELAY_MS")
     tuneprof.load(EXAMPLE)
     assert "loading" not in capsys.readouterr().err  # quick loads stay quiet
+
+
+def test_module_view_equals_the_cli(run, cli_json):
+    assert run.profile(by="module") == cli_json("profile", "--by", "module", "--json", EXAMPLE)
+    assert run.modules == [{"rank": r["rank"], **m} for r in run.profile(by="module")["ranks"] for m in r["modules"]]
+    with pytest.raises(tuneprof.Error, match="by: layer not in"):
+        run.profile(by="layer")

@@ -9,6 +9,7 @@
 #include "base/text_escape.h"
 #include "report/common/format.h"
 #include "report/common/names.h"
+#include "report/console/module_report.h"
 #include "report/console/warnings_json.h"
 
 namespace tuneprof {
@@ -869,9 +870,25 @@ void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, JsonWrite
   w->EndArray();
 }
 
+// `profile --by module`: each rank's modules and repeated layers, nothing else.
+std::string RenderModuleText(const ProfileResult& result, bool wide_names) {
+  std::string out;
+  out += "modules: nn.Module ranges (with_modules=True), record_function, NVTX and mstx ranges; path = the\n";
+  out += "ranges open on the thread when it starts; device = work launched inside (children included), fwd\n";
+  out += "and bwd = launched by its forward and by their backward (fwdbwd flows), self = launched with it the\n";
+  out += "innermost module; share = of all device work (sums of durations); repeated layers: siblings of one\n";
+  out += "class rolled up (Class_*), outlier = the member furthest from the mean\n";
+  for (size_t i = 0; i < result.ranks.size(); ++i) {
+    out += fmt::format("rank {}: {}\n", result.ranks[i].rank, EscapeText(result.ranks[i].path));
+    AppendModuleViewText(i < result.modules.size() ? result.modules[i] : ModuleView(), wide_names, &out);
+  }
+  return EscapeTextKeepingLines(out);
+}
+
 }  // namespace
 
 std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
+  if (result.by_module) return RenderModuleText(result, wide_names);
   std::string out;
   out += "times in ms; comm = communication, exposed = comm not overlapped by compute, memcpy = copies\n";
   out += "not hidden under compute/comm, other = syncs, free = no device work; host step = the ProfilerStep\n";
@@ -898,6 +915,7 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
     AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr,
                    i < result.compute.size() ? &result.compute[i] : nullptr,
                    i < result.kernels.size() ? &result.kernels[i] : nullptr, wide_names, &out);
+    if (i < result.modules.size()) AppendTopModulesText(result.modules[i], wide_names, &out);
     if (i < result.moe.size() && result.moe[i].found()) AppendMoeText(result.moe[i], &out);
     if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
   }
@@ -928,6 +946,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
     }
     if (i < result.kernels.size()) WriteKernelsJson(result.kernels[i], &w);
     if (i < result.moe.size() && result.moe[i].found()) WriteMoeJson(result.moe[i], &w);
+    if (result.by_module) WriteModuleViewJson(i < result.modules.size() ? result.modules[i] : ModuleView(), &w);
     if (i < result.hta.size()) {
       w.Key("hta");
       WriteHtaJson(result.hta[i], &w, [&] { WriteHtaExtrasJson(result, i, &w); });

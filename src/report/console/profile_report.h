@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/breakdown/kernel_breakdown.h"
+#include "analysis/breakdown/module_view.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/critical_path.h"
 #include "analysis/compute/compute_units.h"
@@ -32,6 +33,11 @@ struct ProfileResult {
   // --critical-path: per step, across the ranks (critical_path.h); empty when no matched collective had
   // every rank's lead-in.
   std::optional<std::vector<CriticalPathStep>> critical_path;
+  // One per rank, same order (empty from summaries): the model's modules. Plain text shows the top
+  // modules of ranks with nn.Module ranges; `--by module` shows the module view alone, and its JSON
+  // adds each rank's `modules` and `layers`.
+  std::vector<ModuleView> modules;
+  bool by_module = false;
 };
 
 // `wide_names`: kernel and operator names whole instead of abbreviated to their column (names.h).

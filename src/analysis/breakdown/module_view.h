@@ -1,0 +1,67 @@
+#pragma once
+// Time in the model's own terms: per module of the model (PyTorch's `nn.Module: Name_N` ranges of
+// with_modules=True, record_function / user annotations, NVTX and mstx ranges; not ProfilerStep#N nor
+// NCCL's `nccl*` ranges), the host time of its ranges and the device time of the work it launched.
+//
+// A module's path is the dotted chain of the module ranges open on its thread when it starts
+// (`Qwen2Model_0.Qwen2DecoderLayer_3.Qwen2Attention_3`); repeated calls of one path are one module.
+// Device work counts for the innermost module range that holds the host call launching it (same
+// thread, start <= call < end; ties: the later start, then the shorter range, then the later event).
+// torch_npu launches from its task queue: its work is placed where the framework operator ran (its
+// `async_npu` flow), else where the dequeue range around the call was enqueued (`async_task_queue`).
+// Work launched by a backward operator (the end of a `fwdbwd` flow) outside every module counts as the
+// backward time of the module that holds the flow's forward operator. A module's device time includes
+// its descendants'; its self time does not.
+//
+// Repeated layers (siblings of one class, `Qwen2DecoderLayer_0` .. `_23`) are rolled up: each
+// component from the first repeated one down is written `Class_*` (and `Class_*[k]` for the k-th of
+// several same-class children of one parent), and every module with the same rolled-up path is one
+// member of that layer group.
+// O(n log n): the ranges and the launch calls are sorted per thread and swept once.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace tuneprof {
+
+struct ModuleRow {
+  std::string path;  // dotted hierarchy of range names
+  std::string name;  // the last component
+  uint32_t depth = 0;
+  uint64_t count = 0;       // ranges with this path
+  int64_t host_ns = 0;      // sum of the ranges' durations
+  int64_t forward_ns = 0;   // device time launched inside its ranges (descendants included)
+  int64_t backward_ns = 0;  // device time its forward operators' backward launched (descendants included)
+  int64_t self_ns = 0;      // device time launched with it the innermost module (forward and backward)
+  int64_t first_start_ns = 0;
+  std::string layer_path;  // its repeated-layer group's rolled-up path; empty when it repeats nowhere
+  int64_t device_ns() const { return forward_ns + backward_ns; }
+};
+
+struct LayerGroup {
+  std::string path;  // rolled-up path: `Qwen2Model_0.Qwen2DecoderLayer_*.Qwen2Attention_*`
+  uint64_t members = 0;
+  int64_t device_ns = 0;  // sum over members
+  int64_t mean_ns = 0, min_ns = 0, max_ns = 0;
+  std::string outlier_path;  // the member furthest from the mean (the first such in module order)
+  int64_t outlier_ns = 0;
+};
+
+struct ModuleView {
+  static constexpr uint32_t kMaxDepth = 64;  // paths deeper than this are not made (hostile nesting)
+  bool has_nn_modules = false;               // some range was an `nn.Module:` range (with_modules=True)
+  int64_t device_total_ns = 0;               // all device work of the rank (the share's denominator)
+  int64_t attributed_ns = 0;                 // of it, launched inside some module or a mapped backward operator
+  // Ranges nested past the depth limit or past the paths' byte budget (hostile traces): counted as part
+  // of the module around them, not as modules of their own.
+  uint64_t collapsed_ranges = 0;
+  std::vector<ModuleRow> modules;  // in order of first start (parents before children)
+  std::vector<LayerGroup> layers;  // groups of 2 members or more, by device time descending (ties by path)
+  bool empty() const { return modules.empty(); }
+};
+
+ModuleView ComputeModuleView(const Trace& trace);
+
+}  // namespace tuneprof

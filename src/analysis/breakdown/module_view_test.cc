@@ -1,0 +1,243 @@
+#include "analysis/breakdown/module_view.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/core/hand_built_trace_for_test.h"
+#include "model/trace_builder.h"
+
+namespace tuneprof {
+namespace {
+
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+const ModuleRow* Find(const ModuleView& view, std::string_view path) {
+  for (const ModuleRow& row : view.modules) {
+    if (row.path == path) return &row;
+  }
+  return nullptr;
+}
+
+const LayerGroup* FindLayers(const ModuleView& view, std::string_view path) {
+  for (const LayerGroup& g : view.layers) {
+    if (g.path == path) return &g;
+  }
+  return nullptr;
+}
+
+// A module range with a kernel launched directly in it, `kernel_us` long.
+void Module(HandBuiltTrace* hand, std::string_view name, double start_us, double dur_us) {
+  hand->Host(EventKind::kPythonFunction, "nn.Module: " + std::string(name), Us(start_us), Us(dur_us));
+}
+
+void LaunchedKernel(HandBuiltTrace* hand, double launch_us, double kernel_us, int64_t correlation) {
+  hand->Launch(Us(launch_us), correlation);
+  hand->Kernel("k" + std::to_string(correlation), Us(launch_us + 100), Us(kernel_us), correlation);
+}
+
+TEST(ModuleViewTest, WorkCountsForTheInnermostModuleAroundItsLaunch) {
+  HandBuiltTrace hand;
+  Module(&hand, "Model_0", 0, 100);
+  Module(&hand, "Linear_0", 10, 20);
+  LaunchedKernel(&hand, 5, 7, 1);    // in Model_0 only
+  LaunchedKernel(&hand, 15, 3, 2);   // in Linear_0
+  LaunchedKernel(&hand, 30, 4, 3);   // Linear_0 has ended at 30: Model_0
+  LaunchedKernel(&hand, 200, 9, 4);  // outside every module
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  ASSERT_EQ(view.modules.size(), 2u);
+  EXPECT_TRUE(view.has_nn_modules);
+  EXPECT_EQ(view.modules[0].path, "Model_0");
+  EXPECT_EQ(view.modules[1].path, "Model_0.Linear_0");
+  EXPECT_EQ(view.modules[1].name, "Linear_0");
+  EXPECT_EQ(view.modules[1].depth, 1u);
+  EXPECT_EQ(view.modules[0].forward_ns, Us(14));  // its own 7 + 4, and its child's 3
+  EXPECT_EQ(view.modules[0].self_ns, Us(11));
+  EXPECT_EQ(view.modules[1].forward_ns, Us(3));
+  EXPECT_EQ(view.modules[0].host_ns, Us(100));
+  EXPECT_EQ(view.device_total_ns, Us(23));
+  EXPECT_EQ(view.attributed_ns, Us(14));
+}
+
+TEST(ModuleViewTest, RepeatedCallsOfOnePathAreOneModule) {
+  HandBuiltTrace hand;
+  hand.Step(1, 0, Us(500));  // steps are no modules
+  for (int call = 0; call < 3; ++call) {
+    Module(&hand, "Model_0", call * 100, 50);
+    LaunchedKernel(&hand, call * 100 + 10, 2, call + 1);
+  }
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  ASSERT_EQ(view.modules.size(), 1u);
+  EXPECT_EQ(view.modules[0].count, 3u);
+  EXPECT_EQ(view.modules[0].host_ns, Us(150));
+  EXPECT_EQ(view.modules[0].device_ns(), Us(6));
+}
+
+TEST(ModuleViewTest, UserAnnotationsAreModulesAndATraceWithoutRangesHasNone) {
+  HandBuiltTrace plain;
+  LaunchedKernel(&plain, 5, 7, 1);
+  EXPECT_TRUE(ComputeModuleView(plain.Finish()).empty());
+
+  HandBuiltTrace hand;
+  hand.Host(EventKind::kUserAnnotation, "forward", 0, Us(50));
+  hand.Host(EventKind::kUserAnnotation, "nccl:all_reduce", Us(60), Us(10));  // a library call: no module
+  hand.Host(EventKind::kUserAnnotation, "ncclGroupEnd", Us(62), Us(5));
+  LaunchedKernel(&hand, 5, 7, 1);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  ASSERT_EQ(view.modules.size(), 1u);
+  EXPECT_FALSE(view.has_nn_modules);
+  EXPECT_EQ(view.modules[0].path, "forward");
+  EXPECT_EQ(view.modules[0].device_ns(), Us(7));
+}
+
+TEST(ModuleViewTest, RangesOnAnotherThreadDoNotHoldALaunch) {
+  HandBuiltTrace hand;
+  hand.HostThread(2, EventKind::kPythonFunction, "nn.Module: Model_0", 0, Us(100));
+  LaunchedKernel(&hand, 5, 7, 1);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  ASSERT_EQ(view.modules.size(), 1u);
+  EXPECT_EQ(view.modules[0].device_ns(), 0);
+}
+
+TEST(ModuleViewTest, RepeatedLayersRollUpWithTheirOutlier) {
+  HandBuiltTrace hand;
+  Module(&hand, "Model_0", 0, 1000);
+  const double kernel_us[] = {10, 10, 40};
+  for (int layer = 0; layer < 3; ++layer) {
+    const double start = 10 + layer * 300;
+    Module(&hand, "Layer_" + std::to_string(layer), start, 200);
+    // Two Linear children per layer, numbered across the model as PyTorch numbers them.
+    Module(&hand, "Linear_" + std::to_string(2 * layer), start + 10, 50);
+    LaunchedKernel(&hand, start + 20, kernel_us[layer], 10 * layer + 1);
+    Module(&hand, "Linear_" + std::to_string(2 * layer + 1), start + 100, 50);
+    LaunchedKernel(&hand, start + 110, 1, 10 * layer + 2);
+  }
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  const LayerGroup* layers = FindLayers(view, "Model_0.Layer_*");
+  ASSERT_NE(layers, nullptr);
+  EXPECT_EQ(layers->members, 3u);
+  EXPECT_EQ(layers->device_ns, Us(63));
+  EXPECT_EQ(layers->mean_ns, Us(21));
+  EXPECT_EQ(layers->min_ns, Us(11));
+  EXPECT_EQ(layers->max_ns, Us(41));
+  EXPECT_EQ(layers->outlier_path, "Model_0.Layer_2");
+  const LayerGroup* first_linear = FindLayers(view, "Model_0.Layer_*.Linear_*[0]");
+  ASSERT_NE(first_linear, nullptr);
+  EXPECT_EQ(first_linear->members, 3u);
+  EXPECT_EQ(first_linear->max_ns, Us(40));
+  const LayerGroup* second_linear = FindLayers(view, "Model_0.Layer_*.Linear_*[1]");
+  ASSERT_NE(second_linear, nullptr);
+  EXPECT_EQ(second_linear->device_ns, Us(3));
+  EXPECT_EQ(view.layers.front().path, "Model_0.Layer_*");  // by device time
+  ASSERT_NE(Find(view, "Model_0.Layer_1.Linear_3"), nullptr);
+}
+
+TEST(ModuleViewTest, SiblingsOfOneClassWithDifferentChildrenAreNoLayers) {
+  HandBuiltTrace hand;
+  Module(&hand, "Net_0", 0, 1000);
+  Module(&hand, "Sequential_0", 10, 300);  // features: a convolution
+  Module(&hand, "Conv2d_0", 20, 50);
+  LaunchedKernel(&hand, 30, 5, 1);
+  Module(&hand, "Sequential_1", 400, 300);  // classifier: a linear layer
+  Module(&hand, "Linear_0", 410, 50);
+  LaunchedKernel(&hand, 420, 5, 2);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  EXPECT_TRUE(view.layers.empty());
+  for (const ModuleRow& row : view.modules) EXPECT_EQ(row.layer_path, "") << row.path;
+}
+
+TEST(ModuleViewTest, NestingPastTheDepthLimitCountsForTheDeepestModule) {
+  HandBuiltTrace hand;
+  constexpr int kLevels = 100;
+  for (int level = 0; level < kLevels; ++level) Module(&hand, "M_" + std::to_string(level), level, 1000 - 2 * level);
+  LaunchedKernel(&hand, 500, 5, 1);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  ASSERT_EQ(view.modules.size(), ModuleView::kMaxDepth);
+  EXPECT_EQ(view.collapsed_ranges, kLevels - ModuleView::kMaxDepth);
+  EXPECT_EQ(view.modules.back().depth, ModuleView::kMaxDepth - 1);
+  EXPECT_EQ(view.modules.back().self_ns, Us(5));
+  EXPECT_EQ(view.modules.front().device_ns(), Us(5));
+}
+
+// torch_npu's Db export: the launch runs on the task queue's thread (in the CANN process, under the
+// thread id of the Python process's dequeue range); the queue's flow leads back to the enqueue.
+TEST(ModuleViewTest, WorkLaunchedFromTheTaskQueueCountsWhereItWasEnqueued) {
+  HandBuiltTrace hand;
+  TraceBuilder* builder = hand.mutable_builder();
+  Module(&hand, "Model_0", 0, 100);
+  hand.Host(EventKind::kOther, "Enqueue", Us(10), Us(1));
+  hand.HostThread(5, EventKind::kOther, "Dequeue@conv", Us(40), Us(20));
+  EventRecord call;
+  call.ts_ns = Us(45);
+  call.dur_ns = Us(2);
+  call.track = builder->TrackFor(ProcessKey{200, false}, ProcessKey{5, false});  // the CANN process
+  call.name = builder->Intern("aclnnConvolution");
+  call.category = builder->Intern("cuda_runtime");
+  call.kind = EventKind::kRuntime;
+  call.correlation = 3;
+  builder->AddEvent(call);
+  hand.Kernel("conv", Us(300), Us(6), 3);
+  FlowPoint enqueue;
+  enqueue.id = 9;
+  enqueue.category = builder->Intern("async_task_queue");
+  enqueue.phase = FlowPhase::kStart;
+  enqueue.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{1, false});
+  enqueue.ts_ns = Us(10);
+  builder->AddFlowPoint(enqueue);
+  FlowPoint dequeue = enqueue;
+  dequeue.phase = FlowPhase::kEnd;
+  dequeue.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{5, false});
+  dequeue.ts_ns = Us(40);
+  builder->AddFlowPoint(dequeue);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  ASSERT_EQ(view.modules.size(), 1u);
+  EXPECT_EQ(view.modules[0].forward_ns, Us(6));
+}
+
+TEST(ModuleViewTest, BackwardWorkCountsForTheForwardModuleThroughFwdbwdFlows) {
+  HandBuiltTrace hand;
+  TraceBuilder* builder = hand.mutable_builder();
+  Module(&hand, "Model_0", 0, 100);
+  Module(&hand, "Linear_0", 10, 20);
+  hand.Host(EventKind::kHostOp, "aten::linear", Us(12), Us(5));
+  LaunchedKernel(&hand, 13, 3, 1);
+  // The backward pass on the autograd thread: no module ranges there.
+  const uint32_t backward_track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{2, false});
+  hand.HostThread(2, EventKind::kHostOp, "autograd::engine::evaluate_function: AddmmBackward0", Us(300), Us(50));
+  hand.HostThread(2, EventKind::kRuntime, "cudaLaunchKernel", Us(310), Us(2));
+  // The runtime call on thread 2 with correlation 2 (HostThread takes none): add it through the builder.
+  EventRecord call;
+  call.ts_ns = Us(320);
+  call.dur_ns = Us(2);
+  call.track = backward_track;
+  call.name = builder->Intern("cudaLaunchKernel");
+  call.category = builder->Intern("cuda_runtime");
+  call.kind = EventKind::kRuntime;
+  call.correlation = 2;
+  builder->AddEvent(call);
+  hand.Kernel("backward_gemm", Us(400), Us(8), 2);
+  FlowPoint start;
+  start.id = 77;
+  start.category = builder->Intern("fwdbwd");
+  start.phase = FlowPhase::kStart;
+  start.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{1, false});
+  start.ts_ns = Us(12);
+  builder->AddFlowPoint(start);
+  FlowPoint end = start;
+  end.phase = FlowPhase::kEnd;
+  end.binds_enclosing = true;
+  end.track = backward_track;
+  end.ts_ns = Us(300);
+  builder->AddFlowPoint(end);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  const ModuleRow* linear = Find(view, "Model_0.Linear_0");
+  ASSERT_NE(linear, nullptr);
+  EXPECT_EQ(linear->forward_ns, Us(3));
+  EXPECT_EQ(linear->backward_ns, Us(8));
+  EXPECT_EQ(Find(view, "Model_0")->backward_ns, Us(8));
+  EXPECT_EQ(view.attributed_ns, Us(11));
+}
+
+}  // namespace
+}  // namespace tuneprof
