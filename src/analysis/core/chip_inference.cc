@@ -143,6 +143,39 @@ bool IsAscendRun(const Trace& trace) {
   return trace.kernel_details().present || trace.metadata().format == TraceFormat::kTorchNpuTraceView;
 }
 
+namespace {
+
+// A run whose operators do not say their engine (Level0 writes N/A): the AI Core clock msprof sampled
+// still names the family where only its variants run at that clock among the Ascend profiles.
+HardwareSelection AssumeFamilyFromClock(const Trace& trace, const HardwareProfile& family,
+                                        const HardwareProfiles& profiles) {
+  HardwareSelection selection;
+  selection.how = "the run does not name its chip: pass --hardware NAME (e.g. \"Ascend 910B2\")";
+  const AscendVariantEvidence evidence = CollectAscendVariantEvidence(trace);
+  if (evidence.clock_mhz == 0) return selection;
+  const std::vector<const HardwareProfile*> variants = VariantProfiles(family, profiles);
+  const auto runs_at_clock = [&](const HardwareProfile& p) {
+    return p.clock_mhz.value && std::llround(*p.clock_mhz.value) == evidence.clock_mhz;
+  };
+  for (const HardwareProfile& other : profiles.profiles()) {
+    const bool variant = std::find(variants.begin(), variants.end(), &other) != variants.end();
+    if (other.kind == "npu" && !variant && runs_at_clock(other)) return selection;  // another chip's clock too
+  }
+  if (std::none_of(variants.begin(), variants.end(), [&](const HardwareProfile* v) { return runs_at_clock(*v); })) {
+    return selection;
+  }
+  selection.profile = &family;
+  selection.inferred = true;
+  selection.label = family.name + " (assumed from the AI Core clock; pass --hardware to override)";
+  selection.how = fmt::format(
+      "assumed from the AI Core clock msprof sampled ({} MHz), which among the Ascend profiles only the 910B "
+      "family runs at; variant unknown: pass --hardware with the chip ({}){}",
+      evidence.clock_mhz, Quoted(variants, 0, " or "), AscendVariantHint(evidence, family, profiles));
+  return selection;
+}
+
+}  // namespace
+
 HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles& profiles, bool* ascend) {
   HardwareSelection selection;
   *ascend = IsAscendRun(trace);
@@ -153,10 +186,11 @@ HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles
     vector_core_ops += core == "AI_VECTOR_CORE" || core == "MIX_AIV" || core == "MIX_AIC";
   }
   const HardwareProfile* family = profiles.FindByName(kAscend910bFamily);
-  if (vector_core_ops == 0 || family == nullptr) {
+  if (family == nullptr) {
     selection.how = "the run does not name its chip: pass --hardware NAME (e.g. \"Ascend 910B2\")";
     return selection;
   }
+  if (vector_core_ops == 0) return AssumeFamilyFromClock(trace, *family, profiles);
   selection.profile = family;
   selection.inferred = true;
   selection.label = family->name + " (assumed from operators on AI Vector cores; pass --hardware to override)";

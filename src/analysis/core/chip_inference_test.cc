@@ -268,5 +268,29 @@ TEST(ChipInferenceTest, AscendClockAndBlockDimsNameTheLikelyVariant) {
   EXPECT_EQ(AscendVariantHint(AscendVariantEvidence{}, family, Builtin()), "");
 }
 
+// Level0 writes no engine per operator: the sampled AI Core clock alone names the family where no other
+// Ascend chip runs at it (1800 MHz: 910B2 or B3), not where another does (1850 MHz: 910B1 and the A3 die).
+TEST(ChipInferenceTest, AscendClockAloneAssumesTheFamily) {
+  const auto level0 = [](double clock_mhz) {
+    hand_built::HandBuiltTrace hand;
+    hand.mutable_builder()->AddCounterSample(ProcessKey{7, false}, "AI Core Freq/MHz", 0, clock_mhz);
+    Trace trace = hand.Finish();
+    SideTableBuilder side(&trace);
+    side.StartKernelDetails();
+    NpuOpRow row;
+    row.accelerator_core = side.Intern("N/A");
+    side.AddKernelDetail(row);
+    return trace;
+  };
+  bool ascend = false;
+  const HardwareSelection b = InferAscendHardware(level0(1800), Builtin(), &ascend);
+  ASSERT_NE(b.profile, nullptr) << b.how;
+  EXPECT_EQ(b.profile->name, "Ascend 910B (variant unknown)");
+  EXPECT_TRUE(Has(b.how, "AI Core clock msprof sampled (1800 MHz)")) << b.how;
+  EXPECT_TRUE(Has(b.how, "likely \"Ascend 910B2\" or \"Ascend 910B3\"")) << b.how;
+  EXPECT_EQ(InferAscendHardware(level0(1850), Builtin(), &ascend).profile, nullptr);
+  EXPECT_EQ(InferAscendHardware(level0(1234), Builtin(), &ascend).profile, nullptr);
+}
+
 }  // namespace
 }  // namespace tuneprof
