@@ -9,6 +9,9 @@ the Ascend run's memory bandwidth measured against it.
     and block dims naming the likely variant; memory_bandwidth from the HBM sampling against the family's
     figure, labelled "assumed Ascend 910B, variant unknown" with the range across the variants.
 
+docs/hardware.md's catalogue lists every built-in profile with its dense FP16 peak and memory bandwidth as
+data/hardware_profiles.json has them, so that the documented sources stay those of the shipped figures.
+
 Usage: chips_check.py TUNEPROF SHARED (the view holding traces/)
 """
 import glob
@@ -39,8 +42,34 @@ def chip(binary, path):
     return compute["hardware"], compute["hardware_source"] or ""
 
 
+def figure(value):
+    return "—" if value is None else f"{value:g}"
+
+
+def check_catalogue_documented():
+    repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    with open(os.path.join(repo, "data", "hardware_profiles.json")) as f:
+        profiles = json.load(f)["profiles"]
+    with open(os.path.join(repo, "docs", "hardware.md")) as f:
+        rows = {cells[1].strip(): cells for cells in (line.split("|") for line in f if line.startswith("| "))}
+    for p in profiles:
+        if p["kind"] == "cpu":
+            continue
+        row = rows.get(p["name"])
+        check(row is not None, f"docs/hardware.md: no row for {p['name']!r}")
+        if row is None:
+            continue
+        fp16 = figure(p["peak_fp16_tflops"]["value"])
+        check(row[4].strip().split(" ")[0] == fp16, f"docs/hardware.md {p['name']}: FP16 {row[4].strip()!r}, data {fp16}")
+        bandwidth = figure(p["memory_gb_per_s"]["value"])
+        if bandwidth != "—":
+            check(row[9].strip().split(" ")[0] == bandwidth,
+                  f"docs/hardware.md {p['name']}: memory GB/s {row[9].strip()!r}, data {bandwidth}")
+
+
 def main():
     binary, traces = sys.argv[1], os.path.join(sys.argv[2], "traces")
+    check_catalogue_documented()
     expected = {"h100": "H100 SXM", "mi300": "MI300X", "b200": "B200"}
     checked = 0
     for folder, want in expected.items():
