@@ -9,6 +9,9 @@ the Ascend run's memory bandwidth measured against it.
     and block dims naming the likely variant; memory_bandwidth from the HBM sampling against the family's
     figure, labelled "assumed Ascend 910B, variant unknown" with the range across the variants.
 
+A crafted MI300X trace with one sized RCCL all-reduce: its bus bandwidth is measured against half the
+MI300X's xGMI figure (the links' sum, both directions), not left unknown for want of an NVLink.
+
 docs/hardware.md's catalogue lists every built-in profile with its dense FP16 peak and memory bandwidth as
 data/hardware_profiles.json has them, so that the documented sources stay those of the shipped figures.
 
@@ -19,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 failures = []
 
@@ -67,9 +71,52 @@ def check_catalogue_documented():
                   f"docs/hardware.md {p['name']}: memory GB/s {row[9].strip()!r}, data {bandwidth}")
 
 
+def mi300x_allreduce_trace(path, nelems, dur_us):
+    kernel_args = {"External id": 2, "device": 0, "stream": 7, "correlation": 11, "grid": [8, 1, 1],
+                   "block": [256, 1, 1], "Collective name": "allreduce", "In msg nelems": nelems,
+                   "Out msg nelems": nelems, "Group size": 8, "dtype": "Float", "Process Group Name": "0",
+                   "Process Group Description": "default_pg", "Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]"}
+    events = [
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 5000},
+        {"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 1, "tid": 1, "ts": 10, "dur": 50,
+         "args": {"External id": 2}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "hipExtLaunchKernel", "pid": 1, "tid": 1, "ts": 20, "dur": 10,
+         "args": {"External id": 2, "correlation": 11}},
+        {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)", "pid": 0,
+         "tid": 7, "ts": 100, "dur": dur_us, "args": kernel_args},
+    ]
+    doc = {"schemaVersion": 1, "traceEvents": events,
+           "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 8},
+           # The node's eight GPUs, so that the group of eight stays on xGMI.
+           "deviceProperties": [{"id": i, "name": "AMD Instinct MI300X", "totalGlobalMem": 205571227648,
+                                 "computeMajor": 9, "computeMinor": 4, "maxThreadsPerMultiprocessor": 2048,
+                                 "warpSize": 64, "numSms": 304} for i in range(8)]}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+def check_rccl_on_xgmi(binary):
+    nelems, dur_us, ranks = 64 * 1048576, 2000, 8
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "mi300x_allreduce.json")
+        mi300x_allreduce_trace(path, nelems, dur_us)
+        doc = run(binary, "analyze", "--json", path)
+    if doc is None:
+        return
+    link = next(u for u in doc["ranks"][0]["utilizations"] if u["name"] == "communication_bandwidth")
+    # nccl-tests' all-reduce bus bandwidth: bytes / time x 2 (n - 1) / n, against half of 896 GB/s.
+    busbw = nelems * 4 / (dur_us * 1e3) * 2 * (ranks - 1) / ranks
+    want = 100 * busbw / (896 / 2)
+    got = link["value_pct"]
+    check(got is not None and abs(got - want) < 1e-6 * want,
+          f"MI300X all-reduce: communication_bandwidth {got}, want {want:.6f} ({link['measured_as']!r})")
+    check("xgmi" in link["measured_as"], f"MI300X all-reduce: the link is not named: {link['measured_as']!r}")
+
+
 def main():
     binary, traces = sys.argv[1], os.path.join(sys.argv[2], "traces")
     check_catalogue_documented()
+    check_rccl_on_xgmi(binary)
     expected = {"h100": "H100 SXM", "mi300": "MI300X", "b200": "B200"}
     checked = 0
     for folder, want in expected.items():
