@@ -315,7 +315,17 @@ HardwareSelection IdentifyFromProperties(const Trace& trace, const HardwareProfi
     for (const HardwareProfile* profile : profiles.GpuCandidates(vendor)) {
       if (PropertiesMatch(device, vendor, *profile)) matches.push_back(profile);
     }
-    if (matches.size() != 1) return selection;
+    if (matches.size() != 1) {
+      // Kernel names prove nothing of an AMD chip, so the candidates are said here.
+      if (vendor == HardwareProfiles::kAmd) {
+        selection.how = matches.empty() ? UnmatchedDeviceHow("unnamed AMD device", device.compute_major,
+                                                             device.compute_minor, profiles, vendor)
+                                        : fmt::format("the unnamed AMD device's properties ({} compute units) fit {}: "
+                                                      "pass --hardware NAME",
+                                                      device.num_sms, Quoted(matches, 0, " or "));
+      }
+      return selection;
+    }
     const std::string basis =
         fmt::format("{} device properties: compute capability {}.{}, {} compute units{}", vendor, device.compute_major,
                     device.compute_minor, device.num_sms,

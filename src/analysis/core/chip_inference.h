@@ -77,7 +77,8 @@ std::string_view DeviceVendor(const Device& device, std::string_view name);
 // A GPU the trace describes but does not name (Kineto deviceProperties with an empty name, as vLLM's
 // ROCm traces write): the one profile of its vendor with its compute capability and compute-unit count
 // and a memory size that holds what the device reports. The selection's profile is nullptr when none
-// or several match.
+// or several match; for an AMD device its text then names the candidates (kernel names prove nothing
+// of an AMD chip), and is empty for others (their kernels are the next evidence).
 HardwareSelection IdentifyFromProperties(const Trace& trace, const HardwareProfiles& profiles);
 
 // What an Ascend run shows of its variant: the highest AI Core clock sampled (MHz; 0: none), and the

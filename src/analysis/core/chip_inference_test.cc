@@ -109,8 +109,13 @@ TEST(ChipInferenceTest, IdentifiesAnUnnamedDeviceFromItsProperties) {
   EXPECT_TRUE(Has(mi300x.how, "304 compute units, 192.0 GiB")) << mi300x.how;
   // 256 GiB is an MI325X's memory; without it the two 304-CU parts are not told apart.
   EXPECT_EQ(SelectHardware(unnamed(304, 64, 274877906944), Builtin(), nullptr).profile->name, "MI325X");
-  EXPECT_EQ(SelectHardware(unnamed(304, 64, kNoId), Builtin(), nullptr).profile, nullptr);
-  EXPECT_EQ(SelectHardware(unnamed(300, 64, 206141652992), Builtin(), nullptr).profile, nullptr);
+  const HardwareSelection either = SelectHardware(unnamed(304, 64, kNoId), Builtin(), nullptr);
+  EXPECT_EQ(either.profile, nullptr);
+  EXPECT_TRUE(Has(either.how, "fit \"MI300X\" or \"MI325X\": pass --hardware NAME")) << either.how;
+  const HardwareSelection none = SelectHardware(unnamed(300, 64, 206141652992), Builtin(), nullptr);
+  EXPECT_EQ(none.profile, nullptr);
+  EXPECT_TRUE(Has(none.how, "closest: \"MI300X\"")) << none.how;
+  EXPECT_FALSE(Has(none.how, "H100")) << none.how;
   // A warp of 32 is NVIDIA's: no AMD part is taken for it.
   EXPECT_EQ(SelectHardware(unnamed(304, 32, 206141652992), Builtin(), nullptr).profile, nullptr);
 }

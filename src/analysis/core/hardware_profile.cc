@@ -252,7 +252,8 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
     HardwareSelection npu = InferAscendHardware(trace, profiles, &ascend);
     if (ascend) return npu;
     HardwareSelection by_properties = IdentifyFromProperties(trace, profiles);
-    return by_properties.profile ? by_properties : InferHardware(CollectChipEvidence(trace), profiles);
+    const bool decided = by_properties.profile != nullptr || !by_properties.how.empty();
+    return decided ? by_properties : InferHardware(CollectChipEvidence(trace), profiles);
   }
   selection.profile = profiles.Detect(selection.device_name, device->num_sms);
   if (selection.profile && !selection.profile->variants.empty()) {
