@@ -96,9 +96,10 @@ std::string FamilyRangeNote(const HardwareSelection* hardware, SourcedValue Hard
   if (!value.range_low || !value.range_high) return "";
   std::string family = hardware->profile->name;
   if (const size_t cut = family.find(" ("); cut != std::string::npos) family.resize(cut);
-  return fmt::format("; assumed {}, variant unknown: the highest of its variants' {:.0f}-{:.0f} GB/s, so the "
-                     "utilization is a lower bound",
-                     family, *value.range_low, *value.range_high);
+  return fmt::format(
+      "; assumed {}, variant unknown: the highest of its variants' {:.0f}-{:.0f} GB/s, so the "
+      "utilization is a lower bound",
+      family, *value.range_low, *value.range_high);
 }
 
 std::string HardwareHow(const HardwareSelection* hardware) {
@@ -238,10 +239,11 @@ std::string TrafficPopulation(const MemoryTrafficEstimate& traffic) {
 // (no measured HBM peak), with `read_path_note` after that caveat.
 std::string PeakText(const RankEvidence& rank, const MemoryTrafficEstimate& traffic, std::string_view read_path_note) {
   const bool read_path = traffic.peak_source == "core_read_path_gb_per_s";
-  std::string out = read_path ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak{})",
-                                            ChipLabel(rank.hardware), *traffic.peak_gb_per_s, read_path_note)
-                              : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware),
-                                            *traffic.peak_gb_per_s);
+  std::string out =
+      read_path
+          ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak{})",
+                        ChipLabel(rank.hardware), *traffic.peak_gb_per_s, read_path_note)
+          : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware), *traffic.peak_gb_per_s);
   return out + FamilyRangeNote(rank.hardware, read_path ? &HardwareProfile::core_read_path_gb_per_s
                                                         : &HardwareProfile::memory_gb_per_s);
 }

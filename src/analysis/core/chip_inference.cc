@@ -306,8 +306,7 @@ HardwareSelection IdentifyFromProperties(const Trace& trace, const HardwareProfi
   HardwareSelection selection;
   for (const Device& device : trace.devices()) {
     if (device.type != DeviceType::kGpu || !device.from_properties || device.num_sms <= 0) continue;
-    if (device.compute_major < 0 || device.compute_major > 99 || device.compute_minor < 0 ||
-        device.compute_minor > 9) {
+    if (device.compute_major < 0 || device.compute_major > 99 || device.compute_minor < 0 || device.compute_minor > 9) {
       continue;
     }
     const std::string_view vendor = DeviceVendor(device, trace.str(device.name));
@@ -320,9 +319,10 @@ HardwareSelection IdentifyFromProperties(const Trace& trace, const HardwareProfi
       if (vendor == HardwareProfiles::kAmd) {
         selection.how = matches.empty() ? UnmatchedDeviceHow("unnamed AMD device", device.compute_major,
                                                              device.compute_minor, profiles, vendor)
-                                        : fmt::format("the unnamed AMD device's properties ({} compute units) fit {}: "
-                                                      "pass --hardware NAME",
-                                                      device.num_sms, Quoted(matches, 0, " or "));
+                                        : fmt::format(
+                                              "the unnamed AMD device's properties ({} compute units) fit {}: "
+                                              "pass --hardware NAME",
+                                              device.num_sms, Quoted(matches, 0, " or "));
       }
       return selection;
     }
@@ -379,10 +379,10 @@ std::string AscendVariantHint(const AscendVariantEvidence& evidence, const Hardw
   std::vector<const HardwareProfile*> variants = VariantProfiles(family, profiles);
   const size_t all = variants.size();
   std::erase_if(variants, [&](const HardwareProfile* v) {
-    const bool clock_differs = evidence.clock_mhz > 0 && v->clock_mhz.value &&
-                               std::llround(*v->clock_mhz.value) != evidence.clock_mhz;
-    const bool cores_differ = evidence.cube_cores > 0 && v->cube_cores.value &&
-                              std::llround(*v->cube_cores.value) != evidence.cube_cores;
+    const bool clock_differs =
+        evidence.clock_mhz > 0 && v->clock_mhz.value && std::llround(*v->clock_mhz.value) != evidence.clock_mhz;
+    const bool cores_differ =
+        evidence.cube_cores > 0 && v->cube_cores.value && std::llround(*v->cube_cores.value) != evidence.cube_cores;
     return clock_differs || cores_differ;
   });
   if (variants.empty() || variants.size() == all) return "";

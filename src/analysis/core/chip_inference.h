@@ -66,8 +66,7 @@ bool IsAscendRun(const Trace& trace);
 // compute capability (same major version, nearest first) to pass as --hardware; kNoId when the trace does
 // not say it. `vendor` is HardwareProfiles::kNvidia or kAmd (DeviceVendor).
 std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int64_t minor,
-                               const HardwareProfiles& profiles,
-                               std::string_view vendor = HardwareProfiles::kNvidia);
+                               const HardwareProfiles& profiles, std::string_view vendor = HardwareProfiles::kNvidia);
 
 // The vendor of a GPU as its properties show it: AMD where the warp (wavefront) is 64 threads or the
 // name says so, NVIDIA otherwise. A CUDA and a HIP compute capability overlap (gfx90a reports 9.0, as

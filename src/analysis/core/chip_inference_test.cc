@@ -259,8 +259,9 @@ TEST(ChipInferenceTest, AscendClockAndBlockDimsNameTheLikelyVariant) {
   const HardwareSelection b2 = InferAscendHardware(NpuRunWith(1800, 24, 48), Builtin(), &ascend);
   ASSERT_NE(b2.profile, nullptr);
   EXPECT_EQ(b2.profile->name, "Ascend 910B (variant unknown)");
-  EXPECT_TRUE(Has(b2.how, "; likely \"Ascend 910B2\" (AI Core clock 1800 MHz, operators launched on 24 Cube / 48 "
-                          "Vector cores)"))
+  EXPECT_TRUE(Has(b2.how,
+                  "; likely \"Ascend 910B2\" (AI Core clock 1800 MHz, operators launched on 24 Cube / 48 "
+                  "Vector cores)"))
       << b2.how;
   const AscendVariantEvidence clock_only = CollectAscendVariantEvidence(NpuRunWith(1800, 24, 40));
   EXPECT_EQ(clock_only.clock_mhz, 1800);
