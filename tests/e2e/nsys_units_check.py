@@ -38,7 +38,7 @@ WARP = 32
 CASES = [
     ("h100_2gpu_mfu_before.sqlite", [], "H100 SXM"),  # no TARGET_INFO_GPU: chip inferred from clusters
     ("h100_2gpu_1s.sqlite", ["--hardware", "H100 PCIe"], "H100 PCIe"),  # no evidence of 9.0: --hardware
-    ("rtx3080_mock.sqlite", [], None),  # TARGET_INFO_GPU: the device's own limits, no profile
+    ("rtx3080_mock.sqlite", [], "RTX 3080"),  # TARGET_INFO_GPU names it; the device's own limits win
 ]
 
 failures = []

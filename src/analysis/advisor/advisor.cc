@@ -88,6 +88,20 @@ std::string ChipLabel(const HardwareSelection* hardware) {
   return hardware->profile->name;
 }
 
+// A family's figure (the variant unknown) in words: "; assumed Ascend 910B, variant unknown: the highest
+// of its variants' 960-1420 GB/s, so the utilization is a lower bound"; "" for a single chip.
+std::string FamilyRangeNote(const HardwareSelection* hardware, SourcedValue HardwareProfile::*field) {
+  if (hardware == nullptr || hardware->profile == nullptr || hardware->profile->variants.empty()) return "";
+  const SourcedValue& value = hardware->profile->*field;
+  if (!value.range_low || !value.range_high) return "";
+  std::string family = hardware->profile->name;
+  if (const size_t cut = family.find(" ("); cut != std::string::npos) family.resize(cut);
+  return fmt::format(
+      "; assumed {}, variant unknown: the highest of its variants' {:.0f}-{:.0f} GB/s, so the "
+      "utilization is a lower bound",
+      family, *value.range_low, *value.range_high);
+}
+
 std::string HardwareHow(const HardwareSelection* hardware) {
   return hardware == nullptr ? std::string("the chip is unknown: pass --hardware NAME") : hardware->how;
 }
@@ -224,11 +238,14 @@ std::string TrafficPopulation(const MemoryTrafficEstimate& traffic) {
 // The peak a traffic figure is measured against: the chip's memory bandwidth, or its cores' read path
 // (no measured HBM peak), with `read_path_note` after that caveat.
 std::string PeakText(const RankEvidence& rank, const MemoryTrafficEstimate& traffic, std::string_view read_path_note) {
-  return traffic.peak_source == "core_read_path_gb_per_s"
-             ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak{})",
-                           ChipLabel(rank.hardware), *traffic.peak_gb_per_s, read_path_note)
-             : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware),
-                           *traffic.peak_gb_per_s);
+  const bool read_path = traffic.peak_source == "core_read_path_gb_per_s";
+  std::string out =
+      read_path
+          ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak{})",
+                        ChipLabel(rank.hardware), *traffic.peak_gb_per_s, read_path_note)
+          : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware), *traffic.peak_gb_per_s);
+  return out + FamilyRangeNote(rank.hardware, read_path ? &HardwareProfile::core_read_path_gb_per_s
+                                                        : &HardwareProfile::memory_gb_per_s);
 }
 
 // The operators' tensor traffic over their time against the chip's peak: an estimate and a lower bound

@@ -159,7 +159,7 @@ int64_t CountRanks(std::string_view ranks) {  // "[0, 1]" -> 2; "" or "[]" -> kN
   return static_cast<int64_t>(std::count(ranks.begin(), ranks.end(), ',')) + 1;
 }
 
-// The link NCCL collectives run over: NVLink (else PCIe) of the detected GPU, taken as intra-node only
+// The link NCCL / RCCL collectives run over: NVLink or AMD's xGMI (else PCIe) of the detected GPU, taken as intra-node only
 // when the trace lists the node's GPUs (deviceProperties) and the group fits in them. NVIDIA quotes
 // NVLink and PCIe per GPU with both directions added; busbw
 // is one direction, so the peak compared against is half the quoted figure.
@@ -169,7 +169,7 @@ CommLink GpuLink(const HardwareSelection& hardware) {
     link.why = "unknown chip: " + hardware.how;
     return link;
   }
-  for (std::string_view transport : {"nvlink", "pcie"}) {
+  for (std::string_view transport : {"nvlink", "xgmi", "pcie"}) {
     for (const LinkBandwidth& bandwidth : hardware.profile->links) {
       if (bandwidth.transport != transport || !bandwidth.gb_per_s.value) continue;
       link.transport = std::string(transport);
@@ -180,7 +180,7 @@ CommLink GpuLink(const HardwareSelection& hardware) {
       return link;
     }
   }
-  link.why = hardware.profile->name + ": no NVLink or PCIe bandwidth in the profile";
+  link.why = hardware.profile->name + ": no NVLink, xGMI or PCIe bandwidth in the profile";
   return link;
 }
 

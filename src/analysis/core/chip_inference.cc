@@ -143,6 +143,39 @@ bool IsAscendRun(const Trace& trace) {
   return trace.kernel_details().present || trace.metadata().format == TraceFormat::kTorchNpuTraceView;
 }
 
+namespace {
+
+// A run whose operators do not say their engine (Level0 writes N/A): the AI Core clock msprof sampled
+// still names the family where only its variants run at that clock among the Ascend profiles.
+HardwareSelection AssumeFamilyFromClock(const Trace& trace, const HardwareProfile& family,
+                                        const HardwareProfiles& profiles) {
+  HardwareSelection selection;
+  selection.how = "the run does not name its chip: pass --hardware NAME (e.g. \"Ascend 910B2\")";
+  const AscendVariantEvidence evidence = CollectAscendVariantEvidence(trace);
+  if (evidence.clock_mhz == 0) return selection;
+  const std::vector<const HardwareProfile*> variants = VariantProfiles(family, profiles);
+  const auto runs_at_clock = [&](const HardwareProfile& p) {
+    return p.clock_mhz.value && std::llround(*p.clock_mhz.value) == evidence.clock_mhz;
+  };
+  for (const HardwareProfile& other : profiles.profiles()) {
+    const bool variant = std::find(variants.begin(), variants.end(), &other) != variants.end();
+    if (other.kind == "npu" && !variant && runs_at_clock(other)) return selection;  // another chip's clock too
+  }
+  if (std::none_of(variants.begin(), variants.end(), [&](const HardwareProfile* v) { return runs_at_clock(*v); })) {
+    return selection;
+  }
+  selection.profile = &family;
+  selection.inferred = true;
+  selection.label = family.name + " (assumed from the AI Core clock; pass --hardware to override)";
+  selection.how = fmt::format(
+      "assumed from the AI Core clock msprof sampled ({} MHz), which among the Ascend profiles only the 910B "
+      "family runs at; variant unknown: pass --hardware with the chip ({}){}",
+      evidence.clock_mhz, Quoted(variants, 0, " or "), AscendVariantHint(evidence, family, profiles));
+  return selection;
+}
+
+}  // namespace
+
 HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles& profiles, bool* ascend) {
   HardwareSelection selection;
   *ascend = IsAscendRun(trace);
@@ -153,17 +186,19 @@ HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles
     vector_core_ops += core == "AI_VECTOR_CORE" || core == "MIX_AIV" || core == "MIX_AIC";
   }
   const HardwareProfile* family = profiles.FindByName(kAscend910bFamily);
-  if (vector_core_ops == 0 || family == nullptr) {
+  if (family == nullptr) {
     selection.how = "the run does not name its chip: pass --hardware NAME (e.g. \"Ascend 910B2\")";
     return selection;
   }
+  if (vector_core_ops == 0) return AssumeFamilyFromClock(trace, *family, profiles);
   selection.profile = family;
   selection.inferred = true;
   selection.label = family->name + " (assumed from operators on AI Vector cores; pass --hardware to override)";
   selection.how = fmt::format(
       "assumed from {} operators on separate AI Vector cores (Ascend 910B family or 910_93); variant unknown: "
-      "pass --hardware with the chip ({})",
-      vector_core_ops, Quoted(VariantProfiles(*family, profiles), 0, " or "));
+      "pass --hardware with the chip ({}){}",
+      vector_core_ops, Quoted(VariantProfiles(*family, profiles), 0, " or "),
+      AscendVariantHint(CollectAscendVariantEvidence(trace), *family, profiles));
   return selection;
 }
 
@@ -225,14 +260,14 @@ HardwareSelection InferHardware(const ChipEvidence& evidence, const HardwareProf
 }
 
 std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int64_t minor,
-                               const HardwareProfiles& profiles) {
+                               const HardwareProfiles& profiles, std::string_view vendor) {
   std::string how = "no profile for this device name";
   // A capability outside what any GPU reports (a garbled trace) is no hint at all.
   const bool known = major >= 0 && major <= 99 && minor >= 0 && minor <= 9;
   if (!known) return how + ": pass --hardware NAME or --hardware-file FILE";
   const int capability = static_cast<int>(major * 10 + minor);
   std::vector<const HardwareProfile*> closest;
-  for (const HardwareProfile* profile : profiles.GpuCandidates()) {
+  for (const HardwareProfile* profile : profiles.GpuCandidates(vendor)) {
     if (Capability(*profile) / 10 == major) closest.push_back(profile);
   }
   std::stable_sort(closest.begin(), closest.end(), [&](const HardwareProfile* a, const HardwareProfile* b) {
@@ -241,6 +276,123 @@ std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int6
   how += fmt::format(" ({}, compute capability {})", device_name, CapabilityText(capability));
   if (closest.empty()) return how + ": pass --hardware-file FILE with its peaks";
   return how + ": pass --hardware NAME (closest: " + Quoted(closest, 0, ", ") + ") or --hardware-file FILE";
+}
+
+std::string_view DeviceVendor(const Device& device, std::string_view name) {
+  const bool amd = device.warp_size == 64 || name.starts_with("AMD ") || name.starts_with("gfx");
+  return amd ? HardwareProfiles::kAmd : HardwareProfiles::kNvidia;
+}
+
+namespace {
+
+// Whether a device reporting `bytes` of memory can be a part sold as `gb`: vendors print GB where the
+// device reports GiB (a 192 GB MI300X reports 191.5 GiB), and the driver keeps some back.
+bool MemoryFits(int64_t bytes, double gb) {
+  const double reported = static_cast<double>(bytes);
+  return reported >= 0.85 * gb * 1e9 && reported <= 1.02 * gb * 1073741824.0;
+}
+
+bool PropertiesMatch(const Device& device, std::string_view vendor, const HardwareProfile& profile) {
+  if (profile.vendor != vendor || !profile.sm_count.value || !profile.compute_capability.value) return false;
+  if (static_cast<int64_t>(*profile.sm_count.value) != device.num_sms) return false;
+  if (Capability(profile) != device.compute_major * 10 + device.compute_minor) return false;
+  return device.total_memory_bytes == kNoId || !profile.memory_gb.value ||
+         MemoryFits(device.total_memory_bytes, *profile.memory_gb.value);
+}
+
+}  // namespace
+
+HardwareSelection IdentifyFromProperties(const Trace& trace, const HardwareProfiles& profiles) {
+  HardwareSelection selection;
+  for (const Device& device : trace.devices()) {
+    if (device.type != DeviceType::kGpu || !device.from_properties || device.num_sms <= 0) continue;
+    if (device.compute_major < 0 || device.compute_major > 99 || device.compute_minor < 0 || device.compute_minor > 9) {
+      continue;
+    }
+    const std::string_view vendor = DeviceVendor(device, trace.str(device.name));
+    std::vector<const HardwareProfile*> matches;
+    for (const HardwareProfile* profile : profiles.GpuCandidates(vendor)) {
+      if (PropertiesMatch(device, vendor, *profile)) matches.push_back(profile);
+    }
+    if (matches.size() != 1) {
+      // Kernel names prove nothing of an AMD chip, so the candidates are said here.
+      if (vendor == HardwareProfiles::kAmd) {
+        selection.how = matches.empty() ? UnmatchedDeviceHow("unnamed AMD device", device.compute_major,
+                                                             device.compute_minor, profiles, vendor)
+                                        : fmt::format(
+                                              "the unnamed AMD device's properties ({} compute units) fit {}: "
+                                              "pass --hardware NAME",
+                                              device.num_sms, Quoted(matches, 0, " or "));
+      }
+      return selection;
+    }
+    const std::string basis =
+        fmt::format("{} device properties: compute capability {}.{}, {} compute units{}", vendor, device.compute_major,
+                    device.compute_minor, device.num_sms,
+                    device.total_memory_bytes == kNoId
+                        ? ""
+                        : fmt::format(", {:.1f} GiB", static_cast<double>(device.total_memory_bytes) / 1073741824.0));
+    selection.profile = matches.front();
+    selection.inferred = true;
+    selection.how = fmt::format("identified from the unnamed device's {}; pass --hardware to override", basis);
+    selection.label = selection.profile->name + " (identified from device properties; pass --hardware to override)";
+    return selection;
+  }
+  return selection;
+}
+
+AscendVariantEvidence CollectAscendVariantEvidence(const Trace& trace) {
+  AscendVariantEvidence evidence;
+  const std::vector<Counter>& counters = trace.counters();
+  std::vector<char> clock(counters.size(), 0);
+  for (size_t i = 0; i < counters.size(); ++i) clock[i] = trace.str(counters[i].name) == "AI Core Freq/MHz";
+  double highest = 0;
+  for (const CounterSample& sample : trace.counter_samples()) {
+    if (sample.counter < clock.size() && clock[sample.counter]) highest = std::max(highest, sample.value);
+  }
+  if (highest >= 1 && highest < 1e5) evidence.clock_mhz = std::llround(highest);
+  // Operators that spread over the whole chip launch one block per core; the most common block dim of
+  // each engine is taken as its core count only where the two agree with the family's 1 Cube : 2 Vector.
+  std::unordered_map<int64_t, int64_t> cube, vector;
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    if (row.block_dim <= 1 || row.block_dim > 1024) continue;
+    const std::string_view core = trace.str(row.accelerator_core);
+    if (core == "AI_CORE") ++cube[row.block_dim];
+    if (core == "AI_VECTOR_CORE") ++vector[row.block_dim];
+  }
+  const auto modal = [](const std::unordered_map<int64_t, int64_t>& counts) {
+    std::pair<int64_t, int64_t> best{0, 0};  // (count, block dim); ties go to the larger block dim
+    for (const auto& [dim, count] : counts) best = std::max(best, std::pair<int64_t, int64_t>{count, dim});
+    return best.second;
+  };
+  const int64_t cubes = modal(cube), vectors = modal(vector);
+  if (cubes > 0 && vectors == 2 * cubes) {
+    evidence.cube_cores = cubes;
+    evidence.vector_cores = vectors;
+  }
+  return evidence;
+}
+
+std::string AscendVariantHint(const AscendVariantEvidence& evidence, const HardwareProfile& family,
+                              const HardwareProfiles& profiles) {
+  if (evidence.clock_mhz == 0 && evidence.cube_cores == 0) return "";
+  std::vector<const HardwareProfile*> variants = VariantProfiles(family, profiles);
+  const size_t all = variants.size();
+  std::erase_if(variants, [&](const HardwareProfile* v) {
+    const bool clock_differs =
+        evidence.clock_mhz > 0 && v->clock_mhz.value && std::llround(*v->clock_mhz.value) != evidence.clock_mhz;
+    const bool cores_differ =
+        evidence.cube_cores > 0 && v->cube_cores.value && std::llround(*v->cube_cores.value) != evidence.cube_cores;
+    return clock_differs || cores_differ;
+  });
+  if (variants.empty() || variants.size() == all) return "";
+  std::string basis;
+  if (evidence.clock_mhz > 0) basis = fmt::format("AI Core clock {} MHz", evidence.clock_mhz);
+  if (evidence.cube_cores > 0) {
+    basis += fmt::format("{}operators launched on {} Cube / {} Vector cores", basis.empty() ? "" : ", ",
+                         evidence.cube_cores, evidence.vector_cores);
+  }
+  return fmt::format("; likely {} ({})", Quoted(variants, 0, " or "), basis);
 }
 
 }  // namespace tuneprof

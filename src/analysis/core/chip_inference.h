@@ -62,9 +62,37 @@ HardwareSelection InferAscendHardware(const Trace& trace, const HardwareProfiles
 // Whether `trace` is a torch_npu / msprof run (what InferAscendHardware's `ascend` says).
 bool IsAscendRun(const Trace& trace);
 
-// Why a device the trace names has no profile, with the profiles of the closest compute capability
-// (same major version, nearest first) to pass as --hardware; kNoId when the trace does not say it.
+// Why a device the trace names has no profile, with the profiles of the same vendor and the closest
+// compute capability (same major version, nearest first) to pass as --hardware; kNoId when the trace does
+// not say it. `vendor` is HardwareProfiles::kNvidia or kAmd (DeviceVendor).
 std::string UnmatchedDeviceHow(std::string_view device_name, int64_t major, int64_t minor,
-                               const HardwareProfiles& profiles);
+                               const HardwareProfiles& profiles, std::string_view vendor = HardwareProfiles::kNvidia);
+
+// The vendor of a GPU as its properties show it: AMD where the warp (wavefront) is 64 threads or the
+// name says so, NVIDIA otherwise. A CUDA and a HIP compute capability overlap (gfx90a reports 9.0, as
+// Hopper does), so suggestions and matches are kept within the vendor.
+std::string_view DeviceVendor(const Device& device, std::string_view name);
+
+// A GPU the trace describes but does not name (Kineto deviceProperties with an empty name, as vLLM's
+// ROCm traces write): the one profile of its vendor with its compute capability and compute-unit count
+// and a memory size that holds what the device reports. The selection's profile is nullptr when none
+// or several match; for an AMD device its text then names the candidates (kernel names prove nothing
+// of an AMD chip), and is empty for others (their kernels are the next evidence).
+HardwareSelection IdentifyFromProperties(const Trace& trace, const HardwareProfiles& profiles);
+
+// What an Ascend run shows of its variant: the highest AI Core clock sampled (MHz; 0: none), and the
+// Cube and Vector core counts where its operators' most common block dims are in the family's 1:2
+// ratio (0: not shown).
+struct AscendVariantEvidence {
+  int64_t clock_mhz = 0;
+  int64_t cube_cores = 0;
+  int64_t vector_cores = 0;
+};
+AscendVariantEvidence CollectAscendVariantEvidence(const Trace& trace);
+
+// The variants of `family` the evidence allows, as "; likely \"Ascend 910B2\" (AI Core clock 1800 MHz,
+// operators on 24 Cube / 48 Vector cores)"; "" when the evidence rules none out or rules all out.
+std::string AscendVariantHint(const AscendVariantEvidence& evidence, const HardwareProfile& family,
+                              const HardwareProfiles& profiles);
 
 }  // namespace tuneprof

@@ -78,6 +78,48 @@ TEST(ChipInferenceTest, ClusterLaunchesBoundTheArchitectureAndTheSmCount) {
   EXPECT_TRUE(Has(selection.how, "\"H200 SXM\"")) << selection.how;
 }
 
+// An AMD device without a profile is pointed at AMD parts only, never at a Hopper of the same 9.x.
+TEST(ChipInferenceTest, UnmatchedAmdDeviceNamesAmdParts) {
+  const std::string how = UnmatchedDeviceHow("AMD Instinct MI308X", 9, 4, Builtin(), HardwareProfiles::kAmd);
+  EXPECT_TRUE(Has(how, "closest: \"MI300X\"")) << how;
+  EXPECT_FALSE(Has(how, "H100")) << how;
+  EXPECT_FALSE(Has(how, "H200")) << how;
+}
+
+// A device with properties but no name (vLLM's ROCm traces): identified where one profile of its vendor
+// has its capability, compute units and memory; left to the other evidence otherwise.
+TEST(ChipInferenceTest, IdentifiesAnUnnamedDeviceFromItsProperties) {
+  const auto unnamed = [](int64_t sms, int64_t warp, int64_t memory_bytes) {
+    hand_built::HandBuiltTrace hand;
+    Device gpu;
+    gpu.num_sms = sms;
+    gpu.compute_major = 9;
+    gpu.compute_minor = 4;
+    gpu.warp_size = warp;
+    gpu.total_memory_bytes = memory_bytes;
+    gpu.from_properties = true;
+    hand.mutable_builder()->AddDevice(gpu);
+    hand.Kernel("Cijk_Alik_Bljk_HHS_BH", 0, 1000);
+    return hand.Finish();
+  };
+  const HardwareSelection mi300x = SelectHardware(unnamed(304, 64, 206141652992), Builtin(), nullptr);
+  ASSERT_NE(mi300x.profile, nullptr) << mi300x.how;
+  EXPECT_EQ(mi300x.profile->name, "MI300X");
+  EXPECT_TRUE(mi300x.inferred);
+  EXPECT_TRUE(Has(mi300x.how, "304 compute units, 192.0 GiB")) << mi300x.how;
+  // 256 GiB is an MI325X's memory; without it the two 304-CU parts are not told apart.
+  EXPECT_EQ(SelectHardware(unnamed(304, 64, 274877906944), Builtin(), nullptr).profile->name, "MI325X");
+  const HardwareSelection either = SelectHardware(unnamed(304, 64, kNoId), Builtin(), nullptr);
+  EXPECT_EQ(either.profile, nullptr);
+  EXPECT_TRUE(Has(either.how, "fit \"MI300X\" or \"MI325X\": pass --hardware NAME")) << either.how;
+  const HardwareSelection none = SelectHardware(unnamed(300, 64, 206141652992), Builtin(), nullptr);
+  EXPECT_EQ(none.profile, nullptr);
+  EXPECT_TRUE(Has(none.how, "closest: \"MI300X\"")) << none.how;
+  EXPECT_FALSE(Has(none.how, "H100")) << none.how;
+  // A warp of 32 is NVIDIA's: no AMD part is taken for it.
+  EXPECT_EQ(SelectHardware(unnamed(304, 32, 206141652992), Builtin(), nullptr).profile, nullptr);
+}
+
 // An unnamed device whose SM count a CUPTI device table gives (nsys TARGET_INFO_CUDA_DEVICE): of the
 // Hopper profiles only the H100 PCIe has 114 SMs, so it is inferred, not assumed.
 TEST(ChipInferenceTest, TheDeviceTablesSmCountSettlesTheVariant) {
@@ -127,11 +169,11 @@ TEST(ChipInferenceTest, TheCommandLineOverridesTheInference) {
   EXPECT_FALSE(selection.inferred);
 }
 
-// A named device without a profile (an RTX 3080, compute capability 8.6) names the closest profiles.
+// A named device without a profile (an RTX A6000, compute capability 8.6) names the closest profiles.
 TEST(ChipInferenceTest, UnmatchedDeviceNamesTheClosestProfiles) {
-  const std::string how = UnmatchedDeviceHow("NVIDIA GeForce RTX 3080", 8, 6, Builtin());
+  const std::string how = UnmatchedDeviceHow("NVIDIA RTX A6000", 8, 6, Builtin());
   EXPECT_TRUE(Has(how, "compute capability 8.6")) << how;
-  EXPECT_TRUE(Has(how, "closest: \"L40S\"")) << how;  // 8.9 is nearer than 8.0
+  EXPECT_TRUE(Has(how, "closest: \"RTX 3070\"")) << how;  // 8.6 itself first
   EXPECT_TRUE(Has(how, "--hardware-file")) << how;
   EXPECT_TRUE(Has(UnmatchedDeviceHow("x", kNoId, kNoId, Builtin()), "--hardware NAME"));
   // A garbled capability is no hint (its product overflowed before).
@@ -188,6 +230,72 @@ TEST(ChipInferenceTest, AscendVectorCoresAssumeThe910bFamilyAndNameTheVariants) 
   const HardwareSelection not_npu = InferAscendHardware(gpu.Finish(), Builtin(), &ascend);
   EXPECT_FALSE(ascend);
   EXPECT_EQ(not_npu.profile, nullptr);
+}
+
+// A run with its AI Core clock sampled and operators launched one block per core.
+Trace NpuRunWith(double clock_mhz, int64_t cube_blocks, int64_t vector_blocks) {
+  hand_built::HandBuiltTrace hand;
+  if (clock_mhz > 0) hand.mutable_builder()->AddCounterSample(ProcessKey{7, false}, "AI Core Freq/MHz", 0, clock_mhz);
+  Trace trace = hand.Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  const auto add = [&](std::string_view core, int64_t blocks, int times) {
+    for (int i = 0; i < times; ++i) {
+      NpuOpRow row;
+      row.accelerator_core = side.Intern(core);
+      row.block_dim = blocks;
+      side.AddKernelDetail(row);
+    }
+  };
+  add("AI_CORE", cube_blocks, 3);
+  add("AI_CORE", 8, 2);  // small operators do not spread over the chip
+  add("AI_VECTOR_CORE", vector_blocks, 3);
+  return trace;
+}
+
+// The family is kept (its figures, labelled), and the variants the clock and core counts allow are named.
+TEST(ChipInferenceTest, AscendClockAndBlockDimsNameTheLikelyVariant) {
+  bool ascend = false;
+  const HardwareSelection b2 = InferAscendHardware(NpuRunWith(1800, 24, 48), Builtin(), &ascend);
+  ASSERT_NE(b2.profile, nullptr);
+  EXPECT_EQ(b2.profile->name, "Ascend 910B (variant unknown)");
+  EXPECT_TRUE(Has(b2.how,
+                  "; likely \"Ascend 910B2\" (AI Core clock 1800 MHz, operators launched on 24 Cube / 48 "
+                  "Vector cores)"))
+      << b2.how;
+  const AscendVariantEvidence clock_only = CollectAscendVariantEvidence(NpuRunWith(1800, 24, 40));
+  EXPECT_EQ(clock_only.clock_mhz, 1800);
+  EXPECT_EQ(clock_only.cube_cores, 0);  // 24 and 40 are not the family's 1:2
+  const HardwareProfile& family = *Builtin().FindByName("Ascend 910B (variant unknown)");
+  EXPECT_EQ(AscendVariantHint(clock_only, family, Builtin()),
+            "; likely \"Ascend 910B2\" or \"Ascend 910B3\" (AI Core clock 1800 MHz)");
+  // A clock no variant runs at (throttled) rules all out: no hint rather than a wrong one.
+  EXPECT_EQ(AscendVariantHint(CollectAscendVariantEvidence(NpuRunWith(1200, 24, 48)), family, Builtin()), "");
+  EXPECT_EQ(AscendVariantHint(AscendVariantEvidence{}, family, Builtin()), "");
+}
+
+// Level0 writes no engine per operator: the sampled AI Core clock alone names the family where no other
+// Ascend chip runs at it (1800 MHz: 910B2 or B3), not where another does (1850 MHz: 910B1 and the A3 die).
+TEST(ChipInferenceTest, AscendClockAloneAssumesTheFamily) {
+  const auto level0 = [](double clock_mhz) {
+    hand_built::HandBuiltTrace hand;
+    hand.mutable_builder()->AddCounterSample(ProcessKey{7, false}, "AI Core Freq/MHz", 0, clock_mhz);
+    Trace trace = hand.Finish();
+    SideTableBuilder side(&trace);
+    side.StartKernelDetails();
+    NpuOpRow row;
+    row.accelerator_core = side.Intern("N/A");
+    side.AddKernelDetail(row);
+    return trace;
+  };
+  bool ascend = false;
+  const HardwareSelection b = InferAscendHardware(level0(1800), Builtin(), &ascend);
+  ASSERT_NE(b.profile, nullptr) << b.how;
+  EXPECT_EQ(b.profile->name, "Ascend 910B (variant unknown)");
+  EXPECT_TRUE(Has(b.how, "AI Core clock msprof sampled (1800 MHz)")) << b.how;
+  EXPECT_TRUE(Has(b.how, "likely \"Ascend 910B2\" or \"Ascend 910B3\"")) << b.how;
+  EXPECT_EQ(InferAscendHardware(level0(1850), Builtin(), &ascend).profile, nullptr);
+  EXPECT_EQ(InferAscendHardware(level0(1234), Builtin(), &ascend).profile, nullptr);
 }
 
 }  // namespace

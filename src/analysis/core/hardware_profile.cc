@@ -135,6 +135,26 @@ class ProfileReader {
     bool flag = false;
     if (!field["derived"].get(flag)) out->derived = flag;
     if (!field["unverified"].get(flag)) out->unverified = flag;
+    return ReadRange(profile, key, field, out);
+  }
+
+  // "range": [low, high], optional: a family's figure across its variants.
+  Status ReadRange(std::string_view profile, std::string_view key, simdjson::dom::element field, SourcedValue* out) {
+    simdjson::dom::element element;
+    if (field["range"].get(element)) return Status::Ok();
+    simdjson::dom::array range;
+    if (element.get(range)) return Fail(profile, key, "\"range\" must be [low, high] with 0 <= low <= high");
+    double bounds[2] = {0, 0};
+    size_t count = 0;
+    for (simdjson::dom::element bound : range) {
+      if (count == 2 || bound.get(bounds[count]) || bounds[count] < 0) break;
+      ++count;
+    }
+    if (count != 2 || range.size() != 2 || bounds[0] > bounds[1]) {
+      return Fail(profile, key, "\"range\" must be [low, high] with 0 <= low <= high");
+    }
+    out->range_low = bounds[0];
+    out->range_high = bounds[1];
     return Status::Ok();
   }
 
@@ -173,16 +193,19 @@ const HardwareProfile* HardwareProfiles::Detect(std::string_view device_name, in
       if (!EqualsIgnoreCase(name, device_name)) continue;
       const bool sm_mismatch =
           num_sms != kNoId && profile.sm_count.value && static_cast<int64_t>(*profile.sm_count.value) != num_sms;
-      return sm_mismatch ? nullptr : &profile;
+      if (!sm_mismatch) return &profile;
     }
   }
   return nullptr;
 }
 
-std::vector<const HardwareProfile*> HardwareProfiles::GpuCandidates() const {
+std::vector<const HardwareProfile*> HardwareProfiles::GpuCandidates(std::string_view vendor) const {
   std::vector<const HardwareProfile*> out;
   for (const HardwareProfile& profile : profiles_) {
-    if (profile.kind == "gpu" && profile.variants.empty() && profile.compute_capability.value) out.push_back(&profile);
+    if (profile.kind == "gpu" && profile.vendor == vendor && profile.variants.empty() &&
+        profile.compute_capability.value) {
+      out.push_back(&profile);
+    }
   }
   return out;
 }
@@ -227,18 +250,23 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
   if (!device) {
     bool ascend = false;
     HardwareSelection npu = InferAscendHardware(trace, profiles, &ascend);
-    return ascend ? npu : InferHardware(CollectChipEvidence(trace), profiles);
+    if (ascend) return npu;
+    HardwareSelection by_properties = IdentifyFromProperties(trace, profiles);
+    const bool decided = by_properties.profile != nullptr || !by_properties.how.empty();
+    return decided ? by_properties : InferHardware(CollectChipEvidence(trace), profiles);
   }
   selection.profile = profiles.Detect(selection.device_name, device->num_sms);
   if (selection.profile && !selection.profile->variants.empty()) {
-    selection.how = VariantUnknown(*selection.profile);
+    selection.how = VariantUnknown(*selection.profile) +
+                    AscendVariantHint(CollectAscendVariantEvidence(trace), *selection.profile, profiles);
   } else if (selection.profile) {
     selection.how = "detected";
   } else if (const HardwareProfile* by_name = profiles.Detect(selection.device_name)) {
     selection.how = "named like " + by_name->name + " but has " + std::to_string(device->num_sms) + " SMs, not " +
                     std::to_string(static_cast<int64_t>(*by_name->sm_count.value));
   } else {
-    selection.how = UnmatchedDeviceHow(selection.device_name, device->compute_major, device->compute_minor, profiles);
+    selection.how = UnmatchedDeviceHow(selection.device_name, device->compute_major, device->compute_minor, profiles,
+                                       DeviceVendor(*device, selection.device_name));
   }
   return selection;
 }

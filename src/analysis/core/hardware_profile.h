@@ -20,6 +20,10 @@ struct SourcedValue {
   std::string source;
   bool derived = false;     // computed from cited inputs (the source says how)
   bool unverified = false;  // recalled or third-party
+  // A family entry's figure: the lowest and highest of its variants' (the value is one of them, and the
+  // source says which and why).
+  std::optional<double> range_low;
+  std::optional<double> range_high;
 };
 
 struct LinkBandwidth {
@@ -74,11 +78,16 @@ class HardwareProfiles {
   // trace spells it); nullptr when none has it.
   const HardwareProfile* FindByName(std::string_view name) const;
   // By the name a trace gives the device. A profile whose SM count is known and differs from the
-  // device's is not a match (a renamed or partitioned part would otherwise borrow the wrong peaks).
+  // device's is not a match (a renamed or partitioned part would otherwise borrow the wrong peaks); a
+  // name two profiles share ("AMD Instinct MI250X / MI250") is told apart by the count.
   const HardwareProfile* Detect(std::string_view device_name, int64_t num_sms = kNoId) const;
-  // Profiles of single GPUs (no family entries) whose compute capability is known: the candidates a
-  // trace that names no device is matched against.
-  std::vector<const HardwareProfile*> GpuCandidates() const;
+  // Profiles of single GPUs of `vendor` (no family entries) whose compute capability is known: the
+  // candidates a trace that names no device is matched against, and the suggestions for one whose name
+  // no profile has. Kernel-name evidence and suggestions never cross vendors.
+  std::vector<const HardwareProfile*> GpuCandidates(std::string_view vendor = kNvidia) const;
+
+  static constexpr std::string_view kNvidia = "NVIDIA";
+  static constexpr std::string_view kAmd = "AMD";
 
  private:
   std::vector<HardwareProfile> profiles_;

@@ -27,6 +27,11 @@ TEST(HardwareProfileTest, BuiltinHasTheChipsTheIssueAsksFor) {
         "L40S",           "RTX 4090",       "generic CPU"}) {
     EXPECT_NE(Builtin().FindByName(name), nullptr) << name;
   }
+  for (std::string_view name :
+       {"V100 DGXS 32GB", "A800 SXM4 80GB", "H800 SXM", "H20", "L4", "GB200 (one B200 GPU)", "RTX 3090", "RTX 4080",
+        "MI210", "MI250 GCD", "MI250X GCD", "MI300X", "MI325X", "MI355X"}) {
+    EXPECT_NE(Builtin().FindByName(name), nullptr) << name;
+  }
   EXPECT_NE(Builtin().FindByName("h100 sxm"), nullptr);  // case-insensitive, as typed on a command line
 }
 
@@ -72,8 +77,41 @@ TEST(HardwareProfileTest, DetectsFromDeviceNames) {
   EXPECT_EQ(DetectedName("ascend910b3"), "Ascend 910B3");
 }
 
+// AMD parts by the names HIP gives them; a name two parts share is told apart by the compute units.
+TEST(HardwareProfileTest, DetectsAmdPartsByNameAndComputeUnits) {
+  EXPECT_EQ(DetectedName("AMD Instinct MI300X VF", 304), "MI300X");
+  EXPECT_EQ(DetectedName("AMD Instinct MI300X"), "MI300X");
+  EXPECT_EQ(DetectedName("AMD Instinct MI250X / MI250", 110), "MI250X GCD");
+  EXPECT_EQ(DetectedName("AMD Instinct MI250X / MI250", 104), "MI250 GCD");
+  EXPECT_EQ(DetectedName("AMD Instinct MI250X / MI250", 96), "unknown");
+  EXPECT_EQ(DetectedName("NVIDIA H800", 132), "H800 SXM");
+  EXPECT_EQ(DetectedName("Tesla V100-DGXS-32GB", 80), "V100 DGXS 32GB");
+}
+
+// Kernel-name evidence and suggestions stay within a vendor: a HIP compute capability (gfx90a is 9.0)
+// is no Hopper.
+TEST(HardwareProfileTest, GpuCandidatesAreOfOneVendor) {
+  for (const HardwareProfile* p : Builtin().GpuCandidates()) EXPECT_EQ(p->vendor, "NVIDIA") << p->name;
+  const std::vector<const HardwareProfile*> amd = Builtin().GpuCandidates(HardwareProfiles::kAmd);
+  EXPECT_FALSE(amd.empty());
+  for (const HardwareProfile* p : amd) EXPECT_EQ(p->vendor, "AMD") << p->name;
+}
+
+// A range must be two ordered non-negative numbers.
+TEST(HardwareProfileTest, RejectsABadRange) {
+  const std::string head =
+      R"({"schema": "tuneprof.hardware_profiles/1", "profiles": [{"name": "x", "kind": "npu", "device_names": [],
+      "links": {}, "memory_gb": {"value": 1, "source": "s", "range": )";
+  EXPECT_TRUE(HardwareProfiles::Parse(head + "[1, 2]}}]}", "t").ok());
+  for (std::string_view range : {"[2, 1]", "[1]", "[1, 2, 3]", "[-1, 2]", "[\"a\", 2]", "3"}) {
+    const Result<HardwareProfiles> parsed = HardwareProfiles::Parse(head + std::string(range) + "}}]}", "t");
+    ASSERT_FALSE(parsed.ok()) << range;
+    EXPECT_NE(parsed.status().message().find("range"), std::string::npos) << parsed.status().message();
+  }
+}
+
 TEST(HardwareProfileTest, UnknownChipsStayUnknown) {
-  EXPECT_EQ(DetectedName("NVIDIA GeForce RTX 3080"), "unknown");
+  EXPECT_EQ(DetectedName("NVIDIA RTX A6000"), "unknown");
   EXPECT_EQ(DetectedName("NVIDIA A100"), "unknown");  // no prefix matching
   EXPECT_EQ(DetectedName(""), "unknown");
   // A known name with another SM count is another part (a MIG slice, a cut-down bin).
@@ -120,10 +158,26 @@ TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
   ASSERT_NE(family, nullptr);
   EXPECT_EQ(family->name, "Ascend 910B (variant unknown)");
   EXPECT_EQ(family->variants.size(), 4u);
-  for (const SourcedValue* v :
-       {&family->peak_fp16_tflops, &family->peak_bf16_tflops, &family->peak_int8_tops, &family->memory_gb,
-        &family->core_read_path_gb_per_s, &family->cube_cores, &family->vector_cores, &family->clock_mhz}) {
-    EXPECT_FALSE(v->value.has_value()) << v->source;  // per-variant: never one variant's number
+  for (const SourcedValue* v : {&family->cube_cores, &family->vector_cores, &family->clock_mhz}) {
+    EXPECT_FALSE(v->value.has_value()) << v->source;  // what tells the variants apart: never one variant's
+  }
+  // The peaks are the family's figure, labelled: the highest of the variants', with their range, so a
+  // utilization against it is a lower bound.
+  for (SourcedValue HardwareProfile::*field :
+       {&HardwareProfile::peak_fp16_tflops, &HardwareProfile::peak_bf16_tflops, &HardwareProfile::peak_int8_tops,
+        &HardwareProfile::memory_gb, &HardwareProfile::core_read_path_gb_per_s}) {
+    const SourcedValue& v = family->*field;
+    ASSERT_TRUE(v.value && v.range_low && v.range_high) << v.source;
+    EXPECT_TRUE(v.source.starts_with("assumed Ascend 910B, variant unknown")) << v.source;
+    double low = 1e300, high = 0;
+    for (const std::string& name : family->variants) {
+      const SourcedValue& of_variant = Builtin().FindByName(name)->*field;
+      low = std::min(low, *of_variant.value);
+      high = std::max(high, *of_variant.value);
+    }
+    EXPECT_DOUBLE_EQ(*v.range_low, low) << v.source;
+    EXPECT_DOUBLE_EQ(*v.range_high, high) << v.source;
+    EXPECT_DOUBLE_EQ(*v.value, high) << v.source;
   }
   // What it does know is what every variant has.
   for (const std::string& name : family->variants) {

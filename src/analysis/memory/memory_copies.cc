@@ -46,7 +46,8 @@ void SetPeak(const HardwareSelection& hardware, CopyTraffic* traffic) {
     }
     return;
   }
-  const char* transport = traffic->kind == "P2P" ? (profile.kind == "npu" ? "hccs" : "nvlink") : "pcie";
+  const char* peer = profile.kind == "npu" ? "hccs" : (profile.vendor == "AMD" ? "xgmi" : "nvlink");
+  const char* transport = traffic->kind == "P2P" ? peer : "pcie";
   if (traffic->kind != "H2D" && traffic->kind != "D2H" && traffic->kind != "P2P") return;
   if (const LinkBandwidth* link = FindLink(profile, transport)) {
     traffic->peak_gbps = link->gb_per_s.value;
