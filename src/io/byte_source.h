@@ -21,6 +21,9 @@ class ByteSource {
   virtual bool truncated() const { return false; }
   // Bytes of the file on disk.
   virtual uint64_t file_size() const = 0;
+  // Bytes of the file on disk read so far (compressed bytes for a compressed source), for progress
+  // reported on another thread than the one that reads.
+  virtual uint64_t file_bytes_read() const { return 0; }
   // A second reader of the same content from byte `offset` on, independent of this one's position, so
   // that two threads can read one document; nullptr where the content cannot be entered midway (a
   // compressed stream). It reads nothing towards load progress and must not outlive this source.
