@@ -45,6 +45,9 @@ class FileRangeSource final : public ByteSource {
     return total;
   }
   uint64_t file_size() const override { return size_; }
+  std::unique_ptr<ByteSource> ReaderAt(uint64_t offset) const override {
+    return std::make_unique<FileRangeSource>(path(), fd_, size_, offset);
+  }
 
  private:
   int fd_;  // owned by the FileSource that made this reader

@@ -19,21 +19,81 @@ namespace {
 // Neither library takes more than 4 GiB of room in one call.
 uint32_t Room(size_t bytes) { return static_cast<uint32_t>(std::min<size_t>(bytes, std::numeric_limits<uint32_t>::max())); }
 
+// The content of another source from byte `skip` on: what a compressed stream entered midway reads.
+class SkipSource final : public ByteSource {
+ public:
+  SkipSource(std::unique_ptr<ByteSource> source, uint64_t skip)
+      : ByteSource(source->path()), source_(std::move(source)), skip_(skip) {}
+
+  bool compressed() const override { return source_->compressed(); }
+  bool truncated() const override { return source_->truncated(); }
+  uint64_t file_size() const override { return source_->file_size(); }
+  uint64_t content_size_hint() const override { return source_->content_size_hint(); }
+
+  Result<size_t> Read(char* buffer, size_t capacity) override {
+    if (skip_ > 0) {
+      std::vector<char> passed(std::min<uint64_t>(skip_, 1 << 20));
+      while (skip_ > 0) {
+        TP_ASSIGN_OR_RETURN(size_t n, source_->Read(passed.data(), std::min<uint64_t>(skip_, passed.size())));
+        if (n == 0) return size_t{0};
+        skip_ -= n;
+      }
+    }
+    return source_->Read(buffer, capacity);
+  }
+
+ private:
+  std::unique_ptr<ByteSource> source_;
+  uint64_t skip_;
+};
+
+// What both inflaters share: the compressed file and what is known of the content without inflating it.
+class GzipSourceBase : public ByteSource {
+ public:
+  bool compressed() const override { return true; }
+  uint64_t file_size() const override { return file_->file_size(); }
+  uint64_t file_bytes_read() const override { return file_->file_bytes_read(); }
+
+  // gzip ends each member with its length mod 4 GiB. Taken as the content's when it is at least twice
+  // the file (JSON compresses 5-20x); else (several members, a short last one, or past 4 GiB and
+  // wrapped) the file's size times 12, a typical trace's ratio.
+  uint64_t content_size_hint() const override {
+    const uint64_t size = file_->file_size();
+    std::unique_ptr<ByteSource> tail = size >= 18 ? file_->ReaderAt(size - 4) : nullptr;
+    unsigned char bytes[4] = {0, 0, 0, 0};
+    Result<size_t> n = tail == nullptr ? Result<size_t>(size_t{0}) : tail->Read(reinterpret_cast<char*>(bytes), 4);
+    const uint64_t recorded = uint64_t{bytes[0]} | uint64_t{bytes[1]} << 8 | uint64_t{bytes[2]} << 16 |
+                              uint64_t{bytes[3]} << 24;
+    return n.ok() && *n == 4 && recorded >= 2 * size ? recorded : size * 12;
+  }
+
+  std::unique_ptr<ByteSource> ReaderAt(uint64_t offset) const override {
+    std::unique_ptr<ByteSource> again = file_->ReaderAt(0);
+    if (again == nullptr) return nullptr;
+    return std::make_unique<SkipSource>(MakeGzipSource(std::move(again), input_.size(), inflater_), offset);
+  }
+
+ protected:
+  GzipSourceBase(std::unique_ptr<ByteSource> file, size_t input_bytes, GzipInflater inflater)
+      : ByteSource(file->path()), file_(std::move(file)), input_(input_bytes), inflater_(inflater) {}
+
+  std::unique_ptr<ByteSource> file_;
+  std::vector<char> input_;
+  GzipInflater inflater_;
+};
+
 // Streams gzip (also concatenated members) through zlib so that a multi-GB .gz never sits inflated
 // in memory.
-class ZlibGzipSource final : public ByteSource {
+class ZlibGzipSource final : public GzipSourceBase {
  public:
   ZlibGzipSource(std::unique_ptr<ByteSource> file, size_t input_bytes)
-      : ByteSource(file->path()), file_(std::move(file)), input_(input_bytes) {
+      : GzipSourceBase(std::move(file), input_bytes, GzipInflater::kZlib) {
     std::memset(&stream_, 0, sizeof(stream_));
     inflateInit2(&stream_, 16 + MAX_WBITS);
   }
   ~ZlibGzipSource() override { inflateEnd(&stream_); }
 
-  bool compressed() const override { return true; }
   bool truncated() const override { return truncated_; }
-  uint64_t file_size() const override { return file_->file_size(); }
-  uint64_t file_bytes_read() const override { return file_->file_bytes_read(); }
 
   Result<size_t> Read(char* buffer, size_t capacity) override {
     stream_.next_out = reinterpret_cast<Bytef*>(buffer);
@@ -96,8 +156,6 @@ class ZlibGzipSource final : public ByteSource {
     return stream_.avail_in == 0;
   }
 
-  std::unique_ptr<ByteSource> file_;
-  std::vector<char> input_;
   z_stream stream_;
   uint64_t consumed_ = 0;
   bool finished_ = false;
@@ -113,17 +171,14 @@ class ZlibGzipSource final : public ByteSource {
 // inflates sound data: at the first error, or where the file ends inside a member, the content is
 // inflated again from the start through zlib, which gives the verdict (past the bytes already handed
 // out). Damaged files are rare and pay one more inflate; every file reads exactly as through zlib.
-class IsalGzipSource final : public ByteSource {
+class IsalGzipSource final : public GzipSourceBase {
  public:
   IsalGzipSource(std::unique_ptr<ByteSource> file, size_t input_bytes)
-      : ByteSource(file->path()), file_(std::move(file)), input_(input_bytes) {
+      : GzipSourceBase(std::move(file), input_bytes, GzipInflater::kIsal) {
     StartMember(nullptr, 0);
   }
 
-  bool compressed() const override { return true; }
   bool truncated() const override { return verdict_ != nullptr && verdict_->truncated(); }
-  uint64_t file_size() const override { return file_->file_size(); }
-  uint64_t file_bytes_read() const override { return file_->file_bytes_read(); }
 
   Result<size_t> Read(char* buffer, size_t capacity) override {
     if (verdict_ != nullptr) return verdict_->Read(buffer, capacity);
@@ -201,8 +256,6 @@ class IsalGzipSource final : public ByteSource {
     return verdict_->Read(buffer, capacity);
   }
 
-  std::unique_ptr<ByteSource> file_;
-  std::vector<char> input_;
   inflate_state state_;
   uint64_t delivered_ = 0;  // bytes handed out by earlier reads
   bool finished_ = false;
@@ -240,6 +293,18 @@ std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> file, siz
   (void)inflater;
 #endif
   return std::make_unique<ZlibGzipSource>(std::move(file), input_bytes);
+}
+
+Status PreferGzipDamage(const ByteSource& source, Status status) {
+  if (status.ok() || !source.compressed()) return status;
+  std::unique_ptr<ByteSource> again = source.ReaderAt(0);
+  if (again == nullptr) return status;
+  std::vector<char> passed(1 << 20);
+  for (;;) {
+    Result<size_t> n = again->Read(passed.data(), passed.size());
+    if (!n.ok()) return n.status();
+    if (*n == 0) return status;
+  }
 }
 
 }  // namespace tuneprof

@@ -24,4 +24,11 @@ GzipInflater DefaultGzipInflater();
 std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> file, size_t input_bytes,
                                            GzipInflater inflater);
 
+// The error to report for a compressed source whose reading failed with `status`: the first damage in its
+// gzip stream where it has any, else `status`. A damaged file is then reported as such whichever bytes of
+// its inflated content a parser tripped over first, which depends on how far ahead it was inflated (a
+// read-ahead thread, a second parsing thread); a CRC, for one, is only checked at the member's end. Costs
+// one more inflate of the file, on failures only.
+Status PreferGzipDamage(const ByteSource& source, Status status);
+
 }  // namespace tuneprof

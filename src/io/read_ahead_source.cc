@@ -28,6 +28,7 @@ class ReadAheadSource final : public ByteSource {
         source_(std::move(source)),
         compressed_(source_->compressed()),
         file_size_(source_->file_size()),
+        content_size_hint_(source_->content_size_hint()),
         chunk_bytes_(std::max<size_t>(chunk_bytes, 1)),
         ring_(std::max<size_t>(chunks, 1)) {
     thread_ = std::thread([this] { Fill(); });
@@ -46,6 +47,9 @@ class ReadAheadSource final : public ByteSource {
   bool truncated() const override { return ended_ && truncated_; }
   uint64_t file_size() const override { return file_size_; }
   uint64_t file_bytes_read() const override { return file_bytes_; }
+  uint64_t content_size_hint() const override { return content_size_hint_; }
+  // Made from the wrapped source, whose readers share nothing with its position (the thread's).
+  std::unique_ptr<ByteSource> ReaderAt(uint64_t offset) const override { return source_->ReaderAt(offset); }
 
   Result<size_t> Read(char* buffer, size_t capacity) override {
     size_t total = 0;
@@ -121,6 +125,7 @@ class ReadAheadSource final : public ByteSource {
   std::unique_ptr<ByteSource> source_;  // read on the thread only
   const bool compressed_;
   const uint64_t file_size_;
+  const uint64_t content_size_hint_;
   const size_t chunk_bytes_;
   std::vector<Chunk> ring_;
 
