@@ -61,6 +61,7 @@ fuzz: deps
 # Import speed and memory on a generated >= 500 MB Kineto trace, against Python's json.load.
 bench: build
 	@./bench/run_import_bench.sh $(BUILD)/release
+	@/usr/bin/python3 bench/gzip_bench.py $(BUILD)/release
 
 # `tuneprof comm` on 8 and 64 ranks replicated from the shared gloo DDP traces (in a temp dir): wall time and
 # peak RSS, which must stay below (worker threads + 1) x one rank's.
