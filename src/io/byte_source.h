@@ -36,6 +36,9 @@ class ByteSource {
     (void)offset;
     return nullptr;
   }
+  // For a source that inflates ahead on a thread of its own: read on the caller's thread instead, if
+  // nothing was read yet. For a caller that keeps every core busy with threads of its own.
+  virtual void ReadOnCallersThread() {}
   const std::string& path() const { return path_; }
 
  protected:

@@ -30,11 +30,10 @@ class ReadAheadSource final : public ByteSource {
         file_size_(source_->file_size()),
         content_size_hint_(source_->content_size_hint()),
         chunk_bytes_(std::max<size_t>(chunk_bytes, 1)),
-        ring_(std::max<size_t>(chunks, 1)) {
-    thread_ = std::thread([this] { Fill(); });
-  }
+        ring_(std::max<size_t>(chunks, 1)) {}
 
   ~ReadAheadSource() override {
+    if (!thread_.joinable()) return;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
@@ -43,8 +42,12 @@ class ReadAheadSource final : public ByteSource {
     thread_.join();
   }
 
+  void ReadOnCallersThread() override {
+    if (!thread_.joinable()) direct_ = true;
+  }
+
   bool compressed() const override { return compressed_; }
-  bool truncated() const override { return ended_ && truncated_; }
+  bool truncated() const override { return direct_ ? source_->truncated() : ended_ && truncated_; }
   uint64_t file_size() const override { return file_size_; }
   uint64_t file_bytes_read() const override { return file_bytes_; }
   uint64_t content_size_hint() const override { return content_size_hint_; }
@@ -52,6 +55,9 @@ class ReadAheadSource final : public ByteSource {
   std::unique_ptr<ByteSource> ReaderAt(uint64_t offset) const override { return source_->ReaderAt(offset); }
 
   Result<size_t> Read(char* buffer, size_t capacity) override {
+    if (direct_) return ReadDirect(buffer, capacity);
+    // The thread starts with the first read, so that a caller may still keep the reading on its own.
+    if (!thread_.joinable()) thread_ = std::thread([this] { Fill(); });
     size_t total = 0;
     while (total < capacity && !ended_) {
       if (current_ == nullptr) TakeNext();
@@ -99,6 +105,14 @@ class ReadAheadSource final : public ByteSource {
     }
   }
 
+  Result<size_t> ReadDirect(char* buffer, size_t capacity) {
+    Result<size_t> n = source_->Read(buffer, capacity);
+    const uint64_t read = source_->file_bytes_read();
+    if (read > file_bytes_) ReportBytesRead(read - file_bytes_);
+    file_bytes_ = std::max(file_bytes_, read);
+    return n;
+  }
+
   void TakeNext() {
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [&] { return filled_ > 0; });
@@ -142,8 +156,9 @@ class ReadAheadSource final : public ByteSource {
   size_t head_ = 0;
   uint64_t file_bytes_ = 0;  // reported as read
   bool ended_ = false;
+  bool direct_ = false;  // read on the caller's thread: no thread was started
 
-  std::thread thread_;  // last: started once everything it reads is in place
+  std::thread thread_;  // started by the first read, unless direct_
 };
 
 }  // namespace

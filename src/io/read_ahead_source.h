@@ -11,7 +11,8 @@ namespace tuneprof {
 
 // Wraps `source`; at most `chunks` chunks of `chunk_bytes` are read ahead of the caller. The wrapped
 // source is read on the thread only; its errors reach the caller at the byte they stopped at, and its
-// truncated() once the caller has read to the end.
+// truncated() once the caller has read to the end. The thread starts with the first read; before it,
+// ReadOnCallersThread() keeps the reading on the caller's thread.
 std::unique_ptr<ByteSource> ReadAhead(std::unique_ptr<ByteSource> source, size_t chunk_bytes, size_t chunks);
 
 }  // namespace tuneprof

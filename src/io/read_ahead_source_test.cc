@@ -85,5 +85,20 @@ TEST(ReadAhead, ClosingBeforeTheEndStopsTheThread) {
   source.reset();
 }
 
+// Asked before the first read, the source reads on the caller's thread, with the same bytes and verdict.
+TEST(ReadAhead, ReadsOnTheCallersThreadWhenAskedFirst) {
+  const std::string text = Numbers(10000);
+  auto source = ReadAhead(std::make_unique<MemorySource>("t.json", text, 333), 64, 2);
+  source->ReadOnCallersThread();
+  Result<std::string> all = ReadAll(source.get(), 1000);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(*all, text);
+  auto failing = ReadAhead(std::make_unique<FailingSource>(10), 4, 2);
+  failing->ReadOnCallersThread();
+  char buffer[64];
+  EXPECT_EQ(failing->Read(buffer, sizeof buffer).value(), 10u);
+  EXPECT_FALSE(failing->Read(buffer, sizeof buffer).ok());
+}
+
 }  // namespace
 }  // namespace tuneprof
