@@ -56,15 +56,17 @@ class GzipSourceBase : public ByteSource {
 
   // gzip ends each member with its length mod 4 GiB. Taken as the content's when it is at least twice
   // the file (JSON compresses 5-20x); else (several members, a short last one, or past 4 GiB and
-  // wrapped) the file's size times 12, a typical trace's ratio.
+  // wrapped) the file's size times 12, a typical trace's ratio. At most kMaxHintRatio times the file: the
+  // trailer can claim anything, and the hint sizes buffers.
   uint64_t content_size_hint() const override {
+    constexpr uint64_t kMaxHintRatio = 64;
     const uint64_t size = file_->file_size();
     std::unique_ptr<ByteSource> tail = size >= 18 ? file_->ReaderAt(size - 4) : nullptr;
     unsigned char bytes[4] = {0, 0, 0, 0};
     Result<size_t> n = tail == nullptr ? Result<size_t>(size_t{0}) : tail->Read(reinterpret_cast<char*>(bytes), 4);
     const uint64_t recorded = uint64_t{bytes[0]} | uint64_t{bytes[1]} << 8 | uint64_t{bytes[2]} << 16 |
                               uint64_t{bytes[3]} << 24;
-    return n.ok() && *n == 4 && recorded >= 2 * size ? recorded : size * 12;
+    return n.ok() && *n == 4 && recorded >= 2 * size ? std::min(recorded, size * kMaxHintRatio) : size * 12;
   }
 
   std::unique_ptr<ByteSource> ReaderAt(uint64_t offset) const override {
