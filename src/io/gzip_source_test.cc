@@ -121,6 +121,23 @@ TEST(GzipSource, CutAnywhereReadsAsZlibDoes) {
   EXPECT_FALSE(half.text.empty());
 }
 
+// The content's size comes from the last member's trailer, within reason: a trailer can claim anything.
+TEST(GzipSource, ContentSizeHintTrustsTheTrailerWithinReason) {
+  const std::string text = TraceText(20000);
+  const std::string gz = Gzip(text);
+  const auto hint = [](const std::string& bytes) {
+    return MakeGzipSource(std::make_unique<MemorySource>("t.json.gz", bytes), 4096, GzipInflater::kIsal)
+        ->content_size_hint();
+  };
+  EXPECT_EQ(hint(gz), std::min<uint64_t>(text.size(), gz.size() * 64));
+  std::string claims_4_gib = gz;
+  claims_4_gib.replace(claims_4_gib.size() - 4, 4, "\xff\xff\xff\xff");
+  EXPECT_EQ(hint(claims_4_gib), claims_4_gib.size() * 64);
+  // A short last member says nothing of the ones before it: a typical ratio stands in.
+  const std::string two = gz + Gzip("{}");
+  EXPECT_EQ(hint(two), two.size() * 12);
+}
+
 TEST(GzipSource, DefaultIsIgzipWhereBuiltIn) {
   if (std::getenv("TUNEPROF_INFLATE") != nullptr) GTEST_SKIP() << "TUNEPROF_INFLATE is set";
   EXPECT_EQ(DefaultGzipInflater(), IsalBuiltIn() ? GzipInflater::kIsal : GzipInflater::kZlib);
