@@ -138,6 +138,25 @@ TEST(GzipSource, ContentSizeHintTrustsTheTrailerWithinReason) {
   EXPECT_EQ(hint(two), two.size() * 12);
 }
 
+// A parser that tripped over damaged content is told of the gzip damage instead; a sound file keeps its
+// parser's error.
+TEST(GzipSource, PreferGzipDamageNamesTheDamage) {
+  const std::string gz = Gzip(TraceText(5000));
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 8] ^= 0x55;
+  const Status parse_error = InvalidInput("t.json.gz: byte 12: expected a value");
+  const auto verdict = [&](const std::string& bytes) {
+    auto source = MakeGzipSource(std::make_unique<MemorySource>("t.json.gz", bytes), 4096, GzipInflater::kIsal);
+    return PreferGzipDamage(*source, parse_error).message();
+  };
+  EXPECT_NE(verdict(bad_crc).find("t.json.gz: corrupt gzip data near compressed byte"), std::string::npos)
+      << verdict(bad_crc);
+  EXPECT_EQ(verdict(gz), parse_error.message());
+  EXPECT_EQ(verdict(gz.substr(0, gz.size() / 2)), parse_error.message());  // cut off: not damage
+  auto sound = MakeGzipSource(std::make_unique<MemorySource>("t.json.gz", gz), 4096, GzipInflater::kZlib);
+  EXPECT_TRUE(PreferGzipDamage(*sound, Status::Ok()).ok());
+}
+
 TEST(GzipSource, DefaultIsIgzipWhereBuiltIn) {
   if (std::getenv("TUNEPROF_INFLATE") != nullptr) GTEST_SKIP() << "TUNEPROF_INFLATE is set";
   EXPECT_EQ(DefaultGzipInflater(), IsalBuiltIn() ? GzipInflater::kIsal : GzipInflater::kZlib);
