@@ -63,9 +63,11 @@ fuzz: deps
 	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzzers
 	@./tests/fuzz/run_fuzzers.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
-# Import speed and memory on a generated >= 500 MB Kineto trace, against Python's json.load.
+# Import speed and memory on a generated >= 500 MB Kineto trace, against Python's json.load; then a
+# 528 MB real-shaped trace plain and gzip'd, beside this machine's ceilings (cat, stage 1, inflate).
 bench: build
 	@./bench/run_import_bench.sh $(BUILD)/release
+	@/usr/bin/python3 bench/gzip_bench.py $(BUILD)/release
 
 # `tuneprof comm` on 8 and 64 ranks replicated from the shared gloo DDP traces (in a temp dir): wall time and
 # peak RSS, which must stay below (worker threads + 1) x one rank's.

@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as a file on disk through OpenByteSource (gzip when they start
 // with its magic) and the Chrome-trace importer. The gzip reader is only reachable through a path, so
 // each input is written to a scratch file first. Draining the source with tiny and with large reads
-// must give the same bytes and the same verdict.
+// must give the same bytes and the same verdict; so must zlib, igzip and a read-ahead thread.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +10,9 @@
 
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/byte_source.h"
+#include "io/gzip_source.h"
+#include "io/memory_source.h"
+#include "io/read_ahead_source.h"
 #include "scratch_file.h"
 
 namespace tuneprof {
@@ -32,6 +35,33 @@ std::string Drain(const std::string& path, size_t capacity) {
     content.append(buffer.data(), *n);
   }
   return content + ((*source)->truncated() ? "\n[truncated]" : "\n[complete]");
+}
+
+// The same through one inflater over the bytes in memory, read ahead on a thread in small chunks or not.
+std::string DrainWith(std::string_view bytes, GzipInflater inflater, bool ahead) {
+  std::unique_ptr<ByteSource> source = MakeGzipSource(std::make_unique<MemorySource>("f.gz", bytes), 4096, inflater);
+  if (ahead) source = ReadAhead(std::move(source), 97, 2);
+  std::string content;
+  std::vector<char> buffer(1000);
+  for (;;) {
+    Result<size_t> n = source->Read(buffer.data(), buffer.size());
+    if (!n.ok()) return "read error: " + n.status().message();
+    if (*n == 0) break;
+    content.append(buffer.data(), *n);
+  }
+  return content + (source->truncated() ? "\n[truncated]" : "\n[complete]");
+}
+
+void ExpectSameInflaters(const uint8_t* data, size_t size) {
+  if (size < 2 || data[0] != 0x1f || data[1] != 0x8b) return;
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  const std::string zlib = DrainWith(bytes, GzipInflater::kZlib, false);
+  for (const bool ahead : {false, true}) {
+    if (DrainWith(bytes, GzipInflater::kIsal, ahead) != zlib) {
+      std::fprintf(stderr, "gzip_source_fuzzer: igzip%s reads differently from zlib\n", ahead ? " read ahead" : "");
+      std::abort();
+    }
+  }
 }
 
 }  // namespace
@@ -57,6 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                  b.substr(b.size() > 300 ? b.size() - 300 : 0).c_str());
     std::abort();
   }
+
+  ExpectSameInflaters(data, size);
 
   // And on into the importer, as `tuneprof info` does once the head sniffs as JSON.
   auto head = ReadHead(path, 64);

@@ -3,12 +3,14 @@
 // producer: Kineto GPU and CPU, the legacy autograd profiler, torch_npu's trace_view.json.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "io/byte_source.h"
+#include "io/gzip_source.h"
 #include "io/memory_source.h"
 #include "model/trace_dump.h"
 #include "test_corpus.h"
@@ -76,6 +78,49 @@ TEST(SplitImportGoldenTest, RealTracesBuildTheSameModelOnTwoThreads) {
     // Real traces hold no begin/end pairs: a split merges unless it falls outside the event array (the
     // CPU-only sample is mostly a process-group list before its events).
     EXPECT_GE(merged, 1) << file;
+  }
+}
+
+// The file's own bytes, compressed or not.
+std::string RawBytes(const fs::path& path) {
+  std::string bytes(fs::file_size(path), '\0');
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return "";
+  bytes.resize(std::fread(bytes.data(), 1, bytes.size(), file));
+  std::fclose(file);
+  return bytes;
+}
+
+std::string DumpGzip(const std::string& file, const std::string& gz, GzipInflater inflater, uint64_t split_from,
+                     SplitOutcome* outcome) {
+  auto source = MakeGzipSource(std::make_unique<MemorySource>(file, gz), 1 << 20, inflater);
+  ChromeImportOptions options;
+  options.split_from = split_from;
+  options.outcome = outcome;
+  Result<Trace> trace = ImportChromeTrace(source.get(), options);
+  return trace.ok() ? DumpTrace(*trace) : "error: " + trace.status().message();
+}
+
+// A gzip'd trace splits too: the second thread inflates up to its split. Through either inflater, the
+// model is the one zlib builds on one thread.
+TEST(SplitImportGoldenTest, GzipTracesBuildTheSameModelThroughEitherInflaterOnTwoThreads) {
+  TUNEPROF_REQUIRE_CORPUS();
+  for (const std::string file : {"kineto/hta/trace_filter/sampled_rank-0.json.gz", "torch-cpu/kineto26/ddp_ws4_rank2.json.gz",
+                                 "torch-cpu/legacy113/cnn_train.json.gz"}) {
+    const fs::path path = kTraces / file;
+    if (!fs::exists(path)) {
+      ADD_FAILURE() << "missing from the corpus: " << path;
+      continue;
+    }
+    const std::string gz = RawBytes(path);
+    const std::string one_thread = DumpGzip(file, gz, GzipInflater::kZlib, ChromeImportOptions::kSplitNever, nullptr);
+    ASSERT_EQ(one_thread.rfind("error", 0), std::string::npos) << file << ": " << one_thread.substr(0, 200);
+    const uint64_t from = Content(path).size() / 2;
+    for (GzipInflater inflater : {GzipInflater::kZlib, GzipInflater::kIsal}) {
+      SplitOutcome outcome = SplitOutcome::kOneThread;
+      EXPECT_TRUE(DumpGzip(file, gz, inflater, from, &outcome) == one_thread) << file << " split from byte " << from;
+      EXPECT_EQ(outcome, SplitOutcome::kMerged) << file;
+    }
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <cpuid.h>
 
+#include "io/gzip_source.h"
+
 namespace tuneprof {
 namespace chrome_json {
 namespace haswell {
@@ -38,8 +40,10 @@ Result<Trace> ImportChromeTrace(ByteSource* source, const ChromeImportOptions& o
   // The same checks simdjson's own runtime dispatch makes for its "haswell" kernel.
   static const bool kHaswell = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                                __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") && HasLzcnt();
-  return kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source, options)
-                  : chrome_json::generic::ImportChromeTraceImpl(source, options);
+  Result<Trace> trace = kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source, options)
+                                  : chrome_json::generic::ImportChromeTraceImpl(source, options);
+  if (trace.ok()) return trace;
+  return PreferGzipDamage(*source, trace.status());
 }
 
 }  // namespace tuneprof

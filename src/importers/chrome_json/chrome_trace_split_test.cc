@@ -3,10 +3,12 @@
 // byte, wherever the split falls (inside an event, a string, the top-level object) and whatever the
 // events (metadata at the end, begin/end pairs across the split, counters, errors after the split).
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <string>
 
 #include "importers/chrome_json/chrome_trace_importer.h"
+#include "io/gzip_source.h"
 #include "io/memory_source.h"
 #include "model/trace_dump.h"
 
@@ -184,6 +186,70 @@ TEST(ChromeTraceSplitTest, EarliestErrorWhereverTheScanBegins) {
   const Imported one_thread = Import(text, ChromeImportOptions::kSplitNever, 8);
   EXPECT_EQ(one_thread.dump.rfind("error: mem.json: byte 183: ", 0), 0u) << one_thread.dump;
   ExpectSameAtEverySplit(text, 8, 3);
+}
+
+}  // namespace
+}  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+std::string Gzip(const std::string& text) {
+  z_stream stream{};
+  deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, text.size()) + 32, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+Imported ImportGzip(const std::string& gz, uint64_t split_from, GzipInflater inflater, size_t chunk) {
+  auto source = MakeGzipSource(std::make_unique<MemorySource>("mem.json.gz", gz), 4096, inflater);
+  ChromeImportOptions options;
+  options.chunk_bytes = chunk;
+  options.split_from = split_from;
+  Imported imported;
+  options.outcome = &imported.outcome;
+  Result<Trace> trace = ImportChromeTrace(source.get(), options);
+  imported.dump = trace.ok() ? DumpTrace(*trace) : "error: " + trace.status().message();
+  return imported;
+}
+
+// A gzip'd trace is split by inflating it twice (the second thread inflates up to its split): the model
+// is the one-thread model wherever the split falls, through either inflater, cut-off files included.
+int ExpectSameAtEveryGzipSplit(const std::string& gz, size_t content_bytes, size_t stride, size_t chunk) {
+  const std::string one_thread = ImportGzip(gz, ChromeImportOptions::kSplitNever, GzipInflater::kZlib, chunk).dump;
+  int merged = 0;
+  for (uint64_t at = 0; at <= content_bytes; at += stride) {
+    for (GzipInflater inflater : {GzipInflater::kZlib, GzipInflater::kIsal}) {
+      const Imported split = ImportGzip(gz, at, inflater, chunk);
+      EXPECT_EQ(split.dump, one_thread) << "split searched from byte " << at;
+      if (split.dump != one_thread) return merged;
+      merged += split.outcome == SplitOutcome::kMerged;
+    }
+  }
+  return merged;
+}
+
+TEST(ChromeTraceSplitTest, GzipTraceIsTheSameWhereverItSplits) {
+  const std::string text = kKinetoLike;
+  EXPECT_GT(ExpectSameAtEveryGzipSplit(Gzip(text), text.size(), 37, kDefaultChunkBytes), 50);
+  ExpectSameAtEveryGzipSplit(Gzip(text), text.size(), 67, 61);
+  // Cut off inside the member: a cut-off warning whichever thread reaches the end.
+  const std::string gz = Gzip(text);
+  const std::string cut = gz.substr(0, gz.size() * 3 / 4);
+  EXPECT_NE(ImportGzip(cut, ChromeImportOptions::kSplitNever, GzipInflater::kZlib, kDefaultChunkBytes).dump.find("cut-off"),
+            std::string::npos);
+  ExpectSameAtEveryGzipSplit(cut, text.size(), 43, kDefaultChunkBytes);
+  // Damaged after the split: the error is the one a single thread meets.
+  std::string damaged = gz;
+  damaged[damaged.size() - 6] ^= 0x40;
+  ExpectSameAtEveryGzipSplit(damaged, text.size(), 53, kDefaultChunkBytes);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace tuneprof {
 namespace {
@@ -334,6 +335,10 @@ Status JsonElementStream::EndOfDocument() {
 bool JsonElementStream::AtStopElement() {
   if (stop_at_ == kNoStop) return false;
   const uint64_t at = base_offset_ + pos_;
+  if (stop_found_later_ && at >= stop_at_) {
+    stop_at_ = std::exchange(stop_found_later_, nullptr)();
+    if (stop_at_ == kNoStop) return false;
+  }
   if (at == stop_at_) {
     stopped_ = true;
     return true;

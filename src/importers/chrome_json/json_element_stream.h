@@ -6,6 +6,7 @@
 // blanks between elements are skipped as they stream by, and one value larger than a limit no trace
 // event comes near is an error rather than a buffer that grows with the input.
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -68,6 +69,13 @@ class JsonElementStream {
   // over every element before it; stopped_at_element() then says so. When no element starts there (the
   // offset falls inside one, or outside the array) the stream reads on to the end as usual.
   void StopAtElement(uint64_t offset) { stop_at_ = offset; }
+  // The same for an offset not known yet but at or after `not_before`: at the first element from there
+  // on, `found()` gives it (waiting for it if need be), or kNoStop where there is none.
+  void StopAtElementFoundLater(uint64_t not_before, std::function<uint64_t()> found) {
+    stop_at_ = not_before;
+    stop_found_later_ = std::move(found);
+  }
+  static constexpr uint64_t kNoStop = static_cast<uint64_t>(-1);
   bool stopped_at_element() const { return stopped_; }
 
   // The input ended before the document did; every complete element was delivered.
@@ -120,8 +128,8 @@ class JsonElementStream {
   bool truncated_ = false;
   bool top_level_is_array_ = false;
   bool saw_trace_events_ = false;
-  static constexpr uint64_t kNoStop = static_cast<uint64_t>(-1);
   uint64_t stop_at_ = kNoStop;
+  std::function<uint64_t()> stop_found_later_;
   bool stopped_ = false;
   // The run of complete events not yet handed to the sink; Refill() keeps it in the buffer.
   static constexpr size_t kNoRun = static_cast<size_t>(-1);
