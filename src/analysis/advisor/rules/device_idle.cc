@@ -2,7 +2,8 @@
 // idle.low_utilization (nsys gpu_time_util, TensorBoard plugin rule 5): the run cut into 30 equal
 // chunks, the chunks whose device busy time is below 50 %, coalesced into ranges. Both read the union
 // of the rank's device work (all devices of the rank on one timeline). Gain: the idle time inside the
-// gaps (resp. low chunks), per step.
+// gaps (resp. low chunks), per step. Low chunks idle mostly while launched work waited to start are told
+// as that cause (waiting on events, other streams or work not in the trace), not as a small batch.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
+#include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/intervals.h"
 
@@ -23,6 +25,19 @@ IntervalSet DeviceBusy(const Trace& trace) {
     busy.push_back(Interval{events.ts_ns[work.event], events.end_ns(work.event)});
   }
   return UnionOf(std::move(busy));
+}
+
+// When launched device work waited to start (from its launch to its start), united: device idle inside
+// these times is not the host being late, the work was there.
+IntervalSet QueuedWork(const Trace& trace) {
+  const LaunchTimes launch = FindLaunchTimes(trace);
+  const EventTable& events = trace.events();
+  std::vector<Interval> queued;
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+    const int64_t at = work.event < launch.size() ? launch[work.event] : kNoId;
+    if (at != kNoId && at < events.ts_ns[work.event]) queued.push_back(Interval{at, events.ts_ns[work.event]});
+  }
+  return UnionOf(std::move(queued));
 }
 
 std::string Range(const Trace& trace, int64_t start, int64_t end) {
@@ -68,8 +83,22 @@ void Gaps(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig
   out->push_back(std::move(f));
 }
 
+// The device idle while launched work sat in its queue waits on events, other streams or work the
+// trace does not show (another process on the device, a peer): neither the host nor the batch size.
+void SayQueuedIdle(double queued_idle_ns, Finding* f) {
+  f->title += ", with launched work queued for most of the idle time";
+  f->AddNumber("idle_with_work_queued_us", queued_idle_ns / 1e3, "us");
+  f->strategy =
+      "The device sat idle while launched work waited in its queue: it waits on events, other streams or "
+      "work not in the trace (another process on the device, a collective's peer), not on the host; a larger "
+      "batch does not shorten it. Find what the queued work waits for.";
+  f->apis = {"torch.profiler / nsys on every process sharing the device; look for cudaStreamWaitEvent, "
+             "event records and cross-stream dependencies before the queued kernels"};
+}
+
 void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig& config,
                     std::vector<Finding>* out) {
+  std::vector<Interval> low_spans;
   const int64_t chunks = std::max<int64_t>(1, static_cast<int64_t>(config.Get(threshold::kGpuTimeUtilChunks)));
   const double threshold = config.Get(threshold::kDeviceBusyPct);
   const int64_t first = busy.front().start_ns, last = busy.back().end_ns;
@@ -86,6 +115,7 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
     const bool is_low = 100 * used / static_cast<double>(end - start) < threshold;
     if (is_low) {
       ++low;
+      low_spans.push_back(Interval{start, end});
       idle_in_low += static_cast<double>(end - start) - used;
       if (range_start == kNoId) range_start = start;
     }
@@ -121,6 +151,9 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
                                     "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
                                     "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step",
                                     "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"))};
+  const double queued_idle = static_cast<double>(
+      IntersectionLength(Subtract(UnionOf(std::move(low_spans)), busy), QueuedWork(*rank.trace)));
+  if (queued_idle > 0 && 2 * queued_idle >= idle_in_low) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }
 
