@@ -11,7 +11,6 @@
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
-#include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/intervals.h"
 
@@ -25,19 +24,6 @@ IntervalSet DeviceBusy(const Trace& trace) {
     busy.push_back(Interval{events.ts_ns[work.event], events.end_ns(work.event)});
   }
   return UnionOf(std::move(busy));
-}
-
-// When launched device work waited to start (from its launch to its start), united: device idle inside
-// these times is not the host being late, the work was there.
-IntervalSet QueuedWork(const Trace& trace) {
-  const LaunchTimes launch = FindLaunchTimes(trace);
-  const EventTable& events = trace.events();
-  std::vector<Interval> queued;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
-    const int64_t at = work.event < launch.size() ? launch[work.event] : kNoId;
-    if (at != kNoId && at < events.ts_ns[work.event]) queued.push_back(Interval{at, events.ts_ns[work.event]});
-  }
-  return UnionOf(std::move(queued));
 }
 
 std::string Range(const Trace& trace, int64_t start, int64_t end) {
@@ -81,19 +67,6 @@ void Gaps(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig
       "loading, synchronization) and move it off the critical path or overlap it.";
   f.apis = {"torch.profiler with_stack=True on the gap; NVTX/mstx ranges around host phases"};
   out->push_back(std::move(f));
-}
-
-// The device idle while launched work sat in its queue waits on events, other streams or work the
-// trace does not show (another process on the device, a peer): neither the host nor the batch size.
-void SayQueuedIdle(double queued_idle_ns, Finding* f) {
-  f->title += ", with launched work queued for most of the idle time";
-  f->AddNumber("idle_with_work_queued_us", queued_idle_ns / 1e3, "us");
-  f->strategy =
-      "The device sat idle while launched work waited in its queue: it waits on events, other streams or "
-      "work not in the trace (another process on the device, a collective's peer), not on the host; a larger "
-      "batch does not shorten it. Find what the queued work waits for.";
-  f->apis = {"torch.profiler / nsys on every process sharing the device; look for cudaStreamWaitEvent, "
-             "event records and cross-stream dependencies before the queued kernels"};
 }
 
 void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig& config,
@@ -152,7 +125,7 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
                                     "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step",
                                     "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"))};
   const double queued_idle = static_cast<double>(
-      IntersectionLength(Subtract(UnionOf(std::move(low_spans)), busy), QueuedWork(*rank.trace)));
+      IntersectionLength(Subtract(UnionOf(std::move(low_spans)), busy), QueuedDeviceWork(*rank.trace)));
   if (queued_idle > 0 && 2 * queued_idle >= idle_in_low) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }
