@@ -113,9 +113,9 @@ void ClassFromKernelDetails(const Trace& trace, WorkTimes* times) {
     const std::string_view core = trace.str(row.accelerator_core);
     if (row.dur_ns == kNoId || row.dur_ns <= 0 || core == "HCCL" || core == "COMMUNICATION") continue;
     if (ClassifyDeviceWork(EventKind::kKernel, trace.str(row.name)) != WorkClass::kCompute) continue;
-    const StringId name = trace.str(row.type).empty() ? row.name : row.type;
     const double dur = static_cast<double>(row.dur_ns);
-    const char letter = letters.Of(name);
+    char letter = trace.str(row.type).empty() ? op_letter::kOther : letters.Of(row.type);
+    if (letter == op_letter::kOther) letter = letters.Of(row.name);  // the timeline's kernel name
     if (letter == op_letter::kOther) continue;  // unclassified: out of the ratio, as on a timeline
     times->computing_ns += dur;
     if (IsComputeBoundLetter(letter)) times->compute_bound_ns += dur;
