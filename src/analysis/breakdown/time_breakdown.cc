@@ -524,9 +524,9 @@ RankBreakdown MeasureTimeBreakdown(const Trace& trace) {
   }
 
   // Only a device trace's steps can lack device work because the profiler stopped; a CPU-only one's
-  // work is its host threads'.
+  // work is its host threads', and torch_npu's steps follow its own step_trace_time definitions.
   std::optional<std::set<int64_t>> stopped;
-  if (result.work_on != WorkSource::kDevice || device_work == 0) stopped.emplace();
+  if (result.work_on != WorkSource::kDevice || device_work == 0 || torch_npu_ranges) stopped.emplace();
   StepsAndTotal all = BreakdownOf(trace, work, launch, torch_npu_ranges, cut_ns, &stopped);
   result.device_events = device_work;
   result.device_events_outside_steps = all.events_outside;
