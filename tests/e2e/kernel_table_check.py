@@ -7,7 +7,7 @@ computation from the trace JSON (json + gzip only), and against the peers' deriv
   count, self total, inclusive total. Also the rows of reference/expected/torch-cpu/derived_<name>.txt
   ("top N by self time": name, self us, calls, inclusive us) must agree.
 - GPU traces (traces/kineto/hta/trace_filter, critical_path/alexnet): device work = kernel, gpu_memcpy,
-  gpu_memset, cuda_sync X events; per name count/total/min/max/sample stddev; the launching op of a kernel =
+  gpu_memset X events (cuda_sync records hold a stream without working: no table lists them); per name count/total/min/max/sample stddev; the launching op of a kernel =
   innermost cpu_op enclosing the runtime call with the same correlation on the call's thread.
 Usage: kernel_table_check.py <tuneprof> <shared dir>"""
 import glob, gzip, json, math, os, re, subprocess, sys
@@ -133,19 +133,25 @@ def check_derived(path, rank):
         derived_rows += 1
 
 
+WORK_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
+
+
 def check_gpu(path):
     global checked
     trace = load(path)
     events = trace["traceEvents"]
     work = defaultdict(list)
+    syncs = set()
     launches = {}
     host = defaultdict(list)
     for i, e in enumerate(events):
         if e.get("ph") != "X" or "dur" not in e:
             continue
         cat = e.get("cat")
-        if cat in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync"):
+        if cat in WORK_CATEGORIES:
             work[e["name"]].append(ns(e["dur"]))
+        elif cat == "cuda_sync":
+            syncs.add(e["name"])
         elif cat == "cpu_op":
             host[(e.get("pid"), e.get("tid"))].append((ns(e["ts"]), ns(e["dur"]), i))
         elif cat in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
@@ -157,7 +163,7 @@ def check_gpu(path):
                 op_of_call[events[e[2]]["args"]["correlation"]] = events[parent[2]]["name"]
     by_op = defaultdict(int)
     for e in events:
-        if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync") and "dur" in e:
+        if e.get("ph") == "X" and e.get("cat") in WORK_CATEGORIES and "dur" in e:
             by_op[op_of_call.get(e.get("args", {}).get("correlation"), "(no host op)")] += ns(e["dur"])
     doc = run_profile(path)
     if doc is None:
@@ -166,6 +172,9 @@ def check_gpu(path):
     total = sum(sum(v) for v in work.values())
     if not near(rank["kernel_table"]["total_us"] * 1000, total, 1):
         fail(f"{path}: total {rank['kernel_table']['total_us']} vs {total / 1e3}")
+    for row in rank["kernels"] + rank["kernel_table"]["by_work"]:
+        if row["name"] in syncs or row["name"] == "other":
+            fail(f"{path}: the sync {row['name']} is listed as work")
     for row in rank["kernels"]:
         durs = work.get(row["name"], [])
         n = len(durs)

@@ -37,7 +37,8 @@ std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tr
   std::vector<int64_t> device_time(events.size(), 0);
   const auto launches = LaunchesByCorrelation(trace);
   for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
-    if (events.correlation[work.event] == kNoId) continue;
+    // A sync a copy_ launched holds the stream while it waits: not the operator's device work.
+    if (work.work == WorkClass::kOther || events.correlation[work.event] == kNoId) continue;
     auto it = launches.find(static_cast<uint64_t>(events.correlation[work.event]));
     if (it == launches.end()) continue;
     const uint32_t op = OutermostOp(tree, it->second);

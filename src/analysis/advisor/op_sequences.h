@@ -23,7 +23,8 @@ struct OpSequence {
 };
 
 // Device time launched by each host event, summed up to its outermost enclosing operator (so that an
-// aten::linear owns its addmm's kernels). Indexed by event; 0 where nothing was launched.
+// aten::linear owns its addmm's kernels); syncs and waits are not work and count for none. Indexed by
+// event; 0 where nothing was launched.
 std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tree);
 
 // `cpu_only`: time host operators by their own duration (the host is the device).

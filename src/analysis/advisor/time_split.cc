@@ -23,7 +23,7 @@ struct WorkTimes {
   IntervalSet busy;             // every work interval, except CPU work done for the DataLoader
   IntervalSet all;              // every work interval, the DataLoader's included
   double compute_bound_ns = 0;  // self time of matmul/conv/attention work
-  double computing_ns = 0;      // self time of all compute work
+  double computing_ns = 0;      // self time of compute work with a class (every CPU operator's)
   double dispatch_ns = 0;       // CPU-only: time in step ranges inside tiny outermost operators
   // CPU-only: the part of dispatch_ns while a collective runs on another thread and no compute does:
   // the step waits for the collective there, whatever the thread dispatches meanwhile.
@@ -57,6 +57,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   std::vector<Interval> communication, computing, tiny_spans, calls;  // CPU-only
   std::unordered_map<uint32_t, bool> tiny_outermost;  // outermost op -> IsTinyOp, decided once
   OpLetters letters(trace);
+  KernelLetters kernel_letters(trace, tree);
   for (const DeviceWorkEvent& work : cpu ? ListCpuWork(trace) : ListDeviceWork(trace)) {
     const Interval span{events.ts_ns[work.event], events.end_ns(work.event)};
     all.push_back(span);
@@ -80,8 +81,17 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
     if (cpu) computing.push_back(span);
     const double self =
         static_cast<double>(cpu ? tree.self_ns[work.event] : std::max<int64_t>(events.dur_ns[work.event], 0));
+    if (cpu) {
+      times.computing_ns += self;
+      if (IsComputeBoundLetter(letters.Of(events.name[work.event]))) times.compute_bound_ns += self;
+      continue;
+    }
+    // A kernel neither its name nor its launching operator classes is left out of the ratio rather
+    // than counted memory-bound: the classed kernels' ratio splits the computing time.
+    const char letter = kernel_letters.Of(work.event);
+    if (letter == op_letter::kOther) continue;
     times.computing_ns += self;
-    if (IsComputeBoundLetter(letters.Of(events.name[work.event]))) times.compute_bound_ns += self;
+    if (IsComputeBoundLetter(letter)) times.compute_bound_ns += self;
   }
   times.busy = UnionOf(std::move(busy));
   times.all = UnionOf(std::move(all));
@@ -103,10 +113,12 @@ void ClassFromKernelDetails(const Trace& trace, WorkTimes* times) {
     const std::string_view core = trace.str(row.accelerator_core);
     if (row.dur_ns == kNoId || row.dur_ns <= 0 || core == "HCCL" || core == "COMMUNICATION") continue;
     if (ClassifyDeviceWork(EventKind::kKernel, trace.str(row.name)) != WorkClass::kCompute) continue;
-    const StringId name = trace.str(row.type).empty() ? row.name : row.type;
     const double dur = static_cast<double>(row.dur_ns);
+    char letter = trace.str(row.type).empty() ? op_letter::kOther : letters.Of(row.type);
+    if (letter == op_letter::kOther) letter = letters.Of(row.name);  // the timeline's kernel name
+    if (letter == op_letter::kOther) continue;  // unclassified: out of the ratio, as on a timeline
     times->computing_ns += dur;
-    if (IsComputeBoundLetter(letters.Of(name))) times->compute_bound_ns += dur;
+    if (IsComputeBoundLetter(letter)) times->compute_bound_ns += dur;
   }
 }
 

@@ -8,7 +8,10 @@
 // Step time is the mean over steps of StepTimeNs (time_breakdown.h: the longer of the ProfilerStep range
 // on the host and the step's device span), at least the step's busy time. Device work per step comes from time_breakdown.h. Work is
 // split into compute- and memory-bound by the share of self time of each class (op_classes.h): union
-// time cannot be attributed per event, durations can.
+// time cannot be attributed per event, durations can. A kernel is classed by its name, else by the
+// operator that launched it (KernelLetters); one neither classes is left out of the share rather than
+// counted memory-bound, and where no kernel has a class the computing is unclassed
+// (compute_classes_known).
 #include <array>
 #include <cstdint>
 

@@ -122,6 +122,9 @@ KernelBreakdown DeviceBreakdown(const Trace& trace, const std::vector<DeviceWork
   std::map<std::string, Accumulator, std::less<>> kernels, by_work, by_op;
   KernelBreakdown result;
   for (const DeviceWorkEvent& w : work) {
+    // Syncs and waits hold a stream without working: ranked among the kernels they would crowd out the
+    // work (an HCCL notify wait lasts as long as the slowest peer), so the tables list work only.
+    if (IsDeviceWait(e.kind[w.event], w.work, trace.str(e.name[w.event]))) continue;
     const int64_t dur = std::max<int64_t>(e.dur_ns[w.event], 0);
     result.total_ns += dur;
     Group(&kernels, trace.str(e.name[w.event])).Add(dur, dur, w.work);
@@ -180,8 +183,8 @@ std::vector<DeviceWorkEvent> CountHcclTasksOnce(const Trace& trace, std::vector<
   bool twins = false;
   for (DeviceWorkEvent& w : work) {
     if (e.kind[w.event] == EventKind::kCollective || !hccl.contains({e.ts_ns[w.event], e.dur_ns[w.event]})) continue;
-    w.work = WorkClass::kCommunication;
     twins = true;
+    if (w.work != WorkClass::kOther) w.work = WorkClass::kCommunication;  // a notify wait stays a wait
   }
   if (twins) std::erase_if(work, [&](const DeviceWorkEvent& w) { return e.kind[w.event] == EventKind::kCollective; });
   return work;

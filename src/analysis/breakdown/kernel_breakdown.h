@@ -5,7 +5,8 @@
 // busy time are not shares of wall time).
 // The launching operator is the innermost host operator (cpu_op) enclosing the runtime call that the
 // correlation link ties the work to, on the call's thread; work without such a call counts under
-// "(no host op)".
+// "(no host op)". Syncs and waits (device_work.h IsDeviceWait) are not work: no table lists them and
+// total_ns leaves them out; the step split keeps their time (time_breakdown.h, "other").
 // CPU-only traces (no device work) get the host operators instead: cpu_op and record_function ranges
 // (ProfilerStep#N excluded) by self time (own duration minus direct children's on the same thread),
 // with their inclusive total alongside.

@@ -69,6 +69,24 @@ TEST(KernelBreakdownTest, DeviceKernelsByNameTypeAndLaunchingOp) {
 
 // Without device work the table is of host operators by self time (children on the same thread
 // subtracted), ProfilerStep ranges left out, inclusive time kept beside.
+// Syncs and wait tasks are not work: no table ranks them and the shares are of the work alone.
+TEST(KernelBreakdownTest, WaitsAreLeftOutOfEveryTable) {
+  HandBuiltTrace hand;
+  hand.Kernel("sgemm", Us(0), Us(10));
+  hand.Device(EventKind::kSync, "Context Sync", Us(10), Us(50));
+  hand.Kernel("Notify Wait", Us(60), Us(80));
+  hand.Kernel("event_wait", Us(140), Us(30));
+  const KernelBreakdown k = ComputeKernelBreakdown(hand.Finish());
+  EXPECT_EQ(k.total_ns, Us(10));
+  ASSERT_EQ(k.kernels.size(), 1u);
+  EXPECT_EQ(k.kernels[0].name, "sgemm");
+  EXPECT_DOUBLE_EQ(k.kernels[0].share, 1.0);
+  ASSERT_EQ(k.by_work.size(), 1u);
+  EXPECT_EQ(k.by_work[0].name, "compute");
+  ASSERT_EQ(k.by_host_op.size(), 1u);
+  EXPECT_EQ(k.by_host_op[0].total_ns, Us(10));
+}
+
 TEST(KernelBreakdownTest, CpuOnlyTraceListsHostOpsBySelfTime) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(100));

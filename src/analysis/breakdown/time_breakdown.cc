@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 
@@ -222,7 +223,8 @@ StepBreakdown TotalOf(const Trace& trace, const std::vector<Window>& windows, co
 
 struct StepsAndTotal {
   std::vector<StepBreakdown> steps;
-  std::vector<StepBreakdown> incomplete_steps;
+  std::vector<StepBreakdown> incomplete_steps;  // cut off by the trace's end
+  std::vector<StepBreakdown> stopped_steps;     // trailing steps without device work: the profiler stopped
   StepBreakdown total;
   uint64_t events_outside = 0;
 };
@@ -238,16 +240,35 @@ bool Incomplete(const StepBreakdown& step, int64_t cut_ns) {
   return step.step.has_value() && std::max(step.host_end_ns, step.device_end_ns) > cut_ns;
 }
 
+// The steps at the end of a device trace in which the device ran nothing while earlier steps ran work:
+// the profiler stopped (its last ProfilerStep closes after the kernels were flushed, or before the
+// next iteration launched any). Such a step measures the profiler, not the model.
+std::set<int64_t> TrailingStepsWithoutWork(const std::vector<Window>& windows) {
+  std::set<int64_t> stopped;
+  size_t end = windows.size();
+  while (end > 0 && windows[end - 1].breakdown.step && windows[end - 1].breakdown.device_events == 0) --end;
+  if (end == 0) return {};  // no step ran device work: nothing to tell the trailing ones apart from
+  for (size_t i = end; i < windows.size(); ++i) stopped.insert(*windows[i].breakdown.step);
+  return stopped;
+}
+
+// `stopped`: the steps the profiler stopped in (TrailingStepsWithoutWork), left out like cut-off steps;
+// nullopt: decide them from these windows and set them (the rank's own call; its devices reuse them).
 StepsAndTotal BreakdownOf(const Trace& trace, std::span<const DeviceWorkEvent> work, const LaunchTimes& launch,
-                          const std::optional<std::vector<TorchNpuStepRange>>& torch_npu_ranges, int64_t cut_ns) {
+                          const std::optional<std::vector<TorchNpuStepRange>>& torch_npu_ranges, int64_t cut_ns,
+                          std::optional<std::set<int64_t>>* stopped) {
   Windows windows =
       torch_npu_ranges ? TorchNpuWindows(trace, work, *torch_npu_ranges) : TuneprofWindows(trace, work, launch);
   StepsAndTotal result;
   result.events_outside = windows.events_outside;
+  if (!stopped->has_value()) *stopped = TrailingStepsWithoutWork(windows.windows);
   std::vector<Window> complete;
   for (Window& window : windows.windows) {
     window.breakdown.host = MeasureHostSide(trace, window.events, launch, window.host_collectives);
-    if (Incomplete(window.breakdown, cut_ns)) {
+    const bool profiler_stopped = window.breakdown.step && (*stopped)->contains(*window.breakdown.step);
+    if (profiler_stopped) {
+      result.stopped_steps.push_back(window.breakdown);
+    } else if (Incomplete(window.breakdown, cut_ns)) {
       result.incomplete_steps.push_back(window.breakdown);
     } else {
       result.steps.push_back(window.breakdown);
@@ -315,6 +336,7 @@ DeviceTimeBreakdown DeviceBreakdownOf(const Trace& trace, uint32_t device, Steps
   }
   out.steps = std::move(measured.steps);
   out.incomplete_steps = std::move(measured.incomplete_steps);
+  out.incomplete_steps.insert(out.incomplete_steps.end(), measured.stopped_steps.begin(), measured.stopped_steps.end());
   out.total = measured.total;
   out.device_events_outside_steps = measured.events_outside;
   return out;
@@ -501,11 +523,17 @@ RankBreakdown MeasureTimeBreakdown(const Trace& trace) {
     torch_npu_ranges = TorchNpuStepRanges(trace, launch);
   }
 
-  StepsAndTotal all = BreakdownOf(trace, work, launch, torch_npu_ranges, cut_ns);
+  // Only a device trace's steps can lack device work because the profiler stopped; a CPU-only one's
+  // work is its host threads', and torch_npu's steps follow its own step_trace_time definitions.
+  std::optional<std::set<int64_t>> stopped;
+  if (result.work_on != WorkSource::kDevice || device_work == 0 || torch_npu_ranges) stopped.emplace();
+  StepsAndTotal all = BreakdownOf(trace, work, launch, torch_npu_ranges, cut_ns, &stopped);
   result.device_events = device_work;
   result.device_events_outside_steps = all.events_outside;
   result.steps = std::move(all.steps);
   result.incomplete_steps = std::move(all.incomplete_steps);
+  const std::vector<StepBreakdown> stopped_steps = all.stopped_steps;
+  result.incomplete_steps.insert(result.incomplete_steps.end(), stopped_steps.begin(), stopped_steps.end());
   result.total = all.total;
   // A window without a step number is the whole cut trace, no step torch_npu counted.
   const auto numbered = static_cast<size_t>(std::count_if(
@@ -514,18 +542,25 @@ RankBreakdown MeasureTimeBreakdown(const Trace& trace) {
   if (auto early = StartsBeforeLaunch(trace, std::span(work).first(device_work), launch)) {
     result.warnings.push_back(std::move(*early));
   }
-  if (!result.incomplete_steps.empty()) {
+  if (!stopped_steps.empty()) {
+    result.warnings.push_back(result.path + ": " + StepList(stopped_steps) +
+                              " at the end of the trace ran no device work while the steps before did (the "
+                              "profiler stopped): marked incomplete and left out of the totals, means and verdicts");
+  }
+  if (result.incomplete_steps.size() > stopped_steps.size()) {
+    std::vector<StepBreakdown> cut(result.incomplete_steps.begin(),
+                                   result.incomplete_steps.end() - static_cast<ptrdiff_t>(stopped_steps.size()));
     result.warnings.push_back(result.path + ": " +
                               (device_work_missing
                                    ? "trace is cut off before any of the device work its other records show; "
                                    : "trace is cut off; ") +
-                              StepList(result.incomplete_steps) +
+                              StepList(cut) +
                               " may miss work: marked incomplete and left out of the totals, means and verdicts");
-  } else if (device_work_missing) {
+  } else if (device_work_missing && stopped_steps.empty()) {
     result.warnings.push_back(result.path +
                               ": trace is cut off before any of the device work its other records show; "
                               "no device time is measured");
-  } else if (device_work > 0 && std::none_of(result.steps.begin(), result.steps.end(),
+  } else if (device_work > 0 && stopped_steps.empty() && std::none_of(result.steps.begin(), result.steps.end(),
                                              [](const StepBreakdown& step) { return step.step.has_value(); })) {
     // Per-step figures are then the whole trace's, one-off work (initialization, a first compile) included.
     const bool nsys = trace.metadata().format == TraceFormat::kNsysSqlite;
@@ -547,7 +582,8 @@ RankBreakdown MeasureTimeBreakdown(const Trace& trace) {
     for (auto [device, device_work_of] : by_device) {
       device_work_of.insert(device_work_of.end(), host_collectives.begin(), host_collectives.end());
       result.devices.push_back(
-          DeviceBreakdownOf(trace, device, BreakdownOf(trace, device_work_of, launch, torch_npu_ranges, cut_ns)));
+          DeviceBreakdownOf(trace, device,
+                            BreakdownOf(trace, device_work_of, launch, torch_npu_ranges, cut_ns, &stopped)));
     }
   }
   return result;

@@ -91,6 +91,8 @@ struct RankBreakdown {
   // Steps of a cut-off trace that reach past where its complete events end (or all steps, when it is
   // cut before any device work that its side tables or launches show): some of their work may be
   // missing, so they are kept apart, out of `steps`, `total` and every mean and verdict drawn from them.
+  // So are the steps at the end of a device trace that ran no device work while earlier steps did (the
+  // profiler stopped), listed after the cut ones.
   std::vector<StepBreakdown> incomplete_steps;
   // What the breakdown left out and why, one line each naming the trace.
   std::vector<std::string> warnings;

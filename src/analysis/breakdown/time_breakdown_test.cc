@@ -232,6 +232,29 @@ TEST(TimeBreakdownTest, StepWithoutDeviceWorkIsReportedEmpty) {
   EXPECT_EQ(rank.steps[0].device_start_ns, kNoId);
 }
 
+// The profiler stopped in the last step: it ran no device work, so it measures the profiler, and its
+// short host range would pull the mean step down. A step without work between working ones stays.
+TEST(TimeBreakdownTest, TrailingStepWithoutDeviceWorkIsIncomplete) {
+  HandBuiltTrace hand;
+  hand.Step(1, Us(0), Us(100));
+  hand.Launch(Us(10), 1);
+  hand.Kernel("kernel_of_step_1", Us(20), Us(50), 1);
+  hand.Step(2, Us(100), Us(100));  // idle, but followed by work: a real step
+  hand.Step(3, Us(200), Us(100));
+  hand.Launch(Us(210), 2);
+  hand.Kernel("kernel_of_step_3", Us(220), Us(50), 2);
+  hand.Step(4, Us(300), Us(49));
+  const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
+  ASSERT_EQ(rank.steps.size(), 3u);
+  EXPECT_EQ(rank.steps[1].step, 2);
+  ASSERT_EQ(rank.incomplete_steps.size(), 1u);
+  EXPECT_EQ(rank.incomplete_steps[0].step, 4);
+  ASSERT_EQ(rank.warnings.size(), 1u);
+  EXPECT_NE(rank.warnings[0].find("steps 4 at the end of the trace ran no device work"), std::string::npos)
+      << rank.warnings[0];
+  EXPECT_NE(rank.warnings[0].find("profiler stopped"), std::string::npos);
+}
+
 TEST(TimeBreakdownTest, GpuAnnotationsDoNotCountAsWork) {
   HandBuiltTrace hand;
   hand.Device(EventKind::kGpuAnnotation, "forward", Us(0), Us(100));

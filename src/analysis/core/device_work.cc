@@ -16,6 +16,19 @@ struct NameRule {
   WorkClass work;
 };
 
+// Device-side waits by name: the stream is held until an event or a peer's notify arrives, doing no
+// work. Producers that do not mark them as syncs write them as plain device tasks. Checked before the
+// communication kernels, after the kinds (KindRule): on an HCCL track a wait belongs to its collective.
+constexpr std::array kWaitRules = {
+    // Ascend HCCL sub-tasks and stream tasks, on the hardware stream or on the HCCL planes.
+    NameRule{"Notify Wait", NameMatch::kPrefix, WorkClass::kOther},
+    NameRule{"Notify_Wait", NameMatch::kPrefix, WorkClass::kOther},
+    NameRule{"NOTIFY_WAIT", NameMatch::kPrefix, WorkClass::kOther},
+    NameRule{"EVENT_WAIT", NameMatch::kPrefix, WorkClass::kOther},
+    // MTIA's device-side event waits (mtia_ccp_events "event_wait").
+    NameRule{"event_wait", NameMatch::kPrefix, WorkClass::kOther},
+};
+
 // Copies recognised by name, first match wins, after the communication kernels (comm_kernel_rules.h).
 // Kinds the producer already settled (memcpy, memset, sync, Ascend HCCL tracks) are decided before
 // either table, in KindRule below.
@@ -67,9 +80,21 @@ std::string_view WorkClassName(WorkClass work) {
   return "unknown";
 }
 
+bool IsDeviceWaitName(std::string_view name) {
+  for (const NameRule& rule : kWaitRules) {
+    if (Matches(rule, name)) return true;
+  }
+  return false;
+}
+
+bool IsDeviceWait(EventKind kind, WorkClass work, std::string_view name) {
+  return work == WorkClass::kOther || (IsDeviceKind(kind) && IsDeviceWaitName(name));
+}
+
 std::optional<WorkClass> ClassifyDeviceWork(EventKind kind, std::string_view name) {
   if (!IsDeviceKind(kind) || kind == EventKind::kGpuAnnotation) return std::nullopt;
   if (auto by_kind = KindRule(kind)) return by_kind;
+  if (IsDeviceWaitName(name)) return WorkClass::kOther;
   if (const CommKernelRule* rule = MatchCommKernel(name)) {
     return rule->kind == CommKernelKind::kFusedComm ? WorkClass::kFusedComm : WorkClass::kCommunication;
   }

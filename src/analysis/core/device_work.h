@@ -30,6 +30,15 @@ constexpr bool Communicates(WorkClass work) {
   return work == WorkClass::kCommunication || work == WorkClass::kFusedComm;
 }
 
+// Whether a device task named so waits (an HCCL notify wait, an event wait) rather than works. On a
+// collective's own track the wait stays that collective's time (ClassifyDeviceWork keeps it
+// communication); kernel tables and rankings leave every wait out (IsDeviceWait).
+bool IsDeviceWaitName(std::string_view name);
+
+// Whether a piece of device work of this kind, class and name is a wait or sync and not work: a sync
+// record (kOther) or a wait task by name, wherever it was drawn.
+bool IsDeviceWait(EventKind kind, WorkClass work, std::string_view name);
+
 // nullopt for events that are not device work: host events, and gpu_user_annotation ranges (a host
 // range drawn on a stream, which would otherwise double-count the kernels under it).
 std::optional<WorkClass> ClassifyDeviceWork(EventKind kind, std::string_view name);

@@ -32,6 +32,20 @@ TEST(DeviceWorkTest, SyncsAreOtherAndOrdinaryKernelsCompute) {
   EXPECT_EQ(Kernel("void at::native::elementwise_kernel<128, 2, nccl_like_functor>"), WorkClass::kCompute);
 }
 
+// Waits written as plain device tasks (Ascend notify and event waits, MTIA's event_wait) hold a stream
+// without working; on an HCCL track the same wait is its collective's time.
+TEST(DeviceWorkTest, WaitTasksAreWaitsExceptOnACollectivesTrack) {
+  EXPECT_EQ(Kernel("Notify Wait"), WorkClass::kOther);
+  EXPECT_EQ(Kernel("Notify_Wait"), WorkClass::kOther);
+  EXPECT_EQ(Kernel("EVENT_WAIT"), WorkClass::kOther);
+  EXPECT_EQ(Kernel("event_wait"), WorkClass::kOther);
+  EXPECT_EQ(ClassifyDeviceWork(EventKind::kCollective, "Notify Wait"), WorkClass::kCommunication);
+  EXPECT_TRUE(IsDeviceWait(EventKind::kCollective, WorkClass::kCommunication, "Notify Wait"));
+  EXPECT_TRUE(IsDeviceWait(EventKind::kSync, WorkClass::kOther, "Context Sync"));
+  EXPECT_FALSE(IsDeviceWait(EventKind::kKernel, WorkClass::kCompute, "wait_for_tokens_kernel"));
+  EXPECT_FALSE(IsDeviceWait(EventKind::kHostOp, WorkClass::kCompute, "Notify Wait"));
+}
+
 TEST(DeviceWorkTest, HostEventsAndGpuAnnotationsAreNotDeviceWork) {
   EXPECT_EQ(ClassifyDeviceWork(EventKind::kGpuAnnotation, "ProfilerStep#3"), std::nullopt);
   EXPECT_EQ(ClassifyDeviceWork(EventKind::kHostOp, "aten::mm"), std::nullopt);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "analysis/core/comm_kernel_rules.h"
+#include "analysis/core/kernel_class_rules.h"
 
 namespace tuneprof {
 namespace {
@@ -32,6 +33,7 @@ constexpr std::array kAtenOps = std::to_array<Entry>({
     {"conv_transpose2d", op_letter::kConv},
     {"mkldnn_convolution", op_letter::kConv},
     {"cudnn_convolution", op_letter::kConv},
+    {"miopen_convolution", op_letter::kConv},
     {"scaled_dot_product_attention", op_letter::kAttention},
     {"_scaled_dot_product_flash_attention", op_letter::kAttention},
     {"_scaled_dot_product_flash_attention_for_cpu", op_letter::kAttention},
@@ -159,61 +161,6 @@ constexpr std::array kAtenOps = std::to_array<Entry>({
     {"_local_scalar_dense", op_letter::kSkip},
 });
 
-// Kernel and device-task keywords, lower case, first match wins (so "matmul" beats "mul").
-constexpr std::array kKernelKeywords = std::to_array<Entry>({
-    {"nccl", op_letter::kCommunication},
-    {"hcom", op_letter::kCommunication},
-    {"allreduce", op_letter::kCommunication},
-    {"allgather", op_letter::kCommunication},
-    {"reducescatter", op_letter::kCommunication},
-    {"memcpy", op_letter::kCopy},
-    {"memset", op_letter::kOtherElementwise},
-    {"flash", op_letter::kAttention},
-    {"fmha", op_letter::kAttention},
-    {"attention", op_letter::kAttention},
-    {"gemm", op_letter::kMatmul},
-    {"gemv", op_letter::kMatmul},
-    {"matmul", op_letter::kMatmul},
-    {"cutlass", op_letter::kMatmul},
-    {"xmma", op_letter::kMatmul},
-    {"nvjet", op_letter::kMatmul},
-    {"cublas", op_letter::kMatmul},
-    {"wgrad", op_letter::kConv},
-    {"dgrad", op_letter::kConv},
-    {"conv", op_letter::kConv},
-    {"softmax", op_letter::kSoftmax},
-    {"batch_norm", op_letter::kBatchNorm},
-    {"batchnorm", op_letter::kBatchNorm},
-    {"bn_fw", op_letter::kBatchNorm},
-    {"bn_bw", op_letter::kBatchNorm},
-    {"bntraining", op_letter::kBatchNorm},
-    {"bninfer", op_letter::kBatchNorm},
-    {"layer_norm", op_letter::kOtherNorm},
-    {"layernorm", op_letter::kOtherNorm},
-    {"rmsnorm", op_letter::kOtherNorm},
-    {"rms_norm", op_letter::kOtherNorm},
-    {"group_norm", op_letter::kOtherNorm},
-    {"dropout", op_letter::kDropout},
-    {"relu", op_letter::kRelu},
-    {"gelu", op_letter::kGelu},
-    {"silu", op_letter::kSilu},
-    {"swish", op_letter::kSilu},
-    {"sigmoid", op_letter::kSigmoid},
-    {"tanh", op_letter::kTanh},
-    {"transdata", op_letter::kCopy},
-    {"transpose", op_letter::kCopy},
-    {"tensormove", op_letter::kCopy},
-    {"copy", op_letter::kCopy},
-    {"cast", op_letter::kCast},
-    {"masked", op_letter::kMask},
-    {"reduce", op_letter::kReduce},
-    {"elementwise", op_letter::kOtherElementwise},
-    {"mul", op_letter::kScale},
-    {"div", op_letter::kScale},
-    {"add", op_letter::kAdd},
-    {"sub", op_letter::kAdd},
-});
-
 std::string Lower(std::string_view text) {
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -237,10 +184,43 @@ char OpLetter(std::string_view name) {
   std::string lower = Lower(name);
   // PyTorch's element-wise kernels without dtype conversion are named gpu_kernel_impl_nocast: not a cast.
   for (size_t at = lower.find("nocast"); at != std::string::npos; at = lower.find("nocast", at)) lower.erase(at, 6);
-  for (const auto& [keyword, letter] : kKernelKeywords) {
-    if (lower.find(keyword) != std::string::npos) return letter;
+  const KernelClassRule* rule = MatchKernelClass(lower);
+  return rule != nullptr ? rule->letter : op_letter::kOther;
+}
+
+KernelLetters::KernelLetters(const Trace& trace, const HostOpTree& tree) : trace_(trace), tree_(tree), names_(trace) {
+  for (const Link& link : trace.links()) {
+    if (link.kind != LinkKind::kCorrelation || link.from >= tree.parent_op.size()) continue;
+    const uint32_t op = tree.parent_op[link.from];
+    if (op != kNoIndex) launcher_.emplace(link.to, op);
+  }
+}
+
+char KernelLetters::LauncherLetter(uint32_t event) {
+  auto it = launcher_.find(event);
+  if (it == launcher_.end()) return op_letter::kOther;
+  uint32_t op = it->second;
+  // The innermost operator may be a wrapper the table does not know (a module's own op, a custom
+  // op); the nearest enclosing one that has a class speaks for the kernel. Bounded: chains are short,
+  // but a pathological nesting must not make this quadratic.
+  for (int depth = 0; depth < kMaxLauncherDepth && op != kNoIndex; ++depth, op = tree_.parent_op[op]) {
+    const char letter = names_.Of(trace_.events().name[op]);
+    if (letter != op_letter::kOther && letter != op_letter::kSkip) return letter;
   }
   return op_letter::kOther;
+}
+
+char KernelLetters::Of(uint32_t event) {
+  const char own = names_.Of(trace_.events().name[event]);
+  if (own != op_letter::kOther && own != op_letter::kMatmul) return own;
+  return KernelLetterWithLauncher(own, LauncherLetter(event));
+}
+
+char KernelLetterWithLauncher(char own, char launcher) {
+  // Convolutions run as GEMMs on several libraries (MIOpen's Tensile kernels, cuDNN's implicit GEMMs):
+  // a GEMM a convolution launched is that convolution's.
+  if (own == op_letter::kMatmul) return launcher == op_letter::kConv ? op_letter::kConv : own;
+  return own == op_letter::kOther ? launcher : own;
 }
 
 bool IsComputeBoundLetter(char letter) {

@@ -2,10 +2,13 @@
 // What an operator or kernel does, from its name: matmul, convolution, fused attention, normalization,
 // softmax, activation, element-wise, ... One letter per class, so that operator sequences become short
 // strings that the fusion patterns (fusion_patterns.h) match. Host operators (aten::*) are looked up by
-// exact name; kernels (CUDA, ROCm, Ascend op types) by keywords.
+// exact name; kernels (CUDA, ROCm, MTIA, Triton, Ascend op types) by the rows of kernel_class_rules.h.
+#include <cstdint>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "analysis/core/host_op_tree.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -60,6 +63,27 @@ class OpLetters {
   static constexpr char kUnclassified = '\x7f';  // no class letter is DEL
   const Trace& trace_;
   std::vector<char> letters_;  // by StringId
+};
+
+// The class letter of each device kernel of one trace: its name's (kernel_class_rules.h), else the class
+// of the operator that launched it (aten::mm -> matmul, ...), else kOther: unclassified, which callers
+// keep apart and never count as memory-bound. A GEMM launched by a convolution is that convolution.
+// A kernel's class from its own name's letter and its launching operator's (kOther: none).
+char KernelLetterWithLauncher(char own, char launcher);
+
+class KernelLetters {
+ public:
+  KernelLetters(const Trace& trace, const HostOpTree& tree);
+  char Of(uint32_t event);
+
+ private:
+  static constexpr int kMaxLauncherDepth = 8;
+  char LauncherLetter(uint32_t event);
+
+  const Trace& trace_;
+  const HostOpTree& tree_;
+  OpLetters names_;
+  std::unordered_map<uint32_t, uint32_t> launcher_;  // device event -> innermost host op around its launch
 };
 
 // Matmul, convolution and attention do many FLOPs per byte: their time is compute-bound work; every

@@ -2,7 +2,8 @@
 // idle.low_utilization (nsys gpu_time_util, TensorBoard plugin rule 5): the run cut into 30 equal
 // chunks, the chunks whose device busy time is below 50 %, coalesced into ranges. Both read the union
 // of the rank's device work (all devices of the rank on one timeline). Gain: the idle time inside the
-// gaps (resp. low chunks), per step.
+// gaps (resp. low chunks), per step. Low chunks idle mostly while launched work waited to start are told
+// as that cause (waiting on events, other streams or work not in the trace), not as a small batch.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -70,6 +71,7 @@ void Gaps(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig
 
 void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig& config,
                     std::vector<Finding>* out) {
+  std::vector<Interval> low_spans;
   const int64_t chunks = std::max<int64_t>(1, static_cast<int64_t>(config.Get(threshold::kGpuTimeUtilChunks)));
   const double threshold = config.Get(threshold::kDeviceBusyPct);
   const int64_t first = busy.front().start_ns, last = busy.back().end_ns;
@@ -86,6 +88,7 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
     const bool is_low = 100 * used / static_cast<double>(end - start) < threshold;
     if (is_low) {
       ++low;
+      low_spans.push_back(Interval{start, end});
       idle_in_low += static_cast<double>(end - start) - used;
       if (range_start == kNoId) range_start = start;
     }
@@ -121,6 +124,9 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
                                     "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
                                     "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step",
                                     "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"))};
+  const double queued_idle = static_cast<double>(
+      IntersectionLength(Subtract(UnionOf(std::move(low_spans)), busy), QueuedDeviceWork(*rank.trace)));
+  if (queued_idle > 0 && 2 * queued_idle >= idle_in_low) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }
 

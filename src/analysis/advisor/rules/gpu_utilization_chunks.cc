@@ -5,7 +5,8 @@
 // (device_busy_pct) are reported, consecutive ones coalesced with their duration-weighted mean.
 // idle.low_utilization (rules/device_idle.cc) reads the union of the rank's device work instead; on a
 // rank with one device whose work is only kernels and copies this rule leaves the finding to it.
-// Gain: the idle time (chunk length minus the ops' union) inside the low chunks, per step.
+// Gain: the idle time (chunk length minus the ops' union) inside the low chunks, per step. Where launched
+// work waited to start through most of the worst device's idle time, the cause is that wait, not the batch.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -57,6 +58,8 @@ bool SameAsRankUnion(const Trace& trace, const std::map<uint32_t, std::vector<In
 }
 
 struct LowChunks {
+  uint32_t index = kNoIndex;  // into Trace::devices
+  IntervalSet idle;           // the idle time inside the low chunks
   std::string device;  // UnitLabel
   uint64_t low = 0;
   double idle_ns = 0;
@@ -76,7 +79,9 @@ double SummedOverlap(const std::vector<Interval>& ops, int64_t start, int64_t en
 
 LowChunks ChunksOf(const Trace& trace, uint32_t device, std::vector<Interval> ops, int64_t chunks, double threshold) {
   LowChunks out;
+  out.index = device;
   out.device = UnitLabel(trace.devices()[device]);
+  std::vector<Interval> low_spans;
   std::sort(ops.begin(), ops.end(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
   int64_t first = ops.front().start_ns, last = first;
   for (const Interval& op : ops) last = std::max(last, op.end_ns);
@@ -102,11 +107,13 @@ LowChunks ChunksOf(const Trace& trace, uint32_t device, std::vector<Interval> op
       continue;
     }
     ++out.low;
+    low_spans.push_back(Interval{start, end});
     out.idle_ns += static_cast<double>(end - start - IntersectionLength(busy, IntervalSet{Interval{start, end}}));
     if (range_start == kNoId) range_start = start;
     range_used += used;
     if (c + 1 == chunks) close_range(end);
   }
+  out.idle = Subtract(UnionOf(std::move(low_spans)), busy);
   return out;
 }
 
@@ -159,6 +166,9 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
             : rank.compute->graphs.any()
                 ? "larger batch_size (the run already replays CUDA graphs)"
                 : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
+  const double queued_idle =
+      static_cast<double>(IntersectionLength(worst->idle, QueuedDeviceWork(*rank.trace, worst->index)));
+  if (queued_idle > 0 && 2 * queued_idle >= worst->idle_ns) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }
 

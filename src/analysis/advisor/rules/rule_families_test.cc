@@ -457,5 +457,22 @@ TEST(RuleFamilies, LowDeviceUtilizationChunks) {
   EXPECT_EQ(Find(result, "idle.gpu_gaps"), nullptr);  // 2.8 ms is far below the 500 ms gap threshold
 }
 
+// The same idle chunks while a kernel launched at the start waits to run: the device waits on something
+// the trace does not show, which a larger batch does not fix.
+TEST(RuleFamilies, LowUtilizationWithWorkQueuedIsItsOwnCause) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(3000));
+  t.Kernel("gemm", 0, Us(100));
+  t.Launch(Us(50), 7);
+  t.Kernel("gemm", Us(2900), Us(100), 7);
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "idle.low_utilization");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*f, "idle_with_work_queued_us"), 2800);
+  EXPECT_NE(f->strategy.find("waits on events, other streams or work not in the trace"), std::string::npos);
+  EXPECT_EQ(f->apis.front().view().find("batch_size"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
+#include "analysis/core/device_launches.h"
+#include "analysis/core/device_work.h"
+
 namespace tuneprof {
 
 Platform PlatformOf(const RankEvidence& rank) {
@@ -45,6 +50,31 @@ std::string FormatDuration(double ns) {
   if (ns >= 1e9) return fmt::format("{:.2f} s", ns / 1e9);
   if (ns >= 1e6) return fmt::format("{:.2f} ms", ns / 1e6);
   return fmt::format("{:.1f} us", ns / 1e3);
+}
+
+IntervalSet QueuedDeviceWork(const Trace& trace, uint32_t device) {
+  const LaunchTimes launch = FindLaunchTimes(trace);
+  const EventTable& events = trace.events();
+  std::vector<Interval> queued;
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+    if (device != kNoIndex && trace.processes()[trace.tracks()[events.track[work.event]].process].device != device) {
+      continue;
+    }
+    const int64_t at = work.event < launch.size() ? launch[work.event] : kNoId;
+    if (at != kNoId && at < events.ts_ns[work.event]) queued.push_back(Interval{at, events.ts_ns[work.event]});
+  }
+  return UnionOf(std::move(queued));
+}
+
+void SayQueuedIdle(double queued_idle_ns, Finding* f) {
+  f->title += ", with launched work queued for most of the idle time";
+  f->AddNumber("idle_with_work_queued_us", queued_idle_ns / 1e3, "us");
+  f->strategy =
+      "The device sat idle while launched work waited in its queue: it waits on events, other streams or "
+      "work not in the trace (another process on the device, a collective's peer), not on the host; a larger "
+      "batch does not shorten it. Find what the queued work waits for.";
+  f->apis = {"torch.profiler / nsys on every process sharing the device; look for cudaStreamWaitEvent, "
+             "event records and cross-stream dependencies before the queued kernels"};
 }
 
 }  // namespace tuneprof

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/core/intervals.h"
 
 namespace tuneprof {
 
@@ -27,5 +28,14 @@ bool RunsBackward(const Trace& trace);
 
 // "12.3 us" / "4.56 ms" for titles.
 std::string FormatDuration(double ns);
+
+// When launched device work waited to start (from its launch to its start), united, on `device` (an
+// index into Trace::devices) or on every device (kNoIndex): device idle inside these times is not the
+// host being late, the work was there, waiting on events, other streams or work the trace does not show.
+IntervalSet QueuedDeviceWork(const Trace& trace, uint32_t device = kNoIndex);
+
+// The advice for low-utilization idle that launched work waited through for at least half its time:
+// the cause is then that wait, not the host or the batch size. Adds the measured time to `f`.
+void SayQueuedIdle(double queued_idle_ns, Finding* f);
 
 }  // namespace tuneprof

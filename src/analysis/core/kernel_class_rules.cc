@@ -1,0 +1,137 @@
+#include "analysis/core/kernel_class_rules.h"
+
+#include <array>
+
+#include "analysis/core/op_classes.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr KernelClassMatch kPrefix = KernelClassMatch::kPrefix;
+constexpr KernelClassMatch kContains = KernelClassMatch::kContains;
+
+// clang-format off
+constexpr std::array kRules = std::to_array<KernelClassRule>({
+    // Vendor rows: names whose words would mislead the generic rows below, or that hold none of them.
+    {"cijk_", kContains, "AMD", op_letter::kMatmul, "rocBLAS and hipBLASLt Tensile GEMMs (Cijk_Alik_Bljk_..., Custom_Cijk_...)"},
+    {"igemm_", kPrefix, "AMD", op_letter::kConv, "MIOpen implicit-GEMM convolutions (igemm_fwd_gtc_..., igemm_bwd_..., igemm_wrw_...)"},
+    {"implicit_gemm", kContains, "AMD", op_letter::kConv, "MIOpen and Composable Kernel implicit-GEMM convolutions (gridwise_convolution_implicit_gemm_...)"},
+    {"grouped_conv", kContains, "AMD", op_letter::kConv, "Composable Kernel grouped convolutions (kernel_grouped_conv_fwd_..., _bwd_data_...)"},
+    {"fmoe", kContains, "AMD", op_letter::kMatmul, "aiter fused-MoE kernels (fmoe_*): the experts' grouped GEMMs"},
+    {"fc-dtype_", kPrefix, "MTIA", op_letter::kMatmul, "MTIA fully-connected kernels (fc-dtype_Float, ...), launched by aten::mm / aten::addmm"},
+    {"flex_attention", kContains, "Triton", op_letter::kAttention, "Inductor's flex attention template kernels"},
+    {"triton_tem_fused_conv", kPrefix, "Triton", op_letter::kConv, "Inductor's convolution template kernels (triton_tem_fused_convolution_*)"},
+    {"triton_tem_", kPrefix, "Triton", op_letter::kMatmul, "Inductor's other template kernels: the mm / addmm / bmm GEMM templates"},
+    // Words most libraries use (NVIDIA, AMD, Ascend op types alike), first match wins, so "matmul"
+    // beats "mul".
+    {"nccl", kContains, "any", op_letter::kCommunication, "NCCL and RCCL kernels the communication table misses"},
+    {"hcom", kContains, "any", op_letter::kCommunication, "HCCL operators (hcom_allReduce_, ...)"},
+    {"allreduce", kContains, "any", op_letter::kCommunication, "all-reduce kernels"},
+    {"allgather", kContains, "any", op_letter::kCommunication, "all-gather kernels"},
+    {"reducescatter", kContains, "any", op_letter::kCommunication, "reduce-scatter kernels"},
+    {"memcpy", kContains, "any", op_letter::kCopy, "copies written as kernels"},
+    {"memset", kContains, "any", op_letter::kOtherElementwise, "fills written as kernels"},
+    {"flash", kContains, "any", op_letter::kAttention, "FlashAttention kernels (flash_fwd_kernel, Ascend FlashAttentionScore)"},
+    {"fmha", kContains, "any", op_letter::kAttention, "fused multi-head attention (cuDNN, TensorRT-LLM, Composable Kernel, aiter)"},
+    {"attention", kContains, "any", op_letter::kAttention, "attention kernels and Ascend attention op types"},
+    {"gemm", kContains, "any", op_letter::kMatmul, "GEMMs of cuBLAS, CUTLASS, Composable Kernel and others"},
+    {"gemv", kContains, "any", op_letter::kMatmul, "matrix-vector products"},
+    {"matmul", kContains, "any", op_letter::kMatmul, "matmuls (Ascend MatMulV2, BatchMatMul, GroupedMatmul, ...)"},
+    {"cutlass", kContains, "any", op_letter::kMatmul, "NVIDIA CUTLASS kernels"},
+    {"xmma", kContains, "any", op_letter::kMatmul, "NVIDIA cuBLAS / cuDNN xmma kernels"},
+    {"nvjet", kContains, "any", op_letter::kMatmul, "NVIDIA cuBLAS nvjet GEMMs (Hopper, Blackwell)"},
+    {"cublas", kContains, "any", op_letter::kMatmul, "NVIDIA cuBLAS kernels"},
+    {"wgrad", kContains, "any", op_letter::kConv, "convolution weight gradients"},
+    {"dgrad", kContains, "any", op_letter::kConv, "convolution data gradients"},
+    {"conv", kContains, "any", op_letter::kConv, "convolutions (cuDNN, MIOpen, Ascend Conv2D, ...)"},
+    {"softmax", kContains, "any", op_letter::kSoftmax, "softmax kernels"},
+    {"batch_norm", kContains, "any", op_letter::kBatchNorm, "batch normalization"},
+    {"batchnorm", kContains, "any", op_letter::kBatchNorm, "batch normalization (MIOpenBatchNorm..., ...)"},
+    {"bn_fw", kContains, "any", op_letter::kBatchNorm, "cuDNN batch normalization forward"},
+    {"bn_bw", kContains, "any", op_letter::kBatchNorm, "cuDNN batch normalization backward"},
+    {"bntraining", kContains, "any", op_letter::kBatchNorm, "Ascend BNTraining op types"},
+    {"bninfer", kContains, "any", op_letter::kBatchNorm, "Ascend BNInfer op types"},
+    {"layer_norm", kContains, "any", op_letter::kOtherNorm, "layer normalization"},
+    {"layernorm", kContains, "any", op_letter::kOtherNorm, "layer normalization (Ascend LayerNorm, ...)"},
+    {"rmsnorm", kContains, "any", op_letter::kOtherNorm, "RMS normalization (Ascend RmsNorm, ...)"},
+    {"rms_norm", kContains, "any", op_letter::kOtherNorm, "RMS normalization"},
+    {"group_norm", kContains, "any", op_letter::kOtherNorm, "group normalization"},
+    {"dropout", kContains, "any", op_letter::kDropout, "dropout"},
+    {"relu", kContains, "any", op_letter::kRelu, "ReLU"},
+    {"gelu", kContains, "any", op_letter::kGelu, "GELU"},
+    {"silu", kContains, "any", op_letter::kSilu, "SiLU"},
+    {"swish", kContains, "any", op_letter::kSilu, "Swish (SiLU)"},
+    {"sigmoid", kContains, "any", op_letter::kSigmoid, "sigmoid"},
+    {"tanh", kContains, "any", op_letter::kTanh, "tanh"},
+    {"transdata", kContains, "any", op_letter::kCopy, "Ascend TransData layout changes"},
+    {"transpose", kContains, "any", op_letter::kCopy, "transposes"},
+    {"tensormove", kContains, "any", op_letter::kCopy, "Ascend TensorMove copies"},
+    {"copy", kContains, "any", op_letter::kCopy, "copies"},
+    {"cast", kContains, "any", op_letter::kCast, "dtype casts"},
+    {"masked", kContains, "any", op_letter::kMask, "masking"},
+    {"reduce", kContains, "any", op_letter::kReduce, "reductions"},
+    {"elementwise", kContains, "any", op_letter::kOtherElementwise, "PyTorch's element-wise kernels"},
+    {"mul", kContains, "any", op_letter::kScale, "multiplications"},
+    {"div", kContains, "any", op_letter::kScale, "divisions"},
+    {"add", kContains, "any", op_letter::kAdd, "additions"},
+    {"sub", kContains, "any", op_letter::kAdd, "subtractions"},
+    // Family defaults: compiler kernels that name the kind of loop, not the operation.
+    {"triton_poi_", kPrefix, "Triton", op_letter::kOtherElementwise, "Inductor's pointwise kernels: fused element-wise work"},
+    {"triton_red_", kPrefix, "Triton", op_letter::kReduce, "Inductor's reduction kernels"},
+    {"triton_per_", kPrefix, "Triton", op_letter::kReduce, "Inductor's persistent reduction kernels"},
+});
+// clang-format on
+
+bool Matches(const KernelClassRule& rule, std::string_view lower_name) {
+  return rule.match == kPrefix ? lower_name.starts_with(rule.pattern)
+                               : lower_name.find(rule.pattern) != std::string_view::npos;
+}
+
+}  // namespace
+
+std::span<const KernelClassRule> KernelClassRules() { return kRules; }
+
+const KernelClassRule* MatchKernelClass(std::string_view lower_name) {
+  for (const KernelClassRule& rule : kRules) {
+    if (Matches(rule, lower_name)) return &rule;
+  }
+  return nullptr;
+}
+
+std::string_view KernelClassMatchName(KernelClassMatch match) {
+  return match == kPrefix ? "prefix" : "contains";
+}
+
+std::string_view OpClassName(char letter) {
+  switch (letter) {
+    case op_letter::kMatmul: return "matmul";
+    case op_letter::kConv: return "convolution";
+    case op_letter::kAttention: return "attention";
+    case op_letter::kBatchNorm: return "batch norm";
+    case op_letter::kOtherNorm: return "norm";
+    case op_letter::kSoftmax: return "softmax";
+    case op_letter::kRelu: return "relu";
+    case op_letter::kGelu: return "gelu";
+    case op_letter::kSilu: return "silu";
+    case op_letter::kSigmoid: return "sigmoid";
+    case op_letter::kTanh: return "tanh";
+    case op_letter::kMask: return "mask";
+    case op_letter::kFactory: return "factory";
+    case op_letter::kScale: return "scale";
+    case op_letter::kAdd: return "add";
+    case op_letter::kDropout: return "dropout";
+    case op_letter::kPow: return "pow";
+    case op_letter::kRsqrt: return "rsqrt";
+    case op_letter::kReduce: return "reduce";
+    case op_letter::kCast: return "cast";
+    case op_letter::kNeg: return "neg";
+    case op_letter::kCat: return "cat";
+    case op_letter::kSlice: return "slice";
+    case op_letter::kOtherElementwise: return "element-wise";
+    case op_letter::kCopy: return "copy";
+    case op_letter::kCommunication: return "communication";
+    default: return "unclassified";
+  }
+}
+
+}  // namespace tuneprof
