@@ -180,8 +180,9 @@ McpTool AdviseTool(bool summary) {
 McpTool ProfileTool() {
   McpTool tool;
   tool.name = "profile";
-  tool.description = "Where each step's device time goes per rank: compute, communication (hidden or exposed), "
-                     "copies, idle; the kernel and operator tables (`tuneprof profile --json`, tuneprof.profile/1).";
+  tool.description =
+      "Where each step's device time goes per rank: compute, communication (hidden or exposed), "
+      "copies, idle; the kernel and operator tables (`tuneprof profile --json`, tuneprof.profile/1).";
   tool.input_schema = Schema(
       std::string(kPathsSchema) + "," + kHardwareSchema +
           R"(,"semantics":{"type":"string","enum":["tuneprof","hta"],"description":"hta: also HTA's own figures"})"
@@ -205,49 +206,49 @@ McpTool ProfileTool() {
   return tool;
 }
 
-McpTool CommTool() {
+// A tool whose arguments are the run's paths and, optionally, the chip: the command's --json as it prints it.
+template <class Options>
+McpTool PathsAndHardwareTool(std::string name, std::string description, int (*run)(const Options&)) {
   McpTool tool;
-  tool.name = "comm";
-  tool.description = "Communication: collectives' bandwidth against the link peak, exposed vs hidden, wait vs "
-                     "transfer, stragglers, groups and parallel roles (`tuneprof comm --json`, tuneprof.comm/1).";
+  tool.name = name;
+  tool.description = std::move(description);
   tool.input_schema = Schema(std::string(kPathsSchema) + "," + kHardwareSchema, "\"paths\"");
-  tool.call = [](const McpArguments& arguments) {
-    Reader reader("comm", arguments);
+  tool.call = [name, run](const McpArguments& arguments) {
+    Reader reader(name, arguments);
     reader.Only({"paths", "hardware"});
-    CommOptions options;
+    Options options;
     options.json = true;
     options.paths = reader.Paths("paths");
     reader.Text("hardware", &options.hardware);
     if (reader.error().failed()) return reader.error().Result();
-    return Captured([&] { return RunComm(options); });
+    return Captured([&] { return run(options); });
   };
   return tool;
 }
 
+McpTool CommTool() {
+  return PathsAndHardwareTool<CommOptions>(
+      "comm",
+      "Communication: collectives' bandwidth against the link peak, exposed vs hidden, wait vs transfer, "
+      "stragglers, groups and parallel roles (`tuneprof comm --json`, tuneprof.comm/1).",
+      &RunComm);
+}
+
 McpTool MemoryTool() {
-  McpTool tool;
-  tool.name = "memory";
-  tool.description = "Device memory: allocator timeline, peaks and their holders, leak suspects, copies, the reuse "
-                     "plan (`tuneprof memory --json`, tuneprof.memory/1).";
-  tool.input_schema = Schema(std::string(kPathsSchema) + "," + kHardwareSchema, "\"paths\"");
-  tool.call = [](const McpArguments& arguments) {
-    Reader reader("memory", arguments);
-    reader.Only({"paths", "hardware"});
-    MemoryOptions options;
-    options.json = true;
-    options.paths = reader.Paths("paths");
-    reader.Text("hardware", &options.hardware);
-    if (reader.error().failed()) return reader.error().Result();
-    return Captured([&] { return RunMemory(options); });
-  };
-  return tool;
+  return PathsAndHardwareTool<MemoryOptions>(
+      "memory",
+      "Device memory: allocator timeline, peaks and their holders, leak suspects, copies, the reuse plan "
+      "(`tuneprof memory --json`, tuneprof.memory/1); given one PyTorch allocator snapshot (.pickle), its "
+      "peaks, fragmentation and holders by frame (tuneprof.memory_snapshot/1).",
+      &RunMemory);
 }
 
 McpTool CompareTool() {
   McpTool tool;
   tool.name = "compare";
-  tool.description = "Before vs after a change: metrics with their change and significance, the per-operator "
-                     "diff (`tuneprof compare --json`, tuneprof.compare/1).";
+  tool.description =
+      "Before vs after a change: metrics with their change and significance, the per-operator "
+      "diff (`tuneprof compare --json`, tuneprof.compare/1).";
   tool.input_schema = Schema(
       R"("before":{"type":"string","description":"trace file or directory of the run before the change"},)"
       R"("after":{"type":"string","description":"trace file or directory of the run after the change"},)"
@@ -355,8 +356,8 @@ McpTool QueryTool(std::shared_ptr<QueryDatabases> databases) {
 
 std::vector<McpTool> McpTools() {
   auto databases = std::make_shared<QueryDatabases>();
-  return {AdviseTool(true), AdviseTool(false), ProfileTool(), CommTool(), MemoryTool(), CompareTool(),
-          QueryTool(databases)};
+  return {AdviseTool(true), AdviseTool(false), ProfileTool(),       CommTool(),
+          MemoryTool(),     CompareTool(),     QueryTool(databases)};
 }
 
 }  // namespace

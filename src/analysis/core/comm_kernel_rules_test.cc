@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/core/doc_table_for_test.h"
 #include "analysis/core/device_work.h"
 
 namespace tuneprof {
@@ -124,13 +125,6 @@ TEST(CommKernelRulesTest, EveryRowHasAFamilyAndASource) {
   }
 }
 
-std::string ReadAdvisorDoc() {
-  std::ifstream in(std::string(TUNEPROF_SOURCE_DIR) + "/docs/advisor.md");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The row docs/advisor.md gives a rule, exactly.
 std::string DocRow(const CommKernelRule& rule) {
   return fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |", rule.pattern, CommKernelMatchName(rule.match),
@@ -140,21 +134,8 @@ std::string DocRow(const CommKernelRule& rule) {
                      rule.expert_parallel ? "yes" : "no", rule.source);
 }
 
-// The table rows of the "Communication kernels" section (up to the next heading).
-std::set<std::string> DocumentedRows(const std::string& doc) {
-  std::set<std::string> rows;
-  const size_t start = doc.find("\n## Communication kernels\n");
-  if (start == std::string::npos) return rows;
-  const size_t end = doc.find("\n## ", start + 1);
-  std::istringstream section(doc.substr(start, end == std::string::npos ? std::string::npos : end - start));
-  for (std::string line; std::getline(section, line);) {
-    if (line.starts_with("| `")) rows.insert(line);
-  }
-  return rows;
-}
-
 TEST(CommKernelRulesTest, DocsListEveryRowAndNoOther) {
-  const std::set<std::string> documented = DocumentedRows(ReadAdvisorDoc());
+  const std::set<std::string> documented = DocumentedTableRows(ReadSourceDoc("advisor.md"), "## Communication kernels");
   ASSERT_FALSE(documented.empty()) << "docs/advisor.md has no \"## Communication kernels\" table";
   std::set<std::string> table;
   for (const CommKernelRule& rule : CommKernelRules()) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/core/doc_table_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "analysis/core/host_op_tree.h"
 #include "analysis/core/op_classes.h"
@@ -78,32 +79,13 @@ TEST(KernelClassRulesTest, UnknownKernelsTakeTheLaunchersClassElseStayUnclassifi
   EXPECT_EQ(letters.Of(l.kernels[3]), op_letter::kOtherElementwise);
 }
 
-std::string ReadAdvisorDoc() {
-  std::ifstream in(std::string(TUNEPROF_SOURCE_DIR) + "/docs/advisor.md");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string DocRow(const KernelClassRule& rule) {
   return fmt::format("| `{}` | {} | {} | {} | {} |", rule.pattern, KernelClassMatchName(rule.match), rule.vendor,
                      OpClassName(rule.letter), rule.why);
 }
 
-std::set<std::string> DocumentedRows(const std::string& doc) {
-  std::set<std::string> rows;
-  const size_t start = doc.find("\n## Kernel classes\n");
-  if (start == std::string::npos) return rows;
-  const size_t end = doc.find("\n## ", start + 1);
-  std::istringstream section(doc.substr(start, end == std::string::npos ? std::string::npos : end - start));
-  for (std::string line; std::getline(section, line);) {
-    if (line.starts_with("| `")) rows.insert(line);
-  }
-  return rows;
-}
-
 TEST(KernelClassRulesTest, DocsListEveryRowAndNoOther) {
-  const std::set<std::string> documented = DocumentedRows(ReadAdvisorDoc());
+  const std::set<std::string> documented = DocumentedTableRows(ReadSourceDoc("advisor.md"), "## Kernel classes");
   ASSERT_FALSE(documented.empty()) << "docs/advisor.md has no \"## Kernel classes\" table";
   std::set<std::string> table;
   for (const KernelClassRule& rule : KernelClassRules()) {
