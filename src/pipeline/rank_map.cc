@@ -269,29 +269,42 @@ void WarnRanksInSeveralFiles(const std::vector<std::string>& files, const std::v
   }
 }
 
-// A file found inside a directory that names no rank, beside files that do, is not a rank of that run
-// (a collection of test data, a heat map or a metadata export kept with the ranks): taken as "rank 0" it
-// would add a second rank 0. It is left out, said as a skipped file; one named on the command line stays.
+// A file found inside a directory that names no rank, beside files of one run whose ranks each have a
+// number (a collection of test data, a heat map or a metadata export kept with the ranks): taken as "rank 0"
+// it would add a second rank 0. It is left out with a warning; one named on the command line stays, and so
+// does every file where the numbered ranks repeat (several runs side by side: which is which is unknown).
 void LeaveOutUnnumberedBesideNumbered(const std::vector<std::string>& paths, const std::vector<std::string>& files,
-                                      const std::vector<MappedFileStatus*>& statuses) {
+                                      const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* lines) {
   const auto unnumbered = [](const MappedFileStatus& file) {
     return std::any_of(file.warnings.begin(), file.warnings.end(),
                        [](const std::string& w) { return w.ends_with(kNoRankWarning); });
   };
-  const bool any_numbered = std::any_of(statuses.begin(), statuses.end(), [&](const MappedFileStatus* file) {
-    return file->status.ok() && !file->rank_ids.empty() && !unnumbered(*file);
-  });
-  if (!any_numbered) return;
+  std::set<int64_t> numbered;
+  for (const MappedFileStatus* file : statuses) {
+    if (!file->status.ok() || unnumbered(*file)) continue;
+    for (const int64_t rank : file->rank_ids) {
+      if (!numbered.insert(rank).second) return;  // a rank number twice: not one run
+    }
+  }
+  if (numbered.empty()) return;
+  constexpr size_t kNamed = 5;
+  size_t left_out = 0;
   for (size_t i = 0; i < statuses.size(); ++i) {
     MappedFileStatus& file = *statuses[i];
     if (!file.status.ok() || file.rank_ids.empty() || !unnumbered(file)) continue;
     if (std::find(paths.begin(), paths.end(), files[i]) != paths.end()) continue;
-    file.status = Status(StatusCode::kInvalidInput,
-                         files[i] + ": no rank in the trace or its path, beside ranks that have one: not a rank of "
-                                    "this run (give it on its own to read it)");
+    file.left_out = true;
     file.rank_ids.clear();
     file.warnings.clear();
     file.breakdown_warnings.clear();
+    if (++left_out <= kNamed) {
+      lines->push_back(files[i] + ": names no rank (distributedInfo.rank or its path), beside " +
+                       std::to_string(numbered.size()) +
+                       " ranks that do: not a rank of this run, left out (give it on its own to read it)");
+    }
+  }
+  if (left_out > kNamed) {
+    lines->push_back(std::to_string(left_out - kNamed) + " more files that name no rank left out the same way");
   }
 }
 
@@ -313,7 +326,8 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
                           std::vector<std::string>* file_lines) {
   UnreadableFiles skipped;
   size_t rank_count = 0;
-  LeaveOutUnnumberedBesideNumbered(paths, files, statuses);
+  std::vector<std::string> left_out;
+  LeaveOutUnnumberedBesideNumbered(paths, files, statuses, &left_out);
   for (size_t i = 0; i < statuses.size(); ++i) {
     const Status& status = statuses[i]->status;
     if (status.code() == StatusCode::kUsage) return status;
@@ -323,6 +337,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
   if (rank_count == 0 && !skipped.empty()) return skipped.NothingLeft(paths);
   std::vector<std::string> lines = std::exchange(listing_notes, {});
   skipped.AppendWarnings(&lines);
+  lines.insert(lines.end(), left_out.begin(), left_out.end());
   WarnTracesGivenTwice(files, &lines);
   WarnRanksInSeveralFiles(files, statuses, &lines);
   if (file_lines != nullptr) {

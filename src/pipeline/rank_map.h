@@ -28,6 +28,7 @@ struct MappedFileStatus {
   std::vector<std::string> warnings;          // the traces' (TraceWarnings)
   std::vector<RankLines> breakdown_warnings;  // each rank's breakdown's
   std::vector<int64_t> rank_ids;              // its ranks' numbers, in order
+  bool left_out = false;  // read, but not a rank of the run (CollectMapWarnings): its ranks are dropped
 };
 
 // Imports `file` and calls `each` with every rank it holds and, `with_breakdown`, that rank's step
@@ -243,7 +244,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
   for (MappedFile<Summary>& file : mapped) statuses.push_back(&file.status);
   Status status = CollectMapWarnings(paths, files, statuses, warnings, file_lines);
   for (MappedFile<Summary>& file : mapped) {  // files left out there hold no rank for the reduce
-    if (file.status.status.ok()) continue;
+    if (!file.status.left_out) continue;
     file.ranks.clear();
     file.starts.clear();
   }

@@ -4,7 +4,8 @@
   - A parent with two Kineto ranks (distributedInfo.rank 0 and 1) and, in a sub-directory, a trace that
     names no rank (a heat map or test data kept beside the run): every run command reads 2 ranks, and
     one warning names the stray file as not a rank of the run. Named on the command line with the
-    parent, the stray file is read (as rank 0, said to be assumed).
+    parent, the stray file is read (as rank 0, said to be assumed). Where the numbered ranks repeat (several
+    runs side by side, each a rank 0), nothing is left out: which trace belongs to which run is unknown.
   - A generated torch_npu PP x DP text export without trace_view.json (4 ranks): the missing timeline is
     said once across ranks (the breakdown's "no device timeline" line), not once more per rank by the
     importer; `info`, which makes no breakdown, still says it per rank.
@@ -67,6 +68,13 @@ def check_strays(binary, root):
         ranks = sorted(r["rank"] for r in json.loads(done.stdout)["ranks"])
         check(ranks == [0, 0, 1], f"analyze PARENT STRAY: ranks {ranks}: a file named by the user is read")
         check("assuming rank 0" in done.stderr, "analyze PARENT STRAY: the stray's rank 0 is not said as assumed")
+    (parent / "node1" / "trace.json").write_text(json.dumps(kineto_trace(0)))  # a second run's rank 0
+    done = run(binary, "analyze", "--json", str(parent))
+    check(done.returncode == 0, f"analyze, two runs' rank 0: exit {done.returncode}")
+    if done.returncode == 0:
+        ranks = sorted(r["rank"] for r in json.loads(done.stdout)["ranks"])
+        check(ranks == [0, 0, 0], f"analyze, two runs' rank 0 and a stray: ranks {ranks}, nothing left out")
+        check("not a rank of this run" not in done.stderr, "analyze, two runs' rank 0: a stray left out")
 
 
 def check_timeline_lines(binary, repo, root):
