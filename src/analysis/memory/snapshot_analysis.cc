@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/memory/snapshot_strategies.h"
+
 namespace tuneprof {
 namespace {
 
@@ -432,6 +434,9 @@ SnapshotAnalysis AnalyzeSnapshot(const MemorySnapshot& snapshot) {
   for (const SnapshotDeviceTrace& trace : snapshot.traces) {
     if (!trace.entries.empty()) devices.insert(trace.device);
   }
+  out.npu = std::any_of(snapshot.frames.begin(), snapshot.frames.end(), [](const SnapshotFrame& frame) {
+    return Has(frame.filename, "torch_npu") || Has(frame.name, "c10_npu");
+  });
   static const std::vector<SnapshotTraceEntry> kNoEntries;
   for (int64_t device : devices) {
     SnapshotDeviceMemory memory;
@@ -440,6 +445,8 @@ SnapshotAnalysis AnalyzeSnapshot(const MemorySnapshot& snapshot) {
     const auto trace = std::find_if(snapshot.traces.begin(), snapshot.traces.end(),
                                     [&](const SnapshotDeviceTrace& t) { return t.device == device; });
     TraceReplay(snapshot, trace == snapshot.traces.end() ? kNoEntries : trace->entries, &memory).Run();
+    memory.strategies = SnapshotStrategies(memory, out.npu,
+                                           out.expandable_segments_setting || memory.expandable_segments > 0);
     out.devices.push_back(std::move(memory));
   }
   return out;

@@ -63,6 +63,16 @@ struct SnapshotTimelinePoint {
 
 inline constexpr size_t kSnapshotTimelinePoints = 512;
 
+// What to try against the device's memory (snapshot_strategies.h).
+struct SnapshotStrategy {
+  std::string category;  // a category name (kSnapshotCategoryNames), "fragmentation" or "leak_suspects"
+  std::string action;    // what to try, in a few words
+  uint64_t bytes = 0;    // bytes at stake: the category at the peak, split free bytes, or never-freed bytes
+  uint64_t saving = 0;   // the estimated saving (see why)
+  bool holds_peak = false;  // the category that holds most of the peak among those with a strategy
+  std::string why;       // the evidence and how the saving was estimated, one sentence or two
+};
+
 struct SnapshotDeviceMemory {
   int64_t device = 0;
   uint64_t reserved_at_dump = 0;
@@ -94,11 +104,13 @@ struct SnapshotDeviceMemory {
   // At most kSnapshotTimelinePoints, in order: the events cut into that many equal runs, each point the
   // run's largest allocated total, so the peak is one of them (unless the trace begins at it).
   std::vector<SnapshotTimelinePoint> timeline;
+  std::vector<SnapshotStrategy> strategies;
 };
 
 struct SnapshotAnalysis {
   std::string path;
   bool expandable_segments_setting = false;
+  bool npu = false;  // torch_npu's allocator (its frames name torch_npu or c10_npu)
   std::vector<SnapshotDeviceMemory> devices;
 };
 
