@@ -154,6 +154,24 @@ def check_directories(c, tmp):
             "" if result is None else f"exit {result[0]}, stderr {result[2]!r}")
     c.expect_error("several snapshots and no traces", ["memory", several], 2, names=several,
                    says=("2 memory snapshots", "give one snapshot"))
+    check_report(c, os.path.join(tmp, "activations.pickle"), tmp)
+    check_report(c, os.path.join(tmp, "fragmentation.pickle"), tmp, traced=False)
+    c.expect_error("report: a snapshot with a trace", ["report", os.path.join(only, "snap.pickle"),
+                   os.path.join(mixed, "rank0.json"), "-o", os.path.join(tmp, "x.html")], 2,
+                   says=("reported alone",))
+
+
+def check_report(c, path, tmp, traced=True):
+    """`report SNAPSHOT -o out.html`: a page per device with the stacked timeline, frames and strategies."""
+    out = os.path.join(tmp, os.path.basename(path) + ".html")
+    result = c.run(["report", path, "-o", out])
+    page = open(out, encoding="utf-8").read() if result is not None and result[0] == 0 else ""
+    name = os.path.basename(path)
+    c.check(f"{name}: report draws the timeline stacked by frame", 'id="snapshot-device-0"' in page
+            and 'id="chart-snapshot-timeline-0"' in page and "allocating frame at the peak" in page
+            and "<script" not in page
+            and (("held before the trace" in page and "reserved" in page) if traced else "unknown: no allocator" in page),
+            "" if result is None else result[2][:300])
 
 
 def check_shared(c, shared):
@@ -177,6 +195,8 @@ def check_shared(c, shared):
             frag = [s for s in d["strategies"] if s["category"] == "fragmentation"]
             c.check(f"{os.path.basename(path)}: fragmentation strategy iff split free bytes >= 5 % of reserved",
                     bool(frag) == (split > 0 and split >= 0.05 * d["reserved_at_dump"]), f"{frag} {split}")
+        with tempfile.TemporaryDirectory() as tmp:
+            check_report(c, path, tmp)
 
 
 def main():

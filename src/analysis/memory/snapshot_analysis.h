@@ -62,6 +62,8 @@ struct SnapshotTimelinePoint {
 };
 
 inline constexpr size_t kSnapshotTimelinePoints = 512;
+// Frames the timeline is stacked by: the peak's largest groups.
+inline constexpr size_t kSnapshotTimelineFrames = 6;
 
 // What to try against the device's memory (snapshot_strategies.h).
 struct SnapshotStrategy {
@@ -104,6 +106,11 @@ struct SnapshotDeviceMemory {
   // At most kSnapshotTimelinePoints, in order: the events cut into that many equal runs, each point the
   // run's largest allocated total, so the peak is one of them (unless the trace begins at it).
   std::vector<SnapshotTimelinePoint> timeline;
+  // The timeline stacked by frame: the peak's largest groups charged to a frame (at most
+  // kSnapshotTimelineFrames), and per timeline point the bytes each holds, then the trace's other frames,
+  // then what was held before the trace began; a point's bands sum to its allocated bytes.
+  std::vector<SnapshotFrameRef> timeline_frames;
+  std::vector<std::vector<uint64_t>> timeline_bands;
   std::vector<SnapshotStrategy> strategies;
 };
 
