@@ -137,7 +137,8 @@ Result<std::optional<std::string>> SnapshotInDirectory(const std::vector<std::st
     const std::vector<std::string> snapshots = SnapshotsIn(dir);
     if (snapshots.empty()) continue;
     if (ListTraceFiles(dir).ok()) {
-      fmt::print(stderr, "tuneprof: {}: memory snapshot {}{} not read with the traces; give it alone: tuneprof memory {}\n",
+      fmt::print(stderr,
+                 "tuneprof: {}: memory snapshot {}{} not read with the traces; give it alone: tuneprof memory {}\n",
                  dir, snapshots.front(), snapshots.size() > 1 ? fmt::format(" and {} more", snapshots.size() - 1) : "",
                  snapshots.front());
       continue;

@@ -502,8 +502,8 @@ SnapshotAnalysis AnalyzeSnapshot(const MemorySnapshot& snapshot) {
     const auto trace = std::find_if(snapshot.traces.begin(), snapshot.traces.end(),
                                     [&](const SnapshotDeviceTrace& t) { return t.device == device; });
     TraceReplay(snapshot, trace == snapshot.traces.end() ? kNoEntries : trace->entries, &memory).Run();
-    memory.strategies = SnapshotStrategies(memory, out.npu,
-                                           out.expandable_segments_setting || memory.expandable_segments > 0);
+    memory.strategies =
+        SnapshotStrategies(memory, out.npu, out.expandable_segments_setting || memory.expandable_segments > 0);
     out.devices.push_back(std::move(memory));
   }
   return out;

@@ -67,12 +67,12 @@ inline constexpr size_t kSnapshotTimelineFrames = 6;
 
 // What to try against the device's memory (snapshot_strategies.h).
 struct SnapshotStrategy {
-  std::string category;  // a category name (kSnapshotCategoryNames), "fragmentation" or "leak_suspects"
-  std::string action;    // what to try, in a few words
-  uint64_t bytes = 0;    // bytes at stake: the category at the peak, split free bytes, or never-freed bytes
-  uint64_t saving = 0;   // the estimated saving (see why)
+  std::string category;     // a category name (kSnapshotCategoryNames), "fragmentation" or "leak_suspects"
+  std::string action;       // what to try, in a few words
+  uint64_t bytes = 0;       // bytes at stake: the category at the peak, split free bytes, or never-freed bytes
+  uint64_t saving = 0;      // the estimated saving (see why)
   bool holds_peak = false;  // the category that holds most of the peak among those with a strategy
-  std::string why;       // the evidence and how the saving was estimated, one sentence or two
+  std::string why;          // the evidence and how the saving was estimated, one sentence or two
 };
 
 struct SnapshotDeviceMemory {

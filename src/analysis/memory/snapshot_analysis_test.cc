@@ -205,9 +205,9 @@ TEST(SnapshotAnalysisTest, TimelineIsStackedByThePeaksFrames) {
   SnapshotBuilder b;
   const StackId forward = b.Stack({kAllocator, kForward});
   const StackId step = b.Stack({kAllocator, kStep});
-  b.Free(9, 30);             // a block from before the trace
+  b.Free(9, 30);  // a block from before the trace
   b.Alloc(1, 100, forward);
-  b.Alloc(2, 50, step);      // the peak: 100 + 50 + the 10 of the 40 held before that are not freed
+  b.Alloc(2, 50, step);  // the peak: 100 + 50 + the 10 of the 40 held before that are not freed
   b.Free(1, 100);
   b.Alloc(3, 20, forward);
   b.Segment(80, 0);

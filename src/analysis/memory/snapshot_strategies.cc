@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 namespace tuneprof {
 namespace {
 
@@ -62,7 +61,8 @@ void AddCategories(const SnapshotDeviceMemory& d, std::vector<SnapshotStrategy>*
 // reserves a new segment while they sit idle. Expandable segments grow one mapping instead of splitting.
 void AddFragmentation(const SnapshotDeviceMemory& d, bool npu, bool expandable, std::vector<SnapshotStrategy>* out) {
   const uint64_t split = d.inactive_split_bytes;
-  if (split == 0 || static_cast<double>(split) < kFragmentationMinShare * static_cast<double>(d.reserved_at_dump)) return;
+  if (split == 0 || static_cast<double>(split) < kFragmentationMinShare * static_cast<double>(d.reserved_at_dump))
+    return;
   const std::string_view variable = npu ? "PYTORCH_NPU_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
   SnapshotStrategy s;
   s.category = "fragmentation";
@@ -73,13 +73,15 @@ void AddFragmentation(const SnapshotDeviceMemory& d, bool npu, bool expandable, 
                   d.largest_free_block < d.largest_request ? ", and no free block serves the largest request" : "");
   if (expandable) {
     s.action = fmt::format("{}=garbage_collection_threshold:0.8", variable);
-    s.why = evidence + ": expandable segments are on already; reclaiming cached blocks earlier returns the split "
-                       "free bytes (estimated: all of them)";
+    s.why = evidence +
+            ": expandable segments are on already; reclaiming cached blocks earlier returns the split "
+            "free bytes (estimated: all of them)";
   } else {
     s.action = fmt::format("{}=expandable_segments:True", variable);
-    s.why = evidence + fmt::format(": expandable segments grow one mapping instead of splitting segments "
-                                   "(or set garbage_collection_threshold:0.8 in {}); estimated: all of them",
-                                   variable);
+    s.why = evidence + fmt::format(
+                           ": expandable segments grow one mapping instead of splitting segments "
+                           "(or set garbage_collection_threshold:0.8 in {}); estimated: all of them",
+                           variable);
   }
   out->push_back(std::move(s));
 }
@@ -92,18 +94,19 @@ void AddLeaks(const SnapshotDeviceMemory& d, std::vector<SnapshotStrategy>* out)
     if (!leak.growing) continue;
     s.bytes += leak.bytes;
     if (named++ < kLeakFramesNamed) {
-      frames += fmt::format("{}{} ({} iterations)", frames.empty() ? "" : "; ", FrameLabel(leak.frame),
-                            leak.iterations);
+      frames +=
+          fmt::format("{}{} ({} iterations)", frames.empty() ? "" : "; ", FrameLabel(leak.frame), leak.iterations);
     }
   }
   if (s.bytes == 0) return;
   s.category = "leak_suspects";
   s.action = "free or detach what these frames keep";
   s.saving = s.bytes;
-  s.why = fmt::format("allocated in the trace, never freed, and left again in several iterations by {}; a "
-                      "tensor kept across steps (losses kept without .item(), a cache, a graph kept alive) grows "
-                      "this way; estimated: all of it",
-                      frames);
+  s.why = fmt::format(
+      "allocated in the trace, never freed, and left again in several iterations by {}; a "
+      "tensor kept across steps (losses kept without .item(), a cache, a graph kept alive) grows "
+      "this way; estimated: all of it",
+      frames);
   out->push_back(std::move(s));
 }
 

@@ -96,7 +96,8 @@ TEST(SnapshotStrategies, FragmentationAsksForExpandableSegments) {
 }
 
 TEST(SnapshotStrategies, FragmentationOnAscendNamesTheNpuVariable) {
-  EXPECT_EQ(Only(SnapshotStrategies(Fragmented(), true, false)).action, "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True");
+  EXPECT_EQ(Only(SnapshotStrategies(Fragmented(), true, false)).action,
+            "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True");
 }
 
 TEST(SnapshotStrategies, FragmentationWithExpandableSegmentsOnAsksForGarbageCollection) {

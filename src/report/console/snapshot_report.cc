@@ -112,8 +112,8 @@ void AppendStrategies(const SnapshotDeviceMemory& d, std::string* out) {
   if (d.strategies.empty()) return;
   *out += "  strategies (what holds the memory, and what to try):\n";
   for (const SnapshotStrategy& s : d.strategies) {
-    *out += fmt::format("    {}{}: {} at stake, about {} to save\n", s.category, s.holds_peak ? " (holds the peak)" : "",
-                        Bytes(s.bytes), Bytes(s.saving));
+    *out += fmt::format("    {}{}: {} at stake, about {} to save\n", s.category,
+                        s.holds_peak ? " (holds the peak)" : "", Bytes(s.bytes), Bytes(s.saving));
     constexpr std::string_view kIndent = "      ";
     *out += WrapText(EscapeText(s.action + ": " + s.why), kWidth - kIndent.size(), kIndent, kIndent);
     if (!out->ends_with('\n')) *out += '\n';

@@ -938,11 +938,14 @@ std::string SnapshotLegendLabel(const SnapshotFrameRef& frame) {
   std::string_view file = frame.file;
   if (frame.kind == FrameKind::kPython) {
     const size_t last = file.rfind('/');
-    const size_t before = last == std::string_view::npos || last == 0 ? std::string_view::npos : file.rfind('/', last - 1);
+    const size_t before =
+        last == std::string_view::npos || last == 0 ? std::string_view::npos : file.rfind('/', last - 1);
     if (before != std::string_view::npos) file = file.substr(before + 1);
     return ShortLabel(fmt::format("{} {}:{}", frame.function, file, frame.line), 60);
   }
-  if (frame.kind == FrameKind::kCpp) return ShortLabel(std::string_view(frame.function).substr(0, frame.function.find('(')), 60);
+  if (frame.kind == FrameKind::kCpp) {
+    return ShortLabel(std::string_view(frame.function).substr(0, frame.function.find('(')), 60);
+  }
   return FrameLabel(frame);
 }
 
@@ -976,8 +979,8 @@ LineChart SnapshotTimelineChart(const SnapshotDeviceMemory& d) {
   }
   LineSeries reserved{"reserved", "#7f7f7f", {}};
   for (const SnapshotTimelinePoint& point : d.timeline) {
-    reserved.points.push_back({static_cast<double>(point.time_us - d.first_time_us) / 1e3,
-                               static_cast<double>(point.reserved) / 1048576.0});
+    reserved.points.push_back(
+        {static_cast<double>(point.time_us - d.first_time_us) / 1e3, static_cast<double>(point.reserved) / 1048576.0});
   }
   chart.series.push_back(std::move(reserved));
   chart.mark = LinePoint{static_cast<double>(d.peak_time_us - d.first_time_us) / 1e3,
@@ -987,8 +990,9 @@ LineChart SnapshotTimelineChart(const SnapshotDeviceMemory& d) {
 }
 
 std::string SnapshotFramesTable(const SnapshotDeviceMemory& d) {
-  std::string out = "<table><tr><th>allocating frame at the peak</th><th class=\"n\">MiB</th>"
-                    "<th class=\"n\">blocks</th></tr>\n";
+  std::string out =
+      "<table><tr><th>allocating frame at the peak</th><th class=\"n\">MiB</th>"
+      "<th class=\"n\">blocks</th></tr>\n";
   for (size_t i = 0; i < d.peak_frames.size() && i < kSnapshotTopFrames; ++i) {
     const SnapshotFrameBytes& g = d.peak_frames[i];
     out += fmt::format("<tr><td class=\"name\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
@@ -999,12 +1003,14 @@ std::string SnapshotFramesTable(const SnapshotDeviceMemory& d) {
 
 std::string SnapshotStrategiesTable(const SnapshotDeviceMemory& d) {
   if (d.strategies.empty()) return Unknown("no strategy: no category, fragmentation or leak stands out");
-  std::string out = "<table><tr><th>category</th><th class=\"n\">MiB at stake</th><th class=\"n\">MiB to save "
-                    "(est.)</th><th>what to try, and why</th></tr>\n";
+  std::string out =
+      "<table><tr><th>category</th><th class=\"n\">MiB at stake</th><th class=\"n\">MiB to save "
+      "(est.)</th><th>what to try, and why</th></tr>\n";
   for (const SnapshotStrategy& s : d.strategies) {
-    out += fmt::format("<tr><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><code>{}</code>: {}</td></tr>\n",
-                       E(s.category), s.holds_peak ? " (holds the peak)" : "", MiB(static_cast<int64_t>(s.bytes)),
-                       MiB(static_cast<int64_t>(s.saving)), E(s.action), E(s.why));
+    out += fmt::format(
+        "<tr><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><code>{}</code>: {}</td></tr>\n",
+        E(s.category), s.holds_peak ? " (holds the peak)" : "", MiB(static_cast<int64_t>(s.bytes)),
+        MiB(static_cast<int64_t>(s.saving)), E(s.action), E(s.why));
   }
   return out + "</table>\n";
 }
@@ -1014,11 +1020,11 @@ std::string SnapshotDeviceSection(const SnapshotDeviceMemory& d) {
                                 "Allocated memory over the recorded trace, stacked by the frames that hold most of "
                                 "the peak (each line adds its frame's bytes to those below it), reserved memory, "
                                 "the peak's holders and what to try.");
-  out += fmt::format("<p>at the dump: reserved {} MiB, allocated {} MiB in {} segments; peak allocated {} MiB, "
-                     "reserved then {} MiB</p>\n",
-                     MiB(static_cast<int64_t>(d.reserved_at_dump)), MiB(static_cast<int64_t>(d.allocated_at_dump)),
-                     d.segments, MiB(static_cast<int64_t>(d.peak_allocated)),
-                     MiB(static_cast<int64_t>(d.reserved_at_peak)));
+  out += fmt::format(
+      "<p>at the dump: reserved {} MiB, allocated {} MiB in {} segments; peak allocated {} MiB, "
+      "reserved then {} MiB</p>\n",
+      MiB(static_cast<int64_t>(d.reserved_at_dump)), MiB(static_cast<int64_t>(d.allocated_at_dump)), d.segments,
+      MiB(static_cast<int64_t>(d.peak_allocated)), MiB(static_cast<int64_t>(d.reserved_at_peak)));
   const LineChart chart = SnapshotTimelineChart(d);
   out += d.timeline.empty() ? RenderEmptyChart(chart.id, chart.title,
                                                "unknown: no allocator trace recorded (record_memory_history was off)")
