@@ -25,8 +25,8 @@ from typing import Iterable, Optional, Sequence, Union
 
 from .capture import Capture, capture, trace_handler
 
-__all__ = ["Error", "Run", "Table", "Document", "load", "compare", "table_names", "capture", "trace_handler",
-           "Capture"]
+__all__ = ["Error", "Run", "Table", "Document", "load", "compare", "memory_snapshot", "table_names", "capture",
+           "trace_handler", "Capture"]
 __version__ = "0.1.0"
 
 
@@ -239,6 +239,13 @@ def load(path_or_paths: Union[PathLike, Sequence[PathLike]], *, config: str = ""
     flags = _compiled().AnalysisFlags(config, hardware, hardware_file)
     return Run(_compiled().Run(_paths(path_or_paths), flags))
 
+
+
+def memory_snapshot(path: PathLike) -> Document:
+    """`tuneprof memory --json SNAPSHOT` on a PyTorch allocator snapshot (torch.cuda.memory._dump_snapshot,
+    torch_npu's equivalent): the dump, the trace's peak by category and frame, leak suspects, strategies.
+    The pickle is read by tuneprof's own reader: nothing in the file runs."""
+    return _document(_compiled().memory_snapshot_json(_os.fsdecode(path)))
 
 def compare(before: Union[Run, PathLike], after: Union[Run, PathLike], *, tokens_per_step: Optional[float] = None,
             samples_per_step: Optional[float] = None, alpha: float = 0.05,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <iterator>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "cli/errors.h"
 #include "cli/json_output.h"
 #include "importers/pickle/memory_snapshot_reader.h"
+#include "io/trace_files.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
@@ -107,16 +109,69 @@ Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const Ha
   return WithWarnings(RenderMemoryJson(ranks, hta_bw), warnings);
 }
 
+// The memory snapshots a directory holds: files named *.pickle or *.pkl (as torch's examples name them)
+// whose content opens as a pickle, in name order. Other files are not opened: a run directory holds
+// thousands of them.
+std::vector<std::string> SnapshotsIn(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    if ((ext == ".pickle" || ext == ".pkl") && it->is_regular_file(ec) && IsPickleFile(it->path().string())) {
+      found.push_back(it->path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// A directory given alone that holds one snapshot and no traces stands for that snapshot. One that holds
+// traces too is read as a run, and says on stderr that its snapshots are left out; one that holds several
+// snapshots and no traces names them.
+Result<std::optional<std::string>> SnapshotInDirectory(const std::vector<std::string>& paths) {
+  std::error_code ec;
+  for (const std::string& dir : paths) {
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    const std::vector<std::string> snapshots = SnapshotsIn(dir);
+    if (snapshots.empty()) continue;
+    if (ListTraceFiles(dir).ok()) {
+      fmt::print(stderr,
+                 "tuneprof: {}: memory snapshot {}{} not read with the traces; give it alone: tuneprof memory {}\n",
+                 dir, snapshots.front(), snapshots.size() > 1 ? fmt::format(" and {} more", snapshots.size() - 1) : "",
+                 snapshots.front());
+      continue;
+    }
+    if (paths.size() > 1 || snapshots.size() > 1) {
+      const std::string held = snapshots.size() == 1
+                                   ? fmt::format("memory snapshot {}", snapshots.front())
+                                   : fmt::format("{} memory snapshots ({}, ...)", snapshots.size(), snapshots.front());
+      return Status(StatusCode::kUsage,
+                    fmt::format("{}: holds {} and no traces; a snapshot is read alone: give one snapshot", dir, held));
+    }
+    return std::optional<std::string>(snapshots.front());
+  }
+  return std::optional<std::string>();
+}
+
 // A PyTorch allocator snapshot, told by its content (a pickle), is read alone: it is one process's
 // allocator, not a rank of a run.
 Result<std::optional<std::string>> SnapshotOutput(const MemoryOptions& options) {
-  const auto snapshot = std::find_if(options.paths.begin(), options.paths.end(),
-                                     [](const std::string& path) { return IsPickleFile(path); });
-  if (snapshot == options.paths.end()) return std::optional<std::string>();
-  if (options.paths.size() > 1) {
+  auto snapshot = std::find_if(options.paths.begin(), options.paths.end(),
+                               [](const std::string& path) { return IsPickleFile(path); });
+  if (snapshot != options.paths.end() && options.paths.size() > 1) {
     return Status(StatusCode::kUsage, *snapshot + ": a memory snapshot is read alone; give one snapshot and no traces");
   }
-  TP_ASSIGN_OR_RETURN(std::string text, MemorySnapshotOutput(*snapshot, options.json));
+  std::string path;
+  if (snapshot != options.paths.end()) {
+    path = *snapshot;
+  } else {
+    TP_ASSIGN_OR_RETURN(const std::optional<std::string> in_directory, SnapshotInDirectory(options.paths));
+    if (!in_directory) return std::optional<std::string>();
+    path = *in_directory;
+  }
+  TP_ASSIGN_OR_RETURN(std::string text, MemorySnapshotOutput(path, options.json));
   return std::optional<std::string>(std::move(text));
 }
 

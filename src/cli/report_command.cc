@@ -1,7 +1,9 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "importers/pickle/memory_snapshot_reader.h"
 #include "io/output_file.h"
 #include "pipeline/run_analyses.h"
 #include "report/html/html_report.h"
@@ -63,6 +66,21 @@ Status WriteRunHtml(const HtmlReportInput& input, const std::string& path) {
   return file->Commit();
 }
 
+// A PyTorch allocator snapshot (told by its content) is reported alone, on its own page.
+std::optional<int> RunSnapshotReport(const ReportOptions& options) {
+  const auto snapshot = std::find_if(options.paths.begin(), options.paths.end(),
+                                     [](const std::string& path) { return IsPickleFile(path); });
+  if (snapshot == options.paths.end()) return std::nullopt;
+  if (options.paths.size() > 1) {
+    return ReportError(Status(StatusCode::kUsage, *snapshot + ": a memory snapshot is reported alone; give one "
+                                                              "snapshot and no traces"));
+  }
+  auto read = ReadMemorySnapshot(*snapshot);
+  if (!read.ok()) return ReportError(read.status());
+  const Status written = WriteFileAtomically(options.output, RenderHtmlSnapshotReport(AnalyzeSnapshot(*read)));
+  return written.ok() ? kExitOk : ReportError(written);
+}
+
 }  // namespace
 
 int RunReport(const ReportOptions& options) {
@@ -74,6 +92,7 @@ int RunReport(const ReportOptions& options) {
       CheckOutputIsNotInput(options.output, InputFiles(options.compare.empty() ? options.paths : options.compare));
   if (!clash.ok()) return ReportError(clash);
   if (!options.compare.empty()) return RunCompareReport(options);
+  if (const std::optional<int> snapshot = RunSnapshotReport(options)) return *snapshot;
   auto run = AnalyzeRunInBoundedMemory(options.paths, options.analysis, RunDetail::kReport);
   if (!run.ok()) return ReportError(run.status());
   const Status written = WriteRunHtml(ReportInputFrom(std::move(*run), options.paths), options.output);

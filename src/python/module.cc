@@ -286,6 +286,16 @@ std::string CompareJson(Run& before, Run& after, std::optional<double> tokens_pe
   return ValueOrThrow(std::move(outcome)).text;
 }
 
+// `memory --json SNAPSHOT`'s document: the snapshot is read and analysed without the GIL.
+std::string MemorySnapshotJson(const std::string& path) {
+  Result<std::string> text = Status();
+  {
+    py::gil_scoped_release no_gil;
+    text = cli::MemorySnapshotOutput(path, true);
+  }
+  return ValueOrThrow(std::move(text));
+}
+
 }  // namespace
 }  // namespace tuneprof::python
 
@@ -339,4 +349,5 @@ PYBIND11_MODULE(_core, m) {
       }));
   m.def("table_names", &tuneprof::RunTableNames);
   m.def("compare_json", &CompareJson);
+  m.def("memory_snapshot_json", &MemorySnapshotJson);
 }

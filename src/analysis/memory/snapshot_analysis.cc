@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_map>
+
+#include "analysis/memory/snapshot_strategies.h"
 
 namespace tuneprof {
 namespace {
@@ -130,6 +133,7 @@ class TraceReplay {
     FindPeak();
     ChargeThePeak();
     FindLeaks();
+    StackTheTimeline();
   }
 
  private:
@@ -194,9 +198,15 @@ class TraceReplay {
   // The timeline relative to the trace's start (anchored with the totals above once they are known).
   void AddToTimeline(size_t event, int64_t time_us, uint64_t alloc, uint64_t reserved) {
     const size_t per_point = (entries_.size() + kSnapshotTimelinePoints - 1) / kSnapshotTimelinePoints;
-    if (event % per_point == 0) out_->timeline.push_back({time_us, alloc, reserved});
+    if (event % per_point == 0) {
+      out_->timeline.push_back({time_us, alloc, reserved});
+      timeline_events_.push_back(event);
+    }
     SnapshotTimelinePoint& point = out_->timeline.back();
-    if (static_cast<int64_t>(alloc) > static_cast<int64_t>(point.allocated)) point = {time_us, alloc, reserved};
+    if (static_cast<int64_t>(alloc) > static_cast<int64_t>(point.allocated)) {
+      point = {time_us, alloc, reserved};
+      timeline_events_.back() = event;
+    }
   }
   static uint64_t Anchor(uint64_t at_dump, uint64_t net) {
     return static_cast<int64_t>(net) > static_cast<int64_t>(at_dump) ? 0 : at_dump - net;
@@ -357,6 +367,54 @@ class TraceReplay {
     });
   }
 
+  // The group key of a frame the peak names (frames are unique by what they say), or none.
+  std::optional<uint64_t> KeyOf(const SnapshotFrameRef& ref) const {
+    if (ref.kind == FrameKind::kNone) return GroupKey({FrameKind::kNone, 0});
+    if (ref.kind == FrameKind::kBeforeTrace) return std::nullopt;
+    for (uint32_t id = 0; id < snapshot_.frames.size(); ++id) {
+      const SnapshotFrame& frame = snapshot_.frames[id];
+      if (frame.name == ref.function && frame.filename == ref.file && frame.line == ref.line) {
+        return GroupKey({ref.kind, id});
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The timeline's bands (SnapshotDeviceMemory::timeline_bands), replayed once more with each allocation
+  // charged to its frame's band and each free taken from the band of the allocation it frees.
+  void StackTheTimeline() {
+    std::unordered_map<uint64_t, size_t> band_of;
+    for (const SnapshotFrameBytes& group : out_->peak_frames) {
+      if (out_->timeline_frames.size() == kSnapshotTimelineFrames) break;
+      const std::optional<uint64_t> key = KeyOf(group.frame);
+      if (!key) continue;
+      band_of.emplace(*key, out_->timeline_frames.size());
+      out_->timeline_frames.push_back(group.frame);
+    }
+    const size_t others = out_->timeline_frames.size(), before = others + 1, n = entries_.size();
+    std::vector<size_t> freed_alloc(n, n);
+    for (size_t i = 0; i < n; ++i) {
+      if (free_[i] < n) freed_alloc[free_[i]] = i;
+    }
+    std::vector<size_t> alloc_band(n, others);
+    std::vector<uint64_t> bands(before + 1, 0);
+    bands[before] = out_->allocated_before_trace;
+    size_t point = 0;
+    for (size_t i = 0; i < n && point < timeline_events_.size(); ++i) {
+      const SnapshotTraceEntry& e = entries_[i];
+      if (IsAlloc(e)) {
+        const auto it = band_of.find(GroupKey(ChargedFrame(e.stack)));
+        alloc_band[i] = it == band_of.end() ? others : it->second;
+        bands[alloc_band[i]] += e.size;
+      }
+      if (IsFree(e)) bands[freed_alloc[i] < n ? alloc_band[freed_alloc[i]] : before] -= e.size;
+      if (i == timeline_events_[point]) {
+        out_->timeline_bands.push_back(bands);
+        ++point;
+      }
+    }
+  }
+
   // A stack's phase and charged frame, worked out once per stack: the events repeat a few thousand stacks.
   Phase StackPhase(StackId stack) {
     if (stack == kNoStack) return Phase::kOther;
@@ -390,6 +448,7 @@ class TraceReplay {
   std::vector<Phase> phase_;
   std::vector<size_t> run_end_;
   size_t last_alloc_ = 0;
+  std::vector<size_t> timeline_events_;  // the event each timeline point stands for
   uint64_t freed_before_trace_ = 0;  // frees of blocks the trace never allocated
 };
 
@@ -432,6 +491,9 @@ SnapshotAnalysis AnalyzeSnapshot(const MemorySnapshot& snapshot) {
   for (const SnapshotDeviceTrace& trace : snapshot.traces) {
     if (!trace.entries.empty()) devices.insert(trace.device);
   }
+  out.npu = std::any_of(snapshot.frames.begin(), snapshot.frames.end(), [](const SnapshotFrame& frame) {
+    return Has(frame.filename, "torch_npu") || Has(frame.name, "c10_npu");
+  });
   static const std::vector<SnapshotTraceEntry> kNoEntries;
   for (int64_t device : devices) {
     SnapshotDeviceMemory memory;
@@ -440,6 +502,8 @@ SnapshotAnalysis AnalyzeSnapshot(const MemorySnapshot& snapshot) {
     const auto trace = std::find_if(snapshot.traces.begin(), snapshot.traces.end(),
                                     [&](const SnapshotDeviceTrace& t) { return t.device == device; });
     TraceReplay(snapshot, trace == snapshot.traces.end() ? kNoEntries : trace->entries, &memory).Run();
+    memory.strategies =
+        SnapshotStrategies(memory, out.npu, out.expandable_segments_setting || memory.expandable_segments > 0);
     out.devices.push_back(std::move(memory));
   }
   return out;

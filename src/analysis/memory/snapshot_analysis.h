@@ -62,6 +62,18 @@ struct SnapshotTimelinePoint {
 };
 
 inline constexpr size_t kSnapshotTimelinePoints = 512;
+// Frames the timeline is stacked by: the peak's largest groups.
+inline constexpr size_t kSnapshotTimelineFrames = 6;
+
+// What to try against the device's memory (snapshot_strategies.h).
+struct SnapshotStrategy {
+  std::string category;     // a category name (kSnapshotCategoryNames), "fragmentation" or "leak_suspects"
+  std::string action;       // what to try, in a few words
+  uint64_t bytes = 0;       // bytes at stake: the category at the peak, split free bytes, or never-freed bytes
+  uint64_t saving = 0;      // the estimated saving (see why)
+  bool holds_peak = false;  // the category that holds most of the peak among those with a strategy
+  std::string why;          // the evidence and how the saving was estimated, one sentence or two
+};
 
 struct SnapshotDeviceMemory {
   int64_t device = 0;
@@ -94,11 +106,18 @@ struct SnapshotDeviceMemory {
   // At most kSnapshotTimelinePoints, in order: the events cut into that many equal runs, each point the
   // run's largest allocated total, so the peak is one of them (unless the trace begins at it).
   std::vector<SnapshotTimelinePoint> timeline;
+  // The timeline stacked by frame: the peak's largest groups charged to a frame (at most
+  // kSnapshotTimelineFrames), and per timeline point the bytes each holds, then the trace's other frames,
+  // then what was held before the trace began; a point's bands sum to its allocated bytes.
+  std::vector<SnapshotFrameRef> timeline_frames;
+  std::vector<std::vector<uint64_t>> timeline_bands;
+  std::vector<SnapshotStrategy> strategies;
 };
 
 struct SnapshotAnalysis {
   std::string path;
   bool expandable_segments_setting = false;
+  bool npu = false;  // torch_npu's allocator (its frames name torch_npu or c10_npu)
   std::vector<SnapshotDeviceMemory> devices;
 };
 

@@ -201,5 +201,30 @@ TEST(SnapshotAnalysisTest, UserFrameSkipsTorchAndFallsBackToTheOperator) {
   EXPECT_EQ(UserFrameOf(b.snapshot(), kNoStack).first, FrameKind::kNone);
 }
 
+TEST(SnapshotAnalysisTest, TimelineIsStackedByThePeaksFrames) {
+  SnapshotBuilder b;
+  const StackId forward = b.Stack({kAllocator, kForward});
+  const StackId step = b.Stack({kAllocator, kStep});
+  b.Free(9, 30);  // a block from before the trace
+  b.Alloc(1, 100, forward);
+  b.Alloc(2, 50, step);  // the peak: 100 + 50 + the 10 of the 40 held before that are not freed
+  b.Free(1, 100);
+  b.Alloc(3, 20, forward);
+  b.Segment(80, 0);
+  const SnapshotDeviceMemory d = AnalyzeSnapshot(b.snapshot()).devices[0];
+  ASSERT_EQ(d.timeline_frames.size(), 2u);
+  EXPECT_EQ(d.timeline_frames[0].function, "forward");
+  EXPECT_EQ(d.timeline_frames[1].function, "step");
+  ASSERT_EQ(d.timeline_bands.size(), d.timeline.size());
+  for (size_t p = 0; p < d.timeline.size(); ++p) {
+    ASSERT_EQ(d.timeline_bands[p].size(), 4u);
+    EXPECT_EQ(std::accumulate(d.timeline_bands[p].begin(), d.timeline_bands[p].end(), uint64_t{0}),
+              d.timeline[p].allocated);
+  }
+  EXPECT_EQ(d.allocated_before_trace, 40u);
+  EXPECT_EQ(d.timeline_bands[2], (std::vector<uint64_t>{100, 50, 0, 10}));
+  EXPECT_EQ(d.timeline_bands[4], (std::vector<uint64_t>{20, 50, 0, 10}));
+}
+
 }  // namespace
 }  // namespace tuneprof

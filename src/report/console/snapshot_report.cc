@@ -108,6 +108,18 @@ void AppendLeaks(const SnapshotDeviceMemory& d, std::string* out) {
   }
 }
 
+void AppendStrategies(const SnapshotDeviceMemory& d, std::string* out) {
+  if (d.strategies.empty()) return;
+  *out += "  strategies (what holds the memory, and what to try):\n";
+  for (const SnapshotStrategy& s : d.strategies) {
+    *out += fmt::format("    {}{}: {} at stake, about {} to save\n", s.category,
+                        s.holds_peak ? " (holds the peak)" : "", Bytes(s.bytes), Bytes(s.saving));
+    constexpr std::string_view kIndent = "      ";
+    *out += WrapText(EscapeText(s.action + ": " + s.why), kWidth - kIndent.size(), kIndent, kIndent);
+    if (!out->ends_with('\n')) *out += '\n';
+  }
+}
+
 // ---- JSON
 
 void WriteFrame(JsonWriter& w, const SnapshotFrameRef& frame) {
@@ -160,6 +172,13 @@ void WriteDevice(JsonWriter& w, const SnapshotDeviceMemory& d) {
     w.Key("bytes").Uint(leak.bytes).Key("blocks").Uint(leak.blocks).Key("iterations").Uint(leak.iterations);
     w.Key("growing").Bool(leak.growing).EndObject();
   }
+  w.EndArray();
+  w.Key("strategies").BeginArray();
+  for (const SnapshotStrategy& s : d.strategies) {
+    w.BeginObject().Key("category").String(s.category).Key("action").String(s.action);
+    w.Key("bytes").Uint(s.bytes).Key("saving").Uint(s.saving).Key("holds_peak").Bool(s.holds_peak);
+    w.Key("why").String(s.why).EndObject();
+  }
   w.EndArray().EndObject();
 }
 
@@ -173,6 +192,7 @@ std::string RenderSnapshotText(const SnapshotAnalysis& analysis) {
     AppendDump(d, &out);
     AppendPeak(d, &out);
     AppendLeaks(d, &out);
+    AppendStrategies(d, &out);
   }
   if (analysis.devices.empty()) out += "  no segments and no trace: the allocator held nothing\n";
   return out;

@@ -28,6 +28,7 @@
 #include "analysis/compute/compute_units.h"
 #include "analysis/compute/op_flops.h"
 #include "analysis/memory/memory_timeline.h"
+#include "analysis/memory/snapshot_analysis.h"
 
 namespace tuneprof {
 
@@ -56,5 +57,10 @@ inline constexpr const char* kCompareCharts[] = {"chart-compare-breakdown", "cha
 void WriteHtmlReport(const HtmlReportInput& input, const std::function<void(std::string_view)>& write);
 std::string RenderHtmlReport(const HtmlReportInput& input);
 std::string RenderHtmlCompareReport(const CompareResult& result);
+
+// A PyTorch allocator snapshot's page: per device a section "snapshot-device-N" with the chart
+// "chart-snapshot-timeline-N" (allocated stacked by the peak's top frames, and reserved), the peak's
+// frames and the strategies.
+std::string RenderHtmlSnapshotReport(const SnapshotAnalysis& analysis);
 
 }  // namespace tuneprof
