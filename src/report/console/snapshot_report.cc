@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
@@ -90,6 +93,12 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
   for (size_t c = 0; c < kSnapshotCategories; ++c) {
     if (d.categories[c] == 0) continue;
     categories += fmt::format("{}{} {}", categories.empty() ? "" : ", ", kSnapshotCategoryNames[c], Bytes(d.categories[c]));
+    // What the trace never saw allocated has no frame to class it by: said, so that it reads as a gap of
+    // the recording rather than of the analysis.
+    if (kSnapshotCategoryNames[c] == std::string_view("unknown") && d.allocated_before_trace > 0) {
+      categories += fmt::format(" ({} of it held before the trace began)",
+                                Bytes(std::min(d.allocated_before_trace, d.categories[c])));
+    }
   }
   constexpr std::string_view kLead = "  at the peak by category: ";
   *out += WrapText(categories.empty() ? "nothing held" : categories, kWidth - kLead.size(), kLead, "    ");
@@ -100,7 +109,9 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
 
 void AppendLeaks(const SnapshotDeviceMemory& d, std::string* out) {
   if (d.leaks.empty()) return;
-  *out += "  never freed before the dump (leak suspects first: left blocks in several iterations):\n";
+  const bool suspects = std::any_of(d.leaks.begin(), d.leaks.end(), [](const SnapshotLeak& leak) { return leak.growing; });
+  *out += suspects ? "  never freed before the dump (leak suspects first: left blocks in several iterations):\n"
+                   : "  never freed before the dump (no leak suspect: none left blocks in more than one iteration):\n";
   for (size_t i = 0; i < d.leaks.size() && i < kTextLeaks; ++i) {
     const SnapshotLeak& leak = d.leaks[i];
     *out += fmt::format("    {:>10}  {:>6} blocks  {:>3} it.{} {}\n", Bytes(leak.bytes), leak.blocks, leak.iterations,
