@@ -244,8 +244,8 @@ std::vector<Span> ModuleSpans(const Trace& trace, ModuleTree* tree, ModuleView* 
   return spans;
 }
 
-// Backward operators (ends of fwdbwd flows) as spans standing for the module that holds their forward
-// operator, sorted by SpanOrder; those whose forward operator is in no module are left out.
+// Whether the trace links any backward operator to its forward one; without, backward work cannot be
+// told from forward work.
 bool HasBackwardLinks(const Trace& trace) {
   StringId category;
   if (!trace.strings().Find(kBackwardFlow, &category)) return false;
@@ -253,6 +253,8 @@ bool HasBackwardLinks(const Trace& trace) {
                      [&](const FlowPoint& p) { return p.category == category; });
 }
 
+// Backward operators (ends of fwdbwd flows) as spans standing for the module that holds their forward
+// operator, sorted by SpanOrder; those whose forward operator is in no module are left out.
 std::vector<Span> BackwardSpans(const Trace& trace, const std::vector<Span>& modules) {
   StringId category;
   if (!trace.strings().Find(kBackwardFlow, &category)) return {};
