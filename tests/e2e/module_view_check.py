@@ -267,8 +267,9 @@ def check_torch_npu(tuneprof, rank_dir):
 
 
 def check_torch_npu_db(tuneprof, rank_dir):
-    """torch_npu's db export draws no fwdbwd flows: backward time is unknown (null), never 0; the total is the
-    kernel table's."""
+    """torch_npu's db export writes no fwdbwd flows but PYTORCH_API's sequenceNumber and fwdThreadId columns,
+    which link each backward operator to its forward one: backward time is found (never 0 or unknown, as the
+    text export of this test data finds 3.3 ms); the total is the kernel table's."""
     label = "db/" + rank_dir.name
     done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(rank_dir)], capture_output=True,
                           text=True, timeout=300)
@@ -276,15 +277,18 @@ def check_torch_npu_db(tuneprof, rank_dir):
     if done.returncode != 0:
         return
     rank = json.loads(done.stdout)["ranks"][0]
-    check(rank["modules"] and all(m["backward_us"] is None for m in rank["modules"]),
-          f"{label}: backward time is null on every module (no fwdbwd links)")
+    root = next((m for m in rank["modules"] if m["path"] == "DistributedDataParallel_0"), None)
+    check(root is not None and root["backward_us"] is not None and root["backward_us"] > 1000 and
+          all(m["backward_us"] is not None and close(m["device_us"], m["forward_us"] + m["backward_us"])
+              for m in rank["modules"]),
+          f"{label}: backward time found through sequence numbers ({root and root['backward_us']} us)")
     table = subprocess.run([tuneprof, "profile", "--json", str(rank_dir)], capture_output=True, text=True, timeout=300)
     want = json.loads(table.stdout)["ranks"][0]["kernel_table"]["total_us"]
     check(close(rank["module_device_us"], want), f"{label}: module device work = the kernel table's {want} us")
     text = subprocess.run([tuneprof, "profile", "--by", "module", str(rank_dir)], capture_output=True, text=True,
                           timeout=300).stdout
     row = next((line for line in text.splitlines() if line.strip().startswith("DistributedDataParallel_0")), "")
-    check(row.split()[5:6] == ["-"], f"{label}: bwd printed as '-' ({row.strip()})")
+    check(row.split()[5:6] not in ([], ["-"], ["0.000"]), f"{label}: bwd printed ({row.strip()})")
 
 
 def check_cpu_only(tuneprof, trace):
