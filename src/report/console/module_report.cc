@@ -27,9 +27,14 @@ double ModuleShare(const ModuleView& view, const ModuleRow& row) {
 
 int64_t LayerTotal(const ModuleView& view) { return view.by_host ? view.host_total_ns : view.device_total_ns; }
 
+// A device time, or "-" in a trace without device work (there is none to measure).
+std::string DeviceMillis(const ModuleView& view, int64_t ns) {
+  return view.by_host ? "-" : fmt::format("{:.3f}", Millis(ns));
+}
+
 // Backward time, or "-" where the trace cannot tell it from forward time (no fwdbwd links).
 std::string BackwardMillis(const ModuleView& view, const ModuleRow& row) {
-  return view.backward_known ? fmt::format("{:.3f}", Millis(row.backward_ns)) : "-";
+  return view.backward_known ? DeviceMillis(view, row.backward_ns) : "-";
 }
 
 // The deepest level whose modules, with all shallower ones, fit in kModuleRows (at least the roots).
@@ -73,9 +78,9 @@ void AppendModuleRows(const ModuleView& view, bool wide, std::string* out) {
                       "fwd ms", "bwd ms", "self ms", "share");
   for (size_t i = 0; i < rows.size(); ++i) {
     const ModuleRow& r = *rows[i];
-    *out += fmt::format("  {:<45}{:>7} {:>9.3f} {:>9.3f} {:>8.3f} {:>8} {:>8.3f}{:>6.1f}%\n", names[i], r.count,
-                        Millis(r.host_ns), Millis(r.device_ns()), Millis(r.forward_ns), BackwardMillis(view, r),
-                        Millis(r.self_ns), ModuleShare(view, r) * 100);
+    *out += fmt::format("  {:<45}{:>7} {:>9.3f} {:>9} {:>8} {:>8} {:>8}{:>6.1f}%\n", names[i], r.count,
+                        Millis(r.host_ns), DeviceMillis(view, r.device_ns()), DeviceMillis(view, r.forward_ns),
+                        BackwardMillis(view, r), DeviceMillis(view, r.self_ns), ModuleShare(view, r) * 100);
   }
   if (rows.size() < view.modules.size()) {
     *out += fmt::format("  ... {} modules deeper than level {} (--json lists every module)\n",
@@ -114,7 +119,9 @@ void AppendCoverage(const ModuleView& view, std::string* out) {
       fmt::format("  {} modules; device work {:.3f} ms, {:.1f}% of it launched inside a module\n", view.modules.size(),
                   Millis(view.device_total_ns), Share(view.attributed_ns, view.device_total_ns) * 100);
   }
-  if (!view.backward_known) *out += "  bwd: - (no fwdbwd links in the trace: backward work is not told from forward)\n";
+  if (!view.backward_known && !view.by_host) {
+    *out += "  bwd: - (no fwdbwd links in the trace: backward work is not told from forward)\n";
+  }
   if (view.collapsed_ranges > 0) {
     *out += fmt::format(
         "  {} ranges nested too deep (past {} levels or the paths' size budget) counted in the "
