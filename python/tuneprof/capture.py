@@ -354,7 +354,7 @@ def _run_cli(args: List[str], what: str) -> int:
 
 def capture(out_dir: PathLike, *, device: Optional[str] = None, wait: int = 1, warmup: int = 2, active: int = 5,
             repeat: int = 1, skip_first: int = 0, record_shapes: bool = True, profile_memory: bool = True,
-            with_stack: bool = False, with_modules: bool = False, aic_metrics: str = "PipeUtilization",
+            with_stack: bool = False, with_modules: Optional[bool] = None, aic_metrics: str = "PipeUtilization",
             profiler_level: str = "Level1", l2_cache: bool = False, record_op_args: bool = False,
             export_type: str = "text", data_simplification: bool = True, baseline: Optional[PathLike] = None,
             print_summary: bool = True, summarize: bool = True, worker_name: Optional[str] = None,
@@ -363,7 +363,8 @@ def capture(out_dir: PathLike, *, device: Optional[str] = None, wait: int = 1, w
     """The profiler for this platform with the settings tuneprof needs (docs/python.md: each one, its
     overhead, and what is unknown without it). `device`: "npu", "cuda" (also ROCm) or "cpu"; detected when
     None. The schedule records `active` steps after `wait` + `warmup` (compare needs several steps for its
-    statistics)."""
+    statistics). `with_modules`: None is True on torch.profiler (CUDA, ROCm, CPU: the module tables need
+    it, for +2 % of a step) and False on torch_npu, whose cost of it was not measured."""
     chosen = _check_choice("device", device, _DEVICES) if device else detect_device()
     _check_choice("aic_metrics", aic_metrics, _AIC_METRICS)
     _check_choice("profiler_level", profiler_level, _PROFILER_LEVELS)
@@ -371,6 +372,8 @@ def capture(out_dir: PathLike, *, device: Optional[str] = None, wait: int = 1, w
     if active < 1 or warmup < 0 or wait < 0 or repeat < 0 or skip_first < 0:
         raise ValueError("tuneprof.capture: active >= 1 and wait, warmup, repeat, skip_first >= 0")
     handler = _TraceHandler(out_dir, chosen, worker_name, True, summarize, summary_timeout_s, summary_memory_mb)
+    if with_modules is None:
+        with_modules = chosen != "npu"
     common = dict(on_trace_ready=handler, record_shapes=record_shapes, profile_memory=profile_memory,
                   with_stack=with_stack, with_modules=with_modules)
     steps = dict(wait=wait, warmup=warmup, active=active, repeat=repeat, skip_first=skip_first)

@@ -7,10 +7,13 @@ recorded with with_modules=True (Qwen1.5-0.5B: 316 module ranges, owlv2: 2,345 a
   ProfilerStep#N and NCCL's `nccl*` ranges, by (pid, tid). A range's parent is the innermost range open on its thread when it starts;
   its path the parents' names and its own joined by dots. Innermost = among the ranges with start <= t < end,
   the latest start, then the shorter, then the later in the file.
-- Device work: `kernel`, `gpu_memcpy`, `gpu_memset`, `cuda_sync` X events. Each counts for the innermost range
-  around the runtime call (`cuda_runtime` / `cuda_driver`) with its correlation id, on the call's thread.
+- Device work: `kernel`, `gpu_memcpy`, `gpu_memset` X events, the population the kernel tables measure (their
+  `by work type` total): `cuda_sync` events hold a stream without working, so they are out of the total that
+  module shares are of. Each counts for the innermost range around the runtime call (`cuda_runtime` /
+  `cuda_driver`) with its correlation id, on the call's thread.
 - Per path: count, host time (sum of durations), device time (its own and its descendants'), forward
-  (= device: these traces hold no backward), share of all device work; the layer groups' sums and extremes
+  (= device: these traces hold no backward; without fwdbwd flows backward is unknown, null), share of all
+  device work; the layer groups' sums and extremes
   equal their members'; plain `profile` names the top repeated layer of each trace.
 Times are exact: the JSON numbers are read as decimals and turned into integer nanoseconds as tuneprof does.
 Generated hostile inputs (in a temporary directory): 100,000 nn.Module ranges nested in one another, and
@@ -32,7 +35,7 @@ from harness import check, failures, run_measured
 TRACES = ["h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
           "h100/google_owlv2-large-patch14-ensemble__1016001.json.gz",
           "mi300/google_owlv2-large-patch14-ensemble__1016001.json.gz"]
-DEVICE_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync"}
+DEVICE_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 CALL_CATEGORIES = {"cuda_runtime", "cuda_driver"}
 MODULE_PREFIX = "nn.Module: "
 
@@ -131,7 +134,9 @@ def check_trace(tuneprof, path):
     if done.returncode != 0:
         return
     rank = json.loads(done.stdout)["ranks"][0]
-    expected, total = attribute(load(path))
+    events = load(path)
+    expected, total = attribute(events)
+    backward = 0 if any(e.get("cat") == "fwdbwd" for e in events) else None
     got = {m["path"]: m for m in rank["modules"]}
     check(len(got) == len(rank["modules"]), f"{label}: every module path once")
     check(set(got) == set(expected), f"{label}: the same {len(expected)} module paths "
@@ -144,7 +149,7 @@ def check_trace(tuneprof, path):
             continue
         if (m["count"] != want["count"] or not close(m["host_us"], want["host"] / 1e3) or
                 not close(m["device_us"], want["device"] / 1e3) or not close(m["forward_us"], want["device"] / 1e3) or
-                m["backward_us"] != 0 or not close(m["device_share"], want["device"] / total if total else 0) or
+                m["backward_us"] != backward or not close(m["device_share"], want["device"] / total if total else 0) or
                 m["depth"] != want["depth"] or m["name"] != want["name"]):
             wrong.append(f"{p}: tuneprof {m}, here {dict(want)}")
     check(not wrong, f"{label}: count, host, device, forward, share of all {len(expected)} modules equal "
@@ -253,6 +258,55 @@ def check_torch_npu(tuneprof, rank_dir):
           f"{len(modules)} modules equal ({len(wrong)} differ{': ' + wrong[0] if wrong else ''})")
     check(sum(backward_us.values()) > 0 and any(m["backward_us"] > 0 for m in modules),
           f"{label}: backward time found ({sum(backward_us.values()) / 1e6:.3f} ms)")
+    # Shares are of the device work the kernel tables measure (HCCL notify waits and syncs out, HCCL tasks
+    # once): the module view's total is the kernel table's.
+    table = subprocess.run([tuneprof, "profile", "--json", str(rank_dir)], capture_output=True, text=True, timeout=300)
+    want = json.loads(table.stdout)["ranks"][0]["kernel_table"]["total_us"] if table.returncode == 0 else None
+    got = json.loads(done.stdout)["ranks"][0]["module_device_us"]
+    check(want is not None and close(got, want), f"{label}: module device work {got} us = the kernel table's {want} us")
+
+
+def check_torch_npu_db(tuneprof, rank_dir):
+    """torch_npu's db export writes no fwdbwd flows but PYTORCH_API's sequenceNumber and fwdThreadId columns,
+    which link each backward operator to its forward one: backward time is found (never 0 or unknown, as the
+    text export of this test data finds 3.3 ms); the total is the kernel table's."""
+    label = "db/" + rank_dir.name
+    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(rank_dir)], capture_output=True,
+                          text=True, timeout=300)
+    check(done.returncode == 0, f"{label}: profile --by module --json exits 0")
+    if done.returncode != 0:
+        return
+    rank = json.loads(done.stdout)["ranks"][0]
+    root = next((m for m in rank["modules"] if m["path"] == "DistributedDataParallel_0"), None)
+    check(root is not None and root["backward_us"] is not None and root["backward_us"] > 1000 and
+          all(m["backward_us"] is not None and close(m["device_us"], m["forward_us"] + m["backward_us"])
+              for m in rank["modules"]),
+          f"{label}: backward time found through sequence numbers ({root and root['backward_us']} us)")
+    table = subprocess.run([tuneprof, "profile", "--json", str(rank_dir)], capture_output=True, text=True, timeout=300)
+    want = json.loads(table.stdout)["ranks"][0]["kernel_table"]["total_us"]
+    check(close(rank["module_device_us"], want), f"{label}: module device work = the kernel table's {want} us")
+    text = subprocess.run([tuneprof, "profile", "--by", "module", str(rank_dir)], capture_output=True, text=True,
+                          timeout=300).stdout
+    row = next((line for line in text.splitlines() if line.strip().startswith("DistributedDataParallel_0")), "")
+    check(row.split()[5:6] not in ([], ["-"], ["0.000"]), f"{label}: bwd printed ({row.strip()})")
+
+
+def check_cpu_only(tuneprof, trace):
+    """A trace without device work ranks its modules by host time, and says so."""
+    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(trace)], capture_output=True,
+                          text=True, timeout=300)
+    check(done.returncode == 0, f"{trace.name}: profile --by module --json exits 0")
+    if done.returncode != 0:
+        return
+    rank = json.loads(done.stdout)["ranks"][0]
+    roots = sum(m["host_us"] for m in rank["modules"] if m["depth"] == 0)
+    check(rank.get("module_ranked_by") == "host" and rank["modules"] and close(rank.get("module_host_us", -1), roots) and
+          all(close(m.get("host_share", -1), m["host_us"] / roots) for m in rank["modules"]),
+          f"{trace.name}: modules ranked by host time, shares of the roots' {roots} us")
+    text = subprocess.run([tuneprof, "profile", "--by", "module", str(trace)], capture_output=True, text=True,
+                          timeout=300).stdout
+    check("no device work in the trace: ranked by host time" in text and "device work 0.000 ms" not in text,
+          f"{trace.name}: the text says the modules are ranked by host time")
 
 
 def hostile_trace(path, ranges, kernel_at):
@@ -317,6 +371,9 @@ def main():
         check_trace(tuneprof, base / name)
     check_torch_npu(tuneprof, shared / "traces" / "ascend" / "msinsight" / "test" / "data" / "pytorch" / "text" /
                     "level1" / "rank0_ascend_pt")
+    check_torch_npu_db(tuneprof, shared / "traces" / "ascend" / "msinsight" / "test" / "data" / "pytorch" / "db" /
+                       "level1" / "rank0_ascend_pt")
+    check_cpu_only(tuneprof, shared / "traces" / "torch-cpu" / "kineto26" / "flags" / "flags_smfd.json")
     plain = shared / "traces" / "kineto" / "hta" / "trace_filter"
     for trace in sorted(plain.glob("*.json.gz"))[:1]:
         text = subprocess.run([tuneprof, "profile", str(trace)], capture_output=True, text=True, timeout=300).stdout

@@ -248,6 +248,22 @@ def test_torch_settings_are_torch_26_names(monkeypatch, tmp_path, cli_env):
     assert recorder.called("profile")[1]["activities"] == ["CPU"]
 
 
+def test_torch_profiler_records_modules_by_default(monkeypatch, tmp_path, cli_env):
+    """The documented loop gets the module tables: with_modules is on unless turned off."""
+    recorder = torch_stand_in(monkeypatch)
+    tuneprof.capture(tmp_path, device="cuda")
+    tuneprof.capture(tmp_path, device="cpu")
+    tuneprof.capture(tmp_path, device="cpu", with_modules=False)
+    assert [p["with_modules"] for p in recorder.called("profile")] == [True, True, False]
+
+
+def test_npu_keeps_modules_off_by_default(monkeypatch, tmp_path):
+    recorder = npu_stand_in(monkeypatch, TABLE["callables"])
+    tuneprof.capture(tmp_path, device="npu", summarize=False)
+    (profile,) = recorder.called("profile")
+    assert profile["with_modules"] is False
+
+
 def test_handler_writes_trace_and_summary_as_analyze_reads_them(tmp_path, cli_env):
     handler = tuneprof.trace_handler(tmp_path, device="cpu", worker_name="node3_rank0")
     handler(FakeProfile("profile", {}))

@@ -28,7 +28,9 @@ SETTINGS = {
     "record_shapes": {"record_shapes": True},
     "profile_memory": {"profile_memory": True},
     "with_modules": {"with_modules": True},
-    "capture() defaults (record_shapes + profile_memory)": {"record_shapes": True, "profile_memory": True},
+    "capture() defaults (record_shapes + profile_memory + with_modules)": {"record_shapes": True,
+                                                                         "profile_memory": True,
+                                                                         "with_modules": True},
 }
 
 

@@ -190,10 +190,28 @@ std::vector<DeviceWorkEvent> CountHcclTasksOnce(const Trace& trace, std::vector<
   return work;
 }
 
-KernelBreakdown ComputeKernelBreakdown(const Trace& trace) {
+namespace {
+
+std::vector<DeviceWorkEvent> ListWorkAndWaits(const Trace& trace) {
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
   if (trace.metadata().format == TraceFormat::kTorchNpuTraceView) work = CountHcclTasksOnce(trace, std::move(work));
+  return work;
+}
+
+}  // namespace
+
+KernelBreakdown ComputeKernelBreakdown(const Trace& trace) {
+  const std::vector<DeviceWorkEvent> work = ListWorkAndWaits(trace);
   return work.empty() ? HostOpBreakdown(trace) : DeviceBreakdown(trace, work);
+}
+
+std::vector<DeviceWorkEvent> ListMeasuredDeviceWork(const Trace& trace) {
+  std::vector<DeviceWorkEvent> work = ListWorkAndWaits(trace);
+  const EventTable& e = trace.events();
+  std::erase_if(work, [&](const DeviceWorkEvent& w) {
+    return IsDeviceWait(e.kind[w.event], w.work, trace.str(e.name[w.event]));
+  });
+  return work;
 }
 
 KernelTotals SumKernelsAcrossRanks(std::span<const KernelBreakdown> ranks) {

@@ -46,6 +46,11 @@ struct KernelBreakdown {
 // Rows sorted by total_ns descending (ties by name).
 KernelBreakdown ComputeKernelBreakdown(const Trace& trace);
 
+// The device work the tables above measure, in event order: every device-work event, torch_npu's HCCL
+// tasks counted once (on their hardware stream), syncs and waits left out. Views that share device time
+// out by another key (modules) take this population, so their shares add up to the same total.
+std::vector<DeviceWorkEvent> ListMeasuredDeviceWork(const Trace& trace);
+
 // One name's count and total over every rank of a run.
 struct KernelTotal {
   std::string name;

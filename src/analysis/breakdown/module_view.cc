@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/core/device_work.h"
 
 namespace tuneprof {
@@ -243,6 +244,15 @@ std::vector<Span> ModuleSpans(const Trace& trace, ModuleTree* tree, ModuleView* 
   return spans;
 }
 
+// Whether the trace links any backward operator to its forward one; without, backward work cannot be
+// told from forward work.
+bool HasBackwardLinks(const Trace& trace) {
+  StringId category;
+  if (!trace.strings().Find(kBackwardFlow, &category)) return false;
+  return std::any_of(trace.flow_points().begin(), trace.flow_points().end(),
+                     [&](const FlowPoint& p) { return p.category == category; });
+}
+
 // Backward operators (ends of fwdbwd flows) as spans standing for the module that holds their forward
 // operator, sorted by SpanOrder; those whose forward operator is in no module are left out.
 std::vector<Span> BackwardSpans(const Trace& trace, const std::vector<Span>& modules) {
@@ -276,7 +286,7 @@ std::vector<Span> BackwardSpans(const Trace& trace, const std::vector<Span>& mod
 // Each piece of work to the innermost module range around its launch, else to the module of the
 // innermost mapped backward operator around it; self times first, then summed up the tree.
 void AttributeDeviceWork(const Trace& trace, const std::vector<Span>& modules, ModuleTree* tree, ModuleView* view) {
-  const std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  const std::vector<DeviceWorkEvent> work = ListMeasuredDeviceWork(trace);
   const EventTable& events = trace.events();
   const auto duration = [&](uint32_t id) { return std::max<int64_t>(events.dur_ns[work[id].event], 0); };
   for (uint32_t id = 0; id < work.size(); ++id) view->device_total_ns += duration(id);
@@ -311,6 +321,20 @@ void AttributeDeviceWork(const Trace& trace, const std::vector<Span>& modules, M
     rows[parent].forward_ns += rows[n].forward_ns;
     rows[parent].backward_ns += rows[n].backward_ns;
   }
+}
+
+// Host self times (a module's ranges less its child modules'), and the roots' host time, which is what
+// a view without device work shares out.
+void MeasureHostTime(const std::vector<uint32_t>& parents, std::vector<ModuleRow>* rows, ModuleView* view) {
+  for (ModuleRow& row : *rows) row.host_self_ns = row.host_ns;
+  for (size_t n = 0; n < rows->size(); ++n) {
+    if (parents[n] == kNone) {
+      view->host_total_ns += (*rows)[n].host_ns;
+    } else {
+      (*rows)[parents[n]].host_self_ns -= (*rows)[n].host_ns;
+    }
+  }
+  for (ModuleRow& row : *rows) row.host_self_ns = std::max<int64_t>(row.host_self_ns, 0);
 }
 
 // `Name_12` -> `Name`; a name without a numeric suffix is its own class (nullopt).
@@ -373,8 +397,10 @@ std::vector<std::string> RolledUpPaths(const std::vector<ModuleRow>& rows, const
 }
 
 // The groups of two members or more; each member's layer_path set to its group's.
-std::vector<LayerGroup> RollUpLayers(const std::vector<uint32_t>& parents, std::vector<ModuleRow>* mutable_rows) {
+std::vector<LayerGroup> RollUpLayers(const std::vector<uint32_t>& parents, bool by_host,
+                                     std::vector<ModuleRow>* mutable_rows) {
   const std::vector<ModuleRow>& rows = *mutable_rows;
+  const auto measure = [by_host](const ModuleRow& row) { return by_host ? row.host_ns : row.device_ns(); };
   const std::vector<std::string> rolled = RolledUpPaths(rows, parents);
   std::unordered_map<std::string, std::vector<uint32_t>> members;
   std::vector<std::string> group_order;
@@ -398,18 +424,18 @@ std::vector<LayerGroup> RollUpLayers(const std::vector<uint32_t>& parents, std::
     g.max_ns = std::numeric_limits<int64_t>::min();
     for (uint32_t n : list) {
       (*mutable_rows)[n].layer_path = path;
-      g.device_ns += rows[n].device_ns();
-      g.min_ns = std::min(g.min_ns, rows[n].device_ns());
-      g.max_ns = std::max(g.max_ns, rows[n].device_ns());
+      g.device_ns += measure(rows[n]);
+      g.min_ns = std::min(g.min_ns, measure(rows[n]));
+      g.max_ns = std::max(g.max_ns, measure(rows[n]));
     }
     g.mean_ns = g.device_ns / static_cast<int64_t>(list.size());
     int64_t furthest = -1;
     for (uint32_t n : list) {
-      const int64_t distance = std::abs(rows[n].device_ns() - g.mean_ns);
+      const int64_t distance = std::abs(measure(rows[n]) - g.mean_ns);
       if (distance <= furthest) continue;
       furthest = distance;
       g.outlier_path = rows[n].path;
-      g.outlier_ns = rows[n].device_ns();
+      g.outlier_ns = measure(rows[n]);
     }
     groups.push_back(std::move(g));
   }
@@ -427,7 +453,10 @@ ModuleView ComputeModuleView(const Trace& trace) {
   const std::vector<Span> spans = ModuleSpans(trace, &tree, &view);
   if (spans.empty()) return view;
   AttributeDeviceWork(trace, spans, &tree, &view);
-  view.layers = RollUpLayers(tree.parents(), &tree.rows());
+  MeasureHostTime(tree.parents(), &tree.rows(), &view);
+  view.backward_known = HasBackwardLinks(trace);
+  view.by_host = view.device_total_ns == 0;
+  view.layers = RollUpLayers(tree.parents(), view.by_host, &tree.rows());
   view.modules = std::move(tree.rows());
   std::stable_sort(view.modules.begin(), view.modules.end(), [](const ModuleRow& a, const ModuleRow& b) {
     return std::tie(a.first_start_ns, a.depth) < std::tie(b.first_start_ns, b.depth);

@@ -17,6 +17,11 @@
 // component from the first repeated one down is written `Class_*` (and `Class_*[k]` for the k-th of
 // several same-class children of one parent), and every module with the same rolled-up path is one
 // member of that layer group.
+// Device work is the population the kernel tables measure (kernel_breakdown.h ListMeasuredDeviceWork:
+// syncs and waits out, torch_npu's HCCL tasks once), so shares are of the same total as "by work type".
+// A trace without fwdbwd flows cannot tell backward work from forward: its backward time is unknown
+// (backward_known false), not zero. A trace without device work (CPU-only) ranks its modules by host time
+// instead (by_host): shares are of the root modules' host time, layers and top modules by host time.
 // O(n log n): the ranges and the launch calls are sorted per thread and swept once.
 #include <cstdint>
 #include <string>
@@ -35,6 +40,7 @@ struct ModuleRow {
   int64_t forward_ns = 0;   // device time launched inside its ranges (descendants included)
   int64_t backward_ns = 0;  // device time its forward operators' backward launched (descendants included)
   int64_t self_ns = 0;      // device time launched with it the innermost module (forward and backward)
+  int64_t host_self_ns = 0;  // host time of its ranges outside its child modules' ranges
   int64_t first_start_ns = 0;
   std::string layer_path;  // its repeated-layer group's rolled-up path; empty when it repeats nowhere
   int64_t device_ns() const { return forward_ns + backward_ns; }
@@ -43,7 +49,7 @@ struct ModuleRow {
 struct LayerGroup {
   std::string path;  // rolled-up path: `Qwen2Model_0.Qwen2DecoderLayer_*.Qwen2Attention_*`
   uint64_t members = 0;
-  int64_t device_ns = 0;  // sum over members
+  int64_t device_ns = 0;  // sum over members; in a view by_host, these times are the members' host times
   int64_t mean_ns = 0, min_ns = 0, max_ns = 0;
   std::string outlier_path;  // the member furthest from the mean (the first such in module order)
   int64_t outlier_ns = 0;
@@ -54,11 +60,14 @@ struct ModuleView {
   bool has_nn_modules = false;               // some range was an `nn.Module:` range (with_modules=True)
   int64_t device_total_ns = 0;               // all device work of the rank (the share's denominator)
   int64_t attributed_ns = 0;                 // of it, launched inside some module or a mapped backward operator
+  bool backward_known = false;               // the trace links backward operators to forward ones (fwdbwd)
+  bool by_host = false;                      // no device work: shares and rankings are of host time
+  int64_t host_total_ns = 0;                 // the root modules' host time (the share's denominator by_host)
   // Ranges nested past the depth limit or past the paths' byte budget (hostile traces): counted as part
   // of the module around them, not as modules of their own.
   uint64_t collapsed_ranges = 0;
   std::vector<ModuleRow> modules;  // in order of first start (parents before children)
-  std::vector<LayerGroup> layers;  // groups of 2 members or more, by device time descending (ties by path)
+  std::vector<LayerGroup> layers;  // groups of 2 members or more, by device (by_host: host) time descending, then path
   bool empty() const { return modules.empty(); }
 };
 

@@ -237,6 +237,49 @@ TEST(ModuleViewTest, BackwardWorkCountsForTheForwardModuleThroughFwdbwdFlows) {
   EXPECT_EQ(linear->backward_ns, Us(8));
   EXPECT_EQ(Find(view, "Model_0")->backward_ns, Us(8));
   EXPECT_EQ(view.attributed_ns, Us(11));
+  EXPECT_TRUE(view.backward_known);
+}
+
+TEST(ModuleViewTest, WithoutFwdbwdLinksBackwardTimeIsUnknown) {
+  HandBuiltTrace hand;
+  Module(&hand, "Model_0", 0, 100);
+  LaunchedKernel(&hand, 5, 7, 1);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  EXPECT_FALSE(view.backward_known);
+  EXPECT_FALSE(view.by_host);
+}
+
+// The share's denominator is the population the kernel tables measure: a sync or a wait holds a stream
+// without working, so it is neither module time nor part of the total.
+TEST(ModuleViewTest, SyncsAndWaitsAreOutOfTheDeviceTotal) {
+  HandBuiltTrace hand;
+  Module(&hand, "Model_0", 0, 100);
+  LaunchedKernel(&hand, 5, 7, 1);
+  hand.Launch(Us(20), 2);
+  hand.Device(EventKind::kSync, "cudaDeviceSynchronize", Us(150), Us(400), 2);
+  hand.Launch(Us(30), 3);
+  hand.Kernel("Notify_Wait", Us(600), Us(300), 3);
+  LaunchedKernel(&hand, 200, 3, 4);  // outside every module
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  EXPECT_EQ(view.device_total_ns, Us(10));
+  EXPECT_EQ(view.attributed_ns, Us(7));
+  EXPECT_EQ(Find(view, "Model_0")->device_ns(), Us(7));
+}
+
+TEST(ModuleViewTest, WithoutDeviceWorkModulesAreMeasuredByHostTime) {
+  HandBuiltTrace hand;
+  Module(&hand, "Model_0", 0, 100);
+  Module(&hand, "Block_0", 10, 30);
+  Module(&hand, "Block_1", 50, 40);
+  const ModuleView view = ComputeModuleView(hand.Finish());
+  EXPECT_TRUE(view.by_host);
+  EXPECT_EQ(view.host_total_ns, Us(100));
+  EXPECT_EQ(Find(view, "Model_0")->host_self_ns, Us(30));
+  EXPECT_EQ(Find(view, "Model_0.Block_1")->host_self_ns, Us(40));
+  const LayerGroup* blocks = FindLayers(view, "Model_0.Block_*");
+  ASSERT_NE(blocks, nullptr);
+  EXPECT_EQ(blocks->device_ns, Us(70));  // the members' host time
+  EXPECT_EQ(blocks->max_ns, Us(40));
 }
 
 }  // namespace

@@ -155,6 +155,55 @@ struct QueueEnds {
   std::vector<std::pair<int64_t, uint32_t>> dequeues;
 };
 
+// trace_view's fwdbwd flows, which the db writes as columns instead: a forward operator carries its
+// autograd sequence number and fwdThreadId 0, the backward operator of the node it made carries the same
+// number and the forward thread's (nonzero) id. fwdThreadId numbers threads in the profiler's own way, not
+// as globalTid does, so a number seen on forward operators of two threads is left unlinked.
+class BackwardLinks {
+ public:
+  void Add(int64_t sequence, int64_t fwd_thread, int64_t global_tid, uint32_t event) {
+    if (sequence < 0 || fwd_thread < 0) return;
+    if (fwd_thread > 0) {
+      backward_.emplace_back(sequence, event);
+      return;
+    }
+    // The first forward operator with the number is the outermost: rows come in start order.
+    auto [it, added] = forward_.try_emplace(sequence, Forward{global_tid, event, false});
+    if (!added && it->second.global_tid != global_tid) it->second.ambiguous = true;
+  }
+
+  void AddFlows(TraceBuilder* b) const {
+    if (backward_.empty()) return;
+    const StringId flow = b->Intern("fwdbwd");
+    for (const auto& [sequence, event] : backward_) {
+      auto it = forward_.find(sequence);
+      if (it == forward_.end() || it->second.ambiguous) continue;
+      AddPoint(b, flow, sequence, FlowPhase::kStart, it->second.event);
+      AddPoint(b, flow, sequence, FlowPhase::kEnd, event);
+    }
+  }
+
+ private:
+  struct Forward {
+    int64_t global_tid = 0;
+    uint32_t event = 0;
+    bool ambiguous = false;
+  };
+
+  static void AddPoint(TraceBuilder* b, StringId flow, int64_t id, FlowPhase phase, uint32_t event) {
+    FlowPoint p;
+    p.id = id;
+    p.category = flow;
+    p.phase = phase;
+    p.track = b->partial().events().track[event];
+    p.ts_ns = b->partial().events().ts_ns[event];
+    b->AddFlowPoint(p);
+  }
+
+  std::unordered_map<int64_t, Forward> forward_;
+  std::vector<std::pair<int64_t, uint32_t>> backward_;  // (sequence number, event)
+};
+
 EventKind HostKind(int64_t type, std::string_view name, std::string_view* category) {
   switch (type) {
     case kApiOp:
@@ -189,8 +238,10 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
     if (!s.ok()) return s;
   }
   QueueEnds queue;
+  BackwardLinks backward;
   const std::string sql = "SELECT p.startNs, p.endNs, p.globalTid, p.connectionId, p.name, " +
-                          Col(db, "PYTORCH_API", "p", "type") + " FROM PYTORCH_API p ORDER BY p.startNs";
+                          Col(db, "PYTORCH_API", "p", "type") + ", " + Col(db, "PYTORCH_API", "p", "sequenceNumber") +
+                          ", " + Col(db, "PYTORCH_API", "p", "fwdThreadId") + " FROM PYTORCH_API p ORDER BY p.startNs";
   Status s = ForEachRow(db, sql, [&](const SqliteStatement& r) {
     if (r.SkipIllTyped({0, 1, 2})) return;
     const std::string_view name = strings.Get(r, 4);
@@ -204,6 +255,7 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
     e.category = b->Intern(category);
     b->CountCategory(e.category);
     const uint32_t event = b->AddEvent(e);
+    if (e.kind == EventKind::kHostOp) backward.Add(IntOr(r, 6), IntOr(r, 7), r.Int(2), event);
     if (category != "enqueue" && category != "dequeue") return;
     auto it = connections.find(IntOr(r, 3));
     if (it == connections.end()) return;
@@ -226,6 +278,7 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
   };
   add_points(queue.enqueues, FlowPhase::kStart);
   add_points(queue.dequeues, FlowPhase::kEnd);
+  backward.AddFlows(b);
   return Status();
 }
 

@@ -3,7 +3,8 @@
 // ASCEND_PROFILER_OUTPUT/, read into the same model the text export fills, so that every analysis
 // works unchanged on both forms:
 //   PYTORCH_API  -> "Python" host threads (cpu_op / python_function / enqueue / dequeue, ProfilerStep#N),
-//                   enqueue -> dequeue links through CONNECTION_IDS (trace_view's async_task_queue flows)
+//                   enqueue -> dequeue links through CONNECTION_IDS (trace_view's async_task_queue flows),
+//                   forward -> backward operator links from sequenceNumber / fwdThreadId (its fwdbwd flows)
 //   CANN_API     -> "CANN" threads (runtime calls; connectionId is the correlation to their tasks)
 //   TASK         -> "Ascend Hardware" streams (named by COMPUTE_TASK_INFO, else by the task type)
 //   COMMUNICATION_OP / COMMUNICATION_TASK_INFO -> "HCCL" group and plane tracks

@@ -20,6 +20,23 @@ constexpr size_t kNameWidth = 44;
 
 double Share(int64_t ns, int64_t total) { return total > 0 ? static_cast<double>(ns) / total : 0; }
 
+// A module's share of what the view shares out: device work, or host time in a trace without device work.
+double ModuleShare(const ModuleView& view, const ModuleRow& row) {
+  return view.by_host ? Share(row.host_ns, view.host_total_ns) : Share(row.device_ns(), view.device_total_ns);
+}
+
+int64_t LayerTotal(const ModuleView& view) { return view.by_host ? view.host_total_ns : view.device_total_ns; }
+
+// A device time, or "-" in a trace without device work (there is none to measure).
+std::string DeviceMillis(const ModuleView& view, int64_t ns) {
+  return view.by_host ? "-" : fmt::format("{:.3f}", Millis(ns));
+}
+
+// Backward time, or "-" where the trace cannot tell it from forward time (no fwdbwd links).
+std::string BackwardMillis(const ModuleView& view, const ModuleRow& row) {
+  return view.backward_known ? DeviceMillis(view, row.backward_ns) : "-";
+}
+
 // The deepest level whose modules, with all shallower ones, fit in kModuleRows (at least the roots).
 uint32_t ShownDepth(const ModuleView& view) {
   uint32_t deepest = 0;
@@ -61,9 +78,9 @@ void AppendModuleRows(const ModuleView& view, bool wide, std::string* out) {
                       "fwd ms", "bwd ms", "self ms", "share");
   for (size_t i = 0; i < rows.size(); ++i) {
     const ModuleRow& r = *rows[i];
-    *out += fmt::format("  {:<45}{:>7} {:>9.3f} {:>9.3f} {:>8.3f} {:>8.3f} {:>8.3f}{:>6.1f}%\n", names[i], r.count,
-                        Millis(r.host_ns), Millis(r.device_ns()), Millis(r.forward_ns), Millis(r.backward_ns),
-                        Millis(r.self_ns), Share(r.device_ns(), view.device_total_ns) * 100);
+    *out += fmt::format("  {:<45}{:>7} {:>9.3f} {:>9} {:>8} {:>8} {:>8}{:>6.1f}%\n", names[i], r.count,
+                        Millis(r.host_ns), DeviceMillis(view, r.device_ns()), DeviceMillis(view, r.forward_ns),
+                        BackwardMillis(view, r), DeviceMillis(view, r.self_ns), ModuleShare(view, r) * 100);
   }
   if (rows.size() < view.modules.size()) {
     *out += fmt::format("  ... {} modules deeper than level {} (--json lists every module)\n",
@@ -81,21 +98,30 @@ void AppendLayerRows(const ModuleView& view, bool wide, std::string* out) {
   }
   paths = Shown(std::move(paths), kNameWidth, wide);
   outliers = Shown(std::move(outliers), kNameWidth, wide);
-  *out += fmt::format("  {:<45}{:>8}{:>10}{:>9}{:>9}{:>9}{:>7}  {}\n", "repeated layers (device time)", "members",
+  *out += fmt::format("  {:<45}{:>8}{:>10}{:>9}{:>9}{:>9}{:>7}  {}\n",
+                      view.by_host ? "repeated layers (host time)" : "repeated layers (device time)", "members",
                       "total ms", "mean ms", "min ms", "max ms", "share", "outlier (ms)");
   for (size_t i = 0; i < shown; ++i) {
     const LayerGroup& g = view.layers[i];
     *out += fmt::format("  {:<45}{:>8} {:>9.3f} {:>8.3f} {:>8.3f} {:>8.3f}{:>6.1f}%  {} ({:.3f})\n", paths[i],
                         g.members, Millis(g.device_ns), Millis(g.mean_ns), Millis(g.min_ns), Millis(g.max_ns),
-                        Share(g.device_ns, view.device_total_ns) * 100, outliers[i], Millis(g.outlier_ns));
+                        Share(g.device_ns, LayerTotal(view)) * 100, outliers[i], Millis(g.outlier_ns));
   }
   if (view.layers.size() > shown) *out += fmt::format("  ... {} more layer groups\n", view.layers.size() - shown);
 }
 
 void AppendCoverage(const ModuleView& view, std::string* out) {
-  *out +=
+  if (view.by_host) {
+    *out += fmt::format("  {} modules; no device work in the trace: ranked by host time, {:.3f} ms in the root modules\n",
+                        view.modules.size(), Millis(view.host_total_ns));
+  } else {
+    *out +=
       fmt::format("  {} modules; device work {:.3f} ms, {:.1f}% of it launched inside a module\n", view.modules.size(),
                   Millis(view.device_total_ns), Share(view.attributed_ns, view.device_total_ns) * 100);
+  }
+  if (!view.backward_known && !view.by_host) {
+    *out += "  bwd: - (no fwdbwd links in the trace: backward work is not told from forward)\n";
+  }
   if (view.collapsed_ranges > 0) {
     *out += fmt::format(
         "  {} ranges nested too deep (past {} levels or the paths' size budget) counted in the "
@@ -130,28 +156,31 @@ void AppendTopModulesText(const ModuleView& view, bool wide_names, std::string* 
   };
   std::vector<Top> tops;
   std::unordered_map<std::string_view, size_t> index;
+  const auto self = [&](const ModuleRow& row) { return view.by_host ? row.host_self_ns : row.self_ns; };
   for (const ModuleRow& row : view.modules) {
-    if (row.self_ns <= 0) continue;
+    if (self(row) <= 0) continue;
     const std::string& path = row.layer_path.empty() ? row.path : row.layer_path;
     auto [it, added] = index.try_emplace(path, tops.size());
     if (added) tops.push_back(Top{path});
     Top& top = tops[it->second];
     ++top.members;
-    top.self_ns += row.self_ns;
-    top.device_ns += row.device_ns();
+    top.self_ns += self(row);
+    top.device_ns += view.by_host ? row.host_ns : row.device_ns();
   }
   if (tops.empty()) return;
   const size_t shown = std::min(tops.size(), kTopModules);
   std::partial_sort(
       tops.begin(), tops.begin() + static_cast<std::ptrdiff_t>(shown), tops.end(),
       [](const Top& a, const Top& b) { return a.self_ns != b.self_ns ? a.self_ns > b.self_ns : a.path < b.path; });
-  *out += fmt::format("  {:<45}{:>8}{:>10}{:>11}{:>7}\n", "top modules (self device time; --by module)", "members",
-                      "self ms", "device ms", "share");
+  *out += fmt::format("  {:<45}{:>8}{:>10}{:>11}{:>7}\n",
+                      view.by_host ? "top modules (self host time; --by module)"
+                                   : "top modules (self device time; --by module)",
+                      "members", "self ms", view.by_host ? "host ms" : "device ms", "share");
   for (size_t i = 0; i < shown; ++i) {
     const Top& t = tops[i];
     *out +=
         fmt::format("  {:<45}{:>8} {:>9.3f} {:>10.3f}{:>6.1f}%\n", ShownPath(t.path, kNameWidth, wide_names), t.members,
-                    Millis(t.self_ns), Millis(t.device_ns), Share(t.self_ns, view.device_total_ns) * 100);
+                    Millis(t.self_ns), Millis(t.device_ns), Share(t.self_ns, LayerTotal(view)) * 100);
   }
 }
 
@@ -162,8 +191,11 @@ void WriteModuleViewJson(const ModuleView& view, JsonWriter* w) {
     w->Key("depth").Uint(r.depth).Key("count").Uint(r.count);
     w->Key("host_us").Double(Micros(r.host_ns)).Key("device_us").Double(Micros(r.device_ns()));
     w->Key("device_share").Double(Share(r.device_ns(), view.device_total_ns));
-    w->Key("forward_us").Double(Micros(r.forward_ns)).Key("backward_us").Double(Micros(r.backward_ns));
+    w->Key("forward_us").Double(Micros(r.forward_ns));
+    view.backward_known ? w->Key("backward_us").Double(Micros(r.backward_ns)) : w->Key("backward_us").Null();
     w->Key("self_device_us").Double(Micros(r.self_ns));
+    w->Key("self_host_us").Double(Micros(r.host_self_ns));
+    w->Key("host_share").Double(Share(r.host_ns, view.host_total_ns));
     r.layer_path.empty() ? w->Key("layer_path").Null() : w->Key("layer_path").String(r.layer_path);
     w->EndObject();
   }
@@ -171,8 +203,8 @@ void WriteModuleViewJson(const ModuleView& view, JsonWriter* w) {
   w->Key("layers").BeginArray();
   for (const LayerGroup& g : view.layers) {
     w->BeginObject().Key("path").String(g.path).Key("members").Uint(g.members);
-    w->Key("device_us").Double(Micros(g.device_ns));
-    w->Key("device_share").Double(Share(g.device_ns, view.device_total_ns));
+    w->Key(view.by_host ? "host_us" : "device_us").Double(Micros(g.device_ns));
+    w->Key(view.by_host ? "host_share" : "device_share").Double(Share(g.device_ns, LayerTotal(view)));
     w->Key("mean_us").Double(Micros(g.mean_ns)).Key("min_us").Double(Micros(g.min_ns));
     w->Key("max_us").Double(Micros(g.max_ns));
     w->Key("outlier_path").String(g.outlier_path).Key("outlier_us").Double(Micros(g.outlier_ns));
@@ -182,6 +214,8 @@ void WriteModuleViewJson(const ModuleView& view, JsonWriter* w) {
   w->Key("module_device_us").Double(Micros(view.device_total_ns));
   w->Key("module_attributed_us").Double(Micros(view.attributed_ns));
   w->Key("module_ranges_collapsed").Uint(view.collapsed_ranges);
+  w->Key("module_host_us").Double(Micros(view.host_total_ns));
+  w->Key("module_ranked_by").String(view.by_host ? "host" : "device");
 }
 
 }  // namespace tuneprof

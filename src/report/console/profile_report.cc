@@ -876,7 +876,8 @@ std::string RenderModuleText(const ProfileResult& result, bool wide_names) {
   out += "modules: nn.Module ranges (with_modules=True), record_function, NVTX and mstx ranges; path = the\n";
   out += "ranges open on the thread when it starts; device = work launched inside (children included), fwd\n";
   out += "and bwd = launched by its forward and by their backward (fwdbwd flows), self = launched with it the\n";
-  out += "innermost module; share = of all device work (sums of durations); repeated layers: siblings of one\n";
+  out += "innermost module; share = of the device work \"by work type\" counts (sums of durations, syncs and\n";
+  out += "waits out; without device work: of the root modules' host time); repeated layers: siblings of one\n";
   out += "class rolled up (Class_*), outlier = the member furthest from the mean\n";
   for (size_t i = 0; i < result.ranks.size(); ++i) {
     out += fmt::format("rank {}: {}\n", result.ranks[i].rank, EscapeText(result.ranks[i].path));
