@@ -191,8 +191,8 @@ void Fields(A& a, KernelBreakdown& k) {
 }
 template <class A>
 void Fields(A& a, ModuleRow& m) {
-  a(m.path, m.name, m.depth, m.count, m.host_ns, m.forward_ns, m.backward_ns, m.self_ns, m.first_start_ns,
-    m.layer_path);
+  a(m.path, m.name, m.depth, m.count, m.host_ns, m.forward_ns, m.backward_ns, m.self_ns, m.host_self_ns,
+    m.first_start_ns, m.layer_path);
 }
 template <class A>
 void Fields(A& a, LayerGroup& g) {
@@ -200,7 +200,8 @@ void Fields(A& a, LayerGroup& g) {
 }
 template <class A>
 void Fields(A& a, ModuleView& v) {
-  a(v.has_nn_modules, v.device_total_ns, v.attributed_ns, v.collapsed_ranges, v.modules, v.layers);
+  a(v.has_nn_modules, v.device_total_ns, v.attributed_ns, v.backward_known, v.by_host, v.host_total_ns,
+    v.collapsed_ranges, v.modules, v.layers);
 }
 template <class A>
 void Fields(A& a, RooflinePoint& p) {

@@ -157,8 +157,9 @@ constexpr size_t kEmptyMoeBytes = 10 * 8;
 // An older summary of the one-rank `file`: its rank ends before the report (version 1) or before the
 // expert-parallel steps, the MoE load, the pipeline bubble and the lead-ins (version 2), here written empty
 // (one u64 count, ten u64 fields, one f64, one u64 count).
-// An empty ModuleView: has_nn_modules, three 8-byte figures and two empty vectors.
-constexpr size_t kEmptyModulesBytes = 1 + 3 * 8 + 2 * 8;
+// An empty ModuleView: has_nn_modules, two 8-byte figures, two flags, two more 8-byte figures and two
+// empty vectors.
+constexpr size_t kEmptyModulesBytes = 1 + 2 * 8 + 2 + 2 * 8 + 2 * 8;
 
 std::string AsVersion(SummaryFile file, int version) {
   for (RankSummary& rank : file.ranks) {
