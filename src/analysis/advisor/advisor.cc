@@ -165,6 +165,17 @@ void MarkImmaterialCopies(const StepBreakdown& total, UtilizationCheck* check) {
   check->immaterial_part = "copies";
 }
 
+// The collectives' bandwidth speaks for the step only where exposed communication is its largest part,
+// as the copies' does for copies.
+void MarkImmaterialCommunication(const StepBreakdown& total, UtilizationCheck* check) {
+  if (!check->value_pct || total.wall_ns <= 0) return;
+  const int64_t largest_other = std::max({total.computing_ns, total.memcpy_ns, total.free_ns + total.other_ns});
+  if (total.communication_not_overlapped_ns >= largest_other) return;
+  check->immaterial_share =
+      static_cast<double>(total.communication_not_overlapped_ns) / static_cast<double>(total.wall_ns);
+  check->immaterial_part = "collectives";
+}
+
 UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
   UtilizationCheck check;
   check.name = "compute_units";
@@ -395,6 +406,9 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
   return check;
 }
 
+// Fewer collectives with sizes than this make the communication figure a small sample, said so.
+constexpr uint64_t kFewCollectives = 5;
+
 UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
   UtilizationCheck check;
   check.name = "communication_bandwidth";
@@ -427,7 +441,13 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
       check.measured_as += fmt::format(
           " over {} collectives with sizes (their kernels' time, which includes waiting for late peers), peak of {}",
           rank.comm->total.count_with_bytes, ChipLabel(rank.hardware));
+      if (rank.comm->total.count_with_bytes < kFewCollectives) {
+        check.measured_as += fmt::format("; only {} collective{} with sizes: a small sample",
+                                         rank.comm->total.count_with_bytes,
+                                         rank.comm->total.count_with_bytes == 1 ? "" : "s");
+      }
     }
+    MarkImmaterialCommunication(rank.breakdown->total, &check);
     return check;
   }
   double weighted = 0, time = 0;
@@ -452,6 +472,7 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
         "HCCL transport bandwidth (communication.json / analysis.db) / the transport's standard bandwidth of {}, "
         "time-weighted: {}",
         ChipLabel(rank.hardware), transports);
+    MarkImmaterialCommunication(rank.breakdown->total, &check);
     return check;
   }
   if (platform == Platform::kAscend) {

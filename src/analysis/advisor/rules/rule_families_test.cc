@@ -475,7 +475,7 @@ TEST(RuleFamilies, LowUtilizationWithWorkQueuedIsItsOwnCause) {
   EXPECT_EQ(f->apis.front().view().find("batch_size"), std::string::npos);
 }
 
-namespace tensor_cores_on_amd {
+namespace devices_and_shares {
 
 // One 800 us `kernel` in a 1000 us step on a GPU named `device_name` with AMD's 64-thread wavefronts
 // and compute capability 9.4 (what an MI300X reports), advised with the built-in chip profiles.
@@ -522,6 +522,37 @@ TEST(RuleFamilies, UnknownAmdChipIsNotJudgedByComputeCapability) {
   EXPECT_EQ(Find(AdviseOnAmd("AMD Radeon Unknown", kVectorGemm), "compute.tensor_cores_unused"), nullptr);
 }
 
-}  // namespace tensor_cores_on_amd
+// A low collective bandwidth makes communication the bottleneck only where exposed communication is the
+// step's largest part, as for the compute units and copies; a figure over few collectives says so.
+UtilizationCheck CommunicationCheck(int64_t gemm_us, int64_t nccl_us, uint64_t collectives) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("gemm", 0, Us(gemm_us));
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(gemm_us), Us(nccl_us), kNoId, 9);
+  const Trace trace = t.Finish();
+  RankCommunication comm;
+  comm.link.transport = "nvlink";
+  comm.link.peak_gb_per_s = 200;
+  comm.total.utilization = 0.02;
+  comm.total.count_with_bytes = collectives;
+  return Advise(trace, nullptr, &comm).ranks[0].utilizations[2];
+}
+
+TEST(RuleFamilies, CommunicationBandwidthIsABottleneckOnlyWhereCommunicationIsMaterial) {
+  const UtilizationCheck material = CommunicationCheck(100, 800, 40);
+  EXPECT_TRUE(material.Bottleneck());
+  EXPECT_EQ(material.measured_as.find("small sample"), std::string::npos) << material.measured_as;
+
+  const UtilizationCheck small = CommunicationCheck(800, 50, 1);  // 50 us of a 1000 us step
+  EXPECT_TRUE(small.Below());
+  EXPECT_FALSE(small.Bottleneck());
+  EXPECT_EQ(small.immaterial_part, "collectives");
+  ASSERT_TRUE(small.immaterial_share.has_value());
+  EXPECT_NEAR(*small.immaterial_share, 50.0 / 850, 1e-9);  // the device step runs from 0 to 850 us
+  EXPECT_NE(small.measured_as.find("only 1 collective with sizes: a small sample"), std::string::npos)
+      << small.measured_as;
+}
+
+}  // namespace devices_and_shares
 }  // namespace
 }  // namespace tuneprof
