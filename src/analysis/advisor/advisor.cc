@@ -553,9 +553,33 @@ TinyOpLimits TinyLimits(const AdvisorConfig& config) {
                       static_cast<int64_t>(config.Get(threshold::kTinyOpUs) * 1e3)};
 }
 
+// Drops `text`'s claims that the figure is a lower bound: one above the peak is not a bound of anything.
+std::string WithoutLowerBound(std::string text) {
+  for (std::string_view claim : {", so the utilization is a lower bound", ", so a lower bound", ", a lower bound"}) {
+    for (size_t at = text.find(claim); at != std::string::npos; at = text.find(claim)) text.erase(at, claim.size());
+  }
+  return text;
+}
+
+// A utilization above 100 % of the peak cannot be: the bytes (or the busy time) and the peak do not fit
+// together (a shape estimate counting more traffic than moved, a peak of the wrong chip variant, a sample
+// series counted twice). Such a figure is unknown, with both numbers said, never "ok".
+void MarkAbovePeakInconsistent(UtilizationCheck* check) {
+  if (!check->value_pct || *check->value_pct <= 100) return;
+  check->measured_as = fmt::format("unknown: inconsistent: the figure comes to {:.1f} % of the peak, more than the peak "
+                                   "itself, so its bytes or its times do not fit the peak: {}",
+                                   *check->value_pct, WithoutLowerBound(check->measured_as));
+  check->value_pct.reset();
+  check->source.clear();
+  check->immaterial_share.reset();
+  check->immaterial_part.clear();
+}
+
 std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const AdvisorConfig& config) {
-  return {CheckComputeUnits(rank, config), CheckMemoryBandwidth(rank, config),
-          CheckCommunicationBandwidth(rank, config)};
+  std::vector<UtilizationCheck> checks = {CheckComputeUnits(rank, config), CheckMemoryBandwidth(rank, config),
+                                          CheckCommunicationBandwidth(rank, config)};
+  for (UtilizationCheck& check : checks) MarkAbovePeakInconsistent(&check);
+  return checks;
 }
 
 // Time per bottleneck of one rank's mean step.

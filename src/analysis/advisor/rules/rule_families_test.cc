@@ -553,6 +553,38 @@ TEST(RuleFamilies, CommunicationBandwidthIsABottleneckOnlyWhereCommunicationIsMa
       << small.measured_as;
 }
 
+// A figure above 100 % of its peak cannot be right: unknown and inconsistent with both numbers, never
+// "ok" and never a lower bound; the same for a collective bandwidth above the link's peak.
+TEST(RuleFamilies, UtilizationAbovePeakIsInconsistentNotOk) {
+  const Trace trace = OneKernelStep("gemm");
+  RankComputeUnits units;
+  units.memory_traffic.source = "record_shapes";
+  units.memory_traffic.ops = 20;
+  units.memory_traffic.achieved_gb_per_s = 1735.8;
+  units.memory_traffic.peak_gb_per_s = 1420;
+  units.memory_traffic.utilization = 1735.8 / 1420;
+  RankCommunication comm;
+  comm.link.transport = "nvlink";
+  comm.total.utilization = 1.3;
+  comm.total.count_with_bytes = 40;
+  const AdvisorResult result = Advise(trace, &units, &comm);
+  const UtilizationCheck& memory = result.ranks[0].utilizations[1];
+  EXPECT_FALSE(memory.value_pct.has_value());
+  EXPECT_FALSE(memory.Below());
+  EXPECT_TRUE(memory.source.empty());
+  EXPECT_EQ(memory.measured_as.rfind("unknown: inconsistent: the figure comes to 122.2 % of the peak", 0), 0u)
+      << memory.measured_as;
+  EXPECT_NE(memory.measured_as.find("1735.8 GB/s"), std::string::npos) << memory.measured_as;
+  EXPECT_NE(memory.measured_as.find("1420 GB/s"), std::string::npos) << memory.measured_as;
+  EXPECT_EQ(memory.measured_as.find("lower bound"), std::string::npos) << memory.measured_as;
+  const UtilizationCheck& communication = result.ranks[0].utilizations[2];
+  EXPECT_FALSE(communication.value_pct.has_value());
+  EXPECT_NE(communication.measured_as.find("130.0 % of the peak"), std::string::npos) << communication.measured_as;
+
+  units.memory_traffic.utilization = 0.9;  // within the peak: a figure as before
+  EXPECT_DOUBLE_EQ(*Advise(trace, &units, &comm).ranks[0].utilizations[1].value_pct, 90);
+}
+
 }  // namespace devices_and_shares
 }  // namespace
 }  // namespace tuneprof
