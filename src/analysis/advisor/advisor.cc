@@ -165,6 +165,17 @@ void MarkImmaterialCopies(const StepBreakdown& total, UtilizationCheck* check) {
   check->immaterial_part = "copies";
 }
 
+// The collectives' bandwidth speaks for the step only where exposed communication is its largest part,
+// as the copies' does for copies.
+void MarkImmaterialCommunication(const StepBreakdown& total, UtilizationCheck* check) {
+  if (!check->value_pct || total.wall_ns <= 0) return;
+  const int64_t largest_other = std::max({total.computing_ns, total.memcpy_ns, total.free_ns + total.other_ns});
+  if (total.communication_not_overlapped_ns >= largest_other) return;
+  check->immaterial_share =
+      static_cast<double>(total.communication_not_overlapped_ns) / static_cast<double>(total.wall_ns);
+  check->immaterial_part = "collectives";
+}
+
 UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
   UtilizationCheck check;
   check.name = "compute_units";
@@ -395,6 +406,9 @@ UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorCon
   return check;
 }
 
+// Fewer collectives with sizes than this make the communication figure a small sample, said so.
+constexpr uint64_t kFewCollectives = 5;
+
 UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
   UtilizationCheck check;
   check.name = "communication_bandwidth";
@@ -427,7 +441,13 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
       check.measured_as += fmt::format(
           " over {} collectives with sizes (their kernels' time, which includes waiting for late peers), peak of {}",
           rank.comm->total.count_with_bytes, ChipLabel(rank.hardware));
+      if (rank.comm->total.count_with_bytes < kFewCollectives) {
+        check.measured_as += fmt::format("; only {} collective{} with sizes: a small sample",
+                                         rank.comm->total.count_with_bytes,
+                                         rank.comm->total.count_with_bytes == 1 ? "" : "s");
+      }
     }
+    MarkImmaterialCommunication(rank.breakdown->total, &check);
     return check;
   }
   double weighted = 0, time = 0;
@@ -452,6 +472,7 @@ UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const Adv
         "HCCL transport bandwidth (communication.json / analysis.db) / the transport's standard bandwidth of {}, "
         "time-weighted: {}",
         ChipLabel(rank.hardware), transports);
+    MarkImmaterialCommunication(rank.breakdown->total, &check);
     return check;
   }
   if (platform == Platform::kAscend) {
@@ -532,9 +553,33 @@ TinyOpLimits TinyLimits(const AdvisorConfig& config) {
                       static_cast<int64_t>(config.Get(threshold::kTinyOpUs) * 1e3)};
 }
 
+// Drops `text`'s claims that the figure is a lower bound: one above the peak is not a bound of anything.
+std::string WithoutLowerBound(std::string text) {
+  for (std::string_view claim : {", so the utilization is a lower bound", ", so a lower bound", ", a lower bound"}) {
+    for (size_t at = text.find(claim); at != std::string::npos; at = text.find(claim)) text.erase(at, claim.size());
+  }
+  return text;
+}
+
+// A utilization above 100 % of the peak cannot be: the bytes (or the busy time) and the peak do not fit
+// together (a shape estimate counting more traffic than moved, a peak of the wrong chip variant, a sample
+// series counted twice). Such a figure is unknown, with both numbers said, never "ok".
+void MarkAbovePeakInconsistent(UtilizationCheck* check) {
+  if (!check->value_pct || *check->value_pct <= 100) return;
+  check->measured_as = fmt::format("unknown: inconsistent: the figure comes to {:.1f} % of the peak, more than the peak "
+                                   "itself, so its bytes or its times do not fit the peak: {}",
+                                   *check->value_pct, WithoutLowerBound(check->measured_as));
+  check->value_pct.reset();
+  check->source.clear();
+  check->immaterial_share.reset();
+  check->immaterial_part.clear();
+}
+
 std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const AdvisorConfig& config) {
-  return {CheckComputeUnits(rank, config), CheckMemoryBandwidth(rank, config),
-          CheckCommunicationBandwidth(rank, config)};
+  std::vector<UtilizationCheck> checks = {CheckComputeUnits(rank, config), CheckMemoryBandwidth(rank, config),
+                                          CheckCommunicationBandwidth(rank, config)};
+  for (UtilizationCheck& check : checks) MarkAbovePeakInconsistent(&check);
+  return checks;
 }
 
 // Time per bottleneck of one rank's mean step.

@@ -1,6 +1,8 @@
 #include "analysis/compare/operator_diff.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -10,6 +12,20 @@
 namespace tuneprof {
 
 namespace {
+
+// Attention kernels whose names carry no word the kernel classes know: Triton's attn_fwd / _attn_bwd
+// (the tutorial kernel and the ROCm builds of FlashAttention) and aiter's mha_fwd / mha_bwd /
+// mha_varlen_*. Compare groups them with the attention they replace on the other vendor.
+constexpr std::array<std::string_view, 5> kAttentionKernelWords = {"attn_fwd", "attn_bwd", "mha_fwd", "mha_bwd",
+                                                                   "mha_varlen"};
+
+bool IsUnclassedAttentionKernel(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return std::any_of(kAttentionKernelWords.begin(), kAttentionKernelWords.end(),
+                     [&](std::string_view word) { return lower.find(word) != std::string::npos; });
+}
 
 bool IsDeviceOperator(EventKind kind) {
   switch (kind) {
@@ -306,6 +322,7 @@ OperatorCategory CategoryOf(std::string_view name) {
     case op_letter::kCopy:
       return OperatorCategory::kMemcpy;
     case op_letter::kOther:
+      return IsUnclassedAttentionKernel(name) ? OperatorCategory::kAttention : OperatorCategory::kOther;
     case op_letter::kSkip:
       return OperatorCategory::kOther;
     default:

@@ -110,6 +110,18 @@ TEST(OperatorDiffTest, CategoriesFromNamesOnEveryPlatform) {
   EXPECT_EQ(OperatorCategoryName(OperatorCategory::kMemcpy), "memcpy");
 }
 
+// Attention kernels of other vendors and compilers fall in attention, as FlashAttention's do, so that a
+// compare across vendors puts them beside each other.
+TEST(OperatorDiffTest, AttentionKernelsOfEveryVendorAreAttention) {
+  EXPECT_EQ(CategoryOf("attn_fwd"), OperatorCategory::kAttention);  // Triton, on ROCm
+  EXPECT_EQ(CategoryOf("_attn_bwd"), OperatorCategory::kAttention);
+  EXPECT_EQ(CategoryOf("fmha_cutlassF_f16_aligned_64x64_rf_sm80"), OperatorCategory::kAttention);
+  EXPECT_EQ(CategoryOf("void ck_tile::kentry<ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVS>>"),
+            OperatorCategory::kAttention);
+  EXPECT_EQ(CategoryOf("aiter::mha_fwd_kernel"), OperatorCategory::kAttention);
+  EXPECT_EQ(CategoryOf("aten::view"), OperatorCategory::kOther);
+}
+
 // One step: matmul (holding its bmm), then softmax; a second thread runs a relu.
 Trace NestedHostTrace() {
   HandBuiltTrace t;

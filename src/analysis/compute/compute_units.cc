@@ -48,6 +48,58 @@ constexpr std::array<std::string_view, 7> kNewerTensorCorePatterns = {
     "fmha",  // fused multi-head attention (xformers, cuDNN, TensorRT)
 };
 
+// AMD libraries' GEMM and attention kernels whose names show matrix-core (MFMA) work: Composable
+// Kernel's XDL kernels (xdlops are its MFMA path) and, below, ck_tile's and aiter's GEMM / attention
+// kernels. Matched case-sensitively as the libraries spell them.
+constexpr std::array<std::string_view, 2> kAmdMatrixCorePatterns = {
+    "_xdl",  // kernel_gemm_xdl_cshuffle_v3, gridwise_gemm_xdlops_...
+    "xdlops",
+};
+
+// Words of a ck_tile or aiter kernel name that make it a GEMM or attention kernel; the same libraries'
+// normalisation and elementwise kernels run on the vector units.
+constexpr std::array<std::string_view, 6> kAmdMatmulWords = {"gemm", "Gemm", "fmha", "Fmha", "fmoe", "mha_"};
+
+bool IsDigits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Tensile names the MFMA instruction a GEMM uses as `_MI<m>x<n>x<k>`; its MAC (vector) kernels have none.
+bool HasTensileMatrixInstruction(std::string_view name) {
+  for (size_t at = name.find("_MI"); at != std::string_view::npos; at = name.find("_MI", at + 1)) {
+    std::string_view rest = name.substr(at + 3);
+    rest = rest.substr(0, rest.find('_'));
+    const size_t x1 = rest.find('x');
+    const size_t x2 = x1 == std::string_view::npos ? x1 : rest.find('x', x1 + 1);
+    if (x2 == std::string_view::npos) continue;
+    if (IsDigits(rest.substr(0, x1)) && IsDigits(rest.substr(x1 + 1, x2 - x1 - 1)) && IsDigits(rest.substr(x2 + 1))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A Tensile GEMM (`Cijk_<A layout>_<B layout>_<data type>_...`) on half or bf16 data ("H", "HB", "B",
+// "BBS", ...): the MFMA-capable chips run those on the matrix cores.
+bool IsHalfTensileGemm(std::string_view name) {
+  const size_t at = name.find("Cijk_");
+  if (at == std::string_view::npos) return false;
+  std::string_view rest = name.substr(at + 5);
+  for (int token = 0; token < 2; ++token) {
+    const size_t end = rest.find('_');
+    if (end == std::string_view::npos) return false;
+    rest = rest.substr(end + 1);
+  }
+  return !rest.empty() && (rest.front() == 'H' || rest.front() == 'B');
+}
+
+bool UsesAmdMatrixCores(std::string_view name) {
+  auto in_name = [&](std::string_view pattern) { return name.find(pattern) != std::string_view::npos; };
+  if (HasTensileMatrixInstruction(name) || IsHalfTensileGemm(name)) return true;
+  if (std::any_of(kAmdMatrixCorePatterns.begin(), kAmdMatrixCorePatterns.end(), in_name)) return true;
+  return (in_name("ck_tile") || in_name("aiter")) && std::any_of(kAmdMatmulWords.begin(), kAmdMatmulWords.end(), in_name);
+}
+
 // Kineto writes `est. achieved occupancy %` as a whole percent, so resident blocks recomputed from it
 // are off by up to this much for small blocks (32 threads of 2048: 0.5 % = 0.32 blocks).
 constexpr double kResidentRoundingSlack = 0.5;
@@ -638,7 +690,8 @@ std::optional<double> GpuUnitSums::WavesPerSm() const { return Ratio(waves_ns, s
 bool UsesTensorCores(std::string_view kernel_name) {
   auto in_name = [&](std::string_view pattern) { return kernel_name.find(pattern) != std::string_view::npos; };
   return std::any_of(kPluginTensorCorePatterns.begin(), kPluginTensorCorePatterns.end(), in_name) ||
-         std::any_of(kNewerTensorCorePatterns.begin(), kNewerTensorCorePatterns.end(), in_name);
+         std::any_of(kNewerTensorCorePatterns.begin(), kNewerTensorCorePatterns.end(), in_name) ||
+         UsesAmdMatrixCores(kernel_name);
 }
 
 RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown& breakdown,

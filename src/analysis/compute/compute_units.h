@@ -228,7 +228,9 @@ struct ComputeOptions {
   GenerationMarkers generation_markers;  // the serving loop's marker names
 };
 
-// Whether a kernel's name says it runs on tensor cores (the plugin's patterns plus newer libraries').
+// Whether a kernel's name says it runs on tensor cores (the plugin's patterns plus newer libraries'),
+// or on AMD's matrix cores (Tensile `_MI<m>x<n>x<k>` and half/bf16 Cijk GEMMs, Composable Kernel XDL,
+// ck_tile and aiter GEMM / attention kernels), which the same figures count as tensor-core work.
 bool UsesTensorCores(std::string_view kernel_name);
 
 // `tree`: BuildHostOpTree(trace) where the caller has it (built here otherwise).

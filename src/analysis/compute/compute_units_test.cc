@@ -223,6 +223,23 @@ TEST(TensorCoreNamesTest, PluginPatternsAndNewerLibraries) {
   EXPECT_FALSE(UsesTensorCores("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
 }
 
+TEST(TensorCoreNamesTest, AmdMatrixCoreKernels) {
+  // hipBLASLt / Tensile MFMA GEMMs, by matrix instruction and by half / bf16 data type.
+  EXPECT_TRUE(UsesTensorCores("Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1_AFC1"));
+  EXPECT_TRUE(UsesTensorCores("Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN_LDSB1_AFC1"));
+  EXPECT_TRUE(UsesTensorCores("Custom_Cijk_Alik_Bljk_HB_MT128x128x32_SN"));
+  EXPECT_TRUE(UsesTensorCores("void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<>>"));
+  EXPECT_TRUE(UsesTensorCores("void ck_tile::kentry<ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVS>>"));
+  EXPECT_TRUE(UsesTensorCores("void ck_tile::kentry<ck_tile::GemmKernel<ck_tile::GemmPipelineAgBgCrCompV3>>"));
+  EXPECT_TRUE(UsesTensorCores("_ZN5aiter21fmoe_bf16_g1u1_silu_kernelEv"));
+  // Vector-unit kernels of the same libraries: a float Tensile GEMM without a matrix instruction,
+  // ck_tile normalisation, aiter elementwise.
+  EXPECT_FALSE(UsesTensorCores("Cijk_Ailk_Bljk_SB_MT64x64x16_SN_GRVW4_TT4_4"));
+  EXPECT_FALSE(UsesTensorCores("Cijk_Ailk_Bljk_S_MT64x64x8_MIx_SN"));
+  EXPECT_FALSE(UsesTensorCores("void ck_tile::kentry<ck_tile::Layernorm2dFwd<ck_tile::Layernorm2dFwdPipelineOnePass>>"));
+  EXPECT_FALSE(UsesTensorCores("void aiter::add_kernel<bf16>"));
+}
+
 // ---- Ascend kernel_details PMU ratios
 
 struct PmuRow {

@@ -10,6 +10,7 @@
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/advisor/rules/rules.h"
+#include "analysis/core/builtin_profiles_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -474,5 +475,116 @@ TEST(RuleFamilies, LowUtilizationWithWorkQueuedIsItsOwnCause) {
   EXPECT_EQ(f->apis.front().view().find("batch_size"), std::string::npos);
 }
 
+namespace devices_and_shares {
+
+// One 800 us `kernel` in a 1000 us step on a GPU named `device_name` with AMD's 64-thread wavefronts
+// and compute capability 9.4 (what an MI300X reports), advised with the built-in chip profiles.
+AdvisorResult AdviseOnAmd(std::string_view device_name, std::string_view kernel) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  TraceBuilder* b = t.mutable_builder();
+  Device gpu;
+  gpu.type = DeviceType::kGpu;
+  gpu.id = 0;
+  gpu.name = b->Intern(device_name);
+  gpu.compute_major = 9;
+  gpu.compute_minor = 4;
+  gpu.warp_size = 64;
+  b->AddDevice(gpu);
+  t.Kernel(kernel, 0, Us(800));
+  const Trace trace = t.Finish();
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  const HardwareSelection hardware = SelectHardware(trace, testing_support::BuiltinProfiles(), nullptr);
+  const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
+  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware, nullptr, nullptr}}, AdvisorConfig());
+}
+
+constexpr std::string_view kMfmaGemm = "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1";
+constexpr std::string_view kVectorGemm = "Cijk_Ailk_Bljk_S_MT64x64x8_SN_GRVW4";
+
+// A Tensile MFMA GEMM is matrix-core work: no "without tensor cores" finding on an MI300X.
+TEST(RuleFamilies, AmdMatrixCoreGemmIsTensorCoreWork) {
+  EXPECT_EQ(Find(AdviseOnAmd("AMD Instinct MI300X", kMfmaGemm), "compute.tensor_cores_unused"), nullptr);
+}
+
+// A vector FP32 GEMM on an MI300X is said, in AMD's words, with the chip and not a compute capability.
+TEST(RuleFamilies, AmdVectorGemmRunsWithoutMatrixCores) {
+  const AdvisorResult result = AdviseOnAmd("AMD Instinct MI300X", kVectorGemm);
+  const Finding* f = Find(result, "compute.tensor_cores_unused");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("without matrix cores"), std::string::npos) << f->title;
+  EXPECT_EQ(Text(*f, "chip"), "MI300X");
+  for (const auto& api : f->apis) EXPECT_EQ(std::string_view(api).find("allow_tf32"), std::string_view::npos);
+}
+
+// An AMD GPU of unknown chip: its compute capability (9.x) says nothing of matrix cores, so no finding.
+TEST(RuleFamilies, UnknownAmdChipIsNotJudgedByComputeCapability) {
+  EXPECT_EQ(Find(AdviseOnAmd("AMD Radeon Unknown", kVectorGemm), "compute.tensor_cores_unused"), nullptr);
+}
+
+// A low collective bandwidth makes communication the bottleneck only where exposed communication is the
+// step's largest part, as for the compute units and copies; a figure over few collectives says so.
+UtilizationCheck CommunicationCheck(int64_t gemm_us, int64_t nccl_us, uint64_t collectives) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("gemm", 0, Us(gemm_us));
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(gemm_us), Us(nccl_us), kNoId, 9);
+  const Trace trace = t.Finish();
+  RankCommunication comm;
+  comm.link.transport = "nvlink";
+  comm.link.peak_gb_per_s = 200;
+  comm.total.utilization = 0.02;
+  comm.total.count_with_bytes = collectives;
+  return Advise(trace, nullptr, &comm).ranks[0].utilizations[2];
+}
+
+TEST(RuleFamilies, CommunicationBandwidthIsABottleneckOnlyWhereCommunicationIsMaterial) {
+  const UtilizationCheck material = CommunicationCheck(100, 800, 40);
+  EXPECT_TRUE(material.Bottleneck());
+  EXPECT_EQ(material.measured_as.find("small sample"), std::string::npos) << material.measured_as;
+
+  const UtilizationCheck small = CommunicationCheck(800, 50, 1);  // 50 us of a 1000 us step
+  EXPECT_TRUE(small.Below());
+  EXPECT_FALSE(small.Bottleneck());
+  EXPECT_EQ(small.immaterial_part, "collectives");
+  ASSERT_TRUE(small.immaterial_share.has_value());
+  EXPECT_NEAR(*small.immaterial_share, 50.0 / 850, 1e-9);  // the device step runs from 0 to 850 us
+  EXPECT_NE(small.measured_as.find("only 1 collective with sizes: a small sample"), std::string::npos)
+      << small.measured_as;
+}
+
+// A figure above 100 % of its peak cannot be right: unknown and inconsistent with both numbers, never
+// "ok" and never a lower bound; the same for a collective bandwidth above the link's peak.
+TEST(RuleFamilies, UtilizationAbovePeakIsInconsistentNotOk) {
+  const Trace trace = OneKernelStep("gemm");
+  RankComputeUnits units;
+  units.memory_traffic.source = "record_shapes";
+  units.memory_traffic.ops = 20;
+  units.memory_traffic.achieved_gb_per_s = 1735.8;
+  units.memory_traffic.peak_gb_per_s = 1420;
+  units.memory_traffic.utilization = 1735.8 / 1420;
+  RankCommunication comm;
+  comm.link.transport = "nvlink";
+  comm.total.utilization = 1.3;
+  comm.total.count_with_bytes = 40;
+  const AdvisorResult result = Advise(trace, &units, &comm);
+  const UtilizationCheck& memory = result.ranks[0].utilizations[1];
+  EXPECT_FALSE(memory.value_pct.has_value());
+  EXPECT_FALSE(memory.Below());
+  EXPECT_TRUE(memory.source.empty());
+  EXPECT_EQ(memory.measured_as.rfind("unknown: inconsistent: the figure comes to 122.2 % of the peak", 0), 0u)
+      << memory.measured_as;
+  EXPECT_NE(memory.measured_as.find("1735.8 GB/s"), std::string::npos) << memory.measured_as;
+  EXPECT_NE(memory.measured_as.find("1420 GB/s"), std::string::npos) << memory.measured_as;
+  EXPECT_EQ(memory.measured_as.find("lower bound"), std::string::npos) << memory.measured_as;
+  const UtilizationCheck& communication = result.ranks[0].utilizations[2];
+  EXPECT_FALSE(communication.value_pct.has_value());
+  EXPECT_NE(communication.measured_as.find("130.0 % of the peak"), std::string::npos) << communication.measured_as;
+
+  units.memory_traffic.utilization = 0.9;  // within the peak: a figure as before
+  EXPECT_DOUBLE_EQ(*Advise(trace, &units, &comm).ranks[0].utilizations[1].value_pct, 90);
+}
+
+}  // namespace devices_and_shares
 }  // namespace
 }  // namespace tuneprof

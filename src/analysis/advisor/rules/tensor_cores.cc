@@ -1,19 +1,41 @@
 // compute.tensor_cores_unused (TensorBoard plugin rule 6): a GPU with tensor cores (compute capability
 // >= 7.0) runs its matmuls and convolutions without them, i.e. in FP32. Gain: the GEMM time at the
 // FP16 peak instead of the FP32 peak of the chip's profile; unknown (0) without a known chip.
+// AMD numbers its chips' capabilities differently (an MI300X reports 9.4, and 9.0 covers chips with
+// and without matrix cores), so an AMD GPU is judged by its profile: one whose FP16 (matrix) peak is
+// above its FP32 (vector) peak has matrix cores.
 #include <fmt/format.h>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
+#include "analysis/core/chip_inference.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/op_classes.h"
 
 namespace tuneprof {
+namespace {
+
+bool IsAmd(const RankEvidence& rank, const Device& device) {
+  return DeviceVendor(device, rank.trace->str(device.name)) == HardwareProfiles::kAmd;
+}
+
+// Whether the chip of an AMD GPU is known to have matrix cores.
+bool AmdChipHasMatrixCores(const HardwareProfile* chip) {
+  if (!chip || chip->vendor != HardwareProfiles::kAmd) return false;
+  const auto& fp16 = chip->peak_fp16_tflops.value;
+  const auto& fp32 = chip->peak_fp32_tflops.value;
+  return fp16 && fp32 && *fp16 > *fp32;
+}
+
+}  // namespace
 
 void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
   if (PlatformOf(rank) != Platform::kCuda) return;
   const Device* device = PrimaryDevice(*rank.trace);
-  if (!device || device->compute_major < 7) return;
+  if (!device) return;
+  const HardwareProfile* chip = rank.hardware ? rank.hardware->profile : nullptr;
+  const bool amd = IsAmd(rank, *device);
+  if (amd ? !AmdChipHasMatrixCores(chip) : device->compute_major < 7) return;
   const auto share = rank.compute->total.gpu.TensorCoreShare();
   if (!share || *share > 0) return;
   const EventTable& events = rank.trace->events();
@@ -29,13 +51,12 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector
   Finding f;
   f.id = "compute.tensor_cores_unused";
   f.category = FindingCategory::kCompute;
-  f.title = fmt::format("{} matmul/conv kernels ({} per step) run without tensor cores", gemms,
-                        FormatDuration(PerStep(rank, gemm_ns)));
+  f.title = fmt::format("{} matmul/conv kernels ({} per step) run without {}", gemms,
+                        FormatDuration(PerStep(rank, gemm_ns)), amd ? "matrix cores" : "tensor cores");
   f.metric = "tensor-core kernel share of kernel time";
   f.value = 0;
   f.unit = "%";
   f.saves_from = TimePart::kComputeBound;
-  const HardwareProfile* chip = rank.hardware ? rank.hardware->profile : nullptr;
   if (chip && chip->peak_fp32_tflops.value && chip->peak_fp16_tflops.value && *chip->peak_fp16_tflops.value > 0) {
     f.uncapped_gain_ns = PerStep(rank, gemm_ns) * (1 - *chip->peak_fp32_tflops.value / *chip->peak_fp16_tflops.value);
     f.gain_model = fmt::format("GEMM time x (1 - FP32 peak / FP16 peak) of {}", chip->name);
@@ -44,6 +65,13 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector
   }
   f.AddNumber("gemm_kernels", static_cast<double>(gemms), "count");
   f.AddNumber("gemm_us_per_step", PerStep(rank, gemm_ns) / 1e3, "us");
+  if (amd) {
+    f.AddText("chip", chip->name);
+    f.strategy = "Run matmuls and convolutions in reduced precision on the matrix cores (automatic mixed precision).";
+    f.apis = {"torch.autocast(\"cuda\", dtype=torch.bfloat16)"};
+    out->push_back(std::move(f));
+    return;
+  }
   f.AddNumber("compute_capability_major", static_cast<double>(device->compute_major), "");
   f.strategy =
       "Run matmuls and convolutions in reduced precision on the tensor cores (automatic mixed precision), "
