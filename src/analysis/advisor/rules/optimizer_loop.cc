@@ -54,6 +54,9 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
     c.shortest_ns = std::min(c.shortest_ns, time);
   }
   if (multi_tensor || steps == 0 || calls.empty()) return;
+  if (PlatformOf(rank) == Platform::kNpu &&
+      ApiReplacementReportsOptimizer(std::string_view(optimizer).substr(optimizer.find('#') + 1)))
+    return;
   double saved = 0, time = 0;
   uint64_t ops = 0;
   for (const auto& [name, c] : calls) {

@@ -1,0 +1,326 @@
+// fusion.api_replacement (NPU only): operator sequences and optimizer steps that a torch_npu or MindSpeed
+// fused API replaces (api_replacements.h), each named at its call site: the innermost Python frame of
+// the user's code around it (library frames skipped) and the nn.Module it runs in, where the trace
+// has Python frames; else the operator names alone. Each replacement says whether the run's CANN and
+// torch_npu reach the versions the API needs, or that the run does not record them.
+// Gain per step: a sequence costs about its longest member once fused (sum - max of each occurrence);
+// an optimizer step pays each op's fixed cost once per call, so per op name with k calls per step
+// (k - 1) x its shortest call; a single-operator replacement (fast_gelu) is not measured and counts 0.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/advisor/api_replacements.h"
+#include "analysis/advisor/op_sequences.h"
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+#include "analysis/core/device_work.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr std::string_view kOptimizerStep = "Optimizer.step#";
+constexpr size_t kMaxFrameDepth = 256;  // a Python stack deeper than this is not walked further
+constexpr size_t kListedSites = 5;
+constexpr std::string_view kFrameworkFlow = "async_npu";
+
+// Device time launched by each host event and its descendants. torch_npu launches from a task-queue
+// thread, so an operator's work is found through its `async_npu` flow (framework operator -> device
+// task); other work through its launch call's correlation. Each device event counts once, for the
+// flow's operator where there is one.
+std::vector<int64_t> InclusiveDeviceTime(const Trace& trace, const HostOpTree& tree) {
+  const EventTable& events = trace.events();
+  std::vector<uint32_t> launcher(events.size(), kNoIndex);
+  for (const Link& link : trace.links()) {
+    if (link.kind == LinkKind::kCorrelation) launcher[link.to] = link.from;
+  }
+  StringId framework;
+  if (trace.strings().Find(kFrameworkFlow, &framework)) {
+    std::map<std::pair<int64_t, bool>, uint32_t> starts;
+    for (const FlowPoint& p : trace.flow_points()) {
+      if (p.category == framework && p.phase == FlowPhase::kStart && p.event != kNoIndex)
+        starts.emplace(std::pair{p.id, p.id_is_string}, p.event);
+    }
+    for (const FlowPoint& p : trace.flow_points()) {
+      if (p.category != framework || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
+      if (const auto it = starts.find({p.id, p.id_is_string}); it != starts.end()) launcher[p.event] = it->second;
+    }
+  }
+  std::vector<int64_t> time(events.size(), 0);
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+    if (work.work == WorkClass::kOther || launcher[work.event] == kNoIndex) continue;
+    time[launcher[work.event]] += std::max<int64_t>(events.dur_ns[work.event], 0);
+  }
+  // Parents come before their children in each track's order: walking it backwards sums each subtree.
+  for (const std::vector<uint32_t>& track : tree.by_track) {
+    for (auto it = track.rbegin(); it != track.rend(); ++it) {
+      if (tree.parent[*it] != kNoIndex) time[tree.parent[*it]] += time[*it];
+    }
+  }
+  return time;
+}
+
+struct SiteTotals {
+  uint64_t count = 0;
+  int64_t time_ns = 0;
+  double saved_ns = 0;
+};
+
+using SiteKey = std::pair<size_t, std::string>;  // table row, call site
+
+// An op name as the table spells it: without `aten::` and without the in-place underscore; "" for
+// operators outside aten.
+std::string_view TableName(std::string_view name) {
+  if (!name.starts_with("aten::")) return {};
+  name.remove_prefix(6);
+  if (name.size() > 1 && name.back() == '_') name.remove_suffix(1);
+  return name;
+}
+
+bool NameIn(std::string_view name, std::string_view alternatives) {
+  while (!alternatives.empty()) {
+    const size_t bar = alternatives.find('|');
+    if (alternatives.substr(0, bar) == name) return true;
+    if (bar == std::string_view::npos) break;
+    alternatives.remove_prefix(bar + 1);
+  }
+  return false;
+}
+
+// The end of a match of `steps` starting at `at`, or 0 when none (every match holds one op at least).
+size_t MatchAt(std::span<const ReplacementStep> steps, const std::vector<std::string_view>& names, size_t at) {
+  if (steps.empty()) return at;
+  const ReplacementStep& step = steps.front();
+  size_t taken = 0;
+  while (taken < step.max && at + taken < names.size() && NameIn(names[at + taken], step.names)) ++taken;
+  for (size_t n = taken + 1; n-- > step.min;) {  // longest first, then shorter
+    if (const size_t end = MatchAt(steps.subspan(1), names, at + n); end != 0) return end;
+  }
+  return 0;
+}
+
+// Frames of the Python runtime and of libraries: the call site is the user's frame above them.
+bool LibraryFrame(std::string_view name) {
+  constexpr std::array kPrefixes = std::to_array<std::string_view>(
+      {"torch/", "torch_npu/", "multiprocessing/", "threading.py", "<built-in", "<string>", "<frozen", "runpy.py",
+       "contextlib.py", "functools.py", "apex/", "nn.Module:"});
+  if (name.find("site-packages/") != std::string_view::npos || name.find("dist-packages/") != std::string_view::npos)
+    return true;
+  return std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.starts_with(p); });
+}
+
+class CallSites {
+ public:
+  explicit CallSites(const RankEvidence& rank) : rank_(rank) {}
+
+  // "main.py(375): train", with " in nn.Module: Attention_3" when a module encloses the event below
+  // that frame; "" without Python frames.
+  const std::string& Of(uint32_t event) {
+    const uint32_t parent = rank_.tree.parent[event];
+    if (parent == kNoIndex) return empty_;
+    auto [it, inserted] = memo_.try_emplace(parent);
+    if (inserted) it->second = Find(parent);
+    return it->second;
+  }
+
+ private:
+  std::string Find(uint32_t at) const {
+    const Trace& trace = *rank_.trace;
+    std::string_view module;
+    for (size_t depth = 0; at != kNoIndex && depth < kMaxFrameDepth; ++depth, at = rank_.tree.parent[at]) {
+      if (trace.events().kind[at] != EventKind::kPythonFunction) continue;
+      const std::string_view name = trace.str(trace.events().name[at]);
+      if (module.empty() && name.starts_with("nn.Module:")) module = name;
+      if (!LibraryFrame(name))
+        return module.empty() ? std::string(name) : fmt::format("{} in {}", name, module);
+    }
+    return module.empty() ? std::string() : std::string(module);
+  }
+
+  const RankEvidence& rank_;
+  std::unordered_map<uint32_t, std::string> memo_;
+  const std::string empty_;
+};
+
+const ApiReplacement* OptimizerRow(std::string_view optimizer, size_t* row) {
+  const std::span<const ApiReplacement> table = ApiReplacementTable();
+  for (size_t r = 0; r < table.size(); ++r) {
+    if (table[r].match == ReplacementMatch::kOptimizerStep && table[r].pattern == optimizer) {
+      *row = r;
+      return &table[r];
+    }
+  }
+  return nullptr;
+}
+
+// Optimizer steps: the step's device time and, per op name directly inside it, (k - 1) x the shortest.
+void MatchOptimizerSteps(const RankEvidence& rank, const std::vector<int64_t>& device_time, CallSites* sites,
+                         std::map<SiteKey, SiteTotals>* totals) {
+  const Trace& trace = *rank.trace;
+  const EventTable& events = trace.events();
+  struct Calls {
+    uint64_t count = 0;
+    int64_t shortest_ns = INT64_MAX;
+  };
+  std::unordered_map<uint32_t, std::map<std::string_view, Calls>> calls_by_step;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    const uint32_t parent = rank.tree.parent[i];
+    if (parent == kNoIndex || events.kind[i] != EventKind::kHostOp) continue;
+    if (!trace.str(events.name[parent]).starts_with(kOptimizerStep)) continue;
+    Calls& c = calls_by_step[parent][trace.str(events.name[i])];
+    ++c.count;
+    c.shortest_ns = std::min(c.shortest_ns, device_time[i]);
+  }
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    const std::string_view name = trace.str(events.name[i]);
+    const uint32_t parent = rank.tree.parent[i];
+    if (!name.starts_with(kOptimizerStep) || events.dur_ns[i] <= 0) continue;
+    if (parent != kNoIndex && trace.str(events.name[parent]).starts_with(kOptimizerStep)) continue;
+    size_t row = 0;
+    if (!OptimizerRow(name.substr(kOptimizerStep.size()), &row)) continue;
+    SiteTotals& t = (*totals)[{row, sites->Of(i)}];
+    ++t.count;
+    t.time_ns += device_time[i];
+    for (const auto& [op, c] : calls_by_step[i]) {
+      if (c.count > 1) t.saved_ns += static_cast<double>(c.count - 1) * static_cast<double>(c.shortest_ns);
+    }
+  }
+}
+
+void MatchSequences(const RankEvidence& rank, const std::vector<int64_t>& device_time, CallSites* sites,
+                    std::map<SiteKey, SiteTotals>* totals) {
+  const Trace& trace = *rank.trace;
+  const std::span<const ApiReplacement> table = ApiReplacementTable();
+  for (const OpSequence& sequence : BuildOpSequences(trace, rank.tree, rank.split.cpu_only)) {
+    if (sequence.level != SequenceLevel::kHostOps) continue;
+    std::vector<std::string_view> names;
+    names.reserve(sequence.events.size());
+    for (const uint32_t e : sequence.events) names.push_back(TableName(trace.str(trace.events().name[e])));
+    for (size_t at = 0; at < names.size();) {
+      size_t end = 0, row = 0;
+      for (; row < table.size() && end == 0; ++row) {
+        if (table[row].match == ReplacementMatch::kOpSequence && !table[row].steps.empty())
+          end = MatchAt(table[row].steps, names, at);
+      }
+      if (end == 0) {
+        ++at;
+        continue;
+      }
+      int64_t sum = 0, longest = 0;
+      for (size_t k = at; k < end; ++k) {
+        const int64_t time = device_time[sequence.events[k]];
+        sum += time;
+        longest = std::max(longest, time);
+      }
+      SiteTotals& t = (*totals)[{row - 1, sites->Of(sequence.events[at])}];
+      ++t.count;
+      t.time_ns += sum;
+      t.saved_ns += static_cast<double>(sum - longest);
+      at = end;
+    }
+  }
+}
+
+// Whether the run reaches the row's versions, in words, and whether to suggest the API plainly.
+std::string VersionState(const ApiReplacement& row, const RunVersions& run, bool* reached) {
+  const std::optional<int> cann = CompareVersions(run.cann, row.min_cann);
+  const std::optional<int> torch_npu = CompareVersions(run.torch_npu, row.min_torch_npu);
+  *reached = cann.value_or(0) >= 0 && torch_npu.value_or(0) >= 0;
+  if (cann && *cann < 0) return fmt::format("needs CANN >= {} (this run: {})", row.min_cann, run.cann);
+  if (torch_npu && *torch_npu < 0)
+    return fmt::format("needs torch_npu >= {} (this run: {})", row.min_torch_npu, run.torch_npu);
+  if (cann && torch_npu) return fmt::format("available: CANN {}, torch_npu {}", run.cann, run.torch_npu);
+  return fmt::format("needs CANN >= {}, torch_npu >= {}; this run does not record its {}", row.min_cann,
+                     row.min_torch_npu, cann ? "torch_npu version" : torch_npu ? "CANN version" : "versions");
+}
+
+struct Site {
+  size_t row = 0;
+  std::string where;
+  SiteTotals totals;
+};
+
+std::string Describe(const RankEvidence& rank, const Site& site, const RunVersions& run) {
+  const ApiReplacement& row = ApiReplacementTable()[site.row];
+  bool reached = false;
+  const std::string state = VersionState(row, run, &reached);
+  return fmt::format("{} for {} at {}: {:.3g} per step, {} per step, saves {} ({})", row.api, row.pattern,
+                     site.where.empty() ? "(no Python frames)" : site.where,
+                     PerStep(rank, static_cast<double>(site.totals.count)),
+                     FormatDuration(PerStep(rank, static_cast<double>(site.totals.time_ns))),
+                     FormatDuration(PerStep(rank, site.totals.saved_ns)), state);
+}
+
+}  // namespace
+
+bool ApiReplacementReportsOptimizer(std::string_view optimizer) {
+  size_t row = 0;
+  return OptimizerRow(optimizer, &row) != nullptr;
+}
+
+void RuleApiReplacement(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (PlatformOf(rank) != Platform::kNpu || rank.trace == nullptr) return;
+  const std::vector<int64_t> device_time = InclusiveDeviceTime(*rank.trace, rank.tree);
+  CallSites call_sites(rank);
+  std::map<SiteKey, SiteTotals> totals;
+  MatchOptimizerSteps(rank, device_time, &call_sites, &totals);
+  MatchSequences(rank, device_time, &call_sites, &totals);
+  std::map<size_t, uint64_t> per_row;
+  for (const auto& [key, t] : totals) per_row[key.first] += t.count;
+  const double min_count = config.Get(threshold::kFusionMinOccurrences);
+  std::vector<Site> kept;
+  for (const auto& [key, t] : totals) {
+    const bool optimizer = ApiReplacementTable()[key.first].match == ReplacementMatch::kOptimizerStep;
+    if (optimizer || static_cast<double>(per_row[key.first]) >= min_count) kept.push_back({key.first, key.second, t});
+  }
+  if (kept.empty()) return;
+  std::stable_sort(kept.begin(), kept.end(), [](const Site& a, const Site& b) {
+    return a.totals.saved_ns != b.totals.saved_ns ? a.totals.saved_ns > b.totals.saved_ns
+                                                  : a.totals.time_ns > b.totals.time_ns;
+  });
+  const RunVersions run = ReadRunVersions(rank.trace->metadata());
+  double saved = 0, time = 0;
+  for (const Site& s : kept) saved += s.totals.saved_ns, time += static_cast<double>(s.totals.time_ns);
+  const Site& top = kept.front();
+  const ApiReplacement& top_row = ApiReplacementTable()[top.row];
+  Finding f;
+  f.id = "fusion.api_replacement";
+  f.category = FindingCategory::kCompute;
+  f.title = fmt::format("{} can replace {} at {} ({} per step){}", top_row.api, top_row.pattern,
+                        top.where.empty() ? "its call sites" : top.where,
+                        FormatDuration(PerStep(rank, static_cast<double>(top.totals.time_ns))),
+                        kept.size() > 1 ? fmt::format("; {} more call sites", kept.size() - 1) : "");
+  f.metric = "operator sequences and optimizer steps a fused torch_npu / MindSpeed API replaces";
+  f.value = static_cast<double>(kept.size());
+  f.unit = "call sites";
+  f.saves_from = TimePart::kMemoryBound;
+  f.uncapped_gain_ns = PerStep(rank, saved);
+  f.gain_model =
+      "sequences: sum - longest member of each occurrence; optimizer steps: per op name with k calls per step, "
+      "(k - 1) x its shortest call; single-operator replacements: not measured (0)";
+  f.AddNumber("call_sites", static_cast<double>(kept.size()), "count");
+  f.AddNumber("replaced_us_per_step", PerStep(rank, time) / 1e3, "us");
+  f.AddText("cann_version", run.cann.empty() ? "unknown (not recorded by the run)" : run.cann);
+  f.AddText("torch_npu_version", run.torch_npu.empty() ? "unknown (not recorded by the run)" : run.torch_npu);
+  std::string listed;
+  for (size_t i = 0; i < kept.size() && i < kListedSites; ++i) listed += (i ? "; " : "") + Describe(rank, kept[i], run);
+  if (kept.size() > kListedSites) listed += fmt::format("; and {} more", kept.size() - kListedSites);
+  f.AddText("replacements", listed);
+  f.strategy =
+      "Call the fused torch_npu / MindSpeed API at the call sites named instead of the operators it replaces: "
+      "one kernel instead of several passes over memory, or one optimizer kernel for all parameters.";
+  std::vector<std::string_view> seen;
+  for (const Site& s : kept) {
+    const ApiReplacement& row = ApiReplacementTable()[s.row];
+    if (std::find(seen.begin(), seen.end(), row.api) != seen.end()) continue;
+    seen.push_back(row.api);
+    bool reached = false;
+    const std::string state = VersionState(row, run, &reached);
+    f.apis.push_back(reached ? fmt::format("{} ({})", row.api, state) : fmt::format("{}: {}", state, row.api));
+  }
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof
