@@ -1,5 +1,5 @@
 #pragma once
-// API replacements as versioned data: sequences of aten / torch operators (or an optimizer's step) that
+// API replacements as versioned data (docs/advisor.md lists the rows): sequences of aten / torch operators (or an optimizer's step) that
 // torch_npu or MindSpeed replace with one fused API, each with the lowest CANN and torch_npu versions the
 // API needs and where the row comes from. The rows cover msprof-analyze's affinity-API rule set (its
 // versions are those the rule set files each API under) and the fused APIs tuneprof's fusion patterns

@@ -13,7 +13,6 @@
 #include <unordered_map>
 
 #include "analysis/advisor/api_replacements.h"
-#include "analysis/advisor/op_sequences.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/device_work.h"
@@ -189,15 +188,31 @@ void MatchOptimizerSteps(const RankEvidence& rank, const std::vector<int64_t>& d
   }
 }
 
+// Per host thread, its outermost aten operators in program order, views included (a fused API such as
+// npu_confusion_transpose replaces the view ops around a copy too).
+std::vector<std::vector<uint32_t>> OutermostAtenOps(const Trace& trace, const HostOpTree& tree) {
+  const EventTable& events = trace.events();
+  std::vector<std::vector<uint32_t>> threads;
+  for (const std::vector<uint32_t>& track : tree.by_track) {
+    std::vector<uint32_t> ops;
+    for (const uint32_t e : track) {
+      if (events.kind[e] == EventKind::kHostOp && tree.parent_op[e] == kNoIndex &&
+          trace.str(events.name[e]).starts_with("aten::"))
+        ops.push_back(e);
+    }
+    if (!ops.empty()) threads.push_back(std::move(ops));
+  }
+  return threads;
+}
+
 void MatchSequences(const RankEvidence& rank, const std::vector<int64_t>& device_time, CallSites* sites,
                     std::map<SiteKey, SiteTotals>* totals) {
   const Trace& trace = *rank.trace;
   const std::span<const ApiReplacement> table = ApiReplacementTable();
-  for (const OpSequence& sequence : BuildOpSequences(trace, rank.tree, rank.split.cpu_only)) {
-    if (sequence.level != SequenceLevel::kHostOps) continue;
+  for (const std::vector<uint32_t>& ops : OutermostAtenOps(trace, rank.tree)) {
     std::vector<std::string_view> names;
-    names.reserve(sequence.events.size());
-    for (const uint32_t e : sequence.events) names.push_back(TableName(trace.str(trace.events().name[e])));
+    names.reserve(ops.size());
+    for (const uint32_t e : ops) names.push_back(TableName(trace.str(trace.events().name[e])));
     for (size_t at = 0; at < names.size();) {
       size_t end = 0, row = 0;
       for (; row < table.size() && end == 0; ++row) {
@@ -210,11 +225,10 @@ void MatchSequences(const RankEvidence& rank, const std::vector<int64_t>& device
       }
       int64_t sum = 0, longest = 0;
       for (size_t k = at; k < end; ++k) {
-        const int64_t time = device_time[sequence.events[k]];
-        sum += time;
-        longest = std::max(longest, time);
+        sum += device_time[ops[k]];
+        longest = std::max(longest, device_time[ops[k]]);
       }
-      SiteTotals& t = (*totals)[{row - 1, sites->Of(sequence.events[at])}];
+      SiteTotals& t = (*totals)[{row - 1, sites->Of(ops[at])}];
       ++t.count;
       t.time_ns += sum;
       t.saved_ns += static_cast<double>(sum - longest);
