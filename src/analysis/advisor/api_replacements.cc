@@ -1,5 +1,7 @@
 #include "analysis/advisor/api_replacements.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -102,6 +104,13 @@ std::string_view NextPart(std::string_view* rest) {
 
 std::span<const ApiReplacement> ApiReplacementTable() { return kTable; }
 
+const ApiReplacement* RowReportedBy(std::string_view pattern_id) {
+  for (const ApiReplacement& row : kTable) {
+    if (!row.reported_by.empty() && row.reported_by == pattern_id) return &row;
+  }
+  return nullptr;
+}
+
 RunVersions ReadRunVersions(const TraceMetadata& metadata) {
   RunVersions versions;
   for (const MetadataEntry& entry : metadata.entries) {
@@ -127,6 +136,18 @@ std::optional<int> CompareVersions(std::string_view a, std::string_view b) {
     if (const int c = ComparePart(pa, pb); c != 0) return c;
   }
   return 0;
+}
+
+std::string VersionState(const ApiReplacement& row, const RunVersions& run, bool* reached) {
+  const std::optional<int> cann = CompareVersions(run.cann, row.min_cann);
+  const std::optional<int> torch_npu = CompareVersions(run.torch_npu, row.min_torch_npu);
+  *reached = cann.value_or(0) >= 0 && torch_npu.value_or(0) >= 0;
+  if (cann && *cann < 0) return fmt::format("needs CANN >= {} (this run: {})", row.min_cann, run.cann);
+  if (torch_npu && *torch_npu < 0)
+    return fmt::format("needs torch_npu >= {} (this run: {})", row.min_torch_npu, run.torch_npu);
+  if (cann && torch_npu) return fmt::format("available: CANN {}, torch_npu {}", run.cann, run.torch_npu);
+  return fmt::format("needs CANN >= {}, torch_npu >= {}; this run does not record its {}", row.min_cann,
+                     row.min_torch_npu, cann ? "torch_npu version" : torch_npu ? "CANN version" : "versions");
 }
 
 }  // namespace tuneprof

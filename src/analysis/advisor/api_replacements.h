@@ -57,4 +57,12 @@ struct RunVersions {
 // db's spellings differ by release).
 RunVersions ReadRunVersions(const TraceMetadata& metadata);
 
+// Whether the run reaches the row's versions, in words ("available: CANN 8.0.0, torch_npu 2.1.0",
+// "needs CANN >= 8.0.RC3 (this run: 8.0.RC1)", or which versions the run does not record); `reached`
+// is false only where a recorded version is below the row's.
+std::string VersionState(const ApiReplacement& row, const RunVersions& run, bool* reached);
+
+// The row whose fused API fusion_patterns.h's pattern `pattern_id` names on NPU; nullptr when none.
+const ApiReplacement* RowReportedBy(std::string_view pattern_id);
+
 }  // namespace tuneprof

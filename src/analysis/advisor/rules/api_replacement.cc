@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "analysis/advisor/api_replacements.h"
+#include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/device_work.h"
@@ -21,7 +22,6 @@ namespace tuneprof {
 namespace {
 
 constexpr std::string_view kOptimizerStep = "Optimizer.step#";
-constexpr size_t kMaxFrameDepth = 256;  // a Python stack deeper than this is not walked further
 constexpr size_t kListedSites = 5;
 constexpr std::string_view kFrameworkFlow = "async_npu";
 
@@ -99,49 +99,6 @@ size_t MatchAt(std::span<const ReplacementStep> steps, const std::vector<std::st
   }
   return 0;
 }
-
-// Frames of the Python runtime and of libraries: the call site is the user's frame above them.
-bool LibraryFrame(std::string_view name) {
-  constexpr std::array kPrefixes = std::to_array<std::string_view>(
-      {"torch/", "torch_npu/", "multiprocessing/", "threading.py", "<built-in", "<string>", "<frozen", "runpy.py",
-       "contextlib.py", "functools.py", "apex/", "nn.Module:"});
-  if (name.find("site-packages/") != std::string_view::npos || name.find("dist-packages/") != std::string_view::npos)
-    return true;
-  return std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.starts_with(p); });
-}
-
-class CallSites {
- public:
-  explicit CallSites(const RankEvidence& rank) : rank_(rank) {}
-
-  // "main.py(375): train", with " in nn.Module: Attention_3" when a module encloses the event below
-  // that frame; "" without Python frames.
-  const std::string& Of(uint32_t event) {
-    const uint32_t parent = rank_.tree.parent[event];
-    if (parent == kNoIndex) return empty_;
-    auto [it, inserted] = memo_.try_emplace(parent);
-    if (inserted) it->second = Find(parent);
-    return it->second;
-  }
-
- private:
-  std::string Find(uint32_t at) const {
-    const Trace& trace = *rank_.trace;
-    std::string_view module;
-    for (size_t depth = 0; at != kNoIndex && depth < kMaxFrameDepth; ++depth, at = rank_.tree.parent[at]) {
-      if (trace.events().kind[at] != EventKind::kPythonFunction) continue;
-      const std::string_view name = trace.str(trace.events().name[at]);
-      if (module.empty() && name.starts_with("nn.Module:")) module = name;
-      if (!LibraryFrame(name))
-        return module.empty() ? std::string(name) : fmt::format("{} in {}", name, module);
-    }
-    return module.empty() ? std::string() : std::string(module);
-  }
-
-  const RankEvidence& rank_;
-  std::unordered_map<uint32_t, std::string> memo_;
-  const std::string empty_;
-};
 
 const ApiReplacement* OptimizerRow(std::string_view optimizer, size_t* row) {
   const std::span<const ApiReplacement> table = ApiReplacementTable();
@@ -237,19 +194,6 @@ void MatchSequences(const RankEvidence& rank, const std::vector<int64_t>& device
   }
 }
 
-// Whether the run reaches the row's versions, in words, and whether to suggest the API plainly.
-std::string VersionState(const ApiReplacement& row, const RunVersions& run, bool* reached) {
-  const std::optional<int> cann = CompareVersions(run.cann, row.min_cann);
-  const std::optional<int> torch_npu = CompareVersions(run.torch_npu, row.min_torch_npu);
-  *reached = cann.value_or(0) >= 0 && torch_npu.value_or(0) >= 0;
-  if (cann && *cann < 0) return fmt::format("needs CANN >= {} (this run: {})", row.min_cann, run.cann);
-  if (torch_npu && *torch_npu < 0)
-    return fmt::format("needs torch_npu >= {} (this run: {})", row.min_torch_npu, run.torch_npu);
-  if (cann && torch_npu) return fmt::format("available: CANN {}, torch_npu {}", run.cann, run.torch_npu);
-  return fmt::format("needs CANN >= {}, torch_npu >= {}; this run does not record its {}", row.min_cann,
-                     row.min_torch_npu, cann ? "torch_npu version" : torch_npu ? "CANN version" : "versions");
-}
-
 struct Site {
   size_t row = 0;
   std::string where;
@@ -277,7 +221,7 @@ bool ApiReplacementReportsOptimizer(std::string_view optimizer) {
 void RuleApiReplacement(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (PlatformOf(rank) != Platform::kNpu || rank.trace == nullptr) return;
   const std::vector<int64_t> device_time = InclusiveDeviceTime(*rank.trace, rank.tree);
-  CallSites call_sites(rank);
+  CallSites call_sites(*rank.trace, rank.tree);
   std::map<SiteKey, SiteTotals> totals;
   MatchOptimizerSteps(rank, device_time, &call_sites, &totals);
   MatchSequences(rank, device_time, &call_sites, &totals);

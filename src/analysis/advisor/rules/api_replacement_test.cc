@@ -59,6 +59,18 @@ class Builder {
     t_.Host(EventKind::kHostOp, "Optimizer.step#AdamW.step", Us(5000), Us(1000));
     for (int i = 0; i < 3; ++i) Op("aten::add_", 5010 + 100 * i, 5 + i);
   }
+  // One step of six RMSNorms written out (pow, mean, add, rsqrt, mul) inside `train.py(42): train`.
+  void RmsNormStep() {
+    t_.Host(EventKind::kPythonFunction, "train.py(42): train", 0, Us(10000));
+    t_.Step(1, Us(1), Us(9998));
+    for (int i = 0; i < 6; ++i) {
+      double at = 10 + 200 * i;
+      for (std::string_view op : {"aten::pow", "aten::mean", "aten::add", "aten::rsqrt", "aten::mul"}) {
+        Op(op, at, 50);
+        at += 20;
+      }
+    }
+  }
   Trace Finish() { return t_.Finish(); }
 
  private:
@@ -113,6 +125,29 @@ TEST(ApiReplacement, AnApiTheRunsCannDoesNotReachSaysWhatItNeeds) {
     }
   }
   EXPECT_TRUE(matmul_add && adamw);
+}
+
+// A pattern the fusion rule reports keeps its one finding, which now says the fused API's versions
+// (from the same table) and the user's source line of its top occurrence.
+TEST(ApiReplacement, AFusionPatternsFindingSaysItsCallSiteAndVersions) {
+  Builder b(true);
+  b.RmsNormStep();
+  const Trace trace = b.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "fusion.rms_norm");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Text(*f, "call_site"), "train.py(42): train");
+  EXPECT_EQ(Text(*f, "api_versions"), "needs CANN >= 7.0.0, torch_npu >= 1.11.0; this run does not record its versions");
+  EXPECT_EQ(Find(result, kId), nullptr);  // nothing else to replace: no second finding for the norm
+
+  Builder gpu(false);
+  gpu.RmsNormStep();
+  const Trace gpu_trace = gpu.Finish();
+  const AdvisorResult gpu_result = Advise(gpu_trace);
+  const Finding* g = Find(gpu_result, "fusion.rms_norm");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(Text(*g, "call_site"), "train.py(42): train");
+  EXPECT_EQ(Text(*g, "api_versions"), "?");  // no NPU wording off NPU
 }
 
 TEST(ApiReplacement, StaysQuietOffNpu) {
