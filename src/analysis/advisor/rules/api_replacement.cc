@@ -258,40 +258,49 @@ std::string Describe(const RankEvidence& rank, const Site& site, const RunVersio
   const ApiReplacement& row = ApiReplacementTable()[site.row];
   bool reached = false;
   const std::string state = VersionState(row, run, &reached);
-  return fmt::format("{} for {} at {}: {:.3g} per step, {} per step, saves {} ({})", row.api, row.pattern,
+  const std::string gain = site.totals.saved_ns > 0
+                               ? fmt::format("saves {}", FormatDuration(PerStep(rank, site.totals.saved_ns)))
+                               : std::string("gain not measured");
+  return fmt::format("{} for {} at {}: {:.3g} per step, {} per step, {} ({})", row.api, row.pattern,
                      site.where.empty() ? "(no Python frames)" : site.where,
                      PerStep(rank, static_cast<double>(site.totals.count)),
-                     FormatDuration(PerStep(rank, static_cast<double>(site.totals.time_ns))),
-                     FormatDuration(PerStep(rank, site.totals.saved_ns)), state);
+                     FormatDuration(PerStep(rank, static_cast<double>(site.totals.time_ns))), gain, state);
 }
 
-}  // namespace
-
-bool ApiReplacementReportsOptimizer(std::string_view optimizer) {
-  size_t row = 0;
-  return OptimizerRow(optimizer, &row) != nullptr;
-}
-
-void RuleApiReplacement(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
-  if (PlatformOf(rank) != Platform::kNpu || rank.trace == nullptr) return;
-  const std::vector<int64_t> device_time = InclusiveDeviceTime(*rank.trace, rank.tree);
-  CallSites call_sites(*rank.trace, rank.tree);
-  std::map<SiteKey, SiteTotals> totals;
-  MatchOptimizerSteps(rank, device_time, &call_sites, &totals);
-  MatchSequences(rank, device_time, &call_sites, &totals);
+// Optimizer steps always (msprof-analyze suggests the fused optimizer for any step); a sequence row
+// when it occurs at least `min_count` times over all its call sites. By gain, then time.
+std::vector<Site> KeptSites(const std::map<SiteKey, SiteTotals>& totals, double min_count) {
   std::map<size_t, uint64_t> per_row;
   for (const auto& [key, t] : totals) per_row[key.first] += t.count;
-  const double min_count = config.Get(threshold::kFusionMinOccurrences);
   std::vector<Site> kept;
   for (const auto& [key, t] : totals) {
     const bool optimizer = ApiReplacementTable()[key.first].match == ReplacementMatch::kOptimizerStep;
     if (optimizer || static_cast<double>(per_row[key.first]) >= min_count) kept.push_back({key.first, key.second, t});
   }
-  if (kept.empty()) return;
   std::stable_sort(kept.begin(), kept.end(), [](const Site& a, const Site& b) {
     return a.totals.saved_ns != b.totals.saved_ns ? a.totals.saved_ns > b.totals.saved_ns
                                                   : a.totals.time_ns > b.totals.time_ns;
   });
+  return kept;
+}
+
+// Each API once, plainly where the run reaches its versions or does not record them, else led by
+// what it needs.
+std::vector<SharedText> Apis(const std::vector<Site>& kept, const RunVersions& run) {
+  std::vector<SharedText> apis;
+  std::vector<std::string_view> seen;
+  for (const Site& s : kept) {
+    const ApiReplacement& row = ApiReplacementTable()[s.row];
+    if (std::find(seen.begin(), seen.end(), row.api) != seen.end()) continue;
+    seen.push_back(row.api);
+    bool reached = false;
+    const std::string state = VersionState(row, run, &reached);
+    apis.emplace_back(reached ? fmt::format("{} ({})", row.api, state) : fmt::format("{}: {}", state, row.api));
+  }
+  return apis;
+}
+
+Finding Report(const RankEvidence& rank, const std::vector<Site>& kept) {
   const RunVersions run = ReadRunVersions(rank.trace->metadata());
   double saved = 0, time = 0;
   for (const Site& s : kept) saved += s.totals.saved_ns, time += static_cast<double>(s.totals.time_ns);
@@ -324,16 +333,26 @@ void RuleApiReplacement(const RankEvidence& rank, const AdvisorConfig& config, s
   f.strategy =
       "Call the fused torch_npu / MindSpeed API at the call sites named instead of the operators it replaces: "
       "one kernel instead of several passes over memory, or one optimizer kernel for all parameters.";
-  std::vector<std::string_view> seen;
-  for (const Site& s : kept) {
-    const ApiReplacement& row = ApiReplacementTable()[s.row];
-    if (std::find(seen.begin(), seen.end(), row.api) != seen.end()) continue;
-    seen.push_back(row.api);
-    bool reached = false;
-    const std::string state = VersionState(row, run, &reached);
-    f.apis.push_back(reached ? fmt::format("{} ({})", row.api, state) : fmt::format("{}: {}", state, row.api));
-  }
-  out->push_back(std::move(f));
+  f.apis = Apis(kept, run);
+  return f;
+}
+
+}  // namespace
+
+bool ApiReplacementReportsOptimizer(std::string_view optimizer) {
+  size_t row = 0;
+  return OptimizerRow(optimizer, &row) != nullptr;
+}
+
+void RuleApiReplacement(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (PlatformOf(rank) != Platform::kNpu || rank.trace == nullptr) return;
+  const std::vector<int64_t> device_time = InclusiveDeviceTime(*rank.trace, rank.tree);
+  CallSites call_sites(*rank.trace, rank.tree);
+  std::map<SiteKey, SiteTotals> totals;
+  MatchOptimizerSteps(rank, device_time, &call_sites, &totals);
+  MatchSequences(rank, device_time, &call_sites, &totals);
+  const std::vector<Site> kept = KeptSites(totals, config.Get(threshold::kFusionMinOccurrences));
+  if (!kept.empty()) out->push_back(Report(rank, kept));
 }
 
 }  // namespace tuneprof
