@@ -28,7 +28,7 @@ AdvisorResult Advise(const Trace& trace) {
 
 class Builder {
  public:
-  explicit Builder(bool npu) {
+  explicit Builder(bool npu) : npu_(npu) {
     if (npu) t_.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
   }
   void Version(std::string key, std::string value) {
@@ -71,18 +71,20 @@ class Builder {
       }
     }
   }
-  // One step whose optimizer's ops sit under its Python frame (with_stack): `name` calls `op` three times.
-  void OptimizerStep(std::string_view name, std::string_view op) {
+  // One step whose optimizer's ops sit under its Python frame (with_stack): `name` calls `op` `calls` times.
+  void OptimizerStep(std::string_view name, std::string_view op, int calls = 3) {
     t_.Host(EventKind::kPythonFunction, "train.py(42): train", 0, Us(10000));
     t_.Step(1, Us(1), Us(9998));
-    t_.Host(EventKind::kHostOp, name, Us(5000), Us(1000));
+    // torch_npu writes the step as an operator, Kineto as a record_function range.
+    t_.Host(npu_ ? EventKind::kHostOp : EventKind::kUserAnnotation, name, Us(5000), Us(1000));
     t_.Host(EventKind::kPythonFunction, "torch/optim/sgd.py(300): _multi_tensor_sgd", Us(5001), Us(900));
-    for (int i = 0; i < 3; ++i) Op(op, 5010 + 100 * i, 5 + i);
+    for (int i = 0; i < calls; ++i) Op(op, 5010 + 100 * i, 5 + i);
   }
   Trace Finish() { return t_.Finish(); }
 
  private:
   HandBuiltTrace t_;
+  bool npu_ = false;
   int64_t correlation_ = 0;
 };
 
@@ -180,6 +182,18 @@ TEST(ApiReplacement, AnOptimizerStepCountsItsOpsUnderItsPythonFrames) {
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->uncapped_gain_ns, 0);
   EXPECT_NE(Text(*g, "replacements").find("torch_npu.optim.NpuFusedSGD for SGD.step"), std::string::npos);
+}
+
+// Off NPU the per-parameter optimizer stays fusion.optimizer_foreach's, which names its call site too.
+TEST(ApiReplacement, TheOptimizerRuleNamesItsCallSiteOffNpu) {
+  Builder b(false);
+  b.OptimizerStep("Optimizer.step#AdamW.step", "aten::add_", 8);
+  const Trace trace = b.Finish();
+  const AdvisorResult result = Advise(trace);
+  EXPECT_EQ(Find(result, kId), nullptr);
+  const Finding* f = Find(result, "fusion.optimizer_foreach");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Text(*f, "call_site"), "train.py(42): train");
 }
 
 TEST(ApiReplacement, StaysQuietOffNpu) {
