@@ -199,16 +199,29 @@ void MatchOptimizerSteps(const RankEvidence& rank, const std::vector<int64_t>& d
   }
 }
 
-// Per host thread, its outermost aten operators in program order, views included (a fused API such as
-// npu_confusion_transpose replaces the view ops around a copy too).
+constexpr size_t kMaxOpDepth = 64;  // aten ops nested deeper than this are not taken as the model's calls
+
+// Whether an aten op is one the model's code called: no aten op encloses it. torch_npu writes its
+// ProfilerStep and Optimizer.step ranges as operators too, so the nearest enclosing operator is not enough.
+bool CalledByTheModel(const Trace& trace, const HostOpTree& tree, uint32_t op) {
+  const EventTable& events = trace.events();
+  uint32_t at = tree.parent_op[op];
+  for (size_t depth = 0; at != kNoIndex; ++depth, at = tree.parent_op[at]) {
+    if (depth == kMaxOpDepth || trace.str(events.name[at]).starts_with("aten::")) return false;
+  }
+  return true;
+}
+
+// Per host thread, the aten operators the model called, in program order, views included (a fused API
+// such as npu_confusion_transpose replaces the view ops around a copy too).
 std::vector<std::vector<uint32_t>> OutermostAtenOps(const Trace& trace, const HostOpTree& tree) {
   const EventTable& events = trace.events();
   std::vector<std::vector<uint32_t>> threads;
   for (const std::vector<uint32_t>& track : tree.by_track) {
     std::vector<uint32_t> ops;
     for (const uint32_t e : track) {
-      if (events.kind[e] == EventKind::kHostOp && tree.parent_op[e] == kNoIndex &&
-          trace.str(events.name[e]).starts_with("aten::"))
+      if (events.kind[e] == EventKind::kHostOp && trace.str(events.name[e]).starts_with("aten::") &&
+          CalledByTheModel(trace, tree, e))
         ops.push_back(e);
     }
     if (!ops.empty()) threads.push_back(std::move(ops));
