@@ -53,6 +53,20 @@ def check_npu(c, shared, run):
             str(ev.get("replaced_us_per_step")))
 
 
+def check_msprof_sample(c, shared):
+    """msprof-analyze's own timeline sample (its advisor test data) runs Adam per parameter, without
+    Python frames: NpuFusedAdam, with a gain, named without a call site."""
+    relative = "ascend/mstt/profiler/msprof_analyze/test/ut/advisor/advisor_backend/timeline_advice/trace_view.json"
+    findings = advise(c, "msprof-analyze timeline sample", os.path.join(shared, "traces", relative))
+    if findings is None:
+        return
+    found = [f for f in findings if f["id"] == ID]
+    c.check("msprof-analyze timeline sample: NpuFusedAdam for Adam.step, gain counted",
+            len(found) == 1 and "torch_npu.optim.NpuFusedAdam for Adam.step at (no Python frames)"
+            in found[0]["evidence"]["replacements"] and found[0]["uncapped_gain_us"] > 0,
+            str(found and found[0]["evidence"]))
+
+
 def check_other(c, shared, relative):
     findings = advise(c, relative, os.path.join(shared, "traces", relative))
     if findings is None:
@@ -67,6 +81,7 @@ def main():
     c = Checker(binary, timeout_s=120)
     for run in NPU_RUNS:
         check_npu(c, shared, run)
+    check_msprof_sample(c, shared)
     for relative in OTHER_INPUTS:
         check_other(c, shared, relative)
     return c.finish()
