@@ -1354,6 +1354,52 @@ def check_byte_alignment(sample, finding, advice, path):
     return True
 
 
+def check_api_replacement(sample, finding, advice, path):
+    """torch_npu text export, a finding whose only call site is an optimizer step: the device tasks that
+    the async_npu flows starting inside the top `Optimizer.step#` ranges (on their thread) lead to, summed
+    per step (replaced_us_per_step). Other layouts and sequence rows are not recomputed here."""
+    if evidence(finding, "call_sites") != 1 or ".step at " not in (evidence(finding, "replacements") or ""):
+        return None
+    per_rank = []
+    for rank in rank_of(sample, finding, advice):
+        d = ascend_rank_dir(rank)
+        f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "trace_view.json") if d else None
+        if not f or not os.path.exists(f):
+            continue
+        doc = json_file(f)
+        events = doc if isinstance(doc, list) else doc.get("traceEvents", [])
+        steps = [e for e in events if e.get("ph") == "X" and e.get("name", "").startswith("Optimizer.step#")]
+        inside = set()
+        for e in events:
+            if e.get("cat") != "async_npu" or e.get("ph") != "s":
+                continue
+            t = ns(e["ts"])
+            if any(s["tid"] == e["tid"] and ns(s["ts"]) <= t <= ns(s["ts"]) + ns(s["dur"]) for s in steps):
+                inside.add(e["id"])
+        tasks = {}
+        for e in events:
+            if e.get("ph") == "X" and e.get("cat") is None and "args" in e:
+                tasks.setdefault((e["pid"], e["tid"]), []).append((ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))))
+        for spans in tasks.values():
+            spans.sort()
+        device_ns = 0
+        for e in events:
+            if e.get("cat") != "async_npu" or e.get("ph") != "f" or e["id"] not in inside:
+                continue
+            t = ns(e["ts"])
+            spans = tasks.get((e["pid"], e["tid"]), [])
+            i = bisect.bisect_right(spans, (t, float("inf"))) - 1
+            if i >= 0 and spans[i][0] <= t <= spans[i][1]:
+                device_ns += spans[i][1] - spans[i][0]
+        per_rank.append(dict(replaced_us_per_step=device_ns / rank["steps"] / 1e3))
+    mine = matching_rank(sample, finding, advice, per_rank, "replaced_us_per_step")
+    if mine is None:
+        return None
+    compare(finding["id"], sample, "replaced_us_per_step", evidence(finding, "replaced_us_per_step"),
+            mine["replaced_us_per_step"])
+    return True
+
+
 # ---------------------------------------------------------------- verdicts of rules that may stay quiet
 # A rule that does not fire on a sample is right only if the sample's raw data says so: these recompute
 # whether msprof-analyze's condition holds on torch_npu text samples and compare it with the verdict.
@@ -1509,6 +1555,7 @@ CHECKS = {
     "compute.ai_cpu_ops": check_ai_cpu,
     "compute.operator_efficiency": check_operator_efficiency,
     "communication.small_packets": check_small_packets,
+    "fusion.api_replacement": check_api_replacement,
 }
 
 # Samples run against a chip named with --hardware (cube, vector cores of its profile): the GPT-3 sample

@@ -5,8 +5,11 @@
 // id). Gain: fusion_patterns.h's per-match estimate, summed, per step.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
+#include "analysis/advisor/api_replacements.h"
+#include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/fusion_patterns.h"
 #include "analysis/advisor/op_sequences.h"
 #include "analysis/advisor/rules/rule_support.h"
@@ -41,6 +44,33 @@ std::string ExampleNames(const Trace& trace, const OpSequence& sequence, const P
              MiddleCut(trace.str(trace.events().name[sequence.events[i]]), kExampleNameChars);
   }
   return MiddleCut(names, kExampleChars);
+}
+
+// On NPU, the fused API's versions (api_replacements.h) against the run's: this finding is that API's
+// one finding per call site.
+void SayVersions(const RankEvidence& rank, std::string_view pattern_id, Finding* f) {
+  const ApiReplacement* row = PlatformOf(rank) == Platform::kNpu ? RowReportedBy(pattern_id) : nullptr;
+  if (row == nullptr) return;
+  bool reached = false;
+  f->AddText("api_versions", VersionState(*row, ReadRunVersions(rank.trace->metadata()), &reached));
+}
+
+// The user's source line of the example occurrence, where the trace has Python frames: host-level
+// matches from their first operator, kernel-level ones from the operator that launched their first kernel.
+void SayCallSite(const RankEvidence& rank, const OpSequence& sequence, const PatternMatch& example, Finding* f) {
+  const Trace& trace = *rank.trace;
+  uint32_t op = sequence.events[example.begin];
+  if (sequence.level == SequenceLevel::kKernels) {
+    const auto& links = trace.links();
+    const auto it = std::find_if(links.begin(), links.end(), [&](const Link& link) {
+      return link.kind == LinkKind::kCorrelation && link.to == op;
+    });
+    if (it == links.end()) return;
+    op = it->from;
+  }
+  CallSites sites(trace, rank.tree);
+  const std::string& where = sites.Of(op);
+  if (!where.empty()) f->AddText("call_site", where);
 }
 
 double WorkTimeNs(const RankEvidence& rank) { return rank.split.step_ns * static_cast<double>(rank.split.steps); }
@@ -79,7 +109,9 @@ void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, 
     const FusionPattern& p = FusionLibrary()[pattern];
     f.strategy = std::string(p.strategy);
     f.apis = {std::string(ForPlatform(rank, p.api_cuda, p.api_npu, p.api_cpu))};
+    SayVersions(rank, p.id, &f);
   }
+  SayCallSite(rank, sequence, example, &f);
   out->push_back(std::move(f));
 }
 

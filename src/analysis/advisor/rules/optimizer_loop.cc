@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/op_sequences.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -23,6 +24,16 @@ struct OpCalls {
 
 bool IsOptimizerStep(std::string_view name) { return name.starts_with("Optimizer.step#"); }
 
+// The nearest range at or above `at` that is not a Python frame; frames deeper than this are not walked.
+constexpr int kMaxPythonFrames = 64;
+uint32_t OutsidePythonFrames(const HostOpTree& tree, const EventTable& events, uint32_t at) {
+  for (int depth = 0; at != kNoIndex && events.kind[at] == EventKind::kPythonFunction; ++depth) {
+    if (depth == kMaxPythonFrames) return kNoIndex;
+    at = tree.parent[at];
+  }
+  return at;
+}
+
 }  // namespace
 
 void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -34,6 +45,7 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
   uint64_t steps = 0;
   bool multi_tensor = false;
   std::string optimizer;
+  uint32_t optimizer_event = kNoIndex;
   for (uint32_t i = 0; i < events.size(); ++i) {
     const std::string_view name = trace.str(events.name[i]);
     const uint32_t parent = rank.tree.parent[i];
@@ -41,10 +53,12 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
         (parent == kNoIndex || !IsOptimizerStep(trace.str(events.name[parent])))) {
       ++steps;
       optimizer = std::string(name);
+      optimizer_event = i;
     }
     if (events.kind[i] != EventKind::kHostOp || rank.tree.parent_op[i] != kNoIndex || parent == kNoIndex) continue;
-    // Outermost aten ops directly under the optimizer's range.
-    if (!IsOptimizerStep(trace.str(events.name[parent])) || !name.starts_with("aten::")) continue;
+    // Outermost aten ops directly under the optimizer's range, or under its Python frames (with_stack).
+    const uint32_t owner = OutsidePythonFrames(rank.tree, events, parent);
+    if (owner == kNoIndex || !IsOptimizerStep(trace.str(events.name[owner])) || !name.starts_with("aten::")) continue;
     if (name.find("_foreach_") != std::string_view::npos || name.find("_fused_") != std::string_view::npos)
       multi_tensor = true;
     OpCalls& c = calls[name];
@@ -54,6 +68,9 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
     c.shortest_ns = std::min(c.shortest_ns, time);
   }
   if (multi_tensor || steps == 0 || calls.empty()) return;
+  if (PlatformOf(rank) == Platform::kNpu &&
+      ApiReplacementReportsOptimizer(std::string_view(optimizer).substr(optimizer.find('#') + 1)))
+    return;
   double saved = 0, time = 0;
   uint64_t ops = 0;
   for (const auto& [name, c] : calls) {
@@ -77,6 +94,8 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
   f.uncapped_gain_ns = saved / static_cast<double>(steps);
   f.gain_model = "per op name with k calls per step: (k - 1) x its shortest call (its fixed cost)";
   f.AddText("optimizer", optimizer);
+  CallSites sites(trace, rank.tree);
+  if (const std::string& where = sites.Of(optimizer_event); !where.empty()) f.AddText("call_site", where);
   f.AddNumber("ops_per_step", ops_per_step, "count");
   f.AddNumber("distinct_ops", static_cast<double>(calls.size()), "count");
   f.AddNumber("optimizer_us_per_step", PerStep(rank, time) / 1e3, "us");

@@ -45,6 +45,7 @@ std::span<const RuleFunction> AllRules() {
       RuleMoeExpertBalance,
       RuleAscendOperatorEfficiency,
       RuleCommSmallPackets,
+      RuleApiReplacement,
   });
   return kRules;
 }

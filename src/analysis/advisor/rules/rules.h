@@ -58,5 +58,10 @@ void RuleDataParallel(const RankEvidence&, const AdvisorConfig&, std::vector<Fin
 void RuleDdpBackend(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleByteAlignment(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleMoeExpertBalance(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleApiReplacement(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+
+// Whether fusion.api_replacement names a fused NPU optimizer for `optimizer` ("SGD.step"): on NPU the
+// optimizer rule then leaves that call site to it, one finding per call site.
+bool ApiReplacementReportsOptimizer(std::string_view optimizer);
 
 }  // namespace tuneprof

@@ -1,0 +1,35 @@
+#pragma once
+// Where in the user's code an operator was called, from the trace's Python frames (Kineto / torch_npu
+// `python_function` events of with_stack=True): the innermost frame around it that is not the Python
+// runtime's or a library's (torch/, torch_npu/, site-packages/, ...), with the nn.Module it runs in.
+// Frames are memoized per parent range, so naming many operators of one call site walks its stack once.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "analysis/core/host_op_tree.h"
+#include "model/trace.h"
+
+namespace tuneprof {
+
+// Whether a Python frame's name is the runtime's or a library's rather than the user's.
+bool LibraryFrame(std::string_view name);
+
+class CallSites {
+ public:
+  CallSites(const Trace& trace, const HostOpTree& tree) : trace_(trace), tree_(tree) {}
+
+  // "main.py(375): train", with " in nn.Module: Attention_3" when a module encloses the event below that
+  // frame; the module alone when every frame is a library's; "" without Python frames.
+  const std::string& Of(uint32_t event);
+
+ private:
+  std::string Find(uint32_t at) const;
+
+  const Trace& trace_;
+  const HostOpTree& tree_;
+  std::unordered_map<uint32_t, std::string> memo_;
+  const std::string empty_;
+};
+
+}  // namespace tuneprof
