@@ -18,13 +18,7 @@ using hand_built::Us;
 
 constexpr std::string_view kId = "fusion.api_replacement";
 
-AdvisorResult Advise(const Trace& trace) {
-  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
-  HardwareSelection hardware;
-  hardware.how = "unknown in test";
-  const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
-  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, AdvisorConfig());
-}
+AdvisorResult Advise(const Trace& trace) { return finding_lookup::AdviseOneRank(trace); }
 
 class Builder {
  public:

@@ -17,13 +17,7 @@ using hand_built::Us;
 
 constexpr std::string_view kId = "communication.small_packets";
 
-AdvisorResult Advise(const Trace& trace) {
-  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
-  HardwareSelection hardware;
-  hardware.how = "unknown in test";
-  const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
-  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, AdvisorConfig());
-}
+AdvisorResult Advise(const Trace& trace) { return finding_lookup::AdviseOneRank(trace); }
 
 // One operator with `sdma_mb` over SDMA and `rdma_mb` over RDMA (0: none), each taking `ms`.
 void AddOp(SideTableBuilder& side, double sdma_mb, double rdma_mb, double ms, bool total = false) {

@@ -1,12 +1,23 @@
 #pragma once
-// Lookups the rule tests share: a finding by id, and its evidence by label.
+// What the rule tests share: the advisor run on one trace, a finding by id, and its evidence by label.
 #include <algorithm>
 #include <string>
 #include <string_view>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/breakdown/time_breakdown.h"
+#include "analysis/compute/compute_units.h"
 
 namespace tuneprof::finding_lookup {
+
+// The advisor on one rank, `trace`, with its own breakdown and compute units and an unknown chip.
+inline AdvisorResult AdviseOneRank(const Trace& trace, const AdvisorConfig& config = AdvisorConfig()) {
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  HardwareSelection hardware;
+  hardware.how = "unknown in test";
+  const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
+  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, config);
+}
 
 // The finding `id`, nullptr when the advisor did not raise it.
 inline const Finding* Find(const AdvisorResult& result, std::string_view id) {
