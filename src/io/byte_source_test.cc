@@ -11,6 +11,7 @@
 #include <string>
 
 #include "io/files_read.h"
+#include "io/gzip_for_test.h"
 
 namespace tuneprof {
 namespace {
@@ -71,20 +72,6 @@ void WriteBytes(const std::string& path, const std::string& bytes) {
   ASSERT_NE(file, nullptr);
   std::fwrite(bytes.data(), 1, bytes.size(), file);
   std::fclose(file);
-}
-
-std::string Gzip(const std::string& text) {
-  z_stream stream{};
-  deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&stream, text.size()) + 32, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
 }
 
 Result<std::string> ReadAll(const std::string& path) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "importers/chrome_json/chrome_trace_importer.h"
+#include "io/gzip_for_test.h"
 #include "io/gzip_source.h"
 #include "io/memory_source.h"
 #include "model/trace_dump.h"
@@ -193,20 +194,6 @@ TEST(ChromeTraceSplitTest, EarliestErrorWhereverTheScanBegins) {
 
 namespace tuneprof {
 namespace {
-
-std::string Gzip(const std::string& text) {
-  z_stream stream{};
-  deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&stream, text.size()) + 32, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
-}
 
 Imported ImportGzip(const std::string& gz, uint64_t split_from, GzipInflater inflater, size_t chunk) {
   auto source = MakeGzipSource(std::make_unique<MemorySource>("mem.json.gz", gz), 4096, inflater);
