@@ -22,6 +22,8 @@ constexpr uint64_t EnumCount(CollectiveSource) { return 3; }
 constexpr uint64_t EnumCount(CollectiveType) { return static_cast<uint64_t>(CollectiveType::kCount); }
 constexpr uint64_t EnumCount(FindingCategory) { return 7; }
 constexpr uint64_t EnumCount(Bottleneck) { return 7; }
+constexpr uint64_t EnumCount(P2pDirection) { return 3; }
+static_assert(static_cast<uint64_t>(P2pDirection::kRecv) + 1 == EnumCount(P2pDirection{}));
 // The counts above end at these values: a new one must raise its count and the format version.
 static_assert(static_cast<uint64_t>(CollectiveSource::kHccl) + 1 == EnumCount(CollectiveSource{}));
 static_assert(static_cast<uint64_t>(FindingCategory::kConfig) + 1 == EnumCount(FindingCategory{}));
@@ -571,6 +573,22 @@ uint64_t Checksum(std::string_view bytes) {
   return hash;
 }
 
+// The collectives' p2p directions, in the order of the rank's collectives: written apart (version 5) so that
+// older summaries keep their layout.
+std::vector<P2pDirection> DirectionsOf(const RankCommunication& comm) {
+  std::vector<P2pDirection> out;
+  out.reserve(comm.collectives.size());
+  for (const Collective& c : comm.collectives) out.push_back(c.direction);
+  return out;
+}
+
+// False when the list does not run parallel to the collectives (damage).
+bool SetDirections(const std::vector<P2pDirection>& directions, RankCommunication* comm) {
+  if (directions.size() != comm->collectives.size()) return false;
+  for (size_t i = 0; i < directions.size(); ++i) comm->collectives[i].direction = directions[i];
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeSummaryFile(const SummaryFile& file) {
@@ -583,6 +601,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
       rank.advice.advice.split.part_ns[kPartsBeforeBubble], rank.comm.lead_ins);
     // After the version 3 fields, so that older summaries keep their layout.
     w(rank.report ? rank.report->modules : ModuleView());
+    w(DirectionsOf(rank.comm));
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -622,6 +641,11 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       ModuleView modules;
       r(modules);
       if (rank.report) rank.report->modules = std::move(modules);
+    }
+    if (version >= 5) {
+      std::vector<P2pDirection> directions;
+      r(directions);
+      if (r.ok() && !SetDirections(directions, &rank.comm)) return corrupt;
     }
   }
   uint64_t trailing_checksum = 0;

@@ -33,7 +33,10 @@ SummaryFile Example() {
   c.bytes = 1 << 20;
   c.step = 7;
   c.busbw_gbps = 123.25;
-  comm.collectives = {c, Collective()};
+  Collective send;
+  send.type = CollectiveType::kSendRecv;
+  send.direction = P2pDirection::kSend;
+  comm.collectives = {c, send};
   comm.size_histogram = {1, 2, 3, 4, 5, 6};
   comm.exposed_share_of_wall = 0.125;
   comm.expert_parallel = {ExpertParallelStep{7, 5000, 12, 2300, 1100, 1200, 469762048, 0.46}};
@@ -168,13 +171,17 @@ std::string AsVersion(SummaryFile file, int version) {
       rank.advice.moe = RankMoeLoad{};
       rank.comm.lead_ins.clear();
     }
-    if (rank.report) rank.report->modules = ModuleView();
+    if (rank.report && version < 4) rank.report->modules = ModuleView();
     if (version < 2) rank.report.reset();
+    for (Collective& c : rank.comm.collectives) c.direction = P2pDirection::kUnknown;
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The empty modules (version 4); the empty steps' count, MoE load, bubble and lead-ins' count (version 3);
-  // the absent report's flag; and the checksum.
-  const size_t tail = kEmptyModulesBytes + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
+  // The p2p directions (version 5: a count and one u64 per collective); the empty modules (version 4); the
+  // empty steps' count, MoE load, bubble and lead-ins' count (version 3); the absent report's flag; and the
+  // checksum.
+  const size_t directions = 8 + 8 * file.ranks.at(0).comm.collectives.size();
+  const size_t tail = directions + (version < 4 ? kEmptyModulesBytes : 0) +
+                      (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
@@ -194,6 +201,7 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
+  EXPECT_EQ(rank.comm.collectives.at(1).direction, P2pDirection::kSend);
   ASSERT_EQ(rank.comm.lead_ins.size(), 2u);
   EXPECT_EQ(rank.comm.lead_ins[1].causes[static_cast<size_t>(WaitCause::kHostPause)], 300);
   EXPECT_EQ(rank.comm.lead_ins[1].operators.at(0).name, "aten::embedding_backward");
@@ -245,6 +253,15 @@ TEST(SummaryFileTest, ReadsVersion3WithoutTheModules) {
   EXPECT_EQ(decoded->version, 3u);
   EXPECT_TRUE(decoded->ranks.at(0).report->modules.empty());
   EXPECT_EQ(decoded->ranks.at(0).comm.lead_ins.size(), 2u);
+}
+
+TEST(SummaryFileTest, ReadsVersion4WithoutTheP2pDirections) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion(Example(), 4), "v4.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 4u);
+  EXPECT_FALSE(decoded->ranks.at(0).report->modules.empty());
+  EXPECT_EQ(decoded->ranks.at(0).comm.collectives.at(1).direction, P2pDirection::kUnknown);
 }
 
 // A chip the reading run's profiles lack (a summary made with another --hardware-file) is named, for the

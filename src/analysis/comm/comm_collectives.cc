@@ -75,6 +75,24 @@ std::string_view CollectiveTypeName(CollectiveType type) {
   return "other";
 }
 
+std::string_view P2pDirectionName(P2pDirection direction) {
+  switch (direction) {
+    case P2pDirection::kSend:
+      return "send";
+    case P2pDirection::kRecv:
+      return "recv";
+    case P2pDirection::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+P2pDirection ParseP2pDirection(std::string_view collective_name) {
+  if (collective_name == "send" || collective_name == "isend") return P2pDirection::kSend;
+  if (collective_name == "recv" || collective_name == "irecv") return P2pDirection::kRecv;
+  return P2pDirection::kUnknown;
+}
+
 CollectiveType ParseCollectiveType(std::string_view name) {
   const std::string word = Folded(OperationWord(name));
   // Longest names first: "reducescatter" and "allreduce" both contain "reduce".
@@ -306,6 +324,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
       if (info.collective.value != 0) {
         const CollectiveType from_args = ParseCollectiveType(trace.str(info.collective));
         if (from_args != CollectiveType::kOther) c.type = from_args;
+        if (c.type == CollectiveType::kSendRecv) c.direction = ParseP2pDirection(trace.str(info.collective));
       }
       c.group = std::string(trace.str(info.group_name));
       auto [pooled, added] = pooled_ranks.try_emplace(info.group_ranks.value);

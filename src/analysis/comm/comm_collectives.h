@@ -60,6 +60,12 @@ constexpr std::array<int64_t, 5> kSizeBucketBounds = {4096, 65536, 1000000, 1600
 std::string_view SizeBucketLabel(size_t bucket);  // "<4KiB", "4KiB-64KiB", ..., ">=256MB"
 
 enum class CollectiveSource : uint8_t { kNcclKernel, kGloo, kHccl };
+
+// Which way a point-to-point collective moves data, as its args name it (Kineto's "Collective name" send /
+// recv, nsys's ncclSend / ncclRecv range); kUnknown for batched send-and-receive and every other collective.
+enum class P2pDirection : uint8_t { kUnknown, kSend, kRecv };
+std::string_view P2pDirectionName(P2pDirection direction);  // "send", "recv", "unknown"
+P2pDirection ParseP2pDirection(std::string_view collective_name);
 std::string_view CollectiveSourceName(CollectiveSource source);
 
 struct Collective {
@@ -77,6 +83,7 @@ struct Collective {
   int64_t duration_ns = 0;
   std::optional<int64_t> step;        // ProfilerStep#N that launched it (time_breakdown.h's rule), if any
   int64_t sequence = 0;               // 0, 1, ... per (group) on this rank in start order: the cross-rank key
+  P2pDirection direction = P2pDirection::kUnknown;
   std::optional<double> algbw_gbps;   // bytes / duration (GB/s = 1e9 B/s)
   std::optional<double> busbw_gbps;   // algbw x BusBandwidthFactor
   std::optional<double> utilization;  // busbw / link peak (0..1, may exceed 1 when the peak is wrong)
