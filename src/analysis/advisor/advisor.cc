@@ -932,13 +932,14 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
 namespace {
 
 // On GPUs the pipeline's wait sits in the exposed communication (the pp group's send / recv kernels wait
-// for their peer): in a pipeline it is taken out into the bubble part, which only pipeline findings save
+// for their peer; pipeline_stages.h measures how long): in a pipeline it is taken out into the bubble part, which only pipeline findings save
 // from; overlapping communication with compute, which DDP bucket advice is about, cannot hide it.
 bool SplitOutGpuPipelineWait(const CrossRankCommunication* cross, const RankCommunication* comm, TimeSplit* split) {
   if (cross == nullptr || !cross->pipeline || comm == nullptr || split->part(TimePart::kPipelineBubble) > 0) {
     return false;
   }
-  const double wait = std::min(ExposedPipelineP2pNsPerStep(*comm), split->part(TimePart::kCommunication));
+  const double wait =
+      std::min(GpuPipelineWaitNsPerStep(*cross->pipeline, comm->rank), split->part(TimePart::kCommunication));
   if (wait <= 0) return false;
   split->part_ns[static_cast<size_t>(TimePart::kCommunication)] -= wait;
   split->part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] += wait;

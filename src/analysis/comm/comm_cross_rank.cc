@@ -372,7 +372,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
   out.domains = SummarizeDomains(out.groups);
-  out.pipeline = AnalyzePipelineStages(ranks);
+  out.pipeline = AnalyzePipelineStages(ranks, out.clocks);
   return out;
 }
 

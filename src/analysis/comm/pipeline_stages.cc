@@ -4,7 +4,11 @@
 #include <cmath>
 #include <cctype>
 #include <map>
+#include <set>
 #include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "analysis/comm/comm_groups.h"
 
@@ -29,39 +33,234 @@ std::optional<std::pair<int64_t, int64_t>> PositionIn(const std::vector<int64_t>
   return std::make_pair(static_cast<int64_t>(at - ranks.begin()), static_cast<int64_t>(ranks.size()));
 }
 
+// Where a rank stands in the pipeline, and which of its kernels are the pipeline's p2p.
+struct StagePlace {
+  int64_t stage = 0;
+  int64_t size = 0;
+  std::string role;
+  std::string_view group_ranks;  // the named pp group's ranks as its collectives write them; "" otherwise
+  bool chain = false;            // inferred: the p2p kernels are those of the rank's two-rank p2p groups
+};
+
 // The rank's position in the first pp group that lists it: profiler_metadata.json's parallel_group_info,
 // else the process group of its collectives (Kineto NCCL args) that names the pipeline. nullopt when none
-// does. `group_ranks`: that group's ranks as the collectives write them ("" for parallel_group_info).
-std::optional<std::pair<int64_t, int64_t>> StageOf(const RankCommunication& rank, std::string* role,
-                                                   std::string_view* group_ranks) {
+// does.
+std::optional<StagePlace> NamedStageOf(const RankCommunication& rank) {
   for (const ParallelGroupInfo& group : rank.parallel_groups) {
     if (!IsPipelineRole(group.name)) continue;
-    if (auto at = PositionIn(group.global_ranks, rank.rank)) {
-      *role = group.name;
-      return at;
-    }
+    if (auto at = PositionIn(group.global_ranks, rank.rank)) return StagePlace{at->first, at->second, group.name, ""};
   }
   for (const Collective& c : rank.collectives) {
     if (!IsPipelineDescription(c.group_desc) && !IsPipelineDescription(c.group)) continue;
     if (auto at = PositionIn(ParseGroupRanks(c.group_ranks), rank.rank); at && at->second > 1) {
-      *role = IsPipelineDescription(c.group_desc) ? c.group_desc : c.group;
-      *group_ranks = c.group_ranks;
-      return at;
+      return StagePlace{at->first, at->second, IsPipelineDescription(c.group_desc) ? c.group_desc : c.group,
+                        c.group_ranks};
     }
   }
   return std::nullopt;
 }
 
-// On GPUs, where no profiler measures the bubble: the time the rank's send / recv kernels in its pp group
-// are not hidden under its compute (their wait for the peer and the transfer), ns.
-double ExposedP2pNs(const RankCommunication& rank, std::string_view group_ranks) {
-  double exposed = 0;
+// The other rank of a two-rank group that holds `rank`; nullopt for any other group. Parsed once per
+// distinct group text.
+class PairPeers {
+ public:
+  std::optional<int64_t> Of(std::string_view group_ranks, int64_t rank) {
+    auto [it, added] = members_.try_emplace(group_ranks);
+    if (added) it->second = ParseGroupRanks(group_ranks);
+    const std::vector<int64_t>& m = it->second;
+    if (m.size() != 2 || m[0] == m[1]) return std::nullopt;
+    if (m[0] == rank) return m[1];
+    if (m[1] == rank) return m[0];
+    return std::nullopt;
+  }
+
+ private:
+  std::map<std::string_view, std::vector<int64_t>> members_;
+};
+
+// The rank's two-rank groups that hold only send / recv kernels: (group name, group ranks).
+std::set<std::pair<std::string_view, std::string_view>> P2pOnlyPairGroups(const RankCommunication& rank,
+                                                                          PairPeers* peers) {
+  std::set<std::pair<std::string_view, std::string_view>> p2p, other;
   for (const Collective& c : rank.collectives) {
-    if (c.type == CollectiveType::kSendRecv && c.group_ranks == group_ranks && c.exposed_ns > 0) {
-      exposed += static_cast<double>(c.exposed_ns);
+    if (!peers->Of(c.group_ranks, rank.rank)) continue;
+    (c.type == CollectiveType::kSendRecv ? p2p : other).emplace(c.group, c.group_ranks);
+  }
+  for (const auto& g : other) p2p.erase(g);
+  return p2p;
+}
+
+struct PairTraffic {
+  uint64_t sends = 0, recvs = 0, unknown = 0;
+  bool SendsOnly() const { return sends > 0 && recvs == 0 && unknown == 0; }
+  bool ReceivesOnly() const { return recvs > 0 && sends == 0 && unknown == 0; }
+};
+
+// Stages from the bare p2p pattern (see the header): an edge a -> b where a only sends to b over their
+// two-rank p2p groups and b only receives from a. Ranks with more than one edge either way (a fan, not a
+// chain) and cycles leave the inference empty.
+std::map<int64_t, StagePlace> InferChains(const std::vector<RankCommunication>& ranks) {
+  PairPeers peers;
+  std::map<std::pair<int64_t, int64_t>, PairTraffic> traffic;  // (rank, peer)
+  for (const RankCommunication& rank : ranks) {
+    if (rank.steps == 0) continue;
+    const auto groups = P2pOnlyPairGroups(rank, &peers);
+    for (const Collective& c : rank.collectives) {
+      if (c.type != CollectiveType::kSendRecv || !groups.contains({c.group, c.group_ranks})) continue;
+      PairTraffic& t = traffic[{rank.rank, *peers.Of(c.group_ranks, rank.rank)}];
+      ++(c.direction == P2pDirection::kSend ? t.sends : c.direction == P2pDirection::kRecv ? t.recvs : t.unknown);
     }
   }
+  std::map<int64_t, int64_t> next, prev;
+  for (const auto& [pair, t] : traffic) {
+    auto back = traffic.find({pair.second, pair.first});
+    if (!t.SendsOnly() || back == traffic.end() || !back->second.ReceivesOnly()) continue;
+    if (!next.emplace(pair.first, pair.second).second || !prev.emplace(pair.second, pair.first).second) return {};
+  }
+  std::map<int64_t, StagePlace> out;
+  for (const auto& [head, unused] : next) {
+    if (prev.contains(head)) continue;
+    std::vector<int64_t> chain = {head};
+    for (auto it = next.find(head); it != next.end() && chain.size() <= next.size(); it = next.find(it->second)) {
+      chain.push_back(it->second);
+    }
+    for (size_t i = 0; i < chain.size(); ++i) {
+      out[chain[i]] = StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(chain.size()), "p2p chain", "", true};
+    }
+  }
+  return out;
+}
+
+// A rank's pipeline p2p kernels and, where the group says it, the peer each one pairs with.
+struct P2pKernel {
+  const Collective* kernel = nullptr;
+  std::optional<int64_t> peer;
+};
+
+std::vector<P2pKernel> P2pKernelsOf(const RankCommunication& rank, const StagePlace& place, PairPeers* peers) {
+  std::vector<P2pKernel> out;
+  if (place.group_ranks.empty() && !place.chain) return out;
+  const auto pair_groups = place.chain ? P2pOnlyPairGroups(rank, peers)
+                                       : std::set<std::pair<std::string_view, std::string_view>>();
+  for (const Collective& c : rank.collectives) {
+    if (c.type != CollectiveType::kSendRecv) continue;
+    const bool in_pipeline =
+        place.chain ? pair_groups.contains({c.group, c.group_ranks}) : c.group_ranks == place.group_ranks;
+    if (in_pipeline) out.push_back(P2pKernel{&c, peers->Of(c.group_ranks, rank.rank)});
+  }
+  return out;
+}
+
+// Each rank's send / recv kernels by (group, sequence): where its peer's matching kernel is found.
+using KernelIndex = std::map<std::pair<std::string_view, int64_t>, const Collective*>;
+
+KernelIndex IndexP2pKernels(const RankCommunication& rank) {
+  KernelIndex out;
+  for (const Collective& c : rank.collectives) {
+    if (c.type == CollectiveType::kSendRecv) out.emplace(std::make_pair(std::string_view(c.group), c.sequence), &c);
+  }
+  return out;
+}
+
+// What the ranks' p2p kernels are measured against: the other ranks' kernels and the clocks.
+struct PeerContext {
+  const std::vector<RankCommunication>* ranks = nullptr;
+  const ClockAlignment* clocks = nullptr;
+  std::map<int64_t, size_t> index_of;  // rank id -> index in ranks
+  std::map<size_t, KernelIndex> kernels;  // built on first use
+
+  const RankClockOffset* Clock(size_t index) const {
+    return index < clocks->ranks.size() && clocks->ranks.size() == ranks->size() ? &clocks->ranks[index] : nullptr;
+  }
+  int64_t Correction(size_t index) const { return Clock(index) ? Clock(index)->correction_ns() : 0; }
+  int64_t Residual(size_t index) const { return Clock(index) ? Clock(index)->residual_ns() : 0; }
+  const KernelIndex& KernelsOf(size_t index) {
+    auto [it, added] = kernels.try_emplace(index);
+    if (added) it->second = IndexP2pKernels((*ranks)[index]);
+    return it->second;
+  }
+};
+
+// The time the kernels are not hidden under the rank's compute (their wait and their transfer), ns.
+double ExposedNs(const std::vector<P2pKernel>& kernels) {
+  double exposed = 0;
+  for (const P2pKernel& k : kernels) {
+    if (k.kernel->exposed_ns > 0) exposed += static_cast<double>(k.kernel->exposed_ns);
+  }
   return exposed;
+}
+
+// Damaged files can hold times near the int64 range: differences saturate instead of wrapping.
+int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (!__builtin_sub_overflow(a, b, &out)) return out;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
+struct GpuWait {
+  double wait_ns = 0;
+  P2pWaitMeasure measure = P2pWaitMeasure::kNone;
+  std::string note;  // why the peer's start could not be used
+};
+
+// Σ over the kernels of the part before the peer's matching kernel starts; nullopt (and `note` says why)
+// where some kernel cannot be matched or the clocks cannot tell.
+std::optional<double> PeerWaitNs(size_t index, const std::vector<P2pKernel>& kernels, PeerContext* context,
+                                 std::string* note) {
+  const int64_t rank = (*context->ranks)[index].rank;
+  double wait = 0, duration = 0;
+  int64_t doubt = 0, doubt_peer = 0;
+  for (const P2pKernel& k : kernels) {
+    if (!k.peer) {
+      *note = fmt::format("rank {}: its p2p group {} has more than two ranks and the trace does not name the peer",
+                          rank, k.kernel->group_ranks);
+      return std::nullopt;
+    }
+    const auto peer = context->index_of.find(*k.peer);
+    if (peer == context->index_of.end()) {
+      *note = fmt::format("rank {}: its peer rank {} is not in the input", rank, *k.peer);
+      return std::nullopt;
+    }
+    const KernelIndex& theirs = context->KernelsOf(peer->second);
+    const auto match = theirs.find({std::string_view(k.kernel->group), k.kernel->sequence});
+    if (match == theirs.end()) {
+      *note = fmt::format("rank {}: rank {} has no p2p kernel to match its number {} in group \"{}\"", rank, *k.peer,
+                          k.kernel->sequence, k.kernel->group);
+      return std::nullopt;
+    }
+    const int64_t own_start = SaturatingSub(k.kernel->start_ns, context->Correction(index));
+    const int64_t peer_start = SaturatingSub(match->second->start_ns, context->Correction(peer->second));
+    wait += static_cast<double>(std::clamp<int64_t>(SaturatingSub(peer_start, own_start), 0, k.kernel->duration_ns));
+    duration += static_cast<double>(k.kernel->duration_ns);
+    const int64_t pair_doubt = context->Residual(index) + context->Residual(peer->second);
+    if (pair_doubt > doubt) {
+      doubt = pair_doubt;
+      doubt_peer = *k.peer;
+    }
+  }
+  const double mean = kernels.empty() ? 0 : duration / static_cast<double>(kernels.size());
+  if (static_cast<double>(doubt) > kMaxClockDoubtShare * mean) {
+    *note = fmt::format(
+        "rank {}: its clock and rank {}'s may be {:.3f} ms apart, more than {:.0f} % of its mean p2p kernel ({:.3f} "
+        "ms)",
+        rank, doubt_peer, static_cast<double>(doubt) / 1e6, 100 * kMaxClockDoubtShare, mean / 1e6);
+    return std::nullopt;
+  }
+  return wait;
+}
+
+GpuWait MeasureGpuWait(size_t index, const StagePlace& place, PeerContext* context, PairPeers* peers) {
+  GpuWait out;
+  const std::vector<P2pKernel> kernels = P2pKernelsOf((*context->ranks)[index], place, peers);
+  if (kernels.empty()) return out;
+  if (std::optional<double> wait = PeerWaitNs(index, kernels, context, &out.note)) {
+    out.wait_ns = *wait;
+    out.measure = P2pWaitMeasure::kPeerStart;
+    return out;
+  }
+  out.wait_ns = ExposedNs(kernels);
+  out.measure = P2pWaitMeasure::kExposed;
+  return out;
 }
 
 // Σ Wait Time of the rank's p2p operations (communication.json), ns.
@@ -75,13 +274,34 @@ double P2pWaitNs(const RankCommunication& rank) {
   return wait_ms * 1e6;
 }
 
-void AddRank(const RankCommunication& rank, std::string_view group_ranks, PipelineStage* s) {
+// The stage's measure: communication.json wherever a rank has it, else the fallback wherever a rank fell
+// back to it, else the peer's start.
+int Priority(P2pWaitMeasure m) {
+  switch (m) {
+    case P2pWaitMeasure::kCommunicationJson:
+      return 3;
+    case P2pWaitMeasure::kExposed:
+      return 2;
+    case P2pWaitMeasure::kPeerStart:
+      return 1;
+    case P2pWaitMeasure::kNone:
+      break;
+  }
+  return 0;
+}
+
+P2pWaitMeasure Combine(P2pWaitMeasure stage, P2pWaitMeasure rank) {
+  return Priority(rank) > Priority(stage) ? rank : stage;
+}
+
+void AddRank(const RankCommunication& rank, const GpuWait& gpu, PipelineStage* s) {
   const double steps = static_cast<double>(rank.steps);
   s->ranks.push_back(rank.rank);
   s->computing_ns_per_step += static_cast<double>(rank.computing_ns) / steps;
-  const double exposed_p2p = group_ranks.empty() ? 0 : ExposedP2pNs(rank, group_ranks);
-  s->p2p_wait_ns_per_step += (rank.ascend_ops.empty() ? exposed_p2p : P2pWaitNs(rank)) / steps;
-  s->bubble_ns_per_step += static_cast<double>(rank.bubble_ns > 0 ? rank.bubble_ns : exposed_p2p) / steps;
+  const bool ascend = !rank.ascend_ops.empty();
+  s->p2p_wait_ns_per_step += (ascend ? P2pWaitNs(rank) : gpu.wait_ns) / steps;
+  s->p2p_wait_measure = Combine(s->p2p_wait_measure, ascend ? P2pWaitMeasure::kCommunicationJson : gpu.measure);
+  s->bubble_ns_per_step += static_cast<double>(rank.bubble_ns > 0 ? rank.bubble_ns : gpu.wait_ns) / steps;
   s->step_ns_per_step += static_cast<double>(rank.wall_ns) / steps;
 }
 
@@ -114,25 +334,64 @@ void Compare(PipelineAnalysis* out) {
   out->uneven = out->imbalance > kStageImbalanceThreshold;
 }
 
+
+// Each rank's place: the named pp groups where any rank has one, else the chains of the p2p pattern.
+std::map<size_t, StagePlace> PlaceRanks(const std::vector<RankCommunication>& ranks, bool* inferred) {
+  std::map<size_t, StagePlace> out;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i].steps == 0) continue;
+    if (auto place = NamedStageOf(ranks[i])) out.emplace(i, std::move(*place));
+  }
+  *inferred = out.empty();
+  if (!*inferred) return out;
+  const std::map<int64_t, StagePlace> chains = InferChains(ranks);
+  for (size_t i = 0; i < ranks.size() && !chains.empty(); ++i) {
+    auto it = chains.find(ranks[i].rank);
+    if (ranks[i].steps > 0 && it != chains.end()) out.emplace(i, it->second);
+  }
+  return out;
+}
+
 }  // namespace
 
-std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankCommunication>& ranks) {
+std::string_view P2pWaitMeasureName(P2pWaitMeasure measure) {
+  switch (measure) {
+    case P2pWaitMeasure::kCommunicationJson:
+      return "communication_json";
+    case P2pWaitMeasure::kPeerStart:
+      return "peer_start";
+    case P2pWaitMeasure::kExposed:
+      return "exposed";
+    case P2pWaitMeasure::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankCommunication>& ranks,
+                                                      const ClockAlignment& clocks) {
   PipelineAnalysis out;
+  const std::map<size_t, StagePlace> places = PlaceRanks(ranks, &out.inferred);
+  PeerContext context{&ranks, &clocks, {}, {}};
+  for (size_t i = 0; i < ranks.size(); ++i) context.index_of.emplace(ranks[i].rank, i);
+  PairPeers peers;
   std::map<int64_t, PipelineStage> by_stage;
   double step_total = 0, bubble_total = 0;
-  for (const RankCommunication& rank : ranks) {
-    if (rank.steps == 0) continue;
-    std::string role;
-    std::string_view group_ranks;
-    const auto stage = StageOf(rank, &role, &group_ranks);
-    if (!stage) continue;
-    out.group_name = role;
-    out.pipeline_size = std::max(out.pipeline_size, stage->second);
-    PipelineStage& s = by_stage[stage->first];
-    s.stage = stage->first;
-    AddRank(rank, group_ranks, &s);
+  for (const auto& [index, place] : places) {
+    const RankCommunication& rank = ranks[index];
+    out.group_name = place.role;
+    out.pipeline_size = std::max(out.pipeline_size, place.size);
+    const GpuWait gpu = MeasureGpuWait(index, place, &context, &peers);
+    if (gpu.measure != P2pWaitMeasure::kNone) {
+      out.gpu_waits.push_back(
+          RankPipelineWait{rank.rank, gpu.wait_ns / static_cast<double>(rank.steps), gpu.measure});
+    }
+    if (out.p2p_wait_note.empty()) out.p2p_wait_note = gpu.note;
+    PipelineStage& s = by_stage[place.stage];
+    s.stage = place.stage;
+    AddRank(rank, gpu, &s);
     step_total += static_cast<double>(rank.wall_ns);
-    bubble_total += static_cast<double>(rank.bubble_ns > 0 ? rank.bubble_ns : ExposedP2pNs(rank, group_ranks));
+    bubble_total += static_cast<double>(rank.bubble_ns > 0 ? rank.bubble_ns : gpu.wait_ns);
   }
   if (by_stage.size() < 2) return std::nullopt;
   for (auto& [index, s] : by_stage) {
@@ -144,11 +403,11 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
   return out;
 }
 
-double ExposedPipelineP2pNsPerStep(const RankCommunication& rank) {
-  std::string role;
-  std::string_view group_ranks;
-  if (rank.steps == 0 || !StageOf(rank, &role, &group_ranks) || group_ranks.empty()) return 0;
-  return ExposedP2pNs(rank, group_ranks) / static_cast<double>(rank.steps);
+double GpuPipelineWaitNsPerStep(const PipelineAnalysis& pipeline, int64_t rank) {
+  for (const RankPipelineWait& w : pipeline.gpu_waits) {
+    if (w.rank == rank) return w.wait_ns_per_step;
+  }
+  return 0;
 }
 
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank) {

@@ -3,42 +3,78 @@
 // msprof-analyze's cluster output's stage rows, which the importer turns into such groups), or on PyTorch
 // a process group of the rank's collectives whose description or name says pipeline (Megatron's
 // "PIPELINE_MODEL_PARALLEL_GROUP", torchtitan's "mesh_pp"), a rank's stage is its position in its pp
-// group's ranks. Per stage, the mean over its ranks in the input of, per step: computing, the p2p wait
-// (communication.json's Wait Time of the rank's send / receive / batchSendRecv operations; on GPUs the
-// time its send / recv kernels in the pp group are not hidden under compute), the bubble (time_breakdown.h:
-// torch_npu's Bubble, else that p2p wait) and the step (Stage + Bubble; on GPUs the device span).
+// group's ranks. Where nothing names a pipeline, the bare p2p pattern can: ranks joined by two-rank
+// groups that hold only send / recv, one rank only sending to the other and that one only receiving,
+// form chains (stage 0 sends to stage 1, which sends to stage 2, ...); a rank's stage is its place in its
+// chain, and the analysis says the stages were inferred.
+//
+// Per stage, the mean over its ranks in the input of, per step: computing, the p2p wait, the bubble
+// (time_breakdown.h: torch_npu's Bubble, else that p2p wait) and the step (Stage + Bubble; on GPUs the
+// device span). The p2p wait is communication.json's Wait Time of the rank's send / receive /
+// batchSendRecv operations on Ascend. On GPUs it is the part of each send / recv kernel that precedes the
+// start of its peer's matching kernel: a transfer cannot begin before both sides are there, so that part
+// is waiting for the other stage, the rest is the transfer. The peer's kernel is the one at the same place
+// (sequence) in the same two-rank group; start times are compared on the clocks comm_cross_rank.h aligns.
+// Where that cannot be done for some kernel of a rank (the peer is not in the input, the group has more
+// than two ranks and the trace does not say which is the peer, or the two ranks' clocks can be wrong by
+// more than kMaxClockDoubtShare of the rank's mean p2p kernel), the rank's wait is the time its p2p
+// kernels are not hidden under its compute (wait and transfer together), and the analysis says why.
 //
 // The stage that computes most bounds the step: in a pipeline every micro-batch passes every stage, so
 // the others wait for it, and their wait is bubble. Imbalance = (most - least computing) / most; a
 // pipeline is uneven above kStageImbalanceThreshold. Where no rank has a computing time, the Stage time
 // (step - bubble) stands for it.
 //
-// Cost: O(ranks × (groups + communication ops) per rank).
+// Cost: O(ranks × (groups + communication ops) per rank + p2p kernels × log(p2p kernels)).
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/comm/clock_alignment.h"
 #include "analysis/comm/comm_collectives.h"
 
 namespace tuneprof {
 
 constexpr double kStageImbalanceThreshold = 0.1;
+// The clocks of two ranks may be wrong by at most this share of the rank's mean p2p kernel for the
+// peer's start to say how long the rank waited.
+constexpr double kMaxClockDoubtShare = 0.1;
+
+// How a rank's (and a stage's) p2p wait was measured.
+enum class P2pWaitMeasure : uint8_t {
+  kNone,               // no p2p operation in the pp group
+  kCommunicationJson,  // Ascend: communication.json's Wait Time
+  kPeerStart,          // GPU: the kernel's part before the peer's matching kernel starts
+  kExposed,            // GPU fallback: the kernel time not hidden under compute (wait and transfer)
+};
+std::string_view P2pWaitMeasureName(P2pWaitMeasure measure);  // "none", "communication_json", "peer_start", "exposed"
 
 struct PipelineStage {
-  int64_t stage = 0;           // position in the pp group
+  int64_t stage = 0;           // position in the pp group (or chain)
   std::vector<int64_t> ranks;  // input ranks at this stage
   double computing_ns_per_step = 0;
-  double p2p_wait_ns_per_step = 0;  // 0 where neither communication.json nor the pp group's p2p kernels say
+  double p2p_wait_ns_per_step = 0;  // 0 where neither communication.json nor the rank's p2p kernels say
   double bubble_ns_per_step = 0;
   double step_ns_per_step = 0;   // Stage + Bubble
   double stage_ns_per_step = 0;  // step - bubble: torch_npu's Stage
   double work_ns_per_step = 0;   // computing, or Stage where no stage has a computing time
+  // The measure every rank of the stage used; kExposed where any GPU rank fell back to it.
+  P2pWaitMeasure p2p_wait_measure = P2pWaitMeasure::kNone;
+};
+
+// A GPU rank's pipeline wait per step (its p2p kernels), which the advisor takes out of its exposed
+// communication into the bubble.
+struct RankPipelineWait {
+  int64_t rank = 0;
+  double wait_ns_per_step = 0;
+  P2pWaitMeasure measure = P2pWaitMeasure::kNone;
 };
 
 struct PipelineAnalysis {
-  std::string group_name;  // the role the stages come from ("pp", or the process group's description)
-  int64_t pipeline_size = 0;          // ranks per pp group
+  std::string group_name;  // the role the stages come from ("pp", the process group's description, "p2p chain")
+  bool inferred = false;   // stages from the p2p pattern: no group names the pipeline
+  int64_t pipeline_size = 0;          // ranks per pp group (chain)
   std::vector<PipelineStage> stages;  // stages with ranks in the input, in stage order
   int64_t slowest_stage = 0;          // the most work per step: it bounds the step
   int64_t fastest_stage = 0;
@@ -47,14 +83,19 @@ struct PipelineAnalysis {
   double bubble_share = 0;           // Σ bubble / Σ step over the ranks with a stage
   bool work_is_computing = true;     // false: work is the Stage time (no computing known)
   bool uneven = false;               // imbalance > kStageImbalanceThreshold
+  std::vector<RankPipelineWait> gpu_waits;  // ranks with p2p kernels in the pp group, in input order
+  // Why some GPU rank's wait is the exposed time rather than the peer's start (the first such rank); "".
+  std::string p2p_wait_note;
 };
 
-// nullopt without pp groups, or when fewer than two stages have ranks with steps in the input.
-std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankCommunication>& ranks);
+// nullopt without pp groups (named or from the p2p pattern), or when fewer than two stages have ranks
+// with steps in the input. `clocks` as AnalyzeAcrossRanks estimated them, in the order of `ranks` (empty:
+// one clock, nothing known of its error).
+std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankCommunication>& ranks,
+                                                      const ClockAlignment& clocks = {});
 
-// The time per step the rank's send / recv kernels in its pp group are not hidden under its compute (a
-// GPU rank's pipeline wait: no profiler measures its bubble); 0 without a pp group from its collectives.
-double ExposedPipelineP2pNsPerStep(const RankCommunication& rank);
+// The rank's pipeline wait per step from its p2p kernels (see above); 0 when it has none.
+double GpuPipelineWaitNsPerStep(const PipelineAnalysis& pipeline, int64_t rank);
 
 // The stage of `rank`, nullptr when it has none.
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank);

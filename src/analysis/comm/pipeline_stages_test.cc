@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tuneprof {
@@ -50,6 +53,114 @@ TEST(PipelineStagesTest, NoPpGroupsNoStages) {
   EXPECT_FALSE(AnalyzePipelineStages({a, b}));
   // One stage in the input (the other stage's ranks were not kept) is no pipeline to compare.
   EXPECT_FALSE(AnalyzePipelineStages({Rank(0, 100, 100, 0), Rank(1, 100, 100, 0)}));
+}
+
+// A GPU rank of a forward chain: one step of `computing_ms`, and its p2p kernels in `group` (a two-rank
+// group "[a, b]"), each {start ms, duration ms}, in order.
+RankCommunication GpuRank(int64_t rank, int64_t computing_ms, std::string group, std::string_view ranks,
+                          P2pDirection direction, const std::vector<std::pair<int64_t, int64_t>>& kernels) {
+  RankCommunication r;
+  r.rank = rank;
+  r.steps = 1;
+  r.computing_ns = computing_ms * kMs;
+  r.wall_ns = 500 * kMs;
+  int64_t sequence = 0;
+  for (const auto& [start, duration] : kernels) {
+    Collective c;
+    c.type = CollectiveType::kSendRecv;
+    c.direction = direction;
+    c.group = group;
+    c.group_ranks = ranks;
+    c.start_ns = start * kMs;
+    c.duration_ns = duration * kMs;
+    c.exposed_ns = c.duration_ns;
+    c.sequence = sequence++;
+    r.collectives.push_back(c);
+  }
+  return r;
+}
+
+// Rank 0 sends twice to rank 1 and gets there 30 and 10 ms before rank 1's receive: it waits 40 ms; rank 1
+// never waits. No group names the pipeline: rank 0 only sends, rank 1 only receives, so stage 0 is rank 0.
+TEST(PipelineStagesTest, WaitUntilThePeerStartsAndStagesFromWhoSendsToWhom) {
+  const RankCommunication sender = GpuRank(0, 100, "7", "[0, 1]", P2pDirection::kSend, {{0, 32}, {50, 12}});
+  const RankCommunication receiver = GpuRank(1, 300, "7", "[0, 1]", P2pDirection::kRecv, {{30, 2}, {60, 2}});
+  const auto p = AnalyzePipelineStages({receiver, sender});
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->inferred);
+  EXPECT_EQ(p->group_name, "p2p chain");
+  ASSERT_EQ(p->stages.size(), 2u);
+  EXPECT_EQ(p->stages[0].ranks, (std::vector<int64_t>{0}));
+  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 40.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[0].bubble_ns_per_step, 40.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[1].p2p_wait_ns_per_step, 0);
+  EXPECT_EQ(p->stages[0].p2p_wait_measure, P2pWaitMeasure::kPeerStart);
+  EXPECT_TRUE(p->p2p_wait_note.empty());
+  EXPECT_DOUBLE_EQ(GpuPipelineWaitNsPerStep(*p, 0), 40.0 * kMs);
+  EXPECT_EQ(p->slowest_stage, 1);
+}
+
+// Clocks taken out: rank 1's clock runs 20 ms ahead, so its receives started 20 ms earlier than written.
+TEST(PipelineStagesTest, PeerStartsOnTheAlignedClocks) {
+  const RankCommunication sender = GpuRank(0, 100, "7", "[0, 1]", P2pDirection::kSend, {{0, 32}, {50, 12}});
+  const RankCommunication receiver = GpuRank(1, 300, "7", "[0, 1]", P2pDirection::kRecv, {{30, 2}, {60, 2}});
+  ClockAlignment clocks;
+  clocks.ranks = {RankClockOffset{0, 0, 0, 3, false}, RankClockOffset{1, 20 * kMs, 0, 3, true}};
+  const auto p = AnalyzePipelineStages({sender, receiver}, clocks);
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 10.0 * kMs);  // 30 - 20, and 60 - 20 - 50 = -10: none
+  // Clocks that may be 5 ms apart cannot tell waits of kernels 22 ms long on average: the exposed time, said.
+  clocks.ranks[1].uncertainty_ns = 5 * kMs;
+  const auto doubtful = AnalyzePipelineStages({sender, receiver}, clocks);
+  ASSERT_TRUE(doubtful);
+  EXPECT_DOUBLE_EQ(doubtful->stages[0].p2p_wait_ns_per_step, 44.0 * kMs);
+  EXPECT_EQ(doubtful->stages[0].p2p_wait_measure, P2pWaitMeasure::kExposed);
+  EXPECT_NE(doubtful->p2p_wait_note.find("clock"), std::string::npos);
+}
+
+// A named pp group of three ranks: the trace does not say which neighbour a kernel pairs with, so the
+// wait is the exposed time, and the note says why.
+TEST(PipelineStagesTest, LargerNamedGroupFallsBackToTheExposedTime) {
+  RankCommunication a = GpuRank(0, 100, "3", "[0, 1, 2]", P2pDirection::kSend, {{0, 30}});
+  RankCommunication b = GpuRank(1, 200, "3", "[0, 1, 2]", P2pDirection::kRecv, {{20, 10}});
+  for (RankCommunication* r : {&a, &b}) r->collectives[0].group_desc = "PIPELINE_MODEL_PARALLEL_GROUP";
+  const auto p = AnalyzePipelineStages({a, b});
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->inferred);
+  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 30.0 * kMs);
+  EXPECT_EQ(p->stages[0].p2p_wait_measure, P2pWaitMeasure::kExposed);
+  EXPECT_NE(p->p2p_wait_note.find("more than two ranks"), std::string::npos);
+}
+
+// Both ranks send and receive (an exchange, as sequence or context parallelism does): no chain.
+TEST(PipelineStagesTest, ExchangesInBothDirectionsAreNoChain) {
+  RankCommunication a = GpuRank(0, 100, "7", "[0, 1]", P2pDirection::kSend, {{0, 30}, {40, 5}});
+  RankCommunication b = GpuRank(1, 100, "7", "[0, 1]", P2pDirection::kRecv, {{20, 10}, {40, 5}});
+  a.collectives[1].direction = P2pDirection::kRecv;
+  b.collectives[1].direction = P2pDirection::kSend;
+  EXPECT_FALSE(AnalyzePipelineStages({a, b}));
+  // Unknown directions (a batched send and receive) tell nothing either.
+  a.collectives[1].direction = P2pDirection::kUnknown;
+  b.collectives[1].direction = P2pDirection::kUnknown;
+  EXPECT_FALSE(AnalyzePipelineStages({a, b}));
+}
+
+// Three ranks in a chain over two two-rank groups: 2 -> 0 -> 1 (stage order from who sends to whom, not
+// the rank ids).
+TEST(PipelineStagesTest, ChainOfThree) {
+  RankCommunication head = GpuRank(2, 100, "a", "[0, 2]", P2pDirection::kSend, {{0, 10}});
+  RankCommunication middle = GpuRank(0, 100, "a", "[0, 2]", P2pDirection::kRecv, {{0, 10}});
+  RankCommunication tail = GpuRank(1, 100, "b", "[0, 1]", P2pDirection::kRecv, {{5, 20}});
+  RankCommunication forward = GpuRank(0, 100, "b", "[0, 1]", P2pDirection::kSend, {{20, 5}});
+  middle.collectives.push_back(forward.collectives[0]);
+  const auto p = AnalyzePipelineStages({middle, tail, head});
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->stages.size(), 3u);
+  EXPECT_EQ(p->stages[0].ranks, (std::vector<int64_t>{2}));
+  EXPECT_EQ(p->stages[1].ranks, (std::vector<int64_t>{0}));
+  EXPECT_EQ(p->stages[2].ranks, (std::vector<int64_t>{1}));
+  EXPECT_EQ(p->pipeline_size, 3);
+  EXPECT_DOUBLE_EQ(p->stages[2].p2p_wait_ns_per_step, 15.0 * kMs);  // waits from 5 until rank 0 sends at 20
 }
 
 }  // namespace

@@ -375,14 +375,27 @@ void AppendDomains(const CrossRankCommunication& x, std::string* out) {
   }
 }
 
+// Where the stages come from: the groups that name them, or the p2p pattern.
+std::string PipelineSource(const PipelineAnalysis& p) {
+  return p.inferred ? fmt::format("{} stages inferred from the p2p pattern (rank A only sends to rank B, "
+                                  "B only receives from A: A is the earlier stage), no group names them",
+                                  p.stages.size())
+                    : fmt::format("\"{}\" groups of {} ranks", EscapeText(p.group_name), p.pipeline_size);
+}
+
 void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
   if (!p) return;
   *out += fmt::format(
-      "\npipeline stages (\"{}\" groups of {} ranks; per step, mean over each stage's ranks; step = Stage + Bubble; "
-      "p2p wait = communication.json's Wait Time of the send / receive / batchSendRecv operations (GPU: the pp "
-      "group's send / recv kernel time not hidden under compute); bubble = torch_npu's Bubble, else that wait; recomputed from trace_view.json where the rank has it, else "
-      "step_trace_time.csv's):\n",
-      EscapeText(p->group_name), p->pipeline_size);
+      "\npipeline stages ({}; per step, mean over each stage's ranks; step = Stage + Bubble; "
+      "p2p wait = communication.json's Wait Time of the send / receive / batchSendRecv operations (GPU: the part of "
+      "each send / recv kernel before its peer's matching kernel starts); bubble = torch_npu's Bubble, else that "
+      "wait; recomputed from trace_view.json where the rank has it, else step_trace_time.csv's):\n",
+      PipelineSource(*p));
+  if (!p->p2p_wait_note.empty()) {
+    *out += fmt::format("  p2p wait on some GPU ranks is their send / recv time not hidden under compute (wait and "
+                        "transfer), not the peer's start: {}\n",
+                        EscapeText(p->p2p_wait_note));
+  }
   *out += fmt::format("  {:<7}{:<18}{:>14}{:>14}{:>14}{:>14}\n", "stage", "ranks", "computing ms", "p2p wait ms",
                       "bubble ms", "step ms");
   for (const PipelineStage& s : p->stages) {
@@ -938,6 +951,7 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
   }
   w->BeginObject();
   w->Key("group_name").String(pipeline->group_name);
+  w->Key("inferred").Bool(pipeline->inferred);
   w->Key("pipeline_size").Int(pipeline->pipeline_size);
   w->Key("slowest_stage").Int(pipeline->slowest_stage);
   w->Key("fastest_stage").Int(pipeline->fastest_stage);
@@ -946,6 +960,12 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
   w->Key("bubble_share").Double(pipeline->bubble_share);
   w->Key("work_is_computing").Bool(pipeline->work_is_computing);
   w->Key("mean_work_us_per_step").Double(pipeline->mean_work_ns_per_step / 1e3);
+  w->Key("p2p_wait_note");
+  if (pipeline->p2p_wait_note.empty()) {
+    w->Null();
+  } else {
+    w->String(pipeline->p2p_wait_note);
+  }
   w->Key("stages").BeginArray();
   for (const PipelineStage& s : pipeline->stages) {
     w->BeginObject();
@@ -955,6 +975,7 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
     w->EndArray();
     w->Key("computing_us_per_step").Double(s.computing_ns_per_step / 1e3);
     w->Key("p2p_wait_us_per_step").Double(s.p2p_wait_ns_per_step / 1e3);
+    w->Key("p2p_wait_measure").String(P2pWaitMeasureName(s.p2p_wait_measure));
     w->Key("stage_us_per_step").Double(s.stage_ns_per_step / 1e3);
     w->Key("bubble_us_per_step").Double(s.bubble_ns_per_step / 1e3);
     w->Key("step_us_per_step").Double(s.step_ns_per_step / 1e3);
