@@ -23,10 +23,16 @@ schedule's fill / drain (PP - 1 micro-batches' worth) is left.
 --layout timeline writes the same directories with ASCEND_PROFILER_OUTPUT/trace_view.json too (Python
 ProfilerStep#N, CANN launches with HostToDevice flows to the AI_CORE tasks and to the HCCL ops), laid out as
 the model says: per micro-batch its compute task then its p2p op, then the all-reduce, then the gap.
---layout kineto writes the run as PyTorch profiler traces of CUDA + NCCL ranks (OUT/rank{r}.pt.trace.json):
-per micro-batch a compute kernel then an ncclDevKernel_SendRecv in the pp group (Process Group Description
-PIPELINE_MODEL_PARALLEL_GROUP, as Megatron names it), then the DP all-reduce; no gap between steps. There the
-p2p wait is the SendRecv time (wait and transfer: nothing hides it) and the step the device span.
+--layout kineto writes the run as PyTorch profiler traces of CUDA + NCCL ranks (OUT/rank{r}.pt.trace.json), a
+forward chain simulated on one timeline: per micro-batch stage s > 0 receives from s - 1, computes, and stage
+s < PP - 1 sends to s + 1 (ncclDevKernel_SendRecv, "Collective name" send / recv); a send and its receive start
+when each rank gets there and both end TRANSIT_MS after the later start; then the DP all-reduce; no gap between
+steps. The p2p kernels are in the pp group (Process Group Description PIPELINE_MODEL_PARALLEL_GROUP, as Megatron
+names it), or with --pg-names none in a two-rank group per neighbouring pair and every group's description
+"undefined" (as PyTorch writes unnamed groups), so that only the p2p pattern tells the stages. The p2p wait is
+the part of each p2p kernel before its peer's kernel starts where the pair is a two-rank group (PP = 2 or
+--pg-names none), else (a pp group of more ranks, whose p2p kernels do not say the peer) the p2p kernel time
+(wait and transfer: nothing hides it); the bubble is that wait and the step the device span.
 --layout cluster writes msprof-analyze's OUT/cluster_analysis_output/cluster_step_trace_time.csv: a rank row per
 rank and a stage row per stage (empty Step, Type "stage", Index the stage's ranks), as the receive export gives.
 
@@ -37,6 +43,7 @@ pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two v
 
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
                                   [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto]
+                                  [--pg-names pipeline|none]
 """
 import argparse
 import json
@@ -58,22 +65,72 @@ KERNEL_HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelera
 DP_HASH = "17522688603477080586"
 PP_HASH = "9876543210987654321"
 IMBALANCE = 0.10
+BUBBLE_SHARE = 0.10  # pipeline.bubble fires on a stage whose bubble is above this share of its step
 
 
 def stage_model(args):
     stage_ms = [float(v) for v in args.stage_ms.split(",")]
+    if args.layout == "kineto":
+        return kineto_model(args, stage_ms)
     pp = len(stage_ms)
     pipeline = max(stage_ms) * (1 + (pp - 1) / args.microbatches)
     stages = []
-    kineto = args.layout == "kineto"
     for s, compute in enumerate(stage_ms):
         wait = pipeline - compute
         p2p = wait + args.microbatches * TRANSIT_MS
-        bubble = p2p if args.wait_ops == "receive" or kineto else wait
+        bubble = p2p if args.wait_ops == "receive" else wait
         stages.append({"stage": s, "ranks": [s * args.dp + d for d in range(args.dp)], "computing_ms": compute,
-                       "p2p_wait_ms": p2p if kineto else wait, "p2p_ms": p2p, "bubble_ms": bubble,
-                       "step_ms": compute + p2p + ALLREDUCE_MS + (0 if kineto else FREE_MS)})
+                       "p2p_wait_ms": wait, "p2p_ms": p2p, "bubble_ms": bubble,
+                       "step_ms": compute + p2p + ALLREDUCE_MS + FREE_MS})
     return stages, pipeline
+
+
+def simulate_chain(args, stage_ms):
+    """The forward chain's kernels per stage, [(kind, start_ns, end_ns, wait_ns)] per step, and each step's start
+    and end per stage; every DP replica runs the same timeline."""
+    ns = lambda ms: round(ms * 1e6)
+    pp, m_count = len(stage_ms), args.microbatches
+    each_c = [ns(c / m_count) for c in stage_ms]
+    cursor = [1_000_000] * pp
+    kernels = [[[] for _ in range(args.steps)] for _ in range(pp)]
+    bounds = [[None] * args.steps for _ in range(pp)]
+    for k in range(args.steps):
+        starts = list(cursor)
+        for m in range(m_count):
+            for s in range(pp):
+                cursor[s] += each_c[s]
+                kernels[s][k].append(("compute", cursor[s] - each_c[s], cursor[s], 0))
+                if s < pp - 1:  # the send to s + 1 meets that stage's receive of this micro-batch
+                    send_at, recv_at = cursor[s], cursor[s + 1]
+                    end = max(send_at, recv_at) + ns(TRANSIT_MS)
+                    kernels[s][k].append(("send", send_at, end, max(recv_at - send_at, 0)))
+                    kernels[s + 1][k].append(("recv", recv_at, end, max(send_at - recv_at, 0)))
+                    cursor[s] = cursor[s + 1] = end
+        for s in range(pp):
+            kernels[s][k].append(("allreduce", cursor[s], cursor[s] + ns(ALLREDUCE_MS), 0))
+            cursor[s] += ns(ALLREDUCE_MS)
+            bounds[s][k] = (starts[s], cursor[s])
+    return kernels, bounds
+
+
+def peer_measured(args, pp):
+    """Whether tuneprof can pair each p2p kernel with its peer's: the pair is a two-rank group."""
+    return pp == 2 or args.pg_names == "none"
+
+
+def kineto_model(args, stage_ms):
+    kernels, bounds = simulate_chain(args, stage_ms)
+    pp = len(stage_ms)
+    stages = []
+    for s, compute in enumerate(stage_ms):
+        p2p = sum(e - b for step in kernels[s] for kind, b, e, _ in step if kind in ("send", "recv"))
+        wait = sum(w for step in kernels[s] for kind, _, _, w in step if kind in ("send", "recv"))
+        measured = (wait if peer_measured(args, pp) else p2p) / args.steps / 1e6
+        step = sum(end - start for start, end in bounds[s]) / args.steps / 1e6
+        stages.append({"stage": s, "ranks": [s * args.dp + d for d in range(args.dp)], "computing_ms": compute,
+                       "p2p_wait_ms": measured, "p2p_ms": p2p / args.steps / 1e6, "bubble_ms": measured,
+                       "step_ms": step})
+    return stages, max(stage_ms)
 
 
 def findings(stages):
@@ -88,8 +145,9 @@ def findings(stages):
                             "gain_ms": gain})
     else:
         for s in stages:
-            out.append({"id": "pipeline.bubble", "stage": s["stage"], "ranks": s["ranks"],
-                        "gain_ms": s["bubble_ms"] / 2})
+            if s["bubble_ms"] > BUBBLE_SHARE * s["step_ms"]:
+                out.append({"id": "pipeline.bubble", "stage": s["stage"], "ranks": s["ranks"],
+                            "gain_ms": s["bubble_ms"] / 2})
     return out
 
 
@@ -273,14 +331,23 @@ def kineto_flow(phase, ident, pid, tid, ts_ns):
     return e
 
 
-def kineto_rank(args, stage, rank, pp):
-    """One rank's Kineto trace (relative µs from baseTimeNanoseconds), as stage_model says."""
-    ns = lambda ms: round(ms * 1e6)
-    each_c = ns(stage["computing_ms"] / args.microbatches)
-    each_p = ns(stage["p2p_ms"] / args.microbatches)
-    step_ns = args.microbatches * (each_c + each_p) + ns(ALLREDUCE_MS)
-    pp_ranks = json.dumps([s * args.dp + rank % args.dp for s in range(pp)])
-    dp_ranks = json.dumps([stage["stage"] * args.dp + d for d in range(args.dp)])
+def kineto_groups(args, stage, rank, pp):
+    """(group name, description, ranks) of the pp group, or per neighbour with --pg-names none, and the DP group."""
+    d = rank % args.dp
+    named = args.pg_names == "pipeline"
+    pair = lambda a: (str(100 + a * args.dp + d), "undefined", json.dumps([a * args.dp + d, (a + 1) * args.dp + d]))
+    # Every group its own name, as PyTorch numbers them across the job: the cross-rank match keys on it.
+    pp_group = (str(10 + d), "PIPELINE_MODEL_PARALLEL_GROUP", json.dumps([s * args.dp + d for s in range(pp)]))
+    dp_group = (str(50 + stage), "DATA_PARALLEL_GROUP" if named else "undefined",
+                json.dumps([stage * args.dp + e for e in range(args.dp)]))
+    send_group = pp_group if named else pair(stage)
+    recv_group = pp_group if named else pair(stage - 1)
+    return send_group, recv_group, dp_group
+
+
+def kineto_rank(args, stage, rank, pp, kernels, bounds):
+    """One rank's Kineto trace (relative µs from baseTimeNanoseconds) of the simulated chain."""
+    s = stage["stage"]
     events, corr = [], rank * 1_000_000
 
     def launch(name, stream, start, dur, **kernel_args):
@@ -292,25 +359,24 @@ def kineto_rank(args, stage, rank, pp):
                                **kernel_args))
         events.append(kineto_flow("f", corr, 0, stream, start))
 
-    nccl = lambda collective, group, desc, ranks: {"Collective name": collective, "In msg nelems": 1048576,
-                                                   "Out msg nelems": 1048576, "Group size": len(json.loads(ranks)),
-                                                   "dtype": "BFloat16", "Process Group Name": group,
-                                                   "Process Group Description": desc, "Process Group Ranks": ranks}
-    t0 = 1_000_000
-    for k in range(args.steps):
-        start = t0 + k * step_ns
-        events.append(kineto_x("user_annotation", f"ProfilerStep#{k + 1}", 3000, start - 10000, step_ns))
-        t = start
-        for m in range(args.microbatches):
-            launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn", 7, t, each_c,
-                   grid=[512, 1, 1], block=[256, 1, 1])
-            t += each_c
-            launch("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 20, t, each_p,
-                   **nccl("send" if stage["stage"] < pp - 1 else "recv", "3", "PIPELINE_MODEL_PARALLEL_GROUP",
-                          pp_ranks))
-            t += each_p
-        launch("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 21, t, ns(ALLREDUCE_MS),
-               **nccl("allreduce", "5", "DATA_PARALLEL_GROUP", dp_ranks))
+    nccl = lambda collective, group: {"Collective name": collective, "In msg nelems": 1048576,
+                                      "Out msg nelems": 1048576, "Group size": len(json.loads(group[2])),
+                                      "dtype": "BFloat16", "Process Group Name": group[0],
+                                      "Process Group Description": group[1], "Process Group Ranks": group[2]}
+    send_group, recv_group, dp_group = kineto_groups(args, s, rank, pp)
+    for k, step in enumerate(kernels[s]):
+        start, end = bounds[s][k]
+        events.append(kineto_x("user_annotation", f"ProfilerStep#{k + 1}", 3000, start - 10000, end - start))
+        for kind, b, e, _ in step:
+            if kind == "compute":
+                launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn", 7, b, e - b,
+                       grid=[512, 1, 1], block=[256, 1, 1])
+            elif kind == "allreduce":
+                launch("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 21, b, e - b,
+                       **nccl("allreduce", dp_group))
+            else:
+                launch("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 20, b, e - b,
+                       **nccl(kind, send_group if kind == "send" else recv_group))
     return {"schemaVersion": 1,
             "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": pp * args.dp},
             "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
@@ -365,6 +431,8 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--wait-ops", choices=("batch", "receive"), default="batch")
     parser.add_argument("--layout", choices=("text", "timeline", "cluster", "kineto"), default="text")
+    parser.add_argument("--pg-names", choices=("pipeline", "none"), default="pipeline",
+                        help="kineto: name the pp group as Megatron does, or leave every group unnamed")
     args = parser.parse_args()
     if args.layout == "cluster":
         args.wait_ops = "receive"  # msprof-analyze's Bubble column comes from the receive ops
@@ -373,13 +441,14 @@ def main():
     if args.layout == "cluster":
         write_cluster(args, stages)
     elif args.layout == "kineto":
+        kernels, bounds = simulate_chain(args, [s["computing_ms"] for s in stages])
         for stage in stages:
             for rank in stage["ranks"]:
-                write(os.path.join(args.out, f"rank{rank}.pt.trace.json"),
-                      json.dumps(kineto_rank(args, stage, rank, len(stages)), separators=(",", ":")))
+                trace = kineto_rank(args, stage, rank, len(stages), kernels, bounds)
+                write(os.path.join(args.out, f"rank{rank}.pt.trace.json"), json.dumps(trace, separators=(",", ":")))
     else:
         write_text(args, stages, with_timeline=args.layout == "timeline")
-    print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pp": len(stages), "dp": args.dp,
+    print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pg_names": args.pg_names, "pp": len(stages), "dp": args.dp,
                       "microbatches": args.microbatches, "steps": 1 if args.layout == "cluster" else args.steps,
                       "stages": stages, "findings": findings(stages)}))
 
