@@ -377,8 +377,8 @@ void AppendDomains(const CrossRankCommunication& x, std::string* out) {
 
 // Where the stages come from: the groups that name them, or the p2p pattern.
 std::string PipelineSource(const PipelineAnalysis& p) {
-  return p.inferred ? fmt::format("{} stages inferred from the p2p pattern (rank A only sends to rank B, "
-                                  "B only receives from A: A is the earlier stage), no group names them",
+  return p.inferred ? fmt::format("{} stages inferred from the p2p pattern, as no group names them: each stage's "
+                                  "ranks only send to the next stage's, which only receive from them",
                                   p.stages.size())
                     : fmt::format("\"{}\" groups of {} ranks", EscapeText(p.group_name), p.pipeline_size);
 }

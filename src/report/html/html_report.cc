@@ -673,11 +673,12 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
   }
   if (const auto& p = comm.cross_rank.pipeline) {
     out += fmt::format(
-        "<p>Pipeline stages ({} groups of {} ranks): stage {} computes most and bounds the step; imbalance "
+        "<p>Pipeline stages ({}{} groups of {} ranks): stage {} computes most and bounds the step; imbalance "
         "{:.1f} % ((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "
         "steps.</p>\n<table><tr><th>stage</th><th>ranks</th><th>computing ms / step</th><th>p2p wait ms / step</th>"
         "<th>bubble ms / step</th><th>step ms / step</th></tr>\n",
-        E(p->group_name), p->pipeline_size, p->slowest_stage, 100 * p->imbalance, 100 * p->bubble_share);
+        p->inferred ? "inferred from the p2p pattern, as no group names them: " : "", E(p->group_name),
+        p->pipeline_size, p->slowest_stage, 100 * p->imbalance, 100 * p->bubble_share);
     for (const PipelineStage& st : p->stages) {
       out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
                          st.stage, RankRanges(st.ranks), st.computing_ns_per_step / 1e6, st.p2p_wait_ns_per_step / 1e6,
