@@ -13,6 +13,8 @@ Per case:
   steps, 15 %); the text shows the path even without matched collectives.
 - `analyze --json`: pipeline.stage_imbalance quotes the same gain as the what-if (15 %) and its title names
   the wait for the slowest stage's compute.
+- `annotate --merge` (runs with a timeline): a "pipeline critical path" process, one slice per step over the
+  bounding rank's step, as long as the path.
 - A balanced run: no wait charged to a stage, no gain.
 
 Usage: pipeline_critical_path_check.py TUNEPROF SOURCE_DIR
@@ -121,6 +123,22 @@ def check_finding(name, findings, paths, gain_ms):
         check("'s compute" in f["title"], f"{name}: the title charges the wait: {f['title']!r}")
 
 
+def check_merged(name, binary, root, tmp, paths):
+    """annotate --merge: a "pipeline critical path" process with each step over the bounding rank's window."""
+    out = tmp / (name + ".merged.json")
+    subprocess.run([binary, "annotate", "--merge", str(root), "-o", str(out)], capture_output=True, check=True,
+                   timeout=120, stdin=subprocess.DEVNULL)
+    events = json.loads(out.read_text())["traceEvents"]
+    pids = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+            and e["args"]["name"] == "pipeline critical path"}
+    check(len(pids) == 1, f"{name}: annotate --merge has one pipeline critical path process")
+    steps = [e for e in events if e.get("pid") in pids and e.get("tid") == 1 and e.get("ph") == "X"]
+    check(len(steps) == len(paths), f"{name}: {len(steps)} merged pipeline steps vs {len(paths)}")
+    for e, p in zip(sorted(steps, key=lambda e: e["ts"]), paths):
+        check(close(e["dur"], p["path_us"]), f"{name}: merged step {p['step']} {e['dur']:.1f} us vs {p['path_us']:.1f}")
+        check("stages balanced -" in e["name"], f"{name}: merged step names the what-if: {e['name']!r}")
+
+
 def main():
     binary, source = sys.argv[1], pathlib.Path(sys.argv[2])
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -135,6 +153,8 @@ def main():
             check(paths is not None, f"{name}: profile --critical-path gives the pipeline's path")
             check_path(name, paths or [], truth, gain_ms)
             check_finding(name, tuneprof(binary, "analyze", "--json", root)["findings"], paths or [], gain_ms)
+            if "--layout" in args:  # a timeline to draw the path on
+                check_merged(name, binary, root, tmp, paths or [])
             text = tuneprof(binary, "profile", "--critical-path", root, as_json=False)
             check("critical path through the pipeline stages" in text and "stages balanced: -" in text,
                   f"{name}: the text shows the pipeline's path")

@@ -201,6 +201,56 @@ MergedRankEvents RenderCriticalPathForMerge(const std::vector<CriticalLink>& lin
   return out;
 }
 
+MergedRankEvents RenderPipelinePathForMerge(const std::vector<PipelinePathStep>& steps,
+                                            const std::vector<PipelineStepWindow>& windows, int64_t pid,
+                                            int64_t origin_ns) {
+  MergedRankEvents out;
+  out.next_pid = pid + 1;
+  std::string body;
+  auto slice = [&](int tid, std::string_view name, int64_t start_ns, int64_t duration_ns) {
+    if (duration_ns <= 0) return;
+    body += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";
+    AppendQuoted(name, &body);
+    body += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+    AppendUs(start_ns - origin_ns, &body);
+    body += ",\"dur\":";
+    AppendUs(duration_ns, &body);
+    body += "}";
+    ++out.events;
+  };
+  for (const PipelinePathStep& s : steps) {
+    auto window = std::find_if(windows.begin(), windows.end(),
+                               [&](const PipelineStepWindow& w) { return s.step && w.step == *s.step; });
+    if (window == windows.end()) continue;
+    slice(1,
+          fmt::format("step {}: stage {} bounds it; stages balanced -{:.3f} ms", window->step, s.bounding_stage,
+                      static_cast<double>(s.balanced_gain_ns) / 1e6),
+          window->start_ns, window->end_ns - window->start_ns);
+    int64_t at = window->start_ns;
+    for (const PipelineSegment& seg : s.segments) {
+      slice(2, fmt::format("stage {}: {}", seg.stage, seg.what), at, seg.ns);
+      at += std::max<int64_t>(seg.ns, 0);
+    }
+    at = window->start_ns;
+    for (const PipelineStageWait& w : s.waits) {
+      slice(3, fmt::format("stage {} waits for stage {}'s compute", w.stage, s.bounding_stage), at, w.for_bounding_ns);
+      at += std::max<int64_t>(w.for_bounding_ns, 0);
+      slice(3, fmt::format("stage {}: fill / drain", w.stage), at, w.fill_drain_ns);
+      at += std::max<int64_t>(w.fill_drain_ns, 0);
+    }
+  }
+  if (out.events == 0) return out;
+  out.json = fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"pipeline critical path"}}}})",
+                         pid);
+  for (const auto& [tid, name] : {std::pair{1, "step (bounding stage)"}, std::pair{2, "bounding stage's chain"},
+                                  std::pair{3, "other stages' waits"}}) {
+    out.json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n",
+                            pid, tid, name);
+  }
+  out.json += body;
+  return out;
+}
+
 std::string MergedTraceTail(uint64_t ranks, int64_t origin_ns, const std::vector<int64_t>& offsets_ns) {
   std::string offsets;
   for (int64_t offset : offsets_ns) offsets += (offsets.empty() ? "" : ",") + std::to_string(offset);
