@@ -1,6 +1,7 @@
 #include "analysis/comm/critical_path.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <utility>
@@ -63,10 +64,15 @@ struct StageStepSums {
 using StageSums = std::map<int64_t, StageStepSums>;  // stage -> its sums
 
 std::map<int64_t, StageSums> SumStagesPerStep(const PipelineAnalysis& pipeline, const std::vector<RankBreakdown>& ranks) {
+  std::map<int64_t, const PipelineStage*> stage_of;  // rank -> its stage: one look-up per rank
+  for (const PipelineStage& stage : pipeline.stages) {
+    for (int64_t rank : stage.ranks) stage_of.emplace(rank, &stage);
+  }
   std::map<int64_t, StageSums> by_step;
   for (const RankBreakdown& rank : ranks) {
-    const PipelineStage* stage = StageOfRank(pipeline, rank.rank);
-    if (stage == nullptr) continue;
+    const auto found = stage_of.find(rank.rank);
+    if (found == stage_of.end()) continue;
+    const PipelineStage* stage = found->second;
     const bool own_bubbles = rank.total.bubble_ns > 0;
     for (const StepBreakdown& step : rank.steps) {
       if (!step.step) continue;
@@ -84,7 +90,12 @@ double WorkOf(const PipelineAnalysis& pipeline, const StageStepSums& s) {
   return s.mean(pipeline.work_is_computing ? s.computing_ns : s.step_ns - s.bubble_ns);
 }
 
-int64_t Ns(double ns) { return static_cast<int64_t>(ns + 0.5); }
+// Rounded, and saturated: times from a hostile trace may sum beyond what an int64 holds.
+int64_t Ns(double ns) {
+  constexpr double kLimit = 9.0e18;
+  if (std::isnan(ns)) return 0;
+  return static_cast<int64_t>(std::clamp(ns, -kLimit, kLimit) + (ns < 0 ? -0.5 : 0.5));
+}
 
 PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step, const StageSums& stages) {
   PipelinePathStep out;

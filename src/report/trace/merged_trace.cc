@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <utility>
@@ -221,22 +222,23 @@ MergedRankEvents RenderPipelinePathForMerge(const std::vector<PipelinePathStep>&
   for (const PipelinePathStep& s : steps) {
     auto window = std::find_if(windows.begin(), windows.end(),
                                [&](const PipelineStepWindow& w) { return s.step && w.step == *s.step; });
-    if (window == windows.end()) continue;
+    if (window == windows.end() || window->end_ns <= window->start_ns) continue;
     slice(1,
           fmt::format("step {}: stage {} bounds it; stages balanced -{:.3f} ms", window->step, s.bounding_stage,
                       static_cast<double>(s.balanced_gain_ns) / 1e6),
           window->start_ns, window->end_ns - window->start_ns);
+    // Laid end to end from the step's start and cut at its end, so that no sum runs past the window.
     int64_t at = window->start_ns;
-    for (const PipelineSegment& seg : s.segments) {
-      slice(2, fmt::format("stage {}: {}", seg.stage, seg.what), at, seg.ns);
-      at += std::max<int64_t>(seg.ns, 0);
-    }
+    auto next = [&](int tid, const std::string& name, int64_t ns) {
+      const int64_t length = std::min(ns, window->end_ns - at);
+      slice(tid, name, at, length);
+      if (length > 0) at += length;
+    };
+    for (const PipelineSegment& seg : s.segments) next(2, fmt::format("stage {}: {}", seg.stage, seg.what), seg.ns);
     at = window->start_ns;
     for (const PipelineStageWait& w : s.waits) {
-      slice(3, fmt::format("stage {} waits for stage {}'s compute", w.stage, s.bounding_stage), at, w.for_bounding_ns);
-      at += std::max<int64_t>(w.for_bounding_ns, 0);
-      slice(3, fmt::format("stage {}: fill / drain", w.stage), at, w.fill_drain_ns);
-      at += std::max<int64_t>(w.fill_drain_ns, 0);
+      next(3, fmt::format("stage {} waits for stage {}'s compute", w.stage, s.bounding_stage), w.for_bounding_ns);
+      next(3, fmt::format("stage {}: fill / drain", w.stage), w.fill_drain_ns);
     }
   }
   if (out.events == 0) return out;
