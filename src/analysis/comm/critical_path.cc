@@ -63,7 +63,8 @@ struct StageStepSums {
 
 using StageSums = std::map<int64_t, StageStepSums>;  // stage -> its sums
 
-std::map<int64_t, StageSums> SumStagesPerStep(const PipelineAnalysis& pipeline, const std::vector<RankBreakdown>& ranks) {
+std::map<int64_t, StageSums> SumStagesPerStep(const PipelineAnalysis& pipeline,
+                                              const std::vector<RankBreakdown>& ranks) {
   std::map<int64_t, const PipelineStage*> stage_of;  // rank -> its stage: one look-up per rank
   for (const PipelineStage& stage : pipeline.stages) {
     for (int64_t rank : stage.ranks) stage_of.emplace(rank, &stage);

@@ -242,8 +242,8 @@ MergedRankEvents RenderPipelinePathForMerge(const std::vector<PipelinePathStep>&
     }
   }
   if (out.events == 0) return out;
-  out.json = fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"pipeline critical path"}}}})",
-                         pid);
+  out.json = fmt::format(
+      R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"pipeline critical path"}}}})", pid);
   for (const auto& [tid, name] : {std::pair{1, "step (bounding stage)"}, std::pair{2, "bounding stage's chain"},
                                   std::pair{3, "other stages' waits"}}) {
     out.json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n",
