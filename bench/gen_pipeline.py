@@ -37,8 +37,10 @@ the part of each p2p kernel before its peer's kernel starts where the pair is a 
 rank and a stage row per stage (empty Step, Type "stage", Index the stage's ranks), as the receive export gives.
 
 Truth (per step, ms): per stage computing, p2p wait, bubble (= the wait), step; and the findings the run calls for:
-pipeline.stage_imbalance on each stage that waits for a slower one (gain: the wait equal stages remove,
-min(wait, max compute - its compute)) when the stages differ by more than 10 % of the slowest, else
+pipeline.stage_imbalance on each stage that waits for a slower one when the stages differ by more than 10 % of
+the slowest (gain: what the step loses were every stage to compute the mean stage's compute, by the model above
+(max - mean) x (1 + (PP - 1) / MICROBATCHES), at most the stage's bubble; and the part of its wait charged to the
+slowest stage's compute, min(bubble, max compute - its compute)), else
 pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two virtual stages remove).
 
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
@@ -133,16 +135,23 @@ def kineto_model(args, stage_ms):
     return stages, max(stage_ms)
 
 
-def findings(stages):
+def balanced_gain_ms(args, stages):
+    """The step the model above loses were every stage to compute the mean stage's compute."""
+    computes = [s["computing_ms"] for s in stages]
+    mean = sum(computes) / len(computes)
+    return (max(computes) - mean) * (1 + (len(stages) - 1) / args.microbatches)
+
+
+def findings(args, stages):
     computes = [s["computing_ms"] for s in stages]
     slowest = max(computes)
     out = []
     if (slowest - min(computes)) / slowest > IMBALANCE:
         for s in stages:
             if s["computing_ms"] < slowest:
-                gain = min(s["bubble_ms"], slowest - s["computing_ms"])
+                gain = min(s["bubble_ms"], balanced_gain_ms(args, stages))
                 out.append({"id": "pipeline.stage_imbalance", "stage": s["stage"], "ranks": s["ranks"],
-                            "gain_ms": gain})
+                            "gain_ms": gain, "wait_for_slowest_ms": min(s["bubble_ms"], slowest - s["computing_ms"])})
     else:
         for s in stages:
             if s["bubble_ms"] > BUBBLE_SHARE * s["step_ms"]:
@@ -450,7 +459,8 @@ def main():
         write_text(args, stages, with_timeline=args.layout == "timeline")
     print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pg_names": args.pg_names, "pp": len(stages), "dp": args.dp,
                       "microbatches": args.microbatches, "steps": 1 if args.layout == "cluster" else args.steps,
-                      "stages": stages, "findings": findings(stages)}))
+                      "stages": stages, "balanced_gain_ms": balanced_gain_ms(args, stages),
+                      "findings": findings(args, stages)}))
 
 
 if __name__ == "__main__":

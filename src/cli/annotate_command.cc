@@ -56,6 +56,26 @@ Result<std::vector<Trace>> ImportText(const std::string& path, const std::string
 
 namespace {
 
+// The pipeline's path per step, drawn over the windows its bounding stage's first rank spent on each step
+// (aligned: each rank's correction taken out).
+MergedRankEvents PipelinePathForMerge(const PipelineAnalysis& pipeline, const std::vector<RankBreakdown>& ranks,
+                                      const std::vector<int64_t>& corrections, int64_t pid, int64_t origin) {
+  const std::vector<PipelinePathStep> path = PipelineCriticalPath(pipeline, ranks);
+  std::vector<PipelineStepWindow> windows;
+  for (const PipelinePathStep& step : path) {
+    for (size_t r = 0; r < ranks.size() && step.step; ++r) {
+      if (ranks[r].rank != step.bounding_ranks.front()) continue;
+      for (const StepBreakdown& s : ranks[r].steps) {
+        if (s.step != step.step || s.device_start_ns == kNoId || s.device_end_ns == kNoId) continue;
+        windows.push_back(PipelineStepWindow{*step.step, s.device_start_ns - corrections[r],
+                                             s.device_end_ns - corrections[r]});
+      }
+      break;
+    }
+  }
+  return RenderPipelinePathForMerge(path, windows, pid, origin);
+}
+
 // The merged timeline of a run (report/trace/merged_trace.h): a first pass reads every rank's
 // communication on all cores for the clock offsets (bounded memory, as `comm`), a second writes one
 // rank at a time, with its diagnosis, into the output as it goes.
@@ -94,6 +114,8 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   int64_t pid = 1, flow = 1;
   uint64_t events = 0, diagnosis = 0;
   bool first = true;
+  std::vector<RankBreakdown> staged;  // pipeline runs: each rank's steps, for the pipeline's path
+  std::vector<int64_t> staged_corrections;
   for (size_t f = 0; f < run->files.size() && written.ok(); ++f) {
     if (ranks_of_file[f].empty()) continue;  // skipped, with its warning, by the first pass
     auto traces = ImportFileRanks(run->files[f]);
@@ -106,8 +128,14 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
       const MergedRankEvents own = RenderRankForMerge(trace, placement);
       const AnnotationPlacement where{own.next_pid, origin + corrections[r],
                                       fmt::format("rank {}: tuneprof diagnosis", rank)};
+      const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+      if (run->analysis.cross_rank.pipeline) {
+        staged.push_back(breakdown);
+        staged.back().rank = rank;
+        staged_corrections.push_back(corrections[r]);
+      }
       const AnnotationEvents added = BuildAnnotationEvents(
-          trace, ComputeTimeBreakdown(trace), AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)),
+          trace, breakdown, AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)),
           AdvisorResult(), &where);
       written = file.Write((first ? "" : ",\n") + own.json);
       if (written.ok() && !added.json.empty()) written = file.Write(",\n" + added.json);
@@ -121,6 +149,12 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   const MergedRankEvents path = RenderCriticalPathForMerge(run->analysis.cross_rank.critical_links, pid, origin);
   if (written.ok() && !path.json.empty()) written = file.Write((first ? "" : ",\n") + path.json);
   events += path.events;
+  if (run->analysis.cross_rank.pipeline && written.ok()) {
+    const MergedRankEvents stages = PipelinePathForMerge(*run->analysis.cross_rank.pipeline, staged,
+                                                         staged_corrections, path.next_pid, origin);
+    if (!stages.json.empty()) written = file.Write((first && path.json.empty() ? "" : ",\n") + stages.json);
+    events += stages.events;
+  }
   if (written.ok()) written = file.Write(MergedTraceTail(ranks, origin, corrections));
   if (written.ok()) written = file.Commit();
   if (!written.ok()) return ReportError(written);

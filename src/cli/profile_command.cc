@@ -154,6 +154,9 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
     comm.command = "profile --critical-path";
     TP_ASSIGN_OR_RETURN(const CommRun run, AnalyzeRunCommunication(options.paths, comm));
     result.critical_path = CriticalPathPerStep(run.analysis.cross_rank.critical_links);
+    if (run.analysis.cross_rank.pipeline) {
+      result.pipeline_path = PipelineCriticalPath(*run.analysis.cross_rank.pipeline, result.ranks);
+    }
   }
   if (options.json) {
     PrintJson([&](JsonWriter* w) { WriteProfileJson(result, warnings, w); });

@@ -1,6 +1,7 @@
 #include "analysis/comm/critical_path.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <utility>
@@ -53,7 +54,95 @@ CriticalPathStep PathOf(std::optional<int64_t> step, std::vector<CriticalLink> l
   return out;
 }
 
+// One stage in one step: sums over its ranks that have the step.
+struct StageStepSums {
+  double computing_ns = 0, bubble_ns = 0, step_ns = 0;
+  int64_t ranks = 0;
+  double mean(double sum) const { return sum / static_cast<double>(ranks); }
+};
+
+using StageSums = std::map<int64_t, StageStepSums>;  // stage -> its sums
+
+std::map<int64_t, StageSums> SumStagesPerStep(const PipelineAnalysis& pipeline,
+                                              const std::vector<RankBreakdown>& ranks) {
+  std::map<int64_t, const PipelineStage*> stage_of;  // rank -> its stage: one look-up per rank
+  for (const PipelineStage& stage : pipeline.stages) {
+    for (int64_t rank : stage.ranks) stage_of.emplace(rank, &stage);
+  }
+  std::map<int64_t, StageSums> by_step;
+  for (const RankBreakdown& rank : ranks) {
+    const auto found = stage_of.find(rank.rank);
+    if (found == stage_of.end()) continue;
+    const PipelineStage* stage = found->second;
+    const bool own_bubbles = rank.total.bubble_ns > 0;
+    for (const StepBreakdown& step : rank.steps) {
+      if (!step.step) continue;
+      StageStepSums& sums = by_step[*step.step][stage->stage];
+      sums.computing_ns += static_cast<double>(step.computing_ns);
+      sums.bubble_ns += own_bubbles ? static_cast<double>(step.bubble_ns) : stage->bubble_ns_per_step;
+      sums.step_ns += static_cast<double>(step.wall_ns);
+      ++sums.ranks;
+    }
+  }
+  return by_step;
+}
+
+double WorkOf(const PipelineAnalysis& pipeline, const StageStepSums& s) {
+  return s.mean(pipeline.work_is_computing ? s.computing_ns : s.step_ns - s.bubble_ns);
+}
+
+// Rounded, and saturated: times from a hostile trace may sum beyond what an int64 holds.
+int64_t Ns(double ns) {
+  constexpr double kLimit = 9.0e18;
+  if (std::isnan(ns)) return 0;
+  return static_cast<int64_t>(std::clamp(ns, -kLimit, kLimit) + (ns < 0 ? -0.5 : 0.5));
+}
+
+PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step, const StageSums& stages) {
+  PipelinePathStep out;
+  out.step = step;
+  double mean_work = 0;
+  const StageSums::value_type* bounding = &*stages.begin();
+  for (const auto& entry : stages) {
+    mean_work += WorkOf(pipeline, entry.second);
+    if (WorkOf(pipeline, entry.second) > WorkOf(pipeline, bounding->second)) bounding = &entry;
+  }
+  mean_work /= static_cast<double>(stages.size());
+  const StageStepSums& b = bounding->second;
+  const double work = WorkOf(pipeline, b);
+  out.bounding_stage = bounding->first;
+  out.bounding_ranks = StageNumbered(pipeline, bounding->first).ranks;
+  const double computing = b.mean(b.computing_ns), bubble = b.mean(b.bubble_ns), step_ns = b.mean(b.step_ns);
+  out.segments.push_back(PipelineSegment{out.bounding_stage, pipeline.work_is_computing ? "computing" : "stage time",
+                                         Ns(pipeline.work_is_computing ? computing : work)});
+  out.segments.push_back(PipelineSegment{out.bounding_stage, "bubble (the schedule's fill / drain)", Ns(bubble)});
+  const double rest = step_ns - bubble - (pipeline.work_is_computing ? computing : work);
+  if (rest > 0) {
+    out.segments.push_back(
+        PipelineSegment{out.bounding_stage, "rest of its step (exposed communication, free)", Ns(rest)});
+  }
+  out.path_ns = Ns(step_ns);
+  for (const auto& [stage, sums] : stages) {
+    if (stage == out.bounding_stage) continue;
+    const double own_bubble = sums.mean(sums.bubble_ns);
+    const double charged = WaitForSlowestNs(WorkOf(pipeline, sums), own_bubble, work);
+    out.waits.push_back(PipelineStageWait{stage, StageNumbered(pipeline, stage).ranks, Ns(own_bubble), Ns(charged),
+                                          Ns(own_bubble - charged)});
+  }
+  out.balanced_gain_ns = std::min(out.path_ns, Ns(BalancedStagesGainNs(work, bubble, mean_work)));
+  return out;
+}
+
 }  // namespace
+
+std::vector<PipelinePathStep> PipelineCriticalPath(const PipelineAnalysis& pipeline,
+                                                   const std::vector<RankBreakdown>& ranks) {
+  std::vector<PipelinePathStep> out;
+  for (const auto& [step, stages] : SumStagesPerStep(pipeline, ranks)) {
+    if (stages.size() >= 2) out.push_back(PipelineStepPath(pipeline, step, stages));
+  }
+  return out;
+}
 
 std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> links) {
   std::map<int64_t, std::vector<CriticalLink>> by_step;

@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/comm/lead_in.h"
+#include "analysis/comm/pipeline_stages.h"
 
 namespace tuneprof {
 
@@ -49,5 +51,41 @@ struct CriticalPathStep {
 
 // One entry per step that has matched collectives with lead-ins, in step order (steps unknown last).
 std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> links);
+
+// Pipeline runs (pipeline_stages.h), with or without matched collectives: every micro-batch passes every
+// stage, so each step is bounded by the stage that computes most in it. Per step the path runs through
+// that stage (the mean of its ranks): its computing, its own bubble (the schedule's fill and drain), the
+// rest of its step (exposed communication, free). Every other stage's bubble is charged once: to the
+// bounding stage's compute, min(its bubble, bounding work - its own), the rest to fill and drain.
+// What-if "stages balanced" (BalancedStagesGainNs): every stage computing the mean stage's work that step.
+struct PipelineSegment {
+  int64_t stage = 0;
+  std::string what;  // "computing", "bubble (fill / drain)", "rest of the step (exposed communication, free)"
+  int64_t ns = 0;
+};
+
+struct PipelineStageWait {
+  int64_t stage = 0;
+  std::vector<int64_t> ranks;
+  int64_t bubble_ns = 0;           // its wait this step, mean over its ranks
+  int64_t for_bounding_ns = 0;     // charged to the bounding stage's compute
+  int64_t fill_drain_ns = 0;       // the rest: the schedule's
+};
+
+struct PipelinePathStep {
+  std::optional<int64_t> step;
+  int64_t bounding_stage = 0;
+  std::vector<int64_t> bounding_ranks;
+  std::vector<PipelineSegment> segments;
+  int64_t path_ns = 0;  // the bounding stage's step
+  std::vector<PipelineStageWait> waits;  // the other stages, in stage order
+  int64_t balanced_gain_ns = 0;          // what-if "stages balanced", at most path_ns
+};
+
+// One entry per step that at least two stages' ranks have, in step order. Per step, a rank's bubble is its
+// step table's where the rank has one (torch_npu); else the stage's mean bubble per step (GPU ranks: the pp
+// group's exposed p2p time, known only over the whole run). O(ranks x steps x log steps).
+std::vector<PipelinePathStep> PipelineCriticalPath(const PipelineAnalysis& pipeline,
+                                                   const std::vector<RankBreakdown>& ranks);
 
 }  // namespace tuneprof

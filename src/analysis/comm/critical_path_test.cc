@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <vector>
+
 namespace tuneprof {
 namespace {
 
@@ -50,6 +53,71 @@ TEST(CriticalPathTest, ChainsTheLastArrivalsWorkAndTheCollectivesPerStep) {
   EXPECT_EQ(steps[1].on_time_gain_ns, 0);
   EXPECT_FALSE(steps[2].step.has_value());
   ASSERT_EQ(steps[2].segments.size(), 1u);  // no lead-in: the collective alone
+}
+
+// Two stages of one rank each; stage 1 computes 40 ms a step, stage 0 20 ms (times in ms).
+PipelineAnalysis TwoStages() {
+  PipelineAnalysis p;
+  for (int64_t stage : {0, 1}) {
+    PipelineStage s;
+    s.stage = stage;
+    s.ranks = {stage};
+    s.bubble_ns_per_step = stage == 0 ? 30e6 : 10e6;
+    p.stages.push_back(s);
+  }
+  p.slowest_stage = 1;
+  return p;
+}
+
+RankBreakdown StagedRank(int64_t rank, std::vector<std::array<int64_t, 3>> computing_bubble_wall_ms, bool bubbles) {
+  RankBreakdown r;
+  r.rank = rank;
+  int64_t n = 0;
+  for (const auto& [computing, bubble, wall] : computing_bubble_wall_ms) {
+    StepBreakdown s;
+    s.step = ++n;
+    s.computing_ns = computing * 1'000'000;
+    s.bubble_ns = bubbles ? bubble * 1'000'000 : 0;
+    s.wall_ns = wall * 1'000'000;
+    r.total.bubble_ns += s.bubble_ns;
+    r.steps.push_back(s);
+  }
+  return r;
+}
+
+TEST(CriticalPathTest, PipelineStepsRunThroughTheStageThatComputesMost) {
+  const std::vector<RankBreakdown> ranks = {StagedRank(0, {{20, 30, 52}, {20, 25, 47}}, true),
+                                            StagedRank(1, {{40, 10, 52}, {18, 28, 47}}, true)};
+  const std::vector<PipelinePathStep> path = PipelineCriticalPath(TwoStages(), ranks);
+  ASSERT_EQ(path.size(), 2u);
+  const PipelinePathStep& first = path[0];
+  EXPECT_EQ(first.step, 1);
+  EXPECT_EQ(first.bounding_stage, 1);
+  EXPECT_EQ(first.bounding_ranks, (std::vector<int64_t>{1}));
+  EXPECT_EQ(first.path_ns, 52'000'000);
+  ASSERT_EQ(first.segments.size(), 3u);  // computing 40, fill / drain 10, the rest 2
+  EXPECT_EQ(first.segments[0].ns, 40'000'000);
+  EXPECT_EQ(first.segments[1].ns, 10'000'000);
+  EXPECT_EQ(first.segments[2].ns, 2'000'000);
+  ASSERT_EQ(first.waits.size(), 1u);
+  EXPECT_EQ(first.waits[0].bubble_ns, 30'000'000);
+  EXPECT_EQ(first.waits[0].for_bounding_ns, 20'000'000);  // 40 - 20
+  EXPECT_EQ(first.waits[0].fill_drain_ns, 10'000'000);
+  EXPECT_EQ(first.balanced_gain_ns, 12'500'000);  // (40 - 30) x (40 + 10) / 40
+  // Step 2: stage 0 computes more, so it bounds that step; stage 1's bubble is under the difference.
+  EXPECT_EQ(path[1].bounding_stage, 0);
+  EXPECT_EQ(path[1].waits[0].for_bounding_ns, 2'000'000);
+}
+
+TEST(CriticalPathTest, PipelineBubblesFromTheStageWhereRanksHaveNone) {
+  // GPU ranks: no bubble in the step tables; the stage's mean bubble per step stands for it.
+  const std::vector<RankBreakdown> ranks = {StagedRank(0, {{20, 0, 52}}, false), StagedRank(1, {{40, 0, 52}}, false)};
+  const std::vector<PipelinePathStep> path = PipelineCriticalPath(TwoStages(), ranks);
+  ASSERT_EQ(path.size(), 1u);
+  EXPECT_EQ(path[0].segments[1].ns, 10'000'000);
+  EXPECT_EQ(path[0].waits[0].bubble_ns, 30'000'000);
+  // A step only one stage has is no pipeline step.
+  EXPECT_TRUE(PipelineCriticalPath(TwoStages(), {ranks[0]}).empty());
 }
 
 }  // namespace

@@ -314,6 +314,24 @@ void Average(PipelineStage* s) {
   s->stage_ns_per_step = s->step_ns_per_step - s->bubble_ns_per_step;
 }
 
+// Each stage's bubble charged once (pipeline_stages.h), and the what-if of balanced stages.
+void ChargeWaits(PipelineAnalysis* out) {
+  PipelineStage* slowest = nullptr;
+  for (PipelineStage& s : out->stages) {
+    if (s.stage == out->slowest_stage) slowest = &s;
+  }
+  for (PipelineStage& s : out->stages) {
+    if (&s != slowest) {
+      s.wait_for_slowest_ns_per_step =
+          WaitForSlowestNs(s.work_ns_per_step, s.bubble_ns_per_step, slowest->work_ns_per_step);
+      slowest->holds_up_ns_per_step += s.wait_for_slowest_ns_per_step;
+    }
+    s.fill_drain_ns_per_step = s.bubble_ns_per_step - s.wait_for_slowest_ns_per_step;
+  }
+  out->balanced_gain_ns_per_step =
+      BalancedStagesGainNs(slowest->work_ns_per_step, slowest->bubble_ns_per_step, out->mean_work_ns_per_step);
+}
+
 void Compare(PipelineAnalysis* out) {
   out->work_is_computing = std::any_of(out->stages.begin(), out->stages.end(),
                                        [](const PipelineStage& s) { return s.computing_ns_per_step > 0; });
@@ -332,6 +350,7 @@ void Compare(PipelineAnalysis* out) {
     out->imbalance = (slowest.work_ns_per_step - fastest.work_ns_per_step) / slowest.work_ns_per_step;
   }
   out->uneven = out->imbalance > kStageImbalanceThreshold;
+  ChargeWaits(out);
 }
 
 
@@ -408,6 +427,16 @@ double GpuPipelineWaitNsPerStep(const PipelineAnalysis& pipeline, int64_t rank) 
     if (w.rank == rank) return w.wait_ns_per_step;
   }
   return 0;
+}
+
+double BalancedStagesGainNs(double slowest_work_ns, double slowest_bubble_ns, double mean_work_ns) {
+  if (slowest_work_ns <= 0 || mean_work_ns >= slowest_work_ns) return 0;
+  const double fill_drain_factor = (slowest_work_ns + std::max(slowest_bubble_ns, 0.0)) / slowest_work_ns;
+  return (slowest_work_ns - mean_work_ns) * fill_drain_factor;
+}
+
+double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest_work_ns) {
+  return std::clamp(slowest_work_ns - own_work_ns, 0.0, std::max(own_bubble_ns, 0.0));
 }
 
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank) {

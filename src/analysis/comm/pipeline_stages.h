@@ -25,6 +25,15 @@
 // pipeline is uneven above kStageImbalanceThreshold. Where no rank has a computing time, the Stage time
 // (step - bubble) stands for it.
 //
+// Each stage's wait is charged once, to what caused it: a stage that works less than the slowest waits
+// min(its bubble, slowest work - its own) a step for the slowest stage's compute; the rest of its bubble,
+// and the slowest stage's whole bubble, is the schedule's fill and drain, which no stage causes.
+//
+// What-if "stages balanced" (every stage works the mean stage's work): the step is the slowest stage's
+// work plus its fill and drain, and the fill and drain scale with a micro-batch's time, so the step shrinks
+// by (slowest - mean work) x (slowest work + its bubble) / slowest work, never by more than its own bubble
+// on a waiting stage.
+//
 // Cost: O(ranks × (groups + communication ops) per rank + p2p kernels × log(p2p kernels)).
 #include <cstdint>
 #include <optional>
@@ -59,6 +68,12 @@ struct PipelineStage {
   double step_ns_per_step = 0;   // Stage + Bubble
   double stage_ns_per_step = 0;  // step - bubble: torch_npu's Stage
   double work_ns_per_step = 0;   // computing, or Stage where no stage has a computing time
+  // Its bubble charged once: to the slowest stage's compute (0 on the slowest stage), and to the
+  // schedule's fill and drain (the rest).
+  double wait_for_slowest_ns_per_step = 0;
+  double fill_drain_ns_per_step = 0;
+  // On the slowest stage: Σ over the other stages of their wait charged to it (each stage's mean rank).
+  double holds_up_ns_per_step = 0;
   // The measure every rank of the stage used; kExposed where any GPU rank fell back to it.
   P2pWaitMeasure p2p_wait_measure = P2pWaitMeasure::kNone;
 };
@@ -86,7 +101,18 @@ struct PipelineAnalysis {
   std::vector<RankPipelineWait> gpu_waits;  // ranks with p2p kernels in the pp group, in input order
   // Why some GPU rank's wait is the exposed time rather than the peer's start (the first such rank); "".
   std::string p2p_wait_note;
+  // What-if "stages balanced": the step the slowest stage bounds would shrink by this, per step.
+  double balanced_gain_ns_per_step = 0;
 };
+
+// The what-if "stages balanced" on one step: the slowest stage works `slowest_work_ns` and waits
+// `slowest_bubble_ns` (its fill and drain), the stages work `mean_work_ns` on average. The step's gain
+// were every stage to work the mean: (slowest - mean) x (slowest + its bubble) / slowest, 0 when the
+// slowest stage does no work.
+double BalancedStagesGainNs(double slowest_work_ns, double slowest_bubble_ns, double mean_work_ns);
+
+// The part of a stage's bubble that waits for the slowest stage's compute: min(bubble, slowest work - own).
+double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest_work_ns);
 
 // nullopt without pp groups (named or from the p2p pattern), or when fewer than two stages have ranks
 // with steps in the input. `clocks` as AnalyzeAcrossRanks estimated them, in the order of `ranks` (empty:

@@ -46,6 +46,30 @@ TEST(PipelineStagesTest, StagesFromThePpGroups) {
   EXPECT_DOUBLE_EQ(p->bubble_share, 100.0 / 550.0);
 }
 
+TEST(PipelineStagesTest, WaitsChargedOnceAndTheBalancedWhatIf) {
+  const auto p =
+      AnalyzePipelineStages({Rank(0, 60, 110, 40), Rank(1, 70, 120, 50), Rank(2, 100, 160, 10), Rank(3, 100, 160, 0)});
+  ASSERT_TRUE(p);
+  // Stage 0 works 65 ms against stage 1's 100 and waits 45: 35 for stage 1's compute, 10 fill and drain.
+  EXPECT_DOUBLE_EQ(p->stages[0].wait_for_slowest_ns_per_step, 35.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[0].fill_drain_ns_per_step, 10.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[0].holds_up_ns_per_step, 0);
+  EXPECT_DOUBLE_EQ(p->stages[1].wait_for_slowest_ns_per_step, 0);
+  EXPECT_DOUBLE_EQ(p->stages[1].fill_drain_ns_per_step, 5.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[1].holds_up_ns_per_step, 35.0 * kMs);
+  // Balanced at 82.5 ms: (100 - 82.5) x (100 + 5) / 100.
+  EXPECT_DOUBLE_EQ(p->balanced_gain_ns_per_step, 17.5 * 1.05 * kMs);
+}
+
+TEST(PipelineStagesTest, WhatIfAndChargeBounds) {
+  EXPECT_DOUBLE_EQ(BalancedStagesGainNs(0, 10, 0), 0);
+  EXPECT_DOUBLE_EQ(BalancedStagesGainNs(100, 0, 100), 0);  // already balanced
+  EXPECT_DOUBLE_EQ(BalancedStagesGainNs(400, 50, 315.5), 84.5 * 450 / 400);
+  EXPECT_DOUBLE_EQ(WaitForSlowestNs(231, 219, 400), 169);
+  EXPECT_DOUBLE_EQ(WaitForSlowestNs(231, 100, 400), 100);  // never more than the stage waited
+  EXPECT_DOUBLE_EQ(WaitForSlowestNs(400, 50, 400), 0);
+}
+
 TEST(PipelineStagesTest, NoPpGroupsNoStages) {
   RankCommunication a = Rank(0, 100, 100, 0), b = Rank(1, 100, 100, 0);
   a.parallel_groups.clear();

@@ -383,6 +383,27 @@ std::string PipelineSource(const PipelineAnalysis& p) {
                     : fmt::format("\"{}\" groups of {} ranks", EscapeText(p.group_name), p.pipeline_size);
 }
 
+// Each stage's bubble charged once: to the slowest stage's compute, the rest to the schedule's fill and
+// drain; then the what-if of balanced stages.
+void AppendStageWaits(const PipelineAnalysis& p, std::string* out) {
+  for (const PipelineStage& s : p.stages) {
+    if (s.bubble_ns_per_step <= 0) continue;
+    *out += fmt::format("  stage {} (ranks {}) waits {:.3f} ms a step", s.stage, RankRanges(s.ranks),
+                        s.bubble_ns_per_step / 1e6);
+    if (s.wait_for_slowest_ns_per_step > 0) {
+      *out += fmt::format(": {:.3f} ms for stage {}'s compute, {:.3f} ms", s.wait_for_slowest_ns_per_step / 1e6,
+                          p.slowest_stage, s.fill_drain_ns_per_step / 1e6);
+    } else {
+      *out += ", all of it";
+    }
+    *out += " the schedule's fill / drain\n";
+  }
+  if (p.balanced_gain_ns_per_step > 0) {
+    *out += fmt::format("  what-if stages balanced (each computing the mean stage's {:.3f} ms): the step -{:.3f} ms\n",
+                        p.mean_work_ns_per_step / 1e6, p.balanced_gain_ns_per_step / 1e6);
+  }
+}
+
 void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
   if (!p) return;
   *out += fmt::format(
@@ -414,6 +435,7 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
       slowest.stage, slowest.work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time",
       fastest.work_ns_per_step / 1e6, fastest.stage, p->mean_work_ns_per_step / 1e6, 100 * p->imbalance,
       p->uneven ? ": uneven, move layers off the slowest stage" : "", 100 * p->bubble_share);
+  AppendStageWaits(*p, out);
 }
 
 // One line when the ranks share a clock; the offsets taken out otherwise.
@@ -966,6 +988,7 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
   } else {
     w->String(pipeline->p2p_wait_note);
   }
+  w->Key("balanced_gain_us_per_step").Double(pipeline->balanced_gain_ns_per_step / 1e3);
   w->Key("stages").BeginArray();
   for (const PipelineStage& s : pipeline->stages) {
     w->BeginObject();
@@ -979,6 +1002,9 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
     w->Key("stage_us_per_step").Double(s.stage_ns_per_step / 1e3);
     w->Key("bubble_us_per_step").Double(s.bubble_ns_per_step / 1e3);
     w->Key("step_us_per_step").Double(s.step_ns_per_step / 1e3);
+    w->Key("wait_for_slowest_us_per_step").Double(s.wait_for_slowest_ns_per_step / 1e3);
+    w->Key("fill_drain_us_per_step").Double(s.fill_drain_ns_per_step / 1e3);
+    w->Key("holds_up_us_per_step").Double(s.holds_up_ns_per_step / 1e3);
     w->EndObject();
   }
   w->EndArray();

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "base/json_writer.h"
+#include "base/rank_ranges.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
 #include "report/common/names.h"
@@ -832,7 +833,8 @@ namespace {
 std::string SegmentRank(int64_t rank) { return rank == kNoId ? std::string("all") : std::to_string(rank); }
 
 // Per step: the chain of segments that bounds it across ranks, and the what-if of its late rank on time.
-void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, std::string* out) {
+void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, bool pipeline, std::string* out) {
+  if (steps.empty() && pipeline) return;  // the pipeline's path below stands for it
   *out += "\ncritical path across ranks (per step: the last arrival's work before each collective, then the "
           "collective; ms)\n";
   if (steps.empty()) {
@@ -851,6 +853,66 @@ void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, std::str
                           seg.what);
     }
   }
+}
+
+// Per step: the chain through the stage that bounds it, the other stages' waits charged once, and the
+// what-if of balanced stages.
+void AppendPipelinePathText(const std::vector<PipelinePathStep>& steps, std::string* out) {
+  *out += "\ncritical path through the pipeline stages (per step, mean over each stage's ranks: the stage that "
+          "computes most bounds it; the others' bubbles charged to its compute, the rest to the schedule's fill / "
+          "drain; ms)\n";
+  if (steps.empty()) {
+    *out += "  none: no step that ranks of two stages both have\n";
+    return;
+  }
+  for (const PipelinePathStep& s : steps) {
+    *out += fmt::format("  step {}: path {:.3f} ms through stage {} (ranks {}); stages balanced: -{:.3f} ms\n",
+                        s.step ? std::to_string(*s.step) : std::string("(none)"), static_cast<double>(s.path_ns) / 1e6,
+                        s.bounding_stage, RankRanges(s.bounding_ranks), static_cast<double>(s.balanced_gain_ns) / 1e6);
+    for (const PipelineSegment& seg : s.segments) {
+      *out += fmt::format("    stage {:<5}{:>11.3f}  {}\n", seg.stage, static_cast<double>(seg.ns) / 1e6, seg.what);
+    }
+    for (const PipelineStageWait& w : s.waits) {
+      *out += fmt::format("    stage {} (ranks {}) waits {:.3f} ms: {:.3f} ms for stage {}'s compute, {:.3f} ms fill / "
+                          "drain\n",
+                          w.stage, RankRanges(w.ranks), static_cast<double>(w.bubble_ns) / 1e6,
+                          static_cast<double>(w.for_bounding_ns) / 1e6, s.bounding_stage,
+                          static_cast<double>(w.fill_drain_ns) / 1e6);
+    }
+  }
+}
+
+void WriteRanks(const std::vector<int64_t>& ranks, JsonWriter* w) {
+  w->BeginArray();
+  for (int64_t r : ranks) w->Int(r);
+  w->EndArray();
+}
+
+void WritePipelinePathJson(const std::vector<PipelinePathStep>& steps, JsonWriter* w) {
+  w->Key("pipeline_critical_path").BeginArray();
+  for (const PipelinePathStep& s : steps) {
+    w->BeginObject().Key("step");
+    s.step ? w->Int(*s.step) : w->Null();
+    w->Key("bounding_stage").Int(s.bounding_stage).Key("bounding_ranks");
+    WriteRanks(s.bounding_ranks, w);
+    w->Key("path_us").Double(static_cast<double>(s.path_ns) / 1e3);
+    w->Key("balanced_gain_us").Double(static_cast<double>(s.balanced_gain_ns) / 1e3);
+    w->Key("segments").BeginArray();
+    for (const PipelineSegment& seg : s.segments) {
+      w->BeginObject().Key("stage").Int(seg.stage).Key("what").String(seg.what);
+      w->Key("us").Double(static_cast<double>(seg.ns) / 1e3).EndObject();
+    }
+    w->EndArray().Key("waits").BeginArray();
+    for (const PipelineStageWait& wait : s.waits) {
+      w->BeginObject().Key("stage").Int(wait.stage).Key("ranks");
+      WriteRanks(wait.ranks, w);
+      w->Key("bubble_us").Double(static_cast<double>(wait.bubble_ns) / 1e3);
+      w->Key("for_bounding_stage_us").Double(static_cast<double>(wait.for_bounding_ns) / 1e3);
+      w->Key("fill_drain_us").Double(static_cast<double>(wait.fill_drain_ns) / 1e3).EndObject();
+    }
+    w->EndArray().EndObject();
+  }
+  w->EndArray();
 }
 
 void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, JsonWriter* w) {
@@ -924,7 +986,8 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
     if (i < result.moe.size() && result.moe[i].found()) AppendMoeText(result.moe[i], &out);
     if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
   }
-  if (result.critical_path) AppendCriticalPathText(*result.critical_path, &out);
+  if (result.critical_path) AppendCriticalPathText(*result.critical_path, result.pipeline_path.has_value(), &out);
+  if (result.pipeline_path) AppendPipelinePathText(*result.pipeline_path, &out);
   return EscapeTextKeepingLines(out);
 }
 
@@ -965,6 +1028,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
     w.EndObject();
   }
   if (result.critical_path) WriteCriticalPathJson(*result.critical_path, &w);
+  if (result.pipeline_path) WritePipelinePathJson(*result.pipeline_path, &w);
   WriteWarnings(warnings, &w);
   w.EndObject();
 }

@@ -33,6 +33,9 @@ struct ProfileResult {
   // --critical-path: per step, across the ranks (critical_path.h); empty when no matched collective had
   // every rank's lead-in.
   std::optional<std::vector<CriticalPathStep>> critical_path;
+  // --critical-path on pipeline runs (stages known): per step, the path through the stage that bounds it
+  // and the what-if of balanced stages (critical_path.h).
+  std::optional<std::vector<PipelinePathStep>> pipeline_path;
   // One per rank, same order (empty from summaries): the model's modules. Plain text shows the top
   // modules of ranks with nn.Module ranges; `--by module` shows the module view alone, and its JSON
   // adds each rank's `modules` and `layers`.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <utility>
@@ -198,6 +199,57 @@ MergedRankEvents RenderCriticalPathForMerge(const std::vector<CriticalLink>& lin
     }
     slice(2, collective, link.aligned_arrival_ns, link.transfer_ns);
   }
+  return out;
+}
+
+MergedRankEvents RenderPipelinePathForMerge(const std::vector<PipelinePathStep>& steps,
+                                            const std::vector<PipelineStepWindow>& windows, int64_t pid,
+                                            int64_t origin_ns) {
+  MergedRankEvents out;
+  out.next_pid = pid + 1;
+  std::string body;
+  auto slice = [&](int tid, std::string_view name, int64_t start_ns, int64_t duration_ns) {
+    if (duration_ns <= 0) return;
+    body += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";
+    AppendQuoted(name, &body);
+    body += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+    AppendUs(start_ns - origin_ns, &body);
+    body += ",\"dur\":";
+    AppendUs(duration_ns, &body);
+    body += "}";
+    ++out.events;
+  };
+  for (const PipelinePathStep& s : steps) {
+    auto window = std::find_if(windows.begin(), windows.end(),
+                               [&](const PipelineStepWindow& w) { return s.step && w.step == *s.step; });
+    if (window == windows.end() || window->end_ns <= window->start_ns) continue;
+    slice(1,
+          fmt::format("step {}: stage {} bounds it; stages balanced -{:.3f} ms", window->step, s.bounding_stage,
+                      static_cast<double>(s.balanced_gain_ns) / 1e6),
+          window->start_ns, window->end_ns - window->start_ns);
+    // Laid end to end from the step's start and cut at its end, so that no sum runs past the window.
+    int64_t at = window->start_ns;
+    auto next = [&](int tid, const std::string& name, int64_t ns) {
+      const int64_t length = std::min(ns, window->end_ns - at);
+      slice(tid, name, at, length);
+      if (length > 0) at += length;
+    };
+    for (const PipelineSegment& seg : s.segments) next(2, fmt::format("stage {}: {}", seg.stage, seg.what), seg.ns);
+    at = window->start_ns;
+    for (const PipelineStageWait& w : s.waits) {
+      next(3, fmt::format("stage {} waits for stage {}'s compute", w.stage, s.bounding_stage), w.for_bounding_ns);
+      next(3, fmt::format("stage {}: fill / drain", w.stage), w.fill_drain_ns);
+    }
+  }
+  if (out.events == 0) return out;
+  out.json = fmt::format(
+      R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"pipeline critical path"}}}})", pid);
+  for (const auto& [tid, name] : {std::pair{1, "step (bounding stage)"}, std::pair{2, "bounding stage's chain"},
+                                  std::pair{3, "other stages' waits"}}) {
+    out.json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n",
+                            pid, tid, name);
+  }
+  out.json += body;
   return out;
 }
 

@@ -37,6 +37,21 @@ MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacemen
 // (thread 2). `origin_ns` is the run's, on the aligned clock. Empty text when there are no links.
 MergedRankEvents RenderCriticalPathForMerge(const std::vector<CriticalLink>& links, int64_t pid, int64_t origin_ns);
 
+// A "pipeline critical path" process (critical_path.h, PipelineCriticalPath): per step, over the window
+// the bounding stage's first rank in the input spent on it (`windows`, keyed by step number, on the
+// aligned clock), the step and its what-if (thread 1); the chain through the bounding stage (thread 2) and
+// each other stage's wait charged to it and to fill / drain (thread 3), laid end to end from the step's
+// start: they are sums over the step's micro-batches, not where each one ran. Empty text without steps
+// that have a window.
+struct PipelineStepWindow {
+  int64_t step = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+MergedRankEvents RenderPipelinePathForMerge(const std::vector<PipelinePathStep>& steps,
+                                            const std::vector<PipelineStepWindow>& windows, int64_t pid,
+                                            int64_t origin_ns);
+
 // The text before the first rank's events and after the last one's.
 std::string MergedTraceHead();
 std::string MergedTraceTail(uint64_t ranks, int64_t origin_ns, const std::vector<int64_t>& offsets_ns);

@@ -2,8 +2,11 @@
 // lose to their bubbles, on the ranks that wait.
 //
 // stage_imbalance: the stages compute different amounts (imbalance above pipeline_imbalance_pct), so every
-// stage but the slowest waits for it each micro-batch. Reported on each rank of a stage that waits; gain:
-// the bubble equal stages remove there, min(its bubble, slowest stage's computing - its own) per step.
+// stage but the slowest waits for it each micro-batch. Reported on each rank of a stage that waits, with
+// the part of its bubble charged to the slowest stage's compute; gain: the what-if "stages balanced"
+// (pipeline_stages.h), what the step loses were every stage to compute the mean stage's work, at most the
+// stage's bubble. Moving layers shortens the slowest stage and lengthens the others, so the step gains
+// less than the waiting stage's bubble.
 // bubble: the stages are even, yet a rank's bubble is above pipeline_bubble_pct of its step: the
 // schedule's fill and drain, (stages - 1) micro-batches' worth. Gain: half of it, what doubling the
 // micro-batches per step or two virtual stages per rank (interleaved 1F1B) remove.
@@ -29,6 +32,9 @@ void AddStageEvidence(const PipelineAnalysis& p, const PipelineStage& own, Findi
   f->AddNumber("slowest_stage_us", slowest.work_ns_per_step / 1e3, "us");
   f->AddNumber("mean_stage_us", p.mean_work_ns_per_step / 1e3, "us");
   f->AddNumber("bubble_share_pct", 100 * p.bubble_share, "%");
+  f->AddNumber("wait_for_slowest_stage_us", own.wait_for_slowest_ns_per_step / 1e3, "us");
+  f->AddNumber("fill_drain_us", own.fill_drain_ns_per_step / 1e3, "us");
+  f->AddNumber("balanced_gain_us", p.balanced_gain_ns_per_step / 1e3, "us");
 }
 
 const PipelineAnalysis* PipelineOf(const RankEvidence& rank) {
@@ -62,18 +68,23 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
   f.id = "pipeline.stage_imbalance";
   f.category = FindingCategory::kCommunication;
   f.title = fmt::format(
-      "pipeline stage {} {} {} a step, stage {} {}: stage {} waits {} a step for it (bubble {:.1f} % of its step)",
+      "pipeline stage {} {} {} a step, stage {} {}: stage {} waits {} a step for stage {}'s compute (bubble {}, "
+      "{:.1f} % of its step)",
       slowest.stage, WorkWord(*p), FormatDuration(slowest.work_ns_per_step), own->stage,
-      FormatDuration(own->work_ns_per_step), own->stage, FormatDuration(own->bubble_ns_per_step),
+      FormatDuration(own->work_ns_per_step), own->stage,
+      FormatDuration(waits_known ? own->wait_for_slowest_ns_per_step : short_ns), slowest.stage,
+      FormatDuration(own->bubble_ns_per_step),
       own->step_ns_per_step > 0 ? 100 * own->bubble_ns_per_step / own->step_ns_per_step : 0.0);
   f.metric = "(slowest - fastest) / slowest stage computing per step over the pipeline's stages";
   f.value = 100 * p->imbalance;
   f.threshold = threshold;
   f.unit = "% of the slowest stage";
   f.saves_from = WaitPart(rank, *own);
-  f.uncapped_gain_ns = waits_known ? std::min(own->bubble_ns_per_step, short_ns) : short_ns;
+  const double balanced = p->balanced_gain_ns_per_step;
+  f.uncapped_gain_ns = waits_known ? std::min(own->bubble_ns_per_step, balanced) : balanced;
   f.gain_model =
-      "the bubble equal stages remove on this stage: min(its bubble, slowest stage's computing - its own) per step";
+      "stages balanced: the step were every stage to compute the mean stage's work, (slowest - mean) x (slowest "
+      "+ its bubble) / slowest per step, at most this stage's bubble";
   AddStageEvidence(*p, *own, &f);
   f.strategy = fmt::format(
       "Rebalance the layers between the stages: stage {} computes {:.2f}x stage {}; move layers off stage {} (or "

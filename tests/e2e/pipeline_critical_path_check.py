@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Waiting charged to the stage that caused it, and the critical path of pipeline runs, on runs with known
+answers (bench/gen_pipeline.py): torch_npu text exports without a timeline (no collective matches across
+ranks there), with trace_view.json, and Kineto CUDA + NCCL ranks.
+
+Per case:
+- `comm --json`: each stage's bubble charged once, to the slowest stage's compute (min(bubble, slowest
+  computing - its own)) and the rest to the schedule's fill and drain, against the generator's truth (15 %);
+  the slowest stage holds up the sum of the others' charged waits.
+- `profile --critical-path --json`: per step, the path runs through the slowest stage (its step), the other
+  stages' waits are charged as above, and the what-if "stages balanced" gives the step the generator's own
+  model loses when it is run again with every stage computing the mean (the difference of the two runs'
+  steps, 15 %); the text shows the path even without matched collectives.
+- `analyze --json`: pipeline.stage_imbalance quotes the same gain as the what-if (15 %) and its title names
+  the wait for the slowest stage's compute.
+- `annotate --merge` (runs with a timeline): a "pipeline critical path" process, one slice per step over the
+  bounding rank's step, as long as the path.
+- A balanced run: no wait charged to a stage, no gain.
+
+Usage: pipeline_critical_path_check.py TUNEPROF SOURCE_DIR
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harness import check, failures  # noqa: E402
+
+TOLERANCE = 0.15
+CASES = [
+    ("text_batch", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--wait-ops", "batch"]),
+    ("text_receive_3stages", ["--stage-ms", "150,240,300", "--dp", "2", "--microbatches", "6",
+                              "--wait-ops", "receive"]),
+    ("timeline_batch", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--wait-ops", "batch",
+                        "--layout", "timeline"]),
+    ("kineto", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--layout", "kineto"]),
+    ("text_balanced", ["--stage-ms", "300,300", "--dp", "2", "--microbatches", "4", "--wait-ops", "batch"]),
+]
+
+
+def tuneprof(binary, *args, as_json=True):
+    done = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: {' '.join(map(str, args))}: exit {done.returncode}: {done.stderr.strip()}")
+    return json.loads(done.stdout) if as_json else done.stdout
+
+
+def generate(source, out, args):
+    done = subprocess.run([sys.executable, str(source / "bench" / "gen_pipeline.py"), "--out", str(out), *args],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def close(value, truth, tolerance=TOLERANCE):
+    return abs(value - truth) <= tolerance * max(abs(truth), 1e-9) + 1e-3
+
+
+def with_stage_ms(args, stage_ms):
+    out = list(args)
+    out[out.index("--stage-ms") + 1] = ",".join(f"{v:g}" for v in stage_ms)
+    return out
+
+
+def balanced_truth_ms(source, tmp, name, args, truth):
+    """The step lost when every stage computes the mean: the generator's own step model run twice."""
+    computes = [s["computing_ms"] for s in truth["stages"]]
+    mean = sum(computes) / len(computes)
+    even = generate(source, tmp / (name + "_even"), with_stage_ms(args, [mean] * len(computes)))
+    return max(s["step_ms"] for s in truth["stages"]) - max(s["step_ms"] for s in even["stages"])
+
+
+def check_comm(name, pipeline, truth):
+    slowest = max(truth["stages"], key=lambda s: s["computing_ms"])
+    held = 0.0
+    for s in pipeline["stages"]:
+        t = truth["stages"][s["stage"]]
+        charged = min(t["bubble_ms"], slowest["computing_ms"] - t["computing_ms"])
+        held += charged if t is not slowest else 0
+        check(close(s["wait_for_slowest_us_per_step"], charged * 1e3),
+              f"{name}: stage {s['stage']} waits {s['wait_for_slowest_us_per_step']:.1f} us for the slowest stage "
+              f"vs truth {charged * 1e3:.1f}")
+        check(abs(s["wait_for_slowest_us_per_step"] + s["fill_drain_us_per_step"] - s["bubble_us_per_step"]) < 1e-3,
+              f"{name}: stage {s['stage']} bubble charged once")
+    top = [s for s in pipeline["stages"] if s["stage"] == slowest["stage"]][0]
+    check(close(top["holds_up_us_per_step"], held * 1e3),
+          f"{name}: slowest stage holds up {top['holds_up_us_per_step']:.1f} us vs truth {held * 1e3:.1f}")
+
+
+def check_path(name, paths, truth, gain_ms):
+    slowest = max(truth["stages"], key=lambda s: s["computing_ms"])
+    check(len(paths) == truth["steps"], f"{name}: {len(paths)} pipeline path steps vs {truth['steps']}")
+    for p in paths:
+        check(p["bounding_stage"] == slowest["stage"] and p["bounding_ranks"] == slowest["ranks"],
+              f"{name}: step {p['step']} bounded by stage {p['bounding_stage']} {p['bounding_ranks']}")
+        check(close(p["path_us"], slowest["step_ms"] * 1e3),
+              f"{name}: step {p['step']} path {p['path_us']:.1f} us vs truth {slowest['step_ms'] * 1e3:.1f}")
+        check(abs(sum(s["us"] for s in p["segments"]) - p["path_us"]) <= 1e-3 * len(p["segments"]) + 1e-3,
+              f"{name}: step {p['step']} segments add up to the path")
+        check(close(p["balanced_gain_us"], gain_ms * 1e3),
+              f"{name}: step {p['step']} stages balanced -{p['balanced_gain_us']:.1f} us vs truth {gain_ms * 1e3:.1f}")
+        for w in p["waits"]:
+            t = truth["stages"][w["stage"]]
+            charged = min(t["bubble_ms"], slowest["computing_ms"] - t["computing_ms"])
+            check(close(w["for_bounding_stage_us"], charged * 1e3),
+                  f"{name}: step {p['step']} stage {w['stage']} waits {w['for_bounding_stage_us']:.1f} us for "
+                  f"stage {p['bounding_stage']} vs truth {charged * 1e3:.1f}")
+
+
+def check_finding(name, findings, paths, gain_ms):
+    got = [f for f in findings if f["id"] == "pipeline.stage_imbalance"]
+    if gain_ms <= 0:
+        check(not got, f"{name}: no pipeline.stage_imbalance on even stages")
+        return
+    check(bool(got), f"{name}: pipeline.stage_imbalance fires")
+    what_if_us = sum(p["balanced_gain_us"] for p in paths) / max(len(paths), 1)
+    for f in got:
+        check(close(f["uncapped_gain_us"], what_if_us),
+              f"{name}: stage {f['evidence']['own_stage']:.0f} gain {f['uncapped_gain_us']:.1f} us vs the what-if "
+              f"{what_if_us:.1f}")
+        check("'s compute" in f["title"], f"{name}: the title charges the wait: {f['title']!r}")
+
+
+def check_merged(name, binary, root, tmp, paths):
+    """annotate --merge: a "pipeline critical path" process with each step over the bounding rank's window."""
+    out = tmp / (name + ".merged.json")
+    subprocess.run([binary, "annotate", "--merge", str(root), "-o", str(out)], capture_output=True, check=True,
+                   timeout=120, stdin=subprocess.DEVNULL)
+    events = json.loads(out.read_text())["traceEvents"]
+    pids = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+            and e["args"]["name"] == "pipeline critical path"}
+    check(len(pids) == 1, f"{name}: annotate --merge has one pipeline critical path process")
+    steps = [e for e in events if e.get("pid") in pids and e.get("tid") == 1 and e.get("ph") == "X"]
+    check(len(steps) == len(paths), f"{name}: {len(steps)} merged pipeline steps vs {len(paths)}")
+    for e, p in zip(sorted(steps, key=lambda e: e["ts"]), paths):
+        check(close(e["dur"], p["path_us"]), f"{name}: merged step {p['step']} {e['dur']:.1f} us vs {p['path_us']:.1f}")
+        check("stages balanced -" in e["name"], f"{name}: merged step names the what-if: {e['name']!r}")
+
+
+def main():
+    binary, source = sys.argv[1], pathlib.Path(sys.argv[2])
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = pathlib.Path(tmp_name)
+        for name, args in CASES:
+            truth = generate(source, tmp / name, args)
+            root = tmp / name
+            gain_ms = balanced_truth_ms(source, tmp, name, args, truth)
+            check(close(truth["balanced_gain_ms"], gain_ms), f"{name}: the generator's balanced gain is its model's")
+            check_comm(name, tuneprof(binary, "comm", "--json", root)["cross_rank"]["pipeline"], truth)
+            paths = tuneprof(binary, "profile", "--critical-path", "--json", root).get("pipeline_critical_path")
+            check(paths is not None, f"{name}: profile --critical-path gives the pipeline's path")
+            check_path(name, paths or [], truth, gain_ms)
+            check_finding(name, tuneprof(binary, "analyze", "--json", root)["findings"], paths or [], gain_ms)
+            if "--layout" in args:  # a timeline to draw the path on
+                check_merged(name, binary, root, tmp, paths or [])
+            text = tuneprof(binary, "profile", "--critical-path", root, as_json=False)
+            check("critical path through the pipeline stages" in text and "stages balanced: -" in text,
+                  f"{name}: the text shows the pipeline's path")
+    print("ok" if not failures else f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
