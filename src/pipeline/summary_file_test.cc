@@ -20,6 +20,8 @@ SummaryFile Example() {
   RankSummary& rank = file.ranks.emplace_back();
   rank.breakdown_warnings = {"step 7 is incomplete"};
   rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] = 2.5e6;
+  rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kUnclassified)] = 1.25e6;
+  rank.advice.advice.split.unclassified_share = 0.125;
   RankCommunication& comm = rank.comm;
   comm.rank = 3;
   comm.path = file.source;
@@ -168,13 +170,14 @@ std::string AsVersion(SummaryFile file, int version) {
       rank.advice.moe = RankMoeLoad{};
       rank.comm.lead_ins.clear();
     }
-    if (rank.report) rank.report->modules = ModuleView();
+    if (rank.report && version < 4) rank.report->modules = ModuleView();
     if (version < 2) rank.report.reset();
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The empty modules (version 4); the empty steps' count, MoE load, bubble and lead-ins' count (version 3);
-  // the absent report's flag; and the checksum.
-  const size_t tail = kEmptyModulesBytes + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
+  // The unclassified part and share (version 5); the empty modules (version 4); the empty steps' count,
+  // MoE load, bubble and lead-ins' count (version 3); the absent report's flag; and the checksum.
+  const size_t tail = 2 * 8 + (version < 4 ? kEmptyModulesBytes : 0) +
+                      (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
@@ -191,6 +194,8 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   const RankSummary& rank = decoded->ranks.at(0);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks, "[0, 1, 2, 3]");
   EXPECT_EQ(rank.advice.advice.split.part(TimePart::kPipelineBubble), 2.5e6);
+  EXPECT_EQ(rank.advice.advice.split.part(TimePart::kUnclassified), 1.25e6);
+  EXPECT_EQ(rank.advice.advice.split.unclassified_share, 0.125);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
@@ -236,6 +241,16 @@ TEST(SummaryFileTest, RoundTripsTheModules) {
   EXPECT_EQ(modules.modules[0].backward_ns, 40);
   ASSERT_EQ(modules.layers.size(), 1u);
   EXPECT_EQ(modules.layers[0].outlier_ns, 50);
+}
+
+TEST(SummaryFileTest, ReadsVersion4WithoutTheUnclassifiedPart) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion(Example(), 4), "v4.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 4u);
+  EXPECT_EQ(decoded->ranks.at(0).advice.advice.split.part(TimePart::kUnclassified), 0);
+  EXPECT_EQ(decoded->ranks.at(0).advice.advice.split.unclassified_share, 0);
+  EXPECT_FALSE(decoded->ranks.at(0).report->modules.empty());
 }
 
 TEST(SummaryFileTest, ReadsVersion3WithoutTheModules) {
