@@ -573,6 +573,12 @@ void MarkAbovePeakInconsistent(UtilizationCheck* check) {
   check->source.clear();
   check->immaterial_share.reset();
   check->immaterial_part.clear();
+  // A measured figure had no advice on measuring: an unknown one says what to check, as every unknown does.
+  if (check->how_to_measure.empty()) {
+    check->how_to_measure =
+        "name the chip with --hardware NAME (a peak of another chip gives such a figure); if the chip is right, "
+        "the trace's sizes or durations are off for this figure";
+  }
 }
 
 std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const AdvisorConfig& config) {
