@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "analysis/advisor/time_split.h"
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/breakdown/module_view.h"
 #include "analysis/breakdown/time_breakdown.h"
@@ -58,6 +59,7 @@ struct RankProfile {
   KernelBreakdown kernels;
   RankMoeLoad moe;
   ModuleView modules;
+  TimeSplit split;
 };
 
 RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const ProfileSettings& settings, JobChips* chips) {
@@ -67,6 +69,9 @@ RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const Profi
   rank.kernels = ComputeKernelBreakdown(trace);
   rank.moe = MeasureMoeLoad(trace);
   rank.modules = ComputeModuleView(trace);
+  // analyze's split with its default limits (profile takes no --config; they only move CPU-only traces'
+  // framework overhead).
+  rank.split = SplitStepTime(trace, rank.breakdown, BuildHostOpTree(trace), TinyOpLimits{});
   return rank;
 }
 
@@ -81,6 +86,7 @@ RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
   out.kernels = std::move(rank.report->kernels);
   out.moe = std::move(rank.advice.moe);
   out.modules = std::move(rank.report->modules);
+  out.split = rank.advice.advice.split;
   return out;
 }
 
@@ -114,6 +120,7 @@ void AddRank(RankProfile rank, ProfileResult* result) {
   result->kernels.push_back(std::move(rank.kernels));
   result->moe.push_back(std::move(rank.moe));
   result->modules.push_back(std::move(rank.modules));
+  result->splits.push_back(rank.split);
 }
 
 std::string RenderProfile(const ProfileResult& result, const ProfileOptions& options,

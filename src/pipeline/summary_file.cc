@@ -102,7 +102,10 @@ struct PartsBeforeBubble {
   std::array<double, static_cast<size_t>(TimePart::kCount)>* parts;
 };
 constexpr size_t kPartsBeforeBubble = static_cast<size_t>(TimePart::kPipelineBubble);
-static_assert(kPartsBeforeBubble + 1 == static_cast<size_t>(TimePart::kCount));
+// The unclassified part, added in version 5, follows the modules at the end of the rank's record.
+constexpr size_t kUnclassifiedPart = static_cast<size_t>(TimePart::kUnclassified);
+static_assert(kPartsBeforeBubble + 1 == kUnclassifiedPart);
+static_assert(kUnclassifiedPart + 1 == static_cast<size_t>(TimePart::kCount));
 
 template <class A>
 void Fields(A& a, TimeSplit& s) {
@@ -154,7 +157,7 @@ void Fields(A& a, ExpertParallelStep& s) {
 template <class A>
 void Fields(A& a, RankSummary& r) {
   a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe, r.advice.advice.split.part_ns[kPartsBeforeBubble],
-    r.comm.lead_ins);
+    r.comm.lead_ins, r.advice.advice.split.part_ns[kUnclassifiedPart], r.advice.advice.split.unclassified_share);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.
@@ -602,6 +605,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
     // After the version 3 fields, so that older summaries keep their layout.
     w(rank.report ? rank.report->modules : ModuleView());
     w(DirectionsOf(rank.comm));
+    w(rank.advice.advice.split.part_ns[kUnclassifiedPart], rank.advice.advice.split.unclassified_share);
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -647,6 +651,8 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       r(directions);
       if (r.ok() && !SetDirections(directions, &rank.comm)) return corrupt;
     }
+    // Older summaries left unclassified work in the compute- and memory-bound parts: none apart.
+    if (version >= 5) r(rank.advice.advice.split.part_ns[kUnclassifiedPart], rank.advice.advice.split.unclassified_share);
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);

@@ -20,6 +20,8 @@ SummaryFile Example() {
   RankSummary& rank = file.ranks.emplace_back();
   rank.breakdown_warnings = {"step 7 is incomplete"};
   rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] = 2.5e6;
+  rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kUnclassified)] = 1.25e6;
+  rank.advice.advice.split.unclassified_share = 0.125;
   RankCommunication& comm = rank.comm;
   comm.rank = 3;
   comm.path = file.source;
@@ -176,11 +178,11 @@ std::string AsVersion(SummaryFile file, int version) {
     for (Collective& c : rank.comm.collectives) c.direction = P2pDirection::kUnknown;
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The p2p directions (version 5: a count and one u64 per collective); the empty modules (version 4); the
-  // empty steps' count, MoE load, bubble and lead-ins' count (version 3); the absent report's flag; and the
-  // checksum.
+  // The unclassified part and share and the p2p directions (version 5: two f64, a count and one u64 per
+  // collective); the empty modules (version 4); the empty steps' count, MoE load, bubble and lead-ins' count
+  // (version 3); the absent report's flag; and the checksum.
   const size_t directions = 8 + 8 * file.ranks.at(0).comm.collectives.size();
-  const size_t tail = directions + (version < 4 ? kEmptyModulesBytes : 0) +
+  const size_t tail = directions + 2 * 8 + (version < 4 ? kEmptyModulesBytes : 0) +
                       (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
@@ -198,6 +200,8 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   const RankSummary& rank = decoded->ranks.at(0);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks, "[0, 1, 2, 3]");
   EXPECT_EQ(rank.advice.advice.split.part(TimePart::kPipelineBubble), 2.5e6);
+  EXPECT_EQ(rank.advice.advice.split.part(TimePart::kUnclassified), 1.25e6);
+  EXPECT_EQ(rank.advice.advice.split.unclassified_share, 0.125);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
@@ -244,6 +248,16 @@ TEST(SummaryFileTest, RoundTripsTheModules) {
   EXPECT_EQ(modules.modules[0].backward_ns, 40);
   ASSERT_EQ(modules.layers.size(), 1u);
   EXPECT_EQ(modules.layers[0].outlier_ns, 50);
+}
+
+TEST(SummaryFileTest, ReadsVersion4WithoutTheUnclassifiedPart) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion(Example(), 4), "v4.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 4u);
+  EXPECT_EQ(decoded->ranks.at(0).advice.advice.split.part(TimePart::kUnclassified), 0);
+  EXPECT_EQ(decoded->ranks.at(0).advice.advice.split.unclassified_share, 0);
+  EXPECT_FALSE(decoded->ranks.at(0).report->modules.empty());
 }
 
 TEST(SummaryFileTest, ReadsVersion3WithoutTheModules) {

@@ -9,6 +9,8 @@ the Ascend run's memory bandwidth measured against it.
     and block dims naming the likely variant; memory_bandwidth from the HBM sampling against the family's
     figure, labelled "assumed Ascend 910B, variant unknown" with the range across the variants.
 
+A crafted msprof run naming only the family: the variant its info.json states (AI cores, clock) is taken.
+
 A crafted MI300X trace with one sized RCCL all-reduce: its bus bandwidth is measured against half the
 MI300X's xGMI figure (the links' sum, both directions), not left unknown for want of an NVLink.
 
@@ -113,10 +115,33 @@ def check_rccl_on_xgmi(binary):
     check("xgmi" in link["measured_as"], f"MI300X all-reduce: the link is not named: {link['measured_as']!r}")
 
 
+def check_msprof_info_variant(binary):
+    """An msprof run naming only the family (Ascend910B) takes the variant its info.json states: 24 AI
+    cores at 1800 MHz are the 910B2's alone, 20 at 1800 the 910B3's; figures no variant has keep the family."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import ascend_msprof_check as msprof  # the same crafted msprof layout; it reads argv as this script does
+    for cores, clock, want in ((24, "1800", "Ascend 910B2"), (20, "1800", "Ascend 910B3"),
+                               (24, "1234", "Ascend 910B (variant unknown)")):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = msprof.make_prof(tmp, 0, "Ascend910B", analyze=False, tab=False, comm_core="HCCL")
+            info_path = os.path.join(root, "device_0", "info.json")
+            with open(info_path) as f:
+                info = json.load(f)
+            info["DeviceInfo"][0].update({"ai_core_num": cores, "aiv_num": 2 * cores, "aic_frequency": clock})
+            with open(info_path, "w") as f:
+                json.dump(info, f)
+            got, how = chip(binary, root)
+            check(got == want, f"msprof info.json {cores} AI cores at {clock} MHz: {got!r} ({how}), not {want!r}")
+            if want != "Ascend 910B (variant unknown)":
+                check(f"msprof's info.json ({cores} AI cores, AI Core clock {clock} MHz)" in how,
+                      f"msprof info.json: the basis is not said: {how!r}")
+
+
 def main():
     binary, traces = sys.argv[1], os.path.join(sys.argv[2], "traces")
     check_catalogue_documented()
     check_rccl_on_xgmi(binary)
+    check_msprof_info_variant(binary)
     expected = {"h100": "H100 SXM", "mi300": "MI300X", "b200": "B200"}
     checked = 0
     for folder, want in expected.items():

@@ -51,7 +51,7 @@ def check_classed_from_kernel_details(binary, whole_dir, partial_dir):
     check(close(partial["compute_bound_share"], whole["compute_bound_share"]),
           f"compute-bound share {partial['compute_bound_share']:.6f} from kernel_details.csv, "
           f"{whole['compute_bound_share']:.6f} from the timeline")
-    computing = partial["split_us"]["compute_bound"] + partial["split_us"]["memory_bound"]
+    computing = sum(partial["split_us"][part] for part in ("compute_bound", "memory_bound", "unclassified"))
     expected = step_table_computing_us(partial_dir)
     check(close(computing, expected), f"computing {computing:.3f} us = step_trace_time.csv's {expected:.3f} us")
     check(partial["split_us"]["compute_bound"] > 0, "some of it is compute-bound (MatMul, Conv2D rows)")

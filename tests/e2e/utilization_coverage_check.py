@@ -14,6 +14,10 @@ An input that needs one and lacks it fails the check, unless it is in KNOWN_GAPS
 cannot give it; a known gap that is now measured fails too, so that the table stays true. The counts are
 printed per utilization: measured / needed.
 
+The step's computing split keeps its unclassified part (kernels no name rule or launching operator
+classes) at most UNCLASSIFIED_MAX_SHARE of the computing on every input, but those UNCLASSIFIED_ALLOWED
+names with the reason.
+
 Usage: utilization_coverage_check.py TUNEPROF SHARED (the view holding traces/)
 """
 import csv
@@ -188,6 +192,25 @@ def analyze(binary, path):
     return json.loads(done.stdout) if done.returncode == 0 else None
 
 
+# The unclassified part of the computing (kernels no name rule or launching operator classes) stays small
+# on the corpus: a vendor's kernels the rules miss show here first. Inputs allowed more, and why.
+UNCLASSIFIED_MAX_SHARE = 0.05
+UNCLASSIFIED_ALLOWED = {
+    "kineto/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz":
+        "most of its 49 us of kernels is torch.cuda._sleep's spin_kernel, which neither computes nor moves data",
+}
+
+
+def check_unclassified(rel, doc):
+    split = doc["mean_split_us"]
+    computing = split["compute_bound"] + split["memory_bound"] + split["unclassified"]
+    share = split["unclassified"] / computing if computing > 0 else 0
+    if rel not in UNCLASSIFIED_ALLOWED:
+        check(share <= UNCLASSIFIED_MAX_SHARE,
+              f"{rel}: {100 * share:.1f} % of the computing is unclassified ({split['unclassified']:.1f} us)")
+    return share
+
+
 def main():
     binary, shared = sys.argv[1], sys.argv[2]
     traces = os.path.join(shared, "traces")
@@ -205,6 +228,7 @@ def main():
         doc = analyze(binary, path)
         if doc is None:
             continue
+        check_unclassified(rel, doc)
         for name in UTILIZATIONS:
             if not wants[name]:
                 continue

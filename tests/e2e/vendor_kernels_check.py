@@ -6,7 +6,8 @@ names under aten::mm, next to element-wise kernels and device-side event waits.
 - MTIA: fc-dtype_Float under aten::mm is compute-bound; event_wait is no kernel and no computing.
 - AMD: Cijk_Alik_Bljk_* under aten::mm is compute-bound.
 - An unknown kernel name under aten::mm takes the operator's class (compute-bound); one under an
-  unknown operator is unclassified, never memory-bound.
+  unknown operator is unclassified, never memory-bound: its own part of the step split (analyze's text
+  and JSON, the report's table), the parts still adding up to the step.
 Usage: vendor_kernels_check.py <tuneprof>"""
 import gzip
 import json
@@ -71,11 +72,33 @@ with tempfile.TemporaryDirectory() as tmp:
             continue
         share = split["compute_bound_share"]
         c.check(f"{label}: {gemm[:24]} under {op} is compute-bound (share {share:.3f})", abs(share - 0.8) < 1e-6)
+        c.check(f"{label}: nothing unclassified", split["split_us"].get("unclassified") == 0,
+                f"split {split['split_us']}")
     split, path = analyze("unclassified", trace("fc-dtype_Float", "aten::mm", unknown=True), tmp)
     if split is not None:
-        # Counted memory-bound, the unclassified kernel would make the share 400 / 900.
-        c.check(f"an unclassified kernel is left out of the ratio (share {split['compute_bound_share']:.3f})",
-                abs(split["compute_bound_share"] - 0.8) < 1e-6 and split["compute_classes_known"])
+        # Self times per step: 400 us compute-bound, 100 us memory-bound, 400 us unclassified; the step
+        # computes 690 us (40-730 us), split by those shares. Counted memory-bound, the unclassified
+        # kernel would make the memory-bound part 500 / 900 of it.
+        parts = split["split_us"]
+        computing = 690
+        c.check(f"an unclassified kernel is its own part (shares {split['compute_bound_share']:.3f} compute-bound, "
+                f"{split['unclassified_share']:.3f} unclassified)",
+                abs(split["compute_bound_share"] - 4 / 9) < 1e-6 and abs(split["unclassified_share"] - 4 / 9) < 1e-6
+                and split["compute_classes_known"])
+        c.check(f"split: unclassified {parts.get('unclassified')}, memory-bound {parts['memory_bound']} us",
+                abs(parts.get("unclassified", -1) - computing * 4 / 9) < 1e-3
+                and abs(parts["memory_bound"] - computing / 9) < 1e-3
+                and abs(parts["compute_bound"] - computing * 4 / 9) < 1e-3)
+        c.check(f"the parts add up to the step ({sum(parts.values()):.3f} of {split['step_us']:.3f} us)",
+                abs(sum(parts.values()) - split["step_us"]) < 1e-3)
+        result = c.run(["analyze", path])
+        c.check("analyze's text shows the unclassified part",
+                result is not None and result[0] == 0 and "unclassified (kernels of unknown kind)" in result[1])
+        html = os.path.join(tmp, "unclassified.html")
+        result = c.run(["report", path, "-o", html])
+        ok = result is not None and result[0] == 0 and os.path.exists(html)
+        c.check("the report's split table has an unclassified column",
+                ok and "<th class=\"n\">unclassified</th>" in open(html, encoding="utf-8").read())
     result = c.run(["profile", "--json", os.path.join(tmp, "mtia.json.gz")])
     if result is not None and result[0] == 0:
         rank = json.loads(result[1])["ranks"][0]

@@ -6,7 +6,8 @@ and kernels") or work-type row, and the work types of a step add up to no more t
 - Kineto alexnet (HTA's critical_path sample): its cuda_sync records (Context Sync, Stream Sync, Event Sync)
   are not among the kernels.
 - The torch_npu HCCL rank (msinsight text level1 rank 0, and the same run's Db export): Notify Wait and
-  EVENT_WAIT are not among the kernels, and the by-work-type totals fit in the step.
+  EVENT_WAIT are not among the kernels, and the by-work-type totals fit in the step; on its Level0 export
+  (no HCCL planes) too, the collectives' SDMA tasks counted once, in their hcom_* operations.
 Usage: waits_not_work_check.py <tuneprof> <shared dir>"""
 import html
 import json
@@ -75,4 +76,13 @@ check_html("alexnet", alexnet)
 check_profile("HCCL rank (text)", hccl_text, step_fits=True)
 check_html("HCCL rank (text)", hccl_text)
 check_profile("HCCL rank (db)", hccl_db, step_fits=True)
+# Level0 draws no HCCL planes: the hcom_* operations count the collectives, and their SDMA tasks on the
+# collectives' own stream are not listed again as memory work (they made the work types exceed the step).
+hccl_level0 = os.path.join(TRACES, "ascend/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt")
+check_profile("HCCL rank (text, Level0)", hccl_level0, step_fits=True)
+level0 = c.run(["profile", "--json", hccl_level0])
+if level0 is not None and level0[0] == 0:
+    names = [k["name"] for k in json.loads(level0[1])["ranks"][0]["kernels"]]
+    c.check("HCCL rank (text, Level0): the collectives' SDMA tasks are not listed apart", "SDMA" not in names,
+            f"kernels: {names[:8]}")
 sys.exit(c.finish())

@@ -573,6 +573,12 @@ void MarkAbovePeakInconsistent(UtilizationCheck* check) {
   check->source.clear();
   check->immaterial_share.reset();
   check->immaterial_part.clear();
+  // A measured figure had no advice on measuring: an unknown one says what to check, as every unknown does.
+  if (check->how_to_measure.empty()) {
+    check->how_to_measure =
+        "name the chip with --hardware NAME (a peak of another chip gives such a figure); if the chip is right, "
+        "the trace's sizes or durations are off for this figure";
+  }
 }
 
 std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const AdvisorConfig& config) {
@@ -585,9 +591,11 @@ std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const Advis
 // Time per bottleneck of one rank's mean step.
 std::array<double, 7> BottleneckTimes(const TimeSplit& split) {
   std::array<double, 7> times{};
-  // Computing no operator classes is computing all the same: the guide's compute part.
+  // Computing no operator classes, or of a kind no rule knows, is computing all the same: the guide's
+  // compute part.
   const double unclassed = split.compute_classes_known ? 0 : split.part(TimePart::kMemoryBound);
-  times[static_cast<size_t>(Bottleneck::kCompute)] = split.part(TimePart::kComputeBound) + unclassed;
+  times[static_cast<size_t>(Bottleneck::kCompute)] =
+      split.part(TimePart::kComputeBound) + unclassed + split.part(TimePart::kUnclassified);
   times[static_cast<size_t>(Bottleneck::kMemory)] =
       split.part(TimePart::kMemoryBound) - unclassed + split.part(TimePart::kMemcpy);
   times[static_cast<size_t>(Bottleneck::kCommunication)] =
@@ -790,6 +798,7 @@ void AddToMean(const TimeSplit& split, size_t ranks, TimeSplit* mean) {
   mean->step_ns += weight * split.step_ns;
   for (size_t p = 0; p < mean->part_ns.size(); ++p) mean->part_ns[p] += weight * split.part_ns[p];
   mean->compute_bound_share += weight * split.compute_bound_share;
+  mean->unclassified_share += weight * split.unclassified_share;
   mean->dataloader_ns += weight * split.dataloader_ns;
   mean->dispatch_ns += weight * split.dispatch_ns;
   mean->compute_classes_known = mean->compute_classes_known && split.compute_classes_known;

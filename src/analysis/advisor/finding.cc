@@ -58,6 +58,8 @@ std::string_view TimePartName(TimePart part) {
       return "data";
     case TimePart::kPipelineBubble:
       return "pipeline_bubble";
+    case TimePart::kUnclassified:
+      return "unclassified";
     case TimePart::kIdle:
       return "idle";
     case TimePart::kCount:

@@ -29,6 +29,10 @@ enum class TimePart : uint8_t {
   kData,           // waiting for the input pipeline
   kIdle,           // other idle time
   kPipelineBubble,  // waiting for other pipeline stages (pipeline_waits.h); 0 off pipelines
+  // Device work whose kind neither its name nor its launching operator tells: neither compute- nor
+  // memory-bound, so that a chip's unknown kernels do not read as one or the other. Last, so that the
+  // parts before it keep their place in summary files.
+  kUnclassified,
   kCount
 };
 std::string_view TimePartName(TimePart part);

@@ -24,6 +24,7 @@ struct WorkTimes {
   IntervalSet all;              // every work interval, the DataLoader's included
   double compute_bound_ns = 0;  // self time of matmul/conv/attention work
   double computing_ns = 0;      // self time of compute work with a class (every CPU operator's)
+  double unclassified_ns = 0;   // self time of device compute work without one
   double dispatch_ns = 0;       // CPU-only: time in step ranges inside tiny outermost operators
   // CPU-only: the part of dispatch_ns while a collective runs on another thread and no compute does:
   // the step waits for the collective there, whatever the thread dispatches meanwhile.
@@ -86,10 +87,13 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
       if (IsComputeBoundLetter(letters.Of(events.name[work.event]))) times.compute_bound_ns += self;
       continue;
     }
-    // A kernel neither its name nor its launching operator classes is left out of the ratio rather
-    // than counted memory-bound: the classed kernels' ratio splits the computing time.
+    // A kernel neither its name nor its launching operator classes is unclassified, never counted
+    // memory-bound by default.
     const char letter = kernel_letters.Of(work.event);
-    if (letter == op_letter::kOther) continue;
+    if (letter == op_letter::kOther) {
+      times.unclassified_ns += self;
+      continue;
+    }
     times.computing_ns += self;
     if (IsComputeBoundLetter(letter)) times.compute_bound_ns += self;
   }
@@ -116,7 +120,10 @@ void ClassFromKernelDetails(const Trace& trace, WorkTimes* times) {
     const double dur = static_cast<double>(row.dur_ns);
     char letter = trace.str(row.type).empty() ? op_letter::kOther : letters.Of(row.type);
     if (letter == op_letter::kOther) letter = letters.Of(row.name);  // the timeline's kernel name
-    if (letter == op_letter::kOther) continue;  // unclassified: out of the ratio, as on a timeline
+    if (letter == op_letter::kOther) {  // unclassified, as on a timeline
+      times->unclassified_ns += dur;
+      continue;
+    }
     times->computing_ns += dur;
     if (IsComputeBoundLetter(letter)) times->compute_bound_ns += dur;
   }
@@ -150,8 +157,19 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   const IntervalSet dataloader = Intersect(DataLoaderRanges(trace), StepRanges(breakdown));
   const IntervalSet steps = StepRanges(breakdown);
   WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader, steps, tiny);
-  if (work.computing_ns <= 0 && breakdown.total.computing_ns > 0) ClassFromKernelDetails(trace, &work);
-  split.compute_bound_share = work.computing_ns > 0 ? work.compute_bound_ns / work.computing_ns : 0;
+  if (work.computing_ns <= 0 && breakdown.total.computing_ns > 0) {
+    WorkTimes table;  // the operator table, where it classes what the timeline does not
+    ClassFromKernelDetails(trace, &table);
+    if (table.computing_ns + table.unclassified_ns > 0) {
+      work.computing_ns = table.computing_ns;
+      work.compute_bound_ns = table.compute_bound_ns;
+      work.unclassified_ns = table.unclassified_ns;
+    }
+  }
+  // Shares of all the compute self time, the unclassified's included.
+  const double all_computing = work.computing_ns + work.unclassified_ns;
+  split.compute_bound_share = all_computing > 0 ? work.compute_bound_ns / all_computing : 0;
+  split.unclassified_share = all_computing > 0 ? work.unclassified_ns / all_computing : 0;
   split.dataloader_ns = static_cast<double>(TotalLength(dataloader)) / n;
 
   double computing = static_cast<double>(total.computing_ns) / n;
@@ -172,7 +190,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
     split.dispatch_ns -= waiting;
     communication += waiting;
   }
-  split.compute_classes_known = computing <= 0 || work.computing_ns > 0;
+  split.compute_classes_known = computing <= 0 || all_computing > 0;
   const double busy = computing + communication + memcpy + bubble;
   split.step_ns = std::max(MeanStepTime(breakdown), busy + data);
   const double idle = split.step_ns - busy;
@@ -183,7 +201,8 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   const double launch_wait = static_cast<double>(total.host.host_wait_ns - total.host.host_pause_ns) / n;
   const double host_wait = split.cpu_only ? idle - data : std::min(std::max(0.0, launch_wait - data), idle - data);
   SetPart(&split, TimePart::kComputeBound, computing * split.compute_bound_share);
-  SetPart(&split, TimePart::kMemoryBound, computing * (1 - split.compute_bound_share));
+  SetPart(&split, TimePart::kMemoryBound, computing * (1 - split.compute_bound_share - split.unclassified_share));
+  SetPart(&split, TimePart::kUnclassified, computing * split.unclassified_share);
   SetPart(&split, TimePart::kCommunication, communication);
   SetPart(&split, TimePart::kMemcpy, memcpy);
   SetPart(&split, TimePart::kPipelineBubble, bubble);

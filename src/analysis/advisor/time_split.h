@@ -7,11 +7,11 @@
 //
 // Step time is the mean over steps of StepTimeNs (time_breakdown.h: the longer of the ProfilerStep range
 // on the host and the step's device span), at least the step's busy time. Device work per step comes from time_breakdown.h. Work is
-// split into compute- and memory-bound by the share of self time of each class (op_classes.h): union
-// time cannot be attributed per event, durations can. A kernel is classed by its name, else by the
-// operator that launched it (KernelLetters); one neither classes is left out of the share rather than
-// counted memory-bound, and where no kernel has a class the computing is unclassed
-// (compute_classes_known).
+// split into compute-bound, memory-bound and unclassified by the share of self time of each class
+// (op_classes.h): union time cannot be attributed per event, durations can. A kernel is classed by its
+// name, else by the operator that launched it (KernelLetters); one neither classes is unclassified
+// rather than counted memory-bound, and where the step computes but no work is listed to class it the
+// computing is unclassed (compute_classes_known).
 #include <array>
 #include <cstdint>
 
@@ -29,6 +29,7 @@ struct TimeSplit {
   double step_ns = 0;                                                   // mean step time
   std::array<double, static_cast<size_t>(TimePart::kCount)> part_ns{};  // mean per step, sum = step_ns
   double compute_bound_share = 0;                                       // of the computing time, by self time
+  double unclassified_share = 0;                                        // likewise
   // False when the step has computing time but no operators to class it (a torch_npu rank with only
   // step_trace_time.csv): the computing then sits in the memory-bound part unclassed, and the verdict
   // counts it as compute.

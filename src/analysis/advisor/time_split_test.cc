@@ -40,6 +40,41 @@ TEST(TimeSplit, EveryPartOfAHandBuiltStep) {
   EXPECT_DOUBLE_EQ(split.Share(TimePart::kMemoryBound), 0.2);
 }
 
+// A kernel neither its name nor a launching operator classes is its own part, never memory-bound: the
+// shares are of all the compute self time, and the parts still add up to the step.
+TEST(TimeSplit, UnclassifiedKernelsAreTheirOwnPart) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("gemm", Us(100), Us(400));                           // 100..500 compute-bound
+  t.Kernel("vectorized_elementwise_kernel", Us(500), Us(100));  // 500..600 memory-bound
+  t.Kernel("vendor_kernel_0", Us(600), Us(400));                // 600..1000 unclassified
+  const Trace trace = t.Finish();
+  const TimeSplit split = SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_TRUE(split.compute_classes_known);
+  EXPECT_DOUBLE_EQ(split.compute_bound_share, 400.0 / 900);
+  EXPECT_DOUBLE_EQ(split.unclassified_share, 400.0 / 900);
+  EXPECT_NEAR(split.part(TimePart::kComputeBound), Us(400), 1e-6);
+  EXPECT_NEAR(split.part(TimePart::kMemoryBound), Us(100), 1e-6);
+  EXPECT_NEAR(split.part(TimePart::kUnclassified), Us(400), 1e-6);
+  double sum = 0;
+  for (double part : split.part_ns) sum += part;
+  EXPECT_NEAR(sum, split.step_ns, 1e-6);
+}
+
+// Where no kernel has a class, the computing is all unclassified, not unclassed: the kernels are listed,
+// their kind is what is unknown.
+TEST(TimeSplit, OnlyUnclassifiedKernels) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("vendor_kernel_0", Us(0), Us(600));
+  const Trace trace = t.Finish();
+  const TimeSplit split = SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_TRUE(split.compute_classes_known);
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kUnclassified), Us(600));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), 0);
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), 0);
+}
+
 TEST(TimeSplit, CpuOnlyStepWithDispatchAndDataLoader) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/core/intervals.h"
+
 namespace tuneprof {
 namespace {
 
@@ -168,6 +170,48 @@ KernelBreakdown HostOpBreakdown(const Trace& trace) {
 
 }  // namespace
 
+namespace {
+
+// Without the HCCL planes (a Level0 export), the hcom_* operations span their collectives and the
+// collectives' own tasks (SDMA transfers, notify writes) run on a hardware stream of their own, inside
+// those spans: the operation already counts that time as communication, so those tasks are left out
+// rather than listed again as memory or compute work (which made the work types add up to more than the
+// step). A stream is taken as a collective's when it transfers (SDMA) and every task on it lies inside a
+// collective, but for the stream syncs between them (waits and records, out of the tables anyway) and a
+// task ending within kRoundingNs of its collective (the two are rounded apart).
+constexpr int64_t kRoundingNs = 1000;
+
+struct StreamTasks {
+  bool transfers = false;
+  bool outside = false;
+};
+
+std::vector<DeviceWorkEvent> WithoutCollectiveStreams(const Trace& trace, std::vector<DeviceWorkEvent> work) {
+  const EventTable& e = trace.events();
+  std::vector<Interval> spans;
+  for (const DeviceWorkEvent& w : work) {
+    if (e.kind[w.event] == EventKind::kCollective) spans.push_back(Interval{e.ts_ns[w.event], e.end_ns(w.event)});
+  }
+  const IntervalSet collectives = UnionOf(std::move(spans));
+  std::unordered_map<uint32_t, StreamTasks> streams;
+  for (const DeviceWorkEvent& w : work) {
+    if (e.kind[w.event] == EventKind::kCollective) continue;
+    StreamTasks& stream = streams[e.track[w.event]];
+    stream.transfers = stream.transfers || w.work == WorkClass::kMemory;
+    const Interval span{e.ts_ns[w.event], e.end_ns(w.event)};
+    const bool sync = w.work == WorkClass::kOther || trace.str(e.name[w.event]).starts_with("EVENT_RECORD");
+    if (!sync && OverlapLength(collectives, span) + kRoundingNs < span.length()) stream.outside = true;
+  }
+  std::erase_if(work, [&](const DeviceWorkEvent& w) {
+    const auto it = streams.find(e.track[w.event]);
+    return e.kind[w.event] != EventKind::kCollective && it != streams.end() && it->second.transfers &&
+           !it->second.outside;
+  });
+  return work;
+}
+
+}  // namespace
+
 // torch_npu draws each HCCL task twice: on its HCCL plane and, with the same start and duration, on the
 // hardware stream that ran it, inside an hcom_* operation on the group's track. Each hardware task is
 // counted once: the hardware stream's copy, as communication; the HCCL tracks (planes and the
@@ -186,8 +230,11 @@ std::vector<DeviceWorkEvent> CountHcclTasksOnce(const Trace& trace, std::vector<
     twins = true;
     if (w.work != WorkClass::kOther) w.work = WorkClass::kCommunication;  // a notify wait stays a wait
   }
-  if (twins) std::erase_if(work, [&](const DeviceWorkEvent& w) { return e.kind[w.event] == EventKind::kCollective; });
-  return work;
+  if (twins) {
+    std::erase_if(work, [&](const DeviceWorkEvent& w) { return e.kind[w.event] == EventKind::kCollective; });
+    return work;
+  }
+  return WithoutCollectiveStreams(trace, std::move(work));
 }
 
 namespace {

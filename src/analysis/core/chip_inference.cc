@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <unordered_map>
 
@@ -341,6 +342,40 @@ HardwareSelection IdentifyFromProperties(const Trace& trace, const HardwareProfi
   return selection;
 }
 
+namespace {
+
+// A positive whole number from a metadata value ("24", "1800"); 0 otherwise.
+int64_t StatedNumber(std::string_view text) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && value > 0 && value < 1'000'000 ? value : 0;
+}
+
+// info.json's DeviceInfo entries ("msprof_info.device_<N>.<key>", ascend_msprof.h) and the NPU's memory size.
+void AddStatedFigures(const Trace& trace, AscendVariantEvidence* evidence) {
+  for (const MetadataEntry& entry : trace.metadata().entries) {
+    if (!entry.key.starts_with("msprof_info.")) continue;
+    if (entry.key.ends_with(".ai_core_num") && evidence->stated_cube_cores == 0) {
+      evidence->stated_cube_cores = StatedNumber(entry.value);
+    } else if (entry.key.ends_with(".aic_frequency") && evidence->stated_clock_mhz == 0) {
+      evidence->stated_clock_mhz = StatedNumber(entry.value);
+    }
+  }
+  for (const Device& device : trace.devices()) {
+    if (device.type == DeviceType::kNpu && device.total_memory_bytes > 0) {
+      evidence->memory_bytes = device.total_memory_bytes;
+      break;
+    }
+  }
+}
+
+// A stated figure the profile's differs from (an unstated one, or a profile without it, differs from none).
+bool Differs(int64_t stated, const SourcedValue& figure) {
+  return stated > 0 && figure.value && std::llround(*figure.value) != stated;
+}
+
+}  // namespace
+
 AscendVariantEvidence CollectAscendVariantEvidence(const Trace& trace) {
   AscendVariantEvidence evidence;
   const std::vector<Counter>& counters = trace.counters();
@@ -370,7 +405,44 @@ AscendVariantEvidence CollectAscendVariantEvidence(const Trace& trace) {
     evidence.cube_cores = cubes;
     evidence.vector_cores = vectors;
   }
+  AddStatedFigures(trace, &evidence);
   return evidence;
+}
+
+const HardwareProfile* AscendVariantFromStatedFigures(const AscendVariantEvidence& evidence,
+                                                      const HardwareProfile& family, const HardwareProfiles& profiles,
+                                                      std::string* basis) {
+  if (evidence.stated_cube_cores == 0 && evidence.stated_clock_mhz == 0 && evidence.memory_bytes == 0) return nullptr;
+  std::vector<const HardwareProfile*> variants = VariantProfiles(family, profiles);
+  std::erase_if(variants, [&](const HardwareProfile* v) {
+    return Differs(evidence.stated_cube_cores, v->cube_cores) || Differs(evidence.stated_clock_mhz, v->clock_mhz) ||
+           (evidence.memory_bytes > 0 && (!v->memory_gb.value || !MemoryFits(evidence.memory_bytes, *v->memory_gb.value)));
+  });
+  if (variants.size() != 1) return nullptr;
+  std::string stated;
+  if (evidence.stated_cube_cores > 0) stated = fmt::format("{} AI cores", evidence.stated_cube_cores);
+  if (evidence.stated_clock_mhz > 0) {
+    stated += fmt::format("{}AI Core clock {} MHz", stated.empty() ? "" : ", ", evidence.stated_clock_mhz);
+  }
+  basis->clear();
+  if (!stated.empty()) *basis = "msprof's info.json (" + stated + ")";
+  if (evidence.memory_bytes > 0) {
+    *basis += fmt::format("{}the device memory size ({:.1f} GiB)", basis->empty() ? "" : " and ",
+                          static_cast<double>(evidence.memory_bytes) / 1073741824.0);
+  }
+  return variants.front();
+}
+
+void SettleAscendVariant(const Trace& trace, const HardwareProfiles& profiles, HardwareSelection* selection) {
+  if (selection->profile == nullptr || selection->profile->variants.empty()) return;
+  std::string basis;
+  const HardwareProfile* variant =
+      AscendVariantFromStatedFigures(CollectAscendVariantEvidence(trace), *selection->profile, profiles, &basis);
+  if (variant == nullptr) return;
+  selection->profile = variant;
+  selection->inferred = true;
+  selection->how = "identified from " + basis + "; pass --hardware to override";
+  selection->label = variant->name + " (identified from " + basis + "; pass --hardware to override)";
 }
 
 std::string AscendVariantHint(const AscendVariantEvidence& evidence, const HardwareProfile& family,

@@ -87,8 +87,26 @@ struct AscendVariantEvidence {
   int64_t clock_mhz = 0;
   int64_t cube_cores = 0;
   int64_t vector_cores = 0;
+  // What the run states of its chip rather than shows by its work: msprof's info.json DeviceInfo (its
+  // ai_core_num and aic_frequency) and the device memory (HBM) size where the trace holds it. 0: not
+  // stated.
+  int64_t stated_cube_cores = 0;
+  int64_t stated_clock_mhz = 0;
+  int64_t memory_bytes = 0;
 };
 AscendVariantEvidence CollectAscendVariantEvidence(const Trace& trace);
+
+// The one variant of `family` that the figures the run states allow (a sampled clock or block dims only
+// hint: a throttled clock or a small operator would mislead); nullptr when they allow several (HBM size
+// alone tells only the 32 GiB 910B4 apart) or none, or the run states none. `basis` gets what decided,
+// in words.
+const HardwareProfile* AscendVariantFromStatedFigures(const AscendVariantEvidence& evidence,
+                                                      const HardwareProfile& family, const HardwareProfiles& profiles,
+                                                      std::string* basis);
+
+// Where `selection` holds a family profile and the run's stated figures decide its variant, the variant,
+// labelled as identified; otherwise `selection` as it was.
+void SettleAscendVariant(const Trace& trace, const HardwareProfiles& profiles, HardwareSelection* selection);
 
 // The variants of `family` the evidence allows, as "; likely \"Ascend 910B2\" (AI Core clock 1800 MHz,
 // operators on 24 Cube / 48 Vector cores)"; "" when the evidence rules none out or rules all out.

@@ -232,9 +232,18 @@ TEST(ChipInferenceTest, AscendVectorCoresAssumeThe910bFamilyAndNameTheVariants) 
   EXPECT_EQ(not_npu.profile, nullptr);
 }
 
-// A run with its AI Core clock sampled and operators launched one block per core.
-Trace NpuRunWith(double clock_mhz, int64_t cube_blocks, int64_t vector_blocks) {
+// A run with its AI Core clock sampled and operators launched one block per core; on an NPU named
+// `npu_name` with `memory_bytes` of memory where given.
+Trace NpuRunWith(double clock_mhz, int64_t cube_blocks, int64_t vector_blocks, std::string_view npu_name = "",
+                 int64_t memory_bytes = kNoId) {
   hand_built::HandBuiltTrace hand;
+  if (!npu_name.empty()) {
+    Device npu;
+    npu.type = DeviceType::kNpu;
+    npu.name = hand.mutable_builder()->Intern(npu_name);
+    npu.total_memory_bytes = memory_bytes;
+    hand.mutable_builder()->AddDevice(npu);
+  }
   if (clock_mhz > 0) hand.mutable_builder()->AddCounterSample(ProcessKey{7, false}, "AI Core Freq/MHz", 0, clock_mhz);
   Trace trace = hand.Finish();
   SideTableBuilder side(&trace);
@@ -272,6 +281,37 @@ TEST(ChipInferenceTest, AscendClockAndBlockDimsNameTheLikelyVariant) {
   // A clock no variant runs at (throttled) rules all out: no hint rather than a wrong one.
   EXPECT_EQ(AscendVariantHint(CollectAscendVariantEvidence(NpuRunWith(1200, 24, 48)), family, Builtin()), "");
   EXPECT_EQ(AscendVariantHint(AscendVariantEvidence{}, family, Builtin()), "");
+}
+
+// What the run states of its chip (msprof's info.json: AI cores and clock; the HBM size) picks the variant
+// where one fits; a hint (sampled clock, block dims) never does, and a size several variants share keeps
+// the family with its range.
+TEST(ChipInferenceTest, StatedCoresClockAndMemorySettleTheAscendVariant) {
+  const auto run = [](std::string_view cores, std::string_view clock, std::string_view name, int64_t memory_bytes) {
+    Trace trace = NpuRunWith(1800, 24, 48, name, memory_bytes);
+    SideTableBuilder side(&trace);
+    if (!cores.empty()) side.AddMetadataEntry("msprof_info.device_0.ai_core_num", std::string(cores));
+    if (!clock.empty()) side.AddMetadataEntry("msprof_info.device_0.aic_frequency", std::string(clock));
+    return trace;
+  };
+  const HardwareSelection b2 = SelectHardware(run("24", "1800", "", kNoId), Builtin(), nullptr);
+  ASSERT_NE(b2.profile, nullptr) << b2.how;
+  EXPECT_EQ(b2.profile->name, "Ascend 910B2");
+  EXPECT_TRUE(b2.inferred);
+  EXPECT_TRUE(Has(b2.how, "msprof's info.json (24 AI cores, AI Core clock 1800 MHz)")) << b2.how;
+  // 20 cores at 1800 MHz: the 910B3, though the operators hint at 24.
+  EXPECT_EQ(SelectHardware(run("20", "1800", "", kNoId), Builtin(), nullptr).profile->name, "Ascend 910B3");
+  // Stated figures no variant has: the family, not a wrong variant.
+  EXPECT_EQ(SelectHardware(run("24", "1200", "", kNoId), Builtin(), nullptr).profile->name,
+            "Ascend 910B (variant unknown)");
+  // The HBM size: 32 GiB is the 910B4's alone; 64 GiB is three variants', so the family stays.
+  const HardwareSelection b4 = SelectHardware(run("", "", "Ascend910B", 34359738368), Builtin(), nullptr);
+  ASSERT_NE(b4.profile, nullptr) << b4.how;
+  EXPECT_EQ(b4.profile->name, "Ascend 910B4");
+  EXPECT_TRUE(Has(b4.how, "the device memory size (32.0 GiB)")) << b4.how;
+  const HardwareSelection wide = SelectHardware(run("", "", "Ascend910B", 68719476736), Builtin(), nullptr);
+  EXPECT_EQ(wide.profile->name, "Ascend 910B (variant unknown)");
+  EXPECT_TRUE(Has(wide.how, "variant unknown")) << wide.how;
 }
 
 // Level0 writes no engine per operator: the sampled AI Core clock alone names the family where no other

@@ -250,6 +250,7 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
   if (!device) {
     bool ascend = false;
     HardwareSelection npu = InferAscendHardware(trace, profiles, &ascend);
+    if (ascend) SettleAscendVariant(trace, profiles, &npu);
     if (ascend) return npu;
     HardwareSelection by_properties = IdentifyFromProperties(trace, profiles);
     const bool decided = by_properties.profile != nullptr || !by_properties.how.empty();
@@ -259,6 +260,7 @@ HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& pro
   if (selection.profile && !selection.profile->variants.empty()) {
     selection.how = VariantUnknown(*selection.profile) +
                     AscendVariantHint(CollectAscendVariantEvidence(trace), *selection.profile, profiles);
+    SettleAscendVariant(trace, profiles, &selection);
   } else if (selection.profile) {
     selection.how = "detected";
   } else if (const HardwareProfile* by_name = profiles.Detect(selection.device_name)) {

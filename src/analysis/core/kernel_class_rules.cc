@@ -75,6 +75,17 @@ constexpr std::array kRules = std::to_array<KernelClassRule>({
     {"div", kContains, "any", op_letter::kScale, "divisions"},
     {"add", kContains, "any", op_letter::kAdd, "additions"},
     {"sub", kContains, "any", op_letter::kAdd, "subtractions"},
+    // Names no row above matches that still say what they do (met on the shared corpus).
+    {"bmm_", kPrefix, "NVIDIA", op_letter::kMatmul, "TensorRT-LLM batched GEMMs (bmm_Bfloat16_..., bmm_MxE4m3_... on Blackwell)"},
+    {"attn_fwd", kContains, "Triton", op_letter::kAttention, "Triton flash-attention forward kernels (attn_fwd, as ROCm's SDPA runs them)"},
+    {"pool", kContains, "any", op_letter::kReduce, "pooling (max_pool_forward_nchw, adaptive_average_pool, Ascend MaxPoolWithArgmax, AvgPool)"},
+    {"radixsort", kContains, "any", op_letter::kReduce, "CUB radix sorts (DeviceRadixSortOnesweepKernel, ...): memory-bound passes over the keys"},
+    {"devicescan", kContains, "any", op_letter::kReduce, "CUB prefix scans (DeviceScanKernel)"},
+    {"routing", kContains, "any", op_letter::kOtherElementwise, "MoE token routing (TensorRT-LLM moe::dev::routing histograms and offsets)"},
+    {"rotary", kContains, "any", op_letter::kOtherElementwise, "rotary position embeddings (vllm::rotary_embedding_kernel, ...)"},
+    {"quant", kContains, "any", op_letter::kCast, "quantization to FP8 / INT8 (vllm::scaled_fp8_quant_kernel, ...)"},
+    {"topk", kContains, "any", op_letter::kReduce, "top-k selection (Ascend TopKV2, ...)"},
+    {"nllloss", kContains, "any", op_letter::kReduce, "negative log-likelihood loss (Ascend NLLLoss, NLLLossGrad)"},
     // Family defaults: compiler kernels that name the kind of loop, not the operation.
     {"triton_poi_", kPrefix, "Triton", op_letter::kOtherElementwise, "Inductor's pointwise kernels: fused element-wise work"},
     {"triton_red_", kPrefix, "Triton", op_letter::kReduce, "Inductor's reduction kernels"},

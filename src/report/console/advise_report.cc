@@ -25,6 +25,7 @@ struct PartLabel {
 constexpr std::array kParts = std::to_array<PartLabel>({
     {TimePart::kComputeBound, "compute-bound (matmul, conv, attention)"},
     {TimePart::kMemoryBound, "memory-bound (element-wise, norms, ...)"},
+    {TimePart::kUnclassified, "unclassified (kernels of unknown kind)"},
     {TimePart::kCommunication, "communication not overlapped"},
     {TimePart::kMemcpy, "copies not overlapped"},
     {TimePart::kHostWait, "host (launch wait, framework overhead)"},
@@ -86,8 +87,13 @@ std::string UtilizationPopulation(const RankAdvice& shown, const RankAdvice& slo
 }
 
 // The pipeline bubble is a part only of ranks in a pipeline: elsewhere it is left out, not shown as 0.
+// The pipeline bubble shows only on pipelines; the unclassified part only where the text has some, and
+// always in the JSON, whose readers look it up by name.
 bool ShownPart(const TimeSplit& split, TimePart part) {
-  return part != TimePart::kPipelineBubble || split.part(part) > 0;
+  return (part != TimePart::kPipelineBubble && part != TimePart::kUnclassified) || split.part(part) > 0;
+}
+bool ShownInJson(const TimeSplit& split, TimePart part) {
+  return part == TimePart::kUnclassified || ShownPart(split, part);
 }
 
 void AppendSplit(const TimeSplit& split, std::string_view population, std::string* out) {
@@ -250,10 +256,11 @@ void WriteOptional(JsonWriter* w, std::string_view key, const std::optional<doub
 void WriteSplit(JsonWriter* w, const TimeSplit& split) {
   w->Key("split_us").BeginObject();
   for (const PartLabel& p : kParts) {
-    if (ShownPart(split, p.part)) w->Key(TimePartName(p.part)).Double(split.part(p.part) / 1e3);
+    if (ShownInJson(split, p.part)) w->Key(TimePartName(p.part)).Double(split.part(p.part) / 1e3);
   }
   w->EndObject();
   w->Key("compute_bound_share").Double(split.compute_bound_share);
+  w->Key("unclassified_share").Double(split.unclassified_share);
   w->Key("compute_classes_known").Bool(split.compute_classes_known);
   w->Key("dataloader_us").Double(split.dataloader_ns / 1e3);
 }
@@ -343,7 +350,9 @@ void WriteAdviseJson(const AdvisorResult& result, std::string_view schema, const
   w.Key("mean_step_us").Double(result.mean_split.step_ns / 1e3);
   w.Key("mean_split_us").BeginObject();
   for (const PartLabel& p : kParts) {
-    if (ShownPart(result.mean_split, p.part)) w.Key(TimePartName(p.part)).Double(result.mean_split.part(p.part) / 1e3);
+    if (ShownInJson(result.mean_split, p.part)) {
+      w.Key(TimePartName(p.part)).Double(result.mean_split.part(p.part) / 1e3);
+    }
   }
   w.EndObject();
   w.Key("ranks").BeginArray();

@@ -318,8 +318,34 @@ void AppendHtaExtrasText(const ProfileResult& result, size_t rank_index, std::st
   }
 }
 
+// The computing of the mean step by kind, as analyze splits it: device work no name rule or launching
+// operator classes is unclassified, shown apart rather than counted memory-bound.
+void AppendComputingSplitText(const TimeSplit& split, std::string* out) {
+  const double computing = split.part(TimePart::kComputeBound) + split.part(TimePart::kMemoryBound) +
+                           split.part(TimePart::kUnclassified);
+  if (split.steps == 0 || computing <= 0) return;
+  if (!split.compute_classes_known) {
+    *out += fmt::format("  computing per step: {:.3f} ms, unclassed (no operators to class it)\n", computing / 1e6);
+    return;
+  }
+  *out += fmt::format(
+      "  computing per step: compute-bound {:.3f} ms, memory-bound {:.3f} ms, unclassified {:.3f} ms (kernels no "
+      "name rule or launching operator classes)\n",
+      split.part(TimePart::kComputeBound) / 1e6, split.part(TimePart::kMemoryBound) / 1e6,
+      split.part(TimePart::kUnclassified) / 1e6);
+}
+
+void WriteComputingSplitJson(const TimeSplit& split, JsonWriter* w) {
+  w->Key("computing_split_us").BeginObject();
+  w->Key("compute_bound").Double(split.part(TimePart::kComputeBound) / 1e3);
+  w->Key("memory_bound").Double(split.part(TimePart::kMemoryBound) / 1e3);
+  w->Key("unclassified").Double(split.part(TimePart::kUnclassified) / 1e3);
+  w->Key("classes_known").Bool(split.compute_classes_known);
+  w->EndObject();
+}
+
 void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, const RankComputeUnits* compute,
-                    const KernelBreakdown* kernels, bool wide, std::string* out) {
+                    const KernelBreakdown* kernels, const TimeSplit* split, bool wide, std::string* out) {
   *out += fmt::format("rank {}: {}\n", rank.rank, EscapeText(rank.path));
   if (rank.work_on == WorkSource::kCpu) {
     // With gloo, the step's thread inside c10d:: calls waits for the workers' collectives (cpu_work.h).
@@ -344,6 +370,7 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
     *out += fmt::format("  incomplete (trace cut off; not shown, not in the total): step{}{}\n",
                         rank.incomplete_steps.size() > 1 ? "s" : "", numbers);
   }
+  if (split != nullptr) AppendComputingSplitText(*split, out);
   if (rank.definitions == StepDefinitions::kTorchNpu) AppendTorchNpuTable(rank.steps, out);
   // CPU work has no launches: only the per-thread gaps would be left, and they say little there.
   // A torch_npu rank read from its summaries has no launches or streams: the host side is unknown, not 0.
@@ -981,7 +1008,8 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   for (size_t i = 0; i < result.ranks.size(); ++i) {
     AppendRankText(result.ranks[i], i < result.hta.size() ? &result.hta[i] : nullptr,
                    i < result.compute.size() ? &result.compute[i] : nullptr,
-                   i < result.kernels.size() ? &result.kernels[i] : nullptr, wide_names, &out);
+                   i < result.kernels.size() ? &result.kernels[i] : nullptr,
+                   i < result.splits.size() ? &result.splits[i] : nullptr, wide_names, &out);
     if (i < result.modules.size()) AppendTopModulesText(result.modules[i], wide_names, &out);
     if (i < result.moe.size() && result.moe[i].found()) AppendMoeText(result.moe[i], &out);
     if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
@@ -1005,6 +1033,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
     w.Key("device_events_outside_steps").Uint(rank.device_events_outside_steps);
     w.Key("device_count").Uint(rank.device_count);
     WriteStepsJson(rank.steps, rank.incomplete_steps, rank.total, &w);
+    if (i < result.splits.size()) WriteComputingSplitJson(result.splits[i], &w);
     w.Key("devices").BeginArray();
     for (const DeviceTimeBreakdown& device : rank.devices) WriteDeviceJson(device, &w);
     w.EndArray();

@@ -7,6 +7,7 @@
 
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/breakdown/module_view.h"
+#include "analysis/advisor/time_split.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/critical_path.h"
 #include "analysis/compute/compute_units.h"
@@ -26,6 +27,9 @@ struct ProfileResult {
   std::vector<RankComputeUnits> compute;  // one per rank, same order
   std::vector<KernelBreakdown> kernels;   // one per rank, same order
   std::vector<RankMoeLoad> moe;           // one per rank, same order (MoE expert load; empty from summaries)
+  // One per rank, same order: the mean step's split as analyze makes it, of which profile shows the
+  // computing's compute-bound, memory-bound and unclassified parts.
+  std::vector<TimeSplit> splits;
   // --semantics hta only: HTA's kernel types and statistics, idle time, launches and queue length.
   HtaKernelBreakdown hta_kernels;
   std::vector<HtaIdleRow> hta_idle;

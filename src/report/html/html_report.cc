@@ -115,36 +115,49 @@ class Pieces {
 // ---- summary ---------------------------------------------------------------------------------------
 
 // One row of the summary's split table: the rank (or `label`) and its mean step's parts.
-// The pipeline bubble column shows only where a rank has one.
-bool ShownColumn(size_t part, bool bubble) { return bubble || part != static_cast<size_t>(TimePart::kPipelineBubble); }
+// The pipeline bubble and the unclassified columns show only where a rank has one.
+struct SplitColumns {
+  bool bubble = false;
+  bool unclassified = false;
+};
 
-std::string SplitRow(std::string_view label, std::string_view steps, const TimeSplit& split, bool bubble) {
+// The parts in the order of the table: the unclassified work beside the compute- and memory-bound.
+constexpr std::array kSplitColumnOrder = std::to_array<TimePart>(
+    {TimePart::kComputeBound, TimePart::kMemoryBound, TimePart::kUnclassified, TimePart::kCommunication,
+     TimePart::kMemcpy, TimePart::kHostWait, TimePart::kData, TimePart::kIdle, TimePart::kPipelineBubble});
+static_assert(kSplitColumnOrder.size() == static_cast<size_t>(TimePart::kCount));
+
+bool ShownColumn(TimePart part, SplitColumns columns) {
+  if (part == TimePart::kPipelineBubble) return columns.bubble;
+  return part != TimePart::kUnclassified || columns.unclassified;
+}
+
+std::string SplitRow(std::string_view label, std::string_view steps, const TimeSplit& split, SplitColumns columns) {
   std::string row = fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", E(label), steps,
                                 MillisText(split.step_ns));
-  for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
+  for (const TimePart part : kSplitColumnOrder) {
     // Computing that no operator classes (a rank with only torch_npu's step table) is neither part: the
     // text and the JSON (compute_classes_known) say so too.
-    const TimePart part = static_cast<TimePart>(p);
-    if (!ShownColumn(p, bubble)) continue;
+    if (!ShownColumn(part, columns)) continue;
     if (!split.compute_classes_known && part == TimePart::kComputeBound) {
       row += fmt::format("<td class=\"n\">{}</td>", kEmptyCell);
     } else if (!split.compute_classes_known && part == TimePart::kMemoryBound) {
       row += fmt::format("<td class=\"n\" title=\"no operators to class it\">{} computing, unclassed</td>",
-                         MillisText(split.part_ns[p]));
+                         MillisText(split.part(part)));
     } else {
-      row += fmt::format("<td class=\"n\">{}</td>", MillisText(split.part_ns[p]));
+      row += fmt::format("<td class=\"n\">{}</td>", MillisText(split.part(part)));
     }
   }
   return row + "</tr>\n";
 }
 
-std::string SplitHeader(bool bubble) {
+std::string SplitHeader(SplitColumns columns) {
   std::string header =
       "<table><caption class=\"what\">ms per step</caption><tr><th>rank</th><th class=\"n\">steps</th>"
       "<th class=\"n\">mean step</th>";
-  for (size_t p = 0; p < static_cast<size_t>(TimePart::kCount); ++p) {
-    if (!ShownColumn(p, bubble)) continue;
-    std::string name(TimePartName(static_cast<TimePart>(p)));
+  for (const TimePart part : kSplitColumnOrder) {
+    if (!ShownColumn(part, columns)) continue;
+    std::string name(TimePartName(part));
     std::replace(name.begin(), name.end(), '_', ' ');
     header += fmt::format("<th class=\"n\">{}</th>", E(name));
   }
@@ -155,36 +168,38 @@ std::string SplitHeader(bool bubble) {
 // on the page, folded under them (a thousand rows hid the verdict's population).
 void SplitTable(const AdvisorResult& advice, Pieces& out) {
   const bool folded = advice.ranks.size() > kRanksListedOneByOne;
-  const bool bubble = std::any_of(advice.ranks.begin(), advice.ranks.end(), [](const RankAdvice& r) {
-    return r.split.part(TimePart::kPipelineBubble) > 0;
-  });
-  out += SplitHeader(bubble);
+  SplitColumns columns;
+  for (const RankAdvice& r : advice.ranks) {
+    columns.bubble = columns.bubble || r.split.part(TimePart::kPipelineBubble) > 0;
+    columns.unclassified = columns.unclassified || r.split.part(TimePart::kUnclassified) > 0;
+  }
+  out += SplitHeader(columns);
   if (folded) {
     const auto by_step = [](const RankAdvice& a, const RankAdvice& b) { return a.split.step_ns < b.split.step_ns; };
     const RankAdvice& slowest = *std::max_element(advice.ranks.begin(), advice.ranks.end(), by_step);
     const RankAdvice& fastest = *std::min_element(advice.ranks.begin(), advice.ranks.end(), by_step);
     if (slowest.split.step_ns == fastest.split.step_ns) {
       out += SplitRow(fmt::format("{} (slowest and fastest: every rank's mean step is as long)", slowest.rank),
-                      std::to_string(slowest.split.steps), slowest.split, bubble);
+                      std::to_string(slowest.split.steps), slowest.split, columns);
     } else {
-      out += SplitRow(fmt::format("{} (slowest)", slowest.rank), std::to_string(slowest.split.steps), slowest.split, bubble);
-      out += SplitRow(fmt::format("{} (fastest)", fastest.rank), std::to_string(fastest.split.steps), fastest.split, bubble);
+      out += SplitRow(fmt::format("{} (slowest)", slowest.rank), std::to_string(slowest.split.steps), slowest.split, columns);
+      out += SplitRow(fmt::format("{} (fastest)", fastest.rank), std::to_string(fastest.split.steps), fastest.split, columns);
     }
   } else {
     for (const RankAdvice& rank : advice.ranks)
-      out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split, bubble);
+      out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split, columns);
   }
   if (advice.ranks.size() > 1) {  // the population the verdict quotes
     out += SplitRow(MeanOverRanks(advice.mean_ranks, advice.ranks.size()) +
                         (advice.mean_ranks < advice.ranks.size() ? " (the others have no complete step)" : ""),
-                    kEmptyCell, advice.mean_split, bubble);
+                    kEmptyCell, advice.mean_split, columns);
   }
   out += "</table>\n";
   if (!folded) return;
   out += fmt::format("<details><summary>every rank ({})</summary>\n", advice.ranks.size());
-  out += SplitHeader(bubble);
+  out += SplitHeader(columns);
   for (const RankAdvice& rank : advice.ranks)
-    out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split, bubble);
+    out += SplitRow(std::to_string(rank.rank), std::to_string(rank.split.steps), rank.split, columns);
   out += "</table>\n</details>\n";
 }
 

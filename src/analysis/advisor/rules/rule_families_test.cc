@@ -577,6 +577,7 @@ TEST(RuleFamilies, UtilizationAbovePeakIsInconsistentNotOk) {
   EXPECT_NE(memory.measured_as.find("1735.8 GB/s"), std::string::npos) << memory.measured_as;
   EXPECT_NE(memory.measured_as.find("1420 GB/s"), std::string::npos) << memory.measured_as;
   EXPECT_EQ(memory.measured_as.find("lower bound"), std::string::npos) << memory.measured_as;
+  EXPECT_NE(memory.how_to_measure.view().find("--hardware"), std::string::npos) << memory.how_to_measure.view();
   const UtilizationCheck& communication = result.ranks[0].utilizations[2];
   EXPECT_FALSE(communication.value_pct.has_value());
   EXPECT_NE(communication.measured_as.find("130.0 % of the peak"), std::string::npos) << communication.measured_as;
