@@ -373,6 +373,8 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   out.groups = SummarizeGroups(ranks, out.clocks);
   out.domains = SummarizeDomains(out.groups);
   out.pipeline = AnalyzePipelineStages(ranks);
+  out.transport_spread = SpreadOfTransports(ranks);
+  out.retransmissions = FindRetransmissions(ranks);
   return out;
 }
 
