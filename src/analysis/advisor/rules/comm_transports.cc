@@ -68,10 +68,12 @@ void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig&, std::vecto
     f.AddNumber(fmt::format("{}_fastest_rank", key), static_cast<double>(s->fast_rank), "rank");
     f.AddNumber(fmt::format("{}_fastest_gbps", key), s->fast_gbps, "GB/s");
   }
-  f.strategy = fmt::format(
-      "Check rank {}'s {} links: the NIC or port state and its optical modules for RDMA, the HCCS / PCIe topology "
-      "and the devices sharing it on the node for on-node links; compare with rank {}, the fastest.",
-      rank.rank_id, worst.transport, worst.fast_rank);
+  const bool network = worst.transport == "RDMA";
+  f.strategy = fmt::format("Check rank {}'s {} links ({}); compare with rank {}, the fastest.", rank.rank_id,
+                           worst.transport,
+                           network ? "its NIC and port state, optical modules and the switch ports they use"
+                                   : "the HCCS / PCIe topology on its node and the devices sharing those links",
+                           worst.fast_rank);
   f.apis = {"tuneprof comm RUN_DIR", "hccn_tool -i DEVICE -link -g", "msprof-analyze cluster -m all"};
   out->push_back(std::move(f));
 }
