@@ -5,13 +5,16 @@ advisor_findings.json: the tool's version, command, date and where the figures c
 figure agrees within the stated tolerance (theirs_min - tolerance <= ours <= theirs_max + tolerance), each
 recorded name appears in the named evidence, and a recorded difference is documented in docs/advisor.md's
 parity table (which also lists every equivalent id the table records). The communication checks across
-ranks (slow link, retransmission) stay silent on CPU, GPU and nsys inputs.
+ranks (slow link, retransmission) stay silent on CPU, GPU and nsys inputs. GE graph dumps (Graph Fusion's
+input), added to a crafted copy of a rank directory, are listed in `info`'s inventory as not read yet.
 Usage: msprof_parity_check.py TUNEPROF SHARED_DIR REPO_DIR
 """
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from harness import check, failures
 
@@ -35,6 +38,23 @@ def check_figures(where, recorded, finding):
         text = str(finding["evidence"].get(name["evidence"], ""))
         for part in name["contains"]:
             check(part in text, f"{where}: {name['evidence']} names '{part}'")
+
+
+def inventory(tuneprof, path):
+    done = subprocess.run([tuneprof, "info", "--json", str(path)], capture_output=True, text=True, timeout=120)
+    check(done.returncode == 0, f"info --json {path} exits 0 ({done.stderr.strip()[:200]})")
+    return json.loads(done.stdout)["ranks"][0]["inventory"] if done.returncode == 0 else {}
+
+
+def check_ge_dumps(tuneprof, rank_dir):
+    check("ge_graph_dumps" not in inventory(tuneprof, rank_dir), "no GE graph dumps: no inventory entry")
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = pathlib.Path(tmp) / rank_dir.name
+        shutil.copytree(rank_dir, copy)
+        for name in ("ge_proto_00000001_graph_1_Build.txt", "ge_onnx_00000001_graph_1_Build.pbtxt", "notes.txt"):
+            (copy / name).write_text("graph {}\n")
+        entry = inventory(tuneprof, copy).get("ge_graph_dumps", "")
+        check(entry.startswith("2 files, not read yet"), f"two GE graph dumps listed as not read yet ({entry})")
 
 
 def main():
@@ -66,6 +86,7 @@ def main():
         findings = advise(tuneprof, shared / other)
         for fid in ("communication.slow_link", "communication.retransmission"):
             check(fid not in findings, f"{other}: no {fid}")
+    check_ge_dumps(tuneprof, shared / table["runs_root"] / "text/level1/rank0_ascend_pt")
     print(f"{len(failures)} failures")
     sys.exit(1 if failures else 0)
 
