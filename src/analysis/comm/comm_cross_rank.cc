@@ -375,6 +375,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   out.pipeline = AnalyzePipelineStages(ranks);
   out.transport_spread = SpreadOfTransports(ranks);
   out.retransmissions = FindRetransmissions(ranks);
+  out.slowest_vs_fastest = DiffSlowestAndFastestRank(ranks);
   return out;
 }
 

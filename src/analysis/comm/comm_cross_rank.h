@@ -25,6 +25,7 @@
 #include "analysis/comm/critical_path.h"
 #include "analysis/comm/parallel_roles.h"
 #include "analysis/comm/pipeline_stages.h"
+#include "analysis/comm/rank_operator_diff.h"
 #include "analysis/comm/transport_checks.h"
 #include "analysis/comm/wait_causes.h"
 
@@ -123,6 +124,9 @@ struct CrossRankCommunication {
   // the RDMA transfers that look retransmitted.
   std::vector<TransportSpread> transport_spread;
   std::vector<RetransmissionSuspect> retransmissions;
+  // The rank that computes most against the one that computes least, operator by operator
+  // (rank_operator_diff.h); nullopt where the ranks compute alike or kept no lead-ins.
+  std::optional<RankOperatorDiff> slowest_vs_fastest;
 };
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks);
