@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "analysis/advisor/rules/rules.h"
+#include "analysis/advisor/stage_findings.h"
 #include "base/rank_ranges.h"
 
 namespace tuneprof {
@@ -1052,6 +1053,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
     result.ranks.push_back(std::move(draft.advice));
   }
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
+  if (cross != nullptr && cross->pipeline) NameStagesOfFindings(*cross->pipeline, comm, &result.findings);
   KeepWaitNotExplained(gains, ranks.size(), &result.findings);
   std::stable_sort(result.findings.begin(), result.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });

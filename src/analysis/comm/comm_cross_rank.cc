@@ -373,6 +373,9 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   out.groups = SummarizeGroups(ranks, out.clocks);
   out.domains = SummarizeDomains(out.groups);
   out.pipeline = AnalyzePipelineStages(ranks, out.clocks);
+  out.transport_spread = SpreadOfTransports(ranks);
+  out.retransmissions = FindRetransmissions(ranks);
+  out.slowest_vs_fastest = DiffSlowestAndFastestRank(ranks);
   return out;
 }
 

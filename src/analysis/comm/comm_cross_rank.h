@@ -25,6 +25,8 @@
 #include "analysis/comm/critical_path.h"
 #include "analysis/comm/parallel_roles.h"
 #include "analysis/comm/pipeline_stages.h"
+#include "analysis/comm/rank_operator_diff.h"
+#include "analysis/comm/transport_checks.h"
 #include "analysis/comm/wait_causes.h"
 
 namespace tuneprof {
@@ -118,6 +120,13 @@ struct CrossRankCommunication {
   std::vector<CommGroupSummary> groups;      // per process group (comm_groups.h)
   std::vector<ParallelDomain> domains;       // per parallel dimension (parallel_roles.h)
   std::optional<PipelineAnalysis> pipeline;  // per pipeline stage (pipeline_stages.h), where pp groups are named
+  // torch_npu communication.json across ranks (transport_checks.h): each transport's bandwidth spread and
+  // the RDMA transfers that look retransmitted.
+  std::vector<TransportSpread> transport_spread;
+  std::vector<RetransmissionSuspect> retransmissions;
+  // The rank that computes most against the one that computes least, operator by operator
+  // (rank_operator_diff.h); nullopt where the ranks compute alike or kept no lead-ins.
+  std::optional<RankOperatorDiff> slowest_vs_fastest;
 };
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks);

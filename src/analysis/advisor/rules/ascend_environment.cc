@@ -1,7 +1,10 @@
 // config.ascend_env (msprof-analyze Environment Variable check): torch_npu's profiler_metadata records
 // the run's environment. Checked: PYTORCH_NPU_ALLOC_CONF without expandable_segments:True,
 // ASCEND_LAUNCH_BLOCKING=1, ACLNN_CACHE_LIMIT unset or < 10000, HOST_CACHE_CAPACITY unset or 0,
-// HCCL_ALGO set, ASCEND_GLOBAL_LOG_LEVEL set below 3. Only fires when the trace carries ENV_VARIABLES.
+// HCCL_ALGO set, ASCEND_GLOBAL_LOG_LEVEL set below 3, HCCL_RDMA_TC or HCCL_RDMA_SL set (msprof-analyze
+// names them whenever set: a traffic class or service level that differs from the switch's PFC / DSCP
+// configuration slows every RDMA transfer, and the trace cannot tell whether they match). Only fires when
+// the trace carries ENV_VARIABLES.
 // Gain: ASCEND_LAUNCH_BLOCKING=1 serializes every launch, so it costs the host-wait time; the others are
 // not measurable from the trace (0, said so).
 #include <fmt/format.h>
@@ -69,6 +72,18 @@ void RuleAscendEnvironment(const RankEvidence& rank, const AdvisorConfig&, std::
   if (algo && !algo->empty()) {
     problems.push_back("HCCL_ALGO is set (" + *algo + "), overriding HCCL's algorithm choice");
     fixes.push_back("unset HCCL_ALGO");
+  }
+  const auto rdma_tc = EnvValue(trace, "HCCL_RDMA_TC");
+  if (rdma_tc && !rdma_tc->empty()) {
+    problems.push_back("HCCL_RDMA_TC is set (" + *rdma_tc +
+                       "): the RoCE traffic class (DSCP x 4, default 132) must match the switch's DSCP setting");
+    fixes.push_back("check HCCL_RDMA_TC against the switch's DSCP-to-priority map, or unset it");
+  }
+  const auto rdma_sl = EnvValue(trace, "HCCL_RDMA_SL");
+  if (rdma_sl && !rdma_sl->empty()) {
+    problems.push_back("HCCL_RDMA_SL is set (" + *rdma_sl +
+                       "): the RDMA NIC priority (0-7, default 4) must equal the NIC's PFC priority");
+    fixes.push_back("check HCCL_RDMA_SL against the NIC's PFC priority, or unset it");
   }
   const auto log_level = EnvValue(trace, "ASCEND_GLOBAL_LOG_LEVEL");
   if (log_level && !log_level->empty() && Number(log_level) < 3) {

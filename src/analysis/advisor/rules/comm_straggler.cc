@@ -49,6 +49,23 @@ bool InPipelineStage(const RankEvidence& rank) {
   return false;
 }
 
+// msprof-analyze compares a cluster's slowest rank with its fastest automatically: the operators the rank
+// that computes most spends more time in than the one that computes least, per step.
+void CompareSlowestWithFastest(const RankEvidence& rank, Finding* f) {
+  if (rank.cross == nullptr || !rank.cross->slowest_vs_fastest) return;
+  const RankOperatorDiff& diff = *rank.cross->slowest_vs_fastest;
+  if (diff.extra_per_step.empty()) return;
+  std::string operators;
+  for (const LeadOperator& op : diff.extra_per_step) {
+    operators += fmt::format("{}+{} in {}", operators.empty() ? "" : ", ",
+                             FormatDuration(static_cast<double>(op.ns)), op.name.view());
+  }
+  f->AddText("slowest_vs_fastest_rank",
+             fmt::format("rank {} (computing {} per step) against rank {} ({}): {} per step, between collectives",
+                         diff.slow_rank, FormatDuration(diff.slow_computing_ns_per_step), diff.fast_rank,
+                         FormatDuration(diff.fast_computing_ns_per_step), operators));
+}
+
 // Ascend: communication.json splits each HCCL op into transit, wait and synchronization; msprof-analyze's
 // slow-rank rule names the rank the others wait for. Without it (one rank in the input, or ranks too
 // alike to name one), a rank that mostly waits still waits for some other rank: said as such.
@@ -108,6 +125,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
       "each rank waits for and the slow rank's own timeline what it does meanwhile; msprof-analyze cluster for "
       "the matrix.";
   f.apis = {"tuneprof comm RUN_DIR", "msprof-analyze cluster -m all"};
+  CompareSlowestWithFastest(rank, &f);
   if (slow && rank.cross->slow_rank_rules_disagree()) SayTheRulesDisagree(*rank.cross, &f);
   out->push_back(std::move(f));
 }

@@ -46,13 +46,16 @@ std::span<const RuleFunction> AllRules() {
       RuleAscendOperatorEfficiency,
       RuleCommSmallPackets,
       RuleApiReplacement,
+      RuleCommSlowLink,
+      RuleCommRetransmission,
   });
   return kRules;
 }
 
 bool RuleReadsOtherRanks(RuleFunction rule) {
   return rule == RuleCommStraggler || rule == RulePipelineStageImbalance || rule == RulePipelineBubble ||
-         rule == RuleCommDomains || rule == RuleMoeExpertBalance;
+         rule == RuleCommDomains || rule == RuleMoeExpertBalance || rule == RuleCommSlowLink ||
+         rule == RuleCommRetransmission;
 }
 
 }  // namespace tuneprof

@@ -59,6 +59,8 @@ void RuleDdpBackend(const RankEvidence&, const AdvisorConfig&, std::vector<Findi
 void RuleByteAlignment(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleMoeExpertBalance(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleApiReplacement(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCommSlowLink(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleCommRetransmission(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 // Whether fusion.api_replacement names a fused NPU optimizer for `optimizer` ("SGD.step"): on NPU the
 // optimizer rule then leaves that call site to it, one finding per call site.

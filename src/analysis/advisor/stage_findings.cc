@@ -1,0 +1,55 @@
+#include "analysis/advisor/stage_findings.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace tuneprof {
+namespace {
+
+bool IsComputationCheck(const Finding& f) {
+  return f.id.view().starts_with("compute.") || f.id.view().starts_with("fusion.");
+}
+
+}  // namespace
+
+std::vector<StageSlowestRank> SlowestRankOfEachStage(const PipelineAnalysis& pipeline,
+                                                     const std::vector<const RankCommunication*>& comm) {
+  std::unordered_map<int64_t, double> computing_per_step;
+  for (const RankCommunication* rank : comm) {
+    if (rank != nullptr && rank->steps > 0) {
+      computing_per_step[rank->rank] = static_cast<double>(rank->computing_ns) / static_cast<double>(rank->steps);
+    }
+  }
+  std::vector<StageSlowestRank> out;
+  for (const PipelineStage& stage : pipeline.stages) {
+    std::optional<StageSlowestRank> best;
+    for (int64_t rank : stage.ranks) {
+      auto it = computing_per_step.find(rank);
+      if (it == computing_per_step.end() || (best && it->second <= best->computing_ns_per_step)) continue;
+      best = StageSlowestRank{stage.stage, rank, it->second};
+    }
+    if (best) out.push_back(*best);
+  }
+  return out;
+}
+
+void NameStagesOfFindings(const PipelineAnalysis& pipeline, const std::vector<const RankCommunication*>& comm,
+                          std::vector<Finding>* findings) {
+  const std::vector<StageSlowestRank> slowest = SlowestRankOfEachStage(pipeline, comm);
+  if (slowest.empty()) return;
+  for (Finding& f : *findings) {
+    if (!IsComputationCheck(f)) continue;
+    std::string stages;
+    for (const StageSlowestRank& s : slowest) {
+      if (std::find(f.ranks.begin(), f.ranks.end(), s.rank) == f.ranks.end()) continue;
+      stages += fmt::format("{}stage {}: rank {}", stages.empty() ? "" : "; ", s.stage, s.rank);
+    }
+    if (!stages.empty()) f.AddText("pipeline_stage_slowest_ranks", stages);
+  }
+}
+
+}  // namespace tuneprof
