@@ -352,6 +352,15 @@ Finding Report(const RankEvidence& rank, const std::vector<Site>& kept) {
 
 }  // namespace
 
+const ApiReplacement* FusedApiFor(const std::vector<std::string_view>& names) {
+  const std::span<const ApiReplacement> table = ApiReplacementTable();
+  for (const ApiReplacement& row : table) {
+    if (row.match == ReplacementMatch::kOpSequence && !row.steps.empty() && MatchAt(row.steps, names, 0) == names.size())
+      return &row;
+  }
+  return nullptr;
+}
+
 bool ApiReplacementReportsOptimizer(std::string_view optimizer) {
   size_t row = 0;
   return OptimizerRow(optimizer, &row) != nullptr;

@@ -46,6 +46,9 @@ std::span<const RuleFunction> AllRules() {
       RuleAscendOperatorEfficiency,
       RuleCommSmallPackets,
       RuleApiReplacement,
+      RuleMinedSequences,
+      RuleAscendAiCpuDtype,
+      RuleGcPause,
   });
   return kRules;
 }
