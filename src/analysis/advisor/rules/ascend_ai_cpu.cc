@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -75,6 +76,7 @@ std::string_view WideType(std::string_view dtype) {
 }
 
 struct WideInputs {
+  std::vector<uint32_t> launched_by;  // the host operators of its tasks, for their call sites
   uint64_t count = 0;
   int64_t time_ns = 0;
   bool float64 = false;
@@ -87,7 +89,10 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
   (void)config;
   const Trace& trace = *rank.trace;
   std::map<std::string_view, WideInputs> by_type;
-  for (const NpuOpRow& row : trace.kernel_details().rows) {
+  const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
+  std::vector<uint32_t> launched_by;  // filled on the first wide row: most runs have none
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const NpuOpRow& row = rows[r];
     if (trace.str(row.accelerator_core) != "AI_CPU" || row.dur_ns < 0) continue;
     bool float64 = false, int64 = false;
     std::string_view types = trace.str(row.input_data_types);
@@ -104,6 +109,8 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
     w.time_ns += row.dur_ns;
     w.float64 |= float64;
     w.int64 |= int64;
+    if (launched_by.empty()) launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
+    w.launched_by.push_back(launched_by[r]);
   }
   if (by_type.empty()) return;
   std::vector<std::pair<std::string_view, WideInputs>> sorted(by_type.begin(), by_type.end());
@@ -113,12 +120,15 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
   double total = 0;
   for (const auto& [type, w] : sorted) count += w.count, total += static_cast<double>(w.time_ns);
   std::string listed;
+  CallSites sites(trace, rank.tree);
   for (size_t i = 0; i < sorted.size() && i < kListedTypes; ++i) {
     const WideInputs& w = sorted[i].second;
+    const std::string where = TopCallSites(&sites, w.launched_by);
     const std::string_view to = w.float64 && w.int64 ? "float32 / int32" : w.float64 ? "float32" : "int32";
-    listed += fmt::format("{}{} x{} ({}, {} inputs -> {})", i ? "; " : "", sorted[i].first, w.count,
+    listed += fmt::format("{}{} x{} ({}, {} inputs -> {}{})", i ? "; " : "", sorted[i].first, w.count,
                           FormatDuration(static_cast<double>(w.time_ns)),
-                          w.float64 && w.int64 ? "float64 and int64" : w.float64 ? "float64" : "int64", to);
+                          w.float64 && w.int64 ? "float64 and int64" : w.float64 ? "float64" : "int64", to,
+                          where.empty() ? "" : "; at " + where);
   }
   if (sorted.size() > kListedTypes) listed += fmt::format("; and {} more types", sorted.size() - kListedTypes);
   Finding f;

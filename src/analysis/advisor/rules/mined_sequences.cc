@@ -78,6 +78,7 @@ double BusiestMte(const std::vector<const NpuOpMetricColumn*>& columns, size_t r
 
 // Ascend: kernel_details rows per Stream ID in file order, communication tasks left out.
 std::vector<std::vector<Op>> AscendStreams(const Trace& trace) {
+  const std::vector<uint32_t> launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
   std::vector<const NpuOpMetricColumn*> mte;
   for (const std::string_view name : {"aic_mte2_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio"}) {
     if (const NpuOpMetricColumn* column = trace.kernel_metric(name)) mte.push_back(column);
@@ -89,7 +90,7 @@ std::vector<std::vector<Op>> AscendStreams(const Trace& trace) {
     if (row.start_ns == kNoId || row.dur_ns == kNoId || row.dur_ns < 0) continue;
     if (Communication(trace.str(row.accelerator_core), trace.str(row.name))) continue;
     const StringId name = trace.str(row.type).empty() ? row.name : row.type;
-    streams[row.stream_id].push_back({name, row.start_ns, row.dur_ns, BusiestMte(mte, r), kNoIndex});
+    streams[row.stream_id].push_back({name, row.start_ns, row.dur_ns, BusiestMte(mte, r), launched_by[r]});
   }
   std::vector<std::vector<Op>> out;
   for (auto& [id, ops] : streams) out.push_back(std::move(ops));
@@ -244,18 +245,9 @@ std::string Route(const RankEvidence& rank, const std::vector<Op>& ops, const Se
 
 // The user's source lines of the sequence's first operators, most frequent first.
 std::string Sites(const std::vector<Op>& ops, const Sequence& seq, CallSites* sites) {
-  std::map<std::string, size_t> counts;
-  for (const uint32_t at : seq.starts) {
-    if (ops[at].host_op == kNoIndex) continue;
-    const std::string& where = sites->Of(ops[at].host_op);
-    if (!where.empty()) ++counts[where];
-  }
-  std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string text;
-  for (size_t i = 0; i < sorted.size() && i < kListedSites; ++i)
-    text += fmt::format("{}{} x{}", i ? "; " : "", sorted[i].first, sorted[i].second);
-  return text;
+  std::vector<uint32_t> first;
+  for (const uint32_t at : seq.starts) first.push_back(ops[at].host_op);
+  return TopCallSites(sites, first, kListedSites);
 }
 
 std::string Bound(const Sequence& seq) {
