@@ -27,6 +27,8 @@ namespace {
 
 constexpr size_t kMaxLength = 10;
 constexpr size_t kMaxOperators = 4'000'000;  // operators mined per rank; the rest of a longer run is not
+// Occurrences held by fusible candidates at once (64 MiB): past it the candidates with the least time go.
+constexpr size_t kMaxKeptStarts = 16'000'000;
 constexpr size_t kListed = 5;
 constexpr size_t kListedSites = 3;
 constexpr double kNoRatio = std::numeric_limits<double>::quiet_NaN();
@@ -175,14 +177,28 @@ bool Fusible(const Limits& limits, Sequence* seq) {
   return seq->host_bound || seq->mte_bound;
 }
 
+// Keeps the candidates with the most time whose occurrences fit in `budget`; returns their occurrences.
+size_t DropLeastTime(std::vector<Sequence>* found, size_t budget) {
+  std::stable_sort(found->begin(), found->end(),
+                   [](const Sequence& a, const Sequence& b) { return a.stats.time > b.stats.time; });
+  size_t kept = 0, n = 0;
+  while (n < found->size() && kept + (*found)[n].starts.size() <= budget) kept += (*found)[n++].starts.size();
+  found->resize(n);
+  return kept;
+}
+
 std::vector<Sequence> Candidates(const std::vector<Op>& ops, std::span<const uint32_t> symbols, const Limits& limits) {
   std::vector<Sequence> found;
+  size_t kept_starts = 0;
   SequenceMiningLimits mining;
   mining.max_length = kMaxLength;
   mining.min_occurrences = limits.min_occurrences;
   ForEachRepeatedWindow(symbols, mining, [&](size_t length, std::span<const uint32_t> starts) {
     Sequence seq{length, {starts.begin(), starts.end()}, Measure(ops, length, starts)};
-    if (Fusible(limits, &seq)) found.push_back(std::move(seq));
+    if (!Fusible(limits, &seq)) return;
+    kept_starts += seq.starts.size();
+    found.push_back(std::move(seq));
+    if (kept_starts > kMaxKeptStarts) kept_starts = DropLeastTime(&found, kMaxKeptStarts / 2);
   });
   return found;
 }

@@ -145,3 +145,20 @@ TEST(MinedSequences, GpuKernelsNamedByTheirOperatorsWithTheirSourceLine) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
+  Trace trace = NpuStep();
+  Details d(&trace);
+  const char* cycle[] = {"A", "B", "C", "D", "E", "F", "G"};
+  for (int i = 0; i < 140'000; ++i) d.Add(cycle[i % 7], 5, 10);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  EXPECT_LE(Number(*f, "sequences"), 20);
+}
+
+}  // namespace
+}  // namespace tuneprof
