@@ -162,3 +162,36 @@ TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// An NPU run without kernel_details: tasks named by their operators; a sequence the API-replacement table
+// knows is routed to its fused API.
+TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  t.Step(1, 0, Us(100000));
+  int64_t at = Us(10), correlation = 1;
+  for (int i = 0; i < 6; ++i) {
+    for (std::string_view op : {"aten::add", "aten::layer_norm"}) {
+      t.Host(EventKind::kHostOp, op, at, Us(20));
+      t.Launch(at + Us(5), correlation);
+      t.Kernel(std::string(op.substr(6)) + "_task", at + Us(10), Us(5), correlation);
+      ++correlation;
+      at += Us(40);
+    }
+    t.Kernel("Conv2D_" + std::to_string(i), at, Us(100));
+    at += Us(200);
+  }
+  const Trace trace = t.Finish();
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(Text(*f, "top_sequences").find("aten::add -> aten::layer_norm x6"), std::string::npos);
+  EXPECT_NE(Text(*f, "top_sequences").find("route: fused API torch_npu.npu_add_layer_norm"), std::string::npos)
+      << Text(*f, "top_sequences");
+}
+
+}  // namespace
+}  // namespace tuneprof
