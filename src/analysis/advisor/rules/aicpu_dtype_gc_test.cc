@@ -64,14 +64,15 @@ TEST(AiCpuDtype, QuietWithoutWideInputs) {
   EXPECT_EQ(Find(AdviseOneRank(trace), "compute.aicpu_dtype"), nullptr);
 }
 
-// Two operators 300 ms apart inside one step, or `gc` events recorded.
-Trace PausedStep(double pause_ms, bool gc_event = false) {
+// Two operators 300 ms apart inside one step; with `gc` events recorded, or Python code running between.
+Trace PausedStep(double pause_ms, bool gc_event = false, bool python_between = false) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1e6));
   t.Host(EventKind::kHostOp, "aten::mm", Us(10), Us(100));
   t.Host(EventKind::kPythonFunction, "main.py(10): train", Us(5), Us(900000));  // frames are not work
   t.Host(EventKind::kHostOp, "aten::add", Us(110 + pause_ms * 1000), Us(100));
   if (gc_event) t.Host(EventKind::kOther, "GC", Us(200), Us(5000));
+  for (int i = 0; python_between && i < 10; ++i) t.Host(EventKind::kPythonFunction, "decode.py(3): read", Us(200 + i * 30000), Us(20));
   return t.Finish();
 }
 
@@ -90,6 +91,7 @@ TEST(GcPause, ALongStretchWithNothingRunning) {
 TEST(GcPause, QuietBelowTheThresholdOrWithRecordedGc) {
   EXPECT_EQ(Find(AdviseOneRank(PausedStep(150)), "host.gc_pause"), nullptr);
   EXPECT_EQ(Find(AdviseOneRank(PausedStep(300, true)), "host.gc_pause"), nullptr);
+  EXPECT_EQ(Find(AdviseOneRank(PausedStep(300, false, true)), "host.gc_pause"), nullptr);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // host.gc_pause (msprof-analyze's conjectured GC): inside a step, a stretch of at least `gc_pause_ms` in
 // which nothing runs: no host operator, no runtime API call (CUDA, AscendCL) and no device work, between
-// work before and after it. A Python process that stops that long between operators in the middle of a step
-// is most often collecting garbage. Only Kineto and torch_npu traces: they draw every operator the host
+// work before and after it, and no other event (a Python frame) beginning or ending in it. A Python process
+// that stops that long between operators in the middle of a step is most often collecting garbage. Only Kineto and torch_npu traces: they draw every operator the host
 // runs, so their free time is free; an Nsight Systems export draws API calls only. A trace that records GC
 // events is left to host.gc, which measures them.
 #include <fmt/format.h>
@@ -36,25 +36,41 @@ struct Pauses {
   int64_t longest_step = kNoId;
 };
 
-// The free stretches of at least `min_ns` between two pieces of work inside each step.
+void Count(int64_t gap, int64_t min_ns, int64_t step, Pauses* p) {
+  if (gap < min_ns) return;
+  ++p->count;
+  p->total_ns += gap;
+  if (gap > p->longest_ns) p->longest_ns = gap, p->longest_step = step;
+}
+
+// The free stretches of at least `min_ns` between two pieces of work inside each step, where also no other
+// event (a Python frame, an annotation, an instant) begins or ends: with_stack traces draw the Python code
+// the host runs between operators, and a frame that encloses the whole stretch is the one collecting.
 Pauses FindPauses(const Trace& trace, int64_t min_ns) {
   const EventTable& events = trace.events();
   std::vector<Interval> work;
+  std::vector<int64_t> edges;
   for (size_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] > 0 && Busy(events.kind[i])) work.push_back({events.ts_ns[i], events.end_ns(i)});
+    if (events.kind[i] == EventKind::kUserAnnotation && trace.str(events.name[i]).starts_with("ProfilerStep#")) continue;
+    edges.push_back(events.ts_ns[i]);
+    if (events.dur_ns[i] > 0) edges.push_back(events.end_ns(i));
   }
   const IntervalSet busy = UnionOf(std::move(work));
+  std::sort(edges.begin(), edges.end());
   Pauses p;
   for (const Step& step : trace.steps()) {
     auto it = std::lower_bound(busy.begin(), busy.end(), step.start_ns,
                                [](const Interval& b, int64_t t) { return b.end_ns <= t; });
     for (; it != busy.end() && std::next(it) != busy.end() && std::next(it)->start_ns < step.end_ns; ++it) {
-      const int64_t from = std::max(it->end_ns, step.start_ns);
-      const int64_t gap = std::next(it)->start_ns - from;
-      if (it->end_ns <= step.start_ns || gap < min_ns) continue;
-      ++p.count;
-      p.total_ns += gap;
-      if (gap > p.longest_ns) p.longest_ns = gap, p.longest_step = step.number;
+      const int64_t from = it->end_ns, to = std::next(it)->start_ns;
+      if (to - from < min_ns) continue;
+      int64_t at = from;
+      for (auto e = std::upper_bound(edges.begin(), edges.end(), from); e != edges.end() && *e < to; ++e) {
+        Count(*e - at, min_ns, step.number, &p);
+        at = *e;
+      }
+      Count(to - at, min_ns, step.number, &p);
     }
   }
   return p;
