@@ -96,3 +96,39 @@ TEST(GcPause, QuietBelowTheThresholdOrWithRecordedGc) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// A kernel_details row reaches the user's line through the timeline's task of the same name and start,
+// its launch and the Python frame around the operator.
+TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  t.Step(1, 0, Us(100000));
+  t.Host(EventKind::kPythonFunction, "main.py(40): forward", Us(5), Us(200));
+  t.Host(EventKind::kHostOp, "aten::to", Us(10), Us(100));
+  t.Launch(Us(20), 1);
+  t.Kernel("trans_Cast_1", Us(150), Us(30), 1);
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  NpuOpRow row;
+  row.name = side.Intern("trans_Cast_1");
+  row.type = side.Intern("Cast");
+  row.accelerator_core = side.Intern("AI_CPU");
+  row.input_data_types = side.Intern("DOUBLE");
+  row.start_ns = Us(150);
+  row.dur_ns = Us(30);
+  side.AddKernelDetail(row);
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* dtype = Find(result, "compute.aicpu_dtype");
+  ASSERT_NE(dtype, nullptr);
+  EXPECT_EQ(Text(*dtype, "operator_types"), "Cast x1 (30.0 us, float64 inputs -> float32; at main.py(40): forward x1)");
+  const Finding* slow = Find(result, "compute.ai_cpu_ops");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(Text(*slow, "call_sites"), "Cast: main.py(40): forward x1");
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -13,18 +13,47 @@
 
 namespace tuneprof {
 
+namespace {
+
+constexpr size_t kTypesWithSites = 3;
+
+// "Cast: main.py(40): forward x12; ..." for the longest types whose tasks the trace ties to the user's code.
+std::string TypeCallSites(const RankEvidence& rank,
+                          const std::vector<std::pair<std::string_view, std::pair<uint64_t, int64_t>>>& sorted,
+                          const std::map<std::string_view, std::vector<uint32_t>>& rows_of) {
+  const Trace& trace = *rank.trace;
+  const std::vector<uint32_t> launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
+  CallSites sites(trace, rank.tree);
+  std::string text;
+  for (size_t i = 0, named = 0; i < sorted.size() && named < kTypesWithSites; ++i) {
+    std::vector<uint32_t> ops;
+    for (const uint32_t row : rows_of.at(sorted[i].first)) ops.push_back(launched_by[row]);
+    const std::string where = TopCallSites(&sites, ops);
+    if (where.empty()) continue;
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", sorted[i].first, where);
+    ++named;
+  }
+  return text;
+}
+
+}  // namespace
+
 void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   const int64_t min_ns = static_cast<int64_t>(config.Get(threshold::kAiCpuTaskUs) * 1e3);
   std::map<std::string_view, std::pair<uint64_t, int64_t>> slow;  // by type: count, total
+  std::map<std::string_view, std::vector<uint32_t>> rows_of;         // by type: its rows, for call sites
   double total = 0;
-  for (const NpuOpRow& row : trace.kernel_details().rows) {
+  const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const NpuOpRow& row = rows[r];
     if (trace.str(row.accelerator_core) != "AI_CPU" || row.dur_ns < min_ns) continue;
     const std::string_view type = trace.str(row.type).empty() ? trace.str(row.name) : trace.str(row.type);
     auto& [count, time] = slow[type];
     ++count;
     time += row.dur_ns;
     total += static_cast<double>(row.dur_ns);
+    rows_of[type].push_back(static_cast<uint32_t>(r));
   }
   if (slow.empty()) return;
   std::vector<std::pair<std::string_view, std::pair<uint64_t, int64_t>>> sorted(slow.begin(), slow.end());
@@ -51,6 +80,8 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   f.AddNumber("ai_cpu_tasks", static_cast<double>(count), "count");
   f.AddNumber("ai_cpu_us", total / 1e3, "us");
   f.AddText("top_types", types);
+  const std::string sites = TypeCallSites(rank, sorted, rows_of);
+  if (!sites.empty()) f.AddText("call_sites", sites);
   f.strategy =
       "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
       "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.";
