@@ -127,7 +127,7 @@ TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   EXPECT_EQ(Text(*dtype, "operator_types"), "Cast x1 (30.0 us, float64 inputs -> float32; at main.py(40): forward x1)");
   const Finding* slow = Find(result, "compute.ai_cpu_ops");
   ASSERT_NE(slow, nullptr);
-  EXPECT_EQ(Text(*slow, "call_sites"), "Cast: main.py(40): forward x1");
+  EXPECT_EQ(Text(*slow, "source_lines"), "Cast: main.py(40): forward x1");
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   f.AddNumber("ai_cpu_us", total / 1e3, "us");
   f.AddText("top_types", types);
   const std::string sites = TypeCallSites(rank, sorted, rows_of);
-  if (!sites.empty()) f.AddText("call_sites", sites);
+  if (!sites.empty()) f.AddText("source_lines", sites);
   f.strategy =
       "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
       "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.";

@@ -470,7 +470,7 @@ void AddCallSites(const RankEvidence& rank, const Tally& t, Finding* f) {
     text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", shapes[i].first, where);
     ++named;
   }
-  if (!text.empty()) f->AddText("call_sites", text);
+  if (!text.empty()) f->AddText("source_lines", text);
 }
 
 }  // namespace
