@@ -99,19 +99,20 @@ std::vector<std::vector<Op>> AscendStreams(const Trace& trace) {
   return out;
 }
 
-// Elsewhere: compute kernels per stream by start, named by the innermost host operator around their launch.
+// Elsewhere: compute kernels per stream by start, named by the innermost host operator around their launch
+// (or the operator a torch_npu flow leads from).
 std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree& tree) {
   const EventTable& events = trace.events();
-  std::vector<uint32_t> launcher(events.size(), kNoIndex);
-  for (const Link& link : trace.links()) {
-    if (link.kind == LinkKind::kCorrelation) launcher[link.to] = link.from;
-  }
+  const std::vector<uint32_t> launcher = DeviceLaunchers(trace);
   std::map<uint32_t, std::vector<Op>> streams;
   for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
     const uint32_t e = work.event;
     if (!Computes(work.work) || events.dur_ns[e] < 0) continue;
-    const uint32_t runtime = launcher[e];
-    const uint32_t op = runtime == kNoIndex || runtime >= tree.parent_op.size() ? kNoIndex : tree.parent_op[runtime];
+    // A launch call is inside its operator; torch_npu's flows lead from the operator itself.
+    const uint32_t from = launcher[e];
+    const uint32_t op = from == kNoIndex || from >= tree.parent_op.size() ? kNoIndex
+                        : events.kind[from] == EventKind::kHostOp ? from
+                                                                  : tree.parent_op[from];
     const StringId name = op == kNoIndex ? events.name[e] : events.name[op];
     streams[events.track[e]].push_back({name, events.ts_ns[e], events.dur_ns[e], kNoRatio, op});
   }
