@@ -1530,6 +1530,50 @@ def check_verdicts(sample, advice):
     return compared
 
 
+def check_mined_sequence(sample, finding, advice, path):
+    """fusion.mined_sequence on torch_npu text ranks: the top sequence found again in kernel_details.csv (each
+    Stream ID in file order, communication rows left out, rows named by Type, occurrences taken from the left
+    without overlapping), its occurrences and the gaps' share of its spans against the evidence."""
+    top = evidence(finding, "top_sequences").split("; route")[0]
+    m = re.match(r"(.+) x(\d+) \(([^;]+) per step; host-bound, (\d+) % gaps", top)
+    if not m:
+        return None
+    names, count, gap_pct = m.group(1).split(" -> "), int(m.group(2)), float(m.group(4))
+    per_rank = []
+    for rank in rank_of(sample, finding, advice):
+        rows = kernel_details_rows(rank)
+        if rows is None:
+            continue
+        streams = {}
+        for r in rows:
+            core, name = r.get("Accelerator Core", ""), r.get("Name", "")
+            if "HCCL" in core or "COMMUNICATION" in core or name.startswith("hcom_"):
+                continue
+            streams.setdefault(r.get("Stream ID"), []).append(
+                (r.get("Type") or name, float(r["Start Time(us)"]), float(r["Duration(us)"])))
+        found, spans, gaps = 0, 0.0, 0.0
+        for ops in streams.values():
+            i = 0
+            while i + len(names) <= len(ops):
+                if [o[0] for o in ops[i:i + len(names)]] != names:
+                    i += 1
+                    continue
+                window = ops[i:i + len(names)]
+                span = max(o[1] + o[2] for o in window) - window[0][1]
+                found += 1
+                spans += span
+                gaps += max(span - sum(o[2] for o in window), 0)
+                i += len(names)
+        per_rank.append(dict(occurrences=found, gap_pct=100 * gaps / spans if spans else 0))
+    mine = next((r for r in per_rank if r["occurrences"] == count), per_rank[0] if per_rank else None)
+    if mine is None:
+        return None
+    fid = finding["id"]
+    compare(fid, sample, "top_sequence_occurrences", count, mine["occurrences"])
+    compare(fid, sample, "top_sequence_gap_pct", gap_pct, mine["gap_pct"], abs_tol=0.5)
+    return True
+
+
 CHECKS = {
     "memory.pageable_memcpy": check_pageable,
     "memory.exposed_memcpy": check_exposed_memcpy,
@@ -1556,6 +1600,7 @@ CHECKS = {
     "compute.operator_efficiency": check_operator_efficiency,
     "communication.small_packets": check_small_packets,
     "fusion.api_replacement": check_api_replacement,
+    "fusion.mined_sequence": check_mined_sequence,
 }
 
 # Samples run against a chip named with --hardware (cube, vector cores of its profile): the GPT-3 sample

@@ -101,6 +101,20 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kMoeExpertImbalancePct, 20, "% above the mean",
      "MoE tokens per expert-parallel rank (or per expert) whose maximum exceeds the mean by more than this are "
      "unevenly routed"},
+    {threshold::kMinedSequenceMinOccurrences, 5, "count",
+     "a sequence of 2-10 consecutive operators on one stream repeating at least this many times, without "
+     "overlapping itself, is mined as fusible (msprof-analyze Fusible Operator: 5)"},
+    {threshold::kMinedSequenceMinTimePct, 1, "% of kernel time",
+     "... and holding at least this share of the stream kernels' time (msprof-analyze Fusible Operator: 1 %)"},
+    {threshold::kMinedSequenceHostGapPct, 40, "% of its span",
+     "... is host-bound when the gaps between its kernels are at least this share of its span, first kernel's "
+     "start to last kernel's end (msprof-analyze Fusible Operator: 0.4)"},
+    {threshold::kMinedSequenceMtePct, 80, "%",
+     "... is MTE-bound (Ascend) when its time-weighted MTE ratio is at least this (msprof-analyze Fusible "
+     "Operator: 0.8)"},
+    {threshold::kGcPauseMs, 200, "ms",
+     "a stretch inside a step at least this long with no host operator, no runtime API call and no device work "
+     "is taken for a garbage-collection pause (msprof-analyze conjectured GC: 200000 us of free time)"},
 });
 
 size_t IndexOf(std::string_view key) {

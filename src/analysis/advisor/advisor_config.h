@@ -64,6 +64,11 @@ constexpr std::string_view kSmallPacketRdmaMb = "small_packet_rdma_mb";
 constexpr std::string_view kSmallPacketSharePct = "small_packet_share_pct";
 constexpr std::string_view kSdmaContentionGbps = "sdma_contention_gbps";
 constexpr std::string_view kMoeExpertImbalancePct = "moe_expert_imbalance_pct";
+constexpr std::string_view kMinedSequenceMinOccurrences = "mined_sequence_min_occurrences";
+constexpr std::string_view kMinedSequenceMinTimePct = "mined_sequence_min_time_pct";
+constexpr std::string_view kMinedSequenceHostGapPct = "mined_sequence_host_gap_pct";
+constexpr std::string_view kMinedSequenceMtePct = "mined_sequence_mte_pct";
+constexpr std::string_view kGcPauseMs = "gc_pause_ms";
 }  // namespace threshold
 
 std::span<const ThresholdSpec> ThresholdSpecs();

@@ -4,12 +4,58 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/core/intervals.h"
 
 namespace tuneprof {
 namespace {
 
 constexpr size_t kMaxFrameDepth = 256;  // a Python stack deeper than this is not walked further
 constexpr std::string_view kModulePrefix = "nn.Module:";
+constexpr std::string_view kFrameworkFlow = "async_npu";         // framework operator -> device task
+constexpr std::string_view kTaskQueueFlow = "async_task_queue";  // enqueue -> dequeue
+
+// torch_npu's Db export draws the launch call inside a dequeue range of the queue's thread (same thread
+// id, another process); the `async_task_queue` flow leads from that dequeue back to the enqueue inside
+// the operator. Each launch call found inside a dequeue is replaced by that enqueue.
+void FollowTaskQueue(const Trace& trace, std::vector<uint32_t>* launcher) {
+  StringId queue;
+  if (!trace.strings().Find(kTaskQueueFlow, &queue)) return;
+  const EventTable& events = trace.events();
+  std::unordered_map<FlowKey, uint32_t, FlowKeyHash> enqueues;
+  for (const FlowPoint& p : trace.flow_points()) {
+    if (p.category == queue && p.phase == FlowPhase::kStart && p.event != kNoIndex) enqueues.emplace(FlowKey(p), p.event);
+  }
+  struct Dequeue {
+    int64_t start = 0, end = 0;
+    uint32_t enqueue = 0;
+  };
+  const auto tid_of = [&](uint32_t event) {
+    const ProcessKey& tid = trace.tracks()[events.track[event]].tid;
+    return std::pair{tid.value, tid.is_string};
+  };
+  std::map<std::pair<int64_t, bool>, std::vector<Dequeue>> by_tid;
+  for (const FlowPoint& p : trace.flow_points()) {
+    if (p.category != queue || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
+    if (const auto it = enqueues.find(FlowKey(p)); it != enqueues.end())
+      by_tid[tid_of(p.event)].push_back({events.ts_ns[p.event], events.end_ns(p.event), it->second});
+  }
+  if (by_tid.empty()) return;
+  for (auto& [tid, dequeues] : by_tid) {
+    std::sort(dequeues.begin(), dequeues.end(), [](const Dequeue& a, const Dequeue& b) { return a.start < b.start; });
+  }
+  for (uint32_t& from : *launcher) {
+    if (from == kNoIndex || events.kind[from] != EventKind::kRuntime) continue;
+    const auto it = by_tid.find(tid_of(from));
+    if (it == by_tid.end()) continue;
+    const int64_t ts = events.ts_ns[from];
+    auto after = std::upper_bound(it->second.begin(), it->second.end(), ts,
+                                  [](int64_t t, const Dequeue& d) { return t < d.start; });
+    if (after != it->second.begin() && std::prev(after)->end >= ts) from = std::prev(after)->enqueue;
+  }
+}
 
 }  // namespace
 
@@ -41,6 +87,62 @@ std::string CallSites::Find(uint32_t at) const {
     if (!LibraryFrame(name)) return module.empty() ? std::string(name) : fmt::format("{} in {}", name, module);
   }
   return std::string(module);
+}
+
+std::vector<uint32_t> DeviceLaunchers(const Trace& trace) {
+  const EventTable& events = trace.events();
+  std::vector<uint32_t> launcher(events.size(), kNoIndex);
+  for (const Link& link : trace.links()) {
+    if (link.kind == LinkKind::kCorrelation) launcher[link.to] = link.from;
+  }
+  FollowTaskQueue(trace, &launcher);
+  StringId framework;
+  if (trace.strings().Find(kFrameworkFlow, &framework)) {
+    std::map<std::pair<int64_t, bool>, uint32_t> starts;
+    for (const FlowPoint& p : trace.flow_points()) {
+      if (p.category == framework && p.phase == FlowPhase::kStart && p.event != kNoIndex)
+        starts.emplace(std::pair{p.id, p.id_is_string}, p.event);
+    }
+    for (const FlowPoint& p : trace.flow_points()) {
+      if (p.category != framework || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
+      if (const auto it = starts.find({p.id, p.id_is_string}); it != starts.end()) launcher[p.event] = it->second;
+    }
+  }
+  return launcher;
+}
+
+std::vector<uint32_t> KernelDetailLaunchers(const Trace& trace, const std::vector<uint32_t>& launchers) {
+  const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
+  std::vector<uint32_t> out(rows.size(), kNoIndex);
+  if (rows.empty()) return out;
+  const EventTable& events = trace.events();
+  // The timeline draws each task once, at the start kernel_details gives it, under the same name.
+  std::unordered_map<uint64_t, uint32_t> by_start;
+  const auto key = [](int64_t ts, StringId name) { return static_cast<uint64_t>(ts) * 0x9E3779B97F4A7C15ull ^ name.value; };
+  for (uint32_t e = 0; e < events.size(); ++e) {
+    if (IsDeviceKind(events.kind[e]) && launchers[e] != kNoIndex) by_start.emplace(key(events.ts_ns[e], events.name[e]), e);
+  }
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto it = by_start.find(key(rows[r].start_ns, rows[r].name));
+    if (it != by_start.end() && events.ts_ns[it->second] == rows[r].start_ns && events.name[it->second] == rows[r].name)
+      out[r] = launchers[it->second];
+  }
+  return out;
+}
+
+std::string TopCallSites(CallSites* sites, std::span<const uint32_t> events, size_t listed) {
+  std::map<std::string, size_t> counts;
+  for (const uint32_t e : events) {
+    if (e == kNoIndex) continue;
+    const std::string& where = sites->Of(e);
+    if (!where.empty()) ++counts[where];
+  }
+  std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (size_t i = 0; i < sorted.size() && i < listed; ++i)
+    text += fmt::format("{}{} x{}", i ? "; " : "", sorted[i].first, sorted[i].second);
+  return text;
 }
 
 }  // namespace tuneprof

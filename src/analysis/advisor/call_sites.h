@@ -4,8 +4,10 @@
 // runtime's or a library's (torch/, torch_npu/, site-packages/, ...), with the nn.Module it runs in.
 // Frames are memoized per parent range, so naming many operators of one call site walks its stack once.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/core/host_op_tree.h"
 #include "model/trace.h"
@@ -31,5 +33,19 @@ class CallSites {
   std::unordered_map<uint32_t, std::string> memo_;
   const std::string empty_;
 };
+
+// The host event that launched each device event, indexed by event (kNoIndex where none is known): the
+// runtime call its correlation names, followed back through torch_npu's task queue (`async_task_queue`
+// flows, Db export) to the enqueue inside the operator; the framework operator an `async_npu` flow leads
+// from (text export) where there is one.
+std::vector<uint32_t> DeviceLaunchers(const Trace& trace);
+
+// The launching host event of each kernel_details row, through the timeline's task of the same start and
+// name (kNoIndex where the timeline lacks it or nothing launched it). `launchers` is DeviceLaunchers'.
+std::vector<uint32_t> KernelDetailLaunchers(const Trace& trace, const std::vector<uint32_t>& launchers);
+
+// The call sites of `events` (host events, kNoIndex skipped), most frequent first, at most `listed`:
+// "main.py(375): train x12; model.py(40): forward x3"; "" when none has one.
+std::string TopCallSites(CallSites* sites, std::span<const uint32_t> events, size_t listed = 3);
 
 }  // namespace tuneprof

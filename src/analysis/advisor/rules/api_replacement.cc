@@ -24,49 +24,6 @@ namespace {
 
 constexpr std::string_view kOptimizerStep = "Optimizer.step#";
 constexpr size_t kListedSites = 5;
-constexpr std::string_view kFrameworkFlow = "async_npu";         // framework operator -> device task
-constexpr std::string_view kTaskQueueFlow = "async_task_queue";  // enqueue -> dequeue
-
-// torch_npu's Db export draws the launch call inside a dequeue range of the queue's thread (same thread
-// id, another process); the `async_task_queue` flow leads from that dequeue back to the enqueue inside
-// the operator. Each launch call found inside a dequeue is replaced by that enqueue.
-void FollowTaskQueue(const Trace& trace, std::vector<uint32_t>* launcher) {
-  StringId queue;
-  if (!trace.strings().Find(kTaskQueueFlow, &queue)) return;
-  const EventTable& events = trace.events();
-  std::unordered_map<FlowKey, uint32_t, FlowKeyHash> enqueues;
-  for (const FlowPoint& p : trace.flow_points()) {
-    if (p.category == queue && p.phase == FlowPhase::kStart && p.event != kNoIndex) enqueues.emplace(FlowKey(p), p.event);
-  }
-  struct Dequeue {
-    int64_t start = 0, end = 0;
-    uint32_t enqueue = 0;
-  };
-  const auto tid_of = [&](uint32_t event) {
-    const ProcessKey& tid = trace.tracks()[events.track[event]].tid;
-    return std::pair{tid.value, tid.is_string};
-  };
-  std::map<std::pair<int64_t, bool>, std::vector<Dequeue>> by_tid;
-  for (const FlowPoint& p : trace.flow_points()) {
-    if (p.category != queue || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
-    if (const auto it = enqueues.find(FlowKey(p)); it != enqueues.end())
-      by_tid[tid_of(p.event)].push_back({events.ts_ns[p.event], events.end_ns(p.event), it->second});
-  }
-  if (by_tid.empty()) return;
-  for (auto& [tid, dequeues] : by_tid) {
-    std::sort(dequeues.begin(), dequeues.end(), [](const Dequeue& a, const Dequeue& b) { return a.start < b.start; });
-  }
-  for (uint32_t& from : *launcher) {
-    if (from == kNoIndex || events.kind[from] != EventKind::kRuntime) continue;
-    const auto it = by_tid.find(tid_of(from));
-    if (it == by_tid.end()) continue;
-    const int64_t ts = events.ts_ns[from];
-    auto after = std::upper_bound(it->second.begin(), it->second.end(), ts,
-                                  [](int64_t t, const Dequeue& d) { return t < d.start; });
-    if (after != it->second.begin() && std::prev(after)->end >= ts) from = std::prev(after)->enqueue;
-  }
-}
-
 // Device time launched by each host event and its descendants. torch_npu launches from a task-queue
 // thread, so an operator's work is found through its `async_npu` flow (framework operator -> device
 // task) on the text export; other work through its launch call's correlation, followed back through
@@ -74,23 +31,7 @@ void FollowTaskQueue(const Trace& trace, std::vector<uint32_t>* launcher) {
 // is one.
 std::vector<int64_t> InclusiveDeviceTime(const Trace& trace, const HostOpTree& tree) {
   const EventTable& events = trace.events();
-  std::vector<uint32_t> launcher(events.size(), kNoIndex);
-  for (const Link& link : trace.links()) {
-    if (link.kind == LinkKind::kCorrelation) launcher[link.to] = link.from;
-  }
-  FollowTaskQueue(trace, &launcher);
-  StringId framework;
-  if (trace.strings().Find(kFrameworkFlow, &framework)) {
-    std::map<std::pair<int64_t, bool>, uint32_t> starts;
-    for (const FlowPoint& p : trace.flow_points()) {
-      if (p.category == framework && p.phase == FlowPhase::kStart && p.event != kNoIndex)
-        starts.emplace(std::pair{p.id, p.id_is_string}, p.event);
-    }
-    for (const FlowPoint& p : trace.flow_points()) {
-      if (p.category != framework || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
-      if (const auto it = starts.find({p.id, p.id_is_string}); it != starts.end()) launcher[p.event] = it->second;
-    }
-  }
+  const std::vector<uint32_t> launcher = DeviceLaunchers(trace);
   std::vector<int64_t> time(events.size(), 0);
   for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
     if (work.work == WorkClass::kOther || launcher[work.event] == kNoIndex) continue;
@@ -351,6 +292,15 @@ Finding Report(const RankEvidence& rank, const std::vector<Site>& kept) {
 }
 
 }  // namespace
+
+const ApiReplacement* FusedApiFor(const std::vector<std::string_view>& names) {
+  const std::span<const ApiReplacement> table = ApiReplacementTable();
+  for (const ApiReplacement& row : table) {
+    if (row.match == ReplacementMatch::kOpSequence && !row.steps.empty() && MatchAt(row.steps, names, 0) == names.size())
+      return &row;
+  }
+  return nullptr;
+}
 
 bool ApiReplacementReportsOptimizer(std::string_view optimizer) {
   size_t row = 0;

@@ -7,23 +7,53 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
 namespace tuneprof {
 
+namespace {
+
+constexpr size_t kTypesWithSites = 3;
+
+// "Cast: main.py(40): forward x12; ..." for the longest types whose tasks the trace ties to the user's code.
+std::string TypeCallSites(const RankEvidence& rank,
+                          const std::vector<std::pair<std::string_view, std::pair<uint64_t, int64_t>>>& sorted,
+                          const std::map<std::string_view, std::vector<uint32_t>>& rows_of) {
+  const Trace& trace = *rank.trace;
+  const std::vector<uint32_t> launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
+  CallSites sites(trace, rank.tree);
+  std::string text;
+  for (size_t i = 0, named = 0; i < sorted.size() && named < kTypesWithSites; ++i) {
+    std::vector<uint32_t> ops;
+    for (const uint32_t row : rows_of.at(sorted[i].first)) ops.push_back(launched_by[row]);
+    const std::string where = TopCallSites(&sites, ops);
+    if (where.empty()) continue;
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", sorted[i].first, where);
+    ++named;
+  }
+  return text;
+}
+
+}  // namespace
+
 void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   const int64_t min_ns = static_cast<int64_t>(config.Get(threshold::kAiCpuTaskUs) * 1e3);
   std::map<std::string_view, std::pair<uint64_t, int64_t>> slow;  // by type: count, total
+  std::map<std::string_view, std::vector<uint32_t>> rows_of;         // by type: its rows, for call sites
   double total = 0;
-  for (const NpuOpRow& row : trace.kernel_details().rows) {
+  const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const NpuOpRow& row = rows[r];
     if (trace.str(row.accelerator_core) != "AI_CPU" || row.dur_ns < min_ns) continue;
     const std::string_view type = trace.str(row.type).empty() ? trace.str(row.name) : trace.str(row.type);
     auto& [count, time] = slow[type];
     ++count;
     time += row.dur_ns;
     total += static_cast<double>(row.dur_ns);
+    rows_of[type].push_back(static_cast<uint32_t>(r));
   }
   if (slow.empty()) return;
   std::vector<std::pair<std::string_view, std::pair<uint64_t, int64_t>>> sorted(slow.begin(), slow.end());
@@ -50,10 +80,106 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   f.AddNumber("ai_cpu_tasks", static_cast<double>(count), "count");
   f.AddNumber("ai_cpu_us", total / 1e3, "us");
   f.AddText("top_types", types);
+  const std::string sites = TypeCallSites(rank, sorted, rows_of);
+  if (!sites.empty()) f.AddText("source_lines", sites);
   f.strategy =
       "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
       "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.";
   f.apis = {"tensor.float() instead of .double(); torch_npu operator whitelist for the CANN version"};
+  out->push_back(std::move(f));
+}
+
+// compute.aicpu_dtype (msprof-analyze AICPU check, its dtype advice): AI_CPU operators whose inputs are
+// float64 or int64. The AI Core has no float64 and few int64 kernels, so such an operator falls back to the
+// AI CPU; in float32 / int32, where its values allow, it most often runs on the AI Core. Every such task
+// counts, whatever its length: the fallback is the finding, not one slow task. Gain: unknown (the AI Core
+// time of the replacement is not in the trace).
+namespace {
+
+constexpr size_t kListedTypes = 5;
+
+// "DOUBLE" / "DT_DOUBLE" / "FLOAT64" -> "float64"; "INT64" / "DT_INT64" -> "int64"; else "".
+std::string_view WideType(std::string_view dtype) {
+  if (dtype.starts_with("DT_")) dtype.remove_prefix(3);
+  if (dtype == "DOUBLE" || dtype == "FLOAT64" || dtype == "double" || dtype == "float64") return "float64";
+  if (dtype == "INT64" || dtype == "int64") return "int64";
+  return {};
+}
+
+struct WideInputs {
+  std::vector<uint32_t> launched_by;  // the host operators of its tasks, for their call sites
+  uint64_t count = 0;
+  int64_t time_ns = 0;
+  bool float64 = false;
+  bool int64 = false;
+};
+
+}  // namespace
+
+void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  (void)config;
+  const Trace& trace = *rank.trace;
+  std::map<std::string_view, WideInputs> by_type;
+  const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
+  std::vector<uint32_t> launched_by;  // filled on the first wide row: most runs have none
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const NpuOpRow& row = rows[r];
+    if (trace.str(row.accelerator_core) != "AI_CPU" || row.dur_ns < 0) continue;
+    bool float64 = false, int64 = false;
+    std::string_view types = trace.str(row.input_data_types);
+    while (!types.empty()) {
+      const size_t cut = types.find(';');
+      const std::string_view wide = WideType(types.substr(0, cut));
+      float64 |= wide == "float64";
+      int64 |= wide == "int64";
+      types = cut == std::string_view::npos ? std::string_view() : types.substr(cut + 1);
+    }
+    if (!float64 && !int64) continue;
+    WideInputs& w = by_type[trace.str(row.type).empty() ? trace.str(row.name) : trace.str(row.type)];
+    ++w.count;
+    w.time_ns += row.dur_ns;
+    w.float64 |= float64;
+    w.int64 |= int64;
+    if (launched_by.empty()) launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
+    w.launched_by.push_back(launched_by[r]);
+  }
+  if (by_type.empty()) return;
+  std::vector<std::pair<std::string_view, WideInputs>> sorted(by_type.begin(), by_type.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.time_ns > b.second.time_ns; });
+  uint64_t count = 0;
+  double total = 0;
+  for (const auto& [type, w] : sorted) count += w.count, total += static_cast<double>(w.time_ns);
+  std::string listed;
+  CallSites sites(trace, rank.tree);
+  for (size_t i = 0; i < sorted.size() && i < kListedTypes; ++i) {
+    const WideInputs& w = sorted[i].second;
+    const std::string where = TopCallSites(&sites, w.launched_by);
+    const std::string_view to = w.float64 && w.int64 ? "float32 / int32" : w.float64 ? "float32" : "int32";
+    listed += fmt::format("{}{} x{} ({}, {} inputs -> {}{})", i ? "; " : "", sorted[i].first, w.count,
+                          FormatDuration(static_cast<double>(w.time_ns)),
+                          w.float64 && w.int64 ? "float64 and int64" : w.float64 ? "float64" : "int64", to,
+                          where.empty() ? "" : "; at " + where);
+  }
+  if (sorted.size() > kListedTypes) listed += fmt::format("; and {} more types", sorted.size() - kListedTypes);
+  Finding f;
+  f.id = "compute.aicpu_dtype";
+  f.category = FindingCategory::kCompute;
+  f.title = fmt::format("{} AI CPU tasks take float64 or int64 inputs ({} in all); top {}", count,
+                        FormatDuration(total), sorted.front().first);
+  f.metric = "kernel_details AI_CPU rows with a DOUBLE or INT64 input data type";
+  f.value = static_cast<double>(count);
+  f.unit = "count";
+  f.saves_from = TimePart::kComputeBound;
+  f.gain_model = "unknown: the AI Core time of the operators in float32 / int32 is not in the trace";
+  f.AddNumber("aicpu_wide_tasks", static_cast<double>(count), "count");
+  f.AddNumber("aicpu_wide_us", total / 1e3, "us");
+  f.AddText("operator_types", listed);
+  f.strategy =
+      "These operators run on the AI CPU because of their float64 / int64 inputs. Where the values allow, "
+      "cast them to float32 / int32 before the operator (indices and counts below 2^31 fit int32) so that "
+      "it runs on the AI Core.";
+  f.apis = {"tensor.float() instead of .double(); tensor.int() for indices below 2^31"};
   out->push_back(std::move(f));
 }
 

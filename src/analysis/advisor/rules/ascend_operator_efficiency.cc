@@ -32,6 +32,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -136,6 +137,7 @@ struct Group {
   double dur_ns = 0;
   double ratio_sum[kMaxLimits] = {};  // per limit, in LimitsOf's order
   uint64_t ratio_rows = 0;
+  std::vector<uint32_t> rows;  // kernel_details rows, for their call sites
 };
 
 struct Verdict {
@@ -225,6 +227,7 @@ void AddRow(const Trace& trace, size_t i, OpClass op_class,
   group.formats = row.input_formats;
   ++group.count;
   group.dur_ns += static_cast<double>(row.dur_ns);
+  group.rows.push_back(static_cast<uint32_t>(i));
   const std::vector<const NpuOpMetricColumn*>& cols = columns.at(op_class);
   for (const NpuOpMetricColumn* column : cols) {
     if (std::isnan(column->values[i])) return;  // a row without counters adds time only, as msprof-analyze
@@ -347,6 +350,7 @@ struct Tally {
   double analysed_ns = 0, bound_ns = 0, space_ns = 0, misaligned_ns = 0, gain_ns = 0;
   double max_space = 0, vector_gain_ns = 0;
   uint64_t space_groups = 0, bound_groups = 0;
+  std::vector<std::pair<std::string, const Group*>> reported;  // every shape named, for its call sites
 };
 
 void Judge(const Trace& trace, const AdvisorConfig& config, const GroupKey& key, const Group& group, Tally* t) {
@@ -361,6 +365,7 @@ void Judge(const Trace& trace, const AdvisorConfig& config, const GroupKey& key,
     const double multiple = std::min(config.Get(threshold::kAttentionAxisMultiple), 1e15);
     pad = AttentionMisalignment(trace, key, static_cast<int64_t>(multiple));
   }
+  if (!pad.empty() || group.ratio_rows > 0) t->reported.push_back({label, &group});
   if (!pad.empty()) {
     t->misaligned.push_back({label, fmt::format("pad {} ({})", pad, FormatDuration(group.dur_ns)), group.dur_ns});
     t->misaligned_ns += group.dur_ns;
@@ -445,6 +450,29 @@ Finding MakeFinding(const RankEvidence& rank, const Tally& t) {
   return f;
 }
 
+constexpr size_t kShapesWithSites = 3;
+
+// The user's source lines of the longest shapes named, where the trace has Python frames: "TransData
+// [32,3,224,224]: main.py(375): train x5"; nothing where none has one.
+void AddCallSites(const RankEvidence& rank, const Tally& t, Finding* f) {
+  std::vector<std::pair<std::string, const Group*>> shapes = t.reported;
+  std::stable_sort(shapes.begin(), shapes.end(),
+                   [](const auto& a, const auto& b) { return a.second->dur_ns > b.second->dur_ns; });
+  const Trace& trace = *rank.trace;
+  const std::vector<uint32_t> launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
+  CallSites sites(trace, rank.tree);
+  std::string text;
+  for (size_t i = 0, named = 0; i < shapes.size() && named < kShapesWithSites; ++i) {
+    std::vector<uint32_t> ops;
+    for (const uint32_t row : shapes[i].second->rows) ops.push_back(launched_by[row]);
+    const std::string where = TopCallSites(&sites, ops);
+    if (where.empty()) continue;
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", shapes[i].first, where);
+    ++named;
+  }
+  if (!text.empty()) f->AddText("source_lines", text);
+}
+
 }  // namespace
 
 void RuleAscendOperatorEfficiency(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -459,7 +487,9 @@ void RuleAscendOperatorEfficiency(const RankEvidence& rank, const AdvisorConfig&
   Tally tally;
   for (const auto& [key, group] : collected.groups) Judge(trace, config, key, group, &tally);
   if (tally.space_groups == 0 && tally.bound_groups == 0 && tally.misaligned.empty()) return;
-  out->push_back(MakeFinding(rank, tally));
+  Finding f = MakeFinding(rank, tally);
+  AddCallSites(rank, tally, &f);
+  out->push_back(std::move(f));
 }
 
 }  // namespace tuneprof

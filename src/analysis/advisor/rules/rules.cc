@@ -48,6 +48,9 @@ std::span<const RuleFunction> AllRules() {
       RuleApiReplacement,
       RuleCommSlowLink,
       RuleCommRetransmission,
+      RuleMinedSequences,
+      RuleAscendAiCpuDtype,
+      RuleGcPause,
   });
   return kRules;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/advisor/api_replacements.h"
 
 namespace tuneprof {
 
@@ -65,5 +66,12 @@ void RuleCommRetransmission(const RankEvidence&, const AdvisorConfig&, std::vect
 // Whether fusion.api_replacement names a fused NPU optimizer for `optimizer` ("SGD.step"): on NPU the
 // optimizer rule then leaves that call site to it, one finding per call site.
 bool ApiReplacementReportsOptimizer(std::string_view optimizer);
+
+// The fused torch_npu / MindSpeed API whose operator sequence is exactly `names` (aten:: dropped, lower
+// case, as the API-replacement table spells them); nullptr when none.
+const ApiReplacement* FusedApiFor(const std::vector<std::string_view>& names);
+void RuleMinedSequences(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendAiCpuDtype(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleGcPause(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 }  // namespace tuneprof

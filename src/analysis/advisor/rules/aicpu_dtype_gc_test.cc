@@ -1,0 +1,134 @@
+// compute.aicpu_dtype on generated kernel_details (float64 / int64 inputs of AI_CPU rows, per type) and
+// host.gc_pause on hand-built Kineto steps (a long stretch with nothing running, between work).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/advisor/advisor.h"
+#include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using finding_lookup::AdviseOneRank;
+using finding_lookup::Find;
+using finding_lookup::Number;
+using finding_lookup::Text;
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+Trace NpuStep() {
+  HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  t.Step(1, 0, Us(100000));
+  t.Kernel("k", 0, Us(10));
+  return t.Finish();
+}
+
+void AddRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view dtypes, double dur_us) {
+  NpuOpRow row;
+  row.name = side->Intern(std::string(type) + "_1");
+  row.type = side->Intern(type);
+  row.accelerator_core = side->Intern(core);
+  row.input_data_types = side->Intern(dtypes);
+  row.start_ns = Us(100);
+  row.dur_ns = Us(dur_us);
+  side->AddKernelDetail(row);
+}
+
+TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
+  Trace trace = NpuStep();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  AddRow(&side, "Cast", "AI_CPU", "DOUBLE", 30);
+  AddRow(&side, "Cast", "AI_CPU", "DOUBLE;INT64", 10);
+  AddRow(&side, "GatherV2", "AI_CPU", "FLOAT;DT_INT64", 5);
+  AddRow(&side, "Add", "AI_CPU", "FLOAT;INT32", 50);         // no wide input
+  AddRow(&side, "MatMul", "AI_CORE", "DOUBLE;DOUBLE", 50);  // not on the AI CPU
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* f = Find(result, "compute.aicpu_dtype");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Number(*f, "aicpu_wide_tasks"), 3);
+  EXPECT_DOUBLE_EQ(Number(*f, "aicpu_wide_us"), 45);
+  EXPECT_EQ(Text(*f, "operator_types"),
+            "Cast x2 (40.0 us, float64 and int64 inputs -> float32 / int32); GatherV2 x1 (5.0 us, int64 inputs -> int32)");
+  EXPECT_TRUE(f->gain_unknown());
+}
+
+TEST(AiCpuDtype, QuietWithoutWideInputs) {
+  Trace trace = NpuStep();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  AddRow(&side, "Cast", "AI_CPU", "INT32", 30);
+  EXPECT_EQ(Find(AdviseOneRank(trace), "compute.aicpu_dtype"), nullptr);
+}
+
+// Two operators 300 ms apart inside one step; with `gc` events recorded, or Python code running between.
+Trace PausedStep(double pause_ms, bool gc_event = false, bool python_between = false) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1e6));
+  t.Host(EventKind::kHostOp, "aten::mm", Us(10), Us(100));
+  t.Host(EventKind::kPythonFunction, "main.py(10): train", Us(5), Us(900000));  // frames are not work
+  t.Host(EventKind::kHostOp, "aten::add", Us(110 + pause_ms * 1000), Us(100));
+  if (gc_event) t.Host(EventKind::kOther, "GC", Us(200), Us(5000));
+  for (int i = 0; python_between && i < 10; ++i) t.Host(EventKind::kPythonFunction, "decode.py(3): read", Us(200 + i * 30000), Us(20));
+  return t.Finish();
+}
+
+TEST(GcPause, ALongStretchWithNothingRunning) {
+  const Trace trace = PausedStep(300);
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* f = Find(result, "host.gc_pause");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Number(*f, "pauses"), 1);
+  EXPECT_DOUBLE_EQ(Number(*f, "longest_pause_ms"), 300);
+  EXPECT_DOUBLE_EQ(Number(*f, "longest_pause_step"), 1);
+  EXPECT_NEAR(f->uncapped_gain_ns, 300e6, 1);
+  EXPECT_EQ(f->strategy.find("torch_npu"), std::string::npos);
+}
+
+TEST(GcPause, QuietBelowTheThresholdOrWithRecordedGc) {
+  EXPECT_EQ(Find(AdviseOneRank(PausedStep(150)), "host.gc_pause"), nullptr);
+  EXPECT_EQ(Find(AdviseOneRank(PausedStep(300, true)), "host.gc_pause"), nullptr);
+  EXPECT_EQ(Find(AdviseOneRank(PausedStep(300, false, true)), "host.gc_pause"), nullptr);
+}
+
+}  // namespace
+}  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// A kernel_details row reaches the user's line through the timeline's task of the same name and start,
+// its launch and the Python frame around the operator.
+TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  t.Step(1, 0, Us(100000));
+  t.Host(EventKind::kPythonFunction, "main.py(40): forward", Us(5), Us(200));
+  t.Host(EventKind::kHostOp, "aten::to", Us(10), Us(100));
+  t.Launch(Us(20), 1);
+  t.Kernel("trans_Cast_1", Us(150), Us(30), 1);
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  NpuOpRow row;
+  row.name = side.Intern("trans_Cast_1");
+  row.type = side.Intern("Cast");
+  row.accelerator_core = side.Intern("AI_CPU");
+  row.input_data_types = side.Intern("DOUBLE");
+  row.start_ns = Us(150);
+  row.dur_ns = Us(30);
+  side.AddKernelDetail(row);
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* dtype = Find(result, "compute.aicpu_dtype");
+  ASSERT_NE(dtype, nullptr);
+  EXPECT_EQ(Text(*dtype, "operator_types"), "Cast x1 (30.0 us, float64 inputs -> float32; at main.py(40): forward x1)");
+  const Finding* slow = Find(result, "compute.ai_cpu_ops");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(Text(*slow, "source_lines"), "Cast: main.py(40): forward x1");
+}
+
+}  // namespace
+}  // namespace tuneprof

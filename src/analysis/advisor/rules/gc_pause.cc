@@ -1,0 +1,121 @@
+// host.gc_pause (msprof-analyze's conjectured GC): inside a step, a stretch of at least `gc_pause_ms` in
+// which nothing runs: no host operator, no runtime API call (CUDA, AscendCL) and no device work, between
+// work before and after it, and no other event (a Python frame) beginning or ending in it. A Python process
+// that stops that long between operators in the middle of a step is most often collecting garbage. Only Kineto and torch_npu traces: they draw every operator the host
+// runs, so their free time is free; an Nsight Systems export draws API calls only. A trace that records GC
+// events is left to host.gc, which measures them.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+namespace {
+
+bool Busy(EventKind kind) {
+  return kind == EventKind::kHostOp || kind == EventKind::kRuntime || kind == EventKind::kDriver ||
+         IsDeviceKind(kind);
+}
+
+bool RecordsGc(const Trace& trace) {
+  StringId gc;
+  if (!trace.strings().Find("GC", &gc)) return false;
+  const EventTable& events = trace.events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events.name[i] == gc && events.dur_ns[i] > 0) return true;
+  }
+  return false;
+}
+
+struct Pauses {
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t longest_ns = 0;
+  int64_t longest_step = kNoId;
+};
+
+void Count(int64_t gap, int64_t min_ns, int64_t step, Pauses* p) {
+  if (gap < min_ns) return;
+  ++p->count;
+  p->total_ns += gap;
+  if (gap > p->longest_ns) p->longest_ns = gap, p->longest_step = step;
+}
+
+// The free stretches of at least `min_ns` between two pieces of work inside each step, where also no other
+// event (a Python frame, an annotation, an instant) begins or ends: with_stack traces draw the Python code
+// the host runs between operators, and a frame that encloses the whole stretch is the one collecting.
+Pauses FindPauses(const Trace& trace, int64_t min_ns) {
+  const EventTable& events = trace.events();
+  std::vector<Interval> work;
+  std::vector<int64_t> edges;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events.dur_ns[i] > 0 && Busy(events.kind[i])) work.push_back({events.ts_ns[i], events.end_ns(i)});
+    if (events.kind[i] == EventKind::kUserAnnotation && trace.str(events.name[i]).starts_with("ProfilerStep#")) continue;
+    edges.push_back(events.ts_ns[i]);
+    if (events.dur_ns[i] > 0) edges.push_back(events.end_ns(i));
+  }
+  const IntervalSet busy = UnionOf(std::move(work));
+  std::sort(edges.begin(), edges.end());
+  Pauses p;
+  for (const Step& step : trace.steps()) {
+    auto it = std::lower_bound(busy.begin(), busy.end(), step.start_ns,
+                               [](const Interval& b, int64_t t) { return b.end_ns <= t; });
+    for (; it != busy.end() && std::next(it) != busy.end() && std::next(it)->start_ns < step.end_ns; ++it) {
+      const int64_t from = it->end_ns, to = std::next(it)->start_ns;
+      if (to - from < min_ns) continue;
+      int64_t at = from;
+      for (auto e = std::upper_bound(edges.begin(), edges.end(), from); e != edges.end() && *e < to; ++e) {
+        Count(*e - at, min_ns, step.number, &p);
+        at = *e;
+      }
+      Count(to - at, min_ns, step.number, &p);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const Trace& trace = *rank.trace;
+  const TraceFormat format = trace.metadata().format;
+  if (format != TraceFormat::kKineto && format != TraceFormat::kTorchNpuTraceView) return;
+  if (RecordsGc(trace)) return;
+  const double limit_ms = config.Get(threshold::kGcPauseMs);
+  const Pauses p = FindPauses(trace, static_cast<int64_t>(limit_ms * 1e6));
+  if (p.count == 0) return;
+  Finding f;
+  f.id = "host.gc_pause";
+  f.category = FindingCategory::kHost;
+  f.title = fmt::format("{} pause{} of at least {:.0f} ms inside steps with nothing running ({} in all): likely "
+                        "Python garbage collection",
+                        p.count, p.count == 1 ? "" : "s", limit_ms, FormatDuration(static_cast<double>(p.total_ns)));
+  f.metric = "stretches inside a step with no host operator, runtime API call or device work";
+  f.value = static_cast<double>(p.longest_ns) / 1e6;
+  f.threshold = limit_ms;
+  f.unit = "ms";
+  f.saves_from = TimePart::kHostWait;
+  f.uncapped_gain_ns = PerStep(rank, static_cast<double>(p.total_ns));
+  f.gain_model = "the pauses' time per step, from the host wait (conjectured: the trace records no GC events)";
+  f.AddNumber("pauses", static_cast<double>(p.count), "count");
+  f.AddNumber("pause_ms", static_cast<double>(p.total_ns) / 1e6, "ms");
+  f.AddNumber("longest_pause_ms", static_cast<double>(p.longest_ns) / 1e6, "ms");
+  f.AddNumber("longest_pause_step", static_cast<double>(p.longest_step), "step");
+  f.strategy = std::string(ForPlatform(
+      rank,
+      "The process stopped inside the step with nothing running, as Python's garbage collector stops it. "
+      "Freeze the long-lived objects after setup and collect between steps instead of inside them; to confirm, "
+      "log collections with gc.callbacks.",
+      "The process stopped inside the step with nothing running, as Python's garbage collector stops it. "
+      "Freeze the long-lived objects after setup and collect between steps instead of inside them; to confirm, "
+      "profile with torch_npu's experimental_config gc_detect_threshold, which records GC events.",
+      "The process stopped inside the step with nothing running, as Python's garbage collector stops it. "
+      "Freeze the long-lived objects after setup and collect between steps instead of inside them; to confirm, "
+      "log collections with gc.callbacks."));
+  f.apis = {"gc.freeze() after model and optimizer setup", "gc.disable() around the step, gc.collect() between steps"};
+  out->push_back(std::move(f));
+}
+
+}  // namespace tuneprof

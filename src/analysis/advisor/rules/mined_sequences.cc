@@ -1,0 +1,348 @@
+// fusion.mined_sequence: operator sequences no fixed pattern names, mined from the run itself. Per stream,
+// the device's operators in order (Ascend: kernel_details rows of each Stream ID in file order, named by
+// their Type; elsewhere: compute kernels of each stream by start, named by the host operator that launched
+// them), every window of 2-10 operators that repeats without overlapping itself is a candidate
+// (sequence_mining.h). A candidate is fusible when it holds enough of the kernels' time and is
+// host-bound (gaps between its kernels, summed over its occurrences, are a large share of its spans: the
+// device waited for launches a fused kernel would not need) or MTE-bound (Ascend: its kernels mostly move
+// data between global memory and the core, which a fused kernel keeps on chip). Candidates are taken by
+// time, each keeping the occurrences no longer one has taken, so the set is maximal and non-overlapping.
+// Gain per step: a host-bound sequence's gaps; an MTE-bound one's time less its longest member.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "analysis/advisor/call_sites.h"
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+#include "analysis/advisor/sequence_mining.h"
+#include "analysis/core/device_work.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr size_t kMaxLength = 10;
+constexpr size_t kMaxOperators = 4'000'000;  // operators mined per rank; the rest of a longer run is not
+// Occurrences held by fusible candidates at once (64 MiB): past it the candidates with the least time go.
+constexpr size_t kMaxKeptStarts = 16'000'000;
+constexpr size_t kListed = 5;
+constexpr size_t kListedSites = 3;
+constexpr double kNoRatio = std::numeric_limits<double>::quiet_NaN();
+
+// One device operator in its stream's order.
+struct Op {
+  StringId name;
+  int64_t start = 0;
+  int64_t dur = 0;
+  double mte = kNoRatio;       // busiest MTE pipeline ratio (Ascend PMU), NaN where not measured
+  uint32_t host_op = kNoIndex;  // the launching host operator, for its call site
+};
+
+struct Stats {
+  int64_t time = 0;    // the kernels' own time
+  int64_t span = 0;    // first start to last end, summed over occurrences
+  int64_t gaps = 0;    // span not covered by the kernels
+  int64_t longest = 0;  // summed over occurrences: each one's longest kernel
+  double mte_time = 0;  // time of the kernels with an MTE ratio, and that time weighted by it
+  double mte_weighted = 0;
+  double HostGapPct() const { return span > 0 ? 100.0 * static_cast<double>(gaps) / static_cast<double>(span) : 0; }
+  double MtePct() const { return mte_time > 0 ? 100.0 * mte_weighted / mte_time : kNoRatio; }
+};
+
+struct Sequence {
+  size_t length = 0;
+  std::vector<uint32_t> starts;
+  Stats stats;
+  bool host_bound = false;
+  bool mte_bound = false;
+  double Saved() const {
+    return host_bound ? static_cast<double>(stats.gaps) : static_cast<double>(stats.time - stats.longest);
+  }
+};
+
+bool Communication(std::string_view core, std::string_view name) {
+  return core.find("HCCL") != std::string_view::npos || core.find("COMMUNICATION") != std::string_view::npos ||
+         name.starts_with("hcom_");
+}
+
+double BusiestMte(const std::vector<const NpuOpMetricColumn*>& columns, size_t row) {
+  double busiest = kNoRatio;
+  for (const NpuOpMetricColumn* column : columns) {
+    const double v = column->values[row];
+    if (std::isfinite(v) && !(v <= busiest)) busiest = v;
+  }
+  return busiest;
+}
+
+// Ascend: kernel_details rows per Stream ID in file order, communication tasks left out.
+std::vector<std::vector<Op>> AscendStreams(const Trace& trace) {
+  const std::vector<uint32_t> launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
+  std::vector<const NpuOpMetricColumn*> mte;
+  for (const std::string_view name : {"aic_mte2_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio"}) {
+    if (const NpuOpMetricColumn* column = trace.kernel_metric(name)) mte.push_back(column);
+  }
+  std::map<int64_t, std::vector<Op>> streams;
+  const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const NpuOpRow& row = rows[r];
+    if (row.start_ns == kNoId || row.dur_ns == kNoId || row.dur_ns < 0) continue;
+    if (Communication(trace.str(row.accelerator_core), trace.str(row.name))) continue;
+    const StringId name = trace.str(row.type).empty() ? row.name : row.type;
+    streams[row.stream_id].push_back({name, row.start_ns, row.dur_ns, BusiestMte(mte, r), launched_by[r]});
+  }
+  std::vector<std::vector<Op>> out;
+  for (auto& [id, ops] : streams) out.push_back(std::move(ops));
+  return out;
+}
+
+// Elsewhere: compute kernels per stream by start, named by the innermost host operator around their launch
+// (or the operator a torch_npu flow leads from).
+std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree& tree) {
+  const EventTable& events = trace.events();
+  const std::vector<uint32_t> launcher = DeviceLaunchers(trace);
+  std::map<uint32_t, std::vector<Op>> streams;
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+    const uint32_t e = work.event;
+    if (!Computes(work.work) || events.dur_ns[e] < 0) continue;
+    // A launch call is inside its operator; torch_npu's flows lead from the operator itself.
+    const uint32_t from = launcher[e];
+    const uint32_t op = from == kNoIndex || from >= tree.parent_op.size() ? kNoIndex
+                        : events.kind[from] == EventKind::kHostOp ? from
+                                                                  : tree.parent_op[from];
+    const StringId name = op == kNoIndex ? events.name[e] : events.name[op];
+    streams[events.track[e]].push_back({name, events.ts_ns[e], events.dur_ns[e], kNoRatio, op});
+  }
+  std::vector<std::vector<Op>> out;
+  for (auto& [track, ops] : streams) {
+    std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.start < b.start; });
+    out.push_back(std::move(ops));
+  }
+  return out;
+}
+
+// All streams in one run of operators, a break between two streams so that no window spans them.
+void Flatten(std::vector<std::vector<Op>> streams, std::vector<Op>* ops, std::vector<uint32_t>* symbols) {
+  for (std::vector<Op>& stream : streams) {
+    if (!ops->empty()) {
+      ops->push_back({});
+      symbols->push_back(kSequenceBreak);
+    }
+    for (Op& op : stream) {
+      if (ops->size() >= kMaxOperators) return;
+      symbols->push_back(op.name.value);
+      ops->push_back(op);
+    }
+  }
+}
+
+Stats Measure(const std::vector<Op>& ops, size_t length, std::span<const uint32_t> starts) {
+  Stats s;
+  for (const uint32_t at : starts) {
+    int64_t time = 0, end = ops[at].start, longest = 0;
+    for (size_t k = at; k < at + length; ++k) {
+      time += ops[k].dur;
+      end = std::max(end, ops[k].start + ops[k].dur);
+      longest = std::max(longest, ops[k].dur);
+      if (std::isfinite(ops[k].mte)) {
+        s.mte_time += static_cast<double>(ops[k].dur);
+        s.mte_weighted += static_cast<double>(ops[k].dur) * ops[k].mte;
+      }
+    }
+    const int64_t span = end - ops[at].start;
+    s.time += time;
+    s.span += span;
+    s.gaps += std::max<int64_t>(span - time, 0);
+    s.longest += longest;
+  }
+  return s;
+}
+
+struct Limits {
+  size_t min_occurrences = 5;
+  double min_time_ns = 0;
+  double host_gap_pct = 40;
+  double mte_pct = 80;
+};
+
+// Whether the sequence's figures make it fusible; sets its bound.
+bool Fusible(const Limits& limits, Sequence* seq) {
+  if (seq->starts.size() < limits.min_occurrences || static_cast<double>(seq->stats.time) < limits.min_time_ns)
+    return false;
+  seq->host_bound = seq->stats.HostGapPct() >= limits.host_gap_pct;
+  const double mte = seq->stats.MtePct();
+  seq->mte_bound = std::isfinite(mte) && mte >= limits.mte_pct;
+  return seq->host_bound || seq->mte_bound;
+}
+
+// Keeps the candidates with the most time whose occurrences fit in `budget`; returns their occurrences.
+size_t DropLeastTime(std::vector<Sequence>* found, size_t budget) {
+  std::stable_sort(found->begin(), found->end(),
+                   [](const Sequence& a, const Sequence& b) { return a.stats.time > b.stats.time; });
+  size_t kept = 0, n = 0;
+  while (n < found->size() && kept + (*found)[n].starts.size() <= budget) kept += (*found)[n++].starts.size();
+  found->resize(n);
+  return kept;
+}
+
+std::vector<Sequence> Candidates(const std::vector<Op>& ops, std::span<const uint32_t> symbols, const Limits& limits) {
+  std::vector<Sequence> found;
+  size_t kept_starts = 0;
+  SequenceMiningLimits mining;
+  mining.max_length = kMaxLength;
+  mining.min_occurrences = limits.min_occurrences;
+  ForEachRepeatedWindow(symbols, mining, [&](size_t length, std::span<const uint32_t> starts) {
+    Sequence seq{length, {starts.begin(), starts.end()}, Measure(ops, length, starts)};
+    if (!Fusible(limits, &seq)) return;
+    kept_starts += seq.starts.size();
+    found.push_back(std::move(seq));
+    if (kept_starts > kMaxKeptStarts) kept_starts = DropLeastTime(&found, kMaxKeptStarts / 2);
+  });
+  return found;
+}
+
+// Longest time first; each keeps the occurrences no sequence taken before holds, and stays when those
+// still make it fusible.
+std::vector<Sequence> Maximal(std::vector<Sequence> candidates, const std::vector<Op>& ops, const Limits& limits) {
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Sequence& a, const Sequence& b) {
+    return a.stats.time != b.stats.time ? a.stats.time > b.stats.time : a.length > b.length;
+  });
+  std::vector<bool> taken(ops.size(), false);
+  std::vector<Sequence> kept;
+  for (Sequence& seq : candidates) {
+    std::vector<uint32_t> free;
+    for (const uint32_t at : seq.starts) {
+      if (std::none_of(taken.begin() + at, taken.begin() + at + seq.length, [](bool t) { return t; }))
+        free.push_back(at);
+    }
+    if (free.size() != seq.starts.size()) {
+      seq.starts = std::move(free);
+      seq.stats = Measure(ops, seq.length, seq.starts);
+      if (!Fusible(limits, &seq)) continue;
+    }
+    for (const uint32_t at : seq.starts) std::fill(taken.begin() + at, taken.begin() + at + seq.length, true);
+    kept.push_back(std::move(seq));
+  }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const Sequence& a, const Sequence& b) { return a.stats.time > b.stats.time; });
+  return kept;
+}
+
+std::string Names(const Trace& trace, const std::vector<Op>& ops, const Sequence& seq) {
+  std::string names;
+  for (size_t k = 0; k < seq.length; ++k) names += fmt::format("{}{}", k ? " -> " : "", trace.str(ops[seq.starts[0] + k].name));
+  return names;
+}
+
+// The API-replacement table's spelling: aten:: dropped with the in-place underscore, lower case.
+std::string TableSpelling(std::string_view name) {
+  if (name.starts_with("aten::")) name.remove_prefix(6);
+  if (name.size() > 1 && name.back() == '_') name.remove_suffix(1);
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+std::string Route(const RankEvidence& rank, const std::vector<Op>& ops, const Sequence& seq) {
+  const Platform platform = PlatformOf(rank);
+  if (platform == Platform::kNpu) {
+    std::vector<std::string> spelled;
+    for (size_t k = 0; k < seq.length; ++k) spelled.push_back(TableSpelling(rank.trace->str(ops[seq.starts[0] + k].name)));
+    const std::vector<std::string_view> names(spelled.begin(), spelled.end());
+    if (const ApiReplacement* row = FusedApiFor(names)) return fmt::format("fused API {}", row->api);
+    return seq.host_bound ? "graph mode (torch.compile with the NPU backend, torchair) or a custom Ascend C operator"
+                          : "a custom Ascend C operator keeping the intermediates on chip, or graph mode";
+  }
+  return seq.host_bound ? "torch.compile (Inductor) or CUDA graphs, else a custom Triton kernel"
+                        : "a custom Triton kernel or torch.compile (Inductor)";
+}
+
+// The user's source lines of the sequence's first operators, most frequent first.
+std::string Sites(const std::vector<Op>& ops, const Sequence& seq, CallSites* sites) {
+  std::vector<uint32_t> first;
+  for (const uint32_t at : seq.starts) first.push_back(ops[at].host_op);
+  return TopCallSites(sites, first, kListedSites);
+}
+
+std::string Bound(const Sequence& seq) {
+  std::string bound;
+  if (seq.host_bound) bound = fmt::format("host-bound, {:.0f} % gaps", seq.stats.HostGapPct());
+  if (seq.mte_bound) bound += fmt::format("{}MTE-bound, {:.0f} % MTE", bound.empty() ? "" : ", ", seq.stats.MtePct());
+  return bound;
+}
+
+std::string Describe(const RankEvidence& rank, const std::vector<Op>& ops, const Sequence& seq, CallSites* sites) {
+  const std::string where = Sites(ops, seq, sites);
+  return fmt::format("{} x{} ({} per step; {}; route: {}{})", Names(*rank.trace, ops, seq), seq.starts.size(),
+                     FormatDuration(PerStep(rank, static_cast<double>(seq.stats.time))), Bound(seq),
+                     Route(rank, ops, seq), where.empty() ? "" : "; at " + where);
+}
+
+Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std::vector<Op>& ops,
+               const std::vector<Sequence>& kept) {
+  CallSites sites(*rank.trace, rank.tree);
+  double time = 0, saved = 0;
+  for (const Sequence& s : kept) time += static_cast<double>(s.stats.time), saved += s.Saved();
+  const Sequence& top = kept.front();
+  Finding f;
+  f.id = "fusion.mined_sequence";
+  f.category = FindingCategory::kCompute;
+  f.title = fmt::format("{} repeated operator sequence{} could be fused; top {} x{} ({} per step, {})", kept.size(),
+                        kept.size() == 1 ? "" : "s", Names(*rank.trace, ops, top), top.starts.size(),
+                        FormatDuration(PerStep(rank, static_cast<double>(top.stats.time))), Bound(top));
+  f.metric = std::string(ForPlatform(rank, "repeated sequences of 2-10 operators per stream, host-bound",
+                                     "repeated sequences of 2-10 operators per stream, host-bound or MTE-bound", ""));
+  f.value = static_cast<double>(kept.size());
+  f.threshold = config.Get(threshold::kMinedSequenceMinOccurrences);
+  f.unit = "sequences";
+  f.saves_from = top.host_bound ? TimePart::kHostWait : TimePart::kMemoryBound;
+  f.uncapped_gain_ns = PerStep(rank, saved);
+  f.gain_model = std::string(ForPlatform(rank, "the gaps between the sequences' kernels",
+                                         "host-bound sequences: the gaps between their kernels; MTE-bound ones: "
+                                         "their time less each occurrence's longest kernel",
+                                         ""));
+  // The gaps and memory traffic a sequence shows often have a cause another finding names (synchronizing
+  // calls, a slow input pipeline): those keep their share of the step first.
+  f.catch_all = true;
+  f.AddNumber("sequences", static_cast<double>(kept.size()), "count");
+  f.AddNumber("sequence_us_per_step", PerStep(rank, time) / 1e3, "us");
+  std::string listed;
+  for (size_t i = 0; i < kept.size() && i < kListed; ++i) listed += (i ? "; " : "") + Describe(rank, ops, kept[i], &sites);
+  if (kept.size() > kListed) listed += fmt::format("; and {} more", kept.size() - kListed);
+  f.AddText("top_sequences", listed);
+  f.strategy = std::string(ForPlatform(
+      rank,
+      "Fuse each repeated sequence into one kernel: let torch.compile (Inductor) generate it, or write a Triton "
+      "kernel; where the device waits between its kernels, CUDA graphs remove the launch gaps too.",
+      "Fuse each repeated sequence into one operator: call the fused torch_npu API where one exists, run the "
+      "model in graph mode (torch.compile with the NPU backend / torchair) so the graph engine fuses it, or "
+      "write a custom Ascend C operator.",
+      ""));
+  f.apis = {std::string(ForPlatform(rank, "torch.compile(model)", "torch.compile(model, backend=torchair.get_npu_backend())", ""))};
+  return f;
+}
+
+}  // namespace
+
+void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (rank.trace == nullptr || PlatformOf(rank) == Platform::kCpu) return;
+  const Trace& trace = *rank.trace;
+  const bool ascend = !trace.kernel_details().rows.empty();
+  std::vector<Op> ops;
+  std::vector<uint32_t> symbols;
+  Flatten(ascend ? AscendStreams(trace) : KernelStreams(trace, rank.tree), &ops, &symbols);
+  double total = 0;
+  for (const Op& op : ops) total += static_cast<double>(op.dur);
+  Limits limits;
+  limits.min_occurrences = static_cast<size_t>(std::max(2.0, config.Get(threshold::kMinedSequenceMinOccurrences)));
+  limits.min_time_ns = total * config.Get(threshold::kMinedSequenceMinTimePct) / 100;
+  limits.host_gap_pct = config.Get(threshold::kMinedSequenceHostGapPct);
+  limits.mte_pct = config.Get(threshold::kMinedSequenceMtePct);
+  const std::vector<Sequence> kept = Maximal(Candidates(ops, symbols, limits), ops, limits);
+  if (!kept.empty()) out->push_back(Report(rank, config, ops, kept));
+}
+
+}  // namespace tuneprof

@@ -1,0 +1,197 @@
+// fusion.mined_sequence on generated kernel_details and Kineto kernels: a known repeated sequence found with
+// its occurrences, time and bound; silence below the repeat count, when neither host- nor MTE-bound, and
+// NPU wording only on NPU runs; the user's source line named where the trace has Python frames.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/advisor/advisor.h"
+#include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/core/hand_built_trace_for_test.h"
+
+namespace tuneprof {
+namespace {
+
+using finding_lookup::Find;
+using finding_lookup::Number;
+using finding_lookup::Text;
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+
+constexpr std::string_view kId = "fusion.mined_sequence";
+
+Trace NpuStep() {
+  HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  t.Step(1, 0, Us(100000));
+  t.Kernel("k", 0, Us(10));
+  return t.Finish();
+}
+
+// kernel_details rows on one stream, each `gap_us` after the one before.
+class Details {
+ public:
+  explicit Details(Trace* trace) : side_(trace) {
+    side_.StartKernelDetails();
+    mte2_ = side_.KernelMetricColumn("aiv_mte2_ratio");
+  }
+
+  void Add(std::string_view type, double dur_us, double gap_us, double mte2 = 0.1) {
+    NpuOpRow row;
+    row.name = side_.Intern(std::string(type) + "_op");
+    row.type = side_.Intern(type);
+    row.accelerator_core = side_.Intern("AI_VECTOR_CORE");
+    row.stream_id = 2;
+    next_us_ += gap_us;
+    row.start_ns = Us(next_us_);
+    row.dur_ns = Us(dur_us);
+    next_us_ += dur_us;
+    side_.SetKernelMetric(mte2_, side_.AddKernelDetail(row), mte2);
+  }
+
+ private:
+  SideTableBuilder side_;
+  uint32_t mte2_ = 0;
+  double next_us_ = 0;
+};
+
+// `repeats` x (MatMulV3 -> Add -> RmsNorm), a different operator after each, plus one long unrelated task.
+Trace Repeated(int repeats, double gap_us, double mte2) {
+  Trace trace = NpuStep();
+  Details d(&trace);
+  for (int i = 0; i < repeats; ++i) {
+    d.Add("MatMulV3", 30, gap_us, mte2);
+    d.Add("Add", 10, gap_us, mte2);
+    d.Add("RmsNorm", 20, gap_us, mte2);
+    d.Add("Other" + std::to_string(i), 5, 1);
+  }
+  d.Add("Conv2D", 500, 1);
+  return trace;
+}
+
+TEST(MinedSequences, AHostBoundSequenceOnAscend) {
+  const Trace trace = Repeated(6, 50, 0.1);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Number(*f, "sequences"), 1);
+  // 6 x (30 + 10 + 20) us of kernels; spans 6 x 160 us, gaps 6 x 100 us (62 %).
+  EXPECT_DOUBLE_EQ(Number(*f, "sequence_us_per_step"), 360);
+  EXPECT_NE(f->title.find("MatMulV3 -> Add -> RmsNorm x6"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("host-bound, 62 % gaps"), std::string::npos) << f->title;
+  EXPECT_NEAR(f->uncapped_gain_ns, Us(600), 1);
+  EXPECT_EQ(f->saves_from, TimePart::kHostWait);
+  EXPECT_NE(Text(*f, "top_sequences").find("graph mode"), std::string::npos) << Text(*f, "top_sequences");
+}
+
+TEST(MinedSequences, AnMteBoundSequenceOnAscend) {
+  const Trace trace = Repeated(5, 0, 0.9);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("MTE-bound, 90 % MTE"), std::string::npos) << f->title;
+  EXPECT_EQ(f->saves_from, TimePart::kMemoryBound);
+  EXPECT_NEAR(f->uncapped_gain_ns, Us(5 * (60 - 30)), 1);  // each occurrence less its MatMulV3
+}
+
+TEST(MinedSequences, QuietBelowTheCountOrWhenNeitherBound) {
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(4, 50, 0.1)), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(8, 0, 0.1)), kId), nullptr);
+}
+
+TEST(MinedSequences, ThresholdsComeFromTheConfig) {
+  auto config = AdvisorConfig::Parse(
+      R"({"schema": "tuneprof.advisor_config/1", "thresholds": {"mined_sequence_min_occurrences": 7}})", "test");
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(6, 50, 0.1), *config), kId), nullptr);
+}
+
+// Kineto: kernels named by the operator that launched them, inside the user's Python frame.
+Trace GpuRun(int repeats) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(100000));
+  int64_t at = Us(10), correlation = 1;
+  for (int i = 0; i < repeats; ++i) {
+    const int64_t frame_start = at;
+    for (std::string_view op : {"aten::mul", "aten::add", "aten::tanh"}) {
+      t.Host(EventKind::kHostOp, op, at, Us(20));
+      t.Launch(at + Us(5), correlation);
+      t.Kernel(std::string(op.substr(6)) + "_kernel", at + Us(10), Us(5), correlation);
+      ++correlation;
+      at += Us(40);
+    }
+    t.Host(EventKind::kPythonFunction, "main.py(375): train", frame_start - Us(1), at - frame_start);
+    t.Kernel("gemm_" + std::to_string(i), at, Us(200));
+    at += Us(300);
+  }
+  return t.Finish();
+}
+
+TEST(MinedSequences, GpuKernelsNamedByTheirOperatorsWithTheirSourceLine) {
+  const Trace trace = GpuRun(5);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("aten::mul -> aten::add -> aten::tanh x5"), std::string::npos) << f->title;
+  const std::string listed = Text(*f, "top_sequences");
+  EXPECT_NE(listed.find("at main.py(375): train x5"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("torch.compile"), std::string::npos) << listed;
+  for (std::string_view npu : {"Ascend", "NPU", "torch_npu", "MTE"}) {
+    EXPECT_EQ(f->title.find(npu), std::string::npos) << f->title;
+    EXPECT_EQ(listed.find(npu), std::string::npos) << listed;
+    EXPECT_EQ(f->strategy.find(npu), std::string::npos) << f->strategy;
+  }
+}
+
+}  // namespace
+}  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
+  Trace trace = NpuStep();
+  Details d(&trace);
+  const char* cycle[] = {"A", "B", "C", "D", "E", "F", "G"};
+  for (int i = 0; i < 140'000; ++i) d.Add(cycle[i % 7], 5, 10);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  EXPECT_LE(Number(*f, "sequences"), 20);
+}
+
+}  // namespace
+}  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// An NPU run without kernel_details: tasks named by their operators; a sequence the API-replacement table
+// knows is routed to its fused API.
+TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  t.Step(1, 0, Us(100000));
+  int64_t at = Us(10), correlation = 1;
+  for (int i = 0; i < 6; ++i) {
+    for (std::string_view op : {"aten::add", "aten::layer_norm"}) {
+      t.Host(EventKind::kHostOp, op, at, Us(20));
+      t.Launch(at + Us(5), correlation);
+      t.Kernel(std::string(op.substr(6)) + "_task", at + Us(10), Us(5), correlation);
+      ++correlation;
+      at += Us(40);
+    }
+    t.Kernel("Conv2D_" + std::to_string(i), at, Us(100));
+    at += Us(200);
+  }
+  const Trace trace = t.Finish();
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(Text(*f, "top_sequences").find("aten::add -> aten::layer_norm x6"), std::string::npos);
+  EXPECT_NE(Text(*f, "top_sequences").find("route: fused API torch_npu.npu_add_layer_norm"), std::string::npos)
+      << Text(*f, "top_sequences");
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""fusion.mined_sequence, compute.aicpu_dtype and host.gc_pause on the shared runs and on crafted traces.
+
+On the torch_npu runs (text level1 / level2, db level2) fusion.mined_sequence must fire with the same top
+sequence on the text and Db exports, every listed sequence repeating >= 5 times and host- or MTE-bound; what
+it finds is printed. On CPU, GPU and Nsight Systems inputs none of the three findings may use NPU wording.
+A crafted Kineto trace with a 300 ms stretch of nothing inside a step raises host.gc_pause (and one with
+GC events does not); operators repeating with launch gaps on a GPU stream raise fusion.mined_sequence with
+the user's source line and GPU routes only.
+
+Usage: mined_sequences_check.py TUNEPROF SHARED_DIR (the folder holding traces/)
+"""
+import json
+import os
+import re
+import sys
+import tempfile
+
+from harness import Checker
+
+IDS = ("fusion.mined_sequence", "compute.aicpu_dtype", "host.gc_pause")
+NPU_RUNS = ["text/level1", "text/level2", "db/level2"]
+OTHER_INPUTS = ["kineto/hta/nccl_parser_config/nccl_data.json.gz", "torch-cpu/kineto26/cnn_train.json.gz",
+                "torch-cpu/kineto26/ddp_ws2_rank0.json.gz", "nsys/h100_2gpu_1s.sqlite"]
+NPU_WORDS = ("Ascend", "NPU", "torch_npu", "torchair", "MTE", "CANN", "AI CPU", "AI Core")
+
+
+def advise(c, name, path):
+    result = c.run(["advise", "--json", path])
+    if result is None or result[0] != 0:
+        c.report(f"{name}: advise runs", [f"exit {None if result is None else result[0]}"], result)
+        return None
+    return json.loads(result[1])["findings"]
+
+
+def check_npu(c, shared, run, tops):
+    findings = advise(c, run, os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch", run))
+    if findings is None:
+        return
+    found = [f for f in findings if f["id"] == "fusion.mined_sequence"]
+    if not c.check(f"{run}: fusion.mined_sequence fires", len(found) == 1, "no finding"):
+        return
+    f = found[0]
+    listed = f["evidence"]["top_sequences"]
+    print(f"{run}: {f['title']}\n  {listed}")
+    tops[run] = f["title"].split("; top ")[1].split(" (")[0]
+    for seq in re.findall(r"x(\d+) \([^;]+ per step; ([^;]+);", listed):
+        c.check(f"{run}: repeats >= 5 and bound", int(seq[0]) >= 5 and ("host-bound" in seq[1] or "MTE-bound" in seq[1]),
+                str(seq))
+    c.check(f"{run}: per step time", f["evidence"]["sequence_us_per_step"] > 0, str(f["evidence"]))
+
+
+def check_other(c, shared, relative):
+    findings = advise(c, relative, os.path.join(shared, "traces", relative))
+    if findings is None:
+        return
+    for f in findings:
+        if f["id"] in IDS:
+            text = json.dumps(f)
+            worded = [w for w in NPU_WORDS if w in text]
+            c.check(f"{relative}: {f['id']} without NPU wording", not worded, str(worded))
+    c.check(f"{relative}: no compute.aicpu_dtype", not any(f["id"] == "compute.aicpu_dtype" for f in findings))
+
+
+def event(name, cat, ts, dur, **extra):
+    e = {"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "pid": 1, "tid": 1}
+    e.update(extra)
+    return e
+
+
+def kineto(events):
+    return {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+            "traceEvents": events}
+
+
+def paused_trace(gc_events):
+    events = [event("ProfilerStep#1", "user_annotation", 0, 1000000),
+              event("aten::mm", "cpu_op", 10, 100), event("aten::add", "cpu_op", 300110, 100),
+              event("aten::relu", "cpu_op", 600000, 100)]
+    if gc_events:
+        events.append(event("GC", "python_function", 200, 5000))
+    return kineto(events)
+
+
+def repeated_trace():
+    events = [event("ProfilerStep#1", "user_annotation", 0, 100000)]
+    at, corr = 10, 1
+    for i in range(6):
+        start = at
+        for op in ("aten::mul", "aten::add", "aten::tanh"):
+            events.append(event(op, "cpu_op", at, 20))
+            events.append(event("cudaLaunchKernel", "cuda_runtime", at + 5, 2, args={"correlation": corr}))
+            events.append({"ph": "X", "name": op[6:] + "_kernel", "cat": "kernel", "ts": at + 10, "dur": 5,
+                           "pid": 0, "tid": 7, "args": {"correlation": corr, "stream": 7, "device": 0}})
+            corr += 1
+            at += 40
+        events.append(event("main.py(375): train", "python_function", start - 1, at - start))
+        events.append({"ph": "X", "name": f"gemm_{i}", "cat": "kernel", "ts": at, "dur": 200, "pid": 0, "tid": 7,
+                       "args": {"stream": 7, "device": 0}})
+        at += 300
+    return kineto(events)
+
+
+def check_crafted(c, tmp):
+    for name, trace, fires in (("paused", paused_trace(False), True), ("paused_gc", paused_trace(True), False)):
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as out:
+            json.dump(trace, out)
+        findings = advise(c, name, path)
+        if findings is None:
+            continue
+        found = [f for f in findings if f["id"] == "host.gc_pause"]
+        c.check(f"crafted {name}: host.gc_pause {'fires' if fires else 'quiet'}", bool(found) == fires, str(found))
+        if found:
+            c.check("crafted paused: the longest pause", abs(found[0]["evidence"]["longest_pause_ms"] - 300) < 1e-6,
+                    str(found[0]["evidence"]))
+            c.check("crafted paused: no NPU wording", not any(w in json.dumps(found[0]) for w in NPU_WORDS))
+    path = os.path.join(tmp, "repeated.json")
+    with open(path, "w") as out:
+        json.dump(repeated_trace(), out)
+    findings = advise(c, "repeated", path)
+    if findings is None:
+        return
+    found = [f for f in findings if f["id"] == "fusion.mined_sequence"]
+    if c.check("crafted repeated: fusion.mined_sequence fires", len(found) == 1, "no finding"):
+        f = found[0]
+        c.check("crafted repeated: the sequence", "aten::mul -> aten::add -> aten::tanh x6" in f["title"], f["title"])
+        c.check("crafted repeated: its source line", "at main.py(375): train x6" in f["evidence"]["top_sequences"],
+                f["evidence"]["top_sequences"])
+        c.check("crafted repeated: no NPU wording", not any(w in json.dumps(f) for w in NPU_WORDS), json.dumps(f))
+
+
+def main():
+    binary, shared = sys.argv[1], sys.argv[2]
+    c = Checker(binary, timeout_s=120)
+    tops = {}
+    for run in NPU_RUNS:
+        check_npu(c, shared, run, tops)
+    if len(tops) == 3:
+        c.check("text and db exports agree on the top sequence", len(set(tops.values())) == 1, str(tops))
+    for relative in OTHER_INPUTS:
+        check_other(c, shared, relative)
+    with tempfile.TemporaryDirectory() as tmp:
+        check_crafted(c, tmp)
+    return c.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
