@@ -127,6 +127,10 @@ void Fields(A& a, Finding& f) {
     f.uncapped_gain_ns, f.catch_all, f.gain_model, f.evidence, f.strategy, f.apis, f.ranks, f.evidence_rank);
 }
 template <class A>
+void Fields(A& a, ModuleShare& m) {
+  a(m.path, m.share);
+}
+template <class A>
 void Fields(A& a, RuleFinding& f) {
   a(f.rule, f.finding);
 }
@@ -583,6 +587,9 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
       rank.advice.advice.split.part_ns[kPartsBeforeBubble], rank.comm.lead_ins);
     // After the version 3 fields, so that older summaries keep their layout.
     w(rank.report ? rank.report->modules : ModuleView());
+    // Version 5: the modules each finding names, in the findings' order.
+    w(uint64_t{rank.advice.findings.size()});
+    for (const RuleFinding& f : rank.advice.findings) w(f.finding.modules);
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -622,6 +629,12 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       ModuleView modules;
       r(modules);
       if (rank.report) rank.report->modules = std::move(modules);
+    }
+    if (version >= 5) {
+      uint64_t findings = 0;
+      r(findings);
+      if (r.ok() && findings != rank.advice.findings.size()) return corrupt;
+      for (RuleFinding& f : rank.advice.findings) r(f.finding.modules);
     }
   }
   uint64_t trailing_checksum = 0;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/core/device_launches.h"
@@ -75,6 +78,52 @@ void SayQueuedIdle(double queued_idle_ns, Finding* f) {
       "batch does not shorten it. Find what the queued work waits for.";
   f->apis = {"torch.profiler / nsys on every process sharing the device; look for cudaStreamWaitEvent, "
              "event records and cross-stream dependencies before the queued kernels"};
+}
+
+namespace {
+
+// The device work `events` stand for, each once: device events themselves, host events what they launched.
+std::vector<uint32_t> EvidenceWork(const Trace& trace, const ModuleAttribution& modules,
+                                   std::span<const uint32_t> events) {
+  const EventTable& table = trace.events();
+  std::vector<uint32_t> work;
+  for (const uint32_t e : events) {
+    if (trace.tracks()[table.track[e]].on_device) {
+      work.push_back(e);
+    } else {
+      modules.LaunchedWithin(table.track[e], table.ts_ns[e], table.end_ns(e), &work);
+    }
+  }
+  std::sort(work.begin(), work.end());
+  work.erase(std::unique(work.begin(), work.end()), work.end());
+  return work;
+}
+
+}  // namespace
+
+void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Finding* f) {
+  if (rank.modules == nullptr || rank.modules->empty() || rank.trace == nullptr) return;
+  const ModuleAttribution& modules = *rank.modules;
+  const EventTable& table = rank.trace->events();
+  int64_t total = 0;
+  std::unordered_map<std::string_view, int64_t> by_path;  // rolled-up layers share one path
+  for (const uint32_t w : EvidenceWork(*rank.trace, modules, events)) {
+    const std::optional<uint32_t> module = modules.ModuleOf(w);
+    if (!module) continue;  // not work the view measures (a sync, a wait)
+    const int64_t ns = std::max<int64_t>(table.dur_ns[w], 0);
+    total += ns;
+    if (*module != kNoIndex) by_path[modules.Name(*module)] += ns;
+  }
+  if (total <= 0) return;
+  std::vector<std::pair<std::string_view, int64_t>> ranked(by_path.begin(), by_path.end());
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return std::tie(b.second, a.first) < std::tie(a.second, b.first);
+  });
+  for (const auto& [path, ns] : ranked) {
+    const double share = static_cast<double>(ns) / static_cast<double>(total);
+    if (share < kModuleMinShare || f->modules.size() == kMaxModules) break;
+    f->modules.push_back(ModuleShare{std::string(path), share});
+  }
 }
 
 }  // namespace tuneprof

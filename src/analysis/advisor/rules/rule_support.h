@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers the rules share: the platform a rank ran on (for the concrete API to name), per-step
 // scaling and number formatting for titles.
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -37,5 +38,15 @@ IntervalSet QueuedDeviceWork(const Trace& trace, uint32_t device = kNoIndex);
 // The advice for low-utilization idle that launched work waited through for at least half its time:
 // the cause is then that wait, not the host or the batch size. Adds the measured time to `f`.
 void SayQueuedIdle(double queued_idle_ns, Finding* f);
+
+// A module is named when it holds at least this share of a finding's evidence; at most kMaxModules are.
+inline constexpr double kModuleMinShare = 0.2;
+inline constexpr size_t kMaxModules = 3;
+
+// Names on `f` the modules (RankEvidence::modules) that hold most of the device time of `events`: device
+// work counts itself, a host operator the device work launched inside it. The shares are of the whole
+// evidence's device time, what ran outside every module included, so that "78 %" means 78 % of it.
+// Nothing where the trace has no module ranges or the evidence no device time.
+void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Finding* f);
 
 }  // namespace tuneprof
