@@ -91,6 +91,31 @@ TEST(RuleFamilies, ExposedCommunication) {
   EXPECT_EQ(result.ranks[0].dominant, Bottleneck::kCompute);        // 500 us compute vs 300 us exposed
 }
 
+// The exposed part of each collective counts for the module that launched it: 300 us of the all-reduce
+// launched in `Net_0.Tp_0`, 100 us of one launched outside every module; the one under the GEMM is hidden.
+TEST(RuleFamilies, ExposedCommunicationNamesTheModulesThatLaunchedIt) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Net_0", 0, Us(900));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Hidden_0", Us(1), Us(10));
+  t.Launch(Us(2), 1);
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(100), Us(200), 1, 9);  // under the GEMM
+  t.Launch(Us(20), 2);
+  t.Kernel("gemm", 0, Us(500), 2);
+  t.Host(EventKind::kPythonFunction, "nn.Module: Tp_0", Us(30), Us(10));
+  t.Launch(Us(32), 3);
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(400), Us(400), 3, 9);  // 300 us exposed
+  t.Launch(Us(950), 4);
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(850), Us(100), 4, 9);  // outside modules
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "communication.exposed");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->modules.size(), 1u);
+  EXPECT_EQ(f->modules[0].path, "Net_0.Tp_0");
+  EXPECT_DOUBLE_EQ(f->modules[0].share, 0.75);
+}
+
 TEST(RuleFamilies, LowCommunicationBandwidth) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));

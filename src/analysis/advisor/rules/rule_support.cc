@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -103,16 +104,24 @@ std::vector<uint32_t> EvidenceWork(const Trace& trace, const ModuleAttribution& 
 
 void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Finding* f) {
   if (rank.modules == nullptr || rank.modules->empty() || rank.trace == nullptr) return;
-  const ModuleAttribution& modules = *rank.modules;
   const EventTable& table = rank.trace->events();
+  std::vector<WeightedWork> work;
+  for (const uint32_t w : EvidenceWork(*rank.trace, *rank.modules, events)) {
+    work.push_back(WeightedWork{w, std::max<int64_t>(table.dur_ns[w], 0)});
+  }
+  SayModulesOfWork(rank, work, f);
+}
+
+void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> work, Finding* f) {
+  if (rank.modules == nullptr || rank.modules->empty()) return;
+  const ModuleAttribution& modules = *rank.modules;
   int64_t total = 0;
   std::unordered_map<std::string_view, int64_t> by_path;  // rolled-up layers share one path
-  for (const uint32_t w : EvidenceWork(*rank.trace, modules, events)) {
-    const std::optional<uint32_t> module = modules.ModuleOf(w);
-    if (!module) continue;  // not work the view measures (a sync, a wait)
-    const int64_t ns = std::max<int64_t>(table.dur_ns[w], 0);
-    total += ns;
-    if (*module != kNoIndex) by_path[modules.Name(*module)] += ns;
+  for (const WeightedWork& w : work) {
+    const std::optional<uint32_t> module = modules.ModuleOf(w.event);
+    if (!module || w.ns <= 0) continue;  // not work the view measures (a sync, a wait)
+    total += w.ns;
+    if (*module != kNoIndex) by_path[modules.Name(*module)] += w.ns;
   }
   if (total <= 0) return;
   std::vector<std::pair<std::string_view, int64_t>> ranked(by_path.begin(), by_path.end());
@@ -124,6 +133,28 @@ void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Find
     if (share < kModuleMinShare || f->modules.size() == kMaxModules) break;
     f->modules.push_back(ModuleShare{std::string(path), share});
   }
+}
+
+std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace) {
+  const EventTable& events = trace.events();
+  const std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  // A device is its process in the trace (Kineto draws each GPU as one), whether or not the trace names it.
+  const auto device_of = [&](uint32_t e) { return trace.tracks()[events.track[e]].process; };
+  std::unordered_map<uint32_t, std::vector<Interval>> computing;  // by device
+  for (const DeviceWorkEvent& w : work) {
+    if (Computes(w.work)) computing[device_of(w.event)].push_back({events.ts_ns[w.event], events.end_ns(w.event)});
+  }
+  std::unordered_map<uint32_t, IntervalSet> busy;
+  for (auto& [device, spans] : computing) busy[device] = UnionOf(std::move(spans));
+  std::vector<WeightedWork> exposed;
+  for (const DeviceWorkEvent& w : work) {
+    if (w.work != WorkClass::kCommunication) continue;
+    const Interval span{events.ts_ns[w.event], events.end_ns(w.event)};
+    const auto it = busy.find(device_of(w.event));
+    const int64_t hidden = it == busy.end() ? 0 : OverlapLength(it->second, span);
+    if (span.length() - hidden > 0) exposed.push_back(WeightedWork{w.event, span.length() - hidden});
+  }
+  return exposed;
 }
 
 }  // namespace tuneprof

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/core/intervals.h"
@@ -48,5 +49,18 @@ inline constexpr size_t kMaxModules = 3;
 // evidence's device time, what ran outside every module included, so that "78 %" means 78 % of it.
 // Nothing where the trace has no module ranges or the evidence no device time.
 void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Finding* f);
+
+// Device work with the time of it a finding is about (its part inside the finding's intervals).
+struct WeightedWork {
+  uint32_t event = 0;
+  int64_t ns = 0;
+};
+
+// SayModules for evidence that is time intervals: each piece of device work weighted by its time inside them.
+void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> work, Finding* f);
+
+// The communication work of `trace`, each weighted by its time not under compute on its device: the
+// exposed communication, piece by piece.
+std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace);
 
 }  // namespace tuneprof
