@@ -511,7 +511,9 @@ std::optional<uint32_t> ModuleAttribution::ModuleOf(uint32_t event) const {
 
 void ModuleAttribution::LaunchedWithin(uint32_t track, int64_t start, int64_t end, std::vector<uint32_t>* out) const {
   const auto at = [](uint32_t t, int64_t ts) { return Launch{t, ts, 0}; };
-  const auto before = [](const Launch& a, const Launch& b) { return std::tie(a.track, a.ts) < std::tie(b.track, b.ts); };
+  const auto before = [](const Launch& a, const Launch& b) {
+    return std::tie(a.track, a.ts) < std::tie(b.track, b.ts);
+  };
   auto it = std::lower_bound(launches_.begin(), launches_.end(), at(track, start), before);
   for (; it != launches_.end() && it->track == track && it->ts < end; ++it) out->push_back(it->event);
 }

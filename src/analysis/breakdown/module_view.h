@@ -101,9 +101,9 @@ class ModuleAttribution {
   void LaunchedWithin(uint32_t track, int64_t start, int64_t end, std::vector<uint32_t>* out) const;
 
  private:
-  std::vector<std::string> names_;                          // by module
-  std::vector<std::pair<uint32_t, uint32_t>> module_of_;    // (work event, module or kNoIndex), by event
-  std::vector<Launch> launches_;                            // by track, then time
+  std::vector<std::string> names_;                        // by module
+  std::vector<std::pair<uint32_t, uint32_t>> module_of_;  // (work event, module or kNoIndex), by event
+  std::vector<Launch> launches_;                          // by track, then time
 };
 
 ModuleAttribution AttributeWorkToModules(const Trace& trace);

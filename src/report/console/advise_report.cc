@@ -331,7 +331,9 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   // ranges keep their form.
   if (!f.modules.empty()) {
     w->Key("modules").BeginArray();
-    for (const ModuleShare& m : f.modules) w->BeginObject().Key("path").String(m.path).Key("share").Double(m.share).EndObject();
+    for (const ModuleShare& m : f.modules) {
+      w->BeginObject().Key("path").String(m.path).Key("share").Double(m.share).EndObject();
+    }
     w->EndArray();
   }
   w->Key("strategy").String(f.strategy);

@@ -357,7 +357,8 @@ Trace ConvBnReluInModules() {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
   t.Host(EventKind::kPythonFunction, "nn.Module: Net_0", 0, Us(900));
-  const char* kernels[] = {"cudnn::conv2d_fprop_kernel", "cudnn::bn_fw_inf_1C11_kernel_NCHW", "at::native::relu_kernel"};
+  const char* kernels[] = {"cudnn::conv2d_fprop_kernel", "cudnn::bn_fw_inf_1C11_kernel_NCHW",
+                           "at::native::relu_kernel"};
   const double durations[] = {100, 40, 20};
   int64_t correlation = 0;
   for (int i = 0; i < 5; ++i) {

@@ -125,9 +125,8 @@ void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> wo
   }
   if (total <= 0) return;
   std::vector<std::pair<std::string_view, int64_t>> ranked(by_path.begin(), by_path.end());
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return std::tie(b.second, a.first) < std::tie(a.second, b.first);
-  });
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto& a, const auto& b) { return std::tie(b.second, a.first) < std::tie(a.second, b.first); });
   for (const auto& [path, ns] : ranked) {
     const double share = static_cast<double>(ns) / static_cast<double>(total);
     if (share < kModuleMinShare || f->modules.size() == kMaxModules) break;
