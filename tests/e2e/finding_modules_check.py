@@ -4,14 +4,15 @@ TraceLens H100 and MI300X Qwen1.5-0.5B traces recorded with with_modules=True, a
 from the raw trace with Python's json module alone.
 
 - `fusion.rms_norm` (host operators): its evidence is every run of outermost aten operators on one thread
-  `[aten::to] aten::pow aten::mean aten::add aten::rsqrt aten::mul` (Qwen2RMSNorm written out). Each
+  `[aten::to] aten::pow aten::mean aten::add aten::rsqrt aten::mul [aten::mul] [aten::to]` (Qwen2RMSNorm
+  written out: the casts to float32 and back are part of it); their device time equals the finding's
+  `pattern_us`. Each
   operator stands for the device work (`kernel`, `gpu_memcpy`, `gpu_memset`) whose runtime call (by
   correlation id) starts on its thread inside it. Each piece of work counts for the innermost module range
   (`nn.Module:` python_function, user annotations other than steps and `nccl*`) around that call; modules are
   named by the rolled-up layer path `profile --by module --json` gives them (checked against Python by
   e2e_module_view), else by their path. The finding's `modules` must be the paths holding at least 20 % of the
-  evidence's device time, at most three, with their shares (0.01 apart at most: the optional leading cast is
-  counted here whenever it is there, where the operator-sequence matching may leave it out).
+  evidence's device time, at most three, largest first, with their shares (equal to 1e-9).
 - Every finding's `modules` is well formed (1 to 3 entries, shares in [0.2, 1], descending), the text of
   `advise` and `analyze` shows the top one, and the same trace with its module ranges taken out (written to a
   temporary directory) gives the same fusion findings, none with the key.
@@ -108,16 +109,20 @@ def rms_norm_ops(events):
         while i + len(RMS_NORM) <= len(names):
             if names[i:i + len(RMS_NORM)] == RMS_NORM:
                 first = i - 1 if i > 0 and names[i - 1] == "aten::to" else i
-                evidence += [(thread, op) for op in outer[first:i + len(RMS_NORM)]]
+                end = i + len(RMS_NORM)
+                end += 1 if end < len(names) and names[end] == "aten::mul" else 0
+                end += 1 if end < len(names) and names[end] == "aten::to" else 0
+                evidence += [(thread, op) for op in outer[first:end]]
                 runs += 1
-                i += len(RMS_NORM)
+                i = end
             else:
                 i += 1
     return evidence, runs
 
 
 def expected_modules(events, layer_of):
-    """The modules holding at least 20 % of the RMSNorm runs' device time, with their shares; the runs."""
+    """The modules holding at least 20 % of the RMSNorm runs' device time, with their shares; the runs; their
+    device time."""
     modules = module_paths(events)
     calls = defaultdict(list)  # thread -> (call start, correlation)
     for e in events:
@@ -140,7 +145,7 @@ def expected_modules(events, layer_of):
             if holder is not None:
                 by_module[layer_of.get(holder["path"]) or holder["path"]] += work[correlation]
     ranked = sorted(by_module.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(p, v / total) for p, v in ranked if total and v / total >= MIN_SHARE][:3], runs
+    return [(p, v / total) for p, v in ranked if total and v / total >= MIN_SHARE][:3], runs, total
 
 
 def run(tuneprof, *args):
@@ -170,12 +175,13 @@ def check_trace(tuneprof, path):
     check(rms is not None and "modules" in rms, f"{label}: fusion.rms_norm names its modules")
     if rms is None or "modules" not in rms:
         return
-    want, runs = expected_modules(load(path), layer_of)
+    want, runs, total = expected_modules(load(path), layer_of)
+    check(abs(rms["evidence"]["pattern_us"] - total / 1e3) <= 1e-6, f"{label}: the RMSNorm runs' device time "
+          f"{total / 1e3:.3f} us here, {rms['evidence']['pattern_us']} in tuneprof")
     check(rms["evidence"]["occurrences"] == runs, f"{label}: {runs} RMSNorm runs here, {rms['evidence']['occurrences']}"
           " in tuneprof")
-    # By path: the two norms of a layer hold nearly equal shares, which the 0.01 may order either way.
-    got = {m["path"]: m["share"] for m in rms["modules"]}
-    same = len(got) == len(want) and all(p in got and abs(got[p] - share) <= 0.01 for p, share in want)
+    got = [(m["path"], m["share"]) for m in rms["modules"]]
+    same = len(got) == len(want) and all(g[0] == w[0] and abs(g[1] - w[1]) <= 1e-9 for g, w in zip(got, want))
     check(same, f"{label}: fusion.rms_norm's modules equal Python's attribution (tuneprof {got}, here {want})")
     top = rms["modules"][0]
     text = run(tuneprof, "advise", str(path))
