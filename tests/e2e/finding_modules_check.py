@@ -6,9 +6,8 @@ from the raw trace with Python's json module alone.
 - `fusion.rms_norm` (host operators): its evidence is every run of outermost aten operators on one thread
   `[aten::to] aten::pow aten::mean aten::add aten::rsqrt aten::mul [aten::mul] [aten::to]` (Qwen2RMSNorm
   written out: the casts to float32 and back are part of it); their device time equals the finding's
-  `pattern_us`. Each
-  operator stands for the device work (`kernel`, `gpu_memcpy`, `gpu_memset`) whose runtime call (by
-  correlation id) starts on its thread inside it. Each piece of work counts for the innermost module range
+  `pattern_us`. Each operator stands for the device work (`kernel`, `gpu_memcpy`, `gpu_memset`) whose
+  runtime call (by correlation id) starts on its thread inside it. Each piece of work counts for the innermost module range
   (`nn.Module:` python_function, user annotations other than steps and `nccl*`) around that call; modules are
   named by the rolled-up layer path `profile --by module --json` gives them (checked against Python by
   e2e_module_view), else by their path. The finding's `modules` must be the paths holding at least 20 % of the
