@@ -289,6 +289,7 @@ struct WorkPlacement {
   std::vector<DeviceWorkEvent> work;
   std::vector<Point> launches;  // those with a launch point, in no order
   std::vector<uint32_t> module;
+  std::vector<Span> ranges;  // the module ranges, sorted by SpanOrder
 };
 
 // Each piece of work to the innermost module range around its launch, else to the module of the
@@ -480,6 +481,7 @@ ModuleView ComputeView(const Trace& trace, WorkPlacement* placed, std::vector<st
   view.layers = RollUpLayers(tree.parents(), view.by_host, &tree.rows());
   if (placed != nullptr) {
     *placed = std::move(work);
+    placed->ranges = spans;
     for (const ModuleRow& row : tree.rows()) names->push_back(row.layer_path.empty() ? row.path : row.layer_path);
   }
   view.modules = std::move(tree.rows());
@@ -495,8 +497,11 @@ ModuleView ComputeModuleView(const Trace& trace) { return ComputeView(trace, nul
 
 ModuleAttribution::ModuleAttribution(std::vector<std::string> names,
                                      std::vector<std::pair<uint32_t, uint32_t>> module_of_work,
-                                     std::vector<Launch> launches)
-    : names_(std::move(names)), module_of_(std::move(module_of_work)), launches_(std::move(launches)) {
+                                     std::vector<Launch> launches, std::vector<Range> ranges)
+    : names_(std::move(names)),
+      module_of_(std::move(module_of_work)),
+      launches_(std::move(launches)),
+      ranges_(std::move(ranges)) {
   std::sort(module_of_.begin(), module_of_.end());
   std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
     return std::tie(a.track, a.ts, a.event) < std::tie(b.track, b.ts, b.event);
@@ -518,6 +523,23 @@ void ModuleAttribution::LaunchedWithin(uint32_t track, int64_t start, int64_t en
   for (; it != launches_.end() && it->track == track && it->ts < end; ++it) out->push_back(it->event);
 }
 
+std::vector<uint32_t> ModuleAttribution::ModulesAround(std::span<const HostPoint> points) const {
+  std::vector<Span> spans;
+  spans.reserve(ranges_.size());
+  for (const Range& r : ranges_) spans.push_back(Span{r.track, r.start, r.end, 0, r.module});
+  std::vector<Point> queries;
+  queries.reserve(points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    queries.push_back(Point{points[i].track, points[i].ts, static_cast<uint32_t>(i)});
+  }
+  const std::vector<uint32_t> holder = InnermostOpen(spans, std::move(queries), points.size());
+  std::vector<uint32_t> modules(points.size(), kNone);
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (holder[i] != kNone) modules[i] = spans[holder[i]].node;
+  }
+  return modules;
+}
+
 ModuleAttribution AttributeWorkToModules(const Trace& trace) {
   WorkPlacement placed;
   std::vector<std::string> names;
@@ -529,7 +551,10 @@ ModuleAttribution AttributeWorkToModules(const Trace& trace) {
   std::vector<ModuleAttribution::Launch> launches;
   launches.reserve(placed.launches.size());
   for (const Point& p : placed.launches) launches.push_back({p.track, p.ts, placed.work[p.id].event});
-  return ModuleAttribution(std::move(names), std::move(module_of), std::move(launches));
+  std::vector<ModuleAttribution::Range> ranges;
+  ranges.reserve(placed.ranges.size());
+  for (const Span& s : placed.ranges) ranges.push_back({s.track, s.start, s.end, s.node});
+  return ModuleAttribution(std::move(names), std::move(module_of), std::move(launches), std::move(ranges));
 }
 
 }  // namespace tuneprof

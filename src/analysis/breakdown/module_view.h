@@ -25,6 +25,7 @@
 // O(n log n): the ranges and the launch calls are sorted per thread and swept once.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,9 +89,21 @@ class ModuleAttribution {
     uint32_t event = 0;  // the device work
   };
 
+  // A module range on a host thread, in the view's order (by track, start, longest first).
+  struct Range {
+    uint32_t track = 0;
+    int64_t start = 0;
+    int64_t end = 0;
+    uint32_t module = 0;  // kNoIndex: part of no module (nested past the limits at the root)
+  };
+  struct HostPoint {
+    uint32_t track = 0;
+    int64_t ts = 0;
+  };
+
   ModuleAttribution() = default;
   ModuleAttribution(std::vector<std::string> names, std::vector<std::pair<uint32_t, uint32_t>> module_of_work,
-                    std::vector<Launch> launches);
+                    std::vector<Launch> launches, std::vector<Range> ranges);
 
   bool empty() const { return names_.empty(); }
   // The module device work `event` counts for (kNoIndex: none); nullopt when `event` is not device work
@@ -99,11 +112,15 @@ class ModuleAttribution {
   const std::string& Name(uint32_t module) const { return names_[module]; }
   // The device work launched on `track` in [start, end), appended to `out`.
   void LaunchedWithin(uint32_t track, int64_t start, int64_t end, std::vector<uint32_t>* out) const;
+  // For each host point, the module of the innermost module range open there on its track (kNoIndex:
+  // none), as the view places a launch; one sweep, O((n + m) log (n + m)).
+  std::vector<uint32_t> ModulesAround(std::span<const HostPoint> points) const;
 
  private:
   std::vector<std::string> names_;                        // by module
   std::vector<std::pair<uint32_t, uint32_t>> module_of_;  // (work event, module or kNoIndex), by event
   std::vector<Launch> launches_;                          // by track, then time
+  std::vector<Range> ranges_;
 };
 
 ModuleAttribution AttributeWorkToModules(const Trace& trace);

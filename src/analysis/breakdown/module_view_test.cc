@@ -101,6 +101,27 @@ TEST(ModuleViewTest, AttributionNamesEachKernelsModuleWithLayersRolledUp) {
   EXPECT_EQ(launched[0], EventNamed(trace, "k2"));
 }
 
+TEST(ModuleViewTest, HostPointsCountForTheInnermostModuleOpenOnTheirThread) {
+  HandBuiltTrace hand;
+  Module(&hand, "Model_0", 0, 100);
+  Module(&hand, "Layer_0", 10, 20);
+  Module(&hand, "Layer_1", 40, 20);
+  LaunchedKernel(&hand, 15, 3, 1);
+  const Trace trace = hand.Finish();
+  const ModuleAttribution modules = AttributeWorkToModules(trace);
+  const uint32_t track = trace.events().track[EventNamed(trace, "nn.Module: Model_0")];
+  const std::vector<ModuleAttribution::HostPoint> points = {
+      {track, Us(45)}, {track, Us(5)}, {track, Us(100)}, {track + 1, Us(45)}};
+  const std::vector<uint32_t> around = modules.ModulesAround(points);
+  ASSERT_EQ(around.size(), 4u);
+  ASSERT_NE(around[0], kNoIndex);
+  EXPECT_EQ(modules.Name(around[0]), "Model_0.Layer_*");
+  ASSERT_NE(around[1], kNoIndex);
+  EXPECT_EQ(modules.Name(around[1]), "Model_0");
+  EXPECT_EQ(around[2], kNoIndex);  // Model_0 has ended
+  EXPECT_EQ(around[3], kNoIndex);  // another thread holds no module
+}
+
 TEST(ModuleViewTest, AttributionIsEmptyWithoutModuleRanges) {
   HandBuiltTrace hand;
   LaunchedKernel(&hand, 5, 7, 1);

@@ -171,6 +171,29 @@ TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
 }
 
 // The synchronize a script calls after its profiled loop is no step's.
+// The waits count for the module open around each call: 300 us in `Net_0.Head_0`, 100 us in `Net_0`
+// itself, 20 us outside every module (5 %: not named).
+TEST(RuleFamilies, SynchronizeCallsNameTheModulesThatMadeThem) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Net_0", Us(5), Us(800));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Head_0", Us(15), Us(400));
+  t.Launch(Us(16), 1);
+  t.Kernel("gemm", Us(20), Us(300), 1);
+  t.Host(EventKind::kRuntime, "cudaDeviceSynchronize", Us(20), Us(300));
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(500), Us(100));
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(900), Us(20));
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "host.sync_apis");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->modules.size(), 2u);
+  EXPECT_EQ(f->modules[0].path, "Net_0.Head_0");
+  EXPECT_DOUBLE_EQ(f->modules[0].share, 300.0 / 420);
+  EXPECT_EQ(f->modules[1].path, "Net_0");
+  EXPECT_DOUBLE_EQ(f->modules[1].share, 100.0 / 420);
+}
+
 TEST(RuleFamilies, SynchronizeAfterTheLastStepIsNotCounted) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));

@@ -112,18 +112,15 @@ void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Find
   SayModulesOfWork(rank, work, f);
 }
 
-void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> work, Finding* f) {
-  if (rank.modules == nullptr || rank.modules->empty()) return;
-  const ModuleAttribution& modules = *rank.modules;
-  int64_t total = 0;
-  std::unordered_map<std::string_view, int64_t> by_path;  // rolled-up layers share one path
-  for (const WeightedWork& w : work) {
-    const std::optional<uint32_t> module = modules.ModuleOf(w.event);
-    if (!module || w.ns <= 0) continue;  // not work the view measures (a sync, a wait)
-    total += w.ns;
-    if (*module != kNoIndex) by_path[modules.Name(*module)] += w.ns;
-  }
+namespace {
+
+// Names on `f` the modules holding `kModuleMinShare` or more of `total`, from each module's time (by
+// index into `modules`); rolled-up layers share one name, so their times are summed by name.
+void NameModules(const ModuleAttribution& modules, const std::unordered_map<uint32_t, int64_t>& by_module,
+                 int64_t total, Finding* f) {
   if (total <= 0) return;
+  std::unordered_map<std::string_view, int64_t> by_path;
+  for (const auto& [module, ns] : by_module) by_path[modules.Name(module)] += ns;
   std::vector<std::pair<std::string_view, int64_t>> ranked(by_path.begin(), by_path.end());
   std::sort(ranked.begin(), ranked.end(),
             [](const auto& a, const auto& b) { return std::tie(b.second, a.first) < std::tie(a.second, b.first); });
@@ -132,6 +129,38 @@ void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> wo
     if (share < kModuleMinShare || f->modules.size() == kMaxModules) break;
     f->modules.push_back(ModuleShare{std::string(path), share});
   }
+}
+
+}  // namespace
+
+void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> work, Finding* f) {
+  if (rank.modules == nullptr || rank.modules->empty()) return;
+  int64_t total = 0;
+  std::unordered_map<uint32_t, int64_t> by_module;
+  for (const WeightedWork& w : work) {
+    const std::optional<uint32_t> module = rank.modules->ModuleOf(w.event);
+    if (!module || w.ns <= 0) continue;  // not work the view measures (a sync, a wait)
+    total += w.ns;
+    if (*module != kNoIndex) by_module[*module] += w.ns;
+  }
+  NameModules(*rank.modules, by_module, total, f);
+}
+
+void SayModulesOfHostTime(const RankEvidence& rank, std::span<const WeightedWork> calls, Finding* f) {
+  if (rank.modules == nullptr || rank.modules->empty() || rank.trace == nullptr) return;
+  const EventTable& events = rank.trace->events();
+  std::vector<ModuleAttribution::HostPoint> points;
+  points.reserve(calls.size());
+  for (const WeightedWork& c : calls) points.push_back({events.track[c.event], events.ts_ns[c.event]});
+  const std::vector<uint32_t> around = rank.modules->ModulesAround(points);
+  int64_t total = 0;
+  std::unordered_map<uint32_t, int64_t> by_module;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i].ns <= 0) continue;
+    total += calls[i].ns;
+    if (around[i] != kNoIndex) by_module[around[i]] += calls[i].ns;
+  }
+  NameModules(*rank.modules, by_module, total, f);
 }
 
 std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace) {

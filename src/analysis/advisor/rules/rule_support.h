@@ -50,7 +50,8 @@ inline constexpr size_t kMaxModules = 3;
 // Nothing where the trace has no module ranges or the evidence no device time.
 void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Finding* f);
 
-// Device work with the time of it a finding is about (its part inside the finding's intervals).
+// Device work, or a host call, with the time of it a finding is about (its part inside the finding's
+// intervals).
 struct WeightedWork {
   uint32_t event = 0;
   int64_t ns = 0;
@@ -58,6 +59,10 @@ struct WeightedWork {
 
 // SayModules for evidence that is time intervals: each piece of device work weighted by its time inside them.
 void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> work, Finding* f);
+
+// For host-side evidence (calls that wait): each call, weighted by its time, counts for the innermost
+// module range open on its thread when it starts. The shares are of the calls' host time.
+void SayModulesOfHostTime(const RankEvidence& rank, std::span<const WeightedWork> calls, Finding* f);
 
 // The communication work of `trace`, each weighted by its time not under compute on its device: the
 // exposed communication, piece by piece.
