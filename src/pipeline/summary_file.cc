@@ -132,6 +132,10 @@ void Fields(A& a, Finding& f) {
     f.uncapped_gain_ns, f.catch_all, f.gain_model, f.evidence, f.strategy, f.apis, f.ranks, f.evidence_rank);
 }
 template <class A>
+void Fields(A& a, ModuleShare& m) {
+  a(m.path, m.share);
+}
+template <class A>
 void Fields(A& a, RuleFinding& f) {
   a(f.rule, f.finding);
 }
@@ -592,6 +596,21 @@ bool SetDirections(const std::vector<P2pDirection>& directions, RankCommunicatio
   return true;
 }
 
+// The version 5 fields of one rank: its collectives' p2p directions, its split's unclassified part and
+// share (older summaries left that work in the compute- and memory-bound parts), and the modules each of
+// its findings names. False where they contradict the rank read before them.
+bool ReadVersion5Fields(Reader* r, RankSummary* rank) {
+  std::vector<P2pDirection> directions;
+  (*r)(directions);
+  if (r->ok() && !SetDirections(directions, &rank->comm)) return false;
+  (*r)(rank->advice.advice.split.part_ns[kUnclassifiedPart], rank->advice.advice.split.unclassified_share);
+  uint64_t findings = 0;
+  (*r)(findings);
+  if (r->ok() && findings != rank->advice.findings.size()) return false;
+  for (RuleFinding& f : rank->advice.findings) (*r)(f.finding.modules);
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeSummaryFile(const SummaryFile& file) {
@@ -606,6 +625,9 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
     w(rank.report ? rank.report->modules : ModuleView());
     w(DirectionsOf(rank.comm));
     w(rank.advice.advice.split.part_ns[kUnclassifiedPart], rank.advice.advice.split.unclassified_share);
+    // Version 5: the modules each finding names, in the findings' order.
+    w(uint64_t{rank.advice.findings.size()});
+    for (const RuleFinding& f : rank.advice.findings) w(f.finding.modules);
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -646,13 +668,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       r(modules);
       if (rank.report) rank.report->modules = std::move(modules);
     }
-    if (version >= 5) {
-      std::vector<P2pDirection> directions;
-      r(directions);
-      if (r.ok() && !SetDirections(directions, &rank.comm)) return corrupt;
-    }
-    // Older summaries left unclassified work in the compute- and memory-bound parts: none apart.
-    if (version >= 5) r(rank.advice.advice.split.part_ns[kUnclassifiedPart], rank.advice.advice.split.unclassified_share);
+    if (version >= 5 && !ReadVersion5Fields(&r, &rank)) return corrupt;
   }
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);

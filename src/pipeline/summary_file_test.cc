@@ -66,6 +66,7 @@ SummaryFile Example() {
   f.AddNumber("exposed_us", 1000, "us");
   f.AddText("why", "no overlap");
   f.apis = {"--overlap-grad-reduce"};
+  f.modules = {{"Model_0.Layer_*.Attention_*", 0.75}, {"Model_0.Head_0", 0.25}};
   rank.advice.findings = {RuleFinding{2, f}};
   rank.advice.moe.rank = 3;
   rank.advice.moe.calls = 2;
@@ -167,7 +168,10 @@ constexpr size_t kEmptyMoeBytes = 10 * 8;
 constexpr size_t kEmptyModulesBytes = 1 + 2 * 8 + 2 + 2 * 8 + 2 * 8;
 
 std::string AsVersion(SummaryFile file, int version) {
+  size_t findings = 0;
   for (RankSummary& rank : file.ranks) {
+    for (RuleFinding& f : rank.advice.findings) f.finding.modules.clear();
+    findings += rank.advice.findings.size();
     if (version < 3) {
       rank.comm.expert_parallel.clear();
       rank.advice.moe = RankMoeLoad{};
@@ -178,11 +182,13 @@ std::string AsVersion(SummaryFile file, int version) {
     for (Collective& c : rank.comm.collectives) c.direction = P2pDirection::kUnknown;
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The unclassified part and share and the p2p directions (version 5: two f64, a count and one u64 per
-  // collective); the empty modules (version 4); the empty steps' count, MoE load, bubble and lead-ins' count
+  // The findings' empty module lists and their count, the unclassified part and share and the p2p
+  // directions (version 5: a count and one u64 per finding, two f64, a count and one u64 per collective);
+  // the empty modules (version 4); the empty steps' count, MoE load, bubble and lead-ins' count
   // (version 3); the absent report's flag; and the checksum.
   const size_t directions = 8 + 8 * file.ranks.at(0).comm.collectives.size();
-  const size_t tail = directions + 2 * 8 + (version < 4 ? kEmptyModulesBytes : 0) +
+  const size_t tail = (version < 5 ? directions + 2 * 8 + 8 + 8 * findings : 0) +
+                      (version < 4 ? kEmptyModulesBytes : 0) +
                       (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
@@ -210,6 +216,9 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.lead_ins[1].causes[static_cast<size_t>(WaitCause::kHostPause)], 300);
   EXPECT_EQ(rank.comm.lead_ins[1].operators.at(0).name, "aten::embedding_backward");
   EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
+  ASSERT_EQ(rank.advice.findings.at(0).finding.modules.size(), 2u);
+  EXPECT_EQ(rank.advice.findings.at(0).finding.modules[0].path, "Model_0.Layer_*.Attention_*");
+  EXPECT_EQ(rank.advice.findings.at(0).finding.modules[1].share, 0.25);
   ASSERT_EQ(rank.comm.expert_parallel.size(), 1u);
   EXPECT_EQ(rank.comm.expert_parallel.at(0).bytes, 469762048);
   EXPECT_EQ(rank.advice.moe.expert_tokens, (std::vector<int64_t>{100, 200}));
@@ -269,13 +278,15 @@ TEST(SummaryFileTest, ReadsVersion3WithoutTheModules) {
   EXPECT_EQ(decoded->ranks.at(0).comm.lead_ins.size(), 2u);
 }
 
-TEST(SummaryFileTest, ReadsVersion4WithoutTheP2pDirections) {
+TEST(SummaryFileTest, ReadsVersion4WithoutTheP2pDirectionsOrFindingsModules) {
   const SummaryFile example = Example();
   auto decoded = DecodeSummaryFile(AsVersion(Example(), 4), "v4.tps", example.profiles.get());
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   EXPECT_EQ(decoded->version, 4u);
   EXPECT_FALSE(decoded->ranks.at(0).report->modules.empty());
   EXPECT_EQ(decoded->ranks.at(0).comm.collectives.at(1).direction, P2pDirection::kUnknown);
+  ASSERT_EQ(decoded->ranks.at(0).advice.findings.size(), 1u);
+  EXPECT_TRUE(decoded->ranks.at(0).advice.findings[0].finding.modules.empty());
 }
 
 // A chip the reading run's profiles lack (a summary made with another --hardware-file) is named, for the

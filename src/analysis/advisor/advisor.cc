@@ -918,6 +918,8 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
   rank.rank_id = input.trace->metadata().rank;
   rank.on_npu = RunsOnNpu(*input.trace);
   rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
+  const ModuleAttribution modules = AttributeWorkToModules(*rank.trace);
+  rank.modules = &modules;
   RankAdviceDraft draft;
   draft.on_npu = rank.on_npu;
   draft.moe = MeasureMoeLoad(*rank.trace, rank.tree);
@@ -934,7 +936,10 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
       RankAdvice{rank.rank_id, input.trace->metadata().path, rank.split, Utilizations(rank, config), Bottleneck::kNone};
   draft.advice.dominant = Largest(BottleneckTimes(rank.split));
   // Every rank's draft waits for the reduce: kept without its vectors' growth slack.
-  for (RuleFinding& kept : draft.findings) kept.finding.evidence.shrink_to_fit();
+  for (RuleFinding& kept : draft.findings) {
+    kept.finding.evidence.shrink_to_fit();
+    kept.finding.modules.shrink_to_fit();
+  }
   draft.findings.shrink_to_fit();
   return draft;
 }

@@ -17,6 +17,7 @@
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/advisor/finding.h"
 #include "analysis/advisor/time_split.h"
+#include "analysis/breakdown/module_view.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/comm_cross_rank.h"
 #include "analysis/compute/compute_units.h"
@@ -46,6 +47,9 @@ struct RankEvidence {
   // The run's expert load (moe_balance.h) for the rules that read the other ranks; nullptr when no rank
   // ran grouped-GEMM experts.
   const MoeBalance* moe = nullptr;
+  // Which module each piece of device work counts for (module_view.h); nullptr or empty: the trace has
+  // no module ranges, and findings name none.
+  const ModuleAttribution* modules = nullptr;
 };
 
 // One of the tuning guide's three utilizations against its threshold.

@@ -46,6 +46,14 @@ struct Evidence {
   SharedText unit;               // "us", "%", "count", "GB/s", ""
 };
 
+// A module of the model that holds part of a finding's evidence (module_view.h's attribution: each
+// kernel to the innermost module around its launch, repeated layers rolled up): the share of the
+// evidence's device time launched inside it.
+struct ModuleShare {
+  std::string path;
+  double share = 0;  // 0..1
+};
+
 struct Finding {
   SharedText id;  // stable: "communication.exposed" (pooled, as the labels below)
   FindingCategory category = FindingCategory::kCompute;
@@ -71,6 +79,10 @@ struct Finding {
   bool catch_all = false;
   std::string gain_model;  // how the gain was estimated, in words
   std::vector<Evidence> evidence;
+  // The modules holding most of the evidence's device time (rule_support.h SayModules), largest first;
+  // empty where the trace has no module ranges, the rule's evidence is no kernels or operators, or no
+  // module holds enough of it.
+  std::vector<ModuleShare> modules;
   std::string strategy;          // what to change, in plain words
   std::vector<SharedText> apis;  // the concrete switches for the platform (pooled: the same on every rank)
   std::vector<int64_t> ranks;    // where it fired

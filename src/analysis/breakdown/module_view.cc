@@ -283,16 +283,30 @@ std::vector<Span> BackwardSpans(const Trace& trace, const std::vector<Span>& mod
   return kept;
 }
 
+// Where each piece of device work was placed: its launch among the model's ranges and the module it
+// counts for (kNone: none), by index into `work`.
+struct WorkPlacement {
+  std::vector<DeviceWorkEvent> work;
+  std::vector<Point> launches;  // those with a launch point, in no order
+  std::vector<uint32_t> module;
+  std::vector<Span> ranges;  // the module ranges, sorted by SpanOrder
+};
+
 // Each piece of work to the innermost module range around its launch, else to the module of the
 // innermost mapped backward operator around it; self times first, then summed up the tree.
-void AttributeDeviceWork(const Trace& trace, const std::vector<Span>& modules, ModuleTree* tree, ModuleView* view) {
-  const std::vector<DeviceWorkEvent> work = ListMeasuredDeviceWork(trace);
+WorkPlacement AttributeDeviceWork(const Trace& trace, const std::vector<Span>& modules, ModuleTree* tree,
+                                  ModuleView* view) {
+  WorkPlacement placed;
+  placed.work = ListMeasuredDeviceWork(trace);
+  const std::vector<DeviceWorkEvent>& work = placed.work;
   const EventTable& events = trace.events();
   const auto duration = [&](uint32_t id) { return std::max<int64_t>(events.dur_ns[work[id].event], 0); };
   for (uint32_t id = 0; id < work.size(); ++id) view->device_total_ns += duration(id);
-  std::vector<Point> launches = LaunchPoints(trace, work);
+  std::vector<Point>& launches = placed.launches;
+  launches = LaunchPoints(trace, work);
   std::erase_if(launches, [](const Point& p) { return p.track == kNone; });
   FollowTaskQueue(trace, &launches);
+  placed.module.assign(work.size(), kNone);
   const std::vector<uint32_t> forward = InnermostOpen(modules, launches, work.size());
   std::vector<ModuleRow>& rows = tree->rows();
   std::vector<Point> rest;
@@ -300,14 +314,17 @@ void AttributeDeviceWork(const Trace& trace, const std::vector<Span>& modules, M
     if (forward[p.id] == kNone) {
       rest.push_back(p);
     } else if (modules[forward[p.id]].node != kNone) {
-      rows[modules[forward[p.id]].node].forward_ns += duration(p.id);
+      placed.module[p.id] = modules[forward[p.id]].node;
+      rows[placed.module[p.id]].forward_ns += duration(p.id);
     }
   }
   const std::vector<Span> backward_ops = rest.empty() ? std::vector<Span>() : BackwardSpans(trace, modules);
   if (!backward_ops.empty()) {
     const std::vector<uint32_t> backward = InnermostOpen(backward_ops, rest, work.size());
     for (const Point& p : rest) {
-      if (backward[p.id] != kNone) rows[backward_ops[backward[p.id]].node].backward_ns += duration(p.id);
+      if (backward[p.id] == kNone) continue;
+      placed.module[p.id] = backward_ops[backward[p.id]].node;
+      rows[placed.module[p.id]].backward_ns += duration(p.id);
     }
   }
   for (ModuleRow& row : rows) {
@@ -321,6 +338,7 @@ void AttributeDeviceWork(const Trace& trace, const std::vector<Span>& modules, M
     rows[parent].forward_ns += rows[n].forward_ns;
     rows[parent].backward_ns += rows[n].backward_ns;
   }
+  return placed;
 }
 
 // Host self times (a module's ranges less its child modules'), and the roots' host time, which is what
@@ -447,21 +465,96 @@ std::vector<LayerGroup> RollUpLayers(const std::vector<uint32_t>& parents, bool 
 
 }  // namespace
 
-ModuleView ComputeModuleView(const Trace& trace) {
+namespace {
+
+// The view, and where `placed` is given, where each piece of work went, with the modules by tree index
+// (the view's rows are sorted afterwards).
+ModuleView ComputeView(const Trace& trace, WorkPlacement* placed, std::vector<std::string>* names) {
   ModuleView view;
   ModuleTree tree;
   const std::vector<Span> spans = ModuleSpans(trace, &tree, &view);
   if (spans.empty()) return view;
-  AttributeDeviceWork(trace, spans, &tree, &view);
+  WorkPlacement work = AttributeDeviceWork(trace, spans, &tree, &view);
   MeasureHostTime(tree.parents(), &tree.rows(), &view);
   view.backward_known = HasBackwardLinks(trace);
   view.by_host = view.device_total_ns == 0;
   view.layers = RollUpLayers(tree.parents(), view.by_host, &tree.rows());
+  if (placed != nullptr) {
+    *placed = std::move(work);
+    placed->ranges = spans;
+    for (const ModuleRow& row : tree.rows()) names->push_back(row.layer_path.empty() ? row.path : row.layer_path);
+  }
   view.modules = std::move(tree.rows());
   std::stable_sort(view.modules.begin(), view.modules.end(), [](const ModuleRow& a, const ModuleRow& b) {
     return std::tie(a.first_start_ns, a.depth) < std::tie(b.first_start_ns, b.depth);
   });
   return view;
+}
+
+}  // namespace
+
+ModuleView ComputeModuleView(const Trace& trace) { return ComputeView(trace, nullptr, nullptr); }
+
+ModuleAttribution::ModuleAttribution(std::vector<std::string> names,
+                                     std::vector<std::pair<uint32_t, uint32_t>> module_of_work,
+                                     std::vector<Launch> launches, std::vector<Range> ranges)
+    : names_(std::move(names)),
+      module_of_(std::move(module_of_work)),
+      launches_(std::move(launches)),
+      ranges_(std::move(ranges)) {
+  std::sort(module_of_.begin(), module_of_.end());
+  std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
+    return std::tie(a.track, a.ts, a.event) < std::tie(b.track, b.ts, b.event);
+  });
+}
+
+std::optional<uint32_t> ModuleAttribution::ModuleOf(uint32_t event) const {
+  const auto it = std::lower_bound(module_of_.begin(), module_of_.end(), std::make_pair(event, uint32_t{0}));
+  if (it == module_of_.end() || it->first != event) return std::nullopt;
+  return it->second;
+}
+
+void ModuleAttribution::LaunchedWithin(uint32_t track, int64_t start, int64_t end, std::vector<uint32_t>* out) const {
+  const auto at = [](uint32_t t, int64_t ts) { return Launch{t, ts, 0}; };
+  const auto before = [](const Launch& a, const Launch& b) {
+    return std::tie(a.track, a.ts) < std::tie(b.track, b.ts);
+  };
+  auto it = std::lower_bound(launches_.begin(), launches_.end(), at(track, start), before);
+  for (; it != launches_.end() && it->track == track && it->ts < end; ++it) out->push_back(it->event);
+}
+
+std::vector<uint32_t> ModuleAttribution::ModulesAround(std::span<const HostPoint> points) const {
+  std::vector<Span> spans;
+  spans.reserve(ranges_.size());
+  for (const Range& r : ranges_) spans.push_back(Span{r.track, r.start, r.end, 0, r.module});
+  std::vector<Point> queries;
+  queries.reserve(points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    queries.push_back(Point{points[i].track, points[i].ts, static_cast<uint32_t>(i)});
+  }
+  const std::vector<uint32_t> holder = InnermostOpen(spans, std::move(queries), points.size());
+  std::vector<uint32_t> modules(points.size(), kNone);
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (holder[i] != kNone) modules[i] = spans[holder[i]].node;
+  }
+  return modules;
+}
+
+ModuleAttribution AttributeWorkToModules(const Trace& trace) {
+  WorkPlacement placed;
+  std::vector<std::string> names;
+  ComputeView(trace, &placed, &names);
+  if (names.empty()) return {};
+  std::vector<std::pair<uint32_t, uint32_t>> module_of;
+  module_of.reserve(placed.work.size());
+  for (size_t id = 0; id < placed.work.size(); ++id) module_of.emplace_back(placed.work[id].event, placed.module[id]);
+  std::vector<ModuleAttribution::Launch> launches;
+  launches.reserve(placed.launches.size());
+  for (const Point& p : placed.launches) launches.push_back({p.track, p.ts, placed.work[p.id].event});
+  std::vector<ModuleAttribution::Range> ranges;
+  ranges.reserve(placed.ranges.size());
+  for (const Span& s : placed.ranges) ranges.push_back({s.track, s.start, s.end, s.node});
+  return ModuleAttribution(std::move(names), std::move(module_of), std::move(launches), std::move(ranges));
 }
 
 }  // namespace tuneprof

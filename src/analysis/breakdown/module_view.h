@@ -24,7 +24,10 @@
 // instead (by_host): shares are of the root modules' host time, layers and top modules by host time.
 // O(n log n): the ranges and the launch calls are sorted per thread and swept once.
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/trace.h"
@@ -72,5 +75,54 @@ struct ModuleView {
 };
 
 ModuleView ComputeModuleView(const Trace& trace);
+
+// Which module each piece of device work counts for, as the view attributes it, for the findings that
+// name the modules holding their kernels or operators (advisor). A module is named by its repeated-layer
+// group's rolled-up path where it has one (`Qwen2Model_0.Qwen2DecoderLayer_*.Qwen2Attention_*`), else by
+// its path. Empty on a trace without module ranges.
+class ModuleAttribution {
+ public:
+  // A launch placed among the model's ranges: the host thread (track) and time it stands at.
+  struct Launch {
+    uint32_t track = 0;
+    int64_t ts = 0;
+    uint32_t event = 0;  // the device work
+  };
+
+  // A module range on a host thread, in the view's order (by track, start, longest first).
+  struct Range {
+    uint32_t track = 0;
+    int64_t start = 0;
+    int64_t end = 0;
+    uint32_t module = 0;  // kNoIndex: part of no module (nested past the limits at the root)
+  };
+  struct HostPoint {
+    uint32_t track = 0;
+    int64_t ts = 0;
+  };
+
+  ModuleAttribution() = default;
+  ModuleAttribution(std::vector<std::string> names, std::vector<std::pair<uint32_t, uint32_t>> module_of_work,
+                    std::vector<Launch> launches, std::vector<Range> ranges);
+
+  bool empty() const { return names_.empty(); }
+  // The module device work `event` counts for (kNoIndex: none); nullopt when `event` is not device work
+  // the view measures.
+  std::optional<uint32_t> ModuleOf(uint32_t event) const;
+  const std::string& Name(uint32_t module) const { return names_[module]; }
+  // The device work launched on `track` in [start, end), appended to `out`.
+  void LaunchedWithin(uint32_t track, int64_t start, int64_t end, std::vector<uint32_t>* out) const;
+  // For each host point, the module of the innermost module range open there on its track (kNoIndex:
+  // none), as the view places a launch; one sweep, O((n + m) log (n + m)).
+  std::vector<uint32_t> ModulesAround(std::span<const HostPoint> points) const;
+
+ private:
+  std::vector<std::string> names_;                        // by module
+  std::vector<std::pair<uint32_t, uint32_t>> module_of_;  // (work event, module or kNoIndex), by event
+  std::vector<Launch> launches_;                          // by track, then time
+  std::vector<Range> ranges_;
+};
+
+ModuleAttribution AttributeWorkToModules(const Trace& trace);
 
 }  // namespace tuneprof

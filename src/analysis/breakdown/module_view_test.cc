@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "model/trace_builder.h"
@@ -58,6 +60,72 @@ TEST(ModuleViewTest, WorkCountsForTheInnermostModuleAroundItsLaunch) {
   EXPECT_EQ(view.modules[0].host_ns, Us(100));
   EXPECT_EQ(view.device_total_ns, Us(23));
   EXPECT_EQ(view.attributed_ns, Us(14));
+}
+
+// The event named `name`.
+uint32_t EventNamed(const Trace& trace, std::string_view name) {
+  for (uint32_t i = 0; i < trace.events().size(); ++i) {
+    if (trace.str(trace.events().name[i]) == name) return i;
+  }
+  ADD_FAILURE() << "no event " << name;
+  return 0;
+}
+
+TEST(ModuleViewTest, AttributionNamesEachKernelsModuleWithLayersRolledUp) {
+  HandBuiltTrace hand;
+  Module(&hand, "Model_0", 0, 100);
+  Module(&hand, "Layer_0", 10, 20);
+  Module(&hand, "Layer_1", 40, 20);
+  LaunchedKernel(&hand, 15, 3, 1);   // in Layer_0
+  LaunchedKernel(&hand, 45, 3, 2);   // in Layer_1
+  LaunchedKernel(&hand, 5, 7, 3);    // in Model_0 only
+  LaunchedKernel(&hand, 200, 9, 4);  // outside every module
+  const Trace trace = hand.Finish();
+  const ModuleAttribution modules = AttributeWorkToModules(trace);
+  ASSERT_FALSE(modules.empty());
+  const auto name_of = [&](std::string_view kernel) {
+    const std::optional<uint32_t> m = modules.ModuleOf(EventNamed(trace, kernel));
+    if (!m) return std::string("not work");
+    return *m == kNoIndex ? std::string("none") : modules.Name(*m);
+  };
+  EXPECT_EQ(name_of("k1"), "Model_0.Layer_*");  // the two layers are one group
+  EXPECT_EQ(name_of("k2"), "Model_0.Layer_*");
+  EXPECT_EQ(name_of("k3"), "Model_0");
+  EXPECT_EQ(name_of("k4"), "none");
+  EXPECT_FALSE(modules.ModuleOf(EventNamed(trace, "nn.Module: Model_0")).has_value());  // a range, not device work
+  // The work launched on the host thread while Layer_1 ran.
+  const uint32_t layer = EventNamed(trace, "nn.Module: Layer_1");
+  std::vector<uint32_t> launched;
+  modules.LaunchedWithin(trace.events().track[layer], Us(40), Us(60), &launched);
+  ASSERT_EQ(launched.size(), 1u);
+  EXPECT_EQ(launched[0], EventNamed(trace, "k2"));
+}
+
+TEST(ModuleViewTest, HostPointsCountForTheInnermostModuleOpenOnTheirThread) {
+  HandBuiltTrace hand;
+  Module(&hand, "Model_0", 0, 100);
+  Module(&hand, "Layer_0", 10, 20);
+  Module(&hand, "Layer_1", 40, 20);
+  LaunchedKernel(&hand, 15, 3, 1);
+  const Trace trace = hand.Finish();
+  const ModuleAttribution modules = AttributeWorkToModules(trace);
+  const uint32_t track = trace.events().track[EventNamed(trace, "nn.Module: Model_0")];
+  const std::vector<ModuleAttribution::HostPoint> points = {
+      {track, Us(45)}, {track, Us(5)}, {track, Us(100)}, {track + 1, Us(45)}};
+  const std::vector<uint32_t> around = modules.ModulesAround(points);
+  ASSERT_EQ(around.size(), 4u);
+  ASSERT_NE(around[0], kNoIndex);
+  EXPECT_EQ(modules.Name(around[0]), "Model_0.Layer_*");
+  ASSERT_NE(around[1], kNoIndex);
+  EXPECT_EQ(modules.Name(around[1]), "Model_0");
+  EXPECT_EQ(around[2], kNoIndex);  // Model_0 has ended
+  EXPECT_EQ(around[3], kNoIndex);  // another thread holds no module
+}
+
+TEST(ModuleViewTest, AttributionIsEmptyWithoutModuleRanges) {
+  HandBuiltTrace hand;
+  LaunchedKernel(&hand, 5, 7, 1);
+  EXPECT_TRUE(AttributeWorkToModules(hand.Finish()).empty());
 }
 
 TEST(ModuleViewTest, RepeatedCallsOfOnePathAreOneModule) {

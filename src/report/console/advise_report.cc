@@ -191,6 +191,15 @@ std::string EvidenceValue(const Evidence& e) {
   return e.unit.empty() || e.unit == "count" ? number : number + " " + e.unit.str();
 }
 
+// "78 % in `a.b_*.c`, 21 % in `d`": the modules holding most of a finding's evidence; "" when none.
+std::string ModulesText(const Finding& finding) {
+  std::string text;
+  for (const ModuleShare& m : finding.modules) {
+    text += fmt::format("{}{:.0f} % in `{}`", text.empty() ? "" : ", ", 100 * m.share, EscapeText(m.path));
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string RenderAnalyzeText(const AdvisorResult& result) {
@@ -221,6 +230,7 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
     // Wrapped, not cut: a title's last clause (whose figures, which rule disagrees) and an API to copy
     // are what a cut loses.
     out += WrapText(f.title, 98, "    ", "    ");
+    if (!f.modules.empty()) out += WrapText("modules: " + ModulesText(f), 98, "    ", "      ");
     if (!f.apis.empty()) out += WrapText(f.apis.front(), 98, "    -> ", "       ");
   }
   if (result.findings.size() > kTopStrategies) {
@@ -239,6 +249,7 @@ std::string RenderAdviseText(const AdvisorResult& result) {
                        RanksText(f, result.ranks.size()));
     out += fmt::format("   {}\n", EscapeText(f.title));
     for (const Evidence& e : f.evidence) out += fmt::format("   - {}: {}\n", e.label, EvidenceValue(e));
+    if (!f.modules.empty()) out += fmt::format("   modules: {}\n", ModulesText(f));
     out += fmt::format("   strategy: {}\n", EscapeText(f.strategy));
     for (const SharedText& api : f.apis) out += fmt::format("   api: {}\n", EscapeText(api));
     out += fmt::format("   gain model: {}\n\n", EscapeText(f.gain_model));
@@ -323,6 +334,15 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
     if (e.number) w->Key(e.label).String(e.unit);
   }
   w->EndObject();
+  // Only where some module holds enough of the evidence, so that documents of traces without module
+  // ranges keep their form.
+  if (!f.modules.empty()) {
+    w->Key("modules").BeginArray();
+    for (const ModuleShare& m : f.modules) {
+      w->BeginObject().Key("path").String(m.path).Key("share").Double(m.share).EndObject();
+    }
+    w->EndArray();
+  }
   w->Key("strategy").String(f.strategy);
   w->Key("apis").BeginArray();
   for (const SharedText& api : f.apis) w->String(api);

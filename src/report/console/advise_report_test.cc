@@ -45,5 +45,33 @@ TEST(AnalyzeTextTest, TheSlowestRankIsShownWhenNoNearPeerMeasuredMore) {
   EXPECT_EQ(UtilizationHeading(result), "Utilization against the tuning guide's thresholds (rank 1, the slowest)");
 }
 
+// A finding that names its modules: under it in both texts, with a module's control characters escaped.
+AdvisorResult WithModules() {
+  AdvisorResult result;
+  result.ranks = {Rank(0, 100e6, 0)};
+  result.step_ns = 100e6;
+  Finding f;
+  f.id = "fusion.rms_norm";
+  f.title = "49 unfused RMSNorms";
+  f.modules = {{"Model_0.Layer_*.Norm_*", 0.78}, {"Model_0.Evil\x1b[31m_0", 0.21}};
+  result.findings = {f};
+  return result;
+}
+
+TEST(AdviseTextTest, AFindingNamesItsModulesEscaped) {
+  const AdvisorResult result = WithModules();
+  for (const std::string& text : {RenderAdviseText(result), RenderAnalyzeText(result)}) {
+    EXPECT_NE(text.find("78 % in `Model_0.Layer_*.Norm_*`, 21 % in `Model_0.Evil"), std::string::npos) << text;
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  }
+}
+
+TEST(AdviseTextTest, AFindingWithoutModulesSaysNothingOfThem) {
+  AdvisorResult result = WithModules();
+  result.findings[0].modules.clear();
+  EXPECT_EQ(RenderAdviseText(result).find("modules:"), std::string::npos);
+  EXPECT_EQ(RenderAnalyzeText(result).find("modules:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -739,11 +739,16 @@ std::string FindingsSection(const AdvisorResult& advice) {
     }
     std::string apis;
     for (const SharedText& api : f.apis) apis += fmt::format("<br><code>{}</code>", EscapeTitle(api));
+    std::string modules;  // where the trace has module ranges: the modules holding most of the evidence
+    for (const ModuleShare& m : f.modules) {
+      modules += fmt::format("{}{:.0f} % in <code>{}</code>", modules.empty() ? "<br>modules: " : ", ", 100 * m.share,
+                             NameHtml(m.path));
+    }
     table += fmt::format(
-        "<tr><td class=\"name\"><b>{}</b><br>{}</td><td>{}</td><td class=\"n\">{}</td>"
+        "<tr><td class=\"name\"><b>{}</b><br>{}{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",
-        E(f.id), EscapeTitle(f.title), E(FindingCategoryName(f.category)), GainCell(f), EscapeTitle(f.strategy), apis,
-        E(ranks));
+        E(f.id), EscapeTitle(f.title), modules, E(FindingCategoryName(f.category)), GainCell(f),
+        EscapeTitle(f.strategy), apis, E(ranks));
   }
   table += "</table>\n";
   std::string out = SectionOpen("findings", "Advisor findings",

@@ -10,8 +10,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/advisor/api_replacements.h"
 #include "analysis/advisor/call_sites.h"
@@ -50,6 +52,7 @@ struct SiteTotals {
   uint64_t count = 0;
   int64_t time_ns = 0;
   double saved_ns = 0;
+  std::vector<uint32_t> events;  // the operators replaced, for the modules that hold them
 };
 
 using SiteKey = std::pair<size_t, std::string>;  // table row, call site
@@ -126,6 +129,7 @@ void MatchOptimizerSteps(const RankEvidence& rank, const std::vector<int64_t>& d
     SiteTotals& t = (*totals)[{row, sites->Of(i)}];
     ++t.count;
     t.time_ns += device_time[i];
+    t.events.push_back(i);
     const auto& calls = calls_by_step[i];
     // Multi-tensor kernels already pay each op's fixed cost once; what the fused optimizer saves beyond
     // them (one flattened buffer) is not measured here.
@@ -196,6 +200,8 @@ void MatchSequences(const RankEvidence& rank, const std::vector<int64_t>& device
       SiteTotals& t = (*totals)[{row - 1, sites->Of(ops[at])}];
       ++t.count;
       t.time_ns += sum;
+      t.events.insert(t.events.end(), ops.begin() + static_cast<std::ptrdiff_t>(at),
+                      ops.begin() + static_cast<std::ptrdiff_t>(end));
       t.saved_ns += static_cast<double>(sum - longest);
       at = end;
     }
@@ -288,6 +294,9 @@ Finding Report(const RankEvidence& rank, const std::vector<Site>& kept) {
       "Call the fused torch_npu / MindSpeed API at the call sites named instead of the operators it replaces: "
       "one kernel instead of several passes over memory, or one optimizer kernel for all parameters.";
   f.apis = Apis(kept, run);
+  std::vector<uint32_t> replaced;
+  for (const Site& s : kept) replaced.insert(replaced.end(), s.totals.events.begin(), s.totals.events.end());
+  SayModules(rank, replaced, &f);
   return f;
 }
 

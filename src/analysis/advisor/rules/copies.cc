@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -59,11 +60,15 @@ void ExposedCopies(const RankEvidence& rank, const AdvisorConfig& config, std::v
 void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
   const EventTable& events = rank.trace->events();
   std::array<CopyTotals, 2> pageable{}, pinned{};  // [0] host->device, [1] device->host
+  std::vector<uint32_t> pageable_copies;
   for (const CopyInfo& copy : rank.trace->copies()) {
     if (!IsHostDevice(copy.direction) || events.kind[copy.event] != EventKind::kMemcpy) continue;
     const size_t dir = copy.direction == CopyDirection::kHostToDevice ? 0 : 1;
     const MemoryKind host = dir == 0 ? copy.src : copy.dst;
-    if (host == MemoryKind::kPageable) pageable[dir].Add(copy, events.dur_ns[copy.event]);
+    if (host == MemoryKind::kPageable) {
+      pageable[dir].Add(copy, events.dur_ns[copy.event]);
+      pageable_copies.push_back(copy.event);
+    }
     if (host == MemoryKind::kPinned) pinned[dir].Add(copy, events.dur_ns[copy.event]);
   }
   const uint64_t count = pageable[0].count + pageable[1].count;
@@ -102,6 +107,7 @@ void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
       "Allocate host buffers in pinned (page-locked) memory so that copies run asynchronously at full "
       "link bandwidth.";
   f.apis = {"DataLoader(..., pin_memory=True); tensor.pin_memory(); tensor.to(device, non_blocking=True)"};
+  SayModules(rank, pageable_copies, &f);
   out->push_back(std::move(f));
 }
 

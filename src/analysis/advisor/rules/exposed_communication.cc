@@ -78,6 +78,9 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
                   "in MindSpeed (--overlap-grad-reduce)",
                   "DistributedDataParallel(model, bucket_cap_mb=...); on accelerators use NCCL/HCCL instead of gloo"))};
   AdviseExpertParallelOverlap(rank, exposed, &f);
+  if (rank.modules != nullptr && !rank.modules->empty()) {
+    SayModulesOfWork(rank, ExposedCommunicationWork(*rank.trace), &f);
+  }
   out->push_back(std::move(f));
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "analysis/advisor/op_sequences.h"
 #include "analysis/advisor/rules/rule_support.h"
@@ -21,6 +22,7 @@ struct Fp32Work {
   double fp32_ns = 0;
   double compute_bound_ns = 0;  // all dtypes
   std::string example;
+  std::vector<uint32_t> events;  // the FP32 operators
 };
 
 std::string_view FirstTensorType(const Trace& trace, uint32_t event) {
@@ -44,6 +46,7 @@ Fp32Work MeasureFp32(const RankEvidence& rank) {
       if (FirstTensorType(trace, sequence.events[i]) != "float") continue;
       ++work.ops;
       work.fp32_ns += ns;
+      work.events.push_back(sequence.events[i]);
       if (work.example.empty()) work.example = trace.str(trace.events().name[sequence.events[i]]);
     }
   }
@@ -87,6 +90,7 @@ void RuleFp32Matmul(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.apis = {std::string(ForPlatform(rank, "torch.autocast(\"cuda\", dtype=torch.bfloat16)",
                                     "torch.autocast(\"npu\", dtype=torch.bfloat16) (torch_npu AMP)",
                                     "torch.autocast(\"cpu\", dtype=torch.bfloat16) on CPUs with AMX / AVX512-BF16"))};
+  SayModules(rank, work.events, &f);
   out->push_back(std::move(f));
 }
 

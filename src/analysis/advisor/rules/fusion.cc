@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
+#include <vector>
 
 #include "analysis/advisor/api_replacements.h"
 #include "analysis/advisor/call_sites.h"
@@ -23,6 +25,7 @@ struct PatternTotals {
   int64_t time_ns = 0;
   int64_t saved_ns = 0;
   const PatternMatch* example = nullptr;
+  std::vector<const PatternMatch*> matches;  // every occurrence counted, for the modules that hold them
 };
 
 // Kernel names with their template arguments run to thousands of characters: each is cut in the middle
@@ -73,6 +76,17 @@ void SayCallSite(const RankEvidence& rank, const OpSequence& sequence, const Pat
   if (!where.empty()) f->AddText("call_site", where);
 }
 
+// The operators or kernels of every occurrence counted.
+std::vector<uint32_t> MatchedEvents(const std::vector<OpSequence>& sequences, const PatternTotals& totals) {
+  std::vector<uint32_t> events;
+  for (const PatternMatch* match : totals.matches) {
+    const OpSequence& sequence = sequences[match->sequence];
+    events.insert(events.end(), sequence.events.begin() + static_cast<std::ptrdiff_t>(match->begin),
+                  sequence.events.begin() + static_cast<std::ptrdiff_t>(match->end));
+  }
+  return events;
+}
+
 double WorkTimeNs(const RankEvidence& rank) { return rank.split.step_ns * static_cast<double>(rank.split.steps); }
 
 void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, size_t pattern,
@@ -112,6 +126,7 @@ void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, 
     SayVersions(rank, p.id, &f);
   }
   SayCallSite(rank, sequence, example, &f);
+  SayModules(rank, MatchedEvents(sequences, totals), &f);
   out->push_back(std::move(f));
 }
 
@@ -139,6 +154,7 @@ void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, s
     t.time_ns += match.time_ns;
     t.saved_ns += match.saved_ns;
     if (!t.example || match.time_ns > t.example->time_ns) t.example = &match;
+    t.matches.push_back(&match);
   }
   const double min_count = config.Get(threshold::kFusionMinOccurrences);
   const double min_time = config.Get(threshold::kFusionMinTimePct) / 100 * WorkTimeNs(rank);

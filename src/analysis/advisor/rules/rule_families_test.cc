@@ -91,6 +91,31 @@ TEST(RuleFamilies, ExposedCommunication) {
   EXPECT_EQ(result.ranks[0].dominant, Bottleneck::kCompute);        // 500 us compute vs 300 us exposed
 }
 
+// The exposed part of each collective counts for the module that launched it: 300 us of the all-reduce
+// launched in `Net_0.Tp_0`, 100 us of one launched outside every module; the one under the GEMM is hidden.
+TEST(RuleFamilies, ExposedCommunicationNamesTheModulesThatLaunchedIt) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Net_0", 0, Us(900));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Hidden_0", Us(1), Us(10));
+  t.Launch(Us(2), 1);
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(100), Us(200), 1, 9);  // under the GEMM
+  t.Launch(Us(20), 2);
+  t.Kernel("gemm", 0, Us(500), 2);
+  t.Host(EventKind::kPythonFunction, "nn.Module: Tp_0", Us(30), Us(10));
+  t.Launch(Us(32), 3);
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(400), Us(400), 3, 9);  // 300 us exposed
+  t.Launch(Us(950), 4);
+  t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(850), Us(100), 4, 9);  // outside modules
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "communication.exposed");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->modules.size(), 1u);
+  EXPECT_EQ(f->modules[0].path, "Net_0.Tp_0");
+  EXPECT_DOUBLE_EQ(f->modules[0].share, 0.75);
+}
+
 TEST(RuleFamilies, LowCommunicationBandwidth) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
@@ -146,6 +171,29 @@ TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
 }
 
 // The synchronize a script calls after its profiled loop is no step's.
+// The waits count for the module open around each call: 300 us in `Net_0.Head_0`, 100 us in `Net_0`
+// itself, 20 us outside every module (5 %: not named).
+TEST(RuleFamilies, SynchronizeCallsNameTheModulesThatMadeThem) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Net_0", Us(5), Us(800));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Head_0", Us(15), Us(400));
+  t.Launch(Us(16), 1);
+  t.Kernel("gemm", Us(20), Us(300), 1);
+  t.Host(EventKind::kRuntime, "cudaDeviceSynchronize", Us(20), Us(300));
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(500), Us(100));
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(900), Us(20));
+  const Trace trace = t.Finish();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "host.sync_apis");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->modules.size(), 2u);
+  EXPECT_EQ(f->modules[0].path, "Net_0.Head_0");
+  EXPECT_DOUBLE_EQ(f->modules[0].share, 300.0 / 420);
+  EXPECT_EQ(f->modules[1].path, "Net_0");
+  EXPECT_DOUBLE_EQ(f->modules[1].share, 100.0 / 420);
+}
+
 TEST(RuleFamilies, SynchronizeAfterTheLastStepIsNotCounted) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
@@ -323,6 +371,45 @@ TEST(RuleFamilies, UnfusedConvBnReluKernels) {
   // The memory-bound part is 800 us x (1 - 500/800) = 300 us: the gain fits exactly.
   EXPECT_DOUBLE_EQ(result.ranks[0].split.part(TimePart::kMemoryBound), Us(300));
   EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(300));
+  EXPECT_TRUE(f->modules.empty());  // no module ranges: nothing to name
+}
+
+// ConvBnRelu's five occurrences, each launched from inside a module: the first four from the repeated
+// blocks `Net_0.Block_0` .. `Block_3`, the last from `Net_0.Head_0`.
+Trace ConvBnReluInModules() {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Host(EventKind::kPythonFunction, "nn.Module: Net_0", 0, Us(900));
+  const char* kernels[] = {"cudnn::conv2d_fprop_kernel", "cudnn::bn_fw_inf_1C11_kernel_NCHW",
+                           "at::native::relu_kernel"};
+  const double durations[] = {100, 40, 20};
+  int64_t correlation = 0;
+  for (int i = 0; i < 5; ++i) {
+    const double at = 160.0 * i;
+    const std::string module = i < 4 ? "nn.Module: Block_" + std::to_string(i) : "nn.Module: Head_0";
+    t.Host(EventKind::kPythonFunction, module, Us(at + 1), Us(150));
+    double kernel_at = at;
+    for (int k = 0; k < 3; ++k) {
+      t.Launch(Us(at + 2 + 3 * k), ++correlation);
+      t.Kernel(kernels[k], Us(kernel_at), Us(durations[k]), correlation);
+      kernel_at += durations[k];
+    }
+  }
+  return t.Finish();
+}
+
+TEST(RuleFamilies, FusionNamesTheModulesHoldingItsKernels) {
+  const Trace trace = ConvBnReluInModules();
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, "fusion.conv_bn_relu");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*f, "occurrences"), 5);
+  // 4 x 160 us of the 800 us in the blocks, rolled up into one path; 160 us in the head: 20 %, named.
+  ASSERT_EQ(f->modules.size(), 2u);
+  EXPECT_EQ(f->modules[0].path, "Net_0.Block_*");
+  EXPECT_DOUBLE_EQ(f->modules[0].share, 0.8);
+  EXPECT_EQ(f->modules[1].path, "Net_0.Head_0");
+  EXPECT_DOUBLE_EQ(f->modules[1].share, 0.2);
 }
 
 TEST(RuleFamilies, FusionNeedsFiveOccurrences) {

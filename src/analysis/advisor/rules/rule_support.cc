@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/core/device_launches.h"
@@ -75,6 +79,110 @@ void SayQueuedIdle(double queued_idle_ns, Finding* f) {
       "batch does not shorten it. Find what the queued work waits for.";
   f->apis = {"torch.profiler / nsys on every process sharing the device; look for cudaStreamWaitEvent, "
              "event records and cross-stream dependencies before the queued kernels"};
+}
+
+namespace {
+
+// The device work `events` stand for, each once: device events themselves, host events what they launched.
+std::vector<uint32_t> EvidenceWork(const Trace& trace, const ModuleAttribution& modules,
+                                   std::span<const uint32_t> events) {
+  const EventTable& table = trace.events();
+  std::vector<uint32_t> work;
+  for (const uint32_t e : events) {
+    if (trace.tracks()[table.track[e]].on_device) {
+      work.push_back(e);
+    } else {
+      modules.LaunchedWithin(table.track[e], table.ts_ns[e], table.end_ns(e), &work);
+    }
+  }
+  std::sort(work.begin(), work.end());
+  work.erase(std::unique(work.begin(), work.end()), work.end());
+  return work;
+}
+
+}  // namespace
+
+void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Finding* f) {
+  if (rank.modules == nullptr || rank.modules->empty() || rank.trace == nullptr) return;
+  const EventTable& table = rank.trace->events();
+  std::vector<WeightedWork> work;
+  for (const uint32_t w : EvidenceWork(*rank.trace, *rank.modules, events)) {
+    work.push_back(WeightedWork{w, std::max<int64_t>(table.dur_ns[w], 0)});
+  }
+  SayModulesOfWork(rank, work, f);
+}
+
+namespace {
+
+// Names on `f` the modules holding `kModuleMinShare` or more of `total`, from each module's time (by
+// index into `modules`); rolled-up layers share one name, so their times are summed by name.
+void NameModules(const ModuleAttribution& modules, const std::unordered_map<uint32_t, int64_t>& by_module,
+                 int64_t total, Finding* f) {
+  if (total <= 0) return;
+  std::unordered_map<std::string_view, int64_t> by_path;
+  for (const auto& [module, ns] : by_module) by_path[modules.Name(module)] += ns;
+  std::vector<std::pair<std::string_view, int64_t>> ranked(by_path.begin(), by_path.end());
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto& a, const auto& b) { return std::tie(b.second, a.first) < std::tie(a.second, b.first); });
+  for (const auto& [path, ns] : ranked) {
+    const double share = static_cast<double>(ns) / static_cast<double>(total);
+    if (share < kModuleMinShare || f->modules.size() == kMaxModules) break;
+    f->modules.push_back(ModuleShare{std::string(path), share});
+  }
+}
+
+}  // namespace
+
+void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> work, Finding* f) {
+  if (rank.modules == nullptr || rank.modules->empty()) return;
+  int64_t total = 0;
+  std::unordered_map<uint32_t, int64_t> by_module;
+  for (const WeightedWork& w : work) {
+    const std::optional<uint32_t> module = rank.modules->ModuleOf(w.event);
+    if (!module || w.ns <= 0) continue;  // not work the view measures (a sync, a wait)
+    total += w.ns;
+    if (*module != kNoIndex) by_module[*module] += w.ns;
+  }
+  NameModules(*rank.modules, by_module, total, f);
+}
+
+void SayModulesOfHostTime(const RankEvidence& rank, std::span<const WeightedWork> calls, Finding* f) {
+  if (rank.modules == nullptr || rank.modules->empty() || rank.trace == nullptr) return;
+  const EventTable& events = rank.trace->events();
+  std::vector<ModuleAttribution::HostPoint> points;
+  points.reserve(calls.size());
+  for (const WeightedWork& c : calls) points.push_back({events.track[c.event], events.ts_ns[c.event]});
+  const std::vector<uint32_t> around = rank.modules->ModulesAround(points);
+  int64_t total = 0;
+  std::unordered_map<uint32_t, int64_t> by_module;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i].ns <= 0) continue;
+    total += calls[i].ns;
+    if (around[i] != kNoIndex) by_module[around[i]] += calls[i].ns;
+  }
+  NameModules(*rank.modules, by_module, total, f);
+}
+
+std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace) {
+  const EventTable& events = trace.events();
+  const std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  // A device is its process in the trace (Kineto draws each GPU as one), whether or not the trace names it.
+  const auto device_of = [&](uint32_t e) { return trace.tracks()[events.track[e]].process; };
+  std::unordered_map<uint32_t, std::vector<Interval>> computing;  // by device
+  for (const DeviceWorkEvent& w : work) {
+    if (Computes(w.work)) computing[device_of(w.event)].push_back({events.ts_ns[w.event], events.end_ns(w.event)});
+  }
+  std::unordered_map<uint32_t, IntervalSet> busy;
+  for (auto& [device, spans] : computing) busy[device] = UnionOf(std::move(spans));
+  std::vector<WeightedWork> exposed;
+  for (const DeviceWorkEvent& w : work) {
+    if (w.work != WorkClass::kCommunication) continue;
+    const Interval span{events.ts_ns[w.event], events.end_ns(w.event)};
+    const auto it = busy.find(device_of(w.event));
+    const int64_t hidden = it == busy.end() ? 0 : OverlapLength(it->second, span);
+    if (span.length() - hidden > 0) exposed.push_back(WeightedWork{w.event, span.length() - hidden});
+  }
+  return exposed;
 }
 
 }  // namespace tuneprof

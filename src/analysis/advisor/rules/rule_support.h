@@ -1,8 +1,10 @@
 #pragma once
 // Small helpers the rules share: the platform a rank ran on (for the concrete API to name), per-step
 // scaling and number formatting for titles.
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/core/intervals.h"
@@ -37,5 +39,33 @@ IntervalSet QueuedDeviceWork(const Trace& trace, uint32_t device = kNoIndex);
 // The advice for low-utilization idle that launched work waited through for at least half its time:
 // the cause is then that wait, not the host or the batch size. Adds the measured time to `f`.
 void SayQueuedIdle(double queued_idle_ns, Finding* f);
+
+// A module is named when it holds at least this share of a finding's evidence; at most kMaxModules are.
+inline constexpr double kModuleMinShare = 0.2;
+inline constexpr size_t kMaxModules = 3;
+
+// Names on `f` the modules (RankEvidence::modules) that hold most of the device time of `events`: device
+// work counts itself, a host operator the device work launched inside it. The shares are of the whole
+// evidence's device time, what ran outside every module included, so that "78 %" means 78 % of it.
+// Nothing where the trace has no module ranges or the evidence no device time.
+void SayModules(const RankEvidence& rank, std::span<const uint32_t> events, Finding* f);
+
+// Device work, or a host call, with the time of it a finding is about (its part inside the finding's
+// intervals).
+struct WeightedWork {
+  uint32_t event = 0;
+  int64_t ns = 0;
+};
+
+// SayModules for evidence that is time intervals: each piece of device work weighted by its time inside them.
+void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> work, Finding* f);
+
+// For host-side evidence (calls that wait): each call, weighted by its time, counts for the innermost
+// module range open on its thread when it starts. The shares are of the calls' host time.
+void SayModulesOfHostTime(const RankEvidence& rank, std::span<const WeightedWork> calls, Finding* f);
+
+// The communication work of `trace`, each weighted by its time not under compute on its device: the
+// exposed communication, piece by piece.
+std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace);
 
 }  // namespace tuneprof

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -30,6 +31,7 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
   std::map<std::string_view, std::pair<uint64_t, double>> calls;
   std::map<uint32_t, std::vector<Interval>> waits;  // per process
   const IntervalSet steps = StepRanges(*rank.breakdown);
+  std::vector<WeightedWork> waiting;  // each call's time in the steps, for the modules that made it
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != EventKind::kRuntime && events.kind[i] != EventKind::kDriver) continue;
     const std::string_view name = rank.trace->str(events.name[i]);
@@ -39,6 +41,7 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
     auto& [count, time] = calls[name];
     ++count;
     time += static_cast<double>(in_steps);
+    waiting.push_back(WeightedWork{i, in_steps});
     waits[rank.trace->tracks()[events.track[i]].process].push_back(Interval{events.ts_ns[i], events.end_ns(i)});
   }
   double total = 0;
@@ -74,6 +77,7 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
   f.apis = {
       std::string(ForPlatform(rank, "torch.cuda.Event / stream.wait_event(); tensor.to(device, non_blocking=True)",
                               "torch.npu.Event / stream.wait_event(); unset ASCEND_LAUNCH_BLOCKING", ""))};
+  SayModulesOfHostTime(rank, waiting, &f);
   out->push_back(std::move(f));
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -41,9 +42,11 @@ void RuleSyncMemcpy(const RankEvidence& rank, const AdvisorConfig&, std::vector<
   for (const CopyInfo& copy : trace.copies()) copies.emplace(copy.event, &copy);
   std::map<uint32_t, bool> calls;  // host call -> counted once even when it launched several copies
   std::map<std::string_view, std::pair<uint64_t, double>> by_name;
+  std::vector<uint32_t> blocking_copies;  // the device copies, for the modules that made them
   double total = 0;
   for (const Link& link : trace.links()) {
     if (link.kind != LinkKind::kCorrelation || !IsBlockingCopy(trace, link.from, link.to, copies)) continue;
+    blocking_copies.push_back(link.to);
     if (!calls.emplace(link.from, true).second) continue;
     const double dur = static_cast<double>(std::max<int64_t>(events.dur_ns[link.from], 0));
     auto& [count, time] = by_name[trace.str(events.name[link.from])];
@@ -75,6 +78,7 @@ void RuleSyncMemcpy(const RankEvidence& rank, const AdvisorConfig&, std::vector<
       "Use the asynchronous variants on a stream (cudaMemcpyAsync / cudaMemsetAsync) from pinned memory, "
       "and synchronize only where the result is needed.";
   f.apis = {"tensor.to(device, non_blocking=True) from pin_memory() buffers; cudaMemcpyAsync / cudaMemsetAsync"};
+  SayModules(rank, blocking_copies, &f);
   out->push_back(std::move(f));
 }
 

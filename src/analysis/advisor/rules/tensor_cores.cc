@@ -6,6 +6,8 @@
 // above its FP32 (vector) peak has matrix cores.
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/chip_inference.h"
@@ -41,11 +43,13 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector
   const EventTable& events = rank.trace->events();
   double gemm_ns = 0;
   uint64_t gemms = 0;
+  std::vector<uint32_t> gemm_events;
   OpLetters letters(*rank.trace);
   for (const DeviceWorkEvent& work : ListDeviceWork(*rank.trace)) {
     if (work.work != WorkClass::kCompute || !IsComputeBoundLetter(letters.Of(events.name[work.event]))) continue;
     gemm_ns += static_cast<double>(events.dur_ns[work.event]);
     ++gemms;
+    gemm_events.push_back(work.event);
   }
   if (gemms == 0) return;
   Finding f;
@@ -65,6 +69,7 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector
   }
   f.AddNumber("gemm_kernels", static_cast<double>(gemms), "count");
   f.AddNumber("gemm_us_per_step", PerStep(rank, gemm_ns) / 1e3, "us");
+  SayModules(rank, gemm_events, &f);
   if (amd) {
     f.AddText("chip", chip->name);
     f.strategy = "Run matmuls and convolutions in reduced precision on the matrix cores (automatic mixed precision).";
