@@ -582,6 +582,20 @@ std::vector<P2pDirection> DirectionsOf(const RankCommunication& comm) {
   return out;
 }
 
+// The collectives' p2p peers (kNoId where the trace names none), in the same order and for the same reason.
+std::vector<int64_t> PeersOf(const RankCommunication& comm) {
+  std::vector<int64_t> out;
+  out.reserve(comm.collectives.size());
+  for (const Collective& c : comm.collectives) out.push_back(c.peer);
+  return out;
+}
+
+bool SetPeers(const std::vector<int64_t>& peers, RankCommunication* comm) {
+  if (peers.size() != comm->collectives.size()) return false;
+  for (size_t i = 0; i < peers.size(); ++i) comm->collectives[i].peer = peers[i];
+  return true;
+}
+
 // False when the list does not run parallel to the collectives (damage).
 bool SetDirections(const std::vector<P2pDirection>& directions, RankCommunication* comm) {
   if (directions.size() != comm->collectives.size()) return false;
@@ -602,6 +616,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
     // After the version 3 fields, so that older summaries keep their layout.
     w(rank.report ? rank.report->modules : ModuleView());
     w(DirectionsOf(rank.comm));
+    w(PeersOf(rank.comm));
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -646,6 +661,9 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       std::vector<P2pDirection> directions;
       r(directions);
       if (r.ok() && !SetDirections(directions, &rank.comm)) return corrupt;
+      std::vector<int64_t> peers;
+      r(peers);
+      if (r.ok() && !SetPeers(peers, &rank.comm)) return corrupt;
     }
   }
   uint64_t trailing_checksum = 0;

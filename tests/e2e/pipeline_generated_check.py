@@ -41,6 +41,9 @@ CASES = [
     # No group names the pipeline: the stages come from who sends to whom, the waits from the peers' starts.
     ("kineto_unnamed_imbalanced", ["--stage-ms", "231,400", "--dp", "1", "--microbatches", "8", "--layout", "kineto",
                                    "--pg-names", "none"]),
+    # A named pp group of four ranks whose p2p kernels name their peer (Dst Rank / Src Rank): the peer measure.
+    ("kineto_pp4_peer_args", ["--stage-ms", "150,240,300,200", "--dp", "2", "--microbatches", "6", "--layout",
+                              "kineto", "--peer-args"]),
     ("kineto_unnamed_chain", ["--stage-ms", "150,240,300", "--dp", "2", "--microbatches", "6", "--layout", "kineto",
                               "--pg-names", "none"]),
     ("cluster_balanced", ["--stage-ms", "200,200", "--dp", "8", "--microbatches", "1", "--layout", "cluster"]),
@@ -95,8 +98,9 @@ def read_cluster(root):
 def read_kineto_ranks(root, ranks):
     """{rank: (computing, p2p wait, p2p wait (the bubble), device span)} per step, µs, from the ranks' traces. A
     send / recv kernel in a two-rank group pairs with the kernel at the same place (its sequence in the group) on
-    the other rank: its wait is its part before that kernel starts. In a larger group the trace does not say the
-    peer: the wait is the whole kernel (nothing hides it)."""
+    the other rank: its wait is its part before that kernel starts. A kernel that names its peer (Dst Rank / Src
+    Rank) pairs with the peer's kernel at the same place among the pair's kernels in the group. In a larger group
+    whose kernels do not say the peer the wait is the whole kernel (nothing hides it)."""
     kernels, spans, computing, steps = {}, {}, {}, {}
     for r in ranks:
         events = json.loads((root / f"rank{r}.pt.trace.json").read_text())["traceEvents"]
@@ -115,18 +119,23 @@ def read_kineto_ranks(root, ranks):
                 continue
             group = e["args"]["Process Group Name"]
             members = json.loads(e["args"]["Process Group Ranks"])
-            kernels[r].append((group, sequence.get(group, 0), members, e["ts"], e["dur"]))
-            sequence[group] = sequence.get(group, 0) + 1
-    by_key = {r: {(g, q): ts for g, q, _, ts, _ in kernels[r]} for r in ranks}
+            named = e["args"].get("Dst Rank", e["args"].get("Src Rank"))
+            key = (group, named) if named is not None else group  # the pair's place, or the group's
+            kernels[r].append((group, sequence.get(key, 0), members, named, e["ts"], e["dur"]))
+            sequence[key] = sequence.get(key, 0) + 1
+    by_key = {r: {(g, p, q): ts for g, q, _, p, ts, _ in kernels[r]} for r in ranks}
     out = {}
     for r in ranks:
         wait = 0.0
-        for group, seq, members, ts, dur in kernels[r]:
+        for group, seq, members, named, ts, dur in kernels[r]:
+            if named is not None:
+                wait += min(max(by_key[named][(group, r, seq)] - ts, 0.0), dur)
+                continue
             if len(members) != 2:
                 wait += dur
                 continue
             peer = members[0] if members[1] == r else members[1]
-            wait += min(max(by_key[peer][(group, seq)] - ts, 0.0), dur)
+            wait += min(max(by_key[peer][(group, None, seq)] - ts, 0.0), dur)
         n = steps[r]
         out[r] = (computing[r] / n, wait / n, wait / n, spans[r] / n)
     return out
@@ -157,7 +166,7 @@ def check_stages(name, pipeline, truth, read):
     unnamed = truth.get("pg_names") == "none"
     check(pipeline["inferred"] == unnamed, f"{name}: stages inferred {pipeline['inferred']}")
     if truth["layout"] == "kineto":
-        peer = unnamed or truth["pp"] == 2
+        peer = unnamed or truth["pp"] == 2 or truth.get("peer_args", False)
         want = "peer_start" if peer else "exposed"
         check(all(s["p2p_wait_measure"] == want for s in pipeline["stages"]),
               f"{name}: p2p wait measures {[s['p2p_wait_measure'] for s in pipeline['stages']]} vs {want}")
