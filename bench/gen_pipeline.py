@@ -31,8 +31,10 @@ steps. The p2p kernels are in the pp group (Process Group Description PIPELINE_M
 names it), or with --pg-names none in a two-rank group per neighbouring pair and every group's description
 "undefined" (as PyTorch writes unnamed groups), so that only the p2p pattern tells the stages. The p2p wait is
 the part of each p2p kernel before its peer's kernel starts where the pair is a two-rank group (PP = 2 or
---pg-names none), else (a pp group of more ranks, whose p2p kernels do not say the peer) the p2p kernel time
-(wait and transfer: nothing hides it); the bubble is that wait and the step the device span.
+--pg-names none) or the kernels name their peer (--peer-args: "Dst Rank" on a send, "Src Rank" on a recv, the
+peer's global rank, as PyTorch writes them), else (a pp group of more ranks, whose p2p kernels do not say the
+peer) the p2p kernel time (wait and transfer: nothing hides it); the bubble is that wait and the step the device
+span.
 --layout cluster writes msprof-analyze's OUT/cluster_analysis_output/cluster_step_trace_time.csv: a rank row per
 rank and a stage row per stage (empty Step, Type "stage", Index the stage's ranks), as the receive export gives.
 
@@ -45,7 +47,7 @@ pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two v
 
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
                                   [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto]
-                                  [--pg-names pipeline|none]
+                                  [--pg-names pipeline|none] [--peer-args]
 """
 import argparse
 import json
@@ -116,8 +118,9 @@ def simulate_chain(args, stage_ms):
 
 
 def peer_measured(args, pp):
-    """Whether tuneprof can pair each p2p kernel with its peer's: the pair is a two-rank group."""
-    return pp == 2 or args.pg_names == "none"
+    """Whether tuneprof can pair each p2p kernel with its peer's: the pair is a two-rank group, or the kernels
+    name their peer."""
+    return pp == 2 or args.pg_names == "none" or args.peer_args
 
 
 def kineto_model(args, stage_ms):
@@ -373,6 +376,8 @@ def kineto_rank(args, stage, rank, pp, kernels, bounds):
                                       "dtype": "BFloat16", "Process Group Name": group[0],
                                       "Process Group Description": group[1], "Process Group Ranks": group[2]}
     send_group, recv_group, dp_group = kineto_groups(args, s, rank, pp)
+    d = rank % args.dp
+    peer_args = {"send": {"Dst Rank": (s + 1) * args.dp + d}, "recv": {"Src Rank": (s - 1) * args.dp + d}}
     for k, step in enumerate(kernels[s]):
         start, end = bounds[s][k]
         events.append(kineto_x("user_annotation", f"ProfilerStep#{k + 1}", 3000, start - 10000, end - start))
@@ -385,7 +390,8 @@ def kineto_rank(args, stage, rank, pp, kernels, bounds):
                        **nccl("allreduce", dp_group))
             else:
                 launch("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 20, b, e - b,
-                       **nccl(kind, send_group if kind == "send" else recv_group))
+                       **nccl(kind, send_group if kind == "send" else recv_group),
+                       **(peer_args[kind] if args.peer_args else {}))
     return {"schemaVersion": 1,
             "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": pp * args.dp},
             "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
@@ -442,6 +448,8 @@ def main():
     parser.add_argument("--layout", choices=("text", "timeline", "cluster", "kineto"), default="text")
     parser.add_argument("--pg-names", choices=("pipeline", "none"), default="pipeline",
                         help="kineto: name the pp group as Megatron does, or leave every group unnamed")
+    parser.add_argument("--peer-args", action="store_true",
+                        help="kineto: p2p kernels name their peer (Dst Rank / Src Rank)")
     args = parser.parse_args()
     if args.layout == "cluster":
         args.wait_ops = "receive"  # msprof-analyze's Bubble column comes from the receive ops
@@ -457,7 +465,8 @@ def main():
                 write(os.path.join(args.out, f"rank{rank}.pt.trace.json"), json.dumps(trace, separators=(",", ":")))
     else:
         write_text(args, stages, with_timeline=args.layout == "timeline")
-    print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pg_names": args.pg_names, "pp": len(stages), "dp": args.dp,
+    print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pg_names": args.pg_names,
+                      "peer_args": args.peer_args, "pp": len(stages), "dp": args.dp,
                       "microbatches": args.microbatches, "steps": 1 if args.layout == "cluster" else args.steps,
                       "stages": stages, "balanced_gain_ms": balanced_gain_ms(args, stages),
                       "findings": findings(args, stages)}))

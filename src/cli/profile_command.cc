@@ -1,14 +1,21 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/advisor/time_split.h"
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/breakdown/module_view.h"
 #include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/comm_collectives.h"
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/comm/pipeline_stages.h"
 #include "analysis/compute/compute_units.h"
 #include "analysis/core/hardware_profile.h"
 #include "analysis/hta/hta_breakdown.h"
@@ -60,7 +67,30 @@ struct RankProfile {
   RankMoeLoad moe;
   ModuleView modules;
   TimeSplit split;
+  // A GPU rank that ran send / recv kernels: its communication, for the pipeline it may be in
+  // (AddGpuPipelineBubbles); nullopt otherwise.
+  std::optional<RankCommunication> p2p_comm;
 };
+
+// Whether the trace's args or its kernels' names say send / recv: a check over the events, cheaper than
+// the communication analysis it decides on.
+bool HasSendRecvKernels(const Trace& trace) {
+  for (const CollectiveInfo& info : trace.collectives()) {
+    if (ParseCollectiveType(trace.str(info.collective)) == CollectiveType::kSendRecv) return true;
+  }
+  const EventTable& events = trace.events();
+  std::unordered_set<uint32_t> seen;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != EventKind::kKernel || !seen.insert(events.name[i].value).second) continue;
+    if (ParseCollectiveType(trace.str(events.name[i])) == CollectiveType::kSendRecv) return true;
+  }
+  return false;
+}
+
+bool HasSendRecv(const std::vector<Collective>& collectives) {
+  return std::any_of(collectives.begin(), collectives.end(),
+                     [](const Collective& c) { return c.type == CollectiveType::kSendRecv; });
+}
 
 RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const ProfileSettings& settings, JobChips* chips) {
   RankProfile rank;
@@ -72,6 +102,9 @@ RankProfile ProfileRank(const Trace& trace, RankBreakdown breakdown, const Profi
   // analyze's split with its default limits (profile takes no --config; they only move CPU-only traces'
   // framework overhead).
   rank.split = SplitStepTime(trace, rank.breakdown, BuildHostOpTree(trace), TinyOpLimits{});
+  if (rank.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecvKernels(trace)) {
+    rank.p2p_comm = AnalyzeRankCommunication(trace, rank.breakdown, chips->Select(trace));
+  }
   return rank;
 }
 
@@ -87,6 +120,9 @@ RankProfile TakeFromSummary(RankSummary rank, RankProfile*) {
   out.moe = std::move(rank.advice.moe);
   out.modules = std::move(rank.report->modules);
   out.split = rank.advice.advice.split;
+  if (out.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecv(rank.comm.collectives)) {
+    out.p2p_comm = std::move(rank.comm);
+  }
   return out;
 }
 
@@ -112,6 +148,35 @@ Result<SummaryInput> SummaryInputFor(const ProfileOptions& options, const Profil
   input.accepted = flag.empty();
   input.compute_units = true;
   return input;
+}
+
+// On GPUs no profiler writes a bubble: a rank's pipeline wait (pipeline_stages.h, the figure comm and
+// analyze give) is taken out of each step's exposed communication into its bubble, as torch_npu's Bubble is
+// (pipeline_waits.h), so that every command tells one step.
+void AddGpuPipelineBubble(const RankPipelineWait& wait, RankBreakdown* rank) {
+  if (rank->definitions == StepDefinitions::kTorchNpu || rank->total.bubble_ns > 0) return;
+  int64_t bubble = 0, exposed = 0;
+  for (StepBreakdown& step : rank->steps) {
+    const auto it = wait.wait_ns_by_step.find(step.step.value_or(kNoId));
+    const int64_t wait_ns = it == wait.wait_ns_by_step.end() ? 0 : std::llround(it->second);
+    step.bubble_ns = std::clamp<int64_t>(wait_ns, 0, std::max<int64_t>(step.communication_not_overlapped_ns, 0));
+    step.communication_not_overlapped_ns -= step.bubble_ns;
+    bubble += step.bubble_ns;
+    exposed += step.communication_not_overlapped_ns;
+  }
+  rank->total.bubble_ns = bubble;
+  rank->total.communication_not_overlapped_ns = exposed;
+}
+
+// The GPU ranks' pipeline waits: the communication of the ranks that ran send / recv kernels, matched
+// across them as comm matches the run's.
+void AddGpuPipelineBubbles(const std::vector<RankCommunication>& p2p_ranks, ProfileResult* result) {
+  if (p2p_ranks.size() < 2) return;
+  const CrossRankCommunication cross = AnalyzeAcrossRanks(p2p_ranks);
+  if (!cross.pipeline) return;
+  for (RankBreakdown& rank : result->ranks) {
+    if (const RankPipelineWait* wait = GpuPipelineWaitOf(*cross.pipeline, rank.rank)) AddGpuPipelineBubble(*wait, &rank);
+  }
 }
 
 void AddRank(RankProfile rank, ProfileResult* result) {
@@ -148,10 +213,15 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
   result.ranks.reserve(count);
   result.compute.reserve(count);
   result.kernels.reserve(count);
+  std::vector<RankCommunication> p2p_ranks;
   for (MappedFile<RankProfile>& file : mapped) {
-    for (RankProfile& rank : file.ranks) AddRank(std::move(rank), &result);
+    for (RankProfile& rank : file.ranks) {
+      if (rank.p2p_comm) p2p_ranks.push_back(std::move(*rank.p2p_comm));
+      AddRank(std::move(rank), &result);
+    }
     std::vector<RankProfile>().swap(file.ranks);
   }
+  AddGpuPipelineBubbles(p2p_ranks, &result);
   if (options.critical_path) {
     // The ranks again, reduced to their communication (bounded memory as above), matched across the run.
     CommRunOptions comm;

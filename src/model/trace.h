@@ -109,6 +109,7 @@ struct CollectiveInfo {
   StringId group_name;
   StringId group_desc;
   StringId group_ranks;  // "[0, 1]" as written
+  int64_t peer_rank = kNoId;  // a send / recv's other side, as a global rank, where the trace names it
 };
 
 // A torch_npu HCCL task (trace_view's HCCL plane events: Memcpy, Reduce_Inline, Notify_*): what it moved

@@ -589,6 +589,20 @@ std::vector<P2pDirection> DirectionsOf(const RankCommunication& comm) {
   return out;
 }
 
+// The collectives' p2p peers (kNoId where the trace names none), in the same order and for the same reason.
+std::vector<int64_t> PeersOf(const RankCommunication& comm) {
+  std::vector<int64_t> out;
+  out.reserve(comm.collectives.size());
+  for (const Collective& c : comm.collectives) out.push_back(c.peer);
+  return out;
+}
+
+bool SetPeers(const std::vector<int64_t>& peers, RankCommunication* comm) {
+  if (peers.size() != comm->collectives.size()) return false;
+  for (size_t i = 0; i < peers.size(); ++i) comm->collectives[i].peer = peers[i];
+  return true;
+}
+
 // False when the list does not run parallel to the collectives (damage).
 bool SetDirections(const std::vector<P2pDirection>& directions, RankCommunication* comm) {
   if (directions.size() != comm->collectives.size()) return false;
@@ -596,13 +610,16 @@ bool SetDirections(const std::vector<P2pDirection>& directions, RankCommunicatio
   return true;
 }
 
-// The version 5 fields of one rank: its collectives' p2p directions, its split's unclassified part and
+// The version 5 fields of one rank: its collectives' p2p directions and peers, its split's unclassified part and
 // share (older summaries left that work in the compute- and memory-bound parts), and the modules each of
 // its findings names. False where they contradict the rank read before them.
 bool ReadVersion5Fields(Reader* r, RankSummary* rank) {
   std::vector<P2pDirection> directions;
   (*r)(directions);
   if (r->ok() && !SetDirections(directions, &rank->comm)) return false;
+  std::vector<int64_t> peers;
+  (*r)(peers);
+  if (r->ok() && !SetPeers(peers, &rank->comm)) return false;
   (*r)(rank->advice.advice.split.part_ns[kUnclassifiedPart], rank->advice.advice.split.unclassified_share);
   uint64_t findings = 0;
   (*r)(findings);
@@ -624,6 +641,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
     // After the version 3 fields, so that older summaries keep their layout.
     w(rank.report ? rank.report->modules : ModuleView());
     w(DirectionsOf(rank.comm));
+    w(PeersOf(rank.comm));
     w(rank.advice.advice.split.part_ns[kUnclassifiedPart], rank.advice.advice.split.unclassified_share);
     // Version 5: the modules each finding names, in the findings' order.
     w(uint64_t{rank.advice.findings.size()});

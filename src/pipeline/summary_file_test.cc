@@ -38,6 +38,7 @@ SummaryFile Example() {
   Collective send;
   send.type = CollectiveType::kSendRecv;
   send.direction = P2pDirection::kSend;
+  send.peer = 3;
   comm.collectives = {c, send};
   comm.size_histogram = {1, 2, 3, 4, 5, 6};
   comm.exposed_share_of_wall = 0.125;
@@ -179,14 +180,17 @@ std::string AsVersion(SummaryFile file, int version) {
     }
     if (rank.report && version < 4) rank.report->modules = ModuleView();
     if (version < 2) rank.report.reset();
-    for (Collective& c : rank.comm.collectives) c.direction = P2pDirection::kUnknown;
+    for (Collective& c : rank.comm.collectives) {
+      c.direction = P2pDirection::kUnknown;
+      c.peer = kNoId;
+    }
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The findings' empty module lists and their count, the unclassified part and share and the p2p
-  // directions (version 5: a count and one u64 per finding, two f64, a count and one u64 per collective);
-  // the empty modules (version 4); the empty steps' count, MoE load, bubble and lead-ins' count
-  // (version 3); the absent report's flag; and the checksum.
-  const size_t directions = 8 + 8 * file.ranks.at(0).comm.collectives.size();
+  // The findings' empty module lists and their count, the unclassified part and share, the p2p peers and
+  // directions (version 5: a count and one u64 per finding, two f64, a count and one 8-byte field per
+  // collective each); the empty modules (version 4); the empty steps' count, MoE load, bubble and
+  // lead-ins' count (version 3); the absent report's flag; and the checksum.
+  const size_t directions = 2 * (8 + 8 * file.ranks.at(0).comm.collectives.size());
   const size_t tail = (version < 5 ? directions + 2 * 8 + 8 + 8 * findings : 0) +
                       (version < 4 ? kEmptyModulesBytes : 0) +
                       (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
@@ -212,6 +216,8 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
   EXPECT_EQ(rank.comm.collectives.at(1).direction, P2pDirection::kSend);
+  EXPECT_EQ(rank.comm.collectives.at(1).peer, 3);
+  EXPECT_EQ(rank.comm.collectives.at(0).peer, kNoId);
   ASSERT_EQ(rank.comm.lead_ins.size(), 2u);
   EXPECT_EQ(rank.comm.lead_ins[1].causes[static_cast<size_t>(WaitCause::kHostPause)], 300);
   EXPECT_EQ(rank.comm.lead_ins[1].operators.at(0).name, "aten::embedding_backward");

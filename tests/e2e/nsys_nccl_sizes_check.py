@@ -7,8 +7,9 @@ binary (binaryData) read with the export's NVTX_PAYLOAD_SCHEMA_ENTRIES. The shar
 h100_2gpu_mfu_before.sqlite has NCCL's ranges and schemas but no payloads (exported without them), so a
 copy is given synthetic payloads in both renderings: a message size on every ncclSend / ncclRecv and a
 communicator init range ("No. of ranks": 2) per launching thread, all labelled synthetic here; a third copy
-puts some sends on a second communicator, whose groups' kernels must stay unsized (which kernel of such a
-group moved what is not in the export).
+puts the first call of every 11th group of each rank on a second communicator (the same groups on both ranks,
+as NCCL's ordering per communicator requires), whose kernels must stay unsized (which kernel of such a group
+moved what is not in the export).
 
 Independently of tuneprof, each NCCL kernel is joined to its launch (correlationId), the innermost NCCL API
 range around the launch on the launching thread is found, and a launch inside ncclGroupEnd is sized by the
@@ -61,15 +62,37 @@ def size_of(rowid):
     return 4096 * (1 + rowid % 7) * 64  # synthetic
 
 
+SECOND_COMM_ROWS = set()  # the calls on the second communicator in the mixed case (mark_second_comm)
+
+
 def comm_of(rowid, mixed):
     """In the mixed case some sends use a second communicator: their groups' kernels are not sized."""
-    return 777 if mixed and rowid % 11 == 0 else COMM_ID
+    return 777 if mixed and rowid in SECOND_COMM_ROWS else COMM_ID
+
+
+def mark_second_comm(ranges):
+    """The first call of every 11th group on each thread (the same groups on every rank, as NCCL requires of
+    the calls on one communicator: the groups' kernels are then matched across the ranks as before)."""
+    by_thread = {}
+    for rowid, start, end, tid, name in ranges:
+        by_thread.setdefault(tid, []).append((start, rowid, name))
+    for calls in by_thread.values():
+        group, first = -1, False
+        for start, rowid, name in sorted(calls):
+            if name == "ncclGroupStart":
+                group, first = group + 1, True
+            elif name in ("ncclSend", "ncclRecv") and first:
+                first = False
+                if group % 11 == 0:
+                    SECOND_COMM_ROWS.add(rowid)
 
 
 def add_payloads(path, binary, mixed=False):
     """Gives every ncclSend / ncclRecv a payload and each launching thread a communicator init range."""
     db = sqlite3.connect(path)
     ranges = nccl_api_ranges(db)
+    if mixed and not SECOND_COMM_ROWS:
+        mark_second_comm(ranges)
     threads = {}
     for rowid, start, end, tid, name in ranges:
         threads[tid] = min(threads.get(tid, start), start)

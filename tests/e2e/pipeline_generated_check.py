@@ -6,7 +6,9 @@ msprof-analyze cluster output (rank and stage rows), imbalanced and balanced sta
 Per case: every stage's computing, p2p wait, bubble and step in `comm --json` within 15 % of the generator's
 truth and equal (to 1e-6) to an independent reading here of the generated step_trace_time.csv /
 communication.json / cluster_step_trace_time.csv; one step per rank across `profile`, `comm` and
-`analyze`; every share of a step <= 100 %; `profile --json` bubble_us per step; the pipeline findings'
+`analyze`; every share of a step <= 100 %; `profile --json` bubble_us per step (on GPUs too: the p2p wait,
+equal to `analyze`'s pipeline_bubble part); Kineto p2p kernels that name their peer (Dst Rank / Src Rank) in
+a named pp group of four ranks measured against the peer's start; the pipeline findings'
 ids, stages and gains against the truth (15 %); on the issue's shape (stage 0 computing 231 ms, stage 1
 400 ms, stage 0 waiting in batchSendRecv) the top finding of `analyze` is pipeline.stage_imbalance on
 stage 0 with the gain of balanced stages and the verdict names the stage that bounds the step.
@@ -41,6 +43,9 @@ CASES = [
     # No group names the pipeline: the stages come from who sends to whom, the waits from the peers' starts.
     ("kineto_unnamed_imbalanced", ["--stage-ms", "231,400", "--dp", "1", "--microbatches", "8", "--layout", "kineto",
                                    "--pg-names", "none"]),
+    # A named pp group of four ranks whose p2p kernels name their peer (Dst Rank / Src Rank): the peer measure.
+    ("kineto_pp4_peer_args", ["--stage-ms", "150,240,300,200", "--dp", "2", "--microbatches", "6", "--layout",
+                              "kineto", "--peer-args"]),
     ("kineto_unnamed_chain", ["--stage-ms", "150,240,300", "--dp", "2", "--microbatches", "6", "--layout", "kineto",
                               "--pg-names", "none"]),
     ("cluster_balanced", ["--stage-ms", "200,200", "--dp", "8", "--microbatches", "1", "--layout", "cluster"]),
@@ -95,8 +100,9 @@ def read_cluster(root):
 def read_kineto_ranks(root, ranks):
     """{rank: (computing, p2p wait, p2p wait (the bubble), device span)} per step, µs, from the ranks' traces. A
     send / recv kernel in a two-rank group pairs with the kernel at the same place (its sequence in the group) on
-    the other rank: its wait is its part before that kernel starts. In a larger group the trace does not say the
-    peer: the wait is the whole kernel (nothing hides it)."""
+    the other rank: its wait is its part before that kernel starts. A kernel that names its peer (Dst Rank / Src
+    Rank) pairs with the peer's kernel at the same place among the pair's kernels in the group. In a larger group
+    whose kernels do not say the peer the wait is the whole kernel (nothing hides it)."""
     kernels, spans, computing, steps = {}, {}, {}, {}
     for r in ranks:
         events = json.loads((root / f"rank{r}.pt.trace.json").read_text())["traceEvents"]
@@ -115,18 +121,23 @@ def read_kineto_ranks(root, ranks):
                 continue
             group = e["args"]["Process Group Name"]
             members = json.loads(e["args"]["Process Group Ranks"])
-            kernels[r].append((group, sequence.get(group, 0), members, e["ts"], e["dur"]))
-            sequence[group] = sequence.get(group, 0) + 1
-    by_key = {r: {(g, q): ts for g, q, _, ts, _ in kernels[r]} for r in ranks}
+            named = e["args"].get("Dst Rank", e["args"].get("Src Rank"))
+            key = (group, named) if named is not None else group  # the pair's place, or the group's
+            kernels[r].append((group, sequence.get(key, 0), members, named, e["ts"], e["dur"]))
+            sequence[key] = sequence.get(key, 0) + 1
+    by_key = {r: {(g, p, q): ts for g, q, _, p, ts, _ in kernels[r]} for r in ranks}
     out = {}
     for r in ranks:
         wait = 0.0
-        for group, seq, members, ts, dur in kernels[r]:
+        for group, seq, members, named, ts, dur in kernels[r]:
+            if named is not None:
+                wait += min(max(by_key[named][(group, r, seq)] - ts, 0.0), dur)
+                continue
             if len(members) != 2:
                 wait += dur
                 continue
             peer = members[0] if members[1] == r else members[1]
-            wait += min(max(by_key[peer][(group, seq)] - ts, 0.0), dur)
+            wait += min(max(by_key[peer][(group, None, seq)] - ts, 0.0), dur)
         n = steps[r]
         out[r] = (computing[r] / n, wait / n, wait / n, spans[r] / n)
     return out
@@ -157,7 +168,7 @@ def check_stages(name, pipeline, truth, read):
     unnamed = truth.get("pg_names") == "none"
     check(pipeline["inferred"] == unnamed, f"{name}: stages inferred {pipeline['inferred']}")
     if truth["layout"] == "kineto":
-        peer = unnamed or truth["pp"] == 2
+        peer = unnamed or truth["pp"] == 2 or truth.get("peer_args", False)
         want = "peer_start" if peer else "exposed"
         check(all(s["p2p_wait_measure"] == want for s in pipeline["stages"]),
               f"{name}: p2p wait measures {[s['p2p_wait_measure'] for s in pipeline['stages']]} vs {want}")
@@ -190,13 +201,12 @@ def check_one_step(name, binary, root, read_ranks, kineto=False):
         mean_bubble = sum(s["bubble_us"] for s in steps) / len(steps)
         want = read_ranks[r]
         check(abs(mean_wall - want[3]) < 1e-3, f"{name}: rank {r} profile step {mean_wall} vs the files' {want[3]}")
-        if kineto:  # tuneprof's own definitions: no bubble column, memcpy and other are parts too
+        if kineto:  # tuneprof's own definitions: memcpy and other are parts too, the bubble the p2p wait
             for s in steps:
                 parts = (s["computing_us"] + s["communication_not_overlapped_us"] + s["memcpy_us"] + s["other_us"] +
-                         s["free_us"])
+                         s["free_us"] + s["bubble_us"])
                 check(abs(parts - s["wall_us"]) < 1e-3, f"{name}: rank {r} step {s['step']} parts {parts}")
-        else:
-            check(abs(mean_bubble - want[2]) < 1e-3, f"{name}: rank {r} bubble_us {mean_bubble} vs {want[2]}")
+        check(abs(mean_bubble - want[2]) < 1e-3, f"{name}: rank {r} bubble_us {mean_bubble} vs {want[2]}")
         for s in steps if not kineto else []:
             parts = s["computing_us"] + s["communication_not_overlapped_us"] + s["free_us"] + s["bubble_us"]
             check(abs(parts - s["wall_us"]) < 1e-3, f"{name}: rank {r} step {s['step']} parts {parts} != {s['wall_us']}")
@@ -206,6 +216,9 @@ def check_one_step(name, binary, root, read_ranks, kineto=False):
               f"{name}: rank {r} exposed share {c['exposed_share_of_wall']}")
         a = advise_ranks[r]
         check(abs(a["step_us"] - mean_wall) < 1e-3, f"{name}: rank {r} analyze step {a['step_us']} vs {mean_wall}")
+        analyzed_bubble = a["split_us"].get("pipeline_bubble", 0)
+        check(abs(analyzed_bubble - mean_bubble) < 1e-3,
+              f"{name}: rank {r} analyze bubble {analyzed_bubble} us a step vs profile's {mean_bubble}")
         shares = sum(a["split_us"].values())
         check(shares <= a["step_us"] * (1 + 1e-9) and all(v <= a["step_us"] + 1e-6 for v in a["split_us"].values()),
               f"{name}: rank {r} split {a['split_us']} over its step {a['step_us']}")

@@ -333,6 +333,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
       c.group_desc = std::string(trace.str(info.group_desc));
       c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
       c.bytes = info.bytes;
+      if (c.type == CollectiveType::kSendRecv && info.peer_rank >= 0) c.peer = info.peer_rank;
       FillFromProcessGroupConfig(pg_config, &c);
     }
     if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, w.event);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -131,10 +132,14 @@ std::map<int64_t, StagePlace> InferChains(const std::vector<RankCommunication>& 
   return out;
 }
 
-// A rank's pipeline p2p kernels and, where the group says it, the peer each one pairs with.
+// A rank's pipeline p2p kernels and, where the trace or the group says it, the peer each one pairs with.
+// Where the trace names the peer (groups of any size), the kernel is the pair's `pair_ordinal`-th in its
+// group: NCCL runs one pair's p2p calls on a communicator in order, while the group's sequence also counts
+// what each rank exchanges with its other peers.
 struct P2pKernel {
   const Collective* kernel = nullptr;
   std::optional<int64_t> peer;
+  int64_t pair_ordinal = -1;  // -1: the peer comes from a two-rank group; matched by the group's sequence
 };
 
 std::vector<P2pKernel> P2pKernelsOf(const RankCommunication& rank, const StagePlace& place, PairPeers* peers) {
@@ -142,11 +147,17 @@ std::vector<P2pKernel> P2pKernelsOf(const RankCommunication& rank, const StagePl
   if (place.group_ranks.empty() && !place.chain) return out;
   const auto pair_groups = place.chain ? P2pOnlyPairGroups(rank, peers)
                                        : std::set<std::pair<std::string_view, std::string_view>>();
+  std::map<std::pair<std::string_view, int64_t>, int64_t> next_ordinal;  // (group, peer)
   for (const Collective& c : rank.collectives) {
     if (c.type != CollectiveType::kSendRecv) continue;
     const bool in_pipeline =
         place.chain ? pair_groups.contains({c.group, c.group_ranks}) : c.group_ranks == place.group_ranks;
-    if (in_pipeline) out.push_back(P2pKernel{&c, peers->Of(c.group_ranks, rank.rank)});
+    if (!in_pipeline) continue;
+    if (c.peer != kNoId && c.peer != rank.rank) {
+      out.push_back(P2pKernel{&c, c.peer, next_ordinal[{c.group, c.peer}]++});
+    } else {
+      out.push_back(P2pKernel{&c, peers->Of(c.group_ranks, rank.rank)});
+    }
   }
   return out;
 }
@@ -162,12 +173,26 @@ KernelIndex IndexP2pKernels(const RankCommunication& rank) {
   return out;
 }
 
+// Each rank's send / recv kernels that name their peer, by (group, peer, the pair's ordinal in the group).
+using PairKernelIndex = std::map<std::tuple<std::string_view, int64_t, int64_t>, const Collective*>;
+
+PairKernelIndex IndexPairKernels(const RankCommunication& rank) {
+  PairKernelIndex out;
+  std::map<std::pair<std::string_view, int64_t>, int64_t> next_ordinal;
+  for (const Collective& c : rank.collectives) {
+    if (c.type != CollectiveType::kSendRecv || c.peer == kNoId || c.peer == rank.rank) continue;
+    out.emplace(std::make_tuple(std::string_view(c.group), c.peer, next_ordinal[{c.group, c.peer}]++), &c);
+  }
+  return out;
+}
+
 // What the ranks' p2p kernels are measured against: the other ranks' kernels and the clocks.
 struct PeerContext {
   const std::vector<RankCommunication>* ranks = nullptr;
   const ClockAlignment* clocks = nullptr;
   std::map<int64_t, size_t> index_of;  // rank id -> index in ranks
   std::map<size_t, KernelIndex> kernels;  // built on first use
+  std::map<size_t, PairKernelIndex> pair_kernels;  // built on first use
 
   const RankClockOffset* Clock(size_t index) const {
     return index < clocks->ranks.size() && clocks->ranks.size() == ranks->size() ? &clocks->ranks[index] : nullptr;
@@ -179,13 +204,35 @@ struct PeerContext {
     if (added) it->second = IndexP2pKernels((*ranks)[index]);
     return it->second;
   }
+  const PairKernelIndex& PairKernelsOf(size_t index) {
+    auto [it, added] = pair_kernels.try_emplace(index);
+    if (added) it->second = IndexPairKernels((*ranks)[index]);
+    return it->second;
+  }
+  // The peer's kernel that `k` (a kernel of the rank `rank`) pairs with; nullptr when it has none.
+  const Collective* MatchOf(const P2pKernel& k, int64_t rank, size_t peer_index) {
+    if (k.pair_ordinal >= 0) {
+      const PairKernelIndex& theirs = PairKernelsOf(peer_index);
+      const auto match = theirs.find({std::string_view(k.kernel->group), rank, k.pair_ordinal});
+      return match == theirs.end() ? nullptr : match->second;
+    }
+    const KernelIndex& theirs = KernelsOf(peer_index);
+    const auto match = theirs.find({std::string_view(k.kernel->group), k.kernel->sequence});
+    return match == theirs.end() ? nullptr : match->second;
+  }
 };
 
-// The time the kernels are not hidden under the rank's compute (their wait and their transfer), ns.
-double ExposedNs(const std::vector<P2pKernel>& kernels) {
+// The step that launched the kernel, as RankPipelineWait keys it.
+int64_t StepKey(const Collective& c) { return c.step.value_or(kNoId); }
+
+// The time the kernels are not hidden under the rank's compute (their wait and their transfer), ns; per
+// step into `by_step`.
+double ExposedNs(const std::vector<P2pKernel>& kernels, std::map<int64_t, double>* by_step) {
   double exposed = 0;
   for (const P2pKernel& k : kernels) {
-    if (k.kernel->exposed_ns > 0) exposed += static_cast<double>(k.kernel->exposed_ns);
+    if (k.kernel->exposed_ns <= 0) continue;
+    exposed += static_cast<double>(k.kernel->exposed_ns);
+    (*by_step)[StepKey(*k.kernel)] += static_cast<double>(k.kernel->exposed_ns);
   }
   return exposed;
 }
@@ -201,12 +248,13 @@ struct GpuWait {
   double wait_ns = 0;
   P2pWaitMeasure measure = P2pWaitMeasure::kNone;
   std::string note;  // why the peer's start could not be used
+  std::map<int64_t, double> by_step;  // wait_ns per step that launched the kernels
 };
 
 // Σ over the kernels of the part before the peer's matching kernel starts; nullopt (and `note` says why)
 // where some kernel cannot be matched or the clocks cannot tell.
 std::optional<double> PeerWaitNs(size_t index, const std::vector<P2pKernel>& kernels, PeerContext* context,
-                                 std::string* note) {
+                                 std::string* note, std::map<int64_t, double>* by_step) {
   const int64_t rank = (*context->ranks)[index].rank;
   double wait = 0, duration = 0;
   int64_t doubt = 0, doubt_peer = 0;
@@ -221,16 +269,18 @@ std::optional<double> PeerWaitNs(size_t index, const std::vector<P2pKernel>& ker
       *note = fmt::format("rank {}: its peer rank {} is not in the input", rank, *k.peer);
       return std::nullopt;
     }
-    const KernelIndex& theirs = context->KernelsOf(peer->second);
-    const auto match = theirs.find({std::string_view(k.kernel->group), k.kernel->sequence});
-    if (match == theirs.end()) {
+    const Collective* match = context->MatchOf(k, rank, peer->second);
+    if (match == nullptr) {
       *note = fmt::format("rank {}: rank {} has no p2p kernel to match its number {} in group \"{}\"", rank, *k.peer,
-                          k.kernel->sequence, k.kernel->group);
+                          k.pair_ordinal >= 0 ? k.pair_ordinal : k.kernel->sequence, k.kernel->group);
       return std::nullopt;
     }
     const int64_t own_start = SaturatingSub(k.kernel->start_ns, context->Correction(index));
-    const int64_t peer_start = SaturatingSub(match->second->start_ns, context->Correction(peer->second));
-    wait += static_cast<double>(std::clamp<int64_t>(SaturatingSub(peer_start, own_start), 0, k.kernel->duration_ns));
+    const int64_t peer_start = SaturatingSub(match->start_ns, context->Correction(peer->second));
+    const auto kernel_wait =
+        static_cast<double>(std::clamp<int64_t>(SaturatingSub(peer_start, own_start), 0, k.kernel->duration_ns));
+    wait += kernel_wait;
+    (*by_step)[StepKey(*k.kernel)] += kernel_wait;
     duration += static_cast<double>(k.kernel->duration_ns);
     const int64_t pair_doubt = context->Residual(index) + context->Residual(peer->second);
     if (pair_doubt > doubt) {
@@ -253,12 +303,13 @@ GpuWait MeasureGpuWait(size_t index, const StagePlace& place, PeerContext* conte
   GpuWait out;
   const std::vector<P2pKernel> kernels = P2pKernelsOf((*context->ranks)[index], place, peers);
   if (kernels.empty()) return out;
-  if (std::optional<double> wait = PeerWaitNs(index, kernels, context, &out.note)) {
+  if (std::optional<double> wait = PeerWaitNs(index, kernels, context, &out.note, &out.by_step)) {
     out.wait_ns = *wait;
     out.measure = P2pWaitMeasure::kPeerStart;
     return out;
   }
-  out.wait_ns = ExposedNs(kernels);
+  out.by_step.clear();
+  out.wait_ns = ExposedNs(kernels, &out.by_step);
   out.measure = P2pWaitMeasure::kExposed;
   return out;
 }
@@ -391,7 +442,7 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
                                                       const ClockAlignment& clocks) {
   PipelineAnalysis out;
   const std::map<size_t, StagePlace> places = PlaceRanks(ranks, &out.inferred);
-  PeerContext context{&ranks, &clocks, {}, {}};
+  PeerContext context{&ranks, &clocks, {}, {}, {}};
   for (size_t i = 0; i < ranks.size(); ++i) context.index_of.emplace(ranks[i].rank, i);
   PairPeers peers;
   std::map<int64_t, PipelineStage> by_stage;
@@ -403,7 +454,7 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
     const GpuWait gpu = MeasureGpuWait(index, place, &context, &peers);
     if (gpu.measure != P2pWaitMeasure::kNone) {
       out.gpu_waits.push_back(
-          RankPipelineWait{rank.rank, gpu.wait_ns / static_cast<double>(rank.steps), gpu.measure});
+          RankPipelineWait{rank.rank, gpu.wait_ns / static_cast<double>(rank.steps), gpu.measure, gpu.by_step});
     }
     if (out.p2p_wait_note.empty()) out.p2p_wait_note = gpu.note;
     PipelineStage& s = by_stage[place.stage];
@@ -423,10 +474,15 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
 }
 
 double GpuPipelineWaitNsPerStep(const PipelineAnalysis& pipeline, int64_t rank) {
+  const RankPipelineWait* wait = GpuPipelineWaitOf(pipeline, rank);
+  return wait == nullptr ? 0 : wait->wait_ns_per_step;
+}
+
+const RankPipelineWait* GpuPipelineWaitOf(const PipelineAnalysis& pipeline, int64_t rank) {
   for (const RankPipelineWait& w : pipeline.gpu_waits) {
-    if (w.rank == rank) return w.wait_ns_per_step;
+    if (w.rank == rank) return &w;
   }
-  return 0;
+  return nullptr;
 }
 
 double BalancedStagesGainNs(double slowest_work_ns, double slowest_bubble_ns, double mean_work_ns) {

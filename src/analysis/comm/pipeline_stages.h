@@ -14,7 +14,9 @@
 // batchSendRecv operations on Ascend. On GPUs it is the part of each send / recv kernel that precedes the
 // start of its peer's matching kernel: a transfer cannot begin before both sides are there, so that part
 // is waiting for the other stage, the rest is the transfer. The peer's kernel is the one at the same place
-// (sequence) in the same two-rank group; start times are compared on the clocks comm_cross_rank.h aligns.
+// (sequence) in the same two-rank group; where the trace names each kernel's peer (Kineto's Dst Rank / Src
+// Rank, NCCL's "Peer rank" in nsys payloads), in a group of any size, the one at the same place among the
+// pair's kernels in the group. Start times are compared on the clocks comm_cross_rank.h aligns.
 // Where that cannot be done for some kernel of a rank (the peer is not in the input, the group has more
 // than two ranks and the trace does not say which is the peer, or the two ranks' clocks can be wrong by
 // more than kMaxClockDoubtShare of the rank's mean p2p kernel), the rank's wait is the time its p2p
@@ -36,6 +38,7 @@
 //
 // Cost: O(ranks × (groups + communication ops) per rank + p2p kernels × log(p2p kernels)).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +87,9 @@ struct RankPipelineWait {
   int64_t rank = 0;
   double wait_ns_per_step = 0;
   P2pWaitMeasure measure = P2pWaitMeasure::kNone;
+  // The same wait summed per step that launched the kernels (ProfilerStep number; kNoId: outside every
+  // step), for `profile`'s per-step bubble.
+  std::map<int64_t, double> wait_ns_by_step;
 };
 
 struct PipelineAnalysis {
@@ -122,6 +128,9 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
 
 // The rank's pipeline wait per step from its p2p kernels (see above); 0 when it has none.
 double GpuPipelineWaitNsPerStep(const PipelineAnalysis& pipeline, int64_t rank);
+
+// The rank's pipeline wait from its p2p kernels; nullptr when it has none.
+const RankPipelineWait* GpuPipelineWaitOf(const PipelineAnalysis& pipeline, int64_t rank);
 
 // The stage of `rank`, nullptr when it has none.
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank);

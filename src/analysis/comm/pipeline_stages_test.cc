@@ -156,6 +156,33 @@ TEST(PipelineStagesTest, LargerNamedGroupFallsBackToTheExposedTime) {
   EXPECT_NE(p->p2p_wait_note.find("more than two ranks"), std::string::npos);
 }
 
+// The same group of three, with each kernel naming its peer (Kineto's Dst Rank / Src Rank, NCCL's Peer rank):
+// the middle rank receives from rank 0 and sends to rank 2, so rank 2's first kernel in the group is rank 1's
+// third; the pair's own order pairs them, and every wait is the time until the peer starts.
+TEST(PipelineStagesTest, NamedPeersInALargerGroupWaitForThePeersStart) {
+  RankCommunication a = GpuRank(0, 100, "3", "[0, 1, 2]", P2pDirection::kSend, {{0, 30}, {40, 5}});
+  RankCommunication b = GpuRank(1, 200, "3", "[0, 1, 2]", P2pDirection::kRecv, {{20, 10}, {45, 1}});
+  RankCommunication c = GpuRank(2, 150, "3", "[0, 1, 2]", P2pDirection::kRecv, {{50, 30}});
+  RankCommunication b_sends = GpuRank(1, 200, "3", "[0, 1, 2]", P2pDirection::kSend, {{70, 10}});
+  b.collectives.push_back(b_sends.collectives[0]);  // two receives from rank 0, then its send to rank 2
+  b.collectives[2].sequence = 2;
+  for (Collective& k : a.collectives) k.peer = 1;
+  for (Collective& k : c.collectives) k.peer = 1;
+  b.collectives[0].peer = b.collectives[1].peer = 0;
+  b.collectives[2].peer = 2;
+  for (RankCommunication* r : {&a, &b, &c}) {
+    for (Collective& k : r->collectives) k.group_desc = "PIPELINE_MODEL_PARALLEL_GROUP";
+  }
+  const auto p = AnalyzePipelineStages({a, b, c});
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->stages.size(), 3u);
+  EXPECT_TRUE(p->p2p_wait_note.empty()) << p->p2p_wait_note;
+  EXPECT_EQ(p->stages[0].p2p_wait_measure, P2pWaitMeasure::kPeerStart);
+  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 25.0 * kMs);  // 20 - 0, and 45 - 40
+  EXPECT_DOUBLE_EQ(p->stages[1].p2p_wait_ns_per_step, 0);           // its peers were there first, or it never waits
+  EXPECT_DOUBLE_EQ(p->stages[2].p2p_wait_ns_per_step, 20.0 * kMs);  // from 50 until rank 1 sends at 70
+}
+
 // Both ranks send and receive (an exchange, as sequence or context parallelism does): no chain.
 TEST(PipelineStagesTest, ExchangesInBothDirectionsAreNoChain) {
   RankCommunication a = GpuRank(0, 100, "7", "[0, 1]", P2pDirection::kSend, {{0, 30}, {40, 5}});

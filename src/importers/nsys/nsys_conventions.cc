@@ -186,6 +186,10 @@ void SetField(std::string_view name, std::string_view digits, NcclPayload* out) 
     out->bytes = DigitsOf(digits);
   } else if (name == "No. of ranks") {
     out->ranks = DigitsOf(digits);
+  } else if (name == "Rank") {
+    out->rank = DigitsOf(digits);
+  } else if (name == "Peer rank") {
+    out->peer = DigitsOf(digits);
   } else if (name == "NCCL communicator ID") {
     // Ids are uint64 hashes, half of them past int64: kept as their digits, separators dropped.
     std::string id;

@@ -74,6 +74,8 @@ bool IsReadGpuMetric(std::string_view metric_name);
 struct NcclPayload {
   int64_t bytes = -1;  // "Message size [bytes]" (NCCL 2.25 on) or "Bytes" (2.19-2.24): count x type size
   int64_t ranks = -1;  // "No. of ranks" (communicator ranges, NCCL 2.25 on)
+  int64_t rank = -1;   // "Rank": the caller's rank in the communicator (communicator ranges)
+  int64_t peer = -1;   // "Peer rank": the other side of a Send / Recv, in the communicator's numbering
   std::string comm;    // "NCCL communicator ID" as written (digits), "" when absent
 };
 

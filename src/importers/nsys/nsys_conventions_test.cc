@@ -84,9 +84,12 @@ TEST(NsysConventions, ReadsNcclPayloadsRenderedAsJson) {
   EXPECT_EQ(payload->bytes, 4194304);
   EXPECT_EQ(payload->comm, "1234");
   EXPECT_EQ(payload->ranks, -1);
+  EXPECT_EQ(payload->peer, 1);
+  EXPECT_EQ(payload->rank, -1);
   // NCCL 2.19-2.24 names Send's, Recv's and Broadcast's size "Bytes"; communicator ranges give the ranks.
   EXPECT_EQ(NcclPayloadFromJson(R"({"Bytes": "65,536"})")->bytes, 65536);
   EXPECT_EQ(NcclPayloadFromJson(R"({"NCCL communicator ID": 7, "No. of ranks": 8, "Rank": 3})")->ranks, 8);
+  EXPECT_EQ(NcclPayloadFromJson(R"({"NCCL communicator ID": 7, "No. of ranks": 8, "Rank": 3})")->rank, 3);
   EXPECT_EQ(NcclPayloadFromJson(R"({"Message size [bytes]": "n/a"})")->bytes, -1);
   EXPECT_FALSE(NcclPayloadFromJson("[1, 2]").has_value());
   EXPECT_FALSE(NcclPayloadFromJson(R"({"Message size [bytes]": "12)").has_value());  // unterminated string
@@ -126,11 +129,15 @@ TEST(NsysConventions, ReadsNcclPayloadBlobsWithTheirSchema) {
   ASSERT_TRUE(payload.has_value());
   EXPECT_EQ(payload->bytes, 1 << 20);
   EXPECT_EQ(payload->comm, "99");
+  EXPECT_EQ(payload->peer, 1);
   // A communicator's ranks are an int at 8.
   const std::vector<PayloadField> init = {{"NCCL communicator ID", 18, 0}, {"No. of ranks", 5, 8}, {"Rank", 5, 12}};
   EXPECT_EQ(
       NcclPayloadFromBinary(Blob(16777218, LittleEndian(99, 8) + LittleEndian(4, 4) + LittleEndian(2, 4)), init)->ranks,
       4);
+  EXPECT_EQ(
+      NcclPayloadFromBinary(Blob(16777218, LittleEndian(99, 8) + LittleEndian(4, 4) + LittleEndian(2, 4)), init)->rank,
+      2);
   // Shorter than its header says, or no header at all: nothing is read.
   EXPECT_FALSE(NcclPayloadFromBinary(blob.substr(0, blob.size() - 1), send).has_value());
   EXPECT_FALSE(NcclPayloadFromBinary("short", send).has_value());

@@ -110,6 +110,14 @@ struct GpuRow {
   std::optional<int64_t> clock_rate;        // Hz
 };
 
+// An NCCL communicator as its init ranges across the export's processes describe it: its size and, per
+// rank in it, the rank (process) of the export that holds that place.
+struct Communicator {
+  int64_t ranks = -1;
+  std::map<int64_t, int64_t> member;  // rank in the communicator -> rank of the export
+  bool conflicting = false;           // two processes claim one place, or the sizes disagree: no members
+};
+
 // A CUPTI synchronization record waiting for the runtime call it happened in (same process and
 // correlationId), whose host thread it is drawn on.
 struct PendingSync {
@@ -918,11 +926,44 @@ class NsysImporter {
     }
     auto ranks = ranks_of_comm.find(comm);
     if (ranks != ranks_of_comm.end()) info->group_size = ranks->second;
+    GroupFromCommunicator(sink, calls, info);
     if (bytes != kNoId && (api == "AllGather" || api == "ReduceScatter")) {
       bytes = info->group_size == kNoId ? kNoId : bytes * info->group_size;
     }
     info->bytes = bytes;
     return true;
+  }
+
+  // The collective's process group is its communicator, when every call names the same one: NCCL runs the
+  // calls on a communicator in the same order on each of its ranks, so (communicator, sequence) is the
+  // cross-rank key. Its members' ranks and a send / recv's peer where the export holds every member.
+  void GroupFromCommunicator(RankSink& sink, const std::vector<uint32_t>& calls, CollectiveInfo* info) {
+    std::string comm;
+    int64_t peer = -2;  // -2: none seen yet; -1: unknown or the calls disagree
+    for (uint32_t c : calls) {
+      auto payload = sink.nccl_payloads.find(c);
+      if (payload == sink.nccl_payloads.end() || payload->second.comm.empty() ||
+          (!comm.empty() && payload->second.comm != comm)) {
+        return;
+      }
+      comm = payload->second.comm;
+      peer = peer == -2 || peer == payload->second.peer ? payload->second.peer : -1;
+    }
+    TraceBuilder& builder = sink.builder;
+    info->group_name = builder.Intern(comm);
+    auto found = communicators_.find(comm);
+    if (found == communicators_.end()) return;
+    const std::string members = MembersText(found->second);
+    if (members.empty()) return;
+    info->group_ranks = builder.Intern(members);
+    if (peer >= 0) {
+      auto place = found->second.member.find(peer);
+      // A peer that is the caller itself is a payload no NCCL call writes: no peer.
+      const auto own = rank_of_sink_.find(&sink);
+      if (place != found->second.member.end() && own != rank_of_sink_.end() && place->second != own->second) {
+        info->peer_rank = place->second;
+      }
+    }
   }
 
   // The data-moving calls of the group that the ncclGroupEnd at `ranges[end]` closes (its thread's
@@ -1057,11 +1098,38 @@ class NsysImporter {
     std::set<int64_t> gpus(device_ids_.begin(), device_ids_.end());
     for (const auto& sink : sinks_) gpus.insert(sink->devices.begin(), sink->devices.end());
     export_gpus_ = static_cast<int64_t>(gpus.size());
+    if (per_process_) CollectCommunicators(named);
     std::vector<Trace> traces;
     for (size_t i = 0; i < sinks_.size(); ++i) traces.push_back(FinishRank(*sinks_[i], i, named));
     std::stable_sort(traces.begin(), traces.end(),
                      [](const Trace& a, const Trace& b) { return a.metadata().rank < b.metadata().rank; });
     return traces;
+  }
+
+  // The communicators of a per-process export, from the init ranges' payloads ("No. of ranks", "Rank"):
+  // each process's place in each communicator it joined, numbered as NumberRank numbers the processes.
+  void CollectCommunicators(const std::vector<int64_t>& named) {
+    for (size_t i = 0; i < sinks_.size(); ++i) {
+      const int64_t rank = named.empty() ? static_cast<int64_t>(i) : named[i];
+      rank_of_sink_[sinks_[i].get()] = rank;
+      for (const auto& [event, payload] : sinks_[i]->nccl_payloads) {
+        if (payload.comm.empty() || payload.ranks < 1 || payload.rank < 0 || payload.rank >= payload.ranks) continue;
+        Communicator& c = communicators_[payload.comm];
+        if (c.ranks != -1 && c.ranks != payload.ranks) c.conflicting = true;
+        c.ranks = payload.ranks;
+        auto [place, added] = c.member.emplace(payload.rank, rank);
+        if (!added && place->second != rank) c.conflicting = true;
+      }
+    }
+  }
+
+  // The communicator's members as process groups write their ranks ("[0, 1]", by place in the
+  // communicator); "" unless every place is held by a process of the export.
+  static std::string MembersText(const Communicator& c) {
+    if (c.conflicting || static_cast<int64_t>(c.member.size()) != c.ranks) return "";
+    std::string text = "[";
+    for (const auto& [place, rank] : c.member) text += fmt::format("{}{}", text.size() > 1 ? ", " : "", rank);
+    return text + "]";
   }
 
   Trace FinishRank(RankSink& sink, size_t position, const std::vector<int64_t>& named) {
@@ -1121,6 +1189,8 @@ class NsysImporter {
   bool per_process_ = false;       // several processes ran device work: one rank each
   bool device_pids_known_ = true;  // every device table says its process (globalPid)
   std::vector<PendingSync> syncs_;
+  std::unordered_map<std::string, Communicator> communicators_;  // NCCL communicator id -> its members here
+  std::unordered_map<const RankSink*, int64_t> rank_of_sink_;     // per-process exports: each process's rank
   std::unordered_multimap<int64_t, uint32_t> syncs_by_call_;  // (process, correlation) -> syncs_ index
   uint64_t rows_of_other_processes_ = 0;
 };

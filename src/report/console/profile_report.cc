@@ -88,6 +88,16 @@ void AppendHostTable(const std::vector<StepBreakdown>& steps, const StepBreakdow
   if (steps.size() > 1) AppendHostRow("total", total.host, out);
 }
 
+// A GPU pipeline rank's bubble (its p2p kernels' wait for the peer stage), which the step table's exposed
+// communication leaves out: without it the parts would not add up to the span.
+void AppendGpuBubbleTable(const std::vector<StepBreakdown>& steps, const StepBreakdown& total, std::string* out) {
+  *out += fmt::format("{:<10}{:>11}   (span = compute + exposed + memcpy + other + free + bubble; the bubble, "
+                      "p2p waits for the peer stage, is not in exposed)\n",
+                      "pipeline", "bubble ms");
+  for (const StepBreakdown& s : steps) *out += fmt::format("{:<10}{:>11.3f}\n", StepLabel(s), Millis(s.bubble_ns));
+  *out += fmt::format("{:<10}{:>11.3f}\n", "total", Millis(total.bubble_ns));
+}
+
 // torch_npu's own extra columns: the pipeline bubble and the host's lead before the first task. A rank
 // with a bubble says how the span holds it (without one, span = Stage as torch_npu writes it).
 void AppendTorchNpuTable(const std::vector<StepBreakdown>& steps, std::string* out) {
@@ -371,7 +381,11 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
                         rank.incomplete_steps.size() > 1 ? "s" : "", numbers);
   }
   if (split != nullptr) AppendComputingSplitText(*split, out);
-  if (rank.definitions == StepDefinitions::kTorchNpu) AppendTorchNpuTable(rank.steps, out);
+  if (rank.definitions == StepDefinitions::kTorchNpu) {
+    AppendTorchNpuTable(rank.steps, out);
+  } else if (rank.total.bubble_ns > 0) {
+    AppendGpuBubbleTable(rank.steps, rank.total, out);
+  }
   // CPU work has no launches: only the per-thread gaps would be left, and they say little there.
   // A torch_npu rank read from its summaries has no launches or streams: the host side is unknown, not 0.
   const bool summaries_only = rank.definitions == StepDefinitions::kTorchNpu && rank.device_events == 0;
