@@ -17,9 +17,10 @@ Every kernel is launched by cudaLaunchKernel inside its step's ProfilerStep rang
 places it in that step. dispatch / combine carry Kineto's collective args (In/Out msg nelems, dtype) so their
 bytes are known; the all-reduce does not. Durations get a seeded per-rank jitter.
 
-Truth per step and rank (µs): step (device span of the step's kernels), communication (union of the
-communication kernels), exposed communication (that union minus the compute union), all_to_all (union of
-notify_dispatch / dispatch / combine), its exposed part, its share of the step, its bytes.
+Truth per step and rank (µs): step (device span of the step's kernels), host step (the ProfilerStep range),
+one step (the longer of the two: the step every command reports), communication (union of the communication
+kernels), exposed communication (that union minus the compute union), all_to_all (union of notify_dispatch /
+dispatch / combine), its exposed part, its share of the one step, its bytes.
 
 With --mc2-out DIR2 it also writes one torch_npu rank (text export: trace_view.json and kernel_details.csv,
 DIR2/rank0_ascend_pt) whose MoE layers run Ascend MC2 fused operators on the compute stream: MatMulV2 ->
@@ -127,12 +128,12 @@ def rank_events(args, rank):
                             grid=[132, 1, 1], block=[768, 1, 1], **extra))
             events.append(flow("f", corr, 0, stream, start))
         events.append(x("user_annotation", f"ProfilerStep#{number}", PID, PID, step_start, step_end - step_start))
-        truth.append(step_truth(number, kernels))
+        truth.append(step_truth(number, kernels, step_end - step_start))
         t = step_end + 50.0
     return events, truth
 
 
-def step_truth(number, kernels):
+def step_truth(number, kernels, host_step):
     spans = lambda names: union([(s, s + d) for n, _, s, d in kernels if n in names])
     compute = union([(s, s + d) for n, _, s, d in kernels if n not in COMM_NAMES])
     comm, ep = spans(COMM_NAMES), spans(EP_NAMES)
@@ -140,10 +141,13 @@ def step_truth(number, kernels):
     last = max(s + d for _, _, s, d in kernels)
     ep_bytes = sum(TOKENS_NELEMS * 2 for n, _, _, _ in kernels if n in (DISPATCH, COMBINE))
     step = last - first
-    return {"step": number, "step_us": step, "communication_us": length(comm),
+    # The step every command reports: the longer of the host's ProfilerStep range and the device span.
+    one_step = max(host_step, step)
+    return {"step": number, "step_us": step, "host_step_us": host_step, "one_step_us": one_step,
+            "communication_us": length(comm),
             "exposed_communication_us": length(comm) - intersection(comm, compute),
             "all_to_all_us": length(ep), "all_to_all_exposed_us": length(ep) - intersection(ep, compute),
-            "all_to_all_share": length(ep) / step, "all_to_all_bytes": ep_bytes,
+            "all_to_all_share": length(ep) / one_step, "all_to_all_bytes": ep_bytes,
             "all_to_all_kernels": sum(1 for n, _, _, _ in kernels if n in EP_NAMES)}
 
 

@@ -4,7 +4,8 @@ DeepEP-like notify_dispatch / dispatch / combine on their own stream, partly und
 cross_device_reduce_1stage all-reduce) whose per-step answers the generator computes itself. tuneprof must:
   - give every step's communication and exposed communication (`profile --json`) within 15 % of the truth;
   - report the expert-parallel all-to-all per step (`comm --json` ranks[].expert_parallel): its time, exposed
-    part, share of the step and bytes within 15 %;
+    part, share of the step and bytes within 15 %; the step is the one profile and analyze report (one step
+    per rank: the longer of the host step and the device span), never the device span alone;
   - list dispatch / combine as collectives of type alltoall and the custom all-reduce as allreduce, and keep
     DeepEP's layout kernel and the GEMMs compute;
   - quote the exposed all-to-all in `communication.exposed` and turn its strategy to overlapping it;
@@ -144,10 +145,39 @@ def check_advice(binary, directory, truth, failures):
         failures.append(f"analyze: communication.exposed strategy does not name the all-to-all: {exposed['strategy']}")
 
 
+def profile_step_us(step):
+    """The step profile reports beside its parts: the longer of the host step and the device span."""
+    host = (step["host_end_ns"] - step["host_start_ns"]) / 1e3 if step["host_start_ns"] is not None else 0
+    return max(host, step["wall_us"])
+
+
+def check_one_step(binary, directory, profile, comm, truth, failures):
+    """One step per rank: comm's all-to-all rows are of the step profile and analyze report, never the device
+    span alone; that step is the generator's (the longer of its ProfilerStep range and device span)."""
+    analyze = {r["rank"]: r for r in run_json(binary, "analyze", "--json", directory)["ranks"]}
+    rows = {r["rank"]: {row["step"]: row for row in r.get("expert_parallel", [])} for r in comm["ranks"]}
+    for rank in profile["ranks"]:
+        r = rank["rank"]
+        want = {s["step"]: s for s in truth["ranks"][str(r)]}
+        steps = [profile_step_us(s) for s in rank["steps"]]
+        for s, step_us in zip(rank["steps"], steps):
+            row = rows.get(r, {}).get(s["step"])
+            if row is None or abs(row["step_us"] - step_us) > 1e-3:
+                failures.append(f"one step: rank {r} step {s['step']}: comm {row and row['step_us']}, profile {step_us}")
+            if not close(step_us, want[s["step"]]["one_step_us"]):
+                failures.append(f"one step: rank {r} step {s['step']}: {step_us}, generated "
+                                f"{want[s['step']]['one_step_us']:.3f}")
+        mean = sum(steps) / len(steps)
+        if abs(analyze[r]["step_us"] - mean) > 1e-6 * mean + 1e-3:
+            failures.append(f"one step: rank {r}: analyze {analyze[r]['step_us']}, profile {mean}")
+
+
 def check_text(binary, directory, failures):
     done = subprocess.run([binary, "comm", directory], capture_output=True, text=True, timeout=300)
     if "expert-parallel all-to-all (dispatch / combine)" not in done.stdout:
         failures.append("comm text: no expert-parallel all-to-all line")
+    if "as profile and analyze time it" not in done.stdout:
+        failures.append("comm text: the expert-parallel line does not say which step its shares are of")
 
 
 def check_summaries(binary, directory, comm, failures):
@@ -201,9 +231,11 @@ def main():
         truth = json.loads(subprocess.run([sys.executable, generator, "--out", kineto_dir, "--ranks", "4",
                                            "--mc2-out", mc2_dir],
                                           capture_output=True, text=True, check=True).stdout)
-        check_profile(run_json(binary, "profile", "--json", kineto_dir), truth, failures)
+        profile = run_json(binary, "profile", "--json", kineto_dir)
+        check_profile(profile, truth, failures)
         comm = run_json(binary, "comm", "--json", kineto_dir)
         check_comm(comm, truth, failures)
+        check_one_step(binary, kineto_dir, profile, comm, truth, failures)
         check_summaries(binary, kineto_dir, comm, failures)
         check_text(binary, kineto_dir, failures)
         check_advice(binary, kineto_dir, truth, failures)

@@ -132,13 +132,16 @@ void AppendExpertParallel(const RankCommunication& r, std::string* out) {
     steps_ns += s.step_ns;
   }
   const double n = static_cast<double>(r.expert_parallel.size());
+  // The step is the one profile and analyze report (the longer of the host step and the device span,
+  // StepTimeNs), said here because the line above it measures the device span alone.
   *out += fmt::format(
       "  expert-parallel all-to-all (dispatch / combine): {:.3f} ms a step, exposed {:.3f}, {} of "
-      "the step{}\n",
+      "the step{}; the step {:.3f} ms, as profile and analyze time it\n",
       Millis(all) / n, Millis(exposed) / n,
       PercentCell(steps_ns > 0 ? std::optional<double>(static_cast<double>(all) / static_cast<double>(steps_ns))
                                : std::nullopt),
-      r.expert_parallel.size() > 1 ? fmt::format(" (mean over {} steps)", r.expert_parallel.size()) : std::string());
+      r.expert_parallel.size() > 1 ? fmt::format(" (mean over {} steps)", r.expert_parallel.size()) : std::string(),
+      Millis(steps_ns) / n);
   *out += fmt::format("    {:<8}{:>9}{:>12}{:>10}{:>10}{:>10}{:>8}\n", "step", "kernels", "all-to-all", "exposed",
                       "hidden", "MB", "share");
   const size_t shown = std::min(r.expert_parallel.size(), kExpertParallelTextRows);
