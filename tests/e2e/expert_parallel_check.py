@@ -12,7 +12,8 @@ cross_device_reduce_1stage all-reduce) whose per-step answers the generator comp
   - say it in `comm`'s text, and keep it through summaries (`summarize`, then `comm` over them).
 The generator's Ascend MC2 rank (torch_npu text export) must count its fused operators once, as computing
 (no communication in the split), list them as collectives (allreduce, alltoall) and as `fused_comm` kernels,
-and give its dispatch / combine per step, never exposed.
+give their message bytes from kernel_details shapes (within 15 %, said to be estimated from shapes) with a
+bandwidth, and give its dispatch / combine per step, never exposed.
 With SHARED (the corpus directory) it also checks that no corpus Kineto / nsys / torch_npu input gains a
 collective the NCCL / HCCL / gloo names did not already give, except the one corpus trace whose kernels
 truly communicate under another name (CORPUS_NEW_COMMUNICATION: PyTorch symmetric-memory all-reduce).
@@ -120,12 +121,36 @@ def check_mc2(binary, mc2, failures):
             want_counts[kind] = want_counts.get(kind, 0) + n
     if counts != want_counts:
         failures.append(f"mc2 comm: collectives {counts}, generated {want_counts}")
+    check_mc2_bytes(binary, mc2, comm, failures)
     rows = {row["step"]: row for row in comm["ranks"][0].get("expert_parallel", [])}
     for number, want in want_steps.items():
         row = rows.get(number)
         if row is None or not close(row["all_to_all_us"], want["all_to_all_us"]) or row["exposed_us"] != 0:
             failures.append(f"mc2 comm step {number}: expert-parallel {row}, generated {want['all_to_all_us']} "
                             "and 0 exposed")
+
+
+def check_mc2_bytes(binary, mc2, comm, failures):
+    """MC2 fused operators' message bytes, estimated from kernel_details shapes: per type within 15 % of the
+    generator's (exact here), a bandwidth beside them, and the text and JSON say where the bytes come from."""
+    got, want = {}, {}
+    for c in comm["collectives"]:
+        if c["bytes"] is None or c.get("algbw_gbps") is None:
+            failures.append(f"mc2 comm: {c['name'][:50]} bytes {c['bytes']} algbw {c.get('algbw_gbps')}")
+            continue
+        got[c["type"]] = got.get(c["type"], 0) + c["bytes"]
+    for s in mc2["steps"]:
+        for kind, b in s["fused_bytes"].items():
+            want[kind] = want.get(kind, 0) + b
+    for kind, b in want.items():
+        if not close(got.get(kind), b):
+            failures.append(f"mc2 comm: {kind} bytes {got.get(kind)}, generated {b}")
+    fused = comm["ranks"][0].get("fused_comm", {})
+    if fused.get("bytes_source") != "kernel_details shapes" or not close(fused.get("bytes"), sum(want.values())):
+        failures.append(f"mc2 comm: fused_comm {fused}, generated {sum(want.values())} bytes from shapes")
+    text = subprocess.run([binary, "comm", mc2["path"]], capture_output=True, text=True, timeout=300).stdout
+    if "estimated from kernel_details shapes" not in text:
+        failures.append("mc2 comm text: the fused kernels' bytes do not say they are estimated from shapes")
 
 
 def check_advice(binary, directory, truth, failures):
