@@ -17,9 +17,10 @@ Every kernel is launched by cudaLaunchKernel inside its step's ProfilerStep rang
 places it in that step. dispatch / combine carry Kineto's collective args (In/Out msg nelems, dtype) so their
 bytes are known; the all-reduce does not. Durations get a seeded per-rank jitter.
 
-Truth per step and rank (µs): step (device span of the step's kernels), communication (union of the
-communication kernels), exposed communication (that union minus the compute union), all_to_all (union of
-notify_dispatch / dispatch / combine), its exposed part, its share of the step, its bytes.
+Truth per step and rank (µs): step (device span of the step's kernels), host step (the ProfilerStep range),
+one step (the longer of the two: the step every command reports), communication (union of the communication
+kernels), exposed communication (that union minus the compute union), all_to_all (union of notify_dispatch /
+dispatch / combine), its exposed part, its share of the one step, its bytes.
 
 With --mc2-out DIR2 it also writes one torch_npu rank (text export: trace_view.json and kernel_details.csv,
 DIR2/rank0_ascend_pt) whose MoE layers run Ascend MC2 fused operators on the compute stream: MatMulV2 ->
@@ -127,12 +128,12 @@ def rank_events(args, rank):
                             grid=[132, 1, 1], block=[768, 1, 1], **extra))
             events.append(flow("f", corr, 0, stream, start))
         events.append(x("user_annotation", f"ProfilerStep#{number}", PID, PID, step_start, step_end - step_start))
-        truth.append(step_truth(number, kernels))
+        truth.append(step_truth(number, kernels, step_end - step_start))
         t = step_end + 50.0
     return events, truth
 
 
-def step_truth(number, kernels):
+def step_truth(number, kernels, host_step):
     spans = lambda names: union([(s, s + d) for n, _, s, d in kernels if n in names])
     compute = union([(s, s + d) for n, _, s, d in kernels if n not in COMM_NAMES])
     comm, ep = spans(COMM_NAMES), spans(EP_NAMES)
@@ -140,10 +141,13 @@ def step_truth(number, kernels):
     last = max(s + d for _, _, s, d in kernels)
     ep_bytes = sum(TOKENS_NELEMS * 2 for n, _, _, _ in kernels if n in (DISPATCH, COMBINE))
     step = last - first
-    return {"step": number, "step_us": step, "communication_us": length(comm),
+    # The step every command reports: the longer of the host's ProfilerStep range and the device span.
+    one_step = max(host_step, step)
+    return {"step": number, "step_us": step, "host_step_us": host_step, "one_step_us": one_step,
+            "communication_us": length(comm),
             "exposed_communication_us": length(comm) - intersection(comm, compute),
             "all_to_all_us": length(ep), "all_to_all_exposed_us": length(ep) - intersection(ep, compute),
-            "all_to_all_share": length(ep) / step, "all_to_all_bytes": ep_bytes,
+            "all_to_all_share": length(ep) / one_step, "all_to_all_bytes": ep_bytes,
             "all_to_all_kernels": sum(1 for n, _, _, _ in kernels if n in EP_NAMES)}
 
 
@@ -163,6 +167,25 @@ NPU_PY_PID = 3178231
 NPU_HW_PID = 3254508960
 NPU_STREAM = 2
 NPU_BASE_US = 1735689600000000  # absolute epoch µs, as torch_npu writes them
+MC2_TOKENS, MC2_HIDDEN, MC2_FFN, MC2_TOPK = 512, 7168, 2048, 8
+# Per task: (input shapes, input types, output shapes, output types) as kernel_details writes them, and the
+# message bytes of the fused operators as NCCL counts a collective's (the larger of sent and received),
+# computed here from the operator's definition: MatmulAllReduce all-reduces its [tokens, hidden] result;
+# MoeDistributeDispatch sends each token to its top-k experts (receives tokens x top-k rows), Combine sends
+# them back.
+MC2_SHAPES = {
+    "MatMulV2": ((f"{MC2_TOKENS},{MC2_HIDDEN};{MC2_HIDDEN},{MC2_FFN}", "DT_BF16;DT_BF16"),
+                 (f"{MC2_TOKENS},{MC2_FFN}", "DT_BF16"), None),
+    "MatmulAllReduce": ((f"{MC2_TOKENS},{MC2_FFN};{MC2_FFN},{MC2_HIDDEN}", "DT_BF16;DT_BF16"),
+                        (f"{MC2_TOKENS},{MC2_HIDDEN}", "DT_BF16"), MC2_TOKENS * MC2_HIDDEN * 2),
+    "MoeDistributeDispatchV2": ((f"{MC2_TOKENS},{MC2_HIDDEN};{MC2_TOKENS},{MC2_TOPK}", "DT_BF16;INT32"),
+                                (f"{MC2_TOKENS * MC2_TOPK},{MC2_HIDDEN};{MC2_TOKENS * MC2_TOPK}", "DT_BF16;INT32"),
+                                MC2_TOKENS * MC2_TOPK * MC2_HIDDEN * 2),
+    "GroupedMatmul": ((f"{MC2_TOKENS * MC2_TOPK},{MC2_HIDDEN};32,{MC2_HIDDEN},{MC2_FFN}", "DT_BF16;DT_BF16"),
+                      (f"{MC2_TOKENS * MC2_TOPK},{MC2_FFN}", "DT_BF16"), None),
+    "MoeDistributeCombineV2": ((f"{MC2_TOKENS * MC2_TOPK},{MC2_HIDDEN};{MC2_TOKENS},{MC2_TOPK}", "DT_BF16;INT32"),
+                               (f"{MC2_TOKENS},{MC2_HIDDEN}", "DT_BF16"), MC2_TOKENS * MC2_TOPK * MC2_HIDDEN * 2),
+}
 MC2_LAYER = (  # (task name, op type, accelerator core, µs, fused collective or None)
     ("aclnnMatmul_MatMulV2_MatMulV2", "MatMulV2", "AI_CORE", 150.0, None),
     ("aclnnMatmulAllReduce_MatmulAllReduce_MatmulAllReduce", "MatmulAllReduce", "MIX_AIC", 320.0, "allreduce"),
@@ -197,23 +220,28 @@ def write_mc2(args, out):
         for _ in range(args.layers):
             for name, op_type, core, dur, collective in MC2_LAYER:
                 task_id += 1
-                tasks.append((name, t, dur, collective))
+                tasks.append((name, t, dur, collective, MC2_SHAPES[op_type][2]))
                 events.append({"ph": "X", "name": name, "pid": NPU_HW_PID, "tid": NPU_STREAM, "ts": npu_us(t),
                                "dur": dur, "args": {"Model Id": 4294967295, "Task Type": core,
                                                     "Physic Stream Id": NPU_STREAM, "Task Id": task_id}})
                 wait = 0.0 if prev_end is None else t - prev_end
+                (in_shapes, in_types), (out_shapes, out_types), _ = MC2_SHAPES[op_type]
+                in_formats = ";".join(["ND"] * len(in_types.split(";")))
+                out_formats = ";".join(["ND"] * len(out_types.split(";")))
                 rows.append(f"{number},4294967295,{task_id},{NPU_STREAM},{name},{op_type},{core},{npu_us(t)}\t,"
-                            f"{dur},{wait:.3f},24,0,NO,\"\"\"4096,7168\"\"\",DT_BF16,ND,\"\"\"4096,7168\"\"\","
-                            "DT_BF16,ND,N/A")
+                            f"{dur},{wait:.3f},24,0,NO,\"\"\"{in_shapes}\"\"\",{in_types},{in_formats},"
+                            f"\"\"\"{out_shapes}\"\"\",{out_types},{out_formats},N/A")
                 prev_end = t + dur
                 t += dur + 5.0
         events.append({"ph": "X", "name": f"ProfilerStep#{number}", "pid": NPU_PY_PID, "tid": NPU_PY_PID,
                        "ts": npu_us(step_start), "dur": t + 10.0 - step_start, "cat": "cpu_op", "args": {}})
-        spans = union([(s0, s0 + d) for _, s0, d, _ in tasks])
-        ep = union([(s0, s0 + d) for _, s0, d, c in tasks if c == "alltoall"])
+        spans = union([(s0, s0 + d) for _, s0, d, _, _ in tasks])
+        ep = union([(s0, s0 + d) for _, s0, d, c, _ in tasks if c == "alltoall"])
         truth.append({"step": number, "computing_us": length(spans), "communication_us": 0.0,
-                      "collectives": {"allreduce": sum(1 for *_, c in tasks if c == "allreduce"),
-                                      "alltoall": sum(1 for *_, c in tasks if c == "alltoall")},
+                      "collectives": {"allreduce": sum(1 for *_, c, _ in tasks if c == "allreduce"),
+                                      "alltoall": sum(1 for *_, c, _ in tasks if c == "alltoall")},
+                      "fused_bytes": {kind: sum(b for *_, c, b in tasks if c == kind)
+                                      for kind in ("allreduce", "alltoall")},
                       "all_to_all_us": length(ep), "all_to_all_exposed_us": 0.0})
         t += 60.0
     with open(os.path.join(rank_dir, "profiler_info_0.json"), "w") as f:

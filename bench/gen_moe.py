@@ -25,8 +25,11 @@ Layouts:
              empty bias and the group list, whose values kernel_details does not hold, so tokens per expert
              are unknown there) and the hcom_alltoallv operators; step_trace_time.csv.
 
+  --splits-only (kineto): the grouped GEMMs recorded without record_shapes, so only the all-to-alls' split
+             sizes tell each rank's tokens (one dispatch a layer: its received rows), none per expert.
+
     python3 bench/gen_moe.py --out DIR [--ranks 4] [--experts 2] [--layers 4] [--steps 3] [--tokens 4096]
-                             [--skew 1.0] [--layout kineto|torch_npu]
+                             [--skew 1.0] [--layout kineto|torch_npu] [--splits-only]
 """
 import argparse
 import json
@@ -100,8 +103,12 @@ def schedule(args, layers):
 
 def truth(args, layers):
     n_experts = args.ranks * args.experts
-    calls = 2 * args.layers  # per step, per rank
-    rank_tok = [sum(2 * rank_tokens(args, per_expert, r) for per_expert in layers) for r in range(args.ranks)]
+    # With the grouped GEMMs' shapes each GEMM (fc1, fc2) is a call of the rank's tokens; with split sizes
+    # only, each dispatch all-to-all is one call of the tokens it received.
+    per_layer = 1 if args.splits_only else 2
+    calls = per_layer * args.layers  # per step, per rank
+    rank_tok = [sum(per_layer * rank_tokens(args, per_expert, r) for per_expert in layers)
+                for r in range(args.ranks)]
     expert_tok = [sum(2 * per_expert[g] for per_expert in layers) for g in range(n_experts)]
     mean_rank = sum(rank_tok) / args.ranks
     mean_expert = sum(expert_tok) / n_experts
@@ -113,21 +120,23 @@ def truth(args, layers):
             wait += (args.ranks * max(d) - sum(d)) / (args.ranks - 1) if args.ranks > 1 else 0.0
     device = [sum(2 * gemm_us(rank_tokens(args, per_expert, r)) for per_expert in layers) for r in range(args.ranks)]
     slowest = max(range(args.ranks), key=lambda r: (device[r], -r))
-    out = {"layout": args.layout, "ranks": args.ranks, "experts_per_rank": args.experts, "steps": args.steps,
+    out = {"layout": args.layout, "splits_only": args.splits_only,
+           "source": "all_to_all_splits" if args.splits_only else None, "ranks": args.ranks, "experts_per_rank": args.experts, "steps": args.steps,
            "grouped_gemm_calls_per_step": calls,
            "rank_tokens_per_step": rank_tok, "max_rank_tokens_per_step": max(rank_tok),
            "mean_rank_tokens_per_step": mean_rank, "max_rank": rank_tok.index(max(rank_tok)),
            "slowest_rank": slowest,
            "slowest_rank_extra_compute_us_per_step": device[slowest] - sum(device) / args.ranks,
            "cost_us_per_step": cost, "others_wait_us_per_step": wait}
-    if args.layout == "kineto":
+    experts_known = args.layout == "kineto" and not args.splits_only
+    if experts_known:
         out.update({"expert_tokens_per_step": expert_tok, "max_expert_tokens_per_step": max(expert_tok),
                     "mean_expert_tokens_per_step": mean_expert, "max_expert": expert_tok.index(max(expert_tok))})
     if args.layout == "kineto":  # each all-to-all moves max(in, out) rows of HIDDEN bf16 values (2 per layer)
         moved = [sum(2 * max(map(sum, splits(args, per_expert, r))) * HIDDEN * 2 for per_expert in layers)
                  for r in range(args.ranks)]
         out["all_to_all_mb_per_step"] = [b / 1e6 for b in moved]
-    ratios = [max(rank_tok) / mean_rank] + ([max(expert_tok) / mean_expert] if args.layout == "kineto" else [])
+    ratios = [max(rank_tok) / mean_rank] + ([max(expert_tok) / mean_expert] if experts_known else [])
     out["max_over_mean"] = max(ratios)
     return out
 
@@ -172,6 +181,11 @@ class KinetoRank:
     def grouped_gemm(self, start, dur, tokens, sizes, k_in, k_out):
         host = start - 40.0
         dims = [[tokens, k_in], [self.args.experts, k_in, k_out]]
+        if self.args.splits_only:  # recorded without record_shapes: the operators carry no shapes
+            self.events.append(x("cpu_op", "moe::grouped_gemm", PID, PID, host, 20.0))
+            self.events.append(x("cpu_op", "aten::_grouped_mm", PID, PID, host + 2.0, 16.0))
+            self.launch(host + 5.0, start, dur, GEMM_KERNEL, STREAM)
+            return
         self.events.append(x("cpu_op", "moe::grouped_gemm", PID, PID, host, 20.0,
                              **{"Input Dims": dims + [[]], "Input type": ["c10::BFloat16", "c10::BFloat16", "GenericList"],
                                 "Concrete Inputs": ["", "", json.dumps(sizes)]}))
@@ -277,6 +291,8 @@ def main():
     parser.add_argument("--tokens", type=int, default=4096, help="mean tokens per rank per layer")
     parser.add_argument("--skew", type=float, default=1.0, help="Zipf exponent of the routing; 0: even")
     parser.add_argument("--layout", choices=("kineto", "torch_npu"), default="kineto")
+    parser.add_argument("--splits-only", action="store_true",
+                        help="kineto: no record_shapes on the grouped GEMMs, only the all-to-alls' split sizes")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     layers = plan(args)

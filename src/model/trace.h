@@ -110,6 +110,10 @@ struct CollectiveInfo {
   StringId group_desc;
   StringId group_ranks;  // "[0, 1]" as written
   int64_t peer_rank = kNoId;  // a send / recv's other side, as a global rank, where the trace names it
+  // all_to_all(_single)'s split sizes ("[512, 480, 530, 525]" as written): rows sent to / received from
+  // each rank of the group; empty for other collectives and where the trace does not write them.
+  StringId in_splits;
+  StringId out_splits;
 };
 
 // A torch_npu HCCL task (trace_view's HCCL plane events: Memcpy, Reduce_Inline, Notify_*): what it moved

@@ -4,14 +4,16 @@ DeepEP-like notify_dispatch / dispatch / combine on their own stream, partly und
 cross_device_reduce_1stage all-reduce) whose per-step answers the generator computes itself. tuneprof must:
   - give every step's communication and exposed communication (`profile --json`) within 15 % of the truth;
   - report the expert-parallel all-to-all per step (`comm --json` ranks[].expert_parallel): its time, exposed
-    part, share of the step and bytes within 15 %;
+    part, share of the step and bytes within 15 %; the step is the one profile and analyze report (one step
+    per rank: the longer of the host step and the device span), never the device span alone;
   - list dispatch / combine as collectives of type alltoall and the custom all-reduce as allreduce, and keep
     DeepEP's layout kernel and the GEMMs compute;
   - quote the exposed all-to-all in `communication.exposed` and turn its strategy to overlapping it;
   - say it in `comm`'s text, and keep it through summaries (`summarize`, then `comm` over them).
 The generator's Ascend MC2 rank (torch_npu text export) must count its fused operators once, as computing
 (no communication in the split), list them as collectives (allreduce, alltoall) and as `fused_comm` kernels,
-and give its dispatch / combine per step, never exposed.
+give their message bytes from kernel_details shapes (within 15 %, said to be estimated from shapes) with a
+bandwidth, and give its dispatch / combine per step, never exposed.
 With SHARED (the corpus directory) it also checks that no corpus Kineto / nsys / torch_npu input gains a
 collective the NCCL / HCCL / gloo names did not already give, except the one corpus trace whose kernels
 truly communicate under another name (CORPUS_NEW_COMMUNICATION: PyTorch symmetric-memory all-reduce).
@@ -119,12 +121,36 @@ def check_mc2(binary, mc2, failures):
             want_counts[kind] = want_counts.get(kind, 0) + n
     if counts != want_counts:
         failures.append(f"mc2 comm: collectives {counts}, generated {want_counts}")
+    check_mc2_bytes(binary, mc2, comm, failures)
     rows = {row["step"]: row for row in comm["ranks"][0].get("expert_parallel", [])}
     for number, want in want_steps.items():
         row = rows.get(number)
         if row is None or not close(row["all_to_all_us"], want["all_to_all_us"]) or row["exposed_us"] != 0:
             failures.append(f"mc2 comm step {number}: expert-parallel {row}, generated {want['all_to_all_us']} "
                             "and 0 exposed")
+
+
+def check_mc2_bytes(binary, mc2, comm, failures):
+    """MC2 fused operators' message bytes, estimated from kernel_details shapes: per type within 15 % of the
+    generator's (exact here), a bandwidth beside them, and the text and JSON say where the bytes come from."""
+    got, want = {}, {}
+    for c in comm["collectives"]:
+        if c["bytes"] is None or c.get("algbw_gbps") is None:
+            failures.append(f"mc2 comm: {c['name'][:50]} bytes {c['bytes']} algbw {c.get('algbw_gbps')}")
+            continue
+        got[c["type"]] = got.get(c["type"], 0) + c["bytes"]
+    for s in mc2["steps"]:
+        for kind, b in s["fused_bytes"].items():
+            want[kind] = want.get(kind, 0) + b
+    for kind, b in want.items():
+        if not close(got.get(kind), b):
+            failures.append(f"mc2 comm: {kind} bytes {got.get(kind)}, generated {b}")
+    fused = comm["ranks"][0].get("fused_comm", {})
+    if fused.get("bytes_source") != "kernel_details shapes" or not close(fused.get("bytes"), sum(want.values())):
+        failures.append(f"mc2 comm: fused_comm {fused}, generated {sum(want.values())} bytes from shapes")
+    text = subprocess.run([binary, "comm", mc2["path"]], capture_output=True, text=True, timeout=300).stdout
+    if "estimated from kernel_details shapes" not in text:
+        failures.append("mc2 comm text: the fused kernels' bytes do not say they are estimated from shapes")
 
 
 def check_advice(binary, directory, truth, failures):
@@ -144,10 +170,39 @@ def check_advice(binary, directory, truth, failures):
         failures.append(f"analyze: communication.exposed strategy does not name the all-to-all: {exposed['strategy']}")
 
 
+def profile_step_us(step):
+    """The step profile reports beside its parts: the longer of the host step and the device span."""
+    host = (step["host_end_ns"] - step["host_start_ns"]) / 1e3 if step["host_start_ns"] is not None else 0
+    return max(host, step["wall_us"])
+
+
+def check_one_step(binary, directory, profile, comm, truth, failures):
+    """One step per rank: comm's all-to-all rows are of the step profile and analyze report, never the device
+    span alone; that step is the generator's (the longer of its ProfilerStep range and device span)."""
+    analyze = {r["rank"]: r for r in run_json(binary, "analyze", "--json", directory)["ranks"]}
+    rows = {r["rank"]: {row["step"]: row for row in r.get("expert_parallel", [])} for r in comm["ranks"]}
+    for rank in profile["ranks"]:
+        r = rank["rank"]
+        want = {s["step"]: s for s in truth["ranks"][str(r)]}
+        steps = [profile_step_us(s) for s in rank["steps"]]
+        for s, step_us in zip(rank["steps"], steps):
+            row = rows.get(r, {}).get(s["step"])
+            if row is None or abs(row["step_us"] - step_us) > 1e-3:
+                failures.append(f"one step: rank {r} step {s['step']}: comm {row and row['step_us']}, profile {step_us}")
+            if not close(step_us, want[s["step"]]["one_step_us"]):
+                failures.append(f"one step: rank {r} step {s['step']}: {step_us}, generated "
+                                f"{want[s['step']]['one_step_us']:.3f}")
+        mean = sum(steps) / len(steps)
+        if abs(analyze[r]["step_us"] - mean) > 1e-6 * mean + 1e-3:
+            failures.append(f"one step: rank {r}: analyze {analyze[r]['step_us']}, profile {mean}")
+
+
 def check_text(binary, directory, failures):
     done = subprocess.run([binary, "comm", directory], capture_output=True, text=True, timeout=300)
     if "expert-parallel all-to-all (dispatch / combine)" not in done.stdout:
         failures.append("comm text: no expert-parallel all-to-all line")
+    if "as profile and analyze time it" not in done.stdout:
+        failures.append("comm text: the expert-parallel line does not say which step its shares are of")
 
 
 def check_summaries(binary, directory, comm, failures):
@@ -201,9 +256,11 @@ def main():
         truth = json.loads(subprocess.run([sys.executable, generator, "--out", kineto_dir, "--ranks", "4",
                                            "--mc2-out", mc2_dir],
                                           capture_output=True, text=True, check=True).stdout)
-        check_profile(run_json(binary, "profile", "--json", kineto_dir), truth, failures)
+        profile = run_json(binary, "profile", "--json", kineto_dir)
+        check_profile(profile, truth, failures)
         comm = run_json(binary, "comm", "--json", kineto_dir)
         check_comm(comm, truth, failures)
+        check_one_step(binary, kineto_dir, profile, comm, truth, failures)
         check_summaries(binary, kineto_dir, comm, failures)
         check_text(binary, kineto_dir, failures)
         check_advice(binary, kineto_dir, truth, failures)

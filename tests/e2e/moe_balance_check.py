@@ -6,7 +6,9 @@ torch_npu's kernel_details) exactly, the slowest rank, and its gain (the slowest
 time, layer by layer, per step) and the others' wait at the next all-to-all within 15 %; with even routing,
 no such finding. Each run also goes through `advise --json`, which must say the same, and `profile --json`,
 whose per-rank `moe` object must hold each rank's tokens (and each local expert's where the layout has them),
-and each rank's summary (`summarize`) must give the finding the traces give.
+and each rank's summary (`summarize`) must give the finding the traces give. A Kineto run recorded without
+record_shapes on its grouped GEMMs (--splits-only) must give each rank's tokens from its all-to-alls' split
+sizes (the rows each dispatch received; `shapes_from` "all_to_all_splits"), exactly, and the same gains.
 
 Usage: moe_balance_check.py TUNEPROF GEN_MOE_PY
 """
@@ -21,9 +23,9 @@ from harness import Checker
 ID = "moe.expert_imbalance"
 
 
-def generate(generator, out, layout, skew, ranks=4):
+def generate(generator, out, layout, skew, ranks=4, *flags):
     done = subprocess.run([sys.executable, generator, "--out", out, "--layout", layout, "--skew", str(skew),
-                           "--ranks", str(ranks)], capture_output=True, text=True, check=True)
+                           "--ranks", str(ranks), *flags], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
 
@@ -88,7 +90,10 @@ def check_profile(c, name, truth, path):
     e = truth["experts_per_rank"]
     for r, tokens in enumerate(truth["rank_tokens_per_step"]):
         moe = ranks.get(r) or {}
-        ok = moe.get("tokens_per_step") == tokens and moe.get("local_experts") == e and moe.get("steps") == truth["steps"]
+        local = None if truth.get("splits_only") else e  # split sizes are per peer rank, not per expert
+        ok = moe.get("tokens_per_step") == tokens and moe.get("local_experts") == local and moe.get("steps") == truth["steps"]
+        if truth.get("source"):
+            ok = ok and moe.get("shapes_from") == truth["source"]
         ok = ok and moe.get("grouped_gemm_calls") == truth["grouped_gemm_calls_per_step"] * truth["steps"]
         if "expert_tokens_per_step" in truth:
             ok = ok and moe.get("expert_tokens_per_step") == truth["expert_tokens_per_step"][r * e:(r + 1) * e]
@@ -129,6 +134,21 @@ def main():
             generate(generator, even, layout, 0.0)
             f, result = finding(c, f"{layout} even", "analyze", even)
             c.check(f"{layout} even: no {ID}", result is not None and f is None, "fired on even routing")
+        # Only the all-to-alls' split sizes (no record_shapes on the grouped GEMMs): tokens per rank from
+        # them, marked so; the same gains.
+        for skew in (1.0, 0.0):
+            name = f"splits only skew {skew}"
+            run = os.path.join(tmp, f"splits_{skew}")
+            truth = generate(generator, run, "kineto", skew, 4, "--splits-only")
+            f, result = finding(c, name, "analyze", run)
+            if skew > 0:
+                check_skewed(c, name, truth, f)
+                c.check(f"{name}: tokens marked as from split sizes",
+                        f is not None and f["evidence"].get("shapes_from") == "all_to_all_splits",
+                        str(f and f["evidence"].get("shapes_from")))
+                check_profile(c, name, truth, run)
+            else:
+                c.check(f"{name}: no {ID}", result is not None and f is None, "fired on even routing")
         one = os.path.join(tmp, "one_rank")
         generate(generator, one, "kineto", 1.0, ranks=1)
         f, _ = finding(c, "one rank", "analyze", one)

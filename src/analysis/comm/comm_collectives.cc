@@ -12,6 +12,7 @@
 #include "analysis/comm/comm_groups.h"
 #include "analysis/comm/comm_links.h"
 #include "analysis/comm/expert_parallel.h"
+#include "analysis/comm/fused_comm_bytes.h"
 #include "analysis/comm/wait_causes.h"
 #include "analysis/core/comm_kernel_rules.h"
 #include "analysis/core/cpu_work.h"
@@ -285,6 +286,7 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
   }
   const EventTable& events = trace.events();
   const LaunchTimes launches = FindLaunchTimes(trace);
+  const FusedCommShapes fused_shapes(trace);  // MC2 kernels' bytes, estimated from kernel_details shapes
   std::vector<Collective> out;
   for (const DeviceWorkEvent& w : work) {
     if (!Communicates(w.work)) continue;
@@ -337,6 +339,9 @@ std::vector<Collective> ListCollectives(const Trace& trace) {
       FillFromProcessGroupConfig(pg_config, &c);
     }
     if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, w.event);
+    if (c.bytes < 0 && rule != nullptr && rule->kind == CommKernelKind::kFusedComm) {
+      c.bytes = fused_shapes.Bytes(name, c.start_ns);
+    }
     out.push_back(std::move(c));
   }
   std::stable_sort(out.begin(), out.end(),

@@ -187,7 +187,7 @@ std::string HcclGroupHash(std::string_view id);
 // expert_parallel) the step launched, as a union over streams, and how much of it no compute hides.
 struct ExpertParallelStep {
   std::optional<int64_t> step;  // ProfilerStep#N; nullopt for a trace without steps (the whole trace)
-  int64_t step_ns = 0;          // the step's device span (StepBreakdown::wall_ns)
+  int64_t step_ns = 0;          // the step analyze and profile report (StepTimeNs: host range or device span)
   uint64_t kernels = 0;
   int64_t all_to_all_ns = 0;            // |U(dispatch / combine kernels)|
   int64_t exposed_ns = 0;               // the part with no compute beside it (fused kernels compute: never exposed)

@@ -46,7 +46,8 @@ struct StepKernels {
 };
 
 // `window`: the step's device span, which the kernels are measured inside, so that their share of the step
-// stays within it even where the step's own definitions placed a kernel elsewhere (torch_npu's).
+// stays within it even where the step's own definitions placed a kernel elsewhere (torch_npu's). `step_ns`
+// is the step every command reports (StepTimeNs), never shorter than that span, so the share stays <= 1.
 ExpertParallelStep Measure(std::optional<int64_t> step, int64_t step_ns, std::optional<Interval> window,
                            StepKernels kernels, const IntervalSet& busy) {
   ExpertParallelStep out;
@@ -92,7 +93,7 @@ std::vector<ExpertParallelStep> MeasureExpertParallel(const Trace& trace, const 
     if (it == by_step.end()) continue;
     std::optional<Interval> window;
     if (s.device_start_ns != kNoId && s.device_end_ns != kNoId) window = Interval{s.device_start_ns, s.device_end_ns};
-    out.push_back(Measure(s.step, s.wall_ns, window, std::move(it->second), busy));
+    out.push_back(Measure(s.step, StepTimeNs(s), window, std::move(it->second), busy));
   }
   return out;
 }

@@ -45,8 +45,10 @@ TEST(ExpertParallelTest, PerStepTimeExposureBytesAndShare) {
     EXPECT_EQ(s.all_to_all_ns, Us(900));
     EXPECT_EQ(s.exposed_ns, Us(700));
     EXPECT_EQ(s.hidden_ns, Us(200));
-    EXPECT_EQ(s.step_ns, Us(2200));  // device span [100, 2300)
-    EXPECT_DOUBLE_EQ(*s.share_of_step, 900.0 / 2200.0);
+    // The step every command reports: the host's ProfilerStep range (5000 us) is longer than the device
+    // span [100, 2300), so the share is of it, as analyze's shares are.
+    EXPECT_EQ(s.step_ns, Us(5000));
+    EXPECT_DOUBLE_EQ(*s.share_of_step, 900.0 / 5000.0);
     EXPECT_EQ(s.bytes, kNoId);
   }
   EXPECT_EQ(r.expert_parallel[0].step, 1);

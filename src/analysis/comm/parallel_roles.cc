@@ -120,7 +120,9 @@ void Infer(CommGroupSummary* g, int64_t world, size_t groups_with_collectives) {
   const bool world_group = IsWorldLabel(g->label) || (world > 1 && size == world && stride == 1);
   // A primitive read off a kernel name alone is no evidence: NCCL runs all-to-all as grouped SendRecv
   // kernels. The group's member list comes with the collective's arguments, which name the primitive.
-  const bool typed_by_args = !g->global_ranks.empty();
+  // HCCL's operators (communication.json) name theirs outright: batchSendRecv / send / receive are point
+  // to point, all-to-all is hcom_alltoall(v), whether or not profiler_metadata.json names the group.
+  const bool typed_by_args = !g->global_ranks.empty() || g->source == "communication.json";
   if (typed_by_args && g->busiest_type == CollectiveType::kSendRecv) {
     Set(g, "pp", true, "inferred: its busiest primitive is send/recv, as pipeline stages pass activations");
   } else if (typed_by_args && g->busiest_type == CollectiveType::kAllToAll) {

@@ -15,7 +15,8 @@
 // - its busiest primitive is send / recv: pp (stages pass activations point to point);
 // - its busiest primitive is all-to-all: ep (tokens dispatched to experts);
 //   (both only where the collectives' arguments list the members, and so name the primitive: NCCL runs
-//   all-to-all as SendRecv kernels, whose name alone says send / recv);
+//   all-to-all as SendRecv kernels, whose name alone says send / recv; or where the group is HCCL's, from
+//   communication.json, whose operator names are the primitive);
 // - its members are consecutive ranks, 2 to kNodeDevices of them, fewer than the run's world: tp (the
 //   frameworks place tensor parallelism innermost, inside a node);
 // - its members are evenly strided (a stride above 1) and it reduces or gathers: dp (each member holds

@@ -80,6 +80,18 @@ TEST(ParallelRolesTest, AKernelNamedSendRecvWithoutArgumentsIsNoPipeline) {
   EXPECT_EQ(groups[0].role, "");
 }
 
+// An HCCL group whose hash profiler_metadata.json does not name: its operators (batchSendRecv) name the
+// primitive, so it is a pipeline group, inferred, as the pipeline stages read it.
+TEST(ParallelRolesTest, AnUnnamedHcclGroupOfSendRecvIsPipeline) {
+  CommGroupSummary g = Group("", {}, CollectiveType::kSendRecv);
+  g.source = "communication.json";
+  g.ranks = {0, 1, 2, 3};
+  std::vector<CommGroupSummary> groups = {g};
+  AssignRoles(&groups);
+  EXPECT_EQ(groups[0].role, "pp");
+  EXPECT_TRUE(groups[0].role_inferred);
+}
+
 TEST(ParallelRolesTest, DomainsSumTheirGroupsAndNameTheSlowestPair) {
   std::vector<CommGroupSummary> groups = {Group("mesh_pp", {0, 4}, CollectiveType::kSendRecv),
                                           Group("mesh_pp", {1, 5}, CollectiveType::kSendRecv),

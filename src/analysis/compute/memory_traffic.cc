@@ -12,51 +12,8 @@
 namespace tuneprof {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, double>, 22> kNpuDtypeBytes = {{
-    {"FLOAT", 4},       {"FLOAT32", 4},  {"FP32", 4},          {"FLOAT16", 2},     {"FP16", 2},   {"BF16", 2},
-    {"BFLOAT16", 2},    {"DOUBLE", 8},   {"INT8", 1},          {"UINT8", 1},       {"BOOL", 1},   {"INT16", 2},
-    {"UINT16", 2},      {"INT32", 4},    {"UINT32", 4},        {"INT64", 8},       {"UINT64", 8}, {"COMPLEX64", 8},
-    {"COMPLEX128", 16}, {"HIFLOAT8", 1}, {"FLOAT8_E4M3FN", 1}, {"FLOAT8_E5M2", 1},
-}};
-
-// An optional input the operator was called without: no tensor, no bytes.
-constexpr std::string_view kAbsentTensor = "UNDEFINED";
-
 bool OnAiCores(std::string_view core) {
   return core == "AI_CORE" || core == "AI_VECTOR_CORE" || core == "MIX_AIC" || core == "MIX_AIV";
-}
-
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == separator) {
-      parts.push_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return parts;
-}
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '"')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '"')) text.remove_suffix(1);
-  return text;
-}
-
-// Elements of one tensor ("32,3,224,224"; "" is a scalar); nullopt when a dimension is not a number.
-std::optional<double> Numel(std::string_view shape) {
-  shape = Trim(shape);
-  double numel = 1;
-  if (shape.empty()) return numel;
-  for (std::string_view dim : Split(shape, ',')) {
-    dim = Trim(dim);
-    int64_t value = 0;
-    const auto [end, error] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
-    if (error != std::errc() || end != dim.data() + dim.size() || value < 0) return std::nullopt;
-    numel *= static_cast<double>(value);
-  }
-  return numel;
 }
 
 // The chip's memory bandwidth or, where no measured peak is known, its cores' aggregate read path; and
@@ -90,30 +47,6 @@ bool IsHbmSeries(std::string_view name) {
 }
 
 }  // namespace
-
-double NpuDtypeBytes(std::string_view dtype) {
-  dtype = Trim(dtype);
-  if (dtype.starts_with("DT_")) dtype.remove_prefix(3);
-  for (const auto& [name, bytes] : kNpuDtypeBytes) {
-    if (dtype == name) return bytes;
-  }
-  return 0;
-}
-
-std::optional<double> NpuTensorBytes(std::string_view shapes, std::string_view dtypes) {
-  const std::vector<std::string_view> shape_list = Split(shapes, ';');
-  const std::vector<std::string_view> dtype_list = Split(dtypes, ';');
-  if (shape_list.size() != dtype_list.size()) return std::nullopt;
-  double bytes = 0;
-  for (size_t i = 0; i < shape_list.size(); ++i) {
-    if (Trim(dtype_list[i]) == kAbsentTensor) continue;
-    const double element = NpuDtypeBytes(dtype_list[i]);
-    const std::optional<double> numel = Numel(shape_list[i]);
-    if (element <= 0 || !numel) return std::nullopt;
-    bytes += element * *numel;
-  }
-  return bytes;
-}
 
 MemoryTrafficEstimate EstimateNpuMemoryTraffic(const Trace& trace, const HardwareProfile* profile) {
   MemoryTrafficEstimate out;

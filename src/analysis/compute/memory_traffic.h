@@ -20,6 +20,7 @@
 
 #include "analysis/compute/op_flops.h"
 #include "analysis/core/hardware_profile.h"
+#include "analysis/core/npu_tensors.h"  // NpuDtypeBytes, NpuTensorBytes
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -44,13 +45,6 @@ struct MemoryTrafficEstimate {
   uint64_t series = 0;                      // HBM sampling: stack x direction series with samples
   std::optional<double> span_gb_per_s;      // HBM sampling: the rate over the whole window
 };
-
-// Size in bytes of one element of a torch_npu data type ("FLOAT16", "DT_BF16", "INT64"); 0 when unknown.
-double NpuDtypeBytes(std::string_view dtype);
-
-// Bytes of the tensors of one kernel_details cell pair ("32,3,224,224;64", "FLOAT;FLOAT"); nullopt when a
-// tensor's data type has no known size or the lists do not pair up.
-std::optional<double> NpuTensorBytes(std::string_view shapes, std::string_view dtypes);
 
 MemoryTrafficEstimate EstimateNpuMemoryTraffic(const Trace& trace, const HardwareProfile* profile);
 

@@ -5,11 +5,13 @@
 #include <cctype>
 #include <numeric>
 #include <optional>
+#include <map>
 #include <set>
 #include <string_view>
 #include <unordered_map>
 
 #include "analysis/core/op_shapes.h"
+#include "base/rank_ranges.h"
 
 namespace tuneprof {
 namespace {
@@ -239,6 +241,72 @@ void MeasureRecordShapes(const Trace& trace, const HostOpTree& tree, RankMoeLoad
   load->steps = std::max<uint64_t>(1, trace.steps().size());
 }
 
+// Σ of an all-to-all's split sizes ("[512, 480, 530]", rows per peer); nullopt when absent or unreadable.
+std::optional<int64_t> SplitRows(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  const std::vector<int64_t> rows = ParseRankList(text, "[]");  // a list of counts, as a rank list is written
+  if (rows.empty()) return std::nullopt;
+  int64_t sum = 0;
+  for (int64_t r : rows) sum = SaturatingAdd(sum, r);
+  return Plausible(sum) ? std::optional<int64_t>(sum) : std::nullopt;
+}
+
+// One all-to-all with split sizes: when it ran and the rows it sent and received.
+struct SplitCall {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  StringId in_splits, out_splits;
+  int64_t received = 0;
+};
+
+// The all-to-alls that write split sizes, in start order: the device kernels where the trace has them
+// (the host's record_param_comms carries the same args), else the host events.
+std::vector<SplitCall> ListSplitCalls(const Trace& trace, const Windows& windows) {
+  const EventTable& events = trace.events();
+  std::vector<SplitCall> device, host;
+  for (const CollectiveInfo& c : trace.collectives()) {
+    if (c.in_splits.value == 0 || c.out_splits.value == 0) continue;
+    const std::optional<int64_t> received = SplitRows(trace.str(c.out_splits));
+    if (!received || !SplitRows(trace.str(c.in_splits)) || !InSteps(windows, events.ts_ns[c.event])) continue;
+    SplitCall call{events.ts_ns[c.event], events.end_ns(c.event), c.in_splits, c.out_splits, *received};
+    (IsDeviceKind(events.kind[c.event]) ? device : host).push_back(call);
+  }
+  std::vector<SplitCall>& calls = device.empty() ? host : device;
+  std::sort(calls.begin(), calls.end(), [](const SplitCall& a, const SplitCall& b) { return a.start_ns < b.start_ns; });
+  return std::move(calls);
+}
+
+// Tokens per EP rank from the all-to-alls' split sizes, where no grouped GEMM gives them. An all-to-all
+// whose splits are those of an earlier unanswered one reversed (in = its out, out = its in) brings the
+// tokens back (combine, or the backward of a dispatch); any other sends them out to the experts (dispatch,
+// or the backward of a combine), and the rows it receives are the tokens this rank's experts run. The
+// experts' time of such a call is the gap until the answering all-to-all starts (the rank runs its
+// experts in between); 0 when none answers. Pairs match latest first, as layers nest in the backward.
+bool MeasureAllToAllSplits(const Trace& trace, RankMoeLoad* load) {
+  const std::vector<SplitCall> calls = ListSplitCalls(trace, StepWindows(trace));
+  std::vector<std::pair<int64_t, int64_t>> outbound;  // (tokens received, experts' ns) in order
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> unanswered;  // (in, out) -> outbound indices
+  for (const SplitCall& c : calls) {
+    auto back = unanswered.find({c.out_splits.value, c.in_splits.value});
+    if (back != unanswered.end() && !back->second.empty()) {
+      std::pair<int64_t, int64_t>& out = outbound[back->second.back()];
+      back->second.pop_back();
+      out.second = std::max<int64_t>(0, c.start_ns - out.second);  // held the outbound call's end until now
+      continue;
+    }
+    unanswered[{c.in_splits.value, c.out_splits.value}].push_back(outbound.size());
+    outbound.emplace_back(c.received, c.end_ns);
+  }
+  for (auto& [key, open] : unanswered) {
+    for (size_t i : open) outbound[i].second = 0;  // never answered: no experts' time
+  }
+  for (const auto& [tokens, ns] : outbound) Add(Call{tokens, 0, {}}, ns, load);
+  if (load->calls == 0) return false;
+  load->source = "all_to_all_splits";
+  load->steps = std::max<uint64_t>(1, trace.steps().size());
+  return true;
+}
+
 std::pair<size_t, double> MaxAndMean(const std::vector<double>& values) {
   const auto max = std::max_element(values.begin(), values.end());
   const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
@@ -251,6 +319,7 @@ RankMoeLoad MeasureMoeLoad(const Trace& trace, const HostOpTree& tree) {
   RankMoeLoad load;
   load.rank = trace.metadata().rank;
   if (!MeasureKernelDetails(trace, &load)) MeasureRecordShapes(trace, tree, &load);
+  if (!load.found()) MeasureAllToAllSplits(trace, &load);
   return load;
 }
 

@@ -12,6 +12,11 @@
 //     "tokens,hidden" and the weight "experts,hidden,out" (one x and one weight per expert in the
 //     tensor-list form "t0,h;t1,h;...;h,n;h,n;...", which gives each expert's tokens); Duration is the
 //     call's device time.
+//   - where neither gives a call, the all-to-alls' split sizes (Kineto's "In split size" / "Out split
+//     size" collective args of all_to_all_single): each all-to-all that sends tokens out to the experts
+//     (dispatch, or the backward of a combine; the one that brings them back has its splits reversed)
+//     counts as one call of the rows it received, and the time until the answering all-to-all as its
+//     device time. Per-expert tokens stay unknown (splits are per peer rank, not per expert).
 //
 // A grouped matmul nested inside another one counts once (the outermost). The calls of one rank are kept
 // in order, so that the k-th call of every rank is the same layer: its slowest rank decides when the next
@@ -47,7 +52,7 @@ struct RankMoeLoad {
   uint64_t expert_calls = 0;     // calls that gave per-expert sizes
   int64_t experts = 0;           // local experts (the weight's leading dimension), 0 when unknown
   std::vector<int64_t> call_ns;  // each call's device time, in order (at most kMoeMaxCalls)
-  std::string source;            // "record_shapes" or "kernel_details"
+  std::string source;            // "record_shapes", "kernel_details" or "all_to_all_splits"
   bool found() const { return calls > 0; }
 };
 

@@ -136,6 +136,46 @@ TEST(MoeBalance, WeightGradientGroupedMatmulsAreNoTokens) {
   EXPECT_FALSE(MeasureMoeLoad(trace).found());
 }
 
+// An all-to-all kernel with split sizes (rows sent to / received from each of 2 peers).
+void AllToAll(HandBuiltTrace* t, int64_t start_us, int64_t dur_us, std::string_view in, std::string_view out) {
+  const uint32_t kernel = t->Kernel("ncclDevKernel_SendRecv", Us(start_us), Us(dur_us));
+  TraceBuilder* b = t->mutable_builder();
+  CollectiveInfo info;
+  info.event = kernel;
+  info.collective = b->Intern("all_to_all");
+  info.in_splits = b->Intern(in);
+  info.out_splits = b->Intern(out);
+  b->AddCollectiveInfo(info);
+}
+
+// Forward dispatch / combine, then the backward's pair (the combine's backward sends to the experts with
+// the dispatch's splits): two outbound calls of the rows received, each timed until its answer starts.
+TEST(MoeBalance, AllToAllSplitSizesGiveTokensWhereNoGroupedGemmDoes) {
+  HandBuiltTrace t;
+  t.Step(1, Us(0), Us(2000));
+  AllToAll(&t, 100, 50, "[10, 20]", "[30, 40]");   // dispatch: receives 70 rows
+  AllToAll(&t, 400, 50, "[30, 40]", "[10, 20]");   // combine: answers it after 250 us of experts
+  AllToAll(&t, 1000, 50, "[10, 20]", "[30, 40]");  // backward of the combine: to the experts again
+  AllToAll(&t, 1200, 50, "[30, 40]", "[10, 20]");  // backward of the dispatch, after 150 us
+  const Trace trace = t.Finish();
+  const RankMoeLoad load = MeasureMoeLoad(trace, BuildHostOpTree(trace));
+  ASSERT_TRUE(load.found());
+  EXPECT_EQ(load.source, "all_to_all_splits");
+  EXPECT_EQ(load.calls, 2u);
+  EXPECT_EQ(load.tokens, 140);
+  EXPECT_EQ(load.experts, 0);
+  EXPECT_TRUE(load.expert_tokens.empty());
+  EXPECT_EQ(load.call_ns, (std::vector<int64_t>{Us(250), Us(150)}));
+}
+
+TEST(MoeBalance, UnreadableSplitSizesGiveNoLoad) {
+  HandBuiltTrace t;
+  AllToAll(&t, 100, 50, "[10, x]", "[30, 40]");
+  AllToAll(&t, 300, 50, "", "[30, 40]");
+  const Trace trace = t.Finish();
+  EXPECT_FALSE(MeasureMoeLoad(trace, BuildHostOpTree(trace)).found());
+}
+
 TEST(MoeBalance, NoGroupedMatmulNoLoad) {
   HandBuiltTrace t;
   t.Host(EventKind::kHostOp, "aten::mm", Us(0), Us(10));

@@ -137,6 +137,24 @@ TEST(ChromeTraceImporterTest, CollectiveTooLargeForInt64HasNoSize) {
   EXPECT_EQ(trace->collectives()[1].bytes, 4096);
 }
 
+// all_to_all_single's split sizes (rows per peer) are kept as written; a list-valued or absent one is none.
+TEST(ChromeTraceImporterTest, AllToAllSplitSizesAreKept) {
+  const std::string text =
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv","ts":1,"dur":2,"pid":0,)"
+      R"("tid":7,"args":{"Collective name":"all_to_all","In msg nelems":30,"Out msg nelems":70,"dtype":"Float",)"
+      R"("In split size":"[10, 20]","Out split size":"[30, 40]"}},)"
+      R"({"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv","ts":5,"dur":2,"pid":0,)"
+      R"("tid":7,"args":{"Collective name":"all_to_all","In msg nelems":3,"In split size":[1, 2]}}]})";
+  MemorySource source("mem.json", text, 0);
+  auto trace = ImportChromeTrace(&source, 4096);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ASSERT_EQ(trace->collectives().size(), 2u);
+  EXPECT_EQ(trace->str(trace->collectives()[0].in_splits), "[10, 20]");
+  EXPECT_EQ(trace->str(trace->collectives()[0].out_splits), "[30, 40]");
+  EXPECT_EQ(trace->collectives()[1].in_splits.value, 0u);
+  EXPECT_EQ(trace->collectives()[1].out_splits.value, 0u);
+}
+
 // A string flow id too large for int64 is kept by its interned id, a small number: a numeric id equal to
 // it must still pair with its own points, each end with the start of its own id.
 TEST(ChromeTraceImporterTest, StringAndNumericFlowIdsNeverPair) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -94,10 +95,17 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
   }
 }
 
-// Kernels that compute and communicate at once (Ascend MC2): listed above, counted as compute in the split.
-void AppendFusedComm(const RankCommunication& r, std::string* out) {
+// The kernels that compute and communicate at once (Ascend MC2) of a rank, together.
+struct FusedCommTotals {
   uint64_t count = 0;
   int64_t time_ns = 0;
+  uint64_t with_bytes = 0;  // kernels whose message kernel_details' shapes give
+  int64_t bytes = 0;
+  int64_t time_with_bytes_ns = 0;
+};
+
+FusedCommTotals SumFusedComm(const RankCommunication& r) {
+  FusedCommTotals t;
   std::unordered_map<std::string_view, bool> fused_by_name;  // names repeat: each is matched once
   for (const Collective& c : r.collectives) {
     if (c.source != CollectiveSource::kNcclKernel) continue;
@@ -107,14 +115,48 @@ void AppendFusedComm(const RankCommunication& r, std::string* out) {
       it->second = rule != nullptr && rule->kind == CommKernelKind::kFusedComm;
     }
     if (!it->second) continue;
-    ++count;
-    time_ns += c.duration_ns;
+    ++t.count;
+    t.time_ns += c.duration_ns;
+    if (c.bytes < 0) continue;
+    ++t.with_bytes;
+    if (__builtin_add_overflow(t.bytes, c.bytes, &t.bytes)) t.bytes = std::numeric_limits<int64_t>::max();
+    t.time_with_bytes_ns += c.duration_ns;
   }
-  if (count == 0) return;
+  return t;
+}
+
+// Kernels that compute and communicate at once (Ascend MC2): listed above, counted as compute in the split.
+// Their bytes are estimated from the operators' shapes (fused_comm_bytes.h), which the line says.
+void AppendFusedComm(const RankCommunication& r, std::string* out) {
+  const FusedCommTotals t = SumFusedComm(r);
+  if (t.count == 0) return;
+  std::string volume;
+  if (t.with_bytes > 0) {
+    volume = fmt::format(", {:.3f} MB over {} of them, estimated from kernel_details shapes",
+                         static_cast<double>(t.bytes) / 1e6, t.with_bytes);
+    if (t.time_with_bytes_ns > 0) {
+      volume += fmt::format(" ({:.2f} GB/s algbw)",
+                            static_cast<double>(t.bytes) / static_cast<double>(t.time_with_bytes_ns));
+    }
+  }
   *out += fmt::format(
-      "  fused compute + communication kernels: {}, {:.3f} ms (counted as compute in the split, "
+      "  fused compute + communication kernels: {}, {:.3f} ms{} (counted as compute in the split, "
       "never exposed)\n",
-      count, Millis(time_ns));
+      t.count, Millis(t.time_ns), volume);
+}
+
+void WriteFusedComm(JsonWriter* w, const RankCommunication& r) {
+  const FusedCommTotals t = SumFusedComm(r);
+  if (t.count == 0) return;  // the key only where fused kernels ran
+  w->Key("fused_comm").BeginObject();
+  w->Key("kernels").Uint(t.count);
+  w->Key("time_us").Double(Micros(t.time_ns));
+  w->Key("kernels_with_bytes").Uint(t.with_bytes);
+  w->Key("bytes");
+  t.with_bytes > 0 ? w->Int(t.bytes) : w->Null();
+  w->Key("bytes_source");
+  t.with_bytes > 0 ? w->String("kernel_details shapes") : w->Null();
+  w->EndObject();
 }
 
 // Rows of the expert-parallel table the text shows; --json lists every step.
@@ -132,13 +174,16 @@ void AppendExpertParallel(const RankCommunication& r, std::string* out) {
     steps_ns += s.step_ns;
   }
   const double n = static_cast<double>(r.expert_parallel.size());
+  // The step is the one profile and analyze report (the longer of the host step and the device span,
+  // StepTimeNs), said here because the line above it measures the device span alone.
   *out += fmt::format(
       "  expert-parallel all-to-all (dispatch / combine): {:.3f} ms a step, exposed {:.3f}, {} of "
-      "the step{}\n",
+      "the step{}; the step {:.3f} ms, as profile and analyze time it\n",
       Millis(all) / n, Millis(exposed) / n,
       PercentCell(steps_ns > 0 ? std::optional<double>(static_cast<double>(all) / static_cast<double>(steps_ns))
                                : std::nullopt),
-      r.expert_parallel.size() > 1 ? fmt::format(" (mean over {} steps)", r.expert_parallel.size()) : std::string());
+      r.expert_parallel.size() > 1 ? fmt::format(" (mean over {} steps)", r.expert_parallel.size()) : std::string(),
+      Millis(steps_ns) / n);
   *out += fmt::format("    {:<8}{:>9}{:>12}{:>10}{:>10}{:>10}{:>8}\n", "step", "kernels", "all-to-all", "exposed",
                       "hidden", "MB", "share");
   const size_t shown = std::min(r.expert_parallel.size(), kExpertParallelTextRows);
@@ -778,6 +823,7 @@ void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait, 
   w->Key("free_us").Double(Micros(r.free_ns));
   w->Key("steps").Uint(r.steps);
   WriteExpertParallel(w, r);
+  WriteFusedComm(w, r);
   w->Key("parallel_groups").BeginArray();
   for (const ParallelGroupInfo& g : r.parallel_groups) {
     w->BeginObject();
