@@ -4,8 +4,14 @@ time and the bytes of every category at it (and at the end) equal an independent
 way torch and HTA coalesce the events; generated files in both forms (raw events, plot points) give their
 known values; odd variants are refused with one line; a Kineto trace is still read as a trace.
 
+Also the categories of the shared CPU training traces' [memory] blocks: at the peak and at every timeline
+point equal to the rules of src/analysis/memory/kineto_categories.h applied here independently, and
+plausible (gradients of the model's size with set_to_none, activations holding the peak).
+
 usage: memory_timeline_check.py TUNEPROF SHARED
 """
+import bisect
+import decimal
 import gzip
 import json
 import os
@@ -134,9 +140,132 @@ def odd(tmp, c):
         c.expect_error(f"odd timeline {name}", ["memory", path], 1, names=path, says=[says])
 
 
+def ns(value):
+    return int(decimal.Decimal(value) * 1000)
+
+
+def kineto_categories(path):
+    """Per [memory] event with a total: (ts_us text, total, bytes per category), by the documented rules."""
+    with gzip.open(path) as f:
+        events = json.load(f, parse_float=decimal.Decimal)["traceEvents"]
+    spans = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation") and e.get("dur", -1) >= 0:
+            spans.setdefault((e["pid"], e["tid"]), []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["cat"], e["name"]))
+    tracks = {}
+    for key, items in spans.items():
+        ops = sorted((s, -e) for s, e, cat, _ in items if cat == "cpu_op")
+        top, reach = [], None  # outermost ops: those no earlier op still covers
+        for s, neg_e in ops:
+            if reach is None or s > reach:
+                top.append((s, -neg_e))
+                reach = -neg_e
+            else:
+                reach = max(reach, -neg_e)
+        backward = [(s, e) for s, e, cat, n in items if cat == "cpu_op" and n.startswith("autograd::engine::evaluate_function:")]
+        optimizer = [(s, e) for s, e, cat, n in items if cat == "user_annotation" and n.startswith("Optimizer.step#")]
+        tracks[key] = (top, backward, optimizer)
+
+    def context(key, t):
+        top, backward, optimizer = tracks.get(key, ([], [], []))
+        i = bisect.bisect_right(top, (t, float("inf"))) - 1
+        outer_end = top[i][1] if i >= 0 and top[i][1] >= t else None
+        # An op reaching past the outermost one that started first still encloses: take the latest end.
+        covering = [e for s, e in top if s <= t <= e]
+        if covering:
+            outer_end = covering[0]
+        opt = [e for s, e in optimizer if s <= t <= e]
+        if opt:
+            return "optimizer", opt[0], outer_end
+        if any(s <= t <= e for s, e in backward):
+            return "backward", None, outer_end
+        return "other", None, outer_end
+
+    steps = sorted(ns(e["ts"]) for e in events if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#"))
+    first_step = steps[0] if steps else None
+    memory = [e for e in events if e.get("name") == "[memory]"]
+    memory.sort(key=lambda e: ns(e["ts"]))
+    blocks, open_blocks, ops_at = [], {}, []
+    for i, e in enumerate(memory):
+        a = e["args"]
+        t, key = ns(e["ts"]), (e["pid"], e["tid"])
+        if a["Bytes"] > 0:
+            open_blocks[a["Addr"]] = len(blocks)
+            blocks.append({"bytes": a["Bytes"], "alloc": i, "alloc_t": t, "ctx": context(key, t), "free": None})
+        elif a["Bytes"] < 0 and a["Addr"] in open_blocks:
+            b = blocks[open_blocks.pop(a["Addr"])]
+            b["free"], b["free_t"], b["free_ctx"] = i, t, context(key, t)
+    for b in blocks:
+        phase, phase_end, outer_end = b["ctx"]
+        freed = b["free"] is not None
+        if freed and outer_end is not None and b["free_t"] <= outer_end:
+            b["cat"] = "temporaries"
+        elif phase == "optimizer":
+            b["cat"] = "temporaries" if freed and b["free_t"] <= phase_end else "optimizer_state"
+        elif phase == "backward":
+            b["cat"] = "autograd_detail" if freed and b["free_ctx"][0] == "backward" else "gradients"
+        elif freed and b["free_ctx"][0] == "backward":
+            b["cat"] = "activations"
+        elif not freed and first_step is not None and b["alloc_t"] < first_step:
+            b["cat"] = "parameters"
+        else:
+            b["cat"] = "unknown"
+    at = {}
+    for b in blocks:
+        at.setdefault(b["alloc"], []).append((b["cat"], b["bytes"]))
+        if b["free"] is not None:
+            at.setdefault(b["free"], []).append((b["cat"], -b["bytes"]))
+    live = dict.fromkeys(NAMES, 0)
+    out = []
+    for i, e in enumerate(memory):
+        for cat, delta in at.get(i, []):
+            live[cat] += delta
+        total = e["args"].get("Total Allocated")
+        if total is None:
+            continue
+        row = [live[n] for n in NAMES]
+        row[-1] += total - sum(row)
+        out.append((ns(e["ts"]), total, row))
+    return out
+
+
+def check_kineto_corpus(c, shared):
+    for name in ("gpt_train_after", "cnn_train"):
+        path = os.path.join(shared, "traces", "torch-cpu", "kineto26", name + ".json.gz")
+        doc = run_json(c, f"{name}: memory --json", path)
+        if not doc:
+            continue
+        device = doc["ranks"][0]["devices"][0]
+        cats = device["categories"]
+        expected = kineto_categories(path)
+        peak = next(p for p in expected if p[1] == max(q[1] for q in expected))
+        c.check(f"{name}: categories at the peak as the rules give them",
+                [cats["at_peak"][n] for n in NAMES] == peak[2], f"{cats['at_peak']} vs {peak[2]}")
+        # tuneprof moves the trace onto its own clock: the peak's two times give the offset.
+        offset = device["peak_time_ns"] - peak[0]
+        # Timeline times are µs in a double (about 0.25 µs apart at this clock): matched within 1 µs.
+        points = {}
+        for ts, total, row in expected:
+            points.setdefault((total, tuple(row)), []).append((ts + offset) / 1000)
+        missing = [(p, r) for p, r in zip(device["timeline"], cats["timeline"])
+                   if not any(abs(t - p[0]) <= 1 for t in points.get((p[1], tuple(r)), []))]
+        c.check(f"{name}: every timeline point's categories as the rules give them", not missing, str(missing[:2]))
+        c.check(f"{name}: activations hold the peak", cats["strategies"] and cats["strategies"][0]["category"] == "activations",
+                str(cats["strategies"][:1]))
+    # set_to_none frees the gradients at zero_grad and backward makes them again each step: the largest
+    # gradient bytes are the model's fp32 parameters (GPT 4 layers, d 256, vocab 1024, seq 128: 3.7-3.9 M).
+    path = os.path.join(shared, "traces", "torch-cpu", "kineto26", "gpt_train_after.json.gz")
+    doc = run_json(c, "gpt_train_after: gradients", path)
+    if doc:
+        rows = doc["ranks"][0]["devices"][0]["categories"]["timeline"]
+        grads = max(r[NAMES.index("gradients")] for r in rows)
+        c.check("gpt_train_after: largest gradients are the parameters' fp32 bytes", 3.7e6 * 4 <= grads <= 3.9e6 * 4, str(grads))
+
+
 def main():
     c = Checker(sys.argv[1], timeout_s=20)
     check_corpus(c, sys.argv[2])
+    check_kineto_corpus(c, sys.argv[2])
     with tempfile.TemporaryDirectory() as tmp:
         generated(tmp, c)
         odd(tmp, c)
