@@ -120,8 +120,8 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
                                "this command reads traces");
   }
   if (LooksLikeMemoryTimelineExport(head)) {
-    return InvalidInput(path + ": a memory timeline (torch export_memory_timeline): `tuneprof memory` reads it; "
-                               "this command reads traces");
+    return InvalidInput(path + ": a memory timeline (torch export_memory_timeline), not a trace: give it alone to "
+                               "`tuneprof memory`");
   }
   if (!SniffChromeTrace(head)) {
     return InvalidInput(path +
