@@ -110,6 +110,25 @@ def main():
             c.check("text has the by-category table at the peak",
                     "at the peak by category" in result[1] and "activations" in result[1]
                     and "strategies" in result[1], result[1][:600])
+        # Hostile byte counts: sums past 2^63 neither crash nor hang, and the categories still sum to the total.
+        hostile = os.path.join(tmp, "hostile.json")
+        big = (1 << 62) + 7
+        events = [{"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: X", "pid": 1, "tid": 1,
+                   "ts": 0, "dur": 100, "args": {}}]
+        for i in range(4):
+            events.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1,
+                           "ts": 10 + i, "args": {"Total Allocated": (1 << 63) - 1, "Bytes": big, "Addr": 4096 * (i + 1),
+                                                  "Device Id": 0, "Device Type": 1}})
+        with open(hostile, "w") as f:
+            json.dump({"traceEvents": events}, f)
+        result = c.run(["memory", "--json", hostile])
+        c.check("hostile byte counts: exit 0 or one error line", result is not None and (
+            result[0] == 0 or (result[0] == 1 and result[2].count("\n") == 1)), str(result)[:300])
+        if result and result[0] == 0:
+            device = json.loads(result[1])["ranks"][0]["devices"][0]
+            rows = device["categories"]["timeline"]
+            c.check("hostile byte counts: categories sum to the total modulo 2^64",
+                    all((sum(r) - p[1]) % (1 << 64) == 0 for r, p in zip(rows, device["timeline"])), str(rows[:2]))
     return c.finish()
 
 

@@ -48,8 +48,13 @@ std::vector<CategoryTimelinePoint> DownSample(const std::vector<CategoryTimeline
 
 int64_t CategoryBytes::Total() const {
   int64_t total = 0;
-  for (const int64_t b : bytes) total += b;
+  for (const int64_t b : bytes) total = WrappingAdd(total, b);
   return total;
+}
+
+void CategoryBytes::Add(MemoryCategory category, int64_t delta) {
+  int64_t& held = bytes[static_cast<size_t>(category)];
+  held = WrappingAdd(held, delta);
 }
 
 std::vector<SnapshotStrategy> CategoryStrategies(const CategoryBytes& at_peak, int64_t peak) {
@@ -73,8 +78,8 @@ CategoryTimeline AnalyzeCategoryTimeline(const MemoryTimelineExport& file) {
   // profiling is a point of its own, at the first real time.
   int64_t point_time = 0;
   for (const CategoryChange& change : file.changes) {
-    if (change.ts_ns == kPreexistingTime) out.preexisting_bytes += change.bytes;
-    held.bytes[static_cast<size_t>(change.category)] += change.bytes;
+    if (change.ts_ns == kPreexistingTime) out.preexisting_bytes = WrappingAdd(out.preexisting_bytes, change.bytes);
+    held.Add(change.category, change.bytes);
     if (points.empty() || point_time != change.ts_ns) {
       point_time = change.ts_ns;
       points.push_back({change.ts_ns == kPreexistingTime ? first_real : change.ts_ns, held});

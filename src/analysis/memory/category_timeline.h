@@ -15,10 +15,18 @@
 
 namespace tuneprof {
 
+// Bytes per category. Sums wrap rather than overflow: a hostile trace's byte counts may be anything, and
+// the categories still sum to the total they are taken from.
 struct CategoryBytes {
   int64_t bytes[kMemoryCategories] = {};
   int64_t Total() const;
+  void Add(MemoryCategory category, int64_t delta);
 };
+
+// a + b, wrapping (two's complement) instead of overflowing.
+inline int64_t WrappingAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
 
 struct CategoryTimelinePoint {
   int64_t ts_ns = 0;

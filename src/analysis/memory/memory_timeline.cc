@@ -354,12 +354,12 @@ class DeviceAnalyzer {
     CategoryBytes live;
     size_t next_point = 0;
     for (size_t seq = 0; seq < order_.size(); ++seq) {
-      if (allocated_at[seq] != kNoIndex) live.bytes[static_cast<size_t>(categories[allocated_at[seq]])] += blocks_[allocated_at[seq]].bytes;
-      if (freed_at[seq] != kNoIndex) live.bytes[static_cast<size_t>(categories[freed_at[seq]])] -= blocks_[freed_at[seq]].bytes;
+      if (allocated_at[seq] != kNoIndex) live.Add(categories[allocated_at[seq]], blocks_[allocated_at[seq]].bytes);
+      if (freed_at[seq] != kNoIndex) live.Add(categories[freed_at[seq]], -blocks_[freed_at[seq]].bytes);  // bytes > 0: allocations only
       const int64_t total = At(seq).total_allocated;
       if (total == kNoId) continue;
       CategoryBytes held = live;
-      held.bytes[static_cast<size_t>(MemoryCategory::kUnknown)] += total - live.Total();
+      held.Add(MemoryCategory::kUnknown, WrappingAdd(total, WrappingAdd(~live.Total(), 1)));  // total - known
       if (seq == peak_seq_) out->categories_at_peak = held;
       for (; next_point < timeline_seqs_.size() && timeline_seqs_[next_point] == seq; ++next_point) {
         out->timeline_categories.push_back(held);
