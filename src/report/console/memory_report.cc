@@ -61,6 +61,12 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
 // The peak by category, and the strategies that follow the one holding it.
 void AppendCategories(const DeviceMemory& d, std::string* out) {
   if (!d.categories_at_peak) return;
+  const CategoryBytes& at_peak = *d.categories_at_peak;
+  // An inference trace, or one whose blocks were allocated before it: one line rather than a table of one row.
+  if (at_peak.bytes[static_cast<size_t>(MemoryCategory::kUnknown)] == at_peak.Total()) {
+    *out += "  at the peak by category: all unknown (no backward, optimizer or first step around its blocks)\n";
+    return;
+  }
   *out += "  at the peak by category (from the host ranges around each block):\n";
   AppendCategoryTable(*d.categories_at_peak, nullptr, d.peak_allocated_bytes, "    ", out);
   AppendSnapshotStrategies(d.category_strategies, out);
