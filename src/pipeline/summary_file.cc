@@ -264,6 +264,25 @@ void Fields(A& a, DeviceMemory& d) {
     d.peak_source, d.blocks_source);
 }
 template <class A>
+void Fields(A& a, CategoryBytes& c) {
+  a(c.bytes);
+}
+template <class A>
+void Fields(A& a, SnapshotStrategy& s) {
+  a(s.category, s.action, s.bytes, s.saving, s.holds_peak, s.why);
+}
+// A memory device's categories (version 5), written after the version 4 fields rather than inside
+// DeviceMemory so that older summaries keep their layout.
+struct DeviceCategories {
+  std::optional<CategoryBytes> at_peak;
+  std::vector<CategoryBytes> timeline;
+  std::vector<SnapshotStrategy> strategies;
+};
+template <class A>
+void Fields(A& a, DeviceCategories& c) {
+  a(c.at_peak, c.timeline, c.strategies);
+}
+template <class A>
 void Fields(A& a, MemoryAnalysis& m) {
   a(m.rank, m.path, m.trace_start_ns, m.hardware, m.devices);
 }
@@ -571,6 +590,30 @@ uint64_t Checksum(std::string_view bytes) {
   return hash;
 }
 
+// One per memory device of the rank's report detail, in its order; none without a report.
+std::vector<DeviceCategories> MemoryCategoriesOf(const RankSummary& rank) {
+  std::vector<DeviceCategories> out;
+  if (!rank.report) return out;
+  for (const DeviceMemory& device : rank.report->memory.devices) {
+    out.push_back({device.categories_at_peak, device.timeline_categories, device.category_strategies});
+  }
+  return out;
+}
+
+// False where the counts do not match the devices read before them (corruption).
+bool SetMemoryCategories(std::vector<DeviceCategories> categories, RankSummary* rank) {
+  if (!rank->report) return categories.empty();
+  std::vector<DeviceMemory>& devices = rank->report->memory.devices;
+  if (categories.size() != devices.size()) return false;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (categories[i].at_peak && categories[i].timeline.size() != devices[i].timeline.size()) return false;
+    devices[i].categories_at_peak = categories[i].at_peak;
+    devices[i].timeline_categories = std::move(categories[i].timeline);
+    devices[i].category_strategies = std::move(categories[i].strategies);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeSummaryFile(const SummaryFile& file) {
@@ -583,6 +626,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
       rank.advice.advice.split.part_ns[kPartsBeforeBubble], rank.comm.lead_ins);
     // After the version 3 fields, so that older summaries keep their layout.
     w(rank.report ? rank.report->modules : ModuleView());
+    w(MemoryCategoriesOf(rank));
   }
   w(Checksum(w.out()));
   return std::move(w.out());
@@ -622,6 +666,11 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       ModuleView modules;
       r(modules);
       if (rank.report) rank.report->modules = std::move(modules);
+    }
+    if (version >= 5) {
+      std::vector<DeviceCategories> categories;
+      r(categories);
+      if (!SetMemoryCategories(std::move(categories), &rank)) return corrupt;
     }
   }
   uint64_t trailing_checksum = 0;

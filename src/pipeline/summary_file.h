@@ -20,7 +20,8 @@ namespace tuneprof {
 // Version 2 added what the report reads of each rank; version 1 summaries are still read by the commands
 // that need no more (analyze, advise, comm). Version 3 added each rank's expert-parallel steps, MoE expert
 // load, pipeline bubble and collectives' lead-ins (why ranks wait); read as none from older summaries.
-inline constexpr uint32_t kSummaryFormatVersion = 4;
+// Version 4 added the module view; version 5 each memory device's categories (none from older ones).
+inline constexpr uint32_t kSummaryFormatVersion = 5;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.
