@@ -117,7 +117,7 @@ struct DeviceMemory {
   // By PyTorch's memory categories (kineto_categories.h), from [memory] events with totals: at the peak
   // (summing to peak_allocated_bytes, what the trace never saw allocated in unknown) and at each timeline
   // point (parallel to `timeline`, each summing to its allocated bytes). Absent without such events, and
-  // where the device was read from a rank summary.
+  // where the device was read from a summary of format 4 or older.
   std::optional<CategoryBytes> categories_at_peak;
   std::vector<CategoryBytes> timeline_categories;
   std::vector<SnapshotStrategy> category_strategies;  // snapshot_strategies.h, on categories_at_peak

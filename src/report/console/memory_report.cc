@@ -259,7 +259,7 @@ void WriteCopies(JsonWriter& w, const DeviceMemory& d) {
   OptionalDouble(w, "bandwidth_utilization", DeviceMemoryUtilization(d));
 }
 
-// null without [memory] events with totals (and for a device read from a rank summary).
+// null without [memory] events with totals (and for a device read from a summary of format 4 or older).
 void WriteCategories(JsonWriter& w, const DeviceMemory& d) {
   w.Key("categories");
   if (!d.categories_at_peak) {
