@@ -14,12 +14,15 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/json_output.h"
+#include "analysis/memory/category_timeline.h"
+#include "importers/memory_export/memory_timeline_export_reader.h"
 #include "importers/pickle/memory_snapshot_reader.h"
 #include "io/trace_files.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
+#include "report/console/category_report.h"
 #include "report/console/memory_report.h"
 #include "report/console/snapshot_report.h"
 #include "report/console/warnings_json.h"
@@ -175,9 +178,31 @@ Result<std::optional<std::string>> SnapshotOutput(const MemoryOptions& options) 
   return std::optional<std::string>(std::move(text));
 }
 
+// torch's export_memory_timeline file, told by its content, is read alone as a snapshot is: it is one
+// device's timeline, not a rank of a run.
+Result<std::optional<std::string>> TimelineExportOutput(const MemoryOptions& options) {
+  auto file = std::find_if(options.paths.begin(), options.paths.end(),
+                           [](const std::string& path) { return IsMemoryTimelineExportFile(path); });
+  if (file == options.paths.end()) return std::optional<std::string>();
+  if (options.paths.size() > 1) {
+    return Status(StatusCode::kUsage,
+                  *file + ": a memory timeline (torch export_memory_timeline) is read alone; give it and no other path");
+  }
+  TP_ASSIGN_OR_RETURN(const MemoryTimelineExport timeline, ReadMemoryTimelineExport(*file));
+  const CategoryTimeline analysis = AnalyzeCategoryTimeline(timeline);
+  return std::optional<std::string>(options.json ? RenderCategoryTimelineJson(analysis)
+                                                 : RenderCategoryTimelineText(analysis));
+}
+
 }  // namespace
 
 int RunMemory(const MemoryOptions& options) {
+  auto timeline = TimelineExportOutput(options);
+  if (!timeline.ok()) return ReportError(timeline.status());
+  if (timeline->has_value()) {
+    PrintOutput(**timeline);
+    return kExitOk;
+  }
   auto snapshot = SnapshotOutput(options);
   if (!snapshot.ok()) return ReportError(snapshot.status());
   if (snapshot->has_value()) {

@@ -11,6 +11,7 @@
 #include "importers/ascend/ascend_cluster.h"
 #include "importers/ascend/ascend_directory.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
+#include "importers/memory_export/memory_timeline_export_reader.h"
 #include "importers/nsys/nsys_importer.h"
 #include "io/byte_source.h"
 #include "io/pickle_reader.h"
@@ -117,6 +118,10 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
   if (LooksLikePickle(head)) {
     return InvalidInput(path + ": a Python pickle (a PyTorch memory snapshot?): `tuneprof memory` reads snapshots; "
                                "this command reads traces");
+  }
+  if (LooksLikeMemoryTimelineExport(head)) {
+    return InvalidInput(path + ": a memory timeline (torch export_memory_timeline), not a trace: give it alone to "
+                               "`tuneprof memory`");
   }
   if (!SniffChromeTrace(head)) {
     return InvalidInput(path +

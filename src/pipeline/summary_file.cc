@@ -273,6 +273,25 @@ void Fields(A& a, DeviceMemory& d) {
     d.peak_source, d.blocks_source);
 }
 template <class A>
+void Fields(A& a, CategoryBytes& c) {
+  a(c.bytes);
+}
+template <class A>
+void Fields(A& a, SnapshotStrategy& s) {
+  a(s.category, s.action, s.bytes, s.saving, s.holds_peak, s.why);
+}
+// A memory device's categories (version 5), written after the version 4 fields rather than inside
+// DeviceMemory so that older summaries keep their layout.
+struct DeviceCategories {
+  std::optional<CategoryBytes> at_peak;
+  std::vector<CategoryBytes> timeline;
+  std::vector<SnapshotStrategy> strategies;
+};
+template <class A>
+void Fields(A& a, DeviceCategories& c) {
+  a(c.at_peak, c.timeline, c.strategies);
+}
+template <class A>
 void Fields(A& a, MemoryAnalysis& m) {
   a(m.rank, m.path, m.trace_start_ns, m.hardware, m.devices);
 }
@@ -580,6 +599,30 @@ uint64_t Checksum(std::string_view bytes) {
   return hash;
 }
 
+// One per memory device of the rank's report detail, in its order; none without a report.
+std::vector<DeviceCategories> MemoryCategoriesOf(const RankSummary& rank) {
+  std::vector<DeviceCategories> out;
+  if (!rank.report) return out;
+  for (const DeviceMemory& device : rank.report->memory.devices) {
+    out.push_back({device.categories_at_peak, device.timeline_categories, device.category_strategies});
+  }
+  return out;
+}
+
+// False where the counts do not match the devices read before them (corruption).
+bool SetMemoryCategories(std::vector<DeviceCategories> categories, RankSummary* rank) {
+  if (!rank->report) return categories.empty();
+  std::vector<DeviceMemory>& devices = rank->report->memory.devices;
+  if (categories.size() != devices.size()) return false;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (categories[i].at_peak && categories[i].timeline.size() != devices[i].timeline.size()) return false;
+    devices[i].categories_at_peak = categories[i].at_peak;
+    devices[i].timeline_categories = std::move(categories[i].timeline);
+    devices[i].category_strategies = std::move(categories[i].strategies);
+  }
+  return true;
+}
+
 // The collectives' p2p directions, in the order of the rank's collectives: written apart (version 5) so that
 // older summaries keep their layout.
 std::vector<P2pDirection> DirectionsOf(const RankCommunication& comm) {
@@ -611,8 +654,8 @@ bool SetDirections(const std::vector<P2pDirection>& directions, RankCommunicatio
 }
 
 // The version 5 fields of one rank: its collectives' p2p directions and peers, its split's unclassified part and
-// share (older summaries left that work in the compute- and memory-bound parts), and the modules each of
-// its findings names. False where they contradict the rank read before them.
+// share (older summaries left that work in the compute- and memory-bound parts), the modules each of
+// its findings names and its memory devices' categories. False where they contradict the rank read before them.
 bool ReadVersion5Fields(Reader* r, RankSummary* rank) {
   std::vector<P2pDirection> directions;
   (*r)(directions);
@@ -625,6 +668,9 @@ bool ReadVersion5Fields(Reader* r, RankSummary* rank) {
   (*r)(findings);
   if (r->ok() && findings != rank->advice.findings.size()) return false;
   for (RuleFinding& f : rank->advice.findings) (*r)(f.finding.modules);
+  std::vector<DeviceCategories> categories;
+  (*r)(categories);
+  if (r->ok() && !SetMemoryCategories(std::move(categories), rank)) return false;
   return true;
 }
 
@@ -646,6 +692,7 @@ std::string EncodeSummaryFile(const SummaryFile& file) {
     // Version 5: the modules each finding names, in the findings' order.
     w(uint64_t{rank.advice.findings.size()});
     for (const RuleFinding& f : rank.advice.findings) w(f.finding.modules);
+    w(MemoryCategoriesOf(rank));
   }
   w(Checksum(w.out()));
   return std::move(w.out());

@@ -21,8 +21,8 @@ namespace tuneprof {
 // that need no more (analyze, advise, comm). Version 3 added each rank's expert-parallel steps, MoE expert
 // load, pipeline bubble and collectives' lead-ins (why ranks wait); read as none from older summaries.
 // Version 4 added the module view. Version 5 added each collective's p2p direction and the unclassified
-// part of the step split (device work of unknown kind) and the modules each finding names; older summaries read with directions unknown and
-// no unclassified part, findings naming no module, their compute- and memory-bound parts as written.
+// part of the step split (device work of unknown kind) the modules each finding names and each memory device's categories; older summaries read with directions unknown and
+// no unclassified part, findings naming no module, devices without categories, their compute- and memory-bound parts as written.
 inline constexpr uint32_t kSummaryFormatVersion = 5;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 

@@ -116,6 +116,12 @@ SummaryFile Example() {
   device.leak_suspects = {LeakSuspect{"aten::cat", {1, 2, 3}, 2}};
   device.reuse.strategy = "exact search";
   device.copies = {CopyTraffic{"H2D", 1, 2, 0, 3, 3, 0.6, 1, 0, std::nullopt, "", std::nullopt}};
+  device.categories_at_peak = CategoryBytes{{1, 2, 3, 4, 5, 6, 7, 8}};
+  SnapshotStrategy strategy;
+  strategy.category = "activations";
+  strategy.bytes = 5;
+  strategy.holds_peak = true;
+  device.category_strategies = {strategy};
   detail->memory.hardware = detail->hardware;
   detail->memory.devices = {device};
   detail->hta_shape = HtaRankShape{{"ProfilerStep#4", "ProfilerStep#5"}, true};
@@ -179,6 +185,13 @@ std::string AsVersion(SummaryFile file, int version) {
       rank.comm.lead_ins.clear();
     }
     if (rank.report && version < 4) rank.report->modules = ModuleView();
+    if (rank.report) {
+      for (DeviceMemory& device : rank.report->memory.devices) {
+        device.categories_at_peak.reset();
+        device.timeline_categories.clear();
+        device.category_strategies.clear();
+      }
+    }
     if (version < 2) rank.report.reset();
     for (Collective& c : rank.comm.collectives) {
       c.direction = P2pDirection::kUnknown;
@@ -186,12 +199,15 @@ std::string AsVersion(SummaryFile file, int version) {
     }
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The findings' empty module lists and their count, the unclassified part and share, the p2p peers and
+  // The memory devices' empty categories (a count, then per device an absent flag and two empty vectors),
+  // the findings' empty module lists and their count, the unclassified part and share, the p2p peers and
   // directions (version 5: a count and one u64 per finding, two f64, a count and one 8-byte field per
   // collective each); the empty modules (version 4); the empty steps' count, MoE load, bubble and
   // lead-ins' count (version 3); the absent report's flag; and the checksum.
+  const size_t devices = version < 2 ? 0 : file.ranks.at(0).report->memory.devices.size();
   const size_t directions = 2 * (8 + 8 * file.ranks.at(0).comm.collectives.size());
-  const size_t tail = (version < 5 ? directions + 2 * 8 + 8 + 8 * findings : 0) +
+  const size_t categories = 8 + devices * (1 + 8 + 8);
+  const size_t tail = (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
                       (version < 4 ? kEmptyModulesBytes : 0) +
                       (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
@@ -218,6 +234,11 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.collectives.at(1).direction, P2pDirection::kSend);
   EXPECT_EQ(rank.comm.collectives.at(1).peer, 3);
   EXPECT_EQ(rank.comm.collectives.at(0).peer, kNoId);
+  const DeviceMemory& memory = rank.report->memory.devices.at(0);  // version 5
+  ASSERT_TRUE(memory.categories_at_peak.has_value());
+  EXPECT_EQ(memory.categories_at_peak->bytes[7], 8);
+  ASSERT_EQ(memory.category_strategies.size(), 1u);
+  EXPECT_TRUE(memory.category_strategies[0].holds_peak);
   ASSERT_EQ(rank.comm.lead_ins.size(), 2u);
   EXPECT_EQ(rank.comm.lead_ins[1].causes[static_cast<size_t>(WaitCause::kHostPause)], 300);
   EXPECT_EQ(rank.comm.lead_ins[1].operators.at(0).name, "aten::embedding_backward");

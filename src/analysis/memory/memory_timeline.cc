@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "analysis/core/events_by_track.h"
+#include "analysis/memory/kineto_categories.h"
 
 namespace tuneprof {
 
@@ -100,21 +101,26 @@ bool IsAllocatorCall(std::string_view name) {
   return false;
 }
 
-// Keeps, per time bucket, the point of highest allocation, so the peak survives down-sampling.
-std::vector<MemoryPoint> DownSample(const std::vector<MemoryPoint>& points) {
-  if (points.size() <= kMaxTimelinePoints) return points;
+// Keeps, per time bucket, the point of highest allocation, so the peak survives down-sampling: the
+// indices of the points kept, in order.
+std::vector<size_t> DownSample(const std::vector<MemoryPoint>& points) {
+  std::vector<size_t> result;
+  if (points.size() <= kMaxTimelinePoints) {
+    for (size_t i = 0; i < points.size(); ++i) result.push_back(i);
+    return result;
+  }
   const int64_t first = points.front().ts_ns;
   const int64_t span = std::max<int64_t>(points.back().ts_ns - first, 1);
-  std::vector<MemoryPoint> result;
   int64_t bucket = -1;
-  for (const MemoryPoint& point : points) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    const MemoryPoint& point = points[i];
     const auto b = static_cast<int64_t>(static_cast<double>(point.ts_ns - first) / static_cast<double>(span) *
                                         static_cast<double>(kMaxTimelinePoints - 1));
     if (b != bucket) {
-      result.push_back(point);
+      result.push_back(i);
       bucket = b;
-    } else if (point.allocated_bytes > result.back().allocated_bytes) {
-      result.back() = point;
+    } else if (point.allocated_bytes > points[result.back()].allocated_bytes) {
+      result.back() = i;
     }
   }
   return result;
@@ -196,8 +202,9 @@ void AddAllocatorCallTime(const Trace& trace, std::vector<StepMemory>* steps_mem
 
 class DeviceAnalyzer {
  public:
-  DeviceAnalyzer(const Trace& trace, const std::vector<uint32_t>& enclosing, std::vector<uint32_t> order)
-      : trace_(trace), enclosing_(enclosing), order_(std::move(order)) {}
+  DeviceAnalyzer(const Trace& trace, const std::vector<uint32_t>& enclosing,
+                 const std::vector<MemoryEventContext>& contexts, std::vector<uint32_t> order)
+      : trace_(trace), enclosing_(enclosing), contexts_(contexts), order_(std::move(order)) {}
 
   DeviceMemory Run(std::string device) {
     DeviceMemory out;
@@ -206,6 +213,7 @@ class DeviceAnalyzer {
     ScanEvents(&out);
     BuildBlocks();
     DescribePeak(&out);
+    DescribeCategories(&out);
     DescribeSteps(&out);
     FindLeakSuspects(trace_, blocks_, &out);
     const bool reserved_known = out.peak_reserved_bytes != kNoId && out.peak_reserved_bytes > 0;
@@ -239,9 +247,18 @@ class DeviceAnalyzer {
         out->peak_reserved_bytes = event.total_reserved;
         out->peak_reserved_ns = event.ts_ns;
       }
-      if (event.total_allocated != kNoId) points.push_back({event.ts_ns, event.total_allocated, event.total_reserved});
+      if (event.total_allocated != kNoId) {
+        points.push_back({event.ts_ns, event.total_allocated, event.total_reserved});
+        point_seqs_.push_back(seq);
+      }
     }
-    out->timeline = DownSample(points);
+    timeline_seqs_.clear();
+    for (size_t kept : DownSample(points)) {
+      out->timeline.push_back(points[kept]);
+      timeline_seqs_.push_back(point_seqs_[kept]);
+    }
+    point_seqs_.clear();
+    point_seqs_.shrink_to_fit();
   }
 
   void BuildBlocks() {
@@ -315,11 +332,50 @@ class DeviceAnalyzer {
     AddAllocatorCallTime(trace_, &out->steps);
   }
 
+  MemoryCategory CategoryOf(const MemoryBlock& block) const {
+    const bool freed = block.free_seq != kNeverFreed;
+    const int64_t first_step_ns = trace_.steps().empty() ? kNoId : trace_.steps().front().start_ns;
+    return CategoryOfBlock(contexts_[order_[block.alloc_seq]], freed ? &contexts_[order_[block.free_seq]] : nullptr,
+                           block.alloc_ns, block.free_ns, first_step_ns);
+  }
+
+  // The bytes of each category at the peak and at each timeline point: one sweep over the events, the
+  // blocks the trace allocated by their category, the rest of each total (held before the trace began)
+  // unknown, so that the categories sum to the total at every point.
+  void DescribeCategories(DeviceMemory* out) {
+    if (out->peak_allocated_bytes == kNoId) return;
+    std::vector<uint32_t> allocated_at(order_.size(), kNoIndex), freed_at(order_.size(), kNoIndex);
+    std::vector<MemoryCategory> categories(blocks_.size());
+    for (uint32_t b = 0; b < blocks_.size(); ++b) {
+      categories[b] = CategoryOf(blocks_[b]);
+      allocated_at[blocks_[b].alloc_seq] = b;
+      if (blocks_[b].free_seq != kNeverFreed) freed_at[blocks_[b].free_seq] = b;
+    }
+    CategoryBytes live;
+    size_t next_point = 0;
+    for (size_t seq = 0; seq < order_.size(); ++seq) {
+      if (allocated_at[seq] != kNoIndex) live.Add(categories[allocated_at[seq]], blocks_[allocated_at[seq]].bytes);
+      if (freed_at[seq] != kNoIndex) live.Add(categories[freed_at[seq]], -blocks_[freed_at[seq]].bytes);  // bytes > 0: allocations only
+      const int64_t total = At(seq).total_allocated;
+      if (total == kNoId) continue;
+      CategoryBytes held = live;
+      held.Add(MemoryCategory::kUnknown, WrappingAdd(total, WrappingAdd(~live.Total(), 1)));  // total - known
+      if (seq == peak_seq_) out->categories_at_peak = held;
+      for (; next_point < timeline_seqs_.size() && timeline_seqs_[next_point] == seq; ++next_point) {
+        out->timeline_categories.push_back(held);
+      }
+    }
+    out->category_strategies = CategoryStrategies(*out->categories_at_peak, out->peak_allocated_bytes);
+  }
+
   const Trace& trace_;
   const std::vector<uint32_t>& enclosing_;
+  const std::vector<MemoryEventContext>& contexts_;
   std::vector<uint32_t> order_;  // the device's memory events by time, then file order
   std::vector<MemoryBlock> blocks_;
   size_t peak_seq_ = 0;
+  std::vector<size_t> point_seqs_;     // the event of each timeline point before down-sampling
+  std::vector<size_t> timeline_seqs_;  // the event of each timeline point kept
 };
 
 // "NPU:0" -> "npu:0", the name [memory] events give the same device.
@@ -369,7 +425,7 @@ void PeakFromPta(const Trace& trace, const std::vector<const NpuMemoryRecord*>& 
   }
   std::stable_sort(points.begin(), points.end(),
                    [](const MemoryPoint& a, const MemoryPoint& b) { return a.ts_ns < b.ts_ns; });
-  device->timeline = DownSample(points);
+  for (size_t kept : DownSample(points)) device->timeline.push_back(points[kept]);
 }
 
 // operator_memory rows of torch_npu's allocator on `device_name` as blocks, numbered in time order (a
@@ -551,10 +607,11 @@ MemoryAnalysis AnalyzeMemory(const Trace& trace, const HardwareSelection& hardwa
   std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> by_device;
   for (uint32_t m = 0; m < memory.size(); ++m) by_device[{memory[m].device_type, memory[m].device_id}].push_back(m);
   const std::vector<uint32_t> enclosing = EnclosingOps(trace);
+  const std::vector<MemoryEventContext> contexts = MemoryEventContexts(trace);
   for (auto& [key, order] : by_device) {
     auto earlier = [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; };
     if (!std::is_sorted(order.begin(), order.end(), earlier)) std::stable_sort(order.begin(), order.end(), earlier);
-    DeviceAnalyzer analyzer(trace, enclosing, std::move(order));
+    DeviceAnalyzer analyzer(trace, enclosing, contexts, std::move(order));
     analysis.devices.push_back(analyzer.Run(MemoryDeviceName(key.first, key.second)));
     analysis.devices.back().peak_source = "[memory] events";
     analysis.devices.back().blocks_source = "[memory] events";

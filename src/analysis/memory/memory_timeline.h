@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis/core/hardware_profile.h"
+#include "analysis/memory/category_timeline.h"
 #include "analysis/memory/memory_copies.h"
 #include "analysis/memory/memory_opportunities.h"
 #include "model/trace.h"
@@ -113,6 +114,13 @@ struct DeviceMemory {
   // Where the blocks (holders, churn, leak suspects, reuse) come from: "[memory] events",
   // "operator_memory PTA rows", or "" when the trace has none.
   std::string blocks_source;
+  // By PyTorch's memory categories (kineto_categories.h), from [memory] events with totals: at the peak
+  // (summing to peak_allocated_bytes, what the trace never saw allocated in unknown) and at each timeline
+  // point (parallel to `timeline`, each summing to its allocated bytes). Absent without such events, and
+  // where the device was read from a summary of format 4 or older.
+  std::optional<CategoryBytes> categories_at_peak;
+  std::vector<CategoryBytes> timeline_categories;
+  std::vector<SnapshotStrategy> category_strategies;  // snapshot_strategies.h, on categories_at_peak
 };
 
 struct MemoryAnalysis {

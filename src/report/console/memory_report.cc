@@ -7,6 +7,8 @@
 #include "base/text_escape.h"
 #include "report/common/format.h"
 #include "base/json_writer.h"
+#include "report/console/category_report.h"
+#include "report/console/snapshot_report.h"
 
 namespace tuneprof {
 namespace {
@@ -54,6 +56,20 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
   if (d.event_count == 0 && d.alloc_count == 0) return;
   *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n",
                       FormatBytes(d.live_at_peak_known_bytes), FormatBytes(d.live_at_peak_unattributed_bytes));
+}
+
+// The peak by category, and the strategies that follow the one holding it.
+void AppendCategories(const DeviceMemory& d, std::string* out) {
+  if (!d.categories_at_peak) return;
+  const CategoryBytes& at_peak = *d.categories_at_peak;
+  // An inference trace, or one whose blocks were allocated before it: one line rather than a table of one row.
+  if (at_peak.bytes[static_cast<size_t>(MemoryCategory::kUnknown)] == at_peak.Total()) {
+    *out += "  at the peak by category: all unknown (no backward, optimizer or first step around its blocks)\n";
+    return;
+  }
+  *out += "  at the peak by category (from the host ranges around each block):\n";
+  AppendCategoryTable(*d.categories_at_peak, nullptr, d.peak_allocated_bytes, "    ", out);
+  AppendSnapshotStrategies(d.category_strategies, out);
 }
 
 void AppendComponents(const DeviceMemory& d, std::string* out) {
@@ -243,6 +259,26 @@ void WriteCopies(JsonWriter& w, const DeviceMemory& d) {
   OptionalDouble(w, "bandwidth_utilization", DeviceMemoryUtilization(d));
 }
 
+// null without [memory] events with totals (and for a device read from a summary of format 4 or older).
+void WriteCategories(JsonWriter& w, const DeviceMemory& d) {
+  w.Key("categories");
+  if (!d.categories_at_peak) {
+    w.Null();
+    return;
+  }
+  w.BeginObject().Key("at_peak");
+  WriteCategoryBytes(w, *d.categories_at_peak);
+  w.Key("timeline").BeginArray();
+  for (const CategoryBytes& point : d.timeline_categories) {
+    w.BeginArray();
+    for (const int64_t bytes : point.bytes) w.Int(bytes);
+    w.EndArray();
+  }
+  w.EndArray().Key("strategies");
+  WriteSnapshotStrategies(w, d.category_strategies);
+  w.EndObject();
+}
+
 void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   w.BeginObject().Key("device").String(d.device).Key("event_count").Int(d.event_count);
   w.Key("alloc_count").Int(d.alloc_count).Key("alloc_bytes").Int(d.alloc_bytes);
@@ -275,6 +311,7 @@ void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   OptionalDouble(w, "fragmentation_ratio", d.fragmentation_ratio);
   w.Key("live_at_peak_known_bytes").Int(d.live_at_peak_known_bytes);
   w.Key("live_at_peak_unattributed_bytes").Int(d.live_at_peak_unattributed_bytes);
+  WriteCategories(w, d);
   WriteHolders(w, d);
   WriteSteps(w, d);
   WriteOpportunities(w, d);
@@ -359,6 +396,7 @@ std::string RenderMemoryText(const std::vector<MemoryAnalysis>& ranks) {
       }
       if (d.event_count > 0) {
         AppendPeak(d, rank.trace_start_ns, &out);
+        AppendCategories(d, &out);
         AppendHolders(d, &out);
         AppendSteps(d, &out);
         AppendOpportunities(d, &out);

@@ -119,17 +119,7 @@ void AppendLeaks(const SnapshotDeviceMemory& d, std::string* out) {
   }
 }
 
-void AppendStrategies(const SnapshotDeviceMemory& d, std::string* out) {
-  if (d.strategies.empty()) return;
-  *out += "  strategies (what holds the memory, and what to try):\n";
-  for (const SnapshotStrategy& s : d.strategies) {
-    *out += fmt::format("    {}{}: {} at stake, about {} to save\n", s.category,
-                        s.holds_peak ? " (holds the peak)" : "", Bytes(s.bytes), Bytes(s.saving));
-    constexpr std::string_view kIndent = "      ";
-    *out += WrapText(EscapeText(s.action + ": " + s.why), kWidth - kIndent.size(), kIndent, kIndent);
-    if (!out->ends_with('\n')) *out += '\n';
-  }
-}
+void AppendStrategies(const SnapshotDeviceMemory& d, std::string* out) { AppendSnapshotStrategies(d.strategies, out); }
 
 // ---- JSON
 
@@ -184,16 +174,34 @@ void WriteDevice(JsonWriter& w, const SnapshotDeviceMemory& d) {
     w.Key("growing").Bool(leak.growing).EndObject();
   }
   w.EndArray();
-  w.Key("strategies").BeginArray();
-  for (const SnapshotStrategy& s : d.strategies) {
+  w.Key("strategies");
+  WriteSnapshotStrategies(w, d.strategies);
+  w.EndObject();
+}
+
+}  // namespace
+
+void AppendSnapshotStrategies(const std::vector<SnapshotStrategy>& strategies, std::string* out) {
+  if (strategies.empty()) return;
+  *out += "  strategies (what holds the memory, and what to try):\n";
+  for (const SnapshotStrategy& s : strategies) {
+    *out += fmt::format("    {}{}: {} at stake, about {} to save\n", s.category,
+                        s.holds_peak ? " (holds the peak)" : "", Bytes(s.bytes), Bytes(s.saving));
+    constexpr std::string_view kIndent = "      ";
+    *out += WrapText(EscapeText(s.action + ": " + s.why), kWidth - kIndent.size(), kIndent, kIndent);
+    if (!out->ends_with('\n')) *out += '\n';
+  }
+}
+
+void WriteSnapshotStrategies(JsonWriter& w, const std::vector<SnapshotStrategy>& strategies) {
+  w.BeginArray();
+  for (const SnapshotStrategy& s : strategies) {
     w.BeginObject().Key("category").String(s.category).Key("action").String(s.action);
     w.Key("bytes").Uint(s.bytes).Key("saving").Uint(s.saving).Key("holds_peak").Bool(s.holds_peak);
     w.Key("why").String(s.why).EndObject();
   }
-  w.EndArray().EndObject();
+  w.EndArray();
 }
-
-}  // namespace
 
 std::string RenderSnapshotText(const SnapshotAnalysis& analysis) {
   std::string out = fmt::format("memory snapshot {}{}\n", EscapeText(analysis.path),

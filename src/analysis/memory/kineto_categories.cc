@@ -1,0 +1,104 @@
+#include "analysis/memory/kineto_categories.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "analysis/core/events_by_track.h"
+
+namespace tuneprof {
+namespace {
+
+constexpr std::string_view kBackwardPrefix = "autograd::engine::evaluate_function:";
+constexpr std::string_view kOptimizerPrefix = "Optimizer.step#";
+
+struct Span {
+  int64_t start_ns;
+  int64_t end_ns;
+  bool is_op;
+  MemoryPhase phase;
+};
+
+MemoryPhase PhaseOf(std::string_view name, bool is_op) {
+  if (is_op && name.starts_with(kBackwardPrefix)) return MemoryPhase::kBackward;
+  if (!is_op && name.starts_with(kOptimizerPrefix)) return MemoryPhase::kOptimizer;
+  return MemoryPhase::kOther;
+}
+
+// The context at `t` from the ranges open on its thread (outer first; a range that ended earlier is
+// skipped, since annotations and ops need not nest with each other).
+MemoryEventContext ContextAt(const std::vector<Span>& open, int64_t t) {
+  MemoryEventContext out;
+  for (const Span& span : open) {
+    if (span.end_ns < t) continue;
+    if (span.is_op && out.outer_op_end_ns == kNoId) out.outer_op_end_ns = span.end_ns;
+    if (span.phase != MemoryPhase::kOther && out.phase == MemoryPhase::kOther) {
+      out.phase = span.phase;
+      if (span.phase == MemoryPhase::kOptimizer) out.phase_end_ns = span.end_ns;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<MemoryEventContext> MemoryEventContexts(const Trace& trace) {
+  const EventTable& events = trace.events();
+  const std::vector<MemoryEvent>& memory = trace.memory_events();
+  std::vector<std::vector<uint32_t>> queries_by_track(trace.tracks().size());
+  for (uint32_t m = 0; m < memory.size(); ++m) queries_by_track[memory[m].track].push_back(m);
+  std::vector<std::vector<Span>> spans_by_track = EventsByTrack<Span>(
+      trace,
+      [&](uint32_t i) {
+        const EventKind kind = events.kind[i];
+        return (kind == EventKind::kHostOp || kind == EventKind::kUserAnnotation) && events.dur_ns[i] >= 0 &&
+               !queries_by_track[events.track[i]].empty();
+      },
+      [&](uint32_t i) {
+        const bool is_op = events.kind[i] == EventKind::kHostOp;
+        return Span{events.ts_ns[i], events.end_ns(i), is_op, PhaseOf(trace.str(events.name[i]), is_op)};
+      });
+  std::vector<MemoryEventContext> out(memory.size());
+  auto outer_first = [](const Span& a, const Span& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+  };
+  auto earlier = [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; };
+  for (size_t track = 0; track < queries_by_track.size(); ++track) {
+    std::vector<uint32_t>& queries = queries_by_track[track];
+    if (queries.empty()) continue;
+    std::vector<Span>& spans = spans_by_track[track];
+    if (!std::is_sorted(spans.begin(), spans.end(), outer_first)) std::stable_sort(spans.begin(), spans.end(), outer_first);
+    if (!std::is_sorted(queries.begin(), queries.end(), earlier)) std::stable_sort(queries.begin(), queries.end(), earlier);
+    // The ranges open at the current instant, outermost first: a range is dropped once one that starts
+    // after it ends does not lie inside it, or once it has ended by the instant queried.
+    std::vector<Span> open;
+    size_t next = 0;
+    for (uint32_t m : queries) {
+      const int64_t t = memory[m].ts_ns;
+      for (; next < spans.size() && spans[next].start_ns <= t; ++next) {
+        while (!open.empty() && open.back().end_ns < spans[next].start_ns) open.pop_back();
+        open.push_back(spans[next]);
+      }
+      while (!open.empty() && open.back().end_ns < t) open.pop_back();
+      out[m] = ContextAt(open, t);
+    }
+  }
+  return out;
+}
+
+MemoryCategory CategoryOfBlock(const MemoryEventContext& alloc, const MemoryEventContext* free, int64_t alloc_ns,
+                               int64_t free_ns, int64_t first_step_ns) {
+  if (free && alloc.outer_op_end_ns != kNoId && free_ns <= alloc.outer_op_end_ns) return MemoryCategory::kTemporaries;
+  switch (alloc.phase) {
+    case MemoryPhase::kOptimizer:
+      return free && free_ns <= alloc.phase_end_ns ? MemoryCategory::kTemporaries : MemoryCategory::kOptimizerState;
+    case MemoryPhase::kBackward:
+      return free && free->phase == MemoryPhase::kBackward ? MemoryCategory::kAutogradDetail : MemoryCategory::kGradients;
+    case MemoryPhase::kOther:
+      break;
+  }
+  if (free && free->phase == MemoryPhase::kBackward) return MemoryCategory::kActivations;
+  if (!free && first_step_ns != kNoId && alloc_ns < first_step_ns) return MemoryCategory::kParameters;
+  return MemoryCategory::kUnknown;
+}
+
+}  // namespace tuneprof
