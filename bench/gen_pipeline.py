@@ -139,9 +139,13 @@ def kineto_model(args, stage_ms):
 
 
 def balanced_gain_ms(args, stages):
-    """The step the model above loses were every stage to compute the mean stage's compute."""
+    """The step the model above loses were every stage to compute the mean stage's compute (on GPUs the
+    simulated chain run again with every stage at the mean)."""
     computes = [s["computing_ms"] for s in stages]
     mean = sum(computes) / len(computes)
+    if args.layout == "kineto":
+        even, _ = kineto_model(args, [mean] * len(computes))
+        return max(s["step_ms"] for s in stages) - max(s["step_ms"] for s in even)
     return (max(computes) - mean) * (1 + (len(stages) - 1) / args.microbatches)
 
 

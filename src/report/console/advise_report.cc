@@ -225,8 +225,14 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   out += result.findings.empty() ? "No findings.\n" : "Top strategies (estimated gain per step)\n";
   for (size_t i = 0; i < result.findings.size() && i < kTopStrategies; ++i) {
     const Finding& f = result.findings[i];
-    out += fmt::format("{:>2}. {:<28} {}{}\n", i + 1, f.id, GainText(f, result.step_ns),
-                       RanksText(f, result.ranks.size()));
+    // A long gain text and population go on their own line rather than past the 100 columns.
+    const std::string head = fmt::format("{:>2}. {:<28} {}", i + 1, f.id, GainText(f, result.step_ns));
+    const std::string ranks = RanksText(f, result.ranks.size());
+    if (ranks.empty() || head.size() + ranks.size() <= 100) {
+      out += head + ranks + "\n";
+    } else {
+      out += head + "\n" + WrapText(ranks.substr(1), 98, "    ", "    ");
+    }
     // Wrapped, not cut: a title's last clause (whose figures, which rule disagrees) and an API to copy
     // are what a cut loses.
     out += WrapText(f.title, 98, "    ", "    ");

@@ -21,6 +21,7 @@
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/advisor/sequence_mining.h"
 #include "analysis/core/device_work.h"
+#include "analysis/core/graph_replays.h"
 
 namespace tuneprof {
 namespace {
@@ -100,14 +101,16 @@ std::vector<std::vector<Op>> AscendStreams(const Trace& trace) {
 }
 
 // Elsewhere: compute kernels per stream by start, named by the innermost host operator around their launch
-// (or the operator a torch_npu flow leads from).
-std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree& tree) {
+// (or the operator a torch_npu flow leads from). Kernels a CUDA graph replayed are left out: the run
+// already captures that code, and the gaps between them are no launch gaps to remove.
+std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree& tree, const GraphReplays* graphs) {
   const EventTable& events = trace.events();
   const std::vector<uint32_t> launcher = DeviceLaunchers(trace);
   std::map<uint32_t, std::vector<Op>> streams;
   for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
     const uint32_t e = work.event;
     if (!Computes(work.work) || events.dur_ns[e] < 0) continue;
+    if (graphs != nullptr && e < graphs->replayed.size() && graphs->replayed[e]) continue;
     // A launch call is inside its operator; torch_npu's flows lead from the operator itself.
     const uint32_t from = launcher[e];
     const uint32_t op = from == kNoIndex || from >= tree.parent_op.size() ? kNoIndex
@@ -246,6 +249,8 @@ std::string TableSpelling(std::string_view name) {
   return lower;
 }
 
+bool UsesCudaGraphs(const RankEvidence& rank) { return rank.compute != nullptr && rank.compute->graphs.any(); }
+
 std::string Route(const RankEvidence& rank, const std::vector<Op>& ops, const Sequence& seq) {
   const Platform platform = PlatformOf(rank);
   if (platform == Platform::kNpu) {
@@ -256,7 +261,9 @@ std::string Route(const RankEvidence& rank, const std::vector<Op>& ops, const Se
     return seq.host_bound ? "graph mode (torch.compile with the NPU backend, torchair) or a custom Ascend C operator"
                           : "a custom Ascend C operator keeping the intermediates on chip, or graph mode";
   }
-  return seq.host_bound ? "torch.compile (Inductor) or CUDA graphs, else a custom Triton kernel"
+  // A run that already replays CUDA graphs is not told to adopt them.
+  if (seq.host_bound && !UsesCudaGraphs(rank)) return "torch.compile (Inductor) or CUDA graphs, else a custom Triton kernel";
+  return seq.host_bound ? "torch.compile (Inductor), else a custom Triton kernel"
                         : "a custom Triton kernel or torch.compile (Inductor)";
 }
 
@@ -315,8 +322,11 @@ Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std:
   f.AddText("top_sequences", listed);
   f.strategy = std::string(ForPlatform(
       rank,
-      "Fuse each repeated sequence into one kernel: let torch.compile (Inductor) generate it, or write a Triton "
-      "kernel; where the device waits between its kernels, CUDA graphs remove the launch gaps too.",
+      UsesCudaGraphs(rank) ? "Fuse each repeated sequence into one kernel: let torch.compile (Inductor) generate it, or "
+                             "write a Triton kernel."
+                           : "Fuse each repeated sequence into one kernel: let torch.compile (Inductor) generate it, or "
+                             "write a Triton kernel; where the device waits between its kernels, CUDA graphs remove "
+                             "the launch gaps too.",
       "Fuse each repeated sequence into one operator: call the fused torch_npu API where one exists, run the "
       "model in graph mode (torch.compile with the NPU backend / torchair) so the graph engine fuses it, or "
       "write a custom Ascend C operator.",
@@ -333,7 +343,7 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   const bool ascend = !trace.kernel_details().rows.empty();
   std::vector<Op> ops;
   std::vector<uint32_t> symbols;
-  Flatten(ascend ? AscendStreams(trace) : KernelStreams(trace, rank.tree), &ops, &symbols);
+  Flatten(ascend ? AscendStreams(trace) : KernelStreams(trace, rank.tree, rank.compute == nullptr ? nullptr : &rank.compute->graphs), &ops, &symbols);
   double total = 0;
   for (const Op& op : ops) total += static_cast<double>(op.dur);
   Limits limits;
