@@ -52,6 +52,7 @@ pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two v
 import argparse
 import json
 import os
+import sqlite3
 
 from trace_events import us, npu_x, npu_meta, npu_flow
 
@@ -308,27 +309,41 @@ class Timeline:
         return json.dumps(meta + self.events, separators=(",", ":"))
 
 
-def timeline(args, stage, rank):
-    """trace_view.json of one rank, laid out as stage_model says; the steps back to back from T0."""
+def device_schedule(args, stage):
+    """The rank's steps as stage_model lays them out, back to back from T0: per step its number, its ProfilerStep
+    range and its device items (name, start ns, end ns, on the HCCL track): per micro-batch its compute task then
+    its p2p op, then the all-reduce, then the gap; and a last task after the last step, which closes its gap as the
+    next step's first task closes the others'."""
     ns = lambda ms: round(ms * 1e6)
     each_c = ns(stage["computing_ms"] / args.microbatches)
     each_p = ns(stage["p2p_ms"] / args.microbatches)
     step_ns = args.microbatches * (each_c + each_p) + ns(ALLREDUCE_MS) + ns(FREE_MS)
     prefix = "hcom_receive_" if args.wait_ops == "receive" else "hcom_batchSendRecv_"
     t0 = round(T0_US * 1000)
-    tl = Timeline(rank)
+    steps = []
     for k in range(args.steps):
         start = t0 + k * step_ns
-        tl.step(k + 1, start - 20000, start + step_ns - 20000)
-        t = start
+        items, t = [], start
         for m in range(args.microbatches):
-            tl.launch("aclnnMatmul_MatMulV3_MatMulV3", t, t + each_c, False)
+            items.append(("aclnnMatmul_MatMulV3_MatMulV3", t, t + each_c, False))
             t += each_c
-            tl.launch(f"{prefix}_{PP_HASH[-3:]}_{k * args.microbatches + m}_1", t, t + each_p, True)
+            items.append((f"{prefix}_{PP_HASH[-3:]}_{k * args.microbatches + m}_1", t, t + each_p, True))
             t += each_p
-        tl.launch(f"hcom_allReduce__{DP_HASH[-3:]}_{k}_1", t, t + ns(ALLREDUCE_MS), True)
-    # A last task after the last step closes its gap, as the next step's first task closes the others'.
-    tl.launch("aclnnMatmul_MatMulV3_MatMulV3", t0 + args.steps * step_ns, t0 + args.steps * step_ns + 1000, False)
+        items.append((f"hcom_allReduce__{DP_HASH[-3:]}_{k}_1", t, t + ns(ALLREDUCE_MS), True))
+        steps.append((k + 1, start - 20000, start + step_ns - 20000, items))
+    closing = ("aclnnMatmul_MatMulV3_MatMulV3", t0 + args.steps * step_ns, t0 + args.steps * step_ns + 1000, False)
+    return steps, closing
+
+
+def timeline(args, stage, rank):
+    """trace_view.json of one rank, laid out as device_schedule says."""
+    tl = Timeline(rank)
+    steps, closing = device_schedule(args, stage)
+    for number, start, end, items in steps:
+        tl.step(number, start, end)
+        for item in items:
+            tl.launch(*item)
+    tl.launch(*closing)
     return tl.document()
 
 
@@ -428,6 +443,119 @@ def write_text(args, stages, with_timeline=False):
                 write(os.path.join(out, "trace_view.json"), timeline(args, stage, rank))
 
 
+class StringTable:
+    """STRING_IDS: the database names everything by an id into it."""
+
+    def __init__(self):
+        self.ids = {}
+
+    def __call__(self, value):
+        return self.ids.setdefault(value, len(self.ids) + 1)
+
+
+def profiler_db(args, stage, rank, path):
+    """ascend_pytorch_profiler_{rank}.db: the timeline device_schedule lays out, as torch_npu's Db export stores it
+    (ns, names as STRING_IDS ids): ProfilerStep ranges in PYTORCH_API and STEP_TIME, each launch in CANN_API, the
+    compute tasks in TASK / COMPUTE_TASK_INFO, the HCCL ops in COMMUNICATION_OP with each p2p op's share of the
+    stage's wait in waitNs; the chip and rank. Only the tables and columns the importer reads."""
+    string = StringTable()
+    tid = PY_PID + 11 * rank
+    apis, steps_rows, cann, tasks, infos, ops = [], [], [], [], [], []
+    schedule, closing = device_schedule(args, stage)
+    connection = 1000
+    wait_each = round(stage["p2p_wait_ms"] / args.microbatches * 1e6)
+    for number, start, end, items in schedule:
+        apis.append((start, end, tid, None, string(f"ProfilerStep#{number}"), -1, 0, 50001, 0))
+        steps_rows.append((number, start, end))
+    for name, start, end, on_hccl in [item for *_, items in schedule for item in items] + [closing]:
+        connection += 1
+        cann.append((start - 5000, start - 2000, 10000, tid, connection, string("Node@launch")))
+        if on_hccl:
+            p2p = not name.startswith("hcom_allReduce")
+            group, op_type = (PP_HASH, name.split("__")[0] + "_") if p2p else (DP_HASH, "hcom_allReduce_")
+            ops.append((string(name), start, end, connection, string(group), len(ops) + 1, string(op_type),
+                        wait_each if p2p else round(0.2e6)))
+        else:
+            task = len(tasks) + 1
+            tasks.append((start, end, 0, connection, task, 3254508960, string("AI_CORE"), 4294967295, STREAM,
+                          11000 + task, 4294967295))
+            infos.append((string(name), task, 24, 0, string("AI_CORE"), string("MatMulV3"), string("ND;ND"),
+                          string("DT_BF16;DT_BF16"), string('"4096,4096;4096,4096"'), string("ND"), string("DT_BF16"),
+                          string('"4096,4096"'), 0))
+    tables = {
+        "PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name INTEGER, sequenceNumber INTEGER, "
+        "fwdThreadId INTEGER, type INTEGER, depth INTEGER)": apis,
+        "STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)": steps_rows,
+        "CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, "
+        "name INTEGER)": cann,
+        "TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
+        "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, modelId INTEGER)": tasks,
+        "COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, "
+        "taskType INTEGER, opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, "
+        "outputFormats INTEGER, outputDataTypes INTEGER, outputShapes INTEGER, waitNs INTEGER)": infos,
+        "COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, "
+        "opId INTEGER PRIMARY KEY, opType INTEGER, waitNs INTEGER)": ops,
+        "NPU_INFO (id INTEGER, name TEXT)": [(0, "Ascend910B")],
+        "RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)": [(rank, 0)],
+        "META_DATA (name TEXT, value TEXT)": [("SCHEMA_VERSION", "1.0.0")],
+    }
+    tables["STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)"] = [(i, v) for v, i in string.ids.items()]
+    write_sqlite(path, tables)
+
+
+def analysis_db(args, stage, step_ms, path):
+    """analysis.db: step_trace_time.csv as StepTraceTime (µs) and communication.json's ops as CommAnalyzerTime
+    (ms; the op and its group in two columns, the section in type), as the Db export writes them."""
+    steps = [(str(row[0]), *[round(v, 3) for v in row[1:]], 0.0) for row in step_rows(args, stage)]
+    ops = []
+    for step, sections in communication(args, stage, step_ms).items():
+        for section, entries in sections.items():
+            for name, op in entries.items():
+                if name == "Total Op Info":
+                    continue
+                t = op["Communication Time Info"]
+                op_name, group = name.split("@")
+                ops.append((op_name, group, t["Start Timestamp(us)"], t["Elapse Time(ms)"], t["Transit Time(ms)"],
+                            t["Wait Time(ms)"], t["Synchronization Time(ms)"], t["Idle Time(ms)"], step, section))
+    write_sqlite(path, {
+        "StepTraceTime (step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, overlapped NUMERIC, "
+        "communication NUMERIC, free NUMERIC, stage NUMERIC, bubble NUMERIC, "
+        "communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC)": steps,
+        "CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time NUMERIC, "
+        "transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, "
+        "type TEXT)": ops})
+
+
+def write_sqlite(path, tables):
+    """{"NAME (columns)": rows}: a fresh database file holding them."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.exists(path):
+        os.remove(path)
+    db = sqlite3.connect(path)
+    for schema, rows in tables.items():
+        db.execute(f"CREATE TABLE {schema}")
+        if rows:
+            db.executemany(f"INSERT INTO {schema.split()[0]} VALUES ({','.join('?' * len(rows[0]))})", rows)
+    db.commit()
+    db.close()
+
+
+def write_db(args, stages):
+    """The Db export: per rank its profiler_info / profiler_metadata.json and ASCEND_PROFILER_OUTPUT/ holding only
+    ascend_pytorch_profiler_{rank}.db and analysis.db."""
+    pp = len(stages)
+    for stage in stages:
+        for rank in stage["ranks"]:
+            top = os.path.join(args.out, f"rank{rank}_ascend_pt")
+            out = os.path.join(top, "ASCEND_PROFILER_OUTPUT")
+            info = profiler_info(rank)
+            info["config"]["experimental_config"]["_export_type"] = "db"
+            write(os.path.join(top, f"profiler_info_{rank}.json"), json.dumps(info, indent=4))
+            write(os.path.join(top, "profiler_metadata.json"), json.dumps(metadata(args, rank, pp)))
+            profiler_db(args, stage, rank, os.path.join(out, f"ascend_pytorch_profiler_{rank}.db"))
+            analysis_db(args, stage, stage["step_ms"], os.path.join(out, "analysis.db"))
+
+
 def write_cluster(args, stages):
     lines = [CLUSTER_HEADER]
     for stage in stages:
@@ -449,7 +577,7 @@ def main():
     parser.add_argument("--microbatches", type=int, default=8)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--wait-ops", choices=("batch", "receive"), default="batch")
-    parser.add_argument("--layout", choices=("text", "timeline", "cluster", "kineto"), default="text")
+    parser.add_argument("--layout", choices=("text", "timeline", "cluster", "kineto", "db"), default="text")
     parser.add_argument("--pg-names", choices=("pipeline", "none"), default="pipeline",
                         help="kineto: name the pp group as Megatron does, or leave every group unnamed")
     parser.add_argument("--peer-args", action="store_true",
@@ -467,6 +595,8 @@ def main():
             for rank in stage["ranks"]:
                 trace = kineto_rank(args, stage, rank, len(stages), kernels, bounds)
                 write(os.path.join(args.out, f"rank{rank}.pt.trace.json"), json.dumps(trace, separators=(",", ":")))
+    elif args.layout == "db":
+        write_db(args, stages)
     else:
         write_text(args, stages, with_timeline=args.layout == "timeline")
     print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pg_names": args.pg_names,

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Pipeline-parallel runs with known answers (bench/gen_pipeline.py): torch_npu text exports with and without
-trace_view.json (p2p waits as hcom_batchSendRecv with Bubble 0, or as hcom_receive with torch_npu's Bubble) and
-msprof-analyze cluster output (rank and stage rows), imbalanced and balanced stages.
+trace_view.json (p2p waits as hcom_batchSendRecv with Bubble 0, or as hcom_receive with torch_npu's Bubble), Db
+exports (ascend_pytorch_profiler_{rank}.db and analysis.db) and msprof-analyze cluster output (rank and stage rows), imbalanced and balanced stages.
 
 Per case: every stage's computing, p2p wait, bubble and step in `comm --json` within 15 % of the generator's
 truth and equal (to 1e-6) to an independent reading here of the generated step_trace_time.csv /
-communication.json / cluster_step_trace_time.csv; one step per rank across `profile`, `comm` and
+communication.json / analysis.db / cluster_step_trace_time.csv; one step per rank across `profile`, `comm` and
 `analyze`; every share of a step <= 100 %; `profile --json` bubble_us per step (on GPUs too: the p2p wait,
 equal to `analyze`'s pipeline_bubble part); Kineto p2p kernels that name their peer (Dst Rank / Src Rank) in
 a named pp group of four ranks measured against the peer's start; the pipeline findings'
@@ -22,6 +22,7 @@ Usage: pipeline_generated_check.py TUNEPROF SOURCE_DIR [SHARED]
 import csv
 import json
 import pathlib
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,11 @@ CASES = [
                                    "--layout", "timeline"]),
     ("timeline_receive_balanced", ["--stage-ms", "250,250,250,250", "--dp", "1", "--microbatches", "4",
                                    "--wait-ops", "receive", "--layout", "timeline"]),
+    # The Db export: ascend_pytorch_profiler_{rank}.db (the timeline) and analysis.db (the split and the ops).
+    ("db_batch_imbalanced", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--wait-ops", "batch",
+                             "--layout", "db"]),
+    ("db_receive_balanced", ["--stage-ms", "250,250,250", "--dp", "1", "--microbatches", "4", "--wait-ops", "receive",
+                             "--layout", "db"]),
     ("kineto_imbalanced", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--layout", "kineto"]),
     ("kineto_balanced", ["--stage-ms", "200,200,200", "--dp", "1", "--microbatches", "2", "--layout", "kineto"]),
     # No group names the pipeline: the stages come from who sends to whom, the waits from the peers' starts.
@@ -79,6 +85,22 @@ def read_text_rank(directory):
         for name, op in step.get("p2p", {}).items():
             if name != "Total Op Info":
                 wait_ms += op["Communication Time Info"]["Wait Time(ms)"]
+    wait = wait_ms * 1e3 / n
+    bubble = bubble_col if bubble_col > 0 else wait
+    return computing, wait, bubble, stage + bubble_col
+
+
+def read_db_rank(directory):
+    """read_text_rank's figures from the Db export's analysis.db: StepTraceTime (µs) and the p2p rows of
+    CommAnalyzerTime (ms)."""
+    db = sqlite3.connect(directory / "ASCEND_PROFILER_OUTPUT" / "analysis.db")
+    try:
+        rows = db.execute("SELECT computing, stage, bubble FROM StepTraceTime").fetchall()
+        wait_ms = db.execute("SELECT TOTAL(wait_time) FROM CommAnalyzerTime WHERE type IN ('p2p', 'P2P')").fetchone()[0]
+    finally:
+        db.close()
+    n = len(rows)
+    computing, stage, bubble_col = (sum(float(r[i]) for r in rows) / n for i in range(3))
     wait = wait_ms * 1e3 / n
     bubble = bubble_col if bubble_col > 0 else wait
     return computing, wait, bubble, stage + bubble_col
@@ -151,7 +173,8 @@ def independent(root, truth):
         ranks, stages = read_cluster(root)
         check([s["ranks"] for s in truth["stages"]] == stages, f"stage rows {stages}")
     else:
-        ranks = {r: read_text_rank(root / f"rank{r}_ascend_pt") for s in truth["stages"] for r in s["ranks"]}
+        reader = read_db_rank if truth["layout"] == "db" else read_text_rank
+        ranks = {r: reader(root / f"rank{r}_ascend_pt") for s in truth["stages"] for r in s["ranks"]}
     out = {}
     for s in truth["stages"]:
         rows = [ranks[r] for r in s["ranks"]]
