@@ -35,6 +35,9 @@ the part of each p2p kernel before its peer's kernel starts where the pair is a 
 peer's global rank, as PyTorch writes them), else (a pp group of more ranks, whose p2p kernels do not say the
 peer) the p2p kernel time (wait and transfer: nothing hides it); the bubble is that wait and the step the device
 span.
+--layout db writes the run as torch_npu's Db export: per rank ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{r}.db
+(the timeline of --layout timeline, the HCCL ops with their waits, the groups in META_DATA) and analysis.db
+(step_trace_time.csv and communication.json's ops as StepTraceTime and CommAnalyzerTime rows).
 --layout cluster writes msprof-analyze's OUT/cluster_analysis_output/cluster_step_trace_time.csv: a rank row per
 rank and a stage row per stage (empty Step, Type "stage", Index the stage's ranks), as the receive export gives.
 
@@ -46,8 +49,8 @@ slowest stage's compute, min(bubble, max compute - its compute)), else
 pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two virtual stages remove).
 
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
-                                  [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto]
-                                  [--pg-names pipeline|none] [--peer-args]
+                                  [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto|db]
+                                  [--pg-names pipeline|none] [--peer-args] [--without-metadata-json]
 """
 import argparse
 import json
@@ -453,11 +456,12 @@ class StringTable:
         return self.ids.setdefault(value, len(self.ids) + 1)
 
 
-def profiler_db(args, stage, rank, path):
+def profiler_db(args, stage, rank, pp, path):
     """ascend_pytorch_profiler_{rank}.db: the timeline device_schedule lays out, as torch_npu's Db export stores it
     (ns, names as STRING_IDS ids): ProfilerStep ranges in PYTORCH_API and STEP_TIME, each launch in CANN_API, the
     compute tasks in TASK / COMPUTE_TASK_INFO, the HCCL ops in COMMUNICATION_OP with each p2p op's share of the
-    stage's wait in waitNs; the chip and rank. Only the tables and columns the importer reads."""
+    stage's wait in waitNs; the chip and rank; profiler_metadata.json's distributed_args and parallel_group_info
+    as META_DATA rows of JSON text. Only the tables and columns the importer reads."""
     string = StringTable()
     tid = PY_PID + 11 * rank
     apis, steps_rows, cann, tasks, infos, ops = [], [], [], [], [], []
@@ -497,7 +501,8 @@ def profiler_db(args, stage, rank, path):
         "opId INTEGER PRIMARY KEY, opType INTEGER, waitNs INTEGER)": ops,
         "NPU_INFO (id INTEGER, name TEXT)": [(0, "Ascend910B")],
         "RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)": [(rank, 0)],
-        "META_DATA (name TEXT, value TEXT)": [("SCHEMA_VERSION", "1.0.0")],
+        "META_DATA (name TEXT, value TEXT)": [("SCHEMA_VERSION", "1.0.0")] +
+                                             [(k, json.dumps(v)) for k, v in metadata(args, rank, pp).items()],
     }
     tables["STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)"] = [(i, v) for v, i in string.ids.items()]
     write_sqlite(path, tables)
@@ -541,8 +546,9 @@ def write_sqlite(path, tables):
 
 
 def write_db(args, stages):
-    """The Db export: per rank its profiler_info / profiler_metadata.json and ASCEND_PROFILER_OUTPUT/ holding only
-    ascend_pytorch_profiler_{rank}.db and analysis.db."""
+    """The Db export: per rank its profiler_info / profiler_metadata.json (left out with --without-metadata-json,
+    the groups then only in the database) and ASCEND_PROFILER_OUTPUT/ holding only ascend_pytorch_profiler_{rank}.db
+    and analysis.db."""
     pp = len(stages)
     for stage in stages:
         for rank in stage["ranks"]:
@@ -551,8 +557,9 @@ def write_db(args, stages):
             info = profiler_info(rank)
             info["config"]["experimental_config"]["_export_type"] = "db"
             write(os.path.join(top, f"profiler_info_{rank}.json"), json.dumps(info, indent=4))
-            write(os.path.join(top, "profiler_metadata.json"), json.dumps(metadata(args, rank, pp)))
-            profiler_db(args, stage, rank, os.path.join(out, f"ascend_pytorch_profiler_{rank}.db"))
+            if not args.without_metadata_json:
+                write(os.path.join(top, "profiler_metadata.json"), json.dumps(metadata(args, rank, pp)))
+            profiler_db(args, stage, rank, pp, os.path.join(out, f"ascend_pytorch_profiler_{rank}.db"))
             analysis_db(args, stage, stage["step_ms"], os.path.join(out, "analysis.db"))
 
 
@@ -582,6 +589,8 @@ def main():
                         help="kineto: name the pp group as Megatron does, or leave every group unnamed")
     parser.add_argument("--peer-args", action="store_true",
                         help="kineto: p2p kernels name their peer (Dst Rank / Src Rank)")
+    parser.add_argument("--without-metadata-json", action="store_true",
+                        help="db: no profiler_metadata.json beside the databases (the groups only in META_DATA)")
     args = parser.parse_args()
     if args.layout == "cluster":
         args.wait_ops = "receive"  # msprof-analyze's Bubble column comes from the receive ops

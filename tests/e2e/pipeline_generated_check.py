@@ -39,11 +39,12 @@ CASES = [
                                    "--layout", "timeline"]),
     ("timeline_receive_balanced", ["--stage-ms", "250,250,250,250", "--dp", "1", "--microbatches", "4",
                                    "--wait-ops", "receive", "--layout", "timeline"]),
-    # The Db export: ascend_pytorch_profiler_{rank}.db (the timeline) and analysis.db (the split and the ops).
+    # The Db export: ascend_pytorch_profiler_{rank}.db (the timeline) and analysis.db (the split and the ops); the
+    # balanced one without profiler_metadata.json, its pp groups only in the database's META_DATA.
     ("db_batch_imbalanced", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--wait-ops", "batch",
                              "--layout", "db"]),
     ("db_receive_balanced", ["--stage-ms", "250,250,250", "--dp", "1", "--microbatches", "4", "--wait-ops", "receive",
-                             "--layout", "db"]),
+                             "--layout", "db", "--without-metadata-json"]),
     ("kineto_imbalanced", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--layout", "kineto"]),
     ("kineto_balanced", ["--stage-ms", "200,200,200", "--dp", "1", "--microbatches", "2", "--layout", "kineto"]),
     # No group names the pipeline: the stages come from who sends to whom, the waits from the peers' starts.

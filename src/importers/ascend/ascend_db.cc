@@ -483,6 +483,25 @@ Status ReadRank(const SqliteFile& db, TraceMetadata* meta) {
   });
 }
 
+// A JSON value under `key` as profiler_metadata.json's entries are kept: objects by field, strings as
+// they are, anything else as its JSON text.
+void AddFlattened(simdjson::dom::element element, const std::string& key, SideTableBuilder* out) {
+  simdjson::dom::object object;
+  std::string_view text;
+  if (element.get_object().get(object) == simdjson::SUCCESS) {
+    for (auto field : object) AddFlattened(field.value, key + "." + std::string(field.key), out);
+  } else if (element.get_string().get(text) == simdjson::SUCCESS) {
+    out->AddMetadataEntry(key, std::string(text));
+  } else {
+    out->AddMetadataEntry(key, simdjson::minify(element));
+  }
+}
+
+// The Db export stores profiler_metadata.json's distributed_args and parallel_group_info as META_DATA
+// rows of JSON text: kept under profiler_metadata.json's keys, so that the pp / dp groups are found
+// where the rank directory lost that file, and read alike where it has it.
+bool IsMetadataObject(std::string_view name) { return name == "parallel_group_info" || name == "distributed_args"; }
+
 // META_DATA's ENV_VARIABLES is profiler_metadata.json's object of the same name: kept under the same
 // keys, so the advisor's environment checks read both forms alike.
 Status ReadMetaData(const SqliteFile& db, SideTableBuilder* out) {
@@ -490,14 +509,19 @@ Status ReadMetaData(const SqliteFile& db, SideTableBuilder* out) {
   return ForEachRow(db, "SELECT name, value FROM META_DATA", [&](const SqliteStatement& r) {
     const std::string name(r.Text(0));
     const std::string value(r.Text(1));
-    if (name != "ENV_VARIABLES") {
+    if (name != "ENV_VARIABLES" && !IsMetadataObject(name)) {
       out->AddMetadataEntry("db.META_DATA." + name, value);
       return;
     }
     simdjson::dom::parser parser;
+    simdjson::dom::element doc;
     simdjson::dom::object object;
-    if (parser.parse(value).get_object().get(object) != simdjson::SUCCESS) {
-      out->Warn(db.path() + ": META_DATA ENV_VARIABLES is not a JSON object; ignored");
+    if (parser.parse(value).get(doc) != simdjson::SUCCESS || doc.get_object().get(object) != simdjson::SUCCESS) {
+      out->Warn(db.path() + ": META_DATA " + name + " is not a JSON object; ignored");
+      return;
+    }
+    if (IsMetadataObject(name)) {
+      AddFlattened(doc, "profiler_metadata." + name, out);
       return;
     }
     for (auto field : object) {

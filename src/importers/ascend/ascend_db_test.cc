@@ -294,6 +294,26 @@ TEST(AscendDbTest, ATextTimestampSkipsItsRowAndIsCountedNeverReadAsZero) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(AscendDbTest, MetaDataParallelGroupsAreReadAsProfilerMetadataGivesThem) {
+  TUNEPROF_REQUIRE_CORPUS();
+  // The Db export keeps profiler_metadata.json's parallel_group_info and distributed_args as META_DATA rows of
+  // JSON text: the pp groups must be found from them where the rank directory lacks that file.
+  const auto dir = CraftedRank(
+      "meta_groups",
+      "INSERT INTO META_DATA VALUES ('parallel_group_info', '{\"98765\": {\"group_name\": \"pp\", \"group_rank\": 0, "
+      "\"global_ranks\": [0, 2]}}'), ('distributed_args', '{\"pipeline_model_parallel_size\": 2}'), "
+      "('parallel_group_info_bad', '[1]'); INSERT INTO META_DATA SELECT 'distributed_args', '[2]'");
+  const Trace t = MustImport(dir.string());
+  EXPECT_EQ(Entry(t, "profiler_metadata.parallel_group_info.98765.group_name"), "pp");
+  EXPECT_EQ(Entry(t, "profiler_metadata.parallel_group_info.98765.global_ranks"), "[0,2]");
+  EXPECT_EQ(Entry(t, "profiler_metadata.distributed_args.pipeline_model_parallel_size"), "2");
+  EXPECT_EQ(Entry(t, "db.META_DATA.parallel_group_info"), "<absent>");
+  // Other names keep their row as it is; a JSON value that is no object is a warning naming the row.
+  EXPECT_EQ(Entry(t, "db.META_DATA.parallel_group_info_bad"), "[1]");
+  EXPECT_TRUE(Warns(t, "META_DATA distributed_args is not a JSON object; ignored"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(AscendDbTest, AViewInPlaceOfATableIsRefusedByNameAndTheRestIsRead) {
   TUNEPROF_REQUIRE_CORPUS();
   const auto dir = CraftedRank("view", "DROP TABLE CANN_API; CREATE VIEW CANN_API AS WITH RECURSIVE c(x) AS (SELECT 1 "
