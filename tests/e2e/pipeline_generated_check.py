@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Pipeline-parallel runs with known answers (bench/gen_pipeline.py): torch_npu text exports with and without
 trace_view.json (p2p waits as hcom_batchSendRecv with Bubble 0, or as hcom_receive with torch_npu's Bubble), Db
-exports (ascend_pytorch_profiler_{rank}.db and analysis.db) and msprof-analyze cluster output (rank and stage rows), imbalanced and balanced stages.
+exports (ascend_pytorch_profiler_{rank}.db and analysis.db) and msprof-analyze cluster output (rank and stage rows),
+imbalanced and balanced stages.
 
 Per case: every stage's computing, p2p wait, bubble and step in `comm --json` within 15 % of the generator's
 truth and equal (to 1e-6) to an independent reading here of the generated step_trace_time.csv /
