@@ -111,7 +111,7 @@ std::vector<uint32_t> DeviceLaunchers(const Trace& trace) {
   return launcher;
 }
 
-std::vector<uint32_t> KernelDetailLaunchers(const Trace& trace, const std::vector<uint32_t>& launchers) {
+std::vector<uint32_t> KernelDetailTasks(const Trace& trace, const std::vector<uint32_t>& launchers) {
   const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
   std::vector<uint32_t> out(rows.size(), kNoIndex);
   if (rows.empty()) return out;
@@ -125,7 +125,15 @@ std::vector<uint32_t> KernelDetailLaunchers(const Trace& trace, const std::vecto
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto it = by_start.find(key(rows[r].start_ns, rows[r].name));
     if (it != by_start.end() && events.ts_ns[it->second] == rows[r].start_ns && events.name[it->second] == rows[r].name)
-      out[r] = launchers[it->second];
+      out[r] = it->second;
+  }
+  return out;
+}
+
+std::vector<uint32_t> KernelDetailLaunchers(const Trace& trace, const std::vector<uint32_t>& launchers) {
+  std::vector<uint32_t> out = KernelDetailTasks(trace, launchers);
+  for (uint32_t& e : out) {
+    if (e != kNoIndex) e = launchers[e];
   }
   return out;
 }

@@ -40,6 +40,11 @@ class CallSites {
 // from (text export) where there is one.
 std::vector<uint32_t> DeviceLaunchers(const Trace& trace);
 
+// The timeline task of each kernel_details row: the device event of the same start and name that
+// `launchers` (DeviceLaunchers') names a launcher for (kNoIndex where the timeline lacks it or nothing
+// launched it).
+std::vector<uint32_t> KernelDetailTasks(const Trace& trace, const std::vector<uint32_t>& launchers);
+
 // The launching host event of each kernel_details row, through the timeline's task of the same start and
 // name (kNoIndex where the timeline lacks it or nothing launched it). `launchers` is DeviceLaunchers'.
 std::vector<uint32_t> KernelDetailLaunchers(const Trace& trace, const std::vector<uint32_t>& launchers);

@@ -132,3 +132,63 @@ TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// Two AI CPU rows launched inside `Net_0.Embed_0` (60 us) and `Net_0.Head_0` (20 us), one the timeline
+// lacks (20 us): each row weighs its kernel_details duration (the timeline draws the tasks 1 us long) and
+// counts for the module around its task's launch; the row without a task counts outside every module.
+Trace AiCpuRowsInModules(bool with_modules) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  t.Step(1, 0, Us(100000));
+  if (with_modules) {
+    t.Host(EventKind::kPythonFunction, "nn.Module: Net_0", Us(5), Us(900));
+    t.Host(EventKind::kPythonFunction, "nn.Module: Embed_0", Us(10), Us(100));
+    t.Host(EventKind::kPythonFunction, "nn.Module: Head_0", Us(200), Us(100));
+  }
+  t.Launch(Us(20), 1);
+  t.Kernel("trans_Cast_1", Us(1000), Us(1), 1);
+  t.Launch(Us(210), 2);
+  t.Kernel("trans_Cast_2", Us(1100), Us(1), 2);
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  const auto add = [&](std::string_view name, double start_us, double dur_us) {
+    NpuOpRow row;
+    row.name = side.Intern(name);
+    row.type = side.Intern("Cast");
+    row.accelerator_core = side.Intern("AI_CPU");
+    row.input_data_types = side.Intern("DOUBLE");
+    row.start_ns = Us(start_us);
+    row.dur_ns = Us(dur_us);
+    side.AddKernelDetail(row);
+  };
+  add("trans_Cast_1", 1000, 60);
+  add("trans_Cast_2", 1100, 20);
+  add("trans_Cast_3", 1200, 20);  // not on the timeline
+  return trace;
+}
+
+TEST(AiCpuDtype, NamesTheModulesHoldingItsRows) {
+  const AdvisorResult result = AdviseOneRank(AiCpuRowsInModules(true));
+  for (const std::string_view id : {"compute.aicpu_dtype", "compute.ai_cpu_ops"}) {
+    const Finding* f = Find(result, id);
+    ASSERT_NE(f, nullptr) << id;
+    ASSERT_EQ(f->modules.size(), 2u) << id;
+    EXPECT_EQ(f->modules[0].path, "Net_0.Embed_0");
+    EXPECT_DOUBLE_EQ(f->modules[0].share, 0.6);
+    EXPECT_EQ(f->modules[1].path, "Net_0.Head_0");
+    EXPECT_DOUBLE_EQ(f->modules[1].share, 0.2);
+  }
+}
+
+TEST(AiCpuDtype, NamesNoModulesWithoutModuleRanges) {
+  const Finding* f = Find(AdviseOneRank(AiCpuRowsInModules(false)), "compute.aicpu_dtype");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->modules.empty());
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -86,6 +86,9 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
       "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
       "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.";
   f.apis = {"tensor.float() instead of .double(); torch_npu operator whitelist for the CANN version"};
+  std::vector<uint32_t> evidence;
+  for (const auto& [type, of_type] : rows_of) evidence.insert(evidence.end(), of_type.begin(), of_type.end());
+  SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }
 
@@ -122,6 +125,7 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
   std::map<std::string_view, WideInputs> by_type;
   const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
   std::vector<uint32_t> launched_by;  // filled on the first wide row: most runs have none
+  std::vector<uint32_t> evidence;
   for (size_t r = 0; r < rows.size(); ++r) {
     const NpuOpRow& row = rows[r];
     if (trace.str(row.accelerator_core) != "AI_CPU" || row.dur_ns < 0) continue;
@@ -142,6 +146,7 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
     w.int64 |= int64;
     if (launched_by.empty()) launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
     w.launched_by.push_back(launched_by[r]);
+    evidence.push_back(static_cast<uint32_t>(r));
   }
   if (by_type.empty()) return;
   std::vector<std::pair<std::string_view, WideInputs>> sorted(by_type.begin(), by_type.end());
@@ -180,6 +185,7 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
       "cast them to float32 / int32 before the operator (indices and counts below 2^31 fit int32) so that "
       "it runs on the AI Core.";
   f.apis = {"tensor.float() instead of .double(); tensor.int() for indices below 2^31"};
+  SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }
 

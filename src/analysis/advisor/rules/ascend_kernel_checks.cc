@@ -64,6 +64,7 @@ void RuleAscendOperatorNoBound(const RankEvidence& rank, const AdvisorConfig& co
   std::map<std::string_view, std::pair<uint64_t, double>> by_type;
   uint64_t checked = 0, unbound = 0;
   double unbound_ns = 0, checked_ns = 0;
+  std::vector<uint32_t> evidence;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (static_cast<double>(rows[i].dur_ns) <= min_ns) continue;
     double highest = -1;
@@ -76,6 +77,7 @@ void RuleAscendOperatorNoBound(const RankEvidence& rank, const AdvisorConfig& co
     if (highest > bound) continue;
     ++unbound;
     unbound_ns += static_cast<double>(rows[i].dur_ns);
+    evidence.push_back(static_cast<uint32_t>(i));
     auto& [count, time] = by_type[TypeOf(trace, rows[i])];
     ++count;
     time += static_cast<double>(rows[i].dur_ns);
@@ -103,6 +105,7 @@ void RuleAscendOperatorNoBound(const RankEvidence& rank, const AdvisorConfig& co
       "No pipeline of these operators is busy: their tiling or data layout leaves the cores waiting. Tune "
       "them with AOE operator tuning, or change the shapes or dtypes they get.";
   f.apis = {"aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator tuning)"};
+  SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }
 
@@ -116,7 +119,10 @@ void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vec
   std::map<std::string_view, std::pair<uint64_t, double>> by_type;
   uint64_t count = 0;
   double time_ns = 0, idle_ns = 0;
-  for (const NpuOpRow& row : trace.kernel_details().rows) {
+  std::vector<uint32_t> evidence;
+  const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const NpuOpRow& row = rows[i];
     if (IsDynamic(trace, row) || row.block_dim == kNoId || row.block_dim <= 0 || row.dur_ns <= 0) continue;
     const std::string_view core = trace.str(row.accelerator_core);
     int64_t cores = 0;
@@ -134,6 +140,7 @@ void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vec
     const double waves = std::ceil(static_cast<double>(row.block_dim) / static_cast<double>(cores));
     const double dur = static_cast<double>(row.dur_ns);
     ++count;
+    evidence.push_back(static_cast<uint32_t>(i));
     time_ns += dur;
     idle_ns += dur * (1 - static_cast<double>(row.block_dim) / (waves * static_cast<double>(cores)));
     auto& [n, t] = by_type[TypeOf(trace, row)];
@@ -163,6 +170,7 @@ void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vec
       "that divide evenly, or custom tiling), so that no wave runs on a fraction of the cores.",
       cube, vector);
   f.apis = {"pad or reshape the operator's inputs so the tiling divides by the core count; AOE operator tuning"};
+  SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }
 

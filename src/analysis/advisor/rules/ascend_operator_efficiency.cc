@@ -489,6 +489,9 @@ void RuleAscendOperatorEfficiency(const RankEvidence& rank, const AdvisorConfig&
   if (tally.space_groups == 0 && tally.bound_groups == 0 && tally.misaligned.empty()) return;
   Finding f = MakeFinding(rank, tally);
   AddCallSites(rank, tally, &f);
+  std::vector<uint32_t> evidence;
+  for (const auto& [label, group] : tally.reported) evidence.insert(evidence.end(), group->rows.begin(), group->rows.end());
+  SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }
 

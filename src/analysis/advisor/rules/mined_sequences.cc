@@ -41,6 +41,7 @@ struct Op {
   int64_t dur = 0;
   double mte = kNoRatio;       // busiest MTE pipeline ratio (Ascend PMU), NaN where not measured
   uint32_t host_op = kNoIndex;  // the launching host operator, for its call site
+  uint32_t row = kNoIndex;      // Ascend: its kernel_details row, for the modules holding it
 };
 
 struct Stats {
@@ -93,7 +94,8 @@ std::vector<std::vector<Op>> AscendStreams(const Trace& trace) {
     if (row.start_ns == kNoId || row.dur_ns == kNoId || row.dur_ns < 0) continue;
     if (Communication(trace.str(row.accelerator_core), trace.str(row.name))) continue;
     const StringId name = trace.str(row.type).empty() ? row.name : row.type;
-    streams[row.stream_id].push_back({name, row.start_ns, row.dur_ns, BusiestMte(mte, r), launched_by[r]});
+    streams[row.stream_id].push_back(
+        {name, row.start_ns, row.dur_ns, BusiestMte(mte, r), launched_by[r], static_cast<uint32_t>(r)});
   }
   std::vector<std::vector<Op>> out;
   for (auto& [id, ops] : streams) out.push_back(std::move(ops));
@@ -335,6 +337,21 @@ Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std:
   return f;
 }
 
+// Ascend: the modules holding the kernel_details rows of every occurrence kept, each row once.
+void SayRowModules(const RankEvidence& rank, const std::vector<Op>& ops, const std::vector<Sequence>& kept, Finding* f) {
+  std::vector<uint32_t> rows;
+  for (const Sequence& seq : kept) {
+    for (const uint32_t at : seq.starts) {
+      for (size_t k = 0; k < seq.length; ++k) {
+        if (ops[at + k].row != kNoIndex) rows.push_back(ops[at + k].row);
+      }
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  SayModulesOfRows(rank, rows, f);
+}
+
 }  // namespace
 
 void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -352,7 +369,10 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   limits.host_gap_pct = config.Get(threshold::kMinedSequenceHostGapPct);
   limits.mte_pct = config.Get(threshold::kMinedSequenceMtePct);
   const std::vector<Sequence> kept = Maximal(Candidates(ops, symbols, limits), ops, limits);
-  if (!kept.empty()) out->push_back(Report(rank, config, ops, kept));
+  if (kept.empty()) return;
+  Finding f = Report(rank, config, ops, kept);
+  if (ascend) SayRowModules(rank, ops, kept, &f);
+  out->push_back(std::move(f));
 }
 
 }  // namespace tuneprof

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/advisor/call_sites.h"
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
 
@@ -159,6 +160,42 @@ void SayModulesOfHostTime(const RankEvidence& rank, std::span<const WeightedWork
     if (calls[i].ns <= 0) continue;
     total += calls[i].ns;
     if (around[i] != kNoIndex) by_module[around[i]] += calls[i].ns;
+  }
+  NameModules(*rank.modules, by_module, total, f);
+}
+
+void SayModulesOfRows(const RankEvidence& rank, std::span<const uint32_t> rows, Finding* f) {
+  if (rank.modules == nullptr || rank.modules->empty() || rank.trace == nullptr || rows.empty()) return;
+  const Trace& trace = *rank.trace;
+  const std::vector<uint32_t> launchers = DeviceLaunchers(trace);
+  const std::vector<uint32_t> tasks = KernelDetailTasks(trace, launchers);
+  const EventTable& events = trace.events();
+  const std::vector<NpuOpRow>& all = trace.kernel_details().rows;
+  std::vector<uint32_t> module_of(rows.size(), kNoIndex);
+  // Tasks the view does not measure are placed by their launching operator, in one sweep.
+  std::vector<ModuleAttribution::HostPoint> points;
+  std::vector<size_t> placed;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const uint32_t task = tasks[rows[i]];
+    if (task == kNoIndex) continue;
+    const std::optional<uint32_t> module = rank.modules->ModuleOf(task);
+    if (module) {
+      module_of[i] = *module;
+      continue;
+    }
+    const uint32_t op = launchers[task];
+    points.push_back({events.track[op], events.ts_ns[op]});
+    placed.push_back(i);
+  }
+  const std::vector<uint32_t> around = rank.modules->ModulesAround(points);
+  for (size_t p = 0; p < placed.size(); ++p) module_of[placed[p]] = around[p];
+  int64_t total = 0;
+  std::unordered_map<uint32_t, int64_t> by_module;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t ns = all[rows[i]].dur_ns;
+    if (ns <= 0) continue;
+    total += ns;
+    if (module_of[i] != kNoIndex) by_module[module_of[i]] += ns;
   }
   NameModules(*rank.modules, by_module, total, f);
 }

@@ -64,6 +64,12 @@ void SayModulesOfWork(const RankEvidence& rank, std::span<const WeightedWork> wo
 // module range open on its thread when it starts. The shares are of the calls' host time.
 void SayModulesOfHostTime(const RankEvidence& rank, std::span<const WeightedWork> calls, Finding* f);
 
+// SayModules for evidence that is Ascend kernel_details rows (indices into Trace::kernel_details().rows),
+// each weighted by its duration there: a row counts for the module of its timeline task
+// (call_sites.h KernelDetailTasks), as profile --by module attributes that task, else for the innermost
+// module range around its launching operator. Rows the timeline lacks count as outside every module.
+void SayModulesOfRows(const RankEvidence& rank, std::span<const uint32_t> rows, Finding* f);
+
 // The communication work of `trace`, each weighted by its time not under compute on its device: the
 // exposed communication, piece by piece.
 std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace);
