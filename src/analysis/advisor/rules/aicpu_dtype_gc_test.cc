@@ -6,6 +6,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -17,23 +18,13 @@ using finding_lookup::Number;
 using finding_lookup::Text;
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
-
-Trace NpuStep() {
-  HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(100000));
-  t.Kernel("k", 0, Us(10));
-  return t.Finish();
-}
+using npu_step::DetailRow;
+using npu_step::NpuStep;
+using npu_step::StartNpuStep;
 
 void AddRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view dtypes, double dur_us) {
-  NpuOpRow row;
-  row.name = side->Intern(std::string(type) + "_1");
-  row.type = side->Intern(type);
-  row.accelerator_core = side->Intern(core);
+  NpuOpRow row = DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);
   row.input_data_types = side->Intern(dtypes);
-  row.start_ns = Us(100);
-  row.dur_ns = Us(dur_us);
   side->AddKernelDetail(row);
 }
 
@@ -104,8 +95,7 @@ namespace {
 // its launch and the Python frame around the operator.
 TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(100000));
+  StartNpuStep(&t);
   t.Host(EventKind::kPythonFunction, "main.py(40): forward", Us(5), Us(200));
   t.Host(EventKind::kHostOp, "aten::to", Us(10), Us(100));
   t.Launch(Us(20), 1);
@@ -113,13 +103,8 @@ TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   Trace trace = t.Finish();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
-  NpuOpRow row;
-  row.name = side.Intern("trans_Cast_1");
-  row.type = side.Intern("Cast");
-  row.accelerator_core = side.Intern("AI_CPU");
+  NpuOpRow row = DetailRow(&side, "trans_Cast_1", "Cast", "AI_CPU", 150, 30);
   row.input_data_types = side.Intern("DOUBLE");
-  row.start_ns = Us(150);
-  row.dur_ns = Us(30);
   side.AddKernelDetail(row);
   const AdvisorResult result = AdviseOneRank(trace);
   const Finding* dtype = Find(result, "compute.aicpu_dtype");

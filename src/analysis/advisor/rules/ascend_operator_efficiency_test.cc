@@ -6,6 +6,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -16,6 +17,7 @@ using finding_lookup::Number;
 using finding_lookup::Text;
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
+using npu_step::DetailRow;
 
 constexpr std::string_view kId = "compute.operator_efficiency";
 
@@ -42,12 +44,7 @@ class Details {
 
   uint32_t Add(std::string_view name, std::string_view type, std::string_view core, double dur_us,
                std::string_view inputs, std::string_view outputs, std::string_view dtypes = "FLOAT16") {
-    NpuOpRow row;
-    row.name = side_.Intern(name);
-    row.type = side_.Intern(type);
-    row.accelerator_core = side_.Intern(core);
-    row.start_ns = Us(next_us_);
-    row.dur_ns = Us(dur_us);
+    NpuOpRow row = DetailRow(&side_, name, type, core, next_us_, dur_us);
     row.input_shapes = side_.Intern(inputs);
     row.output_shapes = side_.Intern(outputs);
     row.input_data_types = side_.Intern(dtypes);

@@ -7,6 +7,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -17,16 +18,11 @@ using finding_lookup::Number;
 using finding_lookup::Text;
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
+using npu_step::DetailRow;
+using npu_step::NpuStep;
+using npu_step::StartNpuStep;
 
 constexpr std::string_view kId = "fusion.mined_sequence";
-
-Trace NpuStep() {
-  HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(100000));
-  t.Kernel("k", 0, Us(10));
-  return t.Finish();
-}
 
 // kernel_details rows on one stream, each `gap_us` after the one before.
 class Details {
@@ -37,14 +33,9 @@ class Details {
   }
 
   void Add(std::string_view type, double dur_us, double gap_us, double mte2 = 0.1) {
-    NpuOpRow row;
-    row.name = side_.Intern(std::string(type) + "_op");
-    row.type = side_.Intern(type);
-    row.accelerator_core = side_.Intern("AI_VECTOR_CORE");
-    row.stream_id = 2;
     next_us_ += gap_us;
-    row.start_ns = Us(next_us_);
-    row.dur_ns = Us(dur_us);
+    NpuOpRow row = DetailRow(&side_, std::string(type) + "_op", type, "AI_VECTOR_CORE", next_us_, dur_us);
+    row.stream_id = 2;
     next_us_ += dur_us;
     side_.SetKernelMetric(mte2_, side_.AddKernelDetail(row), mte2);
   }
@@ -170,8 +161,7 @@ namespace {
 // knows is routed to its fused API.
 TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
   HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(100000));
+  StartNpuStep(&t);
   int64_t at = Us(10), correlation = 1;
   for (int i = 0; i < 6; ++i) {
     for (std::string_view op : {"aten::add", "aten::layer_norm"}) {
