@@ -26,27 +26,14 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
+
+from harness import check, finish, run_json
 
 EXPORT = "h100_2gpu_mfu_before.sqlite"
 COMM_ID = 1311768467463790320  # synthetic; past int64's half, as NCCL's hashes often are
 RANKS = 2
-
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message)
-
-
-def run_json(tuneprof, *args):
-    out = subprocess.run([tuneprof, *args, "--json", "--quiet"], capture_output=True, text=True, timeout=300)
-    check(out.returncode == 0, f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()[:300]}")
-    return json.loads(out.stdout) if out.returncode == 0 else None
 
 
 def nvtx_rows(db):
@@ -139,7 +126,7 @@ def nccl_kernels(path):
 
 
 def check_all_to_all(tuneprof, path, before):
-    comm = run_json(tuneprof, "comm", path)
+    comm = run_json(tuneprof, ["comm", path, "--json", "--quiet"])
     if comm is None:
         return
     group = str(COMM_ID)
@@ -165,7 +152,7 @@ def check_all_to_all(tuneprof, path, before):
 
 
 def check_pipeline(tuneprof, path):
-    comm = run_json(tuneprof, "comm", path)
+    comm = run_json(tuneprof, ["comm", path, "--json", "--quiet"])
     if comm is None:
         return
     pipeline = comm["cross_rank"].get("pipeline")
@@ -195,7 +182,7 @@ def check_pipeline(tuneprof, path):
 
 
 def check_conflict(tuneprof, path):
-    comm = run_json(tuneprof, "comm", path)
+    comm = run_json(tuneprof, ["comm", path, "--json", "--quiet"])
     if comm is None:
         return
     groups = [g for g in comm["groups"] if g["group"] == str(COMM_ID)]
@@ -210,7 +197,7 @@ def main():
     if not os.path.exists(source):
         print(f"skip: {source} not found")
         return 0
-    before = run_json(tuneprof, "comm", source)
+    before = run_json(tuneprof, ["comm", source, "--json", "--quiet"])
     with tempfile.TemporaryDirectory() as tmp:
         for case, checker in (("all_to_all", lambda p: check_all_to_all(tuneprof, p, before)),
                               ("pipeline", lambda p: check_pipeline(tuneprof, p)),
@@ -221,11 +208,7 @@ def main():
             craft(path, case)
             if before is not None:
                 checker(path)
-    if failures:
-        print(f"{len(failures)} failures")
-        return 1
-    print("ok: NCCL communicators give groups, peers and stages")
-    return 0
+    return finish("ok: NCCL communicators give groups, peers and stages")
 
 
 if __name__ == "__main__":
