@@ -37,7 +37,8 @@ def run_json(binary, args, timeout_s=300):
     args = [str(a) for a in args]
     done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s,
                           stdin=subprocess.DEVNULL)
-    ok = check(done.returncode == 0, f"{' '.join(args)}: exits 0 (exit {done.returncode}: {done.stderr.strip()[:300]})")
+    ok = done.returncode == 0
+    check(ok, f"{' '.join(args)}: exits 0" + ("" if ok else f" (exit {done.returncode}: {done.stderr.strip()[:300]})"))
     return json.loads(done.stdout) if ok else None
 
 
