@@ -32,14 +32,20 @@ def finish(all_passed="all checks passed"):
     return 1 if failures else 0
 
 
-def run_json(binary, args, timeout_s=300):
-    """Runs the binary with `args`, checked to exit 0: its stdout parsed as JSON, or None when it failed."""
+def run_stdout(binary, args, timeout_s=300):
+    """Runs the binary with `args`, checked to exit 0: its stdout, "" when it failed."""
     args = [str(a) for a in args]
     done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s,
                           stdin=subprocess.DEVNULL)
     ok = done.returncode == 0
     check(ok, f"{' '.join(args)}: exits 0" + ("" if ok else f" (exit {done.returncode}: {done.stderr.strip()[:300]})"))
-    return json.loads(done.stdout) if ok else None
+    return done.stdout if ok else ""
+
+
+def run_json(binary, args, timeout_s=300):
+    """Runs the binary with `args`, checked to exit 0: its stdout parsed as JSON, or None when it failed."""
+    out = run_stdout(binary, args, timeout_s)
+    return json.loads(out) if out else None
 
 
 def advise_findings(binary, *paths, timeout_s=120):
