@@ -18,18 +18,15 @@ using finding_lookup::Number;
 using finding_lookup::Text;
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
-using npu_step::DetailRow;
-using npu_step::NpuStep;
-using npu_step::StartNpuStep;
 
 void AddRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view dtypes, double dur_us) {
-  NpuOpRow row = DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);
+  NpuOpRow row = npu_step::DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);
   row.input_data_types = side->Intern(dtypes);
   side->AddKernelDetail(row);
 }
 
 TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
   AddRow(&side, "Cast", "AI_CPU", "DOUBLE", 30);
@@ -48,7 +45,7 @@ TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
 }
 
 TEST(AiCpuDtype, QuietWithoutWideInputs) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
   AddRow(&side, "Cast", "AI_CPU", "INT32", 30);
@@ -95,7 +92,7 @@ namespace {
 // its launch and the Python frame around the operator.
 TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   HandBuiltTrace t;
-  StartNpuStep(&t);
+  npu_step::StartNpuStep(&t);
   t.Host(EventKind::kPythonFunction, "main.py(40): forward", Us(5), Us(200));
   t.Host(EventKind::kHostOp, "aten::to", Us(10), Us(100));
   t.Launch(Us(20), 1);
@@ -103,7 +100,7 @@ TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   Trace trace = t.Finish();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
-  NpuOpRow row = DetailRow(&side, "trans_Cast_1", "Cast", "AI_CPU", 150, 30);
+  NpuOpRow row = npu_step::DetailRow(&side, "trans_Cast_1", "Cast", "AI_CPU", 150, 30);
   row.input_data_types = side.Intern("DOUBLE");
   side.AddKernelDetail(row);
   const AdvisorResult result = AdviseOneRank(trace);

@@ -17,7 +17,6 @@ using finding_lookup::Number;
 using finding_lookup::Text;
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
-using npu_step::DetailRow;
 
 constexpr std::string_view kId = "compute.operator_efficiency";
 
@@ -44,7 +43,7 @@ class Details {
 
   uint32_t Add(std::string_view name, std::string_view type, std::string_view core, double dur_us,
                std::string_view inputs, std::string_view outputs, std::string_view dtypes = "FLOAT16") {
-    NpuOpRow row = DetailRow(&side_, name, type, core, next_us_, dur_us);
+    NpuOpRow row = npu_step::DetailRow(&side_, name, type, core, next_us_, dur_us);
     row.input_shapes = side_.Intern(inputs);
     row.output_shapes = side_.Intern(outputs);
     row.input_data_types = side_.Intern(dtypes);

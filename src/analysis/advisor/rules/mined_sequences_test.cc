@@ -18,9 +18,6 @@ using finding_lookup::Number;
 using finding_lookup::Text;
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
-using npu_step::DetailRow;
-using npu_step::NpuStep;
-using npu_step::StartNpuStep;
 
 constexpr std::string_view kId = "fusion.mined_sequence";
 
@@ -34,7 +31,7 @@ class Details {
 
   void Add(std::string_view type, double dur_us, double gap_us, double mte2 = 0.1) {
     next_us_ += gap_us;
-    NpuOpRow row = DetailRow(&side_, std::string(type) + "_op", type, "AI_VECTOR_CORE", next_us_, dur_us);
+    NpuOpRow row = npu_step::DetailRow(&side_, std::string(type) + "_op", type, "AI_VECTOR_CORE", next_us_, dur_us);
     row.stream_id = 2;
     next_us_ += dur_us;
     side_.SetKernelMetric(mte2_, side_.AddKernelDetail(row), mte2);
@@ -48,7 +45,7 @@ class Details {
 
 // `repeats` x (MatMulV3 -> Add -> RmsNorm), a different operator after each, plus one long unrelated task.
 Trace Repeated(int repeats, double gap_us, double mte2) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   Details d(&trace);
   for (int i = 0; i < repeats; ++i) {
     d.Add("MatMulV3", 30, gap_us, mte2);
@@ -141,7 +138,7 @@ namespace tuneprof {
 namespace {
 
 TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   Details d(&trace);
   const char* cycle[] = {"A", "B", "C", "D", "E", "F", "G"};
   for (int i = 0; i < 140'000; ++i) d.Add(cycle[i % 7], 5, 10);
@@ -161,7 +158,7 @@ namespace {
 // knows is routed to its fused API.
 TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
   HandBuiltTrace t;
-  StartNpuStep(&t);
+  npu_step::StartNpuStep(&t);
   int64_t at = Us(10), correlation = 1;
   for (int i = 0; i < 6; ++i) {
     for (std::string_view op : {"aten::add", "aten::layer_norm"}) {
