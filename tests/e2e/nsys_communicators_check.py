@@ -30,6 +30,8 @@ import sys
 import tempfile
 
 from harness import check, finish, run_json
+# How the NCCL API ranges and kernels are read from the raw tables, as the NCCL-size check reads them.
+from nsys_nccl_sizes_check import nccl_api_ranges, nccl_kernels_and_launches
 
 EXPORT = "h100_2gpu_mfu_before.sqlite"
 COMM_ID = 1311768467463790320  # synthetic; past int64's half, as NCCL's hashes often are
@@ -44,9 +46,8 @@ def nvtx_rows(db):
 def launching_threads(db):
     """Thread -> its first NCCL API range start, for the threads that make NCCL calls."""
     threads = {}
-    for rowid, start, end, tid, name in nvtx_rows(db):
-        if name and name.startswith("nccl") and len(name) > 4 and name[4].isupper():
-            threads[tid] = min(threads.get(tid, start), start)
+    for rowid, start, end, tid, name in nccl_api_ranges(db):
+        threads[tid] = min(threads.get(tid, start), start)
     return threads
 
 
@@ -101,24 +102,14 @@ def nccl_kernels(path):
     """Per process in pid order, its NCCL kernels (start, end, in the communicator's group) in start order,
     from the raw tables: a kernel is in the group when a whole group of payload-carrying calls launched it."""
     db = sqlite3.connect(path)
-    names = dict(db.execute("SELECT id, value FROM StringIds"))
-    launches = {}
-    for start, tid, corr in db.execute("SELECT start, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
-        launches[((tid >> 24) & 0xFFFFFF, corr)] = (start, tid)
     by_thread = {}
-    for rowid, start, end, tid, name in nvtx_rows(db):
-        if name and name.startswith("nccl") and len(name) > 4 and name[4].isupper():
-            by_thread.setdefault(tid, []).append((start, end, name))
+    for rowid, start, end, tid, name in nccl_api_ranges(db):
+        by_thread.setdefault(tid, []).append((start, end, name))
     for ranges in by_thread.values():
         ranges.sort()
     out = {}
-    for start, end, gpid, corr, name_id in db.execute(
-            "SELECT start, end, globalPid, correlationId, COALESCE(demangledName, shortName) "
-            "FROM CUPTI_ACTIVITY_KIND_KERNEL"):
-        if "nccl" not in names.get(name_id, ""):
-            continue
-        pid = (gpid >> 24) & 0xFFFFFF
-        at, tid = launches.get((pid, corr), (None, None))
+    for start, end, pid, launch in nccl_kernels_and_launches(db):
+        at, tid = launch or (None, None)
         grouped = at is not None and launched_by_a_whole_group(by_thread.get(tid, []), at)
         out.setdefault(pid, []).append((start, end, grouped))
     db.close()

@@ -45,6 +45,20 @@ def nccl_api_ranges(db):
     return [r for r in rows if r[4] and len(r[4]) > 4 and r[4].startswith("nccl") and r[4][4].isupper()]
 
 
+def nccl_kernels_and_launches(db):
+    """(start, end, pid, (launch start, launching thread) or None) of each NCCL kernel, from the raw tables."""
+    names = dict(db.execute("SELECT id, value FROM StringIds"))
+    launches = {}
+    for start, tid, corr in db.execute("SELECT start, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
+        launches[((tid >> 24) & 0xFFFFFF, corr)] = (start, tid)
+    kernels = db.execute("SELECT start, end, globalPid, correlationId, COALESCE(demangledName, shortName) "
+                         "FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    for start, end, gpid, corr, name_id in kernels:
+        if "nccl" in names.get(name_id, ""):
+            pid = (gpid >> 24) & 0xFFFFFF
+            yield start, end, pid, launches.get((pid, corr))
+
+
 def size_of(rowid):
     return 4096 * (1 + rowid % 7) * 64  # synthetic
 
@@ -108,23 +122,13 @@ def add_payloads(path, binary, mixed=False):
 def expected_per_process(path, mixed):
     """pid -> (collectives with sizes, their bytes, their kernels' ns), computed from the raw tables."""
     db = sqlite3.connect(path)
-    names = dict(db.execute("SELECT id, value FROM StringIds"))
-    launches = {}
-    for start, tid, corr in db.execute("SELECT start, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
-        launches[((tid >> 24) & 0xFFFFFF, corr)] = (start, tid)
     by_thread = {}
     for rowid, start, end, tid, name in nccl_api_ranges(db):
         by_thread.setdefault(tid, []).append((start, end, name, rowid))
     for ranges in by_thread.values():
         ranges.sort()
     out = {}
-    for start, end, pid, corr, name_id in db.execute(
-            "SELECT start, end, globalPid, correlationId, COALESCE(demangledName, shortName) "
-            "FROM CUPTI_ACTIVITY_KIND_KERNEL"):
-        if "nccl" not in names.get(name_id, ""):
-            continue
-        pid = (pid >> 24) & 0xFFFFFF
-        launch = launches.get((pid, corr))
+    for start, end, pid, launch in nccl_kernels_and_launches(db):
         if launch is None:
             continue
         at, tid = launch
