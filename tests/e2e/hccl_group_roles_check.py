@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import check, finish, run_json
+from harness import check, finish, run_json, run_stdout
 
 
 def main():
@@ -32,7 +32,7 @@ def main():
                   f"{layout}: groups {roles}: one send/recv group with role pp, inferred")
             check(any(d["role"] == "pp" for d in doc["domains"]),
                   f"{layout}: a pp domain among {[d['role'] for d in doc['domains']]}")
-            text = subprocess.run([binary, "comm", out], capture_output=True, text=True, check=True).stdout
+            text = run_stdout(binary, ["comm", out])
             table = text.split("per group:", 1)[-1].split("\n\n", 1)[0]
             has_pp = " pp~ " in table
             check(has_pp, f"{layout}: the text's per-group table has a pp~ row" + ("" if has_pp else f":\n{table}"))
