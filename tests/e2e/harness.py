@@ -26,34 +26,6 @@ def check(condition, message):
     return bool(condition)
 
 
-def finish(all_passed="all checks passed"):
-    """Prints the closing line of a script of plain checks and returns its exit code."""
-    print(f"{len(failures)} failure(s)" if failures else all_passed)
-    return 1 if failures else 0
-
-
-def run_stdout(binary, args, timeout_s=300):
-    """Runs the binary with `args`, checked to exit 0: its stdout, "" when it failed."""
-    args = [str(a) for a in args]
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s,
-                          stdin=subprocess.DEVNULL)
-    ok = done.returncode == 0
-    check(ok, f"{' '.join(args)}: exits 0" + ("" if ok else f" (exit {done.returncode}: {done.stderr.strip()[:300]})"))
-    return done.stdout if ok else ""
-
-
-def run_json(binary, args, timeout_s=300):
-    """Runs the binary with `args`, checked to exit 0: its stdout parsed as JSON, or None when it failed."""
-    out = run_stdout(binary, args, timeout_s)
-    return json.loads(out) if out else None
-
-
-def advise_findings(binary, *paths, timeout_s=120):
-    """The findings of `advise --json` on `paths` by id, checked to exit 0 ({} when it failed)."""
-    advice = run_json(binary, ["advise", "--json", *paths], timeout_s)
-    return {f["id"]: f for f in advice["findings"]} if advice is not None else {}
-
-
 class Checker:
     def __init__(self, binary, timeout_s=20):
         self.binary = binary
@@ -166,3 +138,31 @@ def run_measured(binary, args, timeout_s):
         return None  # the probe timed out
     rc, out, err, rss = json.loads(done.stdout)
     return rc, out, err, rss, time.monotonic() - started
+
+
+def finish(all_passed="all checks passed"):
+    """Prints the closing line of a script of plain checks and returns its exit code."""
+    print(f"{len(failures)} failure(s)" if failures else all_passed)
+    return 1 if failures else 0
+
+
+def run_stdout(binary, args, timeout_s=300):
+    """Runs the binary with `args`, checked to exit 0: its stdout, "" when it failed."""
+    args = [str(a) for a in args]
+    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s,
+                          stdin=subprocess.DEVNULL)
+    ok = done.returncode == 0
+    check(ok, f"{' '.join(args)}: exits 0" + ("" if ok else f" (exit {done.returncode}: {done.stderr.strip()[:300]})"))
+    return done.stdout if ok else ""
+
+
+def run_json(binary, args, timeout_s=300):
+    """Runs the binary with `args`, checked to exit 0: its stdout parsed as JSON, or None when it failed."""
+    out = run_stdout(binary, args, timeout_s)
+    return json.loads(out) if out else None
+
+
+def advise_findings(binary, *paths, timeout_s=120):
+    """The findings of `advise --json` on `paths` by id, checked to exit 0 ({} when it failed)."""
+    advice = run_json(binary, ["advise", "--json", *paths], timeout_s)
+    return {f["id"]: f for f in advice["findings"]} if advice is not None else {}
