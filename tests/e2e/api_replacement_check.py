@@ -8,7 +8,6 @@ torch_npu or MindSpeed API.
 
 Usage: api_replacement_check.py TUNEPROF SHARED_DIR (the folder holding traces/)
 """
-import json
 import os
 import sys
 
@@ -22,11 +21,8 @@ NPU_WORDS = ("torch_npu", "NpuFused", "mindspeed", "CANN")
 
 
 def advise(c, name, path):
-    result = c.run(["advise", "--json", path])
-    if result is None or result[0] != 0:
-        c.report(f"{name}: advise runs", [f"exit {None if result is None else result[0]}"], result)
-        return None
-    return json.loads(result[1])["findings"]
+    advice = c.run_json(f"{name}: advise runs", ["advise", "--json", path])
+    return advice["findings"] if advice is not None else None
 
 
 def check_npu(c, shared, run):

@@ -24,20 +24,11 @@ import csv
 import json
 import pathlib
 import sqlite3
-import subprocess
 import sys
 
-from harness import check, failures
+from harness import advise_findings, check, finish
 
 RUNS = "ascend/msinsight/test/data/pytorch"
-
-
-def advise(tuneprof, path):
-    done = subprocess.run([tuneprof, "advise", "--json", str(path)], capture_output=True, text=True, timeout=120)
-    check(done.returncode == 0, f"advise --json {path} exits 0 ({done.stderr.strip()[:200]})")
-    if done.returncode != 0:
-        return {}
-    return {f["id"]: f for f in json.loads(done.stdout)["findings"]}
 
 
 def expected_space(kernel_details):
@@ -142,14 +133,14 @@ def main():
         for rank in (0, 1):
             rank_dir = base / "text" / level / f"rank{rank}_ascend_pt"
             out = rank_dir / "ASCEND_PROFILER_OUTPUT"
-            findings = advise(tuneprof, rank_dir)
+            findings = advise_findings(tuneprof, rank_dir)
             where = f"text/{level} rank {rank}"
             space, _ = expected_space(out / "kernel_details.csv")
             spaces[(level, rank)] = check_efficiency(findings.get("compute.operator_efficiency"), where, space)
             check_alignment(findings.get("communication.byte_alignment"), where, *text_unaligned(out / "trace_view.json"))
     for rank in (0, 1):
         rank_dir = base / "db" / "level2" / f"rank{rank}_ascend_pt"
-        findings = advise(tuneprof, rank_dir)
+        findings = advise_findings(tuneprof, rank_dir)
         where = f"db/level2 rank {rank}"
         got = check_efficiency(findings.get("compute.operator_efficiency"), where)
         text = spaces.get(("level2", rank))
@@ -170,11 +161,10 @@ def main():
             check(theirs[0] == 171 and abs(theirs[1] - 6888.3) < 0.1,
                   f"{where}: AI Core ratios only, no duration floor: {theirs[0]} ops / {theirs[1]:.1f} us, msprof-analyze's")
     for other in ("kineto/hta/critical_path", "nsys/h100_2gpu_1s.sqlite", "torch-cpu/kineto26"):
-        findings = advise(tuneprof, shared / other)
+        findings = advise_findings(tuneprof, shared / other)
         for fid in ("compute.operator_efficiency", "communication.byte_alignment"):
             check(fid not in findings, f"{other}: no {fid}")
-    print(f"{len(failures)} failures")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish())
 
 
 if __name__ == "__main__":

@@ -13,21 +13,13 @@ Usage: comm_transports_check.py TUNEPROF SHARED_DIR
 import json
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 
-from harness import check, failures
+from harness import advise_findings, check, finish
 
 RUN = "ascend/msinsight/server/src/test/test_data"
 LINKS = ("HCCS", "PCIE", "RDMA", "SDMA", "SIO")
-
-
-def advise(tuneprof, *paths):
-    done = subprocess.run([tuneprof, "advise", "--json", *map(str, paths)], capture_output=True, text=True,
-                          timeout=120)
-    check(done.returncode == 0, f"advise --json exits 0 ({done.stderr.strip()[:200]})")
-    return {f["id"]: f for f in json.loads(done.stdout)["findings"]} if done.returncode == 0 else {}
 
 
 def comm_file(rank_dir):
@@ -64,7 +56,7 @@ def main():
         ranks = [pathlib.Path(tmp) / f"test_rank_{r}" for r in (0, 1)]
         for r, d in enumerate(ranks):
             shutil.copytree(shared / f"test_rank_{r}", d)
-        quiet = advise(tuneprof, *ranks)
+        quiet = advise_findings(tuneprof, *ranks)
         for fid in ("communication.slow_link", "communication.retransmission"):
             check(fid not in quiet, f"the untouched run raises no {fid}")
 
@@ -89,7 +81,7 @@ def main():
         edit(ranks[1], slow_rdma)
         edit(ranks[0], retransmit(0))
         edit(ranks[1], retransmit(1))
-        findings = advise(tuneprof, *ranks)
+        findings = advise_findings(tuneprof, *ranks)
         slow = findings.get("communication.slow_link")
         check(slow is not None and slow["ranks"] == [1], f"slow_link fires on rank 1 only ({slow and slow['ranks']})")
         bw = [bandwidths(d) for d in ranks]
@@ -114,8 +106,7 @@ def main():
                   f"the 5 s transfer, 5.1 s on every rank ({ev.get('longest_transit_ms')}, "
                   f"{ev.get('shortest_elapse_over_ranks_ms')})")
             check(ev.get("operation", "").startswith("hcom_allReduce__459_0"), f"names {ev.get('operation')}")
-    print(f"{len(failures)} failures")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish())
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import check, finish, run_json
+
 TOLERANCE = 0.15
 # Late from several causes, and late by its DataLoader's extra time alone.
 CASES = [["--data-us", "1000"], ["--data-us", "3000"],
@@ -48,30 +50,24 @@ def what_if_hidden_us(directory):
 
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
-    failures = []
     for flags in CASES:
         case = " ".join(flags)
         with tempfile.TemporaryDirectory() as tmp:
             truth = json.loads(subprocess.run([sys.executable, generator, "--out", tmp, *flags],
                                               capture_output=True, text=True, check=True).stdout)
             want = what_if_hidden_us(tmp)
-            done = subprocess.run([binary, "analyze", "--json", tmp], capture_output=True, text=True, timeout=300)
-            if done.returncode != 0:
-                failures.append(f"{case}: analyze exit {done.returncode}: {done.stderr.strip()}")
+            analyzed = run_json(binary, ["analyze", "--json", tmp])
+            if analyzed is None:
                 continue
-            found = [f for f in json.loads(done.stdout)["findings"] if f["id"] == "data.slow_dataloader"]
-            if len(found) != 1 or found[0]["evidence_rank"] != truth["straggler"]:
-                failures.append(f"{case}: data.slow_dataloader on {[f['evidence_rank'] for f in found]}, "
-                                f"the straggler is {truth['straggler']}")
+            found = [f for f in analyzed["findings"] if f["id"] == "data.slow_dataloader"]
+            if not check(len(found) == 1 and found[0]["evidence_rank"] == truth["straggler"],
+                         f"{case}: data.slow_dataloader on {[f['evidence_rank'] for f in found]}, "
+                         f"the straggler is {truth['straggler']}"):
                 continue
             got = found[0]["uncapped_gain_us"]
-            print(f"{case}: gain {got:.1f} us/step, what-if from the files {want:.1f}")
-            if abs(got - want) > TOLERANCE * want:
-                failures.append(f"{case}: gain {got:.1f} us/step, what-if {want:.1f}")
-    for failure in failures:
-        print("FAIL:", failure)
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+            check(abs(got - want) <= TOLERANCE * want,
+                  f"{case}: gain {got:.1f} us/step, what-if from the files {want:.1f} (within {TOLERANCE:.0%})")
+    return finish()
 
 
 if __name__ == "__main__":

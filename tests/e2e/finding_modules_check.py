@@ -16,42 +16,22 @@ from the raw trace with Python's json module alone.
   `advise` and `analyze` shows the top one, and the same trace with its module ranges taken out (written to a
   temporary directory) gives the same fusion findings, none with the key.
 Usage: finding_modules_check.py TUNEPROF SHARED_DIR"""
-import decimal
 import gzip
 import json
 import pathlib
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
 
-from harness import check, failures
+from harness import check, finish, run_json, run_stdout
+# How tuneprof reads a trace's times and module ranges, as the module-view check reads them.
+from module_view_check import load, module_name, ns
 
 TRACES = ["h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"]
 WORK_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 CALL_CATEGORIES = {"cuda_runtime", "cuda_driver"}
-MODULE_PREFIX = "nn.Module: "
 RMS_NORM = ["aten::pow", "aten::mean", "aten::add", "aten::rsqrt", "aten::mul"]
 MIN_SHARE = 0.2
-
-
-def ns(value):
-    """A JSON time in µs as integer ns, rounded half away from zero (as tuneprof's decimal parser)."""
-    return int((decimal.Decimal(value) * 1000).to_integral_value(rounding=decimal.ROUND_HALF_UP))
-
-
-def load(path):
-    with gzip.open(path, "rt") as f:
-        return json.load(f, parse_float=decimal.Decimal)["traceEvents"]
-
-
-def module_name(e):
-    name = e.get("name", "")
-    if e.get("cat") == "python_function" and name.startswith(MODULE_PREFIX):
-        return name[len(MODULE_PREFIX):]
-    if e.get("cat") == "user_annotation" and name and not name.startswith(("ProfilerStep#", "nccl")):
-        return name
-    return None
 
 
 def spans(e, index):
@@ -147,12 +127,6 @@ def expected_modules(events, layer_of):
     return [(p, v / total) for p, v in ranked if total and v / total >= MIN_SHARE][:3], runs, total
 
 
-def run(tuneprof, *args):
-    done = subprocess.run([tuneprof, *args], capture_output=True, text=True, timeout=300)
-    check(done.returncode == 0, f"{' '.join(args[:-1])}: exits 0 {done.stderr.strip()[:200]}")
-    return done.stdout
-
-
 def well_formed(label, findings):
     for f in findings:
         if "modules" not in f:
@@ -165,9 +139,9 @@ def well_formed(label, findings):
 
 def check_trace(tuneprof, path):
     label = "/".join(path.parts[-2:])
-    profile = json.loads(run(tuneprof, "profile", "--by", "module", "--json", str(path)) or "{}")
+    profile = run_json(tuneprof, ["profile", "--by", "module", "--json", str(path)]) or {}
     layer_of = {m["path"]: m["layer_path"] for m in profile.get("ranks", [{}])[0].get("modules", [])}
-    advice = json.loads(run(tuneprof, "advise", "--json", str(path)) or "{}")
+    advice = run_json(tuneprof, ["advise", "--json", str(path)]) or {}
     findings = advice.get("findings", [])
     well_formed(label, findings)
     rms = next((f for f in findings if f["id"] == "fusion.rms_norm"), None)
@@ -183,9 +157,9 @@ def check_trace(tuneprof, path):
     same = len(got) == len(want) and all(g[0] == w[0] and abs(g[1] - w[1]) <= 1e-9 for g, w in zip(got, want))
     check(same, f"{label}: fusion.rms_norm's modules equal Python's attribution (tuneprof {got}, here {want})")
     top = rms["modules"][0]
-    text = run(tuneprof, "advise", str(path))
+    text = run_stdout(tuneprof, ["advise", str(path)])
     check(f"modules: {100 * top['share']:.0f} % in `{top['path']}`" in text, f"{label}: advise shows the modules")
-    text = run(tuneprof, "analyze", str(path))
+    text = run_stdout(tuneprof, ["analyze", str(path)])
     check(f"% in `{top['path']}`" in text, f"{label}: analyze shows the modules")
 
 
@@ -199,13 +173,13 @@ def check_without_modules(tuneprof, path, tmp):
         e.get("cat") != "user_annotation" or e.get("name", "").startswith("ProfilerStep#"))]
     stripped = tmp / "no_modules.json"
     stripped.write_text(json.dumps(document))
-    with_modules = json.loads(run(tuneprof, "advise", "--json", str(path)) or "{}").get("findings", [])
-    findings = json.loads(run(tuneprof, "advise", "--json", str(stripped)) or "{}").get("findings", [])
+    with_modules = (run_json(tuneprof, ["advise", "--json", str(path)]) or {}).get("findings", [])
+    findings = (run_json(tuneprof, ["advise", "--json", str(stripped)]) or {}).get("findings", [])
     check(findings and not any("modules" in f for f in findings),
           f"{label}: {len(findings)} findings, none with modules")
     check({f["id"] for f in findings if f["id"].startswith("fusion.")} ==
           {f["id"] for f in with_modules if f["id"].startswith("fusion.")}, f"{label}: the same fusion findings")
-    check("modules:" not in run(tuneprof, "advise", str(stripped)), f"{label}: advise's text names no modules")
+    check("modules:" not in run_stdout(tuneprof, ["advise", str(stripped)]), f"{label}: advise's text names no modules")
 
 
 def main():
@@ -215,8 +189,7 @@ def main():
         check_trace(tuneprof, base / name)
     with tempfile.TemporaryDirectory() as tmp:
         check_without_modules(tuneprof, base / TRACES[0], pathlib.Path(tmp))
-    print(f"{len(failures)} failure(s)" if failures else "all finding-module checks passed")
-    return 1 if failures else 0
+    return finish("all finding-module checks passed")
 
 
 if __name__ == "__main__":

@@ -19,10 +19,11 @@ failures = []
 
 
 def check(condition, message):
-    """Prints the check and keeps its message among `failures` when it does not hold."""
+    """Prints the check and keeps its message among `failures` when it does not hold; returns whether it held."""
     if not condition:
         failures.append(message)
     print(("ok   " if condition else "FAIL ") + message)
+    return bool(condition)
 
 
 class Checker:
@@ -60,6 +61,17 @@ class Checker:
         """A check that is a plain condition."""
         self.report(name, [] if condition else [detail or "not as expected"])
         return condition
+
+    def run_json(self, name, args, cwd=None):
+        """Runs `args`: its stdout parsed as JSON when it exits 0; otherwise reports `name` failed and gives None."""
+        result = self.run(args, cwd)
+        problems = self.process_problems(result)
+        if not problems and result[0] != 0:
+            problems.append(f"exit {result[0]}, expected 0")
+        if problems:
+            self.report(name, problems, result)
+            return None
+        return json.loads(result[1])
 
     def process_problems(self, result):
         """What is wrong with how the process ended, whatever it was asked: no answer, or killed."""
@@ -126,3 +138,31 @@ def run_measured(binary, args, timeout_s):
         return None  # the probe timed out
     rc, out, err, rss = json.loads(done.stdout)
     return rc, out, err, rss, time.monotonic() - started
+
+
+def finish(all_passed="all checks passed"):
+    """Prints the closing line of a script of plain checks and returns its exit code."""
+    print(f"{len(failures)} failure(s)" if failures else all_passed)
+    return 1 if failures else 0
+
+
+def run_stdout(binary, args, timeout_s=300):
+    """Runs the binary with `args`, checked to exit 0: its stdout, "" when it failed."""
+    args = [str(a) for a in args]
+    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s,
+                          stdin=subprocess.DEVNULL)
+    ok = done.returncode == 0
+    check(ok, f"{' '.join(args)}: exits 0" + ("" if ok else f" (exit {done.returncode}: {done.stderr.strip()[:300]})"))
+    return done.stdout if ok else ""
+
+
+def run_json(binary, args, timeout_s=300):
+    """Runs the binary with `args`, checked to exit 0: its stdout parsed as JSON, or None when it failed."""
+    out = run_stdout(binary, args, timeout_s)
+    return json.loads(out) if out else None
+
+
+def advise_findings(binary, *paths, timeout_s=120):
+    """The findings of `advise --json` on `paths` by id, checked to exit 0 ({} when it failed)."""
+    advice = run_json(binary, ["advise", "--json", *paths], timeout_s)
+    return {f["id"]: f for f in advice["findings"]} if advice is not None else {}

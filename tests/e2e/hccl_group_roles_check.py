@@ -7,38 +7,36 @@ stages read it.
 
 Usage: hccl_group_roles_check.py TUNEPROF GEN_PIPELINE_PY
 """
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
+from harness import check, finish, run_json, run_stdout
+
 
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
-    failures = []
     for layout, wait_ops in (("text", "batch"), ("timeline", "receive")):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, layout)
             subprocess.run([sys.executable, generator, "--out", out, "--layout", layout, "--wait-ops", wait_ops],
                            capture_output=True, text=True, check=True)
-            doc = json.loads(subprocess.run([binary, "comm", "--json", out], capture_output=True, text=True,
-                                            check=True).stdout)
+            doc = run_json(binary, ["comm", "--json", out])
+            if doc is None:
+                continue
             p2p = [g for g in doc["groups"] if g["source"] == "communication.json" and
                    "send/recv" in (g.get("role_why") or "")]
             roles = [(g["group"], g["role"], g["role_inferred"]) for g in doc["groups"]]
-            if len(p2p) != 1 or p2p[0]["role"] != "pp" or not p2p[0]["role_inferred"]:
-                failures.append(f"{layout}: groups {roles}: want one send/recv group with role pp, inferred")
-            if not any(d["role"] == "pp" for d in doc["domains"]):
-                failures.append(f"{layout}: no pp domain: {[d['role'] for d in doc['domains']]}")
-            text = subprocess.run([binary, "comm", out], capture_output=True, text=True, check=True).stdout
+            check(len(p2p) == 1 and p2p[0]["role"] == "pp" and p2p[0]["role_inferred"],
+                  f"{layout}: groups {roles}: one send/recv group with role pp, inferred")
+            check(any(d["role"] == "pp" for d in doc["domains"]),
+                  f"{layout}: a pp domain among {[d['role'] for d in doc['domains']]}")
+            text = run_stdout(binary, ["comm", out])
             table = text.split("per group:", 1)[-1].split("\n\n", 1)[0]
-            if " pp~ " not in table:
-                failures.append(f"{layout}: the text's per-group table has no pp~ row:\n{table}")
-    for failure in failures:
-        print("FAIL:", failure)
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+            has_pp = " pp~ " in table
+            check(has_pp, f"{layout}: the text's per-group table has a pp~ row" + ("" if has_pp else f":\n{table}"))
+    return finish()
 
 
 if __name__ == "__main__":

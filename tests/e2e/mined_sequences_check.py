@@ -26,11 +26,8 @@ NPU_WORDS = ("Ascend", "NPU", "torch_npu", "torchair", "MTE", "CANN", "AI CPU", 
 
 
 def advise(c, name, path):
-    result = c.run(["advise", "--json", path])
-    if result is None or result[0] != 0:
-        c.report(f"{name}: advise runs", [f"exit {None if result is None else result[0]}"], result)
-        return None
-    return json.loads(result[1])["findings"]
+    advice = c.run_json(f"{name}: advise runs", ["advise", "--json", path])
+    return advice["findings"] if advice is not None else None
 
 
 def check_npu(c, shared, run, tops):

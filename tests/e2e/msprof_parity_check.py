@@ -12,19 +12,10 @@ Usage: msprof_parity_check.py TUNEPROF SHARED_DIR REPO_DIR
 import json
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 
-from harness import check, failures
-
-
-def advise(tuneprof, path):
-    done = subprocess.run([tuneprof, "advise", "--json", str(path)], capture_output=True, text=True, timeout=120)
-    check(done.returncode == 0, f"advise --json {path} exits 0 ({done.stderr.strip()[:200]})")
-    if done.returncode != 0:
-        return {}
-    return {f["id"]: f for f in json.loads(done.stdout)["findings"]}
+from harness import advise_findings, check, finish, run_json
 
 
 def check_figures(where, recorded, finding):
@@ -41,9 +32,8 @@ def check_figures(where, recorded, finding):
 
 
 def inventory(tuneprof, path):
-    done = subprocess.run([tuneprof, "info", "--json", str(path)], capture_output=True, text=True, timeout=120)
-    check(done.returncode == 0, f"info --json {path} exits 0 ({done.stderr.strip()[:200]})")
-    return json.loads(done.stdout)["ranks"][0]["inventory"] if done.returncode == 0 else {}
+    info = run_json(tuneprof, ["info", "--json", path], timeout_s=120)
+    return info["ranks"][0]["inventory"] if info is not None else {}
 
 
 def check_ge_dumps(tuneprof, rank_dir):
@@ -68,7 +58,7 @@ def main():
     print(f"recorded: {table['tool']} {table['version']}, `{table['command']}`, {table['recorded']}")
     print(f"source: {table['source']}")
     for run, recorded_findings in table["runs"].items():
-        findings = advise(tuneprof, shared / table["runs_root"] / run)
+        findings = advise_findings(tuneprof, shared / table["runs_root"] / run)
         for recorded in recorded_findings:
             where = f"{run} {recorded['check']} -> {recorded['ours']}"
             check(f"`{recorded['ours']}`" in parity, f"{where}: the parity table names {recorded['ours']}")
@@ -83,12 +73,11 @@ def main():
                 print(f"     differs (not compared): {recorded['differs']}")
     for other in ("kineto/hta/nccl_parser_config/nccl_data.json.gz", "nsys/h100_2gpu_1s.sqlite",
                   "torch-cpu/kineto26"):
-        findings = advise(tuneprof, shared / other)
+        findings = advise_findings(tuneprof, shared / other)
         for fid in ("communication.slow_link", "communication.retransmission"):
             check(fid not in findings, f"{other}: no {fid}")
     check_ge_dumps(tuneprof, shared / table["runs_root"] / "text/level1/rank0_ascend_pt")
-    print(f"{len(failures)} failures")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish())
 
 
 if __name__ == "__main__":

@@ -26,27 +26,16 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
+
+from harness import check, finish, run_json
+# How the NCCL API ranges and kernels are read from the raw tables, as the NCCL-size check reads them.
+from nsys_nccl_sizes_check import nccl_api_ranges, nccl_kernels_and_launches
 
 EXPORT = "h100_2gpu_mfu_before.sqlite"
 COMM_ID = 1311768467463790320  # synthetic; past int64's half, as NCCL's hashes often are
 RANKS = 2
-
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message)
-
-
-def run_json(tuneprof, *args):
-    out = subprocess.run([tuneprof, *args, "--json", "--quiet"], capture_output=True, text=True, timeout=300)
-    check(out.returncode == 0, f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()[:300]}")
-    return json.loads(out.stdout) if out.returncode == 0 else None
 
 
 def nvtx_rows(db):
@@ -57,9 +46,8 @@ def nvtx_rows(db):
 def launching_threads(db):
     """Thread -> its first NCCL API range start, for the threads that make NCCL calls."""
     threads = {}
-    for rowid, start, end, tid, name in nvtx_rows(db):
-        if name and name.startswith("nccl") and len(name) > 4 and name[4].isupper():
-            threads[tid] = min(threads.get(tid, start), start)
+    for rowid, start, end, tid, name in nccl_api_ranges(db):
+        threads[tid] = min(threads.get(tid, start), start)
     return threads
 
 
@@ -114,24 +102,14 @@ def nccl_kernels(path):
     """Per process in pid order, its NCCL kernels (start, end, in the communicator's group) in start order,
     from the raw tables: a kernel is in the group when a whole group of payload-carrying calls launched it."""
     db = sqlite3.connect(path)
-    names = dict(db.execute("SELECT id, value FROM StringIds"))
-    launches = {}
-    for start, tid, corr in db.execute("SELECT start, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
-        launches[((tid >> 24) & 0xFFFFFF, corr)] = (start, tid)
     by_thread = {}
-    for rowid, start, end, tid, name in nvtx_rows(db):
-        if name and name.startswith("nccl") and len(name) > 4 and name[4].isupper():
-            by_thread.setdefault(tid, []).append((start, end, name))
+    for rowid, start, end, tid, name in nccl_api_ranges(db):
+        by_thread.setdefault(tid, []).append((start, end, name))
     for ranges in by_thread.values():
         ranges.sort()
     out = {}
-    for start, end, gpid, corr, name_id in db.execute(
-            "SELECT start, end, globalPid, correlationId, COALESCE(demangledName, shortName) "
-            "FROM CUPTI_ACTIVITY_KIND_KERNEL"):
-        if "nccl" not in names.get(name_id, ""):
-            continue
-        pid = (gpid >> 24) & 0xFFFFFF
-        at, tid = launches.get((pid, corr), (None, None))
+    for start, end, pid, launch in nccl_kernels_and_launches(db):
+        at, tid = launch or (None, None)
         grouped = at is not None and launched_by_a_whole_group(by_thread.get(tid, []), at)
         out.setdefault(pid, []).append((start, end, grouped))
     db.close()
@@ -139,7 +117,7 @@ def nccl_kernels(path):
 
 
 def check_all_to_all(tuneprof, path, before):
-    comm = run_json(tuneprof, "comm", path)
+    comm = run_json(tuneprof, ["comm", path, "--json", "--quiet"])
     if comm is None:
         return
     group = str(COMM_ID)
@@ -165,7 +143,7 @@ def check_all_to_all(tuneprof, path, before):
 
 
 def check_pipeline(tuneprof, path):
-    comm = run_json(tuneprof, "comm", path)
+    comm = run_json(tuneprof, ["comm", path, "--json", "--quiet"])
     if comm is None:
         return
     pipeline = comm["cross_rank"].get("pipeline")
@@ -195,7 +173,7 @@ def check_pipeline(tuneprof, path):
 
 
 def check_conflict(tuneprof, path):
-    comm = run_json(tuneprof, "comm", path)
+    comm = run_json(tuneprof, ["comm", path, "--json", "--quiet"])
     if comm is None:
         return
     groups = [g for g in comm["groups"] if g["group"] == str(COMM_ID)]
@@ -210,7 +188,7 @@ def main():
     if not os.path.exists(source):
         print(f"skip: {source} not found")
         return 0
-    before = run_json(tuneprof, "comm", source)
+    before = run_json(tuneprof, ["comm", source, "--json", "--quiet"])
     with tempfile.TemporaryDirectory() as tmp:
         for case, checker in (("all_to_all", lambda p: check_all_to_all(tuneprof, p, before)),
                               ("pipeline", lambda p: check_pipeline(tuneprof, p)),
@@ -221,11 +199,7 @@ def main():
             craft(path, case)
             if before is not None:
                 checker(path)
-    if failures:
-        print(f"{len(failures)} failures")
-        return 1
-    print("ok: NCCL communicators give groups, peers and stages")
-    return 0
+    return finish("ok: NCCL communicators give groups, peers and stages")
 
 
 if __name__ == "__main__":

@@ -27,9 +27,10 @@ import os
 import shutil
 import sqlite3
 import struct
-import subprocess
 import sys
 import tempfile
+
+from harness import check, finish, run_json
 
 EXPORT = "h100_2gpu_mfu_before.sqlite"
 COMM_ID = 424242
@@ -37,25 +38,25 @@ RANKS = 2
 SEND_SCHEMA = 16777226  # comm (uint64) @0, "Message size [bytes]" (size_t) @8, "Peer rank" (int) @16
 INIT_SCHEMA = 16777218  # comm @0, "No. of ranks" (int) @8, "Rank" @12, "CUDA device" @16
 
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message)
-
-
-def run_json(tuneprof, *args):
-    out = subprocess.run([tuneprof, *args, "--json", "--quiet"], capture_output=True, text=True)
-    check(out.returncode == 0, f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()[:300]}")
-    return json.loads(out.stdout) if out.returncode == 0 else None
-
 
 def nccl_api_ranges(db):
     rows = db.execute("SELECT e.rowid, e.start, e.end, e.globalTid, COALESCE(e.text, s.value) FROM NVTX_EVENTS e "
                       "LEFT JOIN StringIds s ON s.id = e.textId WHERE e.eventType = 59").fetchall()
     return [r for r in rows if r[4] and len(r[4]) > 4 and r[4].startswith("nccl") and r[4][4].isupper()]
+
+
+def nccl_kernels_and_launches(db):
+    """(start, end, pid, (launch start, launching thread) or None) of each NCCL kernel, from the raw tables."""
+    names = dict(db.execute("SELECT id, value FROM StringIds"))
+    launches = {}
+    for start, tid, corr in db.execute("SELECT start, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
+        launches[((tid >> 24) & 0xFFFFFF, corr)] = (start, tid)
+    kernels = db.execute("SELECT start, end, globalPid, correlationId, COALESCE(demangledName, shortName) "
+                         "FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    for start, end, gpid, corr, name_id in kernels:
+        if "nccl" in names.get(name_id, ""):
+            pid = (gpid >> 24) & 0xFFFFFF
+            yield start, end, pid, launches.get((pid, corr))
 
 
 def size_of(rowid):
@@ -121,23 +122,13 @@ def add_payloads(path, binary, mixed=False):
 def expected_per_process(path, mixed):
     """pid -> (collectives with sizes, their bytes, their kernels' ns), computed from the raw tables."""
     db = sqlite3.connect(path)
-    names = dict(db.execute("SELECT id, value FROM StringIds"))
-    launches = {}
-    for start, tid, corr in db.execute("SELECT start, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
-        launches[((tid >> 24) & 0xFFFFFF, corr)] = (start, tid)
     by_thread = {}
     for rowid, start, end, tid, name in nccl_api_ranges(db):
         by_thread.setdefault(tid, []).append((start, end, name, rowid))
     for ranges in by_thread.values():
         ranges.sort()
     out = {}
-    for start, end, pid, corr, name_id in db.execute(
-            "SELECT start, end, globalPid, correlationId, COALESCE(demangledName, shortName) "
-            "FROM CUPTI_ACTIVITY_KIND_KERNEL"):
-        if "nccl" not in names.get(name_id, ""):
-            continue
-        pid = (pid >> 24) & 0xFFFFFF
-        launch = launches.get((pid, corr))
+    for start, end, pid, launch in nccl_kernels_and_launches(db):
         if launch is None:
             continue
         at, tid = launch
@@ -164,7 +155,7 @@ def expected_per_process(path, mixed):
 
 def check_sizes(tuneprof, path, label, mixed=False):
     want = sorted(expected_per_process(path, mixed).values())
-    comm = run_json(tuneprof, "comm", path)
+    comm = run_json(tuneprof, ["comm", path, "--json", "--quiet"])
     if comm is None:
         return
     got = sorted(((r["collectives"]["count_with_bytes"], r["collectives"]["bytes"], r) for r in comm["ranks"]),
@@ -180,7 +171,7 @@ def check_sizes(tuneprof, path, label, mixed=False):
         busbw = rank["collectives"]["busbw_gbps"]
         check(busbw is not None and math.isclose(busbw, total / ns * (RANKS - 1) / RANKS, rel_tol=1e-9),
               f"{label}: rank {rank['rank']}: busbw {busbw} GB/s, independently {total / ns * (RANKS - 1) / RANKS}")
-    analyzed = run_json(tuneprof, "analyze", path)
+    analyzed = run_json(tuneprof, ["analyze", path, "--json", "--quiet"])
     if analyzed is None:
         return
     for rank in analyzed["ranks"]:
@@ -193,7 +184,7 @@ def check_sizes(tuneprof, path, label, mixed=False):
 def check_low_bandwidth_gain(tuneprof, path, label):
     """The ranks wait for each other inside these collectives (rank 1 arrives late): the low-bandwidth
     finding may only claim the transfer share of their time, and the straggler the wait."""
-    advice = run_json(tuneprof, "advise", path)
+    advice = run_json(tuneprof, ["advise", path, "--json", "--quiet"])
     if advice is None:
         return
     found = {f["id"]: f for f in advice["findings"]}
@@ -217,7 +208,7 @@ def check_low_bandwidth_gain(tuneprof, path, label):
 
 
 def check_shared_export(tuneprof, path):
-    analyzed = run_json(tuneprof, "analyze", path)
+    analyzed = run_json(tuneprof, ["analyze", path, "--json", "--quiet"])
     if analyzed is None:
         return
     for rank in analyzed["ranks"]:
@@ -240,8 +231,7 @@ def main():
             shutil.copyfile(source, copy)
             add_payloads(copy, binary, mixed)
             check_sizes(tuneprof, copy, label, mixed)
-    print(f"nsys NCCL sizes: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return finish("nsys NCCL sizes: all checks passed")
 
 
 if __name__ == "__main__":

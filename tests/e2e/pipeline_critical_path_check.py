@@ -26,9 +26,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harness import check, failures  # noqa: E402
+from harness import check, finish, run_json, run_stdout  # noqa: E402
 
 TOLERANCE = 0.15
+TIMEOUT_S = 120  # per tuneprof run
 CASES = [
     ("text_batch", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--wait-ops", "batch"]),
     ("text_receive_3stages", ["--stage-ms", "150,240,300", "--dp", "2", "--microbatches", "6",
@@ -38,14 +39,6 @@ CASES = [
     ("kineto", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--layout", "kineto"]),
     ("text_balanced", ["--stage-ms", "300,300", "--dp", "2", "--microbatches", "4", "--wait-ops", "batch"]),
 ]
-
-
-def tuneprof(binary, *args, as_json=True):
-    done = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
-        raise SystemExit(f"FAIL: {' '.join(map(str, args))}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout) if as_json else done.stdout
 
 
 def generate(source, out, args):
@@ -148,18 +141,22 @@ def main():
             root = tmp / name
             gain_ms = balanced_truth_ms(source, tmp, name, args, truth)
             check(close(truth["balanced_gain_ms"], gain_ms), f"{name}: the generator's balanced gain is its model's")
-            check_comm(name, tuneprof(binary, "comm", "--json", root)["cross_rank"]["pipeline"], truth)
-            paths = tuneprof(binary, "profile", "--critical-path", "--json", root).get("pipeline_critical_path")
+            comm = run_json(binary, ["comm", "--json", root], TIMEOUT_S)
+            if comm is None:
+                continue
+            check_comm(name, comm["cross_rank"]["pipeline"], truth)
+            profile = run_json(binary, ["profile", "--critical-path", "--json", root], TIMEOUT_S) or {}
+            paths = profile.get("pipeline_critical_path")
             check(paths is not None, f"{name}: profile --critical-path gives the pipeline's path")
             check_path(name, paths or [], truth, gain_ms)
-            check_finding(name, tuneprof(binary, "analyze", "--json", root)["findings"], paths or [], gain_ms)
+            analyzed = run_json(binary, ["analyze", "--json", root], TIMEOUT_S) or {"findings": []}
+            check_finding(name, analyzed["findings"], paths or [], gain_ms)
             if "--layout" in args:  # a timeline to draw the path on
                 check_merged(name, binary, root, tmp, paths or [])
-            text = tuneprof(binary, "profile", "--critical-path", root, as_json=False)
+            text = run_stdout(binary, ["profile", "--critical-path", root], TIMEOUT_S)
             check("critical path through the pipeline stages" in text and "stages balanced: -" in text,
                   f"{name}: the text shows the pipeline's path")
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return finish("ok")
 
 
 if __name__ == "__main__":

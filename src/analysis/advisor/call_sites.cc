@@ -153,4 +153,20 @@ std::string TopCallSites(CallSites* sites, std::span<const uint32_t> events, siz
   return text;
 }
 
+std::string DetailGroupCallSites(const Trace& trace, const HostOpTree& tree, std::span<const NamedDetailRows> groups,
+                                 size_t listed) {
+  const std::vector<uint32_t> launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
+  CallSites sites(trace, tree);
+  std::string text;
+  for (size_t i = 0, named = 0; i < groups.size() && named < listed; ++i) {
+    std::vector<uint32_t> ops;
+    for (const uint32_t row : groups[i].rows) ops.push_back(launched_by[row]);
+    const std::string where = TopCallSites(&sites, ops);
+    if (where.empty()) continue;
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", groups[i].name, where);
+    ++named;
+  }
+  return text;
+}
+
 }  // namespace tuneprof

@@ -53,4 +53,15 @@ std::vector<uint32_t> KernelDetailLaunchers(const Trace& trace, const std::vecto
 // "main.py(375): train x12; model.py(40): forward x3"; "" when none has one.
 std::string TopCallSites(CallSites* sites, std::span<const uint32_t> events, size_t listed = 3);
 
+// A group of kernel_details rows under the name a finding reports it by ("Cast", "TransData [32,3]").
+struct NamedDetailRows {
+  std::string_view name;
+  std::span<const uint32_t> rows;
+};
+
+// "Cast: main.py(40): forward x12; ..." for the first `listed` groups, in the order given, whose rows the
+// trace ties to the user's code through their launches; "" when none is.
+std::string DetailGroupCallSites(const Trace& trace, const HostOpTree& tree, std::span<const NamedDetailRows> groups,
+                                 size_t listed);
+
 }  // namespace tuneprof

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "analysis/core/events_by_track.h"
+#include "analysis/memory/host_ranges_at_memory.h"
 
 namespace tuneprof {
 namespace {
@@ -44,19 +44,11 @@ MemoryEventContext ContextAt(const std::vector<Span>& open, int64_t t) {
 std::vector<MemoryEventContext> MemoryEventContexts(const Trace& trace) {
   const EventTable& events = trace.events();
   const std::vector<MemoryEvent>& memory = trace.memory_events();
-  std::vector<std::vector<uint32_t>> queries_by_track(trace.tracks().size());
-  for (uint32_t m = 0; m < memory.size(); ++m) queries_by_track[memory[m].track].push_back(m);
-  std::vector<std::vector<Span>> spans_by_track = EventsByTrack<Span>(
-      trace,
-      [&](uint32_t i) {
-        const EventKind kind = events.kind[i];
-        return (kind == EventKind::kHostOp || kind == EventKind::kUserAnnotation) && events.dur_ns[i] >= 0 &&
-               !queries_by_track[events.track[i]].empty();
-      },
-      [&](uint32_t i) {
-        const bool is_op = events.kind[i] == EventKind::kHostOp;
-        return Span{events.ts_ns[i], events.end_ns(i), is_op, PhaseOf(trace.str(events.name[i]), is_op)};
-      });
+  std::vector<std::vector<uint32_t>> queries_by_track = MemoryEventsByTrack(trace);
+  std::vector<std::vector<Span>> spans_by_track = HostRangesAtMemory<Span>(trace, queries_by_track, [&](uint32_t i) {
+    const bool is_op = events.kind[i] == EventKind::kHostOp;
+    return Span{events.ts_ns[i], events.end_ns(i), is_op, PhaseOf(trace.str(events.name[i]), is_op)};
+  });
   std::vector<MemoryEventContext> out(memory.size());
   auto outer_first = [](const Span& a, const Span& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "analysis/core/events_by_track.h"
+#include "analysis/memory/host_ranges_at_memory.h"
 #include "analysis/memory/kineto_categories.h"
 
 namespace tuneprof {
@@ -27,17 +27,9 @@ struct OpSpan {
 std::vector<uint32_t> EnclosingOps(const Trace& trace) {
   const EventTable& events = trace.events();
   const std::vector<MemoryEvent>& memory = trace.memory_events();
-  // Tracks are dense indices: lists per track rather than a hash lookup per event.
-  std::vector<std::vector<uint32_t>> queries_by_track(trace.tracks().size());
-  for (uint32_t m = 0; m < memory.size(); ++m) queries_by_track[memory[m].track].push_back(m);
-  std::vector<std::vector<OpSpan>> spans_by_track = EventsByTrack<OpSpan>(
-      trace,
-      [&](uint32_t i) {
-        const EventKind kind = events.kind[i];
-        return (kind == EventKind::kHostOp || kind == EventKind::kUserAnnotation) && events.dur_ns[i] >= 0 &&
-               !queries_by_track[events.track[i]].empty();
-      },
-      [&](uint32_t i) {
+  std::vector<std::vector<uint32_t>> queries_by_track = MemoryEventsByTrack(trace);
+  std::vector<std::vector<OpSpan>> spans_by_track =
+      HostRangesAtMemory<OpSpan>(trace, queries_by_track, [&](uint32_t i) {
         return OpSpan{events.ts_ns[i], events.end_ns(i), i, events.kind[i] == EventKind::kHostOp};
       });
   std::vector<uint32_t> result(memory.size(), kNoIndex);

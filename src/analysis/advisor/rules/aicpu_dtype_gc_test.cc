@@ -6,6 +6,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -18,27 +19,14 @@ using finding_lookup::Text;
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
-Trace NpuStep() {
-  HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(100000));
-  t.Kernel("k", 0, Us(10));
-  return t.Finish();
-}
-
 void AddRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view dtypes, double dur_us) {
-  NpuOpRow row;
-  row.name = side->Intern(std::string(type) + "_1");
-  row.type = side->Intern(type);
-  row.accelerator_core = side->Intern(core);
+  NpuOpRow row = npu_step::DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);
   row.input_data_types = side->Intern(dtypes);
-  row.start_ns = Us(100);
-  row.dur_ns = Us(dur_us);
   side->AddKernelDetail(row);
 }
 
 TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
   AddRow(&side, "Cast", "AI_CPU", "DOUBLE", 30);
@@ -57,7 +45,7 @@ TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
 }
 
 TEST(AiCpuDtype, QuietWithoutWideInputs) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
   AddRow(&side, "Cast", "AI_CPU", "INT32", 30);
@@ -104,8 +92,7 @@ namespace {
 // its launch and the Python frame around the operator.
 TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(100000));
+  npu_step::StartNpuStep(&t);
   t.Host(EventKind::kPythonFunction, "main.py(40): forward", Us(5), Us(200));
   t.Host(EventKind::kHostOp, "aten::to", Us(10), Us(100));
   t.Launch(Us(20), 1);
@@ -113,13 +100,8 @@ TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   Trace trace = t.Finish();
   SideTableBuilder side(&trace);
   side.StartKernelDetails();
-  NpuOpRow row;
-  row.name = side.Intern("trans_Cast_1");
-  row.type = side.Intern("Cast");
-  row.accelerator_core = side.Intern("AI_CPU");
+  NpuOpRow row = npu_step::DetailRow(&side, "trans_Cast_1", "Cast", "AI_CPU", 150, 30);
   row.input_data_types = side.Intern("DOUBLE");
-  row.start_ns = Us(150);
-  row.dur_ns = Us(30);
   side.AddKernelDetail(row);
   const AdvisorResult result = AdviseOneRank(trace);
   const Finding* dtype = Find(result, "compute.aicpu_dtype");

@@ -17,25 +17,6 @@ namespace {
 
 constexpr size_t kTypesWithSites = 3;
 
-// "Cast: main.py(40): forward x12; ..." for the longest types whose tasks the trace ties to the user's code.
-std::string TypeCallSites(const RankEvidence& rank,
-                          const std::vector<std::pair<std::string_view, std::pair<uint64_t, int64_t>>>& sorted,
-                          const std::map<std::string_view, std::vector<uint32_t>>& rows_of) {
-  const Trace& trace = *rank.trace;
-  const std::vector<uint32_t> launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
-  CallSites sites(trace, rank.tree);
-  std::string text;
-  for (size_t i = 0, named = 0; i < sorted.size() && named < kTypesWithSites; ++i) {
-    std::vector<uint32_t> ops;
-    for (const uint32_t row : rows_of.at(sorted[i].first)) ops.push_back(launched_by[row]);
-    const std::string where = TopCallSites(&sites, ops);
-    if (where.empty()) continue;
-    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", sorted[i].first, where);
-    ++named;
-  }
-  return text;
-}
-
 }  // namespace
 
 void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -80,7 +61,9 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   f.AddNumber("ai_cpu_tasks", static_cast<double>(count), "count");
   f.AddNumber("ai_cpu_us", total / 1e3, "us");
   f.AddText("top_types", types);
-  const std::string sites = TypeCallSites(rank, sorted, rows_of);
+  std::vector<NamedDetailRows> groups;  // the types, longest first
+  for (const auto& entry : sorted) groups.push_back({entry.first, rows_of.at(entry.first)});
+  const std::string sites = DetailGroupCallSites(trace, rank.tree, groups, kTypesWithSites);
   if (!sites.empty()) f.AddText("source_lines", sites);
   f.strategy =
       "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "

@@ -458,18 +458,9 @@ void AddCallSites(const RankEvidence& rank, const Tally& t, Finding* f) {
   std::vector<std::pair<std::string, const Group*>> shapes = t.reported;
   std::stable_sort(shapes.begin(), shapes.end(),
                    [](const auto& a, const auto& b) { return a.second->dur_ns > b.second->dur_ns; });
-  const Trace& trace = *rank.trace;
-  const std::vector<uint32_t> launched_by = KernelDetailLaunchers(trace, DeviceLaunchers(trace));
-  CallSites sites(trace, rank.tree);
-  std::string text;
-  for (size_t i = 0, named = 0; i < shapes.size() && named < kShapesWithSites; ++i) {
-    std::vector<uint32_t> ops;
-    for (const uint32_t row : shapes[i].second->rows) ops.push_back(launched_by[row]);
-    const std::string where = TopCallSites(&sites, ops);
-    if (where.empty()) continue;
-    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", shapes[i].first, where);
-    ++named;
-  }
+  std::vector<NamedDetailRows> groups;
+  for (const auto& [name, group] : shapes) groups.push_back({name, group->rows});
+  const std::string text = DetailGroupCallSites(*rank.trace, rank.tree, groups, kShapesWithSites);
   if (!text.empty()) f->AddText("source_lines", text);
 }
 

@@ -6,6 +6,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -42,12 +43,7 @@ class Details {
 
   uint32_t Add(std::string_view name, std::string_view type, std::string_view core, double dur_us,
                std::string_view inputs, std::string_view outputs, std::string_view dtypes = "FLOAT16") {
-    NpuOpRow row;
-    row.name = side_.Intern(name);
-    row.type = side_.Intern(type);
-    row.accelerator_core = side_.Intern(core);
-    row.start_ns = Us(next_us_);
-    row.dur_ns = Us(dur_us);
+    NpuOpRow row = npu_step::DetailRow(&side_, name, type, core, next_us_, dur_us);
     row.input_shapes = side_.Intern(inputs);
     row.output_shapes = side_.Intern(outputs);
     row.input_data_types = side_.Intern(dtypes);

@@ -7,6 +7,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -20,14 +21,6 @@ using hand_built::Us;
 
 constexpr std::string_view kId = "fusion.mined_sequence";
 
-Trace NpuStep() {
-  HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(100000));
-  t.Kernel("k", 0, Us(10));
-  return t.Finish();
-}
-
 // kernel_details rows on one stream, each `gap_us` after the one before.
 class Details {
  public:
@@ -37,14 +30,9 @@ class Details {
   }
 
   void Add(std::string_view type, double dur_us, double gap_us, double mte2 = 0.1) {
-    NpuOpRow row;
-    row.name = side_.Intern(std::string(type) + "_op");
-    row.type = side_.Intern(type);
-    row.accelerator_core = side_.Intern("AI_VECTOR_CORE");
-    row.stream_id = 2;
     next_us_ += gap_us;
-    row.start_ns = Us(next_us_);
-    row.dur_ns = Us(dur_us);
+    NpuOpRow row = npu_step::DetailRow(&side_, std::string(type) + "_op", type, "AI_VECTOR_CORE", next_us_, dur_us);
+    row.stream_id = 2;
     next_us_ += dur_us;
     side_.SetKernelMetric(mte2_, side_.AddKernelDetail(row), mte2);
   }
@@ -57,7 +45,7 @@ class Details {
 
 // `repeats` x (MatMulV3 -> Add -> RmsNorm), a different operator after each, plus one long unrelated task.
 Trace Repeated(int repeats, double gap_us, double mte2) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   Details d(&trace);
   for (int i = 0; i < repeats; ++i) {
     d.Add("MatMulV3", 30, gap_us, mte2);
@@ -150,7 +138,7 @@ namespace tuneprof {
 namespace {
 
 TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   Details d(&trace);
   const char* cycle[] = {"A", "B", "C", "D", "E", "F", "G"};
   for (int i = 0; i < 140'000; ++i) d.Add(cycle[i % 7], 5, 10);
@@ -170,8 +158,7 @@ namespace {
 // knows is routed to its fused API.
 TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
   HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(100000));
+  npu_step::StartNpuStep(&t);
   int64_t at = Us(10), correlation = 1;
   for (int i = 0; i < 6; ++i) {
     for (std::string_view op : {"aten::add", "aten::layer_norm"}) {
