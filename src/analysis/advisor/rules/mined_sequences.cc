@@ -324,6 +324,7 @@ std::vector<Sequence> Maximal(std::vector<Sequence> candidates, const std::vecto
 
 // A name a reader can scan: a kernel's full template signature is cut, an ellipsis marking the cut.
 std::string ShortName(std::string_view name) {
+  if (name.starts_with("void ")) name.remove_prefix(5);  // a kernel's return type says nothing
   if (name.size() <= kNameColumns) return std::string(name);
   return std::string(name.substr(0, kNameColumns - 3)) + "...";
 }
