@@ -56,7 +56,8 @@ std::string SplitLongLines(std::string_view wrapped, std::string_view rest) {
     std::string_view line = wrapped.substr(at, end - at);
     const size_t piece = std::max<size_t>(kColumns - std::min(rest.size(), kColumns - 1), 1);
     out.append(line.substr(0, kColumns));
-    for (line.remove_prefix(std::min(line.size(), kColumns)); !line.empty(); line.remove_prefix(std::min(line.size(), piece))) {
+    for (line.remove_prefix(std::min(line.size(), kColumns)); !line.empty();
+         line.remove_prefix(std::min(line.size(), piece))) {
       out += '\n';
       out.append(rest).append(line.substr(0, piece));
     }
@@ -288,8 +289,8 @@ std::string RenderAdviseText(const AdvisorResult& result) {
   for (size_t i = 0; i < result.findings.size(); ++i) {
     const Finding& f = result.findings[i];
     out += Lines(fmt::format("{}. {} [{}] {}{}", i + 1, f.id, FindingCategoryName(f.category),
-                                   GainText(f, result.step_ns), RanksText(f, result.ranks.size())),
-                       "", "   ");
+                             GainText(f, result.step_ns), RanksText(f, result.ranks.size())),
+                 "", "   ");
     out += Lines(f.title, "   ", "   ");
     for (const Evidence& e : f.evidence) {
       out += Lines(fmt::format("{}: {}", e.label, RawEvidenceValue(e)), "   - ", "     ");

@@ -63,8 +63,8 @@ struct DeviceBusy {
   bool host_timeline = false;  // launches and device work on one timeline: host-bound can be measured
 
   int64_t BusyUntil(int64_t t) const {
-    const auto it = std::upper_bound(busy.begin(), busy.end(), t,
-                                     [](int64_t v, const Interval& i) { return v < i.end_ns; });
+    const auto it =
+        std::upper_bound(busy.begin(), busy.end(), t, [](int64_t v, const Interval& i) { return v < i.end_ns; });
     const size_t k = static_cast<size_t>(it - busy.begin());
     return busy_before[k] + (it != busy.end() && it->start_ns < t ? t - it->start_ns : 0);
   }
@@ -237,7 +237,8 @@ DeviceBusy BusyDevice(const Trace& trace, bool ascend) {
   device.busy = UnionOf(std::move(busy));
   device.comm = UnionOf(std::move(comm));
   device.busy_before.assign(device.busy.size() + 1, 0);
-  for (size_t i = 0; i < device.busy.size(); ++i) device.busy_before[i + 1] = device.busy_before[i] + device.busy[i].length();
+  for (size_t i = 0; i < device.busy.size(); ++i)
+    device.busy_before[i + 1] = device.busy_before[i] + device.busy[i].length();
   return device;
 }
 

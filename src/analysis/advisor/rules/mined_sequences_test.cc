@@ -272,10 +272,10 @@ TEST(MinedSequences, CommunicationLibraryKernelsAreNeverMined) {
   t.Step(1, 0, Us(100000));
   int64_t at = Us(10);
   for (int i = 0; i < 8; ++i) {
-    for (std::string_view kernel : {"elementwise_kernel_a", "void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*)",
-                                    "void deep_ep::intranode::notify_dispatch<8>(int const*, int*)",
-                                    "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)",
-                                    "elementwise_kernel_b"}) {
+    for (std::string_view kernel :
+         {"elementwise_kernel_a", "void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*)",
+          "void deep_ep::intranode::notify_dispatch<8>(int const*, int*)",
+          "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", "elementwise_kernel_b"}) {
       t.Kernel(kernel, at, Us(5));
       at += Us(40);
     }
