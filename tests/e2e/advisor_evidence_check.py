@@ -1530,10 +1530,48 @@ def check_verdicts(sample, advice):
     return compared
 
 
+def device_busy_us(rank, rows):
+    """The union of a torch_npu text rank's device work, in us: (starts, ends, busy time before each)."""
+    spans = [(float(r["Start Time(us)"]), float(r["Start Time(us)"]) + float(r["Duration(us)"])) for r in rows
+             if r.get("Start Time(us)") and r.get("Duration(us)")]
+    d = ascend_rank_dir(rank) or rank["path"]
+    view = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "trace_view.json")
+    if os.path.exists(view):
+        with open(view) as fh:
+            events = json.load(fh)
+        events = events if isinstance(events, list) else events.get("traceEvents", [])
+        device = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                  and e.get("args", {}).get("name") in ("Ascend Hardware", "HCCL")}
+        spans += [(float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0))) for e in events
+                  if e.get("ph") == "X" and e.get("pid") in device and float(e.get("dur", 0)) > 0]
+    merged = []
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    before = [0.0]
+    for start, end in merged:
+        before.append(before[-1] + end - start)
+    return [m[0] for m in merged], [m[1] for m in merged], before
+
+
+def busy_in(busy, start, end):
+    """Busy time of the device between start and end (us)."""
+    starts, ends, before = busy
+
+    def until(t):
+        k = bisect.bisect_right(ends, t)
+        return before[k] + (max(0.0, t - starts[k]) if k < len(starts) else 0.0)
+    return until(end) - until(start)
+
+
 def check_mined_sequence(sample, finding, advice, path):
     """fusion.mined_sequence on torch_npu text ranks: the top sequence found again in kernel_details.csv (each
     Stream ID in file order, communication rows left out, rows named by Type, occurrences taken from the left
-    without overlapping), its occurrences and the gaps' share of its spans against the evidence."""
+    without overlapping), its occurrences and the gaps' share of its spans against the evidence. A gap is the
+    part of a span in which the whole device was idle: no kernel_details row of any stream (communication
+    included) and no device task of trace_view.json ("Ascend Hardware", "HCCL") covered it."""
     top = evidence(finding, "top_sequences").split("; route")[0]
     m = re.match(r"(.+) x(\d+) \(([^;]+) per step; host-bound, (\d+) % gaps", top)
     if not m:
@@ -1551,6 +1589,7 @@ def check_mined_sequence(sample, finding, advice, path):
                 continue
             streams.setdefault(r.get("Stream ID"), []).append(
                 (r.get("Type") or name, float(r["Start Time(us)"]), float(r["Duration(us)"])))
+        busy = device_busy_us(rank, rows)
         found, spans, gaps = 0, 0.0, 0.0
         for ops in streams.values():
             i = 0
@@ -1562,7 +1601,7 @@ def check_mined_sequence(sample, finding, advice, path):
                 span = max(o[1] + o[2] for o in window) - window[0][1]
                 found += 1
                 spans += span
-                gaps += max(span - sum(o[2] for o in window), 0)
+                gaps += max(span - max(sum(o[2] for o in window), busy_in(busy, window[0][1], window[0][1] + span)), 0)
                 i += len(names)
         per_rank.append(dict(occurrences=found, gap_pct=100 * gaps / spans if spans else 0))
     mine = next((r for r in per_rank if r["occurrences"] == count), per_rank[0] if per_rank else None)

@@ -8,15 +8,26 @@ A crafted Kineto trace with a 300 ms stretch of nothing inside a step raises hos
 GC events does not); operators repeating with launch gaps on a GPU stream raise fusion.mined_sequence with
 the user's source line and GPU routes only.
 
+Generated runs (bench/): on a pipeline's stages (timeline and text layouts) the micro-batches' matmuls,
+repeated with receives between them, are no sequence to fuse, no mined sequence on the text layout (no
+timeline) is host-bound, and no gain exceeds the sequences' own time; on an expert-parallel run no mined
+sequence names a communication library's kernels (DeepEP, vLLM's all-reduce). Every corpus input's
+`analyze` and `advise` text stays within 100 columns.
+
 Usage: mined_sequences_check.py TUNEPROF SHARED_DIR (the folder holding traces/)
 """
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 
 from harness import Checker
+from utilization_coverage_check import INPUTS as CORPUS_INPUTS
+
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench")
+COMM_LIBRARY_WORDS = ("deep_ep", "nccl", "cross_device_reduce")
 
 IDS = ("fusion.mined_sequence", "compute.aicpu_dtype", "host.gc_pause")
 NPU_RUNS = ["text/level1", "text/level2", "db/level2"]
@@ -127,6 +138,52 @@ def check_crafted(c, tmp):
         c.check("crafted repeated: no NPU wording", not any(w in json.dumps(f) for w in NPU_WORDS), json.dumps(f))
 
 
+def mined(c, name, path):
+    findings = advise(c, name, path)
+    return None if findings is None else [f for f in findings if f["id"] == "fusion.mined_sequence"]
+
+
+def check_generated(c, tmp):
+    for layout in ("timeline", "text"):
+        out = os.path.join(tmp, "pp_" + layout)
+        subprocess.run([sys.executable, os.path.join(BENCH, "gen_pipeline.py"), "--out", out, "--stage-ms",
+                        "200,400,300", "--dp", "2", "--layout", layout], check=True, capture_output=True)
+        found = mined(c, f"pipeline {layout}", out)
+        if found is None:
+            continue
+        for f in found:
+            listed = f["evidence"]["top_sequences"]
+            c.check(f"pipeline {layout}: no micro-batch matmuls as a sequence", "MatMulV3 -> MatMulV3" not in listed,
+                    listed)
+            c.check(f"pipeline {layout}: gain within the sequences' time",
+                    f["uncapped_gain_us"] <= f["evidence"]["sequence_us_per_step"] + 1e-6, json.dumps(f))
+            if layout == "text":
+                c.check("pipeline text: no host-bound without a timeline", "host-bound" not in listed, listed)
+    out = os.path.join(tmp, "ep")
+    subprocess.run([sys.executable, os.path.join(BENCH, "gen_expert_parallel.py"), "--out", out], check=True,
+                   capture_output=True)
+    found = mined(c, "expert parallel", out)
+    if found is not None:
+        listed = " ".join(f["evidence"]["top_sequences"] + f["title"] for f in found)
+        c.check("expert parallel: no communication library kernels in a sequence",
+                not any(w in listed for w in COMM_LIBRARY_WORDS), listed)
+
+
+def check_widths(c, shared):
+    for relative in CORPUS_INPUTS:
+        path = os.path.join(shared, "traces", relative)
+        if not os.path.exists(path):
+            continue
+        for command in ("analyze", "advise"):
+            result = c.run([command, path])
+            if result is None or result[0] != 0:
+                c.report(f"{relative}: {command} runs", [f"exit {None if result is None else result[0]}"], result)
+                continue
+            wide = [line for line in result[1].splitlines() if len(line) > 100]
+            c.check(f"{relative}: {command} text within 100 columns", not wide,
+                    f"{len(wide)} wider, e.g. {wide[0][:160] if wide else ''}")
+
+
 def main():
     binary, shared = sys.argv[1], sys.argv[2]
     c = Checker(binary, timeout_s=120)
@@ -139,6 +196,8 @@ def main():
         check_other(c, shared, relative)
     with tempfile.TemporaryDirectory() as tmp:
         check_crafted(c, tmp)
+        check_generated(c, tmp)
+    check_widths(c, shared)
     return c.finish()
 
 

@@ -42,9 +42,42 @@ std::string MeanOverRanksNote(const AdvisorResult& result) {
   return " (" + MeanOverRanks(result.mean_ranks, result.ranks.size()) + ")";
 }
 
+// No line of analyze or advise is wider than this.
+constexpr size_t kColumns = 100;
+
+// Wrapped lines as they are, but one longer than kColumns (a word longer than a line: a module path, a
+// kernel's name) split across lines under `rest`, so that nothing runs past the terminal's edge.
+std::string SplitLongLines(std::string_view wrapped, std::string_view rest) {
+  std::string out;
+  size_t at = 0;
+  while (at < wrapped.size()) {
+    size_t end = wrapped.find('\n', at);
+    if (end == std::string_view::npos) end = wrapped.size();
+    std::string_view line = wrapped.substr(at, end - at);
+    const size_t piece = std::max<size_t>(kColumns - std::min(rest.size(), kColumns - 1), 1);
+    out.append(line.substr(0, kColumns));
+    for (line.remove_prefix(std::min(line.size(), kColumns)); !line.empty();
+         line.remove_prefix(std::min(line.size(), piece))) {
+      out += '\n';
+      out.append(rest).append(line.substr(0, piece));
+    }
+    if (end < wrapped.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
+// `text` in lines of at most kColumns: broken at spaces, the first line after `first`, the others after
+// `rest`.
+std::string Lines(std::string_view text, std::string_view first, std::string_view rest) {
+  return SplitLongLines(WrapText(text, kColumns - std::max(first.size(), rest.size()), first, rest), rest);
+}
+
 // Lines of at most `width` columns, broken at spaces, each indented by 4: a measured_as or how-to names
 // a capture option in full, which a cut would lose.
-std::string Wrapped(std::string_view raw, size_t width) { return WrapText(raw, width, "    ", "    "); }
+std::string Wrapped(std::string_view raw, size_t width) {
+  return SplitLongLines(WrapText(raw, width, "    ", "    "), "    ");
+}
 
 std::string Bar(double share) {
   const size_t filled = static_cast<size_t>(std::clamp(share, 0.0, 1.0) * kBarWidth + 0.5);
@@ -143,7 +176,9 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
                                  check.immaterial_part == "compute" ? "compute holds" : check.immaterial_part + " hold",
                                  100 * *check.immaterial_share)
                    : "  ok");
-    *out += fmt::format("  {:<28}{}{}\n", label, reading, verdict);
+    // A long verdict goes on under the reading rather than past the edge.
+    const std::string line = fmt::format("  {:<28}{}{}", label, reading, verdict);
+    *out += line.size() <= kColumns ? line + "\n" : Lines(line, "", "      ");
     *out += Wrapped(check.value_pct ? "measured as: " + check.measured_as : check.measured_as, kUtilizationWidth);
     if (!check.how_to_measure.empty())
       *out += Wrapped("how to measure: " + check.how_to_measure.str(), kUtilizationWidth);
@@ -181,8 +216,9 @@ std::string RanksText(const Finding& finding, size_t run_ranks) {
   return fmt::format(" [{}; figures of rank {}{}]", where, finding.evidence_rank, others);
 }
 
-std::string EvidenceValue(const Evidence& e) {
-  if (!e.number) return EscapeText(e.text);
+// The value as recorded; the caller escapes it.
+std::string RawEvidenceValue(const Evidence& e) {
+  if (!e.number) return std::string(e.text);
   const double v = *e.number;
   const std::string number = v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) < 1e15
                                  ? fmt::format("{}", static_cast<int64_t>(v))
@@ -221,23 +257,23 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   out += "\n";
   // Wrapped, not cut: the reason ends with the population it speaks of ("mean over 1024 ranks").
   out += fmt::format("Dominant bottleneck: {}\n", BottleneckName(result.dominant));
-  out += WrapText(result.dominant_reason, 98, "  ", "  ") + "\n";
+  out += Lines(result.dominant_reason, "  ", "  ") + "\n";
   out += result.findings.empty() ? "No findings.\n" : "Top strategies (estimated gain per step)\n";
   for (size_t i = 0; i < result.findings.size() && i < kTopStrategies; ++i) {
     const Finding& f = result.findings[i];
     // A long gain text and population go on their own line rather than past the 100 columns.
     const std::string head = fmt::format("{:>2}. {:<28} {}", i + 1, f.id, GainText(f, result.step_ns));
     const std::string ranks = RanksText(f, result.ranks.size());
-    if (ranks.empty() || head.size() + ranks.size() <= 100) {
-      out += head + ranks + "\n";
+    if (ranks.empty() || head.size() + ranks.size() <= kColumns) {
+      out += head.size() + ranks.size() <= kColumns ? head + ranks + "\n" : Lines(head, "", "    ");
     } else {
-      out += head + "\n" + WrapText(ranks.substr(1), 98, "    ", "    ");
+      out += (head.size() <= kColumns ? head + "\n" : Lines(head, "", "    ")) + Lines(ranks.substr(1), "    ", "    ");
     }
     // Wrapped, not cut: a title's last clause (whose figures, which rule disagrees) and an API to copy
     // are what a cut loses.
-    out += WrapText(f.title, 98, "    ", "    ");
-    if (!f.modules.empty()) out += WrapText("modules: " + ModulesText(f), 98, "    ", "      ");
-    if (!f.apis.empty()) out += WrapText(f.apis.front(), 98, "    -> ", "       ");
+    out += Lines(f.title, "    ", "    ");
+    if (!f.modules.empty()) out += Lines("modules: " + ModulesText(f), "    ", "      ");
+    if (!f.apis.empty()) out += Lines(f.apis.front(), "    -> ", "       ");
   }
   if (result.findings.size() > kTopStrategies) {
     out += fmt::format("({} more: tuneprof advise)\n", result.findings.size() - kTopStrategies);
@@ -246,19 +282,24 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
 }
 
 std::string RenderAdviseText(const AdvisorResult& result) {
-  std::string out = fmt::format("Dominant bottleneck: {} ({})\n\n", BottleneckName(result.dominant),
-                                EscapeText(result.dominant_reason));
+  std::string out = Lines(
+      fmt::format("Dominant bottleneck: {} ({})", BottleneckName(result.dominant), result.dominant_reason), "", "  ");
+  out += "\n";
   if (result.findings.empty()) out += "No findings.\n";
   for (size_t i = 0; i < result.findings.size(); ++i) {
     const Finding& f = result.findings[i];
-    out += fmt::format("{}. {} [{}] {}{}\n", i + 1, f.id, FindingCategoryName(f.category), GainText(f, result.step_ns),
-                       RanksText(f, result.ranks.size()));
-    out += fmt::format("   {}\n", EscapeText(f.title));
-    for (const Evidence& e : f.evidence) out += fmt::format("   - {}: {}\n", e.label, EvidenceValue(e));
-    if (!f.modules.empty()) out += fmt::format("   modules: {}\n", ModulesText(f));
-    out += fmt::format("   strategy: {}\n", EscapeText(f.strategy));
-    for (const SharedText& api : f.apis) out += fmt::format("   api: {}\n", EscapeText(api));
-    out += fmt::format("   gain model: {}\n\n", EscapeText(f.gain_model));
+    out += Lines(fmt::format("{}. {} [{}] {}{}", i + 1, f.id, FindingCategoryName(f.category),
+                             GainText(f, result.step_ns), RanksText(f, result.ranks.size())),
+                 "", "   ");
+    out += Lines(f.title, "   ", "   ");
+    for (const Evidence& e : f.evidence) {
+      out += Lines(fmt::format("{}: {}", e.label, RawEvidenceValue(e)), "   - ", "     ");
+    }
+    if (!f.modules.empty()) out += Lines("modules: " + ModulesText(f), "   ", "     ");
+    out += Lines("strategy: " + std::string(f.strategy), "   ", "     ");
+    for (const SharedText& api : f.apis) out += Lines("api: " + std::string(api), "   ", "     ");
+    out += Lines("gain model: " + std::string(f.gain_model), "   ", "     ");
+    out += "\n";
   }
   return EscapeTextKeepingLines(out);
 }

@@ -73,5 +73,36 @@ TEST(AdviseTextTest, AFindingWithoutModulesSaysNothingOfThem) {
   EXPECT_EQ(RenderAnalyzeText(result).find("modules:"), std::string::npos);
 }
 
+// Long titles, evidence, module paths, strategies and APIs, and words longer than a line: every line of both
+// texts within 100 columns, nothing of the text lost.
+TEST(AdviseTextTest, EveryLineFitsInOneHundredColumns) {
+  AdvisorResult result = WithModules();
+  Finding& f = result.findings[0];
+  std::string listing;
+  for (int i = 0; i < 300; ++i) listing += "aten::mm -> ";
+  const std::string kernel = "sm90_xmma_gemm_" + std::string(200, 'k');
+  f.title = "a title " + listing;
+  f.AddText("top_sequences", listing + kernel + " x15");
+  f.modules = {{"Model_0." + std::string(180, 'm'), 0.9}};
+  f.strategy = listing;
+  f.apis = {"DataLoader(dataset, num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=2)"};
+  f.gain_model = listing;
+  for (const std::string& text : {RenderAdviseText(result), RenderAnalyzeText(result)}) {
+    size_t widest = 0, at = 0;
+    std::string joined;
+    while (at < text.size()) {
+      const size_t end = std::min(text.find('\n', at), text.size());
+      widest = std::max(widest, end - at);
+      std::string line = text.substr(at, end - at);
+      line.erase(0, line.find_first_not_of(' '));
+      joined += line;
+      at = end + 1;
+    }
+    EXPECT_LE(widest, 100u) << text;
+    EXPECT_NE(joined.find(std::string(180, 'm')), std::string::npos) << text;  // split, not cut
+    if (text == RenderAdviseText(result)) EXPECT_NE(joined.find(kernel), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace tuneprof

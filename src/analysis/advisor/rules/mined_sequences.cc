@@ -8,6 +8,13 @@
 // data between global memory and the core, which a fused kernel keeps on chip). Candidates are taken by
 // time, each keeping the occurrences no longer one has taken, so the set is maximal and non-overlapping.
 // Gain per step: a host-bound sequence's gaps; an MTE-bound one's time less its longest member.
+//
+// A gap counts only where the whole device was idle: time another stream or a collective kept the device
+// busy is no launch wait (a pipeline stage's receives between its micro-batches). Host-bound needs a
+// host timeline (a torch_npu rank read from its summaries has none: only MTE-bound can qualify there).
+// One operator repeated with collectives between its occurrences is the model's loop around
+// communication (micro-batches), not a sequence to fuse; and no sequence holds a communication
+// library's kernels or its helpers (DeepEP's layout kernels): a break stands in their place.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,8 +27,10 @@
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/advisor/sequence_mining.h"
+#include "analysis/core/comm_kernel_rules.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/graph_replays.h"
+#include "analysis/core/intervals.h"
 
 namespace tuneprof {
 namespace {
@@ -32,6 +41,8 @@ constexpr size_t kMaxOperators = 4'000'000;  // operators mined per rank; the re
 constexpr size_t kMaxKeptStarts = 16'000'000;
 constexpr size_t kListed = 5;
 constexpr size_t kListedSites = 3;
+constexpr size_t kNamedOperators = 6;  // a longer sequence is listed by its first ones and its length
+constexpr size_t kNameColumns = 48;    // a longer operator name is cut, an ellipsis marking the cut
 constexpr double kNoRatio = std::numeric_limits<double>::quiet_NaN();
 
 // One device operator in its stream's order.
@@ -42,12 +53,30 @@ struct Op {
   double mte = kNoRatio;       // busiest MTE pipeline ratio (Ascend PMU), NaN where not measured
   uint32_t host_op = kNoIndex;  // the launching host operator, for its call site
   uint32_t row = kNoIndex;      // Ascend: its kernel_details row, for the modules holding it
+  bool stop = false;            // a break no sequence spans (between streams, a communication kernel)
+};
+
+// When the rank's device was busy (every stream, collectives included) and when it communicated.
+struct DeviceBusy {
+  IntervalSet busy;
+  std::vector<int64_t> busy_before;  // busy_before[i]: the busy time of intervals 0..i-1
+  IntervalSet comm;
+  bool host_timeline = false;  // launches and device work on one timeline: host-bound can be measured
+
+  int64_t BusyUntil(int64_t t) const {
+    const auto it =
+        std::upper_bound(busy.begin(), busy.end(), t, [](int64_t v, const Interval& i) { return v < i.end_ns; });
+    const size_t k = static_cast<size_t>(it - busy.begin());
+    return busy_before[k] + (it != busy.end() && it->start_ns < t ? t - it->start_ns : 0);
+  }
+  int64_t BusyIn(int64_t start, int64_t end) const { return BusyUntil(end) - BusyUntil(start); }
 };
 
 struct Stats {
   int64_t time = 0;    // the kernels' own time
   int64_t span = 0;    // first start to last end, summed over occurrences
-  int64_t gaps = 0;    // span not covered by the kernels
+  int64_t gaps = 0;    // span in which the whole device was idle
+  int64_t comm = 0;    // span in which the device communicated
   int64_t longest = 0;  // summed over occurrences: each one's longest kernel
   double mte_time = 0;  // time of the kernels with an MTE ratio, and that time weighted by it
   double mte_weighted = 0;
@@ -61,6 +90,7 @@ struct Sequence {
   Stats stats;
   bool host_bound = false;
   bool mte_bound = false;
+  bool one_operator = false;  // the same operator repeated (A -> A -> A)
   double Saved() const {
     return host_bound ? static_cast<double>(stats.gaps) : static_cast<double>(stats.time - stats.longest);
   }
@@ -102,6 +132,20 @@ std::vector<std::vector<Op>> AscendStreams(const Trace& trace) {
   return out;
 }
 
+// A kernel of a communication library (matched by name), or a helper in a namespace of one: DeepEP's
+// layout kernels prepare its dispatch and are no model code to fuse.
+bool CommLibraryKernel(std::string_view name) {
+  if (MatchCommKernel(name) != nullptr) return true;
+  for (const CommKernelRule& rule : CommKernelRules()) {
+    if (rule.scope.empty()) continue;
+    const size_t at = name.find(rule.scope);
+    if (at != std::string_view::npos && name.substr(at + rule.scope.size()).starts_with("::") &&
+        (at == 0 || !(std::isalnum(static_cast<unsigned char>(name[at - 1])) || name[at - 1] == '_')))
+      return true;
+  }
+  return false;
+}
+
 // Elsewhere: compute kernels per stream by start, named by the innermost host operator around their launch
 // (or the operator a torch_npu flow leads from). Kernels a CUDA graph replayed are left out: the run
 // already captures that code, and the gaps between them are no launch gaps to remove.
@@ -111,7 +155,12 @@ std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree&
   std::map<uint32_t, std::vector<Op>> streams;
   for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
     const uint32_t e = work.event;
-    if (!Computes(work.work) || events.dur_ns[e] < 0) continue;
+    if (events.dur_ns[e] < 0) continue;
+    if (work.work == WorkClass::kCommunication || CommLibraryKernel(trace.str(events.name[e]))) {
+      streams[events.track[e]].push_back({events.name[e], events.ts_ns[e], events.dur_ns[e], kNoRatio, kNoIndex, kNoIndex, true});
+      continue;
+    }
+    if (!Computes(work.work)) continue;
     if (graphs != nullptr && e < graphs->replayed.size() && graphs->replayed[e]) continue;
     // A launch call is inside its operator; torch_npu's flows lead from the operator itself.
     const uint32_t from = launcher[e];
@@ -138,13 +187,13 @@ void Flatten(std::vector<std::vector<Op>> streams, std::vector<Op>* ops, std::ve
     }
     for (Op& op : stream) {
       if (ops->size() >= kMaxOperators) return;
-      symbols->push_back(op.name.value);
+      symbols->push_back(op.stop ? kSequenceBreak : op.name.value);
       ops->push_back(op);
     }
   }
 }
 
-Stats Measure(const std::vector<Op>& ops, size_t length, std::span<const uint32_t> starts) {
+Stats Measure(const std::vector<Op>& ops, const DeviceBusy& device, size_t length, std::span<const uint32_t> starts) {
   Stats s;
   for (const uint32_t at : starts) {
     int64_t time = 0, end = ops[at].start, longest = 0;
@@ -160,10 +209,39 @@ Stats Measure(const std::vector<Op>& ops, size_t length, std::span<const uint32_
     const int64_t span = end - ops[at].start;
     s.time += time;
     s.span += span;
-    s.gaps += std::max<int64_t>(span - time, 0);
+    s.gaps += std::max<int64_t>(span - std::max(time, device.BusyIn(ops[at].start, end)), 0);
+    s.comm += OverlapLength(device.comm, {ops[at].start, end});
     s.longest += longest;
   }
   return s;
+}
+
+// Every stream's device work and (Ascend) every kernel_details row, communication included.
+DeviceBusy BusyDevice(const Trace& trace, bool ascend) {
+  const EventTable& events = trace.events();
+  std::vector<Interval> busy, comm;
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+    const uint32_t e = work.event;
+    if (events.dur_ns[e] <= 0) continue;
+    const Interval span{events.ts_ns[e], events.ts_ns[e] + events.dur_ns[e]};
+    busy.push_back(span);
+    if (Communicates(work.work)) comm.push_back(span);
+  }
+  DeviceBusy device;
+  // Ascend: the timeline (trace_view) is what launches are measured on; without it only the summaries remain.
+  device.host_timeline = !ascend || !busy.empty();
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    if (row.start_ns == kNoId || row.dur_ns == kNoId || row.dur_ns <= 0) continue;
+    const Interval span{row.start_ns, row.start_ns + row.dur_ns};
+    busy.push_back(span);
+    if (Communication(trace.str(row.accelerator_core), trace.str(row.name))) comm.push_back(span);
+  }
+  device.busy = UnionOf(std::move(busy));
+  device.comm = UnionOf(std::move(comm));
+  device.busy_before.assign(device.busy.size() + 1, 0);
+  for (size_t i = 0; i < device.busy.size(); ++i)
+    device.busy_before[i + 1] = device.busy_before[i] + device.busy[i].length();
+  return device;
 }
 
 struct Limits {
@@ -171,13 +249,23 @@ struct Limits {
   double min_time_ns = 0;
   double host_gap_pct = 40;
   double mte_pct = 80;
+  bool host_timeline = false;
+  const DeviceBusy* device = nullptr;
 };
+
+bool OneOperator(const std::vector<Op>& ops, size_t at, size_t length) {
+  for (size_t k = at + 1; k < at + length; ++k) {
+    if (ops[k].name != ops[at].name) return false;
+  }
+  return true;
+}
 
 // Whether the sequence's figures make it fusible; sets its bound.
 bool Fusible(const Limits& limits, Sequence* seq) {
   if (seq->starts.size() < limits.min_occurrences || static_cast<double>(seq->stats.time) < limits.min_time_ns)
     return false;
-  seq->host_bound = seq->stats.HostGapPct() >= limits.host_gap_pct;
+  if (seq->one_operator && seq->stats.comm > 0) return false;
+  seq->host_bound = limits.host_timeline && seq->stats.HostGapPct() >= limits.host_gap_pct;
   const double mte = seq->stats.MtePct();
   seq->mte_bound = std::isfinite(mte) && mte >= limits.mte_pct;
   return seq->host_bound || seq->mte_bound;
@@ -200,7 +288,8 @@ std::vector<Sequence> Candidates(const std::vector<Op>& ops, std::span<const uin
   mining.max_length = kMaxLength;
   mining.min_occurrences = limits.min_occurrences;
   ForEachRepeatedWindow(symbols, mining, [&](size_t length, std::span<const uint32_t> starts) {
-    Sequence seq{length, {starts.begin(), starts.end()}, Measure(ops, length, starts)};
+    Sequence seq{length, {starts.begin(), starts.end()}, Measure(ops, *limits.device, length, starts)};
+    seq.one_operator = OneOperator(ops, starts.front(), length);
     if (!Fusible(limits, &seq)) return;
     kept_starts += seq.starts.size();
     found.push_back(std::move(seq));
@@ -225,7 +314,7 @@ std::vector<Sequence> Maximal(std::vector<Sequence> candidates, const std::vecto
     }
     if (free.size() != seq.starts.size()) {
       seq.starts = std::move(free);
-      seq.stats = Measure(ops, seq.length, seq.starts);
+      seq.stats = Measure(ops, *limits.device, seq.length, seq.starts);
       if (!Fusible(limits, &seq)) continue;
     }
     for (const uint32_t at : seq.starts) std::fill(taken.begin() + at, taken.begin() + at + seq.length, true);
@@ -236,9 +325,19 @@ std::vector<Sequence> Maximal(std::vector<Sequence> candidates, const std::vecto
   return kept;
 }
 
+// A name a reader can scan: a kernel's full template signature is cut, an ellipsis marking the cut.
+std::string ShortName(std::string_view name) {
+  if (name.starts_with("void ")) name.remove_prefix(5);  // a kernel's return type says nothing
+  if (name.size() <= kNameColumns) return std::string(name);
+  return std::string(name.substr(0, kNameColumns - 3)) + "...";
+}
+
+// "a -> b -> c"; past kNamedOperators, the first ones and "... (N operators)".
 std::string Names(const Trace& trace, const std::vector<Op>& ops, const Sequence& seq) {
   std::string names;
-  for (size_t k = 0; k < seq.length; ++k) names += fmt::format("{}{}", k ? " -> " : "", trace.str(ops[seq.starts[0] + k].name));
+  const size_t named = seq.length > kNamedOperators ? kNamedOperators : seq.length;
+  for (size_t k = 0; k < named; ++k) names += (k ? " -> " : "") + ShortName(trace.str(ops[seq.starts[0] + k].name));
+  if (named < seq.length) names += fmt::format(" -> ... ({} operators)", seq.length);
   return names;
 }
 
@@ -368,6 +467,9 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   limits.min_time_ns = total * config.Get(threshold::kMinedSequenceMinTimePct) / 100;
   limits.host_gap_pct = config.Get(threshold::kMinedSequenceHostGapPct);
   limits.mte_pct = config.Get(threshold::kMinedSequenceMtePct);
+  const DeviceBusy device = BusyDevice(trace, ascend);
+  limits.host_timeline = device.host_timeline;
+  limits.device = &device;
   const std::vector<Sequence> kept = Maximal(Candidates(ops, symbols, limits), ops, limits);
   if (kept.empty()) return;
   Finding f = Report(rank, config, ops, kept);

@@ -182,3 +182,114 @@ TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// A torch_npu rank read from its summaries alone: no timeline, so no launch gaps to measure.
+TEST(MinedSequences, NoHostBoundWithoutAHostTimeline) {
+  HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  Trace trace = t.Finish();
+  Details d(&trace);
+  for (int i = 0; i < 6; ++i) {
+    d.Add("MatMulV3", 30, 50);
+    d.Add("Add", 10, 50);
+    d.Add("RmsNorm", 20, 50);
+    d.Add("Other" + std::to_string(i), 5, 1);
+  }
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kId), nullptr);
+}
+
+constexpr int64_t kOtherStream = 9;
+
+// GpuRun's sequence, its gaps covered by `filler` kernels on another stream.
+Trace GpuRunCovered(std::string_view filler) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(100000));
+  int64_t at = Us(10), correlation = 1;
+  for (int i = 0; i < 5; ++i) {
+    for (std::string_view op : {"aten::mul", "aten::add", "aten::tanh"}) {
+      t.Host(EventKind::kHostOp, op, at, Us(20));
+      t.Launch(at + Us(5), correlation);
+      t.Kernel(std::string(op.substr(6)) + "_kernel", at + Us(10), Us(5), correlation);
+      t.Device(EventKind::kKernel, filler, at + Us(15), Us(35), kNoId, kOtherStream);
+      ++correlation;
+      at += Us(40);
+    }
+    t.Kernel("gemm_" + std::to_string(i), at, Us(200));
+    at += Us(300);
+  }
+  return t.Finish();
+}
+
+TEST(MinedSequences, GapsOtherStreamsOrCollectivesFillAreNoLaunchGaps) {
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(GpuRunCovered("other_stream_kernel")), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(GpuRunCovered("ncclDevKernel_AllReduce_Sum_f32_RING_LL")), kId),
+            nullptr);
+}
+
+// One operator launched `repeats` times, idle gaps between; `collectives` puts an all-reduce on another stream
+// in each gap.
+Trace OneOperatorRepeated(int repeats, bool collectives) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(100000));
+  int64_t at = Us(10), correlation = 1;
+  for (int i = 0; i < repeats; ++i) {
+    t.Host(EventKind::kHostOp, "aten::mm", at, Us(20));
+    t.Launch(at + Us(5), correlation);
+    t.Kernel("gemm_kernel", at + Us(10), Us(10), correlation++);
+    // Short: the gaps stay mostly idle, so only the collectives between the occurrences keep it quiet.
+    if (collectives) t.Device(EventKind::kKernel, "ncclDevKernel_SendRecv", at + Us(30), Us(5), kNoId, kOtherStream);
+    at += Us(100);
+  }
+  return t.Finish();
+}
+
+TEST(MinedSequences, OneOperatorRepeatedAroundCollectivesIsNoSequence) {
+  const Finding* alone = Find(finding_lookup::AdviseOneRank(OneOperatorRepeated(30, false)), kId);
+  ASSERT_NE(alone, nullptr);
+  EXPECT_NE(alone->title.find("aten::mm -> aten::mm"), std::string::npos) << alone->title;
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(OneOperatorRepeated(30, true)), kId), nullptr);
+}
+
+// A communication library's kernels and its helpers break a stream's run: no sequence holds them.
+TEST(MinedSequences, CommunicationLibraryKernelsAreNeverMined) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(100000));
+  int64_t at = Us(10);
+  for (int i = 0; i < 8; ++i) {
+    for (std::string_view kernel :
+         {"elementwise_kernel_a", "void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*)",
+          "void deep_ep::intranode::notify_dispatch<8>(int const*, int*)",
+          "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", "elementwise_kernel_b"}) {
+      t.Kernel(kernel, at, Us(5));
+      at += Us(40);
+    }
+    t.Kernel("gemm_" + std::to_string(i), at, Us(200));
+    at += Us(300);
+  }
+  const Trace trace = t.Finish();
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kId), nullptr);
+}
+
+// A sequence of 8 operators with long names: the first 6 listed, each cut to a readable length.
+TEST(MinedSequences, ALongSequenceIsListedShort) {
+  Trace trace = NpuStep();
+  Details d(&trace);
+  const std::string long_name(80, 'x');
+  for (int i = 0; i < 6; ++i) {
+    for (int k = 0; k < 8; ++k) d.Add(long_name + std::to_string(k), 10, 50);
+    d.Add("Other" + std::to_string(i), 5, 1);
+  }
+  const Finding* f = Find(finding_lookup::AdviseOneRank(trace), kId);
+  ASSERT_NE(f, nullptr);
+  const std::string listed = Text(*f, "top_sequences");
+  EXPECT_NE(listed.find("... (8 operators) x6"), std::string::npos) << listed;
+  EXPECT_EQ(listed.find(long_name), std::string::npos) << listed;
+  EXPECT_NE(listed.find(std::string(45, 'x') + "... -> "), std::string::npos) << listed;
+  EXPECT_LT(f->title.size(), 500u) << f->title;
+}
+
+}  // namespace
+}  // namespace tuneprof
