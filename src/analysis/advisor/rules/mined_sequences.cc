@@ -157,7 +157,8 @@ std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree&
     const uint32_t e = work.event;
     if (events.dur_ns[e] < 0) continue;
     if (work.work == WorkClass::kCommunication || CommLibraryKernel(trace.str(events.name[e]))) {
-      streams[events.track[e]].push_back({events.name[e], events.ts_ns[e], events.dur_ns[e], kNoRatio, kNoIndex, kNoIndex, true});
+      streams[events.track[e]].push_back(
+          {events.name[e], events.ts_ns[e], events.dur_ns[e], kNoRatio, kNoIndex, kNoIndex, true});
       continue;
     }
     if (!Computes(work.work)) continue;
