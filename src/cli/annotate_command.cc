@@ -165,13 +165,28 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   return kExitOk;
 }
 
+// The run's paths whichever side of the other options they came: after --merge, or as positionals.
+AnnotateOptions GatherPaths(const AnnotateOptions& given) {
+  AnnotateOptions options = given;
+  options.merge.clear();
+  options.paths.clear();
+  for (const auto* list : {&given.merge, &given.paths}) {
+    for (const std::string& path : *list) {
+      if (!path.empty()) (given.merge_run ? options.merge : options.paths).push_back(path);
+    }
+  }
+  if (!given.merge_run && options.paths.size() == 1) options.path = options.paths.front();
+  return options;
+}
+
 }  // namespace
 
-int RunAnnotate(const AnnotateOptions& options) {
-  if (options.merge.empty() == options.path.empty()) {
+int RunAnnotate(const AnnotateOptions& given) {
+  const AnnotateOptions options = GatherPaths(given);
+  if (options.merge_run ? options.merge.empty() : options.paths.size() != 1) {
     return ReportError(Status(StatusCode::kUsage, "annotate: give one trace file, or --merge PATH... for a whole run"));
   }
-  if (!options.merge.empty()) return RunMergedAnnotate(options);
+  if (options.merge_run) return RunMergedAnnotate(options);
   std::error_code error;
   if (std::filesystem::is_directory(options.path, error)) {
     return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));

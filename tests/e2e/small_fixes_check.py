@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Small command-line fixes a new user met:
+- `annotate --merge -o FILE DIR`: the options after --merge are options, the paths may follow them, and the
+  merged file equals that of `annotate --merge DIR -o FILE`.
+
+Usage: small_fixes_check.py TUNEPROF BENCH_DIR SHARED_DIR
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(binary, *args):
+    return subprocess.run([binary, "--quiet", *args], capture_output=True, text=True, timeout=120)
+
+
+def check_annotate_merge_order(binary, bench, tmp, failures):
+    run_dir = os.path.join(tmp, "cluster")
+    os.mkdir(run_dir)
+    subprocess.run([sys.executable, os.path.join(bench, "gen_cluster.py"), "--out", run_dir, "--ranks", "2",
+                    "--steps", "2"], capture_output=True, check=True)
+    first, second = os.path.join(tmp, "first.json"), os.path.join(tmp, "second.json")
+    before = run(binary, "annotate", "--merge", "-o", first, run_dir)
+    after = run(binary, "annotate", "--merge", run_dir, "-o", second)
+    if before.returncode != 0 or after.returncode != 0:
+        failures.append(f"annotate --merge: exits {before.returncode} / {after.returncode}: "
+                        f"{before.stderr.strip()} / {after.stderr.strip()}")
+        return
+    with open(first, "rb") as a, open(second, "rb") as b:
+        if a.read() != b.read():
+            failures.append("annotate --merge -o FILE DIR and --merge DIR -o FILE wrote different files")
+    empty = run(binary, "annotate", "--merge", "-o", os.path.join(tmp, "none.json"))
+    if empty.returncode == 0 or "--merge PATH" not in empty.stderr or len(empty.stderr.strip().splitlines()) != 1:
+        failures.append(f"annotate --merge with no path: exit {empty.returncode}: {empty.stderr.strip()}")
+    two = run(binary, "annotate", "-o", os.path.join(tmp, "two.json"), run_dir, run_dir)
+    if two.returncode == 0 or "one trace file" not in two.stderr:
+        failures.append(f"annotate with two paths and no --merge: exit {two.returncode}: {two.stderr.strip()}")
+
+
+def main():
+    binary, bench = sys.argv[1], sys.argv[2]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        check_annotate_merge_order(binary, bench, tmp, failures)
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    if not failures:
+        print("ok: small command-line fixes")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
