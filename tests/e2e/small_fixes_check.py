@@ -2,6 +2,9 @@
 """Small command-line fixes a new user met:
 - `annotate --merge -o FILE DIR`: the options after --merge are options, the paths may follow them, and the
   merged file equals that of `annotate --merge DIR -o FILE`.
+- `memory DIR` of a directory holding one export_memory_timeline file and no trace reads that file (the
+  shared HTA memory_analysis directory, and a generated one); other commands name the file in their error;
+  a directory of two names both and reads neither.
 
 Usage: small_fixes_check.py TUNEPROF BENCH_DIR SHARED_DIR
 """
@@ -38,11 +41,38 @@ def check_annotate_merge_order(binary, bench, tmp, failures):
         failures.append(f"annotate with two paths and no --merge: exit {two.returncode}: {two.stderr.strip()}")
 
 
+def check_memory_timeline_directory(binary, shared, tmp, failures):
+    corpus = os.path.join(shared, "traces", "kineto", "hta", "memory_analysis")
+    dirs = [corpus] if os.path.isdir(corpus) else []
+    generated = os.path.join(tmp, "timeline")
+    os.mkdir(generated)
+    with open(os.path.join(generated, "memory_timeline.raw"), "w") as f:
+        f.write("[[-1, 1, 4096, 7], [20, 2, 8192, 1], [30, 4, 8192, 1]]")
+    dirs.append(generated)
+    for directory in dirs:
+        (timeline,) = [os.path.join(directory, n) for n in os.listdir(directory) if "memory_timeline" in n]
+        for flags in ([], ["--json"]):
+            whole = run(binary, "memory", *flags, directory)
+            alone = run(binary, "memory", *flags, timeline)
+            if whole.returncode != 0 or whole.stdout != alone.stdout:
+                failures.append(f"memory {' '.join(flags)} {directory}: exit {whole.returncode}, "
+                                f"same output as the file: {whole.stdout == alone.stdout}: {whole.stderr.strip()}")
+        other = run(binary, "info", directory)
+        if other.returncode == 0 or timeline not in other.stderr or "tuneprof memory" not in other.stderr:
+            failures.append(f"info {directory}: exit {other.returncode}: {other.stderr.strip()}")
+    with open(os.path.join(generated, "second_timeline.raw"), "w") as f:
+        f.write("[[-1, 1, 512, 7]]")
+    two = run(binary, "memory", generated)
+    if two.returncode == 0 or "2 memory timelines" not in two.stderr or len(two.stderr.strip().splitlines()) != 1:
+        failures.append(f"memory of a directory of two timelines: exit {two.returncode}: {two.stderr.strip()}")
+
+
 def main():
-    binary, bench = sys.argv[1], sys.argv[2]
+    binary, bench, shared = sys.argv[1], sys.argv[2], sys.argv[3]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         check_annotate_merge_order(binary, bench, tmp, failures)
+        check_memory_timeline_directory(binary, shared, tmp, failures)
     for failure in failures:
         print(f"FAIL: {failure}")
     if not failures:
