@@ -5,10 +5,15 @@
 - `memory DIR` of a directory holding one export_memory_timeline file and no trace reads that file (the
   shared HTA memory_analysis directory, and a generated one); other commands name the file in their error;
   a directory of two names both and reads neither.
+- `memory` of a CPU trace: the "held at peak by" table ends with "... N more:" holding the rows left out
+  (the rows then add up to the JSON's), and the reserved peak the CPU allocator does not report is
+  "unknown" in text and null in JSON.
 
 Usage: small_fixes_check.py TUNEPROF BENCH_DIR SHARED_DIR
 """
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -67,12 +72,48 @@ def check_memory_timeline_directory(binary, shared, tmp, failures):
         failures.append(f"memory of a directory of two timelines: exit {two.returncode}: {two.stderr.strip()}")
 
 
+def mib_to_bytes(text):
+    value, unit = text.split()
+    return float(value) * {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}[unit]
+
+
+def check_memory_holders_and_reserved(binary, shared, failures):
+    trace = os.path.join(shared, "traces", "torch-cpu", "kineto26", "gpt_train_before.json.gz")
+    if not os.path.exists(trace):
+        return
+    text = run(binary, "memory", trace)
+    doc = json.loads(run(binary, "memory", "--json", trace).stdout)
+    device = doc["ranks"][0]["devices"][0]
+    if device["peak_reserved_bytes"] is not None or "peak_reserved_bytes" not in device:
+        failures.append(f"memory --json of a CPU trace: peak_reserved_bytes {device.get('peak_reserved_bytes')}")
+    if "  peak reserved  unknown" not in text.stdout:
+        failures.append("memory of a CPU trace: the reserved peak is not printed unknown")
+    lines = text.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if "held at peak by" in line)
+    rows = []
+    for line in lines[start + 1:]:
+        match = re.match(r"  (\S.*?)\s+(\d+\.\d+ \S+|\d+ B)\s+(\d+)", line)
+        if not match or line.startswith("  step"):
+            break
+        rows.append((match.group(1), mib_to_bytes(match.group(2))))
+    holders = device["top_holders"]
+    more = [r for r in rows if r[0].startswith("...")]
+    if len(holders) > len(rows) - len(more):
+        expected = f"... {len(holders) - (len(rows) - len(more))} more:"
+        if len(more) != 1 or more[0][0] != expected:
+            failures.append(f"memory holders table: no '{expected}' line: {[r[0] for r in rows]}")
+        total = sum(h["bytes"] for h in holders)
+        if abs(sum(r[1] for r in rows) - total) > 0.01 * 2**20 * len(rows):
+            failures.append(f"memory holders table: rows add to {sum(r[1] for r in rows)}, JSON to {total}")
+
+
 def main():
     binary, bench, shared = sys.argv[1], sys.argv[2], sys.argv[3]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         check_annotate_merge_order(binary, bench, tmp, failures)
         check_memory_timeline_directory(binary, shared, tmp, failures)
+    check_memory_holders_and_reserved(binary, shared, failures)
     for failure in failures:
         print(f"FAIL: {failure}")
     if not failures:
