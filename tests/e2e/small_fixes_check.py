@@ -8,6 +8,9 @@
 - `memory` of a CPU trace: the "held at peak by" table ends with "... N more:" holding the rows left out
   (the rows then add up to the JSON's), and the reserved peak the CPU allocator does not report is
   "unknown" in text and null in JSON.
+- `comm` of a generated Ascend MC2 rank (communication fused into compute kernels): the comm line counts the
+  fused communication ("inside fused kernels"), so its total equals the type table's; a run without fused
+  kernels keeps the plain line.
 
 Usage: small_fixes_check.py TUNEPROF BENCH_DIR SHARED_DIR
 """
@@ -107,12 +110,36 @@ def check_memory_holders_and_reserved(binary, shared, failures):
             failures.append(f"memory holders table: rows add to {sum(r[1] for r in rows)}, JSON to {total}")
 
 
+def check_fused_comm_line(binary, bench, tmp, failures):
+    kineto, mc2 = os.path.join(tmp, "ep"), os.path.join(tmp, "mc2")
+    subprocess.run([sys.executable, os.path.join(bench, "gen_expert_parallel.py"), "--out", kineto, "--mc2-out", mc2],
+                   capture_output=True, check=True)
+    (rank,) = [os.path.join(mc2, n) for n in os.listdir(mc2)]
+    text = run(binary, "comm", rank).stdout
+    table = re.search(r"\n  all +\d+ +[\d.]+ +([\d.]+)", text)
+    line = re.search(r"\n  comm ([\d.]+) ms: exposed ([\d.]+), hidden under compute ([\d.]+), "
+                     r"inside fused kernels ([\d.]+);", text)
+    fused = re.search(r"fused compute \+ communication kernels: \d+, ([\d.]+) ms", text)
+    if not (table and line and fused):
+        failures.append(f"comm of an MC2 rank: no type table, comm line with fused kernels or fused line:\n{text}")
+        return
+    total, exposed, hidden, inside = (float(g) for g in line.groups())
+    if abs(total - float(table.group(1))) > 0.002 or abs(inside - float(fused.group(1))) > 0.002 or \
+            abs(total - (exposed + hidden + inside)) > 0.003:
+        failures.append(f"comm of an MC2 rank: line {line.group(0).strip()} against the table's "
+                        f"{table.group(1)} ms and the fused kernels' {fused.group(1)} ms")
+    plain = run(binary, "comm", kineto).stdout
+    if "inside fused kernels" in plain or "  comm " not in plain:
+        failures.append("comm of a run without fused kernels: the comm line changed")
+
+
 def main():
     binary, bench, shared = sys.argv[1], sys.argv[2], sys.argv[3]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         check_annotate_merge_order(binary, bench, tmp, failures)
         check_memory_timeline_directory(binary, shared, tmp, failures)
+        check_fused_comm_line(binary, bench, tmp, failures)
     check_memory_holders_and_reserved(binary, shared, failures)
     for failure in failures:
         print(f"FAIL: {failure}")
