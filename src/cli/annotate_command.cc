@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/errors.h"
@@ -165,17 +167,17 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   return kExitOk;
 }
 
-// The run's paths whichever side of the other options they came: after --merge, or as positionals.
+// The run's paths: those after --merge, or, when --merge came with none (`--merge -o FILE DIR`), the
+// positional ones. A path beside --merge's own stays an error: one trace or a run, not both.
 AnnotateOptions GatherPaths(const AnnotateOptions& given) {
   AnnotateOptions options = given;
-  options.merge.clear();
-  options.paths.clear();
-  for (const auto* list : {&given.merge, &given.paths}) {
-    for (const std::string& path : *list) {
-      if (!path.empty()) (given.merge_run ? options.merge : options.paths).push_back(path);
-    }
-  }
-  if (!given.merge_run && options.paths.size() == 1) options.path = options.paths.front();
+  const auto drop_empty = [](std::vector<std::string>* paths) {
+    std::erase_if(*paths, [](const std::string& path) { return path.empty(); });
+  };
+  drop_empty(&options.merge);
+  drop_empty(&options.paths);
+  if (options.merge_run && options.merge.empty()) std::swap(options.merge, options.paths);
+  if (!options.merge_run && options.paths.size() == 1) options.path = options.paths.front();
   return options;
 }
 
@@ -183,7 +185,7 @@ AnnotateOptions GatherPaths(const AnnotateOptions& given) {
 
 int RunAnnotate(const AnnotateOptions& given) {
   const AnnotateOptions options = GatherPaths(given);
-  if (options.merge_run ? options.merge.empty() : options.paths.size() != 1) {
+  if (options.merge_run ? options.merge.empty() || !options.paths.empty() : options.paths.size() != 1) {
     return ReportError(Status(StatusCode::kUsage, "annotate: give one trace file, or --merge PATH... for a whole run"));
   }
   if (options.merge_run) return RunMergedAnnotate(options);

@@ -191,8 +191,8 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
       annotate
           ->add_option("--merge", options->merge,
                        "instead of one trace: every rank of these files or directories on one timeline, clocks "
-                       "aligned, each rank's processes named \"rank R: ...\" (written rank by rank); the paths "
-                       "may also come after the other options")
+                       "aligned, each rank's processes named \"rank R: ...\" (written rank by rank); with no path "
+                       "right after it, the paths may come after the other options")
           ->expected(0, CLI::detail::expected_max_vector_size);
   annotate->final_callback([options, merge] { options->merge_run = merge->count() > 0; });
   annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
