@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/errors.h"
@@ -165,13 +167,28 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   return kExitOk;
 }
 
+// The run's paths: those after --merge, or, when --merge came with none (`--merge -o FILE DIR`), the
+// positional ones. A path beside --merge's own stays an error: one trace or a run, not both.
+AnnotateOptions GatherPaths(const AnnotateOptions& given) {
+  AnnotateOptions options = given;
+  const auto drop_empty = [](std::vector<std::string>* paths) {
+    std::erase_if(*paths, [](const std::string& path) { return path.empty(); });
+  };
+  drop_empty(&options.merge);
+  drop_empty(&options.paths);
+  if (options.merge_run && options.merge.empty()) std::swap(options.merge, options.paths);
+  if (!options.merge_run && options.paths.size() == 1) options.path = options.paths.front();
+  return options;
+}
+
 }  // namespace
 
-int RunAnnotate(const AnnotateOptions& options) {
-  if (options.merge.empty() == options.path.empty()) {
+int RunAnnotate(const AnnotateOptions& given) {
+  const AnnotateOptions options = GatherPaths(given);
+  if (options.merge_run ? options.merge.empty() || !options.paths.empty() : options.paths.size() != 1) {
     return ReportError(Status(StatusCode::kUsage, "annotate: give one trace file, or --merge PATH... for a whole run"));
   }
-  if (!options.merge.empty()) return RunMergedAnnotate(options);
+  if (options.merge_run) return RunMergedAnnotate(options);
   std::error_code error;
   if (std::filesystem::is_directory(options.path, error)) {
     return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));

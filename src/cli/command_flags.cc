@@ -184,10 +184,17 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
       app->add_subcommand("annotate",
                           "Write the trace back with tuneprof's diagnosis as tracks (steps, idle gaps, exposed "
                           "communication, memory, findings) for the Perfetto UI");
-  annotate->add_option("path", options->path, "one trace file (.json or .json.gz)");
-  annotate->add_option("--merge", options->merge,
+  annotate->add_option("path", options->paths, "one trace file (.json or .json.gz)");
+  // --merge takes no value of its own at least: CLI11 takes a required first value even when it is the
+  // next option, so `--merge -o FILE DIR` would read -o as a path; the paths may follow the options.
+  CLI::Option* merge =
+      annotate
+          ->add_option("--merge", options->merge,
                        "instead of one trace: every rank of these files or directories on one timeline, clocks "
-                       "aligned, each rank's processes named \"rank R: ...\" (written rank by rank)");
+                       "aligned, each rank's processes named \"rank R: ...\" (written rank by rank); with no path "
+                       "right after it, the paths may come after the other options")
+          ->expected(0, CLI::detail::expected_max_vector_size);
+  annotate->final_callback([options, merge] { options->merge_run = merge->count() > 0; });
   annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
   AddConfigOption(annotate, &options->analysis.config);
   AddHardwareOptions(annotate, &options->analysis.hardware, &options->analysis.hardware_file);

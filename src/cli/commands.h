@@ -101,6 +101,8 @@ int RunReport(const ReportOptions& options);
 
 struct AnnotateOptions {
   std::vector<std::string> merge;  // --merge PATH...: a whole run on one timeline instead of `path`
+  bool merge_run = false;          // --merge given, maybe with its paths after the other options
+  std::vector<std::string> paths;  // the positional paths: one trace file, or more of the run with --merge
   std::string path;                // one trace file
   std::string output;              // -o: .json or .json.gz
   AnalysisFlags analysis;

@@ -178,17 +178,40 @@ Result<std::optional<std::string>> SnapshotOutput(const MemoryOptions& options) 
   return std::optional<std::string>(std::move(text));
 }
 
+// A directory given alone that holds no traces and one export_memory_timeline file stands for that file;
+// one that holds several names them.
+Result<std::optional<std::string>> TimelineExportInDirectory(const std::vector<std::string>& paths) {
+  std::error_code ec;
+  if (paths.size() != 1 || !std::filesystem::is_directory(paths.front(), ec) || ListTraceFiles(paths.front()).ok()) {
+    return std::optional<std::string>();
+  }
+  const std::vector<std::string> timelines = MemoryTimelineExportsIn(paths.front());
+  if (timelines.size() > 1) {
+    return Status(StatusCode::kUsage,
+                  fmt::format("{}: holds {} memory timelines ({}, ...) and no traces; a memory timeline is read "
+                              "alone: give one",
+                              paths.front(), timelines.size(), timelines.front()));
+  }
+  if (timelines.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(timelines.front());
+}
+
 // torch's export_memory_timeline file, told by its content, is read alone as a snapshot is: it is one
 // device's timeline, not a rank of a run.
 Result<std::optional<std::string>> TimelineExportOutput(const MemoryOptions& options) {
-  auto file = std::find_if(options.paths.begin(), options.paths.end(),
-                           [](const std::string& path) { return IsMemoryTimelineExportFile(path); });
-  if (file == options.paths.end()) return std::optional<std::string>();
-  if (options.paths.size() > 1) {
-    return Status(StatusCode::kUsage,
-                  *file + ": a memory timeline (torch export_memory_timeline) is read alone; give it and no other path");
+  TP_ASSIGN_OR_RETURN(std::optional<std::string> path, TimelineExportInDirectory(options.paths));
+  if (!path) {
+    auto file = std::find_if(options.paths.begin(), options.paths.end(),
+                             [](const std::string& given) { return IsMemoryTimelineExportFile(given); });
+    if (file == options.paths.end()) return std::optional<std::string>();
+    if (options.paths.size() > 1) {
+      return Status(StatusCode::kUsage, *file +
+                                            ": a memory timeline (torch export_memory_timeline) is read alone; give "
+                                            "it and no other path");
+    }
+    path = *file;
   }
-  TP_ASSIGN_OR_RETURN(const MemoryTimelineExport timeline, ReadMemoryTimelineExport(*file));
+  TP_ASSIGN_OR_RETURN(const MemoryTimelineExport timeline, ReadMemoryTimelineExport(*path));
   const CategoryTimeline analysis = AnalyzeCategoryTimeline(timeline);
   return std::optional<std::string>(options.json ? RenderCategoryTimelineJson(analysis)
                                                  : RenderCategoryTimelineText(analysis));

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <system_error>
@@ -94,7 +95,47 @@ std::string MergedRunSkipped(const std::string& file) {
                 "traces";
 }
 
+// The error for a directory without traces, naming a memory timeline it holds instead: `tuneprof memory`
+// reads that one.
+Status NoTraceFiles(const std::string& dir) {
+  const std::string none = dir + ": directory holds no trace files (*.json, *.json.gz, *.sqlite) or summaries (*.tps)";
+  const std::vector<std::string> timelines = MemoryTimelineExportsIn(dir);
+  if (timelines.empty()) return InvalidInput(none);
+  return InvalidInput(none + "; it holds the memory timeline " + timelines.front() +
+                      " (torch export_memory_timeline), which `tuneprof memory` reads");
+}
+
 }  // namespace
+
+bool IsMemoryTimelineHead(std::string_view head) {
+  const auto skip_space = [&head](size_t at) {
+    while (at < head.size() && std::isspace(static_cast<unsigned char>(head[at]))) ++at;
+    return at;
+  };
+  size_t at = skip_space(0);
+  if (at >= head.size() || head[at] != '[') return false;
+  at = skip_space(at + 1);
+  if (at >= head.size() || head[at] != '[') return false;
+  at = skip_space(at + 1);
+  return at < head.size() && (head[at] == '-' || std::isdigit(static_cast<unsigned char>(head[at])));
+}
+
+std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  size_t peeked = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end && peeked < kMaxPeekedForTimeline; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!it->is_regular_file(ec) || LooksLikeTraceName(name)) continue;
+    ++peeked;
+    Result<std::string> head = PeekHead(it->path().string(), 64);
+    if (head.ok() && IsMemoryTimelineHead(*head)) found.push_back(it->path().string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
 
 Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::vector<std::string>* notes) {
   namespace fs = std::filesystem;
@@ -130,9 +171,7 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::ve
     }
   }
   if (ec) return Status(StatusCode::kIoError, path + ": cannot list directory: " + ec.message());
-  if (files.empty()) {
-    return InvalidInput(path + ": directory holds no trace files (*.json, *.json.gz, *.sqlite) or summaries (*.tps)");
-  }
+  if (files.empty()) return NoTraceFiles(path);
   std::sort(files.begin(), files.end(), NaturalLess);
   return files;
 }

@@ -41,6 +41,16 @@ Status SummaryRefused(const std::string& path, std::string_view command);
 // ASCEND_PROFILER_OUTPUT/, or that ASCEND_PROFILER_OUTPUT/ folder itself.
 bool IsAscendProfilerDirectory(const std::string& dir);
 
+// torch's export_memory_timeline file, raw events or plot points, by its first bytes: a JSON array whose
+// first element is an array starting with a number.
+bool IsMemoryTimelineHead(std::string_view head);
+
+// The export_memory_timeline files under `dir` (recursively), sorted, found by content among its first
+// kMaxPeekedForTimeline files that are neither traces nor summaries by name: only a directory that holds no
+// trace is searched for them, to name what it holds instead.
+inline constexpr size_t kMaxPeekedForTimeline = 256;
+std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir);
+
 // msprof-analyze's cluster output: a directory holding this file (cluster_analysis_output/) is the step
 // split of a whole run, listed whole like a rank directory and imported as one trace per rank.
 inline constexpr std::string_view kClusterStepTraceTime = "cluster_step_trace_time.csv";

@@ -244,6 +244,12 @@ class DeviceAnalyzer {
         point_seqs_.push_back(seq);
       }
     }
+    // An allocator that reserves nothing above what it allocates (the CPU's reports Total Reserved 0)
+    // says nothing of a reservation: its peak is unknown rather than 0 B.
+    if (out->peak_reserved_bytes == 0 && out->peak_allocated_bytes > 0) {
+      out->peak_reserved_bytes = kNoId;
+      out->peak_reserved_ns = kNoId;
+    }
     timeline_seqs_.clear();
     for (size_t kept : DownSample(points)) {
       out->timeline.push_back(points[kept]);

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "io/byte_source.h"
+#include "io/trace_files.h"
 
 namespace tuneprof {
 namespace {
@@ -18,11 +19,6 @@ constexpr int64_t kMaxCategoryBytes = int64_t{1} << 56;
 constexpr int64_t kMaxTimeUs = INT64_MAX / 1000;
 // The plot points' rows: a zero baseline (what torch's stack plot starts from), then the categories.
 constexpr size_t kPlotRowWidth = kMemoryCategories + 1;
-
-size_t SkipSpace(std::string_view text, size_t at) {
-  while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
-  return at;
-}
 
 // Applies one change to the running sums, refusing a category that falls below zero (bytes released
 // that were never held) or grows past kMaxCategoryBytes.
@@ -126,14 +122,7 @@ Result<MemoryTimelineExport> ReadPlotPoints(simdjson::dom::array times, simdjson
 
 }  // namespace
 
-bool LooksLikeMemoryTimelineExport(std::string_view head) {
-  size_t at = SkipSpace(head, 0);
-  if (at >= head.size() || head[at] != '[') return false;
-  at = SkipSpace(head, at + 1);
-  if (at >= head.size() || head[at] != '[') return false;
-  at = SkipSpace(head, at + 1);
-  return at < head.size() && (head[at] == '-' || std::isdigit(static_cast<unsigned char>(head[at])));
-}
+bool LooksLikeMemoryTimelineExport(std::string_view head) { return IsMemoryTimelineHead(head); }
 
 bool IsMemoryTimelineExportFile(const std::string& path) {
   auto head = ReadHead(path, 64);

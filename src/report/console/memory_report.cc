@@ -51,7 +51,9 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
           : fmt::format("+{:.3f} ms", static_cast<double>(d.peak_allocated_ns - trace_start_ns) / 1e6);
   *out += fmt::format("  peak allocated {} at {}, step {}, op {}\n", FormatBytes(d.peak_allocated_bytes), when,
                       d.peak_step == kNoId ? "none" : std::to_string(d.peak_step), Fit(op, 40));
-  *out += fmt::format("  peak reserved  {}   fragmentation at peak {} ({})\n", FormatBytes(d.peak_reserved_bytes),
+  const std::string reserved =
+      d.peak_reserved_bytes == kNoId ? std::string("unknown") : FormatBytes(d.peak_reserved_bytes);
+  *out += fmt::format("  peak reserved  {}   fragmentation at peak {} ({})\n", reserved,
                       FormatBytes(d.fragmentation_bytes), Percent(d.fragmentation_ratio));
   if (d.event_count == 0 && d.alloc_count == 0) return;
   *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n",
@@ -91,6 +93,15 @@ void AppendHolders(const DeviceMemory& d, std::string* out) {
     *out += fmt::format("  {:<50}{:>14}{:>8}{:>16.3f}\n", Fit(OrNone(h.op), 49), FormatBytes(h.bytes), h.blocks,
                         static_cast<double>(h.longest_lifetime_ns) / 1e6);
   }
+  // The rows left out still hold part of the peak: their sum closes the table.
+  if (d.holders.size() <= kTextHolders) return;
+  int64_t rest_bytes = 0, rest_blocks = 0;
+  for (size_t i = kTextHolders; i < d.holders.size(); ++i) {
+    rest_bytes += d.holders[i].bytes;
+    rest_blocks += d.holders[i].blocks;
+  }
+  *out += fmt::format("  {:<50}{:>14}{:>8}\n", fmt::format("... {} more:", d.holders.size() - kTextHolders),
+                      FormatBytes(rest_bytes), rest_blocks);
 }
 
 void AppendSteps(const DeviceMemory& d, std::string* out) {

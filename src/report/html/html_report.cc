@@ -531,9 +531,11 @@ std::string MemorySection(const std::vector<MemoryAnalysis>& ranks) {
     for (const DeviceMemory& device : rank.devices) {
       if (device.peak_allocated_bytes == kNoId) continue;
       out += fmt::format(
-          "<p>rank {} {}: peak allocated {} MiB, peak reserved {} MiB, at op <code>{}</code> "
+          "<p>rank {} {}: peak allocated {} MiB, peak reserved {}, at op <code>{}</code> "
           "(source: {})</p>\n",
-          rank.rank, E(device.device), MiB(device.peak_allocated_bytes), MiB(device.peak_reserved_bytes),
+          rank.rank, E(device.device), MiB(device.peak_allocated_bytes),
+          device.peak_reserved_bytes == kNoId ? std::string("unknown")
+                                              : fmt::format("{} MiB", MiB(device.peak_reserved_bytes)),
           NameHtml(device.peak_op.empty() ? "none" : device.peak_op), E(device.peak_source));
       if (device.holders.empty()) continue;
       out +=
