@@ -275,7 +275,7 @@ TEST(MinedSequences, CommunicationLibraryKernelsAreNeverMined) {
 
 // A sequence of 8 operators with long names: the first 6 listed, each cut to a readable length.
 TEST(MinedSequences, ALongSequenceIsListedShort) {
-  Trace trace = NpuStep();
+  Trace trace = npu_step::NpuStep();
   Details d(&trace);
   const std::string long_name(80, 'x');
   for (int i = 0; i < 6; ++i) {
