@@ -92,8 +92,12 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   const int64_t window = last_start - others[mid].first;
   const CollectiveLeadIn& lead_in = *LeadInOf(ranks, last);
   const RankCommunication& rank = ranks[last.rank_index];
+  std::vector<int64_t> matched;
+  for (const Arrival& a : arrivals) matched.push_back(ranks[a.rank_index].rank);
+  std::sort(matched.begin(), matched.end());
   if (window <= 0) {
     links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, 0));
+    links->back().ranks = std::move(matched);
     return true;
   }
   RankWait& w = (*waits)[last.rank_index];
@@ -102,6 +106,7 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   const int64_t added = window - charged[static_cast<size_t>(WaitCause::kUnexplained)];
   w.held_up_ns += added;
   links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added));
+  links->back().ranks = std::move(matched);
   if (added < kMinLatenessNs) return true;
   ++w.late_collectives;
   AddLeadOperators(*LeadInOf(ranks, last), 1, &(*diffs)[last.rank_index]);
