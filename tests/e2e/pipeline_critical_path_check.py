@@ -16,6 +16,9 @@ Per case:
 - `annotate --merge` (runs with a timeline): a "pipeline critical path" process, one slice per step over the
   bounding rank's step, as long as the path.
 - A balanced run: no wait charged to a stage, no gain.
+- The cross-rank collective chain of data-parallel pipelines (two replicas in disjoint groups, at the same
+  time): per step never longer than the step, its "rank on time" what-if left out where the stages bound the
+  step, and a send / recv of a two-rank group naming its two ranks.
 
 Usage: pipeline_critical_path_check.py TUNEPROF SOURCE_DIR
 """
@@ -139,6 +142,33 @@ def check_merged(name, binary, root, tmp, paths):
         check("stages balanced -" in e["name"], f"{name}: merged step names the what-if: {e['name']!r}")
 
 
+REPLICA_CASES = [
+    ("replicas_kineto", ["--stage-ms", "200,400,300", "--dp", "2", "--layout", "kineto"]),
+    ("replicas_pairs", ["--stage-ms", "200,400,300", "--dp", "2", "--layout", "kineto", "--pg-names", "none"]),
+    ("replicas_timeline", ["--stage-ms", "200,400,300", "--dp", "2", "--layout", "timeline"]),
+]
+
+
+def check_collective_chain(name, binary, root, truth):
+    doc = tuneprof(binary, "profile", "--critical-path", "--json", root)
+    step_us = max(s["step_ms"] for s in truth["stages"]) * 1e3
+    chain = doc.get("critical_path") or []
+    for p in chain:
+        check(p["path_us"] <= step_us * (1 + TOLERANCE),
+              f"{name}: step {p['step']} collective path {p['path_us']:.1f} us within the step {step_us:.1f}")
+        check(p["late_rank"] is None and "on_time_left_out" in p,
+              f"{name}: step {p['step']} leaves the rank on-time what-if to the stages")
+        for seg in p["segments"]:
+            if seg["rank"] is None and seg["what"].startswith("sendrecv") and "ranks" in seg:
+                check(len(seg["ranks"]) == 2, f"{name}: a send / recv names its two ranks: {seg}")
+    if "--pg-names" in truth.get("args", []) or name == "replicas_pairs":
+        pairs = [seg for p in chain for seg in p["segments"] if seg["what"].startswith("sendrecv")]
+        check(bool(pairs) and all(len(seg.get("ranks", [])) == 2 for seg in pairs),
+              f"{name}: every send / recv of two-rank groups names its pair")
+    text = tuneprof(binary, "profile", "--critical-path", root, as_json=False)
+    check(" on time: -" not in text, f"{name}: no rank on-time what-if where the stages bound the step")
+
+
 def main():
     binary, source = sys.argv[1], pathlib.Path(sys.argv[2])
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -158,6 +188,9 @@ def main():
             text = tuneprof(binary, "profile", "--critical-path", root, as_json=False)
             check("critical path through the pipeline stages" in text and "stages balanced: -" in text,
                   f"{name}: the text shows the pipeline's path")
+        for name, args in REPLICA_CASES:
+            truth = generate(source, tmp / name, args)
+            check_collective_chain(name, binary, tmp / name, truth)
     print("ok" if not failures else f"{len(failures)} failure(s)")
     return 1 if failures else 0
 
