@@ -72,6 +72,7 @@ CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const Co
   CriticalLink link{c.step, c.group, c.sequence, c.type, rank.rank, aligned_arrival, 0, lead_in.causes,
                     c.duration_ns, held_up};
   for (int64_t ns : lead_in.causes) link.lead_in_ns += ns;
+  link.group_size = c.group_size;
   return link;
 }
 

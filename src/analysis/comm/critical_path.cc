@@ -90,7 +90,9 @@ void AppendLinkSegments(const CriticalLink& link, std::vector<CriticalSegment>* 
     segments->push_back(CriticalSegment{link.last_rank, {}, LeadInLabel(link, label), link.lead_in_ns});
   }
   std::vector<int64_t> pair;
-  if (link.type == CollectiveType::kSendRecv && link.ranks.size() == 2) pair = link.ranks;
+  // A pair only where the group is one: two ranks matched in a larger group are the ranks traced, not the peers.
+  const bool two_rank_group = link.group_size == kNoId || link.group_size == 2;
+  if (link.type == CollectiveType::kSendRecv && link.ranks.size() == 2 && two_rank_group) pair = link.ranks;
   segments->push_back(CriticalSegment{kNoId, std::move(pair), label, link.transfer_ns});
 }
 

@@ -37,6 +37,7 @@ struct CriticalLink {
   int64_t transfer_ns = 0;          // the last rank's collective duration
   int64_t held_up_ns = 0;           // explained window (0 when it was not late)
   std::vector<int64_t> ranks;       // the ranks matched at it, ascending (empty: unknown)
+  int64_t group_size = kNoId;       // as the trace gives it (kNoId: unknown)
 };
 
 struct CriticalSegment {
