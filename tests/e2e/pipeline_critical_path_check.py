@@ -147,6 +147,18 @@ REPLICA_CASES = [
     ("replicas_pairs", ["--stage-ms", "200,400,300", "--dp", "2", "--layout", "kineto", "--pg-names", "none"]),
     ("replicas_timeline", ["--stage-ms", "200,400,300", "--dp", "2", "--layout", "timeline"]),
 ]
+# One rank per stage: the bounding stage's rank has no stage_imbalance finding, and must not read as gaining
+# nothing from balanced stages.
+STEP_GAIN_CASE = ("one_replica_text", ["--stage-ms", "200,400,300", "--dp", "1"])
+
+
+def check_step_level_gain(name, binary, root, truth):
+    got = [f for f in tuneprof(binary, "analyze", "--json", root)["findings"] if f["id"] == "pipeline.stage_imbalance"]
+    check(len(got) == 1, f"{name}: one pipeline.stage_imbalance finding")
+    for f in got:
+        check(close(f["uncapped_gain_us"], truth["balanced_gain_ms"] * 1e3),
+              f"{name}: gain {f['uncapped_gain_us']:.1f} us vs the step-level truth {truth['balanced_gain_ms'] * 1e3:.1f}")
+        check(f.get("others_median_gain_us") is None, f"{name}: no other ranks' median on a step-level gain")
 
 
 def check_collective_chain(name, binary, root, truth):
@@ -191,6 +203,8 @@ def main():
         for name, args in REPLICA_CASES:
             truth = generate(source, tmp / name, args)
             check_collective_chain(name, binary, tmp / name, truth)
+        name, args = STEP_GAIN_CASE
+        check_step_level_gain(name, binary, tmp / name, generate(source, tmp / name, args))
     print("ok" if not failures else f"{len(failures)} failure(s)")
     return 1 if failures else 0
 

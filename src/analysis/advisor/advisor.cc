@@ -676,6 +676,9 @@ constexpr double kStandsOutFactor = 2.0;
 // straggler's host stall quoted as every rank's launch overhead, say).
 void NoteOthersMedian(const RankGains& gains, size_t ranks, Finding* finding) {
   if (ranks < 2 || finding->estimated_gain_ns <= 0) return;  // no gain left to attribute
+  // Balanced stages shorten every rank's step alike; the bounding stage's ranks, which the finding does not
+  // name, would read as gaining nothing.
+  if (finding->id == "pipeline.stage_imbalance") return;
   const double quoted = gains.GainOf(*finding, finding->evidence_rank);
   const double median = gains.OthersMedian(*finding, finding->evidence_rank, ranks);
   if (quoted > 0 && quoted >= kStandsOutFactor * median) finding->others_median_gain_ns = median;
