@@ -18,7 +18,8 @@ Per case:
 - A balanced run: no wait charged to a stage, no gain.
 - The cross-rank collective chain of data-parallel pipelines (two replicas in disjoint groups, at the same
   time): per step never longer than the step, its "rank on time" what-if left out where the stages bound the
-  step, and a send / recv of a two-rank group naming its two ranks.
+  step, and a send / recv of a two-rank group naming its two ranks; pipeline.stage_imbalance carries the
+  same step-level gain on every rank it names, and the stages' waits on a timeline are no straggler's.
 
 Usage: pipeline_critical_path_check.py TUNEPROF SOURCE_DIR
 """
@@ -150,6 +151,8 @@ REPLICA_CASES = [
 # One rank per stage: the bounding stage's rank has no stage_imbalance finding, and must not read as gaining
 # nothing from balanced stages.
 STEP_GAIN_CASE = ("one_replica_text", ["--stage-ms", "200,400,300", "--dp", "1"])
+# A timeline whose ranks wait on their peer stage's send / receive: the pipeline's wait, not a straggler's.
+PEER_WAIT_CASE = ("one_replica_timeline", ["--stage-ms", "200,400,300", "--dp", "1", "--layout", "timeline"])
 
 
 def check_step_level_gain(name, binary, root, truth):
@@ -205,6 +208,11 @@ def main():
             check_collective_chain(name, binary, tmp / name, truth)
         name, args = STEP_GAIN_CASE
         check_step_level_gain(name, binary, tmp / name, generate(source, tmp / name, args))
+        name, args = PEER_WAIT_CASE
+        generate(source, tmp / name, args)
+        ids = [f["id"] for f in tuneprof(binary, "analyze", "--json", tmp / name)["findings"]]
+        check("pipeline.stage_imbalance" in ids and "communication.straggler" not in ids,
+              f"{name}: the stage waits are the pipeline's finding, not a straggler's: {ids}")
     print("ok" if not failures else f"{len(failures)} failure(s)")
     return 1 if failures else 0
 
