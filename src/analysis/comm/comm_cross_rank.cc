@@ -69,9 +69,17 @@ const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, co
 // The collective as the critical path sees it (critical_path.h).
 CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const CollectiveLeadIn& lead_in,
                     int64_t aligned_arrival, int64_t held_up) {
-  CriticalLink link{c.step, c.group, c.sequence, c.type, rank.rank, aligned_arrival, 0, lead_in.causes,
-                    c.duration_ns, held_up};
+  CriticalLink link;
+  link.step = c.step;
+  link.group = c.group;
+  link.sequence = c.sequence;
+  link.type = c.type;
+  link.last_rank = rank.rank;
+  link.aligned_arrival_ns = aligned_arrival;
+  link.lead_in_causes = lead_in.causes;
   for (int64_t ns : lead_in.causes) link.lead_in_ns += ns;
+  link.transfer_ns = c.duration_ns;
+  link.held_up_ns = held_up;
   link.group_size = c.group_size;
   return link;
 }
