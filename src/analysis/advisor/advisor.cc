@@ -786,7 +786,12 @@ void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
     double& part_left = left[static_cast<size_t>(finding.saves_from)];
     finding.estimated_gain_ns = std::clamp(finding.uncapped_gain_ns, 0.0, part_left);
     if (finding.estimated_gain_ns < finding.uncapped_gain_ns) {
-      const std::string_view part = TimePartName(finding.saves_from);
+      // On a pipeline rank the communication part is what stays exposed outside the bubble: said so, since
+      // the rank's communication time is larger.
+      const bool outside_bubble = finding.saves_from == TimePart::kCommunication &&
+                                  split.part(TimePart::kPipelineBubble) > 0;
+      const std::string part = outside_bubble ? std::string("exposed communication (outside the pipeline bubble)")
+                                              : std::string(TimePartName(finding.saves_from));
       finding.gain_cut = part_left < split.part(finding.saves_from)
                              ? fmt::format("capped at the {} time other findings leave", part)
                              : fmt::format("capped at the step's {} time", part);
