@@ -16,6 +16,10 @@ Per case:
 - `annotate --merge` (runs with a timeline): a "pipeline critical path" process, one slice per step over the
   bounding rank's step, as long as the path.
 - A balanced run: no wait charged to a stage, no gain.
+- The cross-rank collective chain of data-parallel pipelines (two replicas in disjoint groups, at the same
+  time): per step never longer than the step, its "rank on time" what-if left out where the stages bound the
+  step, and a send / recv of a two-rank group naming its two ranks; pipeline.stage_imbalance carries the
+  same step-level gain on every rank it names, and the stages' waits on a timeline are no straggler's.
 
 Usage: pipeline_critical_path_check.py TUNEPROF SOURCE_DIR
 """
@@ -132,6 +136,47 @@ def check_merged(name, binary, root, tmp, paths):
         check("stages balanced -" in e["name"], f"{name}: merged step names the what-if: {e['name']!r}")
 
 
+REPLICA_CASES = [
+    ("replicas_kineto", ["--stage-ms", "200,400,300", "--dp", "2", "--layout", "kineto"]),
+    ("replicas_pairs", ["--stage-ms", "200,400,300", "--dp", "2", "--layout", "kineto", "--pg-names", "none"]),
+    ("replicas_timeline", ["--stage-ms", "200,400,300", "--dp", "2", "--layout", "timeline"]),
+]
+# One rank per stage: the bounding stage's rank has no stage_imbalance finding, and must not read as gaining
+# nothing from balanced stages.
+STEP_GAIN_CASE = ("one_replica_text", ["--stage-ms", "200,400,300", "--dp", "1"])
+# A timeline whose ranks wait on their peer stage's send / receive: the pipeline's wait, not a straggler's.
+PEER_WAIT_CASE = ("one_replica_timeline", ["--stage-ms", "200,400,300", "--dp", "1", "--layout", "timeline"])
+
+
+def check_step_level_gain(name, binary, root, truth):
+    got = [f for f in (run_json(binary, ["analyze", "--json", root], TIMEOUT_S) or {"findings": []})["findings"] if f["id"] == "pipeline.stage_imbalance"]
+    check(len(got) == 1, f"{name}: one pipeline.stage_imbalance finding")
+    for f in got:
+        check(close(f["uncapped_gain_us"], truth["balanced_gain_ms"] * 1e3),
+              f"{name}: gain {f['uncapped_gain_us']:.1f} us vs the step-level truth {truth['balanced_gain_ms'] * 1e3:.1f}")
+        check(f.get("others_median_gain_us") is None, f"{name}: no other ranks' median on a step-level gain")
+
+
+def check_collective_chain(name, binary, root, truth):
+    doc = (run_json(binary, ["profile", "--critical-path", "--json", root], TIMEOUT_S) or {})
+    step_us = max(s["step_ms"] for s in truth["stages"]) * 1e3
+    chain = doc.get("critical_path") or []
+    for p in chain:
+        check(p["path_us"] <= step_us * (1 + TOLERANCE),
+              f"{name}: step {p['step']} collective path {p['path_us']:.1f} us within the step {step_us:.1f}")
+        check(p["late_rank"] is None and "on_time_left_out" in p,
+              f"{name}: step {p['step']} leaves the rank on-time what-if to the stages")
+        for seg in p["segments"]:
+            if seg["rank"] is None and seg["what"].startswith("sendrecv") and "ranks" in seg:
+                check(len(seg["ranks"]) == 2, f"{name}: a send / recv names its two ranks: {seg}")
+    if "--pg-names" in truth.get("args", []) or name == "replicas_pairs":
+        pairs = [seg for p in chain for seg in p["segments"] if seg["what"].startswith("sendrecv")]
+        check(bool(pairs) and all(len(seg.get("ranks", [])) == 2 for seg in pairs),
+              f"{name}: every send / recv of two-rank groups names its pair")
+    text = run_stdout(binary, ["profile", "--critical-path", root], TIMEOUT_S)
+    check(" on time: -" not in text, f"{name}: no rank on-time what-if where the stages bound the step")
+
+
 def main():
     binary, source = sys.argv[1], pathlib.Path(sys.argv[2])
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -156,6 +201,16 @@ def main():
             text = run_stdout(binary, ["profile", "--critical-path", root], TIMEOUT_S)
             check("critical path through the pipeline stages" in text and "stages balanced: -" in text,
                   f"{name}: the text shows the pipeline's path")
+        for name, args in REPLICA_CASES:
+            truth = generate(source, tmp / name, args)
+            check_collective_chain(name, binary, tmp / name, truth)
+        name, args = STEP_GAIN_CASE
+        check_step_level_gain(name, binary, tmp / name, generate(source, tmp / name, args))
+        name, args = PEER_WAIT_CASE
+        generate(source, tmp / name, args)
+        ids = [f["id"] for f in (run_json(binary, ["analyze", "--json", tmp / name], TIMEOUT_S) or {"findings": []})["findings"]]
+        check("pipeline.stage_imbalance" in ids and "communication.straggler" not in ids,
+              f"{name}: the stage waits are the pipeline's finding, not a straggler's: {ids}")
     return finish("ok")
 
 

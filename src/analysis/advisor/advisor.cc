@@ -676,6 +676,9 @@ constexpr double kStandsOutFactor = 2.0;
 // straggler's host stall quoted as every rank's launch overhead, say).
 void NoteOthersMedian(const RankGains& gains, size_t ranks, Finding* finding) {
   if (ranks < 2 || finding->estimated_gain_ns <= 0) return;  // no gain left to attribute
+  // Balanced stages shorten every rank's step alike; the bounding stage's ranks, which the finding does not
+  // name, would read as gaining nothing.
+  if (finding->id == "pipeline.stage_imbalance") return;
   const double quoted = gains.GainOf(*finding, finding->evidence_rank);
   const double median = gains.OthersMedian(*finding, finding->evidence_rank, ranks);
   if (quoted > 0 && quoted >= kStandsOutFactor * median) finding->others_median_gain_ns = median;
@@ -783,7 +786,12 @@ void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
     double& part_left = left[static_cast<size_t>(finding.saves_from)];
     finding.estimated_gain_ns = std::clamp(finding.uncapped_gain_ns, 0.0, part_left);
     if (finding.estimated_gain_ns < finding.uncapped_gain_ns) {
-      const std::string_view part = TimePartName(finding.saves_from);
+      // On a pipeline rank the communication part is what stays exposed outside the bubble: said so, since
+      // the rank's communication time is larger.
+      const bool outside_bubble = finding.saves_from == TimePart::kCommunication &&
+                                  split.part(TimePart::kPipelineBubble) > 0;
+      const std::string part = outside_bubble ? std::string("exposed communication (outside the pipeline bubble)")
+                                              : std::string(TimePartName(finding.saves_from));
       finding.gain_cut = part_left < split.part(finding.saves_from)
                              ? fmt::format("capped at the {} time other findings leave", part)
                              : fmt::format("capped at the step's {} time", part);

@@ -57,6 +57,23 @@ TEST(CapGains, FindingsOfOnePartNeverExceedIt) {
     EXPECT_EQ(f.uncapped_gain_ns, f.id == "a" ? 60 : f.id == "b" ? 50 : f.id == "c" ? 30 : 10);
 }
 
+// On a pipeline rank the communication part is the exposed communication outside the bubble: the cut says so.
+TEST(CapGains, CommunicationCapOfAPipelineRankNamesTheBubble) {
+  TimeSplit split;
+  split.steps = 1;
+  split.part_ns[static_cast<size_t>(TimePart::kCommunication)] = 5;
+  split.part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] = 200;
+  split.step_ns = 205;
+  std::vector<Finding> findings = {Candidate("wait", TimePart::kCommunication, 200)};
+  CapGains(split, &findings);
+  EXPECT_EQ(findings[0].estimated_gain_ns, 5);
+  EXPECT_EQ(findings[0].gain_cut, "capped at the step's exposed communication (outside the pipeline bubble) time");
+  split.part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] = 0;
+  findings = {Candidate("wait", TimePart::kCommunication, 200)};
+  CapGains(split, &findings);
+  EXPECT_EQ(findings[0].gain_cut, "capped at the step's communication time");
+}
+
 TEST(CapGains, NegativeEstimatesBecomeZeroAndLeaveThePartWhole) {
   std::vector<Finding> findings = {Candidate("neg", TimePart::kMemoryBound, -5),
                                    Candidate("pos", TimePart::kMemoryBound, 70)};

@@ -69,9 +69,18 @@ const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, co
 // The collective as the critical path sees it (critical_path.h).
 CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const CollectiveLeadIn& lead_in,
                     int64_t aligned_arrival, int64_t held_up) {
-  CriticalLink link{c.step, c.group, c.sequence, c.type, rank.rank, aligned_arrival, 0, lead_in.causes,
-                    c.duration_ns, held_up};
+  CriticalLink link;
+  link.step = c.step;
+  link.group = c.group;
+  link.sequence = c.sequence;
+  link.type = c.type;
+  link.last_rank = rank.rank;
+  link.aligned_arrival_ns = aligned_arrival;
+  link.lead_in_causes = lead_in.causes;
   for (int64_t ns : lead_in.causes) link.lead_in_ns += ns;
+  link.transfer_ns = c.duration_ns;
+  link.held_up_ns = held_up;
+  link.group_size = c.group_size;
   return link;
 }
 
@@ -92,8 +101,12 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   const int64_t window = last_start - others[mid].first;
   const CollectiveLeadIn& lead_in = *LeadInOf(ranks, last);
   const RankCommunication& rank = ranks[last.rank_index];
+  std::vector<int64_t> matched;
+  for (const Arrival& a : arrivals) matched.push_back(ranks[a.rank_index].rank);
+  std::sort(matched.begin(), matched.end());
   if (window <= 0) {
     links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, 0));
+    links->back().ranks = std::move(matched);
     return true;
   }
   RankWait& w = (*waits)[last.rank_index];
@@ -102,6 +115,7 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   const int64_t added = window - charged[static_cast<size_t>(WaitCause::kUnexplained)];
   w.held_up_ns += added;
   links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added));
+  links->back().ranks = std::move(matched);
   if (added < kMinLatenessNs) return true;
   ++w.late_collectives;
   AddLeadOperators(*LeadInOf(ranks, last), 1, &(*diffs)[last.rank_index]);

@@ -30,18 +30,99 @@ std::string LeadInLabel(const CriticalLink& link, const std::string& collective)
   return out;
 }
 
+// A send / recv matched over more than two ranks: its kernels were paired by their order in the group, not
+// by peer, so its lead-in and transfer belong to no real pairing.
+bool PairedByOrderOnly(const CriticalLink& link) {
+  return link.type == CollectiveType::kSendRecv && link.ranks.size() > 2;
+}
+
+int64_t BeginOf(const CriticalLink& link) { return link.aligned_arrival_ns - link.lead_in_ns; }
+int64_t EndOf(const CriticalLink& link) { return link.aligned_arrival_ns + link.transfer_ns; }
+
+constexpr size_t kNoLink = static_cast<size_t>(-1);
+
+// The longest chain ending at each link (links in arrival order): a link follows the previous link of its
+// group, or a link that ended on one of its ranks before its lead-in began. O(links x ranks per link x log).
+// Of two chains as long, the one whose last ranks waited less on their own earlier collectives: the
+// pipelines of a step end together, and the stage that computed while the others waited bounds it.
+struct Chains {
+  std::vector<int64_t> ns, waiting_ns;
+  std::vector<size_t> previous;
+  bool Longer(size_t a, size_t b) const {
+    return ns[a] != ns[b] ? ns[a] > ns[b] : waiting_ns[a] < waiting_ns[b];
+  }
+};
+
+Chains ChainLinks(const std::vector<CriticalLink>& links) {
+  Chains out{std::vector<int64_t>(links.size(), 0), std::vector<int64_t>(links.size(), 0),
+             std::vector<size_t>(links.size(), kNoLink)};
+  std::map<std::string, size_t> last_of_group;
+  std::map<int64_t, size_t> last_on_rank;
+  for (size_t i = 0; i < links.size(); ++i) {
+    const CriticalLink& link = links[i];
+    if (PairedByOrderOnly(link)) continue;
+    auto consider = [&](size_t j) {
+      if (out.previous[i] == kNoLink || out.Longer(j, out.previous[i])) out.previous[i] = j;
+    };
+    if (const auto g = last_of_group.find(link.group); g != last_of_group.end()) consider(g->second);
+    const std::vector<int64_t> own_rank{link.last_rank};
+    const std::vector<int64_t>& ranks = link.ranks.empty() ? own_rank : link.ranks;
+    for (int64_t rank : ranks) {
+      const auto r = last_on_rank.find(rank);
+      if (r != last_on_rank.end() && EndOf(links[r->second]) <= BeginOf(link)) consider(r->second);
+    }
+    const bool first = out.previous[i] == kNoLink;
+    out.ns[i] = (first ? 0 : out.ns[out.previous[i]]) + link.lead_in_ns + link.transfer_ns;
+    out.waiting_ns[i] = (first ? 0 : out.waiting_ns[out.previous[i]]) +
+                        link.lead_in_causes[static_cast<size_t>(WaitCause::kOwnWait)];
+    last_of_group[link.group] = i;
+    for (int64_t rank : ranks) {
+      auto [r, added] = last_on_rank.emplace(rank, i);
+      if (!added && EndOf(link) >= EndOf(links[r->second])) r->second = i;
+    }
+  }
+  return out;
+}
+
+void AppendLinkSegments(const CriticalLink& link, std::vector<CriticalSegment>* segments) {
+  const std::string label = CollectiveLabel(link);
+  if (link.lead_in_ns > 0) {
+    segments->push_back(CriticalSegment{link.last_rank, {}, LeadInLabel(link, label), link.lead_in_ns});
+  }
+  std::vector<int64_t> pair;
+  // A pair only where the group is one: two ranks matched in a larger group are the ranks traced, not the peers.
+  const bool two_rank_group = link.group_size == kNoId || link.group_size == 2;
+  if (link.type == CollectiveType::kSendRecv && link.ranks.size() == 2 && two_rank_group) pair = link.ranks;
+  segments->push_back(CriticalSegment{kNoId, std::move(pair), label, link.transfer_ns});
+}
+
+// The longest chain's segments, first to last; the path is at most the span of the step's chained links.
+void TakeLongestChain(const std::vector<CriticalLink>& links, CriticalPathStep* out) {
+  const Chains chains = ChainLinks(links);
+  size_t end = kNoLink;
+  int64_t first = 0, last = 0;
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (PairedByOrderOnly(links[i])) continue;
+    first = end == kNoLink ? BeginOf(links[i]) : std::min(first, BeginOf(links[i]));
+    last = end == kNoLink ? EndOf(links[i]) : std::max(last, EndOf(links[i]));
+    if (end == kNoLink || chains.Longer(i, end)) end = i;
+  }
+  if (end == kNoLink) return;
+  std::vector<size_t> chain;
+  for (size_t i = end; i != kNoLink; i = chains.previous[i]) chain.push_back(i);
+  for (auto i = chain.rbegin(); i != chain.rend(); ++i) AppendLinkSegments(links[*i], &out->segments);
+  out->path_ns = std::min(chains.ns[end], last - first);
+}
+
 CriticalPathStep PathOf(std::optional<int64_t> step, std::vector<CriticalLink> links) {
   std::sort(links.begin(), links.end(), [](const CriticalLink& a, const CriticalLink& b) {
     return a.aligned_arrival_ns < b.aligned_arrival_ns;
   });
   CriticalPathStep out;
   out.step = step;
+  TakeLongestChain(links, &out);
   std::map<int64_t, int64_t> held_by_rank;
   for (const CriticalLink& link : links) {
-    const std::string label = CollectiveLabel(link);
-    if (link.lead_in_ns > 0) out.segments.push_back(CriticalSegment{link.last_rank, LeadInLabel(link, label), link.lead_in_ns});
-    out.segments.push_back(CriticalSegment{kNoId, label, link.transfer_ns});
-    out.path_ns += link.lead_in_ns + link.transfer_ns;
     if (link.held_up_ns > 0) held_by_rank[link.last_rank] += link.held_up_ns;
     out.held_up_ns += link.held_up_ns;
   }
@@ -157,6 +238,9 @@ std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> link
   std::vector<CriticalPathStep> out;
   for (auto& [step, in_step] : by_step) out.push_back(PathOf(step, std::move(in_step)));
   if (!no_step.empty()) out.push_back(PathOf(std::nullopt, std::move(no_step)));
+  // A step whose only links were paired by order has no chain to show.
+  out.erase(std::remove_if(out.begin(), out.end(), [](const CriticalPathStep& s) { return s.segments.empty(); }),
+            out.end());
   return out;
 }
 

@@ -2,8 +2,12 @@
 // The cross-rank critical path of each step: what bounds the step across the ranks of a synchronizing
 // group. A collective completes only after its last rank arrives, so per matched collective the path runs
 // through the last arrival's lead-in (its work since the group's previous collective ended on it) and then
-// the collective's own time after that arrival (the transfer every rank shares). Chained over a step's
-// collectives in the order the last ranks arrived, these segments are the path.
+// the collective's own time after that arrival (the transfer every rank shares). A collective waits only for
+// what it depends on: the previous collective of its own group, and a collective that ended on one of its
+// ranks before its last arrival's lead-in began. The path of a step is the longest such chain, never longer
+// than the step's span (its first lead-in to its last collective's end): collectives of disjoint groups that
+// run at the same time (the pipelines of data-parallel replicas) are not chained. A send / recv matched over
+// more than two ranks pairs kernels by their order in the group, not by peer, so it is left off the path.
 //
 // What-if "rank R on time": had each late rank arrived with the median of the others, every collective it
 // held up would have started that much earlier; the explained windows (wait_causes.h) of the step are the
@@ -32,10 +36,13 @@ struct CriticalLink {
   WaitCauseTimes lead_in_causes{};  // and by cause
   int64_t transfer_ns = 0;          // the last rank's collective duration
   int64_t held_up_ns = 0;           // explained window (0 when it was not late)
+  std::vector<int64_t> ranks;       // the ranks matched at it, ascending (empty: unknown)
+  int64_t group_size = kNoId;       // as the trace gives it (kNoId: unknown)
 };
 
 struct CriticalSegment {
   int64_t rank = kNoId;  // kNoId: every rank of the collective
+  std::vector<int64_t> ranks;  // with kNoId, the two ranks of a send / recv (empty: every rank of its group)
   std::string what;      // "before allreduce (group 0 #3): compute 4.1, host_pause 1.2", "allreduce (group 0 #3)"
   int64_t ns = 0;
 };
@@ -43,7 +50,7 @@ struct CriticalSegment {
 struct CriticalPathStep {
   std::optional<int64_t> step;
   std::vector<CriticalSegment> segments;
-  int64_t path_ns = 0;              // Σ segments
+  int64_t path_ns = 0;              // Σ segments, at most the step's span
   std::optional<int64_t> late_rank;  // the rank that held the step's collectives up most
   int64_t on_time_gain_ns = 0;      // the step's explained windows of late_rank: the what-if's gain
   int64_t held_up_ns = 0;           // the step's explained windows of every late rank

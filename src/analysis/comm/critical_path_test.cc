@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace tuneprof {
@@ -17,7 +18,7 @@ CriticalLink Link(std::optional<int64_t> step, int64_t sequence, int64_t last_ra
   link.sequence = sequence;
   link.type = CollectiveType::kAllReduce;
   link.last_rank = last_rank;
-  link.aligned_arrival_ns = arrival;
+  link.aligned_arrival_ns = arrival * 1000;
   link.lead_in_causes[static_cast<size_t>(WaitCause::kCompute)] = compute * 1000;
   link.lead_in_causes[static_cast<size_t>(WaitCause::kHostPause)] = host * 1000;
   link.lead_in_ns = (compute + host) * 1000;
@@ -53,6 +54,65 @@ TEST(CriticalPathTest, ChainsTheLastArrivalsWorkAndTheCollectivesPerStep) {
   EXPECT_EQ(steps[1].on_time_gain_ns, 0);
   EXPECT_FALSE(steps[2].step.has_value());
   ASSERT_EQ(steps[2].segments.size(), 1u);  // no lead-in: the collective alone
+}
+
+// A send / recv in `group` between `ranks`, the last of them arriving at `arrival` after `compute` of work
+// (times in µs).
+CriticalLink P2p(std::string group, int64_t sequence, std::vector<int64_t> ranks, int64_t arrival, int64_t compute,
+                 int64_t transfer) {
+  CriticalLink link = Link(1, sequence, ranks.back(), arrival, compute, 0, transfer, 0);
+  link.group = std::move(group);
+  link.type = CollectiveType::kSendRecv;
+  link.ranks = std::move(ranks);
+  return link;
+}
+
+// Two data-parallel replicas run their pipelines at the same time in disjoint groups: each replica's chain
+// is 2 x (30 + 10) = 80 µs of a 90 µs step, and the path is one of them, not both one after the other.
+TEST(CriticalPathTest, OverlappingDisjointGroupsAreNotChained) {
+  const std::vector<CriticalPathStep> steps = CriticalPathPerStep({
+      P2p("10", 0, {0, 2}, 30, 30, 10),
+      P2p("11", 0, {1, 3}, 35, 30, 10),
+      P2p("10", 1, {0, 2}, 80, 30, 10),
+      P2p("11", 1, {1, 3}, 85, 30, 10),
+  });
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].path_ns, 80 * 1000);
+  ASSERT_EQ(steps[0].segments.size(), 4u);
+  EXPECT_EQ(steps[0].segments[1].what, "sendrecv (group 10 #0)");
+  EXPECT_EQ(steps[0].segments[1].rank, kNoId);
+  EXPECT_EQ(steps[0].segments[1].ranks, (std::vector<int64_t>{0, 2}));  // the pair, not "every rank"
+  EXPECT_EQ(steps[0].segments[3].what, "sendrecv (group 10 #1)");
+}
+
+// A collective of another group that begins on a shared rank after one ended follows it; a send / recv
+// matched over three ranks (paired by order, not by peer) is left off the path.
+TEST(CriticalPathTest, ChainsAcrossGroupsThroughASharedRankAndSkipsOrderPairedP2p) {
+  CriticalLink allreduce = Link(1, 0, 2, 100, 40, 0, 5, 0);
+  allreduce.group = "50";
+  allreduce.ranks = {2, 3};
+  const std::vector<CriticalPathStep> steps = CriticalPathPerStep({
+      P2p("10", 0, {0, 2}, 50, 50, 10),
+      P2p("12", 0, {0, 2, 4}, 60, 500, 10),
+      allreduce,
+  });
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].path_ns, (50 + 10 + 40 + 5) * 1000);
+  ASSERT_EQ(steps[0].segments.size(), 4u);
+  EXPECT_EQ(steps[0].segments[2].what, "before allreduce (group 50 #0): compute 0.040 ms");
+  // A step with only order-paired send / recv has no path to show.
+  EXPECT_TRUE(CriticalPathPerStep({P2p("12", 0, {0, 2, 4}, 60, 50, 10)}).empty());
+}
+
+// Collectives of one group that overlap (several in flight) chain, but the path stays within the step's
+// span: from the first lead-in's start (0) to the last collective's end (70 µs).
+TEST(CriticalPathTest, PathIsNeverLongerThanTheStepSpan) {
+  const std::vector<CriticalPathStep> steps = CriticalPathPerStep({
+      Link(1, 0, 0, 40, 40, 0, 20, 0),
+      Link(1, 1, 0, 50, 40, 0, 20, 0),
+  });
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].path_ns, 70 * 1000);
 }
 
 // Two stages of one rank each; stage 1 computes 40 ms a step, stage 0 20 ms (times in ms).

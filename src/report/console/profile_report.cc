@@ -871,13 +871,29 @@ void AppendMoeText(const RankMoeLoad& moe, std::string* out) {
 
 namespace {
 
-std::string SegmentRank(int64_t rank) { return rank == kNoId ? std::string("all") : std::to_string(rank); }
+// "4", "2,4" (the two ranks of a send / recv), "all".
+std::string SegmentRank(const CriticalSegment& seg) {
+  if (seg.rank != kNoId) return std::to_string(seg.rank);
+  if (seg.ranks.empty()) return "all";
+  std::string out;
+  for (int64_t r : seg.ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+  return out;
+}
+
+// Where the stages bound the step, a late rank's arrival is its stage's pipeline wait: the stages' what-if
+// (stages balanced) stands for it, and a per-rank on-time gain from the collectives would count it again.
+bool StagesBound(const ProfileResult& result) { return result.pipeline_path && !result.pipeline_path->empty(); }
 
 // Per step: the chain of segments that bounds it across ranks, and the what-if of its late rank on time.
-void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, bool pipeline, std::string* out) {
+void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, bool pipeline, bool stages_bound,
+                            std::string* out) {
   if (steps.empty() && pipeline) return;  // the pipeline's path below stands for it
   *out += "\ncritical path across ranks (per step: the last arrival's work before each collective, then the "
           "collective; ms)\n";
+  if (stages_bound && !steps.empty()) {
+    *out += "  (the pipeline stages bound each step: the \"rank on time\" what-if is left out, the stages' \"stages "
+            "balanced\" below stands for it)\n";
+  }
   if (steps.empty()) {
     *out += "  none: no collective matched across ranks with every rank's lead-in\n";
     return;
@@ -885,12 +901,12 @@ void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, bool pip
   for (const CriticalPathStep& s : steps) {
     *out += fmt::format("  step {}: path {:.3f} ms", s.step ? std::to_string(*s.step) : std::string("(none)"),
                         static_cast<double>(s.path_ns) / 1e6);
-    if (s.late_rank) {
+    if (s.late_rank && !stages_bound) {
       *out += fmt::format("; rank {} on time: -{:.3f} ms", *s.late_rank, static_cast<double>(s.on_time_gain_ns) / 1e6);
     }
     *out += "\n";
     for (const CriticalSegment& seg : s.segments) {
-      *out += fmt::format("    rank {:<5}{:>11.3f}  {}\n", SegmentRank(seg.rank), static_cast<double>(seg.ns) / 1e6,
+      *out += fmt::format("    rank {:<5}{:>11.3f}  {}\n", SegmentRank(seg), static_cast<double>(seg.ns) / 1e6,
                           seg.what);
     }
   }
@@ -956,20 +972,25 @@ void WritePipelinePathJson(const std::vector<PipelinePathStep>& steps, JsonWrite
   w->EndArray();
 }
 
-void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, JsonWriter* w) {
+void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, bool stages_bound, JsonWriter* w) {
   w->Key("critical_path").BeginArray();
   for (const CriticalPathStep& s : steps) {
     w->BeginObject().Key("step");
     s.step ? w->Int(*s.step) : w->Null();
     w->Key("path_us").Double(static_cast<double>(s.path_ns) / 1e3);
     w->Key("late_rank");
-    s.late_rank ? w->Int(*s.late_rank) : w->Null();
-    w->Key("on_time_gain_us").Double(static_cast<double>(s.on_time_gain_ns) / 1e3);
+    s.late_rank && !stages_bound ? w->Int(*s.late_rank) : w->Null();
+    w->Key("on_time_gain_us").Double(stages_bound ? 0.0 : static_cast<double>(s.on_time_gain_ns) / 1e3);
+    if (stages_bound) w->Key("on_time_left_out").String("the pipeline stages bound the step: see balanced_gain_us");
     w->Key("held_up_us").Double(static_cast<double>(s.held_up_ns) / 1e3);
     w->Key("segments").BeginArray();
     for (const CriticalSegment& seg : s.segments) {
       w->BeginObject().Key("rank");
       seg.rank == kNoId ? w->Null() : w->Int(seg.rank);
+      if (!seg.ranks.empty()) {
+        w->Key("ranks");
+        WriteRanks(seg.ranks, w);
+      }
       w->Key("what").String(seg.what).Key("us").Double(static_cast<double>(seg.ns) / 1e3).EndObject();
     }
     w->EndArray().EndObject();
@@ -1028,7 +1049,9 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
     if (i < result.moe.size() && result.moe[i].found()) AppendMoeText(result.moe[i], &out);
     if (i < result.hta.size()) AppendHtaExtrasText(result, i, &out);
   }
-  if (result.critical_path) AppendCriticalPathText(*result.critical_path, result.pipeline_path.has_value(), &out);
+  if (result.critical_path) {
+    AppendCriticalPathText(*result.critical_path, result.pipeline_path.has_value(), StagesBound(result), &out);
+  }
   if (result.pipeline_path) AppendPipelinePathText(*result.pipeline_path, &out);
   return EscapeTextKeepingLines(out);
 }
@@ -1070,7 +1093,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
     WriteKernelTypesJson(result.hta_kernels.types, &w);
     w.EndObject();
   }
-  if (result.critical_path) WriteCriticalPathJson(*result.critical_path, &w);
+  if (result.critical_path) WriteCriticalPathJson(*result.critical_path, StagesBound(result), &w);
   if (result.pipeline_path) WritePipelinePathJson(*result.pipeline_path, &w);
   WriteWarnings(warnings, &w);
   w.EndObject();

@@ -49,6 +49,15 @@ bool InPipelineStage(const RankEvidence& rank) {
   return false;
 }
 
+// A staged rank whose late rank sits in another stage waits for the pipeline: its send / receive waits are
+// the bubble the pipeline findings charge to the stage that bounds the step, not a straggler's.
+bool WaitsForAnotherStage(const RankEvidence& rank, int64_t late) {
+  if (rank.cross == nullptr || !rank.cross->pipeline) return false;
+  const PipelineStage* own = StageOfRank(*rank.cross->pipeline, rank.rank_id);
+  const PipelineStage* other = StageOfRank(*rank.cross->pipeline, late);
+  return own != nullptr && other != nullptr && own->stage != other->stage;
+}
+
 // msprof-analyze compares a cluster's slowest rank with its fastest automatically: the operators the rank
 // that computes most spends more time in than the one that computes least, per step.
 void CompareSlowestWithFastest(const RankEvidence& rank, Finding* f) {
@@ -195,6 +204,7 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
   const int64_t straggler = *rank.cross->straggler_rank;
   const RankWait* wait = WaitOf(*rank.cross, self);
   if (self == straggler || wait == nullptr || !wait->wait_ratio || !rank.cross->straggler_stands_out) return;
+  if (WaitsForAnotherStage(rank, straggler)) return;
   const double wait_per_step = PerStep(rank, static_cast<double>(wait->wait_ns));
   const double threshold = config.Get(threshold::kCommWaitRatioPct);
   if (100 * *wait->wait_ratio < threshold) return;

@@ -81,10 +81,12 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
   f.unit = "% of the slowest stage";
   f.saves_from = WaitPart(rank, *own);
   const double balanced = p->balanced_gain_ns_per_step;
-  f.uncapped_gain_ns = waits_known ? std::min(own->bubble_ns_per_step, balanced) : balanced;
+  // Balancing the stages shortens the step of every rank by the same amount: the gain is the step's, not
+  // this stage's share of it.
+  f.uncapped_gain_ns = balanced;
   f.gain_model =
       "stages balanced: the step were every stage to compute the mean stage's work, (slowest - mean) x (slowest "
-      "+ its bubble) / slowest per step, at most this stage's bubble";
+      "+ its bubble) / slowest per step, the same for every rank";
   AddStageEvidence(*p, *own, &f);
   f.strategy = fmt::format(
       "Rebalance the layers between the stages: stage {} computes {:.2f}x stage {}; move layers off stage {} (or "
