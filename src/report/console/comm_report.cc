@@ -428,13 +428,25 @@ std::string PipelineSource(const PipelineAnalysis& p) {
                     : fmt::format("\"{}\" groups of {} ranks", EscapeText(p.group_name), p.pipeline_size);
 }
 
-// Each stage's bubble charged once: to the slowest stage's compute, the rest to the schedule's fill and
+// Where a stage's waiting comes from: the p2p wait, with the transfer its bubble also holds named, or the
+// bubble where the input has no per-operation wait.
+std::string WaitingSource(const PipelineStage& s) {
+  if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {
+    return " (taken from Bubble: the input has no per-operation p2p wait)";
+  }
+  const double transfer = s.bubble_ns_per_step - s.waiting_ns_per_step;
+  if (!s.p2p_wait_known || transfer <= 0) return "";
+  return fmt::format(" (its p2p wait; the other {:.3f} ms of its {:.3f} ms bubble is the p2p transfer)", transfer / 1e6,
+                     s.bubble_ns_per_step / 1e6);
+}
+
+// Each stage's waiting charged once: to the slowest stage's compute, the rest to the schedule's fill and
 // drain; then the what-if of balanced stages.
 void AppendStageWaits(const PipelineAnalysis& p, std::string* out) {
   for (const PipelineStage& s : p.stages) {
-    if (s.bubble_ns_per_step <= 0) continue;
-    *out += fmt::format("  stage {} (ranks {}) waits {:.3f} ms a step", s.stage, RankRanges(s.ranks),
-                        s.bubble_ns_per_step / 1e6);
+    if (s.waiting_ns_per_step <= 0) continue;
+    *out += fmt::format("  stage {} (ranks {}) waits {:.3f} ms a step{}", s.stage, RankRanges(s.ranks),
+                        s.waiting_ns_per_step / 1e6, WaitingSource(s));
     if (s.wait_for_slowest_ns_per_step > 0) {
       *out += fmt::format(": {:.3f} ms for stage {}'s compute, {:.3f} ms", s.wait_for_slowest_ns_per_step / 1e6,
                           p.slowest_stage, s.fill_drain_ns_per_step / 1e6);
@@ -467,9 +479,12 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
   for (const PipelineStage& s : p->stages) {
     std::string ranks = RankRanges(s.ranks);
     if (ranks.size() > 16) ranks = ranks.substr(0, 15) + "~";
-    *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>14.3f}{:>14.3f}{:>14.3f}\n", s.stage, ranks,
-                        s.computing_ns_per_step / 1e6, s.p2p_wait_ns_per_step / 1e6, s.bubble_ns_per_step / 1e6,
-                        s.step_ns_per_step / 1e6);
+    // No per-operation wait in the input (a cluster CSV): not a measured 0.
+    const std::string wait = s.p2p_wait_measure == P2pWaitMeasure::kNone
+                                 ? std::string("-")
+                                 : fmt::format("{:.3f}", s.p2p_wait_ns_per_step / 1e6);
+    *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>14}{:>14.3f}{:>14.3f}\n", s.stage, ranks,
+                        s.computing_ns_per_step / 1e6, wait, s.bubble_ns_per_step / 1e6, s.step_ns_per_step / 1e6);
   }
   const PipelineStage& slowest = StageNumbered(*p, p->slowest_stage);
   const PipelineStage& fastest = StageNumbered(*p, p->fastest_stage);
@@ -1043,11 +1058,17 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
     for (int64_t r : s.ranks) w->Int(r);
     w->EndArray();
     w->Key("computing_us_per_step").Double(s.computing_ns_per_step / 1e3);
-    w->Key("p2p_wait_us_per_step").Double(s.p2p_wait_ns_per_step / 1e3);
+    w->Key("p2p_wait_us_per_step");
+    if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {
+      w->Null();
+    } else {
+      w->Double(s.p2p_wait_ns_per_step / 1e3);
+    }
     w->Key("p2p_wait_measure").String(P2pWaitMeasureName(s.p2p_wait_measure));
     w->Key("stage_us_per_step").Double(s.stage_ns_per_step / 1e3);
     w->Key("bubble_us_per_step").Double(s.bubble_ns_per_step / 1e3);
     w->Key("step_us_per_step").Double(s.step_ns_per_step / 1e3);
+    w->Key("waiting_us_per_step").Double(s.waiting_ns_per_step / 1e3);
     w->Key("wait_for_slowest_us_per_step").Double(s.wait_for_slowest_ns_per_step / 1e3);
     w->Key("fill_drain_us_per_step").Double(s.fill_drain_ns_per_step / 1e3);
     w->Key("holds_up_us_per_step").Double(s.holds_up_ns_per_step / 1e3);
