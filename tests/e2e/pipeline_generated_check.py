@@ -217,6 +217,35 @@ def check_balanced_gain(name, pipeline, truth):
                                                                 f"vs waiting {got['waiting_us_per_step']}")
 
 
+def run_text(binary, *args):
+    done = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: {' '.join(map(str, args))}: exit {done.returncode}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def check_comm_text_bubble(name, binary, target):
+    """`comm`'s summary line and per-rank step table name the pipeline bubble as its own term, never inside
+    exposed communication: computing + exposed + free + bubble is each rank's wall."""
+    walls = {r["rank"]: r["wall_us"] / 1e3 for r in run(binary, "comm", "--json", target)["ranks"]}
+    text = run_text(binary, "comm", target)
+    check(all("pipeline bubble" in line for line in text.splitlines() if line.startswith("  comm ")),
+          f"{name}: comm summary lines name the bubble")
+    table = text.split("per-rank step table", 1)[-1].splitlines()
+    check(len(table) > 1 and "bubble" in table[1], f"{name}: the step table has a bubble column")
+    rows = 0
+    for line in table[2:]:
+        cells = line.split()
+        if not cells or not cells[0].isdigit():
+            break
+        rows += 1
+        parts = sum(float(c) for c in cells[1:5])
+        wall = walls[int(cells[0])]
+        check(abs(parts - wall) <= 0.01 + 1e-6 * wall, f"{name}: rank {cells[0]} step table parts {parts} vs wall {wall}")
+    check(rows == len(walls), f"{name}: {rows} step table rows")
+
+
 def check_one_step(name, binary, root, read_ranks, kineto=False):
     profile = run(binary, "profile", "--json", root)
     comm = run(binary, "comm", "--json", root)
@@ -341,6 +370,7 @@ def main():
             read, read_ranks = independent(root, truth)
             check_stages(name, run(binary, "comm", "--json", target)["cross_rank"]["pipeline"], truth, read)
             advise = check_one_step(name, binary, target, read_ranks, kineto=truth["layout"] == "kineto")
+            check_comm_text_bubble(name, binary, target)
             check_findings(name, binary, target, truth, advise)
             # The issue's first example, on Ascend and on GPUs with the pp group named or not.
             if name.endswith("batch_imbalanced") or name in ("kineto_imbalanced", "kineto_unnamed_imbalanced"):

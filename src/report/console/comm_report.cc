@@ -4,10 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "analysis/comm/comm_links.h"
 #include "analysis/core/comm_kernel_rules.h"
@@ -291,12 +294,58 @@ std::string OutlierLine(const RankOutlierTest& t) {
   return line + fmt::format("outlier rank {}\n", fmt::join(t.outlier_ranks, ", "));
 }
 
-// The per-rank step table with its max − min spread, and the slow-rank outlier tests (comm_outliers.h).
+// A rank's pipeline bubble over all its steps: torch_npu's Bubble (or its p2p wait), else on GPUs the wait of
+// its p2p kernels. The GPU wait sits inside the exposed communication; the split takes it out so the parts
+// add up to the step and the bubble is never counted as exposed.
+struct BubbleSplit {
+  int64_t bubble_ns = 0;
+  int64_t exposed_ns = 0;  // exposed communication less the bubble it held
+};
+
+BubbleSplit SplitBubble(const CommAnalysis& a, const RankCommunication& r) {
+  BubbleSplit out{r.bubble_ns, r.exposed_communication_ns};
+  if (out.bubble_ns > 0 || !a.cross_rank.pipeline) return out;
+  const double wait = GpuPipelineWaitNsPerStep(*a.cross_rank.pipeline, r.rank) * static_cast<double>(r.steps);
+  out.bubble_ns = std::clamp<int64_t>(std::llround(wait), 0, std::max<int64_t>(r.exposed_communication_ns, 0));
+  out.exposed_ns -= out.bubble_ns;
+  return out;
+}
+
+// Below this a bubble prints as 0.000 ms: a few ns of rounding in torch_npu's step split, not a pipeline.
+constexpr int64_t kShownBubbleNs = 500;
+
+bool AnyBubble(const CommAnalysis& a) {
+  return std::any_of(a.ranks.begin(), a.ranks.end(),
+                     [&](const RankCommunication& r) { return SplitBubble(a, r).bubble_ns >= kShownBubbleNs; });
+}
+
+// max − min of `value` over the ranks, and that spread's share of the ranks' mean wall time, as cells.
+template <typename Value>
+std::pair<std::string, std::string> SpreadCells(const CommAnalysis& a, Value value, int width) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  double wall = 0;
+  for (const RankCommunication& r : a.ranks) {
+    lo = std::min(lo, value(r));
+    hi = std::max(hi, value(r));
+    wall += static_cast<double>(r.wall_ns);
+  }
+  wall /= static_cast<double>(a.ranks.size());
+  const double share = wall > 0 ? static_cast<double>(hi - lo) / wall : 0;
+  return {fmt::format("{:>{}.3f}", Millis(hi - lo), width),
+          fmt::format("{:>{}}",
+                      wall > 0 ? fmt::format("{:.1f}%{}", share * 100, share > kStepSpreadThreshold ? "!" : "")
+                               : std::string(kEmptyCell),
+                      width)};
+}
+
+// The per-rank step table with its max − min spread, and the slow-rank outlier tests (comm_outliers.h). On
+// pipeline runs a bubble column holds the pipeline's waits, so computing + exposed + free + bubble is the step.
 void AppendClusterView(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
   const CrossRankCommunication& x = a.cross_rank;
   if (x.step_spread.empty()) return;
-  *out += fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{:>12}\n", "rank", "computing",
-                      "exposed comm", "free", "slow votes");
+  const bool bubbles = AnyBubble(a);
+  *out += fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{}{:>12}\n", "rank", "computing",
+                      "exposed comm", "free", bubbles ? fmt::format("{:>14}", "bubble") : "", "slow votes");
   size_t left_out = 0;
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const RankCommunication& r = a.ranks[i];
@@ -304,8 +353,10 @@ void AppendClusterView(const CommAnalysis& a, const ShownRanks& shown, std::stri
       ++left_out;
       continue;
     }
-    *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
-                        Millis(r.exposed_communication_ns), Millis(r.free_ns),
+    const BubbleSplit split = SplitBubble(a, r);
+    *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{}{:>12}\n", r.rank, Millis(r.computing_ns),
+                        Millis(split.exposed_ns), Millis(r.free_ns),
+                        bubbles ? fmt::format("{:>14.3f}", Millis(split.bubble_ns)) : "",
                         i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count)
                                                                  : std::string(kEmptyCell));
   }
@@ -315,11 +366,24 @@ void AppendClusterView(const CommAnalysis& a, const ShownRanks& shown, std::stri
   for (size_t k = 0; k < x.step_spread.size(); ++k) {
     const StepSpread& s = x.step_spread[k];
     const int width = k == 1 ? 16 : 14;
+    if (k == 1 && bubbles) {  // the exposed column less the bubble
+      const auto [range, part] =
+          SpreadCells(a, [&](const RankCommunication& r) { return SplitBubble(a, r).exposed_ns; }, width);
+      spread += range;
+      share += part;
+      continue;
+    }
     spread += fmt::format("{:>{}.3f}", Millis(s.max_ns - s.min_ns), width);
     share += fmt::format("{:>{}}",
                          s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "")
                                          : std::string(kEmptyCell),
                          width);
+  }
+  if (bubbles) {
+    const auto [range, part] =
+        SpreadCells(a, [&](const RankCommunication& r) { return SplitBubble(a, r).bubble_ns; }, 14);
+    spread += range;
+    share += part;
   }
   *out += spread + "\n" + share + "   (! = above 5 % of the step)\n";
   *out += "slow-rank outlier tests (msprof-analyze slow_rank: Dixon Q at 99.5 % up to 100 ranks, 3-sigma above):\n";
@@ -1102,6 +1166,27 @@ void WriteClocks(JsonWriter* w, const ClockAlignment& clocks) {
   w->EndObject();
 }
 
+// "comm X ms: exposed, hidden under compute", with the pipeline's bubble as its own term where the rank has
+// one: the p2p wait is neither exposed communication nor hidden.
+std::string CommSummaryLine(const CommAnalysis& a, const RankCommunication& r) {
+  const BubbleSplit split = SplitBubble(a, r);
+  if (split.bubble_ns < kShownBubbleNs) {
+    return fmt::format("  comm {:.3f} ms: exposed {:.3f}, hidden under compute {:.3f}{}\n", Millis(r.communication_ns),
+                       Millis(r.exposed_communication_ns), Millis(r.hidden_communication_ns),
+                       r.exposed_share_of_wall ? fmt::format("; exposed {:.1f}% of wall {:.3f} ms",
+                                                             *r.exposed_share_of_wall * 100, Millis(r.wall_ns))
+                                               : std::string());
+  }
+  const double wall = static_cast<double>(r.wall_ns);
+  return fmt::format("  comm {:.3f} ms: exposed {:.3f}, pipeline bubble {:.3f}, hidden under compute {:.3f}{}\n",
+                     Millis(r.communication_ns), Millis(split.exposed_ns), Millis(split.bubble_ns),
+                     Millis(r.hidden_communication_ns),
+                     wall > 0 ? fmt::format("; exposed {:.1f}%, bubble {:.1f}% of wall {:.3f} ms",
+                                            100 * static_cast<double>(split.exposed_ns) / wall,
+                                            100 * static_cast<double>(split.bubble_ns) / wall, Millis(r.wall_ns))
+                              : std::string());
+}
+
 }  // namespace
 
 std::string RenderCommText(const CommAnalysis& a) {
@@ -1124,11 +1209,7 @@ std::string RenderCommText(const CommAnalysis& a) {
     out += fmt::format("rank {}  {}{}\n", r.rank, EscapeText(r.path),
                        r.device_name.empty() ? "" : "  (" + EscapeText(r.device_name) + ")");
     AppendCollectives(r, &out);
-    out += fmt::format("  comm {:.3f} ms: exposed {:.3f}, hidden under compute {:.3f}{}\n", Millis(r.communication_ns),
-                       Millis(r.exposed_communication_ns), Millis(r.hidden_communication_ns),
-                       r.exposed_share_of_wall ? fmt::format("; exposed {:.1f}% of wall {:.3f} ms",
-                                                             *r.exposed_share_of_wall * 100, Millis(r.wall_ns))
-                                               : std::string());
+    out += CommSummaryLine(a, r);
     AppendFusedComm(r, &out);
     AppendExpertParallel(r, &out);
     AppendAscend(r, &out);
