@@ -246,6 +246,23 @@ def check_comm_text_bubble(name, binary, target):
     check(rows == len(walls), f"{name}: {rows} step table rows")
 
 
+def check_annotate_steps(name, binary, target, tmp):
+    """`annotate --merge`'s step labels carry the pipeline bubble as a part of its own (on GPUs the p2p wait
+    taken out of exposed communication, as `profile` does): the parts add up to each step."""
+    merged = pathlib.Path(tmp) / f"{name}.merged.json"
+    run_text(binary, "annotate", "--merge", target, "-o", merged)
+    events = json.loads(merged.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    steps = [e for e in events if e.get("ph") == "X" and e.get("name", "").startswith("step ") and "args" in e]
+    check(steps and any(e["args"].get("bubble_ns", 0) > 0 for e in steps), f"{name}: annotate step labels have a bubble")
+    for e in steps:
+        a = e["args"]
+        parts = sum(a[k] for k in ("computing_ns", "communication_not_overlapped_ns", "memcpy_ns", "other_ns",
+                                   "free_ns")) + a.get("bubble_ns", 0)
+        check(abs(parts - a["wall_ns"]) <= 1000, f"{name}: annotate step parts {parts} vs wall {a['wall_ns']}")
+        check(("pipeline bubble" in e["name"]) == (a.get("bubble_ns", 0) > 0), f"{name}: label {e['name']!r}")
+
+
 def check_one_step(name, binary, root, read_ranks, kineto=False):
     profile = run(binary, "profile", "--json", root)
     comm = run(binary, "comm", "--json", root)
@@ -371,6 +388,8 @@ def main():
             check_stages(name, run(binary, "comm", "--json", target)["cross_rank"]["pipeline"], truth, read)
             advise = check_one_step(name, binary, target, read_ranks, kineto=truth["layout"] == "kineto")
             check_comm_text_bubble(name, binary, target)
+            if truth["layout"] in ("timeline", "kineto"):
+                check_annotate_steps(name, binary, target, tmp)
             check_findings(name, binary, target, truth, advise)
             # The issue's first example, on Ascend and on GPUs with the pp group named or not.
             if name.endswith("batch_imbalanced") or name in ("kineto_imbalanced", "kineto_unnamed_imbalanced"):

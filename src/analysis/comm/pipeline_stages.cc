@@ -500,6 +500,21 @@ double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest
   return std::clamp(slowest_work_ns - own_work_ns, 0.0, std::max(own_bubble_ns, 0.0));
 }
 
+void AddGpuPipelineBubble(const RankPipelineWait& wait, RankBreakdown* rank) {
+  if (rank->definitions == StepDefinitions::kTorchNpu || rank->total.bubble_ns > 0) return;
+  int64_t bubble = 0, exposed = 0;
+  for (StepBreakdown& step : rank->steps) {
+    const auto it = wait.wait_ns_by_step.find(step.step.value_or(kNoId));
+    const int64_t wait_ns = it == wait.wait_ns_by_step.end() ? 0 : std::llround(it->second);
+    step.bubble_ns = std::clamp<int64_t>(wait_ns, 0, std::max<int64_t>(step.communication_not_overlapped_ns, 0));
+    step.communication_not_overlapped_ns -= step.bubble_ns;
+    bubble += step.bubble_ns;
+    exposed += step.communication_not_overlapped_ns;
+  }
+  rank->total.bubble_ns = bubble;
+  rank->total.communication_not_overlapped_ns = exposed;
+}
+
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank) {
   for (const PipelineStage& s : pipeline.stages) {
     if (std::find(s.ranks.begin(), s.ranks.end(), rank) != s.ranks.end()) return &s;

@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/clock_alignment.h"
 #include "analysis/comm/comm_collectives.h"
 
@@ -139,6 +140,11 @@ double GpuPipelineWaitNsPerStep(const PipelineAnalysis& pipeline, int64_t rank);
 
 // The rank's pipeline wait from its p2p kernels; nullptr when it has none.
 const RankPipelineWait* GpuPipelineWaitOf(const PipelineAnalysis& pipeline, int64_t rank);
+
+// On GPUs no profiler writes a bubble: the rank's pipeline wait (the figure comm and analyze give) taken out
+// of each step's exposed communication into its bubble, as torch_npu's Bubble is, so that every command tells
+// one step. Nothing changes on torch_npu ranks or where the rank already has a bubble.
+void AddGpuPipelineBubble(const RankPipelineWait& wait, RankBreakdown* rank);
 
 // The stage of `rank`, nullptr when it has none.
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank);
