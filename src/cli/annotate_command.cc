@@ -130,11 +130,15 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
       const MergedRankEvents own = RenderRankForMerge(trace, placement);
       const AnnotationPlacement where{own.next_pid, origin + corrections[r],
                                       fmt::format("rank {}: tuneprof diagnosis", rank)};
-      const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+      RankBreakdown breakdown = ComputeTimeBreakdown(trace);
       if (run->analysis.cross_rank.pipeline) {
         staged.push_back(breakdown);
         staged.back().rank = rank;
         staged_corrections.push_back(corrections[r]);
+        // The step labels tell the step as profile does: the GPU p2p wait is the bubble, not exposed.
+        if (const RankPipelineWait* wait = GpuPipelineWaitOf(*run->analysis.cross_rank.pipeline, rank)) {
+          AddGpuPipelineBubble(*wait, &breakdown);
+        }
       }
       const AnnotationEvents added = BuildAnnotationEvents(
           trace, breakdown, AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)),

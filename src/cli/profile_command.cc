@@ -150,24 +150,6 @@ Result<SummaryInput> SummaryInputFor(const ProfileOptions& options, const Profil
   return input;
 }
 
-// On GPUs no profiler writes a bubble: a rank's pipeline wait (pipeline_stages.h, the figure comm and
-// analyze give) is taken out of each step's exposed communication into its bubble, as torch_npu's Bubble is
-// (pipeline_waits.h), so that every command tells one step.
-void AddGpuPipelineBubble(const RankPipelineWait& wait, RankBreakdown* rank) {
-  if (rank->definitions == StepDefinitions::kTorchNpu || rank->total.bubble_ns > 0) return;
-  int64_t bubble = 0, exposed = 0;
-  for (StepBreakdown& step : rank->steps) {
-    const auto it = wait.wait_ns_by_step.find(step.step.value_or(kNoId));
-    const int64_t wait_ns = it == wait.wait_ns_by_step.end() ? 0 : std::llround(it->second);
-    step.bubble_ns = std::clamp<int64_t>(wait_ns, 0, std::max<int64_t>(step.communication_not_overlapped_ns, 0));
-    step.communication_not_overlapped_ns -= step.bubble_ns;
-    bubble += step.bubble_ns;
-    exposed += step.communication_not_overlapped_ns;
-  }
-  rank->total.bubble_ns = bubble;
-  rank->total.communication_not_overlapped_ns = exposed;
-}
-
 // The GPU ranks' pipeline waits: the communication of the ranks that ran send / recv kernels, matched
 // across them as comm matches the run's.
 void AddGpuPipelineBubbles(const std::vector<RankCommunication>& p2p_ranks, ProfileResult* result) {

@@ -363,9 +363,14 @@ void Average(PipelineStage* s) {
   s->bubble_ns_per_step /= n;
   s->step_ns_per_step /= n;
   s->stage_ns_per_step = s->step_ns_per_step - s->bubble_ns_per_step;
+  s->p2p_wait_known = (s->p2p_wait_measure == P2pWaitMeasure::kCommunicationJson ||
+                       s->p2p_wait_measure == P2pWaitMeasure::kPeerStart) &&
+                      s->p2p_wait_ns_per_step > 0;
+  s->waiting_ns_per_step = s->p2p_wait_known ? std::min(s->p2p_wait_ns_per_step, s->bubble_ns_per_step)
+                                             : s->bubble_ns_per_step;
 }
 
-// Each stage's bubble charged once (pipeline_stages.h), and the what-if of balanced stages.
+// Each stage's waiting charged once (pipeline_stages.h), and the what-if of balanced stages.
 void ChargeWaits(PipelineAnalysis* out) {
   PipelineStage* slowest = nullptr;
   for (PipelineStage& s : out->stages) {
@@ -374,13 +379,13 @@ void ChargeWaits(PipelineAnalysis* out) {
   for (PipelineStage& s : out->stages) {
     if (&s != slowest) {
       s.wait_for_slowest_ns_per_step =
-          WaitForSlowestNs(s.work_ns_per_step, s.bubble_ns_per_step, slowest->work_ns_per_step);
+          WaitForSlowestNs(s.work_ns_per_step, s.waiting_ns_per_step, slowest->work_ns_per_step);
       slowest->holds_up_ns_per_step += s.wait_for_slowest_ns_per_step;
     }
-    s.fill_drain_ns_per_step = s.bubble_ns_per_step - s.wait_for_slowest_ns_per_step;
+    s.fill_drain_ns_per_step = s.waiting_ns_per_step - s.wait_for_slowest_ns_per_step;
   }
   out->balanced_gain_ns_per_step =
-      BalancedStagesGainNs(slowest->work_ns_per_step, slowest->bubble_ns_per_step, out->mean_work_ns_per_step);
+      BalancedStagesGainNs(slowest->work_ns_per_step, slowest->fill_drain_ns_per_step, out->mean_work_ns_per_step);
 }
 
 void Compare(PipelineAnalysis* out) {
@@ -485,14 +490,29 @@ const RankPipelineWait* GpuPipelineWaitOf(const PipelineAnalysis& pipeline, int6
   return nullptr;
 }
 
-double BalancedStagesGainNs(double slowest_work_ns, double slowest_bubble_ns, double mean_work_ns) {
+double BalancedStagesGainNs(double slowest_work_ns, double slowest_fill_drain_ns, double mean_work_ns) {
   if (slowest_work_ns <= 0 || mean_work_ns >= slowest_work_ns) return 0;
-  const double fill_drain_factor = (slowest_work_ns + std::max(slowest_bubble_ns, 0.0)) / slowest_work_ns;
+  const double fill_drain_factor = (slowest_work_ns + std::max(slowest_fill_drain_ns, 0.0)) / slowest_work_ns;
   return (slowest_work_ns - mean_work_ns) * fill_drain_factor;
 }
 
 double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest_work_ns) {
   return std::clamp(slowest_work_ns - own_work_ns, 0.0, std::max(own_bubble_ns, 0.0));
+}
+
+void AddGpuPipelineBubble(const RankPipelineWait& wait, RankBreakdown* rank) {
+  if (rank->definitions == StepDefinitions::kTorchNpu || rank->total.bubble_ns > 0) return;
+  int64_t bubble = 0, exposed = 0;
+  for (StepBreakdown& step : rank->steps) {
+    const auto it = wait.wait_ns_by_step.find(step.step.value_or(kNoId));
+    const int64_t wait_ns = it == wait.wait_ns_by_step.end() ? 0 : std::llround(it->second);
+    step.bubble_ns = std::clamp<int64_t>(wait_ns, 0, std::max<int64_t>(step.communication_not_overlapped_ns, 0));
+    step.communication_not_overlapped_ns -= step.bubble_ns;
+    bubble += step.bubble_ns;
+    exposed += step.communication_not_overlapped_ns;
+  }
+  rank->total.bubble_ns = bubble;
+  rank->total.communication_not_overlapped_ns = exposed;
 }
 
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank) {

@@ -27,14 +27,16 @@
 // pipeline is uneven above kStageImbalanceThreshold. Where no rank has a computing time, the Stage time
 // (step - bubble) stands for it.
 //
-// Each stage's wait is charged once, to what caused it: a stage that works less than the slowest waits
-// min(its bubble, slowest work - its own) a step for the slowest stage's compute; the rest of its bubble,
-// and the slowest stage's whole bubble, is the schedule's fill and drain, which no stage causes.
+// A stage's waiting is its p2p wait where that was measured (a bubble of send / receive operations also
+// holds their transfer, which is no wait), else its bubble. Each stage's waiting is charged once, to what
+// caused it: a stage that works less than the slowest waits min(its waiting, slowest work - its own) a step
+// for the slowest stage's compute; the rest of its waiting, and the slowest stage's whole waiting, is the
+// schedule's fill and drain, which no stage causes.
 //
 // What-if "stages balanced" (every stage works the mean stage's work): the step is the slowest stage's
 // work plus its fill and drain, and the fill and drain scale with a micro-batch's time, so the step shrinks
-// by (slowest - mean work) x (slowest work + its bubble) / slowest work, never by more than its own bubble
-// on a waiting stage.
+// by (slowest - mean work) x (slowest work + its fill and drain) / slowest work, never by more than its own
+// bubble on a waiting stage.
 //
 // Cost: O(ranks × (groups + communication ops) per rank + p2p kernels × log(p2p kernels)).
 #include <cstdint>
@@ -43,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/clock_alignment.h"
 #include "analysis/comm/comm_collectives.h"
 
@@ -67,12 +70,18 @@ struct PipelineStage {
   std::vector<int64_t> ranks;  // input ranks at this stage
   double computing_ns_per_step = 0;
   double p2p_wait_ns_per_step = 0;  // 0 where neither communication.json nor the rank's p2p kernels say
+  // Whether the p2p wait was measured (communication.json's Wait Time or the peer's start); false where the
+  // input has no per-operation wait (a cluster CSV) or a GPU rank fell back to its exposed p2p time.
+  bool p2p_wait_known = false;
+  // The part of the bubble spent waiting: the p2p wait where it is known (the rest of the bubble is the
+  // p2p transfer), else the whole bubble.
+  double waiting_ns_per_step = 0;
   double bubble_ns_per_step = 0;
   double step_ns_per_step = 0;   // Stage + Bubble
   double stage_ns_per_step = 0;  // step - bubble: torch_npu's Stage
   double work_ns_per_step = 0;   // computing, or Stage where no stage has a computing time
-  // Its bubble charged once: to the slowest stage's compute (0 on the slowest stage), and to the
-  // schedule's fill and drain (the rest).
+  // Its waiting charged once: to the slowest stage's compute (0 on the slowest stage), and to the
+  // schedule's fill and drain (the rest). The transfer a bubble also holds is neither.
   double wait_for_slowest_ns_per_step = 0;
   double fill_drain_ns_per_step = 0;
   // On the slowest stage: Σ over the other stages of their wait charged to it (each stage's mean rank).
@@ -112,10 +121,10 @@ struct PipelineAnalysis {
 };
 
 // The what-if "stages balanced" on one step: the slowest stage works `slowest_work_ns` and waits
-// `slowest_bubble_ns` (its fill and drain), the stages work `mean_work_ns` on average. The step's gain
+// `slowest_fill_drain_ns` (its fill and drain), the stages work `mean_work_ns` on average. The step's gain
 // were every stage to work the mean: (slowest - mean) x (slowest + its bubble) / slowest, 0 when the
 // slowest stage does no work.
-double BalancedStagesGainNs(double slowest_work_ns, double slowest_bubble_ns, double mean_work_ns);
+double BalancedStagesGainNs(double slowest_work_ns, double slowest_fill_drain_ns, double mean_work_ns);
 
 // The part of a stage's bubble that waits for the slowest stage's compute: min(bubble, slowest work - own).
 double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest_work_ns);
@@ -131,6 +140,11 @@ double GpuPipelineWaitNsPerStep(const PipelineAnalysis& pipeline, int64_t rank);
 
 // The rank's pipeline wait from its p2p kernels; nullptr when it has none.
 const RankPipelineWait* GpuPipelineWaitOf(const PipelineAnalysis& pipeline, int64_t rank);
+
+// On GPUs no profiler writes a bubble: the rank's pipeline wait (the figure comm and analyze give) taken out
+// of each step's exposed communication into its bubble, as torch_npu's Bubble is, so that every command tells
+// one step. Nothing changes on torch_npu ranks or where the rank already has a bubble.
+void AddGpuPipelineBubble(const RankPipelineWait& wait, RankBreakdown* rank);
 
 // The stage of `rank`, nullptr when it has none.
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank);

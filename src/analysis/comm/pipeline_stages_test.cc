@@ -61,6 +61,37 @@ TEST(PipelineStagesTest, WaitsChargedOnceAndTheBalancedWhatIf) {
   EXPECT_DOUBLE_EQ(p->balanced_gain_ns_per_step, 17.5 * 1.05 * kMs);
 }
 
+// A Bubble of hcom_receive operations holds their wait and their transfer: only the wait (communication.json's
+// Wait Time) is charged and scales the what-if; without per-operation waits the bubble stands for it.
+TEST(PipelineStagesTest, WaitingIsTheP2pWaitNotTheTransfer) {
+  std::vector<RankCommunication> ranks = {Rank(0, 60, 110, 44), Rank(1, 60, 110, 44), Rank(2, 100, 160, 14),
+                                          Rank(3, 100, 160, 14)};
+  const std::vector<double> wait_ms = {40, 40, 10, 10};  // a step; the other 4 ms of each bubble is transfer
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    AscendCommOp op;
+    op.op_name = "hcom_receive__1_0_1";
+    op.p2p = true;
+    op.wait_ms = 2 * wait_ms[i];
+    ranks[i].ascend_ops.push_back(op);
+  }
+  auto p = AnalyzePipelineStages(ranks);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->stages[0].p2p_wait_known);
+  EXPECT_DOUBLE_EQ(p->stages[0].waiting_ns_per_step, 40.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[0].wait_for_slowest_ns_per_step, 40.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[0].fill_drain_ns_per_step, 0);
+  EXPECT_DOUBLE_EQ(p->stages[1].fill_drain_ns_per_step, 10.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->balanced_gain_ns_per_step, 20.0 * 1.10 * kMs);  // (100 - 80) x (100 + 10) / 100
+
+  for (RankCommunication& r : ranks) r.ascend_ops.clear();
+  p = AnalyzePipelineStages(ranks);
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->stages[1].p2p_wait_known);
+  EXPECT_EQ(p->stages[1].p2p_wait_measure, P2pWaitMeasure::kNone);
+  EXPECT_DOUBLE_EQ(p->stages[1].waiting_ns_per_step, 14.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->balanced_gain_ns_per_step, 20.0 * 1.14 * kMs);
+}
+
 TEST(PipelineStagesTest, WhatIfAndChargeBounds) {
   EXPECT_DOUBLE_EQ(BalancedStagesGainNs(0, 10, 0), 0);
   EXPECT_DOUBLE_EQ(BalancedStagesGainNs(100, 0, 100), 0);  // already balanced

@@ -4,10 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "analysis/comm/comm_links.h"
 #include "analysis/core/comm_kernel_rules.h"
@@ -143,20 +146,6 @@ void AppendFusedComm(const RankCommunication& r, std::string* out) {
       "  fused compute + communication kernels: {}, {:.3f} ms{} (counted as compute in the split, "
       "never exposed)\n",
       t.count, Millis(t.time_ns), volume);
-}
-
-// The rank's communication time and where it went. Communication fused into compute kernels (Ascend MC2)
-// is in the type table's sums but never in the split: it counts here apart, so the line adds up to them.
-std::string CommLine(const RankCommunication& r) {
-  const FusedCommTotals fused = SumFusedComm(r);
-  const std::string inside =
-      fused.count == 0 ? std::string() : fmt::format(", inside fused kernels {:.3f}", Millis(fused.time_ns));
-  return fmt::format("  comm {:.3f} ms: exposed {:.3f}, hidden under compute {:.3f}{}{}\n",
-                     Millis(r.communication_ns + fused.time_ns), Millis(r.exposed_communication_ns),
-                     Millis(r.hidden_communication_ns), inside,
-                     r.exposed_share_of_wall ? fmt::format("; exposed {:.1f}% of wall {:.3f} ms",
-                                                           *r.exposed_share_of_wall * 100, Millis(r.wall_ns))
-                                             : std::string());
 }
 
 void WriteFusedComm(JsonWriter* w, const RankCommunication& r) {
@@ -305,12 +294,58 @@ std::string OutlierLine(const RankOutlierTest& t) {
   return line + fmt::format("outlier rank {}\n", fmt::join(t.outlier_ranks, ", "));
 }
 
-// The per-rank step table with its max − min spread, and the slow-rank outlier tests (comm_outliers.h).
+// A rank's pipeline bubble over all its steps: torch_npu's Bubble (or its p2p wait), else on GPUs the wait of
+// its p2p kernels. The GPU wait sits inside the exposed communication; the split takes it out so the parts
+// add up to the step and the bubble is never counted as exposed.
+struct BubbleSplit {
+  int64_t bubble_ns = 0;
+  int64_t exposed_ns = 0;  // exposed communication less the bubble it held
+};
+
+BubbleSplit SplitBubble(const CommAnalysis& a, const RankCommunication& r) {
+  BubbleSplit out{r.bubble_ns, r.exposed_communication_ns};
+  if (out.bubble_ns > 0 || !a.cross_rank.pipeline) return out;
+  const double wait = GpuPipelineWaitNsPerStep(*a.cross_rank.pipeline, r.rank) * static_cast<double>(r.steps);
+  out.bubble_ns = std::clamp<int64_t>(std::llround(wait), 0, std::max<int64_t>(r.exposed_communication_ns, 0));
+  out.exposed_ns -= out.bubble_ns;
+  return out;
+}
+
+// Below this a bubble prints as 0.000 ms: a few ns of rounding in torch_npu's step split, not a pipeline.
+constexpr int64_t kShownBubbleNs = 500;
+
+bool AnyBubble(const CommAnalysis& a) {
+  return std::any_of(a.ranks.begin(), a.ranks.end(),
+                     [&](const RankCommunication& r) { return SplitBubble(a, r).bubble_ns >= kShownBubbleNs; });
+}
+
+// max − min of `value` over the ranks, and that spread's share of the ranks' mean wall time, as cells.
+template <typename Value>
+std::pair<std::string, std::string> SpreadCells(const CommAnalysis& a, Value value, int width) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  double wall = 0;
+  for (const RankCommunication& r : a.ranks) {
+    lo = std::min(lo, value(r));
+    hi = std::max(hi, value(r));
+    wall += static_cast<double>(r.wall_ns);
+  }
+  wall /= static_cast<double>(a.ranks.size());
+  const double share = wall > 0 ? static_cast<double>(hi - lo) / wall : 0;
+  return {fmt::format("{:>{}.3f}", Millis(hi - lo), width),
+          fmt::format("{:>{}}",
+                      wall > 0 ? fmt::format("{:.1f}%{}", share * 100, share > kStepSpreadThreshold ? "!" : "")
+                               : std::string(kEmptyCell),
+                      width)};
+}
+
+// The per-rank step table with its max − min spread, and the slow-rank outlier tests (comm_outliers.h). On
+// pipeline runs a bubble column holds the pipeline's waits, so computing + exposed + free + bubble is the step.
 void AppendClusterView(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
   const CrossRankCommunication& x = a.cross_rank;
   if (x.step_spread.empty()) return;
-  *out += fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{:>12}\n", "rank", "computing",
-                      "exposed comm", "free", "slow votes");
+  const bool bubbles = AnyBubble(a);
+  *out += fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{}{:>12}\n", "rank", "computing",
+                      "exposed comm", "free", bubbles ? fmt::format("{:>14}", "bubble") : "", "slow votes");
   size_t left_out = 0;
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const RankCommunication& r = a.ranks[i];
@@ -318,8 +353,10 @@ void AppendClusterView(const CommAnalysis& a, const ShownRanks& shown, std::stri
       ++left_out;
       continue;
     }
-    *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{:>12}\n", r.rank, Millis(r.computing_ns),
-                        Millis(r.exposed_communication_ns), Millis(r.free_ns),
+    const BubbleSplit split = SplitBubble(a, r);
+    *out += fmt::format("  {:<8}{:>14.3f}{:>16.3f}{:>14.3f}{}{:>12}\n", r.rank, Millis(r.computing_ns),
+                        Millis(split.exposed_ns), Millis(r.free_ns),
+                        bubbles ? fmt::format("{:>14.3f}", Millis(split.bubble_ns)) : "",
                         i < x.ranks.size() && x.ranks[i].matched ? fmt::format("{}", x.ranks[i].slow_affect_count)
                                                                  : std::string(kEmptyCell));
   }
@@ -329,11 +366,24 @@ void AppendClusterView(const CommAnalysis& a, const ShownRanks& shown, std::stri
   for (size_t k = 0; k < x.step_spread.size(); ++k) {
     const StepSpread& s = x.step_spread[k];
     const int width = k == 1 ? 16 : 14;
+    if (k == 1 && bubbles) {  // the exposed column less the bubble
+      const auto [range, part] =
+          SpreadCells(a, [&](const RankCommunication& r) { return SplitBubble(a, r).exposed_ns; }, width);
+      spread += range;
+      share += part;
+      continue;
+    }
     spread += fmt::format("{:>{}.3f}", Millis(s.max_ns - s.min_ns), width);
     share += fmt::format("{:>{}}",
                          s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "")
                                          : std::string(kEmptyCell),
                          width);
+  }
+  if (bubbles) {
+    const auto [range, part] =
+        SpreadCells(a, [&](const RankCommunication& r) { return SplitBubble(a, r).bubble_ns; }, 14);
+    spread += range;
+    share += part;
   }
   *out += spread + "\n" + share + "   (! = above 5 % of the step)\n";
   *out += "slow-rank outlier tests (msprof-analyze slow_rank: Dixon Q at 99.5 % up to 100 ranks, 3-sigma above):\n";
@@ -442,13 +492,25 @@ std::string PipelineSource(const PipelineAnalysis& p) {
                     : fmt::format("\"{}\" groups of {} ranks", EscapeText(p.group_name), p.pipeline_size);
 }
 
-// Each stage's bubble charged once: to the slowest stage's compute, the rest to the schedule's fill and
+// Where a stage's waiting comes from: the p2p wait, with the transfer its bubble also holds named, or the
+// bubble where the input has no per-operation wait.
+std::string WaitingSource(const PipelineStage& s) {
+  if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {
+    return " (taken from Bubble: the input has no per-operation p2p wait)";
+  }
+  const double transfer = s.bubble_ns_per_step - s.waiting_ns_per_step;
+  if (!s.p2p_wait_known || transfer <= 0) return "";
+  return fmt::format(" (its p2p wait; the other {:.3f} ms of its {:.3f} ms bubble is the p2p transfer)", transfer / 1e6,
+                     s.bubble_ns_per_step / 1e6);
+}
+
+// Each stage's waiting charged once: to the slowest stage's compute, the rest to the schedule's fill and
 // drain; then the what-if of balanced stages.
 void AppendStageWaits(const PipelineAnalysis& p, std::string* out) {
   for (const PipelineStage& s : p.stages) {
-    if (s.bubble_ns_per_step <= 0) continue;
-    *out += fmt::format("  stage {} (ranks {}) waits {:.3f} ms a step", s.stage, RankRanges(s.ranks),
-                        s.bubble_ns_per_step / 1e6);
+    if (s.waiting_ns_per_step <= 0) continue;
+    *out += fmt::format("  stage {} (ranks {}) waits {:.3f} ms a step{}", s.stage, RankRanges(s.ranks),
+                        s.waiting_ns_per_step / 1e6, WaitingSource(s));
     if (s.wait_for_slowest_ns_per_step > 0) {
       *out += fmt::format(": {:.3f} ms for stage {}'s compute, {:.3f} ms", s.wait_for_slowest_ns_per_step / 1e6,
                           p.slowest_stage, s.fill_drain_ns_per_step / 1e6);
@@ -481,9 +543,12 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
   for (const PipelineStage& s : p->stages) {
     std::string ranks = RankRanges(s.ranks);
     if (ranks.size() > 16) ranks = ranks.substr(0, 15) + "~";
-    *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>14.3f}{:>14.3f}{:>14.3f}\n", s.stage, ranks,
-                        s.computing_ns_per_step / 1e6, s.p2p_wait_ns_per_step / 1e6, s.bubble_ns_per_step / 1e6,
-                        s.step_ns_per_step / 1e6);
+    // No per-operation wait in the input (a cluster CSV): not a measured 0.
+    const std::string wait = s.p2p_wait_measure == P2pWaitMeasure::kNone
+                                 ? std::string("-")
+                                 : fmt::format("{:.3f}", s.p2p_wait_ns_per_step / 1e6);
+    *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>14}{:>14.3f}{:>14.3f}\n", s.stage, ranks,
+                        s.computing_ns_per_step / 1e6, wait, s.bubble_ns_per_step / 1e6, s.step_ns_per_step / 1e6);
   }
   const PipelineStage& slowest = StageNumbered(*p, p->slowest_stage);
   const PipelineStage& fastest = StageNumbered(*p, p->fastest_stage);
@@ -1057,11 +1122,17 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
     for (int64_t r : s.ranks) w->Int(r);
     w->EndArray();
     w->Key("computing_us_per_step").Double(s.computing_ns_per_step / 1e3);
-    w->Key("p2p_wait_us_per_step").Double(s.p2p_wait_ns_per_step / 1e3);
+    w->Key("p2p_wait_us_per_step");
+    if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {
+      w->Null();
+    } else {
+      w->Double(s.p2p_wait_ns_per_step / 1e3);
+    }
     w->Key("p2p_wait_measure").String(P2pWaitMeasureName(s.p2p_wait_measure));
     w->Key("stage_us_per_step").Double(s.stage_ns_per_step / 1e3);
     w->Key("bubble_us_per_step").Double(s.bubble_ns_per_step / 1e3);
     w->Key("step_us_per_step").Double(s.step_ns_per_step / 1e3);
+    w->Key("waiting_us_per_step").Double(s.waiting_ns_per_step / 1e3);
     w->Key("wait_for_slowest_us_per_step").Double(s.wait_for_slowest_ns_per_step / 1e3);
     w->Key("fill_drain_us_per_step").Double(s.fill_drain_ns_per_step / 1e3);
     w->Key("holds_up_us_per_step").Double(s.holds_up_ns_per_step / 1e3);
@@ -1095,6 +1166,32 @@ void WriteClocks(JsonWriter* w, const ClockAlignment& clocks) {
   w->EndObject();
 }
 
+// "comm X ms: exposed, hidden under compute", with the pipeline's bubble as its own term where the rank has
+// one: the p2p wait is neither exposed communication nor hidden.
+std::string CommSummaryLine(const CommAnalysis& a, const RankCommunication& r) {
+  // Fused compute + communication kernels (MC2) communicate inside kernels counted as computing.
+  const FusedCommTotals fused = SumFusedComm(r);
+  const std::string inside =
+      fused.count == 0 ? std::string() : fmt::format(", inside fused kernels {:.3f}", Millis(fused.time_ns));
+  const BubbleSplit split = SplitBubble(a, r);
+  if (split.bubble_ns < kShownBubbleNs) {
+    return fmt::format("  comm {:.3f} ms: exposed {:.3f}, hidden under compute {:.3f}{}{}\n",
+                       Millis(r.communication_ns + fused.time_ns), Millis(r.exposed_communication_ns),
+                       Millis(r.hidden_communication_ns), inside,
+                       r.exposed_share_of_wall ? fmt::format("; exposed {:.1f}% of wall {:.3f} ms",
+                                                             *r.exposed_share_of_wall * 100, Millis(r.wall_ns))
+                                               : std::string());
+  }
+  const double wall = static_cast<double>(r.wall_ns);
+  return fmt::format("  comm {:.3f} ms: exposed {:.3f}, pipeline bubble {:.3f}, hidden under compute {:.3f}{}{}\n",
+                     Millis(r.communication_ns + fused.time_ns), Millis(split.exposed_ns), Millis(split.bubble_ns),
+                     Millis(r.hidden_communication_ns), inside,
+                     wall > 0 ? fmt::format("; exposed {:.1f}%, bubble {:.1f}% of wall {:.3f} ms",
+                                            100 * static_cast<double>(split.exposed_ns) / wall,
+                                            100 * static_cast<double>(split.bubble_ns) / wall, Millis(r.wall_ns))
+                              : std::string());
+}
+
 }  // namespace
 
 std::string RenderCommText(const CommAnalysis& a) {
@@ -1117,7 +1214,7 @@ std::string RenderCommText(const CommAnalysis& a) {
     out += fmt::format("rank {}  {}{}\n", r.rank, EscapeText(r.path),
                        r.device_name.empty() ? "" : "  (" + EscapeText(r.device_name) + ")");
     AppendCollectives(r, &out);
-    out += CommLine(r);
+    out += CommSummaryLine(a, r);
     AppendFusedComm(r, &out);
     AppendExpertParallel(r, &out);
     AppendAscend(r, &out);

@@ -697,8 +697,12 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
         p->inferred ? "inferred from the p2p pattern, as no group names them: " : "", E(p->group_name),
         p->pipeline_size, p->slowest_stage, 100 * p->imbalance, 100 * p->bubble_share);
     for (const PipelineStage& st : p->stages) {
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
-                         st.stage, RankRanges(st.ranks), st.computing_ns_per_step / 1e6, st.p2p_wait_ns_per_step / 1e6,
+      // No per-operation wait in the input (a cluster CSV): not a measured 0.
+      const std::string wait = st.p2p_wait_measure == P2pWaitMeasure::kNone
+                                   ? std::string("-")
+                                   : fmt::format("{:.3f}", st.p2p_wait_ns_per_step / 1e6);
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
+                         st.stage, RankRanges(st.ranks), st.computing_ns_per_step / 1e6, wait,
                          st.bubble_ns_per_step / 1e6, st.step_ns_per_step / 1e6);
     }
     out += "</table>\n";

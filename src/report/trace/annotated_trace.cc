@@ -101,15 +101,21 @@ void AddSteps(const RankBreakdown& breakdown, EventWriter* w) {
       end = s.host_end_ns;
     }
     if (start == kNoId || end == kNoId || end < start) continue;
-    const std::string name =
+    // A pipeline's bubble is a part of its own, so that the parts add up to the step; steps without one read
+    // as before.
+    std::string name =
         fmt::format("step {}: computing {} ms, exposed comm {} ms, memcpy {} ms, free {} ms",
                     s.step ? std::to_string(*s.step) : std::string(kEmptyCell), MillisText(s.computing_ns),
                     MillisText(s.communication_not_overlapped_ns), MillisText(s.memcpy_ns), MillisText(s.free_ns));
-    const std::string args = fmt::format(
+    std::string args = fmt::format(
         "\"wall_ns\":{},\"computing_ns\":{},\"communication_not_overlapped_ns\":{},\"overlapped_ns\":{},"
         "\"memcpy_ns\":{},\"other_ns\":{},\"free_ns\":{},\"host_wait_ns\":{}",
         s.wall_ns, s.computing_ns, s.communication_not_overlapped_ns, s.overlapped_ns, s.memcpy_ns, s.other_ns,
         s.free_ns, s.host.host_wait_ns);
+    if (s.bubble_ns > 0) {
+      name += fmt::format(", pipeline bubble {} ms", MillisText(s.bubble_ns));
+      args += fmt::format(",\"bubble_ns\":{}", s.bubble_ns);
+    }
     w->Slice(kStepsTid, name, start, end, args);
   }
 }
