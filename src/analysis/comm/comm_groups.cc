@@ -13,6 +13,7 @@
 #include "analysis/core/device_work.h"
 #include "analysis/core/intervals.h"
 #include "base/rank_ranges.h"
+#include "base/saturating.h"
 
 namespace tuneprof {
 namespace {
@@ -78,26 +79,26 @@ struct Weighted {
 void AddTimelineCollective(int64_t rank, const Collective& c, CommGroupSummary* g, Weighted* w) {
   AddRank(g, rank);
   ++g->collectives;
-  g->duration_ns += c.duration_ns;
+  g->duration_ns = SaturatingAdd(g->duration_ns, c.duration_ns);
   if (g->label.empty()) g->label = c.group_desc;
   if (g->global_ranks.empty()) g->global_ranks = ParseGroupRanks(c.group_ranks);
   if (c.bytes >= 0) {
     ++g->count_with_bytes;
-    g->bytes += c.bytes;
-    w->bytes_ns += c.duration_ns;
+    g->bytes = SaturatingAdd(g->bytes, c.bytes);
+    w->bytes_ns = SaturatingAdd(w->bytes_ns, c.duration_ns);
   }
   if (c.busbw_gbps) {
     w->busbw_x_ns += *c.busbw_gbps * static_cast<double>(c.duration_ns);
-    w->busbw_ns += c.duration_ns;
+    w->busbw_ns = SaturatingAdd(w->busbw_ns, c.duration_ns);
   }
   if (c.utilization) {
     w->utilization_x_ns += *c.utilization * static_cast<double>(c.duration_ns);
-    w->utilization_ns += c.duration_ns;
+    w->utilization_ns = SaturatingAdd(w->utilization_ns, c.duration_ns);
   }
-  w->type_ns[c.type] += c.duration_ns;
+  w->type_ns[c.type] = SaturatingAdd(w->type_ns[c.type], c.duration_ns);
   if (c.exposed_ns != kNoId) {
-    g->exposed_ns += c.exposed_ns;
-    g->exposure_known_ns += c.duration_ns;
+    g->exposed_ns = SaturatingAdd(g->exposed_ns, c.exposed_ns);
+    g->exposure_known_ns = SaturatingAdd(g->exposure_known_ns, c.duration_ns);
   }
 }
 
@@ -188,8 +189,8 @@ void AddAscendOps(const RankCommunication& r, GroupTable* table,
       if (t.peak_gbps) traffic.peak_gbps = t.peak_gbps;
     }
     if (auto it = timeline.find(op.op_name); it != timeline.end() && it->second->exposed_ns != kNoId) {
-      g->exposed_ns += it->second->exposed_ns;
-      g->exposure_known_ns += it->second->duration_ns;
+      g->exposed_ns = SaturatingAdd(g->exposed_ns, it->second->exposed_ns);
+      g->exposure_known_ns = SaturatingAdd(g->exposure_known_ns, it->second->duration_ns);
     }
   }
 }

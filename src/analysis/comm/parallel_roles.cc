@@ -6,6 +6,8 @@
 #include <cctype>
 #include <utility>
 
+#include "base/saturating.h"
+
 namespace tuneprof {
 namespace {
 
@@ -224,13 +226,13 @@ std::vector<ParallelDomain> SummarizeDomains(const std::vector<CommGroupSummary>
         ++d.groups;
         for (int64_t m : Members(g)) d.ranks.push_back(m);
         d.collectives += g.collectives;
-        d.bytes += g.bytes;
-        d.duration_ns += g.duration_ns;
+        d.bytes = SaturatingAdd(d.bytes, g.bytes);
+        d.duration_ns = SaturatingAdd(d.duration_ns, g.duration_ns);
         algbw.Add(g.algbw_gbps, static_cast<double>(g.duration_ns));
         busbw.Add(g.busbw_gbps, static_cast<double>(g.duration_ns));
         util.Add(g.utilization, static_cast<double>(g.duration_ns));
-        d.exposed_ns += g.exposed_ns;
-        known_ns += g.exposure_known_ns;
+        d.exposed_ns = SaturatingAdd(d.exposed_ns, g.exposed_ns);
+        known_ns = SaturatingAdd(known_ns, g.exposure_known_ns);
         if (g.slowest_rank && g.duration_ns > busiest_with_slowest) {
           d.slowest_rank = g.slowest_rank;
           busiest_with_slowest = g.duration_ns;
