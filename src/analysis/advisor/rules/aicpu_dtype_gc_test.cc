@@ -167,7 +167,8 @@ TEST(AiCpuDtype, NamesTheModulesHoldingItsRows) {
 }
 
 TEST(AiCpuDtype, NamesNoModulesWithoutModuleRanges) {
-  const Finding* f = Find(AdviseOneRank(AiCpuRowsInModules(false)), "compute.aicpu_dtype");
+  const AdvisorResult result = AdviseOneRank(AiCpuRowsInModules(false));
+  const Finding* f = Find(result, "compute.aicpu_dtype");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(f->modules.empty());
 }

@@ -247,7 +247,8 @@ Trace OneOperatorRepeated(int repeats, bool collectives) {
 }
 
 TEST(MinedSequences, OneOperatorRepeatedAroundCollectivesIsNoSequence) {
-  const Finding* alone = Find(finding_lookup::AdviseOneRank(OneOperatorRepeated(30, false)), kId);
+  const AdvisorResult without_collectives = finding_lookup::AdviseOneRank(OneOperatorRepeated(30, false));
+  const Finding* alone = Find(without_collectives, kId);
   ASSERT_NE(alone, nullptr);
   EXPECT_NE(alone->title.find("aten::mm -> aten::mm"), std::string::npos) << alone->title;
   EXPECT_EQ(Find(finding_lookup::AdviseOneRank(OneOperatorRepeated(30, true)), kId), nullptr);
@@ -282,7 +283,8 @@ TEST(MinedSequences, ALongSequenceIsListedShort) {
     for (int k = 0; k < 8; ++k) d.Add(long_name + std::to_string(k), 10, 50);
     d.Add("Other" + std::to_string(i), 5, 1);
   }
-  const Finding* f = Find(finding_lookup::AdviseOneRank(trace), kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kId);
   ASSERT_NE(f, nullptr);
   const std::string listed = Text(*f, "top_sequences");
   EXPECT_NE(listed.find("... (8 operators) x6"), std::string::npos) << listed;
