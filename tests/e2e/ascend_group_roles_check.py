@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import harness
 
 LEVEL2 = "ascend/msinsight/test/data/pytorch/text/level2"
 ORIGINAL_ID = "11022204950826225271"
@@ -195,10 +196,7 @@ def main():
             failures.append(f"tp domain advice: {[f['title'] for f in tp]}")
         elif abs(tp[0]["evidence"]["rdma_bytes_pct"] - 100 * rdma_share) > 1e-6:
             failures.append(f"tp RDMA share {tp[0]['evidence']['rdma_bytes_pct']} != {100 * rdma_share}")
-    for failure in failures:
-        print("FAIL:", failure)
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return harness.report(failures)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import pathlib
 import sqlite3
 import subprocess
 import sys
+import harness
 
 RUN = "ascend/msinsight/test/data/pytorch/{form}/level2"
 PEAK_GB_PER_S = 1380.0
@@ -85,10 +86,7 @@ def main():
     for text, db in zip(by_form.get("text", []), by_form.get("db", [])):
         if abs(text - db) > 0.05 * max(text, db):
             FAILURES.append(f"text {text:.2f} % and db {db:.2f} % of the same workload differ by more than 5 %")
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print("ok" if not FAILURES else f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
+    return harness.report(FAILURES)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Every run: no signal, under 60 s.
 Usage: bounded_outputs_check.py TUNEPROF SHARED_DIR
 """
 import json
-import os
 import pathlib
 import re
 import shutil

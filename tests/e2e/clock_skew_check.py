@@ -14,6 +14,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import harness
 
 FAILURES = []
 
@@ -69,10 +70,7 @@ def main():
                 caused[into] = doc["_caused"]
             check(abs(caused["skewed"] - caused["base"]) <= 0.01 * caused["base"],
                   f"skew {skew_ms} ms: rank 1 caused {caused['skewed']} us of waiting, unskewed {caused['base']} us")
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print("ok" if not FAILURES else f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
+    return harness.report(FAILURES)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 

@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import harness
 
 TOLERANCE = 0.15
 OLD_COLLECTIVE_NAME = re.compile(r"nccl|rccl|msccl|gloo|hcom_", re.IGNORECASE)
@@ -267,10 +268,7 @@ def main():
         check_mc2(binary, truth["mc2"], failures)
     if shared is not None:
         check_corpus(binary, shared, failures)
-    for failure in failures:
-        print("FAIL:", failure)
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return harness.report(failures)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import harness
 
 
 def check_gains_counted_once(advice, late, failures):
@@ -71,10 +72,7 @@ def main():
         got = rank["wait"]["wait_us"]
         if abs(got - want) > max(0.01 * want, 1.0):
             failures.append(f"rank {rank['rank']}: wait {got} us, generated {want} us")
-    for failure in failures:
-        print("FAIL:", failure)
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return harness.report(failures)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import harness
 
 RANKS = 8
 STEPS = 4
@@ -129,10 +130,7 @@ def main():
         check_comm(comm, truth, failures)
     if analyze is not None:
         check_analyze(analyze, truth, failures)
-    for failure in failures:
-        print("FAIL:", failure)
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return harness.report(failures)
 
 
 if __name__ == "__main__":

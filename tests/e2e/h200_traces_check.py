@@ -33,6 +33,7 @@ import json
 import pathlib
 import subprocess
 import sys
+import harness
 
 FAILURES = []
 
@@ -182,10 +183,7 @@ def main():
     check_gloo_ddp(binary, traces, facts)
     check_launch_bound_estimate(binary, traces)
     check_utilization_sources(binary, traces)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print("ok" if not FAILURES else f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
+    return harness.report(FAILURES)
 
 
 if __name__ == "__main__":

@@ -166,3 +166,11 @@ def advise_findings(binary, *paths, timeout_s=120):
     """The findings of `advise --json` on `paths` by id, checked to exit 0 ({} when it failed)."""
     advice = run_json(binary, ["advise", "--json", *paths], timeout_s)
     return {f["id"]: f for f in advice["findings"]} if advice is not None else {}
+
+
+def report(failures_found):
+    """Prints each failure of a script that keeps its own list, then "ok" or the count; returns the exit code."""
+    for failure in failures_found:
+        print("FAIL:", failure)
+    print("ok" if not failures_found else f"{len(failures_found)} failure(s)")
+    return 1 if failures_found else 0

@@ -12,6 +12,7 @@ import json
 import pathlib
 import subprocess
 import sys
+import harness
 
 FAILURES = []
 
@@ -60,10 +61,7 @@ def main():
         before = len(FAILURES)
         check_device(binary, data, device, expected[device])
         FAILURES[before:] = [f"{device}: {f}" for f in FAILURES[before:]]
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print("ok" if not FAILURES else f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
+    return harness.report(FAILURES)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import harness
 
 NCCL_PREFIX = "ncclDevKernel_AllReduce"
 
@@ -83,10 +84,7 @@ def main():
         over = subprocess.run([binary, "annotate", "--merge", run_dir, "-o", inputs[0]], capture_output=True, text=True)
         if over.returncode == 0 or "destroy the input" not in over.stderr:
             failures.append(f"-o over an input: exit {over.returncode}: {over.stderr.strip()}")
-    for failure in failures:
-        print("FAIL:", failure)
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return harness.report(failures)
 
 
 if __name__ == "__main__":

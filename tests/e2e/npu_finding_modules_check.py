@@ -19,7 +19,6 @@ with Python's json and csv modules alone.
 - The other kernel_details findings of the run (`compute.operator_efficiency`, `fusion.mined_sequence`) name
   modules too, each list well formed (1 to 3 entries, shares in [0.2, 1], descending).
 Usage: npu_finding_modules_check.py TUNEPROF SHARED_DIR"""
-import bisect
 import csv
 import decimal
 import json
@@ -29,9 +28,9 @@ import sys
 from collections import defaultdict
 
 from harness import check, failures
+from module_view_check import Thread, module_name
 
 RUN = pathlib.Path("traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt")
-MODULE_PREFIX = "nn.Module: "
 MIN_SHARE = 0.2
 MAX_MODULES = 3
 NO_BOUND_US = decimal.Decimal(20)
@@ -44,30 +43,6 @@ RATIO_COLUMNS = ["aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte
 def ns(value):
     """A time in µs as integer ns, rounded half away from zero (as tuneprof's decimal parser)."""
     return int((decimal.Decimal(str(value).strip()) * 1000).to_integral_value(rounding=decimal.ROUND_HALF_UP))
-
-
-def module_name(e):
-    name = e.get("name", "")
-    if e.get("cat") == "python_function" and name.startswith(MODULE_PREFIX):
-        return name[len(MODULE_PREFIX):]
-    if e.get("cat") == "user_annotation" and name and not name.startswith(("ProfilerStep#", "nccl")):
-        return name
-    return None
-
-
-class Thread:
-    """The module ranges of one thread in (start, -end, file order) order, for innermost-open queries."""
-
-    def __init__(self, ranges):
-        self.ranges = sorted(ranges, key=lambda r: (r["start"], -r["end"], r["index"]))
-        self.starts = [r["start"] for r in self.ranges]
-
-    def innermost(self, t, before=None):
-        last = bisect.bisect_right(self.starts, t) if before is None else before
-        for i in range(last - 1, -1, -1):
-            if self.ranges[i]["end"] > t:
-                return self.ranges[i]
-        return None
 
 
 def task_modules(events):

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import harness
 
 LEVEL2 = "ascend/msinsight/test/data/pytorch/text/level2"
 FAILURES = []
@@ -98,10 +99,7 @@ def main():
             check(abs(f["uncapped_gain_us"] - gain_us) < 1e-3, f"gain {f['uncapped_gain_us']} != {gain_us}")
             check(f["evidence"]["slowest_stage"] == 1 and f["evidence"]["own_stage"] == 0, f"evidence {f['evidence']}")
             check("CUDA" not in f["strategy"] + " ".join(f["apis"]), "CUDA advice on an Ascend pipeline")
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print("ok" if not FAILURES else f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
+    return harness.report(FAILURES)
 
 
 if __name__ == "__main__":
