@@ -20,7 +20,7 @@ import subprocess
 import sys
 from decimal import Decimal
 
-from interval_sets import length, union
+from interval_sets import collective_waits
 
 FAILURES = []
 
@@ -201,7 +201,7 @@ def gloo_ranges(path):
     events = [e for e in load_trace(path)["traceEvents"]
               if e.get("ph") == "X" and str(e.get("name", "")).startswith("gloo:")]
     events.sort(key=lambda e: ns(e["ts"]))
-    return [(e["name"], ns(e["ts"]), ns(e["dur"])) for e in events]
+    return [(ns(e["ts"]), ns(e["dur"]), e["name"]) for e in events]
 
 
 def check_gloo(binary, shared, world):
@@ -210,27 +210,7 @@ def check_gloo(binary, shared, world):
     n = min(len(r) for r in ranks)
     # Times are unions over each rank's timeline: gloo runs collectives on several worker threads at
     # once, and two in flight wait for the same late rank once.
-    wait_spans = [[] for _ in range(world)]
-    comm_spans = [[] for _ in range(world)]
-    caused_spans = {}
-    last = [0] * world
-    for i in range(n):
-        if len({r[i][0] for r in ranks}) != 1:
-            continue
-        last_start = max(r[i][1] for r in ranks)
-        late = max(range(world), key=lambda k: (ranks[k][i][1], -k))
-        for k in range(world):
-            start, dur = ranks[k][i][1], ranks[k][i][2]
-            w = min(max(last_start - start, 0), dur)
-            wait_spans[k].append((start, start + w))
-            comm_spans[k].append((start, start + dur))
-            caused_spans.setdefault((late, k), []).append((start, start + w))
-        last[late] += 1
-    wait = [length(union(spans)) for spans in wait_spans]
-    transfer = [length(union(comm_spans[k])) - wait[k] for k in range(world)]
-    caused = [0] * world
-    for (late, _), spans in caused_spans.items():
-        caused[late] += length(union(spans))
+    _, wait, transfer, last, caused = collective_waits(ranks)
     straggler = max(range(world), key=lambda k: (caused[k], last[k]))
     doc = run_json(binary, "comm", "--json", *paths)
     profile = run_json(binary, "profile", "--json", *paths)

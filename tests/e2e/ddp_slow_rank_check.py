@@ -30,7 +30,7 @@ import os
 import subprocess
 import sys
 
-from interval_sets import intersection_length, length, subtract, union
+from interval_sets import collective_waits, intersection_length, length, subtract, union
 
 TOLERANCE_US = 1.0
 FAILURES = []
@@ -90,40 +90,11 @@ def rank_figures(path):
     return {"exposed_ns": exposed, "hidden_ns": hidden, "ranges": ranges, "steps": len(steps)}
 
 
-def waits(ranks):
-    """Per rank: wait for the last arrival, transfer, times last, wait caused in others."""
-    world = len(ranks)
-    n = min(len(r) for r in ranks)
-    # Unions over each rank's timeline: collectives in flight at once wait for the same late rank once.
-    wait_spans, comm_spans, caused_spans = [[] for _ in range(world)], [[] for _ in range(world)], {}
-    last = [0] * world
-    matched = 0
-    for i in range(n):
-        if len({r[i][2] for r in ranks}) != 1:
-            continue
-        matched += 1
-        last_start = max(r[i][0] for r in ranks)
-        late = max(range(world), key=lambda k: (ranks[k][i][0], -k))
-        for k in range(world):
-            start, dur = ranks[k][i][0], ranks[k][i][1]
-            w = min(max(last_start - start, 0), dur)
-            wait_spans[k].append((start, start + w))
-            comm_spans[k].append((start, start + dur))
-            caused_spans.setdefault((late, k), []).append((start, start + w))
-        last[late] += 1
-    wait = [length(union(spans)) for spans in wait_spans]
-    transfer = [length(union(comm_spans[k])) - wait[k] for k in range(world)]
-    caused = [0] * world
-    for (late, _), spans in caused_spans.items():
-        caused[late] += length(union(spans))
-    return matched, wait, transfer, last, caused
-
-
 def check_world(binary, data, world, constants):
     slow = constants["SLOW_RANK"]
     paths = [os.path.join(data, f"ws{world}", f"rank{r}.json.gz") for r in range(world)]
     figures = [rank_figures(p) for p in paths]
-    matched, wait, transfer, last, caused = waits([f["ranges"] for f in figures])
+    matched, wait, transfer, last, caused = collective_waits([f["ranges"] for f in figures])
     python_straggler = max(range(world), key=lambda k: (caused[k], last[k]))
     check(python_straggler == slow, f"ws{world}: python's straggler {python_straggler} is not the slowed rank {slow}")
     check(matched >= constants["STEPS"], f"ws{world}: only {matched} collectives matched across ranks")

@@ -46,3 +46,33 @@ def subtract(a, b):
         if start < end:
             out.append([start, end])
     return out
+
+
+def collective_waits(ranks):
+    """Per rank of collectives matched by position and name ((start, dur, name) per rank, in order): how many
+    matched, and per rank the wait for the last arrival, the transfer, the times it came last, the wait it caused."""
+    world = len(ranks)
+    n = min(len(r) for r in ranks)
+    # Unions over each rank's timeline: collectives in flight at once wait for the same late rank once.
+    wait_spans, comm_spans, caused_spans = [[] for _ in range(world)], [[] for _ in range(world)], {}
+    last = [0] * world
+    matched = 0
+    for i in range(n):
+        if len({r[i][2] for r in ranks}) != 1:
+            continue
+        matched += 1
+        last_start = max(r[i][0] for r in ranks)
+        late = max(range(world), key=lambda k: (ranks[k][i][0], -k))
+        for k in range(world):
+            start, dur = ranks[k][i][0], ranks[k][i][1]
+            w = min(max(last_start - start, 0), dur)
+            wait_spans[k].append((start, start + w))
+            comm_spans[k].append((start, start + dur))
+            caused_spans.setdefault((late, k), []).append((start, start + w))
+        last[late] += 1
+    wait = [length(union(spans)) for spans in wait_spans]
+    transfer = [length(union(comm_spans[k])) - wait[k] for k in range(world)]
+    caused = [0] * world
+    for (late, _), spans in caused_spans.items():
+        caused[late] += length(union(spans))
+    return matched, wait, transfer, last, caused
