@@ -7,7 +7,7 @@ DEMO_TRACE  ?= tests/data/gpu/ddp_2rank
 DEMO_CPU_TRACE ?= examples/tiny_train.pt.trace.json.gz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build release-cli demo test test-long asan-build fuzz bench bench-ranks bench-cluster bench-bounds clean
+.PHONY: deps build release-cli demo test test-long asan-build fuzz bench bench-ranks bench-cluster bench-bounds format-check format-fix clean
 
 deps:
 	@./scripts/install-deps
@@ -83,6 +83,13 @@ bench-cluster: build
 # thread, 10,000 ranks of tiny traces): wall time and peak RSS of `tuneprof analyze` on one core.
 bench-bounds: build
 	@./bench/run_bounds_bench.sh $(BUILD)/release
+
+# Every tracked C++ file formatted as .clang-format says (CI runs it before the tests); format-fix rewrites them.
+format-check: deps
+	@./scripts/format_check.sh
+
+format-fix: deps
+	@./scripts/format_check.sh --fix
 
 clean:
 	rm -rf $(BUILD)
