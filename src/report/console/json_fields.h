@@ -1,0 +1,25 @@
+#pragma once
+// The small JSON pieces the commands' --json documents share: a value that may be unknown written as
+// null, and a list of rank ids.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "base/json_writer.h"
+
+namespace tuneprof {
+
+// The value, or null when it is unknown.
+void NullableDouble(JsonWriter* w, std::optional<double> value);
+// The value, or null when it is kNoId (the model's "absent").
+void NullableInt(JsonWriter* w, int64_t value);
+
+// `key` and then its value as above.
+void OptionalDouble(JsonWriter* w, std::string_view key, std::optional<double> value);
+void OptionalInt(JsonWriter* w, std::string_view key, int64_t value);
+
+// The ids as one array, in their order.
+void WriteInts(JsonWriter* w, const std::vector<int64_t>& values);
+
+}  // namespace tuneprof
