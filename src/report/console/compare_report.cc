@@ -10,6 +10,7 @@
 #include "report/common/format.h"
 #include "report/common/names.h"
 #include "report/common/table.h"
+#include "report/console/json_fields.h"
 
 namespace tuneprof {
 
@@ -207,8 +208,6 @@ void AppendGates(std::span<const GateOutcome> gates, std::string* out) {
                         gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass");
   }
 }
-
-void NullableDouble(JsonWriter* w, std::optional<double> value) { value ? w->Double(*value) : w->Null(); }
 
 void WriteInterval(std::string_view key, const std::optional<ConfidenceInterval>& ci, JsonWriter* w) {
   w->Key(key);
