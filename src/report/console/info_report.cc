@@ -26,20 +26,26 @@ std::string_view RankSourceName(RankSource source) {
   return "unknown";
 }
 
+// step_trace_time.csv's columns as the JSON names them, in the order it writes them.
+constexpr std::pair<std::string_view, int64_t ReportedStepTime::*> kReportedStepFields[] = {
+    {"device_id", &ReportedStepTime::device_id},
+    {"step", &ReportedStepTime::step},
+    {"computing_ns", &ReportedStepTime::computing_ns},
+    {"communication_not_overlapped_ns", &ReportedStepTime::communication_not_overlapped_ns},
+    {"overlapped_ns", &ReportedStepTime::overlapped_ns},
+    {"communication_ns", &ReportedStepTime::communication_ns},
+    {"free_ns", &ReportedStepTime::free_ns},
+    {"stage_ns", &ReportedStepTime::stage_ns},
+    {"bubble_ns", &ReportedStepTime::bubble_ns},
+    {"communication_not_overlapped_exclude_receive_ns",
+     &ReportedStepTime::communication_not_overlapped_exclude_receive_ns},
+    {"preparing_ns", &ReportedStepTime::preparing_ns},
+};
+
 // step_trace_time.csv as the profiler reported it, ns; null where the file had no such column or cell.
 void WriteReportedStep(const ReportedStepTime& r, JsonWriter* w) {
   w->BeginObject();
-  OptionalInt(w, "device_id", r.device_id);
-  OptionalInt(w, "step", r.step);
-  OptionalInt(w, "computing_ns", r.computing_ns);
-  OptionalInt(w, "communication_not_overlapped_ns", r.communication_not_overlapped_ns);
-  OptionalInt(w, "overlapped_ns", r.overlapped_ns);
-  OptionalInt(w, "communication_ns", r.communication_ns);
-  OptionalInt(w, "free_ns", r.free_ns);
-  OptionalInt(w, "stage_ns", r.stage_ns);
-  OptionalInt(w, "bubble_ns", r.bubble_ns);
-  OptionalInt(w, "communication_not_overlapped_exclude_receive_ns", r.communication_not_overlapped_exclude_receive_ns);
-  OptionalInt(w, "preparing_ns", r.preparing_ns);
+  for (const auto& [key, field] : kReportedStepFields) OptionalInt(w, key, r.*field);
   w->EndObject();
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
@@ -87,24 +89,21 @@ void WriteKernelRowsJson(const std::vector<KernelRow>& rows, bool host_ops, Json
   w->EndArray();
 }
 
+// pandas' describe() as HTA writes it, after the count.
+constexpr std::pair<std::string_view, double HtaDescribe::*> kDescribeFields[] = {
+    {"mean", &HtaDescribe::mean}, {"std", &HtaDescribe::std}, {"min", &HtaDescribe::min}, {"p25", &HtaDescribe::p25},
+    {"p50", &HtaDescribe::p50},   {"p75", &HtaDescribe::p75}, {"max", &HtaDescribe::max},
+};
+
 void WriteDescribeJson(const HtaDescribe& d, JsonWriter* w) {
   const bool any = d.count > 0;
-  auto cell = [&](double v, bool present) { present ? w->Double(v) : w->Null(); };
   w->BeginObject().Key("count").Uint(d.count);
-  w->Key("mean");
-  cell(d.mean, any);
-  w->Key("std");
-  cell(d.std, d.has_std);
-  w->Key("min");
-  cell(d.min, any);
-  w->Key("p25");
-  cell(d.p25, any);
-  w->Key("p50");
-  cell(d.p50, any);
-  w->Key("p75");
-  cell(d.p75, any);
-  w->Key("max");
-  cell(d.max, any);
+  for (const auto& [key, field] : kDescribeFields) {
+    w->Key(key);
+    // pandas leaves the standard deviation of one value undefined; every figure of no values.
+    const bool present = field == &HtaDescribe::std ? d.has_std : any;
+    present ? w->Double(d.*field) : w->Null();
+  }
   w->EndObject();
 }
 
