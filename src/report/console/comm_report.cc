@@ -8,6 +8,7 @@
 #include "base/text_escape.h"
 #include "report/common/format.h"
 #include "report/console/comm_report_sections.h"
+#include "report/console/json_fields.h"
 #include "report/console/warnings_json.h"
 
 namespace tuneprof {
@@ -132,11 +133,7 @@ void WriteCommJson(const CommAnalysis& a, const std::vector<std::string>& warnin
 }
 
 std::string RenderCommJson(const CommAnalysis& a, const std::vector<std::string>& warnings) {
-  std::string out;
-  JsonWriter w(&out);
-  WriteCommJson(a, warnings, &w);
-  out += "\n";
-  return out;
+  return JsonDocument([&](JsonWriter* w) { WriteCommJson(a, warnings, w); });
 }
 
 }  // namespace tuneprof

@@ -65,6 +65,19 @@ void WriteGroupTransports(JsonWriter* w, const CommGroupSummary& g) {
   w->EndArray();
 }
 
+// What a group and a parallel domain both say of their traffic: time, bandwidths, exposure, slowest rank.
+template <typename Traffic>
+void WriteTraffic(JsonWriter* w, const Traffic& t) {
+  w->Key("time_us").Double(Micros(t.duration_ns));
+  OptionalDouble(w, "algbw_gbps", t.algbw_gbps);
+  OptionalDouble(w, "busbw_gbps", t.busbw_gbps);
+  OptionalDouble(w, "utilization", t.utilization);
+  w->Key("exposed_us").Double(Micros(t.exposed_ns));
+  OptionalDouble(w, "exposed_share", t.exposed_share);
+  w->Key("slowest_rank");
+  t.slowest_rank ? w->Int(*t.slowest_rank) : w->Null();
+}
+
 }  // namespace
 
 // One line per process group: label, members, collectives, MB, time, bandwidth, exposed share, slowest.
@@ -152,14 +165,7 @@ void WriteGroups(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("count_with_bytes").Uint(g.count_with_bytes);
     w->Key("bytes");
     g.count_with_bytes ? w->Int(g.bytes) : w->Null();
-    w->Key("time_us").Double(Micros(g.duration_ns));
-    OptionalDouble(w, "algbw_gbps", g.algbw_gbps);
-    OptionalDouble(w, "busbw_gbps", g.busbw_gbps);
-    OptionalDouble(w, "utilization", g.utilization);
-    w->Key("exposed_us").Double(Micros(g.exposed_ns));
-    OptionalDouble(w, "exposed_share", g.exposed_share);
-    w->Key("slowest_rank");
-    g.slowest_rank ? w->Int(*g.slowest_rank) : w->Null();
+    WriteTraffic(w, g);
     w->Key("slowest_why").String(g.slowest_why);
     WriteSlowestLink(w, g.slowest_link ? &*g.slowest_link : nullptr, true);
     w->Key("busiest_primitive");
@@ -182,14 +188,7 @@ void WriteDomains(JsonWriter* w, const CrossRankCommunication& x) {
     WriteInts(w, d.ranks);
     w->Key("collectives").Uint(d.collectives);
     w->Key("bytes").Int(d.bytes);
-    w->Key("time_us").Double(Micros(d.duration_ns));
-    OptionalDouble(w, "algbw_gbps", d.algbw_gbps);
-    OptionalDouble(w, "busbw_gbps", d.busbw_gbps);
-    OptionalDouble(w, "utilization", d.utilization);
-    w->Key("exposed_us").Double(Micros(d.exposed_ns));
-    OptionalDouble(w, "exposed_share", d.exposed_share);
-    w->Key("slowest_rank");
-    d.slowest_rank ? w->Int(*d.slowest_rank) : w->Null();
+    WriteTraffic(w, d);
     WriteSlowestLink(w, d.slowest_link && d.slowest_link->bandwidth_gbps ? &*d.slowest_link : nullptr, false);
     w->EndObject();
   }

@@ -24,4 +24,12 @@ void WriteInts(JsonWriter* w, const std::vector<int64_t>& values) {
   w->EndArray();
 }
 
+std::string JsonDocument(const std::function<void(JsonWriter*)>& write) {
+  std::string out;
+  JsonWriter w(&out);
+  write(&w);
+  out += '\n';
+  return out;
+}
+
 }  // namespace tuneprof

@@ -1,8 +1,10 @@
 #pragma once
 // The small JSON pieces the commands' --json documents share: a value that may be unknown written as
-// null, and a list of rank ids.
+// null, a list of rank ids, a whole document.
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,5 +23,8 @@ void OptionalInt(JsonWriter* w, std::string_view key, int64_t value);
 
 // The ids as one array, in their order.
 void WriteInts(JsonWriter* w, const std::vector<int64_t>& values);
+
+// The document `write` writes, whole, with the line end the commands print after it.
+std::string JsonDocument(const std::function<void(JsonWriter*)>& write);
 
 }  // namespace tuneprof

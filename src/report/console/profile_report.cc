@@ -7,6 +7,7 @@
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/console/json_fields.h"
 #include "report/console/module_report.h"
 #include "report/console/profile_report_sections.h"
 #include "report/console/warnings_json.h"
@@ -174,11 +175,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
 }
 
 std::string RenderProfileJson(const ProfileResult& result, const std::vector<std::string>& warnings) {
-  std::string out;
-  JsonWriter w(&out);
-  WriteProfileJson(result, warnings, &w);
-  out += '\n';
-  return out;
+  return JsonDocument([&](JsonWriter* w) { WriteProfileJson(result, warnings, w); });
 }
 
 }  // namespace tuneprof
