@@ -249,14 +249,10 @@ void WriteSamples(const SampleComparison& s, JsonWriter* w) {
 void WriteMetric(const MetricComparison& metric, JsonWriter* w) {
   w->Key(metric.key).BeginObject();
   w->Key("unit").String(metric.unit).Key("better").String(BetterName(metric.better));
-  w->Key("before");
-  NullableDouble(w, metric.before);
-  w->Key("after");
-  NullableDouble(w, metric.after);
-  w->Key("delta");
-  NullableDouble(w, metric.delta);
-  w->Key("delta_pct");
-  NullableDouble(w, metric.delta_pct);
+  OptionalDouble(w, "before", metric.before);
+  OptionalDouble(w, "after", metric.after);
+  OptionalDouble(w, "delta", metric.delta);
+  OptionalDouble(w, "delta_pct", metric.delta_pct);
   w->Key("significant").Bool(metric.significant).Key("test").String(metric.test);
   w->Key("statistics");
   metric.samples ? WriteSamples(*metric.samples, w) : static_cast<void>(w->Null());
@@ -351,20 +347,15 @@ void WriteAdvice(std::span<const AdviceCheck> advice, bool given, JsonWriter* w)
   for (const AdviceCheck& check : advice) {
     const PredictedFinding& f = check.finding;
     w->BeginObject().Key("id").String(f.id).Key("category").String(f.category);
-    w->Key("estimated_gain_us");
-    NullableDouble(w, f.estimated_gain_us);
+    OptionalDouble(w, "estimated_gain_us", f.estimated_gain_us);
     w->Key("measured_as").String(check.measured_as);
-    w->Key("before_us");
-    NullableDouble(w, check.before_us);
-    w->Key("after_us");
-    NullableDouble(w, check.after_us);
-    w->Key("measured_change_us");
-    NullableDouble(w, check.change_us());
+    OptionalDouble(w, "before_us", check.before_us);
+    OptionalDouble(w, "after_us", check.after_us);
+    OptionalDouble(w, "measured_change_us", check.change_us());
     w->Key("unknown_reason");
     check.unknown_reason.empty() ? w->Null() : w->String(check.unknown_reason);
     w->Key("fires_after").Bool(check.fires_after);
-    w->Key("estimated_gain_after_us");
-    NullableDouble(w, check.estimated_gain_after_us);
+    OptionalDouble(w, "estimated_gain_after_us", check.estimated_gain_after_us);
     w->EndObject();
   }
   w->EndArray();
@@ -375,8 +366,7 @@ void WriteGates(std::span<const GateOutcome> gates, JsonWriter* w) {
   for (const GateOutcome& gate : gates) {
     w->BeginObject().Key("condition").String(gate.condition.text).Key("metric");
     gate.metric_key.empty() ? w->Null() : w->String(gate.metric_key);
-    w->Key("delta_pct");
-    NullableDouble(w, gate.delta_pct);
+    OptionalDouble(w, "delta_pct", gate.delta_pct);
     w->Key("significant").Bool(gate.significant).Key("evaluated").Bool(gate.evaluated);
     w->Key("fired").Bool(gate.fired).EndObject();
   }

@@ -81,16 +81,11 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
 
 // The GPU figures of one window; fractions 0..1 except busy_pct (0..100).
 void WriteGpuUnitsJson(const GpuUnitSums& g, JsonWriter* w) {
-  w->Key("busy_pct");
-  NullableDouble(w, g.BusyPct());
-  w->Key("sm_efficiency");
-  NullableDouble(w, g.SmEfficiency());
-  w->Key("achieved_occupancy");
-  NullableDouble(w, g.AchievedOccupancy());
-  w->Key("tensor_core_share");
-  NullableDouble(w, g.TensorCoreShare());
-  w->Key("waves_per_sm");
-  NullableDouble(w, g.WavesPerSm());
+  OptionalDouble(w, "busy_pct", g.BusyPct());
+  OptionalDouble(w, "sm_efficiency", g.SmEfficiency());
+  OptionalDouble(w, "achieved_occupancy", g.AchievedOccupancy());
+  OptionalDouble(w, "tensor_core_share", g.TensorCoreShare());
+  OptionalDouble(w, "waves_per_sm", g.WavesPerSm());
   w->Key("kernels").Uint(g.kernels);
 }
 
@@ -108,8 +103,7 @@ void WriteAscendSumsJson(const AscendUnitSums& sums, JsonWriter* w) {
   w->Key("achieved_tflops");
   const auto flops = sums.FlopsPerSecond();
   NullableDouble(w, flops ? std::optional<double>(*flops / 1e12) : std::nullopt);
-  w->Key("block_occupancy");
-  NullableDouble(w, sums.BlockOccupancy());
+  OptionalDouble(w, "block_occupancy", sums.BlockOccupancy());
 }
 
 void WriteAscendJson(const AscendComputeUnits& a, JsonWriter* w) {
@@ -160,10 +154,8 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
   w->Key("graph_replayed_share").Double(f.graph_replayed_share);
   w->Key("dtype").String(f.dtype);
   w->Key("devices").Int(f.devices);
-  w->Key("achieved_tflops");
-  NullableDouble(w, f.achieved_flops_per_s ? std::optional<double>(*f.achieved_flops_per_s / 1e12) : std::nullopt);
-  w->Key("peak_tflops");
-  NullableDouble(w, f.peak_flops_per_s ? std::optional<double>(*f.peak_flops_per_s / 1e12) : std::nullopt);
+  OptionalDouble(w, "achieved_tflops", f.achieved_flops_per_s ? std::optional<double>(*f.achieved_flops_per_s / 1e12) : std::nullopt);
+  OptionalDouble(w, "peak_tflops", f.peak_flops_per_s ? std::optional<double>(*f.peak_flops_per_s / 1e12) : std::nullopt);
   w->Key("ops").BeginArray();
   for (const OpFlopsRow& op : f.ops) {
     const RooflinePoint& roof = op.roof;
@@ -177,16 +169,12 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
     w->Key("time_us").Double(static_cast<double>(op.time_ns) / 1e3);
     w->Key("time_source").String(op.device_time ? "device" : "host");
     const auto achieved = op.FlopsPerSecond();
-    w->Key("achieved_tflops");
-    NullableDouble(w, achieved ? std::optional<double>(*achieved / 1e12) : std::nullopt);
-    w->Key("intensity");
-    NullableDouble(w, op.Intensity());
-    w->Key("ridge");
-    NullableDouble(w, roof.ridge);
+    OptionalDouble(w, "achieved_tflops", achieved ? std::optional<double>(*achieved / 1e12) : std::nullopt);
+    OptionalDouble(w, "intensity", op.Intensity());
+    OptionalDouble(w, "ridge", roof.ridge);
     w->Key("bound");
     roof.compute_bound ? w->String(*roof.compute_bound ? "compute" : "memory") : w->Null();
-    w->Key("roof_time_us");
-    NullableDouble(w, roof.roof_time_ns ? std::optional<double>(*roof.roof_time_ns / 1e3) : std::nullopt);
+    OptionalDouble(w, "roof_time_us", roof.roof_time_ns ? std::optional<double>(*roof.roof_time_ns / 1e3) : std::nullopt);
     w->EndObject();
   }
   w->EndArray().EndObject();
@@ -201,16 +189,11 @@ void WriteServingJson(const std::optional<ServingMetrics>& s, JsonWriter* w) {
   }
   w->BeginObject().Key("requests").Uint(s->requests);
   w->Key("decode_steps").Uint(s->decode_steps);
-  w->Key("ttft_ms");
-  NullableDouble(w, NsToMs(s->ttft_ns));
-  w->Key("tpot_ms");
-  NullableDouble(w, NsToMs(s->tpot_ns));
-  w->Key("decode_tokens_per_s");
-  NullableDouble(w, s->decode_tokens_per_s);
-  w->Key("bytes_per_decode_step");
-  NullableDouble(w, s->bytes_per_decode_step);
-  w->Key("mbu");
-  NullableDouble(w, s->mbu);
+  OptionalDouble(w, "ttft_ms", NsToMs(s->ttft_ns));
+  OptionalDouble(w, "tpot_ms", NsToMs(s->tpot_ns));
+  OptionalDouble(w, "decode_tokens_per_s", s->decode_tokens_per_s);
+  OptionalDouble(w, "bytes_per_decode_step", s->bytes_per_decode_step);
+  OptionalDouble(w, "mbu", s->mbu);
   w->EndObject();
 }
 
@@ -218,24 +201,20 @@ void WriteVerdictJson(const ComputeVerdict& v, JsonWriter* w) {
   w->BeginObject().Key("unit");
   v.unit.empty() ? w->Null() : w->String(v.unit);
   w->Key("threshold").Double(v.threshold);
-  w->Key("utilization");
-  NullableDouble(w, v.utilization);
+  OptionalDouble(w, "utilization", v.utilization);
   w->Key("bottleneck");
   v.bottleneck ? w->Bool(*v.bottleneck) : w->Null();
-  w->Key("compute_share");
-  NullableDouble(w, v.compute_share);
+  OptionalDouble(w, "compute_share", v.compute_share);
   w->Key("ops").BeginArray();
   for (const std::string& op : v.ops) w->String(op);
   w->EndArray().Key("steps").BeginArray();
   for (const ComputeStepVerdict& step : v.steps) {
     w->BeginObject().Key("step");
     step.step ? w->Int(*step.step) : w->Null();
-    w->Key("utilization");
-    NullableDouble(w, step.utilization);
+    OptionalDouble(w, "utilization", step.utilization);
     w->Key("bottleneck");
     step.bottleneck ? w->Bool(*step.bottleneck) : w->Null();
-    w->Key("compute_share");
-    NullableDouble(w, step.compute_share);
+    OptionalDouble(w, "compute_share", step.compute_share);
     w->EndObject();
   }
   w->EndArray().EndObject();
@@ -300,27 +279,20 @@ void WriteComputeJson(const RankComputeUnits& c, JsonWriter* w) {
   w->Key("device_name");
   c.device_name.empty() ? w->Null() : w->String(c.device_name);
   w->Key("hardware_source").String(c.hardware_how);
-  w->Key("mfu");
-  NullableDouble(w, c.mfu);
+  OptionalDouble(w, "mfu", c.mfu);
   w->Key("gpu_metrics");
   if (c.sampled.any()) {
     w->BeginObject().Key("sm_samples").Uint(c.sampled.sm_samples);
-    w->Key("sm_active");
-    NullableDouble(w, c.sampled.sm_active);
-    w->Key("tensor_active");
-    NullableDouble(w, c.sampled.tensor_active);
-    w->Key("dram_bandwidth");
-    NullableDouble(w, c.sampled.dram_bandwidth);
+    OptionalDouble(w, "sm_active", c.sampled.sm_active);
+    OptionalDouble(w, "tensor_active", c.sampled.tensor_active);
+    OptionalDouble(w, "dram_bandwidth", c.sampled.dram_bandwidth);
     w->EndObject();
   } else {
     w->Null();
   }
-  w->Key("cube_ratio");
-  NullableDouble(w, c.cube_ratio);
-  w->Key("vector_ratio");
-  NullableDouble(w, c.vector_ratio);
-  w->Key("scalar_ratio");
-  NullableDouble(w, c.scalar_ratio);
+  OptionalDouble(w, "cube_ratio", c.cube_ratio);
+  OptionalDouble(w, "vector_ratio", c.vector_ratio);
+  OptionalDouble(w, "scalar_ratio", c.scalar_ratio);
   WriteGpuUnitsJson(c.total.gpu, w);
   w->Key("kernels_with_launch_config").Uint(c.gpu_kernels);
   w->Key("steps").BeginArray();

@@ -85,14 +85,10 @@ void WriteStepJson(const StepBreakdown& s, JsonWriter* w) {
   w->Key("preparing_us");
   s.preparing_ns == kNoId ? w->Null() : w->Double(Micros(s.preparing_ns));
   w->Key("device_events").Uint(s.device_events);
-  w->Key("host_start_ns");
-  NullableInt(w, s.host_start_ns);
-  w->Key("host_end_ns");
-  NullableInt(w, s.host_end_ns);
-  w->Key("device_start_ns");
-  NullableInt(w, s.device_start_ns);
-  w->Key("device_end_ns");
-  NullableInt(w, s.device_end_ns);
+  OptionalInt(w, "host_start_ns", s.host_start_ns);
+  OptionalInt(w, "host_end_ns", s.host_end_ns);
+  OptionalInt(w, "device_start_ns", s.device_start_ns);
+  OptionalInt(w, "device_end_ns", s.device_end_ns);
   WriteHostJson(s.host, w);
   w->EndObject();
 }
@@ -213,8 +209,7 @@ void WriteStepsJson(const std::vector<StepBreakdown>& steps, const std::vector<S
 void WriteDeviceJson(const DeviceTimeBreakdown& device, JsonWriter* w) {
   w->BeginObject().Key("device").String(DeviceLabel(device));
   w->Key("type").String(device.device == kNoIndex ? std::string_view("unknown") : DeviceTypeName(device.type));
-  w->Key("id");
-  NullableInt(w, device.id);
+  OptionalInt(w, "id", device.id);
   w->Key("device_events_outside_steps").Uint(device.device_events_outside_steps);
   WriteStepsJson(device.steps, device.incomplete_steps, device.total, w);
   w->EndObject();
