@@ -6,7 +6,6 @@
 #include <array>
 
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
 #include "report/console/warnings_json.h"
 #include "base/text_escape.h"
 #include "base/json_writer.h"
@@ -435,7 +434,11 @@ void WriteAdviseJson(const AdvisorResult& result, std::string_view schema, const
 
 std::string RenderAdviseJson(const AdvisorResult& result, std::string_view schema,
                              const std::vector<std::string>& warnings) {
-  return JsonDocument([&](JsonWriter* w) { WriteAdviseJson(result, schema, warnings, w); });
+  std::string out;
+  JsonWriter w(&out);
+  WriteAdviseJson(result, schema, warnings, &w);
+  out += "\n";
+  return out;
 }
 
 }  // namespace tuneprof

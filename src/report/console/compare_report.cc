@@ -10,7 +10,6 @@
 #include "report/common/format.h"
 #include "report/common/names.h"
 #include "report/common/table.h"
-#include "report/console/json_fields.h"
 
 namespace tuneprof {
 
@@ -209,6 +208,8 @@ void AppendGates(std::span<const GateOutcome> gates, std::string* out) {
   }
 }
 
+void NullableDouble(JsonWriter* w, std::optional<double> value) { value ? w->Double(*value) : w->Null(); }
+
 void WriteInterval(std::string_view key, const std::optional<ConfidenceInterval>& ci, JsonWriter* w) {
   w->Key(key);
   if (!ci) {
@@ -249,10 +250,14 @@ void WriteSamples(const SampleComparison& s, JsonWriter* w) {
 void WriteMetric(const MetricComparison& metric, JsonWriter* w) {
   w->Key(metric.key).BeginObject();
   w->Key("unit").String(metric.unit).Key("better").String(BetterName(metric.better));
-  OptionalDouble(w, "before", metric.before);
-  OptionalDouble(w, "after", metric.after);
-  OptionalDouble(w, "delta", metric.delta);
-  OptionalDouble(w, "delta_pct", metric.delta_pct);
+  w->Key("before");
+  NullableDouble(w, metric.before);
+  w->Key("after");
+  NullableDouble(w, metric.after);
+  w->Key("delta");
+  NullableDouble(w, metric.delta);
+  w->Key("delta_pct");
+  NullableDouble(w, metric.delta_pct);
   w->Key("significant").Bool(metric.significant).Key("test").String(metric.test);
   w->Key("statistics");
   metric.samples ? WriteSamples(*metric.samples, w) : static_cast<void>(w->Null());
@@ -347,15 +352,20 @@ void WriteAdvice(std::span<const AdviceCheck> advice, bool given, JsonWriter* w)
   for (const AdviceCheck& check : advice) {
     const PredictedFinding& f = check.finding;
     w->BeginObject().Key("id").String(f.id).Key("category").String(f.category);
-    OptionalDouble(w, "estimated_gain_us", f.estimated_gain_us);
+    w->Key("estimated_gain_us");
+    NullableDouble(w, f.estimated_gain_us);
     w->Key("measured_as").String(check.measured_as);
-    OptionalDouble(w, "before_us", check.before_us);
-    OptionalDouble(w, "after_us", check.after_us);
-    OptionalDouble(w, "measured_change_us", check.change_us());
+    w->Key("before_us");
+    NullableDouble(w, check.before_us);
+    w->Key("after_us");
+    NullableDouble(w, check.after_us);
+    w->Key("measured_change_us");
+    NullableDouble(w, check.change_us());
     w->Key("unknown_reason");
     check.unknown_reason.empty() ? w->Null() : w->String(check.unknown_reason);
     w->Key("fires_after").Bool(check.fires_after);
-    OptionalDouble(w, "estimated_gain_after_us", check.estimated_gain_after_us);
+    w->Key("estimated_gain_after_us");
+    NullableDouble(w, check.estimated_gain_after_us);
     w->EndObject();
   }
   w->EndArray();
@@ -366,7 +376,8 @@ void WriteGates(std::span<const GateOutcome> gates, JsonWriter* w) {
   for (const GateOutcome& gate : gates) {
     w->BeginObject().Key("condition").String(gate.condition.text).Key("metric");
     gate.metric_key.empty() ? w->Null() : w->String(gate.metric_key);
-    OptionalDouble(w, "delta_pct", gate.delta_pct);
+    w->Key("delta_pct");
+    NullableDouble(w, gate.delta_pct);
     w->Key("significant").Bool(gate.significant).Key("evaluated").Bool(gate.evaluated);
     w->Key("fired").Bool(gate.fired).EndObject();
   }

@@ -22,7 +22,7 @@ std::string Object(Fill fill) {
   return out;
 }
 
-TEST(JsonFieldsTest, UnknownValuesAreNull) {
+TEST(ConsoleJsonFieldsTest, UnknownValuesAreNull) {
   EXPECT_EQ(Object([](JsonWriter* w) {
               OptionalDouble(w, "a", std::nullopt);
               OptionalInt(w, "b", kNoId);
@@ -34,7 +34,7 @@ TEST(JsonFieldsTest, UnknownValuesAreNull) {
             R"({"a":null,"b":null,"c":null,"d":null})");
 }
 
-TEST(JsonFieldsTest, KnownValuesAreWritten) {
+TEST(ConsoleJsonFieldsTest, KnownValuesAreWritten) {
   EXPECT_EQ(Object([](JsonWriter* w) {
               OptionalDouble(w, "a", 0.5);
               OptionalInt(w, "b", -1);  // -1 is a value here; only kNoId is absent
@@ -43,7 +43,7 @@ TEST(JsonFieldsTest, KnownValuesAreWritten) {
             R"({"a":0.5,"b":-1,"c":0})");
 }
 
-TEST(JsonFieldsTest, IdsAreOneArrayInTheirOrder) {
+TEST(ConsoleJsonFieldsTest, IdsAreOneArrayInTheirOrder) {
   EXPECT_EQ(Object([](JsonWriter* w) {
               w->Key("ranks");
               WriteInts(w, {3, 1, 2});
