@@ -69,5 +69,35 @@ TEST(CommReportTest, ManyRanksShowTheNotableOnesAndFoldTheReasons) {
       << text;
 }
 
+// The straggler line's three forms and the msprof rule's verdict, which the corpus's runs do not all
+// reach: each names the rank and says why, or why none is named.
+TEST(CommReportTest, StragglerLineSaysWhyARankIsOrIsNotNamed) {
+  CommAnalysis a = ManyRanks(4);
+  a.cross_rank.straggler_within_clock_uncertainty = true;
+  EXPECT_NE(RenderCommText(a).find("  straggler: not named: rank 3 (last at 4 of 4 matched collectives); align the "
+                                   "hosts' clocks (PTP, chrony) and profile again\n"),
+            std::string::npos);
+  a.cross_rank.straggler_within_clock_uncertainty = false;
+  a.cross_rank.straggler_stands_out = false;
+  EXPECT_NE(RenderCommText(a).find("  straggler: none stands out: rank 3 made the others wait longest"),
+            std::string::npos);
+  a.cross_rank.straggler_rank.reset();
+  EXPECT_NE(RenderCommText(a).find("  straggler: none (no rank made the others wait)\n"), std::string::npos);
+}
+
+TEST(CommReportTest, AscendVerdictSaysWhenTheTwoSlowRankRulesDisagree) {
+  CommAnalysis a = ManyRanks(4);
+  a.cross_rank.ascend_verdict = "slow rank";
+  a.cross_rank.ascend_max_wait_rank = 1;
+  a.cross_rank.ascend_slow_rank = 1;
+  const std::string text = RenderCommText(a);
+  EXPECT_NE(text.find("\nHCCL (msprof rule): most wait on rank 1; slow rank: 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  the two rules disagree: the timeline's arrivals name rank 3, the wait ratios rank 1;"),
+            std::string::npos)
+      << text;
+  a.cross_rank.ascend_verdict.clear();
+  EXPECT_EQ(RenderCommText(a).find("HCCL (msprof rule)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tuneprof

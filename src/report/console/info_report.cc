@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/console/json_fields.h"
 
 namespace tuneprof {
 namespace {
@@ -21,24 +26,26 @@ std::string_view RankSourceName(RankSource source) {
   return "unknown";
 }
 
+// step_trace_time.csv's columns as the JSON names them, in the order it writes them.
+constexpr std::pair<std::string_view, int64_t ReportedStepTime::*> kReportedStepFields[] = {
+    {"device_id", &ReportedStepTime::device_id},
+    {"step", &ReportedStepTime::step},
+    {"computing_ns", &ReportedStepTime::computing_ns},
+    {"communication_not_overlapped_ns", &ReportedStepTime::communication_not_overlapped_ns},
+    {"overlapped_ns", &ReportedStepTime::overlapped_ns},
+    {"communication_ns", &ReportedStepTime::communication_ns},
+    {"free_ns", &ReportedStepTime::free_ns},
+    {"stage_ns", &ReportedStepTime::stage_ns},
+    {"bubble_ns", &ReportedStepTime::bubble_ns},
+    {"communication_not_overlapped_exclude_receive_ns",
+     &ReportedStepTime::communication_not_overlapped_exclude_receive_ns},
+    {"preparing_ns", &ReportedStepTime::preparing_ns},
+};
+
 // step_trace_time.csv as the profiler reported it, ns; null where the file had no such column or cell.
 void WriteReportedStep(const ReportedStepTime& r, JsonWriter* w) {
-  auto field = [w](std::string_view key, int64_t value) {
-    w->Key(key);
-    value == kNoId ? w->Null() : w->Int(value);
-  };
   w->BeginObject();
-  field("device_id", r.device_id);
-  field("step", r.step);
-  field("computing_ns", r.computing_ns);
-  field("communication_not_overlapped_ns", r.communication_not_overlapped_ns);
-  field("overlapped_ns", r.overlapped_ns);
-  field("communication_ns", r.communication_ns);
-  field("free_ns", r.free_ns);
-  field("stage_ns", r.stage_ns);
-  field("bubble_ns", r.bubble_ns);
-  field("communication_not_overlapped_exclude_receive_ns", r.communication_not_overlapped_exclude_receive_ns);
-  field("preparing_ns", r.preparing_ns);
+  for (const auto& [key, field] : kReportedStepFields) OptionalInt(w, key, r.*field);
   w->EndObject();
 }
 
@@ -107,6 +114,88 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
   for (const std::string& w : s.warnings) *out += fmt::format("  warning     {}\n", EscapeText(w));
 }
 
+// Each name with its count, as one object under `key`.
+void WriteCounts(std::string_view key, const std::vector<std::pair<std::string, uint64_t>>& counts, JsonWriter* w) {
+  w->Key(key).BeginObject();
+  for (const auto& [name, count] : counts) w->Key(name).Uint(count);
+  w->EndObject();
+}
+
+void WriteDevices(const std::vector<DeviceSummary>& devices, JsonWriter* w) {
+  w->Key("devices").BeginArray();
+  for (const DeviceSummary& d : devices) {
+    w->BeginObject().Key("type").String(DeviceTypeName(d.type));
+    OptionalInt(w, "id", d.id);
+    w->Key("name");
+    d.name.empty() ? w->Null() : w->String(d.name);
+    OptionalInt(w, "num_sms", d.num_sms);
+    OptionalInt(w, "total_memory_bytes", d.total_memory_bytes);
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
+// The rank's streams, host threads, event kinds and categories, links and side tables.
+void WriteContents(const TraceSummary& s, JsonWriter* w) {
+  w->Key("streams").BeginArray();
+  for (const StreamSummary& stream : s.streams) {
+    w->BeginObject().Key("device").String(stream.device).Key("name").String(stream.name);
+    w->Key("events").Uint(stream.events).EndObject();
+  }
+  w->EndArray();
+  w->Key("host_threads").Uint(s.host_threads);
+  w->Key("event_kinds").BeginObject();
+  for (size_t k = 0; k < s.kind_counts.size(); ++k) {
+    w->Key(EventKindName(static_cast<EventKind>(k))).Uint(s.kind_counts[k]);
+  }
+  w->EndObject();
+  WriteCounts("categories", s.categories, w);
+  w->Key("correlation_links").Uint(s.correlation_links).Key("flow_links").Uint(s.flow_links);
+  w->Key("memory_events").Uint(s.memory_events).Key("counter_tracks").Uint(s.counter_tracks);
+  w->Key("counter_samples").Uint(s.counter_samples).Key("collectives").Uint(s.collectives);
+  w->Key("graph_launches").Uint(s.graph_launches).Key("graph_replayed_events").Uint(s.graph_replayed_events);
+  w->Key("graph_replayed_share").Double(s.graph_replayed_share);
+}
+
+// torch_npu's own tables: kernel_details' rows and task types, the communication ops, step_trace_time.
+void WriteAscendTables(const TraceSummary& s, JsonWriter* w) {
+  OptionalInt(w, "kernel_details_rows", s.kernel_details_rows);
+  if (s.kernel_details_rows != kNoId) {  // Ascend input
+    WriteCounts("device_tasks_by_type", s.device_tasks_by_type, w);
+    WriteCounts("communication_ops_by_type", s.communication_ops_by_type, w);
+  }
+  w->Key("reported_step_times").BeginArray();
+  for (const ReportedStepTime& r : s.reported_step_times) WriteReportedStep(r, w);
+  w->EndArray();
+}
+
+void WriteRankJson(const TraceSummary& s, JsonWriter* w) {
+  w->BeginObject();
+  w->Key("rank").Int(s.rank).Key("rank_source").String(RankSourceName(s.rank_source));
+  w->Key("path").String(s.path).Key("format").String(TraceFormatName(s.format));
+  w->Key("compressed").Bool(s.compressed).Key("file_bytes").Uint(s.file_bytes).Key("json_bytes").Uint(s.content_bytes);
+  w->Key("entries").Uint(s.entry_count).Key("truncated").Bool(s.truncated);
+  OptionalInt(w, "world_size", s.world_size);
+  w->Key("backend");
+  s.backend.empty() ? w->Null() : w->String(s.backend);
+  OptionalInt(w, "start_ns", s.start_ns);
+  OptionalInt(w, "end_ns", s.end_ns);
+  w->Key("steps");
+  WriteInts(w, s.step_numbers);
+  WriteDevices(s.devices, w);
+  WriteContents(s, w);
+  WriteAscendTables(s, w);
+  if (!s.inventory.empty()) {  // which source tables / files the importer found
+    w->Key("inventory").BeginObject();
+    for (const auto& [table, state] : s.inventory) w->Key(table).String(state);
+    w->EndObject();
+  }
+  w->Key("warnings").BeginArray();
+  for (const std::string& warning : s.warnings) w->String(warning);
+  w->EndArray();
+  w->EndObject();
+}
+
 }  // namespace
 
 std::string RenderInfoText(const std::vector<TraceSummary>& summaries) {
@@ -119,79 +208,7 @@ std::string RenderInfoJson(const std::vector<TraceSummary>& summaries) {
   std::string out;
   JsonWriter w(&out);
   w.BeginObject().Key("schema").String("tuneprof.info/1").Key("ranks").BeginArray();
-  for (const TraceSummary& s : summaries) {
-    w.BeginObject();
-    w.Key("rank").Int(s.rank).Key("rank_source").String(RankSourceName(s.rank_source));
-    w.Key("path").String(s.path).Key("format").String(TraceFormatName(s.format));
-    w.Key("compressed").Bool(s.compressed).Key("file_bytes").Uint(s.file_bytes).Key("json_bytes").Uint(s.content_bytes);
-    w.Key("entries").Uint(s.entry_count).Key("truncated").Bool(s.truncated);
-    w.Key("world_size");
-    s.world_size == kNoId ? w.Null() : w.Int(s.world_size);
-    w.Key("backend");
-    s.backend.empty() ? w.Null() : w.String(s.backend);
-    w.Key("start_ns");
-    s.start_ns == kNoId ? w.Null() : w.Int(s.start_ns);
-    w.Key("end_ns");
-    s.end_ns == kNoId ? w.Null() : w.Int(s.end_ns);
-    w.Key("steps").BeginArray();
-    for (int64_t n : s.step_numbers) w.Int(n);
-    w.EndArray();
-    w.Key("devices").BeginArray();
-    for (const DeviceSummary& d : s.devices) {
-      w.BeginObject().Key("type").String(DeviceTypeName(d.type)).Key("id");
-      d.id == kNoId ? w.Null() : w.Int(d.id);
-      w.Key("name");
-      d.name.empty() ? w.Null() : w.String(d.name);
-      w.Key("num_sms");
-      d.num_sms == kNoId ? w.Null() : w.Int(d.num_sms);
-      w.Key("total_memory_bytes");
-      d.total_memory_bytes == kNoId ? w.Null() : w.Int(d.total_memory_bytes);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.Key("streams").BeginArray();
-    for (const StreamSummary& stream : s.streams) {
-      w.BeginObject().Key("device").String(stream.device).Key("name").String(stream.name);
-      w.Key("events").Uint(stream.events).EndObject();
-    }
-    w.EndArray();
-    w.Key("host_threads").Uint(s.host_threads);
-    w.Key("event_kinds").BeginObject();
-    for (size_t k = 0; k < s.kind_counts.size(); ++k) {
-      w.Key(EventKindName(static_cast<EventKind>(k))).Uint(s.kind_counts[k]);
-    }
-    w.EndObject();
-    w.Key("categories").BeginObject();
-    for (const auto& [name, count] : s.categories) w.Key(name).Uint(count);
-    w.EndObject();
-    w.Key("correlation_links").Uint(s.correlation_links).Key("flow_links").Uint(s.flow_links);
-    w.Key("memory_events").Uint(s.memory_events).Key("counter_tracks").Uint(s.counter_tracks);
-    w.Key("counter_samples").Uint(s.counter_samples).Key("collectives").Uint(s.collectives);
-    w.Key("graph_launches").Uint(s.graph_launches).Key("graph_replayed_events").Uint(s.graph_replayed_events);
-    w.Key("graph_replayed_share").Double(s.graph_replayed_share);
-    w.Key("kernel_details_rows");
-    s.kernel_details_rows == kNoId ? w.Null() : w.Int(s.kernel_details_rows);
-    if (s.kernel_details_rows != kNoId) {  // Ascend input
-      w.Key("device_tasks_by_type").BeginObject();
-      for (const auto& [type, count] : s.device_tasks_by_type) w.Key(type).Uint(count);
-      w.EndObject();
-      w.Key("communication_ops_by_type").BeginObject();
-      for (const auto& [type, count] : s.communication_ops_by_type) w.Key(type).Uint(count);
-      w.EndObject();
-    }
-    w.Key("reported_step_times").BeginArray();
-    for (const ReportedStepTime& r : s.reported_step_times) WriteReportedStep(r, &w);
-    w.EndArray();
-    if (!s.inventory.empty()) {  // which source tables / files the importer found
-      w.Key("inventory").BeginObject();
-      for (const auto& [table, state] : s.inventory) w.Key(table).String(state);
-      w.EndObject();
-    }
-    w.Key("warnings").BeginArray();
-    for (const std::string& warning : s.warnings) w.String(warning);
-    w.EndArray();
-    w.EndObject();
-  }
+  for (const TraceSummary& s : summaries) WriteRankJson(s, &w);
   w.EndArray().EndObject();
   out += '\n';
   return out;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <string_view>
 
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "analysis/memory/memory_timeline.h"
@@ -21,6 +22,15 @@ std::vector<std::string> Strings(const DataColumn& column) {
   return values;
 }
 
+// The table `name` of the one rank `t` holds.
+DataTable OneRankTable(std::string_view name, HandBuiltTrace* t) {
+  std::vector<Trace> traces;
+  traces.push_back(t->Finish());
+  RunTablesInput input;
+  input.traces = &traces;
+  return BuildTable(name, input);
+}
+
 TEST(RunTablesTest, EventsNestHostRangesAndInternNamesOnce) {
   HandBuiltTrace t;
   const uint32_t step = t.Step(1, Us(0), Us(100));
@@ -28,11 +38,7 @@ TEST(RunTablesTest, EventsNestHostRangesAndInternNamesOnce) {
   const uint32_t launch = t.Host(EventKind::kRuntime, "cudaLaunchKernel", Us(20), Us(5), 7);
   t.Host(EventKind::kHostOp, "aten::mm", Us(70), Us(10));
   const uint32_t kernel = t.Kernel("gemm", Us(30), Us(40), 7);
-  std::vector<Trace> traces;
-  traces.push_back(t.Finish());
-  RunTablesInput input;
-  input.traces = &traces;
-  const DataTable events = BuildTable("events", input);
+  const DataTable events = OneRankTable("events", &t);
   ASSERT_EQ(events.rows(), 5u);
   const DataColumn& index = *events.Find("index");
   const DataColumn& parent = *events.Find("parent");
@@ -65,11 +71,7 @@ TEST(RunTablesTest, EventsNestHostRangesAndInternNamesOnce) {
 TEST(RunTablesTest, KernelsCarryTheirStreamAndAbsentLaunchConfiguration) {
   HandBuiltTrace t;
   t.Kernel("k", Us(0), Us(5));
-  std::vector<Trace> traces;
-  traces.push_back(t.Finish());
-  RunTablesInput input;
-  input.traces = &traces;
-  const DataTable kernels = BuildTable("kernels", input);
+  const DataTable kernels = OneRankTable("kernels", &t);
   ASSERT_EQ(kernels.rows(), 1u);
   EXPECT_EQ(kernels.Find("grid_x")->ints[0], -1);
   EXPECT_TRUE(kernels.Find("grid_x")->has_null_value);

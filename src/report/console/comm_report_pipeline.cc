@@ -1,0 +1,144 @@
+// Pipeline stages: each stage's computing, p2p wait and bubble, the stage that bounds the step.
+#include "report/console/comm_report_sections.h"
+
+#include <fmt/format.h>
+
+#include "base/text_escape.h"
+#include "report/common/format.h"
+#include "report/console/json_fields.h"
+
+namespace tuneprof::comm_sections {
+namespace {
+
+// Where the stages come from: the groups that name them, or the p2p pattern.
+std::string PipelineSource(const PipelineAnalysis& p) {
+  return p.inferred ? fmt::format("{} stages inferred from the p2p pattern, as no group names them: each stage's "
+                                  "ranks only send to the next stage's, which only receive from them",
+                                  p.stages.size())
+                    : fmt::format("\"{}\" groups of {} ranks", EscapeText(p.group_name), p.pipeline_size);
+}
+
+// Where a stage's waiting comes from: the p2p wait, with the transfer its bubble also holds named, or the
+// bubble where the input has no per-operation wait.
+std::string WaitingSource(const PipelineStage& s) {
+  if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {
+    return " (taken from Bubble: the input has no per-operation p2p wait)";
+  }
+  const double transfer = s.bubble_ns_per_step - s.waiting_ns_per_step;
+  if (!s.p2p_wait_known || transfer <= 0) return "";
+  return fmt::format(" (its p2p wait; the other {:.3f} ms of its {:.3f} ms bubble is the p2p transfer)", transfer / 1e6,
+                     s.bubble_ns_per_step / 1e6);
+}
+
+// Each stage's waiting charged once: to the slowest stage's compute, the rest to the schedule's fill and
+// drain; then the what-if of balanced stages.
+void AppendStageWaits(const PipelineAnalysis& p, std::string* out) {
+  for (const PipelineStage& s : p.stages) {
+    if (s.waiting_ns_per_step <= 0) continue;
+    *out += fmt::format("  stage {} (ranks {}) waits {:.3f} ms a step{}", s.stage, RankRanges(s.ranks),
+                        s.waiting_ns_per_step / 1e6, WaitingSource(s));
+    if (s.wait_for_slowest_ns_per_step > 0) {
+      *out += fmt::format(": {:.3f} ms for stage {}'s compute, {:.3f} ms", s.wait_for_slowest_ns_per_step / 1e6,
+                          p.slowest_stage, s.fill_drain_ns_per_step / 1e6);
+    } else {
+      *out += ", all of it";
+    }
+    *out += " the schedule's fill / drain\n";
+  }
+  if (p.balanced_gain_ns_per_step > 0) {
+    *out += fmt::format("  what-if stages balanced (each computing the mean stage's {:.3f} ms): the step -{:.3f} ms\n",
+                        p.mean_work_ns_per_step / 1e6, p.balanced_gain_ns_per_step / 1e6);
+  }
+}
+
+}  // namespace
+
+void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
+  if (!p) return;
+  *out += fmt::format(
+      "\npipeline stages ({}; per step, mean over each stage's ranks; step = Stage + Bubble; "
+      "p2p wait = communication.json's Wait Time of the send / receive / batchSendRecv operations (GPU: the part of "
+      "each send / recv kernel before its peer's matching kernel starts); bubble = torch_npu's Bubble, else that "
+      "wait; recomputed from trace_view.json where the rank has it, else step_trace_time.csv's):\n",
+      PipelineSource(*p));
+  if (!p->p2p_wait_note.empty()) {
+    *out += fmt::format("  p2p wait on some GPU ranks is their send / recv time not hidden under compute (wait and "
+                        "transfer), not the peer's start: {}\n",
+                        EscapeText(p->p2p_wait_note));
+  }
+  *out += fmt::format("  {:<7}{:<18}{:>14}{:>14}{:>14}{:>14}\n", "stage", "ranks", "computing ms", "p2p wait ms",
+                      "bubble ms", "step ms");
+  for (const PipelineStage& s : p->stages) {
+    std::string ranks = RankRanges(s.ranks);
+    if (ranks.size() > 16) ranks = ranks.substr(0, 15) + "~";
+    // No per-operation wait in the input (a cluster CSV): not a measured 0.
+    const std::string wait = s.p2p_wait_measure == P2pWaitMeasure::kNone
+                                 ? std::string("-")
+                                 : fmt::format("{:.3f}", s.p2p_wait_ns_per_step / 1e6);
+    *out += fmt::format("  {:<7}{:<18}{:>14.3f}{:>14}{:>14.3f}{:>14.3f}\n", s.stage, ranks,
+                        s.computing_ns_per_step / 1e6, wait, s.bubble_ns_per_step / 1e6, s.step_ns_per_step / 1e6);
+  }
+  const PipelineStage& slowest = StageNumbered(*p, p->slowest_stage);
+  const PipelineStage& fastest = StageNumbered(*p, p->fastest_stage);
+  *out += fmt::format(
+      "  stage {} bounds the step: {:.3f} ms of {} a step against {:.3f} ms on stage {} and {:.3f} ms on the mean "
+      "stage (imbalance {:.1f} %, (slowest - fastest) / slowest){}; bubbles are {:.1f} % of the staged ranks' "
+      "steps\n",
+      slowest.stage, slowest.work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time",
+      fastest.work_ns_per_step / 1e6, fastest.stage, p->mean_work_ns_per_step / 1e6, 100 * p->imbalance,
+      p->uneven ? ": uneven, move layers off the slowest stage" : "", 100 * p->bubble_share);
+  AppendStageWaits(*p, out);
+}
+
+void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipeline) {
+  w->Key("pipeline");
+  if (!pipeline) {
+    w->Null();
+    return;
+  }
+  w->BeginObject();
+  w->Key("group_name").String(pipeline->group_name);
+  w->Key("inferred").Bool(pipeline->inferred);
+  w->Key("pipeline_size").Int(pipeline->pipeline_size);
+  w->Key("slowest_stage").Int(pipeline->slowest_stage);
+  w->Key("fastest_stage").Int(pipeline->fastest_stage);
+  w->Key("imbalance").Double(pipeline->imbalance);
+  w->Key("uneven").Bool(pipeline->uneven);
+  w->Key("bubble_share").Double(pipeline->bubble_share);
+  w->Key("work_is_computing").Bool(pipeline->work_is_computing);
+  w->Key("mean_work_us_per_step").Double(pipeline->mean_work_ns_per_step / 1e3);
+  w->Key("p2p_wait_note");
+  if (pipeline->p2p_wait_note.empty()) {
+    w->Null();
+  } else {
+    w->String(pipeline->p2p_wait_note);
+  }
+  w->Key("balanced_gain_us_per_step").Double(pipeline->balanced_gain_ns_per_step / 1e3);
+  w->Key("stages").BeginArray();
+  for (const PipelineStage& s : pipeline->stages) {
+    w->BeginObject();
+    w->Key("stage").Int(s.stage);
+    w->Key("ranks");
+    WriteInts(w, s.ranks);
+    w->Key("computing_us_per_step").Double(s.computing_ns_per_step / 1e3);
+    w->Key("p2p_wait_us_per_step");
+    if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {
+      w->Null();
+    } else {
+      w->Double(s.p2p_wait_ns_per_step / 1e3);
+    }
+    w->Key("p2p_wait_measure").String(P2pWaitMeasureName(s.p2p_wait_measure));
+    w->Key("stage_us_per_step").Double(s.stage_ns_per_step / 1e3);
+    w->Key("bubble_us_per_step").Double(s.bubble_ns_per_step / 1e3);
+    w->Key("step_us_per_step").Double(s.step_ns_per_step / 1e3);
+    w->Key("waiting_us_per_step").Double(s.waiting_ns_per_step / 1e3);
+    w->Key("wait_for_slowest_us_per_step").Double(s.wait_for_slowest_ns_per_step / 1e3);
+    w->Key("fill_drain_us_per_step").Double(s.fill_drain_ns_per_step / 1e3);
+    w->Key("holds_up_us_per_step").Double(s.holds_up_ns_per_step / 1e3);
+    w->EndObject();
+  }
+  w->EndArray();
+  w->EndObject();
+}
+
+}  // namespace tuneprof::comm_sections
