@@ -1,0 +1,113 @@
+#include "pipeline/profile_reducer.h"
+
+#include <algorithm>
+#include <unordered_set>
+#include <utility>
+
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/comm/pipeline_stages.h"
+#include "analysis/core/host_op_tree.h"
+
+namespace tuneprof {
+namespace {
+
+// Whether the trace's args or its kernels' names say send / recv: a check over the events, cheaper than
+// the communication analysis it decides on.
+bool HasSendRecvKernels(const Trace& trace) {
+  for (const CollectiveInfo& info : trace.collectives()) {
+    if (ParseCollectiveType(trace.str(info.collective)) == CollectiveType::kSendRecv) return true;
+  }
+  const EventTable& events = trace.events();
+  std::unordered_set<uint32_t> seen;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != EventKind::kKernel || !seen.insert(events.name[i].value).second) continue;
+    if (ParseCollectiveType(trace.str(events.name[i])) == CollectiveType::kSendRecv) return true;
+  }
+  return false;
+}
+
+bool HasSendRecv(const std::vector<Collective>& collectives) {
+  return std::any_of(collectives.begin(), collectives.end(),
+                     [](const Collective& c) { return c.type == CollectiveType::kSendRecv; });
+}
+
+// The GPU ranks' pipeline waits: the communication of the ranks that ran send / recv kernels, matched
+// across them as comm matches the run's.
+void AddGpuPipelineBubbles(const std::vector<RankCommunication>& p2p_ranks, std::vector<RankProfile>* ranks) {
+  if (p2p_ranks.size() < 2) return;
+  const CrossRankCommunication cross = AnalyzeAcrossRanks(p2p_ranks);
+  if (!cross.pipeline) return;
+  for (RankProfile& rank : *ranks) {
+    if (const RankPipelineWait* wait = GpuPipelineWaitOf(*cross.pipeline, rank.breakdown.rank)) {
+      AddGpuPipelineBubble(*wait, &rank.breakdown);
+    }
+  }
+}
+
+}  // namespace
+
+ProfileReducer::ProfileReducer(const ProfileSettings& settings, JobChips* chips, SummaryInput summaries)
+    : settings_(settings), chips_(chips), summaries_(std::move(summaries)) {}
+
+RankProfile ProfileReducer::Summarize(const Trace& trace, RankBreakdown breakdown) const {
+  RankProfile rank;
+  rank.breakdown = std::move(breakdown);
+  rank.compute = ComputeRankComputeUnits(trace, rank.breakdown, chips_->Select(trace), settings_.compute);
+  rank.kernels = ComputeKernelBreakdown(trace);
+  rank.moe = MeasureMoeLoad(trace);
+  rank.modules = ComputeModuleView(trace);
+  // analyze's split with its default limits (profile takes no --config; they only move CPU-only traces'
+  // framework overhead).
+  rank.split = SplitStepTime(trace, rank.breakdown, BuildHostOpTree(trace), TinyOpLimits{});
+  if (rank.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecvKernels(trace)) {
+    rank.p2p_comm = AnalyzeRankCommunication(trace, rank.breakdown, chips_->Select(trace));
+  }
+  return rank;
+}
+
+RankProfile ProfileReducer::FromSummary(RankSummary rank) const {
+  RankProfile out;
+  if (!rank.report || !rank.report->compute) return out;  // refused by MapSummaryFile (compute_units)
+  out.breakdown = std::move(rank.report->breakdown);
+  out.compute = std::move(*rank.report->compute);
+  out.kernels = std::move(rank.report->kernels);
+  out.moe = std::move(rank.advice.moe);
+  out.modules = std::move(rank.report->modules);
+  out.split = rank.advice.advice.split;
+  if (out.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecv(rank.comm.collectives)) {
+    out.p2p_comm = std::move(rank.comm);
+  }
+  return out;
+}
+
+std::vector<RankProfile> ProfileReducer::Reduce(std::vector<MappedFile<RankProfile>>& mapped) const {
+  size_t count = 0;
+  for (const MappedFile<RankProfile>& file : mapped) count += file.ranks.size();
+  std::vector<RankProfile> ranks;
+  ranks.reserve(count);
+  std::vector<RankCommunication> p2p_ranks;
+  for (MappedFile<RankProfile>& file : mapped) {
+    for (RankProfile& rank : file.ranks) {
+      if (rank.p2p_comm) {
+        p2p_ranks.push_back(std::move(*rank.p2p_comm));
+        rank.p2p_comm.reset();
+      }
+      ranks.push_back(std::move(rank));
+    }
+    std::vector<RankProfile>().swap(file.ranks);
+  }
+  AddGpuPipelineBubbles(p2p_ranks, &ranks);
+  return ranks;
+}
+
+Result<SummaryInput> ProfileSummaries(const std::string& compute_flag, const std::string& hardware,
+                                      const std::string& hardware_file, const ProfileSettings& settings) {
+  TP_ASSIGN_OR_RETURN(SummaryInput input,
+                      ReadingReportParts(compute_flag.empty() ? "profile" : "profile " + compute_flag, hardware,
+                                         hardware_file, &settings.profiles));
+  input.accepted = compute_flag.empty();
+  input.compute_units = true;
+  return input;
+}
+
+}  // namespace tuneprof
