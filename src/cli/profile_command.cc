@@ -27,7 +27,6 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/json_output.h"
-#include "pipeline/comm_run.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/profile_reducer.h"
@@ -86,30 +85,23 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
   TP_ASSIGN_OR_RETURN(SummaryInput summaries, ProfileSummaries(ComputeFlagNotInSummaries(options), options.hardware,
                                                                options.hardware_file, settings));
   JobChips chips(settings.profiles, settings.forced);
-  const ProfileReducer reducer(settings, &chips, std::move(summaries));
+  const ProfileReducer reducer(settings, &chips, std::move(summaries), options.critical_path);
   std::vector<MappedFile<RankProfile>> mapped = MapRanks(files, reducer);
   MapAgainWithSharedChips(files, reducer, &chips, &mapped);
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   ProfileResult result;
   result.by_module = options.by == "module";
-  std::vector<RankProfile> ranks = reducer.Reduce(mapped);
-  result.ranks.reserve(ranks.size());
-  result.compute.reserve(ranks.size());
-  result.kernels.reserve(ranks.size());
-  for (RankProfile& rank : ranks) AddRank(std::move(rank), &result);
-  std::vector<RankProfile>().swap(ranks);
-  if (options.critical_path) {
-    // The ranks again, reduced to their communication (bounded memory as above), matched across the run.
-    CommRunOptions comm;
-    comm.hardware = options.hardware;
-    comm.hardware_file = options.hardware_file;
-    comm.summaries = true;
-    comm.command = "profile --critical-path";
-    TP_ASSIGN_OR_RETURN(const CommRun run, AnalyzeRunCommunication(options.paths, comm));
-    result.critical_path = CriticalPathPerStep(run.analysis.cross_rank.critical_links);
-    if (run.analysis.cross_rank.pipeline) {
-      result.pipeline_path = PipelineCriticalPath(*run.analysis.cross_rank.pipeline, result.ranks);
+  ProfileRun run = reducer.Reduce(mapped);
+  result.ranks.reserve(run.ranks.size());
+  result.compute.reserve(run.ranks.size());
+  result.kernels.reserve(run.ranks.size());
+  for (RankProfile& rank : run.ranks) AddRank(std::move(rank), &result);
+  std::vector<RankProfile>().swap(run.ranks);
+  if (run.cross_rank) {  // --critical-path: read from the ranks' communication, matched in the one map
+    result.critical_path = CriticalPathPerStep(std::move(run.cross_rank->critical_links));
+    if (run.cross_rank->pipeline) {
+      result.pipeline_path = PipelineCriticalPath(*run.cross_rank->pipeline, result.ranks);
     }
   }
   if (options.json) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "analysis/comm/comm_cross_rank.h"
+#include "analysis/comm/comm_links.h"
 #include "analysis/comm/pipeline_stages.h"
 #include "analysis/core/host_op_tree.h"
 
@@ -46,8 +47,9 @@ void AddGpuPipelineBubbles(const std::vector<RankCommunication>& p2p_ranks, std:
 
 }  // namespace
 
-ProfileReducer::ProfileReducer(const ProfileSettings& settings, JobChips* chips, SummaryInput summaries)
-    : settings_(settings), chips_(chips), summaries_(std::move(summaries)) {}
+ProfileReducer::ProfileReducer(const ProfileSettings& settings, JobChips* chips, SummaryInput summaries,
+                               bool critical_path)
+    : settings_(settings), chips_(chips), summaries_(std::move(summaries)), critical_path_(critical_path) {}
 
 RankProfile ProfileReducer::Summarize(const Trace& trace, RankBreakdown breakdown) const {
   RankProfile rank;
@@ -59,9 +61,8 @@ RankProfile ProfileReducer::Summarize(const Trace& trace, RankBreakdown breakdow
   // analyze's split with its default limits (profile takes no --config; they only move CPU-only traces'
   // framework overhead).
   rank.split = SplitStepTime(trace, rank.breakdown, BuildHostOpTree(trace), TinyOpLimits{});
-  if (rank.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecvKernels(trace)) {
-    rank.p2p_comm = AnalyzeRankCommunication(trace, rank.breakdown, chips_->Select(trace));
-  }
+  rank.p2p = rank.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecvKernels(trace);
+  if (rank.p2p || critical_path_) rank.comm = AnalyzeRankCommunication(trace, rank.breakdown, chips_->Select(trace));
   return rank;
 }
 
@@ -74,30 +75,33 @@ RankProfile ProfileReducer::FromSummary(RankSummary rank) const {
   out.moe = std::move(rank.advice.moe);
   out.modules = std::move(rank.report->modules);
   out.split = rank.advice.advice.split;
-  if (out.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecv(rank.comm.collectives)) {
-    out.p2p_comm = std::move(rank.comm);
-  }
+  out.p2p = out.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecv(rank.comm.collectives);
+  if (out.p2p || critical_path_) out.comm = std::move(rank.comm);
   return out;
 }
 
-std::vector<RankProfile> ProfileReducer::Reduce(std::vector<MappedFile<RankProfile>>& mapped) const {
+ProfileRun ProfileReducer::Reduce(std::vector<MappedFile<RankProfile>>& mapped) const {
   size_t count = 0;
   for (const MappedFile<RankProfile>& file : mapped) count += file.ranks.size();
-  std::vector<RankProfile> ranks;
-  ranks.reserve(count);
+  ProfileRun run;
+  run.ranks.reserve(count);
   std::vector<RankCommunication> p2p_ranks;
+  std::vector<RankCommunication> all_ranks;  // --critical-path
   for (MappedFile<RankProfile>& file : mapped) {
     for (RankProfile& rank : file.ranks) {
-      if (rank.p2p_comm) {
-        p2p_ranks.push_back(std::move(*rank.p2p_comm));
-        rank.p2p_comm.reset();
-      }
-      ranks.push_back(std::move(rank));
+      if (rank.p2p && critical_path_) p2p_ranks.push_back(*rank.comm);
+      if (rank.comm) (critical_path_ ? all_ranks : p2p_ranks).push_back(std::move(*rank.comm));
+      rank.comm.reset();
+      run.ranks.push_back(std::move(rank));
     }
     std::vector<RankProfile>().swap(file.ranks);
   }
-  AddGpuPipelineBubbles(p2p_ranks, &ranks);
-  return ranks;
+  AddGpuPipelineBubbles(p2p_ranks, &run.ranks);
+  if (critical_path_) {
+    ResolveLinkRanks(&all_ranks);
+    run.cross_rank = AnalyzeAcrossRanks(all_ranks);
+  }
+  return run;
 }
 
 Result<SummaryInput> ProfileSummaries(const std::string& compute_flag, const std::string& hardware,

@@ -10,6 +10,7 @@
 #include "analysis/breakdown/module_view.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/comm_collectives.h"
+#include "analysis/comm/comm_cross_rank.h"
 #include "analysis/compute/compute_units.h"
 #include "analysis/compute/moe_balance.h"
 #include "analysis/core/hardware_profile.h"
@@ -36,15 +37,24 @@ struct RankProfile {
   RankMoeLoad moe;
   ModuleView modules;
   TimeSplit split;
-  // A GPU rank that ran send / recv kernels: its communication, for the pipeline it may be in (the reduce
-  // adds its bubble); nullopt otherwise.
-  std::optional<RankCommunication> p2p_comm;
+  // Its communication, where the reduce matches it across ranks: a GPU rank that ran send / recv kernels
+  // (`p2p`), for the pipeline it may be in, and every rank for --critical-path; nullopt otherwise.
+  std::optional<RankCommunication> comm;
+  bool p2p = false;
+};
+
+// The ranks of a run in its order, and with --critical-path their communication matched across the run
+// as comm matches it.
+struct ProfileRun {
+  std::vector<RankProfile> ranks;
+  std::optional<CrossRankCommunication> cross_rank;
 };
 
 class ProfileReducer final : public RankReducer<RankProfile> {
  public:
-  // `chips` selects each rank's chip, shared within its job; `summaries` from ProfileSummaries.
-  ProfileReducer(const ProfileSettings& settings, JobChips* chips, SummaryInput summaries);
+  // `chips` selects each rank's chip, shared within its job; `summaries` from ProfileSummaries;
+  // `critical_path`: every rank's communication kept for the reduce to match (--critical-path).
+  ProfileReducer(const ProfileSettings& settings, JobChips* chips, SummaryInput summaries, bool critical_path = false);
   bool WithBreakdown() const override { return true; }
   RankProfile Summarize(const Trace& trace, RankBreakdown breakdown) const override;
   const SummaryInput& Summaries() const override { return summaries_; }
@@ -53,12 +63,13 @@ class ProfileReducer final : public RankReducer<RankProfile> {
   RankProfile FromSummary(RankSummary rank) const override;
   // The ranks in the run's order, the mapped files emptied as they are read; the GPU ranks that ran send /
   // recv kernels matched across the run as comm matches it, and their pipeline waits added.
-  std::vector<RankProfile> Reduce(std::vector<MappedFile<RankProfile>>& mapped) const;
+  ProfileRun Reduce(std::vector<MappedFile<RankProfile>>& mapped) const;
 
  private:
   const ProfileSettings& settings_;
   JobChips* chips_;
   SummaryInput summaries_;
+  bool critical_path_;
 };
 
 // Summaries are read as traces are when made under the run's chip flags and profiled with the default
