@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/interned_text.h"
+#include "pipeline/summary_codec.h"
 
 namespace tuneprof {
 namespace {
@@ -400,8 +401,7 @@ TEST(SummaryFileTest, LayoutIsPinnedToTheVersion) {
   constexpr uint32_t kPinnedVersion = 5;
   constexpr uint64_t kPinnedDigest = 0xdf7c59e122efb167;
   const std::string layout = SummaryLayout();
-  uint64_t digest = 14695981039346656037ull;  // FNV-1a
-  for (const char c : layout) digest = (digest ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  const uint64_t digest = summary_format::Checksum(layout);
   EXPECT_EQ(kSummaryFormatVersion, kPinnedVersion);
   EXPECT_EQ(digest, kPinnedDigest) << "the summary layout changed: raise kSummaryFormatVersion, then pin 0x"
                                    << std::hex << digest << " to it\nlayout: " << layout;
