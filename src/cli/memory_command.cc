@@ -64,10 +64,9 @@ Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const Ha
                       ReadingReportParts("memory", options.hardware, options.hardware_file, &profiles));
   JobChips chips(profiles, forced);
   const MemoryReducer reducer(&chips, summaries, options.json);
-  std::vector<MappedFile<RankMemory>> mapped = MapRanks(files, reducer);
-  MapAgainWithSharedChips(files, reducer, &chips, &mapped);
   std::vector<std::string> warnings;
-  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
+  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankMemory>> mapped,
+                      MapRun(options.paths, files, reducer, &chips, &warnings));
   const MemoryRun run = reducer.Reduce(mapped);
   if (!options.json) return RenderMemoryText(run.ranks);
   return WithWarnings(RenderMemoryJson(run.ranks, run.hta_bw), warnings);

@@ -86,10 +86,9 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
                                                                options.hardware_file, settings));
   JobChips chips(settings.profiles, settings.forced);
   const ProfileReducer reducer(settings, &chips, std::move(summaries), options.critical_path);
-  std::vector<MappedFile<RankProfile>> mapped = MapRanks(files, reducer);
-  MapAgainWithSharedChips(files, reducer, &chips, &mapped);
   std::vector<std::string> warnings;
-  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
+  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankProfile>> mapped,
+                      MapRun(options.paths, files, reducer, &chips, &warnings));
   ProfileResult result;
   result.by_module = options.by == "module";
   ProfileRun run = reducer.Reduce(mapped);

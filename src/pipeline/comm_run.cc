@@ -66,9 +66,8 @@ Result<CommRun> AnalyzeRunCommunication(const std::vector<std::string>& paths, c
   run.analysis.thresholds.utilization = options.utilization_threshold;
   JobChips chips(*settings.profiles, settings.forced);
   const CommReducer reducer(summaries, &chips);
-  std::vector<MappedFile<RankCommunication>> mapped = MapRanks(run.files, reducer);
-  MapAgainWithSharedChips(run.files, reducer, &chips, &mapped);
-  TP_RETURN_IF_ERROR(CollectMapWarnings(paths, run.files, mapped, &run.warnings));
+  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankCommunication>> mapped,
+                      MapRun(paths, run.files, reducer, &chips, &run.warnings));
   reducer.Reduce(std::move(mapped), &run);
   return run;
 }

@@ -80,4 +80,18 @@ void MapAgainWithSharedChips(const std::vector<std::string>& files, const RankRe
   MapAgainWithSharedChips(files, reducer, chips, mapped, [](Summary&) {});
 }
 
+// A command's whole map of the run `paths` listed as `files` (ListRunFiles): MapRanks with `reducer`, the
+// files whose ranks adopt their job's chip mapped again, the warnings said (CollectMapWarnings, with
+// `file_lines` where a summary file keeps them). Picks MapRanks' overload by the reducer's own type.
+template <class Reducer, class Summary = decltype(std::declval<const Reducer&>().FromSummary(RankSummary()))>
+Result<std::vector<MappedFile<Summary>>> MapRun(const std::vector<std::string>& paths,
+                                                const std::vector<std::string>& files, const Reducer& reducer,
+                                                JobChips* chips, std::vector<std::string>* warnings,
+                                                std::vector<std::string>* file_lines = nullptr) {
+  std::vector<MappedFile<Summary>> mapped = MapRanks(files, reducer);
+  MapAgainWithSharedChips(files, static_cast<const RankReducer<Summary>&>(reducer), chips, &mapped);
+  TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, mapped, warnings, file_lines));
+  return mapped;
+}
+
 }  // namespace tuneprof

@@ -308,10 +308,9 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
   context.chips = &chips;
   // A summary of summaries would only copy them: refused, as by every command that needs traces.
   const RunReducer reducer(context, RefusingSummaries("summarize"));
-  std::vector<MappedFile<RankSummary>> mapped = MapRanks(files, reducer);
-  MapAgainWithSharedChips(files, reducer, &chips, &mapped);
   std::vector<std::string> said;
-  TP_RETURN_IF_ERROR(CollectMapWarnings({path}, files, mapped, &said, &file.warnings));
+  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankSummary>> mapped,
+                      MapRun({path}, files, reducer, &chips, &said, &file.warnings));
   for (MappedFile<RankSummary>& mapped_file : mapped) {
     for (size_t k = 0; k < mapped_file.ranks.size(); ++k) {
       file.ranks.push_back(std::move(mapped_file.ranks[k]));
