@@ -64,15 +64,6 @@ std::string ComputeFlagNotInSummaries(const ProfileOptions& options) {
   return "";
 }
 
-void AddRank(RankProfile rank, ProfileResult* result) {
-  result->ranks.push_back(std::move(rank.breakdown));
-  result->compute.push_back(std::move(rank.compute));
-  result->kernels.push_back(std::move(rank.kernels));
-  result->moe.push_back(std::move(rank.moe));
-  result->modules.push_back(std::move(rank.modules));
-  result->splits.push_back(rank.split);
-}
-
 std::string RenderProfile(const ProfileResult& result, const ProfileOptions& options,
                           const std::vector<std::string>& warnings) {
   return options.json ? RenderProfileJson(result, warnings) : RenderProfileText(result, options.wide);
@@ -95,7 +86,7 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
   result.ranks.reserve(run.ranks.size());
   result.compute.reserve(run.ranks.size());
   result.kernels.reserve(run.ranks.size());
-  for (RankProfile& rank : run.ranks) AddRank(std::move(rank), &result);
+  for (RankProfile& rank : run.ranks) AppendRankProfile(std::move(rank), &result);
   std::vector<RankProfile>().swap(run.ranks);
   if (run.cross_rank) {  // --critical-path: read from the ranks' communication, matched in the one map
     result.critical_path = CriticalPathPerStep(std::move(run.cross_rank->critical_links));
@@ -143,7 +134,7 @@ Result<std::string> ProfileOutput(const std::vector<Trace>& traces, const Profil
   for (const Trace& trace : traces) {
     RankBreakdown breakdown = ComputeTimeBreakdown(trace);
     breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
-    AddRank(reducer.Summarize(trace, std::move(breakdown)), &result);
+    AppendRankProfile(reducer.Summarize(trace, std::move(breakdown)), &result);
   }
   breakdown_warnings.Emit(&warnings);
   if (beside.joinable()) {

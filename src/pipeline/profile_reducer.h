@@ -3,6 +3,7 @@
 // semantics print of it, from its trace or from a summary file made with the default compute flags.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/advisor/time_split.h"
@@ -42,6 +43,19 @@ struct RankProfile {
   std::optional<RankCommunication> comm;
   bool p2p = false;
 };
+
+// Moves `rank` into a profile's per-rank columns, one vector per member (ProfileResult, which the report
+// renders and this layer does not see): a member added to RankProfile is handed on here, once for the map
+// and for the traces kept whole.
+template <class Columns>
+void AppendRankProfile(RankProfile rank, Columns* columns) {
+  columns->ranks.push_back(std::move(rank.breakdown));
+  columns->compute.push_back(std::move(rank.compute));
+  columns->kernels.push_back(std::move(rank.kernels));
+  columns->moe.push_back(std::move(rank.moe));
+  columns->modules.push_back(std::move(rank.modules));
+  columns->splits.push_back(rank.split);
+}
 
 // The ranks of a run in its order, and with --critical-path their communication matched across the run
 // as comm matches it.
