@@ -181,6 +181,45 @@ capture() {
   both compare_advice.gpt compare "$gpt_before" "$gpt_after" --advice before_advice.json
   run report_compare.gpt report --compare "$gpt_before" "$gpt_after" -o report_compare.gpt.html
 
+  # Summaries: each written (kept in the capture byte for byte), then read back by every command that
+  # takes one, and refused where a command or a flag cannot take it.
+  local sum
+  for name in nccl ranks gpt npu_text npu_rank nsys cpu_only; do
+    case $name in
+      nccl) input=("$nccl") ;;
+      ranks) input=("$ranks") ;;
+      gpt) input=("$gpt_before") ;;
+      npu_text) input=("$npu_text") ;;
+      npu_rank) input=("$npu_rank") ;;
+      nsys) input=("$nsys") ;;
+      cpu_only) input=("$cpu_only") ;;
+    esac
+    run "summarize.$name" summarize "${input[@]}" -o "summarize.$name.tps"
+    sum=sum_$name.tps
+    cp "$out/summarize.$name.tps" "$work/$sum"
+    both "from_summary.profile.$name" profile "$sum"
+    both "from_summary.analyze.$name" analyze "$sum"
+    both "from_summary.advise.$name" advise "$sum"
+    both "from_summary.memory.$name" memory "$sum"
+    both "from_summary.comm.$name" comm "$sum"
+    run "from_summary.report.$name" report "$sum" -o "from_summary.report.$name.html"
+  done
+  both from_summary.profile_by_module.gpt profile sum_gpt.tps --by module
+  both from_summary.profile_critical_path.ranks profile sum_ranks.tps --critical-path
+  both from_summary.mixed.gpt analyze sum_gpt.tps "$gpt_after"
+  run summarize_forced.nccl summarize "$nccl" --hardware "H100 SXM" -o summarize_forced.nccl.tps
+  cp "$out/summarize_forced.nccl.tps" "$work/sum_forced.tps"
+  both from_summary_forced.profile.nccl profile sum_forced.tps --hardware "h100 sxm"
+  run error.summary_hardware analyze sum_forced.tps
+  run error.summary_compute_flag profile sum_gpt.tps --compute-threshold 0.5
+  run error.summary_info info sum_gpt.tps
+  run error.summary_hta profile --semantics hta sum_gpt.tps
+  run error.summary_compare compare sum_gpt.tps "$gpt_after"
+  run error.summary_report_compare report --compare sum_gpt.tps "$gpt_after" -o error.summary_report_compare.html
+  run error.summary_name summarize "$nccl" -o summary.json
+  run error.summary_of_summary summarize sum_gpt.tps -o error.summary_of_summary.tps
+  rm -f "$work"/sum_*.tps
+
   # Errors and their messages: bad paths, bad flags, bad flag files.
   run error.missing info in/no/such/trace.json
   both error.not_a_trace info profiles.json

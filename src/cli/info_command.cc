@@ -13,11 +13,18 @@ namespace tuneprof::cli {
 
 namespace {
 
+// info's map: each rank reduced to what the trace holds, which a summary file does not keep.
+class InfoReducer final : public TraceOnlyReducer<TraceSummary> {
+ public:
+  InfoReducer() : TraceOnlyReducer("info") {}
+  bool WithBreakdown() const override { return false; }
+  TraceSummary Summarize(const Trace& trace, RankBreakdown) const override { return SummarizeTrace(trace); }
+};
+
 // Each rank summarized on all cores with its trace dropped at once (pipeline/rank_map.h).
 Result<std::string> InfoOutput(const InfoOptions& options) {
   TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
-  std::vector<MappedFile<TraceSummary>> mapped = MapRanks<TraceSummary>(
-      files, [](const Trace& trace) { return SummarizeTrace(trace); }, RefusingSummaries("info"));
+  std::vector<MappedFile<TraceSummary>> mapped = MapRanks(files, InfoReducer());
   std::vector<std::string> warnings;
   TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
   std::vector<TraceSummary> summaries;

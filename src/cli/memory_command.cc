@@ -20,6 +20,7 @@
 #include "io/trace_files.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
+#include "pipeline/memory_reducer.h"
 #include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/category_report.h"
@@ -54,24 +55,6 @@ Result<std::string> MemorySnapshotOutput(const std::string& path, bool json) {
 
 namespace {
 
-// One rank's memory analysis, and with --json its part of HTA's bandwidth summary, whose step filter
-// is decided over the whole run: each shape's rows are kept until the reduce picks one.
-struct RankMemory {
-  MemoryAnalysis memory;
-  HtaRankShape shape;
-  std::array<std::vector<HtaMemoryBwRow>, kHtaRunShapes> hta_bw;
-};
-
-// A rank summary (format version 2 on) holds all three, made as below.
-RankMemory TakeFromSummary(RankSummary rank, RankMemory*) {
-  RankMemory out;
-  if (!rank.report) return out;  // MapSummaryFile refuses summaries without (SummaryInput::report_detail)
-  out.memory = std::move(rank.report->memory);
-  out.shape = std::move(rank.report->hta_shape);
-  out.hta_bw = std::move(rank.report->hta_memory_bw);
-  return out;
-}
-
 // The run map -> summary -> reduce, in bounded memory: each rank is analysed on all cores and its trace
 // dropped before the worker takes the next file.
 Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const HardwareProfiles& profiles,
@@ -80,36 +63,13 @@ Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const Ha
   TP_ASSIGN_OR_RETURN(const SummaryInput summaries,
                       ReadingReportParts("memory", options.hardware, options.hardware_file, &profiles));
   JobChips chips(profiles, forced);
-  const auto summarize = [&](const Trace& trace) {
-    RankMemory rank;
-    rank.memory = AnalyzeMemory(trace, chips.Select(trace));
-    if (options.json) {
-      rank.shape = ShapeOfRankForHta(trace);
-      rank.hta_bw = ComputeRankHtaMemoryBw(trace);
-    }
-    return rank;
-  };
-  std::vector<MappedFile<RankMemory>> mapped = MapRanks<RankMemory>(files, summarize, summaries);
-  MapAgainWithSharedChips(files, summarize, summaries, &chips, &mapped);
+  const MemoryReducer reducer(&chips, summaries, options.json);
   std::vector<std::string> warnings;
-  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
-  std::vector<MemoryAnalysis> ranks;
-  std::vector<HtaRankShape> shapes;
-  for (MappedFile<RankMemory>& file : mapped) {
-    for (RankMemory& rank : file.ranks) {
-      ranks.push_back(std::move(rank.memory));
-      shapes.push_back(std::move(rank.shape));
-    }
-  }
-  if (!options.json) return RenderMemoryText(ranks);
-  const size_t shape = static_cast<size_t>(CombineHtaShapes(shapes));
-  std::vector<HtaMemoryBwRow> hta_bw;
-  for (MappedFile<RankMemory>& file : mapped) {
-    for (RankMemory& rank : file.ranks) {
-      std::move(rank.hta_bw[shape].begin(), rank.hta_bw[shape].end(), std::back_inserter(hta_bw));
-    }
-  }
-  return WithWarnings(RenderMemoryJson(ranks, hta_bw), warnings);
+  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankMemory>> mapped,
+                      MapRun(options.paths, files, reducer, &chips, &warnings));
+  const MemoryRun run = reducer.Reduce(mapped);
+  if (!options.json) return RenderMemoryText(run.ranks);
+  return WithWarnings(RenderMemoryJson(run.ranks, run.hta_bw), warnings);
 }
 
 // The memory snapshots a directory holds: files named *.pickle or *.pkl (as torch's examples name them)

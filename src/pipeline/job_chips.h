@@ -55,19 +55,18 @@ class JobChips {
 };
 
 // After MapRanks: the files whose ranks named no chip while their job's other ranks identify one are
-// mapped again with `summarize` (which selects through `chips`), each rank's summary replaced and then
+// mapped again with `reducer` (which selects through `chips`), each rank's summary replaced and then
 // passed to `adjust` (what the first map already took from it). Not under an MPI job's map sharing, whose
 // processes each hold part of the run; a file that fails to read the second time keeps its first reading.
-template <class Summary, class Summarize, class Adjust>
-void MapAgainWithSharedChips(const std::vector<std::string>& files, const Summarize& summarize,
-                             const SummaryInput& summaries, JobChips* chips, std::vector<MappedFile<Summary>>* mapped,
-                             const Adjust& adjust) {
+template <class Summary, class Adjust>
+void MapAgainWithSharedChips(const std::vector<std::string>& files, const RankReducer<Summary>& reducer,
+                             JobChips* chips, std::vector<MappedFile<Summary>>* mapped, const Adjust& adjust) {
   if (ActiveMapSharing() != nullptr) return;
   const std::vector<size_t> again = chips->Share(files);
   if (again.empty()) return;
   std::vector<std::string> subset;
   for (size_t i : again) subset.push_back(files[i]);
-  std::vector<MappedFile<Summary>> remapped = MapRanks<Summary>(subset, summarize, summaries);
+  std::vector<MappedFile<Summary>> remapped = MapRanks(subset, reducer);
   for (size_t j = 0; j < again.size(); ++j) {
     if (!remapped[j].status.status.ok()) continue;
     for (Summary& rank : remapped[j].ranks) adjust(rank);
@@ -75,10 +74,24 @@ void MapAgainWithSharedChips(const std::vector<std::string>& files, const Summar
   }
 }
 
-template <class Summary, class Summarize>
-void MapAgainWithSharedChips(const std::vector<std::string>& files, const Summarize& summarize,
-                             const SummaryInput& summaries, JobChips* chips, std::vector<MappedFile<Summary>>* mapped) {
-  MapAgainWithSharedChips(files, summarize, summaries, chips, mapped, [](Summary&) {});
+template <class Summary>
+void MapAgainWithSharedChips(const std::vector<std::string>& files, const RankReducer<Summary>& reducer,
+                             JobChips* chips, std::vector<MappedFile<Summary>>* mapped) {
+  MapAgainWithSharedChips(files, reducer, chips, mapped, [](Summary&) {});
+}
+
+// A command's whole map of the run `paths` listed as `files` (ListRunFiles): MapRanks with `reducer`, the
+// files whose ranks adopt their job's chip mapped again, the warnings said (CollectMapWarnings, with
+// `file_lines` where a summary file keeps them). Picks MapRanks' overload by the reducer's own type.
+template <class Reducer, class Summary = decltype(std::declval<const Reducer&>().FromSummary(RankSummary()))>
+Result<std::vector<MappedFile<Summary>>> MapRun(const std::vector<std::string>& paths,
+                                                const std::vector<std::string>& files, const Reducer& reducer,
+                                                JobChips* chips, std::vector<std::string>* warnings,
+                                                std::vector<std::string>* file_lines = nullptr) {
+  std::vector<MappedFile<Summary>> mapped = MapRanks(files, reducer);
+  MapAgainWithSharedChips(files, static_cast<const RankReducer<Summary>&>(reducer), chips, &mapped);
+  TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, mapped, warnings, file_lines));
+  return mapped;
 }
 
 }  // namespace tuneprof

@@ -5,14 +5,14 @@
 // The reduce then reads the summaries only, in the files' order.
 #include <functional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "analysis/breakdown/time_breakdown.h"
 #include "base/status.h"
 #include "model/trace.h"
-#include "pipeline/run_analyses.h"
+#include "pipeline/rank_reducer.h"
 #include "pipeline/summary_file.h"
+#include "pipeline/trace_warnings.h"
 
 namespace tuneprof {
 
@@ -44,34 +44,6 @@ struct MappedFile {
   std::vector<Summary> ranks;
   std::vector<int64_t> starts;  // each rank's first event, on its own clock
 };
-
-// How a map takes summary files (summary_file.h) among its files: only commands whose summary a file
-// holds take them (`accepted`), and only files made under the run's own flags.
-struct SummaryInput {
-  bool accepted = false;
-  std::string command;         // named in the refusal: "profile", "memory", "report"
-  SummarySettings settings;    // the run's
-  bool config_matters = true;  // false for comm, which applies no advisor threshold to a rank
-  // The report, `memory` and `profile` read each rank's breakdown, kernels, FLOPs, memory and compute units
-  // (RankSummary::report): summaries made before they were kept are refused; other commands drop them as
-  // they read.
-  bool report_detail = false;
-  bool compute_units = false;                  // `profile` reads the compute units within them as well
-  const HardwareProfiles* profiles = nullptr;  // the run's chips, which the ranks' are found among
-};
-
-// The input of a command that needs the events: any summary is refused, naming `command`.
-inline SummaryInput RefusingSummaries(std::string command) {
-  SummaryInput input;
-  input.command = std::move(command);
-  return input;
-}
-
-// The input of a command that reads each rank's report parts (RankSummary::report) and applies no advisor
-// threshold to a rank (memory, profile): summaries made under the run's chip flags are taken, their chips
-// found among `profiles`. An error when a flag file cannot be read.
-Result<SummaryInput> ReadingReportParts(std::string command, const std::string& hardware,
-                                        const std::string& hardware_file, const HardwareProfiles* profiles);
 
 // Reads the summary file `file` into `status` (its warnings, its ranks' breakdown warnings, or why it
 // cannot be taken) and calls `each` with every rank and its first event.
@@ -119,21 +91,11 @@ MapSharing* ActiveMapSharing();
 Status ExchangeMappedFiles(MapSharing* sharing, std::vector<MappedFileRecord> mine,
                            std::vector<MappedFileRecord>* records);
 
-// What a command's map keeps of a summary file's rank; the commands that take no summaries have none.
-inline RankSummary TakeFromSummary(RankSummary rank, RankSummary*) { return rank; }
-inline RankCommunication TakeFromSummary(RankSummary rank, RankCommunication*) { return std::move(rank.comm); }
-// And what travels of it between processes.
-inline RankSummary GiveAsSummary(RankSummary rank) { return rank; }
-inline RankSummary GiveAsSummary(RankCommunication comm) {
-  RankSummary rank;
-  rank.comm = std::move(comm);
-  return rank;
-}
-
 // Under MapSharing: the files this process mapped go to the reducing process, whose `mapped` then holds
 // every process's; a damaged payload is the first file's error.
 template <class Summary>
-void ShareMapped(MapSharing* sharing, const std::vector<bool>& mine, std::vector<MappedFile<Summary>>* mapped) {
+void ShareMapped(MapSharing* sharing, const SharedRankReducer<Summary>& reducer, const std::vector<bool>& mine,
+                 std::vector<MappedFile<Summary>>* mapped) {
   std::vector<MappedFileRecord> records;
   for (size_t i = 0; i < mapped->size(); ++i) {
     if (!mine[i]) continue;
@@ -145,7 +107,7 @@ void ShareMapped(MapSharing* sharing, const std::vector<bool>& mine, std::vector
     record.warnings = std::move(file.status.warnings);
     record.breakdown_warnings = std::move(file.status.breakdown_warnings);
     record.starts = std::move(file.starts);
-    for (Summary& rank : file.ranks) record.ranks.push_back(GiveAsSummary(std::move(rank)));
+    for (Summary& rank : file.ranks) record.ranks.push_back(reducer.ToSummary(std::move(rank)));
     file = MappedFile<Summary>();
   }
   std::vector<MappedFileRecord> all;
@@ -162,23 +124,19 @@ void ShareMapped(MapSharing* sharing, const std::vector<bool>& mine, std::vector
     file.status.breakdown_warnings = std::move(record.breakdown_warnings);
     for (const RankSummary& rank : record.ranks) file.status.rank_ids.push_back(rank.comm.rank);
     file.starts = std::move(record.starts);
-    for (RankSummary& rank : record.ranks) {
-      file.ranks.push_back(TakeFromSummary(std::move(rank), static_cast<Summary*>(nullptr)));
-    }
+    for (RankSummary& rank : record.ranks) file.ranks.push_back(reducer.FromSummary(std::move(rank)));
   }
 }
 
-// MapFileRanks over `files` on all cores; `summarize(trace, breakdown)`, or `summarize(trace)` for a
-// summary that needs no breakdown, returns a rank's Summary. It runs on the workers, so it must only read
-// what it is given and shared read-only state.
-// Summary files among `files` are read as `summaries` says (which names the command when it refuses them).
-template <class Summary, class Summarize>
-std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files, const Summarize& summarize,
-                                          const SummaryInput& summaries) {
-  constexpr bool kWithBreakdown = std::is_invocable_v<Summarize, const Trace&, RankBreakdown>;
+// MapFileRanks over `files` on all cores, each rank summarized by `reducer` (its trace given with its
+// breakdown where the reducer asks for it) and each summary file among `files` read or refused as the
+// reducer says; under MapSharing, `shared` (the same reducer, whose ranks travel) hands this process's
+// files to the one that reduces. MapRanks below picks it by the reducer's type.
+template <class Summary>
+std::vector<MappedFile<Summary>> MapRanksWith(const std::vector<std::string>& files, const RankReducer<Summary>& reducer,
+                                              const SharedRankReducer<Summary>* shared) {
   std::vector<MappedFile<Summary>> mapped(files.size());
-  MapSharing* sharing = nullptr;
-  if constexpr (requires(Summary summary) { GiveAsSummary(std::move(summary)); }) sharing = ActiveMapSharing();
+  MapSharing* sharing = shared != nullptr ? ActiveMapSharing() : nullptr;
   std::vector<bool> mine(files.size(), true);
   if (sharing != nullptr) {
     const std::vector<FileShare> shares = sharing->Assign(files);
@@ -189,33 +147,39 @@ std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files,
       }
     }
   }
+  const bool with_breakdown = reducer.WithBreakdown();
   ForEachOnAllCores(files.size(), [&](size_t i) {
     if (!mine[i]) return;
     MappedFile<Summary>& file = mapped[i];
     if (IsSummaryPath(files[i])) {
-      MapSummaryFile(files[i], summaries, &file.status, [&](RankSummary rank, int64_t start) {
-        if constexpr (requires { TakeFromSummary(std::move(rank), static_cast<Summary*>(nullptr)); }) {
-          file.starts.push_back(start);
-          file.ranks.push_back(TakeFromSummary(std::move(rank), static_cast<Summary*>(nullptr)));
-        }
+      MapSummaryFile(files[i], reducer.Summaries(), &file.status, [&](RankSummary rank, int64_t start) {
+        file.starts.push_back(start);
+        file.ranks.push_back(reducer.FromSummary(std::move(rank)));
       });
       // A command that makes no breakdown of a trace says nothing of a summary's.
-      if constexpr (!kWithBreakdown) file.status.breakdown_warnings.clear();
+      if (!with_breakdown) file.status.breakdown_warnings.clear();
       return;
     }
-    MapFileRanks(files[i], kWithBreakdown, &file.status, [&](const Trace& trace, RankBreakdown breakdown) {
+    MapFileRanks(files[i], with_breakdown, &file.status, [&](const Trace& trace, RankBreakdown breakdown) {
       file.starts.push_back(trace.start_ns());
-      if constexpr (kWithBreakdown) {
-        file.ranks.push_back(summarize(trace, std::move(breakdown)));
-      } else {
-        file.ranks.push_back(summarize(trace));
-      }
+      file.ranks.push_back(reducer.Summarize(trace, std::move(breakdown)));
     });
   });
-  if constexpr (requires(Summary summary) { GiveAsSummary(std::move(summary)); }) {
-    if (sharing != nullptr) ShareMapped(sharing, mine, &mapped);
-  }
+  if (sharing != nullptr) ShareMapped(sharing, *shared, mine, &mapped);
   return mapped;
+}
+
+// A reducer whose ranks stay in this process: every file mapped here.
+template <class Summary>
+std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files, const RankReducer<Summary>& reducer) {
+  return MapRanksWith(files, reducer, static_cast<const SharedRankReducer<Summary>*>(nullptr));
+}
+
+// A reducer whose ranks travel: the files shared among the processes under MapSharing.
+template <class Summary>
+std::vector<MappedFile<Summary>> MapRanks(const std::vector<std::string>& files,
+                                          const SharedRankReducer<Summary>& reducer) {
+  return MapRanksWith(files, reducer, &reducer);
 }
 
 // The trace files behind `paths`, as every command lists them; an error when a path cannot be listed,

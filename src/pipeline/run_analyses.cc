@@ -29,48 +29,6 @@ Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path) {
   return AdvisorConfig::Parse(text, path);
 }
 
-std::vector<std::string> TraceWarnings(const Trace& trace) {
-  const TraceMetadata& meta = trace.metadata();
-  // Cut off, or an empty traceEvents array: said once, in the same words for every format.
-  std::vector<std::string> lines = InputWarnings(meta);
-  for (const std::string& warning : meta.warnings) {
-    // The cut-off is said above, once, in the same words for every format.
-    if (meta.truncated && warning.find("input ends before the JSON document does") != std::string::npos) continue;
-    lines.push_back(warning.starts_with(meta.path) ? warning : meta.path + ": " + warning);
-  }
-  return lines;
-}
-
-void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all) {
-  for (const std::string& warning : warnings) {
-    PrintWarning(warning);
-    all->push_back(warning);
-  }
-}
-
-void RankWarnings::Add(const std::string& path, const std::vector<std::string>& warnings) {
-  for (const std::string& warning : warnings) {
-    const std::string prefix = path + ": ";
-    std::string message = warning.starts_with(prefix) ? warning.substr(prefix.size()) : warning;
-    const auto [it, added] = index_.try_emplace(message, lines_.size());
-    if (added) {
-      lines_.push_back(Shared{path, std::move(message), 1});
-    } else {
-      ++lines_[it->second].ranks;
-    }
-  }
-}
-
-void RankWarnings::Emit(std::vector<std::string>* all) const {
-  std::vector<std::string> lines;
-  for (const Shared& s : lines_) {
-    lines.push_back(s.ranks == 1 ? s.first_path + ": " + s.message
-                                 : fmt::format("{} and {} more rank{}: {}", s.first_path, s.ranks - 1,
-                                               s.ranks == 2 ? "" : "s", s.message));
-  }
-  EmitWarnings(lines, all);
-}
-
 Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
   LoadedTraces loaded;
   std::vector<std::string> skipped;
@@ -222,6 +180,29 @@ void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& conf
   run->advice = CombineAdvice(std::move(drafts), comm, config, &run->comm.cross_rank);
 }
 
+// The map -> summary -> reduce of analyze, advise and the report, and what `summarize` writes: each rank
+// reduced to its RankSummary, which is what a summary file holds and what travels under MapSharing.
+class RunReducer final : public SharedRankReducer<RankSummary> {
+ public:
+  RunReducer(const SummaryContext& context, SummaryInput summaries)
+      : context_(context), summaries_(std::move(summaries)) {}
+  bool WithBreakdown() const override { return true; }
+  RankSummary Summarize(const Trace& trace, RankBreakdown breakdown) const override {
+    return SummarizeRank(trace, std::move(breakdown), context_);
+  }
+  const SummaryInput& Summaries() const override { return summaries_; }
+  RankSummary FromSummary(RankSummary rank) const override { return rank; }
+  RankSummary ToSummary(RankSummary rank) const override { return rank; }
+  // The ranks' summaries, moved from in the run's order, into the run's analyses (ReduceRun).
+  void Reduce(const std::vector<RankSummary*>& ranks, AnalyzedRun* run, KernelTotalsBuilder kernels = {}) const {
+    ReduceRun(ranks, *context_.config, context_.detail, run, std::move(kernels));
+  }
+
+ private:
+  SummaryContext context_;
+  SummaryInput summaries_;
+};
+
 }  // namespace
 
 Result<RunSettings> LoadRunSettings(const AnalysisFlags& flags) {
@@ -256,15 +237,16 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
     paths.push_back(trace.metadata().path);
   }
   chips.Share(paths);  // the traces are all here: the chips are chosen before any rank is summarized
+  const RunReducer reducer(context, RefusingSummaries("compare"));  // the traces are here: no summary to read
   for (const Trace& trace : run.traces) {
     RankBreakdown breakdown = ComputeTimeBreakdown(trace);
     breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
-    ranks.push_back(SummarizeRank(trace, std::move(breakdown), context));
+    ranks.push_back(reducer.Summarize(trace, std::move(breakdown)));
   }
   breakdown_warnings.Emit(&run.warnings);
   std::vector<RankSummary*> summaries;
   for (RankSummary& rank : ranks) summaries.push_back(&rank);
-  ReduceRun(summaries, settings.config, RunDetail::kAll, &run);
+  reducer.Reduce(summaries, &run);
   return run;
 }
 
@@ -287,20 +269,15 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
   SummaryInput summaries{detail != RunDetail::kAll, "report", settings.summary};
   summaries.report_detail = detail == RunDetail::kReport;
   summaries.profiles = run.profiles.get();
-  std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(
-      files,
-      [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), context); },
-      summaries);
+  const RunReducer reducer(context, summaries);
+  std::vector<MappedFile<RankSummary>> mapped = MapRanks(files, reducer);
   // The first map added its ranks' kernel tables to the folded sum already: a rank mapped again keeps
   // its table apart and drops it, so that each is counted once.
   SummaryContext again = context;
   again.folded_kernels = nullptr;
-  MapAgainWithSharedChips(
-      files,
-      [&](const Trace& trace, RankBreakdown breakdown) { return SummarizeRank(trace, std::move(breakdown), again); },
-      summaries, &chips, &mapped, [&](RankSummary& rank) {
-        if (context.folded_kernels != nullptr && rank.report) rank.report->kernels = {};
-      });
+  MapAgainWithSharedChips(files, RunReducer(again, summaries), &chips, &mapped, [&](RankSummary& rank) {
+    if (context.folded_kernels != nullptr && rank.report) rank.report->kernels = {};
+  });
   TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, mapped, &run.warnings));
   // What the workers freed (their last traces) is not what the reduce will allocate: hand it back.
   ReleaseFreedMemory();
@@ -310,7 +287,7 @@ Result<AnalyzedRun> AnalyzeRunInBoundedMemory(const std::vector<std::string>& pa
   for (MappedFile<RankSummary>& file : mapped) {
     for (RankSummary& rank : file.ranks) ranks.push_back(&rank);
   }
-  ReduceRun(ranks, settings.config, detail, &run, std::move(folded.totals));
+  reducer.Reduce(ranks, &run, std::move(folded.totals));
   mapped.clear();  // the summaries' husks, before the command writes its output
   ReleaseFreedMemory();
   return run;
@@ -330,13 +307,10 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
                          RunDetail::kReport,      SpareCore(files.size()), true};
   context.chips = &chips;
   // A summary of summaries would only copy them: refused, as by every command that needs traces.
-  const auto summarize = [&](const Trace& trace, RankBreakdown breakdown) {
-    return SummarizeRank(trace, std::move(breakdown), context);
-  };
-  std::vector<MappedFile<RankSummary>> mapped = MapRanks<RankSummary>(files, summarize, RefusingSummaries("summarize"));
-  MapAgainWithSharedChips(files, summarize, RefusingSummaries("summarize"), &chips, &mapped);
+  const RunReducer reducer(context, RefusingSummaries("summarize"));
   std::vector<std::string> said;
-  TP_RETURN_IF_ERROR(CollectMapWarnings({path}, files, mapped, &said, &file.warnings));
+  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankSummary>> mapped,
+                      MapRun({path}, files, reducer, &chips, &said, &file.warnings));
   for (MappedFile<RankSummary>& mapped_file : mapped) {
     for (size_t k = 0; k < mapped_file.ranks.size(); ++k) {
       file.ranks.push_back(std::move(mapped_file.ranks[k]));

@@ -71,6 +71,10 @@ struct MappedFileRecord {
 std::string EncodeMappedFiles(const std::vector<MappedFileRecord>& records);
 Result<std::vector<MappedFileRecord>> DecodeMappedFiles(std::string_view bytes, const std::string& origin);
 
+// The layout of a summary file and of the records MapSharing exchanges, in words (summary_codec.h Shape):
+// what the declared fields make, which the format test pins to kSummaryFormatVersion.
+std::string SummaryLayout();
+
 // Reads and decodes the summary file at `path` (gzipped or not).
 Result<SummaryFile> ReadSummaryFile(const std::string& path, const HardwareProfiles* profiles = nullptr);
 

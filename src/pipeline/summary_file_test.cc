@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/interned_text.h"
+#include "pipeline/summary_codec.h"
 
 namespace tuneprof {
 namespace {
@@ -390,6 +391,20 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
   EXPECT_NE(DecodeSummaryFile(bytes, "v.tps").status().message().find("cut off or corrupt"), std::string::npos);
   bytes.resize(bytes.size() - 8);
   EXPECT_NE(DecodeSummaryFile(Sealed(bytes), "v.tps").status().message().find("version 9"), std::string::npos);
+}
+
+// The fields a summary holds are declared once (summary_fields.h); the layout they make is pinned here to
+// the format version, so that a field added, dropped, moved or retyped, or an enum value added before its
+// last, fails this test until kSummaryFormatVersion is raised (with the reader taught the older layout)
+// and the new layout's digest pinned beside the new version.
+TEST(SummaryFileTest, LayoutIsPinnedToTheVersion) {
+  constexpr uint32_t kPinnedVersion = 5;
+  constexpr uint64_t kPinnedDigest = 0xdf7c59e122efb167;
+  const std::string layout = SummaryLayout();
+  const uint64_t digest = summary_format::Checksum(layout);
+  EXPECT_EQ(kSummaryFormatVersion, kPinnedVersion);
+  EXPECT_EQ(digest, kPinnedDigest) << "the summary layout changed: raise kSummaryFormatVersion, then pin 0x"
+                                   << std::hex << digest << " to it\nlayout: " << layout;
 }
 
 }  // namespace

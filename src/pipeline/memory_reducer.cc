@@ -1,0 +1,46 @@
+#include "pipeline/memory_reducer.h"
+
+#include <iterator>
+#include <utility>
+
+namespace tuneprof {
+
+RankMemory MemoryReducer::Summarize(const Trace& trace, RankBreakdown) const {
+  RankMemory rank;
+  rank.memory = AnalyzeMemory(trace, chips_->Select(trace));
+  if (hta_) {
+    rank.shape = ShapeOfRankForHta(trace);
+    rank.hta_bw = ComputeRankHtaMemoryBw(trace);
+  }
+  return rank;
+}
+
+RankMemory MemoryReducer::FromSummary(RankSummary rank) const {
+  RankMemory out;
+  if (!rank.report) return out;  // MapSummaryFile refuses summaries without (SummaryInput::report_detail)
+  out.memory = std::move(rank.report->memory);
+  out.shape = std::move(rank.report->hta_shape);
+  out.hta_bw = std::move(rank.report->hta_memory_bw);
+  return out;
+}
+
+MemoryRun MemoryReducer::Reduce(std::vector<MappedFile<RankMemory>>& mapped) const {
+  MemoryRun run;
+  std::vector<HtaRankShape> shapes;
+  for (MappedFile<RankMemory>& file : mapped) {
+    for (RankMemory& rank : file.ranks) {
+      run.ranks.push_back(std::move(rank.memory));
+      shapes.push_back(std::move(rank.shape));
+    }
+  }
+  if (!hta_) return run;
+  const size_t shape = static_cast<size_t>(CombineHtaShapes(shapes));
+  for (MappedFile<RankMemory>& file : mapped) {
+    for (RankMemory& rank : file.ranks) {
+      std::move(rank.hta_bw[shape].begin(), rank.hta_bw[shape].end(), std::back_inserter(run.hta_bw));
+    }
+  }
+  return run;
+}
+
+}  // namespace tuneprof
