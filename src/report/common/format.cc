@@ -17,6 +17,12 @@ double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 std::string MillisText(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 
+double Mebibytes(double bytes) { return bytes / 1048576.0; }
+
+std::string MiBText(int64_t bytes) {
+  return bytes == kNoId ? std::string(kUnknownText) : fmt::format("{:.1f}", Mebibytes(static_cast<double>(bytes)));
+}
+
 std::string FormatBytes(int64_t bytes) {
   if (bytes == kNoId) return std::string(kUnknownText);
   constexpr double kKiB = 1024.0;

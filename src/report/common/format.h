@@ -24,6 +24,12 @@ double Millis(int64_t ns);
 // Nanoseconds as milliseconds with three decimals and no unit ("12.346"), for columns headed "ms".
 std::string MillisText(double ns);
 
+// Bytes in mebibytes (2^20), as doubles for charts and JSON figures.
+double Mebibytes(double bytes);
+// Bytes as mebibytes with one decimal and no unit ("1.5"), for text that names the unit; kNoId prints as
+// unknown.
+std::string MiBText(int64_t bytes);
+
 // Bytes in binary units with two decimals ("1.50 MiB", "512 B"); kNoId prints as unknown.
 std::string FormatBytes(int64_t bytes);
 
