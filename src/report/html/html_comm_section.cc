@@ -80,6 +80,87 @@ HeatMap MatrixChart(const RankLinkMatrix& matrix) {
   return map;
 }
 
+// The verdict and its reasons: one line per reason, or above kRanksListedOneByOne ranks one per rule with
+// its ranks folded (a thousand alike lines hide the verdict).
+std::string CommReasons(const CommAnalysis& comm) {
+  std::string out = fmt::format("<p>Communication is {}a bottleneck.</p>\n", comm.bottleneck ? "" : "not ");
+  if (comm.reasons.empty()) return out;
+  out += "<ul>";
+  if (comm.ranks.size() <= kRanksListedOneByOne) {
+    for (const std::string& reason : comm.reasons) out += fmt::format("<li>{}</li>", E(reason));
+  } else {
+    for (const ReasonGroup& group : comm.reason_groups) {
+      std::vector<std::string> figures;
+      for (const ReasonFigure& f : group.figures) figures.push_back(ValueRange(f.min, f.max, f.decimals, f.unit));
+      out += fmt::format("<li>{}</li>", E(FoldedOverRanks(group.ranks, group.what, figures)));
+    }
+  }
+  return out + "</ul>\n";
+}
+
+std::string StragglerParagraph(const CrossRankCommunication& cross_rank) {
+  if (!cross_rank.straggler_rank) return "";
+  if (cross_rank.straggler_stands_out) {
+    std::string out = fmt::format("<p>Straggler: rank {} ({})", *cross_rank.straggler_rank, E(cross_rank.straggler_reason));
+    if (cross_rank.slow_rank_rules_disagree()) {
+      out += fmt::format(
+          "; the HCCL wait ratios name rank {} instead: the arrivals are measured per collective, the ratios are "
+          "totals",
+          *cross_rank.ascend_slow_rank);
+    }
+    return out + "</p>\n";
+  }
+  if (cross_rank.straggler_within_clock_uncertainty) {
+    return fmt::format("<p>No straggler named: rank {} ({}); align the hosts' clocks and profile again.</p>\n",
+                       *cross_rank.straggler_rank, E(cross_rank.straggler_reason));
+  }
+  return fmt::format("<p>No straggler stands out: rank {} made the others wait longest ({}).</p>\n",
+                     *cross_rank.straggler_rank, E(cross_rank.straggler_reason));
+}
+
+std::string ClockParagraph(const ClockAlignment& clocks) {
+  if (!clocks.applied) return "";
+  std::string out =
+      fmt::format("<p>Clocks: offsets from rank {}'s clock, taken out before comparing arrivals:", *clocks.reference_rank);
+  std::vector<const RankClockOffset*> applied;
+  for (const RankClockOffset& r : clocks.ranks) {
+    if (r.applied) applied.push_back(&r);
+  }
+  if (applied.size() <= kRanksListedOneByOne) {
+    for (size_t i = 0; i < applied.size(); ++i) {
+      out += fmt::format(" rank {} {:+.3f} ms &plusmn; {:.3f} ms{}", applied[i]->rank,
+                         static_cast<double>(*applied[i]->offset_ns) / 1e6,
+                         static_cast<double>(applied[i]->uncertainty_ns) / 1e6, i + 1 < applied.size() ? ";" : ".");
+    }
+  } else {
+    const auto [low, high] = std::minmax_element(
+        applied.begin(), applied.end(), [](const auto* a, const auto* b) { return *a->offset_ns < *b->offset_ns; });
+    out += fmt::format(" {} ranks, from {:+.3f} to {:+.3f} ms (tuneprof comm --json lists each)", applied.size(),
+                       static_cast<double>(*(*low)->offset_ns) / 1e6, static_cast<double>(*(*high)->offset_ns) / 1e6);
+  }
+  return out + "</p>\n";
+}
+
+std::string PipelineTable(const PipelineAnalysis& p) {
+  std::string out = fmt::format(
+      "<p>Pipeline stages ({}{} groups of {} ranks): stage {} computes most and bounds the step; imbalance "
+      "{:.1f} % ((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "
+      "steps.</p>\n<table><tr><th>stage</th><th>ranks</th><th>computing ms / step</th><th>p2p wait ms / step</th>"
+      "<th>bubble ms / step</th><th>step ms / step</th></tr>\n",
+      p.inferred ? "inferred from the p2p pattern, as no group names them: " : "", E(p.group_name), p.pipeline_size,
+      p.slowest_stage, 100 * p.imbalance, 100 * p.bubble_share);
+  for (const PipelineStage& st : p.stages) {
+    // No per-operation wait in the input (a cluster CSV): not a measured 0.
+    const std::string wait = st.p2p_wait_measure == P2pWaitMeasure::kNone
+                                 ? std::string("-")
+                                 : fmt::format("{:.3f}", st.p2p_wait_ns_per_step / 1e6);
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
+                       st.stage, RankRanges(st.ranks), st.computing_ns_per_step / 1e6, wait,
+                       st.bubble_ns_per_step / 1e6, st.step_ns_per_step / 1e6);
+  }
+  return out + "</table>\n";
+}
+
 }  // namespace
 
 std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_matrix) {
@@ -95,78 +176,8 @@ std::string CommSection(const CommAnalysis& comm, const RankLinkMatrix& link_mat
                                                 "unknown: no collective names its group's ranks with known bytes, "
                                                 "and no communication_matrix.json")
                              : RenderHeatMap(matrix);
-  out += fmt::format("<p>Communication is {}a bottleneck.</p>\n", comm.bottleneck ? "" : "not ");
-  if (!comm.reasons.empty()) {
-    out += "<ul>";
-    if (comm.ranks.size() <= kRanksListedOneByOne) {
-      for (const std::string& reason : comm.reasons) out += fmt::format("<li>{}</li>", E(reason));
-    } else {  // one line per rule, its ranks folded: a thousand alike lines hide the verdict
-      for (const ReasonGroup& group : comm.reason_groups) {
-        std::vector<std::string> figures;
-        for (const ReasonFigure& f : group.figures) figures.push_back(ValueRange(f.min, f.max, f.decimals, f.unit));
-        out += fmt::format("<li>{}</li>", E(FoldedOverRanks(group.ranks, group.what, figures)));
-      }
-    }
-    out += "</ul>\n";
-  }
-  if (comm.cross_rank.straggler_rank && comm.cross_rank.straggler_stands_out) {
-    out +=
-        fmt::format("<p>Straggler: rank {} ({})", *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
-    if (comm.cross_rank.slow_rank_rules_disagree()) {
-      out += fmt::format(
-          "; the HCCL wait ratios name rank {} instead: the arrivals are measured per collective, the ratios are "
-          "totals",
-          *comm.cross_rank.ascend_slow_rank);
-    }
-    out += "</p>\n";
-  } else if (comm.cross_rank.straggler_rank && comm.cross_rank.straggler_within_clock_uncertainty) {
-    out += fmt::format("<p>No straggler named: rank {} ({}); align the hosts' clocks and profile again.</p>\n",
-                       *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
-  } else if (comm.cross_rank.straggler_rank) {
-    out += fmt::format("<p>No straggler stands out: rank {} made the others wait longest ({}).</p>\n",
-                       *comm.cross_rank.straggler_rank, E(comm.cross_rank.straggler_reason));
-  }
-  const ClockAlignment& clocks = comm.cross_rank.clocks;
-  if (clocks.applied) {
-    out += fmt::format("<p>Clocks: offsets from rank {}'s clock, taken out before comparing arrivals:",
-                       *clocks.reference_rank);
-    std::vector<const RankClockOffset*> applied;
-    for (const RankClockOffset& r : clocks.ranks) {
-      if (r.applied) applied.push_back(&r);
-    }
-    if (applied.size() <= kRanksListedOneByOne) {
-      for (size_t i = 0; i < applied.size(); ++i) {
-        out += fmt::format(" rank {} {:+.3f} ms &plusmn; {:.3f} ms{}", applied[i]->rank,
-                           static_cast<double>(*applied[i]->offset_ns) / 1e6,
-                           static_cast<double>(applied[i]->uncertainty_ns) / 1e6, i + 1 < applied.size() ? ";" : ".");
-      }
-    } else {
-      const auto [low, high] = std::minmax_element(
-          applied.begin(), applied.end(), [](const auto* a, const auto* b) { return *a->offset_ns < *b->offset_ns; });
-      out += fmt::format(" {} ranks, from {:+.3f} to {:+.3f} ms (tuneprof comm --json lists each)", applied.size(),
-                         static_cast<double>(*(*low)->offset_ns) / 1e6, static_cast<double>(*(*high)->offset_ns) / 1e6);
-    }
-    out += "</p>\n";
-  }
-  if (const auto& p = comm.cross_rank.pipeline) {
-    out += fmt::format(
-        "<p>Pipeline stages ({}{} groups of {} ranks): stage {} computes most and bounds the step; imbalance "
-        "{:.1f} % ((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "
-        "steps.</p>\n<table><tr><th>stage</th><th>ranks</th><th>computing ms / step</th><th>p2p wait ms / step</th>"
-        "<th>bubble ms / step</th><th>step ms / step</th></tr>\n",
-        p->inferred ? "inferred from the p2p pattern, as no group names them: " : "", E(p->group_name),
-        p->pipeline_size, p->slowest_stage, 100 * p->imbalance, 100 * p->bubble_share);
-    for (const PipelineStage& st : p->stages) {
-      // No per-operation wait in the input (a cluster CSV): not a measured 0.
-      const std::string wait = st.p2p_wait_measure == P2pWaitMeasure::kNone
-                                   ? std::string("-")
-                                   : fmt::format("{:.3f}", st.p2p_wait_ns_per_step / 1e6);
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
-                         st.stage, RankRanges(st.ranks), st.computing_ns_per_step / 1e6, wait,
-                         st.bubble_ns_per_step / 1e6, st.step_ns_per_step / 1e6);
-    }
-    out += "</table>\n";
-  }
+  out += CommReasons(comm) + StragglerParagraph(comm.cross_rank) + ClockParagraph(comm.cross_rank.clocks);
+  if (const auto& p = comm.cross_rank.pipeline) out += PipelineTable(*p);
   out += "</section>\n";
   return out;
 }
