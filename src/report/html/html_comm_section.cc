@@ -101,7 +101,8 @@ std::string CommReasons(const CommAnalysis& comm) {
 std::string StragglerParagraph(const CrossRankCommunication& cross_rank) {
   if (!cross_rank.straggler_rank) return "";
   if (cross_rank.straggler_stands_out) {
-    std::string out = fmt::format("<p>Straggler: rank {} ({})", *cross_rank.straggler_rank, E(cross_rank.straggler_reason));
+    std::string out =
+        fmt::format("<p>Straggler: rank {} ({})", *cross_rank.straggler_rank, E(cross_rank.straggler_reason));
     if (cross_rank.slow_rank_rules_disagree()) {
       out += fmt::format(
           "; the HCCL wait ratios name rank {} instead: the arrivals are measured per collective, the ratios are "
@@ -120,8 +121,8 @@ std::string StragglerParagraph(const CrossRankCommunication& cross_rank) {
 
 std::string ClockParagraph(const ClockAlignment& clocks) {
   if (!clocks.applied) return "";
-  std::string out =
-      fmt::format("<p>Clocks: offsets from rank {}'s clock, taken out before comparing arrivals:", *clocks.reference_rank);
+  std::string out = fmt::format("<p>Clocks: offsets from rank {}'s clock, taken out before comparing arrivals:",
+                                *clocks.reference_rank);
   std::vector<const RankClockOffset*> applied;
   for (const RankClockOffset& r : clocks.ranks) {
     if (r.applied) applied.push_back(&r);

@@ -135,8 +135,8 @@ std::string OpsSection(const CompareResult& result) {
     table += fmt::format(
         "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
         "</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-        NameHtml(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count, op.after_count,
-        MillisText(op.before_ns), MillisText(op.after_ns));
+        NameHtml(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count,
+        op.after_count, MillisText(op.before_ns), MillisText(op.after_ns));
   }
   table += "</table>\n";
   std::string out = SectionOpen("ops", "Per-operator diff",

@@ -87,8 +87,10 @@ void SplitTable(const AdvisorResult& advice, Pieces& out) {
       out += SplitRow(fmt::format("{} (slowest and fastest: every rank's mean step is as long)", slowest.rank),
                       std::to_string(slowest.split.steps), slowest.split, columns);
     } else {
-      out += SplitRow(fmt::format("{} (slowest)", slowest.rank), std::to_string(slowest.split.steps), slowest.split, columns);
-      out += SplitRow(fmt::format("{} (fastest)", fastest.rank), std::to_string(fastest.split.steps), fastest.split, columns);
+      out += SplitRow(fmt::format("{} (slowest)", slowest.rank), std::to_string(slowest.split.steps), slowest.split,
+                      columns);
+      out += SplitRow(fmt::format("{} (fastest)", fastest.rank), std::to_string(fastest.split.steps), fastest.split,
+                      columns);
     }
   } else {
     for (const RankAdvice& rank : advice.ranks)
@@ -203,8 +205,8 @@ std::string KernelsSection(const KernelTotals& totals) {
     table += fmt::format(
         "<tr><td class=\"name\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{:.2f}</td><td class=\"n\">{}</td></tr>\n",
-        EscapeTitle(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count, MillisText(static_cast<double>(k.total_ns)),
-        k.count ? k.total_ns / 1e3 / static_cast<double>(k.count) : 0.0,
+        EscapeTitle(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count,
+        MillisText(static_cast<double>(k.total_ns)), k.count ? k.total_ns / 1e3 / static_cast<double>(k.count) : 0.0,
         total_ns > 0 ? PercentCell(static_cast<double>(k.total_ns) / static_cast<double>(total_ns))
                      : std::string(kUnknownText));
   }

@@ -245,7 +245,6 @@ double BarMax(const BarChart& chart, size_t rows) {
   return NiceMax(max);
 }
 
-
 struct BarLayout {
   double x0 = kLabelWidth, x1 = kWidth - kRight;
   double bar_h = 0, row_h = 0, max = 1;
@@ -283,10 +282,9 @@ std::string RowBars(const BarChart& chart, const BarLayout& at, size_t r, double
 
 std::string BarRow(const BarChart& chart, const BarLayout& at, size_t r) {
   const double y = kTop + at.row_h * static_cast<double>(r) + 4;
-  std::string out =
-      fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"bl\" text-anchor=\"end\">{}<title>{}</title></text>\n",
-                  at.x0 - 6, y + at.row_h / 2, EscapeTitle(ShortLabel(chart.categories[r], kLabelChars)),
-                  EscapeTitle(chart.categories[r]));
+  std::string out = fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"bl\" text-anchor=\"end\">{}<title>{}</title></text>\n", at.x0 - 6,
+      y + at.row_h / 2, EscapeTitle(ShortLabel(chart.categories[r], kLabelChars)), EscapeTitle(chart.categories[r]));
   out += RowBars(chart, at, r, y);
   if (r < chart.markers.size() && chart.markers[r]) {
     const double mx = at.x0 + at.Width(*chart.markers[r]);
@@ -411,7 +409,8 @@ Plot ScatterPlot(const ScatterChart& chart, const std::vector<const ScatterPoint
 std::vector<double> Ticks(double lo, double hi, bool log) {
   std::vector<double> values;
   if (log) {
-    for (double d = lo; d <= hi + 1e-9; d += std::max(1.0, std::floor((hi - lo) / 8))) values.push_back(std::pow(10, d));
+    for (double d = lo; d <= hi + 1e-9; d += std::max(1.0, std::floor((hi - lo) / 8)))
+      values.push_back(std::pow(10, d));
   } else {
     const double step = NiceStep(hi - lo, 6);
     for (double v = lo; v <= hi * 1.0001; v += step) values.push_back(v);
@@ -421,7 +420,8 @@ std::vector<double> Ticks(double lo, double hi, bool log) {
 
 std::string ScatterAxes(const ScatterChart& chart, const Plot& plot) {
   std::string out = AxisLine(plot.x0, plot.y0, plot.x0, plot.y1) + AxisLine(plot.x0, plot.y1, plot.x1, plot.y1) + "\n";
-  for (double v : Ticks(plot.lo_x, plot.hi_x, chart.log_x)) out += XTick(plot.X(v), plot.y0, plot.y1, "gr", plot.y1 + 16, v);
+  for (double v : Ticks(plot.lo_x, plot.hi_x, chart.log_x))
+    out += XTick(plot.X(v), plot.y0, plot.y1, "gr", plot.y1 + 16, v);
   for (double v : Ticks(plot.lo_y, plot.hi_y, chart.log_y)) out += YGrid(plot.x0, plot.x1, plot.Y(v), v);
   out += AxisTitle((plot.x0 + plot.x1) / 2, plot.y1 + 32, chart.x_unit, chart.log_x ? " (log scale)" : "");
   out += VerticalAxisTitle(14, (plot.y0 + plot.y1) / 2, chart.y_unit, chart.log_y ? " (log scale)" : "");
@@ -481,9 +481,8 @@ std::string RenderLineChart(const LineChart& chart) {
   const Legend legend = LegendUnder(items, plot.y1, chart.mark ? chart.mark_label : "");
   std::string out = OpenAboveLegend(chart.id, chart.title, plot.y1, legend) + LineAxes(chart, plot);
   for (const LineSeries& s : chart.series) {
-    const std::string path = PathThrough(ThinLine(s.points, kMaxLinePoints), [&](const LinePoint& p) {
-      return std::pair(plot.X(p.x), plot.Y(p.y));
-    });
+    const std::string path = PathThrough(ThinLine(s.points, kMaxLinePoints),
+                                         [&](const LinePoint& p) { return std::pair(plot.X(p.x), plot.Y(p.y)); });
     out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}</title></path>\n",
                        path, s.color, EscapeTitle(s.name));
   }
