@@ -8,6 +8,7 @@
 
 #include "base/text_escape.h"
 #include "model/trace.h"
+#include "report/common/table.h"
 
 namespace tuneprof {
 
@@ -39,8 +40,8 @@ std::string NumberCell(std::optional<double> value, int decimals) {
   return fmt::format("{:.{}f}", *value, decimals);
 }
 
-std::string PercentCell(std::optional<double> fraction, int decimals) {
-  if (!fraction) return std::string(kEmptyCell);
+std::string PercentCell(std::optional<double> fraction, int decimals, std::string_view unknown) {
+  if (!fraction) return std::string(unknown);
   return fmt::format("{:.{}f}%", *fraction * 100.0, decimals);
 }
 
@@ -53,6 +54,19 @@ std::string ChangePercent(std::optional<double> percent, int decimals) {
   if (!percent) return std::string(kUnknownText);
   return fmt::format("{:+.{}f}%", *percent, decimals);
 }
+
+void AppendExactMicros(int64_t ns, std::string* out) {
+  const uint64_t a = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  fmt::format_to(std::back_inserter(*out), "{}{}.{:03}", ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+std::string ExactMicros(int64_t ns) {
+  std::string out;
+  AppendExactMicros(ns, &out);
+  return out;
+}
+
+std::string Fit(std::string_view text, size_t width) { return Shortened(EscapeText(text), width); }
 
 std::string Grouped(double value, int decimals) {
   const std::string digits = fmt::format("{:.{}f}", std::fabs(value), decimals);

@@ -20,17 +20,7 @@ constexpr size_t kTextInPlace = 5;
 constexpr size_t kJsonHolders = 20;
 constexpr size_t kHardwareRoom = 88;  // "  hardware: " + a line of this fits 100 columns
 
-std::string Fit(std::string_view raw, size_t width) {
-  const std::string text = EscapeText(raw);
-  if (text.size() <= width) return text;
-  return text.substr(0, width - 3) + "...";
-}
-
 std::string OrNone(std::string_view op) { return op.empty() ? std::string("(no enclosing op)") : std::string(op); }
-
-std::string Percent(const std::optional<double>& ratio) {
-  return ratio ? fmt::format("{:.1f}%", *ratio * 100) : std::string("unknown");
-}
 
 // ---- text
 
@@ -55,7 +45,7 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
   const std::string reserved =
       d.peak_reserved_bytes == kNoId ? std::string("unknown") : FormatBytes(d.peak_reserved_bytes);
   *out += fmt::format("  peak reserved  {}   fragmentation at peak {} ({})\n", reserved,
-                      FormatBytes(d.fragmentation_bytes), Percent(d.fragmentation_ratio));
+                      FormatBytes(d.fragmentation_bytes), PercentCell(d.fragmentation_ratio, 1, kUnknownText));
   if (d.event_count == 0 && d.alloc_count == 0) return;
   *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n",
                       FormatBytes(d.live_at_peak_known_bytes), FormatBytes(d.live_at_peak_unattributed_bytes));
@@ -151,11 +141,11 @@ void AppendCopies(const DeviceMemory& d, std::string* out) {
     *out += fmt::format("  {:<8}{:>8}{:>14}{:>12.3f}{:>10}{:>10}{:>9}{:>9}{:>10}\n", c.kind, c.count,
                         FormatBytes(c.bytes), static_cast<double>(c.time_ns) / 1e6,
                         c.achieved_gbps ? fmt::format("{:.2f}", *c.achieved_gbps) : "unknown",
-                        c.peak_gbps ? fmt::format("{:.0f}", *c.peak_gbps) : "unknown", Percent(c.utilization),
-                        c.pageable_count, c.pinned_count);
+                        c.peak_gbps ? fmt::format("{:.0f}", *c.peak_gbps) : "unknown",
+                        PercentCell(c.utilization, 1, kUnknownText), c.pageable_count, c.pinned_count);
   }
-  *out +=
-      fmt::format("  device-memory bandwidth utilization (D2D + memset): {}\n", Percent(DeviceMemoryUtilization(d)));
+  *out += fmt::format("  device-memory bandwidth utilization (D2D + memset): {}\n",
+                      PercentCell(DeviceMemoryUtilization(d), 1, kUnknownText));
 }
 
 // ---- json
