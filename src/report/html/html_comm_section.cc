@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/common/format.h"
+#include "report/common/table.h"
 #include "report/html/html_page.h"
 #include "report/html/svg_chart.h"
 
@@ -146,20 +147,25 @@ std::string PipelineTable(const PipelineAnalysis& p) {
   std::string out = fmt::format(
       "<p>Pipeline stages ({}{} groups of {} ranks): stage {} computes most and bounds the step; imbalance "
       "{:.1f} % ((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "
-      "steps.</p>\n<table><tr><th>stage</th><th>ranks</th><th>computing ms / step</th><th>p2p wait ms / step</th>"
-      "<th>bubble ms / step</th><th>step ms / step</th></tr>\n",
+      "steps.</p>\n",
       p.inferred ? "inferred from the p2p pattern, as no group names them: " : "", E(p.group_name), p.pipeline_size,
       p.slowest_stage, 100 * p.imbalance, 100 * p.bubble_share);
+  Table table({{.header = "stage"},
+               {.header = "ranks"},
+               {.header = "computing ms / step"},
+               {.header = "p2p wait ms / step"},
+               {.header = "bubble ms / step"},
+               {.header = "step ms / step"}});
   for (const PipelineStage& st : p.stages) {
     // No per-operation wait in the input (a cluster CSV): not a measured 0.
     const std::string wait = st.p2p_wait_measure == P2pWaitMeasure::kNone
                                  ? std::string("-")
                                  : fmt::format("{:.3f}", st.p2p_wait_ns_per_step / 1e6);
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
-                       st.stage, RankRanges(st.ranks), st.computing_ns_per_step / 1e6, wait,
-                       st.bubble_ns_per_step / 1e6, st.step_ns_per_step / 1e6);
+    table.AddRow(
+        {fmt::format("{}", st.stage), RankRanges(st.ranks), fmt::format("{:.3f}", st.computing_ns_per_step / 1e6), wait,
+         fmt::format("{:.3f}", st.bubble_ns_per_step / 1e6), fmt::format("{:.3f}", st.step_ns_per_step / 1e6)});
   }
-  return out + "</table>\n";
+  return out + table.Html();
 }
 
 }  // namespace

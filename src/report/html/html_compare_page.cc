@@ -7,6 +7,7 @@
 #include <string>
 
 #include "report/common/format.h"
+#include "report/common/table.h"
 #include "report/html/html_page.h"
 #include "report/html/svg_chart.h"
 
@@ -123,22 +124,22 @@ std::string OpsSection(const CompareResult& result) {
   bars.title = "Operators with the largest change, time per step (ms)";
   bars.unit = "ms/step";
   bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
-  std::string table =
-      "<table><tr><th>operator</th><th>time</th><th>calls</th><th class=\"n\">count before</th>"
-      "<th class=\"n\">count after</th><th class=\"n\">ms/step before</th>"
-      "<th class=\"n\">ms/step after</th></tr>\n";
+  Table table({{.header = "operator", .html_name = true},
+               {.header = "time"},
+               {.header = "calls"},
+               {.header = "count before", .align = Align::kRight},
+               {.header = "count after", .align = Align::kRight},
+               {.header = "ms/step before", .align = Align::kRight},
+               {.header = "ms/step after", .align = Align::kRight}});
   for (size_t i = 0; i < std::min(result.ops.ops.size(), kTopOps); ++i) {
     const OperatorDelta& op = result.ops.ops[i];
     bars.categories.push_back(op.name);
     bars.series[0].values.push_back(op.before_ns / 1e6);
     bars.series[1].values.push_back(op.after_ns / 1e6);
-    table += fmt::format(
-        "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{:.2f}</td><td class=\"n\">{:.2f}"
-        "</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-        NameHtml(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)), op.before_count,
-        op.after_count, MillisText(op.before_ns), MillisText(op.after_ns));
+    table.AddRow({NameHtml(op.name), E(TimeChangeWord(op.delta_ns())), E(CountChangeWord(op.change)),
+                  fmt::format("{:.2f}", op.before_count), fmt::format("{:.2f}", op.after_count),
+                  MillisText(op.before_ns), MillisText(op.after_ns)});
   }
-  table += "</table>\n";
   std::string out = SectionOpen("ops", "Per-operator diff",
                                 fmt::format("Operators ({}) by the size of their change in time per step, before "
                                             "and after side by side.",
@@ -153,7 +154,7 @@ std::string OpsSection(const CompareResult& result) {
                        NameHtml(removed), MillisText(result.ops.replaced->removed_ns), NameHtml(added),
                        MillisText(result.ops.replaced->added_ns));
   }
-  out += table + "</section>\n";
+  out += table.Html() + "</section>\n";
   return out;
 }
 

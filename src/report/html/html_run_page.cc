@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/common/format.h"
+#include "report/common/table.h"
 #include "report/html/html_page.h"
 #include "report/html/html_run_sections.h"
 #include "report/html/svg_chart.h"
@@ -397,9 +398,11 @@ std::string FindingsSection(const AdvisorResult& advice) {
   chart.title = "Estimated gain per finding (ms per step)";
   chart.unit = "ms/step";
   chart.series = {{"estimated gain (capped so gains never add up to more than the step)", std::string(kComputing), {}}};
-  std::string table =
-      "<table><tr><th>finding</th><th>category</th><th class=\"n\">gain (ms/step)</th>"
-      "<th>what to change</th><th>ranks</th></tr>\n";
+  Table table({{.header = "finding", .html_name = true},
+               {.header = "category"},
+               {.header = "gain (ms/step)", .align = Align::kRight},
+               {.header = "what to change", .html_name = true},
+               {.header = "ranks"}});
   for (const Finding& f : advice.findings) {
     if (f.estimated_gain_ns > 0) {  // an unknown gain is no bar of 0
       chart.categories.push_back(f.id.str());
@@ -417,13 +420,9 @@ std::string FindingsSection(const AdvisorResult& advice) {
       modules += fmt::format("{}{:.0f} % in <code>{}</code>", modules.empty() ? "<br>modules: " : ", ", 100 * m.share,
                              NameHtml(m.path));
     }
-    table += fmt::format(
-        "<tr><td class=\"name\"><b>{}</b><br>{}{}</td><td>{}</td><td class=\"n\">{}</td>"
-        "<td class=\"name\">{}{}</td><td>{}</td></tr>\n",
-        E(f.id), EscapeTitle(f.title), modules, E(FindingCategoryName(f.category)), GainCell(f),
-        EscapeTitle(f.strategy), apis, E(ranks));
+    table.AddRow({fmt::format("<b>{}</b><br>{}{}", E(f.id), EscapeTitle(f.title), modules),
+                  E(FindingCategoryName(f.category)), GainCell(f), EscapeTitle(f.strategy) + apis, E(ranks)});
   }
-  table += "</table>\n";
   std::string out = SectionOpen("findings", "Advisor findings",
                                 "Each rule that fired, with its estimated gain per step and what to change.");
   if (advice.findings.empty()) {
@@ -432,7 +431,7 @@ std::string FindingsSection(const AdvisorResult& advice) {
     out += chart.categories.empty()
                ? RenderEmptyChart(chart.id, chart.title, "no finding with an estimated gain (see the table)")
                : RenderBarChart(chart);
-    out += table;
+    out += table.Html();
   }
   out += "</section>\n";
   return out;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/common/format.h"
+#include "report/common/table.h"
 #include "report/html/html_page.h"
 #include "report/html/svg_chart.h"
 
@@ -72,29 +73,27 @@ LineChart SnapshotTimelineChart(const SnapshotDeviceMemory& d) {
 }
 
 std::string SnapshotFramesTable(const SnapshotDeviceMemory& d) {
-  std::string out =
-      "<table><tr><th>allocating frame at the peak</th><th class=\"n\">MiB</th>"
-      "<th class=\"n\">blocks</th></tr>\n";
+  Table table({{.header = "allocating frame at the peak", .html_name = true},
+               {.header = "MiB", .align = Align::kRight},
+               {.header = "blocks", .align = Align::kRight}});
   for (size_t i = 0; i < d.peak_frames.size() && i < kSnapshotTopFrames; ++i) {
     const SnapshotFrameBytes& g = d.peak_frames[i];
-    out += fmt::format("<tr><td class=\"name\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-                       NameHtml(FrameLabel(g.frame)), MiBText(static_cast<int64_t>(g.bytes)), g.blocks);
+    table.AddRow({NameHtml(FrameLabel(g.frame)), MiBText(static_cast<int64_t>(g.bytes)), fmt::format("{}", g.blocks)});
   }
-  return out + "</table>\n";
+  return table.Html();
 }
 
 std::string SnapshotStrategiesTable(const SnapshotDeviceMemory& d) {
   if (d.strategies.empty()) return Unknown("no strategy: no category, fragmentation or leak stands out");
-  std::string out =
-      "<table><tr><th>category</th><th class=\"n\">MiB at stake</th><th class=\"n\">MiB to save "
-      "(est.)</th><th>what to try, and why</th></tr>\n";
+  Table table({{.header = "category"},
+               {.header = "MiB at stake", .align = Align::kRight},
+               {.header = "MiB to save (est.)", .align = Align::kRight},
+               {.header = "what to try, and why"}});
   for (const SnapshotStrategy& s : d.strategies) {
-    out += fmt::format(
-        "<tr><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><code>{}</code>: {}</td></tr>\n",
-        E(s.category), s.holds_peak ? " (holds the peak)" : "", MiBText(static_cast<int64_t>(s.bytes)),
-        MiBText(static_cast<int64_t>(s.saving)), E(s.action), E(s.why));
+    table.AddRow({E(s.category) + (s.holds_peak ? " (holds the peak)" : ""), MiBText(static_cast<int64_t>(s.bytes)),
+                  MiBText(static_cast<int64_t>(s.saving)), fmt::format("<code>{}</code>: {}", E(s.action), E(s.why))});
   }
-  return out + "</table>\n";
+  return table.Html();
 }
 
 std::string SnapshotDeviceSection(const SnapshotDeviceMemory& d) {
