@@ -17,12 +17,8 @@ namespace tuneprof::html {
 namespace {
 
 BarChart BandwidthChart(const CommAnalysis& comm) {
-  BarChart chart;
-  chart.id = "chart-comm-bandwidth";
-  chart.title = "Bus bandwidth per collective type against the link peak (GB/s)";
-  chart.unit = "GB/s";
-  chart.series = {{"bus bandwidth (duration-weighted)", std::string(kAfter), {}}};
-  chart.marker_name = "link peak";
+  BarChart chart = MarkedBars("chart-comm-bandwidth", "Bus bandwidth per collective type against the link peak (GB/s)",
+                              "GB/s", "bus bandwidth (duration-weighted)", "link peak");
   for (const RankCommunication& rank : comm.ranks) {
     for (const CollectiveTypeSummary& type : rank.by_type) {
       chart.categories.push_back(fmt::format("rank {} {} ({})", rank.rank, CollectiveTypeName(type.type), type.count));

@@ -80,12 +80,18 @@ std::string MetricsSection(const CompareResult& result) {
   return out;
 }
 
-std::string CompareBreakdownSection(const CompareResult& result) {
+// Bars of each side, side by side: grey before, blue after.
+BarChart BeforeAfterBars(std::string id, std::string title, std::string unit) {
   BarChart bars;
-  bars.id = "chart-compare-breakdown";
-  bars.title = "Mean per step, before vs after (ms)";
-  bars.unit = "ms";
+  bars.id = std::move(id);
+  bars.title = std::move(title);
+  bars.unit = std::move(unit);
   bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
+  return bars;
+}
+
+std::string CompareBreakdownSection(const CompareResult& result) {
+  BarChart bars = BeforeAfterBars("chart-compare-breakdown", "Mean per step, before vs after (ms)", "ms");
   // The bars are the metrics' own means (the table's before and after), so chart and table agree.
   const auto add_bar = [&](std::string label, const MetricComparison& metric) {
     bars.categories.push_back(std::move(label));
@@ -119,11 +125,7 @@ std::string CompareBreakdownSection(const CompareResult& result) {
 }
 
 std::string OpsSection(const CompareResult& result) {
-  BarChart bars;
-  bars.id = "chart-op-diff";
-  bars.title = "Operators with the largest change, time per step (ms)";
-  bars.unit = "ms/step";
-  bars.series = {{"before", std::string(kBefore), {}}, {"after", std::string(kAfter), {}}};
+  BarChart bars = BeforeAfterBars("chart-op-diff", "Operators with the largest change, time per step (ms)", "ms/step");
   Table table({{.header = "operator", .html_name = true},
                {.header = "time"},
                {.header = "calls"},
@@ -165,7 +167,6 @@ namespace tuneprof {
 
 std::string RenderHtmlCompareReport(const CompareResult& result) {
   std::string out = html::Head("tuneprof compare report");
-  out += "<h1>tuneprof compare report</h1>\n";
   out += html::CompareSummary(result);
   out += html::MetricsSection(result);
   out += html::CompareBreakdownSection(result);

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "report/html/svg_chart.h"
+
 namespace tuneprof::html {
 
 constexpr size_t kTableNameChars = 160;  // longer names are cut in tables; the full name is the cell's title
@@ -23,6 +25,9 @@ constexpr std::string_view kAfter = "#1f77b4";
 constexpr std::array<std::string_view, 8> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                                       "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
+// A bar chart of one series (in kAfter's blue) with a marker per bar: a threshold, a link peak.
+BarChart MarkedBars(std::string id, std::string title, std::string unit, std::string series, std::string marker);
+
 // `text` escaped for the page.
 std::string E(std::string_view text);
 
@@ -30,7 +35,8 @@ std::string E(std::string_view text);
 // (bounded by kMaxTitleBytes) once in a tooltip, so that a name of megabytes cannot make the page as big.
 std::string NameHtml(std::string_view name);
 
-// The document's start up to <body>, titled `title`, and its end after the footer.
+// The document's start, titled `title`, up to and with its heading (the title again), and its end from
+// the footer on.
 std::string Head(std::string_view title);
 std::string Footer();
 

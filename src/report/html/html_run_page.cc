@@ -222,16 +222,24 @@ std::string KernelsSection(const KernelTotals& totals) {
   return out;
 }
 
-// Operators with FLOPs, bytes and time: intensity vs achieved GFLOP/s, under the chip's roof.
-ScatterChart RooflineChart(const std::vector<RankOpFlops>& ranks) {
+// The roofline section's chart: operators on log-log axes, the roof or the fallback alike.
+ScatterChart LogLogChart(std::string title, std::string x_unit, std::string y_unit, std::string series_name) {
   ScatterChart chart;
   chart.id = "chart-roofline";
-  chart.title = "Roofline: operators by arithmetic intensity and achieved throughput";
-  chart.x_unit = "arithmetic intensity (FLOP/byte)";
-  chart.y_unit = "achieved GFLOP/s";
+  chart.title = std::move(title);
+  chart.x_unit = std::move(x_unit);
+  chart.y_unit = std::move(y_unit);
   chart.log_x = true;
   chart.log_y = true;
-  chart.series_name = "one operator (by name and rank)";
+  chart.series_name = std::move(series_name);
+  return chart;
+}
+
+// Operators with FLOPs, bytes and time: intensity vs achieved GFLOP/s, under the chip's roof.
+ScatterChart RooflineChart(const std::vector<RankOpFlops>& ranks) {
+  ScatterChart chart =
+      LogLogChart("Roofline: operators by arithmetic intensity and achieved throughput",
+                  "arithmetic intensity (FLOP/byte)", "achieved GFLOP/s", "one operator (by name and rank)");
   for (const RankOpFlops& rank : ranks) {
     for (const OpFlopsRow& op : rank.ops) {  // by FLOPs: thinning keeps the heavy ones
       const std::optional<double> intensity = op.Intensity();
@@ -263,14 +271,8 @@ std::string RooflineSection(const std::vector<KernelTotal>& kernels, const std::
     out += RenderScatterChart(roofline) + "</section>\n";
     return out;
   }
-  ScatterChart chart;
-  chart.id = "chart-roofline";
-  chart.title = "Operators: calls vs mean time";
-  chart.x_unit = "calls";
-  chart.y_unit = "mean time (us)";
-  chart.log_x = true;
-  chart.log_y = true;
-  chart.series_name = "one operator or kernel (by name)";
+  ScatterChart chart =
+      LogLogChart("Operators: calls vs mean time", "calls", "mean time (us)", "one operator or kernel (by name)");
   for (const KernelTotal& k : kernels) {  // already by total time: thinning keeps the heavy ones
     if (k.count == 0) continue;
     chart.points.push_back({static_cast<double>(k.count), k.total_ns / 1e3 / static_cast<double>(k.count), k.name});
@@ -331,12 +333,8 @@ std::vector<UtilizationGroup> FoldUtilizations(const AdvisorResult& advice) {
 }
 
 void ComputeSection(const AdvisorResult& advice, Pieces& out) {
-  BarChart chart;
-  chart.id = "chart-compute";
-  chart.title = "Utilization against the tuning guide's thresholds (%)";
-  chart.unit = "%";
-  chart.series = {{"measured", std::string(kAfter), {}}};
-  chart.marker_name = "threshold";
+  BarChart chart = MarkedBars("chart-compute", "Utilization against the tuning guide's thresholds (%)", "%", "measured",
+                              "threshold");
   // The compute units as each rank's platform names them (SM efficiency, Cube, Vector), not all of them.
   std::string units;
   const bool folded = advice.ranks.size() > kRanksListedOneByOne;
@@ -445,7 +443,6 @@ namespace tuneprof {
 void WriteHtmlReport(const HtmlReportInput& input, const std::function<void(std::string_view)>& write) {
   html::Pieces out(write);
   out += html::Head("tuneprof report");
-  out += "<h1>tuneprof report</h1>\n";
   html::SummarySection(input, out);
   out += html::BreakdownSection(input.breakdowns);
   out += html::KernelsSection(input.kernels);

@@ -121,7 +121,6 @@ namespace tuneprof {
 
 std::string RenderHtmlSnapshotReport(const SnapshotAnalysis& analysis) {
   std::string out = html::Head("tuneprof memory snapshot report");
-  out += "<h1>tuneprof memory snapshot report</h1>\n";
   out += fmt::format("<p>{}{}</p>\n", html::E(analysis.path),
                      analysis.expandable_segments_setting ? " (expandable segments on)" : "");
   for (const SnapshotDeviceMemory& d : analysis.devices) out += html::SnapshotDeviceSection(d);
