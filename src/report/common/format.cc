@@ -35,8 +35,8 @@ std::string FormatBytes(int64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-std::string NumberCell(std::optional<double> value, int decimals) {
-  if (!value) return std::string(kEmptyCell);
+std::string NumberCell(std::optional<double> value, int decimals, std::string_view unknown) {
+  if (!value) return std::string(unknown);
   return fmt::format("{:.{}f}", *value, decimals);
 }
 

@@ -34,8 +34,8 @@ std::string MiBText(int64_t bytes);
 std::string FormatBytes(int64_t bytes);
 
 // Table cells for values that may be missing: kEmptyCell when the value is unknown.
-// `value` with `decimals` decimals ("12.35").
-std::string NumberCell(std::optional<double> value, int decimals);
+// `value` with `decimals` decimals ("12.35"); `unknown` when it is unknown.
+std::string NumberCell(std::optional<double> value, int decimals, std::string_view unknown = kEmptyCell);
 // A fraction (0.123) as a percent with its sign ("12.3%"); `unknown` when it is unknown.
 std::string PercentCell(std::optional<double> fraction, int decimals = 1, std::string_view unknown = kEmptyCell);
 // A fraction as a percent number for a column whose header carries the "%" (0.123 -> 12.3).

@@ -97,6 +97,8 @@ TEST(FormatTest, MebibytesAndFitAndPercentWithItsUnknownWord) {
   EXPECT_EQ(PercentCell(0.1234), "12.3%");
   EXPECT_EQ(PercentCell(std::nullopt), "-");
   EXPECT_EQ(PercentCell(std::nullopt, 1, kUnknownText), "unknown");
+  EXPECT_EQ(NumberCell(2.0 / 3, 3), "0.667");
+  EXPECT_EQ(NumberCell(std::nullopt, 3, kUnknownText), "unknown");
 }
 
 }  // namespace

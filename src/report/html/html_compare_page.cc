@@ -25,18 +25,15 @@ std::string SideText(const CompareSide& side) {
                      side.step_ns.size() == 1 ? "" : "s");
 }
 
-std::string Opt(const std::optional<double>& v, std::string_view format = "{:.3f}") {
-  return v ? fmt::format(fmt::runtime(format), *v) : std::string(kUnknownText);
-}
-
 std::string CompareSummary(const CompareResult& result) {
   std::string out = SectionOpen("summary", "Summary and verdict",
                                 "Did the change help? Step time before and after, "
                                 "judged by the bootstrap interval and the rank test.");
   const MetricComparison* step = result.Find("step_time_us");
   if (step) {
-    out += fmt::format("<p class=\"verdict\">Step time: {} → {} us ({}): {}</p>\n", Opt(step->before, "{:.1f}"),
-                       Opt(step->after, "{:.1f}"), ChangePercent(step->delta_pct, 2), E(MetricVerdictText(*step)));
+    out += fmt::format("<p class=\"verdict\">Step time: {} → {} us ({}): {}</p>\n",
+                       NumberCell(step->before, 1, kUnknownText), NumberCell(step->after, 1, kUnknownText),
+                       ChangePercent(step->delta_pct, 2), E(MetricVerdictText(*step)));
   } else {
     out += Unknown("Step time: unknown on these traces.");
   }
@@ -64,7 +61,8 @@ std::string MetricsSection(const CompareResult& result) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td>{}</td><td class=\"{}\">{}</td></tr>\n",
-        E(m.key), E(m.unit), Opt(m.before), Opt(m.after), ChangePercent(m.delta_pct, 2), E(m.test),
+        E(m.key), E(m.unit), NumberCell(m.before, 3, kUnknownText), NumberCell(m.after, 3, kUnknownText),
+        ChangePercent(m.delta_pct, 2), E(m.test),
         verdict == MetricVerdict::kBetter ? "good" : (verdict == MetricVerdict::kWorse ? "bad" : ""),
         E(MetricVerdictText(m)));
   }
