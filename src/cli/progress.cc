@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "io/load_progress.h"
+#include "report/common/format.h"
 
 namespace tuneprof::cli {
 namespace {
@@ -22,9 +23,6 @@ constexpr size_t kDefaultWidth = 80;
 constexpr size_t kMaxBarWidth = 30;
 constexpr size_t kMinBarWidth = 10;
 constexpr size_t kMaxLabel = 32;
-
-// MiB, as `info` prints sizes.
-std::string Mebibytes(uint64_t bytes) { return fmt::format("{:.1f}", static_cast<double>(bytes) / (1 << 20)); }
 
 std::string Grouped(uint64_t n) {
   std::string digits = std::to_string(n);
@@ -145,10 +143,10 @@ std::string FormatProgress(const ProgressSnapshot& snapshot, size_t width) {
           : 0.0;
   std::string tail;
   if (fraction_known) {
-    tail += fmt::format("{:.0f}%  {}/{} MiB", fraction * 100, Mebibytes(snapshot.bytes_read),
-                        Mebibytes(snapshot.total_bytes));
+    tail += fmt::format("{:.0f}%  {}/{} MiB", fraction * 100, MiBText(static_cast<int64_t>(snapshot.bytes_read)),
+                        MiBText(static_cast<int64_t>(snapshot.total_bytes)));
   } else if (snapshot.bytes_read > 0) {
-    tail += fmt::format("{} MiB", Mebibytes(snapshot.bytes_read));
+    tail += fmt::format("{} MiB", MiBText(static_cast<int64_t>(snapshot.bytes_read)));
   }
   if (snapshot.events > 0) tail += fmt::format("{}{} events", tail.empty() ? "" : "  ", Grouped(snapshot.events));
   if (fraction_known && fraction < 1.0) {

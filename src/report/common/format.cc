@@ -8,6 +8,7 @@
 
 #include "base/text_escape.h"
 #include "model/trace.h"
+#include "report/common/table.h"
 
 namespace tuneprof {
 
@@ -16,6 +17,12 @@ double Micros(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 std::string MillisText(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
+
+double Mebibytes(double bytes) { return bytes / 1048576.0; }
+
+std::string MiBText(int64_t bytes) {
+  return bytes == kNoId ? std::string(kUnknownText) : fmt::format("{:.1f}", Mebibytes(static_cast<double>(bytes)));
+}
 
 std::string FormatBytes(int64_t bytes) {
   if (bytes == kNoId) return std::string(kUnknownText);
@@ -28,13 +35,13 @@ std::string FormatBytes(int64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-std::string NumberCell(std::optional<double> value, int decimals) {
-  if (!value) return std::string(kEmptyCell);
+std::string NumberCell(std::optional<double> value, int decimals, std::string_view unknown) {
+  if (!value) return std::string(unknown);
   return fmt::format("{:.{}f}", *value, decimals);
 }
 
-std::string PercentCell(std::optional<double> fraction, int decimals) {
-  if (!fraction) return std::string(kEmptyCell);
+std::string PercentCell(std::optional<double> fraction, int decimals, std::string_view unknown) {
+  if (!fraction) return std::string(unknown);
   return fmt::format("{:.{}f}%", *fraction * 100.0, decimals);
 }
 
@@ -47,6 +54,19 @@ std::string ChangePercent(std::optional<double> percent, int decimals) {
   if (!percent) return std::string(kUnknownText);
   return fmt::format("{:+.{}f}%", *percent, decimals);
 }
+
+void AppendExactMicros(int64_t ns, std::string* out) {
+  const uint64_t a = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  fmt::format_to(std::back_inserter(*out), "{}{}.{:03}", ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+std::string ExactMicros(int64_t ns) {
+  std::string out;
+  AppendExactMicros(ns, &out);
+  return out;
+}
+
+std::string Fit(std::string_view text, size_t width) { return Shortened(EscapeText(text), width); }
 
 std::string Grouped(double value, int decimals) {
   const std::string digits = fmt::format("{:.{}f}", std::fabs(value), decimals);

@@ -24,14 +24,20 @@ double Millis(int64_t ns);
 // Nanoseconds as milliseconds with three decimals and no unit ("12.346"), for columns headed "ms".
 std::string MillisText(double ns);
 
+// Bytes in mebibytes (2^20), as doubles for charts and JSON figures.
+double Mebibytes(double bytes);
+// Bytes as mebibytes with one decimal and no unit ("1.5"), for text that names the unit; kNoId prints as
+// unknown.
+std::string MiBText(int64_t bytes);
+
 // Bytes in binary units with two decimals ("1.50 MiB", "512 B"); kNoId prints as unknown.
 std::string FormatBytes(int64_t bytes);
 
 // Table cells for values that may be missing: kEmptyCell when the value is unknown.
-// `value` with `decimals` decimals ("12.35").
-std::string NumberCell(std::optional<double> value, int decimals);
-// A fraction (0.123) as a percent with its sign ("12.3%").
-std::string PercentCell(std::optional<double> fraction, int decimals = 1);
+// `value` with `decimals` decimals ("12.35"); `unknown` when it is unknown.
+std::string NumberCell(std::optional<double> value, int decimals, std::string_view unknown = kEmptyCell);
+// A fraction (0.123) as a percent with its sign ("12.3%"); `unknown` when it is unknown.
+std::string PercentCell(std::optional<double> fraction, int decimals = 1, std::string_view unknown = kEmptyCell);
 // A fraction as a percent number for a column whose header carries the "%" (0.123 -> 12.3).
 std::optional<double> AsPercent(std::optional<double> fraction);
 
@@ -58,6 +64,14 @@ std::string ValueRange(double min, double max, int decimals, std::string_view un
 // for one rank; no figures, no second colon).
 std::string FoldedOverRanks(std::span<const int64_t> ranks, std::string_view what,
                             std::span<const std::string> figures);
+
+// Model time (int64 ns) as microseconds with exactly three decimals ("-1.250"), as Kineto writes its
+// timestamps: computed on integers, never rounded through a double.
+std::string ExactMicros(int64_t ns);
+void AppendExactMicros(int64_t ns, std::string* out);
+
+// `text` escaped for a terminal and cut to `width` columns, the last three "..." when it was longer.
+std::string Fit(std::string_view text, size_t width);
 
 // A duration in the largest unit that keeps it >= 1, three decimals ("1.234 s", "56.000 us", "7 ns").
 std::string FormatDuration(int64_t ns);

@@ -80,5 +80,26 @@ TEST(FormatTest, FoldedOverRanksNamesTheRanksOnce) {
   EXPECT_EQ(FoldedOverRanks(one, "waits", {}), "rank 3: waits");
 }
 
+TEST(FormatTest, ExactMicrosKeepsEveryNanosecondAndTheSign) {
+  EXPECT_EQ(ExactMicros(0), "0.000");
+  EXPECT_EQ(ExactMicros(1234567), "1234.567");
+  EXPECT_EQ(ExactMicros(-1250), "-1.250");
+  EXPECT_EQ(ExactMicros(INT64_MIN), "-9223372036854775.808");
+  EXPECT_EQ(ExactMicros(9007199254740993), "9007199254740.993");  // past a double's exact integers
+}
+
+TEST(FormatTest, MebibytesAndFitAndPercentWithItsUnknownWord) {
+  EXPECT_EQ(MiBText(1572864), "1.5");
+  EXPECT_EQ(MiBText(kNoId), "unknown");
+  EXPECT_DOUBLE_EQ(Mebibytes(3145728), 3.0);
+  EXPECT_EQ(Fit("abcdef", 6), "abcdef");
+  EXPECT_EQ(Fit("abcdefg", 6), "abc...");
+  EXPECT_EQ(PercentCell(0.1234), "12.3%");
+  EXPECT_EQ(PercentCell(std::nullopt), "-");
+  EXPECT_EQ(PercentCell(std::nullopt, 1, kUnknownText), "unknown");
+  EXPECT_EQ(NumberCell(2.0 / 3, 3), "0.667");
+  EXPECT_EQ(NumberCell(std::nullopt, 3, kUnknownText), "unknown");
+}
+
 }  // namespace
 }  // namespace tuneprof

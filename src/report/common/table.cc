@@ -68,4 +68,24 @@ std::string Table::Markdown() const {
   return out;
 }
 
+std::string Table::Html() const {
+  std::string out = "<table><tr>";
+  for (const TableColumn& column : columns_) {
+    out += column.align == Align::kRight ? "<th class=\"n\">" : "<th>";
+    out += column.header + "</th>";
+  }
+  out += "</tr>\n";
+  for (const std::vector<std::string>& row : rows_) {
+    out += "<tr>";
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const TableColumn& column = columns_[i];
+      out += column.align == Align::kRight ? "<td class=\"n\">" : (column.html_name ? "<td class=\"name\">" : "<td>");
+      out += CellAt(row, i);
+      out += "</td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
 }  // namespace tuneprof

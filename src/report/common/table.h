@@ -1,7 +1,7 @@
 #pragma once
 // The one table writer: a table is declared once (columns, then rows of already formatted cells) and
-// rendered as fixed-width text for the terminal or as a Markdown table, so that the two renderings of
-// a table cannot drift apart.
+// rendered as fixed-width text for the terminal, as a Markdown table or as an HTML table, so that the
+// renderings of a table cannot drift apart.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -17,6 +17,7 @@ struct TableColumn {
   Align align = Align::kLeft;
   size_t gap = 1;        // text: spaces before the column (none before the first)
   bool shorten = false;  // text: a longer cell is cut to the width, ending in "..."
+  bool html_name = false;  // HTML: the cells are names that may break anywhere (class "name")
 };
 
 class Table {
@@ -30,6 +31,9 @@ class Table {
   std::string Text(std::string_view indent = "") const;
   // A GitHub-flavoured Markdown table: header, alignment row, rows; '|' and newlines in cells escaped.
   std::string Markdown() const;
+  // An HTML <table>: the header row, then one row per line; right-aligned columns have the class "n".
+  // Cells and headers are HTML already: the caller escapes what comes from a trace.
+  std::string Html() const;
 
  private:
   std::vector<TableColumn> columns_;

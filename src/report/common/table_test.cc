@@ -28,6 +28,15 @@ TEST(TableTest, MarkdownEscapesPipesAndMarksRightAlignedColumns) {
             "| a\\|b | - | |\n");
 }
 
+TEST(TableTest, HtmlClassesRightAlignedAndNameCellsAndLeavesCellsAsGiven) {
+  Table t({{.header = "op", .html_name = true}, {.header = "MiB", .align = Align::kRight}, {.header = "note"}});
+  t.AddRow({"<b>x</b>", "1.5"});
+  EXPECT_EQ(t.Html(),
+            "<table><tr><th>op</th><th class=\"n\">MiB</th><th>note</th></tr>\n"
+            "<tr><td class=\"name\"><b>x</b></td><td class=\"n\">1.5</td><td></td></tr>\n"
+            "</table>\n");
+}
+
 TEST(TableTest, ShortenedAndMarkdownCell) {
   EXPECT_EQ(Shortened("abcdef", 6), "abcdef");
   EXPECT_EQ(Shortened("abcdefg", 6), "abc...");

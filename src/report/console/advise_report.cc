@@ -6,6 +6,7 @@
 #include <array>
 
 #include "report/common/format.h"
+#include "report/common/json_fields.h"
 #include "report/console/warnings_json.h"
 #include "base/text_escape.h"
 #include "base/json_writer.h"
@@ -306,11 +307,6 @@ std::string RenderAdviseText(const AdvisorResult& result) {
 
 namespace {
 
-void WriteOptional(JsonWriter* w, std::string_view key, const std::optional<double>& value) {
-  w->Key(key);
-  value ? w->Double(*value) : w->Null();
-}
-
 void WriteSplit(JsonWriter* w, const TimeSplit& split) {
   w->Key("split_us").BeginObject();
   for (const PartLabel& p : kParts) {
@@ -337,7 +333,7 @@ void WriteRank(JsonWriter* w, const RankAdvice& rank) {
     w->BeginObject();
     w->Key("name").String(check.name);
     w->Key("label").String(check.label.empty() ? check.name : check.label);
-    WriteOptional(w, "value_pct", check.value_pct);
+    JsonNumberField(*w, "value_pct", check.value_pct);
     w->Key("threshold_pct").Double(check.threshold_pct);
     w->Key("below_threshold");
     check.value_pct ? w->Bool(check.Below()) : w->Null();
@@ -360,8 +356,8 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   w->Key("category").String(FindingCategoryName(f.category));
   w->Key("title").String(f.title);
   w->Key("metric").String(f.metric);
-  WriteOptional(w, "value", f.value);
-  WriteOptional(w, "threshold", f.threshold);
+  JsonNumberField(*w, "value", f.value);
+  JsonNumberField(*w, "threshold", f.threshold);
   w->Key("unit").String(f.unit);
   w->Key("estimated_gain_us").Double(f.estimated_gain_ns / 1e3);
   w->Key("estimated_gain_pct").Double(step_ns > 0 ? 100 * f.estimated_gain_ns / step_ns : 0);

@@ -8,6 +8,7 @@
 #include "base/text_escape.h"
 #include "base/json_writer.h"
 #include "report/common/format.h"
+#include "report/common/json_fields.h"
 #include "report/common/names.h"
 #include "report/common/table.h"
 
@@ -208,8 +209,6 @@ void AppendGates(std::span<const GateOutcome> gates, std::string* out) {
   }
 }
 
-void NullableDouble(JsonWriter* w, std::optional<double> value) { value ? w->Double(*value) : w->Null(); }
-
 void WriteInterval(std::string_view key, const std::optional<ConfidenceInterval>& ci, JsonWriter* w) {
   w->Key(key);
   if (!ci) {
@@ -251,13 +250,13 @@ void WriteMetric(const MetricComparison& metric, JsonWriter* w) {
   w->Key(metric.key).BeginObject();
   w->Key("unit").String(metric.unit).Key("better").String(BetterName(metric.better));
   w->Key("before");
-  NullableDouble(w, metric.before);
+  JsonNumberOrNull(*w, metric.before);
   w->Key("after");
-  NullableDouble(w, metric.after);
+  JsonNumberOrNull(*w, metric.after);
   w->Key("delta");
-  NullableDouble(w, metric.delta);
+  JsonNumberOrNull(*w, metric.delta);
   w->Key("delta_pct");
-  NullableDouble(w, metric.delta_pct);
+  JsonNumberOrNull(*w, metric.delta_pct);
   w->Key("significant").Bool(metric.significant).Key("test").String(metric.test);
   w->Key("statistics");
   metric.samples ? WriteSamples(*metric.samples, w) : static_cast<void>(w->Null());
@@ -353,19 +352,19 @@ void WriteAdvice(std::span<const AdviceCheck> advice, bool given, JsonWriter* w)
     const PredictedFinding& f = check.finding;
     w->BeginObject().Key("id").String(f.id).Key("category").String(f.category);
     w->Key("estimated_gain_us");
-    NullableDouble(w, f.estimated_gain_us);
+    JsonNumberOrNull(*w, f.estimated_gain_us);
     w->Key("measured_as").String(check.measured_as);
     w->Key("before_us");
-    NullableDouble(w, check.before_us);
+    JsonNumberOrNull(*w, check.before_us);
     w->Key("after_us");
-    NullableDouble(w, check.after_us);
+    JsonNumberOrNull(*w, check.after_us);
     w->Key("measured_change_us");
-    NullableDouble(w, check.change_us());
+    JsonNumberOrNull(*w, check.change_us());
     w->Key("unknown_reason");
     check.unknown_reason.empty() ? w->Null() : w->String(check.unknown_reason);
     w->Key("fires_after").Bool(check.fires_after);
     w->Key("estimated_gain_after_us");
-    NullableDouble(w, check.estimated_gain_after_us);
+    JsonNumberOrNull(*w, check.estimated_gain_after_us);
     w->EndObject();
   }
   w->EndArray();
@@ -377,7 +376,7 @@ void WriteGates(std::span<const GateOutcome> gates, JsonWriter* w) {
     w->BeginObject().Key("condition").String(gate.condition.text).Key("metric");
     gate.metric_key.empty() ? w->Null() : w->String(gate.metric_key);
     w->Key("delta_pct");
-    NullableDouble(w, gate.delta_pct);
+    JsonNumberOrNull(*w, gate.delta_pct);
     w->Key("significant").Bool(gate.significant).Key("evaluated").Bool(gate.evaluated);
     w->Key("fired").Bool(gate.fired).EndObject();
   }

@@ -6,6 +6,7 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/common/json_fields.h"
 #include "base/json_writer.h"
 #include "report/console/category_report.h"
 #include "report/console/snapshot_report.h"
@@ -19,17 +20,7 @@ constexpr size_t kTextInPlace = 5;
 constexpr size_t kJsonHolders = 20;
 constexpr size_t kHardwareRoom = 88;  // "  hardware: " + a line of this fits 100 columns
 
-std::string Fit(std::string_view raw, size_t width) {
-  const std::string text = EscapeText(raw);
-  if (text.size() <= width) return text;
-  return text.substr(0, width - 3) + "...";
-}
-
 std::string OrNone(std::string_view op) { return op.empty() ? std::string("(no enclosing op)") : std::string(op); }
-
-std::string Percent(const std::optional<double>& ratio) {
-  return ratio ? fmt::format("{:.1f}%", *ratio * 100) : std::string("unknown");
-}
 
 // ---- text
 
@@ -54,7 +45,7 @@ void AppendPeak(const DeviceMemory& d, int64_t trace_start_ns, std::string* out)
   const std::string reserved =
       d.peak_reserved_bytes == kNoId ? std::string("unknown") : FormatBytes(d.peak_reserved_bytes);
   *out += fmt::format("  peak reserved  {}   fragmentation at peak {} ({})\n", reserved,
-                      FormatBytes(d.fragmentation_bytes), Percent(d.fragmentation_ratio));
+                      FormatBytes(d.fragmentation_bytes), PercentCell(d.fragmentation_ratio, 1, kUnknownText));
   if (d.event_count == 0 && d.alloc_count == 0) return;
   *out += fmt::format("  live at peak: {} allocated in the trace, {} before it\n",
                       FormatBytes(d.live_at_peak_known_bytes), FormatBytes(d.live_at_peak_unattributed_bytes));
@@ -150,41 +141,14 @@ void AppendCopies(const DeviceMemory& d, std::string* out) {
     *out += fmt::format("  {:<8}{:>8}{:>14}{:>12.3f}{:>10}{:>10}{:>9}{:>9}{:>10}\n", c.kind, c.count,
                         FormatBytes(c.bytes), static_cast<double>(c.time_ns) / 1e6,
                         c.achieved_gbps ? fmt::format("{:.2f}", *c.achieved_gbps) : "unknown",
-                        c.peak_gbps ? fmt::format("{:.0f}", *c.peak_gbps) : "unknown", Percent(c.utilization),
-                        c.pageable_count, c.pinned_count);
+                        c.peak_gbps ? fmt::format("{:.0f}", *c.peak_gbps) : "unknown",
+                        PercentCell(c.utilization, 1, kUnknownText), c.pageable_count, c.pinned_count);
   }
-  *out +=
-      fmt::format("  device-memory bandwidth utilization (D2D + memset): {}\n", Percent(DeviceMemoryUtilization(d)));
+  *out += fmt::format("  device-memory bandwidth utilization (D2D + memset): {}\n",
+                      PercentCell(DeviceMemoryUtilization(d), 1, kUnknownText));
 }
 
 // ---- json
-
-void OptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
-  w.Key(key);
-  if (value == kNoId) {
-    w.Null();
-  } else {
-    w.Int(value);
-  }
-}
-
-void OptionalDouble(JsonWriter& w, std::string_view key, const std::optional<double>& value) {
-  w.Key(key);
-  if (value) {
-    w.Double(*value);
-  } else {
-    w.Null();
-  }
-}
-
-void OptionalMicros(JsonWriter& w, std::string_view key, int64_t ns) {
-  w.Key(key);
-  if (ns == kNoId) {
-    w.Null();
-  } else {
-    w.Double(Micros(ns));
-  }
-}
 
 void WriteHolders(JsonWriter& w, const DeviceMemory& d) {
   w.Key("top_holders").BeginArray();
@@ -199,10 +163,10 @@ void WriteHolders(JsonWriter& w, const DeviceMemory& d) {
   w.Key("largest_live_blocks").BeginArray();
   for (const LiveBlock& b : d.largest_live_blocks) {
     w.BeginObject();
-    OptionalInt(w, "address", b.address);
+    JsonIdField(w, "address", b.address);
     w.Key("bytes").Int(b.bytes).Key("op").String(b.op);
     w.Key("alloc_us").Double(Micros(b.alloc_ns));
-    OptionalMicros(w, "free_us", b.free_ns);
+    JsonMicrosField(w, "free_us", b.free_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -213,9 +177,9 @@ void WriteSteps(JsonWriter& w, const DeviceMemory& d) {
   for (const StepMemory& s : d.steps) {
     w.BeginObject().Key("step").Int(s.step).Key("alloc_count").Int(s.alloc_count).Key("alloc_bytes").Int(s.alloc_bytes);
     w.Key("free_count").Int(s.free_count).Key("free_bytes").Int(s.free_bytes);
-    OptionalInt(w, "peak_allocated_bytes", s.peak_allocated_bytes);
-    OptionalInt(w, "allocated_at_end_bytes", s.allocated_at_end_bytes);
-    OptionalMicros(w, "allocator_call_us", s.allocator_call_ns);
+    JsonIdField(w, "peak_allocated_bytes", s.peak_allocated_bytes);
+    JsonIdField(w, "allocated_at_end_bytes", s.allocated_at_end_bytes);
+    JsonMicrosField(w, "allocator_call_us", s.allocator_call_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -232,13 +196,13 @@ void WriteSteps(JsonWriter& w, const DeviceMemory& d) {
 void WriteOpportunities(JsonWriter& w, const DeviceMemory& d) {
   const ReusePlan& r = d.reuse;
   w.Key("reuse").BeginObject();
-  OptionalInt(w, "plan_peak_bytes", r.plan_peak_bytes);
-  OptionalInt(w, "max_live_bytes", r.max_live_bytes);
-  OptionalInt(w, "observed_peak_bytes", r.observed_peak_bytes);
+  JsonIdField(w, "plan_peak_bytes", r.plan_peak_bytes);
+  JsonIdField(w, "max_live_bytes", r.max_live_bytes);
+  JsonIdField(w, "observed_peak_bytes", r.observed_peak_bytes);
   w.Key("observed_is_reserved").Bool(r.observed_is_reserved);
-  OptionalInt(w, "saving_bytes", r.saving_bytes);
+  JsonIdField(w, "saving_bytes", r.saving_bytes);
   w.Key("blocks").Int(r.blocks);
-  OptionalInt(w, "stopped_after_blocks", r.stopped_after_blocks);
+  JsonIdField(w, "stopped_after_blocks", r.stopped_after_blocks);
   w.Key("strategy").String(r.strategy).EndObject();
   w.Key("in_place").BeginArray();
   for (const InPlaceCandidate& c : d.in_place) {
@@ -254,20 +218,20 @@ void WriteCopies(JsonWriter& w, const DeviceMemory& d) {
     w.BeginObject().Key("kind").String(c.kind).Key("count").Int(c.count);
     w.Key("bytes").Int(c.bytes).Key("unknown_size_count").Int(c.unknown_size_count);
     w.Key("time_us").Double(Micros(c.time_ns)).Key("busy_us").Double(Micros(c.busy_ns));
-    OptionalDouble(w, "achieved_gbps", c.achieved_gbps);
+    JsonNumberField(w, "achieved_gbps", c.achieved_gbps);
     w.Key("pageable_count").Int(c.pageable_count).Key("pinned_count").Int(c.pinned_count);
-    OptionalDouble(w, "peak_gbps", c.peak_gbps);
+    JsonNumberField(w, "peak_gbps", c.peak_gbps);
     w.Key("peak_source");
     if (c.peak_source.empty()) {
       w.Null();
     } else {
       w.String(c.peak_source);
     }
-    OptionalDouble(w, "utilization", c.utilization);
+    JsonNumberField(w, "utilization", c.utilization);
     w.EndObject();
   }
   w.EndArray();
-  OptionalDouble(w, "bandwidth_utilization", DeviceMemoryUtilization(d));
+  JsonNumberField(w, "bandwidth_utilization", DeviceMemoryUtilization(d));
 }
 
 // null without [memory] events with totals (and for a device read from a summary of format 4 or older).
@@ -294,12 +258,12 @@ void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   w.BeginObject().Key("device").String(d.device).Key("event_count").Int(d.event_count);
   w.Key("alloc_count").Int(d.alloc_count).Key("alloc_bytes").Int(d.alloc_bytes);
   w.Key("free_count").Int(d.free_count).Key("free_bytes").Int(d.free_bytes);
-  OptionalInt(w, "peak_allocated_bytes", d.peak_allocated_bytes);
-  OptionalInt(w, "peak_reserved_bytes", d.peak_reserved_bytes);
-  OptionalMicros(w, "peak_time_us", d.peak_allocated_ns);
-  OptionalInt(w, "peak_time_ns", d.peak_allocated_ns);
-  OptionalMicros(w, "peak_reserved_time_us", d.peak_reserved_ns);
-  OptionalInt(w, "peak_step", d.peak_step);
+  JsonIdField(w, "peak_allocated_bytes", d.peak_allocated_bytes);
+  JsonIdField(w, "peak_reserved_bytes", d.peak_reserved_bytes);
+  JsonMicrosField(w, "peak_time_us", d.peak_allocated_ns);
+  JsonIdField(w, "peak_time_ns", d.peak_allocated_ns);
+  JsonMicrosField(w, "peak_reserved_time_us", d.peak_reserved_ns);
+  JsonIdField(w, "peak_step", d.peak_step);
   w.Key("peak_op");
   if (d.peak_op.empty()) {
     w.Null();
@@ -318,8 +282,8 @@ void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   } else {
     w.String(d.blocks_source);
   }
-  OptionalInt(w, "fragmentation_bytes", d.fragmentation_bytes);
-  OptionalDouble(w, "fragmentation_ratio", d.fragmentation_ratio);
+  JsonIdField(w, "fragmentation_bytes", d.fragmentation_bytes);
+  JsonNumberField(w, "fragmentation_ratio", d.fragmentation_ratio);
   w.Key("live_at_peak_known_bytes").Int(d.live_at_peak_known_bytes);
   w.Key("live_at_peak_unattributed_bytes").Int(d.live_at_peak_unattributed_bytes);
   WriteCategories(w, d);
@@ -330,10 +294,10 @@ void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   w.Key("components").BeginArray();
   for (const ComponentMemory& c : d.components) {
     w.BeginObject().Key("component").String(c.component).Key("samples").Int(c.samples);
-    OptionalInt(w, "peak_allocated_bytes", c.peak_allocated_bytes);
-    OptionalMicros(w, "peak_allocated_time_us", c.peak_allocated_ns);
-    OptionalInt(w, "peak_reserved_bytes", c.peak_reserved_bytes);
-    OptionalMicros(w, "peak_reserved_time_us", c.peak_reserved_ns);
+    JsonIdField(w, "peak_allocated_bytes", c.peak_allocated_bytes);
+    JsonMicrosField(w, "peak_allocated_time_us", c.peak_allocated_ns);
+    JsonIdField(w, "peak_reserved_bytes", c.peak_reserved_bytes);
+    JsonMicrosField(w, "peak_reserved_time_us", c.peak_reserved_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -356,7 +320,7 @@ void WriteHtaSummary(JsonWriter& w, const std::vector<HtaMemoryBwRow>& hta) {
     const HtaDescribe& d = row.memory_bw_gbps;
     w.BeginObject().Key("rank").Int(row.rank).Key("name").String(row.name).Key("count").Uint(d.count);
     w.Key("mean").Double(d.mean);
-    OptionalDouble(w, "std", d.has_std ? std::optional<double>(d.std) : std::nullopt);
+    JsonNumberField(w, "std", d.has_std ? std::optional<double>(d.std) : std::nullopt);
     w.Key("min").Double(d.min).Key("p25").Double(d.p25).Key("p50").Double(d.p50).Key("p75").Double(d.p75);
     w.Key("max").Double(d.max).EndObject();
   }

@@ -8,6 +8,7 @@
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/common/table.h"
 
 namespace tuneprof {
 namespace {
@@ -35,8 +36,7 @@ std::string ShortLabel(const SnapshotFrameRef& frame, size_t width) {
   } else {
     text = FrameLabel(frame);
   }
-  if (text.size() <= width) return text;
-  return text.substr(0, width - 3) + "...";
+  return Shortened(text, width);
 }
 
 std::string_view KindName(FrameKind kind) {

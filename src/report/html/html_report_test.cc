@@ -248,5 +248,37 @@ TEST(AnnotatedTraceTest, HostileNamesStayInsideJsonStrings) {
   EXPECT_GT(events.counters, 0u);
 }
 
+// The comm section's paragraphs the corpus rarely reaches: a straggler the HCCL ratios disagree with, the
+// clocks' offsets one by one, and a rank named but within the clocks' doubt.
+TEST(HtmlReportTest, CommSectionNamesTheStragglerAndTheClockOffsets) {
+  Analyzed a = Analyze("gemm", "aten::mm");
+  CrossRankCommunication& x = a.input.comm.cross_rank;
+  x.straggler_rank = 1;
+  x.straggler_reason = "last at 9 of 10 <collectives>";
+  x.straggler_stands_out = true;
+  x.ascend_slow_rank = 2;
+  x.clocks.applied = true;
+  x.clocks.reference_rank = 0;
+  x.clocks.ranks = {{.rank = 0, .offset_ns = 0, .applied = true},
+                    {.rank = 1, .offset_ns = -1500000, .uncertainty_ns = 250000, .applied = true},
+                    {.rank = 2, .offset_ns = 7, .applied = false}};
+  std::string html = RenderHtmlReport(a.input);
+  EXPECT_NE(html.find("<p>Straggler: rank 1 (last at 9 of 10 &lt;collectives&gt;); the HCCL wait ratios name rank 2 "
+                      "instead: the arrivals are measured per collective, the ratios are totals</p>\n"),
+            std::string::npos);
+  EXPECT_NE(html.find("<p>Clocks: offsets from rank 0's clock, taken out before comparing arrivals: rank 0 +0.000 ms "
+                      "&plusmn; 0.000 ms; rank 1 -1.500 ms &plusmn; 0.250 ms.</p>\n"),
+            std::string::npos);
+  x.straggler_stands_out = false;
+  x.straggler_within_clock_uncertainty = true;
+  html = RenderHtmlReport(a.input);
+  EXPECT_NE(html.find("<p>No straggler named: rank 1 (last at 9 of 10 &lt;collectives&gt;); align the hosts' clocks "
+                      "and profile again.</p>\n"),
+            std::string::npos);
+  x.straggler_within_clock_uncertainty = false;
+  html = RenderHtmlReport(a.input);
+  EXPECT_NE(html.find("<p>No straggler stands out: rank 1 made the others wait longest"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -37,11 +37,7 @@ class EventWriter {
   }
 
   // Exact µs with three decimals, as Kineto writes them: no rounding through a double.
-  std::string Us(int64_t ns) const {
-    const int64_t v = ns - base_ns_;
-    const uint64_t a = v < 0 ? static_cast<uint64_t>(-(v + 1)) + 1 : static_cast<uint64_t>(v);
-    return fmt::format("{}{}.{:03}", v < 0 ? "-" : "", a / 1000, a % 1000);
-  }
+  std::string Us(int64_t ns) const { return ExactMicros(ns - base_ns_); }
 
   void Name(std::string_view what, int64_t tid, std::string_view name) {
     Emit(fmt::format("{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", what, out_->pid,

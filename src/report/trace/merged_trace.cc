@@ -8,21 +8,10 @@
 #include <utility>
 
 #include "base/json_writer.h"
+#include "report/common/format.h"
 
 namespace tuneprof {
 namespace {
-
-// Exact µs with three decimals from ns: no rounding through a double.
-void AppendUs(int64_t ns, std::string* out) {
-  const uint64_t a = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
-  fmt::format_to(std::back_inserter(*out), "{}{}.{:03}", ns < 0 ? "-" : "", a / 1000, a % 1000);
-}
-
-std::string Us(int64_t ns) {
-  std::string out;
-  AppendUs(ns, &out);
-  return out;
-}
 
 void AppendQuoted(std::string_view text, std::string* out) {
   *out += '"';
@@ -77,10 +66,10 @@ class RankWriter {
       out += R"(,"cat":)";
       AppendQuoted(trace_.str(e.category[i]), &out);
       fmt::format_to(std::back_inserter(out), R"(,"pid":{},"tid":{},"ts":)", Pid(trace_.tracks()[t].process), Tid(t));
-      AppendUs(Local(e.ts_ns[i]), &out);
+      AppendExactMicros(Local(e.ts_ns[i]), &out);
       if (e.dur_ns[i] >= 0) {
         out += R"(,"dur":)";
-        AppendUs(e.dur_ns[i], &out);
+        AppendExactMicros(e.dur_ns[i], &out);
       }
       out += R"(,"args":{)";
       if (e.correlation[i] != kNoId) fmt::format_to(std::back_inserter(out), R"("correlation":{})", e.correlation[i]);
@@ -97,7 +86,7 @@ class RankWriter {
     for (const CounterSample& sample : trace_.counter_samples()) {
       const Counter& counter = trace_.counters()[sample.counter];
       Emit(fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"value":{}}}}})",
-                       Quoted(trace_.str(counter.name)), Pid(counter.process), Us(Local(sample.ts_ns)),
+                       Quoted(trace_.str(counter.name)), Pid(counter.process), ExactMicros(Local(sample.ts_ns)),
                        std::isfinite(sample.value) ? fmt::format("{}", sample.value) : "0"));
       ++out_->events;
     }
@@ -111,10 +100,10 @@ class RankWriter {
       if (link.kind != LinkKind::kCorrelation) continue;
       const uint32_t from = e.track[link.from], to = e.track[link.to];
       Emit(fmt::format(R"({{"ph":"s","id":{},"name":"launch","cat":"tuneprof_flow","pid":{},"tid":{},"ts":{}}})", id,
-                       Pid(trace_.tracks()[from].process), Tid(from), Us(Local(e.ts_ns[link.from]))));
+                       Pid(trace_.tracks()[from].process), Tid(from), ExactMicros(Local(e.ts_ns[link.from]))));
       Emit(fmt::format(
           R"({{"ph":"f","bp":"e","id":{},"name":"launch","cat":"tuneprof_flow","pid":{},"tid":{},"ts":{}}})", id,
-          Pid(trace_.tracks()[to].process), Tid(to), Us(Local(e.ts_ns[link.to]))));
+          Pid(trace_.tracks()[to].process), Tid(to), ExactMicros(Local(e.ts_ns[link.to]))));
       ++id;
     }
     out_->next_flow_id = id;
@@ -184,9 +173,9 @@ MergedRankEvents RenderCriticalPathForMerge(const std::vector<CriticalLink>& lin
     json += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";
     AppendQuoted(name, &json);
     json += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
-    AppendUs(start_ns - origin_ns, &json);
+    AppendExactMicros(start_ns - origin_ns, &json);
     json += ",\"dur\":";
-    AppendUs(duration_ns, &json);
+    AppendExactMicros(duration_ns, &json);
     json += "}";
     ++out.events;
   };
@@ -213,9 +202,9 @@ MergedRankEvents RenderPipelinePathForMerge(const std::vector<PipelinePathStep>&
     body += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";
     AppendQuoted(name, &body);
     body += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
-    AppendUs(start_ns - origin_ns, &body);
+    AppendExactMicros(start_ns - origin_ns, &body);
     body += ",\"dur\":";
-    AppendUs(duration_ns, &body);
+    AppendExactMicros(duration_ns, &body);
     body += "}";
     ++out.events;
   };

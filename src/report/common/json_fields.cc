@@ -1,0 +1,22 @@
+#include "report/common/json_fields.h"
+
+#include "model/trace.h"
+#include "report/common/format.h"
+
+namespace tuneprof {
+
+void JsonNumberOrNull(JsonWriter& w, std::optional<double> value) { value ? w.Double(*value) : w.Null(); }
+
+void JsonIdOrNull(JsonWriter& w, int64_t value) { value == kNoId ? w.Null() : w.Int(value); }
+
+void JsonNumberField(JsonWriter& w, std::string_view key, std::optional<double> value) {
+  JsonNumberOrNull(w.Key(key), value);
+}
+
+void JsonIdField(JsonWriter& w, std::string_view key, int64_t value) { JsonIdOrNull(w.Key(key), value); }
+
+void JsonMicrosField(JsonWriter& w, std::string_view key, int64_t ns) {
+  JsonNumberOrNull(w.Key(key), ns == kNoId ? std::nullopt : std::optional<double>(Micros(ns)));
+}
+
+}  // namespace tuneprof
