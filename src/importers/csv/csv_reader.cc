@@ -1,9 +1,10 @@
 #include "importers/csv/csv_reader.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 
 #include "base/decimal.h"
-#include "io/byte_source.h"
 
 namespace tuneprof {
 namespace {
@@ -22,25 +23,39 @@ std::string_view TrimBlanks(std::string_view text) {
 
 Result<CsvReader> CsvReader::Open(const std::string& path) {
   TP_ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
-  std::string text;
-  text.reserve(source->file_size());
-  for (;;) {
-    const size_t used = text.size();
-    text.resize(used + kReadChunk);
-    TP_ASSIGN_OR_RETURN(size_t got, source->Read(text.data() + used, kReadChunk));
-    text.resize(used + got);
-    if (got == 0) break;
-  }
-  return FromText(path, std::move(text));
-}
-
-Result<CsvReader> CsvReader::FromText(std::string name, std::string text) {
-  CsvReader reader(std::move(name), std::move(text));
+  CsvReader reader(path, std::string(), std::move(source));
   TP_RETURN_IF_ERROR(reader.ReadHeader());
   return reader;
 }
 
+Result<CsvReader> CsvReader::FromText(std::string name, std::string text) {
+  CsvReader reader(std::move(name), std::move(text), nullptr);
+  TP_RETURN_IF_ERROR(reader.ReadHeader());
+  return reader;
+}
+
+Status CsvReader::Fill(size_t want) {
+  text_.erase(0, pos_);
+  consumed_ += pos_;
+  pos_ = 0;
+  const size_t target = text_.size() + want;
+  while (!eof_ && text_.size() < target) {
+    const size_t used = text_.size();
+    const size_t room = std::max(kReadChunk, target - used);
+    text_.resize(used + room);
+    auto got = source_->Read(text_.data() + used, room);
+    if (!got.ok()) {
+      text_.resize(used);
+      return got.status();
+    }
+    text_.resize(used + *got);
+    if (*got == 0) eof_ = true;
+  }
+  return Status::Ok();
+}
+
 Status CsvReader::ReadHeader() {
+  if (!eof_) TP_RETURN_IF_ERROR(Fill(kReadChunk));
   if (std::string_view(text_).starts_with(kUtf8Bom)) pos_ = kUtf8Bom.size();
   TP_ASSIGN_OR_RETURN(bool any, ParseRecord());
   if (!any) return InvalidInput(name_ + ": empty CSV (no header row)");
@@ -86,50 +101,81 @@ std::string CsvReader::DroppedRowsWarning() const {
          std::to_string(first_dropped_row_) + ")";
 }
 
+Result<bool> CsvReader::ParseRecord() {
+  // A record cut by the window's end is parsed again once more is read; the read at least doubles
+  // what is held, so that a record of any length costs time in proportion to its length.
+  for (;;) {
+    const size_t start = pos_;
+    bool short_read = false;
+    Result<bool> record = ParseBuffered(&short_read);
+    if (!short_read) return record;
+    pos_ = start;
+    TP_RETURN_IF_ERROR(Fill(std::max(kReadChunk, text_.size() - start)));
+  }
+}
+
 // One record from pos_: fields split on ',' outside quotes, ended by LF, CRLF or the end of text.
 // Quote handling is lenient past RFC 4180 where producers are: text after a closing quote is kept.
-Result<bool> CsvReader::ParseRecord() {
+Result<bool> CsvReader::ParseBuffered(bool* short_read) {
   fields_.clear();
   scratch_.clear();
   spans_.clear();
-  if (pos_ >= text_.size()) return false;
   const size_t n = text_.size();
+  // Every test of pos_ < n goes through here: reaching the window's end decides nothing until the
+  // input's end is known.
+  auto more = [&]() {
+    if (pos_ < n) return true;
+    if (!eof_) *short_read = true;
+    return false;
+  };
+  if (!more()) return false;
   for (;;) {
     Span span{pos_, 0, false};
-    if (pos_ < n && text_[pos_] == '"') {
+    if (more() && text_[pos_] == '"') {
       // Quoted: copy into scratch_, turning "" into ".
       span = Span{scratch_.size(), 0, true};
       const size_t opened = pos_++;
       for (;;) {
-        if (pos_ >= n) {
+        if (!more()) {
+          if (*short_read) return false;
           // The record being read is the next row (the header is row 0).
           const uint64_t row = header_.empty() ? 0 : row_ + 1;
           return InvalidInput(name_ + ": row " + std::to_string(row) + ": unterminated quoted field from byte " +
-                              std::to_string(opened));
+                              std::to_string(consumed_ + opened));
         }
-        const char c = text_[pos_++];
-        if (c != '"') {
-          scratch_ += c;
-        } else if (pos_ < n && text_[pos_] == '"') {
+        // The text up to the next quote goes over whole (shapes such as """1024,1024""" are quoted).
+        const char* const quote = static_cast<const char*>(std::memchr(text_.data() + pos_, '"', n - pos_));
+        const size_t stop = quote == nullptr ? n : static_cast<size_t>(quote - text_.data());
+        scratch_.append(text_, pos_, stop - pos_);
+        pos_ = stop;
+        if (pos_ == n) continue;  // more() above says whether the input goes on
+        ++pos_;
+        if (more() && text_[pos_] == '"') {
           scratch_ += '"';
           ++pos_;
         } else {
           break;
         }
       }
-      while (pos_ < n && text_[pos_] != ',' && text_[pos_] != '\n' && text_[pos_] != '\r') scratch_ += text_[pos_++];
+      while (more() && text_[pos_] != ',' && text_[pos_] != '\n' && text_[pos_] != '\r') scratch_ += text_[pos_++];
       span.size = scratch_.size() - span.begin;
     } else {
-      while (pos_ < n && text_[pos_] != ',' && text_[pos_] != '\n' && text_[pos_] != '\r') ++pos_;
+      const char* const end = text_.data() + n;
+      const char* p = text_.data() + pos_;
+      while (p < end && *p != ',' && *p != '\n' && *p != '\r') ++p;
+      pos_ = static_cast<size_t>(p - text_.data());
+      (void)more();
       span.size = pos_ - span.begin;
     }
+    if (*short_read) return false;
     spans_.push_back(span);
-    if (pos_ < n && text_[pos_] == ',') {
+    if (more() && text_[pos_] == ',') {
       ++pos_;
       continue;
     }
-    if (pos_ < n && text_[pos_] == '\r') ++pos_;
-    if (pos_ < n && text_[pos_] == '\n') ++pos_;
+    if (more() && text_[pos_] == '\r') ++pos_;
+    if (more() && text_[pos_] == '\n') ++pos_;
+    if (*short_read) return false;
     break;
   }
   for (const Span& s : spans_) {
