@@ -69,6 +69,8 @@ class CsvReader {
   Status ReadHeader();
   // One record from pos_, read further into the window when it does not end inside it.
   Result<bool> ParseRecord();
+  // The common record (no quotes, no CR but before its LF) when it lies whole in the window; false else.
+  bool ParseSimple();
   // One record from pos_ within the window; *short_read when it ran into the window's end before the
   // input's, in which case the record is to be parsed again with more of the input.
   Result<bool> ParseBuffered(bool* short_read);

@@ -127,6 +127,39 @@ TEST(CsvReaderTest, ErrorsNameFileAndRow) {
 }
 
 
+// Long records, which the 16-byte splitter reads, give the cells they were written from: LF and CRLF
+// ends, empty cells, a CR inside a cell's text, quoted cells and a blank line among them, at every
+// alignment.
+TEST(CsvReaderTest, LongRecordsSplitAsWritten) {
+  for (size_t pad = 0; pad < 17; ++pad) {
+    std::vector<std::vector<std::string>> rows;
+    std::string text = "Name,Start Time(us),Duration(us),Input Shapes\n";
+    for (int i = 0; i < 200; ++i) {
+      std::vector<std::string> cells = {"aclnnGelu_GeluAiCore_Gelu" + std::string(pad + i % 5, 'x'),
+                                        "1736408883704643." + std::to_string(i), i % 3 == 0 ? "" : "53.741",
+                                        i % 7 == 0 ? "\"4096,4096\"" : "N/A"};
+      if (i % 11 == 0) cells[2] = "1\r2";  // a CR that ends neither the cell nor the record
+      std::string line;
+      for (const std::string& cell : cells) line += (line.empty() ? "" : ",") + cell;
+      text += line + (i % 2 == 0 ? "\r\n" : "\n");
+      if (i % 13 == 0) text += "\n";
+      if (i % 7 == 0) cells[3] = "4096,4096";
+      if (i % 11 == 0) cells[2] = "1";  // the CR ended the record: "2" starts a short one, dropped
+      if (i % 11 == 0) cells.resize(3);
+      rows.push_back(cells);
+    }
+    CsvReader r = MustRead(text);
+    for (const auto& cells : rows) {
+      if (cells.size() != 4) continue;  // cut by its CR; dropped for its cell count
+      ASSERT_TRUE(MustNext(&r)) << pad;
+      ASSERT_EQ(r.field_count(), 4u);
+      for (int c = 0; c < 4; ++c) EXPECT_EQ(r.Text(c), cells[c]) << "pad " << pad << " row " << r.row();
+    }
+    EXPECT_FALSE(MustNext(&r));
+    EXPECT_GT(r.dropped_rows(), 0u);
+  }
+}
+
 // Every record of `reader` as its cells' texts, one string per record ('|' between cells), and the
 // status of the read that ended it.
 std::vector<std::string> AllRecords(CsvReader* reader, std::string* ending) {
