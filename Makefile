@@ -7,7 +7,7 @@ DEMO_TRACE  ?= tests/data/gpu/ddp_2rank
 DEMO_CPU_TRACE ?= examples/tiny_train.pt.trace.json.gz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build release-cli demo test test-long asan-build fuzz bench bench-ranks bench-cluster bench-bounds format-check format-fix clean
+.PHONY: deps build release-cli demo test test-long asan-build fuzz bench bench-ranks bench-cluster bench-bounds bench-npu format-check format-fix clean
 
 deps:
 	@./scripts/install-deps
@@ -90,6 +90,12 @@ format-check: deps
 
 format-fix: deps
 	@./scripts/format_check.sh --fix
+
+# torch_npu at scale (generated in a temp dir): `analyze` on one rank of a ~1 GB trace_view.json and
+# million-row CSVs (target >= 400 MB/s, beside `cat` of the same files) and on 2,000 rank directories
+# (target <= 5 s); peak RSS at two CSV sizes (the tables are streamed). RUNS=5 by default.
+bench-npu: build
+	@./bench/run_npu_bench.sh $(BUILD)/release
 
 clean:
 	rm -rf $(BUILD)

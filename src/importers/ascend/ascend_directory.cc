@@ -7,6 +7,7 @@
 #include <limits>
 #include <span>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "base/decimal.h"
@@ -69,9 +70,11 @@ fs::path FindProfilerDatabase(const fs::path& output) {
   return {};
 }
 
+// analysis.dat sorts before analysis.db, as the listing would order them. Two stats rather than a listing
+// of the directory: this is asked several times per rank, and runs have thousands of ranks.
 fs::path FindAnalysisDatabase(const fs::path& output) {
-  for (const fs::path& p : FilesIn(output)) {
-    if (IsDatabaseName(p) && p.stem() == "analysis") return p;
+  for (std::string_view name : {"analysis.dat", "analysis.db"}) {
+    if (IsFile(output / name)) return output / name;
   }
   return {};
 }
@@ -198,16 +201,45 @@ Trace ImportTimeline(const fs::path& trace_view, const Layout& layout, const std
   return builder.Finish();
 }
 
-// Reads one optional summary CSV with `read`; a missing or malformed file is a warning.
+// Rows of the CSVs read whole, which the inventory reports: a table of millions of rows is not read a
+// second time to count them.
+using CsvRowCounts = std::vector<std::pair<fs::path, int64_t>>;
+
+// The rows CsvReader::Next() gives from here to the end added to those it gave so far; an error when
+// the rest does not read.
+Result<int64_t> RowsToEnd(CsvReader* csv) {
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
+    if (!more) break;
+  }
+  return static_cast<int64_t>(csv->row() - csv->dropped_rows());
+}
+
+// Reads one optional summary CSV with `read`; a missing or malformed file is a warning. Where `counts`
+// is given and the file read to its end, its rows are recorded there.
 template <typename ReadFn>
-void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out) {
+void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out, CsvRowCounts* counts = nullptr) {
   if (!IsFile(path)) {
     out->Warn(path.string() + ": missing");
     return;
   }
   auto csv = CsvReader::Open(path.string());
   Status status = csv.ok() ? read(&csv.value(), out) : csv.status();
-  if (!status.ok()) out->Warn(status.message());
+  if (!status.ok()) {
+    out->Warn(status.message());
+    return;
+  }
+  if (counts == nullptr) return;
+  if (Result<int64_t> rows = RowsToEnd(&csv.value()); rows.ok()) counts->emplace_back(path, *rows);
+}
+
+// The inventory's entry of one CSV: its rows as counted while it was read, else counted now.
+void AddCsvInventory(const fs::path& path, const std::string& file, SourceState state, const CsvRowCounts& counts,
+                     TraceMetadata* meta) {
+  for (const auto& [counted, rows] : counts) {
+    if (counted == path) return AddInventoryEntry(meta, file, state, rows);
+  }
+  CountCsvRows(path, file, state, meta);
 }
 
 // The text export's files, so that the inventory also says which were absent.
@@ -260,7 +292,7 @@ void AddRootInventory(const fs::path& root, TraceMetadata* meta) {
 // the text files are counted only).
 // `timeline_set_aside`: trace_view.json was cut off and left unread (CutTimelineProblem).
 void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMetadata* meta,
-                        bool timeline_set_aside = false) {
+                        bool timeline_set_aside = false, const CsvRowCounts& counts = {}) {
   static const std::vector<std::string_view> kNone;
   std::vector<std::string> present;
   for (const fs::path& p : FilesIn(layout.output)) {
@@ -281,7 +313,7 @@ void AddOutputInventory(const Layout& layout, const fs::path& main_db, TraceMeta
     if (name == kTraceView && timeline_set_aside) {
       AddInventoryEntry(meta, file, SourceState::kUnreadable, kNoId, "cut off; set aside");
     } else if (p.extension() == ".csv") {
-      CountCsvRows(p, file, state, meta);
+      AddCsvInventory(p, file, state, counts, meta);
     } else {
       const bool events = name == kTraceView && main_db.empty();  // traceEvents entries, every phase
       AddInventoryEntry(meta, file, state, events ? static_cast<int64_t>(meta->entry_count) : kNoId);
@@ -427,8 +459,9 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   SideTableBuilder out(&trace);
   out.mutable_metadata()->path = dir;
   if (!db_problem.empty()) out.Warn(db_problem);
+  CsvRowCounts counts;
   if (IsFile(kernel_details)) {
-    ReadSummary(kernel_details, ReadKernelDetails, &out);
+    ReadSummary(kernel_details, ReadKernelDetails, &out, &counts);
   } else {
     // The Db export keeps the kernels in the profiler database, whose absence the timeline's warning names.
     if (FindAnalysisDatabase(layout.output).empty()) {
@@ -438,9 +471,9 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   ReadStepSplit(layout, &out);
   // memory_record.csv exists only with profile_memory=True: its absence is no warning.
   const fs::path memory_record = layout.output / "memory_record.csv";
-  if (IsFile(memory_record)) ReadSummary(memory_record, ReadMemoryRecord, &out);
+  if (IsFile(memory_record)) ReadSummary(memory_record, ReadMemoryRecord, &out, &counts);
   const fs::path operator_memory = layout.output / "operator_memory.csv";
-  if (IsFile(operator_memory)) ReadSummary(operator_memory, ReadOperatorMemory, &out);
+  if (IsFile(operator_memory)) ReadSummary(operator_memory, ReadOperatorMemory, &out, &counts);
   // communication.json / communication_matrix.json (optional): a problem is a warning, as for the CSVs.
   for (const Status& status :
        {ReadCommunicationFile((layout.output / "communication.json").string(), &out),
@@ -449,7 +482,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   SettleAscendRank(layout.root, &out);
   AddRootInventory(layout.root, out.mutable_metadata());
-  AddOutputInventory(layout, fs::path(), out.mutable_metadata(), !cut_problem.empty());
+  AddOutputInventory(layout, fs::path(), out.mutable_metadata(), !cut_problem.empty(), counts);
   return trace;
 }
 

@@ -1,5 +1,6 @@
 #include "importers/ascend/communication_walker.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -7,6 +8,9 @@ namespace tuneprof {
 namespace {
 
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
+// The smallest read: the content's size is a hint (an estimate for gzip), and below this a wrong one
+// would only cost more reads.
+constexpr size_t kMinChunk = size_t{64} << 10;
 
 bool IsBlank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -31,6 +35,12 @@ Status Unescape(std::string_view raw, std::string* key) {
 }
 
 }  // namespace
+
+size_t CommunicationWalker::ChunkFor(const ByteSource& source, size_t chunk_bytes) {
+  // One byte past the content, so that a small file is read, and its end seen, in one window.
+  const uint64_t content = source.content_size_hint() + 1;
+  return static_cast<size_t>(std::min<uint64_t>(chunk_bytes, std::max<uint64_t>(content, kMinChunk)));
+}
 
 Status CommunicationWalker::Fail(std::string_view where, std::string_view cause) const {
   return InvalidInput(origin_ + ": " + std::string(where) + ": " + std::string(cause));

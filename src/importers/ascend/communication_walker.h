@@ -25,12 +25,15 @@ class CommunicationWalker {
 
   static constexpr size_t kMaxValueBytes = size_t{64} << 20;
 
+  // Reads `chunk_bytes` at a time, or less where the content is smaller: a rank's file of a few
+  // kilobytes must not fault in a window of megabytes (thousands of ranks are read one after another).
   CommunicationWalker(ByteSource* source, std::string_view origin, size_t chunk_bytes = 4 << 20)
-      : source_(source), origin_(origin), chunk_bytes_(chunk_bytes) {}
+      : source_(source), origin_(origin), chunk_bytes_(ChunkFor(*source, chunk_bytes)) {}
 
   Status Run(const OpFn& on_op);
 
  private:
+  static size_t ChunkFor(const ByteSource& source, size_t chunk_bytes);
   Status Fail(std::string_view where, std::string_view cause) const;
   // Makes at least `bytes` unread bytes available from pos_ on, unless the input ends first.
   Status Want(size_t bytes);

@@ -5,15 +5,19 @@
 //   - shapes wrapped in triple quotes ("""32,3,224,224"""), i.e. a quoted field whose text is quoted;
 //   - "N/A" and empty cells for absent values.
 // Columns are found by header name, never by position: every producer version orders them differently.
-// The whole file is held in memory (these summaries are kilobytes to a few megabytes).
+// The file is streamed through a window of kReadChunk bytes (more only for a record longer than that),
+// so that memory stays flat whatever the number of rows: torch_npu's kernel_details and operator_memory
+// reach millions of rows.
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "io/byte_source.h"
 
 namespace tuneprof {
 
@@ -21,7 +25,7 @@ constexpr int kNoColumn = -1;
 
 class CsvReader {
  public:
-  // Reads `path` whole (gzip is undone by the byte source). Errors name the file.
+  // Streams `path` (gzip is undone by the byte source). Errors name the file.
   static Result<CsvReader> Open(const std::string& path);
   // Over text already in memory; `name` is used in messages.
   static Result<CsvReader> FromText(std::string name, std::string text);
@@ -60,12 +64,24 @@ class CsvReader {
   std::string Where(std::string_view message) const;
 
  private:
-  CsvReader(std::string name, std::string text) : name_(std::move(name)), text_(std::move(text)) {}
+  CsvReader(std::string name, std::string text, std::unique_ptr<ByteSource> source)
+      : name_(std::move(name)), text_(std::move(text)), source_(std::move(source)), eof_(source_ == nullptr) {}
   Status ReadHeader();
+  // One record from pos_, read further into the window when it does not end inside it.
   Result<bool> ParseRecord();
+  // The common record (no quotes, no CR but before its LF) when it lies whole in the window; false else.
+  bool ParseSimple();
+  // One record from pos_ within the window; *short_read when it ran into the window's end before the
+  // input's, in which case the record is to be parsed again with more of the input.
+  Result<bool> ParseBuffered(bool* short_read);
+  // Drops the bytes before pos_ and reads at least `want` more (less at the end of the input).
+  Status Fill(size_t want);
 
   std::string name_;
-  std::string text_;
+  std::string text_;  // the window: input bytes from consumed_ on
+  std::unique_ptr<ByteSource> source_;  // null for text given whole
+  bool eof_ = true;
+  uint64_t consumed_ = 0;  // input bytes dropped from the window's front
   size_t pos_ = 0;
   uint64_t row_ = 0;
   uint64_t dropped_rows_ = 0;

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""A generated torch_npu rank whose CSVs span many read windows (bench/gen_npu_scale.py rank, small sizes):
+  - `info --json` inventories kernel_details, memory_record and operator_memory (read by the model) and
+    operator_details (counted only) with exactly the rows generated: the rows read while streaming, and those
+    the inventory took from the read, are all of them;
+  - the same rank with CRLF line ends analyses to the same `analyze --json` (apart from nothing);
+  - a quoted cell left open near the end of kernel_details.csv, past many windows, is one warning naming the
+    file, the row and the byte; the rank still analyses, and the inventory says the file is unreadable and why.
+
+Usage: npu_scale_check.py TUNEPROF GEN_NPU_SCALE_PY
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROWS = 60000  # about 10 MB of kernel_details: some 150 windows of 64 KiB
+TABLES = ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", "operator_details.csv")
+
+
+def run(binary, *args):
+    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: tuneprof {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def main():
+    binary, generator = sys.argv[1], sys.argv[2]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, generator, "rank", "--out", tmp, "--mb", "2", "--rows", str(ROWS)], check=True,
+                       stdout=subprocess.DEVNULL)
+        rank = os.path.join(tmp, "rank0_ascend_pt")
+        output = os.path.join(rank, "ASCEND_PROFILER_OUTPUT")
+        inventory = run(binary, "info", "--json", rank)["ranks"][0]["inventory"]
+        for table in TABLES:
+            entry = inventory.get("ASCEND_PROFILER_OUTPUT/" + table, "")
+            if not entry.startswith(f"{ROWS} rows"):
+                failures.append(f"inventory of {table}: {entry!r}, generated {ROWS} rows")
+        before = run(binary, "analyze", "--json", rank)
+        if before["warnings"]:
+            failures.append(f"warnings on the generated rank: {before['warnings']}")
+
+        for table in TABLES:
+            path = os.path.join(output, table)
+            with open(path, "rb") as f:
+                text = f.read()
+            with open(path, "wb") as f:
+                f.write(text.replace(b"\n", b"\r\n"))
+        if run(binary, "analyze", "--json", rank) != before:
+            failures.append("analyze --json differs once the CSVs end their lines with CRLF")
+
+        kernels = os.path.join(output, "kernel_details.csv")
+        with open(kernels, "ab") as f:
+            f.write(b'1,2,3,"open\r\n' + b"4,5,6\r\n" * 10)
+        done = subprocess.run([binary, "analyze", "--json", rank], capture_output=True, text=True,
+                              timeout=300)
+        if done.returncode != 0:
+            failures.append(f"analyze with an open quote: exit {done.returncode}: {done.stderr.strip()}")
+        else:
+            warnings = [w for w in json.loads(done.stdout)["warnings"] if "unterminated quoted field" in w]
+            if len(warnings) != 1 or "kernel_details.csv: row " not in warnings[0] or "from byte " not in warnings[0]:
+                failures.append(f"open quote: warnings {warnings}")
+        entry = run(binary, "info", "--json", rank)["ranks"][0]["inventory"]["ASCEND_PROFILER_OUTPUT/kernel_details.csv"]
+        if "unterminated quoted field" not in entry:
+            failures.append(f"open quote: inventory entry {entry!r}")
+    for failure in failures:
+        print("FAIL:", failure)
+    if not failures:
+        print(f"ok: {len(TABLES)} tables of {ROWS} rows streamed and counted; CRLF reads the same; an open quote is one warning")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
