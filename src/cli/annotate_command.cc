@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -185,21 +186,71 @@ AnnotateOptions GatherPaths(const AnnotateOptions& given) {
   return options;
 }
 
-}  // namespace
+// The pieces the content is read in when it is not held.
+constexpr size_t kPieceBytes = 1 << 20;
 
-int RunAnnotate(const AnnotateOptions& given) {
-  const AnnotateOptions options = GatherPaths(given);
-  if (options.merge_run ? options.merge.empty() || !options.paths.empty() : options.paths.size() != 1) {
-    return ReportError(Status(StatusCode::kUsage, "annotate: give one trace file, or --merge PATH... for a whole run"));
+// Reads `path`'s content piece by piece: true when it holds the opening of a block of diagnosis that an
+// earlier annotate wrote. The whole content is read either way, so that a damaged file is reported here,
+// before any analysis, as when the content was held.
+Result<bool> HoldsAnnotations(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(path));
+  const std::string_view opening = AnnotationBlockOpening();
+  const std::boyer_moore_horspool_searcher searcher(opening.begin(), opening.end());
+  std::string piece(kPieceBytes, '\0');
+  std::string seam;  // the last opening.size() - 1 bytes before the piece, then the piece's first ones
+  bool found = false;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(const size_t n, source->Read(piece.data(), piece.size()));
+    if (n == 0) return found;
+    if (found) continue;
+    const std::string_view read(piece.data(), n);
+    seam.append(read.substr(0, opening.size() - 1));
+    found = std::search(seam.begin(), seam.end(), searcher) != seam.end() ||
+            std::search(read.begin(), read.end(), searcher) != read.end();
+    if (read.size() >= opening.size() - 1) seam.assign(read.substr(read.size() - (opening.size() - 1)));
+    if (seam.size() > opening.size() - 1) seam.erase(0, seam.size() - (opening.size() - 1));
   }
-  if (options.merge_run) return RunMergedAnnotate(options);
-  std::error_code error;
-  if (std::filesystem::is_directory(options.path, error)) {
-    return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));
+}
+
+// Copies `source` into `out` with `added` spliced in after its first `end` bytes, which must end with the
+// '}' of the trace's last event (else `mismatch`).
+Status StreamSplice(ByteSource* source, uint64_t end, std::string_view added, const Status& mismatch,
+                    StreamingOutputFile* out) {
+  std::string piece(kPieceBytes, '\0');
+  uint64_t at = 0;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(const size_t n, source->Read(piece.data(), piece.size()));
+    if (n == 0) break;
+    std::string_view read(piece.data(), n);
+    if (at < end && at + n >= end) {
+      const size_t head = static_cast<size_t>(end - at);
+      if (read[head - 1] != '}') return mismatch;
+      TP_RETURN_IF_ERROR(out->Write(read.substr(0, head)));
+      if (!added.empty()) TP_RETURN_IF_ERROR(out->Write(",\n"));
+      if (!added.empty()) TP_RETURN_IF_ERROR(out->Write(added));
+      read.remove_prefix(head);
+    }
+    at += n;
+    TP_RETURN_IF_ERROR(out->Write(read));
   }
-  const Status clash = CheckOutputIsNotInput(options.output, {options.path});
-  if (!clash.ok()) return ReportError(clash);
-  if (Status refused = RefuseSummaries({options.path}, "annotate"); !refused.ok()) return ReportError(refused);
+  return at < end ? mismatch : Status();
+}
+
+Status NotOneTrace(const std::string& path) {
+  return Status(StatusCode::kUsage, path + ": annotate needs one trace file");
+}
+
+void ReportAdded(const std::string& output, const AnnotationEvents& events, uint64_t replaced) {
+  const std::string previous =
+      replaced == 0 ? "" : fmt::format("; the {} events of the diagnosis already in it were replaced", replaced);
+  fmt::print(stderr, "tuneprof: {}: {} events added ({} slices, {} instants, {} counter samples, {} names){}\n",
+             EscapeText(output), events.total(), events.slices, events.instants, events.counters,
+             events.metadata, previous);
+}
+
+// Annotates a trace whose content may hold an earlier diagnosis: the content is held, the diagnosis taken
+// out of it, and the trace imported from what is left.
+int AnnotateHeldText(const AnnotateOptions& options) {
   auto content = ReadContent(options.path);
   if (!content.ok()) return ReportError(content.status());
   std::string text = std::move(*content);
@@ -215,21 +266,59 @@ int RunAnnotate(const AnnotateOptions& given) {
                                  },
                                  options.analysis);
   if (!run.ok()) return ReportError(run.status());
-  if (run->traces.size() != 1) {
-    return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file"));
-  }
+  if (run->traces.size() != 1) return ReportError(NotOneTrace(options.path));
   const AnnotationEvents events =
       BuildAnnotationEvents(run->traces[0], run->breakdowns[0], run->memory[0], run->advice);
   auto annotated = SpliceAnnotations(text, run->traces[0], events);
   if (!annotated.ok()) return ReportError(annotated.status());
   const Status written = WriteMaybeGzip(options.output, *annotated);
   if (!written.ok()) return ReportError(written);
-  const std::string previous =
-      replaced == 0 ? "" : fmt::format("; the {} events of the diagnosis already in it were replaced", replaced);
-  fmt::print(stderr, "tuneprof: {}: {} events added ({} slices, {} instants, {} counter samples, {} names){}\n",
-             EscapeText(options.output), events.total(), events.slices, events.instants, events.counters,
-             events.metadata, previous);
+  ReportAdded(options.output, events, replaced);
   return kExitOk;
+}
+
+// Annotates a trace with no earlier diagnosis in it without holding its content: the trace is analysed
+// as `analyze` does, its analyses freed, and the content read again piece by piece into the output with
+// the diagnosis spliced in.
+int AnnotateStreamed(const AnnotateOptions& options) {
+  auto run = AnalyzeRun({options.path}, options.analysis);
+  if (!run.ok()) return ReportError(run.status());
+  if (run->traces.size() != 1) return ReportError(NotOneTrace(options.path));
+  AnnotationEvents events =
+      BuildAnnotationEvents(run->traces[0], run->breakdowns[0], run->memory[0], run->advice);
+  Result<uint64_t> end = AnnotationSpliceOffset(run->traces[0]);
+  if (!end.ok()) return ReportError(end.status());
+  const Status mismatch = AnnotationSpliceMismatch(run->traces[0]);
+  *run = AnalyzedRun();
+  auto source = OpenByteSource(options.path);
+  if (!source.ok()) return ReportError(source.status());
+  auto out = StreamingOutputFile::Open(options.output);
+  if (!out.ok()) return ReportError(out.status());
+  Status written = StreamSplice(source->get(), *end, events.json, mismatch, out->get());
+  if (written.ok()) written = (*out)->Commit();
+  if (!written.ok()) return ReportError(written);
+  ReportAdded(options.output, events, 0);
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunAnnotate(const AnnotateOptions& given) {
+  const AnnotateOptions options = GatherPaths(given);
+  if (options.merge_run ? options.merge.empty() || !options.paths.empty() : options.paths.size() != 1) {
+    return ReportError(Status(StatusCode::kUsage, "annotate: give one trace file, or --merge PATH... for a whole run"));
+  }
+  if (options.merge_run) return RunMergedAnnotate(options);
+  std::error_code error;
+  if (std::filesystem::is_directory(options.path, error)) {
+    return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));
+  }
+  const Status clash = CheckOutputIsNotInput(options.output, {options.path});
+  if (!clash.ok()) return ReportError(clash);
+  if (Status refused = RefuseSummaries({options.path}, "annotate"); !refused.ok()) return ReportError(refused);
+  Result<bool> holds = HoldsAnnotations(options.path);
+  if (!holds.ok()) return ReportError(holds.status());
+  return *holds ? AnnotateHeldText(options) : AnnotateStreamed(options);
 }
 
 }  // namespace tuneprof::cli
