@@ -79,6 +79,112 @@ MergedRankEvents PipelinePathForMerge(const PipelineAnalysis& pipeline, const st
   return RenderPipelinePathForMerge(path, windows, pid, origin);
 }
 
+// Where each rank goes on the merged timeline: its clock correction, the run's origin on the aligned
+// clock, and which ranks each file holds (in the order its import gives them).
+struct MergeLayout {
+  std::vector<int64_t> corrections;
+  int64_t origin = 0;
+  std::vector<std::vector<size_t>> ranks_of_file;
+};
+
+MergeLayout LayOutMerge(const CommRun& run) {
+  const size_t ranks = run.analysis.ranks.size();
+  const std::vector<RankClockOffset>& clocks = run.analysis.cross_rank.clocks.ranks;
+  MergeLayout layout;
+  layout.corrections.assign(ranks, 0);
+  layout.ranks_of_file.resize(run.files.size());
+  int64_t origin = std::numeric_limits<int64_t>::max();
+  for (size_t r = 0; r < ranks; ++r) {
+    if (r < clocks.size()) layout.corrections[r] = clocks[r].correction_ns();
+    const CommRankSource& source = run.sources[r];
+    if (source.start_ns != kNoId) origin = std::min(origin, source.start_ns - layout.corrections[r]);
+    layout.ranks_of_file[source.file].push_back(r);
+  }
+  layout.origin = origin == std::numeric_limits<int64_t>::max() ? 0 : origin;
+  return layout;
+}
+
+// What the merged file holds so far, and what the pipeline's path needs of the ranks written.
+struct MergeProgress {
+  int64_t pid = 1;
+  int64_t flow = 1;
+  uint64_t events = 0;
+  uint64_t diagnosis = 0;
+  bool first = true;
+  std::vector<RankBreakdown> staged;  // pipeline runs: each rank's steps, for the pipeline's path
+  std::vector<int64_t> staged_corrections;
+};
+
+// The hardware the ranks' memory analyses read: the profiles, and the one --hardware forces, if any.
+struct MergeHardware {
+  HardwareProfiles profiles;
+  const HardwareProfile* forced = nullptr;
+};
+
+// Writes rank `r`'s events, streamed as they are made, then its diagnosis.
+Status WriteMergedRank(const Trace& trace, size_t r, const CommRun& run, const MergeLayout& layout,
+                       const MergeHardware& hardware, StreamingOutputFile* file, MergeProgress* progress) {
+  const int64_t rank = run.analysis.ranks[r].rank;
+  const int64_t origin = layout.origin + layout.corrections[r];
+  TP_RETURN_IF_ERROR(file->Write(progress->first ? "" : ",\n"));
+  progress->first = false;
+  TP_ASSIGN_OR_RETURN(
+      const MergedRankEvents own,
+      RenderRankForMerge(trace, MergedRankPlacement{rank, progress->pid, origin, progress->flow},
+                         [file](std::string_view piece) { return file->Write(piece); }));
+  const AnnotationPlacement where{own.next_pid, origin, fmt::format("rank {}: tuneprof diagnosis", rank)};
+  RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  if (run.analysis.cross_rank.pipeline) {
+    progress->staged.push_back(breakdown);
+    progress->staged.back().rank = rank;
+    progress->staged_corrections.push_back(layout.corrections[r]);
+    // The step labels tell the step as profile does: the GPU p2p wait is the bubble, not exposed.
+    if (const RankPipelineWait* wait = GpuPipelineWaitOf(*run.analysis.cross_rank.pipeline, rank)) {
+      AddGpuPipelineBubble(*wait, &breakdown);
+    }
+  }
+  const AnnotationEvents added = BuildAnnotationEvents(
+      trace, breakdown, AnalyzeMemory(trace, SelectHardware(trace, hardware.profiles, hardware.forced)),
+      AdvisorResult(), &where);
+  if (!added.json.empty()) TP_RETURN_IF_ERROR(file->Write(",\n" + added.json));
+  progress->events += own.events;
+  progress->diagnosis += added.total();
+  progress->pid = own.next_pid + 1;
+  progress->flow = own.next_flow_id;
+  return Status();
+}
+
+// The second pass: one file at a time, each of its ranks written and its model freed before the next file.
+Status WriteMergedRanks(const CommRun& run, const MergeLayout& layout, const MergeHardware& hardware,
+                        StreamingOutputFile* file, MergeProgress* progress) {
+  for (size_t f = 0; f < run.files.size(); ++f) {
+    const std::vector<size_t>& ranks = layout.ranks_of_file[f];
+    if (ranks.empty()) continue;  // skipped, with its warning, by the first pass
+    TP_ASSIGN_OR_RETURN(const std::vector<Trace> traces, ImportFileRanks(run.files[f]));
+    for (size_t k = 0; k < traces.size() && k < ranks.size(); ++k) {
+      TP_RETURN_IF_ERROR(WriteMergedRank(traces[k], ranks[k], run, layout, hardware, file, progress));
+    }
+  }
+  return Status();
+}
+
+// After the ranks: the run's critical path, the pipeline's path where the run is a pipeline, the tail.
+Status WriteMergedPaths(const CommRun& run, const MergeLayout& layout, StreamingOutputFile* file,
+                        MergeProgress* progress) {
+  const MergedRankEvents path =
+      RenderCriticalPathForMerge(run.analysis.cross_rank.critical_links, progress->pid, layout.origin);
+  if (!path.json.empty()) TP_RETURN_IF_ERROR(file->Write((progress->first ? "" : ",\n") + path.json));
+  progress->events += path.events;
+  if (run.analysis.cross_rank.pipeline) {
+    const MergedRankEvents stages = PipelinePathForMerge(*run.analysis.cross_rank.pipeline, progress->staged,
+                                                         progress->staged_corrections, path.next_pid, layout.origin);
+    const bool nothing_before = progress->first && path.json.empty();
+    if (!stages.json.empty()) TP_RETURN_IF_ERROR(file->Write((nothing_before ? "" : ",\n") + stages.json));
+    progress->events += stages.events;
+  }
+  return file->Write(MergedTraceTail(run.analysis.ranks.size(), layout.origin, layout.corrections));
+}
+
 // The merged timeline of a run (report/trace/merged_trace.h): a first pass reads every rank's
 // communication on all cores for the clock offsets (bounded memory, as `comm`), a second writes one
 // rank at a time, with its diagnosis, into the output as it goes.
@@ -86,87 +192,31 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   const Status clash = CheckOutputIsNotInput(options.output, InputFiles(options.merge));
   if (!clash.ok()) return ReportError(clash);
   if (Status refused = RefuseSummaries(options.merge, "annotate --merge"); !refused.ok()) return ReportError(refused);
+  MergeHardware hardware;
   auto profiles = LoadHardwareProfiles(options.analysis.hardware_file);
   if (!profiles.ok()) return ReportError(profiles.status());
-  auto forced = ForcedHardware(*profiles, options.analysis.hardware);
+  hardware.profiles = std::move(*profiles);
+  auto forced = ForcedHardware(hardware.profiles, options.analysis.hardware);
   if (!forced.ok()) return ReportError(forced.status());
+  hardware.forced = *forced;
   CommRunOptions comm_options;
   comm_options.hardware = options.analysis.hardware;
   comm_options.hardware_file = options.analysis.hardware_file;
   comm_options.command = "annotate --merge";
   auto run = AnalyzeRunCommunication(options.merge, comm_options);
   if (!run.ok()) return ReportError(run.status());
-
-  const size_t ranks = run->analysis.ranks.size();
-  const std::vector<RankClockOffset>& clocks = run->analysis.cross_rank.clocks.ranks;
-  std::vector<int64_t> corrections(ranks, 0);
-  int64_t origin = std::numeric_limits<int64_t>::max();
-  std::vector<std::vector<size_t>> ranks_of_file(run->files.size());
-  for (size_t r = 0; r < ranks; ++r) {
-    if (r < clocks.size()) corrections[r] = clocks[r].correction_ns();
-    const CommRankSource& source = run->sources[r];
-    if (source.start_ns != kNoId) origin = std::min(origin, source.start_ns - corrections[r]);
-    ranks_of_file[source.file].push_back(r);
-  }
-  if (origin == std::numeric_limits<int64_t>::max()) origin = 0;
-
+  const MergeLayout layout = LayOutMerge(*run);
   auto out = StreamingOutputFile::Open(options.output);
   if (!out.ok()) return ReportError(out.status());
   StreamingOutputFile& file = **out;
+  MergeProgress progress;
   Status written = file.Write(MergedTraceHead());
-  int64_t pid = 1, flow = 1;
-  uint64_t events = 0, diagnosis = 0;
-  bool first = true;
-  std::vector<RankBreakdown> staged;  // pipeline runs: each rank's steps, for the pipeline's path
-  std::vector<int64_t> staged_corrections;
-  for (size_t f = 0; f < run->files.size() && written.ok(); ++f) {
-    if (ranks_of_file[f].empty()) continue;  // skipped, with its warning, by the first pass
-    auto traces = ImportFileRanks(run->files[f]);
-    if (!traces.ok()) return ReportError(traces.status());
-    for (size_t k = 0; k < traces->size() && k < ranks_of_file[f].size() && written.ok(); ++k) {
-      const Trace& trace = (*traces)[k];
-      const size_t r = ranks_of_file[f][k];
-      const int64_t rank = run->analysis.ranks[r].rank;
-      MergedRankPlacement placement{rank, pid, origin + corrections[r], flow};
-      const MergedRankEvents own = RenderRankForMerge(trace, placement);
-      const AnnotationPlacement where{own.next_pid, origin + corrections[r],
-                                      fmt::format("rank {}: tuneprof diagnosis", rank)};
-      RankBreakdown breakdown = ComputeTimeBreakdown(trace);
-      if (run->analysis.cross_rank.pipeline) {
-        staged.push_back(breakdown);
-        staged.back().rank = rank;
-        staged_corrections.push_back(corrections[r]);
-        // The step labels tell the step as profile does: the GPU p2p wait is the bubble, not exposed.
-        if (const RankPipelineWait* wait = GpuPipelineWaitOf(*run->analysis.cross_rank.pipeline, rank)) {
-          AddGpuPipelineBubble(*wait, &breakdown);
-        }
-      }
-      const AnnotationEvents added = BuildAnnotationEvents(
-          trace, breakdown, AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)),
-          AdvisorResult(), &where);
-      written = file.Write((first ? "" : ",\n") + own.json);
-      if (written.ok() && !added.json.empty()) written = file.Write(",\n" + added.json);
-      first = false;
-      events += own.events;
-      diagnosis += added.total();
-      pid = own.next_pid + 1;
-      flow = own.next_flow_id;
-    }
-  }
-  const MergedRankEvents path = RenderCriticalPathForMerge(run->analysis.cross_rank.critical_links, pid, origin);
-  if (written.ok() && !path.json.empty()) written = file.Write((first ? "" : ",\n") + path.json);
-  events += path.events;
-  if (run->analysis.cross_rank.pipeline && written.ok()) {
-    const MergedRankEvents stages = PipelinePathForMerge(*run->analysis.cross_rank.pipeline, staged,
-                                                         staged_corrections, path.next_pid, origin);
-    if (!stages.json.empty()) written = file.Write((first && path.json.empty() ? "" : ",\n") + stages.json);
-    events += stages.events;
-  }
-  if (written.ok()) written = file.Write(MergedTraceTail(ranks, origin, corrections));
+  if (written.ok()) written = WriteMergedRanks(*run, layout, hardware, &file, &progress);
+  if (written.ok()) written = WriteMergedPaths(*run, layout, &file, &progress);
   if (written.ok()) written = file.Commit();
   if (!written.ok()) return ReportError(written);
   fmt::print(stderr, "tuneprof: {}: {} ranks on one timeline ({} events, {} diagnosis events; clocks {}), {:.1f} MB\n",
-             EscapeText(options.output), ranks, events, diagnosis,
+             EscapeText(options.output), run->analysis.ranks.size(), progress.events, progress.diagnosis,
              run->analysis.cross_rank.clocks.applied ? "aligned" : "already agreed",
              static_cast<double>(file.bytes_written()) / 1e6);
   return kExitOk;
