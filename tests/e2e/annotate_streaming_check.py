@@ -8,7 +8,9 @@ just after a piece boundary, plain and gzip'd:
   the rest of the input, byte for byte, and Python's json module reads it;
 - annotating the output again gives the same file (the earlier diagnosis is found, even where its
   opening straddles a piece boundary, and replaced), and says so.
-Usage: annotate_streaming_check.py TUNEPROF
+And on a generated 40 MB Kineto trace, annotate's peak RSS stays within 1.5x analyze's (it held the text
+twice: 3-4x).
+Usage: annotate_streaming_check.py TUNEPROF BENCH_DIR
 """
 import gzip
 import json
@@ -72,10 +74,28 @@ def check_case(tuneprof, work, end, compressed):
     check("already in it were replaced" in message, f"{name}: annotating again does not say it replaced: {message}")
 
 
+def peak_mib(command):
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", *map(str, command)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, timeout=300)
+    check(result.returncode == 0, f"{command[1]}: exit {result.returncode}: {result.stderr[-300:]}")
+    return int(result.stderr.strip().splitlines()[-1]) / 1024
+
+
+def check_memory(tuneprof, bench, work):
+    trace = work / "kineto_40mb.json"
+    subprocess.run([sys.executable, str(pathlib.Path(bench) / "gen_kineto_trace.py"), "--mb", "40", "--out",
+                    str(trace)], check=True, capture_output=True, timeout=300)
+    analyze = peak_mib([tuneprof, "analyze", "--json", trace])
+    annotate = peak_mib([tuneprof, "annotate", trace, "-o", work / "annotated_40mb.json"])
+    print(f"peak RSS on 40 MB: analyze {analyze:.1f} MiB, annotate {annotate:.1f} MiB ({annotate / analyze:.2f}x)")
+    check(annotate <= 1.5 * analyze, f"annotate's peak {annotate:.1f} MiB is over 1.5x analyze's {analyze:.1f} MiB")
+
+
 def main():
-    tuneprof = sys.argv[1]
+    tuneprof, bench = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
+        check_memory(tuneprof, bench, work)
         # Below, at and past the first boundary (the diagnosis' opening then straddles it on the second
         # read), and past the second.
         for end in (4096, PIECE - 10, PIECE - 1, PIECE, PIECE + 1, 2 * PIECE + 7):
