@@ -1,9 +1,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
