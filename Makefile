@@ -64,10 +64,15 @@ fuzz: deps
 	@./tests/fuzz/run_fuzzers.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 # Import speed and memory on a generated >= 500 MB Kineto trace, against Python's json.load; then a
-# 528 MB real-shaped trace plain and gzip'd, beside this machine's ceilings (cat, stage 1, inflate).
+# 528 MB real-shaped trace plain and gzip'd, beside this machine's ceilings (cat, stage 1, inflate); annotate's
+# peak memory beside analyze's; the Python load of the 528 MB trace beside HTA's (HTA=DIR: a checkout of
+# HolisticTraceAnalysis in a temporary directory, never in this repository; without it, tuneprof's side only).
 bench: build
 	@./bench/run_import_bench.sh $(BUILD)/release
 	@/usr/bin/python3 bench/gzip_bench.py $(BUILD)/release
+	@/usr/bin/python3 bench/memory_bench.py $(BUILD)/release
+	@/usr/bin/python3 bench/python_load_bench.py $(BUILD)/release/bench-data/kineto_repeated_520mb.json \
+	  --module-dir $(BUILD)/release/python --repeat 5 $(if $(HTA),--hta $(HTA))
 
 # `tuneprof comm` on 8 and 64 ranks replicated from the shared gloo DDP traces (in a temp dir): wall time and
 # peak RSS, which must stay below (worker threads + 1) x one rank's.

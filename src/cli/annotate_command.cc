@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -78,6 +79,112 @@ MergedRankEvents PipelinePathForMerge(const PipelineAnalysis& pipeline, const st
   return RenderPipelinePathForMerge(path, windows, pid, origin);
 }
 
+// Where each rank goes on the merged timeline: its clock correction, the run's origin on the aligned
+// clock, and which ranks each file holds (in the order its import gives them).
+struct MergeLayout {
+  std::vector<int64_t> corrections;
+  int64_t origin = 0;
+  std::vector<std::vector<size_t>> ranks_of_file;
+};
+
+MergeLayout LayOutMerge(const CommRun& run) {
+  const size_t ranks = run.analysis.ranks.size();
+  const std::vector<RankClockOffset>& clocks = run.analysis.cross_rank.clocks.ranks;
+  MergeLayout layout;
+  layout.corrections.assign(ranks, 0);
+  layout.ranks_of_file.resize(run.files.size());
+  int64_t origin = std::numeric_limits<int64_t>::max();
+  for (size_t r = 0; r < ranks; ++r) {
+    if (r < clocks.size()) layout.corrections[r] = clocks[r].correction_ns();
+    const CommRankSource& source = run.sources[r];
+    if (source.start_ns != kNoId) origin = std::min(origin, source.start_ns - layout.corrections[r]);
+    layout.ranks_of_file[source.file].push_back(r);
+  }
+  layout.origin = origin == std::numeric_limits<int64_t>::max() ? 0 : origin;
+  return layout;
+}
+
+// What the merged file holds so far, and what the pipeline's path needs of the ranks written.
+struct MergeProgress {
+  int64_t pid = 1;
+  int64_t flow = 1;
+  uint64_t events = 0;
+  uint64_t diagnosis = 0;
+  bool first = true;
+  std::vector<RankBreakdown> staged;  // pipeline runs: each rank's steps, for the pipeline's path
+  std::vector<int64_t> staged_corrections;
+};
+
+// The hardware the ranks' memory analyses read: the profiles, and the one --hardware forces, if any.
+struct MergeHardware {
+  HardwareProfiles profiles;
+  const HardwareProfile* forced = nullptr;
+};
+
+// Writes rank `r`'s events, streamed as they are made, then its diagnosis.
+Status WriteMergedRank(const Trace& trace, size_t r, const CommRun& run, const MergeLayout& layout,
+                       const MergeHardware& hardware, StreamingOutputFile* file, MergeProgress* progress) {
+  const int64_t rank = run.analysis.ranks[r].rank;
+  const int64_t origin = layout.origin + layout.corrections[r];
+  TP_RETURN_IF_ERROR(file->Write(progress->first ? "" : ",\n"));
+  progress->first = false;
+  TP_ASSIGN_OR_RETURN(
+      const MergedRankEvents own,
+      RenderRankForMerge(trace, MergedRankPlacement{rank, progress->pid, origin, progress->flow},
+                         [file](std::string_view piece) { return file->Write(piece); }));
+  const AnnotationPlacement where{own.next_pid, origin, fmt::format("rank {}: tuneprof diagnosis", rank)};
+  RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  if (run.analysis.cross_rank.pipeline) {
+    progress->staged.push_back(breakdown);
+    progress->staged.back().rank = rank;
+    progress->staged_corrections.push_back(layout.corrections[r]);
+    // The step labels tell the step as profile does: the GPU p2p wait is the bubble, not exposed.
+    if (const RankPipelineWait* wait = GpuPipelineWaitOf(*run.analysis.cross_rank.pipeline, rank)) {
+      AddGpuPipelineBubble(*wait, &breakdown);
+    }
+  }
+  const AnnotationEvents added = BuildAnnotationEvents(
+      trace, breakdown, AnalyzeMemory(trace, SelectHardware(trace, hardware.profiles, hardware.forced)),
+      AdvisorResult(), &where);
+  if (!added.json.empty()) TP_RETURN_IF_ERROR(file->Write(",\n" + added.json));
+  progress->events += own.events;
+  progress->diagnosis += added.total();
+  progress->pid = own.next_pid + 1;
+  progress->flow = own.next_flow_id;
+  return Status();
+}
+
+// The second pass: one file at a time, each of its ranks written and its model freed before the next file.
+Status WriteMergedRanks(const CommRun& run, const MergeLayout& layout, const MergeHardware& hardware,
+                        StreamingOutputFile* file, MergeProgress* progress) {
+  for (size_t f = 0; f < run.files.size(); ++f) {
+    const std::vector<size_t>& ranks = layout.ranks_of_file[f];
+    if (ranks.empty()) continue;  // skipped, with its warning, by the first pass
+    TP_ASSIGN_OR_RETURN(const std::vector<Trace> traces, ImportFileRanks(run.files[f]));
+    for (size_t k = 0; k < traces.size() && k < ranks.size(); ++k) {
+      TP_RETURN_IF_ERROR(WriteMergedRank(traces[k], ranks[k], run, layout, hardware, file, progress));
+    }
+  }
+  return Status();
+}
+
+// After the ranks: the run's critical path, the pipeline's path where the run is a pipeline, the tail.
+Status WriteMergedPaths(const CommRun& run, const MergeLayout& layout, StreamingOutputFile* file,
+                        MergeProgress* progress) {
+  const MergedRankEvents path =
+      RenderCriticalPathForMerge(run.analysis.cross_rank.critical_links, progress->pid, layout.origin);
+  if (!path.json.empty()) TP_RETURN_IF_ERROR(file->Write((progress->first ? "" : ",\n") + path.json));
+  progress->events += path.events;
+  if (run.analysis.cross_rank.pipeline) {
+    const MergedRankEvents stages = PipelinePathForMerge(*run.analysis.cross_rank.pipeline, progress->staged,
+                                                         progress->staged_corrections, path.next_pid, layout.origin);
+    const bool nothing_before = progress->first && path.json.empty();
+    if (!stages.json.empty()) TP_RETURN_IF_ERROR(file->Write((nothing_before ? "" : ",\n") + stages.json));
+    progress->events += stages.events;
+  }
+  return file->Write(MergedTraceTail(run.analysis.ranks.size(), layout.origin, layout.corrections));
+}
+
 // The merged timeline of a run (report/trace/merged_trace.h): a first pass reads every rank's
 // communication on all cores for the clock offsets (bounded memory, as `comm`), a second writes one
 // rank at a time, with its diagnosis, into the output as it goes.
@@ -85,87 +192,31 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   const Status clash = CheckOutputIsNotInput(options.output, InputFiles(options.merge));
   if (!clash.ok()) return ReportError(clash);
   if (Status refused = RefuseSummaries(options.merge, "annotate --merge"); !refused.ok()) return ReportError(refused);
+  MergeHardware hardware;
   auto profiles = LoadHardwareProfiles(options.analysis.hardware_file);
   if (!profiles.ok()) return ReportError(profiles.status());
-  auto forced = ForcedHardware(*profiles, options.analysis.hardware);
+  hardware.profiles = std::move(*profiles);
+  auto forced = ForcedHardware(hardware.profiles, options.analysis.hardware);
   if (!forced.ok()) return ReportError(forced.status());
+  hardware.forced = *forced;
   CommRunOptions comm_options;
   comm_options.hardware = options.analysis.hardware;
   comm_options.hardware_file = options.analysis.hardware_file;
   comm_options.command = "annotate --merge";
   auto run = AnalyzeRunCommunication(options.merge, comm_options);
   if (!run.ok()) return ReportError(run.status());
-
-  const size_t ranks = run->analysis.ranks.size();
-  const std::vector<RankClockOffset>& clocks = run->analysis.cross_rank.clocks.ranks;
-  std::vector<int64_t> corrections(ranks, 0);
-  int64_t origin = std::numeric_limits<int64_t>::max();
-  std::vector<std::vector<size_t>> ranks_of_file(run->files.size());
-  for (size_t r = 0; r < ranks; ++r) {
-    if (r < clocks.size()) corrections[r] = clocks[r].correction_ns();
-    const CommRankSource& source = run->sources[r];
-    if (source.start_ns != kNoId) origin = std::min(origin, source.start_ns - corrections[r]);
-    ranks_of_file[source.file].push_back(r);
-  }
-  if (origin == std::numeric_limits<int64_t>::max()) origin = 0;
-
+  const MergeLayout layout = LayOutMerge(*run);
   auto out = StreamingOutputFile::Open(options.output);
   if (!out.ok()) return ReportError(out.status());
   StreamingOutputFile& file = **out;
+  MergeProgress progress;
   Status written = file.Write(MergedTraceHead());
-  int64_t pid = 1, flow = 1;
-  uint64_t events = 0, diagnosis = 0;
-  bool first = true;
-  std::vector<RankBreakdown> staged;  // pipeline runs: each rank's steps, for the pipeline's path
-  std::vector<int64_t> staged_corrections;
-  for (size_t f = 0; f < run->files.size() && written.ok(); ++f) {
-    if (ranks_of_file[f].empty()) continue;  // skipped, with its warning, by the first pass
-    auto traces = ImportFileRanks(run->files[f]);
-    if (!traces.ok()) return ReportError(traces.status());
-    for (size_t k = 0; k < traces->size() && k < ranks_of_file[f].size() && written.ok(); ++k) {
-      const Trace& trace = (*traces)[k];
-      const size_t r = ranks_of_file[f][k];
-      const int64_t rank = run->analysis.ranks[r].rank;
-      MergedRankPlacement placement{rank, pid, origin + corrections[r], flow};
-      const MergedRankEvents own = RenderRankForMerge(trace, placement);
-      const AnnotationPlacement where{own.next_pid, origin + corrections[r],
-                                      fmt::format("rank {}: tuneprof diagnosis", rank)};
-      RankBreakdown breakdown = ComputeTimeBreakdown(trace);
-      if (run->analysis.cross_rank.pipeline) {
-        staged.push_back(breakdown);
-        staged.back().rank = rank;
-        staged_corrections.push_back(corrections[r]);
-        // The step labels tell the step as profile does: the GPU p2p wait is the bubble, not exposed.
-        if (const RankPipelineWait* wait = GpuPipelineWaitOf(*run->analysis.cross_rank.pipeline, rank)) {
-          AddGpuPipelineBubble(*wait, &breakdown);
-        }
-      }
-      const AnnotationEvents added = BuildAnnotationEvents(
-          trace, breakdown, AnalyzeMemory(trace, SelectHardware(trace, *profiles, *forced)),
-          AdvisorResult(), &where);
-      written = file.Write((first ? "" : ",\n") + own.json);
-      if (written.ok() && !added.json.empty()) written = file.Write(",\n" + added.json);
-      first = false;
-      events += own.events;
-      diagnosis += added.total();
-      pid = own.next_pid + 1;
-      flow = own.next_flow_id;
-    }
-  }
-  const MergedRankEvents path = RenderCriticalPathForMerge(run->analysis.cross_rank.critical_links, pid, origin);
-  if (written.ok() && !path.json.empty()) written = file.Write((first ? "" : ",\n") + path.json);
-  events += path.events;
-  if (run->analysis.cross_rank.pipeline && written.ok()) {
-    const MergedRankEvents stages = PipelinePathForMerge(*run->analysis.cross_rank.pipeline, staged,
-                                                         staged_corrections, path.next_pid, origin);
-    if (!stages.json.empty()) written = file.Write((first && path.json.empty() ? "" : ",\n") + stages.json);
-    events += stages.events;
-  }
-  if (written.ok()) written = file.Write(MergedTraceTail(ranks, origin, corrections));
+  if (written.ok()) written = WriteMergedRanks(*run, layout, hardware, &file, &progress);
+  if (written.ok()) written = WriteMergedPaths(*run, layout, &file, &progress);
   if (written.ok()) written = file.Commit();
   if (!written.ok()) return ReportError(written);
   fmt::print(stderr, "tuneprof: {}: {} ranks on one timeline ({} events, {} diagnosis events; clocks {}), {:.1f} MB\n",
-             EscapeText(options.output), ranks, events, diagnosis,
+             EscapeText(options.output), run->analysis.ranks.size(), progress.events, progress.diagnosis,
              run->analysis.cross_rank.clocks.applied ? "aligned" : "already agreed",
              static_cast<double>(file.bytes_written()) / 1e6);
   return kExitOk;
@@ -185,21 +236,71 @@ AnnotateOptions GatherPaths(const AnnotateOptions& given) {
   return options;
 }
 
-}  // namespace
+// The pieces the content is read in when it is not held.
+constexpr size_t kPieceBytes = 1 << 20;
 
-int RunAnnotate(const AnnotateOptions& given) {
-  const AnnotateOptions options = GatherPaths(given);
-  if (options.merge_run ? options.merge.empty() || !options.paths.empty() : options.paths.size() != 1) {
-    return ReportError(Status(StatusCode::kUsage, "annotate: give one trace file, or --merge PATH... for a whole run"));
+// Reads `path`'s content piece by piece: true when it holds the opening of a block of diagnosis that an
+// earlier annotate wrote. The whole content is read either way, so that a damaged file is reported here,
+// before any analysis, as when the content was held.
+Result<bool> HoldsAnnotations(const std::string& path) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(path));
+  const std::string_view opening = AnnotationBlockOpening();
+  const std::boyer_moore_horspool_searcher searcher(opening.begin(), opening.end());
+  std::string piece(kPieceBytes, '\0');
+  std::string seam;  // the last opening.size() - 1 bytes before the piece, then the piece's first ones
+  bool found = false;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(const size_t n, source->Read(piece.data(), piece.size()));
+    if (n == 0) return found;
+    if (found) continue;
+    const std::string_view read(piece.data(), n);
+    seam.append(read.substr(0, opening.size() - 1));
+    found = std::search(seam.begin(), seam.end(), searcher) != seam.end() ||
+            std::search(read.begin(), read.end(), searcher) != read.end();
+    if (read.size() >= opening.size() - 1) seam.assign(read.substr(read.size() - (opening.size() - 1)));
+    if (seam.size() > opening.size() - 1) seam.erase(0, seam.size() - (opening.size() - 1));
   }
-  if (options.merge_run) return RunMergedAnnotate(options);
-  std::error_code error;
-  if (std::filesystem::is_directory(options.path, error)) {
-    return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));
+}
+
+// Copies `source` into `out` with `added` spliced in after its first `end` bytes, which must end with the
+// '}' of the trace's last event (else `mismatch`).
+Status StreamSplice(ByteSource* source, uint64_t end, std::string_view added, const Status& mismatch,
+                    StreamingOutputFile* out) {
+  std::string piece(kPieceBytes, '\0');
+  uint64_t at = 0;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(const size_t n, source->Read(piece.data(), piece.size()));
+    if (n == 0) break;
+    std::string_view read(piece.data(), n);
+    if (at < end && at + n >= end) {
+      const size_t head = static_cast<size_t>(end - at);
+      if (read[head - 1] != '}') return mismatch;
+      TP_RETURN_IF_ERROR(out->Write(read.substr(0, head)));
+      if (!added.empty()) TP_RETURN_IF_ERROR(out->Write(",\n"));
+      if (!added.empty()) TP_RETURN_IF_ERROR(out->Write(added));
+      read.remove_prefix(head);
+    }
+    at += n;
+    TP_RETURN_IF_ERROR(out->Write(read));
   }
-  const Status clash = CheckOutputIsNotInput(options.output, {options.path});
-  if (!clash.ok()) return ReportError(clash);
-  if (Status refused = RefuseSummaries({options.path}, "annotate"); !refused.ok()) return ReportError(refused);
+  return at < end ? mismatch : Status();
+}
+
+Status NotOneTrace(const std::string& path) {
+  return Status(StatusCode::kUsage, path + ": annotate needs one trace file");
+}
+
+void ReportAdded(const std::string& output, const AnnotationEvents& events, uint64_t replaced) {
+  const std::string previous =
+      replaced == 0 ? "" : fmt::format("; the {} events of the diagnosis already in it were replaced", replaced);
+  fmt::print(stderr, "tuneprof: {}: {} events added ({} slices, {} instants, {} counter samples, {} names){}\n",
+             EscapeText(output), events.total(), events.slices, events.instants, events.counters,
+             events.metadata, previous);
+}
+
+// Annotates a trace whose content may hold an earlier diagnosis: the content is held, the diagnosis taken
+// out of it, and the trace imported from what is left.
+int AnnotateHeldText(const AnnotateOptions& options) {
   auto content = ReadContent(options.path);
   if (!content.ok()) return ReportError(content.status());
   std::string text = std::move(*content);
@@ -215,21 +316,59 @@ int RunAnnotate(const AnnotateOptions& given) {
                                  },
                                  options.analysis);
   if (!run.ok()) return ReportError(run.status());
-  if (run->traces.size() != 1) {
-    return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file"));
-  }
+  if (run->traces.size() != 1) return ReportError(NotOneTrace(options.path));
   const AnnotationEvents events =
       BuildAnnotationEvents(run->traces[0], run->breakdowns[0], run->memory[0], run->advice);
   auto annotated = SpliceAnnotations(text, run->traces[0], events);
   if (!annotated.ok()) return ReportError(annotated.status());
   const Status written = WriteMaybeGzip(options.output, *annotated);
   if (!written.ok()) return ReportError(written);
-  const std::string previous =
-      replaced == 0 ? "" : fmt::format("; the {} events of the diagnosis already in it were replaced", replaced);
-  fmt::print(stderr, "tuneprof: {}: {} events added ({} slices, {} instants, {} counter samples, {} names){}\n",
-             EscapeText(options.output), events.total(), events.slices, events.instants, events.counters,
-             events.metadata, previous);
+  ReportAdded(options.output, events, replaced);
   return kExitOk;
+}
+
+// Annotates a trace with no earlier diagnosis in it without holding its content: the trace is analysed
+// as `analyze` does, its analyses freed, and the content read again piece by piece into the output with
+// the diagnosis spliced in.
+int AnnotateStreamed(const AnnotateOptions& options) {
+  auto run = AnalyzeRun({options.path}, options.analysis);
+  if (!run.ok()) return ReportError(run.status());
+  if (run->traces.size() != 1) return ReportError(NotOneTrace(options.path));
+  AnnotationEvents events =
+      BuildAnnotationEvents(run->traces[0], run->breakdowns[0], run->memory[0], run->advice);
+  Result<uint64_t> end = AnnotationSpliceOffset(run->traces[0]);
+  if (!end.ok()) return ReportError(end.status());
+  const Status mismatch = AnnotationSpliceMismatch(run->traces[0]);
+  *run = AnalyzedRun();
+  auto source = OpenByteSource(options.path);
+  if (!source.ok()) return ReportError(source.status());
+  auto out = StreamingOutputFile::Open(options.output);
+  if (!out.ok()) return ReportError(out.status());
+  Status written = StreamSplice(source->get(), *end, events.json, mismatch, out->get());
+  if (written.ok()) written = (*out)->Commit();
+  if (!written.ok()) return ReportError(written);
+  ReportAdded(options.output, events, 0);
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunAnnotate(const AnnotateOptions& given) {
+  const AnnotateOptions options = GatherPaths(given);
+  if (options.merge_run ? options.merge.empty() || !options.paths.empty() : options.paths.size() != 1) {
+    return ReportError(Status(StatusCode::kUsage, "annotate: give one trace file, or --merge PATH... for a whole run"));
+  }
+  if (options.merge_run) return RunMergedAnnotate(options);
+  std::error_code error;
+  if (std::filesystem::is_directory(options.path, error)) {
+    return ReportError(Status(StatusCode::kUsage, options.path + ": annotate needs one trace file, not a directory"));
+  }
+  const Status clash = CheckOutputIsNotInput(options.output, {options.path});
+  if (!clash.ok()) return ReportError(clash);
+  if (Status refused = RefuseSummaries({options.path}, "annotate"); !refused.ok()) return ReportError(refused);
+  Result<bool> holds = HoldsAnnotations(options.path);
+  if (!holds.ok()) return ReportError(holds.status());
+  return *holds ? AnnotateHeldText(options) : AnnotateStreamed(options);
 }
 
 }  // namespace tuneprof::cli

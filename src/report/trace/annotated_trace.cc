@@ -257,7 +257,7 @@ uint64_t RemoveAnnotations(std::string* original) {
   uint64_t removed = 0;
   std::string out;
   size_t copied = 0;
-  const std::string opening = std::string(kSeparator) + std::string(kBlockHead);
+  const std::string_view opening = AnnotationBlockOpening();
   for (size_t at = text.find(opening); at != std::string_view::npos; at = text.find(opening, at + 1)) {
     uint64_t events = 0;
     const size_t end = BlockEnd(text, at, &events);
@@ -296,15 +296,27 @@ AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& 
   return out;
 }
 
-Result<std::string> SpliceAnnotations(std::string_view original, const Trace& trace, const AnnotationEvents& events) {
+std::string_view AnnotationBlockOpening() {
+  static const std::string opening = std::string(kSeparator) + std::string(kBlockHead);
+  return opening;
+}
+
+Result<uint64_t> AnnotationSpliceOffset(const Trace& trace) {
   const EventTable& e = trace.events();
   if (e.size() == 0) return InvalidInput(trace.metadata().path + ": the trace holds no events; nothing to annotate");
   uint64_t end = 0;
   for (size_t i = 0; i < e.size(); ++i) end = std::max<uint64_t>(end, e.source_offset[i] + e.source_length[i]);
-  if (end == 0 || end > original.size() || original[end - 1] != '}') {
-    return InvalidInput(
-        fmt::format("{}: cannot find the end of the trace's events in its text", trace.metadata().path));
-  }
+  if (end == 0) return AnnotationSpliceMismatch(trace);
+  return end;
+}
+
+Status AnnotationSpliceMismatch(const Trace& trace) {
+  return InvalidInput(fmt::format("{}: cannot find the end of the trace's events in its text", trace.metadata().path));
+}
+
+Result<std::string> SpliceAnnotations(std::string_view original, const Trace& trace, const AnnotationEvents& events) {
+  TP_ASSIGN_OR_RETURN(const uint64_t end, AnnotationSpliceOffset(trace));
+  if (end > original.size() || original[end - 1] != '}') return AnnotationSpliceMismatch(trace);
   std::string out;
   out.reserve(original.size() + events.json.size() + 4);
   out.append(original.substr(0, end));

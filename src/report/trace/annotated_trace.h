@@ -52,6 +52,18 @@ AnnotationEvents BuildAnnotationEvents(const Trace& trace, const RankBreakdown& 
 // untouched when there are none.
 uint64_t RemoveAnnotations(std::string* text);
 
+// The text every block of diagnosis opens with: a content without it has nothing RemoveAnnotations takes
+// out, so a caller can tell that while reading the content in pieces instead of holding it.
+std::string_view AnnotationBlockOpening();
+
+// Where the diagnosis goes: the byte offset just past the last event the importer read. InvalidInput for a
+// trace with no events.
+Result<uint64_t> AnnotationSpliceOffset(const Trace& trace);
+
+// The error when the text the trace was imported from has no event ending at that offset (a directory
+// input, or a different file).
+Status AnnotationSpliceMismatch(const Trace& trace);
+
 // `original` is the decompressed text the trace was imported from. InvalidInput when the events'
 // source offsets do not point into it (a directory input, or a different file).
 Result<std::string> SpliceAnnotations(std::string_view original, const Trace& trace, const AnnotationEvents& events);

@@ -29,10 +29,22 @@ std::string KeyText(const Trace& trace, const ProcessKey& key) {
   return key.is_string ? std::string(trace.str(StringId{static_cast<uint32_t>(key.value)})) : std::to_string(key.value);
 }
 
+// A rank's text is handed to a sink in pieces of this size.
+constexpr size_t kPieceBytes = 1 << 20;
+
 class RankWriter {
  public:
-  RankWriter(const Trace& trace, const MergedRankPlacement& placement, MergedRankEvents* out)
-      : trace_(trace), placement_(placement), out_(out) {}
+  RankWriter(const Trace& trace, const MergedRankPlacement& placement, MergedRankEvents* out,
+             const MergedTextSink* sink)
+      : trace_(trace), placement_(placement), out_(out), sink_(sink) {}
+
+  // Hands what is made so far to the sink, if there is one; the first error is kept and stops the rest.
+  void Drain(size_t at_least) {
+    if (sink_ == nullptr || out_->json.size() < at_least || !status_.ok()) return;
+    status_ = (*sink_)(out_->json);
+    out_->json.clear();
+  }
+  const Status& status() const { return status_; }
 
   void Names() {
     for (size_t p = 0; p < trace_.processes().size(); ++p) {
@@ -58,9 +70,10 @@ class RankWriter {
     const EventTable& e = trace_.events();
     // Written straight into the rank's text: this runs once per event of every rank of the run.
     std::string& out = out_->json;
-    for (uint32_t i = 0; i < e.size(); ++i) {
+    for (uint32_t i = 0; i < e.size() && status_.ok(); ++i) {
       const uint32_t t = e.track[i];
-      if (!out.empty()) out += ",\n";
+      if (started_) out += ",\n";
+      started_ = true;
       out += e.dur_ns[i] >= 0 ? R"({"ph":"X","name":)" : R"({"ph":"i","s":"t","name":)";
       AppendQuoted(trace_.str(e.name[i]), &out);
       out += R"(,"cat":)";
@@ -79,6 +92,7 @@ class RankWriter {
       }
       out += "}}";
       ++out_->events;
+      Drain(kPieceBytes);
     }
   }
 
@@ -133,25 +147,47 @@ class RankWriter {
   }
   int64_t Local(int64_t ns) const { return ns - placement_.origin_ns; }
   void Emit(const std::string& event) {
-    if (!out_->json.empty()) out_->json += ",\n";
+    if (!status_.ok()) return;
+    if (started_) out_->json += ",\n";
+    started_ = true;
     out_->json += event;
+    Drain(kPieceBytes);
   }
 
   const Trace& trace_;
   const MergedRankPlacement& placement_;
   MergedRankEvents* out_;
+  const MergedTextSink* sink_;
+  bool started_ = false;  // an event is written: the next one is separated from it
+  Status status_;
 };
 
-}  // namespace
-
-MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacement& placement) {
+MergedRankEvents Render(const Trace& trace, const MergedRankPlacement& placement, const MergedTextSink* sink,
+                        Status* status) {
   MergedRankEvents out;
-  RankWriter writer(trace, placement, &out);
+  RankWriter writer(trace, placement, &out, sink);
   writer.Names();
   writer.Events();
   writer.Counters();
   writer.Flows();
+  writer.Drain(1);
   out.next_pid = placement.first_pid + static_cast<int64_t>(trace.processes().size());
+  *status = writer.status();
+  return out;
+}
+
+}  // namespace
+
+MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacement& placement) {
+  Status unused;
+  return Render(trace, placement, nullptr, &unused);
+}
+
+Result<MergedRankEvents> RenderRankForMerge(const Trace& trace, const MergedRankPlacement& placement,
+                                            const MergedTextSink& sink) {
+  Status status;
+  MergedRankEvents out = Render(trace, placement, &sink, &status);
+  if (!status.ok()) return status;
   return out;
 }
 

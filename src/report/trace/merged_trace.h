@@ -6,10 +6,13 @@
 // The file is written rank by rank (the text of one rank at a time), so a merged trace of many GB never
 // sits in memory.
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/comm/critical_path.h"
+#include "base/status.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -31,6 +34,12 @@ struct MergedRankEvents {
 // The rank's events (slices, instants, counter samples, launch-to-kernel flows) and the names of its
 // processes and threads, re-encoded for the merged file.
 MergedRankEvents RenderRankForMerge(const Trace& trace, const MergedRankPlacement& placement);
+
+// The same text handed to `sink` in pieces of about a MiB as it is made (`json` is left empty), so that a
+// rank of many GB is never held whole; the sink's first error stops it and is returned.
+using MergedTextSink = std::function<Status(std::string_view)>;
+Result<MergedRankEvents> RenderRankForMerge(const Trace& trace, const MergedRankPlacement& placement,
+                                            const MergedTextSink& sink);
 
 // A "critical path" process after the ranks: per matched collective (critical_path.h), on the aligned
 // clock, the last arrival's lead-in (thread 1, named by rank and what filled it) and then the collective

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "model/trace_builder.h"
+
 namespace tuneprof {
 namespace {
 
@@ -43,6 +45,57 @@ TEST(MergedTraceTest, NoWindowsNoPipelineProcess) {
   const MergedRankEvents out = RenderPipelinePathForMerge({PathStep(1)}, {}, 9, 0);
   EXPECT_TRUE(out.json.empty());
   EXPECT_EQ(out.events, 0u);
+}
+
+// A rank of many events, so that its text runs to several pieces.
+Trace ManyEvents(size_t events) {
+  TraceBuilder b("rank.json");
+  const uint32_t track = b.TrackFor(ProcessKey{1, false}, ProcessKey{2, false});
+  const StringId name = b.Intern("aten::a_rather_long_operator_name_to_fill_the_pieces");
+  const StringId category = b.Intern("cpu_op");
+  for (size_t i = 0; i < events; ++i) {
+    EventRecord r;
+    r.ts_ns = static_cast<int64_t>(i) * 1000;
+    r.dur_ns = 500;
+    r.track = track;
+    r.name = name;
+    r.category = category;
+    b.AddEvent(r);
+  }
+  return b.Finish();
+}
+
+TEST(MergedTraceTest, PiecesHandedToTheSinkMakeTheWholeText) {
+  const Trace trace = ManyEvents(40'000);
+  const MergedRankPlacement placement{3, 5, 0, 1};
+  const MergedRankEvents whole = RenderRankForMerge(trace, placement);
+  std::string joined;
+  size_t pieces = 0;
+  const Result<MergedRankEvents> streamed = RenderRankForMerge(trace, placement, [&](std::string_view piece) {
+    joined.append(piece);
+    ++pieces;
+    return Status();
+  });
+  ASSERT_TRUE(streamed.ok());
+  EXPECT_GT(pieces, 2u);
+  EXPECT_TRUE(streamed->json.empty());
+  EXPECT_EQ(joined, whole.json);
+  EXPECT_EQ(streamed->events, whole.events);
+  EXPECT_EQ(streamed->next_pid, whole.next_pid);
+  EXPECT_EQ(streamed->next_flow_id, whole.next_flow_id);
+}
+
+TEST(MergedTraceTest, TheSinksFirstErrorStopsTheRank) {
+  const Trace trace = ManyEvents(40'000);
+  size_t calls = 0;
+  const Result<MergedRankEvents> streamed =
+      RenderRankForMerge(trace, MergedRankPlacement{}, [&](std::string_view) {
+        ++calls;
+        return Status(StatusCode::kIoError, "out.json.gz: no space left on device");
+      });
+  ASSERT_FALSE(streamed.ok());
+  EXPECT_EQ(streamed.status().message(), "out.json.gz: no space left on device");
+  EXPECT_EQ(calls, 1u);
 }
 
 }  // namespace
