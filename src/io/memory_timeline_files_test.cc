@@ -43,14 +43,14 @@ TEST_F(MemoryTimelineFilesTest, ADirectoryWithoutTracesNamesItsTimeline) {
   const std::string timeline = Write("memory_timeline.raw", "[[10, -1, 0, 0], [20, 0, 1, 4096]]");
   Write("notes.txt", "not a timeline");
   EXPECT_EQ(MemoryTimelineExportsIn(dir_.string()), std::vector<std::string>{timeline});
-  const auto listed = ListTraceFiles(dir_.string());
+  const auto listed = ListTraceFiles(dir_.string(), nullptr);
   ASSERT_FALSE(listed.ok());
   EXPECT_NE(listed.status().message().find("directory holds no trace files"), std::string::npos);
   EXPECT_NE(listed.status().message().find("memory timeline " + timeline), std::string::npos);
 }
 
 TEST_F(MemoryTimelineFilesTest, AnEmptyDirectoryKeepsThePlainMessage) {
-  const auto listed = ListTraceFiles(dir_.string());
+  const auto listed = ListTraceFiles(dir_.string(), nullptr);
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.status().message().find("memory timeline"), std::string::npos);
 }
