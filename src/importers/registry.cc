@@ -56,8 +56,9 @@ Result<std::vector<Trace>> ImportChromeFile(const ImportInput& in) {
 constexpr std::string_view kExportMetaTable = "tuneprof_meta";
 
 Result<std::vector<Trace>> RefuseOwnExport(const ImportInput& in) {
-  return InvalidInput(in.path + ": a database tuneprof export --sqlite wrote, not a profile; give the traces it "
-                                "was exported from");
+  return InvalidInput(in.path +
+                      ": a database tuneprof export --sqlite wrote, not a profile; give the traces it "
+                      "was exported from");
 }
 
 Result<std::vector<Trace>> ImportNsysFile(const ImportInput& in) {
@@ -78,13 +79,15 @@ Result<std::vector<Trace>> RefuseMisnamedSummary(const ImportInput& in) {
 }
 
 Result<std::vector<Trace>> RefusePickle(const ImportInput& in) {
-  return InvalidInput(in.path + ": a Python pickle (a PyTorch memory snapshot?): `tuneprof memory` reads "
-                                "snapshots; this command reads traces");
+  return InvalidInput(in.path +
+                      ": a Python pickle (a PyTorch memory snapshot?): `tuneprof memory` reads "
+                      "snapshots; this command reads traces");
 }
 
 Result<std::vector<Trace>> RefuseMemoryTimeline(const ImportInput& in) {
-  return InvalidInput(in.path + ": a memory timeline (torch export_memory_timeline), not a trace: give it alone "
-                                "to `tuneprof memory`");
+  return InvalidInput(in.path +
+                      ": a memory timeline (torch export_memory_timeline), not a trace: give it alone "
+                      "to `tuneprof memory`");
 }
 
 // The entries; their order gives the wording of ExpectedFormats().
@@ -115,7 +118,8 @@ const std::array kFormats{
 std::string GroupPhrase(std::span<const InputFormat> formats, size_t first, size_t end) {
   if (formats[first].group.empty()) return std::string(formats[first].expected);
   std::string phrase = "an ";
-  for (size_t i = first; i < end; ++i) phrase += std::string(i > first ? " or " : "") + std::string(formats[i].expected);
+  for (size_t i = first; i < end; ++i)
+    phrase += std::string(i > first ? " or " : "") + std::string(formats[i].expected);
   return phrase + " " + std::string(formats[first].group);
 }
 

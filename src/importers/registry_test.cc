@@ -165,7 +165,8 @@ TEST_F(RegistryFilesTest, AFileNoEntryClaimsIsRefusedWithTheList) {
   std::ofstream(path) << "hello";
   auto ranks = ImportFileRanks(path.string());
   ASSERT_FALSE(ranks.ok());
-  EXPECT_EQ(ranks.status().message(), path.string() + ": not a trace tuneprof reads (expected " + ExpectedFormats() + ")");
+  EXPECT_EQ(ranks.status().message(),
+            path.string() + ": not a trace tuneprof reads (expected " + ExpectedFormats() + ")");
 }
 
 }  // namespace
