@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "importers/import.h"
+#include "io/scratch_dir_for_test.h"
 #include "io/trace_files.h"
 
 namespace tuneprof {
@@ -50,14 +51,8 @@ TEST(RegistryTest, EachHeadIsClaimedByItsOwnEntryAlone) {
 
 class RegistryFilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("tp_registry_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  ScratchDir scratch_{"tp_registry_"};
+  const fs::path& dir_ = scratch_.path();
 
   // A SQLite file holding empty tables of these names.
   std::string Database(const std::string& name, const std::vector<std::string>& tables) {
@@ -78,8 +73,6 @@ class RegistryFilesTest : public ::testing::Test {
     if (!file.empty()) std::ofstream(path / file) << "x\n";
     return path.string();
   }
-
-  fs::path dir_;
 };
 
 TEST_F(RegistryFilesTest, EachDatabaseIsClaimedByItsOwnEntryAlone) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "io/scratch_dir_for_test.h"
 #include "io/trace_files.h"
 
 namespace tuneprof {
@@ -23,20 +24,14 @@ TEST(MemoryTimelineHeadTest, TellsRawEventsAndPlotPointsFromOtherJson) {
 
 class MemoryTimelineFilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("tp_memory_timeline_files_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  ScratchDir scratch_{"tp_memory_timeline_files_"};
+  const fs::path& dir_ = scratch_.path();
+
   std::string Write(const std::string& name, const std::string& text) {
     const fs::path path = dir_ / name;
     std::ofstream(path) << text;
     return path.string();
   }
-  fs::path dir_;
 };
 
 TEST_F(MemoryTimelineFilesTest, ADirectoryWithoutTracesNamesItsTimeline) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/output_file.h"
+#include "io/scratch_dir_for_test.h"
 
 namespace tuneprof {
 namespace {
@@ -16,21 +17,15 @@ namespace fs = std::filesystem;
 
 class TraceFilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("tp_trace_files_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  ScratchDir scratch_{"tp_trace_files_"};
+  const fs::path& dir_ = scratch_.path();
+
   std::string Touch(const std::string& name) {
     const fs::path path = dir_ / name;
     fs::create_directories(path.parent_path());
     std::ofstream(path) << "x";
     return path.string();
   }
-  fs::path dir_;
 };
 
 TEST_F(TraceFilesTest, DiscoversNsightSqliteExportsBesideJsonTraces) {
