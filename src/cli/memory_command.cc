@@ -15,6 +15,7 @@
 #include "cli/errors.h"
 #include "cli/json_output.h"
 #include "analysis/memory/category_timeline.h"
+#include "importers/import.h"
 #include "importers/memory_export/memory_timeline_export_reader.h"
 #include "importers/pickle/memory_snapshot_reader.h"
 #include "io/trace_files.h"
@@ -99,7 +100,7 @@ Result<std::optional<std::string>> SnapshotInDirectory(const std::vector<std::st
     if (!std::filesystem::is_directory(dir, ec)) continue;
     const std::vector<std::string> snapshots = SnapshotsIn(dir);
     if (snapshots.empty()) continue;
-    if (ListTraceFiles(dir).ok()) {
+    if (ListInputFiles(dir).ok()) {
       fmt::print(stderr,
                  "tuneprof: {}: memory snapshot {}{} not read with the traces; give it alone: tuneprof memory {}\n",
                  dir, snapshots.front(), snapshots.size() > 1 ? fmt::format(" and {} more", snapshots.size() - 1) : "",
@@ -142,7 +143,7 @@ Result<std::optional<std::string>> SnapshotOutput(const MemoryOptions& options) 
 // one that holds several names them.
 Result<std::optional<std::string>> TimelineExportInDirectory(const std::vector<std::string>& paths) {
   std::error_code ec;
-  if (paths.size() != 1 || !std::filesystem::is_directory(paths.front(), ec) || ListTraceFiles(paths.front()).ok()) {
+  if (paths.size() != 1 || !std::filesystem::is_directory(paths.front(), ec) || ListInputFiles(paths.front()).ok()) {
     return std::optional<std::string>();
   }
   const std::vector<std::string> timelines = MemoryTimelineExportsIn(paths.front());

@@ -1,6 +1,6 @@
 #pragma once
-// Entry point of the import layer: user paths in, one Trace per rank out. Sniffs each file's content
-// to pick the importer and settles which rank a file is.
+// Entry point of the import layer: user paths in, one Trace per rank out. Picks the importer by content
+// through the registry of formats (importers/registry.h).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -39,6 +39,10 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path);
 
 // ImportFileRanks for a caller that takes one rank per file: a file of several ranks is an error.
 Result<Trace> ImportFile(const std::string& path);
+
+// io/trace_files.h's ListTraceFiles with the directories the registry reads whole (importers/registry.h):
+// what every command lists its inputs with.
+Result<std::vector<std::string>> ListInputFiles(const std::string& path, std::vector<std::string>* notes = nullptr);
 
 // Expands files and directories (every trace inside) and imports them in path order, a file's ranks
 // in rank order.

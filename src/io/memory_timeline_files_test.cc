@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "io/scratch_dir_for_test.h"
 #include "io/trace_files.h"
 
 namespace tuneprof {
@@ -23,34 +24,28 @@ TEST(MemoryTimelineHeadTest, TellsRawEventsAndPlotPointsFromOtherJson) {
 
 class MemoryTimelineFilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("tp_memory_timeline_files_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  ScratchDir scratch_{"tp_memory_timeline_files_"};
+  const fs::path& dir_ = scratch_.path();
+
   std::string Write(const std::string& name, const std::string& text) {
     const fs::path path = dir_ / name;
     std::ofstream(path) << text;
     return path.string();
   }
-  fs::path dir_;
 };
 
 TEST_F(MemoryTimelineFilesTest, ADirectoryWithoutTracesNamesItsTimeline) {
   const std::string timeline = Write("memory_timeline.raw", "[[10, -1, 0, 0], [20, 0, 1, 4096]]");
   Write("notes.txt", "not a timeline");
   EXPECT_EQ(MemoryTimelineExportsIn(dir_.string()), std::vector<std::string>{timeline});
-  const auto listed = ListTraceFiles(dir_.string());
+  const auto listed = ListTraceFiles(dir_.string(), nullptr);
   ASSERT_FALSE(listed.ok());
   EXPECT_NE(listed.status().message().find("directory holds no trace files"), std::string::npos);
   EXPECT_NE(listed.status().message().find("memory timeline " + timeline), std::string::npos);
 }
 
 TEST_F(MemoryTimelineFilesTest, AnEmptyDirectoryKeepsThePlainMessage) {
-  const auto listed = ListTraceFiles(dir_.string());
+  const auto listed = ListTraceFiles(dir_.string(), nullptr);
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.status().message().find("memory timeline"), std::string::npos);
 }

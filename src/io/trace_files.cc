@@ -137,7 +137,11 @@ std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir) {
   return found;
 }
 
-Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::vector<std::string>* notes) {
+Result<std::vector<std::string>> ListTraceFiles(const std::string& path, RankDirectoryTest is_rank_directory,
+                                                std::vector<std::string>* notes) {
+  const auto one_rank = [is_rank_directory](const std::string& dir) {
+    return is_rank_directory != nullptr && is_rank_directory(dir);
+  };
   namespace fs = std::filesystem;
   if (path == "-") return StandardInputRefused();
   std::error_code ec;
@@ -145,14 +149,13 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::ve
   if (ec || !fs::exists(status)) return UnreachablePath(path, ec);
   if (!fs::is_directory(status) && IsNsysReport(path)) return NsysReportError(path);
   if (!fs::is_directory(status)) return std::vector<std::string>{path};
-  if (IsAscendProfilerDirectory(path) || IsClusterAnalysisDirectory(path)) return std::vector<std::string>{path};
+  if (one_rank(path)) return std::vector<std::string>{path};
   TP_RETURN_IF_ERROR(CheckListable(path));
 
   std::vector<std::string> files;
   for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) &&
-        (IsAscendProfilerDirectory(it->path().string()) || IsClusterAnalysisDirectory(it->path().string()))) {
+    if (it->is_directory(ec) && one_rank(it->path().string())) {
       files.push_back(it->path().string());
       it.disable_recursion_pending();
     } else if (it->is_regular_file(ec) && LooksLikeTraceName(it->path().filename().string())) {
@@ -174,26 +177,6 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::ve
   if (files.empty()) return NoTraceFiles(path);
   std::sort(files.begin(), files.end(), NaturalLess);
   return files;
-}
-
-// torch_npu writes one directory per rank ({worker}_{ts}_ascend_pt/ holding ASCEND_PROFILER_OUTPUT/);
-// it is one trace, imported whole, never the loose .json files inside it (profiler_info_*.json...).
-bool IsAscendProfilerDirectory(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path p = fs::path(dir).lexically_normal();
-  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();  // "dir/" names dir
-  if (!fs::is_directory(p, ec)) return false;
-  const std::string name = p.filename().string();
-  // msprof writes PROF_{num}_{ts}_{str}/ holding mindstudio_profiler_output/: one rank too.
-  return name == "ASCEND_PROFILER_OUTPUT" || name.ends_with("_ascend_pt") ||
-         fs::is_directory(p / "ASCEND_PROFILER_OUTPUT", ec) || name.starts_with("PROF_") ||
-         name == "mindstudio_profiler_output" || fs::is_directory(p / "mindstudio_profiler_output", ec);
-}
-
-bool IsClusterAnalysisDirectory(const std::string& dir) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(std::filesystem::path(dir) / kClusterStepTraceTime, ec);
 }
 
 bool IsMergedRunTrace(const std::string& path) {

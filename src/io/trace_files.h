@@ -8,16 +8,21 @@
 
 namespace tuneprof {
 
+// Says whether a directory is one rank (or one run) of a format read whole. Which layouts are is format
+// knowledge, the importers' (importers/registry.h); io only lists.
+using RankDirectoryTest = bool (*)(const std::string& dir);
+
 // A file is returned as is. A directory yields every file below it whose name looks like a trace
 // (*.json, *.json.gz, *.pt.trace.json*; *.sqlite, Nsight Systems exports; *.tps, tuneprof's rank
 // summaries), sorted by path so that output is deterministic. A .nsys-rep (given, or in a directory without its .sqlite export) is an error saying
 // to export it first.
-// An Ascend profiler directory (*_ascend_pt/, one holding ASCEND_PROFILER_OUTPUT/, or that folder itself;
-// msprof's PROF_*/ or its mindstudio_profiler_output/) is one rank: it is returned whole, as is, and not searched. A directory without any is an error naming it.
+// A directory `is_rank_directory` accepts (given, or met while searching) is returned whole, as is, and
+// not searched; a null test accepts none. A directory without any trace is an error naming it.
 // "-" is an error: the run reads files, never standard input. tuneprof's own outputs found in a directory
 // (a run merged by `annotate --merge`) are left out, each with a line in `notes` where given: read, they
 // would count every rank once more.
-Result<std::vector<std::string>> ListTraceFiles(const std::string& path, std::vector<std::string>* notes = nullptr);
+Result<std::vector<std::string>> ListTraceFiles(const std::string& path, RankDirectoryTest is_rank_directory,
+                                                std::vector<std::string>* notes = nullptr);
 
 // `files` with each file once, at its first place: the same file named again, or reached through a symlink
 // or a hard link (device and inode), is one rank read once. One line per such file in `notes`
@@ -37,10 +42,6 @@ bool IsSummaryPath(std::string_view path);
 // The usage error of a command that needs the events, given a summary: one line naming the file.
 Status SummaryRefused(const std::string& path, std::string_view command);
 
-// True when `dir` is an Ascend profiler rank directory: named *_ascend_pt, holding
-// ASCEND_PROFILER_OUTPUT/, or that ASCEND_PROFILER_OUTPUT/ folder itself.
-bool IsAscendProfilerDirectory(const std::string& dir);
-
 // torch's export_memory_timeline file, raw events or plot points, by its first bytes: a JSON array whose
 // first element is an array starting with a number.
 bool IsMemoryTimelineHead(std::string_view head);
@@ -50,10 +51,5 @@ bool IsMemoryTimelineHead(std::string_view head);
 // trace is searched for them, to name what it holds instead.
 inline constexpr size_t kMaxPeekedForTimeline = 256;
 std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir);
-
-// msprof-analyze's cluster output: a directory holding this file (cluster_analysis_output/) is the step
-// split of a whole run, listed whole like a rank directory and imported as one trace per rank.
-inline constexpr std::string_view kClusterStepTraceTime = "cluster_step_trace_time.csv";
-bool IsClusterAnalysisDirectory(const std::string& dir);
 
 }  // namespace tuneprof

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/output_file.h"
+#include "io/scratch_dir_for_test.h"
 
 namespace tuneprof {
 namespace {
@@ -16,28 +17,22 @@ namespace fs = std::filesystem;
 
 class TraceFilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("tp_trace_files_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  ScratchDir scratch_{"tp_trace_files_"};
+  const fs::path& dir_ = scratch_.path();
+
   std::string Touch(const std::string& name) {
     const fs::path path = dir_ / name;
     fs::create_directories(path.parent_path());
     std::ofstream(path) << "x";
     return path.string();
   }
-  fs::path dir_;
 };
 
 TEST_F(TraceFilesTest, DiscoversNsightSqliteExportsBesideJsonTraces) {
   const std::string json = Touch("a.pt.trace.json");
   const std::string sqlite = Touch("sub/b.sqlite");
   Touch("notes.txt");
-  auto files = ListTraceFiles(dir_.string());
+  auto files = ListTraceFiles(dir_.string(), nullptr);
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, (std::vector<std::string>{json, sqlite}));
 }
@@ -47,20 +42,20 @@ TEST_F(TraceFilesTest, RanksAreListedInNumberOrderNotCharacterOrder) {
   const std::string r2 = Touch("rank2.json");
   const std::string r1 = Touch("rank1.json");
   const std::string r002 = Touch("rank002.json");
-  auto files = ListTraceFiles(dir_.string());
+  auto files = ListTraceFiles(dir_.string(), nullptr);
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, (std::vector<std::string>{r1, r2, r002, r10}));
 }
 
 TEST_F(TraceFilesTest, NsysReportIsAnErrorSayingToExportIt) {
   const std::string report = Touch("run.nsys-rep");
-  auto given = ListTraceFiles(report);
+  auto given = ListTraceFiles(report, nullptr);
   ASSERT_FALSE(given.ok());
   EXPECT_NE(given.status().message().find(report + ": "), std::string::npos) << given.status().message();
   EXPECT_NE(given.status().message().find("nsys export --type sqlite"), std::string::npos);
   EXPECT_EQ(given.status().message().find('\n'), std::string::npos);
 
-  auto in_directory = ListTraceFiles(dir_.string());  // no export beside it: a rank would go missing
+  auto in_directory = ListTraceFiles(dir_.string(), nullptr);  // no export beside it: a rank would go missing
   ASSERT_FALSE(in_directory.ok());
   EXPECT_NE(in_directory.status().message().find("nsys export --type sqlite"), std::string::npos);
 }
@@ -68,13 +63,13 @@ TEST_F(TraceFilesTest, NsysReportIsAnErrorSayingToExportIt) {
 TEST_F(TraceFilesTest, NsysReportWithItsExportIsReadThroughTheExport) {
   Touch("run.nsys-rep");
   const std::string sqlite = Touch("run.sqlite");
-  auto files = ListTraceFiles(dir_.string());
+  auto files = ListTraceFiles(dir_.string(), nullptr);
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, std::vector<std::string>{sqlite});
 }
 
 TEST_F(TraceFilesTest, StandardInputIsRefusedWithTheFix) {
-  auto listed = ListTraceFiles("-");
+  auto listed = ListTraceFiles("-", nullptr);
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.status().code(), StatusCode::kInvalidInput);
   EXPECT_EQ(listed.status().message(),
@@ -117,16 +112,34 @@ TEST_F(TraceFilesTest, AMergedRunInADirectoryIsLeftOut) {
   const std::string merged = (dir_ / "merged.json.gz").string();
   ASSERT_TRUE(WriteGzipFileAtomically(merged, std::string(kMergedRunHead) + "\"traceEvents\":[]}").ok());
   std::vector<std::string> notes;
-  auto files = ListTraceFiles(dir_.string(), &notes);
+  auto files = ListTraceFiles(dir_.string(), nullptr, &notes);
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, std::vector<std::string>{rank});
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_TRUE(notes[0].starts_with(merged + ": a whole run merged by tuneprof annotate --merge; skipped"))
       << notes[0];
-  auto named = ListTraceFiles(merged);
+  auto named = ListTraceFiles(merged, nullptr);
   ASSERT_TRUE(named.ok());
   EXPECT_EQ(*named, std::vector<std::string>{merged});
   EXPECT_TRUE(WriteFileAtomically(merged, "again").ok());  // peeked at, never read: it may be replaced
+}
+
+// Which directories are one rank is the caller's to say: such a directory is listed whole, given or
+// met while searching, and the files inside it are not listed apart.
+bool EndsInRankDir(const std::string& dir) { return dir.ends_with("_rank"); }
+
+TEST_F(TraceFilesTest, ADirectoryTheTestAcceptsIsListedWholeAndNotSearched) {
+  Touch("a_rank/inside.json");
+  const std::string loose = Touch("loose.json");
+  auto files = ListTraceFiles(dir_.string(), &EndsInRankDir);
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_EQ(*files, (std::vector<std::string>{(dir_ / "a_rank").string(), loose}));
+  auto given = ListTraceFiles((dir_ / "a_rank").string(), &EndsInRankDir);
+  ASSERT_TRUE(given.ok());
+  EXPECT_EQ(*given, std::vector<std::string>{(dir_ / "a_rank").string()});
+  auto searched = ListTraceFiles(dir_.string(), nullptr);  // no test: every directory is searched
+  ASSERT_TRUE(searched.ok());
+  EXPECT_EQ(*searched, (std::vector<std::string>{(dir_ / "a_rank/inside.json").string(), loose}));
 }
 
 }  // namespace

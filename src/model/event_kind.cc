@@ -70,4 +70,11 @@ std::string_view TraceFormatName(TraceFormat format) {
   return "unknown";
 }
 
+FormatFacts FactsOf(TraceFormat format) {
+  FormatFacts facts;
+  facts.ascend_profiler = format == TraceFormat::kTorchNpuTraceView;
+  facts.nvtx_steps = format == TraceFormat::kNsysSqlite;
+  return facts;
+}
+
 }  // namespace tuneprof

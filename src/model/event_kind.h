@@ -60,4 +60,16 @@ enum class MemoryKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kArray,
 enum class TraceFormat : uint8_t { kUnknown, kKineto, kPytorchLegacy, kTorchNpuTraceView, kChromeTrace, kNsysSqlite };
 std::string_view TraceFormatName(TraceFormat format);
 
+// What a trace's producer implies that its events alone do not say. Analyses ask these rather than
+// compare formats, so that each format states its facts once, here.
+struct FormatFacts {
+  // The Ascend profiler (torch_npu, msprof): its devices are NPUs (also where only the host was
+  // captured, so that no device shows), its steps are those step_trace_time defines, and its HCCL tasks
+  // are drawn on two tracks.
+  bool ascend_profiler = false;
+  // Steps may be marked by repeating NVTX ranges rather than ProfilerStep#N (Nsight Systems).
+  bool nvtx_steps = false;
+};
+FormatFacts FactsOf(TraceFormat format);
+
 }  // namespace tuneprof

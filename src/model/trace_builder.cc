@@ -450,7 +450,7 @@ int64_t NpuIdOfPid(const ProcessKey& pid) {
 // Every process that ran device work is a device. deviceProperties (when present) describe GPUs by
 // ordinal; Kineto uses the ordinal as the GPU process id, so that is the join.
 void TraceBuilder::ResolveDevices() {
-  const bool npu = trace_.metadata_.format == TraceFormat::kTorchNpuTraceView;
+  const bool npu = FactsOf(trace_.metadata_.format).ascend_profiler;
   for (const Track& track : trace_.tracks_) {
     if (!track.on_device) continue;
     Process& process = trace_.processes_[track.process];

@@ -198,7 +198,7 @@ Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& pa
   listing_notes.clear();
   std::vector<Result<std::vector<std::string>>> listings;
   for (size_t p = 0; p < paths.size() && ready.ok(); ++p) {
-    listings.push_back(ListTraceFiles(paths[p], &listing_notes));
+    listings.push_back(ListInputFiles(paths[p], &listing_notes));
     if (active_sharing == nullptr && !listings.back().ok()) return listings.back().status();
   }
   if (active_sharing != nullptr) return active_sharing->ShareFileList(listings, ready);

@@ -51,7 +51,7 @@ Result<AnalyzedRun> AnalyzeRun(const std::vector<std::string>& paths, const Anal
 std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
-    auto listed = ListTraceFiles(path);
+    auto listed = ListInputFiles(path);
     if (listed.ok()) files.insert(files.end(), listed->begin(), listed->end());
   }
   return files;

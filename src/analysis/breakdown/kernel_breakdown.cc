@@ -241,7 +241,7 @@ namespace {
 
 std::vector<DeviceWorkEvent> ListWorkAndWaits(const Trace& trace) {
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
-  if (trace.metadata().format == TraceFormat::kTorchNpuTraceView) work = CountHcclTasksOnce(trace, std::move(work));
+  if (FactsOf(trace.metadata().format).ascend_profiler) work = CountHcclTasksOnce(trace, std::move(work));
   return work;
 }
 

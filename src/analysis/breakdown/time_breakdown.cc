@@ -509,16 +509,14 @@ RankBreakdown MeasureTimeBreakdown(const Trace& trace) {
     work = ListCpuWork(trace);
     if (!work.empty()) result.work_on = WorkSource::kCpu;
   }
-  if (work.empty() && trace.metadata().format == TraceFormat::kTorchNpuTraceView &&
-      BreakdownFromReported(trace, &result)) {
-    return result;
-  }
+  const FormatFacts facts = FactsOf(trace.metadata().format);
+  if (work.empty() && facts.ascend_profiler && BreakdownFromReported(trace, &result)) return result;
   const size_t device_work = work.size();
   if (result.work_on == WorkSource::kDevice) AppendHostCollectives(trace, &work);
   const int64_t cut_ns = CutTime(trace, device_work_missing);
   const LaunchTimes launch = FindLaunchTimes(trace);
   std::optional<std::vector<TorchNpuStepRange>> torch_npu_ranges;
-  if (trace.metadata().format == TraceFormat::kTorchNpuTraceView) {
+  if (facts.ascend_profiler) {
     result.definitions = StepDefinitions::kTorchNpu;
     torch_npu_ranges = TorchNpuStepRanges(trace, launch);
   }
@@ -563,15 +561,14 @@ RankBreakdown MeasureTimeBreakdown(const Trace& trace) {
   } else if (device_work > 0 && stopped_steps.empty() && std::none_of(result.steps.begin(), result.steps.end(),
                                              [](const StepBreakdown& step) { return step.step.has_value(); })) {
     // Per-step figures are then the whole trace's, one-off work (initialization, a first compile) included.
-    const bool nsys = trace.metadata().format == TraceFormat::kNsysSqlite;
     const std::optional<OneOffRegion> one_off = FindOneOffRegion(trace);
     result.warnings.push_back(
         result.path + ": no steps marked" +
-        (nsys ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
+        (facts.nvtx_steps ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
         ": the whole trace counts as one step, one-off work such as initialization included" +
         (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " +
-        (nsys ? "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))"
-              : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
+        (facts.nvtx_steps ? "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))"
+                          : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
   }
 
   const std::vector<DeviceWorkEvent> host_collectives(work.begin() + static_cast<ptrdiff_t>(device_work), work.end());

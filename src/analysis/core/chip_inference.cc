@@ -141,7 +141,7 @@ ChipEvidence CollectChipEvidence(const Trace& trace) {
 }
 
 bool IsAscendRun(const Trace& trace) {
-  return trace.kernel_details().present || trace.metadata().format == TraceFormat::kTorchNpuTraceView;
+  return trace.kernel_details().present || FactsOf(trace.metadata().format).ascend_profiler;
 }
 
 namespace {

@@ -9,7 +9,7 @@
 
 #include "importers/ascend/ascend_tables.h"
 #include "importers/csv/csv_reader.h"
-#include "io/trace_files.h"
+#include "importers/ascend/ascend_layout.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {

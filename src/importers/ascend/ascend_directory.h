@@ -12,7 +12,7 @@
 
 namespace tuneprof {
 
-// Imports one rank directory (io/trace_files.h's IsAscendProfilerDirectory says which are). The rank comes from profiler_info_{rank}.json (its name, else its
+// Imports one rank directory (ascend_layout.h's IsAscendProfilerDirectory says which are). The rank comes from profiler_info_{rank}.json (its name, else its
 // rank_id), else profiler_metadata.json's distributed_args.rank, else the path. A missing or
 // unreadable summary file is a warning naming it; a directory with no trace_view.json and no
 // kernel_details.csv is read as the Db export (importers/ascend/ascend_db.h) when it holds

@@ -9,9 +9,9 @@
 
 #include <unistd.h>
 
+#include "importers/ascend/ascend_layout.h"
 #include "importers/ascend/ascend_tables.h"
 #include "importers/import.h"
-#include "io/trace_files.h"
 #include "test_corpus.h"
 
 namespace tuneprof {

@@ -36,4 +36,22 @@ void CountCsvRows(const fs::path& path, const std::string& name, SourceState sta
   AddInventoryEntry(meta, name, state, rows);
 }
 
+// torch_npu writes one directory per rank ({worker}_{ts}_ascend_pt/ holding ASCEND_PROFILER_OUTPUT/);
+// it is one trace, imported whole, never the loose .json files inside it (profiler_info_*.json...).
+bool IsAscendProfilerDirectory(const std::string& dir) {
+  std::error_code ec;
+  const fs::path p = NormalDir(dir);
+  if (!fs::is_directory(p, ec)) return false;
+  const std::string name = p.filename().string();
+  // msprof writes PROF_{num}_{ts}_{str}/ holding mindstudio_profiler_output/: one rank too.
+  return name == "ASCEND_PROFILER_OUTPUT" || name.ends_with("_ascend_pt") ||
+         fs::is_directory(p / "ASCEND_PROFILER_OUTPUT", ec) || name.starts_with("PROF_") ||
+         name == "mindstudio_profiler_output" || fs::is_directory(p / "mindstudio_profiler_output", ec);
+}
+
+bool IsClusterAnalysisDirectory(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(dir) / kClusterStepTraceTime, ec);
+}
+
 }  // namespace tuneprof

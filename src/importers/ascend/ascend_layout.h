@@ -1,7 +1,8 @@
 #pragma once
 // What the Ascend layouts share: a rank directory holds its exported files in one output folder
 // (torch_npu's ASCEND_PROFILER_OUTPUT/, msprof's mindstudio_profiler_output/), and the user may name
-// either the rank directory or that folder. Also the inventory's CSV row count.
+// either the rank directory or that folder. Also the inventory's CSV row count, and which directories
+// are Ascend output at all (a rank directory, or msprof-analyze's cluster output).
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -30,5 +31,15 @@ bool IsRegularFile(const std::filesystem::path& p);
 
 // Data records of a CSV (the header excluded) as an inventory entry, or why it could not be read.
 void CountCsvRows(const std::filesystem::path& path, const std::string& name, SourceState state, TraceMetadata* meta);
+
+// True when `dir` is an Ascend profiler rank directory: named *_ascend_pt, holding
+// ASCEND_PROFILER_OUTPUT/, or that ASCEND_PROFILER_OUTPUT/ folder itself; msprof's PROF_*/, or holding
+// or being its mindstudio_profiler_output/.
+bool IsAscendProfilerDirectory(const std::string& dir);
+
+// msprof-analyze's cluster output: a directory holding this file (cluster_analysis_output/) is the step
+// split of a whole run, listed whole like a rank directory and imported as one trace per rank.
+inline constexpr std::string_view kClusterStepTraceTime = "cluster_step_trace_time.csv";
+bool IsClusterAnalysisDirectory(const std::string& dir);
 
 }  // namespace tuneprof

@@ -9,7 +9,8 @@
 #include <string>
 
 #include "importers/ascend/ascend_directory.h"
-#include "io/trace_files.h"
+#include "importers/ascend/ascend_layout.h"
+#include "importers/import.h"
 
 namespace tuneprof {
 namespace {
@@ -58,7 +59,7 @@ TEST_F(MsprofTest, RecognisesTheLayouts) {
   EXPECT_TRUE(IsAscendProfilerDirectory(root_.string()));
   EXPECT_TRUE(IsAscendProfilerDirectory((root_ / "mindstudio_profiler_output").string()));
   EXPECT_FALSE(IsAscendProfilerDirectory(base_.string()));
-  auto files = ListTraceFiles(base_.string());
+  auto files = ListInputFiles(base_.string());
   ASSERT_TRUE(files.ok()) << files.status().message();
   ASSERT_EQ(files->size(), 1u);
   EXPECT_EQ(fs::path((*files)[0]), root_);

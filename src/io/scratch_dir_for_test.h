@@ -1,0 +1,30 @@
+#pragma once
+// A test's own empty folder under the system's temporary directory, removed with the object. Named by the
+// test (and the run's random seed), so that tests run as separate processes in parallel never share one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace tuneprof {
+
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& prefix)
+      : path_(std::filesystem::temp_directory_path() /
+              (prefix + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace tuneprof
