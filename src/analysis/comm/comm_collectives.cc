@@ -272,78 +272,111 @@ void FillFromProcessGroupConfig(const std::map<std::string, std::pair<std::strin
   }
 }
 
-std::vector<Collective> ListCollectives(const Trace& trace) {
-  const auto pg_config = ProcessGroupConfig(trace);
-  std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
-  for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
+// What ListCollectives looks up per collective, gathered once per trace.
+struct CollectiveLookups {
+  explicit CollectiveLookups(const Trace& trace)
+      : pg_config(ProcessGroupConfig(trace)), launches(FindLaunchTimes(trace)), fused_shapes(trace) {
+    for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
+  }
+
+  // Other libraries' communication kernels (comm_kernel_rules.h) are device kernels like NCCL's; each
+  // name is matched once.
+  const CommKernelRule* RuleOf(StringId name_id, std::string_view name) {
+    auto [it, added] = rule_of_name.try_emplace(name_id.value, nullptr);
+    if (added) it->second = MatchCommKernel(name);
+    return it->second;
+  }
+
   // Each group's member list pooled once per trace, not once per collective (a lock and a hash each).
-  std::unordered_map<uint32_t, std::string_view> pooled_ranks;  // StringId -> pooled text
+  std::string_view PooledRanks(const Trace& trace, StringId ranks) {
+    auto [pooled, added] = pooled_ranks.try_emplace(ranks.value);
+    if (added) pooled->second = InternText(trace.str(ranks));
+    return pooled->second;
+  }
+
+  std::map<std::string, std::pair<std::string, std::string>, std::less<>> pg_config;
+  std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
+  std::unordered_map<uint32_t, std::string_view> pooled_ranks;       // StringId -> pooled text
   std::unordered_map<uint32_t, const CommKernelRule*> rule_of_name;  // StringId -> its row, if any
+  LaunchTimes launches;
+  FusedCommShapes fused_shapes;  // MC2 kernels' bytes, estimated from kernel_details shapes
+};
+
+// The work that may communicate: the device's, with the host's gloo ranges, else the host's alone.
+std::vector<DeviceWorkEvent> CommunicationWork(const Trace& trace) {
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
   if (work.empty()) {
     work = ListCpuWork(trace);
   } else {
     AppendHostCollectives(trace, &work);
   }
+  return work;
+}
+
+// Nothing for device work that is no collective of its own: HCCL sub-tasks (notify waits, plane
+// copies) belong to an hcom_* op already listed.
+std::optional<CollectiveSource> SourceOf(bool device, std::string_view name, const CommKernelRule* rule) {
+  if (!device) return CollectiveSource::kGloo;
+  if (name.starts_with("hcom_")) return CollectiveSource::kHccl;
+  if (IsCollectiveKernel(name) || (rule != nullptr && rule->one_collective)) return CollectiveSource::kNcclKernel;
+  return std::nullopt;
+}
+
+// What the importer read from the collective's arguments: its type, group, size and peer.
+void TakeCollectiveInfo(const Trace& trace, const CollectiveInfo& info, CollectiveLookups* lookups, Collective* c) {
+  if (info.collective.value != 0) {
+    const CollectiveType from_args = ParseCollectiveType(trace.str(info.collective));
+    if (from_args != CollectiveType::kOther) c->type = from_args;
+    if (c->type == CollectiveType::kSendRecv) c->direction = ParseP2pDirection(trace.str(info.collective));
+  }
+  c->group = std::string(trace.str(info.group_name));
+  c->group_ranks = lookups->PooledRanks(trace, info.group_ranks);
+  c->group_desc = std::string(trace.str(info.group_desc));
+  c->group_size = info.group_size != kNoId ? info.group_size : CountRanks(c->group_ranks);
+  c->bytes = info.bytes;
+  if (c->type == CollectiveType::kSendRecv && info.peer_rank >= 0) c->peer = info.peer_rank;
+  FillFromProcessGroupConfig(lookups->pg_config, c);
+}
+
+Collective MakeCollective(const Trace& trace, uint32_t event, CollectiveSource source, const CommKernelRule* rule,
+                          CollectiveLookups* lookups) {
   const EventTable& events = trace.events();
-  const LaunchTimes launches = FindLaunchTimes(trace);
-  const FusedCommShapes fused_shapes(trace);  // MC2 kernels' bytes, estimated from kernel_details shapes
+  const std::string_view name = trace.str(events.name[event]);
+  Collective c;
+  c.source = source;
+  c.event = event;
+  c.name = std::string(name);
+  c.type = rule != nullptr && !rule->collective.empty() ? ParseCollectiveType(rule->collective)
+                                                        : ParseCollectiveType(name);
+  c.start_ns = events.ts_ns[event];
+  c.duration_ns = std::max<int64_t>(events.dur_ns[event], 0);
+  // As time_breakdown.h places device work: the step whose host range launched it, else its own start.
+  const int64_t launch = event < lookups->launches.size() ? lookups->launches[event] : kNoId;
+  c.step = StepOf(trace, launch != kNoId ? launch : c.start_ns);
+  if (auto it = lookups->info_of.find(event); it != lookups->info_of.end()) {
+    TakeCollectiveInfo(trace, *it->second, lookups, &c);
+  }
+  if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, event);
+  if (c.bytes < 0 && rule != nullptr && rule->kind == CommKernelKind::kFusedComm) {
+    c.bytes = lookups->fused_shapes.Bytes(name, c.start_ns);
+  }
+  return c;
+}
+
+std::vector<Collective> ListCollectives(const Trace& trace) {
+  CollectiveLookups lookups(trace);
+  const EventTable& events = trace.events();
   std::vector<Collective> out;
-  for (const DeviceWorkEvent& w : work) {
+  for (const DeviceWorkEvent& w : CommunicationWork(trace)) {
     if (!Communicates(w.work)) continue;
-    const std::string_view name = trace.str(events.name[w.event]);
-    Collective c;
     const bool device = IsDeviceKind(events.kind[w.event]);
     // The caller's side of a gloo collective, which its gloo range lists.
     if (!device && IsCollectiveCall(trace, w.event)) continue;
-    // Other libraries' communication kernels (comm_kernel_rules.h) are device kernels like NCCL's; each
-    // name is matched once.
-    const CommKernelRule* rule = nullptr;
-    if (device) {
-      auto [it, added] = rule_of_name.try_emplace(events.name[w.event].value, nullptr);
-      if (added) it->second = MatchCommKernel(name);
-      rule = it->second;
-    }
-    if (!device) {
-      c.source = CollectiveSource::kGloo;
-    } else if (name.starts_with("hcom_")) {
-      c.source = CollectiveSource::kHccl;
-    } else if (IsCollectiveKernel(name) || (rule != nullptr && rule->one_collective)) {
-      c.source = CollectiveSource::kNcclKernel;
-    } else {
-      continue;  // HCCL sub-tasks (notify waits, plane copies) belong to an hcom_* op already listed
-    }
-    c.event = w.event;
-    c.name = std::string(name);
-    c.type = rule != nullptr && !rule->collective.empty() ? ParseCollectiveType(rule->collective)
-                                                          : ParseCollectiveType(name);
-    c.start_ns = events.ts_ns[w.event];
-    c.duration_ns = std::max<int64_t>(events.dur_ns[w.event], 0);
-    // As time_breakdown.h places device work: the step whose host range launched it, else its own start.
-    const int64_t launch = w.event < launches.size() ? launches[w.event] : kNoId;
-    c.step = StepOf(trace, launch != kNoId ? launch : c.start_ns);
-    if (auto it = info_of.find(w.event); it != info_of.end()) {
-      const CollectiveInfo& info = *it->second;
-      if (info.collective.value != 0) {
-        const CollectiveType from_args = ParseCollectiveType(trace.str(info.collective));
-        if (from_args != CollectiveType::kOther) c.type = from_args;
-        if (c.type == CollectiveType::kSendRecv) c.direction = ParseP2pDirection(trace.str(info.collective));
-      }
-      c.group = std::string(trace.str(info.group_name));
-      auto [pooled, added] = pooled_ranks.try_emplace(info.group_ranks.value);
-      if (added) pooled->second = InternText(trace.str(info.group_ranks));
-      c.group_ranks = pooled->second;
-      c.group_desc = std::string(trace.str(info.group_desc));
-      c.group_size = info.group_size != kNoId ? info.group_size : CountRanks(c.group_ranks);
-      c.bytes = info.bytes;
-      if (c.type == CollectiveType::kSendRecv && info.peer_rank >= 0) c.peer = info.peer_rank;
-      FillFromProcessGroupConfig(pg_config, &c);
-    }
-    if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, w.event);
-    if (c.bytes < 0 && rule != nullptr && rule->kind == CommKernelKind::kFusedComm) {
-      c.bytes = fused_shapes.Bytes(name, c.start_ns);
-    }
-    out.push_back(std::move(c));
+    const std::string_view name = trace.str(events.name[w.event]);
+    const CommKernelRule* rule = device ? lookups.RuleOf(events.name[w.event], name) : nullptr;
+    const std::optional<CollectiveSource> source = SourceOf(device, name, rule);
+    if (!source) continue;
+    out.push_back(MakeCollective(trace, w.event, *source, rule, &lookups));
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; });
