@@ -310,7 +310,6 @@ Trace TraceBuilder::Finish(bool spare_core) {
   return std::move(trace_);
 }
 
-
 // Removes the marked events and renumbers what refers to them. Runs before links, flows and steps are
 // resolved, so that only the per-event side tables hold event indices.
 void TraceBuilder::CompactEvents(const std::vector<bool>& drop) {

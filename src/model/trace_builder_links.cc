@@ -11,7 +11,6 @@ bool IsHostCallKind(EventKind kind) { return kind == EventKind::kRuntime || kind
 
 }  // namespace
 
-
 // CUPTI correlation ids join a runtime call to the kernel or copy it launched (HTA joins on the same
 // key; flows are only a viewer hint and are missing in some traces).
 void TraceBuilder::ResolveCorrelationLinks() {

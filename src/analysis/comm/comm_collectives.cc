@@ -346,8 +346,8 @@ Collective MakeCollective(const Trace& trace, uint32_t event, CollectiveSource s
   c.source = source;
   c.event = event;
   c.name = std::string(name);
-  c.type = rule != nullptr && !rule->collective.empty() ? ParseCollectiveType(rule->collective)
-                                                        : ParseCollectiveType(name);
+  c.type =
+      rule != nullptr && !rule->collective.empty() ? ParseCollectiveType(rule->collective) : ParseCollectiveType(name);
   c.start_ns = events.ts_ns[event];
   c.duration_ns = std::max<int64_t>(events.dur_ns[event], 0);
   // As time_breakdown.h places device work: the step whose host range launched it, else its own start.

@@ -38,6 +38,16 @@ using CommTrafficByOp = std::map<CommOpKey, std::map<std::string, CommTraffic>>;
 
 bool IsP2p(std::string_view type) { return type == "p2p" || type == "P2P"; }
 
+// The text of a column of a `SELECT *`; empty for a column the table lacks.
+std::string_view TextAt(const SqliteStatement& r, int column) {
+  return column < 0 ? std::string_view() : r.Text(column);
+}
+
+CommOpKey KeyAt(const SqliteStatement& r, int step, int type, int op, int group) {
+  return CommOpKey{std::string(TextAt(r, step)), IsP2p(TextAt(r, type)), std::string(TextAt(r, op)),
+                   std::string(TextAt(r, group))};
+}
+
 double Sum(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : a + b; }
 
 // Packet counts add up to at most int64's maximum: a crafted count column can hold any int64, and the
@@ -54,10 +64,9 @@ Status ReadCommBandwidth(const SqliteFile& db, CommTrafficByOp* traffic) {
   const int size = at("transit_size"), time = at("transit_time"), bandwidth = at("bandwidth");
   const int ratio = at("large_packet_ratio"), packet = at("package_size"), count = at("count");
   const int duration = at("total_duration"), step = at("step"), type = at("type");
-  auto text = [](const SqliteStatement& r, int c) { return c < 0 ? std::string() : std::string(r.Text(c)); };
   return ForEachRow(db, "SELECT * FROM CommAnalyzerBandwidth", [&](const SqliteStatement& r) {
-    const CommOpKey key{text(r, step), IsP2p(text(r, type)), text(r, op), text(r, group)};
-    CommTraffic& t = (*traffic)[key][text(r, transport)];
+    const CommOpKey key = KeyAt(r, step, type, op, group);
+    CommTraffic& t = (*traffic)[key][std::string(TextAt(r, transport))];
     t.size_mb = DoubleAt(r, size);
     t.time_ms = DoubleAt(r, time);
     t.bandwidth_gbps = DoubleAt(r, bandwidth);
@@ -126,12 +135,11 @@ Status ReadCommAnalyzer(const SqliteFile& db, SideTableBuilder* out) {
   const int op = at("hccl_op_name"), group = at("group_name"), start = at("start_timestamp");
   const int elapse = at("elapse_time"), transit = at("transit_time"), wait = at("wait_time");
   const int sync = at("synchronization_time"), idle = at("idle_time"), step = at("step"), type = at("type");
-  auto text = [](const SqliteStatement& r, int c) { return c < 0 ? std::string() : std::string(r.Text(c)); };
   std::map<std::pair<std::string, bool>, CommTotal> totals;  // (step, p2p)
   CommunicationTables* tables = out->mutable_communication();
   tables->ops_present = true;
   Status s = ForEachRow(db, "SELECT * FROM CommAnalyzerTime", [&](const SqliteStatement& r) {
-    const CommOpKey key{text(r, step), IsP2p(text(r, type)), text(r, op), text(r, group)};
+    const CommOpKey key = KeyAt(r, step, type, op, group);
     HcclOpTime t;
     t.step = out->Intern(key.step);
     t.p2p = key.p2p;
@@ -168,23 +176,22 @@ Status ReadCommMatrix(const SqliteFile& db, SideTableBuilder* out) {
   const int key = at("hccl_op_name"), group = at("group_name"), src = at("src_rank"), dst = at("dst_rank");
   const int transport = at("transport_type"), size = at("transit_size"), time = at("transit_time");
   const int bandwidth = at("bandwidth"), step = at("step"), type = at("type"), op = at("op_name");
-  auto text = [](const SqliteStatement& r, int c) { return c < 0 ? std::string_view() : r.Text(c); };
   CommunicationTables* tables = out->mutable_communication();
   tables->matrix_present = true;
   return ForEachRow(db, "SELECT * FROM CommAnalyzerMatrix", [&](const SqliteStatement& r) {
     HcclLink link;
-    link.step = out->Intern(text(r, step));
-    link.p2p = IsP2p(text(r, type));
-    link.op_key = out->Intern(text(r, key));
-    link.group = out->Intern(text(r, group));
+    link.step = out->Intern(TextAt(r, step));
+    link.p2p = IsP2p(TextAt(r, type));
+    link.op_key = out->Intern(TextAt(r, key));
+    link.group = out->Intern(TextAt(r, group));
     int64_t rank;
-    if (ParseInt64(text(r, src), &rank)) link.src_rank = rank;
-    if (ParseInt64(text(r, dst), &rank)) link.dst_rank = rank;
-    link.transport = out->Intern(text(r, transport));
+    if (ParseInt64(TextAt(r, src), &rank)) link.src_rank = rank;
+    if (ParseInt64(TextAt(r, dst), &rank)) link.dst_rank = rank;
+    link.transport = out->Intern(TextAt(r, transport));
     link.transit_size_mb = DoubleAt(r, size);
     link.transit_time_ms = DoubleAt(r, time);
     link.bandwidth_gbps = DoubleAt(r, bandwidth);
-    link.op_name = out->Intern(text(r, op));
+    link.op_name = out->Intern(TextAt(r, op));
     tables->links.push_back(link);
   });
 }

@@ -43,8 +43,7 @@ class StringIds {
 };
 
 // "t.waitNs" when the table has the column, else "NULL": older schemas lack the later additions.
-inline std::string Col(const SqliteFile& db, std::string_view table, std::string_view alias,
-                       std::string_view column) {
+inline std::string Col(const SqliteFile& db, std::string_view table, std::string_view alias, std::string_view column) {
   if (!db.HasColumn(table, column)) return "NULL";
   return std::string(alias) + "." + std::string(column);
 }

@@ -31,14 +31,29 @@ constexpr int64_t kApiTrace = 50003;
 constexpr int64_t kApiMstx = 50004;
 
 // A host thread of `pid` named as trace_view names it ("Thread <tid>"): globalTid = pid << 32 | tid.
-uint32_t HostTrack(TraceBuilder* b, int64_t pid, int64_t global_tid) {
+// The track of (pid, tid), named by `name()` when it is new (the name is built once per track, not per row).
+template <typename NameFn>
+uint32_t NamedTrack(TraceBuilder* b, int64_t pid, int64_t tid, NameFn name) {
   const ProcessKey process{pid, false};
-  const ProcessKey thread{global_tid, false};
+  const ProcessKey thread{tid, false};
   const uint32_t track = b->TrackFor(process, thread);
-  if (b->partial().tracks()[track].name.value == 0) {
-    b->SetThreadName(process, thread, "Thread " + std::to_string(global_tid & 0xffffffff));
-  }
+  if (b->partial().tracks()[track].name.value == 0) b->SetThreadName(process, thread, name());
   return track;
+}
+
+// A flow point at `event`'s start on its track.
+void AddFlowPointAt(TraceBuilder* b, StringId flow, int64_t id, FlowPhase phase, uint32_t event) {
+  FlowPoint p;
+  p.id = id;
+  p.category = flow;
+  p.phase = phase;
+  p.track = b->partial().events().track[event];
+  p.ts_ns = b->partial().events().ts_ns[event];
+  b->AddFlowPoint(p);
+}
+
+uint32_t HostTrack(TraceBuilder* b, int64_t pid, int64_t global_tid) {
+  return NamedTrack(b, pid, global_tid, [&] { return "Thread " + std::to_string(global_tid & 0xffffffff); });
 }
 
 struct QueueEnds {
@@ -69,8 +84,8 @@ class BackwardLinks {
     for (const auto& [sequence, event] : backward_) {
       auto it = forward_.find(sequence);
       if (it == forward_.end() || it->second.ambiguous) continue;
-      AddPoint(b, flow, sequence, FlowPhase::kStart, it->second.event);
-      AddPoint(b, flow, sequence, FlowPhase::kEnd, event);
+      AddFlowPointAt(b, flow, sequence, FlowPhase::kStart, it->second.event);
+      AddFlowPointAt(b, flow, sequence, FlowPhase::kEnd, event);
     }
   }
 
@@ -80,16 +95,6 @@ class BackwardLinks {
     uint32_t event = 0;
     bool ambiguous = false;
   };
-
-  static void AddPoint(TraceBuilder* b, StringId flow, int64_t id, FlowPhase phase, uint32_t event) {
-    FlowPoint p;
-    p.id = id;
-    p.category = flow;
-    p.phase = phase;
-    p.track = b->partial().events().track[event];
-    p.ts_ns = b->partial().events().ts_ns[event];
-    b->AddFlowPoint(p);
-  }
 
   std::unordered_map<int64_t, Forward> forward_;
   std::vector<std::pair<int64_t, uint32_t>> backward_;  // (sequence number, event)
@@ -122,10 +127,9 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
   // PYTORCH_API.connectionId is an id into CONNECTION_IDS, which lists the real connection ids.
   std::unordered_map<int64_t, std::vector<int64_t>> connections;
   if (db.HasTable("CONNECTION_IDS")) {
-    Status s = ForEachRow(db, "SELECT id, connectionId FROM CONNECTION_IDS",
-                          [&](const SqliteStatement& r) {
-                            if (!r.SkipIllTyped({0, 1})) connections[r.Int(0)].push_back(r.Int(1));
-                          });
+    Status s = ForEachRow(db, "SELECT id, connectionId FROM CONNECTION_IDS", [&](const SqliteStatement& r) {
+      if (!r.SkipIllTyped({0, 1})) connections[r.Int(0)].push_back(r.Int(1));
+    });
     if (!s.ok()) return s;
   }
   QueueEnds queue;
@@ -157,15 +161,7 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
   // trace_view's async_task_queue flows: enqueue (start) -> dequeue (end), bound at Finish().
   const StringId flow = b->Intern("async_task_queue");
   auto add_points = [&](const std::vector<std::pair<int64_t, uint32_t>>& ends, FlowPhase phase) {
-    for (const auto& [id, event] : ends) {
-      FlowPoint p;
-      p.id = id;
-      p.category = flow;
-      p.phase = phase;
-      p.track = b->partial().events().track[event];
-      p.ts_ns = b->partial().events().ts_ns[event];
-      b->AddFlowPoint(p);
-    }
+    for (const auto& [id, event] : ends) AddFlowPointAt(b, flow, id, phase, event);
   };
   add_points(queue.enqueues, FlowPhase::kStart);
   add_points(queue.dequeues, FlowPhase::kEnd);
@@ -201,21 +197,12 @@ EventKind TaskKind(std::string_view task_type) {
 }
 
 uint32_t StreamTrack(TraceBuilder* b, int64_t stream) {
-  const ProcessKey process{kHardwarePid, false};
-  const ProcessKey thread{stream, false};
-  const uint32_t track = b->TrackFor(process, thread);
-  if (b->partial().tracks()[track].name.value == 0)
-    b->SetThreadName(process, thread, "Stream " + std::to_string(stream));
-  return track;
+  return NamedTrack(b, kHardwarePid, stream, [&] { return "Stream " + std::to_string(stream); });
 }
 
+// Planes after the group tracks' tids, as trace_view numbers them (group 0, planes 1..).
 uint32_t PlaneTrack(TraceBuilder* b, int64_t plane) {
-  // Planes after the group tracks' tids, as trace_view numbers them (group 0, planes 1..).
-  const ProcessKey process{kHcclPid, false};
-  const ProcessKey thread{1000000 + plane, false};
-  const uint32_t track = b->TrackFor(process, thread);
-  if (b->partial().tracks()[track].name.value == 0) b->SetThreadName(process, thread, "Plane " + std::to_string(plane));
-  return track;
+  return NamedTrack(b, kHcclPid, 1000000 + plane, [&] { return "Plane " + std::to_string(plane); });
 }
 
 // The connectionIds of the kernel launches COMPUTE_TASK_INFO describes. Some launches also write an
