@@ -10,16 +10,14 @@ Status NsysImporter::ReadMemoryUsage() {
   constexpr std::array<std::string_view, 6> kColumns = {"start",   "globalPid", "deviceId",
                                                         "address", "bytes",     "memoryOperationType"};
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kMemoryUsage, kColumns, " ORDER BY \"start\""));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0, 1, 2, 4, 5})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0, 1, 2, 4, 5})) return;
     const int64_t global_pid = IntOr(row, 1, 0);
     RankSink* sink = HostSink(ProcessOf(global_pid));
-    if (sink == nullptr) continue;
+    if (sink == nullptr) return;
     if (!row.OptionalInt(0)) {
       ++sink->skipped_rows;
-      continue;
+      return;
     }
     const int64_t device = IntOr(row, 2, 0);
     // 1 = deallocation. A size whose sign or running total does not fit is no allocation's: skipped.
@@ -27,7 +25,7 @@ Status NsysImporter::ReadMemoryUsage() {
     const std::optional<int64_t> total = bytes ? CheckedSum(sink->allocated[device], *bytes) : std::nullopt;
     if (!total) {
       ++sink->skipped_rows;
-      continue;
+      return;
     }
     EventRecord r;
     r.ts_ns = row.Int(0);
@@ -47,7 +45,7 @@ Status NsysImporter::ReadMemoryUsage() {
     sink->builder.AddMemoryEvent(m);
     sink->builder.CountCategory(r.category);
     ++sink->rows_read;
-  }
+  }));
   return Status::Ok();
 }
 
@@ -60,33 +58,29 @@ Status NsysImporter::ReadGpuMetrics() {
   {
     constexpr std::array<std::string_view, 3> kColumns = {"typeId", "metricId", "metricName"};
     TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGpuMetricNames, kColumns));
-    while (true) {
-      TP_ASSIGN_OR_RETURN(bool more, row.Step());
-      if (!more) break;
-      if (row.SkipIllTyped({0, 1})) continue;
+    TP_RETURN_IF_ERROR(EachRow(row, [&] {
+      if (row.SkipIllTyped({0, 1})) return;
       const std::string name(row.Text(2));
       if (nsys::IsReadGpuMetric(name)) names[{IntOr(row, 0, 0), IntOr(row, 1, 0)}] = "GPU_METRICS/" + name;
-    }
+    }));
   }
   if (names.empty()) return Status::Ok();
   constexpr std::array<std::string_view, 4> kColumns = {"timestamp", "typeId", "metricId", "value"};
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGpuMetrics, kColumns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0, 1, 2})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0, 1, 2})) return;
     const int64_t type = IntOr(row, 1, 0);
     auto name = names.find({type, IntOr(row, 2, 0)});
     const std::optional<int64_t> ts = row.OptionalInt(0);
     const std::optional<double> value = row.OptionalDouble(3);
-    if (name == names.end() || !ts || !value) continue;
+    if (name == names.end() || !ts || !value) return;
     const int64_t device = type & 0xFF;
     for (const auto& sink : sinks_) {
       if (!sink->devices.contains(device)) continue;
       sink->builder.AddCounterSample(ProcessKey{device}, name->second, *ts, *value);
       ++sink->rows_read;
     }
-  }
+  }));
   return Status::Ok();
 }
 

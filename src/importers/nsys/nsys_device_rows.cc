@@ -57,12 +57,10 @@ Status NsysImporter::ReadKernels() {
                                        "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
                                        "clusterX", "clusterY", "clusterZ", "maxActiveClusters"});
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kKernels, columns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
     EventRecord r;
     RankSink* sink = CommonRecord(row, "kernel", EventKind::kKernel, &r);
-    if (sink == nullptr) continue;
+    if (sink == nullptr) return;
     // Kineto shows the demangled name; shortName is what nsys groups by, used when that is absent.
     r.name = StringOf(*sink, row.OptionalInt(6) ? row.OptionalInt(6) : row.OptionalInt(7));
     KernelInfo info;
@@ -85,7 +83,7 @@ Status NsysImporter::ReadKernels() {
     info.stream = IntOr(row, 3, kNoId);
     info.device = IntOr(row, 2, kNoId);
     sink->builder.AddKernelInfo(info);
-  }
+  }));
   return Status::Ok();
 }
 
@@ -93,16 +91,14 @@ Status NsysImporter::ReadGraphTrace() {
   if (!HasRequired(kGraphTrace, {"start", "end"})) return Status::Ok();
   const auto columns = WithCommon<1>({"graphId"});
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGraphTrace, columns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
     EventRecord r;
     RankSink* sink = CommonRecord(row, "cuda_graph", EventKind::kKernel, &r);
-    if (sink == nullptr) continue;
+    if (sink == nullptr) return;
     const std::optional<int64_t> graph = row.OptionalInt(6);
     r.name = sink->builder.Intern(graph ? fmt::format("CUDA graph {}", *graph) : std::string("CUDA graph"));
     sink->builder.AddEvent(r);
-  }
+  }));
   return Status::Ok();
 }
 
@@ -110,12 +106,10 @@ Status NsysImporter::ReadMemcpy() {
   if (!HasRequired(kMemcpy, {"start", "end"})) return Status::Ok();
   const auto columns = WithCommon<4>({"bytes", "copyKind", "srcKind", "dstKind"});
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kMemcpy, columns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
     EventRecord r;
     RankSink* sink = CommonRecord(row, "gpu_memcpy", EventKind::kMemcpy, &r);
-    if (sink == nullptr) continue;
+    if (sink == nullptr) return;
     const int64_t copy_kind = IntOr(row, 7, 0), src = IntOr(row, 8, kAbsent), dst = IntOr(row, 9, kAbsent);
     r.name = sink->builder.Intern(nsys::MemcpyName(copy_kind, src, dst));
     CopyInfo info;
@@ -125,7 +119,7 @@ Status NsysImporter::ReadMemcpy() {
     if (src != kAbsent) info.src = nsys::MemoryKindOf(src);
     if (dst != kAbsent) info.dst = nsys::MemoryKindOf(dst);
     sink->builder.AddCopyInfo(info);
-  }
+  }));
   return Status::Ok();
 }
 
@@ -133,12 +127,10 @@ Status NsysImporter::ReadMemset() {
   if (!HasRequired(kMemset, {"start", "end"})) return Status::Ok();
   const auto columns = WithCommon<2>({"bytes", "memKind"});
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kMemset, columns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
     EventRecord r;
     RankSink* sink = CommonRecord(row, "gpu_memset", EventKind::kMemset, &r);
-    if (sink == nullptr) continue;
+    if (sink == nullptr) return;
     const int64_t mem_kind = IntOr(row, 7, kAbsent);
     r.name = sink->builder.Intern(nsys::MemsetName(mem_kind));
     CopyInfo info;
@@ -146,7 +138,7 @@ Status NsysImporter::ReadMemset() {
     info.bytes = IntOr(row, 6, kNoId);
     if (mem_kind != kAbsent) info.dst = nsys::MemoryKindOf(mem_kind);
     sink->builder.AddCopyInfo(info);
-  }
+  }));
   return Status::Ok();
 }
 

@@ -10,17 +10,15 @@ Status NsysImporter::ReadSync() {
   if (!HasRequired(kSync, {"start", "end"})) return Status::Ok();
   constexpr std::array<std::string_view, 5> kColumns = {"start", "end", "correlationId", "globalPid", "syncType"};
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kSync, kColumns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0, 1, 3})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0, 1, 3})) return;
     const int64_t pid = row.OptionalInt(3) ? ProcessOf(row.Int(3)) : 0;
     RankSink* sink = HostSink(pid);
-    if (sink == nullptr) continue;
+    if (sink == nullptr) return;
     PendingSync sync;
     sync.sink = sink;
     sync.pid = pid;
-    if (!Times(row, 0, &sync.record, *sink)) continue;
+    if (!Times(row, 0, &sync.record, *sink)) return;
     sync.record.kind = EventKind::kRuntime;
     sync.record.category = sink->builder.Intern("cuda_sync");
     sync.record.name = sink->builder.Intern(nsys::SyncTypeName(IntOr(row, 4, 0)));
@@ -28,7 +26,7 @@ Status NsysImporter::ReadSync() {
     const int64_t key = Correlation(row, 2, device_pids_known_ ? pid : 0);
     if (key != kNoId) syncs_by_call_.emplace(key, static_cast<uint32_t>(syncs_.size()));
     syncs_.push_back(sync);
-  }
+  }));
   return Status::Ok();
 }
 
@@ -71,15 +69,13 @@ Status NsysImporter::ReadRuntime() {
   constexpr std::array<std::string_view, 6> kColumns = {"start",         "end",    "globalTid",
                                                         "correlationId", "nameId", "eventClass"};
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kRuntime, kColumns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0, 1, 2})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0, 1, 2})) return;
     const int64_t global_tid = IntOr(row, 2, 0);
     RankSink* sink = HostSink(ProcessOf(global_tid));
-    if (sink == nullptr) continue;
+    if (sink == nullptr) return;
     EventRecord r;
-    if (!Times(row, 0, &r, *sink)) continue;
+    if (!Times(row, 0, &r, *sink)) return;
     r.track = HostTrack(*sink, global_tid);
     r.correlation = Correlation(row, 3, device_pids_known_ ? ProcessOf(global_tid) : 0);
     const std::string name(sink->builder.str(StringOf(*sink, row.OptionalInt(4))));
@@ -92,7 +88,7 @@ Status NsysImporter::ReadRuntime() {
     sink->builder.AddEvent(r);
     ++sink->rows_read;
     if (!syncs_by_call_.empty() && r.correlation != kNoId) PlaceSyncs(r.correlation, r.track);
-  }
+  }));
   return Status::Ok();
 }
 
@@ -101,26 +97,24 @@ Status NsysImporter::ReadNvtx() {
   constexpr std::array<std::string_view, 9> kColumns = {"start",     "end",      "eventType", "text",      "textId",
                                                         "globalTid", "domainId", "jsonText",  "binaryData"};
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kNvtx, kColumns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0, 1, 2, 5})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0, 1, 2, 5})) return;
     const int64_t type = IntOr(row, 2, kAbsent);
     const bool range = nsys::IsNvtxRange(type);
-    if (!range && !nsys::IsNvtxMark(type)) continue;  // domain/category/thread registrations
+    if (!range && !nsys::IsNvtxMark(type)) return;  // domain/category/thread registrations
     const int64_t global_tid = IntOr(row, 5, 0);
     RankSink* sink = HostSink(ProcessOf(global_tid));
-    if (sink == nullptr) continue;
+    if (sink == nullptr) return;
     const std::string_view text = NvtxText(row, 3, 4);
     if (const int64_t rank = nsys::RankInNvtxText(text); rank >= 0) sink->named_ranks.insert(rank);
     EventRecord r;
     std::optional<std::string_view> op;
     if (range) {
-      if (!Times(row, 0, &r, *sink)) continue;  // a range still open when capture stopped has no end
+      if (!Times(row, 0, &r, *sink)) return;  // a range still open when capture stopped has no end
       op = nsys::PytorchOpName(text);
       r.kind = op ? EventKind::kHostOp : EventKind::kUserAnnotation;
     } else {
-      if (!row.OptionalInt(0)) continue;
+      if (!row.OptionalInt(0)) return;
       r.ts_ns = row.Int(0);
       r.kind = EventKind::kInstant;
     }
@@ -133,7 +127,7 @@ Status NsysImporter::ReadNvtx() {
     // Library domains (NCCL's) are never iterations; the default domain is 0 (or not written).
     if (range) sink->nvtx_ranges.push_back({event, !op && IntOr(row, 6, 0) == 0});
     ++sink->rows_read;
-  }
+  }));
   return Status::Ok();
 }
 
@@ -141,20 +135,17 @@ Status NsysImporter::ReadPayloadSchemas() {
   if (!HasRequired(kPayloadSchemaEntries, {"schemaId", "name"})) return Status::Ok();
   constexpr std::array<std::string_view, 5> kColumns = {"domainId", "schemaId", "name", "type", "offset"};
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kPayloadSchemaEntries, kColumns, " ORDER BY \"idx\""));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0, 1, 3, 4})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0, 1, 3, 4})) return;
     std::vector<nsys::PayloadField>& fields = payload_schemas_[{IntOr(row, 0, 0), IntOr(row, 1, 0)}];
     const std::string_view name = row.Text(2);
     // A schema registered by several processes is listed once per process: keep one copy of each field.
-    if (std::any_of(fields.begin(), fields.end(), [&](const nsys::PayloadField& f) { return f.name == name; }))
-      continue;
+    if (std::any_of(fields.begin(), fields.end(), [&](const nsys::PayloadField& f) { return f.name == name; })) return;
     // A NULL offset is 0 on a schema's first field; on a later one it would be implicit (natural
     // alignment), which is not computed: such a field is not read rather than read at 0.
     fields.push_back({std::string(name), IntOr(row, 3, 0), IntOr(row, 4, fields.empty() ? 0 : -1)});
     if (name == "Message size [bytes]" || name == "Bytes") nccl_sizes_registered_ = true;
-  }
+  }));
   return Status::Ok();
 }
 

@@ -67,6 +67,16 @@ inline std::string SelectOptional(const SqliteFile& db, std::string_view table,
   return fmt::format("{} FROM \"{}\"{}", sql, table, tail);
 }
 
+// Hands each row of `row`'s result to `fn`; a failed step is the error.
+template <typename RowFn>
+Status EachRow(SqliteStatement& row, RowFn&& fn) {
+  while (true) {
+    TP_ASSIGN_OR_RETURN(bool more, row.Step());
+    if (!more) return Status::Ok();
+    fn();
+  }
+}
+
 inline int64_t IntOr(const SqliteStatement& row, int column, int64_t fallback) {
   return row.OptionalInt(column).value_or(fallback);
 }

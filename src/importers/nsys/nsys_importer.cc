@@ -62,15 +62,13 @@ Status NsysImporter::ReadExportMetadata() {
   }
   TP_ASSIGN_OR_RETURN(SqliteStatement row, db_.Prepare("SELECT name, value FROM META_DATA_EXPORT"));
   std::string version;
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
     const std::string_view name = row.Text(0);
     if (name == "EXPORT_SCHEMA_VERSION") version = std::string(row.Text(1));
     if (name == "EXPORT_SCHEMA_VERSION" || name == "EXPORT_PRODUCT_VERSION" || name.starts_with("DERIVED_")) {
       Entry("nsys." + std::string(name), std::string(row.Text(1)));
     }
-  }
+  }));
   if (version.empty()) {
     warnings_.push_back("META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION: the nsys schema version is unknown");
   } else if (!nsys::IsKnownSchemaVersion(version)) {
@@ -100,12 +98,10 @@ Status NsysImporter::ReadInventory() {
 Status NsysImporter::ReadStrings() {
   if (!HasRequired(kStrings, {"id", "value"})) return Status::Ok();
   TP_ASSIGN_OR_RETURN(SqliteStatement row, db_.Prepare("SELECT id, value FROM StringIds"));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0})) return;
     strings_.emplace(row.Int(0), std::string(row.Text(1)));
-  }
+  }));
   return Status::Ok();
 }
 
@@ -143,10 +139,8 @@ Status NsysImporter::ReadGpus() {
                                                          "clockRate",
                                                          "maxBlocksPerSm"};
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kGpus, kColumns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0})) return;
     GpuRow gpu;
     Device& d = gpu.device;
     d.type = DeviceType::kGpu;
@@ -167,7 +161,7 @@ Status NsysImporter::ReadGpus() {
     gpu.clock_rate = row.OptionalInt(11);
     device_ids_.insert(d.id);
     gpus_.push_back(std::move(gpu));
-  }
+  }));
   return Status::Ok();
 }
 
@@ -178,20 +172,18 @@ Status NsysImporter::ReadCudaDevices() {
   }
   constexpr std::array<std::string_view, 2> kColumns = {"cudaId", "numMultiprocessors"};
   TP_ASSIGN_OR_RETURN(SqliteStatement row, Query(kCudaDevices, kColumns));
-  while (true) {
-    TP_ASSIGN_OR_RETURN(bool more, row.Step());
-    if (!more) break;
-    if (row.SkipIllTyped({0, 1})) continue;
+  TP_RETURN_IF_ERROR(EachRow(row, [&] {
+    if (row.SkipIllTyped({0, 1})) return;
     const std::optional<int64_t> id = row.OptionalInt(0);
     const std::optional<int64_t> sms = row.OptionalInt(1);
-    if (!id || !sms || *sms <= 0 || device_ids_.contains(*id)) continue;
+    if (!id || !sms || *sms <= 0 || device_ids_.contains(*id)) return;
     GpuRow gpu;
     gpu.device.type = DeviceType::kGpu;
     gpu.device.id = *id;
     gpu.device.num_sms = *sms;
     device_ids_.insert(*id);
     gpus_.push_back(std::move(gpu));
-  }
+  }));
   return Status::Ok();
 }
 

@@ -14,26 +14,22 @@ RankSink* NsysImporter::RankWithHost(int64_t pid) {
 Status NsysImporter::NameHosts() {
   if (HasRequired(kProcesses, {"globalPid", "name"})) {
     TP_ASSIGN_OR_RETURN(SqliteStatement row, db_.Prepare("SELECT globalPid, name FROM PROCESSES"));
-    while (true) {
-      TP_ASSIGN_OR_RETURN(bool more, row.Step());
-      if (!more) break;
-      if (row.SkipIllTyped({0})) continue;
+    TP_RETURN_IF_ERROR(EachRow(row, [&] {
+      if (row.SkipIllTyped({0})) return;
       const int64_t pid = ProcessOf(row.Int(0));
       if (RankSink* sink = RankWithHost(pid)) sink->builder.SetProcessName(ProcessKey{HostKey(pid)}, row.Text(1));
-    }
+    }));
   }
   if (HasRequired(kThreadNames, {"nameId", "globalTid"})) {
     TP_ASSIGN_OR_RETURN(SqliteStatement row, db_.Prepare("SELECT globalTid, nameId FROM ThreadNames"));
-    while (true) {
-      TP_ASSIGN_OR_RETURN(bool more, row.Step());
-      if (!more) break;
-      if (row.SkipIllTyped({0})) continue;
+    TP_RETURN_IF_ERROR(EachRow(row, [&] {
+      if (row.SkipIllTyped({0})) return;
       const int64_t global_tid = row.Int(0);
       RankSink* sink = RankWithHost(ProcessOf(global_tid));
-      if (sink == nullptr) continue;
+      if (sink == nullptr) return;
       sink->builder.SetThreadName(ProcessKey{HostKey(ProcessOf(global_tid))}, ProcessKey{ThreadOf(global_tid)},
                                   sink->builder.str(StringOf(*sink, row.OptionalInt(1))));
-    }
+    }));
   }
   return Status::Ok();
 }
