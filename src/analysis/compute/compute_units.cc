@@ -120,21 +120,10 @@ struct GpuKernels {
   int64_t max_duration_ns = 0;
 };
 
-// The blocks of a grid (threads of a block); unknown when a dimension is, or when the dimensions of a
-// damaged trace multiply past int64.
-int64_t Product(const int64_t (&dims)[3]) {
-  if (dims[0] == kNoId || dims[1] == kNoId || dims[2] == kNoId) return kNoId;
-  int64_t product = 0;
-  if (__builtin_mul_overflow(dims[0], dims[1], &product) || __builtin_mul_overflow(product, dims[2], &product)) {
-    return kNoId;
-  }
-  return product;
-}
-
 // Kineto's arg when present (grid blocks / numSms), else the same from the grid and the SM count.
 double BlocksPerSm(const KernelInfo& info, const SmLimits& limits) {
   if (info.blocks_per_sm >= 0) return info.blocks_per_sm;
-  const int64_t blocks = Product(info.grid);
+  const int64_t blocks = LaunchDimsProduct(info.grid);
   if (blocks == kNoId || limits.sm_count == kNoId || limits.sm_count <= 0) return -1;
   return static_cast<double>(blocks) / static_cast<double>(limits.sm_count);
 }
@@ -182,7 +171,7 @@ KernelSpan SpanOf(const Trace& trace, uint32_t event, const KernelInfo* info, co
         ++out->estimated_occupancy;
       }
     }
-    span.waves = EstimateWaves(span.blocks_per_sm, span.occupancy, Product(info->block), limits);
+    span.waves = EstimateWaves(span.blocks_per_sm, span.occupancy, LaunchDimsProduct(info->block), limits);
   }
   return span;
 }
@@ -201,7 +190,7 @@ CollectedKernels CollectKernels(const Trace& trace, const HardwareProfile* profi
     if (events.kind[i] != EventKind::kKernel || events.dur_ns[i] < 0) continue;
     const uint32_t device = trace.processes()[trace.tracks()[events.track[i]].process].device;
     const KernelInfo* info = info_of.Next(i);
-    if (info && (info->blocks_per_sm >= 0 || Product(info->grid) != kNoId)) ++out.with_launch_config;
+    if (info && (info->blocks_per_sm >= 0 || LaunchDimsProduct(info->grid) != kNoId)) ++out.with_launch_config;
     if (gpu == nullptr || device != last_device) {
       auto found = limits_of.find(device);
       if (found == limits_of.end()) {
