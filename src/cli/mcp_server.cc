@@ -78,6 +78,38 @@ McpToolResult RunTool(const McpTool& tool, const McpArguments& arguments) {
   }
 }
 
+// tools/call: the tool named in `params` (nullptr when the request has none) run on its arguments.
+std::string CallTool(const std::vector<McpTool>& tools, const std::string& reply_id,
+                     const simdjson::dom::object* params) {
+  std::string_view name;
+  if (params == nullptr || (*params)["name"].get(name)) {
+    return ErrorReply(reply_id, kJsonRpcInvalidParams, "Invalid params: tools/call needs the tool's name");
+  }
+  const McpTool* tool = nullptr;
+  for (const McpTool& candidate : tools) {
+    if (candidate.name == name) tool = &candidate;
+  }
+  if (!tool) return ErrorReply(reply_id, kJsonRpcInvalidParams, "Unknown tool: " + std::string(name));
+  McpArguments arguments;
+  element arguments_element;
+  if (!(*params)["arguments"].get(arguments_element)) {
+    simdjson::dom::object fields;
+    if (arguments_element.get_object().get(fields)) {
+      return ErrorReply(reply_id, kJsonRpcInvalidParams, "Invalid params: arguments must be an object");
+    }
+    for (const auto field : fields) {
+      std::optional<McpArguments::Value> value = ArgumentValue(field.value);
+      if (!value) {
+        return Reply(reply_id, ToolReply({ErrorLine(std::string(name) + ": argument " + std::string(field.key) +
+                                                    ": expected a boolean, number, string or array of strings"),
+                                          true}));
+      }
+      arguments.Set(std::string(field.key), std::move(*value));
+    }
+  }
+  return Reply(reply_id, ToolReply(RunTool(*tool, arguments)));
+}
+
 }  // namespace
 
 const McpArguments::Value* McpArguments::Find(std::string_view name) const {
@@ -170,33 +202,7 @@ std::optional<std::string> McpServer::Handle(std::string_view message) {
   if (method == "tools/list") return Reply(reply_id, ToolsList());
   if (method != "tools/call") return ErrorReply(reply_id, kJsonRpcMethodNotFound, "Method not found: " + std::string(method));
 
-  std::string_view name;
-  if (!has_params || params["name"].get(name)) {
-    return ErrorReply(reply_id, kJsonRpcInvalidParams, "Invalid params: tools/call needs the tool's name");
-  }
-  const McpTool* tool = nullptr;
-  for (const McpTool& candidate : tools_) {
-    if (candidate.name == name) tool = &candidate;
-  }
-  if (!tool) return ErrorReply(reply_id, kJsonRpcInvalidParams, "Unknown tool: " + std::string(name));
-  McpArguments arguments;
-  element arguments_element;
-  if (!params["arguments"].get(arguments_element)) {
-    simdjson::dom::object fields;
-    if (arguments_element.get_object().get(fields)) {
-      return ErrorReply(reply_id, kJsonRpcInvalidParams, "Invalid params: arguments must be an object");
-    }
-    for (const auto field : fields) {
-      std::optional<McpArguments::Value> value = ArgumentValue(field.value);
-      if (!value) {
-        return Reply(reply_id, ToolReply({ErrorLine(std::string(name) + ": argument " + std::string(field.key) +
-                                                    ": expected a boolean, number, string or array of strings"),
-                                          true}));
-      }
-      arguments.Set(std::string(field.key), std::move(*value));
-    }
-  }
-  return Reply(reply_id, ToolReply(RunTool(*tool, arguments)));
+  return CallTool(tools_, reply_id, has_params ? &params : nullptr);
 }
 
 void McpServer::Serve(std::FILE* in, std::FILE* out) {

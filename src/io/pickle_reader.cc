@@ -105,6 +105,7 @@ class PickleParser {
     return InvalidInput(fmt::format("{}: {} at offset {}", name_, what, op_offset_));
   }
 
+  // One opcode; those that move the stack or its marks are here, the rest pass on by what they do.
   Status Step(uint8_t op) {
     switch (op) {
       case kProto: return Skip(1);
@@ -126,6 +127,13 @@ class PickleParser {
         stack_.push_back(top);
         return Status::Ok();
       }
+      default: return PushScalar(op);
+    }
+  }
+
+  // Opcodes that push one value read from the stream: None, booleans, numbers, strings and bytes.
+  Status PushScalar(uint8_t op) {
+    switch (op) {
       case kNoneOp: return Push(Node{PickleKind::kNone});
       case kNewTrue: return PushInt(PickleKind::kBool, 1);
       case kNewFalse: return PushInt(PickleKind::kBool, 0);
@@ -147,6 +155,13 @@ class PickleParser {
       case kBinBytes: return PushText(PickleKind::kBytes, 4);
       case kBinBytes8: return PushText(PickleKind::kBytes, 8);
       case kByteArray8: return PushText(PickleKind::kBytes, 8);
+      default: return BuildOrRecall(op);
+    }
+  }
+
+  // Opcodes that build containers from the stack, and the memo's puts and gets.
+  Status BuildOrRecall(uint8_t op) {
+    switch (op) {
       case kEmptyList: return Push(Node{PickleKind::kList});
       case kEmptyDict: return Push(Node{PickleKind::kDict});
       case kEmptySet: return Push(Node{PickleKind::kSet});

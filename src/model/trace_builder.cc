@@ -17,33 +17,6 @@ constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
 constexpr double kNoMetric = std::numeric_limits<double>::quiet_NaN();
 
-// Profilers record seconds to minutes. An event lasting over a day, or starting more than a day away
-// from the bulk of the trace, is a corrupt timestamp (a clock read as zero, a unit mix-up), not work:
-// kept, it would stretch every span and union it falls into.
-constexpr int64_t kImplausibleNs = int64_t{24} * 3600 * 1000 * 1000 * 1000;
-// The bulk's middle is the median start of a sample this large (outliers are few by nature).
-constexpr size_t kMedianSample = 1 << 16;
-
-int64_t SampleMedian(const std::vector<int64_t>& values) {
-  const size_t stride = values.size() / kMedianSample + 1;
-  std::vector<int64_t> sample;
-  sample.reserve(values.size() / stride + 1);
-  for (size_t i = 0; i < values.size(); i += stride) sample.push_back(values[i]);
-  auto middle = sample.begin() + static_cast<std::ptrdiff_t>(sample.size() / 2);
-  std::nth_element(sample.begin(), middle, sample.end());
-  return *middle;
-}
-
-// |a - b| without overflow: two int64 timestamps can be nearly 2^64 apart.
-uint64_t Distance(int64_t a, int64_t b) {
-  const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-  return a >= b ? ua - ub : ub - ua;
-}
-
-std::string Hours(uint64_t ns) {
-  return std::to_string(static_cast<uint64_t>(static_cast<double>(ns) / 3600e9)) + " h";
-}
-
 // Keeps the entries whose event survives, renumbered; `remap` is kNoIndex for dropped events.
 template <typename Row>
 void RemapEvents(const std::vector<uint32_t>& remap, std::vector<Row>* rows) {
@@ -106,8 +79,6 @@ RepeatedSteps DropRepeatedSteps(const EventTable& events, std::vector<Step>* ste
   KeepUnmarked(drop, steps);
   return found;
 }
-
-bool IsHostCallKind(EventKind kind) { return kind == EventKind::kRuntime || kind == EventKind::kDriver; }
 
 }  // namespace
 
@@ -339,77 +310,6 @@ Trace TraceBuilder::Finish(bool spare_core) {
   return std::move(trace_);
 }
 
-namespace {
-
-// A time past int64's ends once the base is added (a hostile or garbled trace) is held at the end.
-void AddBase(int64_t base, int64_t* ts) {
-  if (__builtin_add_overflow(*ts, base, ts)) {
-    *ts = base > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  }
-}
-
-}  // namespace
-
-void TraceBuilder::ApplyBaseTime() {
-  const int64_t base = trace_.metadata_.base_time_ns;
-  const bool shift = base != kNoId && base != 0;
-  DropEventsPastTheEnd(shift ? base : 0);
-  if (!shift) return;
-  for (MemoryEvent& m : trace_.memory_events_) AddBase(base, &m.ts_ns);
-  for (CounterSample& c : trace_.counter_samples_) AddBase(base, &c.ts_ns);
-  for (FlowPoint& f : trace_.flow_points_) AddBase(base, &f.ts_ns);
-}
-
-// Shifts every event by `base` and drops, with a count, those whose start or end (with the base) falls
-// outside int64 nanoseconds: every analysis computes ends as start + duration, which must never wrap.
-void TraceBuilder::DropEventsPastTheEnd(int64_t base) {
-  EventTable& e = trace_.events_;
-  std::vector<bool> drop;
-  uint64_t dropped = 0;
-  for (size_t i = 0; i < e.size(); ++i) {
-    int64_t end = 0;
-    const bool past = __builtin_add_overflow(e.ts_ns[i], base, &e.ts_ns[i]) ||
-                      __builtin_add_overflow(e.ts_ns[i], std::max<int64_t>(e.dur_ns[i], 0), &end);
-    if (!past) continue;
-    if (drop.empty()) drop.assign(e.size(), false);
-    drop[i] = true;
-    ++dropped;
-  }
-  if (dropped == 0) return;
-  Warn(std::to_string(dropped) + (dropped == 1 ? " event" : " events") +
-       " whose start or end lies past the range of int64 nanoseconds (the trace's base time added) dropped");
-  CompactEvents(drop);
-}
-
-void TraceBuilder::DropImplausibleEvents() {
-  const EventTable& e = trace_.events_;
-  if (e.size() == 0) return;
-  const int64_t middle = SampleMedian(e.ts_ns);
-  std::vector<bool> drop(e.size(), false);
-  uint64_t too_long = 0, far_away = 0;
-  uint64_t longest_ns = 0, farthest_ns = 0;
-  for (size_t i = 0; i < e.size(); ++i) {
-    const uint64_t distance = Distance(e.ts_ns[i], middle);
-    if (distance > static_cast<uint64_t>(kImplausibleNs)) {
-      drop[i] = true;
-      ++far_away;
-      farthest_ns = std::max(farthest_ns, distance);
-    } else if (e.dur_ns[i] > kImplausibleNs) {
-      drop[i] = true;
-      ++too_long;
-      longest_ns = std::max(longest_ns, static_cast<uint64_t>(e.dur_ns[i]));
-    }
-  }
-  if (far_away > 0) {
-    Warn(std::to_string(far_away) + " events starting more than a day away from the rest of the trace dropped (up to " +
-         Hours(farthest_ns) + " away)");
-  }
-  if (too_long > 0) {
-    Warn(std::to_string(too_long) + " events lasting more than a day dropped (the longest " + Hours(longest_ns) + ")");
-  }
-  if (far_away > 0 || too_long > 0) CompactEvents(drop);
-}
-
 // Removes the marked events and renumbers what refers to them. Runs before links, flows and steps are
 // resolved, so that only the per-event side tables hold event indices.
 void TraceBuilder::CompactEvents(const std::vector<bool>& drop) {
@@ -507,99 +407,6 @@ void TraceBuilder::ResolveSteps() {
   }
   std::sort(trace_.steps_.begin(), trace_.steps_.end(),
             [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
-}
-
-// CUPTI correlation ids join a runtime call to the kernel or copy it launched (HTA joins on the same
-// key; flows are only a viewer hint and are missing in some traces).
-void TraceBuilder::ResolveCorrelationLinks() {
-  const EventTable& e = trace_.events_;
-  std::unordered_map<int64_t, uint32_t> host_call;
-  for (uint32_t i = 0; i < e.size(); ++i) {
-    if (IsHostCallKind(e.kind[i]) && e.correlation[i] != kNoId) host_call.emplace(e.correlation[i], i);
-  }
-  if (host_call.empty()) return;
-  const StringId category = Intern("correlation");
-  for (uint32_t i = 0; i < e.size(); ++i) {
-    if (!IsDeviceKind(e.kind[i]) || e.correlation[i] == kNoId || e.kind[i] == EventKind::kGpuAnnotation) continue;
-    auto it = host_call.find(e.correlation[i]);
-    if (it != host_call.end()) trace_.links_.push_back(Link{it->second, i, LinkKind::kCorrelation, category});
-  }
-}
-
-// Flow endpoints carry no event reference: they attach to the interval on the same track that starts
-// at the same ts (the innermost one), or, for bp:"e" points with no such interval, to the one
-// enclosing them. Points are few next to events: exact matches come from one hashed pass over the
-// events; only the rare enclosing case sorts the tracks involved.
-std::vector<Link> TraceBuilder::ResolveFlows() {
-  auto& points = trace_.flow_points_;
-  const EventTable& e = trace_.events_;
-  std::vector<Link> links;
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> exact;  // (track, ts) -> event
-  for (const FlowPoint& p : points) {
-    if (!p.duplicates_correlation)
-      exact.emplace(std::make_pair(uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)), kNoIndex);
-  }
-  if (exact.empty()) return links;
-  for (uint32_t i = 0; i < e.size(); ++i) {
-    if (e.dur_ns[i] < 0) continue;
-    auto it = exact.find({uint64_t{e.track[i]}, static_cast<uint64_t>(e.ts_ns[i])});
-    if (it == exact.end()) continue;
-    if (it->second == kNoIndex || e.dur_ns[i] < e.dur_ns[it->second]) it->second = i;  // innermost
-  }
-  std::vector<bool> needs_enclosing(trace_.tracks_.size(), false);
-  bool any_enclosing = false;
-  for (FlowPoint& p : points) {
-    if (p.duplicates_correlation) continue;
-    p.event = exact.at({uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)});
-    if (p.event == kNoIndex && p.binds_enclosing) {
-      needs_enclosing[p.track] = true;
-      any_enclosing = true;
-    }
-  }
-  if (any_enclosing) BindEnclosingFlowPoints(needs_enclosing);
-  std::unordered_map<FlowKey, uint32_t, FlowKeyHash> starts;
-  for (const FlowPoint& p : points) {
-    if (p.duplicates_correlation || p.phase != FlowPhase::kStart || p.event == kNoIndex) continue;
-    starts.insert_or_assign(FlowKey(p), p.event);
-  }
-  for (const FlowPoint& p : points) {
-    if (p.duplicates_correlation || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
-    auto it = starts.find(FlowKey(p));
-    if (it != starts.end()) links.push_back(Link{it->second, p.event, LinkKind::kFlow, p.category});
-  }
-  return links;
-}
-
-// The latest-starting slice before the point's ts on its track that still covers it.
-void TraceBuilder::BindEnclosingFlowPoints(const std::vector<bool>& tracks) {
-  const EventTable& e = trace_.events_;
-  struct Slot {
-    uint32_t track;
-    uint32_t event;
-    int64_t ts;
-    int64_t end;
-  };
-  std::vector<Slot> order;
-  for (uint32_t i = 0; i < e.size(); ++i) {
-    if (tracks[e.track[i]] && e.dur_ns[i] >= 0) order.push_back(Slot{e.track[i], i, e.ts_ns[i], e.end_ns(i)});
-  }
-  std::sort(order.begin(), order.end(),
-            [](const Slot& a, const Slot& b) { return a.track != b.track ? a.track < b.track : a.ts < b.ts; });
-  for (FlowPoint& p : trace_.flow_points_) {
-    if (p.duplicates_correlation || p.event != kNoIndex || !p.binds_enclosing) continue;
-    auto it = std::lower_bound(order.begin(), order.end(), p, [](const Slot& s, const FlowPoint& q) {
-      return s.track != q.track ? s.track < q.track : s.ts < q.ts_ns;
-    });
-    int steps = 0;  // bounded look-back: nesting is shallow
-    for (auto j = it; j != order.begin() && steps < 64; ++steps) {
-      --j;
-      if (j->track != p.track) break;
-      if (j->end >= p.ts_ns) {
-        p.event = j->event;
-        break;
-      }
-    }
-  }
 }
 
 void TraceBuilder::ComputeSpan() {

@@ -489,6 +489,57 @@ std::optional<std::string> StartsBeforeLaunch(const Trace& trace, std::span<cons
          " launch latency is counted as 0";
 }
 
+// Steps the totals leave out (the profiler stopped, the trace is cut) or a trace without steps, said.
+void WarnAboutSteps(const Trace& trace, size_t device_work, bool device_work_missing,
+                    const std::vector<StepBreakdown>& stopped_steps, RankBreakdown* result) {
+  if (!stopped_steps.empty()) {
+    result->warnings.push_back(result->path + ": " + StepList(stopped_steps) +
+                               " at the end of the trace ran no device work while the steps before did (the "
+                               "profiler stopped): marked incomplete and left out of the totals, means and verdicts");
+  }
+  if (result->incomplete_steps.size() > stopped_steps.size()) {
+    std::vector<StepBreakdown> cut(result->incomplete_steps.begin(),
+                                   result->incomplete_steps.end() - static_cast<ptrdiff_t>(stopped_steps.size()));
+    result->warnings.push_back(
+        result->path + ": " +
+        (device_work_missing ? "trace is cut off before any of the device work its other records show; "
+                             : "trace is cut off; ") +
+        StepList(cut) + " may miss work: marked incomplete and left out of the totals, means and verdicts");
+  } else if (device_work_missing && stopped_steps.empty()) {
+    result->warnings.push_back(result->path +
+                               ": trace is cut off before any of the device work its other records show; "
+                               "no device time is measured");
+  } else if (device_work > 0 && stopped_steps.empty() &&
+             std::none_of(result->steps.begin(), result->steps.end(),
+                          [](const StepBreakdown& step) { return step.step.has_value(); })) {
+    // Per-step figures are then the whole trace's, one-off work (initialization, a first compile) included.
+    const bool nvtx_steps = FactsOf(trace.metadata().format).nvtx_steps;
+    const std::optional<OneOffRegion> one_off = FindOneOffRegion(trace);
+    result->warnings.push_back(
+        result->path + ": no steps marked" +
+        (nvtx_steps ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
+        ": the whole trace counts as one step, one-off work such as initialization included" +
+        (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " +
+        (nvtx_steps ? "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))"
+              : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
+  }
+}
+
+// Each device's own breakdown where the rank drove several, the host's collectives counted on each.
+void AddDeviceBreakdowns(const Trace& trace, const std::vector<DeviceWorkEvent>& work,
+                         const std::vector<DeviceWorkEvent>& host_collectives, const LaunchTimes& launch,
+                         const std::optional<std::vector<TorchNpuStepRange>>& torch_npu_ranges, int64_t cut_ns,
+                         std::optional<std::set<int64_t>>* stopped, RankBreakdown* result) {
+  const std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device = WorkByDevice(trace, work);
+  result->device_count = by_device.size();
+  if (by_device.size() <= 1) return;
+  for (auto [device, device_work_of] : by_device) {
+    device_work_of.insert(device_work_of.end(), host_collectives.begin(), host_collectives.end());
+    result->devices.push_back(DeviceBreakdownOf(
+        trace, device, BreakdownOf(trace, device_work_of, launch, torch_npu_ranges, cut_ns, stopped)));
+  }
+}
+
 }  // namespace
 
 int64_t StepTimeNs(const StepBreakdown& step) {
@@ -540,49 +591,10 @@ RankBreakdown MeasureTimeBreakdown(const Trace& trace) {
   if (auto early = StartsBeforeLaunch(trace, std::span(work).first(device_work), launch)) {
     result.warnings.push_back(std::move(*early));
   }
-  if (!stopped_steps.empty()) {
-    result.warnings.push_back(result.path + ": " + StepList(stopped_steps) +
-                              " at the end of the trace ran no device work while the steps before did (the "
-                              "profiler stopped): marked incomplete and left out of the totals, means and verdicts");
-  }
-  if (result.incomplete_steps.size() > stopped_steps.size()) {
-    std::vector<StepBreakdown> cut(result.incomplete_steps.begin(),
-                                   result.incomplete_steps.end() - static_cast<ptrdiff_t>(stopped_steps.size()));
-    result.warnings.push_back(result.path + ": " +
-                              (device_work_missing
-                                   ? "trace is cut off before any of the device work its other records show; "
-                                   : "trace is cut off; ") +
-                              StepList(cut) +
-                              " may miss work: marked incomplete and left out of the totals, means and verdicts");
-  } else if (device_work_missing && stopped_steps.empty()) {
-    result.warnings.push_back(result.path +
-                              ": trace is cut off before any of the device work its other records show; "
-                              "no device time is measured");
-  } else if (device_work > 0 && stopped_steps.empty() && std::none_of(result.steps.begin(), result.steps.end(),
-                                             [](const StepBreakdown& step) { return step.step.has_value(); })) {
-    // Per-step figures are then the whole trace's, one-off work (initialization, a first compile) included.
-    const std::optional<OneOffRegion> one_off = FindOneOffRegion(trace);
-    result.warnings.push_back(
-        result.path + ": no steps marked" +
-        (facts.nvtx_steps ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
-        ": the whole trace counts as one step, one-off work such as initialization included" +
-        (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " +
-        (facts.nvtx_steps ? "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))"
-                          : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
-  }
-
+  WarnAboutSteps(trace, device_work, device_work_missing, stopped_steps, &result);
   const std::vector<DeviceWorkEvent> host_collectives(work.begin() + static_cast<ptrdiff_t>(device_work), work.end());
   work.resize(device_work);
-  const std::map<uint32_t, std::vector<DeviceWorkEvent>> by_device = WorkByDevice(trace, work);
-  result.device_count = by_device.size();
-  if (by_device.size() > 1) {
-    for (auto [device, device_work_of] : by_device) {
-      device_work_of.insert(device_work_of.end(), host_collectives.begin(), host_collectives.end());
-      result.devices.push_back(
-          DeviceBreakdownOf(trace, device,
-                            BreakdownOf(trace, device_work_of, launch, torch_npu_ranges, cut_ns, &stopped)));
-    }
-  }
+  AddDeviceBreakdowns(trace, work, host_collectives, launch, torch_npu_ranges, cut_ns, &stopped, &result);
   return result;
 }
 

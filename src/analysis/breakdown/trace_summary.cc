@@ -31,6 +31,29 @@ void CountKernelDetailTypes(const Trace& trace, TraceSummary* s) {
   s->communication_ops_by_type.assign(communication.begin(), communication.end());
 }
 
+// Events per kind, the host threads that hold any, and each device stream with its event count.
+void CountEvents(const Trace& trace, TraceSummary* s) {
+  std::vector<uint64_t> per_track(trace.tracks().size(), 0);
+  const EventTable& events = trace.events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    ++per_track[events.track[i]];
+    ++s->kind_counts[static_cast<size_t>(events.kind[i])];
+  }
+  for (size_t t = 0; t < trace.tracks().size(); ++t) {
+    const Track& track = trace.tracks()[t];
+    if (!track.on_device) {
+      if (per_track[t] > 0) ++s->host_threads;
+      continue;
+    }
+    const Process& process = trace.processes()[track.process];
+    StreamSummary stream;
+    stream.device = process.device == kNoIndex ? "?" : DeviceLabel(trace.devices()[process.device]);
+    stream.name = track.name.value != 0 ? std::string(trace.str(track.name)) : "stream " + KeyText(trace, track.tid);
+    stream.events = per_track[t];
+    s->streams.push_back(stream);
+  }
+}
+
 }  // namespace
 
 TraceSummary SummarizeTrace(const Trace& trace) {
@@ -54,25 +77,7 @@ TraceSummary SummarizeTrace(const Trace& trace) {
   for (const Device& d : trace.devices()) {
     s.devices.push_back(DeviceSummary{d.type, d.id, std::string(trace.str(d.name)), d.num_sms, d.total_memory_bytes});
   }
-  std::vector<uint64_t> per_track(trace.tracks().size(), 0);
-  const EventTable& events = trace.events();
-  for (size_t i = 0; i < events.size(); ++i) {
-    ++per_track[events.track[i]];
-    ++s.kind_counts[static_cast<size_t>(events.kind[i])];
-  }
-  for (size_t t = 0; t < trace.tracks().size(); ++t) {
-    const Track& track = trace.tracks()[t];
-    if (!track.on_device) {
-      if (per_track[t] > 0) ++s.host_threads;
-      continue;
-    }
-    const Process& process = trace.processes()[track.process];
-    StreamSummary stream;
-    stream.device = process.device == kNoIndex ? "?" : DeviceLabel(trace.devices()[process.device]);
-    stream.name = track.name.value != 0 ? std::string(trace.str(track.name)) : "stream " + KeyText(trace, track.tid);
-    stream.events = per_track[t];
-    s.streams.push_back(stream);
-  }
+  CountEvents(trace, &s);
   for (const Step& step : trace.steps()) s.step_numbers.push_back(step.number);
   for (const CategoryCount& c : trace.category_counts()) s.categories.emplace_back(trace.str(c.category), c.count);
   for (const Link& link : trace.links()) {

@@ -424,7 +424,8 @@ ReasonFigure Figure(double value, int decimals, std::string unit) {
   return ReasonFigure{value, value, decimals, std::move(unit)};
 }
 
-void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
+// Collective types and Ascend transports under the utilization threshold.
+void JudgeBandwidth(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
   const auto rank = static_cast<long long>(r.rank);
   for (const CollectiveTypeSummary& s : r.by_type) {
     if (s.utilization && *s.utilization < t.utilization) {
@@ -449,6 +450,11 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* ver
           {Figure(tr.bandwidth_gbps.value_or(0), 2, "GB/s"), Figure(*tr.utilization * 100, 1, "%")});
     }
   }
+}
+
+// Communication the device waits on: exposed past its share of the step, or HCCL ranks waiting.
+void JudgeWaiting(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
+  const auto rank = static_cast<long long>(r.rank);
   if (r.exposed_share_of_wall && *r.exposed_share_of_wall > t.exposed_share_of_wall) {
     // Per step, as analyze and profile print it; the share is of the device span (the step table's span).
     const double steps = static_cast<double>(std::max<uint64_t>(r.steps, 1));
@@ -467,8 +473,12 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* ver
                   Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio),
                   {Figure(*r.ascend_wait_ratio, 3, "")});
   }
-  // One line per link: a link slow in several op types' cells is named once, at its lowest bandwidth
-  // (an end known only by its index in the group stays apart per group).
+}
+
+// One line per link: a link slow in several op types' cells is named once, at its lowest bandwidth
+// (an end known only by its index in the group stays apart per group).
+void JudgeSlowLinks(const RankCommunication& r, Verdict* verdict) {
+  const auto rank = static_cast<long long>(r.rank);
   const auto link_key = [](const AscendMatrixLink& link) {
     const bool known = link.src_rank != kNoId && link.dst_rank != kNoId;
     return std::make_tuple(LinkEndName(link.src_rank, link.src_local), LinkEndName(link.dst_rank, link.dst_local),
@@ -494,6 +504,12 @@ void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* ver
           {Figure(link.bandwidth_gbps.value_or(0), 2, "GB/s")});
     }
   }
+}
+
+void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
+  JudgeBandwidth(r, t, verdict);
+  JudgeWaiting(r, t, verdict);
+  JudgeSlowLinks(r, verdict);
 }
 
 void JudgeWait(const CrossRankCommunication& x, const RankWait& w, Verdict* verdict) {

@@ -88,6 +88,13 @@ int64_t PlacementTime(const Trace& trace, const LaunchTimes& launches, uint32_t 
   return trace.events().ts_ns[i];
 }
 
+// `words[c]` for the change c, in OperatorChange's order; `fallback` for a value outside the enum.
+std::string_view WordOf(OperatorChange change, const std::array<std::string_view, 5>& words,
+                        std::string_view fallback) {
+  const auto i = static_cast<size_t>(change);
+  return i < words.size() ? words[i] : fallback;
+}
+
 }  // namespace
 
 std::string_view OperatorScopeName(OperatorScope scope) {
@@ -103,19 +110,7 @@ std::string_view OperatorScopeName(OperatorScope scope) {
 }
 
 std::string_view OperatorChangeName(OperatorChange change) {
-  switch (change) {
-    case OperatorChange::kAdded:
-      return "added";
-    case OperatorChange::kRemoved:
-      return "removed";
-    case OperatorChange::kIncreased:
-      return "increased";
-    case OperatorChange::kDecreased:
-      return "decreased";
-    case OperatorChange::kUnchanged:
-      return "unchanged";
-  }
-  return "unknown";
+  return WordOf(change, {"added", "removed", "increased", "decreased", "unchanged"}, "unknown");
 }
 
 std::string_view TimeChangeName(double delta_ns) {
@@ -125,19 +120,7 @@ std::string_view TimeChangeName(double delta_ns) {
 std::string_view TimeChangeWord(double delta_ns) { return delta_ns > 0 ? "slower" : delta_ns < 0 ? "faster" : "same"; }
 
 std::string_view CountChangeWord(OperatorChange change) {
-  switch (change) {
-    case OperatorChange::kAdded:
-      return "added";
-    case OperatorChange::kRemoved:
-      return "removed";
-    case OperatorChange::kIncreased:
-      return "more";
-    case OperatorChange::kDecreased:
-      return "fewer";
-    case OperatorChange::kUnchanged:
-      return "same";
-  }
-  return "same";
+  return WordOf(change, {"added", "removed", "more", "fewer", "same"}, "same");
 }
 
 std::string_view ComparableName(std::string_view name) {

@@ -32,9 +32,9 @@ int64_t Pick(int64_t device_value, int64_t profile_value, SmLimits* limits) {
   return kNoId;
 }
 
-// The threads of a block; unknown when a dimension is, or when the dimensions of a damaged trace
-// multiply past int64.
-int64_t Product(const int64_t (&dims)[3]) {
+}  // namespace
+
+int64_t LaunchDimsProduct(const int64_t (&dims)[3]) {
   if (dims[0] == kNoId || dims[1] == kNoId || dims[2] == kNoId) return kNoId;
   int64_t product = 0;
   if (__builtin_mul_overflow(dims[0], dims[1], &product) || __builtin_mul_overflow(product, dims[2], &product)) {
@@ -42,8 +42,6 @@ int64_t Product(const int64_t (&dims)[3]) {
   }
   return product;
 }
-
-}  // namespace
 
 bool SmLimits::CanEstimateOccupancy() const {
   return max_threads_per_sm != kNoId && max_blocks_per_sm != kNoId && registers_per_sm != kNoId &&
@@ -68,11 +66,12 @@ SmLimits ResolveSmLimits(const Device* device, const HardwareProfile* profile) {
 }
 
 std::optional<int64_t> ResidentBlocksPerSm(const KernelInfo& info, const SmLimits& limits) {
-  const int64_t threads = Product(info.block);
+  const int64_t threads = LaunchDimsProduct(info.block);
   if (threads == kNoId || threads <= 0 || !limits.CanEstimateOccupancy()) return std::nullopt;
   // A block past any GPU's limits is never resident (and the arithmetic below stays within int64).
   constexpr int64_t kBeyondAnyGpu = int64_t{1} << 40;
-  if (threads > kBeyondAnyGpu || info.registers_per_thread > kBeyondAnyGpu || info.shared_memory_bytes > kBeyondAnyGpu) {
+  if (threads > kBeyondAnyGpu || info.registers_per_thread > kBeyondAnyGpu ||
+      info.shared_memory_bytes > kBeyondAnyGpu) {
     return 0;
   }
   const int64_t warps = RoundUp(threads, kWarpSize) / kWarpSize;
@@ -95,7 +94,7 @@ std::optional<double> EstimateAchievedOccupancy(const KernelInfo& info, double b
   const std::optional<int64_t> resident = ResidentBlocksPerSm(info, limits);
   if (!resident) return std::nullopt;
   const double blocks = std::min(blocks_per_sm, static_cast<double>(*resident));
-  return blocks * static_cast<double>(Product(info.block)) / static_cast<double>(limits.max_threads_per_sm);
+  return blocks * static_cast<double>(LaunchDimsProduct(info.block)) / static_cast<double>(limits.max_threads_per_sm);
 }
 
 }  // namespace tuneprof

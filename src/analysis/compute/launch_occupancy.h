@@ -44,6 +44,10 @@ struct SmLimits {
 };
 
 // The device's properties first, the profile's for what the device does not say.
+// The blocks of a grid, or the threads of a block; unknown when a dimension is, or when the dimensions
+// of a damaged trace multiply past int64.
+int64_t LaunchDimsProduct(const int64_t (&dims)[3]);
+
 SmLimits ResolveSmLimits(const Device* device, const HardwareProfile* profile);
 
 // The occupancy calculator's resident blocks per SM for this launch; nullopt when the block size or a

@@ -32,6 +32,17 @@ KernelInfo Launch(int64_t threads, int64_t registers, int64_t shared_bytes) {
   return info;
 }
 
+TEST(LaunchOccupancyTest, LaunchDimsProductIsUnknownForAnUnknownOrOverflowingDimension) {
+  const int64_t grid[3] = {4, 3, 2};
+  EXPECT_EQ(LaunchDimsProduct(grid), 24);
+  const int64_t unknown[3] = {4, kNoId, 2};
+  EXPECT_EQ(LaunchDimsProduct(unknown), kNoId);
+  const int64_t huge[3] = {std::numeric_limits<int64_t>::max() / 2, 3, 1};
+  EXPECT_EQ(LaunchDimsProduct(huge), kNoId);
+  const int64_t huge_last[3] = {1 << 20, 1 << 20, int64_t{1} << 30};
+  EXPECT_EQ(LaunchDimsProduct(huge_last), kNoId);
+}
+
 TEST(LaunchOccupancyTest, LimitsComeFromTheProfileWhenTheTraceHasNoDevice) {
   const HardwareProfile hopper = Hopper();
   const SmLimits limits = ResolveSmLimits(nullptr, &hopper);

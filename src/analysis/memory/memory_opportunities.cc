@@ -195,79 +195,106 @@ class OffsetPlanner {
   bool best_fit_ = true;
 };
 
-// An allocator that never moves a block, replayed: blocks in allocation order, each in the smallest
-// free gap below the top that holds it (best fit), gaps merged on free. Every block placed is alive
-// with exactly the blocks it overlaps, so this is a valid plan, found in O(n log n) whatever the
-// trace: the plan every device gets even when the greedy planners run out of budget.
-int64_t PlanInAllocationOrder(const std::vector<MemoryBlock>& blocks) {
-  struct Edge {
-    uint64_t seq;
-    bool alloc;
-    size_t block;
-  };
-  std::vector<Edge> edges;
+// An allocation or a free of a block, at the event it happens at.
+struct BlockEdge {
+  uint64_t seq;
+  bool alloc;
+  size_t block;
+};
+
+// The allocations and frees of the blocks that hold bytes, in event order. A block freed at the event
+// another is allocated at has ended: frees first.
+std::vector<BlockEdge> EdgesInEventOrder(const std::vector<MemoryBlock>& blocks) {
+  std::vector<BlockEdge> edges;
   edges.reserve(blocks.size() * 2);
   for (size_t b = 0; b < blocks.size(); ++b) {
     if (blocks[b].bytes <= 0) continue;
     edges.push_back({blocks[b].alloc_seq, true, b});
     if (blocks[b].free_seq != kNeverFreed) edges.push_back({blocks[b].free_seq, false, b});
   }
-  // A block freed at the event another is allocated at has ended: frees first.
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+  std::sort(edges.begin(), edges.end(), [](const BlockEdge& a, const BlockEdge& b) {
     return a.seq != b.seq ? a.seq < b.seq : (a.alloc != b.alloc ? !a.alloc : a.block < b.block);
   });
-  std::map<int64_t, int64_t> gaps;                // offset -> bytes, every free gap below `top`
-  std::set<std::pair<int64_t, int64_t>> by_size;  // (bytes, offset) of the same gaps
-  std::vector<int64_t> offset(blocks.size(), -1);
-  std::map<int64_t, int64_t> live;  // offset -> end of live blocks, to find the top
-  int64_t peak = 0;
-  auto remove_gap = [&](std::map<int64_t, int64_t>::iterator it) {
-    by_size.erase({it->second, it->first});
-    return gaps.erase(it);
-  };
-  auto add_gap = [&](int64_t at, int64_t bytes) {
-    gaps.emplace(at, bytes);
-    by_size.insert({bytes, at});
-  };
-  for (const Edge& edge : edges) {
-    const int64_t bytes = blocks[edge.block].bytes;
-    if (edge.alloc) {
-      const int64_t top = live.empty() ? 0 : live.rbegin()->second;
-      auto fit = by_size.lower_bound({bytes, std::numeric_limits<int64_t>::min()});
-      int64_t at = top;
-      if (fit != by_size.end()) {
-        const auto [gap_bytes, gap_at] = *fit;
-        at = gap_at;
-        remove_gap(gaps.find(gap_at));
-        if (gap_bytes > bytes) add_gap(gap_at + bytes, gap_bytes - bytes);
-      }
-      offset[edge.block] = at;
-      live.emplace(at, at + bytes);
-      peak = std::max(peak, at + bytes);
-      continue;
+  return edges;
+}
+
+// Address space as a best-fit allocator that never moves a block sees it: live blocks, the free gaps
+// between them, and the top.
+class BestFitArena {
+ public:
+  int64_t Allocate(int64_t bytes) {
+    const int64_t top = Top();
+    auto fit = by_size_.lower_bound({bytes, std::numeric_limits<int64_t>::min()});
+    int64_t at = top;
+    if (fit != by_size_.end()) {
+      const auto [gap_bytes, gap_at] = *fit;
+      at = gap_at;
+      RemoveGap(gaps_.find(gap_at));
+      if (gap_bytes > bytes) AddGap(gap_at + bytes, gap_bytes - bytes);
     }
-    int64_t at = offset[edge.block];
+    live_.emplace(at, at + bytes);
+    peak_ = std::max(peak_, at + bytes);
+    return at;
+  }
+
+  void Free(int64_t at, int64_t bytes) {
     int64_t end = at + bytes;
-    live.erase(at);
-    auto next = gaps.lower_bound(at);
-    if (next != gaps.end() && next->first == end) {
+    live_.erase(at);
+    auto next = gaps_.lower_bound(at);
+    if (next != gaps_.end() && next->first == end) {
       end += next->second;
-      next = remove_gap(next);
+      next = RemoveGap(next);
     }
-    if (next != gaps.begin()) {
+    if (next != gaps_.begin()) {
       auto prev = std::prev(next);
       if (prev->first + prev->second == at) {
         at = prev->first;
-        remove_gap(prev);
+        RemoveGap(prev);
       }
     }
     // Below the top, address space is live blocks and gaps; a free range that reaches the top lowers
     // the top to the live block under it instead of becoming a gap.
-    const int64_t top = live.empty() ? 0 : live.rbegin()->second;
-    if (end >= top) continue;
-    add_gap(at, end - at);
+    if (end >= Top()) return;
+    AddGap(at, end - at);
   }
-  return peak;
+
+  int64_t peak() const { return peak_; }
+
+ private:
+  int64_t Top() const { return live_.empty() ? 0 : live_.rbegin()->second; }
+
+  std::map<int64_t, int64_t>::iterator RemoveGap(std::map<int64_t, int64_t>::iterator it) {
+    by_size_.erase({it->second, it->first});
+    return gaps_.erase(it);
+  }
+
+  void AddGap(int64_t at, int64_t bytes) {
+    gaps_.emplace(at, bytes);
+    by_size_.insert({bytes, at});
+  }
+
+  std::map<int64_t, int64_t> gaps_;                // offset -> bytes, every free gap below the top
+  std::set<std::pair<int64_t, int64_t>> by_size_;  // (bytes, offset) of the same gaps
+  std::map<int64_t, int64_t> live_;                // offset -> end of live blocks, to find the top
+  int64_t peak_ = 0;
+};
+
+// An allocator that never moves a block, replayed: blocks in allocation order, each in the smallest
+// free gap below the top that holds it (best fit), gaps merged on free. Every block placed is alive
+// with exactly the blocks it overlaps, so this is a valid plan, found in O(n log n) whatever the
+// trace: the plan every device gets even when the greedy planners run out of budget.
+int64_t PlanInAllocationOrder(const std::vector<MemoryBlock>& blocks) {
+  std::vector<int64_t> offset(blocks.size(), -1);
+  BestFitArena arena;
+  for (const BlockEdge& edge : EdgesInEventOrder(blocks)) {
+    const int64_t bytes = blocks[edge.block].bytes;
+    if (edge.alloc) {
+      offset[edge.block] = arena.Allocate(bytes);
+    } else {
+      arena.Free(offset[edge.block], bytes);
+    }
+  }
+  return arena.peak();
 }
 
 // One ordering of the blocks for the planner, with its placement rule.
@@ -492,6 +519,70 @@ ReusePlan PlanReuse(const std::vector<MemoryBlock>& blocks, int64_t baseline_byt
   return plan;
 }
 
+namespace {
+
+// The in-place pairs found so far. A block may be one op's output and the next op's input (a chain
+// x = relu(x)), so the two roles are claimed separately.
+struct InPlaceClaims {
+  explicit InPlaceClaims(size_t blocks) : output(blocks, false), input(blocks, false) {}
+
+  std::vector<bool> output;
+  std::vector<bool> input;
+  std::map<std::string_view, InPlaceCandidate> by_op;
+};
+
+// A thread's ops outer first (of two ops with the same extent, the one written first is the outer
+// one) and its blocks by allocation and by free. Traces mostly arrive in these orders already, and
+// then sorting is one check.
+void SortThread(const std::vector<MemoryBlock>& blocks, std::vector<OpRef>* ops, std::vector<size_t>* allocs,
+                std::vector<size_t>* frees) {
+  auto outer_first = [](const OpRef& a, const OpRef& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    return a.end_ns != b.end_ns ? a.end_ns > b.end_ns : a.event < b.event;
+  };
+  auto allocated_earlier = [&](size_t a, size_t b) { return blocks[a].alloc_seq < blocks[b].alloc_seq; };
+  auto freed_earlier = [&](size_t a, size_t b) { return blocks[a].free_seq < blocks[b].free_seq; };
+  if (!std::is_sorted(ops->begin(), ops->end(), outer_first)) std::sort(ops->begin(), ops->end(), outer_first);
+  if (!std::is_sorted(allocs->begin(), allocs->end(), allocated_earlier)) {
+    std::sort(allocs->begin(), allocs->end(), allocated_earlier);
+  }
+  if (!std::is_sorted(frees->begin(), frees->end(), freed_earlier))
+    std::sort(frees->begin(), frees->end(), freed_earlier);
+}
+
+// Pairs each block op `o` allocates with an unclaimed block of the same size, allocated before the op,
+// that dies before the thread's next op outside this one starts.
+void ClaimInPlacePairs(const Trace& trace, const std::vector<MemoryBlock>& blocks, const std::vector<OpRef>& ops,
+                       size_t o, const std::vector<size_t>& allocs, const std::vector<size_t>& frees,
+                       InPlaceClaims* claims) {
+  const OpRef& op = ops[o];
+  const std::string_view name = trace.str(trace.events().name[op.event]);
+  auto next = std::lower_bound(ops.begin() + static_cast<std::ptrdiff_t>(o) + 1, ops.end(), op.end_ns,
+                               [](const OpRef& r, int64_t t) { return r.start_ns < t; });
+  const int64_t die_by = next == ops.end() ? op.end_ns : next->start_ns;
+  auto first_alloc = std::lower_bound(allocs.begin(), allocs.end(), op.start_ns,
+                                      [&](size_t b, int64_t t) { return blocks[b].alloc_ns < t; });
+  for (auto a = first_alloc; a != allocs.end() && blocks[*a].alloc_ns <= op.end_ns; ++a) {
+    if (claims->output[*a]) continue;
+    const MemoryBlock& output = blocks[*a];
+    auto first_free = std::lower_bound(frees.begin(), frees.end(), op.end_ns,
+                                       [&](size_t b, int64_t t) { return blocks[b].free_ns < t; });
+    for (auto f = first_free; f != frees.end() && blocks[*f].free_ns <= die_by; ++f) {
+      const MemoryBlock& input = blocks[*f];
+      if (claims->input[*f] || input.bytes != output.bytes || input.alloc_ns >= op.start_ns) continue;
+      claims->output[*a] = claims->input[*f] = true;
+      InPlaceCandidate& candidate = claims->by_op[name];
+      candidate.op = std::string(name);
+      ++candidate.count;
+      candidate.bytes += output.bytes;
+      candidate.largest_bytes = std::max(candidate.largest_bytes, output.bytes);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const std::vector<MemoryBlock>& blocks) {
   const EventTable& events = trace.events();
   // Tracks are dense indices: lists per track rather than a hash lookup per event.
@@ -514,62 +605,19 @@ std::vector<InPlaceCandidate> FindInPlaceCandidates(const Trace& trace, const st
       [&](uint32_t i) {
         return OpRef{events.ts_ns[i], events.end_ns(i), i};
       });
-  // A block may be one op's output and the next op's input (a chain x = relu(x)), so the two roles
-  // are claimed separately.
-  std::vector<bool> claimed_output(blocks.size(), false);
-  std::vector<bool> claimed_input(blocks.size(), false);
-  std::map<std::string_view, InPlaceCandidate> by_op;
+  InPlaceClaims claims(blocks.size());
   NameTestMemo is_elementwise(trace, IsElementwiseOp);
-  // Of two ops with the same extent, the one written first is the outer one. Traces mostly arrive in
-  // these orders already, and then sorting is one check.
-  auto outer_first = [](const OpRef& a, const OpRef& b) {
-    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    return a.end_ns != b.end_ns ? a.end_ns > b.end_ns : a.event < b.event;
-  };
-  auto allocated_earlier = [&](size_t a, size_t b) { return blocks[a].alloc_seq < blocks[b].alloc_seq; };
-  auto freed_earlier = [&](size_t a, size_t b) { return blocks[a].free_seq < blocks[b].free_seq; };
   for (size_t track = 0; track < tracks; ++track) {
     std::vector<OpRef>& ops = ops_by_track[track];
     if (ops.empty()) continue;
-    if (!std::is_sorted(ops.begin(), ops.end(), outer_first)) std::sort(ops.begin(), ops.end(), outer_first);
-    std::vector<size_t>& allocs = allocs_by_track[track];
-    std::vector<size_t>& frees = frees_by_track[track];
-    if (!std::is_sorted(allocs.begin(), allocs.end(), allocated_earlier)) {
-      std::sort(allocs.begin(), allocs.end(), allocated_earlier);
-    }
-    if (!std::is_sorted(frees.begin(), frees.end(), freed_earlier))
-      std::sort(frees.begin(), frees.end(), freed_earlier);
+    SortThread(blocks, &ops, &allocs_by_track[track], &frees_by_track[track]);
     for (size_t o = 0; o < ops.size(); ++o) {
-      const OpRef& op = ops[o];
-      if (!is_elementwise(events.name[op.event])) continue;
-      const std::string_view name = trace.str(events.name[op.event]);
-      // The input must die before the thread's next op outside this one starts.
-      auto next = std::lower_bound(ops.begin() + static_cast<std::ptrdiff_t>(o) + 1, ops.end(), op.end_ns,
-                                   [](const OpRef& r, int64_t t) { return r.start_ns < t; });
-      const int64_t die_by = next == ops.end() ? op.end_ns : next->start_ns;
-      auto first_alloc = std::lower_bound(allocs.begin(), allocs.end(), op.start_ns,
-                                          [&](size_t b, int64_t t) { return blocks[b].alloc_ns < t; });
-      for (auto a = first_alloc; a != allocs.end() && blocks[*a].alloc_ns <= op.end_ns; ++a) {
-        if (claimed_output[*a]) continue;
-        const MemoryBlock& output = blocks[*a];
-        auto first_free = std::lower_bound(frees.begin(), frees.end(), op.end_ns,
-                                           [&](size_t b, int64_t t) { return blocks[b].free_ns < t; });
-        for (auto f = first_free; f != frees.end() && blocks[*f].free_ns <= die_by; ++f) {
-          const MemoryBlock& input = blocks[*f];
-          if (claimed_input[*f] || input.bytes != output.bytes || input.alloc_ns >= op.start_ns) continue;
-          claimed_output[*a] = claimed_input[*f] = true;
-          InPlaceCandidate& candidate = by_op[name];
-          candidate.op = std::string(name);
-          ++candidate.count;
-          candidate.bytes += output.bytes;
-          candidate.largest_bytes = std::max(candidate.largest_bytes, output.bytes);
-          break;
-        }
-      }
+      if (!is_elementwise(events.name[ops[o].event])) continue;
+      ClaimInPlacePairs(trace, blocks, ops, o, allocs_by_track[track], frees_by_track[track], &claims);
     }
   }
   std::vector<InPlaceCandidate> result;
-  for (auto& [name, candidate] : by_op) result.push_back(std::move(candidate));
+  for (auto& [name, candidate] : claims.by_op) result.push_back(std::move(candidate));
   std::sort(result.begin(), result.end(), [](const InPlaceCandidate& a, const InPlaceCandidate& b) {
     return a.bytes != b.bytes ? a.bytes > b.bytes : a.op < b.op;
   });

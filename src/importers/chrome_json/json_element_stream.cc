@@ -527,50 +527,49 @@ Status JsonElementStream::RunObject(JsonElementSink* sink) {
   return RunObjectMembers(sink, /*first=*/true);
 }
 
+Result<bool> JsonElementStream::SkipBlanksOrTruncate() {
+  TP_ASSIGN_OR_RETURN(bool any, SkipBlanks());
+  if (!any) truncated_ = true;
+  return any;
+}
+
+Result<std::optional<std::string>> JsonElementStream::ReadTopLevelKey(bool first) {
+  const std::optional<std::string> none;
+  TP_ASSIGN_OR_RETURN(bool any, SkipBlanksOrTruncate());
+  if (!any) return none;
+  if (buffer_[pos_] == '}') {
+    ++pos_;
+    return none;
+  }
+  if (!first) {
+    if (buffer_[pos_] != ',') return Unexpected("',' or '}' in the top-level object");
+    ++pos_;
+    TP_ASSIGN_OR_RETURN(any, SkipBlanksOrTruncate());
+    if (!any) return none;
+  }
+  if (buffer_[pos_] != '"') return Unexpected("a quoted key in the top-level object");
+  size_t key_end = 0;
+  TP_ASSIGN_OR_RETURN(bool complete, ScanValue(&key_end));
+  if (!complete) {
+    truncated_ = true;
+    return none;
+  }
+  std::optional<std::string> key(std::in_place, buffer_.data() + pos_ + 1, key_end - pos_ - 2);
+  pos_ = key_end;
+  TP_ASSIGN_OR_RETURN(any, SkipBlanksOrTruncate());
+  if (!any) return none;
+  if (buffer_[pos_] != ':') return Unexpected("':' after a top-level key");
+  ++pos_;
+  TP_ASSIGN_OR_RETURN(any, SkipBlanksOrTruncate());
+  if (!any) return none;
+  return key;
+}
+
 Status JsonElementStream::RunObjectMembers(JsonElementSink* sink, bool first) {
   for (;; first = false) {
-    TP_ASSIGN_OR_RETURN(bool any, SkipBlanks());
-    if (!any) {
-      truncated_ = true;
-      return Status::Ok();
-    }
-    if (buffer_[pos_] == '}') {
-      ++pos_;
-      return Status::Ok();
-    }
-    if (!first) {
-      if (buffer_[pos_] != ',') return Unexpected("',' or '}' in the top-level object");
-      ++pos_;
-      TP_ASSIGN_OR_RETURN(any, SkipBlanks());
-      if (!any) {
-        truncated_ = true;
-        return Status::Ok();
-      }
-    }
-    if (buffer_[pos_] != '"') return Unexpected("a quoted key in the top-level object");
-    size_t key_end = 0;
-    TP_ASSIGN_OR_RETURN(bool complete, ScanValue(&key_end));
-    if (!complete) {
-      truncated_ = true;
-      return Status::Ok();
-    }
-    std::string key(buffer_.data() + pos_ + 1, key_end - pos_ - 2);
-    pos_ = key_end;
-    TP_ASSIGN_OR_RETURN(any, SkipBlanks());
-    if (!any || buffer_[pos_] != ':') {
-      if (!any) {
-        truncated_ = true;
-        return Status::Ok();
-      }
-      return Unexpected("':' after a top-level key");
-    }
-    ++pos_;
-    TP_ASSIGN_OR_RETURN(any, SkipBlanks());
-    if (!any) {
-      truncated_ = true;
-      return Status::Ok();
-    }
-    if (key == "traceEvents") {
+    TP_ASSIGN_OR_RETURN(std::optional<std::string> key, ReadTopLevelKey(first));
+    if (!key) return Status::Ok();
+    if (*key == "traceEvents") {
       if (buffer_[pos_] != '[') return Unexpected("an array as the value of traceEvents");
       saw_trace_events_ = true;
       TP_RETURN_IF_ERROR(RunArray(sink));
@@ -578,13 +577,13 @@ Status JsonElementStream::RunObjectMembers(JsonElementSink* sink, bool first) {
       continue;
     }
     size_t value_end = 0;
-    TP_ASSIGN_OR_RETURN(complete, ScanValue(&value_end));
+    TP_ASSIGN_OR_RETURN(bool complete, ScanValue(&value_end));
     if (!complete) {
       truncated_ = true;
       return Status::Ok();
     }
     TP_RETURN_IF_ERROR(WithBlankAfter(buffer_.data() + value_end,
-                                      [&] { return sink->OnTopLevelValue(key, ElementAt(pos_, value_end)); }));
+                                      [&] { return sink->OnTopLevelValue(*key, ElementAt(pos_, value_end)); }));
     pos_ = value_end;
   }
 }

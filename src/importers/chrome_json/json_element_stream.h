@@ -7,6 +7,8 @@
 // event comes near is an error rather than a buffer that grows with the input.
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -111,6 +113,11 @@ class JsonElementStream {
   static constexpr size_t kMaxRunEvents = 1 << 16;
   Status RunObject(JsonElementSink* sink);
   Status RunObjectMembers(JsonElementSink* sink, bool first);
+  // SkipBlanks, noting a truncated input where none is left.
+  Result<bool> SkipBlanksOrTruncate();
+  // The next top-level member's key, pos_ then at its value; nothing at the object's end, or where the
+  // input ends first (truncated_ then set).
+  Result<std::optional<std::string>> ReadTopLevelKey(bool first);
   Status EndOfDocument();
   Status Unexpected(const char* expected) const;
   Status ControlByteError(size_t at) const;  // `at`: a buffer index

@@ -1,0 +1,107 @@
+// The links Finish resolves between events: CUPTI correlations and the trace's flow points.
+#include <algorithm>
+#include <unordered_map>
+
+#include "model/trace_builder.h"
+
+namespace tuneprof {
+namespace {
+
+bool IsHostCallKind(EventKind kind) { return kind == EventKind::kRuntime || kind == EventKind::kDriver; }
+
+}  // namespace
+
+// CUPTI correlation ids join a runtime call to the kernel or copy it launched (HTA joins on the same
+// key; flows are only a viewer hint and are missing in some traces).
+void TraceBuilder::ResolveCorrelationLinks() {
+  const EventTable& e = trace_.events_;
+  std::unordered_map<int64_t, uint32_t> host_call;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (IsHostCallKind(e.kind[i]) && e.correlation[i] != kNoId) host_call.emplace(e.correlation[i], i);
+  }
+  if (host_call.empty()) return;
+  const StringId category = Intern("correlation");
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (!IsDeviceKind(e.kind[i]) || e.correlation[i] == kNoId || e.kind[i] == EventKind::kGpuAnnotation) continue;
+    auto it = host_call.find(e.correlation[i]);
+    if (it != host_call.end()) trace_.links_.push_back(Link{it->second, i, LinkKind::kCorrelation, category});
+  }
+}
+
+// Flow endpoints carry no event reference: they attach to the interval on the same track that starts
+// at the same ts (the innermost one), or, for bp:"e" points with no such interval, to the one
+// enclosing them. Points are few next to events: exact matches come from one hashed pass over the
+// events; only the rare enclosing case sorts the tracks involved.
+std::vector<Link> TraceBuilder::ResolveFlows() {
+  auto& points = trace_.flow_points_;
+  const EventTable& e = trace_.events_;
+  std::vector<Link> links;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, KeyHash> exact;  // (track, ts) -> event
+  for (const FlowPoint& p : points) {
+    if (!p.duplicates_correlation)
+      exact.emplace(std::make_pair(uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)), kNoIndex);
+  }
+  if (exact.empty()) return links;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (e.dur_ns[i] < 0) continue;
+    auto it = exact.find({uint64_t{e.track[i]}, static_cast<uint64_t>(e.ts_ns[i])});
+    if (it == exact.end()) continue;
+    if (it->second == kNoIndex || e.dur_ns[i] < e.dur_ns[it->second]) it->second = i;  // innermost
+  }
+  std::vector<bool> needs_enclosing(trace_.tracks_.size(), false);
+  bool any_enclosing = false;
+  for (FlowPoint& p : points) {
+    if (p.duplicates_correlation) continue;
+    p.event = exact.at({uint64_t{p.track}, static_cast<uint64_t>(p.ts_ns)});
+    if (p.event == kNoIndex && p.binds_enclosing) {
+      needs_enclosing[p.track] = true;
+      any_enclosing = true;
+    }
+  }
+  if (any_enclosing) BindEnclosingFlowPoints(needs_enclosing);
+  std::unordered_map<FlowKey, uint32_t, FlowKeyHash> starts;
+  for (const FlowPoint& p : points) {
+    if (p.duplicates_correlation || p.phase != FlowPhase::kStart || p.event == kNoIndex) continue;
+    starts.insert_or_assign(FlowKey(p), p.event);
+  }
+  for (const FlowPoint& p : points) {
+    if (p.duplicates_correlation || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
+    auto it = starts.find(FlowKey(p));
+    if (it != starts.end()) links.push_back(Link{it->second, p.event, LinkKind::kFlow, p.category});
+  }
+  return links;
+}
+
+// The latest-starting slice before the point's ts on its track that still covers it.
+void TraceBuilder::BindEnclosingFlowPoints(const std::vector<bool>& tracks) {
+  const EventTable& e = trace_.events_;
+  struct Slot {
+    uint32_t track;
+    uint32_t event;
+    int64_t ts;
+    int64_t end;
+  };
+  std::vector<Slot> order;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (tracks[e.track[i]] && e.dur_ns[i] >= 0) order.push_back(Slot{e.track[i], i, e.ts_ns[i], e.end_ns(i)});
+  }
+  std::sort(order.begin(), order.end(),
+            [](const Slot& a, const Slot& b) { return a.track != b.track ? a.track < b.track : a.ts < b.ts; });
+  for (FlowPoint& p : trace_.flow_points_) {
+    if (p.duplicates_correlation || p.event != kNoIndex || !p.binds_enclosing) continue;
+    auto it = std::lower_bound(order.begin(), order.end(), p, [](const Slot& s, const FlowPoint& q) {
+      return s.track != q.track ? s.track < q.track : s.ts < q.ts_ns;
+    });
+    int steps = 0;  // bounded look-back: nesting is shallow
+    for (auto j = it; j != order.begin() && steps < 64; ++steps) {
+      --j;
+      if (j->track != p.track) break;
+      if (j->end >= p.ts_ns) {
+        p.event = j->event;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace tuneprof
