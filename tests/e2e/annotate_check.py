@@ -18,12 +18,7 @@ import pathlib
 import subprocess
 import sys
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
+from harness import failures, note as check
 
 
 def run(tuneprof, *args):

@@ -26,6 +26,21 @@ def check(condition, message):
     return bool(condition)
 
 
+def note(condition, message):
+    """check() without the printed line, for scripts that print only their failures; returns whether it held."""
+    if not condition:
+        failures.append(message)
+    return bool(condition)
+
+
+def run_json_noted(binary, *args, timeout_s=300):
+    """Runs the binary with `args`: its stdout parsed as JSON when it exits 0; otherwise notes the failure (the
+    arguments, the exit code and the start of stderr) and gives None."""
+    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+    note(done.returncode == 0, f"{' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[:300]}")
+    return json.loads(done.stdout) if done.returncode == 0 else None
+
+
 class Checker:
     def __init__(self, binary, timeout_s=20):
         self.binary = binary

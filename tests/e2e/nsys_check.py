@@ -31,15 +31,10 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
+from harness import failures as FAILURES, note as check
 GPU_TABLES = {"kernel": "CUPTI_ACTIVITY_KIND_KERNEL", "memcpy": "CUPTI_ACTIVITY_KIND_MEMCPY",
               "memset": "CUPTI_ACTIVITY_KIND_MEMSET"}
 SYNC_TABLE = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
 
 
 def run(binary, *args):
