@@ -35,8 +35,8 @@ void Module(HandBuiltTrace* hand, std::string_view name, double start_us, double
 }
 
 void LaunchedKernel(HandBuiltTrace* hand, double launch_us, double kernel_us, int64_t correlation) {
-  hand->Launch(Us(launch_us), correlation);
-  hand->Kernel("k" + std::to_string(correlation), Us(launch_us + 100), Us(kernel_us), correlation);
+  hand->LaunchedKernel("k" + std::to_string(correlation), Us(launch_us), Us(launch_us + 100), Us(kernel_us),
+                       correlation);
 }
 
 TEST(ModuleViewTest, WorkCountsForTheInnermostModuleAroundItsLaunch) {
@@ -325,8 +325,7 @@ TEST(ModuleViewTest, SyncsAndWaitsAreOutOfTheDeviceTotal) {
   LaunchedKernel(&hand, 5, 7, 1);
   hand.Launch(Us(20), 2);
   hand.Device(EventKind::kSync, "cudaDeviceSynchronize", Us(150), Us(400), 2);
-  hand.Launch(Us(30), 3);
-  hand.Kernel("Notify_Wait", Us(600), Us(300), 3);
+  hand.LaunchedKernel("Notify_Wait", Us(30), Us(600), Us(300), 3);
   LaunchedKernel(&hand, 200, 3, 4);  // outside every module
   const ModuleView view = ComputeModuleView(hand.Finish());
   EXPECT_EQ(view.device_total_ns, Us(10));

@@ -24,12 +24,9 @@ Trace TwoStepGpuTrace(std::string_view attention_kernel, int64_t attention_us) {
   t.Step(2, Us(100), Us(100));
   t.Launch(Us(10), 1);
   t.Kernel("gemm", Us(150), Us(20), 1);  // runs during step 2's host range, launched in step 1
-  t.Launch(Us(20), 2);
-  t.Kernel(attention_kernel, Us(175), Us(attention_us), 2);
-  t.Launch(Us(110), 3);
-  t.Kernel("gemm", Us(210), Us(30), 3);
-  t.Launch(Us(120), 4);
-  t.Kernel(attention_kernel, Us(245), Us(attention_us), 4);
+  t.LaunchedKernel(attention_kernel, Us(20), Us(175), Us(attention_us), 2);
+  t.LaunchedKernel("gemm", Us(110), Us(210), Us(30), 3);
+  t.LaunchedKernel(attention_kernel, Us(120), Us(245), Us(attention_us), 4);
   t.Kernel("orphan", Us(300), Us(5));  // no launch: in no step
   return t.Finish();
 }

@@ -42,6 +42,13 @@ class HandBuiltTrace {
     return Device(EventKind::kKernel, name, ts_ns, dur_ns, correlation);
   }
 
+  // A kernel and the cudaLaunchKernel (at `launch_ts_ns`) that launched it; returns the kernel's index.
+  uint32_t LaunchedKernel(std::string_view name, int64_t launch_ts_ns, int64_t ts_ns, int64_t dur_ns,
+                          int64_t correlation) {
+    Launch(launch_ts_ns, correlation);
+    return Kernel(name, ts_ns, dur_ns, correlation);
+  }
+
   Trace Finish() { return builder_.Finish(); }
 
  private:
