@@ -37,6 +37,8 @@ import sys
 import tempfile
 from decimal import Decimal
 
+from interval_sets import sm_active
+
 REL_TOL = 1e-6
 FAILURES = []
 ROWS = []  # (id, sample, evidence, ours, independent)
@@ -507,17 +509,6 @@ def check_low_bandwidth(sample, finding, advice, path):
     compare(fid, sample, "value", finding["value"], 100 * busbw / evidence(finding, "link_peak_gbps"))
     return True
 
-
-def sm_active(ranges):
-    """The TensorBoard plugin's merge of blocks-per-SM values, integrated (capped at 1)."""
-    points = sorted([(s, 0, v) for s, e, v in ranges] + [(e, 1, v) for s, e, v in ranges])
-    active, running, last = 0.0, 0.0, None
-    for t, kind, v in points:
-        if last is not None and running > 0:
-            active += min(running, 1.0) * (t - last)
-        running += -v if kind else v
-        last = t
-    return active
 
 
 def check_unit_utilization(sample, finding, advice, path):

@@ -13,6 +13,8 @@ import json
 import subprocess
 import sys
 
+from interval_sets import union_length
+
 ELEMENTWISE = {"aten::mul", "aten::add", "aten::sub", "aten::div", "aten::sigmoid", "aten::tanh", "aten::relu"}
 failures = []
 
@@ -54,17 +56,6 @@ def outermost_ops(events):
                 end = e["ts"] + e["dur"]
     return result
 
-
-def union_length(intervals):
-    total, cur_start, cur_end = 0.0, None, None
-    for start, end in sorted(intervals):
-        if cur_end is None or start > cur_end:
-            if cur_end is not None:
-                total += cur_end - cur_start
-            cur_start, cur_end = start, end
-        else:
-            cur_end = max(cur_end, end)
-    return total + (cur_end - cur_start if cur_end is not None else 0)
 
 
 def first_finding(result, expected_id):

@@ -168,8 +168,7 @@ class HtaGoldenTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(HtaGoldenTest, TemporalBreakdownMatches) {
   TUNEPROF_REQUIRE_CORPUS();
-  ForEachRankRow("temporal_breakdown.csv", [](const CsvTable& expected, const std::vector<std::string>& row,
-                                               const HtaRankBreakdown& ours) {
+  auto check = [](const CsvTable& expected, const std::vector<std::string>& row, const HtaRankBreakdown& ours) {
     const int64_t rank = ours.rank;
     ASSERT_TRUE(ours.temporal.has_value()) << "rank " << rank;
     const HtaTemporalBreakdown& t = *ours.temporal;
@@ -182,13 +181,13 @@ TEST_P(HtaGoldenTest, TemporalBreakdownMatches) {
     EXPECT_NEAR(t.idle_pct, value("idle_time_pctg"), kPercentTolerance);
     EXPECT_NEAR(t.compute_pct, value("compute_time_pctg"), kPercentTolerance);
     EXPECT_NEAR(t.non_compute_pct, value("non_compute_time_pctg"), kPercentTolerance);
-  });
+  };
+  ForEachRankRow("temporal_breakdown.csv", check);
 }
 
 TEST_P(HtaGoldenTest, CommCompOverlapMatches) {
   TUNEPROF_REQUIRE_CORPUS();
-  ForEachRankRow("comm_comp_overlap.csv", [](const CsvTable& expected, const std::vector<std::string>& row,
-                                              const HtaRankBreakdown& ours) {
+  auto check = [](const CsvTable& expected, const std::vector<std::string>& row, const HtaRankBreakdown& ours) {
     const int64_t rank = ours.rank;
     const std::string cell = expected.Get(row, "comp_comm_overlap_pctg");
     if (cell.empty()) {  // pandas writes NaN as an empty cell
@@ -197,7 +196,8 @@ TEST_P(HtaGoldenTest, CommCompOverlapMatches) {
       ASSERT_TRUE(ours.comm_comp_overlap_pct.has_value()) << "rank " << rank;
       EXPECT_NEAR(*ours.comm_comp_overlap_pct, std::stod(cell), kPercentTolerance) << "rank " << rank;
     }
-  });
+  };
+  ForEachRankRow("comm_comp_overlap.csv", check);
 }
 
 // The rows HTA kept (gpu_events_after_load.csv) are exactly the ones we measure.
@@ -267,13 +267,27 @@ TEST_P(HtaGoldenTest, KernelBreakdownTop10Matches) {
   ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(*traces_, kHtaDefaultNumKernels));
 }
 
-const HtaIdleRow* FindIdleRow(const std::vector<HtaIdleRow>& rows, int64_t rank, int64_t stream,
-                              std::string_view category) {
-  for (const HtaIdleRow& r : rows) {
-    if (r.rank == rank && r.stream == stream && HtaIdleCategoryName(r.category) == category) return &r;
+// The (rank, stream, idle category) a row of HTA's idle tables is about.
+struct IdleRowKey {
+  IdleRowKey(const CsvTable& table, const std::vector<std::string>& row)
+      : rank(std::stoll(table.Get(row, "rank"))),
+        stream(std::stoll(table.Get(row, "stream"))),
+        category(table.Get(row, "idle_category")) {}
+
+  // Our row for the same key; nullptr when we have none.
+  const HtaIdleRow* Find(const std::vector<HtaIdleRow>& rows) const {
+    for (const HtaIdleRow& r : rows) {
+      if (r.rank == rank && r.stream == stream && HtaIdleCategoryName(r.category) == category) return &r;
+    }
+    return nullptr;
   }
-  return nullptr;
-}
+
+  std::string Label() const { return std::to_string(rank) + " stream " + std::to_string(stream) + " " + category; }
+
+  int64_t rank;
+  int64_t stream;
+  std::string category;
+};
 
 TEST_P(HtaGoldenTest, IdleTimeBreakdownMatches) {
   TUNEPROF_REQUIRE_CORPUS();
@@ -283,12 +297,10 @@ TEST_P(HtaGoldenTest, IdleTimeBreakdownMatches) {
   const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(*traces_);
   ASSERT_EQ(ours.size(), expected.rows().size());
   for (const std::vector<std::string>& row : expected.rows()) {
-    const int64_t rank = std::stoll(expected.Get(row, "rank"));
-    const int64_t stream = std::stoll(expected.Get(row, "stream"));
-    const std::string category = expected.Get(row, "idle_category");
-    const HtaIdleRow* r = FindIdleRow(ours, rank, stream, category);
-    ASSERT_NE(r, nullptr) << rank << " " << stream << " " << category;
-    SCOPED_TRACE(std::to_string(rank) + " stream " + std::to_string(stream) + " " + category);
+    const IdleRowKey key(expected, row);
+    const HtaIdleRow* r = key.Find(ours);
+    ASSERT_NE(r, nullptr) << key.Label();
+    SCOPED_TRACE(key.Label());
     ExpectWithinShare(r->idle_us, std::stod(expected.Get(row, "idle_time")), "idle_time");
     const std::string ratio = expected.Get(row, "idle_time_ratio");
     if (ratio.empty()) {
@@ -318,12 +330,10 @@ TEST_P(HtaGoldenTest, IdleIntervalStatsMatch) {
   const CsvTable expected(path);
   const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(*traces_);
   for (const std::vector<std::string>& row : expected.rows()) {
-    const int64_t rank = std::stoll(expected.Get(row, "rank"));
-    const int64_t stream = std::stoll(expected.Get(row, "stream"));
-    const std::string category = expected.Get(row, "idle_category");
-    const HtaIdleRow* r = FindIdleRow(ours, rank, stream, category);
-    ASSERT_NE(r, nullptr) << rank << " " << stream << " " << category;
-    SCOPED_TRACE(std::to_string(rank) + " stream " + std::to_string(stream) + " " + category);
+    const IdleRowKey key(expected, row);
+    const HtaIdleRow* r = key.Find(ours);
+    ASSERT_NE(r, nullptr) << key.Label();
+    SCOPED_TRACE(key.Label());
     const HtaDescribe& d = r->intervals;
     EXPECT_EQ(d.count, static_cast<uint64_t>(std::stod(expected.Get(row, "count"))));
     const bool any = d.count > 0;
