@@ -34,6 +34,11 @@ class HandBuiltTrace {
   uint32_t HostThread(int64_t tid, EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns) {
     return Add(kHostPid, tid, kind, name, ts_ns, dur_ns, kNoId);
   }
+  // On any thread of any process (a runtime call with a correlation on a second thread, another process).
+  uint32_t OnThread(int64_t pid, int64_t tid, EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns,
+                    int64_t correlation) {
+    return Add(pid, tid, kind, name, ts_ns, dur_ns, correlation);
+  }
   uint32_t Device(EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns, int64_t correlation = kNoId,
                   int64_t stream = 7) {
     return Add(kGpuPid, stream, kind, name, ts_ns, dur_ns, correlation);
