@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string_view>
+
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -170,11 +173,17 @@ TEST(OperatorDiffTest, OutermostAmongTheSelectedOnly) {
 }
 
 TEST(OperatorDiffTest, HcclOperatorsCompareWithoutTheirRunIds) {
-  EXPECT_EQ(ComparableName("hcom_allReduce__586_0_1"), "hcom_allReduce");
-  EXPECT_EQ(ComparableName(" hcom_broadcast__210_3_1 "), "hcom_broadcast");
-  EXPECT_EQ(ComparableName("hcom_send"), "hcom_send");
-  EXPECT_EQ(ComparableName("aten::mm"), "aten::mm");
-  EXPECT_EQ(ComparableName("my__op"), "my__op");
+  const struct {
+    std::string_view text;
+    std::string_view expected;
+  } kCases[] = {
+      {"hcom_allReduce__586_0_1", "hcom_allReduce"},
+      {" hcom_broadcast__210_3_1 ", "hcom_broadcast"},
+      {"hcom_send", "hcom_send"},
+      {"aten::mm", "aten::mm"},
+      {"my__op", "my__op"},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(ComparableName(c.text), c.expected) << c.text;
 }
 
 }  // namespace
