@@ -37,7 +37,7 @@ import sys
 import tempfile
 from decimal import Decimal
 
-from interval_sets import sm_active
+from interval_sets import length, sm_active, union
 
 REL_TOL = 1e-6
 FAILURES = []
@@ -60,18 +60,6 @@ def ns(micros):
     return int((Decimal(str(micros)) * 1000).to_integral_value())
 
 
-def union(ranges):
-    out = []
-    for s, e in sorted(r for r in ranges if r[1] > r[0]):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
-def length(intervals):
-    return sum(e - s for s, e in intervals)
 
 
 def intersect(a, b):
