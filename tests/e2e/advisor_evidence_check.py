@@ -1257,17 +1257,24 @@ def check_block_dim(sample, finding, advice, path):
     return True
 
 
-def check_ai_cpu(sample, finding, advice, path):
-    """kernel_details rows with Accelerator Core AI_CPU and Duration >= 20 us: count and total time."""
+def kernel_details_match(sample, finding, advice, figures, key):
+    """matching_rank over `figures(rows)` of each rank's kernel_details rows (ranks without them passed over)."""
     per_rank = []
     for rank in rank_of(sample, finding, advice):
         rows = kernel_details_rows(rank)
-        if rows is None:
-            continue
+        if rows is not None:
+            per_rank.append(figures(rows))
+    return matching_rank(sample, finding, advice, per_rank, key)
+
+
+def check_ai_cpu(sample, finding, advice, path):
+    """kernel_details rows with Accelerator Core AI_CPU and Duration >= 20 us: count and total time."""
+    def figures(rows):
         slow = [float(r["Duration(us)"]) for r in rows
                 if r.get("Accelerator Core") == "AI_CPU" and float(r["Duration(us)"]) >= 20]
-        per_rank.append(dict(ai_cpu_tasks=len(slow), ai_cpu_us=sum(slow)))
-    mine = matching_rank(sample, finding, advice, per_rank, "ai_cpu_tasks")
+        return dict(ai_cpu_tasks=len(slow), ai_cpu_us=sum(slow))
+
+    mine = kernel_details_match(sample, finding, advice, figures, "ai_cpu_tasks")
     if mine is None:
         return None
     fid = finding["id"]
@@ -1280,14 +1287,11 @@ def check_ai_cpu(sample, finding, advice, path):
 
 def check_dynamic_shape(sample, finding, advice, path):
     """kernel_details OP State: every row with a state (not empty, not N/A) is dynamic."""
-    per_rank = []
-    for rank in rank_of(sample, finding, advice):
-        rows = kernel_details_rows(rank)
-        if rows is None:
-            continue
+    def figures(rows):
         states = [r.get("OP State", "") for r in rows if r.get("OP State", "") not in ("", "N/A")]
-        per_rank.append(dict(dynamic_ops=sum(s == "dynamic" for s in states), ops_with_state=len(states)))
-    mine = matching_rank(sample, finding, advice, per_rank, "dynamic_ops")
+        return dict(dynamic_ops=sum(s == "dynamic" for s in states), ops_with_state=len(states))
+
+    mine = kernel_details_match(sample, finding, advice, figures, "dynamic_ops")
     if mine is None:
         return None
     fid = finding["id"]
