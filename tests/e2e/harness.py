@@ -9,6 +9,8 @@ the outcome, count and print the checks, end with the plain closing line.
 A run is (exit code, stdout, stderr) with both texts decoded, or None when it did not end within the limit.
 """
 import json
+import pathlib
+import shutil
 import subprocess
 import sys
 import time
@@ -189,3 +191,17 @@ def report(failures_found):
         print("FAIL:", failure)
     print("ok" if not failures_found else f"{len(failures_found)} failure(s)")
     return 1 if failures_found else 0
+
+
+# The shared torch_npu text export of one rank that checks copy to damage or cut.
+LEVEL1_RANK = "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
+
+def copy_level1_rank(shared, tmp, name):
+    """A copy of the shared level1 rank at tmp/name/rank0_ascend_pt that a check may modify (the corpus may be
+    read-only); returns its path."""
+    target = pathlib.Path(tmp) / name / "rank0_ascend_pt"
+    shutil.copytree(pathlib.Path(shared) / LEVEL1_RANK, target)
+    for p in target.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return target
