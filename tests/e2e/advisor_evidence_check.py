@@ -37,6 +37,8 @@ import sys
 import tempfile
 from decimal import Decimal
 
+from interval_sets import length, sm_active, union
+
 REL_TOL = 1e-6
 FAILURES = []
 ROWS = []  # (id, sample, evidence, ours, independent)
@@ -58,18 +60,6 @@ def ns(micros):
     return int((Decimal(str(micros)) * 1000).to_integral_value())
 
 
-def union(ranges):
-    out = []
-    for s, e in sorted(r for r in ranges if r[1] > r[0]):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
-def length(intervals):
-    return sum(e - s for s, e in intervals)
 
 
 def intersect(a, b):
@@ -507,17 +497,6 @@ def check_low_bandwidth(sample, finding, advice, path):
     compare(fid, sample, "value", finding["value"], 100 * busbw / evidence(finding, "link_peak_gbps"))
     return True
 
-
-def sm_active(ranges):
-    """The TensorBoard plugin's merge of blocks-per-SM values, integrated (capped at 1)."""
-    points = sorted([(s, 0, v) for s, e, v in ranges] + [(e, 1, v) for s, e, v in ranges])
-    active, running, last = 0.0, 0.0, None
-    for t, kind, v in points:
-        if last is not None and running > 0:
-            active += min(running, 1.0) * (t - last)
-        running += -v if kind else v
-        last = t
-    return active
 
 
 def check_unit_utilization(sample, finding, advice, path):
@@ -1278,17 +1257,24 @@ def check_block_dim(sample, finding, advice, path):
     return True
 
 
-def check_ai_cpu(sample, finding, advice, path):
-    """kernel_details rows with Accelerator Core AI_CPU and Duration >= 20 us: count and total time."""
+def kernel_details_match(sample, finding, advice, figures, key):
+    """matching_rank over `figures(rows)` of each rank's kernel_details rows (ranks without them passed over)."""
     per_rank = []
     for rank in rank_of(sample, finding, advice):
         rows = kernel_details_rows(rank)
-        if rows is None:
-            continue
+        if rows is not None:
+            per_rank.append(figures(rows))
+    return matching_rank(sample, finding, advice, per_rank, key)
+
+
+def check_ai_cpu(sample, finding, advice, path):
+    """kernel_details rows with Accelerator Core AI_CPU and Duration >= 20 us: count and total time."""
+    def figures(rows):
         slow = [float(r["Duration(us)"]) for r in rows
                 if r.get("Accelerator Core") == "AI_CPU" and float(r["Duration(us)"]) >= 20]
-        per_rank.append(dict(ai_cpu_tasks=len(slow), ai_cpu_us=sum(slow)))
-    mine = matching_rank(sample, finding, advice, per_rank, "ai_cpu_tasks")
+        return dict(ai_cpu_tasks=len(slow), ai_cpu_us=sum(slow))
+
+    mine = kernel_details_match(sample, finding, advice, figures, "ai_cpu_tasks")
     if mine is None:
         return None
     fid = finding["id"]
@@ -1301,14 +1287,11 @@ def check_ai_cpu(sample, finding, advice, path):
 
 def check_dynamic_shape(sample, finding, advice, path):
     """kernel_details OP State: every row with a state (not empty, not N/A) is dynamic."""
-    per_rank = []
-    for rank in rank_of(sample, finding, advice):
-        rows = kernel_details_rows(rank)
-        if rows is None:
-            continue
+    def figures(rows):
         states = [r.get("OP State", "") for r in rows if r.get("OP State", "") not in ("", "N/A")]
-        per_rank.append(dict(dynamic_ops=sum(s == "dynamic" for s in states), ops_with_state=len(states)))
-    mine = matching_rank(sample, finding, advice, per_rank, "dynamic_ops")
+        return dict(dynamic_ops=sum(s == "dynamic" for s in states), ops_with_state=len(states))
+
+    mine = kernel_details_match(sample, finding, advice, figures, "dynamic_ops")
     if mine is None:
         return None
     fid = finding["id"]

@@ -13,6 +13,8 @@ import json
 import subprocess
 import sys
 
+from interval_sets import union_length
+
 ELEMENTWISE = {"aten::mul", "aten::add", "aten::sub", "aten::div", "aten::sigmoid", "aten::tanh", "aten::relu"}
 failures = []
 
@@ -54,17 +56,6 @@ def outermost_ops(events):
                 end = e["ts"] + e["dur"]
     return result
 
-
-def union_length(intervals):
-    total, cur_start, cur_end = 0.0, None, None
-    for start, end in sorted(intervals):
-        if cur_end is None or start > cur_end:
-            if cur_end is not None:
-                total += cur_end - cur_start
-            cur_start, cur_end = start, end
-        else:
-            cur_end = max(cur_end, end)
-    return total + (cur_end - cur_start if cur_end is not None else 0)
 
 
 def first_finding(result, expected_id):
@@ -152,26 +143,27 @@ def sequences(ops, names):
     return sum(1 for i in range(len(ops) - len(names) + 1) if [e["name"] for e in ops[i:i + len(names)]] == names)
 
 
-def fusion_conv_bn_relu(tuneprof, root):
-    path = f"{root}/tests/data/workloads/fusion_conv_bn_relu.json.gz"
+def fusion_sequence(tuneprof, root, workload, rule, sequence, expected, why):
+    """`rule`'s occurrences on `workload` equal the outermost `sequence` runs counted in the trace, and
+    `expected` (`why`)."""
+    path = f"{root}/tests/data/workloads/{workload}.json.gz"
     result = advise(tuneprof, path)
-    finding = first_finding(result, "fusion.conv_bn_relu")
-    found = sum(sequences(ops, ["aten::conv2d", "aten::batch_norm", "aten::relu"])
-                for ops in outermost_ops(load(path)).values())
+    finding = first_finding(result, rule)
+    found = sum(sequences(ops, sequence) for ops in outermost_ops(load(path)).values())
     if finding:
         ours = finding["evidence"]["occurrences"]
-        check(ours == found == 24, f"fusion_conv_bn_relu: {ours} == {found} in the trace == 6 blocks x 4 steps")
+        check(ours == found == expected, f"{workload}: {ours} == {found} in the trace == {why}")
+
+
+def fusion_conv_bn_relu(tuneprof, root):
+    fusion_sequence(tuneprof, root, "fusion_conv_bn_relu", "fusion.conv_bn_relu",
+                    ["aten::conv2d", "aten::batch_norm", "aten::relu"], 24, "6 blocks x 4 steps")
 
 
 def fusion_attention(tuneprof, root):
-    path = f"{root}/tests/data/workloads/fusion_attention.json.gz"
-    result = advise(tuneprof, path)
-    finding = first_finding(result, "fusion.attention")
-    found = sum(sequences(ops, ["aten::matmul", "aten::div", "aten::masked_fill", "aten::softmax", "aten::matmul"])
-                for ops in outermost_ops(load(path)).values())
-    if finding:
-        ours = finding["evidence"]["occurrences"]
-        check(ours == found == 16, f"fusion_attention: {ours} == {found} in the trace == 4 per step x 4 steps")
+    fusion_sequence(tuneprof, root, "fusion_attention", "fusion.attention",
+                    ["aten::matmul", "aten::div", "aten::masked_fill", "aten::softmax", "aten::matmul"], 16,
+                    "4 per step x 4 steps")
 
 
 def comm_ddp(tuneprof, root):

@@ -18,12 +18,8 @@ import pathlib
 import subprocess
 import sys
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
+from harness import failures, note as check
+from interval_sets import subtract, union
 
 
 def run(tuneprof, *args):
@@ -39,33 +35,6 @@ def info(tuneprof, path):
 def load(path):
     with gzip.open(path, "rt") as f:
         return json.load(f)
-
-
-def union(intervals):
-    merged = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        elif end > start:
-            merged.append([start, end])
-    return merged
-
-
-def subtract(a, b):
-    out, j = [], 0
-    for start, end in a:
-        cur = start
-        while j < len(b) and b[j][1] <= cur:
-            j += 1
-        k = j
-        while k < len(b) and b[k][0] < end:
-            if b[k][0] > cur:
-                out.append([cur, b[k][0]])
-            cur = max(cur, b[k][1])
-            k += 1
-        if cur < end:
-            out.append([cur, end])
-    return out
 
 
 def exposed_ns(events):

@@ -17,13 +17,12 @@ Usage: anomalies_check.py TUNEPROF [SHARED_DIR]
 """
 import json
 import pathlib
-import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
 
-from harness import check, failures
+from harness import check, copy_level1_rank, failures
 
 TIMEOUT_S = 20
 def run(tuneprof, *args):
@@ -128,15 +127,6 @@ def check_nested_steps(tuneprof, tmp):
     warned("repeated step markers", r, "1 ProfilerStep marker repeating an earlier step's number")
     steps = [s["step"] for s in doc["ranks"][0]["steps"]]
     check(steps == [5, 6], f"nested step markers: steps 5 and 6 once each ({steps[:10]})")
-
-
-def copy_level1_rank(shared, tmp, name):
-    source = shared / "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
-    rank = tmp / name / "rank0_ascend_pt"
-    shutil.copytree(source, rank)
-    for p in rank.rglob("*"):
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return rank
 
 
 def without_warnings(text):

@@ -53,6 +53,18 @@ def run(command, path):
     return json.loads(out.stdout)
 
 
+def one_rank(command, rank_dir):
+    """The one rank `command --json` gives for rank_dir; None when the run failed or gave another number of
+    ranks (a failure either way)."""
+    got = run(command, rank_dir)
+    if got is None:
+        return None
+    if len(got["ranks"]) != 1:
+        fail(f"{rank_dir}: {len(got['ranks'])} ranks, want 1")
+        return None
+    return got["ranks"][0]
+
+
 def connect(path):
     return sqlite3.connect(f"file:{path}?immutable=1", uri=True)
 
@@ -82,13 +94,10 @@ def check_step_split(rank_dir):
     with connect(analysis) as con:
         con.row_factory = sqlite3.Row
         want = {str(r["step"]): dict(r) for r in con.execute("SELECT * FROM StepTraceTime")}
-    got = run("profile", rank_dir)
-    if got is None:
+    rank = one_rank("profile", rank_dir)
+    if rank is None:
         return
-    if len(got["ranks"]) != 1:
-        fail(f"{rank_dir}: {len(got['ranks'])} ranks, want 1")
-        return
-    steps = {str(s["step"]): s for s in got["ranks"][0]["steps"]}
+    steps = {str(s["step"]): s for s in rank["steps"]}
     if set(steps) != set(want):
         fail(f"{rank_dir}: steps {sorted(steps)} vs StepTraceTime {sorted(want)}")
         return
@@ -172,13 +181,10 @@ def python_counts(rank_dir):
 
 def check_rank_inventory(rank_dir):
     global checks
-    got = run("info", rank_dir)
-    if got is None:
+    rank = one_rank("info", rank_dir)
+    if rank is None:
         return
-    if len(got["ranks"]) != 1:
-        fail(f"{rank_dir}: {len(got['ranks'])} ranks, want 1")
-        return
-    inventory = got["ranks"][0].get("inventory", {})
+    inventory = rank.get("inventory", {})
     for key, rows in python_counts(rank_dir).items():
         checks += 1
         state = inventory.get(key)

@@ -22,22 +22,10 @@ Usage: chips_check.py TUNEPROF SHARED (the view holding traces/)
 import glob
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-
-
-def run(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    check(done.returncode == 0, f"{' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[:300]}")
-    return json.loads(done.stdout) if done.returncode == 0 else None
+from harness import failures, note as check, run_json_noted as run
 
 
 def chip(binary, path):

@@ -16,12 +16,7 @@ import sys
 import tempfile
 import harness
 
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
+from harness import failures as FAILURES, note as check
 
 
 def comm(binary, directory):

@@ -22,12 +22,7 @@ from decimal import Decimal
 
 from interval_sets import collective_waits
 
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
+from harness import failures as FAILURES, note as check
 
 
 def close(a, b, rel=1e-9, abs_tol=1e-9):

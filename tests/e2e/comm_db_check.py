@@ -25,13 +25,8 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
+from harness import failures as FAILURES, note as check
 TIME_FIELDS = ("elapse_ms", "transit_ms", "wait_ms", "synchronization_ms", "idle_ms")
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
 
 
 def close(a, b, rel=1e-9, abs_tol=1e-9):

@@ -32,16 +32,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import comm_check as cc  # noqa: E402  (load_trace, ns, DTYPE_BYTES, bus_factor)
 import ddp_slow_rank_check as ddp  # noqa: E402
 
-FAILURES = []
+from harness import failures as FAILURES, note as check
 LINK_TRANSPORTS = ("HCCS", "PCIE", "RDMA", "SIO")
 ASCEND_LINKS = {"HCCS": "hccs", "RDMA": "roce", "PCIE": "pcie", "SIO": "sio"}
 # The chip tuneprof assumes for level1 (operators on AI Vector cores, no variant named).
 ASCEND_FAMILY = "Ascend 910B (variant unknown)"
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
 
 
 def close(a, b, rel=1e-9, abs_tol=1e-6):

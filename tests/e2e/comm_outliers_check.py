@@ -42,13 +42,8 @@ DIXON_995 = dict(zip(range(3, 101), [
     0.383, 0.382, 0.380, 0.379, 0.377, 0.376, 0.374, 0.372, 0.371, 0.370, 0.368, 0.368, 0.366, 0.365, 0.364,
     0.363, 0.361, 0.360, 0.359, 0.358, 0.356, 0.356, 0.355, 0.353, 0.352, 0.352, 0.351, 0.350, 0.349, 0.348,
     0.347, 0.346, 0.345, 0.344, 0.344, 0.343, 0.341, 0.341]))
-FAILURES = []
+from harness import failures as FAILURES, note as check
 WORKLOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads", "ddp_slow_rank.py")
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
 
 
 def dixon(values):

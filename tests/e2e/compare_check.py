@@ -23,12 +23,7 @@ import re
 import subprocess
 import sys
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
+from harness import failures, note as check
 
 
 def run(tuneprof, *args):

@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+from harness import failures, note as check
 
 UTILIZATIONS = {"compute_units_utilization_pct": "compute_units",
                 "memory_bandwidth_utilization_pct": "memory_bandwidth",
@@ -46,11 +46,6 @@ CATEGORY = {"aten::mm": "matmul", "aten::matmul": "matmul", "aten::conv2d": "con
             "aten::ones": "vector", "aten::triu": "vector"}
 PAIRS = [("attention_before", "attention_after"), ("conv_bn_before", "conv_bn_after"),
          ("inplace_before", "inplace_after"), ("aa_run1", "aa_run2")]
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
 
 
 def close(a, b):

@@ -21,7 +21,7 @@ import statistics
 import subprocess
 import sys
 
-failures = []
+from harness import failures, note as check
 
 # pair -> (operators the optimization removes, operators it adds)
 PAIRS = {
@@ -30,11 +30,6 @@ PAIRS = {
     "conv_bn": ({"aten::batch_norm", "aten::native_batch_norm"}, set()),
     "inplace": ({"aten::relu"}, {"aten::relu_"}),
 }
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
 
 
 def run(tuneprof, *args):

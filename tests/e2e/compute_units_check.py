@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from interval_sets import sm_active, union_length
+
 # (trace relative to SHARED_DIR/traces, expected hardware profile)
 TRACES = [
     ("kineto/hta/nccl_parser_config/nccl_data.json.gz", "A100 SXM4 40GB"),
@@ -75,28 +77,6 @@ def kernels_of(trace):
     return out
 
 
-def union_length(ranges):
-    total, cur_s, cur_e = 0, None, None
-    for s, e in sorted(ranges):
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                total += cur_e - cur_s
-            cur_s, cur_e = s, e
-        else:
-            cur_e = max(cur_e, e)
-    return total + (cur_e - cur_s if cur_e is not None else 0)
-
-
-def sm_active(ranges):
-    """The plugin's merge_ranges_with_value, integrated: starts before ends at equal times."""
-    points = sorted([(s, 0, v) for s, e, v in ranges] + [(e, 1, v) for s, e, v in ranges])
-    active, running, last = 0.0, 0.0, None
-    for t, kind, v in points:
-        if last is not None and running > 0:
-            active += min(running, 1.0) * (t - last)
-        running += -v if kind else v
-        last = t
-    return active
 
 
 def measure(kernels_by_gpu, start, end):

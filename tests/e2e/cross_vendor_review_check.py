@@ -14,23 +14,10 @@
 
 Usage: cross_vendor_review_check.py TUNEPROF SHARED (the view holding traces/)
 """
-import json
 import os
-import subprocess
 import sys
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-
-
-def run(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    check(done.returncode == 0, f"{' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[:300]}")
-    return json.loads(done.stdout) if done.returncode == 0 else None
+from harness import failures, note as check, run_json_noted as run
 
 
 def main():

@@ -26,13 +26,8 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
+from harness import failures as FAILURES, note as check
 GRAPH_ADVICE = ("reduce-overhead", "CUDAGraph", "CUDA graphs")
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
 
 
 def run_json(binary, *args):

@@ -33,12 +33,7 @@ import sys
 from interval_sets import collective_waits, intersection_length, length, subtract, union
 
 TOLERANCE_US = 1.0
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
+from harness import failures as FAILURES, note as check
 
 
 def workload_constants(script):

@@ -29,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 
+from interval_sets import length, union
+
 ALEXNET = "kineto/hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
 NCCL = "kineto/hta/nccl_parser_config/nccl_data.json.gz"
 SYNC_TRACES = [ALEXNET, NCCL, "kineto/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"]
@@ -51,20 +53,6 @@ def ns_range(e, base):
     return start, start + to_ns(e.get("dur", 0))
 
 
-def union(ranges):
-    out = []
-    for s, e in sorted(ranges):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
-def length(ranges):
-    return sum(e - s for s, e in ranges)
 
 
 def clip(ranges, start, end):

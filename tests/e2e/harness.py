@@ -9,6 +9,8 @@ the outcome, count and print the checks, end with the plain closing line.
 A run is (exit code, stdout, stderr) with both texts decoded, or None when it did not end within the limit.
 """
 import json
+import pathlib
+import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +26,21 @@ def check(condition, message):
         failures.append(message)
     print(("ok   " if condition else "FAIL ") + message)
     return bool(condition)
+
+
+def note(condition, message):
+    """check() without the printed line, for scripts that print only their failures; returns whether it held."""
+    if not condition:
+        failures.append(message)
+    return bool(condition)
+
+
+def run_json_noted(binary, *args, timeout_s=300):
+    """Runs the binary with `args`: its stdout parsed as JSON when it exits 0; otherwise notes the failure (the
+    arguments, the exit code and the start of stderr) and gives None."""
+    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+    note(done.returncode == 0, f"{' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[:300]}")
+    return json.loads(done.stdout) if done.returncode == 0 else None
 
 
 class Checker:
@@ -174,3 +191,17 @@ def report(failures_found):
         print("FAIL:", failure)
     print("ok" if not failures_found else f"{len(failures_found)} failure(s)")
     return 1 if failures_found else 0
+
+
+# The shared torch_npu text export of one rank that checks copy to damage or cut.
+LEVEL1_RANK = "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
+
+def copy_level1_rank(shared, tmp, name):
+    """A copy of the shared level1 rank at tmp/name/rank0_ascend_pt that a check may modify (the corpus may be
+    read-only); returns its path."""
+    target = pathlib.Path(tmp) / name / "rank0_ascend_pt"
+    shutil.copytree(pathlib.Path(shared) / LEVEL1_RANK, target)
+    for p in target.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return target

@@ -14,12 +14,7 @@ import subprocess
 import sys
 import harness
 
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
+from harness import failures as FAILURES, note as check
 
 
 def check_device(binary, data, device, expected):

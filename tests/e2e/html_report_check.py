@@ -35,12 +35,7 @@ COMPARE_CHARTS = ["chart-compare-breakdown", "chart-compare-steps", "chart-op-di
 HOSTILE_KERNEL = "</svg><script>alert(1)</script>\"'<img src=x onerror=alert(3)>"
 HOSTILE_OP = "aten::evil\" onload=\"alert(2)"
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
+from harness import failures, note as check
 
 
 class Dom(html.parser.HTMLParser):

@@ -18,6 +18,32 @@ def length(intervals):
     return sum(end - start for start, end in intervals)
 
 
+def union_length(intervals):
+    """Length covered by (start, end) intervals in any order, overlaps counted once."""
+    total, cur_start, cur_end = 0, None, None
+    for start, end in sorted(intervals):
+        if cur_end is None or start > cur_end:
+            if cur_end is not None:
+                total += cur_end - cur_start
+            cur_start, cur_end = start, end
+        else:
+            cur_end = max(cur_end, end)
+    return total + (cur_end - cur_start if cur_end is not None else 0)
+
+
+def sm_active(ranges):
+    """The TensorBoard plugin's merge of blocks-per-SM values (merge_ranges_with_value), integrated with the
+    sum capped at 1: (start, end, value) ranges, starts before ends at equal times."""
+    points = sorted([(s, 0, v) for s, e, v in ranges] + [(e, 1, v) for s, e, v in ranges])
+    active, running, last = 0.0, 0.0, None
+    for t, kind, v in points:
+        if last is not None and running > 0:
+            active += min(running, 1.0) * (t - last)
+        running += -v if kind else v
+        last = t
+    return active
+
+
 def intersection_length(a, b):
     """Length covered by both of two unions."""
     total, i, j = 0, 0, 0

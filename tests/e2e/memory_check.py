@@ -33,12 +33,7 @@ import sqlite3
 import subprocess
 import sys
 
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
+from harness import failures as FAILURES, note as check
 
 
 def load(path):

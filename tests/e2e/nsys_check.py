@@ -31,15 +31,12 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
+from harness import failures as FAILURES, note as check
+from interval_sets import union_length
+
 GPU_TABLES = {"kernel": "CUPTI_ACTIVITY_KIND_KERNEL", "memcpy": "CUPTI_ACTIVITY_KIND_MEMCPY",
               "memset": "CUPTI_ACTIVITY_KIND_MEMSET"}
 SYNC_TABLE = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
 
 
 def run(binary, *args):
@@ -93,19 +90,6 @@ def host_rows(db, table, column):
         return []
     return [r[0] for r in db.execute(f'SELECT {pid_expr(db, table, column)} FROM "{table}"')]
 
-
-def union_length(intervals):
-    total, cur_start, cur_end = 0, None, None
-    for start, end in sorted(intervals):
-        if cur_end is None or start > cur_end:
-            if cur_end is not None:
-                total += cur_end - cur_start
-            cur_start, cur_end = start, end
-        else:
-            cur_end = max(cur_end, end)
-    if cur_end is not None:
-        total += cur_end - cur_start
-    return total
 
 
 def us_to_ns(us):

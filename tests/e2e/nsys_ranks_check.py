@@ -33,16 +33,11 @@ import sys
 from interval_sets import intersection_length, length, union
 import tempfile
 
-FAILURES = []
+from harness import failures as FAILURES, note as check
 DEVICE_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
 SYNC_NAMES = {"Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync", "Unknown Sync"}
 OP_FIELDS = (", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = ")
 H100_FILES = ("h100_2gpu_mfu_before.sqlite", "h100_2gpu_1s.sqlite")
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
 
 
 def run_json(binary, *args):

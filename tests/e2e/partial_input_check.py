@@ -18,12 +18,11 @@ import gzip
 import json
 import os
 import pathlib
-import shutil
 import sys
 import tempfile
 import zlib
 
-from harness import check, failures, run_measured
+from harness import check, copy_level1_rank, failures, run_measured
 
 TIMEOUT_S = 20
 BOMB_RSS_LIMIT_KB = 100 * 1024
@@ -166,17 +165,8 @@ def check_cut_kineto(tuneprof, shared, tmp):
     check(any("incomplete" in w for w in cut_doc.get("warnings", [])), "cut Kineto trace: --json warnings[] too")
 
 
-def copy_rank(shared, tmp, name):
-    source = shared / "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
-    target = tmp / name / "rank0_ascend_pt"
-    shutil.copytree(source, target)
-    for p in target.rglob("*"):
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return target
-
-
 def check_cut_torch_npu(tuneprof, shared, tmp):
-    rank = copy_rank(shared, tmp, "npu_cut")
+    rank = copy_level1_rank(shared, tmp, "npu_cut")
     view = rank / "ASCEND_PROFILER_OUTPUT/trace_view.json"
     view.write_bytes(cut_bytes(view.read_bytes(), 0.2))  # before the first device event
     r = run(tuneprof, "profile", "--json", rank)
@@ -204,7 +194,7 @@ def check_cut_torch_npu(tuneprof, shared, tmp):
 
 
 def check_misaligned_csv(tuneprof, shared, tmp):
-    rank = copy_rank(shared, tmp, "npu_csv")
+    rank = copy_level1_rank(shared, tmp, "npu_csv")
     details = rank / "ASCEND_PROFILER_OUTPUT/kernel_details.csv"
     lines = details.read_text().splitlines(keepends=True)
     lines[1] = lines[1].rstrip("\r\n") + ",extra\n"

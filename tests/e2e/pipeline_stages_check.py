@@ -19,12 +19,7 @@ import tempfile
 import harness
 
 LEVEL2 = "ascend/msinsight/test/data/pytorch/text/level2"
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
+from harness import failures as FAILURES, note as check
 
 
 def run(binary, *args):

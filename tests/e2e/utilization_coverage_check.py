@@ -88,12 +88,7 @@ KNOWN_GAPS = {
 }
 
 UTILIZATIONS = ("compute_units", "memory_bandwidth", "communication_bandwidth")
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
+from harness import failures, note as check
 
 
 def load_json(path):

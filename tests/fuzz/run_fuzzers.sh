@@ -113,20 +113,26 @@ cp "$json/legacy.json" "$gz/plain.json"
 mkdir -p "$work/seeds/gzip_source_fuzzer"
 cp "$gz"/* "$work/seeds/gzip_source_fuzzer/"
 
+# Seeds of a fuzzer that reads one of two Ascend files by the parity of byte 0: every real file of either
+# name up to 64 KB, prefixed with byte 0 (the first name) or 1 (the second), written as DIR/<label>_<n>.
+#   usage: ascend_pair_seeds DIR NAME0 LABEL0 NAME1 LABEL1
+ascend_pair_seeds() {
+  local dir=$1 n=0 file
+  [ -d "$traces/ascend" ] || return 0
+  while IFS= read -r -d '' file; do
+    n=$((n + 1))
+    case $(basename "$file") in
+      "$2") { printf '\x00'; cat "$file"; } > "$dir/${3}_$n" ;;
+      "$4") { printf '\x01'; cat "$file"; } > "$dir/${5}_$n" ;;
+    esac
+  done < <(find "$traces/ascend" -type f \( -name "$2" -o -name "$4" \) -size -65k -print0 | sort -z)
+}
+
 # The Ascend CSV fuzzer: byte 0 even = kernel_details, odd = step_trace_time; real files up to 64 KB
 # plus a tiny handcrafted one of each.
 csv_seeds="$work/seeds/ascend_csv_fuzzer"
 mkdir -p "$csv_seeds"
-if [ -d "$traces/ascend" ]; then
-  n=0
-  while IFS= read -r -d '' file; do
-    n=$((n + 1))
-    case $(basename "$file") in
-      kernel_details.csv) { printf '\x00'; cat "$file"; } > "$csv_seeds/kernel_details_$n" ;;
-      step_trace_time.csv) { printf '\x01'; cat "$file"; } > "$csv_seeds/step_trace_$n" ;;
-    esac
-  done < <(find "$traces/ascend" -type f \( -name kernel_details.csv -o -name step_trace_time.csv \) -size -65k -print0 | sort -z)
-fi
+ascend_pair_seeds "$csv_seeds" kernel_details.csv kernel_details step_trace_time.csv step_trace
 printf '\x00Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Block Dim,Input Shapes,aic_mac_ratio\n1,MatMul,MatMulV2,AI_CORE,1736408883704643.212\t,10.5,24,"""8,16;16,32""",0.8\n' > "$csv_seeds/tiny_kernel_details"
 printf '\x01Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble\n50,8873.756,101963.203,4028.675,105991.878,25744.05,136581.0,0\n' > "$csv_seeds/tiny_step_trace"
 
@@ -134,16 +140,7 @@ printf '\x01Step,Computing,Communication(Not Overlapped),Overlapped,Communicatio
 # the real files up to 64 KB plus a tiny handcrafted one of each.
 comm_seeds="$work/seeds/ascend_json_fuzzer"
 mkdir -p "$comm_seeds"
-if [ -d "$traces/ascend" ]; then
-  n=0
-  while IFS= read -r -d '' file; do
-    n=$((n + 1))
-    case $(basename "$file") in
-      communication.json) { printf '\x00'; cat "$file"; } > "$comm_seeds/communication_$n" ;;
-      communication_matrix.json) { printf '\x01'; cat "$file"; } > "$comm_seeds/matrix_$n" ;;
-    esac
-  done < <(find "$traces/ascend" -type f \( -name communication.json -o -name communication_matrix.json \) -size -65k -print0 | sort -z)
-fi
+ascend_pair_seeds "$comm_seeds" communication.json communication communication_matrix.json matrix
 printf '\x00%s' '{"step50": {"collective": {"hcom_allReduce__1_0@123": {"Communication Time Info": {"Start Timestamp(us)": 1736408883704643.212, "Elapse Time(ms)": 1.5, "Transit Time(ms)": 0.5, "Wait Time(ms)": 1.0, "Synchronization Time(ms)": 0.2, "Idle Time(ms)": 0, "Wait Time Ratio": 0.67, "Synchronization Time Ratio": 0.13}, "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 8.0, "Large Packet Ratio": 1, "Size Distribution": {"4.0": [1, 0.5]}}}}}}}' > "$comm_seeds/tiny_communication"
 printf '\x01%s' '{"step50": {"collective": {"allReduce-top1@123": {"0-1": {"Transport Type": "HCCS", "Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 8.0, "op_name": "hcom_allReduce__1_0"}}}}}' > "$comm_seeds/tiny_matrix"
 

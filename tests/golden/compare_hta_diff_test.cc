@@ -15,6 +15,7 @@
 
 #include "analysis/compare/operator_diff.h"
 #include "importers/import.h"
+#include "golden_files.h"
 #include "test_corpus.h"
 
 namespace tuneprof {
@@ -26,46 +27,8 @@ const fs::path kShared = TUNEPROF_SHARED_DIR;
 const fs::path kExpected = kShared / "reference" / "expected" / "hta";
 const fs::path kTraces = kShared / "traces" / "kineto" / "hta";
 
-std::string WholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// pandas' to_csv: fields holding commas or quotes are quoted, inner quotes doubled.
-std::vector<std::vector<std::string>> CsvRecords(const std::string& text) {
-  std::vector<std::vector<std::string>> records(1);
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      records.back().push_back(std::move(field));
-      field.clear();
-    } else if (c == '\n') {
-      records.back().push_back(std::move(field));
-      field.clear();
-      records.emplace_back();
-    } else if (c != '\r') {
-      field += c;
-    }
-  }
-  if (!field.empty() || !records.back().empty()) records.back().push_back(std::move(field));
-  if (records.back().empty()) records.pop_back();
-  return records;
-}
+using golden::PandasCsvRecords;
+using golden::ReadWholeFile;
 
 struct HtaRow {
   double control_counts = 0;
@@ -76,7 +39,7 @@ struct HtaRow {
 };
 
 std::map<std::string, HtaRow> ReadCompareTraces(const fs::path& path) {
-  const auto records = CsvRecords(WholeFile(path));
+  const auto records = PandasCsvRecords(ReadWholeFile(path));
   std::map<std::string, HtaRow> rows;
   EXPECT_FALSE(records.empty()) << path;
   if (records.empty()) return rows;
@@ -94,7 +57,7 @@ std::map<std::string, HtaRow> ReadCompareTraces(const fs::path& path) {
 
 // ops_diff_GPU.json: {"added": [names], "deleted": [...], ...}; names are JSON strings.
 std::map<std::string, std::set<std::string>> ReadOpsDiff(const fs::path& path) {
-  const std::string text = WholeFile(path);
+  const std::string text = ReadWholeFile(path);
   std::map<std::string, std::set<std::string>> lists;
   std::string current_key, token;
   bool in_array = false;

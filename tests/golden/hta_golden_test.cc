@@ -23,6 +23,7 @@
 #include "analysis/hta/hta_kernels.h"
 #include "analysis/hta/hta_launches.h"
 #include "importers/import.h"
+#include "golden_files.h"
 #include "test_corpus.h"
 
 namespace tuneprof {
@@ -44,18 +45,13 @@ void ExpectWithinShare(double ours, double expected, std::string_view what, doub
   EXPECT_NEAR(ours, expected, std::max(std::abs(expected) * kRelativeTolerance, absolute)) << what;
 }
 
-std::string ReadWholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using golden::ReadWholeFile;
 
 // pandas' CSV: fields with commas, quotes or newlines are quoted, quotes doubled inside.
 class CsvTable {
  public:
   explicit CsvTable(const fs::path& path) {
-    std::vector<std::vector<std::string>> records = Parse(ReadWholeFile(path));
+    std::vector<std::vector<std::string>> records = golden::PandasCsvRecords(ReadWholeFile(path));
     if (records.empty()) return;
     header_ = std::move(records.front());
     rows_.assign(std::make_move_iterator(records.begin() + 1), std::make_move_iterator(records.end()));
@@ -71,43 +67,6 @@ class CsvTable {
   }
 
  private:
-  static std::vector<std::vector<std::string>> Parse(const std::string& text) {
-    std::vector<std::vector<std::string>> records;
-    std::vector<std::string> record;
-    std::string field;
-    bool quoted = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (quoted) {
-        if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-          field += '"';
-          ++i;
-        } else if (c == '"') {
-          quoted = false;
-        } else {
-          field += c;
-        }
-      } else if (c == '"') {
-        quoted = true;
-      } else if (c == ',') {
-        record.push_back(std::move(field));
-        field.clear();
-      } else if (c == '\n') {
-        record.push_back(std::move(field));
-        field.clear();
-        records.push_back(std::move(record));
-        record.clear();
-      } else if (c != '\r') {
-        field += c;
-      }
-    }
-    if (!field.empty() || !record.empty()) {
-      record.push_back(std::move(field));
-      records.push_back(std::move(record));
-    }
-    return records;
-  }
-
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
@@ -187,6 +146,21 @@ class HtaGoldenTest : public ::testing::TestWithParam<std::string> {
     ours_ = sample.breakdown;
   }
 
+  // Calls check(table, row, ours) for each row of the sample's `csv_name`, `ours` being that row's rank;
+  // stops at the first fatal failure, as an ASSERT in the caller's own loop would.
+  template <typename Check>
+  void ForEachRankRow(std::string_view csv_name, const Check& check) const {
+    const CsvTable expected(dir_ / csv_name);
+    ASSERT_FALSE(expected.rows().empty());
+    for (const std::vector<std::string>& row : expected.rows()) {
+      const int64_t rank = std::stoll(expected.Get(row, "rank"));
+      const HtaRankBreakdown* ours = FindRank(ours_, rank);
+      ASSERT_NE(ours, nullptr) << "rank " << rank;
+      check(expected, row, *ours);
+      if (HasFatalFailure()) return;
+    }
+  }
+
   fs::path dir_;
   const std::vector<Trace>* traces_ = nullptr;
   std::vector<HtaRankBreakdown> ours_;
@@ -194,14 +168,10 @@ class HtaGoldenTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(HtaGoldenTest, TemporalBreakdownMatches) {
   TUNEPROF_REQUIRE_CORPUS();
-  const CsvTable expected(dir_ / "temporal_breakdown.csv");
-  ASSERT_FALSE(expected.rows().empty());
-  for (const std::vector<std::string>& row : expected.rows()) {
-    const int64_t rank = std::stoll(expected.Get(row, "rank"));
-    const HtaRankBreakdown* ours = FindRank(ours_, rank);
-    ASSERT_NE(ours, nullptr) << "rank " << rank;
-    ASSERT_TRUE(ours->temporal.has_value()) << "rank " << rank;
-    const HtaTemporalBreakdown& t = *ours->temporal;
+  auto check = [](const CsvTable& expected, const std::vector<std::string>& row, const HtaRankBreakdown& ours) {
+    const int64_t rank = ours.rank;
+    ASSERT_TRUE(ours.temporal.has_value()) << "rank " << rank;
+    const HtaTemporalBreakdown& t = *ours.temporal;
     auto value = [&](std::string_view column) { return std::stod(expected.Get(row, column)); };
     SCOPED_TRACE("rank " + std::to_string(rank));
     EXPECT_NEAR(t.idle_us, value("idle_time(us)"), kMicrosTolerance);
@@ -211,25 +181,23 @@ TEST_P(HtaGoldenTest, TemporalBreakdownMatches) {
     EXPECT_NEAR(t.idle_pct, value("idle_time_pctg"), kPercentTolerance);
     EXPECT_NEAR(t.compute_pct, value("compute_time_pctg"), kPercentTolerance);
     EXPECT_NEAR(t.non_compute_pct, value("non_compute_time_pctg"), kPercentTolerance);
-  }
+  };
+  ForEachRankRow("temporal_breakdown.csv", check);
 }
 
 TEST_P(HtaGoldenTest, CommCompOverlapMatches) {
   TUNEPROF_REQUIRE_CORPUS();
-  const CsvTable expected(dir_ / "comm_comp_overlap.csv");
-  ASSERT_FALSE(expected.rows().empty());
-  for (const std::vector<std::string>& row : expected.rows()) {
-    const int64_t rank = std::stoll(expected.Get(row, "rank"));
-    const HtaRankBreakdown* ours = FindRank(ours_, rank);
-    ASSERT_NE(ours, nullptr) << "rank " << rank;
+  auto check = [](const CsvTable& expected, const std::vector<std::string>& row, const HtaRankBreakdown& ours) {
+    const int64_t rank = ours.rank;
     const std::string cell = expected.Get(row, "comp_comm_overlap_pctg");
     if (cell.empty()) {  // pandas writes NaN as an empty cell
-      EXPECT_FALSE(ours->comm_comp_overlap_pct.has_value()) << "rank " << rank;
+      EXPECT_FALSE(ours.comm_comp_overlap_pct.has_value()) << "rank " << rank;
     } else {
-      ASSERT_TRUE(ours->comm_comp_overlap_pct.has_value()) << "rank " << rank;
-      EXPECT_NEAR(*ours->comm_comp_overlap_pct, std::stod(cell), kPercentTolerance) << "rank " << rank;
+      ASSERT_TRUE(ours.comm_comp_overlap_pct.has_value()) << "rank " << rank;
+      EXPECT_NEAR(*ours.comm_comp_overlap_pct, std::stod(cell), kPercentTolerance) << "rank " << rank;
     }
-  }
+  };
+  ForEachRankRow("comm_comp_overlap.csv", check);
 }
 
 // The rows HTA kept (gpu_events_after_load.csv) are exactly the ones we measure.
@@ -299,13 +267,27 @@ TEST_P(HtaGoldenTest, KernelBreakdownTop10Matches) {
   ExpectKernelTableMatches(path, ComputeHtaKernelBreakdown(*traces_, kHtaDefaultNumKernels));
 }
 
-const HtaIdleRow* FindIdleRow(const std::vector<HtaIdleRow>& rows, int64_t rank, int64_t stream,
-                              std::string_view category) {
-  for (const HtaIdleRow& r : rows) {
-    if (r.rank == rank && r.stream == stream && HtaIdleCategoryName(r.category) == category) return &r;
+// The (rank, stream, idle category) a row of HTA's idle tables is about.
+struct IdleRowKey {
+  IdleRowKey(const CsvTable& table, const std::vector<std::string>& row)
+      : rank(std::stoll(table.Get(row, "rank"))),
+        stream(std::stoll(table.Get(row, "stream"))),
+        category(table.Get(row, "idle_category")) {}
+
+  // Our row for the same key; nullptr when we have none.
+  const HtaIdleRow* Find(const std::vector<HtaIdleRow>& rows) const {
+    for (const HtaIdleRow& r : rows) {
+      if (r.rank == rank && r.stream == stream && HtaIdleCategoryName(r.category) == category) return &r;
+    }
+    return nullptr;
   }
-  return nullptr;
-}
+
+  std::string Label() const { return std::to_string(rank) + " stream " + std::to_string(stream) + " " + category; }
+
+  int64_t rank;
+  int64_t stream;
+  std::string category;
+};
 
 TEST_P(HtaGoldenTest, IdleTimeBreakdownMatches) {
   TUNEPROF_REQUIRE_CORPUS();
@@ -315,12 +297,10 @@ TEST_P(HtaGoldenTest, IdleTimeBreakdownMatches) {
   const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(*traces_);
   ASSERT_EQ(ours.size(), expected.rows().size());
   for (const std::vector<std::string>& row : expected.rows()) {
-    const int64_t rank = std::stoll(expected.Get(row, "rank"));
-    const int64_t stream = std::stoll(expected.Get(row, "stream"));
-    const std::string category = expected.Get(row, "idle_category");
-    const HtaIdleRow* r = FindIdleRow(ours, rank, stream, category);
-    ASSERT_NE(r, nullptr) << rank << " " << stream << " " << category;
-    SCOPED_TRACE(std::to_string(rank) + " stream " + std::to_string(stream) + " " + category);
+    const IdleRowKey key(expected, row);
+    const HtaIdleRow* r = key.Find(ours);
+    ASSERT_NE(r, nullptr) << key.Label();
+    SCOPED_TRACE(key.Label());
     ExpectWithinShare(r->idle_us, std::stod(expected.Get(row, "idle_time")), "idle_time");
     const std::string ratio = expected.Get(row, "idle_time_ratio");
     if (ratio.empty()) {
@@ -350,12 +330,10 @@ TEST_P(HtaGoldenTest, IdleIntervalStatsMatch) {
   const CsvTable expected(path);
   const std::vector<HtaIdleRow> ours = ComputeHtaIdleTime(*traces_);
   for (const std::vector<std::string>& row : expected.rows()) {
-    const int64_t rank = std::stoll(expected.Get(row, "rank"));
-    const int64_t stream = std::stoll(expected.Get(row, "stream"));
-    const std::string category = expected.Get(row, "idle_category");
-    const HtaIdleRow* r = FindIdleRow(ours, rank, stream, category);
-    ASSERT_NE(r, nullptr) << rank << " " << stream << " " << category;
-    SCOPED_TRACE(std::to_string(rank) + " stream " + std::to_string(stream) + " " + category);
+    const IdleRowKey key(expected, row);
+    const HtaIdleRow* r = key.Find(ours);
+    ASSERT_NE(r, nullptr) << key.Label();
+    SCOPED_TRACE(key.Label());
     const HtaDescribe& d = r->intervals;
     EXPECT_EQ(d.count, static_cast<uint64_t>(std::stod(expected.Get(row, "count"))));
     const bool any = d.count > 0;

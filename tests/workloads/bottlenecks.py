@@ -7,10 +7,7 @@ one is built to show, and what the advisor must say about it, is in WORKLOADS be
 tests/e2e/advisor_workloads_check.py.
 """
 import argparse
-import gzip
 import os
-import shutil
-import socket
 import time
 
 import torch
@@ -19,6 +16,8 @@ import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, schedule
+
+from workload_output import free_port, write_gz
 
 STEPS = 4
 
@@ -31,15 +30,6 @@ def profiled_steps(path, step_fn, steps=STEPS, memory=False):
         for _ in range(steps + 1):
             step_fn()
             prof.step()
-
-
-def write_gz(prof, path):
-    raw = path[:-3]
-    prof.export_chrome_trace(raw)
-    with open(raw, "rb") as src, gzip.open(path, "wb", compresslevel=9) as dst:
-        shutil.copyfileobj(src, dst)
-    os.remove(raw)
-    print(f"wrote {path} ({os.path.getsize(path)} bytes)", flush=True)
 
 
 def host_launch(out):
@@ -159,14 +149,6 @@ def fusion_attention(out):
                 naive_attention(q, k, v, mask)
 
     profiled_steps(os.path.join(out, "fusion_attention.json.gz"), step)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class ManySmallParameters(nn.Module):

@@ -21,9 +21,7 @@ tests/e2e/compare_pairs_check.py states what `compare` must find for each pair.
 """
 import argparse
 import ctypes
-import gzip
 import os
-import shutil
 import time
 
 import torch
@@ -32,6 +30,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.ao.quantization import fuse_modules
 from torch.profiler import ProfilerActivity, profile, schedule
+
+from workload_output import write_gz
 
 STEPS = 20
 
@@ -45,15 +45,6 @@ def profiled_steps(path, step_fn, steps=STEPS, memory=True):
         for _ in range(steps + 2):
             step_fn()
             prof.step()
-
-
-def write_gz(prof, path):
-    raw = path[:-3]
-    prof.export_chrome_trace(raw)
-    with open(raw, "rb") as src, gzip.open(path, "wb", compresslevel=9) as dst:
-        shutil.copyfileobj(src, dst)
-    os.remove(raw)
-    print(f"wrote {path} ({os.path.getsize(path)} bytes)", flush=True)
 
 
 def naive_attention(q, k, v):

@@ -8,10 +8,7 @@ collective. `tuneprof comm` must name that rank as the cross-rank straggler
 (tests/e2e/ddp_slow_rank_check.py).
 """
 import argparse
-import gzip
 import os
-import shutil
-import socket
 import time
 
 import torch
@@ -20,26 +17,11 @@ import torch.multiprocessing as mp
 import torch.nn as nn
 from torch.profiler import ProfilerActivity, profile, schedule
 
+from workload_output import free_port, write_gz
+
 STEPS = 5
 SLEEP_S = 0.05  # far above the tiny model's step on a shared 2-core machine, so the skew is unambiguous
 SLOW_RANK = 1
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def write_gz(prof, path):
-    raw = path[:-3]
-    prof.export_chrome_trace(raw)
-    with open(raw, "rb") as src, gzip.open(path, "wb", compresslevel=9) as dst:
-        shutil.copyfileobj(src, dst)
-    os.remove(raw)
-    print(f"wrote {path} ({os.path.getsize(path)} bytes)", flush=True)
 
 
 def worker(rank, out, port, world_size):

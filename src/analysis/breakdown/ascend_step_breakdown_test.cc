@@ -23,19 +23,15 @@ Trace TwoSteps() {
   HandBuiltTrace hand = TorchNpuTrace();
   hand.Step(1, Us(0), Us(100));
   hand.Step(2, Us(100), Us(100));
-  hand.Launch(Us(10), 1);
-  hand.Kernel("a", Us(20), Us(20), 1);
+  hand.LaunchedKernel("a", Us(10), Us(20), Us(20), 1);
   hand.Launch(Us(20), 2);
   hand.Device(EventKind::kCollective, "hcom_allReduce__1_0_1", Us(30), Us(30), 2);
-  hand.Launch(Us(50), 3);
-  hand.Kernel("b", Us(70), Us(10), 3);
+  hand.LaunchedKernel("b", Us(50), Us(70), Us(10), 3);
   hand.Device(EventKind::kMemcpy, "MEMCPY_ASYNC", Us(85), Us(5));
-  hand.Launch(Us(110), 4);
-  hand.Kernel("d", Us(130), Us(20), 4);
+  hand.LaunchedKernel("d", Us(110), Us(130), Us(20), 4);
   hand.Launch(Us(120), 5);
   hand.Device(EventKind::kCollective, "hcom_receive__2_0_1", Us(150), Us(20), 5);
-  hand.Launch(Us(130), 6);
-  hand.Kernel("e", Us(180), Us(10), 6);
+  hand.LaunchedKernel("e", Us(130), Us(180), Us(10), 6);
   return hand.Finish();
 }
 

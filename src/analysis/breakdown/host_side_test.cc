@@ -31,12 +31,10 @@ Trace TwoStreamTrace() {
 // largest lead. Leaving such launches out would keep only the launches onto a busy device.
 TEST(HostSideTest, WorkStartingBeforeItsLaunchCountsAsZeroLatencyWithAWarning) {
   HandBuiltTrace hand;
-  hand.Launch(Us(0), 1);
-  hand.Kernel("k1", Us(10), Us(10), 1);
+  hand.LaunchedKernel("k1", Us(0), Us(10), Us(10), 1);
   hand.Launch(Us(50), 2);
   hand.Kernel("early", Us(30), Us(5), 2);  // 20 us before its launch
-  hand.Launch(Us(60), 3);
-  hand.Kernel("early2", Us(59), Us(5), 3);
+  hand.LaunchedKernel("early2", Us(60), Us(59), Us(5), 3);
   const RankBreakdown b = ComputeTimeBreakdown(hand.Finish());
   const HostSideBreakdown& h = b.steps.at(0).host;
   EXPECT_EQ(h.launched_events, 3u);

@@ -35,8 +35,32 @@ void Module(HandBuiltTrace* hand, std::string_view name, double start_us, double
 }
 
 void LaunchedKernel(HandBuiltTrace* hand, double launch_us, double kernel_us, int64_t correlation) {
-  hand->Launch(Us(launch_us), correlation);
-  hand->Kernel("k" + std::to_string(correlation), Us(launch_us + 100), Us(kernel_us), correlation);
+  hand->LaunchedKernel("k" + std::to_string(correlation), Us(launch_us), Us(launch_us + 100), Us(kernel_us),
+                       correlation);
+}
+
+// A point of a flow: a thread of the host process (pid 100) and a time.
+struct FlowEnd {
+  int64_t tid;
+  int64_t ts_ns;
+};
+
+// A flow `id` of `category` between two host threads; `binds_enclosing` is the end's bp:"e".
+void HostFlow(HandBuiltTrace* hand, int64_t id, std::string_view category, FlowEnd from, FlowEnd to,
+              bool binds_enclosing) {
+  TraceBuilder* builder = hand->mutable_builder();
+  FlowPoint point;
+  point.id = id;
+  point.category = builder->Intern(category);
+  point.phase = FlowPhase::kStart;
+  point.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{from.tid, false});
+  point.ts_ns = from.ts_ns;
+  builder->AddFlowPoint(point);
+  point.phase = FlowPhase::kEnd;
+  point.binds_enclosing = binds_enclosing;
+  point.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{to.tid, false});
+  point.ts_ns = to.ts_ns;
+  builder->AddFlowPoint(point);
 }
 
 TEST(ModuleViewTest, WorkCountsForTheInnermostModuleAroundItsLaunch) {
@@ -232,32 +256,12 @@ TEST(ModuleViewTest, NestingPastTheDepthLimitCountsForTheDeepestModule) {
 // thread id of the Python process's dequeue range); the queue's flow leads back to the enqueue.
 TEST(ModuleViewTest, WorkLaunchedFromTheTaskQueueCountsWhereItWasEnqueued) {
   HandBuiltTrace hand;
-  TraceBuilder* builder = hand.mutable_builder();
   Module(&hand, "Model_0", 0, 100);
   hand.Host(EventKind::kOther, "Enqueue", Us(10), Us(1));
   hand.HostThread(5, EventKind::kOther, "Dequeue@conv", Us(40), Us(20));
-  EventRecord call;
-  call.ts_ns = Us(45);
-  call.dur_ns = Us(2);
-  call.track = builder->TrackFor(ProcessKey{200, false}, ProcessKey{5, false});  // the CANN process
-  call.name = builder->Intern("aclnnConvolution");
-  call.category = builder->Intern("cuda_runtime");
-  call.kind = EventKind::kRuntime;
-  call.correlation = 3;
-  builder->AddEvent(call);
+  hand.OnThread(200, 5, EventKind::kRuntime, "aclnnConvolution", Us(45), Us(2), 3);  // the CANN process
   hand.Kernel("conv", Us(300), Us(6), 3);
-  FlowPoint enqueue;
-  enqueue.id = 9;
-  enqueue.category = builder->Intern("async_task_queue");
-  enqueue.phase = FlowPhase::kStart;
-  enqueue.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{1, false});
-  enqueue.ts_ns = Us(10);
-  builder->AddFlowPoint(enqueue);
-  FlowPoint dequeue = enqueue;
-  dequeue.phase = FlowPhase::kEnd;
-  dequeue.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{5, false});
-  dequeue.ts_ns = Us(40);
-  builder->AddFlowPoint(dequeue);
+  HostFlow(&hand, 9, "async_task_queue", {1, Us(10)}, {5, Us(40)}, /*binds_enclosing=*/false);
   const ModuleView view = ComputeModuleView(hand.Finish());
   ASSERT_EQ(view.modules.size(), 1u);
   EXPECT_EQ(view.modules[0].forward_ns, Us(6));
@@ -265,39 +269,17 @@ TEST(ModuleViewTest, WorkLaunchedFromTheTaskQueueCountsWhereItWasEnqueued) {
 
 TEST(ModuleViewTest, BackwardWorkCountsForTheForwardModuleThroughFwdbwdFlows) {
   HandBuiltTrace hand;
-  TraceBuilder* builder = hand.mutable_builder();
   Module(&hand, "Model_0", 0, 100);
   Module(&hand, "Linear_0", 10, 20);
   hand.Host(EventKind::kHostOp, "aten::linear", Us(12), Us(5));
   LaunchedKernel(&hand, 13, 3, 1);
   // The backward pass on the autograd thread: no module ranges there.
-  const uint32_t backward_track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{2, false});
   hand.HostThread(2, EventKind::kHostOp, "autograd::engine::evaluate_function: AddmmBackward0", Us(300), Us(50));
   hand.HostThread(2, EventKind::kRuntime, "cudaLaunchKernel", Us(310), Us(2));
-  // The runtime call on thread 2 with correlation 2 (HostThread takes none): add it through the builder.
-  EventRecord call;
-  call.ts_ns = Us(320);
-  call.dur_ns = Us(2);
-  call.track = backward_track;
-  call.name = builder->Intern("cudaLaunchKernel");
-  call.category = builder->Intern("cuda_runtime");
-  call.kind = EventKind::kRuntime;
-  call.correlation = 2;
-  builder->AddEvent(call);
+  // The runtime call on thread 2 with correlation 2 (HostThread takes none).
+  hand.OnThread(100, 2, EventKind::kRuntime, "cudaLaunchKernel", Us(320), Us(2), 2);
   hand.Kernel("backward_gemm", Us(400), Us(8), 2);
-  FlowPoint start;
-  start.id = 77;
-  start.category = builder->Intern("fwdbwd");
-  start.phase = FlowPhase::kStart;
-  start.track = builder->TrackFor(ProcessKey{100, false}, ProcessKey{1, false});
-  start.ts_ns = Us(12);
-  builder->AddFlowPoint(start);
-  FlowPoint end = start;
-  end.phase = FlowPhase::kEnd;
-  end.binds_enclosing = true;
-  end.track = backward_track;
-  end.ts_ns = Us(300);
-  builder->AddFlowPoint(end);
+  HostFlow(&hand, 77, "fwdbwd", {1, Us(12)}, {2, Us(300)}, /*binds_enclosing=*/true);
   const ModuleView view = ComputeModuleView(hand.Finish());
   const ModuleRow* linear = Find(view, "Model_0.Linear_0");
   ASSERT_NE(linear, nullptr);
@@ -325,8 +307,7 @@ TEST(ModuleViewTest, SyncsAndWaitsAreOutOfTheDeviceTotal) {
   LaunchedKernel(&hand, 5, 7, 1);
   hand.Launch(Us(20), 2);
   hand.Device(EventKind::kSync, "cudaDeviceSynchronize", Us(150), Us(400), 2);
-  hand.Launch(Us(30), 3);
-  hand.Kernel("Notify_Wait", Us(600), Us(300), 3);
+  hand.LaunchedKernel("Notify_Wait", Us(30), Us(600), Us(300), 3);
   LaunchedKernel(&hand, 200, 3, 4);  // outside every module
   const ModuleView view = ComputeModuleView(hand.Finish());
   EXPECT_EQ(view.device_total_ns, Us(10));

@@ -51,8 +51,7 @@ TEST(TimeBreakdownTest, CutTimelineWithFewerStepsThanReportedFallsBackToReported
   hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
   hand.mutable_metadata()->truncated = true;
   hand.Step(1, Us(0), Us(100));
-  hand.Launch(Us(1), 1);
-  hand.Kernel("k", Us(10), Us(50), 1);
+  hand.LaunchedKernel("k", Us(1), Us(10), Us(50), 1);
   Trace trace = hand.Finish();
   SideTableBuilder side(&trace);
   for (int64_t number : {1, 2, 3}) {
@@ -80,12 +79,10 @@ TEST(TimeBreakdownTest, CutTimelineWithEveryReportedStepKeepsTheTimeline) {
   hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
   hand.mutable_metadata()->truncated = true;
   hand.Step(1, Us(0), Us(100));
-  hand.Launch(Us(1), 1);
-  hand.Kernel("k", Us(10), Us(50), 1);
+  hand.LaunchedKernel("k", Us(1), Us(10), Us(50), 1);
   // Files end where they are cut: the events read last bound the cut, here past the step's end.
   for (int64_t i = 0; i < 300; ++i) {
-    hand.Launch(Us(1000 + 100 * i), 2 + i);
-    hand.Kernel("after", Us(1010 + 100 * i), Us(50), 2 + i);
+    hand.LaunchedKernel("after", Us(1000 + 100 * i), Us(1010 + 100 * i), Us(50), 2 + i);
   }
   Trace trace = hand.Finish();
   ReportedStepTime step;
@@ -135,13 +132,10 @@ TEST(TimeBreakdownTest, KernelsFollowTheStepThatLaunchedThem) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(100));
   hand.Step(2, Us(100), Us(100));
-  hand.Launch(Us(50), 1);
-  hand.Kernel("late_kernel_of_step_1", Us(120), Us(30), 1);
-  hand.Launch(Us(110), 2);
-  hand.Kernel("kernel_of_step_2", Us(150), Us(10), 2);
+  hand.LaunchedKernel("late_kernel_of_step_1", Us(50), Us(120), Us(30), 1);
+  hand.LaunchedKernel("kernel_of_step_2", Us(110), Us(150), Us(10), 2);
   hand.Kernel("unlinked_kernel", Us(170), Us(10));  // no launch: its own start places it
-  hand.Launch(Us(250), 3);
-  hand.Kernel("launched_after_every_step", Us(260), Us(10), 3);
+  hand.LaunchedKernel("launched_after_every_step", Us(250), Us(260), Us(10), 3);
   const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
 
   ASSERT_EQ(rank.steps.size(), 2u);
@@ -171,8 +165,7 @@ TEST(TimeBreakdownTest, WorkLaunchedBeforeTheTraceIsNoSteps) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(100));
   hand.Kernel("warm_up_kernel", Us(5), Us(40), 7);  // correlation 7 < 10: launched before the trace
-  hand.Launch(Us(10), 10);
-  hand.Kernel("kernel_of_step_1", Us(50), Us(20), 10);
+  hand.LaunchedKernel("kernel_of_step_1", Us(10), Us(50), Us(20), 10);
   hand.Kernel("unlinked_later_kernel", Us(80), Us(10), 12);  // above: its own start places it
   const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
   ASSERT_EQ(rank.steps.size(), 1u);
@@ -199,11 +192,9 @@ TEST(TimeBreakdownTest, StepTimeIsTheLongerOfHostRangeAndDeviceSpan) {
 TEST(TimeBreakdownTest, HostCollectivesBesideDeviceWorkAreCommunication) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(1000));
-  hand.Launch(Us(0), 1);
-  hand.Kernel("gemm", Us(10), Us(100), 1);
+  hand.LaunchedKernel("gemm", Us(0), Us(10), Us(100), 1);
   hand.HostThread(2, EventKind::kUserAnnotation, "gloo:all_reduce", Us(60), Us(500));
-  hand.Launch(Us(560), 2);
-  hand.Kernel("gemm", Us(570), Us(100), 2);
+  hand.LaunchedKernel("gemm", Us(560), Us(570), Us(100), 2);
   const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
   EXPECT_EQ(rank.work_on, WorkSource::kDevice);
   EXPECT_EQ(rank.device_events, 2u);
@@ -237,12 +228,10 @@ TEST(TimeBreakdownTest, StepWithoutDeviceWorkIsReportedEmpty) {
 TEST(TimeBreakdownTest, TrailingStepWithoutDeviceWorkIsIncomplete) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(100));
-  hand.Launch(Us(10), 1);
-  hand.Kernel("kernel_of_step_1", Us(20), Us(50), 1);
+  hand.LaunchedKernel("kernel_of_step_1", Us(10), Us(20), Us(50), 1);
   hand.Step(2, Us(100), Us(100));  // idle, but followed by work: a real step
   hand.Step(3, Us(200), Us(100));
-  hand.Launch(Us(210), 2);
-  hand.Kernel("kernel_of_step_3", Us(220), Us(50), 2);
+  hand.LaunchedKernel("kernel_of_step_3", Us(210), Us(220), Us(50), 2);
   hand.Step(4, Us(300), Us(49));
   const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
   ASSERT_EQ(rank.steps.size(), 3u);
@@ -300,14 +289,10 @@ TEST(TimeBreakdownTest, TotalSumsTheSteps) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(100));
   hand.Step(2, Us(100), Us(100));
-  hand.Launch(Us(10), 1);
-  hand.Kernel("a", Us(20), Us(30), 1);
-  hand.Launch(Us(20), 2);
-  hand.Kernel("ncclKernel_AllReduce", Us(40), Us(20), 2);
-  hand.Launch(Us(110), 3);
-  hand.Kernel("b", Us(120), Us(10), 3);
-  hand.Launch(Us(115), 4);
-  hand.Kernel("c", Us(140), Us(10), 4);
+  hand.LaunchedKernel("a", Us(10), Us(20), Us(30), 1);
+  hand.LaunchedKernel("ncclKernel_AllReduce", Us(20), Us(40), Us(20), 2);
+  hand.LaunchedKernel("b", Us(110), Us(120), Us(10), 3);
+  hand.LaunchedKernel("c", Us(115), Us(140), Us(10), 4);
   const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
   ASSERT_EQ(rank.steps.size(), 2u);
   const StepBreakdown& t = rank.total;

@@ -2,26 +2,35 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string_view>
+
 namespace tuneprof {
 namespace {
 
 TEST(ParallelRolesTest, LabelsAsMegatronTorchtitanAndTorchNpuWriteThem) {
-  EXPECT_EQ(RoleFromLabel("TENSOR_MODEL_PARALLEL_GROUP"), "tp");
-  EXPECT_EQ(RoleFromLabel("PIPELINE_MODEL_PARALLEL_GROUP"), "pp");
-  EXPECT_EQ(RoleFromLabel("DATA_PARALLEL_GROUP_WITH_CP"), "dp");
-  EXPECT_EQ(RoleFromLabel("DATA_PARALLEL_GROUP_GLOO"), "dp");
-  EXPECT_EQ(RoleFromLabel("CONTEXT_PARALLEL_GROUP"), "cp");
-  EXPECT_EQ(RoleFromLabel("EXPERT_MODEL_PARALLEL_GROUP"), "ep");
-  EXPECT_EQ(RoleFromLabel("EXPERT_TENSOR_PARALLEL_GROUP"), "tp");
-  EXPECT_EQ(RoleFromLabel("mesh_dp_shard"), "dp");
-  EXPECT_EQ(RoleFromLabel("mesh_tp"), "tp");
-  EXPECT_EQ(RoleFromLabel("ep"), "ep");
-  EXPECT_EQ(RoleFromLabel("mp"), "tp");
-  EXPECT_EQ(RoleFromLabel("exp"), "ep");
-  EXPECT_EQ(RoleFromLabel("dp_modulo_exp"), "dp");
-  EXPECT_EQ(RoleFromLabel("EMBEDDING_GROUP"), "");
-  EXPECT_EQ(RoleFromLabel("MODEL_PARALLEL_GROUP"), "");
-  EXPECT_EQ(RoleFromLabel("default_pg"), "");
+  const struct {
+    std::string_view text;
+    std::string_view expected;
+  } kCases[] = {
+      {"TENSOR_MODEL_PARALLEL_GROUP", "tp"},
+      {"PIPELINE_MODEL_PARALLEL_GROUP", "pp"},
+      {"DATA_PARALLEL_GROUP_WITH_CP", "dp"},
+      {"DATA_PARALLEL_GROUP_GLOO", "dp"},
+      {"CONTEXT_PARALLEL_GROUP", "cp"},
+      {"EXPERT_MODEL_PARALLEL_GROUP", "ep"},
+      {"EXPERT_TENSOR_PARALLEL_GROUP", "tp"},
+      {"mesh_dp_shard", "dp"},
+      {"mesh_tp", "tp"},
+      {"ep", "ep"},
+      {"mp", "tp"},
+      {"exp", "ep"},
+      {"dp_modulo_exp", "dp"},
+      {"EMBEDDING_GROUP", ""},
+      {"MODEL_PARALLEL_GROUP", ""},
+      {"default_pg", ""},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(RoleFromLabel(c.text), c.expected) << c.text;
   EXPECT_TRUE(IsWorldLabel("default_pg"));
   EXPECT_TRUE(IsWorldLabel("default_group"));
   EXPECT_FALSE(IsWorldLabel("tp"));

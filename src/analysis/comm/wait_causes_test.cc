@@ -28,8 +28,7 @@ Collective At(int64_t start_ns, int64_t duration_ns, std::string group = "0", in
 TEST(WaitCausesTest, LeadInSplitsTheTimeSinceThePreviousCollectiveEnded) {
   HandBuiltTrace hand;
   hand.Host(EventKind::kHostOp, "aten::mm", Us(150), Us(20));
-  hand.Launch(Us(155), 1);
-  hand.Kernel("sgemm", Us(200), Us(300), 1);
+  hand.LaunchedKernel("sgemm", Us(155), Us(200), Us(300), 1);
   hand.Host(EventKind::kUserAnnotation, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Us(550),
             Us(100));
   hand.Device(EventKind::kKernel, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Us(700),

@@ -19,8 +19,7 @@ Trace StepTrace(int steps, int64_t base_us, int64_t peak_allocated) {
   for (int i = 0; i < steps; ++i) {
     const int64_t start = Us(1000.0 * i);
     t.Step(i + 1, start, Us(static_cast<double>(20 + base_us + i % 3)));
-    t.Launch(start + Us(10), i + 1);
-    t.Kernel("gemm", start + Us(20), Us(static_cast<double>(base_us + i % 3)), i + 1);
+    t.LaunchedKernel("gemm", start + Us(10), start + Us(20), Us(static_cast<double>(base_us + i % 3)), i + 1);
   }
   MemoryEvent memory;
   memory.total_allocated = peak_allocated;
@@ -266,10 +265,8 @@ Trace RankTrace(int64_t rank, int steps, double send_us) {
   for (int i = 0; i < steps; ++i) {
     const int64_t start = Us(1000.0 * i);
     t.Step(i + 1, start, Us(500));
-    t.Launch(start + Us(10), 2 * i + 1);
-    t.Kernel("gemm", start + Us(20), Us(100), 2 * i + 1);
-    t.Launch(start + Us(15), 2 * i + 2);
-    t.Kernel("nccl_send", start + Us(130), Us(send_us), 2 * i + 2);
+    t.LaunchedKernel("gemm", start + Us(10), start + Us(20), Us(100), 2 * i + 1);
+    t.LaunchedKernel("nccl_send", start + Us(15), start + Us(130), Us(send_us), 2 * i + 2);
   }
   return t.Finish();
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string_view>
+
 #include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof {
@@ -24,12 +27,9 @@ Trace TwoStepGpuTrace(std::string_view attention_kernel, int64_t attention_us) {
   t.Step(2, Us(100), Us(100));
   t.Launch(Us(10), 1);
   t.Kernel("gemm", Us(150), Us(20), 1);  // runs during step 2's host range, launched in step 1
-  t.Launch(Us(20), 2);
-  t.Kernel(attention_kernel, Us(175), Us(attention_us), 2);
-  t.Launch(Us(110), 3);
-  t.Kernel("gemm", Us(210), Us(30), 3);
-  t.Launch(Us(120), 4);
-  t.Kernel(attention_kernel, Us(245), Us(attention_us), 4);
+  t.LaunchedKernel(attention_kernel, Us(20), Us(175), Us(attention_us), 2);
+  t.LaunchedKernel("gemm", Us(110), Us(210), Us(30), 3);
+  t.LaunchedKernel(attention_kernel, Us(120), Us(245), Us(attention_us), 4);
   t.Kernel("orphan", Us(300), Us(5));  // no launch: in no step
   return t.Finish();
 }
@@ -173,11 +173,17 @@ TEST(OperatorDiffTest, OutermostAmongTheSelectedOnly) {
 }
 
 TEST(OperatorDiffTest, HcclOperatorsCompareWithoutTheirRunIds) {
-  EXPECT_EQ(ComparableName("hcom_allReduce__586_0_1"), "hcom_allReduce");
-  EXPECT_EQ(ComparableName(" hcom_broadcast__210_3_1 "), "hcom_broadcast");
-  EXPECT_EQ(ComparableName("hcom_send"), "hcom_send");
-  EXPECT_EQ(ComparableName("aten::mm"), "aten::mm");
-  EXPECT_EQ(ComparableName("my__op"), "my__op");
+  const struct {
+    std::string_view text;
+    std::string_view expected;
+  } kCases[] = {
+      {"hcom_allReduce__586_0_1", "hcom_allReduce"},
+      {" hcom_broadcast__210_3_1 ", "hcom_broadcast"},
+      {"hcom_send", "hcom_send"},
+      {"aten::mm", "aten::mm"},
+      {"my__op", "my__op"},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(ComparableName(c.text), c.expected) << c.text;
 }
 
 }  // namespace

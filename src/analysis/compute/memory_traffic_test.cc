@@ -2,17 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string_view>
+
 namespace tuneprof {
 namespace {
 
 TEST(MemoryTrafficTest, DtypeSizesAsTorchNpuSpellsThem) {
-  EXPECT_EQ(NpuDtypeBytes("FLOAT"), 4);
-  EXPECT_EQ(NpuDtypeBytes("FLOAT16"), 2);
-  EXPECT_EQ(NpuDtypeBytes("DT_BF16"), 2);
-  EXPECT_EQ(NpuDtypeBytes("INT64"), 8);
-  EXPECT_EQ(NpuDtypeBytes("BOOL"), 1);
-  EXPECT_EQ(NpuDtypeBytes("N/A"), 0);
-  EXPECT_EQ(NpuDtypeBytes(""), 0);
+  const struct {
+    std::string_view text;
+    int64_t expected;
+  } kCases[] = {
+      {"FLOAT", 4}, {"FLOAT16", 2}, {"DT_BF16", 2}, {"INT64", 8}, {"BOOL", 1}, {"N/A", 0}, {"", 0},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(NpuDtypeBytes(c.text), c.expected) << c.text;
 }
 
 TEST(MemoryTrafficTest, TensorBytesFromShapesAndTypes) {

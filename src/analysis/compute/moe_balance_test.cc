@@ -26,8 +26,7 @@ Trace RecordShapesRank(int64_t rank, int64_t tokens, const std::string& sizes, d
     TraceBuilder* b = t.mutable_builder();
     b->AddOpShapeInfo(OpShapeInfo{op, b->Intern(dims), b->Intern(R"(["c10::BFloat16", "c10::BFloat16", "int"])"),
                                   b->Intern(R"(["", "", ")" + sizes + R"("])")});
-    t.Launch(start + Us(5), 10 * rank + call + 1);
-    t.Kernel("cutlass_grouped_gemm", start + Us(10), Us(kernel_us), 10 * rank + call + 1);
+    t.LaunchedKernel("cutlass_grouped_gemm", start + Us(5), start + Us(10), Us(kernel_us), 10 * rank + call + 1);
   }
   return t.Finish();
 }

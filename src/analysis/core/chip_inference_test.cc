@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
+#include <string_view>
 
 #include <map>
 #include <string>
@@ -18,21 +20,27 @@ const HardwareProfiles& Builtin() { return testing_support::BuiltinProfiles(); }
 bool Has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 TEST(ChipInferenceTest, ReadsArchitectureTagsInKernelNames) {
-  EXPECT_EQ(KernelNameCapability("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"), 90);
-  EXPECT_EQ(KernelNameCapability("cutlass3x_sm90_tensorop_gemm_bf16"), 90);
-  EXPECT_EQ(KernelNameCapability("void cutlass::Kernel<cutlass::arch::Sm80, float>"), 80);
-  EXPECT_EQ(KernelNameCapability("sm100_xmma_gemm"), 100);
-  EXPECT_EQ(KernelNameCapability("sm90a_kernel"), 90);
-  EXPECT_EQ(KernelNameCapability("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x256_32x3_nn_align4>"), 80);
-  EXPECT_EQ(KernelNameCapability("cutlass_tensorop_gemm"), 0);      // CUTLASS without an architecture
-  EXPECT_EQ(KernelNameCapability("sm80_xmma then sm86_xmma"), 86);  // the highest
-  // Not tags: part of a word, too short, too long, out of range, or no digits at all.
-  EXPECT_EQ(KernelNameCapability("gsm80_kernel"), 0);
-  EXPECT_EQ(KernelNameCapability("sm8_kernel"), 0);
-  EXPECT_EQ(KernelNameCapability("sm9000"), 0);
-  EXPECT_EQ(KernelNameCapability("sm20_legacy"), 0);
-  EXPECT_EQ(KernelNameCapability("smem_reduce"), 0);
-  EXPECT_EQ(KernelNameCapability("nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN"), 0);
+  const struct {
+    std::string_view text;
+    int64_t expected;
+  } kCases[] = {
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 90},
+      {"cutlass3x_sm90_tensorop_gemm_bf16", 90},
+      {"void cutlass::Kernel<cutlass::arch::Sm80, float>", 80},
+      {"sm100_xmma_gemm", 100},
+      {"sm90a_kernel", 90},
+      {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x256_32x3_nn_align4>", 80},
+      {"cutlass_tensorop_gemm", 0},      // CUTLASS without an architecture
+      {"sm80_xmma then sm86_xmma", 86},  // the highest
+      // Not tags: part of a word, too short, too long, out of range, or no digits at all.
+      {"gsm80_kernel", 0},
+      {"sm8_kernel", 0},
+      {"sm9000", 0},
+      {"sm20_legacy", 0},
+      {"smem_reduce", 0},
+      {"nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", 0},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(KernelNameCapability(c.text), c.expected) << c.text;
 }
 
 // Kernels named for Hopper with no device name: three profiles are Hopper, so the documented default

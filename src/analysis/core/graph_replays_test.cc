@@ -40,8 +40,7 @@ TEST(GraphReplaysTest, KernelsSharingTheLaunchCorrelationAreReplayed) {
 
 TEST(GraphReplaysTest, EagerTraceHasNone) {
   HandBuiltTrace t;
-  t.Launch(Us(0), 1);
-  t.Kernel("k", Us(5), Us(5), 1);
+  t.LaunchedKernel("k", Us(0), Us(5), Us(5), 1);
   const GraphReplays replays = FindGraphReplays(t.Finish());
   EXPECT_FALSE(replays.any());
   EXPECT_EQ(replays.replayed_events, 0u);

@@ -34,12 +34,24 @@ class HandBuiltTrace {
   uint32_t HostThread(int64_t tid, EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns) {
     return Add(kHostPid, tid, kind, name, ts_ns, dur_ns, kNoId);
   }
+  // On any thread of any process (a runtime call with a correlation on a second thread, another process).
+  uint32_t OnThread(int64_t pid, int64_t tid, EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns,
+                    int64_t correlation) {
+    return Add(pid, tid, kind, name, ts_ns, dur_ns, correlation);
+  }
   uint32_t Device(EventKind kind, std::string_view name, int64_t ts_ns, int64_t dur_ns, int64_t correlation = kNoId,
                   int64_t stream = 7) {
     return Add(kGpuPid, stream, kind, name, ts_ns, dur_ns, correlation);
   }
   uint32_t Kernel(std::string_view name, int64_t ts_ns, int64_t dur_ns, int64_t correlation = kNoId) {
     return Device(EventKind::kKernel, name, ts_ns, dur_ns, correlation);
+  }
+
+  // A kernel and the cudaLaunchKernel (at `launch_ts_ns`) that launched it; returns the kernel's index.
+  uint32_t LaunchedKernel(std::string_view name, int64_t launch_ts_ns, int64_t ts_ns, int64_t dur_ns,
+                          int64_t correlation) {
+    Launch(launch_ts_ns, correlation);
+    return Kernel(name, ts_ns, dur_ns, correlation);
   }
 
   Trace Finish() { return builder_.Finish(); }

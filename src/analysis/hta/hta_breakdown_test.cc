@@ -53,10 +53,8 @@ TEST(HtaBreakdownTest, LastStepAndUnlaunchedKernelsAreDropped) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(100));
   hand.Step(2, Us(100), Us(100));
-  hand.Launch(Us(10), 1);
-  hand.Kernel("k1", Us(20), Us(10), 1);
-  hand.Launch(Us(120), 2);
-  hand.Kernel("k2", Us(130), Us(10), 2);
+  hand.LaunchedKernel("k1", Us(10), Us(20), Us(10), 1);
+  hand.LaunchedKernel("k2", Us(120), Us(130), Us(10), 2);
   hand.Kernel("no_launch", Us(40), Us(10), 99);
   const HtaRankBreakdown r = OneRank(&hand);
   EXPECT_TRUE(r.last_step_dropped);
@@ -67,8 +65,7 @@ TEST(HtaBreakdownTest, LastStepAndUnlaunchedKernelsAreDropped) {
 TEST(HtaBreakdownTest, OneStepKeepsEverything) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(100));
-  hand.Launch(Us(10), 1);
-  hand.Kernel("k1", Us(20), Us(10), 1);
+  hand.LaunchedKernel("k1", Us(10), Us(20), Us(10), 1);
   hand.Kernel("no_launch", Us(140), Us(10), 99);
   const HtaRankBreakdown r = OneRank(&hand);
   EXPECT_FALSE(r.last_step_dropped);
@@ -82,8 +79,7 @@ TEST(HtaBreakdownTest, StepNamesAreCountedOverAllRanks) {
   for (int64_t step : {1, 2}) {
     HandBuiltTrace hand;
     hand.Step(step, Us(0), Us(100));
-    hand.Launch(Us(10), 1);
-    hand.Kernel("k", Us(20), Us(10), 1);
+    hand.LaunchedKernel("k", Us(10), Us(20), Us(10), 1);
     traces.push_back(hand.Finish());
   }
   const std::vector<HtaRankBreakdown> result = ComputeHtaBreakdown(traces);

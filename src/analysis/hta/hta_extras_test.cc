@@ -21,14 +21,10 @@ using hand_built::Us;
 // after k2 ended (host_wait 30 us); k4 was queued but starts 40 us late (other).
 std::vector<Trace> FourKernels() {
   HandBuiltTrace hand;
-  hand.Launch(Us(0), 1);
-  hand.Kernel("k1", Us(10), Us(10), 1);
-  hand.Launch(Us(12), 2);
-  hand.Kernel("k2", Us(25), Us(5), 2);
-  hand.Launch(Us(50), 3);
-  hand.Kernel("k3", Us(60), Us(10), 3);
-  hand.Launch(Us(52), 4);
-  hand.Kernel("k4", Us(110), Us(10), 4);
+  hand.LaunchedKernel("k1", Us(0), Us(10), Us(10), 1);
+  hand.LaunchedKernel("k2", Us(12), Us(25), Us(5), 2);
+  hand.LaunchedKernel("k3", Us(50), Us(60), Us(10), 3);
+  hand.LaunchedKernel("k4", Us(52), Us(110), Us(10), 4);
   std::vector<Trace> traces;
   traces.push_back(hand.Finish());
   return traces;
@@ -126,8 +122,7 @@ Trace TwoSteps(int64_t first_step) {
   HandBuiltTrace hand;
   for (int64_t s = 0; s < 2; ++s) {
     hand.Step(first_step + s, Us(100 * s), Us(90));
-    hand.Launch(Us(100 * s + 1), s + 1);
-    hand.Kernel("k", Us(100 * s + 10), Us(10), s + 1);
+    hand.LaunchedKernel("k", Us(100 * s + 1), Us(100 * s + 10), Us(10), s + 1);
   }
   return hand.Finish();
 }

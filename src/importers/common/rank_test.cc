@@ -2,17 +2,27 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 namespace tuneprof {
 namespace {
 
 TEST(RankTest, FromFileAndFolderNames) {
-  EXPECT_EQ(RankFromPath("traces/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), 0);
-  EXPECT_EQ(RankFromPath("x/sampled_rank-1.json.gz"), 1);
-  EXPECT_EQ(RankFromPath("ddp_ws4_rank3.json.gz"), 3);
-  EXPECT_EQ(RankFromPath("text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"), 1);
-  EXPECT_EQ(RankFromPath("inference_rank_12.json.gz"), 12);
-  EXPECT_EQ(RankFromPath("a/nonrank7.json"), -1);
-  EXPECT_EQ(RankFromPath("rank_not_found.json.gz"), -1);
+  const struct {
+    std::string_view text;
+    int64_t expected;
+  } kCases[] = {
+      {"traces/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 0},
+      {"x/sampled_rank-1.json.gz", 1},
+      {"ddp_ws4_rank3.json.gz", 3},
+      {"text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", 1},
+      {"inference_rank_12.json.gz", 12},
+      {"a/nonrank7.json", -1},
+      {"rank_not_found.json.gz", -1},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(RankFromPath(std::string(c.text)), c.expected) << c.text;
 }
 
 TEST(RankTest, TraceWordWinsOverPath) {

@@ -2,19 +2,27 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tuneprof::nsys {
 namespace {
 
 TEST(NsysConventions, StripsOnlyANumericVersionSuffix) {
-  EXPECT_EQ(StripVersionSuffix("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
-  EXPECT_EQ(StripVersionSuffix("cudaLaunchKernelExC_v11060"), "cudaLaunchKernelExC");
-  EXPECT_EQ(StripVersionSuffix("cudaStreamGetCaptureInfo_v2_v11030"), "cudaStreamGetCaptureInfo_v2");
-  EXPECT_EQ(StripVersionSuffix("cuLaunchKernelEx"), "cuLaunchKernelEx");
-  EXPECT_EQ(StripVersionSuffix("my_vector"), "my_vector");
-  EXPECT_EQ(StripVersionSuffix("_v12"), "_v12");
+  const struct {
+    std::string_view text;
+    std::string_view expected;
+  } kCases[] = {
+      {"cudaLaunchKernel_v7000", "cudaLaunchKernel"},
+      {"cudaLaunchKernelExC_v11060", "cudaLaunchKernelExC"},
+      {"cudaStreamGetCaptureInfo_v2_v11030", "cudaStreamGetCaptureInfo_v2"},
+      {"cuLaunchKernelEx", "cuLaunchKernelEx"},
+      {"my_vector", "my_vector"},
+      {"_v12", "_v12"},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(StripVersionSuffix(c.text), c.expected) << c.text;
 }
 
 TEST(NsysConventions, GlobalIdsSplitIntoProcessAndThread) {
@@ -66,15 +74,14 @@ TEST(NsysConventions, ReadsTheOperatorNameOfPytorchNvtxRanges) {
 }
 
 TEST(NsysConventions, ReadsOnlyWholeRankLabels) {
-  EXPECT_EQ(RankInNvtxText("rank 3"), 3);
-  EXPECT_EQ(RankInNvtxText("RANK=12"), 12);
-  EXPECT_EQ(RankInNvtxText("rank: 0"), 0);
-  EXPECT_EQ(RankInNvtxText("[rank1]"), 1);
-  EXPECT_EQ(RankInNvtxText("rank"), -1);
-  EXPECT_EQ(RankInNvtxText("rank 3 done"), -1);
-  EXPECT_EQ(RankInNvtxText("ranking"), -1);
-  EXPECT_EQ(RankInNvtxText("local rank 2"), -1);
-  EXPECT_EQ(RankInNvtxText("rank 12345678901"), -1);
+  const struct {
+    std::string_view text;
+    int64_t expected;
+  } kCases[] = {
+      {"rank 3", 3},       {"RANK=12", 12}, {"rank: 0", 0},       {"[rank1]", 1},           {"rank", -1},
+      {"rank 3 done", -1}, {"ranking", -1}, {"local rank 2", -1}, {"rank 12345678901", -1},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(RankInNvtxText(c.text), c.expected) << c.text;
 }
 
 TEST(NsysConventions, ReadsNcclPayloadsRenderedAsJson) {
