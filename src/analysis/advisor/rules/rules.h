@@ -1,6 +1,7 @@
 #pragma once
-// Every advisor rule, one file each (or one small family per file). A rule reads one rank's evidence
-// and appends the findings that fire, each with its evidence, strategy and uncapped gain estimate.
+// Every advisor rule, one file each (or one small family per file), and their catalogue. A rule reads
+// one rank's evidence and appends the findings that fire, each with its evidence, strategy and uncapped
+// gain estimate.
 #include <span>
 #include <string_view>
 #include <vector>
@@ -12,12 +13,31 @@ namespace tuneprof {
 
 using RuleFunction = void (*)(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
+// One row of the rule catalogue (rules.cc): what the advisor, its tests and its documentation know of a
+// rule besides its code.
+struct RuleSpec {
+  RuleFunction run = nullptr;
+  // The finding ids the rule can emit, space-separated; docs/advisor.md's Rules table lists each
+  // (advisor_docs_test.cc checks both ways).
+  std::string_view ids;
+  // The thresholds it reads (advisor_config.h ThresholdSpecs keys), space-separated.
+  std::string_view thresholds;
+  // It reads the run's other ranks (RankEvidence::cross), so it runs after every rank is reduced to its
+  // summary: it reads no trace, only the rank's split, communication and identity.
+  bool reads_other_ranks = false;
+};
+
 // Every rule, in the order the advisor runs them (findings are ranked afterwards, so order only fixes
 // ties).
+std::span<const RuleSpec> RuleCatalogue();
+
+// The words of a space-separated catalogue list.
+std::vector<std::string_view> SplitWords(std::string_view list);
+
+// The catalogue's functions, in its order.
 std::span<const RuleFunction> AllRules();
 
-// The rules that read the run's other ranks (RankEvidence::cross). They run after every rank is reduced
-// to its summary, so they read no trace: only the rank's split, communication and identity.
+// Whether the catalogue marks `rule` as reading the other ranks (RuleSpec::reads_other_ranks).
 bool RuleReadsOtherRanks(RuleFunction rule);
 
 void RuleComputeUtilization(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
@@ -62,6 +82,9 @@ void RuleMoeExpertBalance(const RankEvidence&, const AdvisorConfig&, std::vector
 void RuleApiReplacement(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleCommSlowLink(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleCommRetransmission(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleMinedSequences(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleAscendAiCpuDtype(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleGcPause(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 // Whether fusion.api_replacement names a fused NPU optimizer for `optimizer` ("SGD.step"): on NPU the
 // optimizer rule then leaves that call site to it, one finding per call site.
@@ -70,8 +93,5 @@ bool ApiReplacementReportsOptimizer(std::string_view optimizer);
 // The fused torch_npu / MindSpeed API whose operator sequence is exactly `names` (aten:: dropped, lower
 // case, as the API-replacement table spells them); nullptr when none.
 const ApiReplacement* FusedApiFor(const std::vector<std::string_view>& names);
-void RuleMinedSequences(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
-void RuleAscendAiCpuDtype(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
-void RuleGcPause(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 }  // namespace tuneprof
