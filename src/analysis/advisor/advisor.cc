@@ -454,6 +454,39 @@ std::string BoundedBy(const CrossRankCommunication& cross) {
   return "";
 }
 
+// Orders the merged findings by gain and caps their sum by the slowest step: per-rank caps do not bound
+// findings from different ranks together.
+void RankAcrossRanks(const RankGains& gains, size_t ranks, AdvisorResult* result) {
+  std::stable_sort(result->findings.begin(), result->findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });
+  double step_left = result->step_ns;
+  for (Finding& finding : result->findings) {
+    if (finding.estimated_gain_ns > step_left)
+      finding.gain_cut = "capped at the slowest step's time other findings leave";
+    finding.estimated_gain_ns = std::min(finding.estimated_gain_ns, step_left);
+    step_left -= finding.estimated_gain_ns;
+    NoteOthersMedian(gains, ranks, &finding);
+  }
+}
+
+// The dominant bottleneck and the numbers behind it, from the ranks' summed times per bottleneck.
+void GiveVerdict(std::array<double, 7> job_times, bool units_healthy, const CrossRankCommunication* cross,
+                 AdvisorResult* result) {
+  // The verdict speaks of one rank's mean step: average the ranks' times per bottleneck.
+  for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(result->mean_ranks, 1));
+  result->dominant = Largest(job_times);
+  const bool big_finding =
+      !result->findings.empty() && result->findings.front().estimated_gain_ns >= kNoneGainShare * result->step_ns;
+  if (result->dominant == Bottleneck::kCompute && units_healthy && !big_finding) result->dominant = Bottleneck::kNone;
+  result->dominant_reason = DescribeVerdict(result->dominant, job_times, result->mean_ranks);
+  if (result->dominant == Bottleneck::kCommunication && cross != nullptr) {
+    result->dominant_reason += StragglerShareOfCommunication(*cross);
+  }
+  if (cross != nullptr && cross->pipeline) result->dominant_reason += PipelineNote(*cross->pipeline);
+  if (cross != nullptr) result->bounded_by = BoundedBy(*cross);
+  result->dominant_reason += OneOffNote(result->findings);
+}
+
 }  // namespace
 
 AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vector<const RankCommunication*>& comm,
@@ -503,30 +536,8 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
   if (cross != nullptr && cross->pipeline) NameStagesOfFindings(*cross->pipeline, comm, &result.findings);
   KeepWaitNotExplained(gains, ranks.size(), &result.findings);
-  std::stable_sort(result.findings.begin(), result.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });
-  // Per-rank caps do not bound findings from different ranks together: cap the sum by the slowest step.
-  double step_left = result.step_ns;
-  for (Finding& finding : result.findings) {
-    if (finding.estimated_gain_ns > step_left)
-      finding.gain_cut = "capped at the slowest step's time other findings leave";
-    finding.estimated_gain_ns = std::min(finding.estimated_gain_ns, step_left);
-    step_left -= finding.estimated_gain_ns;
-    NoteOthersMedian(gains, ranks.size(), &finding);
-  }
-  // The verdict speaks of one rank's mean step: average the ranks' times per bottleneck.
-  for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(result.mean_ranks, 1));
-  result.dominant = Largest(job_times);
-  const bool big_finding =
-      !result.findings.empty() && result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;
-  if (result.dominant == Bottleneck::kCompute && units_healthy && !big_finding) result.dominant = Bottleneck::kNone;
-  result.dominant_reason = DescribeVerdict(result.dominant, job_times, result.mean_ranks);
-  if (result.dominant == Bottleneck::kCommunication && cross != nullptr) {
-    result.dominant_reason += StragglerShareOfCommunication(*cross);
-  }
-  if (cross != nullptr && cross->pipeline) result.dominant_reason += PipelineNote(*cross->pipeline);
-  if (cross != nullptr) result.bounded_by = BoundedBy(*cross);
-  result.dominant_reason += OneOffNote(result.findings);
+  RankAcrossRanks(gains, ranks.size(), &result);
+  GiveVerdict(job_times, units_healthy, cross, &result);
   return result;
 }
 
