@@ -34,12 +34,11 @@ constexpr uint64_t kFewCollectives = 5;
 void ExplainCpuCommunication(const RankEvidence& rank, UtilizationCheck* check) {
   const size_t collectives = rank.comm == nullptr ? 0 : rank.comm->collectives.size();
   check->measured_as =
-      collectives == 0
-          ? "unknown: CPU-only trace without collectives"
-          : fmt::format(
-                "unknown: CPU-only trace: {} collectives over the host network, whose peak the trace does "
-                "not give",
-                collectives);
+      collectives == 0 ? "unknown: CPU-only trace without collectives"
+                       : fmt::format(
+                             "unknown: CPU-only trace: {} collectives over the host network, whose peak the trace does "
+                             "not give",
+                             collectives);
   check->how_to_measure = std::string(kDeviceActivity);
 }
 
@@ -166,11 +165,9 @@ void ExplainUnknownGpuCommunication(const RankEvidence& rank, UtilizationCheck* 
 }  // namespace
 
 UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check;
-  check.name = "communication_bandwidth";
-  check.threshold_pct = config.Get(threshold::kCommunicationBandwidthUtilizationPct);
-  check.measured_as = "unknown: no collective sizes against a known link peak";
-  check.label = "communication bandwidth";
+  UtilizationCheck check =
+      StartCheck("communication_bandwidth", config.Get(threshold::kCommunicationBandwidthUtilizationPct),
+                 "communication bandwidth", "unknown: no collective sizes against a known link peak");
   const Platform platform = MeasuredPlatformOf(rank);
   if (platform == Platform::kCpu) {
     ExplainCpuCommunication(rank, &check);

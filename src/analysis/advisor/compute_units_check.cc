@@ -53,13 +53,10 @@ std::string GpuUnitsMeasuredAs(const RankEvidence& rank) {
 }  // namespace
 
 UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check;
-  check.name = "compute_units";
-  check.threshold_pct = config.Get(threshold::kComputeUnitUtilizationPct);
-  check.label = "compute units";
-  const RankComputeUnits& compute = *rank.compute;
   const Platform platform = MeasuredPlatformOf(rank);
-  check.label = platform == Platform::kCuda ? "SM efficiency" : "compute units";
+  UtilizationCheck check = StartCheck("compute_units", config.Get(threshold::kComputeUnitUtilizationPct),
+                                      platform == Platform::kCuda ? "SM efficiency" : "compute units", "");
+  const RankComputeUnits& compute = *rank.compute;
   if (compute.cube_ratio || compute.vector_ratio) {
     // The engine the operators spend the most time on, as profile's compute verdict reads it (one engine
     // choice for every command); without that verdict, the busier engine.

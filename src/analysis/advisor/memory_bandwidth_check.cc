@@ -150,8 +150,8 @@ void CheckCopies(const RankEvidence& rank, bool gpu, const CopySums& sums, Utili
   }
   const double traced_ns = rank.split.step_ns * static_cast<double>(rank.split.steps);
   if (traced_ns > 0) {
-    check->measured_as += fmt::format("; the copies take {:.1f} % of the steps' time",
-                                      100 * static_cast<double>(sums.time) / traced_ns);
+    check->measured_as +=
+        fmt::format("; the copies take {:.1f} % of the steps' time", 100 * static_cast<double>(sums.time) / traced_ns);
   }
   MarkImmaterialCopies(rank.breakdown->total, check);
 }
@@ -180,11 +180,9 @@ void ExplainUnknownMemory(const RankEvidence& rank, Platform platform, int64_t u
 }  // namespace
 
 UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check;
-  check.name = "memory_bandwidth";
-  check.threshold_pct = config.Get(threshold::kMemoryBandwidthUtilizationPct);
-  check.measured_as = "unknown: no memory-bandwidth counters, and no copies against a known peak";
-  check.label = "memory bandwidth";
+  UtilizationCheck check =
+      StartCheck("memory_bandwidth", config.Get(threshold::kMemoryBandwidthUtilizationPct), "memory bandwidth",
+                 "unknown: no memory-bandwidth counters, and no copies against a known peak");
   const Platform platform = MeasuredPlatformOf(rank);
   if (CheckSampledDram(rank, &check)) return check;
   if (const MemoryTrafficEstimate& pmu = rank.compute->memory_traffic;

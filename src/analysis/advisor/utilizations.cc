@@ -10,6 +10,15 @@ Platform MeasuredPlatformOf(const RankEvidence& rank) {
   return rank.compute->ascend.present || rank.on_npu ? Platform::kNpu : Platform::kCuda;
 }
 
+UtilizationCheck StartCheck(std::string name, double threshold_pct, std::string label, std::string measured_as) {
+  UtilizationCheck check;
+  check.name = std::move(name);
+  check.threshold_pct = threshold_pct;
+  check.label = std::move(label);
+  check.measured_as = std::move(measured_as);
+  return check;
+}
+
 std::string GpuList(const std::vector<int64_t>& ids) {
   if (ids.empty()) return "the GPU";
   std::string out = ids.size() == 1 ? "GPU " : "GPUs ";
@@ -79,9 +88,10 @@ std::string WithoutLowerBound(std::string text) {
 // series counted twice). Such a figure is unknown, with both numbers said, never "ok".
 void MarkAbovePeakInconsistent(UtilizationCheck* check) {
   if (!check->value_pct || *check->value_pct <= 100) return;
-  check->measured_as = fmt::format("unknown: inconsistent: the figure comes to {:.1f} % of the peak, more than the peak "
-                                   "itself, so its bytes or its times do not fit the peak: {}",
-                                   *check->value_pct, WithoutLowerBound(check->measured_as));
+  check->measured_as = fmt::format(
+      "unknown: inconsistent: the figure comes to {:.1f} % of the peak, more than the peak "
+      "itself, so its bytes or its times do not fit the peak: {}",
+      *check->value_pct, WithoutLowerBound(check->measured_as));
   check->value_pct.reset();
   check->source.clear();
   check->immaterial_share.reset();

@@ -32,6 +32,9 @@ inline constexpr std::string_view kDeviceActivity =
     "profile the device: torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) on "
     "GPUs, torch_npu.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.NPU]) on Ascend";
 
+// A check with nothing measured yet: its name, threshold, label and what it says while nothing is.
+UtilizationCheck StartCheck(std::string name, double threshold_pct, std::string label, std::string measured_as);
+
 // "GPU 0" / "GPUs 0, 1" (as the trace numbers them); "the GPU" when the trace does not number it.
 std::string GpuList(const std::vector<int64_t>& ids);
 
