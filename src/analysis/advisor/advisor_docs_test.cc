@@ -25,7 +25,7 @@ std::string ReadDoc(const std::string& path = "docs/advisor.md") {
 
 std::set<std::string> CatalogueIds() {
   std::set<std::string> ids;
-  for (const RuleSpec& spec : RuleCatalogue()) {
+  for (const RuleSpec& spec : kRuleCatalogue) {
     for (std::string_view id : SplitWords(spec.ids)) ids.emplace(id);
   }
   return ids;

@@ -16,25 +16,25 @@ namespace {
 TEST(RuleCatalogue, EveryRuleOnceWithUniqueIds) {
   std::set<RuleFunction> rules;
   std::set<std::string_view> ids;
-  for (const RuleSpec& spec : RuleCatalogue()) {
+  for (const RuleSpec& spec : kRuleCatalogue) {
     EXPECT_TRUE(rules.insert(spec.run).second) << spec.ids;
     EXPECT_FALSE(SplitWords(spec.ids).empty());
     for (std::string_view id : SplitWords(spec.ids)) EXPECT_TRUE(ids.insert(id).second) << id << " twice";
   }
-  EXPECT_EQ(AllRules().size(), RuleCatalogue().size());
+  EXPECT_EQ(AllRules().size(), kRuleCatalogue.size());
 }
 
 TEST(RuleCatalogue, ThresholdsExist) {
   std::set<std::string_view> keys;
   for (const ThresholdSpec& spec : ThresholdSpecs()) keys.insert(spec.key);
-  for (const RuleSpec& spec : RuleCatalogue()) {
+  for (const RuleSpec& spec : kRuleCatalogue) {
     for (std::string_view key : SplitWords(spec.thresholds)) EXPECT_TRUE(keys.contains(key)) << key;
   }
 }
 
 TEST(RuleCatalogue, FusionRuleEmitsTheLibrarysIds) {
   std::set<std::string_view> fusion;
-  for (const RuleSpec& spec : RuleCatalogue()) {
+  for (const RuleSpec& spec : kRuleCatalogue) {
     if (spec.run != RuleFusionPatterns) continue;
     for (std::string_view id : SplitWords(spec.ids)) fusion.insert(id);
   }
