@@ -19,6 +19,18 @@ inline AdvisorResult AdviseOneRank(const Trace& trace, const AdvisorConfig& conf
   return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, config);
 }
 
+// The advisor on one rank with the default chip profiles. `units`: replaces the measured compute units
+// (hand-built traces carry no PMU counters). `comm`: the rank's communication analysis, hand-filled where
+// the trace cannot carry it.
+inline AdvisorResult AdviseWith(const Trace& trace, const RankComputeUnits* units = nullptr,
+                                const RankCommunication* comm = nullptr) {
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  const HardwareProfiles profiles;
+  const HardwareSelection hardware = SelectHardware(trace, profiles, nullptr);
+  const RankComputeUnits compute = units ? *units : ComputeRankComputeUnits(trace, breakdown, hardware);
+  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware, nullptr, comm}}, AdvisorConfig());
+}
+
 // The finding `id`, nullptr when the advisor did not raise it.
 inline const Finding* Find(const AdvisorResult& result, std::string_view id) {
   auto it = std::find_if(result.findings.begin(), result.findings.end(), [&](const Finding& f) { return f.id == id; });
