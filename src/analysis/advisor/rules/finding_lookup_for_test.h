@@ -31,6 +31,16 @@ inline AdvisorResult AdviseWith(const Trace& trace, const RankComputeUnits* unit
   return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware, nullptr, comm}}, AdvisorConfig());
 }
 
+// The advisor on one rank measured against `profile` (nullptr: an unknown chip).
+inline AdvisorResult AdviseOnChip(const Trace& trace, const HardwareProfile* profile = nullptr) {
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  HardwareSelection hardware;
+  hardware.profile = profile;
+  hardware.how = profile ? "--hardware" : "unknown in test";
+  const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
+  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, AdvisorConfig());
+}
+
 // The finding `id`, nullptr when the advisor did not raise it.
 inline const Finding* Find(const AdvisorResult& result, std::string_view id) {
   auto it = std::find_if(result.findings.begin(), result.findings.end(), [&](const Finding& f) { return f.id == id; });
