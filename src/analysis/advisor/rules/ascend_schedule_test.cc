@@ -108,7 +108,8 @@ TEST(PeerRules, AllocatorApiTime) {
   EXPECT_DOUBLE_EQ(*f->value, 11);
   EXPECT_DOUBLE_EQ(Number(*f, "allocator_calls"), 3);
   EXPECT_DOUBLE_EQ(Number(*f, "allocator_us"), 11000);
-  EXPECT_EQ(Find(AdviseOnChip(HostCalls("AscendCL@aclMallocMemInner", 2, 5000)), "memory.allocator_api"), nullptr);  // 10 ms
+  EXPECT_EQ(Find(AdviseOnChip(HostCalls("AscendCL@aclMallocMemInner", 2, 5000)), "memory.allocator_api"),
+            nullptr);  // 10 ms
 }
 
 }  // namespace

@@ -67,14 +67,15 @@ TEST(PeerRules, DdpWithoutNcclOnGpus) {
   EXPECT_DOUBLE_EQ(Number(*f, "compute_capability"), 8);
   EXPECT_EQ(f->apis.front(), "torch.distributed.init_process_group(backend=\"nccl\")");
   // NCCL in use, or no GPU whose compute capability is known: quiet.
-  EXPECT_EQ(
-      Find(AdviseOnChip(Wrapped("DistributedDataParallel.forward", 1, "nccl:all_reduce", 8)), "communication.ddp_backend"),
-      nullptr);
-  EXPECT_EQ(Find(AdviseOnChip(Wrapped("DistributedDataParallel.forward", 1, "gloo:all_reduce")), "communication.ddp_backend"),
+  EXPECT_EQ(Find(AdviseOnChip(Wrapped("DistributedDataParallel.forward", 1, "nccl:all_reduce", 8)),
+                 "communication.ddp_backend"),
             nullptr);
   EXPECT_EQ(
-      Find(AdviseOnChip(Wrapped("DistributedDataParallel.forward", 1, "gloo:all_reduce", 3)), "communication.ddp_backend"),
+      Find(AdviseOnChip(Wrapped("DistributedDataParallel.forward", 1, "gloo:all_reduce")), "communication.ddp_backend"),
       nullptr);
+  EXPECT_EQ(Find(AdviseOnChip(Wrapped("DistributedDataParallel.forward", 1, "gloo:all_reduce", 3)),
+                 "communication.ddp_backend"),
+            nullptr);
 }
 
 }  // namespace
