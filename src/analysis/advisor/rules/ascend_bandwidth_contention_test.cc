@@ -1,22 +1,11 @@
 // communication.bandwidth_contention: slow SDMA transfers while a matmul runs.
 #include <gtest/gtest.h>
 
-#include <string>
-#include <string_view>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/advisor/rules/npu_step_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using finding_lookup::AdviseOnChip;
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
-
-using npu_step::OneStep;
-using npu_step::Row;
 
 TEST(PeerRules, SdmaBandwidthContentionWithMatmuls) {
   Trace trace = OneStep();
@@ -58,4 +47,4 @@ TEST(PeerRules, SdmaBandwidthContentionWithMatmuls) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

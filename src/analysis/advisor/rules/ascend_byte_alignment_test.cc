@@ -1,21 +1,10 @@
 // communication.byte_alignment: unaligned off-chip SDMA transfers fire, aligned ones stay quiet.
 #include <gtest/gtest.h>
 
-#include <string>
-#include <string_view>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseOnChip;
-using finding_lookup::Find;
-using finding_lookup::Number;
 
 TEST(PeerRules, UnalignedSdmaTransfers) {
   HandBuiltTrace t;
@@ -58,4 +47,4 @@ TEST(PeerRules, AlignedSdmaTransfersAreQuiet) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

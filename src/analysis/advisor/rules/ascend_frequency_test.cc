@@ -3,19 +3,9 @@
 
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/advisor/rules/npu_step_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseOnChip;
-using finding_lookup::Find;
-using finding_lookup::Number;
-
-using npu_step::Ascend910B2;
 
 TEST(PeerRules, AiCoreFrequencyBelowMax) {
   HandBuiltTrace t;
@@ -53,4 +43,4 @@ TEST(PeerRules, AiCoreFrequencyAtMaxIsQuiet) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -1,22 +1,12 @@
-// compute.operator_no_bound, compute.block_dim and config.dynamic_shape on hand-built kernel_details rows, with the numbers computed by hand.
+// compute.operator_no_bound, compute.block_dim and config.dynamic_shape on hand-built kernel_details
+// rows, with the numbers computed by hand.
 #include <gtest/gtest.h>
-
-#include <algorithm>
 
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/advisor/rules/npu_step_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using finding_lookup::AdviseOnChip;
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
-
-using npu_step::Ascend910B2;
-using npu_step::OneStep;
-using npu_step::Row;
 
 TEST(PeerRules, OperatorNoBound) {
   Trace trace = OneStep();
@@ -105,4 +95,4 @@ TEST(PeerRules, DynamicShapeWhenEveryOperatorIsDynamic) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -1,21 +1,11 @@
-// host.op_compile, communication.sync_batchnorm, host.synchronize_stream, host.gc and memory.allocator_api on hand-built host calls, each quiet below its threshold.
+// host.op_compile, communication.sync_batchnorm, host.synchronize_stream, host.gc and
+// memory.allocator_api on hand-built host calls, each quiet below its threshold.
 #include <gtest/gtest.h>
 
-#include <string>
-#include <string_view>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseOnChip;
-using finding_lookup::Find;
-using finding_lookup::Number;
 
 // `count` host API events named `name`, `dur_us` each, 10 us apart, in one 100 ms step.
 Trace HostCalls(std::string_view name, int count, double dur_us) {
@@ -113,4 +103,4 @@ TEST(PeerRules, AllocatorApiTime) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

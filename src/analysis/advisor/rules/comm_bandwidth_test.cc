@@ -1,21 +1,10 @@
 // communication.low_bandwidth, and the communication-bandwidth figure it reads, on hand-built traces.
 #include <gtest/gtest.h>
 
-#include <string>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseWith;
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
 
 TEST(RuleFamilies, LowCommunicationBandwidth) {
   HandBuiltTrace t;
@@ -84,4 +73,4 @@ TEST(RuleFamilies, CommunicationBandwidthIsABottleneckOnlyWhereCommunicationIsMa
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

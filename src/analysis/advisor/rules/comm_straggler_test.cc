@@ -1,20 +1,11 @@
 // communication.straggler against the advisor's other view of a late rank.
 #include <gtest/gtest.h>
 
-#include <string>
-#include <vector>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/advisor/rules/rules.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::Us;
-
-using finding_lookup::AdviseWith;
-using finding_lookup::Text;
 
 // The timeline's arrivals name rank 1, the HCCL wait ratios rank 2: whichever rule a rank's finding
 // quotes, it says the other one disagrees (as `comm` does), naming both ranks.
@@ -60,4 +51,4 @@ TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

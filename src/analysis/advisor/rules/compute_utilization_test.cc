@@ -1,21 +1,11 @@
-// compute.unit_utilization on hand-built traces, and the utilization figures it reads (a figure above its peak is unknown).
+// compute.unit_utilization on hand-built traces, and the utilization figures it reads (a figure above
+// its peak is unknown).
 #include <gtest/gtest.h>
 
-#include <string>
-#include <string_view>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseWith;
-using finding_lookup::Find;
-using finding_lookup::Number;
 
 // One step of 1000 us holding one 800 us kernel, `kernel`.
 Trace OneKernelStep(std::string_view kernel) {
@@ -88,4 +78,4 @@ TEST(RuleFamilies, UtilizationAbovePeakIsInconsistentNotOk) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

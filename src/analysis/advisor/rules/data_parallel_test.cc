@@ -1,22 +1,11 @@
-// communication.data_parallel and communication.ddp_backend (TensorBoard plugin rules 2 and 3) on hand-built traces.
+// communication.data_parallel and communication.ddp_backend (TensorBoard plugin rules 2 and 3) on hand-
+// built traces.
 #include <gtest/gtest.h>
 
-#include <string>
-#include <string_view>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseOnChip;
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
 
 // Kernels on `devices` GPUs (Kineto pid = ordinal) under a `wrapper` range.
 Trace Wrapped(std::string_view wrapper, int devices, std::string_view comm_range = "", int64_t compute_major = kNoId) {
@@ -79,4 +68,4 @@ TEST(PeerRules, DdpWithoutNcclOnGpus) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -2,17 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseWith;
-using finding_lookup::Find;
-using finding_lookup::Number;
 
 TEST(RuleFamilies, ExposedCommunication) {
   HandBuiltTrace t;
@@ -60,4 +52,4 @@ TEST(RuleFamilies, ExposedCommunicationNamesTheModulesThatLaunchedIt) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

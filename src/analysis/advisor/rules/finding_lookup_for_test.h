@@ -7,6 +7,7 @@
 #include "analysis/advisor/advisor.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/compute/compute_units.h"
+#include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof::finding_lookup {
 
@@ -64,3 +65,15 @@ inline std::string Text(const Finding& f, std::string_view label) {
 }
 
 }  // namespace tuneprof::finding_lookup
+
+// The rule tests' namespace: the helpers above and the hand-built trace in scope, so that each test file
+// opens it instead of listing them.
+namespace tuneprof::rule_test {
+using finding_lookup::AdviseOnChip;
+using finding_lookup::AdviseWith;
+using finding_lookup::Find;
+using finding_lookup::Number;
+using finding_lookup::Text;
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+}  // namespace tuneprof::rule_test

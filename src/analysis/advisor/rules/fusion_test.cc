@@ -1,21 +1,10 @@
 // The fusion-pattern rule (fusion.*) on hand-built conv -> bn -> relu sequences.
 #include <gtest/gtest.h>
 
-#include <string>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseWith;
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
 
 // `repeats` times conv -> batch norm -> relu kernels back to back (100, 40, 20 us) on one stream.
 Trace ConvBnRelu(int repeats) {
@@ -93,4 +82,4 @@ TEST(RuleFamilies, FusionNeedsFiveOccurrences) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -1,21 +1,10 @@
 // host.launch_bound, host.pauses and host.framework_overhead on hand-built traces.
 #include <gtest/gtest.h>
 
-#include <string>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseWith;
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
 
 // A gap of 500 ms or more is the host busy elsewhere: idle time, not launch-bound.
 TEST(RuleFamilies, LongHostPauseIsNotLaunchBound) {
@@ -107,4 +96,4 @@ TEST(RuleFamilies, FrameworkOverheadInAOneOffSetUpIsSaidSo) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

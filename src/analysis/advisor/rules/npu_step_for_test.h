@@ -65,3 +65,9 @@ inline NpuOpRow Row(SideTableBuilder& side, std::string_view type, std::string_v
 }
 
 }  // namespace tuneprof::npu_step
+
+namespace tuneprof::rule_test {
+using npu_step::Ascend910B2;
+using npu_step::OneStep;
+using npu_step::Row;
+}  // namespace tuneprof::rule_test

@@ -1,21 +1,11 @@
-// host.sync_apis on hand-built traces: the synchronize calls inside the steps, their modules, two threads at once.
+// host.sync_apis on hand-built traces: the synchronize calls inside the steps, their modules, two
+// threads at once.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseWith;
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
 
 TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
   HandBuiltTrace t;
@@ -93,4 +83,4 @@ TEST(RuleFamilies, SynchronizeCallsOnTwoThreadsAtOnce) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -1,22 +1,11 @@
 // compute.tensor_cores_unused on AMD chips: matrix-core kernels count as tensor-core work.
 #include <gtest/gtest.h>
 
-#include <string>
-#include <string_view>
-
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/core/builtin_profiles_for_test.h"
-#include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
-
-using finding_lookup::AdviseWith;
-using finding_lookup::Find;
-using finding_lookup::Text;
 
 // One 800 us `kernel` in a 1000 us step on a GPU named `device_name` with AMD's 64-thread wavefronts
 // and compute capability 9.4 (what an MI300X reports), advised with the built-in chip profiles.
@@ -64,4 +53,4 @@ TEST(RuleFamilies, UnknownAmdChipIsNotJudgedByComputeCapability) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test
