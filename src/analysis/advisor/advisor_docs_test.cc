@@ -1,6 +1,7 @@
-// docs/advisor.md lists every threshold with the default the code uses, and every rule id of the catalogue
-// (rules/rules.cc) in its Rules table and nothing else there: a threshold or rule added, renamed or
-// removed without the documentation fails here. docs/json/advise.md names only ids the catalogue has.
+// docs/advisor.md lists every threshold with the default the code uses, and every rule id of the
+// catalogue (rules/rules.h kRuleCatalogue) in its Rules table and nothing else there: a threshold or rule
+// added, renamed or removed without the documentation fails here. docs/json/advise.md names only ids the
+// catalogue has.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
