@@ -53,9 +53,7 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   f.title = fmt::format("{} AI CPU tasks of at least {:.0f} us ({} in all)", count, config.Get(threshold::kAiCpuTaskUs),
                         FormatDuration(total));
   f.metric = "kernel_details rows with Accelerator Core AI_CPU and duration >= threshold";
-  f.value = static_cast<double>(count);
-  f.threshold = config.Get(threshold::kAiCpuTaskUs);
-  f.unit = "count";
+  f.SetValue(static_cast<double>(count), config.Get(threshold::kAiCpuTaskUs), "count");
   f.saves_from = TimePart::kComputeBound;
   f.gain_model = "unknown: the AI Core time of the replacement operators is not in the trace";
   f.AddNumber("ai_cpu_tasks", static_cast<double>(count), "count");
