@@ -11,6 +11,7 @@
 
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/advisor/stage_findings.h"
+#include "analysis/advisor/utilizations.h"
 #include "base/rank_ranges.h"
 
 namespace tuneprof {
@@ -18,575 +19,9 @@ namespace {
 
 constexpr double kNoneGainShare = 0.05;  // "none" only if no finding would save 5 % of the step
 
-}  // namespace
-
-namespace {
-
-// The capture options an unknown GPU utilization points to. Nsight Systems samples SM activity and DRAM
-// throughput per GPU with --gpu-metrics-devices (GPU_METRICS rows); torch.profiler records each
-// kernel's launch configuration with the CUDA activity, and NCCL message sizes on its kernels.
-constexpr std::string_view kGpuMetricsOption =
-    "nsys profile --gpu-metrics-devices=all samples it (GPU_METRICS), then nsys export --type sqlite";
-constexpr std::string_view kCudaActivity =
-    "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or nsys profile "
-    "--trace=cuda,nvtx";
-
-// Where an Nsight Systems export's NCCL message sizes are: NCCL (2.19 on) writes them into the payloads of
-// its NVTX API ranges, which `nsys export` leaves out unless asked; without NCCL's ranges, nsys did not
-// trace them.
-std::string NsysSizesHowTo(const Trace& trace) {
-  const auto entry = std::find_if(trace.metadata().entries.begin(), trace.metadata().entries.end(),
-                                  [](const MetadataEntry& e) { return e.key == kNcclPayloadsEntry; });
-  if (entry != trace.metadata().entries.end()) {
-    return fmt::format(
-        "export the report again with `nsys export --type sqlite --include-blobs=true --include-json=true "
-        "REPORT.nsys-rep`: NCCL's NVTX "
-        "ranges are in it ({}), and their payloads carry each collective's message size and communicator; or "
-        "profile with torch.profiler (ProfilerActivity.CUDA), whose NCCL kernel args carry the sizes",
-        entry->value);
-  }
-  return "profile with `nsys profile --trace=cuda,nvtx` and NCCL 2.19 or later (NCCL_NVTX_DISABLE unset): NCCL's NVTX "
-         "ranges carry each collective's message size; export with `nsys export --type sqlite --include-blobs=true`";
-}
-
-// What measures anything at all on a CPU-only trace: the device's activity.
-constexpr std::string_view kDeviceActivity =
-    "profile the device: torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) on "
-    "GPUs, torch_npu.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.NPU]) on Ascend";
-// torch_npu's PMU ratios per operator (aic_mac_ratio, aiv_vec_ratio, ...) in kernel_details.
-constexpr std::string_view kAscendPipeCounters =
-    "torch_npu.profiler._ExperimentalConfig(aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization, "
-    "profiler_level=torch_npu.profiler.ProfilerLevel.Level1)";
-// torch_npu's per-transport HCCL traffic (communication.json, analysis.db), written from Level1 up.
-constexpr std::string_view kAscendCommunication =
-    "torch_npu.profiler.profile with ProfilerActivity.NPU and "
-    "_ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1) on every rank (communication.json)";
-
-std::string PercentOrUnknown(std::optional<double> fraction) {
-  return fraction ? fmt::format("{:.1f} %", 100 * *fraction) : std::string("unknown");
-}
-
-enum class Platform : uint8_t { kCpu, kAscend, kGpu };
-
-Platform PlatformOf(const RankEvidence& rank) {
-  if (rank.split.cpu_only) return Platform::kCpu;
-  return rank.compute->ascend.present || rank.on_npu ? Platform::kAscend : Platform::kGpu;
-}
-
-// "GPU 0" / "GPUs 0, 1" (as the trace numbers them); "the GPU" when the trace does not number it.
-std::string GpuList(const std::vector<int64_t>& ids) {
-  if (ids.empty()) return "the GPU";
-  std::string out = ids.size() == 1 ? "GPU " : "GPUs ";
-  for (size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + std::to_string(ids[i]);
-  return out;
-}
-
-// The chip the figures are against and how it was chosen, when the trace did not name it.
-std::string ChipLabel(const HardwareSelection* hardware) {
-  if (hardware == nullptr || hardware->profile == nullptr) return "an unknown chip";
-  if (hardware->inferred) return hardware->label;
-  if (hardware->how == "--hardware") return hardware->profile->name + " (--hardware)";
-  return hardware->profile->name;
-}
-
-// A family's figure (the variant unknown) in words: "; assumed Ascend 910B, variant unknown: the highest
-// of its variants' 960-1420 GB/s, so the utilization is a lower bound"; "" for a single chip.
-std::string FamilyRangeNote(const HardwareSelection* hardware, SourcedValue HardwareProfile::*field) {
-  if (hardware == nullptr || hardware->profile == nullptr || hardware->profile->variants.empty()) return "";
-  const SourcedValue& value = hardware->profile->*field;
-  if (!value.range_low || !value.range_high) return "";
-  std::string family = hardware->profile->name;
-  if (const size_t cut = family.find(" ("); cut != std::string::npos) family.resize(cut);
-  return fmt::format(
-      "; assumed {}, variant unknown: the highest of its variants' {:.0f}-{:.0f} GB/s, so the "
-      "utilization is a lower bound",
-      family, *value.range_low, *value.range_high);
-}
-
-std::string HardwareHow(const HardwareSelection* hardware) {
-  return hardware == nullptr ? std::string("the chip is unknown: pass --hardware NAME") : hardware->how;
-}
-
-void ExplainUnknownGpuUnits(const RankEvidence& rank, UtilizationCheck* check) {
-  const RankComputeUnits& compute = *rank.compute;
-  if (compute.total.gpu.kernels == 0) {
-    check->measured_as = "unknown: no kernels in the profiled steps";
-    check->how_to_measure = "record the device: " + std::string(kCudaActivity);
-  } else if (compute.gpu_kernels == 0) {
-    check->measured_as = "unknown: the kernels carry no launch configuration (grid, block)";
-    check->how_to_measure =
-        "launch configurations: " + std::string(kCudaActivity) +
-        " (both record grid and block per kernel); measured SM activity: " + std::string(kGpuMetricsOption);
-  } else {
-    check->measured_as = "unknown: the SM count is unknown (" + HardwareHow(rank.hardware) + ")";
-    check->how_to_measure =
-        "name the chip with --hardware NAME (the reason lists the candidates); measured SM activity: " +
-        std::string(kGpuMetricsOption);
-  }
-}
-
-std::string GpuUnitsMeasuredAs(const RankEvidence& rank) {
-  const RankComputeUnits& compute = *rank.compute;
-  const GpuUnitSums& gpu = compute.total.gpu;
-  std::string source;
-  if (rank.trace->metadata().format == TraceFormat::kNsysSqlite) {
-    source = "estimated from launch configurations (grid blocks / SMs";
-    source += compute.sm_limits_from_profile ? " of " + ChipLabel(rank.hardware) + ")" : " of the device properties)";
-  } else {
-    source = "from the launch configurations Kineto recorded (blocks per SM)";
-  }
-  std::string out = fmt::format("SM efficiency (TensorBoard plugin definition) {}, time-weighted over {} kernels on {}",
-                                source, gpu.kernels_with_blocks, GpuList(compute.gpu_ids));
-  if (auto occupancy = gpu.AchievedOccupancy()) {
-    out += fmt::format("; est. achieved occupancy {:.1f} %", 100 * *occupancy);
-    if (compute.estimated_occupancy_kernels > 0) out += " (Kineto's estimate)";
-  }
-  return out;
-}
-
-}  // namespace
-
-// A figure about the device's kernels (units, their memory traffic) speaks for the step only where
-// computing is its largest part.
-// `part`: "compute" for the units, "kernels" for the kernels' memory traffic (the same time, named for
-// what the figure measures).
-void MarkImmaterialCompute(const RankComputeUnits& compute, std::string_view part, UtilizationCheck* check) {
-  if (!check->value_pct || compute.verdict.compute_material) return;
-  check->immaterial_share = compute.verdict.compute_share.value_or(0);
-  check->immaterial_part = std::string(part);
-}
-
-// The copies' bandwidth speaks for the step only where exposed copies are its largest part.
-void MarkImmaterialCopies(const StepBreakdown& total, UtilizationCheck* check) {
-  if (!check->value_pct || total.wall_ns <= 0) return;
-  const int64_t largest_other =
-      std::max({total.computing_ns, total.communication_not_overlapped_ns, total.free_ns + total.other_ns});
-  if (total.memcpy_ns >= largest_other) return;
-  check->immaterial_share = static_cast<double>(total.memcpy_ns) / static_cast<double>(total.wall_ns);
-  check->immaterial_part = "copies";
-}
-
-// The collectives' bandwidth speaks for the step only where exposed communication is its largest part,
-// as the copies' does for copies.
-void MarkImmaterialCommunication(const StepBreakdown& total, UtilizationCheck* check) {
-  if (!check->value_pct || total.wall_ns <= 0) return;
-  const int64_t largest_other = std::max({total.computing_ns, total.memcpy_ns, total.free_ns + total.other_ns});
-  if (total.communication_not_overlapped_ns >= largest_other) return;
-  check->immaterial_share =
-      static_cast<double>(total.communication_not_overlapped_ns) / static_cast<double>(total.wall_ns);
-  check->immaterial_part = "collectives";
-}
-
-UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check;
-  check.name = "compute_units";
-  check.threshold_pct = config.Get(threshold::kComputeUnitUtilizationPct);
-  check.label = "compute units";
-  const RankComputeUnits& compute = *rank.compute;
-  const Platform platform = PlatformOf(rank);
-  check.label = platform == Platform::kGpu ? "SM efficiency" : "compute units";
-  if (compute.cube_ratio || compute.vector_ratio) {
-    // The engine the operators spend the most time on, as profile's compute verdict reads it (one engine
-    // choice for every command); without that verdict, the busier engine.
-    const bool verdict =
-        compute.verdict.utilization && (compute.verdict.unit == "cube" || compute.verdict.unit == "vector");
-    const bool cube =
-        verdict ? compute.verdict.unit == "cube" : compute.cube_ratio.value_or(0) >= compute.vector_ratio.value_or(0);
-    check.value_pct =
-        100 * (verdict ? *compute.verdict.utilization : (cube ? compute.cube_ratio : compute.vector_ratio).value_or(0));
-    check.label = cube ? "Cube" : "Vector";
-    check.source = "pmu";
-    check.measured_as =
-        fmt::format("Ascend {} ratio ({}, time-weighted over {} kernel_details rows), {}; {} {}",
-                    cube ? "Cube" : "Vector", cube ? "aic_mac_ratio x aicore_time" : "aiv_vec_ratio x aiv_time",
-                    compute.ascend.total.rows, verdict ? "the engine most operator time ran on" : "the busier engine",
-                    cube ? "Vector" : "Cube", PercentOrUnknown(cube ? compute.vector_ratio : compute.cube_ratio));
-  } else if (compute.sampled.sm_active) {
-    check.value_pct = 100 * *compute.sampled.sm_active;
-    check.source = "gpu_metrics";
-    check.label = "SMs active";
-    check.measured_as = fmt::format(
-        "sampled by Nsight Systems GPU metrics ({}), the mean of {} samples over the rank's device span on {}",
-        compute.sampled.sm_metric, compute.sampled.sm_samples, GpuList(compute.sampled.gpus));
-  } else if (auto sm = compute.total.gpu.SmEfficiency()) {
-    check.value_pct = 100 * *sm;
-    check.source = "launch_config";
-    check.measured_as = GpuUnitsMeasuredAs(rank);
-  } else if (platform == Platform::kGpu) {
-    ExplainUnknownGpuUnits(rank, &check);
-  } else if (platform == Platform::kCpu) {
-    check.measured_as = "unknown: CPU-only trace (no device, no compute-unit counters)";
-    check.how_to_measure = std::string(kDeviceActivity);
-  } else {
-    check.measured_as = rank.trace->kernel_details().present
-                            ? "unknown: no PMU ratios in kernel_details (aic_metrics off, or Level0)"
-                            : "unknown: no kernel_details in the input (a step summary without operators)";
-    check.how_to_measure = std::string(kAscendPipeCounters);
-  }
-  MarkImmaterialCompute(compute, "compute", &check);
-  return check;
-}
-
-// torch_npu's per-operator main-memory bandwidth counters (main_mem_read_bw / main_mem_write_bw).
-constexpr std::string_view kAscendMemoryCounters =
-    "per-operator main-memory bandwidth: torch_npu.profiler._ExperimentalConfig("
-    "aic_metrics=torch_npu.profiler.AiCMetrics.Memory)";
-
-// "174 operators move 785.4 GB/s reading and writing their tensors once (...)": the estimate's population.
-std::string TrafficPopulation(const MemoryTrafficEstimate& traffic) {
-  if (traffic.measured) {
-    return fmt::format(
-        "{} operators on the AI cores move {:.1f} GB/s to and from main memory over their time (PMU "
-        "aic/aiv_main_mem read + write bandwidth x core time, kernel_details)",
-        traffic.ops, *traffic.achieved_gb_per_s);
-  }
-  std::string out = fmt::format("{} operators move {:.1f} GB/s reading and writing their tensors once ({}", traffic.ops,
-                                *traffic.achieved_gb_per_s, traffic.source);
-  if (traffic.ops_unknown > 0)
-    out += fmt::format("; {} left out: no shapes or a type of unknown size", traffic.ops_unknown);
-  return out + ")";
-}
-
-// The peak a traffic figure is measured against: the chip's memory bandwidth, or its cores' read path
-// (no measured HBM peak), with `read_path_note` after that caveat.
-std::string PeakText(const RankEvidence& rank, const MemoryTrafficEstimate& traffic, std::string_view read_path_note) {
-  const bool read_path = traffic.peak_source == "core_read_path_gb_per_s";
-  std::string out =
-      read_path
-          ? fmt::format("the cores' aggregate read path of {} ({:.0f} GB/s; no measured HBM peak{})",
-                        ChipLabel(rank.hardware), *traffic.peak_gb_per_s, read_path_note)
-          : fmt::format("the memory bandwidth of {} ({:.0f} GB/s)", ChipLabel(rank.hardware), *traffic.peak_gb_per_s);
-  return out + FamilyRangeNote(rank.hardware, read_path ? &HardwareProfile::core_read_path_gb_per_s
-                                                        : &HardwareProfile::memory_gb_per_s);
-}
-
-// The operators' tensor traffic over their time against the chip's peak: an estimate and a lower bound
-// (caches, re-reads and workspaces are not seen). False when the trace has no operators with shapes.
-bool CheckOperatorTraffic(const RankEvidence& rank, Platform platform, UtilizationCheck* check) {
-  const MemoryTrafficEstimate& traffic = rank.compute->memory_traffic;
-  if (traffic.ops == 0 || !traffic.achieved_gb_per_s) return false;
-  if (traffic.utilization) {
-    check->value_pct = 100 * *traffic.utilization;
-    check->source = traffic.measured ? "pmu" : "operator_shapes";
-    const std::string peak = PeakText(rank, traffic, "");
-    check->measured_as = traffic.measured ? fmt::format("PMU counters (aic_metrics=Memory): {}, against {}",
-                                                        TrafficPopulation(traffic), peak)
-                                          : fmt::format("estimated from operator shapes, a lower bound: {}, against {}",
-                                                        TrafficPopulation(traffic), peak);
-    if (!traffic.measured && rank.compute->graphs.replayed_share() > 0) {
-      check->measured_as += fmt::format(
-          "; {:.1f} % of device-work time was replayed from CUDA graphs, whose kernels have no shapes and are not "
-          "counted",
-          100 * rank.compute->graphs.replayed_share());
-    }
-    return true;
-  }
-  check->measured_as =
-      fmt::format("unknown: the chip's memory peak is unknown ({}); {}, {}", HardwareHow(rank.hardware),
-                  traffic.measured ? "PMU counters (aic_metrics=Memory)" : "estimated from operator shapes",
-                  TrafficPopulation(traffic));
-  check->how_to_measure =
-      platform == Platform::kAscend
-          ? "name the chip with --hardware NAME (e.g. \"Ascend 910B2\"); " + std::string(kAscendMemoryCounters)
-          : "name the chip with --hardware NAME; DRAM throughput: " + std::string(kGpuMetricsOption);
-  return true;
-}
-
-// msprof's HBM sampling: the device's whole main-memory traffic over the steps, measured by the memory
-// controller; preferred to every estimate, second to per-operator PMU counters. False without samples.
-bool CheckHbmSampling(const RankEvidence& rank, UtilizationCheck* check) {
-  const MemoryTrafficEstimate& hbm = rank.compute->hbm;
-  if (!hbm.achieved_gb_per_s) return false;
-  const std::string population = fmt::format(
-      "{:.1f} GB/s read + write over the computing time ({:.1f} GB/s over the steps' whole device "
-      "span, {} samples of {} HBM stack x direction series, msprof sys_hardware_mem)",
-      *hbm.achieved_gb_per_s, *hbm.span_gb_per_s, hbm.samples, hbm.series);
-  if (!hbm.utilization) {
-    check->measured_as = fmt::format("unknown: the chip's memory peak is unknown ({}); HBM sampling measured {}",
-                                     HardwareHow(rank.hardware), population);
-    check->how_to_measure = "name the chip with --hardware NAME (e.g. \"Ascend 910B2\")";
-    return true;
-  }
-  check->value_pct = 100 * *hbm.utilization;
-  check->source = "hbm_samples";
-  const std::string peak = PeakText(rank, hbm, ", so a lower bound");
-  check->measured_as = fmt::format("sampled HBM bandwidth: {}, against {}", population, peak);
-  MarkImmaterialCompute(*rank.compute, "kernels", check);
-  return true;
-}
-
-UtilizationCheck CheckMemoryBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check;
-  check.name = "memory_bandwidth";
-  check.threshold_pct = config.Get(threshold::kMemoryBandwidthUtilizationPct);
-  check.measured_as = "unknown: no memory-bandwidth counters, and no copies against a known peak";
-  check.label = "memory bandwidth";
-  const Platform platform = PlatformOf(rank);
-  const bool gpu = platform == Platform::kGpu;
-  if (const SampledGpuMetrics& sampled = rank.compute->sampled; sampled.dram_bandwidth) {
-    check.value_pct = 100 * *sampled.dram_bandwidth;
-    check.source = "gpu_metrics";
-    check.measured_as = fmt::format(
-        "sampled by Nsight Systems GPU metrics: DRAM Read + DRAM Write Bandwidth [Throughput %] (shares of the DRAM "
-        "peak), means over the rank's device span on {}",
-        GpuList(sampled.gpus));
-    MarkImmaterialCompute(*rank.compute, "kernels", &check);
-    return check;
-  }
-  if (const MemoryTrafficEstimate& pmu = rank.compute->memory_traffic;
-      !(pmu.measured && pmu.utilization) && CheckHbmSampling(rank, &check)) {
-    return check;
-  }
-  if (CheckOperatorTraffic(rank, platform, &check) && check.value_pct) {
-    MarkImmaterialCompute(*rank.compute, "kernels", &check);
-    return check;
-  }
-  double weighted = 0;
-  int64_t time = 0, copies = 0, unmeasured = 0;
-  std::vector<std::string> devices;
-  if (rank.memory != nullptr) {
-    for (const DeviceMemory& device : rank.memory->devices) {
-      bool counted = false;
-      for (const CopyTraffic& traffic : device.copies) {
-        if (!traffic.utilization || traffic.time_ns <= 0) {
-          unmeasured += traffic.count;
-          continue;
-        }
-        weighted += *traffic.utilization * static_cast<double>(traffic.time_ns);
-        time += traffic.time_ns;
-        copies += traffic.count - traffic.unknown_size_count;
-        counted = true;
-      }
-      if (counted) devices.push_back(device.device);
-    }
-  }
-  if (time > 0) {
-    check.value_pct = 100 * weighted / static_cast<double>(time);
-    check.source = "copies";
-    // Copies are not the kernels' memory traffic: the label says what was measured, and how much of the
-    // step the copies are says how much the figure can speak for.
-    check.label = "memory bandwidth (copies)";
-    check.measured_as =
-        "copies' achieved bandwidth / peak of their path, time-weighted (no DRAM counters in the trace)";
-    if (gpu) {
-      std::string where;
-      for (const std::string& device : devices) where += (where.empty() ? "" : ", ") + device;
-      check.measured_as += fmt::format(" over copies ({}) on {}, peaks of {}", copies, where, ChipLabel(rank.hardware));
-    }
-    const double traced_ns = rank.split.step_ns * static_cast<double>(rank.split.steps);
-    if (traced_ns > 0) {
-      check.measured_as +=
-          fmt::format("; the copies take {:.1f} % of the steps' time", 100 * static_cast<double>(time) / traced_ns);
-    }
-    MarkImmaterialCopies(rank.breakdown->total, &check);
-    return check;
-  }
-  if (!check.how_to_measure.empty()) return check;  // the operators' estimate, short of a peak
-  if (platform == Platform::kCpu) {
-    check.measured_as = "unknown: CPU-only trace (no device memory)";
-    check.how_to_measure = std::string(kDeviceActivity);
-    return check;
-  }
-  if (platform == Platform::kAscend) {
-    check.measured_as = "unknown: no memory counters, no operator shapes and no copies against a known peak";
-    check.how_to_measure = std::string(kAscendMemoryCounters) +
-                           "; or operator shapes in kernel_details for an estimate: "
-                           "profiler_level=torch_npu.profiler.ProfilerLevel.Level1 or higher";
-    return check;
-  }
-  if (!gpu) return check;
-  if (unmeasured > 0 && (rank.hardware == nullptr || rank.hardware->profile == nullptr)) {
-    check.measured_as = fmt::format("unknown: no DRAM counters, and the peak of the copies ({}) needs the chip ({})",
-                                    unmeasured, HardwareHow(rank.hardware));
-    check.how_to_measure = "name the chip with --hardware NAME; DRAM throughput: " + std::string(kGpuMetricsOption);
-  } else {
-    check.measured_as = "unknown: no DRAM counters, no operator shapes and no copies against a known peak";
-    check.how_to_measure = "DRAM throughput: " + std::string(kGpuMetricsOption) +
-                           "; an estimate from operator shapes: torch.profiler.profile(record_shapes=True)";
-  }
-  return check;
-}
-
-// Fewer collectives with sizes than this make the communication figure a small sample, said so.
-constexpr uint64_t kFewCollectives = 5;
-
-UtilizationCheck CheckCommunicationBandwidth(const RankEvidence& rank, const AdvisorConfig& config) {
-  UtilizationCheck check;
-  check.name = "communication_bandwidth";
-  check.threshold_pct = config.Get(threshold::kCommunicationBandwidthUtilizationPct);
-  check.measured_as = "unknown: no collective sizes against a known link peak";
-  check.label = "communication bandwidth";
-  const Platform platform = PlatformOf(rank);
-  const bool gpu = platform == Platform::kGpu;
-  if (platform == Platform::kCpu) {
-    const size_t collectives = rank.comm == nullptr ? 0 : rank.comm->collectives.size();
-    check.measured_as =
-        collectives == 0
-            ? "unknown: CPU-only trace without collectives"
-            : fmt::format(
-                  "unknown: CPU-only trace: {} collectives over the host network, whose peak the trace does "
-                  "not give",
-                  collectives);
-    check.how_to_measure = std::string(kDeviceActivity);
-    return check;
-  }
-  if (rank.comm == nullptr) return check;
-  if (rank.comm->total.utilization) {
-    check.value_pct = 100 * *rank.comm->total.utilization;
-    check.source = "collective_sizes";
-    check.measured_as = fmt::format("collectives' bus bandwidth / {} peak, duration-weighted",
-                                    rank.comm->link.transport.empty() ? "link" : rank.comm->link.transport);
-    if (gpu) {
-      // A collective's kernel runs from its launch until the last peer arrives: a late rank's wait counts
-      // as transfer time here, and communication.straggler says how much of it there is.
-      check.measured_as += fmt::format(
-          " over {} collectives with sizes (their kernels' time, which includes waiting for late peers), peak of {}",
-          rank.comm->total.count_with_bytes, ChipLabel(rank.hardware));
-      if (rank.comm->total.count_with_bytes < kFewCollectives) {
-        check.measured_as += fmt::format("; only {} collective{} with sizes: a small sample",
-                                         rank.comm->total.count_with_bytes,
-                                         rank.comm->total.count_with_bytes == 1 ? "" : "s");
-      }
-    }
-    MarkImmaterialCommunication(rank.breakdown->total, &check);
-    return check;
-  }
-  double weighted = 0, time = 0;
-  std::string transports;
-  bool unpeaked = false;  // a transport with traffic but no standard bandwidth on this chip
-  for (const AscendTransportTotal& transport : rank.comm->ascend_transports) {
-    if (transport.time_ms <= 0) continue;
-    if (!transport.utilization) {
-      unpeaked = unpeaked || transport.transport != "SDMA";  // SDMA spans several links: no one peak
-      continue;
-    }
-    weighted += *transport.utilization * transport.time_ms;
-    time += transport.time_ms;
-    transports += fmt::format("{}{} {:.2f} of {:.1f} GB/s over {:.3f} ms", transports.empty() ? "" : ", ",
-                              transport.transport, transport.bandwidth_gbps.value_or(0),
-                              transport.bandwidth_gbps.value_or(0) / *transport.utilization, transport.time_ms);
-  }
-  if (time > 0) {
-    check.value_pct = 100 * weighted / time;
-    check.source = "hccl_transports";
-    check.measured_as = fmt::format(
-        "HCCL transport bandwidth (communication.json / analysis.db) / the transport's standard bandwidth of {}, "
-        "time-weighted: {}",
-        ChipLabel(rank.hardware), transports);
-    MarkImmaterialCommunication(rank.breakdown->total, &check);
-    return check;
-  }
-  if (platform == Platform::kAscend) {
-    if (unpeaked) {
-      check.measured_as =
-          fmt::format("unknown: HCCL transports carry traffic, but their standard bandwidth needs the chip ({})",
-                      HardwareHow(rank.hardware));
-      check.how_to_measure = "name the chip with --hardware NAME (e.g. \"Ascend 910B2\")";
-    } else if (rank.comm->collectives.empty() && rank.split.part(TimePart::kCommunication) > 0) {
-      check.measured_as = "unknown: the input gives communication time but no per-transport HCCL traffic";
-      check.how_to_measure = std::string(kAscendCommunication);
-    } else if (rank.comm->collectives.empty()) {
-      check.measured_as = "unknown: no HCCL communication in this rank's data";
-      check.how_to_measure = "a multi-NPU run's HCCL traffic: " + std::string(kAscendCommunication);
-    } else {
-      check.measured_as = "unknown: no per-transport HCCL traffic (no communication.json or analysis.db)";
-      check.how_to_measure = std::string(kAscendCommunication);
-    }
-    return check;
-  }
-  if (!gpu) {
-    if (!rank.comm->link.why.empty() && rank.comm->collectives.size() > 0) {
-      check.measured_as = "unknown: " + rank.comm->link.why;
-    }
-    return check;
-  }
-  const auto& collectives = rank.comm->collectives;
-  const int64_t sized = std::count_if(collectives.begin(), collectives.end(),
-                                      [](const Collective& c) { return c.bytes != kNoId && c.bytes > 0; });
-  const bool nsys = rank.trace->metadata().format == TraceFormat::kNsysSqlite;
-  if (collectives.empty()) {
-    check.measured_as = "unknown: no collectives in the trace";
-    check.how_to_measure =
-        "a multi-GPU run's NCCL collectives, recorded with " + std::string(kCudaActivity) + " on every rank";
-  } else if (sized == 0) {
-    check.measured_as = fmt::format("unknown: {} collectives without message sizes", collectives.size());
-    check.how_to_measure = nsys ? NsysSizesHowTo(*rank.trace)
-                                : "torch.profiler with ProfilerActivity.CUDA in a PyTorch whose Kineto writes NCCL "
-                                  "kernel arguments (In msg nelems, dtype, Group size) or record_param_comms ranges "
-                                  "with them";
-  } else if (std::none_of(collectives.begin(), collectives.end(),
-                          [](const Collective& c) { return c.bytes > 0 && c.group_size >= 1; })) {
-    check.measured_as = fmt::format(
-        "unknown: {} collectives with message sizes, but the size of their communicators (ranks per group, which "
-        "turns algorithm bandwidth into bus bandwidth) is not in the trace",
-        sized);
-    check.how_to_measure =
-        nsys ? "capture the communicators' creation: NCCL's ncclCommInitRank NVTX range gives each one's \"No. of "
-               "ranks\" (start nsys before NCCL initializes rather than with a --capture-range that begins later)"
-             : "a PyTorch whose Kineto writes each NCCL kernel's \"Group size\" (or its process group's ranks)";
-  } else if (rank.comm->link.peak_gb_per_s) {
-    // The link is known, but the groups are larger than the GPUs the trace lists: whether they crossed
-    // nodes, and so whose peak applies (NVLink or the network), is not in the trace.
-    int64_t largest = 0;
-    for (const Collective& c : collectives) largest = std::max(largest, c.group_size);
-    check.measured_as = fmt::format(
-        "unknown: the collectives' groups ({} ranks) are larger than the {} GPU(s) this trace lists, so whether "
-        "they stayed on {} ({:.0f} GB/s one direction) or crossed the network is not in the trace",
-        largest,
-        std::max<int64_t>(std::count_if(rank.trace->devices().begin(), rank.trace->devices().end(),
-                                        [](const Device& d) { return d.from_properties; }),
-                          rank.trace->metadata().node_gpus),
-        rank.comm->link.transport, *rank.comm->link.peak_gb_per_s);
-    check.how_to_measure =
-        "profile with a PyTorch whose Kineto lists every GPU of the node in deviceProperties; for groups that "
-        "span nodes, the network's peak is not in the hardware profiles";
-  } else {
-    check.measured_as = "unknown: " + rank.comm->link.why;
-    check.how_to_measure = "name the chip with --hardware NAME (its NVLink / PCIe peak)";
-  }
-  return check;
-}
-
-namespace {
-
 TinyOpLimits TinyLimits(const AdvisorConfig& config) {
   return TinyOpLimits{config.Get(threshold::kTinyOpKib) * 1024, config.Get(threshold::kTinyOpMflop) * 1e6,
                       static_cast<int64_t>(config.Get(threshold::kTinyOpUs) * 1e3)};
-}
-
-// Drops `text`'s claims that the figure is a lower bound: one above the peak is not a bound of anything.
-std::string WithoutLowerBound(std::string text) {
-  for (std::string_view claim : {", so the utilization is a lower bound", ", so a lower bound", ", a lower bound"}) {
-    for (size_t at = text.find(claim); at != std::string::npos; at = text.find(claim)) text.erase(at, claim.size());
-  }
-  return text;
-}
-
-// A utilization above 100 % of the peak cannot be: the bytes (or the busy time) and the peak do not fit
-// together (a shape estimate counting more traffic than moved, a peak of the wrong chip variant, a sample
-// series counted twice). Such a figure is unknown, with both numbers said, never "ok".
-void MarkAbovePeakInconsistent(UtilizationCheck* check) {
-  if (!check->value_pct || *check->value_pct <= 100) return;
-  check->measured_as = fmt::format("unknown: inconsistent: the figure comes to {:.1f} % of the peak, more than the peak "
-                                   "itself, so its bytes or its times do not fit the peak: {}",
-                                   *check->value_pct, WithoutLowerBound(check->measured_as));
-  check->value_pct.reset();
-  check->source.clear();
-  check->immaterial_share.reset();
-  check->immaterial_part.clear();
-  // A measured figure had no advice on measuring: an unknown one says what to check, as every unknown does.
-  if (check->how_to_measure.empty()) {
-    check->how_to_measure =
-        "name the chip with --hardware NAME (a peak of another chip gives such a figure); if the chip is right, "
-        "the trace's sizes or durations are off for this figure";
-  }
-}
-
-std::vector<UtilizationCheck> Utilizations(const RankEvidence& rank, const AdvisorConfig& config) {
-  std::vector<UtilizationCheck> checks = {CheckComputeUnits(rank, config), CheckMemoryBandwidth(rank, config),
-                                          CheckCommunicationBandwidth(rank, config)};
-  for (UtilizationCheck& check : checks) MarkAbovePeakInconsistent(&check);
-  return checks;
 }
 
 // Time per bottleneck of one rank's mean step.
@@ -1019,6 +454,39 @@ std::string BoundedBy(const CrossRankCommunication& cross) {
   return "";
 }
 
+// Orders the merged findings by gain and caps their sum by the slowest step: per-rank caps do not bound
+// findings from different ranks together.
+void RankAcrossRanks(const RankGains& gains, size_t ranks, AdvisorResult* result) {
+  std::stable_sort(result->findings.begin(), result->findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });
+  double step_left = result->step_ns;
+  for (Finding& finding : result->findings) {
+    if (finding.estimated_gain_ns > step_left)
+      finding.gain_cut = "capped at the slowest step's time other findings leave";
+    finding.estimated_gain_ns = std::min(finding.estimated_gain_ns, step_left);
+    step_left -= finding.estimated_gain_ns;
+    NoteOthersMedian(gains, ranks, &finding);
+  }
+}
+
+// The dominant bottleneck and the numbers behind it, from the ranks' summed times per bottleneck.
+void GiveVerdict(std::array<double, 7> job_times, bool units_healthy, const CrossRankCommunication* cross,
+                 AdvisorResult* result) {
+  // The verdict speaks of one rank's mean step: average the ranks' times per bottleneck.
+  for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(result->mean_ranks, 1));
+  result->dominant = Largest(job_times);
+  const bool big_finding =
+      !result->findings.empty() && result->findings.front().estimated_gain_ns >= kNoneGainShare * result->step_ns;
+  if (result->dominant == Bottleneck::kCompute && units_healthy && !big_finding) result->dominant = Bottleneck::kNone;
+  result->dominant_reason = DescribeVerdict(result->dominant, job_times, result->mean_ranks);
+  if (result->dominant == Bottleneck::kCommunication && cross != nullptr) {
+    result->dominant_reason += StragglerShareOfCommunication(*cross);
+  }
+  if (cross != nullptr && cross->pipeline) result->dominant_reason += PipelineNote(*cross->pipeline);
+  if (cross != nullptr) result->bounded_by = BoundedBy(*cross);
+  result->dominant_reason += OneOffNote(result->findings);
+}
+
 }  // namespace
 
 AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vector<const RankCommunication*>& comm,
@@ -1068,30 +536,8 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
   if (cross != nullptr && cross->pipeline) NameStagesOfFindings(*cross->pipeline, comm, &result.findings);
   KeepWaitNotExplained(gains, ranks.size(), &result.findings);
-  std::stable_sort(result.findings.begin(), result.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.estimated_gain_ns > b.estimated_gain_ns; });
-  // Per-rank caps do not bound findings from different ranks together: cap the sum by the slowest step.
-  double step_left = result.step_ns;
-  for (Finding& finding : result.findings) {
-    if (finding.estimated_gain_ns > step_left)
-      finding.gain_cut = "capped at the slowest step's time other findings leave";
-    finding.estimated_gain_ns = std::min(finding.estimated_gain_ns, step_left);
-    step_left -= finding.estimated_gain_ns;
-    NoteOthersMedian(gains, ranks.size(), &finding);
-  }
-  // The verdict speaks of one rank's mean step: average the ranks' times per bottleneck.
-  for (double& t : job_times) t /= static_cast<double>(std::max<size_t>(result.mean_ranks, 1));
-  result.dominant = Largest(job_times);
-  const bool big_finding =
-      !result.findings.empty() && result.findings.front().estimated_gain_ns >= kNoneGainShare * result.step_ns;
-  if (result.dominant == Bottleneck::kCompute && units_healthy && !big_finding) result.dominant = Bottleneck::kNone;
-  result.dominant_reason = DescribeVerdict(result.dominant, job_times, result.mean_ranks);
-  if (result.dominant == Bottleneck::kCommunication && cross != nullptr) {
-    result.dominant_reason += StragglerShareOfCommunication(*cross);
-  }
-  if (cross != nullptr && cross->pipeline) result.dominant_reason += PipelineNote(*cross->pipeline);
-  if (cross != nullptr) result.bounded_by = BoundedBy(*cross);
-  result.dominant_reason += OneOffNote(result.findings);
+  RankAcrossRanks(gains, ranks.size(), &result);
+  GiveVerdict(job_times, units_healthy, cross, &result);
   return result;
 }
 

@@ -93,6 +93,12 @@ struct Finding {
   // ranks (0 where it did not fire), so that a cost one rank alone has reads as that rank's, not the job's.
   std::optional<double> others_median_gain_ns;
 
+  // The metric's value against its threshold, in `value_unit`.
+  void SetValue(std::optional<double> metric_value, std::optional<double> limit, std::string value_unit) {
+    value = metric_value;
+    threshold = limit;
+    unit = std::move(value_unit);
+  }
   void AddNumber(SharedText label, double number, SharedText number_unit) {
     evidence.push_back(Evidence{label, number, "", number_unit});
   }

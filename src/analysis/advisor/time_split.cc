@@ -133,6 +133,23 @@ void SetPart(TimeSplit* split, TimePart part, double ns) {
   split->part_ns[static_cast<size_t>(part)] = std::max(ns, 0.0);
 }
 
+// Where the timeline classes no computing, the operator table's classes, if it has any.
+void ClassFromTableInstead(const Trace& trace, WorkTimes* work) {
+  WorkTimes table;
+  ClassFromKernelDetails(trace, &table);
+  if (table.computing_ns + table.unclassified_ns <= 0) return;
+  work->computing_ns = table.computing_ns;
+  work->compute_bound_ns = table.compute_bound_ns;
+  work->unclassified_ns = table.unclassified_ns;
+}
+
+// Computing per step into its compute-bound, memory-bound and unclassified parts, by their shares.
+void SplitComputing(double computing, TimeSplit* split) {
+  SetPart(split, TimePart::kComputeBound, computing * split->compute_bound_share);
+  SetPart(split, TimePart::kMemoryBound, computing * (1 - split->compute_bound_share - split->unclassified_share));
+  SetPart(split, TimePart::kUnclassified, computing * split->unclassified_share);
+}
+
 }  // namespace
 
 IntervalSet StepRanges(const RankBreakdown& breakdown) {
@@ -157,15 +174,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   const IntervalSet dataloader = Intersect(DataLoaderRanges(trace), StepRanges(breakdown));
   const IntervalSet steps = StepRanges(breakdown);
   WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader, steps, tiny);
-  if (work.computing_ns <= 0 && breakdown.total.computing_ns > 0) {
-    WorkTimes table;  // the operator table, where it classes what the timeline does not
-    ClassFromKernelDetails(trace, &table);
-    if (table.computing_ns + table.unclassified_ns > 0) {
-      work.computing_ns = table.computing_ns;
-      work.compute_bound_ns = table.compute_bound_ns;
-      work.unclassified_ns = table.unclassified_ns;
-    }
-  }
+  if (work.computing_ns <= 0 && breakdown.total.computing_ns > 0) ClassFromTableInstead(trace, &work);
   // Shares of all the compute self time, the unclassified's included.
   const double all_computing = work.computing_ns + work.unclassified_ns;
   split.compute_bound_share = all_computing > 0 ? work.compute_bound_ns / all_computing : 0;
@@ -200,9 +209,7 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   // pauses (host_side.h) are the host busy elsewhere, not launching: they stay idle time.
   const double launch_wait = static_cast<double>(total.host.host_wait_ns - total.host.host_pause_ns) / n;
   const double host_wait = split.cpu_only ? idle - data : std::min(std::max(0.0, launch_wait - data), idle - data);
-  SetPart(&split, TimePart::kComputeBound, computing * split.compute_bound_share);
-  SetPart(&split, TimePart::kMemoryBound, computing * (1 - split.compute_bound_share - split.unclassified_share));
-  SetPart(&split, TimePart::kUnclassified, computing * split.unclassified_share);
+  SplitComputing(computing, &split);
   SetPart(&split, TimePart::kCommunication, communication);
   SetPart(&split, TimePart::kMemcpy, memcpy);
   SetPart(&split, TimePart::kPipelineBubble, bubble);

@@ -53,9 +53,7 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   f.title = fmt::format("{} AI CPU tasks of at least {:.0f} us ({} in all)", count, config.Get(threshold::kAiCpuTaskUs),
                         FormatDuration(total));
   f.metric = "kernel_details rows with Accelerator Core AI_CPU and duration >= threshold";
-  f.value = static_cast<double>(count);
-  f.threshold = config.Get(threshold::kAiCpuTaskUs);
-  f.unit = "count";
+  f.SetValue(static_cast<double>(count), config.Get(threshold::kAiCpuTaskUs), "count");
   f.saves_from = TimePart::kComputeBound;
   f.gain_model = "unknown: the AI Core time of the replacement operators is not in the trace";
   f.AddNumber("ai_cpu_tasks", static_cast<double>(count), "count");
@@ -100,6 +98,36 @@ struct WideInputs {
   bool int64 = false;
 };
 
+// Whether a ';'-separated list of input data types holds a float64 and an int64 one.
+std::pair<bool, bool> WideInputTypes(std::string_view types) {
+  bool float64 = false, int64 = false;
+  while (!types.empty()) {
+    const size_t cut = types.find(';');
+    const std::string_view wide = WideType(types.substr(0, cut));
+    float64 |= wide == "float64";
+    int64 |= wide == "int64";
+    types = cut == std::string_view::npos ? std::string_view() : types.substr(cut + 1);
+  }
+  return {float64, int64};
+}
+
+// The costliest operator types (first kListedTypes of `sorted`), each with its count, time, the narrower
+// type to cast to and its call sites.
+std::string ListWideTypes(const std::vector<std::pair<std::string_view, WideInputs>>& sorted, CallSites* sites) {
+  std::string listed;
+  for (size_t i = 0; i < sorted.size() && i < kListedTypes; ++i) {
+    const WideInputs& w = sorted[i].second;
+    const std::string where = TopCallSites(sites, w.launched_by);
+    const std::string_view to = w.float64 && w.int64 ? "float32 / int32" : w.float64 ? "float32" : "int32";
+    listed += fmt::format("{}{} x{} ({}, {} inputs -> {}{})", i ? "; " : "", sorted[i].first, w.count,
+                          FormatDuration(static_cast<double>(w.time_ns)),
+                          w.float64 && w.int64 ? "float64 and int64" : w.float64 ? "float64" : "int64", to,
+                          where.empty() ? "" : "; at " + where);
+  }
+  if (sorted.size() > kListedTypes) listed += fmt::format("; and {} more types", sorted.size() - kListedTypes);
+  return listed;
+}
+
 }  // namespace
 
 void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -112,15 +140,7 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
   for (size_t r = 0; r < rows.size(); ++r) {
     const NpuOpRow& row = rows[r];
     if (trace.str(row.accelerator_core) != "AI_CPU" || row.dur_ns < 0) continue;
-    bool float64 = false, int64 = false;
-    std::string_view types = trace.str(row.input_data_types);
-    while (!types.empty()) {
-      const size_t cut = types.find(';');
-      const std::string_view wide = WideType(types.substr(0, cut));
-      float64 |= wide == "float64";
-      int64 |= wide == "int64";
-      types = cut == std::string_view::npos ? std::string_view() : types.substr(cut + 1);
-    }
+    const auto [float64, int64] = WideInputTypes(trace.str(row.input_data_types));
     if (!float64 && !int64) continue;
     WideInputs& w = by_type[trace.str(row.type).empty() ? trace.str(row.name) : trace.str(row.type)];
     ++w.count;
@@ -138,18 +158,8 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
   uint64_t count = 0;
   double total = 0;
   for (const auto& [type, w] : sorted) count += w.count, total += static_cast<double>(w.time_ns);
-  std::string listed;
   CallSites sites(trace, rank.tree);
-  for (size_t i = 0; i < sorted.size() && i < kListedTypes; ++i) {
-    const WideInputs& w = sorted[i].second;
-    const std::string where = TopCallSites(&sites, w.launched_by);
-    const std::string_view to = w.float64 && w.int64 ? "float32 / int32" : w.float64 ? "float32" : "int32";
-    listed += fmt::format("{}{} x{} ({}, {} inputs -> {}{})", i ? "; " : "", sorted[i].first, w.count,
-                          FormatDuration(static_cast<double>(w.time_ns)),
-                          w.float64 && w.int64 ? "float64 and int64" : w.float64 ? "float64" : "int64", to,
-                          where.empty() ? "" : "; at " + where);
-  }
-  if (sorted.size() > kListedTypes) listed += fmt::format("; and {} more types", sorted.size() - kListedTypes);
+  const std::string listed = ListWideTypes(sorted, &sites);
   Finding f;
   f.id = "compute.aicpu_dtype";
   f.category = FindingCategory::kCompute;

@@ -80,9 +80,7 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
   f.category = FindingCategory::kCommunication;
   f.title = fmt::format("{} collectives moved SDMA data below {:.1f} GB/s while a matmul ran", slow, limit);
   f.metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul";
-  f.value = lowest;
-  f.threshold = limit;
-  f.unit = "GB/s";
+  f.SetValue(lowest, limit, "GB/s");
   f.saves_from = TimePart::kCommunication;
   f.gain_model = "unknown: the collective's bandwidth without the overlapping matmul is not measured";
   f.AddNumber("contended_ops", static_cast<double>(slow), "count");

@@ -41,55 +41,77 @@ double Number(const std::optional<std::string>& value) {
   return value && !value->empty() ? std::strtod(value->c_str(), nullptr) : 0;
 }
 
+// ASCEND_LAUNCH_BLOCKING=1: every launch waits for its operator.
+bool LaunchBlocking(const Trace& trace) {
+  const auto blocking = EnvValue(trace, "ASCEND_LAUNCH_BLOCKING");
+  return blocking && *blocking == "1";
+}
+
+// What msprof-analyze would change in the environment: each problem with its fix.
+struct EnvironmentAdvice {
+  std::vector<std::string> problems, fixes;
+  void Add(std::string problem, std::string fix) {
+    problems.push_back(std::move(problem));
+    fixes.push_back(std::move(fix));
+  }
+};
+
+// The allocator, launch and operator-cache settings.
+void CheckRuntimeSettings(const Trace& trace, EnvironmentAdvice* advice) {
+  const auto alloc = EnvValue(trace, "PYTORCH_NPU_ALLOC_CONF");
+  if (!alloc || alloc->find("expandable_segments:True") == std::string::npos) {
+    advice->Add("PYTORCH_NPU_ALLOC_CONF lacks expandable_segments:True",
+                "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True");
+  }
+  if (LaunchBlocking(trace)) {
+    advice->Add("ASCEND_LAUNCH_BLOCKING=1 makes every launch synchronous", "unset ASCEND_LAUNCH_BLOCKING");
+  }
+  const auto cache = EnvValue(trace, "ACLNN_CACHE_LIMIT");
+  if (!cache || cache->empty() || Number(cache) < 10000) {
+    advice->Add("ACLNN_CACHE_LIMIT unset or below 10000", "export ACLNN_CACHE_LIMIT=100000");
+  }
+  const auto host_cache = EnvValue(trace, "HOST_CACHE_CAPACITY");
+  if (!host_cache || host_cache->empty() || Number(host_cache) == 0) {
+    advice->Add("HOST_CACHE_CAPACITY unset or 0", "export HOST_CACHE_CAPACITY=20");
+  }
+}
+
+// The communication and logging settings.
+void CheckHcclSettings(const Trace& trace, EnvironmentAdvice* advice) {
+  const auto algo = EnvValue(trace, "HCCL_ALGO");
+  if (algo && !algo->empty()) {
+    advice->Add("HCCL_ALGO is set (" + *algo + "), overriding HCCL's algorithm choice", "unset HCCL_ALGO");
+  }
+  const auto rdma_tc = EnvValue(trace, "HCCL_RDMA_TC");
+  if (rdma_tc && !rdma_tc->empty()) {
+    advice->Add("HCCL_RDMA_TC is set (" + *rdma_tc +
+                    "): the RoCE traffic class (DSCP x 4, default 132) must match the switch's DSCP setting",
+                "check HCCL_RDMA_TC against the switch's DSCP-to-priority map, or unset it");
+  }
+  const auto rdma_sl = EnvValue(trace, "HCCL_RDMA_SL");
+  if (rdma_sl && !rdma_sl->empty()) {
+    advice->Add("HCCL_RDMA_SL is set (" + *rdma_sl +
+                    "): the RDMA NIC priority (0-7, default 4) must equal the NIC's PFC priority",
+                "check HCCL_RDMA_SL against the NIC's PFC priority, or unset it");
+  }
+  const auto log_level = EnvValue(trace, "ASCEND_GLOBAL_LOG_LEVEL");
+  if (log_level && !log_level->empty() && Number(log_level) < 3) {
+    advice->Add("ASCEND_GLOBAL_LOG_LEVEL=" + *log_level + " logs below ERROR level",
+                "export ASCEND_GLOBAL_LOG_LEVEL=3");
+  }
+}
+
 }  // namespace
 
 void RuleAscendEnvironment(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   if (!HasEnvironment(trace)) return;
-  std::vector<std::string> problems, fixes;
-  const auto alloc = EnvValue(trace, "PYTORCH_NPU_ALLOC_CONF");
-  if (!alloc || alloc->find("expandable_segments:True") == std::string::npos) {
-    problems.push_back("PYTORCH_NPU_ALLOC_CONF lacks expandable_segments:True");
-    fixes.push_back("export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True");
-  }
-  const auto blocking = EnvValue(trace, "ASCEND_LAUNCH_BLOCKING");
-  const bool launch_blocking = blocking && *blocking == "1";
-  if (launch_blocking) {
-    problems.push_back("ASCEND_LAUNCH_BLOCKING=1 makes every launch synchronous");
-    fixes.push_back("unset ASCEND_LAUNCH_BLOCKING");
-  }
-  const auto cache = EnvValue(trace, "ACLNN_CACHE_LIMIT");
-  if (!cache || cache->empty() || Number(cache) < 10000) {
-    problems.push_back("ACLNN_CACHE_LIMIT unset or below 10000");
-    fixes.push_back("export ACLNN_CACHE_LIMIT=100000");
-  }
-  const auto host_cache = EnvValue(trace, "HOST_CACHE_CAPACITY");
-  if (!host_cache || host_cache->empty() || Number(host_cache) == 0) {
-    problems.push_back("HOST_CACHE_CAPACITY unset or 0");
-    fixes.push_back("export HOST_CACHE_CAPACITY=20");
-  }
-  const auto algo = EnvValue(trace, "HCCL_ALGO");
-  if (algo && !algo->empty()) {
-    problems.push_back("HCCL_ALGO is set (" + *algo + "), overriding HCCL's algorithm choice");
-    fixes.push_back("unset HCCL_ALGO");
-  }
-  const auto rdma_tc = EnvValue(trace, "HCCL_RDMA_TC");
-  if (rdma_tc && !rdma_tc->empty()) {
-    problems.push_back("HCCL_RDMA_TC is set (" + *rdma_tc +
-                       "): the RoCE traffic class (DSCP x 4, default 132) must match the switch's DSCP setting");
-    fixes.push_back("check HCCL_RDMA_TC against the switch's DSCP-to-priority map, or unset it");
-  }
-  const auto rdma_sl = EnvValue(trace, "HCCL_RDMA_SL");
-  if (rdma_sl && !rdma_sl->empty()) {
-    problems.push_back("HCCL_RDMA_SL is set (" + *rdma_sl +
-                       "): the RDMA NIC priority (0-7, default 4) must equal the NIC's PFC priority");
-    fixes.push_back("check HCCL_RDMA_SL against the NIC's PFC priority, or unset it");
-  }
-  const auto log_level = EnvValue(trace, "ASCEND_GLOBAL_LOG_LEVEL");
-  if (log_level && !log_level->empty() && Number(log_level) < 3) {
-    problems.push_back("ASCEND_GLOBAL_LOG_LEVEL=" + *log_level + " logs below ERROR level");
-    fixes.push_back("export ASCEND_GLOBAL_LOG_LEVEL=3");
-  }
+  EnvironmentAdvice advice;
+  CheckRuntimeSettings(trace, &advice);
+  CheckHcclSettings(trace, &advice);
+  const std::vector<std::string>& problems = advice.problems;
+  const std::vector<std::string>& fixes = advice.fixes;
+  const bool launch_blocking = LaunchBlocking(trace);
   if (problems.empty()) return;
   Finding f;
   f.id = "config.ascend_env";

@@ -88,9 +88,7 @@ void RuleAscendFrequency(const RankEvidence& rank, const AdvisorConfig& config, 
   f.title = fmt::format("{} device tasks ran with the AI Core clock {:.1f} % below {:.0f} MHz", slowed, mean_drop_pct,
                         max_mhz);
   f.metric = "time-weighted AI Core frequency over each device task against the maximum";
-  f.value = mean_drop_pct;
-  f.threshold = config.Get(threshold::kAiCoreFrequencyDropPct);
-  f.unit = "% below max";
+  f.SetValue(mean_drop_pct, config.Get(threshold::kAiCoreFrequencyDropPct), "% below max");
   f.saves_from = TimePart::kComputeBound;
   f.uncapped_gain_ns = PerStep(rank, lost_ns);
   f.gain_model = "each slowed task's time x (max - its frequency) / max";

@@ -109,6 +109,18 @@ void RuleAscendOperatorNoBound(const RankEvidence& rank, const AdvisorConfig& co
   out->push_back(std::move(f));
 }
 
+// The cores an operator's blocks are spread over: the cube cores for AI_CORE and MIX_AIC, the vector
+// cores for AI_VECTOR_CORE; 0 for other cores and for a MIX_AIC operator whose Mix Block Dim fills the
+// vector cores (it is not checked).
+int64_t CoresOf(const Trace& trace, const NpuOpRow& row, int64_t cube, int64_t vector) {
+  const std::string_view core = trace.str(row.accelerator_core);
+  if (core == "AI_CORE") return cube;
+  if (core == "AI_VECTOR_CORE") return vector;
+  if (core != "MIX_AIC") return 0;
+  if (row.mix_block_dim != kNoId && row.mix_block_dim > 0 && row.mix_block_dim % vector == 0) return 0;
+  return cube;
+}
+
 void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   const HardwareProfile* profile = rank.hardware ? rank.hardware->profile : nullptr;
@@ -124,19 +136,8 @@ void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vec
   for (size_t i = 0; i < rows.size(); ++i) {
     const NpuOpRow& row = rows[i];
     if (IsDynamic(trace, row) || row.block_dim == kNoId || row.block_dim <= 0 || row.dur_ns <= 0) continue;
-    const std::string_view core = trace.str(row.accelerator_core);
-    int64_t cores = 0;
-    if (core == "AI_CORE") {
-      cores = cube;
-    } else if (core == "AI_VECTOR_CORE") {
-      cores = vector;
-    } else if (core == "MIX_AIC") {
-      if (row.mix_block_dim != kNoId && row.mix_block_dim > 0 && row.mix_block_dim % vector == 0) continue;
-      cores = cube;
-    } else {
-      continue;
-    }
-    if (row.block_dim % cores == 0) continue;
+    const int64_t cores = CoresOf(trace, row, cube, vector);
+    if (cores == 0 || row.block_dim % cores == 0) continue;
     const double waves = std::ceil(static_cast<double>(row.block_dim) / static_cast<double>(cores));
     const double dur = static_cast<double>(row.dur_ns);
     ++count;

@@ -87,9 +87,7 @@ void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, 
   f.title = fmt::format("{} operators compiled online (aclopCompileAndExecute, {})", calls.count,
                         FormatDuration(calls.total_ns));
   f.metric = "AscendCL@aclopCompileAndExecute calls";
-  f.value = static_cast<double>(calls.count);
-  f.threshold = limit;
-  f.unit = "count";
+  f.SetValue(static_cast<double>(calls.count), limit, "count");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
   f.gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host";
@@ -111,9 +109,7 @@ void RuleSyncBatchNorm(const RankEvidence& rank, const AdvisorConfig& config, st
   f.category = FindingCategory::kCommunication;
   f.title = fmt::format("{} SyncBatchNorm events ({})", calls.count, FormatDuration(calls.total_ns));
   f.metric = "events whose name contains syncbatchnorm";
-  f.value = static_cast<double>(calls.count);
-  f.threshold = limit;
-  f.unit = "count";
+  f.SetValue(static_cast<double>(calls.count), limit, "count");
   f.saves_from = TimePart::kCommunication;
   f.gain_model = "unknown: the statistics exchange of SyncBatchNorm is not separated from its compute";
   f.AddNumber("syncbn_events", static_cast<double>(calls.count), "count");
@@ -157,9 +153,7 @@ void RuleSynchronizeStream(const RankEvidence& rank, const AdvisorConfig& config
   f.category = FindingCategory::kHost;
   f.title = fmt::format("{:.0f} % of launches are followed by a stream synchronize", ratio_pct);
   f.metric = "Node@launch calls directly followed by aclrtSynchronizeStream, share of launches";
-  f.value = ratio_pct;
-  f.threshold = config.Get(threshold::kSyncStreamCoOccurrencePct);
-  f.unit = "% of launches";
+  f.SetValue(ratio_pct, config.Get(threshold::kSyncStreamCoOccurrencePct), "% of launches");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = rank.split.part(TimePart::kHostWait);
   f.gain_model = "the host-wait time: synchronous launches keep the device waiting for the host";
@@ -217,9 +211,7 @@ void RuleAllocatorApi(const RankEvidence& rank, const AdvisorConfig& config, std
   f.category = FindingCategory::kMemory;
   f.title = fmt::format("{} device allocator calls take {}", calls.count, FormatDuration(calls.total_ns));
   f.metric = "aclMallocMemInner + aclrtFreePhysical + aclrtFree time";
-  f.value = calls.total_ns / 1e6;
-  f.threshold = config.Get(threshold::kMemoryOperatorMs);
-  f.unit = "ms";
+  f.SetValue(calls.total_ns / 1e6, config.Get(threshold::kMemoryOperatorMs), "ms");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
   f.gain_model = "the allocator calls' time per step, from the host wait";

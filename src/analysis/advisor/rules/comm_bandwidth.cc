@@ -34,9 +34,7 @@ void RuleCommBandwidth(const RankEvidence& rank, const AdvisorConfig& config, st
   f.title = fmt::format("collectives reach {:.1f} % of the link's bandwidth (threshold {:.0f} %)", *check.value_pct,
                         check.threshold_pct);
   f.metric = check.measured_as;
-  f.value = *check.value_pct;
-  f.threshold = check.threshold_pct;
-  f.unit = "%";
+  f.SetValue(*check.value_pct, check.threshold_pct, "%");
   f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = exposed * std::max(0.0, 1 - *check.value_pct / check.threshold_pct);
   f.gain_model =

@@ -102,9 +102,7 @@ Finding SmallPacketsFinding(const std::vector<TransportPackets>& fired, double s
   }
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
   f.metric = "communication.json operators whose transit size over SDMA / RDMA is below the transport's limit";
-  f.value = worst;
-  f.threshold = share_pct;
-  f.unit = "% of operators";
+  f.SetValue(worst, share_pct, "% of operators");
   f.saves_from = TimePart::kCommunication;
   f.gain_model = "unknown: the time the same data takes in fewer, larger packets is not measured";
   f.strategy =
@@ -150,9 +148,7 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
       "latency-bound",
       share, messages_per_step, FormatDuration(time_per_step));
   f.metric = "collectives below 1 MB / collectives with known size";
-  f.value = share;
-  f.threshold = threshold;
-  f.unit = "% of collectives";
+  f.SetValue(share, threshold, "% of collectives");
   f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = std::max(0.0, messages_per_step - buckets_per_step) * static_cast<double>(small.shortest_ns);
   f.gain_model = "(small messages - 25 MB buckets they fit in) per step x the shortest small collective (latency)";

@@ -53,9 +53,7 @@ void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig&, std::vecto
                         rank.rank_id, worst.transport, worst.slow_gbps, worst.mean_gbps, 100 * worst.gap_ratio,
                         worst.ranks);
   f.metric = "communication.json Total Op Info bandwidth per transport: (fastest - slowest rank) / mean";
-  f.value = 100 * worst.gap_ratio;
-  f.threshold = 100 * kSlowLinkGapRatio;
-  f.unit = "%";
+  f.SetValue(100 * worst.gap_ratio, 100 * kSlowLinkGapRatio, "%");
   f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = PerStep(rank, extra_ms * 1e6);
   f.gain_model = "the time the rank's traffic on the slow transports takes beyond what it would at the ranks' mean "

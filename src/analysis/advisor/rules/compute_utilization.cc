@@ -19,9 +19,7 @@ void RuleComputeUtilization(const RankEvidence& rank, const AdvisorConfig& confi
   f.category = FindingCategory::kCompute;
   f.title = fmt::format("compute units {:.1f} % utilized, below {:.0f} %", *check.value_pct, check.threshold_pct);
   f.metric = check.measured_as;
-  f.value = check.value_pct;
-  f.threshold = check.threshold_pct;
-  f.unit = "%";
+  f.SetValue(check.value_pct, check.threshold_pct, "%");
   f.saves_from = TimePart::kComputeBound;
   f.uncapped_gain_ns = work_ns * (1 - *check.value_pct / check.threshold_pct);
   f.gain_model = "compute-bound time x (1 - utilization / threshold): the same work at the threshold's utilization";

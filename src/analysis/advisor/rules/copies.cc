@@ -41,9 +41,7 @@ void ExposedCopies(const RankEvidence& rank, const AdvisorConfig& config, std::v
   f.title = fmt::format("{:.1f} % of the step is copies not hidden under other work ({} per step)", pct,
                         FormatDuration(exposed));
   f.metric = "memcpy/memset time not overlapped / step time";
-  f.value = pct;
-  f.threshold = config.Get(threshold::kExposedMemcpyPct);
-  f.unit = "% of step";
+  f.SetValue(pct, config.Get(threshold::kExposedMemcpyPct), "% of step");
   f.saves_from = TimePart::kMemcpy;
   f.uncapped_gain_ns = std::min(exposed, computing);
   f.gain_model = "min(exposed copy time, compute time that could hide it on a side stream)";

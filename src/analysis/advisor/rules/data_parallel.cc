@@ -72,9 +72,7 @@ void RuleDataParallel(const RankEvidence& rank, const AdvisorConfig&, std::vecto
   f.category = FindingCategory::kCommunication;
   f.title = fmt::format("DataParallel drives {} devices from one process", devices);
   f.metric = "DataParallel.forward ranges and devices with work";
-  f.value = static_cast<double>(devices);
-  f.threshold = 1;
-  f.unit = "devices";
+  f.SetValue(static_cast<double>(devices), 1, "devices");
   f.saves_from = TimePart::kCommunication;
   f.gain_model = "unknown: the DistributedDataParallel run is not measured";
   f.AddNumber("devices_with_work", static_cast<double>(devices), "count");

@@ -17,9 +17,7 @@ void RuleDataLoader(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.category = FindingCategory::kData;
   f.title = fmt::format("{:.1f} % of the step is in the DataLoader ({} per step)", pct, FormatDuration(loader));
   f.metric = "DataLoader time / step time";
-  f.value = pct;
-  f.threshold = config.Get(threshold::kDataLoaderPct);
-  f.unit = "% of step";
+  f.SetValue(pct, config.Get(threshold::kDataLoaderPct), "% of step");
   f.saves_from = TimePart::kData;
   f.uncapped_gain_ns = exposed;
   f.gain_model = "the DataLoader time not hidden under other work";

@@ -52,9 +52,7 @@ void Gaps(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig
   f.title = fmt::format("{} device gaps of at least {:.0f} ms ({} in all)", count, config.Get(threshold::kGpuGapMs),
                         FormatDuration(total));
   f.metric = "gaps in device work between its first and last event";
-  f.value = static_cast<double>(count);
-  f.threshold = config.Get(threshold::kGpuGapMs);
-  f.unit = "ms";
+  f.SetValue(static_cast<double>(count), config.Get(threshold::kGpuGapMs), "ms");
   f.saves_from = TimePart::kIdle;
   f.uncapped_gain_ns = PerStep(rank, total);
   f.gain_model = "the gaps' time per step";
@@ -105,9 +103,7 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
   f.title = fmt::format("the device is busy less than {:.0f} % of the time in {} of {} chunks of the run", threshold,
                         low, chunks);
   f.metric = "device busy time per chunk (union of device work)";
-  f.value = 100 * busy_in_all / static_cast<double>(last - first);
-  f.threshold = threshold;
-  f.unit = "% busy";
+  f.SetValue(100 * busy_in_all / static_cast<double>(last - first), threshold, "% busy");
   f.saves_from = TimePart::kIdle;
   f.uncapped_gain_ns = PerStep(rank, idle_in_low);
   f.gain_model = "the idle time inside the low chunks, per step";

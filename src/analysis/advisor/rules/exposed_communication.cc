@@ -55,9 +55,7 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
   f.title = fmt::format("{:.1f} % of the step is communication not hidden under compute ({} per step)", pct,
                         FormatDuration(exposed));
   f.metric = "communication not overlapped / step time";
-  f.value = pct;
-  f.threshold = threshold;
-  f.unit = "% of step";
+  f.SetValue(pct, threshold, "% of step");
   f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = std::min(exposed, free_compute);
   f.gain_model = "min(exposed communication, compute time not yet overlapping communication)";

@@ -7,6 +7,7 @@
 #include "analysis/advisor/advisor.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/compute/compute_units.h"
+#include "analysis/core/hand_built_trace_for_test.h"
 
 namespace tuneprof::finding_lookup {
 
@@ -17,6 +18,28 @@ inline AdvisorResult AdviseOneRank(const Trace& trace, const AdvisorConfig& conf
   hardware.how = "unknown in test";
   const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
   return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, config);
+}
+
+// The advisor on one rank with the default chip profiles. `units`: replaces the measured compute units
+// (hand-built traces carry no PMU counters). `comm`: the rank's communication analysis, hand-filled where
+// the trace cannot carry it.
+inline AdvisorResult AdviseWith(const Trace& trace, const RankComputeUnits* units = nullptr,
+                                const RankCommunication* comm = nullptr) {
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  const HardwareProfiles profiles;
+  const HardwareSelection hardware = SelectHardware(trace, profiles, nullptr);
+  const RankComputeUnits compute = units ? *units : ComputeRankComputeUnits(trace, breakdown, hardware);
+  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware, nullptr, comm}}, AdvisorConfig());
+}
+
+// The advisor on one rank measured against `profile` (nullptr: an unknown chip).
+inline AdvisorResult AdviseOnChip(const Trace& trace, const HardwareProfile* profile = nullptr) {
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  HardwareSelection hardware;
+  hardware.profile = profile;
+  hardware.how = profile ? "--hardware" : "unknown in test";
+  const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
+  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, AdvisorConfig());
 }
 
 // The finding `id`, nullptr when the advisor did not raise it.
@@ -42,3 +65,15 @@ inline std::string Text(const Finding& f, std::string_view label) {
 }
 
 }  // namespace tuneprof::finding_lookup
+
+// The rule tests' namespace: the helpers above and the hand-built trace in scope, so that each test file
+// opens it instead of listing them.
+namespace tuneprof::rule_test {
+using finding_lookup::AdviseOnChip;
+using finding_lookup::AdviseWith;
+using finding_lookup::Find;
+using finding_lookup::Number;
+using finding_lookup::Text;
+using hand_built::HandBuiltTrace;
+using hand_built::Us;
+}  // namespace tuneprof::rule_test

@@ -68,9 +68,7 @@ void RuleFp32Matmul(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.title = fmt::format("FP32 matmul/conv/attention operators take {:.1f} % of the step ({} per step)", pct,
                         FormatDuration(per_step));
   f.metric = "time of compute-bound operators whose inputs are float32 / step time";
-  f.value = pct;
-  f.threshold = threshold;
-  f.unit = "% of step";
+  f.SetValue(pct, threshold, "% of step");
   f.saves_from = TimePart::kComputeBound;
   const HardwareProfile* chip = rank.hardware ? rank.hardware->profile : nullptr;
   if (chip && chip->peak_fp32_tflops.value && chip->peak_bf16_tflops.value && *chip->peak_bf16_tflops.value > 0) {

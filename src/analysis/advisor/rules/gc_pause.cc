@@ -93,9 +93,7 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
                         "Python garbage collection",
                         p.count, p.count == 1 ? "" : "s", limit_ms, FormatDuration(static_cast<double>(p.total_ns)));
   f.metric = "stretches inside a step with no host operator, runtime API call or device work";
-  f.value = static_cast<double>(p.longest_ns) / 1e6;
-  f.threshold = limit_ms;
-  f.unit = "ms";
+  f.SetValue(static_cast<double>(p.longest_ns) / 1e6, limit_ms, "ms");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(p.total_ns));
   f.gain_model = "the pauses' time per step, from the host wait (conjectured: the trace records no GC events)";

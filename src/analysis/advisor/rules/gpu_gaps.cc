@@ -104,9 +104,7 @@ void RuleGpuGaps(const RankEvidence& rank, const AdvisorConfig& config, std::vec
       count, config.Get(threshold::kGpuGapMs), found.size(), per_device.size(), worst->device,
       FormatDuration(worst->total_ns));
   f.metric = "per device: gaps between its first and last kernel/memcpy/memset";
-  f.value = static_cast<double>(count);
-  f.threshold = config.Get(threshold::kGpuGapMs);
-  f.unit = "ms";
+  f.SetValue(static_cast<double>(count), config.Get(threshold::kGpuGapMs), "ms");
   f.saves_from = TimePart::kIdle;
   f.uncapped_gain_ns = PerStep(rank, worst->total_ns);
   f.gain_model = "the gaps' time per step on the device with the most";

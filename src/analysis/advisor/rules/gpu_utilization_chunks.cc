@@ -149,9 +149,7 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
                         found.size() == 1 ? "" : "s");
   f.metric = npu ? "per device and chunk: summed task, copy and HCCL time / chunk length"
                  : "per device and chunk: summed kernel/memcpy/memset time / chunk length";
-  f.value = worst->mean_pct;
-  f.threshold = threshold;
-  f.unit = "% in use";
+  f.SetValue(worst->mean_pct, threshold, "% in use");
   f.saves_from = TimePart::kIdle;
   f.uncapped_gain_ns = PerStep(rank, worst->idle_ns);
   f.gain_model = "the idle time inside the low chunks of the device with the most, per step";

@@ -83,9 +83,7 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.title = fmt::format("the device waits for the host {:.1f} % of the step ({} per step): {}", pct,
                         FormatDuration(wait), stalled ? "mostly in gaps >= 1 ms" : "launch-bound");
   f.metric = "device idle time ended by a launch issued after the device drained, gaps under 10 ms / step time";
-  f.value = pct;
-  f.threshold = config.Get(threshold::kHostWaitPct);
-  f.unit = "% of step";
+  f.SetValue(pct, config.Get(threshold::kHostWaitPct), "% of step");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = wait;
   f.gain_model = "the host-wait idle time: with launches ahead of the device it runs back to back";
@@ -211,9 +209,7 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
                            "overhead",
                            pct, FormatDuration(overhead));
   f.metric = "step time outside operators or in operators too small to pay their dispatch / step time (CPU-only)";
-  f.value = pct;
-  f.threshold = config.Get(threshold::kHostWaitPct);
-  f.unit = "% of step";
+  f.SetValue(pct, config.Get(threshold::kHostWaitPct), "% of step");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = overhead;
   f.gain_model = "the time between operators: a compiled graph runs them back to back";
@@ -244,9 +240,7 @@ void HostPauses(const RankEvidence& rank, const AdvisorConfig& config, std::vect
   f.title = fmt::format("the host pauses {:.1f} % of the step ({} per step) without launching: not launch overhead",
                         pct, FormatDuration(per_step));
   f.metric = "device gaps of 10 ms or more ended by a launch issued after the device drained / step time";
-  f.value = pct;
-  f.threshold = config.Get(threshold::kHostWaitPct);
-  f.unit = "% of step";
+  f.SetValue(pct, config.Get(threshold::kHostWaitPct), "% of step");
   f.saves_from = TimePart::kIdle;
   f.uncapped_gain_ns = per_step;
   f.gain_model = "the pauses' time: the device runs when the host launches again";

@@ -49,9 +49,7 @@ void PeakNearCapacity(const RankEvidence& rank, const DeviceMemory& memory, cons
   f.title = fmt::format("{} peaks at {:.1f} % of its memory ({:.2f} of {:.2f} GiB)", memory.device, pct,
                         static_cast<double>(peak) / kGiB, capacity / kGiB);
   f.metric = "peak reserved (else allocated) / device memory";
-  f.value = pct;
-  f.threshold = threshold;
-  f.unit = "%";
+  f.SetValue(pct, threshold, "%");
   f.saves_from = TimePart::kMemoryBound;
   f.gain_model = "none claimed: headroom against out-of-memory and allocator churn";
   f.AddNumber("peak_bytes", static_cast<double>(peak), "B");
@@ -83,9 +81,7 @@ void Fragmentation(const RankEvidence& rank, const DeviceMemory& memory, const A
   f.title = fmt::format("{}: {:.1f} % of reserved memory is not allocated at the peak ({:.2f} GiB): fragmentation",
                         memory.device, pct, static_cast<double>(memory.fragmentation_bytes) / kGiB);
   f.metric = "(reserved - allocated) / reserved at the allocation peak";
-  f.value = pct;
-  f.threshold = threshold;
-  f.unit = "%";
+  f.SetValue(pct, threshold, "%");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(allocator_ns));
   f.gain_model = "the device allocator calls inside the steps (expandable segments grow in place)";

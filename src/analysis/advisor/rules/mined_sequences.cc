@@ -404,9 +404,7 @@ Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std:
                         FormatDuration(PerStep(rank, static_cast<double>(top.stats.time))), Bound(top));
   f.metric = std::string(ForPlatform(rank, "repeated sequences of 2-10 operators per stream, host-bound",
                                      "repeated sequences of 2-10 operators per stream, host-bound or MTE-bound", ""));
-  f.value = static_cast<double>(kept.size());
-  f.threshold = config.Get(threshold::kMinedSequenceMinOccurrences);
-  f.unit = "sequences";
+  f.SetValue(static_cast<double>(kept.size()), config.Get(threshold::kMinedSequenceMinOccurrences), "sequences");
   f.saves_from = top.host_bound ? TimePart::kHostWait : TimePart::kMemoryBound;
   f.uncapped_gain_ns = PerStep(rank, saved);
   f.gain_model = std::string(ForPlatform(rank, "the gaps between the sequences' kernels",

@@ -91,9 +91,7 @@ void RuleMoeExpertBalance(const RankEvidence& rank, const AdvisorConfig& config,
   f.category = FindingCategory::kCompute;
   f.title = Title(moe);
   f.metric = "max / mean tokens per expert-parallel rank (per expert where the shapes give it), minus 1";
-  f.value = 100 * (imbalance - 1);
-  f.threshold = threshold;
-  f.unit = "% above the mean";
+  f.SetValue(100 * (imbalance - 1), threshold, "% above the mean");
   f.saves_from = rank.rank_id == moe.slowest_rank ? TimePart::kComputeBound : TimePart::kCommunication;
   f.uncapped_gain_ns = moe.cost_ns;
   f.gain_model = moe.ranks.size() > 1

@@ -34,39 +34,51 @@ uint32_t OutsidePythonFrames(const HostOpTree& tree, const EventTable& events, u
   return at;
 }
 
-}  // namespace
+// The outermost aten ops the optimizer's steps run, per op name, and the step ranges themselves.
+struct OptimizerOps {
+  std::map<std::string_view, OpCalls> calls;
+  uint64_t steps = 0;
+  bool multi_tensor = false;  // a _foreach_ / _fused_ kernel: already multi-tensor
+  std::string optimizer;      // the last step's range name
+  uint32_t optimizer_event = kNoIndex;
+};
 
-void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+OptimizerOps CollectOptimizerOps(const RankEvidence& rank) {
   const Trace& trace = *rank.trace;
   const EventTable& events = trace.events();
   const std::vector<int64_t> device_time =
       rank.split.cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, rank.tree);
-  std::map<std::string_view, OpCalls> calls;
-  uint64_t steps = 0;
-  bool multi_tensor = false;
-  std::string optimizer;
-  uint32_t optimizer_event = kNoIndex;
+  OptimizerOps ops;
   for (uint32_t i = 0; i < events.size(); ++i) {
     const std::string_view name = trace.str(events.name[i]);
     const uint32_t parent = rank.tree.parent[i];
     if (IsOptimizerStep(name) && events.dur_ns[i] > 0 &&
         (parent == kNoIndex || !IsOptimizerStep(trace.str(events.name[parent])))) {
-      ++steps;
-      optimizer = std::string(name);
-      optimizer_event = i;
+      ++ops.steps;
+      ops.optimizer = std::string(name);
+      ops.optimizer_event = i;
     }
     if (events.kind[i] != EventKind::kHostOp || rank.tree.parent_op[i] != kNoIndex || parent == kNoIndex) continue;
     // Outermost aten ops directly under the optimizer's range, or under its Python frames (with_stack).
     const uint32_t owner = OutsidePythonFrames(rank.tree, events, parent);
     if (owner == kNoIndex || !IsOptimizerStep(trace.str(events.name[owner])) || !name.starts_with("aten::")) continue;
     if (name.find("_foreach_") != std::string_view::npos || name.find("_fused_") != std::string_view::npos)
-      multi_tensor = true;
-    OpCalls& c = calls[name];
+      ops.multi_tensor = true;
+    OpCalls& c = ops.calls[name];
     const int64_t time = rank.split.cpu_only ? events.dur_ns[i] : device_time[i];
     ++c.count;
     c.total_ns += time;
     c.shortest_ns = std::min(c.shortest_ns, time);
   }
+  return ops;
+}
+
+}  // namespace
+
+void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  const Trace& trace = *rank.trace;
+  const OptimizerOps found = CollectOptimizerOps(rank);
+  const auto& [calls, steps, multi_tensor, optimizer, optimizer_event] = found;
   if (multi_tensor || steps == 0 || calls.empty()) return;
   if (PlatformOf(rank) == Platform::kNpu &&
       ApiReplacementReportsOptimizer(std::string_view(optimizer).substr(optimizer.find('#') + 1)))

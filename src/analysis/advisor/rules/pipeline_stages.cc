@@ -76,9 +76,7 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
       FormatDuration(own->bubble_ns_per_step),
       own->step_ns_per_step > 0 ? 100 * own->bubble_ns_per_step / own->step_ns_per_step : 0.0);
   f.metric = "(slowest - fastest) / slowest stage computing per step over the pipeline's stages";
-  f.value = 100 * p->imbalance;
-  f.threshold = threshold;
-  f.unit = "% of the slowest stage";
+  f.SetValue(100 * p->imbalance, threshold, "% of the slowest stage");
   f.saves_from = WaitPart(rank, *own);
   const double balanced = p->balanced_gain_ns_per_step;
   // Balancing the stages shortens the step of every rank by the same amount: the gain is the step's, not
@@ -116,9 +114,7 @@ void RulePipelineBubble(const RankEvidence& rank, const AdvisorConfig& config, s
                         own->stage, FormatDuration(own->bubble_ns_per_step), FormatDuration(own->step_ns_per_step),
                         share);
   f.metric = "this stage's bubble per step / its step";
-  f.value = share;
-  f.threshold = threshold;
-  f.unit = "% of the step";
+  f.SetValue(share, threshold, "% of the step");
   f.saves_from = WaitPart(rank, *own);
   f.uncapped_gain_ns = own->bubble_ns_per_step / 2;
   f.gain_model = "half the bubble: what twice the micro-batches per step or two virtual stages per rank remove";

@@ -1,23 +1,16 @@
 #pragma once
-// Small helpers the rules share: the platform a rank ran on (for the concrete API to name), per-step
-// scaling and number formatting for titles.
+// Small helpers the rules share: the platform a rank ran on (platform.h), per-step scaling and number
+// formatting for titles.
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/advisor/platform.h"
 #include "analysis/core/intervals.h"
 
 namespace tuneprof {
-
-enum class Platform : uint8_t { kCuda, kNpu, kCpu };
-
-Platform PlatformOf(const RankEvidence& rank);
-
-// The API text for the rank's platform.
-std::string_view ForPlatform(const RankEvidence& rank, std::string_view cuda, std::string_view npu,
-                             std::string_view cpu);
 
 // A whole-trace total as a mean per step.
 double PerStep(const RankEvidence& rank, double total_ns);

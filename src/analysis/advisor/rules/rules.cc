@@ -1,64 +1,32 @@
 #include "analysis/advisor/rules/rules.h"
 
-#include <array>
+#include <algorithm>
+#include <vector>
 
 namespace tuneprof {
 
+std::vector<std::string_view> SplitWords(std::string_view list) {
+  std::vector<std::string_view> words;
+  while (!list.empty()) {
+    const size_t space = std::min(list.find(' '), list.size());
+    if (space > 0) words.push_back(list.substr(0, space));
+    list.remove_prefix(std::min(space + 1, list.size()));
+  }
+  return words;
+}
+
 std::span<const RuleFunction> AllRules() {
-  static constexpr std::array kRules = std::to_array<RuleFunction>({
-      RuleComputeUtilization,
-      RuleTensorCores,
-      RuleExposedCommunication,
-      RuleHostBound,
-      RuleSyncApis,
-      RuleDataLoader,
-      RuleCopies,
-      RuleDeviceIdle,
-      RuleFusionPatterns,
-      RuleOptimizerLoop,
-      RuleAscendAiCpu,
-      RuleAscendEnvironment,
-      RuleSyncMemcpy,
-      RuleGpuGaps,
-      RuleGpuUtilizationChunks,
-      RuleCommBandwidth,
-      RuleCommSmallMessages,
-      RuleCommStraggler,
-      RulePipelineStageImbalance,
-      RulePipelineBubble,
-      RuleCommDomains,
-      RuleMemoryCapacity,
-      RuleFp32Matmul,
-      RuleAscendOperatorNoBound,
-      RuleAscendBlockDim,
-      RuleAscendDynamicShape,
-      RuleAscendFrequency,
-      RuleAscendOpCompile,
-      RuleSyncBatchNorm,
-      RuleSynchronizeStream,
-      RuleGarbageCollection,
-      RuleAllocatorApi,
-      RuleBandwidthContention,
-      RuleDataParallel,
-      RuleDdpBackend,
-      RuleByteAlignment,
-      RuleMoeExpertBalance,
-      RuleAscendOperatorEfficiency,
-      RuleCommSmallPackets,
-      RuleApiReplacement,
-      RuleCommSlowLink,
-      RuleCommRetransmission,
-      RuleMinedSequences,
-      RuleAscendAiCpuDtype,
-      RuleGcPause,
-  });
+  static const std::vector<RuleFunction> kRules = [] {
+    std::vector<RuleFunction> rules;
+    for (const RuleSpec& spec : kRuleCatalogue) rules.push_back(spec.run);
+    return rules;
+  }();
   return kRules;
 }
 
 bool RuleReadsOtherRanks(RuleFunction rule) {
-  return rule == RuleCommStraggler || rule == RulePipelineStageImbalance || rule == RulePipelineBubble ||
-         rule == RuleCommDomains || rule == RuleMoeExpertBalance || rule == RuleCommSlowLink ||
-         rule == RuleCommRetransmission;
+  return std::any_of(kRuleCatalogue.begin(), kRuleCatalogue.end(),
+                     [&](const RuleSpec& spec) { return spec.run == rule && spec.reads_other_ranks; });
 }
 
 }  // namespace tuneprof

@@ -56,9 +56,7 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
   f.category = FindingCategory::kHost;
   f.title = fmt::format("the host spends {:.1f} % of the step waiting in synchronize calls", pct);
   f.metric = "host time in device synchronization calls (union over threads, per process) / step time";
-  f.value = pct;
-  f.threshold = config.Get(threshold::kSyncApiPct);
-  f.unit = "% of step";
+  f.SetValue(pct, config.Get(threshold::kSyncApiPct), "% of step");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = std::min(per_step, rank.split.part(TimePart::kHostWait));
   f.gain_model = "min(synchronize time, host-wait idle time) per step";

@@ -1,0 +1,50 @@
+// communication.bandwidth_contention: slow SDMA transfers while a matmul runs.
+#include <gtest/gtest.h>
+
+#include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/npu_step_for_test.h"
+
+namespace tuneprof::rule_test {
+namespace {
+
+TEST(PeerRules, SdmaBandwidthContentionWithMatmuls) {
+  Trace trace = OneStep();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  side.AddKernelDetail(Row(side, "MatMulV2", "AI_CORE", 1000, 100));    // 1000..1100 us
+  side.AddKernelDetail(Row(side, "Add", "AI_VECTOR_CORE", 3000, 100));  // not a matmul
+  CommunicationTables* comm = side.mutable_communication();
+  comm->ops_present = true;
+  auto add_op = [&](std::string_view name, double start_us, double elapse_ms, double gbps) {
+    HcclTransportTraffic sdma;
+    sdma.transport = side.Intern("SDMA");
+    sdma.transit_size_mb = 10;
+    sdma.bandwidth_gbps = gbps;
+    HcclOpTime op;
+    op.op_name = side.Intern(name);
+    op.start_us = start_us;
+    op.elapse_ms = elapse_ms;
+    op.first_traffic = static_cast<uint32_t>(comm->traffic.size());
+    op.traffic_count = 1;
+    comm->traffic.push_back(sdma);
+    comm->ops.push_back(op);
+  };
+  add_op("hcom_allReduce__1", 1050, 0.2, 10);  // overlaps the matmul, slow
+  add_op("hcom_allReduce__2", 1090, 0.1, 20);  // overlaps, fast enough
+  add_op("hcom_allReduce__3", 3000, 0.1, 5);   // slow but beside an Add only
+  const AdvisorResult advice = AdviseOnChip(trace);
+  const Finding* f = Find(advice, "communication.bandwidth_contention");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*f, "contended_ops"), 1);
+  EXPECT_DOUBLE_EQ(Number(*f, "sdma_ops"), 3);
+  EXPECT_DOUBLE_EQ(Number(*f, "contended_ms"), 0.2);
+  EXPECT_DOUBLE_EQ(*f->value, 10);
+  EXPECT_DOUBLE_EQ(*f->threshold, 14.4);
+  EXPECT_EQ(Text(*f, "ops"), "hcom_allReduce__1 (10.00 GB/s)");
+
+  comm->traffic[0].bandwidth_gbps = 14.4;  // at the threshold: quiet
+  EXPECT_EQ(Find(AdviseOnChip(trace), "communication.bandwidth_contention"), nullptr);
+}
+
+}  // namespace
+}  // namespace tuneprof::rule_test
