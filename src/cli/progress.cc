@@ -24,16 +24,6 @@ constexpr size_t kMaxBarWidth = 30;
 constexpr size_t kMinBarWidth = 10;
 constexpr size_t kMaxLabel = 32;
 
-std::string Grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string Duration(int64_t ns) {
   const int64_t seconds = (ns + 999'999'999) / 1'000'000'000;
   if (seconds < 60) return fmt::format("{}s", seconds);
@@ -148,7 +138,7 @@ std::string FormatProgress(const ProgressSnapshot& snapshot, size_t width) {
   } else if (snapshot.bytes_read > 0) {
     tail += fmt::format("{} MiB", MiBText(static_cast<int64_t>(snapshot.bytes_read)));
   }
-  if (snapshot.events > 0) tail += fmt::format("{}{} events", tail.empty() ? "" : "  ", Grouped(snapshot.events));
+  if (snapshot.events > 0) tail += fmt::format("{}{} events", tail.empty() ? "" : "  ", Grouped(static_cast<double>(snapshot.events), 0));
   if (fraction_known && fraction < 1.0) {
     const double remaining = static_cast<double>(snapshot.elapsed_ns) * (1.0 - fraction) / fraction;
     tail += fmt::format("  ETA {}", Duration(static_cast<int64_t>(remaining)));

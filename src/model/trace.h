@@ -1,6 +1,7 @@
 #pragma once
 // The normalized timeline model: one Trace per rank, columnar, names interned, times int64 ns.
 // Importers fill it only through TraceBuilder (model/trace_builder.h); analyses read it.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -378,6 +379,18 @@ inline constexpr std::string_view kNcclPayloadsEntry = "nsys.nccl_payloads";
 
 enum class RankSource : uint8_t { kTrace, kFileName, kDefault };
 
+// The warnings a later step acts on rather than only prints: it finds them by id, never by their words,
+// so that rewording one changes what is printed and nothing else.
+enum class WarningId : uint8_t {
+  kNoRank,  // no rank number, rank 0 assumed: dropped once a side file names the rank, or for a lone trace
+};
+
+// One of TraceMetadata::warnings that has an id; `line` is its index there.
+struct IdentifiedWarning {
+  WarningId id = WarningId::kNoRank;
+  size_t line = 0;
+};
+
 struct TraceMetadata {
   std::string path;
   TraceFormat format = TraceFormat::kUnknown;
@@ -398,8 +411,16 @@ struct TraceMetadata {
   uint64_t entry_count = 0;             // elements of traceEvents, every phase
   bool has_trace_events_array = false;  // the JSON document had a traceEvents key (its array may be empty)
   std::vector<std::string> warnings;
+  std::vector<IdentifiedWarning> warning_ids;  // those of `warnings` that have an id (AddWarning)
   std::vector<MetadataEntry> entries;  // producer settings (Ascend profiler_info / profiler_metadata)
 };
+
+// Appends `text` to meta->warnings as the warning `id`.
+void AddWarning(TraceMetadata* meta, WarningId id, std::string text);
+// Removes the warnings `id` from meta->warnings; the others keep their order.
+void DropWarnings(TraceMetadata* meta, WarningId id);
+// Whether meta.warnings[line] is the warning `id`.
+bool IsWarning(const TraceMetadata& meta, size_t line, WarningId id);
 
 struct CategoryCount {
   StringId category;  // "" for entries without cat

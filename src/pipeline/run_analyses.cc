@@ -10,7 +10,6 @@
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/comm/comm_links.h"
 #include "analysis/core/host_op_tree.h"
-#include "importers/common/rank.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
 #include "pipeline/diagnostics.h"
@@ -35,11 +34,9 @@ Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
   TP_ASSIGN_OR_RETURN(loaded.traces, ImportPaths(paths, &skipped));
   EmitWarnings(skipped, &loaded.warnings);
   for (const Trace& trace : loaded.traces) {
-    std::vector<std::string> warnings = TraceWarnings(trace);
-    if (loaded.traces.size() == 1) {
-      std::erase_if(warnings, [](const std::string& w) { return w.ends_with(kNoRankWarning); });
-    }
-    EmitWarnings(warnings, &loaded.warnings);
+    // A lone trace needs no rank number: said only when there are ranks to tell apart.
+    const bool lone = loaded.traces.size() == 1;
+    EmitWarnings(TraceWarnings(trace, lone ? std::optional(WarningId::kNoRank) : std::nullopt), &loaded.warnings);
   }
   return loaded;
 }

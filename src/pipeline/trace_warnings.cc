@@ -6,11 +6,13 @@
 
 namespace tuneprof {
 
-std::vector<std::string> TraceWarnings(const Trace& trace) {
+std::vector<std::string> TraceWarnings(const Trace& trace, std::optional<WarningId> left_out) {
   const TraceMetadata& meta = trace.metadata();
   // Cut off, or an empty traceEvents array: said once, in the same words for every format.
   std::vector<std::string> lines = InputWarnings(meta);
-  for (const std::string& warning : meta.warnings) {
+  for (size_t line = 0; line < meta.warnings.size(); ++line) {
+    const std::string& warning = meta.warnings[line];
+    if (left_out && IsWarning(meta, line, *left_out)) continue;
     // The cut-off is said above, once, in the same words for every format.
     if (meta.truncated && warning.find("input ends before the JSON document does") != std::string::npos) continue;
     lines.push_back(warning.starts_with(meta.path) ? warning : meta.path + ": " + warning);

@@ -3,6 +3,7 @@
 // JSON documents: what the map (rank_map.h) and the commands that keep their traces (run_analyses.h)
 // both say, so that neither depends on the other.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -11,8 +12,9 @@
 
 namespace tuneprof {
 
-// The warnings of one trace, each naming its file.
-std::vector<std::string> TraceWarnings(const Trace& trace);
+// The warnings of one trace, each naming its file; the warning `left_out` (one a lone trace need not say)
+// is not among them.
+std::vector<std::string> TraceWarnings(const Trace& trace, std::optional<WarningId> left_out = std::nullopt);
 
 // Writes `warnings` to stderr, one "tuneprof: warning: " line each, and appends them to `all`.
 void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all);

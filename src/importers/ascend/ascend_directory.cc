@@ -38,8 +38,6 @@ constexpr std::string_view kTimelineExportHint =
 // Summary files that still say something about a rank without a timeline or profiler database.
 constexpr std::string_view kSummaryFiles[] = {"step_trace_time.csv", "communication.json", "communication_matrix.json",
                                               "analysis.db"};
-// What SettleRank says when only the default was left; dropped once profiler_info settles the rank.
-constexpr std::string_view kNoRankWarning = "no rank in the trace";
 
 // Where the rank's files are: `root` holds profiler_info*.json, `output` the exported summaries.
 using Layout = RankLayout;
@@ -171,7 +169,7 @@ void SettleAscendRank(const fs::path& root, SideTableBuilder* out) {
   if (info.rank == kNoId) return;  // the path (or the default) that the timeline import settled stands
   meta->rank = info.rank;
   meta->rank_source = RankSource::kTrace;
-  std::erase_if(meta->warnings, [](const std::string& w) { return w.starts_with(kNoRankWarning); });
+  DropWarnings(meta, WarningId::kNoRank);
 }
 
 // The timeline, or an empty one (with a warning) when trace_view.json is missing or broken: the

@@ -28,8 +28,6 @@ namespace fs = std::filesystem;
 constexpr std::string_view kOutputDir = "mindstudio_profiler_output";
 constexpr std::string_view kAnalyzeDir = "analyze";
 constexpr std::string_view kProfPrefix = "PROF_";
-// What SettleRank says when only the default was left; dropped once info.json settles the rank.
-constexpr std::string_view kNoRankWarning = "no rank in the trace";
 
 // Where the rank's files are: `root` is PROF_*, `output` its mindstudio_profiler_output/.
 using Layout = RankLayout;
@@ -261,7 +259,7 @@ void ReadDeviceInfo(const Layout& layout, SideTableBuilder* out) {
   if (facts.rank == kNoId || meta->rank_source == RankSource::kTrace) return;
   meta->rank = facts.rank;
   meta->rank_source = RankSource::kTrace;
-  std::erase_if(meta->warnings, [](const std::string& w) { return w.starts_with(kNoRankWarning); });
+  DropWarnings(meta, WarningId::kNoRank);
 }
 
 // What the import read, so that the inventory says "rows" for those and "counted only" for the rest.

@@ -50,7 +50,7 @@ void SettleRank(TraceMetadata* meta) {
   }
   meta->rank = 0;
   meta->rank_source = RankSource::kDefault;
-  meta->warnings.emplace_back(kNoRankWarning);
+  AddWarning(meta, WarningId::kNoRank, std::string(kNoRankWarning));
 }
 
 }  // namespace tuneprof

@@ -50,6 +50,10 @@ std::optional<double> AsPercent(std::optional<double> fraction) {
   return *fraction * 100.0;
 }
 
+std::string PercentNumberCell(std::optional<double> fraction, int decimals, std::string_view unknown) {
+  return NumberCell(AsPercent(fraction), decimals, unknown);
+}
+
 std::string ChangePercent(std::optional<double> percent, int decimals) {
   if (!percent) return std::string(kUnknownText);
   return fmt::format("{:+.{}f}%", *percent, decimals);

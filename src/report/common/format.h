@@ -40,6 +40,8 @@ std::string NumberCell(std::optional<double> value, int decimals, std::string_vi
 std::string PercentCell(std::optional<double> fraction, int decimals = 1, std::string_view unknown = kEmptyCell);
 // A fraction as a percent number for a column whose header carries the "%" (0.123 -> 12.3).
 std::optional<double> AsPercent(std::optional<double> fraction);
+// The cell of such a column: 0.123 -> "12.3"; `unknown` when it is unknown.
+std::string PercentNumberCell(std::optional<double> fraction, int decimals = 1, std::string_view unknown = kEmptyCell);
 
 // A relative change already in percent, always signed ("+1.2%", "-0.4%"); kUnknownText when unknown.
 std::string ChangePercent(std::optional<double> percent, int decimals = 1);

@@ -32,6 +32,9 @@ TEST(FormatTest, CellsOfMaybeMissingValues) {
   EXPECT_EQ(PercentCell(std::nullopt), "-");
   EXPECT_DOUBLE_EQ(*AsPercent(0.25), 25.0);
   EXPECT_FALSE(AsPercent(std::nullopt));
+  EXPECT_EQ(PercentNumberCell(0.1234), "12.3");
+  EXPECT_EQ(PercentNumberCell(0.5, 2), "50.00");
+  EXPECT_EQ(PercentNumberCell(std::nullopt), "-");
   EXPECT_EQ(ChangePercent(1.26), "+1.3%");
   EXPECT_EQ(ChangePercent(-0.44), "-0.4%");
   EXPECT_EQ(ChangePercent(std::nullopt), "unknown");

@@ -19,4 +19,22 @@ void JsonMicrosField(JsonWriter& w, std::string_view key, int64_t ns) {
   JsonNumberOrNull(w.Key(key), ns == kNoId ? std::nullopt : std::optional<double>(Micros(ns)));
 }
 
+void JsonMicrosField(JsonWriter& w, std::string_view key, std::optional<int64_t> ns) {
+  JsonNumberOrNull(w.Key(key), ns ? std::optional<double>(Micros(*ns)) : std::nullopt);
+}
+
+void JsonInts(JsonWriter& w, const std::vector<int64_t>& values) {
+  w.BeginArray();
+  for (int64_t value : values) w.Int(value);
+  w.EndArray();
+}
+
+std::string JsonDocument(const std::function<void(JsonWriter&)>& write) {
+  std::string out;
+  JsonWriter w(&out);
+  write(w);
+  out += '\n';
+  return out;
+}
+
 }  // namespace tuneprof

@@ -1,9 +1,13 @@
 #pragma once
 // JSON fields for values a trace may not give: a number, an id or a duration is written as null when it is
 // unknown (an empty optional, kNoId), never as 0 or -1, so that every JSON output spells unknown alike.
+// Also the list and whole-document pieces the commands' --json documents share.
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/json_writer.h"
 
@@ -19,5 +23,13 @@ void JsonNumberField(JsonWriter& w, std::string_view key, std::optional<double> 
 void JsonIdField(JsonWriter& w, std::string_view key, int64_t value);
 // `key` and a model time (ns) in microseconds, null for kNoId.
 void JsonMicrosField(JsonWriter& w, std::string_view key, int64_t ns);
+// `key` and a duration (ns) the analysis may not know, in microseconds; null when it is empty.
+void JsonMicrosField(JsonWriter& w, std::string_view key, std::optional<int64_t> ns);
+
+// The ids as one array, in their order.
+void JsonInts(JsonWriter& w, const std::vector<int64_t>& values);
+
+// The document `write` writes, whole, with the line end the commands print after it.
+std::string JsonDocument(const std::function<void(JsonWriter&)>& write);
 
 }  // namespace tuneprof

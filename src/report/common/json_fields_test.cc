@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "model/trace.h"
 
@@ -24,6 +26,42 @@ TEST(JsonFieldsTest, UnknownValuesAreNullKnownOnesAsGiven) {
   JsonIdOrNull(w, 7);
   w.EndArray().EndObject();
   EXPECT_EQ(out, R"({"a":1.5,"b":null,"c":0,"d":null,"e":2.5,"f":null,"g":[null,7]})");
+}
+
+TEST(JsonFieldsTest, MinusOneIsAValueOnlyNoIdIsAbsent) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  JsonIdField(w, "a", -1);
+  JsonIdField(w, "b", 0);
+  JsonNumberField(w, "c", 0.0);
+  w.EndObject();
+  EXPECT_EQ(out, R"({"a":-1,"b":0,"c":0})");
+}
+
+TEST(JsonFieldsTest, AnOptionalDurationIsMicrosOrNull) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  JsonMicrosField(w, "a", std::optional<int64_t>(-1500));
+  JsonMicrosField(w, "b", std::optional<int64_t>());
+  w.EndObject();
+  EXPECT_EQ(out, R"({"a":-1.5,"b":null})");
+}
+
+TEST(JsonFieldsTest, IdsAreOneArrayInTheirOrder) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  JsonInts(w.Key("ranks"), {3, 1, 2});
+  JsonInts(w.Key("none"), std::vector<int64_t>());
+  w.EndObject();
+  EXPECT_EQ(out, R"({"ranks":[3,1,2],"none":[]})");
+}
+
+TEST(JsonFieldsTest, DocumentEndsWithOneLineEnd) {
+  EXPECT_EQ(JsonDocument([](JsonWriter& w) { JsonInts(w, {1}); }), "[1]\n");
+  EXPECT_EQ(JsonDocument([](JsonWriter& w) { w.BeginObject().EndObject(); }), "{}\n");
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/common/json_fields.h"
 #include "report/console/comm_report_sections.h"
-#include "report/console/json_fields.h"
 #include "report/console/warnings_json.h"
 
 namespace tuneprof {
@@ -133,7 +133,7 @@ void WriteCommJson(const CommAnalysis& a, const std::vector<std::string>& warnin
 }
 
 std::string RenderCommJson(const CommAnalysis& a, const std::vector<std::string>& warnings) {
-  return JsonDocument([&](JsonWriter* w) { WriteCommJson(a, warnings, w); });
+  return JsonDocument([&](JsonWriter& w) { WriteCommJson(a, warnings, &w); });
 }
 
 }  // namespace tuneprof

@@ -6,7 +6,7 @@
 #include "analysis/comm/comm_links.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::comm_sections {
 namespace {
@@ -16,12 +16,12 @@ void WriteAscendTransport(JsonWriter* w, const AscendTransport& t) {
   w->Key("transport").String(t.transport);
   w->Key("size_mb").Double(t.size_mb);
   w->Key("time_ms").Double(t.time_ms);
-  OptionalDouble(w, "bandwidth_gbps", t.bandwidth_gbps);
+  JsonNumberField(*w, "bandwidth_gbps", t.bandwidth_gbps);
   w->Key("bandwidth_recomputed").Bool(t.bandwidth_recomputed);
-  OptionalDouble(w, "large_packet_ratio", t.large_packet_ratio);
+  JsonNumberField(*w, "large_packet_ratio", t.large_packet_ratio);
   w->Key("packets").Uint(t.packets);
   w->Key("small_packets").Uint(t.small_packets);
-  OptionalDouble(w, "utilization", t.utilization);
+  JsonNumberField(*w, "utilization", t.utilization);
   w->EndObject();
 }
 
@@ -38,9 +38,9 @@ void WriteAscendOp(JsonWriter* w, const AscendCommOp& op) {
   w->Key("wait_ms").Double(op.wait_ms);
   w->Key("synchronization_ms").Double(op.synchronization_ms);
   w->Key("idle_ms").Double(op.idle_ms);
-  OptionalDouble(w, "wait_ratio", op.wait_ratio);
-  OptionalDouble(w, "synchronization_ratio", op.synchronization_ratio);
-  OptionalDouble(w, "file_wait_ratio", op.file_wait_ratio);
+  JsonNumberField(*w, "wait_ratio", op.wait_ratio);
+  JsonNumberField(*w, "synchronization_ratio", op.synchronization_ratio);
+  JsonNumberField(*w, "file_wait_ratio", op.file_wait_ratio);
   w->Key("transports").BeginArray();
   for (const AscendTransport& t : op.transports) WriteAscendTransport(w, t);
   w->EndArray();
@@ -145,16 +145,16 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
     return;
   }
   w->BeginObject();
-  OptionalDouble(w, "wait_ratio", r.ascend_wait_ratio);
-  OptionalDouble(w, "synchronization_ratio", r.ascend_synchronization_ratio);
+  JsonNumberField(*w, "wait_ratio", r.ascend_wait_ratio);
+  JsonNumberField(*w, "synchronization_ratio", r.ascend_synchronization_ratio);
   w->Key("transports").BeginArray();
   for (const AscendTransportTotal& t : r.ascend_transports) {
     w->BeginObject();
     w->Key("transport").String(t.transport);
     w->Key("size_mb").Double(t.size_mb);
     w->Key("time_ms").Double(t.time_ms);
-    OptionalDouble(w, "bandwidth_gbps", t.bandwidth_gbps);
-    OptionalDouble(w, "utilization", t.utilization);
+    JsonNumberField(*w, "bandwidth_gbps", t.bandwidth_gbps);
+    JsonNumberField(*w, "utilization", t.utilization);
     w->Key("packets").Uint(t.packets);
     w->Key("small_packets").Uint(t.small_packets);
     w->EndObject();
@@ -172,7 +172,7 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
     w->Key("transport").String(cell.transport);
     w->Key("size_mb").Double(cell.size_mb);
     w->Key("time_ms").Double(cell.time_ms);
-    OptionalDouble(w, "bandwidth_gbps", cell.bandwidth_gbps);
+    JsonNumberField(*w, "bandwidth_gbps", cell.bandwidth_gbps);
     w->EndObject();
   }
   w->EndArray();
@@ -185,7 +185,7 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
     w->Key("transport").String(link.transport);
     w->Key("size_mb").Double(link.size_mb);
     w->Key("time_ms").Double(link.time_ms);
-    OptionalDouble(w, "bandwidth_gbps", link.bandwidth_gbps);
+    JsonNumberField(*w, "bandwidth_gbps", link.bandwidth_gbps);
     w->Key("slow").Bool(link.slow);
     w->EndObject();
   }

@@ -11,7 +11,7 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::comm_sections {
 namespace {
@@ -58,19 +58,19 @@ void WriteOutlierTest(JsonWriter* w, const RankOutlierTest& t) {
   w->Key("ratio");
   t.test.ratio.empty() ? w->Null() : w->String(t.test.ratio);
   w->Key("samples").Uint(t.test.samples);
-  OptionalDouble(w, "statistic", t.test.statistic);
-  OptionalDouble(w, "critical_value", t.test.critical_value);
+  JsonNumberField(*w, "statistic", t.test.statistic);
+  JsonNumberField(*w, "critical_value", t.test.critical_value);
   w->Key("confidence");
   t.test.test == OutlierTestKind::kDixonQ ? w->Double(kDixonConfidence) : w->Null();
   w->Key("why_not");
   t.test.why_not.empty() ? w->Null() : w->String(t.test.why_not);
   w->Key("ranks");
-  WriteInts(w, t.ranks);
+  JsonInts(*w, t.ranks);
   w->Key("values_ms").BeginArray();
   for (double v : t.values_ms) w->Double(v);
   w->EndArray();
   w->Key("outlier_ranks");
-  WriteInts(w, t.outlier_ranks);
+  JsonInts(*w, t.outlier_ranks);
   w->EndObject();
 }
 
@@ -172,7 +172,7 @@ void WriteClusterView(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("min_rank").Int(s.min_rank);
     w->Key("max_us").Double(Micros(s.max_ns));
     w->Key("max_rank").Int(s.max_rank);
-    OptionalDouble(w, "share_of_step", s.share_of_step);
+    JsonNumberField(*w, "share_of_step", s.share_of_step);
     w->Key("uneven").Bool(s.uneven);
     w->EndObject();
   }

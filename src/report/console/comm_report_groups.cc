@@ -9,7 +9,8 @@
 #include "analysis/comm/comm_links.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
+#include "report/common/table.h"
 
 namespace tuneprof::comm_sections {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 std::string RankList(const std::vector<int64_t>& ranks) {
   if (ranks.empty()) return std::string(kEmptyCell);
   const std::string text = RankRanges(ranks);  // "0-1023", not the first four of 1,024 ids
-  return text.size() <= 14 ? text : text.substr(0, 11) + "...";
+  return Shortened(text, 14);
 }
 
 std::string RoleCell(const CommGroupSummary& g) {
@@ -44,11 +45,11 @@ void WriteSlowestLink(JsonWriter* w, const AscendMatrixLink* link, bool with_op_
 void WriteMembers(JsonWriter* w, const CommGroupSummary& g) {
   const bool numbered = !g.global_ranks.empty();
   w->Key("global_ranks");
-  numbered ? WriteInts(w, g.global_ranks) : void(w->Null());
+  numbered ? JsonInts(*w, g.global_ranks) : void(w->Null());
   w->Key("ranks");
-  WriteInts(w, g.ranks);
+  JsonInts(*w, g.ranks);
   w->Key("missing_ranks");
-  numbered ? WriteInts(w, g.missing_ranks) : void(w->Null());
+  numbered ? JsonInts(*w, g.missing_ranks) : void(w->Null());
 }
 
 void WriteGroupTransports(JsonWriter* w, const CommGroupSummary& g) {
@@ -58,8 +59,8 @@ void WriteGroupTransports(JsonWriter* w, const CommGroupSummary& g) {
     w->Key("transport").String(t.transport);
     w->Key("bytes").Int(t.bytes);
     w->Key("transit_ms").Double(t.time_ms);
-    OptionalDouble(w, "bandwidth_gbps", t.bandwidth_gbps);
-    OptionalDouble(w, "utilization", t.utilization);
+    JsonNumberField(*w, "bandwidth_gbps", t.bandwidth_gbps);
+    JsonNumberField(*w, "utilization", t.utilization);
     w->EndObject();
   }
   w->EndArray();
@@ -69,11 +70,11 @@ void WriteGroupTransports(JsonWriter* w, const CommGroupSummary& g) {
 template <typename Traffic>
 void WriteTraffic(JsonWriter* w, const Traffic& t) {
   w->Key("time_us").Double(Micros(t.duration_ns));
-  OptionalDouble(w, "algbw_gbps", t.algbw_gbps);
-  OptionalDouble(w, "busbw_gbps", t.busbw_gbps);
-  OptionalDouble(w, "utilization", t.utilization);
+  JsonNumberField(*w, "algbw_gbps", t.algbw_gbps);
+  JsonNumberField(*w, "busbw_gbps", t.busbw_gbps);
+  JsonNumberField(*w, "utilization", t.utilization);
   w->Key("exposed_us").Double(Micros(t.exposed_ns));
-  OptionalDouble(w, "exposed_share", t.exposed_share);
+  JsonNumberField(*w, "exposed_share", t.exposed_share);
   w->Key("slowest_rank");
   t.slowest_rank ? w->Int(*t.slowest_rank) : w->Null();
 }
@@ -86,10 +87,9 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   *out += fmt::format("\nper group:\n  {:<20}{:<6}{:<15}{:>7}{:>11}{:>11}{:>8}{:>8}{:>8}{:>9}{:>8}\n", "group", "role",
                       "ranks", "count", "MB", "sum ms", "algbw", "busbw", "util", "exposed", "slowest");
   for (const CommGroupSummary& g : x.groups) {
-    std::string name = EscapeText(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label);
     const std::string_view mark = g.source != "timeline" ? "*" : "";  // kept when a long name is cut
-    if (name.size() + mark.size() > 19) name = name.substr(0, 16 - mark.size()) + "...";
-    name += mark;
+    const std::string name =
+        Fit(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label, 19 - mark.size()) + std::string(mark);
     *out += fmt::format("  {:<20}{:<6}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}\n", name, RoleCell(g),
                         RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
                         MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), NumberCell(g.algbw_gbps, 2),
@@ -185,7 +185,7 @@ void WriteDomains(JsonWriter* w, const CrossRankCommunication& x) {
     w->Key("inferred").Bool(d.inferred);
     w->Key("groups").Uint(d.groups);
     w->Key("ranks");
-    WriteInts(w, d.ranks);
+    JsonInts(*w, d.ranks);
     w->Key("collectives").Uint(d.collectives);
     w->Key("bytes").Int(d.bytes);
     WriteTraffic(w, d);

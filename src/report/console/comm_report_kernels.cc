@@ -12,7 +12,7 @@
 #include "analysis/core/comm_kernel_rules.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::comm_sections {
 namespace {

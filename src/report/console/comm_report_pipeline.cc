@@ -5,7 +5,7 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::comm_sections {
 namespace {
@@ -119,7 +119,7 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
     w->BeginObject();
     w->Key("stage").Int(s.stage);
     w->Key("ranks");
-    WriteInts(w, s.ranks);
+    JsonInts(*w, s.ranks);
     w->Key("computing_us_per_step").Double(s.computing_ns_per_step / 1e3);
     w->Key("p2p_wait_us_per_step");
     if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {

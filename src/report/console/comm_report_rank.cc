@@ -8,7 +8,7 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::comm_sections {
 namespace {
@@ -26,9 +26,9 @@ void WriteSummary(JsonWriter* w, const CollectiveTypeSummary& s) {
   w->Key("bytes");
   s.count_with_bytes ? w->Int(s.bytes) : w->Null();
   w->Key("time_us").Double(Micros(s.duration_ns));
-  OptionalDouble(w, "algbw_gbps", s.algbw_gbps);
-  OptionalDouble(w, "busbw_gbps", s.busbw_gbps);
-  OptionalDouble(w, "utilization", s.utilization);
+  JsonNumberField(*w, "algbw_gbps", s.algbw_gbps);
+  JsonNumberField(*w, "busbw_gbps", s.busbw_gbps);
+  JsonNumberField(*w, "utilization", s.utilization);
   w->Key("small_count").Uint(s.small_count);
 }
 
@@ -61,7 +61,7 @@ void WriteLinkAndSizes(JsonWriter* w, const RankCommunication& r) {
   w->Key("link").BeginObject();
   w->Key("transport");
   r.link.transport.empty() ? w->Null() : w->String(r.link.transport);
-  OptionalDouble(w, "peak_gbps", r.link.peak_gb_per_s);
+  JsonNumberField(*w, "peak_gbps", r.link.peak_gb_per_s);
   w->Key("profile");
   r.link.profile.empty() ? w->Null() : w->String(r.link.profile);
   w->Key("why").String(r.link.why);
@@ -77,7 +77,7 @@ void WriteLinkAndSizes(JsonWriter* w, const RankCommunication& r) {
     w->EndObject();
   }
   w->EndArray();
-  OptionalDouble(w, "small_message_share", r.small_message_share);
+  JsonNumberField(*w, "small_message_share", r.small_message_share);
   w->Key("size_histogram").BeginObject();
   for (size_t b = 0; b < r.size_histogram.size(); ++b) w->Key(SizeBucketLabel(b)).Uint(r.size_histogram[b]);
   w->EndObject();
@@ -90,7 +90,7 @@ void WriteParallelGroups(JsonWriter* w, const RankCommunication& r) {
     w->Key("id").String(g.id);
     w->Key("name").String(g.name);
     w->Key("global_ranks");
-    WriteInts(w, g.global_ranks);
+    JsonInts(*w, g.global_ranks);
     w->EndObject();
   }
   w->EndArray();
@@ -107,7 +107,7 @@ void WriteRankWait(JsonWriter* w, const RankCommunication& r, const RankWait* wa
     w->Key("comm_us").Double(Micros(wait->communication_ns));
     w->Key("wait_us").Double(Micros(wait->wait_ns));
     w->Key("transfer_us").Double(Micros(wait->transfer_ns));
-    OptionalDouble(w, "wait_ratio", wait->wait_ratio);
+    JsonNumberField(*w, "wait_ratio", wait->wait_ratio);
     w->Key("times_last").Uint(wait->times_last);
     w->Key("wait_caused_us").Double(Micros(wait->wait_caused_ns));
     w->Key("slow_affect_count").Uint(wait->slow_affect_count);
@@ -192,16 +192,16 @@ void WriteCollective(JsonWriter* w, int64_t rank, const Collective& c) {
   w->Key("name").String(c.name);
   w->Key("group");
   c.group.empty() ? w->Null() : w->String(c.group);
-  OptionalInt(w, "group_size", c.group_size);
+  JsonIdField(*w, "group_size", c.group_size);
   w->Key("sequence").Int(c.sequence);
   w->Key("step");
   c.step ? w->Int(*c.step) : w->Null();
-  OptionalInt(w, "bytes", c.bytes);
+  JsonIdField(*w, "bytes", c.bytes);
   w->Key("start_ns").Int(c.start_ns);
   w->Key("duration_us").Double(Micros(c.duration_ns));
-  OptionalDouble(w, "algbw_gbps", c.algbw_gbps);
-  OptionalDouble(w, "busbw_gbps", c.busbw_gbps);
-  OptionalDouble(w, "utilization", c.utilization);
+  JsonNumberField(*w, "algbw_gbps", c.algbw_gbps);
+  JsonNumberField(*w, "busbw_gbps", c.busbw_gbps);
+  JsonNumberField(*w, "utilization", c.utilization);
   w->Key("exposed_us");
   c.exposed_ns == kNoId ? w->Null() : w->Double(Micros(c.exposed_ns));
   w->EndObject();
@@ -218,7 +218,7 @@ void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait, 
   w->Key("comm_us").Double(Micros(r.communication_ns));
   w->Key("exposed_comm_us").Double(Micros(r.exposed_communication_ns));
   w->Key("hidden_comm_us").Double(Micros(r.hidden_communication_ns));
-  OptionalDouble(w, "exposed_share_of_wall", r.exposed_share_of_wall);
+  JsonNumberField(*w, "exposed_share_of_wall", r.exposed_share_of_wall);
   w->Key("computing_us").Double(Micros(r.computing_ns));
   w->Key("free_us").Double(Micros(r.free_ns));
   w->Key("steps").Uint(r.steps);

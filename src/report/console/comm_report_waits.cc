@@ -10,7 +10,7 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::comm_sections {
 namespace {
@@ -108,7 +108,7 @@ void AppendRankWaits(const CommAnalysis& a, const ShownRanks& shown, std::string
     }
     *out += fmt::format("  {:<8}{:>9}{:>13.3f}{:>13.3f}{:>13.3f}{:>8}{:>8}{:>14.3f}\n", w.rank, w.matched,
                         Millis(w.communication_ns), Millis(w.wait_ns), Millis(w.transfer_ns),
-                        NumberCell(AsPercent(w.wait_ratio), 1), w.times_last, Millis(w.wait_caused_ns));
+                        PercentNumberCell(w.wait_ratio), w.times_last, Millis(w.wait_caused_ns));
   }
   *out += LeftOut(left_out, "  ");
   AppendClocks(x.clocks, shown, out);
@@ -128,21 +128,17 @@ void AppendRankWaits(const CommAnalysis& a, const ShownRanks& shown, std::string
 }
 
 void WriteClocks(JsonWriter* w, const ClockAlignment& clocks) {
-  auto us = [&](std::optional<int64_t> ns) { ns ? w->Double(static_cast<double>(*ns) / 1e3) : w->Null(); };
   w->Key("clocks").BeginObject();
   w->Key("reference_rank");
   clocks.reference_rank ? w->Int(*clocks.reference_rank) : w->Null();
   w->Key("applied").Bool(clocks.applied);
-  w->Key("spread_us");
-  us(clocks.spread_ns);
+  JsonMicrosField(*w, "spread_us", clocks.spread_ns);
   w->Key("ranks").BeginArray();
   for (const RankClockOffset& r : clocks.ranks) {
     w->BeginObject();
     w->Key("rank").Int(r.rank);
-    w->Key("offset_us");
-    us(r.offset_ns);
-    w->Key("uncertainty_us");
-    r.offset_ns ? w->Double(static_cast<double>(r.uncertainty_ns) / 1e3) : w->Null();
+    JsonMicrosField(*w, "offset_us", r.offset_ns);
+    JsonMicrosField(*w, "uncertainty_us", r.offset_ns ? std::optional<int64_t>(r.uncertainty_ns) : std::nullopt);
     w->Key("collectives").Uint(r.collectives);
     w->Key("applied").Bool(r.applied);
     w->EndObject();

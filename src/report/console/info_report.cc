@@ -9,7 +9,7 @@
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof {
 namespace {
@@ -45,7 +45,7 @@ constexpr std::pair<std::string_view, int64_t ReportedStepTime::*> kReportedStep
 // step_trace_time.csv as the profiler reported it, ns; null where the file had no such column or cell.
 void WriteReportedStep(const ReportedStepTime& r, JsonWriter* w) {
   w->BeginObject();
-  for (const auto& [key, field] : kReportedStepFields) OptionalInt(w, key, r.*field);
+  for (const auto& [key, field] : kReportedStepFields) JsonIdField(*w, key, r.*field);
   w->EndObject();
 }
 
@@ -125,11 +125,11 @@ void WriteDevices(const std::vector<DeviceSummary>& devices, JsonWriter* w) {
   w->Key("devices").BeginArray();
   for (const DeviceSummary& d : devices) {
     w->BeginObject().Key("type").String(DeviceTypeName(d.type));
-    OptionalInt(w, "id", d.id);
+    JsonIdField(*w, "id", d.id);
     w->Key("name");
     d.name.empty() ? w->Null() : w->String(d.name);
-    OptionalInt(w, "num_sms", d.num_sms);
-    OptionalInt(w, "total_memory_bytes", d.total_memory_bytes);
+    JsonIdField(*w, "num_sms", d.num_sms);
+    JsonIdField(*w, "total_memory_bytes", d.total_memory_bytes);
     w->EndObject();
   }
   w->EndArray();
@@ -159,7 +159,7 @@ void WriteContents(const TraceSummary& s, JsonWriter* w) {
 
 // torch_npu's own tables: kernel_details' rows and task types, the communication ops, step_trace_time.
 void WriteAscendTables(const TraceSummary& s, JsonWriter* w) {
-  OptionalInt(w, "kernel_details_rows", s.kernel_details_rows);
+  JsonIdField(*w, "kernel_details_rows", s.kernel_details_rows);
   if (s.kernel_details_rows != kNoId) {  // Ascend input
     WriteCounts("device_tasks_by_type", s.device_tasks_by_type, w);
     WriteCounts("communication_ops_by_type", s.communication_ops_by_type, w);
@@ -175,13 +175,13 @@ void WriteRankJson(const TraceSummary& s, JsonWriter* w) {
   w->Key("path").String(s.path).Key("format").String(TraceFormatName(s.format));
   w->Key("compressed").Bool(s.compressed).Key("file_bytes").Uint(s.file_bytes).Key("json_bytes").Uint(s.content_bytes);
   w->Key("entries").Uint(s.entry_count).Key("truncated").Bool(s.truncated);
-  OptionalInt(w, "world_size", s.world_size);
+  JsonIdField(*w, "world_size", s.world_size);
   w->Key("backend");
   s.backend.empty() ? w->Null() : w->String(s.backend);
-  OptionalInt(w, "start_ns", s.start_ns);
-  OptionalInt(w, "end_ns", s.end_ns);
+  JsonIdField(*w, "start_ns", s.start_ns);
+  JsonIdField(*w, "end_ns", s.end_ns);
   w->Key("steps");
-  WriteInts(w, s.step_numbers);
+  JsonInts(*w, s.step_numbers);
   WriteDevices(s.devices, w);
   WriteContents(s, w);
   WriteAscendTables(s, w);

@@ -8,18 +8,15 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::profile_sections {
 namespace {
 
-// A fraction in a column headed "%".
-std::string PercentColumn(std::optional<double> fraction) { return NumberCell(AsPercent(fraction), 1); }
-
 void AppendComputeRow(std::string_view label, const GpuUnitSums& g, std::string* out) {
   *out += fmt::format("{:<10}{:>11}{:>11}{:>11}{:>11}{:>11}\n", label, NumberCell(g.BusyPct(), 1),
-                      PercentColumn(g.SmEfficiency()), PercentColumn(g.AchievedOccupancy()),
-                      PercentColumn(g.TensorCoreShare()), NumberCell(g.WavesPerSm(), 2));
+                      PercentNumberCell(g.SmEfficiency()), PercentNumberCell(g.AchievedOccupancy()),
+                      PercentNumberCell(g.TensorCoreShare()), NumberCell(g.WavesPerSm(), 2));
 }
 
 constexpr size_t kAscendTextOpTypes = 10;
@@ -71,9 +68,9 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
     const auto flops = op.sums.FlopsPerSecond();
     *out += fmt::format(
         "    {:<24}{:>7}{:>11.3f}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", EscapeText(op.type).substr(0, 23), op.unit,
-        Millis(op.sums.dur_ns), PercentColumn(op.sums.Ratio(AscendRatio::kAicMac)),
-        PercentColumn(op.sums.Ratio(AscendRatio::kAicMte2)), PercentColumn(op.sums.Ratio(AscendRatio::kAivVec)),
-        PercentColumn(op.sums.Ratio(AscendRatio::kAivMte2)), PercentColumn(op.sums.Ratio(AscendRatio::kAivMte3)),
+        Millis(op.sums.dur_ns), PercentNumberCell(op.sums.Ratio(AscendRatio::kAicMac)),
+        PercentNumberCell(op.sums.Ratio(AscendRatio::kAicMte2)), PercentNumberCell(op.sums.Ratio(AscendRatio::kAivVec)),
+        PercentNumberCell(op.sums.Ratio(AscendRatio::kAivMte2)), PercentNumberCell(op.sums.Ratio(AscendRatio::kAivMte3)),
         NumberCell(flops ? std::optional<double>(*flops / 1e12) : std::nullopt, 2), AscendBoundName(op.bound),
         op.below_threshold ? (*op.below_threshold ? "yes" : "no") : kEmptyCell);
   }
@@ -81,11 +78,11 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
 
 // The GPU figures of one window; fractions 0..1 except busy_pct (0..100).
 void WriteGpuUnitsJson(const GpuUnitSums& g, JsonWriter* w) {
-  OptionalDouble(w, "busy_pct", g.BusyPct());
-  OptionalDouble(w, "sm_efficiency", g.SmEfficiency());
-  OptionalDouble(w, "achieved_occupancy", g.AchievedOccupancy());
-  OptionalDouble(w, "tensor_core_share", g.TensorCoreShare());
-  OptionalDouble(w, "waves_per_sm", g.WavesPerSm());
+  JsonNumberField(*w, "busy_pct", g.BusyPct());
+  JsonNumberField(*w, "sm_efficiency", g.SmEfficiency());
+  JsonNumberField(*w, "achieved_occupancy", g.AchievedOccupancy());
+  JsonNumberField(*w, "tensor_core_share", g.TensorCoreShare());
+  JsonNumberField(*w, "waves_per_sm", g.WavesPerSm());
   w->Key("kernels").Uint(g.kernels);
 }
 
@@ -97,13 +94,13 @@ void WriteAscendSumsJson(const AscendUnitSums& sums, JsonWriter* w) {
   for (size_t i = 0; i < kAscendRatioCount; ++i) {
     if (!sums.seen[i]) continue;
     w->Key(AscendRatioColumn(static_cast<AscendRatio>(i)));
-    NullableDouble(w, sums.Ratio(static_cast<AscendRatio>(i)));
+    JsonNumberOrNull(*w, sums.Ratio(static_cast<AscendRatio>(i)));
   }
   w->EndObject();
   w->Key("achieved_tflops");
   const auto flops = sums.FlopsPerSecond();
-  NullableDouble(w, flops ? std::optional<double>(*flops / 1e12) : std::nullopt);
-  OptionalDouble(w, "block_occupancy", sums.BlockOccupancy());
+  JsonNumberOrNull(*w, flops ? std::optional<double>(*flops / 1e12) : std::nullopt);
+  JsonNumberField(*w, "block_occupancy", sums.BlockOccupancy());
 }
 
 void WriteAscendJson(const AscendComputeUnits& a, JsonWriter* w) {
@@ -127,7 +124,7 @@ void WriteAscendJson(const AscendComputeUnits& a, JsonWriter* w) {
     w->Key("core_shares").BeginObject();
     for (const AscendCoreShare& core : op.cores) {
       w->Key(core.core.empty() ? std::string_view("unknown") : std::string_view(core.core));
-      NullableDouble(w, op.sums.dur_ns > 0 ? std::optional<double>(static_cast<double>(core.dur_ns) /
+      JsonNumberOrNull(*w, op.sums.dur_ns > 0 ? std::optional<double>(static_cast<double>(core.dur_ns) /
                                                                    static_cast<double>(op.sums.dur_ns))
                                            : std::nullopt);
     }
@@ -154,8 +151,8 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
   w->Key("graph_replayed_share").Double(f.graph_replayed_share);
   w->Key("dtype").String(f.dtype);
   w->Key("devices").Int(f.devices);
-  OptionalDouble(w, "achieved_tflops", f.achieved_flops_per_s ? std::optional<double>(*f.achieved_flops_per_s / 1e12) : std::nullopt);
-  OptionalDouble(w, "peak_tflops", f.peak_flops_per_s ? std::optional<double>(*f.peak_flops_per_s / 1e12) : std::nullopt);
+  JsonNumberField(*w, "achieved_tflops", f.achieved_flops_per_s ? std::optional<double>(*f.achieved_flops_per_s / 1e12) : std::nullopt);
+  JsonNumberField(*w, "peak_tflops", f.peak_flops_per_s ? std::optional<double>(*f.peak_flops_per_s / 1e12) : std::nullopt);
   w->Key("ops").BeginArray();
   for (const OpFlopsRow& op : f.ops) {
     const RooflinePoint& roof = op.roof;
@@ -169,12 +166,12 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
     w->Key("time_us").Double(static_cast<double>(op.time_ns) / 1e3);
     w->Key("time_source").String(op.device_time ? "device" : "host");
     const auto achieved = op.FlopsPerSecond();
-    OptionalDouble(w, "achieved_tflops", achieved ? std::optional<double>(*achieved / 1e12) : std::nullopt);
-    OptionalDouble(w, "intensity", op.Intensity());
-    OptionalDouble(w, "ridge", roof.ridge);
+    JsonNumberField(*w, "achieved_tflops", achieved ? std::optional<double>(*achieved / 1e12) : std::nullopt);
+    JsonNumberField(*w, "intensity", op.Intensity());
+    JsonNumberField(*w, "ridge", roof.ridge);
     w->Key("bound");
     roof.compute_bound ? w->String(*roof.compute_bound ? "compute" : "memory") : w->Null();
-    OptionalDouble(w, "roof_time_us", roof.roof_time_ns ? std::optional<double>(*roof.roof_time_ns / 1e3) : std::nullopt);
+    JsonNumberField(*w, "roof_time_us", roof.roof_time_ns ? std::optional<double>(*roof.roof_time_ns / 1e3) : std::nullopt);
     w->EndObject();
   }
   w->EndArray().EndObject();
@@ -189,11 +186,11 @@ void WriteServingJson(const std::optional<ServingMetrics>& s, JsonWriter* w) {
   }
   w->BeginObject().Key("requests").Uint(s->requests);
   w->Key("decode_steps").Uint(s->decode_steps);
-  OptionalDouble(w, "ttft_ms", NsToMs(s->ttft_ns));
-  OptionalDouble(w, "tpot_ms", NsToMs(s->tpot_ns));
-  OptionalDouble(w, "decode_tokens_per_s", s->decode_tokens_per_s);
-  OptionalDouble(w, "bytes_per_decode_step", s->bytes_per_decode_step);
-  OptionalDouble(w, "mbu", s->mbu);
+  JsonNumberField(*w, "ttft_ms", NsToMs(s->ttft_ns));
+  JsonNumberField(*w, "tpot_ms", NsToMs(s->tpot_ns));
+  JsonNumberField(*w, "decode_tokens_per_s", s->decode_tokens_per_s);
+  JsonNumberField(*w, "bytes_per_decode_step", s->bytes_per_decode_step);
+  JsonNumberField(*w, "mbu", s->mbu);
   w->EndObject();
 }
 
@@ -201,20 +198,20 @@ void WriteVerdictJson(const ComputeVerdict& v, JsonWriter* w) {
   w->BeginObject().Key("unit");
   v.unit.empty() ? w->Null() : w->String(v.unit);
   w->Key("threshold").Double(v.threshold);
-  OptionalDouble(w, "utilization", v.utilization);
+  JsonNumberField(*w, "utilization", v.utilization);
   w->Key("bottleneck");
   v.bottleneck ? w->Bool(*v.bottleneck) : w->Null();
-  OptionalDouble(w, "compute_share", v.compute_share);
+  JsonNumberField(*w, "compute_share", v.compute_share);
   w->Key("ops").BeginArray();
   for (const std::string& op : v.ops) w->String(op);
   w->EndArray().Key("steps").BeginArray();
   for (const ComputeStepVerdict& step : v.steps) {
     w->BeginObject().Key("step");
     step.step ? w->Int(*step.step) : w->Null();
-    OptionalDouble(w, "utilization", step.utilization);
+    JsonNumberField(*w, "utilization", step.utilization);
     w->Key("bottleneck");
     step.bottleneck ? w->Bool(*step.bottleneck) : w->Null();
-    OptionalDouble(w, "compute_share", step.compute_share);
+    JsonNumberField(*w, "compute_share", step.compute_share);
     w->EndObject();
   }
   w->EndArray().EndObject();
@@ -279,20 +276,20 @@ void WriteComputeJson(const RankComputeUnits& c, JsonWriter* w) {
   w->Key("device_name");
   c.device_name.empty() ? w->Null() : w->String(c.device_name);
   w->Key("hardware_source").String(c.hardware_how);
-  OptionalDouble(w, "mfu", c.mfu);
+  JsonNumberField(*w, "mfu", c.mfu);
   w->Key("gpu_metrics");
   if (c.sampled.any()) {
     w->BeginObject().Key("sm_samples").Uint(c.sampled.sm_samples);
-    OptionalDouble(w, "sm_active", c.sampled.sm_active);
-    OptionalDouble(w, "tensor_active", c.sampled.tensor_active);
-    OptionalDouble(w, "dram_bandwidth", c.sampled.dram_bandwidth);
+    JsonNumberField(*w, "sm_active", c.sampled.sm_active);
+    JsonNumberField(*w, "tensor_active", c.sampled.tensor_active);
+    JsonNumberField(*w, "dram_bandwidth", c.sampled.dram_bandwidth);
     w->EndObject();
   } else {
     w->Null();
   }
-  OptionalDouble(w, "cube_ratio", c.cube_ratio);
-  OptionalDouble(w, "vector_ratio", c.vector_ratio);
-  OptionalDouble(w, "scalar_ratio", c.scalar_ratio);
+  JsonNumberField(*w, "cube_ratio", c.cube_ratio);
+  JsonNumberField(*w, "vector_ratio", c.vector_ratio);
+  JsonNumberField(*w, "scalar_ratio", c.scalar_ratio);
   WriteGpuUnitsJson(c.total.gpu, w);
   w->Key("kernels_with_launch_config").Uint(c.gpu_kernels);
   w->Key("steps").BeginArray();

@@ -7,7 +7,7 @@
 #include "base/rank_ranges.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::profile_sections {
 namespace {
@@ -87,7 +87,7 @@ void WritePipelinePathJson(const std::vector<PipelinePathStep>& steps, JsonWrite
     w->BeginObject().Key("step");
     s.step ? w->Int(*s.step) : w->Null();
     w->Key("bounding_stage").Int(s.bounding_stage).Key("bounding_ranks");
-    WriteInts(w, s.bounding_ranks);
+    JsonInts(*w, s.bounding_ranks);
     w->Key("path_us").Double(static_cast<double>(s.path_ns) / 1e3);
     w->Key("balanced_gain_us").Double(static_cast<double>(s.balanced_gain_ns) / 1e3);
     w->Key("segments").BeginArray();
@@ -98,7 +98,7 @@ void WritePipelinePathJson(const std::vector<PipelinePathStep>& steps, JsonWrite
     w->EndArray().Key("waits").BeginArray();
     for (const PipelineStageWait& wait : s.waits) {
       w->BeginObject().Key("stage").Int(wait.stage).Key("ranks");
-      WriteInts(w, wait.ranks);
+      JsonInts(*w, wait.ranks);
       w->Key("bubble_us").Double(static_cast<double>(wait.bubble_ns) / 1e3);
       w->Key("for_bounding_stage_us").Double(static_cast<double>(wait.for_bounding_ns) / 1e3);
       w->Key("fill_drain_us").Double(static_cast<double>(wait.fill_drain_ns) / 1e3).EndObject();
@@ -125,7 +125,7 @@ void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, bool stag
       seg.rank == kNoId ? w->Null() : w->Int(seg.rank);
       if (!seg.ranks.empty()) {
         w->Key("ranks");
-        WriteInts(w, seg.ranks);
+        JsonInts(*w, seg.ranks);
       }
       w->Key("what").String(seg.what).Key("us").Double(static_cast<double>(seg.ns) / 1e3).EndObject();
     }

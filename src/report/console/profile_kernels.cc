@@ -9,8 +9,8 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/common/json_fields.h"
 #include "report/common/names.h"
-#include "report/console/json_fields.h"
 
 namespace tuneprof::profile_sections {
 namespace {
@@ -190,7 +190,7 @@ void WriteHtaExtrasJson(const ProfileResult& result, size_t rank_index, JsonWrit
     if (r.rank != rank) continue;
     w->BeginObject().Key("stream").Int(r.stream).Key("idle_category").String(HtaIdleCategoryName(r.category));
     w->Key("idle_us").Double(r.idle_us).Key("idle_time_ratio");
-    NullableDouble(w, r.ratio);
+    JsonNumberOrNull(*w, r.ratio);
     w->Key("intervals_us");
     WriteDescribeJson(r.intervals, w);
     w->EndObject();

@@ -7,7 +7,7 @@
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 #include "report/console/module_report.h"
 #include "report/console/profile_report_sections.h"
 #include "report/console/warnings_json.h"
@@ -175,7 +175,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
 }
 
 std::string RenderProfileJson(const ProfileResult& result, const std::vector<std::string>& warnings) {
-  return JsonDocument([&](JsonWriter* w) { WriteProfileJson(result, warnings, w); });
+  return JsonDocument([&](JsonWriter& w) { WriteProfileJson(result, warnings, &w); });
 }
 
 }  // namespace tuneprof

@@ -10,7 +10,7 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
-#include "report/console/json_fields.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof::profile_sections {
 namespace {
@@ -85,10 +85,10 @@ void WriteStepJson(const StepBreakdown& s, JsonWriter* w) {
   w->Key("preparing_us");
   s.preparing_ns == kNoId ? w->Null() : w->Double(Micros(s.preparing_ns));
   w->Key("device_events").Uint(s.device_events);
-  OptionalInt(w, "host_start_ns", s.host_start_ns);
-  OptionalInt(w, "host_end_ns", s.host_end_ns);
-  OptionalInt(w, "device_start_ns", s.device_start_ns);
-  OptionalInt(w, "device_end_ns", s.device_end_ns);
+  JsonIdField(*w, "host_start_ns", s.host_start_ns);
+  JsonIdField(*w, "host_end_ns", s.host_end_ns);
+  JsonIdField(*w, "device_start_ns", s.device_start_ns);
+  JsonIdField(*w, "device_end_ns", s.device_end_ns);
   WriteHostJson(s.host, w);
   w->EndObject();
 }
@@ -209,7 +209,7 @@ void WriteStepsJson(const std::vector<StepBreakdown>& steps, const std::vector<S
 void WriteDeviceJson(const DeviceTimeBreakdown& device, JsonWriter* w) {
   w->BeginObject().Key("device").String(DeviceLabel(device));
   w->Key("type").String(device.device == kNoIndex ? std::string_view("unknown") : DeviceTypeName(device.type));
-  OptionalInt(w, "id", device.id);
+  JsonIdField(*w, "id", device.id);
   w->Key("device_events_outside_steps").Uint(device.device_events_outside_steps);
   WriteStepsJson(device.steps, device.incomplete_steps, device.total, w);
   w->EndObject();
@@ -222,7 +222,7 @@ void WriteHtaJson(const HtaRankBreakdown& hta, JsonWriter* w, const std::functio
     w->Key(key);
     t ? w->Double((*t).*field) : w->Null();
   }
-  OptionalDouble(w, "comm_comp_overlap_pct", hta.comm_comp_overlap_pct);
+  JsonNumberField(*w, "comm_comp_overlap_pct", hta.comm_comp_overlap_pct);
   w->Key("gpu_events").Uint(hta.gpu_events);
   w->Key("last_step_dropped").Bool(hta.last_step_dropped);
   w->Key("rounded_to_us").Bool(hta.rounded_to_us);
