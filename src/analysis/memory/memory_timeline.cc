@@ -86,6 +86,32 @@ size_t StepAt(const std::vector<Step>& steps, int64_t ts_ns) {
   return kNoIndex;
 }
 
+// StepAt for many times: a binary search when the steps run in order without overlapping (as a profiler
+// writes them), so that the first step holding a time is the one found; the walk of StepAt otherwise.
+class StepFinder {
+ public:
+  explicit StepFinder(const std::vector<Step>& steps) : steps_(steps), ordered_(InOrderApart(steps)) {}
+
+  size_t At(int64_t ts_ns) const {
+    if (!ordered_) return StepAt(steps_, ts_ns);
+    auto it = std::upper_bound(steps_.begin(), steps_.end(), ts_ns,
+                               [](int64_t ts, const Step& step) { return ts < step.start_ns; });
+    if (it == steps_.begin() || ts_ns >= std::prev(it)->end_ns) return kNoIndex;
+    return static_cast<size_t>(std::prev(it) - steps_.begin());
+  }
+
+ private:
+  static bool InOrderApart(const std::vector<Step>& steps) {
+    for (size_t s = 1; s < steps.size(); ++s) {
+      if (steps[s].start_ns < steps[s - 1].start_ns || steps[s].start_ns < steps[s - 1].end_ns) return false;
+    }
+    return true;
+  }
+
+  const std::vector<Step>& steps_;
+  bool ordered_;
+};
+
 bool IsAllocatorCall(std::string_view name) {
   for (std::string_view call : {"cudaMalloc", "cudaFree", "aclMallocMemInner", "aclrtMalloc", "aclrtFree"}) {
     if (name.find(call) != std::string_view::npos) return true;
@@ -181,13 +207,14 @@ void FindLeakSuspects(const Trace& trace, const std::vector<MemoryBlock>& blocks
 void AddAllocatorCallTime(const Trace& trace, std::vector<StepMemory>* steps_memory) {
   const EventTable& events = trace.events();
   bool allocator_calls_seen = false;
+  const StepFinder steps(trace.steps());
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != EventKind::kRuntime || !IsAllocatorCall(trace.str(events.name[i]))) continue;
     if (!allocator_calls_seen) {
       for (StepMemory& step : *steps_memory) step.allocator_call_ns = 0;
       allocator_calls_seen = true;
     }
-    const size_t s = StepAt(trace.steps(), events.ts_ns[i]);
+    const size_t s = steps.At(events.ts_ns[i]);
     if (s != kNoIndex) (*steps_memory)[s].allocator_call_ns += std::max<int64_t>(events.dur_ns[i], 0);
   }
 }
@@ -479,13 +506,14 @@ void DescribeStepsFromBlocks(const Trace& trace, const std::vector<MemoryBlock>&
   const std::vector<Step>& steps = trace.steps();
   for (const Step& step : steps) device->steps.push_back({step.number, step.start_ns, step.end_ns});
   if (steps.empty()) return;
+  const StepFinder finder(steps);
   for (const MemoryBlock& block : blocks) {
-    const size_t alloc_step = StepAt(steps, block.alloc_ns);
+    const size_t alloc_step = finder.At(block.alloc_ns);
     if (alloc_step != kNoIndex) {
       ++device->steps[alloc_step].alloc_count;
       device->steps[alloc_step].alloc_bytes += block.bytes;
     }
-    const size_t free_step = block.free_ns == kNoId ? kNoIndex : StepAt(steps, block.free_ns);
+    const size_t free_step = block.free_ns == kNoId ? kNoIndex : finder.At(block.free_ns);
     if (free_step != kNoIndex) {
       ++device->steps[free_step].free_count;
       device->steps[free_step].free_bytes += block.bytes;
@@ -499,14 +527,16 @@ void DescribeStepsFromBlocks(const Trace& trace, const std::vector<MemoryBlock>&
   }
   std::stable_sort(pta.begin(), pta.end(),
                    [](const NpuMemoryRecord* a, const NpuMemoryRecord* b) { return a->ts_ns < b->ts_ns; });
+  // Each step's records found by binary search: a walk from the first record for every step cost
+  // steps x records.
+  const auto earlier = [](const NpuMemoryRecord* record, int64_t ts_ns) { return record->ts_ns < ts_ns; };
   for (size_t s = 0; s < steps.size(); ++s) {
     StepMemory& memory = device->steps[s];
-    for (const NpuMemoryRecord* record : pta) {
-      if (record->ts_ns >= steps[s].end_ns) break;
-      memory.allocated_at_end_bytes = record->total_allocated_bytes;
-      if (record->ts_ns >= steps[s].start_ns) {
-        memory.peak_allocated_bytes = std::max(memory.peak_allocated_bytes, record->total_allocated_bytes);
-      }
+    const auto end = std::lower_bound(pta.begin(), pta.end(), steps[s].end_ns, earlier);
+    if (end == pta.begin()) continue;
+    memory.allocated_at_end_bytes = (*std::prev(end))->total_allocated_bytes;
+    for (auto it = std::lower_bound(pta.begin(), end, steps[s].start_ns, earlier); it != end; ++it) {
+      memory.peak_allocated_bytes = std::max(memory.peak_allocated_bytes, (*it)->total_allocated_bytes);
     }
   }
   AddAllocatorCallTime(trace, &device->steps);
@@ -558,18 +588,28 @@ DeviceMemory* DeviceNamed(const std::string& name, std::vector<DeviceMemory>* de
   return &devices->back();
 }
 
+// Groups and components are looked up by interned id first, so that a million rows of a few devices and
+// components build no string per row.
 void AddNpuMemoryRecords(const Trace& trace, std::vector<DeviceMemory>* devices) {
-  std::map<std::string, std::vector<const NpuMemoryRecord*>> by_device;
+  using Records = std::vector<const NpuMemoryRecord*>;
+  std::map<std::string, Records> by_device;
+  std::unordered_map<uint32_t, Records*> by_device_id;
   for (const NpuMemoryRecord& record : trace.npu_memory_records()) {
-    by_device[RecordDeviceName(trace.str(record.device))].push_back(&record);
+    Records*& group = by_device_id[record.device.value];
+    if (!group) group = &by_device[RecordDeviceName(trace.str(record.device))];
+    group->push_back(&record);
   }
   for (const auto& [name, records] : by_device) {
     DeviceMemory* device = DeviceNamed(name, devices);
     std::map<std::string, ComponentMemory> components;
+    std::unordered_map<uint32_t, ComponentMemory*> by_component_id;
     for (const NpuMemoryRecord* record : records) {
-      ComponentMemory& component = components[std::string(trace.str(record->component))];
-      component.component = trace.str(record->component);
-      AddComponentPeak(*record, &component);
+      ComponentMemory*& component = by_component_id[record->component.value];
+      if (!component) {
+        component = &components[std::string(trace.str(record->component))];
+        component->component = trace.str(record->component);
+      }
+      AddComponentPeak(*record, component);
     }
     for (auto& [component_name, component] : components) device->components.push_back(std::move(component));
     if (device->event_count == 0) {
