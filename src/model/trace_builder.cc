@@ -536,7 +536,10 @@ std::vector<Link> TraceBuilder::ResolveFlows() {
   std::vector<Link> links;
   // Open addressing over (a, b) keys, sized once for the most keys it will hold: a torch_npu rank has
   // millions of flow points, and std::unordered_map's node per key (an allocation, a pointer to chase,
-  // rehashes while it grows) cost more than all the rest of the pairing.
+  // rehashes while it grows) cost more than all the rest of the pairing. Slots are 16 bytes: fresh pages
+  // cost their zeroing, which on a big rank was as much as the probing.
+  // No key has it: `a` is a track's or a string's index, and no table or pool reaches 2^32 - 1 entries.
+  constexpr uint32_t kEmpty = std::numeric_limits<uint32_t>::max();
   class PairMap {
    public:
     explicit PairMap(size_t most_keys) {
@@ -546,29 +549,29 @@ std::vector<Link> TraceBuilder::ResolveFlows() {
       mask_ = capacity - 1;
     }
     // The value of (a, b), inserted as `absent` when the key is new.
-    uint32_t& At(uint64_t a, uint64_t b, uint32_t absent) {
+    uint32_t& At(uint32_t a, uint64_t b, uint32_t absent) {
       Slot& slot = slots_[Probe(a, b)];
-      if (!slot.used) slot = Slot{a, b, absent, true};
+      if (slot.a == kEmpty) slot = Slot{b, a, absent};
       return slot.value;
     }
-    uint32_t* Find(uint64_t a, uint64_t b) {
+    uint32_t* Find(uint32_t a, uint64_t b) {
       Slot& slot = slots_[Probe(a, b)];
-      return slot.used ? &slot.value : nullptr;
+      return slot.a == kEmpty ? nullptr : &slot.value;
     }
 
    private:
     struct Slot {
-      uint64_t a = 0;
       uint64_t b = 0;
+      uint32_t a = kEmpty;
       uint32_t value = 0;
-      bool used = false;
     };
     // The key's slot, or the empty one where it would go (the table is never full).
-    size_t Probe(uint64_t a, uint64_t b) const {
+    size_t Probe(uint32_t a, uint64_t b) const {
       uint64_t h = a * 0x9E3779B97F4A7C15ull ^ b;
       h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull;
-      size_t i = (h ^ (h >> 29)) & mask_;
-      while (slots_[i].used && (slots_[i].a != a || slots_[i].b != b)) i = (i + 1) & mask_;
+      h ^= h >> 29;
+      size_t i = h & mask_;
+      while (slots_[i].a != kEmpty && (slots_[i].a != a || slots_[i].b != b)) i = (i + 1) & mask_;
       return i;
     }
     std::vector<Slot> slots_;
@@ -601,15 +604,20 @@ std::vector<Link> TraceBuilder::ResolveFlows() {
   const auto bound_start = [](const FlowPoint& p) {
     return !p.duplicates_correlation && p.phase == FlowPhase::kStart && p.event != kNoIndex;
   };
-  PairMap starts(static_cast<size_t>(std::count_if(points.begin(), points.end(), bound_start)));
+  // Keyed by (category, id), numeric and string ids in tables of their own: a string's interned id can
+  // equal a number.
+  size_t string_starts = 0, numeric_starts = 0;
   for (const FlowPoint& p : points) {
-    const FlowKey key(p);
-    if (bound_start(p)) starts.At(static_cast<uint64_t>(key.id), key.space, kNoIndex) = p.event;  // the last wins
+    if (bound_start(p)) ++(p.id_is_string ? string_starts : numeric_starts);
+  }
+  PairMap starts[2] = {PairMap(numeric_starts), PairMap(string_starts)};
+  for (const FlowPoint& p : points) {
+    // A key started again counts from its last start.
+    if (bound_start(p)) starts[p.id_is_string].At(p.category.value, static_cast<uint64_t>(p.id), kNoIndex) = p.event;
   }
   for (const FlowPoint& p : points) {
     if (p.duplicates_correlation || p.phase != FlowPhase::kEnd || p.event == kNoIndex) continue;
-    const FlowKey key(p);
-    const uint32_t* start = starts.Find(static_cast<uint64_t>(key.id), key.space);
+    const uint32_t* start = starts[p.id_is_string].Find(p.category.value, static_cast<uint64_t>(p.id));
     if (start != nullptr) links.push_back(Link{*start, p.event, LinkKind::kFlow, p.category});
   }
   return links;
