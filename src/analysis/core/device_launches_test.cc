@@ -46,9 +46,8 @@ TEST(DeviceLaunchesTest, StringAndNumericFlowIdsAreApart) {
   EXPECT_EQ(launch[string_task], Us(20));
 }
 
-// Flows are paired by sorting their keys; what a hash in file order gave must not change: a key's first
-// start is the one its ends pair with, and of two flows into one task the first end in the file decides,
-// whatever the order of their ids.
+// A key's first start is the one its ends pair with, and of two flows into one task the first end in the
+// file decides, whatever the order of their ids.
 TEST(DeviceLaunchesTest, FirstStartOfAKeyAndFirstEndIntoATaskDecide) {
   HandBuiltTrace t;
   const uint32_t first_call = t.Host(EventKind::kRuntime, "aclnnAdd", Us(10), Us(2));
