@@ -534,12 +534,12 @@ std::vector<Link> TraceBuilder::ResolveFlows() {
   auto& points = trace_.flow_points_;
   const EventTable& e = trace_.events_;
   std::vector<Link> links;
+  // No key has it: `a` below is a track's or a string's index, and no table or pool reaches 2^32 - 1.
+  constexpr uint32_t kEmpty = std::numeric_limits<uint32_t>::max();
   // Open addressing over (a, b) keys, sized once for the most keys it will hold: a torch_npu rank has
   // millions of flow points, and std::unordered_map's node per key (an allocation, a pointer to chase,
   // rehashes while it grows) cost more than all the rest of the pairing. Slots are 16 bytes: fresh pages
   // cost their zeroing, which on a big rank was as much as the probing.
-  // No key has it: `a` is a track's or a string's index, and no table or pool reaches 2^32 - 1 entries.
-  constexpr uint32_t kEmpty = std::numeric_limits<uint32_t>::max();
   class PairMap {
    public:
     explicit PairMap(size_t most_keys) {
