@@ -68,6 +68,46 @@ uint32_t AddStep(TraceBuilder* b, int64_t tid, std::string_view name, int64_t ts
   return b->AddEvent(r);
 }
 
+FlowPoint FlowAt(TraceBuilder* b, int64_t id, FlowPhase phase, uint32_t track, int64_t ts) {
+  FlowPoint point;
+  point.id = id;
+  point.category = b->Intern("async_npu");
+  point.phase = phase;
+  point.track = track;
+  point.ts_ns = ts;
+  return point;
+}
+
+// A flow point binds to the innermost slice starting at its (track, ts), and the ends of a key link to
+// its last bound start, in the points' order; an end whose key never started, or a point on no slice,
+// links nothing.
+TEST(TraceBuilderTest, FlowPointsBindInnermostSlicesAndPairByKey) {
+  TraceBuilder b("t.json");
+  const uint32_t outer = AddStep(&b, 1, "outer", 100, 50);
+  const uint32_t inner = AddStep(&b, 1, "inner", 100, 10);
+  const uint32_t later = AddStep(&b, 1, "later", 200, 10);
+  const uint32_t task = AddStep(&b, 2, "task", 300, 10);
+  const uint32_t other = AddStep(&b, 2, "other", 400, 10);
+  const uint32_t host = b.partial().events().track[outer];
+  const uint32_t device = b.partial().events().track[task];
+  b.AddFlowPoint(FlowAt(&b, 5, FlowPhase::kStart, host, 100));
+  b.AddFlowPoint(FlowAt(&b, 5, FlowPhase::kStart, host, 200));  // the same key again: this one counts
+  b.AddFlowPoint(FlowAt(&b, 6, FlowPhase::kStart, host, 150));  // on no slice's start
+  b.AddFlowPoint(FlowAt(&b, 6, FlowPhase::kEnd, device, 300));
+  b.AddFlowPoint(FlowAt(&b, 5, FlowPhase::kEnd, device, 400));
+  b.AddFlowPoint(FlowAt(&b, 5, FlowPhase::kEnd, device, 300));
+  b.AddFlowPoint(FlowAt(&b, 9, FlowPhase::kEnd, device, 300));
+  const Trace trace = b.Finish();
+  std::vector<std::pair<uint32_t, uint32_t>> flows;
+  for (const Link& link : trace.links()) {
+    if (link.kind == LinkKind::kFlow) flows.emplace_back(link.from, link.to);
+  }
+  const std::vector<std::pair<uint32_t, uint32_t>> expected = {{later, other}, {later, task}};
+  EXPECT_EQ(flows, expected);
+  EXPECT_EQ(trace.flow_points()[0].event, inner);
+  EXPECT_EQ(trace.flow_points()[2].event, kNoIndex);
+}
+
 std::string AllWarnings(const Trace& trace) {
   std::string all;
   for (const std::string& w : trace.metadata().warnings) all += w + "\n";

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cctype>
 #include <numeric>
 #include <optional>
 #include <map>
@@ -26,9 +25,12 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
   return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
 }
 
+// ASCII only, as std::tolower in the "C" locale the process runs in, without a library call per character.
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 bool ContainsNoCase(std::string_view text, std::string_view word) {
   return std::search(text.begin(), text.end(), word.begin(), word.end(),
-                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != text.end();
+                     [](char a, char b) { return LowerAscii(a) == b; }) != text.end();
 }
 
 // Operator names of the grouped-GEMM and fused-MoE families (lower case). The shapes decide the rest: a
@@ -40,6 +42,25 @@ bool GroupedGemmName(std::string_view name) {
   return std::any_of(std::begin(kWords), std::end(kWords),
                      [&](std::string_view word) { return ContainsNoCase(name, word); });
 }
+
+// GroupedGemmName of interned names, each name classified once however many rows carry it: a
+// kernel_details table of millions of rows has a few hundred distinct names.
+class GroupedGemmNames {
+ public:
+  explicit GroupedGemmNames(const Trace& trace) : trace_(trace) {}
+
+  bool Has(StringId id) {
+    if (id.value >= known_.size()) known_.resize(size_t{id.value} + 1, kUnknown);
+    int8_t& known = known_[id.value];
+    if (known == kUnknown) known = GroupedGemmName(trace_.str(id)) ? 1 : 0;
+    return known == 1;
+  }
+
+ private:
+  static constexpr int8_t kUnknown = -1;
+  const Trace& trace_;
+  std::vector<int8_t> known_;  // by string id: kUnknown, 0 or 1
+};
 
 // What one grouped-GEMM call ran.
 struct Call {
@@ -178,8 +199,9 @@ bool MeasureKernelDetails(const Trace& trace, RankMoeLoad* load) {
   const KernelDetailTable& table = trace.kernel_details();
   const Windows windows = StepWindows(trace);
   std::set<int64_t> steps;
+  GroupedGemmNames names(trace);
   for (const NpuOpRow& row : table.rows) {
-    if (!GroupedGemmName(trace.str(row.type)) && !GroupedGemmName(trace.str(row.name))) continue;
+    if (!names.Has(row.type) && !names.Has(row.name)) continue;
     if (row.step == kNoId && !InSteps(windows, row.start_ns)) continue;
     const std::vector<Shape> shapes = ParseNpuShapes(trace.str(row.input_shapes));
     std::optional<Call> call = FromStackedWeight(shapes);

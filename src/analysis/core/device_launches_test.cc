@@ -46,5 +46,35 @@ TEST(DeviceLaunchesTest, StringAndNumericFlowIdsAreApart) {
   EXPECT_EQ(launch[string_task], Us(20));
 }
 
+// A key's first start is the one its ends pair with, and of two flows into one task the first end in the
+// file decides, whatever the order of their ids.
+TEST(DeviceLaunchesTest, FirstStartOfAKeyAndFirstEndIntoATaskDecide) {
+  HandBuiltTrace t;
+  const uint32_t first_call = t.Host(EventKind::kRuntime, "aclnnAdd", Us(10), Us(2));
+  const uint32_t repeated_call = t.Host(EventKind::kRuntime, "aclnnAdd", Us(20), Us(2));
+  const uint32_t other_call = t.Host(EventKind::kRuntime, "aclnnMul", Us(30), Us(2));
+  const uint32_t task = t.Kernel("Add", Us(100), Us(5));
+  const uint32_t other_task = t.Kernel("Mul", Us(200), Us(5));
+  TraceBuilder* b = t.mutable_builder();
+  const StringId category = b->Intern("HostToDevice");
+  const auto& events = b->partial().events();
+  const auto add = [&](int64_t id, FlowPhase phase, uint32_t event) {
+    b->AddFlowPoint(Point(id, false, category, phase, events.track[event], events.ts_ns[event]));
+  };
+  add(9, FlowPhase::kStart, first_call);
+  add(9, FlowPhase::kStart, repeated_call);
+  add(3, FlowPhase::kStart, other_call);
+  add(9, FlowPhase::kEnd, task);
+  add(3, FlowPhase::kEnd, task);
+  add(3, FlowPhase::kEnd, other_task);
+  add(7, FlowPhase::kEnd, other_task);  // no start: gives nothing
+  const Trace trace = t.Finish();
+
+  const LaunchTimes launch = FindLaunchTimes(trace);
+  EXPECT_EQ(launch[task], Us(10));
+  EXPECT_EQ(launch[other_task], Us(30));
+  EXPECT_EQ(launch[first_call], kNoId);
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -22,6 +22,54 @@ bool IsAllocatorCall(std::string_view name) {
   return false;
 }
 
+using AlivePerStep = std::map<std::string, std::vector<int64_t>>;  // by op: bytes alive at each step's end
+
+// A block counts at the end of each step it was allocated before and not yet freed at.
+AlivePerStep AliveByWalk(const Trace& trace, const std::vector<MemoryBlock>& blocks) {
+  const std::vector<Step>& steps = trace.steps();
+  AlivePerStep alive;
+  for (const MemoryBlock& block : blocks) {
+    std::vector<int64_t>* per_step = nullptr;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const int64_t end = steps[s].end_ns;
+      if (block.alloc_ns >= end || (block.free_ns != kNoId && block.free_ns < end)) continue;
+      if (!per_step) {
+        per_step = &alive[BlockOpName(trace, block)];
+        per_step->resize(steps.size(), 0);
+      }
+      (*per_step)[s] += block.bytes;
+    }
+  }
+  return alive;
+}
+
+// AliveByWalk where the steps end in order: a block is alive at the ends of one run of steps, added as
+// a difference at the run's ends and summed once per op, not once per step per block (a million
+// operator_memory rows over hundreds of steps). Unsigned sums wrap back to the walk's totals.
+AlivePerStep AliveByRuns(const Trace& trace, const std::vector<MemoryBlock>& blocks) {
+  const std::vector<Step>& steps = trace.steps();
+  std::vector<int64_t> ends;
+  for (const Step& step : steps) ends.push_back(step.end_ns);
+  std::map<std::string, std::vector<uint64_t>> differences;
+  for (const MemoryBlock& block : blocks) {
+    const auto first = std::upper_bound(ends.begin(), ends.end(), block.alloc_ns) - ends.begin();
+    const auto past = block.free_ns == kNoId ? ends.end() - ends.begin()
+                                             : std::upper_bound(ends.begin(), ends.end(), block.free_ns) - ends.begin();
+    if (first >= past) continue;
+    std::vector<uint64_t>& difference = differences[BlockOpName(trace, block)];
+    if (difference.empty()) difference.resize(steps.size() + 1, 0);
+    difference[static_cast<size_t>(first)] += static_cast<uint64_t>(block.bytes);
+    difference[static_cast<size_t>(past)] -= static_cast<uint64_t>(block.bytes);
+  }
+  AlivePerStep alive;
+  for (const auto& [op, difference] : differences) {
+    std::vector<int64_t>& per_step = alive[op];
+    uint64_t sum = 0;
+    for (size_t s = 0; s < steps.size(); ++s) per_step.push_back(static_cast<int64_t>(sum += difference[s]));
+  }
+  return alive;
+}
+
 }  // namespace
 
 size_t StepAt(const std::vector<Step>& steps, int64_t ts_ns) {
@@ -85,19 +133,9 @@ void DescribeLiveBlocks(const Trace& trace, std::vector<const MemoryBlock*> live
 void FindLeakSuspects(const Trace& trace, const std::vector<MemoryBlock>& blocks, DeviceMemory* out) {
   const std::vector<Step>& steps = trace.steps();
   if (steps.size() < 3) return;
-  std::map<std::string, std::vector<int64_t>> alive;
-  for (const MemoryBlock& block : blocks) {
-    std::vector<int64_t>* per_step = nullptr;
-    for (size_t s = 0; s < steps.size(); ++s) {
-      const int64_t end = steps[s].end_ns;
-      if (block.alloc_ns >= end || (block.free_ns != kNoId && block.free_ns < end)) continue;
-      if (!per_step) {
-        per_step = &alive[BlockOpName(trace, block)];
-        per_step->resize(steps.size(), 0);
-      }
-      (*per_step)[s] += block.bytes;
-    }
-  }
+  const bool ends_in_order = std::is_sorted(steps.begin(), steps.end(),
+                                            [](const Step& a, const Step& b) { return a.end_ns < b.end_ns; });
+  AlivePerStep alive = ends_in_order ? AliveByRuns(trace, blocks) : AliveByWalk(trace, blocks);
   for (auto& [op, per_step] : alive) {
     bool grows = true;
     for (size_t s = 1; s < per_step.size() && grows; ++s) grows = per_step[s] > per_step[s - 1];
@@ -112,13 +150,14 @@ void FindLeakSuspects(const Trace& trace, const std::vector<MemoryBlock>& blocks
 void AddAllocatorCallTime(const Trace& trace, std::vector<StepMemory>* steps_memory) {
   const EventTable& events = trace.events();
   bool allocator_calls_seen = false;
+  const StepFinder steps(trace.steps());
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != EventKind::kRuntime || !IsAllocatorCall(trace.str(events.name[i]))) continue;
     if (!allocator_calls_seen) {
       for (StepMemory& step : *steps_memory) step.allocator_call_ns = 0;
       allocator_calls_seen = true;
     }
-    const size_t s = StepAt(trace.steps(), events.ts_ns[i]);
+    const size_t s = steps.At(events.ts_ns[i]);
     if (s != kNoIndex) (*steps_memory)[s].allocator_call_ns += std::max<int64_t>(events.dur_ns[i], 0);
   }
 }

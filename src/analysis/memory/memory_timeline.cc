@@ -358,13 +358,14 @@ void DescribeStepsFromBlocks(const Trace& trace, const std::vector<MemoryBlock>&
   const std::vector<Step>& steps = trace.steps();
   for (const Step& step : steps) device->steps.push_back({step.number, step.start_ns, step.end_ns});
   if (steps.empty()) return;
+  const StepFinder finder(steps);
   for (const MemoryBlock& block : blocks) {
-    const size_t alloc_step = StepAt(steps, block.alloc_ns);
+    const size_t alloc_step = finder.At(block.alloc_ns);
     if (alloc_step != kNoIndex) {
       ++device->steps[alloc_step].alloc_count;
       device->steps[alloc_step].alloc_bytes += block.bytes;
     }
-    const size_t free_step = block.free_ns == kNoId ? kNoIndex : StepAt(steps, block.free_ns);
+    const size_t free_step = block.free_ns == kNoId ? kNoIndex : finder.At(block.free_ns);
     if (free_step != kNoIndex) {
       ++device->steps[free_step].free_count;
       device->steps[free_step].free_bytes += block.bytes;
@@ -378,14 +379,16 @@ void DescribeStepsFromBlocks(const Trace& trace, const std::vector<MemoryBlock>&
   }
   std::stable_sort(pta.begin(), pta.end(),
                    [](const NpuMemoryRecord* a, const NpuMemoryRecord* b) { return a->ts_ns < b->ts_ns; });
+  // Each step's records found by binary search: a walk from the first record for every step cost
+  // steps x records.
+  const auto earlier = [](const NpuMemoryRecord* record, int64_t ts_ns) { return record->ts_ns < ts_ns; };
   for (size_t s = 0; s < steps.size(); ++s) {
     StepMemory& memory = device->steps[s];
-    for (const NpuMemoryRecord* record : pta) {
-      if (record->ts_ns >= steps[s].end_ns) break;
-      memory.allocated_at_end_bytes = record->total_allocated_bytes;
-      if (record->ts_ns >= steps[s].start_ns) {
-        memory.peak_allocated_bytes = std::max(memory.peak_allocated_bytes, record->total_allocated_bytes);
-      }
+    const auto end = std::lower_bound(pta.begin(), pta.end(), steps[s].end_ns, earlier);
+    if (end == pta.begin()) continue;
+    memory.allocated_at_end_bytes = (*std::prev(end))->total_allocated_bytes;
+    for (auto it = std::lower_bound(pta.begin(), end, steps[s].start_ns, earlier); it != end; ++it) {
+      memory.peak_allocated_bytes = std::max(memory.peak_allocated_bytes, (*it)->total_allocated_bytes);
     }
   }
   AddAllocatorCallTime(trace, &device->steps);
@@ -437,18 +440,28 @@ DeviceMemory* DeviceNamed(const std::string& name, std::vector<DeviceMemory>* de
   return &devices->back();
 }
 
+// Groups and components are looked up by interned id first, so that a million rows of a few devices and
+// components build no string per row.
 void AddNpuMemoryRecords(const Trace& trace, std::vector<DeviceMemory>* devices) {
-  std::map<std::string, std::vector<const NpuMemoryRecord*>> by_device;
+  using Records = std::vector<const NpuMemoryRecord*>;
+  std::map<std::string, Records> by_device;
+  std::unordered_map<uint32_t, Records*> by_device_id;
   for (const NpuMemoryRecord& record : trace.npu_memory_records()) {
-    by_device[RecordDeviceName(trace.str(record.device))].push_back(&record);
+    Records*& group = by_device_id[record.device.value];
+    if (!group) group = &by_device[RecordDeviceName(trace.str(record.device))];
+    group->push_back(&record);
   }
   for (const auto& [name, records] : by_device) {
     DeviceMemory* device = DeviceNamed(name, devices);
     std::map<std::string, ComponentMemory> components;
+    std::unordered_map<uint32_t, ComponentMemory*> by_component_id;
     for (const NpuMemoryRecord* record : records) {
-      ComponentMemory& component = components[std::string(trace.str(record->component))];
-      component.component = trace.str(record->component);
-      AddComponentPeak(*record, &component);
+      ComponentMemory*& component = by_component_id[record->component.value];
+      if (!component) {
+        component = &components[std::string(trace.str(record->component))];
+        component->component = trace.str(record->component);
+      }
+      AddComponentPeak(*record, component);
     }
     for (auto& [component_name, component] : components) device->components.push_back(std::move(component));
     if (device->event_count == 0) {

@@ -198,6 +198,32 @@ TEST_F(NpuOperatorMemoryTest, RowsOfTheTorchNpuAllocatorHoldThePeakAndFeedChurnL
   EXPECT_TRUE(d.in_place.empty());
 }
 
+// Each step's figures come from its own records and blocks, found by searching the sorted records: the
+// total at its end is the last sample before it ends, its peak the highest sample inside it.
+TEST_F(NpuOperatorMemoryTest, EachStepTakesItsOwnRecordsAndBlocks) {
+  Record(Us(250), 900, 1000);  // out of time order in the file
+  Record(Us(10), 100, 1000);
+  Record(Us(150), 600, 1000);
+  Record(Us(160), 400, 1000);
+  Row("aten::mm", 100, Us(10), Us(150));
+  Row("aten::mm", 300, Us(120), Us(205));
+  Row("aten::mm", 500, Us(250), Us(400));  // freed after the last step
+  const DeviceMemory d = Analyze();
+  ASSERT_EQ(d.steps.size(), 3u);
+  EXPECT_EQ(d.steps[0].allocated_at_end_bytes, 100);
+  EXPECT_EQ(d.steps[0].peak_allocated_bytes, 100);
+  EXPECT_EQ(d.steps[1].allocated_at_end_bytes, 400);
+  EXPECT_EQ(d.steps[1].peak_allocated_bytes, 600);
+  EXPECT_EQ(d.steps[2].allocated_at_end_bytes, 900);
+  EXPECT_EQ(d.steps[2].peak_allocated_bytes, 900);
+  EXPECT_EQ(d.steps[0].alloc_count, 1);
+  EXPECT_EQ(d.steps[1].alloc_count, 1);
+  EXPECT_EQ(d.steps[1].free_count, 1);
+  EXPECT_EQ(d.steps[2].alloc_count, 1);
+  EXPECT_EQ(d.steps[2].free_count, 1);
+  EXPECT_EQ(d.steps[2].free_bytes, 300);
+}
+
 TEST(MemoryDeviceNameTest, FollowsC10DeviceTypes) {
   EXPECT_EQ(MemoryDeviceName(0, -1), "cpu");
   EXPECT_EQ(MemoryDeviceName(1, 3), "cuda:3");
