@@ -184,21 +184,7 @@ Trace ImportTimeline(const fs::path& trace_view, const Layout& layout, const std
           ? (layout.output / "ascend_pytorch_profiler_*.db").string() + std::string(kMissingTimelineWarning) + dir +
                 " (the Db export keeps it there: copy it with the rank)"
           : trace_view.string() + std::string(kMissingTimelineWarning) + dir + " (" + std::string(kTimelineExportHint) + ")";
-  if (IsFile(trace_view)) {
-    auto source = OpenByteSource(trace_view.string());
-    if (source.ok()) {
-      auto trace = ImportChromeTrace(source->get());
-      if (trace.ok()) return std::move(trace).value();
-      problem = trace.status().message() + "; no timeline for " + dir;
-    } else {
-      problem = source.status().message() + "; no timeline for " + dir;
-    }
-  }
-  TraceBuilder builder(dir);
-  builder.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  builder.Warn(problem);
-  SettleRank(builder.mutable_metadata());
-  return builder.Finish();
+  return ImportTimelineOrEmpty(IsFile(trace_view) ? trace_view : fs::path(), dir, problem);
 }
 
 // Rows of the CSVs read whole, which the inventory reports: a table of millions of rows is not read a

@@ -29,6 +29,11 @@ RankLayout ResolveLayout(const std::string& dir, std::string_view output_dir);
 
 bool IsRegularFile(const std::filesystem::path& p);
 
+// The rank's timeline read from `timeline`, or an empty torch_npu timeline with a warning when it is
+// missing (an empty path; the warning is `missing`) or does not read (the warning says why), so that the
+// rank's summaries still load.
+Trace ImportTimelineOrEmpty(const std::filesystem::path& timeline, const std::string& dir, const std::string& missing);
+
 // Data records of a CSV (the header excluded) as an inventory entry, or why it could not be read.
 void CountCsvRows(const std::filesystem::path& path, const std::string& name, SourceState state, TraceMetadata* meta);
 
