@@ -27,18 +27,8 @@ bool IsUnclassedAttentionKernel(std::string_view name) {
                      [&](std::string_view word) { return lower.find(word) != std::string::npos; });
 }
 
-bool IsDeviceOperator(EventKind kind) {
-  switch (kind) {
-    case EventKind::kKernel:
-    case EventKind::kMemcpy:
-    case EventKind::kMemset:
-    case EventKind::kSync:
-    case EventKind::kCollective:
-      return true;
-    default:
-      return false;  // gpu_user_annotation ranges would count the kernels under them twice
-  }
-}
+// Device work but gpu_user_annotation ranges, which would count the kernels under them twice.
+bool IsDeviceOperator(EventKind kind) { return IsDeviceKind(kind) && kind != EventKind::kGpuAnnotation; }
 
 bool IsHostInterval(EventKind kind) {
   return !IsDeviceKind(kind) && kind != EventKind::kInstant && kind != EventKind::kMemoryEvent &&
