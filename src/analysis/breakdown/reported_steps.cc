@@ -63,8 +63,8 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::strin
   // this breakdown sets aside says so itself.
   const std::string_view lead = why.empty() ? kNoDeviceTimelineWarning : ": the cut device timeline is set aside; ";
   if (why.empty()) {
-    const std::string_view where = trace.events().size() == 0 ? "before the end of its steps and set aside"
-                                                               : "before its first device event";
+    const std::string_view where =
+        trace.events().size() == 0 ? "before the end of its steps and set aside" : "before its first device event";
     why = trace.metadata().truncated
               ? "the timeline is cut off " + std::string(where) +
                     " (copy the rank's whole trace_view.json, or its ascend_pytorch_profiler_*.db)"

@@ -66,12 +66,14 @@ int64_t ParsedCell(const CsvReader& csv, int column, std::string_view what, std:
 }
 
 int64_t IntCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
-  return ParsedCell(csv, column, what, "an integer", [](auto cell, int64_t* v) { return CsvInt(cell, v); }, out);
+  return ParsedCell(
+      csv, column, what, "an integer", [](auto cell, int64_t* v) { return CsvInt(cell, v); }, out);
 }
 
 int64_t NanosCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
-  return ParsedCell(csv, column, what, "a number of microseconds",
-                    [](auto cell, int64_t* v) { return CsvMicrosToNanos(cell, v); }, out);
+  return ParsedCell(
+      csv, column, what, "a number of microseconds", [](auto cell, int64_t* v) { return CsvMicrosToNanos(cell, v); },
+      out);
 }
 
 // A duration column: a negative value is as wrong as text, a warning and unknown, never a negative time
