@@ -48,6 +48,18 @@ Trace ImportTimelineOrEmpty(const fs::path& timeline, const std::string& dir, co
   return builder.Finish();
 }
 
+void AddFlattenedMetadata(simdjson::dom::element element, const std::string& key, SideTableBuilder* out) {
+  simdjson::dom::object object;
+  std::string_view text;
+  if (element.get_object().get(object) == simdjson::SUCCESS) {
+    for (auto field : object) AddFlattenedMetadata(field.value, key + "." + std::string(field.key), out);
+  } else if (element.get_string().get(text) == simdjson::SUCCESS) {
+    out->AddMetadataEntry(key, std::string(text));
+  } else {
+    out->AddMetadataEntry(key, simdjson::minify(element));
+  }
+}
+
 void CountCsvRows(const fs::path& path, const std::string& name, SourceState state, TraceMetadata* meta) {
   auto csv = CsvReader::Open(path.string());
   if (!csv.ok()) return AddInventoryEntry(meta, name, SourceState::kUnreadable, kNoId, csv.status().message());
