@@ -17,6 +17,7 @@
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/intervals.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 namespace {
@@ -346,23 +347,13 @@ DeviceTimeBreakdown DeviceBreakdownOf(const Trace& trace, uint32_t device, Steps
 }  // namespace
 
 std::string_view StepDefinitionsName(StepDefinitions definitions) {
-  switch (definitions) {
-    case StepDefinitions::kTuneprof:
-      return "tuneprof";
-    case StepDefinitions::kTorchNpu:
-      return "torch_npu";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 2> kNames = {"tuneprof", "torch_npu"};
+  return EnumName(definitions, kNames, "unknown");
 }
 
 std::string_view WorkSourceName(WorkSource source) {
-  switch (source) {
-    case WorkSource::kDevice:
-      return "device";
-    case WorkSource::kCpu:
-      return "cpu";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 2> kNames = {"device", "cpu"};
+  return EnumName(source, kNames, "unknown");
 }
 
 namespace {

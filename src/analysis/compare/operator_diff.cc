@@ -8,6 +8,7 @@
 
 #include "analysis/core/device_launches.h"
 #include "analysis/core/op_classes.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 
@@ -261,25 +262,9 @@ OperatorDiff DiffOperators(const OperatorTotals& before, const OperatorTotals& a
 }
 
 std::string_view OperatorCategoryName(OperatorCategory category) {
-  switch (category) {
-    case OperatorCategory::kMatmul:
-      return "matmul";
-    case OperatorCategory::kConv:
-      return "conv";
-    case OperatorCategory::kAttention:
-      return "attention";
-    case OperatorCategory::kVector:
-      return "vector";
-    case OperatorCategory::kCommunication:
-      return "communication";
-    case OperatorCategory::kMemcpy:
-      return "memcpy";
-    case OperatorCategory::kOther:
-      return "other";
-    case OperatorCategory::kCount:
-      break;
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, kOperatorCategories> kNames = {
+      "matmul", "conv", "attention", "vector", "communication", "memcpy", "other"};
+  return EnumName(category, kNames, "unknown");
 }
 
 OperatorCategory CategoryOf(std::string_view name) {
