@@ -89,15 +89,8 @@ std::string_view WordOf(OperatorChange change, const std::array<std::string_view
 }  // namespace
 
 std::string_view OperatorScopeName(OperatorScope scope) {
-  switch (scope) {
-    case OperatorScope::kDevice:
-      return "device";
-    case OperatorScope::kHostOperators:
-      return "host_operators";
-    case OperatorScope::kHostAll:
-      return "host_all";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 3> kNames = {"device", "host_operators", "host_all"};
+  return EnumName(scope, kNames, "unknown");
 }
 
 std::string_view OperatorChangeName(OperatorChange change) {
