@@ -34,12 +34,11 @@ tasks. The printed truth is the same for both layouts (plus "layout").
     python3 bench/gen_cluster.py --out DIR --ranks 8 [--steps 4] [--straggler 3] [--late-us 2000]
                                  [--skew-us 5000] [--layers 40] [--seed 1] [--layout kineto|torch_npu]
 """
-import argparse
 import json
 import os
 import random
 
-from trace_events import x, flow, us, npu_x, npu_meta, npu_flow, hopper_properties
+from trace_events import x, flow, us, npu_x, npu_meta, npu_flow, hopper_properties, generator_arguments
 
 BASE_NS = 1735689600000000000
 T0_US = 4512345678.0
@@ -324,15 +323,8 @@ def npu_rank(args, rank, steps, traffic):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--ranks", type=int, default=8)
-    parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--layers", type=int, default=40)
-    parser.add_argument("--straggler", type=int, default=3)
-    parser.add_argument("--late-us", type=float, default=2000.0)
-    parser.add_argument("--skew-us", type=float, default=5000.0)
-    parser.add_argument("--seed", type=int, default=1)
+    parser = generator_arguments(__doc__, ranks=8, steps=4, layers=40, straggler=3, late_us=2000.0, skew_us=5000.0,
+                                 seed=1)
     parser.add_argument("--layout", choices=("kineto", "torch_npu"), default="kineto",
                         help="kineto: rank{r}.pt.trace.json per rank; torch_npu: rank{r}_ascend_pt/ directories")
     args = parser.parse_args()

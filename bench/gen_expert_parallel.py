@@ -32,12 +32,11 @@ collectives (allreduce, alltoall) and the dispatch / combine union as the step's
     python3 bench/gen_expert_parallel.py --out DIR [--ranks 4] [--steps 3] [--layers 4] [--seed 1]
                                          [--mc2-out DIR2]
 """
-import argparse
 import json
 import os
 import random
 
-from trace_events import x, flow, hopper_properties
+from trace_events import x, flow, hopper_properties, generator_arguments
 
 BASE_NS = 1735689600000000000
 T0_US = 1000000.0
@@ -255,12 +254,7 @@ def write_mc2(args, out):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--ranks", type=int, default=4)
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--layers", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=1)
+    parser = generator_arguments(__doc__, ranks=4, steps=3, layers=4, seed=1)
     parser.add_argument("--mc2-out", help="also write an Ascend MC2 torch_npu rank here")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)

@@ -178,59 +178,31 @@ def grid_kernel(grid, i):
     return divmod(i, grid.layers + 1)
 
 
-def write_kernel_details(path, grid, rows):
-    with open(path, "w") as f:
-        f.write(KERNEL_HEADER + "\n")
-        batch = []
-        for i in range(rows):
-            step, layer = grid_kernel(grid, i)
-            if layer < grid.layers:
-                t = grid.layer_start(step, layer)
-                batch.append(f"{step + 1},{UINT32_MAX},{i % 65536},{NPU_STREAM},{NPU_KERNEL},{NPU_KERNEL_TYPE},static,"
-                             f"AI_VECTOR_CORE,{us(t + 5_000)}\t,45.000,{'5.000' if layer else '25.000'},48,0,NO,"
-                             f'"""1024,1024""",FLOAT,ND,"""1024,1024""",FLOAT,ND,N/A')
-            else:
-                start, end = grid.allreduce(step)
-                batch.append(f"{step + 1},{UINT32_MAX},N/A,N/A,{NPU_OP.format(step)},hcom_allReduce_,N/A,HCCL,"
-                             f"{us(start)}\t,{us(end - start)},0.000,0" + ",N/A" * 9)
-            if len(batch) == 10000:
-                f.write("\n".join(batch) + "\n")
-                batch = []
-        if batch:
-            f.write("\n".join(batch) + "\n")
+def kernel_row(grid, i):
+    step, layer = grid_kernel(grid, i)
+    if layer < grid.layers:
+        t = grid.layer_start(step, layer)
+        return (f"{step + 1},{UINT32_MAX},{i % 65536},{NPU_STREAM},{NPU_KERNEL},{NPU_KERNEL_TYPE},static,"
+                f"AI_VECTOR_CORE,{us(t + 5_000)}\t,45.000,{'5.000' if layer else '25.000'},48,0,NO,"
+                f'"""1024,1024""",FLOAT,ND,"""1024,1024""",FLOAT,ND,N/A')
+    start, end = grid.allreduce(step)
+    return (f"{step + 1},{UINT32_MAX},N/A,N/A,{NPU_OP.format(step)},hcom_allReduce_,N/A,HCCL,"
+            f"{us(start)}\t,{us(end - start)},0.000,0" + ",N/A" * 9)
 
 
-def write_operator_memory(path, grid, rows):
-    with open(path, "w") as f:
-        f.write(MEMORY_HEADER + "\n")
-        batch = []
-        for i in range(rows):
-            step, layer = grid_kernel(grid, i)
-            t = grid.layer_start(step, layer)
-            allocated = 400.0 + (i % 64) * 0.5
-            batch.append(f"aten::gelu,65536.0,{us(t + 1_000)}\t,{us(t + 40_000)}\t,{us(t + 39_000)}\t,39.000\t,38.000\t,"
-                         f"{allocated},25722.0,{allocated},{allocated - 64},25722.0,{allocated - 64},94509039890976,NPU:0")
-            if len(batch) == 10000:
-                f.write("\n".join(batch) + "\n")
-                batch = []
-        if batch:
-            f.write("\n".join(batch) + "\n")
+def operator_memory_row(grid, i):
+    step, layer = grid_kernel(grid, i)
+    t = grid.layer_start(step, layer)
+    allocated = 400.0 + (i % 64) * 0.5
+    return (f"aten::gelu,65536.0,{us(t + 1_000)}\t,{us(t + 40_000)}\t,{us(t + 39_000)}\t,39.000\t,38.000\t,"
+            f"{allocated},25722.0,{allocated},{allocated - 64},25722.0,{allocated - 64},94509039890976,NPU:0")
 
 
-def write_memory_record(path, grid, rows):
-    with open(path, "w") as f:
-        f.write(RECORD_HEADER + "\n")
-        batch = []
-        for i in range(rows):
-            step, layer = grid_kernel(grid, i)
-            t = grid.layer_start(step, layer)
-            batch.append(f"PTA,{us(t + 1_000)}\t,{400.0 + (i % 64) * 0.5},25722.0,{400.0 + (i % 64) * 0.5},"
-                         "94509039890976,NPU:0")
-            if len(batch) == 10000:
-                f.write("\n".join(batch) + "\n")
-                batch = []
-        if batch:
-            f.write("\n".join(batch) + "\n")
+def memory_record_row(grid, i):
+    step, layer = grid_kernel(grid, i)
+    t = grid.layer_start(step, layer)
+    return (f"PTA,{us(t + 1_000)}\t,{400.0 + (i % 64) * 0.5},25722.0,{400.0 + (i % 64) * 0.5},"
+            "94509039890976,NPU:0")
 
 
 def write_rows(path, header, rows, row):
@@ -264,9 +236,10 @@ def write_rank(args):
     with open(os.path.join(rank_dir, "profiler_info_0.json"), "w") as f:
         json.dump(info, f, indent=4)
     write_trace(os.path.join(out, "trace_view.json"), grid, steps, NPU_PY_PID)
-    write_kernel_details(os.path.join(out, "kernel_details.csv"), grid, args.rows)
-    write_operator_memory(os.path.join(out, "operator_memory.csv"), grid, args.rows)
-    write_memory_record(os.path.join(out, "memory_record.csv"), grid, args.rows)
+    write_rows(os.path.join(out, "kernel_details.csv"), KERNEL_HEADER, args.rows, lambda i: kernel_row(grid, i))
+    write_rows(os.path.join(out, "operator_memory.csv"), MEMORY_HEADER, args.rows,
+               lambda i: operator_memory_row(grid, i))
+    write_rows(os.path.join(out, "memory_record.csv"), RECORD_HEADER, args.rows, lambda i: memory_record_row(grid, i))
     write_rows(os.path.join(out, "operator_details.csv"), DETAILS_HEADER, args.rows,
                lambda i: f'aten::gelu,"1024,1024",,{4 + i % 7}.000,{4 + i % 7}.000,45.000,45.000,45.000,45.000')
     write_step_trace(os.path.join(out, "step_trace_time.csv"), grid, steps)

@@ -21,13 +21,12 @@ straggler on time (every step ending TRANSFER_US after the others' last arrival 
     python3 bench/gen_wait_causes.py --out DIR [--ranks 8] [--steps 4] [--straggler 7] [--compute-us 3000]
                                      [--pause-us 1500] [--data-us 1000] [--skew-us 0] [--seed 1]
 """
-import argparse
 import json
 import os
 import random
 import statistics
 
-from trace_events import x, flow, hopper_properties
+from trace_events import x, flow, hopper_properties, generator_arguments
 
 BASE_NS = 1735689600000000000
 T0_US = 4512345678.0
@@ -105,16 +104,8 @@ def work_until_arrival(rank, args, t, jitter):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--ranks", type=int, default=8)
-    parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--straggler", type=int, default=7)
-    parser.add_argument("--compute-us", type=float, default=3000.0)
-    parser.add_argument("--pause-us", type=float, default=1500.0)
-    parser.add_argument("--data-us", type=float, default=1000.0)
-    parser.add_argument("--skew-us", type=float, default=0.0)
-    parser.add_argument("--seed", type=int, default=1)
+    parser = generator_arguments(__doc__, ranks=8, steps=4, straggler=7, compute_us=3000.0, pause_us=1500.0,
+                                 data_us=1000.0, skew_us=0.0, seed=1)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rng = random.Random(args.seed)

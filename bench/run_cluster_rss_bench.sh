@@ -12,11 +12,8 @@ shift
 counts=("$@")
 [[ ${#counts[@]} -gt 0 ]] || counts=(8 64 1024)
 here=$(cd "$(dirname "$0")" && pwd)
-binary=$build/tuneprof
-[[ -x $binary ]] || { echo "no tuneprof at $binary" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cores=$(nproc)
+# shellcheck source=bench/bench_preamble.sh
+source "$here/bench_preamble.sh"
 
 # "<wall s> <peak RSS KiB> <output bytes>" of one whole-process run of `tuneprof COMMAND INPUT`.
 measure() {

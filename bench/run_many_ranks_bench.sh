@@ -13,11 +13,8 @@ counts=("$@")
 [[ ${#counts[@]} -gt 0 ]] || counts=(8 64)
 runs=${RUNS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-binary=$build/tuneprof
-[[ -x $binary ]] || { echo "no tuneprof at $binary" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cores=$(nproc)
+# shellcheck source=bench/bench_preamble.sh
+source "$here/bench_preamble.sh"
 
 # One run: "<wall seconds> <peak RSS KiB>".
 measure_once() {

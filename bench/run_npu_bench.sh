@@ -13,10 +13,8 @@ mb=${MB:-1000}
 rows=${ROWS:-1000000}
 ranks=${RANKS:-2000}
 here=$(cd "$(dirname "$0")" && pwd)
-binary=$build/tuneprof
-[[ -x $binary ]] || { echo "no tuneprof at $binary" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/bench_preamble.sh
+source "$here/bench_preamble.sh"
 
 # One run of `tuneprof analyze --json DIR`: "<wall s> <CPU s> <peak RSS KiB>".
 measure_once() {

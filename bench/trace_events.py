@@ -1,5 +1,8 @@
 """Event writers the run generators share: Kineto complete events and ac2g flows (µs floats), and torch_npu
-timeline events (absolute ns written as torch_npu's µs text with the ns digits)."""
+timeline events (absolute ns written as torch_npu's µs text with the ns digits), and the generators'
+command line."""
+
+import argparse
 
 
 def x(cat, name, pid, tid, ts, dur, **args):
@@ -48,3 +51,13 @@ def hopper_properties(name):
              "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
              "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
              "sharedMemPerMultiprocessor": 233472, "numSms": 132, "sharedMemPerBlockOptin": 232448}]
+
+
+def generator_arguments(doc, **defaults):
+    """A generator's parser: --out (required), then one option per keyword in order (ranks=8 gives --ranks,
+    late_us=2000.0 gives --late-us), of its default's type."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", required=True)
+    for name, default in defaults.items():
+        parser.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
+    return parser

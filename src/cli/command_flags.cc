@@ -16,14 +16,26 @@ constexpr const char* kTracesOrSummaries =
 constexpr const char* kConfigHelp =
     "advisor thresholds as JSON (schema tuneprof.advisor_config/1; defaults in docs/advisor.md)";
 
-void AddHardwareOptions(CLI::App* command, std::string* hardware, std::string* hardware_file) {
-  command->add_option("--hardware", *hardware,
-                      "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip");
+constexpr const char* kHardwareHelp =
+    "measure against this hardware profile (e.g. \"H100 SXM\") instead of detecting the chip";
+
+void AddHardwareOptions(CLI::App* command, std::string* hardware, std::string* hardware_file,
+                        const char* hardware_help = kHardwareHelp) {
+  command->add_option("--hardware", *hardware, hardware_help);
   command->add_option("--hardware-file", *hardware_file,
                       "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
-void AddConfigOption(CLI::App* command, std::string* config) { command->add_option("--config", *config, kConfigHelp); }
+// The flags of the commands that run the advisor: its thresholds and the hardware to measure against.
+void AddAnalysisOptions(CLI::App* command, AnalysisFlags* analysis) {
+  command->add_option("--config", analysis->config, kConfigHelp);
+  AddHardwareOptions(command, &analysis->hardware, &analysis->hardware_file);
+}
+
+// --json, which prints one JSON document of the named schema (tuneprof.<schema>/1).
+void AddJsonFlag(CLI::App* command, bool* json, const std::string& schema) {
+  command->add_flag("--json", *json, "print one JSON document (schema tuneprof." + schema + "/1)");
+}
 
 }  // namespace
 
@@ -31,14 +43,14 @@ void AddInfoCommand(CLI::App* app, InfoOptions* options) {
   CLI::App* info =
       app->add_subcommand("info", "What each input holds: format, rank, devices, streams, span, steps, counts");
   info->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
-  info->add_flag("--json", options->json, "print one JSON document (schema tuneprof.info/1)");
+  AddJsonFlag(info, &options->json, "info");
 }
 
 void AddProfileCommand(CLI::App* app, ProfileOptions* options) {
   CLI::App* profile = app->add_subcommand(
       "profile", "Where each step's device time goes: compute, communication (hidden or exposed), copies, free");
   profile->add_option("paths", options->paths, kTracesOrSummaries)->required();
-  profile->add_flag("--json", options->json, "print one JSON document (schema tuneprof.profile/1)");
+  AddJsonFlag(profile, &options->json, "profile");
   profile->add_flag("--wide", options->wide, "print kernel and operator names whole instead of abbreviated");
   profile->add_flag("--critical-path", options->critical_path,
                     "also give each step's cross-rank critical path (the last arrival's work before each "
@@ -94,7 +106,7 @@ void AddCommCommand(CLI::App* app, CommOptions* options) {
       "comm",
       "Communication: collectives' bandwidth vs the link peak, exposed vs hidden, wait vs transfer, stragglers");
   comm->add_option("paths", options->paths, kTracesOrSummaries)->required();
-  comm->add_flag("--json", options->json, "print one JSON document (schema tuneprof.comm/1)");
+  AddJsonFlag(comm, &options->json, "comm");
   AddHardwareOptions(comm, &options->hardware, &options->hardware_file);
   AddMpiFlag(comm, &options->mpi);
   comm->add_option("--utilization-threshold", options->utilization_threshold,
@@ -107,7 +119,7 @@ void AddCompareCommand(CLI::App* app, CompareOptions* options) {
       "compare", "Before vs after an optimization: metrics with significance, per-operator diff, CI gate");
   compare->add_option("before", options->before, "trace file or directory of the run before the change")->required();
   compare->add_option("after", options->after, "trace file or directory of the run after the change")->required();
-  compare->add_flag("--json", options->json, "print one JSON document (schema tuneprof.compare/1)");
+  AddJsonFlag(compare, &options->json, "compare");
   compare->add_option("--tokens-per-step", options->tokens_per_step, "tokens per step: adds throughput in tokens/s")
       ->check(Positive());
   compare->add_option("--samples-per-step", options->samples_per_step, "samples per step: adds throughput in samples/s")
@@ -138,19 +150,16 @@ void AddMemoryCommand(CLI::App* app, MemoryOptions* options) {
                           "Device memory over time: the peak and who holds it, fragmentation, churn, leaks, reuse and "
                           "in-place opportunities, copy traffic and bandwidth");
   memory->add_option("paths", options->paths, kTracesOrSummaries)->required();
-  memory->add_flag("--json", options->json, "print one JSON document (schema tuneprof.memory/1)");
-  memory->add_option("--hardware", options->hardware,
+  AddJsonFlag(memory, &options->json, "memory");
+  AddHardwareOptions(memory, &options->hardware, &options->hardware_file,
                      "measure bandwidth against this hardware profile instead of detecting the chip");
-  memory->add_option("--hardware-file", options->hardware_file,
-                     "read hardware profiles from this JSON file (schema of data/hardware_profiles.json)");
 }
 
 namespace {
 
 void AddOptions(CLI::App* command, AdviseOptions* options) {
   command->add_option("paths", options->paths, kTracesOrSummaries)->required();
-  AddConfigOption(command, &options->analysis.config);
-  AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
+  AddAnalysisOptions(command, &options->analysis);
   AddMpiFlag(command, &options->mpi);
 }
 
@@ -160,11 +169,11 @@ void AddAdviseCommands(CLI::App* app, AdviseOptions* analyze, AdviseOptions* adv
   CLI::App* summary = app->add_subcommand(
       "analyze", "The whole loop on one screen: step-time split, utilizations, dominant bottleneck, top strategies");
   AddOptions(summary, analyze);
-  summary->add_flag("--json", analyze->json, "print one JSON document (schema tuneprof.analyze/1)");
+  AddJsonFlag(summary, &analyze->json, "analyze");
   CLI::App* full = app->add_subcommand(
       "advise", "Every finding: the bottleneck, its evidence, the strategy and its estimated gain per step");
   AddOptions(full, advise);
-  full->add_flag("--json", advise->json, "print one JSON document (schema tuneprof.advise/1)");
+  AddJsonFlag(full, &advise->json, "advise");
 }
 
 void AddReportCommand(CLI::App* app, ReportOptions* options) {
@@ -175,8 +184,7 @@ void AddReportCommand(CLI::App* app, ReportOptions* options) {
   report->add_option("paths", options->paths, kTracesOrSummaries);
   report->add_option("--compare", options->compare, "BEFORE AFTER: report on a change instead of one run")->expected(2);
   report->add_option("-o,--output", options->output, "the HTML file to write")->required();
-  AddConfigOption(report, &options->analysis.config);
-  AddHardwareOptions(report, &options->analysis.hardware, &options->analysis.hardware_file);
+  AddAnalysisOptions(report, &options->analysis);
 }
 
 void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
@@ -196,8 +204,7 @@ void AddAnnotateCommand(CLI::App* app, AnnotateOptions* options) {
           ->expected(0, CLI::detail::expected_max_vector_size);
   annotate->final_callback([options, merge] { options->merge_run = merge->count() > 0; });
   annotate->add_option("-o,--output", options->output, "the annotated trace to write (.json.gz: gzip)")->required();
-  AddConfigOption(annotate, &options->analysis.config);
-  AddHardwareOptions(annotate, &options->analysis.hardware, &options->analysis.hardware_file);
+  AddAnalysisOptions(annotate, &options->analysis);
 }
 
 void AddExportCommand(CLI::App* app, ExportOptions* options) {
@@ -207,8 +214,7 @@ void AddExportCommand(CLI::App* app, ExportOptions* options) {
       "events, kernels, operators, collectives, memory events, findings, utilizations");
   command->add_option("paths", options->paths, "trace files or directories (one rank per trace inside)")->required();
   command->add_option("--sqlite", options->sqlite, "the SQLite database to write (replaced whole)")->required();
-  AddConfigOption(command, &options->analysis.config);
-  AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
+  AddAnalysisOptions(command, &options->analysis);
 }
 
 void AddSummarizeCommand(CLI::App* app, SummarizeOptions* options) {
@@ -220,8 +226,7 @@ void AddSummarizeCommand(CLI::App* app, SummarizeOptions* options) {
       "same output");
   command->add_option("path", options->path, "a trace file, rank directory, or directory of them")->required();
   command->add_option("-o,--output", options->output, "the summary file to write (.tps)")->required();
-  AddConfigOption(command, &options->analysis.config);
-  AddHardwareOptions(command, &options->analysis.hardware, &options->analysis.hardware_file);
+  AddAnalysisOptions(command, &options->analysis);
 }
 
 void AddMcpCommand(CLI::App* app, McpOptions* options) {

@@ -81,68 +81,41 @@ void KeepFreedMemoryForReuse() {
 #endif
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  tuneprof::cli::InstallLastResortHandlers();
-  KeepFreedMemoryForReuse();
-  CLI::App app{"tuneprof: find and fix performance bottlenecks in AI workload profiles (Kineto, torch_npu, Nsight)"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "tuneprof 0.1.0");
-  bool quiet = false;
-  app.add_flag("--quiet", quiet, "no progress bar on stderr (drawn only on a terminal, for loads over a second)");
-  app.fallthrough();  // --quiet also after the subcommand
+// Every command's options, registered on the app and run by the one subcommand given.
+struct Commands {
   tuneprof::cli::InfoOptions info;
-  tuneprof::cli::AddInfoCommand(&app, &info);
   tuneprof::cli::ProfileOptions profile;
-  tuneprof::cli::AddProfileCommand(&app, &profile);
   tuneprof::cli::CompareOptions compare;
-  tuneprof::cli::AddCompareCommand(&app, &compare);
   tuneprof::cli::CommOptions comm;
-  tuneprof::cli::AddCommCommand(&app, &comm);
   tuneprof::cli::MemoryOptions memory;
-  tuneprof::cli::AddMemoryCommand(&app, &memory);
   tuneprof::cli::AdviseOptions analyze, advise;
-  tuneprof::cli::AddAdviseCommands(&app, &analyze, &advise);
   tuneprof::cli::ReportOptions report;
-  tuneprof::cli::AddReportCommand(&app, &report);
   tuneprof::cli::AnnotateOptions annotate;
-  tuneprof::cli::AddAnnotateCommand(&app, &annotate);
   tuneprof::cli::ExportOptions export_options;
-  tuneprof::cli::AddExportCommand(&app, &export_options);
   tuneprof::cli::SummarizeOptions summarize;
-  tuneprof::cli::AddSummarizeCommand(&app, &summarize);
   tuneprof::cli::McpOptions mcp;
-  tuneprof::cli::AddMcpCommand(&app, &mcp);
-  if (const int code = CheckSubcommandName(app, argc, argv); code != tuneprof::cli::kExitOk) return code;
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help and --version print and exit 0; a real parse error is one line naming where to look.
-    if (e.get_exit_code() == 0) return app.exit(e);
-    const CLI::App* command = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
-    tuneprof::PrintError(std::string(e.what()) + "; see `tuneprof " + (command ? command->get_name() + " " : "") +
-                         "--help`");
-    return tuneprof::cli::kExitUsage;
+
+  void AddTo(CLI::App* app) {
+    tuneprof::cli::AddInfoCommand(app, &info);
+    tuneprof::cli::AddProfileCommand(app, &profile);
+    tuneprof::cli::AddCompareCommand(app, &compare);
+    tuneprof::cli::AddCommCommand(app, &comm);
+    tuneprof::cli::AddMemoryCommand(app, &memory);
+    tuneprof::cli::AddAdviseCommands(app, &analyze, &advise);
+    tuneprof::cli::AddReportCommand(app, &report);
+    tuneprof::cli::AddAnnotateCommand(app, &annotate);
+    tuneprof::cli::AddExportCommand(app, &export_options);
+    tuneprof::cli::AddSummarizeCommand(app, &summarize);
+    tuneprof::cli::AddMcpCommand(app, &mcp);
   }
-  const bool mpi = (app.got_subcommand("analyze") && analyze.mpi) || (app.got_subcommand("advise") && advise.mpi) ||
-                   (app.got_subcommand("comm") && comm.mpi);
-  const bool shareable = app.got_subcommand("analyze") || app.got_subcommand("advise") || app.got_subcommand("comm");
-  if (shareable && !mpi && MpiJobSize() > 1) {
-    tuneprof::PrintWarning(
-        "one of " + std::to_string(MpiJobSize()) +
-        " processes of an MPI job, each reading the whole run and printing it; add --mpi to share it");
+
+  // Whether the command given asked to share the run over an MPI job.
+  bool Mpi(const CLI::App& app) const {
+    return (app.got_subcommand("analyze") && analyze.mpi) || (app.got_subcommand("advise") && advise.mpi) ||
+           (app.got_subcommand("comm") && comm.mpi);
   }
-#ifdef TUNEPROF_MPI
-  std::optional<tuneprof::mpi::MpiSession> mpi_session;
-  if (mpi) mpi_session.emplace(&argc, &argv);
-  quiet = quiet || mpi;  // several processes would draw over each other
-#else
-  if (mpi) return tuneprof::cli::RunMpiBuild(argv);
-#endif
-  // The MCP server's stderr is the agent's log, not a terminal to draw on.
-  tuneprof::cli::InstallProgress(quiet || app.got_subcommand("mcp"));
-  const int code = [&] {
+
+  int Run(const CLI::App& app) const {
     if (app.got_subcommand("info")) return tuneprof::cli::RunInfo(info);
     if (app.got_subcommand("profile")) return tuneprof::cli::RunProfile(profile);
     if (app.got_subcommand("compare")) return tuneprof::cli::RunCompare(compare);
@@ -156,7 +129,55 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("summarize")) return tuneprof::cli::RunSummarize(summarize);
     if (app.got_subcommand("mcp")) return tuneprof::cli::RunMcp(mcp);
     return tuneprof::cli::kExitUsage;
-  }();
+  }
+};
+
+// A run that is one of several processes of an MPI job, each reading the whole run, without --mpi: said.
+void WarnAboutUnsharedMpiJob(const CLI::App& app, bool mpi) {
+  const bool shareable = app.got_subcommand("analyze") || app.got_subcommand("advise") || app.got_subcommand("comm");
+  if (shareable && !mpi && MpiJobSize() > 1) {
+    tuneprof::PrintWarning(
+        "one of " + std::to_string(MpiJobSize()) +
+        " processes of an MPI job, each reading the whole run and printing it; add --mpi to share it");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tuneprof::cli::InstallLastResortHandlers();
+  KeepFreedMemoryForReuse();
+  CLI::App app{"tuneprof: find and fix performance bottlenecks in AI workload profiles (Kineto, torch_npu, Nsight)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tuneprof 0.1.0");
+  bool quiet = false;
+  app.add_flag("--quiet", quiet, "no progress bar on stderr (drawn only on a terminal, for loads over a second)");
+  app.fallthrough();  // --quiet also after the subcommand
+  Commands commands;
+  commands.AddTo(&app);
+  if (const int code = CheckSubcommandName(app, argc, argv); code != tuneprof::cli::kExitOk) return code;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version print and exit 0; a real parse error is one line naming where to look.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    const CLI::App* command = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+    tuneprof::PrintError(std::string(e.what()) + "; see `tuneprof " + (command ? command->get_name() + " " : "") +
+                         "--help`");
+    return tuneprof::cli::kExitUsage;
+  }
+  const bool mpi = commands.Mpi(app);
+  WarnAboutUnsharedMpiJob(app, mpi);
+#ifdef TUNEPROF_MPI
+  std::optional<tuneprof::mpi::MpiSession> mpi_session;
+  if (mpi) mpi_session.emplace(&argc, &argv);
+  quiet = quiet || mpi;  // several processes would draw over each other
+#else
+  if (mpi) return tuneprof::cli::RunMpiBuild(argv);
+#endif
+  // The MCP server's stderr is the agent's log, not a terminal to draw on.
+  tuneprof::cli::InstallProgress(quiet || app.got_subcommand("mcp"));
+  const int code = commands.Run(app);
   // The report reaches its reader even if something at process exit (a sanitizer's leak check under
   // load, an atexit handler) ends the process abnormally: a piped stdout is fully buffered.
   std::fflush(stdout);

@@ -79,9 +79,39 @@ class GzipSourceBase : public ByteSource {
   GzipSourceBase(std::unique_ptr<ByteSource> file, size_t input_bytes, GzipInflater inflater)
       : ByteSource(file->path()), file_(std::move(file)), input_(input_bytes), inflater_(inflater) {}
 
+  // Reads the next compressed bytes into input_ and points `stream` (zlib's or igzip's, both of which name
+  // their input next_in and avail_in) at them; at the file's end sets input_ended_ instead.
+  template <typename Stream>
+  Status Refill(Stream* stream) {
+    TP_ASSIGN_OR_RETURN(size_t n, file_->Read(input_.data(), input_.size()));
+    consumed_ += n;
+    if (n == 0) {
+      input_ended_ = true;
+    } else {
+      stream->next_in = reinterpret_cast<decltype(stream->next_in)>(input_.data());
+      stream->avail_in = static_cast<decltype(stream->avail_in)>(n);
+    }
+    return Status::Ok();
+  }
+
+  // tar and dd pad a file with zero bytes to a whole block; where a member could start, gzip ignores
+  // them, and so do both sources. True when the input in hand was all zeros (consumed), so more is read.
+  // A member after the zeros is read as one; anything else fails as corrupt data in inflate.
+  template <typename Stream>
+  static bool SkipZeroPadding(Stream* stream) {
+    if (stream->avail_in == 0 || *stream->next_in != 0) return false;
+    while (stream->avail_in > 0 && *stream->next_in == 0) {
+      ++stream->next_in;
+      --stream->avail_in;
+    }
+    return stream->avail_in == 0;
+  }
+
   std::unique_ptr<ByteSource> file_;
   std::vector<char> input_;
   GzipInflater inflater_;
+  uint64_t consumed_ = 0;  // compressed bytes read from file_
+  bool input_ended_ = false;
 };
 
 // Streams gzip (also concatenated members) through zlib so that a multi-GB .gz never sits inflated
@@ -102,12 +132,12 @@ class ZlibGzipSource final : public GzipSourceBase {
     stream_.avail_out = Room(capacity);
     const uInt room = stream_.avail_out;
     while (stream_.avail_out > 0 && !finished_) {
-      if (stream_.avail_in == 0 && !input_ended_) TP_RETURN_IF_ERROR(Refill());
+      if (stream_.avail_in == 0 && !input_ended_) TP_RETURN_IF_ERROR(Refill(&stream_));
       if (input_ended_ && at_member_start_) {  // the file ended cleanly after a whole member
         finished_ = true;
         break;
       }
-      if (at_member_start_ && SkipZeroPadding()) continue;
+      if (at_member_start_ && SkipZeroPadding(&stream_)) continue;
       if (stream_.avail_in > 0) at_member_start_ = false;
       const uInt out_before = stream_.avail_out;
       const int rc = inflate(&stream_, Z_NO_FLUSH);
@@ -134,34 +164,8 @@ class ZlibGzipSource final : public GzipSourceBase {
   }
 
  private:
-  Status Refill() {
-    TP_ASSIGN_OR_RETURN(size_t n, file_->Read(input_.data(), input_.size()));
-    consumed_ += n;
-    if (n == 0) {
-      input_ended_ = true;
-    } else {
-      stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
-      stream_.avail_in = static_cast<uInt>(n);
-    }
-    return Status::Ok();
-  }
-
-  // tar and dd pad a file with zero bytes to a whole block; where a member could start, gzip ignores
-  // them, and so does this source. True when the input in hand was all zeros (consumed), so more is read.
-  // A member after the zeros is read as one; anything else fails as corrupt data in inflate.
-  bool SkipZeroPadding() {
-    if (stream_.avail_in == 0 || *stream_.next_in != 0) return false;
-    while (stream_.avail_in > 0 && *stream_.next_in == 0) {
-      ++stream_.next_in;
-      --stream_.avail_in;
-    }
-    return stream_.avail_in == 0;
-  }
-
   z_stream stream_;
-  uint64_t consumed_ = 0;
   bool finished_ = false;
-  bool input_ended_ = false;
   bool at_member_start_ = true;
   bool truncated_ = false;
 };
@@ -186,12 +190,12 @@ class IsalGzipSource final : public GzipSourceBase {
     if (verdict_ != nullptr) return verdict_->Read(buffer, capacity);
     size_t made = 0;
     while (made < capacity && !finished_) {
-      if (state_.avail_in == 0 && !input_ended_) TP_RETURN_IF_ERROR(Refill());
+      if (state_.avail_in == 0 && !input_ended_) TP_RETURN_IF_ERROR(Refill(&state_));
       if (input_ended_ && at_member_start_) {
         finished_ = true;
         break;
       }
-      if (at_member_start_ && SkipZeroPadding()) continue;
+      if (at_member_start_ && SkipZeroPadding(&state_)) continue;
       if (state_.avail_in > 0) at_member_start_ = false;
       const uint32_t in_before = state_.avail_in;
       state_.next_out = reinterpret_cast<uint8_t*>(buffer + made);
@@ -222,27 +226,6 @@ class IsalGzipSource final : public GzipSourceBase {
     at_member_start_ = true;
   }
 
-  Status Refill() {
-    TP_ASSIGN_OR_RETURN(size_t n, file_->Read(input_.data(), input_.size()));
-    if (n == 0) {
-      input_ended_ = true;
-    } else {
-      state_.next_in = reinterpret_cast<uint8_t*>(input_.data());
-      state_.avail_in = static_cast<uint32_t>(n);
-    }
-    return Status::Ok();
-  }
-
-  // Zero padding where a member could start, skipped as ZlibGzipSource skips it.
-  bool SkipZeroPadding() {
-    if (state_.avail_in == 0 || *state_.next_in != 0) return false;
-    while (state_.avail_in > 0 && *state_.next_in == 0) {
-      ++state_.next_in;
-      --state_.avail_in;
-    }
-    return state_.avail_in == 0;
-  }
-
   // zlib reads the file again from its start, passes over what was handed out, and reads on from there
   // (this call's output included): its error, or its cut-off verdict, is the source's.
   Result<size_t> HandOver(char* buffer, size_t capacity) {
@@ -261,7 +244,6 @@ class IsalGzipSource final : public GzipSourceBase {
   inflate_state state_;
   uint64_t delivered_ = 0;  // bytes handed out by earlier reads
   bool finished_ = false;
-  bool input_ended_ = false;
   bool at_member_start_ = true;
   std::unique_ptr<ByteSource> verdict_;  // zlib, once igzip met anything but sound data
 };

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "base/enum_names.h"
 #include "io/files_read.h"
 #include "io/read_roots.h"
 
@@ -86,19 +88,9 @@ std::optional<int64_t> IntegerText(std::string_view text) {
 }  // namespace
 
 std::string_view SqliteObjectWhat(SqliteObject kind) {
-  switch (kind) {
-    case SqliteObject::kMissing:
-      return "missing";
-    case SqliteObject::kTable:
-      return "a table";
-    case SqliteObject::kView:
-      return "a view";
-    case SqliteObject::kVirtualTable:
-      return "a virtual table";
-    case SqliteObject::kGeneratedColumns:
-      return "a table with generated columns";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 5> kWhat = {"missing", "a table", "a view", "a virtual table",
+                                                            "a table with generated columns"};
+  return EnumName(kind, kWhat, "unknown");
 }
 
 int64_t SqliteFile::DefaultQueryBudget(uint64_t file_bytes) {

@@ -1,73 +1,29 @@
 #include "model/event_kind.h"
 
+#include <array>
+
+#include "base/enum_names.h"
+
 namespace tuneprof {
 
 std::string_view EventKindName(EventKind kind) {
-  switch (kind) {
-    case EventKind::kOther:
-      return "other";
-    case EventKind::kKernel:
-      return "kernel";
-    case EventKind::kMemcpy:
-      return "memcpy";
-    case EventKind::kMemset:
-      return "memset";
-    case EventKind::kSync:
-      return "sync";
-    case EventKind::kCollective:
-      return "collective";
-    case EventKind::kGpuAnnotation:
-      return "gpu_annotation";
-    case EventKind::kHostOp:
-      return "host_op";
-    case EventKind::kUserAnnotation:
-      return "user_annotation";
-    case EventKind::kPythonFunction:
-      return "python_function";
-    case EventKind::kRuntime:
-      return "runtime";
-    case EventKind::kDriver:
-      return "driver";
-    case EventKind::kOverlapSummary:
-      return "overlap_summary";
-    case EventKind::kInstant:
-      return "instant";
-    case EventKind::kMemoryEvent:
-      return "memory_event";
-    case EventKind::kCount:
-      break;
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 15> kNames = {
+      "other",      "kernel",         "memcpy",          "memset",          "sync",
+      "collective", "gpu_annotation", "host_op",         "user_annotation", "python_function",
+      "runtime",    "driver",         "overlap_summary", "instant",         "memory_event"};
+  static_assert(kNames.size() == static_cast<size_t>(EventKind::kCount));
+  return EnumName(kind, kNames, "unknown");
 }
 
 std::string_view DeviceTypeName(DeviceType type) {
-  switch (type) {
-    case DeviceType::kCpu:
-      return "cpu";
-    case DeviceType::kGpu:
-      return "gpu";
-    case DeviceType::kNpu:
-      return "npu";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 3> kNames = {"cpu", "gpu", "npu"};
+  return EnumName(type, kNames, "unknown");
 }
 
 std::string_view TraceFormatName(TraceFormat format) {
-  switch (format) {
-    case TraceFormat::kUnknown:
-      return "unknown";
-    case TraceFormat::kKineto:
-      return "kineto";
-    case TraceFormat::kPytorchLegacy:
-      return "pytorch_legacy";
-    case TraceFormat::kTorchNpuTraceView:
-      return "torch_npu_trace_view";
-    case TraceFormat::kChromeTrace:
-      return "chrome_trace";
-    case TraceFormat::kNsysSqlite:
-      return "nsys_sqlite";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 6> kNames = {
+      "unknown", "kineto", "pytorch_legacy", "torch_npu_trace_view", "chrome_trace", "nsys_sqlite"};
+  return EnumName(format, kNames, "unknown");
 }
 
 FormatFacts FactsOf(TraceFormat format) {

@@ -1,6 +1,7 @@
 #include "analysis/comm/comm_collectives.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/op_shapes.h"
+#include "base/enum_names.h"
 #include "base/interned_text.h"
 
 namespace tuneprof {
@@ -53,40 +55,15 @@ std::string_view OperationWord(std::string_view name) {
 }  // namespace
 
 std::string_view CollectiveTypeName(CollectiveType type) {
-  switch (type) {
-    case CollectiveType::kAllReduce:
-      return "allreduce";
-    case CollectiveType::kAllGather:
-      return "allgather";
-    case CollectiveType::kReduceScatter:
-      return "reducescatter";
-    case CollectiveType::kAllToAll:
-      return "alltoall";
-    case CollectiveType::kBroadcast:
-      return "broadcast";
-    case CollectiveType::kReduce:
-      return "reduce";
-    case CollectiveType::kSendRecv:
-      return "sendrecv";
-    case CollectiveType::kBarrier:
-      return "barrier";
-    case CollectiveType::kOther:
-    case CollectiveType::kCount:
-      break;
-  }
-  return "other";
+  static constexpr std::array<std::string_view, 9> kNames = {
+      "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "barrier", "other"};
+  static_assert(kNames.size() == static_cast<size_t>(CollectiveType::kCount));
+  return EnumName(type, kNames, "other");
 }
 
 std::string_view P2pDirectionName(P2pDirection direction) {
-  switch (direction) {
-    case P2pDirection::kSend:
-      return "send";
-    case P2pDirection::kRecv:
-      return "recv";
-    case P2pDirection::kUnknown:
-      break;
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 3> kNames = {"unknown", "send", "recv"};
+  return EnumName(direction, kNames, "unknown");
 }
 
 P2pDirection ParseP2pDirection(std::string_view collective_name) {
@@ -149,15 +126,8 @@ std::string_view SizeBucketLabel(size_t bucket) {
 }
 
 std::string_view CollectiveSourceName(CollectiveSource source) {
-  switch (source) {
-    case CollectiveSource::kNcclKernel:
-      return "nccl_kernel";
-    case CollectiveSource::kGloo:
-      return "gloo";
-    case CollectiveSource::kHccl:
-      return "hccl";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 3> kNames = {"nccl_kernel", "gloo", "hccl"};
+  return EnumName(source, kNames, "?");
 }
 
 namespace {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "base/enum_names.h"
+
 namespace tuneprof {
 namespace {
 
@@ -100,15 +102,8 @@ OutlierTest ThreeSigma(std::span<const double> values) {
 }  // namespace
 
 std::string_view OutlierTestName(OutlierTestKind kind) {
-  switch (kind) {
-    case OutlierTestKind::kDixonQ:
-      return "dixon_q";
-    case OutlierTestKind::kThreeSigma:
-      return "3_sigma";
-    case OutlierTestKind::kNone:
-      break;
-  }
-  return "none";
+  static constexpr std::array<std::string_view, 3> kNames = {"none", "dixon_q", "3_sigma"};
+  return EnumName(kind, kNames, "none");
 }
 
 std::string_view SuspectEndName(SuspectEnd end) { return end == SuspectEnd::kShortest ? "shortest" : "longest"; }

@@ -1,6 +1,7 @@
 #include "analysis/comm/pipeline_stages.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cctype>
 #include <map>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "analysis/comm/comm_groups.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 namespace {
@@ -430,17 +432,8 @@ std::map<size_t, StagePlace> PlaceRanks(const std::vector<RankCommunication>& ra
 }  // namespace
 
 std::string_view P2pWaitMeasureName(P2pWaitMeasure measure) {
-  switch (measure) {
-    case P2pWaitMeasure::kCommunicationJson:
-      return "communication_json";
-    case P2pWaitMeasure::kPeerStart:
-      return "peer_start";
-    case P2pWaitMeasure::kExposed:
-      return "exposed";
-    case P2pWaitMeasure::kNone:
-      break;
-  }
-  return "none";
+  static constexpr std::array<std::string_view, 4> kNames = {"none", "communication_json", "peer_start", "exposed"};
+  return EnumName(measure, kNames, "none");
 }
 
 std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankCommunication>& ranks,

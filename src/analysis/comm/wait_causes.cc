@@ -1,6 +1,7 @@
 #include "analysis/comm/wait_causes.h"
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "analysis/core/device_work.h"
 #include "analysis/core/host_op_tree.h"
 #include "analysis/core/intervals.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 namespace {
@@ -124,20 +126,10 @@ std::vector<LeadOperator> Operators(const Trace& trace, const RankTimeline& t, I
 }  // namespace
 
 std::string_view WaitCauseName(WaitCause cause) {
-  switch (cause) {
-    case WaitCause::kCompute:
-      return "compute";
-    case WaitCause::kHostPause:
-      return "host_pause";
-    case WaitCause::kDataLoading:
-      return "data_loading";
-    case WaitCause::kOwnWait:
-      return "own_wait";
-    case WaitCause::kUnexplained:
-    case WaitCause::kCount:
-      break;
-  }
-  return "unexplained";
+  static constexpr std::array<std::string_view, 5> kNames = {"compute", "host_pause", "data_loading", "own_wait",
+                                                             "unexplained"};
+  static_assert(kNames.size() == kWaitCauseCount);
+  return EnumName(cause, kNames, "unexplained");
 }
 
 std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vector<Collective>& collectives) {

@@ -8,6 +8,7 @@
 
 #include "analysis/core/device_launches.h"
 #include "analysis/core/op_classes.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 
@@ -27,18 +28,8 @@ bool IsUnclassedAttentionKernel(std::string_view name) {
                      [&](std::string_view word) { return lower.find(word) != std::string::npos; });
 }
 
-bool IsDeviceOperator(EventKind kind) {
-  switch (kind) {
-    case EventKind::kKernel:
-    case EventKind::kMemcpy:
-    case EventKind::kMemset:
-    case EventKind::kSync:
-    case EventKind::kCollective:
-      return true;
-    default:
-      return false;  // gpu_user_annotation ranges would count the kernels under them twice
-  }
-}
+// Device work but gpu_user_annotation ranges, which would count the kernels under them twice.
+bool IsDeviceOperator(EventKind kind) { return IsDeviceKind(kind) && kind != EventKind::kGpuAnnotation; }
 
 bool IsHostInterval(EventKind kind) {
   return !IsDeviceKind(kind) && kind != EventKind::kInstant && kind != EventKind::kMemoryEvent &&
@@ -98,15 +89,8 @@ std::string_view WordOf(OperatorChange change, const std::array<std::string_view
 }  // namespace
 
 std::string_view OperatorScopeName(OperatorScope scope) {
-  switch (scope) {
-    case OperatorScope::kDevice:
-      return "device";
-    case OperatorScope::kHostOperators:
-      return "host_operators";
-    case OperatorScope::kHostAll:
-      return "host_all";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 3> kNames = {"device", "host_operators", "host_all"};
+  return EnumName(scope, kNames, "unknown");
 }
 
 std::string_view OperatorChangeName(OperatorChange change) {
@@ -271,25 +255,9 @@ OperatorDiff DiffOperators(const OperatorTotals& before, const OperatorTotals& a
 }
 
 std::string_view OperatorCategoryName(OperatorCategory category) {
-  switch (category) {
-    case OperatorCategory::kMatmul:
-      return "matmul";
-    case OperatorCategory::kConv:
-      return "conv";
-    case OperatorCategory::kAttention:
-      return "attention";
-    case OperatorCategory::kVector:
-      return "vector";
-    case OperatorCategory::kCommunication:
-      return "communication";
-    case OperatorCategory::kMemcpy:
-      return "memcpy";
-    case OperatorCategory::kOther:
-      return "other";
-    case OperatorCategory::kCount:
-      break;
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, kOperatorCategories> kNames = {
+      "matmul", "conv", "attention", "vector", "communication", "memcpy", "other"};
+  return EnumName(category, kNames, "unknown");
 }
 
 OperatorCategory CategoryOf(std::string_view name) {

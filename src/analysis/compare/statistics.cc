@@ -1,9 +1,12 @@
 #include "analysis/compare/statistics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
+
+#include "base/enum_names.h"
 
 namespace tuneprof {
 
@@ -173,17 +176,9 @@ std::optional<RankTest> MannWhitneyU(std::span<const double> before, std::span<c
 }
 
 std::string_view ChangeVerdictName(ChangeVerdict verdict) {
-  switch (verdict) {
-    case ChangeVerdict::kTooFewSamples:
-      return "too_few_samples";
-    case ChangeVerdict::kNoSignificantChange:
-      return "no_significant_change";
-    case ChangeVerdict::kIncrease:
-      return "increase";
-    case ChangeVerdict::kDecrease:
-      return "decrease";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 4> kNames = {"too_few_samples", "no_significant_change", "increase",
+                                                             "decrease"};
+  return EnumName(verdict, kNames, "unknown");
 }
 
 SampleComparison CompareSamples(std::span<const double> before, std::span<const double> after, double alpha) {

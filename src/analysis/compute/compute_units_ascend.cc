@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/compute/compute_units.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 namespace {
@@ -170,23 +171,9 @@ std::optional<double> AscendUnitSums::BlockOccupancy() const {
 }
 
 std::string_view AscendBoundName(AscendBound bound) {
-  switch (bound) {
-    case AscendBound::kNone:
-      return "none";
-    case AscendBound::kMac:
-      return "mac";
-    case AscendBound::kMte2:
-      return "mte2";
-    case AscendBound::kVec:
-      return "vec";
-    case AscendBound::kMte3:
-      return "mte3";
-    case AscendBound::kVecMte:
-      return "vec+mte";
-    case AscendBound::kUnknown:
-      break;
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 7> kNames = {"unknown", "none", "mac",    "mte2",
+                                                             "vec",     "mte3", "vec+mte"};
+  return EnumName(bound, kNames, "unknown");
 }
 
 AscendBound AscendBoundOf(const AscendUnitSums& sums, bool cube) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "base/enum_names.h"
+
 namespace tuneprof {
 namespace {
 
@@ -132,17 +134,8 @@ const CommKernelRule* MatchCommKernel(std::string_view name) {
 }
 
 std::string_view CommKernelMatchName(CommKernelMatch match) {
-  switch (match) {
-    case kPrefix:
-      return "prefix";
-    case kContains:
-      return "contains";
-    case kNameContains:
-      return "name contains";
-    case kTemplatedHead:
-      return "templated head";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 4> kNames = {"prefix", "contains", "name contains", "templated head"};
+  return EnumName(match, kNames, "?");
 }
 
 }  // namespace tuneprof

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analysis/core/comm_kernel_rules.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 namespace {
@@ -63,21 +64,10 @@ std::optional<WorkClass> KindRule(EventKind kind) {
 }  // namespace
 
 std::string_view WorkClassName(WorkClass work) {
-  switch (work) {
-    case WorkClass::kCompute:
-      return "compute";
-    case WorkClass::kCommunication:
-      return "communication";
-    case WorkClass::kMemory:
-      return "memory";
-    case WorkClass::kOther:
-      return "other";
-    case WorkClass::kFusedComm:
-      return "fused_comm";
-    case WorkClass::kCount:
-      break;
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 5> kNames = {"compute", "communication", "memory", "other",
+                                                             "fused_comm"};
+  static_assert(kNames.size() == static_cast<size_t>(WorkClass::kCount));
+  return EnumName(work, kNames, "unknown");
 }
 
 bool IsDeviceWaitName(std::string_view name) {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "base/enum_names.h"
+
 namespace tuneprof {
 namespace {
 
@@ -78,15 +80,8 @@ void AnalyseStream(int64_t rank, int64_t stream, std::vector<StreamRow> rows, in
 }  // namespace
 
 std::string_view HtaIdleCategoryName(HtaIdleCategory category) {
-  switch (category) {
-    case HtaIdleCategory::kHostWait:
-      return "host_wait";
-    case HtaIdleCategory::kKernelWait:
-      return "kernel_wait";
-    case HtaIdleCategory::kOther:
-      break;
-  }
-  return "other";
+  static constexpr std::array<std::string_view, 3> kNames = {"host_wait", "kernel_wait", "other"};
+  return EnumName(category, kNames, "other");
 }
 
 std::vector<HtaIdleRow> ComputeHtaIdleTime(std::span<const Trace> traces, int64_t consecutive_kernel_delay_us) {

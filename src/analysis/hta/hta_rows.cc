@@ -1,6 +1,7 @@
 #include "analysis/hta/hta_rows.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "analysis/core/side_rows_by_event.h"
+#include "base/enum_names.h"
 #include "base/huge_pages.h"
 namespace tuneprof {
 namespace {
@@ -435,17 +437,8 @@ HtaKernelType HtaKernelTypeOf(std::string_view name) {
 }
 
 std::string_view HtaKernelTypeName(HtaKernelType type) {
-  switch (type) {
-    case HtaKernelType::kCommunication:
-      return "COMMUNICATION";
-    case HtaKernelType::kMemory:
-      return "MEMORY";
-    case HtaKernelType::kComputation:
-      return "COMPUTATION";
-    case HtaKernelType::kOther:
-      break;
-  }
-  return "OTHER";
+  static constexpr std::array<std::string_view, 4> kNames = {"COMMUNICATION", "MEMORY", "COMPUTATION", "OTHER"};
+  return EnumName(type, kNames, "OTHER");
 }
 
 std::vector<HtaRow> ReadIntervalsLikeHta(const Trace& trace) {

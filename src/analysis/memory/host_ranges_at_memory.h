@@ -2,6 +2,7 @@
 // The host ranges a memory event's instant may lie in: both the memory timeline (which operator
 // allocated a block) and the category rules (which phase it was allocated in) sweep one thread at a time
 // over the same ranges, the host operators and user annotations of the threads that hold memory events.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -34,6 +35,29 @@ std::vector<std::vector<Span>> HostRangesAtMemory(const Trace& trace,
                !memory_by_track[events.track[i]].empty();
       },
       make);
+}
+
+// For each track with memory events, sweep(spans, queries): the track's ranges (`spans_by_track` as
+// HostRangesAtMemory gives it) sorted by `outer_first`, and its memory events in time order. Both mostly
+// arrive in these orders, and then sorting is one check; the sorts are stable, so that ranges alike by
+// `outer_first` keep the order they were written in.
+template <class Span, class OuterFirst, class Sweep>
+void SweepTracks(const Trace& trace, std::vector<std::vector<uint32_t>>* queries_by_track,
+                 std::vector<std::vector<Span>>* spans_by_track, OuterFirst outer_first, Sweep sweep) {
+  const std::vector<MemoryEvent>& memory = trace.memory_events();
+  auto earlier = [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; };
+  for (size_t track = 0; track < queries_by_track->size(); ++track) {
+    std::vector<uint32_t>& queries = (*queries_by_track)[track];
+    if (queries.empty()) continue;
+    std::vector<Span>& spans = (*spans_by_track)[track];
+    if (!std::is_sorted(spans.begin(), spans.end(), outer_first)) {
+      std::stable_sort(spans.begin(), spans.end(), outer_first);
+    }
+    if (!std::is_sorted(queries.begin(), queries.end(), earlier)) {
+      std::stable_sort(queries.begin(), queries.end(), earlier);
+    }
+    sweep(spans, queries);
+  }
 }
 
 }  // namespace tuneprof

@@ -39,6 +39,24 @@ MemoryEventContext ContextAt(const std::vector<Span>& open, int64_t t) {
   return out;
 }
 
+// The context of each of a track's memory events (`queries`, in time order) among its ranges (`spans`,
+// outermost first). The ranges open at the current instant are kept outermost first: a range is dropped
+// once one that starts after it ends does not lie inside it, or once it has ended by the instant queried.
+void ContextsOnTrack(const std::vector<Span>& spans, const std::vector<uint32_t>& queries,
+                     const std::vector<MemoryEvent>& memory, std::vector<MemoryEventContext>* out) {
+  std::vector<Span> open;
+  size_t next = 0;
+  for (uint32_t m : queries) {
+    const int64_t t = memory[m].ts_ns;
+    for (; next < spans.size() && spans[next].start_ns <= t; ++next) {
+      while (!open.empty() && open.back().end_ns < spans[next].start_ns) open.pop_back();
+      open.push_back(spans[next]);
+    }
+    while (!open.empty() && open.back().end_ns < t) open.pop_back();
+    (*out)[m] = ContextAt(open, t);
+  }
+}
+
 }  // namespace
 
 std::vector<MemoryEventContext> MemoryEventContexts(const Trace& trace) {
@@ -53,27 +71,10 @@ std::vector<MemoryEventContext> MemoryEventContexts(const Trace& trace) {
   auto outer_first = [](const Span& a, const Span& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
   };
-  auto earlier = [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; };
-  for (size_t track = 0; track < queries_by_track.size(); ++track) {
-    std::vector<uint32_t>& queries = queries_by_track[track];
-    if (queries.empty()) continue;
-    std::vector<Span>& spans = spans_by_track[track];
-    if (!std::is_sorted(spans.begin(), spans.end(), outer_first)) std::stable_sort(spans.begin(), spans.end(), outer_first);
-    if (!std::is_sorted(queries.begin(), queries.end(), earlier)) std::stable_sort(queries.begin(), queries.end(), earlier);
-    // The ranges open at the current instant, outermost first: a range is dropped once one that starts
-    // after it ends does not lie inside it, or once it has ended by the instant queried.
-    std::vector<Span> open;
-    size_t next = 0;
-    for (uint32_t m : queries) {
-      const int64_t t = memory[m].ts_ns;
-      for (; next < spans.size() && spans[next].start_ns <= t; ++next) {
-        while (!open.empty() && open.back().end_ns < spans[next].start_ns) open.pop_back();
-        open.push_back(spans[next]);
-      }
-      while (!open.empty() && open.back().end_ns < t) open.pop_back();
-      out[m] = ContextAt(open, t);
-    }
-  }
+  SweepTracks(trace, &queries_by_track, &spans_by_track, outer_first,
+              [&](const std::vector<Span>& spans, const std::vector<uint32_t>& queries) {
+                ContextsOnTrack(spans, queries, memory, &out);
+              });
   return out;
 }
 
@@ -84,7 +85,8 @@ MemoryCategory CategoryOfBlock(const MemoryEventContext& alloc, const MemoryEven
     case MemoryPhase::kOptimizer:
       return free && free_ns <= alloc.phase_end_ns ? MemoryCategory::kTemporaries : MemoryCategory::kOptimizerState;
     case MemoryPhase::kBackward:
-      return free && free->phase == MemoryPhase::kBackward ? MemoryCategory::kAutogradDetail : MemoryCategory::kGradients;
+      return free && free->phase == MemoryPhase::kBackward ? MemoryCategory::kAutogradDetail
+                                                           : MemoryCategory::kGradients;
     case MemoryPhase::kOther:
       break;
   }

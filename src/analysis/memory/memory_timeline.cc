@@ -22,6 +22,31 @@ struct OpSpan {
   bool is_operator;  // cpu_op rather than a user annotation
 };
 
+// EnclosingOps on one track: its memory events (`queries`, in time order) among its ranges (`spans`,
+// outermost first), operators and annotations each on a stack of the open ranges.
+void EnclosingOnTrack(const std::vector<OpSpan>& spans, const std::vector<uint32_t>& queries,
+                      const std::vector<MemoryEvent>& memory, std::vector<uint32_t>* result) {
+  std::vector<OpSpan> operators;
+  std::vector<OpSpan> annotations;
+  size_t next = 0;
+  for (uint32_t m : queries) {
+    const int64_t t = memory[m].ts_ns;
+    for (; next < spans.size() && spans[next].start_ns <= t; ++next) {
+      std::vector<OpSpan>& stack = spans[next].is_operator ? operators : annotations;
+      while (!stack.empty() && stack.back().end_ns < spans[next].end_ns) stack.pop_back();
+      stack.push_back(spans[next]);
+    }
+    for (std::vector<OpSpan>* stack : {&operators, &annotations}) {
+      while (!stack->empty() && stack->back().end_ns < t) stack->pop_back();
+    }
+    if (!operators.empty()) {
+      (*result)[m] = operators.back().event;
+    } else if (!annotations.empty()) {
+      (*result)[m] = annotations.back().event;
+    }
+  }
+}
+
 // For each memory event, the innermost host operator on its thread enclosing its instant (or, when
 // none does, the innermost user annotation); kNoIndex when neither does. One sweep per thread: the
 // ranges of a thread nest, so a stack of open ranges holds the enclosing chain.
@@ -34,40 +59,15 @@ std::vector<uint32_t> EnclosingOps(const Trace& trace) {
         return OpSpan{events.ts_ns[i], events.end_ns(i), i, events.kind[i] == EventKind::kHostOp};
       });
   std::vector<uint32_t> result(memory.size(), kNoIndex);
-  // Outer ranges first; of two with the same extent, the one written first. Traces mostly arrive in this
-  // order already, and then sorting is one check.
+  // Outer ranges first; of two with the same extent, the one written first.
   auto outer_first = [](const OpSpan& a, const OpSpan& b) {
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
     return a.end_ns != b.end_ns ? a.end_ns > b.end_ns : a.event < b.event;
   };
-  auto earlier = [&](uint32_t a, uint32_t b) { return memory[a].ts_ns < memory[b].ts_ns; };
-  for (size_t track = 0; track < queries_by_track.size(); ++track) {
-    std::vector<uint32_t>& queries = queries_by_track[track];
-    if (queries.empty()) continue;
-    std::vector<OpSpan>& spans = spans_by_track[track];
-    if (!std::is_sorted(spans.begin(), spans.end(), outer_first)) std::sort(spans.begin(), spans.end(), outer_first);
-    if (!std::is_sorted(queries.begin(), queries.end(), earlier))
-      std::stable_sort(queries.begin(), queries.end(), earlier);
-    std::vector<OpSpan> operators;
-    std::vector<OpSpan> annotations;
-    size_t next = 0;
-    for (uint32_t m : queries) {
-      const int64_t t = memory[m].ts_ns;
-      for (; next < spans.size() && spans[next].start_ns <= t; ++next) {
-        std::vector<OpSpan>& stack = spans[next].is_operator ? operators : annotations;
-        while (!stack.empty() && stack.back().end_ns < spans[next].end_ns) stack.pop_back();
-        stack.push_back(spans[next]);
-      }
-      for (std::vector<OpSpan>* stack : {&operators, &annotations}) {
-        while (!stack->empty() && stack->back().end_ns < t) stack->pop_back();
-      }
-      if (!operators.empty()) {
-        result[m] = operators.back().event;
-      } else if (!annotations.empty()) {
-        result[m] = annotations.back().event;
-      }
-    }
-  }
+  SweepTracks(trace, &queries_by_track, &spans_by_track, outer_first,
+              [&](const std::vector<OpSpan>& spans, const std::vector<uint32_t>& queries) {
+                EnclosingOnTrack(spans, queries, memory, &result);
+              });
   return result;
 }
 

@@ -89,6 +89,29 @@ SnapshotFrameRef RefOf(const MemorySnapshot& snapshot, FrameKind kind, uint32_t 
   return ref;
 }
 
+// Bytes and blocks charged to each frame, the frames kept in the order they were first charged (the sort
+// that follows is stable, so ties keep it).
+class FrameGroups {
+ public:
+  void Charge(const MemorySnapshot& snapshot, std::pair<FrameKind, uint32_t> frame, uint64_t bytes) {
+    auto [it, added] = groups_.try_emplace(GroupKey(frame));
+    if (added) {
+      it->second.frame = RefOf(snapshot, frame.first, frame.second);
+      order_.push_back(it->first);
+    }
+    it->second.bytes += bytes;
+    ++it->second.blocks;
+  }
+
+  void MoveTo(std::vector<SnapshotFrameBytes>* out) {
+    for (uint64_t key : order_) out->push_back(std::move(groups_[key]));
+  }
+
+ private:
+  std::unordered_map<uint64_t, SnapshotFrameBytes> groups_;
+  std::vector<uint64_t> order_;
+};
+
 void DumpState(const MemorySnapshot& snapshot, SnapshotDeviceMemory* out) {
   for (const SnapshotSegment& segment : snapshot.segments) {
     if (segment.device != out->device) continue;
@@ -260,26 +283,18 @@ class TraceReplay {
   }
 
   void ChargeThePeak() {
-    std::unordered_map<uint64_t, SnapshotFrameBytes> groups;
-    std::vector<uint64_t> order;
+    FrameGroups groups;
     uint64_t live_total = 0;
     for (size_t i = 0; i < out_->peak_event; ++i) {
       const SnapshotTraceEntry& e = entries_[i];
       if (!IsAlloc(e) || free_[i] < out_->peak_event) continue;
       live_total += e.size;
-      const auto frame = ChargedFrame(e.stack);
-      auto [it, added] = groups.try_emplace(GroupKey(frame));
-      if (added) {
-        it->second.frame = RefOf(snapshot_, frame.first, frame.second);
-        order.push_back(it->first);
-      }
-      it->second.bytes += e.size;
-      ++it->second.blocks;
+      groups.Charge(snapshot_, ChargedFrame(e.stack), e.size);
       out_->categories[CategoryOf(phase_[i], free_[i] < run_end_[i])] += e.size;
     }
     // What the trace's own blocks do not make up was allocated before it (less what the trace freed of it).
     const uint64_t before = out_->peak_allocated - live_total;
-    for (uint64_t key : order) out_->peak_frames.push_back(std::move(groups[key]));
+    groups.MoveTo(&out_->peak_frames);
     if (before != 0) {
       SnapshotFrameBytes rest;
       rest.frame.kind = FrameKind::kBeforeTrace;
@@ -293,26 +308,18 @@ class TraceReplay {
   // Without a trace the dump is all there is: its allocated blocks by the frames they were recorded with,
   // in no category (their lifetimes are unknown).
   void ChargeTheDump() {
-    std::unordered_map<uint64_t, SnapshotFrameBytes> groups;
-    std::vector<uint64_t> order;
+    FrameGroups groups;
     uint64_t charged = 0;
     for (const SnapshotSegment& segment : snapshot_.segments) {
       if (segment.device != out_->device) continue;
       for (uint32_t b = segment.first_block; b < segment.first_block + segment.block_count; ++b) {
         const SnapshotBlock& block = snapshot_.blocks[b];
         if (block.state == BlockState::kInactive) continue;
-        const auto frame = ChargedFrame(block.stack);
-        auto [it, added] = groups.try_emplace(GroupKey(frame));
-        if (added) {
-          it->second.frame = RefOf(snapshot_, frame.first, frame.second);
-          order.push_back(it->first);
-        }
-        it->second.bytes += block.size;
-        ++it->second.blocks;
+        groups.Charge(snapshot_, ChargedFrame(block.stack), block.size);
         charged += block.size;
       }
     }
-    for (uint64_t key : order) out_->peak_frames.push_back(std::move(groups[key]));
+    groups.MoveTo(&out_->peak_frames);
     // The segments' allocated bytes and their blocks' sizes can differ (pending frees): the rest is unnamed.
     if (out_->peak_allocated != charged) {
       SnapshotFrameBytes rest;

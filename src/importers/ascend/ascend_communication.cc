@@ -131,6 +131,12 @@ void DropSplitOfStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* 
       outlasting.size() == 1 ? "that step's" : "those steps'", dropped_ops == 1 ? "1 op" : fmt::format("{} ops", dropped_ops)));
 }
 
+// A numeric field of an op or a link, by its key in the file.
+struct NumberSlot {
+  std::string_view key;
+  double* field;
+};
+
 // One streaming pass over one file. Every error names the file and the key path where it happened.
 class CommunicationReader {
  public:
@@ -186,6 +192,29 @@ class CommunicationReader {
     return Status();
   }
 
+  // Calls visit(key, value) for each field of `object` in order, stopping at the first error; a field
+  // that does not parse fails at `where`.
+  template <typename Visit>
+  Status ForEachField(od::object& object, std::string_view where, Visit visit) const {
+    for (auto raw_field : object) {
+      od::field field;
+      std::string_view key;
+      if (auto e = std::move(raw_field).get(field)) return Fail(where, e);
+      if (auto e = field.unescaped_key().get(key)) return Fail(where, e);
+      Status status = visit(key, field.value());
+      if (!status.ok()) return status;
+    }
+    return Status();
+  }
+
+  // ForEachField over `value`, which must be an object.
+  template <typename Visit>
+  Status ForEachFieldOf(od::value value, std::string_view where, Visit visit) const {
+    od::object object;
+    if (auto e = value.get_object().get(object)) return Fail(where, e);
+    return ForEachField(object, where, visit);
+  }
+
   Status ReadOp(std::string_view step, bool p2p, std::string_view key, od::object& object) {
     HcclOpTime op;
     op.step = out_->Intern(step);
@@ -196,30 +225,19 @@ class CommunicationReader {
     op.group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
     op.first_traffic = static_cast<uint32_t>(tables_->traffic.size());
     const std::string where = std::string(step) + "." + std::string(key);
-    for (auto part_field : object) {
-      od::field part;
-      std::string_view part_key;
-      if (auto e = std::move(part_field).get(part)) return Fail(where, e);
-      if (auto e = part.unescaped_key().get(part_key)) return Fail(where, e);
-      Status status;
-      if (part_key == "Communication Time Info") {
-        status = ReadTimeInfo(part.value(), where, &op);
-      } else if (part_key == "Communication Bandwidth Info") {
-        status = ReadBandwidthInfo(part.value(), where);
-      }
-      if (!status.ok()) return status;
-    }
+    Status status = ForEachField(object, where, [&](std::string_view part_key, od::value part) -> Status {
+      if (part_key == "Communication Time Info") return ReadTimeInfo(part, where, &op);
+      if (part_key == "Communication Bandwidth Info") return ReadBandwidthInfo(part, where);
+      return Status();
+    });
+    if (!status.ok()) return status;
     op.traffic_count = static_cast<uint32_t>(tables_->traffic.size()) - op.first_traffic;
     tables_->ops.push_back(op);
     return Status();
   }
 
   Status ReadTimeInfo(od::value value, const std::string& where, HcclOpTime* op) {
-    struct Slot {
-      std::string_view key;
-      double* field;
-    };
-    const Slot slots[] = {
+    const NumberSlot slots[] = {
         {"Start Timestamp(us)", &op->start_us},
         {"Elapse Time(ms)", &op->elapse_ms},
         {"Transit Time(ms)", &op->transit_ms},
@@ -234,75 +252,49 @@ class CommunicationReader {
 
   template <typename Slots>
   Status ReadNumbers(od::value value, const std::string& where, const Slots& slots, bool* has_distribution = nullptr) {
-    od::object object;
-    if (auto e = value.get_object().get(object)) return Fail(where, e);
-    for (auto item_field : object) {
-      od::field item;
-      std::string_view key;
-      if (auto e = std::move(item_field).get(item)) return Fail(where, e);
-      if (auto e = item.unescaped_key().get(key)) return Fail(where, e);
+    return ForEachFieldOf(value, where, [&](std::string_view key, od::value item) -> Status {
       if (key == "Size Distribution" && has_distribution != nullptr) {
-        Status status = ReadBuckets(item.value(), where + "." + std::string(key));
-        if (!status.ok()) return status;
-        *has_distribution = true;
-        continue;
+        Status status = ReadBuckets(item, where + "." + std::string(key));
+        if (status.ok()) *has_distribution = true;
+        return status;
       }
-      for (const auto& slot : slots) {
-        if (slot.key != key) continue;
-        Status status = Number(item.value(), where + "." + std::string(key), slot.field);
-        if (!status.ok()) return status;
-        break;
+      for (const NumberSlot& slot : slots) {
+        if (slot.key == key) return Number(item, where + "." + std::string(key), slot.field);
       }
-    }
-    return Status();
+      return Status();
+    });
   }
 
   Status ReadBandwidthInfo(od::value value, const std::string& where) {
-    od::object transports;
     const std::string here = where + ".Communication Bandwidth Info";
-    if (auto e = value.get_object().get(transports)) return Fail(here, e);
-    for (auto transport_field : transports) {
-      od::field field;
-      std::string_view transport_key;
-      if (auto e = std::move(transport_field).get(field)) return Fail(here, e);
-      if (auto e = field.unescaped_key().get(transport_key)) return Fail(here, e);
+    return ForEachFieldOf(value, here, [&](std::string_view transport_key, od::value transport) -> Status {
       HcclTransportTraffic traffic;
       traffic.transport = out_->Intern(transport_key);
       traffic.first_bucket = static_cast<uint32_t>(tables_->buckets.size());
-      struct Slot {
-        std::string_view key;
-        double* field;
-      };
-      const Slot slots[] = {
+      const NumberSlot slots[] = {
           {"Transit Size(MB)", &traffic.transit_size_mb},
           {"Transit Time(ms)", &traffic.transit_time_ms},
           {"Bandwidth(GB/s)", &traffic.bandwidth_gbps},
           {"Large Packet Ratio", &traffic.large_packet_ratio},
       };
       bool has_distribution = false;
-      Status status = ReadNumbers(field.value(), here + "." + std::string(transport_key), slots, &has_distribution);
+      Status status = ReadNumbers(transport, here + "." + std::string(transport_key), slots, &has_distribution);
       if (!status.ok()) return status;
       traffic.bucket_count = static_cast<uint32_t>(tables_->buckets.size()) - traffic.first_bucket;
       tables_->traffic.push_back(traffic);
-    }
-    return Status();
+      return Status();
+    });
   }
 
   // {"<packet MB>": [count, transit ms], ...}
   Status ReadBuckets(od::value value, const std::string& where) {
-    od::object buckets;
-    if (auto e = value.get_object().get(buckets)) return Fail(where, e);
-    for (auto bucket_field : buckets) {
-      od::field field;
-      std::string_view key;
-      if (auto e = std::move(bucket_field).get(field)) return Fail(where, e);
-      if (auto e = field.unescaped_key().get(key)) return Fail(where, e);
+    return ForEachFieldOf(value, where, [&](std::string_view key, od::value field) -> Status {
       HcclPacketBucket bucket;
       const std::string here = where + "." + std::string(key);
       if (!ParseDouble(key, &bucket.packet_mb))
         return InvalidInput(std::string(origin_) + ": " + here + ": not a size");
       od::array pair;
-      if (auto e = field.value().get_array().get(pair)) return Fail(here, e);
+      if (auto e = field.get_array().get(pair)) return Fail(here, e);
       size_t index = 0;
       for (auto element : pair) {
         od::value item;
@@ -316,8 +308,8 @@ class CommunicationReader {
       }
       if (index != 2) return InvalidInput(std::string(origin_) + ": " + here + ": expected [count, transit ms]");
       tables_->buckets.push_back(bucket);
-    }
-    return Status();
+      return Status();
+    });
   }
 
   static bool ParseDouble(std::string_view text, double* out) {
@@ -339,11 +331,7 @@ class CommunicationReader {
     const StringId step_id = out_->Intern(step);
     const StringId op_key = out_->Intern(key.substr(0, at));
     const StringId group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
-    for (auto link_field : links) {
-      od::field field;
-      std::string_view pair;
-      if (auto e = std::move(link_field).get(field)) return Fail(where, e);
-      if (auto e = field.unescaped_key().get(pair)) return Fail(where, e);
+    return ForEachField(links, where, [&](std::string_view pair, od::value value) -> Status {
       HcclLink link;
       link.step = step_id;
       link.p2p = p2p;
@@ -353,37 +341,32 @@ class CommunicationReader {
       if (!ParseRankPair(pair, &link.src_rank, &link.dst_rank)) {
         return InvalidInput(std::string(origin_) + ": " + here + ": not a \"<src>-<dst>\" rank pair");
       }
-      Status status = ReadLink(field.value(), here, &link);
+      Status status = ReadLink(value, here, &link);
       if (!status.ok()) return status;
       tables_->links.push_back(link);
-    }
-    return Status();
+      return Status();
+    });
   }
 
   Status ReadLink(od::value value, const std::string& where, HcclLink* link) {
-    od::object object;
-    if (auto e = value.get_object().get(object)) return Fail(where, e);
-    for (auto item_field : object) {
-      od::field item;
-      std::string_view key;
-      if (auto e = std::move(item_field).get(item)) return Fail(where, e);
-      if (auto e = item.unescaped_key().get(key)) return Fail(where, e);
+    const NumberSlot slots[] = {
+        {"Transit Size(MB)", &link->transit_size_mb},
+        {"Transit Time(ms)", &link->transit_time_ms},
+        {"Bandwidth(GB/s)", &link->bandwidth_gbps},
+    };
+    return ForEachFieldOf(value, where, [&](std::string_view key, od::value item) -> Status {
       const std::string here = where + "." + std::string(key);
-      Status status;
       if (key == "Transport Type" || key == "Op Name") {
         std::string_view text;
-        if (auto e = item.value().get_string().get(text)) return Fail(here, e);
+        if (auto e = item.get_string().get(text)) return Fail(here, e);
         (key == "Op Name" ? link->op_name : link->transport) = out_->Intern(text);
-      } else if (key == "Transit Size(MB)") {
-        status = Number(item.value(), here, &link->transit_size_mb);
-      } else if (key == "Transit Time(ms)") {
-        status = Number(item.value(), here, &link->transit_time_ms);
-      } else if (key == "Bandwidth(GB/s)") {
-        status = Number(item.value(), here, &link->bandwidth_gbps);
+        return Status();
       }
-      if (!status.ok()) return status;
-    }
-    return Status();
+      for (const NumberSlot& slot : slots) {
+        if (slot.key == key) return Number(item, here, slot.field);
+      }
+      return Status();
+    });
   }
 
   std::string_view origin_;

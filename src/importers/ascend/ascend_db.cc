@@ -16,6 +16,7 @@
 
 #include "base/decimal.h"
 #include "importers/ascend/ascend_db_reading.h"
+#include "importers/ascend/ascend_layout.h"
 #include "importers/common/rank.h"
 #include "io/sqlite_file.h"
 
@@ -95,20 +96,6 @@ Status ReadRank(const SqliteFile& db, TraceMetadata* meta) {
   });
 }
 
-// A JSON value under `key` as profiler_metadata.json's entries are kept: objects by field, strings as
-// they are, anything else as its JSON text.
-void AddFlattened(simdjson::dom::element element, const std::string& key, SideTableBuilder* out) {
-  simdjson::dom::object object;
-  std::string_view text;
-  if (element.get_object().get(object) == simdjson::SUCCESS) {
-    for (auto field : object) AddFlattened(field.value, key + "." + std::string(field.key), out);
-  } else if (element.get_string().get(text) == simdjson::SUCCESS) {
-    out->AddMetadataEntry(key, std::string(text));
-  } else {
-    out->AddMetadataEntry(key, simdjson::minify(element));
-  }
-}
-
 // The Db export stores profiler_metadata.json's distributed_args and parallel_group_info as META_DATA
 // rows of JSON text: kept under profiler_metadata.json's keys, so that the pp / dp groups are found
 // where the rank directory lost that file, and read alike where it has it.
@@ -133,7 +120,7 @@ Status ReadMetaData(const SqliteFile& db, SideTableBuilder* out) {
       return;
     }
     if (IsMetadataObject(name)) {
-      AddFlattened(doc, "profiler_metadata." + name, out);
+      AddFlattenedMetadata(doc, "profiler_metadata." + name, out);
       return;
     }
     for (auto field : object) {

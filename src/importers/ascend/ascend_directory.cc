@@ -77,20 +77,6 @@ fs::path FindAnalysisDatabase(const fs::path& output) {
   return {};
 }
 
-// Producer settings as flat "prefix.key.subkey" -> text entries; objects are walked, anything else
-// (strings unquoted) becomes one entry.
-void Flatten(simdjson::dom::element element, const std::string& key, SideTableBuilder* out) {
-  simdjson::dom::object object;
-  std::string_view text;
-  if (element.get_object().get(object) == simdjson::SUCCESS) {
-    for (auto field : object) Flatten(field.value, key + "." + std::string(field.key), out);
-  } else if (element.get_string().get(text) == simdjson::SUCCESS) {
-    out->AddMetadataEntry(key, std::string(text));
-  } else {
-    out->AddMetadataEntry(key, simdjson::minify(element));
-  }
-}
-
 // Settings files hold a few KB; one far past this is damaged, not read.
 constexpr size_t kSettingsFileLimit = size_t{64} << 20;
 
@@ -143,7 +129,7 @@ void ReadProfilerInfo(const fs::path& root, SideTableBuilder* out, RankInfo* inf
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (!LoadJson(files[0], &parser, &doc, out)) return;
-  Flatten(doc, "profiler_info", out);
+  AddFlattenedMetadata(doc, "profiler_info", out);
   const int64_t rank_id = IntField(doc, "/rank_id");
   if (info->rank == kNoId && rank_id != kNoId && rank_id >= 0) info->rank = rank_id;
 }
@@ -154,7 +140,7 @@ void ReadProfilerMetadata(const fs::path& root, SideTableBuilder* out, RankInfo*
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (!LoadJson(path, &parser, &doc, out)) return;
-  Flatten(doc, "profiler_metadata", out);
+  AddFlattenedMetadata(doc, "profiler_metadata", out);
   const int64_t rank = IntField(doc, "/distributed_args/rank");
   if (info->rank == kNoId && rank != kNoId && rank >= 0) info->rank = rank;
   info->world_size = IntField(doc, "/distributed_args/world_size");
@@ -182,21 +168,7 @@ Trace ImportTimeline(const fs::path& trace_view, const Layout& layout, const std
           ? (layout.output / "ascend_pytorch_profiler_*.db").string() + std::string(kMissingTimelineWarning) + dir +
                 " (the Db export keeps it there: copy it with the rank)"
           : trace_view.string() + std::string(kMissingTimelineWarning) + dir + " (" + std::string(kTimelineExportHint) + ")";
-  if (IsFile(trace_view)) {
-    auto source = OpenByteSource(trace_view.string());
-    if (source.ok()) {
-      auto trace = ImportChromeTrace(source->get());
-      if (trace.ok()) return std::move(trace).value();
-      problem = trace.status().message() + "; no timeline for " + dir;
-    } else {
-      problem = source.status().message() + "; no timeline for " + dir;
-    }
-  }
-  TraceBuilder builder(dir);
-  builder.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  builder.Warn(problem);
-  SettleRank(builder.mutable_metadata());
-  return builder.Finish();
+  return ImportTimelineOrEmpty(IsFile(trace_view) ? trace_view : fs::path(), dir, problem);
 }
 
 // Rows of the CSVs read whole, which the inventory reports: a table of millions of rows is not read a

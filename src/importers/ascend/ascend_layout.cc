@@ -1,6 +1,12 @@
 #include "importers/ascend/ascend_layout.h"
 
+#include <utility>
+
+#include "importers/chrome_json/chrome_trace_importer.h"
+#include "importers/common/rank.h"
 #include "importers/csv/csv_reader.h"
+#include "io/byte_source.h"
+#include "model/trace_builder.h"
 
 namespace tuneprof {
 
@@ -21,6 +27,37 @@ RankLayout ResolveLayout(const std::string& dir, std::string_view output_dir) {
 bool IsRegularFile(const fs::path& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
+}
+
+Trace ImportTimelineOrEmpty(const fs::path& timeline, const std::string& dir, const std::string& missing) {
+  std::string problem = missing;
+  if (!timeline.empty()) {
+    auto source = OpenByteSource(timeline.string());
+    if (source.ok()) {
+      auto trace = ImportChromeTrace(source->get());
+      if (trace.ok()) return std::move(trace).value();
+      problem = trace.status().message() + "; no timeline for " + dir;
+    } else {
+      problem = source.status().message() + "; no timeline for " + dir;
+    }
+  }
+  TraceBuilder builder(dir);
+  builder.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  builder.Warn(problem);
+  SettleRank(builder.mutable_metadata());
+  return builder.Finish();
+}
+
+void AddFlattenedMetadata(simdjson::dom::element element, const std::string& key, SideTableBuilder* out) {
+  simdjson::dom::object object;
+  std::string_view text;
+  if (element.get_object().get(object) == simdjson::SUCCESS) {
+    for (auto field : object) AddFlattenedMetadata(field.value, key + "." + std::string(field.key), out);
+  } else if (element.get_string().get(text) == simdjson::SUCCESS) {
+    out->AddMetadataEntry(key, std::string(text));
+  } else {
+    out->AddMetadataEntry(key, simdjson::minify(element));
+  }
 }
 
 void CountCsvRows(const fs::path& path, const std::string& name, SourceState state, TraceMetadata* meta) {

@@ -3,6 +3,8 @@
 // (torch_npu's ASCEND_PROFILER_OUTPUT/, msprof's mindstudio_profiler_output/), and the user may name
 // either the rank directory or that folder. Also the inventory's CSV row count, and which directories
 // are Ascend output at all (a rank directory, or msprof-analyze's cluster output).
+#include <simdjson.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -28,6 +30,15 @@ std::filesystem::path NormalDir(const std::string& dir);
 RankLayout ResolveLayout(const std::string& dir, std::string_view output_dir);
 
 bool IsRegularFile(const std::filesystem::path& p);
+
+// The rank's timeline read from `timeline`, or an empty torch_npu timeline with a warning when it is
+// missing (an empty path; the warning is `missing`) or does not read (the warning says why), so that the
+// rank's summaries still load.
+Trace ImportTimelineOrEmpty(const std::filesystem::path& timeline, const std::string& dir, const std::string& missing);
+
+// Producer settings (profiler_info, profiler_metadata.json) as flat metadata entries under `key`:
+// objects are walked ("key.field.subfield"), strings kept unquoted, anything else as its JSON text.
+void AddFlattenedMetadata(simdjson::dom::element element, const std::string& key, SideTableBuilder* out);
 
 // Data records of a CSV (the header excluded) as an inventory entry, or why it could not be read.
 void CountCsvRows(const std::filesystem::path& path, const std::string& name, SourceState state, TraceMetadata* meta);

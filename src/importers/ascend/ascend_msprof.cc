@@ -77,21 +77,7 @@ fs::path FindDatabase(const Layout& layout) {
 // The timeline, or an empty one (with a warning) when it is missing or broken: the summaries still load.
 Trace ImportTimeline(const fs::path& timeline, const std::string& dir) {
   std::string problem = (Normal(dir) / kOutputDir / "msprof_*.json").string() + std::string(kMissingTimelineWarning) + dir;
-  if (!timeline.empty()) {
-    auto source = OpenByteSource(timeline.string());
-    if (source.ok()) {
-      auto trace = ImportChromeTrace(source->get());
-      if (trace.ok()) return std::move(trace).value();
-      problem = trace.status().message() + "; no timeline for " + dir;
-    } else {
-      problem = source.status().message() + "; no timeline for " + dir;
-    }
-  }
-  TraceBuilder builder(dir);
-  builder.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  builder.Warn(problem);
-  SettleRank(builder.mutable_metadata());
-  return builder.Finish();
+  return ImportTimelineOrEmpty(timeline, dir, problem);
 }
 
 void ReadOpSummary(const fs::path& path, SideTableBuilder* out) {

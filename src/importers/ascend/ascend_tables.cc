@@ -51,25 +51,29 @@ struct KernelColumns {
   }
 };
 
-// Reads an optional integer cell; a present cell that is not an integer is a warning.
-int64_t IntCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
+// Reads an optional cell with `parse`; a present cell it rejects is a warning saying it is not `kind`,
+// and unknown.
+template <typename Parse>
+int64_t ParsedCell(const CsvReader& csv, int column, std::string_view what, std::string_view kind, Parse parse,
+                   SideTableBuilder* out) {
   int64_t value = kNoId;
   const auto cell = csv.Cell(column);
-  if (cell && !CsvInt(cell, &value)) {
-    out->Warn(csv.Where(std::string(what) + " is not an integer: " + std::string(*cell)));
+  if (cell && !parse(cell, &value)) {
+    out->Warn(csv.Where(std::string(what) + " is not " + std::string(kind) + ": " + std::string(*cell)));
     value = kNoId;
   }
   return value;
 }
 
+int64_t IntCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
+  return ParsedCell(
+      csv, column, what, "an integer", [](auto cell, int64_t* v) { return CsvInt(cell, v); }, out);
+}
+
 int64_t NanosCell(const CsvReader& csv, int column, std::string_view what, SideTableBuilder* out) {
-  int64_t value = kNoId;
-  const auto cell = csv.Cell(column);
-  if (cell && !CsvMicrosToNanos(cell, &value)) {
-    out->Warn(csv.Where(std::string(what) + " is not a number of microseconds: " + std::string(*cell)));
-    value = kNoId;
-  }
-  return value;
+  return ParsedCell(
+      csv, column, what, "a number of microseconds", [](auto cell, int64_t* v) { return CsvMicrosToNanos(cell, v); },
+      out);
 }
 
 // A duration column: a negative value is as wrong as text, a warning and unknown, never a negative time

@@ -163,8 +163,8 @@ Result<size_t> CommunicationWalker::MeasureValue(std::string_view where) {
   }
 }
 
-Status CommunicationWalker::ReadOps(const std::string& step, bool p2p, const OpFn& on_op) {
-  const std::string where = step + (p2p ? ".p2p" : ".collective");
+Status CommunicationWalker::ForEachMember(std::string_view where, std::string_view key_where,
+                                          const MemberFn& on_member) {
   if (Status s = Expect('{', where, "an object"); !s.ok()) return s;
   auto next = Next(where);
   if (!next.ok()) return next.status();
@@ -174,7 +174,17 @@ Status CommunicationWalker::ReadOps(const std::string& step, bool p2p, const OpF
   }
   std::string key;
   for (;;) {
-    if (Status s = ReadKey(where, &key); !s.ok()) return s;
+    if (Status s = ReadKey(key_where, &key); !s.ok()) return s;
+    if (Status s = on_member(key); !s.ok()) return s;
+    auto done = EndOfObject(where);
+    if (!done.ok()) return done.status();
+    if (done.value()) return Status();
+  }
+}
+
+Status CommunicationWalker::ReadOps(const std::string& step, bool p2p, const OpFn& on_op) {
+  const std::string where = step + (p2p ? ".p2p" : ".collective");
+  return ForEachMember(where, where, [&](const std::string& key) -> Status {
     const std::string here = step + "." + key;
     if (Status s = Expect(':', here, "':'"); !s.ok()) return s;
     auto length = MeasureValue(here);
@@ -182,54 +192,26 @@ Status CommunicationWalker::ReadOps(const std::string& step, bool p2p, const OpF
     const simdjson::padded_string_view value(window_.data() + pos_, length.value(), window_.size() - pos_);
     if (Status s = on_op(step, p2p, key, value); !s.ok()) return s;
     pos_ += length.value();
-    auto done = EndOfObject(where);
-    if (!done.ok()) return done.status();
-    if (done.value()) return Status();
-  }
+    return Status();
+  });
 }
 
 Status CommunicationWalker::ReadSections(const std::string& step, const OpFn& on_op) {
-  if (Status s = Expect('{', step, "an object"); !s.ok()) return s;
-  auto next = Next(step);
-  if (!next.ok()) return next.status();
-  if (next.value() == '}') {
-    ++pos_;
-    return Status();
-  }
-  std::string section;
-  for (;;) {
-    if (Status s = ReadKey(step, &section); !s.ok()) return s;
+  return ForEachMember(step, step, [&](const std::string& section) -> Status {
     if (Status s = Expect(':', step, "':'"); !s.ok()) return s;
-    if (section == "p2p" || section == "collective") {
-      if (Status s = ReadOps(step, section == "p2p", on_op); !s.ok()) return s;
-    } else {  // not known: skipped
-      auto length = MeasureValue(step + "." + section);
-      if (!length.ok()) return length.status();
-      pos_ += length.value();
-    }
-    auto done = EndOfObject(step);
-    if (!done.ok()) return done.status();
-    if (done.value()) return Status();
-  }
+    if (section == "p2p" || section == "collective") return ReadOps(step, section == "p2p", on_op);
+    auto length = MeasureValue(step + "." + section);  // not known: skipped
+    if (!length.ok()) return length.status();
+    pos_ += length.value();
+    return Status();
+  });
 }
 
 Status CommunicationWalker::ReadSteps(const OpFn& on_op) {
-  if (Status s = Expect('{', "document", "an object"); !s.ok()) return s;
-  auto next = Next("document");
-  if (!next.ok()) return next.status();
-  if (next.value() == '}') {
-    ++pos_;
-    return Status();
-  }
-  std::string step;
-  for (;;) {
-    if (Status s = ReadKey("step", &step); !s.ok()) return s;
+  return ForEachMember("document", "step", [&](const std::string& step) -> Status {
     if (Status s = Expect(':', step, "':'"); !s.ok()) return s;
-    if (Status s = ReadSections(step, on_op); !s.ok()) return s;
-    auto done = EndOfObject("document");
-    if (!done.ok()) return done.status();
-    if (done.value()) return Status();
-  }
+    return ReadSections(step, on_op);
+  });
 }
 
 Status CommunicationWalker::Run(const OpFn& on_op) {

@@ -45,6 +45,10 @@ class CommunicationWalker {
   Result<bool> EndOfObject(std::string_view where);
   // The length of the value at pos_ (blanks skipped), which stays unread.
   Result<size_t> MeasureValue(std::string_view where);
+  // Walks the object at pos_: calls on_member(key) with pos_ after each member's key, which reads the ':'
+  // and the value. `where` names the object in errors, `key_where` a key that does not read.
+  using MemberFn = std::function<Status(const std::string& key)>;
+  Status ForEachMember(std::string_view where, std::string_view key_where, const MemberFn& on_member);
   Status ReadSteps(const OpFn& on_op);
   Status ReadSections(const std::string& step, const OpFn& on_op);
   Status ReadOps(const std::string& step, bool p2p, const OpFn& on_op);
