@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -75,11 +76,8 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
     }
   }
   if (slow == 0) return;
-  Finding f;
-  f.id = "communication.bandwidth_contention";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.bandwidth_contention", rank, config);
   f.title = fmt::format("{} collectives moved SDMA data below {:.1f} GB/s while a matmul ran", slow, limit);
-  f.metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul";
   f.SetValue(lowest, limit, "GB/s");
   f.saves_from = TimePart::kCommunication;
   f.gain_model = "unknown: the collective's bandwidth without the overlapping matmul is not measured";

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -28,9 +29,7 @@ void RuleCommBandwidth(const RankEvidence& rank, const AdvisorConfig& config, st
   const UtilizationCheck check = CheckCommunicationBandwidth(rank, config);
   if (!check.Below()) return;
   const double exposed = rank.split.part(TimePart::kCommunication);
-  Finding f;
-  f.id = "communication.low_bandwidth";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.low_bandwidth", rank, config);
   f.title = fmt::format("collectives reach {:.1f} % of the link's bandwidth (threshold {:.0f} %)", *check.value_pct,
                         check.threshold_pct);
   f.metric = check.measured_as;

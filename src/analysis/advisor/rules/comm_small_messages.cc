@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -79,10 +80,9 @@ void CountPackets(const Trace& trace, TransportPackets* packets) {
   }
 }
 
-Finding SmallPacketsFinding(const std::vector<TransportPackets>& fired, double share_pct) {
-  Finding f;
-  f.id = "communication.small_packets";
-  f.category = FindingCategory::kCommunication;
+Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& config,
+                            const std::vector<TransportPackets>& fired, double share_pct) {
+  Finding f = NewFinding("communication.small_packets", rank, config);
   std::vector<std::string> parts;
   double worst = 0, small_ms = 0;
   for (const TransportPackets& t : fired) {
@@ -101,7 +101,6 @@ Finding SmallPacketsFinding(const std::vector<TransportPackets>& fired, double s
     f.AddNumber(key + "_limit_mb", t.limit_mb, "MB");
   }
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
-  f.metric = "communication.json operators whose transit size over SDMA / RDMA is below the transport's limit";
   f.SetValue(worst, share_pct, "% of operators");
   f.saves_from = TimePart::kCommunication;
   f.gain_model = "unknown: the time the same data takes in fewer, larger packets is not measured";
@@ -126,7 +125,7 @@ void RuleCommSmallPackets(const RankEvidence& rank, const AdvisorConfig& config,
     CountPackets(trace, &packets);
     if (packets.fired(share_pct)) fired.push_back(packets);
   }
-  if (!fired.empty()) out->push_back(SmallPacketsFinding(fired, share_pct));
+  if (!fired.empty()) out->push_back(SmallPacketsFinding(rank, config, fired, share_pct));
 }
 
 void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -140,14 +139,11 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
   const double messages_per_step = PerStep(rank, static_cast<double>(small.count));
   const double buckets_per_step =
       std::max(1.0, std::ceil(PerStep(rank, static_cast<double>(small.bytes)) / kBucketBytes));
-  Finding f;
-  f.id = "communication.small_messages";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.small_messages", rank, config);
   f.title = fmt::format(
       "{:.0f} % of the collectives move less than 1 MB ({:.0f} per step, {} per step): "
       "latency-bound",
       share, messages_per_step, FormatDuration(time_per_step));
-  f.metric = "collectives below 1 MB / collectives with known size";
   f.SetValue(share, threshold, "% of collectives");
   f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = std::max(0.0, messages_per_step - buckets_per_step) * static_cast<double>(small.shortest_ns);

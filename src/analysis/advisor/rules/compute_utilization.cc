@@ -2,6 +2,7 @@
 // Gain: bringing the units up to the threshold shortens compute-bound work in proportion.
 #include <fmt/format.h>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -14,9 +15,7 @@ void RuleComputeUtilization(const RankEvidence& rank, const AdvisorConfig& confi
   // Without compute-bound work (the kernels are memory-bound) the units' utilization saves nothing: the
   // memory-bandwidth figure speaks for those kernels.
   if (work_ns <= 0) return;
-  Finding f;
-  f.id = "compute.unit_utilization";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.unit_utilization", rank, config);
   f.title = fmt::format("compute units {:.1f} % utilized, below {:.0f} %", *check.value_pct, check.threshold_pct);
   f.metric = check.measured_as;
   f.SetValue(check.value_pct, check.threshold_pct, "%");

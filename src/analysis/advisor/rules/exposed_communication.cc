@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -49,12 +50,9 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
   const double communication = PerStep(rank, static_cast<double>(total.communication_ns));
   const double overlapped = PerStep(rank, static_cast<double>(total.overlapped_ns));
   const double free_compute = std::max(0.0, PerStep(rank, static_cast<double>(total.computing_ns)) - overlapped);
-  Finding f;
-  f.id = "communication.exposed";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.exposed", rank, config);
   f.title = fmt::format("{:.1f} % of the step is communication not hidden under compute ({} per step)", pct,
                         FormatDuration(exposed));
-  f.metric = "communication not overlapped / step time";
   f.SetValue(pct, threshold, "% of step");
   f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = std::min(exposed, free_compute);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/advisor/op_sequences.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/op_classes.h"
@@ -62,12 +63,9 @@ void RuleFp32Matmul(const RankEvidence& rank, const AdvisorConfig& config, std::
   const double pct = PctOfStep(rank, per_step);
   const double threshold = config.Get(threshold::kFp32MatmulPct);
   if (work.ops == 0 || pct < threshold) return;
-  Finding f;
-  f.id = "compute.fp32_matmul";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.fp32_matmul", rank, config);
   f.title = fmt::format("FP32 matmul/conv/attention operators take {:.1f} % of the step ({} per step)", pct,
                         FormatDuration(per_step));
-  f.metric = "time of compute-bound operators whose inputs are float32 / step time";
   f.SetValue(pct, threshold, "% of step");
   f.saves_from = TimePart::kComputeBound;
   const HardwareProfile* chip = rank.hardware ? rank.hardware->profile : nullptr;

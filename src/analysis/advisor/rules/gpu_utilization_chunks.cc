@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/device_work.h"
@@ -140,10 +141,8 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
                            devices.empty() ? "" : "; ", low.device, low.low, chunks, low.mean_pct, low.ranges);
   }
   const bool npu = rank.trace->devices()[per_device.begin()->first].type == DeviceType::kNpu;
-  Finding f;
-  f.id = "idle.gpu_time_util_per_device";
+  Finding f = NewFinding("idle.gpu_time_util_per_device", rank, config);
   f.catch_all = true;
-  f.category = FindingCategory::kHost;
   f.title = fmt::format("{} time utilization below {:.0f} % in {} of {} chunks on {} ({} device{} affected)",
                         npu ? "NPU" : "GPU", threshold, worst->low, chunks, worst->device, found.size(),
                         found.size() == 1 ? "" : "s");

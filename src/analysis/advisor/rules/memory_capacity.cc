@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -43,12 +44,9 @@ void PeakNearCapacity(const RankEvidence& rank, const DeviceMemory& memory, cons
   const double pct = 100 * static_cast<double>(peak) / capacity;
   const double threshold = config.Get(threshold::kMemoryPeakPct);
   if (pct < threshold) return;
-  Finding f;
-  f.id = "memory.peak_near_capacity";
-  f.category = FindingCategory::kMemory;
+  Finding f = NewFinding("memory.peak_near_capacity", rank, config);
   f.title = fmt::format("{} peaks at {:.1f} % of its memory ({:.2f} of {:.2f} GiB)", memory.device, pct,
                         static_cast<double>(peak) / kGiB, capacity / kGiB);
-  f.metric = "peak reserved (else allocated) / device memory";
   f.SetValue(pct, threshold, "%");
   f.saves_from = TimePart::kMemoryBound;
   f.gain_model = "none claimed: headroom against out-of-memory and allocator churn";
@@ -75,12 +73,9 @@ void Fragmentation(const RankEvidence& rank, const DeviceMemory& memory, const A
   }
   int64_t allocator_ns = 0;
   for (const StepMemory& step : memory.steps) allocator_ns += std::max<int64_t>(step.allocator_call_ns, 0);
-  Finding f;
-  f.id = "memory.fragmentation";
-  f.category = FindingCategory::kMemory;
+  Finding f = NewFinding("memory.fragmentation", rank, config);
   f.title = fmt::format("{}: {:.1f} % of reserved memory is not allocated at the peak ({:.2f} GiB): fragmentation",
                         memory.device, pct, static_cast<double>(memory.fragmentation_bytes) / kGiB);
-  f.metric = "(reserved - allocated) / reserved at the allocation peak";
   f.SetValue(pct, threshold, "%");
   f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(allocator_ns));
