@@ -86,9 +86,7 @@ void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, 
   f.title = fmt::format("{} operators compiled online (aclopCompileAndExecute, {})", calls.count,
                         FormatDuration(calls.total_ns));
   f.SetValue(static_cast<double>(calls.count), limit, "count");
-  f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
-  f.gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host";
   AddCallTimeNumbers(rank, "compile", calls, &f);
   f.strategy =
       "Operators are compiled while the model runs; use the prebuilt binary kernels instead of online "
@@ -105,14 +103,8 @@ void RuleSyncBatchNorm(const RankEvidence& rank, const AdvisorConfig& config, st
   Finding f = NewFinding("communication.sync_batchnorm", rank, config);
   f.title = fmt::format("{} SyncBatchNorm events ({})", calls.count, FormatDuration(calls.total_ns));
   f.SetValue(static_cast<double>(calls.count), limit, "count");
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the statistics exchange of SyncBatchNorm is not separated from its compute";
   f.AddNumber("syncbn_events", static_cast<double>(calls.count), "count");
   f.AddNumber("syncbn_us", calls.total_ns / 1e3, "us");
-  f.strategy =
-      "Every SyncBatchNorm layer exchanges statistics across devices in forward and backward. Use plain "
-      "BatchNorm when the per-device batch is large enough, or a fused SyncBatchNorm forward.";
-  f.apis = {"drop torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)"};
   out->push_back(std::move(f));
 }
 

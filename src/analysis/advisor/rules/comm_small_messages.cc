@@ -102,14 +102,6 @@ Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& confi
   }
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
   f.SetValue(worst, share_pct, "% of operators");
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the time the same data takes in fewer, larger packets is not measured";
-  f.strategy =
-      "Send fewer, larger packets: where the small operators are data-parallel gradients, raise the batch or "
-      "accumulate gradients over more micro-batches; use ZeRO-1/2 rather than ZeRO-3 where memory allows; use "
-      "the fused optimizers, which communicate fewer, larger buffers.";
-  f.apis = {"DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; gradient accumulation",
-            "torch_npu.optim.NpuFusedAdamW (fused optimizer buffers)"};
   return f;
 }
 
@@ -145,21 +137,12 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
       "latency-bound",
       share, messages_per_step, FormatDuration(time_per_step));
   f.SetValue(share, threshold, "% of collectives");
-  f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = std::max(0.0, messages_per_step - buckets_per_step) * static_cast<double>(small.shortest_ns);
-  f.gain_model = "(small messages - 25 MB buckets they fit in) per step x the shortest small collective (latency)";
   f.AddNumber("small_messages_per_step", messages_per_step, "count");
   f.AddNumber("small_message_summed_us", time_per_step / 1e3, "us");
   f.AddNumber("mean_small_message_bytes", static_cast<double>(small.bytes) / static_cast<double>(small.count), "B");
   f.AddNumber("shortest_small_message_us", static_cast<double>(small.shortest_ns) / 1e3, "us");
   f.AddNumber("buckets_of_25MB_per_step", buckets_per_step, "count");
-  f.strategy =
-      "Send fewer, larger messages: raise the gradient bucket size (DDP bucket_cap_mb, default 25), "
-      "coalesce small tensors before a collective, and do not all-reduce per parameter.";
-  f.apis = {std::string(
-      ForPlatform(rank, "DistributedDataParallel(model, bucket_cap_mb=25); torch.distributed.all_reduce_coalesced",
-                  "DistributedDataParallel(model, bucket_cap_mb=25) over HCCL; export HCCL_BUFFSIZE",
-                  "DistributedDataParallel(model, bucket_cap_mb=25)"))};
   out->push_back(std::move(f));
 }
 

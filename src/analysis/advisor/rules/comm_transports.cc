@@ -52,10 +52,7 @@ void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig& config, std
                         rank.rank_id, worst.transport, worst.slow_gbps, worst.mean_gbps, 100 * worst.gap_ratio,
                         worst.ranks);
   f.SetValue(100 * worst.gap_ratio, 100 * kSlowLinkGapRatio, "%");
-  f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = PerStep(rank, extra_ms * 1e6);
-  f.gain_model = "the time the rank's traffic on the slow transports takes beyond what it would at the ranks' mean "
-                 "bandwidth, per step";
   for (const TransportSpread* s : slow) {
     const std::string key = fmt::format("{}", s->transport);
     f.AddText(fmt::format("slow_link_{}", key), Describe(*s));
@@ -70,7 +67,6 @@ void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig& config, std
                            network ? "its NIC and port state, optical modules and the switch ports they use"
                                    : "the HCCS / PCIe topology on its node and the devices sharing those links",
                            worst.fast_rank);
-  f.apis = {"tuneprof comm RUN_DIR", "hccn_tool -i DEVICE -link -g", "msprof-analyze cluster -m all"};
   out->push_back(std::move(f));
 }
 

@@ -19,9 +19,7 @@ void RuleComputeUtilization(const RankEvidence& rank, const AdvisorConfig& confi
   f.title = fmt::format("compute units {:.1f} % utilized, below {:.0f} %", *check.value_pct, check.threshold_pct);
   f.metric = check.measured_as;
   f.SetValue(check.value_pct, check.threshold_pct, "%");
-  f.saves_from = TimePart::kComputeBound;
   f.uncapped_gain_ns = work_ns * (1 - *check.value_pct / check.threshold_pct);
-  f.gain_model = "compute-bound time x (1 - utilization / threshold): the same work at the threshold's utilization";
   f.AddNumber("utilization_pct", *check.value_pct, "%");
   f.AddNumber("threshold_pct", check.threshold_pct, "%");
   f.AddNumber("compute_bound_us_per_step", work_ns / 1e3, "us");
@@ -32,9 +30,6 @@ void RuleComputeUtilization(const RankEvidence& rank, const AdvisorConfig& confi
       "Keep the Cube unit fed: align matmul shapes to 16 (FP16/BF16), use the NZ (FRACTAL_NZ) format for weights, "
       "tune slow operators with AOE, and fuse vector operators around the matmuls.",
       "Give each operator more work per call (larger batch), and use torch.compile."));
-  f.apis = {std::string(ForPlatform(rank, "torch.compile(model); larger batch_size",
-                                    "aoe --job_type=2; torch_npu.npu.config.allow_internal_format=True",
-                                    "torch.compile(model)"))};
   out->push_back(std::move(f));
 }
 

@@ -71,18 +71,7 @@ void RuleDataParallel(const RankEvidence& rank, const AdvisorConfig& config, std
   Finding f = NewFinding("communication.data_parallel", rank, config);
   f.title = fmt::format("DataParallel drives {} devices from one process", devices);
   f.SetValue(static_cast<double>(devices), 1, "devices");
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the DistributedDataParallel run is not measured";
   f.AddNumber("devices_with_work", static_cast<double>(devices), "count");
-  f.strategy =
-      "DataParallel replicates the model and scatters the batch from one Python thread every step; use "
-      "DistributedDataParallel with one process per device.";
-  f.apis = {std::string(ForPlatform(rank,
-                                    "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) "
-                                    "with torchrun --nproc_per_node=N",
-                                    "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) with "
-                                    "torchrun and backend=\"hccl\"",
-                                    "torch.nn.parallel.DistributedDataParallel with torchrun"))};
   out->push_back(std::move(f));
 }
 

@@ -93,14 +93,11 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
   f.title = fmt::format("the device is busy less than {:.0f} % of the time in {} of {} chunks of the run", threshold,
                         low, chunks);
   f.SetValue(100 * busy_in_all / static_cast<double>(last - first), threshold, "% busy");
-  f.saves_from = TimePart::kIdle;
   f.uncapped_gain_ns = PerStep(rank, idle_in_low);
-  f.gain_model = "the idle time inside the low chunks, per step";
   f.AddNumber("busy_pct", *f.value, "%");
   f.AddNumber("low_chunks", static_cast<double>(low), "count");
   f.AddNumber("idle_in_low_chunks_us", idle_in_low / 1e3, "us");
   f.AddText("low_ranges", ranges);
-  f.strategy = "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges.";
   // A run that replays CUDA graphs already has them: only more work per step is left to suggest.
   const std::string_view gpu_apis = rank.compute->graphs.any()
                                         ? "larger batch_size (the run already replays CUDA graphs)"

@@ -10,6 +10,10 @@ namespace {
 
 using enum FindingCategory;
 
+// Each row names only the fields it fixes; the others keep FindingSpec's defaults (GCC warns on that in
+// designated initializers, clang does not).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
     {.id = "data.slow_dataloader",
      .category = kData,
@@ -20,8 +24,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .gain_model = "the DataLoader time not hidden under other work",
      .strategy = "Load and prepare batches in background worker processes, ahead of the step, into pinned memory; "
                  "move decoding and augmentation off the training process; check disk I/O.",
-     .apis = SameApis(
-         "DataLoader(dataset, num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=2)")},
+     .apis =
+         SameApis("DataLoader(dataset, num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=2)")},
     {.id = "memory.exposed_memcpy",
      .category = kMemory,
      .saves_from = TimePart::kMemcpy,
@@ -30,15 +34,16 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kExposedMemcpyPct,
      .gain_model = "min(exposed copy time, compute time that could hide it on a side stream)",
      .strategy = "Copy asynchronously and early: prefetch the next batch on a side stream from pinned memory, "
-                  "keep tensors on the device instead of moving them back and forth (zero-copy).",
-     .apis = ApisPerPlatform("tensor.to(\"cuda\", non_blocking=True) from pin_memory() buffers; torch.cuda.Stream", "tensor.to(\"npu\", non_blocking=True) from pin_memory() buffers; torch.npu.Stream", "")},
+                 "keep tensors on the device instead of moving them back and forth (zero-copy).",
+     .apis = ApisPerPlatform("tensor.to(\"cuda\", non_blocking=True) from pin_memory() buffers; torch.cuda.Stream",
+                             "tensor.to(\"npu\", non_blocking=True) from pin_memory() buffers; torch.npu.Stream", "")},
     {.id = "memory.pageable_memcpy",
      .category = kMemory,
      .saves_from = TimePart::kMemcpy,
      .metric = "copies with a pageable host side",
      .unit = "count",
      .strategy = "Allocate host buffers in pinned (page-locked) memory so that copies run asynchronously at full "
-                  "link bandwidth.",
+                 "link bandwidth.",
      .apis = SameApis("DataLoader(..., pin_memory=True); tensor.pin_memory(); tensor.to(device, non_blocking=True)")},
     {.id = "host.sync_apis",
      .category = kHost,
@@ -48,8 +53,9 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kSyncApiPct,
      .gain_model = "min(synchronize time, host-wait idle time) per step",
      .strategy = "Remove synchronizing calls from the step loop: avoid .item(), .cpu(), .tolist() and printing tensors "
-                  "each step; copy with non_blocking=True; synchronize streams with events instead of the device.",
-     .apis = ApisPerPlatform("torch.cuda.Event / stream.wait_event(); tensor.to(device, non_blocking=True)", "torch.npu.Event / stream.wait_event(); unset ASCEND_LAUNCH_BLOCKING", "")},
+                 "each step; copy with non_blocking=True; synchronize streams with events instead of the device.",
+     .apis = ApisPerPlatform("torch.cuda.Event / stream.wait_event(); tensor.to(device, non_blocking=True)",
+                             "torch.npu.Event / stream.wait_event(); unset ASCEND_LAUNCH_BLOCKING", "")},
     {.id = "host.launch_bound",
      .category = kHost,
      .saves_from = TimePart::kHostWait,
@@ -65,7 +71,7 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kHostWaitPct,
      .gain_model = "the time between operators: a compiled graph runs them back to back",
      .strategy = "Cut per-operator overhead: compile the model, batch more work into each operator, and keep Python "
-                  "work (logging, .item(), list building) out of the step.",
+                 "work (logging, .item(), list building) out of the step.",
      .apis = SameApis("torch.compile(model)\ntorch.inference_mode() for evaluation")},
     {.id = "host.pauses",
      .category = kHost,
@@ -74,20 +80,23 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .unit = "% of step",
      .threshold = threshold::kHostWaitPct,
      .gain_model = "the pauses' time: the device runs when the host launches again",
-     .strategy = "A launch costs microseconds; 10 ms without one is the host doing something else: sleeping, blocking I/O, "
-                  "CPU-side preprocessing, evaluation, logging or checkpointing. Find it on the main thread in the pauses and "
-                  "move it off the step or overlap it; in a distributed job the other ranks wait for it.",
+     .strategy =
+         "A launch costs microseconds; 10 ms without one is the host doing something else: sleeping, blocking I/O, "
+         "CPU-side preprocessing, evaluation, logging or checkpointing. Find it on the main thread in the pauses and "
+         "move it off the step or overlap it; in a distributed job the other ranks wait for it.",
      .apis = SameApis("torch.profiler.profile(with_stack=True) on the pause; NVTX/mstx ranges around host phases")},
     {.id = "fusion.api_replacement",
      .category = kCompute,
      .saves_from = TimePart::kMemoryBound,
      .metric = "operator sequences and optimizer steps a fused torch_npu / MindSpeed API replaces",
      .unit = "call sites",
-     .gain_model = "sequences: sum - longest member of each occurrence; per-parameter optimizer steps: per op name with k calls "
-                    "per step, (k - 1) x its shortest call; steps already on multi-tensor kernels and single-operator "
-                    "replacements: not measured (0)",
-     .strategy = "Call the fused torch_npu / MindSpeed API at the call sites named instead of the operators it replaces: "
-                  "one kernel instead of several passes over memory, or one optimizer kernel for all parameters."},
+     .gain_model =
+         "sequences: sum - longest member of each occurrence; per-parameter optimizer steps: per op name with k calls "
+         "per step, (k - 1) x its shortest call; steps already on multi-tensor kernels and single-operator "
+         "replacements: not measured (0)",
+     .strategy =
+         "Call the fused torch_npu / MindSpeed API at the call sites named instead of the operators it replaces: "
+         "one kernel instead of several passes over memory, or one optimizer kernel for all parameters."},
     {.id = "compute.ai_cpu_ops",
      .category = kCompute,
      .saves_from = TimePart::kComputeBound,
@@ -96,7 +105,7 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kAiCpuTaskUs,
      .gain_model = "unknown: the AI Core time of the replacement operators is not in the trace",
      .strategy = "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
-                  "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.",
+                 "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.",
      .apis = SameApis("tensor.float() instead of .double(); torch_npu operator whitelist for the CANN version")},
     {.id = "compute.aicpu_dtype",
      .category = kCompute,
@@ -105,16 +114,23 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .unit = "count",
      .gain_model = "unknown: the AI Core time of the operators in float32 / int32 is not in the trace",
      .strategy = "These operators run on the AI CPU because of their float64 / int64 inputs. Where the values allow, "
-                  "cast them to float32 / int32 before the operator (indices and counts below 2^31 fit int32) so that "
-                  "it runs on the AI Core.",
+                 "cast them to float32 / int32 before the operator (indices and counts below 2^31 fit int32) so that "
+                 "it runs on the AI Core.",
      .apis = SameApis("tensor.float() instead of .double(); tensor.int() for indices below 2^31")},
     {.id = "communication.bandwidth_contention",
      .category = kCommunication,
-     .metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul"},
+     .saves_from = TimePart::kCommunication,
+     .metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul",
+     .gain_model = "unknown: the collective's bandwidth without the overlapping matmul is not measured",
+     .strategy = "Collectives and matmuls compete for HBM bandwidth. Compare a run with and without the overlap; "
+                 "schedule the large matmuls away from the collectives (or the collectives into compute phases "
+                 "that are not memory-heavy).",
+     .apis = SameApis("reorder or bucket the gradient all-reduce (DDP bucket_cap_mb) so it overlaps lighter compute")},
     {.id = "communication.byte_alignment",
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
-     .metric = "off-chip SDMA Memcpy / Reduce_Inline tasks larger than the alignment whose size is not a multiple of it",
+     .metric =
+         "off-chip SDMA Memcpy / Reduce_Inline tasks larger than the alignment whose size is not a multiple of it",
      .unit = "count",
      .gain_model = "unknown: the aligned transfer's time is not measured",
      .apis = SameApis("pad the communicated tensor's last dimension so numel x itemsize % 512 == 0")},
@@ -132,17 +148,17 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kAiCoreFrequencyDropPct,
      .gain_model = "each slowed task's time x (max - its frequency) / max",
      .strategy = "The AI Core clock dropped while operators ran: check the device temperature and power cap "
-                  "(npu-smi info), cooling and the power mode; other jobs on the card can cause it too.",
+                 "(npu-smi info), cooling and the power mode; other jobs on the card can cause it too.",
      .apis = SameApis("npu-smi info -t temp -i <card>\nnpu-smi info -t power -i <card>")},
     {.id = "compute.operator_no_bound",
      .category = kCompute,
      .saves_from = TimePart::kComputeBound,
      .metric = "kernel_details operators longer than the threshold whose vec/mac/scalar/mte1/mte2/mte3 ratios all stay "
-                "at or below the bound ratio",
+               "at or below the bound ratio",
      .unit = "count",
      .gain_model = "unknown: what re-tiling (AOE) recovers is not in the trace",
      .strategy = "No pipeline of these operators is busy: their tiling or data layout leaves the cores waiting. Tune "
-                  "them with AOE operator tuning, or change the shapes or dtypes they get.",
+                 "them with AOE operator tuning, or change the shapes or dtypes they get.",
      .apis = SameApis("aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator tuning)")},
     {.id = "compute.block_dim",
      .category = kCompute,
@@ -150,7 +166,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .metric = "static-shape kernel_details operators whose Block Dim is not a multiple of the core count",
      .unit = "count",
      .gain_model = "upper bound: each operator's time x the idle share of its waves, 1 - block_dim / (waves x cores)",
-     .apis = SameApis("pad or reshape the operator's inputs so the tiling divides by the core count; AOE operator tuning")},
+     .apis =
+         SameApis("pad or reshape the operator's inputs so the tiling divides by the core count; AOE operator tuning")},
     {.id = "config.dynamic_shape",
      .category = kConfig,
      .saves_from = TimePart::kHostWait,
@@ -158,26 +175,37 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .unit = "count",
      .gain_model = "unknown: the host time spent on online compilation per shape is not separated in the trace",
      .strategy = "The whole run uses dynamic-shape operators; switch off online compilation so that the prebuilt "
-                  "binary kernels are used, and keep the internal formats off.",
-     .apis = SameApis("torch_npu.npu.set_compile_mode(jit_compile=False)\ntorch_npu.npu.config.allow_internal_format = False")},
+                 "binary kernels are used, and keep the internal formats off.",
+     .apis = SameApis(
+         "torch_npu.npu.set_compile_mode(jit_compile=False)\ntorch_npu.npu.config.allow_internal_format = False")},
     {.id = "compute.operator_efficiency",
      .category = kCompute,
      .metric = "kernel_details PipeUtilization ratios per operator name and shape (vector types >= min share, large "
-                "matmuls, FlashAttention) against msprof-analyze's pipeline limits",
+               "matmuls, FlashAttention) against msprof-analyze's pipeline limits",
      .unit = "%",
-     .gain_model = "upper bound: each shape with optimization space x (1 - its busiest pipeline's ratio / that pipeline's "
-                    "limit), the time left if that pipeline ran at its limit",
-     .strategy = "Shapes with optimization space keep every pipeline below its limit: tune them with AOE, or change the "
-                  "layout that makes them (a TransData pair around an operator means a format change: keep tensors in "
-                  "one format). Bound shapes are at a pipeline's limit: do less of that work (fuse, or change dtype). Pad "
-                  "the misaligned matmul and attention axes to the sizes named.",
-     .apis = SameApis("aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator tuning)\ntorch_npu.npu.config.allow_internal_format = False (fewer TransData format changes)")},
+     .gain_model =
+         "upper bound: each shape with optimization space x (1 - its busiest pipeline's ratio / that pipeline's "
+         "limit), the time left if that pipeline ran at its limit",
+     .strategy =
+         "Shapes with optimization space keep every pipeline below its limit: tune them with AOE, or change the "
+         "layout that makes them (a TransData pair around an operator means a format change: keep tensors in "
+         "one format). Bound shapes are at a pipeline's limit: do less of that work (fuse, or change dtype). Pad "
+         "the misaligned matmul and attention axes to the sizes named.",
+     .apis = SameApis("aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator "
+                      "tuning)\ntorch_npu.npu.config.allow_internal_format = False (fewer TransData format changes)")},
     {.id = "host.op_compile",
      .category = kHost,
-     .metric = "AscendCL@aclopCompileAndExecute calls"},
+     .saves_from = TimePart::kHostWait,
+     .metric = "AscendCL@aclopCompileAndExecute calls",
+     .gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host"},
     {.id = "communication.sync_batchnorm",
      .category = kCommunication,
-     .metric = "events whose name contains syncbatchnorm"},
+     .saves_from = TimePart::kCommunication,
+     .metric = "events whose name contains syncbatchnorm",
+     .gain_model = "unknown: the statistics exchange of SyncBatchNorm is not separated from its compute",
+     .strategy = "Every SyncBatchNorm layer exchanges statistics across devices in forward and backward. Use plain "
+                 "BatchNorm when the per-device batch is large enough, or a fused SyncBatchNorm forward.",
+     .apis = SameApis("drop torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)")},
     {.id = "host.synchronize_stream",
      .category = kHost,
      .saves_from = TimePart::kHostWait,
@@ -186,7 +214,7 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kSyncStreamCoOccurrencePct,
      .gain_model = "the host-wait time: synchronous launches keep the device waiting for the host",
      .strategy = "Launches run synchronously, most likely because ASCEND_LAUNCH_BLOCKING=1 is set (a debugging "
-                  "switch); unset it, and remove per-operator synchronizations (.item(), .cpu()) from the loop.",
+                 "switch); unset it, and remove per-operator synchronizations (.item(), .cpu()) from the loop.",
      .apis = SameApis("unset ASCEND_LAUNCH_BLOCKING")},
     {.id = "host.gc",
      .category = kHost,
@@ -195,8 +223,9 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .unit = "count",
      .gain_model = "the collections' time per step, from the host wait",
      .strategy = "Python's garbage collector stops the training loop. Freeze the long-lived objects after setup and "
-                  "collect between steps instead of inside them.",
-     .apis = SameApis("gc.freeze() after model and optimizer setup\ngc.disable() around the step, gc.collect() between steps\ngc.set_threshold(...) with a larger generation-0 threshold")},
+                 "collect between steps instead of inside them.",
+     .apis = SameApis("gc.freeze() after model and optimizer setup\ngc.disable() around the step, gc.collect() between "
+                      "steps\ngc.set_threshold(...) with a larger generation-0 threshold")},
     {.id = "memory.allocator_api",
      .category = kMemory,
      .saves_from = TimePart::kHostWait,
@@ -205,7 +234,18 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kMemoryOperatorMs,
      .gain_model = "the allocator calls' time per step, from the host wait"},
     {.id = "communication.low_bandwidth",
-     .category = kCommunication},
+     .category = kCommunication,
+     .saves_from = TimePart::kCommunication,
+     .gain_model =
+         "exposed communication x (1 - utilization / threshold): the link brought to the threshold; an upper "
+         "bound where ranks wait for a late peer inside the collectives (that wait is communication.straggler's)",
+     .strategy = "Check that traffic takes the fast path (NVLink/HCCS inside a node, RDMA across), size the "
+                 "communication domain so groups stay inside a node where possible, send larger messages, and "
+                 "tune the collective's algorithm and channels.",
+     .apis = ApisPerPlatform(
+         "NCCL_ALGO / NCCL_PROTO / NCCL_MIN_NCHANNELS; DDP bucket_cap_mb; check nvidia-smi topo -m",
+         "HCCL_BUFFSIZE; HCCL_INTRA_ROCE_ENABLE=0 (HCCS inside a node); msprof-analyze cluster communication_matrix",
+         "use NCCL/HCCL on accelerators; DDP bucket_cap_mb")},
     {.id = "communication.domain",
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
@@ -214,30 +254,63 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .gain_model = "unknown: what a resized domain or another primitive costs is not in the trace"},
     {.id = "communication.small_packets",
      .category = kCommunication,
-     .metric = "communication.json operators whose transit size over SDMA / RDMA is below the transport's limit"},
+     .saves_from = TimePart::kCommunication,
+     .metric = "communication.json operators whose transit size over SDMA / RDMA is below the transport's limit",
+     .gain_model = "unknown: the time the same data takes in fewer, larger packets is not measured",
+     .strategy =
+         "Send fewer, larger packets: where the small operators are data-parallel gradients, raise the batch or "
+         "accumulate gradients over more micro-batches; use ZeRO-1/2 rather than ZeRO-3 where memory allows; use "
+         "the fused optimizers, which communicate fewer, larger buffers.",
+     .apis = SameApis("DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; gradient "
+                      "accumulation\ntorch_npu.optim.NpuFusedAdamW (fused optimizer buffers)")},
     {.id = "communication.small_messages",
      .category = kCommunication,
-     .metric = "collectives below 1 MB / collectives with known size"},
+     .saves_from = TimePart::kCommunication,
+     .metric = "collectives below 1 MB / collectives with known size",
+     .gain_model = "(small messages - 25 MB buckets they fit in) per step x the shortest small collective (latency)",
+     .strategy = "Send fewer, larger messages: raise the gradient bucket size (DDP bucket_cap_mb, default 25), "
+                 "coalesce small tensors before a collective, and do not all-reduce per parameter.",
+     .apis = ApisPerPlatform("DistributedDataParallel(model, bucket_cap_mb=25); torch.distributed.all_reduce_coalesced",
+                             "DistributedDataParallel(model, bucket_cap_mb=25) over HCCL; export HCCL_BUFFSIZE",
+                             "DistributedDataParallel(model, bucket_cap_mb=25)")},
     // Its metric depends on which measure of the wait the run has, so the rule says it.
     {.id = "communication.straggler", .category = kCommunication},
     {.id = "communication.slow_link",
      .category = kCommunication,
-     .metric = "communication.json Total Op Info bandwidth per transport: (fastest - slowest rank) / mean"},
+     .saves_from = TimePart::kCommunication,
+     .metric = "communication.json Total Op Info bandwidth per transport: (fastest - slowest rank) / mean",
+     .gain_model = "the time the rank's traffic on the slow transports takes beyond what it would at the ranks' mean "
+                   "bandwidth, per step",
+     .apis = SameApis("tuneprof comm RUN_DIR\nhccn_tool -i DEVICE -link -g\nmsprof-analyze cluster -m all")},
     {.id = "communication.retransmission",
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
      .metric = "communication.json RDMA Transit Time of an operation every rank spent as long in",
      .unit = "count",
      .gain_model = "unknown: what the transfer takes without retransmission is not in the trace",
-     .strategy = "Check that the RDMA transit time of these operations is right, then the network: the switch and NIC "
-                  "configuration (PFC / ECN, HCCL_RDMA_TC and HCCL_RDMA_SL matching the switch), the port error counters and "
-                  "the optical modules of the ranks involved.",
+     .strategy =
+         "Check that the RDMA transit time of these operations is right, then the network: the switch and NIC "
+         "configuration (PFC / ECN, HCCL_RDMA_TC and HCCL_RDMA_SL matching the switch), the port error counters and "
+         "the optical modules of the ranks involved.",
      .apis = SameApis("hccn_tool -i DEVICE -stat -g\ntuneprof comm RUN_DIR")},
     {.id = "compute.unit_utilization",
-     .category = kCompute},
+     .category = kCompute,
+     .saves_from = TimePart::kComputeBound,
+     .gain_model = "compute-bound time x (1 - utilization / threshold): the same work at the threshold's utilization",
+     .apis =
+         ApisPerPlatform("torch.compile(model); larger batch_size",
+                         "aoe --job_type=2; torch_npu.npu.config.allow_internal_format=True", "torch.compile(model)")},
     {.id = "communication.data_parallel",
      .category = kCommunication,
-     .metric = "DataParallel.forward ranges and devices with work"},
+     .saves_from = TimePart::kCommunication,
+     .metric = "DataParallel.forward ranges and devices with work",
+     .gain_model = "unknown: the DistributedDataParallel run is not measured",
+     .strategy = "DataParallel replicates the model and scatters the batch from one Python thread every step; use "
+                 "DistributedDataParallel with one process per device.",
+     .apis = ApisPerPlatform(
+         "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) with torchrun --nproc_per_node=N",
+         "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) with torchrun and backend=\"hccl\"",
+         "torch.nn.parallel.DistributedDataParallel with torchrun")},
     {.id = "communication.ddp_backend",
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
@@ -253,20 +326,46 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kGpuGapMs,
      .gain_model = "the gaps' time per step",
      .strategy = "Find what the host does while the device starves (checkpointing, evaluation, logging, data "
-                  "loading, synchronization) and move it off the critical path or overlap it.",
+                 "loading, synchronization) and move it off the critical path or overlap it.",
      .apis = SameApis("torch.profiler with_stack=True on the gap; NVTX/mstx ranges around host phases")},
     {.id = "idle.low_utilization",
      .category = kHost,
-     .metric = "device busy time per chunk (union of device work)"},
+     .saves_from = TimePart::kIdle,
+     .metric = "device busy time per chunk (union of device work)",
+     .gain_model = "the idle time inside the low chunks, per step",
+     .strategy =
+         "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges."},
     {.id = "communication.exposed",
      .category = kCommunication,
-     .metric = "communication not overlapped / step time"},
+     .saves_from = TimePart::kCommunication,
+     .metric = "communication not overlapped / step time",
+     .gain_model = "min(exposed communication, compute time not yet overlapping communication)",
+     .strategy =
+         "Overlap communication with compute: start each gradient bucket's all-reduce while earlier layers still "
+         "run backward (communicate layer l-2 while computing layer l), with buckets sized so the first one is "
+         "ready early; prefetch parameters in FSDP.",
+     .apis = ApisPerPlatform(
+         "DistributedDataParallel(model, bucket_cap_mb=25, gradient_as_bucket_view=True); "
+         "FSDP(backward_prefetch=BACKWARD_PRE)",
+         "DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; export HCCL_OP_EXPANSION_MODE; overlap in "
+         "MindSpeed (--overlap-grad-reduce)",
+         "DistributedDataParallel(model, bucket_cap_mb=...); on accelerators use NCCL/HCCL instead of gloo")},
     {.id = "compute.fp32_matmul",
      .category = kCompute,
-     .metric = "time of compute-bound operators whose inputs are float32 / step time"},
+     .saves_from = TimePart::kComputeBound,
+     .metric = "time of compute-bound operators whose inputs are float32 / step time",
+     .strategy = "Run matmuls and convolutions in BF16 (or FP16) with automatic mixed precision, keeping FP32 "
+                 "master weights and reductions; check accuracy on a validation run.",
+     .apis = ApisPerPlatform("torch.autocast(\"cuda\", dtype=torch.bfloat16)",
+                             "torch.autocast(\"npu\", dtype=torch.bfloat16) (torch_npu AMP)",
+                             "torch.autocast(\"cpu\", dtype=torch.bfloat16) on CPUs with AMX / AVX512-BF16")},
     {.id = "host.gc_pause",
      .category = kHost,
-     .metric = "stretches inside a step with no host operator, runtime API call or device work"},
+     .saves_from = TimePart::kHostWait,
+     .metric = "stretches inside a step with no host operator, runtime API call or device work",
+     .gain_model = "the pauses' time per step, from the host wait (conjectured: the trace records no GC events)",
+     .apis = SameApis(
+         "gc.freeze() after model and optimizer setup\ngc.disable() around the step, gc.collect() between steps")},
     {.id = "idle.gpu_gaps_per_device",
      .category = kHost,
      .saves_from = TimePart::kIdle,
@@ -275,16 +374,32 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .threshold = threshold::kGpuGapMs,
      .gain_model = "the gaps' time per step on the device with the most",
      .strategy = "Find what the host feeding that device does during the gaps (data loading, checkpointing, "
-                  "synchronization, waiting for another rank) and overlap it or move it off the critical path.",
+                 "synchronization, waiting for another rank) and overlap it or move it off the critical path.",
      .apis = SameApis("nsys profile --sample=cpu --trace=cuda,nvtx,osrt; NVTX ranges around host phases")},
     {.id = "idle.gpu_time_util_per_device",
-     .category = kHost},
+     .category = kHost,
+     .saves_from = TimePart::kIdle,
+     .gain_model = "the idle time inside the low chunks of the device with the most, per step",
+     .strategy = "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
+                 "stalls in the low ranges; an uneven split across devices shows as one device low and another busy."},
     {.id = "memory.peak_near_capacity",
      .category = kMemory,
-     .metric = "peak reserved (else allocated) / device memory"},
+     .saves_from = TimePart::kMemoryBound,
+     .metric = "peak reserved (else allocated) / device memory",
+     .gain_model = "none claimed: headroom against out-of-memory and allocator churn",
+     .strategy = "Lower the peak: recompute activations instead of storing them, shard optimizer state and "
+                 "gradients, use a smaller micro-batch with gradient accumulation, and free references early.",
+     .apis = SameApis("torch.utils.checkpoint.checkpoint\nFSDP / ZeRO (DeepSpeed)\ngradient accumulation")},
     {.id = "memory.fragmentation",
      .category = kMemory,
-     .metric = "(reserved - allocated) / reserved at the allocation peak"},
+     .saves_from = TimePart::kHostWait,
+     .metric = "(reserved - allocated) / reserved at the allocation peak",
+     .gain_model = "the device allocator calls inside the steps (expandable segments grow in place)",
+     .strategy = "Let the caching allocator grow segments in place instead of reserving new fixed-size ones, "
+                 "and keep tensor sizes steady across steps (pad variable sequence lengths to buckets).",
+     .apis = ApisPerPlatform("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+                             "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
+                             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")},
     {.id = "fusion.mined_sequence",
      .category = kCompute,
      .unit = "sequences",
@@ -300,14 +415,20 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .unit = "ops per step",
      .gain_model = "per op name with k calls per step: (k - 1) x its shortest call (its fixed cost)",
      .strategy = "Use the multi-tensor (foreach) or fused optimizer implementation: one kernel updates all "
-                  "parameters instead of one kernel per parameter and op.",
-     .apis = ApisPerPlatform("torch.optim.AdamW(params, fused=True) (or foreach=True)", "torch_npu.optim.NpuFusedAdamW(params) (or foreach=True)", "torch.optim.AdamW(params, foreach=True)")},
+                 "parameters instead of one kernel per parameter and op.",
+     .apis = ApisPerPlatform("torch.optim.AdamW(params, fused=True) (or foreach=True)",
+                             "torch_npu.optim.NpuFusedAdamW(params) (or foreach=True)",
+                             "torch.optim.AdamW(params, foreach=True)")},
     {.id = "pipeline.stage_imbalance",
      .category = kCommunication,
-     .metric = "(slowest - fastest) / slowest stage computing per step over the pipeline's stages"},
+     .metric = "(slowest - fastest) / slowest stage computing per step over the pipeline's stages",
+     .gain_model =
+         "stages balanced: the step were every stage to compute the mean stage's work, (slowest - mean) x (slowest "
+         "+ its bubble) / slowest per step, the same for every rank"},
     {.id = "pipeline.bubble",
      .category = kCommunication,
-     .metric = "this stage's bubble per step / its step"},
+     .metric = "this stage's bubble per step / its step",
+     .gain_model = "half the bubble: what twice the micro-batches per step or two virtual stages per rank remove"},
     {.id = "host.sync_memcpy",
      .category = kHost,
      .saves_from = TimePart::kHostWait,
@@ -315,14 +436,16 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .unit = "count",
      .gain_model = "min(time the host blocks in those calls, host-wait idle time) per step",
      .strategy = "Use the asynchronous variants on a stream (cudaMemcpyAsync / cudaMemsetAsync) from pinned memory, "
-                  "and synchronize only where the result is needed.",
-     .apis = SameApis("tensor.to(device, non_blocking=True) from pin_memory() buffers; cudaMemcpyAsync / cudaMemsetAsync")},
+                 "and synchronize only where the result is needed.",
+     .apis =
+         SameApis("tensor.to(device, non_blocking=True) from pin_memory() buffers; cudaMemcpyAsync / cudaMemsetAsync")},
     {.id = "compute.tensor_cores_unused",
      .category = kCompute,
      .saves_from = TimePart::kComputeBound,
      .metric = "tensor-core kernel share of kernel time",
      .unit = "%"},
 });
+#pragma GCC diagnostic pop
 
 void AddApis(std::string_view lines, Finding* f) {
   while (true) {

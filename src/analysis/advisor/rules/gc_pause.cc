@@ -92,9 +92,7 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
                         "Python garbage collection",
                         p.count, p.count == 1 ? "" : "s", limit_ms, FormatDuration(static_cast<double>(p.total_ns)));
   f.SetValue(static_cast<double>(p.longest_ns) / 1e6, limit_ms, "ms");
-  f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(p.total_ns));
-  f.gain_model = "the pauses' time per step, from the host wait (conjectured: the trace records no GC events)";
   f.AddNumber("pauses", static_cast<double>(p.count), "count");
   f.AddNumber("pause_ms", static_cast<double>(p.total_ns) / 1e6, "ms");
   f.AddNumber("longest_pause_ms", static_cast<double>(p.longest_ns) / 1e6, "ms");
@@ -110,7 +108,6 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
       "The process stopped inside the step with nothing running, as Python's garbage collector stops it. "
       "Freeze the long-lived objects after setup and collect between steps instead of inside them; to confirm, "
       "log collections with gc.callbacks."));
-  f.apis = {"gc.freeze() after model and optimizer setup", "gc.disable() around the step, gc.collect() between steps"};
   out->push_back(std::move(f));
 }
 

@@ -48,17 +48,11 @@ void PeakNearCapacity(const RankEvidence& rank, const DeviceMemory& memory, cons
   f.title = fmt::format("{} peaks at {:.1f} % of its memory ({:.2f} of {:.2f} GiB)", memory.device, pct,
                         static_cast<double>(peak) / kGiB, capacity / kGiB);
   f.SetValue(pct, threshold, "%");
-  f.saves_from = TimePart::kMemoryBound;
-  f.gain_model = "none claimed: headroom against out-of-memory and allocator churn";
   f.AddNumber("peak_bytes", static_cast<double>(peak), "B");
   f.AddNumber("capacity_bytes", capacity, "B");
   if (!memory.peak_op.empty()) f.AddText("op_at_peak", memory.peak_op);
   if (memory.peak_step != kNoId) f.AddNumber("step_at_peak", static_cast<double>(memory.peak_step), "step");
   if (!memory.holders.empty()) f.AddText("largest_holder", memory.holders.front().op);
-  f.strategy =
-      "Lower the peak: recompute activations instead of storing them, shard optimizer state and "
-      "gradients, use a smaller micro-batch with gradient accumulation, and free references early.";
-  f.apis = {"torch.utils.checkpoint.checkpoint", "FSDP / ZeRO (DeepSpeed)", "gradient accumulation"};
   out->push_back(std::move(f));
 }
 
@@ -77,19 +71,11 @@ void Fragmentation(const RankEvidence& rank, const DeviceMemory& memory, const A
   f.title = fmt::format("{}: {:.1f} % of reserved memory is not allocated at the peak ({:.2f} GiB): fragmentation",
                         memory.device, pct, static_cast<double>(memory.fragmentation_bytes) / kGiB);
   f.SetValue(pct, threshold, "%");
-  f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(allocator_ns));
-  f.gain_model = "the device allocator calls inside the steps (expandable segments grow in place)";
   f.AddNumber("fragmentation_bytes", static_cast<double>(memory.fragmentation_bytes), "B");
   f.AddNumber("peak_reserved_bytes", static_cast<double>(memory.peak_reserved_bytes), "B");
   f.AddNumber("peak_allocated_bytes", static_cast<double>(memory.peak_allocated_bytes), "B");
   f.AddNumber("allocator_calls_us_per_step", PerStep(rank, static_cast<double>(allocator_ns)) / 1e3, "us");
-  f.strategy =
-      "Let the caching allocator grow segments in place instead of reserving new fixed-size ones, "
-      "and keep tensor sizes steady across steps (pad variable sequence lengths to buckets).";
-  f.apis = {std::string(ForPlatform(rank, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-                                    "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
-                                    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"))};
   out->push_back(std::move(f));
 }
 

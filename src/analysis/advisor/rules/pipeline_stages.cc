@@ -80,9 +80,6 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
   // Balancing the stages shortens the step of every rank by the same amount: the gain is the step's, not
   // this stage's share of it.
   f.uncapped_gain_ns = balanced;
-  f.gain_model =
-      "stages balanced: the step were every stage to compute the mean stage's work, (slowest - mean) x (slowest "
-      "+ its bubble) / slowest per step, the same for every rank";
   AddStageEvidence(*p, *own, &f);
   f.strategy = fmt::format(
       "Rebalance the layers between the stages: stage {} computes {:.2f}x stage {}; move layers off stage {} (or "
@@ -112,7 +109,6 @@ void RulePipelineBubble(const RankEvidence& rank, const AdvisorConfig& config, s
   f.SetValue(share, threshold, "% of the step");
   f.saves_from = WaitPart(rank, *own);
   f.uncapped_gain_ns = own->bubble_ns_per_step / 2;
-  f.gain_model = "half the bubble: what twice the micro-batches per step or two virtual stages per rank remove";
   AddStageEvidence(*p, *own, &f);
   f.strategy = fmt::format(
       "The {} stages compute evenly; the bubble is the schedule's fill and drain ({} stages - 1 micro-batches' "
