@@ -78,7 +78,7 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
   if (slow == 0) return;
   Finding f = NewFinding("communication.bandwidth_contention", rank, config);
   f.title = fmt::format("{} collectives moved SDMA data below {:.1f} GB/s while a matmul ran", slow, limit);
-  f.SetValue(lowest, limit, "GB/s");
+  f.value = lowest;
   f.AddNumber("contended_ops", static_cast<double>(slow), "count");
   f.AddNumber("sdma_ops", static_cast<double>(sdma_ops), "count");
   f.AddNumber("contended_ms", slow_ms, "ms");

@@ -85,13 +85,9 @@ void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, 
   Finding f = NewFinding("host.op_compile", rank, config);
   f.title = fmt::format("{} operators compiled online (aclopCompileAndExecute, {})", calls.count,
                         FormatDuration(calls.total_ns));
-  f.SetValue(static_cast<double>(calls.count), limit, "count");
+  f.value = static_cast<double>(calls.count);
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
   AddCallTimeNumbers(rank, "compile", calls, &f);
-  f.strategy =
-      "Operators are compiled while the model runs; use the prebuilt binary kernels instead of online "
-      "compilation.";
-  f.apis = {"torch_npu.npu.set_compile_mode(jit_compile=False)", "torch_npu.npu.config.allow_internal_format = False"};
   out->push_back(std::move(f));
 }
 
@@ -102,7 +98,7 @@ void RuleSyncBatchNorm(const RankEvidence& rank, const AdvisorConfig& config, st
   if (static_cast<double>(calls.count) <= limit) return;
   Finding f = NewFinding("communication.sync_batchnorm", rank, config);
   f.title = fmt::format("{} SyncBatchNorm events ({})", calls.count, FormatDuration(calls.total_ns));
-  f.SetValue(static_cast<double>(calls.count), limit, "count");
+  f.value = static_cast<double>(calls.count);
   f.AddNumber("syncbn_events", static_cast<double>(calls.count), "count");
   f.AddNumber("syncbn_us", calls.total_ns / 1e3, "us");
   out->push_back(std::move(f));
@@ -178,11 +174,6 @@ void RuleAllocatorApi(const RankEvidence& rank, const AdvisorConfig& config, std
   f.value = calls.total_ns / 1e6;
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
   AddCallTimeNumbers(rank, "allocator", calls, &f);
-  f.strategy =
-      "The caching allocator keeps returning memory to the driver and asking for it again. Let segments "
-      "grow instead of splitting, and do not call empty_cache() in the loop.";
-  f.apis = {"export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
-            "remove torch_npu.npu.empty_cache() from the step"};
   out->push_back(std::move(f));
 }
 

@@ -136,7 +136,7 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
       "{:.0f} % of the collectives move less than 1 MB ({:.0f} per step, {} per step): "
       "latency-bound",
       share, messages_per_step, FormatDuration(time_per_step));
-  f.SetValue(share, threshold, "% of collectives");
+  f.value = share;
   f.uncapped_gain_ns = std::max(0.0, messages_per_step - buckets_per_step) * static_cast<double>(small.shortest_ns);
   f.AddNumber("small_messages_per_step", messages_per_step, "count");
   f.AddNumber("small_message_summed_us", time_per_step / 1e3, "us");

@@ -109,8 +109,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
                        "rank is not in this input",
                        self, *ratio, FormatDuration(wait_per_step));
   f.metric = "communication.json wait / (wait + transit)";
-  f.SetValue(ratio_pct, threshold, "%");
-  f.saves_from = TimePart::kCommunication;
+  f.value = ratio_pct;
   f.uncapped_gain_ns = wait_per_step;
   f.gain_model = "the rank's HCCL wait time per step (communication.json)";
   if (slow) {
@@ -209,8 +208,7 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
   f.title = fmt::format("rank {} waits {:.0f} % of its collective time for rank {} ({} per step)", self,
                         100 * *wait->wait_ratio, straggler, FormatDuration(wait_per_step));
   f.metric = "wait for the last rank to arrive / collective time (matched collectives)";
-  f.SetValue(100 * *wait->wait_ratio, threshold, "%");
-  f.saves_from = TimePart::kCommunication;
+  f.value = 100 * *wait->wait_ratio;
   f.uncapped_gain_ns = wait_per_step;
   f.gain_model = "the rank's wait for the last arrival, per step";
   f.AddNumber("straggler_rank", static_cast<double>(straggler), "rank");

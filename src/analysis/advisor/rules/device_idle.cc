@@ -92,7 +92,7 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
   f.catch_all = true;
   f.title = fmt::format("the device is busy less than {:.0f} % of the time in {} of {} chunks of the run", threshold,
                         low, chunks);
-  f.SetValue(100 * busy_in_all / static_cast<double>(last - first), threshold, "% busy");
+  f.value = 100 * busy_in_all / static_cast<double>(last - first);
   f.uncapped_gain_ns = PerStep(rank, idle_in_low);
   f.AddNumber("busy_pct", *f.value, "%");
   f.AddNumber("low_chunks", static_cast<double>(low), "count");

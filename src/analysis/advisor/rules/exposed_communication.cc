@@ -53,7 +53,7 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
   Finding f = NewFinding("communication.exposed", rank, config);
   f.title = fmt::format("{:.1f} % of the step is communication not hidden under compute ({} per step)", pct,
                         FormatDuration(exposed));
-  f.SetValue(pct, threshold, "% of step");
+  f.value = pct;
   f.uncapped_gain_ns = std::min(exposed, free_compute);
   f.AddNumber("exposed_communication_us", exposed / 1e3, "us");
   f.AddNumber("communication_us", communication / 1e3, "us");

@@ -121,6 +121,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
      .metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul",
+     .unit = "GB/s",
+     .threshold = threshold::kSdmaContentionGbps,
      .gain_model = "unknown: the collective's bandwidth without the overlapping matmul is not measured",
      .strategy = "Collectives and matmuls compete for HBM bandwidth. Compare a run with and without the overlap; "
                  "schedule the large matmuls away from the collectives (or the collectives into compute phases "
@@ -197,11 +199,19 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kHost,
      .saves_from = TimePart::kHostWait,
      .metric = "AscendCL@aclopCompileAndExecute calls",
-     .gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host"},
+     .unit = "count",
+     .threshold = threshold::kOpCompileCount,
+     .gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host",
+     .strategy = "Operators are compiled while the model runs; use the prebuilt binary kernels instead of online "
+                 "compilation.",
+     .apis = SameApis(
+         "torch_npu.npu.set_compile_mode(jit_compile=False)\ntorch_npu.npu.config.allow_internal_format = False")},
     {.id = "communication.sync_batchnorm",
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
      .metric = "events whose name contains syncbatchnorm",
+     .unit = "count",
+     .threshold = threshold::kSyncBatchNormCount,
      .gain_model = "unknown: the statistics exchange of SyncBatchNorm is not separated from its compute",
      .strategy = "Every SyncBatchNorm layer exchanges statistics across devices in forward and backward. Use plain "
                  "BatchNorm when the per-device batch is large enough, or a fused SyncBatchNorm forward.",
@@ -232,7 +242,11 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .metric = "aclMallocMemInner + aclrtFreePhysical + aclrtFree time",
      .unit = "ms",
      .threshold = threshold::kMemoryOperatorMs,
-     .gain_model = "the allocator calls' time per step, from the host wait"},
+     .gain_model = "the allocator calls' time per step, from the host wait",
+     .strategy = "The caching allocator keeps returning memory to the driver and asking for it again. Let segments "
+                 "grow instead of splitting, and do not call empty_cache() in the loop.",
+     .apis = SameApis(
+         "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nremove torch_npu.npu.empty_cache() from the step")},
     {.id = "communication.low_bandwidth",
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
@@ -267,14 +281,21 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
      .metric = "collectives below 1 MB / collectives with known size",
+     .unit = "% of collectives",
+     .threshold = threshold::kSmallMessageSharePct,
      .gain_model = "(small messages - 25 MB buckets they fit in) per step x the shortest small collective (latency)",
      .strategy = "Send fewer, larger messages: raise the gradient bucket size (DDP bucket_cap_mb, default 25), "
                  "coalesce small tensors before a collective, and do not all-reduce per parameter.",
      .apis = ApisPerPlatform("DistributedDataParallel(model, bucket_cap_mb=25); torch.distributed.all_reduce_coalesced",
                              "DistributedDataParallel(model, bucket_cap_mb=25) over HCCL; export HCCL_BUFFSIZE",
                              "DistributedDataParallel(model, bucket_cap_mb=25)")},
-    // Its metric depends on which measure of the wait the run has, so the rule says it.
-    {.id = "communication.straggler", .category = kCommunication},
+    // Its metric, gain model, strategy and APIs depend on which measure of the wait the run has (HCCL wait
+    // ratios or the timeline's arrivals), so the rule words them.
+    {.id = "communication.straggler",
+     .category = kCommunication,
+     .saves_from = TimePart::kCommunication,
+     .unit = "%",
+     .threshold = threshold::kCommWaitRatioPct},
     {.id = "communication.slow_link",
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
@@ -332,6 +353,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kHost,
      .saves_from = TimePart::kIdle,
      .metric = "device busy time per chunk (union of device work)",
+     .unit = "% busy",
+     .threshold = threshold::kDeviceBusyPct,
      .gain_model = "the idle time inside the low chunks, per step",
      .strategy =
          "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges."},
@@ -339,6 +362,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kCommunication,
      .saves_from = TimePart::kCommunication,
      .metric = "communication not overlapped / step time",
+     .unit = "% of step",
+     .threshold = threshold::kExposedCommunicationPct,
      .gain_model = "min(exposed communication, compute time not yet overlapping communication)",
      .strategy =
          "Overlap communication with compute: start each gradient bucket's all-reduce while earlier layers still "
@@ -354,6 +379,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kCompute,
      .saves_from = TimePart::kComputeBound,
      .metric = "time of compute-bound operators whose inputs are float32 / step time",
+     .unit = "% of step",
+     .threshold = threshold::kFp32MatmulPct,
      .strategy = "Run matmuls and convolutions in BF16 (or FP16) with automatic mixed precision, keeping FP32 "
                  "master weights and reductions; check accuracy on a validation run.",
      .apis = ApisPerPlatform("torch.autocast(\"cuda\", dtype=torch.bfloat16)",
@@ -363,6 +390,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kHost,
      .saves_from = TimePart::kHostWait,
      .metric = "stretches inside a step with no host operator, runtime API call or device work",
+     .unit = "ms",
+     .threshold = threshold::kGcPauseMs,
      .gain_model = "the pauses' time per step, from the host wait (conjectured: the trace records no GC events)",
      .apis = SameApis(
          "gc.freeze() after model and optimizer setup\ngc.disable() around the step, gc.collect() between steps")},
@@ -379,6 +408,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
     {.id = "idle.gpu_time_util_per_device",
      .category = kHost,
      .saves_from = TimePart::kIdle,
+     .unit = "% in use",
+     .threshold = threshold::kDeviceBusyPct,
      .gain_model = "the idle time inside the low chunks of the device with the most, per step",
      .strategy = "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
                  "stalls in the low ranges; an uneven split across devices shows as one device low and another busy."},
@@ -386,6 +417,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kMemory,
      .saves_from = TimePart::kMemoryBound,
      .metric = "peak reserved (else allocated) / device memory",
+     .unit = "%",
+     .threshold = threshold::kMemoryPeakPct,
      .gain_model = "none claimed: headroom against out-of-memory and allocator churn",
      .strategy = "Lower the peak: recompute activations instead of storing them, shard optimizer state and "
                  "gradients, use a smaller micro-batch with gradient accumulation, and free references early.",
@@ -394,6 +427,8 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .category = kMemory,
      .saves_from = TimePart::kHostWait,
      .metric = "(reserved - allocated) / reserved at the allocation peak",
+     .unit = "%",
+     .threshold = threshold::kFragmentationPct,
      .gain_model = "the device allocator calls inside the steps (expandable segments grow in place)",
      .strategy = "Let the caching allocator grow segments in place instead of reserving new fixed-size ones, "
                  "and keep tensor sizes steady across steps (pad variable sequence lengths to buckets).",
@@ -407,7 +442,9 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .apis = ApisPerPlatform("torch.compile(model)", "torch.compile(model, backend=torchair.get_npu_backend())", "")},
     {.id = "moe.expert_imbalance",
      .category = kCompute,
-     .metric = "max / mean tokens per expert-parallel rank (per expert where the shapes give it), minus 1"},
+     .metric = "max / mean tokens per expert-parallel rank (per expert where the shapes give it), minus 1",
+     .unit = "% above the mean",
+     .threshold = threshold::kMoeExpertImbalancePct},
     {.id = "fusion.optimizer_foreach",
      .category = kLaunch,
      .saves_from = TimePart::kMemoryBound,
@@ -422,12 +459,16 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
     {.id = "pipeline.stage_imbalance",
      .category = kCommunication,
      .metric = "(slowest - fastest) / slowest stage computing per step over the pipeline's stages",
+     .unit = "% of the slowest stage",
+     .threshold = threshold::kPipelineImbalancePct,
      .gain_model =
          "stages balanced: the step were every stage to compute the mean stage's work, (slowest - mean) x (slowest "
          "+ its bubble) / slowest per step, the same for every rank"},
     {.id = "pipeline.bubble",
      .category = kCommunication,
      .metric = "this stage's bubble per step / its step",
+     .unit = "% of the step",
+     .threshold = threshold::kPipelineBubblePct,
      .gain_model = "half the bubble: what twice the micro-batches per step or two virtual stages per rank remove"},
     {.id = "host.sync_memcpy",
      .category = kHost,

@@ -66,7 +66,7 @@ void RuleFp32Matmul(const RankEvidence& rank, const AdvisorConfig& config, std::
   Finding f = NewFinding("compute.fp32_matmul", rank, config);
   f.title = fmt::format("FP32 matmul/conv/attention operators take {:.1f} % of the step ({} per step)", pct,
                         FormatDuration(per_step));
-  f.SetValue(pct, threshold, "% of step");
+  f.value = pct;
   const HardwareProfile* chip = rank.hardware ? rank.hardware->profile : nullptr;
   if (chip && chip->peak_fp32_tflops.value && chip->peak_bf16_tflops.value && *chip->peak_bf16_tflops.value > 0) {
     f.uncapped_gain_ns = per_step * std::max(0.0, 1 - *chip->peak_fp32_tflops.value / *chip->peak_bf16_tflops.value);

@@ -91,7 +91,7 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   f.title = fmt::format("{} pause{} of at least {:.0f} ms inside steps with nothing running ({} in all): likely "
                         "Python garbage collection",
                         p.count, p.count == 1 ? "" : "s", limit_ms, FormatDuration(static_cast<double>(p.total_ns)));
-  f.SetValue(static_cast<double>(p.longest_ns) / 1e6, limit_ms, "ms");
+  f.value = static_cast<double>(p.longest_ns) / 1e6;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(p.total_ns));
   f.AddNumber("pauses", static_cast<double>(p.count), "count");
   f.AddNumber("pause_ms", static_cast<double>(p.total_ns) / 1e6, "ms");

@@ -148,7 +148,7 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
                         found.size() == 1 ? "" : "s");
   f.metric = npu ? "per device and chunk: summed task, copy and HCCL time / chunk length"
                  : "per device and chunk: summed kernel/memcpy/memset time / chunk length";
-  f.SetValue(worst->mean_pct, threshold, "% in use");
+  f.value = worst->mean_pct;
   f.uncapped_gain_ns = PerStep(rank, worst->idle_ns);
   f.AddNumber("low_chunks", static_cast<double>(worst->low), "count");
   f.AddNumber("idle_in_low_chunks_us", worst->idle_ns / 1e3, "us");

@@ -47,7 +47,7 @@ void PeakNearCapacity(const RankEvidence& rank, const DeviceMemory& memory, cons
   Finding f = NewFinding("memory.peak_near_capacity", rank, config);
   f.title = fmt::format("{} peaks at {:.1f} % of its memory ({:.2f} of {:.2f} GiB)", memory.device, pct,
                         static_cast<double>(peak) / kGiB, capacity / kGiB);
-  f.SetValue(pct, threshold, "%");
+  f.value = pct;
   f.AddNumber("peak_bytes", static_cast<double>(peak), "B");
   f.AddNumber("capacity_bytes", capacity, "B");
   if (!memory.peak_op.empty()) f.AddText("op_at_peak", memory.peak_op);
@@ -70,7 +70,7 @@ void Fragmentation(const RankEvidence& rank, const DeviceMemory& memory, const A
   Finding f = NewFinding("memory.fragmentation", rank, config);
   f.title = fmt::format("{}: {:.1f} % of reserved memory is not allocated at the peak ({:.2f} GiB): fragmentation",
                         memory.device, pct, static_cast<double>(memory.fragmentation_bytes) / kGiB);
-  f.SetValue(pct, threshold, "%");
+  f.value = pct;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(allocator_ns));
   f.AddNumber("fragmentation_bytes", static_cast<double>(memory.fragmentation_bytes), "B");
   f.AddNumber("peak_reserved_bytes", static_cast<double>(memory.peak_reserved_bytes), "B");

@@ -89,7 +89,7 @@ void RuleMoeExpertBalance(const RankEvidence& rank, const AdvisorConfig& config,
   if (100 * (imbalance - 1) <= threshold) return;
   Finding f = NewFinding("moe.expert_imbalance", rank, config);
   f.title = Title(moe);
-  f.SetValue(100 * (imbalance - 1), threshold, "% above the mean");
+  f.value = 100 * (imbalance - 1);
   f.saves_from = rank.rank_id == moe.slowest_rank ? TimePart::kComputeBound : TimePart::kCommunication;
   f.uncapped_gain_ns = moe.cost_ns;
   f.gain_model = moe.ranks.size() > 1

@@ -74,7 +74,7 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
       FormatDuration(waits_known ? own->wait_for_slowest_ns_per_step : short_ns), slowest.stage,
       FormatDuration(own->bubble_ns_per_step),
       own->step_ns_per_step > 0 ? 100 * own->bubble_ns_per_step / own->step_ns_per_step : 0.0);
-  f.SetValue(100 * p->imbalance, threshold, "% of the slowest stage");
+  f.value = 100 * p->imbalance;
   f.saves_from = WaitPart(rank, *own);
   const double balanced = p->balanced_gain_ns_per_step;
   // Balancing the stages shortens the step of every rank by the same amount: the gain is the step's, not
@@ -106,7 +106,7 @@ void RulePipelineBubble(const RankEvidence& rank, const AdvisorConfig& config, s
   f.title = fmt::format("pipeline stage {} waits {} of its {} step in bubbles ({:.1f} %) with the stages even",
                         own->stage, FormatDuration(own->bubble_ns_per_step), FormatDuration(own->step_ns_per_step),
                         share);
-  f.SetValue(share, threshold, "% of the step");
+  f.value = share;
   f.saves_from = WaitPart(rank, *own);
   f.uncapped_gain_ns = own->bubble_ns_per_step / 2;
   AddStageEvidence(*p, *own, &f);
