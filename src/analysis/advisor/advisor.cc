@@ -256,7 +256,7 @@ bool RunsOnNpu(const Trace& trace) {
   for (const Device& device : trace.devices()) {
     if (device.type == DeviceType::kNpu) return true;
   }
-  return trace.metadata().format == TraceFormat::kTorchNpuTraceView;
+  return FactsOf(trace.metadata().format).ascend_profiler;
 }
 
 // The rules that read the other ranks, on one rank's draft (each rule stays quiet without what it

@@ -9,15 +9,10 @@
 #include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
 
 using finding_lookup::AdviseOneRank;
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
 
 void AddRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view dtypes, double dur_us) {
   NpuOpRow row = npu_step::DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);
@@ -83,9 +78,9 @@ TEST(GcPause, QuietBelowTheThresholdOrWithRecordedGc) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
 
 // A kernel_details row reaches the user's line through the timeline's task of the same name and start,
@@ -113,9 +108,9 @@ TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
 
 // Two AI CPU rows launched inside `Net_0.Embed_0` (60 us) and `Net_0.Head_0` (20 us), one the timeline
@@ -174,4 +169,4 @@ TEST(AiCpuDtype, NamesNoModulesWithoutModuleRanges) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -17,6 +17,7 @@
 
 #include "analysis/advisor/api_replacements.h"
 #include "analysis/advisor/call_sites.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/device_work.h"
@@ -260,28 +261,19 @@ std::vector<SharedText> Apis(const std::vector<Site>& kept, const RunVersions& r
   return apis;
 }
 
-Finding Report(const RankEvidence& rank, const std::vector<Site>& kept) {
+Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std::vector<Site>& kept) {
   const RunVersions run = ReadRunVersions(rank.trace->metadata());
   double saved = 0, time = 0;
   for (const Site& s : kept) saved += s.totals.saved_ns, time += static_cast<double>(s.totals.time_ns);
   const Site& top = kept.front();
   const ApiReplacement& top_row = ApiReplacementTable()[top.row];
-  Finding f;
-  f.id = "fusion.api_replacement";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("fusion.api_replacement", rank, config);
   f.title = fmt::format("{} can replace {} at {} ({} per step){}", top_row.api, top_row.pattern,
                         top.where.empty() ? "its call sites" : top.where,
                         FormatDuration(PerStep(rank, static_cast<double>(top.totals.time_ns))),
                         kept.size() > 1 ? fmt::format("; {} more call sites", kept.size() - 1) : "");
-  f.metric = "operator sequences and optimizer steps a fused torch_npu / MindSpeed API replaces";
   f.value = static_cast<double>(kept.size());
-  f.unit = "call sites";
-  f.saves_from = TimePart::kMemoryBound;
   f.uncapped_gain_ns = PerStep(rank, saved);
-  f.gain_model =
-      "sequences: sum - longest member of each occurrence; per-parameter optimizer steps: per op name with k calls "
-      "per step, (k - 1) x its shortest call; steps already on multi-tensor kernels and single-operator "
-      "replacements: not measured (0)";
   f.AddNumber("call_sites", static_cast<double>(kept.size()), "count");
   f.AddNumber("replaced_us_per_step", PerStep(rank, time) / 1e3, "us");
   f.AddText("cann_version", run.cann.empty() ? "unknown (not recorded by the run)" : run.cann);
@@ -290,9 +282,6 @@ Finding Report(const RankEvidence& rank, const std::vector<Site>& kept) {
   for (size_t i = 0; i < kept.size() && i < kListedSites; ++i) listed += (i ? "; " : "") + Describe(rank, kept[i], run);
   if (kept.size() > kListedSites) listed += fmt::format("; and {} more", kept.size() - kListedSites);
   f.AddText("replacements", listed);
-  f.strategy =
-      "Call the fused torch_npu / MindSpeed API at the call sites named instead of the operators it replaces: "
-      "one kernel instead of several passes over memory, or one optimizer kernel for all parameters.";
   f.apis = Apis(kept, run);
   std::vector<uint32_t> replaced;
   for (const Site& s : kept) replaced.insert(replaced.end(), s.totals.events.begin(), s.totals.events.end());
@@ -324,7 +313,7 @@ void RuleApiReplacement(const RankEvidence& rank, const AdvisorConfig& config, s
   MatchOptimizerSteps(rank, device_time, &call_sites, &totals);
   MatchSequences(rank, device_time, &call_sites, &totals);
   const std::vector<Site> kept = KeptSites(totals, config.Get(threshold::kFusionMinOccurrences));
-  if (!kept.empty()) out->push_back(Report(rank, kept));
+  if (!kept.empty()) out->push_back(Report(rank, config, kept));
 }
 
 }  // namespace tuneprof

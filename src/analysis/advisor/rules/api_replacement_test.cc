@@ -8,13 +8,8 @@
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using finding_lookup::Find;
-using finding_lookup::Text;
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
 
 constexpr std::string_view kId = "fusion.api_replacement";
 
@@ -200,4 +195,4 @@ TEST(ApiReplacement, StaysQuietOffNpu) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "analysis/advisor/call_sites.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -47,15 +48,10 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   }
   uint64_t count = 0;
   for (const auto& entry : sorted) count += entry.second.first;
-  Finding f;
-  f.id = "compute.ai_cpu_ops";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.ai_cpu_ops", rank, config);
   f.title = fmt::format("{} AI CPU tasks of at least {:.0f} us ({} in all)", count, config.Get(threshold::kAiCpuTaskUs),
                         FormatDuration(total));
-  f.metric = "kernel_details rows with Accelerator Core AI_CPU and duration >= threshold";
-  f.SetValue(static_cast<double>(count), config.Get(threshold::kAiCpuTaskUs), "count");
-  f.saves_from = TimePart::kComputeBound;
-  f.gain_model = "unknown: the AI Core time of the replacement operators is not in the trace";
+  f.value = static_cast<double>(count);
   f.AddNumber("ai_cpu_tasks", static_cast<double>(count), "count");
   f.AddNumber("ai_cpu_us", total / 1e3, "us");
   f.AddText("top_types", types);
@@ -63,10 +59,6 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   for (const auto& entry : sorted) groups.push_back({entry.first, rows_of.at(entry.first)});
   const std::string sites = DetailGroupCallSites(trace, rank.tree, groups, kTypesWithSites);
   if (!sites.empty()) f.AddText("source_lines", sites);
-  f.strategy =
-      "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
-      "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.";
-  f.apis = {"tensor.float() instead of .double(); torch_npu operator whitelist for the CANN version"};
   std::vector<uint32_t> evidence;
   for (const auto& [type, of_type] : rows_of) evidence.insert(evidence.end(), of_type.begin(), of_type.end());
   SayModulesOfRows(rank, evidence, &f);
@@ -160,24 +152,13 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
   for (const auto& [type, w] : sorted) count += w.count, total += static_cast<double>(w.time_ns);
   CallSites sites(trace, rank.tree);
   const std::string listed = ListWideTypes(sorted, &sites);
-  Finding f;
-  f.id = "compute.aicpu_dtype";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.aicpu_dtype", rank, config);
   f.title = fmt::format("{} AI CPU tasks take float64 or int64 inputs ({} in all); top {}", count,
                         FormatDuration(total), sorted.front().first);
-  f.metric = "kernel_details AI_CPU rows with a DOUBLE or INT64 input data type";
   f.value = static_cast<double>(count);
-  f.unit = "count";
-  f.saves_from = TimePart::kComputeBound;
-  f.gain_model = "unknown: the AI Core time of the operators in float32 / int32 is not in the trace";
   f.AddNumber("aicpu_wide_tasks", static_cast<double>(count), "count");
   f.AddNumber("aicpu_wide_us", total / 1e3, "us");
   f.AddText("operator_types", listed);
-  f.strategy =
-      "These operators run on the AI CPU because of their float64 / int64 inputs. Where the values allow, "
-      "cast them to float32 / int32 before the operator (indices and counts below 2^31 fit int32) so that "
-      "it runs on the AI Core.";
-  f.apis = {"tensor.float() instead of .double(); tensor.int() for indices below 2^31"};
   SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }

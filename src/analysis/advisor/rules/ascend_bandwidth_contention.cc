@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -75,24 +76,14 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
     }
   }
   if (slow == 0) return;
-  Finding f;
-  f.id = "communication.bandwidth_contention";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.bandwidth_contention", rank, config);
   f.title = fmt::format("{} collectives moved SDMA data below {:.1f} GB/s while a matmul ran", slow, limit);
-  f.metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul";
-  f.SetValue(lowest, limit, "GB/s");
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the collective's bandwidth without the overlapping matmul is not measured";
+  f.value = lowest;
   f.AddNumber("contended_ops", static_cast<double>(slow), "count");
   f.AddNumber("sdma_ops", static_cast<double>(sdma_ops), "count");
   f.AddNumber("contended_ms", slow_ms, "ms");
   f.AddNumber("lowest_sdma_gbps", lowest, "GB/s");
   f.AddText("ops", names);
-  f.strategy =
-      "Collectives and matmuls compete for HBM bandwidth. Compare a run with and without the overlap; "
-      "schedule the large matmuls away from the collectives (or the collectives into compute phases "
-      "that are not memory-heavy).";
-  f.apis = {"reorder or bucket the gradient all-reduce (DDP bucket_cap_mb) so it overlaps lighter compute"};
   out->push_back(std::move(f));
 }
 

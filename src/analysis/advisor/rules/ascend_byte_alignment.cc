@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -36,16 +37,10 @@ void RuleByteAlignment(const RankEvidence& rank, const AdvisorConfig& config, st
     unaligned_bytes += task.size_bytes;
   }
   if (unaligned == 0) return;
-  Finding f;
-  f.id = "communication.byte_alignment";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.byte_alignment", rank, config);
   f.title =
       fmt::format("{} SDMA transfers are not {}-byte aligned ({})", unaligned, alignment, FormatDuration(unaligned_ns));
-  f.metric = "off-chip SDMA Memcpy / Reduce_Inline tasks larger than the alignment whose size is not a multiple of it";
   f.value = static_cast<double>(unaligned);
-  f.unit = "count";
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the aligned transfer's time is not measured";
   f.AddNumber("unaligned_tasks", static_cast<double>(unaligned), "count");
   f.AddNumber("unaligned_task_us", unaligned_ns / 1e3, "us");
   f.AddNumber("unaligned_bytes", static_cast<double>(unaligned_bytes), "bytes");
@@ -56,7 +51,6 @@ void RuleByteAlignment(const RankEvidence& rank, const AdvisorConfig& config, st
       "Make communicated tensors a multiple of {} bytes (pad the bucket or the sharded "
       "dimension), so that SDMA moves whole blocks.",
       alignment);
-  f.apis = {"pad the communicated tensor's last dimension so numel x itemsize % 512 == 0"};
   out->push_back(std::move(f));
 }
 

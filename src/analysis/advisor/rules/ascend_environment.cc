@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -103,7 +104,7 @@ void CheckHcclSettings(const Trace& trace, EnvironmentAdvice* advice) {
 
 }  // namespace
 
-void RuleAscendEnvironment(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleAscendEnvironment(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   if (!HasEnvironment(trace)) return;
   EnvironmentAdvice advice;
@@ -113,19 +114,13 @@ void RuleAscendEnvironment(const RankEvidence& rank, const AdvisorConfig&, std::
   const std::vector<std::string>& fixes = advice.fixes;
   const bool launch_blocking = LaunchBlocking(trace);
   if (problems.empty()) return;
-  Finding f;
-  f.id = "config.ascend_env";
-  f.category = FindingCategory::kConfig;
+  Finding f = NewFinding("config.ascend_env", rank, config);
   f.title = fmt::format("{} environment settings slow the run down", problems.size());
-  f.metric = "profiler_metadata ENV_VARIABLES against msprof-analyze's recommended settings";
   f.value = static_cast<double>(problems.size());
-  f.unit = "count";
-  f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = launch_blocking ? rank.split.part(TimePart::kHostWait) : 0;
   f.gain_model = launch_blocking ? "ASCEND_LAUNCH_BLOCKING=1: the host-wait time it causes; the rest unknown"
                                  : "unknown: the effect of these settings is not measurable from the trace";
   for (size_t i = 0; i < problems.size(); ++i) f.AddText(fmt::format("setting_{}", i + 1), problems[i]);
-  f.strategy = "Set the environment msprof-analyze recommends for torch_npu training.";
   f.apis.assign(fixes.begin(), fixes.end());
   out->push_back(std::move(f));
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -81,27 +82,18 @@ void RuleAscendFrequency(const RankEvidence& rank, const AdvisorConfig& config, 
     lost_ns += static_cast<double>(events.dur_ns[i]) * drop;
   }
   if (slowed == 0) return;
-  Finding f;
-  f.id = "compute.ai_core_frequency";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.ai_core_frequency", rank, config);
   const double mean_drop_pct = slowed_ns > 0 ? 100 * lost_ns / slowed_ns : 0;
   f.title = fmt::format("{} device tasks ran with the AI Core clock {:.1f} % below {:.0f} MHz", slowed, mean_drop_pct,
                         max_mhz);
-  f.metric = "time-weighted AI Core frequency over each device task against the maximum";
-  f.SetValue(mean_drop_pct, config.Get(threshold::kAiCoreFrequencyDropPct), "% below max");
-  f.saves_from = TimePart::kComputeBound;
+  f.value = mean_drop_pct;
   f.uncapped_gain_ns = PerStep(rank, lost_ns);
-  f.gain_model = "each slowed task's time x (max - its frequency) / max";
   f.AddNumber("slowed_tasks", static_cast<double>(slowed), "count");
   f.AddNumber("slowed_task_us", slowed_ns / 1e3, "us");
   f.AddNumber("lost_us", lost_ns / 1e3, "us");
   f.AddNumber("max_frequency_mhz", max_mhz, "MHz");
   f.AddNumber("min_frequency_mhz", observed_min, "MHz");
   f.AddText("max_from", from_profile ? "hardware profile " + profile->name : "highest sample");
-  f.strategy =
-      "The AI Core clock dropped while operators ran: check the device temperature and power cap "
-      "(npu-smi info), cooling and the power mode; other jobs on the card can cause it too.";
-  f.apis = {"npu-smi info -t temp -i <card>", "npu-smi info -t power -i <card>"};
   out->push_back(std::move(f));
 }
 

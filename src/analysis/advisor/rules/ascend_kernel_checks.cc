@@ -17,6 +17,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -83,28 +84,16 @@ void RuleAscendOperatorNoBound(const RankEvidence& rank, const AdvisorConfig& co
     time += static_cast<double>(rows[i].dur_ns);
   }
   if (unbound == 0) return;
-  Finding f;
-  f.id = "compute.operator_no_bound";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.operator_no_bound", rank, config);
   f.title = fmt::format("{} operators over {:.0f} us saturate no pipeline ({} in all)", unbound,
                         config.Get(threshold::kOperatorNoBoundUs), FormatDuration(unbound_ns));
-  f.metric =
-      "kernel_details operators longer than the threshold whose vec/mac/scalar/mte1/mte2/mte3 ratios all stay "
-      "at or below the bound ratio";
   f.value = static_cast<double>(unbound);
-  f.unit = "count";
-  f.saves_from = TimePart::kComputeBound;
-  f.gain_model = "unknown: what re-tiling (AOE) recovers is not in the trace";
   f.AddNumber("unbound_ops", static_cast<double>(unbound), "count");
   f.AddNumber("unbound_us", unbound_ns / 1e3, "us");
   f.AddNumber("checked_ops", static_cast<double>(checked), "count");
   f.AddNumber("unbound_time_pct", checked_ns > 0 ? 100 * unbound_ns / checked_ns : 0, "%");
   f.AddNumber("bound_ratio_pct", config.Get(threshold::kOperatorBoundRatioPct), "%");
   f.AddText("top_types", TopTypes(by_type, 5));
-  f.strategy =
-      "No pipeline of these operators is busy: their tiling or data layout leaves the cores waiting. Tune "
-      "them with AOE operator tuning, or change the shapes or dtypes they get.";
-  f.apis = {"aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator tuning)"};
   SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }
@@ -121,7 +110,7 @@ int64_t CoresOf(const Trace& trace, const NpuOpRow& row, int64_t cube, int64_t v
   return cube;
 }
 
-void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   const HardwareProfile* profile = rank.hardware ? rank.hardware->profile : nullptr;
   if (!profile || !profile->cube_cores.value || !profile->vector_cores.value) return;  // core counts unknown
@@ -149,17 +138,11 @@ void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vec
     t += dur;
   }
   if (count == 0) return;
-  Finding f;
-  f.id = "compute.block_dim";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.block_dim", rank, config);
   f.title = fmt::format("{} operators leave AI cores idle: block dim not a multiple of {} cube / {} vector cores",
                         count, cube, vector);
-  f.metric = "static-shape kernel_details operators whose Block Dim is not a multiple of the core count";
   f.value = static_cast<double>(count);
-  f.unit = "count";
-  f.saves_from = TimePart::kComputeBound;
   f.uncapped_gain_ns = PerStep(rank, idle_ns);
-  f.gain_model = "upper bound: each operator's time x the idle share of its waves, 1 - block_dim / (waves x cores)";
   f.AddNumber("ops", static_cast<double>(count), "count");
   f.AddNumber("ops_us", time_ns / 1e3, "us");
   f.AddNumber("idle_core_us", idle_ns / 1e3, "us");
@@ -170,12 +153,11 @@ void RuleAscendBlockDim(const RankEvidence& rank, const AdvisorConfig&, std::vec
       "Split these operators' work into a multiple of the {} cube / {} vector cores (shapes "
       "that divide evenly, or custom tiling), so that no wave runs on a fraction of the cores.",
       cube, vector);
-  f.apis = {"pad or reshape the operator's inputs so the tiling divides by the core count; AOE operator tuning"};
   SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }
 
-void RuleAscendDynamicShape(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleAscendDynamicShape(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   uint64_t with_state = 0, dynamic = 0;
   for (const NpuOpRow& row : trace.kernel_details().rows) {
@@ -185,21 +167,11 @@ void RuleAscendDynamicShape(const RankEvidence& rank, const AdvisorConfig&, std:
     dynamic += IsDynamic(trace, row);
   }
   if (with_state == 0 || dynamic != with_state) return;
-  Finding f;
-  f.id = "config.dynamic_shape";
-  f.category = FindingCategory::kConfig;
+  Finding f = NewFinding("config.dynamic_shape", rank, config);
   f.title = fmt::format("all {} operators run as dynamic-shape operators", dynamic);
-  f.metric = "kernel_details OP State: every operator with a state is dynamic";
   f.value = static_cast<double>(dynamic);
-  f.unit = "count";
-  f.saves_from = TimePart::kHostWait;
-  f.gain_model = "unknown: the host time spent on online compilation per shape is not separated in the trace";
   f.AddNumber("dynamic_ops", static_cast<double>(dynamic), "count");
   f.AddNumber("ops_with_state", static_cast<double>(with_state), "count");
-  f.strategy =
-      "The whole run uses dynamic-shape operators; switch off online compilation so that the prebuilt "
-      "binary kernels are used, and keep the internal formats off.";
-  f.apis = {"torch_npu.npu.set_compile_mode(jit_compile=False)", "torch_npu.npu.config.allow_internal_format = False"};
   out->push_back(std::move(f));
 }
 

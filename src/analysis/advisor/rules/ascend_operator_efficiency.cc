@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "analysis/advisor/call_sites.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -402,10 +403,8 @@ std::string ByType(const Tally& t, size_t limit) {
   return text;
 }
 
-Finding MakeFinding(const RankEvidence& rank, const Tally& t) {
-  Finding f;
-  f.id = "compute.operator_efficiency";
-  f.category = FindingCategory::kCompute;
+Finding MakeFinding(const RankEvidence& rank, const AdvisorConfig& config, const Tally& t) {
+  Finding f = NewFinding("compute.operator_efficiency", rank, config);
   std::vector<std::string> parts;
   if (t.space_groups > 0) {
     parts.push_back(fmt::format("{} operator shapes below every pipeline's limit (optimization space up to {:.1f} %, {})",
@@ -417,17 +416,10 @@ Finding MakeFinding(const RankEvidence& rank, const Tally& t) {
                                 FormatDuration(t.misaligned_ns)));
   }
   f.title = fmt::format("Ascend operator efficiency: {}", fmt::join(parts, "; "));
-  f.metric =
-      "kernel_details PipeUtilization ratios per operator name and shape (vector types >= min share, large "
-      "matmuls, FlashAttention) against msprof-analyze's pipeline limits";
   f.value = 100 * t.max_space;
-  f.unit = "%";
   // The vector operators' time is memory-bound work, the cube's and attention's compute-bound.
   f.saves_from = 2 * t.vector_gain_ns >= t.gain_ns ? TimePart::kMemoryBound : TimePart::kComputeBound;
   f.uncapped_gain_ns = PerStep(rank, t.gain_ns);
-  f.gain_model =
-      "upper bound: each shape with optimization space x (1 - its busiest pipeline's ratio / that pipeline's "
-      "limit), the time left if that pipeline ran at its limit";
   f.AddNumber("analysed_us", t.analysed_ns / 1e3, "us");
   f.AddNumber("space_shapes", static_cast<double>(t.space_groups), "count");
   f.AddNumber("space_us", t.space_ns / 1e3, "us");
@@ -440,13 +432,6 @@ Finding MakeFinding(const RankEvidence& rank, const Tally& t) {
   if (!t.space.empty()) f.AddText("top_space", TopEntries(t.space, 5));
   if (!t.bound.empty()) f.AddText("top_bound", TopEntries(t.bound, 5));
   if (!t.misaligned.empty()) f.AddText("misaligned", TopEntries(t.misaligned, 5));
-  f.strategy =
-      "Shapes with optimization space keep every pipeline below its limit: tune them with AOE, or change the "
-      "layout that makes them (a TransData pair around an operator means a format change: keep tensors in "
-      "one format). Bound shapes are at a pipeline's limit: do less of that work (fuse, or change dtype). Pad "
-      "the misaligned matmul and attention axes to the sizes named.";
-  f.apis = {"aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator tuning)",
-            "torch_npu.npu.config.allow_internal_format = False (fewer TransData format changes)"};
   return f;
 }
 
@@ -478,7 +463,7 @@ void RuleAscendOperatorEfficiency(const RankEvidence& rank, const AdvisorConfig&
   Tally tally;
   for (const auto& [key, group] : collected.groups) Judge(trace, config, key, group, &tally);
   if (tally.space_groups == 0 && tally.bound_groups == 0 && tally.misaligned.empty()) return;
-  Finding f = MakeFinding(rank, tally);
+  Finding f = MakeFinding(rank, config, tally);
   AddCallSites(rank, tally, &f);
   std::vector<uint32_t> evidence;
   for (const auto& [label, group] : tally.reported) evidence.insert(evidence.end(), group->rows.begin(), group->rows.end());

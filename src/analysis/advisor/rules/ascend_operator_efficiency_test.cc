@@ -9,14 +9,8 @@
 #include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
 
 constexpr std::string_view kId = "compute.operator_efficiency";
 
@@ -194,4 +188,4 @@ TEST(OperatorEfficiency, QuietWithoutPipeUtilizationOrKernelDetails) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -81,21 +82,12 @@ void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, 
       TallyEvents(*rank.trace, [](std::string_view name) { return ApiName(name) == "aclopCompileAndExecute"; });
   const double limit = config.Get(threshold::kOpCompileCount);
   if (calls.count == 0 || static_cast<double>(calls.count) < limit) return;
-  Finding f;
-  f.id = "host.op_compile";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.op_compile", rank, config);
   f.title = fmt::format("{} operators compiled online (aclopCompileAndExecute, {})", calls.count,
                         FormatDuration(calls.total_ns));
-  f.metric = "AscendCL@aclopCompileAndExecute calls";
-  f.SetValue(static_cast<double>(calls.count), limit, "count");
-  f.saves_from = TimePart::kHostWait;
+  f.value = static_cast<double>(calls.count);
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
-  f.gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host";
   AddCallTimeNumbers(rank, "compile", calls, &f);
-  f.strategy =
-      "Operators are compiled while the model runs; use the prebuilt binary kernels instead of online "
-      "compilation.";
-  f.apis = {"torch_npu.npu.set_compile_mode(jit_compile=False)", "torch_npu.npu.config.allow_internal_format = False"};
   out->push_back(std::move(f));
 }
 
@@ -104,20 +96,11 @@ void RuleSyncBatchNorm(const RankEvidence& rank, const AdvisorConfig& config, st
       TallyEvents(*rank.trace, [](std::string_view name) { return ContainsNoCase(name, "syncbatchnorm"); });
   const double limit = config.Get(threshold::kSyncBatchNormCount);
   if (static_cast<double>(calls.count) <= limit) return;
-  Finding f;
-  f.id = "communication.sync_batchnorm";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.sync_batchnorm", rank, config);
   f.title = fmt::format("{} SyncBatchNorm events ({})", calls.count, FormatDuration(calls.total_ns));
-  f.metric = "events whose name contains syncbatchnorm";
-  f.SetValue(static_cast<double>(calls.count), limit, "count");
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the statistics exchange of SyncBatchNorm is not separated from its compute";
+  f.value = static_cast<double>(calls.count);
   f.AddNumber("syncbn_events", static_cast<double>(calls.count), "count");
   f.AddNumber("syncbn_us", calls.total_ns / 1e3, "us");
-  f.strategy =
-      "Every SyncBatchNorm layer exchanges statistics across devices in forward and backward. Use plain "
-      "BatchNorm when the per-device batch is large enough, or a fused SyncBatchNorm forward.";
-  f.apis = {"drop torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)"};
   out->push_back(std::move(f));
 }
 
@@ -148,23 +131,14 @@ void RuleSynchronizeStream(const RankEvidence& rank, const AdvisorConfig& config
   if (launches == 0) return;
   const double ratio_pct = 100.0 * static_cast<double>(pairs) / static_cast<double>(launches);
   if (ratio_pct <= config.Get(threshold::kSyncStreamCoOccurrencePct)) return;
-  Finding f;
-  f.id = "host.synchronize_stream";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.synchronize_stream", rank, config);
   f.title = fmt::format("{:.0f} % of launches are followed by a stream synchronize", ratio_pct);
-  f.metric = "Node@launch calls directly followed by aclrtSynchronizeStream, share of launches";
-  f.SetValue(ratio_pct, config.Get(threshold::kSyncStreamCoOccurrencePct), "% of launches");
-  f.saves_from = TimePart::kHostWait;
+  f.value = ratio_pct;
   f.uncapped_gain_ns = rank.split.part(TimePart::kHostWait);
-  f.gain_model = "the host-wait time: synchronous launches keep the device waiting for the host";
   f.AddNumber("launches", static_cast<double>(launches), "count");
   f.AddNumber("synchronizes", static_cast<double>(syncs), "count");
   f.AddNumber("launch_then_synchronize", static_cast<double>(pairs), "count");
   f.AddNumber("host_wait_us_per_step", rank.split.part(TimePart::kHostWait) / 1e3, "us");
-  f.strategy =
-      "Launches run synchronously, most likely because ASCEND_LAUNCH_BLOCKING=1 is set (a debugging "
-      "switch); unset it, and remove per-operator synchronizations (.item(), .cpu()) from the loop.";
-  f.apis = {"unset ASCEND_LAUNCH_BLOCKING"};
   out->push_back(std::move(f));
 }
 
@@ -177,25 +151,14 @@ void RuleGarbageCollection(const RankEvidence& rank, const AdvisorConfig& config
     if (events.dur_ns[i] >= min_ns && trace.str(events.name[i]) == "GC") gc.Add(events.dur_ns[i]);
   }
   if (gc.count == 0) return;
-  Finding f;
-  f.id = "host.gc";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.gc", rank, config);
   f.title = fmt::format("{} Python garbage collections of at least {:.0f} us ({} in all)", gc.count,
                         config.Get(threshold::kGcEventUs), FormatDuration(gc.total_ns));
-  f.metric = "GC events at least the threshold long";
   f.value = static_cast<double>(gc.count);
-  f.unit = "count";
-  f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = PerStep(rank, gc.total_ns);
-  f.gain_model = "the collections' time per step, from the host wait";
   f.AddNumber("gc_events", static_cast<double>(gc.count), "count");
   f.AddNumber("gc_us", gc.total_ns / 1e3, "us");
   f.AddNumber("longest_gc_us", gc.max_ns / 1e3, "us");
-  f.strategy =
-      "Python's garbage collector stops the training loop. Freeze the long-lived objects after setup and "
-      "collect between steps instead of inside them.";
-  f.apis = {"gc.freeze() after model and optimizer setup", "gc.disable() around the step, gc.collect() between steps",
-            "gc.set_threshold(...) with a larger generation-0 threshold"};
   out->push_back(std::move(f));
 }
 
@@ -206,21 +169,11 @@ void RuleAllocatorApi(const RankEvidence& rank, const AdvisorConfig& config, std
   });
   const double limit_ns = config.Get(threshold::kMemoryOperatorMs) * 1e6;
   if (calls.count == 0 || calls.total_ns <= limit_ns) return;
-  Finding f;
-  f.id = "memory.allocator_api";
-  f.category = FindingCategory::kMemory;
+  Finding f = NewFinding("memory.allocator_api", rank, config);
   f.title = fmt::format("{} device allocator calls take {}", calls.count, FormatDuration(calls.total_ns));
-  f.metric = "aclMallocMemInner + aclrtFreePhysical + aclrtFree time";
-  f.SetValue(calls.total_ns / 1e6, config.Get(threshold::kMemoryOperatorMs), "ms");
-  f.saves_from = TimePart::kHostWait;
+  f.value = calls.total_ns / 1e6;
   f.uncapped_gain_ns = PerStep(rank, calls.total_ns);
-  f.gain_model = "the allocator calls' time per step, from the host wait";
   AddCallTimeNumbers(rank, "allocator", calls, &f);
-  f.strategy =
-      "The caching allocator keeps returning memory to the driver and asking for it again. Let segments "
-      "grow instead of splitting, and do not call empty_cache() in the loop.";
-  f.apis = {"export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
-            "remove torch_npu.npu.empty_cache() from the step"};
   out->push_back(std::move(f));
 }
 

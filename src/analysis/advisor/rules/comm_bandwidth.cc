@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -28,18 +29,12 @@ void RuleCommBandwidth(const RankEvidence& rank, const AdvisorConfig& config, st
   const UtilizationCheck check = CheckCommunicationBandwidth(rank, config);
   if (!check.Below()) return;
   const double exposed = rank.split.part(TimePart::kCommunication);
-  Finding f;
-  f.id = "communication.low_bandwidth";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.low_bandwidth", rank, config);
   f.title = fmt::format("collectives reach {:.1f} % of the link's bandwidth (threshold {:.0f} %)", *check.value_pct,
                         check.threshold_pct);
   f.metric = check.measured_as;
   f.SetValue(*check.value_pct, check.threshold_pct, "%");
-  f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = exposed * std::max(0.0, 1 - *check.value_pct / check.threshold_pct);
-  f.gain_model =
-      "exposed communication x (1 - utilization / threshold): the link brought to the threshold; an upper "
-      "bound where ranks wait for a late peer inside the collectives (that wait is communication.straggler's)";
   f.AddNumber("utilization_pct", *check.value_pct, "%");
   f.AddNumber("exposed_communication_us", exposed / 1e3, "us");
   if (rank.comm->total.busbw_gbps) f.AddNumber("busbw_gbps", *rank.comm->total.busbw_gbps, "GB/s");
@@ -49,14 +44,6 @@ void RuleCommBandwidth(const RankEvidence& rank, const AdvisorConfig& config, st
     f.AddText("busiest_collective", std::string(CollectiveTypeName(busiest->type)));
     if (busiest->utilization) f.AddNumber("busiest_collective_utilization_pct", 100 * *busiest->utilization, "%");
   }
-  f.strategy =
-      "Check that traffic takes the fast path (NVLink/HCCS inside a node, RDMA across), size the "
-      "communication domain so groups stay inside a node where possible, send larger messages, and "
-      "tune the collective's algorithm and channels.";
-  f.apis = {std::string(ForPlatform(
-      rank, "NCCL_ALGO / NCCL_PROTO / NCCL_MIN_NCHANNELS; DDP bucket_cap_mb; check nvidia-smi topo -m",
-      "HCCL_BUFFSIZE; HCCL_INTRA_ROCE_ENABLE=0 (HCCS inside a node); msprof-analyze cluster communication_matrix",
-      "use NCCL/HCCL on accelerators; DDP bucket_cap_mb"))};
   out->push_back(std::move(f));
 }
 

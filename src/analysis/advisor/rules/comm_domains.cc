@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/comm/parallel_roles.h"
@@ -53,15 +54,10 @@ int64_t BytesOver(const CommGroupSummary& g, std::string_view transport) {
   return bytes;
 }
 
-Finding Base(const RankEvidence& rank, const CommGroupSummary& g, double exposed_per_step, double transit_per_step) {
-  Finding f;
-  f.id = "communication.domain";
-  f.category = FindingCategory::kCommunication;
-  f.metric = "a named communication domain's exposed time per step / step time";
+Finding Base(const RankEvidence& rank, const AdvisorConfig& config, const CommGroupSummary& g, double exposed_per_step,
+             double transit_per_step) {
+  Finding f = NewFinding("communication.domain", rank, config);
   f.value = PctOfStep(rank, exposed_per_step);
-  f.unit = "% of step";
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: what a resized domain or another primitive costs is not in the trace";
   f.AddText("domain", DomainName(g));
   f.AddText("role", g.role);
   f.AddNumber("domain_ranks", static_cast<double>(g.global_ranks.size()), "count");
@@ -132,11 +128,11 @@ void CheckDomain(const RankEvidence& rank, const AdvisorConfig& config, const Co
   if (PctOfStep(rank, transit_per_step) < threshold) return;
   const double off_node = OffNodeTraffic(g);
   if (IsIntraLayer(g.role) && off_node > 0) {
-    Finding f = Base(rank, g, exposed_per_step, transit_per_step);
+    Finding f = Base(rank, config, g, exposed_per_step, transit_per_step);
     f.threshold = threshold;
     AddOffNodeFinding(g, std::move(f), off_node, out);
   } else if (IsDataParallel(g.role) && g.busiest_type == CollectiveType::kAllReduce) {
-    Finding f = Base(rank, g, exposed_per_step, transit_per_step);
+    Finding f = Base(rank, config, g, exposed_per_step, transit_per_step);
     f.threshold = threshold;
     AddAllReduceFinding(g, std::move(f), exposed_per_step, out);
   }

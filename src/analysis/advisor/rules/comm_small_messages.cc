@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -79,10 +80,9 @@ void CountPackets(const Trace& trace, TransportPackets* packets) {
   }
 }
 
-Finding SmallPacketsFinding(const std::vector<TransportPackets>& fired, double share_pct) {
-  Finding f;
-  f.id = "communication.small_packets";
-  f.category = FindingCategory::kCommunication;
+Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& config,
+                            const std::vector<TransportPackets>& fired, double share_pct) {
+  Finding f = NewFinding("communication.small_packets", rank, config);
   std::vector<std::string> parts;
   double worst = 0, small_ms = 0;
   for (const TransportPackets& t : fired) {
@@ -101,16 +101,7 @@ Finding SmallPacketsFinding(const std::vector<TransportPackets>& fired, double s
     f.AddNumber(key + "_limit_mb", t.limit_mb, "MB");
   }
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
-  f.metric = "communication.json operators whose transit size over SDMA / RDMA is below the transport's limit";
   f.SetValue(worst, share_pct, "% of operators");
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the time the same data takes in fewer, larger packets is not measured";
-  f.strategy =
-      "Send fewer, larger packets: where the small operators are data-parallel gradients, raise the batch or "
-      "accumulate gradients over more micro-batches; use ZeRO-1/2 rather than ZeRO-3 where memory allows; use "
-      "the fused optimizers, which communicate fewer, larger buffers.";
-  f.apis = {"DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; gradient accumulation",
-            "torch_npu.optim.NpuFusedAdamW (fused optimizer buffers)"};
   return f;
 }
 
@@ -126,7 +117,7 @@ void RuleCommSmallPackets(const RankEvidence& rank, const AdvisorConfig& config,
     CountPackets(trace, &packets);
     if (packets.fired(share_pct)) fired.push_back(packets);
   }
-  if (!fired.empty()) out->push_back(SmallPacketsFinding(fired, share_pct));
+  if (!fired.empty()) out->push_back(SmallPacketsFinding(rank, config, fired, share_pct));
 }
 
 void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -140,30 +131,18 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
   const double messages_per_step = PerStep(rank, static_cast<double>(small.count));
   const double buckets_per_step =
       std::max(1.0, std::ceil(PerStep(rank, static_cast<double>(small.bytes)) / kBucketBytes));
-  Finding f;
-  f.id = "communication.small_messages";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.small_messages", rank, config);
   f.title = fmt::format(
       "{:.0f} % of the collectives move less than 1 MB ({:.0f} per step, {} per step): "
       "latency-bound",
       share, messages_per_step, FormatDuration(time_per_step));
-  f.metric = "collectives below 1 MB / collectives with known size";
-  f.SetValue(share, threshold, "% of collectives");
-  f.saves_from = TimePart::kCommunication;
+  f.value = share;
   f.uncapped_gain_ns = std::max(0.0, messages_per_step - buckets_per_step) * static_cast<double>(small.shortest_ns);
-  f.gain_model = "(small messages - 25 MB buckets they fit in) per step x the shortest small collective (latency)";
   f.AddNumber("small_messages_per_step", messages_per_step, "count");
   f.AddNumber("small_message_summed_us", time_per_step / 1e3, "us");
   f.AddNumber("mean_small_message_bytes", static_cast<double>(small.bytes) / static_cast<double>(small.count), "B");
   f.AddNumber("shortest_small_message_us", static_cast<double>(small.shortest_ns) / 1e3, "us");
   f.AddNumber("buckets_of_25MB_per_step", buckets_per_step, "count");
-  f.strategy =
-      "Send fewer, larger messages: raise the gradient bucket size (DDP bucket_cap_mb, default 25), "
-      "coalesce small tensors before a collective, and do not all-reduce per parameter.";
-  f.apis = {std::string(
-      ForPlatform(rank, "DistributedDataParallel(model, bucket_cap_mb=25); torch.distributed.all_reduce_coalesced",
-                  "DistributedDataParallel(model, bucket_cap_mb=25) over HCCL; export HCCL_BUFFSIZE",
-                  "DistributedDataParallel(model, bucket_cap_mb=25)"))};
   out->push_back(std::move(f));
 }
 

@@ -7,13 +7,8 @@
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using finding_lookup::Find;
-using finding_lookup::Number;
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
 
 constexpr std::string_view kId = "communication.small_packets";
 
@@ -83,4 +78,4 @@ TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

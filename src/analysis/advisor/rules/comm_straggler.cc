@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -100,9 +101,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   const double ratio_pct = 100 * *ratio;
   if (ratio_pct < threshold) return;
   const double wait_per_step = PerStep(rank, wait_ms * 1e6);
-  Finding f;
-  f.id = "communication.straggler";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.straggler", rank, config);
   f.title = slow ? fmt::format("rank {} waits for rank {}: wait ratio {:.2f} of its HCCL time ({} per step)", self,
                                slow_rank, *ratio, FormatDuration(wait_per_step))
                  : fmt::format(
@@ -110,8 +109,7 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
                        "rank is not in this input",
                        self, *ratio, FormatDuration(wait_per_step));
   f.metric = "communication.json wait / (wait + transit)";
-  f.SetValue(ratio_pct, threshold, "%");
-  f.saves_from = TimePart::kCommunication;
+  f.value = ratio_pct;
   f.uncapped_gain_ns = wait_per_step;
   f.gain_model = "the rank's HCCL wait time per step (communication.json)";
   if (slow) {
@@ -206,14 +204,11 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
   const double wait_per_step = PerStep(rank, static_cast<double>(wait->wait_ns));
   const double threshold = config.Get(threshold::kCommWaitRatioPct);
   if (100 * *wait->wait_ratio < threshold) return;
-  Finding f;
-  f.id = "communication.straggler";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.straggler", rank, config);
   f.title = fmt::format("rank {} waits {:.0f} % of its collective time for rank {} ({} per step)", self,
                         100 * *wait->wait_ratio, straggler, FormatDuration(wait_per_step));
   f.metric = "wait for the last rank to arrive / collective time (matched collectives)";
-  f.SetValue(100 * *wait->wait_ratio, threshold, "%");
-  f.saves_from = TimePart::kCommunication;
+  f.value = 100 * *wait->wait_ratio;
   f.uncapped_gain_ns = wait_per_step;
   f.gain_model = "the rank's wait for the last arrival, per step";
   f.AddNumber("straggler_rank", static_cast<double>(straggler), "rank");

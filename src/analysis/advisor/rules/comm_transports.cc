@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -38,26 +39,20 @@ std::string Describe(const TransportSpread& s) {
 
 }  // namespace
 
-void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.cross == nullptr) return;
   const std::vector<const TransportSpread*> slow = SlowTransportsOf(*rank.cross, rank.rank_id);
   if (slow.empty()) return;
   const TransportSpread& worst = *slow.front();
   double extra_ms = 0;
   for (const TransportSpread* s : slow) extra_ms += ExtraMs(*s);
-  Finding f;
-  f.id = "communication.slow_link";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.slow_link", rank, config);
   f.title = fmt::format("rank {}'s {} bandwidth is the slowest of the run: {:.3f} GB/s against a mean of {:.3f} GB/s "
                         "({:.1f} % spread across {} ranks)",
                         rank.rank_id, worst.transport, worst.slow_gbps, worst.mean_gbps, 100 * worst.gap_ratio,
                         worst.ranks);
-  f.metric = "communication.json Total Op Info bandwidth per transport: (fastest - slowest rank) / mean";
   f.SetValue(100 * worst.gap_ratio, 100 * kSlowLinkGapRatio, "%");
-  f.saves_from = TimePart::kCommunication;
   f.uncapped_gain_ns = PerStep(rank, extra_ms * 1e6);
-  f.gain_model = "the time the rank's traffic on the slow transports takes beyond what it would at the ranks' mean "
-                 "bandwidth, per step";
   for (const TransportSpread* s : slow) {
     const std::string key = fmt::format("{}", s->transport);
     f.AddText(fmt::format("slow_link_{}", key), Describe(*s));
@@ -72,11 +67,10 @@ void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig&, std::vecto
                            network ? "its NIC and port state, optical modules and the switch ports they use"
                                    : "the HCCS / PCIe topology on its node and the devices sharing those links",
                            worst.fast_rank);
-  f.apis = {"tuneprof comm RUN_DIR", "hccn_tool -i DEVICE -link -g", "msprof-analyze cluster -m all"};
   out->push_back(std::move(f));
 }
 
-void RuleCommRetransmission(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleCommRetransmission(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.cross == nullptr) return;
   std::vector<const RetransmissionSuspect*> mine;
   for (const RetransmissionSuspect& s : rank.cross->retransmissions) {
@@ -85,18 +79,12 @@ void RuleCommRetransmission(const RankEvidence& rank, const AdvisorConfig&, std:
   if (mine.empty()) return;
   const RetransmissionSuspect& longest = **std::max_element(
       mine.begin(), mine.end(), [](const auto* a, const auto* b) { return a->rdma_time_ms < b->rdma_time_ms; });
-  Finding f;
-  f.id = "communication.retransmission";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.retransmission", rank, config);
   f.title = fmt::format("{} RDMA transfer{} of rank {} took over {:.0f} s, longest {:.3f} s ({} of group {}, {}): "
                         "the network likely retransmitted",
                         mine.size(), mine.size() == 1 ? "" : "s", rank.rank_id, kRetransmissionMs / 1e3,
                         longest.rdma_time_ms / 1e3, longest.op_name, longest.group, longest.step);
-  f.metric = "communication.json RDMA Transit Time of an operation every rank spent as long in";
   f.value = static_cast<double>(mine.size());
-  f.unit = "count";
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: what the transfer takes without retransmission is not in the trace";
   f.AddNumber("transfers", static_cast<double>(mine.size()), "count");
   f.AddNumber("limit_ms", kRetransmissionMs, "ms");
   f.AddNumber("longest_transit_ms", longest.rdma_time_ms, "ms");
@@ -104,11 +92,6 @@ void RuleCommRetransmission(const RankEvidence& rank, const AdvisorConfig&, std:
   if (longest.rdma_gbps) f.AddNumber("longest_bandwidth_gbps", *longest.rdma_gbps, "GB/s");
   f.AddNumber("shortest_elapse_over_ranks_ms", longest.min_elapse_ms, "ms");
   f.AddText("operation", fmt::format("{} (group {}, {})", longest.op_name, longest.group, longest.step));
-  f.strategy =
-      "Check that the RDMA transit time of these operations is right, then the network: the switch and NIC "
-      "configuration (PFC / ECN, HCCL_RDMA_TC and HCCL_RDMA_SL matching the switch), the port error counters and "
-      "the optical modules of the ranks involved.";
-  f.apis = {"hccn_tool -i DEVICE -stat -g", "tuneprof comm RUN_DIR"};
   out->push_back(std::move(f));
 }
 

@@ -6,12 +6,8 @@
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
 
 std::vector<RankAdviceDraft> Drafts(size_t n) {
   std::vector<RankAdviceDraft> drafts(n);
@@ -120,4 +116,4 @@ TEST(AscendEnvironment, NamesTheRdmaTrafficClassAndServiceLevelWhenSet) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -9,6 +9,7 @@
 #include <array>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -35,27 +36,16 @@ void ExposedCopies(const RankEvidence& rank, const AdvisorConfig& config, std::v
   const double pct = PctOfStep(rank, exposed);
   if (exposed <= 0 || pct < config.Get(threshold::kExposedMemcpyPct)) return;
   const double computing = PerStep(rank, static_cast<double>(rank.breakdown->total.computing_ns));
-  Finding f;
-  f.id = "memory.exposed_memcpy";
-  f.category = FindingCategory::kMemory;
+  Finding f = NewFinding("memory.exposed_memcpy", rank, config);
   f.title = fmt::format("{:.1f} % of the step is copies not hidden under other work ({} per step)", pct,
                         FormatDuration(exposed));
-  f.metric = "memcpy/memset time not overlapped / step time";
-  f.SetValue(pct, config.Get(threshold::kExposedMemcpyPct), "% of step");
-  f.saves_from = TimePart::kMemcpy;
+  f.value = pct;
   f.uncapped_gain_ns = std::min(exposed, computing);
-  f.gain_model = "min(exposed copy time, compute time that could hide it on a side stream)";
   f.AddNumber("exposed_memcpy_us", exposed / 1e3, "us");
-  f.strategy =
-      "Copy asynchronously and early: prefetch the next batch on a side stream from pinned memory, "
-      "keep tensors on the device instead of moving them back and forth (zero-copy).";
-  f.apis = {std::string(
-      ForPlatform(rank, "tensor.to(\"cuda\", non_blocking=True) from pin_memory() buffers; torch.cuda.Stream",
-                  "tensor.to(\"npu\", non_blocking=True) from pin_memory() buffers; torch.npu.Stream", ""))};
   out->push_back(std::move(f));
 }
 
-void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
+void PageableCopies(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const EventTable& events = rank.trace->events();
   std::array<CopyTotals, 2> pageable{}, pinned{};  // [0] host->device, [1] device->host
   std::vector<uint32_t> pageable_copies;
@@ -84,15 +74,10 @@ void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
   }
   const double time = pageable[0].ns + pageable[1].ns;
   const double bytes = pageable[0].bytes + pageable[1].bytes;
-  Finding f;
-  f.id = "memory.pageable_memcpy";
-  f.category = FindingCategory::kMemory;
+  Finding f = NewFinding("memory.pageable_memcpy", rank, config);
   f.title = fmt::format("{} host-device copies use pageable memory ({:.1f} MB, {})", count, bytes / 1e6,
                         FormatDuration(time));
-  f.metric = "copies with a pageable host side";
   f.value = static_cast<double>(count);
-  f.unit = "count";
-  f.saves_from = TimePart::kMemcpy;
   f.uncapped_gain_ns = PerStep(rank, saved);
   f.gain_model = known ? "the copies' time at the bandwidth of this trace's pinned copies of the same direction"
                        : "partly unknown: no pinned copy of the same direction to measure pinned bandwidth";
@@ -101,10 +86,6 @@ void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
   f.AddNumber("pageable_us", time / 1e3, "us");
   if (pageable[0].ns > 0) f.AddNumber("pageable_h2d_gb_per_s", pageable[0].bytes / pageable[0].ns, "GB/s");
   if (pinned[0].ns > 0) f.AddNumber("pinned_h2d_gb_per_s", pinned[0].bytes / pinned[0].ns, "GB/s");
-  f.strategy =
-      "Allocate host buffers in pinned (page-locked) memory so that copies run asynchronously at full "
-      "link bandwidth.";
-  f.apis = {"DataLoader(..., pin_memory=True); tensor.pin_memory(); tensor.to(device, non_blocking=True)"};
   SayModules(rank, pageable_copies, &f);
   out->push_back(std::move(f));
 }
@@ -113,7 +94,7 @@ void PageableCopies(const RankEvidence& rank, std::vector<Finding>* out) {
 
 void RuleCopies(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   ExposedCopies(rank, config, out);
-  PageableCopies(rank, out);
+  PageableCopies(rank, config, out);
 }
 
 }  // namespace tuneprof

@@ -10,6 +10,7 @@
 
 #include <set>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -62,33 +63,19 @@ CommLibs CommLibsOf(const Trace& trace) {
 
 }  // namespace
 
-void RuleDataParallel(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleDataParallel(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   if (!HasRange(trace, "DataParallel.forward")) return;
   const size_t devices = UsedDevices(trace).size();
   if (devices <= 1) return;
-  Finding f;
-  f.id = "communication.data_parallel";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.data_parallel", rank, config);
   f.title = fmt::format("DataParallel drives {} devices from one process", devices);
-  f.metric = "DataParallel.forward ranges and devices with work";
   f.SetValue(static_cast<double>(devices), 1, "devices");
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the DistributedDataParallel run is not measured";
   f.AddNumber("devices_with_work", static_cast<double>(devices), "count");
-  f.strategy =
-      "DataParallel replicates the model and scatters the batch from one Python thread every step; use "
-      "DistributedDataParallel with one process per device.";
-  f.apis = {std::string(ForPlatform(rank,
-                                    "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) "
-                                    "with torchrun --nproc_per_node=N",
-                                    "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) with "
-                                    "torchrun and backend=\"hccl\"",
-                                    "torch.nn.parallel.DistributedDataParallel with torchrun"))};
   out->push_back(std::move(f));
 }
 
-void RuleDdpBackend(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleDdpBackend(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
   if (!HasRange(trace, "DistributedDataParallel.forward")) return;
   const CommLibs libs = CommLibsOf(trace);
@@ -103,13 +90,8 @@ void RuleDdpBackend(const RankEvidence& rank, const AdvisorConfig&, std::vector<
     }
   }
   if (!gpu) return;  // no GPU NCCL supports (the plugin's compute capability >= 3.5)
-  Finding f;
-  f.id = "communication.ddp_backend";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("communication.ddp_backend", rank, config);
   f.title = fmt::format("DistributedDataParallel on GPUs without NCCL ({})", libs.gloo ? "gloo" : "backend unknown");
-  f.metric = "DistributedDataParallel.forward without NCCL communication on a GPU of compute capability >= 3.5";
-  f.saves_from = TimePart::kCommunication;
-  f.gain_model = "unknown: the NCCL run is not measured";
   f.AddText("backend", libs.gloo ? "gloo" : "not nccl");
   f.AddText("device",
             trace.str(gpu->name).empty() ? fmt::format("GPU {}", gpu->id) : std::string(trace.str(gpu->name)));
@@ -117,8 +99,6 @@ void RuleDdpBackend(const RankEvidence& rank, const AdvisorConfig&, std::vector<
               static_cast<double>(gpu->compute_major) +
                   static_cast<double>(gpu->compute_minor == kNoId ? 0 : gpu->compute_minor) / 10,
               "");
-  f.strategy = "NCCL is the fastest backend for DistributedDataParallel on GPUs (gloo copies through the host).";
-  f.apis = {"torch.distributed.init_process_group(backend=\"nccl\")"};
   out->push_back(std::move(f));
 }
 

@@ -2,6 +2,7 @@
 // per step): the input pipeline holds up the step. Gain: the DataLoader time not hidden under work.
 #include <fmt/format.h>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -12,21 +13,12 @@ void RuleDataLoader(const RankEvidence& rank, const AdvisorConfig& config, std::
   const double pct = PctOfStep(rank, loader);
   if (loader <= 0 || pct < config.Get(threshold::kDataLoaderPct)) return;
   const double exposed = rank.split.part(TimePart::kData);
-  Finding f;
-  f.id = "data.slow_dataloader";
-  f.category = FindingCategory::kData;
+  Finding f = NewFinding("data.slow_dataloader", rank, config);
   f.title = fmt::format("{:.1f} % of the step is in the DataLoader ({} per step)", pct, FormatDuration(loader));
-  f.metric = "DataLoader time / step time";
-  f.SetValue(pct, config.Get(threshold::kDataLoaderPct), "% of step");
-  f.saves_from = TimePart::kData;
+  f.value = pct;
   f.uncapped_gain_ns = exposed;
-  f.gain_model = "the DataLoader time not hidden under other work";
   f.AddNumber("dataloader_us_per_step", loader / 1e3, "us");
   f.AddNumber("exposed_dataloader_us_per_step", exposed / 1e3, "us");
-  f.strategy =
-      "Load and prepare batches in background worker processes, ahead of the step, into pinned memory; "
-      "move decoding and augmentation off the training process; check disk I/O.";
-  f.apis = {"DataLoader(dataset, num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=2)"};
   out->push_back(std::move(f));
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/device_work.h"
@@ -46,24 +47,15 @@ void Gaps(const RankEvidence& rank, const IntervalSet& busy, const AdvisorConfig
     if (count <= 5) ranges += (ranges.empty() ? "" : ", ") + Range(*rank.trace, busy[i - 1].end_ns, busy[i].start_ns);
   }
   if (count == 0) return;
-  Finding f;
-  f.id = "idle.gpu_gaps";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("idle.gpu_gaps", rank, config);
   f.title = fmt::format("{} device gaps of at least {:.0f} ms ({} in all)", count, config.Get(threshold::kGpuGapMs),
                         FormatDuration(total));
-  f.metric = "gaps in device work between its first and last event";
-  f.SetValue(static_cast<double>(count), config.Get(threshold::kGpuGapMs), "ms");
-  f.saves_from = TimePart::kIdle;
+  f.value = static_cast<double>(count);
   f.uncapped_gain_ns = PerStep(rank, total);
-  f.gain_model = "the gaps' time per step";
   f.AddNumber("gaps", static_cast<double>(count), "count");
   f.AddNumber("gap_total_us", total / 1e3, "us");
   f.AddNumber("longest_gap_us", longest / 1e3, "us");
   f.AddText("first_gaps", ranges);
-  f.strategy =
-      "Find what the host does while the device starves (checkpointing, evaluation, logging, data "
-      "loading, synchronization) and move it off the critical path or overlap it.";
-  f.apis = {"torch.profiler with_stack=True on the gap; NVTX/mstx ranges around host phases"};
   out->push_back(std::move(f));
 }
 
@@ -96,22 +88,16 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
     }
   }
   if (low == 0) return;
-  Finding f;
-  f.id = "idle.low_utilization";
+  Finding f = NewFinding("idle.low_utilization", rank, config);
   f.catch_all = true;
-  f.category = FindingCategory::kHost;
   f.title = fmt::format("the device is busy less than {:.0f} % of the time in {} of {} chunks of the run", threshold,
                         low, chunks);
-  f.metric = "device busy time per chunk (union of device work)";
-  f.SetValue(100 * busy_in_all / static_cast<double>(last - first), threshold, "% busy");
-  f.saves_from = TimePart::kIdle;
+  f.value = 100 * busy_in_all / static_cast<double>(last - first);
   f.uncapped_gain_ns = PerStep(rank, idle_in_low);
-  f.gain_model = "the idle time inside the low chunks, per step";
   f.AddNumber("busy_pct", *f.value, "%");
   f.AddNumber("low_chunks", static_cast<double>(low), "count");
   f.AddNumber("idle_in_low_chunks_us", idle_in_low / 1e3, "us");
   f.AddText("low_ranges", ranges);
-  f.strategy = "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges.";
   // A run that replays CUDA graphs already has them: only more work per step is left to suggest.
   const std::string_view gpu_apis = rank.compute->graphs.any()
                                         ? "larger batch_size (the run already replays CUDA graphs)"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/advisor/op_sequences.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/op_classes.h"
@@ -62,14 +63,10 @@ void RuleFp32Matmul(const RankEvidence& rank, const AdvisorConfig& config, std::
   const double pct = PctOfStep(rank, per_step);
   const double threshold = config.Get(threshold::kFp32MatmulPct);
   if (work.ops == 0 || pct < threshold) return;
-  Finding f;
-  f.id = "compute.fp32_matmul";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.fp32_matmul", rank, config);
   f.title = fmt::format("FP32 matmul/conv/attention operators take {:.1f} % of the step ({} per step)", pct,
                         FormatDuration(per_step));
-  f.metric = "time of compute-bound operators whose inputs are float32 / step time";
-  f.SetValue(pct, threshold, "% of step");
-  f.saves_from = TimePart::kComputeBound;
+  f.value = pct;
   const HardwareProfile* chip = rank.hardware ? rank.hardware->profile : nullptr;
   if (chip && chip->peak_fp32_tflops.value && chip->peak_bf16_tflops.value && *chip->peak_bf16_tflops.value > 0) {
     f.uncapped_gain_ns = per_step * std::max(0.0, 1 - *chip->peak_fp32_tflops.value / *chip->peak_bf16_tflops.value);
@@ -82,12 +79,6 @@ void RuleFp32Matmul(const RankEvidence& rank, const AdvisorConfig& config, std::
   f.AddNumber("fp32_share_of_compute_bound_pct",
               work.compute_bound_ns > 0 ? 100 * work.fp32_ns / work.compute_bound_ns : 0, "%");
   f.AddText("example", work.example);
-  f.strategy =
-      "Run matmuls and convolutions in BF16 (or FP16) with automatic mixed precision, keeping FP32 "
-      "master weights and reductions; check accuracy on a validation run.";
-  f.apis = {std::string(ForPlatform(rank, "torch.autocast(\"cuda\", dtype=torch.bfloat16)",
-                                    "torch.autocast(\"npu\", dtype=torch.bfloat16) (torch_npu AMP)",
-                                    "torch.autocast(\"cpu\", dtype=torch.bfloat16) on CPUs with AMX / AVX512-BF16"))};
   SayModules(rank, work.events, &f);
   out->push_back(std::move(f));
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -86,17 +87,12 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   const double limit_ms = config.Get(threshold::kGcPauseMs);
   const Pauses p = FindPauses(trace, static_cast<int64_t>(limit_ms * 1e6));
   if (p.count == 0) return;
-  Finding f;
-  f.id = "host.gc_pause";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.gc_pause", rank, config);
   f.title = fmt::format("{} pause{} of at least {:.0f} ms inside steps with nothing running ({} in all): likely "
                         "Python garbage collection",
                         p.count, p.count == 1 ? "" : "s", limit_ms, FormatDuration(static_cast<double>(p.total_ns)));
-  f.metric = "stretches inside a step with no host operator, runtime API call or device work";
-  f.SetValue(static_cast<double>(p.longest_ns) / 1e6, limit_ms, "ms");
-  f.saves_from = TimePart::kHostWait;
+  f.value = static_cast<double>(p.longest_ns) / 1e6;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(p.total_ns));
-  f.gain_model = "the pauses' time per step, from the host wait (conjectured: the trace records no GC events)";
   f.AddNumber("pauses", static_cast<double>(p.count), "count");
   f.AddNumber("pause_ms", static_cast<double>(p.total_ns) / 1e6, "ms");
   f.AddNumber("longest_pause_ms", static_cast<double>(p.longest_ns) / 1e6, "ms");
@@ -112,7 +108,6 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
       "The process stopped inside the step with nothing running, as Python's garbage collector stops it. "
       "Freeze the long-lived objects after setup and collect between steps instead of inside them; to confirm, "
       "log collections with gc.callbacks."));
-  f.apis = {"gc.freeze() after model and optimizer setup", "gc.disable() around the step, gc.collect() between steps"};
   out->push_back(std::move(f));
 }
 

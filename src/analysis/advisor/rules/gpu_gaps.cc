@@ -10,6 +10,7 @@
 #include <map>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/device_work.h"
@@ -95,27 +96,18 @@ void RuleGpuGaps(const RankEvidence& rank, const AdvisorConfig& config, std::vec
     devices += fmt::format("{}GPU {}: {} gaps ({}; {})", devices.empty() ? "" : "; ", g.device, g.count,
                            FormatDuration(g.total_ns), g.first);
   }
-  Finding f;
-  f.id = "idle.gpu_gaps_per_device";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("idle.gpu_gaps_per_device", rank, config);
   f.title = fmt::format(
       "{} gaps of at least {:.0f} ms without kernels or copies on {} of {} devices "
       "(most on GPU {}: {})",
       count, config.Get(threshold::kGpuGapMs), found.size(), per_device.size(), worst->device,
       FormatDuration(worst->total_ns));
-  f.metric = "per device: gaps between its first and last kernel/memcpy/memset";
-  f.SetValue(static_cast<double>(count), config.Get(threshold::kGpuGapMs), "ms");
-  f.saves_from = TimePart::kIdle;
+  f.value = static_cast<double>(count);
   f.uncapped_gain_ns = PerStep(rank, worst->total_ns);
-  f.gain_model = "the gaps' time per step on the device with the most";
   f.AddNumber("gaps", static_cast<double>(count), "count");
   f.AddNumber("worst_device_gap_total_us", worst->total_ns / 1e3, "us");
   f.AddNumber("longest_gap_us", worst->longest_ns / 1e3, "us");
   f.AddText("devices", devices);
-  f.strategy =
-      "Find what the host feeding that device does during the gaps (data loading, checkpointing, "
-      "synchronization, waiting for another rank) and overlap it or move it off the critical path.";
-  f.apis = {"nsys profile --sample=cpu --trace=cuda,nvtx,osrt; NVTX ranges around host phases"};
   out->push_back(std::move(f));
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/device_work.h"
@@ -140,25 +141,18 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
                            devices.empty() ? "" : "; ", low.device, low.low, chunks, low.mean_pct, low.ranges);
   }
   const bool npu = rank.trace->devices()[per_device.begin()->first].type == DeviceType::kNpu;
-  Finding f;
-  f.id = "idle.gpu_time_util_per_device";
+  Finding f = NewFinding("idle.gpu_time_util_per_device", rank, config);
   f.catch_all = true;
-  f.category = FindingCategory::kHost;
   f.title = fmt::format("{} time utilization below {:.0f} % in {} of {} chunks on {} ({} device{} affected)",
                         npu ? "NPU" : "GPU", threshold, worst->low, chunks, worst->device, found.size(),
                         found.size() == 1 ? "" : "s");
   f.metric = npu ? "per device and chunk: summed task, copy and HCCL time / chunk length"
                  : "per device and chunk: summed kernel/memcpy/memset time / chunk length";
-  f.SetValue(worst->mean_pct, threshold, "% in use");
-  f.saves_from = TimePart::kIdle;
+  f.value = worst->mean_pct;
   f.uncapped_gain_ns = PerStep(rank, worst->idle_ns);
-  f.gain_model = "the idle time inside the low chunks of the device with the most, per step";
   f.AddNumber("low_chunks", static_cast<double>(worst->low), "count");
   f.AddNumber("idle_in_low_chunks_us", worst->idle_ns / 1e3, "us");
   f.AddText("devices", devices);
-  f.strategy =
-      "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
-      "stalls in the low ranges; an uneven split across devices shows as one device low and another busy.";
   f.apis = {npu ? "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
                   "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step"
             : rank.compute->graphs.any()

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/breakdown/one_off_region.h"
@@ -77,16 +78,11 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   const double stall = PerStep(rank, static_cast<double>(host.host_stall_ns));
   const double stalls = PerStep(rank, static_cast<double>(host.host_stall_gaps));
   const bool stalled = stall >= kStallShareOfWait * wait;
-  Finding f;
-  f.id = "host.launch_bound";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.launch_bound", rank, config);
   f.title = fmt::format("the device waits for the host {:.1f} % of the step ({} per step): {}", pct,
                         FormatDuration(wait), stalled ? "mostly in gaps >= 1 ms" : "launch-bound");
-  f.metric = "device idle time ended by a launch issued after the device drained, gaps under 10 ms / step time";
-  f.SetValue(pct, config.Get(threshold::kHostWaitPct), "% of step");
-  f.saves_from = TimePart::kHostWait;
+  f.value = pct;
   f.uncapped_gain_ns = wait;
-  f.gain_model = "the host-wait idle time: with launches ahead of the device it runs back to back";
   f.AddNumber("host_wait_us", wait / 1e3, "us");
   f.AddNumber("host_wait_gaps_per_step", PerStep(rank, static_cast<double>(host.host_wait_gaps - host.host_pause_gaps)),
               "count");
@@ -196,9 +192,7 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
                      durations.end());
     median = static_cast<double>(durations[durations.size() / 2]);
   }
-  Finding f;
-  f.id = "host.framework_overhead";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.framework_overhead", rank, config);
   const bool tiny_ops = rank.split.dispatch_ns > 0.5 * overhead;
   f.title = tiny_ops ? fmt::format(
                            "{:.1f} % of the step is framework overhead ({} per step), most of it in operators "
@@ -208,20 +202,13 @@ void FrameworkOverhead(const RankEvidence& rank, const AdvisorConfig& config, st
                            "{:.1f} % of the step runs outside any operator ({} per step): Python/framework "
                            "overhead",
                            pct, FormatDuration(overhead));
-  f.metric = "step time outside operators or in operators too small to pay their dispatch / step time (CPU-only)";
-  f.SetValue(pct, config.Get(threshold::kHostWaitPct), "% of step");
-  f.saves_from = TimePart::kHostWait;
+  f.value = pct;
   f.uncapped_gain_ns = overhead;
-  f.gain_model = "the time between operators: a compiled graph runs them back to back";
   f.AddNumber("overhead_us", overhead / 1e3, "us");
   f.AddNumber("top_level_ops_per_step", PerStep(rank, static_cast<double>(ops)), "count");
   f.AddNumber("median_op_us", median / 1e3, "us");
   f.AddNumber("tiny_op_time_us", rank.split.dispatch_ns / 1e3, "us");
   f.AddNumber("tiny_op_threshold_kib", config.Get(threshold::kTinyOpKib), "KiB");
-  f.strategy =
-      "Cut per-operator overhead: compile the model, batch more work into each operator, and keep Python "
-      "work (logging, .item(), list building) out of the step.";
-  f.apis = {"torch.compile(model)", "torch.inference_mode() for evaluation"};
   if (const std::optional<OneOff> one_off = OneOffOverhead(rank);
       one_off && one_off->outside_ops_ns >= 0.5 * overhead) {
     SayMostlyOneOff(*one_off, overhead, pct, &f);
@@ -234,23 +221,13 @@ void HostPauses(const RankEvidence& rank, const AdvisorConfig& config, std::vect
   const double per_step = PerStep(rank, static_cast<double>(host.host_pause_ns));
   const double pct = PctOfStep(rank, per_step);
   if (host.host_pause_gaps == 0 || pct < config.Get(threshold::kHostWaitPct)) return;
-  Finding f;
-  f.id = "host.pauses";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.pauses", rank, config);
   f.title = fmt::format("the host pauses {:.1f} % of the step ({} per step) without launching: not launch overhead",
                         pct, FormatDuration(per_step));
-  f.metric = "device gaps of 10 ms or more ended by a launch issued after the device drained / step time";
-  f.SetValue(pct, config.Get(threshold::kHostWaitPct), "% of step");
-  f.saves_from = TimePart::kIdle;
+  f.value = pct;
   f.uncapped_gain_ns = per_step;
-  f.gain_model = "the pauses' time: the device runs when the host launches again";
   f.AddNumber("pause_us_per_step", per_step / 1e3, "us");
   f.AddNumber("pauses_per_step", PerStep(rank, static_cast<double>(host.host_pause_gaps)), "count");
-  f.strategy =
-      "A launch costs microseconds; 10 ms without one is the host doing something else: sleeping, blocking I/O, "
-      "CPU-side preprocessing, evaluation, logging or checkpointing. Find it on the main thread in the pauses and "
-      "move it off the step or overlap it; in a distributed job the other ranks wait for it.";
-  f.apis = {"torch.profiler.profile(with_stack=True) on the pause; NVTX/mstx ranges around host phases"};
   out->push_back(std::move(f));
 }
 

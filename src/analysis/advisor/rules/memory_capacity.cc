@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -43,24 +44,15 @@ void PeakNearCapacity(const RankEvidence& rank, const DeviceMemory& memory, cons
   const double pct = 100 * static_cast<double>(peak) / capacity;
   const double threshold = config.Get(threshold::kMemoryPeakPct);
   if (pct < threshold) return;
-  Finding f;
-  f.id = "memory.peak_near_capacity";
-  f.category = FindingCategory::kMemory;
+  Finding f = NewFinding("memory.peak_near_capacity", rank, config);
   f.title = fmt::format("{} peaks at {:.1f} % of its memory ({:.2f} of {:.2f} GiB)", memory.device, pct,
                         static_cast<double>(peak) / kGiB, capacity / kGiB);
-  f.metric = "peak reserved (else allocated) / device memory";
-  f.SetValue(pct, threshold, "%");
-  f.saves_from = TimePart::kMemoryBound;
-  f.gain_model = "none claimed: headroom against out-of-memory and allocator churn";
+  f.value = pct;
   f.AddNumber("peak_bytes", static_cast<double>(peak), "B");
   f.AddNumber("capacity_bytes", capacity, "B");
   if (!memory.peak_op.empty()) f.AddText("op_at_peak", memory.peak_op);
   if (memory.peak_step != kNoId) f.AddNumber("step_at_peak", static_cast<double>(memory.peak_step), "step");
   if (!memory.holders.empty()) f.AddText("largest_holder", memory.holders.front().op);
-  f.strategy =
-      "Lower the peak: recompute activations instead of storing them, shard optimizer state and "
-      "gradients, use a smaller micro-batch with gradient accumulation, and free references early.";
-  f.apis = {"torch.utils.checkpoint.checkpoint", "FSDP / ZeRO (DeepSpeed)", "gradient accumulation"};
   out->push_back(std::move(f));
 }
 
@@ -75,26 +67,15 @@ void Fragmentation(const RankEvidence& rank, const DeviceMemory& memory, const A
   }
   int64_t allocator_ns = 0;
   for (const StepMemory& step : memory.steps) allocator_ns += std::max<int64_t>(step.allocator_call_ns, 0);
-  Finding f;
-  f.id = "memory.fragmentation";
-  f.category = FindingCategory::kMemory;
+  Finding f = NewFinding("memory.fragmentation", rank, config);
   f.title = fmt::format("{}: {:.1f} % of reserved memory is not allocated at the peak ({:.2f} GiB): fragmentation",
                         memory.device, pct, static_cast<double>(memory.fragmentation_bytes) / kGiB);
-  f.metric = "(reserved - allocated) / reserved at the allocation peak";
-  f.SetValue(pct, threshold, "%");
-  f.saves_from = TimePart::kHostWait;
+  f.value = pct;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(allocator_ns));
-  f.gain_model = "the device allocator calls inside the steps (expandable segments grow in place)";
   f.AddNumber("fragmentation_bytes", static_cast<double>(memory.fragmentation_bytes), "B");
   f.AddNumber("peak_reserved_bytes", static_cast<double>(memory.peak_reserved_bytes), "B");
   f.AddNumber("peak_allocated_bytes", static_cast<double>(memory.peak_allocated_bytes), "B");
   f.AddNumber("allocator_calls_us_per_step", PerStep(rank, static_cast<double>(allocator_ns)) / 1e3, "us");
-  f.strategy =
-      "Let the caching allocator grow segments in place instead of reserving new fixed-size ones, "
-      "and keep tensor sizes steady across steps (pad variable sequence lengths to buckets).";
-  f.apis = {std::string(ForPlatform(rank, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-                                    "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
-                                    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"))};
   out->push_back(std::move(f));
 }
 

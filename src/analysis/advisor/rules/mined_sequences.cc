@@ -24,6 +24,7 @@
 #include <map>
 
 #include "analysis/advisor/call_sites.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/advisor/sequence_mining.h"
@@ -396,15 +397,13 @@ Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std:
   double time = 0, saved = 0;
   for (const Sequence& s : kept) time += static_cast<double>(s.stats.time), saved += s.Saved();
   const Sequence& top = kept.front();
-  Finding f;
-  f.id = "fusion.mined_sequence";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("fusion.mined_sequence", rank, config);
   f.title = fmt::format("{} repeated operator sequence{} could be fused; top {} x{} ({} per step, {})", kept.size(),
                         kept.size() == 1 ? "" : "s", Names(*rank.trace, ops, top), top.starts.size(),
                         FormatDuration(PerStep(rank, static_cast<double>(top.stats.time))), Bound(top));
   f.metric = std::string(ForPlatform(rank, "repeated sequences of 2-10 operators per stream, host-bound",
                                      "repeated sequences of 2-10 operators per stream, host-bound or MTE-bound", ""));
-  f.SetValue(static_cast<double>(kept.size()), config.Get(threshold::kMinedSequenceMinOccurrences), "sequences");
+  f.value = static_cast<double>(kept.size());
   f.saves_from = top.host_bound ? TimePart::kHostWait : TimePart::kMemoryBound;
   f.uncapped_gain_ns = PerStep(rank, saved);
   f.gain_model = std::string(ForPlatform(rank, "the gaps between the sequences' kernels",
@@ -431,7 +430,6 @@ Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std:
       "model in graph mode (torch.compile with the NPU backend / torchair) so the graph engine fuses it, or "
       "write a custom Ascend C operator.",
       ""));
-  f.apis = {std::string(ForPlatform(rank, "torch.compile(model)", "torch.compile(model, backend=torchair.get_npu_backend())", ""))};
   return f;
 }
 

@@ -10,14 +10,8 @@
 #include "analysis/advisor/rules/npu_step_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using finding_lookup::Find;
-using finding_lookup::Number;
-using finding_lookup::Text;
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
 
 constexpr std::string_view kId = "fusion.mined_sequence";
 
@@ -132,9 +126,9 @@ TEST(MinedSequences, GpuKernelsNamedByTheirOperatorsWithTheirSourceLine) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
 
 TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
@@ -149,9 +143,9 @@ TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
 
 // An NPU run without kernel_details: tasks named by their operators; a sequence the API-replacement table
@@ -181,9 +175,9 @@ TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
 
 // A torch_npu rank read from its summaries alone: no timeline, so no launch gaps to measure.
@@ -294,4 +288,4 @@ TEST(MinedSequences, ALongSequenceIsListedShort) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -86,12 +87,9 @@ void RuleMoeExpertBalance(const RankEvidence& rank, const AdvisorConfig& config,
   const double threshold = config.Get(threshold::kMoeExpertImbalancePct);
   const double imbalance = std::max(moe.rank_imbalance, moe.expert_imbalance);
   if (100 * (imbalance - 1) <= threshold) return;
-  Finding f;
-  f.id = "moe.expert_imbalance";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("moe.expert_imbalance", rank, config);
   f.title = Title(moe);
-  f.metric = "max / mean tokens per expert-parallel rank (per expert where the shapes give it), minus 1";
-  f.SetValue(100 * (imbalance - 1), threshold, "% above the mean");
+  f.value = 100 * (imbalance - 1);
   f.saves_from = rank.rank_id == moe.slowest_rank ? TimePart::kComputeBound : TimePart::kCommunication;
   f.uncapped_gain_ns = moe.cost_ns;
   f.gain_model = moe.ranks.size() > 1

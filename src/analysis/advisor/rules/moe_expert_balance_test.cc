@@ -9,11 +9,8 @@
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/advisor/rules/rules.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using finding_lookup::Number;
-using finding_lookup::Text;
 
 RankMoeLoad Load(int64_t rank, int64_t tokens, std::vector<int64_t> call_ns) {
   RankMoeLoad load;
@@ -77,4 +74,4 @@ TEST(MoeExpertBalanceRule, OneRankGivesExpertsAndAnUnknownGain) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

@@ -8,16 +8,11 @@
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
-namespace tuneprof {
+namespace tuneprof::rule_test {
 namespace {
-
-using hand_built::HandBuiltTrace;
-using hand_built::Us;
 
 constexpr int64_t kMs = 1000000;
 
-using finding_lookup::Find;
-using finding_lookup::Number;
 
 AdvisorResult Advise(const Trace& trace) {
   const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
@@ -125,4 +120,4 @@ TEST(NsysRules, AsyncCopiesOnlyFireNothing) {
 }
 
 }  // namespace
-}  // namespace tuneprof
+}  // namespace tuneprof::rule_test

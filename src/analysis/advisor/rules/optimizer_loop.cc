@@ -10,6 +10,7 @@
 
 #include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/op_sequences.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -94,29 +95,17 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
   }
   const double ops_per_step = static_cast<double>(ops) / static_cast<double>(steps);
   if (ops_per_step < config.Get(threshold::kFusionMinOccurrences) || saved <= 0) return;
-  Finding f;
-  f.id = "fusion.optimizer_foreach";
-  f.category = FindingCategory::kLaunch;
+  Finding f = NewFinding("fusion.optimizer_foreach", rank, config);
   f.title = fmt::format("the optimizer runs {:.0f} per-parameter ops per step ({} per step)", ops_per_step,
                         FormatDuration(PerStep(rank, time)));
-  f.metric = "aten ops inside Optimizer.step without multi-tensor (_foreach_/_fused_) kernels";
   f.value = ops_per_step;
-  f.unit = "ops per step";
-  f.saves_from = TimePart::kMemoryBound;
   f.uncapped_gain_ns = saved / static_cast<double>(steps);
-  f.gain_model = "per op name with k calls per step: (k - 1) x its shortest call (its fixed cost)";
   f.AddText("optimizer", optimizer);
   CallSites sites(trace, rank.tree);
   if (const std::string& where = sites.Of(optimizer_event); !where.empty()) f.AddText("call_site", where);
   f.AddNumber("ops_per_step", ops_per_step, "count");
   f.AddNumber("distinct_ops", static_cast<double>(calls.size()), "count");
   f.AddNumber("optimizer_us_per_step", PerStep(rank, time) / 1e3, "us");
-  f.strategy =
-      "Use the multi-tensor (foreach) or fused optimizer implementation: one kernel updates all "
-      "parameters instead of one kernel per parameter and op.";
-  f.apis = {std::string(ForPlatform(rank, "torch.optim.AdamW(params, fused=True) (or foreach=True)",
-                                    "torch_npu.optim.NpuFusedAdamW(params) (or foreach=True)",
-                                    "torch.optim.AdamW(params, foreach=True)"))};
   out->push_back(std::move(f));
 }
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "base/rank_ranges.h"
@@ -64,9 +65,7 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
   const double short_ns = slowest.work_ns_per_step - own->work_ns_per_step;
   if (short_ns <= 0) return;
   const bool waits_known = own->bubble_ns_per_step > 0;
-  Finding f;
-  f.id = "pipeline.stage_imbalance";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("pipeline.stage_imbalance", rank, config);
   f.title = fmt::format(
       "pipeline stage {} {} {} a step, stage {} {}: stage {} waits {} a step for stage {}'s compute (bubble {}, "
       "{:.1f} % of its step)",
@@ -75,16 +74,12 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
       FormatDuration(waits_known ? own->wait_for_slowest_ns_per_step : short_ns), slowest.stage,
       FormatDuration(own->bubble_ns_per_step),
       own->step_ns_per_step > 0 ? 100 * own->bubble_ns_per_step / own->step_ns_per_step : 0.0);
-  f.metric = "(slowest - fastest) / slowest stage computing per step over the pipeline's stages";
-  f.SetValue(100 * p->imbalance, threshold, "% of the slowest stage");
+  f.value = 100 * p->imbalance;
   f.saves_from = WaitPart(rank, *own);
   const double balanced = p->balanced_gain_ns_per_step;
   // Balancing the stages shortens the step of every rank by the same amount: the gain is the step's, not
   // this stage's share of it.
   f.uncapped_gain_ns = balanced;
-  f.gain_model =
-      "stages balanced: the step were every stage to compute the mean stage's work, (slowest - mean) x (slowest "
-      "+ its bubble) / slowest per step, the same for every rank";
   AddStageEvidence(*p, *own, &f);
   f.strategy = fmt::format(
       "Rebalance the layers between the stages: stage {} computes {:.2f}x stage {}; move layers off stage {} (or "
@@ -107,17 +102,13 @@ void RulePipelineBubble(const RankEvidence& rank, const AdvisorConfig& config, s
   const double share = 100 * own->bubble_ns_per_step / own->step_ns_per_step;
   const double threshold = config.Get(threshold::kPipelineBubblePct);
   if (share <= threshold) return;
-  Finding f;
-  f.id = "pipeline.bubble";
-  f.category = FindingCategory::kCommunication;
+  Finding f = NewFinding("pipeline.bubble", rank, config);
   f.title = fmt::format("pipeline stage {} waits {} of its {} step in bubbles ({:.1f} %) with the stages even",
                         own->stage, FormatDuration(own->bubble_ns_per_step), FormatDuration(own->step_ns_per_step),
                         share);
-  f.metric = "this stage's bubble per step / its step";
-  f.SetValue(share, threshold, "% of the step");
+  f.value = share;
   f.saves_from = WaitPart(rank, *own);
   f.uncapped_gain_ns = own->bubble_ns_per_step / 2;
-  f.gain_model = "half the bubble: what twice the micro-batches per step or two virtual stages per rank remove";
   AddStageEvidence(*p, *own, &f);
   f.strategy = fmt::format(
       "The {} stages compute evenly; the bubble is the schedule's fill and drain ({} stages - 1 micro-batches' "

@@ -12,6 +12,7 @@
 #include <map>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/intervals.h"
@@ -51,15 +52,10 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
   const double per_step = PerStep(rank, total);
   const double pct = PctOfStep(rank, per_step);
   if (calls.empty() || pct < config.Get(threshold::kSyncApiPct)) return;
-  Finding f;
-  f.id = "host.sync_apis";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.sync_apis", rank, config);
   f.title = fmt::format("the host spends {:.1f} % of the step waiting in synchronize calls", pct);
-  f.metric = "host time in device synchronization calls (union over threads, per process) / step time";
-  f.SetValue(pct, config.Get(threshold::kSyncApiPct), "% of step");
-  f.saves_from = TimePart::kHostWait;
+  f.value = pct;
   f.uncapped_gain_ns = std::min(per_step, rank.split.part(TimePart::kHostWait));
-  f.gain_model = "min(synchronize time, host-wait idle time) per step";
   uint64_t count = 0;
   std::string names;
   for (const auto& [name, stats] : calls) {
@@ -69,12 +65,6 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
   f.AddNumber("sync_calls", static_cast<double>(count), "count");
   f.AddNumber("sync_us_per_step", per_step / 1e3, "us");
   f.AddText("calls", names);
-  f.strategy =
-      "Remove synchronizing calls from the step loop: avoid .item(), .cpu(), .tolist() and printing tensors "
-      "each step; copy with non_blocking=True; synchronize streams with events instead of the device.";
-  f.apis = {
-      std::string(ForPlatform(rank, "torch.cuda.Event / stream.wait_event(); tensor.to(device, non_blocking=True)",
-                              "torch.npu.Event / stream.wait_event(); unset ASCEND_LAUNCH_BLOCKING", ""))};
   SayModulesOfHostTime(rank, waiting, &f);
   out->push_back(std::move(f));
 }

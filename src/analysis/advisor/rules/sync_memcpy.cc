@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -34,7 +35,7 @@ bool IsBlockingCopy(const Trace& trace, uint32_t host, uint32_t device,
 
 }  // namespace
 
-void RuleSyncMemcpy(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleSyncMemcpy(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.split.cpu_only) return;
   const Trace& trace = *rank.trace;
   const EventTable& events = trace.events();
@@ -56,17 +57,11 @@ void RuleSyncMemcpy(const RankEvidence& rank, const AdvisorConfig&, std::vector<
   }
   if (calls.empty()) return;
   const double per_step = PerStep(rank, total);
-  Finding f;
-  f.id = "host.sync_memcpy";
-  f.category = FindingCategory::kHost;
+  Finding f = NewFinding("host.sync_memcpy", rank, config);
   f.title = fmt::format("{} synchronous memcpy/memset calls block the host ({} per step)", calls.size(),
                         FormatDuration(per_step));
-  f.metric = "device copies launched by blocking cudaMemcpy / cudaMemset calls";
   f.value = static_cast<double>(calls.size());
-  f.unit = "count";
-  f.saves_from = TimePart::kHostWait;
   f.uncapped_gain_ns = std::min(per_step, rank.split.part(TimePart::kHostWait));
-  f.gain_model = "min(time the host blocks in those calls, host-wait idle time) per step";
   std::string names;
   for (const auto& [name, stats] : by_name) {
     names += fmt::format("{}{} x{} ({})", names.empty() ? "" : ", ", name, stats.first, FormatDuration(stats.second));
@@ -74,10 +69,6 @@ void RuleSyncMemcpy(const RankEvidence& rank, const AdvisorConfig&, std::vector<
   f.AddNumber("sync_copy_calls", static_cast<double>(calls.size()), "count");
   f.AddNumber("sync_copy_us_per_step", per_step / 1e3, "us");
   f.AddText("calls", names);
-  f.strategy =
-      "Use the asynchronous variants on a stream (cudaMemcpyAsync / cudaMemsetAsync) from pinned memory, "
-      "and synchronize only where the result is needed.";
-  f.apis = {"tensor.to(device, non_blocking=True) from pin_memory() buffers; cudaMemcpyAsync / cudaMemsetAsync"};
   SayModules(rank, blocking_copies, &f);
   out->push_back(std::move(f));
 }

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/core/chip_inference.h"
@@ -31,7 +32,7 @@ bool AmdChipHasMatrixCores(const HardwareProfile* chip) {
 
 }  // namespace
 
-void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector<Finding>* out) {
+void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (PlatformOf(rank) != Platform::kCuda) return;
   const Device* device = PrimaryDevice(*rank.trace);
   if (!device) return;
@@ -52,15 +53,10 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig&, std::vector
     gemm_events.push_back(work.event);
   }
   if (gemms == 0) return;
-  Finding f;
-  f.id = "compute.tensor_cores_unused";
-  f.category = FindingCategory::kCompute;
+  Finding f = NewFinding("compute.tensor_cores_unused", rank, config);
   f.title = fmt::format("{} matmul/conv kernels ({} per step) run without {}", gemms,
                         FormatDuration(PerStep(rank, gemm_ns)), amd ? "matrix cores" : "tensor cores");
-  f.metric = "tensor-core kernel share of kernel time";
   f.value = 0;
-  f.unit = "%";
-  f.saves_from = TimePart::kComputeBound;
   if (chip && chip->peak_fp32_tflops.value && chip->peak_fp16_tflops.value && *chip->peak_fp16_tflops.value > 0) {
     f.uncapped_gain_ns = PerStep(rank, gemm_ns) * (1 - *chip->peak_fp32_tflops.value / *chip->peak_fp16_tflops.value);
     f.gain_model = fmt::format("GEMM time x (1 - FP32 peak / FP16 peak) of {}", chip->name);
