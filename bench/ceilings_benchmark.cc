@@ -134,8 +134,7 @@ double MedianSeconds(const std::function<size_t()>& run, int runs, size_t* bytes
 void Report(const char* name, const std::function<size_t()>& run, int runs) {
   size_t bytes = 0;
   const double s = MedianSeconds(run, runs, &bytes);
-  std::printf("%-18s %8.3f s  %7.0f MB/s of JSON  (%zu bytes, median of %d)\n", name, s, bytes / s / 1e6,
-              bytes, runs);
+  std::printf("%-18s %8.3f s  %7.0f MB/s of JSON  (%zu bytes, median of %d)\n", name, s, bytes / s / 1e6, bytes, runs);
 }
 
 }  // namespace
@@ -155,19 +154,23 @@ int main(int argc, char** argv) {
     const std::string json = ReadFile(argv[1]);
     simdjson::ondemand::parser parser(1 << 20);
     std::vector<char> slice((1 << 20) + simdjson::SIMDJSON_PADDING);
-    Report("simdjson stage 1", [&] { return Stage1(json, parser, slice); }, runs);
+    Report(
+        "simdjson stage 1", [&] { return Stage1(json, parser, slice); }, runs);
   }
   const std::string in = ReadFile(argv[2]);
   std::vector<char> window(kWindow);
-  Report("inflate zlib", [&] { return InflateZlib(in, window); }, runs);
+  Report(
+      "inflate zlib", [&] { return InflateZlib(in, window); }, runs);
 #ifdef TUNEPROF_HAVE_ISAL
-  Report("inflate isa-l", [&] { return InflateIsal(in, window); }, runs);
+  Report(
+      "inflate isa-l", [&] { return InflateIsal(in, window); }, runs);
 #endif
 #ifdef TUNEPROF_HAVE_LIBDEFLATE
   {
     // libdeflate needs room for the whole output; sized from zlib's count, outside the timing.
     std::vector<char> whole(InflateZlib(in, window));
-    Report("inflate libdeflate", [&] { return InflateLibdeflate(in, whole); }, runs);
+    Report(
+        "inflate libdeflate", [&] { return InflateLibdeflate(in, whole); }, runs);
   }
 #endif
   return 0;

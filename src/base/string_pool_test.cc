@@ -36,7 +36,8 @@ TEST(StringPoolTest, GrowingBlocksKeepEveryStringAcrossBlockEdges) {
   StringPool pool;
   std::vector<std::pair<StringId, std::string>> kept;
   for (int i = 0; i < 3000; ++i) {
-    std::string text = std::to_string(i) + std::string(static_cast<size_t>(i % 97) * 37, static_cast<char>('a' + i % 26));
+    std::string text =
+        std::to_string(i) + std::string(static_cast<size_t>(i % 97) * 37, static_cast<char>('a' + i % 26));
     kept.emplace_back(pool.Intern(text), text);
   }
   for (const auto& [id, text] : kept) EXPECT_EQ(pool.Get(id), text);

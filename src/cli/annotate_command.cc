@@ -70,8 +70,8 @@ MergedRankEvents PipelinePathForMerge(const PipelineAnalysis& pipeline, const st
       if (ranks[r].rank != step.bounding_ranks.front()) continue;
       for (const StepBreakdown& s : ranks[r].steps) {
         if (s.step != step.step || s.device_start_ns == kNoId || s.device_end_ns == kNoId) continue;
-        windows.push_back(PipelineStepWindow{*step.step, s.device_start_ns - corrections[r],
-                                             s.device_end_ns - corrections[r]});
+        windows.push_back(
+            PipelineStepWindow{*step.step, s.device_start_ns - corrections[r], s.device_end_ns - corrections[r]});
       }
       break;
     }
@@ -128,10 +128,9 @@ Status WriteMergedRank(const Trace& trace, size_t r, const CommRun& run, const M
   const int64_t origin = layout.origin + layout.corrections[r];
   TP_RETURN_IF_ERROR(file->Write(progress->first ? "" : ",\n"));
   progress->first = false;
-  TP_ASSIGN_OR_RETURN(
-      const MergedRankEvents own,
-      RenderRankForMerge(trace, MergedRankPlacement{rank, progress->pid, origin, progress->flow},
-                         [file](std::string_view piece) { return file->Write(piece); }));
+  TP_ASSIGN_OR_RETURN(const MergedRankEvents own,
+                      RenderRankForMerge(trace, MergedRankPlacement{rank, progress->pid, origin, progress->flow},
+                                         [file](std::string_view piece) { return file->Write(piece); }));
   const AnnotationPlacement where{own.next_pid, origin, fmt::format("rank {}: tuneprof diagnosis", rank)};
   RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   if (run.analysis.cross_rank.pipeline) {
@@ -294,8 +293,8 @@ void ReportAdded(const std::string& output, const AnnotationEvents& events, uint
   const std::string previous =
       replaced == 0 ? "" : fmt::format("; the {} events of the diagnosis already in it were replaced", replaced);
   fmt::print(stderr, "tuneprof: {}: {} events added ({} slices, {} instants, {} counter samples, {} names){}\n",
-             EscapeText(output), events.total(), events.slices, events.instants, events.counters,
-             events.metadata, previous);
+             EscapeText(output), events.total(), events.slices, events.instants, events.counters, events.metadata,
+             previous);
 }
 
 // Annotates a trace whose content may hold an earlier diagnosis: the content is held, the diagnosis taken
@@ -334,8 +333,7 @@ int AnnotateStreamed(const AnnotateOptions& options) {
   auto run = AnalyzeRun({options.path}, options.analysis);
   if (!run.ok()) return ReportError(run.status());
   if (run->traces.size() != 1) return ReportError(NotOneTrace(options.path));
-  AnnotationEvents events =
-      BuildAnnotationEvents(run->traces[0], run->breakdowns[0], run->memory[0], run->advice);
+  AnnotationEvents events = BuildAnnotationEvents(run->traces[0], run->breakdowns[0], run->memory[0], run->advice);
   Result<uint64_t> end = AnnotationSpliceOffset(run->traces[0]);
   if (!end.ok()) return ReportError(end.status());
   const Status mismatch = AnnotationSpliceMismatch(run->traces[0]);

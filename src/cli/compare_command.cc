@@ -27,8 +27,8 @@ CompareSide SideOf(const AnalyzedRun& run, std::span<const size_t> selected) {
 }
 
 AdviceSide AdviceSideOf(const AnalyzedRun& run, std::span<const size_t> selected) {
-  const Trace* first = selected.empty() || selected.front() >= run.traces.size() ? nullptr
-                                                                                 : &run.traces[selected.front()];
+  const Trace* first =
+      selected.empty() || selected.front() >= run.traces.size() ? nullptr : &run.traces[selected.front()];
   return AdviceSide{first, &run.advice};
 }
 
@@ -72,8 +72,7 @@ Result<CompareResult> CompareRuns(const AnalyzedRun& before, const AnalyzedRun& 
                                   const tuneprof::CompareOptions& compare, std::optional<int64_t> rank,
                                   std::vector<std::string>* warnings) {
   TP_ASSIGN_OR_RETURN(RankPopulation population, MatchRanks(before.traces, after.traces, rank));
-  CompareResult result =
-      CompareSides(SideOf(before, population.before), SideOf(after, population.after), compare);
+  CompareResult result = CompareSides(SideOf(before, population.before), SideOf(after, population.after), compare);
   if (const std::string left_out = LeftOutRanksWarning(population); !left_out.empty()) {
     PrintWarning(left_out);
     warnings->push_back(left_out);

@@ -87,11 +87,12 @@ Result<std::unique_ptr<QueryDatabase>> QueryDatabase::Open(const std::string& pa
   const int opened = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<sqlite3, CloseDb> db(raw);
   if (opened != SQLITE_OK) {
-    return InvalidInput("query: cannot open the run's database: " + std::string(raw ? sqlite3_errmsg(raw) : "no memory"));
+    return InvalidInput("query: cannot open the run's database: " +
+                        std::string(raw ? sqlite3_errmsg(raw) : "no memory"));
   }
   // Reading the schema now opens the file for good, before the caller removes it.
-  if (sqlite3_exec(db.get(), "PRAGMA query_only = 1; SELECT count(*) FROM sqlite_master", nullptr, nullptr,
-                   nullptr) != SQLITE_OK) {
+  if (sqlite3_exec(db.get(), "PRAGMA query_only = 1; SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) !=
+      SQLITE_OK) {
     return InvalidInput("query: cannot read the run's database: " + std::string(sqlite3_errmsg(db.get())));
   }
   sqlite3_set_authorizer(db.get(), ReadOnlyAuthorizer, nullptr);
@@ -104,7 +105,8 @@ Result<std::string> QueryDatabase::Run(const std::string& sql, const QueryLimits
   const auto failure = [&](std::string_view cause) { return InvalidInput("query: " + std::string(cause)); };
   // One value may not grow past the output's own bound (randomblob(1e9), a long replace()).
   sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(std::min<size_t>(limits.max_output_bytes, INT32_MAX)));
-  Budget budget{limits.max_steps, std::chrono::steady_clock::now() + std::chrono::milliseconds(limits.max_milliseconds)};
+  Budget budget{limits.max_steps,
+                std::chrono::steady_clock::now() + std::chrono::milliseconds(limits.max_milliseconds)};
   sqlite3_progress_handler(db_, kStepsPerCheck, CheckBudget, &budget);
   struct Disarm {
     sqlite3* db;

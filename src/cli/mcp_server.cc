@@ -135,9 +135,10 @@ std::string McpServer::Initialize(std::string_view requested_version) const {
   out += ",\"capabilities\":{\"tools\":{\"listChanged\":false}}";
   out += ",\"serverInfo\":{\"name\":" + Quoted(name_) + ",\"version\":" + Quoted(version_) + "}";
   out += ",\"instructions\":" +
-         Quoted("Each tool returns the JSON document of the tuneprof command of its name (analyze, advise, "
-                "profile, comm, memory, compare) for profiles under the directories this server was started "
-                "with; query runs read-only SQL over the tables of `tuneprof export --sqlite`.");
+         Quoted(
+             "Each tool returns the JSON document of the tuneprof command of its name (analyze, advise, "
+             "profile, comm, memory, compare) for profiles under the directories this server was started "
+             "with; query runs read-only SQL over the tables of `tuneprof export --sqlite`.");
   return out + '}';
 }
 
@@ -146,8 +147,9 @@ std::string McpServer::ToolsList() const {
   for (size_t i = 0; i < tools_.size(); ++i) {
     if (i > 0) out += ',';
     out += "{\"name\":" + Quoted(tools_[i].name) + ",\"description\":" + Quoted(tools_[i].description) +
-           ",\"inputSchema\":" + tools_[i].input_schema + ",\"annotations\":{\"readOnlyHint\":" +
-           (tools_[i].read_only ? "true" : "false") + ",\"openWorldHint\":false}}";
+           ",\"inputSchema\":" + tools_[i].input_schema +
+           ",\"annotations\":{\"readOnlyHint\":" + (tools_[i].read_only ? "true" : "false") +
+           ",\"openWorldHint\":false}}";
   }
   return out + "]}";
 }
@@ -200,7 +202,8 @@ std::optional<std::string> McpServer::Handle(std::string_view message) {
   }
   if (method == "ping") return Reply(reply_id, "{}");
   if (method == "tools/list") return Reply(reply_id, ToolsList());
-  if (method != "tools/call") return ErrorReply(reply_id, kJsonRpcMethodNotFound, "Method not found: " + std::string(method));
+  if (method != "tools/call")
+    return ErrorReply(reply_id, kJsonRpcMethodNotFound, "Method not found: " + std::string(method));
 
   return CallTool(tools_, reply_id, has_params ? &params : nullptr);
 }

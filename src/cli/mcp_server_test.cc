@@ -43,17 +43,17 @@ TEST(McpServerTest, NotificationsAndResponsesGetNoReply) {
 TEST(McpServerTest, ToolsListCarriesTheSchemaAsGiven) {
   McpServer server = EchoServer();
   const std::string reply = *server.Handle(R"({"jsonrpc":"2.0","id":"x","method":"tools/list"})");
-  EXPECT_EQ(reply,
-            R"({"jsonrpc":"2.0","id":"x","result":{"tools":[{"name":"echo","description":"says what it got",)"
-            R"("inputSchema":{"type":"object","properties":{"word":{"type":"string"}}},)"
-            R"("annotations":{"readOnlyHint":true,"openWorldHint":false}}]}})");
+  EXPECT_EQ(reply, R"({"jsonrpc":"2.0","id":"x","result":{"tools":[{"name":"echo","description":"says what it got",)"
+                   R"("inputSchema":{"type":"object","properties":{"word":{"type":"string"}}},)"
+                   R"("annotations":{"readOnlyHint":true,"openWorldHint":false}}]}})");
 }
 
 TEST(McpServerTest, ToolsCallReturnsTextAndIsError) {
   McpServer server = EchoServer();
-  EXPECT_EQ(*server.Handle(
-                R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"word":"a\"b"}}})"),
-            R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"a\"b"}],"isError":false}})");
+  EXPECT_EQ(
+      *server.Handle(
+          R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"word":"a\"b"}}})"),
+      R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"a\"b"}],"isError":false}})");
   EXPECT_EQ(*server.Handle(R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo"}})"),
             R"({"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"no word"}],"isError":true}})");
 }
@@ -75,10 +75,10 @@ TEST(McpServerTest, ProtocolFaultsGetTheirCodes) {
   McpServer server = EchoServer();
   EXPECT_NE(ErrorOf(server, "{").find(R"("id":null,"error":{"code":-32700)"), std::string::npos);
   EXPECT_NE(ErrorOf(server, "[]").find(R"("id":null,"error":{"code":-32600)"), std::string::npos);
-  EXPECT_NE(ErrorOf(server, R"({"id":1,"method":"ping"})").find(R"("id":1,"error":{"code":-32600)"),
-            std::string::npos);
-  EXPECT_NE(ErrorOf(server, R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})").find(R"("id":null,"error":{"code":-32600)"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf(server, R"({"id":1,"method":"ping"})").find(R"("id":1,"error":{"code":-32600)"), std::string::npos);
+  EXPECT_NE(
+      ErrorOf(server, R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})").find(R"("id":null,"error":{"code":-32600)"),
+      std::string::npos);
   EXPECT_NE(ErrorOf(server, R"({"jsonrpc":"2.0","id":2,"method":"nope"})").find(R"("id":2,"error":{"code":-32601)"),
             std::string::npos);
   EXPECT_NE(ErrorOf(server, R"({"jsonrpc":"2.0","id":3,"method":"ping","params":3})").find(R"("code":-32602)"),
@@ -104,7 +104,8 @@ TEST(McpServerTest, ServeAnswersEachLineAndRefusesAnOversizedOne) {
   std::free(output);
   EXPECT_EQ(text,
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"
-            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: message over 4 MiB\"}}\n"
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: message over 4 "
+            "MiB\"}}\n"
             "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n");
 }
 

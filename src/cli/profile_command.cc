@@ -153,8 +153,9 @@ int RunProfile(const ProfileOptions& options) {
   const Status flags = LoadProfileSettings(options, &settings);
   if (!flags.ok()) return ReportError(flags);
   if (options.critical_path && options.semantics == "hta") {
-    return ReportError(Status(StatusCode::kUsage, "profile: --critical-path reads the run rank by rank; give it "
-                                                  "without --semantics hta"));
+    return ReportError(Status(StatusCode::kUsage,
+                              "profile: --critical-path reads the run rank by rank; give it "
+                              "without --semantics hta"));
   }
   if (options.semantics != "hta") {
     const Status printed = PrintProfileInBoundedMemory(options, settings);

@@ -138,7 +138,8 @@ std::string FormatProgress(const ProgressSnapshot& snapshot, size_t width) {
   } else if (snapshot.bytes_read > 0) {
     tail += fmt::format("{} MiB", MiBText(static_cast<int64_t>(snapshot.bytes_read)));
   }
-  if (snapshot.events > 0) tail += fmt::format("{}{} events", tail.empty() ? "" : "  ", Grouped(static_cast<double>(snapshot.events), 0));
+  if (snapshot.events > 0)
+    tail += fmt::format("{}{} events", tail.empty() ? "" : "  ", Grouped(static_cast<double>(snapshot.events), 0));
   if (fraction_known && fraction < 1.0) {
     const double remaining = static_cast<double>(snapshot.elapsed_ns) * (1.0 - fraction) / fraction;
     tail += fmt::format("  ETA {}", Duration(static_cast<int64_t>(remaining)));

@@ -126,9 +126,8 @@ class FilesReadTest : public ::testing::Test {
 TEST_F(FilesReadTest, TorchNpuTextRank) {
   TUNEPROF_REQUIRE_CORPUS();
   const fs::path rank = Copy(kTorchNpu + "text/level1/rank0_ascend_pt");
-  ExpectEveryOpenedFileRecorded(rank, rank,
-                                {"profiler_info_0.json", "profiler_metadata.json", "trace_view.json",
-                                 "kernel_details.csv"});
+  ExpectEveryOpenedFileRecorded(
+      rank, rank, {"profiler_info_0.json", "profiler_metadata.json", "trace_view.json", "kernel_details.csv"});
 }
 
 TEST_F(FilesReadTest, TorchNpuDbRank) {

@@ -23,9 +23,9 @@ Status UnknownDatabase(const std::string& path, const SqliteFile& db) {
   // Profiler tables that are views (or other objects that run code when read) are not read: said as such.
   const std::vector<std::string> refused = db.Diagnostics();
   if (!refused.empty()) {
-    return InvalidInput(refused.size() == 1 ? refused.front()
-                                            : fmt::format("{} (and {} more such objects)", refused.front(),
-                                                          refused.size() - 1));
+    return InvalidInput(refused.size() == 1
+                            ? refused.front()
+                            : fmt::format("{} (and {} more such objects)", refused.front(), refused.size() - 1));
   }
   const std::vector<std::string> tables = db.TableNames();
   std::string held;

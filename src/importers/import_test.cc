@@ -152,7 +152,8 @@ TEST(ImportTest, EachFileOnceAndNoOutputOfTuneprofAsARank) {
   std::ofstream(dir / "merged.json") << kMergedRunHead << events;
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir / "run.sqlite").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE tuneprof_meta (key TEXT, value TEXT);", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE tuneprof_meta (key TEXT, value TEXT);", nullptr, nullptr, nullptr),
+            SQLITE_OK);
   sqlite3_close(db);
 
   std::vector<std::string> warnings;
@@ -170,7 +171,8 @@ TEST(ImportTest, EachFileOnceAndNoOutputOfTuneprofAsARank) {
   std::ofstream(zstd) << "\x28\xB5\x2F\xFD and more";
   auto compressed = ImportFile(zstd);
   ASSERT_FALSE(compressed.ok());
-  EXPECT_EQ(compressed.status().message(), zstd + ": a zstd-compressed file; decompress it first (zstd -d " + zstd + ")");
+  EXPECT_EQ(compressed.status().message(),
+            zstd + ": a zstd-compressed file; decompress it first (zstd -d " + zstd + ")");
   fs::remove_all(dir);
 }
 

@@ -174,8 +174,8 @@ Result<std::unique_ptr<FileSource>> OpenFile(const std::string& path, const Open
 // The gzip source over `file`; inflated ahead on a thread of its own for a load of a large file, whose
 // progress then counts the compressed bytes as the parse takes their chunks.
 std::unique_ptr<ByteSource> OpenGzip(std::unique_ptr<FileSource> file, const OpenMode& mode) {
-  const size_t input = std::clamp<uint64_t>(file->file_size(), kMinGzipInputBytes,
-                                            std::max(mode.gzip_input, kMinGzipInputBytes));
+  const size_t input =
+      std::clamp<uint64_t>(file->file_size(), kMinGzipInputBytes, std::max(mode.gzip_input, kMinGzipInputBytes));
   const bool ahead = mode.report_progress && ReadsAhead(file->file_size());
   if (ahead) file->set_report_progress(false);
   std::unique_ptr<ByteSource> gzip = MakeGzipSource(std::move(file), input, DefaultGzipInflater());
@@ -239,7 +239,10 @@ Result<std::string> PeekHead(const std::string& path, size_t limit) {
 std::string_view CompressionOf(std::string_view head) {
   if (head.starts_with("\x28\xB5\x2F\xFD")) return "zstd";
   if (head.size() >= 4 && head.starts_with("BZh") && head[3] >= '1' && head[3] <= '9') return "bzip2";
-  if (head.starts_with(std::string_view("\xFD" "7zXZ\0", 6))) return "xz";
+  if (head.starts_with(std::string_view("\xFD"
+                                        "7zXZ\0",
+                                        6)))
+    return "xz";
   if (head.starts_with("\x04\x22\x4D\x18")) return "lz4";
   return {};
 }

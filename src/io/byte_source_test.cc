@@ -60,7 +60,6 @@ TEST(OpenByteSource, ReaderAtReadsFromAnOffsetBesideTheSource) {
   ASSERT_EQ((*source)->Read(next, 3).value(), 3u);
   EXPECT_STREQ(next, "345");
   ::unlink(path.c_str());
-
 }
 
 std::string TempPath(const std::string& name) {
@@ -129,7 +128,10 @@ TEST(OpenByteSource, GzipReaderAtInflatesUpToItsOffset) {
 TEST(OpenByteSource, CompressionsNotReadAreNamedByTheirMagicBytes) {
   EXPECT_EQ(CompressionOf(std::string("\x28\xB5\x2F\xFD\x04", 5)), "zstd");
   EXPECT_EQ(CompressionOf("BZh91AY&SY"), "bzip2");
-  EXPECT_EQ(CompressionOf(std::string("\xFD" "7zXZ\0\0", 7)), "xz");
+  EXPECT_EQ(CompressionOf(std::string("\xFD"
+                                      "7zXZ\0\0",
+                                      7)),
+            "xz");
   EXPECT_EQ(CompressionOf(std::string("\x04\x22\x4D\x18\x64", 5)), "lz4");
   EXPECT_EQ(CompressionOf("{\"traceEvents\": []}"), "");
   EXPECT_EQ(CompressionOf("BZh"), "");

@@ -17,7 +17,9 @@ namespace tuneprof {
 namespace {
 
 // Neither library takes more than 4 GiB of room in one call.
-uint32_t Room(size_t bytes) { return static_cast<uint32_t>(std::min<size_t>(bytes, std::numeric_limits<uint32_t>::max())); }
+uint32_t Room(size_t bytes) {
+  return static_cast<uint32_t>(std::min<size_t>(bytes, std::numeric_limits<uint32_t>::max()));
+}
 
 // The content of another source from byte `skip` on: what a compressed stream entered midway reads.
 class SkipSource final : public ByteSource {
@@ -64,8 +66,8 @@ class GzipSourceBase : public ByteSource {
     std::unique_ptr<ByteSource> tail = size >= 18 ? file_->ReaderAt(size - 4) : nullptr;
     unsigned char bytes[4] = {0, 0, 0, 0};
     Result<size_t> n = tail == nullptr ? Result<size_t>(size_t{0}) : tail->Read(reinterpret_cast<char*>(bytes), 4);
-    const uint64_t recorded = uint64_t{bytes[0]} | uint64_t{bytes[1]} << 8 | uint64_t{bytes[2]} << 16 |
-                              uint64_t{bytes[3]} << 24;
+    const uint64_t recorded =
+        uint64_t{bytes[0]} | uint64_t{bytes[1]} << 8 | uint64_t{bytes[2]} << 16 | uint64_t{bytes[3]} << 24;
     return n.ok() && *n == 4 && recorded >= 2 * size ? std::min(recorded, size * kMaxHintRatio) : size * 12;
   }
 

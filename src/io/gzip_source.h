@@ -21,8 +21,7 @@ GzipInflater DefaultGzipInflater();
 
 // Inflates `file` (which starts with the gzip magic) through `input_bytes` of compressed input at a
 // time. `file` must give a reader at offset 0 (ReaderAt) for the verdict on damaged data.
-std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> file, size_t input_bytes,
-                                           GzipInflater inflater);
+std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> file, size_t input_bytes, GzipInflater inflater);
 
 // The error to report for a compressed source whose reading failed with `status`: the first damage in its
 // gzip stream where it has any, else `status`. A damaged file is then reported as such whichever bytes of

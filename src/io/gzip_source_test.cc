@@ -16,8 +16,8 @@ namespace {
 std::string TraceText(int events) {
   std::string text = "{\"traceEvents\": [\n";
   for (int i = 0; i < events; ++i) {
-    text += "  {\"ph\": \"X\", \"name\": \"kernel_" + std::to_string(i % 37) + "\", \"ts\": " +
-            std::to_string(1000 + i * 13) + ", \"dur\": " + std::to_string(i % 101) + "},\n";
+    text += "  {\"ph\": \"X\", \"name\": \"kernel_" + std::to_string(i % 37) +
+            "\", \"ts\": " + std::to_string(1000 + i * 13) + ", \"dur\": " + std::to_string(i % 101) + "},\n";
   }
   return text + "  {}]}";
 }
@@ -52,7 +52,8 @@ void ExpectSameThroughBoth(const std::string& gz, const std::string& what) {
       const Outcome isal = ReadThrough(gz, GzipInflater::kIsal, input, read);
       EXPECT_EQ(zlib, isal) << what << " (input " << input << ", reads of " << read << "): zlib "
                             << (zlib.ok ? "read " + std::to_string(zlib.text.size()) + " bytes" : zlib.text)
-                            << ", igzip " << (isal.ok ? "read " + std::to_string(isal.text.size()) + " bytes" : isal.text);
+                            << ", igzip "
+                            << (isal.ok ? "read " + std::to_string(isal.text.size()) + " bytes" : isal.text);
     }
   }
 }
@@ -101,7 +102,8 @@ TEST(GzipSource, DamageGetsZlibsVerdict) {
 // A file cut anywhere reads up to the cut, said to be cut off, or fails, and alike through both.
 TEST(GzipSource, CutAnywhereReadsAsZlibDoes) {
   const std::string gz = Gzip(TraceText(400)) + Gzip(TraceText(300));
-  for (size_t cut = 1; cut < gz.size(); cut += 13) ExpectSameThroughBoth(gz.substr(0, cut), "cut at " + std::to_string(cut));
+  for (size_t cut = 1; cut < gz.size(); cut += 13)
+    ExpectSameThroughBoth(gz.substr(0, cut), "cut at " + std::to_string(cut));
   const Outcome half = ReadThrough(gz.substr(0, gz.size() / 2), GzipInflater::kIsal, 4096, 1000);
   EXPECT_TRUE(half.ok);
   EXPECT_TRUE(half.truncated);

@@ -46,8 +46,8 @@ Result<std::string> ResolvedTarget(const std::string& path) {
     if (!fs::is_symlink(fs::symlink_status(at, ec))) {
       const fs::path dir = at.has_parent_path() ? at.parent_path() : fs::path(".");
       if (hop > 0 && !fs::exists(at, ec) && !fs::is_directory(dir, ec)) {
-        return IoError(path, "a symbolic link to " + at.string() + ", whose directory " + dir.string() +
-                                 " does not exist");
+        return IoError(path,
+                       "a symbolic link to " + at.string() + ", whose directory " + dir.string() + " does not exist");
       }
       return at.string();
     }
@@ -134,14 +134,15 @@ Status CheckWritableTarget(const std::string& target, const std::string& shown, 
   if (::stat(target.c_str(), &st) != 0) return Status::Ok();
   if (S_ISDIR(st.st_mode)) return Status(StatusCode::kIoError, shown + ": is a directory; give a file name to write");
   if (!S_ISREG(st.st_mode)) {
-    return Status(StatusCode::kIoError, shown + ": is " + SpecialFileKind(st.st_mode) +
-                                            ", not a regular file; give a file name to write");
+    return Status(StatusCode::kIoError,
+                  shown + ": is " + SpecialFileKind(st.st_mode) + ", not a regular file; give a file name to write");
   }
   const std::string read = FileReadAt(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
   if (!read.empty()) {
     const std::string how = read == shown ? "" : " (" + read + ")";
     return Status(StatusCode::kUsage, shown + ": the output is a file this run reads" + how +
-                                          "; writing it would destroy the input, give " + std::string(option) + " another file");
+                                          "; writing it would destroy the input, give " + std::string(option) +
+                                          " another file");
   }
   return Status::Ok();
 }
@@ -218,8 +219,7 @@ struct PendingOutputFile::Impl {
 PendingOutputFile::PendingOutputFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PendingOutputFile::~PendingOutputFile() = default;
 
-Result<std::unique_ptr<PendingOutputFile>> PendingOutputFile::Create(const std::string& path,
-                                                                     std::string_view option) {
+Result<std::unique_ptr<PendingOutputFile>> PendingOutputFile::Create(const std::string& path, std::string_view option) {
   TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
   TP_RETURN_IF_ERROR(CheckWritableTarget(target, path, option));
   auto impl = std::make_unique<Impl>(path, target, option);
@@ -250,8 +250,7 @@ struct StreamingOutputFile::Impl {
 StreamingOutputFile::StreamingOutputFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 StreamingOutputFile::~StreamingOutputFile() = default;
 
-Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path,
-                                                                       Compression compression,
+Result<std::unique_ptr<StreamingOutputFile>> StreamingOutputFile::Open(const std::string& path, Compression compression,
                                                                        std::string_view option) {
   TP_ASSIGN_OR_RETURN(const std::string target, ResolvedTarget(path));
   TP_RETURN_IF_ERROR(CheckWritableTarget(target, path, option));

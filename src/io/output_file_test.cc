@@ -214,7 +214,8 @@ TEST_F(OutputFileTest, ADanglingSymlinkIsWrittenThroughOrRefusedNeverReplaced) {
   }
   const std::string said = CheckOutputTarget(dangling).message();
   EXPECT_NE(said.find(Path("nodir/x.sqlite") + ", whose directory " + Path("nodir") + " does not exist"),
-            std::string::npos) << said;
+            std::string::npos)
+      << said;
   EXPECT_EQ(FilesInDir(), 4u);
 }
 

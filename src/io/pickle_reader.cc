@@ -13,48 +13,114 @@ namespace {
 // The opcodes of pickle protocols 2 to 5 that build plain data. Anything else is refused: those that
 // name or call a class by name, and the text forms of protocols 0 and 1, which no recent torch writes.
 enum Op : uint8_t {
-  kMark = '(', kStop = '.', kPop = '0', kPopMark = '1', kDup = '2',
-  kBinInt = 'J', kBinInt1 = 'K', kBinInt2 = 'M', kNoneOp = 'N', kBinFloat = 'G',
-  kShortBinString = 'U', kBinString = 'T', kBinUnicode = 'X', kAppend = 'a', kAppends = 'e',
-  kDict = 'd', kEmptyDict = '}', kGet = 'g', kBinGet = 'h', kLongBinGet = 'j', kList = 'l',
-  kEmptyList = ']', kPut = 'p', kBinPut = 'q', kLongBinPut = 'r', kSetItem = 's', kSetItems = 'u',
-  kTuple = 't', kEmptyTuple = ')', kProto = 0x80, kTuple1 = 0x85, kTuple2 = 0x86, kTuple3 = 0x87,
-  kNewTrue = 0x88, kNewFalse = 0x89, kLong1 = 0x8a, kLong4 = 0x8b, kBinBytes = 'B', kShortBinBytes = 'C',
-  kShortBinUnicode = 0x8c, kBinUnicode8 = 0x8d, kBinBytes8 = 0x8e, kEmptySet = 0x8f, kAddItems = 0x90,
-  kFrozenSet = 0x91, kMemoize = 0x94, kFrame = 0x95, kByteArray8 = 0x96,
+  kMark = '(',
+  kStop = '.',
+  kPop = '0',
+  kPopMark = '1',
+  kDup = '2',
+  kBinInt = 'J',
+  kBinInt1 = 'K',
+  kBinInt2 = 'M',
+  kNoneOp = 'N',
+  kBinFloat = 'G',
+  kShortBinString = 'U',
+  kBinString = 'T',
+  kBinUnicode = 'X',
+  kAppend = 'a',
+  kAppends = 'e',
+  kDict = 'd',
+  kEmptyDict = '}',
+  kGet = 'g',
+  kBinGet = 'h',
+  kLongBinGet = 'j',
+  kList = 'l',
+  kEmptyList = ']',
+  kPut = 'p',
+  kBinPut = 'q',
+  kLongBinPut = 'r',
+  kSetItem = 's',
+  kSetItems = 'u',
+  kTuple = 't',
+  kEmptyTuple = ')',
+  kProto = 0x80,
+  kTuple1 = 0x85,
+  kTuple2 = 0x86,
+  kTuple3 = 0x87,
+  kNewTrue = 0x88,
+  kNewFalse = 0x89,
+  kLong1 = 0x8a,
+  kLong4 = 0x8b,
+  kBinBytes = 'B',
+  kShortBinBytes = 'C',
+  kShortBinUnicode = 0x8c,
+  kBinUnicode8 = 0x8d,
+  kBinBytes8 = 0x8e,
+  kEmptySet = 0x8f,
+  kAddItems = 0x90,
+  kFrozenSet = 0x91,
+  kMemoize = 0x94,
+  kFrame = 0x95,
+  kByteArray8 = 0x96,
 };
 
 // Names of the opcodes a plain-data reader refuses, for the error line.
 std::string_view RefusedOpcodeName(uint8_t op) {
   switch (op) {
-    case 'c': return "GLOBAL";
-    case 0x93: return "STACK_GLOBAL";
-    case 'R': return "REDUCE";
-    case 'b': return "BUILD";
-    case 'i': return "INST";
-    case 'o': return "OBJ";
-    case 0x81: return "NEWOBJ";
-    case 0x92: return "NEWOBJ_EX";
-    case 0x82: return "EXT1";
-    case 0x83: return "EXT2";
-    case 0x84: return "EXT4";
-    case 'P': return "PERSID";
-    case 'Q': return "BINPERSID";
-    case 0x97: return "NEXT_BUFFER";
-    case 0x98: return "READONLY_BUFFER";
-    case 'I': return "INT";
-    case 'L': return "LONG";
-    case 'F': return "FLOAT";
-    case 'S': return "STRING";
-    case 'V': return "UNICODE";
-    default: return "";
+    case 'c':
+      return "GLOBAL";
+    case 0x93:
+      return "STACK_GLOBAL";
+    case 'R':
+      return "REDUCE";
+    case 'b':
+      return "BUILD";
+    case 'i':
+      return "INST";
+    case 'o':
+      return "OBJ";
+    case 0x81:
+      return "NEWOBJ";
+    case 0x92:
+      return "NEWOBJ_EX";
+    case 0x82:
+      return "EXT1";
+    case 0x83:
+      return "EXT2";
+    case 0x84:
+      return "EXT4";
+    case 'P':
+      return "PERSID";
+    case 'Q':
+      return "BINPERSID";
+    case 0x97:
+      return "NEXT_BUFFER";
+    case 0x98:
+      return "READONLY_BUFFER";
+    case 'I':
+      return "INT";
+    case 'L':
+      return "LONG";
+    case 'F':
+      return "FLOAT";
+    case 'S':
+      return "STRING";
+    case 'V':
+      return "UNICODE";
+    default:
+      return "";
   }
 }
 
 bool RunsCode(uint8_t op) {
   switch (op) {
-    case 'I': case 'L': case 'F': case 'S': case 'V': return false;
-    default: return !RefusedOpcodeName(op).empty();
+    case 'I':
+    case 'L':
+    case 'F':
+    case 'S':
+    case 'V':
+      return false;
+    default:
+      return !RefusedOpcodeName(op).empty();
   }
 }
 
@@ -63,8 +129,7 @@ bool RunsCode(uint8_t op) {
 // Builds a PickleDocument opcode by opcode on Python's unpickler stack machine, holding ids only.
 class PickleParser {
  public:
-  PickleParser(std::string bytes, std::string_view name, const PickleLimits& limits)
-      : name_(name), limits_(limits) {
+  PickleParser(std::string bytes, std::string_view name, const PickleLimits& limits) : name_(name), limits_(limits) {
     doc_.bytes_ = std::move(bytes);
     data_ = doc_.bytes_;
     // Every value and item takes at least one opcode byte, so these bound what most pickles need without
@@ -77,8 +142,8 @@ class PickleParser {
 
   Result<PickleDocument> Parse() {
     if (data_.size() > limits_.max_bytes) {
-      return Fail(fmt::format("pickle of {} bytes, more than the {} this reader takes", data_.size(),
-                              limits_.max_bytes));
+      return Fail(
+          fmt::format("pickle of {} bytes, more than the {} this reader takes", data_.size(), limits_.max_bytes));
     }
     while (true) {
       if (pos_ >= data_.size()) return Fail(fmt::format("pickle truncated at offset {}: no STOP opcode", pos_));
@@ -108,8 +173,10 @@ class PickleParser {
   // One opcode; those that move the stack or its marks are here, the rest pass on by what they do.
   Status Step(uint8_t op) {
     switch (op) {
-      case kProto: return Skip(1);
-      case kFrame: return Skip(8);
+      case kProto:
+        return Skip(1);
+      case kFrame:
+        return Skip(8);
       case kMark:
         if (marks_.size() >= limits_.max_depth) return FailAt("pickle marks nested deeper than the budget");
         marks_.push_back(stack_.size());
@@ -120,72 +187,116 @@ class PickleParser {
           return Status::Ok();
         }
         return Pop().status();
-      case kPopMark: return TakeMark().status();
+      case kPopMark:
+        return TakeMark().status();
       case kDup: {
         TP_ASSIGN_OR_RETURN(Id top, Top());
         TP_RETURN_IF_ERROR(CheckStack());
         stack_.push_back(top);
         return Status::Ok();
       }
-      default: return PushScalar(op);
+      default:
+        return PushScalar(op);
     }
   }
 
   // Opcodes that push one value read from the stream: None, booleans, numbers, strings and bytes.
   Status PushScalar(uint8_t op) {
     switch (op) {
-      case kNoneOp: return Push(Node{PickleKind::kNone});
-      case kNewTrue: return PushInt(PickleKind::kBool, 1);
-      case kNewFalse: return PushInt(PickleKind::kBool, 0);
-      case kBinInt1: return PushUnsigned(1);
-      case kBinInt2: return PushUnsigned(2);
+      case kNoneOp:
+        return Push(Node{PickleKind::kNone});
+      case kNewTrue:
+        return PushInt(PickleKind::kBool, 1);
+      case kNewFalse:
+        return PushInt(PickleKind::kBool, 0);
+      case kBinInt1:
+        return PushUnsigned(1);
+      case kBinInt2:
+        return PushUnsigned(2);
       case kBinInt: {
         TP_ASSIGN_OR_RETURN(uint64_t raw, ReadLittle(4));
         return PushInt(PickleKind::kInt, static_cast<int32_t>(static_cast<uint32_t>(raw)));
       }
-      case kLong1: return PushLong(1);
-      case kLong4: return PushLong(4);
-      case kBinFloat: return PushFloat();
-      case kShortBinUnicode: return PushText(PickleKind::kString, 1);
-      case kBinUnicode: return PushText(PickleKind::kString, 4);
-      case kBinUnicode8: return PushText(PickleKind::kString, 8);
-      case kShortBinString: return PushText(PickleKind::kString, 1);
-      case kBinString: return PushText(PickleKind::kString, 4);
-      case kShortBinBytes: return PushText(PickleKind::kBytes, 1);
-      case kBinBytes: return PushText(PickleKind::kBytes, 4);
-      case kBinBytes8: return PushText(PickleKind::kBytes, 8);
-      case kByteArray8: return PushText(PickleKind::kBytes, 8);
-      default: return BuildOrRecall(op);
+      case kLong1:
+        return PushLong(1);
+      case kLong4:
+        return PushLong(4);
+      case kBinFloat:
+        return PushFloat();
+      case kShortBinUnicode:
+        return PushText(PickleKind::kString, 1);
+      case kBinUnicode:
+        return PushText(PickleKind::kString, 4);
+      case kBinUnicode8:
+        return PushText(PickleKind::kString, 8);
+      case kShortBinString:
+        return PushText(PickleKind::kString, 1);
+      case kBinString:
+        return PushText(PickleKind::kString, 4);
+      case kShortBinBytes:
+        return PushText(PickleKind::kBytes, 1);
+      case kBinBytes:
+        return PushText(PickleKind::kBytes, 4);
+      case kBinBytes8:
+        return PushText(PickleKind::kBytes, 8);
+      case kByteArray8:
+        return PushText(PickleKind::kBytes, 8);
+      default:
+        return BuildOrRecall(op);
     }
   }
 
   // Opcodes that build containers from the stack, and the memo's puts and gets.
   Status BuildOrRecall(uint8_t op) {
     switch (op) {
-      case kEmptyList: return Push(Node{PickleKind::kList});
-      case kEmptyDict: return Push(Node{PickleKind::kDict});
-      case kEmptySet: return Push(Node{PickleKind::kSet});
-      case kEmptyTuple: return Push(Node{PickleKind::kTuple});
-      case kList: return FromMark(PickleKind::kList);
-      case kDict: return FromMark(PickleKind::kDict);
-      case kTuple: return FromMark(PickleKind::kTuple);
-      case kFrozenSet: return FromMark(PickleKind::kSet);
-      case kTuple1: return TupleOfTop(1);
-      case kTuple2: return TupleOfTop(2);
-      case kTuple3: return TupleOfTop(3);
-      case kAppend: return AddToContainer(PickleKind::kList);
-      case kSetItem: return AddToContainer(PickleKind::kDict);
-      case kAppends: return AddFromMark(PickleKind::kList);
-      case kSetItems: return AddFromMark(PickleKind::kDict);
-      case kAddItems: return AddFromMark(PickleKind::kSet);
-      case kMemoize: return Memoize(memo_.size());
-      case kBinPut: return ReadLittle(1).ok() ? Memoize(LastRead()) : Truncated(1);
-      case kLongBinPut: return ReadLittle(4).ok() ? Memoize(LastRead()) : Truncated(4);
-      case kPut: return TextIndex(true);
-      case kBinGet: return ReadLittle(1).ok() ? Recall(LastRead()) : Truncated(1);
-      case kLongBinGet: return ReadLittle(4).ok() ? Recall(LastRead()) : Truncated(4);
-      case kGet: return TextIndex(false);
-      default: return Refuse(op);
+      case kEmptyList:
+        return Push(Node{PickleKind::kList});
+      case kEmptyDict:
+        return Push(Node{PickleKind::kDict});
+      case kEmptySet:
+        return Push(Node{PickleKind::kSet});
+      case kEmptyTuple:
+        return Push(Node{PickleKind::kTuple});
+      case kList:
+        return FromMark(PickleKind::kList);
+      case kDict:
+        return FromMark(PickleKind::kDict);
+      case kTuple:
+        return FromMark(PickleKind::kTuple);
+      case kFrozenSet:
+        return FromMark(PickleKind::kSet);
+      case kTuple1:
+        return TupleOfTop(1);
+      case kTuple2:
+        return TupleOfTop(2);
+      case kTuple3:
+        return TupleOfTop(3);
+      case kAppend:
+        return AddToContainer(PickleKind::kList);
+      case kSetItem:
+        return AddToContainer(PickleKind::kDict);
+      case kAppends:
+        return AddFromMark(PickleKind::kList);
+      case kSetItems:
+        return AddFromMark(PickleKind::kDict);
+      case kAddItems:
+        return AddFromMark(PickleKind::kSet);
+      case kMemoize:
+        return Memoize(memo_.size());
+      case kBinPut:
+        return ReadLittle(1).ok() ? Memoize(LastRead()) : Truncated(1);
+      case kLongBinPut:
+        return ReadLittle(4).ok() ? Memoize(LastRead()) : Truncated(4);
+      case kPut:
+        return TextIndex(true);
+      case kBinGet:
+        return ReadLittle(1).ok() ? Recall(LastRead()) : Truncated(1);
+      case kLongBinGet:
+        return ReadLittle(4).ok() ? Recall(LastRead()) : Truncated(4);
+      case kGet:
+        return TextIndex(false);
+      default:
+        return Refuse(op);
     }
   }
 
@@ -468,9 +579,13 @@ std::string_view PickleDocument::Text(Id id) const {
 uint32_t PickleDocument::ItemCount(Id id) const {
   if (id == kAbsent) return 0;
   switch (kind(id)) {
-    case PickleKind::kList: case PickleKind::kTuple: case PickleKind::kDict: case PickleKind::kSet:
+    case PickleKind::kList:
+    case PickleKind::kTuple:
+    case PickleKind::kDict:
+    case PickleKind::kSet:
       return static_cast<uint32_t>(nodes_[id].b);
-    default: return 0;
+    default:
+      return 0;
   }
 }
 

@@ -16,10 +16,10 @@ namespace tuneprof {
 enum class PickleKind : uint8_t { kNone, kBool, kInt, kFloat, kString, kBytes, kList, kTuple, kDict, kSet };
 
 struct PickleLimits {
-  size_t max_bytes = size_t{4} << 30;      // the file itself
-  uint32_t max_depth = 100;                // containers inside containers
-  uint32_t max_objects = 1u << 30;         // values built (a memo reference builds none)
-  uint32_t max_container_items = 1u << 28; // items of one list, tuple or set; keys plus values of a dict
+  size_t max_bytes = size_t{4} << 30;       // the file itself
+  uint32_t max_depth = 100;                 // containers inside containers
+  uint32_t max_objects = 1u << 30;          // values built (a memo reference builds none)
+  uint32_t max_container_items = 1u << 28;  // items of one list, tuple or set; keys plus values of a dict
 };
 
 // The values of one pickle, held compactly: a value is an id into a table of 16-byte nodes, strings are
@@ -40,8 +40,8 @@ class PickleDocument {
   }
   bool IsDict(Id id) const { return id != kAbsent && kind(id) == PickleKind::kDict; }
 
-  int64_t Int(Id id) const;  // ints and bools; 0 for anything else
-  double Float(Id id) const;  // floats and ints; 0 for anything else
+  int64_t Int(Id id) const;            // ints and bools; 0 for anything else
+  double Float(Id id) const;           // floats and ints; 0 for anything else
   std::string_view Text(Id id) const;  // strings and bytes; "" for anything else
   // Items of a list, tuple or set, keys and values alternating for a dict.
   uint32_t ItemCount(Id id) const;
@@ -69,10 +69,10 @@ class PickleDocument {
   friend class PickleParser;
   struct Node {
     PickleKind kind = PickleKind::kNone;
-    bool sealed = false;   // placed inside another container: it takes no more items (no cycles)
-    uint16_t depth = 0;    // containers nested in it, itself included
-    uint32_t a = 0;        // string: length; container: first run
-    uint64_t b = 0;        // string: offset; int / float: bits; container: last run << 32 | item count
+    bool sealed = false;  // placed inside another container: it takes no more items (no cycles)
+    uint16_t depth = 0;   // containers nested in it, itself included
+    uint32_t a = 0;       // string: length; container: first run
+    uint64_t b = 0;       // string: offset; int / float: bits; container: last run << 32 | item count
   };
   struct Run {
     uint32_t start = 0;

@@ -19,8 +19,13 @@ std::string ErrorOf(const std::string& bytes, const PickleLimits& limits = {}) {
 
 TEST(PickleReaderTest, ReadsPlainData) {
   // {'a': [1, -2, 3000000000, 'hi', None, True, 1.5], 'b': (b'xy',)}
-  std::string body = "}\x94(\x8c\x01" "a\x94]\x94(K\x01J\xfe\xff\xff\xff\x8a\x05\x00\x5e\xd0\xb2\x00"s;
-  body += "\x8c\x02hiN\x88G\x3f\xf8\x00\x00\x00\x00\x00\x00" "e\x8c\x01" "bC\x02xy\x85u"s;
+  std::string body =
+      "}\x94(\x8c\x01"
+      "a\x94]\x94(K\x01J\xfe\xff\xff\xff\x8a\x05\x00\x5e\xd0\xb2\x00"s;
+  body +=
+      "\x8c\x02hiN\x88G\x3f\xf8\x00\x00\x00\x00\x00\x00"
+      "e\x8c\x01"
+      "bC\x02xy\x85u"s;
   auto doc = ReadPickle(Pickle(body), "x.pickle");
   ASSERT_TRUE(doc.ok()) << doc.status().message();
   const auto list = doc->Find(doc->root(), "a");
@@ -43,7 +48,9 @@ TEST(PickleReaderTest, ReadsPlainData) {
 
 TEST(PickleReaderTest, MemoSharesOneValue) {
   // ['s', 's'] where the second is a memo reference to the first, and LONG1 negatives.
-  auto doc = ReadPickle(Pickle("](\x8c\x01s\x94h\x00\x8a\x01\xff\x8a\x00" "e"s), "x.pickle");
+  auto doc = ReadPickle(Pickle("](\x8c\x01s\x94h\x00\x8a\x01\xff\x8a\x00"
+                               "e"s),
+                        "x.pickle");
   ASSERT_TRUE(doc.ok()) << doc.status().message();
   std::vector<PickleDocument::Id> items;
   doc->ForEachItem(doc->root(), [&](PickleDocument::Id id) { items.push_back(id); });
@@ -54,11 +61,21 @@ TEST(PickleReaderTest, MemoSharesOneValue) {
 }
 
 TEST(PickleReaderTest, RefusesEveryOpcodeThatRunsCode) {
-  const std::pair<char, const char*> kRefused[] = {
-      {'c', "GLOBAL"}, {'\x93', "STACK_GLOBAL"}, {'R', "REDUCE"}, {'b', "BUILD"}, {'i', "INST"},
-      {'o', "OBJ"}, {'\x81', "NEWOBJ"}, {'\x92', "NEWOBJ_EX"}, {'\x82', "EXT1"}, {'\x83', "EXT2"},
-      {'\x84', "EXT4"}, {'P', "PERSID"}, {'Q', "BINPERSID"}, {'\x97', "NEXT_BUFFER"},
-      {'\x98', "READONLY_BUFFER"}};
+  const std::pair<char, const char*> kRefused[] = {{'c', "GLOBAL"},
+                                                   {'\x93', "STACK_GLOBAL"},
+                                                   {'R', "REDUCE"},
+                                                   {'b', "BUILD"},
+                                                   {'i', "INST"},
+                                                   {'o', "OBJ"},
+                                                   {'\x81', "NEWOBJ"},
+                                                   {'\x92', "NEWOBJ_EX"},
+                                                   {'\x82', "EXT1"},
+                                                   {'\x83', "EXT2"},
+                                                   {'\x84', "EXT4"},
+                                                   {'P', "PERSID"},
+                                                   {'Q', "BINPERSID"},
+                                                   {'\x97', "NEXT_BUFFER"},
+                                                   {'\x98', "READONLY_BUFFER"}};
   for (const auto& [op, name] : kRefused) {
     const std::string error = ErrorOf(Pickle(std::string("N") + op));
     EXPECT_NE(error.find("x.pickle: pickle opcode " + std::string(name)), std::string::npos) << error;
@@ -81,7 +98,10 @@ TEST(PickleReaderTest, BoundsDepth) {
 }
 
 TEST(PickleReaderTest, RefusesHugeLengthsAndTruncation) {
-  EXPECT_NE(ErrorOf(Pickle("X\xff\xff\xff\x7f" "abc")).find("runs past the end"), std::string::npos);
+  EXPECT_NE(ErrorOf(Pickle("X\xff\xff\xff\x7f"
+                           "abc"))
+                .find("runs past the end"),
+            std::string::npos);
   EXPECT_NE(ErrorOf(Pickle(std::string("\x8d\xff\xff\xff\xff\xff\xff\xff\x7f", 9))).find("runs past the end"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Pickle("\x8b\xff\xff\xff\x7f")).find("wider than 64 bits"), std::string::npos);
@@ -114,7 +134,11 @@ TEST(PickleReaderTest, RefusesMalformedStacks) {
 TEST(PickleReaderTest, RefusesCycles) {
   EXPECT_NE(ErrorOf(Pickle("]2a")).find("cycle"), std::string::npos);  // l.append(l)
   // a = []; b = []; a.append(b); b.append(a)
-  EXPECT_NE(ErrorOf(Pickle("]\x94]\x94h\x00h\x01" "ah\x01h\x00" "a0"s)).find("cycle"), std::string::npos);
+  EXPECT_NE(ErrorOf(Pickle("]\x94]\x94h\x00h\x01"
+                           "ah\x01h\x00"
+                           "a0"s))
+                .find("cycle"),
+            std::string::npos);
 }
 
 TEST(PickleReaderTest, SniffsProtocols) {

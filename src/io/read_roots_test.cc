@@ -34,9 +34,7 @@ class ReadRootsTest : public ::testing::Test {
   fs::path base_;
 };
 
-TEST_F(ReadRootsTest, UnrestrictedAllowsAnything) {
-  EXPECT_TRUE(CheckReadAllowed("/etc/passwd").ok());
-}
+TEST_F(ReadRootsTest, UnrestrictedAllowsAnything) { EXPECT_TRUE(CheckReadAllowed("/etc/passwd").ok()); }
 
 TEST_F(ReadRootsTest, PathsResolveBeforeTheCheck) {
   ASSERT_TRUE(RestrictReadsTo({At("allowed")}).ok());
@@ -48,8 +46,8 @@ TEST_F(ReadRootsTest, PathsResolveBeforeTheCheck) {
   EXPECT_FALSE(CheckReadAllowed(At("allowed/run/../../outside/t.json")).ok());
   EXPECT_FALSE(CheckReadAllowed(At("allowed2")).ok());
   const Status refused = CheckReadAllowed("/etc/passwd");
-  EXPECT_EQ(refused.message(), "path /etc/passwd is outside the allowed directories: " +
-                                   fs::canonical(At("allowed")).string());
+  EXPECT_EQ(refused.message(),
+            "path /etc/passwd is outside the allowed directories: " + fs::canonical(At("allowed")).string());
 }
 
 TEST_F(ReadRootsTest, AnOpenFileIsCheckedByWhatItHolds) {

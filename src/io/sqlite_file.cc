@@ -176,8 +176,7 @@ std::string SqliteFile::RefusalOf(std::string_view name, SqliteObject kind) cons
     case SqliteObject::kView:
       return fmt::format("{}: {} is a view, not a table; tuneprof reads tables only", path_, name);
     case SqliteObject::kVirtualTable:
-      return fmt::format("{}: {} is a virtual table, not a stored one; tuneprof reads stored tables only", path_,
-                         name);
+      return fmt::format("{}: {} is a virtual table, not a stored one; tuneprof reads stored tables only", path_, name);
     case SqliteObject::kGeneratedColumns:
       return fmt::format("{}: {} has generated columns, computed as they are read; tuneprof reads stored tables only",
                          path_, name);
@@ -348,9 +347,10 @@ Result<bool> SqliteStatement::Step() {
   }
   if (rc == SQLITE_DONE) return false;
   if (steps_left_ < 0) {
-    return InvalidInput(fmt::format("{}: query over budget: {} (over {} SQLite steps after row {}; a real export "
-                                    "of this size needs far fewer)",
-                                    file_->path_, table_, file_->budget_, row_));
+    return InvalidInput(
+        fmt::format("{}: query over budget: {} (over {} SQLite steps after row {}; a real export "
+                    "of this size needs far fewer)",
+                    file_->path_, table_, file_->budget_, row_));
   }
   sqlite3* db = sqlite3_db_handle(statement_);
   return InvalidInput(fmt::format("{}: read failed after row {}: {}", file_->path_, row_, sqlite3_errmsg(db)));

@@ -142,8 +142,9 @@ TEST(SqliteFile, AnEndlessQueryEndsOverBudgetInSeconds) {
 
 TEST(SqliteFile, TheBudgetIsPerQueryAndInjectable) {
   const std::string path = testing::TempDir() + "sqlite_budget.sqlite";
-  ASSERT_TRUE(MakeDatabase(path, "CREATE TABLE TASK(startNs INTEGER); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
-                                 "SELECT x + 1 FROM c WHERE x < 5000) INSERT INTO TASK SELECT x FROM c;"));
+  ASSERT_TRUE(MakeDatabase(path,
+                           "CREATE TABLE TASK(startNs INTEGER); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+                           "SELECT x + 1 FROM c WHERE x < 5000) INSERT INTO TASK SELECT x FROM c;"));
   auto tiny = SqliteFile::Open(path, 2000);
   ASSERT_TRUE(tiny.ok()) << tiny.status().message();
   auto first = (*tiny)->Prepare("SELECT startNs FROM TASK ORDER BY startNs");
@@ -174,13 +175,15 @@ TEST(SqliteFile, TheBudgetIsPerQueryAndInjectable) {
 
 TEST(SqliteFile, VirtualTablesAndGeneratedColumnsAreRefused) {
   const std::string path = testing::TempDir() + "sqlite_virtual.sqlite";
-  ASSERT_TRUE(MakeDatabase(path, "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, span AS (endNs - startNs));"
-                                 "CREATE TABLE PLAIN(a INTEGER);"));
+  ASSERT_TRUE(MakeDatabase(path,
+                           "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, span AS (endNs - startNs));"
+                           "CREATE TABLE PLAIN(a INTEGER);"));
   bool fts5 = false;
   {
     sqlite3* db = nullptr;
     sqlite3_open(path.c_str(), &db);
-    fts5 = sqlite3_exec(db, "CREATE VIRTUAL TABLE PYTORCH_API USING fts5(name)", nullptr, nullptr, nullptr) == SQLITE_OK;
+    fts5 =
+        sqlite3_exec(db, "CREATE VIRTUAL TABLE PYTORCH_API USING fts5(name)", nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
   }
   auto file = SqliteFile::Open(path);
@@ -202,8 +205,9 @@ TEST(SqliteFile, VirtualTablesAndGeneratedColumnsAreRefused) {
 
 TEST(SqliteFile, IllTypedIntegersAreNeverReadAsZeroAndAreCounted) {
   const std::string path = testing::TempDir() + "sqlite_types.sqlite";
-  ASSERT_TRUE(MakeDatabase(path, "CREATE TABLE T(start, id); INSERT INTO T VALUES (5, 1), ('abc', 2), (7.0, 3), "
-                                 "(2.5, 4), (x'00', 5), (NULL, 6), (8, 'x'), (9, 'y'), ('42', 7), ('236 ms', 8), ('', 9);"));
+  ASSERT_TRUE(MakeDatabase(path,
+                           "CREATE TABLE T(start, id); INSERT INTO T VALUES (5, 1), ('abc', 2), (7.0, 3), "
+                           "(2.5, 4), (x'00', 5), (NULL, 6), (8, 'x'), (9, 'y'), ('42', 7), ('236 ms', 8), ('', 9);"));
   auto file = SqliteFile::Open(path);
   ASSERT_TRUE(file.ok());
   std::vector<int64_t> starts;

@@ -91,8 +91,9 @@ Status CheckListable(const std::string& path) {
 }
 
 std::string MergedRunSkipped(const std::string& file) {
-  return file + ": a whole run merged by tuneprof annotate --merge; skipped: its ranks are read from their own "
-                "traces";
+  return file +
+         ": a whole run merged by tuneprof annotate --merge; skipped: its ranks are read from their own "
+         "traces";
 }
 
 // The error for a directory without traces, naming a memory timeline it holds instead: `tuneprof memory`
@@ -188,7 +189,7 @@ bool IsMergedRunTrace(const std::string& path) {
 std::vector<std::string> KeepEachFileOnce(const std::vector<std::string>& files, std::vector<std::string>* notes) {
   std::vector<std::string> kept;
   kept.reserve(files.size());
-  std::map<std::pair<dev_t, ino_t>, size_t> first;  // the file's identity -> its place in `times`
+  std::map<std::pair<dev_t, ino_t>, size_t> first;    // the file's identity -> its place in `times`
   std::vector<std::pair<std::string, size_t>> times;  // each file's first name and how often it came
   for (const std::string& file : files) {
     struct stat st;

@@ -116,8 +116,7 @@ TEST_F(TraceFilesTest, AMergedRunInADirectoryIsLeftOut) {
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, std::vector<std::string>{rank});
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_TRUE(notes[0].starts_with(merged + ": a whole run merged by tuneprof annotate --merge; skipped"))
-      << notes[0];
+  EXPECT_TRUE(notes[0].starts_with(merged + ": a whole run merged by tuneprof annotate --merge; skipped")) << notes[0];
   auto named = ListTraceFiles(merged, nullptr);
   ASSERT_TRUE(named.ok());
   EXPECT_EQ(*named, std::vector<std::string>{merged});

@@ -22,8 +22,7 @@ enum class MemoryCategory : uint8_t {
 };
 inline constexpr size_t kMemoryCategories = 8;
 inline constexpr std::string_view kMemoryCategoryNames[kMemoryCategories] = {
-    "parameters",  "optimizer_state", "inputs",          "temporaries",
-    "activations", "gradients",       "autograd_detail", "unknown"};
+    "parameters", "optimizer_state", "inputs", "temporaries", "activations", "gradients", "autograd_detail", "unknown"};
 
 // The time torch gives the tensors alive before profiling began; they count from the first real time.
 inline constexpr int64_t kPreexistingTime = -1;

@@ -109,7 +109,7 @@ struct CollectiveInfo {
   int64_t group_size = kNoId;
   StringId group_name;
   StringId group_desc;
-  StringId group_ranks;  // "[0, 1]" as written
+  StringId group_ranks;       // "[0, 1]" as written
   int64_t peer_rank = kNoId;  // a send / recv's other side, as a global rank, where the trace names it
   // all_to_all(_single)'s split sizes ("[512, 480, 530, 525]" as written): rows sent to / received from
   // each rank of the group; empty for other collectives and where the trace does not write them.
@@ -412,7 +412,7 @@ struct TraceMetadata {
   bool has_trace_events_array = false;  // the JSON document had a traceEvents key (its array may be empty)
   std::vector<std::string> warnings;
   std::vector<IdentifiedWarning> warning_ids;  // those of `warnings` that have an id (AddWarning)
-  std::vector<MetadataEntry> entries;  // producer settings (Ascend profiler_info / profiler_metadata)
+  std::vector<MetadataEntry> entries;          // producer settings (Ascend profiler_info / profiler_metadata)
 };
 
 // Appends `text` to meta->warnings as the warning `id`.

@@ -256,8 +256,8 @@ std::vector<StringId> TraceBuilder::AppendChunk(TraceBuilder&& chunk) {
   AppendRows(&trace_.copies_, &from.copies_, [&](CopyInfo& r) { r.event += event_base; });
   AppendRows(&trace_.collectives_, &from.collectives_, [&](CollectiveInfo& r) {
     r.event += event_base;
-    for (StringId* id : {&r.collective, &r.dtype, &r.group_name, &r.group_desc, &r.group_ranks, &r.in_splits,
-                         &r.out_splits}) {
+    for (StringId* id :
+         {&r.collective, &r.dtype, &r.group_name, &r.group_desc, &r.group_ranks, &r.in_splits, &r.out_splits}) {
       string(id);
     }
   });

@@ -86,8 +86,8 @@ std::vector<size_t> JobChips::Share(const std::vector<std::string>& files) {
     HardwareSelection shared = decider.selection;
     shared.device_name.clear();
     shared.inferred = true;
-    shared.label = fmt::format("{} (rank {}'s, of the same job; pass --hardware to override)", profile.name,
-                               decider.rank);
+    shared.label =
+        fmt::format("{} (rank {}'s, of the same job; pass --hardware to override)", profile.name, decider.rank);
     shared.how = fmt::format("rank {}'s, of the same job (this rank's trace names no chip): {}", decider.rank,
                              decider.selection.how);
     adopted_.emplace(std::make_pair(seen.path, seen.rank), std::move(shared));

@@ -42,9 +42,9 @@ class JobChips {
     std::string path;
     int64_t rank = 0;
     HardwareSelection selection;
-    bool silent = false;     // no chip of its own and no device name
-    bool ascend = false;     // a torch_npu / msprof run
-    bool has_device = false; // device work or device properties (a GPU trace, not CPU-only)
+    bool silent = false;      // no chip of its own and no device name
+    bool ascend = false;      // a torch_npu / msprof run
+    bool has_device = false;  // device work or device properties (a GPU trace, not CPU-only)
   };
 
   const HardwareProfiles& profiles_;

@@ -311,12 +311,15 @@ void LeaveOutUnnumberedBesideNumbered(const std::vector<std::string>& paths, con
 // A rank without a timeline is said once across ranks by its breakdown, which names what is unknown and
 // how to export it: its importer's own line saying the timeline file is missing would repeat it per rank.
 void DropTimelineLinesSaidByBreakdown(MappedFileStatus* file) {
-  const bool said = std::any_of(file->breakdown_warnings.begin(), file->breakdown_warnings.end(), [](const RankLines& rank) {
-    return std::any_of(rank.lines.begin(), rank.lines.end(),
-                       [](const std::string& line) { return line.find(kNoDeviceTimelineWarning) != std::string::npos; });
-  });
+  const bool said =
+      std::any_of(file->breakdown_warnings.begin(), file->breakdown_warnings.end(), [](const RankLines& rank) {
+        return std::any_of(rank.lines.begin(), rank.lines.end(), [](const std::string& line) {
+          return line.find(kNoDeviceTimelineWarning) != std::string::npos;
+        });
+      });
   if (!said) return;
-  std::erase_if(file->warnings, [](const std::string& w) { return w.find(kMissingTimelineWarning) != std::string::npos; });
+  std::erase_if(file->warnings,
+                [](const std::string& w) { return w.find(kMissingTimelineWarning) != std::string::npos; });
 }
 
 }  // namespace

@@ -133,7 +133,8 @@ void ShareMapped(MapSharing* sharing, const SharedRankReducer<Summary>& reducer,
 // reducer says; under MapSharing, `shared` (the same reducer, whose ranks travel) hands this process's
 // files to the one that reduces. MapRanks below picks it by the reducer's type.
 template <class Summary>
-std::vector<MappedFile<Summary>> MapRanksWith(const std::vector<std::string>& files, const RankReducer<Summary>& reducer,
+std::vector<MappedFile<Summary>> MapRanksWith(const std::vector<std::string>& files,
+                                              const RankReducer<Summary>& reducer,
                                               const SharedRankReducer<Summary>* shared) {
   std::vector<MappedFile<Summary>> mapped(files.size());
   MapSharing* sharing = shared != nullptr ? ActiveMapSharing() : nullptr;

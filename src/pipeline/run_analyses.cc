@@ -83,7 +83,7 @@ struct SummaryContext {
   bool spare_core = false;
   bool for_file = false;  // a summary file's rank: with what `memory --json` and `profile` read of it as well
   FoldedKernels* folded_kernels = nullptr;  // where the kernel tables go, when only their sum is read
-  JobChips* chips = nullptr;                 // the chip each rank is measured against, shared within its job
+  JobChips* chips = nullptr;                // the chip each rank is measured against, shared within its job
 };
 
 // Whether `files` leave a core idle in the map (ForEachOnAllCores runs one file per core).
@@ -94,8 +94,8 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
   s.breakdown_warnings = breakdown.warnings;
   auto detail = std::make_unique<RankReportDetail>();
   detail->breakdown = std::move(breakdown);
-  detail->hardware =
-      context.chips != nullptr ? context.chips->Select(trace) : SelectHardware(trace, *context.profiles, context.forced);
+  detail->hardware = context.chips != nullptr ? context.chips->Select(trace)
+                                              : SelectHardware(trace, *context.profiles, context.forced);
   std::future<MemoryAnalysis> memory;
   if (context.spare_core) {
     memory = std::async(std::launch::async, [&] { return AnalyzeMemory(trace, detail->hardware); });

@@ -15,7 +15,6 @@
 
 namespace tuneprof::summary_format {
 
-
 // Little-endian fixed-width integers, IEEE doubles by their bits, length-prefixed strings and vectors, a
 // presence byte before optional values.
 class Writer {
@@ -244,9 +243,11 @@ class Shape {
   void Put(double) { out_ += 'f'; }
   void Put(const PartsBeforeBubble&) { out_ += "<" + std::to_string(kPartsBeforeBubble) + ">f"; }
   template <class T>
-  requires std::is_integral_v<T> void Put(T) { out_ += 'i'; }
+  requires std::is_integral_v<T>
+  void Put(T) { out_ += 'i'; }
   template <class T>
-  requires std::is_enum_v<T> void Put(T) { out_ += "e" + std::to_string(EnumCount(T{})); }
+  requires std::is_enum_v<T>
+  void Put(T) { out_ += "e" + std::to_string(EnumCount(T{})); }
   void Put(const std::string&) { out_ += 's'; }
   void Put(const SharedText&) { out_ += 's'; }
   void Put(std::string_view) { out_ += 'r'; }

@@ -11,7 +11,6 @@
 
 namespace tuneprof::summary_format {
 
-
 // The number of values of each enum a summary holds: a decoded value at or past it is corruption (an
 // enum indexes arrays downstream). Each is counted up to its last value, named once here; the counts are
 // part of the layout SummaryLayout describes, so a value added before the last one changes the digest the
@@ -33,7 +32,6 @@ constexpr uint64_t EnumCount(DeviceType) { return CountUpTo<DeviceType::kNpu>();
 constexpr uint64_t EnumCount(KernelTableSource) { return CountUpTo<KernelTableSource::kHostOps>(); }
 constexpr uint64_t EnumCount(WorkClass) { return static_cast<uint64_t>(WorkClass::kCount); }
 constexpr uint64_t EnumCount(AscendBound) { return CountUpTo<AscendBound::kVecMte>(); }
-
 
 // Every field of every struct a summary holds, in the order of docs/summary-format.md, for the writer
 // and the reader alike. A field added to one of these structs must be added here and the format
@@ -374,6 +372,5 @@ template <class A>
 void Fields(A& a, SummarySettings& s) {
   a(s.hardware, s.hardware_file_text, s.config_text);
 }
-
 
 }  // namespace tuneprof::summary_format

@@ -209,8 +209,8 @@ std::string AsVersion(SummaryFile file, int version) {
   const size_t directions = 2 * (8 + 8 * file.ranks.at(0).comm.collectives.size());
   const size_t categories = 8 + devices * (1 + 8 + 8);
   const size_t tail = (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
-                      (version < 4 ? kEmptyModulesBytes : 0) +
-                      (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
+                      (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) +
+                      (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
@@ -403,8 +403,8 @@ TEST(SummaryFileTest, LayoutIsPinnedToTheVersion) {
   const std::string layout = SummaryLayout();
   const uint64_t digest = summary_format::Checksum(layout);
   EXPECT_EQ(kSummaryFormatVersion, kPinnedVersion);
-  EXPECT_EQ(digest, kPinnedDigest) << "the summary layout changed: raise kSummaryFormatVersion, then pin 0x"
-                                   << std::hex << digest << " to it\nlayout: " << layout;
+  EXPECT_EQ(digest, kPinnedDigest) << "the summary layout changed: raise kSummaryFormatVersion, then pin 0x" << std::hex
+                                   << digest << " to it\nlayout: " << layout;
 }
 
 }  // namespace

@@ -28,16 +28,24 @@ std::string Cell(FuzzedDataProvider& fdp, const std::string& typical) {
     case 0:
     case 1:
     case 2:
-    case 3: return typical;
-    case 4: return typical + "\t";  // torch_npu ends its timestamps with a tab
-    case 5: return "\"" + typical + "\"";
-    case 6: return HostileNumberText(fdp);
+    case 3:
+      return typical;
+    case 4:
+      return typical + "\t";  // torch_npu ends its timestamps with a tab
+    case 5:
+      return "\"" + typical + "\"";
+    case 6:
+      return HostileNumberText(fdp);
     case 7:
-      return std::string(Pick(fdp, {"N/A", "", "NaN", "inf", "-", "\"\"\"8,16;16,32\"\"\"", "\"a,b\"", "\"line\nbreak\"",
-                                    "\"unterminated", "x\"y", "1.69512E+15", "\xef\xbb\xbf", "  7  ", "1e400"}));
-    case 8: return NumberNear(fdp, fdp.ConsumeIntegralInRange<int64_t>(0, 100000));
-    case 9: return "\"" + Text(fdp, 12) + "\"";
-    default: return Text(fdp, 8);
+      return std::string(
+          Pick(fdp, {"N/A", "", "NaN", "inf", "-", "\"\"\"8,16;16,32\"\"\"", "\"a,b\"", "\"line\nbreak\"",
+                     "\"unterminated", "x\"y", "1.69512E+15", "\xef\xbb\xbf", "  7  ", "1e400"}));
+    case 8:
+      return NumberNear(fdp, fdp.ConsumeIntegralInRange<int64_t>(0, 100000));
+    case 9:
+      return "\"" + Text(fdp, 12) + "\"";
+    default:
+      return Text(fdp, 8);
   }
 }
 
@@ -53,15 +61,23 @@ struct Column {
 };
 
 // A table: the columns in order (some left out, some twice, a stranger or two), then rows of cells.
-std::string Table(FuzzedDataProvider& fdp, const std::vector<Column>& columns,
-                  const std::vector<std::string>& texts) {
+std::string Table(FuzzedDataProvider& fdp, const std::vector<Column>& columns, const std::vector<std::string>& texts) {
   std::vector<Column> header;
   for (const Column& c : columns) {
     switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
-      case 9: break;  // left out
-      case 8: header.push_back(c); header.push_back(c); break;  // duplicated
-      case 7: header.push_back(Column{Text(fdp, 10), 0}); header.push_back(c); break;
-      default: header.push_back(c); break;
+      case 9:
+        break;  // left out
+      case 8:
+        header.push_back(c);
+        header.push_back(c);
+        break;  // duplicated
+      case 7:
+        header.push_back(Column{Text(fdp, 10), 0});
+        header.push_back(c);
+        break;
+      default:
+        header.push_back(c);
+        break;
     }
     if (header.size() >= kMaxColumns) break;
   }
@@ -81,49 +97,91 @@ std::string Table(FuzzedDataProvider& fdp, const std::vector<Column>& columns,
       const int kind = i < header.size() ? header[i].kind : 0;
       std::string typical;
       switch (kind) {
-        case 1: clock += fdp.ConsumeIntegralInRange<int64_t>(-50, 500); typical = Micros(fdp, clock); break;
-        case 2: typical = std::to_string(fdp.ConsumeIntegralInRange<int>(0, 5000)) + ".25"; break;
-        case 3: typical = std::to_string(fdp.ConsumeIntegralInRange<int>(0, 3)); break;
-        case 4: typical = "0." + std::to_string(fdp.ConsumeIntegralInRange<int>(0, 99)); break;
-        default: typical = std::string(texts.empty() ? "x" : texts[fdp.ConsumeIntegralInRange<size_t>(0, texts.size() - 1)]); break;
+        case 1:
+          clock += fdp.ConsumeIntegralInRange<int64_t>(-50, 500);
+          typical = Micros(fdp, clock);
+          break;
+        case 2:
+          typical = std::to_string(fdp.ConsumeIntegralInRange<int>(0, 5000)) + ".25";
+          break;
+        case 3:
+          typical = std::to_string(fdp.ConsumeIntegralInRange<int>(0, 3));
+          break;
+        case 4:
+          typical = "0." + std::to_string(fdp.ConsumeIntegralInRange<int>(0, 99));
+          break;
+        default:
+          typical = std::string(texts.empty() ? "x" : texts[fdp.ConsumeIntegralInRange<size_t>(0, texts.size() - 1)]);
+          break;
       }
       out += (i ? "," : "") + Cell(fdp, typical);
     }
     out += "\n";
   }
-  if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0 && !out.empty()) out.resize(fdp.ConsumeIntegralInRange<size_t>(0, out.size()));
+  if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0 && !out.empty())
+    out.resize(fdp.ConsumeIntegralInRange<size_t>(0, out.size()));
   return out;
 }
 
 std::string KernelDetails(FuzzedDataProvider& fdp) {
   return Table(fdp,
-               {{"Step Id", 3}, {"Model ID", 3}, {"Task ID", 3}, {"Stream ID", 3}, {"Name", 0}, {"Type", 0},
-                {"Accelerator Core", 0}, {"Start Time(us)", 1}, {"Duration(us)", 2}, {"Wait Time(us)", 2},
-                {"Block Dim", 3}, {"Input Shapes", 0}, {"aic_mac_ratio", 4}, {"aiv_vec_ratio", 4}},
+               {{"Step Id", 3},
+                {"Model ID", 3},
+                {"Task ID", 3},
+                {"Stream ID", 3},
+                {"Name", 0},
+                {"Type", 0},
+                {"Accelerator Core", 0},
+                {"Start Time(us)", 1},
+                {"Duration(us)", 2},
+                {"Wait Time(us)", 2},
+                {"Block Dim", 3},
+                {"Input Shapes", 0},
+                {"aic_mac_ratio", 4},
+                {"aiv_vec_ratio", 4}},
                {"MatMul", "MatMulV2", "AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "HCCL", "hcom_allReduce__1_0",
                 "hcom_broadcast_", "AI_CPU", "\"\"\"8,16;16,32\"\"\"", "FLOAT", "Add"});
 }
 
 std::string StepTraceTime(FuzzedDataProvider& fdp) {
   return Table(fdp,
-               {{"Step", 3}, {"Computing", 2}, {"Communication(Not Overlapped)", 2}, {"Overlapped", 2},
-                {"Communication", 2}, {"Free", 2}, {"Stage", 2}, {"Bubble", 2},
-                {"Communication(Not Overlapped and Exclude Receive)", 2}, {"Preparing", 2}},
+               {{"Step", 3},
+                {"Computing", 2},
+                {"Communication(Not Overlapped)", 2},
+                {"Overlapped", 2},
+                {"Communication", 2},
+                {"Free", 2},
+                {"Stage", 2},
+                {"Bubble", 2},
+                {"Communication(Not Overlapped and Exclude Receive)", 2},
+                {"Preparing", 2}},
                {"", "1", "stage"});
 }
 
 std::string OperatorMemory(FuzzedDataProvider& fdp) {
   return Table(fdp,
-               {{"Name", 0}, {"Size(KB)", 2}, {"Allocation Time(us)", 1}, {"Release Time(us)", 1}, {"Duration(us)", 2},
-                {"Allocation Total Allocated(MB)", 2}, {"Allocation Total Reserved(MB)", 2},
-                {"Release Total Allocated(MB)", 2}, {"Stream Ptr", 3}, {"Device Type", 0}},
+               {{"Name", 0},
+                {"Size(KB)", 2},
+                {"Allocation Time(us)", 1},
+                {"Release Time(us)", 1},
+                {"Duration(us)", 2},
+                {"Allocation Total Allocated(MB)", 2},
+                {"Allocation Total Reserved(MB)", 2},
+                {"Release Total Allocated(MB)", 2},
+                {"Stream Ptr", 3},
+                {"Device Type", 0}},
                {"aten::empty_strided", "aten::npu_dtype_cast", "NPU:0", "NPU:1", "NPU:-1", "CPU"});
 }
 
 std::string MemoryRecord(FuzzedDataProvider& fdp) {
   return Table(fdp,
-               {{"Component", 0}, {"Timestamp(us)", 1}, {"Total Allocated(MB)", 2}, {"Total Reserved(MB)", 2},
-                {"Total Active(MB)", 2}, {"Stream Ptr", 3}, {"Device Type", 0}},
+               {{"Component", 0},
+                {"Timestamp(us)", 1},
+                {"Total Allocated(MB)", 2},
+                {"Total Reserved(MB)", 2},
+                {"Total Active(MB)", 2},
+                {"Stream Ptr", 3},
+                {"Device Type", 0}},
                {"APP", "PTA", "GE", "PTA+GE", "NPU:0", "NPU:1"});
 }
 
@@ -174,9 +232,10 @@ std::string Communication(FuzzedDataProvider& fdp, bool matrix) {
       for (int i = 0; i < ops && fdp.remaining_bytes() > 0; ++i) {
         out += std::string(i ? ", " : "") + Quote(OpName(fdp, i)) + ": ";
         if (matrix) {
-          out += "{" + Quote(NumberNear(fdp, 0) + "-" + NumberNear(fdp, 1)) + ": {\"Transport Type\": " +
-                 FieldJson(fdp, "\"HCCS\"") + ", \"Transit Size(MB)\": " + JsonNumber(fdp, 4) +
-                 ", \"Transit Time(ms)\": " + JsonNumber(fdp, 1) + ", \"Bandwidth(GB/s)\": " + JsonNumber(fdp, 8) +
+          out += "{" + Quote(NumberNear(fdp, 0) + "-" + NumberNear(fdp, 1)) +
+                 ": {\"Transport Type\": " + FieldJson(fdp, "\"HCCS\"") +
+                 ", \"Transit Size(MB)\": " + JsonNumber(fdp, 4) + ", \"Transit Time(ms)\": " + JsonNumber(fdp, 1) +
+                 ", \"Bandwidth(GB/s)\": " + JsonNumber(fdp, 8) +
                  ", \"op_name\": " + FieldJson(fdp, "\"hcom_allReduce__1_0\"") + "}}";
         } else {
           out += "{\"Communication Time Info\": " + FieldJson(fdp, TimeInfo(fdp)) +
@@ -201,13 +260,19 @@ std::string TraceView(FuzzedDataProvider& fdp) {
     out += std::string(i ? ", " : "");
     if (fdp.ConsumeIntegralInRange<int>(0, 3) == 0) {
       out += "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " + pid + ", \"tid\": 0, \"args\": {\"name\": " +
-             FieldJson(fdp, Quote(Pick(fdp, {"Ascend Hardware", "HCCL", "CANN", "Python", "Overlap Analysis", "Communication"}))) + "}}";
+             FieldJson(
+                 fdp,
+                 Quote(Pick(fdp, {"Ascend Hardware", "HCCL", "CANN", "Python", "Overlap Analysis", "Communication"}))) +
+             "}}";
       continue;
     }
     out += "{\"ph\": " + FieldJson(fdp, "\"X\"") + ", \"name\": " +
-           FieldJson(fdp, Quote(Pick(fdp, {"MatMul", "hcom_allReduce__1_0", "aten::mm", "Computing", "Communication", "Free"}))) +
-           ", \"pid\": " + FieldJson(fdp, pid) + ", \"tid\": " + FieldJson(fdp, "1") + ", \"ts\": " +
-           FieldJson(fdp, Quote(Micros(fdp, clock))) + ", \"dur\": " + JsonNumber(fdp, 10) + ", \"args\": {\"Task Type\": " +
+           FieldJson(
+               fdp,
+               Quote(Pick(fdp, {"MatMul", "hcom_allReduce__1_0", "aten::mm", "Computing", "Communication", "Free"}))) +
+           ", \"pid\": " + FieldJson(fdp, pid) + ", \"tid\": " + FieldJson(fdp, "1") +
+           ", \"ts\": " + FieldJson(fdp, Quote(Micros(fdp, clock))) + ", \"dur\": " + JsonNumber(fdp, 10) +
+           ", \"args\": {\"Task Type\": " +
            FieldJson(fdp, Quote(Pick(fdp, {"AI_CORE", "Notify", "MIX_AIC", "AI_VECTOR_CORE"}))) + "}}";
   }
   return out + "]";

@@ -22,35 +22,64 @@ constexpr int kMaxDepth = 24;  // X and B/E stacks
 constexpr size_t kDeepJsonLevels = 3000;
 
 std::string PickName(FuzzedDataProvider& fdp) {
-  return std::string(Pick(fdp, {"aten::mm", "cudaLaunchKernel", "ampere_sgemm_128x64_tn", "ProfilerStep#1",
-                                "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "Memcpy HtoD (Pageable -> Device)",
-                                "Memset (Device)", "cudaStreamSynchronize", "[memory]", "record_param_comms",
-                                "nccl:all_reduce", "Optimizer.step#SGD.step", "cudaMemcpyAsync", "cuLaunchKernel",
-                                "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "aten::copy_",
-                                "gloo:all_reduce", "ncclKernel_SendRecv", "autograd::engine::evaluate_function",
-                                "cudaEventSynchronize", "cudaDeviceSynchronize", "void at::native::elementwise_kernel",
-                                "ProfilerStep#", "ProfilerStep#-3", "ProfilerStep#99999999999999999999", "",
-                                "fused_moe_kernel", "flash_fwd_kernel", "aten::add_"}));
+  return std::string(Pick(fdp, {"aten::mm",
+                                "cudaLaunchKernel",
+                                "ampere_sgemm_128x64_tn",
+                                "ProfilerStep#1",
+                                "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                                "Memcpy HtoD (Pageable -> Device)",
+                                "Memset (Device)",
+                                "cudaStreamSynchronize",
+                                "[memory]",
+                                "record_param_comms",
+                                "nccl:all_reduce",
+                                "Optimizer.step#SGD.step",
+                                "cudaMemcpyAsync",
+                                "cuLaunchKernel",
+                                "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                                "aten::copy_",
+                                "gloo:all_reduce",
+                                "ncclKernel_SendRecv",
+                                "autograd::engine::evaluate_function",
+                                "cudaEventSynchronize",
+                                "cudaDeviceSynchronize",
+                                "void at::native::elementwise_kernel",
+                                "ProfilerStep#",
+                                "ProfilerStep#-3",
+                                "ProfilerStep#99999999999999999999",
+                                "",
+                                "fused_moe_kernel",
+                                "flash_fwd_kernel",
+                                "aten::add_"}));
 }
 
 std::string PickCategory(FuzzedDataProvider& fdp) {
-  return std::string(Pick(fdp, {"cpu_op", "kernel", "cuda_runtime", "user_annotation", "gpu_memcpy", "gpu_memset",
-                                "cuda_driver", "gpu_user_annotation", "python_function", "ac2g", "fwdbwd",
-                                "async_cpu_to_gpu", "Kernel", "Runtime", "cuda_sync", "cuda_profiler_range", "Trace",
-                                "overhead", "Memcpy", "", "KERNEL"}));
+  return std::string(Pick(fdp, {"cpu_op",          "kernel",     "cuda_runtime", "user_annotation",
+                                "gpu_memcpy",      "gpu_memset", "cuda_driver",  "gpu_user_annotation",
+                                "python_function", "ac2g",       "fwdbwd",       "async_cpu_to_gpu",
+                                "Kernel",          "Runtime",    "cuda_sync",    "cuda_profiler_range",
+                                "Trace",           "overhead",   "Memcpy",       "",
+                                "KERNEL"}));
 }
 
 // Values an argument of that name takes in real traces (JSON text).
 std::string TypicalArg(FuzzedDataProvider& fdp, std::string_view key, int64_t id) {
   if (key == "grid" || key == "block") return "[" + NumberNear(fdp, 4) + ", 1, " + NumberNear(fdp, 1) + "]";
-  if (key == "Collective name") return Quote(Pick(fdp, {"allreduce", "all_gather", "reduce_scatter", "all_to_all",
-                                                        "broadcast", "send", "recv", "barrier", "_allgather_base", "?"}));
+  if (key == "Collective name")
+    return Quote(Pick(fdp, {"allreduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send", "recv",
+                            "barrier", "_allgather_base", "?"}));
   if (key == "dtype") return Quote(Pick(fdp, {"Float", "BFloat16", "Half", "Int", "Byte", "weird"}));
-  if (key == "Process Group Ranks") return Quote(Pick(fdp, {"[0, 1]", "[0]", "[]", "[0, 1, 2, 3]", "[1, 1]", "[-1]", "[", "0,1"}));
-  if (key == "Process Group Name" || key == "Process Group Description") return Quote(Pick(fdp, {"0", "default_pg", "1", ""}));
-  if (key == "Input Dims") return Pick(fdp, {"[[8, 16], [16, 32]]", "[[], []]", "[[-1, 4]]", "[[1099511627776, 1099511627776], [1099511627776, 1099511627776]]", "[[8, 16], [32, 16]]"}).data();
+  if (key == "Process Group Ranks")
+    return Quote(Pick(fdp, {"[0, 1]", "[0]", "[]", "[0, 1, 2, 3]", "[1, 1]", "[-1]", "[", "0,1"}));
+  if (key == "Process Group Name" || key == "Process Group Description")
+    return Quote(Pick(fdp, {"0", "default_pg", "1", ""}));
+  if (key == "Input Dims")
+    return Pick(fdp, {"[[8, 16], [16, 32]]", "[[], []]", "[[-1, 4]]",
+                      "[[1099511627776, 1099511627776], [1099511627776, 1099511627776]]", "[[8, 16], [32, 16]]"})
+        .data();
   if (key == "Input type") return Pick(fdp, {"[\"float\", \"float\"]", "[\"c10::BFloat16\"]", "[]"}).data();
-  if (key == "correlation" || key == "External id" || key == "Ev Idx" || key == "Record function id") return std::to_string(id);
+  if (key == "correlation" || key == "External id" || key == "Ev Idx" || key == "Record function id")
+    return std::to_string(id);
   return NumberNear(fdp, fdp.ConsumeIntegralInRange<int64_t>(0, 4096));
 }
 
@@ -59,14 +88,44 @@ std::string Args(FuzzedDataProvider& fdp, int64_t id) {
   std::string out = "{";
   const int n = fdp.ConsumeIntegralInRange<int>(0, kMaxArgs);
   for (int i = 0; i < n; ++i) {
-    const std::string key(Pick(fdp, {"correlation", "External id", "stream", "device", "grid", "block",
-                                     "registers per thread", "shared memory", "est. achieved occupancy %",
-                                     "Collective name", "In msg nelems", "Out msg nelems", "dtype", "Group size",
-                                     "Process Group Name", "Process Group Ranks", "Process Group Description",
-                                     "Input Dims", "Input type", "Sequence number", "Fwd thread id", "bytes",
-                                     "memory bandwidth (GB/s)", "Addr", "Bytes", "Total Allocated", "Total Reserved",
-                                     "Device Type", "Device Id", "Ev Idx", "Record function id", "context", "queued",
-                                     "blocks per SM", "warps per SM", "rank", "In split size", "Out split size"}));
+    const std::string key(Pick(fdp, {"correlation",
+                                     "External id",
+                                     "stream",
+                                     "device",
+                                     "grid",
+                                     "block",
+                                     "registers per thread",
+                                     "shared memory",
+                                     "est. achieved occupancy %",
+                                     "Collective name",
+                                     "In msg nelems",
+                                     "Out msg nelems",
+                                     "dtype",
+                                     "Group size",
+                                     "Process Group Name",
+                                     "Process Group Ranks",
+                                     "Process Group Description",
+                                     "Input Dims",
+                                     "Input type",
+                                     "Sequence number",
+                                     "Fwd thread id",
+                                     "bytes",
+                                     "memory bandwidth (GB/s)",
+                                     "Addr",
+                                     "Bytes",
+                                     "Total Allocated",
+                                     "Total Reserved",
+                                     "Device Type",
+                                     "Device Id",
+                                     "Ev Idx",
+                                     "Record function id",
+                                     "context",
+                                     "queued",
+                                     "blocks per SM",
+                                     "warps per SM",
+                                     "rank",
+                                     "In split size",
+                                     "Out split size"}));
     out += std::string(i ? ", " : "") + Quote(key) + ": " + FieldJson(fdp, TypicalArg(fdp, key, id));
   }
   return out + "}";
@@ -78,10 +137,17 @@ struct Clock {
   int64_t Next(FuzzedDataProvider& fdp) {
     const int64_t step = fdp.ConsumeIntegralInRange<int64_t>(0, 50);
     switch (mode) {
-      case 0: now += step; break;
-      case 1: now -= step; break;
-      case 2: break;
-      default: now += fdp.ConsumeIntegralInRange<int64_t>(-1'000'000, 1'000'000); break;
+      case 0:
+        now += step;
+        break;
+      case 1:
+        now -= step;
+        break;
+      case 2:
+        break;
+      default:
+        now += fdp.ConsumeIntegralInRange<int64_t>(-1'000'000, 1'000'000);
+        break;
     }
     return now;
   }
@@ -102,10 +168,13 @@ struct Generator {
   int64_t next_step = 1;
 
   int64_t PickId() { return fdp.ConsumeIntegralInRange<int64_t>(0, 7); }
-  int64_t PickPid(bool device) { return device ? fdp.ConsumeIntegralInRange<int64_t>(0, 1) : 10 + fdp.ConsumeIntegralInRange<int64_t>(0, 1); }
+  int64_t PickPid(bool device) {
+    return device ? fdp.ConsumeIntegralInRange<int64_t>(0, 1) : 10 + fdp.ConsumeIntegralInRange<int64_t>(0, 1);
+  }
 
   // The common fields of an event; each may come out as another type.
-  std::string Head(std::string_view ph, const std::string& name, const std::string& cat, int64_t pid, int64_t tid, int64_t ts) {
+  std::string Head(std::string_view ph, const std::string& name, const std::string& cat, int64_t pid, int64_t tid,
+                   int64_t ts) {
     std::string out = "{";
     const auto field = [&](std::string_view key, const std::string& typical) {
       if (type_hostility == 0) {
@@ -113,10 +182,17 @@ struct Generator {
         return;
       }
       switch (fdp.ConsumeIntegralInRange<int>(0, 31)) {
-        case 31: return;  // left out
-        case 30: out += Quote(key) + ": " + FieldJson(fdp, AnyJson(fdp, 2)) + ", "; return;
-        case 29: out += Quote(key) + ": " + typical + ", " + Quote(key) + ": " + FieldJson(fdp, typical) + ", "; return;
-        default: out += Quote(key) + ": " + FieldJson(fdp, typical) + ", "; return;
+        case 31:
+          return;  // left out
+        case 30:
+          out += Quote(key) + ": " + FieldJson(fdp, AnyJson(fdp, 2)) + ", ";
+          return;
+        case 29:
+          out += Quote(key) + ": " + typical + ", " + Quote(key) + ": " + FieldJson(fdp, typical) + ", ";
+          return;
+        default:
+          out += Quote(key) + ": " + FieldJson(fdp, typical) + ", ";
+          return;
       }
     };
     field("ph", Quote(ph));
@@ -165,11 +241,16 @@ struct Generator {
 
   std::string StepName() {
     switch (fdp.ConsumeIntegralInRange<int>(0, 4)) {
-      case 0: return "ProfilerStep#" + std::to_string(next_step++);
-      case 1: return "ProfilerStep#" + std::to_string(next_step - 1);  // a duplicate
-      case 2: return "ProfilerStep#" + std::to_string(fdp.ConsumeIntegral<int64_t>());
-      case 3: return "ProfilerStep#" + HostileNumberText(fdp);
-      default: return "ProfilerStep#" + Text(fdp, 6);
+      case 0:
+        return "ProfilerStep#" + std::to_string(next_step++);
+      case 1:
+        return "ProfilerStep#" + std::to_string(next_step - 1);  // a duplicate
+      case 2:
+        return "ProfilerStep#" + std::to_string(fdp.ConsumeIntegral<int64_t>());
+      case 3:
+        return "ProfilerStep#" + HostileNumberText(fdp);
+      default:
+        return "ProfilerStep#" + Text(fdp, 6);
     }
   }
 
@@ -186,7 +267,8 @@ struct Generator {
   void Memory() {
     std::string e = Head("i", "[memory]", "cpu_instant_event", PickPid(false), 10, clock.Next(fdp));
     const std::string bytes = std::to_string(fdp.ConsumeIntegralInRange<int64_t>(-4096, 4096));
-    e += "\"s\": \"t\", \"args\": {\"Addr\": " + FieldJson(fdp, std::to_string(fdp.ConsumeIntegralInRange<int>(0, 3) * 512)) +
+    e += "\"s\": \"t\", \"args\": {\"Addr\": " +
+         FieldJson(fdp, std::to_string(fdp.ConsumeIntegralInRange<int>(0, 3) * 512)) +
          ", \"Bytes\": " + FieldJson(fdp, bytes) + ", \"Total Allocated\": " + FieldJson(fdp, "4096") +
          ", \"Total Reserved\": " + FieldJson(fdp, "8192") + ", \"Device Type\": " + FieldJson(fdp, "1") +
          ", \"Device Id\": " + FieldJson(fdp, std::to_string(fdp.ConsumeIntegralInRange<int>(-1, 2))) + "}}";
@@ -194,34 +276,62 @@ struct Generator {
   }
 
   void Counter() {
-    events.push_back(Head("C", std::string(Pick(fdp, {"mem", "GPU 0 Util", ""})), "", PickPid(false), 10, clock.Next(fdp)) +
-                     "\"args\": " + FieldJson(fdp, "{\"allocated\": 1.5}") + "}");
+    events.push_back(
+        Head("C", std::string(Pick(fdp, {"mem", "GPU 0 Util", ""})), "", PickPid(false), 10, clock.Next(fdp)) +
+        "\"args\": " + FieldJson(fdp, "{\"allocated\": 1.5}") + "}");
   }
 
   void Metadata() {
-    const std::string name(Pick(fdp, {"process_name", "thread_name", "process_labels", "process_sort_index", "thread_sort_index"}));
+    const std::string name(
+        Pick(fdp, {"process_name", "thread_name", "process_labels", "process_sort_index", "thread_sort_index"}));
     const std::string value(Pick(fdp, {"python", "GPU 0", "stream 7", "Ascend Hardware", "HCCL", "CPU functions", ""}));
     events.push_back(Head("M", name, "", PickPid(fdp.ConsumeBool()), fdp.ConsumeIntegralInRange<int64_t>(0, 8), 0) +
-                     "\"args\": {\"name\": " + FieldJson(fdp, Quote(value)) + ", \"labels\": " + FieldJson(fdp, Quote(value)) +
-                     ", \"sort_index\": " + FieldJson(fdp, "1") + "}}");
+                     "\"args\": {\"name\": " + FieldJson(fdp, Quote(value)) + ", \"labels\": " +
+                     FieldJson(fdp, Quote(value)) + ", \"sort_index\": " + FieldJson(fdp, "1") + "}}");
   }
 
   void Event() {
     switch (fdp.ConsumeIntegralInRange<int>(0, 13)) {
-      case 0: Complete("aten::mm", "cpu_op", false); break;
-      case 1: Complete("cudaLaunchKernel", "cuda_runtime", false); break;
-      case 2: Complete(PickName(fdp), "kernel", true); break;
-      case 3: Complete(StepName(), "user_annotation", false); break;
-      case 4: Begin(fdp.ConsumeBool() ? StepName() : PickName(fdp)); break;
-      case 5: End(); break;
-      case 6: Flow(); break;
-      case 7: Memory(); break;
-      case 8: Complete(PickName(fdp), PickCategory(fdp), fdp.ConsumeBool()); break;
-      case 9: Complete("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel", true); break;
-      case 10: Counter(); break;
-      case 11: Metadata(); break;
-      case 12: Complete(std::string(Pick(fdp, {"Memcpy HtoD (Pageable -> Device)", "Memset (Device)", "Memcpy DtoD"})),
-                        std::string(Pick(fdp, {"gpu_memcpy", "gpu_memset"})), true); break;
+      case 0:
+        Complete("aten::mm", "cpu_op", false);
+        break;
+      case 1:
+        Complete("cudaLaunchKernel", "cuda_runtime", false);
+        break;
+      case 2:
+        Complete(PickName(fdp), "kernel", true);
+        break;
+      case 3:
+        Complete(StepName(), "user_annotation", false);
+        break;
+      case 4:
+        Begin(fdp.ConsumeBool() ? StepName() : PickName(fdp));
+        break;
+      case 5:
+        End();
+        break;
+      case 6:
+        Flow();
+        break;
+      case 7:
+        Memory();
+        break;
+      case 8:
+        Complete(PickName(fdp), PickCategory(fdp), fdp.ConsumeBool());
+        break;
+      case 9:
+        Complete("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel", true);
+        break;
+      case 10:
+        Counter();
+        break;
+      case 11:
+        Metadata();
+        break;
+      case 12:
+        Complete(std::string(Pick(fdp, {"Memcpy HtoD (Pageable -> Device)", "Memset (Device)", "Memcpy DtoD"})),
+                 std::string(Pick(fdp, {"gpu_memcpy", "gpu_memset"})), true);
+        break;
       default: {
         if (type_hostility == 0) {
           Complete(PickName(fdp), PickCategory(fdp), fdp.ConsumeBool());
@@ -230,8 +340,9 @@ struct Generator {
         std::string e = "{";
         const int n = fdp.ConsumeIntegralInRange<int>(0, 6);
         for (int i = 0; i < n; ++i) {
-          e += std::string(i ? ", " : "") + Quote(Pick(fdp, {"ph", "ts", "dur", "pid", "tid", "name", "cat", "args", "id", "s", "bp"})) +
-               ": " + AnyJson(fdp, 3);
+          e += std::string(i ? ", " : "") +
+               Quote(Pick(fdp, {"ph", "ts", "dur", "pid", "tid", "name", "cat", "args", "id", "s", "bp"})) + ": " +
+               AnyJson(fdp, 3);
         }
         events.push_back(e + "}");
       }
@@ -244,21 +355,25 @@ std::string DeviceProperties(FuzzedDataProvider& fdp) {
   const int n = fdp.ConsumeIntegralInRange<int>(1, 3);
   for (int i = 0; i < n; ++i) {
     out += std::string(i ? ", " : "") + "{\"id\": " + FieldJson(fdp, std::to_string(i)) + ", \"name\": " +
-           FieldJson(fdp, Quote(Pick(fdp, {"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "Tesla V100-SXM2-32GB", "", "AMD Instinct MI300X"}))) +
+           FieldJson(fdp, Quote(Pick(fdp, {"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "Tesla V100-SXM2-32GB", "",
+                                           "AMD Instinct MI300X"}))) +
            ", \"totalGlobalMem\": " + FieldJson(fdp, "85899345920") + ", \"numSms\": " + FieldJson(fdp, "132") +
            ", \"computeMajor\": " + FieldJson(fdp, "9") + ", \"computeMinor\": " + FieldJson(fdp, "0") +
            ", \"warpSize\": " + FieldJson(fdp, "32") + ", \"maxThreadsPerBlock\": " + FieldJson(fdp, "1024") +
-           ", \"regsPerMultiprocessor\": " + FieldJson(fdp, "65536") + ", \"sharedMemPerMultiprocessor\": " + FieldJson(fdp, "233472") + "}";
+           ", \"regsPerMultiprocessor\": " + FieldJson(fdp, "65536") +
+           ", \"sharedMemPerMultiprocessor\": " + FieldJson(fdp, "233472") + "}";
   }
   return out + "]";
 }
 
 std::string DistributedInfo(FuzzedDataProvider& fdp) {
-  return "{\"backend\": " + FieldJson(fdp, Quote(Pick(fdp, {"nccl", "gloo", "hccl", ""}))) + ", \"rank\": " +
-         FieldJson(fdp, std::to_string(fdp.ConsumeIntegralInRange<int>(0, 3))) + ", \"world_size\": " +
-         FieldJson(fdp, std::to_string(fdp.ConsumeIntegralInRange<int>(1, 4))) + ", \"pg_count\": " + FieldJson(fdp, "1") +
-         ", \"pg_config\": " +
-         FieldJson(fdp, "[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": 2, \"ranks\": [0, 1]}]") +
+  return "{\"backend\": " + FieldJson(fdp, Quote(Pick(fdp, {"nccl", "gloo", "hccl", ""}))) +
+         ", \"rank\": " + FieldJson(fdp, std::to_string(fdp.ConsumeIntegralInRange<int>(0, 3))) +
+         ", \"world_size\": " + FieldJson(fdp, std::to_string(fdp.ConsumeIntegralInRange<int>(1, 4))) +
+         ", \"pg_count\": " + FieldJson(fdp, "1") + ", \"pg_config\": " +
+         FieldJson(fdp,
+                   "[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": "
+                   "2, \"ranks\": [0, 1]}]") +
          ", \"nccl_version\": " + FieldJson(fdp, "\"2.18.1\"") + "}";
 }
 
@@ -273,14 +388,17 @@ std::string Document(FuzzedDataProvider& fdp) {
   for (int i = 0; i < n && fdp.remaining_bytes() > 0; ++i) gen.Event();
   // Written in the order made, reversed, or with one event moved to the front (a kernel before its launch).
   switch (fdp.ConsumeIntegralInRange<int>(0, 2)) {
-    case 1: std::reverse(gen.events.begin(), gen.events.end()); break;
+    case 1:
+      std::reverse(gen.events.begin(), gen.events.end());
+      break;
     case 2:
       if (!gen.events.empty()) {
         const size_t k = fdp.ConsumeIntegralInRange<size_t>(0, gen.events.size() - 1);
         std::rotate(gen.events.begin(), gen.events.begin() + k, gen.events.begin() + k + 1);
       }
       break;
-    default: break;
+    default:
+      break;
   }
   std::string events = "[";
   for (size_t i = 0; i < gen.events.size(); ++i) events += (i ? ",\n" : "\n") + gen.events[i];

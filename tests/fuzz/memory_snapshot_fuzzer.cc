@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const SnapshotAnalysis analysis = AnalyzeSnapshot(*snapshot);
   for (const SnapshotDeviceMemory& device : analysis.devices) {
-    const uint64_t categories = std::accumulate(std::begin(device.categories), std::end(device.categories), uint64_t{0});
+    const uint64_t categories =
+        std::accumulate(std::begin(device.categories), std::end(device.categories), uint64_t{0});
     uint64_t frames = 0;
     for (const SnapshotFrameBytes& group : device.peak_frames) frames += group.bytes;
     // Unsigned sums wrap alike on damaged sizes, so the equalities hold whatever the input.

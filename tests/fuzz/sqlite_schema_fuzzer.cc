@@ -35,18 +35,16 @@ const std::vector<TableSpec> kNsys = {
     {"META_DATA_EXPORT", {"name", "value"}},
     {"CUPTI_ACTIVITY_KIND_KERNEL",
      {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "demangledName", "shortName", "gridX",
-      "blockX", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "clusterX", "clusterY",
-      "clusterZ"}},
+      "blockX", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "clusterX", "clusterY", "clusterZ"}},
     {"CUPTI_ACTIVITY_KIND_MEMCPY",
-     {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind", "srcKind",
-      "dstKind"}},
+     {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind", "srcKind", "dstKind"}},
     {"CUPTI_ACTIVITY_KIND_MEMSET",
      {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "memKind"}},
-    {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE", {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId"}},
+    {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+     {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId"}},
     {"CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "end", "globalTid", "correlationId", "nameId", "eventClass"}},
     {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {"start", "end", "correlationId", "globalPid", "syncType"}},
-    {"NVTX_EVENTS",
-     {"start", "end", "eventType", "text", "textId", "globalTid", "domainId", "jsonText", "binaryData"}},
+    {"NVTX_EVENTS", {"start", "end", "eventType", "text", "textId", "globalTid", "domainId", "jsonText", "binaryData"}},
     {"TARGET_INFO_GPU", {"id", "name", "totalMemory", "smCount", "computeMajor", "threadsPerWarp", "maxWarpsPerSm"}},
     {"TARGET_INFO_CUDA_DEVICE", {"cudaId", "numMultiprocessors"}},
     {"CUDA_GPU_MEMORY_USAGE_EVENTS", {"start", "globalPid", "deviceId", "address", "bytes", "memoryOperationType"}},
@@ -206,7 +204,8 @@ void WriteView(Choices& in, sqlite3* db, const TableSpec& table) {
   for (size_t i = 0; i < table.columns.size(); ++i) {
     select += (i ? ", x AS " : "x AS ") + Quoted(table.columns[i]);
   }
-  std::string sql = "CREATE VIEW " + Quoted(table.name) + " AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c" +
+  std::string sql = "CREATE VIEW " + Quoted(table.name) +
+                    " AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c" +
                     (endless ? "" : " WHERE x < 3") + ") " + select + " FROM c";
   Exec(db, sql);
 }
@@ -218,7 +217,8 @@ void WriteTable(Choices& in, sqlite3* db, const TableSpec& table) {
       WriteView(in, db, table);
       return;
     case 2:
-      Exec(db, "CREATE VIRTUAL TABLE " + Quoted(table.name) + (in.Pick(2) ? " USING fts5(a, b)" : " USING rtree(id, x0, x1)"));
+      Exec(db, "CREATE VIRTUAL TABLE " + Quoted(table.name) +
+                   (in.Pick(2) ? " USING fts5(a, b)" : " USING rtree(id, x0, x1)"));
       return;
     default:
       break;

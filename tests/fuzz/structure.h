@@ -51,7 +51,8 @@ inline const std::filesystem::path& ScratchDir(const char* name) {
 // Writes `text` to `path` whole; aborts when it cannot (nothing would be tested).
 inline void WriteText(const std::filesystem::path& path, std::string_view text) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
-  const bool written = file != nullptr && (text.empty() || std::fwrite(text.data(), 1, text.size(), file) == text.size());
+  const bool written =
+      file != nullptr && (text.empty() || std::fwrite(text.data(), 1, text.size(), file) == text.size());
   if (file == nullptr || std::fclose(file) != 0 || !written) Fail("fuzz: cannot write " + path.string());
 }
 
@@ -97,21 +98,44 @@ inline std::string Quote(std::string_view text) {
 // Number text at the edges of what a reader holds: int64 and uint64 limits and past them, huge and tiny
 // doubles, negative zero, long fractions.
 inline std::string HostileNumberText(FuzzedDataProvider& fdp) {
-  return std::string(Pick(fdp, {"0", "-1", "9223372036854775807", "-9223372036854775808", "18446744073709551615",
-                                "18446744073709551616", "123456789012345678901234567890", "1e308", "-1e308", "1.7976931348623157e308",
-                                "4.9e-324", "-0", "-0.0", "0.5", "1e19", "-1e19", "9.223372036854775807e18",
-                                "1736408883704643.2125", "0.0000000000000000000000001", "2147483648", "-2147483649"}));
+  return std::string(Pick(fdp, {"0",
+                                "-1",
+                                "9223372036854775807",
+                                "-9223372036854775808",
+                                "18446744073709551615",
+                                "18446744073709551616",
+                                "123456789012345678901234567890",
+                                "1e308",
+                                "-1e308",
+                                "1.7976931348623157e308",
+                                "4.9e-324",
+                                "-0",
+                                "-0.0",
+                                "0.5",
+                                "1e19",
+                                "-1e19",
+                                "9.223372036854775807e18",
+                                "1736408883704643.2125",
+                                "0.0000000000000000000000001",
+                                "2147483648",
+                                "-2147483649"}));
 }
 
 // A number near `typical`: itself, scaled, negated or at an edge.
 inline std::string NumberNear(FuzzedDataProvider& fdp, int64_t typical) {
   switch (fdp.ConsumeIntegralInRange<int>(0, 5)) {
-    case 0: return std::to_string(typical);
-    case 1: return std::to_string(typical) + "." + std::to_string(fdp.ConsumeIntegralInRange<int>(0, 999));
-    case 2: return std::to_string(-typical);
-    case 3: return std::to_string(fdp.ConsumeIntegral<int16_t>());
-    case 4: return std::to_string(fdp.ConsumeIntegral<int64_t>());
-    default: return HostileNumberText(fdp);
+    case 0:
+      return std::to_string(typical);
+    case 1:
+      return std::to_string(typical) + "." + std::to_string(fdp.ConsumeIntegralInRange<int>(0, 999));
+    case 2:
+      return std::to_string(-typical);
+    case 3:
+      return std::to_string(fdp.ConsumeIntegral<int16_t>());
+    case 4:
+      return std::to_string(fdp.ConsumeIntegral<int64_t>());
+    default:
+      return HostileNumberText(fdp);
   }
 }
 
@@ -119,16 +143,23 @@ inline std::string NumberNear(FuzzedDataProvider& fdp, int64_t typical) {
 inline std::string AnyJson(FuzzedDataProvider& fdp, int depth) {
   const int kind = fdp.ConsumeIntegralInRange<int>(0, depth > 0 ? 9 : 7);
   switch (kind) {
-    case 0: return std::to_string(fdp.ConsumeIntegralInRange<int>(0, 100));
-    case 1: return HostileNumberText(fdp);
-    case 2: return Quote(HostileNumberText(fdp));
+    case 0:
+      return std::to_string(fdp.ConsumeIntegralInRange<int>(0, 100));
+    case 1:
+      return HostileNumberText(fdp);
+    case 2:
+      return Quote(HostileNumberText(fdp));
     case 3:
       return Quote(Pick(fdp, {"NaN", "nan", "inf", "-Infinity", "", " 12", "12 ", "1,5", "0x10", "1e", "--1", "+7",
                               "12.5.3", "\xe2\x80\xae", "ProfilerStep#", "a\nb"}));
-    case 4: return Pick(fdp, {"null", "true", "false"}).data();
-    case 5: return Quote(Text(fdp, 24));
-    case 6: return "[]";
-    case 7: return "{}";
+    case 4:
+      return Pick(fdp, {"null", "true", "false"}).data();
+    case 5:
+      return Quote(Text(fdp, 24));
+    case 6:
+      return "[]";
+    case 7:
+      return "{}";
     case 8: {
       std::string out = "[";
       const int n = fdp.ConsumeIntegralInRange<int>(0, 4);
@@ -138,7 +169,8 @@ inline std::string AnyJson(FuzzedDataProvider& fdp, int depth) {
     default: {
       std::string out = "{";
       const int n = fdp.ConsumeIntegralInRange<int>(0, 4);
-      for (int i = 0; i < n; ++i) out += std::string(i ? "," : "") + Quote(Text(fdp, 8)) + ":" + AnyJson(fdp, depth - 1);
+      for (int i = 0; i < n; ++i)
+        out += std::string(i ? "," : "") + Quote(Text(fdp, 8)) + ":" + AnyJson(fdp, depth - 1);
       return out + "}";
     }
   }
@@ -166,10 +198,14 @@ inline std::string FieldJson(FuzzedDataProvider& fdp, const std::string& typical
     case 0:
     case 1:
     case 2:
-    case 3: return typical;
-    case 4: return Quote(typical.size() > 1 && typical.front() == '"' ? typical.substr(1, typical.size() - 2) : typical);
-    case 5: return HostileNumberText(fdp);
-    default: return AnyJson(fdp, 2);
+    case 3:
+      return typical;
+    case 4:
+      return Quote(typical.size() > 1 && typical.front() == '"' ? typical.substr(1, typical.size() - 2) : typical);
+    case 5:
+      return HostileNumberText(fdp);
+    default:
+      return AnyJson(fdp, 2);
   }
 }
 

@@ -50,7 +50,8 @@ constexpr std::string_view kTrace = R"json({"schemaVersion": 1,
  ]})json";
 
 constexpr std::string_view kKernelDetails =
-    "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,Input Shapes,aic_mac_ratio\n"
+    "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,Input "
+    "Shapes,aic_mac_ratio\n"
     "1,MatMul,MatMulV2,AI_CORE,1736408883704643.212\t,10.5,0,24,\"\"\"8,16;16,32\"\"\",0.8\n"
     "1,hcom_allReduce__1_0,hcom_allReduce_,HCCL,1736408883704660.000\t,20.25,1.5,0,N/A,N/A\n";
 constexpr std::string_view kStepTrace =
@@ -108,15 +109,24 @@ size_t CountLike(FuzzedDataProvider& fdp, const std::string& bytes) {
 
 uint64_t HostileCount(FuzzedDataProvider& fdp, uint64_t was) {
   switch (fdp.ConsumeIntegralInRange<int>(0, 8)) {
-    case 0: return 0;
-    case 1: return was + 1;
-    case 2: return was - 1;
-    case 3: return was * 2;
-    case 4: return uint64_t{1} << 32;
-    case 5: return uint64_t{1} << 62;
-    case 6: return ~uint64_t{0};
-    case 7: return uint64_t{1} << 63;
-    default: return fdp.ConsumeIntegral<uint64_t>();
+    case 0:
+      return 0;
+    case 1:
+      return was + 1;
+    case 2:
+      return was - 1;
+    case 3:
+      return was * 2;
+    case 4:
+      return uint64_t{1} << 32;
+    case 5:
+      return uint64_t{1} << 62;
+    case 6:
+      return ~uint64_t{0};
+    case 7:
+      return uint64_t{1} << 63;
+    default:
+      return fdp.ConsumeIntegral<uint64_t>();
   }
 }
 
@@ -150,8 +160,14 @@ void Edit(FuzzedDataProvider& fdp, std::string* bytes) {
       bytes->resize(fdp.ConsumeIntegralInRange<size_t>(0, size - 1));
       break;
     case 5: {  // a double at its edges
-      const double values[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-                               -std::numeric_limits<double>::infinity(), -0.0, 1e308, -1e308, 4.9e-324, 9.3e18};
+      const double values[] = {std::numeric_limits<double>::quiet_NaN(),
+                               std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity(),
+                               -0.0,
+                               1e308,
+                               -1e308,
+                               4.9e-324,
+                               9.3e18};
       SetWord(bytes, fdp.ConsumeIntegralInRange<size_t>(kMagicBytes, size - 8),
               std::bit_cast<uint64_t>(values[fdp.ConsumeIntegralInRange<size_t>(0, std::size(values) - 1)]));
       break;

@@ -105,8 +105,8 @@ std::string DumpGzip(const std::string& file, const std::string& gz, GzipInflate
 // model is the one zlib builds on one thread.
 TEST(SplitImportGoldenTest, GzipTracesBuildTheSameModelThroughEitherInflaterOnTwoThreads) {
   TUNEPROF_REQUIRE_CORPUS();
-  for (const std::string file : {"kineto/hta/trace_filter/sampled_rank-0.json.gz", "torch-cpu/kineto26/ddp_ws4_rank2.json.gz",
-                                 "torch-cpu/legacy113/cnn_train.json.gz"}) {
+  for (const std::string file : {"kineto/hta/trace_filter/sampled_rank-0.json.gz",
+                                 "torch-cpu/kineto26/ddp_ws4_rank2.json.gz", "torch-cpu/legacy113/cnn_train.json.gz"}) {
     const fs::path path = kTraces / file;
     if (!fs::exists(path)) {
       ADD_FAILURE() << "missing from the corpus: " << path;

@@ -223,8 +223,8 @@ void CapGains(const TimeSplit& split, std::vector<Finding>* findings) {
     if (finding.estimated_gain_ns < finding.uncapped_gain_ns) {
       // On a pipeline rank the communication part is what stays exposed outside the bubble: said so, since
       // the rank's communication time is larger.
-      const bool outside_bubble = finding.saves_from == TimePart::kCommunication &&
-                                  split.part(TimePart::kPipelineBubble) > 0;
+      const bool outside_bubble =
+          finding.saves_from == TimePart::kCommunication && split.part(TimePart::kPipelineBubble) > 0;
       const std::string part = outside_bubble ? std::string("exposed communication (outside the pipeline bubble)")
                                               : std::string(TimePartName(finding.saves_from));
       finding.gain_cut = part_left < split.part(finding.saves_from)
@@ -416,8 +416,8 @@ void RecheckExposedCommunication(const TimeSplit& split, const AdvisorConfig& co
   for (RuleFinding& f : *findings) {
     if (f.finding.id != "communication.exposed") continue;
     f.finding.value = pct;
-    f.finding.title = fmt::format(
-        "{:.1f} % of the step is communication not hidden under compute ({:.2f} ms per step)", pct, exposed / 1e6);
+    f.finding.title = fmt::format("{:.1f} % of the step is communication not hidden under compute ({:.2f} ms per step)",
+                                  pct, exposed / 1e6);
     f.finding.uncapped_gain_ns = std::min(f.finding.uncapped_gain_ns, exposed);
   }
 }
@@ -430,10 +430,11 @@ std::string PipelineNote(const PipelineAnalysis& p) {
   for (const PipelineStage& s : p.stages) {
     if (s.bubble_ns_per_step > waits->bubble_ns_per_step) waits = &s;
   }
-  std::string note = fmt::format("; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
-                                 "{:.3f} ms on the mean stage",
-                                 slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
-                                 slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
+  std::string note = fmt::format(
+      "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
+      "{:.3f} ms on the mean stage",
+      slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
+      slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
   if (waits->bubble_ns_per_step > 0 && waits->step_ns_per_step > 0) {
     note += fmt::format("; stage {} waits {:.3f} ms a step in bubbles ({:.1f} % of its step)", waits->stage,
                         waits->bubble_ns_per_step / 1e6, 100 * waits->bubble_ns_per_step / waits->step_ns_per_step);

@@ -357,7 +357,8 @@ TEST(Utilizations, UnknownGpuValuesSayHowToMeasureThem) {
   }
   EXPECT_EQ(checks[0].measured_as, "unknown: the kernels carry no launch configuration (grid, block)");
   EXPECT_TRUE(Has(checks[0].how_to_measure, "ProfilerActivity.CUDA")) << checks[0].how_to_measure.view();
-  EXPECT_TRUE(Has(checks[0].how_to_measure, "nsys profile --gpu-metrics-devices=all")) << checks[0].how_to_measure.view();
+  EXPECT_TRUE(Has(checks[0].how_to_measure, "nsys profile --gpu-metrics-devices=all"))
+      << checks[0].how_to_measure.view();
   EXPECT_EQ(checks[1].measured_as, "unknown: no DRAM counters, no operator shapes and no copies against a known peak");
   EXPECT_TRUE(Has(checks[1].how_to_measure, "--gpu-metrics-devices=all")) << checks[1].how_to_measure.view();
   EXPECT_TRUE(Has(checks[1].how_to_measure, "record_shapes=True")) << checks[1].how_to_measure.view();

@@ -13,8 +13,10 @@ constexpr std::string_view kMsprof = "msprof-analyze affinity API rules";
 constexpr std::string_view kTuneprof = "tuneprof fusion patterns, versions from msprof-analyze's rules";
 
 using S = ReplacementStep;
-constexpr std::array kTransposeThenView = std::to_array<S>({{"permute|transpose"}, {"contiguous", 0, 1}, {"reshape|view"}});
-constexpr std::array kViewThenTranspose = std::to_array<S>({{"reshape|view"}, {"contiguous", 0, 1}, {"permute|transpose"}});
+constexpr std::array kTransposeThenView =
+    std::to_array<S>({{"permute|transpose"}, {"contiguous", 0, 1}, {"reshape|view"}});
+constexpr std::array kViewThenTranspose =
+    std::to_array<S>({{"reshape|view"}, {"contiguous", 0, 1}, {"permute|transpose"}});
 constexpr std::array kGelu = std::to_array<S>({{"gelu"}});
 constexpr std::array kMaskedSoftmax = std::to_array<S>({{"softmax|_softmax"}, {"mul", 0, 1}, {"masked_fill|add"}});
 constexpr std::array kClipGradNorm = std::to_array<S>({{"add"}, {"reciprocal"}, {"mul"}});
@@ -47,15 +49,45 @@ constexpr std::array kTable = std::to_array<ApiReplacement>({
      kMaskedSoftmax, "6.3.RC2", "1.11.0", kMsprof, ""},
     {"NpuFused* optimizer's clip_grad_norm_fused_(max_norm)", ReplacementMatch::kOpSequence,
      "add -> reciprocal -> mul (gradient clipping's scale)", kClipGradNorm, "6.3.RC2", "1.11.0", kMsprof, ""},
-    {"torch_npu.npu_fusion_attention", ReplacementMatch::kOpSequence, "standard attention", {}, "7.0.RC1", "1.11.0",
-     kTuneprof, "fusion.attention"},
-    {"torch_npu.npu_rotary_mul", ReplacementMatch::kOpSequence, "rotary embedding written out", {}, "7.0.RC1",
-     "1.11.0", kTuneprof, "fusion.rotary"},
-    {"torch_npu.npu_rms_norm", ReplacementMatch::kOpSequence, "RMSNorm written out", {}, "7.0.0", "1.11.0", kTuneprof,
+    {"torch_npu.npu_fusion_attention",
+     ReplacementMatch::kOpSequence,
+     "standard attention",
+     {},
+     "7.0.RC1",
+     "1.11.0",
+     kTuneprof,
+     "fusion.attention"},
+    {"torch_npu.npu_rotary_mul",
+     ReplacementMatch::kOpSequence,
+     "rotary embedding written out",
+     {},
+     "7.0.RC1",
+     "1.11.0",
+     kTuneprof,
+     "fusion.rotary"},
+    {"torch_npu.npu_rms_norm",
+     ReplacementMatch::kOpSequence,
+     "RMSNorm written out",
+     {},
+     "7.0.0",
+     "1.11.0",
+     kTuneprof,
      "fusion.rms_norm"},
-    {"torch_npu.npu_swiglu", ReplacementMatch::kOpSequence, "SwiGLU gate", {}, "7.0.0", "1.11.0", kTuneprof,
+    {"torch_npu.npu_swiglu",
+     ReplacementMatch::kOpSequence,
+     "SwiGLU gate",
+     {},
+     "7.0.0",
+     "1.11.0",
+     kTuneprof,
      "fusion.swiglu"},
-    {"torch_npu.npu_geglu", ReplacementMatch::kOpSequence, "GeGLU gate", {}, "8.0.RC1", "1.11.0", kTuneprof,
+    {"torch_npu.npu_geglu",
+     ReplacementMatch::kOpSequence,
+     "GeGLU gate",
+     {},
+     "8.0.RC1",
+     "1.11.0",
+     kTuneprof,
      "fusion.geglu"},
     {"torch_npu.npu_group_norm_silu", ReplacementMatch::kOpSequence, "group_norm -> silu", kGroupNormSilu, "8.0.RC1",
      "1.11.0", kMsprof, ""},
@@ -71,8 +103,8 @@ constexpr std::array kTable = std::to_array<ApiReplacement>({
 
 struct VersionPart {
   bool numeric = false;
-  int64_t number = 0;       // the number, or the trailing number of a word part ("RC2" -> 2)
-  std::string_view word;    // a word part without its trailing number
+  int64_t number = 0;     // the number, or the trailing number of a word part ("RC2" -> 2)
+  std::string_view word;  // a word part without its trailing number
 };
 
 VersionPart ParsePart(std::string_view part) {
@@ -147,7 +179,10 @@ std::string VersionState(const ApiReplacement& row, const RunVersions& run, bool
     return fmt::format("needs torch_npu >= {} (this run: {})", row.min_torch_npu, run.torch_npu);
   if (cann && torch_npu) return fmt::format("available: CANN {}, torch_npu {}", run.cann, run.torch_npu);
   return fmt::format("needs CANN >= {}, torch_npu >= {}; this run does not record its {}", row.min_cann,
-                     row.min_torch_npu, cann ? "torch_npu version" : torch_npu ? "CANN version" : "versions");
+                     row.min_torch_npu,
+                     cann        ? "torch_npu version"
+                     : torch_npu ? "CANN version"
+                                 : "versions");
 }
 
 }  // namespace tuneprof

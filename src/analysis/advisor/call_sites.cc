@@ -26,7 +26,8 @@ void FollowTaskQueue(const Trace& trace, std::vector<uint32_t>* launcher) {
   const EventTable& events = trace.events();
   std::unordered_map<FlowKey, uint32_t, FlowKeyHash> enqueues;
   for (const FlowPoint& p : trace.flow_points()) {
-    if (p.category == queue && p.phase == FlowPhase::kStart && p.event != kNoIndex) enqueues.emplace(FlowKey(p), p.event);
+    if (p.category == queue && p.phase == FlowPhase::kStart && p.event != kNoIndex)
+      enqueues.emplace(FlowKey(p), p.event);
   }
   struct Dequeue {
     int64_t start = 0, end = 0;
@@ -118,9 +119,12 @@ std::vector<uint32_t> KernelDetailTasks(const Trace& trace, const std::vector<ui
   const EventTable& events = trace.events();
   // The timeline draws each task once, at the start kernel_details gives it, under the same name.
   std::unordered_map<uint64_t, uint32_t> by_start;
-  const auto key = [](int64_t ts, StringId name) { return static_cast<uint64_t>(ts) * 0x9E3779B97F4A7C15ull ^ name.value; };
+  const auto key = [](int64_t ts, StringId name) {
+    return static_cast<uint64_t>(ts) * 0x9E3779B97F4A7C15ull ^ name.value;
+  };
   for (uint32_t e = 0; e < events.size(); ++e) {
-    if (IsDeviceKind(events.kind[e]) && launchers[e] != kNoIndex) by_start.emplace(key(events.ts_ns[e], events.name[e]), e);
+    if (IsDeviceKind(events.kind[e]) && launchers[e] != kNoIndex)
+      by_start.emplace(key(events.ts_ns[e], events.name[e]), e);
   }
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto it = by_start.find(key(rows[r].start_ns, rows[r].name));

@@ -21,13 +21,13 @@ std::string_view BottleneckName(Bottleneck bottleneck);
 // The part of a step a fix saves time from. Gains of findings in one part never add up to more than the
 // part (advisor.h caps them), so the sum of all gains never exceeds the step.
 enum class TimePart : uint8_t {
-  kComputeBound,   // matmul/conv/attention work
-  kMemoryBound,    // element-wise, norms, softmax, copies done by kernels or host operators
-  kCommunication,  // communication not hidden under compute
-  kMemcpy,         // copies not hidden under compute or communication
-  kHostWait,       // the device idle, waiting for the host (launch-bound), or host framework overhead
-  kData,           // waiting for the input pipeline
-  kIdle,           // other idle time
+  kComputeBound,    // matmul/conv/attention work
+  kMemoryBound,     // element-wise, norms, softmax, copies done by kernels or host operators
+  kCommunication,   // communication not hidden under compute
+  kMemcpy,          // copies not hidden under compute or communication
+  kHostWait,        // the device idle, waiting for the host (launch-bound), or host framework overhead
+  kData,            // waiting for the input pipeline
+  kIdle,            // other idle time
   kPipelineBubble,  // waiting for other pipeline stages (pipeline_waits.h); 0 off pipelines
   // Device work whose kind neither its name nor its launching operator tells: neither compute- nor
   // memory-bound, so that a chip's unknown kernels do not read as one or the other. Last, so that the

@@ -60,7 +60,8 @@ TEST(SequenceMining, StopsAtTheMaximumLength) {
   }
   size_t longest = 0;
   SequenceMiningLimits limits;
-  ForEachRepeatedWindow(symbols, limits, [&](size_t length, std::span<const uint32_t>) { longest = std::max(longest, length); });
+  ForEachRepeatedWindow(symbols, limits,
+                        [&](size_t length, std::span<const uint32_t>) { longest = std::max(longest, length); });
   EXPECT_EQ(longest, limits.max_length);
 }
 

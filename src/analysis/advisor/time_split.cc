@@ -56,7 +56,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   WorkTimes times;
   std::vector<Interval> busy, all;
   std::vector<Interval> communication, computing, tiny_spans, calls;  // CPU-only
-  std::unordered_map<uint32_t, bool> tiny_outermost;  // outermost op -> IsTinyOp, decided once
+  std::unordered_map<uint32_t, bool> tiny_outermost;                  // outermost op -> IsTinyOp, decided once
   OpLetters letters(trace);
   KernelLetters kernel_letters(trace, tree);
   for (const DeviceWorkEvent& work : cpu ? ListCpuWork(trace) : ListDeviceWork(trace)) {
@@ -101,8 +101,8 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
   times.all = UnionOf(std::move(all));
   if (!communication.empty() && !tiny_spans.empty()) {
     const IntervalSet computes = Subtract(UnionOf(std::move(computing)), UnionOf(std::move(calls)));
-    const IntervalSet waiting = Subtract(Intersect(UnionOf(std::move(communication)), UnionOf(std::move(tiny_spans))),
-                                         computes);
+    const IntervalSet waiting =
+        Subtract(Intersect(UnionOf(std::move(communication)), UnionOf(std::move(tiny_spans))), computes);
     times.dispatch_in_communication_ns = static_cast<double>(IntersectionLength(steps, waiting));
   }
   return times;
@@ -120,7 +120,7 @@ void ClassFromKernelDetails(const Trace& trace, WorkTimes* times) {
     const double dur = static_cast<double>(row.dur_ns);
     char letter = trace.str(row.type).empty() ? op_letter::kOther : letters.Of(row.type);
     if (letter == op_letter::kOther) letter = letters.Of(row.name);  // the timeline's kernel name
-    if (letter == op_letter::kOther) {  // unclassified, as on a timeline
+    if (letter == op_letter::kOther) {                               // unclassified, as on a timeline
       times->unclassified_ns += dur;
       continue;
     }

@@ -117,7 +117,7 @@ TEST(TimeSplit, CpuOnlyStepWaitingForAGlooCollectiveIsCommunication) {
   ASSERT_EQ(breakdown.work_on, WorkSource::kCpu);
   const TimeSplit split = SplitStepTime(trace, breakdown, BuildHostOpTree(trace), TinyOpLimits{});
   EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), Us(300));
-  EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), Us(100));  // the wait inside AccumulateGrad is none of it
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), Us(100));    // the wait inside AccumulateGrad is none of it
   EXPECT_DOUBLE_EQ(split.part(TimePart::kCommunication), Us(500));  // 300..800, the tiny op's 5 us included
   EXPECT_DOUBLE_EQ(split.dispatch_ns, 0);
   EXPECT_DOUBLE_EQ(split.part(TimePart::kHostWait), Us(100));  // 900..1000

@@ -75,8 +75,8 @@ TEST(AscendStepBreakdownTest, SplitFollowsTorchNpuDefinitions) {
   EXPECT_EQ(second.free_ns, Us(10));
   EXPECT_EQ(second.bubble_ns, Us(20));
   EXPECT_EQ(second.wall_ns, Us(60));  // the step, Stage + Bubble: E2E [130, 190)
-  EXPECT_EQ(second.wall_ns, second.computing_ns + second.communication_not_overlapped_ns + second.free_ns +
-                                second.bubble_ns);
+  EXPECT_EQ(second.wall_ns,
+            second.computing_ns + second.communication_not_overlapped_ns + second.free_ns + second.bubble_ns);
   EXPECT_EQ(second.preparing_ns, Us(30));
 
   EXPECT_EQ(rank.total.free_ns, Us(70));

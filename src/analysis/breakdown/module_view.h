@@ -38,11 +38,11 @@ struct ModuleRow {
   std::string path;  // dotted hierarchy of range names
   std::string name;  // the last component
   uint32_t depth = 0;
-  uint64_t count = 0;       // ranges with this path
-  int64_t host_ns = 0;      // sum of the ranges' durations
-  int64_t forward_ns = 0;   // device time launched inside its ranges (descendants included)
-  int64_t backward_ns = 0;  // device time its forward operators' backward launched (descendants included)
-  int64_t self_ns = 0;      // device time launched with it the innermost module (forward and backward)
+  uint64_t count = 0;        // ranges with this path
+  int64_t host_ns = 0;       // sum of the ranges' durations
+  int64_t forward_ns = 0;    // device time launched inside its ranges (descendants included)
+  int64_t backward_ns = 0;   // device time its forward operators' backward launched (descendants included)
+  int64_t self_ns = 0;       // device time launched with it the innermost module (forward and backward)
   int64_t host_self_ns = 0;  // host time of its ranges outside its child modules' ranges
   int64_t first_start_ns = 0;
   std::string layer_path;  // its repeated-layer group's rolled-up path; empty when it repeats nowhere

@@ -10,8 +10,7 @@ namespace tuneprof {
 namespace {
 
 bool IsP2pOp(std::string_view name) {
-  return name.starts_with("hcom_receive") || name.starts_with("hcom_send") ||
-         name.starts_with("hcom_batchSendRecv");
+  return name.starts_with("hcom_receive") || name.starts_with("hcom_send") || name.starts_with("hcom_batchSendRecv");
 }
 
 // "step12" -> 12; "step" (no schedule) -> kNoId; nullopt for anything else.

@@ -100,10 +100,9 @@ void Measure(WindowWork* window, StepBreakdown* out) {
   out->device_end_ns = window->last_end_ns;
   out->wall_ns = window->last_end_ns - window->first_start_ns;
 
-  const IntervalSet compute = window->collective_calls.empty()
-                                   ? UnionOfClass(window, WorkClass::kCompute)
-                                   : Subtract(UnionOfClass(window, WorkClass::kCompute),
-                                              UnionOf(std::move(window->collective_calls)));
+  const IntervalSet compute = window->collective_calls.empty() ? UnionOfClass(window, WorkClass::kCompute)
+                                                               : Subtract(UnionOfClass(window, WorkClass::kCompute),
+                                                                          UnionOf(std::move(window->collective_calls)));
   const IntervalSet communication = UnionOfClass(window, WorkClass::kCommunication);
   const IntervalSet memory = UnionOfClass(window, WorkClass::kMemory);
   const IntervalSet other = UnionOfClass(window, WorkClass::kOther);
@@ -420,7 +419,7 @@ void WarnAboutSteps(const Trace& trace, size_t device_work, bool device_work_mis
         ": the whole trace counts as one step, one-off work such as initialization included" +
         (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " +
         (nvtx_steps ? "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))"
-              : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
+                    : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
   }
 }
 

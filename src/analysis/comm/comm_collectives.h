@@ -81,10 +81,10 @@ struct Collective {
   int64_t bytes = kNoId;  // max(in, out) elements x dtype size
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::optional<int64_t> step;        // ProfilerStep#N that launched it (time_breakdown.h's rule), if any
-  int64_t sequence = 0;               // 0, 1, ... per (group) on this rank in start order: the cross-rank key
+  std::optional<int64_t> step;  // ProfilerStep#N that launched it (time_breakdown.h's rule), if any
+  int64_t sequence = 0;         // 0, 1, ... per (group) on this rank in start order: the cross-rank key
   P2pDirection direction = P2pDirection::kUnknown;
-  int64_t peer = kNoId;  // a send / recv's other side (global rank) where the trace names it
+  int64_t peer = kNoId;               // a send / recv's other side (global rank) where the trace names it
   std::optional<double> algbw_gbps;   // bytes / duration (GB/s = 1e9 B/s)
   std::optional<double> busbw_gbps;   // algbw x BusBandwidthFactor
   std::optional<double> utilization;  // busbw / link peak (0..1, may exceed 1 when the peak is wrong)

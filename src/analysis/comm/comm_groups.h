@@ -53,9 +53,9 @@ struct CommGroupSummary {
   std::vector<int64_t> global_ranks;  // members as the trace lists them; empty when unknown
   // The parallel dimension it serves (parallel_roles.h): "tp", "pp", "dp", "cp", "ep"; "" when unknown.
   std::string role;
-  bool role_inferred = false;         // from its members' layout or primitive, not from its name
-  std::string role_why;               // how the role was read or inferred, or why there is none
-  std::vector<int64_t> ranks;         // the input ranks with collectives in the group
+  bool role_inferred = false;  // from its members' layout or primitive, not from its name
+  std::string role_why;        // how the role was read or inferred, or why there is none
+  std::vector<int64_t> ranks;  // the input ranks with collectives in the group
   // Members that are not among the input ranks: the group's collectives are matched, and its slowest rank
   // named, over the members present only.
   std::vector<int64_t> missing_ranks;

@@ -48,9 +48,7 @@ constexpr size_t kNoLink = static_cast<size_t>(-1);
 struct Chains {
   std::vector<int64_t> ns, waiting_ns;
   std::vector<size_t> previous;
-  bool Longer(size_t a, size_t b) const {
-    return ns[a] != ns[b] ? ns[a] > ns[b] : waiting_ns[a] < waiting_ns[b];
-  }
+  bool Longer(size_t a, size_t b) const { return ns[a] != ns[b] ? ns[a] > ns[b] : waiting_ns[a] < waiting_ns[b]; }
 };
 
 Chains ChainLinks(const std::vector<CriticalLink>& links) {
@@ -73,8 +71,8 @@ Chains ChainLinks(const std::vector<CriticalLink>& links) {
     }
     const bool first = out.previous[i] == kNoLink;
     out.ns[i] = (first ? 0 : out.ns[out.previous[i]]) + link.lead_in_ns + link.transfer_ns;
-    out.waiting_ns[i] = (first ? 0 : out.waiting_ns[out.previous[i]]) +
-                        link.lead_in_causes[static_cast<size_t>(WaitCause::kOwnWait)];
+    out.waiting_ns[i] =
+        (first ? 0 : out.waiting_ns[out.previous[i]]) + link.lead_in_causes[static_cast<size_t>(WaitCause::kOwnWait)];
     last_of_group[link.group] = i;
     for (int64_t rank : ranks) {
       auto [r, added] = last_on_rank.emplace(rank, i);
@@ -115,9 +113,8 @@ void TakeLongestChain(const std::vector<CriticalLink>& links, CriticalPathStep* 
 }
 
 CriticalPathStep PathOf(std::optional<int64_t> step, std::vector<CriticalLink> links) {
-  std::sort(links.begin(), links.end(), [](const CriticalLink& a, const CriticalLink& b) {
-    return a.aligned_arrival_ns < b.aligned_arrival_ns;
-  });
+  std::sort(links.begin(), links.end(),
+            [](const CriticalLink& a, const CriticalLink& b) { return a.aligned_arrival_ns < b.aligned_arrival_ns; });
   CriticalPathStep out;
   out.step = step;
   TakeLongestChain(links, &out);

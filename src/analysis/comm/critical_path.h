@@ -31,8 +31,8 @@ struct CriticalLink {
   int64_t sequence = 0;
   CollectiveType type = CollectiveType::kOther;
   int64_t last_rank = 0;
-  int64_t aligned_arrival_ns = 0;  // the last arrival, on the reference rank's clock
-  int64_t lead_in_ns = 0;          // the last rank's lead-in (the sum of its causes)
+  int64_t aligned_arrival_ns = 0;   // the last arrival, on the reference rank's clock
+  int64_t lead_in_ns = 0;           // the last rank's lead-in (the sum of its causes)
   WaitCauseTimes lead_in_causes{};  // and by cause
   int64_t transfer_ns = 0;          // the last rank's collective duration
   int64_t held_up_ns = 0;           // explained window (0 when it was not late)
@@ -41,19 +41,19 @@ struct CriticalLink {
 };
 
 struct CriticalSegment {
-  int64_t rank = kNoId;  // kNoId: every rank of the collective
+  int64_t rank = kNoId;        // kNoId: every rank of the collective
   std::vector<int64_t> ranks;  // with kNoId, the two ranks of a send / recv (empty: every rank of its group)
-  std::string what;      // "before allreduce (group 0 #3): compute 4.1, host_pause 1.2", "allreduce (group 0 #3)"
+  std::string what;            // "before allreduce (group 0 #3): compute 4.1, host_pause 1.2", "allreduce (group 0 #3)"
   int64_t ns = 0;
 };
 
 struct CriticalPathStep {
   std::optional<int64_t> step;
   std::vector<CriticalSegment> segments;
-  int64_t path_ns = 0;              // Σ segments, at most the step's span
+  int64_t path_ns = 0;               // Σ segments, at most the step's span
   std::optional<int64_t> late_rank;  // the rank that held the step's collectives up most
-  int64_t on_time_gain_ns = 0;      // the step's explained windows of late_rank: the what-if's gain
-  int64_t held_up_ns = 0;           // the step's explained windows of every late rank
+  int64_t on_time_gain_ns = 0;       // the step's explained windows of late_rank: the what-if's gain
+  int64_t held_up_ns = 0;            // the step's explained windows of every late rank
 };
 
 // One entry per step that has matched collectives with lead-ins, in step order (steps unknown last).
@@ -74,9 +74,9 @@ struct PipelineSegment {
 struct PipelineStageWait {
   int64_t stage = 0;
   std::vector<int64_t> ranks;
-  int64_t bubble_ns = 0;           // its wait this step, mean over its ranks
-  int64_t for_bounding_ns = 0;     // charged to the bounding stage's compute
-  int64_t fill_drain_ns = 0;       // the rest: the schedule's
+  int64_t bubble_ns = 0;        // its wait this step, mean over its ranks
+  int64_t for_bounding_ns = 0;  // charged to the bounding stage's compute
+  int64_t fill_drain_ns = 0;    // the rest: the schedule's
 };
 
 struct PipelinePathStep {
@@ -84,7 +84,7 @@ struct PipelinePathStep {
   int64_t bounding_stage = 0;
   std::vector<int64_t> bounding_ranks;
   std::vector<PipelineSegment> segments;
-  int64_t path_ns = 0;  // the bounding stage's step
+  int64_t path_ns = 0;                   // the bounding stage's step
   std::vector<PipelineStageWait> waits;  // the other stages, in stage order
   int64_t balanced_gain_ns = 0;          // what-if "stages balanced", at most path_ns
 };

@@ -117,7 +117,7 @@ TEST(ParallelRolesTest, DomainsSumTheirGroupsAndNameTheSlowestPair) {
   AssignRoles(&groups);
   const std::vector<ParallelDomain> domains = SummarizeDomains(groups);
   ASSERT_EQ(domains.size(), 2u);
-  EXPECT_EQ(domains[0].role, "tp");  // tp before pp
+  EXPECT_EQ(domains[0].role, "tp");                   // tp before pp
   EXPECT_FALSE(domains[0].slowest_link.has_value());  // four members share links a timeline cannot split
   const ParallelDomain& pp = domains[1];
   EXPECT_EQ(pp.groups, 2u);

@@ -147,8 +147,8 @@ struct P2pKernel {
 std::vector<P2pKernel> P2pKernelsOf(const RankCommunication& rank, const StagePlace& place, PairPeers* peers) {
   std::vector<P2pKernel> out;
   if (place.group_ranks.empty() && !place.chain) return out;
-  const auto pair_groups = place.chain ? P2pOnlyPairGroups(rank, peers)
-                                       : std::set<std::pair<std::string_view, std::string_view>>();
+  const auto pair_groups =
+      place.chain ? P2pOnlyPairGroups(rank, peers) : std::set<std::pair<std::string_view, std::string_view>>();
   std::map<std::pair<std::string_view, int64_t>, int64_t> next_ordinal;  // (group, peer)
   for (const Collective& c : rank.collectives) {
     if (c.type != CollectiveType::kSendRecv) continue;
@@ -192,8 +192,8 @@ PairKernelIndex IndexPairKernels(const RankCommunication& rank) {
 struct PeerContext {
   const std::vector<RankCommunication>* ranks = nullptr;
   const ClockAlignment* clocks = nullptr;
-  std::map<int64_t, size_t> index_of;  // rank id -> index in ranks
-  std::map<size_t, KernelIndex> kernels;  // built on first use
+  std::map<int64_t, size_t> index_of;              // rank id -> index in ranks
+  std::map<size_t, KernelIndex> kernels;           // built on first use
   std::map<size_t, PairKernelIndex> pair_kernels;  // built on first use
 
   const RankClockOffset* Clock(size_t index) const {
@@ -249,7 +249,7 @@ int64_t SaturatingSub(int64_t a, int64_t b) {
 struct GpuWait {
   double wait_ns = 0;
   P2pWaitMeasure measure = P2pWaitMeasure::kNone;
-  std::string note;  // why the peer's start could not be used
+  std::string note;                   // why the peer's start could not be used
   std::map<int64_t, double> by_step;  // wait_ns per step that launched the kernels
 };
 
@@ -368,8 +368,8 @@ void Average(PipelineStage* s) {
   s->p2p_wait_known = (s->p2p_wait_measure == P2pWaitMeasure::kCommunicationJson ||
                        s->p2p_wait_measure == P2pWaitMeasure::kPeerStart) &&
                       s->p2p_wait_ns_per_step > 0;
-  s->waiting_ns_per_step = s->p2p_wait_known ? std::min(s->p2p_wait_ns_per_step, s->bubble_ns_per_step)
-                                             : s->bubble_ns_per_step;
+  s->waiting_ns_per_step =
+      s->p2p_wait_known ? std::min(s->p2p_wait_ns_per_step, s->bubble_ns_per_step) : s->bubble_ns_per_step;
 }
 
 // Each stage's waiting charged once (pipeline_stages.h), and the what-if of balanced stages.
@@ -410,7 +410,6 @@ void Compare(PipelineAnalysis* out) {
   out->uneven = out->imbalance > kStageImbalanceThreshold;
   ChargeWaits(out);
 }
-
 
 // Each rank's place: the named pp groups where any rank has one, else the chains of the p2p pattern.
 std::map<size_t, StagePlace> PlaceRanks(const std::vector<RankCommunication>& ranks, bool* inferred) {

@@ -102,17 +102,17 @@ struct RankPipelineWait {
 };
 
 struct PipelineAnalysis {
-  std::string group_name;  // the role the stages come from ("pp", the process group's description, "p2p chain")
-  bool inferred = false;   // stages from the p2p pattern: no group names the pipeline
-  int64_t pipeline_size = 0;          // ranks per pp group (chain)
+  std::string group_name;     // the role the stages come from ("pp", the process group's description, "p2p chain")
+  bool inferred = false;      // stages from the p2p pattern: no group names the pipeline
+  int64_t pipeline_size = 0;  // ranks per pp group (chain)
   std::vector<PipelineStage> stages;  // stages with ranks in the input, in stage order
   int64_t slowest_stage = 0;          // the most work per step: it bounds the step
   int64_t fastest_stage = 0;
-  double mean_work_ns_per_step = 0;  // over the stages
-  double imbalance = 0;              // (slowest - fastest) / slowest work per step
-  double bubble_share = 0;           // Σ bubble / Σ step over the ranks with a stage
-  bool work_is_computing = true;     // false: work is the Stage time (no computing known)
-  bool uneven = false;               // imbalance > kStageImbalanceThreshold
+  double mean_work_ns_per_step = 0;         // over the stages
+  double imbalance = 0;                     // (slowest - fastest) / slowest work per step
+  double bubble_share = 0;                  // Σ bubble / Σ step over the ranks with a stage
+  bool work_is_computing = true;            // false: work is the Stage time (no computing known)
+  bool uneven = false;                      // imbalance > kStageImbalanceThreshold
   std::vector<RankPipelineWait> gpu_waits;  // ranks with p2p kernels in the pp group, in input order
   // Why some GPU rank's wait is the exposed time rather than the peer's start (the first such rank); "".
   std::string p2p_wait_note;

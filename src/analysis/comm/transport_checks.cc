@@ -91,8 +91,8 @@ std::vector<RetransmissionSuspect> FindRetransmissions(const std::vector<RankCom
     for (const AscendCommOp& op : rank.ascend_ops) {
       const AscendTransport* rdma = op.total ? nullptr : RdmaOf(op);
       if (rdma == nullptr || rdma->time_ms <= kRetransmissionMs) continue;
-      RetransmissionSuspect s{rank.rank, op.group, op.op_name, op.step, rdma->size_mb, rdma->time_ms,
-                              rdma->bandwidth_gbps, 0};
+      RetransmissionSuspect s{rank.rank,     op.group,      op.op_name,           op.step,
+                              rdma->size_mb, rdma->time_ms, rdma->bandwidth_gbps, 0};
       suspects.push_back(std::move(s));
       min_elapse.emplace(OpKey(op), std::numeric_limits<double>::infinity());
     }

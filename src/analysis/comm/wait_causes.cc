@@ -112,9 +112,8 @@ std::vector<LeadOperator> Operators(const Trace& trace, const RankTimeline& t, I
   }
   std::vector<std::pair<double, uint32_t>> ranked;
   for (const auto& [name, ns] : by_name) ranked.emplace_back(ns, name);
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   if (ranked.size() > kMaxLeadOperators) ranked.resize(kMaxLeadOperators);
   std::vector<LeadOperator> out;
   for (const auto& [ns, name] : ranked) {

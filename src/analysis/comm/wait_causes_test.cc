@@ -31,8 +31,8 @@ TEST(WaitCausesTest, LeadInSplitsTheTimeSinceThePreviousCollectiveEnded) {
   hand.LaunchedKernel("sgemm", Us(155), Us(200), Us(300), 1);
   hand.Host(EventKind::kUserAnnotation, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", Us(550),
             Us(100));
-  hand.Device(EventKind::kKernel, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Us(700),
-              Us(100), kNoId, 20);
+  hand.Device(EventKind::kKernel, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Us(700), Us(100),
+              kNoId, 20);
   const Trace trace = hand.Finish();
   const std::vector<CollectiveLeadIn> lead_ins = MeasureLeadIns(trace, {At(0, Us(100)), At(Us(1000), Us(50))});
 

@@ -83,8 +83,8 @@ SideVerdict SummarizeVerdict(const AdvisorResult& advice, std::span<const RankCo
 
 // The ranks a comparison reads: indices into each side's traces, in the order of the inputs.
 struct RankPopulation {
-  std::vector<int64_t> ranks;    // the compared rank ids, ascending (a rank two files carry, twice)
-  std::vector<size_t> before;    // the traces compared, by index into the before side's
+  std::vector<int64_t> ranks;  // the compared rank ids, ascending (a rank two files carry, twice)
+  std::vector<size_t> before;  // the traces compared, by index into the before side's
   std::vector<size_t> after;
   std::vector<int64_t> only_before;  // left out: held by one side only
   std::vector<int64_t> only_after;

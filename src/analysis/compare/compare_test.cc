@@ -94,9 +94,9 @@ GateCondition Gate(std::string_view text) {
 
 // A limit that no change can cross, or whose unit is a guess, would make a gate that always passes.
 TEST(CompareTest, GateLimitIsAFinitePercentage) {
-  for (const char* text : {"free_us<nan%", "free_us<-inf%", "step_time>+inf%", "step_time>+3", "step_time>3 ms",
-                           "step_time>%", "step_time>+3%%", "step_time>+1e999%", "step_time>+-3%", "step_time>=3%",
-                           "step_time<=-3%"}) {
+  for (const char* text :
+       {"free_us<nan%", "free_us<-inf%", "step_time>+inf%", "step_time>+3", "step_time>3 ms", "step_time>%",
+        "step_time>+3%%", "step_time>+1e999%", "step_time>+-3%", "step_time>=3%", "step_time<=-3%"}) {
     auto condition = ParseGateCondition(text);
     ASSERT_FALSE(condition.ok()) << text;
     EXPECT_EQ(condition.status().code(), StatusCode::kUsage) << text;

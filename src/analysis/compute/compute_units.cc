@@ -97,7 +97,8 @@ bool UsesAmdMatrixCores(std::string_view name) {
   auto in_name = [&](std::string_view pattern) { return name.find(pattern) != std::string_view::npos; };
   if (HasTensileMatrixInstruction(name) || IsHalfTensileGemm(name)) return true;
   if (std::any_of(kAmdMatrixCorePatterns.begin(), kAmdMatrixCorePatterns.end(), in_name)) return true;
-  return (in_name("ck_tile") || in_name("aiter")) && std::any_of(kAmdMatmulWords.begin(), kAmdMatmulWords.end(), in_name);
+  return (in_name("ck_tile") || in_name("aiter")) &&
+         std::any_of(kAmdMatmulWords.begin(), kAmdMatmulWords.end(), in_name);
 }
 
 // Kineto writes `est. achieved occupancy %` as a whole percent, so resident blocks recomputed from it

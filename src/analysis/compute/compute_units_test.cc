@@ -236,7 +236,8 @@ TEST(TensorCoreNamesTest, AmdMatrixCoreKernels) {
   // ck_tile normalisation, aiter elementwise.
   EXPECT_FALSE(UsesTensorCores("Cijk_Ailk_Bljk_SB_MT64x64x16_SN_GRVW4_TT4_4"));
   EXPECT_FALSE(UsesTensorCores("Cijk_Ailk_Bljk_S_MT64x64x8_MIx_SN"));
-  EXPECT_FALSE(UsesTensorCores("void ck_tile::kentry<ck_tile::Layernorm2dFwd<ck_tile::Layernorm2dFwdPipelineOnePass>>"));
+  EXPECT_FALSE(
+      UsesTensorCores("void ck_tile::kentry<ck_tile::Layernorm2dFwd<ck_tile::Layernorm2dFwdPipelineOnePass>>"));
   EXPECT_FALSE(UsesTensorCores("void aiter::add_kernel<bf16>"));
 }
 

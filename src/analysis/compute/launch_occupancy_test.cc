@@ -123,8 +123,10 @@ TEST(LaunchOccupancyTest, BlockPastInt64IsUnknown) {
   huge.block[1] = huge.block[2] = int64_t{1} << 40;
   EXPECT_FALSE(EstimateAchievedOccupancy(huge, 1, ResolveSmLimits(nullptr, &hopper)));
   // Registers or shared memory past any GPU's: no block resident, without overflowing on the way.
-  EXPECT_EQ(*ResidentBlocksPerSm(Launch(256, std::numeric_limits<int64_t>::max(), 0), ResolveSmLimits(nullptr, &hopper)), 0);
-  EXPECT_EQ(*ResidentBlocksPerSm(Launch(256, 32, std::numeric_limits<int64_t>::max()), ResolveSmLimits(nullptr, &hopper)), 0);
+  EXPECT_EQ(
+      *ResidentBlocksPerSm(Launch(256, std::numeric_limits<int64_t>::max(), 0), ResolveSmLimits(nullptr, &hopper)), 0);
+  EXPECT_EQ(
+      *ResidentBlocksPerSm(Launch(256, 32, std::numeric_limits<int64_t>::max()), ResolveSmLimits(nullptr, &hopper)), 0);
 }
 
 }  // namespace

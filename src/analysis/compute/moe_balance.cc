@@ -306,7 +306,7 @@ std::vector<SplitCall> ListSplitCalls(const Trace& trace, const Windows& windows
 // experts in between); 0 when none answers. Pairs match latest first, as layers nest in the backward.
 bool MeasureAllToAllSplits(const Trace& trace, RankMoeLoad* load) {
   const std::vector<SplitCall> calls = ListSplitCalls(trace, StepWindows(trace));
-  std::vector<std::pair<int64_t, int64_t>> outbound;  // (tokens received, experts' ns) in order
+  std::vector<std::pair<int64_t, int64_t>> outbound;                        // (tokens received, experts' ns) in order
   std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> unanswered;  // (in, out) -> outbound indices
   for (const SplitCall& c : calls) {
     auto back = unanswered.find({c.out_splits.value, c.in_splits.value});

@@ -416,7 +416,8 @@ const HardwareProfile* AscendVariantFromStatedFigures(const AscendVariantEvidenc
   std::vector<const HardwareProfile*> variants = VariantProfiles(family, profiles);
   std::erase_if(variants, [&](const HardwareProfile* v) {
     return Differs(evidence.stated_cube_cores, v->cube_cores) || Differs(evidence.stated_clock_mhz, v->clock_mhz) ||
-           (evidence.memory_bytes > 0 && (!v->memory_gb.value || !MemoryFits(evidence.memory_bytes, *v->memory_gb.value)));
+           (evidence.memory_bytes > 0 &&
+            (!v->memory_gb.value || !MemoryFits(evidence.memory_bytes, *v->memory_gb.value)));
   });
   if (variants.size() != 1) return nullptr;
   std::string stated;

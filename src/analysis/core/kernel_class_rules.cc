@@ -109,39 +109,64 @@ const KernelClassRule* MatchKernelClass(std::string_view lower_name) {
   return nullptr;
 }
 
-std::string_view KernelClassMatchName(KernelClassMatch match) {
-  return match == kPrefix ? "prefix" : "contains";
-}
+std::string_view KernelClassMatchName(KernelClassMatch match) { return match == kPrefix ? "prefix" : "contains"; }
 
 std::string_view OpClassName(char letter) {
   switch (letter) {
-    case op_letter::kMatmul: return "matmul";
-    case op_letter::kConv: return "convolution";
-    case op_letter::kAttention: return "attention";
-    case op_letter::kBatchNorm: return "batch norm";
-    case op_letter::kOtherNorm: return "norm";
-    case op_letter::kSoftmax: return "softmax";
-    case op_letter::kRelu: return "relu";
-    case op_letter::kGelu: return "gelu";
-    case op_letter::kSilu: return "silu";
-    case op_letter::kSigmoid: return "sigmoid";
-    case op_letter::kTanh: return "tanh";
-    case op_letter::kMask: return "mask";
-    case op_letter::kFactory: return "factory";
-    case op_letter::kScale: return "scale";
-    case op_letter::kAdd: return "add";
-    case op_letter::kDropout: return "dropout";
-    case op_letter::kPow: return "pow";
-    case op_letter::kRsqrt: return "rsqrt";
-    case op_letter::kReduce: return "reduce";
-    case op_letter::kCast: return "cast";
-    case op_letter::kNeg: return "neg";
-    case op_letter::kCat: return "cat";
-    case op_letter::kSlice: return "slice";
-    case op_letter::kOtherElementwise: return "element-wise";
-    case op_letter::kCopy: return "copy";
-    case op_letter::kCommunication: return "communication";
-    default: return "unclassified";
+    case op_letter::kMatmul:
+      return "matmul";
+    case op_letter::kConv:
+      return "convolution";
+    case op_letter::kAttention:
+      return "attention";
+    case op_letter::kBatchNorm:
+      return "batch norm";
+    case op_letter::kOtherNorm:
+      return "norm";
+    case op_letter::kSoftmax:
+      return "softmax";
+    case op_letter::kRelu:
+      return "relu";
+    case op_letter::kGelu:
+      return "gelu";
+    case op_letter::kSilu:
+      return "silu";
+    case op_letter::kSigmoid:
+      return "sigmoid";
+    case op_letter::kTanh:
+      return "tanh";
+    case op_letter::kMask:
+      return "mask";
+    case op_letter::kFactory:
+      return "factory";
+    case op_letter::kScale:
+      return "scale";
+    case op_letter::kAdd:
+      return "add";
+    case op_letter::kDropout:
+      return "dropout";
+    case op_letter::kPow:
+      return "pow";
+    case op_letter::kRsqrt:
+      return "rsqrt";
+    case op_letter::kReduce:
+      return "reduce";
+    case op_letter::kCast:
+      return "cast";
+    case op_letter::kNeg:
+      return "neg";
+    case op_letter::kCat:
+      return "cat";
+    case op_letter::kSlice:
+      return "slice";
+    case op_letter::kOtherElementwise:
+      return "element-wise";
+    case op_letter::kCopy:
+      return "copy";
+    case op_letter::kCommunication:
+      return "communication";
+    default:
+      return "unclassified";
   }
 }
 

@@ -18,7 +18,8 @@ const MemoryEventContext kBackward = In(MemoryPhase::kBackward, 500);
 
 TEST(KinetoCategories, FreedWithinItsOuterOpIsTemporary) {
   EXPECT_EQ(CategoryOfBlock(In(MemoryPhase::kOther, 200), &kOutside, 100, 150, kNoId), MemoryCategory::kTemporaries);
-  EXPECT_EQ(CategoryOfBlock(In(MemoryPhase::kBackward, 200), &kBackward, 100, 200, kNoId), MemoryCategory::kTemporaries);
+  EXPECT_EQ(CategoryOfBlock(In(MemoryPhase::kBackward, 200), &kBackward, 100, 200, kNoId),
+            MemoryCategory::kTemporaries);
 }
 
 TEST(KinetoCategories, OptimizerBlocksOutlivingTheStepAreState) {

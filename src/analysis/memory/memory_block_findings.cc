@@ -133,8 +133,8 @@ void DescribeLiveBlocks(const Trace& trace, std::vector<const MemoryBlock*> live
 void FindLeakSuspects(const Trace& trace, const std::vector<MemoryBlock>& blocks, DeviceMemory* out) {
   const std::vector<Step>& steps = trace.steps();
   if (steps.size() < 3) return;
-  const bool ends_in_order = std::is_sorted(steps.begin(), steps.end(),
-                                            [](const Step& a, const Step& b) { return a.end_ns < b.end_ns; });
+  const bool ends_in_order =
+      std::is_sorted(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.end_ns < b.end_ns; });
   AlivePerStep alive = ends_in_order ? AliveByRuns(trace, blocks) : AliveByWalk(trace, blocks);
   for (auto& [op, per_step] : alive) {
     bool grows = true;

@@ -232,7 +232,8 @@ class DeviceAnalyzer {
     size_t next_point = 0;
     for (size_t seq = 0; seq < order_.size(); ++seq) {
       if (allocated_at[seq] != kNoIndex) live.Add(categories[allocated_at[seq]], blocks_[allocated_at[seq]].bytes);
-      if (freed_at[seq] != kNoIndex) live.Add(categories[freed_at[seq]], -blocks_[freed_at[seq]].bytes);  // bytes > 0: allocations only
+      if (freed_at[seq] != kNoIndex)
+        live.Add(categories[freed_at[seq]], -blocks_[freed_at[seq]].bytes);  // bytes > 0: allocations only
       const int64_t total = At(seq).total_allocated;
       if (total == kNoId) continue;
       CategoryBytes held = live;

@@ -34,7 +34,8 @@ Phase PhaseOfFrame(const SnapshotFrame& frame) {
     return Phase::kOptimizer;
   }
   if (Has(frame.name, "torch::autograd::Engine::") ||
-      (frame.name == "backward" && (Has(frame.filename, "torch/autograd/") || Has(frame.filename, "torch/_tensor.py")))) {
+      (frame.name == "backward" &&
+       (Has(frame.filename, "torch/autograd/") || Has(frame.filename, "torch/_tensor.py")))) {
     return Phase::kBackward;
   }
   if (frame.name == "forward" && IsPythonFile(frame.filename)) return Phase::kForward;
@@ -53,7 +54,8 @@ void ForEachFrame(const MemorySnapshot& snapshot, StackId stack, F&& f) {
 
 Phase PhaseOf(const MemorySnapshot& snapshot, StackId stack) {
   Phase best = Phase::kOther;
-  ForEachFrame(snapshot, stack, [&](const SnapshotFrame& frame, uint32_t) { best = std::min(best, PhaseOfFrame(frame)); });
+  ForEachFrame(snapshot, stack,
+               [&](const SnapshotFrame& frame, uint32_t) { best = std::min(best, PhaseOfFrame(frame)); });
   return best;
 }
 
@@ -65,11 +67,16 @@ size_t CategoryOf(Phase phase, bool freed_within_phase) {
                    kUnknown = 5;
   if (freed_within_phase) return kTemporaries;
   switch (phase) {
-    case Phase::kOptimizer: return kOptimizerState;
-    case Phase::kBackward: return kGradients;
-    case Phase::kForward: return kActivations;
-    case Phase::kInit: return kParameters;
-    case Phase::kOther: return kUnknown;
+    case Phase::kOptimizer:
+      return kOptimizerState;
+    case Phase::kBackward:
+      return kGradients;
+    case Phase::kForward:
+      return kActivations;
+    case Phase::kInit:
+      return kParameters;
+    case Phase::kOther:
+      return kUnknown;
   }
   return kUnknown;
 }
@@ -138,8 +145,7 @@ void DumpState(const MemorySnapshot& snapshot, SnapshotDeviceMemory* out) {
 // One device's trace replayed: allocations paired with their frees, the peak, the phases.
 class TraceReplay {
  public:
-  TraceReplay(const MemorySnapshot& snapshot, const std::vector<SnapshotTraceEntry>& entries,
-              SnapshotDeviceMemory* out)
+  TraceReplay(const MemorySnapshot& snapshot, const std::vector<SnapshotTraceEntry>& entries, SnapshotDeviceMemory* out)
       : snapshot_(snapshot), entries_(entries), out_(out) {}
 
   void Run() {
@@ -456,7 +462,7 @@ class TraceReplay {
   std::vector<size_t> run_end_;
   size_t last_alloc_ = 0;
   std::vector<size_t> timeline_events_;  // the event each timeline point stands for
-  uint64_t freed_before_trace_ = 0;  // frees of blocks the trace never allocated
+  uint64_t freed_before_trace_ = 0;      // frees of blocks the trace never allocated
 };
 
 }  // namespace
@@ -481,10 +487,14 @@ std::pair<FrameKind, uint32_t> UserFrameOf(const MemorySnapshot& snapshot, Stack
 
 std::string FrameLabel(const SnapshotFrameRef& frame) {
   switch (frame.kind) {
-    case FrameKind::kPython: return fmt::format("{} ({}:{})", frame.function, frame.file, frame.line);
-    case FrameKind::kCpp: return frame.function;
-    case FrameKind::kNone: return "(no Python frame, no autograd node or operator)";
-    case FrameKind::kBeforeTrace: return "(allocated before the trace began)";
+    case FrameKind::kPython:
+      return fmt::format("{} ({}:{})", frame.function, frame.file, frame.line);
+    case FrameKind::kCpp:
+      return frame.function;
+    case FrameKind::kNone:
+      return "(no Python frame, no autograd node or operator)";
+    case FrameKind::kBeforeTrace:
+      return "(allocated before the trace began)";
   }
   return "";
 }

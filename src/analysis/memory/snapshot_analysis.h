@@ -39,7 +39,7 @@ inline constexpr std::string_view kSnapshotCategoryNames[kSnapshotCategories] = 
 
 struct SnapshotLeak {
   SnapshotFrameRef frame;
-  uint64_t bytes = 0;       // allocated in the trace and still held at the dump
+  uint64_t bytes = 0;  // allocated in the trace and still held at the dump
   uint64_t blocks = 0;
   uint32_t iterations = 0;  // iterations (optimizer steps apart) that left such blocks
   bool growing = false;     // left some in two iterations or more
@@ -87,21 +87,21 @@ struct SnapshotDeviceMemory {
   uint64_t inactive_bytes = 0;        // free blocks inside segments
   uint64_t inactive_split_bytes = 0;  // those in segments split into several blocks
   uint64_t largest_free_block = 0;
-  uint64_t largest_request = 0;       // the largest allocation in the trace or block held at the dump
+  uint64_t largest_request = 0;  // the largest allocation in the trace or block held at the dump
 
   uint64_t events = 0;
   int64_t first_time_us = 0;
   int64_t last_time_us = 0;
   uint64_t allocated_before_trace = 0;  // held when the trace began (reconstructed from the dump)
   uint64_t peak_allocated = 0;
-  int64_t peak_time_us = 0;     // of the event that reached it; the trace's start where none did
-  uint64_t peak_event = 0;      // events applied at the peak
+  int64_t peak_time_us = 0;  // of the event that reached it; the trace's start where none did
+  uint64_t peak_event = 0;   // events applied at the peak
   uint64_t reserved_at_peak = 0;
   uint64_t peak_reserved = 0;
-  uint32_t iterations = 0;      // optimizer steps seen in the trace
-  std::vector<SnapshotFrameBytes> peak_frames;  // every group, largest first; they sum to peak_allocated
+  uint32_t iterations = 0;                        // optimizer steps seen in the trace
+  std::vector<SnapshotFrameBytes> peak_frames;    // every group, largest first; they sum to peak_allocated
   uint64_t categories[kSnapshotCategories] = {};  // at the peak; they sum to peak_allocated
-  std::vector<SnapshotLeak> leaks;  // growing first, then by bytes
+  std::vector<SnapshotLeak> leaks;                // growing first, then by bytes
   std::optional<SnapshotOom> oom;
   // At most kSnapshotTimelinePoints, in order: the events cut into that many equal runs, each point the
   // run's largest allocated total, so the peak is one of them (unless the trace begins at it).

@@ -65,13 +65,13 @@ TEST(SnapshotAnalysisTest, PeakIsAnchoredOnTheDumpAndChargedToUserFrames) {
   const StackId forward = b.Stack({kAllocator, kModuleCall, kForward, kModuleCall});
   const StackId backward = b.Stack({kAllocator, kMmBackward, kEngine});
   const StackId step = b.Stack({kAllocator, kStep});
-  b.Alloc(1, 100, forward);   // activation: outlives the forward
-  b.Alloc(2, 30, forward);    // a temporary: freed within the forward
+  b.Alloc(1, 100, forward);  // activation: outlives the forward
+  b.Alloc(2, 30, forward);   // a temporary: freed within the forward
   b.Free(2, 30);
-  b.Alloc(3, 50, backward);   // gradient
-  b.Free(1, 100);             // the activation, used by backward
-  b.Alloc(4, 20, step);       // optimizer state
-  b.Free(900, 40);            // a block from before the trace
+  b.Alloc(3, 50, backward);  // gradient
+  b.Free(1, 100);            // the activation, used by backward
+  b.Alloc(4, 20, step);      // optimizer state
+  b.Free(900, 40);           // a block from before the trace
   b.Segment(/*allocated=*/1000 + 50 + 20 - 40, /*free=*/64);
   const SnapshotAnalysis analysis = AnalyzeSnapshot(b.snapshot());
   ASSERT_EQ(analysis.devices.size(), 1u);
@@ -82,10 +82,10 @@ TEST(SnapshotAnalysisTest, PeakIsAnchoredOnTheDumpAndChargedToUserFrames) {
   EXPECT_EQ(d.peak_time_us, 30);
   EXPECT_EQ(d.largest_request, 1030u);  // the dump's block
   EXPECT_EQ(d.inactive_split_bytes, 64u);
-  EXPECT_EQ(d.categories[1], 50u);   // gradients
-  EXPECT_EQ(d.categories[3], 100u);  // activations
-  EXPECT_EQ(d.categories[4], 0u);    // the temporary is gone by then
-  EXPECT_EQ(d.categories[5], 1000u); // unknown: before the trace
+  EXPECT_EQ(d.categories[1], 50u);    // gradients
+  EXPECT_EQ(d.categories[3], 100u);   // activations
+  EXPECT_EQ(d.categories[4], 0u);     // the temporary is gone by then
+  EXPECT_EQ(d.categories[5], 1000u);  // unknown: before the trace
   EXPECT_EQ(CategorySum(d), d.peak_allocated);
   ASSERT_EQ(d.peak_frames.size(), 3u);
   EXPECT_EQ(d.peak_frames[0].frame.kind, FrameKind::kBeforeTrace);
@@ -112,7 +112,7 @@ TEST(SnapshotAnalysisTest, CategoriesFollowThePhaseABlockOutlives) {
   b.Alloc(2, 10, backward);  // gradient: outlives the backward run
   b.Alloc(3, 1, backward);   // temporary
   b.Free(3, 1);
-  b.Alloc(4, 1000, step);    // optimizer state, at the peak
+  b.Alloc(4, 1000, step);  // optimizer state, at the peak
   b.Segment(1110, 0);
   const SnapshotDeviceMemory d = AnalyzeSnapshot(b.snapshot()).devices[0];
   EXPECT_EQ(d.allocated_before_trace, 0u);
@@ -175,9 +175,9 @@ TEST(SnapshotAnalysisTest, OomStateAndNoTrace) {
 TEST(SnapshotAnalysisTest, ATraceThatFreesMoreThanTheDumpHoldsIsAnchoredOnItsFrees) {
   SnapshotBuilder b;
   const StackId forward = b.Stack({kAllocator, kForward});
-  b.Free(7, 40);               // a block from before the trace
-  b.Alloc(1, 100, forward);    // never freed, yet the dump holds nothing
-  b.Alloc(1, 10, forward);     // the same address again, freed: the latest allocation is the one freed
+  b.Free(7, 40);             // a block from before the trace
+  b.Alloc(1, 100, forward);  // never freed, yet the dump holds nothing
+  b.Alloc(1, 10, forward);   // the same address again, freed: the latest allocation is the one freed
   b.Free(1, 10);
   b.Segment(0, 64);
   const SnapshotDeviceMemory d = AnalyzeSnapshot(b.snapshot()).devices[0];

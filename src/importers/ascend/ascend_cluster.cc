@@ -73,18 +73,21 @@ Result<std::vector<Trace>> ImportClusterAnalysis(const std::string& dir) {
   Trace scratch = scratch_builder.Finish();
   SideTableBuilder problems(&scratch);
   std::map<int64_t, std::vector<ReportedStepTime>> by_rank;
-  std::map<int64_t, uint64_t> repeats;  // rank -> its rows dropped for a step it already had
+  std::map<int64_t, uint64_t> repeats;       // rank -> its rows dropped for a step it already had
   std::vector<std::vector<int64_t>> stages;  // the stage rows' ranks, in file order: stage order
-  TP_RETURN_IF_ERROR(ReadClusterStepTraceTime(&csv, &problems, [&](int64_t rank, const ReportedStepTime& row) {
-    std::vector<ReportedStepTime>& rows = by_rank[rank];
-    const bool seen =
-        std::any_of(rows.begin(), rows.end(), [&](const ReportedStepTime& r) { return r.step == row.step; });
-    if (seen) {
-      ++repeats[rank];
-    } else {
-      rows.push_back(row);
-    }
-  }, [&](std::vector<int64_t> ranks) { stages.push_back(std::move(ranks)); }));
+  TP_RETURN_IF_ERROR(ReadClusterStepTraceTime(
+      &csv, &problems,
+      [&](int64_t rank, const ReportedStepTime& row) {
+        std::vector<ReportedStepTime>& rows = by_rank[rank];
+        const bool seen =
+            std::any_of(rows.begin(), rows.end(), [&](const ReportedStepTime& r) { return r.step == row.step; });
+        if (seen) {
+          ++repeats[rank];
+        } else {
+          rows.push_back(row);
+        }
+      },
+      [&](std::vector<int64_t> ranks) { stages.push_back(std::move(ranks)); }));
   if (by_rank.empty()) return InvalidInput(csv_path.string() + ": no rank rows (Type \"rank\")");
   std::vector<Trace> traces;
   const std::vector<std::vector<int64_t>> pipeline_groups = PipelineGroups(stages);

@@ -123,12 +123,13 @@ void DropSplitOfStepsTheirOpsOutlast(std::string_view origin, SideTableBuilder* 
     DropSplit(&op);
     if (!op.total) ++dropped_ops;
   }
-  out->Warn(fmt::format(
-      "{}: {} of its {} {} HCCL ops whose wait and transit add up past the step ({}); the transit, "
-      "wait, synchronization and idle times of {} {} are dropped, not clamped (unknown, left out "
-      "of every sum and ratio); their count, elapse, sizes and per-transport bandwidth are kept",
-      origin, outlasting.size(), steps.size(), steps.size() == 1 ? "step lists" : "steps list", example,
-      outlasting.size() == 1 ? "that step's" : "those steps'", dropped_ops == 1 ? "1 op" : fmt::format("{} ops", dropped_ops)));
+  out->Warn(
+      fmt::format("{}: {} of its {} {} HCCL ops whose wait and transit add up past the step ({}); the transit, "
+                  "wait, synchronization and idle times of {} {} are dropped, not clamped (unknown, left out "
+                  "of every sum and ratio); their count, elapse, sizes and per-transport bandwidth are kept",
+                  origin, outlasting.size(), steps.size(), steps.size() == 1 ? "step lists" : "steps list", example,
+                  outlasting.size() == 1 ? "that step's" : "those steps'",
+                  dropped_ops == 1 ? "1 op" : fmt::format("{} ops", dropped_ops)));
 }
 
 // A numeric field of an op or a link, by its key in the file.
@@ -145,9 +146,8 @@ class CommunicationReader {
 
   Status ReadOps(ByteSource* source) {
     tables_->ops_present = true;
-    Status status = ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& object) {
-      return ReadOp(step, p2p, key, object);
-    });
+    Status status = ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key,
+                                             od::object& object) { return ReadOp(step, p2p, key, object); });
     if (status.ok()) DropSplitOfStepsTheirOpsOutlast(origin_, out_);
     return status;
   }
@@ -169,15 +169,15 @@ class CommunicationReader {
   template <typename Fn>
   Status ForEachOp(ByteSource* source, Fn on_op) {
     CommunicationWalker walker(source, origin_);
-    return walker.Run([&](std::string_view step, bool p2p, std::string_view key,
-                          simdjson::padded_string_view text) -> Status {
-      const std::string where = std::string(step) + "." + std::string(key);
-      od::document doc;
-      od::object object;
-      if (auto e = parser_.iterate(text).get(doc)) return Fail(where, e);
-      if (auto e = doc.get_object().get(object)) return Fail(where, e);
-      return on_op(step, p2p, key, object);
-    });
+    return walker.Run(
+        [&](std::string_view step, bool p2p, std::string_view key, simdjson::padded_string_view text) -> Status {
+          const std::string where = std::string(step) + "." + std::string(key);
+          od::document doc;
+          od::object object;
+          if (auto e = parser_.iterate(text).get(doc)) return Fail(where, e);
+          if (auto e = doc.get_object().get(object)) return Fail(where, e);
+          return on_op(step, p2p, key, object);
+        });
   }
 
   // A number, or NaN for null; anything else is an error.

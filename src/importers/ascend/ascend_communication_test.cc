@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-
 #include "importers/ascend/ascend_directory.h"
 #include "importers/ascend/communication_walker.h"
 #include "io/memory_source.h"
@@ -128,13 +127,13 @@ TEST(AscendCommunicationTest, StreamsOpsThroughASmallWindow) {
     MemorySource source("communication.json", kOps, max_read);
     CommunicationWalker walker(&source, "communication.json", /*chunk_bytes=*/16);
     std::vector<std::string> seen;
-    Status status = walker.Run([&](std::string_view step, bool p2p, std::string_view key,
-                                   simdjson::padded_string_view value) {
-      seen.push_back(fmt::format("{} {} {} {}", step, p2p, key, value.size()));
-      EXPECT_EQ(value.front(), '{');
-      EXPECT_EQ(value.back(), '}');
-      return Status();
-    });
+    Status status =
+        walker.Run([&](std::string_view step, bool p2p, std::string_view key, simdjson::padded_string_view value) {
+          seen.push_back(fmt::format("{} {} {} {}", step, p2p, key, value.size()));
+          EXPECT_EQ(value.front(), '{');
+          EXPECT_EQ(value.back(), '}');
+          return Status();
+        });
     ASSERT_TRUE(status.ok()) << status.message();
     ASSERT_EQ(seen.size(), 2u);
     EXPECT_TRUE(seen[0].starts_with("step50 false hcom_allReduce__586_0_1@1752 ")) << seen[0];

@@ -281,8 +281,9 @@ bool Warns(const Trace& trace, std::string_view text) {
 TEST(AscendDbTest, ATextTimestampSkipsItsRowAndIsCountedNeverReadAsZero) {
   TUNEPROF_REQUIRE_CORPUS();
   const Trace before = MustImport(kDb + "level1/rank0_ascend_pt");
-  const auto dir = CraftedRank("text_start", "UPDATE TASK SET startNs = 'soon' WHERE rowid IN (SELECT rowid FROM TASK "
-                                             "ORDER BY startNs LIMIT 2)");
+  const auto dir = CraftedRank("text_start",
+                               "UPDATE TASK SET startNs = 'soon' WHERE rowid IN (SELECT rowid FROM TASK "
+                               "ORDER BY startNs LIMIT 2)");
   const Trace after = MustImport(dir.string());
   EXPECT_TRUE(Warns(after, "TASK: 2 rows with a non-integer startNs skipped"));
   ASSERT_FALSE(after.events().ts_ns.empty());
@@ -316,9 +317,10 @@ TEST(AscendDbTest, MetaDataParallelGroupsAreReadAsProfilerMetadataGivesThem) {
 
 TEST(AscendDbTest, AViewInPlaceOfATableIsRefusedByNameAndTheRestIsRead) {
   TUNEPROF_REQUIRE_CORPUS();
-  const auto dir = CraftedRank("view", "DROP TABLE CANN_API; CREATE VIEW CANN_API AS WITH RECURSIVE c(x) AS (SELECT 1 "
-                                       "UNION ALL SELECT x + 1 FROM c) SELECT x AS startNs, x AS endNs, 1 AS globalTid, "
-                                       "x AS connectionId, 1 AS name FROM c");
+  const auto dir = CraftedRank("view",
+                               "DROP TABLE CANN_API; CREATE VIEW CANN_API AS WITH RECURSIVE c(x) AS (SELECT 1 "
+                               "UNION ALL SELECT x + 1 FROM c) SELECT x AS startNs, x AS endNs, 1 AS globalTid, "
+                               "x AS connectionId, 1 AS name FROM c");
   const Trace trace = MustImport(dir.string());
   EXPECT_TRUE(Warns(trace, "CANN_API is a view, not a table; tuneprof reads tables only"));
   EXPECT_GT(CountKind(trace, EventKind::kKernel), 0u);
@@ -330,13 +332,14 @@ TEST(AscendDbTest, AViewInPlaceOfATableIsRefusedByNameAndTheRestIsRead) {
 TEST(AscendDbTest, AJoinThatMultipliesRowsEndsOverBudget) {
   TUNEPROF_REQUIRE_CORPUS();
   // Every task and every communication op on one connectionId: the timeline's join is tasks x ops rows.
-  const auto dir = CraftedRank("join", "UPDATE TASK SET connectionId = 1; UPDATE COMMUNICATION_OP SET connectionId = 1;"
-                                       "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
-                                       "INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId) SELECT 1, x, "
-                                       "x + 1, 1 FROM c;"
-                                       "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
-                                       "INSERT INTO TASK (startNs, endNs, streamId, connectionId) SELECT x, x + 1, 1, 1 "
-                                       "FROM c");
+  const auto dir = CraftedRank("join",
+                               "UPDATE TASK SET connectionId = 1; UPDATE COMMUNICATION_OP SET connectionId = 1;"
+                               "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
+                               "INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId) SELECT 1, x, "
+                               "x + 1, 1 FROM c;"
+                               "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
+                               "INSERT INTO TASK (startNs, endNs, streamId, connectionId) SELECT x, x + 1, 1, 1 "
+                               "FROM c");
   auto trace = ImportAscendDirectory(dir.string());
   ASSERT_FALSE(trace.ok());
   EXPECT_NE(trace.status().message().find("query over budget: TASK"), std::string::npos) << trace.status().message();
@@ -366,8 +369,8 @@ TEST(AscendDbTest, BackwardOperatorsAreLinkedToTheirForwardOperators) {
   TUNEPROF_REQUIRE_CORPUS();
   const auto links = BackwardLinks(MustImport(kDb + "level1/rank0_ascend_pt"));
   EXPECT_EQ(links.size(), 27u);
-  EXPECT_NE(std::find(links.begin(), links.end(), std::make_pair(std::string("aten::nll_loss_nd"),
-                                                                 std::string("NllLossBackward0"))),
+  EXPECT_NE(std::find(links.begin(), links.end(),
+                      std::make_pair(std::string("aten::nll_loss_nd"), std::string("NllLossBackward0"))),
             links.end());
 }
 
@@ -396,8 +399,8 @@ TEST(AscendDbTest, HcclSubTasksKeepSizeTransportAndLink) {
     ++unaligned;
     unaligned_bytes += task.size_bytes;
     EXPECT_EQ(t.str(task.link_type), "HCCS");
-    EXPECT_NEAR(task.bandwidth_gbps, static_cast<double>(task.size_bytes) / static_cast<double>(t.events().dur_ns[task.event]),
-                1e-9);
+    EXPECT_NEAR(task.bandwidth_gbps,
+                static_cast<double>(task.size_bytes) / static_cast<double>(t.events().dur_ns[task.event]), 1e-9);
   }
   EXPECT_EQ(unaligned, 4u);
   EXPECT_EQ(unaligned_bytes, 6199616);

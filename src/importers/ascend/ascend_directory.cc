@@ -163,11 +163,11 @@ void SettleAscendRank(const fs::path& root, SideTableBuilder* out) {
 // was in the profiler database that is missing, and that is what the warning names.
 Trace ImportTimeline(const fs::path& trace_view, const Layout& layout, const std::string& dir) {
   const bool db_export = !FindAnalysisDatabase(layout.output).empty();
-  std::string problem =
-      db_export
-          ? (layout.output / "ascend_pytorch_profiler_*.db").string() + std::string(kMissingTimelineWarning) + dir +
-                " (the Db export keeps it there: copy it with the rank)"
-          : trace_view.string() + std::string(kMissingTimelineWarning) + dir + " (" + std::string(kTimelineExportHint) + ")";
+  std::string problem = db_export ? (layout.output / "ascend_pytorch_profiler_*.db").string() +
+                                        std::string(kMissingTimelineWarning) + dir +
+                                        " (the Db export keeps it there: copy it with the rank)"
+                                  : trace_view.string() + std::string(kMissingTimelineWarning) + dir + " (" +
+                                        std::string(kTimelineExportHint) + ")";
   return ImportTimelineOrEmpty(IsFile(trace_view) ? trace_view : fs::path(), dir, problem);
 }
 

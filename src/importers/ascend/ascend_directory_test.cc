@@ -225,8 +225,8 @@ bool Warned(const Trace& t, std::string_view needle) {
 // beside step_trace_time.csv's figures of all of it: the rank is read as one without trace_view.json.
 TEST(AscendDirectoryTest, TimelineCutBeforeItsStepsEndIsReadAsNoTimeline) {
   TUNEPROF_REQUIRE_CORPUS();
-  const fs::path cut_dir = PartialCopy(
-      "cut", {"trace_view.json", "kernel_details.csv", "step_trace_time.csv", "communication.json"});
+  const fs::path cut_dir =
+      PartialCopy("cut", {"trace_view.json", "kernel_details.csv", "step_trace_time.csv", "communication.json"});
   CutTraceView(cut_dir, 0.6);
   const fs::path none_dir = PartialCopy("none", {"kernel_details.csv", "step_trace_time.csv", "communication.json"});
   Trace cut = MustImport(cut_dir.string());
@@ -242,8 +242,9 @@ TEST(AscendDirectoryTest, TimelineCutBeforeItsStepsEndIsReadAsNoTimeline) {
   EXPECT_FALSE(cut.communication().ops.empty());
   ASSERT_EQ(cut.reported_step_times().size(), 1u);
   EXPECT_EQ(cut.reported_step_times()[0].stage_ns, none.reported_step_times()[0].stage_ns);
-  EXPECT_TRUE(Warned(cut, "the timeline is cut off (0 complete steps of the 1 that step_trace_time.csv holds); "
-                          "read as a rank without a timeline"));
+  EXPECT_TRUE(Warned(cut,
+                     "the timeline is cut off (0 complete steps of the 1 that step_trace_time.csv holds); "
+                     "read as a rank without a timeline"));
   EXPECT_FALSE(Warned(cut, "trace_view.json: missing"));
   EXPECT_EQ(Entry(cut, "inventory.ASCEND_PROFILER_OUTPUT/trace_view.json"), "unreadable: cut off; set aside");
   fs::remove_all(cut_dir.parent_path());

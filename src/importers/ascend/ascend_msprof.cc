@@ -76,7 +76,8 @@ fs::path FindDatabase(const Layout& layout) {
 
 // The timeline, or an empty one (with a warning) when it is missing or broken: the summaries still load.
 Trace ImportTimeline(const fs::path& timeline, const std::string& dir) {
-  std::string problem = (Normal(dir) / kOutputDir / "msprof_*.json").string() + std::string(kMissingTimelineWarning) + dir;
+  std::string problem =
+      (Normal(dir) / kOutputDir / "msprof_*.json").string() + std::string(kMissingTimelineWarning) + dir;
   return ImportTimelineOrEmpty(timeline, dir, problem);
 }
 

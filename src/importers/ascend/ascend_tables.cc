@@ -207,9 +207,7 @@ ReportedStepTime StepRow(const CsvReader& csv, const StepColumns& c, SideTableBu
 
 }  // namespace
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out) {
   TP_ASSIGN_OR_RETURN(const StepColumns columns, FindStepColumns(*csv));

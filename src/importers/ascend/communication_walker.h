@@ -20,8 +20,8 @@ namespace tuneprof {
 class CommunicationWalker {
  public:
   // One op: its step key, section, op key (all unescaped) and the value's text.
-  using OpFn = std::function<Status(std::string_view step, bool p2p, std::string_view key,
-                                    simdjson::padded_string_view value)>;
+  using OpFn =
+      std::function<Status(std::string_view step, bool p2p, std::string_view key, simdjson::padded_string_view value)>;
 
   static constexpr size_t kMaxValueBytes = size_t{64} << 20;
 

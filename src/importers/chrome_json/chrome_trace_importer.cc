@@ -41,7 +41,7 @@ Result<Trace> ImportChromeTrace(ByteSource* source, const ChromeImportOptions& o
   static const bool kHaswell = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                                __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") && HasLzcnt();
   Result<Trace> trace = kHaswell ? chrome_json::haswell::ImportChromeTraceImpl(source, options)
-                                  : chrome_json::generic::ImportChromeTraceImpl(source, options);
+                                 : chrome_json::generic::ImportChromeTraceImpl(source, options);
   if (trace.ok()) return trace;
   return PreferGzipDamage(*source, trace.status());
 }

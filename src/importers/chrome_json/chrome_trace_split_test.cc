@@ -230,8 +230,9 @@ TEST(ChromeTraceSplitTest, GzipTraceIsTheSameWhereverItSplits) {
   // Cut off inside the member: a cut-off warning whichever thread reaches the end.
   const std::string gz = Gzip(text);
   const std::string cut = gz.substr(0, gz.size() * 3 / 4);
-  EXPECT_NE(ImportGzip(cut, ChromeImportOptions::kSplitNever, GzipInflater::kZlib, kDefaultChunkBytes).dump.find("cut-off"),
-            std::string::npos);
+  EXPECT_NE(
+      ImportGzip(cut, ChromeImportOptions::kSplitNever, GzipInflater::kZlib, kDefaultChunkBytes).dump.find("cut-off"),
+      std::string::npos);
   ExpectSameAtEveryGzipSplit(cut, text.size(), 43, kDefaultChunkBytes);
   // Damaged after the split: the error is the one a single thread meets.
   std::string damaged = gz;

@@ -34,8 +34,8 @@ const char* FieldEnd(const char* p, const char* end) {
   const __m128i cr = _mm_set1_epi8('\r');
   for (; end - p >= 16; p += 16) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, comma), _mm_cmpeq_epi8(bytes, lf)),
-                                       _mm_cmpeq_epi8(bytes, cr));
+    const __m128i stops =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, comma), _mm_cmpeq_epi8(bytes, lf)), _mm_cmpeq_epi8(bytes, cr));
     const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
     if (mask != 0) return p + __builtin_ctz(mask);
   }

@@ -78,7 +78,7 @@ class CsvReader {
   Status Fill(size_t want);
 
   std::string name_;
-  std::string text_;  // the window: input bytes from consumed_ on
+  std::string text_;                    // the window: input bytes from consumed_ on
   std::unique_ptr<ByteSource> source_;  // null for text given whole
   bool eof_ = true;
   uint64_t consumed_ = 0;  // input bytes dropped from the window's front

@@ -126,7 +126,6 @@ TEST(CsvReaderTest, ErrorsNameFileAndRow) {
   EXPECT_NE(empty.status().message().find("empty.csv"), std::string::npos);
 }
 
-
 // Long records, which the 16-byte splitter reads, give the cells they were written from: LF and CRLF
 // ends, empty cells, a CR inside a cell's text, quoted cells and a blank line among them, at every
 // alignment.
@@ -175,7 +174,8 @@ std::vector<std::string> AllRecords(CsvReader* reader, std::string* ending) {
     for (size_t i = 0; i < reader->field_count(); ++i) record += std::string(reader->Text(static_cast<int>(i))) + "|";
     records.push_back(record);
   }
-  *ending = "end after row " + std::to_string(reader->row()) + ", " + std::to_string(reader->dropped_rows()) + " dropped";
+  *ending =
+      "end after row " + std::to_string(reader->row()) + ", " + std::to_string(reader->dropped_rows()) + " dropped";
   return records;
 }
 
@@ -212,10 +212,18 @@ class CsvStreamTest : public ::testing::Test {
 // Records of every kind cross the 64 KiB window at every offset within a few bytes: quoted cells with ""
 // escapes and line breaks, CRLF, tabs after timestamps, short rows, blank lines.
 TEST_F(CsvStreamTest, RecordsAcrossTheWindowReadAsWhole) {
-  const std::string rows[] = {"1,\"a,b\",2\r\n", "3,\"\"\"4096,4096\"\"\",5\n", "1736408883704643.212\t,x,y\n",
-                              "\"two\nlines\",\"say \"\"hi\"\"\",z\r\n", "6,7\n", "\n", "8,9,10\r"};
+  const std::string rows[] = {"1,\"a,b\",2\r\n",
+                              "3,\"\"\"4096,4096\"\"\",5\n",
+                              "1736408883704643.212\t,x,y\n",
+                              "\"two\nlines\",\"say \"\"hi\"\"\",z\r\n",
+                              "6,7\n",
+                              "\n",
+                              "8,9,10\r"};
   for (size_t shift = 0; shift < 48; ++shift) {
-    std::string text = "\xEF\xBB\xBF" "a,b,c\n" + std::string(shift, 'p') + ",q,r\n";
+    std::string text =
+        "\xEF\xBB\xBF"
+        "a,b,c\n" +
+        std::string(shift, 'p') + ",q,r\n";
     for (size_t i = 0; text.size() < (size_t{3} << 16); ++i) text += rows[i % std::size(rows)];
     ExpectSameAsWhole(text);
   }

@@ -22,7 +22,8 @@ constexpr size_t kPlotRowWidth = kMemoryCategories + 1;
 
 // Applies one change to the running sums, refusing a category that falls below zero (bytes released
 // that were never held) or grows past kMaxCategoryBytes.
-Status Apply(int64_t bytes, size_t category, size_t index, std::string_view name, std::array<int64_t, kMemoryCategories>* sums) {
+Status Apply(int64_t bytes, size_t category, size_t index, std::string_view name,
+             std::array<int64_t, kMemoryCategories>* sums) {
   int64_t& sum = (*sums)[category];
   if (bytes < -kMaxCategoryBytes || bytes > kMaxCategoryBytes || sum + bytes > kMaxCategoryBytes) {
     return InvalidInput(fmt::format("{}: event {}: {} bytes out of range", name, index, bytes));
@@ -81,7 +82,8 @@ Result<MemoryTimelineExport> ReadRaw(simdjson::dom::array root, std::string_view
 
 // `[[t_us, ...], [[0, bytes per category...], ...]]`: each point's totals, turned into the changes from
 // the point before; a point that changes nothing keeps its time with an empty change.
-Result<MemoryTimelineExport> ReadPlotPoints(simdjson::dom::array times, simdjson::dom::array sizes, std::string_view name) {
+Result<MemoryTimelineExport> ReadPlotPoints(simdjson::dom::array times, simdjson::dom::array sizes,
+                                            std::string_view name) {
   if (times.size() != sizes.size()) {
     return InvalidInput(fmt::format("{}: {} times but {} rows of sizes", name, times.size(), sizes.size()));
   }
@@ -102,12 +104,14 @@ Result<MemoryTimelineExport> ReadPlotPoints(simdjson::dom::array times, simdjson
       return InvalidInput(fmt::format("{}: point {}: sizes are not {} integers", name, index, kPlotRowWidth));
     }
     TP_ASSIGN_OR_RETURN(const int64_t baseline, IntAt(row, 0, "the baseline", index, name));
-    if (baseline != 0) return InvalidInput(fmt::format("{}: point {}: the baseline is {}, not 0", name, index, baseline));
+    if (baseline != 0)
+      return InvalidInput(fmt::format("{}: point {}: the baseline is {}, not 0", name, index, baseline));
     const size_t before = out.changes.size();
     for (size_t c = 0; c < kMemoryCategories; ++c) {
       TP_ASSIGN_OR_RETURN(const int64_t bytes, IntAt(row, c + 1, "a size", index, name));
       if (bytes < 0 || bytes > kMaxCategoryBytes) {
-        return InvalidInput(fmt::format("{}: point {}: {} bytes of {} out of range", name, index, bytes, kMemoryCategoryNames[c]));
+        return InvalidInput(
+            fmt::format("{}: point {}: {} bytes of {} out of range", name, index, bytes, kMemoryCategoryNames[c]));
       }
       if (bytes != sums[c]) out.changes.push_back({t * 1000, bytes - sums[c], static_cast<MemoryCategory>(c)});
       sums[c] = bytes;

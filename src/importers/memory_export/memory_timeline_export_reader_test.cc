@@ -18,9 +18,10 @@ TEST(MemoryTimelineExport, SniffsBothFormsAndNoTrace) {
 }
 
 TEST(MemoryTimelineExport, ReadsRawEventsInFileOrder) {
-  auto file = MemoryTimelineExportFromText("[[-1, 1, 512, 7], [10, 2, 100, 4], [20, 3, -100, 4], [20, 3, 100, 5],"
-                                           " [30, 4, -100, 5]]",
-                                           "t.json");
+  auto file = MemoryTimelineExportFromText(
+      "[[-1, 1, 512, 7], [10, 2, 100, 4], [20, 3, -100, 4], [20, 3, 100, 5],"
+      " [30, 4, -100, 5]]",
+      "t.json");
   ASSERT_TRUE(file.ok()) << file.status().message();
   EXPECT_TRUE(file->raw);
   ASSERT_EQ(file->changes.size(), 5u);
@@ -32,7 +33,8 @@ TEST(MemoryTimelineExport, ReadsRawEventsInFileOrder) {
 
 TEST(MemoryTimelineExport, TurnsPlotPointsIntoChanges) {
   auto file = MemoryTimelineExportFromText(
-      "[[5, 7, 9], [[0, 10, 0, 0, 0, 0, 0, 0, 0], [0, 10, 0, 0, 0, 4, 0, 0, 0], [0, 10, 0, 0, 0, 4, 0, 0, 0]]]", "p.json");
+      "[[5, 7, 9], [[0, 10, 0, 0, 0, 0, 0, 0, 0], [0, 10, 0, 0, 0, 4, 0, 0, 0], [0, 10, 0, 0, 0, 4, 0, 0, 0]]]",
+      "p.json");
   ASSERT_TRUE(file.ok()) << file.status().message();
   EXPECT_FALSE(file->raw);
   ASSERT_EQ(file->changes.size(), 3u);

@@ -221,7 +221,8 @@ std::string MinimalExport(const std::string& name, const std::string& third_star
       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, \"end\" INTEGER, deviceId INTEGER, streamId INTEGER, "
       "correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (236000000, 236100000, 0, 7, 1, 0, 1), "
-      "(236200000, 236300000, 0, 7, 2, 0, 1), (" + third_start + ", 236400000, 0, 7, 3, 0, 1);" + extra;
+      "(236200000, 236300000, 0, 7, 2, 0, 1), (" +
+      third_start + ", 236400000, 0, 7, 3, 0, 1);" + extra;
   EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
   sqlite3_close(db);
   return path;
@@ -245,10 +246,10 @@ TEST(NsysImporter, ATextStartSkipsItsRowAndIsCountedNeverReadAsZero) {
 }
 
 TEST(NsysImporter, AViewBesideTablesIsRefusedByNameAndTheTablesAreRead) {
-  const std::string path = MinimalExport(
-      "nsys_view.sqlite", "236300000",
-      "CREATE VIEW NVTX_EVENTS AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
-      "SELECT x AS start, x AS \"end\", 59 AS eventType, 'r' AS text, 0 AS globalTid FROM c;");
+  const std::string path =
+      MinimalExport("nsys_view.sqlite", "236300000",
+                    "CREATE VIEW NVTX_EVENTS AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                    "SELECT x AS start, x AS \"end\", 59 AS eventType, 'r' AS text, 0 AS globalTid FROM c;");
   auto trace = ImportFile(path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   EXPECT_EQ(CountKind(*trace, EventKind::kKernel), 3u);
@@ -290,8 +291,8 @@ TEST(NsysImporter, AQueryOverItsBudgetIsAnErrorNamingTheTable) {
 TEST(NsysImporter, RealExportsStayFarBelowTheQueryBudget) {
   TUNEPROF_REQUIRE_CORPUS();
   // The budget allows 20 VM steps a byte (sqlite_file.cc); the real exports take at most 1 (measured 0.2).
-  for (const char* name : {"h100_2gpu_1s.sqlite", "h100_2gpu_mfu_before.sqlite", "rtx3080_mock.sqlite",
-                           "synthetic_healthy_1pct.sqlite"}) {
+  for (const char* name :
+       {"h100_2gpu_1s.sqlite", "h100_2gpu_mfu_before.sqlite", "rtx3080_mock.sqlite", "synthetic_healthy_1pct.sqlite"}) {
     const std::string path = kNsysDir + name;
     auto file = SqliteFile::Open(path);
     ASSERT_TRUE(file.ok()) << file.status().message();

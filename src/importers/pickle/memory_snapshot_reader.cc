@@ -82,7 +82,8 @@ class SnapshotBuilder {
   }
 
   Status ReadSegment(Id item, size_t index) {
-    if (!doc_.IsDict(item)) return InvalidInput(fmt::format("{}: memory snapshot segment {} is not a dict", name_, index));
+    if (!doc_.IsDict(item))
+      return InvalidInput(fmt::format("{}: memory snapshot segment {} is not a dict", name_, index));
     SnapshotSegment segment;
     segment.device = doc_.Int(doc_.Find(item, "device"));
     TP_ASSIGN_OR_RETURN(segment.address, Size(item, "address", "segment", index));
@@ -121,7 +122,8 @@ class SnapshotBuilder {
 
   Status ReadTraces(Id traces) {
     if (traces == PickleDocument::kAbsent) return Status::Ok();
-    if (!doc_.IsList(traces)) return InvalidInput(fmt::format("{}: memory snapshot 'device_traces' is not a list", name_));
+    if (!doc_.IsList(traces))
+      return InvalidInput(fmt::format("{}: memory snapshot 'device_traces' is not a list", name_));
     int64_t device = 0;
     Status status;
     doc_.ForEachItem(traces, [&](Id list) {
@@ -144,7 +146,8 @@ class SnapshotBuilder {
   }
 
   Result<SnapshotTraceEntry> ReadEntry(Id item, size_t index) {
-    if (!doc_.IsDict(item)) return InvalidInput(fmt::format("{}: memory snapshot trace entry {} is not a dict", name_, index));
+    if (!doc_.IsDict(item))
+      return InvalidInput(fmt::format("{}: memory snapshot trace entry {} is not a dict", name_, index));
     SnapshotTraceEntry entry;
     entry.action = ActionOf(doc_.Text(doc_.Find(item, "action")));
     entry.address = OptionalSize(item, "addr");
@@ -226,7 +229,8 @@ Result<std::string> ReadSnapshotBytes(const std::string& path) {
   std::error_code error;
   const uintmax_t on_disk = std::filesystem::file_size(path, error);
   std::string bytes;
-  if (!error && on_disk <= kMaxSnapshotBytes) bytes.reserve(static_cast<size_t>(on_disk) + 1);  // + 1: the read that finds the end
+  if (!error && on_disk <= kMaxSnapshotBytes)
+    bytes.reserve(static_cast<size_t>(on_disk) + 1);  // + 1: the read that finds the end
   for (;;) {
     const size_t done = bytes.size();
     if (done > kMaxSnapshotBytes) {

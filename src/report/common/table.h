@@ -15,8 +15,8 @@ struct TableColumn {
   std::string header;
   size_t width = 0;  // text: the column's width; 0 = as wide as the cell (the last column)
   Align align = Align::kLeft;
-  size_t gap = 1;        // text: spaces before the column (none before the first)
-  bool shorten = false;  // text: a longer cell is cut to the width, ending in "..."
+  size_t gap = 1;          // text: spaces before the column (none before the first)
+  bool shorten = false;    // text: a longer cell is cut to the width, ending in "..."
   bool html_name = false;  // HTML: the cells are names that may break anywhere (class "name")
 };
 

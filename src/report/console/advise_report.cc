@@ -150,8 +150,9 @@ void AppendSlowestRankPart(const RankAdvice& rank, std::string* out) {
     if (rank.split.part(p.part) > rank.split.part(largest->part)) largest = &p;
   }
   // Unclassed computing (a rank with only torch_npu's step table) sits in the memory-bound slot: said as it is.
-  const std::string_view label =
-      !rank.split.compute_classes_known && largest->part == TimePart::kMemoryBound ? kUnclassedComputing : largest->label;
+  const std::string_view label = !rank.split.compute_classes_known && largest->part == TimePart::kMemoryBound
+                                     ? kUnclassedComputing
+                                     : largest->label;
   *out += fmt::format("  slowest rank {}: mean step {:.3f} ms, largest part {} {:.1f}%\n", rank.rank,
                       rank.split.step_ns / 1e6, label, 100 * rank.split.Share(largest->part));
 }

@@ -25,7 +25,8 @@ void AppendCategoryTable(const CategoryBytes& at_peak, const CategoryBytes* larg
                         Share(at_peak.bytes[c], peak),
                         largest ? fmt::format(" {:>12}", FormatBytes(largest->bytes[c])) : "");
   }
-  *out += fmt::format("{}{:<16} {:>12} {:>8}\n", indent, "total", FormatBytes(at_peak.Total()), Share(at_peak.Total(), peak));
+  *out += fmt::format("{}{:<16} {:>12} {:>8}\n", indent, "total", FormatBytes(at_peak.Total()),
+                      Share(at_peak.Total(), peak));
 }
 
 void WriteCategoryBytes(JsonWriter& w, const CategoryBytes& bytes) {
@@ -40,8 +41,8 @@ std::string RenderCategoryTimelineText(const CategoryTimeline& t) {
   if (t.points == 0) return out + "  no events: nothing held\n";
   out += fmt::format("  {} changes at {} times over {}; {} held before profiling began\n", t.changes, t.points,
                      FormatDuration(t.last_ns - t.first_ns), FormatBytes(t.preexisting_bytes));
-  out += fmt::format("  peak {} at +{}; at the end {}\n", FormatBytes(t.peak_bytes), FormatDuration(t.peak_ns - t.first_ns),
-                     FormatBytes(t.at_end.Total()));
+  out += fmt::format("  peak {} at +{}; at the end {}\n", FormatBytes(t.peak_bytes),
+                     FormatDuration(t.peak_ns - t.first_ns), FormatBytes(t.at_end.Total()));
   out += "  at the peak by category:\n";
   AppendCategoryTable(t.at_peak, &t.largest, t.peak_bytes, "    ", &out);
   AppendSnapshotStrategies(t.strategies, &out);

@@ -119,7 +119,8 @@ void WriteCommJson(const CommAnalysis& a, const std::vector<std::string>& warnin
   WriteClusterView(&w, x);
   w.EndObject();
   w.Key("ranks").BeginArray();
-  for (size_t i = 0; i < a.ranks.size(); ++i) WriteRank(&w, a.ranks[i], i < x.ranks.size() ? &x.ranks[i] : nullptr, x.wait_causes_known);
+  for (size_t i = 0; i < a.ranks.size(); ++i)
+    WriteRank(&w, a.ranks[i], i < x.ranks.size() ? &x.ranks[i] : nullptr, x.wait_causes_known);
   w.EndArray();
   WriteGroups(&w, x);
   WriteDomains(&w, x);

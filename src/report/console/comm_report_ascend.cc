@@ -69,14 +69,15 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
   // No op with a known split: its sums are unknown, not 0.
   const bool any_split = split_dropped < ops || ops == 0;
   const auto split = [any_split](double ms) { return any_split ? fmt::format("{:.3f}", ms) : std::string("-"); };
-  *out += fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {}  wait {}\n",
-                      ops, elapse, split(transit), split(wait));
+  *out += fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {}  wait {}\n", ops,
+                      elapse, split(transit), split(wait));
   *out += fmt::format("  sync {} ms  idle {}  wait ratio {}  sync ratio {}\n", split(sync), split(idle),
                       NumberCell(r.ascend_wait_ratio, 4), NumberCell(r.ascend_synchronization_ratio, 4));
   if (split_dropped > 0) {
-    *out += fmt::format("  (transit, wait, sync, idle and ratios leave out {} of the {} ops: their steps' split is "
-                        "impossible, see the warning)\n",
-                        split_dropped, ops);
+    *out += fmt::format(
+        "  (transit, wait, sync, idle and ratios leave out {} of the {} ops: their steps' split is "
+        "impossible, see the warning)\n",
+        split_dropped, ops);
   }
   if (!r.ascend_transports.empty()) {
     *out += fmt::format("  {:<10}{:>12}{:>12}{:>10}{:>8}{:>10}\n", "transport", "MB", "ms", "GB/s", "util", "small pk");

@@ -83,8 +83,8 @@ void AppendSpreadRows(const CommAnalysis& a, bool bubbles, std::string* out) {
     const StepSpread& s = x.step_spread[k];
     const int width = k == 1 ? 16 : 14;
     if (k == 1 && bubbles) {  // the exposed column less the bubble
-      const auto [range, part] =
-          SpreadCells(a, [&](const RankCommunication& r) { return SplitBubble(a, r).exposed_ns; }, width);
+      const auto [range, part] = SpreadCells(
+          a, [&](const RankCommunication& r) { return SplitBubble(a, r).exposed_ns; }, width);
       spread += range;
       share += part;
       continue;
@@ -96,8 +96,8 @@ void AppendSpreadRows(const CommAnalysis& a, bool bubbles, std::string* out) {
                          width);
   }
   if (bubbles) {
-    const auto [range, part] =
-        SpreadCells(a, [&](const RankCommunication& r) { return SplitBubble(a, r).bubble_ns; }, 14);
+    const auto [range, part] = SpreadCells(
+        a, [&](const RankCommunication& r) { return SplitBubble(a, r).bubble_ns; }, 14);
     spread += range;
     share += part;
   }
@@ -142,8 +142,9 @@ void AppendClusterView(const CommAnalysis& a, const ShownRanks& shown, std::stri
   const CrossRankCommunication& x = a.cross_rank;
   if (x.step_spread.empty()) return;
   const bool bubbles = AnyBubble(a);
-  *out += fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{}{:>12}\n", "rank", "computing",
-                      "exposed comm", "free", bubbles ? fmt::format("{:>14}", "bubble") : "", "slow votes");
+  *out +=
+      fmt::format("\nper-rank step table (ms, all steps):\n  {:<8}{:>14}{:>16}{:>14}{}{:>12}\n", "rank", "computing",
+                  "exposed comm", "free", bubbles ? fmt::format("{:>14}", "bubble") : "", "slow votes");
   size_t left_out = 0;
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const RankCommunication& r = a.ranks[i];

@@ -89,7 +89,8 @@ void AppendGroups(const CrossRankCommunication& x, std::string* out) {
   for (const CommGroupSummary& g : x.groups) {
     const std::string_view mark = g.source != "timeline" ? "*" : "";  // kept when a long name is cut
     const std::string name =
-        Fit(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label, 19 - mark.size()) + std::string(mark);
+        Fit(g.label.empty() ? (g.group.empty() ? "(unnamed)" : g.group) : g.label, 19 - mark.size()) +
+        std::string(mark);
     *out += fmt::format("  {:<20}{:<6}{:<15}{:>7}{:>11}{:>11.3f}{:>8}{:>8}{:>8}{:>9}{:>8}\n", name, RoleCell(g),
                         RankList(g.global_ranks.empty() ? g.ranks : g.global_ranks), g.collectives,
                         MegabytesCell(g.bytes, g.count_with_bytes), Millis(g.duration_ns), NumberCell(g.algbw_gbps, 2),

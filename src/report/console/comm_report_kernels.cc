@@ -55,8 +55,8 @@ void AppendFusedComm(const RankCommunication& r, std::string* out) {
     volume = fmt::format(", {:.3f} MB over {} of them, estimated from kernel_details shapes",
                          static_cast<double>(t.bytes) / 1e6, t.with_bytes);
     if (t.time_with_bytes_ns > 0) {
-      volume += fmt::format(" ({:.2f} GB/s algbw)",
-                            static_cast<double>(t.bytes) / static_cast<double>(t.time_with_bytes_ns));
+      volume +=
+          fmt::format(" ({:.2f} GB/s algbw)", static_cast<double>(t.bytes) / static_cast<double>(t.time_with_bytes_ns));
     }
   }
   *out += fmt::format(

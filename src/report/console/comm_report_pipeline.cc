@@ -12,9 +12,10 @@ namespace {
 
 // Where the stages come from: the groups that name them, or the p2p pattern.
 std::string PipelineSource(const PipelineAnalysis& p) {
-  return p.inferred ? fmt::format("{} stages inferred from the p2p pattern, as no group names them: each stage's "
-                                  "ranks only send to the next stage's, which only receive from them",
-                                  p.stages.size())
+  return p.inferred ? fmt::format(
+                          "{} stages inferred from the p2p pattern, as no group names them: each stage's "
+                          "ranks only send to the next stage's, which only receive from them",
+                          p.stages.size())
                     : fmt::format("\"{}\" groups of {} ranks", EscapeText(p.group_name), p.pipeline_size);
 }
 
@@ -62,9 +63,10 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
       "wait; recomputed from trace_view.json where the rank has it, else step_trace_time.csv's):\n",
       PipelineSource(*p));
   if (!p->p2p_wait_note.empty()) {
-    *out += fmt::format("  p2p wait on some GPU ranks is their send / recv time not hidden under compute (wait and "
-                        "transfer), not the peer's start: {}\n",
-                        EscapeText(p->p2p_wait_note));
+    *out += fmt::format(
+        "  p2p wait on some GPU ranks is their send / recv time not hidden under compute (wait and "
+        "transfer), not the peer's start: {}\n",
+        EscapeText(p->p2p_wait_note));
   }
   *out += fmt::format("  {:<7}{:<18}{:>14}{:>14}{:>14}{:>14}\n", "stage", "ranks", "computing ms", "p2p wait ms",
                       "bubble ms", "step ms");

@@ -73,7 +73,8 @@ void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::strin
     }
     const double steps = static_cast<double>(std::max<uint64_t>(a.ranks[i].steps, 1));
     rows += fmt::format("  {:<8}{:>7}{:>12.3f}", w.rank, w.late_collectives, Millis(w.held_up_ns) / steps);
-    for (size_t c = 0; c < kWaitCauseCount; ++c) rows += fmt::format("{:>13.3f}", Millis(w.held_up_by_cause[c]) / steps);
+    for (size_t c = 0; c < kWaitCauseCount; ++c)
+      rows += fmt::format("{:>13.3f}", Millis(w.held_up_by_cause[c]) / steps);
     rows += "\n";
     for (size_t k = 0; k < w.late_operator_extra.size() && k < 3; ++k) {
       // Operators far below the lateness are the ranks' own noise, not its cause.
@@ -83,8 +84,9 @@ void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::strin
     }
   }
   if (rows.empty()) return;
-  *out += "\nwhy ranks wait: what each late rank did more than the median rank before the collectives it held up "
-          "(ms per step; held up: from the others' median arrival to its own, less what is unexplained)\n";
+  *out +=
+      "\nwhy ranks wait: what each late rank did more than the median rank before the collectives it held up "
+      "(ms per step; held up: from the others' median arrival to its own, less what is unexplained)\n";
   *out += fmt::format("  {:<8}{:>7}{:>12}", "rank", "late", "held up");
   for (size_t c = 0; c < kWaitCauseCount; ++c) *out += fmt::format("{:>13}", WaitCauseName(static_cast<WaitCause>(c)));
   *out += "\n" + rows + LeftOut(left_out, "  ");
@@ -121,8 +123,8 @@ void AppendRankWaits(const CommAnalysis& a, const ShownRanks& shown, std::string
   } else if (x.straggler_stands_out) {
     *out += fmt::format("  straggler: rank {} ({})\n", *x.straggler_rank, x.straggler_reason);
   } else {
-    *out += fmt::format("  straggler: none stands out: rank {} made the others wait longest ({})\n",
-                        *x.straggler_rank, x.straggler_reason);
+    *out += fmt::format("  straggler: none stands out: rank {} made the others wait longest ({})\n", *x.straggler_rank,
+                        x.straggler_reason);
   }
   AppendWaitCauses(a, shown, out);
 }

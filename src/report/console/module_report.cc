@@ -112,12 +112,13 @@ void AppendLayerRows(const ModuleView& view, bool wide, std::string* out) {
 
 void AppendCoverage(const ModuleView& view, std::string* out) {
   if (view.by_host) {
-    *out += fmt::format("  {} modules; no device work in the trace: ranked by host time, {:.3f} ms in the root modules\n",
-                        view.modules.size(), Millis(view.host_total_ns));
-  } else {
     *out +=
-      fmt::format("  {} modules; device work {:.3f} ms, {:.1f}% of it launched inside a module\n", view.modules.size(),
-                  Millis(view.device_total_ns), Share(view.attributed_ns, view.device_total_ns) * 100);
+        fmt::format("  {} modules; no device work in the trace: ranked by host time, {:.3f} ms in the root modules\n",
+                    view.modules.size(), Millis(view.host_total_ns));
+  } else {
+    *out += fmt::format("  {} modules; device work {:.3f} ms, {:.1f}% of it launched inside a module\n",
+                        view.modules.size(), Millis(view.device_total_ns),
+                        Share(view.attributed_ns, view.device_total_ns) * 100);
   }
   if (!view.backward_known && !view.by_host) {
     *out += "  bwd: - (no fwdbwd links in the trace: backward work is not told from forward)\n";
@@ -172,15 +173,14 @@ void AppendTopModulesText(const ModuleView& view, bool wide_names, std::string* 
   std::partial_sort(
       tops.begin(), tops.begin() + static_cast<std::ptrdiff_t>(shown), tops.end(),
       [](const Top& a, const Top& b) { return a.self_ns != b.self_ns ? a.self_ns > b.self_ns : a.path < b.path; });
-  *out += fmt::format("  {:<45}{:>8}{:>10}{:>11}{:>7}\n",
-                      view.by_host ? "top modules (self host time; --by module)"
-                                   : "top modules (self device time; --by module)",
-                      "members", "self ms", view.by_host ? "host ms" : "device ms", "share");
+  *out += fmt::format(
+      "  {:<45}{:>8}{:>10}{:>11}{:>7}\n",
+      view.by_host ? "top modules (self host time; --by module)" : "top modules (self device time; --by module)",
+      "members", "self ms", view.by_host ? "host ms" : "device ms", "share");
   for (size_t i = 0; i < shown; ++i) {
     const Top& t = tops[i];
-    *out +=
-        fmt::format("  {:<45}{:>8} {:>9.3f} {:>10.3f}{:>6.1f}%\n", ShownPath(t.path, kNameWidth, wide_names), t.members,
-                    Millis(t.self_ns), Millis(t.device_ns), Share(t.self_ns, LayerTotal(view)) * 100);
+    *out += fmt::format("  {:<45}{:>8} {:>9.3f} {:>10.3f}{:>6.1f}%\n", ShownPath(t.path, kNameWidth, wide_names),
+                        t.members, Millis(t.self_ns), Millis(t.device_ns), Share(t.self_ns, LayerTotal(view)) * 100);
   }
 }
 

@@ -70,7 +70,8 @@ void AppendAscendText(const AscendComputeUnits& a, std::string* out) {
         "    {:<24}{:>7}{:>11.3f}{:>8}{:>8}{:>8}{:>8}{:>8}{:>9}{:>9}  {}\n", EscapeText(op.type).substr(0, 23), op.unit,
         Millis(op.sums.dur_ns), PercentNumberCell(op.sums.Ratio(AscendRatio::kAicMac)),
         PercentNumberCell(op.sums.Ratio(AscendRatio::kAicMte2)), PercentNumberCell(op.sums.Ratio(AscendRatio::kAivVec)),
-        PercentNumberCell(op.sums.Ratio(AscendRatio::kAivMte2)), PercentNumberCell(op.sums.Ratio(AscendRatio::kAivMte3)),
+        PercentNumberCell(op.sums.Ratio(AscendRatio::kAivMte2)),
+        PercentNumberCell(op.sums.Ratio(AscendRatio::kAivMte3)),
         NumberCell(flops ? std::optional<double>(*flops / 1e12) : std::nullopt, 2), AscendBoundName(op.bound),
         op.below_threshold ? (*op.below_threshold ? "yes" : "no") : kEmptyCell);
   }
@@ -125,8 +126,8 @@ void WriteAscendJson(const AscendComputeUnits& a, JsonWriter* w) {
     for (const AscendCoreShare& core : op.cores) {
       w->Key(core.core.empty() ? std::string_view("unknown") : std::string_view(core.core));
       JsonNumberOrNull(*w, op.sums.dur_ns > 0 ? std::optional<double>(static_cast<double>(core.dur_ns) /
-                                                                   static_cast<double>(op.sums.dur_ns))
-                                           : std::nullopt);
+                                                                      static_cast<double>(op.sums.dur_ns))
+                                              : std::nullopt);
     }
     w->EndObject().Key("bound").String(AscendBoundName(op.bound));
     w->Key("below_threshold");
@@ -151,8 +152,10 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
   w->Key("graph_replayed_share").Double(f.graph_replayed_share);
   w->Key("dtype").String(f.dtype);
   w->Key("devices").Int(f.devices);
-  JsonNumberField(*w, "achieved_tflops", f.achieved_flops_per_s ? std::optional<double>(*f.achieved_flops_per_s / 1e12) : std::nullopt);
-  JsonNumberField(*w, "peak_tflops", f.peak_flops_per_s ? std::optional<double>(*f.peak_flops_per_s / 1e12) : std::nullopt);
+  JsonNumberField(*w, "achieved_tflops",
+                  f.achieved_flops_per_s ? std::optional<double>(*f.achieved_flops_per_s / 1e12) : std::nullopt);
+  JsonNumberField(*w, "peak_tflops",
+                  f.peak_flops_per_s ? std::optional<double>(*f.peak_flops_per_s / 1e12) : std::nullopt);
   w->Key("ops").BeginArray();
   for (const OpFlopsRow& op : f.ops) {
     const RooflinePoint& roof = op.roof;
@@ -171,7 +174,8 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
     JsonNumberField(*w, "ridge", roof.ridge);
     w->Key("bound");
     roof.compute_bound ? w->String(*roof.compute_bound ? "compute" : "memory") : w->Null();
-    JsonNumberField(*w, "roof_time_us", roof.roof_time_ns ? std::optional<double>(*roof.roof_time_ns / 1e3) : std::nullopt);
+    JsonNumberField(*w, "roof_time_us",
+                    roof.roof_time_ns ? std::optional<double>(*roof.roof_time_ns / 1e3) : std::nullopt);
     w->EndObject();
   }
   w->EndArray().EndObject();

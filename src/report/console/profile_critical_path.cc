@@ -30,11 +30,13 @@ std::string SegmentRank(const CriticalSegment& seg) {
 void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, bool pipeline, bool stages_bound,
                             std::string* out) {
   if (steps.empty() && pipeline) return;  // the pipeline's path below stands for it
-  *out += "\ncritical path across ranks (per step: the last arrival's work before each collective, then the "
-          "collective; ms)\n";
+  *out +=
+      "\ncritical path across ranks (per step: the last arrival's work before each collective, then the "
+      "collective; ms)\n";
   if (stages_bound && !steps.empty()) {
-    *out += "  (the pipeline stages bound each step: the \"rank on time\" what-if is left out, the stages' \"stages "
-            "balanced\" below stands for it)\n";
+    *out +=
+        "  (the pipeline stages bound each step: the \"rank on time\" what-if is left out, the stages' \"stages "
+        "balanced\" below stands for it)\n";
   }
   if (steps.empty()) {
     *out += "  none: no collective matched across ranks with every rank's lead-in\n";
@@ -48,8 +50,8 @@ void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, bool pip
     }
     *out += "\n";
     for (const CriticalSegment& seg : s.segments) {
-      *out += fmt::format("    rank {:<5}{:>11.3f}  {}\n", SegmentRank(seg), static_cast<double>(seg.ns) / 1e6,
-                          seg.what);
+      *out +=
+          fmt::format("    rank {:<5}{:>11.3f}  {}\n", SegmentRank(seg), static_cast<double>(seg.ns) / 1e6, seg.what);
     }
   }
 }
@@ -57,9 +59,10 @@ void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, bool pip
 // Per step: the chain through the stage that bounds it, the other stages' waits charged once, and the
 // what-if of balanced stages.
 void AppendPipelinePathText(const std::vector<PipelinePathStep>& steps, std::string* out) {
-  *out += "\ncritical path through the pipeline stages (per step, mean over each stage's ranks: the stage that "
-          "computes most bounds it; the others' bubbles charged to its compute, the rest to the schedule's fill / "
-          "drain; ms)\n";
+  *out +=
+      "\ncritical path through the pipeline stages (per step, mean over each stage's ranks: the stage that "
+      "computes most bounds it; the others' bubbles charged to its compute, the rest to the schedule's fill / "
+      "drain; ms)\n";
   if (steps.empty()) {
     *out += "  none: no step that ranks of two stages both have\n";
     return;
@@ -72,11 +75,11 @@ void AppendPipelinePathText(const std::vector<PipelinePathStep>& steps, std::str
       *out += fmt::format("    stage {:<5}{:>11.3f}  {}\n", seg.stage, static_cast<double>(seg.ns) / 1e6, seg.what);
     }
     for (const PipelineStageWait& w : s.waits) {
-      *out += fmt::format("    stage {} (ranks {}) waits {:.3f} ms: {:.3f} ms for stage {}'s compute, {:.3f} ms fill / "
-                          "drain\n",
-                          w.stage, RankRanges(w.ranks), static_cast<double>(w.bubble_ns) / 1e6,
-                          static_cast<double>(w.for_bounding_ns) / 1e6, s.bounding_stage,
-                          static_cast<double>(w.fill_drain_ns) / 1e6);
+      *out += fmt::format(
+          "    stage {} (ranks {}) waits {:.3f} ms: {:.3f} ms for stage {}'s compute, {:.3f} ms fill / "
+          "drain\n",
+          w.stage, RankRanges(w.ranks), static_cast<double>(w.bubble_ns) / 1e6,
+          static_cast<double>(w.for_bounding_ns) / 1e6, s.bounding_stage, static_cast<double>(w.fill_drain_ns) / 1e6);
     }
   }
 }

@@ -36,9 +36,10 @@ void AppendRankText(const RankBreakdown& rank, const HtaRankBreakdown* hta, cons
   if (rank.device_events_outside_steps > 0) {
     // The kernel tables below are of the whole trace, as HTA's kernel breakdown is: said here, so that
     // their totals are not read against the step rows.
-    *out += fmt::format(", {} outside every ProfilerStep (not in the step rows; in the kernel tables, which are "
-                        "of the whole trace)",
-                        rank.device_events_outside_steps);
+    *out += fmt::format(
+        ", {} outside every ProfilerStep (not in the step rows; in the kernel tables, which are "
+        "of the whole trace)",
+        rank.device_events_outside_steps);
   }
   *out += "\n";
   AppendStepTable(rank.steps, rank.total, out);

@@ -129,9 +129,10 @@ void AppendHostTable(const std::vector<StepBreakdown>& steps, const StepBreakdow
 // A GPU pipeline rank's bubble (its p2p kernels' wait for the peer stage), which the step table's exposed
 // communication leaves out: without it the parts would not add up to the span.
 void AppendGpuBubbleTable(const std::vector<StepBreakdown>& steps, const StepBreakdown& total, std::string* out) {
-  *out += fmt::format("{:<10}{:>11}   (span = compute + exposed + memcpy + other + free + bubble; the bubble, "
-                      "p2p waits for the peer stage, is not in exposed)\n",
-                      "pipeline", "bubble ms");
+  *out += fmt::format(
+      "{:<10}{:>11}   (span = compute + exposed + memcpy + other + free + bubble; the bubble, "
+      "p2p waits for the peer stage, is not in exposed)\n",
+      "pipeline", "bubble ms");
   for (const StepBreakdown& s : steps) *out += fmt::format("{:<10}{:>11.3f}\n", StepLabel(s), Millis(s.bubble_ns));
   *out += fmt::format("{:<10}{:>11.3f}\n", "total", Millis(total.bubble_ns));
 }
@@ -171,8 +172,8 @@ void AppendHtaText(const HtaRankBreakdown& hta, std::string* out) {
 // The computing of the mean step by kind, as analyze splits it: device work no name rule or launching
 // operator classes is unclassified, shown apart rather than counted memory-bound.
 void AppendComputingSplitText(const TimeSplit& split, std::string* out) {
-  const double computing = split.part(TimePart::kComputeBound) + split.part(TimePart::kMemoryBound) +
-                           split.part(TimePart::kUnclassified);
+  const double computing =
+      split.part(TimePart::kComputeBound) + split.part(TimePart::kMemoryBound) + split.part(TimePart::kUnclassified);
   if (split.steps == 0 || computing <= 0) return;
   if (!split.compute_classes_known) {
     *out += fmt::format("  computing per step: {:.3f} ms, unclassed (no operators to class it)\n", computing / 1e6);

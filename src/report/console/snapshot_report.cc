@@ -28,7 +28,8 @@ std::string ShortLabel(const SnapshotFrameRef& frame, size_t width) {
   if (frame.kind == FrameKind::kPython) {
     std::string_view file = frame.file;
     const size_t last = file.rfind('/');
-    const size_t before = last == std::string_view::npos || last == 0 ? std::string_view::npos : file.rfind('/', last - 1);
+    const size_t before =
+        last == std::string_view::npos || last == 0 ? std::string_view::npos : file.rfind('/', last - 1);
     if (before != std::string_view::npos) file = file.substr(before + 1);
     text = EscapeText(fmt::format("{}  {}:{}", frame.function, file, frame.line));
   } else if (frame.kind == FrameKind::kCpp) {
@@ -41,10 +42,14 @@ std::string ShortLabel(const SnapshotFrameRef& frame, size_t width) {
 
 std::string_view KindName(FrameKind kind) {
   switch (kind) {
-    case FrameKind::kPython: return "python";
-    case FrameKind::kCpp: return "cpp";
-    case FrameKind::kNone: return "none";
-    case FrameKind::kBeforeTrace: return "before_trace";
+    case FrameKind::kPython:
+      return "python";
+    case FrameKind::kCpp:
+      return "cpp";
+    case FrameKind::kNone:
+      return "none";
+    case FrameKind::kBeforeTrace:
+      return "before_trace";
   }
   return "none";
 }
@@ -68,7 +73,8 @@ void AppendFrames(const SnapshotDeviceMemory& d, std::string* out) {
     const std::string blocks = g.frame.kind == FrameKind::kBeforeTrace ? "-" : std::to_string(g.blocks);
     *out += fmt::format("    {:>10}  {:>6} blocks  {}\n", Bytes(g.bytes), blocks, ShortLabel(g.frame, kLabelWidth));
   }
-  if (d.peak_frames.size() > kTextFrames) *out += fmt::format("    ... {} more frames\n", d.peak_frames.size() - kTextFrames);
+  if (d.peak_frames.size() > kTextFrames)
+    *out += fmt::format("    ... {} more frames\n", d.peak_frames.size() - kTextFrames);
 }
 
 void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
@@ -78,9 +84,9 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
     AppendFrames(d, out);
     return;
   }
-  *out += fmt::format("  trace: {} events over {:.3f} ms; {} held before it began; optimizer steps: {}\n",
-                      d.events, static_cast<double>(d.last_time_us - d.first_time_us) / 1e3,
-                      Bytes(d.allocated_before_trace), d.iterations);
+  *out += fmt::format("  trace: {} events over {:.3f} ms; {} held before it began; optimizer steps: {}\n", d.events,
+                      static_cast<double>(d.last_time_us - d.first_time_us) / 1e3, Bytes(d.allocated_before_trace),
+                      d.iterations);
   *out += fmt::format("  peak allocated {} at +{:.3f} ms (event {}), reserved {} (trace max {})\n",
                       Bytes(d.peak_allocated), static_cast<double>(d.peak_time_us - d.first_time_us) / 1e3,
                       d.peak_event, Bytes(d.reserved_at_peak), Bytes(d.peak_reserved));
@@ -92,7 +98,8 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
   std::string categories;
   for (size_t c = 0; c < kSnapshotCategories; ++c) {
     if (d.categories[c] == 0) continue;
-    categories += fmt::format("{}{} {}", categories.empty() ? "" : ", ", kSnapshotCategoryNames[c], Bytes(d.categories[c]));
+    categories +=
+        fmt::format("{}{} {}", categories.empty() ? "" : ", ", kSnapshotCategoryNames[c], Bytes(d.categories[c]));
     // What the trace never saw allocated has no frame to class it by: said, so that it reads as a gap of
     // the recording rather than of the analysis.
     if (kSnapshotCategoryNames[c] == std::string_view("unknown") && d.allocated_before_trace > 0) {
@@ -109,7 +116,8 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
 
 void AppendLeaks(const SnapshotDeviceMemory& d, std::string* out) {
   if (d.leaks.empty()) return;
-  const bool suspects = std::any_of(d.leaks.begin(), d.leaks.end(), [](const SnapshotLeak& leak) { return leak.growing; });
+  const bool suspects =
+      std::any_of(d.leaks.begin(), d.leaks.end(), [](const SnapshotLeak& leak) { return leak.growing; });
   *out += suspects ? "  never freed before the dump (leak suspects first: left blocks in several iterations):\n"
                    : "  never freed before the dump (no leak suspect: none left blocks in more than one iteration):\n";
   for (size_t i = 0; i < d.leaks.size() && i < kTextLeaks; ++i) {

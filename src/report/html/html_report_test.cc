@@ -141,7 +141,8 @@ TEST(HtmlReportTest, HugeNamesAreCutAndTheirTooltipsBounded) {
   std::vector<Trace> before, after;
   before.push_back(HostileTrace(kernel, op));
   after.push_back(HostileTrace(kernel, op));
-  const std::string compare = RenderHtmlCompareReport(CompareSides(BuildCompareSide(before), BuildCompareSide(after), {}));
+  const std::string compare =
+      RenderHtmlCompareReport(CompareSides(BuildCompareSide(before), BuildCompareSide(after), {}));
   EXPECT_LT(compare.size(), 512u << 10);
   EXPECT_LE(LongestRun(compare, 'K'), kMaxTitleBytes);
   EXPECT_LE(LongestRun(compare, 'o'), kMaxTitleBytes);
@@ -211,7 +212,8 @@ TEST(HtmlReportTest, ManyRanksFoldTheSummaryTable) {
 
   Analyzed alike = WithRanks(40);
   for (RankAdvice& rank : alike.input.advice.ranks) rank.split.step_ns = 1000;
-  EXPECT_NE(RenderHtmlReport(alike.input).find("(slowest and fastest: every rank&#39;s mean step is as long)"), std::string::npos);
+  EXPECT_NE(RenderHtmlReport(alike.input).find("(slowest and fastest: every rank&#39;s mean step is as long)"),
+            std::string::npos);
 
   const std::string small = RenderHtmlReport(WithRanks(16).input);
   EXPECT_EQ(small.find("<details>"), std::string::npos);

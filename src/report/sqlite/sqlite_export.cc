@@ -162,8 +162,8 @@ Status WriteIndexes(Database* db, const std::vector<DataTable>& tables) {
 
 }  // namespace
 
-Status WriteSqlite(const std::string& path, const std::vector<DataTable>& tables, const std::vector<std::string>& inputs,
-                   std::string_view option) {
+Status WriteSqlite(const std::string& path, const std::vector<DataTable>& tables,
+                   const std::vector<std::string>& inputs, std::string_view option) {
   // Built in a temporary file beside the target, which follows every output's rules (io/output_file.h):
   // never a device, FIFO or file the run read; renamed over it only once committed.
   TP_ASSIGN_OR_RETURN(std::unique_ptr<PendingOutputFile> output, PendingOutputFile::Create(path, option));

@@ -16,7 +16,7 @@ inline constexpr const char* kSqliteSchema = "tuneprof.sqlite/1";
 // Writes `tables` to a new database at `path`, whole or not at all: built in a temporary file beside it
 // and renamed over it only once committed. kIoError naming `path` and SQLite's message.
 // `option` names the output in a refusal's advice (io/output_file.h): --sqlite, or a Python argument.
-Status WriteSqlite(const std::string& path, const std::vector<DataTable>& tables, const std::vector<std::string>& inputs,
-                   std::string_view option = "--sqlite");
+Status WriteSqlite(const std::string& path, const std::vector<DataTable>& tables,
+                   const std::vector<std::string>& inputs, std::string_view option = "--sqlite");
 
 }  // namespace tuneprof

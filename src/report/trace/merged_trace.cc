@@ -202,8 +202,8 @@ MergedRankEvents RenderCriticalPathForMerge(const std::vector<CriticalLink>& lin
   std::string& json = out.json;
   json += fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"critical path"}}}})", pid);
   for (const auto& [tid, name] : {std::pair{1, "last arrival's work"}, std::pair{2, "collective"}}) {
-    json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n",
-                        pid, tid, name);
+    json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n", pid,
+                        tid, name);
   }
   auto slice = [&](int tid, std::string_view name, int64_t start_ns, int64_t duration_ns) {
     json += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";

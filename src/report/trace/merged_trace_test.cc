@@ -88,11 +88,10 @@ TEST(MergedTraceTest, PiecesHandedToTheSinkMakeTheWholeText) {
 TEST(MergedTraceTest, TheSinksFirstErrorStopsTheRank) {
   const Trace trace = ManyEvents(40'000);
   size_t calls = 0;
-  const Result<MergedRankEvents> streamed =
-      RenderRankForMerge(trace, MergedRankPlacement{}, [&](std::string_view) {
-        ++calls;
-        return Status(StatusCode::kIoError, "out.json.gz: no space left on device");
-      });
+  const Result<MergedRankEvents> streamed = RenderRankForMerge(trace, MergedRankPlacement{}, [&](std::string_view) {
+    ++calls;
+    return Status(StatusCode::kIoError, "out.json.gz: no space left on device");
+  });
   ASSERT_FALSE(streamed.ok());
   EXPECT_EQ(streamed.status().message(), "out.json.gz: no space left on device");
   EXPECT_EQ(calls, 1u);

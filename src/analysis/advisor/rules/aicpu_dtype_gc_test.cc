@@ -14,7 +14,8 @@ namespace {
 
 using finding_lookup::AdviseOneRank;
 
-void AddRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view dtypes, double dur_us) {
+void AddRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view dtypes,
+            double dur_us) {
   NpuOpRow row = npu_step::DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);
   row.input_data_types = side->Intern(dtypes);
   side->AddKernelDetail(row);
@@ -27,15 +28,16 @@ TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
   AddRow(&side, "Cast", "AI_CPU", "DOUBLE", 30);
   AddRow(&side, "Cast", "AI_CPU", "DOUBLE;INT64", 10);
   AddRow(&side, "GatherV2", "AI_CPU", "FLOAT;DT_INT64", 5);
-  AddRow(&side, "Add", "AI_CPU", "FLOAT;INT32", 50);         // no wide input
+  AddRow(&side, "Add", "AI_CPU", "FLOAT;INT32", 50);        // no wide input
   AddRow(&side, "MatMul", "AI_CORE", "DOUBLE;DOUBLE", 50);  // not on the AI CPU
   const AdvisorResult result = AdviseOneRank(trace);
   const Finding* f = Find(result, "compute.aicpu_dtype");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Number(*f, "aicpu_wide_tasks"), 3);
   EXPECT_DOUBLE_EQ(Number(*f, "aicpu_wide_us"), 45);
-  EXPECT_EQ(Text(*f, "operator_types"),
-            "Cast x2 (40.0 us, float64 and int64 inputs -> float32 / int32); GatherV2 x1 (5.0 us, int64 inputs -> int32)");
+  EXPECT_EQ(
+      Text(*f, "operator_types"),
+      "Cast x2 (40.0 us, float64 and int64 inputs -> float32 / int32); GatherV2 x1 (5.0 us, int64 inputs -> int32)");
   EXPECT_TRUE(f->gain_unknown());
 }
 
@@ -55,7 +57,8 @@ Trace PausedStep(double pause_ms, bool gc_event = false, bool python_between = f
   t.Host(EventKind::kPythonFunction, "main.py(10): train", Us(5), Us(900000));  // frames are not work
   t.Host(EventKind::kHostOp, "aten::add", Us(110 + pause_ms * 1000), Us(100));
   if (gc_event) t.Host(EventKind::kOther, "GC", Us(200), Us(5000));
-  for (int i = 0; python_between && i < 10; ++i) t.Host(EventKind::kPythonFunction, "decode.py(3): read", Us(200 + i * 30000), Us(20));
+  for (int i = 0; python_between && i < 10; ++i)
+    t.Host(EventKind::kPythonFunction, "decode.py(3): read", Us(200 + i * 30000), Us(20));
   return t.Finish();
 }
 

@@ -110,7 +110,9 @@ void MatchOptimizerSteps(const RankEvidence& rank, const std::vector<int64_t>& d
     int64_t shortest_ns = INT64_MAX;
   };
   std::unordered_map<uint32_t, std::map<std::string_view, Calls>> calls_by_step;
-  const auto is_step = [&](uint32_t e) { return e != kNoIndex && trace.str(events.name[e]).starts_with(kOptimizerStep); };
+  const auto is_step = [&](uint32_t e) {
+    return e != kNoIndex && trace.str(events.name[e]).starts_with(kOptimizerStep);
+  };
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != EventKind::kHostOp) continue;
     // The step's own operators, with the optimizer's Python frames (with_stack) between them or not.
@@ -294,7 +296,8 @@ Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std:
 const ApiReplacement* FusedApiFor(const std::vector<std::string_view>& names) {
   const std::span<const ApiReplacement> table = ApiReplacementTable();
   for (const ApiReplacement& row : table) {
-    if (row.match == ReplacementMatch::kOpSequence && !row.steps.empty() && MatchAt(row.steps, names, 0) == names.size())
+    if (row.match == ReplacementMatch::kOpSequence && !row.steps.empty() &&
+        MatchAt(row.steps, names, 0) == names.size())
       return &row;
   }
   return nullptr;

@@ -137,7 +137,8 @@ TEST(ApiReplacement, AFusionPatternsFindingSaysItsCallSiteAndVersions) {
   const Finding* f = Find(result, "fusion.rms_norm");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Text(*f, "call_site"), "train.py(42): train");
-  EXPECT_EQ(Text(*f, "api_versions"), "needs CANN >= 7.0.0, torch_npu >= 1.11.0; this run does not record its versions");
+  EXPECT_EQ(Text(*f, "api_versions"),
+            "needs CANN >= 7.0.0, torch_npu >= 1.11.0; this run does not record its versions");
   EXPECT_EQ(Find(result, kId), nullptr);  // nothing else to replace: no second finding for the norm
 
   Builder gpu(false);
@@ -164,8 +165,9 @@ TEST(ApiReplacement, AnOptimizerStepCountsItsOpsUnderItsPythonFrames) {
 
   // Already on multi-tensor kernels (the shared runs' SGD): still suggested, as msprof-analyze does, with
   // no gain claimed.
-  Builder foreach(true);
-  foreach.OptimizerStep("Optimizer.step#SGD.step", "aten::_foreach_add_");
+  Builder foreach (true);
+  foreach
+    .OptimizerStep("Optimizer.step#SGD.step", "aten::_foreach_add_");
   const Trace foreach_trace = foreach.Finish();
   const AdvisorResult foreach_result = Advise(foreach_trace);
   const Finding* g = Find(foreach_result, kId);

@@ -24,7 +24,7 @@ void RuleAscendAiCpu(const RankEvidence& rank, const AdvisorConfig& config, std:
   const Trace& trace = *rank.trace;
   const int64_t min_ns = static_cast<int64_t>(config.Get(threshold::kAiCpuTaskUs) * 1e3);
   std::map<std::string_view, std::pair<uint64_t, int64_t>> slow;  // by type: count, total
-  std::map<std::string_view, std::vector<uint32_t>> rows_of;         // by type: its rows, for call sites
+  std::map<std::string_view, std::vector<uint32_t>> rows_of;      // by type: its rows, for call sites
   double total = 0;
   const std::vector<NpuOpRow>& rows = trace.kernel_details().rows;
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -113,8 +113,10 @@ std::string ListWideTypes(const std::vector<std::pair<std::string_view, WideInpu
     const std::string_view to = w.float64 && w.int64 ? "float32 / int32" : w.float64 ? "float32" : "int32";
     listed += fmt::format("{}{} x{} ({}, {} inputs -> {}{})", i ? "; " : "", sorted[i].first, w.count,
                           FormatDuration(static_cast<double>(w.time_ns)),
-                          w.float64 && w.int64 ? "float64 and int64" : w.float64 ? "float64" : "int64", to,
-                          where.empty() ? "" : "; at " + where);
+                          w.float64 && w.int64 ? "float64 and int64"
+                          : w.float64          ? "float64"
+                                               : "int64",
+                          to, where.empty() ? "" : "; at " + where);
   }
   if (sorted.size() > kListedTypes) listed += fmt::format("; and {} more types", sorted.size() - kListedTypes);
   return listed;

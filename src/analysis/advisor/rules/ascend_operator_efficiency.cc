@@ -65,10 +65,14 @@ constexpr size_t kMaxLimits = 4;
 
 std::span<const PipeLimit> LimitsOf(OpClass op_class) {
   switch (op_class) {
-    case OpClass::kVector: return kVectorLimits;
-    case OpClass::kCube: return kCubeLimits;
-    case OpClass::kAttention: return kAttentionLimits;
-    case OpClass::kAttentionGrad: return kAttentionGradLimits;
+    case OpClass::kVector:
+      return kVectorLimits;
+    case OpClass::kCube:
+      return kCubeLimits;
+    case OpClass::kAttention:
+      return kAttentionLimits;
+    case OpClass::kAttentionGrad:
+      return kAttentionGradLimits;
   }
   return {};
 }
@@ -248,7 +252,8 @@ Collected Collect(const Trace& trace, const AdvisorConfig& config,
     out.total_ns += static_cast<double>(row.dur_ns);
     const std::optional<OpClass> op_class = ClassOf(trace, row);
     if (op_class == OpClass::kVector) vector_type_ns[row.type] += static_cast<double>(row.dur_ns);
-    if (op_class == OpClass::kCube) cube_bytes[{row.name, row.input_shapes, row.output_shapes}] += CubeBytes(trace, row);
+    if (op_class == OpClass::kCube)
+      cube_bytes[{row.name, row.input_shapes, row.output_shapes}] += CubeBytes(trace, row);
   }
   const double min_share = config.Get(threshold::kOperatorEfficiencyMinSharePct) / 100;
   const double min_bytes = config.Get(threshold::kOperatorEfficiencyCubeMinMb) * 1024 * 1024;
@@ -321,8 +326,8 @@ std::string ShortShape(std::string_view shape) {
 }
 
 std::string GroupLabel(const Trace& trace, const GroupKey& key, const Group& group) {
-  return fmt::format("{} ({}) [{}] {}", trace.str(key.name), trace.str(group.type),
-                     ShortShape(trace.str(key.inputs)), FirstField(trace.str(group.dtypes)));
+  return fmt::format("{} ({}) [{}] {}", trace.str(key.name), trace.str(group.type), ShortShape(trace.str(key.inputs)),
+                     FirstField(trace.str(group.dtypes)));
 }
 
 struct Entry {
@@ -332,7 +337,8 @@ struct Entry {
 };
 
 std::string TopEntries(std::vector<Entry> entries, size_t limit) {
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.sort_key > b.sort_key; });
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.sort_key > b.sort_key; });
   std::string text;
   for (size_t i = 0; i < entries.size() && i < limit; ++i) {
     text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", entries[i].label, entries[i].what);
@@ -361,7 +367,8 @@ void Judge(const Trace& trace, const AdvisorConfig& config, const GroupKey& key,
   type.dur_ns += group.dur_ns;
   t->analysed_ns += group.dur_ns;
   std::string pad;
-  if (key.op_class == OpClass::kCube) pad = CubeMisalignment(trace, group, key, config.Get(threshold::kCubeInnerAxisBytes));
+  if (key.op_class == OpClass::kCube)
+    pad = CubeMisalignment(trace, group, key, config.Get(threshold::kCubeInnerAxisBytes));
   if (key.op_class == OpClass::kAttention || key.op_class == OpClass::kAttentionGrad) {
     const double multiple = std::min(config.Get(threshold::kAttentionAxisMultiple), 1e15);
     pad = AttentionMisalignment(trace, key, static_cast<int64_t>(multiple));
@@ -392,7 +399,8 @@ void Judge(const Trace& trace, const AdvisorConfig& config, const GroupKey& key,
 
 std::string ByType(const Tally& t, size_t limit) {
   std::vector<std::pair<std::string_view, TypeTally>> sorted(t.by_type.begin(), t.by_type.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.dur_ns > b.second.dur_ns; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.dur_ns > b.second.dur_ns; });
   std::string text;
   for (size_t i = 0; i < sorted.size() && i < limit; ++i) {
     const TypeTally& type = sorted[i].second;
@@ -407,10 +415,12 @@ Finding MakeFinding(const RankEvidence& rank, const AdvisorConfig& config, const
   Finding f = NewFinding("compute.operator_efficiency", rank, config);
   std::vector<std::string> parts;
   if (t.space_groups > 0) {
-    parts.push_back(fmt::format("{} operator shapes below every pipeline's limit (optimization space up to {:.1f} %, {})",
-                                t.space_groups, 100 * t.max_space, FormatDuration(t.space_ns)));
+    parts.push_back(
+        fmt::format("{} operator shapes below every pipeline's limit (optimization space up to {:.1f} %, {})",
+                    t.space_groups, 100 * t.max_space, FormatDuration(t.space_ns)));
   }
-  if (t.bound_groups > 0) parts.push_back(fmt::format("{} bound on a pipeline ({})", t.bound_groups, FormatDuration(t.bound_ns)));
+  if (t.bound_groups > 0)
+    parts.push_back(fmt::format("{} bound on a pipeline ({})", t.bound_groups, FormatDuration(t.bound_ns)));
   if (!t.misaligned.empty()) {
     parts.push_back(fmt::format("{} with unaligned matmul / attention axes ({})", t.misaligned.size(),
                                 FormatDuration(t.misaligned_ns)));
@@ -466,7 +476,8 @@ void RuleAscendOperatorEfficiency(const RankEvidence& rank, const AdvisorConfig&
   Finding f = MakeFinding(rank, config, tally);
   AddCallSites(rank, tally, &f);
   std::vector<uint32_t> evidence;
-  for (const auto& [label, group] : tally.reported) evidence.insert(evidence.end(), group->rows.begin(), group->rows.end());
+  for (const auto& [label, group] : tally.reported)
+    evidence.insert(evidence.end(), group->rows.begin(), group->rows.end());
   SayModulesOfRows(rank, evidence, &f);
   out->push_back(std::move(f));
 }

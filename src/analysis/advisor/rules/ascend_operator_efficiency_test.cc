@@ -129,8 +129,9 @@ TEST(OperatorEfficiency, CubeBoundAndInnerAxisAlignment) {
   ASSERT_NE(f, nullptr);
   EXPECT_DOUBLE_EQ(Number(*f, "misaligned_shapes"), 1);
   EXPECT_DOUBLE_EQ(Number(*f, "misaligned_us"), 500);
-  EXPECT_NE(Text(*f, "misaligned").find("mm_1 (MatMulV2) [8192,1000;1000,8192] FLOAT16: pad input 0 inner axis 1000 -> 1024"),
-            std::string::npos);
+  EXPECT_NE(
+      Text(*f, "misaligned").find("mm_1 (MatMulV2) [8192,1000;1000,8192] FLOAT16: pad input 0 inner axis 1000 -> 1024"),
+      std::string::npos);
   EXPECT_NE(Text(*f, "top_bound").find("mac_and_mte2-bound"), std::string::npos);
   EXPECT_DOUBLE_EQ(Number(*f, "analysed_us"), 900);
   EXPECT_EQ(Text(*f, "by_type").find("BatchMatMul"), std::string::npos);
@@ -150,8 +151,9 @@ TEST(OperatorEfficiency, FlashAttentionHeadDimAndSequence) {
   const AdvisorResult result = Advise(trace);
   const Finding* f = Find(result, kId);
   ASSERT_NE(f, nullptr);
-  EXPECT_NE(Text(*f, "misaligned").find("fa_fwd (FlashAttentionScore) [2,1000,768;2,1000,768;2,1000,768] FLOAT16: pad "
-                                        "head dim D 96 -> 128, sequence S 1000 -> 1024"),
+  EXPECT_NE(Text(*f, "misaligned")
+                .find("fa_fwd (FlashAttentionScore) [2,1000,768;2,1000,768;2,1000,768] FLOAT16: pad "
+                      "head dim D 96 -> 128, sequence S 1000 -> 1024"),
             std::string::npos);
   EXPECT_NE(Text(*f, "top_bound").find("fa_bwd (FlashAttentionScoreGrad)"), std::string::npos);
   EXPECT_NE(Text(*f, "top_bound").find("fixpipe-bound"), std::string::npos);

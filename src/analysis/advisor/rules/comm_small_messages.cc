@@ -112,7 +112,8 @@ void RuleCommSmallPackets(const RankEvidence& rank, const AdvisorConfig& config,
   if (trace.communication().ops.empty()) return;
   const double share_pct = config.Get(threshold::kSmallPacketSharePct);
   std::vector<TransportPackets> fired;
-  for (auto [transport, key] : {std::pair{"SDMA", threshold::kSmallPacketSdmaMb}, {"RDMA", threshold::kSmallPacketRdmaMb}}) {
+  for (auto [transport, key] :
+       {std::pair{"SDMA", threshold::kSmallPacketSdmaMb}, {"RDMA", threshold::kSmallPacketRdmaMb}}) {
     TransportPackets packets{transport, config.Get(key)};
     CountPackets(trace, &packets);
     if (packets.fired(share_pct)) fired.push_back(packets);

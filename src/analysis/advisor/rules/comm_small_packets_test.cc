@@ -43,10 +43,10 @@ Trace OneStep() {
 TEST(SmallPackets, SdmaAndRdmaSharesAgainstTheirLimits) {
   Trace trace = OneStep();
   SideTableBuilder side(&trace);
-  AddOp(side, 4, 0.5, 0.25);   // SDMA small (< 16 MB), RDMA small (< 1 MB)
-  AddOp(side, 8, 2, 0.5);      // SDMA small, RDMA not
-  AddOp(side, 20, 0, 1);       // SDMA large, no RDMA traffic: not an RDMA operator
-  AddOp(side, 100, 0, 2);      // SDMA large
+  AddOp(side, 4, 0.5, 0.25);                    // SDMA small (< 16 MB), RDMA small (< 1 MB)
+  AddOp(side, 8, 2, 0.5);                       // SDMA small, RDMA not
+  AddOp(side, 20, 0, 1);                        // SDMA large, no RDMA traffic: not an RDMA operator
+  AddOp(side, 100, 0, 2);                       // SDMA large
   AddOp(side, 132, 2.5, 3.75, /*total=*/true);  // totals are not an operator
   const AdvisorResult result = Advise(trace);
   const Finding* f = Find(result, kId);

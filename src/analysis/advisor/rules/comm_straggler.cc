@@ -67,8 +67,8 @@ void CompareSlowestWithFastest(const RankEvidence& rank, Finding* f) {
   if (diff.extra_per_step.empty()) return;
   std::string operators;
   for (const LeadOperator& op : diff.extra_per_step) {
-    operators += fmt::format("{}+{} in {}", operators.empty() ? "" : ", ",
-                             FormatDuration(static_cast<double>(op.ns)), op.name.view());
+    operators += fmt::format("{}+{} in {}", operators.empty() ? "" : ", ", FormatDuration(static_cast<double>(op.ns)),
+                             op.name.view());
   }
   f->AddText("slowest_vs_fastest_rank",
              fmt::format("rank {} (computing {} per step) against rank {} ({}): {} per step, between collectives",
@@ -149,7 +149,8 @@ std::string CauseList(const RankEvidence& rank, const RankWait& straggler) {
   for (const auto& [ns, cause] : causes) {
     std::string name(WaitCauseName(cause));
     std::replace(name.begin(), name.end(), '_', ' ');
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, FormatDuration(PerStep(rank, static_cast<double>(ns))));
+    out +=
+        fmt::format("{}{} {}", out.empty() ? "" : ", ", name, FormatDuration(PerStep(rank, static_cast<double>(ns))));
   }
   return out;
 }
@@ -170,8 +171,8 @@ void ExplainStraggler(const RankEvidence& rank, const RankWait& straggler, Findi
   for (size_t i = 0; i < straggler.late_operator_extra.size() && i < 3; ++i) {
     const LeadOperator& op = straggler.late_operator_extra[i];
     if (static_cast<double>(op.ns) < kMaterialOperatorShare * static_cast<double>(straggler.held_up_ns)) break;
-    operators += fmt::format("{}+{} in {}", i == 0 ? "" : ", ", FormatDuration(PerStep(rank, static_cast<double>(op.ns))),
-                             op.name.view());
+    operators += fmt::format("{}+{} in {}", i == 0 ? "" : ", ",
+                             FormatDuration(PerStep(rank, static_cast<double>(op.ns))), op.name.view());
   }
   const std::string causes = CauseList(rank, straggler);
   if (!operators.empty()) f->AddText("straggler_extra_operators", operators);
@@ -184,8 +185,9 @@ void ExplainStraggler(const RankEvidence& rank, const RankWait& straggler, Findi
     why += fmt::format("rank {} spends {} per step more than the median rank", straggler.rank, operators);
     if (!causes.empty()) why += fmt::format("; the others wait for its {} per step", causes);
   }
-  f->strategy = why + ". Balance that work (data per rank, the layers or embeddings it holds, host work before "
-                      "the collective, logging on one rank) or fix what slows it (a slower device or link).";
+  f->strategy = why +
+                ". Balance that work (data per rank, the layers or embeddings it holds, host work before "
+                "the collective, logging on one rank) or fix what slows it (a slower device or link).";
   f->apis = {"tuneprof comm RUN_DIR", "tuneprof profile --critical-path RUN_DIR"};
 }
 

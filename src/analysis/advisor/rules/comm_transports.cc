@@ -47,10 +47,10 @@ void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig& config, std
   double extra_ms = 0;
   for (const TransportSpread* s : slow) extra_ms += ExtraMs(*s);
   Finding f = NewFinding("communication.slow_link", rank, config);
-  f.title = fmt::format("rank {}'s {} bandwidth is the slowest of the run: {:.3f} GB/s against a mean of {:.3f} GB/s "
-                        "({:.1f} % spread across {} ranks)",
-                        rank.rank_id, worst.transport, worst.slow_gbps, worst.mean_gbps, 100 * worst.gap_ratio,
-                        worst.ranks);
+  f.title = fmt::format(
+      "rank {}'s {} bandwidth is the slowest of the run: {:.3f} GB/s against a mean of {:.3f} GB/s "
+      "({:.1f} % spread across {} ranks)",
+      rank.rank_id, worst.transport, worst.slow_gbps, worst.mean_gbps, 100 * worst.gap_ratio, worst.ranks);
   f.SetValue(100 * worst.gap_ratio, 100 * kSlowLinkGapRatio, "%");
   f.uncapped_gain_ns = PerStep(rank, extra_ms * 1e6);
   for (const TransportSpread* s : slow) {
@@ -62,11 +62,11 @@ void RuleCommSlowLink(const RankEvidence& rank, const AdvisorConfig& config, std
     f.AddNumber(fmt::format("{}_fastest_gbps", key), s->fast_gbps, "GB/s");
   }
   const bool network = worst.transport == "RDMA";
-  f.strategy = fmt::format("Check rank {}'s {} links ({}); compare with rank {}, the fastest.", rank.rank_id,
-                           worst.transport,
-                           network ? "its NIC and port state, optical modules and the switch ports they use"
-                                   : "the HCCS / PCIe topology on its node and the devices sharing those links",
-                           worst.fast_rank);
+  f.strategy =
+      fmt::format("Check rank {}'s {} links ({}); compare with rank {}, the fastest.", rank.rank_id, worst.transport,
+                  network ? "its NIC and port state, optical modules and the switch ports they use"
+                          : "the HCCS / PCIe topology on its node and the devices sharing those links",
+                  worst.fast_rank);
   out->push_back(std::move(f));
 }
 
@@ -80,10 +80,11 @@ void RuleCommRetransmission(const RankEvidence& rank, const AdvisorConfig& confi
   const RetransmissionSuspect& longest = **std::max_element(
       mine.begin(), mine.end(), [](const auto* a, const auto* b) { return a->rdma_time_ms < b->rdma_time_ms; });
   Finding f = NewFinding("communication.retransmission", rank, config);
-  f.title = fmt::format("{} RDMA transfer{} of rank {} took over {:.0f} s, longest {:.3f} s ({} of group {}, {}): "
-                        "the network likely retransmitted",
-                        mine.size(), mine.size() == 1 ? "" : "s", rank.rank_id, kRetransmissionMs / 1e3,
-                        longest.rdma_time_ms / 1e3, longest.op_name, longest.group, longest.step);
+  f.title = fmt::format(
+      "{} RDMA transfer{} of rank {} took over {:.0f} s, longest {:.3f} s ({} of group {}, {}): "
+      "the network likely retransmitted",
+      mine.size(), mine.size() == 1 ? "" : "s", rank.rank_id, kRetransmissionMs / 1e3, longest.rdma_time_ms / 1e3,
+      longest.op_name, longest.group, longest.step);
   f.value = static_cast<double>(mine.size());
   f.AddNumber("transfers", static_cast<double>(mine.size()), "count");
   f.AddNumber("limit_ms", kRetransmissionMs, "ms");

@@ -100,9 +100,11 @@ Trace WithEnvironment(const std::vector<std::pair<std::string, std::string>>& en
 }
 
 TEST(AscendEnvironment, NamesTheRdmaTrafficClassAndServiceLevelWhenSet) {
-  const std::vector<std::pair<std::string, std::string>> good = {
-      {"PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True"}, {"ACLNN_CACHE_LIMIT", "100000"},
-      {"HOST_CACHE_CAPACITY", "20"}, {"HCCL_RDMA_TC", ""}, {"HCCL_RDMA_SL", ""}};
+  const std::vector<std::pair<std::string, std::string>> good = {{"PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True"},
+                                                                 {"ACLNN_CACHE_LIMIT", "100000"},
+                                                                 {"HOST_CACHE_CAPACITY", "20"},
+                                                                 {"HCCL_RDMA_TC", ""},
+                                                                 {"HCCL_RDMA_SL", ""}};
   EXPECT_EQ(Find(finding_lookup::AdviseOneRank(WithEnvironment(good)), "config.ascend_env"), nullptr);
   auto set = good;
   set[3].second = "132";

@@ -16,8 +16,7 @@ namespace tuneprof {
 namespace {
 
 bool Busy(EventKind kind) {
-  return kind == EventKind::kHostOp || kind == EventKind::kRuntime || kind == EventKind::kDriver ||
-         IsDeviceKind(kind);
+  return kind == EventKind::kHostOp || kind == EventKind::kRuntime || kind == EventKind::kDriver || IsDeviceKind(kind);
 }
 
 bool RecordsGc(const Trace& trace) {
@@ -53,7 +52,8 @@ Pauses FindPauses(const Trace& trace, int64_t min_ns) {
   std::vector<int64_t> edges;
   for (size_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] > 0 && Busy(events.kind[i])) work.push_back({events.ts_ns[i], events.end_ns(i)});
-    if (events.kind[i] == EventKind::kUserAnnotation && trace.str(events.name[i]).starts_with("ProfilerStep#")) continue;
+    if (events.kind[i] == EventKind::kUserAnnotation && trace.str(events.name[i]).starts_with("ProfilerStep#"))
+      continue;
     edges.push_back(events.ts_ns[i]);
     if (events.dur_ns[i] > 0) edges.push_back(events.end_ns(i));
   }
@@ -88,9 +88,10 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   const Pauses p = FindPauses(trace, static_cast<int64_t>(limit_ms * 1e6));
   if (p.count == 0) return;
   Finding f = NewFinding("host.gc_pause", rank, config);
-  f.title = fmt::format("{} pause{} of at least {:.0f} ms inside steps with nothing running ({} in all): likely "
-                        "Python garbage collection",
-                        p.count, p.count == 1 ? "" : "s", limit_ms, FormatDuration(static_cast<double>(p.total_ns)));
+  f.title = fmt::format(
+      "{} pause{} of at least {:.0f} ms inside steps with nothing running ({} in all): likely "
+      "Python garbage collection",
+      p.count, p.count == 1 ? "" : "s", limit_ms, FormatDuration(static_cast<double>(p.total_ns)));
   f.value = static_cast<double>(p.longest_ns) / 1e6;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(p.total_ns));
   f.AddNumber("pauses", static_cast<double>(p.count), "count");

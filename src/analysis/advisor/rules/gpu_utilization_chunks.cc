@@ -61,7 +61,7 @@ bool SameAsRankUnion(const Trace& trace, const std::map<uint32_t, std::vector<In
 struct LowChunks {
   uint32_t index = kNoIndex;  // into Trace::devices
   IntervalSet idle;           // the idle time inside the low chunks
-  std::string device;  // UnitLabel
+  std::string device;         // UnitLabel
   uint64_t low = 0;
   double idle_ns = 0;
   double mean_pct = 0;  // in-use % over the device's whole span

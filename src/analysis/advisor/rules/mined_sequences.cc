@@ -51,7 +51,7 @@ struct Op {
   StringId name;
   int64_t start = 0;
   int64_t dur = 0;
-  double mte = kNoRatio;       // busiest MTE pipeline ratio (Ascend PMU), NaN where not measured
+  double mte = kNoRatio;        // busiest MTE pipeline ratio (Ascend PMU), NaN where not measured
   uint32_t host_op = kNoIndex;  // the launching host operator, for its call site
   uint32_t row = kNoIndex;      // Ascend: its kernel_details row, for the modules holding it
   bool stop = false;            // a break no sequence spans (between streams, a communication kernel)
@@ -74,10 +74,10 @@ struct DeviceBusy {
 };
 
 struct Stats {
-  int64_t time = 0;    // the kernels' own time
-  int64_t span = 0;    // first start to last end, summed over occurrences
-  int64_t gaps = 0;    // span in which the whole device was idle
-  int64_t comm = 0;    // span in which the device communicated
+  int64_t time = 0;     // the kernels' own time
+  int64_t span = 0;     // first start to last end, summed over occurrences
+  int64_t gaps = 0;     // span in which the whole device was idle
+  int64_t comm = 0;     // span in which the device communicated
   int64_t longest = 0;  // summed over occurrences: each one's longest kernel
   double mte_time = 0;  // time of the kernels with an MTE ratio, and that time weighted by it
   double mte_weighted = 0;
@@ -167,8 +167,8 @@ std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree&
     // A launch call is inside its operator; torch_npu's flows lead from the operator itself.
     const uint32_t from = launcher[e];
     const uint32_t op = from == kNoIndex || from >= tree.parent_op.size() ? kNoIndex
-                        : events.kind[from] == EventKind::kHostOp ? from
-                                                                  : tree.parent_op[from];
+                        : events.kind[from] == EventKind::kHostOp         ? from
+                                                                          : tree.parent_op[from];
     const StringId name = op == kNoIndex ? events.name[e] : events.name[op];
     streams[events.track[e]].push_back({name, events.ts_ns[e], events.dur_ns[e], kNoRatio, op});
   }
@@ -358,14 +358,16 @@ std::string Route(const RankEvidence& rank, const std::vector<Op>& ops, const Se
   const Platform platform = PlatformOf(rank);
   if (platform == Platform::kNpu) {
     std::vector<std::string> spelled;
-    for (size_t k = 0; k < seq.length; ++k) spelled.push_back(TableSpelling(rank.trace->str(ops[seq.starts[0] + k].name)));
+    for (size_t k = 0; k < seq.length; ++k)
+      spelled.push_back(TableSpelling(rank.trace->str(ops[seq.starts[0] + k].name)));
     const std::vector<std::string_view> names(spelled.begin(), spelled.end());
     if (const ApiReplacement* row = FusedApiFor(names)) return fmt::format("fused API {}", row->api);
     return seq.host_bound ? "graph mode (torch.compile with the NPU backend, torchair) or a custom Ascend C operator"
                           : "a custom Ascend C operator keeping the intermediates on chip, or graph mode";
   }
   // A run that already replays CUDA graphs is not told to adopt them.
-  if (seq.host_bound && !UsesCudaGraphs(rank)) return "torch.compile (Inductor) or CUDA graphs, else a custom Triton kernel";
+  if (seq.host_bound && !UsesCudaGraphs(rank))
+    return "torch.compile (Inductor) or CUDA graphs, else a custom Triton kernel";
   return seq.host_bound ? "torch.compile (Inductor), else a custom Triton kernel"
                         : "a custom Triton kernel or torch.compile (Inductor)";
 }
@@ -416,16 +418,18 @@ Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std:
   f.AddNumber("sequences", static_cast<double>(kept.size()), "count");
   f.AddNumber("sequence_us_per_step", PerStep(rank, time) / 1e3, "us");
   std::string listed;
-  for (size_t i = 0; i < kept.size() && i < kListed; ++i) listed += (i ? "; " : "") + Describe(rank, ops, kept[i], &sites);
+  for (size_t i = 0; i < kept.size() && i < kListed; ++i)
+    listed += (i ? "; " : "") + Describe(rank, ops, kept[i], &sites);
   if (kept.size() > kListed) listed += fmt::format("; and {} more", kept.size() - kListed);
   f.AddText("top_sequences", listed);
   f.strategy = std::string(ForPlatform(
       rank,
-      UsesCudaGraphs(rank) ? "Fuse each repeated sequence into one kernel: let torch.compile (Inductor) generate it, or "
-                             "write a Triton kernel."
-                           : "Fuse each repeated sequence into one kernel: let torch.compile (Inductor) generate it, or "
-                             "write a Triton kernel; where the device waits between its kernels, CUDA graphs remove "
-                             "the launch gaps too.",
+      UsesCudaGraphs(rank)
+          ? "Fuse each repeated sequence into one kernel: let torch.compile (Inductor) generate it, or "
+            "write a Triton kernel."
+          : "Fuse each repeated sequence into one kernel: let torch.compile (Inductor) generate it, or "
+            "write a Triton kernel; where the device waits between its kernels, CUDA graphs remove "
+            "the launch gaps too.",
       "Fuse each repeated sequence into one operator: call the fused torch_npu API where one exists, run the "
       "model in graph mode (torch.compile with the NPU backend / torchair) so the graph engine fuses it, or "
       "write a custom Ascend C operator.",
@@ -434,7 +438,8 @@ Finding Report(const RankEvidence& rank, const AdvisorConfig& config, const std:
 }
 
 // Ascend: the modules holding the kernel_details rows of every occurrence kept, each row once.
-void SayRowModules(const RankEvidence& rank, const std::vector<Op>& ops, const std::vector<Sequence>& kept, Finding* f) {
+void SayRowModules(const RankEvidence& rank, const std::vector<Op>& ops, const std::vector<Sequence>& kept,
+                   Finding* f) {
   std::vector<uint32_t> rows;
   for (const Sequence& seq : kept) {
     for (const uint32_t at : seq.starts) {
@@ -456,7 +461,9 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   const bool ascend = !trace.kernel_details().rows.empty();
   std::vector<Op> ops;
   std::vector<uint32_t> symbols;
-  Flatten(ascend ? AscendStreams(trace) : KernelStreams(trace, rank.tree, rank.compute == nullptr ? nullptr : &rank.compute->graphs), &ops, &symbols);
+  Flatten(ascend ? AscendStreams(trace)
+                 : KernelStreams(trace, rank.tree, rank.compute == nullptr ? nullptr : &rank.compute->graphs),
+          &ops, &symbols);
   double total = 0;
   for (const Op& op : ops) total += static_cast<double>(op.dur);
   Limits limits;

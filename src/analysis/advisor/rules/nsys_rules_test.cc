@@ -13,7 +13,6 @@ namespace {
 
 constexpr int64_t kMs = 1000000;
 
-
 AdvisorResult Advise(const Trace& trace) {
   const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   const HardwareProfiles profiles;

@@ -87,10 +87,10 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
       "computes about {} a step.",
       slowest.stage, own->work_ns_per_step > 0 ? slowest.work_ns_per_step / own->work_ns_per_step : 0.0, own->stage,
       slowest.stage, FormatDuration(p->mean_work_ns_per_step));
-  f.apis = {"MindSpeed / Megatron --num-layer-list (layers per stage)",
-            "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
-            fmt::format("move the embedding / LM head off stage {} (ranks {})", slowest.stage,
-                        RankRanges(slowest.ranks))};
+  f.apis = {
+      "MindSpeed / Megatron --num-layer-list (layers per stage)",
+      "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
+      fmt::format("move the embedding / LM head off stage {} (ranks {})", slowest.stage, RankRanges(slowest.ranks))};
   out->push_back(std::move(f));
 }
 
@@ -103,9 +103,9 @@ void RulePipelineBubble(const RankEvidence& rank, const AdvisorConfig& config, s
   const double threshold = config.Get(threshold::kPipelineBubblePct);
   if (share <= threshold) return;
   Finding f = NewFinding("pipeline.bubble", rank, config);
-  f.title = fmt::format("pipeline stage {} waits {} of its {} step in bubbles ({:.1f} %) with the stages even",
-                        own->stage, FormatDuration(own->bubble_ns_per_step), FormatDuration(own->step_ns_per_step),
-                        share);
+  f.title =
+      fmt::format("pipeline stage {} waits {} of its {} step in bubbles ({:.1f} %) with the stages even", own->stage,
+                  FormatDuration(own->bubble_ns_per_step), FormatDuration(own->step_ns_per_step), share);
   f.value = share;
   f.saves_from = WaitPart(rank, *own);
   f.uncapped_gain_ns = own->bubble_ns_per_step / 2;

@@ -60,8 +60,9 @@ void SayQueuedIdle(double queued_idle_ns, Finding* f) {
       "The device sat idle while launched work waited in its queue: it waits on events, other streams or "
       "work not in the trace (another process on the device, a collective's peer), not on the host; a larger "
       "batch does not shorten it. Find what the queued work waits for.";
-  f->apis = {"torch.profiler / nsys on every process sharing the device; look for cudaStreamWaitEvent, "
-             "event records and cross-stream dependencies before the queued kernels"};
+  f->apis = {
+      "torch.profiler / nsys on every process sharing the device; look for cudaStreamWaitEvent, "
+      "event records and cross-stream dependencies before the queued kernels"};
 }
 
 namespace {
