@@ -12,104 +12,47 @@ namespace {
 
 // The opcodes of pickle protocols 2 to 5 that build plain data. Anything else is refused: those that
 // name or call a class by name, and the text forms of protocols 0 and 1, which no recent torch writes.
+// The opcode tables stay laid out as tables.
+// clang-format off
 enum Op : uint8_t {
-  kMark = '(',
-  kStop = '.',
-  kPop = '0',
-  kPopMark = '1',
-  kDup = '2',
-  kBinInt = 'J',
-  kBinInt1 = 'K',
-  kBinInt2 = 'M',
-  kNoneOp = 'N',
-  kBinFloat = 'G',
-  kShortBinString = 'U',
-  kBinString = 'T',
-  kBinUnicode = 'X',
-  kAppend = 'a',
-  kAppends = 'e',
-  kDict = 'd',
-  kEmptyDict = '}',
-  kGet = 'g',
-  kBinGet = 'h',
-  kLongBinGet = 'j',
-  kList = 'l',
-  kEmptyList = ']',
-  kPut = 'p',
-  kBinPut = 'q',
-  kLongBinPut = 'r',
-  kSetItem = 's',
-  kSetItems = 'u',
-  kTuple = 't',
-  kEmptyTuple = ')',
-  kProto = 0x80,
-  kTuple1 = 0x85,
-  kTuple2 = 0x86,
-  kTuple3 = 0x87,
-  kNewTrue = 0x88,
-  kNewFalse = 0x89,
-  kLong1 = 0x8a,
-  kLong4 = 0x8b,
-  kBinBytes = 'B',
-  kShortBinBytes = 'C',
-  kShortBinUnicode = 0x8c,
-  kBinUnicode8 = 0x8d,
-  kBinBytes8 = 0x8e,
-  kEmptySet = 0x8f,
-  kAddItems = 0x90,
-  kFrozenSet = 0x91,
-  kMemoize = 0x94,
-  kFrame = 0x95,
-  kByteArray8 = 0x96,
+  kMark = '(', kStop = '.', kPop = '0', kPopMark = '1', kDup = '2',
+  kBinInt = 'J', kBinInt1 = 'K', kBinInt2 = 'M', kNoneOp = 'N', kBinFloat = 'G',
+  kShortBinString = 'U', kBinString = 'T', kBinUnicode = 'X', kAppend = 'a', kAppends = 'e',
+  kDict = 'd', kEmptyDict = '}', kGet = 'g', kBinGet = 'h', kLongBinGet = 'j', kList = 'l',
+  kEmptyList = ']', kPut = 'p', kBinPut = 'q', kLongBinPut = 'r', kSetItem = 's', kSetItems = 'u',
+  kTuple = 't', kEmptyTuple = ')', kProto = 0x80, kTuple1 = 0x85, kTuple2 = 0x86, kTuple3 = 0x87,
+  kNewTrue = 0x88, kNewFalse = 0x89, kLong1 = 0x8a, kLong4 = 0x8b, kBinBytes = 'B', kShortBinBytes = 'C',
+  kShortBinUnicode = 0x8c, kBinUnicode8 = 0x8d, kBinBytes8 = 0x8e, kEmptySet = 0x8f, kAddItems = 0x90,
+  kFrozenSet = 0x91, kMemoize = 0x94, kFrame = 0x95, kByteArray8 = 0x96,
 };
 
 // Names of the opcodes a plain-data reader refuses, for the error line.
 std::string_view RefusedOpcodeName(uint8_t op) {
   switch (op) {
-    case 'c':
-      return "GLOBAL";
-    case 0x93:
-      return "STACK_GLOBAL";
-    case 'R':
-      return "REDUCE";
-    case 'b':
-      return "BUILD";
-    case 'i':
-      return "INST";
-    case 'o':
-      return "OBJ";
-    case 0x81:
-      return "NEWOBJ";
-    case 0x92:
-      return "NEWOBJ_EX";
-    case 0x82:
-      return "EXT1";
-    case 0x83:
-      return "EXT2";
-    case 0x84:
-      return "EXT4";
-    case 'P':
-      return "PERSID";
-    case 'Q':
-      return "BINPERSID";
-    case 0x97:
-      return "NEXT_BUFFER";
-    case 0x98:
-      return "READONLY_BUFFER";
-    case 'I':
-      return "INT";
-    case 'L':
-      return "LONG";
-    case 'F':
-      return "FLOAT";
-    case 'S':
-      return "STRING";
-    case 'V':
-      return "UNICODE";
-    default:
-      return "";
+    case 'c': return "GLOBAL";
+    case 0x93: return "STACK_GLOBAL";
+    case 'R': return "REDUCE";
+    case 'b': return "BUILD";
+    case 'i': return "INST";
+    case 'o': return "OBJ";
+    case 0x81: return "NEWOBJ";
+    case 0x92: return "NEWOBJ_EX";
+    case 0x82: return "EXT1";
+    case 0x83: return "EXT2";
+    case 0x84: return "EXT4";
+    case 'P': return "PERSID";
+    case 'Q': return "BINPERSID";
+    case 0x97: return "NEXT_BUFFER";
+    case 0x98: return "READONLY_BUFFER";
+    case 'I': return "INT";
+    case 'L': return "LONG";
+    case 'F': return "FLOAT";
+    case 'S': return "STRING";
+    case 'V': return "UNICODE";
+    default: return "";
   }
 }
+// clang-format on
 
 bool RunsCode(uint8_t op) {
   switch (op) {
