@@ -3,56 +3,13 @@
 #include <limits>
 #include <unordered_map>
 
+#include "base/pair_table.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {
 namespace {
 
 bool IsHostCallKind(EventKind kind) { return kind == EventKind::kRuntime || kind == EventKind::kDriver; }
-
-// No key has it: `a` below is a track's or a string's index, and no table or pool reaches 2^32 - 1.
-constexpr uint32_t kEmpty = std::numeric_limits<uint32_t>::max();
-// Open addressing over (a, b) keys, sized once for the most keys it will hold: a torch_npu rank has
-// millions of flow points, and std::unordered_map's node per key (an allocation, a pointer to chase,
-// rehashes while it grows) cost more than all the rest of the pairing. Slots are 16 bytes: fresh pages
-// cost their zeroing, which on a big rank was as much as the probing.
-class PairMap {
- public:
-  explicit PairMap(size_t most_keys) {
-    size_t capacity = 16;
-    while (capacity < most_keys + most_keys / 2) capacity *= 2;
-    slots_.resize(capacity);
-    mask_ = capacity - 1;
-  }
-  // The value of (a, b), inserted as `absent` when the key is new.
-  uint32_t& At(uint32_t a, uint64_t b, uint32_t absent) {
-    Slot& slot = slots_[Probe(a, b)];
-    if (slot.a == kEmpty) slot = Slot{b, a, absent};
-    return slot.value;
-  }
-  uint32_t* Find(uint32_t a, uint64_t b) {
-    Slot& slot = slots_[Probe(a, b)];
-    return slot.a == kEmpty ? nullptr : &slot.value;
-  }
-
- private:
-  struct Slot {
-    uint64_t b = 0;
-    uint32_t a = kEmpty;
-    uint32_t value = 0;
-  };
-  // The key's slot, or the empty one where it would go (the table is never full).
-  size_t Probe(uint32_t a, uint64_t b) const {
-    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ b;
-    h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 29;
-    size_t i = h & mask_;
-    while (slots_[i].a != kEmpty && (slots_[i].a != a || slots_[i].b != b)) i = (i + 1) & mask_;
-    return i;
-  }
-  std::vector<Slot> slots_;
-  size_t mask_ = 0;
-};
 
 }  // namespace
 
@@ -84,7 +41,7 @@ std::vector<Link> TraceBuilder::ResolveFlows() {
   const size_t bound_points = static_cast<size_t>(
       std::count_if(points.begin(), points.end(), [](const FlowPoint& p) { return !p.duplicates_correlation; }));
   if (bound_points == 0) return links;
-  PairMap exact(bound_points);  // (track, ts) -> event
+  PairTable exact(bound_points);  // (track, ts) -> event
   for (const FlowPoint& p : points) {
     if (!p.duplicates_correlation) exact.At(p.track, static_cast<uint64_t>(p.ts_ns), kNoIndex);
   }
@@ -114,7 +71,7 @@ std::vector<Link> TraceBuilder::ResolveFlows() {
   for (const FlowPoint& p : points) {
     if (bound_start(p)) ++(p.id_is_string ? string_starts : numeric_starts);
   }
-  PairMap starts[2] = {PairMap(numeric_starts), PairMap(string_starts)};
+  PairTable starts[2] = {PairTable(numeric_starts), PairTable(string_starts)};
   for (const FlowPoint& p : points) {
     // A key started again counts from its last start.
     if (bound_start(p)) starts[p.id_is_string].At(p.category.value, static_cast<uint64_t>(p.id), kNoIndex) = p.event;
