@@ -21,6 +21,7 @@ Generated hostile inputs (in a temporary directory): 100,000 nn.Module ranges ne
 stop at 64 levels and a 16 MiB budget, the rest counted in the module around them (`module_ranges_collapsed`).
 Usage: module_view_check.py TUNEPROF SHARED_DIR"""
 import bisect
+import collections
 import decimal
 import gzip
 import json
@@ -122,18 +123,96 @@ def attribute(events):
     return modules, total
 
 
+NpuTask = collections.namedtuple("NpuTask", "start end index path backward")
+
+
+def npu_task_modules(events):
+    """Each device task of a torch_npu timeline launched once (one X event at its flow's end): its start and end
+    in ns, its event's index, the module path it counts for (None: outside every module) and whether it counts
+    through a backward operator. The task counts for the innermost module around its launch: its framework
+    operator's async_npu flow, else its HostToDevice call moved to the enqueue of the dequeue range around it on
+    the call's thread id (async_task_queue flow); launched outside every module by a backward operator (the
+    event a fwdbwd flow ends at: the one starting at the flow's end on its thread), for the module around the
+    flow's start."""
+    by_thread = defaultdict(list)
+    starts_at = defaultdict(list)  # (pid, tid, ts) -> X events starting there
+    for index, e in enumerate(events):
+        if e.get("ph") != "X":
+            continue
+        start = ns(e["ts"])
+        end = start + max(ns(e.get("dur", 0)), 0)
+        starts_at[(e["pid"], e["tid"], start)].append((end, index))
+        name = module_name(e)
+        if name is not None:
+            by_thread[(e["pid"], e["tid"])].append({"name": name, "start": start, "end": end, "index": index})
+    threads = {key: Thread(ranges) for key, ranges in by_thread.items()}
+    for thread in threads.values():
+        for position, r in enumerate(thread.ranges):
+            parent = thread.innermost(r["start"], before=position)
+            r["path"] = r["name"] if parent is None else parent["path"] + "." + r["name"]
+    flows = defaultdict(dict)
+    for e in events:
+        if e.get("ph") in ("s", "f") and e.get("cat") in ("async_npu", "fwdbwd", "HostToDevice", "async_task_queue"):
+            flows[(e["cat"], e["id"])][e["ph"]] = ((e["pid"], e["tid"]), ns(e["ts"]))
+    backward = defaultdict(list)  # thread -> (start, end, module path)
+    dequeues = defaultdict(list)  # thread id (any process) -> (start, end, the enqueue its flow comes from)
+    launch_of = {}  # device task (thread, start) -> its launch (thread, ts)
+    for (cat, _), ends in flows.items():
+        if "s" not in ends or "f" not in ends:
+            continue
+        if cat == "fwdbwd":
+            (fwd_thread, fwd_ts), (bwd_thread, bwd_ts) = ends["s"], ends["f"]
+            holder = threads[fwd_thread].innermost(fwd_ts) if fwd_thread in threads else None
+            ops = starts_at.get((*bwd_thread, bwd_ts), [])
+            if holder is not None and ops:
+                backward[bwd_thread].append((bwd_ts, max(end for end, _ in ops), holder["path"]))
+        elif cat == "async_task_queue":
+            (thread, ts) = ends["f"]
+            ops = starts_at.get((*thread, ts), [])
+            if ops:
+                dequeues[thread[1]].append((ts, max(end for end, _ in ops), ends["s"]))
+        elif cat == "async_npu" or ends["f"] not in launch_of:
+            launch_of[ends["f"]] = ends["s"]
+    for (device_thread, device_ts), (thread, ts) in launch_of.items():
+        work = starts_at.get((*device_thread, device_ts), [])
+        if len(work) != 1:
+            continue
+        around = [d for d in dequeues.get(thread[1], []) if d[0] <= ts < d[1]]
+        if around:
+            thread, ts = max(around, key=lambda d: (d[0], -d[1]))[2]
+        holder = threads[thread].innermost(ts) if thread in threads else None
+        if holder is not None:
+            yield NpuTask(device_ts, work[0][0], work[0][1], holder["path"], False)
+            continue
+        around = [b for b in backward.get(thread, []) if b[0] <= ts < b[1]]
+        path = max(around, key=lambda b: (b[0], -b[1]))[2] if around else None
+        yield NpuTask(device_ts, work[0][0], work[0][1], path, path is not None)
+
+
+def module_rank(tuneprof, path, label):
+    """The first rank of `profile --by module --json` on `path`, checked to exit 0; None when it did not."""
+    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(path)], capture_output=True, text=True,
+                          timeout=300)
+    failed = done.returncode != 0
+    check(not failed, f"{label}: profile --by module --json exits 0" + (f" {done.stderr.strip()[:200]}" if failed else ""))
+    return None if failed else json.loads(done.stdout)["ranks"][0]
+
+
+def kernel_table_total(tuneprof, rank_dir):
+    """The first rank's kernel table total in µs from `profile --json`; None when it does not exit 0."""
+    table = subprocess.run([tuneprof, "profile", "--json", str(rank_dir)], capture_output=True, text=True, timeout=300)
+    return json.loads(table.stdout)["ranks"][0]["kernel_table"]["total_us"] if table.returncode == 0 else None
+
+
 def close(a, b):
     return abs(a - b) <= 1e-6 * max(1.0, abs(b))
 
 
 def check_trace(tuneprof, path):
     label = "/".join(path.parts[-2:])
-    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(path)], capture_output=True, text=True,
-                          timeout=300)
-    check(done.returncode == 0, f"{label}: profile --by module --json exits 0 {done.stderr.strip()[:200]}")
-    if done.returncode != 0:
+    rank = module_rank(tuneprof, path, label)
+    if rank is None:
         return
-    rank = json.loads(done.stdout)["ranks"][0]
     events = load(path)
     expected, total = attribute(events)
     backward = 0 if any(e.get("cat") == "fwdbwd" for e in events) else None
@@ -186,72 +265,14 @@ def check_torch_npu(tuneprof, rank_dir):
     with open(trace) as f:
         document = json.load(f, parse_float=decimal.Decimal)
     events = document["traceEvents"] if isinstance(document, dict) else document
-    by_thread = defaultdict(list)
-    starts_at = defaultdict(list)  # (pid, tid, ts) -> X events starting there
-    for index, e in enumerate(events):
-        if e.get("ph") != "X":
-            continue
-        start = ns(e["ts"])
-        starts_at[(e["pid"], e["tid"], start)].append((start + max(ns(e.get("dur", 0)), 0), index))
-        name = module_name(e)
-        if name is not None:
-            by_thread[(e["pid"], e["tid"])].append(
-                {"name": name, "start": start, "end": start + max(ns(e.get("dur", 0)), 0), "index": index})
-    threads = {key: Thread(ranges) for key, ranges in by_thread.items()}
-    for thread in threads.values():
-        for position, r in enumerate(thread.ranges):
-            parent = thread.innermost(r["start"], before=position)
-            r["path"] = r["name"] if parent is None else parent["path"] + "." + r["name"]
-    flows = defaultdict(dict)
-    for e in events:
-        if e.get("ph") in ("s", "f") and e.get("cat") in ("async_npu", "fwdbwd", "HostToDevice", "async_task_queue"):
-            flows[(e["cat"], e["id"])][e["ph"]] = ((e["pid"], e["tid"]), ns(e["ts"]))
-    backward = defaultdict(list)  # thread -> (start, end, module path)
-    for (cat, _), ends in flows.items():
-        if cat != "fwdbwd" or "s" not in ends or "f" not in ends:
-            continue
-        (fwd_thread, fwd_ts), (bwd_thread, bwd_ts) = ends["s"], ends["f"]
-        holder = threads[fwd_thread].innermost(fwd_ts) if fwd_thread in threads else None
-        ops = starts_at.get((*bwd_thread, bwd_ts), [])
-        if holder is not None and ops:
-            backward[bwd_thread].append((bwd_ts, max(end for end, _ in ops), holder["path"]))
-    # Dequeue ranges by thread id (any process): their start and end, and the enqueue their flow comes from.
-    dequeues = defaultdict(list)
-    for (cat, _), ends in flows.items():
-        if cat == "async_task_queue" and "s" in ends and "f" in ends:
-            (thread, ts) = ends["f"]
-            ops = starts_at.get((*thread, ts), [])
-            if ops:
-                dequeues[thread[1]].append((ts, max(end for end, _ in ops), ends["s"]))
-    # Each task's launch: its framework operator's async_npu flow, else the HostToDevice call, moved to the
-    # enqueue of the dequeue range around it on the call's thread id.
-    launch_of = {}
-    for (cat, _), ends in flows.items():
-        if cat in ("async_npu", "HostToDevice") and "s" in ends and "f" in ends:
-            if cat == "async_npu" or ends["f"] not in launch_of:
-                launch_of[ends["f"]] = (cat, ends["s"])
     forward_us, backward_us = defaultdict(int), defaultdict(int)
-    for (device_thread, device_ts), (cat, (thread, ts)) in launch_of.items():
-        work = starts_at.get((*device_thread, device_ts), [])
-        if len(work) != 1:
-            continue
-        duration = work[0][0] - device_ts
-        around = [d for d in dequeues.get(thread[1], []) if d[0] <= ts < d[1]]
-        if around:
-            thread, ts = max(around, key=lambda d: (d[0], -d[1]))[2]
-        holder = threads[thread].innermost(ts) if thread in threads else None
-        if holder is not None:
-            forward_us[holder["path"]] += duration
-            continue
-        around = [b for b in backward.get(thread, []) if b[0] <= ts < b[1]]
-        if around:
-            backward_us[max(around, key=lambda b: (b[0], -b[1]))[2]] += duration
-    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(rank_dir)], capture_output=True,
-                          text=True, timeout=300)
-    check(done.returncode == 0, f"{label}: profile --by module --json exits 0")
-    if done.returncode != 0:
+    for task in npu_task_modules(events):
+        if task.path is not None:
+            (backward_us if task.backward else forward_us)[task.path] += task.end - task.start
+    rank = module_rank(tuneprof, rank_dir, label)
+    if rank is None:
         return
-    modules = json.loads(done.stdout)["ranks"][0]["modules"]
+    modules = rank["modules"]
     wrong = [m["path"] for m in modules if abs(m["self_device_us"] * 1e3 - forward_us[m["path"]] - backward_us[m["path"]]) > 1
              or abs(m["device_us"] - m["forward_us"] - m["backward_us"]) > 1e-6]
     check(not wrong, f"{label}: self device time (forward through async_npu or the task queue, backward through fwdbwd) of "
@@ -260,9 +281,8 @@ def check_torch_npu(tuneprof, rank_dir):
           f"{label}: backward time found ({sum(backward_us.values()) / 1e6:.3f} ms)")
     # Shares are of the device work the kernel tables measure (HCCL notify waits and syncs out, HCCL tasks
     # once): the module view's total is the kernel table's.
-    table = subprocess.run([tuneprof, "profile", "--json", str(rank_dir)], capture_output=True, text=True, timeout=300)
-    want = json.loads(table.stdout)["ranks"][0]["kernel_table"]["total_us"] if table.returncode == 0 else None
-    got = json.loads(done.stdout)["ranks"][0]["module_device_us"]
+    want = kernel_table_total(tuneprof, rank_dir)
+    got = rank["module_device_us"]
     check(want is not None and close(got, want), f"{label}: module device work {got} us = the kernel table's {want} us")
 
 
@@ -271,20 +291,17 @@ def check_torch_npu_db(tuneprof, rank_dir):
     which link each backward operator to its forward one: backward time is found (never 0 or unknown, as the
     text export of this test data finds 3.3 ms); the total is the kernel table's."""
     label = "db/" + rank_dir.name
-    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(rank_dir)], capture_output=True,
-                          text=True, timeout=300)
-    check(done.returncode == 0, f"{label}: profile --by module --json exits 0")
-    if done.returncode != 0:
+    rank = module_rank(tuneprof, rank_dir, label)
+    if rank is None:
         return
-    rank = json.loads(done.stdout)["ranks"][0]
     root = next((m for m in rank["modules"] if m["path"] == "DistributedDataParallel_0"), None)
     check(root is not None and root["backward_us"] is not None and root["backward_us"] > 1000 and
           all(m["backward_us"] is not None and close(m["device_us"], m["forward_us"] + m["backward_us"])
               for m in rank["modules"]),
           f"{label}: backward time found through sequence numbers ({root and root['backward_us']} us)")
-    table = subprocess.run([tuneprof, "profile", "--json", str(rank_dir)], capture_output=True, text=True, timeout=300)
-    want = json.loads(table.stdout)["ranks"][0]["kernel_table"]["total_us"]
-    check(close(rank["module_device_us"], want), f"{label}: module device work = the kernel table's {want} us")
+    want = kernel_table_total(tuneprof, rank_dir)
+    check(want is not None and close(rank["module_device_us"], want),
+          f"{label}: module device work = the kernel table's {want} us")
     text = subprocess.run([tuneprof, "profile", "--by", "module", str(rank_dir)], capture_output=True, text=True,
                           timeout=300).stdout
     row = next((line for line in text.splitlines() if line.strip().startswith("DistributedDataParallel_0")), "")
@@ -293,12 +310,9 @@ def check_torch_npu_db(tuneprof, rank_dir):
 
 def check_cpu_only(tuneprof, trace):
     """A trace without device work ranks its modules by host time, and says so."""
-    done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(trace)], capture_output=True,
-                          text=True, timeout=300)
-    check(done.returncode == 0, f"{trace.name}: profile --by module --json exits 0")
-    if done.returncode != 0:
+    rank = module_rank(tuneprof, trace, trace.name)
+    if rank is None:
         return
-    rank = json.loads(done.stdout)["ranks"][0]
     roots = sum(m["host_us"] for m in rank["modules"] if m["depth"] == 0)
     check(rank.get("module_ranked_by") == "host" and rank["modules"] and close(rank.get("module_host_us", -1), roots) and
           all(close(m.get("host_share", -1), m["host_us"] / roots) for m in rank["modules"]),

@@ -28,7 +28,7 @@ import sys
 from collections import defaultdict
 
 from harness import check, failures
-from module_view_check import Thread, module_name
+from module_view_check import npu_task_modules
 
 RUN = pathlib.Path("traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt")
 MIN_SHARE = 0.2
@@ -47,58 +47,7 @@ def ns(value):
 
 def task_modules(events):
     """(task name, start ns) -> the module path its launch counts for (None: outside every module)."""
-    by_thread, starts_at, tasks = defaultdict(list), defaultdict(list), {}
-    for index, e in enumerate(events):
-        if e.get("ph") != "X":
-            continue
-        start = ns(e["ts"])
-        end = start + max(ns(e.get("dur", 0)), 0)
-        starts_at[(e["pid"], e["tid"], start)].append((end, index))
-        name = module_name(e)
-        if name is not None:
-            by_thread[(e["pid"], e["tid"])].append({"name": name, "start": start, "end": end, "index": index})
-    threads = {key: Thread(ranges) for key, ranges in by_thread.items()}
-    for thread in threads.values():
-        for position, r in enumerate(thread.ranges):
-            parent = thread.innermost(r["start"], before=position)
-            r["path"] = r["name"] if parent is None else parent["path"] + "." + r["name"]
-    flows = defaultdict(dict)
-    for e in events:
-        if e.get("ph") in ("s", "f") and e.get("cat") in ("async_npu", "fwdbwd", "HostToDevice", "async_task_queue"):
-            flows[(e["cat"], e["id"])][e["ph"]] = ((e["pid"], e["tid"]), ns(e["ts"]))
-    backward, dequeues, launch_of = defaultdict(list), defaultdict(list), {}
-    for (cat, _), ends in flows.items():
-        if "s" not in ends or "f" not in ends:
-            continue
-        if cat == "fwdbwd":
-            (fwd_thread, fwd_ts), (bwd_thread, bwd_ts) = ends["s"], ends["f"]
-            holder = threads[fwd_thread].innermost(fwd_ts) if fwd_thread in threads else None
-            ops = starts_at.get((*bwd_thread, bwd_ts), [])
-            if holder is not None and ops:
-                backward[bwd_thread].append((bwd_ts, max(end for end, _ in ops), holder["path"]))
-        elif cat == "async_task_queue":
-            (thread, ts) = ends["f"]
-            ops = starts_at.get((*thread, ts), [])
-            if ops:
-                dequeues[thread[1]].append((ts, max(end for end, _ in ops), ends["s"]))
-        elif cat == "async_npu" or ends["f"] not in launch_of:
-            launch_of[ends["f"]] = ends["s"]
-    for (device_thread, device_ts), (thread, ts) in launch_of.items():
-        work = starts_at.get((*device_thread, device_ts), [])
-        if len(work) != 1:
-            continue
-        name = events[work[0][1]].get("name", "")
-        around = [d for d in dequeues.get(thread[1], []) if d[0] <= ts < d[1]]
-        if around:
-            thread, ts = max(around, key=lambda d: (d[0], -d[1]))[2]
-        holder = threads[thread].innermost(ts) if thread in threads else None
-        path = holder["path"] if holder is not None else None
-        if path is None:
-            around = [b for b in backward.get(thread, []) if b[0] <= ts < b[1]]
-            if around:
-                path = max(around, key=lambda b: (b[0], -b[1]))[2]
-        tasks[(name, device_ts)] = path
-    return tasks
+    return {(events[task.index].get("name", ""), task.start): task.path for task in npu_task_modules(events)}
 
 
 def unbound_rows(kernel_details):
