@@ -18,7 +18,7 @@ import pathlib
 import subprocess
 import sys
 
-from harness import failures, note as check
+from harness import failures, note as check, report
 from interval_sets import subtract, union
 
 
@@ -123,9 +123,7 @@ def main():
     check_memory_counter(tuneprof, shared, out)
     print(f"{len(original)} original + {len(added)} added ({len(slices)} slices, {len(instants)} instants, "
           f"{len(counters)} counter samples); exposed communication {ours} ns")
-    for message in failures:
-        print("FAIL:", message)
-    return 1 if failures else 0
+    return report(failures)
 
 
 if __name__ == "__main__":

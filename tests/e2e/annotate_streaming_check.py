@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
+
 PIECE = 1 << 20
 OPENING = ',\n{"ph":"M","name":"process_name","pid":'
 HEAD = '{"traceEvents": [\n'
@@ -101,10 +103,7 @@ def main():
         for end in (4096, PIECE - 10, PIECE - 1, PIECE, PIECE + 1, 2 * PIECE + 7):
             for compressed in (False, True):
                 check_case(tuneprof, work, end, compressed)
-    for failure in failures:
-        print("FAIL:", failure)
-    print("annotate_streaming_check:", "FAIL" if failures else "ok")
-    return 1 if failures else 0
+    return report(failures, "annotate_streaming_check: " + ("FAIL" if failures else "ok"))
 
 
 if __name__ == "__main__":

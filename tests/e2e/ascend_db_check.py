@@ -34,6 +34,8 @@ Usage: ascend_db_check.py <tuneprof> <shared dir>"""
 import csv, glob, json, os, re, sqlite3, subprocess, sys
 from collections import Counter
 
+from harness import report
+
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
 ASCEND = os.path.join(SHARED, "traces", "ascend")
 PYTORCH = os.path.join(ASCEND, "msinsight", "test", "data", "pytorch")
@@ -330,10 +332,8 @@ def main():
         if rank_dir not in db_ranks:
             checks += 1
             run("profile", rank_dir)
-    for f in failures:
-        print("FAIL", f)
-    print(f"ascend_db_check: {checks} checks, {len(failures)} failures over {len(all_ranks)} rank directories")
-    return 1 if failures or checks == 0 else 0
+    return report(failures, f"ascend_db_check: {checks} checks, {len(failures)} failures over {len(all_ranks)} rank "
+                  "directories", nothing_checked=checks == 0)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
+from harness import fail, finish
+
 COLUMNS = {  # step_trace_time.csv header -> profile --json key
     "Computing": "computing_us",
     "Communication(Not Overlapped)": "communication_not_overlapped_us",
@@ -51,11 +52,6 @@ DB_COLUMNS = {  # analysis.db StepTraceTime column (ns or µs, checked below) ->
     "bubble": "Bubble",
     "preparing": "Preparing",
 }
-
-
-def fail(message):
-    FAILURES.append(message)
-    print("FAIL:", message)
 
 
 def run(tuneprof, *args):
@@ -280,11 +276,7 @@ def main():
                 check_shares(str(rank.relative_to(base)), profile)
             check_words(tuneprof, str(rank.relative_to(base)), rank)
 
-    if FAILURES:
-        print(f"{len(FAILURES)} failures")
-        return 1
-    print("ok")
-    return 0
+    return finish("ok")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
+
 AIC, AIV, DUR = "aicore_time(us)", "aiv_time(us)", "duration"
 RATIOS = {
     "aic_mac_ratio": AIC, "aic_scalar_ratio": AIC, "aic_mte1_ratio": AIC, "aic_mte2_ratio": AIC,
@@ -354,9 +356,7 @@ def main():
                     check_db(tuneprof, db_dir, compute)
     if checked < 5:
         failures.append(f"only {checked} kernel_details files with PMU columns checked")
-    for failure in failures[:50]:
-        print("FAIL", failure)
-    sys.exit(1 if failures else 0)
+    sys.exit(report(failures, most=50))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from decimal import Decimal
 
 from interval_sets import collective_waits
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 
 
 def close(a, b, rel=1e-9, abs_tol=1e-9):
@@ -238,9 +238,7 @@ def main():
     check_gloo(binary, shared, 2)
     check_gloo(binary, shared, 4)
     check_hta_straggler(binary, shared)
-    for failure in FAILURES[:50]:
-        print("FAIL:", failure)
-    return 1 if FAILURES else 0
+    return report(FAILURES, most=50)
 
 
 if __name__ == "__main__":

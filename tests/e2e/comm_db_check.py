@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 TIME_FIELDS = ("elapse_ms", "transit_ms", "wait_ms", "synchronization_ms", "idle_ms")
 
 
@@ -221,9 +221,7 @@ def main():
             print(f"{os.path.relpath(d, base)}: {n_ops} ops, {n_cells} matrix cells; db and text forms agree")
     finally:
         shutil.rmtree(tmp)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    return 1 if FAILURES else 0
+    return report(FAILURES)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import comm_check as cc  # noqa: E402  (load_trace, ns, DTYPE_BYTES, bus_factor)
 import ddp_slow_rank_check as ddp  # noqa: E402
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 LINK_TRANSPORTS = ("HCCS", "PCIE", "RDMA", "SIO")
 ASCEND_LINKS = {"HCCS": "hccs", "RDMA": "roce", "PCIE": "pcie", "SIO": "sio"}
 # The chip tuneprof assumes for level1 (operators on AI Vector cores, no variant named).
@@ -283,9 +283,7 @@ def main():
     check_gloo(binary, ddp_data, ddp.workload_constants(workload)["SLOW_RANK"])
     _, level1_group = check_ascend(binary, shared)
     check_parallel_groups(binary, shared, level1_group)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    return 1 if FAILURES else 0
+    return report(FAILURES)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-from harness import failures, note as check
+from harness import failures, note as check, report
 
 
 def run(tuneprof, *args):
@@ -140,10 +140,7 @@ def main():
         wide = [line for line in text.splitlines() if len(line) > 100]
         check(not wide, f"{before.name}: {len(wide)} lines over 100 columns: {wide[:1]}")
 
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"compare_check: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return report(failures, f"compare_check: {len(failures)} failure(s)")
 
 
 if __name__ == "__main__":

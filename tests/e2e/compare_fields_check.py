@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import failures, note as check
+from harness import failures, note as check, report
 
 UTILIZATIONS = {"compute_units_utilization_pct": "compute_units",
                 "memory_bandwidth_utilization_pct": "memory_bandwidth",
@@ -262,10 +262,7 @@ def main():
               f"trace_diff: categories {[c['name'] for c in doc['categories']]}")
     with tempfile.TemporaryDirectory() as directory:
         check_advice(tuneprof, data, directory)
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"compare_fields_check: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return report(failures, f"compare_fields_check: {len(failures)} failure(s)")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import statistics
 import subprocess
 import sys
 
-from harness import failures, note as check
+from harness import failures, note as check, report
 
 # pair -> (operators the optimization removes, operators it adds)
 PAIRS = {
@@ -155,10 +155,7 @@ def main():
         check(peak["significant"] and peak["after"] < peak["before"], f"in-place: peak allocation {peak}")
     check_gates(tuneprof, data)
     check_aa(tuneprof, data)
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"compare_pairs_check: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return report(failures, f"compare_pairs_check: {len(failures)} failure(s)")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
 from interval_sets import sm_active, union_length
 
 # (trace relative to SHARED_DIR/traces, expected hardware profile)
@@ -203,10 +204,7 @@ def main():
             checked += 1
         if relative == TRACES[0][0]:
             check_overrides(tuneprof, path, failures)
-    for f in failures:
-        print("FAIL", f)
-    print(f"{checked} rank(s) checked, {len(failures)} failure(s)")
-    return 1 if failures or checked == 0 else 0
+    return report(failures, f"{checked} rank(s) checked, {len(failures)} failure(s)", nothing_checked=checked == 0)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ Usage: cross_vendor_review_check.py TUNEPROF SHARED (the view holding traces/)
 import os
 import sys
 
-from harness import failures, note as check, run_json_noted as run
+from harness import failures, note as check, report, run_json_noted as run
 
 
 def main():
@@ -68,10 +68,7 @@ def main():
         other = categories.get("other", {})
         check(other.get("after_count", 0) <= 1, f"compare: MI300X attention left in other: {other}")
 
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"cross-vendor review: {len(failures)} failures")
-    return 1 if failures else 0
+    return report(failures, f"cross-vendor review: {len(failures)} failures")
 
 
 if __name__ == "__main__":

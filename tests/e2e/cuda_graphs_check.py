@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 GRAPH_ADVICE = ("reduce-overhead", "CUDAGraph", "CUDA graphs")
 
 
@@ -160,12 +160,8 @@ def main():
         check_real_kineto(binary, shared)
         check_synthetic_kineto(binary, tmp)
         check_nsys_graph_trace(binary, tmp)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    if FAILURES:
-        sys.exit(1)
-    print("cuda graphs: all checks passed")
+    return report(FAILURES, None if FAILURES else "cuda graphs: all checks passed")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -20,6 +20,8 @@ import pathlib
 import subprocess
 import sys
 
+from harness import report
+
 TORCH_OPS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::conv2d", "aten::add", "aten::mul"}
 
 
@@ -91,9 +93,7 @@ def main():
     if flops["achieved_tflops"] is None or not math.isclose(flops["achieved_tflops"], expected_achieved, rel_tol=1e-9):
         failures.append(f"achieved_tflops {flops['achieved_tflops']} vs {expected_achieved}")
 
-    for failure in failures:
-        print("FAIL", failure)
-    sys.exit(1 if failures else 0)
+    sys.exit(report(failures))
 
 
 if __name__ == "__main__":

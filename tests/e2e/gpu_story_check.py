@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
 from interval_sets import length, union
 
 ALEXNET = "kineto/hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
@@ -253,10 +254,7 @@ def main():
     check_sync(tuneprof, shared, failures)
     check_compare(tuneprof, shared, failures)
     check_names(tuneprof, shared, failures)
-    for f in failures:
-        print("FAIL", f)
-    print("gpu_story_check:", "FAILED" if failures else "OK")
-    return 1 if failures else 0
+    return report(failures, "gpu_story_check: " + ("FAILED" if failures else "OK"))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,12 @@ def check(condition, message):
     return bool(condition)
 
 
+def fail(message):
+    """Keeps a failure among `failures` and prints it at once, for scripts that print only their failures."""
+    failures.append(message)
+    print("FAIL:", message)
+
+
 def note(condition, message):
     """check() without the printed line, for scripts that print only their failures; returns whether it held."""
     if not condition:
@@ -157,10 +163,12 @@ def run_measured(binary, args, timeout_s):
     return rc, out, err, rss, time.monotonic() - started
 
 
-def finish(all_passed="all checks passed"):
-    """Prints the closing line of a script of plain checks and returns its exit code."""
-    print(f"{len(failures)} failure(s)" if failures else all_passed)
-    return 1 if failures else 0
+def finish(all_passed="all checks passed", failures_found=None):
+    """Prints the closing line of a script of plain checks and returns its exit code; `failures_found` is the
+    list of a script that keeps its own (by default, `failures`)."""
+    found = failures if failures_found is None else failures_found
+    print(f"{len(found)} failure(s)" if found else all_passed)
+    return 1 if found else 0
 
 
 def run_stdout(binary, args, timeout_s=300):
@@ -185,12 +193,13 @@ def advise_findings(binary, *paths, timeout_s=120):
     return {f["id"]: f for f in advice["findings"]} if advice is not None else {}
 
 
-def report(failures_found):
-    """Prints each failure of a script that keeps its own list, then "ok" or the count; returns the exit code."""
-    for failure in failures_found:
+def report(failures_found, closing=None, nothing_checked=False, most=None):
+    """Prints each failure of a script that keeps its own list (the first `most` of them when given), then
+    `closing` (by default "ok" or the count); returns the exit code, which also fails when `nothing_checked`."""
+    for failure in failures_found[:most]:
         print("FAIL:", failure)
-    print("ok" if not failures_found else f"{len(failures_found)} failure(s)")
-    return 1 if failures_found else 0
+    print(closing if closing is not None else "ok" if not failures_found else f"{len(failures_found)} failure(s)")
+    return 1 if failures_found or nothing_checked else 0
 
 
 # The shared torch_npu text export of one rank that checks copy to damage or cut.

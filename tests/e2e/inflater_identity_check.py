@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
+
 TIMEOUT_S = 60
 WAYS = {
     "zlib, one thread": {"TUNEPROF_INFLATE": "zlib", "TUNEPROF_READ_AHEAD": "0"},
@@ -80,11 +82,8 @@ def main():
                 problems.append(f"{path}: expected one error line naming the file, got exit {code}: {lines}")
             if not fails and (code != 0 or not any("cut off" in line for line in lines)):
                 problems.append(f"{path}: expected a cut-off warning and exit 0, got exit {code}: {lines}")
-    for p in problems:
-        print("FAIL", p)
-    print(f"{len(files)} corpus .gz files and 6 damaged ones through {len(WAYS)} ways: "
-          f"{'identical' if not problems else str(len(problems)) + ' problems'}")
-    return 1 if problems else 0
+    return report(problems, f"{len(files)} corpus .gz files and 6 damaged ones through {len(WAYS)} ways: "
+                  f"{'identical' if not problems else str(len(problems)) + ' problems'}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ Usage: kernel_table_check.py <tuneprof> <shared dir>"""
 import glob, gzip, json, math, os, re, subprocess, sys
 from collections import defaultdict
 
+from harness import report
+
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
 failures = []
 checked = 0
@@ -201,7 +203,5 @@ for rel in ("traces/kineto/hta/trace_filter", "traces/kineto/hta/critical_path/a
     for path in sorted(glob.glob(os.path.join(SHARED, rel, "*.json*"))):
         check_gpu(path)
 
-for f in failures[:40]:
-    print("FAIL", f)
-print(f"{checked} rows checked ({derived_rows} from the derived top-ops lists), {len(failures)} failures")
-sys.exit(1 if failures or checked == 0 or derived_rows == 0 else 0)
+sys.exit(report(failures, f"{checked} rows checked ({derived_rows} from the derived top-ops lists), {len(failures)} "
+                "failures", nothing_checked=checked == 0 or derived_rows == 0, most=40))

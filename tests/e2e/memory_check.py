@@ -33,7 +33,7 @@ import sqlite3
 import subprocess
 import sys
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 
 
 def load(path):
@@ -328,11 +328,8 @@ def main():
     kinds = check_hta(tuneprof, shared)
     ascend = check_ascend(tuneprof, shared)
     blocks = check_ascend_blocks(tuneprof, shared)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print(f"{traces} traces with memory events, {kinds} HTA memory_bw rows, {ascend} memory_record.csv, "
-          f"{blocks} operator_memory block sets checked; {len(FAILURES)} failures")
-    return 1 if FAILURES else 0
+    return report(FAILURES, f"{traces} traces with memory events, {kinds} HTA memory_bw rows, {ascend} "
+                  f"memory_record.csv, {blocks} operator_memory block sets checked; {len(FAILURES)} failures")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
+
 LIMITS_MB = (20, 25, 30, 35, 40, 50, 80)
 
 
@@ -41,12 +43,8 @@ def main():
                     failures.append(f"{where}: exit 1 without one error line: {lines[:3]}")
                 elif megabytes == LIMITS_MB[0] and "out of memory" not in done.stderr:
                     failures.append(f"{where}: the smallest limit did not end as out of memory: {lines[:2]}")
-    for failure in failures:
-        print("FAIL:", failure)
-    if failures:
-        return 1
-    print(f"memory limits: {len(LIMITS_MB) * 2} runs, each whole or one error line")
-    return 0
+    return report(failures, None if failures else
+                  f"memory limits: {len(LIMITS_MB) * 2} runs, each whole or one error line")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import sqlite3
 import subprocess
 import sys
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 
 
 def load(path):
@@ -202,10 +202,7 @@ def main():
         check_leak(tuneprof, workloads, expected)
         check_relu(tuneprof, workloads, expected)
         check_pinned(tuneprof, shared)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print(f"{len(FAILURES)} failures")
-    return 1 if FAILURES else 0
+    return report(FAILURES, f"{len(FAILURES)} failures")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
+
 RANKS = 8
 
 
@@ -106,10 +108,7 @@ def main():
                                 f"(want {want[0]}), stdout {'same' if got[1] == want[1] else 'differs'}, "
                                 f"stderr {got_err[:300]!r} (want {want[2][:300]!r})")
         check_per_host(binary, generator, tmp, failures)
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"mpi: {checked} runs compared with one process, {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return report(failures, f"mpi: {checked} runs compared with one process, {len(failures)} failure(s)")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ Usage: npu_flops_check.py <tuneprof> <shared dir>"""
 import csv, glob, json, os, subprocess, sys, tempfile
 from collections import defaultdict
 
+from harness import report
+
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
 ASCEND = os.path.join(SHARED, "traces", "ascend")
 failures = []
@@ -117,7 +119,4 @@ def check_against_csv():
 
 check_against_pmu()
 check_against_csv()
-for f in failures:
-    print("FAIL:", f)
-print(f"{checks} checks, {len(failures)} failures")
-sys.exit(1 if failures or checks == 0 else 0)
+sys.exit(report(failures, f"{checks} checks, {len(failures)} failures", nothing_checked=checks == 0))

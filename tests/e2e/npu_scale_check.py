@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
+
 ROWS = 60000  # about 10 MB of kernel_details: some 150 windows of 64 KiB
 TABLES = ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", "operator_details.csv")
 
@@ -66,11 +68,8 @@ def main():
         entry = run(binary, "info", "--json", rank)["ranks"][0]["inventory"]["ASCEND_PROFILER_OUTPUT/kernel_details.csv"]
         if "unterminated quoted field" not in entry:
             failures.append(f"open quote: inventory entry {entry!r}")
-    for failure in failures:
-        print("FAIL:", failure)
-    if not failures:
-        print(f"ok: {len(TABLES)} tables of {ROWS} rows streamed and counted; CRLF reads the same; an open quote is one warning")
-    return 1 if failures else 0
+    return report(failures, None if failures else f"ok: {len(TABLES)} tables of {ROWS} rows streamed and counted; "
+                  "CRLF reads the same; an open quote is one warning")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 from interval_sets import union_length
 
 GPU_TABLES = {"kernel": "CUPTI_ACTIVITY_KIND_KERNEL", "memcpy": "CUPTI_ACTIVITY_KIND_MEMCPY",
@@ -378,10 +378,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_missing_tables(binary, tmp)
         check_full_file(binary, tmp)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print(f"{len(files)} nsys exports checked, {len(FAILURES)} failures")
-    return 1 if FAILURES else 0
+    return report(FAILURES, f"{len(files)} nsys exports checked, {len(FAILURES)} failures")
 
 
 if __name__ == "__main__":

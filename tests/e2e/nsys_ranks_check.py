@@ -33,7 +33,7 @@ import sys
 from interval_sets import intersection_length, length, union
 import tempfile
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 DEVICE_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
 SYNC_NAMES = {"Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync", "Unknown Sync"}
 OP_FIELDS = (", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = ")
@@ -329,10 +329,7 @@ def main():
         check_host_ops(binary, path, export)
     with tempfile.TemporaryDirectory() as tmp:
         check_synthetic(binary, tmp)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    print(f"{len(H100_FILES)} multi-process nsys exports and a synthetic one checked, {len(FAILURES)} failures")
-    return 1 if FAILURES else 0
+    return report(FAILURES, f"{len(H100_FILES)} multi-process nsys exports and a synthetic one checked, {len(FAILURES)} failures")
 
 
 if __name__ == "__main__":

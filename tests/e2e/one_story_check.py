@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 
 
 def run_json(binary, *args):
@@ -91,9 +91,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for path in inputs:
             check_input(binary, path, tmp)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    return 1 if FAILURES else 0
+    return report(FAILURES)
 
 
 if __name__ == "__main__":

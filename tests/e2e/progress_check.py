@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import finish
+
 TIMEOUT_S = 120
 EVENTS = 240_000  # about 205 bytes each: ~49 MB
 LINE = re.compile(r"\rloading (?P<name>\S+)(?: \[[=> ]+\])?  (?P<pct>\d+)%  (?P<read>[\d.]+)/(?P<total>[\d.]+) MiB"
@@ -143,11 +145,7 @@ def main():
     checker = Checker(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
         checker.run(tmp)
-    if checker.failures:
-        print(f"{len(checker.failures)} failure(s)")
-        return 1
-    print("progress: OK")
-    return 0
+    return finish("progress: OK", checker.failures)
 
 
 if __name__ == "__main__":

@@ -17,13 +17,12 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
+from harness import fail, finish
 
 
 def check(condition, message):
     if not condition:
-        FAILURES.append(message)
-        print("FAIL:", message)
+        fail(message)
 
 
 def kineto_trace(rank):
@@ -100,11 +99,7 @@ def main():
         root = pathlib.Path(tmp)
         check_strays(binary, root)
         check_timeline_lines(binary, repo, root)
-    if FAILURES:
-        print(f"{len(FAILURES)} failure(s)")
-        return 1
-    print("rank parents: strays left out, missing timelines said once")
-    return 0
+    return finish("rank parents: strays left out, missing timelines said once")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ import pathlib
 import subprocess
 import sys
 
+from harness import report
+
 TOLERANCE = 0.02
 
 
@@ -50,9 +52,7 @@ def main():
     flops_trace = repo / "tests" / "data" / "flops" / "flops_cpu.pt.trace.json.gz"
     if profile(tuneprof, flops_trace)["serving"] is not None:
         failures.append(f"{flops_trace}: serving metrics without generation markers")
-    for failure in failures:
-        print("FAIL", failure)
-    sys.exit(1 if failures else 0)
+    sys.exit(report(failures))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import report
+
 RANKS = 8
 
 
@@ -205,10 +207,7 @@ def main():
             check_real_reports(binary, os.path.join(sys.argv[4], "traces"), tmp, failures)
         else:
             check_generated_runs(binary, generator, tmp, failures)
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"summaries: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return report(failures, f"summaries: {len(failures)} failure(s)")
 
 
 if __name__ == "__main__":
