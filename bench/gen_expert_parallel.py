@@ -36,6 +36,7 @@ import json
 import os
 import random
 
+from intervals import intersection_length, length, union
 from trace_events import x, flow, hopper_properties, generator_arguments
 
 BASE_NS = 1735689600000000000
@@ -54,31 +55,6 @@ ALL_REDUCE = ("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::Ran
 TOKENS_NELEMS = 4096 * 7168  # one layer's routed tokens x hidden size, bf16
 EP_NAMES = (NOTIFY, DISPATCH, COMBINE)
 COMM_NAMES = EP_NAMES + (ALL_REDUCE,)
-
-
-def union(spans):
-    out = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], end)
-        else:
-            out.append([start, end])
-    return out
-
-
-def length(spans):
-    return sum(end - start for start, end in spans)
-
-
-def intersection(a, b):
-    total, i, j = 0.0, 0, 0
-    while i < len(a) and j < len(b):
-        total += max(0.0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def layer_kernels(t, jitter):
@@ -144,8 +120,8 @@ def step_truth(number, kernels, host_step):
     one_step = max(host_step, step)
     return {"step": number, "step_us": step, "host_step_us": host_step, "one_step_us": one_step,
             "communication_us": length(comm),
-            "exposed_communication_us": length(comm) - intersection(comm, compute),
-            "all_to_all_us": length(ep), "all_to_all_exposed_us": length(ep) - intersection(ep, compute),
+            "exposed_communication_us": length(comm) - intersection_length(comm, compute),
+            "all_to_all_us": length(ep), "all_to_all_exposed_us": length(ep) - intersection_length(ep, compute),
             "all_to_all_share": length(ep) / one_step, "all_to_all_bytes": ep_bytes,
             "all_to_all_kernels": sum(1 for n, _, _, _ in kernels if n in EP_NAMES)}
 

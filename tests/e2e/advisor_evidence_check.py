@@ -37,7 +37,7 @@ import sys
 import tempfile
 from decimal import Decimal
 
-from interval_sets import length, sm_active, union
+from interval_sets import intersection_length, length, sm_active, union, union_length
 
 REL_TOL = 1e-6
 FAILURES = []
@@ -60,27 +60,19 @@ def ns(micros):
     return int((Decimal(str(micros)) * 1000).to_integral_value())
 
 
-
-
-def intersect(a, b):
-    out, i, j = [], 0, 0
-    while i < len(a) and j < len(b):
-        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if s < e:
-            out.append([s, e])
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return out
-
-
 def subtract(a, b):
-    return length(a) - length(intersect(a, b))
+    """Length of union `a` outside union `b`."""
+    return length(a) - intersection_length(a, b)
 
 
 def evidence(finding, label):
     return finding["evidence"].get(label)
+
+
+def compare_evidence(sample, finding, independent, *labels, **tolerance):
+    """compare() of each evidence figure named in `labels` against the same key of the dict `independent`."""
+    for label in labels:
+        compare(finding["id"], sample, label, evidence(finding, label), independent[label], **tolerance)
 
 
 # ---------------------------------------------------------------- raw readers
@@ -321,22 +313,12 @@ def check_sync_apis(sample, finding, advice, path):
             "SELECT r.start, r.end FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
             f"WHERE s.value LIKE '%Synchronize%' AND {of_process('r.globalTid', pid)} ORDER BY r.start").fetchall()
         # Threads waiting at the same time wait once: the union of the calls.
-        waited, covered_to = 0, None
-        for start, end in rows:
-            if covered_to is None or start > covered_to:
-                waited += end - start
-                covered_to = end
-            elif end > covered_to:
-                waited += end - covered_to
-                covered_to = end
-        per_step = waited / rank["steps"]
+        per_step = union_length(rows) / rank["steps"]
         per_rank.append(dict(sync_calls=len(rows), sync_us_per_step=per_step / 1e3,
                              value=100 * per_step / (rank["step_us"] * 1e3)))
     chosen = matching_rank(sample, finding, advice, per_rank, "sync_us_per_step")
-    fid = finding["id"]
-    compare(fid, sample, "sync_calls", evidence(finding, "sync_calls"), chosen["sync_calls"])
-    compare(fid, sample, "sync_us_per_step", evidence(finding, "sync_us_per_step"), chosen["sync_us_per_step"])
-    compare(fid, sample, "value (% of step)", finding["value"], chosen["value"])
+    compare_evidence(sample, finding, chosen, "sync_calls", "sync_us_per_step")
+    compare(finding["id"], sample, "value (% of step)", finding["value"], chosen["value"])
     return True
 
 
@@ -358,9 +340,8 @@ def check_exposed_memcpy(sample, finding, advice, path):
         per_rank.append(dict(exposed_memcpy_us=exposed / 1e3 / rank["steps"],
                              value=100 * exposed / rank["steps"] / (rank["step_us"] * 1e3)))
     chosen = matching_rank(sample, finding, advice, per_rank, "exposed_memcpy_us")
-    fid = finding["id"]
-    compare(fid, sample, "exposed_memcpy_us", evidence(finding, "exposed_memcpy_us"), chosen["exposed_memcpy_us"])
-    compare(fid, sample, "value (% of step)", finding["value"], chosen["value"])
+    compare_evidence(sample, finding, chosen, "exposed_memcpy_us")
+    compare(finding["id"], sample, "value (% of step)", finding["value"], chosen["value"])
     return True
 
 
@@ -389,7 +370,7 @@ def check_gpu_time_util(sample, finding, advice, path):
             used = sum(max(0, min(b, e) - max(a, s)) for a, b in ops)
             if 100 * used / (e - s) < 50:
                 low += 1
-                idle += (e - s) - length(intersect(busy, [[s, e]]))
+                idle += (e - s) - intersection_length(busy, [[s, e]])
         mean = 100 * sum(b - a for a, b in ops) / (last - first)
         if low:
             found[d] = (low, idle, mean)
@@ -554,7 +535,7 @@ def low_utilization(busy):
     low, idle, used_all = 0, 0, 0
     for c in range(30):
         s, e = first + c * chunk, (last if c == 29 else first + (c + 1) * chunk)
-        used = length(intersect(busy, [[s, e]]))
+        used = intersection_length(busy, [[s, e]])
         used_all += used
         if 100 * used / (e - s) < 50:
             low += 1
@@ -606,7 +587,7 @@ def check_exposed_communication(sample, finding, advice, path):
         k = union([(e["start"], e["end"]) for e in step if work_class(e) == "compute"])
         comm += length(c)
         compute += length(k)
-        overlap += length(intersect(c, k))
+        overlap += intersection_length(c, k)
     n = rank["steps"]
     fid = finding["id"]
     compare(fid, sample, "communication_us", evidence(finding, "communication_us"), comm / n / 1e3)
@@ -792,7 +773,7 @@ def check_dataloader(sample, finding, advice, path):
     loader = union([(e["start"], e["end"]) for e in events if e["cat"] not in DEVICE_CATS and e["cat"] != "gpu_user_annotation"
                     and ("DataLoader" in e["name"] or "dataloader" in e["name"])])
     steps = union(host_steps(events))
-    per_step = length(intersect(loader, steps)) / rank["steps"]
+    per_step = intersection_length(loader, steps) / rank["steps"]
     fid = finding["id"]
     compare(fid, sample, "steps (ProfilerStep ranges)", rank["steps"], len(host_steps(events)))
     compare(fid, sample, "dataloader_us_per_step", evidence(finding, "dataloader_us_per_step"), per_step / 1e3)
@@ -1277,11 +1258,9 @@ def check_ai_cpu(sample, finding, advice, path):
     mine = kernel_details_match(sample, finding, advice, figures, "ai_cpu_tasks")
     if mine is None:
         return None
-    fid = finding["id"]
-    compare(fid, sample, "ai_cpu_tasks", evidence(finding, "ai_cpu_tasks"), mine["ai_cpu_tasks"])
-    compare(fid, sample, "ai_cpu_us", evidence(finding, "ai_cpu_us"), mine["ai_cpu_us"],
-            abs_tol=0.0005 * mine["ai_cpu_tasks"] + 1e-6)
-    compare(fid, sample, "value", finding["value"], mine["ai_cpu_tasks"])
+    compare_evidence(sample, finding, mine, "ai_cpu_tasks")
+    compare_evidence(sample, finding, mine, "ai_cpu_us", abs_tol=0.0005 * mine["ai_cpu_tasks"] + 1e-6)
+    compare(finding["id"], sample, "value", finding["value"], mine["ai_cpu_tasks"])
     return True
 
 
@@ -1294,10 +1273,8 @@ def check_dynamic_shape(sample, finding, advice, path):
     mine = kernel_details_match(sample, finding, advice, figures, "dynamic_ops")
     if mine is None:
         return None
-    fid = finding["id"]
-    compare(fid, sample, "dynamic_ops", evidence(finding, "dynamic_ops"), mine["dynamic_ops"])
-    compare(fid, sample, "ops_with_state", evidence(finding, "ops_with_state"), mine["ops_with_state"])
-    compare(fid, sample, "all dynamic", mine["dynamic_ops"], mine["ops_with_state"])
+    compare_evidence(sample, finding, mine, "dynamic_ops", "ops_with_state")
+    compare(finding["id"], sample, "all dynamic", mine["dynamic_ops"], mine["ops_with_state"])
     return True
 
 
@@ -1527,12 +1504,7 @@ def device_busy_us(rank, rows):
                   and e.get("args", {}).get("name") in ("Ascend Hardware", "HCCL")}
         spans += [(float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0))) for e in events
                   if e.get("ph") == "X" and e.get("pid") in device and float(e.get("dur", 0)) > 0]
-    merged = []
-    for start, end in sorted(s for s in spans if s[1] > s[0]):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
+    merged = union(spans)
     before = [0.0]
     for start, end in merged:
         before.append(before[-1] + end - start)

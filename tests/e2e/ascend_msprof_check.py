@@ -20,6 +20,9 @@ Usage: ascend_msprof_check.py <tuneprof> <shared dir> [--keep DIR]"""
 import csv, json, os, re, shutil, sqlite3, subprocess, sys, tempfile
 from collections import Counter
 
+from harness import report
+from interval_sets import union_length
+
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
 KEEP = sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None
 MSPROF_DB = os.path.join(SHARED, "traces", "ascend", "msinsight", "server", "src", "test", "test_data", "full_db",
@@ -309,16 +312,7 @@ def busy_us(root, pid):
             a, b = e["ts"].split(".")
             start = int(a) * 1000 + int(b)
             spans.append((start, start + round(e["dur"] * 1000)))
-    spans.sort()
-    total, end = 0, None
-    for s, e in spans:
-        if end is None or s > end:
-            total += e - s
-            end = e
-        elif e > end:
-            total += e - end
-            end = e
-    return total / 1000
+    return union_length(spans) / 1000
 
 
 def check_rank(got, root, rank, chip, label):
@@ -471,10 +465,7 @@ def main():
 
     if not KEEP:
         shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{checks} checks, {len(failures)} failures")
-    return 1 if failures else 0
+    return report(failures, f"{checks} checks, {len(failures)} failures")
 
 
 if __name__ == "__main__":

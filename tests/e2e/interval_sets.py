@@ -1,21 +1,12 @@
 """Interval arithmetic for the end-to-end oracles: the independent Python side of the overlap figures
-(union, covered length, intersection of two unions), written once for every check that needs it."""
+(union, covered length, intersection of two unions), written once for every check that needs it. The union,
+its length and the intersection of two are the bench generators' own (bench/intervals.py), so that the
+generators' truth and the checks' oracles are one arithmetic."""
+import os
+import sys
 
-
-def union(intervals):
-    """Sorted, disjoint [start, end] lists covering the non-empty intervals given."""
-    merged = []
-    for start, end in sorted(i for i in intervals if i[1] > i[0]):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return merged
-
-
-def length(intervals):
-    """Total length of disjoint intervals."""
-    return sum(end - start for start, end in intervals)
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from intervals import intersection_length, length, union  # noqa: E402,F401  (re-exported to the checks)
 
 
 def union_length(intervals):
@@ -42,18 +33,6 @@ def sm_active(ranges):
         running += -v if kind else v
         last = t
     return active
-
-
-def intersection_length(a, b):
-    """Length covered by both of two unions."""
-    total, i, j = 0, 0, 0
-    while i < len(a) and j < len(b):
-        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def subtract(a, b):
