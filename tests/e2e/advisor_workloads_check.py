@@ -13,16 +13,10 @@ import json
 import subprocess
 import sys
 
+from harness import check, finish
 from interval_sets import union_length
 
 ELEMENTWISE = {"aten::mul", "aten::add", "aten::sub", "aten::div", "aten::sigmoid", "aten::tanh", "aten::relu"}
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
 
 
 def advise(tuneprof, path):
@@ -57,8 +51,16 @@ def outermost_ops(events):
     return result
 
 
+def workload_path(root, workload):
+    return f"{root}/tests/data/workloads/{workload}.json.gz"
 
-def first_finding(result, expected_id):
+
+def top_finding(tuneprof, path, expected_id, label=None, verdict=None):
+    """`advise --json` on `path`: its verdict checked to be `verdict` (when given) and its finding `expected_id`
+    checked to come first; that finding, or None when it is not among them."""
+    result = advise(tuneprof, path)
+    if verdict is not None:
+        check(result["dominant_bottleneck"] == verdict, f"{label}: verdict {verdict} (got {result['dominant_bottleneck']})")
     findings = result["findings"]
     check(bool(findings) and findings[0]["id"] == expected_id,
           f"top finding is {expected_id} (got {[f['id'] for f in findings[:3]]})")
@@ -70,10 +72,8 @@ def close(a, b, tolerance):
 
 
 def host_launch(tuneprof, root):
-    path = f"{root}/tests/data/workloads/host_launch.json.gz"
-    result = advise(tuneprof, path)
-    check(result["dominant_bottleneck"] == "host", f"host_launch: verdict host (got {result['dominant_bottleneck']})")
-    finding = first_finding(result, "host.framework_overhead")
+    path = workload_path(root, "host_launch")
+    finding = top_finding(tuneprof, path, "host.framework_overhead", "host_launch", "host")
     events = load(path)
     steps = steps_of(events)
     ops = sum(len(v) for v in outermost_ops(events).values())
@@ -84,10 +84,8 @@ def host_launch(tuneprof, root):
 
 
 def data_loading(tuneprof, root):
-    path = f"{root}/tests/data/workloads/data_loading.json.gz"
-    result = advise(tuneprof, path)
-    check(result["dominant_bottleneck"] == "data", f"data_loading: verdict data (got {result['dominant_bottleneck']})")
-    finding = first_finding(result, "data.slow_dataloader")
+    path = workload_path(root, "data_loading")
+    finding = top_finding(tuneprof, path, "data.slow_dataloader", "data_loading", "data")
     events = load(path)
     steps = steps_of(events)
     loader = [(e["ts"], e["ts"] + e["dur"]) for e in events if "DataLoader" in e["name"]]
@@ -116,10 +114,8 @@ def chains(ops, minimum):
 
 
 def memory_elementwise(tuneprof, root):
-    path = f"{root}/tests/data/workloads/memory_elementwise.json.gz"
-    result = advise(tuneprof, path)
-    check(result["dominant_bottleneck"] == "memory", f"memory_elementwise: verdict memory (got {result['dominant_bottleneck']})")
-    finding = first_finding(result, "fusion.elementwise_chain")
+    path = workload_path(root, "memory_elementwise")
+    finding = top_finding(tuneprof, path, "fusion.elementwise_chain", "memory_elementwise", "memory")
     found = sum(chains(ops, 3) for ops in outermost_ops(load(path)).values())
     if finding:
         ours = finding["evidence"]["occurrences"]
@@ -127,10 +123,8 @@ def memory_elementwise(tuneprof, root):
 
 
 def compute_matmul(tuneprof, root):
-    path = f"{root}/tests/data/workloads/compute_matmul.json.gz"
-    result = advise(tuneprof, path)
-    check(result["dominant_bottleneck"] == "compute", f"compute_matmul: verdict compute (got {result['dominant_bottleneck']})")
-    finding = first_finding(result, "compute.fp32_matmul")
+    path = workload_path(root, "compute_matmul")
+    finding = top_finding(tuneprof, path, "compute.fp32_matmul", "compute_matmul", "compute")
     mms = [e for e in load(path) if e["name"] == "aten::mm" and e["args"].get("Input type", [""])[0] == "float"]
     if finding:
         ours = finding["evidence"]["fp32_ops"]
@@ -146,9 +140,8 @@ def sequences(ops, names):
 def fusion_sequence(tuneprof, root, workload, rule, sequence, expected, why):
     """`rule`'s occurrences on `workload` equal the outermost `sequence` runs counted in the trace, and
     `expected` (`why`)."""
-    path = f"{root}/tests/data/workloads/{workload}.json.gz"
-    result = advise(tuneprof, path)
-    finding = first_finding(result, rule)
+    path = workload_path(root, workload)
+    finding = top_finding(tuneprof, path, rule)
     found = sum(sequences(ops, sequence) for ops in outermost_ops(load(path)).values())
     if finding:
         ours = finding["evidence"]["occurrences"]
@@ -168,10 +161,7 @@ def fusion_attention(tuneprof, root):
 
 def comm_ddp(tuneprof, root):
     directory = f"{root}/tests/data/workloads/comm_ddp"
-    result = advise(tuneprof, directory)
-    check(result["dominant_bottleneck"] == "communication",
-          f"comm_ddp: verdict communication (got {result['dominant_bottleneck']})")
-    finding = first_finding(result, "communication.small_messages")
+    finding = top_finding(tuneprof, directory, "communication.small_messages", "comm_ddp", "communication")
     if not finding:
         return
     per_rank = []
@@ -191,11 +181,7 @@ def main():
     for workload in (host_launch, data_loading, memory_elementwise, compute_matmul, fusion_conv_bn_relu,
                      fusion_attention, comm_ddp):
         workload(tuneprof, root)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("all advisor workload checks passed")
-    return 0
+    return finish("all advisor workload checks passed")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ddp_slow_rank_check as ddp  # noqa: E402  (load_events, union, to_ns: the shared trace definitions)
+import ddp_slow_rank_check as ddp  # noqa: E402  (step_sets: the shared trace definitions)
 
 # msprof-analyze recipes/slow_rank/dixon_table.py, one-sided 99.5 %.
 DIXON_995 = dict(zip(range(3, 101), [
@@ -42,7 +42,7 @@ DIXON_995 = dict(zip(range(3, 101), [
     0.383, 0.382, 0.380, 0.379, 0.377, 0.376, 0.374, 0.372, 0.371, 0.370, 0.368, 0.368, 0.366, 0.365, 0.364,
     0.363, 0.361, 0.360, 0.359, 0.358, 0.356, 0.356, 0.355, 0.353, 0.352, 0.352, 0.351, 0.350, 0.349, 0.348,
     0.347, 0.346, 0.345, 0.344, 0.344, 0.343, 0.341, 0.341]))
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 WORKLOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads", "ddp_slow_rank.py")
 
 
@@ -113,31 +113,13 @@ def check_many(binary, data, slow, world=104):
     print(f"{world} ranks (3-sigma): {'; '.join(lines)}")
 
 
-def intersect(a, b):
-    return ddp.intersection_length(a, b)
-
-
 def rank_totals(path):
-    events = ddp.load_events(path)
-    gloo = [e for e in events if e.get("cat") in ("user_annotation", "cpu_op") and e["name"].startswith("gloo:")]
-    threads = {(e["pid"], e["tid"]) for e in gloo}
-    compute = [e for e in events if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in threads
-               and not e["name"].startswith(("c10d::", "ProfilerStep#", "gloo:"))]
-    # The step's thread inside a `c10d::*` call waits for a collective: communication, no compute.
-    calls = [e for e in events if e.get("cat") == "cpu_op" and (e["pid"], e["tid"]) not in threads
-             and e["name"].startswith("c10d::")]
-    span = lambda e: (ddp.to_ns(e["ts"]), ddp.to_ns(e["ts"]) + max(ddp.to_ns(e["dur"]), 0))
-    steps = sorted(span(e) for e in events if e["name"].startswith("ProfilerStep#"))
-    step_of = lambda e: next((k for k, (lo, hi) in enumerate(steps) if lo <= ddp.to_ns(e["ts"]) < hi), None)
+    sets, ranges = ddp.step_sets(path)
     comm_ns = computing_ns = exposed_ns = 0
-    for k in range(len(steps)):
-        w = ddp.union(span(e) for e in calls if step_of(e) == k)
-        c = ddp.union([*(span(e) for e in gloo if step_of(e) == k), *map(tuple, w)])
-        p = ddp.subtract(ddp.union(span(e) for e in compute if step_of(e) == k), w)
+    for c, p in sets:
         comm_ns += ddp.length(c)
         computing_ns += ddp.length(p)
-        exposed_ns += ddp.length(c) - intersect(c, p)
-    ranges = sorted((ddp.to_ns(e["ts"]), ddp.to_ns(e["dur"]), e["name"]) for e in gloo)
+        exposed_ns += ddp.length(c) - ddp.intersection_length(c, p)
     return {"comm_ms": comm_ns / 1e6, "computing_ms": computing_ns / 1e6, "exposed_ns": exposed_ns, "ranges": ranges}
 
 
@@ -214,9 +196,7 @@ def main():
     for world in (2, 4):
         check_world(binary, data, world)
     check_many(binary, data, ddp.workload_constants(WORKLOAD)["SLOW_RANK"])
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    return 1 if FAILURES else 0
+    return report(FAILURES)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ import sys
 from interval_sets import collective_waits, intersection_length, length, subtract, union
 
 TOLERANCE_US = 1.0
-from harness import failures as FAILURES, note as check
+from harness import failures as FAILURES, note as check, report
 
 
 def workload_constants(script):
@@ -58,7 +58,10 @@ def load_events(path):
     return [e for e in doc["traceEvents"] if e.get("ph") == "X" and "dur" in e]
 
 
-def rank_figures(path):
+def step_sets(path):
+    """A gloo rank's trace: per ProfilerStep its (communication, compute) unions, and the gloo ranges as (start ns,
+    duration ns, name) in start order. gloo's ranges are communication, and so is the step's thread inside a
+    `c10d::*` call (it waits for a collective); the other operators off gloo's threads are compute."""
     events = load_events(path)
     gloo = [e for e in events if e.get("cat") in ("user_annotation", "cpu_op") and e["name"].startswith("gloo:")]
     gloo_threads = {(e["pid"], e["tid"]) for e in gloo}
@@ -73,16 +76,22 @@ def rank_figures(path):
         start = to_ns(event["ts"])
         return next((k for k, (lo, hi) in enumerate(steps) if lo <= start < hi), None)
 
-    exposed = hidden = 0
+    sets = []
     for k in range(len(steps)):
         calls_set = union(span(e) for e in calls if step_of(e) == k)
         comm_set = union([*(span(e) for e in gloo if step_of(e) == k), *map(tuple, calls_set)])
-        compute_set = subtract(union(span(e) for e in compute if step_of(e) == k), calls_set)
+        sets.append((comm_set, subtract(union(span(e) for e in compute if step_of(e) == k), calls_set)))
+    return sets, sorted((to_ns(e["ts"]), to_ns(e["dur"]), e["name"]) for e in gloo)
+
+
+def rank_figures(path):
+    sets, ranges = step_sets(path)
+    exposed = hidden = 0
+    for comm_set, compute_set in sets:
         overlap = intersection_length(comm_set, compute_set)
         exposed += length(comm_set) - overlap
         hidden += overlap
-    ranges = sorted((to_ns(e["ts"]), to_ns(e["dur"]), e["name"]) for e in gloo)
-    return {"exposed_ns": exposed, "hidden_ns": hidden, "ranges": ranges, "steps": len(steps)}
+    return {"exposed_ns": exposed, "hidden_ns": hidden, "ranges": ranges, "steps": len(sets)}
 
 
 def check_world(binary, data, world, constants):
@@ -161,9 +170,7 @@ def main():
     for world in (2, 4):
         check_world(binary, data, world, constants)
         check_analyze_population(binary, data, world)
-    for failure in FAILURES:
-        print("FAIL:", failure)
-    return 1 if FAILURES else 0
+    return report(FAILURES)
 
 
 if __name__ == "__main__":

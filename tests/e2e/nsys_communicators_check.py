@@ -30,10 +30,10 @@ import sys
 import tempfile
 
 from harness import check, finish, run_json
-# How the NCCL API ranges and kernels are read from the raw tables, as the NCCL-size check reads them.
-from nsys_nccl_sizes_check import nccl_api_ranges, nccl_kernels_and_launches
+# The shared export, and how the NCCL API ranges and kernels are read from its raw tables, as the NCCL-size
+# check finds and reads them.
+from nsys_nccl_sizes_check import nccl_api_ranges, nccl_kernels_and_launches, shared_export
 
-EXPORT = "h100_2gpu_mfu_before.sqlite"
 COMM_ID = 1311768467463790320  # synthetic; past int64's half, as NCCL's hashes often are
 RANKS = 2
 
@@ -183,10 +183,8 @@ def check_conflict(tuneprof, path):
 
 
 def main():
-    tuneprof, shared = sys.argv[1], sys.argv[2]
-    source = os.path.join(shared, "traces", "nsys", EXPORT)
-    if not os.path.exists(source):
-        print(f"skip: {source} not found")
+    tuneprof, source = sys.argv[1], shared_export(sys.argv[2])
+    if source is None:
         return 0
     before = run_json(tuneprof, ["comm", source, "--json", "--quiet"])
     with tempfile.TemporaryDirectory() as tmp:

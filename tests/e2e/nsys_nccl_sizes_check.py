@@ -217,11 +217,18 @@ def check_shared_export(tuneprof, path):
               f"shared export: rank {rank['rank']}: {u.get('value_pct')} / {u.get('how_to_measure')!r}")
 
 
-def main():
-    tuneprof, shared = sys.argv[1], sys.argv[2]
+def shared_export(shared):
+    """The shared export that the checks copy, or None, said in one line, where the corpus does not hold it."""
     source = os.path.join(shared, "traces", "nsys", EXPORT)
     if not os.path.exists(source):
         print(f"SKIP: {source} not found")
+        return None
+    return source
+
+
+def main():
+    tuneprof, source = sys.argv[1], shared_export(sys.argv[2])
+    if source is None:
         return 0
     check_shared_export(tuneprof, source)
     with tempfile.TemporaryDirectory() as tmp:

@@ -43,6 +43,23 @@ def warnings_of(result):
     return [line for line in result[2].splitlines() if line.startswith("tuneprof: warning: ")]
 
 
+def exited_0(name, result):
+    """Checks that the run exited 0, quoting its stderr when not; returns whether it did."""
+    check(result[0] == 0, f"{name}: exit 0 (exit {result[0]}: {result[2].strip()[:300]!r})")
+    return result[0] == 0
+
+
+def one_warning(name, result, says, what, in_json):
+    """Checks a run that reads on past a bad file: exit 0, one stderr warning holding each of `says` (`what`
+    it is to say), and a --json warning holding `in_json`; returns whether it exited 0."""
+    ok = exited_0(name, result)
+    warned = [w for w in warnings_of(result) if all(text in w for text in says)]
+    check(len(warned) == 1, f"{name}: one warning {what} ({warnings_of(result)})")
+    if ok:
+        check(any(in_json in w for w in json.loads(result[1]).get("warnings", [])), f"{name}: --json warnings[]")
+    return ok
+
+
 def one_error_line(name, result, path):
     rc, out, err = result[:3]
     lines = err.splitlines()
@@ -101,13 +118,8 @@ def check_directories(tuneprof, tmp):
     (mixed / "junk.json").write_text("this is not a trace\n")
     r = run(tuneprof, "profile", "--json", mixed)
     if answered("good + junk directory", r):
-        check(r[0] == 0, f"good + junk directory: exit 0 (exit {r[0]}: {r[2].strip()[:300]!r})")
-        warned = [w for w in warnings_of(r) if "junk.json" in w and "skipped" in w]
-        check(len(warned) == 1, f"good + junk directory: one warning naming junk.json ({warnings_of(r)})")
-        if r[0] == 0:
-            doc = json.loads(r[1])
-            check(len(doc["ranks"]) == 1, "good + junk directory: the good trace is analysed")
-            check(any("junk.json" in w for w in doc.get("warnings", [])), "good + junk directory: --json warnings[]")
+        if one_warning("good + junk directory", r, ("junk.json", "skipped"), "naming junk.json", "junk.json"):
+            check(len(json.loads(r[1])["ranks"]) == 1, "good + junk directory: the good trace is analysed")
 
     many = tmp / "many_empty"
     many.mkdir()
@@ -116,7 +128,7 @@ def check_directories(tuneprof, tmp):
         (many / f"empty_{i:04d}.json").write_bytes(b"")
     r = run(tuneprof, "info", many)
     if answered("5,000 empty files + one trace", r):
-        check(r[0] == 0, f"5,000 empty files: exit 0 (exit {r[0]})")
+        exited_0("5,000 empty files", r)
         lines = warnings_of(r)
         check(len(lines) <= 10, f"5,000 empty files: {len(lines)} warning lines, at most 10")
         check(any("4995 more" in w for w in lines), f"5,000 empty files: the rest counted ({lines[-1:]})")
@@ -172,8 +184,7 @@ def check_cut_torch_npu(tuneprof, shared, tmp):
     r = run(tuneprof, "profile", "--json", rank)
     if not answered("torch_npu rank with a cut trace_view.json", r):
         return
-    check(r[0] == 0, f"cut trace_view.json: exit 0 (exit {r[0]}: {r[2].strip()[:300]!r})")
-    if r[0] != 0:
+    if not exited_0("cut trace_view.json", r):
         return
     doc = json.loads(r[1])
     rank_doc = doc["ranks"][0]
@@ -186,8 +197,7 @@ def check_cut_torch_npu(tuneprof, shared, tmp):
           "cut trace_view.json: no warning calls it missing")
     r = run(tuneprof, "advise", "--json", rank)
     if answered("advise on the cut torch_npu rank", r):
-        check(r[0] == 0, f"advise on the cut torch_npu rank: exit 0 (exit {r[0]}: {r[2].strip()[:200]!r})")
-        if r[0] == 0:
+        if exited_0("advise on the cut torch_npu rank", r):
             ranks = json.loads(r[1]).get("ranks", [])
             check(ranks and ranks[0].get("cpu_only") is not True and ranks[0].get("steps") == 1,
                   f"advise on the cut torch_npu rank: not CPU-only, its step from step_trace_time.csv ({ranks[:1]})")
@@ -202,12 +212,8 @@ def check_misaligned_csv(tuneprof, shared, tmp):
     details.write_text("".join(lines))
     r = run(tuneprof, "info", "--json", rank)
     if answered("kernel_details.csv with misaligned rows", r):
-        check(r[0] == 0, f"misaligned rows: exit 0 (exit {r[0]})")
-        warned = [w for w in warnings_of(r) if "kernel_details.csv: 2 rows" in w and "dropped" in w]
-        check(len(warned) == 1, f"misaligned rows: one warning counting 2 dropped rows ({warnings_of(r)})")
-        if r[0] == 0:
-            check(any("kernel_details.csv: 2 rows" in w for w in json.loads(r[1]).get("warnings", [])),
-                  "misaligned rows: --json warnings[]")
+        one_warning("misaligned rows", r, ("kernel_details.csv: 2 rows", "dropped"), "counting 2 dropped rows",
+                    "kernel_details.csv: 2 rows")
 
 
 def check_absurd_values(tuneprof, tmp):
@@ -227,8 +233,7 @@ def check_absurd_values(tuneprof, tmp):
     r = run(tuneprof, "info", "--json", path)
     if not answered("absurd values", r):
         return
-    check(r[0] == 0, f"absurd values: exit 0 (exit {r[0]}: {r[2].strip()[:300]!r})")
-    if r[0] != 0:
+    if not exited_0("absurd values", r):
         return
     lines = warnings_of(r)
     for what in ["1 events with a negative duration", "1 events lasting more than a day",
