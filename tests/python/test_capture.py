@@ -307,11 +307,15 @@ def test_missing_cli_is_one_line_and_the_trace_is_kept(monkeypatch, tmp_path, ca
     assert len(list((tmp_path / "run" / "traces").iterdir())) == 1
 
 
+def stand_in_binary(monkeypatch, path, script):
+    """Makes the shell `script` at `path` the binary the capture helpers run."""
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(0o755)
+    monkeypatch.setenv("TUNEPROF_BIN", str(path))
+
+
 def test_summary_time_bound(monkeypatch, tmp_path, capfd):
-    slow = tmp_path / "slow-tuneprof"
-    slow.write_text("#!/bin/sh\nsleep 30\n")
-    slow.chmod(0o755)
-    monkeypatch.setenv("TUNEPROF_BIN", str(slow))
+    stand_in_binary(monkeypatch, tmp_path / "slow-tuneprof", "sleep 30\n")
     handler = tuneprof.trace_handler(tmp_path, device="cpu", summary_timeout_s=1)
     handler(FakeProfile("profile", {}))
     handler.wait()
@@ -323,20 +327,15 @@ def test_summary_time_bound(monkeypatch, tmp_path, capfd):
 def test_failed_summary_is_said_while_the_run_goes_on(monkeypatch, tmp_path, capfd):
     """A summary that fails is reported, in its command's own line, when the next trace is written rather
     than at the end of the run; a process stopped by a signal (CPU time, memory) is named as such."""
-    failing = tmp_path / "failing-tuneprof"
-    failing.write_text('#!/bin/sh\necho "tuneprof: error: $3: not a trace" >&2\nexit 1\n')
-    failing.chmod(0o755)
-    monkeypatch.setenv("TUNEPROF_BIN", str(failing))
+    stand_in_binary(monkeypatch, tmp_path / "failing-tuneprof",
+                    'echo "tuneprof: error: $3: not a trace" >&2\nexit 1\n')
     handler = tuneprof.trace_handler(tmp_path / "out", device="cpu")
     handler(FakeProfile("profile", {}))
     handler.summaries._pending[0].process.wait()
     handler(FakeProfile("profile", {}))
     (line,) = capfd.readouterr().err.splitlines()
     assert line.startswith(f"tuneprof: capture: {tmp_path}/out/traces/") and line.endswith(": not a trace")
-    aborting = tmp_path / "aborting-tuneprof"
-    aborting.write_text("#!/bin/sh\nkill -ABRT $$\n")
-    aborting.chmod(0o755)
-    monkeypatch.setenv("TUNEPROF_BIN", str(aborting))
+    stand_in_binary(monkeypatch, tmp_path / "aborting-tuneprof", "kill -ABRT $$\n")
     handler = tuneprof.trace_handler(tmp_path / "out2", device="cpu")
     handler(FakeProfile("profile", {}))
     handler.wait()

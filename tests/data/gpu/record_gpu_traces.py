@@ -50,6 +50,21 @@ def save(prof, out_dir, name):
     os.remove(raw)
 
 
+def profile_steps(step, out_dir, name):
+    """Runs `step` once per step of the profiler's schedule and saves the trace as `name`."""
+    import torch
+    with profiler() as prof:
+        for _ in range(WAIT + WARMUP + ACTIVE):
+            step()
+            prof.step()
+    torch.cuda.synchronize()
+    save(prof, out_dir, name)
+
+
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
 def timed_steps(step, count):
     """Wall time of each step in ms, measured with CUDA events around the step."""
     import torch
@@ -112,13 +127,8 @@ def train(out_dir, name, use_graph):
             eager_step()
     torch.cuda.synchronize()
     wall = timed_steps(step, 10)
-    with profiler() as prof:
-        for _ in range(WAIT + WARMUP + ACTIVE):
-            step()
-            prof.step()
-    torch.cuda.synchronize()
-    save(prof, out_dir, name)
-    return {"steps_profiled": ACTIVE, "wall_ms_per_step_median": sorted(wall)[len(wall) // 2],
+    profile_steps(step, out_dir, name)
+    return {"steps_profiled": ACTIVE, "wall_ms_per_step_median": median(wall),
             "graph_replays_per_step": 1 if use_graph else 0, "layers": 8, "width": 1024, "batch": 64}
 
 
@@ -187,17 +197,13 @@ def decode(out_dir, name, use_graph):
     torch.cuda.synchronize()
     wall = timed_steps(step, 10)
     dec.pos.zero_()
-    tokens = 0
-    with profiler() as prof:
-        for _ in range(WAIT + WARMUP + ACTIVE):
-            for _ in range(8):  # a profiler step is 8 generated tokens
-                step()
-                tokens += 1
-            prof.step()
-    torch.cuda.synchronize()
-    save(prof, out_dir, name)
+
+    def eight_tokens():  # a profiler step is 8 generated tokens
+        for _ in range(8):
+            step()
+    profile_steps(eight_tokens, out_dir, name)
     return {"steps_profiled": ACTIVE, "tokens_per_step": 8, "batch": 4,
-            "wall_ms_per_token_median": sorted(wall)[len(wall) // 2],
+            "wall_ms_per_token_median": median(wall),
             "graph_replays_per_step": 8 if use_graph else 0}
 
 
@@ -215,13 +221,8 @@ def compile_reduce_overhead(out_dir, name):
             compiled(x)
         torch.cuda.synchronize()
         wall = timed_steps(lambda: compiled(x), 10)
-        with profiler() as prof:
-            for _ in range(WAIT + WARMUP + ACTIVE):
-                compiled(x)
-                prof.step()
-    torch.cuda.synchronize()
-    save(prof, out_dir, name)
-    return {"steps_profiled": ACTIVE, "wall_ms_per_step_median": sorted(wall)[len(wall) // 2]}
+        profile_steps(lambda: compiled(x), out_dir, name)
+    return {"steps_profiled": ACTIVE, "wall_ms_per_step_median": median(wall)}
 
 
 # ---------------------------------------------------------------- two ranks
@@ -253,17 +254,12 @@ def ddp_rank(rank, world, backend, out_dir, port, result_path):
         step()
     torch.cuda.synchronize()
     wall = timed_steps(step, 6)
-    with profiler() as prof:
-        for _ in range(WAIT + WARMUP + ACTIVE):
-            step()
-            prof.step()
-    torch.cuda.synchronize()
-    save(prof, out_dir, "rank%d" % rank)
+    profile_steps(step, out_dir, "rank%d" % rank)
     dist.barrier()
     dist.destroy_process_group()
     if rank == 0:
         with open(result_path, "w") as f:
-            json.dump({"wall_ms_per_step_median": sorted(wall)[len(wall) // 2]}, f)
+            json.dump({"wall_ms_per_step_median": median(wall)}, f)
 
 
 def ddp(out_dir, name):
