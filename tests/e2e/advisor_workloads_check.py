@@ -60,7 +60,8 @@ def top_finding(tuneprof, path, expected_id, label=None, verdict=None):
     checked to come first; that finding, or None when it is not among them."""
     result = advise(tuneprof, path)
     if verdict is not None:
-        check(result["dominant_bottleneck"] == verdict, f"{label}: verdict {verdict} (got {result['dominant_bottleneck']})")
+        check(result["dominant_bottleneck"] == verdict,
+              f"{label}: verdict {verdict} (got {result['dominant_bottleneck']})")
     findings = result["findings"]
     check(bool(findings) and findings[0]["id"] == expected_id,
           f"top finding is {expected_id} (got {[f['id'] for f in findings[:3]]})")

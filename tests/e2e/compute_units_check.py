@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import report
+from harness import report as report_failures
 from interval_sets import sm_active, union_length
 
 # (trace relative to SHARED_DIR/traces, expected hardware profile)
@@ -204,7 +204,8 @@ def main():
             checked += 1
         if relative == TRACES[0][0]:
             check_overrides(tuneprof, path, failures)
-    return report(failures, f"{checked} rank(s) checked, {len(failures)} failure(s)", nothing_checked=checked == 0)
+    return report_failures(failures, f"{checked} rank(s) checked, {len(failures)} failure(s)",
+                           nothing_checked=checked == 0)
 
 
 if __name__ == "__main__":

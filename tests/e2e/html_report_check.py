@@ -35,7 +35,7 @@ COMPARE_CHARTS = ["chart-compare-breakdown", "chart-compare-steps", "chart-op-di
 HOSTILE_KERNEL = "</svg><script>alert(1)</script>\"'<img src=x onerror=alert(3)>"
 HOSTILE_OP = "aten::evil\" onload=\"alert(2)"
 
-from harness import failures, note as check, report
+from harness import failures, note as check, report as report_failures
 
 
 class Dom(html.parser.HTMLParser):
@@ -241,7 +241,7 @@ def main():
     cpu = traces / "torch-cpu" / "kineto26"
     check_compare(tuneprof, browser, cpu / "cnn_eval.json.gz", cpu / "cnn_eval_fused.json.gz", out)
     check_hostile(tuneprof, browser, out)
-    return report(failures, f"{len(failures)} failure(s); screenshots in {out}")
+    return report_failures(failures, f"{len(failures)} failure(s); screenshots in {out}")
 
 
 if __name__ == "__main__":

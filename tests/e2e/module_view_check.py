@@ -194,7 +194,8 @@ def module_rank(tuneprof, path, label):
     done = subprocess.run([tuneprof, "profile", "--by", "module", "--json", str(path)], capture_output=True, text=True,
                           timeout=300)
     failed = done.returncode != 0
-    check(not failed, f"{label}: profile --by module --json exits 0" + (f" {done.stderr.strip()[:200]}" if failed else ""))
+    check(not failed,
+          f"{label}: profile --by module --json exits 0" + (f" {done.stderr.strip()[:200]}" if failed else ""))
     return None if failed else json.loads(done.stdout)["ranks"][0]
 
 

@@ -329,7 +329,8 @@ def main():
         check_host_ops(binary, path, export)
     with tempfile.TemporaryDirectory() as tmp:
         check_synthetic(binary, tmp)
-    return report(FAILURES, f"{len(H100_FILES)} multi-process nsys exports and a synthetic one checked, {len(FAILURES)} failures")
+    return report(FAILURES, f"{len(H100_FILES)} multi-process nsys exports and a synthetic one checked, "
+                  f"{len(FAILURES)} failures")
 
 
 if __name__ == "__main__":
