@@ -547,9 +547,8 @@ def check_exposed_communication_npu(sample, finding, advice):
     """torch_npu text form: torch_npu's own step_trace_time.csv (Communication, Overlapped,
     Communication(Not Overlapped)), mean over its steps; the rank the evidence is from."""
     for rank in rank_of(sample, finding, advice):
-        d = ascend_rank_dir(rank)
-        f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "step_trace_time.csv") if d else None
-        if not f or not os.path.exists(f):
+        f = ascend_file(rank, "ASCEND_PROFILER_OUTPUT", "step_trace_time.csv")
+        if f is None:
             continue
         with open(f, newline="") as fh:
             rows = list(csv.DictReader(fh))
@@ -605,13 +604,19 @@ def ascend_rank_dir(rank):
     return p if p.endswith("_ascend_pt") else None
 
 
+def ascend_file(rank, *parts):
+    """The file at `parts` inside the rank's torch_npu rank directory, or None where either is not there."""
+    d = ascend_rank_dir(rank)
+    f = os.path.join(d, *parts) if d else None
+    return f if f and os.path.exists(f) else None
+
+
 def check_straggler(sample, finding, advice, path):
     """torch_npu communication.json: Σ wait / Σ (wait + transit) over the ops (Total Op Info left out)."""
     checked = None
     for rank in rank_of(sample, finding, advice):
-        d = ascend_rank_dir(rank)
-        f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "communication.json") if d else None
-        if not f or not os.path.exists(f):
+        f = ascend_file(rank, "ASCEND_PROFILER_OUTPUT", "communication.json")
+        if f is None:
             continue
         doc = json_file(f)
         wait = transit = 0.0
@@ -676,9 +681,8 @@ def check_ascend_env(sample, finding, advice, path):
     """profiler_metadata.json ENV_VARIABLES against msprof-analyze's recommended settings."""
     checked = None
     for rank in rank_of(sample, finding, advice):
-        d = ascend_rank_dir(rank)
-        f = os.path.join(d, "profiler_metadata.json") if d else None
-        if not f or not os.path.exists(f):
+        f = ascend_file(rank, "profiler_metadata.json")
+        if f is None:
             continue
         env = json_file(f).get("ENV_VARIABLES", {})
         num = lambda v: float(v) if v not in (None, "") else 0.0
@@ -1322,9 +1326,8 @@ def check_api_replacement(sample, finding, advice, path):
         return None
     per_rank = []
     for rank in rank_of(sample, finding, advice):
-        d = ascend_rank_dir(rank)
-        f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "trace_view.json") if d else None
-        if not f or not os.path.exists(f):
+        f = ascend_file(rank, "ASCEND_PROFILER_OUTPUT", "trace_view.json")
+        if f is None:
             continue
         doc = json_file(f)
         events = doc if isinstance(doc, list) else doc.get("traceEvents", [])
@@ -1365,9 +1368,8 @@ def check_api_replacement(sample, finding, advice, path):
 # whether msprof-analyze's condition holds on torch_npu text samples and compare it with the verdict.
 
 def trace_view_events(rank):
-    d = ascend_rank_dir(rank)
-    f = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "trace_view.json") if d else None
-    if not f or not os.path.exists(f):
+    f = ascend_file(rank, "ASCEND_PROFILER_OUTPUT", "trace_view.json")
+    if f is None:
         return None
     doc = json_file(f)
     events = doc if isinstance(doc, list) else doc.get("traceEvents", [])

@@ -89,14 +89,18 @@ def mlp(torch, width, depth):
     return torch.nn.Sequential(*layers, torch.nn.Linear(width, 16)).cuda()
 
 
+def training_setup(torch, model):
+    """The loss, the optimizer and the one batch (drawn after the model, from the same seed) that every
+    training scenario steps with."""
+    return (torch.nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.01),
+            torch.randn(64, 1024, device="cuda"), torch.randint(0, 16, (64,), device="cuda"))
+
+
 def train(out_dir, name, use_graph):
     import torch
     torch.manual_seed(0)
     model = mlp(torch, 1024, 8)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    x = torch.randn(64, 1024, device="cuda")
-    y = torch.randint(0, 16, (64,), device="cuda")
+    loss_fn, opt, x, y = training_setup(torch, model)
 
     def eager_step():
         opt.zero_grad(set_to_none=True)
@@ -237,10 +241,7 @@ def ddp_rank(rank, world, backend, out_dir, port, result_path):
     torch.cuda.set_device(0)
     torch.manual_seed(0)
     model = DistributedDataParallel(mlp(torch, 1024, 8), device_ids=[0], bucket_cap_mb=4)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    x = torch.randn(64, 1024, device="cuda")
-    y = torch.randint(0, 16, (64,), device="cuda")
+    loss_fn, opt, x, y = training_setup(torch, model)
 
     def step():
         opt.zero_grad(set_to_none=True)
