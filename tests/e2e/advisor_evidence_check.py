@@ -1097,10 +1097,8 @@ def check_operator_no_bound(sample, finding, advice, path):
     mine = matching_rank(sample, finding, advice, per_rank, "unbound_ops")
     if mine is None:
         return None
-    fid = finding["id"]
-    for key, value in mine.items():
-        compare(fid, sample, key, evidence(finding, key), value)
-    compare(fid, sample, "value", finding["value"], mine["unbound_ops"])
+    compare_evidence(sample, finding, mine, *mine)
+    compare(finding["id"], sample, "value", finding["value"], mine["unbound_ops"])
     return True
 
 
@@ -1191,9 +1189,7 @@ def check_operator_efficiency(sample, finding, advice, path):
     mine = matching_rank(sample, finding, advice, per_rank, "analysed_us")
     if mine is None:
         return None
-    fid = finding["id"]
-    for key, value in mine.items():
-        compare(fid, sample, key, evidence(finding, key), value, rel=1e-9, abs_tol=1e-3)
+    compare_evidence(sample, finding, mine, *mine, rel=1e-9, abs_tol=1e-3)
     return True
 
 
@@ -1234,11 +1230,8 @@ def check_block_dim(sample, finding, advice, path):
     mine = matching_rank(sample, finding, advice, per_rank, "ops")
     if mine is None:
         return None
-    fid = finding["id"]
     # The importer keeps whole ns: each 0.1-ns duration of this file may round by 0.5 ns.
-    slack = 0.0005 * mine["ops"] + 1e-6
-    for key, value in mine.items():
-        compare(fid, sample, key, evidence(finding, key), value, abs_tol=slack)
+    compare_evidence(sample, finding, mine, *mine, abs_tol=0.0005 * mine["ops"] + 1e-6)
     return True
 
 
@@ -1312,9 +1305,7 @@ def check_byte_alignment(sample, finding, advice, path):
     mine = matching_rank(sample, finding, advice, per_rank, "unaligned_tasks")
     if mine is None:
         return None
-    fid = finding["id"]
-    for key, value in mine.items():
-        compare(fid, sample, key, evidence(finding, key), value)
+    compare_evidence(sample, finding, mine, *mine)
     return True
 
 
