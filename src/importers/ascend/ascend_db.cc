@@ -290,6 +290,12 @@ Status ReadKernelDetailRows(const SqliteFile& db, const StringIds& strings, Side
   return ReadPmu(db, strings, row_of, out);
 }
 
+// A deviceId as the text exports write the device ("NPU:0"); the empty string for NULL.
+StringId NpuDeviceAt(const SqliteStatement& r, int column, SideTableBuilder* out) {
+  const std::optional<int64_t> device = r.OptionalInt(column);
+  return device ? out->Intern("NPU:" + std::to_string(*device)) : StringId{};
+}
+
 // MEMORY_RECORD: memory_record.csv in bytes and ns.
 Status ReadMemoryRecords(const SqliteFile& db, const StringIds& strings, SideTableBuilder* out) {
   if (!db.HasTable("MEMORY_RECORD")) return Status();
@@ -302,7 +308,7 @@ Status ReadMemoryRecords(const SqliteFile& db, const StringIds& strings, SideTab
     record.total_allocated_bytes = IntOr(r, 2);
     record.total_reserved_bytes = IntOr(r, 3);
     record.total_active_bytes = IntOr(r, 4);
-    if (const auto device = r.OptionalInt(5)) record.device = out->Intern("NPU:" + std::to_string(*device));
+    record.device = NpuDeviceAt(r, 5, out);
     out->AddNpuMemoryRecord(record);
   });
 }
@@ -320,7 +326,7 @@ Status ReadOperatorMemory(const SqliteFile& db, const StringIds& strings, SideTa
     row.alloc_ns = IntOr(r, 2);
     row.release_ns = IntOr(r, 3);
     row.from_pta = !r.IsNull(4);
-    if (const auto device = r.OptionalInt(5)) row.device = out->Intern("NPU:" + std::to_string(*device));
+    row.device = NpuDeviceAt(r, 5, out);
     if (row.bytes == kNoId || row.alloc_ns == kNoId) {
       out->Warn(db.path() + ": OP_MEMORY row without size or allocation time skipped");
       return;
