@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "base/decimal.h"
 #include "importers/ascend/ascend_db_reading.h"
 #include "importers/ascend/ascend_layout.h"
+#include "importers/ascend/step_trace_columns.h"
 #include "importers/common/rank.h"
 #include "io/sqlite_file.h"
 
@@ -345,25 +347,15 @@ int64_t MicrosAt(const SqliteStatement& s, int column) {
 Status ReadStepTraceTime(const SqliteFile& db, SideTableBuilder* out) {
   const std::vector<std::string> columns = db.Columns("StepTraceTime");
   if (columns.empty()) return Status();
-  auto at = [&](std::string_view name) { return ColumnIndex(columns, name); };
-  const int device = at("deviceId"), step = at("step"), computing = at("computing");
-  const int not_overlapped = at("communication_not_overlapped"), overlapped = at("overlapped");
-  const int communication = at("communication"), free = at("free"), stage = at("stage"), bubble = at("bubble");
-  const int exclude_receive = at("communication_not_overlapped_and_exclude_receive"), preparing = at("preparing");
+  const int device = ColumnIndex(columns, "deviceId"), step = ColumnIndex(columns, "step");
+  std::array<int, kStepTraceColumnCount> durations;
+  for (size_t i = 0; i < kStepTraceColumnCount; ++i) durations[i] = ColumnIndex(columns, kStepTraceColumns[i].db_name);
   return ForEachRow(db, "SELECT * FROM StepTraceTime", [&](const SqliteStatement& r) {
     ReportedStepTime t;
     if (device >= 0) t.device_id = r.OptionalInt(device).value_or(t.device_id);
     int64_t number;
     if (step >= 0 && ParseInt64(r.Text(step), &number)) t.step = number;
-    t.computing_ns = MicrosAt(r, computing);
-    t.communication_not_overlapped_ns = MicrosAt(r, not_overlapped);
-    t.overlapped_ns = MicrosAt(r, overlapped);
-    t.communication_ns = MicrosAt(r, communication);
-    t.free_ns = MicrosAt(r, free);
-    t.stage_ns = MicrosAt(r, stage);
-    t.bubble_ns = MicrosAt(r, bubble);
-    t.communication_not_overlapped_exclude_receive_ns = MicrosAt(r, exclude_receive);
-    t.preparing_ns = MicrosAt(r, preparing);
+    for (size_t i = 0; i < kStepTraceColumnCount; ++i) t.*kStepTraceColumns[i].field = MicrosAt(r, durations[i]);
     out->AddReportedStepTime(t);
   });
 }
