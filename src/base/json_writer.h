@@ -34,6 +34,8 @@ class JsonWriter {
 
  private:
   void BeforeValue();
+  JsonWriter& Open(char bracket);
+  JsonWriter& Close(char bracket);
   std::string* out_;
   Sink sink_;
   size_t flush_bytes_ = 0;

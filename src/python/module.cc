@@ -46,6 +46,16 @@ T ValueOrThrow(Result<T> result) {
   return std::move(result.value());
 }
 
+// What `work` computes with the GIL released (it touches no Python object), its error raised in Python.
+template <typename Work>
+auto WithoutGil(Work work) {
+  auto result = [&] {
+    py::gil_scoped_release no_gil;
+    return work();
+  }();
+  return ValueOrThrow(std::move(result));
+}
+
 // Progress of loads that run over a second, written to Python's sys.stderr, which a notebook shows under
 // the cell (the terminal bar's escapes would not redraw there: each line ends the previous one with \r).
 class NotebookSink final : public cli::ProgressSink {
@@ -89,13 +99,10 @@ class Run {
     ValueOrThrow(LoadAdvisorConfig(flags_.config));
     HardwareProfiles profiles = ValueOrThrow(LoadHardwareProfiles(flags_.hardware_file));
     ValueOrThrow(ForcedHardware(profiles, flags_.hardware));
-    Result<LoadedTraces> loaded = Status();
-    {
-      py::gil_scoped_release no_gil;
+    LoadedTraces traces = WithoutGil([this] {
       ScopedNotebookProgress progress;
-      loaded = LoadTraces(paths_);
-    }
-    LoadedTraces traces = ValueOrThrow(std::move(loaded));
+      return LoadTraces(paths_);
+    });
     traces_ = std::move(traces.traces);
     warnings_ = std::move(traces.warnings);
   }
@@ -106,10 +113,8 @@ class Run {
 
   const AnalyzedRun& Analyzed() {
     if (!analyzed_) {
-      Result<AnalyzedRun> run = Status();
-      {
-        py::gil_scoped_release no_gil;
-        run = AnalyzeRun(
+      analyzed_ = std::make_unique<AnalyzedRun>(WithoutGil([this] {
+        return AnalyzeRun(
             [this]() -> Result<LoadedTraces> {
               LoadedTraces loaded;
               loaded.traces = std::move(traces_);
@@ -117,8 +122,7 @@ class Run {
               return loaded;
             },
             flags_);
-      }
-      analyzed_ = std::make_unique<AnalyzedRun>(ValueOrThrow(std::move(run)));
+      }));
     }
     return *analyzed_;
   }
@@ -134,21 +138,11 @@ class Run {
   }
 
   std::string ProfileJson(const cli::ProfileOptions& options) {
-    Result<std::string> text = Status();
-    {
-      py::gil_scoped_release no_gil;
-      text = cli::ProfileOutput(traces(), options, warnings_);
-    }
-    return ValueOrThrow(std::move(text));
+    return WithoutGil([&] { return cli::ProfileOutput(traces(), options, warnings_); });
   }
 
   std::string MemoryJson(const cli::MemoryOptions& options) {
-    Result<std::string> text = Status();
-    {
-      py::gil_scoped_release no_gil;
-      text = cli::MemoryOutput(traces(), options, warnings_);
-    }
-    return ValueOrThrow(std::move(text));
+    return WithoutGil([&] { return cli::MemoryOutput(traces(), options, warnings_); });
   }
 
   std::string Html() {
@@ -278,22 +272,12 @@ std::string CompareJson(Run& before, Run& after, std::optional<double> tokens_pe
   options.fail_if = std::move(fail_if);
   const AnalyzedRun& a = before.Analyzed();
   const AnalyzedRun& b = after.Analyzed();
-  Result<cli::CompareOutcome> outcome = Status();
-  {
-    py::gil_scoped_release no_gil;
-    outcome = cli::CompareOutput(a, b, options);
-  }
-  return ValueOrThrow(std::move(outcome)).text;
+  return WithoutGil([&] { return cli::CompareOutput(a, b, options); }).text;
 }
 
 // `memory --json SNAPSHOT`'s document: the snapshot is read and analysed without the GIL.
 std::string MemorySnapshotJson(const std::string& path) {
-  Result<std::string> text = Status();
-  {
-    py::gil_scoped_release no_gil;
-    text = cli::MemorySnapshotOutput(path, true);
-  }
-  return ValueOrThrow(std::move(text));
+  return WithoutGil([&] { return cli::MemorySnapshotOutput(path, true); });
 }
 
 }  // namespace

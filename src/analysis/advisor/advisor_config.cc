@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "analysis/core/json_document.h"
+
 namespace tuneprof {
 namespace {
 
@@ -144,13 +146,9 @@ bool AdvisorConfig::IsDefault(std::string_view key) const {
 }
 
 Result<AdvisorConfig> AdvisorConfig::Parse(std::string_view json, std::string_view origin) {
-  auto fail = [&](const std::string& what) {
-    return Status(StatusCode::kInvalidInput, std::string(origin) + ": " + what);
-  };
+  auto fail = [&](const std::string& what) { return JsonDocumentError(origin, what); };
   simdjson::dom::parser parser;
-  const simdjson::padded_string padded(json);
-  simdjson::dom::element root;
-  if (auto error = parser.parse(padded).get(root)) return fail(simdjson::error_message(error));
+  TP_ASSIGN_OR_RETURN(simdjson::dom::element root, ParseJsonDocument(&parser, json, origin));
   std::string_view schema;
   if (root["schema"].get(schema) || schema != kSchema) {
     return fail("\"schema\" must be \"" + std::string(kSchema) + "\"");

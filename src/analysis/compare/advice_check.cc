@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "analysis/core/json_document.h"
+
 namespace tuneprof {
 namespace {
 
@@ -155,13 +157,9 @@ void MeasureStepPart(const AdviceSide& before, const AdviceSide& after, AdviceCh
 }  // namespace
 
 Result<std::vector<PredictedFinding>> ParseAdviceJson(std::string_view json, std::string_view origin) {
-  auto fail = [&](const std::string& what) {
-    return Status(StatusCode::kInvalidInput, std::string(origin) + ": " + what);
-  };
+  auto fail = [&](const std::string& what) { return JsonDocumentError(origin, what); };
   simdjson::dom::parser parser;
-  const simdjson::padded_string padded(json);
-  simdjson::dom::element root;
-  if (auto error = parser.parse(padded).get(root)) return fail(simdjson::error_message(error));
+  TP_ASSIGN_OR_RETURN(simdjson::dom::element root, ParseJsonDocument(&parser, json, origin));
   std::string_view schema;
   const bool known =
       !root["schema"].get(schema) && std::any_of(std::begin(kSchemaPrefixes), std::end(kSchemaPrefixes),

@@ -1,6 +1,7 @@
 #include "analysis/core/hardware_profile.h"
 
 #include "analysis/core/chip_inference.h"
+#include "analysis/core/json_document.h"
 
 #include <simdjson.h>
 
@@ -33,9 +34,7 @@ class ProfileReader {
 
   Status Read(std::string_view json, std::vector<HardwareProfile>* out) {
     simdjson::dom::parser parser;
-    const simdjson::padded_string padded(json);
-    simdjson::dom::element root;
-    if (auto error = parser.parse(padded).get(root)) return Fail("", "", simdjson::error_message(error));
+    TP_ASSIGN_OR_RETURN(simdjson::dom::element root, ParseJsonDocument(&parser, json, Source()));
     std::string_view schema;
     if (root["schema"].get(schema) || schema != kSchema) {
       return Fail("", "schema", "expected \"" + std::string(kSchema) + "\"");
@@ -51,8 +50,10 @@ class ProfileReader {
   }
 
  private:
+  std::string Source() const { return "hardware profiles " + std::string(origin_); }
+
   Status Fail(std::string_view profile, std::string_view field, std::string_view what) const {
-    std::string message = "hardware profiles " + std::string(origin_);
+    std::string message = Source();
     if (!profile.empty()) message += ": profile \"" + std::string(profile) + "\"";
     if (!field.empty()) message += ": " + std::string(field);
     return InvalidInput(message + ": " + std::string(what));

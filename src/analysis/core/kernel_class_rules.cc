@@ -1,6 +1,7 @@
 #include "analysis/core/kernel_class_rules.h"
 
 #include <array>
+#include <utility>
 
 #include "analysis/core/op_classes.h"
 
@@ -112,62 +113,23 @@ const KernelClassRule* MatchKernelClass(std::string_view lower_name) {
 std::string_view KernelClassMatchName(KernelClassMatch match) { return match == kPrefix ? "prefix" : "contains"; }
 
 std::string_view OpClassName(char letter) {
-  switch (letter) {
-    case op_letter::kMatmul:
-      return "matmul";
-    case op_letter::kConv:
-      return "convolution";
-    case op_letter::kAttention:
-      return "attention";
-    case op_letter::kBatchNorm:
-      return "batch norm";
-    case op_letter::kOtherNorm:
-      return "norm";
-    case op_letter::kSoftmax:
-      return "softmax";
-    case op_letter::kRelu:
-      return "relu";
-    case op_letter::kGelu:
-      return "gelu";
-    case op_letter::kSilu:
-      return "silu";
-    case op_letter::kSigmoid:
-      return "sigmoid";
-    case op_letter::kTanh:
-      return "tanh";
-    case op_letter::kMask:
-      return "mask";
-    case op_letter::kFactory:
-      return "factory";
-    case op_letter::kScale:
-      return "scale";
-    case op_letter::kAdd:
-      return "add";
-    case op_letter::kDropout:
-      return "dropout";
-    case op_letter::kPow:
-      return "pow";
-    case op_letter::kRsqrt:
-      return "rsqrt";
-    case op_letter::kReduce:
-      return "reduce";
-    case op_letter::kCast:
-      return "cast";
-    case op_letter::kNeg:
-      return "neg";
-    case op_letter::kCat:
-      return "cat";
-    case op_letter::kSlice:
-      return "slice";
-    case op_letter::kOtherElementwise:
-      return "element-wise";
-    case op_letter::kCopy:
-      return "copy";
-    case op_letter::kCommunication:
-      return "communication";
-    default:
-      return "unclassified";
+  // clang-format off
+  static constexpr std::pair<char, std::string_view> kNames[] = {
+      {op_letter::kMatmul, "matmul"}, {op_letter::kConv, "convolution"}, {op_letter::kAttention, "attention"},
+      {op_letter::kBatchNorm, "batch norm"}, {op_letter::kOtherNorm, "norm"}, {op_letter::kSoftmax, "softmax"},
+      {op_letter::kRelu, "relu"}, {op_letter::kGelu, "gelu"}, {op_letter::kSilu, "silu"},
+      {op_letter::kSigmoid, "sigmoid"}, {op_letter::kTanh, "tanh"}, {op_letter::kMask, "mask"},
+      {op_letter::kFactory, "factory"}, {op_letter::kScale, "scale"}, {op_letter::kAdd, "add"},
+      {op_letter::kDropout, "dropout"}, {op_letter::kPow, "pow"}, {op_letter::kRsqrt, "rsqrt"},
+      {op_letter::kReduce, "reduce"}, {op_letter::kCast, "cast"}, {op_letter::kNeg, "neg"}, {op_letter::kCat, "cat"},
+      {op_letter::kSlice, "slice"}, {op_letter::kOtherElementwise, "element-wise"}, {op_letter::kCopy, "copy"},
+      {op_letter::kCommunication, "communication"},
+  };
+  // clang-format on
+  for (const auto& [class_letter, name] : kNames) {
+    if (class_letter == letter) return name;
   }
+  return "unclassified";
 }
 
 }  // namespace tuneprof

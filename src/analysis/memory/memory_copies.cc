@@ -1,31 +1,20 @@
 #include "analysis/memory/memory_copies.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <utility>
 
 #include "analysis/core/intervals.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 
 namespace {
 
 std::string_view KindOf(bool memset, CopyDirection direction) {
-  if (memset) return "memset";
-  switch (direction) {
-    case CopyDirection::kHostToDevice:
-      return "H2D";
-    case CopyDirection::kDeviceToHost:
-      return "D2H";
-    case CopyDirection::kDeviceToDevice:
-      return "D2D";
-    case CopyDirection::kPeerToPeer:
-      return "P2P";
-    case CopyDirection::kHostToHost:
-      return "H2H";
-    default:
-      return "unknown";
-  }
+  static constexpr std::array<std::string_view, 6> kKinds = {"unknown", "H2D", "D2H", "D2D", "P2P", "H2H"};
+  return memset ? "memset" : EnumName(direction, kKinds, "unknown");
 }
 
 const LinkBandwidth* FindLink(const HardwareProfile& profile, std::string_view transport) {

@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "base/decimal.h"
 #include "importers/ascend/ascend_db_reading.h"
 #include "importers/ascend/ascend_layout.h"
+#include "importers/ascend/step_trace_columns.h"
 #include "importers/common/rank.h"
 #include "io/sqlite_file.h"
 
@@ -290,6 +292,12 @@ Status ReadKernelDetailRows(const SqliteFile& db, const StringIds& strings, Side
   return ReadPmu(db, strings, row_of, out);
 }
 
+// A deviceId as the text exports write the device ("NPU:0"); the empty string for NULL.
+StringId NpuDeviceAt(const SqliteStatement& r, int column, SideTableBuilder* out) {
+  const std::optional<int64_t> device = r.OptionalInt(column);
+  return device ? out->Intern("NPU:" + std::to_string(*device)) : StringId{};
+}
+
 // MEMORY_RECORD: memory_record.csv in bytes and ns.
 Status ReadMemoryRecords(const SqliteFile& db, const StringIds& strings, SideTableBuilder* out) {
   if (!db.HasTable("MEMORY_RECORD")) return Status();
@@ -302,7 +310,7 @@ Status ReadMemoryRecords(const SqliteFile& db, const StringIds& strings, SideTab
     record.total_allocated_bytes = IntOr(r, 2);
     record.total_reserved_bytes = IntOr(r, 3);
     record.total_active_bytes = IntOr(r, 4);
-    if (const auto device = r.OptionalInt(5)) record.device = out->Intern("NPU:" + std::to_string(*device));
+    record.device = NpuDeviceAt(r, 5, out);
     out->AddNpuMemoryRecord(record);
   });
 }
@@ -320,7 +328,7 @@ Status ReadOperatorMemory(const SqliteFile& db, const StringIds& strings, SideTa
     row.alloc_ns = IntOr(r, 2);
     row.release_ns = IntOr(r, 3);
     row.from_pta = !r.IsNull(4);
-    if (const auto device = r.OptionalInt(5)) row.device = out->Intern("NPU:" + std::to_string(*device));
+    row.device = NpuDeviceAt(r, 5, out);
     if (row.bytes == kNoId || row.alloc_ns == kNoId) {
       out->Warn(db.path() + ": OP_MEMORY row without size or allocation time skipped");
       return;
@@ -339,25 +347,15 @@ int64_t MicrosAt(const SqliteStatement& s, int column) {
 Status ReadStepTraceTime(const SqliteFile& db, SideTableBuilder* out) {
   const std::vector<std::string> columns = db.Columns("StepTraceTime");
   if (columns.empty()) return Status();
-  auto at = [&](std::string_view name) { return ColumnIndex(columns, name); };
-  const int device = at("deviceId"), step = at("step"), computing = at("computing");
-  const int not_overlapped = at("communication_not_overlapped"), overlapped = at("overlapped");
-  const int communication = at("communication"), free = at("free"), stage = at("stage"), bubble = at("bubble");
-  const int exclude_receive = at("communication_not_overlapped_and_exclude_receive"), preparing = at("preparing");
+  const int device = ColumnIndex(columns, "deviceId"), step = ColumnIndex(columns, "step");
+  std::array<int, kStepTraceColumnCount> durations;
+  for (size_t i = 0; i < kStepTraceColumnCount; ++i) durations[i] = ColumnIndex(columns, kStepTraceColumns[i].db_name);
   return ForEachRow(db, "SELECT * FROM StepTraceTime", [&](const SqliteStatement& r) {
     ReportedStepTime t;
     if (device >= 0) t.device_id = r.OptionalInt(device).value_or(t.device_id);
     int64_t number;
     if (step >= 0 && ParseInt64(r.Text(step), &number)) t.step = number;
-    t.computing_ns = MicrosAt(r, computing);
-    t.communication_not_overlapped_ns = MicrosAt(r, not_overlapped);
-    t.overlapped_ns = MicrosAt(r, overlapped);
-    t.communication_ns = MicrosAt(r, communication);
-    t.free_ns = MicrosAt(r, free);
-    t.stage_ns = MicrosAt(r, stage);
-    t.bubble_ns = MicrosAt(r, bubble);
-    t.communication_not_overlapped_exclude_receive_ns = MicrosAt(r, exclude_receive);
-    t.preparing_ns = MicrosAt(r, preparing);
+    for (size_t i = 0; i < kStepTraceColumnCount; ++i) t.*kStepTraceColumns[i].field = MicrosAt(r, durations[i]);
     out->AddReportedStepTime(t);
   });
 }

@@ -1,10 +1,12 @@
 #include "importers/ascend/ascend_tables.h"
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "base/rank_ranges.h"
+#include "importers/ascend/step_trace_columns.h"
 
 namespace tuneprof {
 namespace {
@@ -164,27 +166,18 @@ namespace {
 
 // Column positions of a step_trace_time table (torch_npu's per rank, msprof-analyze's per cluster).
 struct StepColumns {
-  int step = kNoColumn, device = kNoColumn, computing = kNoColumn, not_overlapped = kNoColumn;
-  int overlapped = kNoColumn, communication = kNoColumn, free = kNoColumn, stage = kNoColumn;
-  int bubble = kNoColumn, exclude_receive = kNoColumn, preparing = kNoColumn;
+  int step = kNoColumn, device = kNoColumn;
+  std::array<int, kStepTraceColumnCount> durations{};  // kStepTraceColumns' positions
 };
 
 Result<StepColumns> FindStepColumns(const CsvReader& csv) {
   StepColumns c;
   c.step = csv.AnyColumn({"Step", "Step Id"});
-  c.computing = csv.Column("Computing");
-  if (c.step == kNoColumn || c.computing == kNoColumn) {
+  for (size_t i = 0; i < kStepTraceColumnCount; ++i) c.durations[i] = csv.Column(kStepTraceColumns[i].csv_title);
+  if (c.step == kNoColumn || c.durations[0] == kNoColumn) {  // the first is Computing
     return InvalidInput(csv.name() + ": not a step_trace_time table (no Step and Computing columns)");
   }
   c.device = csv.AnyColumn({"Device_id", "Device ID"});
-  c.not_overlapped = csv.Column("Communication(Not Overlapped)");
-  c.overlapped = csv.Column("Overlapped");
-  c.communication = csv.Column("Communication");
-  c.free = csv.Column("Free");
-  c.stage = csv.Column("Stage");
-  c.bubble = csv.Column("Bubble");
-  c.exclude_receive = csv.Column("Communication(Not Overlapped and Exclude Receive)");
-  c.preparing = csv.Column("Preparing");
   return c;
 }
 
@@ -192,16 +185,9 @@ ReportedStepTime StepRow(const CsvReader& csv, const StepColumns& c, SideTableBu
   ReportedStepTime r;
   r.device_id = IntCell(csv, c.device, "Device_id", out);
   r.step = IntCell(csv, c.step, "Step", out);
-  r.computing_ns = DurationCell(csv, c.computing, "Computing", out);
-  r.communication_not_overlapped_ns = DurationCell(csv, c.not_overlapped, "Communication(Not Overlapped)", out);
-  r.overlapped_ns = DurationCell(csv, c.overlapped, "Overlapped", out);
-  r.communication_ns = DurationCell(csv, c.communication, "Communication", out);
-  r.free_ns = DurationCell(csv, c.free, "Free", out);
-  r.stage_ns = DurationCell(csv, c.stage, "Stage", out);
-  r.bubble_ns = DurationCell(csv, c.bubble, "Bubble", out);
-  r.communication_not_overlapped_exclude_receive_ns =
-      DurationCell(csv, c.exclude_receive, "Communication(Not Overlapped and Exclude Receive)", out);
-  r.preparing_ns = DurationCell(csv, c.preparing, "Preparing", out);
+  for (size_t i = 0; i < kStepTraceColumnCount; ++i) {
+    r.*kStepTraceColumns[i].field = DurationCell(csv, c.durations[i], kStepTraceColumns[i].csv_title, out);
+  }
   return r;
 }
 

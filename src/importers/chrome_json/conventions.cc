@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "base/enum_names.h"
+
 namespace tuneprof::chrome_json {
 namespace {
 
@@ -40,12 +42,9 @@ constexpr std::array kCategoryRules = {
 bool Contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
 MemoryKind MemoryKindFromWord(std::string_view word) {
-  if (word == "Pageable") return MemoryKind::kPageable;
-  if (word == "Pinned") return MemoryKind::kPinned;
-  if (word == "Device") return MemoryKind::kDevice;
-  if (word == "Array") return MemoryKind::kArray;
-  if (word == "Managed") return MemoryKind::kManaged;
-  return MemoryKind::kUnknown;
+  static constexpr std::array<std::string_view, 6> kWords = {"Unknown", "Pageable", "Pinned",
+                                                             "Device",  "Array",    "Managed"};
+  return EnumFromName(word, kWords, MemoryKind::kUnknown);
 }
 
 }  // namespace

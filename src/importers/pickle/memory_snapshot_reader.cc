@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <string>
 #include <unordered_map>
 
+#include "base/enum_names.h"
 #include "io/byte_source.h"
 #include "io/pickle_reader.h"
 
@@ -16,16 +18,11 @@ namespace {
 using Id = PickleDocument::Id;
 
 SnapshotAction ActionOf(std::string_view name) {
-  if (name == "alloc") return SnapshotAction::kAlloc;
-  if (name == "free_requested") return SnapshotAction::kFreeRequested;
-  if (name == "free_completed") return SnapshotAction::kFreeCompleted;
-  if (name == "segment_alloc") return SnapshotAction::kSegmentAlloc;
-  if (name == "segment_free") return SnapshotAction::kSegmentFree;
-  if (name == "segment_map") return SnapshotAction::kSegmentMap;
-  if (name == "segment_unmap") return SnapshotAction::kSegmentUnmap;
-  if (name == "oom") return SnapshotAction::kOom;
-  if (name == "snapshot") return SnapshotAction::kSnapshot;
-  return SnapshotAction::kOther;
+  static constexpr std::array<std::string_view, 9> kNames = {
+      "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map", "segment_unmap",
+      "oom",   "snapshot"};
+  static_assert(kNames.size() == static_cast<size_t>(SnapshotAction::kOther));
+  return EnumFromName(name, kNames, SnapshotAction::kOther);
 }
 
 BlockState StateOf(std::string_view name) {

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
+#include "base/enum_names.h"
 #include "base/text_escape.h"
 #include "base/json_writer.h"
 #include "report/common/format.h"
@@ -34,15 +36,8 @@ std::string SignedUs(std::optional<double> us) {
 std::string Label(const MetricComparison& metric) { return metric.key; }
 
 std::string_view BetterName(Better better) {
-  switch (better) {
-    case Better::kLower:
-      return "lower";
-    case Better::kHigher:
-      return "higher";
-    case Better::kNone:
-      return "none";
-  }
-  return "none";
+  static constexpr std::array<std::string_view, 3> kNames = {"lower", "higher", "none"};
+  return EnumName(better, kNames, "none");
 }
 
 // Each input once: the ranks of one file (an Nsight Systems export of several processes) share its path.

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "base/enum_names.h"
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
@@ -15,15 +17,8 @@ namespace tuneprof {
 namespace {
 
 std::string_view RankSourceName(RankSource source) {
-  switch (source) {
-    case RankSource::kTrace:
-      return "trace";
-    case RankSource::kFileName:
-      return "path";
-    case RankSource::kDefault:
-      return "default";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 3> kNames = {"trace", "path", "default"};
+  return EnumName(source, kNames, "unknown");
 }
 
 // step_trace_time.csv's columns as the JSON names them, in the order it writes them.

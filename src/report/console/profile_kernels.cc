@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 #include <utility>
 
+#include "base/enum_names.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
 #include "report/common/json_fields.h"
@@ -19,18 +21,9 @@ constexpr size_t kTextTopRows = 10;
 constexpr size_t kJsonTopRows = 50;
 
 std::string_view ShortWork(WorkClass work) {
-  switch (work) {
-    case WorkClass::kCompute:
-      return "comp";
-    case WorkClass::kCommunication:
-      return "comm";
-    case WorkClass::kMemory:
-      return "mem";
-    case WorkClass::kFusedComm:
-      return "fused";
-    default:
-      return "other";
-  }
+  static constexpr std::array<std::string_view, 5> kShort = {"comp", "comm", "mem", "other", "fused"};
+  static_assert(kShort.size() == static_cast<size_t>(WorkClass::kCount));
+  return EnumName(work, kShort, "other");
 }
 
 // The names of the rows a table shows, told apart (names.h); whole with `wide`.

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 
+#include "base/enum_names.h"
 #include "base/json_writer.h"
 #include "base/text_escape.h"
 #include "report/common/format.h"
@@ -41,17 +43,8 @@ std::string ShortLabel(const SnapshotFrameRef& frame, size_t width) {
 }
 
 std::string_view KindName(FrameKind kind) {
-  switch (kind) {
-    case FrameKind::kPython:
-      return "python";
-    case FrameKind::kCpp:
-      return "cpp";
-    case FrameKind::kNone:
-      return "none";
-    case FrameKind::kBeforeTrace:
-      return "before_trace";
-  }
-  return "none";
+  static constexpr std::array<std::string_view, 4> kNames = {"python", "cpp", "none", "before_trace"};
+  return EnumName(kind, kNames, "none");
 }
 
 // ---- text

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string_view>
 #include <utility>
 
+#include "base/enum_names.h"
 #include "io/output_file.h"
 
 namespace tuneprof {
@@ -73,15 +75,8 @@ class Database {
 };
 
 std::string_view SqlType(DataColumnType type) {
-  switch (type) {
-    case DataColumnType::kInt64:
-      return "INTEGER";
-    case DataColumnType::kFloat64:
-      return "REAL";
-    case DataColumnType::kString:
-      return "TEXT";
-  }
-  return "TEXT";
+  static constexpr std::array<std::string_view, 3> kTypes = {"INTEGER", "REAL", "TEXT"};
+  return EnumName(type, kTypes, "TEXT");
 }
 
 std::string Quoted(std::string_view name) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <iterator>
 #include <utility>
 
@@ -23,6 +24,29 @@ std::string Quoted(std::string_view text) {
   std::string out;
   AppendQuoted(text, &out);
   return out;
+}
+
+// The metadata naming a process tuneprof adds to a merged run and its threads, in the order given.
+std::string NamedProcess(int64_t pid, std::string_view process,
+                         std::initializer_list<std::pair<int, std::string_view>> threads) {
+  std::string json =
+      fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"{}"}}}})", pid, process);
+  for (const auto& [tid, name] : threads) {
+    json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n", pid,
+                        tid, name);
+  }
+  return json;
+}
+
+// One complete event of such a process, after the ones before it; `ts_ns` is from the run's origin.
+void AppendSlice(int64_t pid, int tid, std::string_view name, int64_t ts_ns, int64_t duration_ns, std::string* json) {
+  *json += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";
+  AppendQuoted(name, json);
+  *json += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+  AppendExactMicros(ts_ns, json);
+  *json += ",\"dur\":";
+  AppendExactMicros(duration_ns, json);
+  *json += "}";
 }
 
 std::string KeyText(const Trace& trace, const ProcessKey& key) {
@@ -199,20 +223,9 @@ MergedRankEvents RenderCriticalPathForMerge(const std::vector<CriticalLink>& lin
   MergedRankEvents out;
   out.next_pid = pid + 1;
   if (links.empty()) return out;
-  std::string& json = out.json;
-  json += fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"critical path"}}}})", pid);
-  for (const auto& [tid, name] : {std::pair{1, "last arrival's work"}, std::pair{2, "collective"}}) {
-    json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n", pid,
-                        tid, name);
-  }
+  out.json = NamedProcess(pid, "critical path", {{1, "last arrival's work"}, {2, "collective"}});
   auto slice = [&](int tid, std::string_view name, int64_t start_ns, int64_t duration_ns) {
-    json += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";
-    AppendQuoted(name, &json);
-    json += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
-    AppendExactMicros(start_ns - origin_ns, &json);
-    json += ",\"dur\":";
-    AppendExactMicros(duration_ns, &json);
-    json += "}";
+    AppendSlice(pid, tid, name, start_ns - origin_ns, duration_ns, &out.json);
     ++out.events;
   };
   for (const CriticalLink& link : links) {
@@ -235,13 +248,7 @@ MergedRankEvents RenderPipelinePathForMerge(const std::vector<PipelinePathStep>&
   std::string body;
   auto slice = [&](int tid, std::string_view name, int64_t start_ns, int64_t duration_ns) {
     if (duration_ns <= 0) return;
-    body += ",\n{\"ph\":\"X\",\"cat\":\"tuneprof\",\"name\":";
-    AppendQuoted(name, &body);
-    body += fmt::format(",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
-    AppendExactMicros(start_ns - origin_ns, &body);
-    body += ",\"dur\":";
-    AppendExactMicros(duration_ns, &body);
-    body += "}";
+    AppendSlice(pid, tid, name, start_ns - origin_ns, duration_ns, &body);
     ++out.events;
   };
   for (const PipelinePathStep& s : steps) {
@@ -267,13 +274,8 @@ MergedRankEvents RenderPipelinePathForMerge(const std::vector<PipelinePathStep>&
     }
   }
   if (out.events == 0) return out;
-  out.json = fmt::format(
-      R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"pipeline critical path"}}}})", pid);
-  for (const auto& [tid, name] : {std::pair{1, "step (bounding stage)"}, std::pair{2, "bounding stage's chain"},
-                                  std::pair{3, "other stages' waits"}}) {
-    out.json += fmt::format(R"(,{}{{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", "\n",
-                            pid, tid, name);
-  }
+  out.json = NamedProcess(pid, "pipeline critical path",
+                          {{1, "step (bounding stage)"}, {2, "bounding stage's chain"}, {3, "other stages' waits"}});
   out.json += body;
   return out;
 }
