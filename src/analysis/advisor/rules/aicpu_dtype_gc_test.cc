@@ -33,8 +33,7 @@ TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
   const AdvisorResult result = AdviseOneRank(trace);
   const Finding* f = Find(result, "compute.aicpu_dtype");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Number(*f, "aicpu_wide_tasks"), 3);
-  EXPECT_DOUBLE_EQ(Number(*f, "aicpu_wide_us"), 45);
+  ExpectNumbers(*f, {{"aicpu_wide_tasks", 3}, {"aicpu_wide_us", 45}});
   EXPECT_EQ(
       Text(*f, "operator_types"),
       "Cast x2 (40.0 us, float64 and int64 inputs -> float32 / int32); GatherV2 x1 (5.0 us, int64 inputs -> int32)");
@@ -67,9 +66,7 @@ TEST(GcPause, ALongStretchWithNothingRunning) {
   const AdvisorResult result = AdviseOneRank(trace);
   const Finding* f = Find(result, "host.gc_pause");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Number(*f, "pauses"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "longest_pause_ms"), 300);
-  EXPECT_DOUBLE_EQ(Number(*f, "longest_pause_step"), 1);
+  ExpectNumbers(*f, {{"pauses", 1}, {"longest_pause_ms", 300}, {"longest_pause_step", 1}});
   EXPECT_NEAR(f->uncapped_gain_ns, 300e6, 1);
   EXPECT_EQ(f->strategy.find("torch_npu"), std::string::npos);
 }

@@ -24,8 +24,7 @@ TEST(RuleFamilies, UnfusedConvBnReluKernels) {
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "fusion.conv_bn_relu");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "occurrences"), 5);
-  EXPECT_DOUBLE_EQ(Number(*f, "pattern_us"), 800);
+  ExpectNumbers(*f, {{"occurrences", 5}, {"pattern_us", 800}});
   EXPECT_DOUBLE_EQ(Number(*f, "pattern_pct_of_work"), 80);  // 800 us of a 1000 us step
   EXPECT_EQ(Text(*f, "level"), "kernels");
   EXPECT_EQ(Text(*f, "example"),

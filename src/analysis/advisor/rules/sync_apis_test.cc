@@ -19,8 +19,7 @@ TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
   const Finding* f = Find(result, "host.sync_apis");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kHost);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_calls"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_us_per_step"), 320);
+  ExpectNumbers(*f, {{"sync_calls", 2}, {"sync_us_per_step", 320}});
   EXPECT_DOUBLE_EQ(*f->value, 32);
   EXPECT_EQ(Text(*f, "calls"), "cudaDeviceSynchronize x1 (300.0 us), cudaStreamSynchronize x1 (20.0 us)");
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, std::min(320e3, result.ranks[0].split.part(TimePart::kHostWait)));
@@ -60,8 +59,7 @@ TEST(RuleFamilies, SynchronizeAfterTheLastStepIsNotCounted) {
   const AdvisorResult result = AdviseWith(t.Finish());
   const Finding* f = Find(result, "host.sync_apis");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_calls"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_us_per_step"), 100);
+  ExpectNumbers(*f, {{"sync_calls", 1}, {"sync_us_per_step", 100}});
   EXPECT_EQ(Text(*f, "calls"), "cudaStreamSynchronize x1 (100.0 us)");
 }
 
