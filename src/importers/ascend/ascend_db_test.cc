@@ -13,6 +13,7 @@
 #include <string>
 
 #include "importers/ascend/ascend_directory.h"
+#include "importers/ascend/ascend_import_for_test.h"
 #include "importers/import.h"
 #include "test_corpus.h"
 
@@ -20,22 +21,10 @@ namespace tuneprof {
 namespace {
 
 const std::string kDb = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/db/";
-const std::string kServerData =
-    std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/server/src/test/test_data/";
 
-Trace MustImport(const std::string& dir) {
-  auto trace = ImportAscendDirectory(dir);
-  EXPECT_TRUE(trace.ok()) << trace.status().message();
-  if (!trace.ok()) return Trace();
-  return std::move(trace).value();
-}
-
-std::string Entry(const Trace& trace, std::string_view key) {
-  for (const MetadataEntry& e : trace.metadata().entries) {
-    if (e.key == key) return e.value;
-  }
-  return "<absent>";
-}
+using ascend_import::Entry;
+using ascend_import::kServerData;
+using ascend_import::MustImport;
 
 uint64_t CountKind(const Trace& trace, EventKind kind) {
   uint64_t n = 0;

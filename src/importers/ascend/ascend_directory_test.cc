@@ -1,5 +1,6 @@
 // Ascend rank directories from the shared samples (the corpus, read in place).
 #include "importers/ascend/ascend_directory.h"
+#include "importers/ascend/ascend_import_for_test.h"
 
 #include <gtest/gtest.h>
 
@@ -18,22 +19,10 @@ namespace tuneprof {
 namespace {
 
 const std::string kText = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/text/";
-const std::string kServerData =
-    std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/server/src/test/test_data/";
 
-Trace MustImport(const std::string& dir) {
-  auto trace = ImportAscendDirectory(dir);
-  EXPECT_TRUE(trace.ok()) << trace.status().message();
-  if (!trace.ok()) return Trace();
-  return std::move(trace).value();
-}
-
-std::string Entry(const Trace& trace, std::string_view key) {
-  for (const MetadataEntry& e : trace.metadata().entries) {
-    if (e.key == key) return e.value;
-  }
-  return "<absent>";
-}
+using ascend_import::Entry;
+using ascend_import::kServerData;
+using ascend_import::MustImport;
 
 TEST(AscendDirectoryTest, RecognisesTheLayouts) {
   TUNEPROF_REQUIRE_CORPUS();

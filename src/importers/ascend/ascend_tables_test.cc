@@ -6,32 +6,16 @@
 
 #include <cmath>
 
+#include "importers/ascend/ascend_csv_for_test.h"
+
 namespace tuneprof {
 namespace {
 
-Trace Empty() { return TraceBuilder("test").Finish(); }
+using ascend_csv::ReadGoodTable;
 
-Trace Kernels(std::string text) {
-  Trace trace = Empty();
-  SideTableBuilder out(&trace);
-  auto csv = CsvReader::FromText("kernel_details.csv", std::move(text));
-  EXPECT_TRUE(csv.ok()) << csv.status().message();
-  if (!csv.ok()) return trace;
-  Status status = ReadKernelDetails(&csv.value(), &out);
-  EXPECT_TRUE(status.ok()) << status.message();
-  return trace;
-}
+Trace Kernels(std::string text) { return ReadGoodTable("kernel_details.csv", std::move(text), ReadKernelDetails); }
 
-Trace Steps(std::string text) {
-  Trace trace = Empty();
-  SideTableBuilder out(&trace);
-  auto csv = CsvReader::FromText("step_trace_time.csv", std::move(text));
-  EXPECT_TRUE(csv.ok()) << csv.status().message();
-  if (!csv.ok()) return trace;
-  Status status = ReadStepTraceTime(&csv.value(), &out);
-  EXPECT_TRUE(status.ok()) << status.message();
-  return trace;
-}
+Trace Steps(std::string text) { return ReadGoodTable("step_trace_time.csv", std::move(text), ReadStepTraceTime); }
 
 TEST(KernelDetailsTest, Level0EightColumns) {
   Trace t = Kernels(
@@ -191,11 +175,8 @@ TEST(KernelDetailsTest, RowsWithAnotherCellCountAreDroppedWithOneWarning) {
 }
 
 TEST(KernelDetailsTest, NotAKernelTableIsAnError) {
-  Trace trace = Empty();
-  SideTableBuilder out(&trace);
-  auto csv = CsvReader::FromText("x.csv", "a,b\n1,2\n");
-  ASSERT_TRUE(csv.ok());
-  Status status = ReadKernelDetails(&csv.value(), &out);
+  Status status;
+  ascend_csv::ReadTable("x.csv", "a,b\n1,2\n", ReadKernelDetails, &status);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("x.csv"), std::string::npos);
 }
