@@ -77,12 +77,6 @@ TEST(GcPause, QuietBelowTheThresholdOrWithRecordedGc) {
   EXPECT_EQ(Find(AdviseOneRank(PausedStep(300, false, true)), "host.gc_pause"), nullptr);
 }
 
-}  // namespace
-}  // namespace tuneprof::rule_test
-
-namespace tuneprof::rule_test {
-namespace {
-
 // A kernel_details row reaches the user's line through the timeline's task of the same name and start,
 // its launch and the Python frame around the operator.
 TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
@@ -106,12 +100,6 @@ TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   ASSERT_NE(slow, nullptr);
   EXPECT_EQ(Text(*slow, "source_lines"), "Cast: main.py(40): forward x1");
 }
-
-}  // namespace
-}  // namespace tuneprof::rule_test
-
-namespace tuneprof::rule_test {
-namespace {
 
 // Two AI CPU rows launched inside `Net_0.Embed_0` (60 us) and `Net_0.Head_0` (20 us), one the timeline
 // lacks (20 us): each row weighs its kernel_details duration (the timeline draws the tasks 1 us long) and
@@ -153,11 +141,8 @@ TEST(AiCpuDtype, NamesTheModulesHoldingItsRows) {
   for (const std::string_view id : {"compute.aicpu_dtype", "compute.ai_cpu_ops"}) {
     const Finding* f = Find(result, id);
     ASSERT_NE(f, nullptr) << id;
-    ASSERT_EQ(f->modules.size(), 2u) << id;
-    EXPECT_EQ(f->modules[0].path, "Net_0.Embed_0");
-    EXPECT_DOUBLE_EQ(f->modules[0].share, 0.6);
-    EXPECT_EQ(f->modules[1].path, "Net_0.Head_0");
-    EXPECT_DOUBLE_EQ(f->modules[1].share, 0.2);
+    SCOPED_TRACE(id);
+    ExpectModules(*f, {{"Net_0.Embed_0", 0.6}, {"Net_0.Head_0", 0.2}});
   }
 }
 

@@ -42,9 +42,7 @@ TEST(RuleFamilies, ExposedCommunicationNamesTheModulesThatLaunchedIt) {
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "communication.exposed");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(f->modules.size(), 1u);
-  EXPECT_EQ(f->modules[0].path, "Net_0.Tp_0");
-  EXPECT_DOUBLE_EQ(f->modules[0].share, 0.75);
+  ExpectModules(*f, {{"Net_0.Tp_0", 0.75}});
 }
 
 }  // namespace

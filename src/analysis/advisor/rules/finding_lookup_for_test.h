@@ -83,6 +83,17 @@ inline void ExpectFinding(const Finding& f, double value, Numbers expected) {
   ExpectNumbers(f, expected);
 }
 
+// Expects the modules `f` names to be `modules` (path and share), in that order.
+inline void ExpectModules(const Finding& f, Numbers modules) {
+  ASSERT_EQ(f.modules.size(), modules.size()) << f.id.view();
+  size_t i = 0;
+  for (const auto& [path, share] : modules) {
+    EXPECT_EQ(f.modules[i].path, path);
+    EXPECT_DOUBLE_EQ(f.modules[i].share, share) << path;
+    ++i;
+  }
+}
+
 // Starts `t` with step 1 over [0, step_us) and one kernel `kernel` over [0, kernel_us): the work that the
 // rules weigh the rest against.
 inline void StepWithKernel(hand_built::HandBuiltTrace* t, double step_us, double kernel_us,
@@ -99,6 +110,7 @@ namespace tuneprof::rule_test {
 using finding_lookup::AdviseOnChip;
 using finding_lookup::AdviseWith;
 using finding_lookup::ExpectFinding;
+using finding_lookup::ExpectModules;
 using finding_lookup::ExpectNumbers;
 using finding_lookup::Find;
 using finding_lookup::Number;
