@@ -16,6 +16,7 @@
 #include "importers/ascend/ascend_import_for_test.h"
 #include "importers/import.h"
 #include "test_corpus.h"
+#include "trace_warnings.h"
 
 namespace tuneprof {
 namespace {
@@ -260,12 +261,7 @@ std::filesystem::path CraftedRank(const std::string& name, const std::string& sq
   return dir;
 }
 
-bool Warns(const Trace& trace, std::string_view text) {
-  for (const std::string& warning : trace.metadata().warnings) {
-    if (warning.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+using test_support::Warns;
 
 TEST(AscendDbTest, ATextTimestampSkipsItsRowAndIsCountedNeverReadAsZero) {
   TUNEPROF_REQUIRE_CORPUS();
