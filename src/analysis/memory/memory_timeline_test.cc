@@ -31,10 +31,7 @@ TEST_F(MemoryTimelineTest, PeakIsTheLargestTotalWithItsStepInnermostOpAndHolders
   EXPECT_EQ(d.peak_allocated_ns, Us(25));
   EXPECT_EQ(d.peak_step, 1);
   EXPECT_EQ(d.peak_op, "aten::addmm");
-  EXPECT_EQ(d.alloc_count, 3);
-  EXPECT_EQ(d.alloc_bytes, 10000);
-  EXPECT_EQ(d.free_count, 2);
-  EXPECT_EQ(d.free_bytes, 9000);
+  EXPECT_EQ(AllocsAndFrees(d), AllocsAndFreesCount(3, 10000, 2, 9000));
   ASSERT_EQ(d.holders.size(), 3u);
   EXPECT_EQ(d.holders[0].op, "aten::addmm");
   EXPECT_EQ(d.holders[0].bytes, 6000);
@@ -88,10 +85,7 @@ TEST_F(MemoryTimelineTest, ChurnPerStepAndALeakThatGrowsEveryStep) {
   const DeviceMemory d = AnalyzeOnly();
   ASSERT_EQ(d.steps.size(), 3u);
   for (const StepMemory& step : d.steps) {
-    EXPECT_EQ(step.alloc_count, 2);
-    EXPECT_EQ(step.alloc_bytes, 464);
-    EXPECT_EQ(step.free_count, 1);
-    EXPECT_EQ(step.free_bytes, 400);
+    EXPECT_EQ(AllocsAndFrees(step), AllocsAndFreesCount(2, 464, 1, 400));
     EXPECT_EQ(step.allocator_call_ns, kNoId);  // no allocator calls in the trace: unknown, not 0
   }
   EXPECT_EQ(d.steps[2].allocated_at_end_bytes, 192);
@@ -172,10 +166,7 @@ TEST_F(NpuOperatorMemoryTest, RowsOfTheTorchNpuAllocatorHoldThePeakAndFeedChurnL
   EXPECT_EQ(d.peak_allocated_bytes, 8000);
   EXPECT_EQ(d.peak_allocated_ns, Us(20));
   EXPECT_EQ(d.peak_op, "aten::relu");
-  EXPECT_EQ(d.alloc_count, 6);
-  EXPECT_EQ(d.alloc_bytes, 5500);
-  EXPECT_EQ(d.free_count, 3);
-  EXPECT_EQ(d.free_bytes, 4000);
+  EXPECT_EQ(AllocsAndFrees(d), AllocsAndFreesCount(6, 5500, 3, 4000));
   EXPECT_EQ(d.live_at_peak_known_bytes, 3000);
   EXPECT_EQ(d.live_at_peak_unattributed_bytes, 5000);
   ASSERT_EQ(d.holders.size(), 2u);
