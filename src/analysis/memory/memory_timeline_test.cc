@@ -201,12 +201,12 @@ TEST_F(NpuOperatorMemoryTest, EachStepTakesItsOwnRecordsAndBlocks) {
   Row("aten::mm", 500, Us(250), Us(400));  // freed after the last step
   const DeviceMemory d = Analyze();
   ASSERT_EQ(d.steps.size(), 3u);
-  EXPECT_EQ(d.steps[0].allocated_at_end_bytes, 100);
-  EXPECT_EQ(d.steps[0].peak_allocated_bytes, 100);
-  EXPECT_EQ(d.steps[1].allocated_at_end_bytes, 400);
-  EXPECT_EQ(d.steps[1].peak_allocated_bytes, 600);
-  EXPECT_EQ(d.steps[2].allocated_at_end_bytes, 900);
-  EXPECT_EQ(d.steps[2].peak_allocated_bytes, 900);
+  // Per step: the bytes allocated at its end and its peak.
+  const int64_t kEndAndPeak[3][2] = {{100, 100}, {400, 600}, {900, 900}};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(d.steps[i].allocated_at_end_bytes, kEndAndPeak[i][0]) << "step " << i;
+    EXPECT_EQ(d.steps[i].peak_allocated_bytes, kEndAndPeak[i][1]) << "step " << i;
+  }
   EXPECT_EQ(d.steps[0].alloc_count, 1);
   EXPECT_EQ(d.steps[1].alloc_count, 1);
   EXPECT_EQ(d.steps[1].free_count, 1);
