@@ -24,6 +24,7 @@ namespace {
 const std::string kDb = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/db/";
 
 using ascend_import::Entry;
+using ascend_import::ExpectInventory;
 using ascend_import::kServerData;
 using ascend_import::MustImport;
 
@@ -167,11 +168,11 @@ TEST(AscendDbTest, Level0HasNoCountersAndTypesNA) {
 TEST(AscendDbTest, InventoryCountsEveryTable) {
   TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:TASK"), "552 rows");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:HBM"), "104 rows, counted only");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/analysis.db:StepTraceTime"), "1 rows");
-  EXPECT_EQ(Entry(t, "inventory.profiler_info_0.json"), "present");
-  EXPECT_EQ(Entry(t, "inventory.profiler_metadata.json"), "missing");
+  ExpectInventory(t, {{"ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:TASK", "552 rows"},
+                      {"ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:HBM", "104 rows, counted only"},
+                      {"ASCEND_PROFILER_OUTPUT/analysis.db:StepTraceTime", "1 rows"},
+                      {"profiler_info_0.json", "present"},
+                      {"profiler_metadata.json", "missing"}});
 }
 
 TEST(AscendDbTest, NearEmptyDatabaseLoadsWithAWarning) {

@@ -23,6 +23,7 @@ namespace {
 const std::string kText = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/text/";
 
 using ascend_import::Entry;
+using ascend_import::ExpectInventory;
 using ascend_import::kServerData;
 using ascend_import::MustImport;
 
@@ -132,11 +133,11 @@ TEST(AscendDirectoryTest, DatabaseOnlyExportIsReadFromTheDatabase) {
 TEST(AscendDirectoryTest, TextInventoryCountsRowsAndNamesTheMissingFiles) {
   TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kText + "level0/rank0_ascend_pt");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/kernel_details.csv"), "191 rows");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/npu_module_mem.csv"), "1001 rows, counted only");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/operator_memory.csv"), "184 rows");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/communication.json"), "missing");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/trace_view.json"), "8375 rows");
+  ExpectInventory(t, {{"ASCEND_PROFILER_OUTPUT/kernel_details.csv", "191 rows"},
+                      {"ASCEND_PROFILER_OUTPUT/npu_module_mem.csv", "1001 rows, counted only"},
+                      {"ASCEND_PROFILER_OUTPUT/operator_memory.csv", "184 rows"},
+                      {"ASCEND_PROFILER_OUTPUT/communication.json", "missing"},
+                      {"ASCEND_PROFILER_OUTPUT/trace_view.json", "8375 rows"}});
 }
 
 TEST(AscendDirectoryTest, ParentOfRanksImportsOneTracePerRank) {

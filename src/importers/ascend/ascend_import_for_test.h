@@ -1,8 +1,9 @@
 #pragma once
 // What the tests of the Ascend directory importer share: the corpus folder of msinsight's server samples,
-// a rank directory imported (a failure is the test's), and a metadata entry by key.
+// a rank directory imported (a failure is the test's), a metadata entry by key and the inventory's entries.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +31,13 @@ inline std::string Entry(const Trace& trace, std::string_view key) {
     if (e.key == key) return e.value;
   }
   return "<absent>";
+}
+
+// Expects the import's inventory to say of each file (a path below the rank directory, a table as
+// "file:TABLE") what `said` gives for it.
+inline void ExpectInventory(const Trace& trace,
+                            std::initializer_list<std::pair<std::string_view, std::string_view>> said) {
+  for (const auto& [file, what] : said) EXPECT_EQ(Entry(trace, "inventory." + std::string(file)), what) << file;
 }
 
 }  // namespace tuneprof::ascend_import
