@@ -7,6 +7,7 @@
 
 #include "io/scratch_dir_for_test.h"
 #include "io/trace_files.h"
+#include "text_cases.h"
 
 namespace tuneprof {
 namespace {
@@ -14,12 +15,15 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(MemoryTimelineHeadTest, TellsRawEventsAndPlotPointsFromOtherJson) {
-  EXPECT_TRUE(IsMemoryTimelineHead("[[1696966047096061874, -1, 0, 0], [1, 2"));
-  EXPECT_TRUE(IsMemoryTimelineHead(" [ [ -5, 3"));
-  EXPECT_FALSE(IsMemoryTimelineHead("{\"traceEvents\": []}"));
-  EXPECT_FALSE(IsMemoryTimelineHead("[{\"ph\": \"X\"}]"));
-  EXPECT_FALSE(IsMemoryTimelineHead("[[\"a\"]]"));
-  EXPECT_FALSE(IsMemoryTimelineHead(""));
+  const test_support::TextCase<bool> kCases[] = {
+      {"[[1696966047096061874, -1, 0, 0], [1, 2", true},
+      {" [ [ -5, 3", true},
+      {"{\"traceEvents\": []}", false},
+      {"[{\"ph\": \"X\"}]", false},
+      {"[[\"a\"]]", false},
+      {"", false},
+  };
+  test_support::ExpectEachCase(IsMemoryTimelineHead, kCases);
 }
 
 class MemoryTimelineFilesTest : public ::testing::Test {

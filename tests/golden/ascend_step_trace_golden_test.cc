@@ -16,6 +16,7 @@
 
 #include "analysis/breakdown/time_breakdown.h"
 #include "importers/import.h"
+#include "golden_files.h"
 #include "test_corpus.h"
 
 namespace tuneprof {
@@ -151,15 +152,8 @@ TEST_P(AscendStepTraceGoldenTest, SplitMatchesStepTraceTime) {
   }
 }
 
-std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  std::replace_if(
-      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(SharedTorchNpuRanks, AscendStepTraceGoldenTest, ::testing::ValuesIn(RankDirectories()),
-                         TestName);
+                         golden::PathTestName);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AscendStepTraceGoldenTest);
 
 TEST(AscendStepTraceGoldenDataTest, SharedRanksArePresent) {

@@ -406,15 +406,8 @@ TEST_P(HtaGoldenTest, QueueLengthSummaryMatches) {
   }
 }
 
-std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  std::replace_if(
-      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(SharedKinetoSamples, HtaGoldenTest, ::testing::ValuesIn(DirectoriesWithHtaBreakdowns()),
-                         TestName);
+                         golden::PathTestName);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HtaGoldenTest);
 
 TEST(HtaGoldenDataTest, ReferenceOutputsArePresent) {

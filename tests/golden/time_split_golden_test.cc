@@ -13,6 +13,7 @@
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/core/host_op_tree.h"
 #include "importers/import.h"
+#include "golden_files.h"
 #include "test_corpus.h"
 
 namespace tuneprof {
@@ -77,14 +78,7 @@ TEST_P(TimeSplitGoldenTest, PartsSumToTheStepAndNoneIsNegative) {
               static_cast<unsigned long long>(split.steps), split.step_ns, sum);
 }
 
-std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  std::replace_if(
-      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(SharedTraces, TimeSplitGoldenTest, ::testing::ValuesIn(Inputs()), TestName);
+INSTANTIATE_TEST_SUITE_P(SharedTraces, TimeSplitGoldenTest, ::testing::ValuesIn(Inputs()), golden::PathTestName);
 
 }  // namespace
 }  // namespace tuneprof

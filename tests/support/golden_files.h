@@ -2,6 +2,10 @@
 // writes. Kept header-only because only the golden test binary reads them.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -56,6 +60,14 @@ inline std::vector<std::vector<std::string>> PandasCsvRecords(const std::string&
     records.push_back(std::move(record));
   }
   return records;
+}
+
+// The name of a test that a path parameterizes: each character gtest does not allow in a name becomes '_'.
+inline std::string PathTestName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  return name;
 }
 
 }  // namespace tuneprof::golden

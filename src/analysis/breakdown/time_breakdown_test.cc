@@ -44,14 +44,19 @@ TEST(TimeBreakdownTest, ReportedStepsSayWhyThereIsNoTimeline) {
   EXPECT_EQ(set_aside.find("no trace_view.json"), std::string::npos) << set_aside;
 }
 
+// Makes `hand` a torch_npu timeline cut short, with step 1 over [0, 100 us) and a 50 us kernel it launched.
+void StartCutNpuTimeline(HandBuiltTrace* hand) {
+  hand->mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  hand->mutable_metadata()->truncated = true;
+  hand->Step(1, Us(0), Us(100));
+  hand->LaunchedKernel("k", Us(1), Us(10), Us(50), 1);
+}
+
 // A torch_npu timeline cut after some device work but before the end of the steps step_trace_time.csv
 // holds is read from that file, as a rank without a timeline is, with a warning that says so.
 TEST(TimeBreakdownTest, CutTimelineWithFewerStepsThanReportedFallsBackToReported) {
   HandBuiltTrace hand;
-  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  hand.mutable_metadata()->truncated = true;
-  hand.Step(1, Us(0), Us(100));
-  hand.LaunchedKernel("k", Us(1), Us(10), Us(50), 1);
+  StartCutNpuTimeline(&hand);
   Trace trace = hand.Finish();
   SideTableBuilder side(&trace);
   for (int64_t number : {1, 2, 3}) {
@@ -76,10 +81,7 @@ TEST(TimeBreakdownTest, CutTimelineWithFewerStepsThanReportedFallsBackToReported
 // A cut that keeps every step torch_npu reported keeps the timeline's richer figures.
 TEST(TimeBreakdownTest, CutTimelineWithEveryReportedStepKeepsTheTimeline) {
   HandBuiltTrace hand;
-  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  hand.mutable_metadata()->truncated = true;
-  hand.Step(1, Us(0), Us(100));
-  hand.LaunchedKernel("k", Us(1), Us(10), Us(50), 1);
+  StartCutNpuTimeline(&hand);
   // Files end where they are cut: the events read last bound the cut, here past the step's end.
   for (int64_t i = 0; i < 300; ++i) {
     hand.LaunchedKernel("after", Us(1000 + 100 * i), Us(1010 + 100 * i), Us(50), 2 + i);

@@ -131,16 +131,22 @@ TEST(CommGroupsTest, TheSlowestRankIsFoundOnAlignedClocks) {
   EXPECT_EQ(g.slowest_why, "others waited 60 us for its late arrivals");
 }
 
+// One 2 ms all-reduce of group "777" as communication.json gives it: `wait_ms` of waiting, 40 MB over HCCS.
+AscendCommOp AllReduceIn777(double wait_ms) {
+  AscendCommOp op;
+  op.op_name = "hcom_allReduce__1_0_1";
+  op.group = "777";
+  op.elapse_ms = 2.0;
+  op.wait_ms = wait_ms;
+  op.transports.push_back(AscendTransport{"HCCS", 40.0, 2.0});
+  return op;
+}
+
 TEST(CommGroupsTest, AscendGroupsFromCommunicationJsonTakeParallelGroupNames) {
   std::vector<RankCommunication> ranks(2);
   for (int r = 0; r < 2; ++r) {
     ranks[r].rank = r;
-    AscendCommOp op;
-    op.op_name = "hcom_allReduce__1_0_1";
-    op.group = "777";
-    op.elapse_ms = 2.0;
-    op.wait_ms = r == 0 ? 1.5 : 0.25;  // rank 1 waits least: the others wait for it
-    op.transports.push_back(AscendTransport{"HCCS", 40.0, 2.0});
+    AscendCommOp op = AllReduceIn777(r == 0 ? 1.5 : 0.25);        // rank 1 waits least: the others wait for it
     op.transports.push_back(AscendTransport{"SDMA", 40.0, 2.0});  // HCCS again, summed: left out
     op.transports.push_back(AscendTransport{"LOCAL", 5.0, 0.01});
     ranks[r].ascend_ops.push_back(op);
@@ -172,13 +178,8 @@ TEST(CommGroupsTest, AscendOpsWithoutASplitAreLeftOutOfTheWaits) {
   std::vector<RankCommunication> ranks(3);
   for (int r = 0; r < 3; ++r) {
     ranks[r].rank = r;
-    AscendCommOp op;
-    op.op_name = "hcom_allReduce__1_0_1";
-    op.group = "777";
-    op.elapse_ms = 2.0;
+    AscendCommOp op = AllReduceIn777(r == 0 ? 1.5 : r == 1 ? 0.25 : std::nan(""));
     op.transit_ms = r == 2 ? std::nan("") : 1.0;
-    op.wait_ms = r == 0 ? 1.5 : r == 1 ? 0.25 : std::nan("");
-    op.transports.push_back(AscendTransport{"HCCS", 40.0, 2.0});
     ranks[r].ascend_ops.push_back(op);
   }
   ASSERT_FALSE(SplitKnown(ranks[2].ascend_ops[0]));

@@ -21,55 +21,46 @@ TEST(DixonTableTest, IsMsprofAnalyzesTable) {
   EXPECT_FALSE(DixonCritical995(101));
 }
 
-TEST(DixonTest, R10FlagsTheShortestRank) {
-  // sorted 2, 10, 10.2, 10.4, 10.5: r10 = (10 − 2) / (10.5 − 2) = 8 / 8.5 = 0.941176 > 0.823 (n = 5).
-  const std::vector<double> comm = {10, 10.5, 10.2, 10.4, 2};
-  const OutlierTest t = TestOutliers(comm, SuspectEnd::kShortest);
-  EXPECT_EQ(t.test, OutlierTestKind::kDixonQ);
-  EXPECT_EQ(t.ratio, "r10");
-  EXPECT_EQ(t.samples, 5u);
-  EXPECT_NEAR(*t.statistic, 8.0 / 8.5, 1e-12);
-  EXPECT_DOUBLE_EQ(*t.critical_value, 0.823);
-  EXPECT_EQ(t.outliers, std::vector<size_t>{4});
-}
+// Dixon's Q at the shortest end, one case per ratio msprof-analyze picks by the number of ranks n.
+struct DixonCase {
+  const char* name;
+  std::vector<double> comm;
+  const char* ratio;
+  double statistic;
+  double critical_value;
+  std::vector<size_t> outliers;
+};
 
-TEST(DixonTest, R10BelowTheCriticalValueFlagsNone) {
-  // sorted 4, 5, 7, 9: r10 = (5 − 4) / (9 − 4) = 0.2 ≤ 0.920 (n = 4).
-  const std::vector<double> comm = {9, 4, 7, 5};
-  const OutlierTest t = TestOutliers(comm, SuspectEnd::kShortest);
-  EXPECT_NEAR(*t.statistic, 0.2, 1e-12);
-  EXPECT_DOUBLE_EQ(*t.critical_value, 0.920);
-  EXPECT_TRUE(t.outliers.empty());
-}
+const DixonCase kDixonCases[] = {
+    // sorted 2, 10, 10.2, 10.4, 10.5: r10 = (10 − 2) / (10.5 − 2) = 8 / 8.5 = 0.941176 > 0.823 (n = 5).
+    {"r10 flags the shortest rank", {10, 10.5, 10.2, 10.4, 2}, "r10", 8.0 / 8.5, 0.823, {4}},
+    // sorted 4, 5, 7, 9: r10 = (5 − 4) / (9 − 4) = 0.2 ≤ 0.920 (n = 4).
+    {"r10 below the critical value flags none", {9, 4, 7, 5}, "r10", 0.2, 0.920, {}},
+    // n = 8: r11 = (x2 − x1) / (x7 − x1) = (9 − 1) / (11.5 − 1) = 0.761905 > 0.723; the 30 at the top is left out.
+    {"r11 ignores the largest value", {9, 9.5, 10, 10.5, 11, 11.5, 30, 1}, "r11", 8.0 / 10.5, 0.723, {7}},
+    // n = 12: r21 = (x3 − x1) / (x11 − x1) = (20 − 1) / (28 − 1) = 0.703704 > 0.675.
+    {"r21 uses the third smallest", {1, 2, 20, 21, 22, 23, 24, 25, 26, 27, 28, 100}, "r21", 19.0 / 27.0, 0.675, {0}},
+    // n = 20: 0, 50, 100..117; r22 = (x3 − x1) / (x18 − x1) = (100 − 0) / (115 − 0) = 0.869565 > 0.568.
+    {"r22 above thirteen ranks",
+     {50, 0, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117},
+     "r22",
+     100.0 / 115.0,
+     0.568,
+     {1}},
+};
 
-TEST(DixonTest, R11IgnoresTheLargestValue) {
-  // n = 8: r11 = (x2 − x1) / (x7 − x1) = (9 − 1) / (11.5 − 1) = 0.761905 > 0.723; the 30 at the top is left out.
-  const std::vector<double> comm = {9, 9.5, 10, 10.5, 11, 11.5, 30, 1};
-  const OutlierTest t = TestOutliers(comm, SuspectEnd::kShortest);
-  EXPECT_EQ(t.ratio, "r11");
-  EXPECT_NEAR(*t.statistic, 8.0 / 10.5, 1e-12);
-  EXPECT_EQ(t.outliers, std::vector<size_t>{7});
-}
-
-TEST(DixonTest, R21UsesTheThirdSmallest) {
-  // n = 12: r21 = (x3 − x1) / (x11 − x1) = (20 − 1) / (28 − 1) = 0.703704 > 0.675.
-  const std::vector<double> comm = {1, 2, 20, 21, 22, 23, 24, 25, 26, 27, 28, 100};
-  const OutlierTest t = TestOutliers(comm, SuspectEnd::kShortest);
-  EXPECT_EQ(t.ratio, "r21");
-  EXPECT_NEAR(*t.statistic, 19.0 / 27.0, 1e-12);
-  EXPECT_DOUBLE_EQ(*t.critical_value, 0.675);
-  EXPECT_EQ(t.outliers, std::vector<size_t>{0});
-}
-
-TEST(DixonTest, R22AboveThirteenRanks) {
-  // n = 20: 0, 50, 100..117; r22 = (x3 − x1) / (x18 − x1) = (100 − 0) / (115 − 0) = 0.869565 > 0.568.
-  std::vector<double> comm = {50, 0};
-  for (int v = 100; v <= 117; ++v) comm.push_back(v);
-  const OutlierTest t = TestOutliers(comm, SuspectEnd::kShortest);
-  EXPECT_EQ(t.ratio, "r22");
-  EXPECT_NEAR(*t.statistic, 100.0 / 115.0, 1e-12);
-  EXPECT_DOUBLE_EQ(*t.critical_value, 0.568);
-  EXPECT_EQ(t.outliers, std::vector<size_t>{1});
+TEST(DixonTest, EachRatioAtTheShortestEnd) {
+  for (const DixonCase& c : kDixonCases) {
+    SCOPED_TRACE(c.name);
+    const OutlierTest t = TestOutliers(c.comm, SuspectEnd::kShortest);
+    EXPECT_EQ(t.test, OutlierTestKind::kDixonQ);
+    EXPECT_EQ(t.ratio, c.ratio);
+    EXPECT_EQ(t.samples, c.comm.size());
+    ASSERT_TRUE(t.statistic && t.critical_value);
+    EXPECT_NEAR(*t.statistic, c.statistic, 1e-12);
+    EXPECT_DOUBLE_EQ(*t.critical_value, c.critical_value);
+    EXPECT_EQ(t.outliers, c.outliers);
+  }
 }
 
 TEST(DixonTest, LongestEndForComputingTime) {

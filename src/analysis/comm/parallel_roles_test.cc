@@ -5,14 +5,13 @@
 #include <cstdint>
 #include <string_view>
 
+#include "text_cases.h"
+
 namespace tuneprof {
 namespace {
 
 TEST(ParallelRolesTest, LabelsAsMegatronTorchtitanAndTorchNpuWriteThem) {
-  const struct {
-    std::string_view text;
-    std::string_view expected;
-  } kCases[] = {
+  const test_support::TextCase<std::string_view> kCases[] = {
       {"TENSOR_MODEL_PARALLEL_GROUP", "tp"},
       {"PIPELINE_MODEL_PARALLEL_GROUP", "pp"},
       {"DATA_PARALLEL_GROUP_WITH_CP", "dp"},
@@ -30,7 +29,7 @@ TEST(ParallelRolesTest, LabelsAsMegatronTorchtitanAndTorchNpuWriteThem) {
       {"MODEL_PARALLEL_GROUP", ""},
       {"default_pg", ""},
   };
-  for (const auto& c : kCases) EXPECT_EQ(RoleFromLabel(c.text), c.expected) << c.text;
+  test_support::ExpectEachCase(RoleFromLabel, kCases);
   EXPECT_TRUE(IsWorldLabel("default_pg"));
   EXPECT_TRUE(IsWorldLabel("default_group"));
   EXPECT_FALSE(IsWorldLabel("tp"));

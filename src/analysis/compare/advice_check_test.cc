@@ -52,32 +52,39 @@ TEST(AdviceCheckTest, BadFilesAreOneErrorNamingTheFile) {
   EXPECT_TRUE(ParseAdviceJson(R"({"schema": "tuneprof.analyze/1", "findings": []})", "a.json").ok());
 }
 
-// CPU-only: two steps of hand-written attention before; SDPA (holding its flash kernel op) after.
-Trace AttentionBefore() {
+// A host operator at `at_us` from the start of its step.
+struct HostOp {
+  const char* name;
+  double at_us;
+  double dur_us;
+};
+
+// Two steps of `step_us`, 1 ms apart, each running `ops`.
+Trace TwoCpuSteps(double step_us, std::initializer_list<HostOp> ops) {
   HandBuiltTrace t;
   for (int s = 0; s < 2; ++s) {
     const double base = 1000.0 * s;
-    t.Step(s + 1, Us(base), Us(500));
-    t.Host(EventKind::kHostOp, "aten::matmul", Us(base + 10), Us(100));
-    t.Host(EventKind::kHostOp, "aten::bmm", Us(base + 12), Us(90));  // inside the matmul: not again
-    t.Host(EventKind::kHostOp, "aten::div", Us(base + 120), Us(20));
-    t.Host(EventKind::kHostOp, "aten::softmax", Us(base + 150), Us(40));
-    t.Host(EventKind::kHostOp, "aten::matmul", Us(base + 200), Us(100));
-    t.Host(EventKind::kHostOp, "aten::relu", Us(base + 310), Us(10));  // named by no finding
+    t.Step(s + 1, Us(base), Us(step_us));
+    for (const HostOp& op : ops) t.Host(EventKind::kHostOp, op.name, Us(base + op.at_us), Us(op.dur_us));
   }
   return t.Finish();
 }
 
+// CPU-only: two steps of hand-written attention before; SDPA (holding its flash kernel op) after. The bmm
+// inside the matmul does not count again; the relu is named by no finding.
+Trace AttentionBefore() {
+  return TwoCpuSteps(500, {{"aten::matmul", 10, 100},
+                           {"aten::bmm", 12, 90},
+                           {"aten::div", 120, 20},
+                           {"aten::softmax", 150, 40},
+                           {"aten::matmul", 200, 100},
+                           {"aten::relu", 310, 10}});
+}
+
 Trace AttentionAfter() {
-  HandBuiltTrace t;
-  for (int s = 0; s < 2; ++s) {
-    const double base = 1000.0 * s;
-    t.Step(s + 1, Us(base), Us(200));
-    t.Host(EventKind::kHostOp, "aten::scaled_dot_product_attention", Us(base + 10), Us(60));
-    t.Host(EventKind::kHostOp, "aten::_scaled_dot_product_flash_attention_for_cpu", Us(base + 11), Us(58));
-    t.Host(EventKind::kHostOp, "aten::relu", Us(base + 80), Us(10));
-  }
-  return t.Finish();
+  return TwoCpuSteps(200, {{"aten::scaled_dot_product_attention", 10, 60},
+                           {"aten::_scaled_dot_product_flash_attention_for_cpu", 11, 58},
+                           {"aten::relu", 80, 10}});
 }
 
 AdvisorResult CpuAdvice(double memory_bound_us, double host_us) {

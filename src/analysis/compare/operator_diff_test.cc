@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analysis/core/hand_built_trace_for_test.h"
+#include "text_cases.h"
 
 namespace tuneprof {
 namespace {
@@ -173,17 +174,14 @@ TEST(OperatorDiffTest, OutermostAmongTheSelectedOnly) {
 }
 
 TEST(OperatorDiffTest, HcclOperatorsCompareWithoutTheirRunIds) {
-  const struct {
-    std::string_view text;
-    std::string_view expected;
-  } kCases[] = {
+  const test_support::TextCase<std::string_view> kCases[] = {
       {"hcom_allReduce__586_0_1", "hcom_allReduce"},
       {" hcom_broadcast__210_3_1 ", "hcom_broadcast"},
       {"hcom_send", "hcom_send"},
       {"aten::mm", "aten::mm"},
       {"my__op", "my__op"},
   };
-  for (const auto& c : kCases) EXPECT_EQ(ComparableName(c.text), c.expected) << c.text;
+  test_support::ExpectEachCase(ComparableName, kCases);
 }
 
 }  // namespace

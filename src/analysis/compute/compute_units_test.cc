@@ -6,6 +6,7 @@
 
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "model/trace_builder.h"
+#include "text_cases.h"
 
 namespace tuneprof {
 namespace {
@@ -210,28 +211,34 @@ TEST_F(ComputeUnitsTest, NoLaunchConfigurationLeavesEstimatesUnknown) {
 }
 
 TEST(TensorCoreNamesTest, PluginPatternsAndNewerLibraries) {
-  EXPECT_TRUE(UsesTensorCores("volta_h884gemm_64x64_ldg8_nn"));
-  EXPECT_TRUE(UsesTensorCores("ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn"));
-  EXPECT_TRUE(UsesTensorCores("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>"));
-  EXPECT_TRUE(UsesTensorCores("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw"));
-  EXPECT_TRUE(UsesTensorCores("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1"));
-  EXPECT_TRUE(UsesTensorCores("nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NTN"));
-  EXPECT_TRUE(UsesTensorCores("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>"));
-  EXPECT_FALSE(UsesTensorCores("ampere_sgemm_32x32_sliced1x4_tn"));
-  EXPECT_FALSE(UsesTensorCores("void cutlass::Kernel<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>"));
-  EXPECT_FALSE(UsesTensorCores("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"));
-  EXPECT_FALSE(UsesTensorCores("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
+  const test_support::TextCase<bool> kCases[] = {
+      {"volta_h884gemm_64x64_ldg8_nn", true},
+      {"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn", true},
+      {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>", true},
+      {"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw", true},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", true},
+      {"nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NTN", true},
+      {"void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>", true},
+      {"ampere_sgemm_32x32_sliced1x4_tn", false},
+      {"void cutlass::Kernel<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>", false},
+      {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>", false},
+      {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", false},
+  };
+  test_support::ExpectEachCase(UsesTensorCores, kCases);
 }
 
 TEST(TensorCoreNamesTest, AmdMatrixCoreKernels) {
   // hipBLASLt / Tensile MFMA GEMMs, by matrix instruction and by half / bf16 data type.
-  EXPECT_TRUE(UsesTensorCores("Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1_AFC1"));
-  EXPECT_TRUE(UsesTensorCores("Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN_LDSB1_AFC1"));
-  EXPECT_TRUE(UsesTensorCores("Custom_Cijk_Alik_Bljk_HB_MT128x128x32_SN"));
-  EXPECT_TRUE(UsesTensorCores("void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<>>"));
-  EXPECT_TRUE(UsesTensorCores("void ck_tile::kentry<ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVS>>"));
-  EXPECT_TRUE(UsesTensorCores("void ck_tile::kentry<ck_tile::GemmKernel<ck_tile::GemmPipelineAgBgCrCompV3>>"));
-  EXPECT_TRUE(UsesTensorCores("_ZN5aiter21fmoe_bf16_g1u1_silu_kernelEv"));
+  const test_support::TextCase<bool> kCases[] = {
+      {"Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1_AFC1", true},
+      {"Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN_LDSB1_AFC1", true},
+      {"Custom_Cijk_Alik_Bljk_HB_MT128x128x32_SN", true},
+      {"void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<>>", true},
+      {"void ck_tile::kentry<ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVS>>", true},
+      {"void ck_tile::kentry<ck_tile::GemmKernel<ck_tile::GemmPipelineAgBgCrCompV3>>", true},
+      {"_ZN5aiter21fmoe_bf16_g1u1_silu_kernelEv", true},
+  };
+  test_support::ExpectEachCase(UsesTensorCores, kCases);
   // Vector-unit kernels of the same libraries: a float Tensile GEMM without a matrix instruction,
   // ck_tile normalisation, aiter elementwise.
   EXPECT_FALSE(UsesTensorCores("Cijk_Ailk_Bljk_SB_MT64x64x16_SN_GRVW4_TT4_4"));

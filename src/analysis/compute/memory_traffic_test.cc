@@ -5,17 +5,16 @@
 #include <cstdint>
 #include <string_view>
 
+#include "text_cases.h"
+
 namespace tuneprof {
 namespace {
 
 TEST(MemoryTrafficTest, DtypeSizesAsTorchNpuSpellsThem) {
-  const struct {
-    std::string_view text;
-    int64_t expected;
-  } kCases[] = {
+  const test_support::TextCase<int64_t> kCases[] = {
       {"FLOAT", 4}, {"FLOAT16", 2}, {"DT_BF16", 2}, {"INT64", 8}, {"BOOL", 1}, {"N/A", 0}, {"", 0},
   };
-  for (const auto& c : kCases) EXPECT_EQ(NpuDtypeBytes(c.text), c.expected) << c.text;
+  test_support::ExpectEachCase(NpuDtypeBytes, kCases);
 }
 
 TEST(MemoryTrafficTest, TensorBytesFromShapesAndTypes) {

@@ -11,6 +11,7 @@
 
 #include "analysis/core/builtin_profiles_for_test.h"
 #include "analysis/core/hand_built_trace_for_test.h"
+#include "text_cases.h"
 
 namespace tuneprof {
 namespace {
@@ -20,10 +21,7 @@ const HardwareProfiles& Builtin() { return testing_support::BuiltinProfiles(); }
 bool Has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 TEST(ChipInferenceTest, ReadsArchitectureTagsInKernelNames) {
-  const struct {
-    std::string_view text;
-    int64_t expected;
-  } kCases[] = {
+  const test_support::TextCase<int64_t> kCases[] = {
       {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 90},
       {"cutlass3x_sm90_tensorop_gemm_bf16", 90},
       {"void cutlass::Kernel<cutlass::arch::Sm80, float>", 80},
@@ -40,7 +38,7 @@ TEST(ChipInferenceTest, ReadsArchitectureTagsInKernelNames) {
       {"smem_reduce", 0},
       {"nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", 0},
   };
-  for (const auto& c : kCases) EXPECT_EQ(KernelNameCapability(c.text), c.expected) << c.text;
+  test_support::ExpectEachCase(KernelNameCapability, kCases);
 }
 
 // Kernels named for Hopper with no device name: three profiles are Hopper, so the documented default

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/core/hand_built_trace_for_test.h"
+#include "text_cases.h"
 
 namespace tuneprof {
 namespace {
@@ -11,11 +12,11 @@ using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
 TEST(GraphReplaysTest, GraphLaunchNamesOfRuntimeAndDriver) {
-  EXPECT_TRUE(IsGraphLaunchName("cudaGraphLaunch"));
-  EXPECT_TRUE(IsGraphLaunchName("cudaGraphLaunch_v10000"));
-  EXPECT_TRUE(IsGraphLaunchName("cuGraphLaunch_ptsz"));
-  EXPECT_FALSE(IsGraphLaunchName("cudaLaunchKernel"));
-  EXPECT_FALSE(IsGraphLaunchName("cudaGraphInstantiate"));
+  const test_support::TextCase<bool> kCases[] = {
+      {"cudaGraphLaunch", true},   {"cudaGraphLaunch_v10000", true}, {"cuGraphLaunch_ptsz", true},
+      {"cudaLaunchKernel", false}, {"cudaGraphInstantiate", false},
+  };
+  test_support::ExpectEachCase(IsGraphLaunchName, kCases);
 }
 
 TEST(GraphReplaysTest, KernelsSharingTheLaunchCorrelationAreReplayed) {

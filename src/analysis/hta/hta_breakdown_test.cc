@@ -48,29 +48,31 @@ TEST(HtaBreakdownTest, OverlapIsNaNWithoutCommunication) {
   EXPECT_DOUBLE_EQ(r.temporal->non_compute_us, 5);
 }
 
-// With >= 2 steps HTA drops host rows from the last step's start on, and GPU rows whose launch went.
-TEST(HtaBreakdownTest, LastStepAndUnlaunchedKernelsAreDropped) {
-  HandBuiltTrace hand;
-  hand.Step(1, Us(0), Us(100));
-  hand.Step(2, Us(100), Us(100));
-  hand.LaunchedKernel("k1", Us(10), Us(20), Us(10), 1);
-  hand.LaunchedKernel("k2", Us(120), Us(130), Us(10), 2);
-  hand.Kernel("no_launch", Us(40), Us(10), 99);
-  const HtaRankBreakdown r = OneRank(&hand);
-  EXPECT_TRUE(r.last_step_dropped);
-  EXPECT_EQ(r.gpu_events, 1u);
-  EXPECT_DOUBLE_EQ(r.temporal->kernel_time_us, 10);
-}
-
-TEST(HtaBreakdownTest, OneStepKeepsEverything) {
-  HandBuiltTrace hand;
-  hand.Step(1, Us(0), Us(100));
-  hand.LaunchedKernel("k1", Us(10), Us(20), Us(10), 1);
-  hand.Kernel("no_launch", Us(140), Us(10), 99);
-  const HtaRankBreakdown r = OneRank(&hand);
-  EXPECT_FALSE(r.last_step_dropped);
-  EXPECT_EQ(r.gpu_events, 2u);
-  EXPECT_DOUBLE_EQ(r.temporal->kernel_time_us, 130);
+// With >= 2 steps HTA drops host rows from the last step's start on, and GPU rows whose launch went; one
+// step keeps everything, a kernel without a launch included.
+TEST(HtaBreakdownTest, TheLastStepIsDroppedOnlyWhenThereAreTwo) {
+  struct Case {
+    int steps;
+    double no_launch_at_us;
+    bool dropped;
+    size_t gpu_events;
+    double kernel_time_us;
+  };
+  for (const Case& c : {Case{2, 40, true, 1, 10}, Case{1, 140, false, 2, 130}}) {
+    SCOPED_TRACE(c.steps);
+    HandBuiltTrace hand;
+    hand.Step(1, Us(0), Us(100));
+    hand.LaunchedKernel("k1", Us(10), Us(20), Us(10), 1);
+    if (c.steps == 2) {
+      hand.Step(2, Us(100), Us(100));
+      hand.LaunchedKernel("k2", Us(120), Us(130), Us(10), 2);
+    }
+    hand.Kernel("no_launch", Us(c.no_launch_at_us), Us(10), 99);
+    const HtaRankBreakdown r = OneRank(&hand);
+    EXPECT_EQ(r.last_step_dropped, c.dropped);
+    EXPECT_EQ(r.gpu_events, c.gpu_events);
+    EXPECT_DOUBLE_EQ(r.temporal->kernel_time_us, c.kernel_time_us);
+  }
 }
 
 // The step-name count is global: one step on each of two ranks with different numbers is two names.

@@ -4,11 +4,22 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <tuple>
+
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "analysis/memory/memory_timeline.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {
+
+// The allocations and the frees a memory figure counts (a device's or a step's): how many, how many bytes.
+using AllocsAndFreesCount = std::tuple<int64_t, int64_t, int64_t, int64_t>;
+
+template <typename Figure>
+AllocsAndFreesCount AllocsAndFrees(const Figure& f) {
+  return {f.alloc_count, f.alloc_bytes, f.free_count, f.free_bytes};
+}
 
 class MemoryEventsTest : public ::testing::Test {
  protected:

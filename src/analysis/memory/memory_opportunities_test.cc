@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/core/hand_built_trace_for_test.h"
+#include "text_cases.h"
 
 namespace tuneprof {
 namespace {
@@ -174,10 +175,13 @@ TEST_F(InPlaceTest, EveryLinkOfAReluChainIsACandidate) {
 }
 
 TEST(ElementwiseOpTest, KnowsOutOfPlaceElementwiseOps) {
-  EXPECT_TRUE(IsElementwiseOp("aten::relu"));
-  EXPECT_TRUE(IsElementwiseOp("aten::dropout"));
-  EXPECT_FALSE(IsElementwiseOp("aten::relu_"));
-  EXPECT_FALSE(IsElementwiseOp("aten::mm"));
+  const test_support::TextCase<bool> kCases[] = {
+      {"aten::relu", true},
+      {"aten::dropout", true},
+      {"aten::relu_", false},
+      {"aten::mm", false},
+  };
+  test_support::ExpectEachCase(IsElementwiseOp, kCases);
 }
 
 }  // namespace

@@ -31,10 +31,7 @@ TEST_F(MemoryTimelineTest, PeakIsTheLargestTotalWithItsStepInnermostOpAndHolders
   EXPECT_EQ(d.peak_allocated_ns, Us(25));
   EXPECT_EQ(d.peak_step, 1);
   EXPECT_EQ(d.peak_op, "aten::addmm");
-  EXPECT_EQ(d.alloc_count, 3);
-  EXPECT_EQ(d.alloc_bytes, 10000);
-  EXPECT_EQ(d.free_count, 2);
-  EXPECT_EQ(d.free_bytes, 9000);
+  EXPECT_EQ(AllocsAndFrees(d), AllocsAndFreesCount(3, 10000, 2, 9000));
   ASSERT_EQ(d.holders.size(), 3u);
   EXPECT_EQ(d.holders[0].op, "aten::addmm");
   EXPECT_EQ(d.holders[0].bytes, 6000);
@@ -88,10 +85,7 @@ TEST_F(MemoryTimelineTest, ChurnPerStepAndALeakThatGrowsEveryStep) {
   const DeviceMemory d = AnalyzeOnly();
   ASSERT_EQ(d.steps.size(), 3u);
   for (const StepMemory& step : d.steps) {
-    EXPECT_EQ(step.alloc_count, 2);
-    EXPECT_EQ(step.alloc_bytes, 464);
-    EXPECT_EQ(step.free_count, 1);
-    EXPECT_EQ(step.free_bytes, 400);
+    EXPECT_EQ(AllocsAndFrees(step), AllocsAndFreesCount(2, 464, 1, 400));
     EXPECT_EQ(step.allocator_call_ns, kNoId);  // no allocator calls in the trace: unknown, not 0
   }
   EXPECT_EQ(d.steps[2].allocated_at_end_bytes, 192);
@@ -172,10 +166,7 @@ TEST_F(NpuOperatorMemoryTest, RowsOfTheTorchNpuAllocatorHoldThePeakAndFeedChurnL
   EXPECT_EQ(d.peak_allocated_bytes, 8000);
   EXPECT_EQ(d.peak_allocated_ns, Us(20));
   EXPECT_EQ(d.peak_op, "aten::relu");
-  EXPECT_EQ(d.alloc_count, 6);
-  EXPECT_EQ(d.alloc_bytes, 5500);
-  EXPECT_EQ(d.free_count, 3);
-  EXPECT_EQ(d.free_bytes, 4000);
+  EXPECT_EQ(AllocsAndFrees(d), AllocsAndFreesCount(6, 5500, 3, 4000));
   EXPECT_EQ(d.live_at_peak_known_bytes, 3000);
   EXPECT_EQ(d.live_at_peak_unattributed_bytes, 5000);
   ASSERT_EQ(d.holders.size(), 2u);
@@ -210,12 +201,12 @@ TEST_F(NpuOperatorMemoryTest, EachStepTakesItsOwnRecordsAndBlocks) {
   Row("aten::mm", 500, Us(250), Us(400));  // freed after the last step
   const DeviceMemory d = Analyze();
   ASSERT_EQ(d.steps.size(), 3u);
-  EXPECT_EQ(d.steps[0].allocated_at_end_bytes, 100);
-  EXPECT_EQ(d.steps[0].peak_allocated_bytes, 100);
-  EXPECT_EQ(d.steps[1].allocated_at_end_bytes, 400);
-  EXPECT_EQ(d.steps[1].peak_allocated_bytes, 600);
-  EXPECT_EQ(d.steps[2].allocated_at_end_bytes, 900);
-  EXPECT_EQ(d.steps[2].peak_allocated_bytes, 900);
+  // Per step: the bytes allocated at its end and its peak.
+  const int64_t kEndAndPeak[3][2] = {{100, 100}, {400, 600}, {900, 900}};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(d.steps[i].allocated_at_end_bytes, kEndAndPeak[i][0]) << "step " << i;
+    EXPECT_EQ(d.steps[i].peak_allocated_bytes, kEndAndPeak[i][1]) << "step " << i;
+  }
   EXPECT_EQ(d.steps[0].alloc_count, 1);
   EXPECT_EQ(d.steps[1].alloc_count, 1);
   EXPECT_EQ(d.steps[1].free_count, 1);

@@ -13,29 +13,20 @@
 #include <string>
 
 #include "importers/ascend/ascend_directory.h"
+#include "importers/ascend/ascend_import_for_test.h"
 #include "importers/import.h"
 #include "test_corpus.h"
+#include "trace_warnings.h"
 
 namespace tuneprof {
 namespace {
 
 const std::string kDb = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/db/";
-const std::string kServerData =
-    std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/server/src/test/test_data/";
 
-Trace MustImport(const std::string& dir) {
-  auto trace = ImportAscendDirectory(dir);
-  EXPECT_TRUE(trace.ok()) << trace.status().message();
-  if (!trace.ok()) return Trace();
-  return std::move(trace).value();
-}
-
-std::string Entry(const Trace& trace, std::string_view key) {
-  for (const MetadataEntry& e : trace.metadata().entries) {
-    if (e.key == key) return e.value;
-  }
-  return "<absent>";
-}
+using ascend_import::Entry;
+using ascend_import::ExpectInventory;
+using ascend_import::kServerData;
+using ascend_import::MustImport;
 
 uint64_t CountKind(const Trace& trace, EventKind kind) {
   uint64_t n = 0;
@@ -177,11 +168,11 @@ TEST(AscendDbTest, Level0HasNoCountersAndTypesNA) {
 TEST(AscendDbTest, InventoryCountsEveryTable) {
   TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kDb + "level1/rank0_ascend_pt");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:TASK"), "552 rows");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:HBM"), "104 rows, counted only");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/analysis.db:StepTraceTime"), "1 rows");
-  EXPECT_EQ(Entry(t, "inventory.profiler_info_0.json"), "present");
-  EXPECT_EQ(Entry(t, "inventory.profiler_metadata.json"), "missing");
+  ExpectInventory(t, {{"ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:TASK", "552 rows"},
+                      {"ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:HBM", "104 rows, counted only"},
+                      {"ASCEND_PROFILER_OUTPUT/analysis.db:StepTraceTime", "1 rows"},
+                      {"profiler_info_0.json", "present"},
+                      {"profiler_metadata.json", "missing"}});
 }
 
 TEST(AscendDbTest, NearEmptyDatabaseLoadsWithAWarning) {
@@ -271,12 +262,7 @@ std::filesystem::path CraftedRank(const std::string& name, const std::string& sq
   return dir;
 }
 
-bool Warns(const Trace& trace, std::string_view text) {
-  for (const std::string& warning : trace.metadata().warnings) {
-    if (warning.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+using test_support::Warns;
 
 TEST(AscendDbTest, ATextTimestampSkipsItsRowAndIsCountedNeverReadAsZero) {
   TUNEPROF_REQUIRE_CORPUS();

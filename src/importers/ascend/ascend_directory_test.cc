@@ -9,31 +9,23 @@
 
 #include <unistd.h>
 
+#include "importers/ascend/ascend_csv_for_test.h"
+#include "importers/ascend/ascend_import_for_test.h"
 #include "importers/ascend/ascend_layout.h"
 #include "importers/ascend/ascend_tables.h"
 #include "importers/import.h"
 #include "test_corpus.h"
+#include "trace_warnings.h"
 
 namespace tuneprof {
 namespace {
 
 const std::string kText = std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/test/data/pytorch/text/";
-const std::string kServerData =
-    std::string(TUNEPROF_SHARED_DIR) + "/traces/ascend/msinsight/server/src/test/test_data/";
 
-Trace MustImport(const std::string& dir) {
-  auto trace = ImportAscendDirectory(dir);
-  EXPECT_TRUE(trace.ok()) << trace.status().message();
-  if (!trace.ok()) return Trace();
-  return std::move(trace).value();
-}
-
-std::string Entry(const Trace& trace, std::string_view key) {
-  for (const MetadataEntry& e : trace.metadata().entries) {
-    if (e.key == key) return e.value;
-  }
-  return "<absent>";
-}
+using ascend_import::Entry;
+using ascend_import::ExpectInventory;
+using ascend_import::kServerData;
+using ascend_import::MustImport;
 
 TEST(AscendDirectoryTest, RecognisesTheLayouts) {
   TUNEPROF_REQUIRE_CORPUS();
@@ -75,13 +67,7 @@ TEST(AscendDirectoryTest, FirstStartTimeAndStepTimesExact) {
   EXPECT_EQ(first.dur_ns, 53741);
   EXPECT_EQ(t.str(first.input_shapes), "32,3,224,224");
   ASSERT_EQ(t.reported_step_times().size(), 1u);
-  const ReportedStepTime& s = t.reported_step_times()[0];
-  EXPECT_EQ(s.computing_ns, 8873756);
-  EXPECT_EQ(s.communication_not_overlapped_ns, 101963203);
-  EXPECT_EQ(s.overlapped_ns, 4028675);
-  EXPECT_EQ(s.free_ns, 25744050);
-  EXPECT_EQ(s.stage_ns, 136581000);
-  EXPECT_EQ(s.preparing_ns, 17902500);
+  ascend_csv::ExpectStepTime(t.reported_step_times()[0], ascend_csv::Level1Rank0StepTime());
 }
 
 TEST(AscendDirectoryTest, Level0HasEightColumnsAndNoMetrics) {
@@ -147,11 +133,11 @@ TEST(AscendDirectoryTest, DatabaseOnlyExportIsReadFromTheDatabase) {
 TEST(AscendDirectoryTest, TextInventoryCountsRowsAndNamesTheMissingFiles) {
   TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kText + "level0/rank0_ascend_pt");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/kernel_details.csv"), "191 rows");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/npu_module_mem.csv"), "1001 rows, counted only");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/operator_memory.csv"), "184 rows");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/communication.json"), "missing");
-  EXPECT_EQ(Entry(t, "inventory.ASCEND_PROFILER_OUTPUT/trace_view.json"), "8375 rows");
+  ExpectInventory(t, {{"ASCEND_PROFILER_OUTPUT/kernel_details.csv", "191 rows"},
+                      {"ASCEND_PROFILER_OUTPUT/npu_module_mem.csv", "1001 rows, counted only"},
+                      {"ASCEND_PROFILER_OUTPUT/operator_memory.csv", "184 rows"},
+                      {"ASCEND_PROFILER_OUTPUT/communication.json", "missing"},
+                      {"ASCEND_PROFILER_OUTPUT/trace_view.json", "8375 rows"}});
 }
 
 TEST(AscendDirectoryTest, ParentOfRanksImportsOneTracePerRank) {
@@ -214,12 +200,7 @@ void CutTraceView(const fs::path& dir, double fraction) {
   fs::resize_file(view, static_cast<uintmax_t>(static_cast<double>(fs::file_size(view)) * fraction));
 }
 
-bool Warned(const Trace& t, std::string_view needle) {
-  for (const std::string& w : t.metadata().warnings) {
-    if (w.find(needle) != std::string::npos) return true;
-  }
-  return false;
-}
+using test_support::Warns;
 
 // Cut before its one step ends, the timeline would give kernels and collectives of part of the step
 // beside step_trace_time.csv's figures of all of it: the rank is read as one without trace_view.json.
@@ -242,10 +223,10 @@ TEST(AscendDirectoryTest, TimelineCutBeforeItsStepsEndIsReadAsNoTimeline) {
   EXPECT_FALSE(cut.communication().ops.empty());
   ASSERT_EQ(cut.reported_step_times().size(), 1u);
   EXPECT_EQ(cut.reported_step_times()[0].stage_ns, none.reported_step_times()[0].stage_ns);
-  EXPECT_TRUE(Warned(cut,
-                     "the timeline is cut off (0 complete steps of the 1 that step_trace_time.csv holds); "
-                     "read as a rank without a timeline"));
-  EXPECT_FALSE(Warned(cut, "trace_view.json: missing"));
+  EXPECT_TRUE(Warns(cut,
+                    "the timeline is cut off (0 complete steps of the 1 that step_trace_time.csv holds); "
+                    "read as a rank without a timeline"));
+  EXPECT_FALSE(Warns(cut, "trace_view.json: missing"));
   EXPECT_EQ(Entry(cut, "inventory.ASCEND_PROFILER_OUTPUT/trace_view.json"), "unreadable: cut off; set aside");
   fs::remove_all(cut_dir.parent_path());
   fs::remove_all(none_dir.parent_path());
@@ -260,7 +241,7 @@ TEST(AscendDirectoryTest, CutTimelineWithoutReportedStepsIsKept) {
   Trace t = MustImport(dir.string());
   EXPECT_TRUE(t.metadata().truncated);
   EXPECT_GT(t.events().size(), 0u);
-  EXPECT_FALSE(Warned(t, "read as a rank without a timeline"));
+  EXPECT_FALSE(Warns(t, "read as a rank without a timeline"));
   fs::remove_all(dir.parent_path());
 }
 

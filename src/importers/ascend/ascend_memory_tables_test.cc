@@ -4,17 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "importers/ascend/ascend_csv_for_test.h"
+
 namespace tuneprof {
 namespace {
 
 Trace Records(std::string text, Status* status) {
-  Trace trace = TraceBuilder("test").Finish();
-  SideTableBuilder out(&trace);
-  auto csv = CsvReader::FromText("memory_record.csv", std::move(text));
-  EXPECT_TRUE(csv.ok()) << csv.status().message();
-  if (!csv.ok()) return trace;
-  *status = ReadMemoryRecord(&csv.value(), &out);
-  return trace;
+  return ascend_csv::ReadTable("memory_record.csv", std::move(text), ReadMemoryRecord, status);
 }
 
 TEST(MemoryRecordTest, ReadsComponentsTimesAndExactBytes) {
@@ -57,13 +53,7 @@ TEST(MemoryRecordTest, AnotherTableIsAnError) {
 }
 
 Trace OperatorRows(std::string text, Status* status) {
-  Trace trace = TraceBuilder("test").Finish();
-  SideTableBuilder out(&trace);
-  auto csv = CsvReader::FromText("operator_memory.csv", std::move(text));
-  EXPECT_TRUE(csv.ok()) << csv.status().message();
-  if (!csv.ok()) return trace;
-  *status = ReadOperatorMemory(&csv.value(), &out);
-  return trace;
+  return ascend_csv::ReadTable("operator_memory.csv", std::move(text), ReadOperatorMemory, status);
 }
 
 constexpr std::string_view kOperatorMemoryHeader =

@@ -6,32 +6,16 @@
 
 #include <cmath>
 
+#include "importers/ascend/ascend_csv_for_test.h"
+
 namespace tuneprof {
 namespace {
 
-Trace Empty() { return TraceBuilder("test").Finish(); }
+using ascend_csv::ReadGoodTable;
 
-Trace Kernels(std::string text) {
-  Trace trace = Empty();
-  SideTableBuilder out(&trace);
-  auto csv = CsvReader::FromText("kernel_details.csv", std::move(text));
-  EXPECT_TRUE(csv.ok()) << csv.status().message();
-  if (!csv.ok()) return trace;
-  Status status = ReadKernelDetails(&csv.value(), &out);
-  EXPECT_TRUE(status.ok()) << status.message();
-  return trace;
-}
+Trace Kernels(std::string text) { return ReadGoodTable("kernel_details.csv", std::move(text), ReadKernelDetails); }
 
-Trace Steps(std::string text) {
-  Trace trace = Empty();
-  SideTableBuilder out(&trace);
-  auto csv = CsvReader::FromText("step_trace_time.csv", std::move(text));
-  EXPECT_TRUE(csv.ok()) << csv.status().message();
-  if (!csv.ok()) return trace;
-  Status status = ReadStepTraceTime(&csv.value(), &out);
-  EXPECT_TRUE(status.ok()) << status.message();
-  return trace;
-}
+Trace Steps(std::string text) { return ReadGoodTable("step_trace_time.csv", std::move(text), ReadStepTraceTime); }
 
 TEST(KernelDetailsTest, Level0EightColumns) {
   Trace t = Kernels(
@@ -191,11 +175,8 @@ TEST(KernelDetailsTest, RowsWithAnotherCellCountAreDroppedWithOneWarning) {
 }
 
 TEST(KernelDetailsTest, NotAKernelTableIsAnError) {
-  Trace trace = Empty();
-  SideTableBuilder out(&trace);
-  auto csv = CsvReader::FromText("x.csv", "a,b\n1,2\n");
-  ASSERT_TRUE(csv.ok());
-  Status status = ReadKernelDetails(&csv.value(), &out);
+  Status status;
+  ascend_csv::ReadTable("x.csv", "a,b\n1,2\n", ReadKernelDetails, &status);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("x.csv"), std::string::npos);
 }
@@ -207,18 +188,7 @@ TEST(StepTraceTimeTest, CurrentHeaderExactNanoseconds) {
       "50,8873.756000000001,101963.203,4028.6750000000175,105991.87800000001,25744.050000000003,136581.0,0,"
       "101963.203,17902.5\r\n");
   ASSERT_EQ(t.reported_step_times().size(), 1u);
-  const ReportedStepTime& s = t.reported_step_times()[0];
-  EXPECT_EQ(s.device_id, kNoId);
-  EXPECT_EQ(s.step, 50);
-  EXPECT_EQ(s.computing_ns, 8873756);
-  EXPECT_EQ(s.communication_not_overlapped_ns, 101963203);
-  EXPECT_EQ(s.overlapped_ns, 4028675);
-  EXPECT_EQ(s.communication_ns, 105991878);
-  EXPECT_EQ(s.free_ns, 25744050);
-  EXPECT_EQ(s.stage_ns, 136581000);
-  EXPECT_EQ(s.bubble_ns, 0);
-  EXPECT_EQ(s.communication_not_overlapped_exclude_receive_ns, 101963203);
-  EXPECT_EQ(s.preparing_ns, 17902500);
+  ascend_csv::ExpectStepTime(t.reported_step_times()[0], ascend_csv::Level1Rank0StepTime());
 }
 
 TEST(StepTraceTimeTest, DeviceIdHeaderAndOld2023HeaderAndEmptyStep) {

@@ -6,14 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include "text_cases.h"
+
 namespace tuneprof {
 namespace {
 
 TEST(RankTest, FromFileAndFolderNames) {
-  const struct {
-    std::string_view text;
-    int64_t expected;
-  } kCases[] = {
+  const test_support::TextCase<int64_t> kCases[] = {
       {"traces/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 0},
       {"x/sampled_rank-1.json.gz", 1},
       {"ddp_ws4_rank3.json.gz", 3},
@@ -22,7 +21,7 @@ TEST(RankTest, FromFileAndFolderNames) {
       {"a/nonrank7.json", -1},
       {"rank_not_found.json.gz", -1},
   };
-  for (const auto& c : kCases) EXPECT_EQ(RankFromPath(std::string(c.text)), c.expected) << c.text;
+  test_support::ExpectEachCase([](std::string_view text) { return RankFromPath(std::string(text)); }, kCases);
 }
 
 TEST(RankTest, TraceWordWinsOverPath) {

@@ -4,17 +4,22 @@
 
 #include <string>
 
+#include "text_cases.h"
+
 namespace tuneprof {
 namespace {
 
 TEST(MemoryTimelineExport, SniffsBothFormsAndNoTrace) {
-  EXPECT_TRUE(LooksLikeMemoryTimelineExport("[[-1, 1, 512, 7], [-1, 1, 512, 7]]"));
-  EXPECT_TRUE(LooksLikeMemoryTimelineExport(" [ [1696966047096061, 1696966047096245], [[0, 1"));
-  EXPECT_FALSE(LooksLikeMemoryTimelineExport("{\"traceEvents\": [[1, 2]]}"));
-  EXPECT_FALSE(LooksLikeMemoryTimelineExport("[{\"name\": \"aten::add\"}]"));
-  EXPECT_FALSE(LooksLikeMemoryTimelineExport("[[\"a\"]]"));
-  EXPECT_FALSE(LooksLikeMemoryTimelineExport("[[]]"));
-  EXPECT_FALSE(LooksLikeMemoryTimelineExport("[["));
+  const test_support::TextCase<bool> kCases[] = {
+      {"[[-1, 1, 512, 7], [-1, 1, 512, 7]]", true},
+      {" [ [1696966047096061, 1696966047096245], [[0, 1", true},
+      {"{\"traceEvents\": [[1, 2]]}", false},
+      {"[{\"name\": \"aten::add\"}]", false},
+      {"[[\"a\"]]", false},
+      {"[[]]", false},
+      {"[[", false},
+  };
+  test_support::ExpectEachCase(LooksLikeMemoryTimelineExport, kCases);
 }
 
 TEST(MemoryTimelineExport, ReadsRawEventsInFileOrder) {

@@ -7,14 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "text_cases.h"
+
 namespace tuneprof::nsys {
 namespace {
 
 TEST(NsysConventions, StripsOnlyANumericVersionSuffix) {
-  const struct {
-    std::string_view text;
-    std::string_view expected;
-  } kCases[] = {
+  const test_support::TextCase<std::string_view> kCases[] = {
       {"cudaLaunchKernel_v7000", "cudaLaunchKernel"},
       {"cudaLaunchKernelExC_v11060", "cudaLaunchKernelExC"},
       {"cudaStreamGetCaptureInfo_v2_v11030", "cudaStreamGetCaptureInfo_v2"},
@@ -22,7 +21,7 @@ TEST(NsysConventions, StripsOnlyANumericVersionSuffix) {
       {"my_vector", "my_vector"},
       {"_v12", "_v12"},
   };
-  for (const auto& c : kCases) EXPECT_EQ(StripVersionSuffix(c.text), c.expected) << c.text;
+  test_support::ExpectEachCase(StripVersionSuffix, kCases);
 }
 
 TEST(NsysConventions, GlobalIdsSplitIntoProcessAndThread) {
@@ -74,14 +73,11 @@ TEST(NsysConventions, ReadsTheOperatorNameOfPytorchNvtxRanges) {
 }
 
 TEST(NsysConventions, ReadsOnlyWholeRankLabels) {
-  const struct {
-    std::string_view text;
-    int64_t expected;
-  } kCases[] = {
+  const test_support::TextCase<int64_t> kCases[] = {
       {"rank 3", 3},       {"RANK=12", 12}, {"rank: 0", 0},       {"[rank1]", 1},           {"rank", -1},
       {"rank 3 done", -1}, {"ranking", -1}, {"local rank 2", -1}, {"rank 12345678901", -1},
   };
-  for (const auto& c : kCases) EXPECT_EQ(RankInNvtxText(c.text), c.expected) << c.text;
+  test_support::ExpectEachCase(RankInNvtxText, kCases);
 }
 
 TEST(NsysConventions, ReadsNcclPayloadsRenderedAsJson) {

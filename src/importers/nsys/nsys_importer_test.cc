@@ -11,6 +11,7 @@
 
 #include "importers/import.h"
 #include "test_corpus.h"
+#include "trace_warnings.h"
 
 namespace tuneprof {
 namespace {
@@ -228,12 +229,7 @@ std::string MinimalExport(const std::string& name, const std::string& third_star
   return path;
 }
 
-bool Warns(const Trace& trace, std::string_view text) {
-  for (const std::string& warning : trace.metadata().warnings) {
-    if (warning.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+using test_support::Warns;
 
 TEST(NsysImporter, ATextStartSkipsItsRowAndIsCountedNeverReadAsZero) {
   const std::string path = MinimalExport("nsys_text_start.sqlite", "'236.3 ms'");

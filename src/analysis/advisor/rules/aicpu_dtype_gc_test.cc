@@ -33,8 +33,7 @@ TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
   const AdvisorResult result = AdviseOneRank(trace);
   const Finding* f = Find(result, "compute.aicpu_dtype");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Number(*f, "aicpu_wide_tasks"), 3);
-  EXPECT_DOUBLE_EQ(Number(*f, "aicpu_wide_us"), 45);
+  ExpectNumbers(*f, {{"aicpu_wide_tasks", 3}, {"aicpu_wide_us", 45}});
   EXPECT_EQ(
       Text(*f, "operator_types"),
       "Cast x2 (40.0 us, float64 and int64 inputs -> float32 / int32); GatherV2 x1 (5.0 us, int64 inputs -> int32)");
@@ -67,9 +66,7 @@ TEST(GcPause, ALongStretchWithNothingRunning) {
   const AdvisorResult result = AdviseOneRank(trace);
   const Finding* f = Find(result, "host.gc_pause");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Number(*f, "pauses"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "longest_pause_ms"), 300);
-  EXPECT_DOUBLE_EQ(Number(*f, "longest_pause_step"), 1);
+  ExpectNumbers(*f, {{"pauses", 1}, {"longest_pause_ms", 300}, {"longest_pause_step", 1}});
   EXPECT_NEAR(f->uncapped_gain_ns, 300e6, 1);
   EXPECT_EQ(f->strategy.find("torch_npu"), std::string::npos);
 }
@@ -79,12 +76,6 @@ TEST(GcPause, QuietBelowTheThresholdOrWithRecordedGc) {
   EXPECT_EQ(Find(AdviseOneRank(PausedStep(300, true)), "host.gc_pause"), nullptr);
   EXPECT_EQ(Find(AdviseOneRank(PausedStep(300, false, true)), "host.gc_pause"), nullptr);
 }
-
-}  // namespace
-}  // namespace tuneprof::rule_test
-
-namespace tuneprof::rule_test {
-namespace {
 
 // A kernel_details row reaches the user's line through the timeline's task of the same name and start,
 // its launch and the Python frame around the operator.
@@ -109,12 +100,6 @@ TEST(AiCpuDtype, NamesTheUserLineOfItsTasks) {
   ASSERT_NE(slow, nullptr);
   EXPECT_EQ(Text(*slow, "source_lines"), "Cast: main.py(40): forward x1");
 }
-
-}  // namespace
-}  // namespace tuneprof::rule_test
-
-namespace tuneprof::rule_test {
-namespace {
 
 // Two AI CPU rows launched inside `Net_0.Embed_0` (60 us) and `Net_0.Head_0` (20 us), one the timeline
 // lacks (20 us): each row weighs its kernel_details duration (the timeline draws the tasks 1 us long) and
@@ -156,11 +141,8 @@ TEST(AiCpuDtype, NamesTheModulesHoldingItsRows) {
   for (const std::string_view id : {"compute.aicpu_dtype", "compute.ai_cpu_ops"}) {
     const Finding* f = Find(result, id);
     ASSERT_NE(f, nullptr) << id;
-    ASSERT_EQ(f->modules.size(), 2u) << id;
-    EXPECT_EQ(f->modules[0].path, "Net_0.Embed_0");
-    EXPECT_DOUBLE_EQ(f->modules[0].share, 0.6);
-    EXPECT_EQ(f->modules[1].path, "Net_0.Head_0");
-    EXPECT_DOUBLE_EQ(f->modules[1].share, 0.2);
+    SCOPED_TRACE(id);
+    ExpectModules(*f, {{"Net_0.Embed_0", 0.6}, {"Net_0.Head_0", 0.2}});
   }
 }
 

@@ -130,25 +130,20 @@ TEST(ApiReplacement, AnApiTheRunsCannDoesNotReachSaysWhatItNeeds) {
 // A pattern the fusion rule reports keeps its one finding, which now says the fused API's versions
 // (from the same table) and the user's source line of its top occurrence.
 TEST(ApiReplacement, AFusionPatternsFindingSaysItsCallSiteAndVersions) {
-  Builder b(true);
-  b.RmsNormStep();
-  const Trace trace = b.Finish();
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, "fusion.rms_norm");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Text(*f, "call_site"), "train.py(42): train");
-  EXPECT_EQ(Text(*f, "api_versions"),
-            "needs CANN >= 7.0.0, torch_npu >= 1.11.0; this run does not record its versions");
-  EXPECT_EQ(Find(result, kId), nullptr);  // nothing else to replace: no second finding for the norm
-
-  Builder gpu(false);
-  gpu.RmsNormStep();
-  const Trace gpu_trace = gpu.Finish();
-  const AdvisorResult gpu_result = Advise(gpu_trace);
-  const Finding* g = Find(gpu_result, "fusion.rms_norm");
-  ASSERT_NE(g, nullptr);
-  EXPECT_EQ(Text(*g, "call_site"), "train.py(42): train");
-  EXPECT_EQ(Text(*g, "api_versions"), "?");  // no NPU wording off NPU
+  for (const bool npu : {true, false}) {
+    SCOPED_TRACE(npu ? "npu" : "gpu");
+    Builder b(npu);
+    b.RmsNormStep();
+    const Trace trace = b.Finish();
+    const AdvisorResult result = Advise(trace);
+    const Finding* f = Find(result, "fusion.rms_norm");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(Text(*f, "call_site"), "train.py(42): train");
+    // No NPU wording off NPU.
+    EXPECT_EQ(Text(*f, "api_versions"),
+              npu ? "needs CANN >= 7.0.0, torch_npu >= 1.11.0; this run does not record its versions" : "?");
+    if (npu) EXPECT_EQ(Find(result, kId), nullptr);  // nothing else to replace: no second finding for the norm
+  }
 }
 
 TEST(ApiReplacement, AnOptimizerStepCountsItsOpsUnderItsPythonFrames) {

@@ -35,9 +35,7 @@ TEST(PeerRules, SdmaBandwidthContentionWithMatmuls) {
   const AdvisorResult advice = AdviseOnChip(trace);
   const Finding* f = Find(advice, "communication.bandwidth_contention");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "contended_ops"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "sdma_ops"), 3);
-  EXPECT_DOUBLE_EQ(Number(*f, "contended_ms"), 0.2);
+  ExpectNumbers(*f, {{"contended_ops", 1}, {"sdma_ops", 3}, {"contended_ms", 0.2}});
   EXPECT_DOUBLE_EQ(*f->value, 10);
   EXPECT_DOUBLE_EQ(*f->threshold, 14.4);
   EXPECT_EQ(Text(*f, "ops"), "hcom_allReduce__1 (10.00 GB/s)");

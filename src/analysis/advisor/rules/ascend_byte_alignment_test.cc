@@ -8,8 +8,7 @@ namespace {
 
 TEST(PeerRules, UnalignedSdmaTransfers) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Kernel("k", 0, Us(500));
+  StepWithKernel(&t, 1000, 500, "k");
   TraceBuilder* b = t.mutable_builder();
   auto task = [&](std::string_view name, double at_us, double dur_us, int64_t bytes, std::string_view transport,
                   std::string_view link) {
@@ -27,13 +26,8 @@ TEST(PeerRules, UnalignedSdmaTransfers) {
   const AdvisorResult advice = AdviseOnChip(trace);
   const Finding* f = Find(advice, "communication.byte_alignment");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(*f->value, 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "alignment_bytes"), 512);
-  EXPECT_DOUBLE_EQ(Number(*f, "unaligned_tasks"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "unaligned_task_us"), 50);
-  EXPECT_DOUBLE_EQ(Number(*f, "unaligned_bytes"), 5100);
-  EXPECT_DOUBLE_EQ(Number(*f, "checked_tasks"), 3);
-  EXPECT_DOUBLE_EQ(Number(*f, "unaligned_time_pct"), 50.0 / 60 * 100);
+  ExpectFinding(*f, 2, {{"alignment_bytes", 512}, {"unaligned_tasks", 2}, {"unaligned_task_us", 50}});
+  ExpectNumbers(*f, {{"unaligned_bytes", 5100}, {"checked_tasks", 3}, {"unaligned_time_pct", 50.0 / 60 * 100}});
 }
 
 TEST(PeerRules, AlignedSdmaTransfersAreQuiet) {

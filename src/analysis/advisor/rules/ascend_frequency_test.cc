@@ -21,13 +21,11 @@ TEST(PeerRules, AiCoreFrequencyBelowMax) {
     const AdvisorResult result = AdviseOnChip(trace, profile);  // max 1800 from the profile, or the highest sample
     const Finding* f = Find(result, "compute.ai_core_frequency");
     ASSERT_NE(f, nullptr);
-    EXPECT_DOUBLE_EQ(Number(*f, "slowed_tasks"), 2);
-    EXPECT_DOUBLE_EQ(Number(*f, "slowed_task_us"), 300);
+    ExpectNumbers(*f, {{"slowed_tasks", 2}, {"slowed_task_us", 300}});
     const double lost_us = 200.0 * 150 / 1800 + 100.0 * 300 / 1800;
     EXPECT_NEAR(Number(*f, "lost_us"), lost_us, 1e-9);
     EXPECT_NEAR(*f->value, 100 * lost_us / 300, 1e-9);
-    EXPECT_DOUBLE_EQ(Number(*f, "max_frequency_mhz"), 1800);
-    EXPECT_DOUBLE_EQ(Number(*f, "min_frequency_mhz"), 1500);
+    ExpectNumbers(*f, {{"max_frequency_mhz", 1800}, {"min_frequency_mhz", 1500}});
     EXPECT_NEAR(f->uncapped_gain_ns, lost_us * 1e3, 1e-6);
   }
 }

@@ -33,12 +33,8 @@ TEST(PeerRules, OperatorNoBound) {
   const Finding* f = Find(result, "compute.operator_no_bound");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kCompute);
-  EXPECT_DOUBLE_EQ(*f->value, 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "bound_ratio_pct"), 80);
-  EXPECT_DOUBLE_EQ(Number(*f, "unbound_ops"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "unbound_us"), 30);
-  EXPECT_DOUBLE_EQ(Number(*f, "checked_ops"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "unbound_time_pct"), 50);
+  ExpectFinding(*f, 1, {{"bound_ratio_pct", 80}, {"unbound_ops", 1}, {"unbound_us", 30}, {"checked_ops", 2}});
+  ExpectNumbers(*f, {{"unbound_time_pct", 50}});
   EXPECT_EQ(Text(*f, "top_types"), "TransData x1 (30.0 us)");
   EXPECT_DOUBLE_EQ(f->estimated_gain_ns, 0);  // unknown
 
@@ -61,11 +57,7 @@ TEST(PeerRules, BlockDimNotAMultipleOfTheCores) {
   const AdvisorResult result = AdviseOnChip(trace, &chip);
   const Finding* f = Find(result, "compute.block_dim");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(*f->value, 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "ops"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "ops_us"), 160);
-  EXPECT_DOUBLE_EQ(Number(*f, "cube_cores"), 24);
-  EXPECT_DOUBLE_EQ(Number(*f, "vector_cores"), 48);
+  ExpectFinding(*f, 2, {{"ops", 2}, {"ops_us", 160}, {"cube_cores", 24}, {"vector_cores", 48}});
   const double idle_us = 100.0 * (1 - 16.0 / 24) + 60.0 * (1 - 50.0 / 96);
   EXPECT_NEAR(Number(*f, "idle_core_us"), idle_us, 1e-9);
   EXPECT_NEAR(f->uncapped_gain_ns, idle_us * 1e3, 1e-6);
@@ -85,8 +77,7 @@ TEST(PeerRules, DynamicShapeWhenEveryOperatorIsDynamic) {
   const Finding* f = Find(result, "config.dynamic_shape");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kConfig);
-  EXPECT_DOUBLE_EQ(Number(*f, "dynamic_ops"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "ops_with_state"), 2);
+  ExpectNumbers(*f, {{"dynamic_ops", 2}, {"ops_with_state", 2}});
   EXPECT_NE(std::find(f->apis.begin(), f->apis.end(), "torch_npu.npu.set_compile_mode(jit_compile=False)"),
             f->apis.end());
 

@@ -18,8 +18,7 @@ AdvisorResult Advise(const Trace& trace) { return finding_lookup::AdviseOneRank(
 
 Trace OneStep() {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(10000));
-  t.Kernel("k", 0, Us(5000));
+  StepWithKernel(&t, 10000, 5000, "k");
   return t.Finish();
 }
 
@@ -87,11 +86,8 @@ TEST(OperatorEfficiency, VectorSpaceAndBoundAsMsprofAnalyze) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kCompute);
   EXPECT_NEAR(Number(*f, "max_space_pct"), 65, 1e-9);
-  EXPECT_DOUBLE_EQ(Number(*f, "space_shapes"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "space_us"), 200);
-  EXPECT_DOUBLE_EQ(Number(*f, "bound_shapes"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "bound_us"), 300);
-  EXPECT_DOUBLE_EQ(Number(*f, "analysed_us"), 500);
+  ExpectNumbers(*f, {{"space_shapes", 1}, {"space_us", 200}, {"bound_shapes", 1}, {"bound_us", 300}});
+  ExpectNumbers(*f, {{"analysed_us", 500}});
   EXPECT_NEAR(f->uncapped_gain_ns, Us(200) * (1 - 0.2 / 0.7), 1);
   EXPECT_EQ(f->saves_from, TimePart::kMemoryBound);
   EXPECT_NE(Text(*f, "top_bound").find("aclnnForeachAddList (ForeachAddList) [64;64] FLOAT16: vec_mte2_mte3-bound"),
@@ -127,8 +123,7 @@ TEST(OperatorEfficiency, CubeBoundAndInnerAxisAlignment) {
   const AdvisorResult result = Advise(trace);
   const Finding* f = Find(result, kId);
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "misaligned_shapes"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "misaligned_us"), 500);
+  ExpectNumbers(*f, {{"misaligned_shapes", 1}, {"misaligned_us", 500}});
   EXPECT_NE(
       Text(*f, "misaligned").find("mm_1 (MatMulV2) [8192,1000;1000,8192] FLOAT16: pad input 0 inner axis 1000 -> 1024"),
       std::string::npos);

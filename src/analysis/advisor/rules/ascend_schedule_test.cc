@@ -21,8 +21,7 @@ TEST(PeerRules, OperatorsCompiledOnline) {
   const AdvisorResult result = AdviseOnChip(trace);
   const Finding* f = Find(result, "host.op_compile");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(*f->value, 20);
-  EXPECT_DOUBLE_EQ(Number(*f, "compile_us"), 1000);
+  ExpectFinding(*f, 20, {{"compile_us", 1000}});
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(1000));
   EXPECT_LE(f->estimated_gain_ns, result.ranks[0].split.part(TimePart::kHostWait));
   // The db's CANN_API spells it without the level prefix.
@@ -35,8 +34,7 @@ TEST(PeerRules, SyncBatchNorm) {
   const AdvisorResult advice = AdviseOnChip(trace);
   const Finding* f = Find(advice, "communication.sync_batchnorm");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "syncbn_events"), 21);
-  EXPECT_DOUBLE_EQ(Number(*f, "syncbn_us"), 105);
+  ExpectNumbers(*f, {{"syncbn_events", 21}, {"syncbn_us", 105}});
   EXPECT_EQ(Find(AdviseOnChip(HostCalls("SyncBatchNorm", 20, 5)), "communication.sync_batchnorm"), nullptr);
 }
 
@@ -58,10 +56,7 @@ TEST(PeerRules, SynchronizeStreamAfterEveryLaunch) {
   const AdvisorResult result = AdviseOnChip(trace);
   const Finding* f = Find(result, "host.synchronize_stream");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(*f->value, 75);
-  EXPECT_DOUBLE_EQ(Number(*f, "launches"), 4);
-  EXPECT_DOUBLE_EQ(Number(*f, "synchronizes"), 3);
-  EXPECT_DOUBLE_EQ(Number(*f, "launch_then_synchronize"), 3);
+  ExpectFinding(*f, 75, {{"launches", 4}, {"synchronizes", 3}, {"launch_then_synchronize", 3}});
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, result.ranks[0].split.part(TimePart::kHostWait));
   EXPECT_EQ(Find(AdviseOnChip(Launches(4, 2)), "host.synchronize_stream"), nullptr);  // 50 %: not above
 }
@@ -76,9 +71,7 @@ TEST(PeerRules, LongGarbageCollections) {
   const AdvisorResult result = AdviseOnChip(trace);
   const Finding* f = Find(result, "host.gc");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "gc_events"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "gc_us"), 1500);
-  EXPECT_DOUBLE_EQ(Number(*f, "longest_gc_us"), 1500);
+  ExpectNumbers(*f, {{"gc_events", 1}, {"gc_us", 1500}, {"longest_gc_us", 1500}});
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(1500));
   EXPECT_EQ(Find(AdviseOnChip(HostCalls("GC", 3, 999)), "host.gc"), nullptr);
 }
@@ -95,9 +88,7 @@ TEST(PeerRules, AllocatorApiTime) {
   const AdvisorResult advice = AdviseOnChip(trace);
   const Finding* f = Find(advice, "memory.allocator_api");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(*f->value, 11);
-  EXPECT_DOUBLE_EQ(Number(*f, "allocator_calls"), 3);
-  EXPECT_DOUBLE_EQ(Number(*f, "allocator_us"), 11000);
+  ExpectFinding(*f, 11, {{"allocator_calls", 3}, {"allocator_us", 11000}});
   EXPECT_EQ(Find(AdviseOnChip(HostCalls("AscendCL@aclMallocMemInner", 2, 5000)), "memory.allocator_api"),
             nullptr);  // 10 ms
 }

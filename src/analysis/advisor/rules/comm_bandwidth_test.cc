@@ -8,8 +8,7 @@ namespace {
 
 TEST(RuleFamilies, LowCommunicationBandwidth) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Kernel("gemm", 0, Us(500));
+  StepWithKernel(&t, 1000, 500);
   t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(400), Us(400), kNoId, 9);  // 300 us exposed
   const Trace trace = t.Finish();
   RankCommunication comm;
@@ -27,9 +26,7 @@ TEST(RuleFamilies, LowCommunicationBandwidth) {
   ASSERT_NE(f, nullptr);
   EXPECT_DOUBLE_EQ(*f->value, 25);
   EXPECT_DOUBLE_EQ(*f->threshold, 50);
-  EXPECT_DOUBLE_EQ(Number(*f, "exposed_communication_us"), 300);
-  EXPECT_DOUBLE_EQ(Number(*f, "busbw_gbps"), 50);
-  EXPECT_DOUBLE_EQ(Number(*f, "link_peak_gbps"), 200);
+  ExpectNumbers(*f, {{"exposed_communication_us", 300}, {"busbw_gbps", 50}, {"link_peak_gbps", 200}});
   EXPECT_EQ(Text(*f, "link"), "nvlink");
   EXPECT_EQ(Text(*f, "busiest_collective"), std::string(CollectiveTypeName(CollectiveType::kAllReduce)));
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(150));  // 300 us x (1 - 25 / 50)
@@ -45,8 +42,7 @@ TEST(RuleFamilies, LowCommunicationBandwidth) {
 // step's largest part, as for the compute units and copies; a figure over few collectives says so.
 UtilizationCheck CommunicationCheck(int64_t gemm_us, int64_t nccl_us, uint64_t collectives) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Kernel("gemm", 0, Us(gemm_us));
+  StepWithKernel(&t, 1000, gemm_us);
   t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(gemm_us), Us(nccl_us), kNoId, 9);
   const Trace trace = t.Finish();
   RankCommunication comm;

@@ -35,8 +35,7 @@ void AddOp(SideTableBuilder& side, double sdma_mb, double rdma_mb, double ms, bo
 
 Trace OneStep() {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(10000));
-  t.Kernel("k", 0, Us(5000));
+  StepWithKernel(&t, 10000, 5000, "k");
   return t.Finish();
 }
 
@@ -52,15 +51,9 @@ TEST(SmallPackets, SdmaAndRdmaSharesAgainstTheirLimits) {
   const Finding* f = Find(result, kId);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kCommunication);
-  EXPECT_DOUBLE_EQ(Number(*f, "sdma_ops"), 4);
-  EXPECT_DOUBLE_EQ(Number(*f, "sdma_small_ops"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "sdma_small_ops_pct"), 50);
-  EXPECT_DOUBLE_EQ(Number(*f, "sdma_small_volume_pct"), 100.0 * 12 / 132);
-  EXPECT_DOUBLE_EQ(Number(*f, "sdma_small_transit_ms"), 0.75);
-  EXPECT_DOUBLE_EQ(Number(*f, "sdma_limit_mb"), 16);
-  EXPECT_DOUBLE_EQ(Number(*f, "rdma_ops"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "rdma_small_ops"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "rdma_limit_mb"), 1);
+  ExpectNumbers(*f, {{"sdma_ops", 4}, {"sdma_small_ops", 2}, {"sdma_small_ops_pct", 50}});
+  ExpectNumbers(*f, {{"sdma_small_volume_pct", 100.0 * 12 / 132}, {"sdma_small_transit_ms", 0.75}});
+  ExpectNumbers(*f, {{"sdma_limit_mb", 16}, {"rdma_ops", 2}, {"rdma_small_ops", 1}, {"rdma_limit_mb", 1}});
   EXPECT_DOUBLE_EQ(*f->value, 50);
   EXPECT_TRUE(f->gain_unknown());
   EXPECT_EQ(f->title,

@@ -44,10 +44,7 @@ TEST(SlowLink, FiresOnTheSlowRankWithBothBandwidths) {
   const Finding* f = Find(result, "communication.slow_link");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->ranks, std::vector<int64_t>{1});
-  EXPECT_DOUBLE_EQ(Number(*f, "RDMA_gbps"), 10);
-  EXPECT_DOUBLE_EQ(Number(*f, "RDMA_mean_gbps"), 15);
-  EXPECT_DOUBLE_EQ(Number(*f, "RDMA_fastest_rank"), 0);
-  EXPECT_DOUBLE_EQ(Number(*f, "RDMA_fastest_gbps"), 20);
+  ExpectNumbers(*f, {{"RDMA_gbps", 10}, {"RDMA_mean_gbps", 15}, {"RDMA_fastest_rank", 0}, {"RDMA_fastest_gbps", 20}});
   // 200 MB at the mean 15 GB/s take 13.333 ms of its 20: 6.667 ms over two steps.
   EXPECT_NEAR(f->uncapped_gain_ns, (20 - 200 / 15.0) * 1e6 / 2, 1);
   EXPECT_EQ(f->title,
@@ -78,8 +75,7 @@ TEST(Retransmission, NamesTheRankAndItsLongestTransfer) {
   const Finding* f = Find(result, "communication.retransmission");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->ranks, std::vector<int64_t>{0});
-  EXPECT_DOUBLE_EQ(Number(*f, "longest_transit_ms"), 5000);
-  EXPECT_DOUBLE_EQ(Number(*f, "limit_ms"), 4000);
+  ExpectNumbers(*f, {{"longest_transit_ms", 5000}, {"limit_ms", 4000}});
   EXPECT_EQ(Text(*f, "operation"), "hcom_allReduce__1 (group g, step1)");
   EXPECT_TRUE(f->gain_unknown());
   EXPECT_EQ(f->title,

@@ -28,9 +28,7 @@ TEST(RuleFamilies, PageableAndExposedCopies) {
 
   const Finding* pageable_f = Find(result, "memory.pageable_memcpy");
   ASSERT_NE(pageable_f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*pageable_f, "pageable_copies"), 1);
-  EXPECT_DOUBLE_EQ(Number(*pageable_f, "pageable_bytes"), 4e6);
-  EXPECT_DOUBLE_EQ(Number(*pageable_f, "pageable_us"), 200);
+  ExpectNumbers(*pageable_f, {{"pageable_copies", 1}, {"pageable_bytes", 4e6}, {"pageable_us", 200}});
   EXPECT_DOUBLE_EQ(Number(*pageable_f, "pageable_h2d_gb_per_s"), 20);  // 4 MB / 200 us
   EXPECT_DOUBLE_EQ(Number(*pageable_f, "pinned_h2d_gb_per_s"), 40);    // 2 MB / 50 us
   // At the pinned copy's 40 GB/s the 4 MB take 100 us: 100 us saved.

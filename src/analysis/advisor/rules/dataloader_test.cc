@@ -15,9 +15,7 @@ TEST(RuleFamilies, DataLoaderHoldsUpTheStep) {
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "data.slow_dataloader");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(*f->value, 15);
-  EXPECT_DOUBLE_EQ(Number(*f, "dataloader_us_per_step"), 150);
-  EXPECT_DOUBLE_EQ(Number(*f, "exposed_dataloader_us_per_step"), 100);
+  ExpectFinding(*f, 15, {{"dataloader_us_per_step", 150}, {"exposed_dataloader_us_per_step", 100}});
   EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(100));
   EXPECT_DOUBLE_EQ(result.ranks[0].split.part(TimePart::kData), Us(100));
 }

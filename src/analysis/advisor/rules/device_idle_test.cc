@@ -8,16 +8,14 @@ namespace {
 
 TEST(RuleFamilies, LowDeviceUtilizationChunks) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(3000));
-  t.Kernel("gemm", 0, Us(100));
+  StepWithKernel(&t, 3000, 100);
   t.Kernel("gemm", Us(2900), Us(100));
   const Trace trace = t.Finish();
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "idle.low_utilization");
   ASSERT_NE(f, nullptr);
   // 3000 us in 30 chunks of 100 us: the first and last are busy, the 28 between are idle.
-  EXPECT_DOUBLE_EQ(Number(*f, "low_chunks"), 28);
-  EXPECT_DOUBLE_EQ(Number(*f, "idle_in_low_chunks_us"), 2800);
+  ExpectNumbers(*f, {{"low_chunks", 28}, {"idle_in_low_chunks_us", 2800}});
   EXPECT_NEAR(Number(*f, "busy_pct"), 100.0 * 200 / 3000, 1e-9);
   EXPECT_EQ(Text(*f, "low_ranges"), "0.100-2.900 ms");
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(2800));
@@ -28,8 +26,7 @@ TEST(RuleFamilies, LowDeviceUtilizationChunks) {
 // the trace does not show, which a larger batch does not fix.
 TEST(RuleFamilies, LowUtilizationWithWorkQueuedIsItsOwnCause) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(3000));
-  t.Kernel("gemm", 0, Us(100));
+  StepWithKernel(&t, 3000, 100);
   t.Launch(Us(50), 7);
   t.Kernel("gemm", Us(2900), Us(100), 7);
   const Trace trace = t.Finish();

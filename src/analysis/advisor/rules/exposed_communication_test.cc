@@ -8,19 +8,15 @@ namespace {
 
 TEST(RuleFamilies, ExposedCommunication) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Kernel("gemm", 0, Us(500));
+  StepWithKernel(&t, 1000, 500);
   t.Device(EventKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", Us(400), Us(400), kNoId, 9);  // 400..800
   const Trace trace = t.Finish();
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "communication.exposed");
   ASSERT_NE(f, nullptr);
   // Communication 400 us, 100 us of it under the GEMM: 300 us exposed = 30 % of the step.
-  EXPECT_DOUBLE_EQ(*f->value, 30);
-  EXPECT_DOUBLE_EQ(Number(*f, "exposed_communication_us"), 300);
-  EXPECT_DOUBLE_EQ(Number(*f, "communication_us"), 400);
-  EXPECT_DOUBLE_EQ(Number(*f, "overlapped_us"), 100);
-  EXPECT_DOUBLE_EQ(Number(*f, "overlap_pct"), 25);
+  ExpectFinding(*f, 30, {{"exposed_communication_us", 300}, {"communication_us", 400}, {"overlapped_us", 100}});
+  ExpectNumbers(*f, {{"overlap_pct", 25}});
   EXPECT_DOUBLE_EQ(Number(*f, "compute_not_overlapping_us"), 400);  // 500 - 100
   EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(300));                  // min(300, 400)
   EXPECT_EQ(result.ranks[0].dominant, Bottleneck::kCompute);        // 500 us compute vs 300 us exposed
@@ -46,9 +42,7 @@ TEST(RuleFamilies, ExposedCommunicationNamesTheModulesThatLaunchedIt) {
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "communication.exposed");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(f->modules.size(), 1u);
-  EXPECT_EQ(f->modules[0].path, "Net_0.Tp_0");
-  EXPECT_DOUBLE_EQ(f->modules[0].share, 0.75);
+  ExpectModules(*f, {{"Net_0.Tp_0", 0.75}});
 }
 
 }  // namespace

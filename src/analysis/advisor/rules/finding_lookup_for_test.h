@@ -1,8 +1,12 @@
 #pragma once
 // What the rule tests share: the advisor run on one trace, a finding by id, and its evidence by label.
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/breakdown/time_breakdown.h"
@@ -64,6 +68,40 @@ inline std::string Text(const Finding& f, std::string_view label) {
   return "?";
 }
 
+// Evidence numbers by label, as a test expects them.
+using Numbers = std::initializer_list<std::pair<std::string_view, double>>;
+
+// Expects each of `expected` among the evidence numbers of `f`; a missing label reads -1, as in Number.
+inline void ExpectNumbers(const Finding& f, Numbers expected) {
+  for (const auto& [label, value] : expected) EXPECT_DOUBLE_EQ(Number(f, label), value) << label;
+}
+
+// Expects the value of `f` and its evidence numbers.
+inline void ExpectFinding(const Finding& f, double value, Numbers expected) {
+  ASSERT_TRUE(f.value.has_value()) << f.id.view();
+  EXPECT_DOUBLE_EQ(*f.value, value) << f.id.view();
+  ExpectNumbers(f, expected);
+}
+
+// Expects the modules `f` names to be `modules` (path and share), in that order.
+inline void ExpectModules(const Finding& f, Numbers modules) {
+  ASSERT_EQ(f.modules.size(), modules.size()) << f.id.view();
+  size_t i = 0;
+  for (const auto& [path, share] : modules) {
+    EXPECT_EQ(f.modules[i].path, path);
+    EXPECT_DOUBLE_EQ(f.modules[i].share, share) << path;
+    ++i;
+  }
+}
+
+// Starts `t` with step 1 over [0, step_us) and one kernel `kernel` over [0, kernel_us): the work that the
+// rules weigh the rest against.
+inline void StepWithKernel(hand_built::HandBuiltTrace* t, double step_us, double kernel_us,
+                           std::string_view kernel = "gemm") {
+  t->Step(1, 0, hand_built::Us(step_us));
+  t->Kernel(kernel, 0, hand_built::Us(kernel_us));
+}
+
 }  // namespace tuneprof::finding_lookup
 
 // The rule tests' namespace: the helpers above and the hand-built trace in scope, so that each test file
@@ -71,8 +109,12 @@ inline std::string Text(const Finding& f, std::string_view label) {
 namespace tuneprof::rule_test {
 using finding_lookup::AdviseOnChip;
 using finding_lookup::AdviseWith;
+using finding_lookup::ExpectFinding;
+using finding_lookup::ExpectModules;
+using finding_lookup::ExpectNumbers;
 using finding_lookup::Find;
 using finding_lookup::Number;
+using finding_lookup::StepWithKernel;
 using finding_lookup::Text;
 using hand_built::HandBuiltTrace;
 using hand_built::Us;

@@ -24,8 +24,7 @@ TEST(RuleFamilies, UnfusedConvBnReluKernels) {
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "fusion.conv_bn_relu");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "occurrences"), 5);
-  EXPECT_DOUBLE_EQ(Number(*f, "pattern_us"), 800);
+  ExpectNumbers(*f, {{"occurrences", 5}, {"pattern_us", 800}});
   EXPECT_DOUBLE_EQ(Number(*f, "pattern_pct_of_work"), 80);  // 800 us of a 1000 us step
   EXPECT_EQ(Text(*f, "level"), "kernels");
   EXPECT_EQ(Text(*f, "example"),
@@ -69,11 +68,7 @@ TEST(RuleFamilies, FusionNamesTheModulesHoldingItsKernels) {
   ASSERT_NE(f, nullptr);
   EXPECT_DOUBLE_EQ(Number(*f, "occurrences"), 5);
   // 4 x 160 us of the 800 us in the blocks, rolled up into one path; 160 us in the head: 20 %, named.
-  ASSERT_EQ(f->modules.size(), 2u);
-  EXPECT_EQ(f->modules[0].path, "Net_0.Block_*");
-  EXPECT_DOUBLE_EQ(f->modules[0].share, 0.8);
-  EXPECT_EQ(f->modules[1].path, "Net_0.Head_0");
-  EXPECT_DOUBLE_EQ(f->modules[1].share, 0.2);
+  ExpectModules(*f, {{"Net_0.Block_*", 0.8}, {"Net_0.Head_0", 0.2}});
 }
 
 TEST(RuleFamilies, FusionNeedsFiveOccurrences) {

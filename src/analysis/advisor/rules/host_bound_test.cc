@@ -25,8 +25,7 @@ TEST(RuleFamilies, LongHostPauseIsNotLaunchBound) {
   EXPECT_EQ(Find(result, "host.launch_bound"), nullptr);
   const Finding* pauses = Find(result, "host.pauses");
   ASSERT_NE(pauses, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*pauses, "pauses_per_step"), 1);
-  EXPECT_DOUBLE_EQ(Number(*pauses, "pause_us_per_step"), (Us(1'000'010) - Us(260)) / 1e3);
+  ExpectNumbers(*pauses, {{"pauses_per_step", 1}, {"pause_us_per_step", (Us(1'000'010) - Us(260)) / 1e3}});
 }
 
 // A 20 ms gap before a launch is the host elsewhere (a sleep before backward on a late rank), not launch
@@ -60,8 +59,7 @@ TEST(RuleFamilies, AFewLongHostGapsAreAStallNotLaunchOverhead) {
   const AdvisorResult result = AdviseWith(t.Finish());
   const Finding* launch = Find(result, "host.launch_bound");
   ASSERT_NE(launch, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*launch, "host_stalls_per_step"), 1);
-  EXPECT_DOUBLE_EQ(Number(*launch, "host_stall_us"), 2'010);
+  ExpectNumbers(*launch, {{"host_stalls_per_step", 1}, {"host_stall_us", 2'010}});
   EXPECT_NE(launch->title.find("mostly in gaps >= 1 ms"), std::string::npos) << launch->title;
   EXPECT_EQ(launch->strategy.find("graph in"), std::string::npos) << launch->strategy;
   EXPECT_NE(launch->strategy.find("Find what the host runs in those gaps"), std::string::npos);
@@ -86,9 +84,7 @@ TEST(RuleFamilies, FrameworkOverheadInAOneOffSetUpIsSaidSo) {
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("inside 'ddp_init', which runs once"), std::string::npos) << f->title;
   EXPECT_EQ(Text(*f, "one_off_region"), "ddp_init");
-  EXPECT_DOUBLE_EQ(Number(*f, "one_off_region_us"), 8000);
-  EXPECT_DOUBLE_EQ(Number(*f, "overhead_us"), 9250);
-  EXPECT_DOUBLE_EQ(Number(*f, "one_off_outside_ops_us"), 7800);
+  ExpectNumbers(*f, {{"one_off_region_us", 8000}, {"overhead_us", 9250}, {"one_off_outside_ops_us", 7800}});
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, Us(9250 - 7800));
   EXPECT_NE(result.dominant_reason.find("the trace marks no steps and most of it is 'ddp_init', which runs once"),
             std::string::npos)

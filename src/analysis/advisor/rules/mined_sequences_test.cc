@@ -125,12 +125,6 @@ TEST(MinedSequences, GpuKernelsNamedByTheirOperatorsWithTheirSourceLine) {
   }
 }
 
-}  // namespace
-}  // namespace tuneprof::rule_test
-
-namespace tuneprof::rule_test {
-namespace {
-
 TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
   Trace trace = npu_step::NpuStep();
   Details d(&trace);
@@ -141,12 +135,6 @@ TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
   ASSERT_NE(f, nullptr);
   EXPECT_LE(Number(*f, "sequences"), 20);
 }
-
-}  // namespace
-}  // namespace tuneprof::rule_test
-
-namespace tuneprof::rule_test {
-namespace {
 
 // An NPU run without kernel_details: tasks named by their operators; a sequence the API-replacement table
 // knows is routed to its fused API.
@@ -173,12 +161,6 @@ TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
   EXPECT_NE(Text(*f, "top_sequences").find("route: fused API torch_npu.npu_add_layer_norm"), std::string::npos)
       << Text(*f, "top_sequences");
 }
-
-}  // namespace
-}  // namespace tuneprof::rule_test
-
-namespace tuneprof::rule_test {
-namespace {
 
 // A torch_npu rank read from its summaries alone: no timeline, so no launch gaps to measure.
 TEST(MinedSequences, NoHostBoundWithoutAHostTimeline) {

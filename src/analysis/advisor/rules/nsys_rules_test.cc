@@ -52,8 +52,7 @@ TEST(NsysRules, GapOnOneOfTwoDevicesIsFoundPerDevice) {
   EXPECT_EQ(Find(result, "idle.gpu_gaps"), nullptr);
   const Finding* gaps = Find(result, "idle.gpu_gaps_per_device");
   ASSERT_NE(gaps, nullptr);
-  EXPECT_EQ(Number(*gaps, "gaps"), 1);
-  EXPECT_DOUBLE_EQ(Number(*gaps, "longest_gap_us"), 720000);
+  ExpectNumbers(*gaps, {{"gaps", 1}, {"longest_gap_us", 720000}});
 }
 
 TEST(NsysRules, LowTimeUtilizationChunksArePerDevice) {
@@ -105,8 +104,7 @@ TEST(NsysRules, SynchronousMemcpyAndPinnedMemsetAreFound) {
   const AdvisorResult result = Advise(trace);
   const Finding* f = Find(result, "host.sync_memcpy");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Number(*f, "sync_copy_calls"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_copy_us_per_step"), 540);
+  ExpectNumbers(*f, {{"sync_copy_calls", 2}, {"sync_copy_us_per_step", 540}});
 }
 
 TEST(NsysRules, AsyncCopiesOnlyFireNothing) {

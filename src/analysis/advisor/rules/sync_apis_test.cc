@@ -7,11 +7,16 @@
 namespace tuneprof::rule_test {
 namespace {
 
+// Starts `t` with step 1 over [0, 1000 us) and a GEMM launched at 10 us that runs from 20 us for `gemm_us`.
+void StepWithLaunchedGemm(HandBuiltTrace* t, double gemm_us) {
+  t->Step(1, 0, Us(1000));
+  t->Launch(Us(10), 1);
+  t->Kernel("gemm", Us(20), Us(gemm_us), 1);
+}
+
 TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Launch(Us(10), 1);
-  t.Kernel("gemm", Us(20), Us(300), 1);
+  StepWithLaunchedGemm(&t, 300);
   t.Host(EventKind::kRuntime, "cudaDeviceSynchronize", Us(20), Us(300));
   t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(400), Us(20));
   const Trace trace = t.Finish();
@@ -19,8 +24,7 @@ TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
   const Finding* f = Find(result, "host.sync_apis");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kHost);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_calls"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_us_per_step"), 320);
+  ExpectNumbers(*f, {{"sync_calls", 2}, {"sync_us_per_step", 320}});
   EXPECT_DOUBLE_EQ(*f->value, 32);
   EXPECT_EQ(Text(*f, "calls"), "cudaDeviceSynchronize x1 (300.0 us), cudaStreamSynchronize x1 (20.0 us)");
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, std::min(320e3, result.ranks[0].split.part(TimePart::kHostWait)));
@@ -43,43 +47,33 @@ TEST(RuleFamilies, SynchronizeCallsNameTheModulesThatMadeThem) {
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "host.sync_apis");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(f->modules.size(), 2u);
-  EXPECT_EQ(f->modules[0].path, "Net_0.Head_0");
-  EXPECT_DOUBLE_EQ(f->modules[0].share, 300.0 / 420);
-  EXPECT_EQ(f->modules[1].path, "Net_0");
-  EXPECT_DOUBLE_EQ(f->modules[1].share, 100.0 / 420);
+  ExpectModules(*f, {{"Net_0.Head_0", 300.0 / 420}, {"Net_0", 100.0 / 420}});
 }
 
 TEST(RuleFamilies, SynchronizeAfterTheLastStepIsNotCounted) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Launch(Us(10), 1);
-  t.Kernel("gemm", Us(20), Us(300), 1);
+  StepWithLaunchedGemm(&t, 300);
   t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(900), Us(200));  // half of it inside the step
   t.Host(EventKind::kRuntime, "cudaDeviceSynchronize", Us(1200), Us(2000));
   const AdvisorResult result = AdviseWith(t.Finish());
   const Finding* f = Find(result, "host.sync_apis");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_calls"), 1);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_us_per_step"), 100);
+  ExpectNumbers(*f, {{"sync_calls", 1}, {"sync_us_per_step", 100}});
   EXPECT_EQ(Text(*f, "calls"), "cudaStreamSynchronize x1 (100.0 us)");
 }
 
 // Two threads waiting at once wait once: the union per process, never more than the step.
 TEST(RuleFamilies, SynchronizeCallsOnTwoThreadsAtOnce) {
   HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Launch(Us(10), 1);
-  t.Kernel("gemm", Us(20), Us(900), 1);
+  StepWithLaunchedGemm(&t, 900);
   t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(20), Us(900));
   t.HostThread(2, EventKind::kRuntime, "cudaStreamSynchronize", Us(50), Us(900));
   const Trace trace = t.Finish();
   const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "host.sync_apis");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_calls"), 2);
-  EXPECT_DOUBLE_EQ(Number(*f, "sync_us_per_step"), 930);  // [20, 950) us, not 1,800 us
-  EXPECT_DOUBLE_EQ(*f->value, 93);
+  // The union: [20, 950) us, not 1,800 us.
+  ExpectFinding(*f, 93, {{"sync_calls", 2}, {"sync_us_per_step", 930}});
 }
 
 }  // namespace
