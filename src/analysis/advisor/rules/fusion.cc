@@ -14,6 +14,7 @@
 #include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/fusion_patterns.h"
 #include "analysis/advisor/op_sequences.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
@@ -89,42 +90,23 @@ std::vector<uint32_t> MatchedEvents(const std::vector<OpSequence>& sequences, co
 
 double WorkTimeNs(const RankEvidence& rank) { return rank.split.step_ns * static_cast<double>(rank.split.steps); }
 
-void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, size_t pattern,
-            const PatternTotals& totals, std::vector<Finding>* out) {
+void Report(const RankEvidence& rank, const AdvisorConfig& config, const std::vector<OpSequence>& sequences,
+            size_t pattern, const PatternTotals& totals, std::vector<Finding>* out) {
   const bool generic = pattern == FusionLibrary().size();
   const PatternMatch& example = *totals.example;
   const OpSequence& sequence = sequences[example.sequence];
-  Finding f;
-  f.id = generic ? std::string(kElementwiseChainId) : std::string(FusionLibrary()[pattern].id);
-  f.category = generic ? FindingCategory::kMemory : FindingCategory::kCompute;
+  Finding f = NewFinding(generic ? kElementwiseChainId : FusionLibrary()[pattern].id, rank, config);
   const std::string shape = generic ? "runs of 3+ element-wise operators" : std::string(FusionLibrary()[pattern].shape);
   f.title = fmt::format("{} unfused {} ({} per step)", totals.count, shape,
                         FormatDuration(PerStep(rank, static_cast<double>(totals.time_ns))));
-  f.metric = "occurrences and time of the operator sequence";
   f.value = static_cast<double>(totals.count);
-  f.unit = "count";
-  f.saves_from = TimePart::kMemoryBound;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(totals.saved_ns));
-  f.gain_model = generic || FusionLibrary()[pattern].gain == FusionGain::kOnePass
-                     ? "one fused pass costs the longest member: sum - max of each occurrence"
-                     : "the members around the matmul/conv fold into its kernel: their time";
   f.AddNumber("occurrences", static_cast<double>(totals.count), "count");
   f.AddNumber("pattern_us", static_cast<double>(totals.time_ns) / 1e3, "us");
   f.AddNumber("pattern_pct_of_work", 100 * static_cast<double>(totals.time_ns) / WorkTimeNs(rank), "%");
   f.AddText("level", sequence.level == SequenceLevel::kHostOps ? "host operators" : "kernels");
   f.AddText("example", ExampleNames(*rank.trace, sequence, example));
-  if (generic) {
-    f.strategy =
-        "Let a compiler fuse chains of element-wise operators into single kernels: each separate operator "
-        "reads and writes the whole tensor again.";
-    f.apis = {std::string(ForPlatform(rank, "torch.compile(model)",
-                                      "torch.compile(model, backend=torchair) / graph mode", "torch.compile(model)"))};
-  } else {
-    const FusionPattern& p = FusionLibrary()[pattern];
-    f.strategy = std::string(p.strategy);
-    f.apis = {std::string(ForPlatform(rank, p.api_cuda, p.api_npu, p.api_cpu))};
-    SayVersions(rank, p.id, &f);
-  }
+  if (!generic) SayVersions(rank, FusionLibrary()[pattern].id, &f);
   SayCallSite(rank, sequence, example, &f);
   SayModules(rank, MatchedEvents(sequences, totals), &f);
   out->push_back(std::move(f));
@@ -165,7 +147,7 @@ void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, s
     const PatternTotals*& kept = best[key.first];
     if (!kept || t.saved_ns > kept->saved_ns) kept = &t;
   }
-  for (const auto& [pattern, t] : best) Report(rank, sequences, pattern, *t, out);
+  for (const auto& [pattern, t] : best) Report(rank, config, sequences, pattern, *t, out);
 }
 
 }  // namespace tuneprof
