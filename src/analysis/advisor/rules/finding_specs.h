@@ -40,7 +40,8 @@ struct FindingSpec {
   PlatformApis apis;
 };
 
-// Every finding with a row, in no particular order (ids are unique).
+// Every finding with a row, in no particular order (ids are unique): the rows the rules register with
+// themselves (rules.h TUNEPROF_ADVISOR_RULE).
 std::span<const FindingSpec> FindingSpecs();
 
 // The row of `id`; nullptr when it has none.
