@@ -95,7 +95,8 @@ TUNEPROF_ADVISOR_RULE(
      .metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul",
      .unit = "GB/s",
      .threshold = threshold::kSdmaContentionGbps,
-     .gain_model = "unknown: the collective's bandwidth without the overlapping matmul is not measured",
+     .gain = GainKind::kUnknown,
+     .gain_model = "the collective's bandwidth without the overlapping matmul is not measured",
      .strategy = "Collectives and matmuls compete for HBM bandwidth. Compare a run with and without the overlap; "
                  "schedule the large matmuls away from the collectives (or the collectives into compute phases "
                  "that are not memory-heavy).",

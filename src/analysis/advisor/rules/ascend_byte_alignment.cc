@@ -62,7 +62,8 @@ TUNEPROF_ADVISOR_RULE(
      .metric =
          "off-chip SDMA Memcpy / Reduce_Inline tasks larger than the alignment whose size is not a multiple of it",
      .unit = "count",
-     .gain_model = "unknown: the aligned transfer's time is not measured",
+     .gain = GainKind::kUnknown,
+     .gain_model = "the aligned transfer's time is not measured",
      .apis = SameApis("pad the communicated tensor's last dimension so numel x itemsize % 512 == 0")});
 
 }  // namespace tuneprof

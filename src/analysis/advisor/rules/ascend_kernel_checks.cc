@@ -183,7 +183,8 @@ TUNEPROF_ADVISOR_RULE(
      .metric = "kernel_details operators longer than the threshold whose vec/mac/scalar/mte1/mte2/mte3 ratios all stay "
                "at or below the bound ratio",
      .unit = "count",
-     .gain_model = "unknown: what re-tiling (AOE) recovers is not in the trace",
+     .gain = GainKind::kUnknown,
+     .gain_model = "what re-tiling (AOE) recovers is not in the trace",
      .strategy = "No pipeline of these operators is busy: their tiling or data layout leaves the cores waiting. Tune "
                  "them with AOE operator tuning, or change the shapes or dtypes they get.",
      .apis = SameApis("aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator tuning)")});
@@ -195,7 +196,8 @@ TUNEPROF_ADVISOR_RULE(
      .saves_from = TimePart::kComputeBound,
      .metric = "static-shape kernel_details operators whose Block Dim is not a multiple of the core count",
      .unit = "count",
-     .gain_model = "upper bound: each operator's time x the idle share of its waves, 1 - block_dim / (waves x cores)",
+     .gain = GainKind::kUpperBound,
+     .gain_model = "each operator's time x the idle share of its waves, 1 - block_dim / (waves x cores)",
      .apis = SameApis(
          "pad or reshape the operator's inputs so the tiling divides by the core count; AOE operator tuning")});
 
@@ -206,7 +208,8 @@ TUNEPROF_ADVISOR_RULE(
      .saves_from = TimePart::kHostWait,
      .metric = "kernel_details OP State: every operator with a state is dynamic",
      .unit = "count",
-     .gain_model = "unknown: the host time spent on online compilation per shape is not separated in the trace",
+     .gain = GainKind::kUnknown,
+     .gain_model = "the host time spent on online compilation per shape is not separated in the trace",
      .strategy = "The whole run uses dynamic-shape operators; switch off online compilation so that the prebuilt "
                  "binary kernels are used, and keep the internal formats off.",
      .apis = SameApis(

@@ -492,9 +492,9 @@ TUNEPROF_ADVISOR_RULE(
      .metric = "kernel_details PipeUtilization ratios per operator name and shape (vector types >= min share, large "
                "matmuls, FlashAttention) against msprof-analyze's pipeline limits",
      .unit = "%",
-     .gain_model =
-         "upper bound: each shape with optimization space x (1 - its busiest pipeline's ratio / that pipeline's "
-         "limit), the time left if that pipeline ran at its limit",
+     .gain = GainKind::kUpperBound,
+     .gain_model = "each shape with optimization space x (1 - its busiest pipeline's ratio / that pipeline's "
+                   "limit), the time left if that pipeline ran at its limit",
      .strategy =
          "Shapes with optimization space keep every pipeline below its limit: tune them with AOE, or change the "
          "layout that makes them (a TransData pair around an operator means a format change: keep tensors in "

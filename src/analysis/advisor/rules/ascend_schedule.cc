@@ -199,7 +199,8 @@ TUNEPROF_ADVISOR_RULE(
      .metric = "events whose name contains syncbatchnorm",
      .unit = "count",
      .threshold = threshold::kSyncBatchNormCount,
-     .gain_model = "unknown: the statistics exchange of SyncBatchNorm is not separated from its compute",
+     .gain = GainKind::kUnknown,
+     .gain_model = "the statistics exchange of SyncBatchNorm is not separated from its compute",
      .strategy = "Every SyncBatchNorm layer exchanges statistics across devices in forward and backward. Use plain "
                  "BatchNorm when the per-device batch is large enough, or a fused SyncBatchNorm forward.",
      .apis = SameApis("drop torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)")});

@@ -158,6 +158,7 @@ TUNEPROF_ADVISOR_RULE(RuleCommDomains,
                        .saves_from = TimePart::kCommunication,
                        .metric = "a named communication domain's exposed time per step / step time",
                        .unit = "% of step",
-                       .gain_model = "unknown: what a resized domain or another primitive costs is not in the trace"});
+                       .gain = GainKind::kUnknown,
+                       .gain_model = "what a resized domain or another primitive costs is not in the trace"});
 
 }  // namespace tuneprof

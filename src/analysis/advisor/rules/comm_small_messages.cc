@@ -169,7 +169,8 @@ TUNEPROF_ADVISOR_RULE(
      .category = FindingCategory::kCommunication,
      .saves_from = TimePart::kCommunication,
      .metric = "communication.json operators whose transit size over SDMA / RDMA is below the transport's limit",
-     .gain_model = "unknown: the time the same data takes in fewer, larger packets is not measured",
+     .gain = GainKind::kUnknown,
+     .gain_model = "the time the same data takes in fewer, larger packets is not measured",
      .strategy =
          "Send fewer, larger packets: where the small operators are data-parallel gradients, raise the batch or "
          "accumulate gradients over more micro-batches; use ZeRO-1/2 rather than ZeRO-3 where memory allows; use "

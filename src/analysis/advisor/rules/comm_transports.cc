@@ -113,7 +113,8 @@ TUNEPROF_ADVISOR_RULE(
      .saves_from = TimePart::kCommunication,
      .metric = "communication.json RDMA Transit Time of an operation every rank spent as long in",
      .unit = "count",
-     .gain_model = "unknown: what the transfer takes without retransmission is not in the trace",
+     .gain = GainKind::kUnknown,
+     .gain_model = "what the transfer takes without retransmission is not in the trace",
      .strategy =
          "Check that the RDMA transit time of these operations is right, then the network: the switch and NIC "
          "configuration (PFC / ECN, HCCL_RDMA_TC and HCCL_RDMA_SL matching the switch), the port error counters and "

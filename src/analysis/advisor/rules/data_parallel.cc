@@ -108,7 +108,8 @@ TUNEPROF_ADVISOR_RULE(
      .category = FindingCategory::kCommunication,
      .saves_from = TimePart::kCommunication,
      .metric = "DataParallel.forward ranges and devices with work",
-     .gain_model = "unknown: the DistributedDataParallel run is not measured",
+     .gain = GainKind::kUnknown,
+     .gain_model = "the DistributedDataParallel run is not measured",
      .strategy = "DataParallel replicates the model and scatters the batch from one Python thread every step; use "
                  "DistributedDataParallel with one process per device.",
      .apis = ApisPerPlatform(
@@ -122,7 +123,8 @@ TUNEPROF_ADVISOR_RULE(
      .category = FindingCategory::kCommunication,
      .saves_from = TimePart::kCommunication,
      .metric = "DistributedDataParallel.forward without NCCL communication on a GPU of compute capability >= 3.5",
-     .gain_model = "unknown: the NCCL run is not measured",
+     .gain = GainKind::kUnknown,
+     .gain_model = "the NCCL run is not measured",
      .strategy = "NCCL is the fastest backend for DistributedDataParallel on GPUs (gloo copies through the host).",
      .apis = SameApis("torch.distributed.init_process_group(backend=\"nccl\")")});
 

@@ -1,8 +1,10 @@
 #include "analysis/advisor/rules/finding_specs.h"
 
+#include <array>
 #include <cstdlib>
 
 #include "analysis/advisor/platform.h"
+#include "base/enum_names.h"
 
 namespace tuneprof {
 namespace {
@@ -17,6 +19,12 @@ void AddApis(std::string_view lines, Finding* f) {
 }
 
 }  // namespace
+
+std::string_view GainKindWords(GainKind kind) {
+  static constexpr std::array<std::string_view, 5> kWords = {
+      "", "upper bound: ", "unknown: ", "partly unknown: ", "none claimed: "};
+  return EnumName(kind, kWords, "");
+}
 
 const FindingSpec* FindingSpecOf(std::string_view id) {
   for (const FindingSpec& spec : FindingSpecs()) {
@@ -35,7 +43,7 @@ Finding NewFinding(std::string_view id, const RankEvidence& rank, const AdvisorC
   if (!spec->metric.empty()) f.metric = spec->metric;
   f.unit = std::string(spec->unit);
   if (!spec->threshold.empty()) f.threshold = config.Get(spec->threshold);
-  f.gain_model = std::string(spec->gain_model);
+  f.gain_model = std::string(GainKindWords(spec->gain)) + std::string(spec->gain_model);
   f.strategy = std::string(spec->strategy);
   if (spec->apis.any) AddApis(ForPlatform(rank, spec->apis.cuda, spec->apis.npu, spec->apis.cpu), &f);
   return f;

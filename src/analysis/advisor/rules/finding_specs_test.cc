@@ -72,5 +72,17 @@ TEST(FindingSpecs, ApisOnePerLine) {
   EXPECT_EQ(std::string_view(f.apis[1]), "torch.inference_mode() for evaluation");
 }
 
+TEST(FindingSpecs, GainKindOpensTheGainModel) {
+  const Finding unknown = NewFinding("compute.ai_cpu_ops", RankEvidence{}, AdvisorConfig{});
+  EXPECT_TRUE(std::string_view(unknown.gain_model).starts_with("unknown: the AI Core time")) << unknown.gain_model;
+  EXPECT_TRUE(unknown.gain_unknown());
+  const Finding estimated = NewFinding("data.slow_dataloader", RankEvidence{}, AdvisorConfig{});
+  EXPECT_EQ(estimated.gain_model, "the DataLoader time not hidden under other work");
+  for (const FindingSpec& spec : FindingSpecs()) {
+    // The kind is data: a row's words never repeat it.
+    EXPECT_FALSE(spec.gain_model.starts_with("unknown") || spec.gain_model.starts_with("upper bound:")) << spec.id;
+  }
+}
+
 }  // namespace
 }  // namespace tuneprof

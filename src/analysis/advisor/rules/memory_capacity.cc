@@ -99,7 +99,8 @@ TUNEPROF_ADVISOR_RULE(
      .metric = "peak reserved (else allocated) / device memory",
      .unit = "%",
      .threshold = threshold::kMemoryPeakPct,
-     .gain_model = "none claimed: headroom against out-of-memory and allocator churn",
+     .gain = GainKind::kNoneClaimed,
+     .gain_model = "headroom against out-of-memory and allocator churn",
      .strategy = "Lower the peak: recompute activations instead of storing them, shard optimizer state and "
                  "gradients, use a smaller micro-batch with gradient accumulation, and free references early.",
      .apis = SameApis("torch.utils.checkpoint.checkpoint\nFSDP / ZeRO (DeepSpeed)\ngradient accumulation")},
