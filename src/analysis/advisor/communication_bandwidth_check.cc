@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "analysis/advisor/utilizations.h"
+#include "model/producer_facts.h"
 
 namespace tuneprof {
 namespace {
@@ -133,7 +134,7 @@ void ExplainUnknownGpuCommunication(const RankEvidence& rank, UtilizationCheck* 
   const auto& collectives = rank.comm->collectives;
   const int64_t sized = std::count_if(collectives.begin(), collectives.end(),
                                       [](const Collective& c) { return c.bytes != kNoId && c.bytes > 0; });
-  const bool nsys = rank.trace->metadata().format == TraceFormat::kNsysSqlite;
+  const bool nsys = ProducerFactsOf(rank.trace->metadata().format).nsight_systems;
   if (collectives.empty()) {
     check->measured_as = "unknown: no collectives in the trace";
     check->how_to_measure =

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "analysis/advisor/utilizations.h"
+#include "model/producer_facts.h"
 
 namespace tuneprof {
 namespace {
@@ -35,7 +36,7 @@ std::string GpuUnitsMeasuredAs(const RankEvidence& rank) {
   const RankComputeUnits& compute = *rank.compute;
   const GpuUnitSums& gpu = compute.total.gpu;
   std::string source;
-  if (rank.trace->metadata().format == TraceFormat::kNsysSqlite) {
+  if (ProducerFactsOf(rank.trace->metadata().format).nsight_systems) {
     source = "estimated from launch configurations (grid blocks / SMs";
     source += compute.sm_limits_from_profile ? " of " + ChipLabel(rank.hardware) + ")" : " of the device properties)";
   } else {

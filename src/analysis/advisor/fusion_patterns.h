@@ -38,13 +38,9 @@ struct FusionPattern {
   std::span<const PatternElement> elements;
   FusionGain gain = FusionGain::kOnePass;
   FusionGain gain_in_training = FusionGain::kOnePass;
-  std::string_view strategy;
-  std::string_view api_cuda;
-  std::string_view api_npu;
-  std::string_view api_cpu;
 };
 
-// The library, in matching priority; the generic element-wise chain is not in it (see above).
+// The library, in matching priority (what its findings say is in their spec rows, rules/fusion.cc); the generic element-wise chain is not in it (see above).
 std::span<const FusionPattern> FusionLibrary();
 constexpr std::string_view kElementwiseChainId = "fusion.elementwise_chain";
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/rules/finding_specs.h"
+
 namespace tuneprof {
 namespace {
 
@@ -126,6 +128,16 @@ TEST(FusionPatterns, MatchesAreFoundPerSequence) {
   EXPECT_EQ(matches[0].sequence, 1u);
   EXPECT_EQ(IdOf(matches[1]), "fusion.conv_bn_relu");
   EXPECT_EQ(matches[1].sequence, 0u);
+}
+
+// What a pattern's finding says of its gain (its row, rules/fusion.cc) is how the pattern's match saves.
+TEST(FusionLibrary, EachPatternsRowSaysHowItsMatchSaves) {
+  for (const FusionPattern& pattern : FusionLibrary()) {
+    const FindingSpec* row = FindingSpecOf(pattern.id);
+    ASSERT_NE(row, nullptr) << pattern.id;
+    EXPECT_EQ(row->gain_model.starts_with("one fused pass"), pattern.gain == FusionGain::kOnePass) << pattern.id;
+  }
+  ASSERT_NE(FindingSpecOf(kElementwiseChainId), nullptr);
 }
 
 }  // namespace

@@ -177,4 +177,72 @@ void RuleAllocatorApi(const RankEvidence& rank, const AdvisorConfig& config, std
   out->push_back(std::move(f));
 }
 
+TUNEPROF_ADVISOR_RULE(
+    RuleAscendOpCompile, (RuleRow{.order = 280, .thresholds = "op_compile_count"}),
+    {.id = "host.op_compile",
+     .category = FindingCategory::kHost,
+     .saves_from = TimePart::kHostWait,
+     .metric = "AscendCL@aclopCompileAndExecute calls",
+     .unit = "count",
+     .threshold = threshold::kOpCompileCount,
+     .gain_model = "the aclopCompileAndExecute time per step, from the device's wait for the host",
+     .strategy = "Operators are compiled while the model runs; use the prebuilt binary kernels instead of online "
+                 "compilation.",
+     .apis = SameApis(
+         "torch_npu.npu.set_compile_mode(jit_compile=False)\ntorch_npu.npu.config.allow_internal_format = False")});
+
+TUNEPROF_ADVISOR_RULE(
+    RuleSyncBatchNorm, (RuleRow{.order = 290, .thresholds = "sync_batchnorm_count"}),
+    {.id = "communication.sync_batchnorm",
+     .category = FindingCategory::kCommunication,
+     .saves_from = TimePart::kCommunication,
+     .metric = "events whose name contains syncbatchnorm",
+     .unit = "count",
+     .threshold = threshold::kSyncBatchNormCount,
+     .gain = GainKind::kUnknown,
+     .gain_model = "the statistics exchange of SyncBatchNorm is not separated from its compute",
+     .strategy = "Every SyncBatchNorm layer exchanges statistics across devices in forward and backward. Use plain "
+                 "BatchNorm when the per-device batch is large enough, or a fused SyncBatchNorm forward.",
+     .apis = SameApis("drop torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)")});
+
+TUNEPROF_ADVISOR_RULE(
+    RuleSynchronizeStream, (RuleRow{.order = 300, .thresholds = "sync_stream_co_occurrence_pct"}),
+    {.id = "host.synchronize_stream",
+     .category = FindingCategory::kHost,
+     .saves_from = TimePart::kHostWait,
+     .metric = "Node@launch calls directly followed by aclrtSynchronizeStream, share of launches",
+     .unit = "% of launches",
+     .threshold = threshold::kSyncStreamCoOccurrencePct,
+     .gain_model = "the host-wait time: synchronous launches keep the device waiting for the host",
+     .strategy = "Launches run synchronously, most likely because ASCEND_LAUNCH_BLOCKING=1 is set (a debugging "
+                 "switch); unset it, and remove per-operator synchronizations (.item(), .cpu()) from the loop.",
+     .apis = SameApis("unset ASCEND_LAUNCH_BLOCKING")});
+
+TUNEPROF_ADVISOR_RULE(
+    RuleGarbageCollection, (RuleRow{.order = 310, .thresholds = "gc_event_us"}),
+    {.id = "host.gc",
+     .category = FindingCategory::kHost,
+     .saves_from = TimePart::kHostWait,
+     .metric = "GC events at least the threshold long",
+     .unit = "count",
+     .gain_model = "the collections' time per step, from the host wait",
+     .strategy = "Python's garbage collector stops the training loop. Freeze the long-lived objects after setup and "
+                 "collect between steps instead of inside them.",
+     .apis = SameApis("gc.freeze() after model and optimizer setup\ngc.disable() around the step, gc.collect() between "
+                      "steps\ngc.set_threshold(...) with a larger generation-0 threshold")});
+
+TUNEPROF_ADVISOR_RULE(
+    RuleAllocatorApi, (RuleRow{.order = 320, .thresholds = "memory_operator_ms"}),
+    {.id = "memory.allocator_api",
+     .category = FindingCategory::kMemory,
+     .saves_from = TimePart::kHostWait,
+     .metric = "aclMallocMemInner + aclrtFreePhysical + aclrtFree time",
+     .unit = "ms",
+     .threshold = threshold::kMemoryOperatorMs,
+     .gain_model = "the allocator calls' time per step, from the host wait",
+     .strategy = "The caching allocator keeps returning memory to the driver and asking for it again. Let segments "
+                 "grow instead of splitting, and do not call empty_cache() in the loop.",
+     .apis = SameApis(
+         "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nremove torch_npu.npu.empty_cache() from the step")});
+
 }  // namespace tuneprof

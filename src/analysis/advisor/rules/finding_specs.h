@@ -3,6 +3,7 @@
 // its metric, unit and threshold key, how its gain is estimated, its strategy and the APIs it names on
 // each platform. A rule starts each finding from its row (NewFinding) and sets only what depends on the
 // data: title, value, evidence, gain, and any field its row leaves to it.
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -25,6 +26,13 @@ constexpr PlatformApis ApisPerPlatform(std::string_view cuda, std::string_view n
   return PlatformApis{true, cuda, npu, cpu};
 }
 
+// What kind of estimate a finding's gain is. Its words open the gain model's ("unknown: ..."), which is
+// how the reports and Finding::gain_unknown tell an unknown gain from a measured 0.
+enum class GainKind : uint8_t { kEstimated, kUpperBound, kUnknown, kPartlyUnknown, kNoneClaimed };
+
+// The words that open a gain model of `kind`: "" for an estimate, else e.g. "unknown: ".
+std::string_view GainKindWords(GainKind kind);
+
 struct FindingSpec {
   std::string_view id;
   FindingCategory category = FindingCategory::kCompute;
@@ -33,14 +41,16 @@ struct FindingSpec {
   std::string_view unit;
   // The advisor_config.h key its threshold reads; "" where the rule works its threshold out itself.
   std::string_view threshold;
-  // How its gain is estimated; "" where the rule's words depend on the data.
+  GainKind gain = GainKind::kEstimated;
+  // How its gain is estimated, after the kind's words; "" where the rule's words depend on the data.
   std::string_view gain_model;
   // What to change; "" where the rule's words depend on the data.
   std::string_view strategy;
   PlatformApis apis;
 };
 
-// Every finding with a row, in no particular order (ids are unique).
+// Every finding with a row, in no particular order (ids are unique): the rows the rules register with
+// themselves (rules.h TUNEPROF_ADVISOR_RULE).
 std::span<const FindingSpec> FindingSpecs();
 
 // The row of `id`; nullptr when it has none.

@@ -14,11 +14,32 @@
 #include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/fusion_patterns.h"
 #include "analysis/advisor/op_sequences.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 
 namespace tuneprof {
 namespace {
+
+// What every fusion finding's row says alike; the gain model as fusion_patterns.h's FusionGain of its pattern.
+constexpr std::string_view kFusionMetric = "occurrences and time of the operator sequence";
+constexpr std::string_view kOnePassGain = "one fused pass costs the longest member: sum - max of each occurrence";
+constexpr std::string_view kEpilogueGain = "the members around the matmul/conv fold into its kernel: their time";
+
+// A fusion finding's row: what every pattern's says alike, and the pattern's own gain, strategy and APIs.
+constexpr FindingSpec FusionRow(std::string_view id, std::string_view gain_model, std::string_view strategy,
+                                PlatformApis apis, FindingCategory category = FindingCategory::kCompute) {
+  FindingSpec row;
+  row.id = id;
+  row.category = category;
+  row.saves_from = TimePart::kMemoryBound;
+  row.metric = kFusionMetric;
+  row.unit = "count";
+  row.gain_model = gain_model;
+  row.strategy = strategy;
+  row.apis = apis;
+  return row;
+}
 
 struct PatternTotals {
   uint64_t count = 0;
@@ -89,42 +110,23 @@ std::vector<uint32_t> MatchedEvents(const std::vector<OpSequence>& sequences, co
 
 double WorkTimeNs(const RankEvidence& rank) { return rank.split.step_ns * static_cast<double>(rank.split.steps); }
 
-void Report(const RankEvidence& rank, const std::vector<OpSequence>& sequences, size_t pattern,
-            const PatternTotals& totals, std::vector<Finding>* out) {
+void Report(const RankEvidence& rank, const AdvisorConfig& config, const std::vector<OpSequence>& sequences,
+            size_t pattern, const PatternTotals& totals, std::vector<Finding>* out) {
   const bool generic = pattern == FusionLibrary().size();
   const PatternMatch& example = *totals.example;
   const OpSequence& sequence = sequences[example.sequence];
-  Finding f;
-  f.id = generic ? std::string(kElementwiseChainId) : std::string(FusionLibrary()[pattern].id);
-  f.category = generic ? FindingCategory::kMemory : FindingCategory::kCompute;
+  Finding f = NewFinding(generic ? kElementwiseChainId : FusionLibrary()[pattern].id, rank, config);
   const std::string shape = generic ? "runs of 3+ element-wise operators" : std::string(FusionLibrary()[pattern].shape);
   f.title = fmt::format("{} unfused {} ({} per step)", totals.count, shape,
                         FormatDuration(PerStep(rank, static_cast<double>(totals.time_ns))));
-  f.metric = "occurrences and time of the operator sequence";
   f.value = static_cast<double>(totals.count);
-  f.unit = "count";
-  f.saves_from = TimePart::kMemoryBound;
   f.uncapped_gain_ns = PerStep(rank, static_cast<double>(totals.saved_ns));
-  f.gain_model = generic || FusionLibrary()[pattern].gain == FusionGain::kOnePass
-                     ? "one fused pass costs the longest member: sum - max of each occurrence"
-                     : "the members around the matmul/conv fold into its kernel: their time";
   f.AddNumber("occurrences", static_cast<double>(totals.count), "count");
   f.AddNumber("pattern_us", static_cast<double>(totals.time_ns) / 1e3, "us");
   f.AddNumber("pattern_pct_of_work", 100 * static_cast<double>(totals.time_ns) / WorkTimeNs(rank), "%");
   f.AddText("level", sequence.level == SequenceLevel::kHostOps ? "host operators" : "kernels");
   f.AddText("example", ExampleNames(*rank.trace, sequence, example));
-  if (generic) {
-    f.strategy =
-        "Let a compiler fuse chains of element-wise operators into single kernels: each separate operator "
-        "reads and writes the whole tensor again.";
-    f.apis = {std::string(ForPlatform(rank, "torch.compile(model)",
-                                      "torch.compile(model, backend=torchair) / graph mode", "torch.compile(model)"))};
-  } else {
-    const FusionPattern& p = FusionLibrary()[pattern];
-    f.strategy = std::string(p.strategy);
-    f.apis = {std::string(ForPlatform(rank, p.api_cuda, p.api_npu, p.api_cpu))};
-    SayVersions(rank, p.id, &f);
-  }
+  if (!generic) SayVersions(rank, FusionLibrary()[pattern].id, &f);
   SayCallSite(rank, sequence, example, &f);
   SayModules(rank, MatchedEvents(sequences, totals), &f);
   out->push_back(std::move(f));
@@ -165,7 +167,62 @@ void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, s
     const PatternTotals*& kept = best[key.first];
     if (!kept || t.saved_ns > kept->saved_ns) kept = &t;
   }
-  for (const auto& [pattern, t] : best) Report(rank, sequences, pattern, *t, out);
+  for (const auto& [pattern, t] : best) Report(rank, config, sequences, pattern, *t, out);
 }
+
+TUNEPROF_ADVISOR_RULE(
+    RuleFusionPatterns, (RuleRow{.order = 90, .thresholds = "fusion_min_occurrences fusion_min_time_pct"}),
+    FusionRow(
+        "fusion.attention", kEpilogueGain,
+        "Replace the hand-written attention with a fused FlashAttention kernel: the scores matrix never goes "
+        "to memory and the softmax, masking and dropout run inside it.",
+        ApisPerPlatform(
+            "torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=..., dropout_p=..., is_causal=True)",
+            "torch_npu.npu_fusion_attention(q, k, v, head_num, input_layout=\"BNSD\", ...)",
+            "torch.nn.functional.scaled_dot_product_attention (uses the fused CPU flash kernel)")),
+    FusionRow(
+        "fusion.conv_bn_relu", kEpilogueGain,
+        "Fuse Conv-BatchNorm-ReLU: for inference fold BatchNorm into the convolution's weights and run the "
+        "activation as its epilogue; for training let a compiler fuse BatchNorm and the activation into one pass.",
+        ApisPerPlatform(
+            "torch.nn.utils.fusion.fuse_conv_bn_eval (inference), torch.compile(model), channels_last memory format",
+            "keep the Conv2D/BatchNorm/ReLU graph visible to CANN's ConvBatchnormFusionPass (graph mode, torchair)",
+            "torch.ao.quantization.fuse_modules(model, [[\"conv\", \"bn\", \"relu\"]]) / fuse_conv_bn_eval, "
+            "torch.compile")),
+    FusionRow("fusion.rms_norm", kOnePassGain, "Use one fused RMSNorm kernel instead of its element-wise pieces.",
+              ApisPerPlatform("torch.nn.functional.rms_norm / torch.nn.RMSNorm (torch >= 2.4), or torch.compile",
+                              "torch_npu.npu_rms_norm(x, gamma, epsilon)",
+                              "torch.nn.functional.rms_norm, or torch.compile")),
+    FusionRow("fusion.layer_norm", kOnePassGain, "Use the fused LayerNorm instead of its element-wise pieces.",
+              ApisPerPlatform("torch.nn.functional.layer_norm",
+                              "torch.nn.functional.layer_norm (npu_add_layer_norm when a residual add precedes it)",
+                              "torch.nn.functional.layer_norm")),
+    FusionRow("fusion.swiglu", kOnePassGain, "Fuse the SwiGLU gate (silu and the multiply) into one kernel.",
+              ApisPerPlatform("torch.compile(model), or a fused SwiGLU kernel", "torch_npu.npu_swiglu(x, dim=-1)",
+                              "torch.compile(model)")),
+    FusionRow("fusion.geglu", kOnePassGain, "Fuse the GeGLU gate into one kernel.",
+              ApisPerPlatform("torch.compile(model)", "torch_npu.npu_geglu(x, dim=-1, approximate=1)",
+                              "torch.compile(model)")),
+    FusionRow("fusion.rotary", kOnePassGain, "Apply the rotary embedding with one fused kernel.",
+              ApisPerPlatform("torch.compile(model), or a fused rotary kernel (e.g. flash_attn.layers.rotary)",
+                              "torch_npu.npu_rotary_mul(x, cos, sin)", "torch.compile(model)")),
+    FusionRow("fusion.matmul_epilogue", kEpilogueGain,
+              "Run the bias and activation as the GEMM's epilogue instead of separate passes over its output.",
+              ApisPerPlatform("torch.compile(model) (GEMM epilogue fusion), or torch._addmm_activation",
+                              "torch_npu fused matmul ops (e.g. npu_ffn) or graph mode", "torch.compile(model)")),
+    FusionRow("fusion.bias_dropout_add", kOnePassGain, "Fuse bias, dropout and the residual add into one kernel.",
+              ApisPerPlatform("torch.compile(model)", "graph mode / torch.compile with torchair",
+                              "torch.compile(model)")),
+    FusionRow("fusion.cast_chain", kOnePassGain,
+              "Remove dtype round trips: keep tensors in one dtype, or let autocast place the casts.",
+              ApisPerPlatform("torch.autocast(\"cuda\", dtype=torch.bfloat16), fewer .float()/.half() calls",
+                              "torch.autocast(\"npu\", dtype=torch.bfloat16)",
+                              "torch.autocast(\"cpu\", dtype=torch.bfloat16)")),
+    FusionRow(kElementwiseChainId, kOnePassGain,
+              "Let a compiler fuse chains of element-wise operators into single kernels: each separate operator "
+              "reads and writes the whole tensor again.",
+              ApisPerPlatform("torch.compile(model)", "torch.compile(model, backend=torchair) / graph mode",
+                              "torch.compile(model)"),
+              FindingCategory::kMemory));
 
 }  // namespace tuneprof

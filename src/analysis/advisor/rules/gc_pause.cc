@@ -1,9 +1,10 @@
 // host.gc_pause (msprof-analyze's conjectured GC): inside a step, a stretch of at least `gc_pause_ms` in
 // which nothing runs: no host operator, no runtime API call (CUDA, AscendCL) and no device work, between
 // work before and after it, and no other event (a Python frame) beginning or ending in it. A Python process
-// that stops that long between operators in the middle of a step is most often collecting garbage. Only Kineto and torch_npu traces: they draw every operator the host
-// runs, so their free time is free; an Nsight Systems export draws API calls only. A trace that records GC
-// events is left to host.gc, which measures them.
+// that stops that long between operators in the middle of a step is most often collecting garbage. Only
+// traces that draw every operator the host runs (ProducerFacts::host_ops_drawn: Kineto, torch_npu), so that
+// their free time is free; an Nsight Systems export draws API calls only. A trace that records GC events
+// is left to host.gc, which measures them.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
+#include "model/producer_facts.h"
 
 namespace tuneprof {
 namespace {
@@ -81,8 +83,7 @@ Pauses FindPauses(const Trace& trace, int64_t min_ns) {
 
 void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const Trace& trace = *rank.trace;
-  const TraceFormat format = trace.metadata().format;
-  if (format != TraceFormat::kKineto && format != TraceFormat::kTorchNpuTraceView) return;
+  if (!ProducerFactsOf(trace.metadata().format).host_ops_drawn) return;
   if (RecordsGc(trace)) return;
   const double limit_ms = config.Get(threshold::kGcPauseMs);
   const Pauses p = FindPauses(trace, static_cast<int64_t>(limit_ms * 1e6));
@@ -111,5 +112,17 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
       "log collections with gc.callbacks."));
   out->push_back(std::move(f));
 }
+
+TUNEPROF_ADVISOR_RULE(
+    RuleGcPause, (RuleRow{.order = 450, .thresholds = "gc_pause_ms"}),
+    {.id = "host.gc_pause",
+     .category = FindingCategory::kHost,
+     .saves_from = TimePart::kHostWait,
+     .metric = "stretches inside a step with no host operator, runtime API call or device work",
+     .unit = "ms",
+     .threshold = threshold::kGcPauseMs,
+     .gain_model = "the pauses' time per step, from the host wait (conjectured: the trace records no GC events)",
+     .apis = SameApis(
+         "gc.freeze() after model and optimizer setup\ngc.disable() around the step, gc.collect() between steps")});
 
 }  // namespace tuneprof

@@ -1,32 +1,80 @@
 #pragma once
-// Every advisor rule, one file each (or one small family per file), declared here, and their catalogue
-// (kRuleCatalogue, at the end). A rule reads one rank's evidence and appends the findings that fire, each
-// with its evidence, strategy and uncapped gain estimate.
-#include <array>
+// The advisor's rules and their catalogue. A rule reads one rank's evidence and appends the findings that
+// fire, each with its evidence, strategy and uncapped gain estimate. Each rule file ends with its
+// registration (TUNEPROF_ADVISOR_RULE below): the rule's function, its row of the catalogue and the spec
+// rows of the findings it emits. The build lists the registrations (cmake/advisor_rules.cmake), so adding a
+// rule touches its file, its test and its docs/advisor.md row, and no list.
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/api_replacements.h"
+#include "analysis/advisor/rules/finding_specs.h"
 
 namespace tuneprof {
 
 using RuleFunction = void (*)(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
-// One row of the rule catalogue (kRuleCatalogue below): what the advisor, its tests and its documentation
-// know of a rule besides its code.
-struct RuleSpec {
-  RuleFunction run = nullptr;
-  // The finding ids the rule can emit, space-separated; docs/advisor.md's Rules table lists each
-  // (advisor_docs_test.cc checks both ways).
-  std::string_view ids;
+// What a rule registers besides its function and its findings' rows.
+struct RuleRow {
+  // Its place in the run (smallest first; findings are ranked afterwards, so the order only fixes ties).
+  int order = 0;
   // The thresholds it reads (advisor_config.h ThresholdSpecs keys), space-separated.
   std::string_view thresholds;
   // It reads the run's other ranks (RankEvidence::cross), so it runs after every rank is reduced to its
   // summary: it reads no trace, only the rank's split, communication and identity.
   bool reads_other_ranks = false;
 };
+
+// One rule as its file registers it.
+struct RuleRegistration {
+  RuleFunction run = nullptr;
+  RuleRow row;
+  std::span<const FindingSpec> findings;  // one row per finding id it can emit
+};
+
+// Registers `function` with its RuleRow (in parentheses) and the spec rows of its findings, at the end of
+// its file in namespace tuneprof, at the start of a line (the build reads these lines):
+//   TUNEPROF_ADVISOR_RULE(RuleDataLoader, (RuleRow{.order = 60, .thresholds = "dataloader_pct"}),
+//                         {.id = "data.slow_dataloader", .category = FindingCategory::kData, ...});
+// Rows name only the fields they fix; GCC warns about the others in designated initializers, clang does not.
+// clang-format off
+#define TUNEPROF_ADVISOR_RULE(function, row, ...)                                                   \
+  _Pragma("GCC diagnostic push")                                                                    \
+  _Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"")                                \
+  constinit const FindingSpec kFindingSpecsOf##function[] = {__VA_ARGS__};                          \
+  constexpr RuleRow kRuleRowOf##function = row;                                                     \
+  _Pragma("GCC diagnostic pop")                                                                     \
+  extern const RuleRegistration kRuleRegistration##function;                                        \
+  constinit const RuleRegistration kRuleRegistration##function{function, kRuleRowOf##function,      \
+                                                               kFindingSpecsOf##function}
+// clang-format on
+
+// Every registration, in no particular order (the build's list of them).
+std::span<const RuleRegistration* const> RegisteredRules();
+
+// One row of the rule catalogue: what the advisor, its tests and its documentation know of a rule besides
+// its code, as its registration says.
+struct RuleSpec {
+  RuleFunction run = nullptr;
+  // The finding ids the rule can emit (its spec rows' ids), space-separated; docs/advisor.md's Rules
+  // table lists each (advisor_docs_test.cc checks both ways).
+  std::string_view ids;
+  std::string_view thresholds;     // RuleRow::thresholds
+  bool reads_other_ranks = false;  // RuleRow::reads_other_ranks
+};
+
+// The catalogue: one row per rule, in the order the advisor runs them.
+std::span<const RuleSpec> RuleCatalogue();
+
+// RuleCatalogue() under the name it had as a table: `for (const RuleSpec& spec : kRuleCatalogue)`.
+struct RuleCatalogueView {
+  auto begin() const { return RuleCatalogue().begin(); }
+  auto end() const { return RuleCatalogue().end(); }
+  size_t size() const { return RuleCatalogue().size(); }
+};
+inline constexpr RuleCatalogueView kRuleCatalogue;
 
 // The words of a space-separated catalogue list.
 std::vector<std::string_view> SplitWords(std::string_view list);
@@ -37,6 +85,10 @@ std::span<const RuleFunction> AllRules();
 // Whether the catalogue marks `rule` as reading the other ranks (RuleSpec::reads_other_ranks).
 bool RuleReadsOtherRanks(RuleFunction rule);
 
+// The rule that emits finding `id`; nullptr when none does.
+RuleFunction RuleEmitting(std::string_view id);
+
+// The rules' functions, for their tests (a rule added since is reached through RuleEmitting).
 void RuleComputeUtilization(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleTensorCores(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleExposedCommunication(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
@@ -90,63 +142,5 @@ bool ApiReplacementReportsOptimizer(std::string_view optimizer);
 // The fused torch_npu / MindSpeed API whose operator sequence is exactly `names` (aten:: dropped, lower
 // case, as the API-replacement table spells them); nullptr when none.
 const ApiReplacement* FusedApiFor(const std::vector<std::string_view>& names);
-
-// The catalogue: one row per rule, in the order the advisor runs them (findings are ranked afterwards, so
-// order only fixes ties). A rule's declaration above and its row here are all the advisor needs of it.
-inline constexpr std::array kRuleCatalogue = std::to_array<RuleSpec>({
-    {RuleComputeUtilization, "compute.unit_utilization", "compute_unit_utilization_pct"},
-    {RuleTensorCores, "compute.tensor_cores_unused", ""},
-    {RuleExposedCommunication, "communication.exposed", "exposed_communication_pct"},
-    {RuleHostBound, "host.launch_bound host.pauses host.framework_overhead",
-     "host_wait_pct tiny_kernel_us tiny_op_kib tiny_op_mflop tiny_op_us"},
-    {RuleSyncApis, "host.sync_apis", "sync_api_pct"},
-    {RuleDataLoader, "data.slow_dataloader", "dataloader_pct"},
-    {RuleCopies, "memory.exposed_memcpy memory.pageable_memcpy", "exposed_memcpy_pct"},
-    {RuleDeviceIdle, "idle.gpu_gaps idle.low_utilization", "gpu_gap_ms device_busy_pct gpu_time_util_chunks"},
-    {RuleFusionPatterns,
-     "fusion.attention fusion.conv_bn_relu fusion.rms_norm fusion.layer_norm fusion.swiglu fusion.geglu "
-     "fusion.rotary fusion.matmul_epilogue fusion.bias_dropout_add fusion.cast_chain fusion.elementwise_chain",
-     "fusion_min_occurrences fusion_min_time_pct"},
-    {RuleOptimizerLoop, "fusion.optimizer_foreach", "fusion_min_occurrences"},
-    {RuleAscendAiCpu, "compute.ai_cpu_ops", "ai_cpu_task_us"},
-    {RuleAscendEnvironment, "config.ascend_env", ""},
-    {RuleSyncMemcpy, "host.sync_memcpy", ""},
-    {RuleGpuGaps, "idle.gpu_gaps_per_device", "gpu_gap_ms"},
-    {RuleGpuUtilizationChunks, "idle.gpu_time_util_per_device", "device_busy_pct gpu_time_util_chunks"},
-    {RuleCommBandwidth, "communication.low_bandwidth", "communication_bandwidth_utilization_pct"},
-    {RuleCommSmallMessages, "communication.small_messages", "small_message_share_pct"},
-    {RuleCommStraggler, "communication.straggler", "comm_wait_ratio_pct", true},
-    {RulePipelineStageImbalance, "pipeline.stage_imbalance", "pipeline_imbalance_pct", true},
-    {RulePipelineBubble, "pipeline.bubble", "pipeline_bubble_pct pipeline_imbalance_pct", true},
-    {RuleCommDomains, "communication.domain", "exposed_communication_pct", true},
-    {RuleMemoryCapacity, "memory.peak_near_capacity memory.fragmentation",
-     "memory_peak_pct fragmentation_pct fragmentation_min_gib"},
-    {RuleFp32Matmul, "compute.fp32_matmul", "fp32_matmul_pct"},
-    {RuleAscendOperatorNoBound, "compute.operator_no_bound", "operator_no_bound_us operator_bound_ratio_pct"},
-    {RuleAscendBlockDim, "compute.block_dim", ""},
-    {RuleAscendDynamicShape, "config.dynamic_shape", ""},
-    {RuleAscendFrequency, "compute.ai_core_frequency", "ai_core_frequency_drop_pct"},
-    {RuleAscendOpCompile, "host.op_compile", "op_compile_count"},
-    {RuleSyncBatchNorm, "communication.sync_batchnorm", "sync_batchnorm_count"},
-    {RuleSynchronizeStream, "host.synchronize_stream", "sync_stream_co_occurrence_pct"},
-    {RuleGarbageCollection, "host.gc", "gc_event_us"},
-    {RuleAllocatorApi, "memory.allocator_api", "memory_operator_ms"},
-    {RuleBandwidthContention, "communication.bandwidth_contention", "sdma_contention_gbps"},
-    {RuleDataParallel, "communication.data_parallel", ""},
-    {RuleDdpBackend, "communication.ddp_backend", ""},
-    {RuleByteAlignment, "communication.byte_alignment", "sdma_alignment_bytes"},
-    {RuleMoeExpertBalance, "moe.expert_imbalance", "moe_expert_imbalance_pct", true},
-    {RuleAscendOperatorEfficiency, "compute.operator_efficiency",
-     "operator_efficiency_min_share_pct operator_efficiency_cube_min_mb cube_inner_axis_bytes attention_axis_multiple"},
-    {RuleCommSmallPackets, "communication.small_packets",
-     "small_packet_sdma_mb small_packet_rdma_mb small_packet_share_pct"},
-    {RuleApiReplacement, "fusion.api_replacement", "fusion_min_occurrences"},
-    {RuleCommSlowLink, "communication.slow_link", "", true},
-    {RuleCommRetransmission, "communication.retransmission", "", true},
-    {RuleMinedSequences, "fusion.mined_sequence",
-     "mined_sequence_min_occurrences mined_sequence_min_time_pct mined_sequence_host_gap_pct mined_sequence_mte_pct"},
-    {RuleAscendAiCpuDtype, "compute.aicpu_dtype", ""},
-    {RuleGcPause, "host.gc_pause", "gc_pause_ms"},
-});
 
 }  // namespace tuneprof

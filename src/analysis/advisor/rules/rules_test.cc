@@ -49,6 +49,21 @@ TEST(RuleCatalogue, ReadsOtherRanksFollowsTheRows) {
   EXPECT_FALSE(RuleReadsOtherRanks(RuleDataLoader));
 }
 
+TEST(RuleCatalogue, RegistrationsHaveDistinctOrdersAndRows) {
+  std::set<int> orders;
+  for (const RuleRegistration* rule : RegisteredRules()) {
+    EXPECT_TRUE(orders.insert(rule->row.order).second) << "order " << rule->row.order << " twice";
+    EXPECT_FALSE(rule->findings.empty()) << rule->row.order;
+  }
+  EXPECT_EQ(RegisteredRules().size(), kRuleCatalogue.size());
+}
+
+TEST(RuleCatalogue, RuleEmittingFindsTheRuleOfAnId) {
+  EXPECT_EQ(RuleEmitting("data.slow_dataloader"), RuleDataLoader);
+  EXPECT_EQ(RuleEmitting("fusion.rotary"), RuleFusionPatterns);
+  EXPECT_EQ(RuleEmitting("no.such_id"), nullptr);
+}
+
 TEST(RuleCatalogue, SplitWordsSkipsRepeatedSpaces) {
   EXPECT_EQ(SplitWords(" a  b "), (std::vector<std::string_view>{"a", "b"}));
   EXPECT_TRUE(SplitWords("").empty());
