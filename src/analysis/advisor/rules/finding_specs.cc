@@ -485,6 +485,11 @@ constexpr std::array kFindingSpecs = std::to_array<FindingSpec>({
      .saves_from = TimePart::kComputeBound,
      .metric = "tensor-core kernel share of kernel time",
      .unit = "%"},
+    {.id = "fusion.graph_fusion",
+     .category = kCompute,
+     .saves_from = TimePart::kMemoryBound,
+     .metric = "subgraphs of GE's compiled graph (DUMP_GE_GRAPH dumps) that a graph-fusion pass makes one operator",
+     .unit = "subgraphs"},
 });
 #pragma GCC diagnostic pop
 

@@ -82,6 +82,7 @@ void RuleCommRetransmission(const RankEvidence&, const AdvisorConfig&, std::vect
 void RuleMinedSequences(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendAiCpuDtype(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleGcPause(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleGraphFusion(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 // Whether fusion.api_replacement names a fused NPU optimizer for `optimizer` ("SGD.step"): on NPU the
 // optimizer rule then leaves that call site to it, one finding per call site.
@@ -147,6 +148,7 @@ inline constexpr std::array kRuleCatalogue = std::to_array<RuleSpec>({
      "mined_sequence_min_occurrences mined_sequence_min_time_pct mined_sequence_host_gap_pct mined_sequence_mte_pct"},
     {RuleAscendAiCpuDtype, "compute.aicpu_dtype", ""},
     {RuleGcPause, "host.gc_pause", "gc_pause_ms"},
+    {RuleGraphFusion, "fusion.graph_fusion", ""},
 });
 
 }  // namespace tuneprof
