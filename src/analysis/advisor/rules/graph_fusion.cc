@@ -100,11 +100,8 @@ std::vector<std::string_view> Split(std::string_view text, std::string_view sepa
   }
 }
 
-bool TypeIn(std::string_view type, std::string_view alternatives) {
-  for (std::string_view alternative : Split(alternatives, "|")) {
-    if (alternative == type) return true;
-  }
-  return false;
+bool TypeIn(std::string_view type, const std::vector<std::string_view>& alternatives) {
+  return std::find(alternatives.begin(), alternatives.end(), type) != alternatives.end();
 }
 
 // The graph's consumers of each op, in op order (compressed rows: consumers[first[i] .. first[i + 1])).
@@ -168,7 +165,8 @@ struct Occurrences {
 Occurrences Match(const Trace& trace, const GraphFusionPattern& pattern, const Consumers& consumers,
                   std::vector<bool>* used) {
   const std::vector<GeGraphOp>& ops = trace.ge_graphs().ops;
-  const std::vector<std::string_view> steps = Split(pattern.chain, " > ");
+  std::vector<std::vector<std::string_view>> steps;  // each step's types, split once
+  for (std::string_view step : Split(pattern.chain, " > ")) steps.push_back(Split(step, "|"));
   Occurrences found;
   found.pattern = &pattern;
   std::vector<uint32_t> chain;

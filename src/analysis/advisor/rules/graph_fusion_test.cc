@@ -129,6 +129,24 @@ TEST(GraphFusion, TheSameGraphDumpedTwiceIsCountedOnce) {
   EXPECT_NEAR(f->uncapped_gain_ns, 3e3, 1);
 }
 
+// One input read by 100,000 Sigmoid + Mul pairs: the matching stays linear in the graph's edges (every
+// Sigmoid's consumers are scanned once, not every consumer of the shared input per Sigmoid).
+TEST(GraphFusion, AWideGraphStaysLinear) {
+  Trace trace = npu_step::NpuStep();
+  Graph g(&trace);
+  const uint32_t x = g.Op("x", "Data");
+  constexpr int kPairs = 100'000;
+  for (int i = 0; i < kPairs; ++i) {
+    const uint32_t sig = g.Op("s" + std::to_string(i), "Sigmoid", {x});
+    g.Op("m" + std::to_string(i), "Mul", {x, sig});
+  }
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* f = Find(result, "fusion.graph_fusion");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Number(*f, "unfused_subgraphs"), kPairs);
+  EXPECT_NE(Text(*f, "patterns").find("s0 > m0; s1 > m1; s2 > m2; and 99997 more"), std::string::npos);
+}
+
 TEST(GraphFusion, QuietWithoutAGraph) {
   Trace trace = npu_step::NpuStep();
   EXPECT_EQ(Find(AdviseOneRank(trace), "fusion.graph_fusion"), nullptr);
