@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/byte_source.h"
+
 namespace tuneprof {
 namespace {
 
@@ -22,14 +24,10 @@ struct Token {
   std::string text;  // a word or a string's contents (adjacent strings joined)
 };
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
 // Protobuf text format, token by token, from a fixed buffer refilled from the file.
 class Tokenizer {
  public:
-  Tokenizer(std::FILE* file, const GeGraphLimits& limits) : file_(file), limits_(limits) {}
+  Tokenizer(ByteSource* source, const GeGraphLimits& limits) : source_(source), limits_(limits) {}
 
   // The next token; a malformed one sets error() and returns kEnd.
   Token Next() {
@@ -53,8 +51,10 @@ class Tokenizer {
   int Peek() {
     if (pos_ == len_) {
       if (!error_.empty()) return EOF;
-      len_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+      Result<size_t> read = source_->Read(buffer_.data(), buffer_.size());
+      len_ = read.ok() ? *read : 0;
       pos_ = 0;
+      if (!read.ok()) Fail(ReadError(read.status().message()));
       if (len_ == 0) return EOF;
       bytes_ += len_;
       if (bytes_ > limits_.max_bytes) {
@@ -172,7 +172,13 @@ class Tokenizer {
     return t;
   }
 
-  std::FILE* file_;
+  // The source's own message less the path it starts with (the error names the file once).
+  std::string ReadError(const std::string& message) const {
+    const std::string prefix = source_->path() + ": ";
+    return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
+  }
+
+  ByteSource* source_;
   const GeGraphLimits& limits_;
   std::vector<char> buffer_ = std::vector<char>(1 << 16);
   size_t pos_ = 0;
@@ -228,8 +234,8 @@ std::string_view BareType(std::string_view type) {
 
 class DumpReader {
  public:
-  DumpReader(std::FILE* file, const GeGraphLimits& limits, SideTableBuilder* out)
-      : tokens_(file, limits), limits_(limits), out_(out), table_(out->mutable_ge_graphs()) {}
+  DumpReader(ByteSource* source, const GeGraphLimits& limits, SideTableBuilder* out)
+      : tokens_(source, limits), limits_(limits), out_(out), table_(out->mutable_ge_graphs()) {}
 
   Status Read(const std::string& path) {
     const size_t ops_before = table_->ops.size();
@@ -401,9 +407,9 @@ bool IsGeGraphDumpName(std::string_view name) {
 }
 
 Status ReadGeGraphDump(const std::string& path, SideTableBuilder* out, const GeGraphLimits& limits) {
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
-  if (file == nullptr) return Status(StatusCode::kIoError, path + ": cannot be opened");
-  return DumpReader(file.get(), limits, out).Read(path);
+  auto source = OpenByteSource(path);  // refuses FIFOs and devices; records the file as read; gunzips
+  if (!source.ok()) return source.status();
+  return DumpReader(source->get(), limits, out).Read(path);
 }
 
 uint64_t ReadGeGraphDumps(const std::string& dir, SideTableBuilder* out) {

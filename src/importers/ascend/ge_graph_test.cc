@@ -3,6 +3,7 @@
 #include "importers/ascend/ge_graph.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -144,8 +145,16 @@ TEST_F(GeGraphTest, LimitsBoundDepthStringsOpsAndDims) {
   }
   Trace trace;
   SideTableBuilder out(&trace);
-  const Status missing = ReadGeGraphDump((dir_ / "absent_Build.txt").string(), &out);
-  EXPECT_NE(missing.message().find("absent_Build.txt: cannot be opened"), std::string::npos);
+  const std::string absent = (dir_ / "absent_Build.txt").string();
+  const Status missing = ReadGeGraphDump(absent, &out);
+  EXPECT_FALSE(missing.ok());
+  EXPECT_EQ(missing.message().find(absent + ": "), 0u) << missing.message();
+  const std::string fifo = (dir_ / "ge_proto_fifo_Build.txt").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const Status refused = ReadGeGraphDump(fifo, &out);  // refused at once, never waiting for a writer
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(refused.message().find(fifo + ": "), 0u) << refused.message();
+  EXPECT_EQ(ReadGeGraphDumps(dir_.string(), &out), 0u);  // a FIFO is no dump
 }
 
 TEST_F(GeGraphTest, ReadsEveryDumpInADirectoryAndWarnsOfBadOnes) {
