@@ -368,6 +368,24 @@ struct CommunicationTables {
 
 // A producer setting kept as text ("profiler_info.config.experimental_config._aic_metrics" ->
 // "ACL_AICORE_PIPE_UTILIZATION", "profiler_metadata.ENV_VARIABLES.HCCL_RDMA_TC" -> "").
+// One operator of a GE graph dump beside an Ascend rank directory (DUMP_GE_GRAPH's ge_proto_*_Build.txt
+// or ge_onnx_*.pbtxt, protobuf text format): what the graph-fusion check reads. Shapes and data types
+// are written as kernel_details writes them ("1,128;64", "DT_FLOAT16;DT_FLOAT16"), "" when the dump has none.
+struct GeGraphOp {
+  uint32_t file = 0;  // index into GeGraphTable::files
+  StringId graph;     // the graph's name
+  StringId name;
+  StringId type;
+  std::vector<uint32_t> inputs;  // the producing ops (indices into GeGraphTable::ops) of its data inputs
+  StringId output_shapes;
+  StringId output_data_types;
+};
+
+struct GeGraphTable {
+  std::vector<std::string> files;  // the dumps read, as found
+  std::vector<GeGraphOp> ops;      // in file order, a file's graphs one after another
+};
+
 struct MetadataEntry {
   std::string key;
   std::string value;  // strings unquoted; numbers, booleans, null and arrays as JSON text
@@ -458,6 +476,7 @@ class Trace {
   const CommunicationTables& communication() const { return communication_; }
   const std::vector<NpuMemoryRecord>& npu_memory_records() const { return npu_memory_records_; }
   const std::vector<NpuOperatorMemory>& npu_operator_memory() const { return npu_operator_memory_; }
+  const GeGraphTable& ge_graphs() const { return ge_graphs_; }
   // The kernel_details column named `name` ("aic_mac_ratio"), nullptr when the file had none.
   const NpuOpMetricColumn* kernel_metric(std::string_view name) const {
     StringId id;
@@ -499,6 +518,7 @@ class Trace {
   CommunicationTables communication_;
   std::vector<NpuMemoryRecord> npu_memory_records_;
   std::vector<NpuOperatorMemory> npu_operator_memory_;
+  GeGraphTable ge_graphs_;
   int64_t start_ns_ = kNoId;
   int64_t end_ns_ = kNoId;
 };

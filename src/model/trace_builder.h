@@ -144,6 +144,8 @@ class SideTableBuilder {
   void AddNpuOperatorMemory(const NpuOperatorMemory& row) { trace_->npu_operator_memory_.push_back(row); }
   // communication.json / communication_matrix.json (importers/ascend/ascend_communication.h).
   CommunicationTables* mutable_communication() { return &trace_->communication_; }
+  // GE graph dumps beside the rank directory (importers/ascend/ge_graph.h).
+  GeGraphTable* mutable_ge_graphs() { return &trace_->ge_graphs_; }
   void AddMetadataEntry(std::string key, std::string value) {
     trace_->metadata_.entries.push_back(MetadataEntry{std::move(key), std::move(value)});
   }

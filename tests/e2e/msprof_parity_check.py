@@ -6,7 +6,7 @@ figure agrees within the stated tolerance (theirs_min - tolerance <= ours <= the
 recorded name appears in the named evidence, and a recorded difference is documented in docs/advisor.md's
 parity table (which also lists every equivalent id the table records). The communication checks across
 ranks (slow link, retransmission) stay silent on CPU, GPU and nsys inputs. GE graph dumps (Graph Fusion's
-input), added to a crafted copy of a rank directory, are listed in `info`'s inventory as not read yet.
+input), added to a crafted copy of a rank directory, are read, and listed in `info`'s inventory with their ops.
 Usage: msprof_parity_check.py TUNEPROF SHARED_DIR REPO_DIR
 """
 import json
@@ -44,7 +44,7 @@ def check_ge_dumps(tuneprof, rank_dir):
         for name in ("ge_proto_00000001_graph_1_Build.txt", "ge_onnx_00000001_graph_1_Build.pbtxt", "notes.txt"):
             (copy / name).write_text("graph {}\n")
         entry = inventory(tuneprof, copy).get("ge_graph_dumps", "")
-        check(entry.startswith("2 files, not read yet"), f"two GE graph dumps listed as not read yet ({entry})")
+        check(entry.startswith("2 files read: 0 ops in 0 graphs"), f"two empty GE graph dumps listed as read ({entry})")
 
 
 def main():

@@ -244,6 +244,12 @@ printf '%s' '{"jsonrpc":"2.0","id":"a","method":"tools/list"}' > "$mcp_seeds/lis
 printf '%s' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"paths":["a","b"],"n":1.5,"f":true}}}' > "$mcp_seeds/call"
 printf '%s\n%s\n' '{"jsonrpc":"2.0","id":3,"method":"ping"}' '[{"jsonrpc":"2.0"}]' > "$mcp_seeds/two_lines"
 
+# GE graph dumps: a ModelDef dump and an ONNX one, tiny, for the fuzzer to mutate into the rest.
+ge_seeds="$work/seeds/ge_graph_fuzzer"
+mkdir -p "$ge_seeds"
+printf '%s\n' 'name: "g" graph { name: "g" op { name: "x" type: "Data" output_desc { dtype: DT_FLOAT16 shape { dim: 8 dim: 768 } } } op { name: "m" type: "MatMulV2" input: "x:0" input: "x:-1" attr { key: "t" value { b: false } } output_desc { dtype: DT_FLOAT16 shape { dim: 8 } } } op { name: "a" type: "Add" input: "m:0" } }' > "$ge_seeds/model_def"
+printf '%s\n' 'ir_version: 3 graph { node { output: "y" name: "y_in" op_type: "ge:Data" } node { input: "y" output: "c" name: "Cast_1" op_type: "ge:Cast" attribute { name: "s" ints: [1, 2] type: INTS } } name: "g2" }' > "$ge_seeds/onnx"
+
 # ---- Runs ----------------------------------------------------------------------------------------
 # UBSan reports are fatal (the libraries are built in recover mode); libFuzzer catches leaks itself.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

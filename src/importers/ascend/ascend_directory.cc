@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <limits>
@@ -16,6 +18,7 @@
 #include "importers/ascend/ascend_memory_tables.h"
 #include "importers/ascend/ascend_msprof.h"
 #include "importers/ascend/ascend_tables.h"
+#include "importers/ascend/ge_graph.h"
 #include "importers/chrome_json/chrome_trace_importer.h"
 #include "importers/common/rank.h"
 #include "io/byte_source.h"
@@ -229,32 +232,50 @@ bool Contains(std::span<const std::string_view> names, std::string_view name) {
 
 std::string OutputName(const fs::path& p) { return std::string(kOutputDir) + "/" + p.filename().string(); }
 
-// GE's graph dumps (DUMP_GE_GRAPH), which msprof-analyze's Graph Fusion check reads for fusion passes not
-// applied: ge_proto_*_Build.txt and ge_onnx_*.pbtxt.
-bool IsGeGraphDump(std::string_view name) {
-  return (name.starts_with("ge_proto") && name.ends_with("_Build.txt")) ||
-         (name.starts_with("ge_onnx_") && name.ends_with(".pbtxt"));
+// The directory that holds the rank directory ("" at the filesystem's root).
+fs::path ParentOf(const fs::path& root) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(root, ec).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "run/rank0/" names rank0
+  return dir.has_relative_path() ? dir.parent_path() : fs::path();
+}
+
+// GE's graph dumps (DUMP_GE_GRAPH) in the rank directory, else beside it (GE writes them to the process's
+// working directory, which is often the one the profiler's rank directories are made in): read for the
+// graph-fusion check (importers/ascend/ge_graph.h), and listed as one inventory entry that says what was
+// found and where.
+void ReadGeGraphs(const fs::path& root, SideTableBuilder* out) {
+  uint64_t dumps = ReadGeGraphDumps(root.string(), out);
+  const fs::path parent = dumps == 0 ? ParentOf(root) : fs::path();
+  if (!parent.empty()) dumps = ReadGeGraphDumps(parent.string(), out);
+  if (dumps == 0) return;
+  const GeGraphTable& table = out->trace().ge_graphs();
+  std::vector<std::pair<uint32_t, StringId>> graphs;
+  for (const GeGraphOp& op : table.ops) graphs.emplace_back(op.file, op.graph);
+  std::sort(graphs.begin(), graphs.end());
+  graphs.erase(std::unique(graphs.begin(), graphs.end()), graphs.end());
+  const uint64_t unreadable = dumps - table.files.size();
+  std::string value = fmt::format("{} files read: {} ops in {} graphs; the graph-fusion check reads them",
+                                  table.files.size(), table.ops.size(), graphs.size());
+  if (unreadable > 0) value += fmt::format("; {} unreadable (see the warnings)", unreadable);
+  if (!parent.empty()) value += "; found beside the rank directory, in " + parent.string();
+  out->AddMetadataEntry("inventory.ge_graph_dumps", std::move(value));
 }
 
 // The rank directory's own files (profiler_info_{rank}.json, profiler_metadata.json), and GE graph dumps
-// beside them as one entry: they are not read yet, and the inventory says so rather than nothing.
-void AddRootInventory(const fs::path& root, TraceMetadata* meta) {
+// beside them as one entry.
+void AddRootInventory(const fs::path& root, SideTableBuilder* out) {
+  TraceMetadata* meta = out->mutable_metadata();
   bool metadata = false;
-  uint64_t ge_dumps = 0;
   for (const fs::path& p : FilesIn(root)) {
     const std::string name = p.filename().string();
-    if (IsGeGraphDump(name)) ++ge_dumps;
     if (name == kProfilerMetadata) metadata = true;
     if (name == kProfilerMetadata || (name.starts_with(kProfilerInfoPrefix) && name.ends_with(".json"))) {
       AddInventoryEntry(meta, name, SourceState::kRead, kNoId);
     }
   }
   if (!metadata) AddInventoryEntry(meta, std::string(kProfilerMetadata), SourceState::kMissing, kNoId);
-  if (ge_dumps > 0) {
-    meta->entries.push_back(MetadataEntry{
-        "inventory.ge_graph_dumps",
-        std::to_string(ge_dumps) + " files, not read yet: the fusion passes GE did not apply are not checked"});
-  }
+  ReadGeGraphs(root, out);
 }
 
 // Every file of ASCEND_PROFILER_OUTPUT/ with its rows, and the expected files that are absent.
@@ -389,7 +410,7 @@ Result<Trace> ImportDatabaseDirectory(const Layout& layout, const fs::path& db, 
     if (Status s = ReadAnalysisDatabase(analysis.string(), &out); !s.ok()) out.Warn(s.message());
   }
   SettleAscendRank(layout.root, &out);
-  AddRootInventory(layout.root, out.mutable_metadata());
+  AddRootInventory(layout.root, &out);
   AddOutputInventory(layout, db, out.mutable_metadata());
   return trace;
 }
@@ -451,7 +472,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
     if (!status.ok()) out.Warn(status.message());
   }
   SettleAscendRank(layout.root, &out);
-  AddRootInventory(layout.root, out.mutable_metadata());
+  AddRootInventory(layout.root, &out);
   AddOutputInventory(layout, fs::path(), out.mutable_metadata(), !cut_problem.empty(), counts);
   return trace;
 }

@@ -134,6 +134,7 @@ void RuleCommRetransmission(const RankEvidence&, const AdvisorConfig&, std::vect
 void RuleMinedSequences(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleAscendAiCpuDtype(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 void RuleGcPause(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
+void RuleGraphFusion(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
 // Whether fusion.api_replacement names a fused NPU optimizer for `optimizer` ("SGD.step"): on NPU the
 // optimizer rule then leaves that call site to it, one finding per call site.

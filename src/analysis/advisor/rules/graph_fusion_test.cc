@@ -1,0 +1,156 @@
+// fusion.graph_fusion on generated GE graphs (the table the graph-dump reader fills) with kernel_details
+// rows named after their ops: which subgraphs count as unfused, their time and the gain of fusing them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/advisor/advisor.h"
+#include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/npu_step_for_test.h"
+
+namespace tuneprof::rule_test {
+namespace {
+
+using finding_lookup::AdviseOneRank;
+
+// A GE graph built op by op; each op's inputs name ops added before it.
+class Graph {
+ public:
+  explicit Graph(Trace* trace) : side_(trace) {
+    side_.StartKernelDetails();
+    side_.mutable_ge_graphs()->files.push_back("ge_proto_1_graph_1_Build.txt");
+  }
+  uint32_t Op(std::string_view name, std::string_view type, std::vector<uint32_t> inputs = {},
+              std::string_view shapes = "") {
+    GeGraphOp op;
+    op.graph = side_.Intern("graph_1");
+    op.name = side_.Intern(name);
+    op.type = side_.Intern(type);
+    op.inputs = std::move(inputs);
+    op.output_shapes = side_.Intern(shapes);
+    side_.mutable_ge_graphs()->ops.push_back(op);
+    return static_cast<uint32_t>(side_.mutable_ge_graphs()->ops.size() - 1);
+  }
+  // A kernel_details row for op `name`.
+  void Ran(std::string_view name, std::string_view type, double dur_us) {
+    side_.AddKernelDetail(npu_step::DetailRow(&side_, name, type, "AI_VECTOR_CORE", 100, dur_us));
+  }
+
+ private:
+  SideTableBuilder side_;
+};
+
+TEST(GraphFusion, UnfusedPatternsWithTheirTimeAndGain) {
+  Trace trace = npu_step::NpuStep();
+  Graph g(&trace);
+  const uint32_t x = g.Op("x", "Data", {}, "8,768");
+  const uint32_t bias = g.Op("bias", "Const", {}, "1,768");
+  const uint32_t mm = g.Op("MatMul_1", "MatMulV2", {x}, "8,768");
+  g.Op("Add_1", "Add", {mm, bias}, "8,768");
+  const uint32_t sig = g.Op("Sigmoid_1", "Sigmoid", {x});
+  g.Op("Mul_1", "Mul", {x, sig});
+  const uint32_t c1 = g.Op("Cast_1", "Cast", {x});
+  const uint32_t c2 = g.Op("Cast_2", "Cast", {c1});
+  g.Op("Cast_3", "Cast", {c2});  // one chain of three: one occurrence, the third cast left over
+  g.Ran("MatMul_1", "MatMulV2", 40);
+  g.Ran("Add_1", "Add", 10);
+  g.Ran("Sigmoid_1", "Sigmoid", 5);
+  g.Ran("Mul_1", "Mul", 3);
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* f = Find(result, "fusion.graph_fusion");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Number(*f, "unfused_subgraphs"), 3);
+  EXPECT_DOUBLE_EQ(Number(*f, "unfused_us_per_step"), 58);
+  EXPECT_NEAR(f->uncapped_gain_ns, 13e3, 1);  // (50 - 40) + (8 - 5)
+  const std::string patterns = Text(*f, "patterns");
+  EXPECT_EQ(patterns.find("matmul_bias"), 0u) << patterns;  // largest gain first
+  EXPECT_NE(patterns.find("x1: MatMul_1 > Add_1; 50.0 us per step, saves 10.0 us"), std::string::npos) << patterns;
+  EXPECT_NE(patterns.find("swish (Sigmoid > Mul) x1: Sigmoid_1 > Mul_1"), std::string::npos) << patterns;
+  EXPECT_NE(patterns.find("cast_chain (Cast > Cast) x1: Cast_1 > Cast_2; time unknown"), std::string::npos);
+  EXPECT_NE(f->strategy.find("MatMulBiasAddFusionPass"), std::string::npos);
+  EXPECT_FALSE(f->gain_unknown());
+}
+
+TEST(GraphFusion, ResidualAddsAndOtherMulsAreNotPatterns) {
+  Trace trace = npu_step::NpuStep();
+  Graph g(&trace);
+  const uint32_t x = g.Op("x", "Data", {}, "8,768");
+  const uint32_t y = g.Op("y", "Data", {}, "8,768");
+  const uint32_t mm = g.Op("MatMul_1", "MatMulV2", {x}, "8,768");
+  g.Op("Add_1", "Add", {mm, y}, "8,768");  // a residual, not a bias
+  const uint32_t sig = g.Op("Sigmoid_1", "Sigmoid", {x});
+  g.Op("Mul_1", "Mul", {y, sig});  // a gate on another tensor, not x * sigmoid(x)
+  g.Op("MatMul_2", "MatMulV2", {x});
+  EXPECT_EQ(Find(AdviseOneRank(trace), "fusion.graph_fusion"), nullptr);
+}
+
+TEST(GraphFusion, DecomposedLayerNormAndGainUnknownWithoutKernelDetails) {
+  Trace trace = npu_step::NpuStep();
+  Graph g(&trace);
+  const uint32_t x = g.Op("x", "Data");
+  const uint32_t mean = g.Op("ln/mean", "ReduceMean", {x});
+  const uint32_t sub = g.Op("ln/sub", "Sub", {x, mean});
+  const uint32_t sq = g.Op("ln/square", "Square", {sub});
+  const uint32_t var = g.Op("ln/var", "ReduceMean", {sq});
+  const uint32_t add = g.Op("ln/add", "Add", {var});
+  const uint32_t rsqrt = g.Op("ln/rsqrt", "Rsqrt", {add});
+  g.Op("ln/mul", "Mul", {sub, rsqrt});
+  const uint32_t t1 = g.Op("t1", "TransData", {x});
+  g.Op("t2", "TransData", {t1});
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* f = Find(result, "fusion.graph_fusion");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Number(*f, "unfused_subgraphs"), 2);
+  const std::string patterns = Text(*f, "patterns");
+  EXPECT_NE(patterns.find("layer_norm (ReduceMean > Sub > Square|Pow|Mul > ReduceMean > Add|Adds > Rsqrt|Sqrt > "
+                          "Mul|RealDiv|Div) x1: ln/mean > ln/sub > ln/square > ln/var > ln/add > ln/rsqrt > ln/mul"),
+            std::string::npos)
+      << patterns;
+  EXPECT_NE(patterns.find("transdata_chain"), std::string::npos);
+  EXPECT_TRUE(f->gain_unknown());
+}
+
+TEST(GraphFusion, TheSameGraphDumpedTwiceIsCountedOnce) {
+  Trace trace = npu_step::NpuStep();
+  Graph g(&trace);
+  for (int copy = 0; copy < 2; ++copy) {  // the ModelDef and ONNX forms of one graph
+    const uint32_t x = g.Op("x", "Data");
+    const uint32_t sig = g.Op("Sigmoid_1", "Sigmoid", {x});
+    g.Op("Mul_1", "Mul", {sig, x});
+  }
+  g.Ran("Sigmoid_1", "Sigmoid", 5);
+  g.Ran("Mul_1", "Mul", 3);
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* f = Find(result, "fusion.graph_fusion");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Number(*f, "unfused_subgraphs"), 1);
+  EXPECT_DOUBLE_EQ(Number(*f, "unfused_us_per_step"), 8);
+  EXPECT_NEAR(f->uncapped_gain_ns, 3e3, 1);
+}
+
+// One input read by 100,000 Sigmoid + Mul pairs: the matching stays linear in the graph's edges (every
+// Sigmoid's consumers are scanned once, not every consumer of the shared input per Sigmoid).
+TEST(GraphFusion, AWideGraphStaysLinear) {
+  Trace trace = npu_step::NpuStep();
+  Graph g(&trace);
+  const uint32_t x = g.Op("x", "Data");
+  constexpr int kPairs = 100'000;
+  for (int i = 0; i < kPairs; ++i) {
+    const uint32_t sig = g.Op("s" + std::to_string(i), "Sigmoid", {x});
+    g.Op("m" + std::to_string(i), "Mul", {x, sig});
+  }
+  const AdvisorResult result = AdviseOneRank(trace);
+  const Finding* f = Find(result, "fusion.graph_fusion");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Number(*f, "unfused_subgraphs"), kPairs);
+  EXPECT_NE(Text(*f, "patterns").find("s0 > m0; s1 > m1; s2 > m2; and 99997 more"), std::string::npos);
+}
+
+TEST(GraphFusion, QuietWithoutAGraph) {
+  Trace trace = npu_step::NpuStep();
+  EXPECT_EQ(Find(AdviseOneRank(trace), "fusion.graph_fusion"), nullptr);
+}
+
+}  // namespace
+}  // namespace tuneprof::rule_test
