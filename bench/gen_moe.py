@@ -24,12 +24,15 @@ Layouts:
              tasks, GroupedMatmul rows (Input Shapes "t,HIDDEN;EXPERTS,HIDDEN,FFN;;EXPERTS": x, weight, an
              empty bias and the group list, whose values kernel_details does not hold, so tokens per expert
              are unknown there) and the hcom_alltoallv operators; step_trace_time.csv.
+  torch_npu_db the same run as torch_npu's Db export: rank{r}_ascend_pt/ASCEND_PROFILER_OUTPUT/
+             ascend_pytorch_profiler_{r}.db (the GroupedMatmul shapes in COMPUTE_TASK_INFO, the all-to-alls in
+             COMMUNICATION_OP, the steps in STEP_TIME) and analysis.db (StepTraceTime).
 
   --splits-only (kineto): the grouped GEMMs recorded without record_shapes, so only the all-to-alls' split
              sizes tell each rank's tokens (one dispatch a layer: its received rows), none per expert.
 
     python3 bench/gen_moe.py --out DIR [--ranks 4] [--experts 2] [--layers 4] [--steps 3] [--tokens 4096]
-                             [--skew 1.0] [--layout kineto|torch_npu] [--splits-only]
+                             [--skew 1.0] [--layout kineto|torch_npu|torch_npu_db] [--splits-only]
 """
 import argparse
 import json
@@ -226,59 +229,128 @@ STEP_HEADER = ("Step,Computing,Communication(Not Overlapped),Overlapped,Communic
                "Communication(Not Overlapped and Exclude Receive),Preparing")
 
 
-def npu_rank(args, rank, layers, steps):
+def npu_items(args, rank, layers, steps):
+    """One rank's device work per step, as torch_npu records it: (step, [(name, type, core, start ns, end ns, input
+    shapes, input types)], (computing, communication, stage) ns), the same for every layout."""
     def at(t_us):
         return BASE_NS + round(t_us * 1000)
 
-    rows, step_lines, task, prev_end, op_index = [], [STEP_HEADER], 100, None, 0
-
-    def row(step, name, kind, core, start, end, shapes, types):
-        nonlocal task, prev_end
-        task += 1
-        wait = us(start - prev_end) if prev_end is not None else "0"
-        if core == "HCCL":
-            rows.append(f"{step},{UINT32_MAX},N/A,N/A,{name},{kind},N/A,HCCL,{us(start)}\t,{us(end - start)},{wait},0"
-                        + ",N/A" * 9)
-        else:
-            rows.append(f'{step},{UINT32_MAX},{task},2,{name},{kind},dynamic,{core},{us(start)}\t,{us(end - start)},'
-                        f'{wait},20,0,NO,"""{shapes}""",{types},ND,"""{shapes.split(";")[0]}""",BF16,ND,N/A')
-        prev_end = end
-
+    out, op_index = [], 0
     for number, (step_start, rows_of_step, step_end) in enumerate(steps, 1):
-        computing = comm = 0
+        items, computing, comm = [], 0, 0
         for per_expert, (attn, dispatch, gemm, end) in zip(layers, rows_of_step):
-            row(number, "aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore", "FlashAttentionScore",
-                "MIX_AIC", at(attn), at(attn + ATTN_US), f"4096,{HIDDEN};4096,{HIDDEN};4096,{HIDDEN}",
-                "DT_BF16;DT_BF16;DT_BF16")
+            items.append(("aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore", "FlashAttentionScore",
+                          "MIX_AIC", at(attn), at(attn + ATTN_US), f"4096,{HIDDEN};4096,{HIDDEN};4096,{HIDDEN}",
+                          "DT_BF16;DT_BF16;DT_BF16"))
             tokens = rank_tokens(args, per_expert, rank)
             d = gemm_us(tokens)
             for start, end_us, shapes in ((dispatch, gemm, None), (gemm, gemm + d, (HIDDEN, FFN)),
                                           (gemm + d, gemm + 2 * d, (FFN, HIDDEN)), (gemm + 2 * d, end, None)):
                 if shapes is None:
-                    row(number, f"hcom_alltoallv__512_{op_index}_1", "hcom_alltoallv_", "HCCL", at(start), at(end_us),
-                        "", "")
+                    items.append((f"hcom_alltoallv__512_{op_index}_1", "hcom_alltoallv_", "HCCL", at(start),
+                                  at(end_us), "", ""))
                     op_index += 1
                     comm += at(end_us) - at(start)
                 else:
                     k_in, k_out = shapes
-                    row(number, "aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "MIX_AIC",
-                        at(start), at(end_us), f"{tokens},{k_in};{args.experts},{k_in},{k_out};;{args.experts}",
-                        "DT_BF16;DT_BF16;;INT64")
+                    items.append(("aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "MIX_AIC",
+                                  at(start), at(end_us), f"{tokens},{k_in};{args.experts},{k_in},{k_out};;{args.experts}",
+                                  "DT_BF16;DT_BF16;;INT64"))
             computing += at(attn + ATTN_US) - at(attn) + at(gemm + 2 * d) - at(gemm)
-        stage = at(step_end) - at(step_start)
-        free = stage - computing - comm
-        step_lines.append(",".join([str(number), us(computing), us(comm), "0", us(comm), us(free), us(stage), "0",
-                                    us(comm), "0"]))
-    info = {"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"],
+        out.append((number, items, (computing, comm, at(step_end) - at(step_start)), (at(step_start), at(step_end))))
+    return out
+
+
+def npu_info(args, rank, export_type):
+    return {"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"],
                                          "record_shapes": True, "profile_memory": False, "with_stack": False,
                                          "with_flops": False, "with_modules": False},
                        "experimental_config": {"_profiler_level": "Level1", "_aic_metrics": "ACL_AICORE_NONE",
-                                               "_export_type": "text"}},
+                                               "_export_type": export_type}},
             "rank_id": rank}
+
+
+def step_line(number, computing, comm, stage):
+    free = stage - computing - comm
+    return [str(number), us(computing), us(comm), "0", us(comm), us(free), us(stage), "0", us(comm), "0"]
+
+
+def npu_rank(args, rank, layers, steps):
+    rows, step_lines, task, prev_end = [], [STEP_HEADER], 100, None
+    for number, items, (computing, comm, stage), _ in npu_items(args, rank, layers, steps):
+        for name, kind, core, start, end, shapes, types in items:
+            task += 1
+            wait = us(start - prev_end) if prev_end is not None else "0"
+            if core == "HCCL":
+                rows.append(f"{number},{UINT32_MAX},N/A,N/A,{name},{kind},N/A,HCCL,{us(start)}\t,{us(end - start)},"
+                            f"{wait},0" + ",N/A" * 9)
+            else:
+                rows.append(f'{number},{UINT32_MAX},{task},2,{name},{kind},dynamic,{core},{us(start)}\t,'
+                            f'{us(end - start)},{wait},20,0,NO,"""{shapes}""",{types},ND,"""{shapes.split(";")[0]}""",'
+                            f'BF16,ND,N/A')
+            prev_end = end
+        step_lines.append(",".join(step_line(number, computing, comm, stage)))
     out = f"rank{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-    return {f"rank{rank}_ascend_pt/profiler_info_{rank}.json": json.dumps(info, indent=4),
+    return {f"rank{rank}_ascend_pt/profiler_info_{rank}.json": json.dumps(npu_info(args, rank, "text"), indent=4),
             out + "kernel_details.csv": "\n".join([KERNEL_HEADER] + rows) + "\n",
             out + "step_trace_time.csv": "\n".join(step_lines) + "\n"}
+
+
+# ---- torch_npu Db export (ascend_pytorch_profiler_{rank}.db + analysis.db), the tables the importer reads
+
+def npu_db_rank(args, rank, layers, steps, top):
+    """The items of npu_items as torch_npu's Db export stores them (ns, names as STRING_IDS ids): ProfilerStep
+    ranges in PYTORCH_API and STEP_TIME, each launch in CANN_API, compute tasks in TASK / COMPUTE_TASK_INFO (the
+    GroupedMatmul shapes in inputShapes), the all-to-alls in COMMUNICATION_OP; step_trace_time as analysis.db's
+    StepTraceTime."""
+    from gen_pipeline import StringTable, write_sqlite
+    string = StringTable()
+    tid, connection = 3178231 + 11 * rank, 1000
+    apis, step_rows, cann, tasks, infos, ops, trace_steps = [], [], [], [], [], [], []
+    for number, items, (computing, comm, stage), (start_ns, end_ns) in npu_items(args, rank, layers, steps):
+        apis.append((start_ns, end_ns, tid, None, string(f"ProfilerStep#{number}"), -1, 0, 50001, 0))
+        step_rows.append((number, start_ns, end_ns))
+        trace_steps.append((str(number), computing / 1e3, comm / 1e3, 0.0, comm / 1e3, (stage - computing - comm) / 1e3,
+                            stage / 1e3, 0.0, comm / 1e3, 0.0))
+        for name, kind, core, start, end, shapes, types in items:
+            connection += 1
+            cann.append((start - 5000, start - 2000, 10000, tid, connection, string("Node@launch")))
+            if core == "HCCL":
+                ops.append((string(name), start, end, connection, string("ep_group"), len(ops) + 1, string(kind), 0))
+                continue
+            task = len(tasks) + 1
+            tasks.append((start, end, 0, connection, task, 3254508960, string(core), UINT32_MAX, 2, 11000 + task,
+                          UINT32_MAX))
+            infos.append((string(name), task, 20, 0, string(core), string(kind), string("ND"), string(types),
+                          string(f'"{shapes}"'), string("ND"), string("DT_BF16"), string(f'"{shapes.split(";")[0]}"'),
+                          0))
+    tables = {
+        "PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+        "sequenceNumber INTEGER, fwdThreadId INTEGER, type INTEGER, depth INTEGER)": apis,
+        "STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)": step_rows,
+        "CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, "
+        "name INTEGER)": cann,
+        "TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
+        "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, "
+        "modelId INTEGER)": tasks,
+        "COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, "
+        "taskType INTEGER, opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, "
+        "outputFormats INTEGER, outputDataTypes INTEGER, outputShapes INTEGER, waitNs INTEGER)": infos,
+        "COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, "
+        "opId INTEGER PRIMARY KEY, opType INTEGER, waitNs INTEGER)": ops,
+        "NPU_INFO (id INTEGER, name TEXT)": [(0, "Ascend910B")],
+        "RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)": [(rank, 0)],
+        "META_DATA (name TEXT, value TEXT)": [("SCHEMA_VERSION", "1.0.0")],
+    }
+    tables["STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)"] = [(i, v) for v, i in string.ids.items()]
+    out = os.path.join(top, "ASCEND_PROFILER_OUTPUT")
+    write_sqlite(os.path.join(out, f"ascend_pytorch_profiler_{rank}.db"), tables)
+    write_sqlite(os.path.join(out, "analysis.db"), {
+        "StepTraceTime (step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, overlapped NUMERIC, "
+        "communication NUMERIC, free NUMERIC, stage NUMERIC, bubble NUMERIC, "
+        "communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC)": trace_steps})
+    with open(os.path.join(top, f"profiler_info_{rank}.json"), "w") as f:
+        f.write(json.dumps(npu_info(args, rank, "db"), indent=4))
 
 
 def main():
@@ -290,7 +362,7 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=4096, help="mean tokens per rank per layer")
     parser.add_argument("--skew", type=float, default=1.0, help="Zipf exponent of the routing; 0: even")
-    parser.add_argument("--layout", choices=("kineto", "torch_npu"), default="kineto")
+    parser.add_argument("--layout", choices=("kineto", "torch_npu", "torch_npu_db"), default="kineto")
     parser.add_argument("--splits-only", action="store_true",
                         help="kineto: no record_shapes on the grouped GEMMs, only the all-to-alls' split sizes")
     args = parser.parse_args()
@@ -298,7 +370,9 @@ def main():
     layers = plan(args)
     steps = schedule(args, layers)
     for rank in range(args.ranks):
-        if args.layout == "torch_npu":
+        if args.layout == "torch_npu_db":
+            npu_db_rank(args, rank, layers, steps, os.path.join(args.out, f"rank{rank}_ascend_pt"))
+        elif args.layout == "torch_npu":
             for name, text in npu_rank(args, rank, layers, steps).items():
                 os.makedirs(os.path.dirname(os.path.join(args.out, name)), exist_ok=True)
                 with open(os.path.join(args.out, name), "w") as f:

@@ -2,7 +2,7 @@
 """Expert-parallel MoE runs from bench/gen_moe.py, whose expert load is known by construction: with skewed
 routing, `analyze --json` must give `moe.expert_imbalance` with the generated max / mean tokens per EP rank
 (and per expert where the layout's shapes hold them: Kineto's group sizes in Concrete Inputs, not
-torch_npu's kernel_details) exactly, the slowest rank, and its gain (the slowest rank's extra grouped-GEMM
+torch_npu's kernel_details, in the text export's CSV or the Db export's COMPUTE_TASK_INFO) exactly, the slowest rank, and its gain (the slowest rank's extra grouped-GEMM
 time, layer by layer, per step) and the others' wait at the next all-to-all within 15 %; with even routing,
 no such finding. Each run also goes through `advise --json`, which must say the same, and `profile --json`,
 whose per-rank `moe` object must hold each rank's tokens (and each local expert's where the layout has them),
@@ -120,7 +120,7 @@ def main():
     binary, generator = sys.argv[1], sys.argv[2]
     c = Checker(binary, timeout_s=120)
     with tempfile.TemporaryDirectory() as tmp:
-        for layout in ("kineto", "torch_npu"):
+        for layout in ("kineto", "torch_npu", "torch_npu_db"):
             skewed = os.path.join(tmp, f"{layout}_skewed")
             truth = generate(generator, skewed, layout, 1.0)
             f, _ = finding(c, f"{layout} skewed", "analyze", skewed)
