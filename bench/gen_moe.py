@@ -28,11 +28,17 @@ Layouts:
              ascend_pytorch_profiler_{r}.db (the GroupedMatmul shapes in COMPUTE_TASK_INFO, the all-to-alls in
              COMMUNICATION_OP, the steps in STEP_TIME) and analysis.db (StepTraceTime).
 
+  --sequential-experts (torch_npu): the experts run as one MatMul each (no grouped GEMM shapes), after a
+             MoeTokenPermute row (x [TOKENS, HIDDEN], the token row's size) before each dispatch; communication.json
+             and communication_matrix.json give each hcom_alltoallv's start and the bytes it sent to each rank, so
+             the rows each rank sends back in the combine are the tokens its experts ran.
+
   --splits-only (kineto): the grouped GEMMs recorded without record_shapes, so only the all-to-alls' split
              sizes tell each rank's tokens (one dispatch a layer: its received rows), none per expert.
 
     python3 bench/gen_moe.py --out DIR [--ranks 4] [--experts 2] [--layers 4] [--steps 3] [--tokens 4096]
                              [--skew 1.0] [--layout kineto|torch_npu|torch_npu_db] [--splits-only]
+                             [--sequential-experts]
 """
 import argparse
 import json
@@ -49,6 +55,8 @@ HIDDEN = 1024
 FFN = 2048
 ATTN_US = 300.0
 A2A_US = 120.0
+PERMUTE_US = 10.0
+EP_HASH = "8147369851290715623"
 GEMM_BASE_US = 40.0
 GEMM_US_PER_TOKEN = 0.05
 GEMM_KERNEL = "void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_grouped_bf16_128x128_64x3_tn_align8>(Params)"
@@ -108,7 +116,7 @@ def truth(args, layers):
     n_experts = args.ranks * args.experts
     # With the grouped GEMMs' shapes each GEMM (fc1, fc2) is a call of the rank's tokens; with split sizes
     # only, each dispatch all-to-all is one call of the tokens it received.
-    per_layer = 1 if args.splits_only else 2
+    per_layer = 1 if args.splits_only or args.sequential_experts else 2
     calls = per_layer * args.layers  # per step, per rank
     rank_tok = [sum(per_layer * rank_tokens(args, per_expert, r) for per_expert in layers)
                 for r in range(args.ranks)]
@@ -123,8 +131,9 @@ def truth(args, layers):
             wait += (args.ranks * max(d) - sum(d)) / (args.ranks - 1) if args.ranks > 1 else 0.0
     device = [sum(2 * gemm_us(rank_tokens(args, per_expert, r)) for per_expert in layers) for r in range(args.ranks)]
     slowest = max(range(args.ranks), key=lambda r: (device[r], -r))
-    out = {"layout": args.layout, "splits_only": args.splits_only,
-           "source": "all_to_all_splits" if args.splits_only else None, "ranks": args.ranks, "experts_per_rank": args.experts, "steps": args.steps,
+    source = "all_to_all_splits" if args.splits_only else "communication_matrix" if args.sequential_experts else None
+    out = {"layout": args.layout, "splits_only": args.splits_only or args.sequential_experts,
+           "source": source, "ranks": args.ranks, "experts_per_rank": args.experts, "steps": args.steps,
            "grouped_gemm_calls_per_step": calls,
            "rank_tokens_per_step": rank_tok, "max_rank_tokens_per_step": max(rank_tok),
            "mean_rank_tokens_per_step": mean_rank, "max_rank": rank_tok.index(max(rank_tok)),
@@ -237,27 +246,42 @@ def npu_items(args, rank, layers, steps):
 
     out, op_index = [], 0
     for number, (step_start, rows_of_step, step_end) in enumerate(steps, 1):
-        items, computing, comm = [], 0, 0
+        items, sends, computing, comm = [], [], 0, 0
         for per_expert, (attn, dispatch, gemm, end) in zip(layers, rows_of_step):
+            permute = PERMUTE_US if args.sequential_experts else 0.0
             items.append(("aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore", "FlashAttentionScore",
-                          "MIX_AIC", at(attn), at(attn + ATTN_US), f"4096,{HIDDEN};4096,{HIDDEN};4096,{HIDDEN}",
+                          "MIX_AIC", at(attn), at(attn + ATTN_US - permute), f"4096,{HIDDEN};4096,{HIDDEN};4096,{HIDDEN}",
                           "DT_BF16;DT_BF16;DT_BF16"))
+            if permute:  # lays the rank's tokens out by expert before the dispatch: x [tokens, HIDDEN]
+                items.append(("aclnnMoeTokenPermute_MoeTokenPermute_MoeTokenPermute", "MoeTokenPermute", "AI_VECTOR_CORE",
+                              at(attn + ATTN_US - permute), at(attn + ATTN_US), f"{args.tokens},{HIDDEN};{args.tokens},1",
+                              "DT_BF16;INT32"))
             tokens = rank_tokens(args, per_expert, rank)
             d = gemm_us(tokens)
-            for start, end_us, shapes in ((dispatch, gemm, None), (gemm, gemm + d, (HIDDEN, FFN)),
-                                          (gemm + d, gemm + 2 * d, (FFN, HIDDEN)), (gemm + 2 * d, end, None)):
-                if shapes is None:
+            send, recv = splits(args, per_expert, rank)
+            for start, end_us, shapes in ((dispatch, gemm, send), (gemm, gemm + d, (HIDDEN, FFN)),
+                                          (gemm + d, gemm + 2 * d, (FFN, HIDDEN)), (gemm + 2 * d, end, recv)):
+                if len(shapes) != 2:  # an all-to-all: the rows it sends to each rank
                     items.append((f"hcom_alltoallv__512_{op_index}_1", "hcom_alltoallv_", "HCCL", at(start),
                                   at(end_us), "", ""))
+                    sends.append((f"hcom_alltoallv__512_{op_index}_1", at(start), at(end_us), shapes))
                     op_index += 1
                     comm += at(end_us) - at(start)
+                elif args.sequential_experts:  # one MatMul per local expert, sharing the grouped GEMM's time
+                    k_in, k_out = shapes
+                    sizes = per_expert[rank * args.experts:(rank + 1) * args.experts]
+                    for e, size in enumerate(sizes):
+                        items.append(("aclnnMatmul_MatMulV2_MatMulV2", "MatMulV2", "AI_CORE",
+                                      at(start + d * e / args.experts), at(start + d * (e + 1) / args.experts),
+                                      f"{size},{k_in};{k_in},{k_out}", "DT_BF16;DT_BF16"))
                 else:
                     k_in, k_out = shapes
                     items.append(("aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "MIX_AIC",
                                   at(start), at(end_us), f"{tokens},{k_in};{args.experts},{k_in},{k_out};;{args.experts}",
                                   "DT_BF16;DT_BF16;;INT64"))
             computing += at(attn + ATTN_US) - at(attn) + at(gemm + 2 * d) - at(gemm)
-        out.append((number, items, (computing, comm, at(step_end) - at(step_start)), (at(step_start), at(step_end))))
+        out.append((number, items, (computing, comm, at(step_end) - at(step_start)), (at(step_start), at(step_end)),
+                    sends))
     return out
 
 
@@ -277,7 +301,7 @@ def step_line(number, computing, comm, stage):
 
 def npu_rank(args, rank, layers, steps):
     rows, step_lines, task, prev_end = [], [STEP_HEADER], 100, None
-    for number, items, (computing, comm, stage), _ in npu_items(args, rank, layers, steps):
+    for number, items, (computing, comm, stage), *_ in npu_items(args, rank, layers, steps):
         for name, kind, core, start, end, shapes, types in items:
             task += 1
             wait = us(start - prev_end) if prev_end is not None else "0"
@@ -291,9 +315,35 @@ def npu_rank(args, rank, layers, steps):
             prev_end = end
         step_lines.append(",".join(step_line(number, computing, comm, stage)))
     out = f"rank{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-    return {f"rank{rank}_ascend_pt/profiler_info_{rank}.json": json.dumps(npu_info(args, rank, "text"), indent=4),
-            out + "kernel_details.csv": "\n".join([KERNEL_HEADER] + rows) + "\n",
-            out + "step_trace_time.csv": "\n".join(step_lines) + "\n"}
+    files = {f"rank{rank}_ascend_pt/profiler_info_{rank}.json": json.dumps(npu_info(args, rank, "text"), indent=4),
+             out + "kernel_details.csv": "\n".join([KERNEL_HEADER] + rows) + "\n",
+             out + "step_trace_time.csv": "\n".join(step_lines) + "\n"}
+    if args.sequential_experts:
+        time_doc, matrix_doc = npu_communication(rank, npu_items(args, rank, layers, steps))
+        files[out + "communication.json"] = json.dumps(time_doc)
+        files[out + "communication_matrix.json"] = json.dumps(matrix_doc)
+    return files
+
+
+def npu_communication(rank, steps):
+    """communication.json (each all-to-all's start and elapse) and communication_matrix.json (the bytes it sent
+    on each "<rank>-<dst>" link: rows x HIDDEN bf16 values, MB to the byte) of one rank, as torch_npu writes them."""
+    from gen_pipeline import time_info, bandwidth
+    time_doc, matrix_doc = {}, {}
+    for number, *_, sends in steps:
+        ops, links = {}, {}
+        for name, start, end, rows in sends:
+            key = f"{name}@{EP_HASH}"
+            mb = [round(n * HIDDEN * 2 / 1e6, 6) for n in rows]
+            ms_ = (end - start) / 1e6
+            ops[key] = {"Communication Time Info": time_info(start / 1e3, ms_, 0.0),
+                        "Communication Bandwidth Info": bandwidth(round(sum(mb), 6), ms_)}
+            links[key] = {f"{rank}-{dst}": {"Transport Type": "LOCAL" if dst == rank else "HCCS", "Transit Size(MB)": size,
+                                            "Transit Time(ms)": ms_, "Bandwidth(GB/s)": round(size / ms_, 4)}
+                          for dst, size in enumerate(mb)}
+        time_doc[f"step{number}"] = {"collective": ops}
+        matrix_doc[f"step{number}"] = {"collective": links}
+    return time_doc, matrix_doc
 
 
 # ---- torch_npu Db export (ascend_pytorch_profiler_{rank}.db + analysis.db), the tables the importer reads
@@ -307,7 +357,7 @@ def npu_db_rank(args, rank, layers, steps, top):
     string = StringTable()
     tid, connection = 3178231 + 11 * rank, 1000
     apis, step_rows, cann, tasks, infos, ops, trace_steps = [], [], [], [], [], [], []
-    for number, items, (computing, comm, stage), (start_ns, end_ns) in npu_items(args, rank, layers, steps):
+    for number, items, (computing, comm, stage), (start_ns, end_ns), _ in npu_items(args, rank, layers, steps):
         apis.append((start_ns, end_ns, tid, None, string(f"ProfilerStep#{number}"), -1, 0, 50001, 0))
         step_rows.append((number, start_ns, end_ns))
         trace_steps.append((str(number), computing / 1e3, comm / 1e3, 0.0, comm / 1e3, (stage - computing - comm) / 1e3,
@@ -363,6 +413,9 @@ def main():
     parser.add_argument("--tokens", type=int, default=4096, help="mean tokens per rank per layer")
     parser.add_argument("--skew", type=float, default=1.0, help="Zipf exponent of the routing; 0: even")
     parser.add_argument("--layout", choices=("kineto", "torch_npu", "torch_npu_db"), default="kineto")
+    parser.add_argument("--sequential-experts", action="store_true",
+                        help="torch_npu: one MatMul per local expert (no GroupedMatmul), a MoeTokenPermute before each "
+                             "dispatch and the communication summaries: tokens from the all-to-alls' link sizes")
     parser.add_argument("--splits-only", action="store_true",
                         help="kineto: no record_shapes on the grouped GEMMs, only the all-to-alls' split sizes")
     args = parser.parse_args()
