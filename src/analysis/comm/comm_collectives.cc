@@ -333,11 +333,44 @@ Collective MakeCollective(const Trace& trace, uint32_t event, CollectiveSource s
   return c;
 }
 
+// A rank without a device timeline (torch_npu text export whose trace_view.json was not kept) still lists
+// each fused compute + communication operator (MC2) in kernel_details: one collective a row, timed and
+// sized from the row as the timeline's kernel would be. No event draws it (`event` is kNoIndex).
+void AppendFusedKernelRows(const Trace& trace, std::vector<Collective>* out) {
+  std::unordered_map<uint32_t, const CommKernelRule*> rule_of_name;  // names repeat: each is matched once
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    if (row.start_ns == kNoId) continue;
+    auto [it, added] = rule_of_name.try_emplace(row.name.value, nullptr);
+    if (added) {
+      const CommKernelRule* rule = MatchCommKernel(trace.str(row.name));
+      if (rule != nullptr && rule->kind == CommKernelKind::kFusedComm) it->second = rule;
+    }
+    const CommKernelRule* rule = it->second;
+    if (rule == nullptr) continue;
+    Collective c;
+    c.source = CollectiveSource::kNcclKernel;
+    c.event = kNoIndex;
+    c.name = std::string(trace.str(row.name));
+    c.type = rule->collective.empty() ? ParseCollectiveType(c.name) : ParseCollectiveType(rule->collective);
+    c.start_ns = row.start_ns;
+    c.duration_ns = std::max<int64_t>(row.dur_ns, 0);
+    c.step = row.step != kNoId ? std::optional<int64_t>(row.step) : StepOf(trace, c.start_ns);
+    c.bytes = FusedCommMessageBytes(rule->pattern,
+                                    ParseNpuTensors(trace.str(row.input_shapes), trace.str(row.input_data_types)),
+                                    ParseNpuTensors(trace.str(row.output_shapes), trace.str(row.output_data_types)));
+    out->push_back(std::move(c));
+  }
+}
+
 std::vector<Collective> ListCollectives(const Trace& trace) {
   CollectiveLookups lookups(trace);
   const EventTable& events = trace.events();
   std::vector<Collective> out;
-  for (const DeviceWorkEvent& w : CommunicationWork(trace)) {
+  const std::vector<DeviceWorkEvent> work = CommunicationWork(trace);
+  const bool timeline = std::any_of(work.begin(), work.end(),
+                                    [&](const DeviceWorkEvent& w) { return IsDeviceKind(events.kind[w.event]); });
+  if (!timeline) AppendFusedKernelRows(trace, &out);
+  for (const DeviceWorkEvent& w : work) {
     if (!Communicates(w.work)) continue;
     const bool device = IsDeviceKind(events.kind[w.event]);
     // The caller's side of a gloo collective, which its gloo range lists.
@@ -466,6 +499,10 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   }
   ReadAscendMatrix(trace, &rank);
   MeasureExposure(trace, &rank.collectives);
+  // Fused rows without a timeline compute while they communicate, as their timeline kernels would show.
+  for (Collective& c : rank.collectives) {
+    if (c.event == kNoIndex) c.exposed_ns = 0;
+  }
   rank.parallel_groups = ReadParallelGroups(trace);
   return rank;
 }

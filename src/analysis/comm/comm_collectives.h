@@ -69,7 +69,7 @@ P2pDirection ParseP2pDirection(std::string_view collective_name);
 std::string_view CollectiveSourceName(CollectiveSource source);
 
 struct Collective {
-  uint32_t event = 0;  // index into the rank's Trace::events()
+  uint32_t event = 0;  // index into the rank's Trace::events(); kNoIndex for a kernel_details row (no timeline)
   CollectiveSource source = CollectiveSource::kNcclKernel;
   CollectiveType type = CollectiveType::kOther;
   std::string name;              // the event's name (kernel name, gloo:all_reduce, hcom_*)
