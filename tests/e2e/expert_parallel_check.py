@@ -5,7 +5,8 @@ cross_device_reduce_1stage all-reduce) whose per-step answers the generator comp
   - give every step's communication and exposed communication (`profile --json`) within 15 % of the truth;
   - report the expert-parallel all-to-all per step (`comm --json` ranks[].expert_parallel): its time, exposed
     part, share of the step and bytes within 15 %; the step is the one profile and analyze report (one step
-    per rank: the longer of the host step and the device span), never the device span alone;
+    per rank: the longer of the host step and the device span), never the device span alone; comm's header
+    share of exposed communication is of the same steps;
   - list dispatch / combine as collectives of type alltoall and the custom all-reduce as allreduce, and keep
     DeepEP's layout kernel and the GEMMs compute;
   - quote the exposed all-to-all in `communication.exposed` and turn its strategy to overlapping it;
@@ -234,6 +235,16 @@ def check_one_step(binary, directory, profile, comm, truth, failures):
         mean = sum(steps) / len(steps)
         if abs(analyze[r]["step_us"] - mean) > 1e-6 * mean + 1e-3:
             failures.append(f"one step: rank {r}: analyze {analyze[r]['step_us']}, profile {mean}")
+    # comm's header share is of the same steps, not of the device span.
+    for rank in comm["ranks"]:
+        steps_us = sum(row["step_us"] for row in rank.get("expert_parallel", []))
+        share = rank["exposed_share_of_wall"]
+        if share is None or abs(share - rank["exposed_comm_us"] / steps_us) > 1e-6:
+            failures.append(f"one step: rank {rank['rank']}: comm's exposed share {share}, of the steps "
+                            f"{rank['exposed_comm_us'] / steps_us}")
+    text = subprocess.run([binary, "comm", directory], capture_output=True, text=True, timeout=300).stdout
+    if text.count("of the steps") != len(comm["ranks"]) or "as profile and analyze time them" not in text:
+        failures.append("comm text: the header's exposed share does not say it is of the steps profile times")
 
 
 def check_text(binary, directory, failures):

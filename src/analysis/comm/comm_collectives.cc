@@ -453,6 +453,16 @@ void SummarizeRank(RankCommunication* rank) {
 
 }  // namespace
 
+int64_t ReportedStepsNs(const RankCommunication& rank) {
+  if (rank.expert_parallel.empty() || rank.expert_parallel.size() != rank.steps) return 0;
+  int64_t sum = 0;
+  for (const ExpertParallelStep& s : rank.expert_parallel) {
+    if (!s.step || s.step_ns <= 0) return 0;
+    sum += s.step_ns;
+  }
+  return sum;
+}
+
 RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,
                                            const HardwareSelection& hardware) {
   RankCommunication rank;
@@ -485,8 +495,10 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   rank.bubble_ns = breakdown.total.bubble_ns;
   rank.steps = breakdown.steps.size();
   rank.expert_parallel = MeasureExpertParallel(trace, breakdown, rank.collectives);
-  if (rank.wall_ns > 0) {
-    rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(rank.wall_ns);
+  // Of the step profile and analyze report where the expert-parallel rows give it for every step.
+  const int64_t steps_ns = ReportedStepsNs(rank) > 0 ? ReportedStepsNs(rank) : rank.wall_ns;
+  if (steps_ns > 0) {
+    rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(steps_ns);
   }
   ReadAscendOps(trace, hardware, &rank);
   if (!gpu && !rank.ascend_transports.empty()) {
