@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -242,10 +243,50 @@ void FillFromProcessGroupConfig(const std::map<std::string, std::pair<std::strin
   }
 }
 
+// The timeline's hcom_* events carry no group; communication.json lists each op under "<name>@<group>", the
+// same name the timeline gives it, in its step ("step50"). The op is the event's when its step is the
+// event's step (or, listed without a step number, when its start is within its own elapse, at least 1 ms,
+// of the event's): a file of another run leaves the events without groups. An op name listed under two
+// groups gives none.
+class HcclGroupsByOp {
+ public:
+  explicit HcclGroupsByOp(const Trace& trace) : trace_(&trace) {
+    for (const HcclOpTime& op : trace.communication().ops) {
+      if (op.total || op.group.value == 0) continue;
+      auto [it, added] = ops_.try_emplace(op.op_name.value, &op);
+      if (!added && it->second != nullptr && it->second->group.value != op.group.value) it->second = nullptr;
+    }
+  }
+
+  std::string_view GroupOf(StringId name, int64_t start_ns, std::optional<int64_t> step) const {
+    const auto it = ops_.find(name.value);
+    if (it == ops_.end() || it->second == nullptr) return {};
+    const HcclOpTime& op = *it->second;
+    return SameOp(op, start_ns, step) ? trace_->str(op.group) : std::string_view();
+  }
+
+ private:
+  bool SameOp(const HcclOpTime& op, int64_t start_ns, std::optional<int64_t> step) const {
+    const std::string_view key = trace_->str(op.step);
+    int64_t listed = 0;
+    const char* digits = key.data() + std::min<size_t>(key.size(), 4);
+    const auto [end, ec] = std::from_chars(digits, key.data() + key.size(), listed);
+    if (key.starts_with("step") && ec == std::errc() && end == key.data() + key.size()) return step == listed;
+    const double slack_ns = std::max(1e6, std::isfinite(op.elapse_ms) ? op.elapse_ms * 1e6 : 0.0);
+    return std::isfinite(op.start_us) && std::abs(op.start_us * 1e3 - static_cast<double>(start_ns)) <= slack_ns;
+  }
+
+  const Trace* trace_;
+  std::unordered_map<uint32_t, const HcclOpTime*> ops_;  // by name; nullptr when under two groups
+};
+
 // What ListCollectives looks up per collective, gathered once per trace.
 struct CollectiveLookups {
   explicit CollectiveLookups(const Trace& trace)
-      : pg_config(ProcessGroupConfig(trace)), launches(FindLaunchTimes(trace)), fused_shapes(trace) {
+      : pg_config(ProcessGroupConfig(trace)),
+        hccl_groups(trace),
+        launches(FindLaunchTimes(trace)),
+        fused_shapes(trace) {
     for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
   }
 
@@ -265,6 +306,7 @@ struct CollectiveLookups {
   }
 
   std::map<std::string, std::pair<std::string, std::string>, std::less<>> pg_config;
+  HcclGroupsByOp hccl_groups;  // communication.json's group of each hcom_* op, by its name
   std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
   std::unordered_map<uint32_t, std::string_view> pooled_ranks;       // StringId -> pooled text
   std::unordered_map<uint32_t, const CommKernelRule*> rule_of_name;  // StringId -> its row, if any
@@ -325,6 +367,9 @@ Collective MakeCollective(const Trace& trace, uint32_t event, CollectiveSource s
   c.step = StepOf(trace, launch != kNoId ? launch : c.start_ns);
   if (auto it = lookups->info_of.find(event); it != lookups->info_of.end()) {
     TakeCollectiveInfo(trace, *it->second, lookups, &c);
+  }
+  if (c.group.empty() && c.source == CollectiveSource::kHccl) {
+    c.group = std::string(lookups->hccl_groups.GroupOf(events.name[event], c.start_ns, c.step));
   }
   if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, event);
   if (c.bytes < 0 && rule != nullptr && rule->kind == CommKernelKind::kFusedComm) {
