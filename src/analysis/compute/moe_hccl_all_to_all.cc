@@ -83,11 +83,15 @@ std::vector<TokenOp> TokenOps(const Trace& trace, double row_bytes) {
 }  // namespace
 
 double MoeTokenRowBytes(const Trace& trace) {
-  std::unordered_map<uint32_t, bool> routing;  // by name: a table of millions of rows has few names
+  // By interned name: a table of millions of rows has a few hundred names, each classified once.
+  std::vector<int8_t> routing;  // by string id: -1 unknown, 0 or 1
+  const auto is_routing = [&](StringId id) {
+    if (id.value >= routing.size()) routing.resize(size_t{id.value} + 1, -1);
+    if (routing[id.value] < 0) routing[id.value] = RoutingOperator(trace.str(id)) ? 1 : 0;
+    return routing[id.value] == 1;
+  };
   for (const NpuOpRow& row : trace.kernel_details().rows) {
-    auto [it, added] = routing.try_emplace(row.type.value, false);
-    if (added) it->second = RoutingOperator(trace.str(row.type)) || RoutingOperator(trace.str(row.name));
-    if (!it->second) continue;
+    if (!is_routing(row.type) && !is_routing(row.name)) continue;
     const std::vector<NpuTensor> inputs = ParseNpuTensors(trace.str(row.input_shapes), trace.str(row.input_data_types));
     if (inputs.empty() || inputs[0].dims.size() != 2 || inputs[0].dims[1] <= 0) continue;
     return static_cast<double>(inputs[0].dims[1]) * inputs[0].element_bytes;
@@ -98,6 +102,11 @@ double MoeTokenRowBytes(const Trace& trace) {
 std::vector<MoeExpertRows> MoeRowsFromHcclAllToAll(const Trace& trace) {
   const CommunicationTables& comm = trace.communication();
   if (!comm.ops_present || !comm.matrix_present) return {};
+  // Most runs have no all-to-all: their kernel_details is not read.
+  if (std::none_of(comm.ops.begin(), comm.ops.end(),
+                   [&](const HcclOpTime& op) { return ContainsNoCase(trace.str(op.op_name), "alltoall"); })) {
+    return {};
+  }
   const double row_bytes = MoeTokenRowBytes(trace);
   if (!(row_bytes > 0)) return {};
   const std::vector<TokenOp> ops = TokenOps(trace, row_bytes);
