@@ -28,10 +28,11 @@ Layouts:
              ascend_pytorch_profiler_{r}.db (the GroupedMatmul shapes in COMPUTE_TASK_INFO, the all-to-alls in
              COMMUNICATION_OP, the steps in STEP_TIME) and analysis.db (StepTraceTime).
 
-  --sequential-experts (torch_npu): the experts run as one MatMul each (no grouped GEMM shapes), after a
+  --sequential-experts (torch_npu, torch_npu_db): the experts run as one MatMul each (no grouped GEMM shapes), after a
              MoeTokenPermute row (x [TOKENS, HIDDEN], the token row's size) before each dispatch; communication.json
              and communication_matrix.json give each hcom_alltoallv's start and the bytes it sent to each rank, so
-             the rows each rank sends back in the combine are the tokens its experts ran.
+             the rows each rank sends back in the combine are the tokens its experts ran (torch_npu_db: the same
+             in analysis.db's CommAnalyzerTime / CommAnalyzerMatrix).
 
   --splits-only (kineto): the grouped GEMMs recorded without record_shapes, so only the all-to-alls' split
              sizes tell each rank's tokens (one dispatch a layer: its received rows), none per expert.
@@ -253,9 +254,9 @@ def npu_items(args, rank, layers, steps):
                           "MIX_AIC", at(attn), at(attn + ATTN_US - permute), f"4096,{HIDDEN};4096,{HIDDEN};4096,{HIDDEN}",
                           "DT_BF16;DT_BF16;DT_BF16"))
             if permute:  # lays the rank's tokens out by expert before the dispatch: x [tokens, HIDDEN]
-                items.append(("aclnnMoeTokenPermute_MoeTokenPermute_MoeTokenPermute", "MoeTokenPermute", "AI_VECTOR_CORE",
-                              at(attn + ATTN_US - permute), at(attn + ATTN_US), f"{args.tokens},{HIDDEN};{args.tokens},1",
-                              "DT_BF16;INT32"))
+                items.append(("aclnnMoeTokenPermute_MoeTokenPermute_MoeTokenPermute", "MoeTokenPermute",
+                              "AI_VECTOR_CORE", at(attn + ATTN_US - permute), at(attn + ATTN_US),
+                              f"{args.tokens},{HIDDEN};{args.tokens},1", "DT_BF16;INT32"))
             tokens = rank_tokens(args, per_expert, rank)
             d = gemm_us(tokens)
             send, recv = splits(args, per_expert, rank)
@@ -338,8 +339,9 @@ def npu_communication(rank, steps):
             ms_ = (end - start) / 1e6
             ops[key] = {"Communication Time Info": time_info(start / 1e3, ms_, 0.0),
                         "Communication Bandwidth Info": bandwidth(round(sum(mb), 6), ms_)}
-            links[key] = {f"{rank}-{dst}": {"Transport Type": "LOCAL" if dst == rank else "HCCS", "Transit Size(MB)": size,
-                                            "Transit Time(ms)": ms_, "Bandwidth(GB/s)": round(size / ms_, 4)}
+            links[key] = {f"{rank}-{dst}": {"Transport Type": "LOCAL" if dst == rank else "HCCS",
+                                            "Transit Size(MB)": size, "Transit Time(ms)": ms_,
+                                            "Bandwidth(GB/s)": round(size / ms_, 4)}
                           for dst, size in enumerate(mb)}
         time_doc[f"step{number}"] = {"collective": ops}
         matrix_doc[f"step{number}"] = {"collective": links}
@@ -395,10 +397,34 @@ def npu_db_rank(args, rank, layers, steps, top):
     tables["STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)"] = [(i, v) for v, i in string.ids.items()]
     out = os.path.join(top, "ASCEND_PROFILER_OUTPUT")
     write_sqlite(os.path.join(out, f"ascend_pytorch_profiler_{rank}.db"), tables)
-    write_sqlite(os.path.join(out, "analysis.db"), {
+    analysis = {
         "StepTraceTime (step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, overlapped NUMERIC, "
         "communication NUMERIC, free NUMERIC, stage NUMERIC, bubble NUMERIC, "
-        "communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC)": trace_steps})
+        "communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC)": trace_steps}
+    if args.sequential_experts:  # communication.json / communication_matrix.json as the Db export's tables
+        times, cells = [], []
+        time_doc, matrix_doc = npu_communication(rank, npu_items(args, rank, layers, steps))
+        for step, sections in time_doc.items():
+            for key, op in sections["collective"].items():
+                t = op["Communication Time Info"]
+                name, group = key.split("@")
+                times.append((name, group, t["Start Timestamp(us)"], t["Elapse Time(ms)"], t["Transit Time(ms)"],
+                              t["Wait Time(ms)"], t["Synchronization Time(ms)"], t["Idle Time(ms)"], step,
+                              "collective"))
+        for step, sections in matrix_doc.items():
+            for key, links in sections["collective"].items():
+                name, group = key.split("@")
+                for link, cell in links.items():
+                    src, dst = link.split("-")
+                    cells.append((name, group, src, dst, cell["Transport Type"], cell["Transit Size(MB)"],
+                                  cell["Transit Time(ms)"], cell["Bandwidth(GB/s)"], step, "collective", name))
+        analysis["CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time NUMERIC, "
+                 "transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, "
+                 "type TEXT)"] = times
+        analysis["CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT, "
+                 "transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT, "
+                 "type TEXT, op_name TEXT)"] = cells
+    write_sqlite(os.path.join(out, "analysis.db"), analysis)
     with open(os.path.join(top, f"profiler_info_{rank}.json"), "w") as f:
         f.write(json.dumps(npu_info(args, rank, "db"), indent=4))
 
@@ -414,8 +440,9 @@ def main():
     parser.add_argument("--skew", type=float, default=1.0, help="Zipf exponent of the routing; 0: even")
     parser.add_argument("--layout", choices=("kineto", "torch_npu", "torch_npu_db"), default="kineto")
     parser.add_argument("--sequential-experts", action="store_true",
-                        help="torch_npu: one MatMul per local expert (no GroupedMatmul), a MoeTokenPermute before each "
-                             "dispatch and the communication summaries: tokens from the all-to-alls' link sizes")
+                        help="torch_npu(_db): one MatMul per local expert (no GroupedMatmul), a MoeTokenPermute "
+                             "before each dispatch and the communication summaries: tokens from the all-to-alls' "
+                             "link sizes")
     parser.add_argument("--splits-only", action="store_true",
                         help="kineto: no record_shapes on the grouped GEMMs, only the all-to-alls' split sizes")
     args = parser.parse_args()
