@@ -27,10 +27,12 @@ DIR2/rank0_ascend_pt) whose MoE layers run Ascend MC2 fused operators on the com
 MatmulAllReduce (fused matmul + all-reduce) -> MoeDistributeDispatchV2 -> GroupedMatmul ->
 MoeDistributeCombineV2. Its truth ("mc2") is per step: computing (every task, each counted once), no
 communication in the split (the fused operators compute while they communicate), the fused operators as
-collectives (allreduce, alltoall) and the dispatch / combine union as the step's all-to-all.
+collectives (allreduce, alltoall) and the dispatch / combine union as the step's all-to-all. --mc2-text-out
+DIR3 writes the same rank as a text export that did not keep its timeline (kernel_details.csv and
+step_trace_time.csv, no trace_view.json): the same truth ("mc2_text").
 
     python3 bench/gen_expert_parallel.py --out DIR [--ranks 4] [--steps 3] [--layers 4] [--seed 1]
-                                         [--mc2-out DIR2]
+                                         [--mc2-out DIR2] [--mc2-text-out DIR3]
 """
 import json
 import os
@@ -175,11 +177,15 @@ MC2_KERNEL_HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,Accelerator C
                      "Output Shapes,Output Data Types,Output Formats,Context ID")
 
 
+MC2_STEP_HEADER = ("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+                   "Communication(Not Overlapped and Exclude Receive),Preparing")
+
+
 def npu_us(t_us):
     return f"{NPU_BASE_US + t_us:.3f}"
 
 
-def write_mc2(args, out):
+def write_mc2(args, out, timeline=True):
     rank_dir = os.path.join(out, "rank0_ascend_pt")
     os.makedirs(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT"), exist_ok=True)
     events = [{"name": "process_name", "ph": "M", "pid": NPU_PY_PID, "tid": 0, "args": {"name": "Python"}},
@@ -187,7 +193,7 @@ def write_mc2(args, out):
               {"name": "process_labels", "ph": "M", "pid": NPU_HW_PID, "tid": 0, "args": {"labels": "NPU"}},
               {"name": "thread_name", "ph": "M", "pid": NPU_HW_PID, "tid": NPU_STREAM,
                "args": {"name": f"Stream {NPU_STREAM}"}}]
-    rows, truth, task_id, t, prev_end = [], [], 100, 1000.0, None
+    rows, truth, task_id, t, prev_end, step_rows = [], [], 100, 1000.0, None, [MC2_STEP_HEADER]
     for number in range(1, args.steps + 1):
         step_start = t
         t += 20.0
@@ -218,12 +224,18 @@ def write_mc2(args, out):
                       "fused_bytes": {kind: sum(b for *_, c, b in tasks if c == kind)
                                       for kind in ("allreduce", "alltoall")},
                       "all_to_all_us": length(ep), "all_to_all_exposed_us": 0.0})
+        stage = t + 10.0 - step_start
+        step_rows.append(f"{number},{length(spans):.3f},0,0,0,{stage - length(spans):.3f},{stage:.3f},0,0,0")
         t += 60.0
     with open(os.path.join(rank_dir, "profiler_info_0.json"), "w") as f:
         json.dump({"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"]}},
                    "rank_id": 0}, f)
-    with open(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "trace_view.json"), "w") as f:
-        json.dump(events, f)
+    if timeline:
+        with open(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "trace_view.json"), "w") as f:
+            json.dump(events, f)
+    else:  # a text export keeps step_trace_time.csv whether or not it keeps the timeline
+        with open(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "step_trace_time.csv"), "w") as f:
+            f.write("\n".join(step_rows) + "\n")
     with open(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"), "w") as f:
         f.write(MC2_KERNEL_HEADER + "\n" + "\n".join(rows) + "\n")
     return {"path": rank_dir, "fused_names": [n for n, *_, c in MC2_LAYER if c], "steps": truth}
@@ -232,6 +244,8 @@ def write_mc2(args, out):
 def main():
     parser = generator_arguments(__doc__, ranks=4, steps=3, layers=4, seed=1)
     parser.add_argument("--mc2-out", help="also write an Ascend MC2 torch_npu rank here")
+    parser.add_argument("--mc2-text-out", help="and the same rank without its timeline (kernel_details.csv and "
+                                               "step_trace_time.csv only) here")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     truth = {"ranks": {}, "all_to_all_kernel_names": list(EP_NAMES), "all_reduce_kernel_name": ALL_REDUCE,
@@ -243,6 +257,8 @@ def main():
         truth["ranks"][str(rank)] = steps
     if args.mc2_out:
         truth["mc2"] = write_mc2(args, args.mc2_out)
+    if args.mc2_text_out:
+        truth["mc2_text"] = write_mc2(args, args.mc2_text_out, timeline=False)
     json.dump(truth, os.sys.stdout, indent=1)
     print()
 

@@ -24,12 +24,22 @@ Layouts:
              tasks, GroupedMatmul rows (Input Shapes "t,HIDDEN;EXPERTS,HIDDEN,FFN;;EXPERTS": x, weight, an
              empty bias and the group list, whose values kernel_details does not hold, so tokens per expert
              are unknown there) and the hcom_alltoallv operators; step_trace_time.csv.
+  torch_npu_db the same run as torch_npu's Db export: rank{r}_ascend_pt/ASCEND_PROFILER_OUTPUT/
+             ascend_pytorch_profiler_{r}.db (the GroupedMatmul shapes in COMPUTE_TASK_INFO, the all-to-alls in
+             COMMUNICATION_OP, the steps in STEP_TIME) and analysis.db (StepTraceTime).
+
+  --sequential-experts (torch_npu, torch_npu_db): the experts run as one MatMul each (no grouped GEMM shapes), after a
+             MoeTokenPermute row (x [TOKENS, HIDDEN], the token row's size) before each dispatch; communication.json
+             and communication_matrix.json give each hcom_alltoallv's start and the bytes it sent to each rank, so
+             the rows each rank sends back in the combine are the tokens its experts ran (torch_npu_db: the same
+             in analysis.db's CommAnalyzerTime / CommAnalyzerMatrix).
 
   --splits-only (kineto): the grouped GEMMs recorded without record_shapes, so only the all-to-alls' split
              sizes tell each rank's tokens (one dispatch a layer: its received rows), none per expert.
 
     python3 bench/gen_moe.py --out DIR [--ranks 4] [--experts 2] [--layers 4] [--steps 3] [--tokens 4096]
-                             [--skew 1.0] [--layout kineto|torch_npu] [--splits-only]
+                             [--skew 1.0] [--layout kineto|torch_npu|torch_npu_db] [--splits-only]
+                             [--sequential-experts]
 """
 import argparse
 import json
@@ -46,6 +56,8 @@ HIDDEN = 1024
 FFN = 2048
 ATTN_US = 300.0
 A2A_US = 120.0
+PERMUTE_US = 10.0
+EP_HASH = "8147369851290715623"
 GEMM_BASE_US = 40.0
 GEMM_US_PER_TOKEN = 0.05
 GEMM_KERNEL = "void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_grouped_bf16_128x128_64x3_tn_align8>(Params)"
@@ -105,7 +117,7 @@ def truth(args, layers):
     n_experts = args.ranks * args.experts
     # With the grouped GEMMs' shapes each GEMM (fc1, fc2) is a call of the rank's tokens; with split sizes
     # only, each dispatch all-to-all is one call of the tokens it received.
-    per_layer = 1 if args.splits_only else 2
+    per_layer = 1 if args.splits_only or args.sequential_experts else 2
     calls = per_layer * args.layers  # per step, per rank
     rank_tok = [sum(per_layer * rank_tokens(args, per_expert, r) for per_expert in layers)
                 for r in range(args.ranks)]
@@ -120,8 +132,9 @@ def truth(args, layers):
             wait += (args.ranks * max(d) - sum(d)) / (args.ranks - 1) if args.ranks > 1 else 0.0
     device = [sum(2 * gemm_us(rank_tokens(args, per_expert, r)) for per_expert in layers) for r in range(args.ranks)]
     slowest = max(range(args.ranks), key=lambda r: (device[r], -r))
-    out = {"layout": args.layout, "splits_only": args.splits_only,
-           "source": "all_to_all_splits" if args.splits_only else None, "ranks": args.ranks, "experts_per_rank": args.experts, "steps": args.steps,
+    source = "all_to_all_splits" if args.splits_only else "communication_matrix" if args.sequential_experts else None
+    out = {"layout": args.layout, "splits_only": args.splits_only or args.sequential_experts,
+           "source": source, "ranks": args.ranks, "experts_per_rank": args.experts, "steps": args.steps,
            "grouped_gemm_calls_per_step": calls,
            "rank_tokens_per_step": rank_tok, "max_rank_tokens_per_step": max(rank_tok),
            "mean_rank_tokens_per_step": mean_rank, "max_rank": rank_tok.index(max(rank_tok)),
@@ -226,59 +239,194 @@ STEP_HEADER = ("Step,Computing,Communication(Not Overlapped),Overlapped,Communic
                "Communication(Not Overlapped and Exclude Receive),Preparing")
 
 
-def npu_rank(args, rank, layers, steps):
+def npu_items(args, rank, layers, steps):
+    """One rank's device work per step, as torch_npu records it: (step, [(name, type, core, start ns, end ns, input
+    shapes, input types)], (computing, communication, stage) ns), the same for every layout."""
     def at(t_us):
         return BASE_NS + round(t_us * 1000)
 
-    rows, step_lines, task, prev_end, op_index = [], [STEP_HEADER], 100, None, 0
-
-    def row(step, name, kind, core, start, end, shapes, types):
-        nonlocal task, prev_end
-        task += 1
-        wait = us(start - prev_end) if prev_end is not None else "0"
-        if core == "HCCL":
-            rows.append(f"{step},{UINT32_MAX},N/A,N/A,{name},{kind},N/A,HCCL,{us(start)}\t,{us(end - start)},{wait},0"
-                        + ",N/A" * 9)
-        else:
-            rows.append(f'{step},{UINT32_MAX},{task},2,{name},{kind},dynamic,{core},{us(start)}\t,{us(end - start)},'
-                        f'{wait},20,0,NO,"""{shapes}""",{types},ND,"""{shapes.split(";")[0]}""",BF16,ND,N/A')
-        prev_end = end
-
+    out, op_index = [], 0
     for number, (step_start, rows_of_step, step_end) in enumerate(steps, 1):
-        computing = comm = 0
+        items, sends, computing, comm = [], [], 0, 0
         for per_expert, (attn, dispatch, gemm, end) in zip(layers, rows_of_step):
-            row(number, "aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore", "FlashAttentionScore",
-                "MIX_AIC", at(attn), at(attn + ATTN_US), f"4096,{HIDDEN};4096,{HIDDEN};4096,{HIDDEN}",
-                "DT_BF16;DT_BF16;DT_BF16")
+            permute = PERMUTE_US if args.sequential_experts else 0.0
+            items.append(("aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore", "FlashAttentionScore",
+                          "MIX_AIC", at(attn), at(attn + ATTN_US - permute), f"4096,{HIDDEN};4096,{HIDDEN};4096,{HIDDEN}",
+                          "DT_BF16;DT_BF16;DT_BF16"))
+            if permute:  # lays the rank's tokens out by expert before the dispatch: x [tokens, HIDDEN]
+                items.append(("aclnnMoeTokenPermute_MoeTokenPermute_MoeTokenPermute", "MoeTokenPermute",
+                              "AI_VECTOR_CORE", at(attn + ATTN_US - permute), at(attn + ATTN_US),
+                              f"{args.tokens},{HIDDEN};{args.tokens},1", "DT_BF16;INT32"))
             tokens = rank_tokens(args, per_expert, rank)
             d = gemm_us(tokens)
-            for start, end_us, shapes in ((dispatch, gemm, None), (gemm, gemm + d, (HIDDEN, FFN)),
-                                          (gemm + d, gemm + 2 * d, (FFN, HIDDEN)), (gemm + 2 * d, end, None)):
-                if shapes is None:
-                    row(number, f"hcom_alltoallv__512_{op_index}_1", "hcom_alltoallv_", "HCCL", at(start), at(end_us),
-                        "", "")
+            send, recv = splits(args, per_expert, rank)
+            for start, end_us, shapes in ((dispatch, gemm, send), (gemm, gemm + d, (HIDDEN, FFN)),
+                                          (gemm + d, gemm + 2 * d, (FFN, HIDDEN)), (gemm + 2 * d, end, recv)):
+                if len(shapes) != 2:  # an all-to-all: the rows it sends to each rank
+                    items.append((f"hcom_alltoallv__512_{op_index}_1", "hcom_alltoallv_", "HCCL", at(start),
+                                  at(end_us), "", ""))
+                    sends.append((f"hcom_alltoallv__512_{op_index}_1", at(start), at(end_us), shapes))
                     op_index += 1
                     comm += at(end_us) - at(start)
+                elif args.sequential_experts:  # one MatMul per local expert, sharing the grouped GEMM's time
+                    k_in, k_out = shapes
+                    sizes = per_expert[rank * args.experts:(rank + 1) * args.experts]
+                    for e, size in enumerate(sizes):
+                        items.append(("aclnnMatmul_MatMulV2_MatMulV2", "MatMulV2", "AI_CORE",
+                                      at(start + d * e / args.experts), at(start + d * (e + 1) / args.experts),
+                                      f"{size},{k_in};{k_in},{k_out}", "DT_BF16;DT_BF16"))
                 else:
                     k_in, k_out = shapes
-                    row(number, "aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "MIX_AIC",
-                        at(start), at(end_us), f"{tokens},{k_in};{args.experts},{k_in},{k_out};;{args.experts}",
-                        "DT_BF16;DT_BF16;;INT64")
+                    items.append(("aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "MIX_AIC",
+                                  at(start), at(end_us), f"{tokens},{k_in};{args.experts},{k_in},{k_out};;{args.experts}",
+                                  "DT_BF16;DT_BF16;;INT64"))
             computing += at(attn + ATTN_US) - at(attn) + at(gemm + 2 * d) - at(gemm)
-        stage = at(step_end) - at(step_start)
-        free = stage - computing - comm
-        step_lines.append(",".join([str(number), us(computing), us(comm), "0", us(comm), us(free), us(stage), "0",
-                                    us(comm), "0"]))
-    info = {"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"],
+        out.append((number, items, (computing, comm, at(step_end) - at(step_start)), (at(step_start), at(step_end)),
+                    sends))
+    return out
+
+
+def npu_info(args, rank, export_type):
+    return {"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"],
                                          "record_shapes": True, "profile_memory": False, "with_stack": False,
                                          "with_flops": False, "with_modules": False},
                        "experimental_config": {"_profiler_level": "Level1", "_aic_metrics": "ACL_AICORE_NONE",
-                                               "_export_type": "text"}},
+                                               "_export_type": export_type}},
             "rank_id": rank}
+
+
+def step_line(number, computing, comm, stage):
+    free = stage - computing - comm
+    return [str(number), us(computing), us(comm), "0", us(comm), us(free), us(stage), "0", us(comm), "0"]
+
+
+def npu_rank(args, rank, layers, steps):
+    rows, step_lines, task, prev_end = [], [STEP_HEADER], 100, None
+    for number, items, (computing, comm, stage), *_ in npu_items(args, rank, layers, steps):
+        for name, kind, core, start, end, shapes, types in items:
+            task += 1
+            wait = us(start - prev_end) if prev_end is not None else "0"
+            if core == "HCCL":
+                rows.append(f"{number},{UINT32_MAX},N/A,N/A,{name},{kind},N/A,HCCL,{us(start)}\t,{us(end - start)},"
+                            f"{wait},0" + ",N/A" * 9)
+            else:
+                rows.append(f'{number},{UINT32_MAX},{task},2,{name},{kind},dynamic,{core},{us(start)}\t,'
+                            f'{us(end - start)},{wait},20,0,NO,"""{shapes}""",{types},ND,"""{shapes.split(";")[0]}""",'
+                            f'BF16,ND,N/A')
+            prev_end = end
+        step_lines.append(",".join(step_line(number, computing, comm, stage)))
     out = f"rank{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-    return {f"rank{rank}_ascend_pt/profiler_info_{rank}.json": json.dumps(info, indent=4),
-            out + "kernel_details.csv": "\n".join([KERNEL_HEADER] + rows) + "\n",
-            out + "step_trace_time.csv": "\n".join(step_lines) + "\n"}
+    files = {f"rank{rank}_ascend_pt/profiler_info_{rank}.json": json.dumps(npu_info(args, rank, "text"), indent=4),
+             out + "kernel_details.csv": "\n".join([KERNEL_HEADER] + rows) + "\n",
+             out + "step_trace_time.csv": "\n".join(step_lines) + "\n"}
+    if args.sequential_experts:
+        time_doc, matrix_doc = npu_communication(rank, npu_items(args, rank, layers, steps))
+        files[out + "communication.json"] = json.dumps(time_doc)
+        files[out + "communication_matrix.json"] = json.dumps(matrix_doc)
+    return files
+
+
+def npu_communication(rank, steps):
+    """communication.json (each all-to-all's start and elapse) and communication_matrix.json (the bytes it sent
+    on each "<rank>-<dst>" link: rows x HIDDEN bf16 values, MB to the byte) of one rank, as torch_npu writes them."""
+    from gen_pipeline import time_info, bandwidth
+    time_doc, matrix_doc = {}, {}
+    for number, *_, sends in steps:
+        ops, links = {}, {}
+        for name, start, end, rows in sends:
+            key = f"{name}@{EP_HASH}"
+            mb = [round(n * HIDDEN * 2 / 1e6, 6) for n in rows]
+            ms_ = (end - start) / 1e6
+            ops[key] = {"Communication Time Info": time_info(start / 1e3, ms_, 0.0),
+                        "Communication Bandwidth Info": bandwidth(round(sum(mb), 6), ms_)}
+            links[key] = {f"{rank}-{dst}": {"Transport Type": "LOCAL" if dst == rank else "HCCS",
+                                            "Transit Size(MB)": size, "Transit Time(ms)": ms_,
+                                            "Bandwidth(GB/s)": round(size / ms_, 4)}
+                          for dst, size in enumerate(mb)}
+        time_doc[f"step{number}"] = {"collective": ops}
+        matrix_doc[f"step{number}"] = {"collective": links}
+    return time_doc, matrix_doc
+
+
+# ---- torch_npu Db export (ascend_pytorch_profiler_{rank}.db + analysis.db), the tables the importer reads
+
+def npu_db_rank(args, rank, layers, steps, top):
+    """The items of npu_items as torch_npu's Db export stores them (ns, names as STRING_IDS ids): ProfilerStep
+    ranges in PYTORCH_API and STEP_TIME, each launch in CANN_API, compute tasks in TASK / COMPUTE_TASK_INFO (the
+    GroupedMatmul shapes in inputShapes), the all-to-alls in COMMUNICATION_OP; step_trace_time as analysis.db's
+    StepTraceTime."""
+    from gen_pipeline import StringTable, write_sqlite
+    string = StringTable()
+    tid, connection = 3178231 + 11 * rank, 1000
+    apis, step_rows, cann, tasks, infos, ops, trace_steps = [], [], [], [], [], [], []
+    for number, items, (computing, comm, stage), (start_ns, end_ns), _ in npu_items(args, rank, layers, steps):
+        apis.append((start_ns, end_ns, tid, None, string(f"ProfilerStep#{number}"), -1, 0, 50001, 0))
+        step_rows.append((number, start_ns, end_ns))
+        trace_steps.append((str(number), computing / 1e3, comm / 1e3, 0.0, comm / 1e3, (stage - computing - comm) / 1e3,
+                            stage / 1e3, 0.0, comm / 1e3, 0.0))
+        for name, kind, core, start, end, shapes, types in items:
+            connection += 1
+            cann.append((start - 5000, start - 2000, 10000, tid, connection, string("Node@launch")))
+            if core == "HCCL":
+                ops.append((string(name), start, end, connection, string("ep_group"), len(ops) + 1, string(kind), 0))
+                continue
+            task = len(tasks) + 1
+            tasks.append((start, end, 0, connection, task, 3254508960, string(core), UINT32_MAX, 2, 11000 + task,
+                          UINT32_MAX))
+            infos.append((string(name), task, 20, 0, string(core), string(kind), string("ND"), string(types),
+                          string(f'"{shapes}"'), string("ND"), string("DT_BF16"), string(f'"{shapes.split(";")[0]}"'),
+                          0))
+    tables = {
+        "PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+        "sequenceNumber INTEGER, fwdThreadId INTEGER, type INTEGER, depth INTEGER)": apis,
+        "STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)": step_rows,
+        "CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, "
+        "name INTEGER)": cann,
+        "TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
+        "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, "
+        "modelId INTEGER)": tasks,
+        "COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, "
+        "taskType INTEGER, opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, "
+        "outputFormats INTEGER, outputDataTypes INTEGER, outputShapes INTEGER, waitNs INTEGER)": infos,
+        "COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, "
+        "opId INTEGER PRIMARY KEY, opType INTEGER, waitNs INTEGER)": ops,
+        "NPU_INFO (id INTEGER, name TEXT)": [(0, "Ascend910B")],
+        "RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)": [(rank, 0)],
+        "META_DATA (name TEXT, value TEXT)": [("SCHEMA_VERSION", "1.0.0")],
+    }
+    tables["STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)"] = [(i, v) for v, i in string.ids.items()]
+    out = os.path.join(top, "ASCEND_PROFILER_OUTPUT")
+    write_sqlite(os.path.join(out, f"ascend_pytorch_profiler_{rank}.db"), tables)
+    analysis = {
+        "StepTraceTime (step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, overlapped NUMERIC, "
+        "communication NUMERIC, free NUMERIC, stage NUMERIC, bubble NUMERIC, "
+        "communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC)": trace_steps}
+    if args.sequential_experts:  # communication.json / communication_matrix.json as the Db export's tables
+        times, cells = [], []
+        time_doc, matrix_doc = npu_communication(rank, npu_items(args, rank, layers, steps))
+        for step, sections in time_doc.items():
+            for key, op in sections["collective"].items():
+                t = op["Communication Time Info"]
+                name, group = key.split("@")
+                times.append((name, group, t["Start Timestamp(us)"], t["Elapse Time(ms)"], t["Transit Time(ms)"],
+                              t["Wait Time(ms)"], t["Synchronization Time(ms)"], t["Idle Time(ms)"], step,
+                              "collective"))
+        for step, sections in matrix_doc.items():
+            for key, links in sections["collective"].items():
+                name, group = key.split("@")
+                for link, cell in links.items():
+                    src, dst = link.split("-")
+                    cells.append((name, group, src, dst, cell["Transport Type"], cell["Transit Size(MB)"],
+                                  cell["Transit Time(ms)"], cell["Bandwidth(GB/s)"], step, "collective", name))
+        analysis["CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time NUMERIC, "
+                 "transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, "
+                 "type TEXT)"] = times
+        analysis["CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT, "
+                 "transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT, "
+                 "type TEXT, op_name TEXT)"] = cells
+    write_sqlite(os.path.join(out, "analysis.db"), analysis)
+    with open(os.path.join(top, f"profiler_info_{rank}.json"), "w") as f:
+        f.write(json.dumps(npu_info(args, rank, "db"), indent=4))
 
 
 def main():
@@ -290,7 +438,11 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=4096, help="mean tokens per rank per layer")
     parser.add_argument("--skew", type=float, default=1.0, help="Zipf exponent of the routing; 0: even")
-    parser.add_argument("--layout", choices=("kineto", "torch_npu"), default="kineto")
+    parser.add_argument("--layout", choices=("kineto", "torch_npu", "torch_npu_db"), default="kineto")
+    parser.add_argument("--sequential-experts", action="store_true",
+                        help="torch_npu(_db): one MatMul per local expert (no GroupedMatmul), a MoeTokenPermute "
+                             "before each dispatch and the communication summaries: tokens from the all-to-alls' "
+                             "link sizes")
     parser.add_argument("--splits-only", action="store_true",
                         help="kineto: no record_shapes on the grouped GEMMs, only the all-to-alls' split sizes")
     args = parser.parse_args()
@@ -298,7 +450,9 @@ def main():
     layers = plan(args)
     steps = schedule(args, layers)
     for rank in range(args.ranks):
-        if args.layout == "torch_npu":
+        if args.layout == "torch_npu_db":
+            npu_db_rank(args, rank, layers, steps, os.path.join(args.out, f"rank{rank}_ascend_pt"))
+        elif args.layout == "torch_npu":
             for name, text in npu_rank(args, rank, layers, steps).items():
                 os.makedirs(os.path.dirname(os.path.join(args.out, name)), exist_ok=True)
                 with open(os.path.join(args.out, name), "w") as f:

@@ -5,7 +5,8 @@ cross_device_reduce_1stage all-reduce) whose per-step answers the generator comp
   - give every step's communication and exposed communication (`profile --json`) within 15 % of the truth;
   - report the expert-parallel all-to-all per step (`comm --json` ranks[].expert_parallel): its time, exposed
     part, share of the step and bytes within 15 %; the step is the one profile and analyze report (one step
-    per rank: the longer of the host step and the device span), never the device span alone;
+    per rank: the longer of the host step and the device span), never the device span alone; comm's header
+    share of exposed communication is of the same steps;
   - list dispatch / combine as collectives of type alltoall and the custom all-reduce as allreduce, and keep
     DeepEP's layout kernel and the GEMMs compute;
   - quote the exposed all-to-all in `communication.exposed` and turn its strategy to overlapping it;
@@ -13,7 +14,8 @@ cross_device_reduce_1stage all-reduce) whose per-step answers the generator comp
 The generator's Ascend MC2 rank (torch_npu text export) must count its fused operators once, as computing
 (no communication in the split), list them as collectives (allreduce, alltoall) and as `fused_comm` kernels,
 give their message bytes from kernel_details shapes (within 15 %, said to be estimated from shapes) with a
-bandwidth, and give its dispatch / combine per step, never exposed.
+bandwidth, and give its dispatch / combine per step, never exposed; the same rank without its timeline
+(kernel_details.csv and step_trace_time.csv only) the same collectives, bytes and per-step all-to-all.
 With SHARED (the corpus directory) it also checks that no corpus Kineto / nsys / torch_npu input gains a
 collective the NCCL / HCCL / gloo names did not already give, except the one corpus trace whose kernels
 truly communicate under another name (CORPUS_NEW_COMMUNICATION: PyTorch symmetric-memory all-reduce).
@@ -131,6 +133,43 @@ def check_mc2(binary, mc2, failures):
                             "and 0 exposed")
 
 
+def check_mc2_text(binary, mc2, tmp, failures):
+    """The MC2 rank without its timeline (kernel_details.csv and step_trace_time.csv only): the fused operators
+    still listed as collectives and fused_comm kernels with their bytes from shapes, counted in comm's line
+    ("inside fused kernels") and per step as the expert-parallel all-to-all, never exposed; the same from its
+    summary."""
+    comm = run_json(binary, "comm", "--json", mc2["path"])
+    counts = {}
+    for c in comm["collectives"]:
+        counts[c["type"]] = counts.get(c["type"], 0) + 1
+        if c["exposed_us"] != 0:
+            failures.append(f"mc2 text: {c['name'][:50]} exposed {c['exposed_us']} us")
+    want_counts = {}
+    for s in mc2["steps"]:
+        for kind, n in s["collectives"].items():
+            want_counts[kind] = want_counts.get(kind, 0) + n
+    if counts != want_counts:
+        failures.append(f"mc2 text comm: collectives {counts}, generated {want_counts}")
+    check_mc2_bytes(binary, mc2, comm, failures)
+    rows = {row["step"]: row for row in comm["ranks"][0].get("expert_parallel", [])}
+    for s in mc2["steps"]:
+        row = rows.get(s["step"])
+        if row is None or not close(row["all_to_all_us"], s["all_to_all_us"]) or row["exposed_us"] != 0:
+            failures.append(f"mc2 text comm step {s['step']}: expert-parallel {row}, generated {s['all_to_all_us']}")
+    fused_us = sum(s["all_to_all_us"] for s in mc2["steps"])  # dispatch / combine run apart from the all-reduces
+    fused = comm["ranks"][0].get("fused_comm", {})
+    if fused.get("kernels") != sum(want_counts.values()) or fused.get("time_us", 0) < fused_us:
+        failures.append(f"mc2 text comm: fused_comm {fused}")
+    text = subprocess.run([binary, "comm", mc2["path"]], capture_output=True, text=True, timeout=300).stdout
+    if "inside fused kernels" not in text:
+        failures.append("mc2 text comm: the line does not count the fused kernels")
+    summary = os.path.join(tmp, "mc2_text.tps")
+    subprocess.run([binary, "summarize", mc2["path"], "-o", summary], capture_output=True, check=True, timeout=300)
+    again = run_json(binary, "comm", "--json", summary)
+    if again["ranks"][0].get("fused_comm") != fused or len(again["collectives"]) != len(comm["collectives"]):
+        failures.append(f"mc2 text: from its summary fused_comm {again['ranks'][0].get('fused_comm')}, not {fused}")
+
+
 def check_mc2_bytes(binary, mc2, comm, failures):
     """MC2 fused operators' message bytes, estimated from kernel_details shapes: per type within 15 % of the
     generator's (exact here), a bandwidth beside them, and the text and JSON say where the bytes come from."""
@@ -196,6 +235,16 @@ def check_one_step(binary, directory, profile, comm, truth, failures):
         mean = sum(steps) / len(steps)
         if abs(analyze[r]["step_us"] - mean) > 1e-6 * mean + 1e-3:
             failures.append(f"one step: rank {r}: analyze {analyze[r]['step_us']}, profile {mean}")
+    # comm's header share is of the same steps, not of the device span.
+    for rank in comm["ranks"]:
+        steps_us = sum(row["step_us"] for row in rank.get("expert_parallel", []))
+        share = rank["exposed_share_of_wall"]
+        if share is None or abs(share - rank["exposed_comm_us"] / steps_us) > 1e-6:
+            failures.append(f"one step: rank {rank['rank']}: comm's exposed share {share}, of the steps "
+                            f"{rank['exposed_comm_us'] / steps_us}")
+    text = subprocess.run([binary, "comm", directory], capture_output=True, text=True, timeout=300).stdout
+    if text.count("of the steps") != len(comm["ranks"]) or "as profile and analyze time them" not in text:
+        failures.append("comm text: the header's exposed share does not say it is of the steps profile times")
 
 
 def check_text(binary, directory, failures):
@@ -253,9 +302,10 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         mc2_dir = tempfile.mkdtemp(dir=tmp)
+        mc2_text_dir = tempfile.mkdtemp(dir=tmp)
         kineto_dir = os.path.join(tmp, "kineto")
         truth = json.loads(subprocess.run([sys.executable, generator, "--out", kineto_dir, "--ranks", "4",
-                                           "--mc2-out", mc2_dir],
+                                           "--mc2-out", mc2_dir, "--mc2-text-out", mc2_text_dir],
                                           capture_output=True, text=True, check=True).stdout)
         profile = run_json(binary, "profile", "--json", kineto_dir)
         check_profile(profile, truth, failures)
@@ -266,6 +316,7 @@ def main():
         check_text(binary, kineto_dir, failures)
         check_advice(binary, kineto_dir, truth, failures)
         check_mc2(binary, truth["mc2"], failures)
+        check_mc2_text(binary, truth["mc2_text"], tmp, failures)
     if shared is not None:
         check_corpus(binary, shared, failures)
     return harness.report(failures)

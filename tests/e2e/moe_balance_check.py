@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Expert-parallel MoE runs from bench/gen_moe.py, whose expert load is known by construction: with skewed
-routing, `analyze --json` must give `moe.expert_imbalance` with the generated max / mean tokens per EP rank
-(and per expert where the layout's shapes hold them: Kineto's group sizes in Concrete Inputs, not
-torch_npu's kernel_details) exactly, the slowest rank, and its gain (the slowest rank's extra grouped-GEMM
-time, layer by layer, per step) and the others' wait at the next all-to-all within 15 %; with even routing,
-no such finding. Each run also goes through `advise --json`, which must say the same, and `profile --json`,
-whose per-rank `moe` object must hold each rank's tokens (and each local expert's where the layout has them),
-and each rank's summary (`summarize`) must give the finding the traces give. A Kineto run recorded without
-record_shapes on its grouped GEMMs (--splits-only) must give each rank's tokens from its all-to-alls' split
-sizes (the rows each dispatch received; `shapes_from` "all_to_all_splits"), exactly, and the same gains.
+"""Expert-parallel MoE runs from bench/gen_moe.py, whose expert load is known by construction: with skewed routing,
+`analyze --json` must give `moe.expert_imbalance` with the generated max / mean tokens per EP rank (and per expert
+where the layout's shapes hold them: Kineto's group sizes in Concrete Inputs, not torch_npu's kernel_details, in
+the text export's CSV or the Db export's COMPUTE_TASK_INFO) exactly, the slowest rank, and its gain (the slowest
+rank's extra grouped-GEMM time, layer by layer, per step) and the others' wait at the next all-to-all within 15 %;
+with even routing, no such finding. Each run also goes through `advise --json`, which must say the same, and
+`profile --json`, whose per-rank `moe` object must hold each rank's tokens (and each local expert's where the
+layout has them), and each rank's summary (`summarize`) must give the finding the traces give. A Kineto run
+recorded without record_shapes on its grouped GEMMs (--splits-only) must give each rank's tokens from its
+all-to-alls' split sizes (the rows each dispatch received; `shapes_from` "all_to_all_splits"), exactly, and the
+same gains. A torch_npu text or Db export whose experts run as one MatMul each (--sequential-experts) must give
+them from the bytes communication_matrix.json (analysis.db's CommAnalyzerMatrix) gives each hcom_alltoallv
+(`shapes_from` "communication_matrix"), in rows of the MoeTokenPermute operator's tokens, exactly, and the same
+gains. The generated runs come in the Kineto, torch_npu text and torch_npu Db layouts.
 
 Usage: moe_balance_check.py TUNEPROF GEN_MOE_PY
 """
@@ -120,7 +124,7 @@ def main():
     binary, generator = sys.argv[1], sys.argv[2]
     c = Checker(binary, timeout_s=120)
     with tempfile.TemporaryDirectory() as tmp:
-        for layout in ("kineto", "torch_npu"):
+        for layout in ("kineto", "torch_npu", "torch_npu_db"):
             skewed = os.path.join(tmp, f"{layout}_skewed")
             truth = generate(generator, skewed, layout, 1.0)
             f, _ = finding(c, f"{layout} skewed", "analyze", skewed)
@@ -147,6 +151,23 @@ def main():
                         f is not None and f["evidence"].get("shapes_from") == "all_to_all_splits",
                         str(f and f["evidence"].get("shapes_from")))
                 check_profile(c, name, truth, run)
+            else:
+                c.check(f"{name}: no {ID}", result is not None and f is None, "fired on even routing")
+        # torch_npu text and Db exports whose experts run as one MatMul each (no grouped GEMM shapes): tokens per
+        # rank from the bytes communication_matrix.json (CommAnalyzerMatrix) gives each hcom_alltoallv, in rows
+        # of MoeTokenPermute's x.
+        for layout, skew in (("torch_npu", 1.0), ("torch_npu", 0.0), ("torch_npu_db", 1.0), ("torch_npu_db", 0.0)):
+            name = f"{layout} sequential experts skew {skew}"
+            run = os.path.join(tmp, f"sequential_{layout}_{skew}")
+            truth = generate(generator, run, layout, skew, 4, "--sequential-experts")
+            f, result = finding(c, name, "analyze", run)
+            if skew > 0:
+                check_skewed(c, name, truth, f)
+                c.check(f"{name}: tokens marked as from the communication matrix",
+                        f is not None and f["evidence"].get("shapes_from") == "communication_matrix",
+                        str(f and f["evidence"].get("shapes_from")))
+                check_profile(c, name, truth, run)
+                check_summaries(c, name, run, os.path.join(tmp, f"sequential_tps_{layout}_{skew}"), f)
             else:
                 c.check(f"{name}: no {ID}", result is not None and f is None, "fired on even routing")
         one = os.path.join(tmp, "one_rank")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -242,10 +243,50 @@ void FillFromProcessGroupConfig(const std::map<std::string, std::pair<std::strin
   }
 }
 
+// The timeline's hcom_* events carry no group; communication.json lists each op under "<name>@<group>", the
+// same name the timeline gives it, in its step ("step50"). The op is the event's when its step is the
+// event's step (or, listed without a step number, when its start is within its own elapse, at least 1 ms,
+// of the event's): a file of another run leaves the events without groups. An op name listed under two
+// groups gives none.
+class HcclGroupsByOp {
+ public:
+  explicit HcclGroupsByOp(const Trace& trace) : trace_(&trace) {
+    for (const HcclOpTime& op : trace.communication().ops) {
+      if (op.total || op.group.value == 0) continue;
+      auto [it, added] = ops_.try_emplace(op.op_name.value, &op);
+      if (!added && it->second != nullptr && it->second->group.value != op.group.value) it->second = nullptr;
+    }
+  }
+
+  std::string_view GroupOf(StringId name, int64_t start_ns, std::optional<int64_t> step) const {
+    const auto it = ops_.find(name.value);
+    if (it == ops_.end() || it->second == nullptr) return {};
+    const HcclOpTime& op = *it->second;
+    return SameOp(op, start_ns, step) ? trace_->str(op.group) : std::string_view();
+  }
+
+ private:
+  bool SameOp(const HcclOpTime& op, int64_t start_ns, std::optional<int64_t> step) const {
+    const std::string_view key = trace_->str(op.step);
+    int64_t listed = 0;
+    const char* digits = key.data() + std::min<size_t>(key.size(), 4);
+    const auto [end, ec] = std::from_chars(digits, key.data() + key.size(), listed);
+    if (key.starts_with("step") && ec == std::errc() && end == key.data() + key.size()) return step == listed;
+    const double slack_ns = std::max(1e6, std::isfinite(op.elapse_ms) ? op.elapse_ms * 1e6 : 0.0);
+    return std::isfinite(op.start_us) && std::abs(op.start_us * 1e3 - static_cast<double>(start_ns)) <= slack_ns;
+  }
+
+  const Trace* trace_;
+  std::unordered_map<uint32_t, const HcclOpTime*> ops_;  // by name; nullptr when under two groups
+};
+
 // What ListCollectives looks up per collective, gathered once per trace.
 struct CollectiveLookups {
   explicit CollectiveLookups(const Trace& trace)
-      : pg_config(ProcessGroupConfig(trace)), launches(FindLaunchTimes(trace)), fused_shapes(trace) {
+      : pg_config(ProcessGroupConfig(trace)),
+        hccl_groups(trace),
+        launches(FindLaunchTimes(trace)),
+        fused_shapes(trace) {
     for (const CollectiveInfo& info : trace.collectives()) info_of.emplace(info.event, &info);
   }
 
@@ -265,6 +306,7 @@ struct CollectiveLookups {
   }
 
   std::map<std::string, std::pair<std::string, std::string>, std::less<>> pg_config;
+  HcclGroupsByOp hccl_groups;  // communication.json's group of each hcom_* op, by its name
   std::unordered_map<uint32_t, const CollectiveInfo*> info_of;
   std::unordered_map<uint32_t, std::string_view> pooled_ranks;       // StringId -> pooled text
   std::unordered_map<uint32_t, const CommKernelRule*> rule_of_name;  // StringId -> its row, if any
@@ -326,6 +368,9 @@ Collective MakeCollective(const Trace& trace, uint32_t event, CollectiveSource s
   if (auto it = lookups->info_of.find(event); it != lookups->info_of.end()) {
     TakeCollectiveInfo(trace, *it->second, lookups, &c);
   }
+  if (c.group.empty() && c.source == CollectiveSource::kHccl) {
+    c.group = std::string(lookups->hccl_groups.GroupOf(events.name[event], c.start_ns, c.step));
+  }
   if (c.bytes < 0 && c.source == CollectiveSource::kGloo) c.bytes = BytesFromShapes(trace, event);
   if (c.bytes < 0 && rule != nullptr && rule->kind == CommKernelKind::kFusedComm) {
     c.bytes = lookups->fused_shapes.Bytes(name, c.start_ns);
@@ -333,11 +378,44 @@ Collective MakeCollective(const Trace& trace, uint32_t event, CollectiveSource s
   return c;
 }
 
+// A rank without a device timeline (torch_npu text export whose trace_view.json was not kept) still lists
+// each fused compute + communication operator (MC2) in kernel_details: one collective a row, timed and
+// sized from the row as the timeline's kernel would be. No event draws it (`event` is kNoIndex).
+void AppendFusedKernelRows(const Trace& trace, std::vector<Collective>* out) {
+  std::unordered_map<uint32_t, const CommKernelRule*> rule_of_name;  // names repeat: each is matched once
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    if (row.start_ns == kNoId) continue;
+    auto [it, added] = rule_of_name.try_emplace(row.name.value, nullptr);
+    if (added) {
+      const CommKernelRule* rule = MatchCommKernel(trace.str(row.name));
+      if (rule != nullptr && rule->kind == CommKernelKind::kFusedComm) it->second = rule;
+    }
+    const CommKernelRule* rule = it->second;
+    if (rule == nullptr) continue;
+    Collective c;
+    c.source = CollectiveSource::kNcclKernel;
+    c.event = kNoIndex;
+    c.name = std::string(trace.str(row.name));
+    c.type = rule->collective.empty() ? ParseCollectiveType(c.name) : ParseCollectiveType(rule->collective);
+    c.start_ns = row.start_ns;
+    c.duration_ns = std::max<int64_t>(row.dur_ns, 0);
+    c.step = row.step != kNoId ? std::optional<int64_t>(row.step) : StepOf(trace, c.start_ns);
+    c.bytes = FusedCommMessageBytes(rule->pattern,
+                                    ParseNpuTensors(trace.str(row.input_shapes), trace.str(row.input_data_types)),
+                                    ParseNpuTensors(trace.str(row.output_shapes), trace.str(row.output_data_types)));
+    out->push_back(std::move(c));
+  }
+}
+
 std::vector<Collective> ListCollectives(const Trace& trace) {
   CollectiveLookups lookups(trace);
   const EventTable& events = trace.events();
   std::vector<Collective> out;
-  for (const DeviceWorkEvent& w : CommunicationWork(trace)) {
+  const std::vector<DeviceWorkEvent> work = CommunicationWork(trace);
+  const bool timeline = std::any_of(work.begin(), work.end(),
+                                    [&](const DeviceWorkEvent& w) { return IsDeviceKind(events.kind[w.event]); });
+  if (!timeline) AppendFusedKernelRows(trace, &out);
+  for (const DeviceWorkEvent& w : work) {
     if (!Communicates(w.work)) continue;
     const bool device = IsDeviceKind(events.kind[w.event]);
     // The caller's side of a gloo collective, which its gloo range lists.
@@ -420,6 +498,16 @@ void SummarizeRank(RankCommunication* rank) {
 
 }  // namespace
 
+int64_t ReportedStepsNs(const RankCommunication& rank) {
+  if (rank.expert_parallel.empty() || rank.expert_parallel.size() != rank.steps) return 0;
+  int64_t sum = 0;
+  for (const ExpertParallelStep& s : rank.expert_parallel) {
+    if (!s.step || s.step_ns <= 0) return 0;
+    sum += s.step_ns;
+  }
+  return sum;
+}
+
 RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,
                                            const HardwareSelection& hardware) {
   RankCommunication rank;
@@ -452,8 +540,10 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   rank.bubble_ns = breakdown.total.bubble_ns;
   rank.steps = breakdown.steps.size();
   rank.expert_parallel = MeasureExpertParallel(trace, breakdown, rank.collectives);
-  if (rank.wall_ns > 0) {
-    rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(rank.wall_ns);
+  // Of the step profile and analyze report where the expert-parallel rows give it for every step.
+  const int64_t steps_ns = ReportedStepsNs(rank) > 0 ? ReportedStepsNs(rank) : rank.wall_ns;
+  if (steps_ns > 0) {
+    rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(steps_ns);
   }
   ReadAscendOps(trace, hardware, &rank);
   if (!gpu && !rank.ascend_transports.empty()) {
@@ -466,6 +556,10 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   }
   ReadAscendMatrix(trace, &rank);
   MeasureExposure(trace, &rank.collectives);
+  // Fused rows without a timeline compute while they communicate, as their timeline kernels would show.
+  for (Collective& c : rank.collectives) {
+    if (c.event == kNoIndex) c.exposed_ns = 0;
+  }
   rank.parallel_groups = ReadParallelGroups(trace);
   return rank;
 }

@@ -69,7 +69,7 @@ P2pDirection ParseP2pDirection(std::string_view collective_name);
 std::string_view CollectiveSourceName(CollectiveSource source);
 
 struct Collective {
-  uint32_t event = 0;  // index into the rank's Trace::events()
+  uint32_t event = 0;  // index into the rank's Trace::events(); kNoIndex for a kernel_details row (no timeline)
   CollectiveSource source = CollectiveSource::kNcclKernel;
   CollectiveType type = CollectiveType::kOther;
   std::string name;              // the event's name (kernel name, gloo:all_reduce, hcom_*)
@@ -211,7 +211,7 @@ struct RankCommunication {
   int64_t communication_ns = 0;
   int64_t exposed_communication_ns = 0;         // communication_not_overlapped_ns
   int64_t hidden_communication_ns = 0;          // overlapped_ns
-  std::optional<double> exposed_share_of_wall;  // exposed / wall
+  std::optional<double> exposed_share_of_wall;  // exposed / wall (ReportedStepsNs where it is not 0)
   int64_t computing_ns = 0;                     // the step table's Computing (RankBreakdown::total)
   int64_t free_ns = 0;                          // and its Free
   int64_t bubble_ns = 0;                        // and its Bubble (pipeline receive wait; 0 off torch_npu)
@@ -229,6 +229,11 @@ struct RankCommunication {
   // rank came from a summary written before lead-ins were kept.
   std::vector<CollectiveLeadIn> lead_ins;
 };
+
+// The steps every command reports for the rank (the longer of the host step and the device span, as
+// profile and analyze time them: each expert_parallel row's step_ns), where the rank's expert-parallel rows
+// cover each of its steps; 0 otherwise, and the step table's wall (the device span) stands.
+int64_t ReportedStepsNs(const RankCommunication& rank);
 
 // One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on.
 RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,

@@ -284,5 +284,35 @@ TEST(CommVerdictTest, LowUtilizationAndExposedShareAreReported) {
   EXPECT_FALSE(analysis.bottleneck);
 }
 
+// A torch_npu timeline's hcom_* events carry no group: each takes the one communication.json lists its
+// name under, in the same step; a listing of another step, or a name under two groups, gives none.
+TEST(CollectiveGroupTest, HcclEventsTakeCommunicationJsonsGroupInTheirStep) {
+  HandBuiltTrace hand;
+  hand.Step(1, Us(0), Us(1000));
+  hand.Kernel("hcom_allReduce__586_0_1", Us(100), Us(50));
+  hand.Kernel("hcom_allReduce__586_1_1", Us(300), Us(50));
+  hand.Kernel("hcom_broadcast__586_2_1", Us(500), Us(50));
+  Trace trace = hand.Finish();
+  SideTableBuilder side(&trace);
+  CommunicationTables* comm = side.mutable_communication();
+  comm->ops_present = true;
+  const auto op = [&](const char* step, const char* name, const char* group) {
+    HcclOpTime o;
+    o.step = side.Intern(step);
+    o.op_name = side.Intern(name);
+    o.group = side.Intern(group);
+    comm->ops.push_back(o);
+  };
+  op("step1", "hcom_allReduce__586_0_1", "111");
+  op("step7", "hcom_allReduce__586_1_1", "111");  // another step: not this event
+  op("step1", "hcom_broadcast__586_2_1", "111");
+  op("step1", "hcom_broadcast__586_2_1", "222");  // two groups: neither
+  const RankCommunication r = AnalyzeRankCommunication(trace, ComputeTimeBreakdown(trace), HardwareSelection{});
+  ASSERT_EQ(r.collectives.size(), 3u);
+  EXPECT_EQ(r.collectives[0].group, "111");
+  EXPECT_EQ(r.collectives[1].group, "");
+  EXPECT_EQ(r.collectives[2].group, "");
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -456,15 +456,16 @@ void JudgeBandwidth(const RankCommunication& r, const CommThresholds& t, Verdict
 void JudgeWaiting(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
   const auto rank = static_cast<long long>(r.rank);
   if (r.exposed_share_of_wall && *r.exposed_share_of_wall > t.exposed_share_of_wall) {
-    // Per step, as analyze and profile print it; the share is of the device span (the step table's span).
+    // Per step, as analyze and profile print it; the share is of the device span (the step table's span),
+    // or of the step they report where the expert-parallel rows give it (ReportedStepsNs).
     const double steps = static_cast<double>(std::max<uint64_t>(r.steps, 1));
     const double per_step_ms = static_cast<double>(r.exposed_communication_ns) / 1e6 / steps;
-    verdict->Fire(
-        r.rank,
-        Printf("rank %lld: exposed communication %.3f ms per step is %s of the step's device span (> %s)", rank,
-               per_step_ms, Percent(*r.exposed_share_of_wall).c_str(), Percent(t.exposed_share_of_wall).c_str()),
-        Printf("exposed communication above %s of the step's device span", Percent(t.exposed_share_of_wall).c_str()),
-        {Figure(per_step_ms, 3, "ms per step"), Figure(*r.exposed_share_of_wall * 100, 1, "%")});
+    const char* of = ReportedStepsNs(r) > 0 ? "the step" : "the step's device span";
+    verdict->Fire(r.rank,
+                  Printf("rank %lld: exposed communication %.3f ms per step is %s of %s (> %s)", rank, per_step_ms,
+                         Percent(*r.exposed_share_of_wall).c_str(), of, Percent(t.exposed_share_of_wall).c_str()),
+                  Printf("exposed communication above %s of %s", Percent(t.exposed_share_of_wall).c_str(), of),
+                  {Figure(per_step_ms, 3, "ms per step"), Figure(*r.exposed_share_of_wall * 100, 1, "%")});
   }
   if (r.ascend_wait_ratio && *r.ascend_wait_ratio > t.wait_ratio) {
     verdict->Fire(r.rank,

@@ -29,10 +29,14 @@ class ExpertParallelNames {
   std::unordered_map<std::string, bool> known_;
 };
 
-// The device time the compute units are busy (compute and fused kernels), over the whole trace.
-IntervalSet ComputeBusy(const Trace& trace) {
+// The device time the compute units are busy (compute and fused kernels), over the whole trace. Fused
+// kernels known only from kernel_details (no timeline: no event draws them) compute too.
+IntervalSet ComputeBusy(const Trace& trace, const std::vector<Collective>& collectives) {
   const EventTable& events = trace.events();
   std::vector<Interval> compute;
+  for (const Collective& c : collectives) {
+    if (c.event == kNoIndex) compute.push_back(Interval{c.start_ns, c.start_ns + c.duration_ns});
+  }
   for (const DeviceWorkEvent& w : ListDeviceWork(trace)) {
     if (Computes(w.work)) compute.push_back(Interval{events.ts_ns[w.event], events.end_ns(w.event)});
   }
@@ -82,7 +86,7 @@ std::vector<ExpertParallelStep> MeasureExpertParallel(const Trace& trace, const 
   }
   std::vector<ExpertParallelStep> out;
   if (by_step.empty()) return out;
-  const IntervalSet busy = ComputeBusy(trace);
+  const IntervalSet busy = ComputeBusy(trace, collectives);
   if (whole_trace) {
     const StepBreakdown& whole = breakdown.steps.empty() ? breakdown.total : breakdown.steps.front();
     out.push_back(Measure(std::nullopt, whole.wall_ns, std::nullopt, std::move(by_step.begin()->second), busy));

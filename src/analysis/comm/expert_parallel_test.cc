@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/core/hand_built_trace_for_test.h"
+#include "model/trace_builder.h"
 
 namespace tuneprof {
 namespace {
@@ -87,6 +88,55 @@ TEST(ExpertParallelTest, FusedCommCountsOnceAsComputingAndIsListedAsACollective)
   EXPECT_FALSE(r.expert_parallel[0].step.has_value());
   EXPECT_EQ(r.expert_parallel[0].all_to_all_ns, Us(200));
   EXPECT_EQ(r.expert_parallel[0].exposed_ns, 0);
+}
+
+TEST(ExpertParallelTest, FusedRowsOfKernelDetailsWithoutATimeline) {
+  Trace trace = HandBuiltTrace().Finish();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  const auto row = [&](const char* name, int64_t start_us, int64_t dur_us, const char* in, const char* out) {
+    NpuOpRow r;
+    r.step = 1;
+    r.name = side.Intern(name);
+    r.type = side.Intern(name);
+    r.start_ns = Us(static_cast<double>(start_us));
+    r.dur_ns = Us(static_cast<double>(dur_us));
+    r.input_shapes = side.Intern(in);
+    r.input_data_types = side.Intern("DT_BF16;DT_BF16");
+    r.output_shapes = side.Intern(out);
+    r.output_data_types = side.Intern("DT_BF16");
+    side.AddKernelDetail(r);
+  };
+  row("MatMulV2", 0, 100, "64,128;128,256", "64,256");
+  row("aclnnMatmulAllReduce_MatmulAllReduce", 100, 400, "64,128;128,256", "64,256");
+  const RankCommunication r = Analyze(trace);
+  ASSERT_EQ(r.collectives.size(), 1u);
+  const Collective& c = r.collectives[0];
+  EXPECT_EQ(c.event, kNoIndex);  // no event draws it
+  EXPECT_EQ(c.type, CollectiveType::kAllReduce);
+  EXPECT_EQ(c.start_ns, Us(100));
+  EXPECT_EQ(c.duration_ns, Us(400));
+  EXPECT_EQ(c.step, std::optional<int64_t>(1));
+  EXPECT_EQ(c.bytes, 64 * 256 * 2);  // the matmul result it all-reduces
+  EXPECT_EQ(c.exposed_ns, 0);
+}
+
+TEST(ExpertParallelTest, ReportedStepsOnlyWhereTheRowsCoverEveryStep) {
+  RankCommunication r;
+  r.steps = 2;
+  EXPECT_EQ(ReportedStepsNs(r), 0);
+  ExpertParallelStep one;
+  one.step = 1;
+  one.step_ns = Us(100);
+  r.expert_parallel = {one};
+  EXPECT_EQ(ReportedStepsNs(r), 0);  // step 2 ran none: the device span stands
+  ExpertParallelStep two = one;
+  two.step = 2;
+  two.step_ns = Us(120);
+  r.expert_parallel.push_back(two);
+  EXPECT_EQ(ReportedStepsNs(r), Us(220));
+  r.expert_parallel[1].step.reset();
+  EXPECT_EQ(ReportedStepsNs(r), 0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/compute/moe_hccl_all_to_all.h"
 #include "analysis/core/op_shapes.h"
 #include "base/rank_ranges.h"
 
@@ -329,6 +330,19 @@ bool MeasureAllToAllSplits(const Trace& trace, RankMoeLoad* load) {
   return true;
 }
 
+// Tokens per EP rank from torch_npu's communication summaries (moe_hccl_all_to_all.h), the last resort.
+bool MeasureHcclAllToAll(const Trace& trace, RankMoeLoad* load) {
+  std::set<uint32_t> steps;
+  for (const MoeExpertRows& layer : MoeRowsFromHcclAllToAll(trace)) {
+    Add(Call{layer.tokens, 0, {}}, layer.experts_ns, load);
+    steps.insert(layer.step);
+  }
+  if (load->calls == 0) return false;
+  load->source = "communication_matrix";
+  load->steps = std::max<uint64_t>(1, steps.size());
+  return true;
+}
+
 std::pair<size_t, double> MaxAndMean(const std::vector<double>& values) {
   const auto max = std::max_element(values.begin(), values.end());
   const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
@@ -342,6 +356,7 @@ RankMoeLoad MeasureMoeLoad(const Trace& trace, const HostOpTree& tree) {
   load.rank = trace.metadata().rank;
   if (!MeasureKernelDetails(trace, &load)) MeasureRecordShapes(trace, tree, &load);
   if (!load.found()) MeasureAllToAllSplits(trace, &load);
+  if (!load.found()) MeasureHcclAllToAll(trace, &load);
   return load;
 }
 

@@ -17,6 +17,8 @@
 //     (dispatch, or the backward of a combine; the one that brings them back has its splits reversed)
 //     counts as one call of the rows it received, and the time until the answering all-to-all as its
 //     device time. Per-expert tokens stay unknown (splits are per peer rank, not per expert).
+//   - last, on Ascend: the same from the bytes torch_npu's communication_matrix.json gives each all-to-all
+//     on each link, in token rows of the routing operator's shapes (moe_hccl_all_to_all.h).
 //
 // A grouped matmul nested inside another one counts once (the outermost). The calls of one rank are kept
 // in order, so that the k-th call of every rank is the same layer: its slowest rank decides when the next
@@ -52,7 +54,8 @@ struct RankMoeLoad {
   uint64_t expert_calls = 0;     // calls that gave per-expert sizes
   int64_t experts = 0;           // local experts (the weight's leading dimension), 0 when unknown
   std::vector<int64_t> call_ns;  // each call's device time, in order (at most kMoeMaxCalls)
-  std::string source;            // "record_shapes", "kernel_details" or "all_to_all_splits"
+  // "record_shapes", "kernel_details", "all_to_all_splits" or "communication_matrix"
+  std::string source;
   bool found() const { return calls > 0; }
 };
 

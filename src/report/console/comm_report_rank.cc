@@ -167,12 +167,17 @@ std::string CommSummaryLine(const CommAnalysis& a, const RankCommunication& r) {
       fused.count == 0 ? std::string() : fmt::format(", inside fused kernels {:.3f}", Millis(fused.time_ns));
   const BubbleSplit split = SplitBubble(a, r);
   if (split.bubble_ns < kShownBubbleNs) {
+    // On expert-parallel ranks the share is of the steps profile and analyze report, which the line says.
+    const int64_t steps_ns = ReportedStepsNs(r);
+    const std::string share =
+        !r.exposed_share_of_wall ? std::string()
+        : steps_ns > 0
+            ? fmt::format("; exposed {:.1f}% of the steps {:.3f} ms, as profile and analyze time them",
+                          *r.exposed_share_of_wall * 100, Millis(steps_ns))
+            : fmt::format("; exposed {:.1f}% of wall {:.3f} ms", *r.exposed_share_of_wall * 100, Millis(r.wall_ns));
     return fmt::format("  comm {:.3f} ms: exposed {:.3f}, hidden under compute {:.3f}{}{}\n",
                        Millis(r.communication_ns + fused.time_ns), Millis(r.exposed_communication_ns),
-                       Millis(r.hidden_communication_ns), inside,
-                       r.exposed_share_of_wall ? fmt::format("; exposed {:.1f}% of wall {:.3f} ms",
-                                                             *r.exposed_share_of_wall * 100, Millis(r.wall_ns))
-                                               : std::string());
+                       Millis(r.hidden_communication_ns), inside, share);
   }
   const double wall = static_cast<double>(r.wall_ns);
   return fmt::format("  comm {:.3f} ms: exposed {:.3f}, pipeline bubble {:.3f}, hidden under compute {:.3f}{}{}\n",

@@ -2,6 +2,7 @@
 // has them.
 #include "report/tables/table_sections.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
@@ -84,12 +85,16 @@ DataTable CollectivesTable(const std::vector<Trace>& traces, const CommAnalysis&
   for (const Trace& trace : traces) trace_of_rank.emplace(trace.metadata().rank, &trace);
   for (const RankCommunication& r : comm.ranks) {
     const auto trace = trace_of_rank.find(r.rank);
-    if (r.collectives.empty() && trace != trace_of_rank.end() && !HasKernelEvents(*trace->second)) {
+    // A rank without a timeline lists communication.json's ops; its only collectives are fused kernels'
+    // kernel_details rows, which no event draws.
+    const bool drawn = std::any_of(r.collectives.begin(), r.collectives.end(),
+                                   [](const Collective& c) { return c.event != kNoIndex; });
+    if (!drawn && trace != trace_of_rank.end() && !HasKernelEvents(*trace->second)) {
       PushCommunicationJsonOps(*trace->second, r, columns, &b);
     }
     for (const Collective& c : r.collectives) {
       b.PushInt(rank, r.rank);
-      b.PushInt(index, c.event);
+      b.PushId(index, c.event == kNoIndex ? kNoId : int64_t{c.event});
       b.PushString(name, c.name);
       b.PushString(source, CollectiveSourceName(c.source));
       b.PushString(collective, CollectiveTypeName(c.type));
