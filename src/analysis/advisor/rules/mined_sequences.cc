@@ -174,12 +174,13 @@ bool CommLibraryKernel(std::string_view name) {
 // Elsewhere: compute kernels per stream by start, named by the innermost host operator around their launch
 // (or the operator a torch_npu flow leads from). Kernels a CUDA graph replayed are left out: the run
 // already captures that code, and the gaps between them are no launch gaps to remove.
-std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree& tree, const GraphReplays* graphs) {
+std::vector<std::vector<Op>> KernelStreams(const Trace& trace, std::span<const DeviceWorkEvent> device_work,
+                                          const HostOpTree& tree, const GraphReplays* graphs) {
   const EventTable& events = trace.events();
   const std::vector<uint32_t> launcher = DeviceLaunchers(trace);
   NameTestMemo comm_library_kernel(trace, CommLibraryKernel);
   std::map<uint32_t, std::vector<Op>> streams;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+  for (const DeviceWorkEvent& work : device_work) {
     const uint32_t e = work.event;
     if (events.dur_ns[e] < 0) continue;
     if (work.work == WorkClass::kCommunication || comm_library_kernel(events.name[e])) {
@@ -274,10 +275,10 @@ Stats Measure(const std::vector<Op>& ops, const OpTimeline& timeline, size_t len
 }
 
 // Every stream's device work and (Ascend) every kernel_details row, communication included.
-DeviceBusy BusyDevice(const Trace& trace, bool ascend) {
+DeviceBusy BusyDevice(const Trace& trace, std::span<const DeviceWorkEvent> device_work, bool ascend) {
   const EventTable& events = trace.events();
   std::vector<Interval> busy, comm;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+  for (const DeviceWorkEvent& work : device_work) {
     const uint32_t e = work.event;
     if (events.dur_ns[e] <= 0) continue;
     const Interval span{events.ts_ns[e], events.ts_ns[e] + events.dur_ns[e]};
@@ -513,10 +514,12 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   if (rank.trace == nullptr || PlatformOf(rank) == Platform::kCpu) return;
   const Trace& trace = *rank.trace;
   const bool ascend = !trace.kernel_details().rows.empty();
+  const std::vector<DeviceWorkEvent> device_work = ListDeviceWork(trace);
   std::vector<Op> ops;
   std::vector<uint32_t> symbols;
   Flatten(ascend ? AscendStreams(trace)
-                 : KernelStreams(trace, rank.tree, rank.compute == nullptr ? nullptr : &rank.compute->graphs),
+                 : KernelStreams(trace, device_work, rank.tree,
+                                 rank.compute == nullptr ? nullptr : &rank.compute->graphs),
           &ops, &symbols);
   double total = 0;
   for (const Op& op : ops) total += static_cast<double>(op.dur);
@@ -525,7 +528,7 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   limits.min_time_ns = total * config.Get(threshold::kMinedSequenceMinTimePct) / 100;
   limits.host_gap_pct = config.Get(threshold::kMinedSequenceHostGapPct);
   limits.mte_pct = config.Get(threshold::kMinedSequenceMtePct);
-  const DeviceBusy device = BusyDevice(trace, ascend);
+  const DeviceBusy device = BusyDevice(trace, device_work, ascend);
   limits.host_timeline = device.host_timeline;
   const OpTimeline timeline = LookUpTimeline(ops, device);
   limits.timeline = &timeline;
