@@ -31,6 +31,7 @@ struct RankTimeline {
 // The host operator around the runtime call that launched each device event, by correlation.
 std::unordered_map<uint32_t, uint32_t> LauncherOf(const Trace& trace, const HostOpTree& tree) {
   std::unordered_map<uint32_t, uint32_t> op_of;
+  op_of.reserve(trace.links().size());  // a device event has one correlation link
   for (const Link& link : trace.links()) {
     if (link.kind != LinkKind::kCorrelation || link.from >= tree.parent_op.size()) continue;
     const uint32_t op = tree.parent_op[link.from];
