@@ -98,8 +98,7 @@ const std::vector<int64_t>& SharedOpSequences::DeviceTime(const Trace& trace, co
   return device_time_;
 }
 
-const std::vector<OpSequence>& SharedOpSequences::Sequences(const Trace& trace, const HostOpTree& tree,
-                                                            bool cpu_only) {
+const std::vector<OpSequence>& SharedOpSequences::Sequences(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
   std::call_once(sequences_once_,
                  [&] { sequences_ = BuildOpSequences(trace, tree, cpu_only, DeviceTime(trace, tree, cpu_only)); });
   return sequences_;

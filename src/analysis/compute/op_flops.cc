@@ -452,9 +452,7 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile, c
   out.shapes = true;
   out.ops_with_shapes = trace.op_shapes().size();
   std::vector<Occurrence> occurrences;
-  // By event: whether it was costed. A bit per event, not a hash set: the parent chains of every kernel's
-  // launch are looked up in it.
-  std::vector<bool> costed(trace.events().size(), false);
+  std::vector<bool> costed(trace.events().size(), false);  // by event: a bit, for the launches' parent chains
   OpCostCache costs(trace);
   for (const OpShapeInfo& info : trace.op_shapes()) {
     const OpCost cost = costs.Of(info);

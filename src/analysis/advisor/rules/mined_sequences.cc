@@ -175,7 +175,7 @@ bool CommLibraryKernel(std::string_view name) {
 // (or the operator a torch_npu flow leads from). Kernels a CUDA graph replayed are left out: the run
 // already captures that code, and the gaps between them are no launch gaps to remove.
 std::vector<std::vector<Op>> KernelStreams(const Trace& trace, std::span<const DeviceWorkEvent> device_work,
-                                          const HostOpTree& tree, const GraphReplays* graphs) {
+                                           const HostOpTree& tree, const GraphReplays* graphs) {
   const EventTable& events = trace.events();
   const std::vector<uint32_t> launcher = DeviceLaunchers(trace);
   NameTestMemo comm_library_kernel(trace, CommLibraryKernel);
@@ -517,9 +517,9 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   const std::vector<DeviceWorkEvent> device_work = ListDeviceWork(trace);
   std::vector<Op> ops;
   std::vector<uint32_t> symbols;
-  Flatten(ascend ? AscendStreams(trace)
-                 : KernelStreams(trace, device_work, rank.tree,
-                                 rank.compute == nullptr ? nullptr : &rank.compute->graphs),
+  Flatten(ascend
+              ? AscendStreams(trace)
+              : KernelStreams(trace, device_work, rank.tree, rank.compute == nullptr ? nullptr : &rank.compute->graphs),
           &ops, &symbols);
   double total = 0;
   for (const Op& op : ops) total += static_cast<double>(op.dur);
