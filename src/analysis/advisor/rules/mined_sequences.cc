@@ -62,7 +62,7 @@ struct Op {
 // Until(e) - Until(s).
 class CoveredTime {
  public:
-  CoveredTime() = default;
+  CoveredTime() : before_(1, 0) {}  // empty: nothing covered
   explicit CoveredTime(IntervalSet set) : set_(std::move(set)), before_(set_.size() + 1, 0) {
     for (size_t i = 0; i < set_.size(); ++i) before_[i + 1] = before_[i] + set_[i].length();
   }
