@@ -1,7 +1,6 @@
 // The links Finish resolves between events: CUPTI correlations and the trace's flow points.
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
 
 #include "base/pair_table.h"
 #include "model/trace_builder.h"
@@ -17,16 +16,19 @@ bool IsHostCallKind(EventKind kind) { return kind == EventKind::kRuntime || kind
 // key; flows are only a viewer hint and are missing in some traces).
 void TraceBuilder::ResolveCorrelationLinks() {
   const EventTable& e = trace_.events_;
-  std::unordered_map<int64_t, uint32_t> host_call;
+  const auto host_call = [&](uint32_t i) { return IsHostCallKind(e.kind[i]) && e.correlation[i] != kNoId; };
+  size_t calls = 0;
+  for (uint32_t i = 0; i < e.size(); ++i) calls += host_call(i);
+  if (calls == 0) return;
+  PairTable call_of(calls);  // (0, correlation) -> the first host call carrying it
   for (uint32_t i = 0; i < e.size(); ++i) {
-    if (IsHostCallKind(e.kind[i]) && e.correlation[i] != kNoId) host_call.emplace(e.correlation[i], i);
+    if (host_call(i)) call_of.At(0, static_cast<uint64_t>(e.correlation[i]), i);
   }
-  if (host_call.empty()) return;
   const StringId category = Intern("correlation");
   for (uint32_t i = 0; i < e.size(); ++i) {
     if (!IsDeviceKind(e.kind[i]) || e.correlation[i] == kNoId || e.kind[i] == EventKind::kGpuAnnotation) continue;
-    auto it = host_call.find(e.correlation[i]);
-    if (it != host_call.end()) trace_.links_.push_back(Link{it->second, i, LinkKind::kCorrelation, category});
+    const uint32_t* call = call_of.Find(0, static_cast<uint64_t>(e.correlation[i]));
+    if (call != nullptr) trace_.links_.push_back(Link{*call, i, LinkKind::kCorrelation, category});
   }
 }
 

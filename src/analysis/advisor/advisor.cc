@@ -349,15 +349,14 @@ void ForEachRule(size_t n, bool two_threads, const Rule& rule) {
 }  // namespace
 
 RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config) {
-  RankEvidence rank{input.trace,
-                    input.breakdown,
-                    input.compute,
-                    input.hardware,
-                    input.tree != nullptr ? std::move(*input.tree) : BuildHostOpTree(*input.trace),
-                    {},
-                    input.memory,
-                    input.comm,
-                    nullptr};
+  RankEvidence rank;  // member by member: its shared operator sequences are built in place, never copied
+  rank.trace = input.trace;
+  rank.breakdown = input.breakdown;
+  rank.compute = input.compute;
+  rank.hardware = input.hardware;
+  rank.tree = input.tree != nullptr ? std::move(*input.tree) : BuildHostOpTree(*input.trace);
+  rank.memory = input.memory;
+  rank.comm = input.comm;
   rank.rank_id = input.trace->metadata().rank;
   rank.on_npu = RunsOnNpu(*input.trace);
   rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));

@@ -16,6 +16,7 @@
 
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/advisor/finding.h"
+#include "analysis/advisor/op_sequences.h"
 #include "analysis/advisor/time_split.h"
 #include "analysis/breakdown/module_view.h"
 #include "analysis/breakdown/time_breakdown.h"
@@ -50,6 +51,8 @@ struct RankEvidence {
   // Which module each piece of device work counts for (module_view.h); nullptr or empty: the trace has
   // no module ranges, and findings name none.
   const ModuleAttribution* modules = nullptr;
+  // What several rules read of the host operators (op_sequences.h), built once for all of them.
+  mutable SharedOpSequences op_sequences;
 };
 
 // One of the tuning guide's three utilizations against its threshold.

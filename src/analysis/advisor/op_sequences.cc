@@ -1,24 +1,27 @@
 #include "analysis/advisor/op_sequences.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "analysis/core/device_work.h"
 #include "analysis/core/op_classes.h"
+#include "base/pair_table.h"
 
 namespace tuneprof {
 namespace {
 
-// Launch calls (runtime or driver) by correlation id, per process: CUPTI ids repeat across processes.
-std::unordered_map<uint64_t, uint32_t> LaunchesByCorrelation(const Trace& trace) {
+bool CorrelatedCall(const EventTable& events, uint32_t i) {
+  return (events.kind[i] == EventKind::kRuntime || events.kind[i] == EventKind::kDriver) &&
+         events.correlation[i] != kNoId;
+}
+
+// Launch calls (runtime or driver) by correlation id, the first call of an id kept; keyed (0, id).
+PairTable LaunchesByCorrelation(const Trace& trace) {
   const EventTable& events = trace.events();
-  std::unordered_map<uint64_t, uint32_t> launches;
+  size_t calls = 0;
+  for (uint32_t i = 0; i < events.size(); ++i) calls += CorrelatedCall(events, i);
+  PairTable launches(calls);
   for (uint32_t i = 0; i < events.size(); ++i) {
-    if ((events.kind[i] != EventKind::kRuntime && events.kind[i] != EventKind::kDriver) ||
-        events.correlation[i] == kNoId) {
-      continue;
-    }
-    launches.emplace(static_cast<uint64_t>(events.correlation[i]), i);
+    if (CorrelatedCall(events, i)) launches.At(0, static_cast<uint64_t>(events.correlation[i]), i);
   }
   return launches;
 }
@@ -35,23 +38,27 @@ bool IsModelOp(const Trace& trace, uint32_t event) {
 std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tree) {
   const EventTable& events = trace.events();
   std::vector<int64_t> device_time(events.size(), 0);
-  const auto launches = LaunchesByCorrelation(trace);
+  const PairTable launches = LaunchesByCorrelation(trace);
   for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
     // A sync a copy_ launched holds the stream while it waits: not the operator's device work.
     if (work.work == WorkClass::kOther || events.correlation[work.event] == kNoId) continue;
-    auto it = launches.find(static_cast<uint64_t>(events.correlation[work.event]));
-    if (it == launches.end()) continue;
-    const uint32_t op = OutermostOp(tree, it->second);
+    const uint32_t* launch = launches.Find(0, static_cast<uint64_t>(events.correlation[work.event]));
+    if (launch == nullptr) continue;
+    const uint32_t op = OutermostOp(tree, *launch);
     if (op != kNoIndex) device_time[op] += std::max<int64_t>(events.dur_ns[work.event], 0);
   }
   return device_time;
 }
 
 std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
+  return BuildOpSequences(trace, tree, cpu_only, cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, tree));
+}
+
+std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only,
+                                         const std::vector<int64_t>& device_time) {
   const EventTable& events = trace.events();
   OpLetters letters(trace);
   std::vector<OpSequence> sequences;
-  const std::vector<int64_t> device_time = cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, tree);
   for (uint32_t track = 0; track < tree.by_track.size(); ++track) {
     OpSequence sequence{SequenceLevel::kHostOps, track, {}, {}, {}};
     for (uint32_t event : tree.by_track[track]) {
@@ -82,6 +89,19 @@ std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& t
     sequences.push_back(std::move(sequence));
   }
   return sequences;
+}
+
+const std::vector<int64_t>& SharedOpSequences::DeviceTime(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
+  std::call_once(device_time_once_, [&] {
+    if (!cpu_only) device_time_ = DeviceTimeByHostOp(trace, tree);
+  });
+  return device_time_;
+}
+
+const std::vector<OpSequence>& SharedOpSequences::Sequences(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
+  std::call_once(sequences_once_,
+                 [&] { sequences_ = BuildOpSequences(trace, tree, cpu_only, DeviceTime(trace, tree, cpu_only)); });
+  return sequences_;
 }
 
 }  // namespace tuneprof

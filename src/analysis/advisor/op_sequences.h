@@ -4,6 +4,7 @@
 // Each item carries its class letter (op_classes.h) and its time: for kernels their duration; for host
 // operators the device time of the kernels they launched, or on a CPU-only trace their own duration.
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,23 @@ std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tr
 
 // `cpu_only`: time host operators by their own duration (the host is the device).
 std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only);
+// With DeviceTimeByHostOp's result already at hand (unread when `cpu_only`).
+std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only,
+                                         const std::vector<int64_t>& device_time);
+
+// One rank's device time by host operator and operator sequences, built by the first rule that asks
+// (rules run on two threads; a second asker waits) and then shared: several rules read them, and each
+// building its own cost a pass over every event. Every call must pass the same rank's arguments.
+class SharedOpSequences {
+ public:
+  // Empty when `cpu_only`.
+  const std::vector<int64_t>& DeviceTime(const Trace& trace, const HostOpTree& tree, bool cpu_only);
+  const std::vector<OpSequence>& Sequences(const Trace& trace, const HostOpTree& tree, bool cpu_only);
+
+ private:
+  std::once_flag device_time_once_, sequences_once_;
+  std::vector<int64_t> device_time_;
+  std::vector<OpSequence> sequences_;
+};
 
 }  // namespace tuneprof

@@ -21,6 +21,35 @@ void TakeNonOverlapping(std::span<const Window> group, size_t length, std::vecto
   }
 }
 
+// One stable counting pass: `from` ordered by the 32 bits of key at `shift`, into `to`.
+void CountingPass(const std::vector<Window>& from, int shift, uint32_t most, std::vector<uint32_t>* counts,
+                  std::vector<Window>* to) {
+  counts->assign(size_t{most} + 2, 0);
+  for (const Window& w : from) ++(*counts)[static_cast<uint32_t>(w.key >> shift) + size_t{1}];
+  for (size_t v = 1; v < counts->size(); ++v) (*counts)[v] += (*counts)[v - 1];
+  to->resize(from.size());
+  for (const Window& w : from) (*to)[(*counts)[static_cast<uint32_t>(w.key >> shift)]++] = w;
+}
+
+// Sorts windows by key, ties by start. They arrive by start, so two stable counting passes (the next
+// symbol, then the rank) give that order in linear time; where a part of the key is too large to count
+// (symbols that are no small ids), a comparison sort.
+void SortWindows(std::vector<Window>* windows, std::vector<Window>* scratch, std::vector<uint32_t>* counts) {
+  uint32_t most_rank = 0, most_next = 0;
+  for (const Window& w : *windows) {
+    most_rank = std::max(most_rank, static_cast<uint32_t>(w.key >> 32));
+    most_next = std::max(most_next, static_cast<uint32_t>(w.key));
+  }
+  const size_t countable = 4 * windows->size() + 4096;
+  if (most_rank >= countable || most_next >= countable) {
+    std::sort(windows->begin(), windows->end(),
+              [](const Window& a, const Window& b) { return a.key != b.key ? a.key < b.key : a.start < b.start; });
+    return;
+  }
+  CountingPass(*windows, 0, most_next, counts, scratch);
+  CountingPass(*scratch, 32, most_rank, counts, windows);
+}
+
 }  // namespace
 
 void ForEachRepeatedWindow(std::span<const uint32_t> symbols, const SequenceMiningLimits& limits,
@@ -30,8 +59,8 @@ void ForEachRepeatedWindow(std::span<const uint32_t> symbols, const SequenceMini
   // rank[i]: the rank of the window of the current length at i; kUnique where it cannot repeat often
   // enough (its prefix did not), so longer windows there are never sorted again.
   std::vector<uint32_t> rank(symbols.begin(), symbols.end());
-  std::vector<Window> windows;
-  std::vector<uint32_t> starts;
+  std::vector<Window> windows, scratch;
+  std::vector<uint32_t> starts, counts;
   for (size_t length = 2; length <= limits.max_length && length <= n; ++length) {
     windows.clear();
     for (size_t i = 0; i + length <= n; ++i) {
@@ -41,8 +70,7 @@ void ForEachRepeatedWindow(std::span<const uint32_t> symbols, const SequenceMini
     }
     std::fill(rank.begin(), rank.end(), kUnique);
     if (windows.empty()) break;
-    std::sort(windows.begin(), windows.end(),
-              [](const Window& a, const Window& b) { return a.key != b.key ? a.key < b.key : a.start < b.start; });
+    SortWindows(&windows, &scratch, &counts);
     uint32_t next_rank = 0;
     for (size_t lo = 0; lo < windows.size();) {
       size_t hi = lo + 1;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace tuneprof {
@@ -74,6 +75,30 @@ TEST(SequenceMining, ALongPeriodicRun) {
     EXPECT_GE(starts.size(), 5u);
   });
   EXPECT_EQ(windows, 9u * 7u);  // every rotation at every length 2..10
+}
+
+// Small symbols are sorted by counting, large ones by comparison: the same run spelled either way (an
+// order-keeping relabelling) gives the same windows, in the same order.
+TEST(SequenceMining, CountingAndComparisonSortsAgree) {
+  std::vector<uint32_t> small;
+  uint32_t state = 12345;
+  for (int i = 0; i < 5'000; ++i) {
+    state = state * 1103515245u + 12345u;
+    small.push_back((state >> 16) % 4 == 0 ? kSequenceBreak : (state >> 16) % 6);
+  }
+  std::vector<uint32_t> large;
+  for (const uint32_t s : small) large.push_back(s == kSequenceBreak ? s : 0x40000000u + s * 1'000'003u);
+  using Calls = std::vector<std::pair<size_t, std::vector<uint32_t>>>;
+  const auto mine = [](const std::vector<uint32_t>& symbols) {
+    Calls calls;
+    ForEachRepeatedWindow(symbols, SequenceMiningLimits{}, [&](size_t length, std::span<const uint32_t> starts) {
+      calls.emplace_back(length, std::vector<uint32_t>(starts.begin(), starts.end()));
+    });
+    return calls;
+  };
+  const Calls from_small = mine(small);
+  EXPECT_GT(from_small.size(), 10u);
+  EXPECT_EQ(from_small, mine(large));
 }
 
 }  // namespace

@@ -509,7 +509,7 @@ int64_t ReportedStepsNs(const RankCommunication& rank) {
 }
 
 RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,
-                                           const HardwareSelection& hardware) {
+                                           const HardwareSelection& hardware, const HostOpTree* tree) {
   RankCommunication rank;
   rank.rank = trace.metadata().rank;
   rank.path = trace.metadata().path;
@@ -529,7 +529,7 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   const uint64_t devices = DevicesListed(trace);
   if (gpu && rank.link.peak_gb_per_s && devices == 0) rank.link.why += "; node size unknown (no deviceProperties)";
   for (Collective& c : rank.collectives) AddBandwidth(rank.link, devices, &c);
-  rank.lead_ins = MeasureLeadIns(trace, rank.collectives);
+  rank.lead_ins = MeasureLeadIns(trace, rank.collectives, tree);
   SummarizeRank(&rank);
   rank.wall_ns = breakdown.total.wall_ns;
   rank.communication_ns = breakdown.total.communication_ns;

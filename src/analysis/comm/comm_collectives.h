@@ -24,6 +24,7 @@
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/lead_in.h"
 #include "analysis/core/hardware_profile.h"
+#include "analysis/core/host_op_tree.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -235,9 +236,10 @@ struct RankCommunication {
 // cover each of its steps; 0 otherwise, and the step table's wall (the device span) stands.
 int64_t ReportedStepsNs(const RankCommunication& rank);
 
-// One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on.
+// One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on; `tree` its host
+// operator tree where the caller has one (nullptr: built here for the lead-ins).
 RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,
-                                           const HardwareSelection& hardware);
+                                           const HardwareSelection& hardware, const HostOpTree* tree = nullptr);
 
 // The transports whose traffic crosses a link: SDMA is torch_npu's sum of HCCS/PCIE/SIO, LOCAL stays on the chip.
 bool IsLinkTransport(std::string_view transport);

@@ -31,6 +31,7 @@ struct RankTimeline {
 // The host operator around the runtime call that launched each device event, by correlation.
 std::unordered_map<uint32_t, uint32_t> LauncherOf(const Trace& trace, const HostOpTree& tree) {
   std::unordered_map<uint32_t, uint32_t> op_of;
+  op_of.reserve(trace.links().size());  // a device event has one correlation link
   for (const Link& link : trace.links()) {
     if (link.kind != LinkKind::kCorrelation || link.from >= tree.parent_op.size()) continue;
     const uint32_t op = tree.parent_op[link.from];
@@ -39,7 +40,7 @@ std::unordered_map<uint32_t, uint32_t> LauncherOf(const Trace& trace, const Host
   return op_of;
 }
 
-RankTimeline BuildTimeline(const Trace& trace) {
+RankTimeline BuildTimeline(const Trace& trace, const HostOpTree* given_tree) {
   const EventTable& e = trace.events();
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
   const bool cpu_only = work.empty();
@@ -48,7 +49,8 @@ RankTimeline BuildTimeline(const Trace& trace) {
   } else {
     AppendHostCollectives(trace, &work);  // gloo collectives of a device trace: its own waits too
   }
-  const HostOpTree tree = BuildHostOpTree(trace);
+  HostOpTree built;
+  const HostOpTree& tree = given_tree != nullptr ? *given_tree : (built = BuildHostOpTree(trace));
   const std::unordered_map<uint32_t, uint32_t> launcher = cpu_only ? decltype(launcher){} : LauncherOf(trace, tree);
   RankTimeline out;
   std::vector<Interval> compute, communication;
@@ -131,10 +133,11 @@ std::string_view WaitCauseName(WaitCause cause) {
   return EnumName(cause, kNames, "unexplained");
 }
 
-std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vector<Collective>& collectives) {
+std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vector<Collective>& collectives,
+                                             const HostOpTree* tree) {
   std::vector<CollectiveLeadIn> out(collectives.size());
   if (collectives.empty()) return out;
-  const RankTimeline timeline = BuildTimeline(trace);
+  const RankTimeline timeline = BuildTimeline(trace, tree);
   std::unordered_map<std::string_view, int64_t> previous_end;  // group -> end of its last collective so far
   for (size_t i = 0; i < collectives.size(); ++i) {
     const Collective& c = collectives[i];

@@ -22,12 +22,15 @@
 
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/comm/lead_in.h"
+#include "analysis/core/host_op_tree.h"
 
 namespace tuneprof {
 
 // One lead-in per collective, in the order of `collectives` (ListCollectives' start order). O(n log n)
-// in the trace's events, times the number of groups whose lead-ins overlap.
-std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vector<Collective>& collectives);
+// in the trace's events, times the number of groups whose lead-ins overlap. `tree`: the trace's host
+// operator tree where the caller has built it; nullptr: built here.
+std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vector<Collective>& collectives,
+                                             const HostOpTree* tree = nullptr);
 
 // The window of a late arrival charged to the causes the late rank's lead-in has more of than the median
 // rank's; the causes add up to `window_ns` (kUnexplained: what the extras do not cover).

@@ -47,6 +47,15 @@ TEST(WaitCausesTest, LeadInSplitsTheTimeSinceThePreviousCollectiveEnded) {
   ASSERT_EQ(lead_ins[1].operators.size(), 1u);
   EXPECT_EQ(lead_ins[1].operators[0].name, "aten::mm");  // the kernel counts under the operator that launched it
   EXPECT_EQ(lead_ins[1].operators[0].ns, Us(300));
+
+  // The same from the caller's host operator tree.
+  const HostOpTree tree = BuildHostOpTree(trace);
+  const std::vector<CollectiveLeadIn> from_tree = MeasureLeadIns(trace, {At(0, Us(100)), At(Us(1000), Us(50))}, &tree);
+  ASSERT_EQ(from_tree.size(), 2u);
+  EXPECT_EQ(from_tree[1].causes, causes);
+  ASSERT_EQ(from_tree[1].operators.size(), 1u);
+  EXPECT_EQ(from_tree[1].operators[0].name, "aten::mm");
+  EXPECT_EQ(from_tree[1].operators[0].ns, Us(300));
 }
 
 CollectiveLeadIn LeadIn(int64_t compute, int64_t host, int64_t data) {

@@ -223,9 +223,10 @@ void MeasureRecordShapes(const Trace& trace, const HostOpTree& tree, RankMoeLoad
   std::unordered_map<uint32_t, Call> calls;  // by host event
   std::vector<uint32_t> order;
   OpShapes shapes;
+  GroupedGemmNames names(trace);
   for (const OpShapeInfo& info : trace.op_shapes()) {
     const uint32_t e = info.event;
-    if (events.kind[e] != EventKind::kHostOp || !GroupedGemmName(trace.str(events.name[e]))) continue;
+    if (events.kind[e] != EventKind::kHostOp || !names.Has(events.name[e])) continue;
     if (!InSteps(windows, events.ts_ns[e])) continue;
     if (!ParseOpShapes(trace.str(info.input_dims), trace.str(info.input_types), trace.str(info.concrete_inputs),
                        &shapes)) {
@@ -362,8 +363,9 @@ RankMoeLoad MeasureMoeLoad(const Trace& trace, const HostOpTree& tree) {
 
 RankMoeLoad MeasureMoeLoad(const Trace& trace) {
   const EventTable& events = trace.events();
+  GroupedGemmNames names(trace);
   const bool candidate = std::any_of(trace.op_shapes().begin(), trace.op_shapes().end(), [&](const OpShapeInfo& info) {
-    return events.kind[info.event] == EventKind::kHostOp && GroupedGemmName(trace.str(events.name[info.event]));
+    return events.kind[info.event] == EventKind::kHostOp && names.Has(events.name[info.event]);
   });
   return MeasureMoeLoad(trace, candidate ? BuildHostOpTree(trace) : HostOpTree{});
 }

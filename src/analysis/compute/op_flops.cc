@@ -287,22 +287,23 @@ bool IsKernelLink(const Trace& trace, const Link& link) {
 
 // Device time of each costed op: the kernels launched from inside it (any depth).
 std::unordered_map<uint32_t, int64_t> DeviceTimes(const Trace& trace, const HostOpTree& tree,
-                                                  const std::unordered_map<uint32_t, size_t>& costed) {
+                                                  const std::vector<bool>& costed, size_t costed_count) {
   std::unordered_map<uint32_t, int64_t> times;
+  times.reserve(costed_count);
   const EventTable& events = trace.events();
   for (const Link& link : trace.links()) {
     if (!IsKernelLink(trace, link)) continue;
     const int64_t dur = std::max<int64_t>(events.dur_ns[link.to], 0);
     for (uint32_t e = link.from; e != kNoIndex && e < tree.parent.size(); e = tree.parent[e]) {
-      if (costed.count(e)) times[e] += dur;
+      if (costed[e]) times[e] += dur;
     }
   }
   return times;
 }
 
-bool Outermost(uint32_t event, const HostOpTree& tree, const std::unordered_map<uint32_t, size_t>& costed) {
+bool Outermost(uint32_t event, const HostOpTree& tree, const std::vector<bool>& costed) {
   for (uint32_t e = tree.parent[event]; e != kNoIndex; e = tree.parent[e]) {
-    if (costed.count(e)) return false;
+    if (costed[e]) return false;
   }
   return true;
 }
@@ -451,19 +452,19 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile, c
   out.shapes = true;
   out.ops_with_shapes = trace.op_shapes().size();
   std::vector<Occurrence> occurrences;
-  std::unordered_map<uint32_t, size_t> costed;  // event -> index into occurrences
+  std::vector<bool> costed(trace.events().size(), false);  // by event: a bit, for the launches' parent chains
   OpCostCache costs(trace);
   for (const OpShapeInfo& info : trace.op_shapes()) {
     const OpCost cost = costs.Of(info);
     if (cost.flops < 0) continue;
-    costed.emplace(info.event, occurrences.size());
+    costed[info.event] = true;
     occurrences.push_back(Occurrence{info.event, cost});
   }
   out.ops_costed = occurrences.size();
   if (occurrences.empty()) return out;
   HostOpTree built;
   const HostOpTree& tree = given_tree != nullptr ? *given_tree : (built = BuildHostOpTree(trace));
-  const auto device_times = DeviceTimes(trace, tree, costed);
+  const auto device_times = DeviceTimes(trace, tree, costed, occurrences.size());
   const bool device = std::any_of(trace.links().begin(), trace.links().end(),
                                   [&](const Link& link) { return IsKernelLink(trace, link); });
   std::unordered_map<uint32_t, size_t> rows;  // name id -> index into out.ops

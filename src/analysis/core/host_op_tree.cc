@@ -1,6 +1,7 @@
 #include "analysis/core/host_op_tree.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace tuneprof {
 namespace {
@@ -38,6 +39,29 @@ void NestTrack(const EventTable& events, const std::vector<uint32_t>& order, Hos
   }
 }
 
+struct RangeKey {
+  int64_t ts_ns;
+  int64_t dur_ns;
+  uint32_t event;
+  // By start, then longest first (parents before children), then by index.
+  bool operator<(const RangeKey& o) const {
+    if (ts_ns != o.ts_ns) return ts_ns < o.ts_ns;
+    if (dur_ns != o.dur_ns) return dur_ns > o.dur_ns;
+    return event < o.event;
+  }
+};
+
+// Sorts one track's ranges on copies of their keys: an index sort reading the columns at random cost more
+// than the rest of the tree. A track already in order (most are: profilers write a thread's ranges by
+// start) is only checked.
+void SortRanges(const EventTable& events, std::vector<uint32_t>* order, std::vector<RangeKey>* keys) {
+  keys->clear();
+  for (const uint32_t e : *order) keys->push_back(RangeKey{events.ts_ns[e], events.dur_ns[e], e});
+  if (std::is_sorted(keys->begin(), keys->end())) return;
+  std::sort(keys->begin(), keys->end());
+  for (size_t i = 0; i < keys->size(); ++i) (*order)[i] = (*keys)[i].event;
+}
+
 }  // namespace
 
 HostOpTree BuildHostOpTree(const Trace& trace) {
@@ -53,12 +77,9 @@ HostOpTree BuildHostOpTree(const Trace& trace) {
     tree.by_track[events.track[i]].push_back(i);
     tree.self_ns[i] = events.dur_ns[i];
   }
+  std::vector<RangeKey> keys;
   for (std::vector<uint32_t>& order : tree.by_track) {
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      if (events.ts_ns[a] != events.ts_ns[b]) return events.ts_ns[a] < events.ts_ns[b];
-      if (events.dur_ns[a] != events.dur_ns[b]) return events.dur_ns[a] > events.dur_ns[b];
-      return a < b;
-    });
+    SortRanges(events, &order, &keys);
     NestTrack(events, order, &tree);
   }
   // Children that overlap each other (async ranges written on one thread) could push self time below 0.

@@ -7,8 +7,11 @@ namespace tuneprof {
 
 IntervalSet UnionOf(std::vector<Interval> intervals) {
   std::erase_if(intervals, [](const Interval& i) { return i.end_ns <= i.start_ns; });
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  // Many callers pass intervals already by start (Unite's merge, a track's events): those are only checked.
+  // The union does not depend on the order of equal starts.
+  const auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
+  if (!std::is_sorted(intervals.begin(), intervals.end(), by_start))
+    std::sort(intervals.begin(), intervals.end(), by_start);
   IntervalSet merged;
   merged.reserve(intervals.size());
   for (const Interval& i : intervals) {

@@ -189,6 +189,7 @@ char OpLetter(std::string_view name) {
 }
 
 KernelLetters::KernelLetters(const Trace& trace, const HostOpTree& tree) : trace_(trace), tree_(tree), names_(trace) {
+  launcher_.reserve(trace.links().size());  // a device event has one correlation link
   for (const Link& link : trace.links()) {
     if (link.kind != LinkKind::kCorrelation || link.from >= tree.parent_op.size()) continue;
     const uint32_t op = tree.parent_op[link.from];

@@ -45,22 +45,48 @@ void Count(int64_t gap, int64_t min_ns, int64_t step, Pauses* p) {
   if (gap > p->longest_ns) p->longest_ns = gap, p->longest_step = step;
 }
 
+// The free stretches between consecutive pieces of busy work at least `min_ns` long: only those can hold a
+// pause.
+std::vector<Interval> LongGaps(const IntervalSet& busy, int64_t min_ns) {
+  std::vector<Interval> gaps;
+  for (size_t k = 0; k + 1 < busy.size(); ++k) {
+    if (busy[k + 1].start_ns - busy[k].end_ns >= min_ns) gaps.push_back({busy[k].end_ns, busy[k + 1].start_ns});
+  }
+  return gaps;
+}
+
+// The event edges strictly inside one of `gaps` (disjoint, by start), sorted: the only edges that can split a
+// pause, so that the millions of others are never sorted.
+std::vector<int64_t> EdgesInGaps(const Trace& trace, const std::vector<Interval>& gaps) {
+  const EventTable& events = trace.events();
+  std::vector<int64_t> edges;
+  if (gaps.empty()) return edges;
+  const auto inside = [&](int64_t t) {
+    const auto it =
+        std::upper_bound(gaps.begin(), gaps.end(), t, [](int64_t v, const Interval& g) { return v < g.end_ns; });
+    return it != gaps.end() && it->start_ns < t;
+  };
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] == EventKind::kUserAnnotation && trace.str(events.name[i]).starts_with("ProfilerStep#"))
+      continue;
+    if (inside(events.ts_ns[i])) edges.push_back(events.ts_ns[i]);
+    if (events.dur_ns[i] > 0 && inside(events.end_ns(i))) edges.push_back(events.end_ns(i));
+  }
+  std::sort(edges.begin(), edges.end());
+  return edges;
+}
+
 // The free stretches of at least `min_ns` between two pieces of work inside each step, where also no other
 // event (a Python frame, an annotation, an instant) begins or ends: with_stack traces draw the Python code
 // the host runs between operators, and a frame that encloses the whole stretch is the one collecting.
 Pauses FindPauses(const Trace& trace, int64_t min_ns) {
   const EventTable& events = trace.events();
   std::vector<Interval> work;
-  std::vector<int64_t> edges;
   for (size_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] > 0 && Busy(events.kind[i])) work.push_back({events.ts_ns[i], events.end_ns(i)});
-    if (events.kind[i] == EventKind::kUserAnnotation && trace.str(events.name[i]).starts_with("ProfilerStep#"))
-      continue;
-    edges.push_back(events.ts_ns[i]);
-    if (events.dur_ns[i] > 0) edges.push_back(events.end_ns(i));
   }
   const IntervalSet busy = UnionOf(std::move(work));
-  std::sort(edges.begin(), edges.end());
+  const std::vector<int64_t> edges = EdgesInGaps(trace, LongGaps(busy, min_ns));
   Pauses p;
   for (const Step& step : trace.steps()) {
     auto it = std::lower_bound(busy.begin(), busy.end(), step.start_ns,

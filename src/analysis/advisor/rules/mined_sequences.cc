@@ -32,6 +32,7 @@
 #include "analysis/core/device_work.h"
 #include "analysis/core/graph_replays.h"
 #include "analysis/core/intervals.h"
+#include "analysis/core/name_test_memo.h"
 
 namespace tuneprof {
 namespace {
@@ -57,20 +58,43 @@ struct Op {
   bool stop = false;            // a break no sequence spans (between streams, a communication kernel)
 };
 
+// A set of disjoint intervals and how much of it lies up to any time: the part of [s, e] it covers is
+// Until(e) - Until(s).
+class CoveredTime {
+ public:
+  CoveredTime() : before_(1, 0) {}  // empty: nothing covered
+  explicit CoveredTime(IntervalSet set) : set_(std::move(set)), before_(set_.size() + 1, 0) {
+    for (size_t i = 0; i < set_.size(); ++i) before_[i + 1] = before_[i] + set_[i].length();
+  }
+
+  int64_t Until(int64_t t) const {
+    const auto it =
+        std::upper_bound(set_.begin(), set_.end(), t, [](int64_t v, const Interval& i) { return v < i.end_ns; });
+    const size_t k = static_cast<size_t>(it - set_.begin());
+    return before_[k] + (it != set_.end() && it->start_ns < t ? t - it->start_ns : 0);
+  }
+
+ private:
+  IntervalSet set_;
+  std::vector<int64_t> before_;  // before_[i]: the length of intervals 0..i-1
+};
+
 // When the rank's device was busy (every stream, collectives included) and when it communicated.
 struct DeviceBusy {
-  IntervalSet busy;
-  std::vector<int64_t> busy_before;  // busy_before[i]: the busy time of intervals 0..i-1
-  IntervalSet comm;
+  CoveredTime busy;
+  CoveredTime comm;
   bool host_timeline = false;  // launches and device work on one timeline: host-bound can be measured
+};
 
-  int64_t BusyUntil(int64_t t) const {
-    const auto it =
-        std::upper_bound(busy.begin(), busy.end(), t, [](int64_t v, const Interval& i) { return v < i.end_ns; });
-    const size_t k = static_cast<size_t>(it - busy.begin());
-    return busy_before[k] + (it != busy.end() && it->start_ns < t ? t - it->start_ns : 0);
-  }
-  int64_t BusyIn(int64_t start, int64_t end) const { return BusyUntil(end) - BusyUntil(start); }
+// What Measure reads of each operator, looked up once rather than once per window holding it (a window
+// of every length starts at most operators): the device's busy and communicating time up to its start
+// and up to its end (CoveredTime::Until), and the operators' own time before it.
+struct OpTimeline {
+  std::vector<int64_t> busy_at_start, busy_at_end;
+  std::vector<int64_t> comm_at_start, comm_at_end;
+  std::vector<int64_t> time_before;  // time_before[i]: the durations of operators 0..i-1
+
+  int64_t TimeOf(size_t at, size_t length) const { return time_before[at + length] - time_before[at]; }
 };
 
 struct Stats {
@@ -150,14 +174,16 @@ bool CommLibraryKernel(std::string_view name) {
 // Elsewhere: compute kernels per stream by start, named by the innermost host operator around their launch
 // (or the operator a torch_npu flow leads from). Kernels a CUDA graph replayed are left out: the run
 // already captures that code, and the gaps between them are no launch gaps to remove.
-std::vector<std::vector<Op>> KernelStreams(const Trace& trace, const HostOpTree& tree, const GraphReplays* graphs) {
+std::vector<std::vector<Op>> KernelStreams(const Trace& trace, std::span<const DeviceWorkEvent> device_work,
+                                           const HostOpTree& tree, const GraphReplays* graphs) {
   const EventTable& events = trace.events();
   const std::vector<uint32_t> launcher = DeviceLaunchers(trace);
+  NameTestMemo comm_library_kernel(trace, CommLibraryKernel);
   std::map<uint32_t, std::vector<Op>> streams;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+  for (const DeviceWorkEvent& work : device_work) {
     const uint32_t e = work.event;
     if (events.dur_ns[e] < 0) continue;
-    if (work.work == WorkClass::kCommunication || CommLibraryKernel(trace.str(events.name[e]))) {
+    if (work.work == WorkClass::kCommunication || comm_library_kernel(events.name[e])) {
       streams[events.track[e]].push_back(
           {events.name[e], events.ts_ns[e], events.dur_ns[e], kNoRatio, kNoIndex, kNoIndex, true});
       continue;
@@ -195,13 +221,43 @@ void Flatten(std::vector<std::vector<Op>> streams, std::vector<Op>* ops, std::ve
   }
 }
 
-Stats Measure(const std::vector<Op>& ops, const DeviceBusy& device, size_t length, std::span<const uint32_t> starts) {
+OpTimeline LookUpTimeline(const std::vector<Op>& ops, const DeviceBusy& device) {
+  OpTimeline t;
+  const size_t n = ops.size();
+  t.busy_at_start.resize(n), t.busy_at_end.resize(n), t.comm_at_start.resize(n), t.comm_at_end.resize(n);
+  t.time_before.resize(n + 1);
+  t.time_before[0] = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t start = ops[i].start, end = ops[i].start + ops[i].dur;
+    t.busy_at_start[i] = device.busy.Until(start);
+    t.busy_at_end[i] = device.busy.Until(end);
+    t.comm_at_start[i] = device.comm.Until(start);
+    t.comm_at_end[i] = device.comm.Until(end);
+    t.time_before[i + 1] = t.time_before[i] + ops[i].dur;
+  }
+  return t;
+}
+
+// The kernels' own time over the occurrences: Stats::time without the rest.
+int64_t TimeOf(const OpTimeline& timeline, size_t length, std::span<const uint32_t> starts) {
+  int64_t time = 0;
+  for (const uint32_t at : starts) time += timeline.TimeOf(at, length);
+  return time;
+}
+
+Stats Measure(const std::vector<Op>& ops, const OpTimeline& timeline, size_t length, std::span<const uint32_t> starts) {
   Stats s;
   for (const uint32_t at : starts) {
     int64_t time = 0, end = ops[at].start, longest = 0;
+    // The device's busy and communicating time up to `end`, from the operator whose end it is.
+    int64_t busy_at_end = timeline.busy_at_start[at], comm_at_end = timeline.comm_at_start[at];
     for (size_t k = at; k < at + length; ++k) {
       time += ops[k].dur;
-      end = std::max(end, ops[k].start + ops[k].dur);
+      if (ops[k].start + ops[k].dur > end) {
+        end = ops[k].start + ops[k].dur;
+        busy_at_end = timeline.busy_at_end[k];
+        comm_at_end = timeline.comm_at_end[k];
+      }
       longest = std::max(longest, ops[k].dur);
       if (std::isfinite(ops[k].mte)) {
         s.mte_time += static_cast<double>(ops[k].dur);
@@ -211,18 +267,18 @@ Stats Measure(const std::vector<Op>& ops, const DeviceBusy& device, size_t lengt
     const int64_t span = end - ops[at].start;
     s.time += time;
     s.span += span;
-    s.gaps += std::max<int64_t>(span - std::max(time, device.BusyIn(ops[at].start, end)), 0);
-    s.comm += OverlapLength(device.comm, {ops[at].start, end});
+    s.gaps += std::max<int64_t>(span - std::max(time, busy_at_end - timeline.busy_at_start[at]), 0);
+    s.comm += comm_at_end - timeline.comm_at_start[at];
     s.longest += longest;
   }
   return s;
 }
 
 // Every stream's device work and (Ascend) every kernel_details row, communication included.
-DeviceBusy BusyDevice(const Trace& trace, bool ascend) {
+DeviceBusy BusyDevice(const Trace& trace, std::span<const DeviceWorkEvent> device_work, bool ascend) {
   const EventTable& events = trace.events();
   std::vector<Interval> busy, comm;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+  for (const DeviceWorkEvent& work : device_work) {
     const uint32_t e = work.event;
     if (events.dur_ns[e] <= 0) continue;
     const Interval span{events.ts_ns[e], events.ts_ns[e] + events.dur_ns[e]};
@@ -238,11 +294,8 @@ DeviceBusy BusyDevice(const Trace& trace, bool ascend) {
     busy.push_back(span);
     if (Communication(trace.str(row.accelerator_core), trace.str(row.name))) comm.push_back(span);
   }
-  device.busy = UnionOf(std::move(busy));
-  device.comm = UnionOf(std::move(comm));
-  device.busy_before.assign(device.busy.size() + 1, 0);
-  for (size_t i = 0; i < device.busy.size(); ++i)
-    device.busy_before[i + 1] = device.busy_before[i] + device.busy[i].length();
+  device.busy = CoveredTime(UnionOf(std::move(busy)));
+  device.comm = CoveredTime(UnionOf(std::move(comm)));
   return device;
 }
 
@@ -252,7 +305,7 @@ struct Limits {
   double host_gap_pct = 40;
   double mte_pct = 80;
   bool host_timeline = false;
-  const DeviceBusy* device = nullptr;
+  const OpTimeline* timeline = nullptr;
 };
 
 bool OneOperator(const std::vector<Op>& ops, size_t at, size_t length) {
@@ -290,7 +343,9 @@ std::vector<Sequence> Candidates(const std::vector<Op>& ops, std::span<const uin
   mining.max_length = kMaxLength;
   mining.min_occurrences = limits.min_occurrences;
   ForEachRepeatedWindow(symbols, mining, [&](size_t length, std::span<const uint32_t> starts) {
-    Sequence seq{length, {starts.begin(), starts.end()}, Measure(ops, *limits.device, length, starts)};
+    // Too little time is not fusible whatever the other figures: those are not measured.
+    if (static_cast<double>(TimeOf(*limits.timeline, length, starts)) < limits.min_time_ns) return;
+    Sequence seq{length, {starts.begin(), starts.end()}, Measure(ops, *limits.timeline, length, starts)};
     seq.one_operator = OneOperator(ops, starts.front(), length);
     if (!Fusible(limits, &seq)) return;
     kept_starts += seq.starts.size();
@@ -316,7 +371,7 @@ std::vector<Sequence> Maximal(std::vector<Sequence> candidates, const std::vecto
     }
     if (free.size() != seq.starts.size()) {
       seq.starts = std::move(free);
-      seq.stats = Measure(ops, *limits.device, seq.length, seq.starts);
+      seq.stats = Measure(ops, *limits.timeline, seq.length, seq.starts);
       if (!Fusible(limits, &seq)) continue;
     }
     for (const uint32_t at : seq.starts) std::fill(taken.begin() + at, taken.begin() + at + seq.length, true);
@@ -459,10 +514,12 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   if (rank.trace == nullptr || PlatformOf(rank) == Platform::kCpu) return;
   const Trace& trace = *rank.trace;
   const bool ascend = !trace.kernel_details().rows.empty();
+  const std::vector<DeviceWorkEvent> device_work = ListDeviceWork(trace);
   std::vector<Op> ops;
   std::vector<uint32_t> symbols;
-  Flatten(ascend ? AscendStreams(trace)
-                 : KernelStreams(trace, rank.tree, rank.compute == nullptr ? nullptr : &rank.compute->graphs),
+  Flatten(ascend
+              ? AscendStreams(trace)
+              : KernelStreams(trace, device_work, rank.tree, rank.compute == nullptr ? nullptr : &rank.compute->graphs),
           &ops, &symbols);
   double total = 0;
   for (const Op& op : ops) total += static_cast<double>(op.dur);
@@ -471,9 +528,10 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   limits.min_time_ns = total * config.Get(threshold::kMinedSequenceMinTimePct) / 100;
   limits.host_gap_pct = config.Get(threshold::kMinedSequenceHostGapPct);
   limits.mte_pct = config.Get(threshold::kMinedSequenceMtePct);
-  const DeviceBusy device = BusyDevice(trace, ascend);
+  const DeviceBusy device = BusyDevice(trace, device_work, ascend);
   limits.host_timeline = device.host_timeline;
-  limits.device = &device;
+  const OpTimeline timeline = LookUpTimeline(ops, device);
+  limits.timeline = &timeline;
   const std::vector<Sequence> kept = Maximal(Candidates(ops, symbols, limits), ops, limits);
   if (kept.empty()) return;
   Finding f = Report(rank, config, ops, kept);

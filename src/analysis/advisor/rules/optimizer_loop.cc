@@ -47,8 +47,7 @@ struct OptimizerOps {
 OptimizerOps CollectOptimizerOps(const RankEvidence& rank) {
   const Trace& trace = *rank.trace;
   const EventTable& events = trace.events();
-  const std::vector<int64_t> device_time =
-      rank.split.cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, rank.tree);
+  const std::vector<int64_t>& device_time = rank.op_sequences.DeviceTime(trace, rank.tree, rank.split.cpu_only);
   OptimizerOps ops;
   for (uint32_t i = 0; i < events.size(); ++i) {
     const std::string_view name = trace.str(events.name[i]);
