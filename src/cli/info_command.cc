@@ -5,7 +5,7 @@
 #include "analysis/breakdown/trace_summary.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
-#include "pipeline/rank_map.h"
+#include "pipeline/info_run.h"
 #include "report/console/info_report.h"
 #include "report/console/warnings_json.h"
 
@@ -13,24 +13,10 @@ namespace tuneprof::cli {
 
 namespace {
 
-// info's map: each rank reduced to what the trace holds, which a summary file does not keep.
-class InfoReducer final : public TraceOnlyReducer<TraceSummary> {
- public:
-  InfoReducer() : TraceOnlyReducer("info") {}
-  bool WithBreakdown() const override { return false; }
-  TraceSummary Summarize(const Trace& trace, RankBreakdown) const override { return SummarizeTrace(trace); }
-};
-
-// Each rank summarized on all cores with its trace dropped at once (pipeline/rank_map.h).
+// Each rank summarized on all cores with its trace dropped at once (SummarizeRunTraces), rendered.
 Result<std::string> InfoOutput(const InfoOptions& options) {
-  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
-  std::vector<MappedFile<TraceSummary>> mapped = MapRanks(files, InfoReducer());
   std::vector<std::string> warnings;
-  TP_RETURN_IF_ERROR(CollectMapWarnings(options.paths, files, mapped, &warnings));
-  std::vector<TraceSummary> summaries;
-  for (MappedFile<TraceSummary>& file : mapped) {
-    for (TraceSummary& summary : file.ranks) summaries.push_back(std::move(summary));
-  }
+  TP_ASSIGN_OR_RETURN(const std::vector<TraceSummary> summaries, SummarizeRunTraces(options.paths, &warnings));
   return options.json ? WithWarnings(RenderInfoJson(summaries), warnings) : RenderInfoText(summaries);
 }
 

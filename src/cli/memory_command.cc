@@ -22,7 +22,6 @@
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/memory_reducer.h"
-#include "pipeline/rank_map.h"
 #include "pipeline/run_analyses.h"
 #include "report/console/category_report.h"
 #include "report/console/memory_report.h"
@@ -56,19 +55,12 @@ Result<std::string> MemorySnapshotOutput(const std::string& path, bool json) {
 
 namespace {
 
-// The run map -> summary -> reduce, in bounded memory: each rank is analysed on all cores and its trace
-// dropped before the worker takes the next file.
+// The run map -> summary -> reduce, in bounded memory (AnalyzeRunMemory), rendered.
 Result<std::string> MemoryInBoundedMemory(const MemoryOptions& options, const HardwareProfiles& profiles,
                                           const HardwareProfile* forced) {
-  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
-  TP_ASSIGN_OR_RETURN(const SummaryInput summaries,
-                      ReadingReportParts("memory", options.hardware, options.hardware_file, &profiles));
-  JobChips chips(profiles, forced);
-  const MemoryReducer reducer(&chips, summaries, options.json);
   std::vector<std::string> warnings;
-  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankMemory>> mapped,
-                      MapRun(options.paths, files, reducer, &chips, &warnings));
-  const MemoryRun run = reducer.Reduce(mapped);
+  TP_ASSIGN_OR_RETURN(const MemoryRun run, AnalyzeRunMemory(options.paths, options.hardware, options.hardware_file,
+                                                            profiles, forced, options.json, &warnings));
   if (!options.json) return RenderMemoryText(run.ranks);
   return WithWarnings(RenderMemoryJson(run.ranks, run.hta_bw), warnings);
 }

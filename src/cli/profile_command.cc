@@ -72,17 +72,12 @@ std::string RenderProfile(const ProfileResult& result, const ProfileOptions& opt
 // The default semantics read each rank alone: the run map -> summary -> reduce, in bounded memory. The JSON
 // is printed as it is written (6 MB for 1,024 ranks), the text whole.
 Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileSettings& settings) {
-  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(options.paths));
-  TP_ASSIGN_OR_RETURN(SummaryInput summaries, ProfileSummaries(ComputeFlagNotInSummaries(options), options.hardware,
-                                                               options.hardware_file, settings));
-  JobChips chips(settings.profiles, settings.forced);
-  const ProfileReducer reducer(settings, &chips, std::move(summaries), options.critical_path);
   std::vector<std::string> warnings;
-  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankProfile>> mapped,
-                      MapRun(options.paths, files, reducer, &chips, &warnings));
+  TP_ASSIGN_OR_RETURN(ProfileRun run,
+                      AnalyzeRunProfile(options.paths, settings, ComputeFlagNotInSummaries(options), options.hardware,
+                                        options.hardware_file, options.critical_path, &warnings));
   ProfileResult result;
   result.by_module = options.by == "module";
-  ProfileRun run = reducer.Reduce(mapped);
   result.ranks.reserve(run.ranks.size());
   result.compute.reserve(run.ranks.size());
   result.kernels.reserve(run.ranks.size());

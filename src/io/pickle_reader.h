@@ -33,7 +33,6 @@ class PickleDocument {
 
   Id root() const { return root_; }
   PickleKind kind(Id id) const { return nodes_[id].kind; }
-  bool IsText(Id id) const { return id != kAbsent && kind(id) == PickleKind::kString; }
   bool IsInt(Id id) const { return id != kAbsent && (kind(id) == PickleKind::kInt || kind(id) == PickleKind::kBool); }
   bool IsList(Id id) const {
     return id != kAbsent && (kind(id) == PickleKind::kList || kind(id) == PickleKind::kTuple);

@@ -356,8 +356,6 @@ Result<bool> SqliteStatement::Step() {
   return InvalidInput(fmt::format("{}: read failed after row {}: {}", file_->path_, row_, sqlite3_errmsg(db)));
 }
 
-int SqliteStatement::ColumnCount() const { return sqlite3_column_count(statement_); }
-
 bool SqliteStatement::IsNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
 
 bool SqliteStatement::IllTyped(int column) const {

@@ -113,7 +113,6 @@ class SqliteStatement {
   // Row count so far, for messages ("row 1234").
   int64_t row() const { return row_; }
 
-  int ColumnCount() const;
   bool IsNull(int column) const;
   // Integer columns hold INTEGER values, a REAL with an integral value, or text that is a whole decimal
   // integer (torch_npu writes PYTORCH_API's times as TEXT); anything else there (TEXT 'abc' or '236 ms', a

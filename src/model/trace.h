@@ -10,6 +10,7 @@
 
 #include "base/string_pool.h"
 #include "model/event_kind.h"
+#include "model/warning.h"
 
 namespace tuneprof {
 
@@ -396,18 +397,6 @@ struct MetadataEntry {
 inline constexpr std::string_view kNcclPayloadsEntry = "nsys.nccl_payloads";
 
 enum class RankSource : uint8_t { kTrace, kFileName, kDefault };
-
-// The warnings a later step acts on rather than only prints: it finds them by id, never by their words,
-// so that rewording one changes what is printed and nothing else.
-enum class WarningId : uint8_t {
-  kNoRank,  // no rank number, rank 0 assumed: dropped once a side file names the rank, or for a lone trace
-};
-
-// One of TraceMetadata::warnings that has an id; `line` is its index there.
-struct IdentifiedWarning {
-  WarningId id = WarningId::kNoRank;
-  size_t line = 0;
-};
 
 struct TraceMetadata {
   std::string path;

@@ -188,6 +188,12 @@ void TraceBuilder::CountCategory(StringId category) { ++category_counts_[categor
 
 void TraceBuilder::Warn(std::string message) { AppendWarning(&trace_.metadata_.warnings, std::move(message)); }
 
+void TraceBuilder::Warn(WarningId id, std::string message) {
+  const size_t line = trace_.metadata_.warnings.size();
+  Warn(std::move(message));
+  if (line < kMaxWarnings) trace_.metadata_.warning_ids.push_back(IdentifiedWarning{id, line});
+}
+
 template <typename Row, typename Renumber>
 void TraceBuilder::AppendRows(std::vector<Row>* into, std::vector<Row>* from, Renumber&& renumber) {
   ReserveAdvised(into, into->size() + from->size());
@@ -204,6 +210,20 @@ template <typename T, typename Renumber>
 void AppendColumn(std::vector<T>* into, std::vector<T>* from, Renumber&& renumber) {
   for (const T& value : *from) into->push_back(renumber(value));
   std::vector<T>().swap(*from);
+}
+
+// Appends the warnings of `from` to `into` as its Warn does, each keeping its id.
+void AppendWarningsOf(TraceMetadata* from, TraceBuilder* into) {
+  for (size_t line = 0; line < from->warnings.size(); ++line) {
+    std::string& warning = from->warnings[line];
+    const auto id = std::find_if(from->warning_ids.begin(), from->warning_ids.end(),
+                                 [&](const IdentifiedWarning& w) { return w.line == line; });
+    if (id != from->warning_ids.end()) {
+      into->Warn(id->id, std::move(warning));
+    } else {
+      into->Warn(std::move(warning));
+    }
+  }
 }
 
 }  // namespace
@@ -281,7 +301,7 @@ std::vector<StringId> TraceBuilder::AppendChunk(TraceBuilder&& chunk) {
     r.track = tracks[r.track];
   });
   for (const auto& [category, count] : chunk.category_counts_) category_counts_[strings[category].value] += count;
-  for (std::string& warning : from.metadata_.warnings) Warn(std::move(warning));
+  AppendWarningsOf(&from.metadata_, this);
   return strings;
 }
 

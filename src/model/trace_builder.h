@@ -63,6 +63,8 @@ class TraceBuilder {
 
   void CountCategory(StringId category);
   void Warn(std::string message);
+  // Warn, the line kept as the warning `id` (AddWarning) where it is not suppressed.
+  void Warn(WarningId id, std::string message);
 
   // Appends what `chunk` built from the events that follow this builder's in the same input (read on
   // another thread), as if this builder had read them itself: the chunk's strings, processes, tracks and

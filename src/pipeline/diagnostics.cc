@@ -29,12 +29,6 @@ std::vector<std::string> InputWarnings(const TraceMetadata& meta) {
   return warnings;
 }
 
-void WarnAboutInputs(const std::vector<Trace>& traces) {
-  for (const Trace& trace : traces) {
-    for (const std::string& warning : InputWarnings(trace.metadata())) PrintWarning(warning);
-  }
-}
-
 void WarnAboutMissingGroupMembers(const CommAnalysis& comm, std::vector<std::string>* warnings) {
   if (comm.ranks.size() < 2) return;  // one rank alone matches nothing anyway
   constexpr size_t kGroupsNamed = 3;

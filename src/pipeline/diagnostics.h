@@ -20,7 +20,6 @@ void PrintWarning(std::string_view message);
 // What a reader should know about an imported input before trusting its report: a cut-off trace (read as
 // far as it goes) or a trace whose traceEvents array is empty.
 std::vector<std::string> InputWarnings(const TraceMetadata& meta);
-void WarnAboutInputs(const std::vector<Trace>& traces);
 
 // A run given only some members of a process group (a partial copy of the job's ranks): the waits for the
 // missing members count as transfer and a straggler can only be named among the members present. Prints

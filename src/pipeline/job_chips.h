@@ -87,7 +87,7 @@ template <class Reducer, class Summary = decltype(std::declval<const Reducer&>()
 Result<std::vector<MappedFile<Summary>>> MapRun(const std::vector<std::string>& paths,
                                                 const std::vector<std::string>& files, const Reducer& reducer,
                                                 JobChips* chips, std::vector<std::string>* warnings,
-                                                std::vector<std::string>* file_lines = nullptr) {
+                                                WarningLines* file_lines = nullptr) {
   std::vector<MappedFile<Summary>> mapped = MapRanks(files, reducer);
   MapAgainWithSharedChips(files, static_cast<const RankReducer<Summary>&>(reducer), chips, &mapped);
   TP_RETURN_IF_ERROR(CollectMapWarnings(paths, files, mapped, warnings, file_lines));

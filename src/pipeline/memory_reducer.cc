@@ -3,6 +3,9 @@
 #include <iterator>
 #include <utility>
 
+#include "pipeline/job_chips.h"
+#include "pipeline/rank_map.h"
+
 namespace tuneprof {
 
 RankMemory MemoryReducer::Summarize(const Trace& trace, RankBreakdown) const {
@@ -41,6 +44,17 @@ MemoryRun MemoryReducer::Reduce(std::vector<MappedFile<RankMemory>>& mapped) con
     }
   }
   return run;
+}
+
+Result<MemoryRun> AnalyzeRunMemory(const std::vector<std::string>& paths, const std::string& hardware,
+                                   const std::string& hardware_file, const HardwareProfiles& profiles,
+                                   const HardwareProfile* forced, bool hta, std::vector<std::string>* warnings) {
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(paths));
+  TP_ASSIGN_OR_RETURN(const SummaryInput summaries, ReadingReportParts("memory", hardware, hardware_file, &profiles));
+  JobChips chips(profiles, forced);
+  const MemoryReducer reducer(&chips, summaries, hta);
+  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankMemory>> mapped, MapRun(paths, files, reducer, &chips, warnings));
+  return reducer.Reduce(mapped);
 }
 
 }  // namespace tuneprof

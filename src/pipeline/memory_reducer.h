@@ -2,11 +2,13 @@
 // `memory`'s map -> summary -> reduce (rank_reducer.h): each rank's memory analysis and, for `--json`, its
 // part of HTA's memory-bandwidth summary, from its trace or from a summary file.
 #include <array>
+#include <string>
 #include <vector>
 
 #include "analysis/core/hardware_profile.h"
 #include "analysis/hta/memory_hta_bw.h"
 #include "analysis/memory/memory_timeline.h"
+#include "base/status.h"
 #include "model/trace.h"
 #include "pipeline/job_chips.h"
 #include "pipeline/rank_map.h"
@@ -47,5 +49,14 @@ class MemoryReducer final : public RankReducer<RankMemory> {
   SummaryInput summaries_;
   bool hta_;
 };
+
+// `memory`'s run in bounded memory: the files behind `paths` listed, each rank analysed on all cores and its
+// trace dropped before the worker takes the next file (summary files made under the run's chip flags read
+// in place of traces), the ranks reduced in the run's order. `hta`: HTA's bandwidth rows too (--json). The
+// map's warnings are said on stderr and appended to `warnings`. Errors: a path that cannot be listed, a flag
+// file that cannot be read, a summary refused, or no file readable.
+Result<MemoryRun> AnalyzeRunMemory(const std::vector<std::string>& paths, const std::string& hardware,
+                                   const std::string& hardware_file, const HardwareProfiles& profiles,
+                                   const HardwareProfile* forced, bool hta, std::vector<std::string>* warnings);
 
 }  // namespace tuneprof

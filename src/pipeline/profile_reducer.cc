@@ -114,4 +114,16 @@ Result<SummaryInput> ProfileSummaries(const std::string& compute_flag, const std
   return input;
 }
 
+Result<ProfileRun> AnalyzeRunProfile(const std::vector<std::string>& paths, const ProfileSettings& settings,
+                                     const std::string& compute_flag, const std::string& hardware,
+                                     const std::string& hardware_file, bool critical_path,
+                                     std::vector<std::string>* warnings) {
+  TP_ASSIGN_OR_RETURN(const std::vector<std::string> files, ListRunFiles(paths));
+  TP_ASSIGN_OR_RETURN(SummaryInput summaries, ProfileSummaries(compute_flag, hardware, hardware_file, settings));
+  JobChips chips(settings.profiles, settings.forced);
+  const ProfileReducer reducer(settings, &chips, std::move(summaries), critical_path);
+  TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankProfile>> mapped, MapRun(paths, files, reducer, &chips, warnings));
+  return reducer.Reduce(mapped);
+}
+
 }  // namespace tuneprof

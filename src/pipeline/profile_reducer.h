@@ -92,4 +92,15 @@ class ProfileReducer final : public RankReducer<RankProfile> {
 Result<SummaryInput> ProfileSummaries(const std::string& compute_flag, const std::string& hardware,
                                       const std::string& hardware_file, const ProfileSettings& settings);
 
+// `profile`'s run in bounded memory (the default semantics): the files behind `paths` listed, each rank
+// profiled on all cores and its trace dropped before the worker takes the next file (summary files taken as
+// ProfileSummaries says, `compute_flag` as there), the ranks reduced in the run's order; `critical_path`:
+// their communication matched across the run too. The map's warnings are said on stderr and appended to
+// `warnings`. Errors: a path that cannot be listed, a flag file that cannot be read, a summary refused, or
+// no file readable.
+Result<ProfileRun> AnalyzeRunProfile(const std::vector<std::string>& paths, const ProfileSettings& settings,
+                                     const std::string& compute_flag, const std::string& hardware,
+                                     const std::string& hardware_file, bool critical_path,
+                                     std::vector<std::string>* warnings);
+
 }  // namespace tuneprof

@@ -19,8 +19,6 @@
 #include <malloc.h>
 #endif
 
-#include "importers/ascend/ascend_layout.h"
-#include "importers/common/rank.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
 
@@ -57,12 +55,15 @@ void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus
     for (const Trace& trace : *traces) {
       content_bytes += trace.metadata().content_bytes;
       events += trace.events().size();
-      std::vector<std::string> warnings = TraceWarnings(trace);
+      std::vector<IdentifiedWarning> ids;
+      std::vector<std::string> warnings = TraceWarnings(trace, std::nullopt, &ids);
+      AppendWarningIds(ids, status->warnings.size(), &status->warning_ids);
       status->warnings.insert(status->warnings.end(), warnings.begin(), warnings.end());
       RankBreakdown breakdown;
       if (with_breakdown) {
         breakdown = ComputeTimeBreakdown(trace);
-        status->breakdown_warnings.push_back(RankLines{trace.metadata().path, breakdown.warnings});
+        status->breakdown_warnings.push_back(
+            RankLines{trace.metadata().path, breakdown.warnings, breakdown.warning_ids});
       }
       status->rank_ids.push_back(trace.metadata().rank);
       each(trace, std::move(breakdown));
@@ -168,9 +169,11 @@ void MapSummaryFile(const std::string& file, const SummaryInput& input, MappedFi
     }
   }
   status->warnings = std::move(summary->warnings);
+  status->warning_ids = std::move(summary->warning_ids);
   for (size_t k = 0; k < summary->ranks.size(); ++k) {
+    RankSummary& rank = summary->ranks[k];
     status->breakdown_warnings.push_back(
-        RankLines{summary->ranks[k].advice.advice.path, std::move(summary->ranks[k].breakdown_warnings)});
+        RankLines{rank.advice.advice.path, std::move(rank.breakdown_warnings), std::move(rank.breakdown_warning_ids)});
     status->rank_ids.push_back(summary->ranks[k].comm.rank);
     if (!input.report_detail) summary->ranks[k].report.reset();
     each(std::move(summary->ranks[k]), summary->starts[k]);
@@ -245,9 +248,7 @@ void WarnRanksInSeveralFiles(const std::vector<std::string>& files, const std::v
   std::map<int64_t, std::vector<size_t>> files_of;  // rank -> files, in the run's order
   for (size_t i = 0; i < statuses.size(); ++i) {
     const MappedFileStatus& file = *statuses[i];
-    const bool numbered = std::none_of(file.warnings.begin(), file.warnings.end(),
-                                       [](const std::string& w) { return w.ends_with(kNoRankWarning); });
-    if (!file.status.ok() || !numbered) continue;
+    if (!file.status.ok() || HasWarning(file.warning_ids, WarningId::kNoRank)) continue;
     for (const int64_t rank : file.rank_ids) {
       std::vector<size_t>& holders = files_of[rank];
       if (holders.empty() || holders.back() != i) holders.push_back(i);
@@ -275,10 +276,7 @@ void WarnRanksInSeveralFiles(const std::vector<std::string>& files, const std::v
 // does every file where the numbered ranks repeat (several runs side by side: which is which is unknown).
 void LeaveOutUnnumberedBesideNumbered(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                                       const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* lines) {
-  const auto unnumbered = [](const MappedFileStatus& file) {
-    return std::any_of(file.warnings.begin(), file.warnings.end(),
-                       [](const std::string& w) { return w.ends_with(kNoRankWarning); });
-  };
+  const auto unnumbered = [](const MappedFileStatus& file) { return HasWarning(file.warning_ids, WarningId::kNoRank); };
   std::set<int64_t> numbered;
   for (const MappedFileStatus* file : statuses) {
     if (!file->status.ok() || unnumbered(*file)) continue;
@@ -296,6 +294,7 @@ void LeaveOutUnnumberedBesideNumbered(const std::vector<std::string>& paths, con
     file.left_out = true;
     file.rank_ids.clear();
     file.warnings.clear();
+    file.warning_ids.clear();
     file.breakdown_warnings.clear();
     if (++left_out <= kNamed) {
       lines->push_back(files[i] + ": names no rank (distributedInfo.rank or its path), beside " +
@@ -312,21 +311,16 @@ void LeaveOutUnnumberedBesideNumbered(const std::vector<std::string>& paths, con
 // how to export it: its importer's own line saying the timeline file is missing would repeat it per rank.
 void DropTimelineLinesSaidByBreakdown(MappedFileStatus* file) {
   const bool said =
-      std::any_of(file->breakdown_warnings.begin(), file->breakdown_warnings.end(), [](const RankLines& rank) {
-        return std::any_of(rank.lines.begin(), rank.lines.end(), [](const std::string& line) {
-          return line.find(kNoDeviceTimelineWarning) != std::string::npos;
-        });
-      });
-  if (!said) return;
-  std::erase_if(file->warnings,
-                [](const std::string& w) { return w.find(kMissingTimelineWarning) != std::string::npos; });
+      std::any_of(file->breakdown_warnings.begin(), file->breakdown_warnings.end(),
+                  [](const RankLines& rank) { return HasWarning(rank.ids, WarningId::kNoDeviceTimeline); });
+  if (said) DropWarningLines(&file->warnings, &file->warning_ids, WarningId::kMissingTimeline);
 }
 
 }  // namespace
 
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                           const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* warnings,
-                          std::vector<std::string>* file_lines) {
+                          WarningLines* file_lines) {
   UnreadableFiles skipped;
   size_t rank_count = 0;
   std::vector<std::string> left_out;
@@ -345,9 +339,11 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
   WarnRanksInSeveralFiles(files, statuses, &lines);
   if (file_lines != nullptr) {
     // Kept whole: whether a rank number is missing matters only once the summaries of a run meet.
-    *file_lines = lines;
+    file_lines->lines = lines;
     for (const MappedFileStatus* file : statuses) {
-      if (file->status.ok()) file_lines->insert(file_lines->end(), file->warnings.begin(), file->warnings.end());
+      if (!file->status.ok()) continue;
+      AppendWarningIds(file->warning_ids, file_lines->lines.size(), &file_lines->ids);
+      file_lines->lines.insert(file_lines->lines.end(), file->warnings.begin(), file->warnings.end());
     }
   }
   EmitWarnings(lines, warnings);
@@ -356,7 +352,7 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
     if (!file->status.ok()) continue;
     // A lone rank needs no rank number: said only when there are ranks to tell apart.
     if (rank_count == 1) {
-      std::erase_if(file->warnings, [](const std::string& w) { return w.ends_with(kNoRankWarning); });
+      DropWarningLines(&file->warnings, &file->warning_ids, WarningId::kNoRank);
     }
     DropTimelineLinesSaidByBreakdown(file);
     EmitWarnings(file->warnings, warnings);

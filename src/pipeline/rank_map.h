@@ -24,10 +24,11 @@ void ReleaseFreedMemory();
 
 // What a worker kept of one file besides its ranks' summaries.
 struct MappedFileStatus {
-  Status status;                              // the import's; the file is skipped when not ok
-  std::vector<std::string> warnings;          // the traces' (TraceWarnings)
-  std::vector<RankLines> breakdown_warnings;  // each rank's breakdown's
-  std::vector<int64_t> rank_ids;              // its ranks' numbers, in order
+  Status status;                               // the import's; the file is skipped when not ok
+  std::vector<std::string> warnings;           // the traces' (TraceWarnings)
+  std::vector<IdentifiedWarning> warning_ids;  // those of `warnings` that have an id
+  std::vector<RankLines> breakdown_warnings;   // each rank's breakdown's
+  std::vector<int64_t> rank_ids;               // its ranks' numbers, in order
   bool left_out = false;  // read, but not a rank of the run (CollectMapWarnings): its ranks are dropped
 };
 
@@ -105,6 +106,7 @@ void ShareMapped(MapSharing* sharing, const SharedRankReducer<Summary>& reducer,
     record.status_code = file.status.status.code();
     record.status_message = file.status.status.message();
     record.warnings = std::move(file.status.warnings);
+    record.warning_ids = std::move(file.status.warning_ids);
     record.breakdown_warnings = std::move(file.status.breakdown_warnings);
     record.starts = std::move(file.starts);
     for (Summary& rank : file.ranks) record.ranks.push_back(reducer.ToSummary(std::move(rank)));
@@ -121,6 +123,7 @@ void ShareMapped(MapSharing* sharing, const SharedRankReducer<Summary>& reducer,
     MappedFile<Summary>& file = (*mapped)[record.file];
     if (record.status_code != StatusCode::kOk) file.status.status = Status(record.status_code, record.status_message);
     file.status.warnings = std::move(record.warnings);
+    file.status.warning_ids = std::move(record.warning_ids);
     file.status.breakdown_warnings = std::move(record.breakdown_warnings);
     for (const RankSummary& rank : record.ranks) file.status.rank_ids.push_back(rank.comm.rank);
     file.starts = std::move(record.starts);
@@ -198,13 +201,13 @@ Result<std::vector<std::string>> ListRunFiles(const std::vector<std::string>& pa
 // of a lone rank too.
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                           const std::vector<MappedFileStatus*>& statuses, std::vector<std::string>* warnings,
-                          std::vector<std::string>* file_lines = nullptr);
+                          WarningLines* file_lines = nullptr);
 
 // The same over the files MapRanks returned.
 template <class Summary>
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
                           std::vector<MappedFile<Summary>>& mapped, std::vector<std::string>* warnings,
-                          std::vector<std::string>* file_lines = nullptr) {
+                          WarningLines* file_lines = nullptr) {
   std::vector<MappedFileStatus*> statuses;
   for (MappedFile<Summary>& file : mapped) statuses.push_back(&file.status);
   Status status = CollectMapWarnings(paths, files, statuses, warnings, file_lines);

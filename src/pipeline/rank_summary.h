@@ -15,6 +15,7 @@
 #include "analysis/core/hardware_profile.h"
 #include "analysis/hta/memory_hta_bw.h"
 #include "analysis/memory/memory_timeline.h"
+#include "model/warning.h"
 
 namespace tuneprof {
 
@@ -22,6 +23,7 @@ namespace tuneprof {
 struct RankLines {
   std::string path;
   std::vector<std::string> lines;
+  std::vector<IdentifiedWarning> ids;  // those of `lines` a later step acts on
 };
 
 // What the report reads of a rank besides its communication and advice.
@@ -51,7 +53,8 @@ struct RankSummary {
   // Read by analyze, advise, comm and report.
   RankCommunication comm;
   RankAdviceDraft advice;
-  std::vector<std::string> breakdown_warnings;  // its breakdown's, said by the reduce once across ranks
+  std::vector<std::string> breakdown_warnings;           // its breakdown's, said by the reduce once across ranks
+  std::vector<IdentifiedWarning> breakdown_warning_ids;  // those of breakdown_warnings that have an id
 };
 
 }  // namespace tuneprof

@@ -92,6 +92,7 @@ bool SpareCore(size_t files) { return files < std::max(1u, std::thread::hardware
 RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const SummaryContext& context) {
   RankSummary s;
   s.breakdown_warnings = breakdown.warnings;
+  s.breakdown_warning_ids = breakdown.warning_ids;
   auto detail = std::make_unique<RankReportDetail>();
   detail->breakdown = std::move(breakdown);
   detail->hardware = context.chips != nullptr ? context.chips->Select(trace)
@@ -306,8 +307,11 @@ Result<SummaryFile> SummarizeRun(const std::string& path, const AnalysisFlags& f
   // A summary of summaries would only copy them: refused, as by every command that needs traces.
   const RunReducer reducer(context, RefusingSummaries("summarize"));
   std::vector<std::string> said;
+  WarningLines file_lines;
   TP_ASSIGN_OR_RETURN(std::vector<MappedFile<RankSummary>> mapped,
-                      MapRun({path}, files, reducer, &chips, &said, &file.warnings));
+                      MapRun({path}, files, reducer, &chips, &said, &file_lines));
+  file.warnings = std::move(file_lines.lines);
+  file.warning_ids = std::move(file_lines.ids);
   for (MappedFile<RankSummary>& mapped_file : mapped) {
     for (size_t k = 0; k < mapped_file.ranks.size(); ++k) {
       file.ranks.push_back(std::move(mapped_file.ranks[k]));

@@ -32,6 +32,7 @@ constexpr uint64_t EnumCount(DeviceType) { return CountUpTo<DeviceType::kNpu>();
 constexpr uint64_t EnumCount(KernelTableSource) { return CountUpTo<KernelTableSource::kHostOps>(); }
 constexpr uint64_t EnumCount(WorkClass) { return static_cast<uint64_t>(WorkClass::kCount); }
 constexpr uint64_t EnumCount(AscendBound) { return CountUpTo<AscendBound::kVecMte>(); }
+constexpr uint64_t EnumCount(WarningId) { return CountUpTo<WarningId::kNoDeviceTimeline>(); }
 
 // Every field of every struct a summary holds, in the order of docs/summary-format.md, for the writer
 // and the reader alike. A field added to one of these structs must be added here and the format
@@ -139,8 +140,12 @@ void Fields(A& a, RankMoeLoad& l) {
   a(l.rank, l.calls, l.steps, l.tokens, l.device_ns, l.expert_tokens, l.expert_calls, l.experts, l.call_ns, l.source);
 }
 template <class A>
+void Fields(A& a, IdentifiedWarning& w) {
+  a(w.id, w.line);
+}
+template <class A>
 void Fields(A& a, RankLines& r) {
-  a(r.path, r.lines);
+  a(r.path, r.lines, r.ids);
 }
 template <class A>
 void Fields(A& a, ExpertParallelStep& s) {
@@ -366,7 +371,7 @@ void Fields(A& a, RankReportDetail& d) {
 }
 template <class A>
 void Fields(A& a, MappedFileRecord& r) {
-  a(r.file, r.status_code, r.status_message, r.warnings, r.breakdown_warnings, r.starts, r.ranks);
+  a(r.file, r.status_code, r.status_message, r.warnings, r.warning_ids, r.breakdown_warnings, r.starts, r.ranks);
 }
 template <class A>
 void Fields(A& a, SummarySettings& s) {

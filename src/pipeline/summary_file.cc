@@ -1,8 +1,11 @@
 #include "pipeline/summary_file.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
+#include "importers/ascend/ascend_layout.h"
+#include "importers/common/rank.h"
 #include "io/byte_source.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/summary_codec.h"
@@ -90,6 +93,30 @@ bool ReadVersion5Fields(Reader* r, RankSummary* rank) {
   return true;
 }
 
+// Whether every id names one of the `lines.size()` lines it stands beside (else the file is damaged).
+bool IdsWithinLines(const std::vector<IdentifiedWarning>& ids, size_t lines) {
+  return std::all_of(ids.begin(), ids.end(), [&](const IdentifiedWarning& w) { return w.line < lines; });
+}
+
+// Summaries before version 6 kept no warning ids: their warnings are told by the words every build before
+// it wrote them in, so that such a summary reads as it always did.
+void IdentifyWarningsOfOldVersions(SummaryFile* file) {
+  for (size_t line = 0; line < file->warnings.size(); ++line) {
+    const std::string& warning = file->warnings[line];
+    if (warning.ends_with(kNoRankWarning)) file->warning_ids.push_back({WarningId::kNoRank, line});
+    if (warning.find(kMissingTimelineWarning) != std::string::npos) {
+      file->warning_ids.push_back({WarningId::kMissingTimeline, line});
+    }
+  }
+  for (RankSummary& rank : file->ranks) {
+    for (size_t line = 0; line < rank.breakdown_warnings.size(); ++line) {
+      if (rank.breakdown_warnings[line].find(kNoDeviceTimelineWarning) != std::string::npos) {
+        rank.breakdown_warning_ids.push_back({WarningId::kNoDeviceTimeline, line});
+      }
+    }
+  }
+}
+
 // A summary file's record after its magic, for the Writer and for the layout it makes (SummaryLayout).
 template <class Archive>
 void WriteSummary(Archive& w, const SummaryFile& file) {
@@ -107,7 +134,9 @@ void WriteSummary(Archive& w, const SummaryFile& file) {
     w(uint64_t{rank.advice.findings.size()});
     for (const RuleFinding& f : rank.advice.findings) w(f.finding.modules);
     w(MemoryCategoriesOf(rank));
+    w(rank.breakdown_warning_ids);  // version 6
   }
+  w(file.warning_ids);  // version 6
 }
 
 }  // namespace
@@ -168,7 +197,12 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       if (rank.report) rank.report->modules = std::move(modules);
     }
     if (version >= 5 && !ReadVersion5Fields(&r, &rank)) return corrupt;
+    if (version >= 6) r(rank.breakdown_warning_ids);
+    if (r.ok() && !IdsWithinLines(rank.breakdown_warning_ids, rank.breakdown_warnings.size())) return corrupt;
   }
+  if (version >= 6) r(file.warning_ids);
+  if (r.ok() && !IdsWithinLines(file.warning_ids, file.warnings.size())) return corrupt;
+  if (version < 6) IdentifyWarningsOfOldVersions(&file);
   uint64_t trailing_checksum = 0;
   r(trailing_checksum);
   if (!r.ok() || !r.at_end() || file.starts.size() != file.ranks.size()) return corrupt;

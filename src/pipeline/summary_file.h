@@ -23,7 +23,9 @@ namespace tuneprof {
 // Version 4 added the module view. Version 5 added each collective's p2p direction and the unclassified
 // part of the step split (device work of unknown kind) the modules each finding names and each memory device's categories; older summaries read with directions unknown and
 // no unclassified part, findings naming no module, devices without categories, their compute- and memory-bound parts as written.
-inline constexpr uint32_t kSummaryFormatVersion = 5;
+// Version 6 added which warnings of the file and of each rank's breakdown have an id (model/warning.h);
+// older summaries' warnings are told by their words, as the builds that wrote them told them.
+inline constexpr uint32_t kSummaryFormatVersion = 6;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.
@@ -40,11 +42,12 @@ struct SummaryFile {
   std::shared_ptr<const HardwareProfiles> profiles;
   std::string source;  // the trace file or rank directory it was made from
   SummarySettings settings;
-  std::vector<std::string> warnings;         // files skipped and the traces' own warnings, each naming its file
-  std::vector<int64_t> starts;               // each rank's first event, on its own clock
-  std::vector<RankSummary> ranks;            // `comm`, `advice`, `breakdown_warnings` and (version 2) `report` set
-  uint64_t version = kSummaryFormatVersion;  // as read
-  std::string unknown_chip;                  // as read: a rank's chip that the reader's profiles lack ("" when none)
+  std::vector<std::string> warnings;           // files skipped and the traces' own warnings, each naming its file
+  std::vector<IdentifiedWarning> warning_ids;  // those of `warnings` that have an id (version 6)
+  std::vector<int64_t> starts;                 // each rank's first event, on its own clock
+  std::vector<RankSummary> ranks;              // `comm`, `advice`, `breakdown_warnings` and (version 2) `report` set
+  uint64_t version = kSummaryFormatVersion;    // as read
+  std::string unknown_chip;                    // as read: a rank's chip that the reader's profiles lack ("" when none)
 };
 
 std::string EncodeSummaryFile(const SummaryFile& file);
@@ -61,6 +64,7 @@ struct MappedFileRecord {
   StatusCode status_code = StatusCode::kOk;
   std::string status_message;
   std::vector<std::string> warnings;
+  std::vector<IdentifiedWarning> warning_ids;
   std::vector<RankLines> breakdown_warnings;
   std::vector<int64_t> starts;
   std::vector<RankSummary> ranks;  // `comm` and `advice`

@@ -16,10 +16,15 @@ SummaryFile Example() {
   SummaryFile file;
   file.source = "/runs/job/rank3.pt.trace.json.gz";
   file.settings = SummarySettings{"H100 SXM", "", "{\"exposed_communication_pct\": 5}"};
-  file.warnings = {"/runs/job/rank3.pt.trace.json.gz: 2 'E' events without a matching 'B' dropped"};
+  file.warnings = {"/runs/job/rank3.pt.trace.json.gz: 2 'E' events without a matching 'B' dropped",
+                   "/runs/job/rank3.pt.trace.json.gz: no rank in the trace (distributedInfo.rank) or its path; "
+                   "assuming rank 0"};
+  file.warning_ids = {{WarningId::kNoRank, 1}};
   file.starts = {1'700'000'000'123'456'789};
   RankSummary& rank = file.ranks.emplace_back();
-  rank.breakdown_warnings = {"step 7 is incomplete"};
+  rank.breakdown_warnings = {"step 7 is incomplete",
+                             "/runs/job/rank3: no device timeline; the step split is torch_npu's"};
+  rank.breakdown_warning_ids = {{WarningId::kNoDeviceTimeline, 1}};
   rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] = 2.5e6;
   rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kUnclassified)] = 1.25e6;
   rank.advice.advice.split.unclassified_share = 0.125;
@@ -176,6 +181,7 @@ constexpr size_t kEmptyMoeBytes = 10 * 8;
 constexpr size_t kEmptyModulesBytes = 1 + 2 * 8 + 2 + 2 * 8 + 2 * 8;
 
 std::string AsVersion(SummaryFile file, int version) {
+  file.warning_ids.clear();
   size_t findings = 0;
   for (RankSummary& rank : file.ranks) {
     for (RuleFinding& f : rank.advice.findings) f.finding.modules.clear();
@@ -194,6 +200,7 @@ std::string AsVersion(SummaryFile file, int version) {
       }
     }
     if (version < 2) rank.report.reset();
+    rank.breakdown_warning_ids.clear();
     for (Collective& c : rank.comm.collectives) {
       c.direction = P2pDirection::kUnknown;
       c.peer = kNoId;
@@ -208,7 +215,8 @@ std::string AsVersion(SummaryFile file, int version) {
   const size_t devices = version < 2 ? 0 : file.ranks.at(0).report->memory.devices.size();
   const size_t directions = 2 * (8 + 8 * file.ranks.at(0).comm.collectives.size());
   const size_t categories = 8 + devices * (1 + 8 + 8);
-  const size_t tail = (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
+  // The rank's and the file's empty warning id lists (version 6), a count each.
+  const size_t tail = 2 * 8 + (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
                       (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) +
                       (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
@@ -319,6 +327,35 @@ TEST(SummaryFileTest, ReadsVersion4WithoutTheP2pDirectionsOrFindingsModules) {
 
 // A chip the reading run's profiles lack (a summary made with another --hardware-file) is named, for the
 // command to say so once it has compared the flags.
+TEST(SummaryFileTest, RoundTripsTheWarningIds) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(EncodeSummaryFile(example), "x.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->warning_ids, example.warning_ids);
+  EXPECT_EQ(decoded->ranks.at(0).breakdown_warning_ids, example.ranks.at(0).breakdown_warning_ids);
+}
+
+// Summaries before version 6 kept no ids: their warnings are told by the words the builds that wrote them
+// used, so that they read as they always did.
+TEST(SummaryFileTest, ReadsVersion5WarningsByTheirWords) {
+  const SummaryFile example = Example();
+  auto decoded = DecodeSummaryFile(AsVersion(Example(), 5), "v5.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 5u);
+  EXPECT_EQ(decoded->warnings, example.warnings);
+  EXPECT_EQ(decoded->warning_ids, example.warning_ids);
+  EXPECT_EQ(decoded->ranks.at(0).breakdown_warning_ids, example.ranks.at(0).breakdown_warning_ids);
+}
+
+// An id naming a line past the warnings is damage, however it is checksummed.
+TEST(SummaryFileTest, AnIdPastItsLinesIsCorrupt) {
+  SummaryFile example = Example();
+  example.warning_ids = {{WarningId::kNoRank, 2}};
+  auto decoded = DecodeSummaryFile(EncodeSummaryFile(example), "x.tps", example.profiles.get());
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("x.tps: summary is cut off or corrupt"), std::string::npos);
+}
+
 TEST(SummaryFileTest, AChipTheReaderLacksIsNamed) {
   auto decoded = DecodeSummaryFile(EncodeSummaryFile(Example()), "x.tps", nullptr);
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
@@ -398,8 +435,8 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
 // last, fails this test until kSummaryFormatVersion is raised (with the reader taught the older layout)
 // and the new layout's digest pinned beside the new version.
 TEST(SummaryFileTest, LayoutIsPinnedToTheVersion) {
-  constexpr uint32_t kPinnedVersion = 5;
-  constexpr uint64_t kPinnedDigest = 0xdf7c59e122efb167;
+  constexpr uint32_t kPinnedVersion = 6;
+  constexpr uint64_t kPinnedDigest = 0x66c9f0512e5a05ab;
   const std::string layout = SummaryLayout();
   const uint64_t digest = summary_format::Checksum(layout);
   EXPECT_EQ(kSummaryFormatVersion, kPinnedVersion);

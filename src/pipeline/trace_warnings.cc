@@ -6,7 +6,8 @@
 
 namespace tuneprof {
 
-std::vector<std::string> TraceWarnings(const Trace& trace, std::optional<WarningId> left_out) {
+std::vector<std::string> TraceWarnings(const Trace& trace, std::optional<WarningId> left_out,
+                                       std::vector<IdentifiedWarning>* ids) {
   const TraceMetadata& meta = trace.metadata();
   // Cut off, or an empty traceEvents array: said once, in the same words for every format.
   std::vector<std::string> lines = InputWarnings(meta);
@@ -14,7 +15,12 @@ std::vector<std::string> TraceWarnings(const Trace& trace, std::optional<Warning
     const std::string& warning = meta.warnings[line];
     if (left_out && IsWarning(meta, line, *left_out)) continue;
     // The cut-off is said above, once, in the same words for every format.
-    if (meta.truncated && warning.find("input ends before the JSON document does") != std::string::npos) continue;
+    if (meta.truncated && IsWarning(meta, line, WarningId::kCutOff)) continue;
+    if (ids != nullptr) {
+      for (const IdentifiedWarning& w : meta.warning_ids) {
+        if (w.line == line) ids->push_back(IdentifiedWarning{w.id, lines.size()});
+      }
+    }
     lines.push_back(warning.starts_with(meta.path) ? warning : meta.path + ": " + warning);
   }
   return lines;

@@ -13,8 +13,9 @@
 namespace tuneprof {
 
 // The warnings of one trace, each naming its file; the warning `left_out` (one a lone trace need not say)
-// is not among them.
-std::vector<std::string> TraceWarnings(const Trace& trace, std::optional<WarningId> left_out = std::nullopt);
+// is not among them. With `ids`, the ids of the lines returned (appended, their lines counted from 0).
+std::vector<std::string> TraceWarnings(const Trace& trace, std::optional<WarningId> left_out = std::nullopt,
+                                       std::vector<IdentifiedWarning>* ids = nullptr);
 
 // Writes `warnings` to stderr, one "tuneprof: warning: " line each, and appends them to `all`.
 void EmitWarnings(const std::vector<std::string>& warnings, std::vector<std::string>* all);

@@ -63,6 +63,7 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::strin
   // this breakdown sets aside says so itself.
   const std::string_view lead = why.empty() ? kNoDeviceTimelineWarning : ": the cut device timeline is set aside; ";
   if (why.empty()) {
+    result->warning_ids.push_back(IdentifiedWarning{WarningId::kNoDeviceTimeline, result->warnings.size()});
     const std::string_view where =
         trace.events().size() == 0 ? "before the end of its steps and set aside" : "before its first device event";
     why = trace.metadata().truncated

@@ -96,6 +96,7 @@ struct RankBreakdown {
   std::vector<StepBreakdown> incomplete_steps;
   // What the breakdown left out and why, one line each naming the trace.
   std::vector<std::string> warnings;
+  std::vector<IdentifiedWarning> warning_ids;  // those of `warnings` a later step acts on
   // Over all steps: the sums of the steps' times (steps are disjoint), the host side measured over all
   // their device work together.
   StepBreakdown total;

@@ -62,11 +62,6 @@ std::string_view CollectiveTypeName(CollectiveType type) {
   return EnumName(type, kNames, "other");
 }
 
-std::string_view P2pDirectionName(P2pDirection direction) {
-  static constexpr std::array<std::string_view, 3> kNames = {"unknown", "send", "recv"};
-  return EnumName(direction, kNames, "unknown");
-}
-
 P2pDirection ParseP2pDirection(std::string_view collective_name) {
   if (collective_name == "send" || collective_name == "isend") return P2pDirection::kSend;
   if (collective_name == "recv" || collective_name == "irecv") return P2pDirection::kRecv;

@@ -65,7 +65,6 @@ enum class CollectiveSource : uint8_t { kNcclKernel, kGloo, kHccl };
 // Which way a point-to-point collective moves data, as its args name it (Kineto's "Collective name" send /
 // recv, nsys's ncclSend / ncclRecv range); kUnknown for batched send-and-receive and every other collective.
 enum class P2pDirection : uint8_t { kUnknown, kSend, kRecv };
-std::string_view P2pDirectionName(P2pDirection direction);  // "send", "recv", "unknown"
 P2pDirection ParseP2pDirection(std::string_view collective_name);
 std::string_view CollectiveSourceName(CollectiveSource source);
 

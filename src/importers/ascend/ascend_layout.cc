@@ -43,7 +43,11 @@ Trace ImportTimelineOrEmpty(const fs::path& timeline, const std::string& dir, co
   }
   TraceBuilder builder(dir);
   builder.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  builder.Warn(problem);
+  if (timeline.empty()) {
+    builder.Warn(WarningId::kMissingTimeline, problem);
+  } else {
+    builder.Warn(problem);
+  }
   SettleRank(builder.mutable_metadata());
   return builder.Finish();
 }

@@ -1,0 +1,48 @@
+#include "pipeline/rank_map.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace tuneprof {
+namespace {
+
+std::vector<std::string> Said(MappedFileStatus* file) {
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(CollectMapWarnings({"a.json"}, {"a.json"}, {file}, &warnings).ok());
+  return warnings;
+}
+
+// A lone rank needs no rank number: the warning with that id is left unsaid, whatever its words, and a
+// warning that only reads like it is said.
+TEST(CollectMapWarningsTest, ALoneRankLeavesOutTheNoRankWarningByItsId) {
+  MappedFileStatus file;
+  file.warnings = {"a.json: no rank number (reworded)", "a.json: no rank in the trace; assuming rank 0"};
+  file.warning_ids = {{WarningId::kNoRank, 0}};
+  file.rank_ids = {0};
+  EXPECT_EQ(Said(&file), (std::vector<std::string>{"a.json: no rank in the trace; assuming rank 0"}));
+}
+
+// A rank whose breakdown says it has no device timeline does not also say that its timeline file is missing.
+TEST(CollectMapWarningsTest, TheBreakdownSaysAMissingTimelineInsteadOfTheImport) {
+  MappedFileStatus file;
+  file.warnings = {"dir/trace_view.json: not there", "dir: something else"};
+  file.warning_ids = {{WarningId::kMissingTimeline, 0}};
+  file.breakdown_warnings = {RankLines{"dir", {"dir: without a timeline"}, {{WarningId::kNoDeviceTimeline, 0}}}};
+  file.rank_ids = {0};
+  EXPECT_EQ(Said(&file), (std::vector<std::string>{"dir: something else", "dir: without a timeline"}));
+}
+
+TEST(CollectMapWarningsTest, WithoutTheBreakdownsIdTheImportSaysItself) {
+  MappedFileStatus file;
+  file.warnings = {"dir/trace_view.json: not there"};
+  file.warning_ids = {{WarningId::kMissingTimeline, 0}};
+  file.breakdown_warnings = {RankLines{"dir", {"dir: no device timeline; in the words alone"}, {}}};
+  file.rank_ids = {0};
+  EXPECT_EQ(Said(&file), (std::vector<std::string>{"dir/trace_view.json: not there",
+                                                   "dir: no device timeline; in the words alone"}));
+}
+
+}  // namespace
+}  // namespace tuneprof
