@@ -98,7 +98,28 @@ def parity_row(parity, check_name):
     return []
 
 
-def check_recorded(where, recorded, parity, findings):
+def step_spread(tuneprof, run_dir):
+    """{part: spread in % of the mean step} of `comm --json`'s cross-rank step parts, with whether any is uneven."""
+    comm = run_json(tuneprof, ["comm", "--json", str(run_dir)], timeout_s=120)
+    parts = comm["cross_rank"]["step_spread"] if comm is not None else []
+    return {p["metric"]: 100 * p["share_of_step"] for p in parts}, any(p["uneven"] for p in parts)
+
+
+def check_step_spread(where, recorded, spread):
+    """msprof-analyze's Slow Rank test itself (the step parts' spread across ranks against 5 % of the mean step)
+    is `comm`'s step_spread: same parts, same figures, uneven exactly where it finds a slow rank."""
+    ours, uneven = spread
+    for part in recorded["step_spread"]:
+        value = ours.get(part["metric"])
+        check(value is not None and abs(value - part["pct"]) <= recorded["step_spread_tolerance_pct"],
+              f"{where}: comm's {part['metric']} spread {value} % of the step within {part['pct']} % "
+              f"+- {recorded['step_spread_tolerance_pct']}")
+    check(uneven == recorded["problem"], f"{where}: comm's step parts uneven: {uneven}, as msprof-analyze finds")
+
+
+def check_recorded(where, recorded, parity, findings, spread):
+    if "step_spread" in recorded:
+        check_step_spread(where, recorded, spread)
     check(f"`{recorded['ours']}`" in parity, f"{where}: the parity table names {recorded['ours']}")
     finding = findings.get(recorded["ours"])
     if "differs" in recorded:
@@ -135,9 +156,10 @@ def main():
         run_dir = shared / table["runs_root"] / run
         findings = advise_findings(tuneprof, run_dir)
         rank0 = advise_findings(tuneprof, run_dir / "rank0_ascend_pt")
+        spread = step_spread(tuneprof, run_dir)
         for recorded in recorded_findings:
             check_recorded(f"{run} {recorded['check']} -> {recorded['ours']}", recorded, parity,
-                           rank0 if "rank" in recorded else findings)
+                           rank0 if "rank" in recorded else findings, spread)
     for other in ("kineto/hta/nccl_parser_config/nccl_data.json.gz", "nsys/h100_2gpu_1s.sqlite",
                   "torch-cpu/kineto26"):
         findings = advise_findings(tuneprof, shared / other)

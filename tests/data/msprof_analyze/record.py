@@ -87,15 +87,20 @@ def slow_rank_entry(sheets, summary):
     mean = sum(totals) / len(totals)
     spread = max((max(float(r[p]) for r in steps) - min(float(r[p]) for r in steps)) / mean for p in parts)
     problem = summary["description"] != "没有慢节点问题"
+    names = {"compute(us)": "computing", "communication(us)": "exposed_communication", "free(us)": "free"}
+    spreads = [{"metric": names[p], "pct": round(100 * (max(float(r[p]) for r in steps)
+                                                        - min(float(r[p]) for r in steps)) / mean, 4)}
+               for p in parts]
     return {"check": "Slow Rank", "problem": problem, "ours": "communication.straggler",
+            "step_spread": spreads, "step_spread_tolerance_pct": 0.01,
             "theirs": f"{'slow rank' if problem else 'no slow rank'}: the widest spread of a step part "
                       f"(compute, communication, free) across ranks is {100 * spread:.1f} % of the mean step, "
                       f"its limit 5 %",
             "differs": "msprof-analyze's advisor compares the step parts of step_trace_time (a rank is slow when "
-                       "a part's spread passes 5 % of the mean step); ours judges from the HCCL wait and "
-                       "synchronization ratios (the rank that waits least is the one the others wait for), "
-                       "as msprof-analyze's cluster communication analysis does, so it names a rank where the "
-                       "step parts stay within 5 %"}
+                       "a part's spread passes 5 % of the mean step); ours makes that test in `comm` (step_spread, "
+                       "the same figures) but the finding judges from the HCCL wait and synchronization ratios "
+                       "(the rank that waits least is the one the others wait for), as msprof-analyze's cluster "
+                       "communication analysis does, so it names a rank where the step parts stay within 5 %"}
 
 
 def slow_link_entry(sheets, summary):
