@@ -120,8 +120,10 @@ def check_step_spread(where, recorded, spread):
 def check_recorded(where, recorded, parity, findings, spread):
     if "step_spread" in recorded:
         check_step_spread(where, recorded, spread)
-    check(f"`{recorded['ours']}`" in parity, f"{where}: the parity table names {recorded['ours']}")
-    finding = findings.get(recorded["ours"])
+    ours = recorded["ours"] if isinstance(recorded["ours"], list) else [recorded["ours"]]
+    for fid in ours:
+        check(f"`{fid}`" in parity, f"{where}: the parity table names {fid}")
+    finding = next((findings[fid] for fid in ours if fid in findings), None)
     if "differs" in recorded:
         print(f"     differs: {recorded['differs']}")
         check(parity_row(parity, recorded["check"])[-1:] != [""],
@@ -132,7 +134,8 @@ def check_recorded(where, recorded, parity, findings, spread):
         if "differs" in recorded:
             print(f"     msprof-analyze found no problem; ours {'fires' if finding else 'is silent'} (see differs)")
         else:
-            check(finding is None, f"{where}: silent, as msprof-analyze found no problem")
+            check(finding is None, f"{where}: silent, as msprof-analyze found no problem"
+                                   f"{'' if finding is None else ' (ours: ' + finding['id'] + ')'}")
         return
     check(finding is not None, f"{where}: fires")
     if finding is None:
@@ -158,7 +161,8 @@ def main():
         rank0 = advise_findings(tuneprof, run_dir / "rank0_ascend_pt")
         spread = step_spread(tuneprof, run_dir)
         for recorded in recorded_findings:
-            check_recorded(f"{run} {recorded['check']} -> {recorded['ours']}", recorded, parity,
+            ours = recorded["ours"] if isinstance(recorded["ours"], str) else ", ".join(recorded["ours"])
+            check_recorded(f"{run} {recorded['check']} -> {ours}", recorded, parity,
                            rank0 if "rank" in recorded else findings, spread)
     for other in ("kineto/hta/nccl_parser_config/nccl_data.json.gz", "nsys/h100_2gpu_1s.sqlite",
                   "torch-cpu/kineto26"):

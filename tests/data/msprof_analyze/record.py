@@ -9,10 +9,12 @@ github.com/Ascend/msprof-analyze, Python 3.11 with its requirements installed):
     python3 -c "import xlsxwriter.worksheet as w; \
       w.Worksheet.autofit = getattr(w.Worksheet, 'autofit', lambda self, *a, **k: None); \
       from msprof_analyze.cli.entrance import msprof_analyze_cli; msprof_analyze_cli()" \
-      advisor all -d COPY -o OUT/RUN
+      advisor all -d COPY -o OUT/RUN > OUT/RUN.log 2>&1
   (the shim only gives xlsxwriter 3.0.2, which lacks Worksheet.autofit, a no-op column fit; without it the
   tool stops before it writes the workbook). Then:
-    record.py OUT > advisor_findings.json
+    record.py OUT DATE > advisor_findings.json
+with the terminal output of each run kept as OUT/<RUN with / as _>.log (its "Start analysis" lines say which
+checks ran, so that those that found nothing are recorded as silent).
 The workbook (OUT/RUN/log/mstt_advisor_*.xlsx) is read with the standard library: its first sheet is the
 problem summary, one sheet per check holds the figures.
 """
@@ -181,7 +183,65 @@ CHECKS = (("环境变量分析", env_entry), ("慢卡分析", slow_rank_entry), 
           ("算子瓶颈", no_bound_entry))
 
 
-def run_findings(path):
+# The analyzers `advisor all` logs as started ("Start analysis NAME"), by the check each makes and our
+# equivalents; one that raised no problem on a run is recorded as silent there.
+ANALYZERS = {
+    "AICoreFreqAnalyzer": ("AI Core Frequency", ["compute.ai_core_frequency"]),
+    "AicpuAnalyzer": ("AICPU Issues", ["compute.ai_cpu_ops", "compute.aicpu_dtype"]),
+    "BandwidthContentionAnalyzer": ("Bandwidth Contention", ["communication.bandwidth_contention"]),
+    "BlockDimAnalyzer": ("Block Dim", ["compute.block_dim"]),
+    "ByteAlignmentAnalyzer": ("Byte Alignment", ["communication.byte_alignment"]),
+    "ConjecturedGcAnalyzer": ("GC Analysis", ["host.gc", "host.gc_pause"]),
+    "DataloaderAnalyzer": ("Slow Dataloader", ["data.slow_dataloader"]),
+    "DynamicShapeAnalyzer": ("Operator Dynamic Shape", ["config.dynamic_shape"]),
+    "EnvironmentVariableAnalyzer": ("Environment Variable", ["config.ascend_env"]),
+    "FusionOPAnalyzer": ("Affinity API", ["fusion.api_replacement"]),
+    "GcAnalyzer": ("GC Analysis", ["host.gc", "host.gc_pause"]),
+    "MemoryAnalyzer": ("Memory Operator", ["memory.allocator_api"]),
+    "OpDispatchAnalyzer": ("Operator Dispatch", ["host.op_compile"]),
+    "OperatorBoundAnalyzer": ("Operator No Bound", ["compute.operator_no_bound"]),
+    "PacketAnalyzer": ("Packet", ["communication.small_packets", "communication.small_messages"]),
+    "RDMARetransmissionAnalyzer": ("Communication Retransmission", ["communication.retransmission"]),
+    "SyncBNAnalyzer": ("SyncBatchNorm", ["communication.sync_batchnorm"]),
+    "SynchronizeStreamAnalyzer": ("Synchronize Stream", ["host.synchronize_stream"]),
+}
+
+# Where ours fires on a run the tool ran a check on and found nothing, why.
+SILENT_DIFFERS = {
+    ("db/level2", "Environment Variable"):
+        "the Db export keeps the environment in its META_DATA table (ENV_VARIABLES), which ours reads; "
+        "msprof-analyze 26.1.0 reads profiler_metadata.json only, which the Db export lacks, and says nothing",
+    ("text/level1", "Operator No Bound"):
+        "msprof-analyze skips the check on a run whose operators are dynamic shape (Operator Dynamic Shape "
+        "fires on the text exports); ours makes it on every run",
+    ("text/level2", "Operator No Bound"):
+        "msprof-analyze skips the check on a run whose operators are dynamic shape (Operator Dynamic Shape "
+        "fires on the text exports); ours makes it on every run",
+}
+
+
+def silent_entries(run, log_path, reported):
+    """The checks the log shows started that raised no problem, each once."""
+    with open(log_path, encoding="utf-8", errors="replace") as log:
+        started = sorted(set(re.findall(r"Start analysis (\w+)", log.read())))
+    entries = []
+    for analyzer in started:
+        if analyzer not in ANALYZERS:
+            sys.exit(f"{log_path}: no mapping for the analyzer {analyzer}")
+        check, ours = ANALYZERS[analyzer]
+        if check in reported:
+            continue
+        reported.add(check)
+        entry = {"check": check, "problem": False, "ours": ours,
+                 "theirs": f"ran ({', '.join(a for a in started if ANALYZERS.get(a, ('',))[0] == check)}), "
+                           "no problem"}
+        if (run, check) in SILENT_DIFFERS:
+            entry["differs"] = SILENT_DIFFERS[(run, check)]
+        entries.append(entry)
+    return entries
+
+
+def run_findings(run, path, log_path):
     sheets = read_workbook(path)
     entries = []
     for summary in records(next(iter(sheets.values()))):
@@ -191,7 +251,7 @@ def run_findings(path):
         entry = make(sheets, summary)
         entry["theirs_category"] = summary["category"]
         entries.append(entry)
-    return entries
+    return entries + silent_entries(run, log_path, {e["check"] for e in entries})
 
 
 def main():
@@ -211,7 +271,7 @@ def main():
         books = sorted(glob.glob(f"{out}/{run.replace('/', '_')}/log/mstt_advisor_*.xlsx"))
         if not books:
             sys.exit(f"{out}: no workbook for {run}")
-        table["runs"][run] = run_findings(books[-1])
+        table["runs"][run] = run_findings(run, books[-1], f"{out}/{run.replace('/', '_')}.log")
     json.dump(table, sys.stdout, ensure_ascii=False, indent=1)
     print()
 
