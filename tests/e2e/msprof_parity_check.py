@@ -32,7 +32,8 @@ def check_figures(where, recorded, finding):
               f"{fig['unit']} +- {fig['tolerance']}")
     for name in recorded.get("names", []):
         evidence = finding["evidence"]
-        text = " ".join(map(str, evidence.values())) if name["evidence"] == "*" else str(evidence.get(name["evidence"], ""))
+        every = name["evidence"] == "*"
+        text = " ".join(map(str, evidence.values())) if every else str(evidence.get(name["evidence"], ""))
         for part in name["contains"]:
             check(part in text, f"{where}: {name['evidence']} names '{part}'")
     check_operators(where, recorded, finding)

@@ -78,7 +78,8 @@ def sheet_named(sheets, suffix):
 
 def env_entry(sheets, summary):
     names = [r["Environment"] for r in records(sheet_named(sheets, "环境变量分析"))]
-    return {"check": "Environment Variable", "theirs": "set: " + ", ".join(names), "ours": "config.ascend_env",
+    return {"check": "Environment Variable", "theirs": "suggests setting " + ", ".join(names),
+            "ours": "config.ascend_env",
             "names": [{"evidence": "*", "contains": names}]}
 
 
@@ -124,12 +125,14 @@ def byte_alignment_entry(sheets, summary):
                        "(unaligned_tasks); the abnormal time is the same sum"}
 
 
-OPTIMIZATION = re.compile(r"^(\S+)算子 shape: (\S+) dtype: (\S+) 疑似有性能优化空间,参考性能优化空间: ([\d.]+)%$")
+OPTIMIZATION = re.compile(r"^(\S+)算子 shape: (\S+) dtype: (\S+) "
+                          r"疑似有性能优化空间,参考性能优化空间: ([\d.]+)%$")
 BOUND = re.compile(r"^(\S+)算子 shape: (\S+) dtype: \S+ bound类型为: (\S+) bound$")
 
 
 def ai_core_entry(sheets, summary):
-    kinds = {r["Type"]: r["Description"].strip().split("\n") for r in records(sheet_named(sheets, "Vector算子性能分析"))}
+    rows = records(sheet_named(sheets, "Vector算子性能分析"))
+    kinds = {r["Type"]: r["Description"].strip().split("\n") for r in rows}
     space = [OPTIMIZATION.match(line).groups() for line in kinds.get("性能优化算子集合", [])]
     bound = [BOUND.match(line).groups() for line in kinds.get("bound算子集合", [])]
     best = max(float(s[3]) for s in space)
@@ -160,7 +163,8 @@ def affinity_entry(sheets, summary):
     return {"check": "Affinity API", "ours": "fusion.api_replacement",
             "theirs": f"{rows[0]['Affinity API']} ({summary['description']}); stack frame "
                       f"{frame.group(0) if frame else 'none recorded'}",
-            "names": [{"evidence": "replacements", "contains": [rows[0]["Affinity API"] + " for SGD.step at main.py("]}],
+            "names": [{"evidence": "replacements",
+                       "contains": [rows[0]["Affinity API"] + " for SGD.step at main.py("]}],
             "differs": "the call site: msprof-analyze quotes the stack's main.py(366) frame (none on the Db export, "
                        "whose stack it cannot read); ours the line the optimizer step runs from, main.py(375); "
                        "the line is not compared"}
@@ -179,7 +183,8 @@ def no_bound_entry(sheets, summary):
 
 CHECKS = (("环境变量分析", env_entry), ("慢卡分析", slow_rank_entry), ("慢链路分析", slow_link_entry),
           ("字节对齐分析", byte_alignment_entry), ("Vector算子性能分析", ai_core_entry),
-          ("动态shape算子", dynamic_shape_entry), ("Api compare", api_compare_entry), ("亲和API接口", affinity_entry),
+          ("动态shape算子", dynamic_shape_entry), ("Api compare", api_compare_entry),
+          ("亲和API接口", affinity_entry),
           ("算子瓶颈", no_bound_entry))
 
 
@@ -263,7 +268,8 @@ def main():
     table = {"tool": "msprof-analyze (github.com/Ascend/msprof-analyze)", "version": f"26.1.0 (git {COMMIT})",
              "command": command, "recorded": date,
              "source": f"RUN FROM SOURCE: msprof-analyze 26.1.0 at git commit {COMMIT}, Python 3.11, on {date}; "
-                       "each run copied to a scratch directory first; the figures are read from the workbook "
+                       "each run copied to a scratch directory first, xlsxwriter's missing Worksheet.autofit "
+                       "stubbed (record.py shows the exact command); the figures are read from the workbook "
                        "it writes (log/mstt_advisor_*.xlsx) by tests/data/msprof_analyze/record.py, which says "
                        "how it was run",
              "runs_root": "ascend/msinsight/test/data/pytorch", "runs": {}}
