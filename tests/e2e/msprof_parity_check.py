@@ -107,17 +107,12 @@ def parity_row(parity, check_name):
     return []
 
 
-def step_spread(tuneprof, run_dir):
-    """{part: spread in % of the mean step} of `comm --json`'s cross-rank step parts, with whether any is uneven."""
-    comm = run_json(tuneprof, ["comm", "--json", str(run_dir)], timeout_s=120)
-    parts = comm["cross_rank"]["step_spread"] if comm is not None else []
-    return {p["metric"]: 100 * p["share_of_step"] for p in parts}, any(p["uneven"] for p in parts)
-
-
-def check_step_spread(where, recorded, spread):
+def check_step_spread(where, recorded, comm):
     """msprof-analyze's Slow Rank test itself (the step parts' spread across ranks against 5 % of the mean step)
     is `comm`'s step_spread: same parts, same figures, uneven exactly where it finds a slow rank."""
-    ours, uneven = spread
+    parts = comm["cross_rank"]["step_spread"] if comm is not None else []
+    ours = {p["metric"]: 100 * p["share_of_step"] for p in parts}
+    uneven = any(p["uneven"] for p in parts)
     for part in recorded["step_spread"]:
         value = ours.get(part["metric"])
         check(value is not None and abs(value - part["pct"]) <= recorded["step_spread_tolerance_pct"],
@@ -126,9 +121,26 @@ def check_step_spread(where, recorded, spread):
     check(uneven == recorded["problem"], f"{where}: comm's step parts uneven: {uneven}, as msprof-analyze finds")
 
 
-def check_recorded(where, recorded, parity, findings, spread):
+def check_bandwidth(where, recorded, comm):
+    """Slow Link's statistics are `comm`'s per-rank transport bandwidths. Its SDMA size and time add the HCCS
+    rows of communication.json to the SDMA ones (twice ours), so only the bandwidth compares; RDMA unused is
+    no RDMA transport here."""
+    ranks = {r["rank"]: r for r in comm["ranks"]} if comm is not None else {}
+    for figure in recorded["bandwidth"]:
+        transports = {t["transport"]: t for t in ranks.get(figure["rank"], {}).get("ascend", {}).get("transports", [])}
+        ours = transports.get(figure["transport"], {}).get("bandwidth_gbps")
+        check(ours is not None and abs(ours - figure["gbps"]) <= recorded["bandwidth_tolerance_gbps"],
+              f"{where}: rank {figure['rank']} {figure['transport']} {ours} GB/s within {figure['gbps']} "
+              f"+- {recorded['bandwidth_tolerance_gbps']}")
+        if figure["rdma_gbps"] == 0:
+            check("RDMA" not in transports, f"{where}: rank {figure['rank']} has no RDMA traffic")
+
+
+def check_recorded(where, recorded, parity, findings, comm):
     if "step_spread" in recorded:
-        check_step_spread(where, recorded, spread)
+        check_step_spread(where, recorded, comm)
+    if "bandwidth" in recorded:
+        check_bandwidth(where, recorded, comm)
     ours = recorded["ours"] if isinstance(recorded["ours"], list) else [recorded["ours"]]
     for fid in ours:
         check(f"`{fid}`" in parity, f"{where}: the parity table names {fid}")
@@ -168,11 +180,11 @@ def main():
         run_dir = shared / table["runs_root"] / run
         findings = advise_findings(tuneprof, run_dir)
         rank0 = advise_findings(tuneprof, run_dir / "rank0_ascend_pt")
-        spread = step_spread(tuneprof, run_dir)
+        comm = run_json(tuneprof, ["comm", "--json", str(run_dir)], timeout_s=120)
         for recorded in recorded_findings:
             ours = recorded["ours"] if isinstance(recorded["ours"], str) else ", ".join(recorded["ours"])
             check_recorded(f"{run} {recorded['check']} -> {ours}", recorded, parity,
-                           rank0 if "rank" in recorded else findings, spread)
+                           rank0 if "rank" in recorded else findings, comm)
     for other in ("kineto/hta/nccl_parser_config/nccl_data.json.gz", "nsys/h100_2gpu_1s.sqlite",
                   "torch-cpu/kineto26"):
         findings = advise_findings(tuneprof, shared / other)

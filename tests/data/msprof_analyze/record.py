@@ -110,7 +110,10 @@ def slow_link_entry(sheets, summary):
     rows = records(sheet_named(sheets, "慢链路分析"))
     sdma = [float(r["SDMA bandwidth(GB/s)"]) for r in rows]
     return {"check": "Slow Link", "problem": bool(summary.get("suggestion")), "ours": "communication.slow_link",
-            "theirs": f"statistics only: SDMA {min(sdma):.3f}-{max(sdma):.3f} GB/s across ranks, RDMA unused"}
+            "theirs": f"statistics only: SDMA {min(sdma):.3f}-{max(sdma):.3f} GB/s across ranks, RDMA unused",
+            "bandwidth": [{"rank": int(r["rank_id"]), "transport": "SDMA", "gbps": float(r["SDMA bandwidth(GB/s)"]),
+                           "rdma_gbps": float(r["RDMA bandwidth(GB/s)"])} for r in rows],
+            "bandwidth_tolerance_gbps": 0.0001}
 
 
 def byte_alignment_entry(sheets, summary):
