@@ -163,7 +163,10 @@ def api_compare_entry(sheets, summary):
 def affinity_entry(sheets, summary):
     rows = records(sheet_named(sheets, "亲和API接口"))
     frame = re.search(r"main\.py\(\d+\): \w+", rows[0]["Code stacks"] or "")
-    return {"check": "Affinity API", "ours": "fusion.api_replacement",
+    sites = rows[0]["Stack called counts"]
+    figures = [{"evidence": "call_sites", "theirs_min": int(sites), "theirs_max": int(sites), "tolerance": 0,
+                "unit": "count"}] if sites and sites.isdigit() else []
+    return {"check": "Affinity API", "ours": "fusion.api_replacement", "figures": figures,
             "theirs": f"{rows[0]['Affinity API']} ({summary['description']}); stack frame "
                       f"{frame.group(0) if frame else 'none recorded'}",
             "names": [{"evidence": "replacements",
