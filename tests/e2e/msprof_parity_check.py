@@ -8,8 +8,10 @@ named evidence, and a recorded difference is documented in docs/advisor.md's par
 every equivalent the table records). A check msprof-analyze ran and found no problem in ("problem": false)
 must stay silent here unless the entry records why ours differs. msprof-analyze's computation checks read
 rank 0 only ("rank": 0): those figures are compared with `advise` on rank 0's directory, as ours otherwise
-reports the rank of the cluster where the gain is largest. The communication checks across
-ranks (slow link, retransmission) stay silent on CPU, GPU and nsys inputs. GE graph dumps (Graph Fusion's
+reports the rank of the cluster where the gain is largest. Slow Rank's and Slow Link's statistics are
+compared with `comm --json` on the run (the step parts' spreads to 0.01 % of the step, each rank's SDMA
+bandwidth to 0.0001 GB/s: both tools read the same figures, the tolerance is the rounding of the workbook).
+The communication checks across ranks (slow link, retransmission) stay silent on CPU, GPU and nsys inputs. GE graph dumps (Graph Fusion's
 input), added to a crafted copy of a rank directory, are listed in `info`'s inventory as not read yet.
 Usage: msprof_parity_check.py TUNEPROF SHARED_DIR REPO_DIR
 """
