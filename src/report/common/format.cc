@@ -12,7 +12,7 @@
 
 namespace tuneprof {
 
-double Micros(int64_t ns) { return static_cast<double>(ns) / 1e3; }
+double Micros(double ns) { return ns / 1e3; }
 
 double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 

@@ -18,8 +18,9 @@ inline constexpr std::string_view kUnknownText = "unknown";
 // An empty table cell: the column does not apply to the row or was not measured for it.
 inline constexpr std::string_view kEmptyCell = "-";
 
-// Model time (int64 ns) in the units reports print, as doubles.
-double Micros(int64_t ns);
+// Model time (int64 ns) in the units reports print, as doubles. Micros also takes the durations the analysis
+// computes as doubles (a mean, a share per step), so that every microsecond figure is converted alike.
+double Micros(double ns);
 double Millis(int64_t ns);
 // Nanoseconds as milliseconds with three decimals and no unit ("12.346"), for columns headed "ms".
 std::string MillisText(double ns);

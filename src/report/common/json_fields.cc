@@ -9,11 +9,20 @@ void JsonNumberOrNull(JsonWriter& w, std::optional<double> value) { value ? w.Do
 
 void JsonIdOrNull(JsonWriter& w, int64_t value) { value == kNoId ? w.Null() : w.Int(value); }
 
+void JsonTextOrNull(JsonWriter& w, std::string_view text) { text.empty() ? w.Null() : w.String(text); }
+
 void JsonNumberField(JsonWriter& w, std::string_view key, std::optional<double> value) {
   JsonNumberOrNull(w.Key(key), value);
 }
 
 void JsonIdField(JsonWriter& w, std::string_view key, int64_t value) { JsonIdOrNull(w.Key(key), value); }
+
+void JsonTextField(JsonWriter& w, std::string_view key, std::string_view text) { JsonTextOrNull(w.Key(key), text); }
+
+void JsonIntField(JsonWriter& w, std::string_view key, std::optional<int64_t> value) {
+  w.Key(key);
+  value ? w.Int(*value) : w.Null();
+}
 
 void JsonMicrosField(JsonWriter& w, std::string_view key, int64_t ns) {
   JsonNumberOrNull(w.Key(key), ns == kNoId ? std::nullopt : std::optional<double>(Micros(ns)));

@@ -17,10 +17,15 @@ namespace tuneprof {
 void JsonNumberOrNull(JsonWriter& w, std::optional<double> value);
 // An id or a count the input may lack: the integer, or null for kNoId.
 void JsonIdOrNull(JsonWriter& w, int64_t value);
+// A text the input may lack (a name, a source): the text, or null when it is empty.
+void JsonTextOrNull(JsonWriter& w, std::string_view text);
 
 // `key` and the value as above.
 void JsonNumberField(JsonWriter& w, std::string_view key, std::optional<double> value);
 void JsonIdField(JsonWriter& w, std::string_view key, int64_t value);
+void JsonTextField(JsonWriter& w, std::string_view key, std::string_view text);
+// `key` and an integer the analysis may not find (a rank): null when it is empty.
+void JsonIntField(JsonWriter& w, std::string_view key, std::optional<int64_t> value);
 // `key` and a model time (ns) in microseconds, null for kNoId.
 void JsonMicrosField(JsonWriter& w, std::string_view key, int64_t ns);
 // `key` and a duration (ns) the analysis may not know, in microseconds; null when it is empty.

@@ -28,6 +28,23 @@ TEST(JsonFieldsTest, UnknownValuesAreNullKnownOnesAsGiven) {
   EXPECT_EQ(out, R"({"a":1.5,"b":null,"c":0,"d":null,"e":2.5,"f":null,"g":[null,7]})");
 }
 
+// An optional rank is null only when it is empty (kNoId is a value there), an empty text is null.
+TEST(JsonFieldsTest, OptionalIntsAndEmptyTextsAreNull) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  JsonIntField(w, "a", 3);
+  JsonIntField(w, "b", std::nullopt);
+  JsonIntField(w, "c", 0);
+  JsonTextField(w, "d", "x");
+  JsonTextField(w, "e", "");
+  w.Key("f").BeginArray();
+  JsonTextOrNull(w, "");
+  JsonTextOrNull(w, "y");
+  w.EndArray().EndObject();
+  EXPECT_EQ(out, R"({"a":3,"b":null,"c":0,"d":"x","e":null,"f":[null,"y"]})");
+}
+
 TEST(JsonFieldsTest, MinusOneIsAValueOnlyNoIdIsAbsent) {
   std::string out;
   JsonWriter w(&out);
