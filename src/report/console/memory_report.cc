@@ -221,12 +221,7 @@ void WriteCopies(JsonWriter& w, const DeviceMemory& d) {
     JsonNumberField(w, "achieved_gbps", c.achieved_gbps);
     w.Key("pageable_count").Int(c.pageable_count).Key("pinned_count").Int(c.pinned_count);
     JsonNumberField(w, "peak_gbps", c.peak_gbps);
-    w.Key("peak_source");
-    if (c.peak_source.empty()) {
-      w.Null();
-    } else {
-      w.String(c.peak_source);
-    }
+    JsonTextField(w, "peak_source", c.peak_source);
     JsonNumberField(w, "utilization", c.utilization);
     w.EndObject();
   }
@@ -264,24 +259,9 @@ void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   JsonIdField(w, "peak_time_ns", d.peak_allocated_ns);
   JsonMicrosField(w, "peak_reserved_time_us", d.peak_reserved_ns);
   JsonIdField(w, "peak_step", d.peak_step);
-  w.Key("peak_op");
-  if (d.peak_op.empty()) {
-    w.Null();
-  } else {
-    w.String(d.peak_op);
-  }
-  w.Key("peak_source");
-  if (d.peak_source.empty()) {
-    w.Null();
-  } else {
-    w.String(d.peak_source);
-  }
-  w.Key("blocks_source");
-  if (d.blocks_source.empty()) {
-    w.Null();
-  } else {
-    w.String(d.blocks_source);
-  }
+  JsonTextField(w, "peak_op", d.peak_op);
+  JsonTextField(w, "peak_source", d.peak_source);
+  JsonTextField(w, "blocks_source", d.blocks_source);
   JsonIdField(w, "fragmentation_bytes", d.fragmentation_bytes);
   JsonNumberField(w, "fragmentation_ratio", d.fragmentation_ratio);
   w.Key("live_at_peak_known_bytes").Int(d.live_at_peak_known_bytes);
@@ -304,11 +284,7 @@ void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   w.Key("timeline").BeginArray();
   for (const MemoryPoint& p : d.timeline) {
     w.BeginArray().Double(Micros(p.ts_ns)).Int(p.allocated_bytes);
-    if (p.reserved_bytes == kNoId) {
-      w.Null();
-    } else {
-      w.Int(p.reserved_bytes);
-    }
+    JsonIdOrNull(w, p.reserved_bytes);
     w.EndArray();
   }
   w.EndArray().EndObject();
