@@ -153,8 +153,8 @@ void AppendSlowestRankPart(const RankAdvice& rank, std::string* out) {
   const std::string_view label = !rank.split.compute_classes_known && largest->part == TimePart::kMemoryBound
                                      ? kUnclassedComputing
                                      : largest->label;
-  *out += fmt::format("  slowest rank {}: mean step {:.3f} ms, largest part {} {:.1f}%\n", rank.rank,
-                      rank.split.step_ns / 1e6, label, 100 * rank.split.Share(largest->part));
+  *out += fmt::format("  slowest rank {}: mean step {:.3f} ms, largest part {} {}\n", rank.rank,
+                      rank.split.step_ns / 1e6, label, PercentCell(rank.split.Share(largest->part)));
 }
 
 void AppendUtilizations(const RankAdvice& rank, std::string_view population, std::string* out) {
@@ -311,13 +311,13 @@ namespace {
 void WriteSplit(JsonWriter* w, const TimeSplit& split) {
   w->Key("split_us").BeginObject();
   for (const PartLabel& p : kParts) {
-    if (ShownInJson(split, p.part)) w->Key(TimePartName(p.part)).Double(split.part(p.part) / 1e3);
+    if (ShownInJson(split, p.part)) w->Key(TimePartName(p.part)).Double(Micros(split.part(p.part)));
   }
   w->EndObject();
   w->Key("compute_bound_share").Double(split.compute_bound_share);
   w->Key("unclassified_share").Double(split.unclassified_share);
   w->Key("compute_classes_known").Bool(split.compute_classes_known);
-  w->Key("dataloader_us").Double(split.dataloader_ns / 1e3);
+  w->Key("dataloader_us").Double(Micros(split.dataloader_ns));
 }
 
 void WriteRank(JsonWriter* w, const RankAdvice& rank) {
@@ -325,7 +325,7 @@ void WriteRank(JsonWriter* w, const RankAdvice& rank) {
   w->Key("rank").Int(rank.rank);
   w->Key("path").String(rank.path);
   w->Key("steps").Uint(rank.split.steps);
-  w->Key("step_us").Double(rank.split.step_ns / 1e3);
+  w->Key("step_us").Double(Micros(rank.split.step_ns));
   w->Key("cpu_only").Bool(rank.split.cpu_only);
   WriteSplit(w, rank.split);
   w->Key("dominant_bottleneck").String(BottleneckName(rank.dominant));
@@ -360,11 +360,11 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   JsonNumberField(*w, "value", f.value);
   JsonNumberField(*w, "threshold", f.threshold);
   w->Key("unit").String(f.unit);
-  w->Key("estimated_gain_us").Double(f.estimated_gain_ns / 1e3);
+  w->Key("estimated_gain_us").Double(Micros(f.estimated_gain_ns));
   w->Key("estimated_gain_pct").Double(step_ns > 0 ? 100 * f.estimated_gain_ns / step_ns : 0);
   w->Key("gain_cut");
   f.estimated_gain_ns < 0.995 * f.uncapped_gain_ns && !f.gain_cut.empty() ? w->String(f.gain_cut) : w->Null();
-  w->Key("uncapped_gain_us").Double(f.uncapped_gain_ns / 1e3);
+  w->Key("uncapped_gain_us").Double(Micros(f.uncapped_gain_ns));
   w->Key("saves_from").String(TimePartName(f.saves_from));
   w->Key("gain_model").String(f.gain_model);
   w->Key("evidence").BeginObject();
@@ -395,8 +395,7 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   for (int64_t rank : f.ranks) w->Int(rank);
   w->EndArray();
   w->Key("evidence_rank").Int(f.evidence_rank);
-  w->Key("others_median_gain_us");
-  f.others_median_gain_ns ? w->Double(*f.others_median_gain_ns / 1e3) : w->Null();
+  JsonNumberField(*w, "others_median_gain_us", f.others_median_gain_ns ? std::optional<double>(Micros(*f.others_median_gain_ns)) : std::nullopt);
   w->EndObject();
 }
 
@@ -410,12 +409,12 @@ void WriteAdviseJson(const AdvisorResult& result, std::string_view schema, const
   w.Key("dominant_bottleneck").String(BottleneckName(result.dominant));
   w.Key("dominant_reason").String(result.dominant_reason);
   if (!result.bounded_by.empty()) w.Key("bounded_by").String(result.bounded_by);
-  w.Key("step_us").Double(result.step_ns / 1e3);
-  w.Key("mean_step_us").Double(result.mean_split.step_ns / 1e3);
+  w.Key("step_us").Double(Micros(result.step_ns));
+  w.Key("mean_step_us").Double(Micros(result.mean_split.step_ns));
   w.Key("mean_split_us").BeginObject();
   for (const PartLabel& p : kParts) {
     if (ShownInJson(result.mean_split, p.part)) {
-      w.Key(TimePartName(p.part)).Double(result.mean_split.part(p.part) / 1e3);
+      w.Key(TimePartName(p.part)).Double(Micros(result.mean_split.part(p.part)));
     }
   }
   w.EndObject();

@@ -45,7 +45,7 @@ std::pair<std::string, std::string> SpreadCells(const CommAnalysis& a, Value val
   const double share = wall > 0 ? static_cast<double>(hi - lo) / wall : 0;
   return {fmt::format("{:>{}.3f}", Millis(hi - lo), width),
           fmt::format("{:>{}}",
-                      wall > 0 ? fmt::format("{:.1f}%{}", share * 100, share > kStepSpreadThreshold ? "!" : "")
+                      wall > 0 ? PercentCell(share) + (share > kStepSpreadThreshold ? "!" : "")
                                : std::string(kEmptyCell),
                       width)};
 }
@@ -91,7 +91,7 @@ void AppendSpreadRows(const CommAnalysis& a, bool bubbles, std::string* out) {
     }
     spread += fmt::format("{:>{}.3f}", Millis(s.max_ns - s.min_ns), width);
     share += fmt::format("{:>{}}",
-                         s.share_of_step ? fmt::format("{:.1f}%{}", *s.share_of_step * 100, s.uneven ? "!" : "")
+                         s.share_of_step ? PercentCell(s.share_of_step) + (s.uneven ? "!" : "")
                                          : std::string(kEmptyCell),
                          width);
   }

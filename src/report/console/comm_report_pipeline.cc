@@ -108,35 +108,35 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
   w->Key("uneven").Bool(pipeline->uneven);
   w->Key("bubble_share").Double(pipeline->bubble_share);
   w->Key("work_is_computing").Bool(pipeline->work_is_computing);
-  w->Key("mean_work_us_per_step").Double(pipeline->mean_work_ns_per_step / 1e3);
+  w->Key("mean_work_us_per_step").Double(Micros(pipeline->mean_work_ns_per_step));
   w->Key("p2p_wait_note");
   if (pipeline->p2p_wait_note.empty()) {
     w->Null();
   } else {
     w->String(pipeline->p2p_wait_note);
   }
-  w->Key("balanced_gain_us_per_step").Double(pipeline->balanced_gain_ns_per_step / 1e3);
+  w->Key("balanced_gain_us_per_step").Double(Micros(pipeline->balanced_gain_ns_per_step));
   w->Key("stages").BeginArray();
   for (const PipelineStage& s : pipeline->stages) {
     w->BeginObject();
     w->Key("stage").Int(s.stage);
     w->Key("ranks");
     JsonInts(*w, s.ranks);
-    w->Key("computing_us_per_step").Double(s.computing_ns_per_step / 1e3);
+    w->Key("computing_us_per_step").Double(Micros(s.computing_ns_per_step));
     w->Key("p2p_wait_us_per_step");
     if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {
       w->Null();
     } else {
-      w->Double(s.p2p_wait_ns_per_step / 1e3);
+      w->Double(Micros(s.p2p_wait_ns_per_step));
     }
     w->Key("p2p_wait_measure").String(P2pWaitMeasureName(s.p2p_wait_measure));
-    w->Key("stage_us_per_step").Double(s.stage_ns_per_step / 1e3);
-    w->Key("bubble_us_per_step").Double(s.bubble_ns_per_step / 1e3);
-    w->Key("step_us_per_step").Double(s.step_ns_per_step / 1e3);
-    w->Key("waiting_us_per_step").Double(s.waiting_ns_per_step / 1e3);
-    w->Key("wait_for_slowest_us_per_step").Double(s.wait_for_slowest_ns_per_step / 1e3);
-    w->Key("fill_drain_us_per_step").Double(s.fill_drain_ns_per_step / 1e3);
-    w->Key("holds_up_us_per_step").Double(s.holds_up_ns_per_step / 1e3);
+    w->Key("stage_us_per_step").Double(Micros(s.stage_ns_per_step));
+    w->Key("bubble_us_per_step").Double(Micros(s.bubble_ns_per_step));
+    w->Key("step_us_per_step").Double(Micros(s.step_ns_per_step));
+    w->Key("waiting_us_per_step").Double(Micros(s.waiting_ns_per_step));
+    w->Key("wait_for_slowest_us_per_step").Double(Micros(s.wait_for_slowest_ns_per_step));
+    w->Key("fill_drain_us_per_step").Double(Micros(s.fill_drain_ns_per_step));
+    w->Key("holds_up_us_per_step").Double(Micros(s.holds_up_ns_per_step));
     w->EndObject();
   }
   w->EndArray();

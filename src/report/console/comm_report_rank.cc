@@ -149,7 +149,7 @@ void AppendCollectives(const RankCommunication& r, std::string* out) {
                             r.link.transport, *r.link.peak_gb_per_s, r.link.profile);
   if (r.small_message_share) {
     *out +=
-        fmt::format("  small messages (< 1 MB): {:.1f}% of {} with known size\n  sizes:", *r.small_message_share * 100,
+        fmt::format("  small messages (< 1 MB): {} of {} with known size\n  sizes:", PercentCell(r.small_message_share),
                     r.total.count_with_bytes);
     for (size_t b = 0; b < r.size_histogram.size(); ++b) {
       if (r.size_histogram[b] > 0) *out += fmt::format(" {} {}", SizeBucketLabel(b), r.size_histogram[b]);
@@ -172,9 +172,9 @@ std::string CommSummaryLine(const CommAnalysis& a, const RankCommunication& r) {
     const std::string share =
         !r.exposed_share_of_wall ? std::string()
         : steps_ns > 0
-            ? fmt::format("; exposed {:.1f}% of the steps {:.3f} ms, as profile and analyze time them",
-                          *r.exposed_share_of_wall * 100, Millis(steps_ns))
-            : fmt::format("; exposed {:.1f}% of wall {:.3f} ms", *r.exposed_share_of_wall * 100, Millis(r.wall_ns));
+            ? fmt::format("; exposed {} of the steps {:.3f} ms, as profile and analyze time them",
+                          PercentCell(r.exposed_share_of_wall), Millis(steps_ns))
+            : fmt::format("; exposed {} of wall {:.3f} ms", PercentCell(r.exposed_share_of_wall), Millis(r.wall_ns));
     return fmt::format("  comm {:.3f} ms: exposed {:.3f}, hidden under compute {:.3f}{}{}\n",
                        Millis(r.communication_ns + fused.time_ns), Millis(r.exposed_communication_ns),
                        Millis(r.hidden_communication_ns), inside, share);

@@ -9,6 +9,7 @@
 
 #include "base/text_escape.h"
 #include "report/common/format.h"
+#include "report/common/json_fields.h"
 
 namespace tuneprof {
 namespace {
@@ -116,9 +117,9 @@ void AppendCoverage(const ModuleView& view, std::string* out) {
         fmt::format("  {} modules; no device work in the trace: ranked by host time, {:.3f} ms in the root modules\n",
                     view.modules.size(), Millis(view.host_total_ns));
   } else {
-    *out += fmt::format("  {} modules; device work {:.3f} ms, {:.1f}% of it launched inside a module\n",
+    *out += fmt::format("  {} modules; device work {:.3f} ms, {} of it launched inside a module\n",
                         view.modules.size(), Millis(view.device_total_ns),
-                        Share(view.attributed_ns, view.device_total_ns) * 100);
+                        PercentCell(Share(view.attributed_ns, view.device_total_ns)));
   }
   if (!view.backward_known && !view.by_host) {
     *out += "  bwd: - (no fwdbwd links in the trace: backward work is not told from forward)\n";
@@ -192,11 +193,11 @@ void WriteModuleViewJson(const ModuleView& view, JsonWriter* w) {
     w->Key("host_us").Double(Micros(r.host_ns)).Key("device_us").Double(Micros(r.device_ns()));
     w->Key("device_share").Double(Share(r.device_ns(), view.device_total_ns));
     w->Key("forward_us").Double(Micros(r.forward_ns));
-    view.backward_known ? w->Key("backward_us").Double(Micros(r.backward_ns)) : w->Key("backward_us").Null();
+    JsonNumberField(*w, "backward_us", view.backward_known ? std::optional<double>(Micros(r.backward_ns)) : std::nullopt);
     w->Key("self_device_us").Double(Micros(r.self_ns));
     w->Key("self_host_us").Double(Micros(r.host_self_ns));
     w->Key("host_share").Double(Share(r.host_ns, view.host_total_ns));
-    r.layer_path.empty() ? w->Key("layer_path").Null() : w->Key("layer_path").String(r.layer_path);
+    JsonTextField(*w, "layer_path", r.layer_path);
     w->EndObject();
   }
   w->EndArray();

@@ -90,7 +90,7 @@ void WriteGpuUnitsJson(const GpuUnitSums& g, JsonWriter* w) {
 // Every PMU ratio the rows carried (column name -> time-weighted value), achieved FLOP/s, occupancy.
 void WriteAscendSumsJson(const AscendUnitSums& sums, JsonWriter* w) {
   w->Key("rows").Uint(sums.rows);
-  w->Key("duration_us").Double(static_cast<double>(sums.dur_ns) / 1e3);
+  w->Key("duration_us").Double(Micros(sums.dur_ns));
   w->Key("ratios").BeginObject();
   for (size_t i = 0; i < kAscendRatioCount; ++i) {
     if (!sums.seen[i]) continue;
@@ -148,7 +148,7 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
   w->Key("ops_costed").Uint(f.ops_costed);
   w->Key("flops").Double(f.flops);
   w->Key("step_flops").Double(f.step_flops);
-  w->Key("step_time_us").Double(static_cast<double>(f.step_ns) / 1e3);
+  w->Key("step_time_us").Double(Micros(f.step_ns));
   w->Key("graph_replayed_share").Double(f.graph_replayed_share);
   w->Key("dtype").String(f.dtype);
   w->Key("devices").Int(f.devices);
@@ -166,7 +166,7 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
     w->Key("flops").Double(op.flops);
     w->Key("bytes");
     op.bytes_known ? w->Double(op.bytes) : w->Null();
-    w->Key("time_us").Double(static_cast<double>(op.time_ns) / 1e3);
+    w->Key("time_us").Double(Micros(op.time_ns));
     w->Key("time_source").String(op.device_time ? "device" : "host");
     const auto achieved = op.FlopsPerSecond();
     JsonNumberField(*w, "achieved_tflops", achieved ? std::optional<double>(*achieved / 1e12) : std::nullopt);
@@ -175,7 +175,7 @@ void WriteFlopsJson(const RankOpFlops& f, JsonWriter* w) {
     w->Key("bound");
     roof.compute_bound ? w->String(*roof.compute_bound ? "compute" : "memory") : w->Null();
     JsonNumberField(*w, "roof_time_us",
-                    roof.roof_time_ns ? std::optional<double>(*roof.roof_time_ns / 1e3) : std::nullopt);
+                    roof.roof_time_ns ? std::optional<double>(Micros(*roof.roof_time_ns)) : std::nullopt);
     w->EndObject();
   }
   w->EndArray().EndObject();
@@ -245,7 +245,7 @@ void AppendComputeText(const RankComputeUnits& c, bool npu, std::string* out) {
         fmt::format("  serving: {} request(s), TTFT {}, TPOT {}, decode {} tokens/s, MBU {}\n", s.requests,
                     ms(s.ttft_ns), ms(s.tpot_ns),
                     s.decode_tokens_per_s ? fmt::format("{:.1f}", *s.decode_tokens_per_s) : std::string(kUnknownText),
-                    s.mbu ? fmt::format("{:.1f}%", *s.mbu * 100.0)
+                    s.mbu ? PercentCell(s.mbu)
                           : fmt::format("{} ({})", kUnknownText,
                                         s.bytes_per_decode_step ? "memory bandwidth unknown" : "needs --model-params"));
   }
@@ -256,11 +256,11 @@ void AppendComputeText(const RankComputeUnits& c, bool npu, std::string* out) {
       ops += (ops.empty() ? "; costliest operators under it: " : ", ") + EscapeText(op);
     const bool below = *v.utilization < v.threshold;
     const std::string idle_device =
-        below && !v.compute_material ? fmt::format(", but compute holds only {:.1f}% of the step -> not the bottleneck",
-                                                   v.compute_share.value_or(0) * 100.0)
+        below && !v.compute_material ? fmt::format(", but compute holds only {} of the step -> not the bottleneck",
+                                                   PercentCell(v.compute_share.value_or(0)))
                                      : std::string();
     *out +=
-        fmt::format("  compute verdict: {} utilization {:.1f}% {} {:.0f}%{}{}{}\n", v.unit, *v.utilization * 100.0,
+        fmt::format("  compute verdict: {} utilization {} {} {:.0f}%{}{}{}\n", v.unit, PercentCell(v.utilization),
                     below ? "below" : "at or above", v.threshold * 100.0, *v.bottleneck ? " -> compute bottleneck" : "",
                     idle_device, *v.bottleneck ? ops : std::string());
   }
@@ -321,7 +321,7 @@ void WriteMoeJson(const RankMoeLoad& moe, JsonWriter* w) {
   w->Key("grouped_gemm_calls").Uint(moe.calls);
   w->Key("steps").Uint(moe.steps);
   w->Key("tokens_per_step").Double(static_cast<double>(moe.tokens) / steps);
-  w->Key("device_us_per_step").Double(static_cast<double>(moe.device_ns) / 1e3 / steps);
+  w->Key("device_us_per_step").Double(Micros(moe.device_ns) / steps);
   w->Key("local_experts");
   moe.experts > 0 ? w->Int(moe.experts) : w->Null();
   w->Key("expert_tokens_per_step");

@@ -91,20 +91,20 @@ void WritePipelinePathJson(const std::vector<PipelinePathStep>& steps, JsonWrite
     s.step ? w->Int(*s.step) : w->Null();
     w->Key("bounding_stage").Int(s.bounding_stage).Key("bounding_ranks");
     JsonInts(*w, s.bounding_ranks);
-    w->Key("path_us").Double(static_cast<double>(s.path_ns) / 1e3);
-    w->Key("balanced_gain_us").Double(static_cast<double>(s.balanced_gain_ns) / 1e3);
+    w->Key("path_us").Double(Micros(s.path_ns));
+    w->Key("balanced_gain_us").Double(Micros(s.balanced_gain_ns));
     w->Key("segments").BeginArray();
     for (const PipelineSegment& seg : s.segments) {
       w->BeginObject().Key("stage").Int(seg.stage).Key("what").String(seg.what);
-      w->Key("us").Double(static_cast<double>(seg.ns) / 1e3).EndObject();
+      w->Key("us").Double(Micros(seg.ns)).EndObject();
     }
     w->EndArray().Key("waits").BeginArray();
     for (const PipelineStageWait& wait : s.waits) {
       w->BeginObject().Key("stage").Int(wait.stage).Key("ranks");
       JsonInts(*w, wait.ranks);
-      w->Key("bubble_us").Double(static_cast<double>(wait.bubble_ns) / 1e3);
-      w->Key("for_bounding_stage_us").Double(static_cast<double>(wait.for_bounding_ns) / 1e3);
-      w->Key("fill_drain_us").Double(static_cast<double>(wait.fill_drain_ns) / 1e3).EndObject();
+      w->Key("bubble_us").Double(Micros(wait.bubble_ns));
+      w->Key("for_bounding_stage_us").Double(Micros(wait.for_bounding_ns));
+      w->Key("fill_drain_us").Double(Micros(wait.fill_drain_ns)).EndObject();
     }
     w->EndArray().EndObject();
   }
@@ -116,12 +116,12 @@ void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, bool stag
   for (const CriticalPathStep& s : steps) {
     w->BeginObject().Key("step");
     s.step ? w->Int(*s.step) : w->Null();
-    w->Key("path_us").Double(static_cast<double>(s.path_ns) / 1e3);
+    w->Key("path_us").Double(Micros(s.path_ns));
     w->Key("late_rank");
     s.late_rank && !stages_bound ? w->Int(*s.late_rank) : w->Null();
-    w->Key("on_time_gain_us").Double(stages_bound ? 0.0 : static_cast<double>(s.on_time_gain_ns) / 1e3);
+    w->Key("on_time_gain_us").Double(stages_bound ? 0.0 : Micros(s.on_time_gain_ns));
     if (stages_bound) w->Key("on_time_left_out").String("the pipeline stages bound the step: see balanced_gain_us");
-    w->Key("held_up_us").Double(static_cast<double>(s.held_up_ns) / 1e3);
+    w->Key("held_up_us").Double(Micros(s.held_up_ns));
     w->Key("segments").BeginArray();
     for (const CriticalSegment& seg : s.segments) {
       w->BeginObject().Key("rank");
@@ -130,7 +130,7 @@ void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, bool stag
         w->Key("ranks");
         JsonInts(*w, seg.ranks);
       }
-      w->Key("what").String(seg.what).Key("us").Double(static_cast<double>(seg.ns) / 1e3).EndObject();
+      w->Key("what").String(seg.what).Key("us").Double(Micros(seg.ns)).EndObject();
     }
     w->EndArray().EndObject();
   }

@@ -44,7 +44,7 @@ void AppendDeviceKernelRows(std::string_view title, const std::vector<KernelRow>
     // shifts the row instead of running into its neighbour.
     *out += fmt::format("  {:<32}{:>6} {:>7} {:>9.3f} {:>8.1f} {:>8.1f} {:>8.1f} {:>7.1f}{:>6.1f}%\n", names[i],
                         r.mixed_work ? "mixed" : ShortWork(r.work), r.count, Millis(r.total_ns), Micros(r.mean_ns),
-                        Micros(r.min_ns), Micros(r.max_ns), r.stddev_ns / 1e3, r.share * 100);
+                        Micros(r.min_ns), Micros(r.max_ns), Micros(r.stddev_ns), r.share * 100);
   }
   if (rows.size() > limit) *out += fmt::format("  ... {} more\n", rows.size() - limit);
 }
@@ -74,7 +74,7 @@ void WriteKernelRowsJson(const std::vector<KernelRow>& rows, bool host_ops, Json
     w->Key("mean_us").Double(Micros(r.mean_ns));
     w->Key("min_us").Double(Micros(r.min_ns));
     w->Key("max_us").Double(Micros(r.max_ns));
-    w->Key("stddev_us").Double(r.stddev_ns / 1e3);
+    w->Key("stddev_us").Double(Micros(r.stddev_ns));
     w->Key("share").Double(r.share);
     if (host_ops) w->Key("inclusive_us").Double(Micros(r.inclusive_ns));
     w->EndObject();

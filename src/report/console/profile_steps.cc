@@ -40,7 +40,7 @@ void AppendTableRow(std::string_view label, const StepBreakdown& s, std::string*
 std::string LatencyCells(const HostSideBreakdown& host) {
   if (!host.launch_latency) return fmt::format("{:>10}{:>10}{:>10}", kEmptyCell, kEmptyCell, kEmptyCell);
   const LatencySummary& l = *host.launch_latency;
-  return fmt::format("{:>10.1f}{:>10.1f}{:>10.1f}", l.mean_ns / 1e3, l.p50_ns / 1e3, l.p95_ns / 1e3);
+  return fmt::format("{:>10.1f}{:>10.1f}{:>10.1f}", Micros(l.mean_ns), Micros(l.p50_ns), Micros(l.p95_ns));
 }
 
 void AppendHostRow(std::string_view label, const HostSideBreakdown& h, std::string* out) {
@@ -57,7 +57,7 @@ void WriteHostJson(const HostSideBreakdown& h, JsonWriter* w) {
   if (h.launch_latency) {
     const LatencySummary& l = *h.launch_latency;
     w->BeginObject();
-    w->Key("mean").Double(l.mean_ns / 1e3).Key("p50").Double(l.p50_ns / 1e3).Key("p95").Double(l.p95_ns / 1e3);
+    w->Key("mean").Double(Micros(l.mean_ns)).Key("p50").Double(Micros(l.p50_ns)).Key("p95").Double(Micros(l.p95_ns));
     w->EndObject();
   } else {
     w->Null();
@@ -188,9 +188,9 @@ void AppendComputingSplitText(const TimeSplit& split, std::string* out) {
 
 void WriteComputingSplitJson(const TimeSplit& split, JsonWriter* w) {
   w->Key("computing_split_us").BeginObject();
-  w->Key("compute_bound").Double(split.part(TimePart::kComputeBound) / 1e3);
-  w->Key("memory_bound").Double(split.part(TimePart::kMemoryBound) / 1e3);
-  w->Key("unclassified").Double(split.part(TimePart::kUnclassified) / 1e3);
+  w->Key("compute_bound").Double(Micros(split.part(TimePart::kComputeBound)));
+  w->Key("memory_bound").Double(Micros(split.part(TimePart::kMemoryBound)));
+  w->Key("unclassified").Double(Micros(split.part(TimePart::kUnclassified)));
   w->Key("classes_known").Bool(split.compute_classes_known);
   w->EndObject();
 }

@@ -93,8 +93,8 @@ std::string CompareBreakdownSection(const CompareResult& result) {
   // The bars are the metrics' own means (the table's before and after), so chart and table agree.
   const auto add_bar = [&](std::string label, const MetricComparison& metric) {
     bars.categories.push_back(std::move(label));
-    bars.series[0].values.push_back(metric.before ? std::optional<double>(*metric.before / 1e3) : std::nullopt);
-    bars.series[1].values.push_back(metric.after ? std::optional<double>(*metric.after / 1e3) : std::nullopt);
+    bars.series[0].values.push_back(metric.before ? std::optional<double>(Micros(*metric.before)) : std::nullopt);
+    bars.series[1].values.push_back(metric.after ? std::optional<double>(Micros(*metric.after)) : std::nullopt);
   };
   if (const MetricComparison* step = result.Find("step_time_us")) add_bar("step time", *step);
   for (const StepSeries& series : result.before.breakdown) {

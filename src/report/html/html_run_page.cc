@@ -207,7 +207,7 @@ std::string KernelsSection(const KernelTotals& totals) {
         "<tr><td class=\"name\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{:.2f}</td><td class=\"n\">{}</td></tr>\n",
         EscapeTitle(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count,
-        MillisText(static_cast<double>(k.total_ns)), k.count ? k.total_ns / 1e3 / static_cast<double>(k.count) : 0.0,
+        MillisText(static_cast<double>(k.total_ns)), k.count ? Micros(k.total_ns) / static_cast<double>(k.count) : 0.0,
         total_ns > 0 ? PercentCell(static_cast<double>(k.total_ns) / static_cast<double>(total_ns))
                      : std::string(kUnknownText));
   }
@@ -275,7 +275,7 @@ std::string RooflineSection(const std::vector<KernelTotal>& kernels, const std::
       LogLogChart("Operators: calls vs mean time", "calls", "mean time (us)", "one operator or kernel (by name)");
   for (const KernelTotal& k : kernels) {  // already by total time: thinning keeps the heavy ones
     if (k.count == 0) continue;
-    chart.points.push_back({static_cast<double>(k.count), k.total_ns / 1e3 / static_cast<double>(k.count), k.name});
+    chart.points.push_back({static_cast<double>(k.count), Micros(k.total_ns) / static_cast<double>(k.count), k.name});
   }
   out += Unknown(
       "Roofline position: unknown. FLOPs and bytes per operator come from record_shapes, which this "
