@@ -16,6 +16,8 @@ double Micros(double ns) { return ns / 1e3; }
 
 double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+double MillisFromMicros(int64_t us) { return static_cast<double>(us) / 1e3; }
+
 std::string MillisText(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 
 double Mebibytes(double bytes) { return bytes / 1048576.0; }
@@ -87,7 +89,7 @@ std::string Grouped(double value, int decimals) {
 std::string FormatDuration(int64_t ns) {
   if (ns >= 1'000'000'000) return fmt::format("{:.3f} s", static_cast<double>(ns) / 1e9);
   if (ns >= 1'000'000) return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6);
-  if (ns >= 1'000) return fmt::format("{:.3f} us", static_cast<double>(ns) / 1e3);
+  if (ns >= 1'000) return fmt::format("{:.3f} us", Micros(ns));
   return fmt::format("{} ns", ns);
 }
 

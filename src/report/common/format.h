@@ -22,6 +22,8 @@ inline constexpr std::string_view kEmptyCell = "-";
 // computes as doubles (a mean, a share per step), so that every microsecond figure is converted alike.
 double Micros(double ns);
 double Millis(int64_t ns);
+// A span on a microsecond clock (a memory snapshot's) in milliseconds.
+double MillisFromMicros(int64_t us);
 // Nanoseconds as milliseconds with three decimals and no unit ("12.346"), for columns headed "ms".
 std::string MillisText(double ns);
 

@@ -51,6 +51,7 @@ TEST(FormatTest, TimeUnits) {
   EXPECT_DOUBLE_EQ(Micros(1'500), 1.5);
   EXPECT_DOUBLE_EQ(Micros(2.5), 0.0025);  // a mean keeps its fraction of a nanosecond
   EXPECT_DOUBLE_EQ(Millis(2'500'000), 2.5);
+  EXPECT_DOUBLE_EQ(MillisFromMicros(2'500), 2.5);
   EXPECT_EQ(MillisText(12'345'678), "12.346");
 }
 

@@ -95,8 +95,8 @@ void AppendCategories(const CompareResult& result, std::string* out) {
   *out += fmt::format("{:<14} {:>17} {:>14} {:>14} {:>13}\n", "category", "count", "before us", "after us", "delta us");
   for (const CategoryDelta& c : result.categories) {
     *out += fmt::format("{:<14} {:>17} {:>14} {:>14} {:>13}\n", OperatorCategoryName(c.category),
-                        fmt::format("{:g} -> {:g}", c.before_count, c.after_count), Grouped(c.before_ns / 1000, 1),
-                        Grouped(c.after_ns / 1000, 1), Grouped((c.after_ns - c.before_ns) / 1000, 1));
+                        fmt::format("{:g} -> {:g}", c.before_count, c.after_count), Grouped(Micros(c.before_ns), 1),
+                        Grouped(Micros(c.after_ns), 1), Grouped(Micros(c.after_ns - c.before_ns), 1));
   }
 }
 
@@ -171,7 +171,7 @@ void AppendOps(const OperatorDiff& diff, const RankPopulation& population, std::
   if (diff.replaced) {
     const ReplacedPattern& r = *diff.replaced;
     *out += fmt::format("replaced: {} ({} us)\n       -> {} (+{} us)\n", JoinNames(r.removed, 70),
-                        Grouped(-r.removed_ns / 1000, 1), JoinNames(r.added, 70), Grouped(r.added_ns / 1000, 1));
+                        Grouped(Micros(-r.removed_ns), 1), JoinNames(r.added, 70), Grouped(Micros(r.added_ns), 1));
   }
   *out +=
       fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", "time", "calls", "delta us", "count", "after us", "name");
@@ -182,8 +182,8 @@ void AppendOps(const OperatorDiff& diff, const RankPopulation& population, std::
     const OperatorDelta& op = diff.ops[i];
     *out +=
         fmt::format("{:<6} {:<7} {:>12} {:>15} {:>13}  {}\n", TimeChangeWord(op.delta_ns()), CountChangeWord(op.change),
-                    Grouped(op.delta_ns() / 1000, 1), fmt::format("{:g} -> {:g}", op.before_count, op.after_count),
-                    Grouped(op.after_ns / 1000, 1), names[i]);
+                    Grouped(Micros(op.delta_ns()), 1), fmt::format("{:g} -> {:g}", op.before_count, op.after_count),
+                    Grouped(Micros(op.after_ns), 1), names[i]);
   }
   if (diff.ops.size() > kCompareTextOps) {
     *out += fmt::format("... {} more (--json lists all)\n", diff.ops.size() - kCompareTextOps);
@@ -300,8 +300,8 @@ void WriteOps(const OperatorDiff& diff, JsonWriter* w) {
     for (const std::string& name : diff.replaced->removed) w->String(name);
     w->EndArray().Key("added").BeginArray();
     for (const std::string& name : diff.replaced->added) w->String(name);
-    w->EndArray().Key("removed_us").Double(diff.replaced->removed_ns / 1000);
-    w->Key("added_us").Double(diff.replaced->added_ns / 1000).EndObject();
+    w->EndArray().Key("removed_us").Double(Micros(diff.replaced->removed_ns));
+    w->Key("added_us").Double(Micros(diff.replaced->added_ns)).EndObject();
   } else {
     w->Null();
   }
@@ -310,8 +310,8 @@ void WriteOps(const OperatorDiff& diff, JsonWriter* w) {
     w->BeginObject().Key("name").String(op.name).Key("change").String(OperatorChangeName(op.change));
     w->Key("time_change").String(TimeChangeName(op.delta_ns()));
     w->Key("before_count").Double(op.before_count).Key("after_count").Double(op.after_count);
-    w->Key("before_us").Double(op.before_ns / 1000).Key("after_us").Double(op.after_ns / 1000);
-    w->Key("delta_us").Double(op.delta_ns() / 1000).EndObject();
+    w->Key("before_us").Double(Micros(op.before_ns)).Key("after_us").Double(Micros(op.after_ns));
+    w->Key("delta_us").Double(Micros(op.delta_ns())).EndObject();
   }
   w->EndArray();
 }
@@ -330,8 +330,8 @@ void WriteCategories(const CompareResult& result, JsonWriter* w) {
   for (const CategoryDelta& c : result.categories) {
     w->BeginObject().Key("name").String(OperatorCategoryName(c.category));
     w->Key("before_count").Double(c.before_count).Key("after_count").Double(c.after_count);
-    w->Key("before_us").Double(c.before_ns / 1000).Key("after_us").Double(c.after_ns / 1000);
-    w->Key("delta_us").Double((c.after_ns - c.before_ns) / 1000).EndObject();
+    w->Key("before_us").Double(Micros(c.before_ns)).Key("after_us").Double(Micros(c.after_ns));
+    w->Key("delta_us").Double(Micros(c.after_ns - c.before_ns)).EndObject();
   }
   w->EndArray();
 }
@@ -435,7 +435,7 @@ void AppendMarkdownOps(const OperatorDiff& diff, const RankPopulation& populatio
     *out +=
         fmt::format("| {}, calls {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
                     CountChangeWord(op.change), MarkdownCell(Shortened(op.name, 80)), op.before_count, op.after_count,
-                    Grouped(op.before_ns / 1000, 1), Grouped(op.after_ns / 1000, 1), Grouped(op.delta_ns() / 1000, 1));
+                    Grouped(Micros(op.before_ns), 1), Grouped(Micros(op.after_ns), 1), Grouped(Micros(op.delta_ns()), 1));
   }
 }
 
@@ -445,8 +445,8 @@ void AppendMarkdownCategories(const CompareResult& result, std::string* out) {
   *out += "| category | count | before us | after us | delta us |\n|---|---:|---:|---:|---:|\n";
   for (const CategoryDelta& c : result.categories) {
     *out += fmt::format("| {} | {:g} -> {:g} | {} | {} | {} |\n", OperatorCategoryName(c.category), c.before_count,
-                        c.after_count, Grouped(c.before_ns / 1000, 1), Grouped(c.after_ns / 1000, 1),
-                        Grouped((c.after_ns - c.before_ns) / 1000, 1));
+                        c.after_count, Grouped(Micros(c.before_ns), 1), Grouped(Micros(c.after_ns), 1),
+                        Grouped(Micros(c.after_ns - c.before_ns), 1));
   }
 }
 

@@ -78,10 +78,10 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
     return;
   }
   *out += fmt::format("  trace: {} events over {:.3f} ms; {} held before it began; optimizer steps: {}\n", d.events,
-                      static_cast<double>(d.last_time_us - d.first_time_us) / 1e3, Bytes(d.allocated_before_trace),
+                      MillisFromMicros(d.last_time_us - d.first_time_us), Bytes(d.allocated_before_trace),
                       d.iterations);
   *out += fmt::format("  peak allocated {} at +{:.3f} ms (event {}), reserved {} (trace max {})\n",
-                      Bytes(d.peak_allocated), static_cast<double>(d.peak_time_us - d.first_time_us) / 1e3,
+                      Bytes(d.peak_allocated), MillisFromMicros(d.peak_time_us - d.first_time_us),
                       d.peak_event, Bytes(d.reserved_at_peak), Bytes(d.peak_reserved));
   if (d.oom) {
     *out += fmt::format("  OOM ({} events): first asked for {} with {} free on the device, {} allocated, {} reserved\n",

@@ -55,7 +55,7 @@ LineChart SnapshotTimelineChart(const SnapshotDeviceMemory& d) {
     series.color = std::string(kPalette[color++ % kPalette.size()]);
     for (size_t p = 0; p < d.timeline.size() && p < d.timeline_bands.size(); ++p) {
       sums[p] += d.timeline_bands[p][band];
-      series.points.push_back({static_cast<double>(d.timeline[p].time_us - d.first_time_us) / 1e3,
+      series.points.push_back({MillisFromMicros(d.timeline[p].time_us - d.first_time_us),
                                Mebibytes(static_cast<double>(sums[p]))});
     }
     chart.series.push_back(std::move(series));
@@ -63,10 +63,10 @@ LineChart SnapshotTimelineChart(const SnapshotDeviceMemory& d) {
   LineSeries reserved{"reserved", "#7f7f7f", {}};
   for (const SnapshotTimelinePoint& point : d.timeline) {
     reserved.points.push_back(
-        {static_cast<double>(point.time_us - d.first_time_us) / 1e3, Mebibytes(static_cast<double>(point.reserved))});
+        {MillisFromMicros(point.time_us - d.first_time_us), Mebibytes(static_cast<double>(point.reserved))});
   }
   chart.series.push_back(std::move(reserved));
-  chart.mark = LinePoint{static_cast<double>(d.peak_time_us - d.first_time_us) / 1e3,
+  chart.mark = LinePoint{MillisFromMicros(d.peak_time_us - d.first_time_us),
                          Mebibytes(static_cast<double>(d.peak_allocated))};
   chart.mark_label = fmt::format("peak {} MiB", MiBText(static_cast<int64_t>(d.peak_allocated)));
   return chart;
