@@ -75,11 +75,17 @@ std::string Table::Html() const {
     out += column.header + "</th>";
   }
   out += "</tr>\n";
-  for (const std::vector<std::string>& row : rows_) {
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    const std::vector<std::string>& row = rows_[r];
     out += "<tr>";
     for (size_t i = 0; i < columns_.size(); ++i) {
       const TableColumn& column = columns_[i];
-      out += column.align == Align::kRight ? "<td class=\"n\">" : (column.html_name ? "<td class=\"name\">" : "<td>");
+      const std::vector<std::string>& attributes = html_attributes_[r];
+      if (i < attributes.size()) {
+        out += "<td" + attributes[i] + ">";
+      } else {
+        out += column.align == Align::kRight ? "<td class=\"n\">" : (column.html_name ? "<td class=\"name\">" : "<td>");
+      }
       out += CellAt(row, i);
       out += "</td>";
     }

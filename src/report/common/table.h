@@ -25,7 +25,14 @@ class Table {
   explicit Table(std::vector<TableColumn> columns) : columns_(std::move(columns)) {}
 
   // Cells beyond the columns are dropped; missing ones are empty.
-  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void AddRow(std::vector<std::string> cells) { AddRow(std::move(cells), {}); }
+  // The same, with the HTML attributes of the row's first cells (" class=\"n bad\"", " title=\"...\"",
+  // "" for none), to mark a cell or give it its full text: they replace the column's class in Html(); the
+  // cells after them keep it. Text() and Markdown() ignore them.
+  void AddRow(std::vector<std::string> cells, std::vector<std::string> html_attributes) {
+    rows_.push_back(std::move(cells));
+    html_attributes_.push_back(std::move(html_attributes));
+  }
 
   // Header line, then one line per row, each ending in '\n'; `indent` starts every line.
   std::string Text(std::string_view indent = "") const;
@@ -38,6 +45,7 @@ class Table {
  private:
   std::vector<TableColumn> columns_;
   std::vector<std::vector<std::string>> rows_;
+  std::vector<std::vector<std::string>> html_attributes_;  // per row, as rows_
 };
 
 // `text` shortened to `width` characters, the last three "..." when it was longer.

@@ -37,6 +37,18 @@ TEST(TableTest, HtmlClassesRightAlignedAndNameCellsAndLeavesCellsAsGiven) {
             "</table>\n");
 }
 
+TEST(TableTest, HtmlAttributesOfACellReplaceTheColumnsAndOnlyInHtml) {
+  Table t({{.header = "op", .html_name = true}, {.header = "%", .align = Align::kRight}});
+  t.AddRow({"x", "9"}, {" class=\"name\" title=\"x full\"", " class=\"n bad\""});
+  t.AddRow({"y", "1"}, {""});
+  EXPECT_EQ(t.Html(),
+            "<table><tr><th>op</th><th class=\"n\">%</th></tr>\n"
+            "<tr><td class=\"name\" title=\"x full\">x</td><td class=\"n bad\">9</td></tr>\n"
+            "<tr><td>y</td><td class=\"n\">1</td></tr>\n"
+            "</table>\n");
+  EXPECT_EQ(t.Text(), "op %\nx 9\ny 1\n");
+}
+
 TEST(TableTest, ShortenedAndMarkdownCell) {
   EXPECT_EQ(Shortened("abcdef", 6), "abcdef");
   EXPECT_EQ(Shortened("abcdefg", 6), "abc...");

@@ -15,6 +15,8 @@ namespace tuneprof::html {
 namespace {
 
 constexpr size_t kTopOps = 20;
+// The attributes of a right-aligned (number) cell, for rows that give some cells their own.
+constexpr char kNumber[] = " class=\"n\"";
 
 std::string SideText(const CompareSide& side) {
   std::string paths;  // each input once: the ranks of one file share its path
@@ -53,28 +55,29 @@ std::string MetricsSection(const CompareResult& result) {
   std::string out = SectionOpen("metrics", "Metrics",
                                 "Each metric before and after, its change and the verdict "
                                 "(\"no significant change\" inside the run-to-run noise).");
-  out +=
-      "<table><tr><th>metric</th><th>unit</th><th class=\"n\">before</th><th class=\"n\">after</th>"
-      "<th class=\"n\">change</th><th>test</th><th>verdict</th></tr>\n";
+  Table table({{.header = "metric"},
+               {.header = "unit"},
+               {.header = "before", .align = Align::kRight},
+               {.header = "after", .align = Align::kRight},
+               {.header = "change", .align = Align::kRight},
+               {.header = "test"},
+               {.header = "verdict"}});
   for (const MetricComparison& m : result.metrics) {
     const MetricVerdict verdict = JudgeMetric(m);
-    out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td>{}</td><td class=\"{}\">{}</td></tr>\n",
-        E(m.key), E(m.unit), NumberCell(m.before, 3, kUnknownText), NumberCell(m.after, 3, kUnknownText),
-        ChangePercent(m.delta_pct, 2), E(m.test),
-        verdict == MetricVerdict::kBetter ? "good" : (verdict == MetricVerdict::kWorse ? "bad" : ""),
-        E(MetricVerdictText(m)));
+    const std::string_view verdict_class =
+        verdict == MetricVerdict::kBetter ? "good" : (verdict == MetricVerdict::kWorse ? "bad" : "");
+    table.AddRow({E(m.key), E(m.unit), NumberCell(m.before, 3, kUnknownText), NumberCell(m.after, 3, kUnknownText),
+                  ChangePercent(m.delta_pct, 2), E(m.test), E(MetricVerdictText(m))},
+                 {"", "", kNumber, kNumber, kNumber, "", fmt::format(" class=\"{}\"", verdict_class)});
   }
   // The verdict of analyze on each side, as compare's table ends with it.
   const std::string& before = result.before.verdict.dominant;
   const std::string& after = result.after.verdict.dominant;
   const bool unknown = before == kUnknownText || after == kUnknownText;
-  out += fmt::format(
-      "<tr><td>dominant_bottleneck</td><td></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td></td>"
-      "<td></td><td>{}</td></tr>\n",
-      E(before), E(after), unknown ? std::string(kUnknownText) : (before == after ? "same" : "changed"));
-  out += "</table>\n</section>\n";
+  table.AddRow({"dominant_bottleneck", "", E(before), E(after), "", "",
+                unknown ? std::string(kUnknownText) : (before == after ? "same" : "changed")},
+               {"", "", kNumber, kNumber, ""});
+  out += table.Html() + "</section>\n";
   return out;
 }
 

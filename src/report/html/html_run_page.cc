@@ -196,29 +196,29 @@ std::string KernelsSection(const KernelTotals& totals) {
   chart.title = fmt::format("Top {} by total time, all ranks (ms)", what_name);
   chart.unit = "ms";
   chart.series = {{"total time", std::string(kAfter), {}}};
-  std::string table =
-      "<table><tr><th>name</th><th class=\"n\">count</th><th class=\"n\">total (ms)</th>"
-      "<th class=\"n\">mean (us)</th><th class=\"n\">share</th></tr>\n";
+  Table table({{.header = "name", .html_name = true},
+               {.header = "count", .align = Align::kRight},
+               {.header = "total (ms)", .align = Align::kRight},
+               {.header = "mean (us)", .align = Align::kRight},
+               {.header = "share", .align = Align::kRight}});
   for (size_t i = 0; i < std::min(kernels.size(), kTopKernels); ++i) {
     const KernelTotal& k = kernels[i];
     chart.categories.push_back(k.name);
     chart.series[0].values.push_back(k.total_ns / 1e6);
-    table += fmt::format(
-        "<tr><td class=\"name\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{:.2f}</td><td class=\"n\">{}</td></tr>\n",
-        EscapeTitle(k.name), E(ShortLabel(k.name, kTableNameChars)), k.count,
-        MillisText(static_cast<double>(k.total_ns)), k.count ? Micros(k.total_ns) / static_cast<double>(k.count) : 0.0,
-        total_ns > 0 ? PercentCell(static_cast<double>(k.total_ns) / static_cast<double>(total_ns))
-                     : std::string(kUnknownText));
+    table.AddRow(
+        {E(ShortLabel(k.name, kTableNameChars)), std::to_string(k.count), MillisText(static_cast<double>(k.total_ns)),
+         fmt::format("{:.2f}", k.count ? Micros(k.total_ns) / static_cast<double>(k.count) : 0.0),
+         total_ns > 0 ? PercentCell(static_cast<double>(k.total_ns) / static_cast<double>(total_ns))
+                      : std::string(kUnknownText)},
+        {fmt::format(" class=\"name\" title=\"{}\"", EscapeTitle(k.name))});
   }
-  table += "</table>\n";
   std::string out = SectionOpen("kernels", "Top operators and kernels",
                                 "The " + what_name +
                                     " that take the most time, summed over ranks. Shares are of the summed "
                                     "durations (work on different streams overlaps).");
   out += kernels.empty() ? RenderEmptyChart(chart.id, chart.title, "no kernels or operators in the trace")
                          : RenderBarChart(chart);
-  out += table + "</section>\n";
+  out += table.Html() + "</section>\n";
   return out;
 }
 
