@@ -340,11 +340,9 @@ void WriteRank(JsonWriter* w, const RankAdvice& rank) {
     check.value_pct ? w->Bool(check.Below()) : w->Null();
     w->Key("bottleneck");
     check.value_pct ? w->Bool(check.Bottleneck()) : w->Null();
-    w->Key("source");
-    check.source.empty() ? w->Null() : w->String(check.source);
+    JsonTextField(*w, "source", check.source);
     w->Key("measured_as").String(check.measured_as);
-    w->Key("how_to_measure");
-    check.how_to_measure.empty() ? w->Null() : w->String(check.how_to_measure);
+    JsonTextField(*w, "how_to_measure", check.how_to_measure);
     w->EndObject();
   }
   w->EndArray();
@@ -362,8 +360,9 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   w->Key("unit").String(f.unit);
   w->Key("estimated_gain_us").Double(Micros(f.estimated_gain_ns));
   w->Key("estimated_gain_pct").Double(step_ns > 0 ? 100 * f.estimated_gain_ns / step_ns : 0);
-  w->Key("gain_cut");
-  f.estimated_gain_ns < 0.995 * f.uncapped_gain_ns && !f.gain_cut.empty() ? w->String(f.gain_cut) : w->Null();
+  // The cut is named only where it cut the gain.
+  JsonTextField(*w, "gain_cut",
+                f.estimated_gain_ns < 0.995 * f.uncapped_gain_ns ? std::string_view(f.gain_cut) : std::string_view());
   w->Key("uncapped_gain_us").Double(Micros(f.uncapped_gain_ns));
   w->Key("saves_from").String(TimePartName(f.saves_from));
   w->Key("gain_model").String(f.gain_model);

@@ -55,15 +55,13 @@ void WriteOutlierTest(JsonWriter* w, const RankOutlierTest& t) {
   w->Key("metric").String(t.metric);
   w->Key("suspect").String(SuspectEndName(t.test.suspect_end));
   w->Key("test").String(OutlierTestName(t.test.test));
-  w->Key("ratio");
-  t.test.ratio.empty() ? w->Null() : w->String(t.test.ratio);
+  JsonTextField(*w, "ratio", t.test.ratio);
   w->Key("samples").Uint(t.test.samples);
   JsonNumberField(*w, "statistic", t.test.statistic);
   JsonNumberField(*w, "critical_value", t.test.critical_value);
-  w->Key("confidence");
-  t.test.test == OutlierTestKind::kDixonQ ? w->Double(kDixonConfidence) : w->Null();
-  w->Key("why_not");
-  t.test.why_not.empty() ? w->Null() : w->String(t.test.why_not);
+  JsonNumberField(*w, "confidence",
+                  t.test.test == OutlierTestKind::kDixonQ ? std::optional<double>(kDixonConfidence) : std::nullopt);
+  JsonTextField(*w, "why_not", t.test.why_not);
   w->Key("ranks");
   JsonInts(*w, t.ranks);
   w->Key("values_ms").BeginArray();

@@ -109,12 +109,7 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
   w->Key("bubble_share").Double(pipeline->bubble_share);
   w->Key("work_is_computing").Bool(pipeline->work_is_computing);
   w->Key("mean_work_us_per_step").Double(Micros(pipeline->mean_work_ns_per_step));
-  w->Key("p2p_wait_note");
-  if (pipeline->p2p_wait_note.empty()) {
-    w->Null();
-  } else {
-    w->String(pipeline->p2p_wait_note);
-  }
+  JsonTextField(*w, "p2p_wait_note", pipeline->p2p_wait_note);
   w->Key("balanced_gain_us_per_step").Double(Micros(pipeline->balanced_gain_ns_per_step));
   w->Key("stages").BeginArray();
   for (const PipelineStage& s : pipeline->stages) {
@@ -123,12 +118,9 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
     w->Key("ranks");
     JsonInts(*w, s.ranks);
     w->Key("computing_us_per_step").Double(Micros(s.computing_ns_per_step));
-    w->Key("p2p_wait_us_per_step");
-    if (s.p2p_wait_measure == P2pWaitMeasure::kNone) {
-      w->Null();
-    } else {
-      w->Double(Micros(s.p2p_wait_ns_per_step));
-    }
+    JsonNumberField(*w, "p2p_wait_us_per_step",
+                    s.p2p_wait_measure == P2pWaitMeasure::kNone ? std::nullopt
+                                                                : std::optional<double>(Micros(s.p2p_wait_ns_per_step)));
     w->Key("p2p_wait_measure").String(P2pWaitMeasureName(s.p2p_wait_measure));
     w->Key("stage_us_per_step").Double(Micros(s.stage_ns_per_step));
     w->Key("bubble_us_per_step").Double(Micros(s.bubble_ns_per_step));

@@ -121,8 +121,7 @@ void WriteDevices(const std::vector<DeviceSummary>& devices, JsonWriter* w) {
   for (const DeviceSummary& d : devices) {
     w->BeginObject().Key("type").String(DeviceTypeName(d.type));
     JsonIdField(*w, "id", d.id);
-    w->Key("name");
-    d.name.empty() ? w->Null() : w->String(d.name);
+    JsonTextField(*w, "name", d.name);
     JsonIdField(*w, "num_sms", d.num_sms);
     JsonIdField(*w, "total_memory_bytes", d.total_memory_bytes);
     w->EndObject();
@@ -171,8 +170,7 @@ void WriteRankJson(const TraceSummary& s, JsonWriter* w) {
   w->Key("compressed").Bool(s.compressed).Key("file_bytes").Uint(s.file_bytes).Key("json_bytes").Uint(s.content_bytes);
   w->Key("entries").Uint(s.entry_count).Key("truncated").Bool(s.truncated);
   JsonIdField(*w, "world_size", s.world_size);
-  w->Key("backend");
-  s.backend.empty() ? w->Null() : w->String(s.backend);
+  JsonTextField(*w, "backend", s.backend);
   JsonIdField(*w, "start_ns", s.start_ns);
   JsonIdField(*w, "end_ns", s.end_ns);
   w->Key("steps");

@@ -92,10 +92,9 @@ void WriteDescribeJson(const HtaDescribe& d, JsonWriter* w) {
   const bool any = d.count > 0;
   w->BeginObject().Key("count").Uint(d.count);
   for (const auto& [key, field] : kDescribeFields) {
-    w->Key(key);
     // pandas leaves the standard deviation of one value undefined; every figure of no values.
     const bool present = field == &HtaDescribe::std ? d.has_std : any;
-    present ? w->Double(d.*field) : w->Null();
+    JsonNumberField(*w, key, present ? std::optional<double>(d.*field) : std::nullopt);
   }
   w->EndObject();
 }

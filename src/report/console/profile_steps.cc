@@ -70,8 +70,8 @@ void WriteHostJson(const HostSideBreakdown& h, JsonWriter* w) {
 }
 
 void WriteStepJson(const StepBreakdown& s, JsonWriter* w) {
-  w->BeginObject().Key("step");
-  s.step ? w->Int(*s.step) : w->Null();
+  w->BeginObject();
+  JsonIntField(*w, "step", s.step);
   w->Key("wall_us").Double(Micros(s.wall_ns));
   w->Key("computing_us").Double(Micros(s.computing_ns));
   w->Key("communication_us").Double(Micros(s.communication_ns));
