@@ -30,19 +30,20 @@ TEST(JsonFieldsTest, UnknownValuesAreNullKnownOnesAsGiven) {
 
 // An optional rank is null only when it is empty (kNoId is a value there), an empty text is null.
 TEST(JsonFieldsTest, OptionalIntsAndEmptyTextsAreNull) {
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginObject();
-  JsonIntField(w, "a", 3);
-  JsonIntField(w, "b", std::nullopt);
-  JsonIntField(w, "c", 0);
-  JsonTextField(w, "d", "x");
-  JsonTextField(w, "e", "");
-  w.Key("f").BeginArray();
-  JsonTextOrNull(w, "");
-  JsonTextOrNull(w, "y");
-  w.EndArray().EndObject();
-  EXPECT_EQ(out, R"({"a":3,"b":null,"c":0,"d":"x","e":null,"f":[null,"y"]})");
+  const std::string out = JsonDocument([](JsonWriter& w) {
+    w.BeginObject();
+    JsonIntField(w, "a", 3);
+    JsonIntField(w, "b", std::nullopt);
+    JsonIntField(w, "c", kNoId);
+    JsonTextField(w, "d", "x");
+    JsonTextField(w, "e", "");
+    w.Key("f").BeginArray();
+    JsonTextOrNull(w, "");
+    JsonTextOrNull(w, "y");
+    w.EndArray().EndObject();
+  });
+  EXPECT_EQ(out, R"({"a":3,"b":null,"c":-9223372036854775808,"d":"x","e":null,"f":[null,"y"]})"
+                 "\n");
 }
 
 TEST(JsonFieldsTest, MinusOneIsAValueOnlyNoIdIsAbsent) {
