@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+#include <utility>
+
 #include "base/text_escape.h"
 #include "report/common/format.h"
 #include "report/common/json_fields.h"
@@ -92,6 +95,17 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
   AppendStageWaits(*p, out);
 }
 
+// A stage's times per step in the JSON after its p2p wait, in this order.
+constexpr std::pair<std::string_view, double PipelineStage::*> kStageTimes[] = {
+    {"stage_us_per_step", &PipelineStage::stage_ns_per_step},
+    {"bubble_us_per_step", &PipelineStage::bubble_ns_per_step},
+    {"step_us_per_step", &PipelineStage::step_ns_per_step},
+    {"waiting_us_per_step", &PipelineStage::waiting_ns_per_step},
+    {"wait_for_slowest_us_per_step", &PipelineStage::wait_for_slowest_ns_per_step},
+    {"fill_drain_us_per_step", &PipelineStage::fill_drain_ns_per_step},
+    {"holds_up_us_per_step", &PipelineStage::holds_up_ns_per_step},
+};
+
 void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipeline) {
   w->Key("pipeline");
   if (!pipeline) {
@@ -122,13 +136,7 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
                     s.p2p_wait_measure == P2pWaitMeasure::kNone ? std::nullopt
                                                                 : std::optional<double>(Micros(s.p2p_wait_ns_per_step)));
     w->Key("p2p_wait_measure").String(P2pWaitMeasureName(s.p2p_wait_measure));
-    w->Key("stage_us_per_step").Double(Micros(s.stage_ns_per_step));
-    w->Key("bubble_us_per_step").Double(Micros(s.bubble_ns_per_step));
-    w->Key("step_us_per_step").Double(Micros(s.step_ns_per_step));
-    w->Key("waiting_us_per_step").Double(Micros(s.waiting_ns_per_step));
-    w->Key("wait_for_slowest_us_per_step").Double(Micros(s.wait_for_slowest_ns_per_step));
-    w->Key("fill_drain_us_per_step").Double(Micros(s.fill_drain_ns_per_step));
-    w->Key("holds_up_us_per_step").Double(Micros(s.holds_up_ns_per_step));
+    for (const auto& [key, field] : kStageTimes) w->Key(key).Double(Micros(s.*field));
     w->EndObject();
   }
   w->EndArray();
