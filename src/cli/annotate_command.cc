@@ -188,9 +188,12 @@ Status WriteMergedPaths(const CommRun& run, const MergeLayout& layout, Streaming
 // communication on all cores for the clock offsets (bounded memory, as `comm`), a second writes one
 // rank at a time, with its diagnosis, into the output as it goes.
 int RunMergedAnnotate(const AnnotateOptions& options) {
-  const Status clash = CheckOutputIsNotInput(options.output, InputFiles(options.merge));
+  const std::vector<std::string> inputs = InputFiles(options.merge);
+  const Status clash = CheckOutputIsNotInput(options.output, inputs);
   if (!clash.ok()) return ReportError(clash);
-  if (Status refused = RefuseSummaries(options.merge, "annotate --merge"); !refused.ok()) return ReportError(refused);
+  if (Status refused = RefuseSummaries(options.merge, inputs, "annotate --merge"); !refused.ok()) {
+    return ReportError(refused);
+  }
   MergeHardware hardware;
   auto profiles = LoadHardwareProfiles(options.analysis.hardware_file);
   if (!profiles.ok()) return ReportError(profiles.status());

@@ -25,9 +25,10 @@ Status ExportRunSqlite(const AnalyzedRun& run, const std::string& path, const st
 
 int RunExport(const ExportOptions& options) {
   // Checked before the analysis, which can take minutes: the answer does not depend on it.
-  const Status clash = CheckOutputIsNotInput(options.sqlite, InputFiles(options.paths), "--sqlite");
+  const std::vector<std::string> inputs = InputFiles(options.paths);
+  const Status clash = CheckOutputIsNotInput(options.sqlite, inputs, "--sqlite");
   if (!clash.ok()) return ReportError(clash);
-  if (Status refused = RefuseSummaries(options.paths, "export"); !refused.ok()) return ReportError(refused);
+  if (Status refused = RefuseSummaries(options.paths, inputs, "export"); !refused.ok()) return ReportError(refused);
   auto run = AnalyzeRun(options.paths, options.analysis);
   if (!run.ok()) return ReportError(run.status());
   const Status written = ExportRunSqlite(*run, options.sqlite, options.paths);

@@ -22,8 +22,11 @@
 namespace tuneprof::cli {
 namespace {
 
-int RunCompareReport(const ReportOptions& options) {
-  if (Status refused = RefuseSummaries(options.compare, "report --compare"); !refused.ok()) return ReportError(refused);
+// `inputs`: the sides' files, listed once for the output check.
+int RunCompareReport(const ReportOptions& options, const std::vector<std::string>& inputs) {
+  if (Status refused = RefuseSummaries(options.compare, inputs, "report --compare"); !refused.ok()) {
+    return ReportError(refused);
+  }
   // The sides are built as `compare` builds them: the same ranks, the advisor's rows included.
   auto before = AnalyzeRun({options.compare[0]}, options.analysis);
   if (!before.ok()) return ReportError(before.status());
@@ -88,10 +91,10 @@ int RunReport(const ReportOptions& options) {
     return ReportError(Status(StatusCode::kUsage, "report: give either trace paths or --compare BEFORE AFTER"));
   }
   // Checked before the analysis, which can take minutes: the answer does not depend on it.
-  const Status clash =
-      CheckOutputIsNotInput(options.output, InputFiles(options.compare.empty() ? options.paths : options.compare));
+  const std::vector<std::string> inputs = InputFiles(options.compare.empty() ? options.paths : options.compare);
+  const Status clash = CheckOutputIsNotInput(options.output, inputs);
   if (!clash.ok()) return ReportError(clash);
-  if (!options.compare.empty()) return RunCompareReport(options);
+  if (!options.compare.empty()) return RunCompareReport(options, inputs);
   if (const std::optional<int> snapshot = RunSnapshotReport(options)) return *snapshot;
   auto run = AnalyzeRunInBoundedMemory(options.paths, options.analysis, RunDetail::kReport);
   if (!run.ok()) return ReportError(run.status());

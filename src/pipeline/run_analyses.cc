@@ -55,10 +55,15 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
 }
 
 Status RefuseSummaries(const std::vector<std::string>& paths, std::string_view command) {
-  std::vector<std::string> files = paths;
-  for (std::string& file : InputFiles(paths)) files.push_back(std::move(file));
-  for (const std::string& file : files) {
-    if (IsSummaryPath(file)) return SummaryRefused(file, command);
+  return RefuseSummaries(paths, InputFiles(paths), command);
+}
+
+Status RefuseSummaries(const std::vector<std::string>& paths, const std::vector<std::string>& files,
+                       std::string_view command) {
+  for (const std::vector<std::string>* list : {&paths, &files}) {
+    for (const std::string& file : *list) {
+      if (IsSummaryPath(file)) return SummaryRefused(file, command);
+    }
   }
   return Status::Ok();
 }

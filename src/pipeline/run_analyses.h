@@ -86,6 +86,10 @@ std::vector<std::string> InputFiles(const std::vector<std::string>& paths);
 // For the commands that need the events: the first summary file among `paths` (or the files of the
 // directories among them) refused with the command's name, before anything is imported; Ok when none.
 Status RefuseSummaries(const std::vector<std::string>& paths, std::string_view command);
+// The same with InputFiles(paths) that the caller has listed already (for its output check), so that
+// the directories are listed once.
+Status RefuseSummaries(const std::vector<std::string>& paths, const std::vector<std::string>& files,
+                       std::string_view command);
 
 // The flags' advisor thresholds and chips, their files read once (as summary files record them) and
 // checked before any trace is read.
