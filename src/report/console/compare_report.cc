@@ -199,7 +199,7 @@ void AppendGates(std::span<const GateOutcome> gates, std::string* out) {
                           gate.metric_key.empty() ? gate.condition.metric : gate.metric_key);
       continue;
     }
-    *out += fmt::format("  {}: {} {:+.1f}%, {} -> {}\n", gate.condition.text, gate.metric_key, *gate.delta_pct,
+    *out += fmt::format("  {}: {} {}, {} -> {}\n", gate.condition.text, gate.metric_key, ChangePercent(gate.delta_pct),
                         gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass");
   }
 }
@@ -486,8 +486,9 @@ std::string RenderCompareMarkdown(const CompareResult& result, std::span<const G
     out += "\n**Gate:**\n\n";
     for (const GateOutcome& gate : gates) {
       out += gate.evaluated
-                 ? fmt::format("- `{}`: {:+.1f}%, {} -> **{}**\n", MarkdownCell(gate.condition.text), *gate.delta_pct,
-                               gate.significant ? "significant" : "not significant", gate.fired ? "FAIL" : "pass")
+                 ? fmt::format("- `{}`: {}, {} -> **{}**\n", MarkdownCell(gate.condition.text),
+                               ChangePercent(gate.delta_pct), gate.significant ? "significant" : "not significant",
+                               gate.fired ? "FAIL" : "pass")
                  : fmt::format("- `{}`: not evaluated (unknown)\n", MarkdownCell(gate.condition.text));
     }
   }
