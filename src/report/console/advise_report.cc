@@ -394,7 +394,8 @@ void WriteFinding(JsonWriter* w, const Finding& f, double step_ns) {
   for (int64_t rank : f.ranks) w->Int(rank);
   w->EndArray();
   w->Key("evidence_rank").Int(f.evidence_rank);
-  JsonNumberField(*w, "others_median_gain_us", f.others_median_gain_ns ? std::optional<double>(Micros(*f.others_median_gain_ns)) : std::nullopt);
+  JsonNumberField(*w, "others_median_gain_us",
+                  f.others_median_gain_ns ? std::optional<double>(Micros(*f.others_median_gain_ns)) : std::nullopt);
   w->EndObject();
 }
 

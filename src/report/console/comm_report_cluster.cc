@@ -43,11 +43,11 @@ std::pair<std::string, std::string> SpreadCells(const CommAnalysis& a, Value val
   }
   wall /= static_cast<double>(a.ranks.size());
   const double share = wall > 0 ? static_cast<double>(hi - lo) / wall : 0;
-  return {fmt::format("{:>{}.3f}", Millis(hi - lo), width),
-          fmt::format("{:>{}}",
-                      wall > 0 ? PercentCell(share) + (share > kStepSpreadThreshold ? "!" : "")
-                               : std::string(kEmptyCell),
-                      width)};
+  return {
+      fmt::format("{:>{}.3f}", Millis(hi - lo), width),
+      fmt::format("{:>{}}",
+                  wall > 0 ? PercentCell(share) + (share > kStepSpreadThreshold ? "!" : "") : std::string(kEmptyCell),
+                  width)};
 }
 
 void WriteOutlierTest(JsonWriter* w, const RankOutlierTest& t) {
@@ -88,10 +88,9 @@ void AppendSpreadRows(const CommAnalysis& a, bool bubbles, std::string* out) {
       continue;
     }
     spread += fmt::format("{:>{}.3f}", Millis(s.max_ns - s.min_ns), width);
-    share += fmt::format("{:>{}}",
-                         s.share_of_step ? PercentCell(s.share_of_step) + (s.uneven ? "!" : "")
-                                         : std::string(kEmptyCell),
-                         width);
+    share += fmt::format(
+        "{:>{}}", s.share_of_step ? PercentCell(s.share_of_step) + (s.uneven ? "!" : "") : std::string(kEmptyCell),
+        width);
   }
   if (bubbles) {
     const auto [range, part] = SpreadCells(

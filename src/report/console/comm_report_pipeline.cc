@@ -133,8 +133,9 @@ void WritePipeline(JsonWriter* w, const std::optional<PipelineAnalysis>& pipelin
     JsonInts(*w, s.ranks);
     w->Key("computing_us_per_step").Double(Micros(s.computing_ns_per_step));
     JsonNumberField(*w, "p2p_wait_us_per_step",
-                    s.p2p_wait_measure == P2pWaitMeasure::kNone ? std::nullopt
-                                                                : std::optional<double>(Micros(s.p2p_wait_ns_per_step)));
+                    s.p2p_wait_measure == P2pWaitMeasure::kNone
+                        ? std::nullopt
+                        : std::optional<double>(Micros(s.p2p_wait_ns_per_step)));
     w->Key("p2p_wait_measure").String(P2pWaitMeasureName(s.p2p_wait_measure));
     for (const auto& [key, field] : kStageTimes) w->Key(key).Double(Micros(s.*field));
     w->EndObject();

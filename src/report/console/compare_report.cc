@@ -432,10 +432,10 @@ void AppendMarkdownOps(const OperatorDiff& diff, const RankPopulation& populatio
   *out += "| change | name | count | before us | after us | delta us |\n|---|---|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < diff.ops.size() && i < kCompareTextOps; ++i) {
     const OperatorDelta& op = diff.ops[i];
-    *out +=
-        fmt::format("| {}, calls {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
-                    CountChangeWord(op.change), MarkdownCell(Shortened(op.name, 80)), op.before_count, op.after_count,
-                    Grouped(Micros(op.before_ns), 1), Grouped(Micros(op.after_ns), 1), Grouped(Micros(op.delta_ns()), 1));
+    *out += fmt::format("| {}, calls {} | `{}` | {:g} -> {:g} | {} | {} | {} |\n", TimeChangeWord(op.delta_ns()),
+                        CountChangeWord(op.change), MarkdownCell(Shortened(op.name, 80)), op.before_count,
+                        op.after_count, Grouped(Micros(op.before_ns), 1), Grouped(Micros(op.after_ns), 1),
+                        Grouped(Micros(op.delta_ns()), 1));
   }
 }
 

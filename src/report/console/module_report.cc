@@ -117,9 +117,8 @@ void AppendCoverage(const ModuleView& view, std::string* out) {
         fmt::format("  {} modules; no device work in the trace: ranked by host time, {:.3f} ms in the root modules\n",
                     view.modules.size(), Millis(view.host_total_ns));
   } else {
-    *out += fmt::format("  {} modules; device work {:.3f} ms, {} of it launched inside a module\n",
-                        view.modules.size(), Millis(view.device_total_ns),
-                        PercentCell(Share(view.attributed_ns, view.device_total_ns)));
+    *out += fmt::format("  {} modules; device work {:.3f} ms, {} of it launched inside a module\n", view.modules.size(),
+                        Millis(view.device_total_ns), PercentCell(Share(view.attributed_ns, view.device_total_ns)));
   }
   if (!view.backward_known && !view.by_host) {
     *out += "  bwd: - (no fwdbwd links in the trace: backward work is not told from forward)\n";
@@ -193,7 +192,8 @@ void WriteModuleViewJson(const ModuleView& view, JsonWriter* w) {
     w->Key("host_us").Double(Micros(r.host_ns)).Key("device_us").Double(Micros(r.device_ns()));
     w->Key("device_share").Double(Share(r.device_ns(), view.device_total_ns));
     w->Key("forward_us").Double(Micros(r.forward_ns));
-    JsonNumberField(*w, "backward_us", view.backward_known ? std::optional<double>(Micros(r.backward_ns)) : std::nullopt);
+    JsonNumberField(*w, "backward_us",
+                    view.backward_known ? std::optional<double>(Micros(r.backward_ns)) : std::nullopt);
     w->Key("self_device_us").Double(Micros(r.self_ns));
     w->Key("self_host_us").Double(Micros(r.host_self_ns));
     w->Key("host_share").Double(Share(r.host_ns, view.host_total_ns));

@@ -255,10 +255,10 @@ void AppendComputeText(const RankComputeUnits& c, bool npu, std::string* out) {
     for (const std::string& op : v.ops)
       ops += (ops.empty() ? "; costliest operators under it: " : ", ") + EscapeText(op);
     const bool below = *v.utilization < v.threshold;
-    const std::string idle_device =
-        below && !v.compute_material ? fmt::format(", but compute holds only {} of the step -> not the bottleneck",
-                                                   PercentCell(v.compute_share.value_or(0)))
-                                     : std::string();
+    const std::string idle_device = below && !v.compute_material
+                                        ? fmt::format(", but compute holds only {} of the step -> not the bottleneck",
+                                                      PercentCell(v.compute_share.value_or(0)))
+                                        : std::string();
     *out +=
         fmt::format("  compute verdict: {} utilization {} {} {:.0f}%{}{}{}\n", v.unit, PercentCell(v.utilization),
                     below ? "below" : "at or above", v.threshold * 100.0, *v.bottleneck ? " -> compute bottleneck" : "",

@@ -77,12 +77,12 @@ void AppendPeak(const SnapshotDeviceMemory& d, std::string* out) {
     AppendFrames(d, out);
     return;
   }
-  *out += fmt::format("  trace: {} events over {:.3f} ms; {} held before it began; optimizer steps: {}\n", d.events,
-                      MillisFromMicros(d.last_time_us - d.first_time_us), Bytes(d.allocated_before_trace),
-                      d.iterations);
+  *out +=
+      fmt::format("  trace: {} events over {:.3f} ms; {} held before it began; optimizer steps: {}\n", d.events,
+                  MillisFromMicros(d.last_time_us - d.first_time_us), Bytes(d.allocated_before_trace), d.iterations);
   *out += fmt::format("  peak allocated {} at +{:.3f} ms (event {}), reserved {} (trace max {})\n",
-                      Bytes(d.peak_allocated), MillisFromMicros(d.peak_time_us - d.first_time_us),
-                      d.peak_event, Bytes(d.reserved_at_peak), Bytes(d.peak_reserved));
+                      Bytes(d.peak_allocated), MillisFromMicros(d.peak_time_us - d.first_time_us), d.peak_event,
+                      Bytes(d.reserved_at_peak), Bytes(d.peak_reserved));
   if (d.oom) {
     *out += fmt::format("  OOM ({} events): first asked for {} with {} free on the device, {} allocated, {} reserved\n",
                         d.oom->count, Bytes(d.oom->requested), Bytes(d.oom->device_free), Bytes(d.oom->allocated),

@@ -55,8 +55,8 @@ LineChart SnapshotTimelineChart(const SnapshotDeviceMemory& d) {
     series.color = std::string(kPalette[color++ % kPalette.size()]);
     for (size_t p = 0; p < d.timeline.size() && p < d.timeline_bands.size(); ++p) {
       sums[p] += d.timeline_bands[p][band];
-      series.points.push_back({MillisFromMicros(d.timeline[p].time_us - d.first_time_us),
-                               Mebibytes(static_cast<double>(sums[p]))});
+      series.points.push_back(
+          {MillisFromMicros(d.timeline[p].time_us - d.first_time_us), Mebibytes(static_cast<double>(sums[p]))});
     }
     chart.series.push_back(std::move(series));
   }
@@ -66,8 +66,8 @@ LineChart SnapshotTimelineChart(const SnapshotDeviceMemory& d) {
         {MillisFromMicros(point.time_us - d.first_time_us), Mebibytes(static_cast<double>(point.reserved))});
   }
   chart.series.push_back(std::move(reserved));
-  chart.mark = LinePoint{MillisFromMicros(d.peak_time_us - d.first_time_us),
-                         Mebibytes(static_cast<double>(d.peak_allocated))};
+  chart.mark =
+      LinePoint{MillisFromMicros(d.peak_time_us - d.first_time_us), Mebibytes(static_cast<double>(d.peak_allocated))};
   chart.mark_label = fmt::format("peak {} MiB", MiBText(static_cast<int64_t>(d.peak_allocated)));
   return chart;
 }
