@@ -19,9 +19,10 @@ void JsonIdField(JsonWriter& w, std::string_view key, int64_t value) { JsonIdOrN
 
 void JsonTextField(JsonWriter& w, std::string_view key, std::string_view text) { JsonTextOrNull(w.Key(key), text); }
 
+void JsonIntOrNull(JsonWriter& w, std::optional<int64_t> value) { value ? w.Int(*value) : w.Null(); }
+
 void JsonIntField(JsonWriter& w, std::string_view key, std::optional<int64_t> value) {
-  w.Key(key);
-  value ? w.Int(*value) : w.Null();
+  JsonIntOrNull(w.Key(key), value);
 }
 
 void JsonMicrosField(JsonWriter& w, std::string_view key, int64_t ns) {

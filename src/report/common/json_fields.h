@@ -17,6 +17,8 @@ namespace tuneprof {
 void JsonNumberOrNull(JsonWriter& w, std::optional<double> value);
 // An id or a count the input may lack: the integer, or null for kNoId.
 void JsonIdOrNull(JsonWriter& w, int64_t value);
+// An integer the analysis may not find (a step, a rank): the integer, or null when it is empty.
+void JsonIntOrNull(JsonWriter& w, std::optional<int64_t> value);
 // A text the input may lack (a name, a source): the text, or null when it is empty.
 void JsonTextOrNull(JsonWriter& w, std::string_view text);
 

@@ -40,9 +40,11 @@ TEST(JsonFieldsTest, OptionalIntsAndEmptyTextsAreNull) {
     w.Key("f").BeginArray();
     JsonTextOrNull(w, "");
     JsonTextOrNull(w, "y");
+    JsonIntOrNull(w, std::nullopt);
+    JsonIntOrNull(w, -1);
     w.EndArray().EndObject();
   });
-  EXPECT_EQ(out, R"({"a":3,"b":null,"c":-9223372036854775808,"d":"x","e":null,"f":[null,"y"]})"
+  EXPECT_EQ(out, R"({"a":3,"b":null,"c":-9223372036854775808,"d":"x","e":null,"f":[null,"y",null,-1]})"
                  "\n");
 }
 

@@ -76,7 +76,7 @@ void WriteTraffic(JsonWriter* w, const Traffic& t) {
   w->Key("exposed_us").Double(Micros(t.exposed_ns));
   JsonNumberField(*w, "exposed_share", t.exposed_share);
   w->Key("slowest_rank");
-  t.slowest_rank ? w->Int(*t.slowest_rank) : w->Null();
+  JsonIntOrNull(*w, t.slowest_rank);
 }
 
 }  // namespace

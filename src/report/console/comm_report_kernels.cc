@@ -120,7 +120,7 @@ void WriteExpertParallel(JsonWriter* w, const RankCommunication& r) {
   for (const ExpertParallelStep& s : r.expert_parallel) {
     w->BeginObject();
     w->Key("step");
-    s.step ? w->Int(*s.step) : w->Null();
+    JsonIntOrNull(*w, s.step);
     w->Key("step_us").Double(Micros(s.step_ns));
     w->Key("kernels").Uint(s.kernels);
     w->Key("all_to_all_us").Double(Micros(s.all_to_all_ns));
@@ -129,7 +129,7 @@ void WriteExpertParallel(JsonWriter* w, const RankCommunication& r) {
     w->Key("bytes");
     s.bytes >= 0 ? w->Int(s.bytes) : w->Null();
     w->Key("share_of_step");
-    s.share_of_step ? w->Double(*s.share_of_step) : w->Null();
+    JsonNumberOrNull(*w, s.share_of_step);
     w->EndObject();
   }
   w->EndArray();

@@ -200,7 +200,7 @@ void WriteCollective(JsonWriter* w, int64_t rank, const Collective& c) {
   JsonIdField(*w, "group_size", c.group_size);
   w->Key("sequence").Int(c.sequence);
   w->Key("step");
-  c.step ? w->Int(*c.step) : w->Null();
+  JsonIntOrNull(*w, c.step);
   JsonIdField(*w, "bytes", c.bytes);
   w->Key("start_ns").Int(c.start_ns);
   w->Key("duration_us").Double(Micros(c.duration_ns));

@@ -132,7 +132,7 @@ void AppendRankWaits(const CommAnalysis& a, const ShownRanks& shown, std::string
 void WriteClocks(JsonWriter* w, const ClockAlignment& clocks) {
   w->Key("clocks").BeginObject();
   w->Key("reference_rank");
-  clocks.reference_rank ? w->Int(*clocks.reference_rank) : w->Null();
+  JsonIntOrNull(*w, clocks.reference_rank);
   w->Key("applied").Bool(clocks.applied);
   JsonMicrosField(*w, "spread_us", clocks.spread_ns);
   w->Key("ranks").BeginArray();

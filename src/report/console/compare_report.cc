@@ -277,7 +277,7 @@ void WritePopulation(const RankPopulation& population, JsonWriter* w) {
   w->Key("utilizations").String(one ? "one rank" : "slowest rank");
   w->Key("peak_memory").String(one ? "one rank" : "highest rank");
   w->Key("requested_rank");
-  population.requested ? w->Int(*population.requested) : w->Null();
+  JsonIntOrNull(*w, population.requested);
   w->Key("left_out").BeginObject().Key("before").BeginArray();
   for (int64_t rank : population.only_before) w->Int(rank);
   w->EndArray().Key("after").BeginArray();

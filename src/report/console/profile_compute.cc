@@ -211,7 +211,7 @@ void WriteVerdictJson(const ComputeVerdict& v, JsonWriter* w) {
   w->EndArray().Key("steps").BeginArray();
   for (const ComputeStepVerdict& step : v.steps) {
     w->BeginObject().Key("step");
-    step.step ? w->Int(*step.step) : w->Null();
+    JsonIntOrNull(*w, step.step);
     JsonNumberField(*w, "utilization", step.utilization);
     w->Key("bottleneck");
     step.bottleneck ? w->Bool(*step.bottleneck) : w->Null();
@@ -299,7 +299,7 @@ void WriteComputeJson(const RankComputeUnits& c, JsonWriter* w) {
   w->Key("steps").BeginArray();
   for (const StepComputeUnits& step : c.steps) {
     w->BeginObject().Key("step");
-    step.step ? w->Int(*step.step) : w->Null();
+    JsonIntOrNull(*w, step.step);
     WriteGpuUnitsJson(step.gpu, w);
     w->EndObject();
   }

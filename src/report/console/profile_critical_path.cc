@@ -88,7 +88,7 @@ void WritePipelinePathJson(const std::vector<PipelinePathStep>& steps, JsonWrite
   w->Key("pipeline_critical_path").BeginArray();
   for (const PipelinePathStep& s : steps) {
     w->BeginObject().Key("step");
-    s.step ? w->Int(*s.step) : w->Null();
+    JsonIntOrNull(*w, s.step);
     w->Key("bounding_stage").Int(s.bounding_stage).Key("bounding_ranks");
     JsonInts(*w, s.bounding_ranks);
     w->Key("path_us").Double(Micros(s.path_ns));
@@ -115,7 +115,7 @@ void WriteCriticalPathJson(const std::vector<CriticalPathStep>& steps, bool stag
   w->Key("critical_path").BeginArray();
   for (const CriticalPathStep& s : steps) {
     w->BeginObject().Key("step");
-    s.step ? w->Int(*s.step) : w->Null();
+    JsonIntOrNull(*w, s.step);
     w->Key("path_us").Double(Micros(s.path_ns));
     w->Key("late_rank");
     s.late_rank && !stages_bound ? w->Int(*s.late_rank) : w->Null();
