@@ -11,9 +11,9 @@ count, the sane part of the trace is kept, and no figure is quietly wrong.
 - A torch_npu rank whose trace_view.json is cut after some device work but before its step ends: read
   from step_trace_time.csv as a rank without a timeline, with a warning; cut to 60 %, `profile`,
   `analyze` and `comm --json` and `export --sqlite`'s kernels and collectives are those of the same rank
-  with trace_view.json removed (only where SHARED_DIR holds the corpus; the rest runs without it).
+  with trace_view.json removed (with --real alone: a copy of a rank of the shared corpus).
 Warnings are on stderr and in the --json `warnings` array. Every run: no signal, under 20 s.
-Usage: anomalies_check.py TUNEPROF [SHARED_DIR]
+Usage: anomalies_check.py TUNEPROF [--real SHARED_DIR]
 """
 import json
 import pathlib
@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import check, copy_level1_rank, failures
+from harness import LEVEL1_RANK, check, copy_level1_rank, failures
 
 TIMEOUT_S = 20
 def run(tuneprof, *args):
@@ -191,21 +191,24 @@ def check_cut_torch_npu(tuneprof, shared, tmp):
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    """The generated anomalies alone, or with --real the cut rank of the corpus alone: the first half runs on a
+    clone without the corpus, the second is registered as a corpus test (skipped in one line without it)."""
+    real = len(sys.argv) == 4 and sys.argv[2] == "--real"
+    if len(sys.argv) != 2 and not real:
         print(__doc__, file=sys.stderr)
         return 2
     tuneprof = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="tuneprof_anomalies_") as name:
         tmp = pathlib.Path(name)
-        check_ill_typed(tuneprof, tmp)
-        check_launch_before_kernel(tuneprof, tmp)
-        check_nested_steps(tuneprof, tmp)
-        shared = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else None
-        if shared is not None and (shared / "traces/ascend").is_dir():
-            check_cut_torch_npu(tuneprof, shared, tmp)
-            check_cut_reads_as_no_timeline(tuneprof, shared, tmp)
+        if real:
+            shared = pathlib.Path(sys.argv[3])
+            if check((shared / LEVEL1_RANK).is_dir(), f"the corpus holds {LEVEL1_RANK}"):
+                check_cut_torch_npu(tuneprof, shared, tmp)
+                check_cut_reads_as_no_timeline(tuneprof, shared, tmp)
         else:
-            print("skip the cut torch_npu rank: no shared corpus")
+            check_ill_typed(tuneprof, tmp)
+            check_launch_before_kernel(tuneprof, tmp)
+            check_nested_steps(tuneprof, tmp)
     print(f"{len(failures)} failures")
     return 1 if failures else 0
 
