@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import fail, finish
+from harness import fail, finish, run
 
 COLUMNS = {  # step_trace_time.csv header -> profile --json key
     "Computing": "computing_us",
@@ -52,10 +52,6 @@ DB_COLUMNS = {  # analysis.db StepTraceTime column (ns or µs, checked below) ->
     "bubble": "Bubble",
     "preparing": "Preparing",
 }
-
-
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, *args], capture_output=True, text=True)
 
 
 def run_json(tuneprof, *args):

@@ -28,11 +28,10 @@ import gzip
 import json
 import pathlib
 import re
-import subprocess
 import sys
 import tempfile
 
-from harness import failures, note as check, report
+from harness import failures, note as check, report, run
 
 UTILIZATIONS = {"compute_units_utilization_pct": "compute_units",
                 "memory_bandwidth_utilization_pct": "memory_bandwidth",
@@ -51,10 +50,6 @@ PAIRS = [("attention_before", "attention_after"), ("conv_bn_before", "conv_bn_af
 def close(a, b):
     """Equal up to the ns rounding of summed durations."""
     return a is not None and b is not None and abs(a - b) <= 1e-6 * abs(b) + 1e-3
-
-
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def run_json(tuneprof, *args):

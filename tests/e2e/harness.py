@@ -171,6 +171,34 @@ def finish(all_passed="all checks passed", failures_found=None):
     return 1 if found else 0
 
 
+def run(binary, *args, timeout_s=300):
+    """Runs the binary with `args` (standard input closed, so that nothing waits on a terminal): the finished
+    process, its texts decoded, whatever its exit code; a run past `timeout_s` raises, failing the script."""
+    return subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=timeout_s,
+                          stdin=subprocess.DEVNULL)
+
+
+def outcome(binary, *args, timeout_s=300):
+    """(exit code, stdout, stderr) of the binary run with `args`, both texts decoded (a bad byte replaced),
+    or None when it did not end within `timeout_s`: for checks that judge a hang themselves."""
+    try:
+        done = subprocess.run([binary, *map(str, args)], capture_output=True, timeout=timeout_s,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+
+def json_or_exit(binary, *args, timeout_s=300):
+    """The stdout of the binary run with `args` parsed as JSON; when it does not exit 0 the script ends there
+    with one FAIL line naming the command, its exit code and stderr (what follows needs the document)."""
+    done = run(binary, *args, timeout_s=timeout_s)
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: tuneprof {' '.join(map(str, args))}: exit {done.returncode}: "
+                         f"{done.stderr.strip()[:600]}")
+    return json.loads(done.stdout)
+
+
 def run_stdout(binary, args, timeout_s=300):
     """Runs the binary with `args`, checked to exit 0: its stdout, "" when it failed."""
     args = [str(a) for a in args]

@@ -27,20 +27,15 @@ Usage: nsys_check.py TUNEPROF SHARED_DIR
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
 
-from harness import failures as FAILURES, note as check, report
+from harness import failures as FAILURES, note as check, report, run
 from interval_sets import union_length
 
 GPU_TABLES = {"kernel": "CUPTI_ACTIVITY_KIND_KERNEL", "memcpy": "CUPTI_ACTIVITY_KIND_MEMCPY",
               "memset": "CUPTI_ACTIVITY_KIND_MEMSET"}
 SYNC_TABLE = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
-
-
-def run(binary, *args):
-    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
 
 
 def run_json(binary, *args):

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import fail, finish
+from harness import fail, finish, run
 
 
 def check(condition, message):
@@ -35,10 +35,6 @@ def kineto_trace(rank):
     if rank is not None:
         doc["distributedInfo"] = {"rank": rank, "world_size": 2, "backend": "nccl"}
     return doc
-
-
-def run(binary, *args):
-    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=120)
 
 
 def check_strays(binary, root):
