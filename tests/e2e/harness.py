@@ -34,6 +34,13 @@ def fail(message):
     print("FAIL:", message)
 
 
+def fail_unless(condition, message):
+    """check() that prints only a failure, at once as fail() does; returns whether the condition held."""
+    if not condition:
+        fail(message)
+    return bool(condition)
+
+
 def note(condition, message):
     """check() without the printed line, for scripts that print only their failures; returns whether it held."""
     if not condition:

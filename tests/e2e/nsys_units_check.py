@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import fail_unless as check, failures
+
 REL_TOL = 1e-9
 WARP = 32
 
@@ -41,13 +43,6 @@ CASES = [
     ("rtx3080_mock.sqlite", [], "RTX 3080"),  # TARGET_INFO_GPU names it; the device's own limits win
 ]
 
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message)
 
 
 def close(a, b):

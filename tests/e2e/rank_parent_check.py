@@ -17,12 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import fail, finish, run
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
+from harness import fail_unless as check, finish, run
 
 
 def kineto_trace(rank):
