@@ -51,6 +51,7 @@ def note(condition, message):
 def run_json_noted(binary, *args, timeout_s=300):
     """Runs the binary with `args`: its stdout parsed as JSON when it exits 0; otherwise notes the failure (the
     arguments, the exit code and the start of stderr) and gives None."""
+    args = [str(a) for a in args]
     done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     note(done.returncode == 0, f"{' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[:300]}")
     return json.loads(done.stdout) if done.returncode == 0 else None
