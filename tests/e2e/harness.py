@@ -41,6 +41,11 @@ def fail_unless(condition, message):
     return bool(condition)
 
 
+def record(message):
+    """Keeps a failure among `failures` without printing it, for scripts that print them all at the end."""
+    failures.append(message)
+
+
 def note(condition, message):
     """check() without the printed line, for scripts that print only their failures; returns whether it held."""
     if not condition:
