@@ -41,6 +41,13 @@ def fail_unless(condition, message):
     return bool(condition)
 
 
+def stop(message):
+    """Prints a failure as fail() does and ends the script there (exit 1), for a script whose later checks
+    need what this one found."""
+    fail(message)
+    sys.exit(1)
+
+
 def record(message):
     """Keeps a failure among `failures` without printing it, for scripts that print them all at the end."""
     failures.append(message)
