@@ -33,6 +33,7 @@ checks = 0
 
 
 def check(cond, msg):
+    """note() that also counts the checks, for the closing line."""
     global checks
     checks += 1
     if not cond:

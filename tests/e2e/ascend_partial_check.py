@@ -55,6 +55,7 @@ DB_COLUMNS = {  # analysis.db StepTraceTime column (ns or µs, checked below) ->
 
 
 def run_json(tuneprof, *args):
+    """(document or None, the process): the checks read its stderr as well."""
     proc = run(tuneprof, *args, "--json")
     if proc.returncode != 0:
         fail(f"{' '.join(args)}: exit {proc.returncode}: {proc.stderr.strip()[:400]}")
