@@ -27,7 +27,6 @@ HEAD = '{"traceEvents": [\n'
 TAIL = '\n], "displayTimeUnit": "ms"}\n'
 
 
-
 def trace_ending_at(end):
     """A trace whose last event's closing brace is byte `end - 1` of the text."""
     first = '{"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"pad": "%s"}},\n'

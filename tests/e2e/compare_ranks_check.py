@@ -21,7 +21,6 @@ import tempfile
 from harness import fail_unless as check, failures, run
 
 
-
 def close(a, b, rel=1e-9, abs_tol=1e-6):
     return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_tol)
 

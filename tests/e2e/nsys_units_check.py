@@ -44,7 +44,6 @@ CASES = [
 ]
 
 
-
 def close(a, b):
     return a is not None and b is not None and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-12)
 

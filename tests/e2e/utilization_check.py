@@ -42,7 +42,6 @@ HARDWARE = "Ascend 910B1"
 PEAK_GB_PER_S = None  # read from the built-in profiles below
 
 
-
 def tensor_bytes(shapes, dtypes):
     shapes = shapes.strip().strip('"').split(";")
     dtypes = dtypes.strip().split(";")
