@@ -15,15 +15,10 @@ Usage: annotate_check.py TUNEPROF SHARED_DIR OUT_DIR
 import gzip
 import json
 import pathlib
-import subprocess
 import sys
 
-from harness import failures, note as check, report
+from harness import failures, note as check, report, run
 from interval_sets import subtract, union
-
-
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def info(tuneprof, path):

@@ -19,19 +19,12 @@ import subprocess
 import sys
 import tempfile
 
-from harness import report
+from harness import failures, note as check, report
 
 PIECE = 1 << 20
 OPENING = ',\n{"ph":"M","name":"process_name","pid":'
 HEAD = '{"traceEvents": [\n'
 TAIL = '\n], "displayTimeUnit": "ms"}\n'
-
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
 
 
 def trace_ending_at(end):

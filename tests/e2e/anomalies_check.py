@@ -11,30 +11,19 @@ count, the sane part of the trace is kept, and no figure is quietly wrong.
 - A torch_npu rank whose trace_view.json is cut after some device work but before its step ends: read
   from step_trace_time.csv as a rank without a timeline, with a warning; cut to 60 %, `profile`,
   `analyze` and `comm --json` and `export --sqlite`'s kernels and collectives are those of the same rank
-  with trace_view.json removed (only where SHARED_DIR holds the corpus; the rest runs without it).
+  with trace_view.json removed (with --real alone: a copy of a rank of the shared corpus).
 Warnings are on stderr and in the --json `warnings` array. Every run: no signal, under 20 s.
-Usage: anomalies_check.py TUNEPROF [SHARED_DIR]
+Usage: anomalies_check.py TUNEPROF [--real SHARED_DIR]
 """
 import json
 import pathlib
 import sqlite3
-import subprocess
 import sys
 import tempfile
 
-from harness import check, copy_level1_rank, failures
+from harness import LEVEL1_RANK, check, copy_level1_rank, failures, outcome
 
 TIMEOUT_S = 20
-def run(tuneprof, *args):
-    """(exit code, stdout, stderr); None on a timeout."""
-    try:
-        p = subprocess.run([tuneprof, *map(str, args)], capture_output=True, text=True, timeout=TIMEOUT_S,
-                           errors="replace")
-    except subprocess.TimeoutExpired:
-        return None
-    return p.returncode, p.stdout, p.stderr
-
-
 def ran_ok(name, result):
     if result is None:
         check(False, f"{name}: answers within {TIMEOUT_S} s")
@@ -79,7 +68,7 @@ def check_ill_typed(tuneprof, tmp):
            '{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": "long"}']
     path = tmp / "ill_typed.json"
     path.write_text(kineto(good[:1] + bad + good[1:]))
-    r = run(tuneprof, "info", "--json", path)
+    r = outcome(tuneprof, "info", "--json", path, timeout_s=TIMEOUT_S)
     if not ran_ok("ill-typed fields", r):
         return
     doc = warned("ill-typed fields", r, "2 events with an ill-typed 'ts' skipped (first at byte ")
@@ -87,7 +76,7 @@ def check_ill_typed(tuneprof, tmp):
         check(any(f"1 event with an ill-typed '{field}' skipped (at byte " in w for w in doc.get("warnings", [])),
               f"ill-typed fields: '{field}' counted")
     check(doc["ranks"][0].get("entries") == 9, f"ill-typed fields: 9 entries read ({doc['ranks'][0].get('entries')})")
-    r = run(tuneprof, "profile", "--json", path)
+    r = outcome(tuneprof, "profile", "--json", path, timeout_s=TIMEOUT_S)
     ran_ok("ill-typed fields, profile", r)
 
 
@@ -98,7 +87,7 @@ def check_launch_before_kernel(tuneprof, tmp):
     events += launch_pair(3, 200, 230)
     path = tmp / "skewed.json"
     path.write_text(kineto(events))
-    r = run(tuneprof, "profile", "--json", path)
+    r = outcome(tuneprof, "profile", "--json", path, timeout_s=TIMEOUT_S)
     if not ran_ok("kernel before its launch", r):
         return
     doc = warned("kernel before its launch", r,
@@ -107,7 +96,7 @@ def check_launch_before_kernel(tuneprof, tmp):
     latency = doc["ranks"][0]["steps"][0].get("launch_latency_us") or {}
     check(latency.get("p50") == 10.0 and abs(latency.get("mean", 0) - 40 / 3) < 1e-6,
           f"kernel before its launch: latencies 10, 0 (clamped) and 30 us, never negative ({latency})")
-    r = run(tuneprof, "profile", "--semantics", "hta", "--json", path)
+    r = outcome(tuneprof, "profile", "--semantics", "hta", "--json", path, timeout_s=TIMEOUT_S)
     ran_ok("kernel before its launch, --semantics hta", r)
 
 
@@ -120,7 +109,7 @@ def check_nested_steps(tuneprof, tmp):
         events += launch_pair(i + 1, ts, ts + 10)
     path = tmp / "nested_steps.json"
     path.write_text(kineto(events))
-    r = run(tuneprof, "profile", "--json", path)
+    r = outcome(tuneprof, "profile", "--json", path, timeout_s=TIMEOUT_S)
     if not ran_ok("nested step markers", r):
         return
     doc = warned("nested step markers", r, "1999 ProfilerStep markers inside another ProfilerStep")
@@ -138,7 +127,7 @@ def without_warnings(text):
 def exported_counts(tuneprof, rank, db):
     """(kernels, collectives) rows of `export --sqlite`; None when the export failed."""
     db.unlink(missing_ok=True)
-    r = run(tuneprof, "export", rank, "--sqlite", db)
+    r = outcome(tuneprof, "export", rank, "--sqlite", db, timeout_s=TIMEOUT_S)
     if not ran_ok(f"export --sqlite {rank.parent.name}", r):
         return None
     with sqlite3.connect(db) as con:
@@ -152,10 +141,10 @@ def check_cut_reads_as_no_timeline(tuneprof, shared, tmp):
     data = view.read_bytes()
     view.write_bytes(data[: int(len(data) * 0.6)])
     commands = [("profile", "--json"), ("analyze", "--json"), ("comm", "--json")]
-    cut = {c: run(tuneprof, *c, rank) for c in commands}
+    cut = {c: outcome(tuneprof, *c, rank, timeout_s=TIMEOUT_S) for c in commands}
     cut_counts = exported_counts(tuneprof, rank, tmp / "cut60.sqlite")
     view.unlink()
-    removed = {c: run(tuneprof, *c, rank) for c in commands}
+    removed = {c: outcome(tuneprof, *c, rank, timeout_s=TIMEOUT_S) for c in commands}
     removed_counts = exported_counts(tuneprof, rank, tmp / "removed.sqlite")
     for c in commands:
         name = " ".join(c)
@@ -177,35 +166,38 @@ def check_cut_torch_npu(tuneprof, shared, tmp):
     view = rank / "ASCEND_PROFILER_OUTPUT/trace_view.json"
     data = view.read_bytes()
     view.write_bytes(data[: int(len(data) * 0.9)])  # past device work, before the step's end
-    r = run(tuneprof, "profile", "--json", rank)
+    r = outcome(tuneprof, "profile", "--json", rank, timeout_s=TIMEOUT_S)
     if not ran_ok("torch_npu rank with a cut trace_view.json", r):
         return
     doc = warned("cut trace_view.json", r, "step_trace_time.csv holds")
     rank_doc = doc["ranks"][0]
     check([s["step"] for s in rank_doc["steps"]] == [50] and not rank_doc["incomplete_steps"],
           f"cut trace_view.json: step 50 from step_trace_time.csv ({[s['step'] for s in rank_doc['steps']]})")
-    r = run(tuneprof, "analyze", "--json", rank)
+    r = outcome(tuneprof, "analyze", "--json", rank, timeout_s=TIMEOUT_S)
     if ran_ok("analyze on the cut torch_npu rank", r):
         ranks = json.loads(r[1]).get("ranks", [])
         check(ranks and ranks[0].get("steps") == 1, f"analyze on the cut torch_npu rank: 1 step ({ranks[:1]})")
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    """The generated anomalies alone, or with --real the cut rank of the corpus alone: the first half runs on a
+    clone without the corpus, the second is registered as a corpus test (skipped in one line without it)."""
+    real = len(sys.argv) == 4 and sys.argv[2] == "--real"
+    if len(sys.argv) != 2 and not real:
         print(__doc__, file=sys.stderr)
         return 2
     tuneprof = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="tuneprof_anomalies_") as name:
         tmp = pathlib.Path(name)
-        check_ill_typed(tuneprof, tmp)
-        check_launch_before_kernel(tuneprof, tmp)
-        check_nested_steps(tuneprof, tmp)
-        shared = pathlib.Path(sys.argv[2]) if len(sys.argv) == 3 else None
-        if shared is not None and (shared / "traces/ascend").is_dir():
-            check_cut_torch_npu(tuneprof, shared, tmp)
-            check_cut_reads_as_no_timeline(tuneprof, shared, tmp)
+        if real:
+            shared = pathlib.Path(sys.argv[3])
+            if check((shared / LEVEL1_RANK).is_dir(), f"the corpus holds {LEVEL1_RANK}"):
+                check_cut_torch_npu(tuneprof, shared, tmp)
+                check_cut_reads_as_no_timeline(tuneprof, shared, tmp)
         else:
-            print("skip the cut torch_npu rank: no shared corpus")
+            check_ill_typed(tuneprof, tmp)
+            check_launch_before_kernel(tuneprof, tmp)
+            check_nested_steps(tuneprof, tmp)
     print(f"{len(failures)} failures")
     return 1 if failures else 0
 

@@ -31,34 +31,21 @@ shared samples in ../shared/traces/ascend.
      its flow inside the runtime call, a few us after the call start the db records. Before the links were
      fixed the db p50 was 80,650 us against a text IQR of 112-2,024 us; that is what this catches.
 Usage: ascend_db_check.py <tuneprof> <shared dir>"""
-import csv, glob, json, os, re, sqlite3, subprocess, sys
+import csv, glob, json, os, re, sqlite3, sys
 from collections import Counter
 
-from harness import report
+from harness import failures, record as fail, report, run_json_noted
 
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
 ASCEND = os.path.join(SHARED, "traces", "ascend")
 PYTORCH = os.path.join(ASCEND, "msinsight", "test", "data", "pytorch")
-failures = []
 checks = 0
-
-
-def fail(msg):
-    failures.append(msg)
-
-
-def run(command, path):
-    out = subprocess.run([TUNEPROF, command, path, "--json"], capture_output=True, text=True, timeout=600)
-    if out.returncode != 0:
-        fail(f"{command} {path}: exit {out.returncode}: {out.stderr.strip()}")
-        return None
-    return json.loads(out.stdout)
 
 
 def one_rank(command, rank_dir):
     """The one rank `command --json` gives for rank_dir; None when the run failed or gave another number of
     ranks (a failure either way)."""
-    got = run(command, rank_dir)
+    got = run_json_noted(TUNEPROF, command, rank_dir, "--json", timeout_s=600)
     if got is None:
         return None
     if len(got["ranks"]) != 1:
@@ -133,7 +120,8 @@ def check_inventories(level, rank):
     global checks
     text_dir = os.path.join(PYTORCH, "text", level, rank)
     db_dir = os.path.join(PYTORCH, "db", level, rank)
-    text, db = run("info", text_dir), run("info", db_dir)
+    text = run_json_noted(TUNEPROF, "info", text_dir, "--json", timeout_s=600)
+    db = run_json_noted(TUNEPROF, "info", db_dir, "--json", timeout_s=600)
     if text is None or db is None:
         return
     t, d = text["ranks"][0], db["ranks"][0]
@@ -256,7 +244,9 @@ def check_launch_links(level, rank):
     text_dir = os.path.join(PYTORCH, "text", level, rank)
     db_dir = os.path.join(PYTORCH, "db", level, rank)
     db_output = os.path.join(db_dir, "ASCEND_PROFILER_OUTPUT")
-    info, text, db = run("info", db_dir), run("profile", text_dir), run("profile", db_dir)
+    info = run_json_noted(TUNEPROF, "info", db_dir, "--json", timeout_s=600)
+    text = run_json_noted(TUNEPROF, "profile", text_dir, "--json", timeout_s=600)
+    db = run_json_noted(TUNEPROF, "profile", db_dir, "--json", timeout_s=600)
     if info is None or text is None or db is None:
         return
     where = f"{level}/{rank}"
@@ -323,7 +313,7 @@ def main():
         check_rank_inventory(rank_dir)
     # A parent of db rank directories is a cluster: one rank each, in order, for info and profile.
     for command in ("info", "profile"):
-        cluster = run(command, os.path.join(PYTORCH, "db", "level2"))
+        cluster = run_json_noted(TUNEPROF, command, os.path.join(PYTORCH, "db", "level2"), "--json", timeout_s=600)
         checks += 1
         if cluster is not None and [r["rank"] for r in cluster["ranks"]] != [0, 1]:
             fail(f"{command} db/level2 as a cluster: ranks {[r['rank'] for r in cluster['ranks']]}, want [0, 1]")
@@ -331,7 +321,7 @@ def main():
     for rank_dir in all_ranks:
         if rank_dir not in db_ranks:
             checks += 1
-            run("profile", rank_dir)
+            run_json_noted(TUNEPROF, "profile", rank_dir, "--json", timeout_s=600)
     return report(failures, f"ascend_db_check: {checks} checks, {len(failures)} failures over {len(all_ranks)} rank "
                   "directories", nothing_checked=checks == 0)
 

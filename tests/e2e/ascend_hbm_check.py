@@ -17,20 +17,14 @@ import glob
 import json
 import pathlib
 import sqlite3
-import subprocess
 import sys
 import harness
+
+from harness import json_or_exit
 
 RUN = "ascend/msinsight/test/data/pytorch/{form}/level2"
 PEAK_GB_PER_S = 1380.0
 FAILURES = []
-
-
-def run(binary, *args):
-    done = subprocess.run([binary, *args, "--hardware", "Ascend 910B2"], capture_output=True, text=True, timeout=180)
-    if done.returncode != 0:
-        raise SystemExit(f"FAIL: {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
 
 
 def text_samples(rank_dir):
@@ -71,8 +65,8 @@ def main():
     by_form = {}
     for form, reader in (("text", text_samples), ("db", db_samples)):
         root = shared / RUN.format(form=form)
-        profile = run(binary, "profile", "--json", str(root))
-        analyze = run(binary, "analyze", "--json", str(root))
+        profile = json_or_exit(binary, "profile", "--json", str(root), "--hardware", "Ascend 910B2")
+        analyze = json_or_exit(binary, "analyze", "--json", str(root), "--hardware", "Ascend 910B2")
         for prof_rank, rank in zip(profile["ranks"], analyze["ranks"]):
             rank_dir = pathlib.Path(prof_rank["path"])
             while not rank_dir.name.endswith("_ascend_pt"):

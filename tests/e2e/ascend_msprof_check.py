@@ -17,10 +17,10 @@ files: ranks, chip, op_summary rows, device tasks and communication ops per type
 tasks). Bad input: an unexported PROF_* is a one-line error naming it; a malformed op_summary is a
 warning naming the file and the rest still loads.
 Usage: ascend_msprof_check.py <tuneprof> <shared dir> [--keep DIR]"""
-import csv, json, os, re, shutil, sqlite3, subprocess, sys, tempfile
+import csv, json, os, re, shutil, sqlite3, sys, tempfile
 from collections import Counter
 
-from harness import report
+from harness import failures, record as fail, report, run_json_noted, run as run_process
 from interval_sets import union_length
 
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
@@ -29,27 +29,15 @@ MSPROF_DB = os.path.join(SHARED, "traces", "ascend", "msinsight", "server", "src
                          "msprof_0.db")
 TS = "20260101120000"
 OUT = "mindstudio_profiler_output"
-failures = []
 checks = 0
 
 
-def fail(msg):
-    failures.append(msg)
-
-
 def check(cond, msg):
+    """note() that also counts the checks, for the closing line."""
     global checks
     checks += 1
     if not cond:
         fail(msg)
-
-
-def run(command, path, expect_ok=True):
-    out = subprocess.run([TUNEPROF, command, path, "--json"], capture_output=True, text=True, timeout=300)
-    if expect_ok and out.returncode != 0:
-        fail(f"{command} {path}: exit {out.returncode}: {out.stderr.strip()}")
-        return None
-    return out if not expect_ok else json.loads(out.stdout)
 
 
 # ---- the synthetic PROF_* directories (formats.md B.12) ---------------------------------------------
@@ -362,7 +350,7 @@ def sqlite_facts(path):
 
 
 def check_db_form(root):
-    got = run("info", root)
+    got = run_json_noted(TUNEPROF, "info", root, "--json")
     if got is None:
         return
     r = got["ranks"][0]
@@ -378,7 +366,7 @@ def check_db_form(root):
             continue
         m = re.match(r"(\d+) rows", inventory.get(key, ""))
         check(m is not None and int(m.group(1)) == rows, f"db {root}: {key}: '{inventory.get(key)}' vs {rows}")
-    run("profile", root)
+    run_json_noted(TUNEPROF, "profile", root, "--json")
 
 
 def main():
@@ -390,11 +378,11 @@ def main():
 
     for rank, root in ((0, prof0), (1, prof1)):
         for path in (root, os.path.join(root, OUT), root + "/"):
-            got = run("info", path)
+            got = run_json_noted(TUNEPROF, "info", path, "--json")
             if got is not None:
                 check_rank(got, root, rank, "Ascend910B1", f"info {path}")
     # analyze/communication.json reaches the model: `comm --json` lists its ops with their elapse times.
-    out = run("comm", prof0)
+    out = run_json_noted(TUNEPROF, "comm", prof0, "--json")
     if out is not None:
         with open(os.path.join(prof0, "analyze", "communication.json")) as f:
             doc = json.load(f)
@@ -407,7 +395,7 @@ def main():
 
     # The parent of many PROF_*: one rank each, in order, for info and profile.
     for command in ("info", "profile"):
-        got = run(command, cluster)
+        got = run_json_noted(TUNEPROF, command, cluster, "--json")
         if got is not None:
             ranks = [r["rank"] for r in got["ranks"]]
             check(ranks == [0, 1], f"{command} {cluster}: ranks {ranks}, want [0, 1]")
@@ -415,7 +403,7 @@ def main():
     # profile on one PROF_*: computing = the union of the Ascend Hardware tasks, communication = the
     # union of the HCCL ops (the synthetic timeline never overlaps them).
     for root in (prof0, prof1):
-        got = run("profile", root)
+        got = run_json_noted(TUNEPROF, "profile", root, "--json")
         if got is None:
             continue
         for key, pid in (("computing_us", PID_HW), ("communication_us", PID_HCCL)):
@@ -450,13 +438,13 @@ def main():
     # Bad input: an unexported PROF_* is one line naming it, exit 1; a malformed op_summary is a warning.
     bare = os.path.join(tmp, "bad", f"PROF_000007_{TS}000_NOEXPORT")
     os.makedirs(os.path.join(bare, OUT))
-    out = run("info", bare, expect_ok=False)
+    out = run_process(TUNEPROF, "info", bare, "--json")
     check(out.returncode == 1 and bare in out.stderr and out.stderr.count("\n") == 1,
           f"info {bare}: exit {out.returncode}, stderr {out.stderr!r}")
     broken = make_prof(os.path.join(tmp, "broken"), 5, "Ascend910B1", analyze=False, tab=False, comm_core="HCCL")
     with open(os.path.join(broken, OUT, f"op_summary_{TS}.csv"), "w") as f:
         f.write("this,is,not\nan,op,summary\n")
-    got = run("info", broken)
+    got = run_json_noted(TUNEPROF, "info", broken, "--json")
     if got is not None:
         warnings = got["ranks"][0].get("warnings", [])
         check(any(f"op_summary_{TS}.csv" in w for w in warnings),

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import fail, finish
+from harness import fail, finish, run
 
 COLUMNS = {  # step_trace_time.csv header -> profile --json key
     "Computing": "computing_us",
@@ -54,11 +54,8 @@ DB_COLUMNS = {  # analysis.db StepTraceTime column (ns or µs, checked below) ->
 }
 
 
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, *args], capture_output=True, text=True)
-
-
 def run_json(tuneprof, *args):
+    """(document or None, the process): the checks read its stderr as well."""
     proc = run(tuneprof, *args, "--json")
     if proc.returncode != 0:
         fail(f"{' '.join(args)}: exit {proc.returncode}: {proc.stderr.strip()[:400]}")

@@ -26,12 +26,6 @@ NAME_BYTES = 63 << 20
 MAX_TITLE_BYTES = 8192
 OPS = 200_000
 RANK = "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
-def run(tuneprof, *args):
-    """(exit code, stdout, stderr, peak RSS of the child in KiB); None on a timeout."""
-    result = run_measured(tuneprof, args, TIMEOUT_S)
-    return None if result is None else list(result[:4])
-
-
 def answered(name, result):
     check(result is not None, f"{name}: answers within {TIMEOUT_S} s")
     if result is not None:
@@ -53,7 +47,7 @@ def huge_name(tuneprof, tmp):
     trace.write_text(json.dumps({"schemaVersion": 1, "traceEvents": events}))
     del name, events
     html = tmp / "huge_name.html"
-    result = run(tuneprof, "report", trace, "-o", html)
+    result = run_measured(tuneprof, ["report", trace, "-o", html], TIMEOUT_S)
     if not answered("63 MiB name: report", result):
         return
     check(result[0] == 0, f"63 MiB name: report exits 0 (exit {result[0]}: {result[2][:300]!r})")
@@ -85,10 +79,10 @@ def many_ops(tuneprof, shared, tmp):
                 '"hcom_allReduce__586_%d_1@%s": %s' % (i, group, text) for i in range(start, start + 10_000)))
         out.write("}}}")
     file_kib = comm.stat().st_size // 1024
-    result = run(tuneprof, "analyze", "--json", rank)
+    result = run_measured(tuneprof, ["analyze", "--json", rank], TIMEOUT_S)
     if not answered(f"{OPS} ops: analyze", result):
         return
-    rc, out, err, rss = result
+    rc, out, err, rss, _ = result
     check(rc == 0, f"{OPS} ops: analyze exits 0 (exit {rc}: {err[:300]!r})")
     check(rss < file_kib, f"{OPS} ops: peak RSS {rss // 1024} MiB under the file's {file_kib // 1024} MiB")
     check("communication.json: 1 of its 1 step lists HCCL ops whose wait and transit add up past the step" in err
@@ -116,7 +110,8 @@ def impossible_wait(tuneprof, shared, tmp):
     ops[real[0]]["Communication Time Info"]["Wait Time(ms)"] = 500
     comm.write_text(json.dumps(doc))
     name = "500 ms wait"
-    before, after = run(tuneprof, "comm", source), run(tuneprof, "comm", rank)
+    before = run_measured(tuneprof, ["comm", source], TIMEOUT_S)
+    after = run_measured(tuneprof, ["comm", rank], TIMEOUT_S)
     if not answered(f"{name}: comm (untouched)", before) or not answered(f"{name}: comm", after):
         return
     check(after[0] == 0, f"{name}: comm exits 0 (exit {after[0]}: {after[2][:300]!r})")

@@ -13,10 +13,7 @@ import pathlib
 import subprocess
 import sys
 
-
-def fail(message):
-    print(f"FAIL: {message}")
-    sys.exit(1)
+from harness import stop as fail
 
 
 def cli(tuneprof, *args):

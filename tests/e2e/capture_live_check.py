@@ -16,12 +16,9 @@ import shutil
 import subprocess
 import sys
 
+from harness import stop as fail
+
 CHROOT = pathlib.Path(os.environ.get("TORCH26_ROOT", "/opt/torch26"))
-
-
-def fail(message):
-    print(f"FAIL: {message}")
-    sys.exit(1)
 
 
 def skip(message):

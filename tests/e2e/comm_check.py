@@ -16,24 +16,18 @@ import gzip
 import json
 import math
 import os
-import subprocess
 import sys
 from decimal import Decimal
 
 from interval_sets import collective_waits
 
-from harness import failures as FAILURES, note as check, report
+from harness import failures as FAILURES, json_or_exit, note as check, report
 
 
 def close(a, b, rel=1e-9, abs_tol=1e-9):
     if a is None or b is None:
         return a is None and b is None
     return math.isclose(a, b, rel_tol=rel, abs_tol=abs_tol)
-
-
-def run_json(binary, *args):
-    out = subprocess.run([binary, *args], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
 
 
 def load_trace(path):
@@ -73,7 +67,7 @@ def check_nccl(binary, shared):
         algbw = nbytes / dur
         factor = bus_factor(a["Collective name"], int(a["Group size"]))
         expected.append((nbytes, algbw, algbw * factor, int(a["Group size"]), a["Collective name"]))
-    got = [c for c in run_json(binary, "comm", "--json", path)["collectives"] if c["source"] == "nccl_kernel"]
+    got = [c for c in json_or_exit(binary, "comm", "--json", path)["collectives"] if c["source"] == "nccl_kernel"]
     check(len(got) == len(expected) == 21, f"nccl_data: {len(got)} collectives, python {len(expected)} (21 known)")
     for i, (c, (nbytes, algbw, busbw, n, kind)) in enumerate(zip(got, expected)):
         check(c["bytes"] == nbytes, f"nccl_data #{i}: bytes {c['bytes']} != {nbytes}")
@@ -174,12 +168,12 @@ def check_ascend(binary, shared):
     dirs = sorted(ascend_rank_dirs(shared))
     check(len(dirs) >= 4, f"expected >= 4 Ascend rank directories with communication.json, found {len(dirs)}")
     for d in dirs:
-        doc = run_json(binary, "comm", "--json", d)
+        doc = json_or_exit(binary, "comm", "--json", d)
         check_ascend_rank(doc["ranks"][0], d)
     print(f"Ascend: {len(dirs)} rank directories, communication.json values agree")
     # Two ranks together: msprof's rule (rules.md §4).
     parent = os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch/text/level1")
-    doc = run_json(binary, "comm", "--json", parent)
+    doc = json_or_exit(binary, "comm", "--json", parent)
     stats = [(r["rank"],) + check_ascend_rank(r, r["path"]) for r in doc["ranks"]]
     max_wait = max(stats, key=lambda s: s[1])
     # The rule names the smallest wait ratio only when the ratios spread by at least 0.05 (noise otherwise).
@@ -207,8 +201,8 @@ def check_gloo(binary, shared, world):
     # once, and two in flight wait for the same late rank once.
     _, wait, transfer, last, caused = collective_waits(ranks)
     straggler = max(range(world), key=lambda k: (caused[k], last[k]))
-    doc = run_json(binary, "comm", "--json", *paths)
-    profile = run_json(binary, "profile", "--json", *paths)
+    doc = json_or_exit(binary, "comm", "--json", *paths)
+    profile = json_or_exit(binary, "profile", "--json", *paths)
     check(doc["cross_rank"]["matched_collectives"] == n, f"gloo ws{world}: matched {doc['cross_rank']['matched_collectives']} != {n}")
     for k, r in enumerate(doc["ranks"]):
         check(r["rank"] == k, f"gloo ws{world}: rank order")
@@ -226,7 +220,7 @@ def check_gloo(binary, shared, world):
 def check_hta_straggler(binary, shared):
     with open(os.path.join(shared, "reference/expected/hta/trace_filter_stragglers/result.json")) as f:
         expected = json.load(f)["get_potential_stragglers(num_candidates=1)"]
-    doc = run_json(binary, "comm", "--json", os.path.join(shared, "traces/kineto/hta/trace_filter"))
+    doc = json_or_exit(binary, "comm", "--json", os.path.join(shared, "traces/kineto/hta/trace_filter"))
     check([doc["cross_rank"]["straggler_rank"]] == expected, f"trace_filter: straggler {doc['cross_rank']['straggler_rank']}, HTA {expected}")
     print(f"trace_filter: straggler rank {doc['cross_rank']['straggler_rank']} (HTA: {expected})")
 

@@ -20,18 +20,13 @@ import gzip
 import json
 import pathlib
 import re
-import subprocess
 import sys
 
-from harness import failures, note as check, report
-
-
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, "compare", *map(str, args)], capture_output=True, text=True, timeout=300)
+from harness import failures, note as check, report, run
 
 
 def compare_json(tuneprof, before, after, *extra):
-    result = run(tuneprof, before, after, "--json", *extra)
+    result = run(tuneprof, "compare", before, after, "--json", *extra)
     check(result.returncode == 0, f"compare {before} {after}: exit {result.returncode}: {result.stderr}")
     return json.loads(result.stdout)
 
@@ -119,24 +114,24 @@ def main():
         same = compare_json(tuneprof, path, path)
         wins = [key for key, metric in same["metrics"].items() if metric["significant"]]
         check(not wins, f"A/A {path.name}: significant {wins}")
-        check(run(tuneprof, path, path, "--fail-if-slower", "0").returncode == 0, f"A/A {path.name}: gate fired")
+        check(run(tuneprof, "compare", path, path, "--fail-if-slower", "0").returncode == 0, f"A/A {path.name}: gate fired")
 
-    slower = run(tuneprof, hta / "control", hta / "test", "--fail-if", "step_time>+3%")
+    slower = run(tuneprof, "compare", hta / "control", hta / "test", "--fail-if", "step_time>+3%")
     check(slower.returncode == 3, f"regression gate: exit {slower.returncode}")
     check("step_time>+3%" in slower.stderr, f"regression gate message: {slower.stderr}")
-    check(run(tuneprof, hta / "control", hta / "test", "--fail-if-slower", "3").returncode == 3, "--fail-if-slower")
-    faster = run(tuneprof, hta / "test", hta / "control", "--fail-if", "step_time>+3%")
+    check(run(tuneprof, "compare", hta / "control", hta / "test", "--fail-if-slower", "3").returncode == 3, "--fail-if-slower")
+    faster = run(tuneprof, "compare", hta / "test", hta / "control", "--fail-if", "step_time>+3%")
     check(faster.returncode == 0, f"improvement gate: exit {faster.returncode}")
-    too_far = run(tuneprof, hta / "control", hta / "test", "--fail-if", "step_time>+500%")
+    too_far = run(tuneprof, "compare", hta / "control", hta / "test", "--fail-if", "step_time>+500%")
     check(too_far.returncode == 0, f"gate above the change: exit {too_far.returncode}")
-    check(run(tuneprof, hta / "control", hta / "test", "--fail-if", "step_time").returncode == 2, "bad --fail-if")
-    typo = run(tuneprof, hta / "control", hta / "test", "--fail-if", "steptime>+3%")
+    check(run(tuneprof, "compare", hta / "control", hta / "test", "--fail-if", "step_time").returncode == 2, "bad --fail-if")
+    typo = run(tuneprof, "compare", hta / "control", hta / "test", "--fail-if", "steptime>+3%")
     check(typo.returncode == 2 and "unknown metric" in typo.stderr, f"misspelt --fail-if metric: exit {typo.returncode}")
-    check(run(tuneprof, hta / "control", shared / "no-such-trace.json").returncode == 1, "missing input")
+    check(run(tuneprof, "compare", hta / "control", shared / "no-such-trace.json").returncode == 1, "missing input")
 
     for before, after in ((cpu / "gpt_train_before.json.gz", cpu / "gpt_train_after.json.gz"),
                           (hta / "control", hta / "test")):
-        text = run(tuneprof, before, after).stdout
+        text = run(tuneprof, "compare", before, after).stdout
         wide = [line for line in text.splitlines() if len(line) > 100]
         check(not wide, f"{before.name}: {len(wide)} lines over 100 columns: {wide[:1]}")
 

@@ -28,11 +28,10 @@ import gzip
 import json
 import pathlib
 import re
-import subprocess
 import sys
 import tempfile
 
-from harness import failures, note as check, report
+from harness import failures, note as check, report, run, run_json_noted
 
 UTILIZATIONS = {"compute_units_utilization_pct": "compute_units",
                 "memory_bandwidth_utilization_pct": "memory_bandwidth",
@@ -51,16 +50,6 @@ PAIRS = [("attention_before", "attention_after"), ("conv_bn_before", "conv_bn_af
 def close(a, b):
     """Equal up to the ns rounding of summed durations."""
     return a is not None and b is not None and abs(a - b) <= 1e-6 * abs(b) + 1e-3
-
-
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, *map(str, args)], capture_output=True, text=True, timeout=300)
-
-
-def run_json(tuneprof, *args):
-    result = run(tuneprof, *args)
-    check(result.returncode == 0, f"{' '.join(map(str, args[:3]))}: exit {result.returncode}: {result.stderr[:300]}")
-    return json.loads(result.stdout) if result.returncode == 0 else None
 
 
 class Trace:
@@ -97,8 +86,8 @@ class Trace:
 
 
 def check_verdict(tuneprof, doc, before, after, label):
-    sides = {"before": run_json(tuneprof, "analyze", before, "--json"),
-             "after": run_json(tuneprof, "analyze", after, "--json")}
+    sides = {"before": run_json_noted(tuneprof, "analyze", before, "--json"),
+             "after": run_json_noted(tuneprof, "analyze", after, "--json")}
     for key, name in list(UTILIZATIONS.items()) + [("mfu", None)]:
         metric = doc["metrics"].get(key)
         check(metric is not None, f"{label}: metrics.{key} missing")
@@ -146,7 +135,7 @@ def check_categories(doc, before, after, label):
 
 def advice_file(tuneprof, data, directory):
     """advise --json of the SDPA pair's before side, which must hold a fusion.attention finding."""
-    advice = run_json(tuneprof, "advise", data / "attention_before.json.gz", "--json")
+    advice = run_json_noted(tuneprof, "advise", data / "attention_before.json.gz", "--json")
     if advice is None:
         return None, None
     check("fusion.attention" in [f["id"] for f in advice["findings"]], "advise: no fusion.attention on the SDPA pair")
@@ -160,7 +149,7 @@ def check_advice(tuneprof, data, directory):
     path, advice = advice_file(tuneprof, data, directory)
     if path is None:
         return
-    doc = run_json(tuneprof, "compare", before_path, after_path, "--json", "--advice", path)
+    doc = run_json_noted(tuneprof, "compare", before_path, after_path, "--json", "--advice", path)
     if doc is None:
         return
     check([a["id"] for a in doc["advice"]] == [f["id"] for f in advice["findings"]],
@@ -246,14 +235,14 @@ def main():
     tuneprof, data, shared = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
     for before_name, after_name in PAIRS:
         before, after = data / f"{before_name}.json.gz", data / f"{after_name}.json.gz"
-        doc = run_json(tuneprof, "compare", before, after, "--json")
+        doc = run_json_noted(tuneprof, "compare", before, after, "--json")
         if doc is None:
             continue
         check_verdict(tuneprof, doc, before, after, before_name)
         check_categories(doc, Trace(before), Trace(after), before_name)
         check_markdown(tuneprof, before, after, doc, before_name)
     gpu = shared / "traces" / "kineto" / "hta" / "trace_diff"
-    doc = run_json(tuneprof, "compare", gpu / "control", gpu / "test", "--json")
+    doc = run_json_noted(tuneprof, "compare", gpu / "control", gpu / "test", "--json")
     if doc is not None:
         check_verdict(tuneprof, doc, gpu / "control", gpu / "test", "trace_diff")
         units = doc["metrics"]["compute_units_utilization_pct"]

@@ -18,10 +18,9 @@ import gzip
 import json
 import pathlib
 import statistics
-import subprocess
 import sys
 
-from harness import failures, note as check, report
+from harness import failures, note as check, report, run
 
 # pair -> (operators the optimization removes, operators it adds)
 PAIRS = {
@@ -32,13 +31,8 @@ PAIRS = {
 }
 
 
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, "compare", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
-
-
 def compare_json(tuneprof, before, after, *extra):
-    result = run(tuneprof, before, after, "--json", *extra)
+    result = run(tuneprof, "compare", before, after, "--json", *extra)
     check(result.returncode == 0, f"compare {before.name} {after.name}: exit {result.returncode}: "
                                   f"{result.stderr}")
     return json.loads(result.stdout) if result.returncode == 0 else None
@@ -117,16 +111,16 @@ def check_gates(tuneprof, data):
     before, after = data / "inplace_before.json.gz", data / "inplace_after.json.gz"
     # Read backwards, the in-place change is a significant regression of time and memory.
     for condition in ("step_time>+3%", "peak_memory>+5%", "throughput<-2%"):
-        slower = run(tuneprof, after, before, "--samples-per-step", 1, "--fail-if", condition)
+        slower = run(tuneprof, "compare", after, before, "--samples-per-step", 1, "--fail-if", condition)
         check(slower.returncode == 3, f"gate {condition} on a regression: exit {slower.returncode}")
         check(condition in slower.stderr, f"gate {condition}: message does not name it: {slower.stderr}")
-        faster = run(tuneprof, before, after, "--samples-per-step", 1, "--fail-if", condition)
+        faster = run(tuneprof, "compare", before, after, "--samples-per-step", 1, "--fail-if", condition)
         check(faster.returncode == 0, f"gate {condition} on an improvement: exit {faster.returncode}")
     # The regression is about +270 %: a threshold above it does not fire, one below does.
-    check(run(tuneprof, after, before, "--fail-if", "step_time>+1000%").returncode == 0, "gate above the change")
-    check(run(tuneprof, after, before, "--fail-if", "step_time>+100%").returncode == 3, "gate below the change")
+    check(run(tuneprof, "compare", after, before, "--fail-if", "step_time>+1000%").returncode == 0, "gate above the change")
+    check(run(tuneprof, "compare", after, before, "--fail-if", "step_time>+100%").returncode == 3, "gate below the change")
     # Repeated conditions: one that holds is enough.
-    both = run(tuneprof, after, before, "--fail-if", "step_time>+1000%", "--fail-if", "peak_memory>+5%")
+    both = run(tuneprof, "compare", after, before, "--fail-if", "step_time>+1000%", "--fail-if", "peak_memory>+5%")
     check(both.returncode == 3 and "peak_memory>+5%" in both.stderr, f"repeated gates: exit {both.returncode}")
 
 
@@ -139,9 +133,9 @@ def check_aa(tuneprof, data):
         check(doc["metrics"]["step_time_us"]["test"] == "sampled", "A/A: step time not tested")
         wins = {key: metric["delta_pct"] for key, metric in doc["metrics"].items() if metric["significant"]}
         check(not wins, f"A/A {first.name} -> {second.name}: significant {wins}")
-        gate = run(tuneprof, first, second, "--fail-if", "step_time>+0%", "--fail-if", "step_time<-0%")
+        gate = run(tuneprof, "compare", first, second, "--fail-if", "step_time>+0%", "--fail-if", "step_time<-0%")
         check(gate.returncode == 0, f"A/A {first.name} -> {second.name}: gate fired: {gate.stderr}")
-        text = run(tuneprof, first, second).stdout
+        text = run(tuneprof, "compare", first, second).stdout
         check("no significant change" in text, "A/A: the table does not say 'no significant change'")
 
 

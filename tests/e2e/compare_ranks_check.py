@@ -15,30 +15,18 @@ import collections
 import json
 import pathlib
 import sqlite3
-import subprocess
 import sys
 import tempfile
 
-failures = 0
-
-
-def check(condition, message):
-    global failures
-    if not condition:
-        failures += 1
-        print(f"FAIL: {message}")
+from harness import fail_unless as check, failures, run
 
 
 def close(a, b, rel=1e-9, abs_tol=1e-6):
     return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_tol)
 
 
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, "compare", *map(str, args)], capture_output=True, text=True, timeout=300)
-
-
 def compare_json(tuneprof, before, after, *extra):
-    result = run(tuneprof, before, after, "--json", *extra)
+    result = run(tuneprof, "compare", before, after, "--json", *extra)
     check(result.returncode == 0, f"compare --json {' '.join(map(str, extra))}: exit {result.returncode}: "
                                   f"{result.stderr[-300:]}")
     return json.loads(result.stdout) if result.returncode == 0 else {}
@@ -92,7 +80,7 @@ def check_nsys(tuneprof, shared):
     for name, total in expected_after[1].items():
         op = ops_by_name(one).get(name)
         check(op is not None and close(op["after_us"], total / 1000), f"--rank 1 after {name[:60]}")
-    missing = run(tuneprof, before, after, "--rank", 9)
+    missing = run(tuneprof, "compare", before, after, "--rank", 9)
     lines = missing.stderr.strip().splitlines()
     check(missing.returncode == 2 and missing.stdout == "", f"--rank 9: exit {missing.returncode}")
     check(lines and "no rank 9" in lines[-1] and str(before) in lines[-1], f"--rank 9: {lines[-1:]}")
@@ -145,7 +133,7 @@ def check_kineto(tuneprof, tmp):
     before, after = tmp / "before", tmp / "after"
     per_rank = {side: {rank: kineto_per_step(tmp / side / f"rank{rank}.json") for rank in ranks}
                 for side, ranks in sends.items()}
-    result = run(tuneprof, before, after, "--json")
+    result = run(tuneprof, "compare", before, after, "--json")
     check(result.returncode == 0, f"kineto compare: exit {result.returncode}: {result.stderr[-300:]}")
     doc = json.loads(result.stdout) if result.returncode == 0 else {}
     population = doc.get("population", {})
@@ -174,12 +162,12 @@ def check_kineto(tuneprof, tmp):
         check(one.get("population", {}).get("requested_rank") == rank, f"--rank {rank} population")
     check(ops_by_name(compare_json(tuneprof, before, after, "--rank", 0))["nccl_send_kernel"]["time_change"]
           == "decreased", "--rank 0: the send got faster")
-    text = run(tuneprof, before, after).stdout
+    text = run(tuneprof, "compare", before, after).stdout
     check("\nranks  0,1 (held by both sides)" in text, "text names the ranks")
     check("mean over 2 ranks" in text, "text tables say they are means over the ranks")
-    md = run(tuneprof, before, after, "--format", "md").stdout
+    md = run(tuneprof, "compare", before, after, "--format", "md").stdout
     check("- ranks: 0,1 (held by both sides)" in md, "markdown names the ranks")
-    missing = run(tuneprof, before, after, "--rank", 2)
+    missing = run(tuneprof, "compare", before, after, "--rank", 2)
     lines = missing.stderr.strip().splitlines()
     check(missing.returncode == 2 and lines and "no rank 2" in lines[-1] and str(before) in lines[-1],
           f"--rank 2 (after only): exit {missing.returncode}, {lines[-1:]}")
@@ -193,7 +181,7 @@ def main():
     check_nsys(tuneprof, shared)
     with tempfile.TemporaryDirectory() as tmp:
         check_kineto(tuneprof, pathlib.Path(tmp))
-    print(f"compare_ranks_check: {'ok' if failures == 0 else f'{failures} failures'}")
+    print(f"compare_ranks_check: {'ok' if not failures else f'{len(failures)} failures'}")
     return 1 if failures else 0
 
 

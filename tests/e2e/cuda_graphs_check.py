@@ -22,19 +22,11 @@ import gzip
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
 
-from harness import failures as FAILURES, note as check, report
+from harness import failures as FAILURES, json_or_exit, note as check, report
 GRAPH_ADVICE = ("reduce-overhead", "CUDAGraph", "CUDA graphs")
-
-
-def run_json(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        raise RuntimeError(f"{args}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
 
 
 def adopts_graphs(finding):
@@ -57,16 +49,16 @@ def kineto_counts(path):
 def check_real_kineto(binary, shared):
     path = os.path.join(shared, "traces/kineto/hta/trace_diff/test/test.json.gz")
     launches, replayed, share = kineto_counts(path)
-    rank = run_json(binary, "info", "--json", path)["ranks"][0]
+    rank = json_or_exit(binary, "info", "--json", path)["ranks"][0]
     check(rank["graph_launches"] == launches, f"trace_diff/test: graph_launches {rank['graph_launches']} != {launches}")
     check(rank["graph_replayed_events"] == replayed,
           f"trace_diff/test: graph_replayed_events {rank['graph_replayed_events']} != {replayed}")
     check(abs(rank["graph_replayed_share"] - share) < 1e-6,
           f"trace_diff/test: graph_replayed_share {rank['graph_replayed_share']} != {share}")
-    flops = run_json(binary, "profile", "--json", path)["ranks"][0]["compute"]["flops"]
+    flops = json_or_exit(binary, "profile", "--json", path)["ranks"][0]["compute"]["flops"]
     check(flops is not None and abs(flops["graph_replayed_share"] - share) < 1e-6,
           f"trace_diff/test: profile flops.graph_replayed_share != {share}")
-    advice = run_json(binary, "advise", "--json", path)
+    advice = json_or_exit(binary, "advise", "--json", path)
     for finding in advice["findings"]:
         check(not adopts_graphs(finding), f"trace_diff/test: {finding['id']} advises graphs to a run replaying them")
     memory = next(u for u in advice["ranks"][0]["utilizations"] if u["name"] == "memory_bandwidth")
@@ -101,7 +93,7 @@ def synthetic_step(with_graph):
 
 
 def launch_bound(binary, path):
-    found = [f for f in run_json(binary, "advise", "--json", path)["findings"] if f["id"] == "host.launch_bound"]
+    found = [f for f in json_or_exit(binary, "advise", "--json", path)["findings"] if f["id"] == "host.launch_bound"]
     return found[0] if found else None
 
 
@@ -120,7 +112,7 @@ def check_synthetic_kineto(binary, tmp):
     evidence = graph["evidence"]
     check(evidence.get("graph_launches_per_step") == 1, f"graph synthetic step: evidence {evidence}")
     check(abs(evidence.get("graph_replayed_pct", 0) - 50.0) < 1e-6, f"graph synthetic step: evidence {evidence}")
-    rank = run_json(binary, "info", "--json", graph_path)["ranks"][0]
+    rank = json_or_exit(binary, "info", "--json", graph_path)["ranks"][0]
     check((rank["graph_launches"], rank["graph_replayed_events"]) == (1, 20),
           f"graph synthetic step: info {rank['graph_launches']} launches, {rank['graph_replayed_events']} replayed")
 
@@ -146,11 +138,11 @@ def make_nsys_graph_export(path):
 def check_nsys_graph_trace(binary, tmp):
     path = os.path.join(tmp, "graphs.sqlite")
     make_nsys_graph_export(path)
-    rank = run_json(binary, "info", "--json", path)["ranks"][0]
+    rank = json_or_exit(binary, "info", "--json", path)["ranks"][0]
     check((rank["graph_launches"], rank["graph_replayed_events"]) == (2, 2),
           f"nsys graph trace: info {rank['graph_launches']} launches, {rank['graph_replayed_events']} replayed")
     check(abs(rank["graph_replayed_share"] - 1.0) < 1e-9, f"nsys graph trace: share {rank['graph_replayed_share']}")
-    total = run_json(binary, "profile", "--json", path)["ranks"][0]["total"]
+    total = json_or_exit(binary, "profile", "--json", path)["ranks"][0]["total"]
     check(abs(total["computing_us"] - 600.0) < 1e-6, f"nsys graph trace: computing {total['computing_us']} us != 600")
 
 

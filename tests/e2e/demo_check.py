@@ -9,12 +9,9 @@ import subprocess
 import sys
 import time
 
+from harness import stop as fail
+
 FIRST_SCREEN = 60  # lines
-
-
-def fail(message):
-    print(f"FAIL: {message}")
-    sys.exit(1)
 
 
 def main():

@@ -31,6 +31,8 @@ import sys
 import tempfile
 import harness
 
+from harness import json_or_exit
+
 TOLERANCE = 0.15
 OLD_COLLECTIVE_NAME = re.compile(r"nccl|rccl|msccl|gloo|hcom_", re.IGNORECASE)
 # The corpus kernels that truly communicate under names the old rules missed: (input, name part, type).
@@ -44,13 +46,6 @@ def close(got, want):
     if got is None:
         return False
     return abs(got - want) <= TOLERANCE * abs(want) + 1e-3
-
-
-def run_json(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        raise RuntimeError(f"tuneprof {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
 
 
 def check_profile(profile, truth, failures):
@@ -100,7 +95,7 @@ def check_comm(comm, truth, failures):
 
 def check_mc2(binary, mc2, failures):
     """Ascend MC2 fused operators: counted once, as computing; listed as collectives and as fused_comm kernels."""
-    profile = run_json(binary, "profile", "--json", mc2["path"])
+    profile = json_or_exit(binary, "profile", "--json", mc2["path"])
     want_steps = {s["step"]: s for s in mc2["steps"]}
     rank = profile["ranks"][0]
     if len(rank["steps"]) != len(want_steps):
@@ -114,7 +109,7 @@ def check_mc2(binary, mc2, failures):
     for name in mc2["fused_names"]:
         if works.get(name) != "fused_comm":
             failures.append(f"mc2 profile: {name[:50]} is {works.get(name)}, not fused_comm")
-    comm = run_json(binary, "comm", "--json", mc2["path"])
+    comm = json_or_exit(binary, "comm", "--json", mc2["path"])
     counts = {}
     for c in comm["collectives"]:
         counts[c["type"]] = counts.get(c["type"], 0) + 1
@@ -138,7 +133,7 @@ def check_mc2_text(binary, mc2, tmp, failures):
     still listed as collectives and fused_comm kernels with their bytes from shapes, counted in comm's line
     ("inside fused kernels") and per step as the expert-parallel all-to-all, never exposed; the same from its
     summary."""
-    comm = run_json(binary, "comm", "--json", mc2["path"])
+    comm = json_or_exit(binary, "comm", "--json", mc2["path"])
     counts = {}
     for c in comm["collectives"]:
         counts[c["type"]] = counts.get(c["type"], 0) + 1
@@ -165,7 +160,7 @@ def check_mc2_text(binary, mc2, tmp, failures):
         failures.append("mc2 text comm: the line does not count the fused kernels")
     summary = os.path.join(tmp, "mc2_text.tps")
     subprocess.run([binary, "summarize", mc2["path"], "-o", summary], capture_output=True, check=True, timeout=300)
-    again = run_json(binary, "comm", "--json", summary)
+    again = json_or_exit(binary, "comm", "--json", summary)
     if again["ranks"][0].get("fused_comm") != fused or len(again["collectives"]) != len(comm["collectives"]):
         failures.append(f"mc2 text: from its summary fused_comm {again['ranks'][0].get('fused_comm')}, not {fused}")
 
@@ -195,7 +190,7 @@ def check_mc2_bytes(binary, mc2, comm, failures):
 
 def check_advice(binary, directory, truth, failures):
     """communication.exposed quotes the exposed all-to-all and turns its strategy to overlapping it."""
-    advice = run_json(binary, "analyze", "--json", directory)
+    advice = json_or_exit(binary, "analyze", "--json", directory)
     found = {f["id"]: f for f in advice["findings"]}
     exposed = found.get("communication.exposed")
     if exposed is None:
@@ -219,7 +214,7 @@ def profile_step_us(step):
 def check_one_step(binary, directory, profile, comm, truth, failures):
     """One step per rank: comm's all-to-all rows are of the step profile and analyze report, never the device
     span alone; that step is the generator's (the longer of its ProfilerStep range and device span)."""
-    analyze = {r["rank"]: r for r in run_json(binary, "analyze", "--json", directory)["ranks"]}
+    analyze = {r["rank"]: r for r in json_or_exit(binary, "analyze", "--json", directory)["ranks"]}
     rows = {r["rank"]: {row["step"]: row for row in r.get("expert_parallel", [])} for r in comm["ranks"]}
     for rank in profile["ranks"]:
         r = rank["rank"]
@@ -264,7 +259,7 @@ def check_summaries(binary, directory, comm, failures):
             if done.returncode != 0:
                 failures.append(f"summarize {name}: exit {done.returncode}: {done.stderr.strip()}")
                 return
-        from_summaries = run_json(binary, "comm", "--json", summaries)
+        from_summaries = json_or_exit(binary, "comm", "--json", summaries)
     if [r.get("expert_parallel") for r in from_summaries["ranks"]] != [r.get("expert_parallel") for r in comm["ranks"]]:
         failures.append("comm over summaries: expert-parallel steps differ from the traces'")
 
@@ -307,9 +302,9 @@ def main():
         truth = json.loads(subprocess.run([sys.executable, generator, "--out", kineto_dir, "--ranks", "4",
                                            "--mc2-out", mc2_dir, "--mc2-text-out", mc2_text_dir],
                                           capture_output=True, text=True, check=True).stdout)
-        profile = run_json(binary, "profile", "--json", kineto_dir)
+        profile = json_or_exit(binary, "profile", "--json", kineto_dir)
         check_profile(profile, truth, failures)
-        comm = run_json(binary, "comm", "--json", kineto_dir)
+        comm = json_or_exit(binary, "comm", "--json", kineto_dir)
         check_comm(comm, truth, failures)
         check_one_step(binary, kineto_dir, profile, comm, truth, failures)
         check_summaries(binary, kineto_dir, comm, failures)

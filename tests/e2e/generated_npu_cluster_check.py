@@ -44,6 +44,7 @@ def warnings_in(doc):
 
 
 def run_json(binary, command, directory, failures):
+    """run_json_noted that also fails on any warning of a damaged or missing input."""
     done = subprocess.run([binary, command, "--json", directory], capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         failures.append(f"{command}: exit {done.returncode}: {done.stderr.strip()}")

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import report
+from harness import json_or_exit, report
 from interval_sets import length, union
 
 ALEXNET = "kineto/hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
@@ -60,13 +60,6 @@ def clip(ranges, start, end):
     return [[max(s, start), min(e, end)] for s, e in ranges if min(e, end) > max(s, start)]
 
 
-def run_json(tuneprof, *args):
-    run = subprocess.run([tuneprof, *args, "--json"], capture_output=True, text=True)
-    if run.returncode != 0:
-        raise SystemExit(f"{' '.join(args)}: exit {run.returncode}: {run.stderr}")
-    return json.loads(run.stdout)
-
-
 def finding(doc, fid):
     return next((f for f in doc["findings"] if f["id"] == fid), None)
 
@@ -84,8 +77,8 @@ def check_pauses(tuneprof, shared, failures):
     pauses = [b[0] - a[1] for a, b in zip(busy, busy[1:]) if b[0] - a[1] >= PAUSE_NS]
     if len(pauses) != 4:
         failures.append(f"alexnet: expected 4 device gaps >= 500 ms in the raw trace, found {len(pauses)}")
-    advise = run_json(tuneprof, "advise", path)
-    profile = run_json(tuneprof, "profile", path)
+    advise = json_or_exit(tuneprof, "advise", path, "--json")
+    profile = json_or_exit(tuneprof, "profile", path, "--json")
     steps = advise["ranks"][0]["steps"]
     host_wait_us = profile["ranks"][0]["total"]["host_wait_us"]
     short_wait_us = host_wait_us - sum(pauses) / 1e3
@@ -119,8 +112,8 @@ def compute_share(trace, windows):
 def check_idle_verdict(tuneprof, shared, failures):
     for rel in (ALEXNET, NCCL):
         path = os.path.join(shared, "traces", rel)
-        profile = run_json(tuneprof, "profile", path)
-        analyze = run_json(tuneprof, "analyze", path)
+        profile = json_or_exit(tuneprof, "profile", path, "--json")
+        analyze = json_or_exit(tuneprof, "analyze", path, "--json")
         rank = profile["ranks"][0]
         windows = [(s["device_start_ns"], s["device_end_ns"]) for s in rank["steps"]]
         share = compute_share(load(path), windows)
@@ -150,7 +143,7 @@ def check_sync(tuneprof, shared, failures):
                     "Synchronize" in e["name"] and not e["name"].startswith("aten::"):
                 per_pid.setdefault(e["pid"], []).append(ns_range(e, base))
         expected = max((length(union(r)) for r in per_pid.values()), default=0)
-        advise = run_json(tuneprof, "advise", path)
+        advise = json_or_exit(tuneprof, "advise", path, "--json")
         sync = finding(advise, "host.sync_apis")
         if sync is None:
             print(f"{rel}: no host.sync_apis")
@@ -167,7 +160,7 @@ def check_sync(tuneprof, shared, failures):
 def check_compare(tuneprof, shared, failures):
     before = os.path.join(shared, "traces", "kineto/hta/trace_diff/control/control.json.gz")
     after = os.path.join(shared, "traces", "kineto/hta/trace_diff/test/test.json.gz")
-    doc = run_json(tuneprof, "compare", before, after)
+    doc = json_or_exit(tuneprof, "compare", before, after, "--json")
     words = {"increased": "slower", "decreased": "faster", "unchanged": "same"}
     count_words = {"added": "added", "removed": "removed", "increased": "more", "decreased": "fewer", "unchanged": "same"}
     mixed = 0
@@ -221,7 +214,7 @@ def top_kernel_rows(text):
 
 def check_names(tuneprof, shared, failures):
     path = os.path.join(shared, "traces", "kineto/hta/trace_filter/sampled_rank-0.json.gz")
-    names = [k["name"] for k in run_json(tuneprof, "profile", path)["ranks"][0]["kernels"]]
+    names = [k["name"] for k in json_or_exit(tuneprof, "profile", path, "--json")["ranks"][0]["kernels"]]
     for args, wide in (((), False), (("--wide",), True)):
         text = subprocess.run([tuneprof, "profile", path, *args], capture_output=True, text=True).stdout
         lines = text.splitlines()

@@ -31,18 +31,10 @@ Usage: h200_traces_check.py TUNEPROF TRACE_DIR
 import gzip
 import json
 import pathlib
-import subprocess
 import sys
 import harness
 
-from harness import failures as FAILURES, note as check
-
-
-def run_json(binary, *args):
-    done = subprocess.run([binary, *args, "--json"], capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        raise RuntimeError(f"{args}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
+from harness import failures as FAILURES, json_or_exit, note as check
 
 
 def load_events(path):
@@ -80,11 +72,11 @@ def check_graph_steps(binary, traces, facts):
                           ("decode_cuda_graph", facts["decode_cuda_graph"]["wall_ms_per_token_median"] *
                            facts["decode_cuda_graph"]["tokens_per_step"])):
         path = str(traces / f"{name}.pt.trace.json.gz")
-        analyzed = run_json(binary, "analyze", path)
+        analyzed = json_or_exit(binary, "analyze", path, "--json")
         step_us = analyzed["ranks"][0]["step_us"]
         check(near(step_us, wall_ms * 1e3, 0.15),
               f"{name}: analyze step {step_us:.1f} us, the workload measured {wall_ms * 1e3:.1f} us a step")
-        profiled = run_json(binary, "profile", path)["ranks"][0]
+        profiled = json_or_exit(binary, "profile", path, "--json")["ranks"][0]
         host_us = [(s["host_end_ns"] - s["host_start_ns"]) / 1e3 for s in profiled["steps"]]
         steps_us = sorted(max(h, s["wall_us"]) for h, s in zip(host_us, profiled["steps"]))
         median_us = (steps_us[(len(steps_us) - 1) // 2] + steps_us[len(steps_us) // 2]) / 2
@@ -99,7 +91,7 @@ def check_graph_steps(binary, traces, facts):
         check(profiled["device_events_outside_steps"] >= expected_outside,
               f"{name}: {profiled['device_events_outside_steps']} device events outside the steps, "
               f"at least {expected_outside} were launched before the trace")
-    decode = run_json(binary, "profile", str(traces / "decode_cuda_graph.pt.trace.json.gz"))["ranks"][0]
+    decode = json_or_exit(binary, "profile", str(traces / "decode_cuda_graph.pt.trace.json.gz"), "--json")["ranks"][0]
     check(decode["device_events_outside_steps"] == 377 and
           launched_before_trace(load_events(traces / "decode_cuda_graph.pt.trace.json.gz")) == 377,
           f"decode_cuda_graph: 377 warm-up kernels expected outside the steps, got "
@@ -110,27 +102,27 @@ def check_sync_outside_steps(binary, traces):
     path = traces / "train_cuda_graph.pt.trace.json.gz"
     total, inside = sync_calls_outside_steps(load_events(path))
     check(total >= 1 and inside == 0, f"train_cuda_graph: expected syncs only after the steps, got {inside}/{total}")
-    check(finding(run_json(binary, "analyze", str(path)), "host.sync_apis") is None,
+    check(finding(json_or_exit(binary, "analyze", str(path), "--json"), "host.sync_apis") is None,
           "train_cuda_graph: host.sync_apis counts the synchronize after the profiled loop")
 
 
 def check_gloo_ddp(binary, traces, facts):
     slow = facts["ddp_2rank"]["slow_rank"]
-    analyzed = run_json(binary, "analyze", str(traces / "ddp_2rank"))
+    analyzed = json_or_exit(binary, "analyze", str(traces / "ddp_2rank"), "--json")
     split = analyzed["mean_split_us"]
     check(max(split, key=split.get) == "communication",
           f"ddp_2rank: the largest part should be exposed communication, got {split}")
     straggler = finding(analyzed, "communication.straggler")
     check(straggler is not None and f"rank {slow}" in straggler["title"],
           f"ddp_2rank: analyze should name rank {slow} the straggler, got {straggler and straggler['title']}")
-    comm = run_json(binary, "comm", str(traces / "ddp_2rank"))
+    comm = json_or_exit(binary, "comm", str(traces / "ddp_2rank"), "--json")
     check(comm["cross_rank"]["straggler_rank"] == slow,
           f"ddp_2rank: comm straggler {comm['cross_rank']['straggler_rank']}, expected {slow}")
     pause_ms = facts["ddp_2rank"]["slow_rank_host_pause_ms_per_step"]
     steps = facts["ddp_2rank"]["steps_profiled"]
     wait_ms = next(r["wait"]["wait_us"] for r in comm["ranks"] if r["rank"] != slow) / 1e3 / steps
     check(near(wait_ms, pause_ms, 0.15), f"ddp_2rank: the fast rank waits {wait_ms:.2f} ms a step, the pause is {pause_ms}")
-    late = run_json(binary, "analyze", str(traces / "ddp_2rank" / f"rank{slow}.pt.trace.json.gz"))
+    late = json_or_exit(binary, "analyze", str(traces / "ddp_2rank" / f"rank{slow}.pt.trace.json.gz"), "--json")
     pauses = finding(late, "host.pauses")
     pause_us = pauses["evidence"]["pause_us_per_step"] if pauses else 0
     check(near(pause_us / 1e3, pause_ms, 0.15), f"ddp_2rank rank {slow}: host.pauses {pause_us / 1e3:.2f} ms a step")
@@ -147,11 +139,11 @@ def check_gloo_ddp(binary, traces, facts):
 def check_launch_bound_estimate(binary, traces):
     before = str(traces / "decode_eager.pt.trace.json.gz")
     after = str(traces / "decode_cuda_graph.pt.trace.json.gz")
-    launch_bound = finding(run_json(binary, "analyze", before), "host.launch_bound")
+    launch_bound = finding(json_or_exit(binary, "analyze", before, "--json"), "host.launch_bound")
     check(launch_bound is not None, "decode_eager: no host.launch_bound finding")
     if launch_bound is None:
         return
-    step = run_json(binary, "compare", before, after)["metrics"]["step_time_us"]
+    step = json_or_exit(binary, "compare", before, after, "--json")["metrics"]["step_time_us"]
     saved = step["before"] - step["after"]
     check(near(launch_bound["estimated_gain_us"], saved, 0.10),
           f"decode_eager: launch-bound gain {launch_bound['estimated_gain_us']:.1f} us, CUDA graphs saved {saved:.1f} us")
@@ -160,10 +152,10 @@ def check_launch_bound_estimate(binary, traces):
 def check_utilization_sources(binary, traces):
     eager = str(traces / "train_eager.pt.trace.json.gz")
     graph = str(traces / "train_cuda_graph.pt.trace.json.gz")
-    memory = run_json(binary, "compare", eager, graph)["metrics"]["memory_bandwidth_utilization_pct"]
+    memory = json_or_exit(binary, "compare", eager, graph, "--json")["metrics"]["memory_bandwidth_utilization_pct"]
     check(memory["test"] == "not_comparable" and memory["delta"] is None,
           f"train_eager vs train_cuda_graph: memory bandwidth from shapes vs copies compared as {memory['test']}")
-    checks = {c["name"]: c for c in run_json(binary, "analyze", eager)["ranks"][0]["utilizations"]}
+    checks = {c["name"]: c for c in json_or_exit(binary, "analyze", eager, "--json")["ranks"][0]["utilizations"]}
     bandwidth = checks["memory_bandwidth"]
     check(bandwidth["source"] == "operator_shapes" and bandwidth["below_threshold"] and not bandwidth["bottleneck"],
           f"train_eager: memory bandwidth on an idle device should be below but no bottleneck, got {bandwidth}")

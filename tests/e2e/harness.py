@@ -34,6 +34,25 @@ def fail(message):
     print("FAIL:", message)
 
 
+def fail_unless(condition, message):
+    """check() that prints only a failure, at once as fail() does; returns whether the condition held."""
+    if not condition:
+        fail(message)
+    return bool(condition)
+
+
+def stop(message):
+    """Prints a failure as fail() does and ends the script there (exit 1), for a script whose later checks
+    need what this one found."""
+    fail(message)
+    sys.exit(1)
+
+
+def record(message):
+    """Keeps a failure among `failures` without printing it, for scripts that print them all at the end."""
+    failures.append(message)
+
+
 def note(condition, message):
     """check() without the printed line, for scripts that print only their failures; returns whether it held."""
     if not condition:
@@ -44,6 +63,7 @@ def note(condition, message):
 def run_json_noted(binary, *args, timeout_s=300):
     """Runs the binary with `args`: its stdout parsed as JSON when it exits 0; otherwise notes the failure (the
     arguments, the exit code and the start of stderr) and gives None."""
+    args = [str(a) for a in args]
     done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     note(done.returncode == 0, f"{' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[:300]}")
     return json.loads(done.stdout) if done.returncode == 0 else None
@@ -169,6 +189,34 @@ def finish(all_passed="all checks passed", failures_found=None):
     found = failures if failures_found is None else failures_found
     print(f"{len(found)} failure(s)" if found else all_passed)
     return 1 if found else 0
+
+
+def run(binary, *args, timeout_s=300):
+    """Runs the binary with `args` (standard input closed, so that nothing waits on a terminal): the finished
+    process, its texts decoded, whatever its exit code; a run past `timeout_s` raises, failing the script."""
+    return subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=timeout_s,
+                          stdin=subprocess.DEVNULL)
+
+
+def outcome(binary, *args, timeout_s=300):
+    """(exit code, stdout, stderr) of the binary run with `args`, both texts decoded (a bad byte replaced),
+    or None when it did not end within `timeout_s`: for checks that judge a hang themselves."""
+    try:
+        done = subprocess.run([binary, *map(str, args)], capture_output=True, timeout=timeout_s,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+
+def json_or_exit(binary, *args, timeout_s=300):
+    """The stdout of the binary run with `args` parsed as JSON; when it does not exit 0 the script ends there
+    with one FAIL line naming the command, its exit code and stderr (what follows needs the document)."""
+    done = run(binary, *args, timeout_s=timeout_s)
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: tuneprof {' '.join(map(str, args))}: exit {done.returncode}: "
+                         f"{done.stderr.strip()[:600]}")
+    return json.loads(done.stdout)
 
 
 def run_stdout(binary, args, timeout_s=300):

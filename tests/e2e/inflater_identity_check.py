@@ -25,6 +25,7 @@ WAYS = {
 
 
 def run(binary, path, extra):
+    """analyze --json on `path` as bytes, under the TUNEPROF_* settings `extra` alone (the others cleared)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUNEPROF_")}
     env.update(extra)
     r = subprocess.run([binary, "analyze", "--json", path], capture_output=True, env=env, timeout=TIMEOUT_S)

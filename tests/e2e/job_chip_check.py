@@ -10,24 +10,16 @@ operators on AI Vector cores, rank 1 none.
 Usage: job_chip_check.py TUNEPROF SHARED_DIR
 """
 import csv
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-from harness import check, failures
+from harness import check, failures, run_json
 
 RUN = "traces/ascend/msinsight/server/src/test/test_data"
 VECTOR_CORES = {"AI_VECTOR_CORE", "MIX_AIV", "MIX_AIC"}
 FAMILY = "Ascend 910B (variant unknown)"
-
-
-def run_json(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
-    check(done.returncode == 0, f"{' '.join(args[:2])}: exit {done.returncode}")
-    return json.loads(done.stdout) if done.returncode == 0 else None
 
 
 def vector_core_ops(rank_dir):
@@ -36,7 +28,7 @@ def vector_core_ops(rank_dir):
 
 
 def chips(binary, *paths, extra=()):
-    doc = run_json(binary, "profile", "--json", *extra, *paths)
+    doc = run_json(binary, ["profile", "--json", *extra, *paths], 120)
     if doc is None:
         return {}
     return {r["rank"]: (r["compute"]["hardware"], r["compute"]["hardware_source"]) for r in doc["ranks"]}
@@ -49,12 +41,12 @@ def check_one_job(binary, job):
     check(got.get(1, (None,))[0] == FAMILY, f"one job: rank 1 shares it: {got.get(1)}")
     check("rank 0's, of the same job" in (got.get(1, ("", ""))[1] or ""), "rank 1 says rank 0's evidence decided")
     # Every command measures rank 1 against the shared chip: comm's HCCS peak, analyze's link utilization.
-    comm = run_json(binary, "comm", "--json", *ranks)
+    comm = run_json(binary, ["comm", "--json", *ranks], 120)
     if comm is not None:
         rank1 = [r for r in comm["ranks"] if r["rank"] == 1][0]
         hccs = [t for t in rank1["ascend"]["transports"] if t["transport"] == "HCCS"]
         check(bool(hccs) and hccs[0]["utilization"] is not None, "comm: rank 1's HCCS utilization is of the chip's peak")
-    analyze = run_json(binary, "analyze", "--json", *ranks)
+    analyze = run_json(binary, ["analyze", "--json", *ranks], 120)
     if analyze is not None:
         rank1 = [r for r in analyze["ranks"] if r["rank"] == 1][0]
         link = [u for u in rank1["utilizations"] if u["name"] == "communication_bandwidth"][0]

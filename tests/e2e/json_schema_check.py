@@ -22,9 +22,10 @@ import json
 import os
 import pathlib
 import re
-import subprocess
 import sys
 import tempfile
+
+from harness import run
 
 SCALARS = {"string", "integer", "number", "boolean", "null"}
 TYPES = SCALARS | {"array", "object"}
@@ -39,10 +40,6 @@ def fail(message, key=None):
     if key not in reported:
         reported.add(key)
         failures.append(message)
-
-
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def json_commands(tuneprof):

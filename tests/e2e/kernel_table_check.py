@@ -13,16 +13,11 @@ Usage: kernel_table_check.py <tuneprof> <shared dir>"""
 import glob, gzip, json, math, os, re, subprocess, sys
 from collections import defaultdict
 
-from harness import report
+from harness import failures, record as fail, report
 
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
-failures = []
 checked = 0
 derived_rows = 0
-
-
-def fail(msg):
-    failures.append(msg)
 
 
 def load(path):

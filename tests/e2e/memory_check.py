@@ -86,6 +86,7 @@ def steps_of(events):
 
 
 def run(tuneprof, *args):
+    """`memory ARGS`' text, the script ended by the exception when it fails (not JSON, so not json_or_exit)."""
     out = subprocess.run([tuneprof, "memory", *args], capture_output=True, text=True, check=True)
     return out.stdout
 

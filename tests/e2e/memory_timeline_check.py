@@ -62,6 +62,7 @@ def check_document(c, label, doc, expected):
 
 
 def run_json(c, label, path):
+    """`memory --json PATH` through the Checker, reported as the check `label`."""
     result = c.expect_ok(label, ["memory", "--json", path])
     return json.loads(result[1]) if result and result[0] == 0 else None
 

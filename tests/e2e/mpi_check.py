@@ -24,6 +24,7 @@ RANKS = 8
 
 
 def run(args):
+    """(exit code, stdout, stderr) of any command: mpirun as well as the binary alone."""
     done = subprocess.run(args, capture_output=True, text=True, timeout=300)
     return done.returncode, done.stdout, done.stderr
 

@@ -23,11 +23,10 @@ import csv
 import decimal
 import json
 import pathlib
-import subprocess
 import sys
 from collections import defaultdict
 
-from harness import check, failures
+from harness import check, failures, run
 from module_view_check import npu_task_modules
 
 RUN = pathlib.Path("traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt")
@@ -68,10 +67,6 @@ def unbound_rows(kernel_details):
                 continue
             rows.append((row["Name"], ns(row["Start Time(us)"]), ns(duration)))
     return rows
-
-
-def run(tuneprof, *args):
-    return subprocess.run([tuneprof, *args], capture_output=True, text=True, timeout=300)
 
 
 def check_operator_no_bound(tuneprof, rank_dir):

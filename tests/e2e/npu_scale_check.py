@@ -15,17 +15,10 @@ import subprocess
 import sys
 import tempfile
 
-from harness import report
+from harness import json_or_exit, report
 
 ROWS = 60000  # about 10 MB of kernel_details: some 150 windows of 64 KiB
 TABLES = ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", "operator_details.csv")
-
-
-def run(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        raise SystemExit(f"FAIL: tuneprof {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
 
 
 def main():
@@ -36,12 +29,12 @@ def main():
                        stdout=subprocess.DEVNULL)
         rank = os.path.join(tmp, "rank0_ascend_pt")
         output = os.path.join(rank, "ASCEND_PROFILER_OUTPUT")
-        inventory = run(binary, "info", "--json", rank)["ranks"][0]["inventory"]
+        inventory = json_or_exit(binary, "info", "--json", rank)["ranks"][0]["inventory"]
         for table in TABLES:
             entry = inventory.get("ASCEND_PROFILER_OUTPUT/" + table, "")
             if not entry.startswith(f"{ROWS} rows"):
                 failures.append(f"inventory of {table}: {entry!r}, generated {ROWS} rows")
-        before = run(binary, "analyze", "--json", rank)
+        before = json_or_exit(binary, "analyze", "--json", rank)
         if before["warnings"]:
             failures.append(f"warnings on the generated rank: {before['warnings']}")
 
@@ -51,7 +44,7 @@ def main():
                 text = f.read()
             with open(path, "wb") as f:
                 f.write(text.replace(b"\n", b"\r\n"))
-        if run(binary, "analyze", "--json", rank) != before:
+        if json_or_exit(binary, "analyze", "--json", rank) != before:
             failures.append("analyze --json differs once the CSVs end their lines with CRLF")
 
         kernels = os.path.join(output, "kernel_details.csv")
@@ -65,7 +58,8 @@ def main():
             warnings = [w for w in json.loads(done.stdout)["warnings"] if "unterminated quoted field" in w]
             if len(warnings) != 1 or "kernel_details.csv: row " not in warnings[0] or "from byte " not in warnings[0]:
                 failures.append(f"open quote: warnings {warnings}")
-        entry = run(binary, "info", "--json", rank)["ranks"][0]["inventory"]["ASCEND_PROFILER_OUTPUT/kernel_details.csv"]
+        inventory = json_or_exit(binary, "info", "--json", rank)["ranks"][0]["inventory"]
+        entry = inventory["ASCEND_PROFILER_OUTPUT/kernel_details.csv"]
         if "unterminated quoted field" not in entry:
             failures.append(f"open quote: inventory entry {entry!r}")
     return report(failures, None if failures else f"ok: {len(TABLES)} tables of {ROWS} rows streamed and counted; "

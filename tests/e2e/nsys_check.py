@@ -27,27 +27,15 @@ Usage: nsys_check.py TUNEPROF SHARED_DIR
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
 
-from harness import failures as FAILURES, note as check, report
+from harness import failures as FAILURES, json_or_exit, note as check, report, run
 from interval_sets import union_length
 
 GPU_TABLES = {"kernel": "CUPTI_ACTIVITY_KIND_KERNEL", "memcpy": "CUPTI_ACTIVITY_KIND_MEMCPY",
               "memset": "CUPTI_ACTIVITY_KIND_MEMSET"}
 SYNC_TABLE = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
-
-
-def run(binary, *args):
-    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
-
-
-def run_json(binary, *args):
-    done = run(binary, *args)
-    if done.returncode != 0:
-        raise RuntimeError(f"{args}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
 
 
 def connect(path):
@@ -105,8 +93,8 @@ def check_counts_and_time(binary, path):
     db = connect(path)
     all_rows = gpu_rows(db)
     pids = rank_pids(all_rows)
-    info = run_json(binary, "info", "--json", path)["ranks"]
-    profile = run_json(binary, "profile", "--json", path)["ranks"]
+    info = json_or_exit(binary, "info", "--json", path)["ranks"]
+    profile = json_or_exit(binary, "profile", "--json", path)["ranks"]
     check(len(info) == len(pids) and len(profile) == len(pids),
           f"{name}: {len(info)} / {len(profile)} ranks, SQL {len(pids)} processes with device work")
     names = dict(db.execute("SELECT id, value FROM StringIds")) if "StringIds" in tables(db) else {}
@@ -186,7 +174,7 @@ def check_rank_time(where, profile, rows, kernels):
 
 def check_h100_1s(binary, path):
     db = connect(path)
-    ranks = run_json(binary, "profile", "--json", path)["ranks"]
+    ranks = json_or_exit(binary, "profile", "--json", path)["ranks"]
     per_rank = [r["device_count"] for r in ranks]
     check(per_rank == [1, 1], f"h100_2gpu_1s: devices per rank {per_rank}, not one GPU each of 2 ranks")
     check(run(binary, "profile", path).returncode == 0, "h100_2gpu_1s: text profile failed")
@@ -197,7 +185,7 @@ def check_h100_1s(binary, path):
                           "srcKind = 0 GROUP BY globalPid ORDER BY globalPid").fetchall()
     check(len(set(pageable)) == 1, f"h100_2gpu_1s: processes copy differently: {pageable}")
     pageable = pageable[0]
-    advice = run_json(binary, "advise", "--json", path)
+    advice = json_or_exit(binary, "advise", "--json", path)
     found = [f for f in advice["findings"] if f["id"] == "memory.pageable_memcpy"]
     check(len(found) == 1, "h100_2gpu_1s: memory.pageable_memcpy did not fire")
     if found:
@@ -216,7 +204,7 @@ def check_nccl(binary, path):
     check(count == 66, f"mfu_before: SQL finds {count} SendRecv kernels, README says 66")
     per_process = db.execute(f'SELECT count(*), sum(k."end" - k.start) {send_recv} GROUP BY k.globalPid '
                              "ORDER BY k.globalPid").fetchall()
-    profile = run_json(binary, "profile", "--json", path)["ranks"]
+    profile = json_or_exit(binary, "profile", "--json", path)["ranks"]
     check(len(profile) == len(per_process), f"mfu_before: {len(profile)} ranks, SQL {len(per_process)} processes")
     for rank, (expected_count, expected_ns) in zip(profile, per_process):
         rows = [k for k in rank["kernels"] if k["name"].startswith("ncclDevKernel_SendRecv")]
@@ -238,7 +226,7 @@ def check_nccl(binary, path):
         "  AND n.text LIKE 'nccl:all_to_all%') GROUP BY k.globalPid ORDER BY k.globalPid").fetchall()
     check(sum(r[1] for r in in_all_to_all) == 64,
           f"mfu_before: SQL finds {in_all_to_all} SendRecv kernels in all_to_all, not 64 in all")
-    comm = run_json(binary, "comm", "--json", path)["ranks"]
+    comm = json_or_exit(binary, "comm", "--json", path)["ranks"]
     check(len(comm) == len(per_process), f"mfu_before: comm sees {len(comm)} ranks")
     for rank, (count, total), (_, a2a_count, a2a_ns) in zip(comm, per_process, in_all_to_all):
         expected = {"alltoall": (a2a_count, a2a_ns), "sendrecv": (count - a2a_count, total - a2a_ns)}
@@ -346,7 +334,7 @@ def make_full_file(path):
 def check_full_file(binary, tmp):
     path = os.path.join(tmp, "full.sqlite")
     make_full_file(path)
-    rank = run_json(binary, "info", "--json", path)["ranks"][0]
+    rank = json_or_exit(binary, "info", "--json", path)["ranks"][0]
     check(rank["steps"] == [1, 2], f"full: steps {rank['steps']}, expected [1, 2] from NVTX")
     kinds = rank["event_kinds"]
     check(kinds["instant"] == 1 and kinds["user_annotation"] == 2, f"full: NVTX kinds {kinds}")
@@ -358,7 +346,7 @@ def check_full_file(binary, tmp):
     check(all(v.endswith("rows") for k, v in rank["inventory"].items() if k not in ("PROCESSES", "ThreadNames",
           "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
           "CUPTI_ACTIVITY_KIND_GRAPH_TRACE")), f"full: inventory {rank['inventory']}")
-    advice = run_json(binary, "advise", "--json", path)
+    advice = json_or_exit(binary, "advise", "--json", path)
     ids = {f["id"]: f for f in advice["findings"]}
     check("memory.pageable_memcpy" in ids, f"full: no pageable finding in {sorted(ids)}")
     sync = ids.get("host.sync_memcpy")

@@ -41,6 +41,7 @@ H100_FILES = ("h100_2gpu_mfu_before.sqlite", "h100_2gpu_1s.sqlite")
 
 
 def run_json(binary, *args):
+    """(document, stderr): the checks read the warnings on stderr as well."""
     done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         raise RuntimeError(f"{args}: exit {done.returncode}: {done.stderr.strip()}")

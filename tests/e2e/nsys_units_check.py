@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import fail_unless as check, failures, json_or_exit
+
 REL_TOL = 1e-9
 WARP = 32
 
@@ -41,22 +43,9 @@ CASES = [
     ("rtx3080_mock.sqlite", [], "RTX 3080"),  # TARGET_INFO_GPU names it; the device's own limits win
 ]
 
-failures = []
-
-
-def check(cond, message):
-    if not cond:
-        failures.append(message)
-        print("FAIL: " + message)
-
 
 def close(a, b):
     return a is not None and b is not None and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-12)
-
-
-def run_json(tuneprof, args):
-    out = subprocess.run([tuneprof] + args + ["--json", "--quiet"], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
 
 
 def columns(db, table):
@@ -148,9 +137,9 @@ def measure(kernels, start, end, lim):
 def check_case(tuneprof, shared, repo, name, flags, chip):
     path = os.path.join(shared, "traces", "nsys", name)
     db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
-    profile = run_json(tuneprof, ["profile", path] + flags)
-    analyze = run_json(tuneprof, ["analyze", path] + flags)
-    advise = run_json(tuneprof, ["advise", path] + flags)
+    profile = json_or_exit(tuneprof, "profile", path, *flags, "--json", "--quiet")
+    analyze = json_or_exit(tuneprof, "analyze", path, *flags, "--json", "--quiet")
+    advise = json_or_exit(tuneprof, "advise", path, *flags, "--json", "--quiet")
     gpus = device_limits(db)
     kernels = kernels_of(db)
     spans = activity_spans(db)
@@ -192,7 +181,7 @@ def check_unknown_chip(tuneprof, shared):
     """Without --hardware, h100_2gpu_1s (sm80 kernels only) names no chip: compute units are unknown,
     and the reason and the text name --hardware with candidates."""
     path = os.path.join(shared, "traces", "nsys", "h100_2gpu_1s.sqlite")
-    doc = run_json(tuneprof, ["analyze", path])
+    doc = json_or_exit(tuneprof, "analyze", path, "--json", "--quiet")
     units = next(u for u in doc["ranks"][0]["utilizations"] if u["name"] == "compute_units")
     check(units["value_pct"] is None, f"h100_2gpu_1s: compute_units {units['value_pct']} without a chip")
     check("--hardware NAME" in units["measured_as"], f"h100_2gpu_1s: reason {units['measured_as']}")
@@ -218,8 +207,8 @@ def check_device_table(tuneprof, shared):
         for device in devices:
             db.execute("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (?, ?, 0, '', 132)", (device, device))
         db.commit()
-        profile = run_json(tuneprof, ["profile", path])
-        analyze = run_json(tuneprof, ["analyze", path])
+        profile = json_or_exit(tuneprof, "profile", path, "--json", "--quiet")
+        analyze = json_or_exit(tuneprof, "analyze", path, "--json", "--quiet")
         kernels = kernels_of(db)
         spans = activity_spans(db)
         for rank in profile["ranks"]:
@@ -273,9 +262,9 @@ def check_gpu_metrics(tuneprof, shared):
         shutil.copy(os.path.join(shared, "traces", "nsys", "h100_2gpu_1s.sqlite"), path)
         os.chmod(path, 0o644)
         samples = add_gpu_metrics(path)
-        profile = run_json(tuneprof, ["profile", path])
-        advice = run_json(tuneprof, ["analyze", path])
-        info = run_json(tuneprof, ["info", path])
+        profile = json_or_exit(tuneprof, "profile", path, "--json", "--quiet")
+        advice = json_or_exit(tuneprof, "analyze", path, "--json", "--quiet")
+        info = json_or_exit(tuneprof, "info", path, "--json", "--quiet")
         for prank, arank, irank in zip(profile["ranks"], advice["ranks"], info["ranks"]):
             gpu = int(irank["streams"][0]["device"].split()[-1])  # "gpu 0": one GPU per process here
             lo, hi = prank["total"]["device_start_ns"], prank["total"]["device_end_ns"]

@@ -14,21 +14,13 @@ trace and torch_npu text and db ranks:
     communication part of that rank; a communication verdict in analyze is a bottleneck in comm.
 Usage: one_story_check.py TUNEPROF SHARED_DIR PROJECT_DIR
 """
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-from harness import failures as FAILURES, note as check, report
-
-
-def run_json(binary, *args):
-    done = subprocess.run([binary, *args, "--json"], capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        raise RuntimeError(f"{args}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
+from harness import failures as FAILURES, json_or_exit, note as check, report
 
 
 def close(a, b, tolerance):
@@ -42,8 +34,8 @@ def profile_step_us(rank):
 
 def check_input(binary, path, tmp):
     name = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))
-    profile, analyze = run_json(binary, "profile", path), run_json(binary, "analyze", path)
-    compare, comm = run_json(binary, "compare", path, path), run_json(binary, "comm", path)
+    profile, analyze = json_or_exit(binary, "profile", path, "--json"), json_or_exit(binary, "analyze", path, "--json")
+    compare, comm = json_or_exit(binary, "compare", path, path, "--json"), json_or_exit(binary, "comm", path, "--json")
     by_rank = {r["rank"]: r for r in analyze["ranks"]}
     for p in profile["ranks"]:
         a = by_rank.get(p["rank"])

@@ -26,11 +26,6 @@ from harness import check, copy_level1_rank, failures, run_measured
 
 TIMEOUT_S = 20
 BOMB_RSS_LIMIT_KB = 100 * 1024
-def run(tuneprof, *args):
-    """(exit code, stdout, stderr, peak RSS of the child in KiB, seconds); None on a timeout."""
-    return run_measured(tuneprof, args, TIMEOUT_S)
-
-
 def answered(name, result):
     check(result is not None, f"{name}: answers within {TIMEOUT_S} s")
     if result is None:
@@ -95,7 +90,7 @@ def write_bomb(path, blanks, inside_event):
 def check_gzip_bomb(tuneprof, tmp):
     bomb = tmp / "bomb.json.gz"
     write_bomb(bomb, 1 << 30, inside_event=False)
-    r = run(tuneprof, "info", "--json", bomb)
+    r = run_measured(tuneprof, ["info", "--json", bomb], TIMEOUT_S)
     if answered("gzip bomb (1 GiB of blanks between events)", r):
         check(r[0] == 0, f"gzip bomb: exit 0 (exit {r[0]}: {r[2].strip()[:300]!r})")
         entries = json.loads(r[1])["ranks"][0]["entries"] if r[0] == 0 else None
@@ -104,7 +99,7 @@ def check_gzip_bomb(tuneprof, tmp):
               f"({os.path.getsize(bomb) // 1024} KiB on disk, {r[4]:.1f} s)")
     inside = tmp / "bomb_in_event.json.gz"
     write_bomb(inside, 256 << 20, inside_event=True)
-    r = run(tuneprof, "info", inside)
+    r = run_measured(tuneprof, ["info", inside], TIMEOUT_S)
     if answered("blanks inside one event", r):
         one_error_line("blanks inside one event", r, inside)
         check("MiB" in r[2], f"blanks inside one event: the message names the limit ({r[2].strip()[:200]!r})")
@@ -116,7 +111,7 @@ def check_directories(tuneprof, tmp):
     mixed.mkdir()
     (mixed / "good.json").write_text(small_trace())
     (mixed / "junk.json").write_text("this is not a trace\n")
-    r = run(tuneprof, "profile", "--json", mixed)
+    r = run_measured(tuneprof, ["profile", "--json", mixed], TIMEOUT_S)
     if answered("good + junk directory", r):
         if one_warning("good + junk directory", r, ("junk.json", "skipped"), "naming junk.json", "junk.json"):
             check(len(json.loads(r[1])["ranks"]) == 1, "good + junk directory: the good trace is analysed")
@@ -126,7 +121,7 @@ def check_directories(tuneprof, tmp):
     (many / "aaa_good.json").write_text(small_trace())
     for i in range(5000):
         (many / f"empty_{i:04d}.json").write_bytes(b"")
-    r = run(tuneprof, "info", many)
+    r = run_measured(tuneprof, ["info", many], TIMEOUT_S)
     if answered("5,000 empty files + one trace", r):
         exited_0("5,000 empty files", r)
         lines = warnings_of(r)
@@ -138,7 +133,7 @@ def check_directories(tuneprof, tmp):
     junk_only.mkdir()
     (junk_only / "a.json").write_text("nope\n")
     (junk_only / "b.json").write_bytes(b"")
-    r = run(tuneprof, "profile", junk_only)
+    r = run_measured(tuneprof, ["profile", junk_only], TIMEOUT_S)
     if answered("directory of junk only", r):
         one_error_line("directory of junk only", r, junk_only)
 
@@ -154,7 +149,8 @@ def check_cut_kineto(tuneprof, shared, tmp):
     whole.write_bytes(full)
     cut = tmp / "cut.json"
     cut.write_bytes(cut_bytes(full, 0.8))
-    rw, rc = run(tuneprof, "profile", "--json", whole), run(tuneprof, "profile", "--json", cut)
+    rw = run_measured(tuneprof, ["profile", "--json", whole], TIMEOUT_S)
+    rc = run_measured(tuneprof, ["profile", "--json", cut], TIMEOUT_S)
     if not (answered("uncut Kineto trace", rw) and answered("cut Kineto trace", rc)):
         return
     check(rc[0] == 0, f"cut Kineto trace: exit 0 (exit {rc[0]}: {rc[2].strip()[:300]!r})")
@@ -181,7 +177,7 @@ def check_cut_torch_npu(tuneprof, shared, tmp):
     rank = copy_level1_rank(shared, tmp, "npu_cut")
     view = rank / "ASCEND_PROFILER_OUTPUT/trace_view.json"
     view.write_bytes(cut_bytes(view.read_bytes(), 0.2))  # before the first device event
-    r = run(tuneprof, "profile", "--json", rank)
+    r = run_measured(tuneprof, ["profile", "--json", rank], TIMEOUT_S)
     if not answered("torch_npu rank with a cut trace_view.json", r):
         return
     if not exited_0("cut trace_view.json", r):
@@ -195,7 +191,7 @@ def check_cut_torch_npu(tuneprof, shared, tmp):
           "cut trace_view.json: warning in --json")
     check(not any("no trace_view.json" in w for w in doc.get("warnings", [])),
           "cut trace_view.json: no warning calls it missing")
-    r = run(tuneprof, "advise", "--json", rank)
+    r = run_measured(tuneprof, ["advise", "--json", rank], TIMEOUT_S)
     if answered("advise on the cut torch_npu rank", r):
         if exited_0("advise on the cut torch_npu rank", r):
             ranks = json.loads(r[1]).get("ranks", [])
@@ -210,7 +206,7 @@ def check_misaligned_csv(tuneprof, shared, tmp):
     lines[1] = lines[1].rstrip("\r\n") + ",extra\n"
     lines[2] = lines[2].rstrip("\r\n").rsplit(",", 1)[0] + "\n"
     details.write_text("".join(lines))
-    r = run(tuneprof, "info", "--json", rank)
+    r = run_measured(tuneprof, ["info", "--json", rank], TIMEOUT_S)
     if answered("kernel_details.csv with misaligned rows", r):
         one_warning("misaligned rows", r, ("kernel_details.csv: 2 rows", "dropped"), "counting 2 dropped rows",
                     "kernel_details.csv: 2 rows")
@@ -230,7 +226,7 @@ def check_absurd_values(tuneprof, tmp):
     path = tmp / "absurd.json"
     path.write_text('{"schemaVersion": 1, "distributedInfo": {"rank": 0}, "traceEvents": [\n' +
                     ",\n".join(sane + absurd) + "\n]}\n")
-    r = run(tuneprof, "info", "--json", path)
+    r = run_measured(tuneprof, ["info", "--json", path], TIMEOUT_S)
     if not answered("absurd values", r):
         return
     if not exited_0("absurd values", r):

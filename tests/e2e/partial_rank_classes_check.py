@@ -12,22 +12,16 @@ import csv
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-from harness import check, failures
+from harness import check, failures, outcome
 
 RANK = "traces/ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 
 
-def run(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
-    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
-
-
 def analyze_json(binary, path):
-    rc, out, err = run(binary, "analyze", "--json", path)
+    rc, out, err = outcome(binary, "analyze", "--json", path, timeout_s=120)
     check(rc == 0, f"analyze --json {os.path.basename(os.path.dirname(path))}: exit {rc} {err.strip()[:300] if rc else ''}")
     return json.loads(out)["ranks"][0] if rc == 0 else None
 
@@ -55,7 +49,7 @@ def check_classed_from_kernel_details(binary, whole_dir, partial_dir):
     expected = step_table_computing_us(partial_dir)
     check(close(computing, expected), f"computing {computing:.3f} us = step_trace_time.csv's {expected:.3f} us")
     check(partial["split_us"]["compute_bound"] > 0, "some of it is compute-bound (MatMul, Conv2D rows)")
-    rc, out, _ = run(binary, "analyze", partial_dir)
+    rc, out, _ = outcome(binary, "analyze", partial_dir, timeout_s=120)
     check(rc == 0 and "compute-bound (matmul" in out and "no operators to class it" not in out,
           "the text shows both classes, as the JSON does")
 
@@ -68,10 +62,10 @@ def check_unclassed_everywhere(binary, bare_dir, html_path):
     check(not rank["compute_classes_known"], "no timeline, no kernel_details.csv: the JSON says unclassed")
     check(close(rank["split_us"]["memory_bound"], expected) and rank["split_us"]["compute_bound"] == 0,
           "the JSON's unclassed computing is step_trace_time.csv's Computing")
-    rc, out, _ = run(binary, "analyze", bare_dir)
+    rc, out, _ = outcome(binary, "analyze", bare_dir, timeout_s=120)
     check(rc == 0 and "computing (no operators to class it)" in out and "memory-bound" not in out,
           "the text says unclassed, not memory-bound")
-    rc, _, err = run(binary, "report", bare_dir, "-o", html_path)
+    rc, _, err = outcome(binary, "report", bare_dir, "-o", html_path, timeout_s=120)
     check(rc == 0, f"report: exit {rc} {err.strip()[:300] if rc else ''}")
     if rc == 0:
         with open(html_path, encoding="utf-8") as f:

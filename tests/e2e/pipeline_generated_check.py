@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harness import check, failures  # noqa: E402
+from harness import check, failures, json_or_exit  # noqa: E402
 
 TOLERANCE = 0.15
 CASES = [
@@ -65,14 +65,6 @@ CASES = [
     ("cluster_receive_imbalanced", ["--stage-ms", "200,400,300", "--dp", "2", "--wait-ops", "receive",
                                     "--layout", "cluster"]),
 ]
-
-
-def run(binary, *args):
-    done = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
-        raise SystemExit(f"FAIL: {' '.join(map(str, args))}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
 
 
 def close(value, truth, tolerance=TOLERANCE):
@@ -253,7 +245,7 @@ def run_text(binary, *args):
 def check_comm_text_bubble(name, binary, target):
     """`comm`'s summary line and per-rank step table name the pipeline bubble as its own term, never inside
     exposed communication: computing + exposed + free + bubble is each rank's wall."""
-    walls = {r["rank"]: r["wall_us"] / 1e3 for r in run(binary, "comm", "--json", target)["ranks"]}
+    walls = {r["rank"]: r["wall_us"] / 1e3 for r in json_or_exit(binary, "comm", "--json", target)["ranks"]}
     text = run_text(binary, "comm", target)
     check(all("pipeline bubble" in line for line in text.splitlines() if line.startswith("  comm ")),
           f"{name}: comm summary lines name the bubble")
@@ -289,9 +281,9 @@ def check_annotate_steps(name, binary, target, tmp):
 
 
 def check_one_step(name, binary, root, read_ranks, kineto=False):
-    profile = run(binary, "profile", "--json", root)
-    comm = run(binary, "comm", "--json", root)
-    advise = run(binary, "analyze", "--json", root)
+    profile = json_or_exit(binary, "profile", "--json", root)
+    comm = json_or_exit(binary, "comm", "--json", root)
+    advise = json_or_exit(binary, "analyze", "--json", root)
     comm_ranks = {r["rank"]: r for r in comm["ranks"]}
     advise_ranks = {r["rank"]: r for r in advise["ranks"]}
     for rank in profile["ranks"]:
@@ -326,7 +318,7 @@ def check_one_step(name, binary, root, read_ranks, kineto=False):
 
 
 def check_findings(name, binary, root, truth, advise):
-    findings = run(binary, "advise", "--json", root)["findings"]
+    findings = json_or_exit(binary, "advise", "--json", root)["findings"]
     pipeline_ids = {"pipeline.stage_imbalance", "pipeline.bubble"}
     got = [f for f in findings if f["id"] in pipeline_ids]
     want_ids = {f["id"] for f in truth["findings"]}
@@ -365,10 +357,10 @@ def check_shared(binary, traces):
     for relative in SHARED_INPUTS:
         target = traces / relative
         name = relative.split("/")[-1] if "level1" not in relative else relative.split("/")[-2] + "/level1"
-        profile = run(binary, "profile", "--json", target)
+        profile = json_or_exit(binary, "profile", "--json", target)
         # Keyed by path too: an input may hold several traces of one rank id.
-        comm = {(r["rank"], r["path"]): r for r in run(binary, "comm", "--json", target)["ranks"]}
-        advise = {(r["rank"], r["path"]): r for r in run(binary, "analyze", "--json", target)["ranks"]}
+        comm = {(r["rank"], r["path"]): r for r in json_or_exit(binary, "comm", "--json", target)["ranks"]}
+        advise = {(r["rank"], r["path"]): r for r in json_or_exit(binary, "analyze", "--json", target)["ranks"]}
         check(len(profile["ranks"]) > 1, f"{name}: several ranks")
         for rank in profile["ranks"]:
             r, steps = rank["rank"], rank["steps"]
@@ -410,7 +402,7 @@ def main():
             truth = json.loads(done.stdout)
             target = root / "cluster_analysis_output" if truth["layout"] == "cluster" else root
             read, read_ranks = independent(root, truth)
-            check_stages(name, run(binary, "comm", "--json", target)["cross_rank"]["pipeline"], truth, read)
+            check_stages(name, json_or_exit(binary, "comm", "--json", target)["cross_rank"]["pipeline"], truth, read)
             advise = check_one_step(name, binary, target, read_ranks, kineto=truth["layout"] == "kineto")
             check_comm_text_bubble(name, binary, target)
             if truth["layout"] in ("timeline", "kineto"):
@@ -418,7 +410,7 @@ def main():
             check_findings(name, binary, target, truth, advise)
             # The issue's first example, on Ascend and on GPUs with the pp group named or not.
             if name.endswith("batch_imbalanced") or name in ("kineto_imbalanced", "kineto_unnamed_imbalanced"):
-                top = run(binary, "analyze", "--json", target)["findings"][0]
+                top = json_or_exit(binary, "analyze", "--json", target)["findings"][0]
                 check(top["id"] == "pipeline.stage_imbalance" and int(top["evidence"]["own_stage"]) == 0,
                       f"{name}: top finding {top['id']} on stage {top['evidence'].get('own_stage')}")
                 # The step balanced stages save (the generator's own step model), not the waiting stage's bubble:
@@ -427,7 +419,7 @@ def main():
                       f"{name}: top gain {top['estimated_gain_us']} us vs {truth['balanced_gain_ms'] * 1e3} us")
                 waited = min(truth["stages"][0]["bubble_ms"], truth["stages"][1]["computing_ms"] - truth["stages"][0]["computing_ms"])
                 check(f"waits {waited:.2f} ms a step for stage 1's compute" in top["title"], f"{name}: {top['title']!r}")
-                exposed = [f for f in run(binary, "analyze", "--json", target)["findings"]
+                exposed = [f for f in json_or_exit(binary, "analyze", "--json", target)["findings"]
                            if f["id"] == "communication.exposed"]
                 check(all(f["estimated_gain_us"] < 10e3 for f in exposed),
                       f"{name}: the pipeline wait is not claimed by communication.exposed")

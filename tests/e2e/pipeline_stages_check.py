@@ -13,20 +13,12 @@ import csv
 import json
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 import harness
 
 LEVEL2 = "ascend/msinsight/test/data/pytorch/text/level2"
-from harness import failures as FAILURES, note as check
-
-
-def run(binary, *args):
-    done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        raise SystemExit(f"FAIL: {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
+from harness import failures as FAILURES, json_or_exit, note as check
 
 
 def edit_step_table(path, **cells):
@@ -44,7 +36,7 @@ def per_step_us(path, column):
 
 def main():
     binary, shared = sys.argv[1], pathlib.Path(sys.argv[2]) / "traces"
-    check(run(binary, "comm", "--json", str(shared / LEVEL2))["cross_rank"]["pipeline"] is None,
+    check(json_or_exit(binary, "comm", "--json", str(shared / LEVEL2))["cross_rank"]["pipeline"] is None,
           "a pipeline without pp groups")
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp) / "pp"
@@ -65,7 +57,7 @@ def main():
         bubble = {r: per_step_us(tables[r], "Bubble") for r in (0, 1)}
         computing = {r: per_step_us(tables[r], "Computing") for r in (0, 1)}
 
-        pipeline = run(binary, "comm", "--json", str(root))["cross_rank"]["pipeline"]
+        pipeline = json_or_exit(binary, "comm", "--json", str(root))["cross_rank"]["pipeline"]
         if pipeline is None:
             print("FAIL: no pipeline reported")
             return 1
@@ -84,7 +76,7 @@ def main():
         share = (bubble[0] + bubble[1]) / (stage[0] + stage[1] + bubble[0] + bubble[1])  # of the steps
         check(abs(pipeline["bubble_share"] - share) < 1e-9, f"bubble share {pipeline['bubble_share']} != {share}")
 
-        findings = [f for f in run(binary, "advise", "--json", str(root))["findings"]
+        findings = [f for f in json_or_exit(binary, "advise", "--json", str(root))["findings"]
                     if f["id"] == "pipeline.stage_imbalance"]
         check(len(findings) == 1, f"{len(findings)} pipeline.stage_imbalance findings")
         # Stages balanced: the step loses (slowest - mean) x (slowest + its bubble) / slowest, at most the bubble.

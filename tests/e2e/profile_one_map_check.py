@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harness import check, finish  # noqa: E402
+from harness import check, finish, outcome  # noqa: E402
 
 TIMEOUT_S = 120
 CASES = [
@@ -23,24 +23,18 @@ CASES = [
 ]
 
 
-def run(binary, args):
-    done = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=TIMEOUT_S,
-                          stdin=subprocess.DEVNULL)
-    return done.returncode, done.stdout, done.stderr
-
-
 def without_path(document):
     return {k: v for k, v in document.items() if k not in ("critical_path", "pipeline_critical_path")}
 
 
 def check_case(binary, name, run_dir, summaries):
-    rc, path_json, path_err = run(binary, ["profile", "--critical-path", "--json", run_dir])
+    rc, path_json, path_err = outcome(binary, "profile", "--critical-path", "--json", run_dir, timeout_s=TIMEOUT_S)
     check(rc == 0, f"{name}: profile --critical-path --json exits 0 (got {rc}: {path_err.strip()[:200]})")
     if rc != 0:
         return None
     lines = [line for line in path_err.splitlines() if line]
     check(len(lines) == len(set(lines)), f"{name}: each warning said once ({len(lines)} lines)")
-    rc, plain_json, plain_err = run(binary, ["profile", "--json", run_dir])
+    rc, plain_json, plain_err = outcome(binary, "profile", "--json", run_dir, timeout_s=TIMEOUT_S)
     check(rc == 0 and plain_err == path_err, f"{name}: the same warnings as profile without --critical-path")
     with_path = json.loads(path_json)
     check(without_path(with_path) == without_path(json.loads(plain_json)),
@@ -48,8 +42,8 @@ def check_case(binary, name, run_dir, summaries):
     check("critical_path" in with_path and "pipeline_critical_path" in with_path, f"{name}: the critical path's keys")
     if name == "kineto":  # its collectives match across ranks: a path and the stages' what-if per step
         check(bool(with_path["critical_path"]) and bool(with_path["pipeline_critical_path"]), f"{name}: a path")
-    rc, text, _ = run(binary, ["profile", "--critical-path", *summaries])
-    rc_traces, text_traces, _ = run(binary, ["profile", "--critical-path", run_dir])
+    rc, text, _ = outcome(binary, "profile", "--critical-path", *summaries, timeout_s=TIMEOUT_S)
+    rc_traces, text_traces, _ = outcome(binary, "profile", "--critical-path", run_dir, timeout_s=TIMEOUT_S)
     check(rc == 0 and rc_traces == 0 and text == text_traces,
           f"{name}: the summaries give the text the traces give")
     return with_path
@@ -65,7 +59,7 @@ def main():
             summaries = []
             for rank in sorted(p for p in run_dir.iterdir()):
                 out = pathlib.Path(tmp) / f"{name}_{rank.name}.tps"
-                rc, _, err = run(binary, ["summarize", rank, "-o", out])
+                rc, _, err = outcome(binary, "summarize", rank, "-o", out, timeout_s=TIMEOUT_S)
                 check(rc == 0, f"{name}: summarize {rank.name} ({err.strip()[:200]})")
                 summaries.append(out)
             check_case(binary, name, run_dir, summaries)

@@ -17,12 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import fail, finish
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
+from harness import fail_unless as check, finish, run
 
 
 def kineto_trace(rank):
@@ -35,10 +30,6 @@ def kineto_trace(rank):
     if rank is not None:
         doc["distributedInfo"] = {"rank": rank, "world_size": 2, "backend": "nccl"}
     return doc
-
-
-def run(binary, *args):
-    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=120)
 
 
 def check_strays(binary, root):

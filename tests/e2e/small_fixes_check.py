@@ -21,9 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-
-def run(binary, *args):
-    return subprocess.run([binary, "--quiet", *args], capture_output=True, text=True, timeout=120)
+from harness import run
 
 
 def check_annotate_merge_order(binary, bench, tmp, failures):
@@ -32,8 +30,8 @@ def check_annotate_merge_order(binary, bench, tmp, failures):
     subprocess.run([sys.executable, os.path.join(bench, "gen_cluster.py"), "--out", run_dir, "--ranks", "2",
                     "--steps", "2"], capture_output=True, check=True)
     first, second = os.path.join(tmp, "first.json"), os.path.join(tmp, "second.json")
-    before = run(binary, "annotate", "--merge", "-o", first, run_dir)
-    after = run(binary, "annotate", "--merge", run_dir, "-o", second)
+    before = run(binary, "--quiet", "annotate", "--merge", "-o", first, run_dir)
+    after = run(binary, "--quiet", "annotate", "--merge", run_dir, "-o", second)
     if before.returncode != 0 or after.returncode != 0:
         failures.append(f"annotate --merge: exits {before.returncode} / {after.returncode}: "
                         f"{before.stderr.strip()} / {after.stderr.strip()}")
@@ -41,10 +39,10 @@ def check_annotate_merge_order(binary, bench, tmp, failures):
     with open(first, "rb") as a, open(second, "rb") as b:
         if a.read() != b.read():
             failures.append("annotate --merge -o FILE DIR and --merge DIR -o FILE wrote different files")
-    empty = run(binary, "annotate", "--merge", "-o", os.path.join(tmp, "none.json"))
+    empty = run(binary, "--quiet", "annotate", "--merge", "-o", os.path.join(tmp, "none.json"))
     if empty.returncode == 0 or "--merge PATH" not in empty.stderr or len(empty.stderr.strip().splitlines()) != 1:
         failures.append(f"annotate --merge with no path: exit {empty.returncode}: {empty.stderr.strip()}")
-    two = run(binary, "annotate", "-o", os.path.join(tmp, "two.json"), run_dir, run_dir)
+    two = run(binary, "--quiet", "annotate", "-o", os.path.join(tmp, "two.json"), run_dir, run_dir)
     if two.returncode == 0 or "one trace file" not in two.stderr:
         failures.append(f"annotate with two paths and no --merge: exit {two.returncode}: {two.stderr.strip()}")
 
@@ -60,17 +58,17 @@ def check_memory_timeline_directory(binary, shared, tmp, failures):
     for directory in dirs:
         (timeline,) = [os.path.join(directory, n) for n in os.listdir(directory) if "memory_timeline" in n]
         for flags in ([], ["--json"]):
-            whole = run(binary, "memory", *flags, directory)
-            alone = run(binary, "memory", *flags, timeline)
+            whole = run(binary, "--quiet", "memory", *flags, directory)
+            alone = run(binary, "--quiet", "memory", *flags, timeline)
             if whole.returncode != 0 or whole.stdout != alone.stdout:
                 failures.append(f"memory {' '.join(flags)} {directory}: exit {whole.returncode}, "
                                 f"same output as the file: {whole.stdout == alone.stdout}: {whole.stderr.strip()}")
-        other = run(binary, "info", directory)
+        other = run(binary, "--quiet", "info", directory)
         if other.returncode == 0 or timeline not in other.stderr or "tuneprof memory" not in other.stderr:
             failures.append(f"info {directory}: exit {other.returncode}: {other.stderr.strip()}")
     with open(os.path.join(generated, "second_timeline.raw"), "w") as f:
         f.write("[[-1, 1, 512, 7]]")
-    two = run(binary, "memory", generated)
+    two = run(binary, "--quiet", "memory", generated)
     if two.returncode == 0 or "2 memory timelines" not in two.stderr or len(two.stderr.strip().splitlines()) != 1:
         failures.append(f"memory of a directory of two timelines: exit {two.returncode}: {two.stderr.strip()}")
 
@@ -84,8 +82,8 @@ def check_memory_holders_and_reserved(binary, shared, failures):
     trace = os.path.join(shared, "traces", "torch-cpu", "kineto26", "gpt_train_before.json.gz")
     if not os.path.exists(trace):
         return
-    text = run(binary, "memory", trace)
-    doc = json.loads(run(binary, "memory", "--json", trace).stdout)
+    text = run(binary, "--quiet", "memory", trace)
+    doc = json.loads(run(binary, "--quiet", "memory", "--json", trace).stdout)
     device = doc["ranks"][0]["devices"][0]
     if device["peak_reserved_bytes"] is not None or "peak_reserved_bytes" not in device:
         failures.append(f"memory --json of a CPU trace: peak_reserved_bytes {device.get('peak_reserved_bytes')}")
@@ -115,7 +113,7 @@ def check_fused_comm_line(binary, bench, tmp, failures):
     subprocess.run([sys.executable, os.path.join(bench, "gen_expert_parallel.py"), "--out", kineto, "--mc2-out", mc2],
                    capture_output=True, check=True)
     (rank,) = [os.path.join(mc2, n) for n in os.listdir(mc2)]
-    text = run(binary, "comm", rank).stdout
+    text = run(binary, "--quiet", "comm", rank).stdout
     table = re.search(r"\n  all +\d+ +[\d.]+ +([\d.]+)", text)
     line = re.search(r"\n  comm ([\d.]+) ms: exposed ([\d.]+), hidden under compute ([\d.]+), "
                      r"inside fused kernels ([\d.]+);", text)
@@ -128,7 +126,7 @@ def check_fused_comm_line(binary, bench, tmp, failures):
             abs(total - (exposed + hidden + inside)) > 0.003:
         failures.append(f"comm of an MC2 rank: line {line.group(0).strip()} against the table's "
                         f"{table.group(1)} ms and the fused kernels' {fused.group(1)} ms")
-    plain = run(binary, "comm", kineto).stdout
+    plain = run(binary, "--quiet", "comm", kineto).stdout
     if "inside fused kernels" in plain or "  comm " not in plain:
         failures.append("comm of a run without fused kernels: the comm line changed")
 

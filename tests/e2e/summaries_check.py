@@ -23,13 +23,9 @@ import subprocess
 import sys
 import tempfile
 
-from harness import report
+from harness import report, run
 
 RANKS = 8
-
-
-def run(binary, *args):
-    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
 
 
 def rank_inputs(run_dir):

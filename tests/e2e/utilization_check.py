@@ -32,19 +32,14 @@ import subprocess
 import sys
 import tempfile
 
+from harness import failures, note as check
+
 AI_CORES = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV"}
 SIZES = {"FLOAT": 4, "FLOAT32": 4, "FP32": 4, "FLOAT16": 2, "FP16": 2, "BF16": 2, "BFLOAT16": 2, "DOUBLE": 8,
          "INT8": 1, "UINT8": 1, "BOOL": 1, "INT16": 2, "UINT16": 2, "INT32": 4, "UINT32": 4, "INT64": 8,
          "UINT64": 8, "COMPLEX64": 8, "COMPLEX128": 16, "HIFLOAT8": 1, "FLOAT8_E4M3FN": 1, "FLOAT8_E5M2": 1}
 HARDWARE = "Ascend 910B1"
 PEAK_GB_PER_S = None  # read from the built-in profiles below
-
-failures = []
-
-
-def check(ok, message):
-    if not ok:
-        failures.append(message)
 
 
 def tensor_bytes(shapes, dtypes):

@@ -1,9 +1,7 @@
 """`tuneprof.memory_snapshot(path)`: the snapshot document as a dict, equal to the CLI's
-`memory --json SNAPSHOT`, on a generated snapshot and (when the corpus is there) the shared ones;
-errors raise tuneprof.Error with the CLI's line."""
+`memory --json SNAPSHOT`, on a generated snapshot; errors raise tuneprof.Error with the CLI's line.
+(test_memory_snapshot_corpus.py checks the shared snapshots.)"""
 
-import glob
-import os
 import pickle
 
 import pytest
@@ -44,15 +42,3 @@ def test_not_a_snapshot_raises_the_cli_line(tmp_path):
         tuneprof.memory_snapshot(str(path))
     with pytest.raises(tuneprof.Error, match="(?i)no such file"):
         tuneprof.memory_snapshot(str(tmp_path / "missing.pickle"))
-
-
-def _shared_snapshots():
-    shared = os.environ.get("TUNEPROF_SHARED", "")
-    return sorted(glob.glob(os.path.join(shared, "traces", "memory-snapshots", "**", "*.pickle"), recursive=True))
-
-
-@pytest.mark.parametrize("path", _shared_snapshots() or [None])
-def test_shared_snapshots_equal_the_cli(path, cli_json):
-    if path is None:
-        pytest.skip("the shared corpus is not here")
-    assert tuneprof.memory_snapshot(path) == cli_json("memory", "--json", path)
