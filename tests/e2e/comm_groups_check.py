@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import comm_check as cc  # noqa: E402  (load_trace, ns, DTYPE_BYTES, bus_factor)
 import ddp_slow_rank_check as ddp  # noqa: E402
 
-from harness import failures as FAILURES, note as check, report
+from harness import failures as FAILURES, json_or_exit, note as check, report
 LINK_TRANSPORTS = ("HCCS", "PCIE", "RDMA", "SIO")
 ASCEND_LINKS = {"HCCS": "hccs", "RDMA": "roce", "PCIE": "pcie", "SIO": "sio"}
 # The chip tuneprof assumes for level1 (operators on AI Vector cores, no variant named).
@@ -117,7 +117,7 @@ def kineto_groups(paths):
 
 def check_kineto(binary, what, target, paths):
     expected, slow = kineto_groups(paths)
-    doc = cc.run_json(binary, "comm", "--json", target)
+    doc = json_or_exit(binary, "comm", "--json", target)
     got = {g["group"]: g for g in doc["groups"] if g["source"] == "timeline"}
     check(set(got) == set(expected), f"{what}: groups {sorted(got)} != python {sorted(expected)}")
     for name, e in expected.items():
@@ -161,7 +161,7 @@ def check_gloo(binary, data, slow_rank):
         total_ns += sum(end - start for start, end in spans)
         per_rank[rank] = [("", start, end - start) for start, end in spans]
     slow = slowest(per_rank)
-    doc = cc.run_json(binary, "comm", "--json", os.path.join(data, "ws4"))
+    doc = json_or_exit(binary, "comm", "--json", os.path.join(data, "ws4"))
     got = [g for g in doc["groups"] if g["source"] == "timeline"]
     check(len(got) == 1 and got[0]["group"] == "", f"gloo ws4: groups {[g['group'] for g in got]}")
     if got:
@@ -217,7 +217,7 @@ def check_ascend(binary, shared):
     profiles = profiles["profiles"] if isinstance(profiles, dict) else profiles
     family = next(p for p in profiles if p["name"] == ASCEND_FAMILY)
     parent = os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch/text/level1")
-    doc = cc.run_json(binary, "comm", "--json", parent)
+    doc = json_or_exit(binary, "comm", "--json", parent)
     expected = ascend_groups([(r["rank"], r["path"]) for r in doc["ranks"]])
     got = {g["group"]: g for g in doc["groups"] if g["source"] == "communication.json"}
     check(set(got) == set(expected) and expected, f"level1: groups {sorted(got)} != python {sorted(expected)}")
@@ -257,7 +257,7 @@ def check_parallel_groups(binary, shared, level1_group):
     expected = [(k, v["group_name"], v["global_ranks"]) for k, v in metadata["parallel_group_info"].items()]
     tmp = tempfile.mkdtemp(prefix="tuneprof_groups_")
     try:
-        doc = cc.run_json(binary, "comm", "--json", rank_dir_with_metadata(os.path.join(tmp, "a"), shared, metadata))
+        doc = json_or_exit(binary, "comm", "--json", rank_dir_with_metadata(os.path.join(tmp, "a"), shared, metadata))
         got = [(g["id"], g["name"], g["global_ranks"]) for g in doc["ranks"][0]["parallel_groups"]]
         check(got == expected, f"parallel_group_info: {len(got)} groups {got[:2]}... != file's {len(expected)}")
         print(f"parallel_group_info: {len(got)} groups ({', '.join(sorted({n for _, n, _ in got}))}) as the file lists them")
@@ -265,7 +265,7 @@ def check_parallel_groups(binary, shared, level1_group):
             return
         named = {"distributed_args": metadata["distributed_args"],
                  "parallel_group_info": {level1_group: {"group_name": "dp", "group_rank": 0, "global_ranks": [0, 1]}}}
-        doc = cc.run_json(binary, "comm", "--json", rank_dir_with_metadata(os.path.join(tmp, "b"), shared, named))
+        doc = json_or_exit(binary, "comm", "--json", rank_dir_with_metadata(os.path.join(tmp, "b"), shared, named))
         g = [g for g in doc["groups"] if g["group"] == level1_group]
         check(len(g) == 1 and g[0]["label"] == "dp" and g[0]["global_ranks"] == [0, 1],
               f"parallel_group_info naming {level1_group}: got {g}")
