@@ -355,7 +355,7 @@ def npu_db_rank(args, rank, layers, steps, top):
     ranges in PYTORCH_API and STEP_TIME, each launch in CANN_API, compute tasks in TASK / COMPUTE_TASK_INFO (the
     GroupedMatmul shapes in inputShapes), the all-to-alls in COMMUNICATION_OP; step_trace_time as analysis.db's
     StepTraceTime."""
-    from gen_pipeline import StringTable, write_sqlite
+    from gen_pipeline import StringTable, profiler_db_tables, write_sqlite
     string = StringTable()
     tid, connection = 3178231 + 11 * rank, 1000
     apis, step_rows, cann, tasks, infos, ops, trace_steps = [], [], [], [], [], [], []
@@ -376,24 +376,7 @@ def npu_db_rank(args, rank, layers, steps, top):
             infos.append((string(name), task, 20, 0, string(core), string(kind), string("ND"), string(types),
                           string(f'"{shapes}"'), string("ND"), string("DT_BF16"), string(f'"{shapes.split(";")[0]}"'),
                           0))
-    tables = {
-        "PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
-        "sequenceNumber INTEGER, fwdThreadId INTEGER, type INTEGER, depth INTEGER)": apis,
-        "STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)": step_rows,
-        "CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, "
-        "name INTEGER)": cann,
-        "TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
-        "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, "
-        "modelId INTEGER)": tasks,
-        "COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, "
-        "taskType INTEGER, opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, "
-        "outputFormats INTEGER, outputDataTypes INTEGER, outputShapes INTEGER, waitNs INTEGER)": infos,
-        "COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, "
-        "opId INTEGER PRIMARY KEY, opType INTEGER, waitNs INTEGER)": ops,
-        "NPU_INFO (id INTEGER, name TEXT)": [(0, "Ascend910B")],
-        "RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)": [(rank, 0)],
-        "META_DATA (name TEXT, value TEXT)": [("SCHEMA_VERSION", "1.0.0")],
-    }
+    tables = profiler_db_tables(apis, step_rows, cann, tasks, infos, ops, rank)
     tables["STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)"] = [(i, v) for v, i in string.ids.items()]
     out = os.path.join(top, "ASCEND_PROFILER_OUTPUT")
     write_sqlite(os.path.join(out, f"ascend_pytorch_profiler_{rank}.db"), tables)

@@ -486,25 +486,8 @@ def profiler_db(args, stage, rank, pp, path):
             infos.append((string(name), task, 24, 0, string("AI_CORE"), string("MatMulV3"), string("ND;ND"),
                           string("DT_BF16;DT_BF16"), string('"4096,4096;4096,4096"'), string("ND"), string("DT_BF16"),
                           string('"4096,4096"'), 0))
-    tables = {
-        "PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
-        "sequenceNumber INTEGER, fwdThreadId INTEGER, type INTEGER, depth INTEGER)": apis,
-        "STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)": steps_rows,
-        "CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, "
-        "name INTEGER)": cann,
-        "TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
-        "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, "
-        "modelId INTEGER)": tasks,
-        "COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, "
-        "taskType INTEGER, opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, "
-        "outputFormats INTEGER, outputDataTypes INTEGER, outputShapes INTEGER, waitNs INTEGER)": infos,
-        "COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, "
-        "opId INTEGER PRIMARY KEY, opType INTEGER, waitNs INTEGER)": ops,
-        "NPU_INFO (id INTEGER, name TEXT)": [(0, "Ascend910B")],
-        "RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)": [(rank, 0)],
-        "META_DATA (name TEXT, value TEXT)": [("SCHEMA_VERSION", "1.0.0")] +
-                                             [(k, json.dumps(v)) for k, v in metadata(args, rank, pp).items()],
-    }
+    tables = profiler_db_tables(apis, steps_rows, cann, tasks, infos, ops, rank,
+                                [(k, json.dumps(v)) for k, v in metadata(args, rank, pp).items()])
     tables["STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)"] = [(i, v) for v, i in string.ids.items()]
     write_sqlite(path, tables)
 
@@ -530,6 +513,29 @@ def analysis_db(args, stage, step_ms, path):
         "CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time NUMERIC, "
         "transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, "
         "type TEXT)": ops})
+
+
+def profiler_db_tables(apis, steps, cann, tasks, infos, ops, rank, metadata=()):
+    """The tables of ascend_pytorch_profiler_{rank}.db the importer reads, holding the rows given, with the
+    columns torch_npu's Db export names ("NAME (columns)": rows, for write_sqlite; STRING_IDS is the caller's)."""
+    return {
+        "PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+        "sequenceNumber INTEGER, fwdThreadId INTEGER, type INTEGER, depth INTEGER)": apis,
+        "STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)": steps,
+        "CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, "
+        "name INTEGER)": cann,
+        "TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
+        "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, "
+        "modelId INTEGER)": tasks,
+        "COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, "
+        "taskType INTEGER, opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, "
+        "outputFormats INTEGER, outputDataTypes INTEGER, outputShapes INTEGER, waitNs INTEGER)": infos,
+        "COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, "
+        "opId INTEGER PRIMARY KEY, opType INTEGER, waitNs INTEGER)": ops,
+        "NPU_INFO (id INTEGER, name TEXT)": [(0, "Ascend910B")],
+        "RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)": [(rank, 0)],
+        "META_DATA (name TEXT, value TEXT)": [("SCHEMA_VERSION", "1.0.0")] + list(metadata),
+    }
 
 
 def write_sqlite(path, tables):
