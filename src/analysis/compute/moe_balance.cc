@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/compute/moe_hccl_all_to_all.h"
+#include "analysis/core/name_test_memo.h"
 #include "analysis/core/op_shapes.h"
 #include "base/rank_ranges.h"
 
@@ -43,25 +44,6 @@ bool GroupedGemmName(std::string_view name) {
   return std::any_of(std::begin(kWords), std::end(kWords),
                      [&](std::string_view word) { return ContainsNoCase(name, word); });
 }
-
-// GroupedGemmName of interned names, each name classified once however many rows carry it: a
-// kernel_details table of millions of rows has a few hundred distinct names.
-class GroupedGemmNames {
- public:
-  explicit GroupedGemmNames(const Trace& trace) : trace_(trace) {}
-
-  bool Has(StringId id) {
-    if (id.value >= known_.size()) known_.resize(size_t{id.value} + 1, kUnknown);
-    int8_t& known = known_[id.value];
-    if (known == kUnknown) known = GroupedGemmName(trace_.str(id)) ? 1 : 0;
-    return known == 1;
-  }
-
- private:
-  static constexpr int8_t kUnknown = -1;
-  const Trace& trace_;
-  std::vector<int8_t> known_;  // by string id: kUnknown, 0 or 1
-};
 
 // What one grouped-GEMM call ran.
 struct Call {
@@ -200,9 +182,11 @@ bool MeasureKernelDetails(const Trace& trace, RankMoeLoad* load) {
   const KernelDetailTable& table = trace.kernel_details();
   const Windows windows = StepWindows(trace);
   std::set<int64_t> steps;
-  GroupedGemmNames names(trace);
+  // Each name classified once however many rows carry it: a kernel_details table of millions of rows
+  // has a few hundred distinct names.
+  NameTestMemo grouped_gemm(trace, GroupedGemmName);
   for (const NpuOpRow& row : table.rows) {
-    if (!names.Has(row.type) && !names.Has(row.name)) continue;
+    if (!grouped_gemm(row.type) && !grouped_gemm(row.name)) continue;
     if (row.step == kNoId && !InSteps(windows, row.start_ns)) continue;
     const std::vector<Shape> shapes = ParseNpuShapes(trace.str(row.input_shapes));
     std::optional<Call> call = FromStackedWeight(shapes);
@@ -223,10 +207,10 @@ void MeasureRecordShapes(const Trace& trace, const HostOpTree& tree, RankMoeLoad
   std::unordered_map<uint32_t, Call> calls;  // by host event
   std::vector<uint32_t> order;
   OpShapes shapes;
-  GroupedGemmNames names(trace);
+  NameTestMemo grouped_gemm(trace, GroupedGemmName);
   for (const OpShapeInfo& info : trace.op_shapes()) {
     const uint32_t e = info.event;
-    if (events.kind[e] != EventKind::kHostOp || !names.Has(events.name[e])) continue;
+    if (events.kind[e] != EventKind::kHostOp || !grouped_gemm(events.name[e])) continue;
     if (!InSteps(windows, events.ts_ns[e])) continue;
     if (!ParseOpShapes(trace.str(info.input_dims), trace.str(info.input_types), trace.str(info.concrete_inputs),
                        &shapes)) {
@@ -363,9 +347,9 @@ RankMoeLoad MeasureMoeLoad(const Trace& trace, const HostOpTree& tree) {
 
 RankMoeLoad MeasureMoeLoad(const Trace& trace) {
   const EventTable& events = trace.events();
-  GroupedGemmNames names(trace);
+  NameTestMemo grouped_gemm(trace, GroupedGemmName);
   const bool candidate = std::any_of(trace.op_shapes().begin(), trace.op_shapes().end(), [&](const OpShapeInfo& info) {
-    return events.kind[info.event] == EventKind::kHostOp && names.Has(events.name[info.event]);
+    return events.kind[info.event] == EventKind::kHostOp && grouped_gemm(events.name[info.event]);
   });
   return MeasureMoeLoad(trace, candidate ? BuildHostOpTree(trace) : HostOpTree{});
 }
