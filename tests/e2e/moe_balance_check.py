@@ -120,6 +120,23 @@ def check_summaries(c, name, run, out, f):
             "differs")
 
 
+def check_even(c, name, run):
+    """An even routing: no finding, and analyze still answers."""
+    f, result = finding(c, name, "analyze", run)
+    c.check(f"{name}: no {ID}", result is not None and f is None, "fired on even routing")
+
+
+def check_marked(c, name, truth, run, shapes_from, what):
+    """A skewed run whose tokens per rank come from `what` (no grouped-GEMM shapes): the finding as generated
+    and marked `shapes_from`, the profile's figures; returns the finding."""
+    f, _ = finding(c, name, "analyze", run)
+    check_skewed(c, name, truth, f)
+    c.check(f"{name}: tokens marked as from {what}", f is not None and f["evidence"].get("shapes_from") == shapes_from,
+            str(f and f["evidence"].get("shapes_from")))
+    check_profile(c, name, truth, run)
+    return f
+
+
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
     c = Checker(binary, timeout_s=120)
@@ -136,23 +153,17 @@ def main():
             check_summaries(c, f"{layout} skewed", skewed, os.path.join(tmp, f"{layout}_tps"), f)
             even = os.path.join(tmp, f"{layout}_even")
             generate(generator, even, layout, 0.0)
-            f, result = finding(c, f"{layout} even", "analyze", even)
-            c.check(f"{layout} even: no {ID}", result is not None and f is None, "fired on even routing")
+            check_even(c, f"{layout} even", even)
         # Only the all-to-alls' split sizes (no record_shapes on the grouped GEMMs): tokens per rank from
         # them, marked so; the same gains.
         for skew in (1.0, 0.0):
             name = f"splits only skew {skew}"
             run = os.path.join(tmp, f"splits_{skew}")
             truth = generate(generator, run, "kineto", skew, 4, "--splits-only")
-            f, result = finding(c, name, "analyze", run)
             if skew > 0:
-                check_skewed(c, name, truth, f)
-                c.check(f"{name}: tokens marked as from split sizes",
-                        f is not None and f["evidence"].get("shapes_from") == "all_to_all_splits",
-                        str(f and f["evidence"].get("shapes_from")))
-                check_profile(c, name, truth, run)
+                check_marked(c, name, truth, run, "all_to_all_splits", "split sizes")
             else:
-                c.check(f"{name}: no {ID}", result is not None and f is None, "fired on even routing")
+                check_even(c, name, run)
         # torch_npu text and Db exports whose experts run as one MatMul each (no grouped GEMM shapes): tokens per
         # rank from the bytes communication_matrix.json (CommAnalyzerMatrix) gives each hcom_alltoallv, in rows
         # of MoeTokenPermute's x.
@@ -160,16 +171,11 @@ def main():
             name = f"{layout} sequential experts skew {skew}"
             run = os.path.join(tmp, f"sequential_{layout}_{skew}")
             truth = generate(generator, run, layout, skew, 4, "--sequential-experts")
-            f, result = finding(c, name, "analyze", run)
             if skew > 0:
-                check_skewed(c, name, truth, f)
-                c.check(f"{name}: tokens marked as from the communication matrix",
-                        f is not None and f["evidence"].get("shapes_from") == "communication_matrix",
-                        str(f and f["evidence"].get("shapes_from")))
-                check_profile(c, name, truth, run)
+                f = check_marked(c, name, truth, run, "communication_matrix", "the communication matrix")
                 check_summaries(c, name, run, os.path.join(tmp, f"sequential_tps_{layout}_{skew}"), f)
             else:
-                c.check(f"{name}: no {ID}", result is not None and f is None, "fired on even routing")
+                check_even(c, name, run)
         one = os.path.join(tmp, "one_rank")
         generate(generator, one, "kineto", 1.0, ranks=1)
         f, _ = finding(c, "one rank", "analyze", one)
