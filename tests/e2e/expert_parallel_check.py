@@ -109,7 +109,12 @@ def check_mc2(binary, mc2, failures):
     for name in mc2["fused_names"]:
         if works.get(name) != "fused_comm":
             failures.append(f"mc2 profile: {name[:50]} is {works.get(name)}, not fused_comm")
-    comm = json_or_exit(binary, "comm", "--json", mc2["path"])
+    check_mc2_comm(binary, mc2, json_or_exit(binary, "comm", "--json", mc2["path"]), "mc2 comm", failures)
+
+
+def check_mc2_comm(binary, mc2, comm, label, failures):
+    """comm's collectives by type and their bytes, and each step's expert-parallel all-to-all (never exposed),
+    against the generated MC2 rank; returns the generated count by type."""
     counts = {}
     for c in comm["collectives"]:
         counts[c["type"]] = counts.get(c["type"], 0) + 1
@@ -118,14 +123,15 @@ def check_mc2(binary, mc2, failures):
         for kind, n in s["collectives"].items():
             want_counts[kind] = want_counts.get(kind, 0) + n
     if counts != want_counts:
-        failures.append(f"mc2 comm: collectives {counts}, generated {want_counts}")
+        failures.append(f"{label}: collectives {counts}, generated {want_counts}")
     check_mc2_bytes(binary, mc2, comm, failures)
     rows = {row["step"]: row for row in comm["ranks"][0].get("expert_parallel", [])}
-    for number, want in want_steps.items():
-        row = rows.get(number)
-        if row is None or not close(row["all_to_all_us"], want["all_to_all_us"]) or row["exposed_us"] != 0:
-            failures.append(f"mc2 comm step {number}: expert-parallel {row}, generated {want['all_to_all_us']} "
+    for s in mc2["steps"]:
+        row = rows.get(s["step"])
+        if row is None or not close(row["all_to_all_us"], s["all_to_all_us"]) or row["exposed_us"] != 0:
+            failures.append(f"{label} step {s['step']}: expert-parallel {row}, generated {s['all_to_all_us']} "
                             "and 0 exposed")
+    return want_counts
 
 
 def check_mc2_text(binary, mc2, tmp, failures):
@@ -134,23 +140,10 @@ def check_mc2_text(binary, mc2, tmp, failures):
     ("inside fused kernels") and per step as the expert-parallel all-to-all, never exposed; the same from its
     summary."""
     comm = json_or_exit(binary, "comm", "--json", mc2["path"])
-    counts = {}
     for c in comm["collectives"]:
-        counts[c["type"]] = counts.get(c["type"], 0) + 1
         if c["exposed_us"] != 0:
             failures.append(f"mc2 text: {c['name'][:50]} exposed {c['exposed_us']} us")
-    want_counts = {}
-    for s in mc2["steps"]:
-        for kind, n in s["collectives"].items():
-            want_counts[kind] = want_counts.get(kind, 0) + n
-    if counts != want_counts:
-        failures.append(f"mc2 text comm: collectives {counts}, generated {want_counts}")
-    check_mc2_bytes(binary, mc2, comm, failures)
-    rows = {row["step"]: row for row in comm["ranks"][0].get("expert_parallel", [])}
-    for s in mc2["steps"]:
-        row = rows.get(s["step"])
-        if row is None or not close(row["all_to_all_us"], s["all_to_all_us"]) or row["exposed_us"] != 0:
-            failures.append(f"mc2 text comm step {s['step']}: expert-parallel {row}, generated {s['all_to_all_us']}")
+    want_counts = check_mc2_comm(binary, mc2, comm, "mc2 text comm", failures)
     fused_us = sum(s["all_to_all_us"] for s in mc2["steps"])  # dispatch / combine run apart from the all-reduces
     fused = comm["ranks"][0].get("fused_comm", {})
     if fused.get("kernels") != sum(want_counts.values()) or fused.get("time_us", 0) < fused_us:
