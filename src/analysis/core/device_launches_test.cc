@@ -10,15 +10,16 @@ namespace {
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
-FlowPoint Point(int64_t id, bool id_is_string, StringId category, FlowPhase phase, uint32_t track, int64_t ts_ns) {
-  FlowPoint p;
-  p.id = id;
-  p.id_is_string = id_is_string;
-  p.category = category;
-  p.phase = phase;
-  p.track = track;
-  p.ts_ns = ts_ns;
-  return p;
+// Adds a HostToDevice flow point at `event`'s track and start, as torch_npu writes one.
+void AddFlow(HandBuiltTrace* t, int64_t id, bool id_is_string, FlowPhase phase, uint32_t event) {
+  TraceBuilder* b = t->mutable_builder();
+  const auto& events = b->partial().events();
+  b->AddFlowPoint(FlowPoint{.id = id,
+                            .category = b->Intern("HostToDevice"),
+                            .phase = phase,
+                            .id_is_string = id_is_string,
+                            .track = events.track[event],
+                            .ts_ns = events.ts_ns[event]});
 }
 
 // A string flow id is held as its interned id, which a numeric id can equal: each task must still get
@@ -29,16 +30,10 @@ TEST(DeviceLaunchesTest, StringAndNumericFlowIdsAreApart) {
   const uint32_t string_call = t.Host(EventKind::kRuntime, "aclnnMul", Us(20), Us(2));
   const uint32_t numeric_task = t.Kernel("Add", Us(100), Us(5));
   const uint32_t string_task = t.Kernel("Mul", Us(200), Us(5));
-  TraceBuilder* b = t.mutable_builder();
-  const StringId category = b->Intern("HostToDevice");
-  const auto& events = b->partial().events();
-  const auto add = [&](bool is_string, FlowPhase phase, uint32_t event) {
-    b->AddFlowPoint(Point(5, is_string, category, phase, events.track[event], events.ts_ns[event]));
-  };
-  add(false, FlowPhase::kStart, numeric_call);
-  add(true, FlowPhase::kStart, string_call);
-  add(false, FlowPhase::kEnd, numeric_task);
-  add(true, FlowPhase::kEnd, string_task);
+  AddFlow(&t, 5, false, FlowPhase::kStart, numeric_call);
+  AddFlow(&t, 5, true, FlowPhase::kStart, string_call);
+  AddFlow(&t, 5, false, FlowPhase::kEnd, numeric_task);
+  AddFlow(&t, 5, true, FlowPhase::kEnd, string_task);
   const Trace trace = t.Finish();
 
   const LaunchTimes launch = FindLaunchTimes(trace);
@@ -55,19 +50,13 @@ TEST(DeviceLaunchesTest, FirstStartOfAKeyAndFirstEndIntoATaskDecide) {
   const uint32_t other_call = t.Host(EventKind::kRuntime, "aclnnMul", Us(30), Us(2));
   const uint32_t task = t.Kernel("Add", Us(100), Us(5));
   const uint32_t other_task = t.Kernel("Mul", Us(200), Us(5));
-  TraceBuilder* b = t.mutable_builder();
-  const StringId category = b->Intern("HostToDevice");
-  const auto& events = b->partial().events();
-  const auto add = [&](int64_t id, FlowPhase phase, uint32_t event) {
-    b->AddFlowPoint(Point(id, false, category, phase, events.track[event], events.ts_ns[event]));
-  };
-  add(9, FlowPhase::kStart, first_call);
-  add(9, FlowPhase::kStart, repeated_call);
-  add(3, FlowPhase::kStart, other_call);
-  add(9, FlowPhase::kEnd, task);
-  add(3, FlowPhase::kEnd, task);
-  add(3, FlowPhase::kEnd, other_task);
-  add(7, FlowPhase::kEnd, other_task);  // no start: gives nothing
+  AddFlow(&t, 9, false, FlowPhase::kStart, first_call);
+  AddFlow(&t, 9, false, FlowPhase::kStart, repeated_call);
+  AddFlow(&t, 3, false, FlowPhase::kStart, other_call);
+  AddFlow(&t, 9, false, FlowPhase::kEnd, task);
+  AddFlow(&t, 3, false, FlowPhase::kEnd, task);
+  AddFlow(&t, 3, false, FlowPhase::kEnd, other_task);
+  AddFlow(&t, 7, false, FlowPhase::kEnd, other_task);  // no start: gives nothing
   const Trace trace = t.Finish();
 
   const LaunchTimes launch = FindLaunchTimes(trace);
