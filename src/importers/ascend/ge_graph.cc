@@ -24,6 +24,29 @@ struct Token {
   std::string text;  // a word or a string's contents (adjacent strings joined)
 };
 
+// The token a punctuation byte is on its own; nullopt for any other byte.
+std::optional<TokenKind> PunctuationKind(int c) {
+  switch (c) {
+    case '{':
+    case '<':
+      return TokenKind::kOpen;
+    case '}':
+    case '>':
+      return TokenKind::kClose;
+    case ':':
+      return TokenKind::kColon;
+    case '[':
+      return TokenKind::kListOpen;
+    case ']':
+      return TokenKind::kListClose;
+    case ',':
+    case ';':
+      return TokenKind::kSeparator;
+    default:
+      return std::nullopt;
+  }
+}
+
 // Protobuf text format, token by token, from a fixed buffer refilled from the file.
 class Tokenizer {
  public:
@@ -123,32 +146,10 @@ class Tokenizer {
     token_line_ = line_;
     const int c = Get();
     Token t;
-    switch (c) {
-      case EOF:
-        return t;
-      case '{':
-      case '<':
-        t.kind = TokenKind::kOpen;
-        return t;
-      case '}':
-      case '>':
-        t.kind = TokenKind::kClose;
-        return t;
-      case ':':
-        t.kind = TokenKind::kColon;
-        return t;
-      case '[':
-        t.kind = TokenKind::kListOpen;
-        return t;
-      case ']':
-        t.kind = TokenKind::kListClose;
-        return t;
-      case ',':
-      case ';':
-        t.kind = TokenKind::kSeparator;
-        return t;
-      default:
-        break;
+    if (c == EOF) return t;
+    if (const std::optional<TokenKind> kind = PunctuationKind(c)) {
+      t.kind = *kind;
+      return t;
     }
     if (c == '"' || c == '\'') {
       t.kind = TokenKind::kString;
