@@ -52,9 +52,7 @@ Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
   const int reserved = csv->Column("Total Reserved(MB)");
   const int active = csv->Column("Total Active(MB)");
   const int device = csv->AnyColumn({"Device Type", "Device"});
-  for (;;) {
-    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
-    if (!more) break;
+  return ForEachRecord(csv, out, [&] {
     NpuMemoryRecord record;
     record.component = out->Intern(csv->Text(component));
     if (!CsvMicrosToNanos(csv->Cell(timestamp), &record.ts_ns)) {
@@ -66,9 +64,7 @@ Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
     record.total_active_bytes = MebibytesCell(*csv, active, "Total Active(MB)", out);
     if (device != kNoColumn) record.device = out->Intern(csv->Text(device));
     out->AddNpuMemoryRecord(record);
-  }
-  WarnDroppedRows(*csv, out);
-  return Status::Ok();
+  });
 }
 
 Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
@@ -82,18 +78,16 @@ Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
   }
   const int stream = csv->Column("Stream Ptr");
   const int device = csv->AnyColumn({"Device Type", "Device"});
-  for (;;) {
-    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
-    if (!more) break;
+  return ForEachRecord(csv, out, [&] {
     NpuOperatorMemory row;
     const auto size_cell = csv->Cell(size);
     if (!size_cell || !ParseKibibytes(*size_cell, &row.bytes)) {
       out->Warn(csv->Where("Size(KB) is not a number of KB; row skipped"));
-      continue;
+      return;
     }
     if (!CsvMicrosToNanos(csv->Cell(allocation), &row.alloc_ns)) {
       out->Warn(csv->Where("Allocation Time(us) is not a number of microseconds; row skipped"));
-      continue;
+      return;
     }
     const auto release_cell = csv->Cell(release);
     if (release_cell && !release_cell->empty() && !CsvMicrosToNanos(release_cell, &row.release_ns)) {
@@ -104,9 +98,7 @@ Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
     row.from_pta = stream != kNoColumn ? !csv->Text(stream).empty() : !csv->Text(name).starts_with("cann::");
     if (device != kNoColumn) row.device = out->Intern(csv->Text(device));
     out->AddNpuOperatorMemory(row);
-  }
-  WarnDroppedRows(*csv, out);
-  return Status::Ok();
+  });
 }
 
 }  // namespace tuneprof

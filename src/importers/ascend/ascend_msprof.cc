@@ -110,23 +110,18 @@ Status ReadIterations(const fs::path& path, std::vector<Iteration>* out, SideTab
     return InvalidInput(path.string() + ": no Iteration ID, Iteration End(us) and Iteration Time(us) columns");
   }
   const int device = csv.Column("Device_id"), model = csv.Column("Model ID");
-  for (;;) {
-    TP_ASSIGN_OR_RETURN(bool more, csv.Next());
-    if (!more) {
-      WarnDroppedRows(csv, side);
-      return Status::Ok();
-    }
+  return ForEachRecord(&csv, side, [&] {
     Iteration it;
     int64_t duration;
     if (!ParseInt64(csv.Text(id), &it.number) || !ParseMicrosToNanos(csv.Text(end), &it.end_ns) ||
         !ParseMicrosToNanos(csv.Text(time), &duration) || duration < 0) {
       side->Warn(csv.Where("no Iteration ID, End or Time; row skipped"));
-      continue;
+      return;
     }
     it.start_ns = it.end_ns - duration;
     it.group = {IntCell(csv, device), IntCell(csv, model)};
     out->push_back(it);
-  }
+  });
 }
 
 // msprof's iterations are the steps of a timeline that has no ProfilerStep of its own (a graph-mode or

@@ -141,9 +141,9 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
       columns.metrics.emplace_back(c, out->KernelMetricColumn(csv->header()[c]));
     }
   }
-  for (;;) {
-    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
-    if (!more) break;
+  // Real files have rows missing a cell (a 2023 FlashAttentionScore row lacks Duration); the reader
+  // skips them rather than read later cells under the wrong names, and says so at the end.
+  return ForEachRecord(csv, out, [&] {
     const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, out));
     for (auto [column, metric] : columns.metrics) {
       double value;
@@ -155,11 +155,7 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
       }
       out->SetKernelMetric(metric, row, value);
     }
-  }
-  // Real files have rows missing a cell (a 2023 FlashAttentionScore row lacks Duration); the reader
-  // skipped them rather than read later cells under the wrong names.
-  WarnDroppedRows(*csv, out);
-  return Status::Ok();
+  });
 }
 
 namespace {
@@ -197,13 +193,7 @@ namespace {}  // namespace
 
 Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out) {
   TP_ASSIGN_OR_RETURN(const StepColumns columns, FindStepColumns(*csv));
-  for (;;) {
-    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
-    if (!more) break;
-    out->AddReportedStepTime(StepRow(*csv, columns, out));
-  }
-  WarnDroppedRows(*csv, out);
-  return Status::Ok();
+  return ForEachRecord(csv, out, [&] { out->AddReportedStepTime(StepRow(*csv, columns, out)); });
 }
 
 Status ReadClusterStepTraceTime(CsvReader* csv, SideTableBuilder* warnings,
@@ -215,17 +205,13 @@ Status ReadClusterStepTraceTime(CsvReader* csv, SideTableBuilder* warnings,
   if (type == kNoColumn || index == kNoColumn) {
     return InvalidInput(csv->name() + ": not a cluster step_trace_time table (no Type and Index columns)");
   }
-  for (;;) {
-    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
-    if (!more) break;
+  return ForEachRecord(csv, warnings, [&] {
     if (csv->Text(type) == "stage" && stage) stage(ParseRankList(csv->Text(index), "()"));
-    if (csv->Text(type) != "rank") continue;  // "stage" rows aggregate pipeline stages
+    if (csv->Text(type) != "rank") return;  // "stage" rows aggregate pipeline stages
     const int64_t rank = IntCell(*csv, index, "Index", warnings);
-    if (rank == kNoId || rank < 0) continue;
+    if (rank == kNoId || rank < 0) return;
     add(rank, StepRow(*csv, columns, warnings));
-  }
-  WarnDroppedRows(*csv, warnings);
-  return Status::Ok();
+  });
 }
 
 }  // namespace tuneprof

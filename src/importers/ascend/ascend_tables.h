@@ -19,6 +19,19 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out);
 // One warning for the rows `csv` skipped for their cell count, when it skipped any.
 void WarnDroppedRows(const CsvReader& csv, SideTableBuilder* out);
 
+// Calls `row()` with `csv` on each of its records in turn, then warns of the rows it skipped for their
+// cell count (WarnDroppedRows); a record that does not read ends the loop and is the error returned.
+template <typename RowFn>
+Status ForEachRecord(CsvReader* csv, SideTableBuilder* out, RowFn row) {
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(bool more, csv->Next());
+    if (!more) break;
+    row();
+  }
+  WarnDroppedRows(*csv, out);
+  return Status::Ok();
+}
+
 // step_trace_time.csv -> Trace::reported_step_times(), exact ns.
 Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out);
 
