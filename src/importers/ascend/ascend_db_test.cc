@@ -221,32 +221,6 @@ TEST(AscendDbTest, CorruptDatabaseInARankDirectoryIsAnErrorNamingIt) {
   fs::remove_all(dir);
 }
 
-TEST(AscendDbTest, StartAndEndAnInt64ApartGiveNoDurationNotOverflow) {
-  TUNEPROF_REQUIRE_CORPUS();
-  // A damaged or crafted database can hold any int64 in startNs and endNs; end - start must not overflow
-  // (the sanitized build traps if it does) and an end before the start is no duration, never a negative one.
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "tuneprof_ascend_db_test_extreme_rank0_ascend_pt";
-  fs::remove_all(dir);
-  fs::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
-  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
-  fs::copy_file(kDb + "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", db);
-  sqlite3* handle = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
-  for (const char* table : {"PYTORCH_API", "CANN_API", "TASK"}) {
-    const std::string sql = std::string("UPDATE ") + table +
-                            " SET startNs = 1698220811391879825, endNs = -8207858559452409896"
-                            " WHERE rowid = (SELECT MIN(rowid) FROM " +
-                            table + ")";
-    EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << table;
-  }
-  sqlite3_close(handle);
-  auto trace = ImportAscendDirectory(dir.string());
-  ASSERT_TRUE(trace.ok()) << trace.status().message();
-  for (int64_t dur : trace->events().dur_ns) EXPECT_GE(dur, -1);  // -1: an instant
-  fs::remove_all(dir);
-}
-
 // A copy of a real rank's database, changed by `sql`, in a rank directory of its own.
 std::filesystem::path CraftedRank(const std::string& name, const std::string& sql) {
   namespace fs = std::filesystem;
@@ -260,6 +234,24 @@ std::filesystem::path CraftedRank(const std::string& name, const std::string& sq
   EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
   sqlite3_close(handle);
   return dir;
+}
+
+TEST(AscendDbTest, StartAndEndAnInt64ApartGiveNoDurationNotOverflow) {
+  TUNEPROF_REQUIRE_CORPUS();
+  // A damaged or crafted database can hold any int64 in startNs and endNs; end - start must not overflow
+  // (the sanitized build traps if it does) and an end before the start is no duration, never a negative one.
+  std::string sql;
+  for (const char* table : {"PYTORCH_API", "CANN_API", "TASK"}) {
+    sql += std::string("UPDATE ") + table +
+           " SET startNs = 1698220811391879825, endNs = -8207858559452409896"
+           " WHERE rowid = (SELECT MIN(rowid) FROM " +
+           table + ");";
+  }
+  const auto dir = CraftedRank("extreme", sql);
+  auto trace = ImportAscendDirectory(dir.string());
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  for (int64_t dur : trace->events().dur_ns) EXPECT_GE(dur, -1);  // -1: an instant
+  std::filesystem::remove_all(dir);
 }
 
 using test_support::Warns;
