@@ -20,6 +20,13 @@ const HardwareProfiles& Builtin() { return testing_support::BuiltinProfiles(); }
 
 bool Has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
+// The hardware selected for a trace of one kernel named `kernel`, `forced` as --hardware names it.
+HardwareSelection SelectForKernel(std::string_view kernel, const HardwareProfile* forced = nullptr) {
+  hand_built::HandBuiltTrace hand;
+  hand.Kernel(kernel, 0, 1000);
+  return SelectHardware(hand.Finish(), Builtin(), forced);
+}
+
 TEST(ChipInferenceTest, ReadsArchitectureTagsInKernelNames) {
   const test_support::TextCase<int64_t> kCases[] = {
       {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 90},
@@ -145,9 +152,7 @@ TEST(ChipInferenceTest, TheDeviceTablesSmCountSettlesTheVariant) {
 
 // Ampere-named kernels run on every newer chip: nothing is picked, the candidates are named.
 TEST(ChipInferenceTest, AmpereKernelsOnlyBoundTheChipAndNameCandidates) {
-  hand_built::HandBuiltTrace hand;
-  hand.Kernel("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n", 0, 1000);
-  const HardwareSelection selection = SelectHardware(hand.Finish(), Builtin(), nullptr);
+  const HardwareSelection selection = SelectForKernel("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n");
   EXPECT_EQ(selection.profile, nullptr);
   EXPECT_FALSE(selection.inferred);
   EXPECT_TRUE(Has(selection.how, "compute capability 8.0 or newer")) << selection.how;
@@ -156,9 +161,7 @@ TEST(ChipInferenceTest, AmpereKernelsOnlyBoundTheChipAndNameCandidates) {
 }
 
 TEST(ChipInferenceTest, NoEvidenceSaysHowToName) {
-  hand_built::HandBuiltTrace hand;
-  hand.Kernel("elementwise_kernel", 0, 1000);
-  const HardwareSelection selection = SelectHardware(hand.Finish(), Builtin(), nullptr);
+  const HardwareSelection selection = SelectForKernel("elementwise_kernel");
   EXPECT_EQ(selection.profile, nullptr);
   EXPECT_EQ(selection.how, "the trace does not name its device: pass --hardware NAME");
   EXPECT_TRUE(Has(selection.how, "--hardware NAME")) << selection.how;
@@ -166,9 +169,7 @@ TEST(ChipInferenceTest, NoEvidenceSaysHowToName) {
 
 // --hardware wins over any inference.
 TEST(ChipInferenceTest, TheCommandLineOverridesTheInference) {
-  hand_built::HandBuiltTrace hand;
-  hand.Kernel("sm90_xmma_gemm_bf16", 0, 1000);
-  const HardwareSelection selection = SelectHardware(hand.Finish(), Builtin(), Builtin().FindByName("H100 PCIe"));
+  const HardwareSelection selection = SelectForKernel("sm90_xmma_gemm_bf16", Builtin().FindByName("H100 PCIe"));
   ASSERT_NE(selection.profile, nullptr);
   EXPECT_EQ(selection.profile->name, "H100 PCIe");
   EXPECT_EQ(selection.how, "--hardware");
