@@ -11,6 +11,7 @@
 
 #include "io/byte_source.h"
 #include "io/files_read.h"
+#include "io/scratch_dir_for_test.h"
 
 namespace tuneprof {
 namespace {
@@ -20,13 +21,8 @@ namespace fs = std::filesystem;
 class OutputFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tp_output_file_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     ForgetFilesRead();  // inodes of files other tests read and removed are reused
   }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
   static std::string Read(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -47,7 +43,8 @@ class OutputFileTest : public ::testing::Test {
     return std::string(buffer, *n);
   }
   size_t FilesInDir() const { return static_cast<size_t>(std::distance(fs::directory_iterator(dir_), {})); }
-  fs::path dir_;
+  ScratchDir scratch_{"tp_output_file_"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(OutputFileTest, WritesAndReplacesWholeWithoutLeavingATemporary) {

@@ -4,13 +4,13 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "model/trace.h"
+#include "io/scratch_dir_for_test.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {
@@ -20,20 +20,14 @@ namespace fs = std::filesystem;
 
 class GeGraphTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tp_ge_graph_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  ScratchDir scratch_{"tp_ge_graph_"};
+  const fs::path& dir_ = scratch_.path();
 
   std::string Write(const std::string& name, const std::string& text) {
     const fs::path path = dir_ / name;
     std::ofstream(path, std::ios::binary) << text;
     return path.string();
   }
-
-  fs::path dir_;
 };
 
 constexpr char kModelDef[] = R"(name: "graph_1"
