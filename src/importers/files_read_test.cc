@@ -17,6 +17,7 @@
 
 #include "importers/import.h"
 #include "io/files_read.h"
+#include "io/scratch_dir_for_test.h"
 #include "test_corpus.h"
 
 namespace tuneprof {
@@ -80,15 +81,8 @@ bool Recorded(const fs::path& path) {
 
 class FilesReadTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    base_ = fs::temp_directory_path() / ("tp_files_read_test_" + std::to_string(::getpid()));
-    fs::create_directories(base_);
-    ForgetFilesRead();
-  }
-  void TearDown() override {
-    ForgetFilesRead();
-    fs::remove_all(base_);
-  }
+  void SetUp() override { ForgetFilesRead(); }
+  void TearDown() override { ForgetFilesRead(); }
 
   // A writable copy of `source` (a folder or a file) under the test's folder.
   fs::path Copy(const fs::path& source) {
@@ -120,7 +114,8 @@ class FilesReadTest : public ::testing::Test {
     for (const std::string& name : must_open) EXPECT_TRUE(names.count(name)) << name << " was not opened";
   }
 
-  fs::path base_;
+  ScratchDir scratch_{"tp_files_read_test_"};
+  const fs::path& base_ = scratch_.path();
 };
 
 TEST_F(FilesReadTest, TorchNpuTextRank) {

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "io/scratch_dir_for_test.h"
+
 namespace tuneprof {
 namespace {
 
@@ -16,7 +18,6 @@ namespace fs = std::filesystem;
 class ReadRootsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = fs::temp_directory_path() / ("read_roots_" + std::to_string(::getpid()));
     fs::create_directories(base_ / "allowed" / "run");
     fs::create_directories(base_ / "allowed2");
     fs::create_directories(base_ / "outside");
@@ -25,13 +26,11 @@ class ReadRootsTest : public ::testing::Test {
     fs::create_symlink(base_ / "outside" / "t.json", base_ / "allowed" / "link.json");
     fs::create_symlink(base_ / "outside", base_ / "allowed" / "dirlink");
   }
-  void TearDown() override {
-    ASSERT_TRUE(RestrictReadsTo({}).ok());
-    fs::remove_all(base_);
-  }
+  void TearDown() override { ASSERT_TRUE(RestrictReadsTo({}).ok()); }
   std::string At(const std::string& relative) const { return (base_ / relative).string(); }
 
-  fs::path base_;
+  ScratchDir scratch_{"read_roots_"};
+  const fs::path& base_ = scratch_.path();
 };
 
 TEST_F(ReadRootsTest, UnrestrictedAllowsAnything) { EXPECT_TRUE(CheckReadAllowed("/etc/passwd").ok()); }

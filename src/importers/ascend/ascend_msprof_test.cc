@@ -2,7 +2,6 @@
 #include "importers/ascend/ascend_msprof.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include "importers/ascend/ascend_directory.h"
 #include "importers/ascend/ascend_layout.h"
 #include "importers/import.h"
+#include "io/scratch_dir_for_test.h"
 
 namespace tuneprof {
 namespace {
@@ -20,12 +20,9 @@ namespace fs = std::filesystem;
 class MsprofTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = fs::temp_directory_path() / ("tp_msprof_test_" + std::to_string(::getpid()));
-    root_ = base_ / "PROF_000001_20260101120000000_ABCDEFGH";
     fs::create_directories(root_ / "mindstudio_profiler_output");
     fs::create_directories(root_ / "device_3");
   }
-  void TearDown() override { fs::remove_all(base_); }
 
   void Write(const fs::path& relative, const std::string& text) { std::ofstream(root_ / relative) << text; }
 
@@ -41,8 +38,9 @@ class MsprofTest : public ::testing::Test {
           "1767268800000100.001\t,45.321,87.533,N/A,N/A,0,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
   }
 
-  fs::path base_;
-  fs::path root_;
+  ScratchDir scratch_{"tp_msprof_test_"};
+  const fs::path& base_ = scratch_.path();
+  const fs::path root_ = base_ / "PROF_000001_20260101120000000_ABCDEFGH";
 };
 
 const std::string* Entry(const Trace& trace, std::string_view key) {
