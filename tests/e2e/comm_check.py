@@ -20,6 +20,7 @@ import sys
 from decimal import Decimal
 
 from interval_sets import collective_waits
+from nccl_args import bus_factor, message_bytes
 
 from harness import failures as FAILURES, json_or_exit, note as check, report
 
@@ -40,20 +41,6 @@ def ns(micros):
     return int((Decimal(str(micros)) * 1000).to_integral_value())
 
 
-DTYPE_BYTES = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int": 4, "Short": 2, "Byte": 1,
-               "Char": 1, "Bool": 1}
-
-
-def bus_factor(kind, n):
-    if kind == "allreduce":
-        return 2 * (n - 1) / n
-    if kind in ("allgather", "reducescatter", "alltoall", "all_gather", "reduce_scatter", "all_to_all"):
-        return (n - 1) / n
-    if kind in ("broadcast", "reduce", "send", "recv", "sendrecv"):
-        return 1.0
-    return None
-
-
 def check_nccl(binary, shared):
     path = os.path.join(shared, "traces/kineto/hta/nccl_parser_config/nccl_data.json.gz")
     events = [e for e in load_trace(path)["traceEvents"]
@@ -62,7 +49,7 @@ def check_nccl(binary, shared):
     expected = []
     for e in events:
         a = e["args"]
-        nbytes = max(int(a["In msg nelems"]), int(a["Out msg nelems"])) * DTYPE_BYTES[a["dtype"]]
+        nbytes = message_bytes(a)
         dur = ns(e["dur"])
         algbw = nbytes / dur
         factor = bus_factor(a["Collective name"], int(a["Group size"]))

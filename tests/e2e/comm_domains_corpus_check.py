@@ -21,12 +21,13 @@ import subprocess
 import sys
 from collections import defaultdict
 
+from nccl_args import message_bytes
+
 from harness import check, failures
 
 NCCL = "kineto/hta/nccl_parser_config/nccl_data.json.gz"
 SERVER = "ascend/msinsight/server/src/test/test_data"
 LEVEL1 = "ascend/msinsight/test/data/pytorch/text/level1"
-DTYPE_BYTES = {"Float": 4, "Long": 8, "Half": 2, "BFloat16": 2, "Int": 4, "Double": 8}
 TINY_MB = 1.0
 
 
@@ -43,8 +44,7 @@ def check_nccl(binary, traces):
         events = json.load(f)["traceEvents"]
     kernels = [e for e in events if e.get("cat") == "kernel" and e["name"].startswith("nccl")]
     want_us = sum(e["dur"] for e in kernels)
-    want_bytes = sum(max(e["args"]["In msg nelems"], e["args"]["Out msg nelems"]) * DTYPE_BYTES[e["args"]["dtype"]]
-                     for e in kernels)
+    want_bytes = sum(message_bytes(e["args"]) for e in kernels)
     doc = comm(binary, traces / NCCL)
     if doc is None:
         return

@@ -29,8 +29,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import comm_check as cc  # noqa: E402  (load_trace, ns, DTYPE_BYTES, bus_factor)
+import comm_check as cc  # noqa: E402  (load_trace, ns)
 import ddp_slow_rank_check as ddp  # noqa: E402
+from nccl_args import DTYPE_BYTES, bus_factor, message_bytes  # noqa: E402
 
 from harness import failures as FAILURES, json_or_exit, note as check, report
 LINK_TRANSPORTS = ("HCCS", "PCIE", "RDMA", "SIO")
@@ -103,12 +104,12 @@ def kineto_groups(paths):
             g["exposed"] += exposed
             g["ranks"].add(rank)
             per_rank[rank].append((group, cc.ns(e["ts"]), dur))
-            if "In msg nelems" in a and a.get("dtype") in cc.DTYPE_BYTES:
-                nbytes = max(int(a["In msg nelems"]), int(a["Out msg nelems"])) * cc.DTYPE_BYTES[a["dtype"]]
+            if "In msg nelems" in a and a.get("dtype") in DTYPE_BYTES:
+                nbytes = message_bytes(a)
                 g["bytes"] += nbytes
                 g["with_bytes"] += 1
                 g["bytes_ns"] += dur
-                factor = cc.bus_factor(a["Collective name"], int(a["Group size"]))
+                factor = bus_factor(a["Collective name"], int(a["Group size"]))
                 if factor is not None and dur > 0:
                     g["busbw_x"] += nbytes / dur * factor * dur
                     g["busbw_ns"] += dur
