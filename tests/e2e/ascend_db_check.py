@@ -32,9 +32,9 @@ shared samples in ../shared/traces/ascend.
      fixed the db p50 was 80,650 us against a text IQR of 112-2,024 us; that is what this catches.
 Usage: ascend_db_check.py <tuneprof> <shared dir>"""
 import csv, glob, json, os, re, sqlite3, sys
-from collections import Counter
 
 from harness import failures, record as fail, report, run_json_noted
+from npu_db import COMPUTE_TASKS_BY_TYPE, count_by_type
 
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
 ASCEND = os.path.join(SHARED, "traces", "ascend")
@@ -105,15 +105,8 @@ def check_step_split(rank_dir):
 def sqlite_types(output):
     """device_tasks_by_type / communication_ops_by_type from the database alone."""
     with connect(profiler_db(output)) as con:
-        names = dict(con.execute("SELECT id, value FROM STRING_IDS"))
-        compute = Counter()
-        for op_type, n in con.execute("SELECT opType, COUNT(*) FROM COMPUTE_TASK_INFO c "
-                                      "JOIN TASK t ON t.globalTaskId = c.globalTaskId GROUP BY opType"):
-            compute[names.get(op_type) or "N/A"] += n
-        comm = Counter()
-        for op_type, n in con.execute("SELECT opType, COUNT(*) FROM COMMUNICATION_OP GROUP BY opType"):
-            comm[names.get(op_type) or "N/A"] += n
-    return dict(compute), dict(comm)
+        return (count_by_type(con, COMPUTE_TASKS_BY_TYPE),
+                count_by_type(con, "SELECT opType, COUNT(*) FROM COMMUNICATION_OP GROUP BY opType"))
 
 
 def check_inventories(level, rank):

@@ -22,6 +22,7 @@ from collections import Counter
 
 from harness import failures, record as fail, report, run_json_noted, run as run_process
 from interval_sets import union_length
+from npu_db import COMPUTE_TASKS_BY_TYPE, count_by_type
 
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
 KEEP = sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None
@@ -339,14 +340,10 @@ def profile_sum(got, key):
 def sqlite_facts(path):
     """device_tasks_by_type and the chip, straight from the database (as ascend_db_check.py does)."""
     with sqlite3.connect(f"file:{path}?immutable=1", uri=True) as con:
-        names = dict(con.execute("SELECT id, value FROM STRING_IDS"))
-        compute = Counter()
-        for op_type, n in con.execute("SELECT opType, COUNT(*) FROM COMPUTE_TASK_INFO c "
-                                      "JOIN TASK t ON t.globalTaskId = c.globalTaskId GROUP BY opType"):
-            compute[names.get(op_type) or "N/A"] += n
+        compute = count_by_type(con, COMPUTE_TASKS_BY_TYPE)
         has_npu = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'NPU_INFO'").fetchone()
         npu = [row[0] for row in con.execute("SELECT name FROM NPU_INFO")] if has_npu else []
-    return dict(compute), npu
+    return compute, npu
 
 
 def check_db_form(root):
