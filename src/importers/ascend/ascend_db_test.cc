@@ -221,20 +221,31 @@ TEST(AscendDbTest, CorruptDatabaseInARankDirectoryIsAnErrorNamingIt) {
   fs::remove_all(dir);
 }
 
-// A copy of a real rank's database, changed by `sql`, in a rank directory of its own.
-std::filesystem::path CraftedRank(const std::string& name, const std::string& sql) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tuneprof_ascend_db_test_" + name + "_rank0_ascend_pt");
-  fs::remove_all(dir);
-  fs::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
-  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
-  fs::copy_file(kDb + "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", db);
-  sqlite3* handle = nullptr;
-  EXPECT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
-  sqlite3_close(handle);
-  return dir;
-}
+// A copy of a real rank's database, changed by `sql`, in a rank directory of its own that goes with the
+// object (also when a failed assertion ends the test early).
+class CraftedRank {
+ public:
+  CraftedRank(const std::string& name, const std::string& sql)
+      : dir_(std::filesystem::temp_directory_path() / ("tuneprof_ascend_db_test_" + name + "_rank0_ascend_pt")) {
+    namespace fs = std::filesystem;
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "ASCEND_PROFILER_OUTPUT");
+    const fs::path db = dir_ / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+    fs::copy_file(kDb + "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", db);
+    sqlite3* handle = nullptr;
+    EXPECT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
+    sqlite3_close(handle);
+  }
+  ~CraftedRank() { std::filesystem::remove_all(dir_); }
+  CraftedRank(const CraftedRank&) = delete;
+  CraftedRank& operator=(const CraftedRank&) = delete;
+
+  std::string path() const { return dir_.string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
 
 TEST(AscendDbTest, StartAndEndAnInt64ApartGiveNoDurationNotOverflow) {
   TUNEPROF_REQUIRE_CORPUS();
@@ -247,11 +258,10 @@ TEST(AscendDbTest, StartAndEndAnInt64ApartGiveNoDurationNotOverflow) {
            " WHERE rowid = (SELECT MIN(rowid) FROM " +
            table + ");";
   }
-  const auto dir = CraftedRank("extreme", sql);
-  auto trace = ImportAscendDirectory(dir.string());
+  const CraftedRank dir("extreme", sql);
+  auto trace = ImportAscendDirectory(dir.path());
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   for (int64_t dur : trace->events().dur_ns) EXPECT_GE(dur, -1);  // -1: an instant
-  std::filesystem::remove_all(dir);
 }
 
 using test_support::Warns;
@@ -259,10 +269,10 @@ using test_support::Warns;
 TEST(AscendDbTest, ATextTimestampSkipsItsRowAndIsCountedNeverReadAsZero) {
   TUNEPROF_REQUIRE_CORPUS();
   const Trace before = MustImport(kDb + "level1/rank0_ascend_pt");
-  const auto dir = CraftedRank("text_start",
-                               "UPDATE TASK SET startNs = 'soon' WHERE rowid IN (SELECT rowid FROM TASK "
-                               "ORDER BY startNs LIMIT 2)");
-  const Trace after = MustImport(dir.string());
+  const CraftedRank dir("text_start",
+                        "UPDATE TASK SET startNs = 'soon' WHERE rowid IN (SELECT rowid FROM TASK "
+                        "ORDER BY startNs LIMIT 2)");
+  const Trace after = MustImport(dir.path());
   EXPECT_TRUE(Warns(after, "TASK: 2 rows with a non-integer startNs skipped"));
   ASSERT_FALSE(after.events().ts_ns.empty());
   const int64_t first_before = *std::min_element(before.events().ts_ns.begin(), before.events().ts_ns.end());
@@ -270,19 +280,18 @@ TEST(AscendDbTest, ATextTimestampSkipsItsRowAndIsCountedNeverReadAsZero) {
   EXPECT_GE(*std::min_element(after.events().ts_ns.begin(), after.events().ts_ns.end()), first_before);
   EXPECT_LT(after.events().size(), before.events().size());
   EXPECT_GT(after.events().size() + 4, before.events().size());  // the two tasks (drawn twice at most)
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AscendDbTest, MetaDataParallelGroupsAreReadAsProfilerMetadataGivesThem) {
   TUNEPROF_REQUIRE_CORPUS();
   // The Db export keeps profiler_metadata.json's parallel_group_info and distributed_args as META_DATA rows of
   // JSON text: the pp groups must be found from them where the rank directory lacks that file.
-  const auto dir = CraftedRank(
+  const CraftedRank dir(
       "meta_groups",
       "INSERT INTO META_DATA VALUES ('parallel_group_info', '{\"98765\": {\"group_name\": \"pp\", \"group_rank\": 0, "
       "\"global_ranks\": [0, 2]}}'), ('distributed_args', '{\"pipeline_model_parallel_size\": 2}'), "
       "('parallel_group_info_bad', '[1]'); INSERT INTO META_DATA SELECT 'distributed_args', '[2]'");
-  const Trace t = MustImport(dir.string());
+  const Trace t = MustImport(dir.path());
   EXPECT_EQ(Entry(t, "profiler_metadata.parallel_group_info.98765.group_name"), "pp");
   EXPECT_EQ(Entry(t, "profiler_metadata.parallel_group_info.98765.global_ranks"), "[0,2]");
   EXPECT_EQ(Entry(t, "profiler_metadata.distributed_args.pipeline_model_parallel_size"), "2");
@@ -290,39 +299,36 @@ TEST(AscendDbTest, MetaDataParallelGroupsAreReadAsProfilerMetadataGivesThem) {
   // Other names keep their row as it is; a JSON value that is no object is a warning naming the row.
   EXPECT_EQ(Entry(t, "db.META_DATA.parallel_group_info_bad"), "[1]");
   EXPECT_TRUE(Warns(t, "META_DATA distributed_args is not a JSON object; ignored"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AscendDbTest, AViewInPlaceOfATableIsRefusedByNameAndTheRestIsRead) {
   TUNEPROF_REQUIRE_CORPUS();
-  const auto dir = CraftedRank("view",
-                               "DROP TABLE CANN_API; CREATE VIEW CANN_API AS WITH RECURSIVE c(x) AS (SELECT 1 "
-                               "UNION ALL SELECT x + 1 FROM c) SELECT x AS startNs, x AS endNs, 1 AS globalTid, "
-                               "x AS connectionId, 1 AS name FROM c");
-  const Trace trace = MustImport(dir.string());
+  const CraftedRank dir("view",
+                        "DROP TABLE CANN_API; CREATE VIEW CANN_API AS WITH RECURSIVE c(x) AS (SELECT 1 "
+                        "UNION ALL SELECT x + 1 FROM c) SELECT x AS startNs, x AS endNs, 1 AS globalTid, "
+                        "x AS connectionId, 1 AS name FROM c");
+  const Trace trace = MustImport(dir.path());
   EXPECT_TRUE(Warns(trace, "CANN_API is a view, not a table; tuneprof reads tables only"));
   EXPECT_GT(CountKind(trace, EventKind::kKernel), 0u);
   EXPECT_EQ(Entry(trace, "inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:CANN_API"),
             "unreadable: a view, not a stored table");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AscendDbTest, AJoinThatMultipliesRowsEndsOverBudget) {
   TUNEPROF_REQUIRE_CORPUS();
   // Every task and every communication op on one connectionId: the timeline's join is tasks x ops rows.
-  const auto dir = CraftedRank("join",
-                               "UPDATE TASK SET connectionId = 1; UPDATE COMMUNICATION_OP SET connectionId = 1;"
-                               "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
-                               "INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId) SELECT 1, x, "
-                               "x + 1, 1 FROM c;"
-                               "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
-                               "INSERT INTO TASK (startNs, endNs, streamId, connectionId) SELECT x, x + 1, 1, 1 "
-                               "FROM c");
-  auto trace = ImportAscendDirectory(dir.string());
+  const CraftedRank dir("join",
+                        "UPDATE TASK SET connectionId = 1; UPDATE COMMUNICATION_OP SET connectionId = 1;"
+                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
+                        "INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId) SELECT 1, x, "
+                        "x + 1, 1 FROM c;"
+                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
+                        "INSERT INTO TASK (startNs, endNs, streamId, connectionId) SELECT x, x + 1, 1, 1 "
+                        "FROM c");
+  auto trace = ImportAscendDirectory(dir.path());
   ASSERT_FALSE(trace.ok());
   EXPECT_NE(trace.status().message().find("query over budget: TASK"), std::string::npos) << trace.status().message();
   EXPECT_EQ(trace.status().message().find('\n'), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 // COMMUNICATION_TASK_INFO's size, transport and link (enums by name) ride on each HCCL sub-task's plane
@@ -354,13 +360,12 @@ TEST(AscendDbTest, BackwardOperatorsAreLinkedToTheirForwardOperators) {
 
 TEST(AscendDbTest, ASequenceNumberOnTwoForwardThreadsIsLeftUnlinked) {
   TUNEPROF_REQUIRE_CORPUS();
-  const auto dir = CraftedRank("two_forward_threads",
-                               "UPDATE PYTORCH_API SET globalTid = globalTid + 1 WHERE rowid = (SELECT rowid FROM "
-                               "PYTORCH_API WHERE sequenceNumber = 1376 AND fwdThreadId = 0 ORDER BY startNs DESC "
-                               "LIMIT 1)");
-  const auto links = BackwardLinks(MustImport(dir.string()));
+  const CraftedRank dir("two_forward_threads",
+                        "UPDATE PYTORCH_API SET globalTid = globalTid + 1 WHERE rowid = (SELECT rowid FROM "
+                        "PYTORCH_API WHERE sequenceNumber = 1376 AND fwdThreadId = 0 ORDER BY startNs DESC "
+                        "LIMIT 1)");
+  const auto links = BackwardLinks(MustImport(dir.path()));
   EXPECT_EQ(links.size(), 26u);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AscendDbTest, HcclSubTasksKeepSizeTransportAndLink) {
