@@ -317,35 +317,28 @@ double Quantile(const std::vector<double>& sorted, double q) {
   return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
 }
 
+// Moves `tmp` down the 1-based heap a[1..n] from slot `i` to a slot whose children it is not less than.
+template <typename Less>
+void SiftDown(size_t* a, std::ptrdiff_t i, std::ptrdiff_t n, size_t tmp, Less less) {
+  for (std::ptrdiff_t j = i << 1; j <= n; j += j) {
+    if (j < n && less(a[j], a[j + 1])) j += 1;
+    if (!less(tmp, a[j])) break;
+    a[i] = a[j];
+    i = j;
+  }
+  a[i] = tmp;
+}
+
 // numpy/core/src/npysort/heapsort.cpp aheapsort_: the fallback when quicksort recurses too deep.
 void HeapsortIndices(const std::vector<int64_t>& v, size_t* tosort, std::ptrdiff_t n) {
   size_t* a = tosort - 1;  // 1-based heap
   auto less = [&](size_t x, size_t y) { return v[x] < v[y]; };
-  for (std::ptrdiff_t l = n >> 1; l > 0; --l) {
-    const size_t tmp = a[l];
-    std::ptrdiff_t i = l, j = l << 1;
-    while (j <= n) {
-      if (j < n && less(a[j], a[j + 1])) j += 1;
-      if (!less(tmp, a[j])) break;
-      a[i] = a[j];
-      i = j;
-      j += j;
-    }
-    a[i] = tmp;
-  }
+  for (std::ptrdiff_t l = n >> 1; l > 0; --l) SiftDown(a, l, n, a[l], less);
   while (n > 1) {
     const size_t tmp = a[n];
     a[n] = a[1];
     n -= 1;
-    std::ptrdiff_t i = 1, j = 2;
-    while (j <= n) {
-      if (j < n && less(a[j], a[j + 1])) j++;
-      if (!less(tmp, a[j])) break;
-      a[i] = a[j];
-      i = j;
-      j += j;
-    }
-    a[i] = tmp;
+    SiftDown(a, 1, n, tmp, less);
   }
 }
 
