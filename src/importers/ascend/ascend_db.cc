@@ -364,16 +364,9 @@ Status ReadStepTraceTime(const SqliteFile& db, SideTableBuilder* out) {
 
 Status ascend_db::StringIds::Load(const SqliteFile& db) {
   if (!db.HasTable("STRING_IDS")) return Status();
-  auto statement = db.Prepare("SELECT id, value FROM STRING_IDS");
-  if (!statement.ok()) return statement.status();
-  for (;;) {
-    auto row = statement->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    if (statement->SkipIllTyped({0})) continue;
-    values_.emplace(statement->Int(0), std::string(statement->Text(1)));
-  }
-  return Status();
+  return ForEachRow(db, "SELECT id, value FROM STRING_IDS", [&](const SqliteStatement& r) {
+    if (!r.SkipIllTyped({0})) values_.emplace(r.Int(0), std::string(r.Text(1)));
+  });
 }
 
 void AddInventoryEntry(TraceMetadata* meta, const std::string& name, SourceState state, int64_t rows,
