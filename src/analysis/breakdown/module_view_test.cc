@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,18 +16,11 @@ namespace {
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
-const ModuleRow* Find(const ModuleView& view, std::string_view path) {
-  for (const ModuleRow& row : view.modules) {
-    if (row.path == path) return &row;
-  }
-  return nullptr;
-}
-
-const LayerGroup* FindLayers(const ModuleView& view, std::string_view path) {
-  for (const LayerGroup& g : view.layers) {
-    if (g.path == path) return &g;
-  }
-  return nullptr;
+// The module row or layer group at `path`, or null.
+template <typename Row>
+const Row* FindPath(const std::vector<Row>& rows, std::string_view path) {
+  const auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& row) { return row.path == path; });
+  return it == rows.end() ? nullptr : &*it;
 }
 
 // A module range with a kernel launched directly in it, `kernel_us` long.
@@ -206,7 +200,7 @@ TEST(ModuleViewTest, RepeatedLayersRollUpWithTheirOutlier) {
     LaunchedKernel(&hand, start + 110, 1, 10 * layer + 2);
   }
   const ModuleView view = ComputeModuleView(hand.Finish());
-  const LayerGroup* layers = FindLayers(view, "Model_0.Layer_*");
+  const LayerGroup* layers = FindPath(view.layers, "Model_0.Layer_*");
   ASSERT_NE(layers, nullptr);
   EXPECT_EQ(layers->members, 3u);
   EXPECT_EQ(layers->device_ns, Us(63));
@@ -214,15 +208,15 @@ TEST(ModuleViewTest, RepeatedLayersRollUpWithTheirOutlier) {
   EXPECT_EQ(layers->min_ns, Us(11));
   EXPECT_EQ(layers->max_ns, Us(41));
   EXPECT_EQ(layers->outlier_path, "Model_0.Layer_2");
-  const LayerGroup* first_linear = FindLayers(view, "Model_0.Layer_*.Linear_*[0]");
+  const LayerGroup* first_linear = FindPath(view.layers, "Model_0.Layer_*.Linear_*[0]");
   ASSERT_NE(first_linear, nullptr);
   EXPECT_EQ(first_linear->members, 3u);
   EXPECT_EQ(first_linear->max_ns, Us(40));
-  const LayerGroup* second_linear = FindLayers(view, "Model_0.Layer_*.Linear_*[1]");
+  const LayerGroup* second_linear = FindPath(view.layers, "Model_0.Layer_*.Linear_*[1]");
   ASSERT_NE(second_linear, nullptr);
   EXPECT_EQ(second_linear->device_ns, Us(3));
   EXPECT_EQ(view.layers.front().path, "Model_0.Layer_*");  // by device time
-  ASSERT_NE(Find(view, "Model_0.Layer_1.Linear_3"), nullptr);
+  ASSERT_NE(FindPath(view.modules, "Model_0.Layer_1.Linear_3"), nullptr);
 }
 
 TEST(ModuleViewTest, SiblingsOfOneClassWithDifferentChildrenAreNoLayers) {
@@ -281,11 +275,11 @@ TEST(ModuleViewTest, BackwardWorkCountsForTheForwardModuleThroughFwdbwdFlows) {
   hand.Kernel("backward_gemm", Us(400), Us(8), 2);
   HostFlow(&hand, 77, "fwdbwd", {1, Us(12)}, {2, Us(300)}, /*binds_enclosing=*/true);
   const ModuleView view = ComputeModuleView(hand.Finish());
-  const ModuleRow* linear = Find(view, "Model_0.Linear_0");
+  const ModuleRow* linear = FindPath(view.modules, "Model_0.Linear_0");
   ASSERT_NE(linear, nullptr);
   EXPECT_EQ(linear->forward_ns, Us(3));
   EXPECT_EQ(linear->backward_ns, Us(8));
-  EXPECT_EQ(Find(view, "Model_0")->backward_ns, Us(8));
+  EXPECT_EQ(FindPath(view.modules, "Model_0")->backward_ns, Us(8));
   EXPECT_EQ(view.attributed_ns, Us(11));
   EXPECT_TRUE(view.backward_known);
 }
@@ -312,7 +306,7 @@ TEST(ModuleViewTest, SyncsAndWaitsAreOutOfTheDeviceTotal) {
   const ModuleView view = ComputeModuleView(hand.Finish());
   EXPECT_EQ(view.device_total_ns, Us(10));
   EXPECT_EQ(view.attributed_ns, Us(7));
-  EXPECT_EQ(Find(view, "Model_0")->device_ns(), Us(7));
+  EXPECT_EQ(FindPath(view.modules, "Model_0")->device_ns(), Us(7));
 }
 
 TEST(ModuleViewTest, WithoutDeviceWorkModulesAreMeasuredByHostTime) {
@@ -323,9 +317,9 @@ TEST(ModuleViewTest, WithoutDeviceWorkModulesAreMeasuredByHostTime) {
   const ModuleView view = ComputeModuleView(hand.Finish());
   EXPECT_TRUE(view.by_host);
   EXPECT_EQ(view.host_total_ns, Us(100));
-  EXPECT_EQ(Find(view, "Model_0")->host_self_ns, Us(30));
-  EXPECT_EQ(Find(view, "Model_0.Block_1")->host_self_ns, Us(40));
-  const LayerGroup* blocks = FindLayers(view, "Model_0.Block_*");
+  EXPECT_EQ(FindPath(view.modules, "Model_0")->host_self_ns, Us(30));
+  EXPECT_EQ(FindPath(view.modules, "Model_0.Block_1")->host_self_ns, Us(40));
+  const LayerGroup* blocks = FindPath(view.layers, "Model_0.Block_*");
   ASSERT_NE(blocks, nullptr);
   EXPECT_EQ(blocks->device_ns, Us(70));  // the members' host time
   EXPECT_EQ(blocks->max_ns, Us(40));
