@@ -128,18 +128,27 @@ void TraceBuilder::SetThreadName(ProcessKey pid, ProcessKey tid, std::string_vie
   trace_.tracks_[TrackFor(pid, tid)].name = Intern(name);
 }
 
-void TraceBuilder::ReserveEvents(size_t events) {
+namespace {
+
+template <typename T>
+void ReserveColumn(std::vector<T>* column, size_t events, bool huge_pages) {
+  ReserveAdvised(column, huge_pages ? std::max(events, kHugePageAdviceMinBytes / sizeof(T)) : events);
+}
+
+}  // namespace
+
+void TraceBuilder::ReserveEvents(size_t events, bool huge_pages) {
   EventTable& e = trace_.events_;
-  ReserveAdvised(&e.ts_ns, events);
-  ReserveAdvised(&e.dur_ns, events);
-  ReserveAdvised(&e.track, events);
-  ReserveAdvised(&e.name, events);
-  ReserveAdvised(&e.category, events);
-  ReserveAdvised(&e.kind, events);
-  ReserveAdvised(&e.correlation, events);
-  ReserveAdvised(&e.external_id, events);
-  ReserveAdvised(&e.source_offset, events);
-  ReserveAdvised(&e.source_length, events);
+  ReserveColumn(&e.ts_ns, events, huge_pages);
+  ReserveColumn(&e.dur_ns, events, huge_pages);
+  ReserveColumn(&e.track, events, huge_pages);
+  ReserveColumn(&e.name, events, huge_pages);
+  ReserveColumn(&e.category, events, huge_pages);
+  ReserveColumn(&e.kind, events, huge_pages);
+  ReserveColumn(&e.correlation, events, huge_pages);
+  ReserveColumn(&e.external_id, events, huge_pages);
+  ReserveColumn(&e.source_offset, events, huge_pages);
+  ReserveColumn(&e.source_length, events, huge_pages);
 }
 
 void TraceBuilder::ReserveSideTables(size_t events) {

@@ -41,8 +41,10 @@ class TraceBuilder {
   void SetThreadName(ProcessKey pid, ProcessKey tid, std::string_view name);
 
   // Sizes the event columns for about `events` events up front, so that a large import does not copy
-  // them on every doubling. Untouched capacity costs address space, not resident memory.
-  void ReserveEvents(size_t events);
+  // them on every doubling. Untouched capacity costs address space, not resident memory. With
+  // `huge_pages`, for a large trace, every column gets at least the room that puts it on huge pages: the
+  // narrow ones (kinds, ids) of a part of a trace read on a second thread would fault in page by page.
+  void ReserveEvents(size_t events, bool huge_pages = false);
   // Sizes the side tables that grow with the events (kernels, shapes, memory events, flow points) for a
   // trace of about `events` events, by the shares Kineto traces reach. Grown by doubling instead, each
   // was copied on the way (as many bytes again, faulted in page by page).

@@ -54,15 +54,19 @@ ProfileReducer::ProfileReducer(const ProfileSettings& settings, JobChips* chips,
 RankProfile ProfileReducer::Summarize(const Trace& trace, RankBreakdown breakdown) const {
   RankProfile rank;
   rank.breakdown = std::move(breakdown);
-  rank.compute = ComputeRankComputeUnits(trace, rank.breakdown, chips_->Select(trace), settings_.compute);
+  // Built once for the compute units, the split and the communication, which all read it.
+  const HostOpTree tree = BuildHostOpTree(trace);
+  rank.compute = ComputeRankComputeUnits(trace, rank.breakdown, chips_->Select(trace), settings_.compute, &tree);
   rank.kernels = ComputeKernelBreakdown(trace);
   rank.moe = MeasureMoeLoad(trace);
   rank.modules = ComputeModuleView(trace);
   // analyze's split with its default limits (profile takes no --config; they only move CPU-only traces'
   // framework overhead).
-  rank.split = SplitStepTime(trace, rank.breakdown, BuildHostOpTree(trace), TinyOpLimits{});
+  rank.split = SplitStepTime(trace, rank.breakdown, tree, TinyOpLimits{});
   rank.p2p = rank.breakdown.definitions != StepDefinitions::kTorchNpu && HasSendRecvKernels(trace);
-  if (rank.p2p || critical_path_) rank.comm = AnalyzeRankCommunication(trace, rank.breakdown, chips_->Select(trace));
+  if (rank.p2p || critical_path_) {
+    rank.comm = AnalyzeRankCommunication(trace, rank.breakdown, chips_->Select(trace), &tree);
+  }
   return rank;
 }
 

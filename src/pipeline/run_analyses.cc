@@ -106,10 +106,10 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
   if (context.spare_core) {
     memory = std::async(std::launch::async, [&] { return AnalyzeMemory(trace, detail->hardware); });
   }
-  // Built once for the compute units and the advice, which both read it.
+  // Built once for the compute units, the communication's lead-ins and the advice, which all read it.
   HostOpTree tree = BuildHostOpTree(trace);
   RankComputeUnits compute = ComputeRankComputeUnits(trace, detail->breakdown, detail->hardware, {}, &tree);
-  s.comm = AnalyzeRankCommunication(trace, detail->breakdown, detail->hardware);
+  s.comm = AnalyzeRankCommunication(trace, detail->breakdown, detail->hardware, &tree);
   detail->memory = context.spare_core ? memory.get() : AnalyzeMemory(trace, detail->hardware);
   s.advice = AdviseRank(RankInputs{&trace, &detail->breakdown, &compute, &detail->hardware, &detail->memory, &s.comm,
                                    &tree, context.spare_core},

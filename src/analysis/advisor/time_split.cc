@@ -49,6 +49,17 @@ bool IsTinyOp(const Trace& trace, uint32_t op, const TinyOpLimits& limits) {
   return trace.events().dur_ns[op] < limits.max_ns;
 }
 
+// Whether the outermost operator `event` runs under is tiny, decided once per operator. Asked on CPU-only
+// traces alone: a device trace's split has no tiny operators, and a map entry per kernel would cost more than
+// the rest of the split.
+bool UnderTinyOp(const Trace& trace, const HostOpTree& tree, uint32_t event, const TinyOpLimits& tiny,
+                 std::unordered_map<uint32_t, bool>* decided) {
+  const uint32_t outermost = OutermostOp(tree, event);
+  auto [it, fresh] = decided->try_emplace(outermost, false);
+  if (fresh) it->second = IsTinyOp(trace, outermost, tiny);
+  return it->second;
+}
+
 WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree,
                       const IntervalSet& dataloader, const IntervalSet& steps, const TinyOpLimits& tiny) {
   const EventTable& events = trace.events();
@@ -69,10 +80,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
       if (IsCollectiveCall(trace, work.event)) calls.push_back(span);
     }
     if (!Computes(work.work)) continue;
-    const uint32_t outermost = cpu ? OutermostOp(tree, work.event) : work.event;
-    auto [tiny_it, fresh] = tiny_outermost.try_emplace(outermost, false);
-    if (cpu && fresh) tiny_it->second = IsTinyOp(trace, outermost, tiny);
-    if (cpu && tiny_it->second) {
+    if (cpu && UnderTinyOp(trace, tree, work.event, tiny, &tiny_outermost)) {
       if (tree.parent_op[work.event] == kNoIndex) {
         times.dispatch_ns += static_cast<double>(IntersectionLength(steps, IntervalSet{span}));
         tiny_spans.push_back(span);

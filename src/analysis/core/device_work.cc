@@ -1,7 +1,8 @@
 #include "analysis/core/device_work.h"
 
 #include <array>
-#include <unordered_map>
+#include <optional>
+#include <vector>
 
 #include "analysis/core/comm_kernel_rules.h"
 #include "base/enum_names.h"
@@ -94,18 +95,44 @@ std::optional<WorkClass> ClassifyDeviceWork(EventKind kind, std::string_view nam
   return WorkClass::kCompute;
 }
 
+namespace {
+
+// The class of each (kind, name) a trace's device events carry, classified once: kernel names repeat on
+// every step. Kept by the name's id, which indexes a table directly where a hash per event cost more than
+// the rest of the listing; a name met again under another kind (rare) is classified each time.
+class DeviceWorkMemo {
+ public:
+  explicit DeviceWorkMemo(const Trace& trace) : trace_(trace), slots_(trace.strings().size()) {}
+
+  std::optional<WorkClass> Of(EventKind kind, StringId name) {
+    const auto kind_tag = static_cast<uint8_t>(static_cast<uint8_t>(kind) + 1);
+    Slot& slot = slots_[name.value];
+    if (slot.kind_tag == kind_tag) return slot.work == kNone ? std::nullopt : std::optional<WorkClass>(slot.work);
+    const std::optional<WorkClass> work = ClassifyDeviceWork(kind, trace_.str(name));
+    if (slot.kind_tag == 0) slot = Slot{kind_tag, work.value_or(kNone)};
+    return work;
+  }
+
+ private:
+  static constexpr WorkClass kNone = WorkClass::kCount;
+  struct Slot {
+    uint8_t kind_tag = 0;  // the kind + 1 the class was found for; 0 while none was
+    WorkClass work = kNone;
+  };
+  const Trace& trace_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace
+
 std::vector<DeviceWorkEvent> ListDeviceWork(const Trace& trace) {
   const EventTable& events = trace.events();
-  // Kernel names repeat thousands of times; classify each (kind, name) pair once.
-  std::unordered_map<uint64_t, std::optional<WorkClass>> cache;
+  DeviceWorkMemo memo(trace);
   std::vector<DeviceWorkEvent> work;
   for (uint32_t i = 0; i < events.size(); ++i) {
     const EventKind kind = events.kind[i];
     if (!IsDeviceKind(kind) || events.dur_ns[i] < 0) continue;
-    const uint64_t key = (uint64_t{events.name[i].value} << 8) | static_cast<uint8_t>(kind);
-    auto [it, inserted] = cache.try_emplace(key);
-    if (inserted) it->second = ClassifyDeviceWork(kind, trace.str(events.name[i]));
-    if (it->second) work.push_back(DeviceWorkEvent{i, *it->second});
+    if (const std::optional<WorkClass> found = memo.Of(kind, events.name[i])) work.push_back(DeviceWorkEvent{i, *found});
   }
   return work;
 }

@@ -67,5 +67,22 @@ TEST(DeviceWorkTest, ListDeviceWorkKeepsEventOrderAndSkipsHost) {
   EXPECT_EQ(work[1].work, WorkClass::kCommunication);
 }
 
+// The class is kept per name for the first kind met: the same name under another kind (a copy named as a
+// kernel, a sync named as a collective) is still classed by its own kind, each time it comes.
+TEST(DeviceWorkTest, ListDeviceWorkClassesOneNameByEachKind) {
+  hand_built::HandBuiltTrace hand;
+  hand.Kernel("ncclDevKernel_AllGather", 0, 10);
+  hand.Device(EventKind::kMemcpy, "ncclDevKernel_AllGather", 20, 10);
+  hand.Device(EventKind::kGpuAnnotation, "ncclDevKernel_AllGather", 40, 10);
+  hand.Device(EventKind::kMemcpy, "ncclDevKernel_AllGather", 60, 10);
+  hand.Kernel("ncclDevKernel_AllGather", 80, 10);
+  const std::vector<DeviceWorkEvent> work = ListDeviceWork(hand.Finish());
+  ASSERT_EQ(work.size(), 4u);
+  EXPECT_EQ(work[0].work, WorkClass::kCommunication);
+  EXPECT_EQ(work[1].work, WorkClass::kMemory);
+  EXPECT_EQ(work[2].work, WorkClass::kMemory);
+  EXPECT_EQ(work[3].work, WorkClass::kCommunication);
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -1,7 +1,10 @@
 #include "analysis/core/host_op_tree.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
+
+#include "analysis/core/mostly_sorted.h"
 
 namespace tuneprof {
 namespace {
@@ -53,12 +56,12 @@ struct RangeKey {
 
 // Sorts one track's ranges on copies of their keys: an index sort reading the columns at random cost more
 // than the rest of the tree. A track already in order (most are: profilers write a thread's ranges by
-// start) is only checked.
+// start) is only checked, and one nearly in order is merged rather than sorted.
 void SortRanges(const EventTable& events, std::vector<uint32_t>* order, std::vector<RangeKey>* keys) {
   keys->clear();
   for (const uint32_t e : *order) keys->push_back(RangeKey{events.ts_ns[e], events.dur_ns[e], e});
   if (std::is_sorted(keys->begin(), keys->end())) return;
-  std::sort(keys->begin(), keys->end());
+  SortMostlySorted(keys, std::less<RangeKey>{});
   for (size_t i = 0; i < keys->size(); ++i) (*order)[i] = (*keys)[i].event;
 }
 

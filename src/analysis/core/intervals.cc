@@ -3,25 +3,30 @@
 #include <algorithm>
 #include <iterator>
 
+#include "analysis/core/mostly_sorted.h"
+
 namespace tuneprof {
 
 IntervalSet UnionOf(std::vector<Interval> intervals) {
   std::erase_if(intervals, [](const Interval& i) { return i.end_ns <= i.start_ns; });
-  // Many callers pass intervals already by start (Unite's merge, a track's events): those are only checked.
+  // Many callers pass intervals already by start (Unite's merge, a track's events), or nearly so.
   // The union does not depend on the order of equal starts.
-  const auto by_start = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
-  if (!std::is_sorted(intervals.begin(), intervals.end(), by_start))
-    std::sort(intervals.begin(), intervals.end(), by_start);
-  IntervalSet merged;
-  merged.reserve(intervals.size());
+  SortMostlySorted(&intervals, [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  // Merged in place: the union is never longer than its input, and a second buffer as long as the input
+  // would be freshly faulted for every large union.
+  size_t size = 0;
   for (const Interval& i : intervals) {
-    if (!merged.empty() && i.start_ns <= merged.back().end_ns) {
-      merged.back().end_ns = std::max(merged.back().end_ns, i.end_ns);
+    if (size > 0 && i.start_ns <= intervals[size - 1].end_ns) {
+      intervals[size - 1].end_ns = std::max(intervals[size - 1].end_ns, i.end_ns);
     } else {
-      merged.push_back(i);
+      intervals[size++] = i;
     }
   }
-  return merged;
+  // A union much shorter than its input is kept in room of its own size, as the sets live on.
+  const bool shrink = size <= intervals.size() / 2;
+  intervals.resize(size);
+  if (shrink) intervals.shrink_to_fit();
+  return intervals;
 }
 
 int64_t TotalLength(const IntervalSet& set) {

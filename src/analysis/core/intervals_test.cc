@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <random>
 
 namespace tuneprof {
@@ -77,6 +79,43 @@ TEST(IntervalsTest, AgreesWithSlotCountingOnRandomSets) {
     ASSERT_EQ(TotalLength(Subtract(a, b)), count(in_a, [&](size_t t) { return in_a[t] && !in_b[t]; }));
     ASSERT_EQ(TotalLength(Unite(a, b)), count(in_a, [&](size_t t) { return in_a[t] || in_b[t]; }));
     for (const Interval& span : raw_b) ASSERT_EQ(OverlapLength(a, span), IntersectionLength(a, UnionOf({span})));
+  }
+}
+
+// The union of a sorted copy, merged the plain way: what UnionOf must give whatever order it is handed.
+IntervalSet ReferenceUnion(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end(),
+            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  IntervalSet out;
+  for (const Interval& i : intervals) {
+    if (i.end_ns <= i.start_ns) continue;
+    if (!out.empty() && i.start_ns <= out.back().end_ns) {
+      out.back().end_ns = std::max(out.back().end_ns, i.end_ns);
+    } else {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+// Inputs in order but for a share of entries moved elsewhere (a few late ones take the merge path, many
+// the plain sort), with equal starts, empty intervals and an early entry that starts after all others.
+TEST(IntervalsTest, UnionOfNearlySortedInputsMatchesASortedOne) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 400; ++round) {
+    const size_t n = 1 + random() % 600;
+    std::vector<Interval> in;
+    int64_t t = 0;
+    for (size_t i = 0; i < n; ++i) {
+      t += static_cast<int64_t>(random() % 5);
+      in.push_back(Interval{t, t + static_cast<int64_t>(random() % 7) - 1});
+    }
+    const unsigned moved_per_mille = std::array<unsigned, 4>{5, 60, 120, 500}[round % 4];
+    for (size_t i = 0; i < n; ++i) {
+      if (random() % 1000 < moved_per_mille) std::swap(in[i], in[random() % n]);
+    }
+    if (round % 5 == 0) in.front() = Interval{t + 10, t + 20};
+    ASSERT_EQ(UnionOf(in), ReferenceUnion(in)) << "round " << round;
   }
 }
 
