@@ -46,6 +46,7 @@ Status AddCallStacks(const SqliteFile& db, const StringIds& strings,
                           // A repeated depth is one frame written twice; the first one stands.
                           if (c.full || r.Int(2) == c.last_depth) return;
                           const std::string_view frame = strings.Get(r, 1);
+                          if (frame.empty()) return;  // an id STRING_IDS lacks names no frame
                           const size_t adds = frame.size() + (c.frames.empty() ? 0 : 1);
                           if (c.count == kMaxFrames || c.frames.size() + adds > kMaxChainBytes) {
                             c.full = true;

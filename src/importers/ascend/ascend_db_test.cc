@@ -432,6 +432,25 @@ TEST(AscendDbTest, CallChainsAreTheOperatorsRecordedStacksInnermostFirst) {
   EXPECT_EQ(t.str(empty.frames), "/home/u/proj/main.py(366): train");  // the first frame of a depth stands
 }
 
+// A chain deeper than the stacks kept keeps its innermost frames.
+TEST(AscendDbTest, ADeepCallChainKeepsItsInnermostFrames) {
+  ScratchDir dir("tuneprof_ascend_db_deep_chain_");
+  const std::string db = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  const std::string sql = std::string(kCallChainDb) +
+                          "WITH RECURSIVE d(n) AS (SELECT 3 UNION ALL SELECT n + 1 FROM d WHERE n < 999) "
+                          "INSERT INTO PYTORCH_CALLCHAINS SELECT 5, 12, n FROM d;";
+  ASSERT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
+  sqlite3_close(handle);
+  auto trace = ImportAscendDatabase(db, dir.path().string());
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ASSERT_FALSE(trace->call_stacks().empty());
+  const std::string_view frames = trace->str(trace->call_stacks()[0].frames);
+  EXPECT_EQ(std::count(frames.begin(), frames.end(), '\n'), 255);  // 256 frames
+  EXPECT_TRUE(frames.starts_with("/home/u/.local/lib/python3.9/site-packages/torch/nn/functional.py(1469): relu\n"));
+}
+
 TEST(AscendDbTest, Level2OperatorsCarryTheirCallChains) {
   TUNEPROF_REQUIRE_CORPUS();
   const Trace t = MustImport(kDb + "level2/rank0_ascend_pt");
