@@ -150,6 +150,14 @@ struct OpShapeInfo {
   StringId concrete_inputs;  // "[\"\", \"\", \"[1, 1]\", \"1\"]" (torch >= 2.1)
 };
 
+// The Python stack a host operator was recorded with (torch_npu's with_stack: the Db export's
+// PYTORCH_CALLCHAINS, the text export's `Call stack` argument): its frames innermost first, one a line,
+// as written ("/home/u/main.py(366): train"), interned, so the operators of one call site share it.
+struct CallStackInfo {
+  uint32_t event = 0;
+  StringId frames;
+};
+
 // One row of torch_npu's memory_record.csv: one allocator's totals at an instant.
 // Components: PTA (torch_npu's caching allocator, what Kineto's [memory] totals are on NPU), GE (graph
 // engine), PTA+GE, APP (the whole process on the device), WORKSPACE. Sizes from MB (2^20 B) text.
@@ -454,6 +462,7 @@ class Trace {
   const std::vector<HcclTaskInfo>& hccl_tasks() const { return hccl_tasks_; }
   const std::vector<MemoryEvent>& memory_events() const { return memory_events_; }
   const std::vector<OpShapeInfo>& op_shapes() const { return op_shapes_; }  // by event, ascending
+  const std::vector<CallStackInfo>& call_stacks() const { return call_stacks_; }  // by event, ascending
   const std::vector<Counter>& counters() const { return counters_; }
   const std::vector<CounterSample>& counter_samples() const { return counter_samples_; }
   const std::vector<FlowPoint>& flow_points() const { return flow_points_; }
@@ -496,6 +505,7 @@ class Trace {
   std::vector<HcclTaskInfo> hccl_tasks_;
   std::vector<MemoryEvent> memory_events_;
   std::vector<OpShapeInfo> op_shapes_;
+  std::vector<CallStackInfo> call_stacks_;
   std::vector<Counter> counters_;
   std::vector<CounterSample> counter_samples_;
   std::vector<FlowPoint> flow_points_;

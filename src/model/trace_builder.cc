@@ -299,6 +299,10 @@ std::vector<StringId> TraceBuilder::AppendChunk(TraceBuilder&& chunk) {
     r.event += event_base;
     for (StringId* id : {&r.input_dims, &r.input_types, &r.concrete_inputs}) string(id);
   });
+  AppendRows(&trace_.call_stacks_, &from.call_stacks_, [&](CallStackInfo& r) {
+    r.event += event_base;
+    string(&r.frames);
+  });
   AppendRows(&trace_.memory_events_, &from.memory_events_, [&](MemoryEvent& r) {
     r.event += event_base;
     r.track = tracks[r.track];
@@ -364,6 +368,7 @@ void TraceBuilder::CompactEvents(const std::vector<bool>& drop) {
   RemapEvents(remap, &trace_.hccl_tasks_);
   RemapEvents(remap, &trace_.memory_events_);
   RemapEvents(remap, &trace_.op_shapes_);
+  RemapEvents(remap, &trace_.call_stacks_);
 }
 
 namespace {

@@ -57,6 +57,7 @@ class TraceBuilder {
   void AddCollectiveInfo(const CollectiveInfo& info) { PushBackAdvised(&trace_.collectives_, info); }
   void AddHcclTaskInfo(const HcclTaskInfo& info) { PushBackAdvised(&trace_.hccl_tasks_, info); }
   void AddOpShapeInfo(const OpShapeInfo& info) { PushBackAdvised(&trace_.op_shapes_, info); }
+  void AddCallStack(const CallStackInfo& info) { trace_.call_stacks_.push_back(info); }
   void AddMemoryEvent(const MemoryEvent& event) { PushBackAdvised(&trace_.memory_events_, event); }
   void AddCounterSample(ProcessKey pid, std::string_view counter_name, int64_t ts_ns, double value);
   void AddFlowPoint(const FlowPoint& point) { PushBackAdvised(&trace_.flow_points_, point); }

@@ -101,6 +101,10 @@ void DumpSideTables(const Trace& t, Dump* d) {
     const OpShapeInfo& o = t.op_shapes()[i];
     d->Line("op_shape", i).Int(o.event).Str(o.input_dims).Str(o.input_types).Str(o.concrete_inputs);
   }
+  for (size_t i = 0; i < t.call_stacks().size(); ++i) {
+    const CallStackInfo& c = t.call_stacks()[i];
+    d->Line("call_stack", i).Int(c.event).Str(c.frames);
+  }
 }
 
 void DumpStructure(const Trace& t, Dump* d) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fusion.api_replacement on the shared runs. On the torch_npu runs (text level1 / level2, db level2), whose
 SGD already runs _foreach_ kernels, msprof-analyze suggests torch_npu.optim.NpuFusedSGD for SGD.step: so must
-`advise --json`, at the user's frame `main.py(375): train`, saying that the run does not record its CANN and
+`advise --json`, at the user's line `main.py(366): train` (the frame of its recorded stack), saying that the run does not record its CANN and
 torch_npu versions, with the step's device time (the text export's async_npu flows, the Db export's task queue). On CPU, GPU and
 Nsight Systems inputs (two of which run SGD.step, one AdamW.step) it must not fire, and no finding names a
 torch_npu or MindSpeed API.
@@ -35,8 +35,8 @@ def check_npu(c, shared, run):
         return
     f = found[0]
     ev = f["evidence"]
-    c.check(f"{run}: NpuFusedSGD for SGD.step at main.py(375): train",
-            "torch_npu.optim.NpuFusedSGD for SGD.step at main.py(375): train: 1 per step" in ev.get("replacements", ""),
+    c.check(f"{run}: NpuFusedSGD for SGD.step at main.py(366): train",
+            "torch_npu.optim.NpuFusedSGD for SGD.step at main.py(366): train: 1 per step" in ev.get("replacements", ""),
             ev.get("replacements"))
     c.check(f"{run}: versions unknown, said so",
             ev.get("cann_version") == "unknown (not recorded by the run)" and

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <map>
 #include <unordered_map>
 
@@ -14,6 +15,8 @@ namespace {
 
 constexpr size_t kMaxFrameDepth = 256;  // a Python stack deeper than this is not walked further
 constexpr std::string_view kModulePrefix = "nn.Module:";
+constexpr std::string_view kModuleCallFrame = "nn/modules/module.py(";  // a module's __call__ machinery
+constexpr std::array kInstallationDirs = std::to_array<std::string_view>({"/lib/python", "/lib64/python"});
 constexpr std::string_view kFrameworkFlow = "async_npu";         // framework operator -> device task
 constexpr std::string_view kTaskQueueFlow = "async_task_queue";  // enqueue -> dequeue
 
@@ -58,30 +61,90 @@ void FollowTaskQueue(const Trace& trace, std::vector<uint32_t>* launcher) {
   }
 }
 
+// ".../lib/python3.9/multiprocessing/queues.py(122): get": a file of a Python installation, the
+// runtime's own modules or its packages.
+bool InPythonInstallation(std::string_view name) {
+  for (const std::string_view dir : kInstallationDirs) {
+    for (size_t at = name.find(dir); at != std::string_view::npos; at = name.find(dir, at + 1)) {
+      const size_t next = at + dir.size();
+      if (next < name.size() && std::isdigit(static_cast<unsigned char>(name[next]))) return true;
+    }
+  }
+  return false;
+}
+
+// "/home/u/proj/main.py(366): train" as "main.py(366): train": recorded stacks write absolute paths, the
+// Python tracer a script's frames by file name, and a finding names a site the same way from either.
+std::string_view ShortFrame(std::string_view frame) {
+  const size_t line = frame.rfind('(', frame.find("): "));
+  if (frame.empty() || frame.front() != '/' || line == std::string_view::npos) return frame;
+  const size_t dir = frame.substr(0, line).rfind('/');
+  return dir == std::string_view::npos ? frame : frame.substr(dir + 1);
+}
+
 }  // namespace
+
+std::string_view UserFrame(std::string_view frames, bool* module_below) {
+  for (size_t depth = 0; !frames.empty() && depth < kMaxFrameDepth; ++depth) {
+    const size_t end = std::min(frames.find('\n'), frames.size());
+    const std::string_view frame = frames.substr(0, end);
+    frames.remove_prefix(std::min(end + 1, frames.size()));
+    if (!LibraryFrame(frame)) return frame;
+    *module_below = *module_below || frame.find(kModuleCallFrame) != std::string_view::npos;
+  }
+  return {};
+}
 
 bool LibraryFrame(std::string_view name) {
   constexpr std::array kPrefixes = std::to_array<std::string_view>(
       {"torch/", "torch_npu/", "multiprocessing/", "threading.py", "<built-in", "<string>", "<frozen", "runpy.py",
        "contextlib.py", "functools.py", "apex/", kModulePrefix});
-  if (name.find("site-packages/") != std::string_view::npos || name.find("dist-packages/") != std::string_view::npos)
+  if (name.find("site-packages/") != std::string_view::npos || name.find("dist-packages/") != std::string_view::npos ||
+      InPythonInstallation(name))
     return true;
   return std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.starts_with(p); });
 }
 
+CallSites::CallSites(const Trace& trace, const HostOpTree& tree) : trace_(trace), tree_(tree) {
+  for (const CallStackInfo& s : trace.call_stacks()) stacks_.emplace(s.event, s.frames);
+}
+
 const std::string& CallSites::Of(uint32_t event) {
   if (event >= tree_.parent.size()) return empty_;
-  const uint32_t parent = tree_.parent[event];
-  if (parent == kNoIndex) return empty_;
-  auto [it, inserted] = memo_.try_emplace(parent);
-  if (inserted) it->second = Find(parent);
+  // The walk starts above the event, unless the event carries its own stack.
+  const uint32_t from = stacks_.contains(event) ? event : tree_.parent[event];
+  if (from == kNoIndex) return empty_;
+  auto [it, inserted] = memo_.try_emplace(from);
+  if (inserted) it->second = Find(from);
   return it->second;
+}
+
+std::string CallSites::FromStack(StringId stack, uint32_t at, std::string_view module) const {
+  bool module_below = false;
+  const std::string_view frame = ShortFrame(UserFrame(trace_.str(stack), &module_below));
+  if (frame.empty()) return "";
+  // The innermost module around the operator is one of those the stack called below the user's frame.
+  if (module.empty() && module_below) module = ModuleAround(at);
+  return module.empty() ? std::string(frame) : fmt::format("{} in {}", frame, module);
+}
+
+std::string_view CallSites::ModuleAround(uint32_t at) const {
+  const EventTable& events = trace_.events();
+  for (size_t depth = 0; at != kNoIndex && depth < kMaxFrameDepth; ++depth, at = tree_.parent[at]) {
+    const std::string_view name = trace_.str(events.name[at]);
+    if (events.kind[at] == EventKind::kPythonFunction && name.starts_with(kModulePrefix)) return name;
+  }
+  return {};
 }
 
 std::string CallSites::Find(uint32_t at) const {
   const EventTable& events = trace_.events();
   std::string_view module;
   for (size_t depth = 0; at != kNoIndex && depth < kMaxFrameDepth; ++depth, at = tree_.parent[at]) {
+    if (const auto stack = stacks_.find(at); stack != stacks_.end()) {
+      std::string site = FromStack(stack->second, at, module);
+      if (!site.empty()) return site;
+    }
     if (events.kind[at] != EventKind::kPythonFunction) continue;
     const std::string_view name = trace_.str(events.name[at]);
     if (module.empty() && name.starts_with(kModulePrefix)) module = name;

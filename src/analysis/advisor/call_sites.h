@@ -1,8 +1,13 @@
 #pragma once
-// Where in the user's code an operator was called, from the trace's Python frames (Kineto / torch_npu
-// `python_function` events of with_stack=True): the innermost frame around it that is not the Python
-// runtime's or a library's (torch/, torch_npu/, site-packages/, ...), with the nn.Module it runs in.
-// Frames are memoized per parent range, so naming many operators of one call site walks its stack once.
+// Where in the user's code an operator was called: the innermost frame around it that is not the Python
+// runtime's or a library's (torch/, torch_npu/, site-packages/, ...), with the nn.Module it runs in. The
+// frames are an operator's own recorded stack where it or an operator around it has one (torch_npu's
+// with_stack: the Db export's call chains, the text export's `Call stack`), else the trace's Python
+// frames (Kineto / torch_npu `python_function` events of with_stack=True). A recorded stack wins over
+// the Python frames around it: it holds the line the call was made from, while a frame already running
+// when profiling began carries the line it had reached then. A recorded frame's absolute path is named
+// by its file name ("main.py(366): train"), as the Python tracer names a script's. Sites are memoized per range walked from,
+// so naming many operators of one call site walks its stack once.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -14,12 +19,18 @@
 
 namespace tuneprof {
 
-// Whether a Python frame's name is the runtime's or a library's rather than the user's.
+// Whether a Python frame's name is the runtime's or a library's rather than the user's: relative as the
+// Python tracer writes it ("torch/nn/modules/module.py(1520): _call_impl") or an absolute path into an
+// installation's lib/pythonX.Y, as recorded stacks write it.
 bool LibraryFrame(std::string_view name);
+
+// The innermost of a recorded stack's frames (one a line, innermost first) that is not a library's, ""
+// when none is; sets `module_below` where a frame inside it is a module's call machinery.
+std::string_view UserFrame(std::string_view frames, bool* module_below);
 
 class CallSites {
  public:
-  CallSites(const Trace& trace, const HostOpTree& tree) : trace_(trace), tree_(tree) {}
+  CallSites(const Trace& trace, const HostOpTree& tree);
 
   // "main.py(375): train", with " in nn.Module: Attention_3" when a module encloses the event below that
   // frame; the module alone when every frame is a library's; "" without Python frames.
@@ -27,9 +38,16 @@ class CallSites {
 
  private:
   std::string Find(uint32_t at) const;
+  // The user's frame of the stack recorded for `at`, "" when every frame is a library's; with `module`
+  // (one met below `at`), else with the innermost module around `at` where the stack shows a module
+  // called below that frame.
+  std::string FromStack(StringId stack, uint32_t at, std::string_view module) const;
+  // The innermost nn.Module Python frame around `at`, itself included; "" when none is.
+  std::string_view ModuleAround(uint32_t at) const;
 
   const Trace& trace_;
   const HostOpTree& tree_;
+  std::unordered_map<uint32_t, StringId> stacks_;  // event -> its recorded stack
   std::unordered_map<uint32_t, std::string> memo_;
   const std::string empty_;
 };

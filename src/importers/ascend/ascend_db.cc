@@ -41,6 +41,7 @@ constexpr int64_t kNoValue32 = 4294967295;
 // The tables this importer reads, for the inventory (the rest are counted only).
 const std::vector<std::string_view> kModelledTables = {"STRING_IDS",
                                                        "PYTORCH_API",
+                                                       "PYTORCH_CALLCHAINS",
                                                        "CONNECTION_IDS",
                                                        "CANN_API",
                                                        "TASK",

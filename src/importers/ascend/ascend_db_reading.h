@@ -83,6 +83,11 @@ inline double DoubleAt(const SqliteStatement& s, int column) {
 // The timeline trace_view.json draws, from the host APIs, the tasks, the HCCL ops and the counters.
 Status BuildTimeline(const SqliteFile& db, const StringIds& strings, TraceBuilder* b);
 
+// The call stacks PYTORCH_CALLCHAINS records for `operators` (event, callchainId; events ascending), as
+// the events' CallStackInfo; nothing without the table.
+Status AddCallStacks(const SqliteFile& db, const StringIds& strings,
+                     const std::vector<std::pair<uint32_t, int64_t>>& operators, TraceBuilder* b);
+
 // analysis.db's CommAnalyzerTime and CommAnalyzerBandwidth: communication.json's ops, traffic and totals.
 Status ReadCommAnalyzer(const SqliteFile& db, SideTableBuilder* out);
 

@@ -15,6 +15,7 @@
 #include "importers/ascend/ascend_directory.h"
 #include "importers/ascend/ascend_import_for_test.h"
 #include "importers/import.h"
+#include "io/scratch_dir_for_test.h"
 #include "test_corpus.h"
 #include "trace_warnings.h"
 
@@ -387,6 +388,77 @@ TEST(AscendDbTest, HcclSubTasksKeepSizeTransportAndLink) {
   }
   EXPECT_EQ(unaligned, 4u);
   EXPECT_EQ(unaligned_bytes, 6199616);
+}
+
+// A database written from nothing: three operators, two of them recorded with a call chain (one of them
+// written with a frame twice at one depth), and a chain no operator names.
+constexpr const char* kCallChainDb =
+    "CREATE TABLE STRING_IDS (id INTEGER, value TEXT);"
+    "CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+    "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, callchainId INTEGER, "
+    "type INTEGER);"
+    "CREATE TABLE PYTORCH_CALLCHAINS (id INTEGER, stack INTEGER, stackDepth INTEGER);"
+    "INSERT INTO STRING_IDS VALUES (1, 'aten::relu'), (2, 'aten::add'), (3, 'aten::empty'),"
+    " (10, '/home/u/.local/lib/python3.9/site-packages/torch/nn/functional.py(1469): relu'),"
+    " (11, '/home/u/proj/main.py(354): train'), (12, '<string>(1): <module>'),"
+    " (13, '/home/u/proj/main.py(366): train');"
+    "INSERT INTO PYTORCH_API VALUES (1000, 2000, 4294967297, NULL, 1, -1, 0, NULL, NULL, 5, 50001),"
+    " (3000, 4000, 4294967297, NULL, 2, -1, 0, NULL, NULL, NULL, 50001),"
+    " (5000, 6000, 4294967297, NULL, 3, -1, 0, NULL, NULL, 6, 50001);"
+    "INSERT INTO PYTORCH_CALLCHAINS VALUES (5, 12, 2), (5, 10, 0), (5, 11, 1), (6, 13, 0), (6, 11, 0),"
+    " (7, 11, 0);";
+
+TEST(AscendDbTest, CallChainsAreTheOperatorsRecordedStacksInnermostFirst) {
+  ScratchDir dir("tuneprof_ascend_db_callchains_");
+  const std::string db = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(handle, kCallChainDb, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
+  sqlite3_close(handle);
+  auto trace = ImportAscendDatabase(db, dir.path().string());
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  const Trace& t = *trace;
+  ASSERT_EQ(t.call_stacks().size(), 2u);
+  const CallStackInfo& relu = t.call_stacks()[0];
+  EXPECT_EQ(t.str(t.events().name[relu.event]), "aten::relu");
+  EXPECT_EQ(t.str(relu.frames),
+            "/home/u/.local/lib/python3.9/site-packages/torch/nn/functional.py(1469): relu\n"
+            "/home/u/proj/main.py(354): train\n<string>(1): <module>");
+  const CallStackInfo& empty = t.call_stacks()[1];
+  EXPECT_EQ(t.str(t.events().name[empty.event]), "aten::empty");
+  EXPECT_EQ(t.str(empty.frames), "/home/u/proj/main.py(366): train");  // the first frame of a depth stands
+}
+
+// A chain deeper than the stacks kept keeps its innermost frames.
+TEST(AscendDbTest, ADeepCallChainKeepsItsInnermostFrames) {
+  ScratchDir dir("tuneprof_ascend_db_deep_chain_");
+  const std::string db = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  const std::string sql = std::string(kCallChainDb) +
+                          "WITH RECURSIVE d(n) AS (SELECT 3 UNION ALL SELECT n + 1 FROM d WHERE n < 999) "
+                          "INSERT INTO PYTORCH_CALLCHAINS SELECT 5, 12, n FROM d;";
+  ASSERT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
+  sqlite3_close(handle);
+  auto trace = ImportAscendDatabase(db, dir.path().string());
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ASSERT_FALSE(trace->call_stacks().empty());
+  const std::string_view frames = trace->str(trace->call_stacks()[0].frames);
+  EXPECT_EQ(std::count(frames.begin(), frames.end(), '\n'), 255);  // 256 frames
+  EXPECT_TRUE(frames.starts_with("/home/u/.local/lib/python3.9/site-packages/torch/nn/functional.py(1469): relu\n"));
+}
+
+TEST(AscendDbTest, Level2OperatorsCarryTheirCallChains) {
+  TUNEPROF_REQUIRE_CORPUS();
+  const Trace t = MustImport(kDb + "level2/rank0_ascend_pt");
+  // 316 PYTORCH_API rows name one of the 316 chains of PYTORCH_CALLCHAINS' 4,683 rows.
+  ASSERT_EQ(t.call_stacks().size(), 316u);
+  for (size_t i = 1; i < t.call_stacks().size(); ++i)
+    EXPECT_LT(t.call_stacks()[i - 1].event, t.call_stacks()[i].event);
+  size_t at_366 = 0;
+  for (const CallStackInfo& s : t.call_stacks())
+    at_366 += t.str(s.frames).find("imagenet_script/main.py(366): train") != std::string_view::npos;
+  EXPECT_EQ(at_366, 89u);  // the optimizer step's operators, read with sqlite3 from the same file
 }
 
 }  // namespace

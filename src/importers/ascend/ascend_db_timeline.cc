@@ -134,9 +134,11 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
   }
   QueueEnds queue;
   BackwardLinks backward;
+  std::vector<std::pair<uint32_t, int64_t>> call_chains;  // (event, callchainId)
   const std::string sql = "SELECT p.startNs, p.endNs, p.globalTid, p.connectionId, p.name, " +
                           Col(db, "PYTORCH_API", "p", "type") + ", " + Col(db, "PYTORCH_API", "p", "sequenceNumber") +
-                          ", " + Col(db, "PYTORCH_API", "p", "fwdThreadId") + " FROM PYTORCH_API p ORDER BY p.startNs";
+                          ", " + Col(db, "PYTORCH_API", "p", "fwdThreadId") + ", " +
+                          Col(db, "PYTORCH_API", "p", "callchainId") + " FROM PYTORCH_API p ORDER BY p.startNs";
   Status s = ForEachRow(db, sql, [&](const SqliteStatement& r) {
     if (r.SkipIllTyped({0, 1, 2})) return;
     const std::string_view name = strings.Get(r, 4);
@@ -151,6 +153,7 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
     b->CountCategory(e.category);
     const uint32_t event = b->AddEvent(e);
     if (e.kind == EventKind::kHostOp) backward.Add(IntOr(r, 6), IntOr(r, 7), r.Int(2), event);
+    if (const int64_t chain = IntOr(r, 8); chain != kNoId) call_chains.emplace_back(event, chain);
     if (category != "enqueue" && category != "dequeue") return;
     auto it = connections.find(IntOr(r, 3));
     if (it == connections.end()) return;
@@ -166,7 +169,7 @@ Status AddPytorchApi(const SqliteFile& db, const StringIds& strings, TraceBuilde
   add_points(queue.enqueues, FlowPhase::kStart);
   add_points(queue.dequeues, FlowPhase::kEnd);
   backward.AddFlows(b);
-  return Status();
+  return AddCallStacks(db, strings, call_chains, b);
 }
 
 Status AddCannApi(const SqliteFile& db, const StringIds& strings, TraceBuilder* b) {

@@ -120,6 +120,30 @@ TEST(ChromeTraceImporterTest, KeepsRecordShapesAsInternedText) {
   }
 }
 
+// with_stack's `Call stack` argument (torch_npu ends each frame with ";\r\n", older Kineto with ';') is kept
+// as its frames one a line, once per distinct stack; an event without one, or with an empty one, gets none.
+TEST(ChromeTraceImporterTest, KeepsCallStacksAsFramesOneALine) {
+  const std::string npu =
+      R"({"ph":"X","cat":"cpu_op","name":"aten::add","ts":1,"dur":2,"pid":1,"tid":1,"args":)"
+      R"({"Call stack": "/u/torch/_tensor.py(40): add;\r\n/u/main.py(366): train;\r\n<string>(1): <module>"}})";
+  const std::string kineto =
+      R"({"ph":"X","cat":"cpu_op","name":"aten::mm","ts":4,"dur":1,"pid":1,"tid":1,"args":)"
+      R"({"Call stack": "torch/functional.py(9): mm; main.py(10): train"}})";
+  const std::string text = "{\"traceEvents\":[" + npu + "," + npu + "," + kineto +
+                           R"(,{"ph":"X","name":"x","ts":5,"dur":1,"args":{"Call stack": ";\r\n"}}]})";
+  for (size_t chunk : {7, 4096}) {
+    MemorySource source("mem.json", text, 0);
+    auto trace = ImportChromeTrace(&source, chunk);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    ASSERT_EQ(trace->call_stacks().size(), 3u);
+    const CallStackInfo& a = trace->call_stacks()[0];
+    EXPECT_EQ(a.event, 0u);
+    EXPECT_EQ(trace->str(a.frames), "/u/torch/_tensor.py(40): add\n/u/main.py(366): train\n<string>(1): <module>");
+    EXPECT_EQ(trace->call_stacks()[1].frames, a.frames);  // one copy in the pool
+    EXPECT_EQ(trace->str(trace->call_stacks()[2].frames), "torch/functional.py(9): mm\nmain.py(10): train");
+  }
+}
+
 // A message whose element count times its type's size is past int64 has no size (signed overflow before);
 // an ordinary one keeps its bytes.
 TEST(ChromeTraceImporterTest, CollectiveTooLargeForInt64HasNoSize) {

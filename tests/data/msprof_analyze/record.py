@@ -171,9 +171,9 @@ def affinity_entry(sheets, summary):
                       f"{frame.group(0) if frame else 'none recorded'}",
             "names": [{"evidence": "replacements",
                        "contains": [rows[0]["Affinity API"] + " for SGD.step at main.py("]}],
-            "differs": "the call site: msprof-analyze quotes the stack's main.py(366) frame (none on the Db export, "
-                       "whose stack it cannot read); ours the line the optimizer step runs from, main.py(375); "
-                       "the line is not compared"}
+            "differs": "the call site: ours is the frame of the step's recorded stack msprof-analyze quotes, "
+                       "main.py(366), on the Db export too, whose stack msprof-analyze cannot read; the line is not "
+                       "compared"}
 
 
 def no_bound_entry(sheets, summary):
