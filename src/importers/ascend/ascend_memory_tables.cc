@@ -5,6 +5,7 @@
 #include <string>
 
 #include "importers/ascend/ascend_tables.h"
+#include "importers/ascend/column_interner.h"
 
 namespace tuneprof {
 
@@ -52,11 +53,12 @@ Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
   const int reserved = csv->Column("Total Reserved(MB)");
   const int active = csv->Column("Total Active(MB)");
   const int device = csv->AnyColumn({"Device Type", "Device"});
+  ColumnInterner texts(csv->header().size());
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
     NpuMemoryRecord record;
-    record.component = out->Intern(csv->Text(component));
+    record.component = texts.Text(component, csv->Text(component), out);
     if (!CsvMicrosToNanos(csv->Cell(timestamp), &record.ts_ns)) {
       out->Warn(csv->Where("Timestamp(us) is not a number of microseconds"));
       record.ts_ns = kNoId;
@@ -64,7 +66,7 @@ Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
     record.total_allocated_bytes = MebibytesCell(*csv, allocated, "Total Allocated(MB)", out);
     record.total_reserved_bytes = MebibytesCell(*csv, reserved, "Total Reserved(MB)", out);
     record.total_active_bytes = MebibytesCell(*csv, active, "Total Active(MB)", out);
-    if (device != kNoColumn) record.device = out->Intern(csv->Text(device));
+    if (device != kNoColumn) record.device = texts.Text(device, csv->Text(device), out);
     out->AddNpuMemoryRecord(record);
   }
   WarnDroppedRows(*csv, out);
@@ -82,6 +84,7 @@ Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
   }
   const int stream = csv->Column("Stream Ptr");
   const int device = csv->AnyColumn({"Device Type", "Device"});
+  ColumnInterner texts(csv->header().size());
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
@@ -100,9 +103,9 @@ Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
       out->Warn(csv->Where("Release Time(us) is not a number of microseconds; taken as not released"));
       row.release_ns = kNoId;
     }
-    row.op = out->Intern(csv->Text(name));
+    row.op = texts.Text(name, csv->Text(name), out);
     row.from_pta = stream != kNoColumn ? !csv->Text(stream).empty() : !csv->Text(name).starts_with("cann::");
-    if (device != kNoColumn) row.device = out->Intern(csv->Text(device));
+    if (device != kNoColumn) row.device = texts.Text(device, csv->Text(device), out);
     out->AddNpuOperatorMemory(row);
   }
   WarnDroppedRows(*csv, out);

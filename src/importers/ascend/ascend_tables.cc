@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/rank_ranges.h"
+#include "importers/ascend/column_interner.h"
 #include "importers/ascend/step_trace_columns.h"
 
 namespace tuneprof {
@@ -92,35 +93,34 @@ int64_t DurationCell(const CsvReader& csv, int column, std::string_view what, Si
 // PMU "*_ratio" columns are fractions of the operator's time: one outside [0, 1] is a damaged cell.
 bool IsRatioColumn(std::string_view header) { return header.ends_with("_ratio"); }
 
-StringId TextCell(const CsvReader& csv, int column, SideTableBuilder* out) {
-  const auto cell = csv.Cell(column);
-  return cell ? out->Intern(*cell) : StringId{};
+StringId TextCell(const CsvReader& csv, int column, ColumnInterner* texts, SideTableBuilder* out) {
+  return texts->Cell(column, csv.Cell(column), out);
 }
 
-NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, SideTableBuilder* out) {
+NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, ColumnInterner* texts, SideTableBuilder* out) {
   NpuOpRow row;
   row.step = IntCell(csv, c.step, "Step Id", out);
   row.device_id = IntCell(csv, c.device, "Device_id", out);
   row.model_id = IntCell(csv, c.model, "Model ID", out);
   row.task_id = IntCell(csv, c.task, "Task ID", out);
   row.stream_id = IntCell(csv, c.stream, "Stream ID", out);
-  row.name = TextCell(csv, c.name, out);
-  row.type = TextCell(csv, c.type, out);
-  row.op_state = TextCell(csv, c.op_state, out);
-  row.accelerator_core = TextCell(csv, c.core, out);
+  row.name = TextCell(csv, c.name, texts, out);
+  row.type = TextCell(csv, c.type, texts, out);
+  row.op_state = TextCell(csv, c.op_state, texts, out);
+  row.accelerator_core = TextCell(csv, c.core, texts, out);
   row.start_ns = NanosCell(csv, c.start, "Start Time(us)", out);
   row.dur_ns = DurationCell(csv, c.dur, "Duration(us)", out);
   row.wait_ns = DurationCell(csv, c.wait, "Wait Time(us)", out);
   row.block_dim = IntCell(csv, c.block, "Block Dim", out);
   row.mix_block_dim = IntCell(csv, c.mix_block, "Mix Block Dim", out);
-  row.hf32_eligible = TextCell(csv, c.hf32, out);
-  row.input_shapes = TextCell(csv, c.input_shapes, out);
-  row.input_data_types = TextCell(csv, c.input_types, out);
-  row.input_formats = TextCell(csv, c.input_formats, out);
-  row.output_shapes = TextCell(csv, c.output_shapes, out);
-  row.output_data_types = TextCell(csv, c.output_types, out);
-  row.output_formats = TextCell(csv, c.output_formats, out);
-  row.context_id = TextCell(csv, c.context, out);
+  row.hf32_eligible = TextCell(csv, c.hf32, texts, out);
+  row.input_shapes = TextCell(csv, c.input_shapes, texts, out);
+  row.input_data_types = TextCell(csv, c.input_types, texts, out);
+  row.input_formats = TextCell(csv, c.input_formats, texts, out);
+  row.output_shapes = TextCell(csv, c.output_shapes, texts, out);
+  row.output_data_types = TextCell(csv, c.output_types, texts, out);
+  row.output_formats = TextCell(csv, c.output_formats, texts, out);
+  row.context_id = TextCell(csv, c.context, texts, out);
   return row;
 }
 
@@ -141,10 +141,11 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
       columns.metrics.emplace_back(c, out->KernelMetricColumn(csv->header()[c]));
     }
   }
+  ColumnInterner texts(csv->header().size());
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
-    const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, out));
+    const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, &texts, out));
     for (auto [column, metric] : columns.metrics) {
       double value;
       // Non-numeric PMU cells (N/A, empty) stay NaN: "no counter", not zero.
