@@ -98,6 +98,7 @@ Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
+    if (const size_t expected = RowsStillToCome(*csv)) out->ReserveNpuMemoryRecords(expected);
     NpuMemoryRecord record;
     record.component = texts.Text(component, csv->Text(component), out);
     if (!CsvMicrosToNanos(csv->Cell(timestamp), &record.ts_ns)) {
@@ -129,6 +130,7 @@ Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
+    if (const size_t expected = RowsStillToCome(*csv)) out->ReserveNpuOperatorMemory(expected);
     NpuOperatorMemory row;
     const auto size_cell = csv->Cell(size);
     if (!size_cell || !ParseKibibytes(*size_cell, &row.bytes)) {

@@ -1,5 +1,6 @@
 #include "importers/ascend/ascend_tables.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -126,6 +127,15 @@ NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, ColumnInter
 
 }  // namespace
 
+size_t RowsStillToCome(const CsvReader& csv) {
+  constexpr uint64_t kMinRowBytes = 32;
+  if (csv.row() != kRowsBeforeEstimate || csv.offset() == 0) return 0;
+  const uint64_t size = csv.input_size();
+  const uint64_t rows = size / (csv.offset() / csv.row() + 1);  // header included: a slight underestimate
+  const uint64_t with_margin = std::min(rows + rows / 8, size / kMinRowBytes);
+  return with_margin > csv.row() ? static_cast<size_t>(with_margin - csv.row()) : 0;
+}
+
 void WarnDroppedRows(const CsvReader& csv, SideTableBuilder* out) {
   if (csv.dropped_rows() > 0) out->Warn(csv.DroppedRowsWarning());
 }
@@ -145,6 +155,7 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
   for (;;) {
     TP_ASSIGN_OR_RETURN(bool more, csv->Next());
     if (!more) break;
+    if (const size_t expected = RowsStillToCome(*csv)) out->ReserveKernelDetails(expected);
     const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, &texts, out));
     for (auto [column, metric] : columns.metrics) {
       double value;
