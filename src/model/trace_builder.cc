@@ -470,6 +470,12 @@ uint32_t SideTableBuilder::KernelMetricColumn(std::string_view name) {
   return static_cast<uint32_t>(table.metrics.size() - 1);
 }
 
+void SideTableBuilder::ReserveKernelDetails(size_t rows) {
+  KernelDetailTable& table = trace_->kernel_details_;
+  Reserve(&table.rows, rows);
+  for (NpuOpMetricColumn& column : table.metrics) Reserve(&column.values, rows);
+}
+
 uint32_t SideTableBuilder::AddKernelDetail(const NpuOpRow& row) {
   KernelDetailTable& table = trace_->kernel_details_;
   table.rows.push_back(row);

@@ -144,6 +144,11 @@ class SideTableBuilder {
   // `step.event` is kNoIndex (no event draws them). Callers add them in start order.
   void AddStep(const Step& step) { trace_->steps_.push_back(step); }
   // memory_record.csv (importers/ascend/ascend_memory_tables.h).
+  // Room for `rows` more rows of a table about to be read: filled by doubling, a table of a million rows
+  // would fault in (and have the kernel zero) fresh pages for every copy on the way.
+  void ReserveKernelDetails(size_t rows);
+  void ReserveNpuMemoryRecords(size_t rows) { Reserve(&trace_->npu_memory_records_, rows); }
+  void ReserveNpuOperatorMemory(size_t rows) { Reserve(&trace_->npu_operator_memory_, rows); }
   void AddNpuMemoryRecord(const NpuMemoryRecord& record) { trace_->npu_memory_records_.push_back(record); }
   // operator_memory.csv / OP_MEMORY rows, in file order.
   void AddNpuOperatorMemory(const NpuOperatorMemory& row) { trace_->npu_operator_memory_.push_back(row); }
@@ -160,6 +165,10 @@ class SideTableBuilder {
   void Warn(std::string message);
 
  private:
+  template <typename T>
+  static void Reserve(std::vector<T>* table, size_t rows) {
+    table->reserve(table->size() + rows);
+  }
   Trace* trace_;
 };
 

@@ -4,8 +4,10 @@
 #include <array>
 #include <cmath>
 
-#include <array>
 #include <charconv>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -46,15 +48,37 @@ bool IsHbmSeries(std::string_view name) {
   return name.starts_with("HBM ") && (name.ends_with("/Read(MB/s)") || name.ends_with("/Write(MB/s)"));
 }
 
+// NpuTensorBytes of interned shapes and data types, parsed once per distinct pair: a table of a million
+// rows repeats a few hundred. Past kMaxPairs distinct pairs (shapes that change every row) the rest are
+// parsed each time, so the memory stays bounded.
+class TensorBytesCache {
+ public:
+  explicit TensorBytesCache(const Trace& trace) : trace_(trace) {}
+
+  std::optional<double> Bytes(StringId shapes, StringId dtypes) {
+    const uint64_t key = (uint64_t{shapes.value} << 32) | dtypes.value;
+    if (const auto found = bytes_.find(key); found != bytes_.end()) return found->second;
+    const std::optional<double> bytes = NpuTensorBytes(trace_.str(shapes), trace_.str(dtypes));
+    if (bytes_.size() < kMaxPairs) bytes_.emplace(key, bytes);
+    return bytes;
+  }
+
+ private:
+  static constexpr size_t kMaxPairs = 1 << 16;
+  const Trace& trace_;
+  std::unordered_map<uint64_t, std::optional<double>> bytes_;
+};
+
 }  // namespace
 
 MemoryTrafficEstimate EstimateNpuMemoryTraffic(const Trace& trace, const HardwareProfile* profile) {
   MemoryTrafficEstimate out;
+  TensorBytesCache tensor_bytes(trace);
   for (const NpuOpRow& row : trace.kernel_details().rows) {
     if (!OnAiCores(trace.str(row.accelerator_core)) || row.dur_ns == kNoId || row.dur_ns <= 0) continue;
     const std::string_view input_dtypes = trace.str(row.input_data_types);
-    const std::optional<double> in = NpuTensorBytes(trace.str(row.input_shapes), input_dtypes);
-    const std::optional<double> result = NpuTensorBytes(trace.str(row.output_shapes), trace.str(row.output_data_types));
+    const std::optional<double> in = tensor_bytes.Bytes(row.input_shapes, row.input_data_types);
+    const std::optional<double> result = tensor_bytes.Bytes(row.output_shapes, row.output_data_types);
     if (input_dtypes.empty() || !in || !result) {
       ++out.ops_unknown;
       continue;

@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "importers/ascend/ascend_csv_for_test.h"
 
 namespace tuneprof {
@@ -134,6 +140,52 @@ TEST(ParseMebibytesTest, RejectsWhatIsNotANumber) {
   EXPECT_EQ(bytes, 1);
   EXPECT_FALSE(ParseMebibytes("12MB", &bytes));
   EXPECT_FALSE(ParseMebibytes("", &bytes));
+}
+
+}  // namespace
+}  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// strtold's answer, which the integer conversion of the usual cells must match exactly.
+int64_t ByStrtold(const std::string& text, long double unit) {
+  char* end = nullptr;
+  return std::llround(std::strtold(text.c_str(), &end) * unit);
+}
+
+TEST(ParseMebibytesTest, IntegerConversionMatchesStrtold) {
+  std::mt19937_64 random(45);
+  std::vector<std::string> texts = {"0", "0.0", "400.5", "25722.0", "1.", ".5", "0.000000477", "0.000000476",
+                                    "1048575.999999999", "1048576", "999999.999999999", "007.25"};
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t whole = random() % (i % 2 ? 1000000 : 1000);
+    const int fraction_digits = static_cast<int>(random() % 10);
+    std::string text = std::to_string(whole);
+    if (fraction_digits > 0) {
+      text += '.';
+      for (int d = 0; d < fraction_digits; ++d) text += static_cast<char>('0' + random() % 10);
+    }
+    texts.push_back(text);
+  }
+  for (const std::string& text : texts) {
+    int64_t mebibytes = 0;
+    int64_t kibibytes = 0;
+    ASSERT_TRUE(ParseMebibytes(text, &mebibytes)) << text;
+    ASSERT_TRUE(ParseKibibytes(text, &kibibytes)) << text;
+    EXPECT_EQ(mebibytes, ByStrtold(text, 1048576.0L)) << text;
+    EXPECT_EQ(kibibytes, ByStrtold(text, 1024.0L)) << text;
+  }
+}
+
+TEST(ParseMebibytesTest, HalfWayBytesRoundAwayFromZero) {
+  int64_t bytes = 0;
+  ASSERT_TRUE(ParseKibibytes("0.00048828125", &bytes));  // 0.5 bytes: more digits than the integer path takes
+  EXPECT_EQ(bytes, 1);
+  ASSERT_TRUE(ParseKibibytes("1.0009765625", &bytes));  // 1024.5 bytes
+  EXPECT_EQ(bytes, 1025);
+  ASSERT_TRUE(ParseMebibytes("0.5", &bytes));
+  EXPECT_EQ(bytes, 524288);
 }
 
 }  // namespace

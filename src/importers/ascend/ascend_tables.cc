@@ -1,11 +1,13 @@
 #include "importers/ascend/ascend_tables.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "base/rank_ranges.h"
+#include "importers/ascend/column_interner.h"
 #include "importers/ascend/step_trace_columns.h"
 
 namespace tuneprof {
@@ -92,39 +94,47 @@ int64_t DurationCell(const CsvReader& csv, int column, std::string_view what, Si
 // PMU "*_ratio" columns are fractions of the operator's time: one outside [0, 1] is a damaged cell.
 bool IsRatioColumn(std::string_view header) { return header.ends_with("_ratio"); }
 
-StringId TextCell(const CsvReader& csv, int column, SideTableBuilder* out) {
-  const auto cell = csv.Cell(column);
-  return cell ? out->Intern(*cell) : StringId{};
+StringId TextCell(const CsvReader& csv, int column, ColumnInterner* texts, SideTableBuilder* out) {
+  return texts->Cell(column, csv.Cell(column), out);
 }
 
-NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, SideTableBuilder* out) {
+NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, ColumnInterner* texts, SideTableBuilder* out) {
   NpuOpRow row;
   row.step = IntCell(csv, c.step, "Step Id", out);
   row.device_id = IntCell(csv, c.device, "Device_id", out);
   row.model_id = IntCell(csv, c.model, "Model ID", out);
   row.task_id = IntCell(csv, c.task, "Task ID", out);
   row.stream_id = IntCell(csv, c.stream, "Stream ID", out);
-  row.name = TextCell(csv, c.name, out);
-  row.type = TextCell(csv, c.type, out);
-  row.op_state = TextCell(csv, c.op_state, out);
-  row.accelerator_core = TextCell(csv, c.core, out);
+  row.name = TextCell(csv, c.name, texts, out);
+  row.type = TextCell(csv, c.type, texts, out);
+  row.op_state = TextCell(csv, c.op_state, texts, out);
+  row.accelerator_core = TextCell(csv, c.core, texts, out);
   row.start_ns = NanosCell(csv, c.start, "Start Time(us)", out);
   row.dur_ns = DurationCell(csv, c.dur, "Duration(us)", out);
   row.wait_ns = DurationCell(csv, c.wait, "Wait Time(us)", out);
   row.block_dim = IntCell(csv, c.block, "Block Dim", out);
   row.mix_block_dim = IntCell(csv, c.mix_block, "Mix Block Dim", out);
-  row.hf32_eligible = TextCell(csv, c.hf32, out);
-  row.input_shapes = TextCell(csv, c.input_shapes, out);
-  row.input_data_types = TextCell(csv, c.input_types, out);
-  row.input_formats = TextCell(csv, c.input_formats, out);
-  row.output_shapes = TextCell(csv, c.output_shapes, out);
-  row.output_data_types = TextCell(csv, c.output_types, out);
-  row.output_formats = TextCell(csv, c.output_formats, out);
-  row.context_id = TextCell(csv, c.context, out);
+  row.hf32_eligible = TextCell(csv, c.hf32, texts, out);
+  row.input_shapes = TextCell(csv, c.input_shapes, texts, out);
+  row.input_data_types = TextCell(csv, c.input_types, texts, out);
+  row.input_formats = TextCell(csv, c.input_formats, texts, out);
+  row.output_shapes = TextCell(csv, c.output_shapes, texts, out);
+  row.output_data_types = TextCell(csv, c.output_types, texts, out);
+  row.output_formats = TextCell(csv, c.output_formats, texts, out);
+  row.context_id = TextCell(csv, c.context, texts, out);
   return row;
 }
 
 }  // namespace
+
+size_t RowsStillToCome(const CsvReader& csv) {
+  constexpr uint64_t kMinRowBytes = 32;
+  if (csv.row() != kRowsBeforeEstimate || csv.offset() == 0) return 0;
+  const uint64_t size = csv.input_size();
+  const uint64_t rows = size / (csv.offset() / csv.row() + 1);  // header included: a slight underestimate
+  const uint64_t with_margin = std::min(rows + rows / 8, size / kMinRowBytes);
+  return with_margin > csv.row() ? static_cast<size_t>(with_margin - csv.row()) : 0;
+}
 
 void WarnDroppedRows(const CsvReader& csv, SideTableBuilder* out) {
   if (csv.dropped_rows() > 0) out->Warn(csv.DroppedRowsWarning());
@@ -141,10 +151,12 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
       columns.metrics.emplace_back(c, out->KernelMetricColumn(csv->header()[c]));
     }
   }
+  ColumnInterner texts(csv->header().size());
   // Real files have rows missing a cell (a 2023 FlashAttentionScore row lacks Duration); the reader
   // skips them rather than read later cells under the wrong names, and says so at the end.
   return ForEachRecord(csv, out, [&] {
-    const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, out));
+    if (const size_t expected = RowsStillToCome(*csv)) out->ReserveKernelDetails(expected);
+    const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, &texts, out));
     for (auto [column, metric] : columns.metrics) {
       double value;
       // Non-numeric PMU cells (N/A, empty) stay NaN: "no counter", not zero.

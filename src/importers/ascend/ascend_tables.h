@@ -2,6 +2,8 @@
 // The CSV summaries of a torch_npu ASCEND_PROFILER_OUTPUT/ directory, read into the model's side
 // tables. Columns are found by name: every torch_npu / CANN version writes a
 // different header (Step Id and Device_id optional, Block Dim renamed Block Num, PMU sets per run).
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -15,6 +17,12 @@ namespace tuneprof {
 // not name are kept as metric columns (the PMU counters). A file that is not a kernel_details table
 // is an error; a cell that does not parse is a warning naming the row, and the row is kept.
 Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out);
+
+// The rows still to come in `csv`, estimated from the bytes its first rows took, once, at its
+// kRowsBeforeEstimate-th row; 0 at any other row. A table reserved by it grows once instead of doubling.
+// Bounded by one row per kMinRowBytes of input, so that a misleading start reserves little address space.
+inline constexpr uint64_t kRowsBeforeEstimate = 1024;
+size_t RowsStillToCome(const CsvReader& csv);
 
 // One warning for the rows `csv` skipped for their cell count, when it skipped any.
 void WarnDroppedRows(const CsvReader& csv, SideTableBuilder* out);

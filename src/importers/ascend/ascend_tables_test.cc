@@ -214,3 +214,43 @@ TEST(StepTraceTimeTest, DeviceIdHeaderAndOld2023HeaderAndEmptyStep) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// The estimate is made once, at the kRowsBeforeEstimate-th row, from the bytes the rows so far took.
+TEST(RowsStillToComeTest, EstimatesTheRestOnceFromTheFirstRows) {
+  std::string text = "Name,Start Time(us)\n";
+  for (int i = 0; i < 4096; ++i) text += "aclnnGelu_GeluAiCore_Gelu," + std::to_string(1735689600000000 + i) + ".000\t\n";
+  auto csv = CsvReader::FromText("kernel_details.csv", text);
+  ASSERT_TRUE(csv.ok());
+  size_t estimates = 0;
+  size_t expected = 0;
+  for (;;) {
+    auto more = csv->Next();
+    ASSERT_TRUE(more.ok());
+    if (!*more) break;
+    if (const size_t rows = RowsStillToCome(*csv)) {
+      ++estimates;
+      expected = rows;
+      EXPECT_EQ(csv->row(), kRowsBeforeEstimate);
+    }
+  }
+  EXPECT_EQ(estimates, 1u);
+  EXPECT_GE(expected, 4096u - kRowsBeforeEstimate);       // the margin covers the rows still to come
+  EXPECT_LE(expected, (4096u - kRowsBeforeEstimate) * 3 / 2);  // and no more than a little past them
+}
+
+TEST(RowsStillToComeTest, NothingForATableShorterThanTheEstimatePoint) {
+  auto csv = CsvReader::FromText("kernel_details.csv", "Name,Start Time(us)\na,1\nb,2\n");
+  ASSERT_TRUE(csv.ok());
+  for (;;) {
+    auto more = csv->Next();
+    ASSERT_TRUE(more.ok());
+    if (!*more) break;
+    EXPECT_EQ(RowsStillToCome(*csv), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace tuneprof

@@ -309,3 +309,38 @@ TEST(ChromeTraceImporterTest, ProcessGroupConfigIsKeptByGroupName) {
 
 }  // namespace
 }  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// A flow's name is not interned (torch_npu names each HostToDevice flow by its id); every other event
+// keeps its name whether it comes before or after the phase, and the kept strings get ids in the order
+// they were read.
+TEST(ChromeTraceImporterTest, FlowNamesStayOutOfTheStringPool) {
+  const std::string text =
+      R"([{"name":"launch","ph":"X","pid":1,"tid":1,"ts":10,"dur":5,"cat":"cpu_op"},)"
+      R"({"name":"HostToDevice7","ph":"s","cat":"HostToDevice","id":"7","pid":1,"tid":1,"ts":10},)"
+      R"({"ph":"X","name":"task","pid":2,"tid":3,"ts":20,"dur":5},)"
+      R"({"name":"HostToDevice7","ph":"f","id":"7","ts":20,"cat":"HostToDevice","pid":2,"tid":3,"bp":"e"},)"
+      R"({"name":"late phase","pid":1,"tid":1,"ts":30,"dur":1,"ph":"X"}])";
+  for (size_t chunk : {7, 4096}) {
+    MemorySource source("mem.json", text, 0);
+    auto trace = ImportChromeTrace(&source, chunk);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    StringId id;
+    EXPECT_FALSE(trace->strings().Find("HostToDevice7", &id)) << "chunk " << chunk;
+    std::vector<std::string_view> names;
+    for (StringId name : trace->events().name) names.push_back(trace->str(name));
+    EXPECT_EQ(names, (std::vector<std::string_view>{"launch", "task", "late phase"})) << "chunk " << chunk;
+    StringId launch, cpu_op, task;
+    ASSERT_TRUE(trace->strings().Find("launch", &launch));
+    ASSERT_TRUE(trace->strings().Find("cpu_op", &cpu_op));
+    ASSERT_TRUE(trace->strings().Find("task", &task));
+    EXPECT_LT(launch, cpu_op);
+    EXPECT_LT(cpu_op, task);
+    EXPECT_EQ(trace->links().size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace tuneprof

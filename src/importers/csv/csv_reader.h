@@ -54,6 +54,10 @@ class CsvReader {
 
   // 1-based number of the current data record (the header is row 0), for messages.
   uint64_t row() const { return row_; }
+  // How many input bytes lie before the next record, and the input's size (for a compressed file, the
+  // byte source's estimate): with row(), what a caller sizes a table by.
+  uint64_t offset() const { return consumed_ + pos_; }
+  uint64_t input_size() const { return source_ != nullptr ? source_->content_size_hint() : text_.size(); }
   size_t field_count() const { return fields_.size(); }
   // The field with surrounding blanks/tabs and one level of leftover quotes removed; "" when the
   // column is absent or the row is short.

@@ -288,14 +288,18 @@ DeviceBusy BusyDevice(const Trace& trace, std::span<const DeviceWorkEvent> devic
   DeviceBusy device;
   // Ascend: the timeline (trace_view) is what launches are measured on; without it only the summaries remain.
   device.host_timeline = !ascend || !busy.empty();
+  // The timeline's work and the table's rows are each in time order as written, but not one after the
+  // other: each is united on its own (a check of its order) and the two merged, rather than millions of
+  // intervals sorted as one. The union is the same set either way.
+  std::vector<Interval> table_busy, table_comm;
   for (const NpuOpRow& row : trace.kernel_details().rows) {
     if (row.start_ns == kNoId || row.dur_ns == kNoId || row.dur_ns <= 0) continue;
     const Interval span{row.start_ns, row.start_ns + row.dur_ns};
-    busy.push_back(span);
-    if (Communication(trace.str(row.accelerator_core), trace.str(row.name))) comm.push_back(span);
+    table_busy.push_back(span);
+    if (Communication(trace.str(row.accelerator_core), trace.str(row.name))) table_comm.push_back(span);
   }
-  device.busy = CoveredTime(UnionOf(std::move(busy)));
-  device.comm = CoveredTime(UnionOf(std::move(comm)));
+  device.busy = CoveredTime(Unite(UnionOf(std::move(busy)), UnionOf(std::move(table_busy))));
+  device.comm = CoveredTime(Unite(UnionOf(std::move(comm)), UnionOf(std::move(table_comm))));
   return device;
 }
 
