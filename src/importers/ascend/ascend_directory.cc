@@ -415,7 +415,62 @@ Result<Trace> ImportDatabaseDirectory(const Layout& layout, const fs::path& db, 
   return trace;
 }
 
+// The device ids of the step split's rows, each once, in id order.
+std::vector<int64_t> ReportedDevices(const Trace& trace) {
+  std::vector<int64_t> ids;
+  for (const ReportedStepTime& row : trace.reported_step_times()) {
+    if (row.device_id != kNoId) ids.push_back(row.device_id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+// Whether the trace holds nothing but its step split (and metadata): only then can its rows be shared out
+// among devices without leaving another table with the wrong one.
+bool HoldsOnlyStepSplit(const Trace& trace) {
+  const CommunicationTables& comm = trace.communication();
+  return trace.events().size() == 0 && !trace.kernel_details().present && !comm.ops_present &&
+         !comm.matrix_present && trace.npu_memory_records().empty() && trace.npu_operator_memory().empty();
+}
+
+// Device `device`'s rows of `whole`, as a rank of that number; the warnings and inventory stay with the first.
+Trace DeviceRank(const Trace& whole, int64_t device, bool first) {
+  TraceBuilder builder(whole.metadata().path);
+  TraceMetadata* meta = builder.mutable_metadata();
+  *meta = whole.metadata();
+  if (!first) {
+    meta->warnings.clear();
+    meta->warning_ids.clear();
+  }
+  DropWarnings(meta, WarningId::kNoRank);  // the device id is the rank now
+  meta->rank = device;
+  meta->rank_source = RankSource::kTrace;
+  Trace trace = builder.Finish();
+  SideTableBuilder out(&trace);
+  for (const ReportedStepTime& row : whole.reported_step_times()) {
+    if (row.device_id == device) out.AddReportedStepTime(row);
+  }
+  return trace;
+}
+
 }  // namespace
+
+Result<std::vector<Trace>> ImportAscendDirectoryRanks(const std::string& dir) {
+  TP_ASSIGN_OR_RETURN(Trace whole, ImportAscendDirectory(dir));
+  std::vector<Trace> traces;
+  const std::vector<int64_t> devices = ReportedDevices(whole);
+  if (devices.size() < 2 || !HoldsOnlyStepSplit(whole)) {
+    traces.push_back(std::move(whole));
+    return traces;
+  }
+  for (size_t d = 0; d < devices.size(); ++d) traces.push_back(DeviceRank(whole, devices[d], d == 0));
+  SideTableBuilder first(&traces.front());
+  first.Warn(fmt::format("{}: the step split holds {} devices' rows and no timeline: read as {} ranks numbered by "
+                         "their deviceId",
+                         dir, devices.size(), devices.size()));
+  return traces;
+}
 
 Result<Trace> ImportAscendDirectory(const std::string& dir) {
   const Layout layout = Resolve(dir);
