@@ -3,13 +3,16 @@
 - `annotate --merge` writes a file Python's json loads for every layout, those whose ranks have no timeline
   (torch_npu text without trace_view.json, msprof-analyze's cluster output) as well as the others;
 - comm's pipeline header defines step, p2p wait and bubble for the input's platform only: a GPU (Kineto)
-  pipeline without torch_npu's words, a torch_npu one without the GPU kernels'.
+  pipeline without torch_npu's words, a torch_npu one without the GPU kernels';
+- a torch_npu rank directory whose only file is unreadable is one error line naming it, exit 1, in every
+  command; beside a good rank it is skipped with a warning.
 
 Usage: generated_wording_check.py TUNEPROF REPO_ROOT
 """
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,6 +58,24 @@ def check_npu_words(binary, run_dir):
           f"pp_text: comm's pipeline header gives torch_npu's definitions only ({header})")
 
 
+def check_unreadable_rank(binary, tmp, good_rank):
+    run = os.path.join(tmp, "unreadable")
+    bad = os.path.join(run, "rank1_ascend_pt", "ASCEND_PROFILER_OUTPUT")
+    os.makedirs(bad)
+    with open(os.path.join(bad, "step_trace_time.csv"), "w") as f:
+        f.write("garbage\n")
+    for command in ("info", "profile", "comm", "analyze", "memory"):
+        done = harness.run(binary, command, os.path.dirname(bad), timeout_s=60)
+        lines = done.stderr.splitlines()
+        check(done.returncode == 1 and len(lines) == 1 and "step_trace_time.csv: not a step_trace_time table" in
+              done.stderr and "nothing readable" in done.stderr,
+              f"unreadable rank: {command} exits 1 with one line naming the file ({done.returncode}, {lines})")
+    shutil.copytree(good_rank, os.path.join(run, "rank0_ascend_pt"))
+    done = harness.run(binary, "analyze", run, timeout_s=60)
+    check(done.returncode == 0 and "rank1_ascend_pt: nothing readable" in done.stderr and "1 rank" in done.stdout,
+          f"unreadable rank beside a good one: skipped with a warning (exit {done.returncode})")
+
+
 def main():
     binary, repo = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +89,7 @@ def main():
         check_merges(binary, runs, tmp)
         check_gpu_words(binary, runs["pp_kineto"])
         check_npu_words(binary, runs["pp_text"])
+        check_unreadable_rank(binary, tmp, os.path.join(runs["pp_text"], "rank0_ascend_pt"))
     return harness.finish()
 
 

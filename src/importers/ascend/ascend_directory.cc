@@ -526,6 +526,12 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
         ReadCommunicationMatrixFile((layout.output / "communication_matrix.json").string(), &out)}) {
     if (!status.ok()) out.Warn(status.message());
   }
+  // Files there, but none of them readable: an error, as a directory without them, not a rank of nothing.
+  if (HoldsOnlyStepSplit(trace) && trace.reported_step_times().empty()) {
+    const std::vector<std::string>& said = trace.metadata().warnings;
+    return InvalidInput(dir + ": nothing readable in the rank directory" +
+                        (said.empty() ? std::string() : ": " + said.back()));
+  }
   SettleAscendRank(layout.root, &out);
   AddRootInventory(layout.root, &out);
   AddOutputInventory(layout, fs::path(), out.mutable_metadata(), !cut_problem.empty(), counts);

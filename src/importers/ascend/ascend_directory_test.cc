@@ -285,6 +285,20 @@ TEST(AscendDirectoryTest, DeviceRowsWithoutATimelineAreRanks) {
   EXPECT_TRUE((*traces)[1].metadata().warnings.empty());
 }
 
+// A rank directory whose only file cannot be read is an error naming that file and why, not a rank of
+// nothing with a 0 ms step.
+TEST(AscendDirectoryTest, NothingReadableIsAnErrorNamingTheFile) {
+  ScratchDir scratch("tp_ascend_unreadable_");
+  std::filesystem::create_directories(scratch.path() / "ASCEND_PROFILER_OUTPUT");
+  std::ofstream(scratch.path() / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv") << "garbage\n";
+  auto traces = ImportAscendDirectoryRanks(scratch.path().string());
+  ASSERT_FALSE(traces.ok());
+  const std::string& message = traces.status().message();
+  EXPECT_NE(message.find("nothing readable in the rank directory"), std::string::npos) << message;
+  EXPECT_NE(message.find("step_trace_time.csv: not a step_trace_time table"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
 TEST(AscendDirectoryTest, OneDeviceStaysOneRank) {
   ScratchDir scratch("tp_ascend_one_device_");
   WriteStepSplit(scratch.path(), "4,1,75.72,0,0,0,100,175.72,0\n4,2,75.72,0,0,0,100,175.72,0\n");
