@@ -110,7 +110,7 @@ struct MergeProgress {
   int64_t flow = 1;
   uint64_t events = 0;
   uint64_t diagnosis = 0;
-  bool first = true;  // no event written yet: the next one needs no separator
+  bool first = true;                  // no event written yet: the next one needs no separator
   std::vector<RankBreakdown> staged;  // pipeline runs: each rank's steps, for the pipeline's path
   std::vector<int64_t> staged_corrections;
 };
@@ -142,8 +142,9 @@ Status WriteMergedRank(const Trace& trace, size_t r, const CommRun& run, const M
     opened = !piece.empty();
     return AppendElements(piece, file, progress);
   };
-  TP_ASSIGN_OR_RETURN(const MergedRankEvents own,
-                      RenderRankForMerge(trace, MergedRankPlacement{rank, progress->pid, origin, progress->flow}, sink));
+  TP_ASSIGN_OR_RETURN(
+      const MergedRankEvents own,
+      RenderRankForMerge(trace, MergedRankPlacement{rank, progress->pid, origin, progress->flow}, sink));
   const AnnotationPlacement where{own.next_pid, origin, fmt::format("rank {}: tuneprof diagnosis", rank)};
   RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   if (run.analysis.cross_rank.pipeline) {

@@ -106,7 +106,9 @@ std::string MergedRunSkipped(const std::string& file) {
 // The error for a directory without traces, naming a memory timeline it holds instead: `tuneprof memory`
 // reads that one.
 Status NoTraceFiles(const std::string& dir) {
-  const std::string none = dir + ": directory holds no trace files (*.json, *.json.gz, *.sqlite, msprof_*.db, ascend_pytorch_profiler*.db) "
+  const std::string none =
+      dir +
+      ": directory holds no trace files (*.json, *.json.gz, *.sqlite, msprof_*.db, ascend_pytorch_profiler*.db) "
       "or summaries (*.tps)";
   const std::vector<std::string> timelines = MemoryTimelineExportsIn(dir);
   if (timelines.empty()) return InvalidInput(none);

@@ -430,8 +430,8 @@ std::vector<int64_t> ReportedDevices(const Trace& trace) {
 // among devices without leaving another table with the wrong one.
 bool HoldsOnlyStepSplit(const Trace& trace) {
   const CommunicationTables& comm = trace.communication();
-  return trace.events().size() == 0 && !trace.kernel_details().present && !comm.ops_present &&
-         !comm.matrix_present && trace.npu_memory_records().empty() && trace.npu_operator_memory().empty();
+  return trace.events().size() == 0 && !trace.kernel_details().present && !comm.ops_present && !comm.matrix_present &&
+         trace.npu_memory_records().empty() && trace.npu_operator_memory().empty();
 }
 
 // Device `device`'s rows of `whole`, as a rank of that number; the warnings and inventory stay with the first.
@@ -466,9 +466,10 @@ Result<std::vector<Trace>> ImportAscendDirectoryRanks(const std::string& dir) {
   }
   for (size_t d = 0; d < devices.size(); ++d) traces.push_back(DeviceRank(whole, devices[d], d == 0));
   SideTableBuilder first(&traces.front());
-  first.Warn(fmt::format("{}: the step split holds {} devices' rows and no timeline: read as {} ranks numbered by "
-                         "their deviceId",
-                         dir, devices.size(), devices.size()));
+  first.Warn(
+      fmt::format("{}: the step split holds {} devices' rows and no timeline: read as {} ranks numbered by "
+                  "their deviceId",
+                  dir, devices.size(), devices.size()));
   return traces;
 }
 

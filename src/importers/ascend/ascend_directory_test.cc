@@ -265,8 +265,9 @@ void WriteStepSplit(const std::filesystem::path& root, const std::string& rows) 
 
 TEST(AscendDirectoryTest, DeviceRowsWithoutATimelineAreRanks) {
   ScratchDir scratch("tp_ascend_devices_");
-  WriteStepSplit(scratch.path(), "0,,75.72,0,0,0,271016.82,271092.54,0\n2,,73.36,0,0,0,218716.66,218790.02,0\n"
-                                 "1,,72.7,0,0,0,255711.6,255784.3,0\n");
+  WriteStepSplit(scratch.path(),
+                 "0,,75.72,0,0,0,271016.82,271092.54,0\n2,,73.36,0,0,0,218716.66,218790.02,0\n"
+                 "1,,72.7,0,0,0,255711.6,255784.3,0\n");
   auto traces = ImportAscendDirectoryRanks(scratch.path().string());
   ASSERT_TRUE(traces.ok()) << traces.status().message();
   ASSERT_EQ(traces->size(), 3u);

@@ -79,8 +79,8 @@ std::string_view StageDefinitions(const PipelineAnalysis& p) {
 
 void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
   if (!p) return;
-  *out += fmt::format(
-      "\npipeline stages ({}; per step, mean over each stage's ranks; {}):\n", PipelineSource(*p), StageDefinitions(*p));
+  *out += fmt::format("\npipeline stages ({}; per step, mean over each stage's ranks; {}):\n", PipelineSource(*p),
+                      StageDefinitions(*p));
   if (!p->p2p_wait_note.empty()) {
     *out += fmt::format(
         "  p2p wait on some GPU ranks is their send / recv time not hidden under compute (wait and "
