@@ -443,7 +443,7 @@ Trace DeviceRank(const Trace& whole, int64_t device, bool first) {
     meta->warnings.clear();
     meta->warning_ids.clear();
   }
-  DropWarnings(meta, WarningId::kNoRank);  // the device id is the rank now
+  DropWarnings(meta, WarningId::kNoRank);  // said once for all the devices, by the caller
   meta->rank = device;
   meta->rank_source = RankSource::kTrace;
   Trace trace = builder.Finish();
@@ -465,11 +465,17 @@ Result<std::vector<Trace>> ImportAscendDirectoryRanks(const std::string& dir) {
     return traces;
   }
   for (size_t d = 0; d < devices.size(); ++d) traces.push_back(DeviceRank(whole, devices[d], d == 0));
+  const std::string said = fmt::format(
+      "{}: the step split holds {} devices' rows and no timeline: read as {} ranks numbered by their deviceId", dir,
+      devices.size(), devices.size());
   SideTableBuilder first(&traces.front());
-  first.Warn(
-      fmt::format("{}: the step split holds {} devices' rows and no timeline: read as {} ranks numbered by "
-                  "their deviceId",
-                  dir, devices.size(), devices.size()));
+  // Device ids are no rank numbers of a run: beside ranks that have them, the directory is left out as
+  // one that names no rank would be.
+  if (whole.metadata().rank_source == RankSource::kDefault) {
+    AddWarning(first.mutable_metadata(), WarningId::kNoRank, said + " (the directory names no rank)");
+  } else {
+    first.Warn(said);
+  }
   return traces;
 }
 

@@ -284,6 +284,8 @@ TEST(AscendDirectoryTest, DeviceRowsWithoutATimelineAreRanks) {
     return w.find("3 devices' rows and no timeline: read as 3 ranks") != std::string::npos;
   }));
   EXPECT_TRUE((*traces)[1].metadata().warnings.empty());
+  // Device ids are no rank numbers: the directory counts as one that names no rank.
+  EXPECT_TRUE(HasWarning((*traces)[0].metadata().warning_ids, WarningId::kNoRank));
 }
 
 // A rank directory whose only file cannot be read is an error naming that file and why, not a rank of
