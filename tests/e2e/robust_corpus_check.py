@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Robustness and wording on the shared Ascend samples:
+- msprof's full_db directory (msprof_0.db inside) is read as the file itself is;
+- compare of the text and Db exports of one run (an inferred "Ascend 910B (variant unknown)" against a named
+  "Ascend910B") gives no different-hardware warning;
+- comm on text level0, whose collectives have sizes but no per-transport traffic, does not say "no bytes"
+  beside its byte column.
+
+Usage: robust_corpus_check.py TUNEPROF SHARED_DIR
+"""
+import os
+import sys
+
+import harness
+from harness import check
+
+PYTORCH = ("ascend", "msinsight", "test", "data", "pytorch")
+SERVER = ("ascend", "msinsight", "server", "src", "test", "test_data")
+
+
+def check_msprof_directory(binary, full_db):
+    whole = harness.run(binary, "profile", "--json", full_db, timeout_s=120)
+    alone = harness.run(binary, "profile", "--json", os.path.join(full_db, "msprof_0.db"), timeout_s=120)
+    check(whole.returncode == 0 and whole.stdout.replace(full_db + "/msprof_0.db", full_db) ==
+          alone.stdout.replace(full_db + "/msprof_0.db", full_db),
+          f"full_db: the directory reads as its msprof_0.db (exit {whole.returncode}: {whole.stderr.strip()[-200:]})")
+
+
+def check_same_hardware(binary, text, db):
+    done = harness.run(binary, "compare", text, db, timeout_s=300)
+    check(done.returncode == 0 and "ran on" not in done.stderr,
+          f"compare text/level1 db/level1: no different-hardware warning ({done.returncode}, "
+          f"{[l for l in done.stderr.splitlines() if 'ran on' in l]})")
+
+
+def check_link_words(binary, level0):
+    lines = harness.run(binary, "comm", level0, timeout_s=120).stdout.splitlines()
+    links = [l for l in lines if l.strip().startswith("link:")]
+    check(links and all("no bytes" not in l for l in links) and all("sizes" in l for l in links),
+          f"comm text/level0: the link line does not say 'no bytes' beside sized collectives ({links})")
+
+
+def main():
+    binary, shared = sys.argv[1], sys.argv[2]
+    traces = os.path.join(shared, "traces")
+    pytorch = os.path.join(traces, *PYTORCH)
+    check_msprof_directory(binary, os.path.join(traces, *SERVER, "full_db"))
+    check_same_hardware(binary, os.path.join(pytorch, "text", "level1"), os.path.join(pytorch, "db", "level1"))
+    check_link_words(binary, os.path.join(pytorch, "text", "level0"))
+    return harness.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
