@@ -4,7 +4,9 @@
 - compare of the text and Db exports of one run (an inferred "Ascend 910B (variant unknown)" against a named
   "Ascend910B") gives no different-hardware warning;
 - comm on text level0, whose collectives have sizes but no per-transport traffic, does not say "no bytes"
-  beside its byte column.
+  beside its byte column;
+- analyze's "how to measure" lines fit 100 columns and split a capture option between its arguments, never
+  leaving a line that starts with a comma.
 
 Usage: robust_corpus_check.py TUNEPROF SHARED_DIR
 """
@@ -40,6 +42,15 @@ def check_link_words(binary, level0):
           f"comm text/level0: the link line does not say 'no bytes' beside sized collectives ({links})")
 
 
+def check_measure_lines(binary, level0):
+    lines = harness.run(binary, "analyze", level0, timeout_s=120).stdout.splitlines()
+    option = [l.strip() for l in lines if "_ExperimentalConfig(" in l or "aic_metrics=" in l]
+    check(all(len(l) <= 100 for l in lines) and not any(l.strip().startswith(",") for l in lines) and
+          "torch_npu.profiler._ExperimentalConfig(" in option and
+          "aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization," in option,
+          f"analyze text/level0: how to measure split between the option's arguments ({option})")
+
+
 def main():
     binary, shared = sys.argv[1], sys.argv[2]
     traces = os.path.join(shared, "traces")
@@ -47,6 +58,7 @@ def main():
     check_msprof_directory(binary, os.path.join(traces, *SERVER, "full_db"))
     check_same_hardware(binary, os.path.join(pytorch, "text", "level1"), os.path.join(pytorch, "db", "level1"))
     check_link_words(binary, os.path.join(pytorch, "text", "level0"))
+    check_measure_lines(binary, os.path.join(pytorch, "text", "level0"))
     return harness.finish()
 
 
