@@ -4,6 +4,7 @@
   (torch_npu text without trace_view.json, msprof-analyze's cluster output) as well as the others;
 - comm's pipeline header defines step, p2p wait and bubble for the input's platform only: a GPU (Kineto)
   pipeline without torch_npu's words, a torch_npu one without the GPU kernels';
+- info and memory on 4 ranks without trace_view.json say so in two lines, not one per rank;
 - a torch_npu rank directory whose only file is unreadable is one error line naming it, exit 1, in every
   command; beside a good rank it is skipped with a warning.
 
@@ -58,6 +59,13 @@ def check_npu_words(binary, run_dir):
           f"pp_text: comm's pipeline header gives torch_npu's definitions only ({header})")
 
 
+def check_folded_timeline_lines(binary, run_dir):
+    for command in ("info", "memory"):
+        said = [l for l in harness.run(binary, command, run_dir, timeout_s=60).stderr.splitlines() if "timeline" in l]
+        check(len(said) == 2 and "and 2 more ranks: no timeline either" in said[1],
+              f"pp_text: {command} says the 4 missing timelines in 2 lines ({len(said)})")
+
+
 def check_unreadable_rank(binary, tmp, good_rank):
     run = os.path.join(tmp, "unreadable")
     bad = os.path.join(run, "rank1_ascend_pt", "ASCEND_PROFILER_OUTPUT")
@@ -89,6 +97,7 @@ def main():
         check_merges(binary, runs, tmp)
         check_gpu_words(binary, runs["pp_kineto"])
         check_npu_words(binary, runs["pp_text"])
+        check_folded_timeline_lines(binary, runs["pp_text"])
         check_unreadable_rank(binary, tmp, os.path.join(runs["pp_text"], "rank0_ascend_pt"))
     return harness.finish()
 
