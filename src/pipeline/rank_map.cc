@@ -332,7 +332,7 @@ class MissingTimelineFold {
   }
   void Emit(std::vector<std::string>* warnings) const {
     if (others_ == 0) return;
-    const std::string more = others_ == 1 ? std::string()
+    const std::string more = others_ == 1   ? std::string()
                              : others_ == 2 ? " and 1 more rank"
                                             : " and " + std::to_string(others_ - 1) + " more ranks";
     EmitWarnings({second_ + more + ": no timeline either (its timeline file is missing, as for " + first_ + ")"},

@@ -429,11 +429,11 @@ void WarnAboutSteps(const Trace& trace, size_t device_work, bool device_work_mis
     // Per-step figures are then the whole trace's, one-off work (initialization, a first compile) included.
     const bool nvtx_steps = FactsOf(trace.metadata().format).nvtx_steps;
     const std::optional<OneOffRegion> one_off = FindOneOffRegion(trace);
-    result->warnings.push_back(
-        result->path + ": no steps marked" +
-        (nvtx_steps ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
-        ": the whole trace counts as one step, one-off work such as initialization included" +
-        (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " + HowToMarkSteps(trace));
+    result->warnings.push_back(result->path + ": no steps marked" +
+                               (nvtx_steps ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
+                               ": the whole trace counts as one step, one-off work such as initialization included" +
+                               (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " +
+                               HowToMarkSteps(trace));
   }
 }
 
