@@ -5,12 +5,15 @@
   "Ascend910B") gives no different-hardware warning;
 - comm on text level0, whose collectives have sizes but no per-transport traffic, does not say "no bytes"
   beside its byte column;
+- no NPU wording (torch_npu, HCCL, HCCS, Ascend, NPU, msprof, step_trace_time, communication.json) in what
+  info, profile, comm, analyze, advise and memory print on CPU-only, GPU (Kineto) and Nsight Systems inputs;
 - analyze's "how to measure" lines fit 100 columns and split a capture option between its arguments, never
   leaving a line that starts with a comma.
 
 Usage: robust_corpus_check.py TUNEPROF SHARED_DIR
 """
 import os
+import re
 import sys
 
 import harness
@@ -51,6 +54,21 @@ def check_measure_lines(binary, level0):
           f"analyze text/level0: how to measure split between the option's arguments ({option})")
 
 
+# msprof-analyze named as the source of a method (comm's slow-rank tests) is a citation, not a definition.
+NPU_WORDS = re.compile(r"torch_npu|HCCL|HCCS|Ascend|\bNPU\b|msprof(?!-analyze)|step_trace_time|communication\.json")
+NON_NPU_INPUTS = (("torch-cpu", "kineto26", "cnn_eval.json.gz"), ("torch-cpu", "kineto26", "ddp_ws2_rank0.json.gz"),
+                  ("kineto", "hta", "trace_filter"), ("nsys", "h100_2gpu_1s.sqlite"))
+
+
+def check_no_npu_words(binary, traces):
+    for parts in NON_NPU_INPUTS:
+        path = os.path.join(traces, *parts)
+        for command in ("info", "profile", "comm", "analyze", "advise", "memory"):
+            done = harness.run(binary, command, path, timeout_s=300)
+            found = sorted({m.group(0) for m in NPU_WORDS.finditer(done.stdout + done.stderr)})
+            check(done.returncode == 0 and not found, f"{parts[-1]}: {command} says no NPU words ({found})")
+
+
 def main():
     binary, shared = sys.argv[1], sys.argv[2]
     traces = os.path.join(shared, "traces")
@@ -59,6 +77,7 @@ def main():
     check_same_hardware(binary, os.path.join(pytorch, "text", "level1"), os.path.join(pytorch, "db", "level1"))
     check_link_words(binary, os.path.join(pytorch, "text", "level0"))
     check_measure_lines(binary, os.path.join(pytorch, "text", "level0"))
+    check_no_npu_words(binary, traces)
     return harness.finish()
 
 
