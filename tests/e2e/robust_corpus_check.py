@@ -7,6 +7,8 @@
   beside its byte column;
 - no NPU wording (torch_npu, HCCL, HCCS, Ascend, NPU, msprof, step_trace_time, communication.json) in what
   info, profile, comm, analyze, advise and memory print on CPU-only, GPU (Kineto) and Nsight Systems inputs;
+- a file that names no rank, left out beside numbered ranks (heatMap's trace_view.json in the server's test
+  data), adds nothing to report's operator chart;
 - analyze's "how to measure" lines fit 100 columns and split a capture option between its arguments, never
   leaving a line that starts with a comma.
 
@@ -15,6 +17,7 @@ Usage: robust_corpus_check.py TUNEPROF SHARED_DIR
 import os
 import re
 import sys
+import tempfile
 
 import harness
 from harness import check
@@ -69,6 +72,16 @@ def check_no_npu_words(binary, traces):
             check(done.returncode == 0 and not found, f"{parts[-1]}: {command} says no NPU words ({found})")
 
 
+def check_left_out_file_in_report(binary, test_data, tmp):
+    html = os.path.join(tmp, "report.html")
+    done = harness.run(binary, "report", test_data, "-o", html, timeout_s=300)
+    with open(html, encoding="utf-8") as f:
+        page = f.read()
+    check(done.returncode == 0 and "heatMap/trace_view.json: names no rank" in done.stderr and
+          "LmHead::Execute" not in page,
+          "server test data: the left-out heatMap trace adds nothing to report's operator chart")
+
+
 def main():
     binary, shared = sys.argv[1], sys.argv[2]
     traces = os.path.join(shared, "traces")
@@ -78,6 +91,8 @@ def main():
     check_link_words(binary, os.path.join(pytorch, "text", "level0"))
     check_measure_lines(binary, os.path.join(pytorch, "text", "level0"))
     check_no_npu_words(binary, traces)
+    with tempfile.TemporaryDirectory() as tmp:
+        check_left_out_file_in_report(binary, os.path.join(traces, *SERVER), tmp)
     return harness.finish()
 
 
