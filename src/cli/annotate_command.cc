@@ -110,7 +110,7 @@ struct MergeProgress {
   int64_t flow = 1;
   uint64_t events = 0;
   uint64_t diagnosis = 0;
-  bool first = true;
+  bool first = true;                  // no event written yet: the next one needs no separator
   std::vector<RankBreakdown> staged;  // pipeline runs: each rank's steps, for the pipeline's path
   std::vector<int64_t> staged_corrections;
 };
@@ -121,16 +121,30 @@ struct MergeHardware {
   const HardwareProfile* forced = nullptr;
 };
 
+// Writes `elements` (one or more events of the array) after those the file holds, separated from them:
+// a rank without a timeline renders nothing, and must leave no separator behind.
+Status AppendElements(std::string_view elements, StreamingOutputFile* file, MergeProgress* progress) {
+  if (elements.empty()) return Status();
+  if (!progress->first) TP_RETURN_IF_ERROR(file->Write(",\n"));
+  progress->first = false;
+  return file->Write(elements);
+}
+
 // Writes rank `r`'s events, streamed as they are made, then its diagnosis.
 Status WriteMergedRank(const Trace& trace, size_t r, const CommRun& run, const MergeLayout& layout,
                        const MergeHardware& hardware, StreamingOutputFile* file, MergeProgress* progress) {
   const int64_t rank = run.analysis.ranks[r].rank;
   const int64_t origin = layout.origin + layout.corrections[r];
-  TP_RETURN_IF_ERROR(file->Write(progress->first ? "" : ",\n"));
-  progress->first = false;
-  TP_ASSIGN_OR_RETURN(const MergedRankEvents own,
-                      RenderRankForMerge(trace, MergedRankPlacement{rank, progress->pid, origin, progress->flow},
-                                         [file](std::string_view piece) { return file->Write(piece); }));
+  // The rank's first piece opens with an event, the later ones with their own separator.
+  bool opened = false;
+  const MergedTextSink sink = [&](std::string_view piece) {
+    if (opened) return file->Write(piece);
+    opened = !piece.empty();
+    return AppendElements(piece, file, progress);
+  };
+  TP_ASSIGN_OR_RETURN(
+      const MergedRankEvents own,
+      RenderRankForMerge(trace, MergedRankPlacement{rank, progress->pid, origin, progress->flow}, sink));
   const AnnotationPlacement where{own.next_pid, origin, fmt::format("rank {}: tuneprof diagnosis", rank)};
   RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   if (run.analysis.cross_rank.pipeline) {
@@ -145,7 +159,7 @@ Status WriteMergedRank(const Trace& trace, size_t r, const CommRun& run, const M
   const AnnotationEvents added = BuildAnnotationEvents(
       trace, breakdown, AnalyzeMemory(trace, SelectHardware(trace, hardware.profiles, hardware.forced)),
       AdvisorResult(), &where);
-  if (!added.json.empty()) TP_RETURN_IF_ERROR(file->Write(",\n" + added.json));
+  TP_RETURN_IF_ERROR(AppendElements(added.json, file, progress));
   progress->events += own.events;
   progress->diagnosis += added.total();
   progress->pid = own.next_pid + 1;
@@ -172,13 +186,12 @@ Status WriteMergedPaths(const CommRun& run, const MergeLayout& layout, Streaming
                         MergeProgress* progress) {
   const MergedRankEvents path =
       RenderCriticalPathForMerge(run.analysis.cross_rank.critical_links, progress->pid, layout.origin);
-  if (!path.json.empty()) TP_RETURN_IF_ERROR(file->Write((progress->first ? "" : ",\n") + path.json));
+  TP_RETURN_IF_ERROR(AppendElements(path.json, file, progress));
   progress->events += path.events;
   if (run.analysis.cross_rank.pipeline) {
     const MergedRankEvents stages = PipelinePathForMerge(*run.analysis.cross_rank.pipeline, progress->staged,
                                                          progress->staged_corrections, path.next_pid, layout.origin);
-    const bool nothing_before = progress->first && path.json.empty();
-    if (!stages.json.empty()) TP_RETURN_IF_ERROR(file->Write((nothing_before ? "" : ",\n") + stages.json));
+    TP_RETURN_IF_ERROR(AppendElements(stages.json, file, progress));
     progress->events += stages.events;
   }
   return file->Write(MergedTraceTail(run.analysis.ranks.size(), layout.origin, layout.corrections));

@@ -102,7 +102,7 @@ const std::array kFormats{
                 [](const ImportInput& in) { return ImportOne(ImportAscendDatabase(in.path, in.path)); }},
     InputFormat{"ascend_directory", RecognisedBy::kDirectory, "an Ascend rank directory", "",
                 [](const ImportInput& in) { return IsAscendProfilerDirectory(in.path); },
-                [](const ImportInput& in) { return ImportOne(ImportAscendDirectory(in.path)); }},
+                [](const ImportInput& in) { return ImportAscendDirectoryRanks(in.path); }},
     InputFormat{"ascend_cluster", RecognisedBy::kDirectory, "", "",
                 [](const ImportInput& in) { return IsClusterAnalysisDirectory(in.path); },
                 [](const ImportInput& in) { return ImportClusterAnalysis(in.path); }},

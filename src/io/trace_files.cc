@@ -43,12 +43,19 @@ bool NaturalLess(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
+// msprof's msprof_*.db and torch_npu's ascend_pytorch_profiler*.db, which a directory of ranks may hold loose
+// (outside a rank directory); other .db files (analysis.db) are read only with the rank they belong to.
+bool IsProfilerDatabaseName(const std::string& name) {
+  return name.ends_with(".db") && (name.starts_with("msprof_") || name.starts_with("ascend_pytorch_profiler"));
+}
+
 bool LooksLikeTraceName(const std::string& name) {
   auto ends_with = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   // .sqlite: `nsys export`; .tps: a rank summary (`tuneprof summarize`), read where a command takes them.
-  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite") || IsSummaryPath(name);
+  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite") || IsSummaryPath(name) ||
+         IsProfilerDatabaseName(name);
 }
 
 // Nsight Systems' own .nsys-rep is a binary format tuneprof does not read; its SQLite export is.
@@ -99,7 +106,10 @@ std::string MergedRunSkipped(const std::string& file) {
 // The error for a directory without traces, naming a memory timeline it holds instead: `tuneprof memory`
 // reads that one.
 Status NoTraceFiles(const std::string& dir) {
-  const std::string none = dir + ": directory holds no trace files (*.json, *.json.gz, *.sqlite) or summaries (*.tps)";
+  const std::string none =
+      dir +
+      ": directory holds no trace files (*.json, *.json.gz, *.sqlite, msprof_*.db, ascend_pytorch_profiler*.db) "
+      "or summaries (*.tps)";
   const std::vector<std::string> timelines = MemoryTimelineExportsIn(dir);
   if (timelines.empty()) return InvalidInput(none);
   return InvalidInput(none + "; it holds the memory timeline " + timelines.front() +

@@ -37,6 +37,23 @@ TEST_F(TraceFilesTest, DiscoversNsightSqliteExportsBesideJsonTraces) {
   EXPECT_EQ(*files, (std::vector<std::string>{json, sqlite}));
 }
 
+// msprof's and torch_npu's databases are found loose in a directory; another .db (analysis.db) is not a rank.
+TEST_F(TraceFilesTest, DiscoversProfilerDatabasesByName) {
+  const std::string msprof = Touch("msprof_0.db");
+  const std::string torch_npu = Touch("r1/ascend_pytorch_profiler_1.db");
+  Touch("analysis.db");
+  auto files = ListTraceFiles(dir_.string(), nullptr);
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_EQ(*files, (std::vector<std::string>{msprof, torch_npu}));
+}
+
+TEST_F(TraceFilesTest, ADirectoryWithoutTracesNamesWhatIsLookedFor) {
+  Touch("analysis.db");
+  auto files = ListTraceFiles(dir_.string(), nullptr);
+  ASSERT_FALSE(files.ok());
+  EXPECT_NE(files.status().message().find("msprof_*.db"), std::string::npos) << files.status().message();
+}
+
 TEST_F(TraceFilesTest, RanksAreListedInNumberOrderNotCharacterOrder) {
   const std::string r10 = Touch("rank10.json");
   const std::string r2 = Touch("rank2.json");

@@ -316,6 +316,34 @@ void DropTimelineLinesSaidByBreakdown(MappedFileStatus* file) {
   if (said) DropWarningLines(&file->warnings, &file->warning_ids, WarningId::kMissingTimeline);
 }
 
+// A rank directory's missing timeline as its importer says it (where no breakdown says it instead: info,
+// memory) is said in full for the first such rank only; the others are counted into one line after the
+// files' warnings, so that a run of a thousand such ranks says it in two lines, as the breakdown's does.
+class MissingTimelineFold {
+ public:
+  void Take(const std::string& file, MappedFileStatus* status) {
+    if (!HasWarning(status->warning_ids, WarningId::kMissingTimeline)) return;
+    if (first_.empty()) {
+      first_ = file;
+      return;
+    }
+    if (others_++ == 0) second_ = file;
+    DropWarningLines(&status->warnings, &status->warning_ids, WarningId::kMissingTimeline);
+  }
+  void Emit(std::vector<std::string>* warnings) const {
+    if (others_ == 0) return;
+    const std::string more = others_ == 1   ? std::string()
+                             : others_ == 2 ? " and 1 more rank"
+                                            : " and " + std::to_string(others_ - 1) + " more ranks";
+    EmitWarnings({second_ + more + ": no timeline either (its timeline file is missing, as for " + first_ + ")"},
+                 warnings);
+  }
+
+ private:
+  std::string first_, second_;
+  uint64_t others_ = 0;
+};
+
 }  // namespace
 
 Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vector<std::string>& files,
@@ -348,16 +376,20 @@ Status CollectMapWarnings(const std::vector<std::string>& paths, const std::vect
   }
   EmitWarnings(lines, warnings);
   RankWarnings breakdown_warnings;
-  for (MappedFileStatus* file : statuses) {
+  MissingTimelineFold missing_timelines;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    MappedFileStatus* file = statuses[i];
     if (!file->status.ok()) continue;
     // A lone rank needs no rank number: said only when there are ranks to tell apart.
     if (rank_count == 1) {
       DropWarningLines(&file->warnings, &file->warning_ids, WarningId::kNoRank);
     }
     DropTimelineLinesSaidByBreakdown(file);
+    missing_timelines.Take(files[i], file);
     EmitWarnings(file->warnings, warnings);
     for (const RankLines& rank : file->breakdown_warnings) breakdown_warnings.Add(rank.path, rank.lines);
   }
+  missing_timelines.Emit(warnings);
   breakdown_warnings.Emit(warnings);
   return Status();
 }

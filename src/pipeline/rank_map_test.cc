@@ -44,5 +44,25 @@ TEST(CollectMapWarningsTest, WithoutTheBreakdownsIdTheImportSaysItself) {
                                                    "dir: no device timeline; in the words alone"}));
 }
 
+// Where no breakdown says it (info, memory), the first rank without its timeline file says so in full and
+// the others are one line, however many they are.
+TEST(CollectMapWarningsTest, MissingTimelinesOfManyRanksAreFolded) {
+  std::vector<MappedFileStatus> files(4);
+  std::vector<MappedFileStatus*> statuses;
+  std::vector<std::string> names;
+  for (size_t r = 0; r < files.size(); ++r) {
+    names.push_back("r" + std::to_string(r));
+    files[r].warnings = {names[r] + "/trace_view.json: missing; no timeline for " + names[r]};
+    files[r].warning_ids = {{WarningId::kMissingTimeline, 0}};
+    files[r].rank_ids = {static_cast<int64_t>(r)};
+    statuses.push_back(&files[r]);
+  }
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(CollectMapWarnings({"run"}, names, statuses, &warnings).ok());
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          "r0/trace_view.json: missing; no timeline for r0",
+                          "r1 and 2 more ranks: no timeline either (its timeline file is missing, as for r0)"}));
+}
+
 }  // namespace
 }  // namespace tuneprof

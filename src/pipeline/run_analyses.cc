@@ -12,6 +12,7 @@
 #include "analysis/core/host_op_tree.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
+#include "model/warning.h"
 #include "pipeline/diagnostics.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
@@ -120,7 +121,10 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
   // memory stays bounded by what the outputs print.
   if (context.detail != RunDetail::kAdvice) {
     detail->kernels = ComputeKernelBreakdown(trace);
-    if (context.folded_kernels != nullptr) {
+    // A file that names no rank may yet be left out of the run (CollectMapWarnings, after the map): its table
+    // stays in its summary, which reaches the reduce only where the file is a rank of the run.
+    const bool may_be_left_out = HasWarning(trace.metadata().warning_ids, WarningId::kNoRank);
+    if (context.folded_kernels != nullptr && !may_be_left_out) {
       const std::lock_guard<std::mutex> lock(context.folded_kernels->mutex);
       context.folded_kernels->totals.Add(detail->kernels);
       detail->kernels = {};

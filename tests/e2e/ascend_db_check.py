@@ -12,7 +12,9 @@ shared samples in ../shared/traces/ascend.
    The db side is also checked against sqlite3's own GROUP BY of COMPUTE_TASK_INFO / COMMUNICATION_OP.
 3. Every rank directory under ascend/ loads without error, and every `inventory` entry with rows agrees
    with a Python count: CSV data records (csv module), database table rows (SELECT COUNT(*)), trace_view
-   entries (json). Files present in the directory but absent from the inventory are failures too.
+   entries (json). Files present in the directory but absent from the inventory are failures too. A
+   directory without a timeline whose StepTraceTime holds one step-less row per device (msprof's
+   multi-device export) is a rank per deviceId, each rank's step that row's Stage.
 4. Host launch links (which CANN call launched which device task). The db's correlation links are exactly
    the pairs of an independent sqlite3 join (TASK / COMMUNICATION_OP to CANN_API on connectionId, less
    what trace_view draws no HostToDevice flow to: HCCL sub-tasks, EVENT_RECORD / EVENT_WAIT, the tasks
@@ -42,16 +44,51 @@ PYTORCH = os.path.join(ASCEND, "msinsight", "test", "data", "pytorch")
 checks = 0
 
 
-def one_rank(command, rank_dir):
-    """The one rank `command --json` gives for rank_dir; None when the run failed or gave another number of
-    ranks (a failure either way)."""
+def one_rank(command, rank_dir, want=1):
+    """The first rank `command --json` gives for rank_dir (the one that holds the directory's inventory); None
+    when the run failed or gave another number of ranks than `want` (a failure either way)."""
     got = run_json_noted(TUNEPROF, command, rank_dir, "--json", timeout_s=600)
     if got is None:
         return None
-    if len(got["ranks"]) != 1:
-        fail(f"{rank_dir}: {len(got['ranks'])} ranks, want 1")
+    if len(got["ranks"]) != want:
+        fail(f"{rank_dir}: {len(got['ranks'])} ranks, want {want}")
         return None
     return got["ranks"][0]
+
+
+def device_rows(rank_dir):
+    """{deviceId: stage µs} of a directory without a timeline whose analysis database's StepTraceTime rows are
+    one per device without a step number (msprof's multi-device export), which tuneprof reads as a rank per
+    device; {} for any other directory."""
+    output = os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT")
+    analysis = [p for name in ("analysis.db", "analysis.dat") for p in [os.path.join(output, name)] if os.path.isfile(p)]
+    if not analysis or os.path.isfile(os.path.join(output, "trace_view.json")):
+        return {}
+    with connect(analysis[0]) as con:
+        columns = {row[1] for row in con.execute("PRAGMA table_info(StepTraceTime)")}
+        if not {"deviceId", "step", "stage"} <= columns:
+            return {}
+        rows = con.execute("SELECT deviceId, step, stage FROM StepTraceTime").fetchall()
+    devices = {device: stage for device, step, stage in rows if step is None}
+    return devices if len(devices) > 1 and len(devices) == len(rows) else {}
+
+
+def check_device_ranks(rank_dir, devices):
+    """Each device's row read as the rank of its id, its step the row's Stage."""
+    global checks
+    got = run_json_noted(TUNEPROF, "profile", rank_dir, "--json", timeout_s=600)
+    checks += 1
+    if got is None:
+        return
+    ranks = {r["rank"]: r for r in got["ranks"]}
+    if sorted(ranks) != sorted(devices):
+        fail(f"{rank_dir}: ranks {sorted(ranks)}, want the devices {sorted(devices)}")
+        return
+    for device, stage in devices.items():
+        checks += 1
+        wall = ranks[device]["total"]["wall_us"]
+        if wall is None or abs(wall - stage) > 0.01:
+            fail(f"{rank_dir}: rank {device} step {wall} us, StepTraceTime stage {stage} us")
 
 
 def connect(path):
@@ -164,7 +201,10 @@ def python_counts(rank_dir):
 
 def check_rank_inventory(rank_dir):
     global checks
-    rank = one_rank("info", rank_dir)
+    devices = device_rows(rank_dir)
+    if devices:
+        check_device_ranks(rank_dir, devices)
+    rank = one_rank("info", rank_dir, want=max(1, len(devices)))
     if rank is None:
         return
     inventory = rank.get("inventory", {})

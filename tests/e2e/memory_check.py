@@ -267,7 +267,7 @@ def max_live(blocks):
     return most
 
 
-def check_operator_blocks(directory, blocks, samples, device):
+def check_operator_blocks(directory, blocks, samples, device, source="operator_memory PTA rows"):
     label = f"{directory} {device['device']}"
     peak_ns, peak, _ = max(samples, key=lambda s: (s[1], -s[0]))
     reserved = max(s[2] for s in samples if s[2] is not None)
@@ -282,7 +282,7 @@ def check_operator_blocks(directory, blocks, samples, device):
     baseline = max(peak - sum(b[1] for b in alive), 0)
     at_peak = sorted(b[0] for b in blocks if b[2] == peak_ns)
     reuse = device["reuse"]
-    want = {"blocks_source": "operator_memory PTA rows", "alloc_count": len(blocks),
+    want = {"blocks_source": source, "alloc_count": len(blocks),
             "alloc_bytes": sum(b[1] for b in blocks), "free_count": len(released),
             "free_bytes": sum(b[1] for b in released), "live_at_peak_known_bytes": sum(b[1] for b in alive),
             "peak_op": at_peak[0] if at_peak else None, "top_holders": want_holders[:len(got_holders)],
@@ -305,10 +305,13 @@ def check_ascend_blocks(tuneprof, shared):
     for output in sorted((shared / "traces/ascend").rglob("ASCEND_PROFILER_OUTPUT")):
         dbs = sorted(output.glob("ascend_pytorch_profiler*.db"))
         text = (output / "trace_view.json").is_file() or (output / "kernel_details.csv").is_file()
+        # The Db export's rows are named by its tables (OP_MEMORY), the text export's by its file.
         if text and (output / "operator_memory.csv").is_file() and (output / "memory_record.csv").is_file():
             blocks, samples = text_operator_blocks(output)
+            source = "operator_memory PTA rows"
         elif dbs and not text:
             blocks, samples = db_operator_blocks(dbs[0])
+            source = "OP_MEMORY PTA rows"
         else:
             continue
         if not blocks or not samples:
@@ -317,7 +320,7 @@ def check_ascend_blocks(tuneprof, shared):
         devices = [d for d in doc["ranks"][0]["devices"] if d["event_count"] == 0 and d["blocks_source"]]
         check(len(devices) == 1, f"{output.parent}: {len(devices)} devices with operator_memory blocks")
         for device in devices:
-            check_operator_blocks(output.parent, blocks, samples, device)
+            check_operator_blocks(output.parent, blocks, samples, device, source)
         checked += 1
     check(checked >= 13, f"only {checked} torch_npu directories with operator_memory blocks")
     return checked

@@ -6,12 +6,15 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "analysis/advisor/advisor_config.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rules.h"
 
 namespace tuneprof {
@@ -34,27 +37,40 @@ std::set<std::string> CatalogueIds() {
 
 // The ids in the first column of docs/advisor.md's Rules table: `a.b`, or a family written
 // "`fusion.*`: attention, rms_norm" (fusion.attention, fusion.rms_norm).
-std::set<std::string> DocumentedRuleIds(const std::string& doc) {
+// The rows of docs/advisor.md's Rules table.
+std::vector<std::string> RuleRows(const std::string& doc) {
   const size_t begin = doc.find("\n## Rules\n");
   const size_t end = doc.find("\n#", begin + 1);
   std::istringstream table(doc.substr(begin, end - begin));
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(table, line);) {
+    if (line.starts_with("| `")) rows.push_back(line);
+  }
+  return rows;
+}
+
+// The ids of one row's first cell.
+std::set<std::string> RowIds(const std::string& row) {
   static const std::regex kId("`([a-z_]+)\\.([a-z0-9_*]+)`(: ([a-z0-9_, ]+))?");
   std::set<std::string> ids;
-  for (std::string line; std::getline(table, line);) {
-    if (!line.starts_with("| `")) continue;
-    const std::string cell = line.substr(2, line.find(" |", 2) - 2);
-    for (std::sregex_iterator it(cell.begin(), cell.end(), kId), stop; it != stop; ++it) {
-      const std::string family = (*it)[1];
-      if ((*it)[2] != "*") {
-        ids.insert(family + "." + std::string((*it)[2]));
-        continue;
-      }
-      std::istringstream members((*it)[4]);
-      for (std::string member; std::getline(members, member, ',');) {
-        ids.insert(family + "." + member.substr(member.find_first_not_of(' ')));
-      }
+  const std::string cell = row.substr(2, row.find(" |", 2) - 2);
+  for (std::sregex_iterator it(cell.begin(), cell.end(), kId), stop; it != stop; ++it) {
+    const std::string family = (*it)[1];
+    if ((*it)[2] != "*") {
+      ids.insert(family + "." + std::string((*it)[2]));
+      continue;
+    }
+    std::istringstream members((*it)[4]);
+    for (std::string member; std::getline(members, member, ',');) {
+      ids.insert(family + "." + member.substr(member.find_first_not_of(' ')));
     }
   }
+  return ids;
+}
+
+std::set<std::string> DocumentedRuleIds(const std::string& doc) {
+  std::set<std::string> ids;
+  for (const std::string& row : RuleRows(doc)) ids.merge(RowIds(row));
   return ids;
 }
 
@@ -72,6 +88,22 @@ TEST(AdvisorDocs, EveryCatalogueRuleIsDocumented) {
   ASSERT_FALSE(documented.empty());
   for (const std::string& id : CatalogueIds()) {
     EXPECT_TRUE(documented.contains(id)) << "docs/advisor.md's Rules table lacks " << id;
+  }
+}
+
+// The category column says what advise prints in brackets and `category` holds: one of the row's words
+// ("compute / memory" for a row of ids of both) is each id's own.
+TEST(AdvisorDocs, EveryRowNamesItsFindingsCategory) {
+  std::map<std::string, std::string> category;
+  for (const FindingSpec& spec : FindingSpecs()) category[std::string(spec.id)] = FindingCategoryName(spec.category);
+  for (const std::string& row : RuleRows(ReadDoc())) {
+    const size_t begin = row.find(" | ") + 3;
+    const std::string cell = row.substr(begin, row.find(" |", begin) - begin);
+    for (const std::string& id : RowIds(row)) {
+      if (!category.contains(id)) continue;  // EveryDocumentedRuleIsInTheCatalogue says so
+      EXPECT_NE(cell.find(category[id]), std::string::npos)
+          << "docs/advisor.md gives " << id << " the category '" << cell << "', advise prints " << category[id];
+    }
   }
 }
 

@@ -40,7 +40,7 @@ void ExplainCpuCommunication(const RankEvidence& rank, UtilizationCheck* check) 
                              "unknown: CPU-only trace: {} collectives over the host network, whose peak the trace does "
                              "not give",
                              collectives);
-  check->how_to_measure = std::string(kDeviceActivity);
+  check->how_to_measure = DeviceActivity(rank);
 }
 
 // The collectives' bus bandwidth against the link's peak. False where their sizes or the peak are unknown.

@@ -89,7 +89,7 @@ UtilizationCheck CheckComputeUnits(const RankEvidence& rank, const AdvisorConfig
     ExplainUnknownGpuUnits(rank, &check);
   } else if (platform == Platform::kCpu) {
     check.measured_as = "unknown: CPU-only trace (no device, no compute-unit counters)";
-    check.how_to_measure = std::string(kDeviceActivity);
+    check.how_to_measure = DeviceActivity(rank);
   } else {
     check.measured_as = rank.trace->kernel_details().present
                             ? "unknown: no PMU ratios in kernel_details (aic_metrics off, or Level0)"

@@ -160,7 +160,7 @@ void CheckCopies(const RankEvidence& rank, bool gpu, const CopySums& sums, Utili
 void ExplainUnknownMemory(const RankEvidence& rank, Platform platform, int64_t unmeasured, UtilizationCheck* check) {
   if (platform == Platform::kCpu) {
     check->measured_as = "unknown: CPU-only trace (no device memory)";
-    check->how_to_measure = std::string(kDeviceActivity);
+    check->how_to_measure = DeviceActivity(rank);
   } else if (platform == Platform::kNpu) {
     check->measured_as = "unknown: no memory counters, no operator shapes and no copies against a known peak";
     check->how_to_measure = std::string(kAscendMemoryCounters) +

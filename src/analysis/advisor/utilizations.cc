@@ -26,6 +26,13 @@ std::string GpuList(const std::vector<int64_t>& ids) {
   return out;
 }
 
+std::string DeviceActivity(const RankEvidence& rank) {
+  return rank.on_npu ? "profile the device: torch_npu.profiler.profile(activities=[ProfilerActivity.CPU, "
+                       "ProfilerActivity.NPU])"
+                     : "profile the device: torch.profiler.profile(activities=[ProfilerActivity.CPU, "
+                       "ProfilerActivity.CUDA])";
+}
+
 std::string ChipLabel(const HardwareSelection* hardware) {
   if (hardware == nullptr || hardware->profile == nullptr) return "an unknown chip";
   if (hardware->inferred) return hardware->label;

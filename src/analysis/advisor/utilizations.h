@@ -27,10 +27,9 @@ inline constexpr std::string_view kGpuMetricsOption =
 inline constexpr std::string_view kCudaActivity =
     "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or nsys profile "
     "--trace=cuda,nvtx";
-// What measures anything at all on a CPU-only trace: the device's activity.
-inline constexpr std::string_view kDeviceActivity =
-    "profile the device: torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) on "
-    "GPUs, torch_npu.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.NPU]) on Ascend";
+// What measures anything at all on a CPU-only trace: the device's activity, in the terms of the profiler
+// that wrote the trace (torch_npu's on a torch_npu trace, PyTorch's otherwise).
+std::string DeviceActivity(const RankEvidence& rank);
 
 // A check with nothing measured yet: its name, threshold, label and what it says while nothing is.
 UtilizationCheck StartCheck(std::string name, double threshold_pct, std::string label, std::string measured_as);

@@ -22,6 +22,22 @@
 namespace tuneprof {
 namespace {
 
+// How the producer of `trace` marks steps. msprof alone (an Ascend capture with no PyTorch operator on the
+// host) has no prof.step() to call: its capture is the window.
+std::string HowToMarkSteps(const Trace& trace) {
+  const FormatFacts facts = FactsOf(trace.metadata().format);
+  if (facts.nvtx_steps) return "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))";
+  const EventTable& e = trace.events();
+  const bool pytorch_host = std::any_of(e.kind.begin(), e.kind.end(), [](EventKind k) {
+    return k == EventKind::kHostOp || k == EventKind::kUserAnnotation || k == EventKind::kPythonFunction;
+  });
+  if (facts.ascend_profiler && !pytorch_host) {
+    return "the capture has no PyTorch operators (msprof alone), so no step markers: capture whole iterations, or "
+           "profile the training loop with torch_npu.profiler, which marks each step";
+  }
+  return "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration";
+}
+
 constexpr size_t kOutsideSteps = std::numeric_limits<size_t>::max();
 constexpr size_t kClasses = static_cast<size_t>(WorkClass::kCount);
 
@@ -413,13 +429,11 @@ void WarnAboutSteps(const Trace& trace, size_t device_work, bool device_work_mis
     // Per-step figures are then the whole trace's, one-off work (initialization, a first compile) included.
     const bool nvtx_steps = FactsOf(trace.metadata().format).nvtx_steps;
     const std::optional<OneOffRegion> one_off = FindOneOffRegion(trace);
-    result->warnings.push_back(
-        result->path + ": no steps marked" +
-        (nvtx_steps ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
-        ": the whole trace counts as one step, one-off work such as initialization included" +
-        (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " +
-        (nvtx_steps ? "wrap each iteration in an NVTX range (torch.cuda.nvtx.range(\"step\"))"
-                    : "profile a few steps with torch.profiler.schedule and call prof.step() at each iteration"));
+    result->warnings.push_back(result->path + ": no steps marked" +
+                               (nvtx_steps ? " (ProfilerStep#N or repeating NVTX ranges)" : " (ProfilerStep#N)") +
+                               ": the whole trace counts as one step, one-off work such as initialization included" +
+                               (one_off ? " (here '" + one_off->name + "', which runs once)" : std::string()) + "; " +
+                               HowToMarkSteps(trace));
   }
 }
 

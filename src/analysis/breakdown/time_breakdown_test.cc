@@ -120,6 +120,27 @@ TEST(TimeBreakdownTest, TraceWithoutStepsIsOneWindow) {
   ExpectPartsAddUpToWall(s);
 }
 
+// A trace without step markers is told how to mark them in its producer's terms: prof.step() where PyTorch's
+// profiler ran, not on an Ascend capture without a PyTorch operator (msprof alone).
+TEST(TimeBreakdownTest, NoStepsAdviceFitsTheProducer) {
+  const auto advice = [](TraceFormat format, bool host_op) {
+    HandBuiltTrace hand;
+    hand.mutable_metadata()->format = format;
+    if (host_op) hand.Host(EventKind::kHostOp, "aten::mm", Us(0), Us(5));
+    hand.Kernel("MatMul", Us(1), Us(10));
+    const RankBreakdown rank = ComputeTimeBreakdown(hand.Finish());
+    for (const std::string& w : rank.warnings) {
+      if (w.find("no steps marked") != std::string::npos) return w;
+    }
+    return std::string();
+  };
+  EXPECT_NE(advice(TraceFormat::kKineto, false).find("call prof.step()"), std::string::npos);
+  EXPECT_NE(advice(TraceFormat::kTorchNpuTraceView, true).find("call prof.step()"), std::string::npos);
+  const std::string msprof = advice(TraceFormat::kTorchNpuTraceView, false);
+  EXPECT_EQ(msprof.find("prof.step()"), std::string::npos) << msprof;
+  EXPECT_NE(msprof.find("msprof alone"), std::string::npos) << msprof;
+}
+
 TEST(TimeBreakdownTest, OverlappingKernelsOnTwoStreamsAreCountedOnce) {
   HandBuiltTrace hand;
   hand.Device(EventKind::kKernel, "a", Us(0), Us(10), kNoId, /*stream=*/7);

@@ -517,9 +517,13 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   } else {
     const bool gloo = std::any_of(rank.collectives.begin(), rank.collectives.end(),
                                   [](const Collective& c) { return c.source == CollectiveSource::kGloo; });
+    // Sizes without the link are said as such: the byte column beside this line has them.
+    const bool sized =
+        std::any_of(rank.collectives.begin(), rank.collectives.end(), [](const Collective& c) { return c.bytes > 0; });
     rank.link.why = rank.collectives.empty() ? "no collectives"
-                    : gloo ? "gloo collectives reduce on the host, over a network whose peak the trace does not give"
-                           : "no bytes on these collectives";
+                    : gloo  ? "gloo collectives reduce on the host, over a network whose peak the trace does not give"
+                    : sized ? "these collectives give their sizes but not the link they used"
+                            : "no bytes on these collectives";
   }
   const uint64_t devices = DevicesListed(trace);
   if (gpu && rank.link.peak_gb_per_s && devices == 0) rank.link.why += "; node size unknown (no deviceProperties)";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -259,11 +260,62 @@ std::string ChipsOf(std::span<const HardwareSelection> side) {
   return out;
 }
 
+// What tells one chip from another in the names a side gives it: letters and digits in lower case, the
+// words in parentheses after the name left out, so that an inferred "Ascend 910B (variant unknown) (assumed
+// from ...)" and a trace's "Ascend910B" are one chip. `family`: the name is a family's, variant unknown.
+struct ChipName {
+  std::string key;
+  bool family = false;
+};
+
+ChipName ChipNameOf(const HardwareSelection& h) {
+  const std::string_view name = !h.device_name.empty() ? std::string_view(h.device_name) : std::string_view(h.label);
+  ChipName chip;
+  chip.family = name.find("(variant unknown)") != std::string_view::npos;
+  for (char c : name.substr(0, name.find(" ("))) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) chip.key += static_cast<char>(std::tolower(u));
+  }
+  return chip;
+}
+
+// One chip, or a family and one of its variants ("ascend910b" and "ascend910b3").
+bool SameChip(const ChipName& a, const ChipName& b) {
+  if (a.key == b.key) return true;
+  const auto within = [](const ChipName& family, const ChipName& other) {
+    return family.family && other.key.starts_with(family.key);
+  };
+  return within(a, b) || within(b, a);
+}
+
+// The distinct named chips of one side (a run's ranks mostly share one).
+std::vector<ChipName> ChipNamesOf(std::span<const HardwareSelection> side) {
+  std::set<std::pair<std::string, bool>> seen;
+  for (const HardwareSelection& h : side) {
+    ChipName chip = ChipNameOf(h);
+    if (!chip.key.empty()) seen.emplace(std::move(chip.key), chip.family);
+  }
+  std::vector<ChipName> chips;
+  for (const auto& [key, family] : seen) chips.push_back(ChipName{key, family});
+  return chips;
+}
+
+// Whether every named chip of each side can be one of the other side's.
+bool SameChips(std::span<const HardwareSelection> before, std::span<const HardwareSelection> after) {
+  const std::vector<ChipName> b = ChipNamesOf(before), a = ChipNamesOf(after);
+  const auto covered = [](const std::vector<ChipName>& side, const std::vector<ChipName>& other) {
+    return std::all_of(side.begin(), side.end(), [&](const ChipName& chip) {
+      return std::any_of(other.begin(), other.end(), [&](const ChipName& o) { return SameChip(chip, o); });
+    });
+  };
+  return covered(b, a) && covered(a, b);
+}
+
 }  // namespace
 
 std::string HardwareDifference(std::span<const HardwareSelection> before, std::span<const HardwareSelection> after) {
   const std::string b = ChipsOf(before), a = ChipsOf(after);
-  if (b.empty() || a.empty() || a == b) return "";
+  if (b.empty() || a.empty() || a == b || SameChips(before, after)) return "";
   return "before ran on " + b + ", after on " + a +
          ": the change mixes the hardware's effect with the code's, and MFU and utilizations use different peaks";
 }

@@ -257,6 +257,24 @@ TEST(CompareTest, RunsOnDifferentChipsAreNamed) {
   EXPECT_NE(differ.find("before ran on NVIDIA A100-PG509-200, after on Tesla V100-SXM2-16GB"), std::string::npos);
 }
 
+// The text and Db exports of one torch_npu run: a chip inferred as the family, variant unknown, and the same
+// family named by the trace are one chip; a named variant is of its family; another chip still differs.
+TEST(CompareTest, AFamilyInferredAndNamedIsOneChip) {
+  HardwareSelection inferred, named, variant, other;
+  inferred.label =
+      "Ascend 910B (variant unknown) (assumed from operators on AI Vector cores; pass --hardware to override)";
+  inferred.inferred = true;
+  named.device_name = "Ascend910B";
+  variant.device_name = "Ascend910B3";
+  other.device_name = "Ascend910A";
+  const std::vector<HardwareSelection> text{inferred}, db{named}, b3{variant}, a{other};
+  EXPECT_EQ(HardwareDifference(text, db), "");
+  EXPECT_EQ(HardwareDifference(text, b3), "");
+  EXPECT_NE(HardwareDifference(text, a), "");
+  EXPECT_NE(HardwareDifference(db, a), "");
+  EXPECT_NE(HardwareDifference(db, b3), "");  // a named family is not read as any variant of it
+}
+
 // One rank of a two-rank run: `steps` steps, each a 100 µs "gemm" and a "nccl_send" of send_us.
 Trace RankTrace(int64_t rank, int steps, double send_us) {
   HandBuiltTrace t;

@@ -275,6 +275,23 @@ void AddComponentPeak(const NpuMemoryRecord& record, ComponentMemory* component)
   }
 }
 
+// What torch_npu's memory tables are called in the input, for the words that say where a figure comes from:
+// the text export's CSV files, or the Db export's tables where its profiler database was read for them.
+struct NpuMemoryTables {
+  std::string_view records = "memory_record.csv";
+  std::string_view operators = "operator_memory";
+};
+
+NpuMemoryTables NpuMemoryTablesOf(const Trace& trace) {
+  for (const MetadataEntry& entry : trace.metadata().entries) {
+    if (entry.key.starts_with("inventory.") && entry.key.ends_with(":MEMORY_RECORD") &&
+        !entry.value.ends_with("counted only")) {
+      return NpuMemoryTables{"MEMORY_RECORD", "OP_MEMORY"};
+    }
+  }
+  return NpuMemoryTables{};
+}
+
 // Without allocator events the device's figures are the PTA component's: torch_npu's caching
 // allocator, the one Kineto's [memory] totals describe.
 void PeakFromPta(const Trace& trace, const std::vector<const NpuMemoryRecord*>& records, DeviceMemory* device) {
@@ -286,7 +303,7 @@ void PeakFromPta(const Trace& trace, const std::vector<const NpuMemoryRecord*>& 
     if (!peak || record->total_allocated_bytes > peak->total_allocated_bytes) peak = record;
   }
   if (!peak) return;
-  device->peak_source = "memory_record.csv PTA";
+  device->peak_source = std::string(NpuMemoryTablesOf(trace).records) + " PTA";
   device->peak_allocated_bytes = peak->total_allocated_bytes;
   device->peak_allocated_ns = peak->ts_ns;
   for (const ComponentMemory& component : device->components) {
@@ -402,7 +419,7 @@ void AddOperatorBlocks(const Trace& trace, const std::string& device_name,
                        const std::vector<const NpuMemoryRecord*>& records, DeviceMemory* device) {
   const std::vector<MemoryBlock> blocks = OperatorBlocks(trace, device_name);
   if (blocks.empty()) return;
-  device->blocks_source = "operator_memory PTA rows";
+  device->blocks_source = std::string(NpuMemoryTablesOf(trace).operators) + " PTA rows";
   int64_t last_ns = trace.end_ns();
   for (const MemoryBlock& block : blocks) {
     ++device->alloc_count;

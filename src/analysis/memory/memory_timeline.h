@@ -108,11 +108,11 @@ struct DeviceMemory {
   std::vector<MemoryPoint> timeline;        // down-sampled to at most kMaxTimelinePoints, peaks kept
   std::vector<CopyTraffic> copies;          // per direction (memcpy) and memset, on this device
   std::vector<ComponentMemory> components;  // torch_npu memory_record.csv, by component name
-  // Where the peak figures come from: "[memory] events", or "memory_record.csv PTA" on torch_npu
-  // directories whose timeline has no allocator events ("" when neither exists).
+  // Where the peak figures come from: "[memory] events", or "memory_record.csv PTA" ("MEMORY_RECORD PTA" from
+  // the Db export) on torch_npu directories whose timeline has no allocator events ("" when neither exists).
   std::string peak_source;
   // Where the blocks (holders, churn, leak suspects, reuse) come from: "[memory] events",
-  // "operator_memory PTA rows", or "" when the trace has none.
+  // "operator_memory PTA rows" ("OP_MEMORY PTA rows" from the Db export), or "" when the trace has none.
   std::string blocks_source;
   // By PyTorch's memory categories (kineto_categories.h), from [memory] events with totals: at the peak
   // (summing to peak_allocated_bytes, what the trace never saw allocated in unknown) and at each timeline

@@ -149,6 +149,17 @@ class NpuOperatorMemoryTest : public ::testing::Test {
   std::unique_ptr<SideTableBuilder> side_;
 };
 
+// Read from the Db export's profiler database, the figures name its tables, not the text export's files.
+TEST_F(NpuOperatorMemoryTest, TheDbExportsTablesAreNamedAsSuch) {
+  side_->AddMetadataEntry("inventory.ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db:MEMORY_RECORD", "2 rows");
+  Record(Us(0), 5000, 8000);
+  Row("aten::mm", 2000, Us(10), Us(50));
+  Record(Us(10), 7000, 8000);
+  const DeviceMemory d = Analyze();
+  EXPECT_EQ(d.peak_source, "MEMORY_RECORD PTA");
+  EXPECT_EQ(d.blocks_source, "OP_MEMORY PTA rows");
+}
+
 TEST_F(NpuOperatorMemoryTest, RowsOfTheTorchNpuAllocatorHoldThePeakAndFeedChurnLeaksAndReuse) {
   Record(Us(0), 5000, 8000);  // 5000 B allocated before the window
   Row("aten::mm", 2000, Us(10), Us(50));

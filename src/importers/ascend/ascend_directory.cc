@@ -415,7 +415,69 @@ Result<Trace> ImportDatabaseDirectory(const Layout& layout, const fs::path& db, 
   return trace;
 }
 
+// The device ids of the step split's rows, each once, in id order.
+std::vector<int64_t> ReportedDevices(const Trace& trace) {
+  std::vector<int64_t> ids;
+  for (const ReportedStepTime& row : trace.reported_step_times()) {
+    if (row.device_id != kNoId) ids.push_back(row.device_id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+// Whether the trace holds nothing but its step split (and metadata): only then can its rows be shared out
+// among devices without leaving another table with the wrong one.
+bool HoldsOnlyStepSplit(const Trace& trace) {
+  const CommunicationTables& comm = trace.communication();
+  return trace.events().size() == 0 && !trace.kernel_details().present && !comm.ops_present && !comm.matrix_present &&
+         trace.npu_memory_records().empty() && trace.npu_operator_memory().empty();
+}
+
+// Device `device`'s rows of `whole`, as a rank of that number; the warnings and inventory stay with the first.
+Trace DeviceRank(const Trace& whole, int64_t device, bool first) {
+  TraceBuilder builder(whole.metadata().path);
+  TraceMetadata* meta = builder.mutable_metadata();
+  *meta = whole.metadata();
+  if (!first) {
+    meta->warnings.clear();
+    meta->warning_ids.clear();
+  }
+  DropWarnings(meta, WarningId::kNoRank);  // said once for all the devices, by the caller
+  meta->rank = device;
+  meta->rank_source = RankSource::kTrace;
+  Trace trace = builder.Finish();
+  SideTableBuilder out(&trace);
+  for (const ReportedStepTime& row : whole.reported_step_times()) {
+    if (row.device_id == device) out.AddReportedStepTime(row);
+  }
+  return trace;
+}
+
 }  // namespace
+
+Result<std::vector<Trace>> ImportAscendDirectoryRanks(const std::string& dir) {
+  TP_ASSIGN_OR_RETURN(Trace whole, ImportAscendDirectory(dir));
+  std::vector<Trace> traces;
+  const std::vector<int64_t> devices = ReportedDevices(whole);
+  if (devices.size() < 2 || !HoldsOnlyStepSplit(whole)) {
+    traces.push_back(std::move(whole));
+    return traces;
+  }
+  for (size_t d = 0; d < devices.size(); ++d) traces.push_back(DeviceRank(whole, devices[d], d == 0));
+  const std::string said = fmt::format(
+      "{}: the step split holds {} devices' rows and no timeline: read as {} ranks numbered by their deviceId", dir,
+      devices.size(), devices.size());
+  SideTableBuilder first(&traces.front());
+  // Device ids are no rank numbers of a run: beside ranks that have them, the directory is left out as
+  // one that names no rank would be.
+  if (whole.metadata().rank_source == RankSource::kDefault) {
+    AddWarning(first.mutable_metadata(), WarningId::kNoRank, said + " (the directory names no rank)");
+  } else {
+    first.Warn(said);
+  }
+  return traces;
+}
 
 Result<Trace> ImportAscendDirectory(const std::string& dir) {
   const Layout layout = Resolve(dir);
@@ -470,6 +532,12 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
        {ReadCommunicationFile((layout.output / "communication.json").string(), &out),
         ReadCommunicationMatrixFile((layout.output / "communication_matrix.json").string(), &out)}) {
     if (!status.ok()) out.Warn(status.message());
+  }
+  // Files there, but none of them readable: an error, as a directory without them, not a rank of nothing.
+  if (HoldsOnlyStepSplit(trace) && trace.reported_step_times().empty()) {
+    const std::vector<std::string>& said = trace.metadata().warnings;
+    return InvalidInput(dir + ": nothing readable in the rank directory" +
+                        (said.empty() ? std::string() : ": " + said.back()));
   }
   SettleAscendRank(layout.root, &out);
   AddRootInventory(layout.root, &out);

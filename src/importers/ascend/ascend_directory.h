@@ -6,6 +6,7 @@
 // Either the rank directory or its ASCEND_PROFILER_OUTPUT/ alone may be given. The timeline comes
 // from trace_view.json through the Chrome-trace importer; the CSVs fill the model's side tables.
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "model/trace.h"
@@ -22,5 +23,10 @@ namespace tuneprof {
 // every file (and database table) with its rows, and the expected files that were absent.
 // msprof's PROF_* (or its mindstudio_profiler_output/) is handed to importers/ascend/ascend_msprof.h.
 Result<Trace> ImportAscendDirectory(const std::string& dir);
+
+// ImportAscendDirectory, and one trace per device where the directory holds no timeline and its step split
+// has rows of several devices (msprof's multi-device Db export: one StepTraceTime row per deviceId in one
+// analysis database); each such trace is the rank of its device id, said in a warning.
+Result<std::vector<Trace>> ImportAscendDirectoryRanks(const std::string& dir);
 
 }  // namespace tuneprof

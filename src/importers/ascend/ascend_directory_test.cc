@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,6 +15,7 @@
 #include "importers/ascend/ascend_layout.h"
 #include "importers/ascend/ascend_tables.h"
 #include "importers/import.h"
+#include "io/scratch_dir_for_test.h"
 #include "test_corpus.h"
 #include "trace_warnings.h"
 
@@ -250,6 +252,63 @@ TEST(AscendDirectoryTest, RankWithoutUsableFilesIsRefused) {
   const fs::path dir = PartialCopy("empty", {});
   EXPECT_FALSE(ImportAscendDirectory(dir.string()).ok());
   fs::remove_all(dir.parent_path());
+}
+
+// msprof's multi-device export: one step split row per device (no step number) and no timeline. Each device
+// is read as a rank of its id, with its own row; a directory of one device stays one rank.
+void WriteStepSplit(const std::filesystem::path& root, const std::string& rows) {
+  std::filesystem::create_directories(root / "ASCEND_PROFILER_OUTPUT");
+  std::ofstream(root / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv")
+      << "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble\n"
+      << rows;
+}
+
+TEST(AscendDirectoryTest, DeviceRowsWithoutATimelineAreRanks) {
+  ScratchDir scratch("tp_ascend_devices_");
+  WriteStepSplit(scratch.path(),
+                 "0,,75.72,0,0,0,271016.82,271092.54,0\n2,,73.36,0,0,0,218716.66,218790.02,0\n"
+                 "1,,72.7,0,0,0,255711.6,255784.3,0\n");
+  auto traces = ImportAscendDirectoryRanks(scratch.path().string());
+  ASSERT_TRUE(traces.ok()) << traces.status().message();
+  ASSERT_EQ(traces->size(), 3u);
+  for (int64_t d = 0; d < 3; ++d) {
+    const Trace& t = (*traces)[d];
+    EXPECT_EQ(t.metadata().rank, d);
+    EXPECT_EQ(t.metadata().rank_source, RankSource::kTrace);
+    ASSERT_EQ(t.reported_step_times().size(), 1u);
+    EXPECT_EQ(t.reported_step_times()[0].device_id, d);
+  }
+  EXPECT_EQ((*traces)[2].reported_step_times()[0].stage_ns, 218790020);
+  const std::vector<std::string>& said = (*traces)[0].metadata().warnings;
+  EXPECT_TRUE(std::any_of(said.begin(), said.end(), [](const std::string& w) {
+    return w.find("3 devices' rows and no timeline: read as 3 ranks") != std::string::npos;
+  }));
+  EXPECT_TRUE((*traces)[1].metadata().warnings.empty());
+  // Device ids are no rank numbers: the directory counts as one that names no rank.
+  EXPECT_TRUE(HasWarning((*traces)[0].metadata().warning_ids, WarningId::kNoRank));
+}
+
+// A rank directory whose only file cannot be read is an error naming that file and why, not a rank of
+// nothing with a 0 ms step.
+TEST(AscendDirectoryTest, NothingReadableIsAnErrorNamingTheFile) {
+  ScratchDir scratch("tp_ascend_unreadable_");
+  std::filesystem::create_directories(scratch.path() / "ASCEND_PROFILER_OUTPUT");
+  std::ofstream(scratch.path() / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv") << "garbage\n";
+  auto traces = ImportAscendDirectoryRanks(scratch.path().string());
+  ASSERT_FALSE(traces.ok());
+  const std::string& message = traces.status().message();
+  EXPECT_NE(message.find("nothing readable in the rank directory"), std::string::npos) << message;
+  EXPECT_NE(message.find("step_trace_time.csv: not a step_trace_time table"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+TEST(AscendDirectoryTest, OneDeviceStaysOneRank) {
+  ScratchDir scratch("tp_ascend_one_device_");
+  WriteStepSplit(scratch.path(), "4,1,75.72,0,0,0,100,175.72,0\n4,2,75.72,0,0,0,100,175.72,0\n");
+  auto traces = ImportAscendDirectoryRanks(scratch.path().string());
+  ASSERT_TRUE(traces.ok()) << traces.status().message();
+  ASSERT_EQ(traces->size(), 1u);
+  EXPECT_EQ((*traces)[0].reported_step_times().size(), 2u);
 }
 
 }  // namespace

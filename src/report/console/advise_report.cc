@@ -46,9 +46,21 @@ std::string MeanOverRanksNote(const AdvisorResult& result) {
 // No line of analyze or advise is wider than this.
 constexpr size_t kColumns = 100;
 
+// Where a line longer than kColumns is cut: at kColumns, or, with `at_punctuation`, after the last '(', ','
+// or ';' before it past `indent` (an option's call splits between its arguments, not inside a name).
+size_t CutAt(std::string_view line, size_t indent, bool at_punctuation) {
+  if (at_punctuation) {
+    for (size_t at = kColumns; at > indent + 1; --at) {
+      const char c = line[at - 1];
+      if (c == '(' || c == ',' || c == ';') return at;
+    }
+  }
+  return kColumns;
+}
+
 // Wrapped lines as they are, but one longer than kColumns (a word longer than a line: a module path, a
 // kernel's name) split across lines under `rest`, so that nothing runs past the terminal's edge.
-std::string SplitLongLines(std::string_view wrapped, std::string_view rest) {
+std::string SplitLongLines(std::string_view wrapped, std::string_view rest, bool at_punctuation = false) {
   std::string out;
   size_t at = 0;
   while (at < wrapped.size()) {
@@ -56,8 +68,9 @@ std::string SplitLongLines(std::string_view wrapped, std::string_view rest) {
     if (end == std::string_view::npos) end = wrapped.size();
     std::string_view line = wrapped.substr(at, end - at);
     const size_t piece = std::max<size_t>(kColumns - std::min(rest.size(), kColumns - 1), 1);
-    out.append(line.substr(0, kColumns));
-    for (line.remove_prefix(std::min(line.size(), kColumns)); !line.empty();
+    const size_t first = line.size() > kColumns ? CutAt(line, rest.size(), at_punctuation) : kColumns;
+    out.append(line.substr(0, first));
+    for (line.remove_prefix(std::min(line.size(), first)); !line.empty();
          line.remove_prefix(std::min(line.size(), piece))) {
       out += '\n';
       out.append(rest).append(line.substr(0, piece));
@@ -77,7 +90,7 @@ std::string Lines(std::string_view text, std::string_view first, std::string_vie
 // Lines of at most `width` columns, broken at spaces, each indented by 4: a measured_as or how-to names
 // a capture option in full, which a cut would lose.
 std::string Wrapped(std::string_view raw, size_t width) {
-  return SplitLongLines(WrapText(raw, width, "    ", "    "), "    ");
+  return SplitLongLines(WrapText(raw, width, "    ", "    "), "    ", true);
 }
 
 std::string Bar(double share) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 #include <utility>
 
@@ -55,16 +56,31 @@ void AppendStageWaits(const PipelineAnalysis& p, std::string* out) {
   }
 }
 
+// Whether the stages are GPU ranks: their p2p waits were read from the kernels, not from torch_npu's files.
+bool StagesOnGpu(const PipelineAnalysis& p) {
+  if (!p.gpu_waits.empty()) return true;
+  return std::any_of(p.stages.begin(), p.stages.end(), [](const PipelineStage& s) {
+    return s.p2p_wait_measure == P2pWaitMeasure::kPeerStart || s.p2p_wait_measure == P2pWaitMeasure::kExposed;
+  });
+}
+
+// What step, p2p wait and bubble mean on the stages' platform: only the definitions that apply to the input.
+std::string_view StageDefinitions(const PipelineAnalysis& p) {
+  if (StagesOnGpu(p)) {
+    return "step = the rank's wall time; p2p wait = the part of each send / recv kernel before its peer's "
+           "matching kernel starts; bubble = that wait";
+  }
+  return "step = Stage + Bubble; p2p wait = communication.json's Wait Time of the send / receive / batchSendRecv "
+         "operations; bubble = torch_npu's Bubble, else that wait; recomputed from trace_view.json where the rank has "
+         "it, else step_trace_time.csv's";
+}
+
 }  // namespace
 
 void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) {
   if (!p) return;
-  *out += fmt::format(
-      "\npipeline stages ({}; per step, mean over each stage's ranks; step = Stage + Bubble; "
-      "p2p wait = communication.json's Wait Time of the send / receive / batchSendRecv operations (GPU: the part of "
-      "each send / recv kernel before its peer's matching kernel starts); bubble = torch_npu's Bubble, else that "
-      "wait; recomputed from trace_view.json where the rank has it, else step_trace_time.csv's):\n",
-      PipelineSource(*p));
+  *out += fmt::format("\npipeline stages ({}; per step, mean over each stage's ranks; {}):\n", PipelineSource(*p),
+                      StageDefinitions(*p));
   if (!p->p2p_wait_note.empty()) {
     *out += fmt::format(
         "  p2p wait on some GPU ranks is their send / recv time not hidden under compute (wait and "

@@ -67,8 +67,11 @@ void AppendCategories(const DeviceMemory& d, std::string* out) {
 
 void AppendComponents(const DeviceMemory& d, std::string* out) {
   if (d.components.empty()) return;
-  *out +=
-      fmt::format("  {:<20}{:>10}{:>20}{:>20}\n", "memory_record.csv", "samples", "peak allocated", "peak reserved");
+  // The components' table is named as the peak's source names it (memory_record.csv, or the Db's MEMORY_RECORD).
+  const std::string_view table = d.peak_source.ends_with(" PTA")
+                                     ? std::string_view(d.peak_source).substr(0, d.peak_source.size() - 4)
+                                     : std::string_view("memory_record.csv");
+  *out += fmt::format("  {:<20}{:>10}{:>20}{:>20}\n", table, "samples", "peak allocated", "peak reserved");
   for (const ComponentMemory& c : d.components) {
     *out += fmt::format("  {:<20}{:>10}{:>20}{:>20}\n", Fit(c.component, 19), c.samples,
                         FormatBytes(c.peak_allocated_bytes), FormatBytes(c.peak_reserved_bytes));

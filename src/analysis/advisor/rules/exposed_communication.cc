@@ -85,6 +85,6 @@ TUNEPROF_ADVISOR_RULE(
          "FSDP(backward_prefetch=BACKWARD_PRE)",
          "DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; export HCCL_OP_EXPANSION_MODE; overlap in "
          "MindSpeed (--overlap-grad-reduce)",
-         "DistributedDataParallel(model, bucket_cap_mb=...); on accelerators use NCCL/HCCL instead of gloo")});
+         "DistributedDataParallel(model, bucket_cap_mb=...); on GPUs use NCCL instead of gloo")});
 
 }  // namespace tuneprof
