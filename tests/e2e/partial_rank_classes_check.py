@@ -60,8 +60,9 @@ def check_unclassed_everywhere(binary, bare_dir, html_path):
         return
     expected = step_table_computing_us(bare_dir)
     check(not rank["compute_classes_known"], "no timeline, no kernel_details.csv: the JSON says unclassed")
-    check(close(rank["split_us"]["memory_bound"], expected) and rank["split_us"]["compute_bound"] == 0,
-          "the JSON's unclassed computing is step_trace_time.csv's Computing")
+    split = rank["split_us"]
+    check(close(split["unclassified"], expected) and split["compute_bound"] == 0 and split["memory_bound"] == 0,
+          "the JSON's unclassed computing is step_trace_time.csv's Computing, all of it unclassified")
     rc, out, _ = outcome(binary, "analyze", bare_dir, timeout_s=120)
     check(rc == 0 and "computing (no operators to class it)" in out and "memory-bound" not in out,
           "the text says unclassed, not memory-bound")
@@ -71,6 +72,8 @@ def check_unclassed_everywhere(binary, bare_dir, html_path):
         with open(html_path, encoding="utf-8") as f:
             html = f.read()
         check(f"{expected / 1e3:.3f} computing, unclassed" in html, "the HTML says unclassed, not memory-bound")
+        header = html[html.find(">memory bound</th>"):]
+        check(">unclassified</th>" in header[:200], "the unclassed computing sits in the unclassified column")
 
 
 def main():

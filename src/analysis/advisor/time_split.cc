@@ -200,6 +200,8 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
     communication += waiting;
   }
   split.compute_classes_known = computing <= 0 || all_computing > 0;
+  // Computing no operator classes is neither compute- nor memory-bound: all of it is unclassified.
+  if (!split.compute_classes_known) split.unclassified_share = 1;
   const double busy = computing + communication + memcpy + bubble;
   // torch_npu's step is its Stage + Bubble: input waits in Preparing, before the step's first device task,
   // are outside it (as torch_npu counts them), so only those inside it (in its Free) are the data part.
