@@ -1,6 +1,7 @@
 """A torch_npu rank without its timeline (trace_view.json not kept) classes its computing from
 kernel_details.csv as the whole rank classes it from the timeline's kernels; a rank with neither says
-"unclassed" alike in the text, the JSON and the HTML report.
+"unclassed" alike in the text, the JSON and the HTML report, its computing in the unclassified part (never
+memory_bound); so do the ranks of msprof-analyze's cluster output.
 
 The crafted ranks are copies of a shared 2-rank torch_npu run's rank 0 in a temporary directory, with
 trace_view.json removed (and kernel_details.csv too for the second). The truth for the first is the same
@@ -76,6 +77,30 @@ def check_unclassed_everywhere(binary, bare_dir, html_path):
         check(">unclassified</th>" in header[:200], "the unclassed computing sits in the unclassified column")
 
 
+CLUSTER = "traces/ascend/mstt/profiler/msprof_analyze/test/resource/advisor/cluster_analysis_output"
+
+
+def check_cluster_unclassified(binary, shared):
+    """msprof-analyze's cluster output lists no operators: each rank's Computing (cluster_step_trace_time.csv,
+    read here) is unclassified in analyze --json, never memory_bound."""
+    cluster = os.path.join(shared, CLUSTER)
+    with open(os.path.join(cluster, "cluster_step_trace_time.csv"), newline="") as f:
+        computing = {int(r["Index"]): float(r["Computing"]) for r in csv.DictReader(f) if r["Type"] == "rank"}
+    rc, out, err = outcome(binary, "analyze", "--json", cluster, timeout_s=120)
+    check(rc == 0, f"analyze --json cluster output: exit {rc} {err.strip()[:300] if rc else ''}")
+    if rc != 0:
+        return
+    result = json.loads(out)
+    for rank in result["ranks"]:
+        split, want = rank["split_us"], computing.get(rank["rank"])
+        check(want is not None and not rank["compute_classes_known"] and close(split["unclassified"], want)
+              and split["memory_bound"] == 0 and split["compute_bound"] == 0,
+              f"cluster rank {rank['rank']}: Computing {want} unclassified, not memory-bound ({split})")
+    mean = result["mean_split_us"]
+    check(mean["memory_bound"] == 0 and close(mean["unclassified"], sum(computing.values()) / len(computing)),
+          f"cluster mean: unclassified {mean['unclassified']}, memory_bound {mean['memory_bound']}")
+
+
 def main():
     binary, shared = sys.argv[1], sys.argv[2]
     whole_dir = os.path.join(shared, RANK)
@@ -88,6 +113,7 @@ def main():
         shutil.copytree(partial_dir, bare_dir)
         os.remove(os.path.join(bare_dir, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"))
         check_unclassed_everywhere(binary, bare_dir, os.path.join(tmp, "report.html"))
+    check_cluster_unclassified(binary, shared)
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
 
