@@ -101,6 +101,29 @@ def check_cluster_unclassified(binary, shared):
           f"cluster mean: unclassified {mean['unclassified']}, memory_bound {mean['memory_bound']}")
 
 
+def check_mixed_mean(binary, whole_dir, bare_dir, tmp):
+    """A whole rank beside one no operators class: the mean's memory-bound part is the whole rank's alone
+    (halved over the two), the bare rank's computing joins the unclassified part, and the text says so."""
+    run = os.path.join(tmp, "mixed")
+    shutil.copytree(whole_dir, os.path.join(run, "rank0_ascend_pt"))
+    shutil.copytree(bare_dir, os.path.join(run, "rank1_ascend_pt"))
+    rc, out, err = outcome(binary, "analyze", "--json", run, timeout_s=120)
+    check(rc == 0, f"analyze --json mixed: exit {rc} {err.strip()[:300] if rc else ''}")
+    if rc != 0:
+        return
+    result = json.loads(out)
+    # Both copies are rank 0 by their profiler_info file: told apart by their directories.
+    ranks = {os.path.basename(r["path"].rstrip("/")): r for r in result["ranks"]}
+    whole, bare = ranks["rank0_ascend_pt"]["split_us"], ranks["rank1_ascend_pt"]["split_us"]
+    mean = result["mean_split_us"]
+    check(close(mean["memory_bound"], whole["memory_bound"] / 2, 1e-5),
+          f"mixed mean memory_bound {mean['memory_bound']} is the whole rank's {whole['memory_bound']} over 2")
+    want = (whole["unclassified"] + bare["unclassified"]) / 2
+    check(close(mean["unclassified"], want, 1e-5), f"mixed mean unclassified {mean['unclassified']} vs {want}")
+    rc, text, _ = outcome(binary, "analyze", run, timeout_s=120)
+    check(rc == 0 and "unclassified (unknown or no operators)" in text, "the mixed mean's text names both kinds")
+
+
 def main():
     binary, shared = sys.argv[1], sys.argv[2]
     whole_dir = os.path.join(shared, RANK)
@@ -113,6 +136,7 @@ def main():
         shutil.copytree(partial_dir, bare_dir)
         os.remove(os.path.join(bare_dir, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"))
         check_unclassed_everywhere(binary, bare_dir, os.path.join(tmp, "report.html"))
+        check_mixed_mean(binary, whole_dir, bare_dir, tmp)
     check_cluster_unclassified(binary, shared)
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0

@@ -38,7 +38,7 @@ constexpr std::array kParts = std::to_array<PartLabel>({
 // The computing of a step without operators to class it (a summary-only torch_npu rank), in the
 // unclassified part; the second where that part also holds kernels of unknown kind (a mean over ranks).
 constexpr std::string_view kUnclassedComputing = "computing (no operators to class it)";
-constexpr std::string_view kUnclassedOrUnknown = "unclassified (no operators, or unknown kind)";
+constexpr std::string_view kUnclassedOrUnknown = "unclassified (unknown or no operators)";
 
 // The label of `part` in the split of `split`: the unclassified part says why where no operators class it.
 std::string_view PartLabelOf(const TimeSplit& split, const PartLabel& p) {
