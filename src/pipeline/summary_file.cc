@@ -93,6 +93,16 @@ bool ReadVersion5Fields(Reader* r, RankSummary* rank) {
   return true;
 }
 
+// Summaries written before computing that no operators class went to the unclassified part hold it in
+// the memory-bound part: moved where this build puts it, so old and new summaries read alike.
+void MoveUnclassedComputing(TimeSplit* split) {
+  const size_t memory = static_cast<size_t>(TimePart::kMemoryBound);
+  if (split->compute_classes_known || split->part_ns[kUnclassifiedPart] > 0) return;
+  split->part_ns[kUnclassifiedPart] = split->part_ns[memory];
+  split->part_ns[memory] = 0;
+  split->unclassified_share = 1;
+}
+
 // Whether every id names one of the `lines.size()` lines it stands beside (else the file is damaged).
 bool IdsWithinLines(const std::vector<IdentifiedWarning>& ids, size_t lines) {
   return std::all_of(ids.begin(), ids.end(), [&](const IdentifiedWarning& w) { return w.line < lines; });
@@ -198,6 +208,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     }
     if (version >= 5 && !ReadVersion5Fields(&r, &rank)) return corrupt;
     if (version >= 6) r(rank.breakdown_warning_ids);
+    MoveUnclassedComputing(&rank.advice.advice.split);
     if (r.ok() && !IdsWithinLines(rank.breakdown_warning_ids, rank.breakdown_warnings.size())) return corrupt;
   }
   if (version >= 6) r(file.warning_ids);

@@ -305,6 +305,24 @@ TEST(SummaryFileTest, ReadsVersion4WithoutTheUnclassifiedPart) {
   EXPECT_FALSE(decoded->ranks.at(0).report->modules.empty());
 }
 
+// A summary written when computing that no operators class sat in the memory-bound part reads with it in
+// the unclassified part, as this build splits such a rank.
+TEST(SummaryFileTest, UnclassedComputingOfOlderSummariesIsUnclassified) {
+  SummaryFile example = Example();
+  TimeSplit& split = example.ranks.at(0).advice.advice.split;
+  split.compute_classes_known = false;
+  split.part_ns[static_cast<size_t>(TimePart::kMemoryBound)] = 3e6;
+  split.part_ns[static_cast<size_t>(TimePart::kComputeBound)] = 0;
+  split.part_ns[static_cast<size_t>(TimePart::kUnclassified)] = 0;
+  split.unclassified_share = 0;
+  auto decoded = DecodeSummaryFile(EncodeSummaryFile(example), "old.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const TimeSplit& read = decoded->ranks.at(0).advice.advice.split;
+  EXPECT_EQ(read.part(TimePart::kUnclassified), 3e6);
+  EXPECT_EQ(read.part(TimePart::kMemoryBound), 0);
+  EXPECT_EQ(read.unclassified_share, 1);
+}
+
 TEST(SummaryFileTest, ReadsVersion3WithoutTheModules) {
   const SummaryFile example = Example();
   auto decoded = DecodeSummaryFile(AsVersion(Example(), 3), "v3.tps", example.profiles.get());

@@ -113,10 +113,12 @@ def check_verdict(tuneprof, label, rank_dir, expected_steps):
     if want and report["dominant_bottleneck"] != want:
         fail(f"{label}: verdict {report['dominant_bottleneck']} (exposed communication {100 * exposed / stage:.1f} %)")
     if label == "summary-only":
-        # No operators: the Computing of step_trace_time.csv is not called memory-bound.
+        # No operators: the Computing of step_trace_time.csv is unclassified, not called memory-bound.
         rank = report["ranks"][0]
         computing = sum(s["Computing"] for s in expected_steps.values()) / len(expected_steps)
-        if rank["compute_classes_known"] or abs(rank["split_us"]["memory_bound"] - computing) > 0.01:
+        split = rank["split_us"]
+        if (rank["compute_classes_known"] or abs(split["unclassified"] - computing) > 0.01
+                or split["memory_bound"] != 0 or split["compute_bound"] != 0):
             fail(f"{label}: computing {rank['split_us']} unclassed {not rank['compute_classes_known']}, want {computing}")
         text = subprocess.run([tuneprof, "analyze", str(rank_dir)], capture_output=True, text=True).stdout
         if "computing (no operators to class it)" not in text or "memory-bound" in text:

@@ -6,16 +6,28 @@ For a Kineto GPU rank (HTA's trace_filter), a two-process nsys export without st
 trace and torch_npu text and db ranks:
   * step: analyze's `ranks[].step_us` is profile's host step (the mean ProfilerStep range on the host,
     `host_end_ns - host_start_ns` of its steps) where the trace has steps, else profile's device span
-    (`total.wall_us`); compare's `step_time_us.before` (the input against itself) is analyze's step;
+    (`total.wall_us`); on torch_npu it is profile's mean `wall_us`, Stage + Bubble; compare's
+    `step_time_us.before` (the input against itself) is analyze's step;
   * compute units: analyze's `utilizations[0].value_pct` is 100 x profile's `compute.verdict.utilization`
     (both unknown together), and its `bottleneck` is profile's verdict;
   * verdict: analyze's `dominant_bottleneck` is compare's (before and after) and the HTML report's;
   * communication: every rank `comm` says exposes communication quotes, per step, analyze's
     communication part of that rank; a communication verdict in analyze is a bottleneck in comm.
+
+torch_npu's step, one per rank everywhere (torch_npu_steps): on the text and db exports of levels 0-2 (two
+ranks each) and a partial run (one whole rank beside one with only step_trace_time.csv, communication.json
+and kernel_details.csv), each rank's step in profile (mean `wall_us`), comm (`wall_us` / `steps`),
+analyze and advise (`step_us`), the HTML report's "mean step" cell and analyze / comm / profile read from
+the ranks' .tps summaries is one number, and it is torch_npu's own mean Stage + Bubble, read here from
+step_trace_time.csv or analysis.db's StepTraceTime.
 Usage: one_story_check.py TUNEPROF SHARED_DIR PROJECT_DIR
 """
+import csv
+import glob
 import os
 import re
+import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -28,6 +40,8 @@ def close(a, b, tolerance):
 
 
 def profile_step_us(rank):
+    if rank["definitions"] == "torch_npu":  # torch_npu's step: Stage + Bubble, the wall of each step
+        return sum(s["wall_us"] for s in rank["steps"]) / len(rank["steps"])
     host = [(s["host_end_ns"] - s["host_start_ns"]) / 1e3 for s in rank["steps"] if s.get("host_start_ns") is not None]
     return sum(host) / len(host) if host else rank["total"]["wall_us"]
 
@@ -72,6 +86,95 @@ def check_input(binary, path, tmp):
     print(f"{name}: step {analyze['step_us']:.1f} us, verdict {verdict}")
 
 
+def torch_npu_step_us(rank_dir):
+    """The rank's mean Stage + Bubble as torch_npu wrote them (µs), from step_trace_time.csv, else analysis.db."""
+    rows = []
+    for path in glob.glob(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "step_trace_time.csv")):
+        with open(path, newline="") as f:
+            rows = [(float(r["Stage"]), float(r.get("Bubble") or 0)) for r in csv.DictReader(f)]
+    for path in glob.glob(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT", "analysis.db")):
+        db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        rows = [(float(stage), float(bubble or 0)) for stage, bubble in db.execute("SELECT stage, bubble FROM StepTraceTime")]
+        db.close()
+    return sum(stage + bubble for stage, bubble in rows) / len(rows) if rows else None
+
+
+def html_mean_steps_us(html):
+    """Each rank row's "mean step" cell of the report's split table (ms with 3 decimals), in µs."""
+    cells = re.findall(r'<tr><td>(\d+)</td><td class="n">\d+</td><td class="n">([\d.]+)</td>', html)
+    return {int(rank): float(ms) * 1e3 for rank, ms in cells}
+
+
+def steps_by_command(binary, run_dir, tmp):
+    """{command: {rank: mean step µs}} from every command, the .tps summaries' included."""
+    steps = {}
+    profile = json_or_exit(binary, "profile", run_dir, "--json")
+    steps["profile"] = {r["rank"]: profile_step_us(r) for r in profile["ranks"] if r["steps"]}
+    comm = json_or_exit(binary, "comm", run_dir, "--json")
+    steps["comm"] = {r["rank"]: r["wall_us"] / r["steps"] for r in comm["ranks"] if r["steps"]}
+    for command in ("analyze", "advise"):
+        steps[command] = {r["rank"]: r["step_us"] for r in json_or_exit(binary, command, run_dir, "--json")["ranks"]}
+    html_path = os.path.join(tmp, "npu_report.html")
+    subprocess.run([binary, "report", run_dir, "-o", html_path], capture_output=True, timeout=300, check=True)
+    with open(html_path, encoding="utf-8") as f:
+        steps["report"] = html_mean_steps_us(f.read())
+    summaries = os.path.join(tmp, "tps")
+    shutil.rmtree(summaries, ignore_errors=True)
+    os.makedirs(summaries)
+    for rank_dir in sorted(glob.glob(os.path.join(run_dir, "*_ascend_pt"))):
+        out = os.path.join(summaries, os.path.basename(rank_dir) + ".tps")
+        subprocess.run([binary, "summarize", rank_dir, "-o", out], capture_output=True, timeout=300, check=True)
+    steps["analyze .tps"] = {r["rank"]: r["step_us"] for r in json_or_exit(binary, "analyze", summaries, "--json")["ranks"]}
+    comm = json_or_exit(binary, "comm", summaries, "--json")
+    steps["comm .tps"] = {r["rank"]: r["wall_us"] / r["steps"] for r in comm["ranks"] if r["steps"]}
+    profile = json_or_exit(binary, "profile", summaries, "--json")
+    steps["profile .tps"] = {r["rank"]: profile_step_us(r) for r in profile["ranks"] if r["steps"]}
+    return steps
+
+
+def check_torch_npu_steps(binary, name, run_dir, tmp):
+    truth = {}
+    for rank_dir in sorted(glob.glob(os.path.join(run_dir, "*_ascend_pt"))):
+        rank = int(re.search(r"rank(\d+)_", os.path.basename(rank_dir)).group(1))
+        truth[rank] = torch_npu_step_us(rank_dir)
+    steps = steps_by_command(binary, run_dir, tmp)
+    for command, by_rank in steps.items():
+        check(set(by_rank) == set(truth), f"{name} {command}: ranks {sorted(by_rank)}, want {sorted(truth)}")
+        for rank, step in sorted(by_rank.items()):
+            want, profile = truth.get(rank), steps["profile"].get(rank)
+            # A step recomputed from the timeline's tasks is torch_npu's to a fraction of a µs; the report
+            # prints ms to 3 decimals. Between commands the step is one number (to the JSON's digits).
+            check(want is not None and abs(step - want) <= 1.5,
+                  f"{name} {command} rank {rank}: step {step:.3f} us, torch_npu's Stage + Bubble {want}")
+            check(profile is not None and abs(step - profile) <= (0.5 if command == "report" else 0.002),
+                  f"{name} {command} rank {rank}: step {step:.3f} us, profile's {profile}")
+    print(f"{name}: one step per rank, {', '.join(f'{r}: {v:.3f}' for r, v in sorted(truth.items()))} us")
+
+
+def partial_run(shared, tmp):
+    """Level1's rank 0 whole beside rank 1 with only step_trace_time.csv, communication.json and
+    kernel_details.csv (its timeline not kept)."""
+    level1 = os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch/text/level1")
+    run = os.path.join(tmp, "partial")
+    shutil.copytree(os.path.join(level1, "rank0_ascend_pt"), os.path.join(run, "rank0_ascend_pt"))
+    rank1 = os.path.join(run, "rank1_ascend_pt")
+    os.makedirs(os.path.join(rank1, "ASCEND_PROFILER_OUTPUT"))
+    for info in glob.glob(os.path.join(level1, "rank1_ascend_pt", "profiler_info_*.json")):
+        shutil.copy(info, rank1)
+    for kept in ("step_trace_time.csv", "communication.json", "kernel_details.csv"):
+        shutil.copy(os.path.join(level1, "rank1_ascend_pt", "ASCEND_PROFILER_OUTPUT", kept),
+                    os.path.join(rank1, "ASCEND_PROFILER_OUTPUT"))
+    return run
+
+
+def torch_npu_steps(binary, shared, tmp):
+    ascend = os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch")
+    for export in ("text", "db"):
+        for level in ("level0", "level1", "level2"):
+            check_torch_npu_steps(binary, f"{export}/{level}", os.path.join(ascend, export, level), tmp)
+    check_torch_npu_steps(binary, "partial", partial_run(shared, tmp), tmp)
+
+
 def main():
     binary, shared, project = sys.argv[1:4]
     ascend = os.path.join(shared, "traces/ascend/msinsight/test/data/pytorch")
@@ -83,6 +186,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for path in inputs:
             check_input(binary, path, tmp)
+        torch_npu_steps(binary, shared, tmp)
     return report(FAILURES)
 
 

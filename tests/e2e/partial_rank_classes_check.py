@@ -1,6 +1,7 @@
 """A torch_npu rank without its timeline (trace_view.json not kept) classes its computing from
 kernel_details.csv as the whole rank classes it from the timeline's kernels; a rank with neither says
-"unclassed" alike in the text, the JSON and the HTML report.
+"unclassed" alike in the text, the JSON and the HTML report, its computing in the unclassified part (never
+memory_bound); so do the ranks of msprof-analyze's cluster output.
 
 The crafted ranks are copies of a shared 2-rank torch_npu run's rank 0 in a temporary directory, with
 trace_view.json removed (and kernel_details.csv too for the second). The truth for the first is the same
@@ -60,8 +61,9 @@ def check_unclassed_everywhere(binary, bare_dir, html_path):
         return
     expected = step_table_computing_us(bare_dir)
     check(not rank["compute_classes_known"], "no timeline, no kernel_details.csv: the JSON says unclassed")
-    check(close(rank["split_us"]["memory_bound"], expected) and rank["split_us"]["compute_bound"] == 0,
-          "the JSON's unclassed computing is step_trace_time.csv's Computing")
+    split = rank["split_us"]
+    check(close(split["unclassified"], expected) and split["compute_bound"] == 0 and split["memory_bound"] == 0,
+          "the JSON's unclassed computing is step_trace_time.csv's Computing, all of it unclassified")
     rc, out, _ = outcome(binary, "analyze", bare_dir, timeout_s=120)
     check(rc == 0 and "computing (no operators to class it)" in out and "memory-bound" not in out,
           "the text says unclassed, not memory-bound")
@@ -71,6 +73,55 @@ def check_unclassed_everywhere(binary, bare_dir, html_path):
         with open(html_path, encoding="utf-8") as f:
             html = f.read()
         check(f"{expected / 1e3:.3f} computing, unclassed" in html, "the HTML says unclassed, not memory-bound")
+        header = html[html.find(">memory bound</th>"):]
+        check(">unclassified</th>" in header[:200], "the unclassed computing sits in the unclassified column")
+
+
+CLUSTER = "traces/ascend/mstt/profiler/msprof_analyze/test/resource/advisor/cluster_analysis_output"
+
+
+def check_cluster_unclassified(binary, shared):
+    """msprof-analyze's cluster output lists no operators: each rank's Computing (cluster_step_trace_time.csv,
+    read here) is unclassified in analyze --json, never memory_bound."""
+    cluster = os.path.join(shared, CLUSTER)
+    with open(os.path.join(cluster, "cluster_step_trace_time.csv"), newline="") as f:
+        computing = {int(r["Index"]): float(r["Computing"]) for r in csv.DictReader(f) if r["Type"] == "rank"}
+    rc, out, err = outcome(binary, "analyze", "--json", cluster, timeout_s=120)
+    check(rc == 0, f"analyze --json cluster output: exit {rc} {err.strip()[:300] if rc else ''}")
+    if rc != 0:
+        return
+    result = json.loads(out)
+    for rank in result["ranks"]:
+        split, want = rank["split_us"], computing.get(rank["rank"])
+        check(want is not None and not rank["compute_classes_known"] and close(split["unclassified"], want)
+              and split["memory_bound"] == 0 and split["compute_bound"] == 0,
+              f"cluster rank {rank['rank']}: Computing {want} unclassified, not memory-bound ({split})")
+    mean = result["mean_split_us"]
+    check(mean["memory_bound"] == 0 and close(mean["unclassified"], sum(computing.values()) / len(computing)),
+          f"cluster mean: unclassified {mean['unclassified']}, memory_bound {mean['memory_bound']}")
+
+
+def check_mixed_mean(binary, whole_dir, bare_dir, tmp):
+    """A whole rank beside one no operators class: the mean's memory-bound part is the whole rank's alone
+    (halved over the two), the bare rank's computing joins the unclassified part, and the text says so."""
+    run = os.path.join(tmp, "mixed")
+    shutil.copytree(whole_dir, os.path.join(run, "rank0_ascend_pt"))
+    shutil.copytree(bare_dir, os.path.join(run, "rank1_ascend_pt"))
+    rc, out, err = outcome(binary, "analyze", "--json", run, timeout_s=120)
+    check(rc == 0, f"analyze --json mixed: exit {rc} {err.strip()[:300] if rc else ''}")
+    if rc != 0:
+        return
+    result = json.loads(out)
+    # Both copies are rank 0 by their profiler_info file: told apart by their directories.
+    ranks = {os.path.basename(r["path"].rstrip("/")): r for r in result["ranks"]}
+    whole, bare = ranks["rank0_ascend_pt"]["split_us"], ranks["rank1_ascend_pt"]["split_us"]
+    mean = result["mean_split_us"]
+    check(close(mean["memory_bound"], whole["memory_bound"] / 2, 1e-5),
+          f"mixed mean memory_bound {mean['memory_bound']} is the whole rank's {whole['memory_bound']} over 2")
+    want = (whole["unclassified"] + bare["unclassified"]) / 2
+    check(close(mean["unclassified"], want, 1e-5), f"mixed mean unclassified {mean['unclassified']} vs {want}")
+    rc, text, _ = outcome(binary, "analyze", run, timeout_s=120)
+    check(rc == 0 and "unclassified (unknown or no operators)" in text, "the mixed mean's text names both kinds")
 
 
 def main():
@@ -85,6 +136,8 @@ def main():
         shutil.copytree(partial_dir, bare_dir)
         os.remove(os.path.join(bare_dir, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"))
         check_unclassed_everywhere(binary, bare_dir, os.path.join(tmp, "report.html"))
+        check_mixed_mean(binary, whole_dir, bare_dir, tmp)
+    check_cluster_unclassified(binary, shared)
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
 

@@ -27,13 +27,11 @@ TinyOpLimits TinyLimits(const AdvisorConfig& config) {
 // Time per bottleneck of one rank's mean step.
 std::array<double, 7> BottleneckTimes(const TimeSplit& split) {
   std::array<double, 7> times{};
-  // Computing no operator classes, or of a kind no rule knows, is computing all the same: the guide's
-  // compute part.
-  const double unclassed = split.compute_classes_known ? 0 : split.part(TimePart::kMemoryBound);
+  // Computing no operator classes, or of a kind no rule knows (both unclassified), is computing all the
+  // same: the guide's compute part.
   times[static_cast<size_t>(Bottleneck::kCompute)] =
-      split.part(TimePart::kComputeBound) + unclassed + split.part(TimePart::kUnclassified);
-  times[static_cast<size_t>(Bottleneck::kMemory)] =
-      split.part(TimePart::kMemoryBound) - unclassed + split.part(TimePart::kMemcpy);
+      split.part(TimePart::kComputeBound) + split.part(TimePart::kUnclassified);
+  times[static_cast<size_t>(Bottleneck::kMemory)] = split.part(TimePart::kMemoryBound) + split.part(TimePart::kMemcpy);
   times[static_cast<size_t>(Bottleneck::kCommunication)] =
       split.part(TimePart::kCommunication) + split.part(TimePart::kPipelineBubble);
   times[static_cast<size_t>(Bottleneck::kHost)] = split.part(TimePart::kHostWait);

@@ -15,7 +15,7 @@ namespace {
 
 double MeanStepTime(const RankBreakdown& breakdown) {
   double sum = 0;
-  for (const StepBreakdown& step : breakdown.steps) sum += static_cast<double>(StepTimeNs(step));
+  for (const StepBreakdown& step : breakdown.steps) sum += static_cast<double>(StepTimeNs(step, breakdown.definitions));
   return breakdown.steps.empty() ? 0 : sum / static_cast<double>(breakdown.steps.size());
 }
 
@@ -208,8 +208,13 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
     communication += waiting;
   }
   split.compute_classes_known = computing <= 0 || all_computing > 0;
+  // Computing no operator classes is neither compute- nor memory-bound: all of it is unclassified.
+  if (!split.compute_classes_known) split.unclassified_share = 1;
   const double busy = computing + communication + memcpy + bubble;
-  split.step_ns = std::max(MeanStepTime(breakdown), busy + data);
+  // torch_npu's step is its Stage + Bubble: input waits in Preparing, before the step's first device task,
+  // are outside it (as torch_npu counts them), so only those inside it (in its Free) are the data part.
+  const bool torch_npu = breakdown.definitions == StepDefinitions::kTorchNpu;
+  split.step_ns = std::max(MeanStepTime(breakdown), torch_npu ? busy : busy + data);
   const double idle = split.step_ns - busy;
 
   data = std::min(data, idle);

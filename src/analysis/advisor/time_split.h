@@ -5,13 +5,14 @@
 // framework's time between operators), the input pipeline, and other idle time. The parts add up to the
 // step time exactly.
 //
-// Step time is the mean over steps of StepTimeNs (time_breakdown.h: the longer of the ProfilerStep range
-// on the host and the step's device span), at least the step's busy time. Device work per step comes from time_breakdown.h. Work is
+// Step time is the mean over steps of StepTimeNs (time_breakdown.h: torch_npu's Stage + Bubble, else the
+// longer of the ProfilerStep range on the host and the step's device span), at least the step's busy time. Device work per step comes from time_breakdown.h. Work is
 // split into compute-bound, memory-bound and unclassified by the share of self time of each class
 // (op_classes.h): union time cannot be attributed per event, durations can. A kernel is classed by its
 // name, else by the operator that launched it (KernelLetters); one neither classes is unclassified
-// rather than counted memory-bound, and where the step computes but no work is listed to class it the
-// computing is unclassed (compute_classes_known).
+// rather than counted memory-bound, and where the step computes but no work is listed to class it (a
+// torch_npu rank with only step_trace_time.csv, cluster output) all the computing is unclassified
+// (compute_classes_known false); a rank that keeps kernel_details.csv is classed from it instead.
 #include <array>
 #include <cstdint>
 
@@ -31,8 +32,8 @@ struct TimeSplit {
   double compute_bound_share = 0;                                       // of the computing time, by self time
   double unclassified_share = 0;                                        // likewise
   // False when the step has computing time but no operators to class it (a torch_npu rank with only
-  // step_trace_time.csv): the computing then sits in the memory-bound part unclassed, and the verdict
-  // counts it as compute.
+  // step_trace_time.csv): the computing then is all in the unclassified part, which the verdict counts
+  // as compute.
   bool compute_classes_known = true;
   double dataloader_ns = 0;  // mean DataLoader time per step on the host, exposed or not
   bool cpu_only = false;     // the host threads are the device (time_breakdown.h WorkSource::kCpu)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/core/hand_built_trace_for_test.h"
+#include "model/trace_builder.h"
 
 namespace tuneprof {
 namespace {
@@ -73,6 +74,33 @@ TEST(TimeSplit, OnlyUnclassifiedKernels) {
   EXPECT_DOUBLE_EQ(split.part(TimePart::kUnclassified), Us(600));
   EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), 0);
   EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), 0);
+}
+
+// A torch_npu rank with only step_trace_time.csv: no operators class its Computing, so all of it is
+// unclassified (neither compute- nor memory-bound), and its step is torch_npu's Stage + Bubble.
+TEST(TimeSplit, ComputingNoOperatorClassesIsUnclassified) {
+  HandBuiltTrace hand;
+  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  Trace trace = hand.Finish();
+  ReportedStepTime row;
+  row.step = 1;
+  row.computing_ns = Us(300);
+  row.communication_not_overlapped_ns = Us(500);
+  row.free_ns = Us(200);
+  row.stage_ns = Us(600);
+  row.bubble_ns = Us(400);
+  row.preparing_ns = Us(900);
+  SideTableBuilder(&trace).AddReportedStepTime(row);
+  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
+  const TimeSplit split = SplitStepTime(trace, breakdown, BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_FALSE(split.compute_classes_known);
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kUnclassified), Us(300));
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), 0);
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), 0);
+  EXPECT_DOUBLE_EQ(split.step_ns, Us(1000));  // Stage + Bubble; Preparing is before the step
+  double sum = 0;
+  for (double part : split.part_ns) sum += part;
+  EXPECT_NEAR(sum, split.step_ns, 1e-6);
 }
 
 TEST(TimeSplit, CpuOnlyStepWithDispatchAndDataLoader) {

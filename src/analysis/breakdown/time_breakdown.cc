@@ -454,7 +454,8 @@ void AddDeviceBreakdowns(const Trace& trace, const std::vector<DeviceWorkEvent>&
 
 }  // namespace
 
-int64_t StepTimeNs(const StepBreakdown& step) {
+int64_t StepTimeNs(const StepBreakdown& step, StepDefinitions definitions) {
+  if (definitions == StepDefinitions::kTorchNpu) return step.wall_ns;
   const bool host_range = step.host_start_ns != kNoId && step.host_end_ns != kNoId;
   return host_range ? std::max(step.host_end_ns - step.host_start_ns, step.wall_ns) : step.wall_ns;
 }

@@ -108,11 +108,15 @@ struct RankBreakdown {
 
 RankBreakdown ComputeTimeBreakdown(const Trace& trace);
 
-// The time one step takes, the one every command reports as "step": the longer of its ProfilerStep
-// range on the host and the span of its device work. The host range holds input waits and host work (a
-// data-loading fix must show); the device span holds the step when the host runs ahead of a busy device
-// (CUDA graphs, asynchronous launches), where the host range ends long before the step's work does.
-// Without a host range it is the device span.
-int64_t StepTimeNs(const StepBreakdown& step);
+// The time one step takes, the one every command reports as "step". Under torch_npu's definitions it is
+// torch_npu's own step, Stage + Bubble (the wall), whether read from the timeline or from
+// step_trace_time.csv / analysis.db: the host's ProfilerStep range also holds Preparing (the host time
+// before the step's first device task), which torch_npu leaves out of the step and reports on its own
+// (StepBreakdown::preparing_ns), so a rank with a timeline and one without are timed alike. Otherwise the
+// longer of its ProfilerStep range on the host and the span of its device work: the host range holds
+// input waits and host work (a data-loading fix must show); the device span holds the step when the host
+// runs ahead of a busy device (CUDA graphs, asynchronous launches), where the host range ends long before
+// the step's work does. Without a host range it is the device span.
+int64_t StepTimeNs(const StepBreakdown& step, StepDefinitions definitions);
 
 }  // namespace tuneprof

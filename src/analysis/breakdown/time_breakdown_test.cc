@@ -202,12 +202,25 @@ TEST(TimeBreakdownTest, WorkLaunchedBeforeTheTraceIsNoSteps) {
 TEST(TimeBreakdownTest, StepTimeIsTheLongerOfHostRangeAndDeviceSpan) {
   StepBreakdown step;
   step.wall_ns = Us(300);
-  EXPECT_EQ(StepTimeNs(step), Us(300));  // no host range
+  EXPECT_EQ(StepTimeNs(step, StepDefinitions::kTuneprof), Us(300));  // no host range
   step.host_start_ns = Us(0);
   step.host_end_ns = Us(100);
-  EXPECT_EQ(StepTimeNs(step), Us(300));
+  EXPECT_EQ(StepTimeNs(step, StepDefinitions::kTuneprof), Us(300));
   step.host_end_ns = Us(500);
-  EXPECT_EQ(StepTimeNs(step), Us(500));
+  EXPECT_EQ(StepTimeNs(step, StepDefinitions::kTuneprof), Us(500));
+}
+
+// torch_npu's step is its Stage + Bubble (the wall), with or without a timeline: the host range also holds
+// Preparing, which torch_npu keeps out of the step, so a longer host range does not lengthen it.
+TEST(TimeBreakdownTest, TorchNpuStepIsStagePlusBubbleWhateverTheHostRange) {
+  StepBreakdown step;
+  step.wall_ns = Us(300);
+  step.bubble_ns = Us(100);
+  step.preparing_ns = Us(200);
+  EXPECT_EQ(StepTimeNs(step, StepDefinitions::kTorchNpu), Us(300));
+  step.host_start_ns = Us(0);
+  step.host_end_ns = Us(500);
+  EXPECT_EQ(StepTimeNs(step, StepDefinitions::kTorchNpu), Us(300));
 }
 
 // DistributedDataParallel on gloo over CUDA tensors: the all-reduce runs on a host worker thread while

@@ -97,7 +97,7 @@ std::vector<ExpertParallelStep> MeasureExpertParallel(const Trace& trace, const 
     if (it == by_step.end()) continue;
     std::optional<Interval> window;
     if (s.device_start_ns != kNoId && s.device_end_ns != kNoId) window = Interval{s.device_start_ns, s.device_end_ns};
-    out.push_back(Measure(s.step, StepTimeNs(s), window, std::move(it->second), busy));
+    out.push_back(Measure(s.step, StepTimeNs(s, breakdown.definitions), window, std::move(it->second), busy));
   }
   return out;
 }

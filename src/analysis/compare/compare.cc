@@ -32,12 +32,18 @@ constexpr BreakdownField kBreakdownFields[] = {
     {"free_us", &StepBreakdown::free_ns},
 };
 
-// Steps of all ranks grouped by step number (a trace without steps is one group keyed 0).
-std::map<int64_t, std::vector<const StepBreakdown*>> StepsByNumber(const std::vector<RankBreakdown>& ranks) {
-  std::map<int64_t, std::vector<const StepBreakdown*>> groups;
+// Steps of all ranks grouped by step number (a trace without steps is one group keyed 0), each with the
+// time its rank's definitions give it (StepTimeNs).
+struct RankStep {
+  const StepBreakdown* step;
+  int64_t time_ns;
+};
+
+std::map<int64_t, std::vector<RankStep>> StepsByNumber(const std::vector<RankBreakdown>& ranks) {
+  std::map<int64_t, std::vector<RankStep>> groups;
   for (const RankBreakdown& rank : ranks) {
     for (const StepBreakdown& step : rank.steps) {
-      groups[step.step.value_or(0)].push_back(&step);
+      groups[step.step.value_or(0)].push_back(RankStep{&step, StepTimeNs(step, rank.definitions)});
     }
   }
   return groups;
@@ -47,11 +53,11 @@ void FillStepSeries(const std::vector<RankBreakdown>& ranks, CompareSide* side) 
   for (const BreakdownField& field : kBreakdownFields) side->breakdown.push_back({field.key, {}});
   for (const auto& [number, steps] : StepsByNumber(ranks)) {
     int64_t slowest = 0;
-    for (const StepBreakdown* step : steps) slowest = std::max(slowest, StepTimeNs(*step));
+    for (const RankStep& step : steps) slowest = std::max(slowest, step.time_ns);
     side->step_ns.push_back(static_cast<double>(slowest));
     for (size_t f = 0; f < std::size(kBreakdownFields); ++f) {
       double sum = 0;
-      for (const StepBreakdown* step : steps) sum += static_cast<double>(step->*kBreakdownFields[f].field);
+      for (const RankStep& step : steps) sum += static_cast<double>(step.step->*kBreakdownFields[f].field);
       side->breakdown[f].values.push_back(sum / static_cast<double>(steps.size()));
     }
   }

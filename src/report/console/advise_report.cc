@@ -35,8 +35,17 @@ constexpr std::array kParts = std::to_array<PartLabel>({
     {TimePart::kPipelineBubble, "pipeline bubble (waits for other stages)"},
 });
 
-// The computing of a step without operators to class it (a summary-only torch_npu rank).
+// The computing of a step without operators to class it (a summary-only torch_npu rank), in the
+// unclassified part; the second where that part also holds kernels of unknown kind (a mean over ranks).
 constexpr std::string_view kUnclassedComputing = "computing (no operators to class it)";
+constexpr std::string_view kUnclassedOrUnknown = "unclassified (unknown or no operators)";
+
+// The label of `part` in the split of `split`: the unclassified part says why where no operators class it.
+std::string_view PartLabelOf(const TimeSplit& split, const PartLabel& p) {
+  if (split.compute_classes_known || p.part != TimePart::kUnclassified) return p.label;
+  const bool classed = split.part(TimePart::kComputeBound) > 0 || split.part(TimePart::kMemoryBound) > 0;
+  return classed ? kUnclassedOrUnknown : kUnclassedComputing;
+}
 
 // " (mean over N ranks)", saying so where ranks without a complete step are left out of the mean.
 std::string MeanOverRanksNote(const AdvisorResult& result) {
@@ -148,9 +157,10 @@ void AppendSplit(const TimeSplit& split, std::string_view population, std::strin
   for (const PartLabel& p : kParts) {
     const double ns = split.part(p.part);
     if (!ShownPart(split, p.part)) continue;
-    std::string_view label = p.label;
-    if (!split.compute_classes_known && p.part == TimePart::kComputeBound) continue;
-    if (!split.compute_classes_known && p.part == TimePart::kMemoryBound) label = kUnclassedComputing;
+    // Where no operators class the computing, the classed parts show only where another rank has some.
+    const bool classed_part = p.part == TimePart::kComputeBound || p.part == TimePart::kMemoryBound;
+    if (!split.compute_classes_known && classed_part && ns <= 0) continue;
+    const std::string_view label = PartLabelOf(split, p);
     *out += fmt::format("  {:<40}{:>12.3f}{:>8.1f}%  {}\n", label, ns / 1e6, 100 * split.Share(p.part),
                         Bar(split.Share(p.part)));
   }
@@ -162,10 +172,8 @@ void AppendSlowestRankPart(const RankAdvice& rank, std::string* out) {
   for (const PartLabel& p : kParts) {
     if (rank.split.part(p.part) > rank.split.part(largest->part)) largest = &p;
   }
-  // Unclassed computing (a rank with only torch_npu's step table) sits in the memory-bound slot: said as it is.
-  const std::string_view label = !rank.split.compute_classes_known && largest->part == TimePart::kMemoryBound
-                                     ? kUnclassedComputing
-                                     : largest->label;
+  // Unclassed computing (a rank with only torch_npu's step table) is in the unclassified part: said as it is.
+  const std::string_view label = PartLabelOf(rank.split, *largest);
   *out += fmt::format("  slowest rank {}: mean step {:.3f} ms, largest part {} {}\n", rank.rank,
                       rank.split.step_ns / 1e6, label, PercentCell(rank.split.Share(largest->part)));
 }

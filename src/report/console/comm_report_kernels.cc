@@ -89,8 +89,8 @@ void AppendExpertParallel(const RankCommunication& r, std::string* out) {
     steps_ns += s.step_ns;
   }
   const double n = static_cast<double>(r.expert_parallel.size());
-  // The step is the one profile and analyze report (the longer of the host step and the device span,
-  // StepTimeNs), said here because the line above it measures the device span alone.
+  // The step is the one profile and analyze report (StepTimeNs: the longer of the host step and the device
+  // span; torch_npu's Stage + Bubble), said here because the line above it measures the device span alone.
   *out += fmt::format(
       "  expert-parallel all-to-all (dispatch / combine): {:.3f} ms a step, exposed {:.3f}, {} of "
       "the step{}; the step {:.3f} ms, as profile and analyze time it\n",

@@ -42,12 +42,13 @@ std::string SplitRow(std::string_view label, std::string_view steps, const TimeS
   std::string row = fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", E(label), steps,
                                 MillisText(split.step_ns));
   for (const TimePart part : kSplitColumnOrder) {
-    // Computing that no operator classes (a rank with only torch_npu's step table) is neither part: the
-    // text and the JSON (compute_classes_known) say so too.
+    // Computing that no operator classes (a rank with only torch_npu's step table) is neither compute- nor
+    // memory-bound but unclassified: the text and the JSON (compute_classes_known) say so too.
     if (!ShownColumn(part, columns)) continue;
-    if (!split.compute_classes_known && part == TimePart::kComputeBound) {
+    const bool classed_part = part == TimePart::kComputeBound || part == TimePart::kMemoryBound;
+    if (!split.compute_classes_known && classed_part && split.part(part) <= 0) {
       row += fmt::format("<td class=\"n\">{}</td>", kEmptyCell);
-    } else if (!split.compute_classes_known && part == TimePart::kMemoryBound) {
+    } else if (!split.compute_classes_known && part == TimePart::kUnclassified) {
       row += fmt::format("<td class=\"n\" title=\"no operators to class it\">{} computing, unclassed</td>",
                          MillisText(split.part(part)));
     } else {
