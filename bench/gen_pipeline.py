@@ -29,12 +29,13 @@ s < PP - 1 sends to s + 1 (ncclDevKernel_SendRecv, "Collective name" send / recv
 when each rank gets there and both end TRANSIT_MS after the later start; then the DP all-reduce; no gap between
 steps. The p2p kernels are in the pp group (Process Group Description PIPELINE_MODEL_PARALLEL_GROUP, as Megatron
 names it), or with --pg-names none in a two-rank group per neighbouring pair and every group's description
-"undefined" (as PyTorch writes unnamed groups), so that only the p2p pattern tells the stages. The p2p wait is
-the part of each p2p kernel before its peer's kernel starts where the pair is a two-rank group (PP = 2 or
---pg-names none) or the kernels name their peer (--peer-args: "Dst Rank" on a send, "Src Rank" on a recv, the
-peer's global rank, as PyTorch writes them), else (a pp group of more ranks, whose p2p kernels do not say the
-peer) the p2p kernel time (wait and transfer: nothing hides it); the bubble is that wait and the step the device
-span.
+"undefined" (as PyTorch writes unnamed groups), or with --pg-names unnamed in one pp communicator of PP ranks
+described "undefined" like every other group, so that only the p2p pattern tells the stages. The p2p wait is
+the part of each p2p kernel before its peer's kernel starts: the peer is the other rank of a two-rank group
+(PP = 2 or --pg-names none), the rank the kernel names (--peer-args: "Dst Rank" on a send, "Src Rank" on a
+recv, the peer's global rank, as PyTorch writes them), or, in a pp communicator of more ranks whose kernels do
+not say it, the neighbour in the communicator's order (a send to the next member, a receive from the previous
+one, the k-th send to a member meeting its k-th receive); the bubble is that wait and the step the device span.
 --layout db writes the run as torch_npu's Db export: per rank ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{r}.db
 (the timeline of --layout timeline, the HCCL ops with their waits, the groups in META_DATA) and analysis.db
 (step_trace_time.csv and communication.json's ops as StepTraceTime and CommAnalyzerTime rows).
@@ -50,7 +51,7 @@ pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two v
 
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
                                   [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto|db]
-                                  [--pg-names pipeline|none] [--peer-args] [--without-metadata-json]
+                                  [--pg-names pipeline|none|unnamed] [--peer-args] [--without-metadata-json]
 """
 import argparse
 import json
@@ -121,12 +122,6 @@ def simulate_chain(args, stage_ms):
     return kernels, bounds
 
 
-def peer_measured(args, pp):
-    """Whether tuneprof can pair each p2p kernel with its peer's: the pair is a two-rank group, or the kernels
-    name their peer."""
-    return pp == 2 or args.pg_names == "none" or args.peer_args
-
-
 def kineto_model(args, stage_ms):
     kernels, bounds = simulate_chain(args, stage_ms)
     pp = len(stage_ms)
@@ -134,7 +129,7 @@ def kineto_model(args, stage_ms):
     for s, compute in enumerate(stage_ms):
         p2p = sum(e - b for step in kernels[s] for kind, b, e, _ in step if kind in ("send", "recv"))
         wait = sum(w for step in kernels[s] for kind, _, _, w in step if kind in ("send", "recv"))
-        measured = (wait if peer_measured(args, pp) else p2p) / args.steps / 1e6
+        measured = wait / args.steps / 1e6
         step = sum(end - start for start, end in bounds[s]) / args.steps / 1e6
         stages.append({"stage": s, "ranks": [s * args.dp + d for d in range(args.dp)], "computing_ms": compute,
                        "p2p_wait_ms": measured, "p2p_ms": p2p / args.steps / 1e6, "bubble_ms": measured,
@@ -371,11 +366,12 @@ def kineto_groups(args, stage, rank, pp):
     named = args.pg_names == "pipeline"
     pair = lambda a: (str(100 + a * args.dp + d), "undefined", json.dumps([a * args.dp + d, (a + 1) * args.dp + d]))
     # Every group its own name, as PyTorch numbers them across the job: the cross-rank match keys on it.
-    pp_group = (str(10 + d), "PIPELINE_MODEL_PARALLEL_GROUP", json.dumps([s * args.dp + d for s in range(pp)]))
+    pp_group = (str(10 + d), "PIPELINE_MODEL_PARALLEL_GROUP" if named else "undefined",
+                json.dumps([s * args.dp + d for s in range(pp)]))
     dp_group = (str(50 + stage), "DATA_PARALLEL_GROUP" if named else "undefined",
                 json.dumps([stage * args.dp + e for e in range(args.dp)]))
-    send_group = pp_group if named else pair(stage)
-    recv_group = pp_group if named else pair(stage - 1)
+    send_group = pair(stage) if args.pg_names == "none" else pp_group
+    recv_group = pair(stage - 1) if args.pg_names == "none" else pp_group
     return send_group, recv_group, dp_group
 
 
@@ -592,8 +588,9 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--wait-ops", choices=("batch", "receive"), default="batch")
     parser.add_argument("--layout", choices=("text", "timeline", "cluster", "kineto", "db"), default="text")
-    parser.add_argument("--pg-names", choices=("pipeline", "none"), default="pipeline",
-                        help="kineto: name the pp group as Megatron does, or leave every group unnamed")
+    parser.add_argument("--pg-names", choices=("pipeline", "none", "unnamed"), default="pipeline",
+                        help="kineto: name the pp group as Megatron does, or leave every group unnamed (none: a "
+                             "two-rank group per neighbouring pair; unnamed: one pp communicator of PP ranks)")
     parser.add_argument("--peer-args", action="store_true",
                         help="kineto: p2p kernels name their peer (Dst Rank / Src Rank)")
     parser.add_argument("--without-metadata-json", action="store_true",

@@ -209,6 +209,8 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     if (version >= 5 && !ReadVersion5Fields(&r, &rank)) return corrupt;
     if (version >= 6) r(rank.breakdown_warning_ids);
     MoveUnclassedComputing(&rank.advice.advice.split);
+    // The steps comm's share is of are not written: they follow from the breakdown the report holds.
+    if (r.ok() && rank.report) RestoreReportedSteps(rank.report->breakdown, &rank.comm);
     if (r.ok() && !IdsWithinLines(rank.breakdown_warning_ids, rank.breakdown_warnings.size())) return corrupt;
   }
   if (version >= 6) r(file.warning_ids);

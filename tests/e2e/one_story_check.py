@@ -20,6 +20,12 @@ and kernel_details.csv), each rank's step in profile (mean `wall_us`), comm (`wa
 analyze and advise (`step_us`), the HTML report's "mean step" cell and analyze / comm / profile read from
 the ranks' .tps summaries is one number, and it is torch_npu's own mean Stage + Bubble, read here from
 step_trace_time.csv or analysis.db's StepTraceTime.
+
+On the shared multi-rank inputs of each kind (a Kineto rank directory, the two-GPU nsys exports, a CPU gloo
+DDP pair, torch_npu text and db rank directories), comm's header takes its exposed share of the steps profile
+and analyze time: per rank, `comm --json`'s `steps_us` is the sum of profile's steps (the longer of the host
+step and the device span) and analyze's step times its steps, the share is exposed / those steps (<= 100 %),
+and the text line says "of the steps N ms, as profile and analyze time them" with that N.
 Usage: one_story_check.py TUNEPROF SHARED_DIR PROJECT_DIR
 """
 import csv
@@ -174,6 +180,56 @@ def torch_npu_steps(binary, shared, tmp):
             check_torch_npu_steps(binary, f"{export}/{level}", os.path.join(ascend, export, level), tmp)
     check_torch_npu_steps(binary, "partial", partial_run(shared, tmp), tmp)
 
+def profile_steps_us(rank):
+    """The sum of the steps profile reports: per step torch_npu's Stage + Bubble (the wall) under its
+    definitions, else the longer of the host step and the device span."""
+    def step_us(s):
+        if rank["definitions"] == "torch_npu":
+            return s["wall_us"]
+        host = (s["host_end_ns"] - s["host_start_ns"]) / 1e3 if s.get("host_start_ns") is not None else 0
+        return max(host, s["wall_us"])
+    return sum(step_us(s) for s in rank["steps"])
+
+
+def header_steps_ms(text):
+    """{rank: N} of each rank's comm header "of the steps N ms, as profile and analyze time them"."""
+    out, rank = {}, None
+    for line in text.splitlines():
+        found = re.match(r"rank (\d+)  ", line)
+        if found:
+            rank = int(found.group(1))
+            continue
+        found = re.search(r"of the steps ([\d.]+) ms, as profile and analyze time them", line)
+        if found and line.startswith("  comm ") and rank is not None:
+            out[rank] = float(found.group(1))
+    return out
+
+
+def check_comm_header(binary, name, paths):
+    """comm's header step is the one profile and analyze report, on every rank of a multi-rank input."""
+    profile = {r["rank"]: r for r in json_or_exit(binary, "profile", *paths, "--json")["ranks"]}
+    analyze = {r["rank"]: r for r in json_or_exit(binary, "analyze", *paths, "--json")["ranks"]}
+    comm = json_or_exit(binary, "comm", *paths, "--json")["ranks"]
+    text = subprocess.run([binary, "comm", *paths], capture_output=True, text=True, timeout=300).stdout
+    header = header_steps_ms(text)
+    check(len(comm) > 1, f"{name}: several ranks in comm")
+    for r in comm:
+        rank, steps_us = r["rank"], r["steps_us"]
+        p, a = profile.get(rank), analyze.get(rank)
+        check(p is not None and a is not None and steps_us is not None, f"{name}: rank {rank} in every command")
+        if p is None or a is None or steps_us is None:
+            continue
+        check(close(steps_us, profile_steps_us(p), 1e-9),
+              f"{name} rank {rank}: comm's steps {steps_us} us != profile's {profile_steps_us(p)}")
+        check(close(steps_us, a["step_us"] * len(p["steps"]), 1e-6),
+              f"{name} rank {rank}: comm's steps {steps_us} us != analyze's {a['step_us']} x {len(p['steps'])}")
+        share = r["exposed_share_of_wall"]
+        check(share is not None and close(share, r["exposed_comm_us"] / steps_us, 1e-9) and share <= 1 + 1e-12,
+              f"{name} rank {rank}: comm's exposed share {share} is not exposed / steps <= 1")
+        check(rank in header and abs(header[rank] - steps_us / 1e3) <= 6e-4,
+              f"{name} rank {rank}: comm's header says {header.get(rank)} ms of the steps, not {steps_us / 1e3:.3f}")
+    print(f"{name}: comm's header on the steps of {len(comm)} ranks")
+
 
 def main():
     binary, shared, project = sys.argv[1:4]
@@ -187,6 +243,16 @@ def main():
         for path in inputs:
             check_input(binary, path, tmp)
         torch_npu_steps(binary, shared, tmp)
+    traces = os.path.join(shared, "traces")
+    cpu = os.path.join(traces, "torch-cpu/kineto26")
+    multi_rank = [("kineto trace_filter", [os.path.join(traces, "kineto/hta/trace_filter")]),
+                  ("nsys mfu_before", [os.path.join(traces, "nsys/h100_2gpu_mfu_before.sqlite")]),
+                  ("nsys 1s", [os.path.join(traces, "nsys/h100_2gpu_1s.sqlite")]),
+                  ("gloo ddp ws2", [os.path.join(cpu, f"ddp_ws2_rank{r}.json.gz") for r in (0, 1)]),
+                  ("torch_npu text", [os.path.join(ascend, "text/level1")]),
+                  ("torch_npu db", [os.path.join(ascend, "db/level1")])]
+    for name, paths in multi_rank:
+        check_comm_header(binary, name, paths)
     return report(FAILURES)
 
 

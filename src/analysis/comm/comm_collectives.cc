@@ -494,6 +494,7 @@ void SummarizeRank(RankCommunication* rank) {
 }  // namespace
 
 int64_t ReportedStepsNs(const RankCommunication& rank) {
+  if (rank.steps_ns > 0) return rank.steps_ns;
   if (rank.expert_parallel.empty() || rank.expert_parallel.size() != rank.steps) return 0;
   int64_t sum = 0;
   for (const ExpertParallelStep& s : rank.expert_parallel) {
@@ -501,6 +502,37 @@ int64_t ReportedStepsNs(const RankCommunication& rank) {
     sum += s.step_ns;
   }
   return sum;
+}
+
+namespace {
+
+// Σ StepTimeNs over the steps; 0 where a damaged file's times would overflow it.
+int64_t SumOfSteps(const RankBreakdown& breakdown) {
+  int64_t sum = 0;
+  for (const StepBreakdown& step : breakdown.steps) {
+    if (__builtin_add_overflow(sum, std::max<int64_t>(StepTimeNs(step, breakdown.definitions), 0), &sum)) return 0;
+  }
+  return sum;
+}
+
+std::optional<double> ExposedShareOf(const RankCommunication& rank) {
+  // Of the step profile and analyze report; the device span where that is unknown.
+  const int64_t steps_ns = ReportedStepsNs(rank) > 0 ? ReportedStepsNs(rank) : rank.wall_ns;
+  if (steps_ns <= 0) return std::nullopt;
+  return static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(steps_ns);
+}
+
+}  // namespace
+
+void SetReportedSteps(const RankBreakdown& breakdown, RankCommunication* rank) {
+  rank->steps_ns = SumOfSteps(breakdown);
+  rank->exposed_share_of_wall = ExposedShareOf(*rank);
+}
+
+void RestoreReportedSteps(const RankBreakdown& breakdown, RankCommunication* rank) {
+  const std::optional<double> written = rank->exposed_share_of_wall;
+  rank->steps_ns = SumOfSteps(breakdown);
+  if (ExposedShareOf(*rank) != written) rank->steps_ns = 0;
 }
 
 RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdown& breakdown,
@@ -539,11 +571,7 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   rank.bubble_ns = breakdown.total.bubble_ns;
   rank.steps = breakdown.steps.size();
   rank.expert_parallel = MeasureExpertParallel(trace, breakdown, rank.collectives);
-  // Of the step profile and analyze report where the expert-parallel rows give it for every step.
-  const int64_t steps_ns = ReportedStepsNs(rank) > 0 ? ReportedStepsNs(rank) : rank.wall_ns;
-  if (steps_ns > 0) {
-    rank.exposed_share_of_wall = static_cast<double>(rank.exposed_communication_ns) / static_cast<double>(steps_ns);
-  }
+  SetReportedSteps(breakdown, &rank);
   ReadAscendOps(trace, hardware, &rank);
   if (!gpu && !rank.ascend_transports.empty()) {
     const bool sized =

@@ -187,7 +187,7 @@ std::string HcclGroupHash(std::string_view id);
 // expert_parallel) the step launched, as a union over streams, and how much of it no compute hides.
 struct ExpertParallelStep {
   std::optional<int64_t> step;  // ProfilerStep#N; nullopt for a trace without steps (the whole trace)
-  int64_t step_ns = 0;          // the step analyze and profile report (StepTimeNs: host range or device span)
+  int64_t step_ns = 0;          // the step analyze and profile report (StepTimeNs)
   uint64_t kernels = 0;
   int64_t all_to_all_ns = 0;            // |U(dispatch / combine kernels)|
   int64_t exposed_ns = 0;               // the part with no compute beside it (fused kernels compute: never exposed)
@@ -216,6 +216,9 @@ struct RankCommunication {
   int64_t free_ns = 0;                          // and its Free
   int64_t bubble_ns = 0;                        // and its Bubble (pipeline receive wait; 0 off torch_npu)
   uint64_t steps = 0;                           // steps the totals add up
+  // Σ over those steps of the step profile and analyze report (StepTimeNs: torch_npu's Stage + Bubble under
+  // its definitions, else the longer of the host step and the device span); 0 where unknown (a summary without its breakdown), and the wall stands.
+  int64_t steps_ns = 0;
   // torch_npu communication.json / communication_matrix.json.
   std::vector<AscendCommOp> ascend_ops;  // every op and total as the file lists them
   std::vector<AscendTransportTotal> ascend_transports;
@@ -231,9 +234,18 @@ struct RankCommunication {
 };
 
 // The steps every command reports for the rank (the longer of the host step and the device span, as
-// profile and analyze time them: each expert_parallel row's step_ns), where the rank's expert-parallel rows
-// cover each of its steps; 0 otherwise, and the step table's wall (the device span) stands.
+// profile and analyze time them): `steps_ns`, else the expert_parallel rows' step_ns where they cover each
+// of its steps; 0 otherwise, and the step table's wall (the device span) stands.
 int64_t ReportedStepsNs(const RankCommunication& rank);
+
+// Sets the rank's `steps_ns` from its step breakdown and its exposed share of those steps, so that comm's
+// share is of the step profile and analyze report.
+void SetReportedSteps(const RankBreakdown& breakdown, RankCommunication* rank);
+
+// `steps_ns` for a rank read back from a summary, which does not write it: from its step breakdown, where
+// its exposed share is of those steps; a summary whose share was taken of the wall (written before comm
+// took it of the steps) keeps steps_ns 0, so that its share still says it is of the wall.
+void RestoreReportedSteps(const RankBreakdown& breakdown, RankCommunication* rank);
 
 // One rank. `breakdown` is ComputeTimeBreakdown(trace); `hardware` the chip it ran on; `tree` its host
 // operator tree where the caller has one (nullptr: built here for the lead-ins).

@@ -286,6 +286,41 @@ TEST(CommVerdictTest, LowUtilizationAndExposedShareAreReported) {
 
 // A torch_npu timeline's hcom_* events carry no group: each takes the one communication.json lists its
 // name under, in the same step; a listing of another step, or a name under two groups, gives none.
+// comm's exposed share is of the steps profile and analyze report: per step the longer of the host range
+// and the device span, summed; the device span where no step is known.
+TEST(ReportedStepsTest, ExposedShareIsOfTheStepsProfileAndAnalyzeReport) {
+  RankBreakdown breakdown;
+  StepBreakdown host_longer;
+  host_longer.host_start_ns = 0;
+  host_longer.host_end_ns = 600;
+  host_longer.wall_ns = 500;
+  StepBreakdown device_longer;
+  device_longer.host_start_ns = 700;
+  device_longer.host_end_ns = 800;
+  device_longer.wall_ns = 400;
+  breakdown.steps = {host_longer, device_longer};
+  RankCommunication rank;
+  rank.wall_ns = 900;
+  rank.exposed_communication_ns = 250;
+  SetReportedSteps(breakdown, &rank);
+  EXPECT_EQ(rank.steps_ns, 1000);
+  EXPECT_EQ(ReportedStepsNs(rank), 1000);
+  ASSERT_TRUE(rank.exposed_share_of_wall);
+  EXPECT_DOUBLE_EQ(*rank.exposed_share_of_wall, 0.25);
+  // Read back from a summary: the steps where the written share is of them, else the wall stays.
+  RankCommunication read = rank;
+  read.steps_ns = 0;
+  RestoreReportedSteps(breakdown, &read);
+  EXPECT_EQ(read.steps_ns, 1000);
+  read.exposed_share_of_wall = 250.0 / 900;
+  RestoreReportedSteps(breakdown, &read);
+  EXPECT_EQ(read.steps_ns, 0);
+  EXPECT_DOUBLE_EQ(*read.exposed_share_of_wall, 250.0 / 900);
+  SetReportedSteps(RankBreakdown(), &rank);
+  EXPECT_EQ(ReportedStepsNs(rank), 0);
+  EXPECT_DOUBLE_EQ(*rank.exposed_share_of_wall, 250.0 / 900);
+}
+
 TEST(CollectiveGroupTest, HcclEventsTakeCommunicationJsonsGroupInTheirStep) {
   HandBuiltTrace hand;
   hand.Step(1, Us(0), Us(1000));

@@ -99,6 +99,85 @@ struct PairTraffic {
   bool ReceivesOnly() const { return recvs > 0 && sends == 0 && unknown == 0; }
 };
 
+// A communicator of more than two ranks whose p2p kernels name no peer carries a forward chain when, from
+// the rank's place in it, the first member only sends, the last only receives and every kernel says its
+// direction: each send then goes to the next member and each receive comes from the previous one, and the
+// k-th send to a member pairs with that member's k-th receive from the rank (NCCL runs a pair's p2p calls
+// on a communicator in order). Exchanges both ways (1F1B's gradients going back) cannot be told apart
+// without the peer; an end that receives and sends says so and leaves the communicator unmatched.
+class ChainPeers {
+ public:
+  explicit ChainPeers(const RankCommunication& rank) : rank_(rank.rank) {
+    for (const Collective& c : rank.collectives) {
+      if (!Unnamed(c)) continue;
+      const std::vector<int64_t>& m = Members(c.group_ranks);
+      if (m.size() <= 2) continue;
+      PairTraffic& t = traffic_[{c.group, c.group_ranks}];
+      ++(c.direction == P2pDirection::kSend ? t.sends : c.direction == P2pDirection::kRecv ? t.recvs : t.unknown);
+    }
+  }
+
+  // The member `c` (one of the rank's kernels) exchanges with; nullopt off such a chain.
+  std::optional<int64_t> Of(const Collective& c) {
+    if (!Unnamed(c)) return std::nullopt;
+    const auto t = traffic_.find({c.group, c.group_ranks});
+    if (t == traffic_.end() || t->second.unknown > 0) return std::nullopt;
+    const std::vector<int64_t>& m = Members(c.group_ranks);
+    const auto at = PositionIn(m, rank_);
+    if (!at) return std::nullopt;
+    const auto [place, size] = *at;
+    if ((place == 0 && t->second.recvs > 0) || (place == size - 1 && t->second.sends > 0)) return std::nullopt;
+    if (c.direction == P2pDirection::kSend && place + 1 < size) return m[place + 1];
+    if (c.direction == P2pDirection::kRecv && place > 0) return m[place - 1];
+    return std::nullopt;
+  }
+
+ private:
+  bool Unnamed(const Collective& c) const {
+    return c.type == CollectiveType::kSendRecv && (c.peer == kNoId || c.peer == rank_);
+  }
+  const std::vector<int64_t>& Members(std::string_view group_ranks) {
+    auto [it, added] = members_.try_emplace(group_ranks);
+    if (added) it->second = ParseGroupRanks(group_ranks);
+    return it->second;
+  }
+
+  int64_t rank_;
+  std::map<std::pair<std::string_view, std::string_view>, PairTraffic> traffic_;
+  std::map<std::string_view, std::vector<int64_t>> members_;
+};
+
+// Where no group names the pipeline and no two-rank groups chain the ranks: a communicator of more than two
+// ranks that holds only send / recv on every rank of the input and carries a forward chain on each (see
+// ChainPeers); a rank's stage is its place in the communicator's ranks. The first such communicator (by
+// its ranks' text) of each rank.
+std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankCommunication>& ranks) {
+  std::set<std::pair<std::string_view, std::string_view>> chains, broken;
+  for (const RankCommunication& rank : ranks) {
+    if (rank.steps == 0) continue;
+    ChainPeers peers(rank);
+    for (const Collective& c : rank.collectives) {
+      const std::pair<std::string_view, std::string_view> key(c.group, c.group_ranks);
+      if (c.group_ranks.empty()) continue;
+      if (c.type != CollectiveType::kSendRecv) {
+        broken.insert(key);
+      } else {
+        (peers.Of(c) ? chains : broken).insert(key);
+      }
+    }
+  }
+  std::map<int64_t, StagePlace> out;
+  for (const auto& key : chains) {
+    if (broken.contains(key)) continue;
+    const std::vector<int64_t> members = ParseGroupRanks(key.second);
+    for (size_t i = 0; i < members.size(); ++i) {
+      out.try_emplace(members[i], StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(members.size()),
+                                             "p2p chain", key.second, false});
+    }
+  }
+  return out;
+}
+
 // Stages from the bare p2p pattern (see the header): an edge a -> b where a only sends to b over their
 // two-rank p2p groups and b only receives from a. Ranks with more than one edge either way (a fan, not a
 // chain) and cycles leave the inference empty.
@@ -150,6 +229,7 @@ std::vector<P2pKernel> P2pKernelsOf(const RankCommunication& rank, const StagePl
   const auto pair_groups =
       place.chain ? P2pOnlyPairGroups(rank, peers) : std::set<std::pair<std::string_view, std::string_view>>();
   std::map<std::pair<std::string_view, int64_t>, int64_t> next_ordinal;  // (group, peer)
+  ChainPeers chain(rank);
   for (const Collective& c : rank.collectives) {
     if (c.type != CollectiveType::kSendRecv) continue;
     const bool in_pipeline =
@@ -157,8 +237,12 @@ std::vector<P2pKernel> P2pKernelsOf(const RankCommunication& rank, const StagePl
     if (!in_pipeline) continue;
     if (c.peer != kNoId && c.peer != rank.rank) {
       out.push_back(P2pKernel{&c, c.peer, next_ordinal[{c.group, c.peer}]++});
+    } else if (auto pair = peers->Of(c.group_ranks, rank.rank)) {
+      out.push_back(P2pKernel{&c, pair});
+    } else if (auto neighbour = chain.Of(c)) {
+      out.push_back(P2pKernel{&c, neighbour, next_ordinal[{c.group, *neighbour}]++});
     } else {
-      out.push_back(P2pKernel{&c, peers->Of(c.group_ranks, rank.rank)});
+      out.push_back(P2pKernel{&c, std::nullopt});
     }
   }
   return out;
@@ -175,15 +259,19 @@ KernelIndex IndexP2pKernels(const RankCommunication& rank) {
   return out;
 }
 
-// Each rank's send / recv kernels that name their peer, by (group, peer, the pair's ordinal in the group).
+// Each rank's send / recv kernels that name their peer, or whose peer their forward chain gives (ChainPeers),
+// by (group, peer, the pair's ordinal in the group).
 using PairKernelIndex = std::map<std::tuple<std::string_view, int64_t, int64_t>, const Collective*>;
 
 PairKernelIndex IndexPairKernels(const RankCommunication& rank) {
   PairKernelIndex out;
   std::map<std::pair<std::string_view, int64_t>, int64_t> next_ordinal;
+  ChainPeers chain(rank);
   for (const Collective& c : rank.collectives) {
-    if (c.type != CollectiveType::kSendRecv || c.peer == kNoId || c.peer == rank.rank) continue;
-    out.emplace(std::make_tuple(std::string_view(c.group), c.peer, next_ordinal[{c.group, c.peer}]++), &c);
+    if (c.type != CollectiveType::kSendRecv) continue;
+    const std::optional<int64_t> peer = c.peer != kNoId && c.peer != rank.rank ? c.peer : chain.Of(c);
+    if (!peer) continue;
+    out.emplace(std::make_tuple(std::string_view(c.group), *peer, next_ordinal[{c.group, *peer}]++), &c);
   }
   return out;
 }
@@ -262,8 +350,10 @@ std::optional<double> PeerWaitNs(size_t index, const std::vector<P2pKernel>& ker
   int64_t doubt = 0, doubt_peer = 0;
   for (const P2pKernel& k : kernels) {
     if (!k.peer) {
-      *note = fmt::format("rank {}: its p2p group {} has more than two ranks and the trace does not name the peer",
-                          rank, k.kernel->group_ranks);
+      *note = fmt::format(
+          "rank {}: its p2p group {} has more than two ranks, the trace does not name the peer and the group is no "
+          "forward chain (its first member receives, its last sends, or a direction is unknown)",
+          rank, k.kernel->group_ranks);
       return std::nullopt;
     }
     const auto peer = context->index_of.find(*k.peer);
@@ -420,7 +510,8 @@ std::map<size_t, StagePlace> PlaceRanks(const std::vector<RankCommunication>& ra
   }
   *inferred = out.empty();
   if (!*inferred) return out;
-  const std::map<int64_t, StagePlace> chains = InferChains(ranks);
+  std::map<int64_t, StagePlace> chains = InferChains(ranks);
+  if (chains.empty()) chains = InferCommunicatorChains(ranks);
   for (size_t i = 0; i < ranks.size() && !chains.empty(); ++i) {
     auto it = chains.find(ranks[i].rank);
     if (ranks[i].steps > 0 && it != chains.end()) out.emplace(i, it->second);

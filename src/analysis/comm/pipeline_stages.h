@@ -6,7 +6,10 @@
 // group's ranks. Where nothing names a pipeline, the bare p2p pattern can: ranks joined by two-rank
 // groups that hold only send / recv, one rank only sending to the other and that one only receiving,
 // form chains (stage 0 sends to stage 1, which sends to stage 2, ...); a rank's stage is its place in its
-// chain, and the analysis says the stages were inferred.
+// chain, and the analysis says the stages were inferred. Without such pairs, a communicator of more than
+// two ranks that holds only send / recv whose kernels name no peer can: where its first member only sends,
+// its last only receives and every kernel says its direction (a forward chain), a rank's stage is its
+// place in the communicator's ranks.
 //
 // Per stage, the mean over its ranks in the input of, per step: computing, the p2p wait, the bubble
 // (time_breakdown.h: torch_npu's Bubble, else that p2p wait) and the step (Stage + Bubble; on GPUs the
@@ -16,11 +19,15 @@
 // is waiting for the other stage, the rest is the transfer. The peer's kernel is the one at the same place
 // (sequence) in the same two-rank group; where the trace names each kernel's peer (Kineto's Dst Rank / Src
 // Rank, NCCL's "Peer rank" in nsys payloads), in a group of any size, the one at the same place among the
-// pair's kernels in the group. Start times are compared on the clocks comm_cross_rank.h aligns.
+// pair's kernels in the group. In a forward chain of more than two ranks whose kernels name no peer (as
+// above), a send's peer is the next member and a receive's the previous one, and the k-th send to a member
+// pairs with that member's k-th receive from the rank, in order. Start times are compared on the clocks
+// comm_cross_rank.h aligns.
 // Where that cannot be done for some kernel of a rank (the peer is not in the input, the group has more
-// than two ranks and the trace does not say which is the peer, or the two ranks' clocks can be wrong by
-// more than kMaxClockDoubtShare of the rank's mean p2p kernel), the rank's wait is the time its p2p
-// kernels are not hidden under its compute (wait and transfer together), and the analysis says why.
+// than two ranks, carries no forward chain and the trace does not say which is the peer, or the two
+// ranks' clocks can be wrong by more than kMaxClockDoubtShare of the rank's mean p2p kernel), the rank's
+// wait is the time its p2p kernels are not hidden under its compute (wait and transfer together), and the
+// analysis says why.
 //
 // The stage that computes most bounds the step: in a pipeline every micro-batch passes every stage, so
 // the others wait for it, and their wait is bubble. Imbalance = (most - least computing) / most; a
@@ -38,7 +45,8 @@
 // by (slowest - mean work) x (slowest work + its fill and drain) / slowest work, never by more than its own
 // bubble on a waiting stage.
 //
-// Cost: O(ranks × (groups + communication ops) per rank + p2p kernels × log(p2p kernels)).
+// Cost: O(ranks × (groups + communication ops) per rank + p2p kernels × log(p2p kernels)); the forward
+// chains' peers add O(p2p kernels × log(groups)) per rank.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -173,18 +173,68 @@ TEST(PipelineStagesTest, PeerStartsOnTheAlignedClocks) {
   EXPECT_NE(doubtful->p2p_wait_note.find("clock"), std::string::npos);
 }
 
-// A named pp group of three ranks: the trace does not say which neighbour a kernel pairs with, so the
+// A named pp group of three ranks whose first member also receives (gradients coming back, as 1F1B sends
+// them): the trace does not say which neighbour a kernel pairs with and the order cannot either, so the
 // wait is the exposed time, and the note says why.
 TEST(PipelineStagesTest, LargerNamedGroupFallsBackToTheExposedTime) {
-  RankCommunication a = GpuRank(0, 100, "3", "[0, 1, 2]", P2pDirection::kSend, {{0, 30}});
+  RankCommunication a = GpuRank(0, 100, "3", "[0, 1, 2]", P2pDirection::kSend, {{0, 30}, {40, 5}});
+  a.collectives[1].direction = P2pDirection::kRecv;
   RankCommunication b = GpuRank(1, 200, "3", "[0, 1, 2]", P2pDirection::kRecv, {{20, 10}});
-  for (RankCommunication* r : {&a, &b}) r->collectives[0].group_desc = "PIPELINE_MODEL_PARALLEL_GROUP";
+  for (RankCommunication* r : {&a, &b}) {
+    for (Collective& k : r->collectives) k.group_desc = "PIPELINE_MODEL_PARALLEL_GROUP";
+  }
   const auto p = AnalyzePipelineStages({a, b});
   ASSERT_TRUE(p);
   EXPECT_FALSE(p->inferred);
-  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 30.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 35.0 * kMs);
   EXPECT_EQ(p->stages[0].p2p_wait_measure, P2pWaitMeasure::kExposed);
   EXPECT_NE(p->p2p_wait_note.find("more than two ranks"), std::string::npos);
+}
+
+// A forward chain of three ranks in one communicator whose kernels name no peer: rank 0 only sends, rank 2
+// only receives, so each send goes to the next member and each receive comes from the previous one, and
+// the k-th send to a member pairs with its k-th receive from the rank. `desc` names the group or not.
+std::vector<RankCommunication> ChainWithoutPeers(const std::string& desc) {
+  RankCommunication a = GpuRank(0, 100, "3", "[0, 1, 2]", P2pDirection::kSend, {{0, 30}, {40, 5}});
+  RankCommunication b = GpuRank(1, 200, "3", "[0, 1, 2]", P2pDirection::kRecv, {{20, 10}, {45, 1}});
+  RankCommunication c = GpuRank(2, 150, "3", "[0, 1, 2]", P2pDirection::kRecv, {{50, 30}});
+  RankCommunication b_sends = GpuRank(1, 200, "3", "[0, 1, 2]", P2pDirection::kSend, {{70, 10}});
+  b.collectives.push_back(b_sends.collectives[0]);
+  b.collectives[2].sequence = 2;
+  for (RankCommunication* r : {&a, &b, &c}) {
+    for (Collective& k : r->collectives) k.group_desc = desc;
+  }
+  return {c, a, b};
+}
+
+TEST(PipelineStagesTest, ChainWithoutPeersMatchedInOrder) {
+  const auto p = AnalyzePipelineStages(ChainWithoutPeers("PIPELINE_MODEL_PARALLEL_GROUP"));
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->inferred);
+  ASSERT_EQ(p->stages.size(), 3u);
+  EXPECT_TRUE(p->p2p_wait_note.empty()) << p->p2p_wait_note;
+  EXPECT_EQ(p->stages[0].p2p_wait_measure, P2pWaitMeasure::kPeerStart);
+  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 25.0 * kMs);  // 20 - 0, and 45 - 40
+  EXPECT_DOUBLE_EQ(p->stages[1].p2p_wait_ns_per_step, 0);
+  EXPECT_DOUBLE_EQ(p->stages[2].p2p_wait_ns_per_step, 20.0 * kMs);  // from 50 until rank 1 sends at 70
+}
+
+// The same communicator unnamed: its send / receive pattern gives the stages, in the communicator's order.
+TEST(PipelineStagesTest, StagesFromAnUnnamedCommunicatorsChain) {
+  const auto p = AnalyzePipelineStages(ChainWithoutPeers("undefined"));
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->inferred);
+  EXPECT_EQ(p->group_name, "p2p chain");
+  EXPECT_EQ(p->pipeline_size, 3);
+  ASSERT_EQ(p->stages.size(), 3u);
+  for (int64_t s = 0; s < 3; ++s) EXPECT_EQ(p->stages[s].ranks, (std::vector<int64_t>{s}));
+  EXPECT_TRUE(p->p2p_wait_note.empty()) << p->p2p_wait_note;
+  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 25.0 * kMs);
+  EXPECT_DOUBLE_EQ(p->stages[2].p2p_wait_ns_per_step, 20.0 * kMs);
+  // A member that also runs a collective in the communicator: no pipeline of its own.
+  std::vector<RankCommunication> mixed = ChainWithoutPeers("undefined");
+  mixed[0].collectives[0].type = CollectiveType::kAllReduce;
+  EXPECT_FALSE(AnalyzePipelineStages(mixed));
 }
 
 // The same group of three, with each kernel naming its peer (Kineto's Dst Rank / Src Rank, NCCL's Peer rank):

@@ -166,9 +166,9 @@ std::string CommSummaryLine(const CommAnalysis& a, const RankCommunication& r) {
   const std::string inside =
       fused.count == 0 ? std::string() : fmt::format(", inside fused kernels {:.3f}", Millis(fused.time_ns));
   const BubbleSplit split = SplitBubble(a, r);
+  // The share is of the steps profile and analyze report where they are known, which the line says.
+  const int64_t steps_ns = ReportedStepsNs(r);
   if (split.bubble_ns < kShownBubbleNs) {
-    // On expert-parallel ranks the share is of the steps profile and analyze report, which the line says.
-    const int64_t steps_ns = ReportedStepsNs(r);
     const std::string share =
         !r.exposed_share_of_wall ? std::string()
         : steps_ns > 0
@@ -179,13 +179,16 @@ std::string CommSummaryLine(const CommAnalysis& a, const RankCommunication& r) {
                        Millis(r.communication_ns + fused.time_ns), Millis(r.exposed_communication_ns),
                        Millis(r.hidden_communication_ns), inside, share);
   }
-  const double wall = static_cast<double>(r.wall_ns);
+  const double step = static_cast<double>(steps_ns > 0 ? steps_ns : r.wall_ns);
+  const std::string of = steps_ns > 0 ? fmt::format("the steps {:.3f} ms, as profile and analyze time them",
+                                                    Millis(steps_ns))
+                                      : fmt::format("wall {:.3f} ms", Millis(r.wall_ns));
   return fmt::format("  comm {:.3f} ms: exposed {:.3f}, pipeline bubble {:.3f}, hidden under compute {:.3f}{}{}\n",
                      Millis(r.communication_ns + fused.time_ns), Millis(split.exposed_ns), Millis(split.bubble_ns),
                      Millis(r.hidden_communication_ns), inside,
-                     wall > 0 ? fmt::format("; exposed {:.1f}%, bubble {:.1f}% of wall {:.3f} ms",
-                                            100 * static_cast<double>(split.exposed_ns) / wall,
-                                            100 * static_cast<double>(split.bubble_ns) / wall, Millis(r.wall_ns))
+                     step > 0 ? fmt::format("; exposed {:.1f}%, bubble {:.1f}% of {}",
+                                            100 * static_cast<double>(split.exposed_ns) / step,
+                                            100 * static_cast<double>(split.bubble_ns) / step, of)
                               : std::string());
 }
 
@@ -224,6 +227,8 @@ void WriteRank(JsonWriter* w, const RankCommunication& r, const RankWait* wait, 
   w->Key("exposed_comm_us").Double(Micros(r.exposed_communication_ns));
   w->Key("hidden_comm_us").Double(Micros(r.hidden_communication_ns));
   JsonNumberField(*w, "exposed_share_of_wall", r.exposed_share_of_wall);
+  w->Key("steps_us");
+  ReportedStepsNs(r) > 0 ? w->Double(Micros(ReportedStepsNs(r))) : w->Null();
   w->Key("computing_us").Double(Micros(r.computing_ns));
   w->Key("free_us").Double(Micros(r.free_ns));
   w->Key("steps").Uint(r.steps);
