@@ -530,7 +530,7 @@ void ShareCatchAllParts(const PartTimes& most, std::vector<Finding>* findings) {
     double& part_left = left[static_cast<size_t>(f->saves_from)];
     if (f->estimated_gain_ns > part_left) {
       f->estimated_gain_ns = std::max(0.0, part_left);
-      f->gain_cut = fmt::format("capped at the {} time another finding of it claims on another rank",
+      f->gain_cut = fmt::format("capped at the {} time left once another catch-all finding claimed it on another rank",
                                 TimePartName(f->saves_from));
     }
     part_left -= f->estimated_gain_ns;
