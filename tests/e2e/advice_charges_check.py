@@ -8,7 +8,8 @@
 - compute findings on a stage that waits for the bounding stage claim no step gain and say so;
 - on an uneven MoE run communication.exposed does not claim again the wait moe.expert_imbalance counts;
 - ranks whose steps tie are "all ranks equal", and stages that compute alike are told apart by their step;
-- the balanced-stages gain of Kineto chains within 15 % of the generator's re-simulated truth.
+- the balanced-stages gain of Kineto chains (analyze's and the critical path's) within 15 % of the generator's
+  re-simulated truth.
 
 With SHARED (the view holding traces/), on the torch_npu level0 / level1 pairs the run's catch-all idle
 findings together claim at most the largest rank's idle time.
@@ -170,6 +171,11 @@ def main():
             gain = json_or_exit(binary, "comm", "--json", root)["cross_rank"]["pipeline"]["balanced_gain_us_per_step"]
             check(close(gain, truth["balanced_gain_ms"] * MS),
                   f"{name}: balanced gain {gain:.1f} us vs truth {truth['balanced_gain_ms'] * MS:.1f}")
+            # The critical path's per-step what-if, averaged over the steps, tells the same gain.
+            path = json_or_exit(binary, "profile", "--critical-path", "--json", root)["pipeline_critical_path"]
+            mean = sum(p["balanced_gain_us"] for p in path) / max(len(path), 1)
+            check(close(mean, truth["balanced_gain_ms"] * MS),
+                  f"{name}: critical path's balanced gain {mean:.1f} us vs truth {truth['balanced_gain_ms'] * MS:.1f}")
         moe, moe_truth = generate(source, tmp, "moe_kineto", "gen_moe.py",
                                   ["--layout", "kineto", "--ranks", "4", "--skew", "1.2"])
         check_moe(binary, moe, moe_truth)
