@@ -9,6 +9,7 @@
 
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/comm/comm_links.h"
+#include "analysis/comm/pipeline_stages.h"
 #include "analysis/core/host_op_tree.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
@@ -141,6 +142,17 @@ RankSummary SummarizeRank(const Trace& trace, RankBreakdown breakdown, const Sum
   return s;
 }
 
+// A GPU pipeline rank's p2p wait, once the ranks have met, moved out of its steps' exposed communication into
+// their bubble, as profile gives them: export, compare and the report then split the step as analyze does.
+void SplitGpuPipelineBubbles(const CrossRankCommunication& cross, std::vector<RankBreakdown>* breakdowns) {
+  if (!cross.pipeline) return;
+  for (RankBreakdown& rank : *breakdowns) {
+    if (const RankPipelineWait* wait = GpuPipelineWaitOf(*cross.pipeline, rank.rank)) {
+      AddGpuPipelineBubble(*wait, &rank);
+    }
+  }
+}
+
 // The ranks' summaries are moved from, in the run's order, into the run's analyses. `kernels` holds the
 // kernel tables the map summed already.
 void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& config, RunDetail detail, AnalyzedRun* run,
@@ -180,6 +192,7 @@ void ReduceRun(const std::vector<RankSummary*>& ranks, const AdvisorConfig& conf
   if (detail != RunDetail::kAdvice) run->kernel_totals = std::move(kernels).Finish();
   ResolveLinkRanks(&run->comm.ranks);
   run->comm.cross_rank = AnalyzeAcrossRanks(run->comm.ranks);
+  SplitGpuPipelineBubbles(run->comm.cross_rank, &run->breakdowns);
   JudgeCommunication(&run->comm);
   WarnAboutMissingGroupMembers(run->comm, &run->warnings);
   std::vector<const RankCommunication*> comm;

@@ -152,6 +152,48 @@ void KeepWaitNotExplained(const RankGains& gains, size_t ranks, std::vector<Find
       *late, explained / 1e6);
 }
 
+// The finding that names why ranks wait at their collectives, where the run has one: a straggler, or an
+// uneven MoE load the all-to-all waits for. Its gain is that wait.
+const Finding* WaitCauseFinding(const std::vector<Finding>& findings) {
+  for (const Finding& f : findings) {
+    if ((f.id == "communication.straggler" || f.id == "moe.expert_imbalance") && f.estimated_gain_ns > 0) return &f;
+  }
+  return nullptr;
+}
+
+double NumberOf(const Finding& f, std::string_view label) {
+  for (const Evidence& e : f.evidence) {
+    if (e.label == label && e.number) return *e.number;
+  }
+  return 0;
+}
+
+// communication.exposed counts the whole exposed time of its rank, which holds that rank's wait for the last
+// arrival at each collective. Where a finding names that wait's cause, the wait is charged once, to the cause:
+// exposed communication keeps only what is left (at most the exposed time less the wait), which is what
+// overlapping the collectives with compute could still hide.
+void ChargeWaitToItsCause(const std::vector<const RankCommunication*>& comm, const CrossRankCommunication* cross,
+                          std::vector<Finding>* findings) {
+  const Finding* cause = WaitCauseFinding(*findings);
+  if (cause == nullptr || cross == nullptr) return;
+  for (Finding& f : *findings) {
+    if (f.id != "communication.exposed" || f.estimated_gain_ns <= 0) continue;
+    for (size_t i = 0; i < cross->ranks.size() && i < comm.size(); ++i) {
+      const RankWait& w = cross->ranks[i];
+      if (w.rank != f.evidence_rank || comm[i] == nullptr || comm[i]->steps == 0) continue;
+      const double wait = static_cast<double>(w.wait_ns) / static_cast<double>(comm[i]->steps);
+      const double exposed = 1e3 * NumberOf(f, "exposed_communication_us");
+      const double left = std::max(0.0, std::min(f.estimated_gain_ns, exposed - wait));
+      if (wait <= 0 || left >= f.estimated_gain_ns) break;
+      f.estimated_gain_ns = left;
+      f.gain_cut = fmt::format("less the {:.3f} ms a step rank {} waits for the last arrival, which {} counts",
+                               wait / 1e6, w.rank, std::string_view(cause->id));
+      f.AddNumber("wait_for_last_arrival_us", wait / 1e3, "us");
+      break;
+    }
+  }
+}
+
 // A communication verdict whose time is mostly the other ranks waiting for one late rank: the fix is that
 // rank's own work, not the collectives, so the verdict says so. "" when no straggler stands out.
 std::string StragglerShareOfCommunication(const CrossRankCommunication& cross) {
@@ -439,6 +481,60 @@ std::string PipelineNote(const PipelineAnalysis& p) {
   return note;
 }
 
+// Device work a fix on the rank itself makes shorter: compute, memory-bound and unclassed kernels.
+bool SavesOwnDeviceWork(TimePart part) {
+  return part == TimePart::kComputeBound || part == TimePart::kMemoryBound || part == TimePart::kUnclassified;
+}
+
+// On a pipeline every micro-batch passes the slowest stage, so a stage that works less waits for it: its
+// own kernels finishing sooner only lengthen that wait. Its compute findings save nothing of the step;
+// the same findings on the bounding stage's ranks keep their gains, which the merge across ranks then quotes.
+void NoStepGainOffBoundingStage(const PipelineAnalysis& p, int64_t rank, std::vector<Finding>* findings) {
+  const PipelineStage* own = StageOfRank(p, rank);
+  if (own == nullptr || own->stage == p.slowest_stage) return;
+  const PipelineStage& slowest = StageNumbered(p, p.slowest_stage);
+  if (slowest.work_ns_per_step - own->work_ns_per_step <= kStageTieShare * slowest.work_ns_per_step) return;
+  for (Finding& finding : *findings) {
+    if (!SavesOwnDeviceWork(finding.saves_from) || finding.estimated_gain_ns <= 0) continue;
+    finding.estimated_gain_ns = 0;
+    finding.gain_cut = fmt::format(
+        "no step gain: stage {} {} {:.3f} ms a step against stage {}'s {:.3f} ms and waits for it; only the "
+        "bounding stage's work sets the step",
+        own->stage, p.work_is_computing ? "computes" : "works", own->work_ns_per_step / 1e6, slowest.stage,
+        slowest.work_ns_per_step / 1e6);
+  }
+}
+
+// Each part's largest time per step over the ranks: what findings of that part can claim across the run.
+using PartTimes = std::array<double, static_cast<size_t>(TimePart::kCount)>;
+
+void AddLargestParts(const TimeSplit& split, PartTimes* most) {
+  for (size_t p = 0; p < most->size(); ++p) (*most)[p] = std::max((*most)[p], split.part_ns[p]);
+}
+
+// Catch-all findings (the idle chunks of a run, by two readings) name one symptom: on each rank the first
+// takes the part's time (CapGains), but on another rank the other may come first, and the merged list would
+// claim the time once per finding. Across the run they share the part's largest time: the largest gain keeps
+// it, the next keeps what is left.
+void ShareCatchAllParts(const PartTimes& most, std::vector<Finding>* findings) {
+  std::vector<Finding*> catch_all;
+  for (Finding& f : *findings) {
+    if (f.catch_all && f.estimated_gain_ns > 0) catch_all.push_back(&f);
+  }
+  std::stable_sort(catch_all.begin(), catch_all.end(),
+                   [](const Finding* a, const Finding* b) { return a->estimated_gain_ns > b->estimated_gain_ns; });
+  PartTimes left = most;
+  for (Finding* f : catch_all) {
+    double& part_left = left[static_cast<size_t>(f->saves_from)];
+    if (f->estimated_gain_ns > part_left) {
+      f->estimated_gain_ns = std::max(0.0, part_left);
+      f->gain_cut = fmt::format("capped at the {} time left once another catch-all finding claimed it on another rank",
+                                TimePartName(f->saves_from));
+    }
+    part_left -= f->estimated_gain_ns;
+  }
+}
+
 // The mean over ranks hides who sets the pace: a pipeline's slowest stage, or a straggler that stands out
 // beyond what the clocks can be wrong by.
 std::string BoundedBy(const CrossRankCommunication& cross) {
@@ -494,6 +590,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   RankGains gains;
   std::array<double, 7> job_times{};
   bool units_healthy = true;
+  PartTimes most_per_part{};
   result.ranks.reserve(ranks.size());
   // A rank without a complete step (cut off before its first one ended) has nothing to average; when no
   // rank has one, all count, and every mean is zero.
@@ -514,6 +611,8 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
         RankFindings(draft, i < comm.size() ? comm[i] : nullptr, config, cross, moe.ranks.empty() ? nullptr : &moe);
     std::vector<RuleFinding>().swap(draft.findings);  // moved out: freed now, not after the last rank
     CapGains(draft.advice.split, &findings);
+    AddLargestParts(draft.advice.split, &most_per_part);
+    if (cross != nullptr && cross->pipeline) NoStepGainOffBoundingStage(*cross->pipeline, draft.advice.rank, &findings);
     for (Finding& finding : findings) {
       finding.ranks = {draft.advice.rank};
       finding.evidence_rank = draft.advice.rank;
@@ -533,6 +632,8 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   }
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
   if (cross != nullptr && cross->pipeline) NameStagesOfFindings(*cross->pipeline, comm, &result.findings);
+  ShareCatchAllParts(most_per_part, &result.findings);
+  ChargeWaitToItsCause(comm, cross, &result.findings);
   KeepWaitNotExplained(gains, ranks.size(), &result.findings);
   RankAcrossRanks(gains, ranks.size(), &result);
   GiveVerdict(job_times, units_healthy, cross, &result);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <string>
 #include <vector>
@@ -391,6 +392,83 @@ TEST(Utilizations, AscendValuesNameTheirEngine) {
   EXPECT_TRUE(Has(check.measured_as, "Ascend Cube ratio (aic_mac_ratio x aicore_time")) << check.measured_as;
   EXPECT_TRUE(Has(check.measured_as, "the engine most operator time ran on")) << check.measured_as;
   EXPECT_TRUE(check.how_to_measure.empty());
+}
+
+// Two ranks, each with a 1000 us step split into `part` (`part_us` of it) and host wait, and the given
+// findings.
+std::vector<RankAdviceDraft> TwoRankDrafts(TimePart part, std::array<double, 2> part_us,
+                                           std::array<std::vector<Finding>, 2> findings) {
+  std::vector<RankAdviceDraft> drafts(2);
+  for (size_t i = 0; i < drafts.size(); ++i) {
+    drafts[i].advice.rank = static_cast<int64_t>(i);
+    drafts[i].advice.split.steps = 1;
+    drafts[i].advice.split.step_ns = Us(1000);
+    drafts[i].advice.split.part_ns[static_cast<size_t>(part)] = Us(part_us[i]);
+    drafts[i].advice.split.part_ns[static_cast<size_t>(TimePart::kHostWait)] = Us(1000 - part_us[i]);
+    for (Finding& f : findings[i]) drafts[i].findings.push_back(RuleFinding{0, std::move(f)});
+  }
+  return drafts;
+}
+
+const Finding* FindIn(const AdvisorResult& result, std::string_view id) {
+  for (const Finding& f : result.findings) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+// Each rank's first catch-all idle finding takes its idle time; across the run the two share the largest
+// rank's idle once rather than each keeping a full gain.
+TEST(CombineAdvice, CatchAllFindingsOfOnePartShareItAcrossRanks) {
+  const auto catch_all = [](std::string id, double us) {
+    Finding f = Candidate(std::move(id), TimePart::kIdle, Us(us));
+    f.catch_all = true;
+    return f;
+  };
+  auto drafts = TwoRankDrafts(TimePart::kIdle, {200, 180},
+                              {std::vector<Finding>{catch_all("idle.a", 300), catch_all("idle.b", 250)},
+                               std::vector<Finding>{catch_all("idle.a", 150), catch_all("idle.b", 260)}});
+  const AdvisorResult result = CombineAdvice(std::move(drafts), {}, AdvisorConfig(), nullptr);
+  const Finding* a = FindIn(result, "idle.a");
+  const Finding* b = FindIn(result, "idle.b");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  // Rank 0's first takes its 200 us, rank 1's first (idle.b) its 180 us: together they would claim 380.
+  EXPECT_DOUBLE_EQ(a->estimated_gain_ns, Us(200));
+  EXPECT_EQ(b->estimated_gain_ns, 0);
+  EXPECT_FALSE(b->gain_cut.empty());
+}
+
+// A stage that computes 100 ms against the bounding stage's 200 waits for it: its compute finding gains
+// nothing of the step and says why; the bounding stage's own finding keeps its gain and is the one quoted.
+TEST(CombineAdvice, ComputeOnAWaitingStageSavesNoStepTime) {
+  CrossRankCommunication cross;
+  PipelineAnalysis p;
+  PipelineStage waiting, bounding;
+  waiting.stage = 0;
+  waiting.ranks = {0};
+  waiting.work_ns_per_step = waiting.computing_ns_per_step = Us(100);
+  bounding.stage = 1;
+  bounding.ranks = {1};
+  bounding.work_ns_per_step = bounding.computing_ns_per_step = Us(200);
+  p.stages = {waiting, bounding};
+  p.slowest_stage = 1;
+  p.mean_work_ns_per_step = Us(150);
+  cross.pipeline = p;
+  auto drafts = TwoRankDrafts(TimePart::kComputeBound, {100, 200},
+                              {std::vector<Finding>{Candidate("compute.x", TimePart::kComputeBound, Us(50))},
+                               std::vector<Finding>{}});
+  const AdvisorResult alone = CombineAdvice(drafts, {}, AdvisorConfig(), &cross);
+  const Finding* f = FindIn(alone, "compute.x");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->estimated_gain_ns, 0);
+  EXPECT_TRUE(f->gain_cut.starts_with("no step gain: stage 0 computes")) << f->gain_cut;
+  drafts[1].findings.push_back(RuleFinding{0, Candidate("compute.x", TimePart::kComputeBound, Us(30))});
+  const AdvisorResult both = CombineAdvice(std::move(drafts), {}, AdvisorConfig(), &cross);
+  f = FindIn(both, "compute.x");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(30));
+  EXPECT_EQ(f->evidence_rank, 1);
 }
 
 }  // namespace

@@ -452,20 +452,32 @@ void JudgeBandwidth(const RankCommunication& r, const CommThresholds& t, Verdict
   }
 }
 
+// The exposed share the verdict judges: a GPU pipeline rank's p2p wait is its bubble, not exposed communication,
+// as the per-rank lines, profile and analyze split it.
+std::optional<double> ExposedShareLessBubble(const CrossRankCommunication& x, const RankCommunication& r) {
+  if (!r.exposed_share_of_wall || r.exposed_communication_ns <= 0) return r.exposed_share_of_wall;
+  const BubbleSplit split = SplitBubble(x, r);
+  if (split.exposed_ns == r.exposed_communication_ns) return r.exposed_share_of_wall;
+  return *r.exposed_share_of_wall * static_cast<double>(split.exposed_ns) /
+         static_cast<double>(r.exposed_communication_ns);
+}
+
 // Communication the device waits on: exposed past its share of the step, or HCCL ranks waiting.
-void JudgeWaiting(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
+void JudgeWaiting(const CrossRankCommunication& x, const RankCommunication& r, const CommThresholds& t,
+                  Verdict* verdict) {
   const auto rank = static_cast<long long>(r.rank);
-  if (r.exposed_share_of_wall && *r.exposed_share_of_wall > t.exposed_share_of_wall) {
+  const std::optional<double> share = ExposedShareLessBubble(x, r);
+  if (share && *share > t.exposed_share_of_wall) {
     // Per step, as analyze and profile print it; the share is of the device span (the step table's span),
     // or of the step they report where the expert-parallel rows give it (ReportedStepsNs).
     const double steps = static_cast<double>(std::max<uint64_t>(r.steps, 1));
-    const double per_step_ms = static_cast<double>(r.exposed_communication_ns) / 1e6 / steps;
+    const double per_step_ms = static_cast<double>(SplitBubble(x, r).exposed_ns) / 1e6 / steps;
     const char* of = ReportedStepsNs(r) > 0 ? "the step" : "the step's device span";
     verdict->Fire(r.rank,
                   Printf("rank %lld: exposed communication %.3f ms per step is %s of %s (> %s)", rank, per_step_ms,
-                         Percent(*r.exposed_share_of_wall).c_str(), of, Percent(t.exposed_share_of_wall).c_str()),
+                         Percent(*share).c_str(), of, Percent(t.exposed_share_of_wall).c_str()),
                   Printf("exposed communication above %s of %s", Percent(t.exposed_share_of_wall).c_str(), of),
-                  {Figure(per_step_ms, 3, "ms per step"), Figure(*r.exposed_share_of_wall * 100, 1, "%")});
+                  {Figure(per_step_ms, 3, "ms per step"), Figure(*share * 100, 1, "%")});
   }
   if (r.ascend_wait_ratio && *r.ascend_wait_ratio > t.wait_ratio) {
     verdict->Fire(r.rank,
@@ -507,9 +519,10 @@ void JudgeSlowLinks(const RankCommunication& r, Verdict* verdict) {
   }
 }
 
-void JudgeRank(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
+void JudgeRank(const CrossRankCommunication& x, const RankCommunication& r, const CommThresholds& t,
+               Verdict* verdict) {
   JudgeBandwidth(r, t, verdict);
-  JudgeWaiting(r, t, verdict);
+  JudgeWaiting(x, r, t, verdict);
   JudgeSlowLinks(r, verdict);
 }
 
@@ -541,12 +554,21 @@ void JudgeWait(const CrossRankCommunication& x, const RankWait& w, Verdict* verd
 
 }  // namespace
 
+BubbleSplit SplitBubble(const CrossRankCommunication& x, const RankCommunication& r) {
+  BubbleSplit out{r.bubble_ns, r.exposed_communication_ns};
+  if (out.bubble_ns > 0 || !x.pipeline) return out;
+  const double wait = GpuPipelineWaitNsPerStep(*x.pipeline, r.rank) * static_cast<double>(r.steps);
+  out.bubble_ns = std::clamp<int64_t>(std::llround(wait), 0, std::max<int64_t>(r.exposed_communication_ns, 0));
+  out.exposed_ns -= out.bubble_ns;
+  return out;
+}
+
 void JudgeCommunication(CommAnalysis* analysis) {
   analysis->reasons.clear();
   analysis->reason_groups.clear();
   Verdict verdict(analysis);
-  for (const RankCommunication& r : analysis->ranks) JudgeRank(r, analysis->thresholds, &verdict);
   const CrossRankCommunication& x = analysis->cross_rank;
+  for (const RankCommunication& r : analysis->ranks) JudgeRank(x, r, analysis->thresholds, &verdict);
   for (const RankWait& w : x.ranks) {
     if (w.wait_ratio && *w.wait_ratio > analysis->thresholds.wait_ratio && x.straggler_rank) {
       JudgeWait(x, w, &verdict);

@@ -131,6 +131,16 @@ struct CrossRankCommunication {
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks);
 
+// A rank's pipeline bubble over all its steps: torch_npu's Bubble (or its p2p wait), else on GPUs the wait of
+// its p2p kernels. The GPU wait sits inside the exposed communication; the split takes it out so the parts
+// add up to the step and the bubble is never counted as exposed.
+struct BubbleSplit {
+  int64_t bubble_ns = 0;
+  int64_t exposed_ns = 0;  // exposed communication less the bubble it held
+};
+
+BubbleSplit SplitBubble(const CrossRankCommunication& x, const RankCommunication& r);
+
 // Thresholds of the verdict (bandwidth utilization < 50 %; msprof Wait Time Ratio > 0.2).
 struct CommThresholds {
   double utilization = 0.5;

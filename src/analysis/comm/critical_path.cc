@@ -207,7 +207,14 @@ PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step
     out.waits.push_back(PipelineStageWait{stage, StageNumbered(pipeline, stage).ranks, Ns(own_bubble), Ns(charged),
                                           Ns(own_bubble - charged)});
   }
-  out.balanced_gain_ns = std::min(out.path_ns, Ns(BalancedStagesGainNs(work, bubble, mean_work)));
+  // As the run's what-if (pipeline_stages.h): on a GPU chain measured against the peers' starts, the
+  // bounding stage's fill is the other stages' work.
+  const bool chain = StageNumbered(pipeline, bounding->first).p2p_wait_measure == P2pWaitMeasure::kPeerStart;
+  const auto n = static_cast<double>(stages.size());
+  const double others_work = stages.size() > 1 ? (mean_work * n - work) / (n - 1) : 0;
+  out.balanced_gain_ns = std::min(
+      out.path_ns, Ns(chain ? ChainBalancedGainNs(work, bubble, mean_work, others_work)
+                            : BalancedStagesGainNs(work, bubble, mean_work)));
   return out;
 }
 

@@ -463,6 +463,12 @@ void Average(PipelineStage* s) {
 }
 
 // Each stage's waiting charged once (pipeline_stages.h), and the what-if of balanced stages.
+double MeanWorkOfOthers(const PipelineAnalysis& p, const PipelineStage& slowest) {
+  double sum = 0;
+  for (const PipelineStage& s : p.stages) sum += &s == &slowest ? 0 : s.work_ns_per_step;
+  return p.stages.size() > 1 ? sum / static_cast<double>(p.stages.size() - 1) : 0;
+}
+
 void ChargeWaits(PipelineAnalysis* out) {
   PipelineStage* slowest = nullptr;
   for (PipelineStage& s : out->stages) {
@@ -477,7 +483,27 @@ void ChargeWaits(PipelineAnalysis* out) {
     s.fill_drain_ns_per_step = s.waiting_ns_per_step - s.wait_for_slowest_ns_per_step;
   }
   out->balanced_gain_ns_per_step =
-      BalancedStagesGainNs(slowest->work_ns_per_step, slowest->fill_drain_ns_per_step, out->mean_work_ns_per_step);
+      slowest->p2p_wait_measure == P2pWaitMeasure::kPeerStart
+          ? ChainBalancedGainNs(slowest->work_ns_per_step, slowest->fill_drain_ns_per_step, out->mean_work_ns_per_step,
+                                MeanWorkOfOthers(*out, *slowest))
+          : BalancedStagesGainNs(slowest->work_ns_per_step, slowest->fill_drain_ns_per_step,
+                                 out->mean_work_ns_per_step);
+}
+
+// The stage that works most bounds the step. Stages whose work ties within kStageTieShare of the most
+// (balanced stages) are told apart by their step: the one with the longest step is last in the chain, where
+// the others' fill and drain end.
+const PipelineStage& BoundingStage(const std::vector<PipelineStage>& stages) {
+  const PipelineStage* most = &stages.front();
+  for (const PipelineStage& s : stages) {
+    if (s.work_ns_per_step > most->work_ns_per_step) most = &s;
+  }
+  const double tie = most->work_ns_per_step * (1 - kStageTieShare);
+  const PipelineStage* bounding = most;
+  for (const PipelineStage& s : stages) {
+    if (s.work_ns_per_step >= tie && s.step_ns_per_step > bounding->step_ns_per_step) bounding = &s;
+  }
+  return *bounding;
 }
 
 void Compare(PipelineAnalysis* out) {
@@ -490,7 +516,7 @@ void Compare(PipelineAnalysis* out) {
   }
   out->mean_work_ns_per_step = sum / static_cast<double>(out->stages.size());
   auto by_work = [](const PipelineStage& a, const PipelineStage& b) { return a.work_ns_per_step < b.work_ns_per_step; };
-  const PipelineStage& slowest = *std::max_element(out->stages.begin(), out->stages.end(), by_work);
+  const PipelineStage& slowest = BoundingStage(out->stages);
   const PipelineStage& fastest = *std::min_element(out->stages.begin(), out->stages.end(), by_work);
   out->slowest_stage = slowest.stage;
   out->fastest_stage = fastest.stage;
@@ -577,6 +603,13 @@ double BalancedStagesGainNs(double slowest_work_ns, double slowest_fill_drain_ns
   if (slowest_work_ns <= 0 || mean_work_ns >= slowest_work_ns) return 0;
   const double fill_drain_factor = (slowest_work_ns + std::max(slowest_fill_drain_ns, 0.0)) / slowest_work_ns;
   return (slowest_work_ns - mean_work_ns) * fill_drain_factor;
+}
+
+double ChainBalancedGainNs(double slowest_work_ns, double slowest_fill_ns, double mean_work_ns,
+                           double others_mean_work_ns) {
+  if (slowest_work_ns <= 0 || mean_work_ns >= slowest_work_ns || others_mean_work_ns <= 0) return 0;
+  const double balanced_fill_ns = std::max(slowest_fill_ns, 0.0) * mean_work_ns / others_mean_work_ns;
+  return std::max(0.0, slowest_work_ns - mean_work_ns + std::max(slowest_fill_ns, 0.0) - balanced_fill_ns);
 }
 
 double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest_work_ns) {

@@ -60,6 +60,8 @@
 namespace tuneprof {
 
 constexpr double kStageImbalanceThreshold = 0.1;
+// Stages whose work per step differs by less than this share of the most tie; the tie goes to the longer step.
+constexpr double kStageTieShare = 0.005;
 // The clocks of two ranks may be wrong by at most this share of the rank's mean p2p kernel for the
 // peer's start to say how long the rank waited.
 constexpr double kMaxClockDoubtShare = 0.1;
@@ -133,6 +135,15 @@ struct PipelineAnalysis {
 // were every stage to work the mean: (slowest - mean) x (slowest + its bubble) / slowest, 0 when the
 // slowest stage does no work.
 double BalancedStagesGainNs(double slowest_work_ns, double slowest_fill_drain_ns, double mean_work_ns);
+
+// The same what-if where the slowest stage's wait was measured kernel by kernel (a GPU chain of send / recv
+// kernels, each stage handing a micro-batch on as it finishes it): that wait is the time it waits for the
+// stages before it to hand over their first micro-batches, so it is made of their work, not its own, and
+// balanced stages scale it by the mean work over theirs (`others_mean_work_ns`). The gain is the slowest
+// stage's extra work plus its fill now less its fill balanced, which is below slowest - mean when the
+// other stages work less than the mean.
+double ChainBalancedGainNs(double slowest_work_ns, double slowest_fill_ns, double mean_work_ns,
+                           double others_mean_work_ns);
 
 // The part of a stage's bubble that waits for the slowest stage's compute: min(bubble, slowest work - own).
 double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest_work_ns);

@@ -295,5 +295,15 @@ TEST(PipelineStagesTest, ChainOfThree) {
   EXPECT_DOUBLE_EQ(p->stages[2].p2p_wait_ns_per_step, 15.0 * kMs);  // waits from 5 until rank 0 sends at 20
 }
 
+// A GPU chain's slowest stage waits for the others' first micro-batches: stages 100 and 200 ms, the slowest
+// waiting 8.333 ms a step for stage 0's work; balanced at 150 ms that wait grows to 12.5 ms, so the step gains
+// 50 + 8.333 - 12.5 ms, not 50 x (200 + 8.333) / 200.
+TEST(PipelineStagesTest, ChainWhatIfScalesTheFillWithTheOtherStagesWork) {
+  EXPECT_NEAR(ChainBalancedGainNs(200, 25.0 / 3, 150, 100), 50 + 25.0 / 3 - 12.5, 1e-9);
+  EXPECT_DOUBLE_EQ(ChainBalancedGainNs(200, 10, 200, 200), 0);  // already balanced
+  EXPECT_DOUBLE_EQ(ChainBalancedGainNs(200, 10, 150, 0), 0);    // no other stage's work known
+  EXPECT_DOUBLE_EQ(ChainBalancedGainNs(200, 0, 150, 100), 50);  // no fill: the extra work alone
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -30,6 +30,9 @@ constexpr BreakdownField kBreakdownFields[] = {
     {"memcpy_us", &StepBreakdown::memcpy_ns},
     {"other_us", &StepBreakdown::other_ns},
     {"free_us", &StepBreakdown::free_ns},
+    // Its own row, never inside communication_exposed_us: a pipeline stage's wait for its neighbours,
+    // which only moving layers or the schedule changes.
+    {"pipeline_bubble_us", &StepBreakdown::bubble_ns},
 };
 
 // Steps of all ranks grouped by step number (a trace without steps is one group keyed 0), each with the

@@ -115,6 +115,33 @@ const RankAdvice* SlowestRank(const AdvisorResult& result) {
   return slowest;
 }
 
+// Ranks whose mean steps differ by less than this share of the slowest's tie: a pipeline or a collective
+// every step ends with makes every rank's step the same, and the first rank of a tie is slowest by no
+// measure. The headline then says the ranks are equal rather than naming one.
+constexpr double kTiedStepShare = 0.001;
+
+size_t RanksTiedWithSlowest(const AdvisorResult& result, const RankAdvice& slowest) {
+  return static_cast<size_t>(std::count_if(result.ranks.begin(), result.ranks.end(), [&](const RankAdvice& r) {
+    return r.split.step_ns >= slowest.split.step_ns * (1 - kTiedStepShare);
+  }));
+}
+
+// "slowest rank 3", or on a tie "all ranks equal (within 0.1 %), rank 0" / "ranks 0,2 equal slowest (within
+// 0.1 %), rank 0": the rank whose figures follow.
+std::string SlowestRankName(const AdvisorResult& result, const RankAdvice& slowest) {
+  const size_t tied = RanksTiedWithSlowest(result, slowest);
+  if (tied < 2) return fmt::format("slowest rank {}", slowest.rank);
+  if (tied == result.ranks.size()) {
+    return fmt::format("all ranks equal (within {:.1f} %), rank {}", 100 * kTiedStepShare, slowest.rank);
+  }
+  std::vector<int64_t> ranks;
+  for (const RankAdvice& r : result.ranks) {
+    if (r.split.step_ns >= slowest.split.step_ns * (1 - kTiedStepShare)) ranks.push_back(r.rank);
+  }
+  return fmt::format("ranks {} equal slowest (within {:.1f} %), rank {}", RankRanges(ranks), 100 * kTiedStepShare,
+                     slowest.rank);
+}
+
 // The utilization table speaks for one rank. The slowest is the natural one, but a rank slowest by a hair
 // that lacks counters its peers have says nothing of the job's units: among the ranks whose step is within
 // this share of the slowest's, the one with the most utilizations measured is shown (the slowest on a tie).
@@ -167,14 +194,14 @@ void AppendSplit(const TimeSplit& split, std::string_view population, std::strin
 }
 
 // The slowest rank's own largest part, under a table of the mean over ranks: where a straggler differs.
-void AppendSlowestRankPart(const RankAdvice& rank, std::string* out) {
+void AppendSlowestRankPart(const AdvisorResult& result, const RankAdvice& rank, std::string* out) {
   const PartLabel* largest = &kParts.front();
   for (const PartLabel& p : kParts) {
     if (rank.split.part(p.part) > rank.split.part(largest->part)) largest = &p;
   }
   // Unclassed computing (a rank with only torch_npu's step table) is in the unclassified part: said as it is.
   const std::string_view label = PartLabelOf(rank.split, *largest);
-  *out += fmt::format("  slowest rank {}: mean step {:.3f} ms, largest part {} {}\n", rank.rank,
+  *out += fmt::format("  {}: mean step {:.3f} ms, largest part {} {}\n", SlowestRankName(result, rank),
                       rank.split.step_ns / 1e6, label, PercentCell(rank.split.Share(largest->part)));
 }
 
@@ -212,6 +239,8 @@ std::string GainText(const Finding& finding, double step_ns) {
   if (finding.estimated_gain_ns <= 0) {
     // A rule that estimated a gain whose time the findings above already claim.
     if (finding.gain_unknown()) return "gain unknown";
+    // A pipeline stage that waits for the bounding one: the cut says why (advisor.h).
+    if (finding.gain_cut.starts_with("no step gain")) return finding.gain_cut;
     return finding.uncapped_gain_ns > 0 ? "no gain left (its time is counted above)" : "no time gain claimed";
   }
   return fmt::format("-{:.3f} ms/step ({:.1f} %{})", finding.estimated_gain_ns / 1e6,
@@ -265,15 +294,16 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   std::string out;
   const RankAdvice* rank = SlowestRank(result);
   if (!rank) return "no ranks\n";
-  out += fmt::format("tuneprof analyze: {} rank{}; {}rank {}: {} step{}, mean step {:.3f} ms{}\n", result.ranks.size(),
-                     result.ranks.size() == 1 ? "" : "s", result.ranks.size() > 1 ? "slowest " : "", rank->rank,
+  out += fmt::format("tuneprof analyze: {} rank{}; {}: {} step{}, mean step {:.3f} ms{}\n", result.ranks.size(),
+                     result.ranks.size() == 1 ? "" : "s",
+                     result.ranks.size() > 1 ? SlowestRankName(result, *rank) : fmt::format("rank {}", rank->rank),
                      rank->split.steps, rank->split.steps == 1 ? "" : "s", rank->split.step_ns / 1e6,
                      rank->split.cpu_only ? " (CPU-only trace)" : "");
   if (!result.bounded_by.empty()) out += fmt::format("  {}\n", result.bounded_by);
   out += "\n";
   const bool several = result.ranks.size() > 1;
   AppendSplit(result.mean_split, several ? MeanOverRanksNote(result) : "", &out);
-  if (several) AppendSlowestRankPart(*rank, &out);
+  if (several) AppendSlowestRankPart(result, *rank, &out);
   out += "\n";
   const RankAdvice* shown = UtilizationRank(result, *rank);
   AppendUtilizations(*shown, several ? UtilizationPopulation(*shown, *rank) : "", &out);

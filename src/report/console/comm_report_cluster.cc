@@ -124,14 +124,7 @@ void AppendOutlierTests(const CrossRankCommunication& x, const ShownRanks& shown
 
 }  // namespace
 
-BubbleSplit SplitBubble(const CommAnalysis& a, const RankCommunication& r) {
-  BubbleSplit out{r.bubble_ns, r.exposed_communication_ns};
-  if (out.bubble_ns > 0 || !a.cross_rank.pipeline) return out;
-  const double wait = GpuPipelineWaitNsPerStep(*a.cross_rank.pipeline, r.rank) * static_cast<double>(r.steps);
-  out.bubble_ns = std::clamp<int64_t>(std::llround(wait), 0, std::max<int64_t>(r.exposed_communication_ns, 0));
-  out.exposed_ns -= out.bubble_ns;
-  return out;
-}
+BubbleSplit SplitBubble(const CommAnalysis& a, const RankCommunication& r) { return SplitBubble(a.cross_rank, r); }
 
 // The per-rank step table with its max − min spread, and the slow-rank outlier tests (comm_outliers.h). On
 // pipeline runs a bubble column holds the pipeline's waits, so computing + exposed + free + bubble is the step.

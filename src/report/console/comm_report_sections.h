@@ -71,14 +71,7 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r);
 
 // ---- the cluster view (comm_report_cluster.cc)
 
-// A rank's pipeline bubble over all its steps: torch_npu's Bubble (or its p2p wait), else on GPUs the wait of
-// its p2p kernels. The GPU wait sits inside the exposed communication; the split takes it out so the parts
-// add up to the step and the bubble is never counted as exposed.
-struct BubbleSplit {
-  int64_t bubble_ns = 0;
-  int64_t exposed_ns = 0;  // exposed communication less the bubble it held
-};
-
+// The split of comm_cross_rank.h over the run's cross-rank results.
 BubbleSplit SplitBubble(const CommAnalysis& a, const RankCommunication& r);
 
 // Below this a bubble prints as 0.000 ms: a few ns of rounding in torch_npu's step split, not a pipeline.

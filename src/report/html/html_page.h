@@ -20,6 +20,7 @@ constexpr std::string_view kExposedComm = "#d62728";
 constexpr std::string_view kMemcpy = "#ff7f0e";
 constexpr std::string_view kOther = "#9467bd";
 constexpr std::string_view kFree = "#c7c7c7";
+constexpr std::string_view kBubble = "#bcbd22";
 constexpr std::string_view kBefore = "#7f7f7f";
 constexpr std::string_view kAfter = "#1f77b4";
 constexpr std::array<std::string_view, 8> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",

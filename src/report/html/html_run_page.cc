@@ -143,6 +143,7 @@ std::string BreakdownSection(const std::vector<RankBreakdown>& ranks) {
                   {"memcpy (not hidden)", std::string(kMemcpy), {}},
                   {"other (syncs)", std::string(kOther), {}},
                   {"free (no device work)", std::string(kFree), {}}};
+  BarSeries bubble{"pipeline bubble", std::string(kBubble), {}};
   bool torch_npu = false;
   for (const RankBreakdown& rank : ranks) {
     const bool npu = rank.definitions == StepDefinitions::kTorchNpu;
@@ -159,7 +160,14 @@ std::string BreakdownSection(const std::vector<RankBreakdown>& ranks) {
       chart.series[2].values.push_back(npu ? 0 : step->memcpy_ns / 1e6);
       chart.series[3].values.push_back(npu ? 0 : step->other_ns / 1e6);
       chart.series[4].values.push_back(step->free_ns / 1e6);
+      bubble.values.push_back(step->bubble_ns / 1e6);
     }
+  }
+  // A pipeline's bubble is its own part of the step, never stacked into exposed communication; off
+  // pipelines the series would be all zero.
+  const auto positive = [](const std::optional<double>& v) { return v && *v > 0; };
+  if (std::any_of(bubble.values.begin(), bubble.values.end(), positive)) {
+    chart.series.push_back(std::move(bubble));
   }
   const size_t rows = chart.categories.size();
   if (rows > kMaxBarRows) {  // display only: every k-th row, evenly over ranks and steps
@@ -388,6 +396,8 @@ std::string GainCell(const Finding& f) {
   }
   if (f.estimated_gain_ns > 0) return MillisText(f.estimated_gain_ns);
   if (f.gain_unknown()) return "unknown";
+  // A pipeline stage that waits for the bounding one: the cut says why, as the text does.
+  if (f.uncapped_gain_ns > 0 && f.gain_cut.starts_with("no step gain")) return E(f.gain_cut);
   return f.uncapped_gain_ns > 0 ? "none left (counted above)" : "none claimed";
 }
 

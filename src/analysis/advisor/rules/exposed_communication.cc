@@ -20,12 +20,30 @@ double ExposedAllToAllPerStep(const RankEvidence& rank) {
   return exposed / static_cast<double>(rank.comm->expert_parallel.size());
 }
 
+// The share of the rank's collective time that is all-to-all (NCCL / HCCL all-to-all collectives, which
+// carry the MoE token exchange where no dispatch / combine kernels do).
+double AllToAllShareOfCollectives(const RankEvidence& rank) {
+  if (rank.comm == nullptr) return 0;
+  int64_t all = 0, all_to_all = 0;
+  for (const CollectiveTypeSummary& s : rank.comm->by_type) {
+    all += s.duration_ns;
+    if (s.type == CollectiveType::kAllToAll) all_to_all += s.duration_ns;
+  }
+  return all > 0 ? static_cast<double>(all_to_all) / static_cast<double>(all) : 0;
+}
+
 // Where most of the exposed time is the MoE token exchange, bucketing gradients does not touch it: the
 // all-to-all is hidden by running another micro-batch's compute beside it.
 void AdviseExpertParallelOverlap(const RankEvidence& rank, double exposed, Finding* f) {
   const double all_to_all = ExposedAllToAllPerStep(rank);
-  if (all_to_all <= 0 || all_to_all < 0.5 * exposed) return;
-  f->AddNumber("expert_parallel_exposed_us", all_to_all / 1e3, "us");
+  const double collective_share = AllToAllShareOfCollectives(rank);
+  const bool dispatch_combine = all_to_all > 0 && all_to_all >= 0.5 * exposed;
+  if (!dispatch_combine && collective_share < 0.5) return;
+  if (dispatch_combine) {
+    f->AddNumber("expert_parallel_exposed_us", all_to_all / 1e3, "us");
+  } else {
+    f->AddNumber("all_to_all_share_of_collectives_pct", 100 * collective_share, "%");
+  }
   f->strategy =
       "Most of it is the expert-parallel token all-to-all (dispatch / combine): overlap it with another "
       "micro-batch's compute (two-batch overlap; DualPipe-style schedules), or use DeepEP's low-latency kernels "

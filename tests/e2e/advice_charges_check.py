@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Each lost time claimed once, by the finding that names its cause, on generated runs with known answers
+(bench/gen_pipeline.py, bench/gen_moe.py):
+
+- a GPU pipeline's bubble (its p2p kernels' wait for the peer stage) is never exposed communication: `comm`'s
+  verdict, `export`'s steps table and `compare`'s communication_exposed_us leave it out, as `profile` and
+  `analyze` do; `compare` has a pipeline_bubble_us row on GPU and torch_npu runs;
+- compute findings on a stage that waits for the bounding stage claim no step gain and say so;
+- on an uneven MoE run communication.exposed does not claim again the wait moe.expert_imbalance counts;
+- ranks whose steps tie are "all ranks equal", and stages that compute alike are told apart by their step;
+- the balanced-stages gain of Kineto chains (analyze's and the critical path's) within 15 % of the generator's
+  re-simulated truth.
+
+With SHARED (the view holding traces/), on the torch_npu level0 / level1 pairs the run's catch-all idle
+findings together claim at most the largest rank's idle time.
+
+Usage: advice_charges_check.py TUNEPROF SOURCE_DIR [SHARED]
+"""
+import json
+import pathlib
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harness import check, failures, json_or_exit  # noqa: E402
+
+TOLERANCE = 0.15
+MS = 1e3  # µs per ms
+COMPUTE_PARTS = {"compute_bound", "memory_bound", "unclassified"}
+
+
+def generate(source, tmp, name, script, args):
+    root = pathlib.Path(tmp) / name
+    done = subprocess.run([sys.executable, str(source / "bench" / script), "--out", str(root), *args],
+                          capture_output=True, text=True, check=True)
+    return root, json.loads(done.stdout)
+
+
+def run_text(binary, *args):
+    done = subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        check(False, f"{' '.join(map(str, args))}: exit {done.returncode}: {done.stderr[-300:]}")
+    return done.stdout
+
+
+def close(value, truth, tolerance=TOLERANCE):
+    return abs(value - truth) <= tolerance * max(abs(truth), 1e-9) + 1e-9
+
+
+def check_gpu_bubble(binary, root, truth, tmp):
+    """comm's verdict and export split the bubble from exposed communication as profile does."""
+    profile = json_or_exit(binary, "profile", "--json", root)
+    verdict = run_text(binary, "comm", root).split("Verdict", 1)[-1]
+    check("exposed communication" not in verdict, f"pp_kineto: comm verdict counts the bubble: {verdict[:400]!r}")
+    db = pathlib.Path(tmp) / "pp_kineto.db"
+    run_text(binary, "export", root, "--sqlite", db)
+    rows = sqlite3.connect(db).execute(
+        "SELECT rank, step, exposed_communication_ns, bubble_ns FROM steps ORDER BY rank, step").fetchall()
+    by_rank = {r["rank"]: r for r in profile["ranks"]}
+    for rank, step, exposed, bubble in rows:
+        steps = {s["step"]: s for s in by_rank[rank]["steps"]}
+        want = steps.get(step)
+        check(want is not None, f"export: rank {rank} step {step} is profile's")
+        if want is None:
+            continue
+        check(abs(exposed / 1e3 - want["communication_not_overlapped_us"]) < 1e-3 and
+              abs(bubble / 1e3 - want["bubble_us"]) < 1e-3,
+              f"export: rank {rank} step {step} exposed {exposed} bubble {bubble} vs profile "
+              f"{want['communication_not_overlapped_us']} / {want['bubble_us']} us")
+    stage0 = truth["stages"][0]
+    exposed0 = [e for r, _, e, _ in rows if r in stage0["ranks"]]
+    # The all-reduce (5 ms) and the p2p transfer (a few ms) a step, not the ~90 ms bubble.
+    check(exposed0 and max(exposed0) < 15e6, f"export: stage 0 exposed per step {exposed0}")
+
+
+def check_compare(binary, before, after, truth_before, truth_after, gpu):
+    metrics = json_or_exit(binary, "compare", "--json", before, after)["metrics"]
+    bubble = metrics.get("pipeline_bubble_us")
+    check(bubble is not None, f"compare {before.name}: a pipeline_bubble_us row")
+    if bubble is None:
+        return
+    # The mean over ranks of each rank's bubble a step, as analyze's split gives it.
+    for side, truth in (("before", truth_before), ("after", truth_after)):
+        ranks = sum(len(s["ranks"]) for s in truth["stages"])
+        want = sum(s["bubble_ms"] * len(s["ranks"]) for s in truth["stages"]) / ranks * MS
+        check(close(bubble[side], want), f"compare {before.name}: {side} bubble {bubble[side]} us vs truth {want}")
+    exposed = metrics.get("communication_exposed_us")
+    if gpu and exposed is not None:
+        check(exposed["before"] < 15 * MS, f"compare {before.name}: exposed {exposed['before']} us holds the bubble")
+
+
+def check_waiting_stage(binary, root, truth):
+    """Compute findings on the waiting stage: no step gain, said in the finding."""
+    advise = json_or_exit(binary, "advise", "--json", root)
+    waiting = set(truth["stages"][0]["ranks"])
+    for f in advise["findings"]:
+        if f.get("saves_from") not in COMPUTE_PARTS or f["evidence_rank"] not in waiting:
+            continue
+        check(f["estimated_gain_us"] == 0 and (f.get("gain_cut") or "").startswith("no step gain"),
+              f"{root.name}: {f['id']} on waiting rank {f['evidence_rank']} gains {f['estimated_gain_us']} us "
+              f"({f.get('gain_cut')!r})")
+    text = run_text(binary, "analyze", root)
+    check("slowest rank 0" not in text or "all ranks equal" in text, f"{root.name}: headline {text.splitlines()[0]!r}")
+
+
+def check_moe(binary, root, truth):
+    advise = json_or_exit(binary, "advise", "--json", root)
+    by_id = {f["id"]: f for f in advise["findings"]}
+    moe, exposed = by_id.get("moe.expert_imbalance"), by_id.get("communication.exposed")
+    check(moe is not None, "moe: moe.expert_imbalance fires")
+    if moe is None or exposed is None:
+        return
+    step = advise["step_us"] if "step_us" in advise else max(r["step_us"] for r in advise["ranks"])
+    left = exposed["evidence"]["exposed_communication_us"] - exposed["evidence"].get("wait_for_last_arrival_us", 0)
+    check(exposed["estimated_gain_us"] <= max(left, 0) + 1e-3,
+          f"moe: communication.exposed gains {exposed['estimated_gain_us']} us of which the wait is moe's")
+    check(exposed["estimated_gain_us"] + moe["estimated_gain_us"] <= step,
+          f"moe: the two gains {exposed['estimated_gain_us']} + {moe['estimated_gain_us']} within the step {step}")
+    check("bucket_cap_mb" not in " ".join(exposed.get("apis", [])),
+          f"moe: all-to-all advice, not DDP buckets: {exposed.get('apis')}")
+
+
+def check_ties(binary, tmp, source):
+    root, _ = generate(source, tmp, "pp_text", "gen_pipeline.py",
+                       ["--layout", "text", "--stage-ms", "100,200", "--dp", "2", "--microbatches", "4", "--steps", "3"])
+    head = run_text(binary, "analyze", root).splitlines()[0]
+    check("all ranks equal" in head, f"pp_text: equal steps named as a tie: {head!r}")
+    root, truth = generate(source, tmp, "pp_kineto_bal", "gen_pipeline.py",
+                           ["--layout", "kineto", "--stage-ms", "150,150", "--dp", "2", "--microbatches", "4",
+                            "--steps", "3"])
+    longest = max(truth["stages"], key=lambda s: s["step_ms"])
+    bounded = json_or_exit(binary, "analyze", "--json", root).get("bounded_by", "")
+    check(bounded.startswith(f"stage {longest['stage']} "), f"pp_kineto_bal: {bounded!r} vs the longest step's stage")
+
+
+def check_shared_idle(binary, shared):
+    base = shared / "traces" / "ascend" / "msinsight" / "test" / "data" / "pytorch" / "text"
+    for level in ("level0", "level1"):
+        root = base / level
+        if not root.is_dir():
+            continue
+        advise = json_or_exit(binary, "advise", "--json", root)
+        idle = [f for f in advise["findings"] if f["id"] in ("idle.low_utilization", "idle.gpu_time_util_per_device")]
+        most = max(r["split_us"].get("idle", 0) for r in advise["ranks"])
+        claimed = sum(f["estimated_gain_us"] for f in idle)
+        check(claimed <= most + 1e-3, f"{level}: idle findings claim {claimed} us of at most {most} us idle")
+
+
+def main():
+    binary, source = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    with tempfile.TemporaryDirectory() as tmp:
+        pp = ["--stage-ms", "100,200", "--dp", "2", "--microbatches", "4", "--steps", "3"]
+        bal = ["--stage-ms", "150,150", "--dp", "2", "--microbatches", "4", "--steps", "3"]
+        kineto, kineto_truth = generate(source, tmp, "pp_kineto", "gen_pipeline.py", ["--layout", "kineto", *pp])
+        kineto_bal, kineto_bal_truth = generate(source, tmp, "pp_kineto_bal2", "gen_pipeline.py",
+                                                ["--layout", "kineto", *bal])
+        text, text_truth = generate(source, tmp, "pp_text_r", "gen_pipeline.py",
+                                    ["--layout", "text", "--wait-ops", "receive", *pp])
+        text_bal, text_bal_truth = generate(source, tmp, "pp_text_bal", "gen_pipeline.py",
+                                            ["--layout", "text", "--wait-ops", "receive", *bal])
+        check_gpu_bubble(binary, kineto, kineto_truth, tmp)
+        check_compare(binary, kineto, kineto_bal, kineto_truth, kineto_bal_truth, gpu=True)
+        check_compare(binary, text, text_bal, text_truth, text_bal_truth, gpu=False)
+        check_waiting_stage(binary, kineto, kineto_truth)
+        for name, args in (("pp_kineto", pp), ("pp_kineto_none", ["--pg-names", "none", "--stage-ms", "100,150,200",
+                                                                  "--dp", "1", "--steps", "3"])):
+            root, truth = (kineto, kineto_truth) if name == "pp_kineto" else generate(
+                source, tmp, name, "gen_pipeline.py", ["--layout", "kineto", *args])
+            gain = json_or_exit(binary, "comm", "--json", root)["cross_rank"]["pipeline"]["balanced_gain_us_per_step"]
+            check(close(gain, truth["balanced_gain_ms"] * MS),
+                  f"{name}: balanced gain {gain:.1f} us vs truth {truth['balanced_gain_ms'] * MS:.1f}")
+            # The critical path's per-step what-if, averaged over the steps, tells the same gain.
+            path = json_or_exit(binary, "profile", "--critical-path", "--json", root)["pipeline_critical_path"]
+            mean = sum(p["balanced_gain_us"] for p in path) / max(len(path), 1)
+            check(close(mean, truth["balanced_gain_ms"] * MS),
+                  f"{name}: critical path's balanced gain {mean:.1f} us vs truth {truth['balanced_gain_ms'] * MS:.1f}")
+        moe, moe_truth = generate(source, tmp, "moe_kineto", "gen_moe.py",
+                                  ["--layout", "kineto", "--ranks", "4", "--skew", "1.2"])
+        check_moe(binary, moe, moe_truth)
+        check_ties(binary, tmp, source)
+    if len(sys.argv) > 3:
+        check_shared_idle(binary, pathlib.Path(sys.argv[3]))
+    print("ok" if not failures else f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
