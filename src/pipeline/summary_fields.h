@@ -157,7 +157,8 @@ void Fields(A& a, ExpertParallelStep& s) {
 template <class A>
 void Fields(A& a, RankSummary& r) {
   a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe, r.advice.advice.split.part_ns[kPartsBeforeBubble],
-    r.comm.lead_ins, r.advice.advice.split.part_ns[kUnclassifiedPart], r.advice.advice.split.unclassified_share);
+    r.comm.lead_ins, r.advice.advice.split.part_ns[kUnclassifiedPart], r.advice.advice.split.unclassified_share,
+    r.comm.steps_ns);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.

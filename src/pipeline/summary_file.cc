@@ -145,6 +145,7 @@ void WriteSummary(Archive& w, const SummaryFile& file) {
     for (const RuleFinding& f : rank.advice.findings) w(f.finding.modules);
     w(MemoryCategoriesOf(rank));
     w(rank.breakdown_warning_ids);  // version 6
+    w(rank.comm.steps_ns);          // version 7
   }
   w(file.warning_ids);  // version 6
 }
@@ -209,8 +210,12 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     if (version >= 5 && !ReadVersion5Fields(&r, &rank)) return corrupt;
     if (version >= 6) r(rank.breakdown_warning_ids);
     MoveUnclassedComputing(&rank.advice.advice.split);
-    // The steps comm's share is of are not written: they follow from the breakdown the report holds.
-    if (r.ok() && rank.report) RestoreReportedSteps(rank.report->breakdown, &rank.comm);
+    if (version >= 7) {
+      r(rank.comm.steps_ns);
+    } else if (r.ok() && rank.report) {
+      // Older summaries did not write the steps comm's share is of: they follow from the report's breakdown.
+      RestoreReportedSteps(rank.report->breakdown, &rank.comm);
+    }
     if (r.ok() && !IdsWithinLines(rank.breakdown_warning_ids, rank.breakdown_warnings.size())) return corrupt;
   }
   if (version >= 6) r(file.warning_ids);

@@ -25,7 +25,9 @@ namespace tuneprof {
 // no unclassified part, findings naming no module, devices without categories, their compute- and memory-bound parts as written.
 // Version 6 added which warnings of the file and of each rank's breakdown have an id (model/warning.h);
 // older summaries' warnings are told by their words, as the builds that wrote them told them.
-inline constexpr uint32_t kSummaryFormatVersion = 6;
+// Version 7 added the sum of each rank's steps comm's exposed share is of (RankCommunication::steps_ns);
+// older summaries take it from their report's breakdown.
+inline constexpr uint32_t kSummaryFormatVersion = 7;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.

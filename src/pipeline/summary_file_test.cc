@@ -215,8 +215,9 @@ std::string AsVersion(SummaryFile file, int version) {
   const size_t devices = version < 2 ? 0 : file.ranks.at(0).report->memory.devices.size();
   const size_t directions = 2 * (8 + 8 * file.ranks.at(0).comm.collectives.size());
   const size_t categories = 8 + devices * (1 + 8 + 8);
-  // The rank's and the file's empty warning id lists (version 6), a count each.
-  const size_t tail = 2 * 8 + (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
+  // The rank's and the file's empty warning id lists (version 6), a count each, and the rank's steps
+  // (version 7).
+  const size_t tail = 2 * 8 + (version < 7 ? 8 : 0) + (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
                       (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) +
                       (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
@@ -453,8 +454,8 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
 // last, fails this test until kSummaryFormatVersion is raised (with the reader taught the older layout)
 // and the new layout's digest pinned beside the new version.
 TEST(SummaryFileTest, LayoutIsPinnedToTheVersion) {
-  constexpr uint32_t kPinnedVersion = 6;
-  constexpr uint64_t kPinnedDigest = 0x66c9f0512e5a05ab;
+  constexpr uint32_t kPinnedVersion = 7;
+  constexpr uint64_t kPinnedDigest = 0x60dfe35d8d9a00e5;
   const std::string layout = SummaryLayout();
   const uint64_t digest = summary_format::Checksum(layout);
   EXPECT_EQ(kSummaryFormatVersion, kPinnedVersion);
