@@ -469,11 +469,14 @@ std::string PipelineNote(const PipelineAnalysis& p) {
   for (const PipelineStage& s : p.stages) {
     if (s.bubble_ns_per_step > waits->bubble_ns_per_step) waits = &s;
   }
-  std::string note = fmt::format(
-      "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
-      "{:.3f} ms on the mean stage",
-      slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
-      slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
+  std::string note = StagesEven(p)
+                         ? fmt::format("; pipeline: stages even, {} {:.3f} ms a step each",
+                                       p.work_is_computing ? "computing" : "working", p.mean_work_ns_per_step / 1e6)
+                         : fmt::format(
+                               "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
+                               "{:.3f} ms on the mean stage",
+                               slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
+                               slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
   if (waits->bubble_ns_per_step > 0 && waits->step_ns_per_step > 0) {
     note += fmt::format("; stage {} waits {:.3f} ms a step in bubbles ({:.1f} % of its step)", waits->stage,
                         waits->bubble_ns_per_step / 1e6, 100 * waits->bubble_ns_per_step / waits->step_ns_per_step);
@@ -540,6 +543,7 @@ void ShareCatchAllParts(const PartTimes& most, std::vector<Finding>* findings) {
 std::string BoundedBy(const CrossRankCommunication& cross) {
   if (cross.pipeline) {
     const PipelineStage& slowest = StageNumbered(*cross.pipeline, cross.pipeline->slowest_stage);
+    if (StagesEven(*cross.pipeline)) return "pipeline stages even: the schedule's bubble, not a stage, bounds the step";
     return fmt::format("stage {} (ranks {}) bounds the step", slowest.stage, RankRanges(slowest.ranks));
   }
   if (cross.straggler_rank && cross.straggler_stands_out && !cross.straggler_within_clock_uncertainty) {

@@ -97,7 +97,9 @@ CollectiveType ParseCollectiveType(std::string_view name) {
 }
 
 std::optional<double> BusBandwidthFactor(CollectiveType type, int64_t group_size) {
-  if (group_size < 1) return std::nullopt;
+  // A group of one rank moves nothing over a link (NCCL still launches its kernel): no bus bandwidth, so no
+  // utilization, bandwidth verdict or gain is made of it.
+  if (group_size < 2) return std::nullopt;
   const double n = static_cast<double>(group_size);
   switch (type) {
     case CollectiveType::kAllReduce:

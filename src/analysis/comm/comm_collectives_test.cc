@@ -41,6 +41,9 @@ TEST(CollectiveTypeTest, BusBandwidthFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(*BusBandwidthFactor(CollectiveType::kSendRecv, 2), 1.0);
   EXPECT_FALSE(BusBandwidthFactor(CollectiveType::kAllReduce, kNoId).has_value());
   EXPECT_FALSE(BusBandwidthFactor(CollectiveType::kBarrier, 2).has_value());
+  // A one-rank group moves nothing over a link: no bus bandwidth rather than 0 % of the peak.
+  EXPECT_FALSE(BusBandwidthFactor(CollectiveType::kAllReduce, 1).has_value());
+  EXPECT_FALSE(BusBandwidthFactor(CollectiveType::kBroadcast, 1).has_value());
 }
 
 // A GPU rank on a known chip (A100, NVLink 600 GB/s both directions) whose node lists 8 GPUs.

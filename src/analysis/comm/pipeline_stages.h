@@ -171,4 +171,8 @@ const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank)
 // The stage numbered `stage` (it must be one of the analysis's).
 const PipelineStage& StageNumbered(const PipelineAnalysis& pipeline, int64_t stage);
 
+// Whether every stage works alike (imbalance within kStageTieShare): then no stage is named as bounding the
+// step against another, and the bubble is the schedule's own.
+inline bool StagesEven(const PipelineAnalysis& pipeline) { return pipeline.imbalance <= kStageTieShare; }
+
 }  // namespace tuneprof

@@ -140,12 +140,14 @@ std::string ClockParagraph(const ClockAlignment& clocks) {
 }
 
 std::string PipelineTable(const PipelineAnalysis& p) {
+  const std::string bound = StagesEven(p) ? std::string("stages even")
+                                          : fmt::format("stage {} computes most and bounds the step", p.slowest_stage);
   std::string out = fmt::format(
-      "<p>Pipeline stages ({}{} groups of {} ranks): stage {} computes most and bounds the step; imbalance "
+      "<p>Pipeline stages ({}{} groups of {} ranks): {}; imbalance "
       "{:.1f} % ((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "
       "steps.</p>\n",
       p.inferred ? "inferred from the p2p pattern, as no group names them: " : "", E(p.group_name), p.pipeline_size,
-      p.slowest_stage, 100 * p.imbalance, 100 * p.bubble_share);
+      bound, 100 * p.imbalance, 100 * p.bubble_share);
   Table table({{.header = "stage"},
                {.header = "ranks"},
                {.header = "computing ms / step"},

@@ -102,12 +102,15 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   if (ratio_pct < threshold) return;
   const double wait_per_step = PerStep(rank, wait_ms * 1e6);
   Finding f = NewFinding("communication.straggler", rank, config);
-  f.title = slow ? fmt::format("rank {} waits for rank {}: wait ratio {:.2f} of its HCCL time ({} per step)", self,
-                               slow_rank, *ratio, FormatDuration(wait_per_step))
-                 : fmt::format(
-                       "rank {} waits for other ranks: wait ratio {:.2f} of its HCCL time ({} per step); the late "
-                       "rank is not in this input",
-                       self, *ratio, FormatDuration(wait_per_step));
+  f.title =
+      slow ? fmt::format(
+                 "rank {} waits for rank {}: HCCL wait ratio {:.2f}, wait / (wait + transit) ({} of wait per step)",
+                 self, slow_rank, *ratio, FormatDuration(wait_per_step))
+           : fmt::format(
+                 "rank {} waits for other ranks: HCCL wait ratio {:.2f}, wait / (wait + transit) ({} of wait per "
+                 "step); the late "
+                 "rank is not in this input",
+                 self, *ratio, FormatDuration(wait_per_step));
   f.metric = "communication.json wait / (wait + transit)";
   f.value = ratio_pct;
   f.uncapped_gain_ns = wait_per_step;
