@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "analysis/core/device_work.h"
 #include "analysis/core/graph_replays.h"
 
 namespace tuneprof {
@@ -87,6 +88,7 @@ TraceSummary SummarizeTrace(const Trace& trace) {
   s.counter_tracks = trace.counters().size();
   s.counter_samples = trace.counter_samples().size();
   s.collectives = trace.collectives().size();
+  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) s.communication_kernels += Communicates(work.work) ? 1 : 0;
   const GraphReplays graphs = FindGraphReplays(trace);
   s.graph_launches = graphs.launches;
   s.graph_replayed_events = graphs.replayed_events;

@@ -48,7 +48,11 @@ struct TraceSummary {
   uint64_t memory_events = 0;
   uint64_t counter_tracks = 0;
   uint64_t counter_samples = 0;
-  uint64_t collectives = 0;
+  uint64_t collectives = 0;  // events carrying collective arguments (Trace::collectives)
+  // Device work that communicates (device_work.h: communication and fused comm kernels and tasks), the
+  // population `comm` counts: a kernel launched outside any collective's annotation has no arguments but
+  // still communicates, so the two counts can differ.
+  uint64_t communication_kernels = 0;
   // CUDA graphs (graph_replays.h): launch calls, the device work they replayed and its share of all
   // device-work time (0..1).
   uint64_t graph_launches = 0;

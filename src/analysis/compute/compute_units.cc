@@ -415,6 +415,18 @@ std::optional<ServingMetrics> Serving(const Trace& trace, const HardwareProfile*
   return out;
 }
 
+// Σ over the rank's steps of the time every command reports as its step (StepTimeNs), the cut-off steps
+// included: the FLOPs in the MFU's numerator count every step's operators.
+int64_t TimedSteps(const RankBreakdown& breakdown) {
+  int64_t total = 0;
+  for (const auto* steps : {&breakdown.steps, &breakdown.incomplete_steps}) {
+    for (const StepBreakdown& step : *steps) {
+      if (__builtin_add_overflow(total, std::max<int64_t>(StepTimeNs(step, breakdown.definitions), 0), &total)) return 0;
+    }
+  }
+  return total;
+}
+
 }  // namespace
 
 void GpuUnitSums::Add(const GpuUnitSums& other) {
@@ -487,6 +499,7 @@ RankComputeUnits ComputeRankComputeUnits(const Trace& trace, const RankBreakdown
   out.ascend = ComputeAscendUnits(trace, hardware.profile, options.threshold);
   out.graphs = FindGraphReplays(trace);
   out.flops = ComputeOpFlops(trace, hardware.profile, tree);
+  if (breakdown.definitions == StepDefinitions::kTorchNpu) RetimeOpFlops(TimedSteps(breakdown), &out.flops);
   out.flops.graph_replayed_share = out.graphs.replayed_share();
   out.mfu = out.flops.mfu;
   if (breakdown.total.device_start_ns != kNoId) {

@@ -505,4 +505,15 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile, c
   return out;
 }
 
+void RetimeOpFlops(int64_t step_ns, RankOpFlops* flops) {
+  if (step_ns <= 0) return;
+  flops->step_ns = step_ns;
+  flops->achieved_flops_per_s.reset();
+  flops->mfu.reset();
+  if (flops->step_flops > 0) flops->achieved_flops_per_s = flops->step_flops / (static_cast<double>(step_ns) * 1e-9);
+  if (flops->achieved_flops_per_s && flops->peak_flops_per_s && *flops->peak_flops_per_s > 0) {
+    flops->mfu = *flops->achieved_flops_per_s / *flops->peak_flops_per_s;
+  }
+}
+
 }  // namespace tuneprof

@@ -92,4 +92,10 @@ RooflinePoint RooflineOf(const OpFlopsRow& row, const HardwareProfile* profile);
 // (ComputeNpuOpFlops). `tree`: BuildHostOpTree(trace) where the caller has it (built here otherwise).
 RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile, const HostOpTree* tree = nullptr);
 
+// Times `flops`' step FLOPs over `step_ns` instead of the step time ComputeOpFlops found, and sets the
+// achieved FLOP/s and the MFU from it: on torch_npu the step every command reports is Stage + Bubble,
+// which the host's ProfilerStep ranges are not, and the MFU must divide by that same step. A step time of
+// 0 (no steps timed) leaves `flops` as it is.
+void RetimeOpFlops(int64_t step_ns, RankOpFlops* flops);
+
 }  // namespace tuneprof

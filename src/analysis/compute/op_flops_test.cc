@@ -181,5 +181,27 @@ TEST(OpFlopsTest, NestedOpsCountOnceAndMfuUsesThePeak) {
   EXPECT_FALSE(unknown_chip.ops[0].roof.ridge.has_value());
 }
 
+// On torch_npu the MFU divides by the step every command reports (Stage + Bubble), given here; a step time of
+// 0 keeps what the trace's step ranges gave.
+TEST(OpFlopsTest, RetimedOverTheGivenSteps) {
+  RankOpFlops f;
+  f.step_flops = 4e9;
+  f.step_ns = Us(1000);
+  f.peak_flops_per_s = 1e13;
+  RetimeOpFlops(0, &f);
+  EXPECT_EQ(f.step_ns, Us(1000));
+  EXPECT_FALSE(f.achieved_flops_per_s.has_value());
+  RetimeOpFlops(Us(2000), &f);
+  EXPECT_EQ(f.step_ns, Us(2000));
+  ASSERT_TRUE(f.achieved_flops_per_s.has_value());
+  EXPECT_DOUBLE_EQ(*f.achieved_flops_per_s, 4e9 / 2e-3);
+  ASSERT_TRUE(f.mfu.has_value());
+  EXPECT_DOUBLE_EQ(*f.mfu, 4e9 / 2e-3 / 1e13);
+  f.step_flops = 0;  // no FLOPs inside the steps: nothing achieved, no MFU
+  RetimeOpFlops(Us(2000), &f);
+  EXPECT_FALSE(f.achieved_flops_per_s.has_value());
+  EXPECT_FALSE(f.mfu.has_value());
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -94,8 +94,10 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
   }
   *out += "\n";
   *out += fmt::format("  links       {} launch->device (correlation), {} flows\n", s.correlation_links, s.flow_links);
-  *out += fmt::format("  memory      {} allocator events; counters {} tracks, {} samples; collectives {}\n",
-                      s.memory_events, s.counter_tracks, s.counter_samples, s.collectives);
+  *out += fmt::format(
+      "  memory      {} allocator events; counters {} tracks, {} samples; communication kernels {}; events with "
+      "collective arguments {}\n",
+      s.memory_events, s.counter_tracks, s.counter_samples, s.communication_kernels, s.collectives);
   if (s.graph_launches > 0) {
     *out += fmt::format("  cuda graphs {} launches replayed {} device events ({} of device-work time)\n",
                         s.graph_launches, s.graph_replayed_events, PercentCell(s.graph_replayed_share));
@@ -147,6 +149,7 @@ void WriteContents(const TraceSummary& s, JsonWriter* w) {
   w->Key("correlation_links").Uint(s.correlation_links).Key("flow_links").Uint(s.flow_links);
   w->Key("memory_events").Uint(s.memory_events).Key("counter_tracks").Uint(s.counter_tracks);
   w->Key("counter_samples").Uint(s.counter_samples).Key("collectives").Uint(s.collectives);
+  w->Key("communication_kernels").Uint(s.communication_kernels);
   w->Key("graph_launches").Uint(s.graph_launches).Key("graph_replayed_events").Uint(s.graph_replayed_events);
   w->Key("graph_replayed_share").Double(s.graph_replayed_share);
 }

@@ -78,7 +78,9 @@ void CompareSlowestWithFastest(const RankEvidence& rank, Finding* f) {
 
 // Ascend: communication.json splits each HCCL op into transit, wait and synchronization; msprof-analyze's
 // slow-rank rule names the rank the others wait for. Without it (one rank in the input, or ranks too
-// alike to name one), a rank that mostly waits still waits for some other rank: said as such.
+// alike to name one), a rank's own wait does not say who is late: HCCL's wait holds the handshake every
+// rank of the op goes through, so the late rank itself can show a high ratio (both ranks of a pair at
+// 0.48). The finding then says the rank waits and that the late rank cannot be told from its data.
 void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const int64_t self = rank.rank_id;
   const std::optional<int64_t> slow = rank.cross ? rank.cross->ascend_slow_rank : std::nullopt;
@@ -102,15 +104,14 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   if (ratio_pct < threshold) return;
   const double wait_per_step = PerStep(rank, wait_ms * 1e6);
   Finding f = NewFinding("communication.straggler", rank, config);
-  f.title =
-      slow ? fmt::format(
-                 "rank {} waits for rank {}: HCCL wait ratio {:.2f}, wait / (wait + transit) ({} of wait per step)",
-                 self, slow_rank, *ratio, FormatDuration(wait_per_step))
-           : fmt::format(
-                 "rank {} waits for other ranks: HCCL wait ratio {:.2f}, wait / (wait + transit) ({} of wait per "
-                 "step); the late "
-                 "rank is not in this input",
-                 self, *ratio, FormatDuration(wait_per_step));
+  f.title = slow ? fmt::format(
+                       "rank {} waits for rank {}: HCCL wait ratio {:.2f}, wait / (wait + transit) ({} of "
+                       "wait per step)",
+                       self, slow_rank, *ratio, FormatDuration(wait_per_step))
+                 : fmt::format(
+                       "rank {}'s HCCL ops wait: HCCL wait ratio {:.2f}, wait / (wait + transit) ({} of wait per "
+                       "step); which rank is late cannot be told from this rank alone",
+                       self, *ratio, FormatDuration(wait_per_step));
   f.metric = "communication.json wait / (wait + transit)";
   f.value = ratio_pct;
   f.uncapped_gain_ns = wait_per_step;
@@ -120,8 +121,8 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
     f.AddText("why", rank.cross->ascend_verdict);
   } else {
     f.AddText("why",
-              "one rank's communication.json: its HCCL ops wait for their peers; analyse every rank's "
-              "directory together to name the late one");
+              "one rank's communication.json: its wait counts the handshake each rank of an op goes through, "
+              "so the late rank shows waits too; analyse every rank's directory together to name the late one");
   }
   f.AddNumber("wait_ms_total", wait_ms, "ms");
   f.AddNumber("wait_ratio", *ratio, "ratio");

@@ -50,5 +50,29 @@ TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
   for (const Finding& f : findings) EXPECT_EQ(f.title.find("disagree"), std::string::npos) << f.title;
 }
 
+// A rank read alone whose HCCL ops wait: its wait holds the handshake the late rank goes through too, so the
+// finding says the rank waits and names no other rank as the late one.
+TEST(RuleFamilies, ALoneRankWaitingNamesNoLateRank) {
+  RankCommunication comm;
+  AscendCommOp op;
+  op.wait_ms = 0.3;
+  op.transit_ms = 0.1;
+  comm.ascend_ops.push_back(op);
+  comm.ascend_wait_ratio = 0.75;
+  RankEvidence rank;
+  rank.rank_id = 1;
+  rank.comm = &comm;
+  rank.split.steps = 1;
+  rank.split.step_ns = Us(1000);
+  std::vector<Finding> findings;
+  RuleCommStraggler(rank, AdvisorConfig(), &findings);
+  ASSERT_EQ(findings.size(), 1u);
+  const Finding& f = findings[0];
+  EXPECT_EQ(f.id, "communication.straggler");
+  EXPECT_EQ(f.title.find("waits for"), std::string::npos) << f.title;
+  EXPECT_NE(f.title.find("which rank is late cannot be told from this rank alone"), std::string::npos) << f.title;
+  EXPECT_NE(Text(f, "why").find("the late rank shows waits too"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tuneprof::rule_test
