@@ -42,7 +42,7 @@ def text_samples(rank_dir):
 
 def db_samples(rank_dir):
     db = glob.glob(str(rank_dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_*.db"))[0]
-    con = sqlite3.connect(db)
+    con = sqlite3.connect(f"file:{db}?immutable=1", uri=True)  # the corpus is read-only: no -shm beside it
     names = dict(con.execute("SELECT id, value FROM STRING_IDS"))
     for ts, bandwidth, stack, kind in con.execute("SELECT timestampNs, bandwidth, hbmId, type FROM HBM"):
         if names.get(kind) in ("read", "write"):

@@ -40,7 +40,7 @@ def ops_by_name(doc):
 
 def nsys_kernels_per_rank(path):
     """{rank: {kernel name: total ns}}; ranks numbered by device id, as the importer numbers them."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
     names = dict(db.execute("SELECT id, value FROM StringIds"))
     per_device = collections.defaultdict(lambda: collections.defaultdict(int))
     for device, demangled, short, start, end in db.execute(

@@ -45,7 +45,7 @@ def stage_plus_bubble_us(rank_dir):
             return sum(float(r["Stage"]) + float(r["Bubble"] or 0) for r in csv.DictReader(f))
     db = os.path.join(out, "analysis.db")
     if os.path.exists(db):
-        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        c = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
         return sum(s + (b or 0) for s, b in c.execute("SELECT stage, bubble FROM StepTraceTime"))
     return None
 
@@ -71,7 +71,7 @@ def check_mfu_step(binary, pytorch):
 
 
 def raw_nccl_kernels(sqlite_path):
-    c = sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True)
+    c = sqlite3.connect(f"file:{sqlite_path}?mode=ro&immutable=1", uri=True)
     return dict(c.execute("SELECT k.deviceId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
                           "ON s.id = k.shortName WHERE s.value LIKE 'nccl%' GROUP BY 1 ORDER BY 1"))
 
@@ -112,7 +112,7 @@ def finding_ids(binary, path, *options):
 def check_text_vs_db(binary, pytorch, tmp):
     db_file = glob.glob(os.path.join(pytorch, "db", "level1", "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT",
                                      "ascend_pytorch_profiler_*.db"))[0]
-    c = sqlite3.connect(f"file:{db_file}?mode=ro", uri=True)
+    c = sqlite3.connect(f"file:{db_file}?mode=ro&immutable=1", uri=True)
     columns = [r[1].lower() for r in c.execute("PRAGMA table_info(COMPUTE_TASK_INFO)")]
     text_ids = finding_ids(binary, os.path.join(pytorch, "text", "level1"))
     db_ids = finding_ids(binary, os.path.join(pytorch, "db", "level1"))

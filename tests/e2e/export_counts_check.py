@@ -69,7 +69,7 @@ def exported_counts(binary, paths, directory):
     if done.returncode != 0:
         raise RuntimeError(f"export: exit {done.returncode}: {done.stderr.strip()}")
     counts, gaps = {}, 0
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+    with sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True) as con:
         for (rank,) in con.execute("SELECT rank FROM ranks"):
             kernels = con.execute("SELECT COUNT(*) FROM kernels WHERE rank = ?", (rank,)).fetchone()[0]
             collectives = con.execute("SELECT COUNT(*) FROM collectives WHERE rank = ?", (rank,)).fetchone()[0]

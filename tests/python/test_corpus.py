@@ -67,7 +67,7 @@ def test_kineto_events_match_an_independent_parse(shared):
 
 def test_nsys_kernels_match_sqlite(shared):
     path = shared / INPUTS["nsys"][0]
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as con:
+    with sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True) as con:
         expected = sorted(r[0] - r[1] for r in con.execute("SELECT end, start FROM CUPTI_ACTIVITY_KIND_KERNEL"))
         grids = sorted(r for r in con.execute("SELECT gridX, gridY, gridZ FROM CUPTI_ACTIVITY_KIND_KERNEL"))
     kernels = tuneprof.load(str(path)).kernels.to_pandas()
