@@ -336,7 +336,6 @@ void VoteSlowRanks(const std::vector<Arrival>& arrivals, CrossRankCommunication*
 StepSpread Spread(const std::vector<RankCommunication>& ranks, std::string metric, int64_t RankCommunication::*field) {
   StepSpread out;
   out.metric = std::move(metric);
-  double wall = 0;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const int64_t v = ranks[i].*field;
     if (i == 0 || v < out.min_ns) {
@@ -347,11 +346,10 @@ StepSpread Spread(const std::vector<RankCommunication>& ranks, std::string metri
       out.max_ns = v;
       out.max_rank = ranks[i].rank;
     }
-    wall += static_cast<double>(ranks[i].wall_ns);
   }
-  wall /= static_cast<double>(ranks.size());
-  if (wall > 0) {
-    out.share_of_step = static_cast<double>(out.max_ns - out.min_ns) / wall;
+  const double step = MeanReportedStepsNs(ranks);
+  if (step > 0) {
+    out.share_of_step = static_cast<double>(out.max_ns - out.min_ns) / step;
     out.uneven = *out.share_of_step > kStepSpreadThreshold;
   }
   return out;
@@ -383,6 +381,16 @@ void ClusterView(const std::vector<RankCommunication>& ranks, CrossRankCommunica
 }
 
 }  // namespace
+
+double MeanReportedStepsNs(const std::vector<RankCommunication>& ranks) {
+  if (ranks.empty()) return 0;
+  double sum = 0;
+  for (const RankCommunication& r : ranks) {
+    const int64_t steps = ReportedStepsNs(r);
+    sum += static_cast<double>(steps > 0 ? steps : r.wall_ns);
+  }
+  return sum / static_cast<double>(ranks.size());
+}
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks) {
   CrossRankCommunication out;

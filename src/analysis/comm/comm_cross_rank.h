@@ -68,12 +68,16 @@ struct StepSpread {
   std::string metric;  // "computing", "exposed_communication", "free"
   int64_t min_ns = 0, max_ns = 0;
   int64_t min_rank = 0, max_rank = 0;
-  std::optional<double> share_of_step;  // (max − min) / the ranks' mean wall time
+  std::optional<double> share_of_step;  // (max − min) / MeanReportedStepsNs
   bool uneven = false;                  // share_of_step > kStepSpreadThreshold
 };
 
 // Ranks within 5 % of the step (cluster_step_trace_time guidance).
 constexpr double kStepSpreadThreshold = 0.05;
+
+// The ranks' mean of the steps every command reports (ReportedStepsNs; the wall where a rank has none):
+// what the step table's spread is a share of, as its header's shares are.
+double MeanReportedStepsNs(const std::vector<RankCommunication>& ranks);
 
 // The slow-rank outlier test on one per-rank total (comm_outliers.h), over the ranks that have it.
 struct RankOutlierTest {
