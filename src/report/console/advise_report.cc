@@ -170,7 +170,8 @@ const RankAdvice* UtilizationRank(const AdvisorResult& result, const RankAdvice&
 std::string UtilizationPopulation(const AdvisorResult& result, const RankAdvice& shown, const RankAdvice& slowest) {
   const std::string tie = TiedSlowest(result, slowest);
   if (&shown == &slowest) {
-    return tie.empty() ? fmt::format(" (rank {}, the slowest)", shown.rank) : fmt::format(" (rank {}; {})", shown.rank, tie);
+    return tie.empty() ? fmt::format(" (rank {}, the slowest)", shown.rank)
+                       : fmt::format(" (rank {}; {})", shown.rank, tie);
   }
   const std::string step =
       tie.empty() ? fmt::format("the slowest rank {}'s step", slowest.rank) : fmt::format("the slowest step ({})", tie);
