@@ -52,6 +52,10 @@ bool OneType(const std::vector<Arrival>& arrivals) {
 struct WaitIntervals {
   std::vector<std::vector<Interval>> communication, wait;             // per rank index
   std::map<std::pair<size_t, size_t>, std::vector<Interval>> caused;  // (straggler, waiting rank)
+  // (late rank, median rank): the median rank's waits the late rank's windows were charged for, on the
+  // median rank's clock, so that a wait shared by collectives in flight at once is charged once.
+  std::map<std::pair<size_t, size_t>, std::vector<Interval>> charged;
+  std::vector<int64_t> charged_sum;  // per late rank: the windows charged, summed
 };
 
 // The operator diffs of late ranks against the median rank, summed over their late collectives.
@@ -63,9 +67,6 @@ const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, co
   return i < r.lead_ins.size() ? &r.lead_ins[i] : nullptr;
 }
 
-// The window the last rank held the collective up: its arrival minus the median arrival of the others
-// (the lower median; for two ranks, the other one), charged to what its lead-in has more of than the
-// median rank's (wait_causes.h). Returns whether every arrival had its lead-in.
 // The collective as the critical path sees it (critical_path.h).
 CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const CollectiveLeadIn& lead_in,
                     int64_t aligned_arrival, int64_t held_up) {
@@ -84,9 +85,13 @@ CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const Co
   return link;
 }
 
+// The window the last rank held the collective up: its arrival minus the median arrival of the others
+// (the lower median; for two ranks, the other one), at most the median rank's collective (its wait ends
+// there, whenever the late rank arrives), charged to what its lead-in has more of than the median rank's
+// (wait_causes.h). Returns whether every arrival had its lead-in.
 bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
                        const Arrival& last, const std::vector<int64_t>& aligned_starts, std::vector<RankWait>* waits,
-                       OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
+                       WaitIntervals* intervals, OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
   for (const Arrival& a : arrivals) {
     if (LeadInOf(ranks, a) == nullptr) return false;
   }
@@ -98,7 +103,7 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(mid), others.end());
   const Arrival& median = arrivals[others[mid].second];
   const int64_t last_start = aligned_starts[static_cast<size_t>(&last - arrivals.data())];
-  const int64_t window = last_start - others[mid].first;
+  const int64_t window = std::min(last_start - others[mid].first, median.collective->duration_ns);
   const CollectiveLeadIn& lead_in = *LeadInOf(ranks, last);
   const RankCommunication& rank = ranks[last.rank_index];
   std::vector<int64_t> matched;
@@ -114,9 +119,13 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   for (size_t c = 0; c < kWaitCauseCount; ++c) w.held_up_by_cause[c] += charged[c];
   const int64_t added = window - charged[static_cast<size_t>(WaitCause::kUnexplained)];
   w.held_up_ns += added;
+  const int64_t median_start = median.collective->start_ns;
+  intervals->charged[{last.rank_index, median.rank_index}].push_back(Interval{median_start, median_start + window});
+  intervals->charged_sum[last.rank_index] += window;
   links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added));
   links->back().ranks = std::move(matched);
-  if (added < kMinLatenessNs) return true;
+  // Counted by the wait the others had, as times_last counts arrivals, not by the part explained.
+  if (window < kMinLatenessNs) return true;
   ++w.late_collectives;
   AddLeadOperators(*LeadInOf(ranks, last), 1, &(*diffs)[last.rank_index]);
   AddLeadOperators(*LeadInOf(ranks, median), -1, &(*diffs)[last.rank_index]);
@@ -161,7 +170,30 @@ bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Ar
   (*margins)[last->rank_index].push_back(last_start - second_start);
   std::vector<int64_t> aligned_starts;
   for (const Arrival& a : arrivals) aligned_starts.push_back(aligned(a));
-  return ChargeLastArrival(ranks, arrivals, *last, aligned_starts, waits, diffs, links);
+  return ChargeLastArrival(ranks, arrivals, *last, aligned_starts, waits, intervals, diffs, links);
+}
+
+// Windows of collectives in flight at once on the median rank cover the same wait: each late rank is
+// charged the union of the waits it caused once. As for one window (ChargeWindow), the causes found come
+// first, in proportion where they exceed it; what they do not cover is unexplained.
+void ChargeEachWaitOnce(const WaitIntervals& intervals, std::vector<RankWait>* waits) {
+  std::vector<int64_t> once(waits->size(), 0);
+  for (const auto& [pair, charged] : intervals.charged) once[pair.first] += TotalLength(UnionOf(charged));
+  const size_t unexplained = static_cast<size_t>(WaitCause::kUnexplained);
+  for (size_t r = 0; r < waits->size(); ++r) {
+    if (once[r] >= intervals.charged_sum[r]) continue;
+    RankWait& w = (*waits)[r];
+    if (w.held_up_ns > once[r]) {
+      const double scale = static_cast<double>(once[r]) / static_cast<double>(w.held_up_ns);
+      w.held_up_ns = 0;
+      for (size_t c = 0; c < kWaitCauseCount; ++c) {
+        if (c == unexplained) continue;
+        w.held_up_by_cause[c] = std::llround(static_cast<double>(w.held_up_by_cause[c]) * scale);
+        w.held_up_ns += w.held_up_by_cause[c];
+      }
+    }
+    w.held_up_by_cause[unexplained] = std::max<int64_t>(once[r] - w.held_up_ns, 0);
+  }
 }
 
 void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
@@ -304,7 +336,6 @@ void VoteSlowRanks(const std::vector<Arrival>& arrivals, CrossRankCommunication*
 StepSpread Spread(const std::vector<RankCommunication>& ranks, std::string metric, int64_t RankCommunication::*field) {
   StepSpread out;
   out.metric = std::move(metric);
-  double wall = 0;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const int64_t v = ranks[i].*field;
     if (i == 0 || v < out.min_ns) {
@@ -315,11 +346,10 @@ StepSpread Spread(const std::vector<RankCommunication>& ranks, std::string metri
       out.max_ns = v;
       out.max_rank = ranks[i].rank;
     }
-    wall += static_cast<double>(ranks[i].wall_ns);
   }
-  wall /= static_cast<double>(ranks.size());
-  if (wall > 0) {
-    out.share_of_step = static_cast<double>(out.max_ns - out.min_ns) / wall;
+  const double step = MeanReportedStepsNs(ranks);
+  if (step > 0) {
+    out.share_of_step = static_cast<double>(out.max_ns - out.min_ns) / step;
     out.uneven = *out.share_of_step > kStepSpreadThreshold;
   }
   return out;
@@ -352,6 +382,16 @@ void ClusterView(const std::vector<RankCommunication>& ranks, CrossRankCommunica
 
 }  // namespace
 
+double MeanReportedStepsNs(const std::vector<RankCommunication>& ranks) {
+  if (ranks.empty()) return 0;
+  double sum = 0;
+  for (const RankCommunication& r : ranks) {
+    const int64_t steps = ReportedStepsNs(r);
+    sum += static_cast<double>(steps > 0 ? steps : r.wall_ns);
+  }
+  return sum / static_cast<double>(ranks.size());
+}
+
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks) {
   CrossRankCommunication out;
   out.ranks.resize(ranks.size());
@@ -363,6 +403,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   WaitIntervals intervals;
   intervals.communication.resize(ranks.size());
   intervals.wait.resize(ranks.size());
+  intervals.charged_sum.resize(ranks.size());
   std::vector<std::vector<int64_t>> margins(ranks.size());
   OperatorDiffs diffs;
   for (const auto& [key, arrivals] : GroupByKey(ranks)) {
@@ -376,6 +417,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
     }
     VoteSlowRanks(arrivals, &out);
   }
+  ChargeEachWaitOnce(intervals, &out.ranks);
   MeasureWaits(std::move(intervals), &out.ranks);
   KeepLargestExtras(std::move(diffs), &out.ranks);
   for (RankWait& w : out.ranks) {

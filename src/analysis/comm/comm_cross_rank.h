@@ -46,14 +46,15 @@ struct RankWait {
   // this rank an outlier by TestOutliers (shortest = suspect): msprof-analyze's slowAffectCount.
   uint64_t slow_affect_count = 0;
   // Why the others waited for this rank (wait_causes.h). At each matched collective it arrived at last,
-  // it held the collective up by its arrival minus the median arrival of the others (aligned clocks);
-  // that window is charged once, here, to what the rank did more than the median rank before it
-  // (wait_causes.h). held_up_ns is the explained part (every cause but kUnexplained), the time the step
+  // it held the collective up by its arrival minus the median arrival of the others (aligned clocks), at
+  // most as long as the median rank's collective ran (the wait that rank had); that window is charged
+  // once, here, to what the rank did more than the median rank before it (wait_causes.h), and a wait
+  // shared by collectives in flight at once counts once. held_up_ns is the explained part (every cause but kUnexplained), the time the step
   // would lose were the rank on time. Only where every rank of the collective kept its lead-ins
   // (summaries written before them did not).
   int64_t held_up_ns = 0;
   WaitCauseTimes held_up_by_cause{};
-  uint64_t late_collectives = 0;  // held up by at least kMinLatenessNs
+  uint64_t late_collectives = 0;  // windows of at least kMinLatenessNs, explained or not
   // Over those late collectives: this rank's lead-in operators minus those of the rank that arrived at
   // the median, largest extra first (at most kMaxLeadOperators; only extras > 0).
   std::vector<LeadOperator> late_operator_extra;
@@ -67,12 +68,16 @@ struct StepSpread {
   std::string metric;  // "computing", "exposed_communication", "free"
   int64_t min_ns = 0, max_ns = 0;
   int64_t min_rank = 0, max_rank = 0;
-  std::optional<double> share_of_step;  // (max − min) / the ranks' mean wall time
+  std::optional<double> share_of_step;  // (max − min) / MeanReportedStepsNs
   bool uneven = false;                  // share_of_step > kStepSpreadThreshold
 };
 
 // Ranks within 5 % of the step (cluster_step_trace_time guidance).
 constexpr double kStepSpreadThreshold = 0.05;
+
+// The ranks' mean of the steps every command reports (ReportedStepsNs; the wall where a rank has none):
+// what the step table's spread is a share of, as its header's shares are.
+double MeanReportedStepsNs(const std::vector<RankCommunication>& ranks);
 
 // The slow-rank outlier test on one per-rank total (comm_outliers.h), over the ranks that have it.
 struct RankOutlierTest {

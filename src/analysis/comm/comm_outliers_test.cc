@@ -151,5 +151,24 @@ TEST(ClusterViewTest, StepSpreadAndOutlierTestsOverTheRanks) {
   EXPECT_FALSE(x.step_spread[2].uneven);
 }
 
+// The spread is a share of the steps each rank reports (its steps_ns), not of its trace's wall; a rank
+// without them counts with its wall.
+TEST(ClusterViewTest, TheSpreadIsAShareOfTheRanksReportedSteps) {
+  std::vector<RankCommunication> ranks(3);
+  const int64_t computing_ms[] = {50, 70, 55};
+  const int64_t steps_ms[] = {200, 100, 0};
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    ranks[i].rank = static_cast<int64_t>(i);
+    ranks[i].computing_ns = computing_ms[i] * 1'000'000;
+    ranks[i].wall_ns = 300'000'000;
+    ranks[i].steps_ns = steps_ms[i] * 1'000'000;
+  }
+  EXPECT_NEAR(MeanReportedStepsNs(ranks), 200e6, 1);  // (200 + 100 + rank 2's wall 300) / 3
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  ASSERT_EQ(x.step_spread.size(), 3u);
+  EXPECT_NEAR(*x.step_spread[0].share_of_step, 20.0 / 200.0, 1e-9);  // not 20 / 300, the walls' mean
+  EXPECT_TRUE(x.step_spread[0].uneven);
+}
+
 }  // namespace
 }  // namespace tuneprof

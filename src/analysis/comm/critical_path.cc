@@ -176,16 +176,32 @@ int64_t Ns(double ns) {
   return static_cast<int64_t>(std::clamp(ns, -kLimit, kLimit) + (ns < 0 ? -0.5 : 0.5));
 }
 
+// The stage that works most in the step bounds it; stages whose work ties within kStageTieShare of the
+// most are told apart by their step, the longest last in the chain, as the run's verdict does
+// (pipeline_stages.h).
+const StageSums::value_type& BoundingStageOfStep(const PipelineAnalysis& pipeline, const StageSums& stages) {
+  const StageSums::value_type* most = &*stages.begin();
+  for (const auto& entry : stages) {
+    if (WorkOf(pipeline, entry.second) > WorkOf(pipeline, most->second)) most = &entry;
+  }
+  const double tie = WorkOf(pipeline, most->second) * (1 - kStageTieShare);
+  const StageSums::value_type* bounding = most;
+  for (const auto& entry : stages) {
+    if (WorkOf(pipeline, entry.second) >= tie &&
+        entry.second.mean(entry.second.step_ns) > bounding->second.mean(bounding->second.step_ns)) {
+      bounding = &entry;
+    }
+  }
+  return *bounding;
+}
+
 PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step, const StageSums& stages) {
   PipelinePathStep out;
   out.step = step;
   double mean_work = 0;
-  const StageSums::value_type* bounding = &*stages.begin();
-  for (const auto& entry : stages) {
-    mean_work += WorkOf(pipeline, entry.second);
-    if (WorkOf(pipeline, entry.second) > WorkOf(pipeline, bounding->second)) bounding = &entry;
-  }
+  for (const auto& entry : stages) mean_work += WorkOf(pipeline, entry.second);
   mean_work /= static_cast<double>(stages.size());
+  const StageSums::value_type* bounding = &BoundingStageOfStep(pipeline, stages);
   const StageStepSums& b = bounding->second;
   const double work = WorkOf(pipeline, b);
   out.bounding_stage = bounding->first;

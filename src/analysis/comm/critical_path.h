@@ -60,7 +60,8 @@ struct CriticalPathStep {
 std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> links);
 
 // Pipeline runs (pipeline_stages.h), with or without matched collectives: every micro-batch passes every
-// stage, so each step is bounded by the stage that computes most in it. Per step the path runs through
+// stage, so each step is bounded by the stage that computes most in it (stages within kStageTieShare of
+// the most: the one with the longest step, as the run's verdict picks its slowest stage). Per step the path runs through
 // that stage (the mean of its ranks): its computing, its own bubble (the schedule's fill and drain), the
 // rest of its step (exposed communication, free). Every other stage's bubble is charged once: to the
 // bounding stage's compute, min(its bubble, bounding work - its own), the rest to fill and drain.

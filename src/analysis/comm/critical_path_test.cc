@@ -169,6 +169,20 @@ TEST(CriticalPathTest, PipelineStepsRunThroughTheStageThatComputesMost) {
   EXPECT_EQ(path[1].waits[0].for_bounding_ns, 2'000'000);
 }
 
+// Step 1: stage 1 computes 200 ms, stage 0 199 ms, within kStageTieShare (0.5 %): the longer step, stage
+// 0's, bounds it, as the run's verdict does. Step 2: 190 ms against 200 is no tie: stage 1 bounds it.
+TEST(CriticalPathTest, StagesThatTieOnWorkAreToldApartByTheirStep) {
+  PipelineAnalysis pipeline = TwoStages();
+  pipeline.work_is_computing = true;
+  const std::vector<RankBreakdown> ranks = {StagedRank(0, {{199, 30, 260}, {190, 30, 260}}, true),
+                                            StagedRank(1, {{200, 10, 250}, {200, 10, 250}}, true)};
+  const std::vector<PipelinePathStep> path = PipelineCriticalPath(pipeline, ranks);
+  ASSERT_EQ(path.size(), 2u);
+  EXPECT_EQ(path[0].bounding_stage, 0);
+  EXPECT_EQ(path[0].path_ns, 260'000'000);
+  EXPECT_EQ(path[1].bounding_stage, 1);
+}
+
 TEST(CriticalPathTest, PipelineBubblesFromTheStageWhereRanksHaveNone) {
   // GPU ranks: no bubble in the step tables; the stage's mean bubble per step stands for it.
   const std::vector<RankBreakdown> ranks = {StagedRank(0, {{20, 0, 52}}, false), StagedRank(1, {{40, 0, 52}}, false)};

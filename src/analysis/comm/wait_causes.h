@@ -11,7 +11,8 @@
 // it; a host operator's self time on a CPU-only rank).
 //
 // Reduce side (comm_cross_rank.h): per matched collective on aligned clocks, the last rank held the
-// collective up by its arrival minus the median arrival of the others (the window). Its lead-in minus
+// collective up by its arrival minus the median arrival of the others, at most the median rank's
+// collective (the window: the wait that rank had). Its lead-in minus
 // the median rank's, cause by cause (the positive parts), is what it did more; the window is charged
 // once, on the last rank, to those extras (in proportion where they exceed it); what they do not cover
 // is unexplained: lateness carried over from before the lead-in (charged where it arose), or a group's

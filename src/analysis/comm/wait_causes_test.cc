@@ -112,6 +112,49 @@ TEST(WaitCausesTest, TheLateRankIsChargedOnceAgainstTheMedianRank) {
   EXPECT_EQ(x.ranks[1].held_up_ns, 0);
 }
 
+// Rank 0's collective runs 200 us from 1000 us and ends before rank 1 arrives 800 us after it: rank 0
+// waited 200 us, so rank 1 held it up 200 us, not 800, and that counts as one late arrival.
+TEST(WaitCausesTest, TheWindowIsAtMostTheWaitTheMedianRankHad) {
+  std::vector<RankCommunication> ranks(2);
+  const int64_t arrivals[] = {Us(1000), Us(1800)};
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    ranks[r].rank = static_cast<int64_t>(r);
+    ranks[r].collectives = {At(arrivals[r], Us(200))};
+    ranks[r].lead_ins = {LeadIn(Us(100), 0, 0)};
+  }
+  ranks[1].lead_ins[0] = LeadIn(Us(900), 0, 0);
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+
+  const RankWait& late = x.ranks[1];
+  EXPECT_EQ(late.held_up_ns, Us(200));
+  EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kCompute), Us(200));
+  EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kUnexplained), 0);
+  EXPECT_EQ(late.wait_caused_ns, Us(200));
+  EXPECT_EQ(late.late_collectives, late.times_last);
+}
+
+// Rank 0 runs two collectives of two groups at once from 1000 us to 1500 us, and rank 1 arrives at both
+// 400 us later: rank 0 waited 400 us once, so rank 1 is charged 400 us, not twice that: the 300 us more
+// host pause before the first, and 100 us unexplained.
+TEST(WaitCausesTest, AWaitSharedByCollectivesInFlightAtOnceIsChargedOnce) {
+  std::vector<RankCommunication> ranks(2);
+  const int64_t arrivals[] = {Us(1000), Us(1400)};
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    ranks[r].rank = static_cast<int64_t>(r);
+    ranks[r].collectives = {At(arrivals[r], Us(1500) - arrivals[r], "a"), At(arrivals[r], Us(1500) - arrivals[r], "b")};
+    ranks[r].lead_ins = {LeadIn(0, Us(100), 0), LeadIn(0, Us(100), 0)};
+  }
+  ranks[1].lead_ins = {LeadIn(0, Us(400), 0), LeadIn(0, Us(100), 0)};
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+
+  const RankWait& late = x.ranks[1];
+  EXPECT_EQ(late.held_up_ns, Us(300));
+  EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kHostPause), Us(300));
+  EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kUnexplained), Us(100));
+  EXPECT_EQ(late.wait_caused_ns, Us(400));
+  EXPECT_EQ(late.late_collectives, 2u);
+}
+
 TEST(WaitCausesTest, RanksWithoutLeadInsGiveNoCauses) {
   std::vector<RankCommunication> ranks(2);
   for (size_t r = 0; r < ranks.size(); ++r) {

@@ -126,19 +126,25 @@ size_t RanksTiedWithSlowest(const AdvisorResult& result, const RankAdvice& slowe
   }));
 }
 
-// "slowest rank 3", or on a tie (steps within kTiedStepShare, said in the docs rather than on this line, which
-// must stay narrow) "all ranks equal, rank 0" / "ranks 0,2 equal slowest, rank 0": the rank whose figures follow.
-std::string SlowestRankName(const AdvisorResult& result, const RankAdvice& slowest) {
+// On a tie (steps within kTiedStepShare, said in the docs rather than on the lines, which must stay narrow),
+// "all ranks equal" / "ranks 0,2 equal slowest"; else empty.
+std::string TiedSlowest(const AdvisorResult& result, const RankAdvice& slowest) {
   const size_t tied = RanksTiedWithSlowest(result, slowest);
-  if (tied < 2) return fmt::format("slowest rank {}", slowest.rank);
-  if (tied == result.ranks.size()) {
-    return fmt::format("all ranks equal, rank {}", slowest.rank);
-  }
+  if (tied < 2) return "";
+  if (tied == result.ranks.size()) return "all ranks equal";
   std::vector<int64_t> ranks;
   for (const RankAdvice& r : result.ranks) {
     if (r.split.step_ns >= slowest.split.step_ns * (1 - kTiedStepShare)) ranks.push_back(r.rank);
   }
-  return fmt::format("ranks {} equal slowest, rank {}", RankRanges(ranks), slowest.rank);
+  return fmt::format("ranks {} equal slowest", RankRanges(ranks));
+}
+
+// "slowest rank 3", or on a tie "all ranks equal, rank 0" / "ranks 0,2 equal slowest, rank 0": the rank whose
+// figures follow.
+std::string SlowestRankName(const AdvisorResult& result, const RankAdvice& slowest) {
+  const std::string tie = TiedSlowest(result, slowest);
+  if (tie.empty()) return fmt::format("slowest rank {}", slowest.rank);
+  return fmt::format("{}, rank {}", tie, slowest.rank);
 }
 
 // The utilization table speaks for one rank. The slowest is the natural one, but a rank slowest by a hair
@@ -161,10 +167,17 @@ const RankAdvice* UtilizationRank(const AdvisorResult& result, const RankAdvice&
   return chosen;
 }
 
-std::string UtilizationPopulation(const RankAdvice& shown, const RankAdvice& slowest) {
-  if (&shown == &slowest) return fmt::format(" (rank {}, the slowest)", shown.rank);
-  return fmt::format(" (rank {}, within {:.0f} % of the slowest rank {}'s step: {} figures measured, rank {} has {})",
-                     shown.rank, 100 * kNearlySlowestShare, slowest.rank, MeasuredUtilizations(shown), slowest.rank,
+// Says of the slowest rank what the headline says: on a tie, that the ranks are equal, not which is slowest.
+std::string UtilizationPopulation(const AdvisorResult& result, const RankAdvice& shown, const RankAdvice& slowest) {
+  const std::string tie = TiedSlowest(result, slowest);
+  if (&shown == &slowest) {
+    return tie.empty() ? fmt::format(" (rank {}, the slowest)", shown.rank)
+                       : fmt::format(" (rank {}; {})", shown.rank, tie);
+  }
+  const std::string step =
+      tie.empty() ? fmt::format("the slowest rank {}'s step", slowest.rank) : fmt::format("the slowest step ({})", tie);
+  return fmt::format(" (rank {}, within {:.0f} % of {}: {} figures measured, rank {} has {})", shown.rank,
+                     100 * kNearlySlowestShare, step, MeasuredUtilizations(shown), slowest.rank,
                      MeasuredUtilizations(slowest));
 }
 
@@ -305,7 +318,7 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   if (several) AppendSlowestRankPart(result, *rank, &out);
   out += "\n";
   const RankAdvice* shown = UtilizationRank(result, *rank);
-  AppendUtilizations(*shown, several ? UtilizationPopulation(*shown, *rank) : "", &out);
+  AppendUtilizations(*shown, several ? UtilizationPopulation(result, *shown, *rank) : "", &out);
   out += "\n";
   // Wrapped, not cut: the reason ends with the population it speaks of ("mean over 1024 ranks").
   out += fmt::format("Dominant bottleneck: {}\n", BottleneckName(result.dominant));

@@ -35,6 +35,10 @@ TEST(AnalyzeTextTest, ARankSlowestByAHairWithoutCountersGivesWayToAMeasuredPeer)
   AdvisorResult result;
   result.ranks = {Rank(0, 100e6, 3), Rank(1, 100.016e6, 0), Rank(2, 99.5e6, 2)};
   EXPECT_EQ(UtilizationHeading(result),
+            "Utilization against the tuning guide's thresholds (rank 0, within 1 % of the slowest step (ranks 0,1 "
+            "equal slowest): 3 figures measured, rank 1 has 0)");
+  result.ranks = {Rank(0, 100e6, 3), Rank(1, 100.5e6, 0), Rank(2, 99.5e6, 2)};  // rank 1 slowest by 0.5 %
+  EXPECT_EQ(UtilizationHeading(result),
             "Utilization against the tuning guide's thresholds (rank 0, within 1 % of the slowest rank 1's step: "
             "3 figures measured, rank 1 has 0)");
 }
@@ -43,6 +47,19 @@ TEST(AnalyzeTextTest, TheSlowestRankIsShownWhenNoNearPeerMeasuredMore) {
   AdvisorResult result;
   result.ranks = {Rank(0, 90e6, 3), Rank(1, 100e6, 1), Rank(2, 99.5e6, 1)};
   EXPECT_EQ(UtilizationHeading(result), "Utilization against the tuning guide's thresholds (rank 1, the slowest)");
+}
+
+TEST(AnalyzeTextTest, OnATieTheUtilizationHeadingSaysTheRanksAreEqualAsTheHeadlineDoes) {
+  AdvisorResult result;
+  result.ranks = {Rank(0, 100e6, 1), Rank(1, 100e6, 1)};
+  EXPECT_EQ(UtilizationHeading(result), "Utilization against the tuning guide's thresholds (rank 0; all ranks equal)");
+  result.ranks = {Rank(0, 100e6, 1), Rank(1, 100e6, 1), Rank(2, 90e6, 1)};
+  EXPECT_EQ(UtilizationHeading(result),
+            "Utilization against the tuning guide's thresholds (rank 0; ranks 0,1 equal slowest)");
+  result.ranks = {Rank(0, 100e6, 0), Rank(1, 100e6, 3)};
+  EXPECT_EQ(UtilizationHeading(result),
+            "Utilization against the tuning guide's thresholds (rank 1, within 1 % of the slowest step (all ranks "
+            "equal): 3 figures measured, rank 0 has 0)");
 }
 
 // A finding that names its modules: under it in both texts, with a module's control characters escaped.

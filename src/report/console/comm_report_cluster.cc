@@ -31,22 +31,21 @@ bool AnyBubble(const CommAnalysis& a) {
                      [&](const RankCommunication& r) { return SplitBubble(a, r).bubble_ns >= kShownBubbleNs; });
 }
 
-// max − min of `value` over the ranks, and that spread's share of the ranks' mean wall time, as cells.
+// max − min of `value` over the ranks, and that spread's share of the ranks' mean step (as the other
+// columns' shares), as cells.
 template <typename Value>
 std::pair<std::string, std::string> SpreadCells(const CommAnalysis& a, Value value, int width) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
-  double wall = 0;
   for (const RankCommunication& r : a.ranks) {
     lo = std::min(lo, value(r));
     hi = std::max(hi, value(r));
-    wall += static_cast<double>(r.wall_ns);
   }
-  wall /= static_cast<double>(a.ranks.size());
-  const double share = wall > 0 ? static_cast<double>(hi - lo) / wall : 0;
+  const double step = MeanReportedStepsNs(a.ranks);
+  const double share = step > 0 ? static_cast<double>(hi - lo) / step : 0;
   return {
       fmt::format("{:>{}.3f}", Millis(hi - lo), width),
       fmt::format("{:>{}}",
-                  wall > 0 ? PercentCell(share) + (share > kStepSpreadThreshold ? "!" : "") : std::string(kEmptyCell),
+                  step > 0 ? PercentCell(share) + (share > kStepSpreadThreshold ? "!" : "") : std::string(kEmptyCell),
                   width)};
 }
 

@@ -86,7 +86,8 @@ void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::strin
   if (rows.empty()) return;
   *out +=
       "\nwhy ranks wait: what each late rank did more than the median rank before the collectives it held up "
-      "(ms per step; held up: from the others' median arrival to its own, less what is unexplained)\n";
+      "(ms per step; held up: from the others' median arrival to its own, at most the median rank's wait, "
+      "less what is unexplained)\n";
   *out += fmt::format("  {:<8}{:>7}{:>12}", "rank", "late", "held up");
   for (size_t c = 0; c < kWaitCauseCount; ++c) *out += fmt::format("{:>13}", WaitCauseName(static_cast<WaitCause>(c)));
   *out += "\n" + rows + LeftOut(left_out, "  ");
