@@ -9,6 +9,7 @@
 #include <span>
 #include <thread>
 
+#include "analysis/advisor/charges.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/advisor/stage_findings.h"
 #include "analysis/advisor/utilizations.h"
@@ -58,140 +59,6 @@ void MergeInto(const Finding& finding, std::map<std::string_view, Finding>* merg
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   it->second.ranks = std::move(ranks);
-}
-
-// Each rank's capped gain of each finding, for what the late rank's findings explain of the others' wait.
-class RankGains {
- public:
-  void Add(const Finding& finding, int64_t rank) {
-    double& gain = by_id_[finding.id][rank];
-    gain = std::max(gain, finding.estimated_gain_ns);
-  }
-
-  // What `late` loses beyond the other ranks to the work `finding` names: its gain minus the median of
-  // the other `ranks` - 1 ranks' (0 where the finding did not fire), never below 0. Work every rank does
-  // alike (the framework's overhead) makes nobody late.
-  double Excess(const Finding& finding, int64_t late, size_t ranks) const {
-    if (ranks < 2) return 0;
-    return std::max(0.0, GainOf(finding, late) - OthersMedian(finding, late, ranks));
-  }
-
-  // `rank`'s gain of `finding` (0 where it did not fire there).
-  double GainOf(const Finding& finding, int64_t rank) const {
-    const auto it = by_id_.find(finding.id);
-    if (it == by_id_.end()) return 0;
-    const auto gain = it->second.find(rank);
-    return gain == it->second.end() ? 0 : gain->second;
-  }
-
-  // The median of the gains of the `ranks` - 1 ranks other than `rank` (0 where it did not fire).
-  double OthersMedian(const Finding& finding, int64_t rank, size_t ranks) const {
-    const auto it = by_id_.find(finding.id);
-    if (it == by_id_.end() || ranks < 2) return 0;
-    std::vector<double> others;
-    for (const auto& [other, gain] : it->second) {
-      if (other != rank) others.push_back(gain);
-    }
-    if (others.size() < ranks - 1) others.resize(ranks - 1, 0.0);
-    std::sort(others.begin(), others.end());
-    const size_t n = others.size();
-    return n % 2 == 1 ? others[n / 2] : (others[n / 2 - 1] + others[n / 2]) / 2;
-  }
-
- private:
-  std::map<std::string_view, std::map<int64_t, double>> by_id_;  // id (pooled) -> rank -> its largest gain
-};
-
-// A quoted gain below this multiple of the other ranks' median reads as the job's: no note.
-constexpr double kStandsOutFactor = 2.0;
-
-// Notes the other ranks' median gain on a finding whose quoted rank gains at least twice as much (a
-// straggler's host stall quoted as every rank's launch overhead, say).
-void NoteOthersMedian(const RankGains& gains, size_t ranks, Finding* finding) {
-  if (ranks < 2 || finding->estimated_gain_ns <= 0) return;  // no gain left to attribute
-  // Balanced stages shorten every rank's step alike; the bounding stage's ranks, which the finding does not
-  // name, would read as gaining nothing.
-  if (finding->id == "pipeline.stage_imbalance") return;
-  const double quoted = gains.GainOf(*finding, finding->evidence_rank);
-  const double median = gains.OthersMedian(*finding, finding->evidence_rank, ranks);
-  if (quoted > 0 && quoted >= kStandsOutFactor * median) finding->others_median_gain_ns = median;
-}
-
-// The rank communication.straggler says the others wait for: the timeline's straggler or msprof-analyze's
-// slow rank, as its evidence names them; none when the late rank is not in the input.
-std::optional<int64_t> LateRankOf(const Finding& straggler) {
-  for (const Evidence& e : straggler.evidence) {
-    if ((e.label == "straggler_rank" || e.label == "slow_rank") && e.number) return std::llround(*e.number);
-  }
-  return std::nullopt;
-}
-
-// The others' wait for the late rank is lost to that rank's extra work: where findings on its own time
-// (host, compute, data, copies; not communication, and not a catch-all symptom) cost it more than they
-// cost the other ranks, that excess is the wait again, and communication.straggler keeps only what the
-// excesses leave of it, so that the run's gains do not count one lost time twice.
-void KeepWaitNotExplained(const RankGains& gains, size_t ranks, std::vector<Finding>* findings) {
-  auto straggler = std::find_if(findings->begin(), findings->end(),
-                                [](const Finding& f) { return f.id == "communication.straggler"; });
-  if (straggler == findings->end()) return;
-  const std::optional<int64_t> late = LateRankOf(*straggler);
-  if (!late) return;
-  double explained = 0;
-  for (const Finding& f : *findings) {
-    if (&f != &*straggler && !f.catch_all && f.saves_from != TimePart::kCommunication) {
-      explained += gains.Excess(f, *late, ranks);
-    }
-  }
-  if (explained <= 0) return;
-  // The wait stays claimed in the communication part: the findings the caps cut for it (exposed
-  // communication) would count it again, as the late rank's findings do.
-  straggler->estimated_gain_ns = std::max(0.0, straggler->estimated_gain_ns - explained);
-  straggler->gain_cut = fmt::format("rank {}'s own findings count the rest", *late);
-  straggler->gain_model += fmt::format(
-      ", less what rank {}'s findings cost it beyond the other ranks ({:.3f} ms per step), which the wait repeats",
-      *late, explained / 1e6);
-}
-
-// The finding that names why ranks wait at their collectives, where the run has one: a straggler, or an
-// uneven MoE load the all-to-all waits for. Its gain is that wait.
-const Finding* WaitCauseFinding(const std::vector<Finding>& findings) {
-  for (const Finding& f : findings) {
-    if ((f.id == "communication.straggler" || f.id == "moe.expert_imbalance") && f.estimated_gain_ns > 0) return &f;
-  }
-  return nullptr;
-}
-
-double NumberOf(const Finding& f, std::string_view label) {
-  for (const Evidence& e : f.evidence) {
-    if (e.label == label && e.number) return *e.number;
-  }
-  return 0;
-}
-
-// communication.exposed counts the whole exposed time of its rank, which holds that rank's wait for the last
-// arrival at each collective. Where a finding names that wait's cause, the wait is charged once, to the cause:
-// exposed communication keeps only what is left (at most the exposed time less the wait), which is what
-// overlapping the collectives with compute could still hide.
-void ChargeWaitToItsCause(const std::vector<const RankCommunication*>& comm, const CrossRankCommunication* cross,
-                          std::vector<Finding>* findings) {
-  const Finding* cause = WaitCauseFinding(*findings);
-  if (cause == nullptr || cross == nullptr) return;
-  for (Finding& f : *findings) {
-    if (f.id != "communication.exposed" || f.estimated_gain_ns <= 0) continue;
-    for (size_t i = 0; i < cross->ranks.size() && i < comm.size(); ++i) {
-      const RankWait& w = cross->ranks[i];
-      if (w.rank != f.evidence_rank || comm[i] == nullptr || comm[i]->steps == 0) continue;
-      const double wait = static_cast<double>(w.wait_ns) / static_cast<double>(comm[i]->steps);
-      const double exposed = 1e3 * NumberOf(f, "exposed_communication_us");
-      const double left = std::max(0.0, std::min(f.estimated_gain_ns, exposed - wait));
-      if (wait <= 0 || left >= f.estimated_gain_ns) break;
-      f.estimated_gain_ns = left;
-      f.gain_cut = fmt::format("less the {:.3f} ms a step rank {} waits for the last arrival, which {} counts",
-                               wait / 1e6, w.rank, std::string_view(cause->id));
-      f.AddNumber("wait_for_last_arrival_us", wait / 1e3, "us");
-      break;
-    }
-  }
 }
 
 // A communication verdict whose time is mostly the other ranks waiting for one late rank: the fix is that
@@ -469,14 +336,17 @@ std::string PipelineNote(const PipelineAnalysis& p) {
   for (const PipelineStage& s : p.stages) {
     if (s.bubble_ns_per_step > waits->bubble_ns_per_step) waits = &s;
   }
-  std::string note = StagesEven(p)
-                         ? fmt::format("; pipeline: stages even, {} {:.3f} ms a step each",
-                                       p.work_is_computing ? "computing" : "working", p.mean_work_ns_per_step / 1e6)
-                         : fmt::format(
-                               "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
-                               "{:.3f} ms on the mean stage",
-                               slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
-                               slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
+  std::string note =
+      StagesEven(p) ? fmt::format(
+                          "; pipeline: stage {} (ranks {}) bounds the step with the longest step, stages even at {} "
+                          "{:.3f} ms a step each",
+                          slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
+                          p.mean_work_ns_per_step / 1e6)
+                    : fmt::format(
+                          "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
+                          "{:.3f} ms on the mean stage",
+                          slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
+                          slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
   if (waits->bubble_ns_per_step > 0 && waits->step_ns_per_step > 0) {
     note += fmt::format("; stage {} waits {:.3f} ms a step in bubbles ({:.1f} % of its step)", waits->stage,
                         waits->bubble_ns_per_step / 1e6, 100 * waits->bubble_ns_per_step / waits->step_ns_per_step);
@@ -484,67 +354,13 @@ std::string PipelineNote(const PipelineAnalysis& p) {
   return note;
 }
 
-// Device work a fix on the rank itself makes shorter: compute, memory-bound and unclassed kernels.
-bool SavesOwnDeviceWork(TimePart part) {
-  return part == TimePart::kComputeBound || part == TimePart::kMemoryBound || part == TimePart::kUnclassified;
-}
-
-// On a pipeline every micro-batch passes the slowest stage, so a stage that works less waits for it: its
-// own kernels finishing sooner only lengthen that wait. Its compute findings save nothing of the step;
-// the same findings on the bounding stage's ranks keep their gains, which the merge across ranks then quotes.
-void NoStepGainOffBoundingStage(const PipelineAnalysis& p, int64_t rank, std::vector<Finding>* findings) {
-  const PipelineStage* own = StageOfRank(p, rank);
-  if (own == nullptr || own->stage == p.slowest_stage) return;
-  const PipelineStage& slowest = StageNumbered(p, p.slowest_stage);
-  if (slowest.work_ns_per_step - own->work_ns_per_step <= kStageTieShare * slowest.work_ns_per_step) return;
-  for (Finding& finding : *findings) {
-    if (!SavesOwnDeviceWork(finding.saves_from) || finding.estimated_gain_ns <= 0) continue;
-    finding.estimated_gain_ns = 0;
-    finding.gain_cut = fmt::format(
-        "no step gain: stage {} {} {:.3f} ms a step against stage {}'s {:.3f} ms and waits for it; only the "
-        "bounding stage's work sets the step",
-        own->stage, p.work_is_computing ? "computes" : "works", own->work_ns_per_step / 1e6, slowest.stage,
-        slowest.work_ns_per_step / 1e6);
-  }
-}
-
-// Each part's largest time per step over the ranks: what findings of that part can claim across the run.
-using PartTimes = std::array<double, static_cast<size_t>(TimePart::kCount)>;
-
-void AddLargestParts(const TimeSplit& split, PartTimes* most) {
-  for (size_t p = 0; p < most->size(); ++p) (*most)[p] = std::max((*most)[p], split.part_ns[p]);
-}
-
-// Catch-all findings (the idle chunks of a run, by two readings) name one symptom: on each rank the first
-// takes the part's time (CapGains), but on another rank the other may come first, and the merged list would
-// claim the time once per finding. Across the run they share the part's largest time: the largest gain keeps
-// it, the next keeps what is left.
-void ShareCatchAllParts(const PartTimes& most, std::vector<Finding>* findings) {
-  std::vector<Finding*> catch_all;
-  for (Finding& f : *findings) {
-    if (f.catch_all && f.estimated_gain_ns > 0) catch_all.push_back(&f);
-  }
-  std::stable_sort(catch_all.begin(), catch_all.end(),
-                   [](const Finding* a, const Finding* b) { return a->estimated_gain_ns > b->estimated_gain_ns; });
-  PartTimes left = most;
-  for (Finding* f : catch_all) {
-    double& part_left = left[static_cast<size_t>(f->saves_from)];
-    if (f->estimated_gain_ns > part_left) {
-      f->estimated_gain_ns = std::max(0.0, part_left);
-      f->gain_cut = fmt::format("capped at the {} time left once another catch-all finding claimed it on another rank",
-                                TimePartName(f->saves_from));
-    }
-    part_left -= f->estimated_gain_ns;
-  }
-}
-
 // The mean over ranks hides who sets the pace: a pipeline's slowest stage, or a straggler that stands out
 // beyond what the clocks can be wrong by.
 std::string BoundedBy(const CrossRankCommunication& cross) {
   if (cross.pipeline) {
     const PipelineStage& slowest = StageNumbered(*cross.pipeline, cross.pipeline->slowest_stage);
-    if (StagesEven(*cross.pipeline)) return "pipeline stages even: the schedule's bubble, not a stage, bounds the step";
-    return fmt::format("stage {} (ranks {}) bounds the step", slowest.stage, RankRanges(slowest.ranks));
+    return fmt::format("stage {} (ranks {}) bounds the step{}", slowest.stage, RankRanges(slowest.ranks),
+                       StagesEven(*cross.pipeline) ? " (stages even: its step is the longest)" : "");
   }
   if (cross.straggler_rank && cross.straggler_stands_out && !cross.straggler_within_clock_uncertainty) {
     return fmt::format("rank {} arrives last at the collectives and the others wait for it", *cross.straggler_rank);

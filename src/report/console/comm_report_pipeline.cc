@@ -103,10 +103,10 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
   const PipelineStage& fastest = StageNumbered(*p, p->fastest_stage);
   if (StagesEven(*p)) {
     *out += fmt::format(
-        "  stages even: {:.3f} ms of {} a step on the mean stage (imbalance {:.1f} %, (slowest - fastest) / "
-        "slowest); bubbles are {:.1f} % of the staged ranks' steps\n",
-        p->mean_work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time", 100 * p->imbalance,
-        100 * p->bubble_share);
+        "  stage {} bounds the step with the longest step; stages even: {:.3f} ms of {} a step each (imbalance "
+        "{:.1f} %, (slowest - fastest) / slowest); bubbles are {:.1f} % of the staged ranks' steps\n",
+        slowest.stage, p->mean_work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time",
+        100 * p->imbalance, 100 * p->bubble_share);
     AppendStageWaits(*p, out);
     return;
   }

@@ -140,8 +140,9 @@ std::string ClockParagraph(const ClockAlignment& clocks) {
 }
 
 std::string PipelineTable(const PipelineAnalysis& p) {
-  const std::string bound = StagesEven(p) ? std::string("stages even")
-                                          : fmt::format("stage {} computes most and bounds the step", p.slowest_stage);
+  const std::string bound =
+      StagesEven(p) ? fmt::format("stages even; stage {} bounds the step with the longest step", p.slowest_stage)
+                    : fmt::format("stage {} computes most and bounds the step", p.slowest_stage);
   std::string out = fmt::format(
       "<p>Pipeline stages ({}{} groups of {} ranks): {}; imbalance "
       "{:.1f} % ((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "

@@ -7,6 +7,24 @@
 namespace tuneprof::rule_test {
 namespace {
 
+// A rank whose one HCCL op waits 0.3 ms of its 0.4 (wait ratio 0.75), over one step of 1 ms.
+RankCommunication WaitingHcclRank() {
+  RankCommunication comm;
+  AscendCommOp op;
+  op.wait_ms = 0.3;
+  op.transit_ms = 0.1;
+  comm.ascend_ops.push_back(op);
+  comm.ascend_wait_ratio = 0.75;
+  return comm;
+}
+
+void OneStepOf(int64_t rank_id, const RankCommunication* comm, RankEvidence* rank) {
+  rank->rank_id = rank_id;
+  rank->comm = comm;
+  rank->split.steps = 1;
+  rank->split.step_ns = Us(1000);
+}
+
 // The timeline's arrivals name rank 1, the HCCL wait ratios rank 2: whichever rule a rank's finding
 // quotes, it says the other one disagrees (as `comm` does), naming both ranks.
 TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
@@ -22,18 +40,10 @@ TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
                                  .wait_ns = Us(300),
                                  .transfer_ns = Us(100),
                                  .wait_ratio = 0.75});
-  RankCommunication comm;
-  AscendCommOp op;
-  op.wait_ms = 0.3;
-  op.transit_ms = 0.1;
-  comm.ascend_ops.push_back(op);
-  comm.ascend_wait_ratio = 0.75;
+  const RankCommunication comm = WaitingHcclRank();
   RankEvidence rank;
-  rank.rank_id = 0;
+  OneStepOf(0, &comm, &rank);
   rank.cross = &cross;
-  rank.comm = &comm;
-  rank.split.steps = 1;
-  rank.split.step_ns = Us(1000);
   std::vector<Finding> findings;
   RuleCommStraggler(rank, AdvisorConfig(), &findings);
   ASSERT_EQ(findings.size(), 2u);  // the wait ratios' and the arrivals'
@@ -53,17 +63,9 @@ TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
 // A rank read alone whose HCCL ops wait: its wait holds the handshake the late rank goes through too, so the
 // finding says the rank waits and names no other rank as the late one.
 TEST(RuleFamilies, ALoneRankWaitingNamesNoLateRank) {
-  RankCommunication comm;
-  AscendCommOp op;
-  op.wait_ms = 0.3;
-  op.transit_ms = 0.1;
-  comm.ascend_ops.push_back(op);
-  comm.ascend_wait_ratio = 0.75;
+  const RankCommunication comm = WaitingHcclRank();
   RankEvidence rank;
-  rank.rank_id = 1;
-  rank.comm = &comm;
-  rank.split.steps = 1;
-  rank.split.step_ns = Us(1000);
+  OneStepOf(1, &comm, &rank);
   std::vector<Finding> findings;
   RuleCommStraggler(rank, AdvisorConfig(), &findings);
   ASSERT_EQ(findings.size(), 1u);

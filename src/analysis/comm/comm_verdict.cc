@@ -1,0 +1,220 @@
+// The communication verdict: per rank and folded by reason, the thresholds each rank's collectives, links
+// and waits cross (bandwidth under the peak's share, exposed communication over its share of the steps, ranks
+// waiting for each other or for one late rank, slow links), and the ranks a report should show.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "analysis/comm/comm_cross_rank.h"
+#include "analysis/comm/comm_links.h"
+#include "analysis/comm/comm_text.h"
+
+namespace tuneprof {
+namespace {
+
+std::string Percent(double share) { return Printf("%.1f %%", share * 100); }
+
+// Each reason as one line per rank and, folded, into its group.
+class Verdict {
+ public:
+  explicit Verdict(CommAnalysis* analysis) : analysis_(analysis) {}
+
+  void Fire(int64_t rank, std::string line, const std::string& what, std::vector<ReasonFigure> figures) {
+    analysis_->reasons.push_back(std::move(line));
+    auto [it, added] = group_of_.emplace(what, analysis_->reason_groups.size());
+    if (added) analysis_->reason_groups.push_back(ReasonGroup{what, {}, std::move(figures)});
+    ReasonGroup& group = analysis_->reason_groups[it->second];
+    group.ranks.push_back(rank);
+    if (added) return;
+    for (size_t i = 0; i < figures.size() && i < group.figures.size(); ++i) {
+      group.figures[i].min = std::min(group.figures[i].min, figures[i].min);
+      group.figures[i].max = std::max(group.figures[i].max, figures[i].max);
+    }
+  }
+
+ private:
+  CommAnalysis* analysis_;
+  std::map<std::string, size_t> group_of_;
+};
+
+ReasonFigure Figure(double value, int decimals, std::string unit) {
+  return ReasonFigure{value, value, decimals, std::move(unit)};
+}
+
+// Collective types and Ascend transports under the utilization threshold.
+void JudgeBandwidth(const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
+  const auto rank = static_cast<long long>(r.rank);
+  for (const CollectiveTypeSummary& s : r.by_type) {
+    if (s.utilization && *s.utilization < t.utilization) {
+      const std::string type(CollectiveTypeName(s.type));
+      verdict->Fire(r.rank,
+                    Printf("rank %lld: %s bus bandwidth %.2f GB/s is %s of the %s peak (< %s)", rank, type.c_str(),
+                           s.busbw_gbps.value_or(0), Percent(*s.utilization).c_str(), r.link.transport.c_str(),
+                           Percent(t.utilization).c_str()),
+                    Printf("%s bus bandwidth below %s of the %s peak", type.c_str(), Percent(t.utilization).c_str(),
+                           r.link.transport.c_str()),
+                    {Figure(s.busbw_gbps.value_or(0), 2, "GB/s"), Figure(*s.utilization * 100, 1, "%")});
+    }
+  }
+  for (const AscendTransportTotal& tr : r.ascend_transports) {
+    if (tr.utilization && *tr.utilization < t.utilization) {
+      verdict->Fire(
+          r.rank,
+          Printf("rank %lld: %s bandwidth %.2f GB/s is %s of the standard bandwidth (< %s)", rank, tr.transport.c_str(),
+                 tr.bandwidth_gbps.value_or(0), Percent(*tr.utilization).c_str(), Percent(t.utilization).c_str()),
+          Printf("%s bandwidth below %s of the standard bandwidth", tr.transport.c_str(),
+                 Percent(t.utilization).c_str()),
+          {Figure(tr.bandwidth_gbps.value_or(0), 2, "GB/s"), Figure(*tr.utilization * 100, 1, "%")});
+    }
+  }
+}
+
+// The exposed share the verdict judges: a GPU pipeline rank's p2p wait is its bubble, not exposed communication,
+// as the per-rank lines, profile and analyze split it.
+std::optional<double> ExposedShareLessBubble(const CrossRankCommunication& x, const RankCommunication& r) {
+  if (!r.exposed_share_of_wall || r.exposed_communication_ns <= 0) return r.exposed_share_of_wall;
+  const BubbleSplit split = SplitBubble(x, r);
+  if (split.exposed_ns == r.exposed_communication_ns) return r.exposed_share_of_wall;
+  return *r.exposed_share_of_wall * static_cast<double>(split.exposed_ns) /
+         static_cast<double>(r.exposed_communication_ns);
+}
+
+// Communication the device waits on: exposed past its share of the step, or HCCL ranks waiting.
+void JudgeWaiting(const CrossRankCommunication& x, const RankCommunication& r, const CommThresholds& t,
+                  Verdict* verdict) {
+  const auto rank = static_cast<long long>(r.rank);
+  const std::optional<double> share = ExposedShareLessBubble(x, r);
+  if (share && *share > t.exposed_share_of_wall) {
+    // Per step, as analyze and profile print it; the share is of the device span (the step table's span),
+    // or of the step they report where the expert-parallel rows give it (ReportedStepsNs).
+    const double steps = static_cast<double>(std::max<uint64_t>(r.steps, 1));
+    const double per_step_ms = static_cast<double>(SplitBubble(x, r).exposed_ns) / 1e6 / steps;
+    const char* of = ReportedStepsNs(r) > 0 ? "the step" : "the step's device span";
+    verdict->Fire(r.rank,
+                  Printf("rank %lld: exposed communication %.3f ms per step is %s of %s (> %s)", rank, per_step_ms,
+                         Percent(*share).c_str(), of, Percent(t.exposed_share_of_wall).c_str()),
+                  Printf("exposed communication above %s of %s", Percent(t.exposed_share_of_wall).c_str(), of),
+                  {Figure(per_step_ms, 3, "ms per step"), Figure(*share * 100, 1, "%")});
+  }
+  if (r.ascend_wait_ratio && *r.ascend_wait_ratio > t.wait_ratio) {
+    verdict->Fire(r.rank,
+                  Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other", rank,
+                         *r.ascend_wait_ratio, t.wait_ratio),
+                  Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio),
+                  {Figure(*r.ascend_wait_ratio, 3, "")});
+  }
+}
+
+// One line per link: a link slow in several op types' cells is named once, at its lowest bandwidth
+// (an end known only by its index in the group stays apart per group).
+void JudgeSlowLinks(const RankCommunication& r, Verdict* verdict) {
+  const auto rank = static_cast<long long>(r.rank);
+  const auto link_key = [](const AscendMatrixLink& link) {
+    const bool known = link.src_rank != kNoId && link.dst_rank != kNoId;
+    return std::make_tuple(LinkEndName(link.src_rank, link.src_local), LinkEndName(link.dst_rank, link.dst_local),
+                           link.transport, known ? std::string() : link.group);
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, const AscendMatrixLink*> slowest;
+  for (const AscendMatrixLink& link : r.ascend_links) {
+    if (!link.slow) continue;
+    auto [it, added] = slowest.try_emplace(link_key(link), &link);
+    if (!added && link.bandwidth_gbps < it->second->bandwidth_gbps) it->second = &link;
+  }
+  for (const AscendMatrixLink& link : r.ascend_links) {
+    const auto it = slowest.find(link_key(link));
+    if (it != slowest.end() && it->second == &link) {
+      verdict->Fire(
+          r.rank,
+          Printf("rank %lld: link %s->%s (%s) %.2f GB/s is below 20 %% of its transport's mean", rank,
+                 LinkEndName(link.src_rank, link.src_local).c_str(), LinkEndName(link.dst_rank, link.dst_local).c_str(),
+                 link.transport.c_str(), link.bandwidth_gbps.value_or(0)),
+          Printf("link %s->%s (%s) below 20 %% of its transport's mean",
+                 LinkEndName(link.src_rank, link.src_local).c_str(), LinkEndName(link.dst_rank, link.dst_local).c_str(),
+                 link.transport.c_str()),
+          {Figure(link.bandwidth_gbps.value_or(0), 2, "GB/s")});
+    }
+  }
+}
+
+void JudgeRank(const CrossRankCommunication& x, const RankCommunication& r, const CommThresholds& t, Verdict* verdict) {
+  JudgeBandwidth(r, t, verdict);
+  JudgeWaiting(x, r, t, verdict);
+  JudgeSlowLinks(r, verdict);
+}
+
+void JudgeWait(const CrossRankCommunication& x, const RankWait& w, Verdict* verdict) {
+  const auto rank = static_cast<long long>(w.rank);
+  const std::string pct = Percent(*w.wait_ratio);
+  const std::vector<ReasonFigure> figures = {Figure(*w.wait_ratio * 100, 1, "% of the communication time")};
+  if (x.straggler_within_clock_uncertainty) {
+    verdict->Fire(w.rank,
+                  Printf("rank %lld: %s of its communication time waits for other ranks (which one is late is within "
+                         "the clocks' uncertainty)",
+                         rank, pct.c_str()),
+                  "waits for other ranks (which one is late is within the clocks' uncertainty)", figures);
+  } else if (!x.straggler_stands_out) {
+    verdict->Fire(w.rank,
+                  Printf("rank %lld: %s of its communication time waits for other ranks (no single rank stands "
+                         "out as the late one)",
+                         rank, pct.c_str()),
+                  "waits for other ranks (no single rank stands out as the late one)", figures);
+  } else if (*x.straggler_rank != w.rank) {
+    // The wait is for whichever rank was last at each collective, mostly but not only the straggler.
+    verdict->Fire(w.rank,
+                  Printf("rank %lld: %s of its communication time waits for late ranks (the straggler: rank %lld)",
+                         rank, pct.c_str(), static_cast<long long>(*x.straggler_rank)),
+                  Printf("waits for late ranks (the straggler: rank %lld)", static_cast<long long>(*x.straggler_rank)),
+                  figures);
+  }
+}
+
+}  // namespace
+
+BubbleSplit SplitBubble(const CrossRankCommunication& x, const RankCommunication& r) {
+  BubbleSplit out{r.bubble_ns, r.exposed_communication_ns};
+  if (out.bubble_ns > 0 || !x.pipeline) return out;
+  const double wait = GpuPipelineWaitNsPerStep(*x.pipeline, r.rank) * static_cast<double>(r.steps);
+  out.bubble_ns = std::clamp<int64_t>(std::llround(wait), 0, std::max<int64_t>(r.exposed_communication_ns, 0));
+  out.exposed_ns -= out.bubble_ns;
+  return out;
+}
+
+void JudgeCommunication(CommAnalysis* analysis) {
+  analysis->reasons.clear();
+  analysis->reason_groups.clear();
+  Verdict verdict(analysis);
+  const CrossRankCommunication& x = analysis->cross_rank;
+  for (const RankCommunication& r : analysis->ranks) JudgeRank(x, r, analysis->thresholds, &verdict);
+  for (const RankWait& w : x.ranks) {
+    if (w.wait_ratio && *w.wait_ratio > analysis->thresholds.wait_ratio && x.straggler_rank) {
+      JudgeWait(x, w, &verdict);
+    }
+  }
+  analysis->bottleneck = !analysis->reasons.empty();
+}
+
+std::vector<int64_t> NotableRanks(const CommAnalysis& analysis) {
+  const CrossRankCommunication& x = analysis.cross_rank;
+  std::vector<int64_t> ranks;
+  for (const std::optional<int64_t>& named : {x.straggler_rank, x.ascend_slow_rank, x.ascend_max_wait_rank}) {
+    if (named) ranks.push_back(*named);
+  }
+  for (const RankOutlierTest& test : x.outliers)
+    ranks.insert(ranks.end(), test.outlier_ranks.begin(), test.outlier_ranks.end());
+  const auto by_exposed = [](const RankCommunication& a, const RankCommunication& b) {
+    return a.exposed_communication_ns < b.exposed_communication_ns;
+  };
+  if (!analysis.ranks.empty()) {
+    const auto [least, most] = std::minmax_element(analysis.ranks.begin(), analysis.ranks.end(), by_exposed);
+    ranks.insert(ranks.end(), {least->rank, most->rank, analysis.ranks.front().rank});
+  }
+  const auto most_wait = std::max_element(x.ranks.begin(), x.ranks.end(),
+                                          [](const RankWait& a, const RankWait& b) { return a.wait_ns < b.wait_ns; });
+  if (most_wait != x.ranks.end()) ranks.push_back(most_wait->rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+}  // namespace tuneprof
