@@ -461,7 +461,7 @@ class Trace {
   const std::vector<CollectiveInfo>& collectives() const { return collectives_; }
   const std::vector<HcclTaskInfo>& hccl_tasks() const { return hccl_tasks_; }
   const std::vector<MemoryEvent>& memory_events() const { return memory_events_; }
-  const std::vector<OpShapeInfo>& op_shapes() const { return op_shapes_; }  // by event, ascending
+  const std::vector<OpShapeInfo>& op_shapes() const { return op_shapes_; }        // by event, ascending
   const std::vector<CallStackInfo>& call_stacks() const { return call_stacks_; }  // by event, ascending
   const std::vector<Counter>& counters() const { return counters_; }
   const std::vector<CounterSample>& counter_samples() const { return counter_samples_; }

@@ -455,9 +455,9 @@ TEST(CombineAdvice, ComputeOnAWaitingStageSavesNoStepTime) {
   p.slowest_stage = 1;
   p.mean_work_ns_per_step = Us(150);
   cross.pipeline = p;
-  auto drafts = TwoRankDrafts(TimePart::kComputeBound, {100, 200},
-                              {std::vector<Finding>{Candidate("compute.x", TimePart::kComputeBound, Us(50))},
-                               std::vector<Finding>{}});
+  auto drafts = TwoRankDrafts(
+      TimePart::kComputeBound, {100, 200},
+      {std::vector<Finding>{Candidate("compute.x", TimePart::kComputeBound, Us(50))}, std::vector<Finding>{}});
   const AdvisorResult alone = CombineAdvice(drafts, {}, AdvisorConfig(), &cross);
   const Finding* f = FindIn(alone, "compute.x");
   ASSERT_NE(f, nullptr);

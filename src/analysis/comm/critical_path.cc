@@ -228,9 +228,8 @@ PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step
   const bool chain = StageNumbered(pipeline, bounding->first).p2p_wait_measure == P2pWaitMeasure::kPeerStart;
   const auto n = static_cast<double>(stages.size());
   const double others_work = stages.size() > 1 ? (mean_work * n - work) / (n - 1) : 0;
-  out.balanced_gain_ns = std::min(
-      out.path_ns, Ns(chain ? ChainBalancedGainNs(work, bubble, mean_work, others_work)
-                            : BalancedStagesGainNs(work, bubble, mean_work)));
+  out.balanced_gain_ns = std::min(out.path_ns, Ns(chain ? ChainBalancedGainNs(work, bubble, mean_work, others_work)
+                                                        : BalancedStagesGainNs(work, bubble, mean_work)));
   return out;
 }
 

@@ -171,8 +171,8 @@ std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankComm
     if (broken.contains(key)) continue;
     const std::vector<int64_t> members = ParseGroupRanks(key.second);
     for (size_t i = 0; i < members.size(); ++i) {
-      out.try_emplace(members[i], StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(members.size()),
-                                             "p2p chain", key.second, false});
+      out.try_emplace(members[i], StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(members.size()), "p2p chain",
+                                             key.second, false});
     }
   }
   return out;

@@ -421,7 +421,8 @@ int64_t TimedSteps(const RankBreakdown& breakdown) {
   int64_t total = 0;
   for (const auto* steps : {&breakdown.steps, &breakdown.incomplete_steps}) {
     for (const StepBreakdown& step : *steps) {
-      if (__builtin_add_overflow(total, std::max<int64_t>(StepTimeNs(step, breakdown.definitions), 0), &total)) return 0;
+      if (__builtin_add_overflow(total, std::max<int64_t>(StepTimeNs(step, breakdown.definitions), 0), &total))
+        return 0;
     }
   }
   return total;

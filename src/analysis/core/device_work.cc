@@ -132,7 +132,8 @@ std::vector<DeviceWorkEvent> ListDeviceWork(const Trace& trace) {
   for (uint32_t i = 0; i < events.size(); ++i) {
     const EventKind kind = events.kind[i];
     if (!IsDeviceKind(kind) || events.dur_ns[i] < 0) continue;
-    if (const std::optional<WorkClass> found = memo.Of(kind, events.name[i])) work.push_back(DeviceWorkEvent{i, *found});
+    if (const std::optional<WorkClass> found = memo.Of(kind, events.name[i]))
+      work.push_back(DeviceWorkEvent{i, *found});
   }
   return work;
 }

@@ -39,23 +39,11 @@ using ascend_db::StringIds;
 constexpr int64_t kNoValue32 = 4294967295;
 
 // The tables this importer reads, for the inventory (the rest are counted only).
-const std::vector<std::string_view> kModelledTables = {"STRING_IDS",
-                                                       "PYTORCH_API",
-                                                       "PYTORCH_CALLCHAINS",
-                                                       "CONNECTION_IDS",
-                                                       "CANN_API",
-                                                       "TASK",
-                                                       "COMPUTE_TASK_INFO",
-                                                       "TASK_PMU_INFO",
-                                                       "COMMUNICATION_OP",
-                                                       "COMMUNICATION_TASK_INFO",
-                                                       "MEMORY_RECORD",
-                                                       "OP_MEMORY",
-                                                       "NPU_INFO",
-                                                       "RANK_DEVICE_MAP",
-                                                       "META_DATA",
-                                                       "STEP_TIME",
-                                                       "AICORE_FREQ"};
+const std::vector<std::string_view> kModelledTables = {
+    "STRING_IDS",    "PYTORCH_API",       "PYTORCH_CALLCHAINS", "CONNECTION_IDS",   "CANN_API",
+    "TASK",          "COMPUTE_TASK_INFO", "TASK_PMU_INFO",      "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO",
+    "MEMORY_RECORD", "OP_MEMORY",         "NPU_INFO",           "RANK_DEVICE_MAP",  "META_DATA",
+    "STEP_TIME",     "AICORE_FREQ"};
 const std::vector<std::string_view> kModelledAnalysisTables = {"StepTraceTime", "CommAnalyzerTime",
                                                                "CommAnalyzerBandwidth", "CommAnalyzerMatrix"};
 

@@ -453,8 +453,7 @@ TEST(AscendDbTest, Level2OperatorsCarryTheirCallChains) {
   const Trace t = MustImport(kDb + "level2/rank0_ascend_pt");
   // 316 PYTORCH_API rows name one of the 316 chains of PYTORCH_CALLCHAINS' 4,683 rows.
   ASSERT_EQ(t.call_stacks().size(), 316u);
-  for (size_t i = 1; i < t.call_stacks().size(); ++i)
-    EXPECT_LT(t.call_stacks()[i - 1].event, t.call_stacks()[i].event);
+  for (size_t i = 1; i < t.call_stacks().size(); ++i) EXPECT_LT(t.call_stacks()[i - 1].event, t.call_stacks()[i].event);
   size_t at_366 = 0;
   for (const CallStackInfo& s : t.call_stacks())
     at_366 += t.str(s.frames).find("imagenet_script/main.py(366): train") != std::string_view::npos;

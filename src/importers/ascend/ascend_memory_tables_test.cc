@@ -156,8 +156,18 @@ int64_t ByStrtold(const std::string& text, long double unit) {
 
 TEST(ParseMebibytesTest, IntegerConversionMatchesStrtold) {
   std::mt19937_64 random(45);
-  std::vector<std::string> texts = {"0", "0.0", "400.5", "25722.0", "1.", ".5", "0.000000477", "0.000000476",
-                                    "1048575.999999999", "1048576", "999999.999999999", "007.25"};
+  std::vector<std::string> texts = {"0",
+                                    "0.0",
+                                    "400.5",
+                                    "25722.0",
+                                    "1.",
+                                    ".5",
+                                    "0.000000477",
+                                    "0.000000476",
+                                    "1048575.999999999",
+                                    "1048576",
+                                    "999999.999999999",
+                                    "007.25"};
   for (int i = 0; i < 20000; ++i) {
     const uint64_t whole = random() % (i % 2 ? 1000000 : 1000);
     const int fraction_digits = static_cast<int>(random() % 10);

@@ -221,7 +221,8 @@ namespace {
 // The estimate is made once, at the kRowsBeforeEstimate-th row, from the bytes the rows so far took.
 TEST(RowsStillToComeTest, EstimatesTheRestOnceFromTheFirstRows) {
   std::string text = "Name,Start Time(us)\n";
-  for (int i = 0; i < 4096; ++i) text += "aclnnGelu_GeluAiCore_Gelu," + std::to_string(1735689600000000 + i) + ".000\t\n";
+  for (int i = 0; i < 4096; ++i)
+    text += "aclnnGelu_GeluAiCore_Gelu," + std::to_string(1735689600000000 + i) + ".000\t\n";
   auto csv = CsvReader::FromText("kernel_details.csv", text);
   ASSERT_TRUE(csv.ok());
   size_t estimates = 0;
@@ -237,7 +238,7 @@ TEST(RowsStillToComeTest, EstimatesTheRestOnceFromTheFirstRows) {
     }
   }
   EXPECT_EQ(estimates, 1u);
-  EXPECT_GE(expected, 4096u - kRowsBeforeEstimate);       // the margin covers the rows still to come
+  EXPECT_GE(expected, 4096u - kRowsBeforeEstimate);            // the margin covers the rows still to come
   EXPECT_LE(expected, (4096u - kRowsBeforeEstimate) * 3 / 2);  // and no more than a little past them
 }
 

@@ -17,9 +17,9 @@ struct Cell {
 };
 
 TEST(ColumnInternerTest, SameIdsAsThePool) {
-  const std::vector<Cell> cells = {{0, "Gelu"},  {1, "AI_CORE"}, {0, "Gelu"}, {1, "AI_CORE"},    {0, "MatMul"},
-                                   {1, ""},      {0, "Gelu"},    {1, std::nullopt}, {1, "AI_CORE"}, {2, "past"},
-                                   {2, "past"},  {-1, "none"},   {0, ""},     {0, "MatMul"}};
+  const std::vector<Cell> cells = {{0, "Gelu"}, {1, "AI_CORE"}, {0, "Gelu"},       {1, "AI_CORE"}, {0, "MatMul"},
+                                   {1, ""},     {0, "Gelu"},    {1, std::nullopt}, {1, "AI_CORE"}, {2, "past"},
+                                   {2, "past"}, {-1, "none"},   {0, ""},           {0, "MatMul"}};
   Trace memo_trace;
   Trace pool_trace;
   SideTableBuilder memo_out(&memo_trace);

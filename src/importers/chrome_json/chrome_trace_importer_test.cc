@@ -126,9 +126,8 @@ TEST(ChromeTraceImporterTest, KeepsCallStacksAsFramesOneALine) {
   const std::string npu =
       R"({"ph":"X","cat":"cpu_op","name":"aten::add","ts":1,"dur":2,"pid":1,"tid":1,"args":)"
       R"({"Call stack": "/u/torch/_tensor.py(40): add;\r\n/u/main.py(366): train;\r\n<string>(1): <module>"}})";
-  const std::string kineto =
-      R"({"ph":"X","cat":"cpu_op","name":"aten::mm","ts":4,"dur":1,"pid":1,"tid":1,"args":)"
-      R"({"Call stack": "torch/functional.py(9): mm; main.py(10): train"}})";
+  const std::string kineto = R"({"ph":"X","cat":"cpu_op","name":"aten::mm","ts":4,"dur":1,"pid":1,"tid":1,"args":)"
+                             R"({"Call stack": "torch/functional.py(9): mm; main.py(10): train"}})";
   const std::string text = "{\"traceEvents\":[" + npu + "," + npu + "," + kineto +
                            R"(,{"ph":"X","name":"x","ts":5,"dur":1,"args":{"Call stack": ";\r\n"}}]})";
   for (size_t chunk : {7, 4096}) {

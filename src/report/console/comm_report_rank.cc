@@ -180,9 +180,9 @@ std::string CommSummaryLine(const CommAnalysis& a, const RankCommunication& r) {
                        Millis(r.hidden_communication_ns), inside, share);
   }
   const double step = static_cast<double>(steps_ns > 0 ? steps_ns : r.wall_ns);
-  const std::string of = steps_ns > 0 ? fmt::format("the steps {:.3f} ms, as profile and analyze time them",
-                                                    Millis(steps_ns))
-                                      : fmt::format("wall {:.3f} ms", Millis(r.wall_ns));
+  const std::string of = steps_ns > 0
+                             ? fmt::format("the steps {:.3f} ms, as profile and analyze time them", Millis(steps_ns))
+                             : fmt::format("wall {:.3f} ms", Millis(r.wall_ns));
   return fmt::format("  comm {:.3f} ms: exposed {:.3f}, pipeline bubble {:.3f}, hidden under compute {:.3f}{}{}\n",
                      Millis(r.communication_ns + fused.time_ns), Millis(split.exposed_ns), Millis(split.bubble_ns),
                      Millis(r.hidden_communication_ns), inside,

@@ -61,7 +61,8 @@ void AppendCriticalPathText(const std::vector<CriticalPathStep>& steps, bool pip
 void AppendPipelinePathText(const std::vector<PipelinePathStep>& steps, std::string* out) {
   *out +=
       "\ncritical path through the pipeline stages (per step, mean over each stage's ranks: the stage that "
-      "computes most bounds it (within 0.5 %: the one with the longer step); the others' bubbles charged to its compute, the rest to the schedule's fill / "
+      "computes most bounds it (within 0.5 %: the one with the longer step); the others' bubbles charged to its "
+      "compute, the rest to the schedule's fill / "
       "drain; ms)\n";
   if (steps.empty()) {
     *out += "  none: no step that ranks of two stages both have\n";
