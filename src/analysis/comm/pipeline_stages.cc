@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "analysis/comm/comm_groups.h"
+#include "analysis/comm/pipeline_peers.h"
 #include "base/enum_names.h"
 
 namespace tuneprof {
@@ -28,12 +29,6 @@ bool IsPipelineDescription(std::string_view text) {
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   return lower.find("pipeline") != std::string::npos || lower == "pp" || lower.ends_with("_pp");
-}
-
-std::optional<std::pair<int64_t, int64_t>> PositionIn(const std::vector<int64_t>& ranks, int64_t rank) {
-  auto at = std::find(ranks.begin(), ranks.end(), rank);
-  if (at == ranks.end()) return std::nullopt;
-  return std::make_pair(static_cast<int64_t>(at - ranks.begin()), static_cast<int64_t>(ranks.size()));
 }
 
 // Where a rank stands in the pipeline, and which of its kernels are the pipeline's p2p.
@@ -62,90 +57,6 @@ std::optional<StagePlace> NamedStageOf(const RankCommunication& rank) {
   }
   return std::nullopt;
 }
-
-// The other rank of a two-rank group that holds `rank`; nullopt for any other group. Parsed once per
-// distinct group text.
-class PairPeers {
- public:
-  std::optional<int64_t> Of(std::string_view group_ranks, int64_t rank) {
-    auto [it, added] = members_.try_emplace(group_ranks);
-    if (added) it->second = ParseGroupRanks(group_ranks);
-    const std::vector<int64_t>& m = it->second;
-    if (m.size() != 2 || m[0] == m[1]) return std::nullopt;
-    if (m[0] == rank) return m[1];
-    if (m[1] == rank) return m[0];
-    return std::nullopt;
-  }
-
- private:
-  std::map<std::string_view, std::vector<int64_t>> members_;
-};
-
-// The rank's two-rank groups that hold only send / recv kernels: (group name, group ranks).
-std::set<std::pair<std::string_view, std::string_view>> P2pOnlyPairGroups(const RankCommunication& rank,
-                                                                          PairPeers* peers) {
-  std::set<std::pair<std::string_view, std::string_view>> p2p, other;
-  for (const Collective& c : rank.collectives) {
-    if (!peers->Of(c.group_ranks, rank.rank)) continue;
-    (c.type == CollectiveType::kSendRecv ? p2p : other).emplace(c.group, c.group_ranks);
-  }
-  for (const auto& g : other) p2p.erase(g);
-  return p2p;
-}
-
-struct PairTraffic {
-  uint64_t sends = 0, recvs = 0, unknown = 0;
-  bool SendsOnly() const { return sends > 0 && recvs == 0 && unknown == 0; }
-  bool ReceivesOnly() const { return recvs > 0 && sends == 0 && unknown == 0; }
-};
-
-// A communicator of more than two ranks whose p2p kernels name no peer carries a forward chain when, from
-// the rank's place in it, the first member only sends, the last only receives and every kernel says its
-// direction: each send then goes to the next member and each receive comes from the previous one, and the
-// k-th send to a member pairs with that member's k-th receive from the rank (NCCL runs a pair's p2p calls
-// on a communicator in order). Exchanges both ways (1F1B's gradients going back) cannot be told apart
-// without the peer; an end that receives and sends says so and leaves the communicator unmatched.
-class ChainPeers {
- public:
-  explicit ChainPeers(const RankCommunication& rank) : rank_(rank.rank) {
-    for (const Collective& c : rank.collectives) {
-      if (!Unnamed(c)) continue;
-      const std::vector<int64_t>& m = Members(c.group_ranks);
-      if (m.size() <= 2) continue;
-      PairTraffic& t = traffic_[{c.group, c.group_ranks}];
-      ++(c.direction == P2pDirection::kSend ? t.sends : c.direction == P2pDirection::kRecv ? t.recvs : t.unknown);
-    }
-  }
-
-  // The member `c` (one of the rank's kernels) exchanges with; nullopt off such a chain.
-  std::optional<int64_t> Of(const Collective& c) {
-    if (!Unnamed(c)) return std::nullopt;
-    const auto t = traffic_.find({c.group, c.group_ranks});
-    if (t == traffic_.end() || t->second.unknown > 0) return std::nullopt;
-    const std::vector<int64_t>& m = Members(c.group_ranks);
-    const auto at = PositionIn(m, rank_);
-    if (!at) return std::nullopt;
-    const auto [place, size] = *at;
-    if ((place == 0 && t->second.recvs > 0) || (place == size - 1 && t->second.sends > 0)) return std::nullopt;
-    if (c.direction == P2pDirection::kSend && place + 1 < size) return m[place + 1];
-    if (c.direction == P2pDirection::kRecv && place > 0) return m[place - 1];
-    return std::nullopt;
-  }
-
- private:
-  bool Unnamed(const Collective& c) const {
-    return c.type == CollectiveType::kSendRecv && (c.peer == kNoId || c.peer == rank_);
-  }
-  const std::vector<int64_t>& Members(std::string_view group_ranks) {
-    auto [it, added] = members_.try_emplace(group_ranks);
-    if (added) it->second = ParseGroupRanks(group_ranks);
-    return it->second;
-  }
-
-  int64_t rank_;
-  std::map<std::pair<std::string_view, std::string_view>, PairTraffic> traffic_;
-  std::map<std::string_view, std::vector<int64_t>> members_;
-};
 
 // Where no group names the pipeline and no two-rank groups chain the ranks: a communicator of more than two
 // ranks that holds only send / recv on every rank of the input and carries a forward chain on each (see
