@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-
 namespace tuneprof {
 
 namespace {
