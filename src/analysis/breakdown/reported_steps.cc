@@ -36,10 +36,6 @@ void AddReported(StepBreakdown* total, const StepBreakdown& step) {
   total->bubble_ns += step.bubble_ns;  // preparing stays unknown in totals, as for a timeline
 }
 
-bool IsClusterStageRow(const Trace& trace, const ReportedStepTime& row) {
-  return row.step == kNoId && trace.reported_step_times().size() > 1;
-}
-
 size_t ReportedStepCount(const Trace& trace) {
   return static_cast<size_t>(
       std::count_if(trace.reported_step_times().begin(), trace.reported_step_times().end(),
@@ -47,6 +43,10 @@ size_t ReportedStepCount(const Trace& trace) {
 }
 
 }  // namespace
+
+bool IsClusterStageRow(const Trace& trace, const ReportedStepTime& row) {
+  return row.step == kNoId && trace.reported_step_times().size() > 1;
+}
 
 // The rank's steps from the profiler's own figures; false when it kept none. `why`: what the timeline
 // lacks, the default being no timeline at all (or one cut off before its first device event).

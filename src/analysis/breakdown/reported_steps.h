@@ -10,6 +10,10 @@
 
 namespace tuneprof {
 
+// Whether `row` is a pipeline stage's row of msprof-analyze's cluster output (no step number, beside the
+// rank's own row) rather than one of the rank's steps.
+bool IsClusterStageRow(const Trace& trace, const ReportedStepTime& row);
+
 // The rank's steps from the profiler's own figures into `result`; false when it kept none. `why`: what
 // the timeline lacks; empty says there is no timeline at all (or one cut before its first device event).
 bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::string why = {});

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "analysis/breakdown/reported_steps.h"
 #include "analysis/core/device_work.h"
 #include "analysis/core/graph_replays.h"
 
@@ -55,6 +56,30 @@ void CountEvents(const Trace& trace, TraceSummary* s) {
   }
 }
 
+// The inventory's name of the table a rank's step split came from: torch_npu's step_trace_time.csv,
+// the databases' StepTraceTime, msprof-analyze's cluster_step_trace_time.csv.
+std::string StepsTable(const TraceSummary& s) {
+  for (const auto& [table, state] : s.inventory) {
+    if (table.find("step_trace_time") != std::string::npos || table.find("StepTraceTime") != std::string::npos)
+      return table;
+  }
+  return "";
+}
+
+// A rank without a timeline: its steps from the profiler's table, with their mean Stage + Bubble.
+void SummarizeTableSteps(const Trace& trace, TraceSummary* s) {
+  if (trace.events().size() != 0) return;
+  int64_t total_ns = 0;
+  for (const ReportedStepTime& row : trace.reported_step_times()) {
+    if (IsClusterStageRow(trace, row)) continue;
+    s->table_step_numbers.push_back(row.step);
+    total_ns += (row.stage_ns == kNoId ? 0 : row.stage_ns) + (row.bubble_ns == kNoId ? 0 : row.bubble_ns);
+  }
+  if (s->table_step_numbers.empty()) return;
+  s->steps_table = StepsTable(*s);
+  s->table_step_mean_ns = total_ns / static_cast<int64_t>(s->table_step_numbers.size());
+}
+
 }  // namespace
 
 TraceSummary SummarizeTrace(const Trace& trace) {
@@ -101,6 +126,7 @@ TraceSummary SummarizeTrace(const Trace& trace) {
   for (const MetadataEntry& entry : meta.entries) {
     if (entry.key.starts_with("inventory.")) s.inventory.emplace_back(entry.key.substr(10), entry.value);
   }
+  SummarizeTableSteps(trace, &s);
   return s;
 }
 

@@ -64,6 +64,14 @@ struct TraceSummary {
   std::vector<std::pair<std::string, uint64_t>> device_tasks_by_type;
   std::vector<std::pair<std::string, uint64_t>> communication_ops_by_type;
   std::vector<ReportedStepTime> reported_step_times;  // Ascend step_trace_time.csv (the profiler's own split)
+  // A rank read without a timeline (no event at all: a torch_npu rank whose trace_view.json is missing, a
+  // rank of msprof-analyze's cluster output), whose steps are the profiler's own: the table they were read
+  // from as the inventory names it ("ASCEND_PROFILER_OUTPUT/step_trace_time.csv"; "" when none is named),
+  // each step's number (kNoId where the table numbers none) and their mean Stage + Bubble, the step every
+  // other command reads. Empty / kNoId for a rank with a timeline or without such steps.
+  std::string steps_table;
+  std::vector<int64_t> table_step_numbers;
+  int64_t table_step_mean_ns = kNoId;
   // Which source tables / files the importer found (metadata entries "inventory.<NAME>", e.g. "N rows"
   // or "missing (not captured)"), in the importer's order; empty for formats without an inventory.
   std::vector<std::pair<std::string, std::string>> inventory;
@@ -71,5 +79,8 @@ struct TraceSummary {
 };
 
 TraceSummary SummarizeTrace(const Trace& trace);
+
+// Whether the rank's steps are the profiler's own table's, for want of a timeline.
+inline bool StepsFromTable(const TraceSummary& s) { return !s.table_step_numbers.empty(); }
 
 }  // namespace tuneprof

@@ -28,5 +28,46 @@ TEST(TraceSummaryTest, CountsCommunicationKernelsBesideCollectiveArguments) {
   EXPECT_EQ(s.collectives, 1u);
 }
 
+// A torch_npu rank without a timeline: its steps are step_trace_time's, named by the table the inventory
+// lists, with their mean Stage + Bubble (the step the other commands read); a timeline-less rank's format
+// is not that of a trace_view it lacks.
+TEST(TraceSummaryTest, RankWithoutTimelineTakesItsStepsFromTheTable) {
+  TraceBuilder builder("rank0_ascend_pt");
+  builder.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  builder.mutable_metadata()->entries.push_back(
+      MetadataEntry{"inventory.ASCEND_PROFILER_OUTPUT/step_trace_time.csv", "2 rows"});
+  Trace trace = builder.Finish();
+  SideTableBuilder side(&trace);
+  ReportedStepTime row;
+  row.step = 1;
+  row.stage_ns = 100;
+  row.bubble_ns = 20;
+  side.AddReportedStepTime(row);
+  row.step = 2;
+  row.stage_ns = 140;
+  row.bubble_ns = kNoId;  // no Bubble column: counts 0
+  side.AddReportedStepTime(row);
+  const TraceSummary s = SummarizeTrace(trace);
+  EXPECT_TRUE(s.step_numbers.empty());
+  EXPECT_EQ(s.table_step_numbers, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(s.steps_table, "ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+  EXPECT_EQ(s.table_step_mean_ns, 130);
+}
+
+// A rank with a timeline keeps its ProfilerStep#N steps only, whatever table it holds beside it.
+TEST(TraceSummaryTest, RankWithTimelineKeepsItsOwnSteps) {
+  HandBuiltTrace hand;
+  hand.Kernel("MatMulV3", Us(0), Us(10));
+  Trace trace = hand.Finish();
+  SideTableBuilder side(&trace);
+  ReportedStepTime row;
+  row.step = 1;
+  row.stage_ns = 100;
+  side.AddReportedStepTime(row);
+  const TraceSummary s = SummarizeTrace(trace);
+  EXPECT_TRUE(s.table_step_numbers.empty());
+  EXPECT_EQ(s.table_step_mean_ns, kNoId);
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -56,10 +56,39 @@ std::string InputSize(const TraceSummary& s) {
                      FormatBytes(static_cast<int64_t>(s.content_bytes)));
 }
 
+// The table a rank without a timeline was read from, as its inventory names it.
+std::string StepsTableName(const TraceSummary& s) {
+  return s.steps_table.empty() ? "the profiler's step table" : EscapeText(s.steps_table);
+}
+
+// A rank without a timeline was not read from a trace_view: the format line names what it was read from.
+void RenderFormatLine(const TraceSummary& s, std::string* out) {
+  if (StepsFromTable(s)) {
+    *out += fmt::format("  format      torch_npu tables without a timeline (step split from {}){}\n", StepsTableName(s),
+                        s.truncated ? ", its timeline cut off and set aside" : "");
+    return;
+  }
+  *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format), s.compressed ? " (gzip)" : "",
+                      InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
+}
+
+// The steps of the timeline's ProfilerStep#N ranges, else those of the profiler's table for a rank without a
+// timeline, with the step every other command reads (Stage + Bubble).
+void RenderStepsLine(const TraceSummary& s, std::string* out) {
+  if (!s.step_numbers.empty()) {
+    *out += fmt::format("  steps       {} (ProfilerStep#{}..#{})\n", s.step_numbers.size(), s.step_numbers.front(),
+                        s.step_numbers.back());
+  } else if (StepsFromTable(s)) {
+    *out += fmt::format("  steps       {} (from {}, no timeline), Stage + Bubble mean {}\n",
+                        s.table_step_numbers.size(), StepsTableName(s), FormatDuration(s.table_step_mean_ns));
+  } else {
+    *out += "  steps       none (whole trace is one window)\n";
+  }
+}
+
 void RenderOneText(const TraceSummary& s, std::string* out) {
   *out += fmt::format("rank {} ({}): {}\n", s.rank, RankSourceName(s.rank_source), EscapeText(s.path));
-  *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format),
-                      s.compressed ? " (gzip)" : "", InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
+  RenderFormatLine(s, out);
   if (s.world_size != kNoId || !s.backend.empty()) {
     *out += fmt::format("  cluster     world size {}, backend {}\n", OrUnknown(s.world_size),
                         s.backend.empty() ? "unknown" : EscapeText(s.backend));
@@ -70,12 +99,7 @@ void RenderOneText(const TraceSummary& s, std::string* out) {
   } else {
     *out += "  span        unknown (no interval events)\n";
   }
-  if (s.step_numbers.empty()) {
-    *out += "  steps       none (whole trace is one window)\n";
-  } else {
-    *out += fmt::format("  steps       {} (ProfilerStep#{}..#{})\n", s.step_numbers.size(), s.step_numbers.front(),
-                        s.step_numbers.back());
-  }
+  RenderStepsLine(s, out);
   for (const DeviceSummary& d : s.devices) {
     *out +=
         fmt::format("  device      {} {}: {}{}{}\n", DeviceTypeName(d.type), d.id == kNoId ? "?" : std::to_string(d.id),
@@ -166,6 +190,32 @@ void WriteAscendTables(const TraceSummary& s, JsonWriter* w) {
   w->EndArray();
 }
 
+// `steps` keeps its meaning where the trace has ProfilerStep#N ranges; a rank without a timeline lists the
+// profiler's table's numbered steps instead, `step_count` counting the unnumbered too, and `steps_from`
+// says which.
+void WriteSteps(const TraceSummary& s, JsonWriter* w) {
+  w->Key("steps");
+  if (!StepsFromTable(s)) {
+    JsonInts(*w, s.step_numbers);
+  } else {
+    w->BeginArray();
+    for (int64_t step : s.table_step_numbers) {
+      if (step != kNoId) w->Int(step);
+    }
+    w->EndArray();
+  }
+  w->Key("step_count").Uint(StepsFromTable(s) ? s.table_step_numbers.size() : s.step_numbers.size());
+  w->Key("steps_from");
+  if (StepsFromTable(s)) {
+    w->String(s.steps_table.empty() ? "step_trace_time" : s.steps_table);
+  } else if (!s.step_numbers.empty()) {
+    w->String("timeline");
+  } else {
+    w->Null();
+  }
+  JsonIdField(*w, "table_step_mean_ns", s.table_step_mean_ns);
+}
+
 void WriteRankJson(const TraceSummary& s, JsonWriter* w) {
   w->BeginObject();
   w->Key("rank").Int(s.rank).Key("rank_source").String(RankSourceName(s.rank_source));
@@ -176,8 +226,7 @@ void WriteRankJson(const TraceSummary& s, JsonWriter* w) {
   JsonTextField(*w, "backend", s.backend);
   JsonIdField(*w, "start_ns", s.start_ns);
   JsonIdField(*w, "end_ns", s.end_ns);
-  w->Key("steps");
-  JsonInts(*w, s.step_numbers);
+  WriteSteps(s, w);
   WriteDevices(s.devices, w);
   WriteContents(s, w);
   WriteAscendTables(s, w);
