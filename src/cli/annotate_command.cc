@@ -197,6 +197,21 @@ Status WriteMergedPaths(const CommRun& run, const MergeLayout& layout, Streaming
   return file->Write(MergedTraceTail(run.analysis.ranks.size(), layout.origin, layout.corrections));
 }
 
+// A run none of whose ranks has an event (torch_npu ranks without trace_view.json, msprof-analyze's
+// cluster output) has nothing to lay the diagnosis on: a merged file of track names alone would read as
+// a timeline that is empty, so it is refused.
+Status RequireSomeTimeline(const std::vector<std::string>& paths, const CommRun& run) {
+  const bool none = std::all_of(run.sources.begin(), run.sources.end(),
+                                [](const CommRankSource& source) { return source.start_ns == kNoId; });
+  if (!none) return Status();
+  std::string named;
+  for (const std::string& path : paths) named += (named.empty() ? "" : ", ") + path;
+  return InvalidInput(fmt::format(
+      "{}: no rank has a timeline to annotate ({} rank{} read from the profiler's step tables only, no trace "
+      "events); keep each rank's trace_view.json (torch_npu ExportType.Text) or its ascend_pytorch_profiler_*.db",
+      named, run.sources.size(), run.sources.size() == 1 ? "" : "s"));
+}
+
 // The merged timeline of a run (report/trace/merged_trace.h): a first pass reads every rank's
 // communication on all cores for the clock offsets (bounded memory, as `comm`), a second writes one
 // rank at a time, with its diagnosis, into the output as it goes.
@@ -220,6 +235,7 @@ int RunMergedAnnotate(const AnnotateOptions& options) {
   comm_options.command = "annotate --merge";
   auto run = AnalyzeRunCommunication(options.merge, comm_options);
   if (!run.ok()) return ReportError(run.status());
+  if (Status timeline = RequireSomeTimeline(options.merge, *run); !timeline.ok()) return ReportError(timeline);
   const MergeLayout layout = LayOutMerge(*run);
   auto out = StreamingOutputFile::Open(options.output);
   if (!out.ok()) return ReportError(out.status());
