@@ -225,16 +225,29 @@ void AddVerdictMetrics(const SideVerdict& before, const SideVerdict& after, std:
 
 namespace {
 
+void AddPeak(int64_t bytes, std::optional<int64_t>* peak) {
+  if (bytes != kNoId) *peak = std::max(peak->value_or(bytes), bytes);
+}
+
+// torch_npu writes no allocator events on its timeline; its allocator's (PTA's) running totals are the
+// rows of memory_record.csv (or the db's MEMORY_RECORD), from which `memory` takes the device's peak too.
+void AddPtaPeaks(const Trace& trace, MemoryPeaks* peaks) {
+  for (const NpuMemoryRecord& record : trace.npu_memory_records()) {
+    if (trace.str(record.component) != "PTA") continue;
+    AddPeak(record.total_allocated_bytes, &peaks->allocated_bytes);
+    AddPeak(record.total_reserved_bytes, &peaks->reserved_bytes);
+  }
+}
+
 void AddMemoryPeaks(const Trace& trace, MemoryPeaks* peaks_out) {
   MemoryPeaks& peaks = *peaks_out;
+  bool allocator_events = false;
   for (const MemoryEvent& event : trace.memory_events()) {
-    if (event.total_allocated != kNoId) {
-      peaks.allocated_bytes = std::max(peaks.allocated_bytes.value_or(event.total_allocated), event.total_allocated);
-    }
-    if (event.total_reserved != kNoId) {
-      peaks.reserved_bytes = std::max(peaks.reserved_bytes.value_or(event.total_reserved), event.total_reserved);
-    }
+    allocator_events |= event.total_allocated != kNoId;
+    AddPeak(event.total_allocated, &peaks.allocated_bytes);
+    AddPeak(event.total_reserved, &peaks.reserved_bytes);
   }
+  if (!allocator_events) AddPtaPeaks(trace, peaks_out);
 }
 
 // A caching allocator holding allocations has reserved at least as much; a reserved total of 0 beside

@@ -71,6 +71,30 @@ TEST(CompareTest, ReservedZeroBesideAllocationsIsUntracked) {
   EXPECT_FALSE(peaks.reserved_bytes.has_value());
 }
 
+TEST(CompareTest, TorchNpuPeakIsItsAllocatorsRecords) {
+  // torch_npu writes no allocator events on its timeline: the peak is that of memory_record's PTA rows,
+  // as `memory` reads it; the other components (GE, APP) hold other memory and are not the allocator's.
+  HandBuiltTrace t;
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  NpuMemoryRecord record;
+  record.component = side.Intern("PTA");
+  record.total_allocated_bytes = 1000;
+  record.total_reserved_bytes = 1500;
+  side.AddNpuMemoryRecord(record);
+  record.total_allocated_bytes = 800;
+  record.total_reserved_bytes = 1600;
+  side.AddNpuMemoryRecord(record);
+  record.component = side.Intern("APP");
+  record.total_allocated_bytes = 9000;
+  side.AddNpuMemoryRecord(record);
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace));
+  const MemoryPeaks peaks = FindMemoryPeaks(traces);
+  EXPECT_EQ(peaks.allocated_bytes, 1000);
+  EXPECT_EQ(peaks.reserved_bytes, 1600);
+}
+
 TEST(CompareTest, SameRunTwiceIsNoSignificantChange) {
   const CompareResult result = CompareTraces(StepTrace(12, 500, 1000), StepTrace(12, 500, 1000));
   const MetricComparison* step = result.Find("step_time_us");
