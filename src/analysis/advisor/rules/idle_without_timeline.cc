@@ -1,0 +1,52 @@
+// idle.no_timeline: a rank read without a timeline (torch_npu's step split alone: step_trace_time.csv,
+// analysis.db's StepTraceTime, msprof-analyze's cluster output) whose device is free most of its step.
+// The timeline rules that tell host stalls, data loading and launch gaps apart have nothing to read, so
+// without this finding the verdict names idle as the bottleneck with nothing behind it. Gain: the free
+// time per step, a catch-all shared with the other idle findings and capped as they are.
+#include <fmt/format.h>
+
+#include "analysis/advisor/rules/finding_specs.h"
+#include "analysis/advisor/rules/rule_support.h"
+#include "analysis/advisor/rules/rules.h"
+
+namespace tuneprof {
+
+void RuleIdleWithoutTimeline(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  if (rank.split.cpu_only || rank.trace == nullptr || rank.trace->events().size() != 0) return;
+  const double step_ns = rank.split.step_ns;
+  const double free_ns = rank.split.part(TimePart::kIdle);
+  if (step_ns <= 0 || free_ns <= 0) return;
+  const double busy_pct = 100 * (step_ns - free_ns) / step_ns;
+  if (busy_pct >= config.Get(threshold::kDeviceBusyPct)) return;
+  Finding f = NewFinding("idle.no_timeline", rank, config);
+  f.catch_all = true;
+  f.title = fmt::format(
+      "the device is free {:.1f} % of the step ({} a step) and the input has no timeline to tell what it waits for",
+      100 - busy_pct, FormatDuration(static_cast<int64_t>(free_ns)));
+  f.value = busy_pct;
+  f.uncapped_gain_ns = free_ns;
+  f.AddNumber("busy_pct", busy_pct, "%");
+  f.AddNumber("free_us_per_step", free_ns / 1e3, "us");
+  out->push_back(std::move(f));
+}
+
+TUNEPROF_ADVISOR_RULE(
+    RuleIdleWithoutTimeline, (RuleRow{.order = 470, .thresholds = "device_busy_pct"}),
+    {.id = "idle.no_timeline",
+     .category = FindingCategory::kHost,
+     .saves_from = TimePart::kIdle,
+     .metric = "device busy share of the step (the step less the profiler's Free time), no timeline",
+     .unit = "% busy",
+     .threshold = threshold::kDeviceBusyPct,
+     .gain_model = "the free time per step, shared with the other idle findings",
+     .strategy = "The device waits between its tasks for the host (operator dispatch, synchronization, "
+                 "logging, checkpointing) or for the input pipeline; the step split alone cannot tell which. "
+                 "Capture a timeline of a few steps to split the free time, then act on what it names.",
+     .apis = ApisPerPlatform(
+         "torch.profiler.profile(activities=[CPU, CUDA], schedule=...) exported as a Kineto trace",
+         "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text, "
+         "profiler_level=torch_npu.profiler.ProfilerLevel.Level1) (keeps trace_view.json); "
+         "DataLoader(num_workers=..., pin_memory=True) if data loading is the wait",
+         "torch.profiler.profile(activities=[CPU], schedule=...) exported as a Kineto trace")});
+
+}  // namespace tuneprof
