@@ -61,8 +61,10 @@ Status RefuseEmptyTimeline(const std::string& file, const std::vector<Trace>& tr
   return Status(StatusCode::kInvalidInput,
                 file + ": no events on the timeline: " +
                     (entries == 0 ? std::string("the trace holds no entries")
-                                  : "its " + std::to_string(entries) +
-                                        " entries are metadata only (process and thread names)") +
+                                  : entries == 1 ? std::string("its one entry is no event with a time")
+                                                 : "none of its " + std::to_string(entries) +
+                                                       " entries is an event with a time (metadata such as process "
+                                                       "and thread names)") +
                     "; capture a trace while the profiler's schedule is active (`tuneprof info` lists what it holds)");
 }
 
