@@ -60,11 +60,11 @@ Status RefuseEmptyTimeline(const std::string& file, const std::vector<Trace>& tr
   const uint64_t entries = traces.front().metadata().entry_count;
   return Status(StatusCode::kInvalidInput,
                 file + ": no events on the timeline: " +
-                    (entries == 0 ? std::string("the trace holds no entries")
-                                  : entries == 1 ? std::string("its one entry is no event with a time")
-                                                 : "none of its " + std::to_string(entries) +
-                                                       " entries is an event with a time (metadata such as process "
-                                                       "and thread names)") +
+                    (entries == 0   ? std::string("the trace holds no entries")
+                     : entries == 1 ? std::string("its one entry is no event with a time")
+                                    : "none of its " + std::to_string(entries) +
+                                          " entries is an event with a time (metadata such as process "
+                                          "and thread names)") +
                     "; capture a trace while the profiler's schedule is active (`tuneprof info` lists what it holds)");
 }
 

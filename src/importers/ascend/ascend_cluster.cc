@@ -58,8 +58,8 @@ Trace RankTrace(const std::string& dir, int64_t rank, const std::vector<Reported
   meta->rank = rank;
   meta->rank_source = RankSource::kTrace;
   // What the rank was read from, as a rank directory's inventory names its tables.
-  meta->entries.push_back(
-      MetadataEntry{"inventory." + std::string(kClusterStepTraceTime), fmt::format("{} rows of this rank", rows.size())});
+  meta->entries.push_back(MetadataEntry{"inventory." + std::string(kClusterStepTraceTime),
+                                        fmt::format("{} rows of this rank", rows.size())});
   Trace trace = builder.Finish();
   SideTableBuilder side(&trace);
   for (const ReportedStepTime& row : rows) side.AddReportedStepTime(row);

@@ -68,8 +68,8 @@ void RenderFormatLine(const TraceSummary& s, std::string* out) {
                         s.truncated ? ", its timeline cut off and set aside" : "");
     return;
   }
-  *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format), s.compressed ? " (gzip)" : "",
-                      InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
+  *out += fmt::format("  format      {}{}, {}, {} entries{}\n", TraceFormatName(s.format),
+                      s.compressed ? " (gzip)" : "", InputSize(s), s.entry_count, s.truncated ? ", TRUNCATED" : "");
 }
 
 // The steps of the timeline's ProfilerStep#N ranges, else those of the profiler's table for a rank without a
