@@ -43,32 +43,26 @@ void ForEachOnAllCores(size_t n, const std::function<void(size_t)>& work) {
   for (std::thread& thread : threads) thread.join();
 }
 
-namespace {
-
-// Whether a trace gives a step nothing to measure: no event on its timeline and none of the profiler's
-// own tables a step split or its figures come from (a metadata-only export: process and thread names).
 bool HoldsNothingToMeasure(const Trace& trace) {
   return trace.events().size() == 0 && trace.memory_events().empty() && trace.counter_samples().empty() &&
          trace.reported_step_times().empty() && !trace.kernel_details().present && trace.communication().ops.empty() &&
          trace.npu_memory_records().empty();
 }
 
-// A file whose every rank holds nothing to measure: a breakdown of it would be a step of 0 ms, a wrong
-// number rather than an unknown one, so the commands that measure steps refuse it as a bad input.
-Status RefuseEmptyTimeline(const std::string& file, const std::vector<Trace>& traces) {
-  if (traces.empty() || !std::all_of(traces.begin(), traces.end(), HoldsNothingToMeasure)) return Status();
-  const uint64_t entries = traces.front().metadata().entry_count;
-  return Status(StatusCode::kInvalidInput,
-                file + ": no events on the timeline: " +
-                    (entries == 0   ? std::string("the trace holds no entries")
-                     : entries == 1 ? std::string("its one entry is no event with a time")
-                                    : "none of its " + std::to_string(entries) +
-                                          " entries is an event with a time (metadata such as process "
-                                          "and thread names)") +
-                    "; capture a trace while the profiler's schedule is active (`tuneprof info` lists what it holds)");
+std::string EmptyTimelineCause(const std::string& file, const Trace& trace) {
+  const uint64_t entries = trace.metadata().entry_count;
+  return file + ": no events on the timeline: " +
+         (entries == 0   ? std::string("the trace holds no entries")
+          : entries == 1 ? std::string("its one entry is no event with a time")
+                         : "none of its " + std::to_string(entries) +
+                               " entries is an event with a time (metadata such as process and thread names)") +
+         "; capture a trace while the profiler's schedule is active (`tuneprof info` lists what it holds)";
 }
 
-}  // namespace
+Status RefuseEmptyTimeline(const std::string& file, const std::vector<Trace>& traces) {
+  if (traces.empty() || !std::all_of(traces.begin(), traces.end(), HoldsNothingToMeasure)) return Status();
+  return Status(StatusCode::kInvalidInput, EmptyTimelineCause(file, traces.front()));
+}
 
 void MapFileRanks(const std::string& file, bool with_breakdown, MappedFileStatus* status,
                   const std::function<void(const Trace&, RankBreakdown)>& each) {

@@ -22,6 +22,18 @@ void ForEachOnAllCores(size_t n, const std::function<void(size_t)>& work);
 // Hands the pages malloc keeps free back to the kernel (glibc; a no-op elsewhere).
 void ReleaseFreedMemory();
 
+// Whether a trace gives a step nothing to measure: no event on its timeline and none of the profiler's
+// own tables a step split or its figures come from (a metadata-only export: process and thread names).
+bool HoldsNothingToMeasure(const Trace& trace);
+
+// Why `trace`, read from `file`, has nothing to measure: one line naming the file.
+std::string EmptyTimelineCause(const std::string& file, const Trace& trace);
+
+// The error for `file` when every trace it holds has nothing to measure (a breakdown of it would be a
+// step of 0 ms, a wrong number rather than an unknown one); ok otherwise. The commands that measure
+// steps refuse such a file as a bad input, `info` (an inventory) still describes it.
+Status RefuseEmptyTimeline(const std::string& file, const std::vector<Trace>& traces);
+
 // What a worker kept of one file besides its ranks' summaries.
 struct MappedFileStatus {
   Status status;                               // the import's; the file is skipped when not ok

@@ -30,10 +30,24 @@ Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path) {
   return AdvisorConfig::Parse(text, path);
 }
 
+// As the map does a file: traces with nothing to measure are an error when nothing else is left, else
+// skipped with a warning, so that a command that keeps the traces counts the ranks every other one does.
+Status LeaveOutEmptyTimelines(std::vector<Trace>* traces, std::vector<std::string>* skipped) {
+  if (traces->empty()) return Status();
+  if (const Status all = RefuseEmptyTimeline(traces->front().metadata().path, *traces); !all.ok()) return all;
+  std::erase_if(*traces, [&](const Trace& trace) {
+    if (!HoldsNothingToMeasure(trace)) return false;
+    skipped->push_back(EmptyTimelineCause(trace.metadata().path, trace) + "; skipped");
+    return true;
+  });
+  return Status();
+}
+
 Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
   LoadedTraces loaded;
   std::vector<std::string> skipped;
   TP_ASSIGN_OR_RETURN(loaded.traces, ImportPaths(paths, &skipped));
+  TP_RETURN_IF_ERROR(LeaveOutEmptyTimelines(&loaded.traces, &skipped));
   EmitWarnings(skipped, &loaded.warnings);
   for (const Trace& trace : loaded.traces) {
     // A lone trace needs no rank number: said only when there are ranks to tell apart.

@@ -4,8 +4,8 @@
   (multiDevice): the format line names the table the rank was read from, not a 0-byte trace_view; the steps
   line counts that table's steps with their mean Stage + Bubble, which equals analyze's step; --json lists
   them (`steps`, `step_count`, `steps_from`, `table_step_mean_ns`);
-- a trace of metadata only (fuzz trace_view_tiny.json, mstt event_list.json): analyze, advise, comm and profile
-  fail in one line naming the file and "no events on the timeline", nothing on stdout; info still lists it;
+- a trace of metadata only (fuzz trace_view_tiny.json, mstt event_list.json): analyze, advise, comm, profile
+  and compare fail in one line naming the file and "no events on the timeline", nothing on stdout; info still lists it;
 - analyze on step splits whose free time dominates (multiDevice, mstt cluster_analysis_output) has an
   idle.no_timeline finding, its gain within the step;
 - compare of the text level1 / level2 exports gives the peak memory `memory` calls the device's peak;
@@ -65,12 +65,12 @@ def check_info(binary, root, name, steps, count):
 
 
 def check_metadata_only(binary, path):
-    for command in ("analyze", "advise", "comm", "profile"):
-        done = harness.run(binary, command, path)
+    for command in (["analyze"], ["advise"], ["comm"], ["profile"], ["compare", path]):
+        done = harness.run(binary, *command, path)
         lines = done.stderr.strip().splitlines()
         check(done.returncode == 1 and done.stdout == "" and len(lines) == 1 and path in lines[0] and
               "no events on the timeline" in lines[0],
-              f"{command} {os.path.basename(path)}: one error line naming the file (exit {done.returncode}, "
+              f"{command[0]} {os.path.basename(path)}: one error line naming the file (exit {done.returncode}, "
               f"{done.stderr.strip()[:300]!r})")
     done = harness.run(binary, "info", path)
     check(done.returncode == 0 and "format" in done.stdout, f"info {os.path.basename(path)}: still lists the file")
