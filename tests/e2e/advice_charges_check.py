@@ -147,13 +147,15 @@ def check_moe_layouts(binary, tmp, source):
     """The same uneven MoE run charges the wait once on every layout, and a text export without a timeline
     takes off the wait the Kineto timeline measures."""
     waits = {}
-    for layout in ("kineto", "torch_npu"):
-        root, truth = generate(source, tmp, f"moe_{layout}", "gen_moe.py",
-                               ["--layout", layout, "--ranks", "4", "--skew", "1.2"])
-        waits[layout] = check_moe(binary, root, truth)
-    if None not in waits.values():
-        check(close(waits["torch_npu"], waits["kineto"], 0.01),
-              f"moe: text export's wait {waits['torch_npu']} us vs the timeline's {waits['kineto']} us")
+    for name, extra in (("kineto", []), ("torch_npu", []), ("npu_seq", ["--sequential-experts"])):
+        layout = "kineto" if name == "kineto" else "torch_npu"
+        root, truth = generate(source, tmp, f"moe_{name}", "gen_moe.py",
+                               ["--layout", layout, "--ranks", "4", "--skew", "1.2", *extra])
+        waits[name] = check_moe(binary, root, truth)
+    for name in ("torch_npu", "npu_seq"):
+        if waits[name] is not None and waits["kineto"] is not None:
+            check(close(waits[name], waits["kineto"], 0.01),
+                  f"moe_{name}: text export's wait {waits[name]} us vs the timeline's {waits['kineto']} us")
 
 
 def check_p2p_packets(binary, root):
