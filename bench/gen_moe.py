@@ -125,11 +125,13 @@ def truth(args, layers):
     mean_rank = sum(rank_tok) / args.ranks
     mean_expert = sum(expert_tok) / n_experts
     cost = wait = 0.0
+    rank_wait = [0.0] * args.ranks  # each rank's own wait at the all-to-all after each GEMM
     for per_expert in layers:
         for _ in range(2):
             d = [gemm_us(rank_tokens(args, per_expert, r)) for r in range(args.ranks)]
             cost += max(d) - sum(d) / args.ranks
             wait += (args.ranks * max(d) - sum(d)) / (args.ranks - 1) if args.ranks > 1 else 0.0
+            rank_wait = [w + max(d) - d[r] for r, w in enumerate(rank_wait)]
     device = [sum(2 * gemm_us(rank_tokens(args, per_expert, r)) for per_expert in layers) for r in range(args.ranks)]
     slowest = max(range(args.ranks), key=lambda r: (device[r], -r))
     source = "all_to_all_splits" if args.splits_only else "communication_matrix" if args.sequential_experts else None
@@ -140,7 +142,7 @@ def truth(args, layers):
            "mean_rank_tokens_per_step": mean_rank, "max_rank": rank_tok.index(max(rank_tok)),
            "slowest_rank": slowest,
            "slowest_rank_extra_compute_us_per_step": device[slowest] - sum(device) / args.ranks,
-           "cost_us_per_step": cost, "others_wait_us_per_step": wait}
+           "cost_us_per_step": cost, "others_wait_us_per_step": wait, "rank_wait_us_per_step": rank_wait}
     experts_known = args.layout == "kineto" and not args.splits_only
     if experts_known:
         out.update({"expert_tokens_per_step": expert_tok, "max_expert_tokens_per_step": max(expert_tok),

@@ -30,6 +30,8 @@ Result<AdvisorConfig> LoadAdvisorConfig(const std::string& path) {
   return AdvisorConfig::Parse(text, path);
 }
 
+namespace {
+
 // As the map does a file: traces with nothing to measure are an error when nothing else is left, else
 // skipped with a warning, so that a command that keeps the traces counts the ranks every other one does.
 Status LeaveOutEmptyTimelines(std::vector<Trace>* traces, std::vector<std::string>* skipped) {
@@ -43,22 +45,48 @@ Status LeaveOutEmptyTimelines(std::vector<Trace>* traces, std::vector<std::strin
   return Status();
 }
 
-Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
+// LoadTraces; with `hold_timeline_lines`, each rank's missing-timeline line is kept unsaid (LoadedTraces::unsaid).
+Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths, bool hold_timeline_lines) {
   LoadedTraces loaded;
   std::vector<std::string> skipped;
   TP_ASSIGN_OR_RETURN(loaded.traces, ImportPaths(paths, &skipped));
   TP_RETURN_IF_ERROR(LeaveOutEmptyTimelines(&loaded.traces, &skipped));
   EmitWarnings(skipped, &loaded.warnings);
-  for (const Trace& trace : loaded.traces) {
+  for (size_t t = 0; t < loaded.traces.size(); ++t) {
     // A lone trace needs no rank number: said only when there are ranks to tell apart.
     const bool lone = loaded.traces.size() == 1;
-    EmitWarnings(TraceWarnings(trace, lone ? std::optional(WarningId::kNoRank) : std::nullopt), &loaded.warnings);
+    std::vector<IdentifiedWarning> ids;
+    const std::vector<std::string> lines =
+        TraceWarnings(loaded.traces[t], lone ? std::optional(WarningId::kNoRank) : std::nullopt, &ids);
+    for (size_t line = 0; line < lines.size(); ++line) {
+      if (hold_timeline_lines && IsWarningLine(ids, line, WarningId::kMissingTimeline)) {
+        loaded.unsaid.push_back({loaded.warnings.size(), t});
+        loaded.warnings.push_back(lines[line]);
+      } else {
+        EmitWarnings({lines[line]}, &loaded.warnings);
+      }
+    }
   }
   return loaded;
 }
 
+// The unsaid lines of ranks whose breakdown does not say they have no timeline are said now; the others
+// stay in the run's warnings (the JSON documents keep each rank's line) but not on stderr, where the
+// breakdown's one line across ranks says it.
+void SayTimelineLinesNotSaidByBreakdown(const std::vector<LoadedTraces::Unsaid>& unsaid,
+                                        const std::vector<bool>& breakdown_says,
+                                        const std::vector<std::string>& lines) {
+  for (const LoadedTraces::Unsaid& u : unsaid) {
+    if (u.trace >= breakdown_says.size() || !breakdown_says[u.trace]) PrintWarning(lines[u.line]);
+  }
+}
+
+}  // namespace
+
+Result<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) { return LoadTraces(paths, false); }
+
 Result<AnalyzedRun> AnalyzeRun(const std::vector<std::string>& paths, const AnalysisFlags& flags) {
-  return AnalyzeRun([&] { return LoadTraces(paths); }, flags);
+  return AnalyzeRun([&] { return LoadTraces(paths, true); }, flags);
 }
 
 std::vector<std::string> InputFiles(const std::vector<std::string>& paths) {
@@ -259,6 +287,7 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
   TP_ASSIGN_OR_RETURN(LoadedTraces loaded, import());
   run.traces = std::move(loaded.traces);
   run.warnings = std::move(loaded.warnings);
+  std::vector<bool> breakdown_says_no_timeline;
   JobChips chips(*run.profiles, settings.forced);
   SummaryContext context{run.profiles.get(), settings.forced, &settings.config, RunDetail::kAll, SpareCore(1)};
   context.chips = &chips;
@@ -275,8 +304,10 @@ Result<AnalyzedRun> AnalyzeRun(const TraceImport& import, const AnalysisFlags& f
   for (const Trace& trace : run.traces) {
     RankBreakdown breakdown = ComputeTimeBreakdown(trace);
     breakdown_warnings.Add(trace.metadata().path, breakdown.warnings);
+    breakdown_says_no_timeline.push_back(HasWarning(breakdown.warning_ids, WarningId::kNoDeviceTimeline));
     ranks.push_back(reducer.Summarize(trace, std::move(breakdown)));
   }
+  SayTimelineLinesNotSaidByBreakdown(loaded.unsaid, breakdown_says_no_timeline, run.warnings);
   breakdown_warnings.Emit(&run.warnings);
   std::vector<RankSummary*> summaries;
   for (RankSummary& rank : ranks) summaries.push_back(&rank);

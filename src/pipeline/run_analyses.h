@@ -28,6 +28,13 @@ namespace tuneprof {
 struct LoadedTraces {
   std::vector<Trace> traces;
   std::vector<std::string> warnings;
+  // Lines of `warnings` kept but not yet written to stderr, with the trace each is about: a rank's missing
+  // timeline file, which AnalyzeRun leaves to the line its breakdown shares across ranks.
+  struct Unsaid {
+    size_t line = 0;
+    size_t trace = 0;
+  };
+  std::vector<Unsaid> unsaid;
 };
 
 // Imports `paths`, skipping unreadable files (an error only when nothing is left), and writes every

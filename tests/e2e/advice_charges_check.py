@@ -6,13 +6,17 @@
   verdict, `export`'s steps table and `compare`'s communication_exposed_us leave it out, as `profile` and
   `analyze` do; `compare` has a pipeline_bubble_us row on GPU and torch_npu runs;
 - compute findings on a stage that waits for the bounding stage claim no step gain and say so;
-- on an uneven MoE run communication.exposed does not claim again the wait moe.expert_imbalance counts;
+- on an uneven MoE run communication.exposed does not claim again the wait moe.expert_imbalance counts, and
+  advises the all-to-all, on Kineto and on torch_npu text without a timeline (the same wait as the timeline's);
+- small pipeline send / recv transfers get p2p advice, not DDP gradient buckets;
+- `compare` of two runs without timelines says so in one line per side (each rank's line kept in --json);
 - ranks whose steps tie are "all ranks equal", and stages that compute alike are told apart by their step;
 - the balanced-stages gain of Kineto chains (analyze's and the critical path's) within 15 % of the generator's
   re-simulated truth.
 
-With SHARED (the view holding traces/), on the torch_npu level0 / level1 pairs the run's catch-all idle
-findings together claim at most the largest rank's idle time.
+With SHARED (the view holding traces/), on the torch_npu level0 / level1 pairs and Kineto trace_filter the
+run's idle findings together claim at most the largest rank's idle time, and the claims on each part stay
+within the part of the rank each finding quotes.
 
 Usage: advice_charges_check.py TUNEPROF SOURCE_DIR [SHARED]
 """
@@ -105,21 +109,78 @@ def check_waiting_stage(binary, root, truth):
     check("slowest rank 0" not in text or "all ranks equal" in text, f"{root.name}: headline {text.splitlines()[0]!r}")
 
 
+WAIT_LABELS = ("wait_for_last_arrival_us", "wait_for_slowest_experts_us")
+
+
 def check_moe(binary, root, truth):
+    """communication.exposed less the wait moe.expert_imbalance counts, with all-to-all advice; returns the wait
+    it took off (µs a step, None when none)."""
     advise = json_or_exit(binary, "advise", "--json", root)
     by_id = {f["id"]: f for f in advise["findings"]}
     moe, exposed = by_id.get("moe.expert_imbalance"), by_id.get("communication.exposed")
-    check(moe is not None, "moe: moe.expert_imbalance fires")
+    check(moe is not None, f"{root.name}: moe.expert_imbalance fires")
+    check(exposed is not None, f"{root.name}: communication.exposed fires")
     if moe is None or exposed is None:
-        return
+        return None
+    check(close(moe["estimated_gain_us"], truth["cost_us_per_step"]),
+          f"{root.name}: moe gain {moe['estimated_gain_us']} us vs truth {truth['cost_us_per_step']:.1f}")
     step = advise["step_us"] if "step_us" in advise else max(r["step_us"] for r in advise["ranks"])
-    left = exposed["evidence"]["exposed_communication_us"] - exposed["evidence"].get("wait_for_last_arrival_us", 0)
+    waits = [exposed["evidence"][k] for k in WAIT_LABELS if k in exposed["evidence"]]
+    check(len(waits) == 1, f"{root.name}: communication.exposed names the wait it leaves to moe: {exposed['evidence']}")
+    wait = waits[0] if waits else 0
+    left = exposed["evidence"]["exposed_communication_us"] - wait
     check(exposed["estimated_gain_us"] <= max(left, 0) + 1e-3,
-          f"moe: communication.exposed gains {exposed['estimated_gain_us']} us of which the wait is moe's")
+          f"{root.name}: communication.exposed gains {exposed['estimated_gain_us']} us of which the wait is moe's")
+    # The quoted rank's own wait for the slowest expert rank at each GEMM, as the generator lays it out.
+    want = truth["rank_wait_us_per_step"][exposed["evidence_rank"]]
+    check(close(wait, want), f"{root.name}: rank {exposed['evidence_rank']} waits {wait} us vs truth {want:.1f}")
     check(exposed["estimated_gain_us"] + moe["estimated_gain_us"] <= step,
-          f"moe: the two gains {exposed['estimated_gain_us']} + {moe['estimated_gain_us']} within the step {step}")
-    check("bucket_cap_mb" not in " ".join(exposed.get("apis", [])),
-          f"moe: all-to-all advice, not DDP buckets: {exposed.get('apis')}")
+          f"{root.name}: the two gains {exposed['estimated_gain_us']} + {moe['estimated_gain_us']} within the step {step}")
+    apis = " ".join(exposed.get("apis", []))
+    check("bucket_cap_mb" not in apis, f"{root.name}: all-to-all advice, not DDP buckets: {exposed.get('apis')}")
+    if truth["layout"].startswith("torch_npu"):
+        check("moe-alltoall-overlap-comm" in apis, f"{root.name}: MindSpeed all-to-all overlap: {exposed.get('apis')}")
+    return wait if waits else None
+
+
+def check_moe_layouts(binary, tmp, source):
+    """The same uneven MoE run charges the wait once on every layout, and a text export without a timeline
+    takes off the wait the Kineto timeline measures."""
+    waits = {}
+    for name, extra in (("kineto", []), ("torch_npu", []), ("npu_seq", ["--sequential-experts"])):
+        layout = "kineto" if name == "kineto" else "torch_npu"
+        root, truth = generate(source, tmp, f"moe_{name}", "gen_moe.py",
+                               ["--layout", layout, "--ranks", "4", "--skew", "1.2", *extra])
+        waits[name] = check_moe(binary, root, truth)
+    for name in ("torch_npu", "npu_seq"):
+        if waits[name] is not None and waits["kineto"] is not None:
+            check(close(waits[name], waits["kineto"], 0.01),
+                  f"moe_{name}: text export's wait {waits[name]} us vs the timeline's {waits['kineto']} us")
+
+
+def check_p2p_packets(binary, root):
+    """Small pipeline send / recv transfers get p2p advice, never DDP gradient buckets."""
+    advise = json_or_exit(binary, "advise", "--json", root)
+    small = [f for f in advise["findings"] if f["id"] in ("communication.small_packets", "communication.small_messages")]
+    check(small, f"{root.name}: a small-transfer finding on the pipeline's send / recv")
+    for f in small:
+        apis = " ".join(f.get("apis", []))
+        check("bucket_cap_mb" not in apis and "batch_isend_irecv" in apis,
+              f"{root.name}: {f['id']} advises {f.get('apis')} for pipeline send / recv")
+
+
+def check_compare_warnings(binary, before, after):
+    """Ranks without a timeline are said once per side on stderr; compare --json keeps each rank's line."""
+    done = subprocess.run([str(binary), "compare", str(before), str(after)], capture_output=True, text=True,
+                          timeout=300)
+    lines = done.stderr.splitlines()
+    per_rank = [line for line in lines if ": missing; no timeline for " in line]
+    grouped = [line for line in lines if ": no device timeline; " in line]
+    check(done.returncode == 0 and not per_rank and len(grouped) == 2,
+          f"compare: {len(per_rank)} per-rank and {len(grouped)} grouped no-timeline lines, want 0 and 2")
+    warnings = json_or_exit(binary, "compare", "--json", before, after).get("warnings", [])
+    kept = [w for w in warnings if ": missing; no timeline for " in w]
+    check(len(kept) == 8, f"compare --json: {len(kept)} per-rank missing-timeline lines kept, want 8")
 
 
 def check_ties(binary, tmp, source):
@@ -135,17 +196,33 @@ def check_ties(binary, tmp, source):
     check(bounded.startswith(f"stage {longest['stage']} "), f"pp_kineto_bal: {bounded!r} vs the longest step's stage")
 
 
+def check_claims_within_quoted_ranks(name, advise):
+    """Largest first, the claims on one part up to each finding stay within the part of the rank it quotes."""
+    parts = {r["rank"]: r["split_us"] for r in advise["ranks"]}
+    claimed = {}
+    for f in sorted(advise["findings"], key=lambda f: -f["estimated_gain_us"]):
+        part, rank = f.get("saves_from"), f.get("evidence_rank")
+        if f["estimated_gain_us"] <= 0 or rank not in parts or part not in parts[rank]:
+            continue
+        claimed[part] = claimed.get(part, 0) + f["estimated_gain_us"]
+        check(claimed[part] <= parts[rank][part] + 1e-3,
+              f"{name}: with {f['id']} the {part} claims come to {claimed[part]:.3f} us, against rank {rank}'s "
+              f"{parts[rank][part]:.3f} us")
+
+
 def check_shared_idle(binary, shared):
     base = shared / "traces" / "ascend" / "msinsight" / "test" / "data" / "pytorch" / "text"
-    for level in ("level0", "level1"):
-        root = base / level
-        if not root.is_dir():
+    roots = [(level, base / level) for level in ("level0", "level1")]
+    roots.append(("trace_filter", shared / "traces" / "kineto" / "hta" / "trace_filter"))
+    for name, root in roots:
+        if not root.exists():
             continue
         advise = json_or_exit(binary, "advise", "--json", root)
-        idle = [f for f in advise["findings"] if f["id"] in ("idle.low_utilization", "idle.gpu_time_util_per_device")]
+        idle = [f for f in advise["findings"] if f.get("saves_from") == "idle"]
         most = max(r["split_us"].get("idle", 0) for r in advise["ranks"])
         claimed = sum(f["estimated_gain_us"] for f in idle)
-        check(claimed <= most + 1e-3, f"{level}: idle findings claim {claimed} us of at most {most} us idle")
+        check(claimed <= most + 1e-3, f"{name}: idle findings claim {claimed} us of at most {most} us idle")
+        check_claims_within_quoted_ranks(name, advise)
 
 
 def main():
@@ -176,9 +253,9 @@ def main():
             mean = sum(p["balanced_gain_us"] for p in path) / max(len(path), 1)
             check(close(mean, truth["balanced_gain_ms"] * MS),
                   f"{name}: critical path's balanced gain {mean:.1f} us vs truth {truth['balanced_gain_ms'] * MS:.1f}")
-        moe, moe_truth = generate(source, tmp, "moe_kineto", "gen_moe.py",
-                                  ["--layout", "kineto", "--ranks", "4", "--skew", "1.2"])
-        check_moe(binary, moe, moe_truth)
+        check_moe_layouts(binary, tmp, source)
+        check_p2p_packets(binary, text_bal)
+        check_compare_warnings(binary, text, text_bal)
         check_ties(binary, tmp, source)
     if len(sys.argv) > 3:
         check_shared_idle(binary, pathlib.Path(sys.argv[3]))

@@ -453,8 +453,9 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   for (auto& [id, finding] : merged) result.findings.push_back(std::move(finding));
   if (cross != nullptr && cross->pipeline) NameStagesOfFindings(*cross->pipeline, comm, &result.findings);
   ShareCatchAllParts(most_per_part, &result.findings);
-  ChargeWaitToItsCause(comm, cross, &result.findings);
+  ChargeWaitToItsCause(comm, cross, moe.ranks.empty() ? nullptr : &moe, &result.findings);
   KeepWaitNotExplained(gains, ranks.size(), &result.findings);
+  KeepPartClaimsWithinQuotedRanks(result.ranks, &result.findings);
   RankAcrossRanks(gains, ranks.size(), &result);
   GiveVerdict(job_times, units_healthy, cross, &result);
   return result;

@@ -42,6 +42,40 @@ bool SavesOwnDeviceWork(TimePart part) {
   return part == TimePart::kComputeBound || part == TimePart::kMemoryBound || part == TimePart::kUnclassified;
 }
 
+// A rank's wait per step, what it waits for and the evidence label it is quoted under.
+struct RankWaitPerStep {
+  double ns = 0;
+  std::string_view for_what;
+  std::string_view label;
+};
+
+// The rank's wait for the last arrival at its matched collectives, from the timeline; none where the
+// input matched no collective of the rank (a torch_npu export without trace_view.json has none).
+std::optional<RankWaitPerStep> TimelineWait(const std::vector<const RankCommunication*>& comm,
+                                            const CrossRankCommunication* cross, int64_t rank) {
+  if (cross == nullptr) return std::nullopt;
+  for (size_t i = 0; i < cross->ranks.size() && i < comm.size(); ++i) {
+    const RankWait& w = cross->ranks[i];
+    if (w.rank != rank || comm[i] == nullptr || comm[i]->steps == 0 || w.matched == 0) continue;
+    return RankWaitPerStep{static_cast<double>(w.wait_ns) / static_cast<double>(comm[i]->steps), "the last arrival",
+                           "wait_for_last_arrival_us"};
+  }
+  return std::nullopt;
+}
+
+// Without a timeline the MoE wait is still known: at each grouped-GEMM call the rank waits at the next
+// all-to-all for the call's slowest expert-parallel rank, which each call's device time gives.
+std::optional<RankWaitPerStep> ExpertWait(const MoeBalance* moe, int64_t rank) {
+  if (moe == nullptr) return std::nullopt;
+  for (size_t i = 0; i < moe->ranks.size() && i < moe->wait_ns_per_step.size(); ++i) {
+    if (moe->ranks[i] == rank) {
+      return RankWaitPerStep{moe->wait_ns_per_step[i], "the slowest expert-parallel rank's grouped GEMMs",
+                             "wait_for_slowest_experts_us"};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 // Notes the other ranks' median gain on a finding whose quoted rank gains at least twice as much (a
@@ -87,24 +121,21 @@ void KeepWaitNotExplained(const RankGains& gains, size_t ranks, std::vector<Find
 // exposed communication keeps only what is left (at most the exposed time less the wait), which is what
 // overlapping the collectives with compute could still hide.
 void ChargeWaitToItsCause(const std::vector<const RankCommunication*>& comm, const CrossRankCommunication* cross,
-                          std::vector<Finding>* findings) {
+                          const MoeBalance* moe, std::vector<Finding>* findings) {
   const Finding* cause = WaitCauseFinding(*findings);
-  if (cause == nullptr || cross == nullptr) return;
+  if (cause == nullptr) return;
   for (Finding& f : *findings) {
     if (f.id != "communication.exposed" || f.estimated_gain_ns <= 0) continue;
-    for (size_t i = 0; i < cross->ranks.size() && i < comm.size(); ++i) {
-      const RankWait& w = cross->ranks[i];
-      if (w.rank != f.evidence_rank || comm[i] == nullptr || comm[i]->steps == 0) continue;
-      const double wait = static_cast<double>(w.wait_ns) / static_cast<double>(comm[i]->steps);
-      const double exposed = 1e3 * NumberOf(f, "exposed_communication_us");
-      const double left = std::max(0.0, std::min(f.estimated_gain_ns, exposed - wait));
-      if (wait <= 0 || left >= f.estimated_gain_ns) break;
-      f.estimated_gain_ns = left;
-      f.gain_cut = fmt::format("less the {:.3f} ms a step rank {} waits for the last arrival, which {} counts",
-                               wait / 1e6, w.rank, std::string_view(cause->id));
-      f.AddNumber("wait_for_last_arrival_us", wait / 1e3, "us");
-      break;
-    }
+    std::optional<RankWaitPerStep> wait = TimelineWait(comm, cross, f.evidence_rank);
+    if (!wait && cause->id == "moe.expert_imbalance") wait = ExpertWait(moe, f.evidence_rank);
+    if (!wait || wait->ns <= 0) continue;
+    const double exposed = 1e3 * NumberOf(f, "exposed_communication_us");
+    const double left = std::max(0.0, std::min(f.estimated_gain_ns, exposed - wait->ns));
+    if (left >= f.estimated_gain_ns) continue;
+    f.estimated_gain_ns = left;
+    f.gain_cut = fmt::format("less the {:.3f} ms a step rank {} waits for {}, which {} counts", wait->ns / 1e6,
+                             f.evidence_rank, wait->for_what, std::string_view(cause->id));
+    f.AddNumber(wait->label, wait->ns / 1e3, "us");
   }
 }
 
@@ -124,6 +155,35 @@ void NoStepGainOffBoundingStage(const PipelineAnalysis& p, int64_t rank, std::ve
         "bounding stage's work sets the step",
         own->stage, p.work_is_computing ? "computes" : "works", own->work_ns_per_step / 1e6, slowest.stage,
         slowest.work_ns_per_step / 1e6);
+  }
+}
+
+// Merged across ranks, each finding quotes the rank where it gains most, and two findings of one part may
+// quote two ranks: their gains together could exceed what either rank has of that part. Each claim is
+// capped with the figures of the rank it quotes: with the claims on that part before it (largest first), at
+// most that rank's time of the part.
+void KeepPartClaimsWithinQuotedRanks(const std::vector<RankAdvice>& ranks, std::vector<Finding>* findings) {
+  std::map<int64_t, const TimeSplit*> split_of;
+  for (const RankAdvice& r : ranks) split_of.emplace(r.rank, &r.split);
+  std::vector<Finding*> order;
+  for (Finding& f : *findings) {
+    if (f.estimated_gain_ns > 0 && split_of.contains(f.evidence_rank)) order.push_back(&f);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Finding* a, const Finding* b) { return a->estimated_gain_ns > b->estimated_gain_ns; });
+  PartTimes claimed{};
+  for (Finding* f : order) {
+    const auto part = static_cast<size_t>(f->saves_from);
+    const double own = split_of.at(f->evidence_rank)->part_ns[part];
+    const double left = std::max(0.0, own - claimed[part]);
+    if (f->estimated_gain_ns > left) {
+      f->gain_cut = fmt::format(
+          "capped at rank {}'s {:.3f} ms of {} time a step, less the {:.3f} ms other findings "
+          "claim of it",
+          f->evidence_rank, own / 1e6, TimePartName(f->saves_from), claimed[part] / 1e6);
+      f->estimated_gain_ns = left;
+    }
+    claimed[part] += f->estimated_gain_ns;
   }
 }
 

@@ -9,10 +9,12 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/advisor/advisor.h"
 #include "analysis/advisor/finding.h"
 #include "analysis/advisor/time_split.h"
 #include "analysis/comm/comm_cross_rank.h"
 #include "analysis/comm/pipeline_stages.h"
+#include "analysis/compute/moe_balance.h"
 
 namespace tuneprof {
 
@@ -74,14 +76,20 @@ void KeepWaitNotExplained(const RankGains& gains, size_t ranks, std::vector<Find
 // communication.exposed counts the whole exposed time of its rank, which holds that rank's wait for the last
 // arrival at each collective. Where a finding names that wait's cause, the wait is charged once, to the cause:
 // exposed communication keeps only what is left (at most the exposed time less the wait), which is what
-// overlapping the collectives with compute could still hide.
+// overlapping the collectives with compute could still hide. The wait is the timeline's; where the input has
+// no timeline and the cause is an uneven MoE load, it is the rank's wait for the slowest expert-parallel rank
+// at each grouped-GEMM call (`moe`, may be null).
 void ChargeWaitToItsCause(const std::vector<const RankCommunication*>& comm, const CrossRankCommunication* cross,
-                          std::vector<Finding>* findings);
+                          const MoeBalance* moe, std::vector<Finding>* findings);
 
 // On a pipeline every micro-batch passes the slowest stage, so a stage that works less waits for it: its
 // own kernels finishing sooner only lengthen that wait. Its compute findings save nothing of the step;
 // the same findings on the bounding stage's ranks keep their gains, which the merge across ranks then quotes.
 void NoStepGainOffBoundingStage(const PipelineAnalysis& p, int64_t rank, std::vector<Finding>* findings);
+
+// Merged across ranks, two findings of one part may quote two ranks and together claim more than either
+// rank has of it: each claim, with the larger claims on its part, stays within the part of the rank it quotes.
+void KeepPartClaimsWithinQuotedRanks(const std::vector<RankAdvice>& ranks, std::vector<Finding>* findings);
 
 // Raises each part's largest time per step over the ranks to `split`'s.
 void AddLargestParts(const TimeSplit& split, PartTimes* most);

@@ -8,6 +8,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "analysis/compute/moe_hccl_all_to_all.h"
 #include "analysis/core/name_test_memo.h"
@@ -392,6 +393,7 @@ MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads) {
   if (ep.size() < 2) return out;
   const auto n = static_cast<double>(ep.size());
   double cost = 0, wait = 0;
+  std::vector<double> own_wait(ep.size(), 0.0);
   for (size_t k = 0; k < out.matched_calls; ++k) {
     int64_t max = 0;
     double sum = 0;
@@ -401,6 +403,7 @@ MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads) {
     }
     cost += static_cast<double>(max) - sum / n;
     wait += (n * static_cast<double>(max) - sum) / (n - 1);
+    for (size_t r = 0; r < ep.size(); ++r) own_wait[r] += static_cast<double>(max - ep[r]->call_ns[k]);
   }
   // The compared calls stand for every call of a step: scaled by the calls a step holds (the same as
   // dividing by the steps when every call was kept).
@@ -411,6 +414,8 @@ MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads) {
       static_cast<double>(fewest_calls) / static_cast<double>(out.steps) / static_cast<double>(out.matched_calls);
   out.cost_ns = cost * per_step;
   out.others_wait_ns = wait * per_step;
+  for (double& w : own_wait) w *= per_step;
+  out.wait_ns_per_step = std::move(own_wait);
   return out;
 }
 

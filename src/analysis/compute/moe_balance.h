@@ -86,6 +86,10 @@ struct MoeBalance {
   int64_t slowest_rank = 0;
   double slowest_excess_ns = 0;
   double others_wait_ns = 0;
+  // Each EP rank's own wait at the calls' next all-to-all, per step (parallel to `ranks`): Σ over the
+  // compared calls of (slowest rank of the call - this rank), scaled as others_wait_ns is. It needs no
+  // timeline, only each call's device time, so an export without one still knows it.
+  std::vector<double> wait_ns_per_step;
   double cost_ns = 0;
   uint64_t matched_calls = 0;  // calls per rank compared (the fewest any EP rank has)
   uint64_t steps = 1;

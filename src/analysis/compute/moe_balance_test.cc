@@ -66,6 +66,9 @@ TEST(MoeBalance, AcrossRanksTheSlowestCallDecidesTheWait) {
   EXPECT_DOUBLE_EQ(m.slowest_excess_ns, Us(100));
   EXPECT_DOUBLE_EQ(m.cost_ns, Us(100));         // 2 calls x (150 - 100)
   EXPECT_DOUBLE_EQ(m.others_wait_ns, Us(200));  // 2 calls x (150 - 50)
+  ASSERT_EQ(m.wait_ns_per_step.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.wait_ns_per_step[0], Us(200));  // rank 0 waits for rank 1 at both calls
+  EXPECT_DOUBLE_EQ(m.wait_ns_per_step[1], 0);        // the slowest waits for nobody
 }
 
 TEST(MoeBalance, KernelDetailsGroupedMatmulRows) {

@@ -31,6 +31,7 @@ constexpr double kBucketBytes = 25.0 * 1024 * 1024;  // DistributedDataParallel'
 
 struct SmallMessages {
   uint64_t count = 0;
+  uint64_t p2p = 0;  // of `count`, pipeline send / recv
   uint64_t with_bytes = 0;
   int64_t bytes = 0;
   int64_t time_ns = 0;
@@ -45,6 +46,7 @@ SmallMessages CountSmall(const RankCommunication& comm) {
     if (c.bytes >= kSmallMessageBytes || c.duration_ns <= 0) continue;
     small.shortest_ns = small.count == 0 ? c.duration_ns : std::min(small.shortest_ns, c.duration_ns);
     ++small.count;
+    if (c.type == CollectiveType::kSendRecv) ++small.p2p;
     small.bytes += c.bytes;
     small.time_ns += c.duration_ns;
   }
@@ -54,7 +56,7 @@ SmallMessages CountSmall(const RankCommunication& comm) {
 struct TransportPackets {
   std::string_view transport;
   double limit_mb = 0;
-  uint64_t ops = 0, small_ops = 0;
+  uint64_t ops = 0, small_ops = 0, small_p2p_ops = 0;
   double mb = 0, small_mb = 0, small_ms = 0;
   bool fired(double share_pct) const {
     return ops > 0 && small_ops > 0 && 100.0 * static_cast<double>(small_ops) / static_cast<double>(ops) > share_pct;
@@ -74,10 +76,27 @@ void CountPackets(const Trace& trace, TransportPackets* packets) {
       packets->mb += traffic.transit_size_mb;
       if (traffic.transit_size_mb >= packets->limit_mb) continue;
       ++packets->small_ops;
+      if (op.p2p || ParseCollectiveType(trace.str(op.op_name)) == CollectiveType::kSendRecv) ++packets->small_p2p_ops;
       packets->small_mb += traffic.transit_size_mb;
       if (traffic.transit_time_ms > 0) packets->small_ms += traffic.transit_time_ms;
     }
   }
+}
+
+// Small transfers that are mostly pipeline send / recv carry activations between stages, not gradients:
+// gradient buckets do not touch them. What does is fewer, larger transfers and overlapping them.
+void AdviseP2pTransfers(const RankEvidence& rank, uint64_t small, uint64_t small_p2p, Finding* f) {
+  if (small == 0 || 2 * small_p2p <= small) return;
+  f->AddNumber("small_p2p_share_pct", 100.0 * static_cast<double>(small_p2p) / static_cast<double>(small), "%");
+  f->strategy =
+      "Most of the small transfers are pipeline send / recv of activations between stages, which gradient "
+      "buckets do not change: send fewer, larger transfers (larger micro-batches, so fewer per global batch), "
+      "batch each step's sends and receives into one call, and overlap them with the next micro-batch's compute.";
+  f->apis = {std::string(ForPlatform(
+      rank, "Megatron-LM: --micro-batch-size, --overlap-p2p-communication; torch.distributed.batch_isend_irecv",
+      "MindSpeed / Megatron: --micro-batch-size, --overlap-p2p-communication; torch.distributed.batch_isend_irecv "
+      "over HCCL",
+      "larger micro-batches; torch.distributed.batch_isend_irecv"))};
 }
 
 Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& config,
@@ -85,7 +104,10 @@ Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& confi
   Finding f = NewFinding("communication.small_packets", rank, config);
   std::vector<std::string> parts;
   double worst = 0, small_ms = 0;
+  uint64_t small = 0, small_p2p = 0;
   for (const TransportPackets& t : fired) {
+    small += t.small_ops;
+    small_p2p += t.small_p2p_ops;
     const double ops_pct = 100.0 * static_cast<double>(t.small_ops) / static_cast<double>(t.ops);
     worst = std::max(worst, ops_pct);
     small_ms += t.small_ms;
@@ -102,6 +124,7 @@ Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& confi
   }
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
   f.SetValue(worst, share_pct, "% of operators");
+  AdviseP2pTransfers(rank, small, small_p2p, &f);
   return f;
 }
 
@@ -144,6 +167,7 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
   f.AddNumber("mean_small_message_bytes", static_cast<double>(small.bytes) / static_cast<double>(small.count), "B");
   f.AddNumber("shortest_small_message_us", static_cast<double>(small.shortest_ns) / 1e3, "us");
   f.AddNumber("buckets_of_25MB_per_step", buckets_per_step, "count");
+  AdviseP2pTransfers(rank, small.count, small.p2p, &f);
   out->push_back(std::move(f));
 }
 

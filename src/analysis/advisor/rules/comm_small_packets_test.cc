@@ -14,13 +14,15 @@ constexpr std::string_view kId = "communication.small_packets";
 
 AdvisorResult Advise(const Trace& trace) { return finding_lookup::AdviseOneRank(trace); }
 
-// One operator with `sdma_mb` over SDMA and `rdma_mb` over RDMA (0: none), each taking `ms`.
-void AddOp(SideTableBuilder& side, double sdma_mb, double rdma_mb, double ms, bool total = false) {
+// One operator with `sdma_mb` over SDMA and `rdma_mb` over RDMA (0: none), each taking `ms`; `p2p`: a
+// pipeline batchSendRecv in communication.json's p2p section.
+void AddOp(SideTableBuilder& side, double sdma_mb, double rdma_mb, double ms, bool total = false, bool p2p = false) {
   CommunicationTables* comm = side.mutable_communication();
   comm->ops_present = true;
   HcclOpTime op;
-  op.op_name = side.Intern(total ? "Total Op Info" : "hcom_allReduce_");
+  op.op_name = side.Intern(total ? "Total Op Info" : p2p ? "hcom_batchSendRecv_" : "hcom_allReduce_");
   op.total = total;
+  op.p2p = p2p;
   op.first_traffic = static_cast<uint32_t>(comm->traffic.size());
   for (auto [transport, mb] : {std::pair{"SDMA", sdma_mb}, {"RDMA", rdma_mb}, {"HCCS", sdma_mb}}) {
     HcclTransportTraffic traffic;
@@ -68,6 +70,56 @@ TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
   AddOp(side, 4, 0, 1);  // 1 of 5 SDMA operators small: 20 %, not above it
   for (int i = 0; i < 4; ++i) AddOp(side, 32, 0, 1);
   EXPECT_EQ(Find(Advise(trace), kId), nullptr);
+}
+
+// 4 small pipeline batchSendRecv and 1 large all-reduce: the small transfers are activations between stages.
+void AddPipelineOps(SideTableBuilder& side) {
+  for (int i = 0; i < 4; ++i) AddOp(side, 1, 0, 1, /*total=*/false, /*p2p=*/true);
+  AddOp(side, 64, 0, 5);
+}
+
+TEST(SmallPackets, PipelineSendRecvGetsP2pAdviceNotGradientBuckets) {
+  Trace trace = OneStep();  // a GPU-side trace: Megatron-LM's words, no MindSpeed
+  SideTableBuilder side(&trace);
+  AddPipelineOps(side);
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  ExpectNumbers(*f, {{"small_p2p_share_pct", 100}});
+  ASSERT_EQ(f->apis.size(), 1u);
+  EXPECT_EQ(f->apis[0].view().find("bucket_cap_mb"), std::string::npos);
+  EXPECT_NE(f->apis[0].view().find("batch_isend_irecv"), std::string::npos);
+  EXPECT_NE(f->apis[0].view().find("Megatron-LM"), std::string::npos);
+  EXPECT_EQ(f->apis[0].view().find("MindSpeed"), std::string::npos);
+  EXPECT_NE(f->strategy.find("pipeline send / recv"), std::string::npos);
+}
+
+TEST(SmallPackets, PipelineSendRecvOnAscendNamesMindSpeed) {
+  hand_built::HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  StepWithKernel(&t, 10000, 5000, "k");
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  AddPipelineOps(side);
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->apis.size(), 1u);
+  EXPECT_NE(f->apis[0].view().find("MindSpeed"), std::string::npos);
+  EXPECT_NE(f->apis[0].view().find("over HCCL"), std::string::npos);
+  EXPECT_EQ(f->apis[0].view().find("bucket_cap_mb"), std::string::npos);
+}
+
+TEST(SmallPackets, GradientAllReducesKeepTheBucketAdvice) {
+  Trace trace = OneStep();
+  SideTableBuilder side(&trace);
+  for (int i = 0; i < 4; ++i) AddOp(side, 1, 0, 1);
+  AddOp(side, 64, 0, 5);
+  const AdvisorResult result = Advise(trace);
+  const Finding* f = Find(result, kId);
+  ASSERT_NE(f, nullptr);
+  ASSERT_FALSE(f->apis.empty());
+  EXPECT_NE(f->apis[0].view().find("bucket_cap_mb"), std::string::npos);
 }
 
 }  // namespace

@@ -32,11 +32,25 @@ double AllToAllShareOfCollectives(const RankEvidence& rank) {
   return all > 0 ? static_cast<double>(all_to_all) / static_cast<double>(all) : 0;
 }
 
+// The same share where no collective is on a timeline (a torch_npu export without trace_view.json): over
+// the HCCL operators of kernel_details, by their names.
+double AllToAllShareOfHcclOperators(const Trace& trace) {
+  int64_t all = 0, all_to_all = 0;
+  for (const NpuOpRow& row : trace.kernel_details().rows) {
+    if (row.dur_ns <= 0 || !trace.str(row.name).starts_with("hcom_")) continue;
+    all += row.dur_ns;
+    if (ParseCollectiveType(trace.str(row.name)) == CollectiveType::kAllToAll) all_to_all += row.dur_ns;
+  }
+  return all > 0 ? static_cast<double>(all_to_all) / static_cast<double>(all) : 0;
+}
+
 // Where most of the exposed time is the MoE token exchange, bucketing gradients does not touch it: the
 // all-to-all is hidden by running another micro-batch's compute beside it.
 void AdviseExpertParallelOverlap(const RankEvidence& rank, double exposed, Finding* f) {
   const double all_to_all = ExposedAllToAllPerStep(rank);
-  const double collective_share = AllToAllShareOfCollectives(rank);
+  const bool on_timeline = rank.comm != nullptr && !rank.comm->by_type.empty();
+  const double collective_share = on_timeline || rank.trace == nullptr ? AllToAllShareOfCollectives(rank)
+                                                                       : AllToAllShareOfHcclOperators(*rank.trace);
   const bool dispatch_combine = all_to_all > 0 && all_to_all >= 0.5 * exposed;
   if (!dispatch_combine && collective_share < 0.5) return;
   if (dispatch_combine) {
