@@ -220,9 +220,10 @@ std::string AsVersion(SummaryFile file, int version) {
   const size_t categories = 8 + devices * (1 + 8 + 8);
   // The rank's and the file's empty warning id lists (version 6), a count each, the rank's steps
   // (version 7) and its empty step work (version 8: two counts).
-  const size_t tail =
-      2 * 8 + (version < 7 ? 8 : 0) + (version < 8 ? 2 * 8 : 0) + (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
-      (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
+  const size_t tail = 2 * 8 + (version < 7 ? 8 : 0) + (version < 8 ? 2 * 8 : 0) +
+                      (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
+                      (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) +
+                      (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));

@@ -36,7 +36,8 @@ std::vector<LeadOperator> LeadInExtras(const RankCommunication& slow, const Rank
   for (const auto& [name, ns] : OperatorsPerStep(slow)) {
     auto it = fast_ops.find(name);
     const double extra = ns - (it == fast_ops.end() ? 0 : it->second);
-    if (extra >= std::max(1.0, kMaterialShare * gap)) out.push_back(LeadOperator{SharedText(name), static_cast<int64_t>(extra)});
+    if (extra >= std::max(1.0, kMaterialShare * gap))
+      out.push_back(LeadOperator{SharedText(name), static_cast<int64_t>(extra)});
   }
   std::stable_sort(out.begin(), out.end(), [](const LeadOperator& a, const LeadOperator& b) { return a.ns > b.ns; });
   if (out.size() > kMaxOperatorDiffs) out.resize(kMaxOperatorDiffs);
@@ -67,8 +68,9 @@ std::vector<WorkDiff> Differences(const std::vector<NamedWork>& slow, uint64_t s
     if (std::abs(d.delta_ns()) >= kMinDiffNs) out.push_back(d);
   }
   // by_name is in name order, so the stable sort breaks ties by name.
-  std::stable_sort(out.begin(), out.end(),
-                   [](const WorkDiff& a, const WorkDiff& b) { return std::abs(a.delta_ns()) > std::abs(b.delta_ns()); });
+  std::stable_sort(out.begin(), out.end(), [](const WorkDiff& a, const WorkDiff& b) {
+    return std::abs(a.delta_ns()) > std::abs(b.delta_ns());
+  });
   if (out.size() > kMaxOperatorDiffs) out.resize(kMaxOperatorDiffs);
   return out;
 }
@@ -93,8 +95,7 @@ std::optional<RankOperatorDiff> DiffSlowestAndFastestRank(const std::vector<Rank
   diff.fast_computing_ns_per_step = ComputingPerStep(*fast);
   diff.computes_alike = gap < kMinComputingGap * ComputingPerStep(*slow);
   if (!diff.computes_alike) diff.extra_per_step = LeadInExtras(*slow, *fast, gap);
-  diff.step_operators =
-      Differences(slow->step_work.device_ops, slow->steps, fast->step_work.device_ops, fast->steps);
+  diff.step_operators = Differences(slow->step_work.device_ops, slow->steps, fast->step_work.device_ops, fast->steps);
   diff.host_apis = Differences(slow->step_work.host_apis, slow->steps, fast->step_work.host_apis, fast->steps);
   return diff;
 }

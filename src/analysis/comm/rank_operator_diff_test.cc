@@ -63,7 +63,8 @@ TEST(RankOperatorDiff, WholeStepsAndHostApisWhereNoLeadInReaches) {
   const std::vector<RankCommunication> ranks = {
       Worked(0, 1'000'000, {{"MatMul", 4, 800'000, 800'000}, {"Add", 2, 200'000, 200'000}},
              {{"aten::mm", 4, 900'000, 300'000}}),
-      Worked(1, 1'200'000, {{"MatMul", 4, 1'200'000, 1'200'000}, {"Add", 2, 199'000, 199'000}, {"Cast", 2, 4'000'000, 4'000'000}},
+      Worked(1, 1'200'000,
+             {{"MatMul", 4, 1'200'000, 1'200'000}, {"Add", 2, 199'000, 199'000}, {"Cast", 2, 4'000'000, 4'000'000}},
              {{"aten::mm", 6, 1'300'000, 500'000}, {"aten::to", 2, 0, 0}}),
   };
   const std::optional<RankOperatorDiff> diff = DiffSlowestAndFastestRank(ranks);

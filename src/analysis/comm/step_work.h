@@ -26,8 +26,8 @@ struct NamedWork {
 };
 
 struct RankStepWork {
-  std::vector<NamedWork> host_apis;    // most time first (ties by name), at most kMaxStepWorkNames
-  std::vector<NamedWork> device_ops;   // likewise
+  std::vector<NamedWork> host_apis;   // most time first (ties by name), at most kMaxStepWorkNames
+  std::vector<NamedWork> device_ops;  // likewise
 };
 
 // Enough names that the operators two ranks differ in are kept, few enough that a summary of many ranks

@@ -87,15 +87,14 @@ void CompareSlowestWithFastest(const RankEvidence& rank, Finding* f) {
   if (!by_lead_ins && diff.step_operators.empty() && diff.host_apis.empty()) return;
   f->AddNumber("slowest_rank", static_cast<double>(diff.slow_rank), "rank");
   f->AddNumber("fastest_rank", static_cast<double>(diff.fast_rank), "rank");
-  const std::string ranks =
-      fmt::format("rank {} (computing {} per step) against rank {} ({})", diff.slow_rank,
-                  FormatDuration(diff.slow_computing_ns_per_step), diff.fast_rank,
-                  FormatDuration(diff.fast_computing_ns_per_step));
+  const std::string ranks = fmt::format("rank {} (computing {} per step) against rank {} ({})", diff.slow_rank,
+                                        FormatDuration(diff.slow_computing_ns_per_step), diff.fast_rank,
+                                        FormatDuration(diff.fast_computing_ns_per_step));
   if (by_lead_ins) {
     std::string operators;
     for (const LeadOperator& op : diff.extra_per_step) {
-      operators += fmt::format("{}+{} in {}", operators.empty() ? "" : ", ",
-                               FormatDuration(static_cast<double>(op.ns)), op.name.view());
+      operators += fmt::format("{}+{} in {}", operators.empty() ? "" : ", ", FormatDuration(static_cast<double>(op.ns)),
+                               op.name.view());
     }
     f->AddText("slowest_vs_fastest_rank", fmt::format("{}: {} per step, between collectives", ranks, operators));
   } else if (!diff.step_operators.empty()) {

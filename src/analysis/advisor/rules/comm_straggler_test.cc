@@ -98,10 +98,20 @@ TEST(RuleFamilies, StragglerFindingsCompareTheSlowestAndFastestRank) {
   diff.slow_computing_ns_per_step = Us(1000);
   diff.fast_computing_ns_per_step = Us(990);
   diff.computes_alike = true;
-  diff.step_operators = {WorkDiff{.name = "MatMulV2", .slow_calls = 4, .fast_calls = 4, .slow_ns = Us(600),
-                                  .fast_ns = Us(580), .slow_self_ns = Us(600), .fast_self_ns = Us(580)}};
-  diff.host_apis = {WorkDiff{.name = "aten::item", .slow_calls = 27, .fast_calls = 27, .slow_ns = Us(80),
-                             .fast_ns = Us(90), .slow_self_ns = Us(1), .fast_self_ns = Us(2)}};
+  diff.step_operators = {WorkDiff{.name = "MatMulV2",
+                                  .slow_calls = 4,
+                                  .fast_calls = 4,
+                                  .slow_ns = Us(600),
+                                  .fast_ns = Us(580),
+                                  .slow_self_ns = Us(600),
+                                  .fast_self_ns = Us(580)}};
+  diff.host_apis = {WorkDiff{.name = "aten::item",
+                             .slow_calls = 27,
+                             .fast_calls = 27,
+                             .slow_ns = Us(80),
+                             .fast_ns = Us(90),
+                             .slow_self_ns = Us(1),
+                             .fast_self_ns = Us(2)}};
   cross.slowest_vs_fastest = diff;
   RankCommunication comm;
   RankEvidence rank;
@@ -118,8 +128,9 @@ TEST(RuleFamilies, StragglerFindingsCompareTheSlowestAndFastestRank) {
       << Text(f, "slowest_vs_fastest_rank");
   EXPECT_NE(Text(f, "slowest_vs_fastest_rank").find("MatMulV2 +20.0 us (580.0 us -> 600.0 us)"), std::string::npos)
       << Text(f, "slowest_vs_fastest_rank");
-  EXPECT_NE(Text(f, "slowest_vs_fastest_apis").find("aten::item -10.0 us (90.0 us -> 80.0 us, self 2.0 us -> 1.0 us, "
-                                                    "calls 27 -> 27)"),
+  EXPECT_NE(Text(f, "slowest_vs_fastest_apis")
+                .find("aten::item -10.0 us (90.0 us -> 80.0 us, self 2.0 us -> 1.0 us, "
+                      "calls 27 -> 27)"),
             std::string::npos)
       << Text(f, "slowest_vs_fastest_apis");
 }
