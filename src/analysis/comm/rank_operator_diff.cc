@@ -44,12 +44,15 @@ std::vector<LeadOperator> LeadInExtras(const RankCommunication& slow, const Rank
   return out;
 }
 
-// The names of both lists with each rank's figures per step, the largest |difference| first.
+// The names of both lists with each rank's figures per step, the largest |difference| first. A list cut at
+// kMaxStepWorkNames does not say a name it lacks took no time there: such a name is not compared.
 std::vector<WorkDiff> Differences(const std::vector<NamedWork>& slow, uint64_t slow_steps,
                                   const std::vector<NamedWork>& fast, uint64_t fast_steps) {
   std::map<std::string_view, WorkDiff> by_name;
+  std::map<std::string_view, int> lists;  // bit 1: in the slow rank's list, bit 2: in the fast rank's
   const double s = static_cast<double>(slow_steps), f = static_cast<double>(fast_steps);
   for (const NamedWork& w : slow) {
+    lists[w.name.view()] |= 1;
     WorkDiff& d = by_name[w.name.view()];
     d.name = w.name;
     d.slow_calls = static_cast<double>(w.calls) / s;
@@ -57,6 +60,7 @@ std::vector<WorkDiff> Differences(const std::vector<NamedWork>& slow, uint64_t s
     d.slow_self_ns = static_cast<double>(w.self_ns) / s;
   }
   for (const NamedWork& w : fast) {
+    lists[w.name.view()] |= 2;
     WorkDiff& d = by_name[w.name.view()];
     d.name = w.name;
     d.fast_calls = static_cast<double>(w.calls) / f;
@@ -64,7 +68,10 @@ std::vector<WorkDiff> Differences(const std::vector<NamedWork>& slow, uint64_t s
     d.fast_self_ns = static_cast<double>(w.self_ns) / f;
   }
   std::vector<WorkDiff> out;
+  const bool slow_cut = slow.size() >= kMaxStepWorkNames, fast_cut = fast.size() >= kMaxStepWorkNames;
   for (auto& [name, d] : by_name) {
+    const int in = lists[name];
+    if ((!(in & 1) && slow_cut) || (!(in & 2) && fast_cut)) continue;
     if (std::abs(d.delta_ns()) >= kMinDiffNs) out.push_back(d);
   }
   // by_name is in name order, so the stable sort breaks ties by name.

@@ -102,5 +102,17 @@ TEST(RankOperatorDiff, RanksThatComputeAlikeStillNameTheirDifferences) {
   EXPECT_DOUBLE_EQ(diff->step_operators[0].delta_ns(), 2'000);
 }
 
+// A name missing from a list cut at kMaxStepWorkNames may have run there below the cut: not compared.
+TEST(RankOperatorDiff, ANameBeyondACutListIsNotCompared) {
+  std::vector<NamedWork> full;
+  for (size_t i = 0; i < kMaxStepWorkNames; ++i) full.push_back({"op" + std::to_string(i), 2, 100'000, 100'000});
+  std::vector<NamedWork> fast = full;
+  fast.back() = {"only_fast", 2, 100'000, 100'000};
+  std::vector<RankCommunication> ranks = {Worked(0, 1'000'000, fast, {}), Worked(1, 1'200'000, full, {})};
+  const std::optional<RankOperatorDiff> diff = DiffSlowestAndFastestRank(ranks);
+  ASSERT_TRUE(diff.has_value());
+  EXPECT_TRUE(diff->step_operators.empty());  // op127 and only_fast each fall below the other's cut
+}
+
 }  // namespace
 }  // namespace tuneprof
