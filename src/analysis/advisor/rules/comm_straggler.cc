@@ -4,7 +4,9 @@
 // catches up (its own extra work is what to fix). Only when one rank stands out: it made the others wait
 // at least twice as long as any other rank did. Where the ranks kept their lead-ins, the finding says
 // what the straggler did more than the median rank before the collectives it held up (by cause and by
-// operator), so that no manual compare is needed.
+// operator), so that no manual compare is needed; and, whichever rule fired, it compares the rank that
+// computes most with the one that computes least (rank_operator_diff.h), as msprof-analyze's automatic
+// kernel and API compare do.
 #include <fmt/format.h>
 
 #include <algorithm>
