@@ -82,6 +82,14 @@ void Fields(A& a, CollectiveLeadIn& l) {
   a(l.causes, l.operators);
 }
 template <class A>
+void Fields(A& a, NamedWork& w) {
+  a(w.name, w.calls, w.total_ns, w.self_ns);
+}
+template <class A>
+void Fields(A& a, RankStepWork& w) {
+  a(w.host_apis, w.device_ops);
+}
+template <class A>
 void Fields(A& a, RankCommunication& r) {
   a(r.rank, r.path, r.device_name, r.link, r.collectives, r.by_type, r.total, r.size_histogram, r.small_message_share,
     r.wall_ns, r.communication_ns, r.exposed_communication_ns, r.hidden_communication_ns, r.exposed_share_of_wall,
@@ -158,7 +166,7 @@ template <class A>
 void Fields(A& a, RankSummary& r) {
   a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe, r.advice.advice.split.part_ns[kPartsBeforeBubble],
     r.comm.lead_ins, r.advice.advice.split.part_ns[kUnclassifiedPart], r.advice.advice.split.unclassified_share,
-    r.comm.steps_ns);
+    r.comm.steps_ns, r.comm.step_work);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.

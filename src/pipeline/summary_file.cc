@@ -146,6 +146,7 @@ void WriteSummary(Archive& w, const SummaryFile& file) {
     w(MemoryCategoriesOf(rank));
     w(rank.breakdown_warning_ids);  // version 6
     w(rank.comm.steps_ns);          // version 7
+    w(rank.comm.step_work);         // version 8
   }
   w(file.warning_ids);  // version 6
 }
@@ -216,6 +217,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       // Older summaries did not write the steps comm's share is of: they follow from the report's breakdown.
       RestoreReportedSteps(rank.report->breakdown, &rank.comm);
     }
+    if (version >= 8) r(rank.comm.step_work);
     if (r.ok() && !IdsWithinLines(rank.breakdown_warning_ids, rank.breakdown_warnings.size())) return corrupt;
   }
   if (version >= 6) r(file.warning_ids);

@@ -27,7 +27,9 @@ namespace tuneprof {
 // older summaries' warnings are told by their words, as the builds that wrote them told them.
 // Version 7 added the sum of each rank's steps comm's exposed share is of (RankCommunication::steps_ns);
 // older summaries take it from their report's breakdown.
-inline constexpr uint32_t kSummaryFormatVersion = 7;
+// Version 8 added what each rank ran over its steps (RankCommunication::step_work: host APIs and device
+// operators), which the slowest-vs-fastest rank comparison reads; older summaries read as none.
+inline constexpr uint32_t kSummaryFormatVersion = 8;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.

@@ -57,6 +57,8 @@ SummaryFile Example() {
   comm.lead_ins.resize(2);
   comm.lead_ins[1].causes = {400, 300, 200, 100, 0};
   comm.lead_ins[1].operators = {LeadOperator{"aten::embedding_backward", 400}};
+  comm.step_work.host_apis = {NamedWork{"aten::mm", 4, 900, 300}};
+  comm.step_work.device_ops = {NamedWork{"MatMulV2", 4, 800, 800}};
   RankAdvice& advice = rank.advice.advice;
   advice.rank = 3;
   advice.path = file.source;
@@ -201,6 +203,7 @@ std::string AsVersion(SummaryFile file, int version) {
     }
     if (version < 2) rank.report.reset();
     rank.breakdown_warning_ids.clear();
+    rank.comm.step_work = RankStepWork();
     for (Collective& c : rank.comm.collectives) {
       c.direction = P2pDirection::kUnknown;
       c.peer = kNoId;
@@ -215,11 +218,12 @@ std::string AsVersion(SummaryFile file, int version) {
   const size_t devices = version < 2 ? 0 : file.ranks.at(0).report->memory.devices.size();
   const size_t directions = 2 * (8 + 8 * file.ranks.at(0).comm.collectives.size());
   const size_t categories = 8 + devices * (1 + 8 + 8);
-  // The rank's and the file's empty warning id lists (version 6), a count each, and the rank's steps
-  // (version 7).
-  const size_t tail =
-      2 * 8 + (version < 7 ? 8 : 0) + (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
-      (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
+  // The rank's and the file's empty warning id lists (version 6), a count each, the rank's steps
+  // (version 7) and its empty step work (version 8: two counts).
+  const size_t tail = 2 * 8 + (version < 7 ? 8 : 0) + (version < 8 ? 2 * 8 : 0) +
+                      (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
+                      (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) +
+                      (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
@@ -252,6 +256,11 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   ASSERT_EQ(rank.comm.lead_ins.size(), 2u);
   EXPECT_EQ(rank.comm.lead_ins[1].causes[static_cast<size_t>(WaitCause::kHostPause)], 300);
   EXPECT_EQ(rank.comm.lead_ins[1].operators.at(0).name, "aten::embedding_backward");
+  ASSERT_EQ(rank.comm.step_work.host_apis.size(), 1u);
+  EXPECT_EQ(rank.comm.step_work.host_apis[0].name, "aten::mm");
+  EXPECT_EQ(rank.comm.step_work.host_apis[0].self_ns, 300);
+  ASSERT_EQ(rank.comm.step_work.device_ops.size(), 1u);
+  EXPECT_EQ(rank.comm.step_work.device_ops[0].calls, 4u);
   EXPECT_EQ(rank.advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
   ASSERT_EQ(rank.advice.findings.at(0).finding.modules.size(), 2u);
   EXPECT_EQ(rank.advice.findings.at(0).finding.modules[0].path, "Model_0.Layer_*.Attention_*");
@@ -454,8 +463,8 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
 // last, fails this test until kSummaryFormatVersion is raised (with the reader taught the older layout)
 // and the new layout's digest pinned beside the new version.
 TEST(SummaryFileTest, LayoutIsPinnedToTheVersion) {
-  constexpr uint32_t kPinnedVersion = 7;
-  constexpr uint64_t kPinnedDigest = 0x60dfe35d8d9a00e5;
+  constexpr uint32_t kPinnedVersion = 8;
+  constexpr uint64_t kPinnedDigest = 0x4e4af8a2df7677c9;
   const std::string layout = SummaryLayout();
   const uint64_t digest = summary_format::Checksum(layout);
   EXPECT_EQ(kSummaryFormatVersion, kPinnedVersion);

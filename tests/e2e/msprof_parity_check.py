@@ -14,6 +14,9 @@ bandwidth to 0.0001 GB/s: both tools read the same figures, the tolerance is the
 The communication checks across ranks (slow link, retransmission) stay silent on CPU, GPU and nsys inputs.
 GE graph dumps (Graph Fusion's input), added to a crafted copy of a rank directory, are read, and listed in
 `info`'s inventory with their ops.
+The automatic slowest-vs-fastest rank comparison (kernel and API compare): on each shared run the straggler
+finding names both ranks, the device operators their whole steps differ in and their host APIs, and on a gloo
+DDP pair (torch-cpu) their host APIs; on text/level1 communication.exposed explains the HCCL ops' Idle Time.
 Usage: msprof_parity_check.py TUNEPROF SHARED_DIR REPO_DIR
 """
 import json
@@ -169,6 +172,34 @@ def check_recorded(where, recorded, parity, findings, comm):
     check_figures(where, recorded, finding)
 
 
+def check_rank_comparison(where, findings):
+    """Rows 24 and 25: the straggler finding names the slowest and the fastest rank, the device operators their
+    whole steps differ in (lead-ins reach no compute on these data-parallel runs) and their host APIs."""
+    evidence = findings.get("communication.straggler", {}).get("evidence", {})
+    check(isinstance(evidence.get("slowest_rank"), (int, float)) and isinstance(evidence.get("fastest_rank"), (int, float)),
+          f"{where}: the straggler finding names the slowest and the fastest rank")
+    check("device operators per step over whole steps" in str(evidence.get("slowest_vs_fastest_rank", "")),
+          f"{where}: the straggler finding names the device operators the two ranks' whole steps differ in")
+    check("aten::" in str(evidence.get("slowest_vs_fastest_apis", "")),
+          f"{where}: the straggler finding names the host APIs the two ranks differ in")
+
+
+def check_hccl_idle(where, findings):
+    """Idle Time, most of the HCCL ops' elapse on the shared level1 run, is explained on the exposed finding."""
+    evidence = findings.get("communication.exposed", {}).get("evidence", {})
+    share = evidence.get("hccl_idle_pct_of_elapse")
+    check(isinstance(share, (int, float)) and share >= 90 and "Idle" in str(evidence.get("hccl_idle", "")),
+          f"{where}: communication.exposed explains the HCCL ops' Idle Time ({share} % of their elapse)")
+
+
+def check_cpu_rank_comparison(tuneprof, shared):
+    """On a gloo DDP pair the straggler finding compares the two ranks' host APIs too."""
+    ranks = [shared / "torch-cpu/kineto26" / f"ddp_ws2_rank{r}.json.gz" for r in (0, 1)]
+    evidence = advise_findings(tuneprof, *ranks).get("communication.straggler", {}).get("evidence", {})
+    check("aten::" in str(evidence.get("slowest_vs_fastest_apis", "")),
+          "torch-cpu ddp_ws2: the straggler finding names the host APIs the slowest and fastest rank differ in")
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -184,6 +215,9 @@ def main():
         findings = advise_findings(tuneprof, run_dir)
         rank0 = advise_findings(tuneprof, run_dir / "rank0_ascend_pt")
         comm = run_json(tuneprof, ["comm", "--json", str(run_dir)], timeout_s=120)
+        check_rank_comparison(run, findings)
+        if run == "text/level1":
+            check_hccl_idle(run, findings)
         for recorded in recorded_findings:
             ours = recorded["ours"] if isinstance(recorded["ours"], str) else ", ".join(recorded["ours"])
             check_recorded(f"{run} {recorded['check']} -> {ours}", recorded, parity,
@@ -194,6 +228,7 @@ def main():
         for fid in ("communication.slow_link", "communication.retransmission"):
             check(fid not in findings, f"{other}: no {fid}")
     check_ge_dumps(tuneprof, shared / table["runs_root"] / "text/level1/rank0_ascend_pt")
+    check_cpu_rank_comparison(tuneprof, shared)
     sys.exit(finish())
 
 

@@ -43,12 +43,19 @@ void NameStagesOfFindings(const PipelineAnalysis& pipeline, const std::vector<co
   if (slowest.empty()) return;
   for (Finding& f : *findings) {
     if (!IsComputationCheck(f)) continue;
-    std::string stages;
+    // Every stage's outcome on its slowest rank, as msprof-analyze reports its per-stage checks: the stages
+    // whose slowest rank the finding fired on, and those whose slowest rank it stayed silent on.
+    std::string fired, silent;
     for (const StageSlowestRank& s : slowest) {
-      if (std::find(f.ranks.begin(), f.ranks.end(), s.rank) == f.ranks.end()) continue;
-      stages += fmt::format("{}stage {}: rank {}", stages.empty() ? "" : "; ", s.stage, s.rank);
+      const bool on = std::find(f.ranks.begin(), f.ranks.end(), s.rank) != f.ranks.end();
+      std::string& list = on ? fired : silent;
+      list += fmt::format("{}stage {}: rank {}", list.empty() ? "" : "; ", s.stage, s.rank);
     }
-    if (!stages.empty()) f.AddText("pipeline_stage_slowest_ranks", stages);
+    if (!fired.empty()) f.AddText("pipeline_stage_slowest_ranks", fired);
+    if (!silent.empty()) f.AddText("pipeline_stage_slowest_ranks_silent", silent);
+    if (const PipelineStage* stage = StageOfRank(pipeline, f.evidence_rank)) {
+      f.AddNumber("pipeline_stage", static_cast<double>(stage->stage), "stage");
+    }
   }
 }
 

@@ -21,8 +21,9 @@ struct StageSlowestRank {
 std::vector<StageSlowestRank> SlowestRankOfEachStage(const PipelineAnalysis& pipeline,
                                                      const std::vector<const RankCommunication*>& comm);
 
-// Adds the evidence `pipeline_stage_slowest_ranks` ("stage 0: rank 2; stage 1: rank 5") to each
-// computation finding (compute and fusion ids) that fired on a stage's slowest rank.
+// To each computation finding (compute and fusion ids): `pipeline_stage_slowest_ranks` ("stage 0: rank 2;
+// stage 1: rank 5"), the stages whose slowest rank it fired on, `pipeline_stage_slowest_ranks_silent`, those
+// whose slowest rank it did not fire on, and `pipeline_stage`, the stage of the rank its figures are of.
 void NameStagesOfFindings(const PipelineAnalysis& pipeline, const std::vector<const RankCommunication*>& comm,
                           std::vector<Finding>* findings);
 

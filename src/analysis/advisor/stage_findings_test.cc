@@ -44,13 +44,22 @@ TEST(StageFindings, TheSlowestRankOfEachStageComputesMost) {
   EXPECT_EQ(slowest[1].rank, 2);
 
   std::vector<Finding> findings = {On("compute.operator_efficiency", {1, 2, 3}), On("compute.block_dim", {0}),
-                                   On("communication.exposed", {1, 2})};
+                                   On("communication.exposed", {1, 2}), On("fusion.cast_chain", {2, 3})};
+  findings[0].evidence_rank = 3;
   NameStagesOfFindings(TwoStages(), comm, &findings);
-  ASSERT_EQ(findings[0].evidence.size(), 1u);
+  ASSERT_EQ(findings[0].evidence.size(), 2u);
   EXPECT_EQ(findings[0].evidence[0].label, "pipeline_stage_slowest_ranks");
   EXPECT_EQ(findings[0].evidence[0].text, "stage 0: rank 1; stage 1: rank 2");
-  EXPECT_TRUE(findings[1].evidence.empty());  // fired on no stage's slowest rank
+  EXPECT_EQ(findings[0].evidence[1].label, "pipeline_stage");  // of its evidence rank, 3
+  EXPECT_EQ(findings[0].evidence[1].number, 1.0);
+  // Fired on no stage's slowest rank: each stage's slowest is named as silent.
+  ASSERT_EQ(findings[1].evidence.size(), 1u);
+  EXPECT_EQ(findings[1].evidence[0].label, "pipeline_stage_slowest_ranks_silent");
+  EXPECT_EQ(findings[1].evidence[0].text, "stage 0: rank 1; stage 1: rank 2");
   EXPECT_TRUE(findings[2].evidence.empty());  // not a computation check
+  ASSERT_EQ(findings[3].evidence.size(), 2u);
+  EXPECT_EQ(findings[3].evidence[0].text, "stage 1: rank 2");
+  EXPECT_EQ(findings[3].evidence[1].text, "stage 0: rank 1");
 }
 
 TEST(StageFindings, RanksWithoutStepsAreNoStagesSlowest) {

@@ -562,7 +562,12 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   const uint64_t devices = DevicesListed(trace);
   if (gpu && rank.link.peak_gb_per_s && devices == 0) rank.link.why += "; node size unknown (no deviceProperties)";
   for (Collective& c : rank.collectives) AddBandwidth(rank.link, devices, &c);
-  rank.lead_ins = MeasureLeadIns(trace, rank.collectives, tree);
+  // A rank without collectives waits for no one and is compared with no one: no host tree built for it.
+  HostOpTree built;
+  if (tree == nullptr && !rank.collectives.empty()) built = BuildHostOpTree(trace);
+  const HostOpTree& host_tree = tree != nullptr ? *tree : built;
+  rank.lead_ins = MeasureLeadIns(trace, rank.collectives, &host_tree);
+  if (!rank.collectives.empty()) rank.step_work = MeasureStepWork(trace, breakdown, host_tree);
   SummarizeRank(&rank);
   rank.wall_ns = breakdown.total.wall_ns;
   rank.communication_ns = breakdown.total.communication_ns;

@@ -23,6 +23,7 @@
 
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/comm/lead_in.h"
+#include "analysis/comm/step_work.h"
 #include "analysis/core/hardware_profile.h"
 #include "analysis/core/host_op_tree.h"
 #include "model/trace.h"
@@ -231,6 +232,9 @@ struct RankCommunication {
   // What the rank did before each collective (wait_causes.h), parallel to `collectives`; empty when the
   // rank came from a summary written before lead-ins were kept.
   std::vector<CollectiveLeadIn> lead_ins;
+  // What the rank ran over its steps (step_work.h), for the slowest-vs-fastest comparison of whole steps
+  // and host APIs; empty when the rank came from a summary that does not keep it.
+  RankStepWork step_work;
 };
 
 // The steps every command reports for the rank (the longer of the host step and the device span, as

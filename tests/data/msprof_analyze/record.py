@@ -155,9 +155,15 @@ def dynamic_shape_entry(sheets, summary):
 
 
 def api_compare_entry(sheets, summary):
-    return {"check": "API compare (slowest vs fastest rank)", "ours": "tuneprof compare", "finding": False,
-            "theirs": summary["description"],
-            "differs": "the per-API diff of two ranks is `tuneprof compare` on request, not a finding of advise"}
+    """"Api compare of Rank1 Step50 and Rank0 Step50": the slow rank, then the fast one."""
+    ranks = [int(r) for r in re.findall(r"Rank(\d+)", summary["description"])]
+    figures = [{"evidence": key, "theirs_min": rank, "theirs_max": rank, "tolerance": 0, "unit": "rank"}
+               for key, rank in zip(("slowest_rank", "fastest_rank"), ranks)]
+    return {"check": "API compare (slowest vs fastest rank)", "ours": "communication.straggler",
+            "theirs": summary["description"], "figures": figures,
+            "names": [{"evidence": "slowest_vs_fastest_apis", "contains": ["aten::"]}],
+            "differs": "ours lists the APIs whose time per step differs most, over every step, in the straggler "
+                       "finding's evidence; msprof-analyze every API of one step in a sheet of its own"}
 
 
 def affinity_entry(sheets, summary):

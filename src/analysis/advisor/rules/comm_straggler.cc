@@ -4,10 +4,13 @@
 // catches up (its own extra work is what to fix). Only when one rank stands out: it made the others wait
 // at least twice as long as any other rank did. Where the ranks kept their lead-ins, the finding says
 // what the straggler did more than the median rank before the collectives it held up (by cause and by
-// operator), so that no manual compare is needed.
+// operator), so that no manual compare is needed; and, whichever rule fired, it compares the rank that
+// computes most with the one that computes least (rank_operator_diff.h), as msprof-analyze's automatic
+// kernel and API compare do.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
@@ -59,21 +62,54 @@ bool WaitsForAnotherStage(const RankEvidence& rank, int64_t late) {
   return own != nullptr && other != nullptr && own->stage != other->stage;
 }
 
-// msprof-analyze compares a cluster's slowest rank with its fastest automatically: the operators the rank
-// that computes most spends more time in than the one that computes least, per step.
+// "MatMulV2 +120.0 us (3.100 -> 3.220 ms)": a name's time per step on the fast and the slow rank.
+std::string DiffList(const std::vector<WorkDiff>& diffs, bool with_calls) {
+  std::string out;
+  for (const WorkDiff& d : diffs) {
+    out += fmt::format("{}{} {}{} ({} -> {}", out.empty() ? "" : "; ", d.name.view(), d.delta_ns() >= 0 ? "+" : "-",
+                       FormatDuration(std::abs(d.delta_ns())), FormatDuration(d.fast_ns), FormatDuration(d.slow_ns));
+    if (with_calls) {
+      out += fmt::format(", self {} -> {}, calls {:.4g} -> {:.4g}", FormatDuration(d.fast_self_ns),
+                         FormatDuration(d.slow_self_ns), d.fast_calls, d.slow_calls);
+    }
+    out += ")";
+  }
+  return out;
+}
+
+// msprof-analyze compares a cluster's slowest rank with its fastest automatically (its kernel compare and
+// API compare): the rank that computes most per step against the one that computes least, by the operators
+// each ran between its collectives; where those name none (compute that runs before a step's first
+// collective has no lead-in, or ranks that compute alike), by the device operator types of their whole
+// steps; and always by the host APIs of their steps, both ranks' calls, time and self time per step.
 void CompareSlowestWithFastest(const RankEvidence& rank, Finding* f) {
   if (rank.cross == nullptr || !rank.cross->slowest_vs_fastest) return;
   const RankOperatorDiff& diff = *rank.cross->slowest_vs_fastest;
-  if (diff.extra_per_step.empty()) return;
-  std::string operators;
-  for (const LeadOperator& op : diff.extra_per_step) {
-    operators += fmt::format("{}+{} in {}", operators.empty() ? "" : ", ", FormatDuration(static_cast<double>(op.ns)),
-                             op.name.view());
+  const bool by_lead_ins = !diff.extra_per_step.empty();
+  if (!by_lead_ins && diff.step_operators.empty() && diff.host_apis.empty()) return;
+  f->AddNumber("slowest_rank", static_cast<double>(diff.slow_rank), "rank");
+  f->AddNumber("fastest_rank", static_cast<double>(diff.fast_rank), "rank");
+  const std::string ranks = fmt::format("rank {} (computing {} per step) against rank {} ({})", diff.slow_rank,
+                                        FormatDuration(diff.slow_computing_ns_per_step), diff.fast_rank,
+                                        FormatDuration(diff.fast_computing_ns_per_step));
+  if (by_lead_ins) {
+    std::string operators;
+    for (const LeadOperator& op : diff.extra_per_step) {
+      operators += fmt::format("{}+{} in {}", operators.empty() ? "" : ", ", FormatDuration(static_cast<double>(op.ns)),
+                               op.name.view());
+    }
+    f->AddText("slowest_vs_fastest_rank", fmt::format("{}: {} per step, between collectives", ranks, operators));
+  } else if (!diff.step_operators.empty()) {
+    f->AddText("slowest_vs_fastest_rank",
+               fmt::format("{}{}: device operators per step over whole steps, rank {} -> rank {}: {}", ranks,
+                           diff.computes_alike ? ", alike within 5 %" : "", diff.fast_rank, diff.slow_rank,
+                           DiffList(diff.step_operators, /*with_calls=*/false)));
   }
-  f->AddText("slowest_vs_fastest_rank",
-             fmt::format("rank {} (computing {} per step) against rank {} ({}): {} per step, between collectives",
-                         diff.slow_rank, FormatDuration(diff.slow_computing_ns_per_step), diff.fast_rank,
-                         FormatDuration(diff.fast_computing_ns_per_step), operators));
+  if (!diff.host_apis.empty()) {
+    f->AddText("slowest_vs_fastest_apis",
+               fmt::format("host APIs per step, rank {} -> rank {} (time, self time, calls): {}", diff.fast_rank,
+                           diff.slow_rank, DiffList(diff.host_apis, /*with_calls=*/true)));
+  }
 }
 
 // Ascend: communication.json splits each HCCL op into transit, wait and synchronization; msprof-analyze's
@@ -228,6 +264,7 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
   f.apis = {"tuneprof compare SLOW_RANK_TRACE FAST_RANK_TRACE"};
   const RankWait* late = WaitOf(*rank.cross, straggler);
   if (rank.cross->wait_causes_known && late != nullptr && late->held_up_ns > 0) ExplainStraggler(rank, *late, &f);
+  CompareSlowestWithFastest(rank, &f);
   if (rank.cross->slow_rank_rules_disagree()) SayTheRulesDisagree(*rank.cross, &f);
   out->push_back(std::move(f));
 }

@@ -76,5 +76,64 @@ TEST(RuleFamilies, ALoneRankWaitingNamesNoLateRank) {
   EXPECT_NE(Text(f, "why").find("the late rank shows waits too"), std::string::npos);
 }
 
+// The slowest and the fastest rank compared automatically, on the arrivals' finding as on the wait ratios':
+// both ranks named, the device operators of their whole steps where no lead-in operator differs, and their
+// host APIs with time, self time and calls per step.
+TEST(RuleFamilies, StragglerFindingsCompareTheSlowestAndFastestRank) {
+  CrossRankCommunication cross;
+  cross.straggler_rank = 1;
+  cross.straggler_stands_out = true;
+  cross.straggler_reason = "last at 4 of 4 matched collectives";
+  RankWait waiting;
+  waiting.rank = 0;
+  waiting.matched = 4;
+  waiting.communication_ns = Us(400);
+  waiting.wait_ns = Us(300);
+  waiting.transfer_ns = Us(100);
+  waiting.wait_ratio = 0.75;
+  cross.ranks.push_back(waiting);
+  RankOperatorDiff diff;
+  diff.slow_rank = 1;
+  diff.fast_rank = 0;
+  diff.slow_computing_ns_per_step = Us(1000);
+  diff.fast_computing_ns_per_step = Us(990);
+  diff.computes_alike = true;
+  diff.step_operators = {WorkDiff{.name = "MatMulV2",
+                                  .slow_calls = 4,
+                                  .fast_calls = 4,
+                                  .slow_ns = Us(600),
+                                  .fast_ns = Us(580),
+                                  .slow_self_ns = Us(600),
+                                  .fast_self_ns = Us(580)}};
+  diff.host_apis = {WorkDiff{.name = "aten::item",
+                             .slow_calls = 27,
+                             .fast_calls = 27,
+                             .slow_ns = Us(80),
+                             .fast_ns = Us(90),
+                             .slow_self_ns = Us(1),
+                             .fast_self_ns = Us(2)}};
+  cross.slowest_vs_fastest = diff;
+  RankCommunication comm;
+  RankEvidence rank;
+  OneStepOf(0, &comm, &rank);
+  rank.cross = &cross;
+  std::vector<Finding> findings;
+  RuleCommStraggler(rank, AdvisorConfig(), &findings);
+  ASSERT_EQ(findings.size(), 1u);
+  const Finding& f = findings[0];
+  EXPECT_DOUBLE_EQ(Number(f, "slowest_rank"), 1);
+  EXPECT_DOUBLE_EQ(Number(f, "fastest_rank"), 0);
+  EXPECT_NE(Text(f, "slowest_vs_fastest_rank").find("alike within 5 %: device operators per step over whole steps"),
+            std::string::npos)
+      << Text(f, "slowest_vs_fastest_rank");
+  EXPECT_NE(Text(f, "slowest_vs_fastest_rank").find("MatMulV2 +20.0 us (580.0 us -> 600.0 us)"), std::string::npos)
+      << Text(f, "slowest_vs_fastest_rank");
+  EXPECT_NE(Text(f, "slowest_vs_fastest_apis")
+                .find("aten::item -10.0 us (90.0 us -> 80.0 us, self 2.0 us -> 1.0 us, "
+                      "calls 27 -> 27)"),
+            std::string::npos)
+      << Text(f, "slowest_vs_fastest_apis");
+}
+
 }  // namespace
 }  // namespace tuneprof::rule_test

@@ -71,6 +71,40 @@ void AdviseExpertParallelOverlap(const RankEvidence& rank, double exposed, Findi
       "overlap the MoE all-to-all with compute (two-batch overlap)"))};
 }
 
+// communication.json's Idle Time share of its HCCL ops' elapse from which the finding explains it: most of
+// the op is then neither transfer nor the wait the file counts.
+constexpr double kMaterialHcclIdleShare = 0.5;
+
+// torch_npu: communication.json splits each HCCL op's elapse into transit, wait (for the peers, through the
+// first handshake) and Idle Time = Elapse - Transit - Wait, which no other figure names. Where it holds most
+// of the op, the exposed time is an op that sits inside itself: its tasks wait on notifies from peers after
+// the handshake (a peer that falls behind mid-op, often a member of the group the input does not hold) or on
+// its stream between tasks, and overlapping it with compute or resizing buckets does not shrink it.
+void ExplainHcclIdle(const RankEvidence& rank, Finding* f) {
+  if (rank.comm == nullptr) return;
+  double elapse_ms = 0, idle_ms = 0;
+  for (const AscendCommOp& op : rank.comm->ascend_ops) {
+    if (op.total || !SplitKnown(op)) continue;
+    elapse_ms += op.elapse_ms;
+    idle_ms += op.idle_ms;
+  }
+  if (elapse_ms <= 0 || idle_ms < kMaterialHcclIdleShare * elapse_ms) return;
+  const double share = idle_ms / elapse_ms;
+  f->AddNumber("hccl_idle_ms_total", idle_ms, "ms");
+  f->AddNumber("hccl_idle_pct_of_elapse", 100 * share, "%");
+  f->AddText("hccl_idle",
+             fmt::format("communication.json's Idle Time: {:.3f} ms of the HCCL ops' {:.3f} ms elapse ({:.0f} %) is "
+                         "neither transit nor the wait it counts (Idle = Elapse - Transit - Wait): inside the op, its "
+                         "tasks wait on notifies from peers after the first handshake (a peer behind mid-op, often a "
+                         "group member this input does not hold) or on the stream between tasks",
+                         idle_ms, elapse_ms, 100 * share));
+  f->strategy += fmt::format(
+      " {:.0f} % of the HCCL ops' time is Idle, not transfer: find the peer the op's Notify Wait tasks wait for "
+      "(profile every member of the group and run `tuneprof comm` on them together) and what delays it; "
+      "overlap and bucket size do not shrink idle time inside an op.",
+      100 * share);
+}
+
 }  // namespace
 
 void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -93,6 +127,7 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
   f.AddNumber("overlap_pct", communication > 0 ? 100 * overlapped / communication : 0, "%");
   f.AddNumber("compute_not_overlapping_us", free_compute / 1e3, "us");
   AdviseExpertParallelOverlap(rank, exposed, &f);
+  ExplainHcclIdle(rank, &f);
   if (rank.modules != nullptr && !rank.modules->empty()) {
     SayModulesOfWork(rank, ExposedCommunicationWork(*rank.trace), &f);
   }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
+#include "analysis/advisor/rules/rules.h"
 
 namespace tuneprof::rule_test {
 namespace {
@@ -43,6 +44,45 @@ TEST(RuleFamilies, ExposedCommunicationNamesTheModulesThatLaunchedIt) {
   const Finding* f = Find(result, "communication.exposed");
   ASSERT_NE(f, nullptr);
   ExpectModules(*f, {{"Net_0.Tp_0", 0.75}});
+}
+
+// torch_npu: where communication.json's Idle Time holds most of the HCCL ops' elapse, the finding says what it
+// is and sends the user to the late peer; a small idle share adds nothing.
+TEST(RuleFamilies, ExposedCommunicationExplainsHcclIdleTime) {
+  RankBreakdown breakdown;
+  breakdown.total.communication_ns = Us(600);
+  breakdown.total.computing_ns = Us(100);
+  RankCommunication comm;
+  AscendCommOp op;
+  op.elapse_ms = 0.6;
+  op.transit_ms = 0.05;
+  op.wait_ms = 0.05;
+  op.idle_ms = 0.5;
+  comm.ascend_ops.push_back(op);
+  AscendCommOp total = op;  // the file's "Total Op Info": not counted twice
+  total.total = true;
+  comm.ascend_ops.push_back(total);
+  RankEvidence rank;
+  rank.breakdown = &breakdown;
+  rank.comm = &comm;
+  rank.split.steps = 1;
+  rank.split.step_ns = Us(1000);
+  rank.split.part_ns[static_cast<size_t>(TimePart::kCommunication)] = Us(600);
+  std::vector<Finding> findings;
+  RuleExposedCommunication(rank, AdvisorConfig(), &findings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NEAR(Number(findings[0], "hccl_idle_ms_total"), 0.5, 1e-9);
+  EXPECT_NEAR(Number(findings[0], "hccl_idle_pct_of_elapse"), 100 * 0.5 / 0.6, 1e-9);
+  EXPECT_NE(Text(findings[0], "hccl_idle").find("Idle = Elapse - Transit - Wait"), std::string::npos);
+  EXPECT_NE(findings[0].strategy.find("Notify Wait"), std::string::npos);
+
+  comm.ascend_ops[0].idle_ms = 0.2;  // a third of the elapse: not what the op is made of
+  comm.ascend_ops[0].transit_ms = 0.35;
+  findings.clear();
+  RuleExposedCommunication(rank, AdvisorConfig(), &findings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].strategy.find("Notify Wait"), std::string::npos);
+  for (const Evidence& e : findings[0].evidence) EXPECT_NE(e.label, "hccl_idle");
 }
 
 }  // namespace
