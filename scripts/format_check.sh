@@ -22,8 +22,11 @@ if [ "$exit_batch" -eq 0 ] && [ -z "$complaints" ]; then
   echo "format-check: ${#files[@]} files formatted"
   exit 0
 fi
-mapfile -t suspects < <(sed -n 's/^\(.*\):[0-9]*:[0-9]*: \(error\|warning\): .*/\1/p' <<< "$complaints" | sort -u)
-# A failure that names no file (clang-format itself broken, a bad .clang-format) checks every file.
+# The tracked files the complaints name (two batches' lines may interleave, so a name that is not one of
+# them is dropped); a failure that names none (clang-format itself broken, a bad .clang-format) checks
+# every file.
+mapfile -t suspects < <(sed -n 's/^\(.*\):[0-9]*:[0-9]*: \(error\|warning\): .*/\1/p' <<< "$complaints" | sort -u |
+  grep -Fxf <(printf '%s\n' "${files[@]}") || true)
 [ ${#suspects[@]} -eq 0 ] && suspects=("${files[@]}")
 bad=0
 for file in "${suspects[@]}"; do
