@@ -17,7 +17,7 @@ fi
 # than formatting a file, and a process per file made this check take half a minute. The files a batch
 # complains about are checked again one by one below, for their own messages.
 complaints=$(printf '%s\0' "${files[@]}" |
-  xargs -0 -P "$(nproc)" -n 100 "$format" --dry-run --Werror 2>&1) && exit_batch=0 || exit_batch=$?
+  xargs -0 -r -P "$(nproc)" -n 100 "$format" --dry-run --Werror 2>&1) && exit_batch=0 || exit_batch=$?
 if [ "$exit_batch" -eq 0 ] && [ -z "$complaints" ]; then
   echo "format-check: ${#files[@]} files formatted"
   exit 0
