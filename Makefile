@@ -12,7 +12,18 @@ FUZZ_SECONDS ?= 60
 deps:
 	@./scripts/install-deps
 
-RELEASE_CONFIGURE = cmake -S . -B $(BUILD)/release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+# The release build through ccache where it is installed: its compiles were a third of a fresh clone's
+# `make test`, and ccache's base_dir (/work on the shared machine) makes a clone's paths relative, so a
+# new clone finds what an earlier clone or worktree compiled (release-cli, 267 files: 18 s instead of
+# about 4.5 minutes). Depend mode takes the headers from the compiler's own -MD list, so a miss costs no
+# extra preprocessor run. The sanitized build is left out: its precompiled headers carry the clone's
+# absolute paths, so every file missed in a new clone. With no ccache the launcher is cleared, so a
+# build folder does not keep one that has gone.
+CCACHE   := $(shell command -v ccache 2>/dev/null)
+LAUNCHER  = -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)
+export CCACHE_DEPEND ?= true
+
+RELEASE_CONFIGURE = cmake -S . -B $(BUILD)/release -G Ninja -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) $(CMAKE_FLAGS) >/dev/null
 
 # Release build with tests and benchmarks.
 build: deps
