@@ -345,15 +345,15 @@ std::string PipelineNote(const PipelineAnalysis& p) {
   for (const PipelineStage& s : p.stages) {
     if (s.bubble_ns_per_step > waits->bubble_ns_per_step) waits = &s;
   }
-  std::string note =
-      StagesEven(p) ? fmt::format("; pipeline: stages even at {} {:.3f} ms a step each (imbalance {:.1f} %){}",
-                                  p.work_is_computing ? "computing" : "working", p.mean_work_ns_per_step / 1e6,
-                                  100 * p.imbalance, LongestStepNote(p))
-                    : fmt::format(
-                          "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
-                          "{:.3f} ms on the mean stage",
-                          slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
-                          slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
+  std::string note = StagesEven(p)
+                         ? fmt::format("; pipeline: stages even at {} {:.3f} ms a step each (imbalance {:.1f} %){}",
+                                       p.work_is_computing ? "computing" : "working", p.mean_work_ns_per_step / 1e6,
+                                       100 * p.imbalance, LongestStepNote(p))
+                         : fmt::format(
+                               "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
+                               "{:.3f} ms on the mean stage",
+                               slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
+                               slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
   if (waits->bubble_ns_per_step > 0 && waits->step_ns_per_step > 0) {
     note += fmt::format("; stage {} waits {:.3f} ms a step in bubbles ({:.1f} % of its step)", waits->stage,
                         waits->bubble_ns_per_step / 1e6, 100 * waits->bubble_ns_per_step / waits->step_ns_per_step);
@@ -374,9 +374,11 @@ std::string BoundedBy(const CrossRankCommunication& cross, const std::vector<Fin
   if (cross.pipeline) {
     const PipelineAnalysis& p = *cross.pipeline;
     const PipelineStage& slowest = StageNumbered(p, p.slowest_stage);
-    if (!StagesEven(p)) return fmt::format("stage {} (ranks {}) bounds the step", slowest.stage, RankRanges(slowest.ranks));
+    if (!StagesEven(p))
+      return fmt::format("stage {} (ranks {}) bounds the step", slowest.stage, RankRanges(slowest.ranks));
     const PipelineStage* longest = StepExtremesOf(p).longest;
-    if (longest == nullptr) return fmt::format("pipeline stages even (imbalance {:.1f} %), their steps too", 100 * p.imbalance);
+    if (longest == nullptr)
+      return fmt::format("pipeline stages even (imbalance {:.1f} %), their steps too", 100 * p.imbalance);
     return fmt::format("stage {} (ranks {}) has the longest step; pipeline stages even (imbalance {:.1f} %)",
                        longest->stage, RankRanges(longest->ranks), 100 * p.imbalance);
   }

@@ -37,9 +37,9 @@ bool OneType(const std::vector<Arrival>& arrivals) {
 // Each rank's communication and wait as time intervals; several collectives in flight at once (gloo runs
 // one per worker thread) wait for the same late rank once, so the times are unions, not sums.
 struct WaitIntervals {
-  std::vector<std::vector<Interval>> communication, wait;             // per rank index
-  std::vector<std::vector<Interval>> pipeline_communication, pipeline_wait;  // the hand-offs alone
-  std::map<std::pair<size_t, size_t>, std::vector<Interval>> caused;  // (straggler, waiting rank)
+  std::vector<std::vector<Interval>> communication, wait;                      // per rank index
+  std::vector<std::vector<Interval>> pipeline_communication, pipeline_wait;    // the hand-offs alone
+  std::map<std::pair<size_t, size_t>, std::vector<Interval>> caused;           // (straggler, waiting rank)
   std::map<std::pair<size_t, size_t>, std::vector<Interval>> pipeline_caused;  // the same at hand-offs
   // (late rank, median rank): the median rank's waits the late rank's windows were charged for, on the
   // median rank's clock, so that a wait shared by collectives in flight at once is charged once.

@@ -115,11 +115,10 @@ void JudgeWaiting(const CrossRankCommunication& x, const RankCommunication& r, c
   }
   const std::optional<double> ratio = AscendWaitRatioOutsidePipeline(x, r);
   if (ratio && *ratio > t.wait_ratio) {
-    verdict->Fire(r.rank,
-                  Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other", rank, *ratio,
-                         t.wait_ratio),
-                  Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio),
-                  {Figure(*ratio, 3, "")});
+    verdict->Fire(
+        r.rank,
+        Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other", rank, *ratio, t.wait_ratio),
+        Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio), {Figure(*ratio, 3, "")});
   }
 }
 
@@ -149,17 +148,17 @@ void JudgePipelineBubble(const CrossRankCommunication& x, const CommThresholds& 
     const bool imbalance = s.wait_for_slowest_ns_per_step > 0;
     const char* act = imbalance ? "act on the stage imbalance (move layers off the slowest stage)"
                                 : "more micro-batches or an interleaved schedule shorten it";
-    const std::string what =
-        imbalance ? Printf("pipeline bubble: stage %lld waits for stage %lld's compute; %s",
-                           static_cast<long long>(s.stage), static_cast<long long>(p.slowest_stage), act)
-                  : Printf("pipeline bubble: stage %lld waits in the schedule's fill / drain; %s",
-                           static_cast<long long>(s.stage), act);
+    const std::string what = imbalance
+                                 ? Printf("pipeline bubble: stage %lld waits for stage %lld's compute; %s",
+                                          static_cast<long long>(s.stage), static_cast<long long>(p.slowest_stage), act)
+                                 : Printf("pipeline bubble: stage %lld waits in the schedule's fill / drain; %s",
+                                          static_cast<long long>(s.stage), act);
     for (int64_t rank : s.ranks) {
-      verdict->Fire(rank,
-                    Printf("rank %lld: stage %lld %s: the pipeline bubble (%s of its step); %s",
-                           static_cast<long long>(rank), static_cast<long long>(s.stage), StageWaitText(p, s).c_str(),
-                           Percent(share).c_str(), act),
-                    what, {Figure(s.waiting_ns_per_step / 1e6, 3, "ms per step"), Figure(share * 100, 1, "%")});
+      verdict->Fire(
+          rank,
+          Printf("rank %lld: stage %lld %s: the pipeline bubble (%s of its step); %s", static_cast<long long>(rank),
+                 static_cast<long long>(s.stage), StageWaitText(p, s).c_str(), Percent(share).c_str(), act),
+          what, {Figure(s.waiting_ns_per_step / 1e6, 3, "ms per step"), Figure(share * 100, 1, "%")});
     }
   }
 }

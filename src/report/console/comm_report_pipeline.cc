@@ -113,8 +113,8 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
     *out += fmt::format(
         "  stages even: {:.3f} ms of {} a step each (imbalance {:.1f} %, (slowest - fastest) / slowest){}; bubbles "
         "are {:.1f} % of the staged ranks' steps\n",
-        p->mean_work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time", 100 * p->imbalance,
-        longest, 100 * p->bubble_share);
+        p->mean_work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time", 100 * p->imbalance, longest,
+        100 * p->bubble_share);
     AppendStageWaits(*p, out);
     return;
   }
