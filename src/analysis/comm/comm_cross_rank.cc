@@ -136,18 +136,29 @@ void KeepLargestExtras(OperatorDiffs diffs, std::vector<RankWait>* waits) {
   }
 }
 
-// A matched collective between ranks of different pipeline stages: a hand-off of the pipeline.
-bool IsHandOff(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
-               const std::optional<PipelineAnalysis>& pipeline) {
-  if (!pipeline) return false;
-  const PipelineStage* first = nullptr;
-  for (const Arrival& a : arrivals) {
-    const PipelineStage* stage = StageOfRank(*pipeline, ranks[a.rank_index].rank);
-    if (stage == nullptr) return false;
-    if (first == nullptr) first = stage;
-    if (stage != first) return true;
+// Each input rank's pipeline stage, by its index (kNoId: none), looked up once rather than per arrival.
+std::vector<int64_t> StagesByIndex(const std::vector<RankCommunication>& ranks,
+                                   const std::optional<PipelineAnalysis>& pipeline) {
+  std::vector<int64_t> out(ranks.size(), kNoId);
+  if (!pipeline) return out;
+  std::map<int64_t, int64_t> stage_of;  // rank id -> stage
+  for (const PipelineStage& stage : pipeline->stages) {
+    for (int64_t rank : stage.ranks) stage_of.emplace(rank, stage.stage);
   }
-  return false;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const auto it = stage_of.find(ranks[i].rank);
+    if (it != stage_of.end()) out[i] = it->second;
+  }
+  return out;
+}
+
+// A matched collective between ranks of different pipeline stages: a hand-off of the pipeline.
+bool IsHandOff(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& stages) {
+  for (const Arrival& a : arrivals) {
+    if (stages[a.rank_index] == kNoId) return false;
+  }
+  return std::any_of(arrivals.begin(), arrivals.end(),
+                     [&](const Arrival& a) { return stages[a.rank_index] != stages[arrivals.front().rank_index]; });
 }
 
 // Starts compared across ranks are on the reference rank's clock (clock_alignment.h); each rank's own
@@ -459,6 +470,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   intervals.pipeline_wait.resize(ranks.size());
   // Before the matching: which collectives are the pipeline's hand-offs.
   out.pipeline = AnalyzePipelineStages(ranks, out.clocks);
+  const std::vector<int64_t> stages = StagesByIndex(ranks, out.pipeline);
   std::vector<std::vector<int64_t>> margins(ranks.size());
   OperatorDiffs diffs;
   for (const auto& [key, arrivals] : GroupByKey(ranks)) {
@@ -467,7 +479,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
       continue;
     }
     ++out.matched_collectives;
-    const bool hand_off = IsHandOff(ranks, arrivals, out.pipeline);
+    const bool hand_off = IsHandOff(arrivals, stages);
     if (SplitWait(ranks, arrivals, hand_off, out.clocks, &out.ranks, &intervals, &margins, &diffs,
                   &out.critical_links)) {
       out.wait_causes_known = true;
