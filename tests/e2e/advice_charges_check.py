@@ -198,9 +198,13 @@ def check_even_stages(binary, name, root, truth, tmp):
                   f"{name}: comm verdict names stage {f['stage']}'s bubble as the schedule's")
     html = pathlib.Path(tmp) / f"{name}.html"
     run_text(binary, "report", root, "-o", html)
-    for command, out in (("analyze", run_text(binary, "analyze", root)), ("advise", run_text(binary, "advise", root)),
-                         ("report", html.read_text())):
+    advise = json_or_exit(binary, "advise", "--json", root)
+    for command, out in (("analyze", run_text(binary, "analyze", root)), ("report", html.read_text()),
+                         ("advise", advise["dominant_reason"] + advise.get("bounded_by", ""))):
         check("bounds the step" not in out, f"{name}: {command} says a stage bounds the step with the stages even")
+    # Equal bubbles name no stage as the one that waits longest.
+    if len({st["bubble_ms"] for st in truth["stages"]}) == 1 and truth["stages"][0]["bubble_ms"] > 0:
+        check("each stage waits" in advise["dominant_reason"], f"{name}: {advise['dominant_reason']!r}")
 
 
 def check_shared_idle(binary, shared):

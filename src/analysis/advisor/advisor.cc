@@ -355,7 +355,12 @@ std::string PipelineNote(const PipelineAnalysis& p) {
                                slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
                                slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
   if (waits->bubble_ns_per_step > 0 && waits->step_ns_per_step > 0) {
-    note += fmt::format("; stage {} waits {:.3f} ms a step in bubbles ({:.1f} % of its step)", waits->stage,
+    // Bubbles that tie name no stage: the first of equals is not the one that waits longest.
+    const bool tie = std::all_of(p.stages.begin(), p.stages.end(), [&](const PipelineStage& s) {
+      return waits->bubble_ns_per_step - s.bubble_ns_per_step <= kStageTieShare * waits->bubble_ns_per_step;
+    });
+    note += fmt::format("; {} {:.3f} ms a step in bubbles ({:.1f} % of its step)",
+                        tie ? std::string("each stage waits") : fmt::format("stage {} waits", waits->stage),
                         waits->bubble_ns_per_step / 1e6, 100 * waits->bubble_ns_per_step / waits->step_ns_per_step);
   }
   return note;
