@@ -14,7 +14,8 @@ group of four ranks, and in an unnamed one whose send / receive pattern gives th
 inside the communicator; the pipeline findings'
 ids, stages and gains against the truth (15 %); on the issue's shape (stage 0 computing 231 ms, stage 1
 400 ms, stage 0 waiting in batchSendRecv) the top finding of `analyze` is pipeline.stage_imbalance on
-stage 0 with the gain of balanced stages and the verdict names the stage that bounds the step.
+stage 0 with the gain of balanced stages and the verdict names the stage that bounds the step (with even
+stages, that they are even, naming a stage only for a longer step).
 
 With SHARED (the view holding traces/), the same step and share checks run on the shared multi-rank
 inputs instead: every share of a step <= 100 %, the torch_npu identity step = computing + exposed
@@ -342,8 +343,18 @@ def check_findings(name, binary, root, truth, advise):
                   f"{name}: {f['id']} stage {stage} gain {f['uncapped_gain_us']:.1f} us vs truth "
                   f"{matches[0]['gain_ms'] * 1e3:.1f}")
         check("CUDA" not in f["strategy"], f"{name}: no CUDA advice on a pipeline")
-    # Stages that compute alike (within 0.5 %) are told apart by their step: the longest bounds it.
+    # Stages that compute alike (within 0.5 %) bound nothing by their work: the verdict says they are even and
+    # names a stage only where its step is longer than another's (never a stage against itself).
     most = max(s["computing_ms"] for s in truth["stages"])
+    even = all(s["computing_ms"] >= most * (1 - 0.005) for s in truth["stages"])
+    steps = [s["step_ms"] for s in truth["stages"]]
+    if even and max(steps) - min(steps) <= 0.005 * max(steps):
+        check("stages even" in advise["dominant_reason"] and "(ranks" not in advise["dominant_reason"].split(
+            "pipeline:", 1)[-1].split(";", 1)[0], f"{name}: the verdict says the stages are even: "
+              f"{advise['dominant_reason']!r}")
+        check(advise.get("bounded_by", "").startswith("pipeline stages even"),
+              f"{name}: the headline says the stages are even: {advise.get('bounded_by')!r}")
+        return
     slowest = max((s for s in truth["stages"] if s["computing_ms"] >= most * (1 - 0.005)), key=lambda s: s["step_ms"])
     check(f"stage {slowest['stage']} (ranks" in advise["dominant_reason"],
           f"{name}: the verdict names the bounding stage: {advise['dominant_reason']!r}")

@@ -69,8 +69,9 @@ std::string StragglerShareOfCommunication(const CrossRankCommunication& cross) {
   int64_t communication = 0;
   for (const RankWait& w : cross.ranks) {
     if (w.rank == *cross.straggler_rank || w.matched == 0) continue;
-    wait += w.wait_ns;
-    communication += w.communication_ns;
+    // A pipeline's hand-offs wait for another stage, not for the straggler.
+    wait += w.wait_ns - w.pipeline_wait_ns;
+    communication += w.communication_ns - w.pipeline_communication_ns;
   }
   if (communication <= 0 || 2 * wait < communication) return "";
   return fmt::format(
@@ -328,6 +329,14 @@ void RecheckExposedCommunication(const TimeSplit& split, const AdvisorConfig& co
   }
 }
 
+// With even stages no stage's work bounds the step: a stage is named only where its step is longer than the
+// others' (", stage 1 (ranks 2,3) with the longest step"), never against itself.
+std::string LongestStepNote(const PipelineAnalysis& p) {
+  const PipelineStage* longest = StepExtremesOf(p).longest;
+  if (longest == nullptr) return ", their steps too";
+  return fmt::format(", stage {} (ranks {}) with the longest step", longest->stage, RankRanges(longest->ranks));
+}
+
 // A pipeline's step is bounded by the stage that computes most, not by the mean over ranks: named beside
 // it, with the stage that waits longest for it.
 std::string PipelineNote(const PipelineAnalysis& p) {
@@ -336,33 +345,50 @@ std::string PipelineNote(const PipelineAnalysis& p) {
   for (const PipelineStage& s : p.stages) {
     if (s.bubble_ns_per_step > waits->bubble_ns_per_step) waits = &s;
   }
-  std::string note =
-      StagesEven(p) ? fmt::format(
-                          "; pipeline: stage {} (ranks {}) bounds the step with the longest step, stages even at {} "
-                          "{:.3f} ms a step each",
-                          slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
-                          p.mean_work_ns_per_step / 1e6)
-                    : fmt::format(
-                          "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
-                          "{:.3f} ms on the mean stage",
-                          slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
-                          slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
+  std::string note = StagesEven(p)
+                         ? fmt::format("; pipeline: stages even at {} {:.3f} ms a step each (imbalance {:.1f} %){}",
+                                       p.work_is_computing ? "computing" : "working", p.mean_work_ns_per_step / 1e6,
+                                       100 * p.imbalance, LongestStepNote(p))
+                         : fmt::format(
+                               "; pipeline: stage {} (ranks {}) bounds the step, {} {:.3f} ms a step against "
+                               "{:.3f} ms on the mean stage",
+                               slowest.stage, RankRanges(slowest.ranks), p.work_is_computing ? "computing" : "working",
+                               slowest.work_ns_per_step / 1e6, p.mean_work_ns_per_step / 1e6);
   if (waits->bubble_ns_per_step > 0 && waits->step_ns_per_step > 0) {
-    note += fmt::format("; stage {} waits {:.3f} ms a step in bubbles ({:.1f} % of its step)", waits->stage,
+    // Bubbles that tie name no stage: the first of equals is not the one that waits longest.
+    const bool tie = std::all_of(p.stages.begin(), p.stages.end(), [&](const PipelineStage& s) {
+      return waits->bubble_ns_per_step - s.bubble_ns_per_step <= kStageTieShare * waits->bubble_ns_per_step;
+    });
+    note += fmt::format("; {} {:.3f} ms a step in bubbles ({:.1f} % of its step)",
+                        tie ? std::string("each stage waits") : fmt::format("stage {} waits", waits->stage),
                         waits->bubble_ns_per_step / 1e6, 100 * waits->bubble_ns_per_step / waits->step_ns_per_step);
   }
   return note;
 }
 
+bool HasStragglerFinding(const std::vector<Finding>& findings) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.id == "communication.straggler"; });
+}
+
 // The mean over ranks hides who sets the pace: a pipeline's slowest stage, or a straggler that stands out
-// beyond what the clocks can be wrong by.
-std::string BoundedBy(const CrossRankCommunication& cross) {
+// beyond what the clocks can be wrong by. The straggler is claimed only beside its communication.straggler
+// finding: where no rank waits for it past the wait-ratio threshold (a few ms of a long collective), the
+// header would name a cause no finding measures.
+std::string BoundedBy(const CrossRankCommunication& cross, const std::vector<Finding>& findings) {
   if (cross.pipeline) {
-    const PipelineStage& slowest = StageNumbered(*cross.pipeline, cross.pipeline->slowest_stage);
-    return fmt::format("stage {} (ranks {}) bounds the step{}", slowest.stage, RankRanges(slowest.ranks),
-                       StagesEven(*cross.pipeline) ? " (stages even: its step is the longest)" : "");
+    const PipelineAnalysis& p = *cross.pipeline;
+    const PipelineStage& slowest = StageNumbered(p, p.slowest_stage);
+    if (!StagesEven(p))
+      return fmt::format("stage {} (ranks {}) bounds the step", slowest.stage, RankRanges(slowest.ranks));
+    const PipelineStage* longest = StepExtremesOf(p).longest;
+    if (longest == nullptr)
+      return fmt::format("pipeline stages even (imbalance {:.1f} %), their steps too", 100 * p.imbalance);
+    return fmt::format("stage {} (ranks {}) has the longest step; pipeline stages even (imbalance {:.1f} %)",
+                       longest->stage, RankRanges(longest->ranks), 100 * p.imbalance);
   }
-  if (cross.straggler_rank && cross.straggler_stands_out && !cross.straggler_within_clock_uncertainty) {
+  if (cross.straggler_rank && cross.straggler_stands_out && !cross.straggler_within_clock_uncertainty &&
+      HasStragglerFinding(findings)) {
     return fmt::format("rank {} arrives last at the collectives and the others wait for it", *cross.straggler_rank);
   }
   return "";
@@ -397,7 +423,7 @@ void GiveVerdict(std::array<double, 7> job_times, bool units_healthy, const Cros
     result->dominant_reason += StragglerShareOfCommunication(*cross);
   }
   if (cross != nullptr && cross->pipeline) result->dominant_reason += PipelineNote(*cross->pipeline);
-  if (cross != nullptr) result->bounded_by = BoundedBy(*cross);
+  if (cross != nullptr) result->bounded_by = BoundedBy(*cross, result->findings);
   result->dominant_reason += OneOffNote(result->findings);
 }
 

@@ -37,8 +37,10 @@ bool OneType(const std::vector<Arrival>& arrivals) {
 // Each rank's communication and wait as time intervals; several collectives in flight at once (gloo runs
 // one per worker thread) wait for the same late rank once, so the times are unions, not sums.
 struct WaitIntervals {
-  std::vector<std::vector<Interval>> communication, wait;             // per rank index
-  std::map<std::pair<size_t, size_t>, std::vector<Interval>> caused;  // (straggler, waiting rank)
+  std::vector<std::vector<Interval>> communication, wait;                      // per rank index
+  std::vector<std::vector<Interval>> pipeline_communication, pipeline_wait;    // the hand-offs alone
+  std::map<std::pair<size_t, size_t>, std::vector<Interval>> caused;           // (straggler, waiting rank)
+  std::map<std::pair<size_t, size_t>, std::vector<Interval>> pipeline_caused;  // the same at hand-offs
   // (late rank, median rank): the median rank's waits the late rank's windows were charged for, on the
   // median rank's clock, so that a wait shared by collectives in flight at once is charged once.
   std::map<std::pair<size_t, size_t>, std::vector<Interval>> charged;
@@ -134,9 +136,35 @@ void KeepLargestExtras(OperatorDiffs diffs, std::vector<RankWait>* waits) {
   }
 }
 
+// Each input rank's pipeline stage, by its index (kNoId: none), looked up once rather than per arrival.
+std::vector<int64_t> StagesByIndex(const std::vector<RankCommunication>& ranks,
+                                   const std::optional<PipelineAnalysis>& pipeline) {
+  std::vector<int64_t> out(ranks.size(), kNoId);
+  if (!pipeline) return out;
+  std::map<int64_t, int64_t> stage_of;  // rank id -> stage
+  for (const PipelineStage& stage : pipeline->stages) {
+    for (int64_t rank : stage.ranks) stage_of.emplace(rank, stage.stage);
+  }
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const auto it = stage_of.find(ranks[i].rank);
+    if (it != stage_of.end()) out[i] = it->second;
+  }
+  return out;
+}
+
+// A matched collective between ranks of different pipeline stages: a hand-off of the pipeline.
+bool IsHandOff(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& stages) {
+  for (const Arrival& a : arrivals) {
+    if (stages[a.rank_index] == kNoId) return false;
+  }
+  return std::any_of(arrivals.begin(), arrivals.end(),
+                     [&](const Arrival& a) { return stages[a.rank_index] != stages[arrivals.front().rank_index]; });
+}
+
 // Starts compared across ranks are on the reference rank's clock (clock_alignment.h); each rank's own
-// intervals stay on its own clock. `margins` gets, for the last rank, by how much it was last.
-bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
+// intervals stay on its own clock. `margins` gets, for the last rank, by how much it was last, where the
+// collective is no pipeline hand-off (`hand_off`): those name no straggler.
+bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals, bool hand_off,
                const ClockAlignment& clocks, std::vector<RankWait>* waits, WaitIntervals* intervals,
                std::vector<std::vector<int64_t>>* margins, OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
   auto aligned = [&](const Arrival& a) { return a.collective->start_ns - clocks.ranks[a.rank_index].correction_ns(); };
@@ -152,9 +180,13 @@ bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Ar
     intervals->communication[a.rank_index].push_back(Interval{start, start + duration});
     intervals->wait[a.rank_index].push_back(Interval{start, start + wait});
     intervals->caused[{last->rank_index, a.rank_index}].push_back(Interval{start, start + wait});
+    if (!hand_off) continue;
+    intervals->pipeline_communication[a.rank_index].push_back(Interval{start, start + duration});
+    intervals->pipeline_wait[a.rank_index].push_back(Interval{start, start + wait});
+    intervals->pipeline_caused[{last->rank_index, a.rank_index}].push_back(Interval{start, start + wait});
   }
   ++(*waits)[last->rank_index].times_last;
-  (*margins)[last->rank_index].push_back(last_start - second_start);
+  if (!hand_off) (*margins)[last->rank_index].push_back(last_start - second_start);
   std::vector<int64_t> aligned_starts;
   for (const Arrival& a : arrivals) aligned_starts.push_back(aligned(a));
   return ChargeLastArrival(ranks, arrivals, *last, aligned_starts, waits, intervals, diffs, links);
@@ -193,6 +225,19 @@ void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
   for (auto& [pair, caused] : intervals.caused) {
     (*waits)[pair.first].wait_caused_ns += TotalLength(UnionOf(std::move(caused)));
   }
+  for (size_t r = 0; r < waits->size(); ++r) {
+    RankWait& w = (*waits)[r];
+    w.pipeline_communication_ns = TotalLength(UnionOf(std::move(intervals.pipeline_communication[r])));
+    w.pipeline_wait_ns = TotalLength(UnionOf(std::move(intervals.pipeline_wait[r])));
+  }
+  for (auto& [pair, caused] : intervals.pipeline_caused) {
+    (*waits)[pair.first].pipeline_wait_caused_ns += TotalLength(UnionOf(std::move(caused)));
+  }
+}
+
+// The wait a rank's late arrivals caused at collectives other than the pipeline's hand-offs.
+int64_t CausedOutsidePipeline(const RankWait& w) {
+  return std::max<int64_t>(w.wait_caused_ns - w.pipeline_wait_caused_ns, 0);
 }
 
 // The mean, not the median: a rank late by 20 ms once a step and by a hair at other collectives is a
@@ -241,27 +286,50 @@ int64_t OtherLongestCause(const CrossRankCommunication& x, const RankWait& best)
   return other == nullptr ? best.rank : other->rank;
 }
 
+// No straggler where every wait was at the pipeline's hand-offs: says so, with the wait they held.
+void SayPipelineExplainsWaits(CrossRankCommunication* out) {
+  int64_t at_hand_offs = 0;
+  for (const RankWait& w : out->ranks) at_hand_offs += w.pipeline_wait_caused_ns;
+  if (at_hand_offs <= 0) return;
+  const PipelineAnalysis& p = *out->pipeline;
+  const std::string cause =
+      StagesEven(p) ? std::string("the stages are even, so it is the schedule's fill and drain")
+                    : Printf("stage %lld computes most and bounds the step", static_cast<long long>(p.slowest_stage));
+  out->straggler_reason = Printf(
+      "the late arrivals are the pipeline's hand-offs between stages (others waited %.3f ms at them, summed over "
+      "the waiting ranks): %s, and the pipeline stages charge that wait once, to what caused it",
+      static_cast<double>(at_hand_offs) / 1e6, cause.c_str());
+}
+
 void NameStraggler(const std::vector<std::vector<int64_t>>& margins, CrossRankCommunication* out) {
   const RankWait* best = nullptr;
   for (const RankWait& w : out->ranks) {
     if (w.times_last == 0) continue;
-    if (best == nullptr || w.wait_caused_ns > best->wait_caused_ns ||
-        (w.wait_caused_ns == best->wait_caused_ns && w.times_last > best->times_last)) {
+    if (best == nullptr || CausedOutsidePipeline(w) > CausedOutsidePipeline(*best) ||
+        (CausedOutsidePipeline(w) == CausedOutsidePipeline(*best) && w.times_last > best->times_last)) {
       best = &w;
     }
   }
-  if (best == nullptr || best->wait_caused_ns == 0) return;
+  if (best == nullptr || CausedOutsidePipeline(*best) == 0) {
+    if (out->pipeline) SayPipelineExplainsWaits(out);
+    return;
+  }
   out->straggler_rank = best->rank;
   int64_t caused_by_others = 0;
   for (const RankWait& w : out->ranks) {
-    if (&w != best) caused_by_others = std::max(caused_by_others, w.wait_caused_ns);
+    if (&w != best) caused_by_others = std::max(caused_by_others, CausedOutsidePipeline(w));
   }
-  out->straggler_stands_out = best->wait_caused_ns >= 2 * caused_by_others;
+  out->straggler_stands_out = CausedOutsidePipeline(*best) >= 2 * caused_by_others;
   out->straggler_reason = Printf(
       "last at %llu of %llu matched collectives; others waited %.3f ms for it, summed over "
       "the waiting ranks",
       static_cast<unsigned long long>(best->times_last), static_cast<unsigned long long>(out->matched_collectives),
-      static_cast<double>(best->wait_caused_ns) / 1e6);
+      static_cast<double>(CausedOutsidePipeline(*best)) / 1e6);
+  if (best->pipeline_wait_caused_ns > 0) {
+    out->straggler_reason +=
+        "; the pipeline's hand-offs between stages, where the stage imbalance and the schedule explain the wait, "
+        "left out";
+  }
   if (!out->straggler_stands_out) {
     out->straggler_reason +=
         Printf("; but not twice as long as rank %lld's late arrivals made them wait (%.3f ms)",
@@ -369,6 +437,13 @@ void ClusterView(const std::vector<RankCommunication>& ranks, CrossRankCommunica
 
 }  // namespace
 
+std::optional<double> WaitRatioOutsidePipeline(const RankWait& wait) {
+  const int64_t communication = wait.communication_ns - wait.pipeline_communication_ns;
+  if (communication <= 0) return std::nullopt;
+  const int64_t waited = std::clamp<int64_t>(wait.wait_ns - wait.pipeline_wait_ns, 0, communication);
+  return static_cast<double>(waited) / static_cast<double>(communication);
+}
+
 double MeanReportedStepsNs(const std::vector<RankCommunication>& ranks) {
   if (ranks.empty()) return 0;
   double sum = 0;
@@ -391,6 +466,11 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   intervals.communication.resize(ranks.size());
   intervals.wait.resize(ranks.size());
   intervals.charged_sum.resize(ranks.size());
+  intervals.pipeline_communication.resize(ranks.size());
+  intervals.pipeline_wait.resize(ranks.size());
+  // Before the matching: which collectives are the pipeline's hand-offs.
+  out.pipeline = AnalyzePipelineStages(ranks, out.clocks);
+  const std::vector<int64_t> stages = StagesByIndex(ranks, out.pipeline);
   std::vector<std::vector<int64_t>> margins(ranks.size());
   OperatorDiffs diffs;
   for (const auto& [key, arrivals] : GroupByKey(ranks)) {
@@ -399,7 +479,9 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
       continue;
     }
     ++out.matched_collectives;
-    if (SplitWait(ranks, arrivals, out.clocks, &out.ranks, &intervals, &margins, &diffs, &out.critical_links)) {
+    const bool hand_off = IsHandOff(arrivals, stages);
+    if (SplitWait(ranks, arrivals, hand_off, out.clocks, &out.ranks, &intervals, &margins, &diffs,
+                  &out.critical_links)) {
       out.wait_causes_known = true;
     }
     VoteSlowRanks(arrivals, &out);
@@ -415,7 +497,6 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
   out.domains = SummarizeDomains(out.groups);
-  out.pipeline = AnalyzePipelineStages(ranks, out.clocks);
   out.transport_spread = SpreadOfTransports(ranks);
   out.retransmissions = FindRetransmissions(ranks);
   out.slowest_vs_fastest = DiffSlowestAndFastestRank(ranks);

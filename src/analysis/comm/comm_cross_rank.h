@@ -9,6 +9,9 @@
 // most often). Start times of different ranks are compared on one clock: each rank's offset, estimated
 // from the ends of matched synchronizing collectives (clock_alignment.h), is taken out first where it is
 // material, and a straggler is not named when it was last by less than the clocks can still be wrong.
+// On a pipeline the matched send / recv between ranks of different stages (its hand-offs) name no
+// straggler: a stage hands a micro-batch on late because it computes more, or because it waited for
+// another stage, and the stages' figures charge that wait once, to the stage that bounds the step.
 //
 // Ascend ranks: communication.json already splits wait from transit; msprof's rule names
 // the slow rank: when the rank with the most wait has Sync/(Sync+Transit) > 0.2, the rank with the
@@ -42,6 +45,12 @@ struct RankWait {
   std::optional<double> wait_ratio;  // wait / communication
   uint64_t times_last = 0;           // matched collectives this rank arrived at last
   int64_t wait_caused_ns = 0;        // Σ over the other ranks of their wait (a union each) in those
+  // The part of the figures above at the pipeline's hand-offs: matched send / recv between ranks of different
+  // stages (pipeline_stages.h). That wait is the bubble the stages' figures charge to the stage that bounds the
+  // step, so it names no straggler and the verdict tells it apart from ranks waiting at their collectives.
+  int64_t pipeline_communication_ns = 0;
+  int64_t pipeline_wait_ns = 0;
+  int64_t pipeline_wait_caused_ns = 0;
   // Matched collectives (send/recv left out, as the recipe does) whose durations across the ranks named
   // this rank an outlier by TestOutliers (shortest = suspect): msprof-analyze's slowAffectCount.
   uint64_t slow_affect_count = 0;
@@ -136,6 +145,10 @@ struct CrossRankCommunication {
 
 CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& ranks);
 
+// The rank's wait over its matched collectives less the pipeline's hand-offs (RankWait above): what its
+// collectives wait for late ranks; nullopt where nothing but hand-offs was matched.
+std::optional<double> WaitRatioOutsidePipeline(const RankWait& wait);
+
 // A rank's pipeline bubble over all its steps: torch_npu's Bubble (or its p2p wait), else on GPUs the wait of
 // its p2p kernels. The GPU wait sits inside the exposed communication; the split takes it out so the parts
 // add up to the step and the bubble is never counted as exposed.
@@ -146,11 +159,13 @@ struct BubbleSplit {
 
 BubbleSplit SplitBubble(const CrossRankCommunication& x, const RankCommunication& r);
 
-// Thresholds of the verdict (bandwidth utilization < 50 %; msprof Wait Time Ratio > 0.2).
+// Thresholds of the verdict (bandwidth utilization < 50 %; msprof Wait Time Ratio > 0.2; a pipeline stage
+// waiting above 10 % of its step, as the advisor's pipeline_bubble_pct).
 struct CommThresholds {
   double utilization = 0.5;
   double exposed_share_of_wall = 0.2;
   double wait_ratio = 0.2;
+  double bubble_share_of_step = 0.1;
 };
 
 // A figure of a verdict's reason over the ranks it fired on: its smallest and largest value.

@@ -1,6 +1,8 @@
 // The communication verdict: per rank and folded by reason, the thresholds each rank's collectives, links
 // and waits cross (bandwidth under the peak's share, exposed communication over its share of the steps, ranks
-// waiting for each other or for one late rank, slow links), and the ranks a report should show.
+// waiting for each other or for one late rank, slow links, a pipeline stage's bubble), and the ranks a report
+// should show. A pipeline stage's waits for the others are its bubble: they are told on their own, with what
+// they wait for, and left out of the exposed communication and of the ranks waiting for each other.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -80,6 +82,20 @@ std::optional<double> ExposedShareLessBubble(const CrossRankCommunication& x, co
          static_cast<double>(r.exposed_communication_ns);
 }
 
+// The HCCL wait ratio the verdict judges: on a pipeline stage's rank its send / receive waits are the bubble,
+// which the pipeline's own lines tell, so only its other operations count (nullopt: it has none).
+std::optional<double> AscendWaitRatioOutsidePipeline(const CrossRankCommunication& x, const RankCommunication& r) {
+  if (!r.ascend_wait_ratio || !x.pipeline || StageOfRank(*x.pipeline, r.rank) == nullptr) return r.ascend_wait_ratio;
+  double wait = 0, transit = 0;
+  for (const AscendCommOp& op : r.ascend_ops) {
+    if (op.total || !SplitKnown(op) || op.transit_ms <= 0 || IsP2pOp(op)) continue;
+    wait += op.wait_ms;
+    transit += op.transit_ms;
+  }
+  if (wait + transit <= 0) return std::nullopt;
+  return wait / (wait + transit);
+}
+
 // Communication the device waits on: exposed past its share of the step, or HCCL ranks waiting.
 void JudgeWaiting(const CrossRankCommunication& x, const RankCommunication& r, const CommThresholds& t,
                   Verdict* verdict) {
@@ -97,12 +113,53 @@ void JudgeWaiting(const CrossRankCommunication& x, const RankCommunication& r, c
                   Printf("exposed communication above %s of %s", Percent(t.exposed_share_of_wall).c_str(), of),
                   {Figure(per_step_ms, 3, "ms per step"), Figure(*share * 100, 1, "%")});
   }
-  if (r.ascend_wait_ratio && *r.ascend_wait_ratio > t.wait_ratio) {
-    verdict->Fire(r.rank,
-                  Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other", rank,
-                         *r.ascend_wait_ratio, t.wait_ratio),
-                  Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio),
-                  {Figure(*r.ascend_wait_ratio, 3, "")});
+  const std::optional<double> ratio = AscendWaitRatioOutsidePipeline(x, r);
+  if (ratio && *ratio > t.wait_ratio) {
+    verdict->Fire(
+        r.rank,
+        Printf("rank %lld: HCCL wait ratio %.3f (> %.1f): ranks wait for each other", rank, *ratio, t.wait_ratio),
+        Printf("HCCL wait ratio above %.1f: ranks wait for each other", t.wait_ratio), {Figure(*ratio, 3, "")});
+  }
+}
+
+// What a stage's waiting is: for the slowest stage's compute (the stage imbalance) and the schedule's fill and
+// drain, each where it is there; "waits 91.667 ms a step for stage 1's compute".
+std::string StageWaitText(const PipelineAnalysis& p, const PipelineStage& s) {
+  const double waiting_ms = s.waiting_ns_per_step / 1e6;
+  const double for_slowest_ms = s.wait_for_slowest_ns_per_step / 1e6;
+  const double fill_drain_ms = s.fill_drain_ns_per_step / 1e6;
+  const auto slowest = static_cast<long long>(p.slowest_stage);
+  if (for_slowest_ms <= 0) return Printf("waits %.3f ms a step in the schedule's fill / drain", waiting_ms);
+  // Fill and drain under a microsecond a step is rounding, not a part worth naming.
+  if (fill_drain_ms < 1e-3) return Printf("waits %.3f ms a step for stage %lld's compute", for_slowest_ms, slowest);
+  return Printf("waits %.3f ms a step: %.3f ms for stage %lld's compute, %.3f ms the schedule's fill / drain",
+                waiting_ms, for_slowest_ms, slowest, fill_drain_ms);
+}
+
+// A pipeline stage's waiting is its bubble, not ranks waiting for a late one: its own line, on each of its
+// ranks, naming what it waits for and what acts on it, past its threshold share of the stage's step.
+void JudgePipelineBubble(const CrossRankCommunication& x, const CommThresholds& t, Verdict* verdict) {
+  if (!x.pipeline) return;
+  const PipelineAnalysis& p = *x.pipeline;
+  for (const PipelineStage& s : p.stages) {
+    if (s.step_ns_per_step <= 0 || s.waiting_ns_per_step <= 0) continue;
+    const double share = s.waiting_ns_per_step / s.step_ns_per_step;
+    if (share <= t.bubble_share_of_step) continue;
+    const bool imbalance = s.wait_for_slowest_ns_per_step > 0;
+    const char* act = imbalance ? "act on the stage imbalance (move layers off the slowest stage)"
+                                : "more micro-batches or an interleaved schedule shorten it";
+    const std::string what = imbalance
+                                 ? Printf("pipeline bubble: stage %lld waits for stage %lld's compute; %s",
+                                          static_cast<long long>(s.stage), static_cast<long long>(p.slowest_stage), act)
+                                 : Printf("pipeline bubble: stage %lld waits in the schedule's fill / drain; %s",
+                                          static_cast<long long>(s.stage), act);
+    for (int64_t rank : s.ranks) {
+      verdict->Fire(
+          rank,
+          Printf("rank %lld: stage %lld %s: the pipeline bubble (%s of its step); %s", static_cast<long long>(rank),
+                 static_cast<long long>(s.stage), StageWaitText(p, s).c_str(), Percent(share).c_str(), act),
+          what, {Figure(s.waiting_ns_per_step / 1e6, 3, "ms per step"), Figure(share * 100, 1, "%")});
+    }
   }
 }
 
@@ -143,10 +200,11 @@ void JudgeRank(const CrossRankCommunication& x, const RankCommunication& r, cons
   JudgeSlowLinks(r, verdict);
 }
 
-void JudgeWait(const CrossRankCommunication& x, const RankWait& w, Verdict* verdict) {
+// `ratio`: the rank's wait share of its matched collectives, the pipeline's hand-offs left out.
+void JudgeWait(const CrossRankCommunication& x, const RankWait& w, double ratio, Verdict* verdict) {
   const auto rank = static_cast<long long>(w.rank);
-  const std::string pct = Percent(*w.wait_ratio);
-  const std::vector<ReasonFigure> figures = {Figure(*w.wait_ratio * 100, 1, "% of the communication time")};
+  const std::string pct = Percent(ratio);
+  const std::vector<ReasonFigure> figures = {Figure(ratio * 100, 1, "% of the communication time")};
   if (x.straggler_within_clock_uncertainty) {
     verdict->Fire(w.rank,
                   Printf("rank %lld: %s of its communication time waits for other ranks (which one is late is within "
@@ -187,10 +245,11 @@ void JudgeCommunication(CommAnalysis* analysis) {
   const CrossRankCommunication& x = analysis->cross_rank;
   for (const RankCommunication& r : analysis->ranks) JudgeRank(x, r, analysis->thresholds, &verdict);
   for (const RankWait& w : x.ranks) {
-    if (w.wait_ratio && *w.wait_ratio > analysis->thresholds.wait_ratio && x.straggler_rank) {
-      JudgeWait(x, w, &verdict);
-    }
+    // A pipeline's hand-offs wait for another stage: that is the bubble, judged on its own below.
+    const std::optional<double> ratio = WaitRatioOutsidePipeline(w);
+    if (ratio && *ratio > analysis->thresholds.wait_ratio && x.straggler_rank) JudgeWait(x, w, *ratio, &verdict);
   }
+  JudgePipelineBubble(x, analysis->thresholds, &verdict);
   analysis->bottleneck = !analysis->reasons.empty();
 }
 

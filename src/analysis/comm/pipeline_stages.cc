@@ -321,9 +321,7 @@ GpuWait MeasureGpuWait(size_t index, const StagePlace& place, PeerContext* conte
 double P2pWaitNs(const RankCommunication& rank) {
   double wait_ms = 0;
   for (const AscendCommOp& op : rank.ascend_ops) {
-    const bool p2p = op.p2p || op.op_name.starts_with("hcom_receive") || op.op_name.starts_with("hcom_send") ||
-                     op.op_name.starts_with("hcom_batchSendRecv");
-    if (p2p && !op.total && SplitKnown(op) && op.wait_ms > 0) wait_ms += op.wait_ms;
+    if (IsP2pOp(op) && !op.total && SplitKnown(op) && op.wait_ms > 0) wait_ms += op.wait_ms;
   }
   return wait_ms * 1e6;
 }
@@ -540,6 +538,21 @@ void AddGpuPipelineBubble(const RankPipelineWait& wait, RankBreakdown* rank) {
   }
   rank->total.bubble_ns = bubble;
   rank->total.communication_not_overlapped_ns = exposed;
+}
+
+StepExtremes StepExtremesOf(const PipelineAnalysis& pipeline) {
+  if (pipeline.stages.empty()) return {};
+  const auto by_step = [](const PipelineStage& a, const PipelineStage& b) {
+    return a.step_ns_per_step < b.step_ns_per_step;
+  };
+  const auto [shortest, longest] = std::minmax_element(pipeline.stages.begin(), pipeline.stages.end(), by_step);
+  const bool tie = longest->step_ns_per_step - shortest->step_ns_per_step <= kStageTieShare * longest->step_ns_per_step;
+  return StepExtremes{tie ? nullptr : &*longest, &*shortest};
+}
+
+bool IsP2pOp(const AscendCommOp& op) {
+  return op.p2p || op.op_name.starts_with("hcom_receive") || op.op_name.starts_with("hcom_send") ||
+         op.op_name.starts_with("hcom_batchSendRecv");
 }
 
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank) {

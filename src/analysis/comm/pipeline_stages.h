@@ -165,6 +165,9 @@ const RankPipelineWait* GpuPipelineWaitOf(const PipelineAnalysis& pipeline, int6
 // one step. Nothing changes on torch_npu ranks or where the rank already has a bubble.
 void AddGpuPipelineBubble(const RankPipelineWait& wait, RankBreakdown* rank);
 
+// An Ascend send / receive / batchSendRecv operation (communication.json): a pipeline hand-off on a staged rank.
+bool IsP2pOp(const AscendCommOp& op);
+
 // The stage of `rank`, nullptr when it has none.
 const PipelineStage* StageOfRank(const PipelineAnalysis& pipeline, int64_t rank);
 
@@ -174,5 +177,13 @@ const PipelineStage& StageNumbered(const PipelineAnalysis& pipeline, int64_t sta
 // Whether every stage works alike (imbalance within kStageTieShare): then no stage is named as bounding the
 // step against another, and the bubble is the schedule's own.
 inline bool StagesEven(const PipelineAnalysis& pipeline) { return pipeline.imbalance <= kStageTieShare; }
+
+// The stages with the longest and the shortest step; `longest` is nullptr where the steps tie within
+// kStageTieShare of the longest (then no stage is named against another, not even with even stages).
+struct StepExtremes {
+  const PipelineStage* longest = nullptr;
+  const PipelineStage* shortest = nullptr;
+};
+StepExtremes StepExtremesOf(const PipelineAnalysis& pipeline);
 
 }  // namespace tuneprof

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/comm/comm_cross_rank.h"
+
 namespace tuneprof {
 namespace {
 
@@ -303,6 +305,57 @@ TEST(PipelineStagesTest, ChainWhatIfScalesTheFillWithTheOtherStagesWork) {
   EXPECT_DOUBLE_EQ(ChainBalancedGainNs(200, 10, 200, 200), 0);  // already balanced
   EXPECT_DOUBLE_EQ(ChainBalancedGainNs(200, 10, 150, 0), 0);    // no other stage's work known
   EXPECT_DOUBLE_EQ(ChainBalancedGainNs(200, 0, 150, 100), 50);  // no fill: the extra work alone
+}
+
+}  // namespace
+}  // namespace tuneprof
+
+namespace tuneprof {
+namespace {
+
+// Rank 0 hands two micro-batches to rank 1, which computes three times as long and receives each late: rank
+// 0 waits 40 ms at the hand-offs. That wait is the pipeline's bubble, charged to stage 1's compute: no
+// straggler is named for it, and the verdict tells it as the bubble, not as ranks waiting for each other.
+TEST(PipelineStagesTest, HandOffsNameNoStragglerAndTheVerdictTellsTheBubble) {
+  RankCommunication sender = GpuRank(0, 100, "7", "[0, 1]", P2pDirection::kSend, {{0, 32}, {50, 12}});
+  const RankCommunication receiver = GpuRank(1, 300, "7", "[0, 1]", P2pDirection::kRecv, {{30, 2}, {60, 2}});
+  sender.wall_ns = 150 * kMs;
+  CommAnalysis analysis;
+  analysis.ranks = {sender, receiver};
+  analysis.cross_rank = AnalyzeAcrossRanks(analysis.ranks);
+  const CrossRankCommunication& x = analysis.cross_rank;
+  ASSERT_TRUE(x.pipeline);
+  EXPECT_FALSE(x.straggler_rank);
+  EXPECT_NE(x.straggler_reason.find("the pipeline's hand-offs between stages"), std::string::npos);
+  EXPECT_EQ(x.ranks[0].wait_ns, 40 * kMs);
+  EXPECT_EQ(x.ranks[0].pipeline_wait_ns, 40 * kMs);
+  EXPECT_EQ(x.ranks[1].pipeline_wait_caused_ns, 40 * kMs);
+  EXPECT_FALSE(WaitRatioOutsidePipeline(x.ranks[0]));
+  JudgeCommunication(&analysis);
+  ASSERT_FALSE(analysis.reasons.empty());
+  EXPECT_NE(analysis.reasons[0].find("rank 0: stage 0 waits 40.000 ms a step for stage 1's compute: the pipeline "
+                                     "bubble"),
+            std::string::npos)
+      << analysis.reasons[0];
+  for (const std::string& reason : analysis.reasons) {
+    EXPECT_EQ(reason.find("waits for other ranks"), std::string::npos) << reason;
+    EXPECT_EQ(reason.find("late ranks"), std::string::npos) << reason;
+  }
+}
+
+// Even stages name a stage only where its step is longer than another's.
+TEST(PipelineStagesTest, EvenStagesNameALongerStepOnly) {
+  const auto tie = AnalyzePipelineStages(
+      {Rank(0, 150, 200, 40), Rank(1, 150, 200, 40), Rank(2, 150, 200, 40), Rank(3, 150, 200, 40)});
+  ASSERT_TRUE(tie);
+  EXPECT_TRUE(StagesEven(*tie));
+  EXPECT_EQ(StepExtremesOf(*tie).longest, nullptr);
+  const auto apart =
+      AnalyzePipelineStages({Rank(0, 150, 160, 5), Rank(1, 150, 160, 5), Rank(2, 150, 170, 15), Rank(3, 150, 170, 15)});
+  ASSERT_TRUE(apart);
+  ASSERT_NE(StepExtremesOf(*apart).longest, nullptr);
+  EXPECT_EQ(StepExtremesOf(*apart).longest->stage, 1);
+  EXPECT_EQ(StepExtremesOf(*apart).shortest->stage, 0);
 }
 
 }  // namespace

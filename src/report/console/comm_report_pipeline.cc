@@ -102,11 +102,19 @@ void AppendPipeline(const std::optional<PipelineAnalysis>& p, std::string* out) 
   const PipelineStage& slowest = StageNumbered(*p, p->slowest_stage);
   const PipelineStage& fastest = StageNumbered(*p, p->fastest_stage);
   if (StagesEven(*p)) {
+    // No stage's work bounds the step: a stage is named only where its step is longer than another's.
+    const StepExtremes steps = StepExtremesOf(*p);
+    const std::string longest =
+        steps.longest == nullptr
+            ? fmt::format("; the steps tie too ({:.3f} ms)", steps.shortest->step_ns_per_step / 1e6)
+            : fmt::format("; stage {}'s step is the longest: {:.3f} ms against {:.3f} ms on stage {}",
+                          steps.longest->stage, steps.longest->step_ns_per_step / 1e6,
+                          steps.shortest->step_ns_per_step / 1e6, steps.shortest->stage);
     *out += fmt::format(
-        "  stage {} bounds the step with the longest step; stages even: {:.3f} ms of {} a step each (imbalance "
-        "{:.1f} %, (slowest - fastest) / slowest); bubbles are {:.1f} % of the staged ranks' steps\n",
-        slowest.stage, p->mean_work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time",
-        100 * p->imbalance, 100 * p->bubble_share);
+        "  stages even: {:.3f} ms of {} a step each (imbalance {:.1f} %, (slowest - fastest) / slowest){}; bubbles "
+        "are {:.1f} % of the staged ranks' steps\n",
+        p->mean_work_ns_per_step / 1e6, p->work_is_computing ? "computing" : "Stage time", 100 * p->imbalance, longest,
+        100 * p->bubble_share);
     AppendStageWaits(*p, out);
     return;
   }

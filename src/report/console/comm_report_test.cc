@@ -69,7 +69,7 @@ TEST(CommReportTest, ManyRanksShowTheNotableOnesAndFoldTheReasons) {
       << text;
 }
 
-// The straggler line's three forms and the msprof rule's verdict, which the corpus's runs do not all
+// The straggler line's forms and the msprof rule's verdict, which the corpus's runs do not all
 // reach: each names the rank and says why, or why none is named.
 TEST(CommReportTest, StragglerLineSaysWhyARankIsOrIsNotNamed) {
   CommAnalysis a = ManyRanks(4);
@@ -82,7 +82,13 @@ TEST(CommReportTest, StragglerLineSaysWhyARankIsOrIsNotNamed) {
   EXPECT_NE(RenderCommText(a).find("  straggler: none stands out: rank 3 made the others wait longest"),
             std::string::npos);
   a.cross_rank.straggler_rank.reset();
+  a.cross_rank.straggler_reason.clear();
   EXPECT_NE(RenderCommText(a).find("  straggler: none (no rank made the others wait)\n"), std::string::npos);
+  // Only a pipeline's hand-offs made ranks wait: the reason says so in place of a rank.
+  a.cross_rank.straggler_reason = "the late arrivals are the pipeline's hand-offs between stages";
+  EXPECT_NE(RenderCommText(a).find("  straggler: none: the late arrivals are the pipeline's hand-offs between "
+                                   "stages\n"),
+            std::string::npos);
 }
 
 TEST(CommReportTest, AscendVerdictSaysWhenTheTwoSlowRankRulesDisagree) {

@@ -116,7 +116,9 @@ void AppendRankWaits(const CommAnalysis& a, const ShownRanks& shown, std::string
   *out += LeftOut(left_out, "  ");
   AppendClocks(x.clocks, shown, out);
   if (!x.straggler_rank) {
-    *out += "  straggler: none (no rank made the others wait)\n";
+    // Without a straggler the reason says why, where the pipeline's hand-offs held the waits.
+    *out += x.straggler_reason.empty() ? std::string("  straggler: none (no rank made the others wait)\n")
+                                       : fmt::format("  straggler: none: {}\n", x.straggler_reason);
   } else if (x.straggler_within_clock_uncertainty) {
     *out +=
         fmt::format("  straggler: not named: rank {} ({}); align the hosts' clocks (PTP, chrony) and profile again\n",

@@ -96,7 +96,11 @@ std::string CommReasons(const CommAnalysis& comm) {
 }
 
 std::string StragglerParagraph(const CrossRankCommunication& cross_rank) {
-  if (!cross_rank.straggler_rank) return "";
+  if (!cross_rank.straggler_rank) {
+    return cross_rank.straggler_reason.empty()
+               ? ""
+               : fmt::format("<p>No straggler: {}.</p>\n", E(cross_rank.straggler_reason));
+  }
   if (cross_rank.straggler_stands_out) {
     std::string out =
         fmt::format("<p>Straggler: rank {} ({})", *cross_rank.straggler_rank, E(cross_rank.straggler_reason));
@@ -141,8 +145,10 @@ std::string ClockParagraph(const ClockAlignment& clocks) {
 
 std::string PipelineTable(const PipelineAnalysis& p) {
   const std::string bound =
-      StagesEven(p) ? fmt::format("stages even; stage {} bounds the step with the longest step", p.slowest_stage)
-                    : fmt::format("stage {} computes most and bounds the step", p.slowest_stage);
+      !StagesEven(p) ? fmt::format("stage {} computes most and bounds the step", p.slowest_stage)
+      : StepExtremesOf(p).longest == nullptr
+          ? std::string("stages even, their steps too")
+          : fmt::format("stages even; stage {} has the longest step", StepExtremesOf(p).longest->stage);
   std::string out = fmt::format(
       "<p>Pipeline stages ({}{} groups of {} ranks): {}; imbalance "
       "{:.1f} % ((slowest &minus; fastest) / slowest), bubbles {:.1f} % of the staged ranks' "

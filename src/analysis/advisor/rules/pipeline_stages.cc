@@ -88,7 +88,10 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
       slowest.stage, own->work_ns_per_step > 0 ? slowest.work_ns_per_step / own->work_ns_per_step : 0.0, own->stage,
       slowest.stage, FormatDuration(p->mean_work_ns_per_step));
   f.apis = {
-      "MindSpeed / Megatron --num-layer-list (layers per stage)",
+      // MindSpeed is Ascend's Megatron: GPU and CPU runs are told Megatron-LM's options only.
+      std::string(ForPlatform(rank, "Megatron-LM --pipeline-model-parallel-layout (layers per stage)",
+                              "MindSpeed --num-layer-list (layers per stage)",
+                              "Megatron-LM --pipeline-model-parallel-layout (layers per stage)")),
       "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
       fmt::format("move the embedding / LM head off stage {} (ranks {})", slowest.stage, RankRanges(slowest.ranks))};
   out->push_back(std::move(f));
