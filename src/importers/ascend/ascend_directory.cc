@@ -5,13 +5,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <filesystem>
 #include <limits>
 #include <span>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "base/cores.h"
 #include "base/decimal.h"
 #include "importers/ascend/ascend_communication.h"
 #include "importers/ascend/ascend_db.h"
@@ -205,6 +209,82 @@ void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out, CsvRo
   if (counts == nullptr) return;
   if (Result<int64_t> rows = RowsToEnd(&csv.value()); rows.ok()) counts->emplace_back(path, *rows);
 }
+
+// The text export's three large tables (kernel_details, memory_record, operator_memory). Where a core is
+// spare they are read on a thread of their own while the timeline is imported (the timeline's import
+// leaves a core idle while it binds its flows, and reading the tables leaves one idle throughout): each
+// into a trace of its own, taken into the rank's trace afterwards, in the read's usual place and order,
+// by SideTableBuilder::TakeTablesOf. Else each is read into the rank's trace when its turn comes.
+class LargeTables {
+ public:
+  enum Table { kKernelDetails, kMemoryRecord, kOperatorMemory, kTables };
+
+  explicit LargeTables(const std::array<fs::path, kTables>& paths) : paths_(paths) {
+    uint64_t bytes = 0;
+    for (const fs::path& path : paths_) {
+      std::error_code ec;
+      if (IsFile(path)) bytes += fs::file_size(path, ec);
+    }
+    // Only tables large enough to be worth a thread (small ranks keep one thread and their memory as
+    // before), and one such rank for each two cores: a run of many ranks already fills the cores.
+    const unsigned cores = UsableCores();
+    if (bytes < kMinBesideBytes || cores < 2) return;
+    if (g_imports_beside.fetch_add(1) >= cores / 2) {
+      g_imports_beside.fetch_sub(1);
+      return;
+    }
+    beside_ = std::thread([this] {
+      for (int t = 0; t < kTables; ++t) {
+        if (!IsFile(paths_[t])) continue;
+        SideTableBuilder out(&parts_[t]);
+        ReadTable(static_cast<Table>(t), &out, &counts_[t]);
+      }
+    });
+  }
+  LargeTables(const LargeTables&) = delete;
+  LargeTables& operator=(const LargeTables&) = delete;
+  ~LargeTables() { Join(); }
+
+  // Adds table `t` to `out` (and its row count to `counts`), reading it now unless read beside.
+  void Read(Table t, SideTableBuilder* out, CsvRowCounts* counts) {
+    if (!beside_.joinable() && !joined_) return ReadTable(t, out, counts);
+    Join();
+    out->TakeTablesOf(&parts_[t]);
+    counts->insert(counts->end(), counts_[t].begin(), counts_[t].end());
+  }
+
+ private:
+  // 16 MB of tables: well beyond the rank directories of a cluster run, and the thread's start is
+  // nothing next to reading them.
+  static constexpr uint64_t kMinBesideBytes = uint64_t{16} << 20;
+  // Ranks whose tables are being read beside their timeline's import, in this process.
+  static inline std::atomic<unsigned> g_imports_beside{0};
+
+  void ReadTable(Table t, SideTableBuilder* out, CsvRowCounts* counts) const {
+    switch (t) {
+      case kKernelDetails:
+        return ReadSummary(paths_[t], ReadKernelDetails, out, counts);
+      case kMemoryRecord:
+        return ReadSummary(paths_[t], ReadMemoryRecord, out, counts);
+      case kOperatorMemory:
+      case kTables:
+        return ReadSummary(paths_[t], ReadOperatorMemory, out, counts);
+    }
+  }
+
+  void Join() {
+    if (!beside_.joinable()) return;
+    beside_.join();
+    joined_ = true;
+    g_imports_beside.fetch_sub(1);
+  }
+
+  std::array<fs::path, kTables> paths_;
+  std::array<Trace, kTables> parts_;
+  std::array<CsvRowCounts, kTables> counts_;
+  std::thread beside_;
+  bool joined_ = false;
+};
 
 // The inventory's entry of one CSV: its rows as counted while it was read, else counted now.
 void AddCsvInventory(const fs::path& path, const std::string& file, SourceState state, const CsvRowCounts& counts,
@@ -506,6 +586,9 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
                           "ascend_pytorch_profiler*.db, step_trace_time.csv, communication.json nor analysis.db");
     }
   }
+  const fs::path memory_record = layout.output / "memory_record.csv";
+  const fs::path operator_memory = layout.output / "operator_memory.csv";
+  LargeTables tables({kernel_details, memory_record, operator_memory});
   Trace trace = ImportTimeline(trace_view, layout, dir);
   const std::string cut_problem = CutTimelineProblem(trace, layout, dir);
   if (!cut_problem.empty()) trace = SetAsideTimeline(dir, cut_problem);
@@ -514,7 +597,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   if (!db_problem.empty()) out.Warn(db_problem);
   CsvRowCounts counts;
   if (IsFile(kernel_details)) {
-    ReadSummary(kernel_details, ReadKernelDetails, &out, &counts);
+    tables.Read(LargeTables::kKernelDetails, &out, &counts);
   } else {
     // The Db export keeps the kernels in the profiler database, whose absence the timeline's warning names.
     if (FindAnalysisDatabase(layout.output).empty()) {
@@ -523,10 +606,8 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   ReadStepSplit(layout, &out);
   // memory_record.csv exists only with profile_memory=True: its absence is no warning.
-  const fs::path memory_record = layout.output / "memory_record.csv";
-  if (IsFile(memory_record)) ReadSummary(memory_record, ReadMemoryRecord, &out, &counts);
-  const fs::path operator_memory = layout.output / "operator_memory.csv";
-  if (IsFile(operator_memory)) ReadSummary(operator_memory, ReadOperatorMemory, &out, &counts);
+  if (IsFile(memory_record)) tables.Read(LargeTables::kMemoryRecord, &out, &counts);
+  if (IsFile(operator_memory)) tables.Read(LargeTables::kOperatorMemory, &out, &counts);
   // communication.json / communication_matrix.json (optional): a problem is a warning, as for the CSVs.
   for (const Status& status :
        {ReadCommunicationFile((layout.output / "communication.json").string(), &out),
