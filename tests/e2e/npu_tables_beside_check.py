@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """A torch_npu rank whose kernel_details / memory_record / operator_memory tables are large enough (16 MB and
 more) to be read on a second core beside the timeline's import gives exactly the output it gives when read on
-one core (`taskset -c 0`, where they are read after the timeline, one after another): analyze, profile,
-memory and comm as JSON, byte for byte. Once on the rank as generated (bench/gen_npu_scale.py) and once with
-damaged rows in each table (warnings past the cap on their number, rows skipped), so that the strings, rows
-and warnings taken from the second core are seen in their usual place and order.
+one core (`taskset -c 0`, where they are read after the timeline, one after another): info (its inventory,
+whose other large CSVs are counted beside too), analyze, profile, memory and comm as JSON, byte for byte.
+Once on the rank as generated (bench/gen_npu_scale.py) and once with damaged rows in each table (warnings
+past the cap on their number, rows skipped) and a large counted CSV that does not read, so that the strings,
+rows, warnings and counts taken from the second core are seen in their usual place and order.
 
 Usage: npu_tables_beside_check.py TUNEPROF GEN_NPU_SCALE_PY
 """
@@ -17,7 +18,7 @@ import tempfile
 
 import harness
 
-COMMANDS = ["analyze", "profile", "memory", "comm"]
+COMMANDS = ["info", "analyze", "profile", "memory", "comm"]
 
 
 def damage(output):
@@ -32,6 +33,12 @@ def damage(output):
     with open(output / "operator_memory.csv", "a") as f:
         for i in range(40):
             f.write(f"aten::bad_{i},x{i},100,120,119,20,19,1,1,1,1,1,1,123,NPU:0\n")
+    # A large CSV the inventory only counts, whose last record never closes its quote: it does not read.
+    with open(output / "op_statistic.csv", "w") as f:
+        f.write("OP Type,Core Type,Count\n")
+        for i in range(60000):
+            f.write(f"Op{i},AI_CORE,{i}\n")
+        f.write('"Unclosed,AI_CORE,1\n')
 
 
 def outputs(binary, rank, one_core):

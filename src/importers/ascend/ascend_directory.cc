@@ -214,12 +214,15 @@ void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out, CsvRo
 // spare they are read on a thread of their own while the timeline is imported (the timeline's import
 // leaves a core idle while it binds its flows, and reading the tables leaves one idle throughout): each
 // into a trace of its own, taken into the rank's trace afterwards, in the read's usual place and order,
-// by SideTableBuilder::TakeTablesOf. Else each is read into the rank's trace when its turn comes.
+// by SideTableBuilder::TakeTablesOf; the thread then counts the rows of the directory's other large CSVs
+// for the inventory. Else each table is read into the rank's trace when its turn comes, and the inventory
+// counts the others itself.
 class LargeTables {
  public:
   enum Table { kKernelDetails, kMemoryRecord, kOperatorMemory, kTables };
 
-  explicit LargeTables(const std::array<fs::path, kTables>& paths) : paths_(paths) {
+  // `output` is the directory that holds the tables, whose other large CSVs the inventory counts.
+  LargeTables(const fs::path& output, const std::array<fs::path, kTables>& paths) : paths_(paths) {
     uint64_t bytes = 0;
     for (const fs::path& path : paths_) {
       std::error_code ec;
@@ -233,12 +236,13 @@ class LargeTables {
       g_imports_beside.fetch_sub(1);
       return;
     }
-    beside_ = std::thread([this] {
+    beside_ = std::thread([this, output] {
       for (int t = 0; t < kTables; ++t) {
         if (!IsFile(paths_[t])) continue;
         SideTableBuilder out(&parts_[t]);
         ReadTable(static_cast<Table>(t), &out, &counts_[t]);
       }
+      CountOtherTables(output);
     });
   }
   LargeTables(const LargeTables&) = delete;
@@ -251,6 +255,12 @@ class LargeTables {
     Join();
     out->TakeTablesOf(&parts_[t]);
     counts->insert(counts->end(), counts_[t].begin(), counts_[t].end());
+  }
+
+  // Adds to `counts` the rows of the other large CSVs of the directory, where they were counted beside.
+  void AddOtherCounts(CsvRowCounts* counts) {
+    Join();
+    counts->insert(counts->end(), others_.begin(), others_.end());
   }
 
  private:
@@ -272,6 +282,26 @@ class LargeTables {
     }
   }
 
+  // The rows of each CSV of 1 MiB or more beside the tables (operator_details.csv: a million rows the
+  // inventory counts), counted as CountCsvRows counts them; one that does not read is left to it, so that
+  // its entry says why.
+  void CountOtherTables(const fs::path& output) {
+    constexpr uint64_t kMinCountedBytes = uint64_t{1} << 20;
+    for (const fs::path& path : FilesIn(output)) {
+      std::error_code ec;
+      if (path.extension() != ".csv" || std::find(paths_.begin(), paths_.end(), path) != paths_.end() ||
+          fs::file_size(path, ec) < kMinCountedBytes || ec) {
+        continue;
+      }
+      auto csv = CsvReader::Open(path.string());
+      if (!csv.ok()) continue;
+      int64_t rows = 0;
+      Result<bool> next = csv->Next();
+      for (; next.ok() && *next; next = csv->Next()) ++rows;
+      if (next.ok()) others_.emplace_back(path, rows);
+    }
+  }
+
   void Join() {
     if (!beside_.joinable()) return;
     beside_.join();
@@ -282,6 +312,7 @@ class LargeTables {
   std::array<fs::path, kTables> paths_;
   std::array<Trace, kTables> parts_;
   std::array<CsvRowCounts, kTables> counts_;
+  CsvRowCounts others_;
   std::thread beside_;
   bool joined_ = false;
 };
@@ -588,7 +619,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   const fs::path memory_record = layout.output / "memory_record.csv";
   const fs::path operator_memory = layout.output / "operator_memory.csv";
-  LargeTables tables({kernel_details, memory_record, operator_memory});
+  LargeTables tables(layout.output, {kernel_details, memory_record, operator_memory});
   Trace trace = ImportTimeline(trace_view, layout, dir);
   const std::string cut_problem = CutTimelineProblem(trace, layout, dir);
   if (!cut_problem.empty()) trace = SetAsideTimeline(dir, cut_problem);
@@ -622,6 +653,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   SettleAscendRank(layout.root, &out);
   AddRootInventory(layout.root, &out);
+  tables.AddOtherCounts(&counts);
   AddOutputInventory(layout, fs::path(), out.mutable_metadata(), !cut_problem.empty(), counts);
   return trace;
 }
