@@ -236,14 +236,20 @@ class LargeTables {
       g_imports_beside.fetch_sub(1);
       return;
     }
-    beside_ = std::thread([this, output] {
-      for (int t = 0; t < kTables; ++t) {
-        if (!IsFile(paths_[t])) continue;
-        SideTableBuilder out(&parts_[t]);
-        ReadTable(static_cast<Table>(t), &out, &counts_[t]);
-      }
-      CountOtherTables(output);
-    });
+    // A thread the system will not start leaves the tables to be read in turn.
+    try {
+      beside_ = std::thread([this, output] {
+        for (int t = 0; t < kTables; ++t) {
+          if (!IsFile(paths_[t])) continue;
+          SideTableBuilder out(&parts_[t]);
+          ReadTable(static_cast<Table>(t), &out, &counts_[t]);
+          read_beside_[t] = true;
+        }
+        CountOtherTables(output);
+      });
+    } catch (const std::system_error&) {
+      g_imports_beside.fetch_sub(1);
+    }
   }
   LargeTables(const LargeTables&) = delete;
   LargeTables& operator=(const LargeTables&) = delete;
@@ -251,8 +257,8 @@ class LargeTables {
 
   // Adds table `t` to `out` (and its row count to `counts`), reading it now unless read beside.
   void Read(Table t, SideTableBuilder* out, CsvRowCounts* counts) {
-    if (!beside_.joinable() && !joined_) return ReadTable(t, out, counts);
     Join();
+    if (!read_beside_[t]) return ReadTable(t, out, counts);
     out->TakeTablesOf(&parts_[t]);
     counts->insert(counts->end(), counts_[t].begin(), counts_[t].end());
   }
@@ -305,7 +311,6 @@ class LargeTables {
   void Join() {
     if (!beside_.joinable()) return;
     beside_.join();
-    joined_ = true;
     g_imports_beside.fetch_sub(1);
   }
 
@@ -313,8 +318,8 @@ class LargeTables {
   std::array<Trace, kTables> parts_;
   std::array<CsvRowCounts, kTables> counts_;
   CsvRowCounts others_;
+  std::array<bool, kTables> read_beside_{};  // written by the thread, read once it is joined
   std::thread beside_;
-  bool joined_ = false;
 };
 
 // The inventory's entry of one CSV: its rows as counted while it was read, else counted now.
