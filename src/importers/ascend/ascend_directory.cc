@@ -5,20 +5,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <filesystem>
 #include <limits>
 #include <span>
 #include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include "base/cores.h"
 #include "base/decimal.h"
 #include "importers/ascend/ascend_communication.h"
 #include "importers/ascend/ascend_db.h"
+#include "importers/ascend/ascend_large_tables.h"
 #include "importers/ascend/ascend_memory_tables.h"
 #include "importers/ascend/ascend_msprof.h"
 #include "importers/ascend/ascend_tables.h"
@@ -178,10 +175,6 @@ Trace ImportTimeline(const fs::path& trace_view, const Layout& layout, const std
   return ImportTimelineOrEmpty(IsFile(trace_view) ? trace_view : fs::path(), dir, problem);
 }
 
-// Rows of the CSVs read whole, which the inventory reports: a table of millions of rows is not read a
-// second time to count them.
-using CsvRowCounts = std::vector<std::pair<fs::path, int64_t>>;
-
 // The rows CsvReader::Next() gives from here to the end added to those it gave so far; an error when
 // the rest does not read.
 Result<int64_t> RowsToEnd(CsvReader* csv) {
@@ -210,117 +203,18 @@ void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out, CsvRo
   if (Result<int64_t> rows = RowsToEnd(&csv.value()); rows.ok()) counts->emplace_back(path, *rows);
 }
 
-// The text export's three large tables (kernel_details, memory_record, operator_memory). Where a core is
-// spare they are read on a thread of their own while the timeline is imported (the timeline's import
-// leaves a core idle while it binds its flows, and reading the tables leaves one idle throughout): each
-// into a trace of its own, taken into the rank's trace afterwards, in the read's usual place and order,
-// by SideTableBuilder::TakeTablesOf; the thread then counts the rows of the directory's other large CSVs
-// for the inventory. Else each table is read into the rank's trace when its turn comes, and the inventory
-// counts the others itself.
-class LargeTables {
- public:
-  enum Table { kKernelDetails, kMemoryRecord, kOperatorMemory, kTables };
-
-  // `output` is the directory that holds the tables, whose other large CSVs the inventory counts.
-  LargeTables(const fs::path& output, const std::array<fs::path, kTables>& paths) : paths_(paths) {
-    uint64_t bytes = 0;
-    for (const fs::path& path : paths_) {
-      std::error_code ec;
-      if (IsFile(path)) bytes += fs::file_size(path, ec);
-    }
-    // Only tables large enough to be worth a thread (small ranks keep one thread and their memory as
-    // before), and one such rank for each two cores: a run of many ranks already fills the cores.
-    const unsigned cores = UsableCores();
-    if (bytes < kMinBesideBytes || cores < 2) return;
-    if (g_imports_beside.fetch_add(1) >= cores / 2) {
-      g_imports_beside.fetch_sub(1);
-      return;
-    }
-    // A thread the system will not start leaves the tables to be read in turn.
-    try {
-      beside_ = std::thread([this, output] {
-        for (int t = 0; t < kTables; ++t) {
-          if (!IsFile(paths_[t])) continue;
-          SideTableBuilder out(&parts_[t]);
-          ReadTable(static_cast<Table>(t), &out, &counts_[t]);
-          read_beside_[t] = true;
-        }
-        CountOtherTables(output);
-      });
-    } catch (const std::system_error&) {
-      g_imports_beside.fetch_sub(1);
-    }
+// How LargeTables reads each table: as every summary CSV is read.
+void ReadLargeTable(LargeTables::Table table, const fs::path& path, SideTableBuilder* out, CsvRowCounts* counts) {
+  switch (table) {
+    case LargeTables::kKernelDetails:
+      return ReadSummary(path, ReadKernelDetails, out, counts);
+    case LargeTables::kMemoryRecord:
+      return ReadSummary(path, ReadMemoryRecord, out, counts);
+    case LargeTables::kOperatorMemory:
+    case LargeTables::kTables:
+      return ReadSummary(path, ReadOperatorMemory, out, counts);
   }
-  LargeTables(const LargeTables&) = delete;
-  LargeTables& operator=(const LargeTables&) = delete;
-  ~LargeTables() { Join(); }
-
-  // Adds table `t` to `out` (and its row count to `counts`), reading it now unless read beside.
-  void Read(Table t, SideTableBuilder* out, CsvRowCounts* counts) {
-    Join();
-    if (!read_beside_[t]) return ReadTable(t, out, counts);
-    out->TakeTablesOf(&parts_[t]);
-    counts->insert(counts->end(), counts_[t].begin(), counts_[t].end());
-  }
-
-  // Adds to `counts` the rows of the other large CSVs of the directory, where they were counted beside.
-  void AddOtherCounts(CsvRowCounts* counts) {
-    Join();
-    counts->insert(counts->end(), others_.begin(), others_.end());
-  }
-
- private:
-  // 16 MB of tables: well beyond the rank directories of a cluster run, and the thread's start is
-  // nothing next to reading them.
-  static constexpr uint64_t kMinBesideBytes = uint64_t{16} << 20;
-  // Ranks whose tables are being read beside their timeline's import, in this process.
-  static inline std::atomic<unsigned> g_imports_beside{0};
-
-  void ReadTable(Table t, SideTableBuilder* out, CsvRowCounts* counts) const {
-    switch (t) {
-      case kKernelDetails:
-        return ReadSummary(paths_[t], ReadKernelDetails, out, counts);
-      case kMemoryRecord:
-        return ReadSummary(paths_[t], ReadMemoryRecord, out, counts);
-      case kOperatorMemory:
-      case kTables:
-        return ReadSummary(paths_[t], ReadOperatorMemory, out, counts);
-    }
-  }
-
-  // The rows of each CSV of 1 MiB or more beside the tables (operator_details.csv: a million rows the
-  // inventory counts), counted as CountCsvRows counts them; one that does not read is left to it, so that
-  // its entry says why.
-  void CountOtherTables(const fs::path& output) {
-    constexpr uint64_t kMinCountedBytes = uint64_t{1} << 20;
-    for (const fs::path& path : FilesIn(output)) {
-      std::error_code ec;
-      if (path.extension() != ".csv" || std::find(paths_.begin(), paths_.end(), path) != paths_.end() ||
-          fs::file_size(path, ec) < kMinCountedBytes || ec) {
-        continue;
-      }
-      auto csv = CsvReader::Open(path.string());
-      if (!csv.ok()) continue;
-      int64_t rows = 0;
-      Result<bool> next = csv->Next();
-      for (; next.ok() && *next; next = csv->Next()) ++rows;
-      if (next.ok()) others_.emplace_back(path, rows);
-    }
-  }
-
-  void Join() {
-    if (!beside_.joinable()) return;
-    beside_.join();
-    g_imports_beside.fetch_sub(1);
-  }
-
-  std::array<fs::path, kTables> paths_;
-  std::array<Trace, kTables> parts_;
-  std::array<CsvRowCounts, kTables> counts_;
-  CsvRowCounts others_;
-  std::array<bool, kTables> read_beside_{};  // written by the thread, read once it is joined
-  std::thread beside_;
-};
+}
 
 // The inventory's entry of one CSV: its rows as counted while it was read, else counted now.
 void AddCsvInventory(const fs::path& path, const std::string& file, SourceState state, const CsvRowCounts& counts,
@@ -624,7 +518,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   const fs::path memory_record = layout.output / "memory_record.csv";
   const fs::path operator_memory = layout.output / "operator_memory.csv";
-  LargeTables tables(layout.output, {kernel_details, memory_record, operator_memory});
+  LargeTables tables(layout.output, {kernel_details, memory_record, operator_memory}, ReadLargeTable);
   Trace trace = ImportTimeline(trace_view, layout, dir);
   const std::string cut_problem = CutTimelineProblem(trace, layout, dir);
   if (!cut_problem.empty()) trace = SetAsideTimeline(dir, cut_problem);
