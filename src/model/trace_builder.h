@@ -163,6 +163,11 @@ class SideTableBuilder {
   // the chip its timeline does not); adds one device (id unknown) when the trace has none of `type`.
   void NameDevices(DeviceType type, std::string_view name);
   void Warn(std::string message);
+  // Adds what `part` holds of kernel_details, memory_record and operator_memory, and its warnings, as if
+  // they had been read here: `part` is a trace that only those tables were read into (on another thread,
+  // beside the timeline's import), its strings are interned here in the order it interned them, its rows
+  // and warnings come after this trace's. `part` is left empty of them.
+  void TakeTablesOf(Trace* part);
 
  private:
   template <typename T>

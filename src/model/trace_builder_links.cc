@@ -1,6 +1,7 @@
 // The links Finish resolves between events: CUPTI correlations and the trace's flow points.
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "base/pair_table.h"
 #include "model/trace_builder.h"
@@ -44,11 +45,16 @@ std::vector<Link> TraceBuilder::ResolveFlows() {
       std::count_if(points.begin(), points.end(), [](const FlowPoint& p) { return !p.duplicates_correlation; }));
   if (bound_points == 0) return links;
   PairTable exact(bound_points);  // (track, ts) -> event
+  // Only events on a track that holds points are looked up: the probes miss the cache, and most events
+  // (operators, overlap analysis, other streams) share no track with a flow.
+  std::vector<char> has_points(trace_.tracks_.size(), 0);
   for (const FlowPoint& p : points) {
-    if (!p.duplicates_correlation) exact.At(p.track, static_cast<uint64_t>(p.ts_ns), kNoIndex);
+    if (p.duplicates_correlation) continue;
+    exact.At(p.track, static_cast<uint64_t>(p.ts_ns), kNoIndex);
+    has_points[p.track] = 1;
   }
   for (uint32_t i = 0; i < e.size(); ++i) {
-    if (e.dur_ns[i] < 0) continue;
+    if (e.dur_ns[i] < 0 || !has_points[e.track[i]]) continue;
     uint32_t* event = exact.Find(e.track[i], static_cast<uint64_t>(e.ts_ns[i]));
     if (event == nullptr) continue;
     if (*event == kNoIndex || e.dur_ns[i] < e.dur_ns[*event]) *event = i;  // innermost

@@ -15,6 +15,7 @@
 #include "base/decimal.h"
 #include "importers/ascend/ascend_communication.h"
 #include "importers/ascend/ascend_db.h"
+#include "importers/ascend/ascend_large_tables.h"
 #include "importers/ascend/ascend_memory_tables.h"
 #include "importers/ascend/ascend_msprof.h"
 #include "importers/ascend/ascend_tables.h"
@@ -174,10 +175,6 @@ Trace ImportTimeline(const fs::path& trace_view, const Layout& layout, const std
   return ImportTimelineOrEmpty(IsFile(trace_view) ? trace_view : fs::path(), dir, problem);
 }
 
-// Rows of the CSVs read whole, which the inventory reports: a table of millions of rows is not read a
-// second time to count them.
-using CsvRowCounts = std::vector<std::pair<fs::path, int64_t>>;
-
 // The rows CsvReader::Next() gives from here to the end added to those it gave so far; an error when
 // the rest does not read.
 Result<int64_t> RowsToEnd(CsvReader* csv) {
@@ -204,6 +201,19 @@ void ReadSummary(const fs::path& path, ReadFn read, SideTableBuilder* out, CsvRo
   }
   if (counts == nullptr) return;
   if (Result<int64_t> rows = RowsToEnd(&csv.value()); rows.ok()) counts->emplace_back(path, *rows);
+}
+
+// How LargeTables reads each table: as every summary CSV is read.
+void ReadLargeTable(LargeTables::Table table, const fs::path& path, SideTableBuilder* out, CsvRowCounts* counts) {
+  switch (table) {
+    case LargeTables::kKernelDetails:
+      return ReadSummary(path, ReadKernelDetails, out, counts);
+    case LargeTables::kMemoryRecord:
+      return ReadSummary(path, ReadMemoryRecord, out, counts);
+    case LargeTables::kOperatorMemory:
+    case LargeTables::kTables:
+      return ReadSummary(path, ReadOperatorMemory, out, counts);
+  }
 }
 
 // The inventory's entry of one CSV: its rows as counted while it was read, else counted now.
@@ -506,6 +516,9 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
                           "ascend_pytorch_profiler*.db, step_trace_time.csv, communication.json nor analysis.db");
     }
   }
+  const fs::path memory_record = layout.output / "memory_record.csv";
+  const fs::path operator_memory = layout.output / "operator_memory.csv";
+  LargeTables tables(layout.output, {kernel_details, memory_record, operator_memory}, ReadLargeTable);
   Trace trace = ImportTimeline(trace_view, layout, dir);
   const std::string cut_problem = CutTimelineProblem(trace, layout, dir);
   if (!cut_problem.empty()) trace = SetAsideTimeline(dir, cut_problem);
@@ -514,7 +527,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   if (!db_problem.empty()) out.Warn(db_problem);
   CsvRowCounts counts;
   if (IsFile(kernel_details)) {
-    ReadSummary(kernel_details, ReadKernelDetails, &out, &counts);
+    tables.Read(LargeTables::kKernelDetails, &out, &counts);
   } else {
     // The Db export keeps the kernels in the profiler database, whose absence the timeline's warning names.
     if (FindAnalysisDatabase(layout.output).empty()) {
@@ -523,10 +536,8 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   ReadStepSplit(layout, &out);
   // memory_record.csv exists only with profile_memory=True: its absence is no warning.
-  const fs::path memory_record = layout.output / "memory_record.csv";
-  if (IsFile(memory_record)) ReadSummary(memory_record, ReadMemoryRecord, &out, &counts);
-  const fs::path operator_memory = layout.output / "operator_memory.csv";
-  if (IsFile(operator_memory)) ReadSummary(operator_memory, ReadOperatorMemory, &out, &counts);
+  if (IsFile(memory_record)) tables.Read(LargeTables::kMemoryRecord, &out, &counts);
+  if (IsFile(operator_memory)) tables.Read(LargeTables::kOperatorMemory, &out, &counts);
   // communication.json / communication_matrix.json (optional): a problem is a warning, as for the CSVs.
   for (const Status& status :
        {ReadCommunicationFile((layout.output / "communication.json").string(), &out),
@@ -541,6 +552,7 @@ Result<Trace> ImportAscendDirectory(const std::string& dir) {
   }
   SettleAscendRank(layout.root, &out);
   AddRootInventory(layout.root, &out);
+  tables.AddOtherCounts(&counts);
   AddOutputInventory(layout, fs::path(), out.mutable_metadata(), !cut_problem.empty(), counts);
   return trace;
 }
