@@ -82,9 +82,6 @@ TEST(TimeSplit, OnlyUnclassifiedKernels) {
 // A torch_npu rank with only step_trace_time.csv: no operators class its Computing, so all of it is
 // unclassified (neither compute- nor memory-bound), and its step is torch_npu's Stage + Bubble.
 TEST(TimeSplit, ComputingNoOperatorClassesIsUnclassified) {
-  HandBuiltTrace hand;
-  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  Trace trace = hand.Finish();
   ReportedStepTime row;
   row.step = 1;
   row.computing_ns = Us(300);
@@ -93,7 +90,7 @@ TEST(TimeSplit, ComputingNoOperatorClassesIsUnclassified) {
   row.stage_ns = Us(600);
   row.bubble_ns = Us(400);
   row.preparing_ns = Us(900);
-  SideTableBuilder(&trace).AddReportedStepTime(row);
+  const Trace trace = hand_built::ReportedStepOnlyRank(row);
   const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   const TimeSplit split = SplitStepTime(trace, breakdown, BuildHostOpTree(trace), TinyOpLimits{});
   EXPECT_FALSE(split.compute_classes_known);
