@@ -30,13 +30,9 @@ CommGroupSummary Group(const std::string& role, std::vector<int64_t> members, do
 AdvisorResult Domains(const CommGroupSummary& group) {
   CrossRankCommunication cross;
   cross.groups = {group};
-  RankEvidence rank;
-  rank.cross = &cross;
-  rank.split.steps = 2;
-  rank.split.step_ns = Us(1000);
-  AdvisorResult result;
-  RuleCommDomains(rank, AdvisorConfig(), &result.findings);
-  return result;
+  RuleAlone alone;
+  alone.rank.cross = &cross;
+  return alone.Run(RuleCommDomains);
 }
 
 TEST(CommDomains, TensorParallelAcrossNodes) {

@@ -26,13 +26,9 @@ RankCommunication Collectives(int small, double small_us, int large) {
 
 // The rule alone on `comm` over two steps of 1000 us.
 AdvisorResult SmallMessages(const RankCommunication& comm) {
-  RankEvidence rank;
-  rank.comm = &comm;
-  rank.split.steps = 2;
-  rank.split.step_ns = Us(1000);
-  AdvisorResult result;
-  RuleCommSmallMessages(rank, AdvisorConfig(), &result.findings);
-  return result;
+  RuleAlone alone;
+  alone.rank.comm = &comm;
+  return alone.Run(RuleCommSmallMessages);
 }
 
 TEST(CommSmallMessages, MostlySmallAndAboveTenPercentOfTheStep) {

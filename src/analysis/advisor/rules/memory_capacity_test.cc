@@ -44,13 +44,10 @@ AdvisorResult Findings(const DeviceMemory& device) {
   const Trace trace = GpuOf16Gib();
   MemoryAnalysis memory;
   memory.devices.push_back(device);
-  RankEvidence rank;
-  rank.trace = &trace;
-  rank.memory = &memory;
-  rank.split.steps = 2;
-  AdvisorResult result;
-  RuleMemoryCapacity(rank, AdvisorConfig(), &result.findings);
-  return result;
+  RuleAlone alone;
+  alone.rank.trace = &trace;
+  alone.rank.memory = &memory;
+  return alone.Run(RuleMemoryCapacity);
 }
 
 TEST(MemoryCapacity, ReservedPeakAboveNinetyPercentOfTheStatedMemory) {

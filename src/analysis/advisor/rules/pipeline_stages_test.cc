@@ -19,12 +19,10 @@ AdvisorResult RunOn(RuleFunction rule, const std::vector<RankCommunication>& ran
   CrossRankCommunication cross;
   cross.pipeline = AnalyzePipelineStages(ranks);
   EXPECT_TRUE(cross.pipeline.has_value());
-  RankEvidence rank;
-  rank.cross = &cross;
-  rank.rank_id = rank_id;
-  AdvisorResult result;
-  rule(rank, AdvisorConfig(), &result.findings);
-  return result;
+  RuleAlone alone;
+  alone.rank.cross = &cross;
+  alone.rank.rank_id = rank_id;
+  return alone.Run(rule);
 }
 
 // Stage 0 computes 65 ms a step against stage 1's 100: 35 % apart.
