@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -31,11 +30,7 @@ class MemoryTimelineFilesTest : public ::testing::Test {
   ScratchDir scratch_{"tp_memory_timeline_files_"};
   const fs::path& dir_ = scratch_.path();
 
-  std::string Write(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path) << text;
-    return path.string();
-  }
+  std::string Write(const std::string& name, const std::string& text) { return scratch_.Write(name, text); }
 };
 
 TEST_F(MemoryTimelineFilesTest, ADirectoryWithoutTracesNamesItsTimeline) {

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <string_view>
 
 namespace tuneprof {
 
@@ -22,6 +24,15 @@ class ScratchDir {
   ScratchDir& operator=(const ScratchDir&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
+
+  // Writes `text` byte for byte to `relative` inside the folder, creating the folders on its way; returns
+  // the file's path.
+  std::string Write(const std::filesystem::path& relative, std::string_view text) const {
+    const std::filesystem::path file = path_ / relative;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << text;
+    return file.string();
+  }
 
  private:
   std::filesystem::path path_;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -20,12 +19,7 @@ class TraceFilesTest : public ::testing::Test {
   ScratchDir scratch_{"tp_trace_files_"};
   const fs::path& dir_ = scratch_.path();
 
-  std::string Touch(const std::string& name) {
-    const fs::path path = dir_ / name;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << "x";
-    return path.string();
-  }
+  std::string Touch(const std::string& name) { return scratch_.Write(name, "x"); }
 };
 
 TEST_F(TraceFilesTest, DiscoversNsightSqliteExportsBesideJsonTraces) {

@@ -13,6 +13,13 @@ namespace {
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
+// The parts of the mean step, added up: every test expects them to make the step.
+double PartsSum(const TimeSplit& split) {
+  double sum = 0;
+  for (double part : split.part_ns) sum += part;
+  return sum;
+}
+
 TEST(TimeSplit, EveryPartOfAHandBuiltStep) {
   HandBuiltTrace t;
   t.Step(1, 0, Us(1000));
@@ -35,9 +42,7 @@ TEST(TimeSplit, EveryPartOfAHandBuiltStep) {
   EXPECT_DOUBLE_EQ(split.part(TimePart::kData), Us(100));  // 0..100, nothing else running
   EXPECT_DOUBLE_EQ(split.part(TimePart::kHostWait), 0);    // no launches: nothing waited on the host
   EXPECT_DOUBLE_EQ(split.part(TimePart::kIdle), Us(150));  // 850..1000
-  double sum = 0;
-  for (double part : split.part_ns) sum += part;
-  EXPECT_DOUBLE_EQ(sum, split.step_ns);
+  EXPECT_DOUBLE_EQ(PartsSum(split), split.step_ns);
   EXPECT_DOUBLE_EQ(split.Share(TimePart::kMemoryBound), 0.2);
 }
 
@@ -57,9 +62,7 @@ TEST(TimeSplit, UnclassifiedKernelsAreTheirOwnPart) {
   EXPECT_NEAR(split.part(TimePart::kComputeBound), Us(400), 1e-6);
   EXPECT_NEAR(split.part(TimePart::kMemoryBound), Us(100), 1e-6);
   EXPECT_NEAR(split.part(TimePart::kUnclassified), Us(400), 1e-6);
-  double sum = 0;
-  for (double part : split.part_ns) sum += part;
-  EXPECT_NEAR(sum, split.step_ns, 1e-6);
+  EXPECT_NEAR(PartsSum(split), split.step_ns, 1e-6);
 }
 
 // Where no kernel has a class, the computing is all unclassified, not unclassed: the kernels are listed,
@@ -79,9 +82,6 @@ TEST(TimeSplit, OnlyUnclassifiedKernels) {
 // A torch_npu rank with only step_trace_time.csv: no operators class its Computing, so all of it is
 // unclassified (neither compute- nor memory-bound), and its step is torch_npu's Stage + Bubble.
 TEST(TimeSplit, ComputingNoOperatorClassesIsUnclassified) {
-  HandBuiltTrace hand;
-  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  Trace trace = hand.Finish();
   ReportedStepTime row;
   row.step = 1;
   row.computing_ns = Us(300);
@@ -90,7 +90,7 @@ TEST(TimeSplit, ComputingNoOperatorClassesIsUnclassified) {
   row.stage_ns = Us(600);
   row.bubble_ns = Us(400);
   row.preparing_ns = Us(900);
-  SideTableBuilder(&trace).AddReportedStepTime(row);
+  const Trace trace = hand_built::ReportedStepOnlyRank(row);
   const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   const TimeSplit split = SplitStepTime(trace, breakdown, BuildHostOpTree(trace), TinyOpLimits{});
   EXPECT_FALSE(split.compute_classes_known);
@@ -98,9 +98,7 @@ TEST(TimeSplit, ComputingNoOperatorClassesIsUnclassified) {
   EXPECT_DOUBLE_EQ(split.part(TimePart::kMemoryBound), 0);
   EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), 0);
   EXPECT_DOUBLE_EQ(split.step_ns, Us(1000));  // Stage + Bubble; Preparing is before the step
-  double sum = 0;
-  for (double part : split.part_ns) sum += part;
-  EXPECT_NEAR(sum, split.step_ns, 1e-6);
+  EXPECT_NEAR(PartsSum(split), split.step_ns, 1e-6);
 }
 
 TEST(TimeSplit, CpuOnlyStepWithDispatchAndDataLoader) {
@@ -149,9 +147,7 @@ TEST(TimeSplit, CpuOnlyStepWaitingForAGlooCollectiveIsCommunication) {
   EXPECT_DOUBLE_EQ(split.part(TimePart::kCommunication), Us(500));  // 300..800, the tiny op's 5 us included
   EXPECT_DOUBLE_EQ(split.dispatch_ns, 0);
   EXPECT_DOUBLE_EQ(split.part(TimePart::kHostWait), Us(100));  // 900..1000
-  double sum = 0;
-  for (double part : split.part_ns) sum += part;
-  EXPECT_DOUBLE_EQ(sum, split.step_ns);
+  EXPECT_DOUBLE_EQ(PartsSum(split), split.step_ns);
 }
 
 TEST(TimeSplit, AnEmptyTraceSplitsNothing) {

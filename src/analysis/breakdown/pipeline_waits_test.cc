@@ -14,9 +14,6 @@ using hand_built::Us;
 // A torch_npu rank with only step_trace_time.csv: step 1 of Computing 100, Communication(Not Overlapped)
 // 70, Free 10 and the given Stage and Bubble.
 Trace ReportedRank(int64_t stage_us, int64_t bubble_us) {
-  HandBuiltTrace hand;
-  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  Trace trace = hand.Finish();
   ReportedStepTime step;
   step.step = 1;
   step.computing_ns = Us(100);
@@ -24,8 +21,7 @@ Trace ReportedRank(int64_t stage_us, int64_t bubble_us) {
   step.free_ns = Us(10);
   step.stage_ns = Us(stage_us);
   step.bubble_ns = Us(bubble_us);
-  SideTableBuilder(&trace).AddReportedStepTime(step);
-  return trace;
+  return hand_built::ReportedStepOnlyRank(step);
 }
 
 void AddOp(Trace* trace, std::string_view step, std::string_view name, bool p2p, double wait_ms) {

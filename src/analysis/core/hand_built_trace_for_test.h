@@ -99,4 +99,13 @@ class HandBuiltTrace {
   TraceBuilder builder_;
 };
 
+// A torch_npu rank read from step_trace_time.csv alone: no events, `step` its one reported step.
+inline Trace ReportedStepOnlyRank(const ReportedStepTime& step) {
+  HandBuiltTrace hand;
+  hand.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  Trace trace = hand.Finish();
+  SideTableBuilder(&trace).AddReportedStepTime(step);
+  return trace;
+}
+
 }  // namespace tuneprof::hand_built

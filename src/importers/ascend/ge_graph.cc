@@ -53,15 +53,7 @@ class Tokenizer {
   Tokenizer(ByteSource* source, const GeGraphLimits& limits) : source_(source), limits_(limits) {}
 
   // The next token; a malformed one sets error() and returns kEnd.
-  Token Next() {
-    if (pending_) {
-      Token t = std::move(*pending_);
-      pending_.reset();
-      return t;
-    }
-    return Read();
-  }
-  void PushBack(Token t) { pending_ = std::move(t); }
+  Token Next() { return Read(); }
 
   const std::string& error() const { return error_; }
   // The line the last token began on (where an error is reported).
@@ -188,7 +180,6 @@ class Tokenizer {
   int64_t line_ = 1;
   int64_t token_line_ = 1;
   std::string error_;
-  std::optional<Token> pending_;
 };
 
 // What a message is to the reader: the few it keeps fields of, and every other one.

@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "model/trace.h"
@@ -23,11 +22,7 @@ class GeGraphTest : public ::testing::Test {
   ScratchDir scratch_{"tp_ge_graph_"};
   const fs::path& dir_ = scratch_.path();
 
-  std::string Write(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << text;
-    return path.string();
-  }
+  std::string Write(const std::string& name, const std::string& text) { return scratch_.Write(name, text); }
 };
 
 constexpr char kModelDef[] = R"(name: "graph_1"

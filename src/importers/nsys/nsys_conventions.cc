@@ -13,10 +13,15 @@ namespace {
 
 constexpr int64_t kNoKind = -1;
 
-struct CopyKind {
+// An id of one of the export's ENUM_* tables: its word and what it means to tuneprof.
+template <class Kind>
+struct KindEntry {
   std::string_view word;
-  CopyDirection direction;
+  Kind kind;
 };
+
+using CopyKind = KindEntry<CopyDirection>;
+using MemKind = KindEntry<MemoryKind>;
 
 // Index = ENUM_CUDA_MEMCPY_OPER id. Arrays are device memory; unified-memory copies move between
 // host and device like their plain counterparts.
@@ -30,11 +35,6 @@ constexpr std::array kCopyKinds = {
     CopyKind{"DtoH", CopyDirection::kDeviceToHost},   CopyKind{"DtoD", CopyDirection::kDeviceToDevice},
 };
 
-struct MemKind {
-  std::string_view word;
-  MemoryKind kind;
-};
-
 // Index = ENUM_CUDA_MEM_KIND id.
 constexpr std::array kMemKinds = {
     MemKind{"Pageable", MemoryKind::kPageable},      MemKind{"Pinned", MemoryKind::kPinned},
@@ -43,7 +43,12 @@ constexpr std::array kMemKinds = {
     MemKind{"Managed Static", MemoryKind::kManaged}, MemKind{"Unknown", MemoryKind::kUnknown},
 };
 
-bool InRange(int64_t value, size_t size) { return value >= 0 && static_cast<uint64_t>(value) < size; }
+// The entry of `id` in `table`; ids the table does not list are "Unknown".
+template <class Kind, size_t N>
+KindEntry<Kind> EntryOf(const std::array<KindEntry<Kind>, N>& table, int64_t id) {
+  const bool listed = id >= 0 && static_cast<uint64_t>(id) < N;
+  return listed ? table[static_cast<size_t>(id)] : KindEntry<Kind>{"Unknown", Kind::kUnknown};
+}
 
 bool AllDigits(std::string_view text) {
   if (text.empty()) return false;
@@ -65,21 +70,13 @@ std::string_view StripVersionSuffix(std::string_view name) {
   return name.substr(0, at);
 }
 
-CopyDirection DirectionOfCopyKind(int64_t copy_kind) {
-  return InRange(copy_kind, kCopyKinds.size()) ? kCopyKinds[copy_kind].direction : CopyDirection::kUnknown;
-}
+CopyDirection DirectionOfCopyKind(int64_t copy_kind) { return EntryOf(kCopyKinds, copy_kind).kind; }
 
-std::string_view CopyKindWord(int64_t copy_kind) {
-  return InRange(copy_kind, kCopyKinds.size()) ? kCopyKinds[copy_kind].word : "Unknown";
-}
+std::string_view CopyKindWord(int64_t copy_kind) { return EntryOf(kCopyKinds, copy_kind).word; }
 
-MemoryKind MemoryKindOf(int64_t mem_kind) {
-  return InRange(mem_kind, kMemKinds.size()) ? kMemKinds[mem_kind].kind : MemoryKind::kUnknown;
-}
+MemoryKind MemoryKindOf(int64_t mem_kind) { return EntryOf(kMemKinds, mem_kind).kind; }
 
-std::string_view MemoryKindWord(int64_t mem_kind) {
-  return InRange(mem_kind, kMemKinds.size()) ? kMemKinds[mem_kind].word : "Unknown";
-}
+std::string_view MemoryKindWord(int64_t mem_kind) { return EntryOf(kMemKinds, mem_kind).word; }
 
 std::string MemcpyName(int64_t copy_kind, int64_t src_kind, int64_t dst_kind) {
   std::string name = "Memcpy " + std::string(CopyKindWord(copy_kind));

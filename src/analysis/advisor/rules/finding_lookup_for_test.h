@@ -1,5 +1,6 @@
 #pragma once
-// What the rule tests share: the advisor run on one trace, a finding by id, and its evidence by label.
+// What the rule tests share: the advisor run on one trace (or one rule alone), a finding by id, and its
+// evidence by label.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/advisor/rules/rules.h"
 #include "analysis/breakdown/time_breakdown.h"
 #include "analysis/compute/compute_units.h"
 #include "analysis/core/hand_built_trace_for_test.h"
@@ -45,6 +47,21 @@ inline AdvisorResult AdviseOnChip(const Trace& trace, const HardwareProfile* pro
   const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
   return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, AdvisorConfig());
 }
+
+// One rule run alone (no caps, no merge across rules) on evidence the test fills in, over two steps of
+// 1000 us; its findings come back in an AdvisorResult, for Find.
+struct RuleAlone {
+  RankEvidence rank;
+  RuleAlone() {
+    rank.split.steps = 2;
+    rank.split.step_ns = hand_built::Us(1000);
+  }
+  AdvisorResult Run(RuleFunction rule, const AdvisorConfig& config = AdvisorConfig()) const {
+    AdvisorResult result;
+    rule(rank, config, &result.findings);
+    return result;
+  }
+};
 
 // The finding `id`, nullptr when the advisor did not raise it.
 inline const Finding* Find(const AdvisorResult& result, std::string_view id) {
@@ -114,6 +131,7 @@ using finding_lookup::ExpectModules;
 using finding_lookup::ExpectNumbers;
 using finding_lookup::Find;
 using finding_lookup::Number;
+using finding_lookup::RuleAlone;
 using finding_lookup::StepWithKernel;
 using finding_lookup::Text;
 using hand_built::HandBuiltTrace;

@@ -13,14 +13,6 @@ namespace {
 
 constexpr int64_t kMs = 1000000;
 
-AdvisorResult Advise(const Trace& trace) {
-  const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
-  const HardwareProfiles profiles;
-  const HardwareSelection hardware = SelectHardware(trace, profiles, nullptr);
-  const RankComputeUnits compute = ComputeRankComputeUnits(trace, breakdown, hardware);
-  return RunAdvisor({RankInputs{&trace, &breakdown, &compute, &hardware}}, AdvisorConfig());
-}
-
 // A kernel on stream 7 of GPU `device` (Kineto numbers GPU processes by ordinal, as the nsys importer does).
 void AddKernel(HandBuiltTrace* t, int64_t device, int64_t ts_ns, int64_t dur_ns) {
   TraceBuilder* builder = t->mutable_builder();
@@ -47,7 +39,7 @@ Trace TwoGpusOneStarved() {
 
 TEST(NsysRules, GapOnOneOfTwoDevicesIsFoundPerDevice) {
   const Trace trace = TwoGpusOneStarved();
-  const AdvisorResult result = Advise(trace);
+  const AdvisorResult result = AdviseWith(trace);
   // The union of both devices has no gap: only the per-device rule sees GPU 1 starve.
   EXPECT_EQ(Find(result, "idle.gpu_gaps"), nullptr);
   const Finding* gaps = Find(result, "idle.gpu_gaps_per_device");
@@ -57,7 +49,7 @@ TEST(NsysRules, GapOnOneOfTwoDevicesIsFoundPerDevice) {
 
 TEST(NsysRules, LowTimeUtilizationChunksArePerDevice) {
   const Trace trace = TwoGpusOneStarved();
-  const AdvisorResult result = Advise(trace);
+  const AdvisorResult result = AdviseWith(trace);
   const Finding* low = Find(result, "idle.gpu_time_util_per_device");
   ASSERT_NE(low, nullptr);
   // 1000 ms in 30 chunks of 33.333 ms; the hole is 140..860 ms: chunks 5..24 lie inside it, chunks 4
@@ -71,7 +63,7 @@ TEST(NsysRules, OneDeviceOfKernelsOnlyIsLeftToTheUnionRules) {
   t.Kernel("gemm", 0, kMs);
   t.Kernel("gemm", 800 * kMs, kMs);
   const Trace trace = t.Finish();
-  const AdvisorResult result = Advise(trace);
+  const AdvisorResult result = AdviseWith(trace);
   EXPECT_NE(Find(result, "idle.gpu_gaps"), nullptr);
   EXPECT_EQ(Find(result, "idle.gpu_gaps_per_device"), nullptr);
   EXPECT_EQ(Find(result, "idle.gpu_time_util_per_device"), nullptr);
@@ -101,7 +93,7 @@ TEST(NsysRules, SynchronousMemcpyAndPinnedMemsetAreFound) {
   set.dst = MemoryKind::kDevice;  // cudaMemset on device memory does not block the host
   t.mutable_builder()->AddCopyInfo(set);
   const Trace trace = t.Finish();
-  const AdvisorResult result = Advise(trace);
+  const AdvisorResult result = AdviseWith(trace);
   const Finding* f = Find(result, "host.sync_memcpy");
   ASSERT_NE(f, nullptr);
   ExpectNumbers(*f, {{"sync_copy_calls", 2}, {"sync_copy_us_per_step", 540}});
@@ -112,7 +104,7 @@ TEST(NsysRules, AsyncCopiesOnlyFireNothing) {
   t.Host(EventKind::kRuntime, "cudaMemcpyAsync", 0, Us(5), 1);
   t.Device(EventKind::kMemcpy, "Memcpy HtoD (Pinned -> Device)", Us(10), Us(50), 1);
   const Trace trace = t.Finish();
-  const AdvisorResult result = Advise(trace);
+  const AdvisorResult result = AdviseWith(trace);
   EXPECT_EQ(Find(result, "host.sync_memcpy"), nullptr);
 }
 
