@@ -79,7 +79,8 @@ void SideTableBuilder::TakeTablesOf(Trace* part) {
     if (before != 0) {
       for (size_t c = 0; c < columns.size(); ++c) {
         const std::vector<double>& values = from.metrics[c].values;
-        std::copy(values.begin(), values.end(), into.metrics[columns[c]].values.begin() + static_cast<ptrdiff_t>(before));
+        std::copy(values.begin(), values.end(),
+                  into.metrics[columns[c]].values.begin() + static_cast<ptrdiff_t>(before));
       }
     }
     from = KernelDetailTable{};

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "analysis/comm/comm_cross_rank.h"
-
 #include "analysis/comm/pipeline_ranks_for_test.h"
 
 namespace tuneprof {

@@ -67,8 +67,8 @@ std::string Render(const Trace& trace) {
             std::to_string(r.total_allocated_bytes) + "\n";
   }
   for (const NpuOperatorMemory& r : trace.npu_operator_memory()) {
-    text += "op " + str(r.op) + str(r.device) + " " + std::to_string(r.bytes) + " " + std::to_string(r.alloc_ns) +
-            " " + std::to_string(r.release_ns) + " " + std::to_string(r.from_pta) + "\n";
+    text += "op " + str(r.op) + str(r.device) + " " + std::to_string(r.bytes) + " " + std::to_string(r.alloc_ns) + " " +
+            std::to_string(r.release_ns) + " " + std::to_string(r.from_pta) + "\n";
   }
   return text;
 }

@@ -93,7 +93,8 @@ void ExplainHcclIdle(const RankEvidence& rank, Finding* f) {
   f->AddNumber("hccl_idle_ms_total", idle_ms, "ms");
   f->AddNumber("hccl_idle_pct_of_elapse", 100 * share, "%");
   f->AddText("hccl_idle",
-             fmt::format("communication.json's Idle Time: {:.3f} ms of the HCCL ops' {:.3f} ms elapse ({:.0f} %) is "
+             fmt::format("HCCL's Idle Time (torch_npu's communication analysis): {:.3f} ms of the HCCL ops' {:.3f} ms "
+                         "elapse ({:.0f} %) is "
                          "neither transit nor the wait it counts (Idle = Elapse - Transit - Wait): inside the op, its "
                          "tasks wait on notifies from peers after the first handshake (a peer behind mid-op, often a "
                          "group member this input does not hold) or on the stream between tasks",
