@@ -60,7 +60,10 @@ test-long: build asan-build
 	@cd $(BUILD)/asan && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600
 
-# Debug build under ASan + UBSan with the tests and the fuzz targets.
+# Debug build under ASan + UBSan with the tests and the fuzz targets. It is a unity build (TUNEPROF_UNITY,
+# on by default with TUNEPROF_SANITIZE: cmake/unity_build.cmake), batches of files compiled as one, which
+# cuts its compile CPU; `make build` and the release build stay one file per unit, so that a file
+# missing an include still fails to compile there.
 asan-build: deps
 	@cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTUNEPROF_SANITIZE=ON \
 		-DTUNEPROF_BUILD_FUZZERS=ON -DTUNEPROF_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null

@@ -21,7 +21,7 @@ namespace {
 
 const std::string kTraces = std::string(TUNEPROF_SHARED_DIR) + "/traces/";
 
-Trace MustImport(const std::string& relative) {
+Trace MustImportCorpus(const std::string& relative) {
   auto trace = ImportFile(kTraces + relative);
   EXPECT_TRUE(trace.ok()) << trace.status().message();
   if (!trace.ok()) return Trace();
@@ -40,7 +40,7 @@ uint32_t Find(const Trace& trace, std::string_view name) {
 
 TEST(ImportTest, TorchNpuStringTimestampsKeepNanoseconds) {
   TUNEPROF_REQUIRE_CORPUS();
-  Trace trace = MustImport(
+  Trace trace = MustImportCorpus(
       "ascend/msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
   EXPECT_EQ(trace.metadata().format, TraceFormat::kTorchNpuTraceView);
   // {"name": "Computing", "ts": "1736408883704643.212", "dur": 53.742} on the Overlap Analysis track.
@@ -59,7 +59,7 @@ TEST(ImportTest, TorchNpuStringTimestampsKeepNanoseconds) {
 
 TEST(ImportTest, KinetoBaseTimeNanosecondsIsAddedExactly) {
   TUNEPROF_REQUIRE_CORPUS();
-  Trace trace = MustImport("kineto/hta/nccl_parser_config/nccl_data.json.gz");
+  Trace trace = MustImportCorpus("kineto/hta/nccl_parser_config/nccl_data.json.gz");
   EXPECT_EQ(trace.metadata().format, TraceFormat::kKineto);
   EXPECT_EQ(trace.metadata().base_time_ns, 1711964646000000000);
   // First kernel: "ts": 4458676983543.183, "dur": 41.407.
@@ -72,7 +72,7 @@ TEST(ImportTest, KinetoBaseTimeNanosecondsIsAddedExactly) {
 
 TEST(ImportTest, KinetoModelTables) {
   TUNEPROF_REQUIRE_CORPUS();
-  Trace trace = MustImport("kineto/hta/nccl_parser_config/nccl_data.json.gz");
+  Trace trace = MustImportCorpus("kineto/hta/nccl_parser_config/nccl_data.json.gz");
   const TraceMetadata& meta = trace.metadata();
   EXPECT_EQ(meta.rank, 0);
   EXPECT_EQ(meta.distributed.world_size, 2);
@@ -110,11 +110,11 @@ TEST(ImportTest, KinetoModelTables) {
 
 TEST(ImportTest, LegacyExportAndMemoryEvents) {
   TUNEPROF_REQUIRE_CORPUS();
-  Trace legacy = MustImport("torch-cpu/legacy113/gpt_train_before.json.gz");
+  Trace legacy = MustImportCorpus("torch-cpu/legacy113/gpt_train_before.json.gz");
   EXPECT_EQ(legacy.metadata().format, TraceFormat::kPytorchLegacy);
   EXPECT_EQ(legacy.steps().size(), 5u);
 
-  Trace kineto = MustImport("torch-cpu/kineto26/cnn_train.json.gz");
+  Trace kineto = MustImportCorpus("torch-cpu/kineto26/cnn_train.json.gz");
   EXPECT_EQ(kineto.memory_events().size(), 1691u);
   int64_t peak = 0;
   for (const MemoryEvent& m : kineto.memory_events()) peak = std::max(peak, m.total_allocated);

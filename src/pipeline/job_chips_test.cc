@@ -17,17 +17,17 @@ using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
 // A rank at `path`: Hopper-tagged kernels (its chip inferred) or untagged ones (none), or no device work.
-enum class Evidence { kHopperKernels, kPlainKernels, kCpuOnly };
+enum class RankDeviceWork { kHopperKernels, kPlainKernels, kCpuOnly };
 
-Trace Rank(const std::string& path, int64_t rank, Evidence evidence) {
+Trace Rank(const std::string& path, int64_t rank, RankDeviceWork evidence) {
   HandBuiltTrace t;
   t.mutable_metadata()->path = path;
   t.mutable_metadata()->rank = rank;
   t.Step(1, 0, Us(100));
-  if (evidence == Evidence::kCpuOnly) {
+  if (evidence == RankDeviceWork::kCpuOnly) {
     t.Host(EventKind::kHostOp, "aten::mm", 0, Us(50));
   } else {
-    t.Kernel(evidence == Evidence::kHopperKernels ? "sm90_xmma_gemm_bf16bf16_bf16f32" : "elementwise_kernel", 0,
+    t.Kernel(evidence == RankDeviceWork::kHopperKernels ? "sm90_xmma_gemm_bf16bf16_bf16f32" : "elementwise_kernel", 0,
              Us(50));
   }
   return t.Finish();
@@ -36,7 +36,7 @@ Trace Rank(const std::string& path, int64_t rank, Evidence evidence) {
 struct RankList {
   std::vector<Trace> traces;
   std::vector<std::string> paths;
-  void Add(const std::string& path, int64_t rank, Evidence evidence) {
+  void Add(const std::string& path, int64_t rank, RankDeviceWork evidence) {
     traces.push_back(Rank(path, rank, evidence));
     paths.push_back(path);
   }
@@ -59,11 +59,11 @@ std::vector<HardwareSelection> Chips(const RankList& run, const HardwareProfile*
 
 TEST(JobChipsTest, ARankWithoutEvidenceTakesItsJobsChipAndSaysWhose) {
   RankList run;
-  run.Add("/runs/job/rank0.json", 0, Evidence::kPlainKernels);
-  run.Add("/runs/job/rank1.json", 1, Evidence::kHopperKernels);
-  run.Add("/runs/job/rank2.json", 2, Evidence::kPlainKernels);
-  run.Add("/runs/other/rank3.json", 3, Evidence::kPlainKernels);  // another job
-  run.Add("/runs/job/rank4.json", 4, Evidence::kCpuOnly);         // no device: takes no GPU
+  run.Add("/runs/job/rank0.json", 0, RankDeviceWork::kPlainKernels);
+  run.Add("/runs/job/rank1.json", 1, RankDeviceWork::kHopperKernels);
+  run.Add("/runs/job/rank2.json", 2, RankDeviceWork::kPlainKernels);
+  run.Add("/runs/other/rank3.json", 3, RankDeviceWork::kPlainKernels);  // another job
+  run.Add("/runs/job/rank4.json", 4, RankDeviceWork::kCpuOnly);         // no device: takes no GPU
   std::vector<size_t> again;
   const std::vector<HardwareSelection> chips = Chips(run, nullptr, &again);
   ASSERT_NE(chips[1].profile, nullptr);
@@ -78,8 +78,8 @@ TEST(JobChipsTest, ARankWithoutEvidenceTakesItsJobsChipAndSaysWhose) {
 
 TEST(JobChipsTest, NothingIsSharedUnderHardwareOrWhenNoRankIdentifiesTheChip) {
   RankList run;
-  run.Add("/runs/job/rank0.json", 0, Evidence::kPlainKernels);
-  run.Add("/runs/job/rank1.json", 1, Evidence::kPlainKernels);
+  run.Add("/runs/job/rank0.json", 0, RankDeviceWork::kPlainKernels);
+  run.Add("/runs/job/rank1.json", 1, RankDeviceWork::kPlainKernels);
   std::vector<size_t> again;
   const std::vector<HardwareSelection> none = Chips(run, nullptr, &again);
   EXPECT_TRUE(again.empty());

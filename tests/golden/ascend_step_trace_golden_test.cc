@@ -24,8 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kShared = TUNEPROF_SHARED_DIR;
-const fs::path kAscendTraces = kShared / "traces" / "ascend";
+const fs::path kAscendTraces = fs::path(TUNEPROF_SHARED_DIR) / "traces" / "ascend";
 constexpr double kStepShare = 0.01;
 
 // torch_npu writes plain CSV (no quoted commas in this file); absolute times may end with a tab.

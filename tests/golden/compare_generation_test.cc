@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kShared = TUNEPROF_SHARED_DIR;
+const fs::path kGenerationShared = TUNEPROF_SHARED_DIR;
 
 struct ExpectedRequest {
   std::string name;
@@ -55,9 +55,9 @@ TEST_P(GenerationGoldenTest, MatchesDerivedReference) {
   TUNEPROF_REQUIRE_SHARED("reference");
   const std::string name = GetParam();
   const auto expected =
-      ReadExpected(kShared / "reference" / "expected" / "torch-cpu" / ("derived_kineto26_" + name + ".txt"));
+      ReadExpected(kGenerationShared / "reference" / "expected" / "torch-cpu" / ("derived_kineto26_" + name + ".txt"));
   ASSERT_FALSE(expected.empty());
-  auto traces = ImportPaths({(kShared / "traces" / "torch-cpu" / "kineto26" / (name + ".json.gz")).string()});
+  auto traces = ImportPaths({(kGenerationShared / "traces" / "torch-cpu" / "kineto26" / (name + ".json.gz")).string()});
   ASSERT_TRUE(traces.ok()) << traces.status().message();
   const GenerationMetrics metrics = ComputeGenerationMetrics(traces->front());
   ASSERT_EQ(metrics.requests.size(), expected.size());

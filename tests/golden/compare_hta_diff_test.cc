@@ -23,9 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kShared = TUNEPROF_SHARED_DIR;
-const fs::path kExpected = kShared / "reference" / "expected" / "hta";
-const fs::path kTraces = kShared / "traces" / "kineto" / "hta";
+const fs::path kHtaDiffExpected = fs::path(TUNEPROF_SHARED_DIR) / "reference" / "expected" / "hta";
+const fs::path kHtaDiffTraces = fs::path(TUNEPROF_SHARED_DIR) / "traces" / "kineto" / "hta";
 
 using golden::PandasCsvRecords;
 using golden::ReadWholeFile;
@@ -151,9 +150,9 @@ TEST_P(CompareHtaDiffTest, MatchesCompareTracesAndOpsDiff) {
   TUNEPROF_REQUIRE_CORPUS();
   TUNEPROF_REQUIRE_SHARED("reference");
   const DiffCase& c = GetParam();
-  const fs::path expected = kExpected / c.expected_dir;
-  const Trace control = ImportOne(kTraces / c.control);
-  const Trace test = ImportOne(kTraces / c.test);
+  const fs::path expected = kHtaDiffExpected / c.expected_dir;
+  const Trace control = ImportOne(kHtaDiffTraces / c.control);
+  const Trace test = ImportOne(kHtaDiffTraces / c.test);
 
   const OperatorTotals control_gpu = CollectOperators(control, OperatorScope::kDevice, StepSelection::kFirst);
   const OperatorTotals test_gpu = CollectOperators(test, OperatorScope::kDevice, StepSelection::kFirst);

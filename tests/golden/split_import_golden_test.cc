@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kTraces = fs::path(TUNEPROF_SHARED_DIR) / "traces";
+const fs::path kSplitImportTraces = fs::path(TUNEPROF_SHARED_DIR) / "traces";
 
 // The decompressed content: the split needs a source that can be entered midway.
 std::string Content(const fs::path& path) {
@@ -59,7 +59,7 @@ TEST(SplitImportGoldenTest, RealTracesBuildTheSameModelOnTwoThreads) {
       "ascend/msinsight/test/data/pytorch/text/level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
   };
   for (const std::string& file : files) {
-    const fs::path path = kTraces / file;
+    const fs::path path = kSplitImportTraces / file;
     if (!fs::exists(path)) {
       ADD_FAILURE() << "missing from the corpus: " << path;
       continue;
@@ -107,7 +107,7 @@ TEST(SplitImportGoldenTest, GzipTracesBuildTheSameModelThroughEitherInflaterOnTw
   TUNEPROF_REQUIRE_CORPUS();
   for (const std::string file : {"kineto/hta/trace_filter/sampled_rank-0.json.gz",
                                  "torch-cpu/kineto26/ddp_ws4_rank2.json.gz", "torch-cpu/legacy113/cnn_train.json.gz"}) {
-    const fs::path path = kTraces / file;
+    const fs::path path = kSplitImportTraces / file;
     if (!fs::exists(path)) {
       ADD_FAILURE() << "missing from the corpus: " << path;
       continue;

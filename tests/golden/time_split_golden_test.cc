@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kTraces = fs::path(TUNEPROF_SHARED_DIR) / "traces";
+const fs::path kTimeSplitTraces = fs::path(TUNEPROF_SHARED_DIR) / "traces";
 
 // Files in the Kineto folders that are not profiler traces (HTA's inputs of other kinds).
 bool IsNotATrace(const fs::path& path) {
@@ -33,13 +33,13 @@ std::vector<std::string> Inputs() {
   std::vector<std::string> inputs;
   for (const char* folder : {"kineto/hta", "torch-cpu/kineto26"}) {
     std::error_code error;
-    for (auto it = fs::recursive_directory_iterator(kTraces / folder, error); it != fs::recursive_directory_iterator();
-         it.increment(error)) {
+    for (auto it = fs::recursive_directory_iterator(kTimeSplitTraces / folder, error);
+         it != fs::recursive_directory_iterator(); it.increment(error)) {
       if (error) break;
       const std::string name = it->path().filename().string();
       if (!it->is_regular_file() || IsNotATrace(it->path())) continue;
       if (name.ends_with(".json") || name.ends_with(".json.gz"))
-        inputs.push_back(fs::relative(it->path(), kTraces).string());
+        inputs.push_back(fs::relative(it->path(), kTimeSplitTraces).string());
     }
   }
   std::sort(inputs.begin(), inputs.end());
@@ -54,7 +54,7 @@ class TimeSplitGoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TimeSplitGoldenTest, PartsSumToTheStepAndNoneIsNegative) {
   TUNEPROF_REQUIRE_CORPUS();
-  const fs::path path = kTraces / GetParam();
+  const fs::path path = kTimeSplitTraces / GetParam();
   ASSERT_TRUE(fs::exists(path)) << path;
   auto trace = ImportFile(path.string());
   ASSERT_TRUE(trace.ok()) << trace.status().message();

@@ -11,7 +11,6 @@ namespace {
 
 constexpr std::string_view kBubblePrefix = "hcom_receive";
 constexpr std::string_view kDequeueCategory = "dequeue";
-constexpr std::string_view kTaskQueueFlow = "async_task_queue";
 constexpr size_t kOutside = std::numeric_limits<size_t>::max();
 
 // torch_npu runs CANN calls on a queue thread: each `dequeue` range on it ran the calls that an
@@ -24,7 +23,7 @@ class TaskQueue {
     const EventTable& events = trace.events();
     std::vector<int64_t> enqueue_of(events.size(), kNoId);
     StringId flow;
-    if (trace.strings().Find(kTaskQueueFlow, &flow)) {
+    if (trace.strings().Find(kTorchNpuTaskQueueFlow, &flow)) {
       for (const Link& link : trace.links()) {
         if (link.category == flow) enqueue_of[link.to] = events.ts_ns[link.from];
       }

@@ -26,6 +26,7 @@
 // making torch_npu drop every step range.
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "analysis/breakdown/time_breakdown.h"
@@ -34,6 +35,9 @@
 #include "model/trace.h"
 
 namespace tuneprof {
+
+// The flow category of torch_npu's enqueue -> dequeue links between host threads.
+inline constexpr std::string_view kTorchNpuTaskQueueFlow = "async_task_queue";
 
 struct TorchNpuStepRange {
   int64_t number = 0;  // N of ProfilerStep#N

@@ -12,7 +12,6 @@
 namespace tuneprof {
 namespace {
 
-constexpr std::string_view kStepPrefix = "ProfilerStep#";
 constexpr std::string_view kNoHostOp = "(no host op)";
 
 // Running sums of one row; the stddev comes from the sum of squares around the mean at the end.
@@ -159,7 +158,7 @@ KernelBreakdown HostOpBreakdown(const Trace& trace) {
   result.source = KernelTableSource::kHostOps;
   for (uint32_t i : order) {
     const std::string_view name = trace.str(e.name[i]);
-    if (name.starts_with(kStepPrefix)) continue;  // the step, not an operator
+    if (name.starts_with(kProfilerStepPrefix)) continue;  // the step, not an operator
     const int64_t self = std::max<int64_t>(e.dur_ns[i] - children_ns[i], 0);
     result.total_ns += self;
     Group(&ops, name).Add(self, e.dur_ns[i], WorkClass::kCompute);

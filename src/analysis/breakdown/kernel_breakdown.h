@@ -14,12 +14,16 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/core/device_work.h"
 #include "model/trace.h"
 
 namespace tuneprof {
+
+// The name prefix of the host ranges torch.profiler marks each step with.
+inline constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 
 enum class KernelTableSource : uint8_t { kDevice, kHostOps };
 

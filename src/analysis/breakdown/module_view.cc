@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/breakdown/ascend_step_breakdown.h"
 #include "analysis/breakdown/kernel_breakdown.h"
 #include "analysis/core/device_work.h"
 
@@ -15,12 +16,10 @@ namespace tuneprof {
 namespace {
 
 constexpr std::string_view kModulePrefix = "nn.Module: ";
-constexpr std::string_view kStepPrefix = "ProfilerStep#";
 constexpr std::string_view kLibraryPrefix = "nccl";
 constexpr std::string_view kBackwardFlow = "fwdbwd";
 constexpr std::string_view kTorchNpuLaunchFlow = "HostToDevice";  // as device_launches.cc reads it
 constexpr std::string_view kTorchNpuFrameworkFlow = "async_npu";  // framework operator -> device task
-constexpr std::string_view kTaskQueueFlow = "async_task_queue";   // torch_npu enqueue -> dequeue
 constexpr uint32_t kNone = kNoIndex;
 
 // The module a range stands for, or nullopt: `nn.Module:` python_function ranges by their module's
@@ -30,7 +29,7 @@ constexpr uint32_t kNone = kNoIndex;
 std::optional<std::string_view> ModuleName(EventKind kind, std::string_view name) {
   if (kind == EventKind::kPythonFunction && name.starts_with(kModulePrefix)) return name.substr(kModulePrefix.size());
   if (kind != EventKind::kUserAnnotation || name.empty()) return std::nullopt;
-  if (name.starts_with(kStepPrefix) || name.starts_with(kLibraryPrefix)) return std::nullopt;
+  if (name.starts_with(kProfilerStepPrefix) || name.starts_with(kLibraryPrefix)) return std::nullopt;
   return name;
 }
 
@@ -128,7 +127,7 @@ std::vector<Point> LaunchPoints(const Trace& trace, const std::vector<DeviceWork
 // processes; launches inside no dequeue keep their point.
 void FollowTaskQueue(const Trace& trace, std::vector<Point>* launches) {
   StringId category;
-  if (!trace.strings().Find(kTaskQueueFlow, &category)) return;
+  if (!trace.strings().Find(kTorchNpuTaskQueueFlow, &category)) return;
   std::unordered_map<uint64_t, uint32_t> thread_of_tid;
   const auto thread = [&](uint32_t track) {
     const ProcessKey& tid = trace.tracks()[track].tid;

@@ -13,6 +13,7 @@
 #include "analysis/compute/moe_hccl_all_to_all.h"
 #include "analysis/core/name_test_memo.h"
 #include "analysis/core/op_shapes.h"
+#include "base/ascii_case.h"
 #include "base/rank_ranges.h"
 
 namespace tuneprof {
@@ -26,14 +27,6 @@ bool Plausible(int64_t dim) { return dim >= 0 && dim <= kMoeMaxDim; }
 int64_t SaturatingAdd(int64_t a, int64_t b) {
   int64_t sum = 0;
   return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
-}
-
-// ASCII only, as std::tolower in the "C" locale the process runs in, without a library call per character.
-char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool ContainsNoCase(std::string_view text, std::string_view word) {
-  return std::search(text.begin(), text.end(), word.begin(), word.end(),
-                     [](char a, char b) { return LowerAscii(a) == b; }) != text.end();
 }
 
 // Operator names of the grouped-GEMM and fused-MoE families (lower case). The shapes decide the rest: a

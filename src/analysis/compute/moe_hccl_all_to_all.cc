@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/core/npu_tensors.h"
+#include "base/ascii_case.h"
 
 namespace tuneprof {
 namespace {
@@ -15,13 +16,6 @@ namespace {
 constexpr double kRowSlack = 0.01;
 // Rows beyond this on one link are no tokens (a damaged or hostile file): the operator is skipped.
 constexpr double kMaxRows = 1e12;
-
-char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool ContainsNoCase(std::string_view text, std::string_view word) {
-  return std::search(text.begin(), text.end(), word.begin(), word.end(),
-                     [](char a, char b) { return LowerAscii(a) == b; }) != text.end();
-}
 
 bool RoutingOperator(std::string_view name) {
   return ContainsNoCase(name, "moetokenpermute") || ContainsNoCase(name, "moeinitrouting");

@@ -51,12 +51,6 @@ int64_t InnerDim(const std::vector<int64_t>& operand, int64_t outer) {
   return 0;
 }
 
-double Numel(const std::vector<int64_t>& dims) {
-  double n = 1;
-  for (int64_t d : dims) n *= static_cast<double>(d);
-  return n;
-}
-
 }  // namespace
 
 std::string_view NpuDtypeAsShapeDtype(std::string_view npu_dtype) {

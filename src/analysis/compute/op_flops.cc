@@ -10,15 +10,16 @@
 #include "analysis/core/host_op_tree.h"
 
 namespace tuneprof {
-namespace {
-
-// ---- formulas
 
 double Numel(const std::vector<int64_t>& dims) {
   double n = 1;
   for (int64_t d : dims) n *= static_cast<double>(d);
   return n;
 }
+
+namespace {
+
+// ---- formulas
 
 const std::vector<int64_t>* DimsAt(const OpShapes& s, size_t i) { return i < s.dims.size() ? &s.dims[i] : nullptr; }
 

@@ -98,4 +98,8 @@ RankOpFlops ComputeOpFlops(const Trace& trace, const HardwareProfile* profile, c
 // 0 (no steps timed) leaves `flops` as it is.
 void RetimeOpFlops(int64_t step_ns, RankOpFlops* flops);
 
+// The element count of a tensor of shape `dims` (1 for a scalar), as a double: the FLOP formulas of
+// both the record_shapes and the Ascend kernel paths multiply it into counts beyond int64.
+double Numel(const std::vector<int64_t>& dims);
+
 }  // namespace tuneprof

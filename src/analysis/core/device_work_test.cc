@@ -7,38 +7,38 @@
 namespace tuneprof {
 namespace {
 
-std::optional<WorkClass> Kernel(std::string_view name) { return ClassifyDeviceWork(EventKind::kKernel, name); }
+std::optional<WorkClass> KernelClass(std::string_view name) { return ClassifyDeviceWork(EventKind::kKernel, name); }
 
 TEST(DeviceWorkTest, CollectiveKernelsAreCommunication) {
-  EXPECT_EQ(Kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), WorkClass::kCommunication);
-  EXPECT_EQ(Kernel("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"), WorkClass::kCommunication);
-  EXPECT_EQ(Kernel("void ncclKernel_Broadcast_RING_LL(ncclDevComm*)"), WorkClass::kCommunication);
-  EXPECT_EQ(Kernel("gloo::cuda_reduce"), WorkClass::kCommunication);
-  EXPECT_EQ(Kernel("hcom_allReduce__123_0_1"), WorkClass::kCommunication);
-  EXPECT_EQ(Kernel("hcclAllReduce"), WorkClass::kCommunication);
+  EXPECT_EQ(KernelClass("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), WorkClass::kCommunication);
+  EXPECT_EQ(KernelClass("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"), WorkClass::kCommunication);
+  EXPECT_EQ(KernelClass("void ncclKernel_Broadcast_RING_LL(ncclDevComm*)"), WorkClass::kCommunication);
+  EXPECT_EQ(KernelClass("gloo::cuda_reduce"), WorkClass::kCommunication);
+  EXPECT_EQ(KernelClass("hcom_allReduce__123_0_1"), WorkClass::kCommunication);
+  EXPECT_EQ(KernelClass("hcclAllReduce"), WorkClass::kCommunication);
   EXPECT_EQ(ClassifyDeviceWork(EventKind::kCollective, "allreduce"), WorkClass::kCommunication);
 }
 
 TEST(DeviceWorkTest, CopiesAreMemoryByKindOrName) {
   EXPECT_EQ(ClassifyDeviceWork(EventKind::kMemcpy, "Memcpy HtoD (Pageable -> Device)"), WorkClass::kMemory);
   EXPECT_EQ(ClassifyDeviceWork(EventKind::kMemset, "Memset (Device)"), WorkClass::kMemory);
-  EXPECT_EQ(Kernel("Memcpy DtoD (Device -> Device)"), WorkClass::kMemory);
+  EXPECT_EQ(KernelClass("Memcpy DtoD (Device -> Device)"), WorkClass::kMemory);
 }
 
 TEST(DeviceWorkTest, SyncsAreOtherAndOrdinaryKernelsCompute) {
   EXPECT_EQ(ClassifyDeviceWork(EventKind::kSync, "Event Sync"), WorkClass::kOther);
-  EXPECT_EQ(Kernel("ampere_sgemm_128x64_nn"), WorkClass::kCompute);
+  EXPECT_EQ(KernelClass("ampere_sgemm_128x64_nn"), WorkClass::kCompute);
   // A compute kernel that merely mentions a library name in its arguments stays compute.
-  EXPECT_EQ(Kernel("void at::native::elementwise_kernel<128, 2, nccl_like_functor>"), WorkClass::kCompute);
+  EXPECT_EQ(KernelClass("void at::native::elementwise_kernel<128, 2, nccl_like_functor>"), WorkClass::kCompute);
 }
 
 // Waits written as plain device tasks (Ascend notify and event waits, MTIA's event_wait) hold a stream
 // without working; on an HCCL track the same wait is its collective's time.
 TEST(DeviceWorkTest, WaitTasksAreWaitsExceptOnACollectivesTrack) {
-  EXPECT_EQ(Kernel("Notify Wait"), WorkClass::kOther);
-  EXPECT_EQ(Kernel("Notify_Wait"), WorkClass::kOther);
-  EXPECT_EQ(Kernel("EVENT_WAIT"), WorkClass::kOther);
-  EXPECT_EQ(Kernel("event_wait"), WorkClass::kOther);
+  EXPECT_EQ(KernelClass("Notify Wait"), WorkClass::kOther);
+  EXPECT_EQ(KernelClass("Notify_Wait"), WorkClass::kOther);
+  EXPECT_EQ(KernelClass("EVENT_WAIT"), WorkClass::kOther);
+  EXPECT_EQ(KernelClass("event_wait"), WorkClass::kOther);
   EXPECT_EQ(ClassifyDeviceWork(EventKind::kCollective, "Notify Wait"), WorkClass::kCommunication);
   EXPECT_TRUE(IsDeviceWait(EventKind::kCollective, WorkClass::kCommunication, "Notify Wait"));
   EXPECT_TRUE(IsDeviceWait(EventKind::kSync, WorkClass::kOther, "Context Sync"));

@@ -12,10 +12,10 @@
 namespace tuneprof {
 namespace {
 
-const HardwareProfiles& Builtin() { return testing_support::BuiltinProfiles(); }
+const HardwareProfiles& BuiltinHardware() { return testing_support::BuiltinProfiles(); }
 
 std::string DetectedName(std::string_view device, int64_t num_sms = kNoId) {
-  const HardwareProfile* profile = Builtin().Detect(device, num_sms);
+  const HardwareProfile* profile = BuiltinHardware().Detect(device, num_sms);
   return profile ? profile->name : "unknown";
 }
 
@@ -25,19 +25,19 @@ TEST(HardwareProfileTest, BuiltinHasTheChipsTheIssueAsksFor) {
         "Ascend 310P3",   "V100 SXM2 16GB", "V100 SXM2 32GB", "V100 PCIe",    "A100 SXM4 40GB", "A100 SXM4 80GB",
         "A100 PCIe 40GB", "A100 PCIe 80GB", "H100 SXM",       "H100 PCIe",    "H200 SXM",       "B200",
         "L40S",           "RTX 4090",       "generic CPU"}) {
-    EXPECT_NE(Builtin().FindByName(name), nullptr) << name;
+    EXPECT_NE(BuiltinHardware().FindByName(name), nullptr) << name;
   }
   for (std::string_view name :
        {"V100 DGXS 32GB", "A800 SXM4 80GB", "H800 SXM", "H20", "L4", "GB200 (one B200 GPU)", "RTX 3090", "RTX 4080",
         "MI210", "MI250 GCD", "MI250X GCD", "MI300X", "MI325X", "MI355X"}) {
-    EXPECT_NE(Builtin().FindByName(name), nullptr) << name;
+    EXPECT_NE(BuiltinHardware().FindByName(name), nullptr) << name;
   }
-  EXPECT_NE(Builtin().FindByName("h100 sxm"), nullptr);  // case-insensitive, as typed on a command line
+  EXPECT_NE(BuiltinHardware().FindByName("h100 sxm"), nullptr);  // case-insensitive, as typed on a command line
 }
 
 // Every number carries a source, known or not (the loader refuses a value without one), and links too.
 TEST(HardwareProfileTest, EveryValueHasASource) {
-  for (const HardwareProfile& p : Builtin().profiles()) {
+  for (const HardwareProfile& p : BuiltinHardware().profiles()) {
     for (const SourcedValue* v : {&p.peak_fp16_tflops, &p.peak_bf16_tflops, &p.peak_fp32_tflops, &p.peak_int8_tops,
                                   &p.memory_gb, &p.memory_gb_per_s}) {
       EXPECT_FALSE(v->source.empty()) << p.name;
@@ -47,19 +47,19 @@ TEST(HardwareProfileTest, EveryValueHasASource) {
 }
 
 TEST(HardwareProfileTest, PeaksFromHardwareReference) {
-  const HardwareProfile* a100 = Builtin().FindByName("A100 SXM4 40GB");
+  const HardwareProfile* a100 = BuiltinHardware().FindByName("A100 SXM4 40GB");
   ASSERT_NE(a100, nullptr);
   EXPECT_EQ(a100->peak_bf16_tflops.value, 312);
   EXPECT_EQ(a100->memory_gb_per_s.value, 1555);
   EXPECT_FALSE(a100->peak_int8_tops.value.has_value());  // not captured: unknown, not guessed
-  const HardwareProfile* h100 = Builtin().FindByName("H100 SXM");
+  const HardwareProfile* h100 = BuiltinHardware().FindByName("H100 SXM");
   ASSERT_NE(h100, nullptr);
   EXPECT_NEAR(*h100->RidgeFlopPerByte(), 295, 0.5);  // 989 / 3.35
 }
 
 // Ascend peaks are derived: cube cores × 16·16·16 MAC × 2 FLOP × cube clock, INT8 twice that.
 TEST(HardwareProfileTest, AscendDerivedPeaksFollowTheirFormula) {
-  for (const HardwareProfile& p : Builtin().profiles()) {
+  for (const HardwareProfile& p : BuiltinHardware().profiles()) {
     if (p.kind != "npu" || !p.clock_mhz.value || !p.cube_cores.value) continue;
     const double tflops = *p.cube_cores.value * 16 * 16 * 16 * 2 * *p.clock_mhz.value * 1e6 / 1e12;
     EXPECT_TRUE(p.peak_fp16_tflops.derived) << p.name;
@@ -91,8 +91,8 @@ TEST(HardwareProfileTest, DetectsAmdPartsByNameAndComputeUnits) {
 // Kernel-name evidence and suggestions stay within a vendor: a HIP compute capability (gfx90a is 9.0)
 // is no Hopper.
 TEST(HardwareProfileTest, GpuCandidatesAreOfOneVendor) {
-  for (const HardwareProfile* p : Builtin().GpuCandidates()) EXPECT_EQ(p->vendor, "NVIDIA") << p->name;
-  const std::vector<const HardwareProfile*> amd = Builtin().GpuCandidates(HardwareProfiles::kAmd);
+  for (const HardwareProfile* p : BuiltinHardware().GpuCandidates()) EXPECT_EQ(p->vendor, "NVIDIA") << p->name;
+  const std::vector<const HardwareProfile*> amd = BuiltinHardware().GpuCandidates(HardwareProfiles::kAmd);
   EXPECT_FALSE(amd.empty());
   for (const HardwareProfile* p : amd) EXPECT_EQ(p->vendor, "AMD") << p->name;
 }
@@ -133,28 +133,28 @@ Trace TraceOnGpu(std::string_view name, int64_t num_sms) {
 
 TEST(HardwareProfileTest, SelectsFromTheTraceOrTheCommandLine) {
   const Trace a100 = TraceOnGpu("NVIDIA A100-PG509-200", 108);
-  HardwareSelection detected = SelectHardware(a100, Builtin(), nullptr);
+  HardwareSelection detected = SelectHardware(a100, BuiltinHardware(), nullptr);
   ASSERT_NE(detected.profile, nullptr);
   EXPECT_EQ(detected.profile->name, "A100 SXM4 40GB");
   EXPECT_EQ(detected.device_name, "NVIDIA A100-PG509-200");
   EXPECT_EQ(detected.how, "detected");
 
-  HardwareSelection forced = SelectHardware(a100, Builtin(), Builtin().FindByName("H100 SXM"));
+  HardwareSelection forced = SelectHardware(a100, BuiltinHardware(), BuiltinHardware().FindByName("H100 SXM"));
   EXPECT_EQ(forced.profile->name, "H100 SXM");
   EXPECT_EQ(forced.how, "--hardware");
 
-  HardwareSelection slice = SelectHardware(TraceOnGpu("NVIDIA A100-PG509-200", 14), Builtin(), nullptr);
+  HardwareSelection slice = SelectHardware(TraceOnGpu("NVIDIA A100-PG509-200", 14), BuiltinHardware(), nullptr);
   EXPECT_EQ(slice.profile, nullptr);
   EXPECT_NE(slice.how.find("14 SMs, not 108"), std::string::npos) << slice.how;
 
-  HardwareSelection unnamed = SelectHardware(TraceOnGpu("", 108), Builtin(), nullptr);
+  HardwareSelection unnamed = SelectHardware(TraceOnGpu("", 108), BuiltinHardware(), nullptr);
   EXPECT_EQ(unnamed.profile, nullptr);
 }
 
 // NPU_INFO says "Ascend910B" without the SKU digit: B1..B4 differ in cores, clock and memory. It matches
 // the family entry, which knows only what every variant shares, and the selection says which to give.
 TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
-  const HardwareProfile* family = Builtin().Detect("Ascend910B");
+  const HardwareProfile* family = BuiltinHardware().Detect("Ascend910B");
   ASSERT_NE(family, nullptr);
   EXPECT_EQ(family->name, "Ascend 910B (variant unknown)");
   EXPECT_EQ(family->variants.size(), 4u);
@@ -171,7 +171,7 @@ TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
     EXPECT_TRUE(v.source.starts_with("assumed Ascend 910B, variant unknown")) << v.source;
     double low = 1e300, high = 0;
     for (const std::string& name : family->variants) {
-      const SourcedValue& of_variant = Builtin().FindByName(name)->*field;
+      const SourcedValue& of_variant = BuiltinHardware().FindByName(name)->*field;
       low = std::min(low, *of_variant.value);
       high = std::max(high, *of_variant.value);
     }
@@ -181,7 +181,7 @@ TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
   }
   // What it does know is what every variant has.
   for (const std::string& name : family->variants) {
-    const HardwareProfile* variant = Builtin().FindByName(name);
+    const HardwareProfile* variant = BuiltinHardware().FindByName(name);
     ASSERT_NE(variant, nullptr) << name;
     EXPECT_EQ(variant->ai_cpu_cores.value, family->ai_cpu_cores.value) << name;
     ASSERT_EQ(variant->links.size(), family->links.size()) << name;
@@ -190,15 +190,15 @@ TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
       EXPECT_EQ(variant->links[i].gb_per_s.value, family->links[i].gb_per_s.value) << name;
     }
   }
-  const HardwareSelection selection = SelectHardware(TraceOnGpu("Ascend910B", kNoId), Builtin(), nullptr);
+  const HardwareSelection selection = SelectHardware(TraceOnGpu("Ascend910B", kNoId), BuiltinHardware(), nullptr);
   EXPECT_EQ(selection.profile, family);
   EXPECT_EQ(selection.how,
             "variant unknown; use --hardware \"Ascend 910B1\", \"Ascend 910B2\", \"Ascend 910B3\" or "
             "\"Ascend 910B4\"");
   EXPECT_EQ(selection.device_name, "Ascend910B");
   // --hardware takes the profile name or the device name as traces spell it.
-  EXPECT_EQ(Builtin().FindByName("Ascend910B2"), Builtin().FindByName("Ascend 910B2"));
-  EXPECT_EQ(Builtin().FindByName("Ascend910B9"), nullptr);
+  EXPECT_EQ(BuiltinHardware().FindByName("Ascend910B2"), BuiltinHardware().FindByName("Ascend 910B2"));
+  EXPECT_EQ(BuiltinHardware().FindByName("Ascend910B9"), nullptr);
 }
 
 TEST(HardwareProfileTest, ParsesAFileOfTheSameSchema) {

@@ -9,8 +9,6 @@
 namespace tuneprof {
 namespace {
 
-constexpr int64_t kNsPerUs = 1000;
-
 // communication_analysis.py: +1/-1 at communication group edges, +2/-2 at computation ones; time with a
 // running sum of 3 is overlap. The sum after the last edge at a time does not depend on tie order.
 int64_t OverlapLikeHta(const std::vector<Interval>& compute, const std::vector<Interval>& communication) {
@@ -36,7 +34,7 @@ int64_t OverlapLikeHta(const std::vector<Interval>& compute, const std::vector<I
 
 double RoundPercent(double percent) { return RoundLikePandas(percent, 2); }
 
-double Micros(int64_t ns) { return static_cast<double>(ns) / kNsPerUs; }
+double Micros(int64_t ns) { return static_cast<double>(ns) / kHtaNsPerUs; }
 
 void MeasureLikeHta(const HtaRankRows& rank, const std::vector<HtaRow>& gpu_rows, HtaRankBreakdown* out) {
   std::vector<Interval> all, compute, communication;

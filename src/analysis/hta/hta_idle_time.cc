@@ -10,7 +10,6 @@
 namespace tuneprof {
 namespace {
 
-constexpr double kNsPerUs = 1000.0;
 constexpr int64_t kNoRuntime = std::numeric_limits<int64_t>::min();
 
 // HTA's kernel_cats: the sync rows that also carry a stream are left out.
@@ -58,7 +57,7 @@ void AnalyseStream(int64_t rank, int64_t stream, std::vector<StreamRow> rows, in
     }
     CategoryIntervals& c = categories[static_cast<int>(category)];
     c.present = true;
-    c.intervals_us.push_back(static_cast<double>(interval) / kNsPerUs);
+    c.intervals_us.push_back(static_cast<double>(interval) / kHtaNsPerUs);
   }
   double total_us = 0;
   for (const CategoryIntervals& c : categories) {

@@ -12,8 +12,6 @@
 namespace tuneprof {
 namespace {
 
-constexpr double kNsPerUs = 1000.0;
-
 // HTA's order of the analysed types; a type's bit is 1 << its position.
 constexpr HtaKernelType kAnalysedTypes[] = {HtaKernelType::kComputation, HtaKernelType::kCommunication,
                                             HtaKernelType::kMemory};
@@ -64,7 +62,7 @@ std::vector<HtaKernelTypeShare> TypeShares(const std::map<int, int64_t>& ns_by_m
   for (const auto& [mask, ns] : ns_by_mask) {
     HtaKernelTypeShare share;
     share.kernel_type = MaskLabel(mask);
-    share.sum_us = static_cast<double>(ns) / kNsPerUs;
+    share.sum_us = static_cast<double>(ns) / kHtaNsPerUs;
     share.percentage = total == 0 ? 0 : RoundLikePandas(static_cast<double>(ns) / static_cast<double>(total) * 100, 1);
     shares.push_back(std::move(share));
   }
@@ -149,7 +147,7 @@ HtaKernelBreakdown ComputeHtaKernelBreakdown(std::span<const Trace> traces, uint
       if (it == names_by_type[position].end()) {
         it = names_by_type[position].emplace(std::string(name), NameGroup{std::string(name), {}, 0, 0}).first;
       }
-      const double dur_us = static_cast<double>(row.time.length()) / kNsPerUs;
+      const double dur_us = static_cast<double>(row.time.length()) / kHtaNsPerUs;
       it->second.durations_us.push_back(dur_us);
       it->second.sum_us += dur_us;
       ++it->second.rows;

@@ -9,8 +9,6 @@
 namespace tuneprof {
 namespace {
 
-constexpr double kNsPerUs = 1000.0;
-
 // cuda_kernel_analysis.py: the launches whose correlation ids select the rows joined.
 bool IsLaunchStatsCall(std::string_view name) {
   return name == "cudaLaunchKernel" || name == "cudaLaunchKernelExC" ||
@@ -27,7 +25,7 @@ bool IsQueueingCall(std::string_view name) {
          name == "hipMemcpyWithStream";
 }
 
-double Us(int64_t ns) { return static_cast<double>(ns) / kNsPerUs; }
+double Us(int64_t ns) { return static_cast<double>(ns) / kHtaNsPerUs; }
 
 void AddLaunchStats(const HtaRankRows& rank, HtaLaunchAnalysis* out) {
   const int64_t rank_id = rank.trace->metadata().rank;

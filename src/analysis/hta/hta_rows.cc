@@ -20,7 +20,6 @@ namespace tuneprof {
 namespace {
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
-constexpr int64_t kNsPerUs = 1000;
 
 // ---- HTA's kernel types: hta/common/types.py patterns, applied with Python's re.match (anchored at
 // the start; '.' does not cross a newline, hence "on the first line").
@@ -101,8 +100,8 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0
 // The double Python's float() gives for the µs text of `ns` (at most 3 decimals): the integer part is
 // exact below 2^53 and the fraction correctly rounded, so one more rounding matches the decimal parse.
 double MicrosAsPythonFloat(int64_t ns) {
-  const int64_t whole = FloorDiv(ns, kNsPerUs);
-  return static_cast<double>(whole) + static_cast<double>(ns - whole * kNsPerUs) / 1000.0;
+  const int64_t whole = FloorDiv(ns, kHtaNsPerUs);
+  return static_cast<double>(whole) + static_cast<double>(ns - whole * kHtaNsPerUs) / 1000.0;
 }
 
 // The timeline HTA sees: text timestamps (baseTimeNanoseconds is ignored by HTA), and for traces with
@@ -121,14 +120,14 @@ class HtaClock {
     if (!round_) return Interval{text_ns, text_ns + dur_ns};
     const double ts_us = MicrosAsPythonFloat(text_ns);
     const double end_us = ts_us + MicrosAsPythonFloat(dur_ns);
-    return Interval{static_cast<int64_t>(std::ceil(ts_us)) * kNsPerUs,
-                    static_cast<int64_t>(std::floor(end_us)) * kNsPerUs};
+    return Interval{static_cast<int64_t>(std::ceil(ts_us)) * kHtaNsPerUs,
+                    static_cast<int64_t>(std::floor(end_us)) * kHtaNsPerUs};
   }
 
  private:
   // pandas makes the ts column float64 (and HTA then rounds) when any entry has a fraction.
   bool HasSubMicroTimestamps(const Trace& trace) const {
-    auto fractional = [&](int64_t ns) { return (ns - base_ns_) % kNsPerUs != 0; };
+    auto fractional = [&](int64_t ns) { return (ns - base_ns_) % kHtaNsPerUs != 0; };
     for (int64_t ts : trace.events().ts_ns) {
       if (fractional(ts)) return true;
     }

@@ -23,6 +23,9 @@
 
 namespace tuneprof {
 
+// HTA's rows are in µs, ours in ns.
+constexpr int64_t kHtaNsPerUs = 1000;
+
 enum class HtaKernelType : uint8_t { kCommunication, kMemory, kComputation, kOther };
 
 HtaKernelType HtaKernelTypeOf(std::string_view name);

@@ -12,7 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Entry(const Trace& trace, std::string_view suffix) {
+std::string EntryEndingWith(const Trace& trace, std::string_view suffix) {
   for (const MetadataEntry& e : trace.metadata().entries) {
     if (e.key.ends_with(suffix)) return e.value;
   }
@@ -33,9 +33,9 @@ TEST(AscendClusterTest, StageRowsBecomePipelineGroups) {
   fs::remove_all(dir);
   ASSERT_TRUE(traces.ok()) << traces.status().message();
   ASSERT_EQ(traces->size(), 4u);
-  EXPECT_EQ(Entry(traces->at(0), ".group_name"), "pp");
-  EXPECT_EQ(Entry(traces->at(0), ".global_ranks"), "[0, 2]");
-  EXPECT_EQ(Entry(traces->at(3), ".global_ranks"), "[1, 3]");
+  EXPECT_EQ(EntryEndingWith(traces->at(0), ".group_name"), "pp");
+  EXPECT_EQ(EntryEndingWith(traces->at(0), ".global_ranks"), "[0, 2]");
+  EXPECT_EQ(EntryEndingWith(traces->at(3), ".global_ranks"), "[1, 3]");
   EXPECT_EQ(traces->at(2).reported_step_times().size(), 1u);
 }
 

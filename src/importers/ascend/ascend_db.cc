@@ -305,7 +305,7 @@ Status ReadMemoryRecords(const SqliteFile& db, const StringIds& strings, SideTab
 }
 
 // OP_MEMORY: operator_memory.csv in bytes and ns (NULL release: held when the window closed).
-Status ReadOperatorMemory(const SqliteFile& db, const StringIds& strings, SideTableBuilder* out) {
+Status ReadDbOperatorMemory(const SqliteFile& db, const StringIds& strings, SideTableBuilder* out) {
   if (!db.HasTable("OP_MEMORY")) return Status();
   const std::string sql = "SELECT o.name, o.size, o.allocationTime, o.releaseTime, " +
                           Col(db, "OP_MEMORY", "o", "streamPtr") + ", " + Col(db, "OP_MEMORY", "o", "deviceId") +
@@ -333,7 +333,7 @@ int64_t MicrosAt(const SqliteStatement& s, int column) {
   return ParseMicrosToNanos(s.Text(column), &ns) ? ns : kNoId;
 }
 
-Status ReadStepTraceTime(const SqliteFile& db, SideTableBuilder* out) {
+Status ReadDbStepTraceTime(const SqliteFile& db, SideTableBuilder* out) {
   const std::vector<std::string> columns = db.Columns("StepTraceTime");
   if (columns.empty()) return Status();
   const int device = ColumnIndex(columns, "deviceId"), step = ColumnIndex(columns, "step");
@@ -426,7 +426,7 @@ Result<Trace> ImportAscendDatabase(const std::string& db_path, const std::string
 
   SideTableBuilder out(&trace);
   for (const Status& s : {ReadKernelDetailRows(**db, strings, &out), ReadMemoryRecords(**db, strings, &out),
-                          ReadOperatorMemory(**db, strings, &out)}) {
+                          ReadDbOperatorMemory(**db, strings, &out)}) {
     if (!s.ok()) out.Warn(s.message());
   }
   if (Status s = ReadMetaData(**db, &out); !s.ok()) out.Warn(s.message());
@@ -439,7 +439,7 @@ Status ReadAnalysisDatabase(const std::string& path, SideTableBuilder* out) {
   auto db = SqliteFile::Open(path);
   if (!db.ok()) return db.status();
   Status status;
-  for (const Status& s : {ReadStepTraceTime(**db, out), ReadCommAnalyzer(**db, out), ReadCommMatrix(**db, out)}) {
+  for (const Status& s : {ReadDbStepTraceTime(**db, out), ReadCommAnalyzer(**db, out), ReadCommMatrix(**db, out)}) {
     if (!s.ok() && status.ok()) status = s;
   }
   for (const std::string& line : (*db)->Diagnostics()) out->Warn(line);

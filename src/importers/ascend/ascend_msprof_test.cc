@@ -43,7 +43,7 @@ class MsprofTest : public ::testing::Test {
   const fs::path root_ = base_ / "PROF_000001_20260101120000000_ABCDEFGH";
 };
 
-const std::string* Entry(const Trace& trace, std::string_view key) {
+const std::string* FindEntry(const Trace& trace, std::string_view key) {
   for (const MetadataEntry& e : trace.metadata().entries) {
     if (e.key == key) return &e.value;
   }
@@ -85,14 +85,14 @@ TEST_F(MsprofTest, OpSummaryInfoJsonAndInventory) {
     EXPECT_EQ(mm.block_dim, 20);
     EXPECT_EQ(t.kernel_details().rows[1].wait_ns, 87533);
     ASSERT_NE(t.kernel_metric("aic_mac_ratio"), nullptr);
-    ASSERT_NE(Entry(t, "msprof_info.device_3.ai_core_num"), nullptr);
-    EXPECT_EQ(*Entry(t, "msprof_info.device_3.ai_core_num"), "24");
-    EXPECT_EQ(*Entry(t, "msprof_info.device_3.aic_frequency"), "1800");
-    ASSERT_NE(Entry(t, "inventory.mindstudio_profiler_output/op_summary_20260101120000.csv"), nullptr);
-    EXPECT_EQ(*Entry(t, "inventory.mindstudio_profiler_output/op_summary_20260101120000.csv"), "2 rows");
-    EXPECT_EQ(*Entry(t, "inventory.device_3/info.json"), "present");
-    EXPECT_EQ(*Entry(t, "inventory.mindstudio_profiler_output/msprof_*.json"), "missing");
-    EXPECT_EQ(*Entry(t, "inventory.analyze/communication.json"), "missing");
+    ASSERT_NE(FindEntry(t, "msprof_info.device_3.ai_core_num"), nullptr);
+    EXPECT_EQ(*FindEntry(t, "msprof_info.device_3.ai_core_num"), "24");
+    EXPECT_EQ(*FindEntry(t, "msprof_info.device_3.aic_frequency"), "1800");
+    ASSERT_NE(FindEntry(t, "inventory.mindstudio_profiler_output/op_summary_20260101120000.csv"), nullptr);
+    EXPECT_EQ(*FindEntry(t, "inventory.mindstudio_profiler_output/op_summary_20260101120000.csv"), "2 rows");
+    EXPECT_EQ(*FindEntry(t, "inventory.device_3/info.json"), "present");
+    EXPECT_EQ(*FindEntry(t, "inventory.mindstudio_profiler_output/msprof_*.json"), "missing");
+    EXPECT_EQ(*FindEntry(t, "inventory.analyze/communication.json"), "missing");
     bool timeline_warning = false;
     for (const std::string& w : t.metadata().warnings) timeline_warning |= w.find("msprof_*.json: missing") != w.npos;
     EXPECT_TRUE(timeline_warning);
@@ -125,7 +125,7 @@ TEST_F(MsprofTest, StepTraceIterationsAreTheSteps) {
   EXPECT_EQ(steps[1].start_ns, 1767268800001000250);
   EXPECT_EQ(steps[2].number, 4);
   EXPECT_EQ(steps[2].end_ns, 1767268800004000001);
-  EXPECT_EQ(*Entry(*trace, "inventory.mindstudio_profiler_output/step_trace_20260101120000.csv"), "5 rows");
+  EXPECT_EQ(*FindEntry(*trace, "inventory.mindstudio_profiler_output/step_trace_20260101120000.csv"), "5 rows");
   bool skipped = false, chosen = false;
   for (const std::string& w : trace->metadata().warnings) {
     skipped |= w.find("step_trace_20260101120000.csv") != w.npos && w.find("row skipped") != w.npos;

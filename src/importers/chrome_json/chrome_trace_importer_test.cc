@@ -14,7 +14,7 @@
 namespace tuneprof {
 namespace {
 
-std::string Outcome(const std::string& text, size_t chunk, size_t max_read) {
+std::string ImportFingerprint(const std::string& text, size_t chunk, size_t max_read) {
   MemorySource source("mem.json", text, max_read);
   auto trace = ImportChromeTrace(&source, chunk);
   if (!trace.ok()) return "error: " + trace.status().message();
@@ -25,7 +25,7 @@ std::string Outcome(const std::string& text, size_t chunk, size_t max_read) {
 void ExpectSameForEveryReadSize(const std::string& text, const std::string& expected) {
   for (size_t chunk : {1, 2, 3, 5, 16, 64, 4096}) {
     for (size_t max_read : {size_t{0}, size_t{1}, size_t{7}}) {
-      EXPECT_EQ(Outcome(text, chunk, max_read), expected) << "chunk " << chunk << " read " << max_read;
+      EXPECT_EQ(ImportFingerprint(text, chunk, max_read), expected) << "chunk " << chunk << " read " << max_read;
     }
   }
 }
@@ -37,14 +37,14 @@ TEST(ChromeTraceImporterTest, ByteOrderMarkSplitAcrossReads) {
 TEST(ChromeTraceImporterTest, MalformedEventIsAnErrorWhateverFollowsIt) {
   // A missing comma inside the event; the byte after it is '}' in the file.
   const std::string text = "{\"traceEvents\":[{\"ph\":\"X\" \"ts\":1}]}";
-  const std::string reference = Outcome(text, 4096, 0);
+  const std::string reference = ImportFingerprint(text, 4096, 0);
   EXPECT_EQ(reference.rfind("error: mem.json: byte ", 0), 0u) << reference;
   ExpectSameForEveryReadSize(text, reference);
 }
 
 TEST(ChromeTraceImporterTest, EarliestOfTwoErrorsIsReported) {
   const std::string text = "[{\"ph\":\"X\" \"ts\":1}, {\"ph\":\"X\",\"ts\":1} x]";
-  const std::string reference = Outcome(text, 4096, 0);
+  const std::string reference = ImportFingerprint(text, 4096, 0);
   EXPECT_NE(reference.find("byte 1:"), std::string::npos) << reference;  // the first event's missing comma
   ExpectSameForEveryReadSize(text, reference);
 }
@@ -89,7 +89,7 @@ TEST(ChromeTraceImporterTest, IllTypedFieldsSkipTheirEventWithACount) {
 // Malformed JSON inside an event is still an error: only well-formed values of the wrong type are skipped.
 TEST(ChromeTraceImporterTest, MalformedStringInAFieldIsStillAnError) {
   const std::string text = "[{\"ph\":\"X\",\"ts\":1,\"name\":\"a\\qb\"}]";
-  const std::string reference = Outcome(text, 4096, 0);
+  const std::string reference = ImportFingerprint(text, 4096, 0);
   EXPECT_EQ(reference.rfind("error: mem.json: byte ", 0), 0u) << reference;
 }
 

@@ -20,7 +20,7 @@ void AppendQuoted(std::string_view text, std::string* out) {
   *out += '"';
 }
 
-std::string Quoted(std::string_view text) {
+std::string QuotedText(std::string_view text) {
   std::string out;
   AppendQuoted(text, &out);
   return out;
@@ -75,7 +75,7 @@ class RankWriter {
       const Process& process = trace_.processes()[p];
       const std::string name = fmt::format("rank {}: {}", placement_.rank, ProcessName(process));
       Emit(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})", Pid(p),
-                       Quoted(name)));
+                       QuotedText(name)));
       Emit(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
                        Pid(p), Pid(p)));
     }
@@ -86,7 +86,7 @@ class RankWriter {
                                : track.on_device ? "stream " + KeyText(trace_, track.tid)
                                                  : "thread " + KeyText(trace_, track.tid);
       Emit(fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
-                       Pid(track.process), Tid(t), Quoted(name)));
+                       Pid(track.process), Tid(t), QuotedText(name)));
     }
   }
 
@@ -124,7 +124,7 @@ class RankWriter {
     for (const CounterSample& sample : trace_.counter_samples()) {
       const Counter& counter = trace_.counters()[sample.counter];
       Emit(fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"value":{}}}}})",
-                       Quoted(trace_.str(counter.name)), Pid(counter.process), ExactMicros(Local(sample.ts_ns)),
+                       QuotedText(trace_.str(counter.name)), Pid(counter.process), ExactMicros(Local(sample.ts_ns)),
                        std::isfinite(sample.value) ? fmt::format("{}", sample.value) : "0"));
       ++out_->events;
     }

@@ -11,9 +11,7 @@
 namespace tuneprof::rule_test {
 namespace {
 
-constexpr std::string_view kId = "fusion.api_replacement";
-
-AdvisorResult Advise(const Trace& trace) { return finding_lookup::AdviseOneRank(trace); }
+constexpr std::string_view kApiReplacementId = "fusion.api_replacement";
 
 class Builder {
  public:
@@ -82,8 +80,8 @@ TEST(ApiReplacement, NamesTheCallSiteAndSaysTheVersionsAreUnknown) {
   Builder b(true);
   b.Step();
   const Trace trace = b.Finish();
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kApiReplacementId);
   ASSERT_NE(f, nullptr);
   const std::string sites = Text(*f, "replacements");
   EXPECT_NE(sites.find("torch_npu.npu_confusion_transpose for permute/transpose -> [contiguous] -> reshape/view at "
@@ -108,8 +106,8 @@ TEST(ApiReplacement, AnApiTheRunsCannDoesNotReachSaysWhatItNeeds) {
   b.Version("profiler_info.torch_npu_version", "2.1.0.post8");
   b.Step();
   const Trace trace = b.Finish();
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kApiReplacementId);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Text(*f, "cann_version"), "8.0.RC1");
   bool matmul_add = false, adamw = false;
@@ -135,14 +133,15 @@ TEST(ApiReplacement, AFusionPatternsFindingSaysItsCallSiteAndVersions) {
     Builder b(npu);
     b.RmsNormStep();
     const Trace trace = b.Finish();
-    const AdvisorResult result = Advise(trace);
+    const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
     const Finding* f = Find(result, "fusion.rms_norm");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(Text(*f, "call_site"), "train.py(42): train");
     // No NPU wording off NPU.
     EXPECT_EQ(Text(*f, "api_versions"),
               npu ? "needs CANN >= 7.0.0, torch_npu >= 1.11.0; this run does not record its versions" : "?");
-    if (npu) EXPECT_EQ(Find(result, kId), nullptr);  // nothing else to replace: no second finding for the norm
+    if (npu)
+      EXPECT_EQ(Find(result, kApiReplacementId), nullptr);  // nothing else to replace: no second finding for the norm
   }
 }
 
@@ -150,8 +149,8 @@ TEST(ApiReplacement, AnOptimizerStepCountsItsOpsUnderItsPythonFrames) {
   Builder per_parameter(true);
   per_parameter.OptimizerStep("Optimizer.step#AdamW.step", "aten::add_");
   const Trace trace = per_parameter.Finish();
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kApiReplacementId);
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(f->uncapped_gain_ns, Us(2 * 5), 1);
   EXPECT_NE(Text(*f, "replacements").find("NpuFusedAdamW for AdamW.step at train.py(42): train: 1 per step, 18.0 us"),
@@ -164,8 +163,8 @@ TEST(ApiReplacement, AnOptimizerStepCountsItsOpsUnderItsPythonFrames) {
   foreach
     .OptimizerStep("Optimizer.step#SGD.step", "aten::_foreach_add_");
   const Trace foreach_trace = foreach.Finish();
-  const AdvisorResult foreach_result = Advise(foreach_trace);
-  const Finding* g = Find(foreach_result, kId);
+  const AdvisorResult foreach_result = finding_lookup::AdviseOneRank(foreach_trace);
+  const Finding* g = Find(foreach_result, kApiReplacementId);
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->uncapped_gain_ns, 0);
   EXPECT_NE(Text(*g, "replacements").find("torch_npu.optim.NpuFusedSGD for SGD.step"), std::string::npos);
@@ -176,8 +175,8 @@ TEST(ApiReplacement, TheOptimizerRuleNamesItsCallSiteOffNpu) {
   Builder b(false);
   b.OptimizerStep("Optimizer.step#AdamW.step", "aten::add_", 8);
   const Trace trace = b.Finish();
-  const AdvisorResult result = Advise(trace);
-  EXPECT_EQ(Find(result, kId), nullptr);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  EXPECT_EQ(Find(result, kApiReplacementId), nullptr);
   const Finding* f = Find(result, "fusion.optimizer_foreach");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Text(*f, "call_site"), "train.py(42): train");
@@ -187,8 +186,8 @@ TEST(ApiReplacement, StaysQuietOffNpu) {
   Builder b(false);
   b.Step();
   const Trace trace = b.Finish();
-  const AdvisorResult result = Advise(trace);
-  EXPECT_EQ(Find(result, kId), nullptr);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  EXPECT_EQ(Find(result, kApiReplacementId), nullptr);
 }
 
 }  // namespace

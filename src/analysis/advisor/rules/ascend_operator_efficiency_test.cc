@@ -12,9 +12,7 @@
 namespace tuneprof::rule_test {
 namespace {
 
-constexpr std::string_view kId = "compute.operator_efficiency";
-
-AdvisorResult Advise(const Trace& trace) { return finding_lookup::AdviseOneRank(trace); }
+constexpr std::string_view kOperatorEfficiencyId = "compute.operator_efficiency";
 
 Trace OneStep() {
   HandBuiltTrace t;
@@ -81,8 +79,8 @@ TEST(OperatorEfficiency, VectorSpaceAndBoundAsMsprofAnalyze) {
   // HCCL rows count in the total only.
   d.Add("hcom_allReduce_", "hcom_allReduce_", "HCCL", 400, "", "");
 
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kOperatorEfficiencyId);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kCompute);
   EXPECT_NEAR(Number(*f, "max_space_pct"), 65, 1e-9);
@@ -101,8 +99,8 @@ TEST(OperatorEfficiency, VectorSpaceAndBoundAsMsprofAnalyze) {
     d.Set(row, "aiv_mte2_ratio", 0.7);
     d.Set(row, "aiv_vec_ratio", 0);
   }
-  const AdvisorResult again = Advise(trace);
-  const Finding* bound = Find(again, kId);
+  const AdvisorResult again = finding_lookup::AdviseOneRank(trace);
+  const Finding* bound = Find(again, kOperatorEfficiencyId);
   ASSERT_NE(bound, nullptr);
   EXPECT_DOUBLE_EQ(Number(*bound, "space_shapes"), 0);
   EXPECT_NE(Text(*bound, "top_bound").find("[64,3,11,11] FLOAT16: mte2-bound (200.0 us)"), std::string::npos);
@@ -120,8 +118,8 @@ TEST(OperatorEfficiency, CubeBoundAndInnerAxisAlignment) {
   d.Set(r, "aic_mte2_ratio", 0.96);
   // Aligned but small (under 100 MiB): not looked at.
   r = d.Add("mm_3", "BatchMatMul", "AI_CORE", 50, "4,64,1000;4,1000,64", "4,64,64");
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kOperatorEfficiencyId);
   ASSERT_NE(f, nullptr);
   ExpectNumbers(*f, {{"misaligned_shapes", 1}, {"misaligned_us", 500}});
   EXPECT_NE(
@@ -143,8 +141,8 @@ TEST(OperatorEfficiency, FlashAttentionHeadDimAndSequence) {
                            "1,8,2048,128;1,8,2048,128;1,8,2048,128;1,8,2048,128;1,8,2048,8;1,8,2048,8",
                            "1,8,2048,128;1,8,2048,128;1,8,2048,128");
   d.Set(r, "aic_fixpipe_ratio", 0.8);
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kOperatorEfficiencyId);
   ASSERT_NE(f, nullptr);
   EXPECT_NE(Text(*f, "misaligned")
                 .find("fa_fwd (FlashAttentionScore) [2,1000,768;2,1000,768;2,1000,768] FLOAT16: pad "
@@ -161,15 +159,16 @@ TEST(OperatorEfficiency, DamagedShapesPadNothingAndNeverOverflow) {
   d.Add("mm_huge", "MatMulV2", "AI_CORE", 100, "2,9223372036854775807;9223372036854775807,256", "2,256");
   d.Add("mm_text", "MatMulV2", "AI_CORE", 100, "8192,abc;1000,8192", "8192,8192");
   d.Add("fa_zero", "FlashAttentionScore", "MIX_AIC", 100, "2,1000,768", "2,0,1000,8");
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kOperatorEfficiencyId);
   ASSERT_NE(f, nullptr);  // mm_huge is looked at (its size is vast) and has space
   EXPECT_DOUBLE_EQ(Number(*f, "misaligned_shapes"), 0);
 }
 
 TEST(OperatorEfficiency, QuietWithoutPipeUtilizationOrKernelDetails) {
   Trace plain = OneStep();
-  EXPECT_EQ(Find(Advise(plain), kId), nullptr);  // a GPU / CPU trace: no kernel_details
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(plain), kOperatorEfficiencyId),
+            nullptr);  // a GPU / CPU trace: no kernel_details
 
   Trace trace = OneStep();
   SideTableBuilder side(&trace);
@@ -181,7 +180,7 @@ TEST(OperatorEfficiency, QuietWithoutPipeUtilizationOrKernelDetails) {
   row.start_ns = 0;
   row.dur_ns = Us(100);
   side.AddKernelDetail(row);
-  EXPECT_EQ(Find(Advise(trace), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kOperatorEfficiencyId), nullptr);
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ bool ContainsNoCase(std::string_view text, std::string_view needle) {
   return it != text.end();
 }
 
-struct Tally {
+struct CallTally {
   uint64_t count = 0;
   double total_ns = 0;
   double max_ns = 0;
@@ -53,8 +53,8 @@ struct Tally {
 
 // Calls of the API `api` (after the level prefix), interval events only.
 template <typename Match>
-Tally TallyEvents(const Trace& trace, Match match) {
-  Tally tally;
+CallTally TallyEvents(const Trace& trace, Match match) {
+  CallTally tally;
   const EventTable& events = trace.events();
   // Each distinct name is matched once: names repeat on every step.
   std::vector<int8_t> matches(trace.strings().size(), -1);
@@ -68,7 +68,7 @@ Tally TallyEvents(const Trace& trace, Match match) {
 }
 
 // "<name>_calls", "<name>_us" and "<name>_us_per_step": the evidence of a rule about time in API calls.
-void AddCallTimeNumbers(const RankEvidence& rank, std::string_view name, const Tally& calls, Finding* f) {
+void AddCallTimeNumbers(const RankEvidence& rank, std::string_view name, const CallTally& calls, Finding* f) {
   const std::string prefix(name);
   f->AddNumber(prefix + "_calls", static_cast<double>(calls.count), "count");
   f->AddNumber(prefix + "_us", calls.total_ns / 1e3, "us");
@@ -78,7 +78,7 @@ void AddCallTimeNumbers(const RankEvidence& rank, std::string_view name, const T
 }  // namespace
 
 void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
-  const Tally calls =
+  const CallTally calls =
       TallyEvents(*rank.trace, [](std::string_view name) { return ApiName(name) == "aclopCompileAndExecute"; });
   const double limit = config.Get(threshold::kOpCompileCount);
   if (calls.count == 0 || static_cast<double>(calls.count) < limit) return;
@@ -92,7 +92,7 @@ void RuleAscendOpCompile(const RankEvidence& rank, const AdvisorConfig& config, 
 }
 
 void RuleSyncBatchNorm(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
-  const Tally calls =
+  const CallTally calls =
       TallyEvents(*rank.trace, [](std::string_view name) { return ContainsNoCase(name, "syncbatchnorm"); });
   const double limit = config.Get(threshold::kSyncBatchNormCount);
   if (static_cast<double>(calls.count) <= limit) return;
@@ -145,7 +145,7 @@ void RuleSynchronizeStream(const RankEvidence& rank, const AdvisorConfig& config
 void RuleGarbageCollection(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const int64_t min_ns = static_cast<int64_t>(config.Get(threshold::kGcEventUs) * 1e3);
   const Trace& trace = *rank.trace;
-  Tally gc;
+  CallTally gc;
   const EventTable& events = trace.events();
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] >= min_ns && trace.str(events.name[i]) == "GC") gc.Add(events.dur_ns[i]);
@@ -163,7 +163,7 @@ void RuleGarbageCollection(const RankEvidence& rank, const AdvisorConfig& config
 }
 
 void RuleAllocatorApi(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
-  const Tally calls = TallyEvents(*rank.trace, [](std::string_view name) {
+  const CallTally calls = TallyEvents(*rank.trace, [](std::string_view name) {
     const std::string_view api = ApiName(name);
     return api == "aclMallocMemInner" || api == "aclrtFreePhysical" || api == "aclrtFree";
   });

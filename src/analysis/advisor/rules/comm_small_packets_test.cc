@@ -10,9 +10,7 @@
 namespace tuneprof::rule_test {
 namespace {
 
-constexpr std::string_view kId = "communication.small_packets";
-
-AdvisorResult Advise(const Trace& trace) { return finding_lookup::AdviseOneRank(trace); }
+constexpr std::string_view kSmallPacketsId = "communication.small_packets";
 
 // One operator with `sdma_mb` over SDMA and `rdma_mb` over RDMA (0: none), each taking `ms`; `p2p`: a
 // pipeline batchSendRecv in communication.json's p2p section.
@@ -49,8 +47,8 @@ TEST(SmallPackets, SdmaAndRdmaSharesAgainstTheirLimits) {
   AddOp(side, 20, 0, 1);                        // SDMA large, no RDMA traffic: not an RDMA operator
   AddOp(side, 100, 0, 2);                       // SDMA large
   AddOp(side, 132, 2.5, 3.75, /*total=*/true);  // totals are not an operator
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kSmallPacketsId);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kCommunication);
   ExpectNumbers(*f, {{"sdma_ops", 4}, {"sdma_small_ops", 2}, {"sdma_small_ops_pct", 50}});
@@ -64,12 +62,12 @@ TEST(SmallPackets, SdmaAndRdmaSharesAgainstTheirLimits) {
 }
 
 TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
-  EXPECT_EQ(Find(Advise(OneStep()), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(OneStep()), kSmallPacketsId), nullptr);
   Trace trace = OneStep();
   SideTableBuilder side(&trace);
   AddOp(side, 4, 0, 1);  // 1 of 5 SDMA operators small: 20 %, not above it
   for (int i = 0; i < 4; ++i) AddOp(side, 32, 0, 1);
-  EXPECT_EQ(Find(Advise(trace), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kSmallPacketsId), nullptr);
 }
 
 // 4 small pipeline batchSendRecv and 1 large all-reduce: the small transfers are activations between stages.
@@ -82,8 +80,8 @@ TEST(SmallPackets, PipelineSendRecvGetsP2pAdviceNotGradientBuckets) {
   Trace trace = OneStep();  // a GPU-side trace: Megatron-LM's words, no MindSpeed
   SideTableBuilder side(&trace);
   AddPipelineOps(side);
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kSmallPacketsId);
   ASSERT_NE(f, nullptr);
   ExpectNumbers(*f, {{"small_p2p_share_pct", 100}});
   ASSERT_EQ(f->apis.size(), 1u);
@@ -101,8 +99,8 @@ TEST(SmallPackets, PipelineSendRecvOnAscendNamesMindSpeed) {
   Trace trace = t.Finish();
   SideTableBuilder side(&trace);
   AddPipelineOps(side);
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kSmallPacketsId);
   ASSERT_NE(f, nullptr);
   ASSERT_EQ(f->apis.size(), 1u);
   EXPECT_NE(f->apis[0].view().find("MindSpeed"), std::string::npos);
@@ -115,8 +113,8 @@ TEST(SmallPackets, GradientAllReducesKeepTheBucketAdvice) {
   SideTableBuilder side(&trace);
   for (int i = 0; i < 4; ++i) AddOp(side, 1, 0, 1);
   AddOp(side, 64, 0, 5);
-  const AdvisorResult result = Advise(trace);
-  const Finding* f = Find(result, kId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kSmallPacketsId);
   ASSERT_NE(f, nullptr);
   ASSERT_FALSE(f->apis.empty());
   EXPECT_NE(f->apis[0].view().find("bucket_cap_mb"), std::string::npos);

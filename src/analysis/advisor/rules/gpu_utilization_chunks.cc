@@ -31,7 +31,7 @@ bool IsDeviceOp(EventKind kind, DeviceType device) {
 }
 
 // The device ops per device (index into Trace::devices), as written (not united).
-std::map<uint32_t, std::vector<Interval>> GpuOpsPerDevice(const Trace& trace) {
+std::map<uint32_t, std::vector<Interval>> GpuOpsAsWrittenPerDevice(const Trace& trace) {
   const EventTable& events = trace.events();
   std::map<uint32_t, std::vector<Interval>> ops;
   for (uint32_t i = 0; i < events.size(); ++i) {
@@ -122,7 +122,7 @@ LowChunks ChunksOf(const Trace& trace, uint32_t device, std::vector<Interval> op
 
 void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.split.cpu_only) return;
-  std::map<uint32_t, std::vector<Interval>> per_device = GpuOpsPerDevice(*rank.trace);
+  std::map<uint32_t, std::vector<Interval>> per_device = GpuOpsAsWrittenPerDevice(*rank.trace);
   if (per_device.empty() || SameAsRankUnion(*rank.trace, per_device)) return;
   const int64_t chunks = std::max<int64_t>(1, static_cast<int64_t>(config.Get(threshold::kGpuTimeUtilChunks)));
   const double threshold = config.Get(threshold::kDeviceBusyPct);

@@ -13,7 +13,7 @@
 namespace tuneprof::rule_test {
 namespace {
 
-constexpr std::string_view kId = "fusion.mined_sequence";
+constexpr std::string_view kMinedSequenceId = "fusion.mined_sequence";
 
 // kernel_details rows on one stream, each `gap_us` after the one before.
 class Details {
@@ -54,7 +54,7 @@ Trace Repeated(int repeats, double gap_us, double mte2) {
 TEST(MinedSequences, AHostBoundSequenceOnAscend) {
   const Trace trace = Repeated(6, 50, 0.1);
   const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
-  const Finding* f = Find(result, kId);
+  const Finding* f = Find(result, kMinedSequenceId);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Number(*f, "sequences"), 1);
   // 6 x (30 + 10 + 20) us of kernels; spans 6 x 160 us, gaps 6 x 100 us (62 %).
@@ -69,7 +69,7 @@ TEST(MinedSequences, AHostBoundSequenceOnAscend) {
 TEST(MinedSequences, AnMteBoundSequenceOnAscend) {
   const Trace trace = Repeated(5, 0, 0.9);
   const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
-  const Finding* f = Find(result, kId);
+  const Finding* f = Find(result, kMinedSequenceId);
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("MTE-bound, 90 % MTE"), std::string::npos) << f->title;
   EXPECT_EQ(f->saves_from, TimePart::kMemoryBound);
@@ -77,15 +77,15 @@ TEST(MinedSequences, AnMteBoundSequenceOnAscend) {
 }
 
 TEST(MinedSequences, QuietBelowTheCountOrWhenNeitherBound) {
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(4, 50, 0.1)), kId), nullptr);
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(8, 0, 0.1)), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(4, 50, 0.1)), kMinedSequenceId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(8, 0, 0.1)), kMinedSequenceId), nullptr);
 }
 
 TEST(MinedSequences, ThresholdsComeFromTheConfig) {
   auto config = AdvisorConfig::Parse(
       R"({"schema": "tuneprof.advisor_config/1", "thresholds": {"mined_sequence_min_occurrences": 7}})", "test");
   ASSERT_TRUE(config.ok());
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(6, 50, 0.1), *config), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(Repeated(6, 50, 0.1), *config), kMinedSequenceId), nullptr);
 }
 
 // Kineto: kernels named by the operator that launched them, inside the user's Python frame.
@@ -112,7 +112,7 @@ Trace GpuRun(int repeats) {
 TEST(MinedSequences, GpuKernelsNamedByTheirOperatorsWithTheirSourceLine) {
   const Trace trace = GpuRun(5);
   const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
-  const Finding* f = Find(result, kId);
+  const Finding* f = Find(result, kMinedSequenceId);
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("aten::mul -> aten::add -> aten::tanh x5"), std::string::npos) << f->title;
   const std::string listed = Text(*f, "top_sequences");
@@ -131,7 +131,7 @@ TEST(MinedSequences, ALongPeriodicStreamStaysBounded) {
   const char* cycle[] = {"A", "B", "C", "D", "E", "F", "G"};
   for (int i = 0; i < 140'000; ++i) d.Add(cycle[i % 7], 5, 10);
   const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
-  const Finding* f = Find(result, kId);
+  const Finding* f = Find(result, kMinedSequenceId);
   ASSERT_NE(f, nullptr);
   EXPECT_LE(Number(*f, "sequences"), 20);
 }
@@ -155,7 +155,7 @@ TEST(MinedSequences, AKnownSequenceOnNpuIsRoutedToItsFusedApi) {
   }
   const Trace trace = t.Finish();
   const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
-  const Finding* f = Find(result, kId);
+  const Finding* f = Find(result, kMinedSequenceId);
   ASSERT_NE(f, nullptr);
   EXPECT_NE(Text(*f, "top_sequences").find("aten::add -> aten::layer_norm x6"), std::string::npos);
   EXPECT_NE(Text(*f, "top_sequences").find("route: fused API torch_npu.npu_add_layer_norm"), std::string::npos)
@@ -174,7 +174,7 @@ TEST(MinedSequences, NoHostBoundWithoutAHostTimeline) {
     d.Add("RmsNorm", 20, 50);
     d.Add("Other" + std::to_string(i), 5, 1);
   }
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kMinedSequenceId), nullptr);
 }
 
 constexpr int64_t kOtherStream = 9;
@@ -200,9 +200,10 @@ Trace GpuRunCovered(std::string_view filler) {
 }
 
 TEST(MinedSequences, GapsOtherStreamsOrCollectivesFillAreNoLaunchGaps) {
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(GpuRunCovered("other_stream_kernel")), kId), nullptr);
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(GpuRunCovered("ncclDevKernel_AllReduce_Sum_f32_RING_LL")), kId),
-            nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(GpuRunCovered("other_stream_kernel")), kMinedSequenceId), nullptr);
+  EXPECT_EQ(
+      Find(finding_lookup::AdviseOneRank(GpuRunCovered("ncclDevKernel_AllReduce_Sum_f32_RING_LL")), kMinedSequenceId),
+      nullptr);
 }
 
 // One operator launched `repeats` times, idle gaps between; `collectives` puts an all-reduce on another stream
@@ -224,10 +225,10 @@ Trace OneOperatorRepeated(int repeats, bool collectives) {
 
 TEST(MinedSequences, OneOperatorRepeatedAroundCollectivesIsNoSequence) {
   const AdvisorResult without_collectives = finding_lookup::AdviseOneRank(OneOperatorRepeated(30, false));
-  const Finding* alone = Find(without_collectives, kId);
+  const Finding* alone = Find(without_collectives, kMinedSequenceId);
   ASSERT_NE(alone, nullptr);
   EXPECT_NE(alone->title.find("aten::mm -> aten::mm"), std::string::npos) << alone->title;
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(OneOperatorRepeated(30, true)), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(OneOperatorRepeated(30, true)), kMinedSequenceId), nullptr);
 }
 
 // A communication library's kernels and its helpers break a stream's run: no sequence holds them.
@@ -247,7 +248,7 @@ TEST(MinedSequences, CommunicationLibraryKernelsAreNeverMined) {
     at += Us(300);
   }
   const Trace trace = t.Finish();
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kId), nullptr);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kMinedSequenceId), nullptr);
 }
 
 // A sequence of 8 operators with long names: the first 6 listed, each cut to a readable length.
@@ -260,7 +261,7 @@ TEST(MinedSequences, ALongSequenceIsListedShort) {
     d.Add("Other" + std::to_string(i), 5, 1);
   }
   const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
-  const Finding* f = Find(result, kId);
+  const Finding* f = Find(result, kMinedSequenceId);
   ASSERT_NE(f, nullptr);
   const std::string listed = Text(*f, "top_sequences");
   EXPECT_NE(listed.find("... (8 operators) x6"), std::string::npos) << listed;
