@@ -10,9 +10,6 @@
 namespace tuneprof {
 namespace {
 
-// A metric cell no row gave: no counter, not zero (as SideTableBuilder's own rows).
-constexpr double kNoMetric = std::numeric_limits<double>::quiet_NaN();
-
 // A new text field in these rows must be remapped below: the sizes say when one was added.
 static_assert(sizeof(NpuOpRow) == 8 * 10 + 4 * 12, "NpuOpRow changed: remap its StringId fields");
 static_assert(sizeof(NpuMemoryRecord) == 8 * 6, "NpuMemoryRecord changed: remap its StringId fields");
@@ -75,7 +72,7 @@ void SideTableBuilder::TakeTablesOf(Trace* part) {
     if (before == 0) {
       for (size_t c = 0; c < columns.size(); ++c) into.metrics[columns[c]].values = std::move(from.metrics[c].values);
     }
-    for (NpuOpMetricColumn& column : into.metrics) column.values.resize(into.rows.size(), kNoMetric);
+    for (NpuOpMetricColumn& column : into.metrics) column.values.resize(into.rows.size(), NpuOpMetricColumn::kNoMetric);
     if (before != 0) {
       for (size_t c = 0; c < columns.size(); ++c) {
         const std::vector<double>& values = from.metrics[c].values;

@@ -284,6 +284,9 @@ struct NpuOpRow {
 // are in the unit the column name states (µs, cycles, ratio 0..1, %, GB/s, KB), as written; NaN where
 // the cell was empty, N/A or not a number. values[i] belongs to KernelDetailTable::rows[i].
 struct NpuOpMetricColumn {
+  // A cell no row gave: no counter, not zero.
+  static constexpr double kNoMetric = std::numeric_limits<double>::quiet_NaN();
+
   StringId name;  // the header text, unit suffix included
   std::vector<double> values;
 };

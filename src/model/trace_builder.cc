@@ -15,8 +15,6 @@ namespace {
 constexpr size_t kMaxWarnings = 50;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
-constexpr double kNoMetric = std::numeric_limits<double>::quiet_NaN();
-
 // Keeps the entries whose event survives, renumbered; `remap` is kNoIndex for dropped events.
 template <typename Row>
 void RemapEvents(const std::vector<uint32_t>& remap, std::vector<Row>* rows) {
@@ -466,7 +464,7 @@ uint32_t SideTableBuilder::KernelMetricColumn(std::string_view name) {
   for (uint32_t c = 0; c < table.metrics.size(); ++c) {
     if (table.metrics[c].name == id) return c;
   }
-  table.metrics.push_back(NpuOpMetricColumn{id, std::vector<double>(table.rows.size(), kNoMetric)});
+  table.metrics.push_back(NpuOpMetricColumn{id, std::vector<double>(table.rows.size(), NpuOpMetricColumn::kNoMetric)});
   return static_cast<uint32_t>(table.metrics.size() - 1);
 }
 
@@ -479,7 +477,7 @@ void SideTableBuilder::ReserveKernelDetails(size_t rows) {
 uint32_t SideTableBuilder::AddKernelDetail(const NpuOpRow& row) {
   KernelDetailTable& table = trace_->kernel_details_;
   table.rows.push_back(row);
-  for (NpuOpMetricColumn& column : table.metrics) column.values.push_back(kNoMetric);
+  for (NpuOpMetricColumn& column : table.metrics) column.values.push_back(NpuOpMetricColumn::kNoMetric);
   return static_cast<uint32_t>(table.rows.size() - 1);
 }
 
