@@ -11,7 +11,6 @@
 namespace tuneprof::rule_test {
 namespace {
 
-using pipeline_ranks::kMs;
 using pipeline_ranks::Rank;
 
 // `rule` alone on rank `rank_id` of the pipeline of `ranks`.
@@ -38,7 +37,7 @@ TEST(PipelineStageRules, TheFasterStageSaysItWaitsForTheSlowest) {
   ASSERT_NE(f, nullptr);
   ExpectFinding(*f, 35, {{"own_stage", 0}, {"slowest_stage", 1}, {"own_computing_us", 65e3}});
   // Balanced at 82.5 ms a stage: (100 - 82.5) x (100 + 5) / 100 off every rank's step.
-  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, 18.375 * kMs);
+  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, 18.375 * pipeline_ranks::kMs);
   EXPECT_EQ(Find(RunOn(RulePipelineStageImbalance, kUneven, 2), "pipeline.stage_imbalance"), nullptr);
   EXPECT_EQ(Find(RunOn(RulePipelineBubble, kUneven, 0), "pipeline.bubble"), nullptr);  // uneven: not the schedule
 }
@@ -48,7 +47,7 @@ TEST(PipelineStageRules, EvenStagesWithLargeBubblesBlameTheSchedule) {
   const Finding* f = Find(result, "pipeline.bubble");
   ASSERT_NE(f, nullptr);
   ExpectFinding(*f, 100.0 * 30 / 130, {{"own_stage", 0}, {"bubble_us_per_step", 30e3}});
-  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, 15.0 * kMs);  // half the bubble
+  EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, 15.0 * pipeline_ranks::kMs);  // half the bubble
   EXPECT_EQ(Find(RunOn(RulePipelineStageImbalance, kEven, 1), "pipeline.stage_imbalance"), nullptr);
 }
 
