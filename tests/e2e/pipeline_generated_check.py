@@ -66,6 +66,10 @@ CASES = [
                                  "kineto"]),
     ("kineto_pp4_unnamed_no_peer_args", ["--stage-ms", "150,240,300,200", "--dp", "2", "--microbatches", "6",
                                          "--layout", "kineto", "--pg-names", "unnamed"]),
+    # Three stages over one unnamed communicator whose p2p kernels name their peer (recent PyTorch's Src Rank /
+    # Dst Rank): the named peers confirm the chain that gives the stages.
+    ("kineto_pp3_unnamed_peer_args", ["--stage-ms", "100,150,200", "--dp", "1", "--layout", "kineto",
+                                      "--pg-names", "unnamed", "--peer-args"]),
     ("cluster_balanced", ["--stage-ms", "200,200", "--dp", "8", "--microbatches", "1", "--layout", "cluster"]),
     ("cluster_imbalanced", ["--stage-ms", "150,250", "--dp", "4", "--microbatches", "4", "--layout", "cluster"]),
     # hcom_receive waits whose Bubble also holds the transfer: the fill / drain is the wait, not the bubble.

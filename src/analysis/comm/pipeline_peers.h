@@ -1,7 +1,7 @@
 #pragma once
 // Which rank a pipeline rank's p2p kernels exchange with: the other member of a two-rank group, or, in a
-// communicator of more than two ranks whose kernels name no peer, the next / previous member of a forward
-// chain (pipeline_stages.cc matches the kernels by these peers).
+// communicator of more than two ranks, the next / previous member of a forward chain (pipeline_stages.cc
+// matches the kernels by these peers).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -42,17 +42,18 @@ struct PairTraffic {
   bool ReceivesOnly() const { return recvs > 0 && sends == 0 && unknown == 0; }
 };
 
-// A communicator of more than two ranks whose p2p kernels name no peer carries a forward chain when, from
-// the rank's place in it, the first member only sends, the last only receives and every kernel says its
-// direction: each send then goes to the next member and each receive comes from the previous one, and the
-// k-th send to a member pairs with that member's k-th receive from the rank (NCCL runs a pair's p2p calls
-// on a communicator in order). Exchanges both ways (1F1B's gradients going back) cannot be told apart
-// without the peer; an end that receives and sends says so and leaves the communicator unmatched.
+// A communicator of more than two ranks carries a forward chain when, from the rank's place in it, the first
+// member only sends, the last only receives and every p2p kernel says its direction: each send then goes to
+// the next member and each receive comes from the previous one, and the k-th send to a member pairs with
+// that member's k-th receive from the rank (NCCL runs a pair's p2p calls on a communicator in order).
+// Kernels that name their peer (Src Rank / Dst Rank) confirm the chain where the peer is that neighbour and
+// break it otherwise. Exchanges both ways (1F1B's gradients going back) cannot be told apart without the
+// peer; an end that receives and sends says so and leaves the communicator unmatched.
 class ChainPeers {
  public:
   explicit ChainPeers(const RankCommunication& rank) : rank_(rank.rank) {
     for (const Collective& c : rank.collectives) {
-      if (!Unnamed(c)) continue;
+      if (c.type != CollectiveType::kSendRecv) continue;
       const std::vector<int64_t>& m = Members(c.group_ranks);
       if (m.size() <= 2) continue;
       PairTraffic& t = traffic_[{c.group, c.group_ranks}];
@@ -60,9 +61,17 @@ class ChainPeers {
     }
   }
 
-  // The member `c` (one of the rank's kernels) exchanges with; nullopt off such a chain.
+  // The member `c` (one of the rank's kernels) exchanges with; nullopt off such a chain, and for a kernel
+  // whose named peer is not that member.
   std::optional<int64_t> Of(const Collective& c) {
-    if (!Unnamed(c)) return std::nullopt;
+    const std::optional<int64_t> neighbour = Neighbour(c);
+    if (!neighbour || Unnamed(c) || c.peer == *neighbour) return neighbour;
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<int64_t> Neighbour(const Collective& c) {
+    if (c.type != CollectiveType::kSendRecv) return std::nullopt;
     const auto t = traffic_.find({c.group, c.group_ranks});
     if (t == traffic_.end() || t->second.unknown > 0) return std::nullopt;
     const std::vector<int64_t>& m = Members(c.group_ranks);
@@ -75,7 +84,6 @@ class ChainPeers {
     return std::nullopt;
   }
 
- private:
   bool Unnamed(const Collective& c) const {
     return c.type == CollectiveType::kSendRecv && (c.peer == kNoId || c.peer == rank_);
   }
