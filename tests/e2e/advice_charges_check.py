@@ -22,7 +22,10 @@
 With SHARED (the view holding traces/), on the torch_npu level0 / level1 pairs and Kineto trace_filter the
 run's idle findings together claim at most the largest rank's idle time, and the claims on each part stay
 within the part of the rank each finding quotes; the level1 run's header names a rank that arrives last only
-beside a communication.straggler finding, on the text and the Db export alike.
+beside a communication.straggler finding, on the text and the Db export alike; on level2 the header names the
+finding's slow rank or says the two rules disagree, and advise labels the compared ranks by their computing.
+
+Also: msprof's slow-rank rule names no rank on a torch_npu pipeline's hand-offs nor where no rank waits.
 
 Usage: advice_charges_check.py TUNEPROF SOURCE_DIR [SHARED]
 """
@@ -159,10 +162,34 @@ def check_moe_layouts(binary, tmp, source):
         root, truth = generate(source, tmp, f"moe_{name}", "gen_moe.py",
                                ["--layout", layout, "--ranks", "4", "--skew", "1.2", *extra])
         waits[name] = check_moe(binary, root, truth)
+        if name == "npu_seq":
+            check_no_wait_no_slow_link(binary, root)
     for name in ("torch_npu", "npu_seq"):
         if waits[name] is not None and waits["kineto"] is not None:
             check(close(waits[name], waits["kineto"], 0.01),
                   f"moe_{name}: text export's wait {waits[name]} us vs the timeline's {waits['kineto']} us")
+
+
+def check_no_wait_no_slow_link(binary, root):
+    """Sequential experts: every rank's HCCL wait is 0 (all transit), so msprof's rule names no rank that
+    waits most and no slow link."""
+    cross = json_or_exit(binary, "comm", "--json", root)["cross_rank"]
+    check(cross.get("ascend_max_wait_rank") is None and cross.get("ascend_slow_rank") is None,
+          f"{root.name}: no rank waits, yet the msprof rule names {cross.get('ascend_max_wait_rank')} / "
+          f"{cross.get('ascend_slow_rank')} ({cross.get('ascend_verdict')!r})")
+    text = run_text(binary, "comm", root)
+    check("a slow link" not in text and "most wait on" not in text,
+          f"{root.name}: msprof rule on zero waits: {[l for l in text.splitlines() if 'msprof rule' in l]}")
+
+
+def check_msprof_rule_on_pipeline(binary, name, root):
+    """A torch_npu pipeline's send / receive waits are its bubble: the msprof rule names no slow rank for them
+    (the stage section says which stage bounds the step)."""
+    cross = json_or_exit(binary, "comm", "--json", root)["cross_rank"]
+    check(cross.get("ascend_slow_rank") is None,
+          f"{name}: the msprof rule names slow rank {cross.get('ascend_slow_rank')} for the pipeline's hand-offs")
+    lines = [l for l in run_text(binary, "comm", root).splitlines() if "msprof rule" in l]
+    check(all(not re.search(r"slow rank: \d", l) for l in lines), f"{name}: msprof rule line {lines}")
 
 
 def check_p2p_packets(binary, root):
@@ -310,6 +337,27 @@ def check_shared_straggler_claim(binary, shared):
         claims = "arrives last" in advise.get("bounded_by", "")
         finding = any(f["id"] == "communication.straggler" for f in advise["findings"])
         check(claims == finding, f"{export}/level1: header {advise.get('bounded_by')!r} vs straggler finding {finding}")
+    # level2: the arrivals name one rank, the text export's wait ratios another; the header names the rank the
+    # finding names or says the rules disagree, and the compared ranks are labelled by their computing.
+    for export in ("text", "db"):
+        root = base / export / "level2"
+        if not root.is_dir():
+            continue
+        analyze = json_or_exit(binary, "analyze", "--json", root)
+        header = analyze.get("bounded_by", "")
+        for f in analyze["findings"]:
+            if f["id"] != "communication.straggler" or "arrives last" not in header:
+                continue
+            slow = f.get("evidence", {}).get("slow_rank")
+            if slow is None:
+                continue
+            check(header.startswith(f"rank {int(slow)} "),
+                  f"{export}/level2: header {header!r} vs the finding's slow rank {slow}")
+        advise = run_text(binary, "advise", root)
+        for label in ("slowest_rank", "fastest_rank"):
+            for line in advise.splitlines():
+                if line.strip().startswith(f"- {label}:"):
+                    check(False, f"{export}/level2: {label} shown without what it measures: {line.strip()!r}")
 
 
 def main():
@@ -350,6 +398,10 @@ def main():
                   f"{name}: critical path's balanced gain {mean:.1f} us vs truth {truth['balanced_gain_ms'] * MS:.1f}")
         check_moe_layouts(binary, tmp, source)
         check_p2p_packets(binary, text_bal)
+        check_msprof_rule_on_pipeline(binary, "pp_text_r", text)
+        for layout in ("text", "db", "timeline"):
+            root, _ = generate(source, tmp, f"pp_{layout}_send", "gen_pipeline.py", ["--layout", layout, *pp])
+            check_msprof_rule_on_pipeline(binary, f"pp_{layout}_send", root)
         check_compare_warnings(binary, text, text_bal)
         check_ties(binary, tmp, source, story)
     if len(sys.argv) > 3:

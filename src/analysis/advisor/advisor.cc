@@ -374,7 +374,8 @@ bool HasStragglerFinding(const std::vector<Finding>& findings) {
 // The mean over ranks hides who sets the pace: a pipeline's slowest stage, or a straggler that stands out
 // beyond what the clocks can be wrong by. The straggler is claimed only beside its communication.straggler
 // finding: where no rank waits for it past the wait-ratio threshold (a few ms of a long collective), the
-// header would name a cause no finding measures.
+// header would name a cause no finding measures; where the HCCL wait ratios name another rank, the header
+// says the two disagree, as the finding does.
 std::string BoundedBy(const CrossRankCommunication& cross, const std::vector<Finding>& findings) {
   if (cross.pipeline) {
     const PipelineAnalysis& p = *cross.pipeline;
@@ -389,6 +390,12 @@ std::string BoundedBy(const CrossRankCommunication& cross, const std::vector<Fin
   }
   if (cross.straggler_rank && cross.straggler_stands_out && !cross.straggler_within_clock_uncertainty &&
       HasStragglerFinding(findings)) {
+    // The finding quotes the wait ratios' rank where they name one: a header naming the arrivals' rank alone
+    // would contradict it.
+    if (cross.slow_rank_rules_disagree()) {
+      return fmt::format("late rank unclear: the timeline's arrivals name rank {}, the HCCL wait ratios rank {}",
+                         *cross.straggler_rank, *cross.ascend_slow_rank);
+    }
     return fmt::format("rank {} arrives last at the collectives and the others wait for it", *cross.straggler_rank);
   }
   return "";

@@ -342,34 +342,73 @@ void NameStraggler(const std::vector<std::vector<int64_t>>& margins, CrossRankCo
 // Wait ratios closer than this (absolute) do not single out a rank.
 constexpr double kWaitRatioNoise = 0.05;
 
-// msprof: the rank with the most wait decides between a slow rank and a slow link.
-void JudgeAscend(const std::vector<RankCommunication>& ranks, CrossRankCommunication* out) {
+// A rank's HCCL wait as msprof's slow-rank rule weighs it. On a pipeline stage's rank the send / receive
+// waits are the bubble, which the stage lines explain, so only its other operations count there.
+struct AscendRuleWaits {
+  double wait_ms = 0;
+  std::optional<double> wait_ratio;
+  std::optional<double> synchronization_ratio;
+};
+
+AscendRuleWaits AscendRuleWaitsOf(const RankCommunication& r, const std::optional<PipelineAnalysis>& pipeline) {
+  AscendRuleWaits out;
+  const bool staged = pipeline && StageOfRank(*pipeline, r.rank) != nullptr;
+  double transit_ms = 0, synchronization_ms = 0;
+  for (const AscendCommOp& op : r.ascend_ops) {
+    if (op.total || !SplitKnown(op) || (staged && IsP2pOp(op))) continue;
+    out.wait_ms += op.wait_ms;
+    synchronization_ms += op.synchronization_ms;
+    if (op.transit_ms > 0) transit_ms += op.transit_ms;
+  }
+  if (!staged || !r.ascend_wait_ratio) {
+    out.wait_ratio = r.ascend_wait_ratio;
+    out.synchronization_ratio = r.ascend_synchronization_ratio;
+    return out;
+  }
+  if (out.wait_ms + transit_ms > 0) out.wait_ratio = out.wait_ms / (out.wait_ms + transit_ms);
+  if (synchronization_ms + transit_ms > 0) {
+    out.synchronization_ratio = synchronization_ms / (synchronization_ms + transit_ms);
+  }
+  return out;
+}
+
+// msprof: the rank with the most wait decides between a slow rank and a slow link. Where no rank waits at
+// all there is neither: the rule's "most wait" would name the first rank of a tie at zero.
+void JudgeAscend(const std::vector<RankCommunication>& ranks, const std::optional<PipelineAnalysis>& pipeline,
+                 CrossRankCommunication* out) {
   const RankCommunication* max_wait = nullptr;
-  const RankCommunication* min_ratio = nullptr;
-  double max_wait_ms = -1;
+  std::optional<double> max_wait_sync_ratio;
+  double max_wait_ms = -1, min_ratio = 0, max_ratio = 0;
+  int64_t min_ratio_rank = 0;
   int with_ops = 0;
   for (const RankCommunication& r : ranks) {
-    if (!r.ascend_wait_ratio) continue;
-    ++with_ops;
-    double wait = 0;
-    for (const AscendCommOp& op : r.ascend_ops) wait += op.total || !SplitKnown(op) ? 0 : op.wait_ms;
-    if (wait > max_wait_ms) {
-      max_wait_ms = wait;
+    const AscendRuleWaits waits = AscendRuleWaitsOf(r, pipeline);
+    if (!waits.wait_ratio) continue;
+    if (waits.wait_ms > max_wait_ms) {
+      max_wait_ms = waits.wait_ms;
       max_wait = &r;
+      max_wait_sync_ratio = waits.synchronization_ratio;
     }
-    if (min_ratio == nullptr || *r.ascend_wait_ratio < *min_ratio->ascend_wait_ratio) min_ratio = &r;
+    if (with_ops == 0 || *waits.wait_ratio < min_ratio) {
+      min_ratio = *waits.wait_ratio;
+      min_ratio_rank = r.rank;
+    }
+    max_ratio = std::max(max_ratio, *waits.wait_ratio);
+    ++with_ops;
   }
   if (with_ops < 2) return;  // one rank cannot be slower than the others
+  if (max_wait_ms <= 0) {
+    out->ascend_verdict = "no wait";
+    return;
+  }
   out->ascend_max_wait_rank = max_wait->rank;
-  if (max_wait->ascend_synchronization_ratio && *max_wait->ascend_synchronization_ratio > 0.2) {
-    double max_ratio = 0;
-    for (const RankCommunication& r : ranks) max_ratio = std::max(max_ratio, r.ascend_wait_ratio.value_or(0));
+  if (max_wait_sync_ratio && *max_wait_sync_ratio > 0.2) {
     // Wait ratios a few points apart name no rank: the smallest is then chance, not a slow rank.
-    if (max_ratio - *min_ratio->ascend_wait_ratio < kWaitRatioNoise) {
+    if (max_ratio - min_ratio < kWaitRatioNoise) {
       out->ascend_verdict = "no clear slow rank";
     } else {
       out->ascend_verdict = "slow rank";
-      out->ascend_slow_rank = min_ratio->rank;
+      out->ascend_slow_rank = min_ratio_rank;
     }
   } else {
     out->ascend_verdict = "slow link";
@@ -493,7 +532,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
     if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
   }
   NameStraggler(margins, &out);
-  JudgeAscend(ranks, &out);
+  JudgeAscend(ranks, out.pipeline, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
   out.domains = SummarizeDomains(out.groups);

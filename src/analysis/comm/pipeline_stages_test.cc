@@ -82,6 +82,41 @@ TEST(PipelineStagesTest, WaitingIsTheP2pWaitNotTheTransfer) {
   EXPECT_DOUBLE_EQ(p->balanced_gain_ns_per_step, 20.0 * 1.14 * kMs);
 }
 
+// The stages' send / receive waits are the bubble: msprof's slow-rank rule leaves them out, and with the
+// all-reduces waiting nowhere it names no rank, nor where the ranks run nothing but all-reduces that never wait.
+TEST(PipelineStagesTest, MsprofRuleLeavesTheHandOffsOut) {
+  std::vector<RankCommunication> ranks = {Rank(0, 60, 110, 44), Rank(1, 60, 110, 44), Rank(2, 100, 160, 14),
+                                          Rank(3, 100, 160, 14)};
+  const std::vector<double> wait_ms = {80, 80, 20, 20};
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    AscendCommOp p2p;
+    p2p.op_name = "hcom_batchSendRecv__1_0_1";
+    p2p.wait_ms = p2p.synchronization_ms = wait_ms[i];
+    p2p.transit_ms = 4;
+    AscendCommOp reduce;
+    reduce.op_name = "hcom_allReduce__1_1_1";
+    reduce.transit_ms = 2;
+    ranks[i].ascend_ops = {p2p, reduce};
+    ranks[i].ascend_wait_ratio = wait_ms[i] / (wait_ms[i] + 6);
+    ranks[i].ascend_synchronization_ratio = ranks[i].ascend_wait_ratio;
+  }
+  CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  ASSERT_TRUE(x.pipeline);
+  EXPECT_EQ(x.ascend_verdict, "no wait");
+  EXPECT_FALSE(x.ascend_max_wait_rank);
+  EXPECT_FALSE(x.ascend_slow_rank);
+
+  for (RankCommunication& r : ranks) {
+    r.ascend_ops.resize(1);
+    r.ascend_ops[0].op_name = "hcom_allReduce__1_1_1";
+    r.ascend_ops[0].wait_ms = r.ascend_ops[0].synchronization_ms = 0;
+    r.ascend_wait_ratio = r.ascend_synchronization_ratio = 0.0;
+  }
+  x = AnalyzeAcrossRanks(ranks);
+  EXPECT_EQ(x.ascend_verdict, "no wait");
+  EXPECT_FALSE(x.ascend_max_wait_rank);
+}
+
 TEST(PipelineStagesTest, WhatIfAndChargeBounds) {
   EXPECT_DOUBLE_EQ(BalancedStagesGainNs(0, 10, 0), 0);
   EXPECT_DOUBLE_EQ(BalancedStagesGainNs(100, 0, 100), 0);  // already balanced

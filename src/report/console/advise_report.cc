@@ -346,6 +346,15 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   return EscapeTextKeepingLines(out);
 }
 
+// The straggler finding's slowest / fastest rank are the ranks computing most / least per step, not the late
+// rank nor the waiting one: the text says so beside the key, which JSON readers keep.
+std::string EvidenceLabel(const Finding& f, const Evidence& e) {
+  if (f.id != "communication.straggler") return std::string(e.label);
+  if (e.label == "slowest_rank") return "slowest_rank (computes most per step)";
+  if (e.label == "fastest_rank") return "fastest_rank (computes least per step)";
+  return std::string(e.label);
+}
+
 std::string RenderAdviseText(const AdvisorResult& result) {
   std::string out = Lines(
       fmt::format("Dominant bottleneck: {} ({})", BottleneckName(result.dominant), result.dominant_reason), "", "  ");
@@ -358,7 +367,7 @@ std::string RenderAdviseText(const AdvisorResult& result) {
                  "", "   ");
     out += Lines(f.title, "   ", "   ");
     for (const Evidence& e : f.evidence) {
-      out += Lines(fmt::format("{}: {}", e.label, RawEvidenceValue(e)), "   - ", "     ");
+      out += Lines(fmt::format("{}: {}", EvidenceLabel(f, e), RawEvidenceValue(e)), "   - ", "     ");
     }
     if (!f.modules.empty()) out += Lines("modules: " + ModulesText(f), "   ", "     ");
     out += Lines("strategy: " + std::string(f.strategy), "   ", "     ");

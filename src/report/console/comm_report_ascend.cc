@@ -114,12 +114,23 @@ void AppendAscend(const RankCommunication& r, std::string* out) {
 // The msprof slow-rank rule's verdict, and where it and the timeline's arrivals disagree.
 void AppendAscendVerdict(const CrossRankCommunication& x, std::string* out) {
   if (x.ascend_verdict.empty()) return;
+  if (x.ascend_verdict == "no wait") {
+    *out += x.pipeline ? "\nHCCL (msprof rule): no rank waits outside the pipeline's send / receive hand-offs, "
+                         "whose waits are the bubble (see the pipeline stages): no slow rank\n"
+                       : "\nHCCL (msprof rule): no rank's HCCL operations wait: no slow rank, no slow link\n";
+    return;
+  }
   const std::string verdict =
       x.ascend_slow_rank ? fmt::format("slow rank: {}", *x.ascend_slow_rank)
       : x.ascend_verdict == "slow link"
           ? std::string("its synchronization is short: a slow link, not a slow rank")
           : std::string("the ranks' wait ratios are within 0.05 of each other: no rank stands out");
   *out += fmt::format("\nHCCL (msprof rule): most wait on rank {}; {}\n", *x.ascend_max_wait_rank, verdict);
+  if (x.pipeline) {
+    *out +=
+        "  over the other operations: the pipeline's send / receive waits are its bubble (see the pipeline "
+        "stages), left out\n";
+  }
   if (x.slow_rank_rules_disagree()) {
     *out += fmt::format(
         "  the two rules disagree: the timeline's arrivals name rank {}, the wait ratios rank {}; the arrivals "

@@ -105,5 +105,16 @@ TEST(CommReportTest, AscendVerdictSaysWhenTheTwoSlowRankRulesDisagree) {
   EXPECT_EQ(RenderCommText(a).find("HCCL (msprof rule)"), std::string::npos);
 }
 
+// Where no rank's HCCL operations wait, the rule names neither a rank that waits most nor a slow link.
+TEST(CommReportTest, AscendVerdictOnZeroWaitsNamesNoRank) {
+  CommAnalysis a = ManyRanks(4);
+  a.cross_rank.ascend_verdict = "no wait";
+  const std::string text = RenderCommText(a);
+  EXPECT_NE(text.find("\nHCCL (msprof rule): no rank's HCCL operations wait: no slow rank, no slow link\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("most wait on"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace tuneprof
