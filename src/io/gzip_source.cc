@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -199,12 +201,14 @@ class IsalGzipSource final : public GzipSourceBase {
       }
       if (at_member_start_ && SkipZeroPadding(&state_)) continue;
       if (state_.avail_in > 0) at_member_start_ = false;
+      if (HeaderZlibRefuses()) return HandOver(buffer, capacity);
       const uint32_t in_before = state_.avail_in;
       state_.next_out = reinterpret_cast<uint8_t*>(buffer + made);
       state_.avail_out = Room(capacity - made);
       const uint32_t room = state_.avail_out;
       const int rc = isal_inflate(&state_);
       const uint32_t out = room - state_.avail_out;
+      member_consumed_ += in_before - state_.avail_in;
       made += out;
       if (rc < 0) return HandOver(buffer, capacity);
       if (state_.block_state == ISAL_BLOCK_FINISH) {
@@ -226,6 +230,23 @@ class IsalGzipSource final : public GzipSourceBase {
     state_.next_in = next_in;
     state_.avail_in = avail_in;
     at_member_start_ = true;
+    member_consumed_ = 0;
+  }
+
+  // zlib refuses a member header whose method is not deflate or whose reserved flag bits are set; igzip
+  // reads past the flags. Such a header is handed to zlib, so that it reads as through zlib.
+  bool HeaderZlibRefuses() const {
+    constexpr uint64_t kMethodAt = 2;
+    constexpr uint64_t kFlagsAt = 3;
+    constexpr uint8_t kDeflate = 8;
+    constexpr uint8_t kReservedFlags = 0xe0;
+    const auto at = [&](uint64_t position) -> std::optional<uint8_t> {
+      if (position < member_consumed_ || position - member_consumed_ >= state_.avail_in) return std::nullopt;
+      return state_.next_in[position - member_consumed_];
+    };
+    const std::optional<uint8_t> method = at(kMethodAt);
+    const std::optional<uint8_t> flags = at(kFlagsAt);
+    return (method && *method != kDeflate) || (flags && (*flags & kReservedFlags) != 0);
   }
 
   // zlib reads the file again from its start, passes over what was handed out, and reads on from there
@@ -244,7 +265,8 @@ class IsalGzipSource final : public GzipSourceBase {
   }
 
   inflate_state state_;
-  uint64_t delivered_ = 0;  // bytes handed out by earlier reads
+  uint64_t delivered_ = 0;        // bytes handed out by earlier reads
+  uint64_t member_consumed_ = 0;  // compressed bytes igzip took of the member it is in
   bool finished_ = false;
   bool at_member_start_ = true;
   std::unique_ptr<ByteSource> verdict_;  // zlib, once igzip met anything but sound data

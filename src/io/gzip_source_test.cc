@@ -88,6 +88,12 @@ TEST(GzipSource, DamageGetsZlibsVerdict) {
   std::string bad_header = gz;
   bad_header[2] = 7;
   ExpectSameThroughBoth(bad_header, "an unknown method");
+  for (const char reserved : {'\x20', '\x40', '\x80'}) {
+    std::string flags = gz;
+    flags[3] = static_cast<char>(flags[3] | reserved);
+    ExpectSameThroughBoth(flags, "a reserved header flag");
+    ExpectSameThroughBoth(gz + flags, "a reserved header flag on the second member");
+  }
   for (size_t at = 10; at < gz.size() - 8; at += gz.size() / 23) {
     std::string flipped = gz;
     flipped[at] ^= 0x20;
