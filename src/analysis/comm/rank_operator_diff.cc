@@ -50,23 +50,21 @@ std::vector<WorkDiff> Differences(const std::vector<NamedWork>& slow, uint64_t s
                                   const std::vector<NamedWork>& fast, uint64_t fast_steps) {
   std::map<std::string_view, WorkDiff> by_name;
   std::map<std::string_view, int> lists;  // bit 1: in the slow rank's list, bit 2: in the fast rank's
-  const double s = static_cast<double>(slow_steps), f = static_cast<double>(fast_steps);
-  for (const NamedWork& w : slow) {
-    lists[w.name.view()] |= 1;
-    WorkDiff& d = by_name[w.name.view()];
-    d.name = w.name;
-    d.slow_calls = static_cast<double>(w.calls) / s;
-    d.slow_ns = static_cast<double>(w.total_ns) / s;
-    d.slow_self_ns = static_cast<double>(w.self_ns) / s;
-  }
-  for (const NamedWork& w : fast) {
-    lists[w.name.view()] |= 2;
-    WorkDiff& d = by_name[w.name.view()];
-    d.name = w.name;
-    d.fast_calls = static_cast<double>(w.calls) / f;
-    d.fast_ns = static_cast<double>(w.total_ns) / f;
-    d.fast_self_ns = static_cast<double>(w.self_ns) / f;
-  }
+  // One rank's list into its side of each name's figures, per step.
+  const auto add = [&](const std::vector<NamedWork>& list, uint64_t steps, int bit, double WorkDiff::*calls,
+                       double WorkDiff::*ns, double WorkDiff::*self_ns) {
+    const double per = static_cast<double>(steps);
+    for (const NamedWork& w : list) {
+      lists[w.name.view()] |= bit;
+      WorkDiff& d = by_name[w.name.view()];
+      d.name = w.name;
+      d.*calls = static_cast<double>(w.calls) / per;
+      d.*ns = static_cast<double>(w.total_ns) / per;
+      d.*self_ns = static_cast<double>(w.self_ns) / per;
+    }
+  };
+  add(slow, slow_steps, 1, &WorkDiff::slow_calls, &WorkDiff::slow_ns, &WorkDiff::slow_self_ns);
+  add(fast, fast_steps, 2, &WorkDiff::fast_calls, &WorkDiff::fast_ns, &WorkDiff::fast_self_ns);
   std::vector<WorkDiff> out;
   const bool slow_cut = slow.size() >= kMaxStepWorkNames, fast_cut = fast.size() >= kMaxStepWorkNames;
   for (auto& [name, d] : by_name) {
