@@ -4,6 +4,7 @@
 
 #include "analysis/compare/advice_check.h"
 #include "analysis/compare/compare.h"
+#include "analysis/core/hardware_profile.h"
 #include "cli/command_outputs.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
@@ -32,12 +33,19 @@ AdviceSide AdviceSideOf(const AnalyzedRun& run, std::span<const size_t> selected
   return AdviceSide{first, &run.advice};
 }
 
-// The chips of the compared ranks only, so that a rank left out cannot make the sides look different.
-std::vector<HardwareSelection> HardwareOf(const AnalyzedRun& run, std::span<const size_t> selected) {
-  if (run.hardware.size() != run.traces.size()) return run.hardware;
-  std::vector<HardwareSelection> picked;
-  for (size_t index : selected) picked.push_back(run.hardware[index]);
-  return picked;
+// The chips and kinds of device of the compared ranks only, so that a rank left out cannot make the sides
+// look different.
+SideHardware HardwareOf(const AnalyzedRun& run, std::span<const size_t> selected) {
+  SideHardware side;
+  for (size_t index : selected) {
+    if (index < run.traces.size()) side.platforms.push_back(TracePlatform(run.traces[index]));
+  }
+  if (run.hardware.size() != run.traces.size()) {
+    side.chips = run.hardware;
+    return side;
+  }
+  for (size_t index : selected) side.chips.push_back(run.hardware[index]);
+  return side;
 }
 
 Result<std::vector<PredictedFinding>> LoadAdvice(const std::string& path) {

@@ -333,11 +333,42 @@ bool SameChips(std::span<const HardwareSelection> before, std::span<const Hardwa
 
 }  // namespace
 
-std::string HardwareDifference(std::span<const HardwareSelection> before, std::span<const HardwareSelection> after) {
-  const std::string b = ChipsOf(before), a = ChipsOf(after);
-  if (b.empty() || a.empty() || a == b || SameChips(before, after)) return "";
-  return "before ran on " + b + ", after on " + a +
-         ": the change mixes the hardware's effect with the code's, and MFU and utilizations use different peaks";
+namespace {
+
+constexpr std::string_view kHardwareMixesEffects =
+    ": the change mixes the hardware's effect with the code's, and MFU and utilizations use different peaks";
+
+std::set<DeviceType> DistinctPlatforms(std::span<const DeviceType> platforms) {
+  return std::set<DeviceType>(platforms.begin(), platforms.end());
+}
+
+// "a GPU (NVIDIA A100-PG509-200)", "an NPU (chip unknown)", "the CPU alone": a side's kinds of device,
+// each with the chips it names.
+std::string PlatformWords(const std::set<DeviceType>& platforms, const std::string& chips) {
+  std::string kinds;
+  bool accelerator = false;
+  for (DeviceType platform : platforms) {
+    if (!kinds.empty()) kinds += " and ";
+    kinds += platform == DeviceType::kGpu ? "a GPU" : platform == DeviceType::kNpu ? "an NPU" : "the CPU alone";
+    accelerator |= platform != DeviceType::kCpu;
+  }
+  if (!chips.empty()) return kinds + " (" + chips + ")";
+  return accelerator ? kinds + " (chip unknown)" : kinds;
+}
+
+}  // namespace
+
+std::string HardwareDifference(const SideHardware& before, const SideHardware& after) {
+  const std::string b = ChipsOf(before.chips), a = ChipsOf(after.chips);
+  if (!b.empty() && !a.empty()) {
+    if (a == b || SameChips(before.chips, after.chips)) return "";
+    return "before ran on " + b + ", after on " + a + std::string(kHardwareMixesEffects);
+  }
+  // A chip unknown on either side: the kinds of device still tell a GPU run from an NPU or a CPU one.
+  const std::set<DeviceType> pb = DistinctPlatforms(before.platforms), pa = DistinctPlatforms(after.platforms);
+  if (pb.empty() || pa.empty() || pb == pa) return "";
+  return "before ran on " + PlatformWords(pb, b) + ", after on " + PlatformWords(pa, a) +
+         std::string(kHardwareMixesEffects);
 }
 
 namespace {

@@ -71,9 +71,18 @@ struct SideVerdict {
   std::optional<TimeSplit> split;    // the slowest rank's step split (time_split.h)
 };
 
-// "" when both runs ran on the same chips; else a warning naming them: a change across hardware mixes the
-// code's effect with the chip's, and peak-relative figures (MFU, utilizations) use different peaks.
-std::string HardwareDifference(std::span<const HardwareSelection> before, std::span<const HardwareSelection> after);
+// What one side of a comparison ran on: the chip of each compared rank, and the kind of device each ran
+// on (TracePlatform), which the trace's format tells even where no chip is named or inferred.
+struct SideHardware {
+  std::vector<HardwareSelection> chips;
+  std::vector<DeviceType> platforms;
+};
+
+// "" when both runs ran on the same chips; else one warning line naming them: a change across hardware
+// mixes the code's effect with the chip's, and peak-relative figures (MFU, utilizations) use different
+// peaks. Where both sides name their chips, the names tell; where a side's chip is unknown, runs on
+// different kinds of device (GPU, NPU, the CPU alone) still differ, and the line names the kinds.
+std::string HardwareDifference(const SideHardware& before, const SideHardware& after);
 
 // `compute` in the order of `advice.ranks` (the order of the inputs). `selected`: the indices of the ranks
 // compared (all when empty); on a strict subset the dominant bottleneck is the slowest selected rank's own,

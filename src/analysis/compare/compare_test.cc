@@ -274,11 +274,34 @@ TEST(CompareTest, RunsOnDifferentChipsAreNamed) {
   HardwareSelection a100, v100, unnamed;
   a100.device_name = "NVIDIA A100-PG509-200";
   v100.device_name = "Tesla V100-SXM2-16GB";
-  const std::vector<HardwareSelection> before{a100, a100}, after{v100}, same{a100}, none{unnamed};
+  const SideHardware before{{a100, a100}}, after{{v100}}, same{{a100}}, none{{unnamed}};
   EXPECT_EQ(HardwareDifference(before, same), "");
   EXPECT_EQ(HardwareDifference(before, none), "");  // a side that names no chip cannot differ
   const std::string differ = HardwareDifference(before, after);
   EXPECT_NE(differ.find("before ran on NVIDIA A100-PG509-200, after on Tesla V100-SXM2-16GB"), std::string::npos);
+}
+
+// A GPU run against a torch_npu run whose chip is unknown, or against a CPU-only run: the chip of a side is
+// unknown, yet the kinds of device differ, and one line says so. Two runs of one kind, a chip unknown on
+// one side, cannot be told apart.
+TEST(CompareTest, RunsOnDifferentKindsOfDeviceAreNamedWhereAChipIsUnknown) {
+  HardwareSelection a100, unknown;
+  a100.device_name = "NVIDIA A100-PG509-200";
+  const SideHardware gpu{{a100}, {DeviceType::kGpu}};
+  const SideHardware npu{{unknown, unknown}, {DeviceType::kNpu, DeviceType::kNpu}};
+  const SideHardware cpu{{unknown}, {DeviceType::kCpu}};
+  const SideHardware gpu_unknown{{unknown}, {DeviceType::kGpu}};
+  EXPECT_EQ(HardwareDifference(gpu, npu),
+            "before ran on a GPU (NVIDIA A100-PG509-200), after on an NPU (chip unknown): the change mixes the "
+            "hardware's effect with the code's, and MFU and utilizations use different peaks");
+  EXPECT_NE(HardwareDifference(npu, gpu).find("before ran on an NPU (chip unknown), after on a GPU (NVIDIA"),
+            std::string::npos);
+  EXPECT_NE(HardwareDifference(cpu, gpu).find("before ran on the CPU alone, after on a GPU"), std::string::npos);
+  EXPECT_NE(HardwareDifference(npu, cpu).find("an NPU (chip unknown), after on the CPU alone"), std::string::npos);
+  EXPECT_EQ(HardwareDifference(gpu, gpu_unknown), "");
+  EXPECT_EQ(HardwareDifference(npu, npu), "");
+  EXPECT_EQ(HardwareDifference(cpu, cpu), "");
+  EXPECT_EQ(HardwareDifference(SideHardware{{unknown}}, npu), "");  // kinds unknown: nothing to tell
 }
 
 // The text and Db exports of one torch_npu run: a chip inferred as the family, variant unknown, and the same
@@ -291,7 +314,7 @@ TEST(CompareTest, AFamilyInferredAndNamedIsOneChip) {
   named.device_name = "Ascend910B";
   variant.device_name = "Ascend910B3";
   other.device_name = "Ascend910A";
-  const std::vector<HardwareSelection> text{inferred}, db{named}, b3{variant}, a{other};
+  const SideHardware text{{inferred}}, db{{named}}, b3{{variant}}, a{{other}};
   EXPECT_EQ(HardwareDifference(text, db), "");
   EXPECT_EQ(HardwareDifference(text, b3), "");
   EXPECT_NE(HardwareDifference(text, a), "");

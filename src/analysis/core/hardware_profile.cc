@@ -239,6 +239,18 @@ const Device* PrimaryDevice(const Trace& trace) {
   return nullptr;
 }
 
+DeviceType TracePlatform(const Trace& trace) {
+  bool gpu = false;
+  for (const Device& device : trace.devices()) {
+    if (device.type == DeviceType::kNpu) return DeviceType::kNpu;
+    gpu |= device.type == DeviceType::kGpu;
+  }
+  if (gpu) return DeviceType::kGpu;
+  if (FactsOf(trace.metadata().format).ascend_profiler) return DeviceType::kNpu;
+  if (trace.metadata().format == TraceFormat::kNsysSqlite) return DeviceType::kGpu;
+  return DeviceType::kCpu;
+}
+
 HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& profiles, const HardwareProfile* forced) {
   HardwareSelection selection;
   const Device* device = PrimaryDevice(trace);

@@ -110,6 +110,11 @@ struct HardwareSelection {
 // else the first named accelerator; nullptr when the trace names none.
 const Device* PrimaryDevice(const Trace& trace);
 
+// The kind of device a rank's work ran on, known even where its chip is not: a GPU or an NPU the trace
+// holds, else what its format implies (torch_npu's output ran on an NPU, an Nsight Systems export on a
+// GPU), else the CPU alone (a CPU-only PyTorch trace, a legacy autograd profile).
+DeviceType TracePlatform(const Trace& trace);
+
 // `forced` (from --hardware) wins; otherwise detection from the trace's device.
 HardwareSelection SelectHardware(const Trace& trace, const HardwareProfiles& profiles, const HardwareProfile* forced);
 

@@ -153,6 +153,24 @@ TEST(HardwareProfileTest, SelectsFromTheTraceOrTheCommandLine) {
 
 // NPU_INFO says "Ascend910B" without the SKU digit: B1..B4 differ in cores, clock and memory. It matches
 // the family entry, which knows only what every variant shares, and the selection says which to give.
+// A CPU-only trace of `format`: one host operator and no device.
+Trace HostOnlyTraceOfFormat(TraceFormat format) {
+  hand_built::HandBuiltTrace hand;
+  hand.mutable_metadata()->format = format;
+  hand.Host(EventKind::kHostOp, "aten::mm", 0, 1000);
+  return hand.Finish();
+}
+
+// The kind of device is known where the chip is not: from a device of the trace, else from its format.
+TEST(HardwareProfileTest, PlatformFromTheDevicesElseFromTheFormat) {
+  EXPECT_EQ(TracePlatform(TraceOnGpu("", 108)), DeviceType::kGpu);
+  EXPECT_EQ(TracePlatform(TraceOnGpu("NVIDIA A100-PG509-200", 108)), DeviceType::kGpu);
+  EXPECT_EQ(TracePlatform(HostOnlyTraceOfFormat(TraceFormat::kTorchNpuTraceView)), DeviceType::kNpu);
+  EXPECT_EQ(TracePlatform(HostOnlyTraceOfFormat(TraceFormat::kNsysSqlite)), DeviceType::kGpu);
+  EXPECT_EQ(TracePlatform(HostOnlyTraceOfFormat(TraceFormat::kKineto)), DeviceType::kCpu);
+  EXPECT_EQ(TracePlatform(HostOnlyTraceOfFormat(TraceFormat::kPytorchLegacy)), DeviceType::kCpu);
+}
+
 TEST(HardwareProfileTest, BareAscend910BIsTheFamilyWithTheVariantUnknown) {
   const HardwareProfile* family = BuiltinHardware().Detect("Ascend910B");
   ASSERT_NE(family, nullptr);
