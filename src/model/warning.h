@@ -37,9 +37,13 @@ bool HasWarning(const std::vector<IdentifiedWarning>& ids, WarningId id);
 // Whether line `line` of the list has the id `id`.
 bool IsWarningLine(const std::vector<IdentifiedWarning>& ids, size_t line, WarningId id);
 
-// Removes the lines `id` from `lines` and their ids from `ids`; the other lines keep their order, and
-// their ids follow them.
-void DropWarningLines(std::vector<std::string>* lines, std::vector<IdentifiedWarning>* ids, WarningId id);
+// Removes the lines `id` from `lines` and their ids from `ids`, all but the first `keep` of them (in the
+// lines' order); the other lines keep their order, and their ids follow them.
+void DropWarningLines(std::vector<std::string>* lines, std::vector<IdentifiedWarning>* ids, WarningId id,
+                      size_t keep = 0);
+
+// The lines of the list that have the id `id`, in the lines' order.
+std::vector<size_t> WarningLinesWithId(const std::vector<IdentifiedWarning>& ids, WarningId id);
 
 // Appends `from` (the ids of lines appended to a list at `offset`) to `into`, at their lines' new places.
 void AppendWarningIds(const std::vector<IdentifiedWarning>& from, size_t offset, std::vector<IdentifiedWarning>* into);

@@ -27,6 +27,21 @@ TEST(WarningLinesTest, DroppingLinesKeepsTheOthersAndTheirIds) {
   EXPECT_EQ(lines.size(), 3u);
 }
 
+// A run's first line of a kind is kept whole where the others fold into one line counting them.
+TEST(WarningLinesTest, DroppingAllButTheFirstKeepsTheFirstInTheLinesOrder) {
+  std::vector<std::string> lines = {"no timeline 0", "a", "no timeline 1", "no timeline 2"};
+  std::vector<IdentifiedWarning> ids = {{WarningId::kMissingTimeline, 3},
+                                        {WarningId::kMissingTimeline, 0},
+                                        {WarningId::kCutOff, 1},
+                                        {WarningId::kMissingTimeline, 2}};
+  EXPECT_EQ(WarningLinesWithId(ids, WarningId::kMissingTimeline), (std::vector<size_t>{0, 2, 3}));
+  DropWarningLines(&lines, &ids, WarningId::kMissingTimeline, 1);
+  EXPECT_EQ(lines, (std::vector<std::string>{"no timeline 0", "a"}));
+  EXPECT_EQ(ids, (std::vector<IdentifiedWarning>{{WarningId::kMissingTimeline, 0}, {WarningId::kCutOff, 1}}));
+  DropWarningLines(&lines, &ids, WarningId::kMissingTimeline, 1);  // the one kept stays
+  EXPECT_EQ(lines.size(), 2u);
+}
+
 TEST(WarningLinesTest, AppendedIdsFollowTheirLines) {
   std::vector<IdentifiedWarning> into = {{WarningId::kNoRank, 0}};
   AppendWarningIds({{WarningId::kCutOff, 0}, {WarningId::kNoRank, 2}}, 5, &into);

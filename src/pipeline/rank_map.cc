@@ -19,6 +19,7 @@
 #include <malloc.h>
 #endif
 
+#include "importers/ascend/ascend_layout.h"
 #include "importers/import.h"
 #include "io/trace_files.h"
 
@@ -340,19 +341,36 @@ void DropTimelineLinesSaidByBreakdown(MappedFileStatus* file) {
   if (said) DropWarningLines(&file->warnings, &file->warning_ids, WarningId::kMissingTimeline);
 }
 
+// The rank directory a missing-timeline line names ("TIMELINE: missing; no timeline for DIR (how to
+// export it)"), else `file`: a summary file holds the lines of all the ranks it was made from.
+std::string MissingTimelineRank(const std::string& line, const std::string& file) {
+  const size_t at = line.find(kMissingTimelineWarning);
+  if (at == std::string::npos) return file;
+  std::string_view dir = std::string_view(line).substr(at + kMissingTimelineWarning.size());
+  dir = dir.substr(0, dir.find(" ("));
+  return dir.empty() ? file : std::string(dir);
+}
+
 // A rank directory's missing timeline as its importer says it (where no breakdown says it instead: info,
 // memory) is said in full for the first such rank only; the others are counted into one line after the
 // files' warnings, so that a run of a thousand such ranks says it in two lines, as the breakdown's does.
+// The ranks are counted line by line: a trace file is one rank, a summary file holds the lines of many.
 class MissingTimelineFold {
  public:
   void Take(const std::string& file, MappedFileStatus* status) {
-    if (!HasWarning(status->warning_ids, WarningId::kMissingTimeline)) return;
-    if (first_.empty()) {
-      first_ = file;
-      return;
+    const std::vector<size_t> lines = WarningLinesWithId(status->warning_ids, WarningId::kMissingTimeline);
+    size_t kept = 0;
+    for (size_t line : lines) {
+      if (line >= status->warnings.size()) continue;
+      const std::string rank = MissingTimelineRank(status->warnings[line], file);
+      if (first_.empty()) {
+        first_ = rank;
+        kept = 1;
+      } else if (others_++ == 0) {
+        second_ = rank;
+      }
     }
-    if (others_++ == 0) second_ = file;
-    DropWarningLines(&status->warnings, &status->warning_ids, WarningId::kMissingTimeline);
+    if (!lines.empty()) DropWarningLines(&status->warnings, &status->warning_ids, WarningId::kMissingTimeline, kept);
   }
   void Emit(std::vector<std::string>* warnings) const {
     if (others_ == 0) return;
