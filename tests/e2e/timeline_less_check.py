@@ -52,6 +52,9 @@ def check_info(binary, root, name, steps, count):
     analyze = json_or_exit(binary, "analyze", "--json", root)
     step_us = {r["rank"]: r["step_us"] for r in analyze["ranks"]}
     for rank in info["ranks"]:
+        # The JSON names the format the rank has, as the text's format line does: tables, no trace_view.
+        check(rank["format"] == "torch_npu_tables",
+              f"info --json {name} rank {rank['rank']}: format {rank['format']!r}, not torch_npu_tables")
         check(rank["step_count"] == count and rank["steps"] == steps and rank["steps_from"] and
               len(rank["reported_step_times"]) >= rank["step_count"],
               f"info --json {name} rank {rank['rank']}: steps {rank['steps']} ({rank['step_count']}, from "
@@ -101,6 +104,19 @@ def check_annotate_refused(binary, root, tmp):
           not out.exists(), f"annotate --merge pp_text: one error line, no file (exit {done.returncode}, {errors})")
 
 
+def check_info_formats(binary, shared):
+    """info --json names each rank's format as it was read: torch_npu ranks with their timeline (text and Db
+    exports) as torch_npu_trace_view, a parent whose ranks kept only their tables as torch_npu_tables."""
+    pytorch = os.path.join(shared, "traces", "ascend", "msinsight", "test", "data", "pytorch")
+    for form in ("text", "db"):
+        info = json_or_exit(binary, "info", "--json", os.path.join(pytorch, form, "level1", "rank0_ascend_pt"))
+        formats = [rank["format"] for rank in info["ranks"]]
+        check(formats == ["torch_npu_trace_view"], f"info --json {form}/level1 rank 0: formats {formats}")
+    info = json_or_exit(binary, "info", "--json", os.path.join(shared, *SERVER, "test_data", "test_rank_0"))
+    formats = [rank["format"] for rank in info["ranks"]]
+    check(formats == ["torch_npu_tables"], f"info --json test_rank_0 (no trace_view.json): formats {formats}")
+
+
 def main():
     binary, shared, source = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,6 +129,7 @@ def main():
     check_idle_finding(binary, os.path.join(shared, *MULTI_DEVICE), "multiDevice")
     check_idle_finding(binary, os.path.join(shared, *CLUSTER), "cluster_analysis_output")
     check_compare_peak(binary, shared)
+    check_info_formats(binary, shared)
     return harness.finish()
 
 
