@@ -64,5 +64,23 @@ TEST(CollectMapWarningsTest, MissingTimelinesOfManyRanksAreFolded) {
                           "r1 and 2 more ranks: no timeline either (its timeline file is missing, as for r0)"}));
 }
 
+// A summary file holds the lines of every rank it was made from: they fold as the ranks' own files do, each
+// named by the rank directory its line names, not by the summary file.
+TEST(CollectMapWarningsTest, MissingTimelinesInOneSummaryFileAreFoldedToo) {
+  MappedFileStatus file;
+  for (const char* rank : {"r0", "r1", "r2"}) {
+    file.warning_ids.push_back({WarningId::kMissingTimeline, file.warnings.size()});
+    file.warnings.push_back(std::string(rank) + "/trace_view.json: missing; no timeline for " + rank + " (export it)");
+    file.warnings.push_back(std::string(rank) + ": 1 row dropped");
+  }
+  file.rank_ids = {0, 1, 2};
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(CollectMapWarnings({"run.tps"}, {"run.tps"}, {&file}, &warnings).ok());
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          "r0/trace_view.json: missing; no timeline for r0 (export it)", "r0: 1 row dropped",
+                          "r1: 1 row dropped", "r2: 1 row dropped",
+                          "r1 and 1 more rank: no timeline either (its timeline file is missing, as for r0)"}));
+}
+
 }  // namespace
 }  // namespace tuneprof
