@@ -69,8 +69,9 @@ std::string StragglerShareOfCommunication(const CrossRankCommunication& cross) {
   int64_t communication = 0;
   for (const RankWait& w : cross.ranks) {
     if (w.rank == *cross.straggler_rank || w.matched == 0) continue;
-    // A pipeline's hand-offs wait for another stage, not for the straggler.
-    wait += w.wait_ns - w.pipeline_wait_ns;
+    // Only the waits at the collectives the straggler arrived at last (the pipeline's hand-offs, which wait
+    // for another stage, left out): at the others the ranks waited for whoever was last there.
+    wait += w.wait_for_straggler_ns;
     communication += w.communication_ns - w.pipeline_communication_ns;
   }
   if (communication <= 0 || 2 * wait < communication) return "";

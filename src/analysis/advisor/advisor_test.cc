@@ -235,7 +235,8 @@ TEST(CombineAdvice, ACommunicationVerdictNamesTheRankTheOthersWaitFor) {
     wait.rank = static_cast<int64_t>(i);
     wait.matched = 4;
     wait.communication_ns = Us(800);
-    wait.wait_ns = i == 2 ? 0 : Us(600);
+    wait.wait_ns = i == 2 ? 0 : Us(700);
+    wait.wait_for_straggler_ns = i == 2 ? 0 : Us(600);  // 100 us of it for another late rank
     cross.ranks.push_back(wait);
   }
   const AdvisorResult result = CombineAdvice(drafts, {}, AdvisorConfig(), &cross);

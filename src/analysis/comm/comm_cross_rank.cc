@@ -215,7 +215,10 @@ void ChargeEachWaitOnce(const WaitIntervals& intervals, std::vector<RankWait>* w
   }
 }
 
-void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
+// (late rank index, waiting rank index) -> the waiting rank's wait the late rank caused outside the hand-offs.
+using CausedWaits = std::map<std::pair<size_t, size_t>, int64_t>;
+
+void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits, CausedWaits* caused_outside) {
   for (size_t r = 0; r < waits->size(); ++r) {
     RankWait& w = (*waits)[r];
     w.communication_ns = TotalLength(UnionOf(std::move(intervals.communication[r])));
@@ -223,7 +226,9 @@ void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
     w.transfer_ns = w.communication_ns - w.wait_ns;
   }
   for (auto& [pair, caused] : intervals.caused) {
-    (*waits)[pair.first].wait_caused_ns += TotalLength(UnionOf(std::move(caused)));
+    const int64_t length = TotalLength(UnionOf(std::move(caused)));
+    (*waits)[pair.first].wait_caused_ns += length;
+    (*caused_outside)[pair] = length;
   }
   for (size_t r = 0; r < waits->size(); ++r) {
     RankWait& w = (*waits)[r];
@@ -231,7 +236,23 @@ void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
     w.pipeline_wait_ns = TotalLength(UnionOf(std::move(intervals.pipeline_wait[r])));
   }
   for (auto& [pair, caused] : intervals.pipeline_caused) {
-    (*waits)[pair.first].pipeline_wait_caused_ns += TotalLength(UnionOf(std::move(caused)));
+    const int64_t length = TotalLength(UnionOf(std::move(caused)));
+    (*waits)[pair.first].pipeline_wait_caused_ns += length;
+    int64_t& outside = (*caused_outside)[pair];
+    outside = std::max<int64_t>(outside - length, 0);
+  }
+}
+
+// Each rank's wait at the collectives the straggler arrived at last: what the straggler finding quotes,
+// rather than the rank's wait at every collective, whoever was last there.
+void MeasureWaitsForStraggler(const CausedWaits& caused_outside, CrossRankCommunication* out) {
+  if (!out->straggler_rank) return;
+  size_t late = out->ranks.size();
+  for (size_t r = 0; r < out->ranks.size(); ++r) {
+    if (out->ranks[r].rank == *out->straggler_rank) late = r;
+  }
+  for (auto it = caused_outside.lower_bound({late, 0}); it != caused_outside.end() && it->first.first == late; ++it) {
+    out->ranks[it->first.second].wait_for_straggler_ns = it->second;
   }
 }
 
@@ -526,12 +547,14 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
     VoteSlowRanks(arrivals, &out);
   }
   ChargeEachWaitOnce(intervals, &out.ranks);
-  MeasureWaits(std::move(intervals), &out.ranks);
+  CausedWaits caused_outside;
+  MeasureWaits(std::move(intervals), &out.ranks, &caused_outside);
   KeepLargestExtras(std::move(diffs), &out.ranks);
   for (RankWait& w : out.ranks) {
     if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
   }
   NameStraggler(margins, &out);
+  MeasureWaitsForStraggler(caused_outside, &out);
   JudgeAscend(ranks, out.pipeline, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
