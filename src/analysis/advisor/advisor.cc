@@ -192,6 +192,19 @@ void KeepTransferShare(const CrossRankCommunication* cross, int64_t rank_id, std
   }
 }
 
+// host.launch_bound is found on one rank, whose figures the merged finding quotes: on a run of several
+// ranks its text names that rank, and where the rank is the straggler, that the others wait for it.
+void NameTheHostWaitsRank(const CrossRankCommunication* cross, int64_t rank_id, std::vector<RuleFinding>* findings) {
+  if (cross == nullptr || cross->ranks.size() < 2) return;
+  const bool straggler = cross->straggler_rank == rank_id && cross->straggler_stands_out;
+  for (RuleFinding& found : *findings) {
+    Finding& f = found.finding;
+    if (f.id != "host.launch_bound") continue;
+    f.title = fmt::format("rank {}: {}", rank_id, f.title);
+    if (straggler) f.title += "; the other ranks wait for this rank at the collectives (communication.straggler)";
+  }
+}
+
 // The bytes of each EP rank's all-to-alls per step, beside its tokens (drafts and `comm` run in parallel).
 void AddAllToAllBytes(const std::vector<RankAdviceDraft>& ranks, const std::vector<const RankCommunication*>& comm,
                       MoeBalance* moe) {
@@ -226,6 +239,7 @@ std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunicatio
     for (Finding& finding : found) draft.findings.push_back(RuleFinding{r, std::move(finding)});
   }
   KeepTransferShare(cross, draft.advice.rank, &draft.findings);
+  NameTheHostWaitsRank(cross, draft.advice.rank, &draft.findings);
   std::stable_sort(draft.findings.begin(), draft.findings.end(),
                    [](const RuleFinding& a, const RuleFinding& b) { return a.rule < b.rule; });
   std::vector<Finding> findings;
