@@ -393,6 +393,19 @@ AscendRuleWaits AscendRuleWaitsOf(const RankCommunication& r, const std::optiona
   return out;
 }
 
+// Waits within this share of the most wait tie with it.
+constexpr double kWaitTieShare = 0.01;
+
+bool TiesTheMostWait(const std::vector<RankCommunication>& ranks, const std::optional<PipelineAnalysis>& pipeline,
+                     const RankCommunication& most, double most_ms) {
+  for (const RankCommunication& r : ranks) {
+    if (&r == &most) continue;
+    const AscendRuleWaits waits = AscendRuleWaitsOf(r, pipeline);
+    if (waits.wait_ratio && waits.wait_ms >= (1 - kWaitTieShare) * most_ms) return true;
+  }
+  return false;
+}
+
 // msprof: the rank with the most wait decides between a slow rank and a slow link. Where no rank waits at
 // all there is neither: the rule's "most wait" would name the first rank of a tie at zero.
 void JudgeAscend(const std::vector<RankCommunication>& ranks, const std::optional<PipelineAnalysis>& pipeline,
@@ -422,7 +435,10 @@ void JudgeAscend(const std::vector<RankCommunication>& ranks, const std::optiona
     out->ascend_verdict = "no wait";
     return;
   }
-  out->ascend_max_wait_rank = max_wait->rank;
+  // A rank whose wait ties the most (balanced pipeline stages wait alike) is not named by the order of the
+  // input: "most wait on rank N" would be a tie-break.
+  if (!TiesTheMostWait(ranks, pipeline, *max_wait, max_wait_ms)) out->ascend_max_wait_rank = max_wait->rank;
+  const bool staged = pipeline && !pipeline->stages.empty();
   if (max_wait_sync_ratio && *max_wait_sync_ratio > 0.2) {
     // Wait ratios a few points apart name no rank: the smallest is then chance, not a slow rank.
     if (max_ratio - min_ratio < kWaitRatioNoise) {
@@ -432,7 +448,9 @@ void JudgeAscend(const std::vector<RankCommunication>& ranks, const std::optiona
       out->ascend_slow_rank = min_ratio_rank;
     }
   } else {
-    out->ascend_verdict = "slow link";
+    // On a pipeline the stages already charge the send / receive waits, and what the other operations wait
+    // is short: "a slow link" would contradict the bubble the same ranks' figures show.
+    out->ascend_verdict = staged ? "pipeline bubble" : "slow link";
   }
 }
 

@@ -120,12 +120,21 @@ void AppendAscendVerdict(const CrossRankCommunication& x, std::string* out) {
                        : "\nHCCL (msprof rule): no rank's HCCL operations wait: no slow rank, no slow link\n";
     return;
   }
+  if (x.ascend_verdict == "pipeline bubble") {
+    *out +=
+        "\nHCCL (msprof rule): no slow rank; the pipeline's send / receive waits are its bubble (see the pipeline "
+        "stages), and the other operations' synchronization is short\n";
+    return;
+  }
+  const bool named = x.ascend_max_wait_rank.has_value();
   const std::string verdict =
       x.ascend_slow_rank ? fmt::format("slow rank: {}", *x.ascend_slow_rank)
       : x.ascend_verdict == "slow link"
-          ? std::string("its synchronization is short: a slow link, not a slow rank")
+          ? fmt::format("{} synchronization is short: a slow link, not a slow rank", named ? "its" : "their")
           : std::string("the ranks' wait ratios are within 0.05 of each other: no rank stands out");
-  *out += fmt::format("\nHCCL (msprof rule): most wait on rank {}; {}\n", *x.ascend_max_wait_rank, verdict);
+  const std::string most = named ? fmt::format("most wait on rank {}", *x.ascend_max_wait_rank)
+                                 : std::string("the ranks that wait most wait alike (within 1 %)");
+  *out += fmt::format("\nHCCL (msprof rule): {}; {}\n", most, verdict);
   if (x.pipeline) {
     *out +=
         "  over the other operations: the pipeline's send / receive waits are its bubble (see the pipeline "
