@@ -128,9 +128,6 @@ def check_ddp_straggler(binary, shared):
                   0 < for_straggler < wait["wait_us"],
                   f"gloo DDP: rank {quoted}'s wait for rank {straggler} only "
                   f"({f['evidence']['wait_us_per_step']} of all {wait['wait_us']} us)")
-    others = [w.get("wait_for_straggler_us", -1) for r, w in waits.items() if r != straggler]
-    harness.check(for_straggler == max(others),
-                  f"gloo DDP: the finding quotes the rank that waits most for the straggler ({others})")
     harness.check(f["title"].startswith(f"rank {quoted} waits "), f"gloo DDP: the title names its rank: {f['title']}")
 
 
