@@ -42,6 +42,11 @@ TEST(WaitCausesTest, AGroupsFirstCollectiveLeadInStartsAtItsStep) {
   // Outside any step: still no lead-in.
   const std::vector<CollectiveLeadIn> outside = MeasureLeadIns(trace, {At(Us(6000), Us(100))});
   EXPECT_EQ(outside[0].causes, WaitCauseTimes{});
+  // After another group's collective in the step (a pipeline's hand-off) the step start is no common point.
+  Collective hand_off = At(Us(3000), Us(100), "pp");
+  hand_off.step = 1;
+  const std::vector<CollectiveLeadIn> after = MeasureLeadIns(trace, {hand_off, first});
+  EXPECT_EQ(after[1].causes, WaitCauseTimes{});
 }
 
 TEST(WaitCausesTest, LeadInSplitsTheTimeSinceThePreviousCollectiveEnded) {
