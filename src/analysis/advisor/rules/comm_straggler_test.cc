@@ -85,7 +85,7 @@ TEST(RuleFamilies, StragglerFindingQuotesOnlyTheWaitsForTheStraggler) {
   ASSERT_EQ(findings.size(), 1u);
   const Finding& f = findings[0];
   EXPECT_DOUBLE_EQ(f.uncapped_gain_ns, Us(120));
-  EXPECT_DOUBLE_EQ(f.value, 30);
+  EXPECT_DOUBLE_EQ(f.value.value_or(-1), 30);
   EXPECT_DOUBLE_EQ(Number(f, "wait_us_per_step"), 120);
   EXPECT_DOUBLE_EQ(Number(f, "all_waits_us_per_step"), 300);
   EXPECT_NE(f.title.find("rank 0 waits 120.0 us per step for rank 1"), std::string::npos) << f.title;
