@@ -119,7 +119,8 @@ TEST(SmallPackets, BatchedSendRecvIsNotToldToBatch) {
   Trace trace = t.Finish();
   SideTableBuilder side(&trace);
   AddPipelineOps(side, /*batched=*/true);
-  const Finding* f = Find(finding_lookup::AdviseOneRank(trace), kSmallPacketsId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kSmallPacketsId);
   ASSERT_NE(f, nullptr);
   ASSERT_EQ(f->apis.size(), 1u);
   EXPECT_EQ(f->apis[0].view().find("batch_isend_irecv"), std::string::npos) << f->apis[0].view();

@@ -128,6 +128,7 @@ TEST(RuleFamilies, StragglerFindingsCompareTheSlowestAndFastestRank) {
   waiting.wait_ns = Us(300);
   waiting.transfer_ns = Us(100);
   waiting.wait_ratio = 0.75;
+  waiting.wait_for_straggler_ns = Us(300);  // the straggler was last at all 4
   cross.ranks.push_back(waiting);
   RankOperatorDiff diff;
   diff.slow_rank = 1;
