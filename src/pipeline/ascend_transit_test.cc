@@ -46,6 +46,7 @@ TEST(AscendZeroTransitTest, TransitComesFromTheBandwidthInfo) {
   ASSERT_EQ(rank.ascend_ops.size(), 1u);
   const AscendCommOp& op = rank.ascend_ops[0];
   EXPECT_DOUBLE_EQ(op.transit_ms, 93.0);
+  EXPECT_TRUE(op.transit_from_bandwidth);  // an estimate, which comm says
   ASSERT_TRUE(op.wait_ratio.has_value());
   EXPECT_NEAR(*op.wait_ratio, 0.5 / 93.5, 1e-12);
   ASSERT_TRUE(rank.ascend_wait_ratio.has_value());
@@ -65,6 +66,7 @@ TEST(AscendZeroTransitTest, NoTransitAnywhereLeavesTheRatioUnknown) {
   const RankCommunication rank = ReadRank(0, &trace);
   ASSERT_EQ(rank.ascend_ops.size(), 1u);
   EXPECT_FALSE(rank.ascend_ops[0].wait_ratio.has_value());
+  EXPECT_FALSE(rank.ascend_ops[0].transit_from_bandwidth);
   EXPECT_FALSE(rank.ascend_wait_ratio.has_value());
   EXPECT_DOUBLE_EQ(rank.ascend_ops[0].wait_ms, 0.5);  // the wait itself is still known
 }

@@ -59,6 +59,32 @@ std::vector<int64_t> PeersOf(const RankCommunication& comm) {
   return out;
 }
 
+// The HCCL ops whose transit the bandwidth info gave (the time info had 0), by their index in the rank's ops:
+// written apart (version 9) so that older summaries keep their layout.
+std::vector<uint64_t> TransitFromBandwidthOf(const RankCommunication& comm) {
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < comm.ascend_ops.size(); ++i) {
+    if (comm.ascend_ops[i].transit_from_bandwidth) out.push_back(i);
+  }
+  return out;
+}
+
+// False where an index names no op (damage).
+bool SetTransitFromBandwidth(const std::vector<uint64_t>& ops, RankCommunication* comm) {
+  for (uint64_t i : ops) {
+    if (i >= comm->ascend_ops.size()) return false;
+    comm->ascend_ops[i].transit_from_bandwidth = true;
+  }
+  return true;
+}
+
+// The version 9 field of one rank; false where it contradicts the rank read before it.
+bool ReadTransitFromBandwidth(Reader* r, RankCommunication* comm) {
+  std::vector<uint64_t> estimated;
+  (*r)(estimated);
+  return !r->ok() || SetTransitFromBandwidth(estimated, comm);
+}
+
 bool SetPeers(const std::vector<int64_t>& peers, RankCommunication* comm) {
   if (peers.size() != comm->collectives.size()) return false;
   for (size_t i = 0; i < peers.size(); ++i) comm->collectives[i].peer = peers[i];
@@ -144,9 +170,10 @@ void WriteSummary(Archive& w, const SummaryFile& file) {
     w(uint64_t{rank.advice.findings.size()});
     for (const RuleFinding& f : rank.advice.findings) w(f.finding.modules);
     w(MemoryCategoriesOf(rank));
-    w(rank.breakdown_warning_ids);  // version 6
-    w(rank.comm.steps_ns);          // version 7
-    w(rank.comm.step_work);         // version 8
+    w(rank.breakdown_warning_ids);         // version 6
+    w(rank.comm.steps_ns);                 // version 7
+    w(rank.comm.step_work);                // version 8
+    w(TransitFromBandwidthOf(rank.comm));  // version 9
   }
   w(file.warning_ids);  // version 6
 }
@@ -218,6 +245,7 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       RestoreReportedSteps(rank.report->breakdown, &rank.comm);
     }
     if (version >= 8) r(rank.comm.step_work);
+    if (version >= 9 && !ReadTransitFromBandwidth(&r, &rank.comm)) return corrupt;
     if (r.ok() && !IdsWithinLines(rank.breakdown_warning_ids, rank.breakdown_warnings.size())) return corrupt;
   }
   if (version >= 6) r(file.warning_ids);

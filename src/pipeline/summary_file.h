@@ -29,7 +29,7 @@ namespace tuneprof {
 // older summaries take it from their report's breakdown.
 // Version 8 added what each rank ran over its steps (RankCommunication::step_work: host APIs and device
 // operators), which the slowest-vs-fastest rank comparison reads; older summaries read as none.
-inline constexpr uint32_t kSummaryFormatVersion = 8;
+inline constexpr uint32_t kSummaryFormatVersion = 9;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.

@@ -51,6 +51,7 @@ SummaryFile Example() {
   comm.expert_parallel = {ExpertParallelStep{7, 5000, 12, 2300, 1100, 1200, 469762048, 0.46}};
   AscendCommOp op;
   op.op_name = "hcom_allReduce__1";
+  op.transit_from_bandwidth = true;
   op.transports = {AscendTransport{"HCCS", 10, 1, 10.0, true, std::nullopt, 3, 1, 0.5, 20.0}};
   comm.ascend_ops = {op};
   comm.parallel_groups = {ParallelGroupInfo{"10652853832372142448", "dp", {0, 1, 2, 3}}};
@@ -204,6 +205,7 @@ std::string AsVersion(SummaryFile file, int version) {
     if (version < 2) rank.report.reset();
     rank.breakdown_warning_ids.clear();
     rank.comm.step_work = RankStepWork();
+    for (AscendCommOp& op : rank.comm.ascend_ops) op.transit_from_bandwidth = false;
     for (Collective& c : rank.comm.collectives) {
       c.direction = P2pDirection::kUnknown;
       c.peer = kNoId;
@@ -219,8 +221,9 @@ std::string AsVersion(SummaryFile file, int version) {
   const size_t directions = 2 * (8 + 8 * file.ranks.at(0).comm.collectives.size());
   const size_t categories = 8 + devices * (1 + 8 + 8);
   // The rank's and the file's empty warning id lists (version 6), a count each, the rank's steps
-  // (version 7) and its empty step work (version 8: two counts).
-  const size_t tail = 2 * 8 + (version < 7 ? 8 : 0) + (version < 8 ? 2 * 8 : 0) +
+  // (version 7), its empty step work (version 8: two counts) and its empty list of transits taken from the
+  // bandwidth info (version 9: a count).
+  const size_t tail = 2 * 8 + (version < 7 ? 8 : 0) + (version < 8 ? 2 * 8 : 0) + (version < 9 ? 8 : 0) +
                       (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
                       (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) +
                       (version < 2 ? 1 : 0);
@@ -248,6 +251,7 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.comm.collectives.at(1).direction, P2pDirection::kSend);
   EXPECT_EQ(rank.comm.collectives.at(1).peer, 3);
   EXPECT_EQ(rank.comm.collectives.at(0).peer, kNoId);
+  EXPECT_TRUE(rank.comm.ascend_ops.at(0).transit_from_bandwidth);  // version 9
   const DeviceMemory& memory = rank.report->memory.devices.at(0);  // version 5
   ASSERT_TRUE(memory.categories_at_peak.has_value());
   EXPECT_EQ(memory.categories_at_peak->bytes[7], 8);
@@ -401,6 +405,24 @@ TEST(SummaryFileTest, ReadsVersion1) {
   EXPECT_EQ(decoded->ranks.at(0).advice.findings.at(0).finding.evidence.at(1).text, "no overlap");
 }
 
+TEST(SummaryFileTest, ReadsVersion8WithoutTheTransitsFromBandwidth) {
+  const SummaryFile example = Example();
+  SummaryFile file = Example();
+  file.warning_ids.clear();
+  for (RankSummary& rank : file.ranks) {
+    for (AscendCommOp& op : rank.comm.ascend_ops) op.transit_from_bandwidth = false;
+  }
+  std::string bytes = EncodeSummaryFile(file);
+  // The one rank's empty version 9 list (a count) sits before the file's empty warning ids and the checksum.
+  bytes.erase(bytes.size() - 3 * 8, 8);
+  bytes.resize(bytes.size() - 8);
+  bytes[17] = 8;
+  auto decoded = DecodeSummaryFile(Sealed(std::move(bytes)), "v8.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 8u);
+  EXPECT_FALSE(decoded->ranks.at(0).comm.ascend_ops.at(0).transit_from_bandwidth);
+}
+
 TEST(SummaryFileTest, ReadsVersion2WithoutTheVersion3Parts) {
   const SummaryFile example = Example();
   auto decoded = DecodeSummaryFile(AsVersion(Example(), 2), "v2.tps", example.profiles.get());
@@ -452,10 +474,10 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
   EXPECT_NE(DecodeSummaryFile("{\"traceEvents\": []}", "t.tps").status().message().find("not a tuneprof summary"),
             std::string::npos);
   std::string bytes = EncodeSummaryFile(Example());
-  bytes[17] = 9;  // the version's low byte: damage, unless the checksum says these are the bytes written
+  bytes[17] = 10;  // the version's low byte: damage, unless the checksum says these are the bytes written
   EXPECT_NE(DecodeSummaryFile(bytes, "v.tps").status().message().find("cut off or corrupt"), std::string::npos);
   bytes.resize(bytes.size() - 8);
-  EXPECT_NE(DecodeSummaryFile(Sealed(bytes), "v.tps").status().message().find("version 9"), std::string::npos);
+  EXPECT_NE(DecodeSummaryFile(Sealed(bytes), "v.tps").status().message().find("version 10"), std::string::npos);
 }
 
 // The fields a summary holds are declared once (summary_fields.h); the layout they make is pinned here to
@@ -463,8 +485,8 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
 // last, fails this test until kSummaryFormatVersion is raised (with the reader taught the older layout)
 // and the new layout's digest pinned beside the new version.
 TEST(SummaryFileTest, LayoutIsPinnedToTheVersion) {
-  constexpr uint32_t kPinnedVersion = 8;
-  constexpr uint64_t kPinnedDigest = 0x4e4af8a2df7677c9;
+  constexpr uint32_t kPinnedVersion = 9;
+  constexpr uint64_t kPinnedDigest = 0x67c6ad7c5da690b4;
   const std::string layout = SummaryLayout();
   const uint64_t digest = summary_format::Checksum(layout);
   EXPECT_EQ(kSummaryFormatVersion, kPinnedVersion);

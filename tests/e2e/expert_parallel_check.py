@@ -158,6 +158,22 @@ def check_mc2_text(binary, mc2, tmp, failures):
         failures.append(f"mc2 text: from its summary fused_comm {again['ranks'][0].get('fused_comm')}, not {fused}")
 
 
+def check_mc2_classes(binary, mc2, mc2_text, failures):
+    """One rule classes the fused operators with and without the timeline: the same computing split (none of
+    them memory-bound), and analyze names the same dominant bottleneck for both, never memory."""
+    splits, dominants = [], []
+    for label, rank in (("timeline", mc2), ("text", mc2_text)):
+        split = json_or_exit(binary, "profile", "--json", rank["path"])["ranks"][0]["computing_split_us"]
+        splits.append({k: round(v, 3) for k, v in split.items() if k != "classes_known"})
+        dominants.append(json_or_exit(binary, "analyze", "--json", rank["path"])["dominant_bottleneck"])
+        if split["memory_bound"] > 1:
+            failures.append(f"mc2 {label}: fused operators counted memory-bound: {split}")
+    if splits[0] != splits[1]:
+        failures.append(f"mc2: computing split with the timeline {splits[0]}, without {splits[1]}")
+    if dominants[0] != dominants[1] or "memory" in dominants:
+        failures.append(f"mc2: dominant bottleneck with the timeline {dominants[0]}, without {dominants[1]}")
+
+
 def check_mc2_bytes(binary, mc2, comm, failures):
     """MC2 fused operators' message bytes, estimated from kernel_details shapes: per type within 15 % of the
     generator's (exact here), a bandwidth beside them, and the text and JSON say where the bytes come from."""
@@ -305,6 +321,7 @@ def main():
         check_advice(binary, kineto_dir, truth, failures)
         check_mc2(binary, truth["mc2"], failures)
         check_mc2_text(binary, truth["mc2_text"], tmp, failures)
+        check_mc2_classes(binary, truth["mc2"], truth["mc2_text"], failures)
     if shared is not None:
         check_corpus(binary, shared, failures)
     return harness.report(failures)

@@ -69,8 +69,9 @@ std::string StragglerShareOfCommunication(const CrossRankCommunication& cross) {
   int64_t communication = 0;
   for (const RankWait& w : cross.ranks) {
     if (w.rank == *cross.straggler_rank || w.matched == 0) continue;
-    // A pipeline's hand-offs wait for another stage, not for the straggler.
-    wait += w.wait_ns - w.pipeline_wait_ns;
+    // Only the waits at the collectives the straggler arrived at last (the pipeline's hand-offs, which wait
+    // for another stage, left out): at the others the ranks waited for whoever was last there.
+    wait += w.wait_for_straggler_ns;
     communication += w.communication_ns - w.pipeline_communication_ns;
   }
   if (communication <= 0 || 2 * wait < communication) return "";
@@ -191,6 +192,19 @@ void KeepTransferShare(const CrossRankCommunication* cross, int64_t rank_id, std
   }
 }
 
+// host.launch_bound is found on one rank, whose figures the merged finding quotes: on a run of several
+// ranks its text names that rank, and where the rank is the straggler, that the others wait for it.
+void NameTheHostWaitsRank(const CrossRankCommunication* cross, int64_t rank_id, std::vector<RuleFinding>* findings) {
+  if (cross == nullptr || cross->ranks.size() < 2) return;
+  const bool straggler = cross->straggler_rank == rank_id && cross->straggler_stands_out;
+  for (RuleFinding& found : *findings) {
+    Finding& f = found.finding;
+    if (f.id != "host.launch_bound") continue;
+    f.title = fmt::format("rank {}: {}", rank_id, f.title);
+    if (straggler) f.title += "; the other ranks wait for this rank at the collectives (communication.straggler)";
+  }
+}
+
 // The bytes of each EP rank's all-to-alls per step, beside its tokens (drafts and `comm` run in parallel).
 void AddAllToAllBytes(const std::vector<RankAdviceDraft>& ranks, const std::vector<const RankCommunication*>& comm,
                       MoeBalance* moe) {
@@ -225,6 +239,7 @@ std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunicatio
     for (Finding& finding : found) draft.findings.push_back(RuleFinding{r, std::move(finding)});
   }
   KeepTransferShare(cross, draft.advice.rank, &draft.findings);
+  NameTheHostWaitsRank(cross, draft.advice.rank, &draft.findings);
   std::stable_sort(draft.findings.begin(), draft.findings.end(),
                    [](const RuleFinding& a, const RuleFinding& b) { return a.rule < b.rule; });
   std::vector<Finding> findings;

@@ -235,7 +235,8 @@ TEST(CombineAdvice, ACommunicationVerdictNamesTheRankTheOthersWaitFor) {
     wait.rank = static_cast<int64_t>(i);
     wait.matched = 4;
     wait.communication_ns = Us(800);
-    wait.wait_ns = i == 2 ? 0 : Us(600);
+    wait.wait_ns = i == 2 ? 0 : Us(700);
+    wait.wait_for_straggler_ns = i == 2 ? 0 : Us(600);  // 100 us of it for another late rank
     cross.ranks.push_back(wait);
   }
   const AdvisorResult result = CombineAdvice(drafts, {}, AdvisorConfig(), &cross);
@@ -469,6 +470,26 @@ TEST(CombineAdvice, ComputeOnAWaitingStageSavesNoStepTime) {
   ASSERT_NE(f, nullptr);
   EXPECT_DOUBLE_EQ(f->estimated_gain_ns, Us(30));
   EXPECT_EQ(f->evidence_rank, 1);
+}
+
+// Merged across ranks, host.launch_bound quotes one rank's figures: its title names the rank, and that the
+// others wait for it where it is the straggler.
+TEST(CombineAdvice, HostLaunchBoundNamesTheRankItsFiguresAreOf) {
+  CrossRankCommunication cross;
+  cross.ranks.resize(2);
+  cross.ranks[0].rank = 0;
+  cross.ranks[1].rank = 1;
+  cross.straggler_rank = 1;
+  cross.straggler_stands_out = true;
+  Finding host = Candidate("host.launch_bound", TimePart::kHostWait, Us(500));
+  host.title = "the device waits for the host 50.0 % of the step (500.0 us per step): mostly in gaps >= 1 ms";
+  auto drafts =
+      TwoRankDrafts(TimePart::kComputeBound, {400, 100}, {std::vector<Finding>{}, std::vector<Finding>{host}});
+  const AdvisorResult result = CombineAdvice(std::move(drafts), {}, AdvisorConfig(), &cross);
+  const Finding* f = FindIn(result, "host.launch_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->title.starts_with("rank 1: the device waits for the host 50.0 %")) << f->title;
+  EXPECT_NE(f->title.find("the other ranks wait for this rank at the collectives"), std::string::npos) << f->title;
 }
 
 }  // namespace

@@ -50,15 +50,17 @@ struct RankWaitPerStep {
 };
 
 // The rank's wait for the last arrival at its matched collectives, from the timeline; none where the
-// input matched no collective of the rank (a torch_npu export without trace_view.json has none).
+// input matched no collective of the rank (a torch_npu export without trace_view.json has none). For a
+// straggler, only its waits at the collectives the straggler arrived at last: those the straggler counts.
 std::optional<RankWaitPerStep> TimelineWait(const std::vector<const RankCommunication*>& comm,
-                                            const CrossRankCommunication* cross, int64_t rank) {
+                                            const CrossRankCommunication* cross, int64_t rank, bool for_straggler) {
   if (cross == nullptr) return std::nullopt;
   for (size_t i = 0; i < cross->ranks.size() && i < comm.size(); ++i) {
     const RankWait& w = cross->ranks[i];
     if (w.rank != rank || comm[i] == nullptr || comm[i]->steps == 0 || w.matched == 0) continue;
-    return RankWaitPerStep{static_cast<double>(w.wait_ns) / static_cast<double>(comm[i]->steps), "the last arrival",
-                           "wait_for_last_arrival_us"};
+    const int64_t wait = for_straggler ? w.wait_for_straggler_ns : w.wait_ns;
+    return RankWaitPerStep{static_cast<double>(wait) / static_cast<double>(comm[i]->steps),
+                           for_straggler ? "the straggler" : "the last arrival", "wait_for_last_arrival_us"};
   }
   return std::nullopt;
 }
@@ -126,7 +128,8 @@ void ChargeWaitToItsCause(const std::vector<const RankCommunication*>& comm, con
   if (cause == nullptr) return;
   for (Finding& f : *findings) {
     if (f.id != "communication.exposed" || f.estimated_gain_ns <= 0) continue;
-    std::optional<RankWaitPerStep> wait = TimelineWait(comm, cross, f.evidence_rank);
+    const bool for_straggler = cause->id == "communication.straggler" && cross != nullptr && cross->straggler_rank;
+    std::optional<RankWaitPerStep> wait = TimelineWait(comm, cross, f.evidence_rank, for_straggler);
     if (!wait && cause->id == "moe.expert_imbalance") wait = ExpertWait(moe, f.evidence_rank);
     if (!wait || wait->ns <= 0) continue;
     const double exposed = 1e3 * NumberOf(f, "exposed_communication_us");

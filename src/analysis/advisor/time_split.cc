@@ -1,6 +1,7 @@
 #include "analysis/advisor/time_split.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -96,9 +97,10 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
       continue;
     }
     // A kernel neither its name nor its launching operator classes is unclassified, never counted
-    // memory-bound by default.
+    // memory-bound by default; so is a fused compute + communication kernel (MC2), whose matmul and
+    // transfer run as one: the same rule classes it where only kernel_details lists it.
     const char letter = kernel_letters.Of(work.event);
-    if (letter == op_letter::kOther) {
+    if (letter == op_letter::kOther || work.work == WorkClass::kFusedComm) {
       times.unclassified_ns += self;
       continue;
     }
@@ -117,15 +119,20 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
 }
 
 // A torch_npu rank without a timeline still lists its operators in kernel_details.csv: their durations
-// class the computing as the timeline's kernels would (by op type, else name), communication and copies
-// left out.
+// class the computing as the timeline's kernels would (by op type, else name; fused compute +
+// communication operators (MC2) unclassified, as there), communication and copies left out.
 void ClassFromKernelDetails(const Trace& trace, WorkTimes* times) {
   OpLetters letters(trace);
   for (const NpuOpRow& row : trace.kernel_details().rows) {
     const std::string_view core = trace.str(row.accelerator_core);
     if (row.dur_ns == kNoId || row.dur_ns <= 0 || core == "HCCL" || core == "COMMUNICATION") continue;
-    if (ClassifyDeviceWork(EventKind::kKernel, trace.str(row.name)) != WorkClass::kCompute) continue;
+    const std::optional<WorkClass> work = ClassifyDeviceWork(EventKind::kKernel, trace.str(row.name));
+    if (!work || !Computes(*work)) continue;
     const double dur = static_cast<double>(row.dur_ns);
+    if (work == WorkClass::kFusedComm) {  // as on a timeline: neither compute- nor memory-bound
+      times->unclassified_ns += dur;
+      continue;
+    }
     char letter = trace.str(row.type).empty() ? op_letter::kOther : letters.Of(row.type);
     if (letter == op_letter::kOther) letter = letters.Of(row.name);  // the timeline's kernel name
     if (letter == op_letter::kOther) {                               // unclassified, as on a timeline

@@ -9,8 +9,9 @@
 // longer of the ProfilerStep range on the host and the step's device span), at least the step's busy time. Device work per step comes from time_breakdown.h. Work is
 // split into compute-bound, memory-bound and unclassified by the share of self time of each class
 // (op_classes.h): union time cannot be attributed per event, durations can. A kernel is classed by its
-// name, else by the operator that launched it (KernelLetters); one neither classes is unclassified
-// rather than counted memory-bound, and where the step computes but no work is listed to class it (a
+// name, else by the operator that launched it (KernelLetters); one neither classes, and a fused compute +
+// communication kernel (MC2), on a timeline or in kernel_details alike, is unclassified rather than
+// counted memory-bound, and where the step computes but no work is listed to class it (a
 // torch_npu rank with only step_trace_time.csv, cluster output) all the computing is unclassified
 // (compute_classes_known false); a rank that keeps kernel_details.csv is classed from it instead.
 #include <array>

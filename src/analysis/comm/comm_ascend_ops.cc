@@ -100,6 +100,7 @@ void TakeZeroTransitFromBandwidth(AscendCommOp* op) {
   longest = std::min(longest, op->elapse_ms - op->wait_ms);
   if (longest > 0) {
     op->transit_ms = longest;
+    op->transit_from_bandwidth = true;
     op->wait_ratio = Ratio(op->wait_ms, op->transit_ms);
     op->synchronization_ratio = Ratio(op->synchronization_ms, op->transit_ms);
   } else {

@@ -157,6 +157,14 @@ CommLink GpuLink(const HardwareSelection& hardware) {
     link.why = "unknown chip: " + hardware.how;
     return link;
   }
+  // An Ascend chip's collectives (MC2 fused operators on its timeline) run over HCCS inside a server, RDMA
+  // between servers and SIO between a 910_93's dies: no GPU link names them, and its PCIe carries host copies.
+  if (hardware.profile->kind == "npu") {
+    link.why = hardware.profile->name +
+               ": HCCS / RDMA / SIO links, whose peak this line does not compare against (communication.json's "
+               "bandwidth info measures HCCL's)";
+    return link;
+  }
   for (std::string_view transport : {"nvlink", "xgmi", "pcie"}) {
     for (const LinkBandwidth& bandwidth : hardware.profile->links) {
       if (bandwidth.transport != transport || !bandwidth.gb_per_s.value) continue;

@@ -140,6 +140,9 @@ struct AscendCommOp {
   std::optional<double> synchronization_ratio;  // Sync / (Sync + Transit), recomputed
   std::optional<double> file_wait_ratio;        // as written (4 decimals)
   std::vector<AscendTransport> transports;      // those with traffic (size or time > 0)
+  // The time info wrote Transit 0 and transit_ms is the bandwidth info's (comm_ascend_ops.cc): an estimate,
+  // which the text and the JSON say.
+  bool transit_from_bandwidth = false;
 };
 
 // A transport over all ops of a rank (the "Total Op Info" entries), for link utilization.

@@ -215,7 +215,10 @@ void ChargeEachWaitOnce(const WaitIntervals& intervals, std::vector<RankWait>* w
   }
 }
 
-void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
+// (late rank index, waiting rank index) -> the waiting rank's wait the late rank caused outside the hand-offs.
+using CausedWaits = std::map<std::pair<size_t, size_t>, int64_t>;
+
+void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits, CausedWaits* caused_outside) {
   for (size_t r = 0; r < waits->size(); ++r) {
     RankWait& w = (*waits)[r];
     w.communication_ns = TotalLength(UnionOf(std::move(intervals.communication[r])));
@@ -223,7 +226,9 @@ void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
     w.transfer_ns = w.communication_ns - w.wait_ns;
   }
   for (auto& [pair, caused] : intervals.caused) {
-    (*waits)[pair.first].wait_caused_ns += TotalLength(UnionOf(std::move(caused)));
+    const int64_t length = TotalLength(UnionOf(std::move(caused)));
+    (*waits)[pair.first].wait_caused_ns += length;
+    (*caused_outside)[pair] = length;
   }
   for (size_t r = 0; r < waits->size(); ++r) {
     RankWait& w = (*waits)[r];
@@ -231,7 +236,23 @@ void MeasureWaits(WaitIntervals intervals, std::vector<RankWait>* waits) {
     w.pipeline_wait_ns = TotalLength(UnionOf(std::move(intervals.pipeline_wait[r])));
   }
   for (auto& [pair, caused] : intervals.pipeline_caused) {
-    (*waits)[pair.first].pipeline_wait_caused_ns += TotalLength(UnionOf(std::move(caused)));
+    const int64_t length = TotalLength(UnionOf(std::move(caused)));
+    (*waits)[pair.first].pipeline_wait_caused_ns += length;
+    int64_t& outside = (*caused_outside)[pair];
+    outside = std::max<int64_t>(outside - length, 0);
+  }
+}
+
+// Each rank's wait at the collectives the straggler arrived at last: what the straggler finding quotes,
+// rather than the rank's wait at every collective, whoever was last there.
+void MeasureWaitsForStraggler(const CausedWaits& caused_outside, CrossRankCommunication* out) {
+  if (!out->straggler_rank) return;
+  size_t late = out->ranks.size();
+  for (size_t r = 0; r < out->ranks.size(); ++r) {
+    if (out->ranks[r].rank == *out->straggler_rank) late = r;
+  }
+  for (auto it = caused_outside.lower_bound({late, 0}); it != caused_outside.end() && it->first.first == late; ++it) {
+    out->ranks[it->first.second].wait_for_straggler_ns = it->second;
   }
 }
 
@@ -372,6 +393,19 @@ AscendRuleWaits AscendRuleWaitsOf(const RankCommunication& r, const std::optiona
   return out;
 }
 
+// Waits within this share of the most wait tie with it.
+constexpr double kWaitTieShare = 0.01;
+
+bool TiesTheMostWait(const std::vector<RankCommunication>& ranks, const std::optional<PipelineAnalysis>& pipeline,
+                     const RankCommunication& most, double most_ms) {
+  for (const RankCommunication& r : ranks) {
+    if (&r == &most) continue;
+    const AscendRuleWaits waits = AscendRuleWaitsOf(r, pipeline);
+    if (waits.wait_ratio && waits.wait_ms >= (1 - kWaitTieShare) * most_ms) return true;
+  }
+  return false;
+}
+
 // msprof: the rank with the most wait decides between a slow rank and a slow link. Where no rank waits at
 // all there is neither: the rule's "most wait" would name the first rank of a tie at zero.
 void JudgeAscend(const std::vector<RankCommunication>& ranks, const std::optional<PipelineAnalysis>& pipeline,
@@ -401,7 +435,10 @@ void JudgeAscend(const std::vector<RankCommunication>& ranks, const std::optiona
     out->ascend_verdict = "no wait";
     return;
   }
-  out->ascend_max_wait_rank = max_wait->rank;
+  // A rank whose wait ties the most (balanced pipeline stages wait alike) is not named by the order of the
+  // input: "most wait on rank N" would be a tie-break.
+  if (!TiesTheMostWait(ranks, pipeline, *max_wait, max_wait_ms)) out->ascend_max_wait_rank = max_wait->rank;
+  const bool staged = pipeline && !pipeline->stages.empty();
   if (max_wait_sync_ratio && *max_wait_sync_ratio > 0.2) {
     // Wait ratios a few points apart name no rank: the smallest is then chance, not a slow rank.
     if (max_ratio - min_ratio < kWaitRatioNoise) {
@@ -411,7 +448,9 @@ void JudgeAscend(const std::vector<RankCommunication>& ranks, const std::optiona
       out->ascend_slow_rank = min_ratio_rank;
     }
   } else {
-    out->ascend_verdict = "slow link";
+    // On a pipeline the stages already charge the send / receive waits, and what the other operations wait
+    // is short: "a slow link" would contradict the bubble the same ranks' figures show.
+    out->ascend_verdict = staged ? "pipeline bubble" : "slow link";
   }
 }
 
@@ -526,12 +565,14 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
     VoteSlowRanks(arrivals, &out);
   }
   ChargeEachWaitOnce(intervals, &out.ranks);
-  MeasureWaits(std::move(intervals), &out.ranks);
+  CausedWaits caused_outside;
+  MeasureWaits(std::move(intervals), &out.ranks, &caused_outside);
   KeepLargestExtras(std::move(diffs), &out.ranks);
   for (RankWait& w : out.ranks) {
     if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
   }
   NameStraggler(margins, &out);
+  MeasureWaitsForStraggler(caused_outside, &out);
   JudgeAscend(ranks, out.pipeline, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);

@@ -45,6 +45,9 @@ struct RankWait {
   std::optional<double> wait_ratio;  // wait / communication
   uint64_t times_last = 0;           // matched collectives this rank arrived at last
   int64_t wait_caused_ns = 0;        // Σ over the other ranks of their wait (a union each) in those
+  // This rank's wait (a union) at the matched collectives the named straggler arrived at last, the
+  // pipeline's hand-offs left out: the part of wait_ns that rank made it wait. 0 without a straggler.
+  int64_t wait_for_straggler_ns = 0;
   // The part of the figures above at the pipeline's hand-offs: matched send / recv between ranks of different
   // stages (pipeline_stages.h). That wait is the bubble the stages' figures charge to the stage that bounds the
   // step, so it names no straggler and the verdict tells it apart from ranks waiting at their collectives.

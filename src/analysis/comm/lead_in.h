@@ -19,7 +19,8 @@ enum class WaitCause : uint8_t {
   kDataLoading,  // device idle inside a DataLoader range
   kOwnWait,      // device idle while one of its own earlier collectives was in flight
   // Lateness the lead-ins do not explain: carried in from before the rank's previous collective of the
-  // group (charged where it arose, not again), or at a group's first collective, which has no lead-in.
+  // group (charged where it arose, not again), or at a group's first collective outside any step, which
+  // has no lead-in.
   kUnexplained,
   kCount
 };
@@ -38,7 +39,8 @@ struct LeadOperator {
 // The lead-in of one collective: the rank's own clock from the end of its previous collective in the
 // same group (where the ranks of a synchronizing group were last together) to this collective's start,
 // each cause's time in it (kUnexplained is 0 here), and the kMaxLeadOperators operators that fill it
-// longest. All zero at a group's first collective on the rank: no earlier end to start from.
+// longest. At a group's first collective on the rank, from the start of the step that launched it (ranks
+// start a step together); all zero where no step marks one: no earlier point to start from.
 struct CollectiveLeadIn {
   WaitCauseTimes causes{};
   std::vector<LeadOperator> operators;

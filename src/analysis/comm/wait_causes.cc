@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -124,6 +125,21 @@ std::vector<LeadOperator> Operators(const Trace& trace, const RankTimeline& t, I
   return out;
 }
 
+// Where a group's first collective on the rank has no earlier end to start from, its lead-in starts where
+// the step that launched it starts, if it is the rank's first collective of the step: the ranks of a job start
+// their steps together to within the previous step's last collective, so the windows compare as a later
+// collective's do. Kineto's step ranges are on the
+// host, which launches the step's device work after it; nullopt where the trace marks no step around it.
+std::optional<int64_t> StepStartBefore(const Trace& trace, const Collective& c) {
+  // Asked once per group on the rank (its first collective), so a scan of the steps is enough.
+  for (const Step& step : trace.steps()) {
+    if (c.step ? step.number == *c.step : (c.start_ns >= step.start_ns && c.start_ns < step.end_ns)) {
+      return step.start_ns;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string_view WaitCauseName(WaitCause cause) {
@@ -142,8 +158,14 @@ std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vect
   for (size_t i = 0; i < collectives.size(); ++i) {
     const Collective& c = collectives[i];
     auto [it, first] = previous_end.try_emplace(c.group, c.start_ns + c.duration_ns);
-    if (first) continue;
-    const Interval window{std::min(it->second, c.start_ns), c.start_ns};
+    Interval window{std::min(it->second, c.start_ns), c.start_ns};
+    if (first) {
+      // The step start is the ranks' common point only before the rank's first collective of the step: after
+      // another group's (a pipeline's hand-off), its ranks no longer start together.
+      const std::optional<int64_t> step_start = StepStartBefore(trace, c);
+      if (!step_start || (i > 0 && collectives[i - 1].start_ns >= *step_start)) continue;
+      window.start_ns = std::min(*step_start, c.start_ns);
+    }
     it->second = std::max(it->second, c.start_ns + c.duration_ns);
     if (window.length() <= 0) continue;
     out[i].causes = Causes(timeline, window);

@@ -3,7 +3,8 @@
 //
 // Map side (one rank's trace): before each collective, the rank's lead-in (lead_in.h) runs on its own
 // clock from the end of its previous collective in the same group (a synchronizing collective ends on
-// all its ranks together, so the lead-ins of one collective start together) to this one's start. Its
+// all its ranks together, so the lead-ins of one collective start together) to this one's start; a group's
+// first collective from the start of the step that launched it. Its
 // time is split by cause: compute where its device runs non-communication work (on a CPU-only rank,
 // where its host operators run), else its own wait where another of its collectives is in flight, else
 // data loading inside a DataLoader range, else a host pause (host code, a sync, a sleep). It also keeps
@@ -16,7 +17,7 @@
 // the median rank's, cause by cause (the positive parts), is what it did more; the window is charged
 // once, on the last rank, to those extras (in proportion where they exceed it); what they do not cover
 // is unexplained: lateness carried over from before the lead-in (charged where it arose), or a group's
-// first collective, which has no lead-in.
+// first collective outside any step, which has no lead-in.
 #include <map>
 #include <string>
 #include <vector>

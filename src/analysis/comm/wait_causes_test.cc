@@ -25,6 +25,30 @@ Collective At(int64_t start_ns, int64_t duration_ns, std::string group = "0", in
 
 // Between two collectives of a group ([0, 100) and from 1000 us): an operator's kernel computes 300 us,
 // the DataLoader holds the host 100 us, another group's collective is in flight 100 us; the rest is host.
+// A group's first collective in the trace has no earlier end of the group to start from: its lead-in starts
+// where the step that launched it starts (ranks start a step together), so a rank that idles 2 ms before
+// its first all-reduce of the profile is charged a host pause there as at the later ones.
+TEST(WaitCausesTest, AGroupsFirstCollectiveLeadInStartsAtItsStep) {
+  HandBuiltTrace hand;
+  hand.Step(1, Us(0), Us(5000));
+  hand.LaunchedKernel("sgemm", Us(10), Us(20), Us(2000), 1);
+  const Trace trace = hand.Finish();
+  Collective first = At(Us(4020), Us(800));
+  first.step = 1;
+  const std::vector<CollectiveLeadIn> lead_ins = MeasureLeadIns(trace, {first});
+  ASSERT_EQ(lead_ins.size(), 1u);
+  EXPECT_EQ(Cause(lead_ins[0].causes, WaitCause::kCompute), Us(2000));
+  EXPECT_EQ(Cause(lead_ins[0].causes, WaitCause::kHostPause), Us(2020));
+  // Outside any step: still no lead-in.
+  const std::vector<CollectiveLeadIn> outside = MeasureLeadIns(trace, {At(Us(6000), Us(100))});
+  EXPECT_EQ(outside[0].causes, WaitCauseTimes{});
+  // After another group's collective in the step (a pipeline's hand-off) the step start is no common point.
+  Collective hand_off = At(Us(3000), Us(100), "pp");
+  hand_off.step = 1;
+  const std::vector<CollectiveLeadIn> after = MeasureLeadIns(trace, {hand_off, first});
+  EXPECT_EQ(after[1].causes, WaitCauseTimes{});
+}
+
 TEST(WaitCausesTest, LeadInSplitsTheTimeSinceThePreviousCollectiveEnded) {
   HandBuiltTrace hand;
   hand.Host(EventKind::kHostOp, "aten::mm", Us(150), Us(20));

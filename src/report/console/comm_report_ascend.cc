@@ -41,36 +41,51 @@ void WriteAscendOp(JsonWriter* w, const AscendCommOp& op) {
   JsonNumberField(*w, "wait_ratio", op.wait_ratio);
   JsonNumberField(*w, "synchronization_ratio", op.synchronization_ratio);
   JsonNumberField(*w, "file_wait_ratio", op.file_wait_ratio);
+  w->Key("transit_from_bandwidth").Bool(op.transit_from_bandwidth);
   w->Key("transports").BeginArray();
   for (const AscendTransport& t : op.transports) WriteAscendTransport(w, t);
   w->EndArray();
   w->EndObject();
 }
 
+// The rank's HCCL ops summed, totals left out; transit, wait, sync and idle over the ops whose split is known.
+struct AscendOpSums {
+  uint64_t ops = 0, split_dropped = 0;
+  double elapse = 0, transit = 0, estimated = 0, wait = 0, sync = 0, idle = 0;
+};
+
+AscendOpSums SumAscendOps(const RankCommunication& r) {
+  AscendOpSums sums;
+  for (const AscendCommOp& op : r.ascend_ops) {
+    if (op.total) continue;
+    ++sums.ops;
+    sums.elapse += op.elapse_ms;
+    if (!SplitKnown(op)) {
+      ++sums.split_dropped;
+      continue;
+    }
+    sums.transit += op.transit_ms;
+    sums.estimated += op.transit_from_bandwidth ? op.transit_ms : 0;
+    sums.wait += op.wait_ms;
+    sums.sync += op.synchronization_ms;
+    sums.idle += op.idle_ms;
+  }
+  return sums;
+}
+
 }  // namespace
 
 void AppendAscend(const RankCommunication& r, std::string* out) {
   if (r.ascend_ops.empty() && r.ascend_links.empty()) return;
-  uint64_t ops = 0, split_dropped = 0;
-  double elapse = 0, transit = 0, wait = 0, sync = 0, idle = 0;
-  for (const AscendCommOp& op : r.ascend_ops) {
-    if (op.total) continue;
-    ++ops;
-    elapse += op.elapse_ms;
-    if (!SplitKnown(op)) {
-      ++split_dropped;
-      continue;
-    }
-    transit += op.transit_ms;
-    wait += op.wait_ms;
-    sync += op.synchronization_ms;
-    idle += op.idle_ms;
-  }
+  const auto [ops, split_dropped, elapse, transit, estimated, wait, sync, idle] = SumAscendOps(r);
   // No op with a known split: its sums are unknown, not 0.
   const bool any_split = split_dropped < ops || ops == 0;
   const auto split = [any_split](double ms) { return any_split ? fmt::format("{:.3f}", ms) : std::string("-"); };
-  *out += fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {}  wait {}\n", ops,
-                      elapse, split(transit), split(wait));
+  // Transit the time info wrote as 0, taken from the bandwidth info instead, is said to be an estimate.
+  const std::string from_bandwidth =
+      estimated > 0 ? fmt::format(" ({:.3f} from the bandwidth info where the time info has 0)", estimated) : "";
+  *out += fmt::format("  HCCL ops (communication.json / analysis.db): {}  elapse {:.3f} ms  transit {}{}  wait {}\n",
+                      ops, elapse, split(transit), from_bandwidth, split(wait));
   *out += fmt::format("  sync {} ms  idle {}  wait ratio {}  sync ratio {}\n", split(sync), split(idle),
                       NumberCell(r.ascend_wait_ratio, 4), NumberCell(r.ascend_synchronization_ratio, 4));
   if (split_dropped > 0) {
@@ -120,12 +135,21 @@ void AppendAscendVerdict(const CrossRankCommunication& x, std::string* out) {
                        : "\nHCCL (msprof rule): no rank's HCCL operations wait: no slow rank, no slow link\n";
     return;
   }
+  if (x.ascend_verdict == "pipeline bubble") {
+    *out +=
+        "\nHCCL (msprof rule): no slow rank; the pipeline's send / receive waits are its bubble (see the pipeline "
+        "stages), and the other operations' synchronization is short\n";
+    return;
+  }
+  const bool named = x.ascend_max_wait_rank.has_value();
   const std::string verdict =
       x.ascend_slow_rank ? fmt::format("slow rank: {}", *x.ascend_slow_rank)
       : x.ascend_verdict == "slow link"
-          ? std::string("its synchronization is short: a slow link, not a slow rank")
+          ? fmt::format("{} synchronization is short: a slow link, not a slow rank", named ? "its" : "their")
           : std::string("the ranks' wait ratios are within 0.05 of each other: no rank stands out");
-  *out += fmt::format("\nHCCL (msprof rule): most wait on rank {}; {}\n", *x.ascend_max_wait_rank, verdict);
+  const std::string most = named ? fmt::format("most wait on rank {}", *x.ascend_max_wait_rank)
+                                 : std::string("the ranks that wait most wait alike (within 1 %)");
+  *out += fmt::format("\nHCCL (msprof rule): {}; {}\n", most, verdict);
   if (x.pipeline) {
     *out +=
         "  over the other operations: the pipeline's send / receive waits are its bubble (see the pipeline "
@@ -159,6 +183,11 @@ void WriteAscend(JsonWriter* w, const RankCommunication& r) {
   w->BeginObject();
   JsonNumberField(*w, "wait_ratio", r.ascend_wait_ratio);
   JsonNumberField(*w, "synchronization_ratio", r.ascend_synchronization_ratio);
+  double from_bandwidth = 0;
+  for (const AscendCommOp& op : r.ascend_ops) {
+    if (!op.total && op.transit_from_bandwidth) from_bandwidth += op.transit_ms;
+  }
+  w->Key("transit_from_bandwidth_ms").Double(from_bandwidth);
   w->Key("transports").BeginArray();
   for (const AscendTransportTotal& t : r.ascend_transports) {
     w->BeginObject();

@@ -110,6 +110,7 @@ void WriteRankWait(JsonWriter* w, const RankCommunication& r, const RankWait* wa
     JsonNumberField(*w, "wait_ratio", wait->wait_ratio);
     w->Key("times_last").Uint(wait->times_last);
     w->Key("wait_caused_us").Double(Micros(wait->wait_caused_ns));
+    w->Key("wait_for_straggler_us").Double(Micros(wait->wait_for_straggler_ns));
     w->Key("slow_affect_count").Uint(wait->slow_affect_count);
     w->Key("causes");
     if (causes_known) {

@@ -98,14 +98,19 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   out += "times in ms; comm = communication, exposed = comm not overlapped by compute, memcpy = copies\n";
   out += "not hidden under compute/comm, other = syncs, free = no device work; host step = the ProfilerStep\n";
   out += "range on the host; span = first to last device work of the step (the parts add up to it); the\n";
-  out += "step analyze, advise and compare time is the longer of the two;\n";
-  out += "host side: wait = device idle until the host launched (waits = how often), launch = mean\n";
-  out += "launch-to-start latency, gaps = idle between work on each stream, queue = launched but unfinished\n";
   const bool any_npu = std::any_of(result.ranks.begin(), result.ranks.end(),
                                    [](const RankBreakdown& r) { return r.definitions == StepDefinitions::kTorchNpu; });
   const bool any_other = std::any_of(result.ranks.begin(), result.ranks.end(), [](const RankBreakdown& r) {
     return r.definitions != StepDefinitions::kTorchNpu;
   });
+  // torch_npu ranks keep torch_npu's own step, as analyze, advise and compare time it.
+  out += !any_npu    ? "step analyze, advise and compare time is the longer of the two;\n"
+         : any_other ? "step analyze, advise and compare time is the longer of the two (torch_npu ranks: span =\n"
+                       "Stage, and the step is Stage + Bubble, torch_npu's own);\n"
+                     : "step analyze, advise and compare time is torch_npu's own: span = Stage, step = Stage +\n"
+                       "Bubble;\n";
+  out += "host side: wait = device idle until the host launched (waits = how often), launch = mean\n";
+  out += "launch-to-start latency, gaps = idle between work on each stream, queue = launched but unfinished\n";
   out += "work (max, time-weighted mean)";
   if (any_other) {
     out += "; compute: busy = any kernel running, SM eff and occup. = the\n";

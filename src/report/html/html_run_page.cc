@@ -166,9 +166,8 @@ std::string BreakdownSection(const std::vector<RankBreakdown>& ranks) {
   // A pipeline's bubble is its own part of the step, never stacked into exposed communication; off
   // pipelines the series would be all zero.
   const auto positive = [](const std::optional<double>& v) { return v && *v > 0; };
-  if (std::any_of(bubble.values.begin(), bubble.values.end(), positive)) {
-    chart.series.push_back(std::move(bubble));
-  }
+  const bool with_bubble = std::any_of(bubble.values.begin(), bubble.values.end(), positive);
+  if (with_bubble) chart.series.push_back(std::move(bubble));
   const size_t rows = chart.categories.size();
   if (rows > kMaxBarRows) {  // display only: every k-th row, evenly over ranks and steps
     BarChart sampled = chart;
@@ -182,11 +181,17 @@ std::string BreakdownSection(const std::vector<RankBreakdown>& ranks) {
     sampled.title = fmt::format("{} ({} of {} steps shown, evenly spaced)", chart.title, kMaxBarRows, rows);
     chart = std::move(sampled);
   }
+  // The caption names every part the bars stack, the pipeline bubble where a bar holds one.
   std::string out = SectionOpen(
       "breakdown", "Per-rank, per-step breakdown",
-      "Each bar is one step of one rank: device time computing, communicating while nothing computes (exposed), "
-      "copying while nothing else runs, syncs, and free time with no device work. The parts add up to the step's "
-      "wall time on the device.");
+      with_bubble
+          ? "Each bar is one step of one rank: device time computing, communicating while nothing computes "
+            "(exposed), copying while nothing else runs, syncs, free time with no device work, and the pipeline "
+            "bubble (the rank waiting for other pipeline stages). The parts add up to the step's wall time on the "
+            "device."
+          : "Each bar is one step of one rank: device time computing, communicating while nothing computes "
+            "(exposed), copying while nothing else runs, syncs, and free time with no device work. The parts add "
+            "up to the step's wall time on the device.");
   out += RenderBarChart(chart);
   if (torch_npu) out += Unknown("torch_npu ranks: Free holds copies and syncs, as in step_trace_time.csv.");
   out += "</section>\n";

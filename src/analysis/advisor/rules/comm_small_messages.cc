@@ -23,6 +23,7 @@
 #include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
+#include "base/ascii_case.h"
 
 namespace tuneprof {
 namespace {
@@ -31,12 +32,16 @@ constexpr double kBucketBytes = 25.0 * 1024 * 1024;  // DistributedDataParallel'
 
 struct SmallMessages {
   uint64_t count = 0;
-  uint64_t p2p = 0;  // of `count`, pipeline send / recv
+  uint64_t p2p = 0;          // of `count`, pipeline send / recv
+  uint64_t batched_p2p = 0;  // of `p2p`, HCCL batchSendRecv: already one call per batch
   uint64_t with_bytes = 0;
   int64_t bytes = 0;
   int64_t time_ns = 0;
   int64_t shortest_ns = 0;
 };
+
+// HCCL's batched point-to-point op (hcom_batchSendRecv__...): the sends and receives of one call, batched.
+bool IsBatchSendRecv(std::string_view name) { return ContainsNoCase(name, "batchsendrecv"); }
 
 SmallMessages CountSmall(const RankCommunication& comm) {
   SmallMessages small;
@@ -47,6 +52,7 @@ SmallMessages CountSmall(const RankCommunication& comm) {
     small.shortest_ns = small.count == 0 ? c.duration_ns : std::min(small.shortest_ns, c.duration_ns);
     ++small.count;
     if (c.type == CollectiveType::kSendRecv) ++small.p2p;
+    if (c.type == CollectiveType::kSendRecv && IsBatchSendRecv(c.name)) ++small.batched_p2p;
     small.bytes += c.bytes;
     small.time_ns += c.duration_ns;
   }
@@ -57,6 +63,7 @@ struct TransportPackets {
   std::string_view transport;
   double limit_mb = 0;
   uint64_t ops = 0, small_ops = 0, small_p2p_ops = 0;
+  uint64_t small_batched_p2p_ops = 0;  // of those, HCCL's batchSendRecv: already one call per batch
   double mb = 0, small_mb = 0, small_ms = 0;
   bool fired(double share_pct) const {
     return ops > 0 && small_ops > 0 && 100.0 * static_cast<double>(small_ops) / static_cast<double>(ops) > share_pct;
@@ -76,7 +83,11 @@ void CountPackets(const Trace& trace, TransportPackets* packets) {
       packets->mb += traffic.transit_size_mb;
       if (traffic.transit_size_mb >= packets->limit_mb) continue;
       ++packets->small_ops;
-      if (op.p2p || ParseCollectiveType(trace.str(op.op_name)) == CollectiveType::kSendRecv) ++packets->small_p2p_ops;
+      const std::string_view name = trace.str(op.op_name);
+      if (op.p2p || ParseCollectiveType(name) == CollectiveType::kSendRecv) {
+        ++packets->small_p2p_ops;
+        if (IsBatchSendRecv(name)) ++packets->small_batched_p2p_ops;
+      }
       packets->small_mb += traffic.transit_size_mb;
       if (traffic.transit_time_ms > 0) packets->small_ms += traffic.transit_time_ms;
     }
@@ -84,10 +95,22 @@ void CountPackets(const Trace& trace, TransportPackets* packets) {
 }
 
 // Small transfers that are mostly pipeline send / recv carry activations between stages, not gradients:
-// gradient buckets do not touch them. What does is fewer, larger transfers and overlapping them.
-void AdviseP2pTransfers(const RankEvidence& rank, uint64_t small, uint64_t small_p2p, Finding* f) {
+// gradient buckets do not touch them. What does is fewer, larger transfers and overlapping them; batching
+// a step's sends and receives into one call too, unless they already are (HCCL's batchSendRecv ops).
+void AdviseP2pTransfers(const RankEvidence& rank, uint64_t small, uint64_t small_p2p, uint64_t batched, Finding* f) {
   if (small == 0 || 2 * small_p2p <= small) return;
   f->AddNumber("small_p2p_share_pct", 100.0 * static_cast<double>(small_p2p) / static_cast<double>(small), "%");
+  if (batched == small_p2p) {
+    f->strategy =
+        "Most of the small transfers are pipeline send / recv of activations between stages, which gradient "
+        "buckets do not change, already batched into one call each (batchSendRecv): send fewer, larger "
+        "transfers (larger micro-batches, so fewer per global batch) and overlap them with the next "
+        "micro-batch's compute.";
+    f->apis = {std::string(ForPlatform(rank, "Megatron-LM: --micro-batch-size, --overlap-p2p-communication",
+                                       "MindSpeed / Megatron: --micro-batch-size, --overlap-p2p-communication",
+                                       "larger micro-batches"))};
+    return;
+  }
   f->strategy =
       "Most of the small transfers are pipeline send / recv of activations between stages, which gradient "
       "buckets do not change: send fewer, larger transfers (larger micro-batches, so fewer per global batch), "
@@ -104,10 +127,11 @@ Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& confi
   Finding f = NewFinding("communication.small_packets", rank, config);
   std::vector<std::string> parts;
   double worst = 0, small_ms = 0;
-  uint64_t small = 0, small_p2p = 0;
+  uint64_t small = 0, small_p2p = 0, batched = 0;
   for (const TransportPackets& t : fired) {
     small += t.small_ops;
     small_p2p += t.small_p2p_ops;
+    batched += t.small_batched_p2p_ops;
     const double ops_pct = 100.0 * static_cast<double>(t.small_ops) / static_cast<double>(t.ops);
     worst = std::max(worst, ops_pct);
     small_ms += t.small_ms;
@@ -124,7 +148,7 @@ Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& confi
   }
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
   f.SetValue(worst, share_pct, "% of operators");
-  AdviseP2pTransfers(rank, small, small_p2p, &f);
+  AdviseP2pTransfers(rank, small, small_p2p, batched, &f);
   return f;
 }
 
@@ -167,7 +191,7 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
   f.AddNumber("mean_small_message_bytes", static_cast<double>(small.bytes) / static_cast<double>(small.count), "B");
   f.AddNumber("shortest_small_message_us", static_cast<double>(small.shortest_ns) / 1e3, "us");
   f.AddNumber("buckets_of_25MB_per_step", buckets_per_step, "count");
-  AdviseP2pTransfers(rank, small.count, small.p2p, &f);
+  AdviseP2pTransfers(rank, small.count, small.p2p, small.batched_p2p, &f);
   out->push_back(std::move(f));
 }
 

@@ -13,12 +13,14 @@ namespace {
 constexpr std::string_view kSmallPacketsId = "communication.small_packets";
 
 // One operator with `sdma_mb` over SDMA and `rdma_mb` over RDMA (0: none), each taking `ms`; `p2p`: a
-// pipeline batchSendRecv in communication.json's p2p section.
-void AddOp(SideTableBuilder& side, double sdma_mb, double rdma_mb, double ms, bool total = false, bool p2p = false) {
+// pipeline send in communication.json's p2p section (`batched`: a batchSendRecv there).
+void AddOp(SideTableBuilder& side, double sdma_mb, double rdma_mb, double ms, bool total = false, bool p2p = false,
+           bool batched = false) {
   CommunicationTables* comm = side.mutable_communication();
   comm->ops_present = true;
   HcclOpTime op;
-  op.op_name = side.Intern(total ? "Total Op Info" : p2p ? "hcom_batchSendRecv_" : "hcom_allReduce_");
+  const char* p2p_name = batched ? "hcom_batchSendRecv_" : "hcom_send_";
+  op.op_name = side.Intern(total ? "Total Op Info" : p2p ? p2p_name : "hcom_allReduce_");
   op.total = total;
   op.p2p = p2p;
   op.first_traffic = static_cast<uint32_t>(comm->traffic.size());
@@ -70,9 +72,10 @@ TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
   EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kSmallPacketsId), nullptr);
 }
 
-// 4 small pipeline batchSendRecv and 1 large all-reduce: the small transfers are activations between stages.
-void AddPipelineOps(SideTableBuilder& side) {
-  for (int i = 0; i < 4; ++i) AddOp(side, 1, 0, 1, /*total=*/false, /*p2p=*/true);
+// 4 small pipeline sends (`batched`: batchSendRecv) and 1 large all-reduce: the small transfers are
+// activations between stages.
+void AddPipelineOps(SideTableBuilder& side, bool batched = false) {
+  for (int i = 0; i < 4; ++i) AddOp(side, 1, 0, 1, /*total=*/false, /*p2p=*/true, batched);
   AddOp(side, 64, 0, 5);
 }
 
@@ -106,6 +109,24 @@ TEST(SmallPackets, PipelineSendRecvOnAscendNamesMindSpeed) {
   EXPECT_NE(f->apis[0].view().find("MindSpeed"), std::string::npos);
   EXPECT_NE(f->apis[0].view().find("over HCCL"), std::string::npos);
   EXPECT_EQ(f->apis[0].view().find("bucket_cap_mb"), std::string::npos);
+}
+
+// The pipeline's transfers are already hcom_batchSendRecv ops: batching them into one call is no advice.
+TEST(SmallPackets, BatchedSendRecvIsNotToldToBatch) {
+  hand_built::HandBuiltTrace t;
+  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+  StepWithKernel(&t, 10000, 5000, "k");
+  Trace trace = t.Finish();
+  SideTableBuilder side(&trace);
+  AddPipelineOps(side, /*batched=*/true);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
+  const Finding* f = Find(result, kSmallPacketsId);
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->apis.size(), 1u);
+  EXPECT_EQ(f->apis[0].view().find("batch_isend_irecv"), std::string::npos) << f->apis[0].view();
+  EXPECT_NE(f->apis[0].view().find("MindSpeed"), std::string::npos);
+  EXPECT_EQ(f->strategy.find("into one call,"), std::string::npos) << f->strategy;
+  EXPECT_NE(f->strategy.find("already batched"), std::string::npos) << f->strategy;
 }
 
 TEST(SmallPackets, GradientAllReducesKeepTheBucketAdvice) {

@@ -246,26 +246,36 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
   const RankWait* wait = WaitOf(*rank.cross, self);
   if (self == straggler || wait == nullptr || !wait->wait_ratio || !rank.cross->straggler_stands_out) return;
   if (WaitsForAnotherStage(rank, straggler)) return;
-  const double wait_per_step = PerStep(rank, static_cast<double>(wait->wait_ns));
+  const RankWait* late = WaitOf(*rank.cross, straggler);
+  // Only the waits at the collectives the straggler arrived at last are its doing: at the others the rank
+  // waited for whoever was last there.
+  const double wait_ns = static_cast<double>(wait->wait_for_straggler_ns);
+  const double wait_per_step = PerStep(rank, wait_ns);
+  const double share = wait->communication_ns > 0 ? wait_ns / static_cast<double>(wait->communication_ns) : 0;
   const double threshold = config.Get(threshold::kCommWaitRatioPct);
-  if (100 * *wait->wait_ratio < threshold) return;
+  if (100 * share < threshold) return;
+  const uint64_t last_at = late != nullptr ? late->times_last : 0;
   Finding f = NewFinding("communication.straggler", rank, config);
-  f.title = fmt::format("rank {} waits {:.0f} % of its collective time for rank {} ({} per step)", self,
-                        100 * *wait->wait_ratio, straggler, FormatDuration(wait_per_step));
-  f.metric = "wait for the last rank to arrive / collective time (matched collectives)";
-  f.value = 100 * *wait->wait_ratio;
+  f.title = fmt::format(
+      "rank {} waits {} per step for rank {}, {:.0f} % of its collective time (at the {} of {} matched collectives "
+      "rank {} arrived at last)",
+      self, FormatDuration(wait_per_step), straggler, 100 * share, last_at, wait->matched, straggler);
+  f.metric = "wait for the straggler at the collectives it arrived at last / collective time (matched collectives)";
+  f.value = 100 * share;
   f.uncapped_gain_ns = wait_per_step;
-  f.gain_model = "the rank's wait for the last arrival, per step";
+  f.gain_model =
+      fmt::format("rank {}'s wait for rank {} at the collectives it arrived at last, per step", self, straggler);
   f.AddNumber("straggler_rank", static_cast<double>(straggler), "rank");
   f.AddText("why", rank.cross->straggler_reason);
   f.AddNumber("wait_us_per_step", wait_per_step / 1e3, "us");
+  f.AddNumber("all_waits_us_per_step", PerStep(rank, static_cast<double>(wait->wait_ns)) / 1e3, "us");
   f.AddNumber("matched_collectives", static_cast<double>(wait->matched), "count");
+  f.AddNumber("straggler_last_collectives", static_cast<double>(last_at), "count");
   f.strategy =
       "Find what the straggler does that the others do not (more data, a slower device or link, "
       "host work before the collective, logging on rank 0) and balance it; compare its profile "
       "with a fast rank's (tuneprof compare).";
   f.apis = {"tuneprof compare SLOW_RANK_TRACE FAST_RANK_TRACE"};
-  const RankWait* late = WaitOf(*rank.cross, straggler);
   if (rank.cross->wait_causes_known && late != nullptr && late->held_up_ns > 0) ExplainStraggler(rank, *late, &f);
   CompareSlowestWithFastest(rank, &f);
   if (rank.cross->slow_rank_rules_disagree()) SayTheRulesDisagree(*rank.cross, &f);

@@ -39,7 +39,8 @@ TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
                                  .communication_ns = Us(400),
                                  .wait_ns = Us(300),
                                  .transfer_ns = Us(100),
-                                 .wait_ratio = 0.75});
+                                 .wait_ratio = 0.75,
+                                 .wait_for_straggler_ns = Us(300)});
   const RankCommunication comm = WaitingHcclRank();
   RankEvidence rank;
   OneStepOf(0, &comm, &rank);
@@ -58,6 +59,42 @@ TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
   RuleCommStraggler(rank, AdvisorConfig(), &findings);
   ASSERT_EQ(findings.size(), 2u);
   for (const Finding& f : findings) EXPECT_EQ(f.title.find("disagree"), std::string::npos) << f.title;
+}
+
+// Rank 0 waits 300 us at its 4 collectives, but rank 1, the straggler, arrived last at 2 of them, where rank 0
+// waited 120 us: the finding quotes those 120 us (12 % of the step, 30 % of its collective time), not all 300.
+TEST(RuleFamilies, StragglerFindingQuotesOnlyTheWaitsForTheStraggler) {
+  CrossRankCommunication cross;
+  cross.straggler_rank = 1;
+  cross.straggler_stands_out = true;
+  cross.straggler_reason = "last at 2 of 4 matched collectives";
+  cross.ranks.push_back(RankWait{.rank = 0,
+                                 .matched = 4,
+                                 .communication_ns = Us(400),
+                                 .wait_ns = Us(300),
+                                 .transfer_ns = Us(100),
+                                 .wait_ratio = 0.75,
+                                 .wait_for_straggler_ns = Us(120)});
+  cross.ranks.push_back(RankWait{.rank = 1, .matched = 4, .communication_ns = Us(100), .times_last = 2});
+  RankCommunication comm;
+  RankEvidence rank;
+  OneStepOf(0, &comm, &rank);
+  rank.cross = &cross;
+  std::vector<Finding> findings;
+  RuleCommStraggler(rank, AdvisorConfig(), &findings);
+  ASSERT_EQ(findings.size(), 1u);
+  const Finding& f = findings[0];
+  EXPECT_DOUBLE_EQ(f.uncapped_gain_ns, Us(120));
+  EXPECT_DOUBLE_EQ(f.value.value_or(-1), 30);
+  EXPECT_DOUBLE_EQ(Number(f, "wait_us_per_step"), 120);
+  EXPECT_DOUBLE_EQ(Number(f, "all_waits_us_per_step"), 300);
+  EXPECT_NE(f.title.find("rank 0 waits 120.0 us per step for rank 1"), std::string::npos) << f.title;
+  EXPECT_NE(f.title.find("at the 2 of 4 matched collectives rank 1 arrived at last"), std::string::npos) << f.title;
+  // Below the threshold once only the straggler's part counts: no finding.
+  cross.ranks[0].wait_for_straggler_ns = Us(40);
+  findings.clear();
+  RuleCommStraggler(rank, AdvisorConfig(), &findings);
+  EXPECT_TRUE(findings.empty());
 }
 
 // A rank read alone whose HCCL ops wait: its wait holds the handshake the late rank goes through too, so the
@@ -91,6 +128,7 @@ TEST(RuleFamilies, StragglerFindingsCompareTheSlowestAndFastestRank) {
   waiting.wait_ns = Us(300);
   waiting.transfer_ns = Us(100);
   waiting.wait_ratio = 0.75;
+  waiting.wait_for_straggler_ns = Us(300);  // the straggler was last at all 4
   cross.ranks.push_back(waiting);
   RankOperatorDiff diff;
   diff.slow_rank = 1;

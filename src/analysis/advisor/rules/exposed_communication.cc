@@ -58,10 +58,17 @@ void AdviseExpertParallelOverlap(const RankEvidence& rank, double exposed, Findi
   } else {
     f->AddNumber("all_to_all_share_of_collectives_pct", 100 * collective_share, "%");
   }
-  f->strategy =
+  // DeepEP runs on NVIDIA GPUs only: an Ascend rank is pointed at the MC2 fused dispatch / combine instead.
+  f->strategy = std::string(ForPlatform(
+      rank,
       "Most of it is the expert-parallel token all-to-all (dispatch / combine): overlap it with another "
       "micro-batch's compute (two-batch overlap; DualPipe-style schedules), or use DeepEP's low-latency kernels "
-      "with the receive hook so the transfer runs beside compute.";
+      "with the receive hook so the transfer runs beside compute.",
+      "Most of it is the expert-parallel token all-to-all (dispatch / combine): overlap it with another "
+      "micro-batch's compute (MindSpeed's all-to-all overlap; DualPipe-style schedules), or fuse it with the "
+      "expert computation in the MC2 dispatch / combine operators so the transfer runs beside compute.",
+      "Most of it is the expert-parallel token all-to-all (dispatch / combine): overlap it with another "
+      "micro-batch's compute (two-batch overlap; DualPipe-style schedules)."));
   f->apis = {std::string(ForPlatform(
       rank,
       "Megatron-LM: --moe-token-dispatcher-type flex --moe-enable-deepep; SGLang: --enable-two-batch-overlap; "
