@@ -164,10 +164,39 @@ def check_moe_layouts(binary, tmp, source):
         waits[name] = check_moe(binary, root, truth)
         if name == "npu_seq":
             check_no_wait_no_slow_link(binary, root)
+        check_moe_wording(binary, root, name)
     for name in ("torch_npu", "npu_seq"):
         if waits[name] is not None and waits["kineto"] is not None:
             check(close(waits[name], waits["kineto"], 0.01),
                   f"moe_{name}: text export's wait {waits[name]} us vs the timeline's {waits['kineto']} us")
+
+
+def check_moe_wording(binary, root, name):
+    """Every communication finding on an expert-parallel run whose traffic is the all-to-all advises the
+    all-to-all (overlap with the experts' compute), never DDP gradient buckets; and the experts' compute is
+    named as the run has it: grouped GEMMs where it runs them, not where each expert is one matmul (npu_seq)."""
+    advise = json_or_exit(binary, "advise", "--json", root)
+    comm = [f for f in advise["findings"] if f["category"] == "communication"]
+    for f in comm:
+        apis = " ".join(f.get("apis", []))
+        check("bucket_cap_mb" not in apis and "all-to-all" in f["strategy"],
+              f"moe_{name}: {f['id']} advises {apis!r} / {f['strategy'][:120]!r}, not the all-to-all")
+        if f["id"] in ("communication.bandwidth_contention", "communication.small_packets",
+                       "communication.small_messages") and name != "kineto":
+            check("moe-alltoall-overlap-comm" in apis, f"moe_{name}: {f['id']} advises {apis!r}")
+    if name == "npu_seq":
+        ids = [f["id"] for f in comm]
+        check("communication.bandwidth_contention" in ids and "communication.small_packets" in ids,
+              f"moe_{name}: the all-to-all's contention and small packets are found: {ids}")
+        texts = {command: run_text(binary, command, root) for command in ("advise", "analyze", "profile")}
+        for command, text in texts.items():
+            check("grouped GEMM" not in text and "grouped-GEMM" not in text,
+                  f"moe_{name}: {command} names grouped GEMMs the run does not have: "
+                  f"{[l for l in text.splitlines() if 'grouped' in l][:3]}")
+    elif name == "torch_npu":
+        exposed = [f for f in comm if f["id"] == "communication.exposed"]
+        check(exposed and "grouped GEMMs" in (exposed[0].get("gain_cut") or ""),
+              f"moe_{name}: the wait for the grouped GEMMs: {exposed[0].get('gain_cut') if exposed else None!r}")
 
 
 def check_no_wait_no_slow_link(binary, root):
