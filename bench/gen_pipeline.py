@@ -36,6 +36,12 @@ the part of each p2p kernel before its peer's kernel starts: the peer is the oth
 recv, the peer's global rank, as PyTorch writes them), or, in a pp communicator of more ranks whose kernels do
 not say it, the neighbour in the communicator's order (a send to the next member, a receive from the previous
 one, the k-th send to a member meeting its k-th receive); the bubble is that wait and the step the device span.
+--schedule 1f1b (kineto) runs Megatron's non-interleaved 1F1B instead of the forward chain: per stage PP - 1 - s
+warm-up forwards, then one forward and one backward in turn, then the cool-down backwards (forward a third of the
+stage's compute, backward two thirds), the gradients sent back to the previous stage over the same groups as the
+activations (a batched send / receive pair as its two kernels, the activation first, so that each pair of
+stages calls its p2p in the same order); with --pg-names unnamed --peer-args only the chain both ways, each
+kernel naming its peer, tells the stages.
 --layout db writes the run as torch_npu's Db export: per rank ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{r}.db
 (the timeline of --layout timeline, the HCCL ops with their waits, the groups in META_DATA) and analysis.db
 (step_trace_time.csv and communication.json's ops as StepTraceTime and CommAnalyzerTime rows).
@@ -51,7 +57,8 @@ pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two v
 
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
                                   [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto|db]
-                                  [--pg-names pipeline|none|unnamed] [--peer-args] [--without-metadata-json]
+                                  [--pg-names pipeline|none|unnamed] [--peer-args] [--schedule forward|1f1b]
+                                  [--without-metadata-json]
 """
 import argparse
 import json
@@ -95,8 +102,10 @@ def stage_model(args):
 
 
 def simulate_chain(args, stage_ms):
-    """The forward chain's kernels per stage, [(kind, start_ns, end_ns, wait_ns)] per step, and each step's start
-    and end per stage; every DP replica runs the same timeline."""
+    """The chain's kernels per stage, [(kind, start_ns, end_ns, wait_ns, peer stage)] per step, and each step's
+    start and end per stage; every DP replica runs the same timeline."""
+    if args.schedule == "1f1b":
+        return simulate_1f1b(args, stage_ms)
     ns = lambda ms: round(ms * 1e6)
     pp, m_count = len(stage_ms), args.microbatches
     each_c = [ns(c / m_count) for c in stage_ms]
@@ -108,15 +117,84 @@ def simulate_chain(args, stage_ms):
         for m in range(m_count):
             for s in range(pp):
                 cursor[s] += each_c[s]
-                kernels[s][k].append(("compute", cursor[s] - each_c[s], cursor[s], 0))
+                kernels[s][k].append(("compute", cursor[s] - each_c[s], cursor[s], 0, None))
                 if s < pp - 1:  # the send to s + 1 meets that stage's receive of this micro-batch
                     send_at, recv_at = cursor[s], cursor[s + 1]
                     end = max(send_at, recv_at) + ns(TRANSIT_MS)
-                    kernels[s][k].append(("send", send_at, end, max(recv_at - send_at, 0)))
-                    kernels[s + 1][k].append(("recv", recv_at, end, max(send_at - recv_at, 0)))
+                    kernels[s][k].append(("send", send_at, end, max(recv_at - send_at, 0), s + 1))
+                    kernels[s + 1][k].append(("recv", recv_at, end, max(send_at - recv_at, 0), s))
                     cursor[s] = cursor[s + 1] = end
         for s in range(pp):
-            kernels[s][k].append(("allreduce", cursor[s], cursor[s] + ns(ALLREDUCE_MS), 0))
+            kernels[s][k].append(("allreduce", cursor[s], cursor[s] + ns(ALLREDUCE_MS), 0, None))
+            cursor[s] += ns(ALLREDUCE_MS)
+            bounds[s][k] = (starts[s], cursor[s])
+    return kernels, bounds
+
+
+def one_f_one_b_ops(s, pp, m_count, forward_ns, backward_ns):
+    """Stage s's step under non-interleaved 1F1B as Megatron orders it: PP - 1 - s warm-up forwards, then one
+    forward and one backward in turn, then the cool-down backwards. Ops: ("compute", ns) or (kind, peer stage,
+    message), a message being ("F", micro-batch, sending stage) for an activation, ("B", micro-batch, sending
+    stage) for a gradient. Megatron's batched send_forward_recv_backward / send_backward_recv_forward run here as
+    their two kernels one after the other, the activation first, so that each pair of stages calls its p2p in
+    the same order on both sides."""
+    warmup = min(pp - 1 - s, m_count)
+    ops = []
+    recv_f = lambda m: [("recv", s - 1, ("F", m, s - 1))] if s > 0 else []
+    send_f = lambda m: [("send", s + 1, ("F", m, s))] if s < pp - 1 else []
+    recv_b = lambda m: [("recv", s + 1, ("B", m, s + 1))] if s < pp - 1 else []
+    send_b = lambda m: [("send", s - 1, ("B", m, s))] if s > 0 else []
+    for m in range(warmup):
+        ops += recv_f(m) + [("compute", forward_ns)] + send_f(m)
+    steady = m_count - warmup
+    if steady:
+        ops += recv_f(warmup)
+    for i in range(steady):
+        ops += [("compute", forward_ns)] + send_f(warmup + i) + recv_b(i) + [("compute", backward_ns)]
+        ops += (recv_f(warmup + i + 1) if i + 1 < steady else []) + send_b(i)
+    for m in range(steady, m_count):
+        ops += recv_b(m) + [("compute", backward_ns)] + send_b(m)
+    return ops
+
+
+def simulate_1f1b(args, stage_ms):
+    """simulate_chain for --schedule 1f1b: each stage runs one_f_one_b_ops a step (forward a third of its compute,
+    backward two thirds); a send and its receive start when each rank gets there and both end TRANSIT_MS after the
+    later start; then the DP all-reduce."""
+    ns = lambda ms: round(ms * 1e6)
+    pp, m_count = len(stage_ms), args.microbatches
+    cursor = [1_000_000] * pp
+    kernels = [[[] for _ in range(args.steps)] for _ in range(pp)]
+    bounds = [[None] * args.steps for _ in range(pp)]
+    for k in range(args.steps):
+        starts = list(cursor)
+        ops = [one_f_one_b_ops(s, pp, m_count, ns(c / m_count / 3), ns(c / m_count) - ns(c / m_count / 3))
+               for s, c in enumerate(stage_ms)]
+        at, arrived = [0] * pp, {}  # arrived: (message, kind) -> when its rank got to the kernel
+        while any(at[s] < len(ops[s]) for s in range(pp)):
+            moved = False
+            for s in range(pp):
+                while at[s] < len(ops[s]):
+                    op = ops[s][at[s]]
+                    if op[0] == "compute":
+                        kernels[s][k].append(("compute", cursor[s], cursor[s] + op[1], 0, None))
+                        cursor[s] += op[1]
+                    else:
+                        kind, peer, message = op
+                        arrived.setdefault((message, kind), cursor[s])
+                        other = arrived.get((message, "recv" if kind == "send" else "send"))
+                        if other is None:
+                            break
+                        start = arrived[(message, kind)]
+                        end = max(start, other) + ns(TRANSIT_MS)
+                        kernels[s][k].append((kind, start, end, max(other - start, 0), peer))
+                        cursor[s] = end
+                    at[s] += 1
+                    moved = True
+            if not moved:
+                raise SystemExit("gen_pipeline: the 1F1B schedule deadlocks")
+        for s in range(pp):
+            kernels[s][k].append(("allreduce", cursor[s], cursor[s] + ns(ALLREDUCE_MS), 0, None))
             cursor[s] += ns(ALLREDUCE_MS)
             bounds[s][k] = (starts[s], cursor[s])
     return kernels, bounds
@@ -127,8 +205,8 @@ def kineto_model(args, stage_ms):
     pp = len(stage_ms)
     stages = []
     for s, compute in enumerate(stage_ms):
-        p2p = sum(e - b for step in kernels[s] for kind, b, e, _ in step if kind in ("send", "recv"))
-        wait = sum(w for step in kernels[s] for kind, _, _, w in step if kind in ("send", "recv"))
+        p2p = sum(e - b for step in kernels[s] for kind, b, e, *_ in step if kind in ("send", "recv"))
+        wait = sum(w for step in kernels[s] for kind, _, _, w, _ in step if kind in ("send", "recv"))
         measured = wait / args.steps / 1e6
         step = sum(end - start for start, end in bounds[s]) / args.steps / 1e6
         stages.append({"stage": s, "ranks": [s * args.dp + d for d in range(args.dp)], "computing_ms": compute,
@@ -361,7 +439,8 @@ def kineto_flow(phase, ident, pid, tid, ts_ns):
 
 
 def kineto_groups(args, stage, rank, pp):
-    """(group name, description, ranks) of the pp group, or per neighbour with --pg-names none, and the DP group."""
+    """(group name, description, ranks) of the pp group, or per neighbour with --pg-names none (the pair's group
+    with the next and the previous stage), and the DP group."""
     d = rank % args.dp
     named = args.pg_names == "pipeline"
     pair = lambda a: (str(100 + a * args.dp + d), "undefined", json.dumps([a * args.dp + d, (a + 1) * args.dp + d]))
@@ -393,13 +472,13 @@ def kineto_rank(args, stage, rank, pp, kernels, bounds):
                                       "Out msg nelems": 1048576, "Group size": len(json.loads(group[2])),
                                       "dtype": "BFloat16", "Process Group Name": group[0],
                                       "Process Group Description": group[1], "Process Group Ranks": group[2]}
-    send_group, recv_group, dp_group = kineto_groups(args, s, rank, pp)
+    next_group, previous_group, dp_group = kineto_groups(args, s, rank, pp)
     d = rank % args.dp
-    peer_args = {"send": {"Dst Rank": (s + 1) * args.dp + d}, "recv": {"Src Rank": (s - 1) * args.dp + d}}
+    peer_key = {"send": "Dst Rank", "recv": "Src Rank"}
     for k, step in enumerate(kernels[s]):
         start, end = bounds[s][k]
         events.append(kineto_x("user_annotation", f"ProfilerStep#{k + 1}", 3000, start - 10000, end - start))
-        for kind, b, e, _ in step:
+        for kind, b, e, _, peer in step:
             if kind == "compute":
                 launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn", 7, b, e - b,
                        grid=[512, 1, 1], block=[256, 1, 1])
@@ -408,8 +487,8 @@ def kineto_rank(args, stage, rank, pp, kernels, bounds):
                        **nccl("allreduce", dp_group))
             else:
                 launch("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 20, b, e - b,
-                       **nccl(kind, send_group if kind == "send" else recv_group),
-                       **(peer_args[kind] if args.peer_args else {}))
+                       **nccl(kind, next_group if peer > s else previous_group),
+                       **({peer_key[kind]: peer * args.dp + d} if args.peer_args else {}))
     return {"schemaVersion": 1,
             "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": pp * args.dp},
             "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045936128,
@@ -593,6 +672,9 @@ def main():
                              "two-rank group per neighbouring pair; unnamed: one pp communicator of PP ranks)")
     parser.add_argument("--peer-args", action="store_true",
                         help="kineto: p2p kernels name their peer (Dst Rank / Src Rank)")
+    parser.add_argument("--schedule", choices=("forward", "1f1b"), default="forward",
+                        help="kineto: the forward chain alone, or 1F1B with the gradients sent back over the same "
+                             "groups")
     parser.add_argument("--without-metadata-json", action="store_true",
                         help="db: no profiler_metadata.json beside the databases (the groups only in META_DATA)")
     args = parser.parse_args()
@@ -613,6 +695,7 @@ def main():
     else:
         write_text(args, stages, with_timeline=args.layout == "timeline")
     print(json.dumps({"layout": args.layout, "wait_ops": args.wait_ops, "pg_names": args.pg_names,
+                      "schedule": args.schedule,
                       "peer_args": args.peer_args, "pp": len(stages), "dp": args.dp,
                       "microbatches": args.microbatches, "steps": 1 if args.layout == "cluster" else args.steps,
                       "stages": stages, "balanced_gain_ms": balanced_gain_ms(args, stages),

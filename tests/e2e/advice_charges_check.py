@@ -164,10 +164,39 @@ def check_moe_layouts(binary, tmp, source):
         waits[name] = check_moe(binary, root, truth)
         if name == "npu_seq":
             check_no_wait_no_slow_link(binary, root)
+        check_moe_wording(binary, root, name)
     for name in ("torch_npu", "npu_seq"):
         if waits[name] is not None and waits["kineto"] is not None:
             check(close(waits[name], waits["kineto"], 0.01),
                   f"moe_{name}: text export's wait {waits[name]} us vs the timeline's {waits['kineto']} us")
+
+
+def check_moe_wording(binary, root, name):
+    """Every communication finding on an expert-parallel run whose traffic is the all-to-all advises the
+    all-to-all (overlap with the experts' compute), never DDP gradient buckets; and the experts' compute is
+    named as the run has it: grouped GEMMs where it runs them, not where each expert is one matmul (npu_seq)."""
+    advise = json_or_exit(binary, "advise", "--json", root)
+    comm = [f for f in advise["findings"] if f["category"] == "communication"]
+    for f in comm:
+        apis = " ".join(f.get("apis", []))
+        check("bucket_cap_mb" not in apis and "all-to-all" in f["strategy"],
+              f"moe_{name}: {f['id']} advises {apis!r} / {f['strategy'][:120]!r}, not the all-to-all")
+        if f["id"] in ("communication.bandwidth_contention", "communication.small_packets",
+                       "communication.small_messages") and name != "kineto":
+            check("moe-alltoall-overlap-comm" in apis, f"moe_{name}: {f['id']} advises {apis!r}")
+    if name == "npu_seq":
+        ids = [f["id"] for f in comm]
+        check("communication.bandwidth_contention" in ids and "communication.small_packets" in ids,
+              f"moe_{name}: the all-to-all's contention and small packets are found: {ids}")
+        texts = {command: run_text(binary, command, root) for command in ("advise", "analyze", "profile")}
+        for command, text in texts.items():
+            check("grouped GEMM" not in text and "grouped-GEMM" not in text,
+                  f"moe_{name}: {command} names grouped GEMMs the run does not have: "
+                  f"{[l for l in text.splitlines() if 'grouped' in l][:3]}")
+    elif name == "torch_npu":
+        exposed = [f for f in comm if f["id"] == "communication.exposed"]
+        check(exposed and "grouped GEMMs" in (exposed[0].get("gain_cut") or ""),
+              f"moe_{name}: the wait for the grouped GEMMs: {exposed[0].get('gain_cut') if exposed else None!r}")
 
 
 def check_no_wait_no_slow_link(binary, root):
@@ -285,6 +314,24 @@ def check_pipeline_waits(binary, name, root, truth):
                   f"{name}: pipeline.stage_imbalance's APIs for the platform: {apis!r}")
 
 
+def check_fill_drain(binary, name, root, truth):
+    """comm's "why ranks wait" charges an even pipeline's fill / drain (the first micro-batch the next stage
+    waits for) to the schedule, not to "unexplained": a fill_drain column with its meaning, no unexplained
+    lateness, and the fill charged to the ranks that held the hand-offs up is the waiting ranks' bubble."""
+    text = run_text(binary, "comm", root)
+    section = text.split("\nwhy ranks wait:", 1)[-1].split("\n\n", 1)[0]
+    check("fill_drain" in section and "the schedule's warm-up / cool-down" in section and "pipeline.bubble" in section,
+          f"{name}: why ranks wait names the fill / drain: {section[:600]!r}")
+    fill = unexplained = 0.0
+    for rank in json_or_exit(binary, "comm", "--json", root)["ranks"]:
+        causes = (rank.get("wait") or {}).get("causes") or {}
+        fill += causes.get("pipeline_fill_drain_us_per_step", 0)
+        unexplained += (causes.get("by_cause_us_per_step") or {}).get("unexplained", 0)
+    bubble = sum(s["bubble_ms"] * len(s["ranks"]) for s in truth["stages"]) * MS
+    check(unexplained <= 0.01 * bubble, f"{name}: {unexplained:.1f} us a step of the fill left unexplained")
+    check(close(fill, bubble), f"{name}: fill / drain charged {fill:.1f} us a step vs the bubble {bubble:.1f} us")
+
+
 def check_even_stages(binary, name, root, truth, tmp):
     """Even stages: no stage bounds the step (or is compared with itself); the bubble is the schedule's."""
     text = run_text(binary, "comm", root)
@@ -385,6 +432,7 @@ def main():
         check_waiting_stage(binary, kineto, kineto_truth)
         if story:
             check_even_stages(binary, "pp_kineto_bal2", kineto_bal, kineto_bal_truth, tmp)
+            check_fill_drain(binary, "pp_kineto_bal2", kineto_bal, kineto_bal_truth)
             check_even_stages(binary, "pp_text_bal", text_bal, text_bal_truth, tmp)
         for name, args in (("pp_kineto", pp), ("pp_kineto_none", ["--pg-names", "none", "--stage-ms", "100,150,200",
                                                                   "--dp", "1", "--steps", "3"])):

@@ -70,6 +70,12 @@ CASES = [
     # Dst Rank): the named peers confirm the chain that gives the stages.
     ("kineto_pp3_unnamed_peer_args", ["--stage-ms", "100,150,200", "--dp", "1", "--layout", "kineto",
                                       "--pg-names", "unnamed", "--peer-args"]),
+    # 1F1B whose gradients come back over the same unnamed communicator, each p2p kernel naming its peer: the
+    # chain both ways (activations forward, then their gradients back) gives the stages.
+    ("kineto_1f1b_unnamed_peer_args", ["--stage-ms", "100,150,200", "--dp", "2", "--microbatches", "4", "--layout",
+                                       "kineto", "--schedule", "1f1b", "--pg-names", "unnamed", "--peer-args"]),
+    ("kineto_1f1b_unnamed_balanced", ["--stage-ms", "150,150,150", "--dp", "1", "--microbatches", "4", "--layout",
+                                      "kineto", "--schedule", "1f1b", "--pg-names", "unnamed", "--peer-args"]),
     ("cluster_balanced", ["--stage-ms", "200,200", "--dp", "8", "--microbatches", "1", "--layout", "cluster"]),
     ("cluster_imbalanced", ["--stage-ms", "150,250", "--dp", "4", "--microbatches", "4", "--layout", "cluster"]),
     # hcom_receive waits whose Bubble also holds the transfer: the fill / drain is the wait, not the bubble.
@@ -432,6 +438,11 @@ def main():
             if truth["layout"] in ("timeline", "kineto"):
                 check_annotate_steps(name, binary, target, tmp)
             check_findings(name, binary, target, truth, advise)
+            if truth.get("schedule") == "1f1b" and truth["pg_names"] == "unnamed":
+                group = json_or_exit(binary, "comm", "--json", target)["cross_rank"]["pipeline"]["group_name"]
+                text = run_text(binary, "comm", target)
+                check(group == "p2p chain both ways" and "their gradients back" in text,
+                      f"{name}: the stages from the chain both ways: {group!r}")
             # The first example, on Ascend and on GPUs with the pp group named or not.
             if name.endswith("batch_imbalanced") or name in ("kineto_imbalanced", "kineto_unnamed_imbalanced"):
                 top = json_or_exit(binary, "analyze", "--json", target)["findings"][0]

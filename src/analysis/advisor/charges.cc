@@ -65,14 +65,18 @@ std::optional<RankWaitPerStep> TimelineWait(const std::vector<const RankCommunic
   return std::nullopt;
 }
 
-// Without a timeline the MoE wait is still known: at each grouped-GEMM call the rank waits at the next
-// all-to-all for the call's slowest expert-parallel rank, which each call's device time gives.
+// Without a timeline the MoE wait is still known: at each MoE call (a grouped GEMM, or a layer's experts
+// between dispatch and combine) the rank waits at the next all-to-all for the call's slowest expert-parallel
+// rank, which each call's device time gives.
 std::optional<RankWaitPerStep> ExpertWait(const MoeBalance* moe, int64_t rank) {
   if (moe == nullptr) return std::nullopt;
   for (size_t i = 0; i < moe->ranks.size() && i < moe->wait_ns_per_step.size(); ++i) {
     if (moe->ranks[i] == rank) {
-      return RankWaitPerStep{moe->wait_ns_per_step[i], "the slowest expert-parallel rank's grouped GEMMs",
-                             "wait_for_slowest_experts_us"};
+      const std::string_view words = MoeCallsAreGroupedGemms(moe->source)
+                                         ? "the slowest expert-parallel rank's grouped GEMMs"
+                                         : "the slowest expert-parallel rank's experts (its compute between "
+                                           "dispatch and combine)";
+      return RankWaitPerStep{moe->wait_ns_per_step[i], words, "wait_for_slowest_experts_us"};
     }
   }
   return std::nullopt;

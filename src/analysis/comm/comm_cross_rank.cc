@@ -77,10 +77,12 @@ CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const Co
 // The window the last rank held the collective up: its arrival minus the median arrival of the others
 // (the lower median; for two ranks, the other one), at most the median rank's collective (its wait ends
 // there, whenever the late rank arrives), charged to what its lead-in has more of than the median rank's
-// (wait_causes.h). Returns whether every arrival had its lead-in.
+// (wait_causes.h). At a pipeline hand-off (`hand_off`) what the lead-in leaves unexplained is the schedule's
+// fill / drain (RankWait::pipeline_fill_ns). Returns whether every arrival had its lead-in.
 bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
-                       const Arrival& last, const std::vector<int64_t>& aligned_starts, std::vector<RankWait>* waits,
-                       WaitIntervals* intervals, OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
+                       const Arrival& last, const std::vector<int64_t>& aligned_starts, bool hand_off,
+                       std::vector<RankWait>* waits, WaitIntervals* intervals, OperatorDiffs* diffs,
+                       std::vector<CriticalLink>* links) {
   for (const Arrival& a : arrivals) {
     if (LeadInOf(ranks, a) == nullptr) return false;
   }
@@ -104,9 +106,11 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
     return true;
   }
   RankWait& w = (*waits)[last.rank_index];
-  const WaitCauseTimes charged = ChargeWindow(lead_in, *LeadInOf(ranks, median), window);
+  WaitCauseTimes charged = ChargeWindow(lead_in, *LeadInOf(ranks, median), window);
+  int64_t& unexplained = charged[static_cast<size_t>(WaitCause::kUnexplained)];
+  const int64_t added = window - unexplained;
+  if (hand_off) w.pipeline_fill_ns += std::exchange(unexplained, 0);
   for (size_t c = 0; c < kWaitCauseCount; ++c) w.held_up_by_cause[c] += charged[c];
-  const int64_t added = window - charged[static_cast<size_t>(WaitCause::kUnexplained)];
   w.held_up_ns += added;
   const int64_t median_start = median.collective->start_ns;
   intervals->charged[{last.rank_index, median.rank_index}].push_back(Interval{median_start, median_start + window});
@@ -189,12 +193,13 @@ bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Ar
   if (!hand_off) (*margins)[last->rank_index].push_back(last_start - second_start);
   std::vector<int64_t> aligned_starts;
   for (const Arrival& a : arrivals) aligned_starts.push_back(aligned(a));
-  return ChargeLastArrival(ranks, arrivals, *last, aligned_starts, waits, intervals, diffs, links);
+  return ChargeLastArrival(ranks, arrivals, *last, aligned_starts, hand_off, waits, intervals, diffs, links);
 }
 
 // Windows of collectives in flight at once on the median rank cover the same wait: each late rank is
 // charged the union of the waits it caused once. As for one window (ChargeWindow), the causes found come
-// first, in proportion where they exceed it; what they do not cover is unexplained.
+// first, in proportion where they exceed it, then the pipeline's fill / drain; what they do not cover is
+// unexplained.
 void ChargeEachWaitOnce(const WaitIntervals& intervals, std::vector<RankWait>* waits) {
   std::vector<int64_t> once(waits->size(), 0);
   for (const auto& [pair, charged] : intervals.charged) once[pair.first] += TotalLength(UnionOf(charged));
@@ -211,7 +216,8 @@ void ChargeEachWaitOnce(const WaitIntervals& intervals, std::vector<RankWait>* w
         w.held_up_ns += w.held_up_by_cause[c];
       }
     }
-    w.held_up_by_cause[unexplained] = std::max<int64_t>(once[r] - w.held_up_ns, 0);
+    w.pipeline_fill_ns = std::clamp<int64_t>(once[r] - w.held_up_ns, 0, w.pipeline_fill_ns);
+    w.held_up_by_cause[unexplained] = std::max<int64_t>(once[r] - w.held_up_ns - w.pipeline_fill_ns, 0);
   }
 }
 

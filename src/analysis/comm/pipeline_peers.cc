@@ -1,6 +1,7 @@
 #include "analysis/comm/pipeline_peers.h"
 
 #include <algorithm>
+#include <array>
 
 namespace tuneprof {
 
@@ -8,6 +9,66 @@ std::optional<std::pair<int64_t, int64_t>> PositionIn(const std::vector<int64_t>
   auto at = std::find(ranks.begin(), ranks.end(), rank);
   if (at == ranks.end()) return std::nullopt;
   return std::make_pair(static_cast<int64_t>(at - ranks.begin()), static_cast<int64_t>(ranks.size()));
+}
+
+namespace {
+
+// A member's kernels of a two-way chain by kind: activations in from the previous member (forward receive)
+// and out to the next (forward send), gradients in from the next member (backward receive) and out to the
+// previous (backward send).
+enum class ChainKernelKind : uint8_t { kForwardRecv, kForwardSend, kBackwardRecv, kBackwardSend };
+
+std::optional<ChainKernelKind> ChainKindOf(const Collective& c, int64_t previous, int64_t next) {
+  const bool send = c.direction == P2pDirection::kSend;
+  if (c.direction == P2pDirection::kUnknown) return std::nullopt;
+  if (c.peer == previous && previous != kNoId)
+    return send ? ChainKernelKind::kBackwardSend : ChainKernelKind::kForwardRecv;
+  if (c.peer == next && next != kNoId) return send ? ChainKernelKind::kForwardSend : ChainKernelKind::kBackwardRecv;
+  return std::nullopt;
+}
+
+// Whether the kernel of kind `kind`, the `nth` of its kind (1-based), follows enough earlier kernels
+// (`before`: counts by kind of those that started before it) for a pipeline (ChainPeers::TwoWayChain).
+bool ChainOrderHolds(ChainKernelKind kind, int64_t nth, const std::array<int64_t, 4>& before, bool has_previous,
+                     bool has_next) {
+  const auto count = [&](ChainKernelKind k) { return before[static_cast<size_t>(k)]; };
+  switch (kind) {
+    case ChainKernelKind::kForwardSend:
+      return !has_previous || count(ChainKernelKind::kForwardRecv) >= nth;
+    case ChainKernelKind::kBackwardRecv:
+      return count(ChainKernelKind::kForwardSend) >= nth;
+    case ChainKernelKind::kBackwardSend:
+      return (!has_next || count(ChainKernelKind::kBackwardRecv) >= nth) && count(ChainKernelKind::kForwardRecv) >= nth;
+    case ChainKernelKind::kForwardRecv:
+      break;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ChainPeers::TwoWayChain(const std::vector<const Collective*>& kernels, const std::vector<int64_t>& members,
+                             int64_t rank) {
+  const auto at = PositionIn(members, rank);
+  if (!at || kernels.empty()) return false;
+  const auto [place, size] = *at;
+  const bool has_previous = place > 0, has_next = place + 1 < size;
+  const int64_t previous = has_previous ? members[place - 1] : kNoId;
+  const int64_t next = has_next ? members[place + 1] : kNoId;
+  std::array<int64_t, 4> before{}, seen{};
+  size_t started = 0;  // kernels[0, started) started before the current one, counted in `before`
+  bool backward = false, forward = false;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    for (; started < i && kernels[started]->start_ns < kernels[i]->start_ns; ++started) {
+      ++before[static_cast<size_t>(*ChainKindOf(*kernels[started], previous, next))];
+    }
+    const std::optional<ChainKernelKind> kind = ChainKindOf(*kernels[i], previous, next);
+    if (!kind) return false;
+    const int64_t nth = ++seen[static_cast<size_t>(*kind)];
+    if (!ChainOrderHolds(*kind, nth, before, has_previous, has_next)) return false;
+    (*kind == ChainKernelKind::kBackwardRecv || *kind == ChainKernelKind::kBackwardSend ? backward : forward) = true;
+  }
+  return forward && backward;
 }
 
 // The rank's two-rank groups that hold only send / recv kernels: (group name, group ranks).

@@ -47,27 +47,50 @@ struct PairTraffic {
 // the next member and each receive comes from the previous one, and the k-th send to a member pairs with
 // that member's k-th receive from the rank (NCCL runs a pair's p2p calls on a communicator in order).
 // Kernels that name their peer (Src Rank / Dst Rank) confirm the chain where the peer is that neighbour and
-// break it otherwise. Exchanges both ways (1F1B's gradients going back) cannot be told apart without the
-// peer; an end that receives and sends says so and leaves the communicator unmatched.
+// break it otherwise. Exchanges both ways cannot be told apart without the peer; an end that receives and
+// sends then leaves the communicator unmatched. Where every kernel names its peer, a chain both ways is a
+// pipeline that sends gradients back (1F1B, GPipe): see TwoWayChain.
 class ChainPeers {
  public:
   explicit ChainPeers(const RankCommunication& rank) : rank_(rank.rank) {
+    std::map<std::pair<std::string_view, std::string_view>, std::vector<const Collective*>> kernels;
     for (const Collective& c : rank.collectives) {
       if (c.type != CollectiveType::kSendRecv) continue;
       const std::vector<int64_t>& m = Members(c.group_ranks);
       if (m.size() <= 2) continue;
       PairTraffic& t = traffic_[{c.group, c.group_ranks}];
       ++(c.direction == P2pDirection::kSend ? t.sends : c.direction == P2pDirection::kRecv ? t.recvs : t.unknown);
+      kernels[{c.group, c.group_ranks}].push_back(&c);
+    }
+    for (const auto& [key, list] : kernels) {
+      if (TwoWayChain(list, Members(key.second), rank_)) two_way_.insert(key);
     }
   }
 
   // The member `c` (one of the rank's kernels) exchanges with; nullopt off such a chain, and for a kernel
   // whose named peer is not that member.
   std::optional<int64_t> Of(const Collective& c) {
+    if (c.type == CollectiveType::kSendRecv && two_way_.contains({c.group, c.group_ranks})) return c.peer;
     const std::optional<int64_t> neighbour = Neighbour(c);
     if (!neighbour || Unnamed(c) || c.peer == *neighbour) return neighbour;
     return std::nullopt;
   }
+
+  // Whether `c`'s communicator carries a chain both ways on this rank (TwoWayChain).
+  bool BothWays(const Collective& c) const { return two_way_.contains({c.group, c.group_ranks}); }
+
+  // A pipeline's chain both ways on one communicator, from one member's p2p kernels on it (`kernels`, in
+  // start order): every kernel names its peer, a neighbouring member, and says its direction; both ways
+  // carry data; and the order is a pipeline's, activations forward and then their gradients back. Counting
+  // only kernels that started before each one: an activation is sent on after one came in (the j-th send to
+  // the next member after the j-th receive from the previous one, where there is one), a gradient comes back
+  // after its activation went out (the j-th receive from the next member after the j-th send to it), and a
+  // gradient goes back after one came in and after its activation did (the j-th send to the previous member
+  // after the j-th receive from the next one, where there is one, and from the previous one). A halo
+  // exchange, each member sending to both neighbours at once, breaks the order on some member whichever
+  // way it posts its calls, and so is no pipeline.
+  static bool TwoWayChain(const std::vector<const Collective*>& kernels, const std::vector<int64_t>& members,
+                          int64_t rank);
 
  private:
   std::optional<int64_t> Neighbour(const Collective& c) {
@@ -95,6 +118,7 @@ class ChainPeers {
 
   int64_t rank_;
   std::map<std::pair<std::string_view, std::string_view>, PairTraffic> traffic_;
+  std::set<std::pair<std::string_view, std::string_view>> two_way_;  // (group, ranks): TwoWayChain holds
   std::map<std::string_view, std::vector<int64_t>> members_;
 };
 

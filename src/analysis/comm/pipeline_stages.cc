@@ -58,12 +58,16 @@ std::optional<StagePlace> NamedStageOf(const RankCommunication& rank) {
   return std::nullopt;
 }
 
+// The role of stages inferred from a communicator that carries the activations forward and the gradients
+// back (ChainPeers::TwoWayChain); "p2p chain" for the others.
+constexpr std::string_view kBothWaysChainRole = "p2p chain both ways";
+
 // Where no group names the pipeline and no two-rank groups chain the ranks: a communicator of more than two
 // ranks that holds only send / recv on every rank of the input and carries a forward chain on each (see
 // ChainPeers); a rank's stage is its place in the communicator's ranks. The first such communicator (by
-// its ranks' text) of each rank.
+// its ranks' text) of each rank. A chain both ways (gradients back over it) is told apart by its role.
 std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankCommunication>& ranks) {
-  std::set<std::pair<std::string_view, std::string_view>> chains, broken;
+  std::set<std::pair<std::string_view, std::string_view>> chains, broken, both_ways;
   for (const RankCommunication& rank : ranks) {
     if (rank.steps == 0) continue;
     ChainPeers peers(rank);
@@ -74,6 +78,7 @@ std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankComm
         broken.insert(key);
       } else {
         (peers.Of(c) ? chains : broken).insert(key);
+        if (peers.BothWays(c)) both_ways.insert(key);
       }
     }
   }
@@ -82,7 +87,8 @@ std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankComm
     if (broken.contains(key)) continue;
     const std::vector<int64_t> members = ParseGroupRanks(key.second);
     for (size_t i = 0; i < members.size(); ++i) {
-      out.try_emplace(members[i], StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(members.size()), "p2p chain",
+      out.try_emplace(members[i], StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(members.size()),
+                                             std::string(both_ways.contains(key) ? kBothWaysChainRole : "p2p chain"),
                                              key.second, false});
     }
   }

@@ -412,4 +412,12 @@ MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads) {
   return out;
 }
 
+bool MoeCallsAreGroupedGemms(std::string_view source) {
+  return source == "record_shapes" || source == "kernel_details";
+}
+
+std::string_view MoeExpertWorkWords(std::string_view source) {
+  return MoeCallsAreGroupedGemms(source) ? "grouped GEMMs" : "experts (the compute between dispatch and combine)";
+}
+
 }  // namespace tuneprof

@@ -25,6 +25,7 @@
 // all-to-all can finish, and the others wait for it.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/core/host_op_tree.h"
@@ -99,6 +100,15 @@ struct MoeBalance {
   // rank's all-to-alls carry no sizes, empty when not set.
   std::vector<double> all_to_all_bytes_per_step;
 };
+
+// Whether a load read from `source` (RankMoeLoad::source) counted grouped-GEMM / fused-MoE calls. From the
+// all-to-alls' sizes ("all_to_all_splits", "communication_matrix") a call is one MoE layer, dispatch to
+// combine, whatever the experts ran in between (one matmul per expert, say): no grouped GEMM is implied.
+bool MoeCallsAreGroupedGemms(std::string_view source);
+
+// What the experts' compute of one call is, in words that fit the source: "grouped GEMMs" or "experts
+// (the compute between dispatch and combine)".
+std::string_view MoeExpertWorkWords(std::string_view source);
 
 // nullopt-like: ranks empty when no rank has grouped-GEMM calls. `loads` in the run's rank order.
 MoeBalance BalanceAcrossRanks(const std::vector<const RankMoeLoad*>& loads);

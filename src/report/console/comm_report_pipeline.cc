@@ -16,6 +16,12 @@ namespace {
 
 // Where the stages come from: the groups that name them, or the p2p pattern.
 std::string PipelineSource(const PipelineAnalysis& p) {
+  if (p.inferred && p.group_name == "p2p chain both ways") {
+    return fmt::format(
+        "{} stages inferred from the p2p pattern, as no group names them: one communicator carries each stage's "
+        "activations to the next stage and their gradients back, in a pipeline's order",
+        p.stages.size());
+  }
   return p.inferred ? fmt::format(
                           "{} stages inferred from the p2p pattern, as no group names them: each stage's "
                           "ranks only send to the next stage's, which only receive from them",

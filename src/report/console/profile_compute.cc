@@ -338,8 +338,9 @@ void WriteMoeJson(const RankMoeLoad& moe, JsonWriter* w) {
 
 void AppendMoeText(const RankMoeLoad& moe, std::string* out) {
   const auto steps = static_cast<double>(std::max<uint64_t>(moe.steps, 1));
-  *out += fmt::format("  MoE experts: {:.1f} grouped-GEMM calls a step, {:.0f} tokens a step",
-                      static_cast<double>(moe.calls) / steps, static_cast<double>(moe.tokens) / steps);
+  *out += fmt::format("  MoE experts: {:.1f} {} a step, {:.0f} tokens a step", static_cast<double>(moe.calls) / steps,
+                      MoeCallsAreGroupedGemms(moe.source) ? "grouped-GEMM calls" : "MoE layers (dispatch to combine)",
+                      static_cast<double>(moe.tokens) / steps);
   if (moe.experts > 0) *out += fmt::format(" over {} local experts", moe.experts);
   if (!moe.expert_tokens.empty()) {
     *out += " (per expert:";

@@ -2,7 +2,8 @@
 // communication.json that moved data over SDMA at less than sdma_contention_gbps (0.8 x 18 GB/s) while a
 // matmul (kernel_details Type containing "matmul") ran on the device: the two compete for HBM and the
 // collective slows down. An operator's interval is its Start Timestamp(us) plus Elapse Time(ms); the
-// "Total Op Info" entries are left out. Gain: unknown (what the collective would reach without the
+// "Total Op Info" entries are left out. Where most contended operators are the expert-parallel all-to-all,
+// the advice is that traffic's (overlap with the experts' compute), not gradient buckets. Gain: unknown (what the collective would reach without the
 // overlap is not measured; moving it may also lose the overlap).
 #include <fmt/format.h>
 
@@ -45,6 +46,19 @@ bool Overlaps(const std::vector<std::pair<double, double>>& sorted, double start
   return false;
 }
 
+// Contended operators that are mostly the expert-parallel all-to-all (dispatch / combine) beside the
+// experts' matmuls: gradient buckets do not touch them, and their overlap with compute is what hides them.
+void AdviseContendedAllToAll(const RankEvidence& rank, uint64_t slow, uint64_t slow_all_to_all, Finding* f) {
+  if (!MostOf(slow_all_to_all, slow)) return;
+  f->AddNumber("contended_all_to_all_ops", static_cast<double>(slow_all_to_all), "count");
+  f->strategy =
+      "The contended operators are the expert-parallel token all-to-all (dispatch / combine) running beside the "
+      "experts' matmuls, not gradient all-reduce, so gradient buckets do not change them. The overlap is what "
+      "hides the all-to-all: keep it beside another micro-batch's expert compute rather than serialising it, and "
+      "compare a run with and without the overlap to see what the shared HBM bandwidth costs.";
+  f->apis = {std::string(ExpertAllToAllOverlapApis(rank))};
+}
+
 }  // namespace
 
 void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -54,7 +68,7 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
   const std::vector<std::pair<double, double>> matmuls = MatmulIntervals(trace);
   if (matmuls.empty()) return;
   const double limit = config.Get(threshold::kSdmaContentionGbps);
-  uint64_t sdma_ops = 0, slow = 0;
+  uint64_t sdma_ops = 0, slow = 0, slow_all_to_all = 0;
   double slow_ms = 0, lowest = std::numeric_limits<double>::infinity();
   std::string names;
   for (const HcclOpTime& op : comm.ops) {
@@ -68,6 +82,7 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
       if (traffic.bandwidth_gbps >= limit || !Overlaps(matmuls, op.start_us, op.start_us + op.elapse_ms * 1e3))
         continue;
       ++slow;
+      if (ParseCollectiveType(trace.str(op.op_name)) == CollectiveType::kAllToAll) ++slow_all_to_all;
       slow_ms += op.elapse_ms;
       lowest = std::min(lowest, traffic.bandwidth_gbps);
       if (slow <= 3)
@@ -84,6 +99,7 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
   f.AddNumber("contended_ms", slow_ms, "ms");
   f.AddNumber("lowest_sdma_gbps", lowest, "GB/s");
   f.AddText("ops", names);
+  AdviseContendedAllToAll(rank, slow, slow_all_to_all, &f);
   out->push_back(std::move(f));
 }
 

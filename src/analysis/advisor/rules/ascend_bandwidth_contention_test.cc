@@ -44,5 +44,42 @@ TEST(PeerRules, SdmaBandwidthContentionWithMatmuls) {
   EXPECT_EQ(Find(AdviseOnChip(trace), "communication.bandwidth_contention"), nullptr);
 }
 
+// Contended operators that are the expert-parallel all-to-all beside the experts' matmuls: the advice is the
+// all-to-all's (overlap with the experts' compute), not gradient buckets.
+TEST(PeerRules, ContendedAllToAllGetsExpertParallelAdvice) {
+  Trace trace = OneStep();
+  SideTableBuilder side(&trace);
+  side.StartKernelDetails();
+  side.AddKernelDetail(Row(side, "MatMulV2", "AI_CORE", 1000, 100));
+  CommunicationTables* comm = side.mutable_communication();
+  comm->ops_present = true;
+  for (auto [name, start] : {std::pair{"hcom_alltoallv__512_3_1", 1010.0},
+                             {"hcom_alltoallv__512_7_1", 1050.0},
+                             {"hcom_allReduce__1", 1090.0}}) {
+    HcclTransportTraffic sdma;
+    sdma.transport = side.Intern("SDMA");
+    sdma.transit_size_mb = 10;
+    sdma.bandwidth_gbps = 3;
+    HcclOpTime op;
+    op.op_name = side.Intern(name);
+    op.start_us = start;
+    op.elapse_ms = 0.01;
+    op.first_traffic = static_cast<uint32_t>(comm->traffic.size());
+    op.traffic_count = 1;
+    comm->traffic.push_back(sdma);
+    comm->ops.push_back(op);
+  }
+  const AdvisorResult advice = AdviseOnChip(trace);
+  const Finding* f = Find(advice, "communication.bandwidth_contention");
+  ASSERT_NE(f, nullptr);
+  ExpectNumbers(*f, {{"contended_ops", 3}, {"contended_all_to_all_ops", 2}});
+  ASSERT_EQ(f->apis.size(), 1u);
+  const std::string apis(f->apis[0].view());
+  // The platform's all-to-all overlap switches (this test trace reads as a GPU one: Megatron-LM's).
+  EXPECT_NE(apis.find("--moe-"), std::string::npos) << apis;
+  EXPECT_EQ(apis.find("bucket_cap_mb"), std::string::npos) << apis;
+  EXPECT_NE(f->strategy.find("all-to-all"), std::string::npos) << f->strategy;
+}
+
 }  // namespace
 }  // namespace tuneprof::rule_test

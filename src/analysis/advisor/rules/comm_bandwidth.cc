@@ -43,6 +43,14 @@ void RuleCommBandwidth(const RankEvidence& rank, const AdvisorConfig& config, st
   if (const CollectiveTypeSummary* busiest = Busiest(*rank.comm)) {
     f.AddText("busiest_collective", std::string(CollectiveTypeName(busiest->type)));
     if (busiest->utilization) f.AddNumber("busiest_collective_utilization_pct", 100 * *busiest->utilization, "%");
+    // The expert-parallel token all-to-all is no gradient traffic: DDP's buckets do not size it.
+    if (busiest->type == CollectiveType::kAllToAll) {
+      f.apis = {std::string(ForPlatform(rank, "NCCL_ALGO / NCCL_PROTO / NCCL_MIN_NCHANNELS; check nvidia-smi topo -m",
+                                        "HCCL_BUFFSIZE; HCCL_INTRA_ROCE_ENABLE=0 (HCCS inside a node); msprof-analyze "
+                                        "cluster communication_matrix",
+                                        "use NCCL on GPUs")),
+                std::string(ExpertAllToAllOverlapApis(rank))};
+    }
   }
   out->push_back(std::move(f));
 }

@@ -10,7 +10,8 @@
 // RDMA), the share whose transit size is below `small_packet_sdma_mb` (`small_packet_rdma_mb`); a transport
 // fires above `small_packet_share_pct` of its operators, as msprof-analyze counts (its message speaks of the
 // data volume, its count is of operators). Small transfers cost latency per transfer, which their count
-// measures; the share of the volume they carry is reported beside it. Gain: unknown (a larger packet's time is not measured).
+// measures; the share of the volume they carry is reported beside it. Both findings advise the traffic the
+// small transfers mostly are: pipeline send / recv, the expert-parallel all-to-all, else gradients. Gain: unknown (a larger packet's time is not measured).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -34,6 +35,7 @@ struct SmallMessages {
   uint64_t count = 0;
   uint64_t p2p = 0;          // of `count`, pipeline send / recv
   uint64_t batched_p2p = 0;  // of `p2p`, HCCL batchSendRecv: already one call per batch
+  uint64_t all_to_all = 0;   // of `count`, all-to-all (the expert-parallel token exchange)
   uint64_t with_bytes = 0;
   int64_t bytes = 0;
   int64_t time_ns = 0;
@@ -53,6 +55,7 @@ SmallMessages CountSmall(const RankCommunication& comm) {
     ++small.count;
     if (c.type == CollectiveType::kSendRecv) ++small.p2p;
     if (c.type == CollectiveType::kSendRecv && IsBatchSendRecv(c.name)) ++small.batched_p2p;
+    if (c.type == CollectiveType::kAllToAll) ++small.all_to_all;
     small.bytes += c.bytes;
     small.time_ns += c.duration_ns;
   }
@@ -62,8 +65,8 @@ SmallMessages CountSmall(const RankCommunication& comm) {
 struct TransportPackets {
   std::string_view transport;
   double limit_mb = 0;
-  uint64_t ops = 0, small_ops = 0, small_p2p_ops = 0;
-  uint64_t small_batched_p2p_ops = 0;  // of those, HCCL's batchSendRecv: already one call per batch
+  uint64_t ops = 0, small_ops = 0, small_p2p_ops = 0, small_all_to_all_ops = 0;
+  uint64_t small_batched_p2p_ops = 0;  // of the p2p ones, HCCL's batchSendRecv: already one call per batch
   double mb = 0, small_mb = 0, small_ms = 0;
   bool fired(double share_pct) const {
     return ops > 0 && small_ops > 0 && 100.0 * static_cast<double>(small_ops) / static_cast<double>(ops) > share_pct;
@@ -84,10 +87,12 @@ void CountPackets(const Trace& trace, TransportPackets* packets) {
       if (traffic.transit_size_mb >= packets->limit_mb) continue;
       ++packets->small_ops;
       const std::string_view name = trace.str(op.op_name);
-      if (op.p2p || ParseCollectiveType(name) == CollectiveType::kSendRecv) {
+      const CollectiveType type = ParseCollectiveType(name);
+      if (op.p2p || type == CollectiveType::kSendRecv) {
         ++packets->small_p2p_ops;
         if (IsBatchSendRecv(name)) ++packets->small_batched_p2p_ops;
       }
+      if (!op.p2p && type == CollectiveType::kAllToAll) ++packets->small_all_to_all_ops;
       packets->small_mb += traffic.transit_size_mb;
       if (traffic.transit_time_ms > 0) packets->small_ms += traffic.transit_time_ms;
     }
@@ -122,16 +127,33 @@ void AdviseP2pTransfers(const RankEvidence& rank, uint64_t small, uint64_t small
       "larger micro-batches; torch.distributed.batch_isend_irecv"))};
 }
 
+// Small transfers that are mostly the expert-parallel all-to-all (dispatch / combine) carry each peer's share
+// of a micro-batch's tokens: gradient buckets and fused optimizers do not touch them. What does is more tokens
+// per all-to-all and hiding it beside the experts' compute.
+void AdviseAllToAllTransfers(const RankEvidence& rank, uint64_t small, uint64_t small_all_to_all, Finding* f) {
+  if (small == 0 || !MostOf(small_all_to_all, small)) return;
+  f->AddNumber("small_all_to_all_share_pct", 100.0 * static_cast<double>(small_all_to_all) / static_cast<double>(small),
+               "%");
+  f->strategy =
+      "Most of the small transfers are the expert-parallel token all-to-all (dispatch / combine), each peer's "
+      "share of a micro-batch's tokens, which gradient buckets do not change: overlap the all-to-all with the "
+      "experts' compute of another micro-batch (two-batch overlap; DualPipe-style schedules) or use fused "
+      "dispatch / combine kernels, and give each all-to-all more tokens (a larger micro-batch) where memory "
+      "allows.";
+  f->apis = {std::string(ExpertAllToAllOverlapApis(rank))};
+}
+
 Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& config,
                             const std::vector<TransportPackets>& fired, double share_pct) {
   Finding f = NewFinding("communication.small_packets", rank, config);
   std::vector<std::string> parts;
   double worst = 0, small_ms = 0;
-  uint64_t small = 0, small_p2p = 0, batched = 0;
+  uint64_t small = 0, small_p2p = 0, batched = 0, small_all_to_all = 0;
   for (const TransportPackets& t : fired) {
     small += t.small_ops;
     small_p2p += t.small_p2p_ops;
     batched += t.small_batched_p2p_ops;
+    small_all_to_all += t.small_all_to_all_ops;
     const double ops_pct = 100.0 * static_cast<double>(t.small_ops) / static_cast<double>(t.ops);
     worst = std::max(worst, ops_pct);
     small_ms += t.small_ms;
@@ -149,6 +171,7 @@ Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& confi
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
   f.SetValue(worst, share_pct, "% of operators");
   AdviseP2pTransfers(rank, small, small_p2p, batched, &f);
+  AdviseAllToAllTransfers(rank, small, small_all_to_all, &f);
   return f;
 }
 
@@ -192,6 +215,7 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
   f.AddNumber("shortest_small_message_us", static_cast<double>(small.shortest_ns) / 1e3, "us");
   f.AddNumber("buckets_of_25MB_per_step", buckets_per_step, "count");
   AdviseP2pTransfers(rank, small.count, small.p2p, small.batched_p2p, &f);
+  AdviseAllToAllTransfers(rank, small.count, small.all_to_all, &f);
   out->push_back(std::move(f));
 }
 

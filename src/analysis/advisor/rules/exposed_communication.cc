@@ -69,13 +69,7 @@ void AdviseExpertParallelOverlap(const RankEvidence& rank, double exposed, Findi
       "expert computation in the MC2 dispatch / combine operators so the transfer runs beside compute.",
       "Most of it is the expert-parallel token all-to-all (dispatch / combine): overlap it with another "
       "micro-batch's compute (two-batch overlap; DualPipe-style schedules)."));
-  f->apis = {std::string(ForPlatform(
-      rank,
-      "Megatron-LM: --moe-token-dispatcher-type flex --moe-enable-deepep; SGLang: --enable-two-batch-overlap; "
-      "DeepEP: Buffer.low_latency_dispatch(..., return_recv_hook=True)",
-      "MindSpeed: --moe-alltoall-overlap-comm; MC2 fused dispatch / combine (torch_npu npu_moe_distribute_dispatch "
-      "/ npu_moe_distribute_combine)",
-      "overlap the MoE all-to-all with compute (two-batch overlap)"))};
+  f->apis = {std::string(ExpertAllToAllOverlapApis(rank))};
 }
 
 // communication.json's Idle Time share of its HCCL ops' elapse from which the finding explains it: most of

@@ -1,7 +1,8 @@
 // moe.expert_imbalance: a mixture-of-experts model whose router sends more tokens to some experts (and so
 // to some expert-parallel ranks) than to others (moe_balance.h). Each MoE layer's grouped matmul takes as
 // long as its most loaded rank, and the other ranks wait for that rank at the all-to-all that follows.
-// Gain: Σ over the layers' calls of (slowest rank's grouped-GEMM time - the EP ranks' mean) per step, the
+// Gain: Σ over the layers' calls of (slowest rank's grouped-GEMM time, or its experts' time between dispatch
+// and combine where the all-to-alls gave the load - the EP ranks' mean) per step, the
 // step an even load would have; on the slowest rank it saves compute, on the others their wait.
 #include <fmt/format.h>
 
@@ -92,10 +93,13 @@ void RuleMoeExpertBalance(const RankEvidence& rank, const AdvisorConfig& config,
   f.value = 100 * (imbalance - 1);
   f.saves_from = rank.rank_id == moe.slowest_rank ? TimePart::kComputeBound : TimePart::kCommunication;
   f.uncapped_gain_ns = moe.cost_ns;
-  f.gain_model = moe.ranks.size() > 1
+  f.gain_model = moe.ranks.size() < 2 ? "unknown: one expert-parallel rank in the input; what the others wait for "
+                                        "it is not known"
+                 : MoeCallsAreGroupedGemms(moe.source)
                      ? "Σ over the MoE layers' grouped-GEMM calls of (slowest EP rank - mean of the EP ranks) per "
                        "step: the step with every rank's experts equally loaded"
-                     : "unknown: one expert-parallel rank in the input; what the others wait for it is not known";
+                     : "Σ over the MoE layers (the experts' compute between dispatch and combine) of (slowest EP "
+                       "rank - mean of the EP ranks) per step: the step with every rank's experts equally loaded";
   AddEvidence(moe, &f);
   f.strategy =
       "Even out the router: an auxiliary load-balancing loss (or a larger coefficient), a token capacity factor "

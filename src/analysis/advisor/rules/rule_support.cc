@@ -205,4 +205,16 @@ std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace) {
   return exposed;
 }
 
+std::string_view ExpertAllToAllOverlapApis(const RankEvidence& rank) {
+  return ForPlatform(
+      rank,
+      "Megatron-LM: --moe-token-dispatcher-type flex --moe-enable-deepep; SGLang: --enable-two-batch-overlap; "
+      "DeepEP: Buffer.low_latency_dispatch(..., return_recv_hook=True)",
+      "MindSpeed: --moe-alltoall-overlap-comm; MC2 fused dispatch / combine (torch_npu npu_moe_distribute_dispatch "
+      "/ npu_moe_distribute_combine)",
+      "overlap the MoE all-to-all with compute (two-batch overlap)");
+}
+
+bool MostOf(uint64_t part, uint64_t whole) { return whole > 0 && 2 * part >= whole; }
+
 }  // namespace tuneprof

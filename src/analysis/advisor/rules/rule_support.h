@@ -67,4 +67,12 @@ void SayModulesOfRows(const RankEvidence& rank, std::span<const uint32_t> rows, 
 // exposed communication, piece by piece.
 std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace);
 
+// The expert-parallel token all-to-all (dispatch / combine) is hidden by running it beside the experts'
+// compute, not by gradient buckets: the APIs that overlap it on the rank's platform. Every communication
+// finding whose traffic is mostly all-to-all names these, so that they agree.
+std::string_view ExpertAllToAllOverlapApis(const RankEvidence& rank);
+
+// At least half of `part` of `whole` (counts of operators or collectives): the traffic a finding is about.
+bool MostOf(uint64_t part, uint64_t whole);
+
 }  // namespace tuneprof
