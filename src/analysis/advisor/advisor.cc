@@ -282,7 +282,7 @@ RankAdviceDraft AdviseRank(const RankInputs& input, const AdvisorConfig& config)
   rank.comm = input.comm;
   rank.rank_id = input.trace->metadata().rank;
   rank.on_npu = RunsOnNpu(*input.trace);
-  rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config));
+  rank.split = SplitStepTime(*rank.trace, *rank.breakdown, rank.tree, TinyLimits(config), &rank.device_work);
   const ModuleAttribution modules = AttributeWorkToModules(*rank.trace);
   rank.modules = &modules;
   RankAdviceDraft draft;

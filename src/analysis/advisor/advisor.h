@@ -23,6 +23,7 @@
 #include "analysis/comm/comm_cross_rank.h"
 #include "analysis/compute/compute_units.h"
 #include "analysis/compute/moe_balance.h"
+#include "analysis/core/device_work.h"
 #include "analysis/core/hardware_profile.h"
 #include "analysis/core/host_op_tree.h"
 #include "analysis/memory/memory_timeline.h"
@@ -53,6 +54,8 @@ struct RankEvidence {
   const ModuleAttribution* modules = nullptr;
   // What several rules read of the host operators (op_sequences.h), built once for all of them.
   mutable SharedOpSequences op_sequences;
+  // The device work and its busy time (device_work.h), listed once for every rule that reads them.
+  mutable SharedDeviceWork device_work;
 };
 
 // One of the tuning guide's three utilizations against its threshold.

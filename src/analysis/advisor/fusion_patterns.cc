@@ -124,6 +124,38 @@ void MatchElementwiseChains(const std::vector<OpSequence>& sequences, std::vecto
   }
 }
 
+// The letters a non-empty match of `elements` can begin with: those of each leading element up to the
+// first that must occur. A position holding any other letter can only match empty, which the matcher
+// skips, so the search starts only where one of these stands.
+std::array<bool, 256> PatternStartLetters(std::span<const PatternElement> elements) {
+  std::array<bool, 256> starts{};
+  for (const PatternElement& element : elements) {
+    for (const char letter : element.letters) starts[static_cast<unsigned char>(letter)] = true;
+    if (element.min > 0) break;
+  }
+  return starts;
+}
+
+void MatchLibraryPattern(size_t p, const std::vector<OpSequence>& sequences, bool training,
+                         std::vector<std::vector<bool>>* used, std::vector<PatternMatch>* matches) {
+  const std::array<bool, 256> starts = PatternStartLetters(kLibrary[p].elements);
+  for (size_t s = 0; s < sequences.size(); ++s) {
+    const std::string& letters = sequences[s].letters;
+    std::vector<bool>& used_here = (*used)[s];
+    for (size_t pos = 0; pos < letters.size(); ++pos) {
+      if (!starts[static_cast<unsigned char>(letters[pos])] || used_here[pos]) continue;
+      size_t end = 0;
+      if (!MatchFrom(kLibrary[p].elements, 0, letters, used_here, pos, &end) || end == pos) continue;
+      PatternMatch match{p, s, pos, end, 0, 0};
+      Measure(&kLibrary[p], sequences[s], training, &match);
+      matches->push_back(match);
+      std::fill(used_here.begin() + static_cast<std::ptrdiff_t>(pos),
+                used_here.begin() + static_cast<std::ptrdiff_t>(end), true);
+      pos = end - 1;
+    }
+  }
+}
+
 }  // namespace
 
 std::span<const FusionPattern> FusionLibrary() { return kLibrary; }
@@ -132,21 +164,7 @@ std::vector<PatternMatch> MatchFusionPatterns(const std::vector<OpSequence>& seq
   std::vector<PatternMatch> matches;
   std::vector<std::vector<bool>> used;
   for (const OpSequence& sequence : sequences) used.emplace_back(sequence.letters.size(), false);
-  for (size_t p = 0; p < kLibrary.size(); ++p) {
-    for (size_t s = 0; s < sequences.size(); ++s) {
-      const std::string& letters = sequences[s].letters;
-      for (size_t pos = 0; pos < letters.size(); ++pos) {
-        size_t end = 0;
-        if (used[s][pos] || !MatchFrom(kLibrary[p].elements, 0, letters, used[s], pos, &end) || end == pos) continue;
-        PatternMatch match{p, s, pos, end, 0, 0};
-        Measure(&kLibrary[p], sequences[s], training, &match);
-        matches.push_back(match);
-        std::fill(used[s].begin() + static_cast<std::ptrdiff_t>(pos),
-                  used[s].begin() + static_cast<std::ptrdiff_t>(end), true);
-        pos = end - 1;
-      }
-    }
-  }
+  for (size_t p = 0; p < kLibrary.size(); ++p) MatchLibraryPattern(p, sequences, training, &used, &matches);
   MatchElementwiseChains(sequences, &used, &matches);
   return matches;
 }

@@ -35,11 +35,12 @@ bool IsModelOp(const Trace& trace, uint32_t event) {
 
 }  // namespace
 
-std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tree) {
+std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tree,
+                                        std::span<const DeviceWorkEvent> device_work) {
   const EventTable& events = trace.events();
   std::vector<int64_t> device_time(events.size(), 0);
   const PairTable launches = LaunchesByCorrelation(trace);
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+  for (const DeviceWorkEvent& work : device_work) {
     // A sync a copy_ launched holds the stream while it waits: not the operator's device work.
     if (work.work == WorkClass::kOther || events.correlation[work.event] == kNoId) continue;
     const uint32_t* launch = launches.Find(0, static_cast<uint64_t>(events.correlation[work.event]));
@@ -51,11 +52,15 @@ std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tr
 }
 
 std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
-  return BuildOpSequences(trace, tree, cpu_only, cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, tree));
+  const std::vector<DeviceWorkEvent> device_work = cpu_only ? std::vector<DeviceWorkEvent>{} : ListDeviceWork(trace);
+  return BuildOpSequences(trace, tree, cpu_only,
+                          cpu_only ? std::vector<int64_t>{} : DeviceTimeByHostOp(trace, tree, device_work),
+                          device_work);
 }
 
 std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only,
-                                         const std::vector<int64_t>& device_time) {
+                                         const std::vector<int64_t>& device_time,
+                                         std::span<const DeviceWorkEvent> device_work) {
   const EventTable& events = trace.events();
   OpLetters letters(trace);
   std::vector<OpSequence> sequences;
@@ -74,7 +79,7 @@ std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& t
   }
   if (cpu_only) return sequences;
   std::vector<std::vector<uint32_t>> by_stream(trace.tracks().size());
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) by_stream[events.track[work.event]].push_back(work.event);
+  for (const DeviceWorkEvent& work : device_work) by_stream[events.track[work.event]].push_back(work.event);
   for (uint32_t track = 0; track < by_stream.size(); ++track) {
     std::vector<uint32_t>& kernels = by_stream[track];
     if (kernels.empty()) continue;
@@ -91,16 +96,21 @@ std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& t
   return sequences;
 }
 
-const std::vector<int64_t>& SharedOpSequences::DeviceTime(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
+const std::vector<int64_t>& SharedOpSequences::DeviceTime(const Trace& trace, const HostOpTree& tree, bool cpu_only,
+                                                          SharedDeviceWork* device_work) {
   std::call_once(device_time_once_, [&] {
-    if (!cpu_only) device_time_ = DeviceTimeByHostOp(trace, tree);
+    if (!cpu_only) device_time_ = DeviceTimeByHostOp(trace, tree, device_work->List(trace));
   });
   return device_time_;
 }
 
-const std::vector<OpSequence>& SharedOpSequences::Sequences(const Trace& trace, const HostOpTree& tree, bool cpu_only) {
-  std::call_once(sequences_once_,
-                 [&] { sequences_ = BuildOpSequences(trace, tree, cpu_only, DeviceTime(trace, tree, cpu_only)); });
+const std::vector<OpSequence>& SharedOpSequences::Sequences(const Trace& trace, const HostOpTree& tree, bool cpu_only,
+                                                            SharedDeviceWork* device_work) {
+  std::call_once(sequences_once_, [&] {
+    const std::vector<int64_t>& device_time = DeviceTime(trace, tree, cpu_only, device_work);
+    sequences_ = cpu_only ? BuildOpSequences(trace, tree, cpu_only, device_time, {})
+                          : BuildOpSequences(trace, tree, cpu_only, device_time, device_work->List(trace));
+  });
   return sequences_;
 }
 

@@ -5,9 +5,11 @@
 // operators the device time of the kernels they launched, or on a CPU-only trace their own duration.
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "analysis/core/device_work.h"
 #include "analysis/core/host_op_tree.h"
 #include "model/trace.h"
 
@@ -26,22 +28,29 @@ struct OpSequence {
 // Device time launched by each host event, summed up to its outermost enclosing operator (so that an
 // aten::linear owns its addmm's kernels); syncs and waits are not work and count for none. Indexed by
 // event; 0 where nothing was launched.
-std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tree);
+// `device_work`: the trace's ListDeviceWork.
+std::vector<int64_t> DeviceTimeByHostOp(const Trace& trace, const HostOpTree& tree,
+                                        std::span<const DeviceWorkEvent> device_work);
 
 // `cpu_only`: time host operators by their own duration (the host is the device).
 std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only);
-// With DeviceTimeByHostOp's result already at hand (unread when `cpu_only`).
+// With DeviceTimeByHostOp's result and the trace's ListDeviceWork already at hand (both unread when
+// `cpu_only`).
 std::vector<OpSequence> BuildOpSequences(const Trace& trace, const HostOpTree& tree, bool cpu_only,
-                                         const std::vector<int64_t>& device_time);
+                                         const std::vector<int64_t>& device_time,
+                                         std::span<const DeviceWorkEvent> device_work);
 
 // One rank's device time by host operator and operator sequences, built by the first rule that asks
 // (rules run on two threads; a second asker waits) and then shared: several rules read them, and each
-// building its own cost a pass over every event. Every call must pass the same rank's arguments.
+// building its own cost a pass over every event. Every call must pass the same rank's arguments, its
+// device work (read only when not `cpu_only`) included.
 class SharedOpSequences {
  public:
   // Empty when `cpu_only`.
-  const std::vector<int64_t>& DeviceTime(const Trace& trace, const HostOpTree& tree, bool cpu_only);
-  const std::vector<OpSequence>& Sequences(const Trace& trace, const HostOpTree& tree, bool cpu_only);
+  const std::vector<int64_t>& DeviceTime(const Trace& trace, const HostOpTree& tree, bool cpu_only,
+                                         SharedDeviceWork* device_work);
+  const std::vector<OpSequence>& Sequences(const Trace& trace, const HostOpTree& tree, bool cpu_only,
+                                           SharedDeviceWork* device_work);
 
  private:
   std::once_flag device_time_once_, sequences_once_;

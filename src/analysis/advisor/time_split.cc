@@ -61,21 +61,24 @@ bool UnderTinyOp(const Trace& trace, const HostOpTree& tree, uint32_t event, con
   return it->second;
 }
 
+// On a device trace all the work is busy time: both unions are the device work's, shared.
 WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree,
-                      const IntervalSet& dataloader, const IntervalSet& steps, const TinyOpLimits& tiny) {
+                      const IntervalSet& dataloader, const IntervalSet& steps, const TinyOpLimits& tiny,
+                      SharedDeviceWork* device_work) {
   const EventTable& events = trace.events();
   const bool cpu = breakdown.work_on == WorkSource::kCpu;
   WorkTimes times;
-  std::vector<Interval> busy, all;
+  std::vector<Interval> busy, all;                                    // CPU-only
   std::vector<Interval> communication, computing, tiny_spans, calls;  // CPU-only
   std::unordered_map<uint32_t, bool> tiny_outermost;                  // outermost op -> IsTinyOp, decided once
   OpLetters letters(trace);
   KernelLetters kernel_letters(trace, tree);
-  for (const DeviceWorkEvent& work : cpu ? ListCpuWork(trace) : ListDeviceWork(trace)) {
+  const std::vector<DeviceWorkEvent> cpu_work = cpu ? ListCpuWork(trace) : std::vector<DeviceWorkEvent>{};
+  for (const DeviceWorkEvent& work : cpu ? cpu_work : device_work->List(trace)) {
     const Interval span{events.ts_ns[work.event], events.end_ns(work.event)};
-    all.push_back(span);
+    if (cpu) all.push_back(span);
     if (cpu && IntersectionLength(dataloader, IntervalSet{span}) == span.length() && span.length() > 0) continue;
-    busy.push_back(span);
+    if (cpu) busy.push_back(span);
     if (cpu && work.work == WorkClass::kCommunication) {
       communication.push_back(span);
       if (IsCollectiveCall(trace, work.event)) calls.push_back(span);
@@ -107,8 +110,8 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
     times.computing_ns += self;
     if (IsComputeBoundLetter(letter)) times.compute_bound_ns += self;
   }
-  times.busy = UnionOf(std::move(busy));
-  times.all = UnionOf(std::move(all));
+  times.busy = cpu ? UnionOf(std::move(busy)) : device_work->Busy(trace);
+  times.all = cpu ? UnionOf(std::move(all)) : times.busy;
   if (!communication.empty() && !tiny_spans.empty()) {
     const IntervalSet computes = Subtract(UnionOf(std::move(computing)), UnionOf(std::move(calls)));
     const IntervalSet waiting =
@@ -178,7 +181,7 @@ IntervalSet StepRanges(const RankBreakdown& breakdown) {
 }
 
 TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree,
-                        const TinyOpLimits& tiny) {
+                        const TinyOpLimits& tiny, SharedDeviceWork* device_work) {
   TimeSplit split;
   split.steps = breakdown.steps.size();
   split.cpu_only = breakdown.work_on == WorkSource::kCpu;
@@ -188,7 +191,9 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
 
   const IntervalSet dataloader = Intersect(DataLoaderRanges(trace), StepRanges(breakdown));
   const IntervalSet steps = StepRanges(breakdown);
-  WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader, steps, tiny);
+  SharedDeviceWork own_device_work;
+  WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader, steps, tiny,
+                               device_work != nullptr ? device_work : &own_device_work);
   if (work.computing_ns <= 0 && breakdown.total.computing_ns > 0) ClassFromTableInstead(trace, &work);
   // Shares of all the compute self time, the unclassified's included.
   const double all_computing = work.computing_ns + work.unclassified_ns;

@@ -19,6 +19,7 @@
 
 #include "analysis/advisor/finding.h"
 #include "analysis/breakdown/time_breakdown.h"
+#include "analysis/core/device_work.h"
 #include "analysis/core/cpu_work.h"
 #include "analysis/core/host_op_tree.h"
 #include "analysis/core/intervals.h"
@@ -58,7 +59,8 @@ struct TinyOpLimits {
   int64_t max_ns = 10'000;
 };
 
+// `device_work`: the rank's device work shared with other analyses (nullptr: listed here).
 TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, const HostOpTree& tree,
-                        const TinyOpLimits& tiny);
+                        const TinyOpLimits& tiny, SharedDeviceWork* device_work = nullptr);
 
 }  // namespace tuneprof

@@ -29,18 +29,6 @@ struct RankTimeline {
   std::vector<OperatorWork> work;  // sorted by start
 };
 
-// The host operator around the runtime call that launched each device event, by correlation.
-std::unordered_map<uint32_t, uint32_t> LauncherOf(const Trace& trace, const HostOpTree& tree) {
-  std::unordered_map<uint32_t, uint32_t> op_of;
-  op_of.reserve(trace.links().size());  // a device event has one correlation link
-  for (const Link& link : trace.links()) {
-    if (link.kind != LinkKind::kCorrelation || link.from >= tree.parent_op.size()) continue;
-    const uint32_t op = tree.parent_op[link.from];
-    if (op != kNoIndex) op_of.emplace(link.to, op);
-  }
-  return op_of;
-}
-
 RankTimeline BuildTimeline(const Trace& trace, const HostOpTree* given_tree) {
   const EventTable& e = trace.events();
   std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
@@ -52,7 +40,7 @@ RankTimeline BuildTimeline(const Trace& trace, const HostOpTree* given_tree) {
   }
   HostOpTree built;
   const HostOpTree& tree = given_tree != nullptr ? *given_tree : (built = BuildHostOpTree(trace));
-  const std::unordered_map<uint32_t, uint32_t> launcher = cpu_only ? decltype(launcher){} : LauncherOf(trace, tree);
+  const std::vector<uint32_t> launcher = cpu_only ? std::vector<uint32_t>{} : LaunchingOps(trace, tree);
   RankTimeline out;
   std::vector<Interval> compute, communication;
   for (const DeviceWorkEvent& w : work) {
@@ -66,8 +54,8 @@ RankTimeline BuildTimeline(const Trace& trace, const HostOpTree* given_tree) {
     OperatorWork op{span.start_ns, span.end_ns, e.name[w.event], 1};
     if (cpu_only) {
       op.weight = e.dur_ns[w.event] > 0 ? static_cast<double>(tree.self_ns[w.event]) / e.dur_ns[w.event] : 0;
-    } else if (auto it = launcher.find(w.event); it != launcher.end()) {
-      op.name = e.name[it->second];
+    } else if (w.event < launcher.size() && launcher[w.event] != kNoIndex) {
+      op.name = e.name[launcher[w.event]];
     }
     out.work.push_back(op);
   }

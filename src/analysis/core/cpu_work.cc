@@ -71,10 +71,17 @@ bool IsDataLoaderRange(std::string_view name) {
 
 IntervalSet DataLoaderRanges(const Trace& trace) {
   const EventTable& events = trace.events();
+  // Each name is searched once, kept by its id: host operator names repeat on every step, and two
+  // searches of every host event's name cost more than the rest of the pass.
+  enum class LoaderName : uint8_t { kUnknown, kNo, kYes };
+  std::vector<LoaderName> by_name(trace.strings().size(), LoaderName::kUnknown);
   std::vector<Interval> ranges;
   for (uint32_t i = 0; i < events.size(); ++i) {
     if (events.dur_ns[i] <= 0 || IsDeviceKind(events.kind[i])) continue;
-    if (IsDataLoaderRange(trace.str(events.name[i]))) ranges.push_back(Interval{events.ts_ns[i], events.end_ns(i)});
+    LoaderName& known = by_name[events.name[i].value];
+    if (known == LoaderName::kUnknown)
+      known = IsDataLoaderRange(trace.str(events.name[i])) ? LoaderName::kYes : LoaderName::kNo;
+    if (known == LoaderName::kYes) ranges.push_back(Interval{events.ts_ns[i], events.end_ns(i)});
   }
   return UnionOf(std::move(ranges));
 }

@@ -1,6 +1,7 @@
 #include "analysis/core/device_work.h"
 
 #include <array>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -136,6 +137,23 @@ std::vector<DeviceWorkEvent> ListDeviceWork(const Trace& trace) {
       work.push_back(DeviceWorkEvent{i, *found});
   }
   return work;
+}
+
+const std::vector<DeviceWorkEvent>& SharedDeviceWork::List(const Trace& trace) {
+  std::call_once(list_once_, [&] { list_ = ListDeviceWork(trace); });
+  return list_;
+}
+
+const IntervalSet& SharedDeviceWork::Busy(const Trace& trace) {
+  std::call_once(busy_once_, [&] {
+    const EventTable& events = trace.events();
+    std::vector<Interval> spans;
+    spans.reserve(List(trace).size());
+    for (const DeviceWorkEvent& work : List(trace))
+      spans.push_back(Interval{events.ts_ns[work.event], events.end_ns(work.event)});
+    busy_ = UnionOf(std::move(spans));
+  });
+  return busy_;
 }
 
 }  // namespace tuneprof

@@ -3,10 +3,12 @@
 // or other (syncs, waits). Communication kernels are named by the table in comm_kernel_rules.h, copies by
 // the one in device_work.cc; every analysis that splits device time asks here.
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "analysis/core/intervals.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -50,5 +52,20 @@ struct DeviceWorkEvent {
 
 // Every device-work event of `trace`, in event order; names are classified once each.
 std::vector<DeviceWorkEvent> ListDeviceWork(const Trace& trace);
+
+// One rank's device work and the union of its times, built by the first analysis that asks (they may ask
+// from two threads; a second asker waits) and then shared: several analyses of a rank read them, and
+// each listing its own cost a pass over every event. Every call must pass the same trace.
+class SharedDeviceWork {
+ public:
+  const std::vector<DeviceWorkEvent>& List(const Trace& trace);
+  // When the device was busy: ListDeviceWork's events, each from its start to its end, united.
+  const IntervalSet& Busy(const Trace& trace);
+
+ private:
+  std::once_flag list_once_, busy_once_;
+  std::vector<DeviceWorkEvent> list_;
+  IntervalSet busy_;
+};
 
 }  // namespace tuneprof

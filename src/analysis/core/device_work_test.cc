@@ -84,5 +84,27 @@ TEST(DeviceWorkTest, ListDeviceWorkClassesOneNameByEachKind) {
   EXPECT_EQ(work[3].work, WorkClass::kCommunication);
 }
 
+// The shared listing is ListDeviceWork's, and its busy time the union of those events' spans: overlapping
+// and touching work merged, zero-length work (an instant copy) adding nothing.
+TEST(DeviceWorkTest, SharedDeviceWorkListsOnceAndUnitesTheSpans) {
+  hand_built::HandBuiltTrace hand;
+  hand.Host(EventKind::kHostOp, "aten::mm", 0, 100);
+  hand.Kernel("sgemm", 10, 10);
+  hand.Kernel("sgemm", 15, 10);
+  hand.Device(EventKind::kMemcpy, "Memcpy HtoD", 25, 5);
+  hand.Device(EventKind::kMemset, "Memset", 50, 0);
+  hand.Kernel("ncclDevKernel_AllGather", 60, 10);
+  const Trace trace = hand.Finish();
+  SharedDeviceWork shared;
+  const std::vector<DeviceWorkEvent> listed = ListDeviceWork(trace);
+  ASSERT_EQ(shared.List(trace).size(), listed.size());
+  for (size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ(shared.List(trace)[i].event, listed[i].event);
+    EXPECT_EQ(shared.List(trace)[i].work, listed[i].work);
+  }
+  EXPECT_EQ(&shared.List(trace), &shared.List(trace));
+  EXPECT_EQ(shared.Busy(trace), (IntervalSet{Interval{10, 30}, Interval{60, 70}}));
+}
+
 }  // namespace
 }  // namespace tuneprof

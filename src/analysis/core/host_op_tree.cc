@@ -90,4 +90,14 @@ HostOpTree BuildHostOpTree(const Trace& trace) {
   return tree;
 }
 
+std::vector<uint32_t> LaunchingOps(const Trace& trace, const HostOpTree& tree) {
+  std::vector<uint32_t> op_of(trace.events().size(), kNoIndex);
+  for (const Link& link : trace.links()) {
+    if (link.kind != LinkKind::kCorrelation || link.from >= tree.parent_op.size() || link.to >= op_of.size()) continue;
+    const uint32_t op = tree.parent_op[link.from];
+    if (op != kNoIndex && op_of[link.to] == kNoIndex) op_of[link.to] = op;
+  }
+  return op_of;
+}
+
 }  // namespace tuneprof

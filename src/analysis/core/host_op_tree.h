@@ -27,4 +27,9 @@ struct HostOpTree {
 
 HostOpTree BuildHostOpTree(const Trace& trace);
 
+// The innermost host operator around the call that launched each event (its correlation link's source;
+// the first link of an event counts), indexed by event; kNoIndex where none. A column rather than a hash
+// map: a lookup per device event, and a map cost an allocation per launch.
+std::vector<uint32_t> LaunchingOps(const Trace& trace, const HostOpTree& tree);
+
 }  // namespace tuneprof

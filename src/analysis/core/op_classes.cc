@@ -188,19 +188,12 @@ char OpLetter(std::string_view name) {
   return rule != nullptr ? rule->letter : op_letter::kOther;
 }
 
-KernelLetters::KernelLetters(const Trace& trace, const HostOpTree& tree) : trace_(trace), tree_(tree), names_(trace) {
-  launcher_.reserve(trace.links().size());  // a device event has one correlation link
-  for (const Link& link : trace.links()) {
-    if (link.kind != LinkKind::kCorrelation || link.from >= tree.parent_op.size()) continue;
-    const uint32_t op = tree.parent_op[link.from];
-    if (op != kNoIndex) launcher_.emplace(link.to, op);
-  }
-}
+KernelLetters::KernelLetters(const Trace& trace, const HostOpTree& tree)
+    : trace_(trace), tree_(tree), names_(trace), launcher_(LaunchingOps(trace, tree)) {}
 
 char KernelLetters::LauncherLetter(uint32_t event) {
-  auto it = launcher_.find(event);
-  if (it == launcher_.end()) return op_letter::kOther;
-  uint32_t op = it->second;
+  if (event >= launcher_.size() || launcher_[event] == kNoIndex) return op_letter::kOther;
+  uint32_t op = launcher_[event];
   // The innermost operator may be a wrapper the table does not know (a module's own op, a custom
   // op); the nearest enclosing one that has a class speaks for the kernel. Bounded: chains are short,
   // but a pathological nesting must not make this quadratic.

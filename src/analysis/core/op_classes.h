@@ -83,7 +83,7 @@ class KernelLetters {
   const Trace& trace_;
   const HostOpTree& tree_;
   OpLetters names_;
-  std::unordered_map<uint32_t, uint32_t> launcher_;  // device event -> innermost host op around its launch
+  std::vector<uint32_t> launcher_;  // LaunchingOps: by device event, the innermost host op around its launch
 };
 
 // Matmul, convolution and attention do many FLOPs per byte: their time is compute-bound work; every

@@ -32,11 +32,13 @@ constexpr size_t kListedSites = 5;
 // task) on the text export; other work through its launch call's correlation, followed back through
 // the task queue on the Db export. Each device event counts once, for the flow's operator where there
 // is one.
-std::vector<int64_t> InclusiveDeviceTime(const Trace& trace, const HostOpTree& tree) {
+std::vector<int64_t> InclusiveDeviceTime(const RankEvidence& rank) {
+  const Trace& trace = *rank.trace;
+  const HostOpTree& tree = rank.tree;
   const EventTable& events = trace.events();
   const std::vector<uint32_t> launcher = DeviceLaunchers(trace);
   std::vector<int64_t> time(events.size(), 0);
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+  for (const DeviceWorkEvent& work : rank.device_work.List(trace)) {
     if (work.work == WorkClass::kOther || launcher[work.event] == kNoIndex) continue;
     time[launcher[work.event]] += std::max<int64_t>(events.dur_ns[work.event], 0);
   }
@@ -310,7 +312,7 @@ bool ApiReplacementReportsOptimizer(std::string_view optimizer) {
 
 void RuleApiReplacement(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (PlatformOf(rank) != Platform::kNpu || rank.trace == nullptr) return;
-  const std::vector<int64_t> device_time = InclusiveDeviceTime(*rank.trace, rank.tree);
+  const std::vector<int64_t> device_time = InclusiveDeviceTime(rank);
   CallSites call_sites(*rank.trace, rank.tree);
   std::map<SiteKey, SiteTotals> totals;
   MatchOptimizerSteps(rank, device_time, &call_sites, &totals);

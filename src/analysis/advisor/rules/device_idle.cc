@@ -18,15 +18,6 @@
 namespace tuneprof {
 namespace {
 
-IntervalSet DeviceBusy(const Trace& trace) {
-  const EventTable& events = trace.events();
-  std::vector<Interval> busy;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
-    busy.push_back(Interval{events.ts_ns[work.event], events.end_ns(work.event)});
-  }
-  return UnionOf(std::move(busy));
-}
-
 std::string Range(const Trace& trace, int64_t start, int64_t end) {
   const int64_t origin = trace.start_ns();
   return fmt::format("{:.3f}-{:.3f} ms", static_cast<double>(start - origin) / 1e6,
@@ -106,8 +97,8 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
                                     "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
                                     "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step",
                                     "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"))};
-  const double queued_idle = static_cast<double>(
-      IntersectionLength(Subtract(UnionOf(std::move(low_spans)), busy), QueuedDeviceWork(*rank.trace)));
+  const double queued_idle =
+      static_cast<double>(IntersectionLength(Subtract(UnionOf(std::move(low_spans)), busy), QueuedDeviceWork(rank)));
   if (queued_idle > 0 && 2 * queued_idle >= idle_in_low) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }
@@ -116,7 +107,7 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
 
 void RuleDeviceIdle(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.split.cpu_only) return;
-  const IntervalSet busy = DeviceBusy(*rank.trace);
+  const IntervalSet& busy = rank.device_work.Busy(*rank.trace);
   if (busy.empty()) return;
   Gaps(rank, busy, config, out);
   LowUtilization(rank, busy, config, out);

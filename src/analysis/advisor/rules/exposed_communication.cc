@@ -131,7 +131,7 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
   AdviseExpertParallelOverlap(rank, exposed, &f);
   ExplainHcclIdle(rank, &f);
   if (rank.modules != nullptr && !rank.modules->empty()) {
-    SayModulesOfWork(rank, ExposedCommunicationWork(*rank.trace), &f);
+    SayModulesOfWork(rank, ExposedCommunicationWork(rank), &f);
   }
   out->push_back(std::move(f));
 }

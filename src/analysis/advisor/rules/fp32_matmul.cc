@@ -38,7 +38,8 @@ std::string_view FirstTensorType(const Trace& trace, uint32_t event) {
 Fp32Work MeasureFp32(const RankEvidence& rank) {
   Fp32Work work;
   const Trace& trace = *rank.trace;
-  for (const OpSequence& sequence : rank.op_sequences.Sequences(trace, rank.tree, rank.split.cpu_only)) {
+  for (const OpSequence& sequence :
+       rank.op_sequences.Sequences(trace, rank.tree, rank.split.cpu_only, &rank.device_work)) {
     if (sequence.level != SequenceLevel::kHostOps) continue;
     for (size_t i = 0; i < sequence.events.size(); ++i) {
       if (!IsComputeBoundLetter(sequence.letters[i])) continue;

@@ -145,7 +145,8 @@ bool ReplayedByGraph(const RankEvidence& rank, const OpSequence& sequence, const
 }  // namespace
 
 void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
-  const std::vector<OpSequence>& sequences = rank.op_sequences.Sequences(*rank.trace, rank.tree, rank.split.cpu_only);
+  const std::vector<OpSequence>& sequences =
+      rank.op_sequences.Sequences(*rank.trace, rank.tree, rank.split.cpu_only, &rank.device_work);
   const std::vector<PatternMatch> matches = MatchFusionPatterns(sequences, RunsBackward(*rank.trace));
   // Per pattern and level: host-level and kernel-level matches of one pattern are separate candidates.
   std::map<std::pair<size_t, SequenceLevel>, PatternTotals> totals;

@@ -39,13 +39,8 @@ std::map<int64_t, IntervalSet> GpuOpsPerDevice(const Trace& trace) {
 }
 
 // One device whose ops are all the device work there is: idle.gpu_gaps already reports this timeline.
-bool SameAsRankUnion(const Trace& trace, const std::map<int64_t, IntervalSet>& per_device) {
-  if (per_device.size() != 1) return false;
-  std::vector<Interval> all;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
-    all.push_back(Interval{trace.events().ts_ns[work.event], trace.events().end_ns(work.event)});
-  }
-  return UnionOf(std::move(all)) == per_device.begin()->second;
+bool SameAsRankUnion(const RankEvidence& rank, const std::map<int64_t, IntervalSet>& per_device) {
+  return per_device.size() == 1 && rank.device_work.Busy(*rank.trace) == per_device.begin()->second;
 }
 
 struct DeviceGaps {
@@ -79,7 +74,7 @@ DeviceGaps GapsOf(const Trace& trace, int64_t device, const IntervalSet& busy, i
 void RuleGpuGaps(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.split.cpu_only) return;
   const std::map<int64_t, IntervalSet> per_device = GpuOpsPerDevice(*rank.trace);
-  if (per_device.empty() || SameAsRankUnion(*rank.trace, per_device)) return;
+  if (per_device.empty() || SameAsRankUnion(rank, per_device)) return;
   const int64_t min_gap = static_cast<int64_t>(config.Get(threshold::kGpuGapMs) * 1e6);
   std::vector<DeviceGaps> found;
   for (const auto& [device, busy] : per_device) {

@@ -49,13 +49,8 @@ std::string UnitLabel(const Device& device) {
   return device.id == kNoId ? word : fmt::format("{} {}", word, device.id);
 }
 
-bool SameAsRankUnion(const Trace& trace, const std::map<uint32_t, std::vector<Interval>>& per_device) {
-  if (per_device.size() != 1) return false;
-  std::vector<Interval> all;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
-    all.push_back(Interval{trace.events().ts_ns[work.event], trace.events().end_ns(work.event)});
-  }
-  return UnionOf(std::move(all)) == UnionOf(per_device.begin()->second);
+bool SameAsRankUnion(const RankEvidence& rank, const std::map<uint32_t, std::vector<Interval>>& per_device) {
+  return per_device.size() == 1 && rank.device_work.Busy(*rank.trace) == UnionOf(per_device.begin()->second);
 }
 
 struct LowChunks {
@@ -123,7 +118,7 @@ LowChunks ChunksOf(const Trace& trace, uint32_t device, std::vector<Interval> op
 void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   if (rank.split.cpu_only) return;
   std::map<uint32_t, std::vector<Interval>> per_device = GpuOpsAsWrittenPerDevice(*rank.trace);
-  if (per_device.empty() || SameAsRankUnion(*rank.trace, per_device)) return;
+  if (per_device.empty() || SameAsRankUnion(rank, per_device)) return;
   const int64_t chunks = std::max<int64_t>(1, static_cast<int64_t>(config.Get(threshold::kGpuTimeUtilChunks)));
   const double threshold = config.Get(threshold::kDeviceBusyPct);
   std::vector<LowChunks> found;
@@ -158,8 +153,7 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
             : rank.compute->graphs.any()
                 ? "larger batch_size (the run already replays CUDA graphs)"
                 : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
-  const double queued_idle =
-      static_cast<double>(IntersectionLength(worst->idle, QueuedDeviceWork(*rank.trace, worst->index)));
+  const double queued_idle = static_cast<double>(IntersectionLength(worst->idle, QueuedDeviceWork(rank, worst->index)));
   if (queued_idle > 0 && 2 * queued_idle >= worst->idle_ns) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }

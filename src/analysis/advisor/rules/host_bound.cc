@@ -38,7 +38,7 @@ struct KernelSizes {
 KernelSizes MeasureKernels(const RankEvidence& rank, double tiny_ns) {
   const EventTable& events = rank.trace->events();
   std::vector<int64_t> durations;
-  for (const DeviceWorkEvent& work : ListDeviceWork(*rank.trace)) {
+  for (const DeviceWorkEvent& work : rank.device_work.List(*rank.trace)) {
     if (Computes(work.work)) durations.push_back(events.dur_ns[work.event]);
   }
   KernelSizes sizes;

@@ -275,19 +275,19 @@ Stats Measure(const std::vector<Op>& ops, const OpTimeline& timeline, size_t len
 }
 
 // Every stream's device work and (Ascend) every kernel_details row, communication included.
-DeviceBusy BusyDevice(const Trace& trace, std::span<const DeviceWorkEvent> device_work, bool ascend) {
+// `work_busy`: the union of `device_work`'s times, shared with the other rules.
+DeviceBusy BusyDevice(const Trace& trace, std::span<const DeviceWorkEvent> device_work, const IntervalSet& work_busy,
+                      bool ascend) {
   const EventTable& events = trace.events();
-  std::vector<Interval> busy, comm;
+  std::vector<Interval> comm;
   for (const DeviceWorkEvent& work : device_work) {
     const uint32_t e = work.event;
-    if (events.dur_ns[e] <= 0) continue;
-    const Interval span{events.ts_ns[e], events.ts_ns[e] + events.dur_ns[e]};
-    busy.push_back(span);
-    if (Communicates(work.work)) comm.push_back(span);
+    if (events.dur_ns[e] <= 0 || !Communicates(work.work)) continue;
+    comm.push_back(Interval{events.ts_ns[e], events.ts_ns[e] + events.dur_ns[e]});
   }
   DeviceBusy device;
   // Ascend: the timeline (trace_view) is what launches are measured on; without it only the summaries remain.
-  device.host_timeline = !ascend || !busy.empty();
+  device.host_timeline = !ascend || !work_busy.empty();
   // The timeline's work and the table's rows are each in time order as written, but not one after the
   // other: each is united on its own (a check of its order) and the two merged, rather than millions of
   // intervals sorted as one. The union is the same set either way.
@@ -298,7 +298,7 @@ DeviceBusy BusyDevice(const Trace& trace, std::span<const DeviceWorkEvent> devic
     table_busy.push_back(span);
     if (Communication(trace.str(row.accelerator_core), trace.str(row.name))) table_comm.push_back(span);
   }
-  device.busy = CoveredTime(Unite(UnionOf(std::move(busy)), UnionOf(std::move(table_busy))));
+  device.busy = CoveredTime(Unite(work_busy, UnionOf(std::move(table_busy))));
   device.comm = CoveredTime(Unite(UnionOf(std::move(comm)), UnionOf(std::move(table_comm))));
   return device;
 }
@@ -518,7 +518,7 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   if (rank.trace == nullptr || PlatformOf(rank) == Platform::kCpu) return;
   const Trace& trace = *rank.trace;
   const bool ascend = !trace.kernel_details().rows.empty();
-  const std::vector<DeviceWorkEvent> device_work = ListDeviceWork(trace);
+  const std::vector<DeviceWorkEvent>& device_work = rank.device_work.List(trace);
   std::vector<Op> ops;
   std::vector<uint32_t> symbols;
   Flatten(ascend
@@ -532,7 +532,7 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   limits.min_time_ns = total * config.Get(threshold::kMinedSequenceMinTimePct) / 100;
   limits.host_gap_pct = config.Get(threshold::kMinedSequenceHostGapPct);
   limits.mte_pct = config.Get(threshold::kMinedSequenceMtePct);
-  const DeviceBusy device = BusyDevice(trace, device_work, ascend);
+  const DeviceBusy device = BusyDevice(trace, device_work, rank.device_work.Busy(trace), ascend);
   limits.host_timeline = device.host_timeline;
   const OpTimeline timeline = LookUpTimeline(ops, device);
   limits.timeline = &timeline;

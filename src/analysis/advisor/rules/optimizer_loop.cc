@@ -47,7 +47,8 @@ struct OptimizerOps {
 OptimizerOps CollectOptimizerOps(const RankEvidence& rank) {
   const Trace& trace = *rank.trace;
   const EventTable& events = trace.events();
-  const std::vector<int64_t>& device_time = rank.op_sequences.DeviceTime(trace, rank.tree, rank.split.cpu_only);
+  const std::vector<int64_t>& device_time =
+      rank.op_sequences.DeviceTime(trace, rank.tree, rank.split.cpu_only, &rank.device_work);
   OptimizerOps ops;
   for (uint32_t i = 0; i < events.size(); ++i) {
     const std::string_view name = trace.str(events.name[i]);

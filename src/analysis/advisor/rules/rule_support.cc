@@ -39,11 +39,12 @@ std::string FormatDuration(double ns) {
   return fmt::format("{:.1f} us", ns / 1e3);
 }
 
-IntervalSet QueuedDeviceWork(const Trace& trace, uint32_t device) {
+IntervalSet QueuedDeviceWork(const RankEvidence& rank, uint32_t device) {
+  const Trace& trace = *rank.trace;
   const LaunchTimes launch = FindLaunchTimes(trace);
   const EventTable& events = trace.events();
   std::vector<Interval> queued;
-  for (const DeviceWorkEvent& work : ListDeviceWork(trace)) {
+  for (const DeviceWorkEvent& work : rank.device_work.List(trace)) {
     if (device != kNoIndex && trace.processes()[trace.tracks()[events.track[work.event]].process].device != device) {
       continue;
     }
@@ -183,9 +184,10 @@ void SayModulesOfRows(const RankEvidence& rank, std::span<const uint32_t> rows, 
   NameModules(*rank.modules, by_module, total, f);
 }
 
-std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace) {
+std::vector<WeightedWork> ExposedCommunicationWork(const RankEvidence& rank) {
+  const Trace& trace = *rank.trace;
   const EventTable& events = trace.events();
-  const std::vector<DeviceWorkEvent> work = ListDeviceWork(trace);
+  const std::vector<DeviceWorkEvent>& work = rank.device_work.List(trace);
   // A device is its process in the trace (Kineto draws each GPU as one), whether or not the trace names it.
   const auto device_of = [&](uint32_t e) { return trace.tracks()[events.track[e]].process; };
   std::unordered_map<uint32_t, std::vector<Interval>> computing;  // by device

@@ -27,7 +27,7 @@ std::string FormatDuration(double ns);
 // When launched device work waited to start (from its launch to its start), united, on `device` (an
 // index into Trace::devices) or on every device (kNoIndex): device idle inside these times is not the
 // host being late, the work was there, waiting on events, other streams or work the trace does not show.
-IntervalSet QueuedDeviceWork(const Trace& trace, uint32_t device = kNoIndex);
+IntervalSet QueuedDeviceWork(const RankEvidence& rank, uint32_t device = kNoIndex);
 
 // The advice for low-utilization idle that launched work waited through for at least half its time:
 // the cause is then that wait, not the host or the batch size. Adds the measured time to `f`.
@@ -65,7 +65,7 @@ void SayModulesOfRows(const RankEvidence& rank, std::span<const uint32_t> rows, 
 
 // The communication work of `trace`, each weighted by its time not under compute on its device: the
 // exposed communication, piece by piece.
-std::vector<WeightedWork> ExposedCommunicationWork(const Trace& trace);
+std::vector<WeightedWork> ExposedCommunicationWork(const RankEvidence& rank);
 
 // The expert-parallel token all-to-all (dispatch / combine) is hidden by running it beside the experts'
 // compute, not by gradient buckets: the APIs that overlap it on the rank's platform. Every communication

@@ -46,7 +46,7 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig& config, std:
   uint64_t gemms = 0;
   std::vector<uint32_t> gemm_events;
   OpLetters letters(*rank.trace);
-  for (const DeviceWorkEvent& work : ListDeviceWork(*rank.trace)) {
+  for (const DeviceWorkEvent& work : rank.device_work.List(*rank.trace)) {
     if (work.work != WorkClass::kCompute || !IsComputeBoundLetter(letters.Of(events.name[work.event]))) continue;
     gemm_ns += static_cast<double>(events.dur_ns[work.event]);
     ++gemms;
