@@ -18,6 +18,7 @@
 #include "importers/import.h"
 #include "importers/memory_export/memory_timeline_export_reader.h"
 #include "importers/pickle/memory_snapshot_reader.h"
+#include "importers/registry.h"
 #include "io/trace_files.h"
 #include "pipeline/hardware_options.h"
 #include "pipeline/job_chips.h"
@@ -138,7 +139,7 @@ Result<std::optional<std::string>> TimelineExportInDirectory(const std::vector<s
   if (paths.size() != 1 || !std::filesystem::is_directory(paths.front(), ec) || ListInputFiles(paths.front()).ok()) {
     return std::optional<std::string>();
   }
-  const std::vector<std::string> timelines = MemoryTimelineExportsIn(paths.front());
+  const std::vector<std::string> timelines = MemoryTimelineExportsIn(paths.front(), DirectoryFileKinds());
   if (timelines.size() > 1) {
     return Status(StatusCode::kUsage,
                   fmt::format("{}: holds {} memory timelines ({}, ...) and no traces; a memory timeline is read "

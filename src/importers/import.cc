@@ -86,7 +86,7 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path) {
 }
 
 Result<std::vector<std::string>> ListInputFiles(const std::string& path, std::vector<std::string>* notes) {
-  return ListTraceFiles(path, &IsRankDirectory, notes);
+  return ListTraceFiles(path, DirectoryFileKinds(), notes);
 }
 
 Result<std::vector<Trace>> ImportPaths(const std::vector<std::string>& paths, std::vector<std::string>* warnings) {

@@ -40,7 +40,7 @@ Result<std::vector<Trace>> ImportFileRanks(const std::string& path);
 // ImportFileRanks for a caller that takes one rank per file: a file of several ranks is an error.
 Result<Trace> ImportFile(const std::string& path);
 
-// io/trace_files.h's ListTraceFiles with the directories the registry reads whole (importers/registry.h):
+// io/trace_files.h's ListTraceFiles with what the registry says of a directory's files (importers/registry.h):
 // what every command lists its inputs with.
 Result<std::vector<std::string>> ListInputFiles(const std::string& path, std::vector<std::string>* notes = nullptr);
 

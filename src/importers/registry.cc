@@ -1,5 +1,6 @@
 #include "importers/registry.h"
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <system_error>
@@ -92,25 +93,29 @@ Result<std::vector<Trace>> RefuseMemoryTimeline(const ImportInput& in) {
 
 // The entries; their order gives the wording of ExpectedFormats().
 const std::array kFormats{
-    InputFormat{"chrome_json", RecognisedBy::kHead, "Chrome-trace JSON, .json or .json.gz", "", &ClaimsChromeTrace,
-                &ImportChromeFile},
-    InputFormat{"tuneprof_export", RecognisedBy::kDatabase, "", "",
+    InputFormat{"chrome_json", RecognisedBy::kHead, "Chrome-trace JSON, .json or .json.gz", "", "*.json *.json.gz",
+                &ClaimsChromeTrace, &ImportChromeFile},
+    InputFormat{"tuneprof_export", RecognisedBy::kDatabase, "", "", "",
                 [](const ImportInput& in) { return in.database->HasTable(kExportMetaTable); }, &RefuseOwnExport},
-    InputFormat{"nsys_sqlite", RecognisedBy::kDatabase, "Nsight Systems", "SQLite export",
-                [](const ImportInput& in) { return IsNsysExport(*in.database); }, &ImportNsysFile},
-    InputFormat{"ascend_db", RecognisedBy::kDatabase, "torch_npu", "SQLite export", &ClaimsAscendDatabase,
+    InputFormat{"nsys_sqlite", RecognisedBy::kDatabase, "Nsight Systems", "SQLite export", "*.sqlite",
+                [](const ImportInput& in) { return IsNsysExport(*in.database); }, &ImportNsysFile,
+                &RefuseUnexportedNsysReport},
+    // msprof's msprof_*.db and torch_npu's ascend_pytorch_profiler*.db, which a directory of ranks may hold
+    // loose (outside a rank directory); other .db files (analysis.db) are read only with their rank.
+    InputFormat{"ascend_db", RecognisedBy::kDatabase, "torch_npu", "SQLite export",
+                "msprof_*.db ascend_pytorch_profiler*.db", &ClaimsAscendDatabase,
                 [](const ImportInput& in) { return ImportOne(ImportAscendDatabase(in.path, in.path)); }},
-    InputFormat{"ascend_directory", RecognisedBy::kDirectory, "an Ascend rank directory", "",
+    InputFormat{"ascend_directory", RecognisedBy::kDirectory, "an Ascend rank directory", "", "",
                 [](const ImportInput& in) { return IsAscendProfilerDirectory(in.path); },
                 [](const ImportInput& in) { return ImportAscendDirectoryRanks(in.path); }},
-    InputFormat{"ascend_cluster", RecognisedBy::kDirectory, "", "",
+    InputFormat{"ascend_cluster", RecognisedBy::kDirectory, "", "", "",
                 [](const ImportInput& in) { return IsClusterAnalysisDirectory(in.path); },
                 [](const ImportInput& in) { return ImportClusterAnalysis(in.path); }},
-    InputFormat{"rank_summary", RecognisedBy::kHead, "a rank summary, *.tps", "",
+    InputFormat{"rank_summary", RecognisedBy::kHead, "a rank summary, *.tps", "", "",
                 [](const ImportInput& in) { return in.head.starts_with(kSummaryMagic); }, &RefuseMisnamedSummary},
-    InputFormat{"memory_snapshot", RecognisedBy::kHead, "", "",
+    InputFormat{"memory_snapshot", RecognisedBy::kHead, "", "", "",
                 [](const ImportInput& in) { return LooksLikePickle(in.head); }, &RefusePickle},
-    InputFormat{"memory_timeline", RecognisedBy::kHead, "", "",
+    InputFormat{"memory_timeline", RecognisedBy::kHead, "", "", "",
                 [](const ImportInput& in) { return LooksLikeMemoryTimelineExport(in.head); }, &RefuseMemoryTimeline},
 };
 
@@ -121,6 +126,41 @@ std::string GroupPhrase(std::span<const InputFormat> formats, size_t first, size
   for (size_t i = first; i < end; ++i)
     phrase += std::string(i > first ? " or " : "") + std::string(formats[i].expected);
   return phrase + " " + std::string(formats[first].group);
+}
+
+// The words of a space-separated list.
+std::vector<std::string_view> PatternWords(std::string_view list) {
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at < list.size();) {
+    const size_t end = std::min(list.find(' ', at), list.size());
+    if (end > at) words.push_back(list.substr(at, end - at));
+    at = end + 1;
+  }
+  return words;
+}
+
+// `name` against a pattern with one `*`: what comes before it starts the name, what comes after ends it.
+bool MatchesLoosePattern(std::string_view name, std::string_view pattern) {
+  const size_t star = pattern.find('*');
+  const std::string_view prefix = pattern.substr(0, star), suffix = pattern.substr(star + 1);
+  return name.size() >= prefix.size() + suffix.size() && name.starts_with(prefix) && name.ends_with(suffix);
+}
+
+Status RefuseAnyUnexported(const std::string& file, bool given) {
+  for (const InputFormat& format : kFormats) {
+    if (format.refuse_unexported != nullptr) TP_RETURN_IF_ERROR(format.refuse_unexported(file, given));
+  }
+  return Status::Ok();
+}
+
+// Every entry's loose-file patterns, in the registry's order, for "holds no trace files (...)".
+std::string LooseTraceNames() {
+  std::string names;
+  for (const InputFormat& format : kFormats) {
+    for (std::string_view pattern : PatternWords(format.loose_files))
+      names += (names.empty() ? "" : ", ") + std::string(pattern);
+  }
+  return names;
 }
 
 }  // namespace
@@ -136,6 +176,19 @@ const InputFormat* FormatClaiming(RecognisedBy by, const ImportInput& input) {
 
 bool IsRankDirectory(const std::string& dir) {
   return FormatClaiming(RecognisedBy::kDirectory, ImportInput{dir}) != nullptr;
+}
+
+bool IsLooseTraceName(std::string_view name) {
+  for (const InputFormat& format : kFormats) {
+    for (std::string_view pattern : PatternWords(format.loose_files))
+      if (MatchesLoosePattern(name, pattern)) return true;
+  }
+  return false;
+}
+
+const TraceFileKinds& DirectoryFileKinds() {
+  static const TraceFileKinds kinds{&IsRankDirectory, &IsLooseTraceName, &RefuseAnyUnexported, LooseTraceNames()};
+  return kinds;
 }
 
 std::string ExpectedFormats() {

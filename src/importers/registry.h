@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "io/sqlite_file.h"
+#include "io/trace_files.h"
 #include "model/trace.h"
 
 namespace tuneprof {
@@ -44,8 +45,15 @@ struct InputFormat {
   // wherever it is given, which the error must not offer.
   std::string_view expected;
   std::string_view group;
+  // The names of its files that a directory search takes, space-separated patterns with one `*`
+  // ("*.json", "msprof_*.db"); empty for an entry whose files a search does not take by name.
+  std::string_view loose_files;
   bool (*claims)(const ImportInput& input);
   Result<std::vector<Trace>> (*import)(const ImportInput& input);
+  // For a format read through its export (Nsight Systems' .nsys-rep through its .sqlite): the error for
+  // such a file, given or met in a directory (io/trace_files.h TraceFileKinds::refuse_unexported); null
+  // for the others.
+  Status (*refuse_unexported)(const std::string& file, bool given) = nullptr;
 };
 
 // The entries, in the order they are tried (entries of one kind claim disjoint inputs, so the order
@@ -57,6 +65,13 @@ const InputFormat* FormatClaiming(RecognisedBy by, const ImportInput& input);
 
 // True when a kDirectory entry claims `dir`: io/trace_files.h's listing hands such a directory over whole.
 bool IsRankDirectory(const std::string& dir);
+
+// True when an entry's loose_files pattern matches the file name `name`.
+bool IsLooseTraceName(std::string_view name);
+
+// What the entries say of a directory's files, for io/trace_files.h's listing: the directories read whole,
+// the loose files taken by name, the files refused for their export, and the names for the error.
+const TraceFileKinds& DirectoryFileKinds();
 
 // The formats a file may be, for "not a trace tuneprof reads (expected ...)".
 std::string ExpectedFormats();

@@ -132,6 +132,61 @@ TEST_F(RegistryFilesTest, InputListingKeepsClaimedDirectoriesWhole) {
                                               (dir_ / "run/w_1_ascend_pt").string()}));
 }
 
+// A directory's loose files are each entry's own: Nsight Systems exports beside Kineto traces, msprof's
+// and torch_npu's databases by name; another .db (analysis.db) is not a rank.
+TEST_F(RegistryFilesTest, DirectoriesAreSearchedForEachEntrysLooseFiles) {
+  const std::string json = Directory("run") + "/a.pt.trace.json";
+  std::ofstream(json) << "{}";
+  const std::string sqlite = Directory("run/sub", "b.sqlite") + "/b.sqlite";
+  const std::string msprof = Directory("run", "msprof_0.db") + "/msprof_0.db";
+  const std::string torch_npu = Directory("run/r1", "ascend_pytorch_profiler_1.db") + "/ascend_pytorch_profiler_1.db";
+  Directory("run", "analysis.db");
+  Directory("run", "notes.txt");
+  auto files = ListInputFiles((dir_ / "run").string());
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_EQ(*files, (std::vector<std::string>{json, msprof, torch_npu, sqlite}));
+}
+
+TEST_F(RegistryFilesTest, ADirectoryWithoutTracesNamesEachEntrysLooseFiles) {
+  const std::string dir = Directory("run", "analysis.db");
+  auto files = ListInputFiles(dir);
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().message(), dir +
+                                          ": directory holds no trace files (*.json, *.json.gz, *.sqlite, msprof_*.db, "
+                                          "ascend_pytorch_profiler*.db) or summaries (*.tps)");
+}
+
+TEST_F(RegistryFilesTest, NsysReportIsAnErrorSayingToExportIt) {
+  const std::string report = Directory("run", "run.nsys-rep") + "/run.nsys-rep";
+  auto given = ListInputFiles(report);
+  ASSERT_FALSE(given.ok());
+  EXPECT_NE(given.status().message().find(report + ": "), std::string::npos) << given.status().message();
+  EXPECT_NE(given.status().message().find("nsys export --type sqlite"), std::string::npos);
+  EXPECT_EQ(given.status().message().find('\n'), std::string::npos);
+
+  auto in_directory = ListInputFiles((dir_ / "run").string());  // no export beside it: a rank would go missing
+  ASSERT_FALSE(in_directory.ok());
+  EXPECT_NE(in_directory.status().message().find("nsys export --type sqlite"), std::string::npos);
+}
+
+TEST_F(RegistryFilesTest, NsysReportWithItsExportIsReadThroughTheExport) {
+  Directory("run", "run.nsys-rep");
+  const std::string sqlite = Directory("run", "run.sqlite") + "/run.sqlite";
+  auto files = ListInputFiles((dir_ / "run").string());
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_EQ(*files, std::vector<std::string>{sqlite});
+}
+
+TEST(RegistryTest, LooseNamesMatchTheirPatternsWhole) {
+  for (std::string_view name : {"a.json", "a.json.gz", "b.sqlite", "msprof_0.db", "msprof_.db",
+                                "ascend_pytorch_profiler.db", "ascend_pytorch_profiler_3.db"}) {
+    EXPECT_TRUE(IsLooseTraceName(name)) << name;
+  }
+  for (std::string_view name : {"analysis.db", "msprof.db", "msprof_0.db.bak", "a.json.bak", "run.nsys-rep", "a.tps"}) {
+    EXPECT_FALSE(IsLooseTraceName(name)) << name;
+  }
+}
+
 TEST(RegistryTest, EntriesAreNamedOnceAndComplete) {
   std::set<std::string_view> names;
   for (const InputFormat& format : InputFormats()) {

@@ -25,6 +25,10 @@ TEST(MemoryTimelineHeadTest, TellsRawEventsAndPlotPointsFromOtherJson) {
   test_support::ExpectEachCase(IsMemoryTimelineHead, kCases);
 }
 
+// The listing's kinds as the importers hand them, cut to the JSON traces this test needs.
+const TraceFileKinds kJsonTraces{nullptr, [](std::string_view name) { return name.ends_with(".json"); }, nullptr,
+                                 "*.json"};
+
 class MemoryTimelineFilesTest : public ::testing::Test {
  protected:
   ScratchDir scratch_{"tp_memory_timeline_files_"};
@@ -36,15 +40,15 @@ class MemoryTimelineFilesTest : public ::testing::Test {
 TEST_F(MemoryTimelineFilesTest, ADirectoryWithoutTracesNamesItsTimeline) {
   const std::string timeline = Write("memory_timeline.raw", "[[10, -1, 0, 0], [20, 0, 1, 4096]]");
   Write("notes.txt", "not a timeline");
-  EXPECT_EQ(MemoryTimelineExportsIn(dir_.string()), std::vector<std::string>{timeline});
-  const auto listed = ListTraceFiles(dir_.string(), nullptr);
+  EXPECT_EQ(MemoryTimelineExportsIn(dir_.string(), kJsonTraces), std::vector<std::string>{timeline});
+  const auto listed = ListTraceFiles(dir_.string(), kJsonTraces);
   ASSERT_FALSE(listed.ok());
   EXPECT_NE(listed.status().message().find("directory holds no trace files"), std::string::npos);
   EXPECT_NE(listed.status().message().find("memory timeline " + timeline), std::string::npos);
 }
 
 TEST_F(MemoryTimelineFilesTest, AnEmptyDirectoryKeepsThePlainMessage) {
-  const auto listed = ListTraceFiles(dir_.string(), nullptr);
+  const auto listed = ListTraceFiles(dir_.string(), kJsonTraces);
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.status().message().find("memory timeline"), std::string::npos);
 }

@@ -43,28 +43,14 @@ bool NaturalLess(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-// msprof's msprof_*.db and torch_npu's ascend_pytorch_profiler*.db, which a directory of ranks may hold loose
-// (outside a rank directory); other .db files (analysis.db) are read only with the rank they belong to.
-bool IsProfilerDatabaseName(const std::string& name) {
-  return name.ends_with(".db") && (name.starts_with("msprof_") || name.starts_with("ascend_pytorch_profiler"));
+// A file a directory search takes: a trace by `kinds`, or a rank summary (`tuneprof summarize`), read
+// where a command takes them.
+bool IsListedName(const TraceFileKinds& kinds, const std::string& name) {
+  return IsSummaryPath(name) || (kinds.is_trace_name != nullptr && kinds.is_trace_name(name));
 }
 
-bool LooksLikeTraceName(const std::string& name) {
-  auto ends_with = [&](std::string_view suffix) {
-    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  // .sqlite: `nsys export`; .tps: a rank summary (`tuneprof summarize`), read where a command takes them.
-  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite") || IsSummaryPath(name) ||
-         IsProfilerDatabaseName(name);
-}
-
-// Nsight Systems' own .nsys-rep is a binary format tuneprof does not read; its SQLite export is.
-bool IsNsysReport(const std::filesystem::path& file) { return file.extension() == ".nsys-rep"; }
-
-Status NsysReportError(const std::filesystem::path& file) {
-  return InvalidInput(file.string() +
-                      ": Nsight Systems reports (.nsys-rep) are not read; run `nsys export --type sqlite` on it first"
-                      " and pass the .sqlite file it writes");
+Status RefuseUnexported(const TraceFileKinds& kinds, const std::string& file, bool given) {
+  return kinds.refuse_unexported == nullptr ? Status::Ok() : kinds.refuse_unexported(file, given);
 }
 
 // Why `path` cannot be looked at, in words that point at the fix; `ec` is what status() reported.
@@ -105,12 +91,10 @@ std::string MergedRunSkipped(const std::string& file) {
 
 // The error for a directory without traces, naming a memory timeline it holds instead: `tuneprof memory`
 // reads that one.
-Status NoTraceFiles(const std::string& dir) {
-  const std::string none =
-      dir +
-      ": directory holds no trace files (*.json, *.json.gz, *.sqlite, msprof_*.db, ascend_pytorch_profiler*.db) "
-      "or summaries (*.tps)";
-  const std::vector<std::string> timelines = MemoryTimelineExportsIn(dir);
+Status NoTraceFiles(const std::string& dir, const TraceFileKinds& kinds) {
+  const std::string none = dir + ": directory holds no trace files (" + kinds.trace_names + ") or summaries (*" +
+                           std::string(kSummaryExtension) + ")";
+  const std::vector<std::string> timelines = MemoryTimelineExportsIn(dir, kinds);
   if (timelines.empty()) return InvalidInput(none);
   return InvalidInput(none + "; it holds the memory timeline " + timelines.front() +
                       " (torch export_memory_timeline), which `tuneprof memory` reads");
@@ -131,7 +115,7 @@ bool IsMemoryTimelineHead(std::string_view head) {
   return at < head.size() && (head[at] == '-' || std::isdigit(static_cast<unsigned char>(head[at])));
 }
 
-std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir) {
+std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir, const TraceFileKinds& kinds) {
   namespace fs = std::filesystem;
   std::vector<std::string> found;
   size_t peeked = 0;
@@ -139,7 +123,7 @@ std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir) {
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end && peeked < kMaxPeekedForTimeline; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (!it->is_regular_file(ec) || LooksLikeTraceName(name)) continue;
+    if (!it->is_regular_file(ec) || IsListedName(kinds, name)) continue;
     ++peeked;
     Result<std::string> head = PeekHead(it->path().string(), 64);
     if (head.ok() && IsMemoryTimelineHead(*head)) found.push_back(it->path().string());
@@ -148,18 +132,20 @@ std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir) {
   return found;
 }
 
-Result<std::vector<std::string>> ListTraceFiles(const std::string& path, RankDirectoryTest is_rank_directory,
+Result<std::vector<std::string>> ListTraceFiles(const std::string& path, const TraceFileKinds& kinds,
                                                 std::vector<std::string>* notes) {
-  const auto one_rank = [is_rank_directory](const std::string& dir) {
-    return is_rank_directory != nullptr && is_rank_directory(dir);
+  const auto one_rank = [&kinds](const std::string& dir) {
+    return kinds.is_rank_directory != nullptr && kinds.is_rank_directory(dir);
   };
   namespace fs = std::filesystem;
   if (path == "-") return StandardInputRefused();
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) return UnreachablePath(path, ec);
-  if (!fs::is_directory(status) && IsNsysReport(path)) return NsysReportError(path);
-  if (!fs::is_directory(status)) return std::vector<std::string>{path};
+  if (!fs::is_directory(status)) {
+    TP_RETURN_IF_ERROR(RefuseUnexported(kinds, path, /*given=*/true));
+    return std::vector<std::string>{path};
+  }
   if (one_rank(path)) return std::vector<std::string>{path};
   TP_RETURN_IF_ERROR(CheckListable(path));
 
@@ -169,23 +155,18 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& path, RankDir
     if (it->is_directory(ec) && one_rank(it->path().string())) {
       files.push_back(it->path().string());
       it.disable_recursion_pending();
-    } else if (it->is_regular_file(ec) && LooksLikeTraceName(it->path().filename().string())) {
+    } else if (it->is_regular_file(ec) && IsListedName(kinds, it->path().filename().string())) {
       if (IsMergedRunTrace(it->path().string())) {
         if (notes != nullptr) notes->push_back(MergedRunSkipped(it->path().string()));
         continue;
       }
       files.push_back(it->path().string());
-    } else if (it->is_regular_file(ec) && IsNsysReport(it->path())) {
-      // A report already exported beside itself is read through that export; one that is not is an error
-      // rather than a silently missing rank.
-      fs::path exported = it->path();
-      exported.replace_extension(".sqlite");
-      std::error_code exported_ec;
-      if (!fs::is_regular_file(exported, exported_ec)) return NsysReportError(it->path());
+    } else if (it->is_regular_file(ec)) {
+      TP_RETURN_IF_ERROR(RefuseUnexported(kinds, it->path().string(), /*given=*/false));
     }
   }
   if (ec) return Status(StatusCode::kIoError, path + ": cannot list directory: " + ec.message());
-  if (files.empty()) return NoTraceFiles(path);
+  if (files.empty()) return NoTraceFiles(path, kinds);
   std::sort(files.begin(), files.end(), NaturalLess);
   return files;
 }

@@ -8,20 +8,30 @@
 
 namespace tuneprof {
 
-// Says whether a directory is one rank (or one run) of a format read whole. Which layouts are is format
-// knowledge, the importers' (importers/registry.h); io only lists.
-using RankDirectoryTest = bool (*)(const std::string& dir);
+// What the importers say of a directory's files (importers/registry.h): which names and layouts are whose
+// is format knowledge, theirs; io only walks directories and asks.
+struct TraceFileKinds {
+  // A directory read whole, as one rank or one run, and never searched; null: none is.
+  bool (*is_rank_directory)(const std::string& dir) = nullptr;
+  // A file that a directory search takes as a trace, by its name alone; null: none is.
+  bool (*is_trace_name)(std::string_view name) = nullptr;
+  // The error for a file no importer reads that is read through its export instead (a profiler's own
+  // format): given, it is refused; met in a directory, it is refused unless its export lies beside it,
+  // rather than a rank going missing. OK for every other file; null: no file is such.
+  Status (*refuse_unexported)(const std::string& file, bool given) = nullptr;
+  // The names a search takes, as the error for a directory without any says them ("*.json, *.sqlite").
+  std::string trace_names;
+};
 
-// A file is returned as is. A directory yields every file below it whose name looks like a trace
-// (*.json, *.json.gz, *.pt.trace.json*; *.sqlite, Nsight Systems exports; *.tps, tuneprof's rank
-// summaries), sorted by path so that output is deterministic. A .nsys-rep (given, or in a directory without its .sqlite export) is an error saying
-// to export it first.
-// A directory `is_rank_directory` accepts (given, or met while searching) is returned whole, as is, and
-// not searched; a null test accepts none. A directory without any trace is an error naming it.
+// A file is returned as is, unless `kinds` refuses it. A directory yields every file below it whose name
+// `kinds` takes, and tuneprof's rank summaries (*.tps), sorted by path (numbers in names compared as
+// numbers) so that output is deterministic.
+// A directory `kinds` reads whole (given, or met while searching) is returned whole, as is, and not
+// searched. A directory without any trace is an error naming it and what was looked for.
 // "-" is an error: the run reads files, never standard input. tuneprof's own outputs found in a directory
 // (a run merged by `annotate --merge`) are left out, each with a line in `notes` where given: read, they
 // would count every rank once more.
-Result<std::vector<std::string>> ListTraceFiles(const std::string& path, RankDirectoryTest is_rank_directory,
+Result<std::vector<std::string>> ListTraceFiles(const std::string& path, const TraceFileKinds& kinds,
                                                 std::vector<std::string>* notes = nullptr);
 
 // `files` with each file once, at its first place: the same file named again, or reached through a symlink
@@ -47,9 +57,9 @@ Status SummaryRefused(const std::string& path, std::string_view command);
 bool IsMemoryTimelineHead(std::string_view head);
 
 // The export_memory_timeline files under `dir` (recursively), sorted, found by content among its first
-// kMaxPeekedForTimeline files that are neither traces nor summaries by name: only a directory that holds no
-// trace is searched for them, to name what it holds instead.
+// kMaxPeekedForTimeline files that are neither traces (by `kinds`) nor summaries by name: only a directory
+// that holds no trace is searched for them, to name what it holds instead.
 inline constexpr size_t kMaxPeekedForTimeline = 256;
-std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir);
+std::vector<std::string> MemoryTimelineExportsIn(const std::string& dir, const TraceFileKinds& kinds);
 
 }  // namespace tuneprof

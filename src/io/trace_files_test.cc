@@ -22,30 +22,43 @@ class TraceFilesTest : public ::testing::Test {
   std::string Touch(const std::string& name) { return scratch_.Write(name, "x"); }
 };
 
-TEST_F(TraceFilesTest, DiscoversNsightSqliteExportsBesideJsonTraces) {
-  const std::string json = Touch("a.pt.trace.json");
-  const std::string sqlite = Touch("sub/b.sqlite");
-  Touch("notes.txt");
-  auto files = ListTraceFiles(dir_.string(), nullptr);
-  ASSERT_TRUE(files.ok()) << files.status().message();
-  EXPECT_EQ(*files, (std::vector<std::string>{json, sqlite}));
+// Kinds that take *.json and *.json.gz files and refuse *.refused ones, saying whether given or met in a directory.
+const TraceFileKinds& JsonKinds() {
+  static const TraceFileKinds kinds{
+      nullptr, [](std::string_view name) { return name.ends_with(".json") || name.ends_with(".json.gz"); },
+      [](const std::string& file, bool given) {
+        return file.ends_with(".refused") ? InvalidInput(file + (given ? ": refused, given" : ": refused, met"))
+                                          : Status::Ok();
+      },
+      "*.json, *.json.gz"};
+  return kinds;
 }
 
-// msprof's and torch_npu's databases are found loose in a directory; another .db (analysis.db) is not a rank.
-TEST_F(TraceFilesTest, DiscoversProfilerDatabasesByName) {
-  const std::string msprof = Touch("msprof_0.db");
-  const std::string torch_npu = Touch("r1/ascend_pytorch_profiler_1.db");
-  Touch("analysis.db");
-  auto files = ListTraceFiles(dir_.string(), nullptr);
+// Which names are traces, and which files are refused for their export, is the caller's to say (the
+// importers' registry); io lists what the kinds take, beside rank summaries, and asks about the rest.
+TEST_F(TraceFilesTest, TheKindsSayWhichFilesAreListedAndWhichRefused) {
+  const std::string json = Touch("a.json");
+  const std::string summary = Touch("sub/b.tps");
+  Touch("notes.txt");
+  auto files = ListTraceFiles(dir_.string(), JsonKinds());
   ASSERT_TRUE(files.ok()) << files.status().message();
-  EXPECT_EQ(*files, (std::vector<std::string>{msprof, torch_npu}));
+  EXPECT_EQ(*files, (std::vector<std::string>{json, summary}));
+
+  const std::string refused = Touch("run.refused");
+  auto given = ListTraceFiles(refused, JsonKinds());
+  ASSERT_FALSE(given.ok());
+  EXPECT_EQ(given.status().message(), refused + ": refused, given");
+  auto in_directory = ListTraceFiles(dir_.string(), JsonKinds());
+  ASSERT_FALSE(in_directory.ok());
+  EXPECT_EQ(in_directory.status().message(), refused + ": refused, met");
 }
 
 TEST_F(TraceFilesTest, ADirectoryWithoutTracesNamesWhatIsLookedFor) {
   Touch("analysis.db");
-  auto files = ListTraceFiles(dir_.string(), nullptr);
+  auto files = ListTraceFiles(dir_.string(), JsonKinds());
   ASSERT_FALSE(files.ok());
-  EXPECT_NE(files.status().message().find("msprof_*.db"), std::string::npos) << files.status().message();
+  EXPECT_EQ(files.status().message(),
+            dir_.string() + ": directory holds no trace files (*.json, *.json.gz) or summaries (*.tps)");
 }
 
 TEST_F(TraceFilesTest, RanksAreListedInNumberOrderNotCharacterOrder) {
@@ -53,34 +66,13 @@ TEST_F(TraceFilesTest, RanksAreListedInNumberOrderNotCharacterOrder) {
   const std::string r2 = Touch("rank2.json");
   const std::string r1 = Touch("rank1.json");
   const std::string r002 = Touch("rank002.json");
-  auto files = ListTraceFiles(dir_.string(), nullptr);
+  auto files = ListTraceFiles(dir_.string(), JsonKinds());
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, (std::vector<std::string>{r1, r2, r002, r10}));
 }
 
-TEST_F(TraceFilesTest, NsysReportIsAnErrorSayingToExportIt) {
-  const std::string report = Touch("run.nsys-rep");
-  auto given = ListTraceFiles(report, nullptr);
-  ASSERT_FALSE(given.ok());
-  EXPECT_NE(given.status().message().find(report + ": "), std::string::npos) << given.status().message();
-  EXPECT_NE(given.status().message().find("nsys export --type sqlite"), std::string::npos);
-  EXPECT_EQ(given.status().message().find('\n'), std::string::npos);
-
-  auto in_directory = ListTraceFiles(dir_.string(), nullptr);  // no export beside it: a rank would go missing
-  ASSERT_FALSE(in_directory.ok());
-  EXPECT_NE(in_directory.status().message().find("nsys export --type sqlite"), std::string::npos);
-}
-
-TEST_F(TraceFilesTest, NsysReportWithItsExportIsReadThroughTheExport) {
-  Touch("run.nsys-rep");
-  const std::string sqlite = Touch("run.sqlite");
-  auto files = ListTraceFiles(dir_.string(), nullptr);
-  ASSERT_TRUE(files.ok()) << files.status().message();
-  EXPECT_EQ(*files, std::vector<std::string>{sqlite});
-}
-
 TEST_F(TraceFilesTest, StandardInputIsRefusedWithTheFix) {
-  auto listed = ListTraceFiles("-", nullptr);
+  auto listed = ListTraceFiles("-", JsonKinds());
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.status().code(), StatusCode::kInvalidInput);
   EXPECT_EQ(listed.status().message(),
@@ -123,12 +115,12 @@ TEST_F(TraceFilesTest, AMergedRunInADirectoryIsLeftOut) {
   const std::string merged = (dir_ / "merged.json.gz").string();
   ASSERT_TRUE(WriteGzipFileAtomically(merged, std::string(kMergedRunHead) + "\"traceEvents\":[]}").ok());
   std::vector<std::string> notes;
-  auto files = ListTraceFiles(dir_.string(), nullptr, &notes);
+  auto files = ListTraceFiles(dir_.string(), JsonKinds(), &notes);
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, std::vector<std::string>{rank});
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_TRUE(notes[0].starts_with(merged + ": a whole run merged by tuneprof annotate --merge; skipped")) << notes[0];
-  auto named = ListTraceFiles(merged, nullptr);
+  auto named = ListTraceFiles(merged, JsonKinds());
   ASSERT_TRUE(named.ok());
   EXPECT_EQ(*named, std::vector<std::string>{merged});
   EXPECT_TRUE(WriteFileAtomically(merged, "again").ok());  // peeked at, never read: it may be replaced
@@ -136,18 +128,22 @@ TEST_F(TraceFilesTest, AMergedRunInADirectoryIsLeftOut) {
 
 // Which directories are one rank is the caller's to say: such a directory is listed whole, given or
 // met while searching, and the files inside it are not listed apart.
-bool EndsInRankDir(const std::string& dir) { return dir.ends_with("_rank"); }
+const TraceFileKinds& RankDirKinds() {
+  static const TraceFileKinds kinds{[](const std::string& dir) { return dir.ends_with("_rank"); },
+                                    JsonKinds().is_trace_name, nullptr, "*.json"};
+  return kinds;
+}
 
 TEST_F(TraceFilesTest, ADirectoryTheTestAcceptsIsListedWholeAndNotSearched) {
   Touch("a_rank/inside.json");
   const std::string loose = Touch("loose.json");
-  auto files = ListTraceFiles(dir_.string(), &EndsInRankDir);
+  auto files = ListTraceFiles(dir_.string(), RankDirKinds());
   ASSERT_TRUE(files.ok()) << files.status().message();
   EXPECT_EQ(*files, (std::vector<std::string>{(dir_ / "a_rank").string(), loose}));
-  auto given = ListTraceFiles((dir_ / "a_rank").string(), &EndsInRankDir);
+  auto given = ListTraceFiles((dir_ / "a_rank").string(), RankDirKinds());
   ASSERT_TRUE(given.ok());
   EXPECT_EQ(*given, std::vector<std::string>{(dir_ / "a_rank").string()});
-  auto searched = ListTraceFiles(dir_.string(), nullptr);  // no test: every directory is searched
+  auto searched = ListTraceFiles(dir_.string(), JsonKinds());  // no rank directories: every directory is searched
   ASSERT_TRUE(searched.ok());
   EXPECT_EQ(*searched, (std::vector<std::string>{(dir_ / "a_rank/inside.json").string(), loose}));
 }

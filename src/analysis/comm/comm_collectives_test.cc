@@ -12,40 +12,6 @@ namespace {
 using hand_built::HandBuiltTrace;
 using hand_built::Us;
 
-TEST(CollectiveTypeTest, ParsesEverySpelling) {
-  EXPECT_EQ(ParseCollectiveType("allreduce"), CollectiveType::kAllReduce);
-  EXPECT_EQ(ParseCollectiveType("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"),
-            CollectiveType::kAllReduce);
-  EXPECT_EQ(ParseCollectiveType("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
-            CollectiveType::kReduceScatter);
-  EXPECT_EQ(ParseCollectiveType("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)"), CollectiveType::kSendRecv);
-  EXPECT_EQ(ParseCollectiveType("gloo:all_reduce"), CollectiveType::kAllReduce);
-  EXPECT_EQ(ParseCollectiveType("gloo:all_gather"), CollectiveType::kAllGather);
-  EXPECT_EQ(ParseCollectiveType("gloo:barrier"), CollectiveType::kBarrier);
-  EXPECT_EQ(ParseCollectiveType("hcom_allReduce__586_0_1"), CollectiveType::kAllReduce);
-  EXPECT_EQ(ParseCollectiveType("hcom_reduceScatter__123_1_1"), CollectiveType::kReduceScatter);
-  EXPECT_EQ(ParseCollectiveType("hcom_receive__123_1_1"), CollectiveType::kSendRecv);
-  EXPECT_EQ(ParseCollectiveType("hcom_broadcast__1_0_1"), CollectiveType::kBroadcast);
-  EXPECT_EQ(ParseCollectiveType("all_to_all"), CollectiveType::kAllToAll);
-  EXPECT_EQ(ParseCollectiveType("_allgather_base"), CollectiveType::kAllGather);
-  EXPECT_EQ(ParseCollectiveType("reduce"), CollectiveType::kReduce);
-  EXPECT_EQ(ParseCollectiveType("wait"), CollectiveType::kOther);
-}
-
-TEST(CollectiveTypeTest, BusBandwidthFactorsAreNcclTests) {
-  EXPECT_DOUBLE_EQ(*BusBandwidthFactor(CollectiveType::kAllReduce, 8), 2.0 * 7 / 8);
-  EXPECT_DOUBLE_EQ(*BusBandwidthFactor(CollectiveType::kAllGather, 4), 3.0 / 4);
-  EXPECT_DOUBLE_EQ(*BusBandwidthFactor(CollectiveType::kReduceScatter, 2), 0.5);
-  EXPECT_DOUBLE_EQ(*BusBandwidthFactor(CollectiveType::kAllToAll, 4), 0.75);
-  EXPECT_DOUBLE_EQ(*BusBandwidthFactor(CollectiveType::kBroadcast, 16), 1.0);
-  EXPECT_DOUBLE_EQ(*BusBandwidthFactor(CollectiveType::kSendRecv, 2), 1.0);
-  EXPECT_FALSE(BusBandwidthFactor(CollectiveType::kAllReduce, kNoId).has_value());
-  EXPECT_FALSE(BusBandwidthFactor(CollectiveType::kBarrier, 2).has_value());
-  // A one-rank group moves nothing over a link: no bus bandwidth rather than 0 % of the peak.
-  EXPECT_FALSE(BusBandwidthFactor(CollectiveType::kAllReduce, 1).has_value());
-  EXPECT_FALSE(BusBandwidthFactor(CollectiveType::kBroadcast, 1).has_value());
-}
-
 // A GPU rank on a known chip (A100, NVLink 600 GB/s both directions) whose node lists 8 GPUs.
 class CommCollectivesTest : public ::testing::Test {
  protected:

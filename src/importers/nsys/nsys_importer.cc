@@ -1,6 +1,8 @@
 #include "importers/nsys/nsys_importer.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "importers/nsys/nsys_import_state.h"
 
@@ -233,6 +235,19 @@ bool IsNsysExport(const SqliteFile& file) {
     if (file.HasTable(table)) return true;
   }
   return false;
+}
+
+Status RefuseUnexportedNsysReport(const std::string& file, bool given) {
+  std::filesystem::path exported = file;
+  if (exported.extension() != ".nsys-rep") return Status::Ok();
+  // A report already exported beside itself is read through that export; one that is not is an error
+  // rather than a silently missing rank.
+  exported.replace_extension(".sqlite");
+  std::error_code ec;
+  if (!given && std::filesystem::is_regular_file(exported, ec)) return Status::Ok();
+  return InvalidInput(file +
+                      ": Nsight Systems reports (.nsys-rep) are not read; run `nsys export --type sqlite` on it first"
+                      " and pass the .sqlite file it writes");
 }
 
 Result<std::vector<Trace>> ImportNsysSqlite(const SqliteFile& file, uint64_t file_bytes) {

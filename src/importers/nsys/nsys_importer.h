@@ -33,6 +33,11 @@ namespace tuneprof {
 // NVTX_EVENTS table. Ascend .db files have neither.
 bool IsNsysExport(const SqliteFile& file);
 
+// Nsight Systems' own .nsys-rep is a binary format tuneprof does not read; its SQLite export is. The
+// error for such a `file` given, or met in a directory without its export beside it (the same name, .sqlite);
+// OK for any other file (importers/registry.h hands this to the directory listing).
+Status RefuseUnexportedNsysReport(const std::string& file, bool given);
+
 // Imports an opened export: one trace per rank, in rank order. `file_bytes` is the file's size, for `info`.
 Result<std::vector<Trace>> ImportNsysSqlite(const SqliteFile& file, uint64_t file_bytes);
 
