@@ -10,7 +10,9 @@
 // RDMA), the share whose transit size is below `small_packet_sdma_mb` (`small_packet_rdma_mb`); a transport
 // fires above `small_packet_share_pct` of its operators, as msprof-analyze counts (its message speaks of the
 // data volume, its count is of operators). Small transfers cost latency per transfer, which their count
-// measures; the share of the volume they carry is reported beside it. Gain: unknown (a larger packet's time is not measured).
+// measures; the share of the volume they carry is reported beside it. A transport whose small operators hold
+// under `small_packet_min_transit_pct` of its transit time (of its volume where no time is recorded) stays
+// quiet: a negligible share is not worth a change. Gain: unknown (a larger packet's time is not measured).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -57,9 +59,15 @@ struct TransportPackets {
   std::string_view transport;
   double limit_mb = 0;
   uint64_t ops = 0, small_ops = 0, small_p2p_ops = 0;
-  double mb = 0, small_mb = 0, small_ms = 0;
-  bool fired(double share_pct) const {
-    return ops > 0 && small_ops > 0 && 100.0 * static_cast<double>(small_ops) / static_cast<double>(ops) > share_pct;
+  double mb = 0, small_mb = 0, small_ms = 0, ms = 0;
+  // The small operators' share of the transport's transit time; of its volume where no time is recorded.
+  double SmallCostPct() const {
+    if (ms > 0) return 100 * small_ms / ms;
+    return mb > 0 ? 100 * small_mb / mb : 0;
+  }
+  bool fired(double share_pct, double min_cost_pct) const {
+    return ops > 0 && small_ops > 0 && 100.0 * static_cast<double>(small_ops) / static_cast<double>(ops) > share_pct &&
+           SmallCostPct() >= min_cost_pct;
   }
 };
 
@@ -74,6 +82,7 @@ void CountPackets(const Trace& trace, TransportPackets* packets) {
       if (!(traffic.transit_size_mb > 0)) continue;  // no traffic over it (NaN too), as msprof-analyze skips
       ++packets->ops;
       packets->mb += traffic.transit_size_mb;
+      if (traffic.transit_time_ms > 0) packets->ms += traffic.transit_time_ms;
       if (traffic.transit_size_mb >= packets->limit_mb) continue;
       ++packets->small_ops;
       if (op.p2p || ParseCollectiveType(trace.str(op.op_name)) == CollectiveType::kSendRecv) ++packets->small_p2p_ops;
@@ -120,6 +129,7 @@ Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& confi
     f.AddNumber(key + "_small_ops_pct", ops_pct, "%");
     f.AddNumber(key + "_small_volume_pct", volume_pct, "%");
     f.AddNumber(key + "_small_transit_ms", t.small_ms, "ms");
+    if (t.ms > 0) f.AddNumber(key + "_small_transit_pct", 100 * t.small_ms / t.ms, "%");
     f.AddNumber(key + "_limit_mb", t.limit_mb, "MB");
   }
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
@@ -134,12 +144,13 @@ void RuleCommSmallPackets(const RankEvidence& rank, const AdvisorConfig& config,
   const Trace& trace = *rank.trace;
   if (trace.communication().ops.empty()) return;
   const double share_pct = config.Get(threshold::kSmallPacketSharePct);
+  const double min_cost_pct = config.Get(threshold::kSmallPacketMinTransitPct);
   std::vector<TransportPackets> fired;
   for (auto [transport, key] :
        {std::pair{"SDMA", threshold::kSmallPacketSdmaMb}, {"RDMA", threshold::kSmallPacketRdmaMb}}) {
     TransportPackets packets{transport, config.Get(key)};
     CountPackets(trace, &packets);
-    if (packets.fired(share_pct)) fired.push_back(packets);
+    if (packets.fired(share_pct, min_cost_pct)) fired.push_back(packets);
   }
   if (!fired.empty()) out->push_back(SmallPacketsFinding(rank, config, fired, share_pct));
 }
@@ -188,7 +199,9 @@ TUNEPROF_ADVISOR_RULE(
 
 TUNEPROF_ADVISOR_RULE(
     RuleCommSmallPackets,
-    (RuleRow{.order = 390, .thresholds = "small_packet_sdma_mb small_packet_rdma_mb small_packet_share_pct"}),
+    (RuleRow{.order = 390,
+             .thresholds = "small_packet_sdma_mb small_packet_rdma_mb small_packet_share_pct "
+                           "small_packet_min_transit_pct"}),
     {.id = "communication.small_packets",
      .category = FindingCategory::kCommunication,
      .saves_from = TimePart::kCommunication,
