@@ -83,7 +83,8 @@ TEST(SmallPackets, QuietOnANegligibleShareOfTheTransit) {
   SideTableBuilder more(&shared);
   for (int i = 0; i < 2; ++i) AddOp(more, 0, 0.0001, 0.125);
   AddOp(more, 0, 512, 4.75);  // 0.25 of 5 ms: 5 %
-  const Finding* f = Find(finding_lookup::AdviseOneRank(shared), kSmallPacketsId);
+  const AdvisorResult result = finding_lookup::AdviseOneRank(shared);
+  const Finding* f = Find(result, kSmallPacketsId);
   ASSERT_NE(f, nullptr);
   ExpectNumbers(*f, {{"rdma_small_ops", 2}, {"rdma_small_transit_pct", 5}});
 }

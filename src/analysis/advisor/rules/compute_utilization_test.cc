@@ -78,7 +78,8 @@ TEST(RuleFamilies, AscendUnitsJudgedEachOnItsOwnWork) {
   // The Vector unit above the threshold: the Cube alone is short, judged over its own 800 us.
   units.vector_ratio = 0.8;
   units.ascend.op_types = {VectorOpTypeForUnitTest(600, 0.8, 0.1)};
-  const Finding* cube = Find(AdviseWith(trace, &units), "compute.unit_utilization");
+  const AdvisorResult cube_short = AdviseWith(trace, &units);
+  const Finding* cube = Find(cube_short, "compute.unit_utilization");
   ASSERT_NE(cube, nullptr);
   EXPECT_EQ(Text(*cube, "short_unit"), "Cube");
   EXPECT_DOUBLE_EQ(*cube->value, 46.9);

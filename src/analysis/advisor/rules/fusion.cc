@@ -171,10 +171,10 @@ std::vector<bool> InsideReplacedOptimizerStep(const RankEvidence& rank) {
       if (parent != kNoIndex && inside[parent]) inside[e] = true;
     }
   }
-  for (const Link& link : trace.links()) {
-    if (link.kind == LinkKind::kCorrelation && link.from < inside.size() && link.to < inside.size() &&
-        inside[link.from])
-      inside[link.to] = true;
+  // Device work counts for the host event that launched it (through torch_npu's task queue too).
+  const std::vector<uint32_t> launchers = DeviceLaunchers(trace);
+  for (uint32_t e = 0; e < launchers.size() && e < inside.size(); ++e) {
+    if (launchers[e] != kNoIndex && launchers[e] < inside.size() && inside[launchers[e]]) inside[e] = true;
   }
   return inside;
 }
@@ -257,7 +257,8 @@ TUNEPROF_ADVISOR_RULE(
               ApisPerPlatform("torch.compile(model) (GEMM epilogue fusion), or torch._addmm_activation",
                               "torch_npu fused matmul ops (e.g. npu_ffn) or graph mode", "torch.compile(model)")),
     FusionRow("fusion.bias_dropout_add", kOnePassGain, "Fuse bias, dropout and the residual add into one kernel.",
-              ApisPerPlatform("torch.compile(model)", "graph mode / torch.compile with torchair",
+              ApisPerPlatform("torch.compile(model)",
+                              "graph mode: torch.compile(model, backend=torchair.get_npu_backend())",
                               "torch.compile(model)")),
     FusionRow("fusion.cast_chain", kOnePassGain,
               "Remove dtype round trips: keep tensors in one dtype, or let autocast place the casts.",

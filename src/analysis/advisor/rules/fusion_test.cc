@@ -76,32 +76,5 @@ TEST(RuleFamilies, FusionNeedsFiveOccurrences) {
   EXPECT_EQ(Find(AdviseWith(trace), "fusion.conv_bn_relu"), nullptr);
 }
 
-// A torch_npu step running five Mul -> Add -> Mul chains of kernels (20 us each), launched from inside
-// `optimizer` (nothing: from the step itself).
-Trace NpuElementwiseChains(std::string_view optimizer) {
-  HandBuiltTrace t;
-  t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
-  t.Step(1, 0, Us(1000));
-  if (!optimizer.empty()) t.Host(EventKind::kHostOp, optimizer, Us(1), Us(900));
-  int64_t correlation = 0;
-  for (int i = 0; i < 5; ++i) {
-    const double at = 100.0 * i;
-    const char* kernels[] = {"Mul", "Add", "Mul"};
-    for (int k = 0; k < 3; ++k)
-      t.LaunchedKernel(kernels[k], Us(at + 2 + 3 * k), Us(at + 20 * k), Us(20), ++correlation);
-  }
-  return t.Finish();
-}
-
-// On NPU the chains of an optimizer step the API-replacement table covers are its (the fused optimizer):
-// fusion.elementwise_chain, whose compiler does not reach optimizer.step, leaves them out.
-TEST(RuleFamilies, ElementwiseChainsInsideAReplacedOptimizerStepAreLeftToTheFusedOptimizer) {
-  const Finding* outside = Find(AdviseWith(NpuElementwiseChains("")), "fusion.elementwise_chain");
-  ASSERT_NE(outside, nullptr);
-  EXPECT_DOUBLE_EQ(Number(*outside, "occurrences"), 5);
-  EXPECT_NE(outside->apis[0].view().find("torchair.get_npu_backend()"), std::string::npos);
-  EXPECT_EQ(Find(AdviseWith(NpuElementwiseChains("Optimizer.step#SGD.step")), "fusion.elementwise_chain"), nullptr);
-}
-
 }  // namespace
 }  // namespace tuneprof::rule_test
