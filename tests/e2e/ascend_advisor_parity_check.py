@@ -13,8 +13,8 @@
     from COMMUNICATION_TASK_INFO with sqlite3 (Db): the same 4 tasks and bytes on both exports, and the Db
     export's time the database's own (517.21 us on rank 0, as msprof-analyze reports).
   - compute.operator_no_bound (Operator No Bound) on the Db export: TASK_PMU_INFO read with sqlite3, operators
-    over 20 us whose pipeline ratios (AI Core and AI Vector) all stay <= 0.8 (60 operators, 3,249 us on rank
-    0). msprof-analyze reports 171 operators / 6,888 us with ForeachAddList on top: reading the AI Core ratios
+    over 20 us whose pipeline ratios (AI Core with its fixpipe, and AI Vector) all stay <= 0.8 (59 operators,
+    3,177 us on rank 0). msprof-analyze reports 171 operators / 6,888 us with ForeachAddList on top: reading the AI Core ratios
     only and no duration floor reproduces its figures, which this check shows too.
   - neither finding on CPU, GPU and nsys inputs.
 Usage: ascend_advisor_parity_check.py TUNEPROF SHARED_DIR

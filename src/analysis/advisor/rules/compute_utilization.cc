@@ -95,6 +95,9 @@ void AdviseAscendUnits(const RankEvidence& rank, const AdvisorConfig& config, st
   f.SetValue(100 * *lead.ratio, threshold_pct, "%");
   if (vector_leads && vector.mte_heavy) f.saves_from = TimePart::kMemoryBound;
   f.uncapped_gain_ns = lead.loss_ns;
+  f.gain_model =
+      "the short unit's own work x (1 - utilization / threshold): the same work at the threshold's utilization "
+      "(the Cube over the compute-bound work, the Vector over the vector operators' time, whichever loses more)";
   f.AddNumber("utilization_pct", 100 * *lead.ratio, "%");
   f.AddNumber("threshold_pct", threshold_pct, "%");
   f.AddNumber("compute_bound_us_per_step", cube.time_ns / 1e3, "us");
@@ -140,9 +143,7 @@ TUNEPROF_ADVISOR_RULE(
     {.id = "compute.unit_utilization",
      .category = FindingCategory::kCompute,
      .saves_from = TimePart::kComputeBound,
-     .gain_model = "the short unit's own work x (1 - utilization / threshold): the same work at the threshold's "
-                   "utilization (Ascend: the Cube over the compute-bound work, the Vector over the vector "
-                   "operators' time, whichever loses more)",
+     .gain_model = "compute-bound time x (1 - utilization / threshold): the same work at the threshold's utilization",
      .apis = ApisPerPlatform("torch.compile(model); larger batch_size", kUnitCubeApis, "torch.compile(model)")});
 
 }  // namespace tuneprof
