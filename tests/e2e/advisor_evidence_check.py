@@ -1024,9 +1024,9 @@ def check_fusion(sample, finding, advice, path):
     return True
 
 
-PIPE_RATIOS = ("aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aiv_vec_ratio",
-               "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio", "vec_ratio", "mac_ratio", "scalar_ratio",
-               "mte1_ratio", "mte2_ratio", "mte3_ratio")
+PIPE_RATIOS = ("aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aic_fixpipe_ratio",
+               "aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio", "vec_ratio", "mac_ratio",
+               "scalar_ratio", "mte1_ratio", "mte2_ratio", "mte3_ratio", "fixpipe_ratio")
 
 
 def kernel_details_rows(rank):

@@ -113,6 +113,35 @@ def parity_row(parity, check_name):
     return []
 
 
+STATUSES = ("equivalent", "differs on purpose", "partial", "untested", "none")
+# Checks absent from the recorded table whose equivalence this test shows otherwise (check_rank_comparison).
+COMPARED_HERE = {"Kernel compare (slowest vs fastest rank)"}
+
+
+def check_statuses(parity, table):
+    """Each row's status is one the text above the table defines; a check the recorded table marks as differing on
+    purpose is not called equivalent; a check msprof-analyze did not run on the shared runs is not either."""
+    intro = parity[:parity.find("\n| #")]
+    recorded = {}
+    for entries in table["runs"].values():
+        for entry in entries:
+            recorded.setdefault(entry["check"], set()).add(entry.get("status", "equivalent"))
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in parity.splitlines()
+            if re.match(r"\| \d+ \|", line)]
+    check(len(rows) == 26, f"the parity table has 26 rows ({len(rows)})")
+    for cells in rows:
+        where = f"parity row {cells[0]} ({cells[1]})"
+        status = cells[3]
+        check(status in STATUSES and f'"{status}":' in intro, f"{where}: status '{status}' is defined above the table")
+        for wanted in recorded.get(cells[1], set()):
+            if wanted != "equivalent":
+                check(status == wanted, f"{where}: '{status}', as the recorded table says ('{wanted}')")
+        if cells[1] not in recorded and cells[1] not in COMPARED_HERE:
+            check(status != "equivalent", f"{where}: not run by msprof-analyze on the shared runs, so not 'equivalent'")
+        if status != "equivalent":
+            check(cells[-1] != "", f"{where}: '{status}' says what differs")
+
+
 def check_step_spread(where, recorded, comm):
     """msprof-analyze's Slow Rank test itself (the step parts' spread across ranks against 5 % of the mean step)
     is `comm`'s step_spread: same parts, same figures, uneven exactly where it finds a slow rank."""
@@ -210,6 +239,7 @@ def main():
     check(parity.startswith("## msprof-analyze"), "docs/advisor.md has the parity table")
     print(f"recorded: {table['tool']} {table['version']}, `{table['command']}`, {table['recorded']}")
     print(f"source: {table['source']}")
+    check_statuses(parity, table)
     for run, recorded_findings in table["runs"].items():
         run_dir = shared / table["runs_root"] / run
         findings = advise_findings(tuneprof, run_dir)

@@ -34,9 +34,9 @@ MIN_SHARE = 0.2
 MAX_MODULES = 3
 NO_BOUND_US = decimal.Decimal(20)
 BOUND_RATIO = 0.8
-RATIO_COLUMNS = ["aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aiv_vec_ratio",
-                 "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio", "vec_ratio", "mac_ratio", "scalar_ratio",
-                 "mte1_ratio", "mte2_ratio", "mte3_ratio"]
+RATIO_COLUMNS = ["aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aic_fixpipe_ratio",
+                 "aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio", "vec_ratio", "mac_ratio",
+                 "scalar_ratio", "mte1_ratio", "mte2_ratio", "mte3_ratio", "fixpipe_ratio"]
 
 
 def ns(value):

@@ -449,6 +449,18 @@ void GiveVerdict(std::array<double, 7> job_times, bool units_healthy, const Cros
   result->dominant_reason += OneOffNote(result->findings);
 }
 
+// On a run of several ranks a finding's figures are one rank's: "12.3 % of the step" in its title is of
+// that rank's step, while the gain's share beside it is of the slowest step; the title says whose.
+void NameTheStepInTitles(size_t ranks, std::vector<Finding>* findings) {
+  static constexpr std::string_view kOfTheStep = "% of the step";
+  if (ranks <= 1) return;
+  for (Finding& finding : *findings) {
+    const size_t at = finding.title.find(kOfTheStep);
+    if (at == std::string::npos || finding.evidence_rank == kNoId) continue;
+    finding.title.replace(at, kOfTheStep.size(), fmt::format("% of rank {}'s step", finding.evidence_rank));
+  }
+}
+
 }  // namespace
 
 AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vector<const RankCommunication*>& comm,
@@ -505,6 +517,7 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   KeepWaitNotExplained(gains, ranks.size(), &result.findings);
   KeepPartClaimsWithinQuotedRanks(result.ranks, &result.findings);
   RankAcrossRanks(gains, ranks.size(), &result);
+  NameTheStepInTitles(ranks.size(), &result.findings);
   GiveVerdict(job_times, units_healthy, cross, &result);
   return result;
 }

@@ -97,6 +97,10 @@ constexpr std::array kSpecs = std::to_array<ThresholdSpec>({
     {threshold::kSmallPacketRdmaMb, 1, "MB", "... and less than this over RDMA (msprof-analyze Packet: 1 MB)"},
     {threshold::kSmallPacketSharePct, 20, "% of operators",
      "small packets on a transport above this share of its operators (msprof-analyze Packet: 0.2)"},
+    {threshold::kSmallPacketMinTransitPct, 5, "% of transit time",
+     "... when they hold at least this share of the transport's transit time (its volume where no time is "
+     "recorded): fewer, larger packets save nothing worth a change on a negligible share (tuneprof's floor; "
+     "msprof-analyze has none)"},
     {threshold::kSdmaContentionGbps, 14.4, "GB/s",
      "SDMA communication below this bandwidth while a matmul runs is contention (msprof-analyze Bandwidth "
      "Contention: 0.8 x 18 GB/s)"},

@@ -62,6 +62,7 @@ constexpr std::string_view kSdmaAlignmentBytes = "sdma_alignment_bytes";
 constexpr std::string_view kSmallPacketSdmaMb = "small_packet_sdma_mb";
 constexpr std::string_view kSmallPacketRdmaMb = "small_packet_rdma_mb";
 constexpr std::string_view kSmallPacketSharePct = "small_packet_share_pct";
+constexpr std::string_view kSmallPacketMinTransitPct = "small_packet_min_transit_pct";
 constexpr std::string_view kSdmaContentionGbps = "sdma_contention_gbps";
 constexpr std::string_view kMoeExpertImbalancePct = "moe_expert_imbalance_pct";
 constexpr std::string_view kMinedSequenceMinOccurrences = "mined_sequence_min_occurrences";

@@ -247,7 +247,8 @@ void AppendUtilizations(const RankAdvice& rank, std::string_view population, std
   }
 }
 
-std::string GainText(const Finding& finding, double step_ns) {
+// The share is of the slowest rank's step on a run of several ranks (`of_slowest`), said so beside it.
+std::string GainText(const Finding& finding, double step_ns, bool of_slowest) {
   if (finding.estimated_gain_ns <= 0) {
     // A rule that estimated a gain whose time the findings above already claim.
     if (finding.gain_unknown()) return "gain unknown";
@@ -255,8 +256,9 @@ std::string GainText(const Finding& finding, double step_ns) {
     if (finding.gain_cut.starts_with("no step gain")) return finding.gain_cut;
     return finding.uncapped_gain_ns > 0 ? "no gain left (its time is counted above)" : "no time gain claimed";
   }
-  return fmt::format("-{:.3f} ms/step ({:.1f} %{})", finding.estimated_gain_ns / 1e6,
+  return fmt::format("-{:.3f} ms/step ({:.1f} %{}{})", finding.estimated_gain_ns / 1e6,
                      step_ns > 0 ? 100 * finding.estimated_gain_ns / step_ns : 0,
+                     of_slowest ? " of the slowest step" : "",
                      finding.gain_capped() ? fmt::format("; of -{:.3f}{}{}", finding.uncapped_gain_ns / 1e6,
                                                          finding.gain_cut.empty() ? "" : ": ", finding.gain_cut)
                                            : std::string());
@@ -327,7 +329,8 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   for (size_t i = 0; i < result.findings.size() && i < kTopStrategies; ++i) {
     const Finding& f = result.findings[i];
     // A long gain text and population go on their own line rather than past the 100 columns.
-    const std::string head = fmt::format("{:>2}. {:<28} {}", i + 1, f.id, GainText(f, result.step_ns));
+    const std::string head =
+        fmt::format("{:>2}. {:<28} {}", i + 1, f.id, GainText(f, result.step_ns, result.ranks.size() > 1));
     const std::string ranks = RanksText(f, result.ranks.size());
     if (ranks.empty() || head.size() + ranks.size() <= kColumns) {
       out += head.size() + ranks.size() <= kColumns ? head + ranks + "\n" : Lines(head, "", "    ");
@@ -363,7 +366,7 @@ std::string RenderAdviseText(const AdvisorResult& result) {
   for (size_t i = 0; i < result.findings.size(); ++i) {
     const Finding& f = result.findings[i];
     out += Lines(fmt::format("{}. {} [{}] {}{}", i + 1, f.id, FindingCategoryName(f.category),
-                             GainText(f, result.step_ns), RanksText(f, result.ranks.size())),
+                             GainText(f, result.step_ns, result.ranks.size() > 1), RanksText(f, result.ranks.size())),
                  "", "   ");
     out += Lines(f.title, "   ", "   ");
     for (const Evidence& e : f.evidence) {

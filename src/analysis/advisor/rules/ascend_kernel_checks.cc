@@ -1,7 +1,8 @@
 // msprof-analyze's kernel_details checks, one rule each:
 //  - compute.operator_no_bound (Operator No Bound): operators longer than `operator_no_bound_us` whose
-//    PipeUtilization ratios (vec, mac, scalar, mte1, mte2, mte3; AI Core and AI Vector columns) all stay at
-//    or below `operator_bound_ratio_pct`: no pipeline is saturated, so the tiling leaves the core waiting.
+//    PipeUtilization ratios (vec, mac, scalar, mte1, mte2, mte3, fixpipe; AI Core and AI Vector columns) all
+//    stay at or below `operator_bound_ratio_pct`: no pipeline is saturated, so the tiling leaves the core
+//    waiting. A matmul whose fixpipe (the copy of its results out of L0C) is saturated is bound by it.
 //    Gain: unknown (what AOE tuning recovers is not in the trace).
 //  - compute.block_dim (Block Dim): static-shape AI_CORE / AI_VECTOR_CORE / MIX_AIC operators whose Block
 //    Dim is not a multiple of the chip's cube (vector) core count, so the last wave leaves cores idle
@@ -24,12 +25,13 @@
 namespace tuneprof {
 namespace {
 
-// The PipeUtilization ratio columns msprof-analyze's operator_bound_ratio applies to: the 2024+ AI Core /
-// AI Vector names and the older unprefixed ones. fixpipe and icache rates are not pipelines it checks.
-constexpr std::string_view kPipeRatios[] = {"aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
-                                            "aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio", "aiv_mte3_ratio",
-                                            "vec_ratio",     "mac_ratio",        "scalar_ratio",   "mte1_ratio",
-                                            "mte2_ratio",    "mte3_ratio"};
+// The PipeUtilization ratio columns of the pipelines: msprof-analyze's operator_bound_ratio set (the 2024+
+// AI Core / AI Vector names and the older unprefixed ones) and the fixpipe, which it leaves out although a
+// matmul can be bound by it; icache rates are misses, not a pipeline.
+constexpr std::string_view kPipeRatios[] = {
+    "aic_mac_ratio",    "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aic_fixpipe_ratio", "aiv_vec_ratio",
+    "aiv_scalar_ratio", "aiv_mte2_ratio",   "aiv_mte3_ratio", "vec_ratio",      "mac_ratio",         "scalar_ratio",
+    "mte1_ratio",       "mte2_ratio",       "mte3_ratio",     "fixpipe_ratio"};
 
 std::string_view TypeOf(const Trace& trace, const NpuOpRow& row) {
   return trace.str(row.type).empty() ? trace.str(row.name) : trace.str(row.type);
@@ -180,8 +182,8 @@ TUNEPROF_ADVISOR_RULE(
     {.id = "compute.operator_no_bound",
      .category = FindingCategory::kCompute,
      .saves_from = TimePart::kComputeBound,
-     .metric = "kernel_details operators longer than the threshold whose vec/mac/scalar/mte1/mte2/mte3 ratios all stay "
-               "at or below the bound ratio",
+     .metric = "kernel_details operators longer than the threshold whose vec/mac/scalar/mte1/mte2/mte3/fixpipe ratios "
+               "all stay at or below the bound ratio",
      .unit = "count",
      .gain = GainKind::kUnknown,
      .gain_model = "what re-tiling (AOE) recovers is not in the trace",

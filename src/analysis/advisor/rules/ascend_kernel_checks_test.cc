@@ -16,11 +16,15 @@ TEST(PeerRules, OperatorNoBound) {
   const uint32_t vec = side.KernelMetricColumn("aiv_vec_ratio");
   const uint32_t mte2 = side.KernelMetricColumn("aiv_mte2_ratio");
   const uint32_t fixpipe = side.KernelMetricColumn("aic_fixpipe_ratio");
-  // 30 us, highest ratio 0.8 (not above the bound) -> unbound; fixpipe is not a checked pipeline.
+  // 30 us, highest ratio 0.8 (not above the bound) -> unbound.
   uint32_t r = side.AddKernelDetail(Row(side, "TransData", "AI_VECTOR_CORE", 0, 30));
   side.SetKernelMetric(vec, r, 0.2);
   side.SetKernelMetric(mte2, r, 0.8);
-  side.SetKernelMetric(fixpipe, r, 0.95);
+  side.SetKernelMetric(fixpipe, r, 0.5);
+  // 30 us, mac 0.5 but fixpipe 0.82: bound by the fixpipe, which is a pipeline too.
+  r = side.AddKernelDetail(Row(side, "MatMulV3", "AI_CORE", 35, 30));
+  side.SetKernelMetric(mac, r, 0.5);
+  side.SetKernelMetric(fixpipe, r, 0.82);
   // 30 us, mac 0.9 -> bound.
   r = side.AddKernelDetail(Row(side, "Conv2D", "AI_CORE", 40, 30));
   side.SetKernelMetric(mac, r, 0.9);
@@ -33,8 +37,8 @@ TEST(PeerRules, OperatorNoBound) {
   const Finding* f = Find(result, "compute.operator_no_bound");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->category, FindingCategory::kCompute);
-  ExpectFinding(*f, 1, {{"bound_ratio_pct", 80}, {"unbound_ops", 1}, {"unbound_us", 30}, {"checked_ops", 2}});
-  ExpectNumbers(*f, {{"unbound_time_pct", 50}});
+  ExpectFinding(*f, 1, {{"bound_ratio_pct", 80}, {"unbound_ops", 1}, {"unbound_us", 30}, {"checked_ops", 3}});
+  ExpectNumbers(*f, {{"unbound_time_pct", 100.0 / 3}});
   EXPECT_EQ(Text(*f, "top_types"), "TransData x1 (30.0 us)");
   EXPECT_DOUBLE_EQ(f->estimated_gain_ns, 0);  // unknown
 

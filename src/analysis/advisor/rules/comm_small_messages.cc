@@ -10,8 +10,11 @@
 // RDMA), the share whose transit size is below `small_packet_sdma_mb` (`small_packet_rdma_mb`); a transport
 // fires above `small_packet_share_pct` of its operators, as msprof-analyze counts (its message speaks of the
 // data volume, its count is of operators). Small transfers cost latency per transfer, which their count
-// measures; the share of the volume they carry is reported beside it. Both findings advise the traffic the
-// small transfers mostly are: pipeline send / recv, the expert-parallel all-to-all, else gradients. Gain: unknown (a larger packet's time is not measured).
+// measures; the share of the volume they carry is reported beside it. A transport whose small operators hold
+// under `small_packet_min_transit_pct` of its transit time (of its volume where no time is recorded) stays
+// quiet: a negligible share is not worth a change. Both findings advise the traffic the small transfers
+// mostly are: pipeline send / recv, the expert-parallel all-to-all, else gradients. Gain: unknown (a larger
+// packet's time is not measured).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -67,9 +70,15 @@ struct TransportPackets {
   double limit_mb = 0;
   uint64_t ops = 0, small_ops = 0, small_p2p_ops = 0, small_all_to_all_ops = 0;
   uint64_t small_batched_p2p_ops = 0;  // of the p2p ones, HCCL's batchSendRecv: already one call per batch
-  double mb = 0, small_mb = 0, small_ms = 0;
-  bool fired(double share_pct) const {
-    return ops > 0 && small_ops > 0 && 100.0 * static_cast<double>(small_ops) / static_cast<double>(ops) > share_pct;
+  double mb = 0, small_mb = 0, small_ms = 0, ms = 0;
+  // The small operators' share of the transport's transit time; of its volume where no time is recorded.
+  double SmallCostPct() const {
+    if (ms > 0) return 100 * small_ms / ms;
+    return mb > 0 ? 100 * small_mb / mb : 0;
+  }
+  bool fired(double share_pct, double min_cost_pct) const {
+    return ops > 0 && small_ops > 0 && 100.0 * static_cast<double>(small_ops) / static_cast<double>(ops) > share_pct &&
+           SmallCostPct() >= min_cost_pct;
   }
 };
 
@@ -84,6 +93,7 @@ void CountPackets(const Trace& trace, TransportPackets* packets) {
       if (!(traffic.transit_size_mb > 0)) continue;  // no traffic over it (NaN too), as msprof-analyze skips
       ++packets->ops;
       packets->mb += traffic.transit_size_mb;
+      if (traffic.transit_time_ms > 0) packets->ms += traffic.transit_time_ms;
       if (traffic.transit_size_mb >= packets->limit_mb) continue;
       ++packets->small_ops;
       const std::string_view name = trace.str(op.op_name);
@@ -166,6 +176,7 @@ Finding SmallPacketsFinding(const RankEvidence& rank, const AdvisorConfig& confi
     f.AddNumber(key + "_small_ops_pct", ops_pct, "%");
     f.AddNumber(key + "_small_volume_pct", volume_pct, "%");
     f.AddNumber(key + "_small_transit_ms", t.small_ms, "ms");
+    if (t.ms > 0) f.AddNumber(key + "_small_transit_pct", 100 * t.small_ms / t.ms, "%");
     f.AddNumber(key + "_limit_mb", t.limit_mb, "MB");
   }
   f.title = fmt::format("{} ({:.3f} ms of transit)", fmt::join(parts, "; "), small_ms);
@@ -181,12 +192,13 @@ void RuleCommSmallPackets(const RankEvidence& rank, const AdvisorConfig& config,
   const Trace& trace = *rank.trace;
   if (trace.communication().ops.empty()) return;
   const double share_pct = config.Get(threshold::kSmallPacketSharePct);
+  const double min_cost_pct = config.Get(threshold::kSmallPacketMinTransitPct);
   std::vector<TransportPackets> fired;
   for (auto [transport, key] :
        {std::pair{"SDMA", threshold::kSmallPacketSdmaMb}, {"RDMA", threshold::kSmallPacketRdmaMb}}) {
     TransportPackets packets{transport, config.Get(key)};
     CountPackets(trace, &packets);
-    if (packets.fired(share_pct)) fired.push_back(packets);
+    if (packets.fired(share_pct, min_cost_pct)) fired.push_back(packets);
   }
   if (!fired.empty()) out->push_back(SmallPacketsFinding(rank, config, fired, share_pct));
 }
@@ -236,7 +248,9 @@ TUNEPROF_ADVISOR_RULE(
 
 TUNEPROF_ADVISOR_RULE(
     RuleCommSmallPackets,
-    (RuleRow{.order = 390, .thresholds = "small_packet_sdma_mb small_packet_rdma_mb small_packet_share_pct"}),
+    (RuleRow{.order = 390,
+             .thresholds = "small_packet_sdma_mb small_packet_rdma_mb small_packet_share_pct "
+                           "small_packet_min_transit_pct"}),
     {.id = "communication.small_packets",
      .category = FindingCategory::kCommunication,
      .saves_from = TimePart::kCommunication,

@@ -72,6 +72,25 @@ TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
   EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kSmallPacketsId), nullptr);
 }
 
+// Most RDMA operators move a few bytes, but they hold 0.3 % of the RDMA transit time (0.01 of 3.01 ms): a
+// negligible share, below `small_packet_min_transit_pct`, so the transport stays quiet; at 5 % it fires.
+TEST(SmallPackets, QuietOnANegligibleShareOfTheTransit) {
+  Trace trace = OneStep();
+  SideTableBuilder side(&trace);
+  for (int i = 0; i < 2; ++i) AddOp(side, 0, 0.0001, 0.005);
+  AddOp(side, 0, 512, 3);
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kSmallPacketsId), nullptr);
+
+  Trace shared = OneStep();
+  SideTableBuilder more(&shared);
+  for (int i = 0; i < 2; ++i) AddOp(more, 0, 0.0001, 0.125);
+  AddOp(more, 0, 512, 4.75);  // 0.25 of 5 ms: 5 %
+  const AdvisorResult result = finding_lookup::AdviseOneRank(shared);
+  const Finding* f = Find(result, kSmallPacketsId);
+  ASSERT_NE(f, nullptr);
+  ExpectNumbers(*f, {{"rdma_small_ops", 2}, {"rdma_small_transit_pct", 5}});
+}
+
 // 4 small pipeline sends (`batched`: batchSendRecv) and 1 large all-reduce: the small transfers are
 // activations between stages.
 void AddPipelineOps(SideTableBuilder& side, bool batched = false) {

@@ -119,7 +119,8 @@ void CompareSlowestWithFastest(const RankEvidence& rank, Finding* f) {
 // slow-rank rule names the rank the others wait for. Without it (one rank in the input, or ranks too
 // alike to name one), a rank's own wait does not say who is late: HCCL's wait holds the handshake every
 // rank of the op goes through, so the late rank itself can show a high ratio (both ranks of a pair at
-// 0.48). The finding then says the rank waits and that the late rank cannot be told from its data.
+// 0.48). The finding then says the rank waits and that the late rank cannot be told from its data; its gain
+// is unknown (the wait is symmetric handshake as much as lateness), so it does not rank above measured ones.
 void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const int64_t self = rank.rank_id;
   const std::optional<int64_t> slow = rank.cross ? rank.cross->ascend_slow_rank : std::nullopt;
@@ -153,8 +154,10 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
                        self, *ratio, FormatDuration(wait_per_step));
   f.metric = "communication.json wait / (wait + transit)";
   f.value = ratio_pct;
-  f.uncapped_gain_ns = wait_per_step;
-  f.gain_model = "the rank's HCCL wait time per step (communication.json)";
+  f.uncapped_gain_ns = slow ? wait_per_step : 0;
+  f.gain_model = slow ? "the rank's HCCL wait time per step (communication.json)"
+                      : "unknown: which rank is late cannot be told from one rank's waits, so what balancing it "
+                        "saves is not measured";
   if (slow) {
     f.AddNumber("slow_rank", static_cast<double>(slow_rank), "rank");
     f.AddText("why", rank.cross->ascend_verdict);
@@ -168,10 +171,11 @@ void AscendSlowRank(const RankEvidence& rank, const AdvisorConfig& config, std::
   if (rank.comm->ascend_synchronization_ratio) {
     f.AddNumber("synchronization_ratio", *rank.comm->ascend_synchronization_ratio, "ratio");
   }
-  f.strategy =
-      "Balance the slow rank's work before each collective (data, host work, a slower device): comm shows what "
-      "each rank waits for and the slow rank's own timeline what it does meanwhile; msprof-analyze cluster for "
-      "the matrix.";
+  f.strategy = slow ? "Balance the slow rank's work before each collective (data, host work, a slower device): comm "
+                      "shows what each rank waits for and the slow rank's own timeline what it does meanwhile; "
+                      "msprof-analyze cluster for the matrix."
+                    : "Profile every rank of the group and analyse their directories together: the rank the others "
+                      "wait for is then named, with what it does meanwhile; msprof-analyze cluster for the matrix.";
   f.apis = {"tuneprof comm RUN_DIR", "msprof-analyze cluster -m all"};
   CompareSlowestWithFastest(rank, &f);
   if (slow && rank.cross->slow_rank_rules_disagree()) SayTheRulesDisagree(*rank.cross, &f);

@@ -111,6 +111,11 @@ TEST(RuleFamilies, ALoneRankWaitingNamesNoLateRank) {
   EXPECT_EQ(f.title.find("waits for"), std::string::npos) << f.title;
   EXPECT_NE(f.title.find("which rank is late cannot be told from this rank alone"), std::string::npos) << f.title;
   EXPECT_NE(Text(f, "why").find("the late rank shows waits too"), std::string::npos);
+  // Without the late rank, what balancing it saves cannot be measured: unknown, not the whole wait.
+  EXPECT_TRUE(f.gain_unknown()) << f.gain_model;
+  EXPECT_DOUBLE_EQ(f.uncapped_gain_ns, 0);
+  EXPECT_DOUBLE_EQ(Number(f, "wait_ms_total"), 0.3);
+  EXPECT_EQ(f.strategy.find("Balance the slow rank"), std::string::npos) << f.strategy;
 }
 
 // The slowest and the fastest rank compared automatically, on the arrivals' finding as on the wait ratios':

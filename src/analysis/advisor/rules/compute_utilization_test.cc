@@ -34,6 +34,60 @@ TEST(RuleFamilies, ComputeUnitsBelowThreshold) {
   EXPECT_EQ(Find(AdviseWith(trace, &units), "compute.unit_utilization"), nullptr);
 }
 
+AscendOpTypeUnits VectorOpTypeForUnitTest(double dur_us, double vec, double mte2) {
+  AscendOpTypeUnits type;
+  type.type = "ForeachAddList";
+  type.unit = "vector";
+  type.sums.rows = 1;
+  type.sums.dur_ns = static_cast<int64_t>(dur_us * 1e3);
+  const std::pair<AscendRatio, double> ratios[] = {{AscendRatio::kAivVec, vec}, {AscendRatio::kAivMte2, mte2}};
+  for (const auto& [ratio, value] : ratios) {
+    const auto i = static_cast<size_t>(ratio);
+    type.sums.weighted[i] = value * dur_us;
+    type.sums.weight[i] = dur_us;
+    type.sums.seen[i] = true;
+  }
+  return type;
+}
+
+// Ascend: each unit is judged against its own work. The Vector ratio (11.4 %) over the vector operators'
+// 600 us, not over the cube work; its operators wait on MTE2, so the advice is fusion and the fused
+// optimizer, not the Cube's alignment (which the Cube, 46.9 % over its own 800 us, gets as well).
+TEST(RuleFamilies, AscendUnitsJudgedEachOnItsOwnWork) {
+  const Trace trace = OneKernelStep("gemm");
+  RankComputeUnits units;
+  units.cube_ratio = 0.469;
+  units.vector_ratio = 0.114;
+  units.ascend.present = true;
+  units.ascend.op_types = {VectorOpTypeForUnitTest(600, 0.114, 0.98)};
+  const AdvisorResult result = AdviseWith(trace, &units);
+  const Finding* f = Find(result, "compute.unit_utilization");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Text(*f, "short_unit"), "Vector");
+  EXPECT_DOUBLE_EQ(*f->value, 11.4);
+  EXPECT_NEAR(f->uncapped_gain_ns, 600e3 * (1 - 11.4 / 70), 1e-3);
+  EXPECT_EQ(f->saves_from, TimePart::kMemoryBound);
+  EXPECT_NEAR(Number(*f, "vector_us_per_step"), 600, 1e-9);
+  EXPECT_NEAR(Number(*f, "cube_us_per_step"), 800, 1e-9);
+  EXPECT_NEAR(Number(*f, "vector_mte_pct"), 98, 1e-9);
+  EXPECT_EQ(f->strategy.rfind("The vector operators wait on their memory transfers", 0), 0u) << f->strategy;
+  EXPECT_NE(f->strategy.find("fused optimizer"), std::string::npos) << f->strategy;
+  EXPECT_NE(f->strategy.find("The Cube unit is short too (Cube 46.9 % over 800.0 us"), std::string::npos)
+      << f->strategy;
+
+  // The Vector unit above the threshold: the Cube alone is short, judged over its own 800 us.
+  units.vector_ratio = 0.8;
+  units.ascend.op_types = {VectorOpTypeForUnitTest(600, 0.8, 0.1)};
+  const AdvisorResult cube_short = AdviseWith(trace, &units);
+  const Finding* cube = Find(cube_short, "compute.unit_utilization");
+  ASSERT_NE(cube, nullptr);
+  EXPECT_EQ(Text(*cube, "short_unit"), "Cube");
+  EXPECT_DOUBLE_EQ(*cube->value, 46.9);
+  EXPECT_NEAR(cube->uncapped_gain_ns, 800e3 * (1 - 46.9 / 70), 1e-3);
+  EXPECT_EQ(cube->strategy.rfind("Keep the Cube unit fed", 0), 0u) << cube->strategy;
+  EXPECT_EQ(cube->strategy.find("Vector"), std::string::npos) << cube->strategy;
+}
+
 // Only memory-bound kernels: the units' utilization saves no compute-bound time, so no finding claims it
 // (it printed "gain unknown" with a gain of 0 by its own model).
 TEST(RuleFamilies, ComputeUnitsSayNothingWithoutComputeBoundWork) {

@@ -152,8 +152,9 @@ TUNEPROF_ADVISOR_RULE(
      .apis = ApisPerPlatform(
          "DistributedDataParallel(model, bucket_cap_mb=25, gradient_as_bucket_view=True); "
          "FSDP(backward_prefetch=BACKWARD_PRE)",
-         "DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; export HCCL_OP_EXPANSION_MODE; overlap in "
-         "MindSpeed (--overlap-grad-reduce)",
+         "DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; overlap in MindSpeed (--overlap-grad-reduce); "
+         "for inference on Atlas A2 (800T A2, 900 A2 PoD) only, one communication domain: export "
+         "HCCL_OP_EXPANSION_MODE=AIV (CANN documents it for those products' inference alone)",
          "DistributedDataParallel(model, bucket_cap_mb=...); on GPUs use NCCL instead of gloo")});
 
 }  // namespace tuneprof

@@ -2,7 +2,10 @@
 // 1 % of the work time (msprof-analyze's Fusible Operator check), at the host-operator level (aten ops,
 // timed by the device time they launch) and at the kernel level (each stream's kernels). One finding
 // per pattern; where both levels see it, the level with the larger gain is kept (advisor.cc merges by
-// id). Gain: fusion_patterns.h's per-match estimate, summed, per step.
+// id). Gain: fusion_patterns.h's per-match estimate, summed, per step. On NPU a chain of element-wise
+// operators inside the step of an optimizer the API-replacement table covers (its _foreach_ kernels) is
+// fusion.api_replacement's: the fused optimizer replaces it, and compiling the model does not reach
+// optimizer.step, so fusion.elementwise_chain leaves it out.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -142,6 +145,45 @@ bool ReplayedByGraph(const RankEvidence& rank, const OpSequence& sequence, const
   return false;
 }
 
+constexpr std::string_view kFusionOptimizerStepPrefix = "Optimizer.step#";
+
+// Per event: inside the step of an optimizer fusion.api_replacement reports (host operators below the
+// step's range, kernels launched from them). Empty off NPU or without such a step.
+std::vector<bool> InsideReplacedOptimizerStep(const RankEvidence& rank) {
+  const Trace& trace = *rank.trace;
+  const EventTable& events = trace.events();
+  std::vector<bool> inside;
+  if (PlatformOf(rank) != Platform::kNpu) return inside;
+  std::vector<uint32_t> steps;
+  for (uint32_t e = 0; e < events.size(); ++e) {
+    const std::string_view name = trace.str(events.name[e]);
+    if (name.starts_with(kFusionOptimizerStepPrefix) &&
+        ApiReplacementReportsOptimizer(name.substr(kFusionOptimizerStepPrefix.size())))
+      steps.push_back(e);
+  }
+  if (steps.empty()) return inside;
+  inside.assign(events.size(), false);
+  // Each track's ranges are sorted parents first: a range inside a step is marked after the step itself.
+  for (const uint32_t step : steps) inside[step] = true;
+  for (const std::vector<uint32_t>& track : rank.tree.by_track) {
+    for (const uint32_t e : track) {
+      const uint32_t parent = rank.tree.parent[e];
+      if (parent != kNoIndex && inside[parent]) inside[e] = true;
+    }
+  }
+  // Device work counts for the host event that launched it (through torch_npu's task queue too).
+  const std::vector<uint32_t> launchers = DeviceLaunchers(trace);
+  for (uint32_t e = 0; e < launchers.size() && e < inside.size(); ++e) {
+    if (launchers[e] != kNoIndex && launchers[e] < inside.size() && inside[launchers[e]]) inside[e] = true;
+  }
+  return inside;
+}
+
+bool ChainInReplacedOptimizerStep(const std::vector<bool>& inside, const OpSequence& sequence,
+                                  const PatternMatch& match) {
+  return !inside.empty() && inside[sequence.events[match.begin]];
+}
+
 }  // namespace
 
 void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
@@ -150,8 +192,12 @@ void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, s
   const std::vector<PatternMatch> matches = MatchFusionPatterns(sequences, RunsBackward(*rank.trace));
   // Per pattern and level: host-level and kernel-level matches of one pattern are separate candidates.
   std::map<std::pair<size_t, SequenceLevel>, PatternTotals> totals;
+  const std::vector<bool> in_optimizer = InsideReplacedOptimizerStep(rank);
   for (const PatternMatch& match : matches) {
     if (ReplayedByGraph(rank, sequences[match.sequence], match)) continue;
+    if (match.pattern == FusionLibrary().size() &&
+        ChainInReplacedOptimizerStep(in_optimizer, sequences[match.sequence], match))
+      continue;
     PatternTotals& t = totals[{match.pattern, sequences[match.sequence].level}];
     ++t.count;
     t.time_ns += match.time_ns;
@@ -212,7 +258,8 @@ TUNEPROF_ADVISOR_RULE(
               ApisPerPlatform("torch.compile(model) (GEMM epilogue fusion), or torch._addmm_activation",
                               "torch_npu fused matmul ops (e.g. npu_ffn) or graph mode", "torch.compile(model)")),
     FusionRow("fusion.bias_dropout_add", kOnePassGain, "Fuse bias, dropout and the residual add into one kernel.",
-              ApisPerPlatform("torch.compile(model)", "graph mode / torch.compile with torchair",
+              ApisPerPlatform("torch.compile(model)",
+                              "graph mode: torch.compile(model, backend=torchair.get_npu_backend())",
                               "torch.compile(model)")),
     FusionRow("fusion.cast_chain", kOnePassGain,
               "Remove dtype round trips: keep tensors in one dtype, or let autocast place the casts.",
@@ -222,7 +269,8 @@ TUNEPROF_ADVISOR_RULE(
     FusionRow(kElementwiseChainId, kOnePassGain,
               "Let a compiler fuse chains of element-wise operators into single kernels: each separate operator "
               "reads and writes the whole tensor again.",
-              ApisPerPlatform("torch.compile(model)", "torch.compile(model, backend=torchair) / graph mode",
+              ApisPerPlatform("torch.compile(model)",
+                              "torch.compile(model, backend=torchair.get_npu_backend()) (torchair graph mode)",
                               "torch.compile(model)"),
               FindingCategory::kMemory));
 

@@ -148,12 +148,13 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
   f.AddNumber("low_chunks", static_cast<double>(worst->low), "count");
   f.AddNumber("idle_in_low_chunks_us", worst->idle_ns / 1e3, "us");
   f.AddText("devices", devices);
-  f.apis = {npu ? "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
-                  "torch_npu.npu.NPUGraph (aclgraph) for a fixed-shape step"
-            : rank.compute->graphs.any()
-                ? "larger batch_size (the run already replays CUDA graphs)"
-                : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
-  const double queued_idle = static_cast<double>(IntersectionLength(worst->idle, QueuedDeviceWork(rank, worst->index)));
+  f.apis = {
+      npu                          ? "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
+                                     "torch_npu.npu.NPUGraph / torch_npu.npu.graph (capture and replay a fixed-shape step; aclnn operators only)"
+      : rank.compute->graphs.any() ? "larger batch_size (the run already replays CUDA graphs)"
+                                   : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
+  const double queued_idle =
+      static_cast<double>(IntersectionLength(worst->idle, QueuedDeviceWork(rank, worst->index)));
   if (queued_idle > 0 && 2 * queued_idle >= worst->idle_ns) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }

@@ -10,10 +10,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/call_sites.h"
 #include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
@@ -68,6 +70,68 @@ void AddGraphContext(const RankEvidence& rank, Finding* f) {
   f->apis = {"TORCH_LOGS=graph_breaks (torch.compile)", "torch._dynamo.explain(model)(inputs)"};
 }
 
+// A synchronizing runtime call this long blocks the host as a stall does (host_side.h kHostStallNs).
+constexpr int64_t kStallSyncNs = 1'000'000;
+constexpr size_t kStallSitesNamed = 3;
+
+struct StallSites {
+  bool frames = false;  // the trace holds Python frames or recorded stacks
+  std::string sites;    // "main.py(509): display 91.7 ms (1 call); ..." by time, "" when none
+  std::string top;      // the longest one's site alone
+};
+
+// Where the host blocks in synchronizing calls of a millisecond or more (the stalls' usual cause: .item(),
+// printing a tensor), as the user's source lines around them, longest first; whether the trace has frames
+// at all, so that a run that recorded them is not told to record them.
+StallSites FindStallSites(const RankEvidence& rank) {
+  const Trace& trace = *rank.trace;
+  const EventTable& events = trace.events();
+  StallSites out;
+  CallSites sites(trace, rank.tree);
+  std::map<std::string, std::pair<int64_t, uint64_t>> by_site;
+  for (uint32_t e = 0; e < events.size(); ++e) {
+    if (events.kind[e] == EventKind::kPythonFunction) out.frames = true;
+    if (events.kind[e] != EventKind::kRuntime || events.dur_ns[e] < kStallSyncNs) continue;
+    const std::string_view name = trace.str(events.name[e]);
+    if (name.find("Synchronize") == std::string_view::npos) continue;
+    const std::string& site = sites.Of(e);
+    if (site.empty()) continue;
+    out.frames = true;
+    auto& [ns, calls] = by_site[site];
+    ns += events.dur_ns[e];
+    ++calls;
+  }
+  std::vector<std::pair<std::string, std::pair<int64_t, uint64_t>>> sorted(by_site.begin(), by_site.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  if (!sorted.empty()) out.top = sorted.front().first;
+  for (size_t i = 0; i < sorted.size() && i < kStallSitesNamed; ++i) {
+    out.sites += fmt::format("{}{} {} ({} call{})", i == 0 ? "" : "; ", sorted[i].first,
+                             FormatDuration(static_cast<double>(sorted[i].second.first)), sorted[i].second.second,
+                             sorted[i].second.second == 1 ? "" : "s");
+  }
+  return out;
+}
+
+// The stalled branch's pointer at what the host runs in the gaps: the call sites where the trace names them,
+// the capture that records them only where it has no frames.
+void SayWhereTheHostStalls(const RankEvidence& rank, Finding* f) {
+  const StallSites stall = FindStallSites(rank);
+  if (!stall.sites.empty()) {
+    f->AddText("stall_call_sites", stall.sites);
+    f->strategy += " The synchronizing calls of 1 ms or more are made at " + stall.sites + ".";
+    f->apis = {
+        fmt::format("move the synchronizing call at {} off the step's path (every N steps, or after it)", stall.top)};
+    if (PlatformOf(rank) == Platform::kCuda) f->apis.emplace_back("torch.cuda.set_sync_debug_mode(\"warn\")");
+    return;
+  }
+  f->apis = {std::string(ForPlatform(rank, "torch.cuda.set_sync_debug_mode(\"warn\")",
+                                     stall.frames ? "the Python frames the run recorded around the gaps (trace_view)"
+                                                  : "torch_npu.profiler.profile(with_stack=True) (what the host runs "
+                                                    "in the gaps)",
+                                     stall.frames ? "the Python frames the run recorded around the gaps"
+                                                  : "torch.profiler.profile(with_stack=True)"))};
+}
+
 void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const double wait = rank.split.part(TimePart::kHostWait);
   const double pct = PctOfStep(rank, wait);
@@ -103,9 +167,7 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
         "off the step's path (asynchronously, earlier, or less often); graphs and fusion shorten only the "
         "short gaps ({} per step).",
         FormatDuration(wait - stall));
-    f.apis = {std::string(ForPlatform(rank, "torch.cuda.set_sync_debug_mode(\"warn\")",
-                                      "torch_npu.profiler.profile(with_stack=True) (what the host runs in the gaps)",
-                                      "torch.profiler.profile(with_stack=True)"))};
+    SayWhereTheHostStalls(rank, &f);
   } else {
     f.strategy =
         "Launch less often and ahead of the device: capture the step in a graph (one launch replays all kernels), "
@@ -113,7 +175,8 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
         "of synchronizing calls.";
     f.apis = {std::string(ForPlatform(
         rank, "torch.compile(model, mode=\"reduce-overhead\") (CUDA graphs); torch.cuda.CUDAGraph",
-        "export TASK_QUEUE_ENABLE=2; torchair graph mode (torch.compile(backend=torchair))", "torch.compile(model)"))};
+        "export TASK_QUEUE_ENABLE=2; torchair graph mode (torch.compile(model, backend=torchair.get_npu_backend()))",
+        "torch.compile(model)"))};
   }
   out->push_back(std::move(f));
 }

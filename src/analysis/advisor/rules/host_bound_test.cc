@@ -65,6 +65,26 @@ TEST(RuleFamilies, AFewLongHostGapsAreAStallNotLaunchOverhead) {
   EXPECT_NE(launch->strategy.find("Find what the host runs in those gaps"), std::string::npos);
 }
 
+// The same 2 ms stall, the host blocked in a synchronizing call under the user's `display` frame: the
+// finding names that line and does not ask for the stacks the trace already has.
+TEST(RuleFamilies, AStallNamesTheUserLineOfItsSynchronizingCall) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(3'000));
+  t.Launch(Us(0), 1);
+  t.Kernel("gemm", Us(10), Us(400), 1);
+  t.Host(EventKind::kPythonFunction, "main.py(509): display", Us(405), Us(2'000));
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(406), Us(1'900));
+  t.Launch(Us(2'410), 2);
+  t.Kernel("gemm", Us(2'420), Us(400), 2);
+  const AdvisorResult result = AdviseWith(t.Finish());
+  const Finding* launch = Find(result, "host.launch_bound");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_EQ(Text(*launch, "stall_call_sites"), "main.py(509): display 1.90 ms (1 call)");
+  ASSERT_FALSE(launch->apis.empty());
+  EXPECT_NE(launch->apis[0].view().find("main.py(509): display"), std::string::npos) << launch->apis[0].view();
+  for (const SharedText& api : launch->apis) EXPECT_EQ(api.view().find("with_stack"), std::string::npos);
+}
+
 // A CPU-only trace without step markers: 8 ms of DDP set-up (one 100 us operator inside), then three
 // iterations each running one 300 us operator. The step runs from the first operator's start to the last
 // one's end (10,250 us, 1,000 us of it in operators); its 9,250 us outside operators are mostly set-up

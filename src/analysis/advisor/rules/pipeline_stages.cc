@@ -22,6 +22,14 @@
 namespace tuneprof {
 namespace {
 
+// What sits on a stage besides its transformer layers: the embedding on the first stage, the LM head and
+// the loss on the last; layers alone in between.
+std::string_view HeavyPartOfStage(const PipelineAnalysis& p, int64_t stage) {
+  if (stage == 0) return "the embedding (or layers)";
+  if (!p.stages.empty() && stage == p.stages.back().stage) return "the LM head / loss (or layers)";
+  return "layers";
+}
+
 void AddStageEvidence(const PipelineAnalysis& p, const PipelineStage& own, Finding* f) {
   const PipelineStage& slowest = StageNumbered(p, p.slowest_stage);
   f->AddNumber("own_stage", static_cast<double>(own.stage), "stage");
@@ -87,13 +95,13 @@ void RulePipelineStageImbalance(const RankEvidence& rank, const AdvisorConfig& c
       "computes about {} a step.",
       slowest.stage, own->work_ns_per_step > 0 ? slowest.work_ns_per_step / own->work_ns_per_step : 0.0, own->stage,
       slowest.stage, FormatDuration(p->mean_work_ns_per_step));
-  f.apis = {
-      // MindSpeed is Ascend's Megatron: GPU and CPU runs are told Megatron-LM's options only.
-      std::string(ForPlatform(rank, "Megatron-LM --pipeline-model-parallel-layout (layers per stage)",
-                              "MindSpeed --num-layer-list (layers per stage)",
-                              "Megatron-LM --pipeline-model-parallel-layout (layers per stage)")),
-      "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
-      fmt::format("move the embedding / LM head off stage {} (ranks {})", slowest.stage, RankRanges(slowest.ranks))};
+  f.apis = {// MindSpeed is Ascend's Megatron: GPU and CPU runs are told Megatron-LM's options only.
+            std::string(ForPlatform(rank, "Megatron-LM --pipeline-model-parallel-layout (layers per stage)",
+                                    "MindSpeed --num-layer-list (layers per stage)",
+                                    "Megatron-LM --pipeline-model-parallel-layout (layers per stage)")),
+            "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
+            fmt::format("move {} off stage {} (ranks {})", HeavyPartOfStage(*p, slowest.stage), slowest.stage,
+                        RankRanges(slowest.ranks))};
   out->push_back(std::move(f));
 }
 
