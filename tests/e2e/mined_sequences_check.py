@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""fusion.mined_sequence, compute.aicpu_dtype and host.gc_pause on the shared runs and on crafted traces.
+"""fusion.mined_sequence, compute.aicpu_dtype, compute.ai_cpu_ops and host.gc_pause on the shared runs and on crafted
+traces.
 
 On the torch_npu runs (text level1 / level2, db level2) fusion.mined_sequence must fire with the same top
 sequence on the text and Db exports, every listed sequence repeating >= 5 times and host- or MTE-bound; what
 it finds is printed. On CPU, GPU and Nsight Systems inputs none of the three findings may use NPU wording.
 A crafted Kineto trace with a 300 ms stretch of nothing inside a step raises host.gc_pause (and one with
 GC events does not); operators repeating with launch gaps on a GPU stream raise fusion.mined_sequence with
-the user's source line and GPU routes only.
+the user's source line and GPU routes only. A copy of a shared torch_npu rank with AI CPU rows added (a NonZero,
+a masked index_put_, a float64 Cast) gets the run's AI Core dtypes of each type and the guides.
 
 Generated runs (bench/): on a pipeline's stages (timeline and text layouts) the micro-batches' matmuls,
 repeated with receives between them, are no sequence to fuse, no mined sequence on the text layout (no
@@ -16,9 +18,11 @@ sequence names a communication library's kernels (DeepEP, vLLM's all-reduce). Ev
 
 Usage: mined_sequences_check.py TUNEPROF SHARED_DIR (the folder holding traces/)
 """
+import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -143,6 +147,56 @@ def mined(c, name, path):
     return None if findings is None else [f for f in findings if f["id"] == "fusion.mined_sequence"]
 
 
+NPU_RANK_WITH_AI_CPU = "traces/ascend/msinsight/server/src/test/test_data/test_rank_0"
+
+
+def aicpu_rank(shared, tmp):
+    """A copy of the shared rank whose two Cast INT32 -> UINT64 tasks ran on the AI CPU, with AI CPU rows added
+    to its kernel_details.csv: a NonZero on a mask, an index_put_ with a mask and a float64 Cast."""
+    rank = os.path.join(tmp, "aicpu_rank")
+    shutil.copytree(os.path.join(shared, NPU_RANK_WITH_AI_CPU), rank)
+    path = os.path.join(rank, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv")
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    col = {name: i for i, name in enumerate(rows[0])}
+    model = next(r for r in rows[1:] if r[col["Accelerator Core"]] == "AI_CPU")
+    for i, (op, inputs, outputs, dur) in enumerate((("NonZero", "BOOL", "INT64", 55.5),
+                                                    ("IndexPutV2", "FLOAT;FLOAT;BOOL", "FLOAT", 33),
+                                                    ("Cast", "DOUBLE", "FLOAT", 25))):
+        row = list(model)
+        row[col["Name"]], row[col["Type"]] = f"{op}_crafted", op
+        row[col["Input Data Types"]], row[col["Output Data Types"]] = inputs, outputs
+        row[col["Duration(us)"]] = str(dur)
+        row[col["Start Time(us)"]] = str(float(model[col["Start Time(us)"]]) + 1000 * (i + 1))
+        rows.append(row)
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    return rank
+
+
+def check_crafted_npu(c, shared, tmp):
+    """compute.ai_cpu_ops weighs each AI CPU signature against the run's AI Core calls of its type and guides the
+    indexing operators; compute.aicpu_dtype names the dtype the AI Core runs the type with."""
+    findings = advise(c, "crafted aicpu rank", aicpu_rank(shared, tmp))
+    if findings is None:
+        return
+    by_id = {f["id"]: f for f in findings}
+    ops = by_id.get("compute.ai_cpu_ops", {}).get("evidence", {})
+    dtypes, guides = str(ops.get("ai_core_dtypes", "")), str(ops.get("operator_guides", ""))
+    c.check("crafted aicpu: the AI Core's Cast in this run beside the AI CPU's",
+            "Cast INT32 -> UINT64 x2 (145.0 us): the AI Core runs Cast in this run (INT64 -> INT32 x1) but never "
+            "with an INT32 input or a UINT64 output" in dtypes, dtypes)
+    c.check("crafted aicpu: the AI CPU NonZero's INT64 output against the AI Core's NonZero",
+            "NonZero BOOL -> INT64 x1 (55.5 us): the AI Core runs NonZero in this run (BOOL -> INT32 x3) but never "
+            "with an INT64 output" in dtypes, dtypes)
+    c.check("crafted aicpu: the nonzero and masked index_put_ guides",
+            guides.startswith("NonZero x1 (55.5 us), made by nonzero") and "x.masked_fill_(mask, v)" in guides, guides)
+    evidence = str(by_id.get("compute.aicpu_dtype", {}).get("evidence", {}).get("ai_core_evidence", ""))
+    c.check("crafted aicpu: the float64 Cast against the AI Core's Cast",
+            evidence.startswith("the AI Core's Cast takes no narrower floating type at those inputs in this run: "
+                                "float32 is a guess"), evidence)
+
+
 def check_generated(c, tmp):
     for layout in ("timeline", "text"):
         out = os.path.join(tmp, "pp_" + layout)
@@ -196,6 +250,7 @@ def main():
         check_other(c, shared, relative)
     with tempfile.TemporaryDirectory() as tmp:
         check_crafted(c, tmp)
+        check_crafted_npu(c, shared, tmp)
         check_generated(c, tmp)
     check_widths(c, shared)
     return c.finish()
