@@ -33,14 +33,8 @@ std::optional<BoundingRank> OfStage(const std::vector<RankStep>& ranks, const Pi
 }
 
 std::optional<BoundingRank> OfPipeline(const std::vector<RankStep>& ranks, const PipelineAnalysis& p) {
-  if (!StagesEven(p)) {
-    return OfStage(
-        ranks, StageNumbered(p, p.slowest_stage),
-        fmt::format("stage {} {} most per step", p.slowest_stage, p.work_is_computing ? "computes" : "works"));
-  }
-  const PipelineStage* longest = StepExtremesOf(p).longest;
-  if (longest == nullptr) return std::nullopt;
-  return OfStage(ranks, *longest, fmt::format("stage {} has the longest step", longest->stage));
+  return OfStage(ranks, StageNumbered(p, p.slowest_stage),
+                 fmt::format("stage {} {} most per step", p.slowest_stage, p.work_is_computing ? "computes" : "works"));
 }
 
 bool StragglerNamed(const CrossRankCommunication& cross, const std::vector<Finding>& findings) {
@@ -71,6 +65,8 @@ std::optional<BoundingRank> FindBoundingRank(const std::vector<RankStep>& ranks,
                                              const std::vector<Finding>& findings) {
   if (ranks.size() < 2) return std::nullopt;
   if (cross != nullptr && cross->pipeline) {
+    // Even stages: none bounds the step, the bubble is the schedule's.
+    if (StagesEven(*cross->pipeline)) return std::nullopt;
     if (std::optional<BoundingRank> staged = OfPipeline(ranks, *cross->pipeline)) return staged;
   }
   if (cross != nullptr && StragglerNamed(*cross, findings)) {

@@ -5,8 +5,8 @@
 // first rank of the tie is slowest by no measure.
 //
 //   - a pipeline (pipeline_stages.h) whose stages differ: a rank of the stage that computes most (the one of
-//     its ranks in the input that computes most per step); with the stages even, one of the stage with the
-//     longest step, where a stage has one;
+//     its ranks in the input that computes most per step); with the stages even none (the bubble is the
+//     schedule's, no stage bounds the step);
 //   - else a straggler that stands out beyond the clocks' doubt, has its communication.straggler finding and
 //     is not contradicted by the HCCL wait ratios: the others wait for it;
 //   - else, where the steps of at least two ranks tie with the slowest (within kTiedStepShare), the tied rank
