@@ -84,7 +84,8 @@ Status PrintProfileInBoundedMemory(const ProfileOptions& options, const ProfileS
   for (RankProfile& rank : run.ranks) AppendRankProfile(std::move(rank), &result);
   std::vector<RankProfile>().swap(run.ranks);
   if (run.cross_rank) {  // --critical-path: read from the ranks' communication, matched in the one map
-    result.critical_path = CriticalPathPerStep(std::move(run.cross_rank->critical_links));
+    result.critical_path = CriticalPathPerStep(std::move(run.cross_rank->critical_links),
+                                               AlignedStepWindows(result.ranks, run.cross_rank->clocks));
     if (run.cross_rank->pipeline) {
       result.pipeline_path = PipelineCriticalPath(*run.cross_rank->pipeline, result.ranks);
     }

@@ -519,6 +519,9 @@ AdvisorResult CombineAdvice(std::vector<RankAdviceDraft> ranks, const std::vecto
   RankAcrossRanks(gains, ranks.size(), &result);
   NameTheStepInTitles(ranks.size(), &result.findings);
   GiveVerdict(job_times, units_healthy, cross, &result);
+  std::vector<RankStep> steps;
+  for (const RankAdvice& r : result.ranks) steps.push_back(RankStep{r.rank, &r.split});
+  result.bounding_rank = FindBoundingRank(steps, cross, result.findings);
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analysis/advisor/advisor_config.h"
+#include "analysis/advisor/bounding_rank.h"
 #include "analysis/advisor/finding.h"
 #include "analysis/advisor/op_sequences.h"
 #include "analysis/advisor/time_split.h"
@@ -108,6 +109,10 @@ struct AdvisorResult {
   // Who bounds the step across ranks, where the run says: the pipeline stage that computes most, or the
   // straggler that stands out ("stage 1 (ranks 2,3) bounds the step"); empty otherwise.
   std::string bounded_by;
+  // The rank the headline and the utilization table speak for where the slowest step does not name it
+  // (bounding_rank.h): a rank of the stage that computes most, the straggler, or the tied rank that computes
+  // most; nullopt: the slowest rank.
+  std::optional<BoundingRank> bounding_rank;
   // The ranks' mean step and its parts, each the mean over the ranks with a complete step: the
   // population the verdict speaks of (equal to the one rank's split on a single-rank input). A rank
   // whose every step was cut off has none and is left out, as its warning says. steps: over all ranks.

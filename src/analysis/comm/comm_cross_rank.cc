@@ -9,6 +9,7 @@
 
 #include "analysis/comm/comm_links.h"
 #include "analysis/comm/comm_text.h"
+#include "analysis/comm/pipeline_peers.h"
 #include "analysis/core/intervals.h"
 
 namespace tuneprof {
@@ -17,14 +18,39 @@ namespace {
 struct Arrival {
   size_t rank_index = 0;
   const Collective* collective = nullptr;
+  bool by_peer = false;  // a send / recv matched with its peer's kernel (MatchPeerOf), not by sequence
 };
 
-using MatchKey = std::pair<std::string, int64_t>;  // (group, sequence)
+// (group, sequence, kNoId, kNoId) for a collective; (group, the pair's ordinal, lower rank, higher rank) for a
+// send / recv matched by its peer.
+using MatchKey = std::tuple<std::string, int64_t, int64_t, int64_t>;
+
+// The peer a send / recv of `rank` exchanges with, where its group has more than two ranks: the one its
+// kernel names, else the next / previous member of a forward chain (pipeline_peers.h). In such a group the
+// group's sequence counts what the rank exchanges with every peer, so the k-th kernels of two ranks are not
+// one transfer; the k-th kernel of a pair is (NCCL runs one pair's calls in order). nullopt for a two-rank
+// group (its sequence pairs the kernels) and where the peer is unknown.
+std::optional<int64_t> MatchPeerOf(const Collective& c, int64_t rank, PairPeers* pairs, ChainPeers* chain) {
+  if (c.type != CollectiveType::kSendRecv || pairs->Of(c.group_ranks, rank)) return std::nullopt;
+  if (c.peer != kNoId && c.peer != rank) return c.peer;
+  return chain->Of(c);
+}
 
 std::map<MatchKey, std::vector<Arrival>> GroupByKey(const std::vector<RankCommunication>& ranks) {
   std::map<MatchKey, std::vector<Arrival>> by_key;
+  PairPeers pairs;
   for (size_t r = 0; r < ranks.size(); ++r) {
-    for (const Collective& c : ranks[r].collectives) by_key[{c.group, c.sequence}].push_back(Arrival{r, &c});
+    const int64_t rank = ranks[r].rank;
+    ChainPeers chain(ranks[r]);
+    std::map<std::pair<std::string_view, int64_t>, int64_t> next_ordinal;  // (group, peer)
+    for (const Collective& c : ranks[r].collectives) {
+      if (const std::optional<int64_t> peer = MatchPeerOf(c, rank, &pairs, &chain)) {
+        const int64_t ordinal = next_ordinal[{c.group, *peer}]++;
+        by_key[{c.group, ordinal, std::min(rank, *peer), std::max(rank, *peer)}].push_back(Arrival{r, &c, true});
+      } else {
+        by_key[{c.group, c.sequence, kNoId, kNoId}].push_back(Arrival{r, &c});
+      }
+    }
   }
   return by_key;
 }
@@ -56,10 +82,13 @@ const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, co
   return i < r.lead_ins.size() ? &r.lead_ins[i] : nullptr;
 }
 
-// The collective as the critical path sees it (critical_path.h).
+// The collective as the critical path sees it (critical_path.h). A group's first collective on the rank
+// has no lead-in (no earlier end of the group to start from): the path measures it from what came before.
 CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const CollectiveLeadIn& lead_in,
-                    int64_t aligned_arrival, int64_t held_up) {
+                    int64_t aligned_arrival, int64_t held_up, bool by_peer) {
   CriticalLink link;
+  if (c.sequence == 0) link.lead_in_from = LeadInFrom::kUnmeasured;
+  link.paired_by_peer = by_peer;
   link.step = c.step;
   link.group = c.group;
   link.sequence = c.sequence;
@@ -101,7 +130,7 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   for (const Arrival& a : arrivals) matched.push_back(ranks[a.rank_index].rank);
   std::sort(matched.begin(), matched.end());
   if (window <= 0) {
-    links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, 0));
+    links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, 0, last.by_peer));
     links->back().ranks = std::move(matched);
     return true;
   }
@@ -115,7 +144,7 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   const int64_t median_start = median.collective->start_ns;
   intervals->charged[{last.rank_index, median.rank_index}].push_back(Interval{median_start, median_start + window});
   intervals->charged_sum[last.rank_index] += window;
-  links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added));
+  links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added, last.by_peer));
   links->back().ranks = std::move(matched);
   // Counted by the wait the others had, as times_last counts arrivals, not by the part explained.
   if (window < kMinLatenessNs) return true;

@@ -2,7 +2,10 @@
 // Communication across the ranks of one job, and the verdict the advisor reads.
 //
 // GPU and gloo ranks: the same collective is found on every rank by (process group, sequence number
-// within that group on the rank), as NCCL's own sequence numbers count. A collective ends for all ranks
+// within that group on the rank), as NCCL's own sequence numbers count; a send / recv of a group of more
+// than two ranks by its peer instead (the one the kernel names, else its forward chain's neighbour,
+// pipeline_peers.h): the k-th kernel a rank exchanges with a peer pairs with the peer's k-th kernel with
+// it, as one pair's calls run in order while the group's sequence counts every peer's. A collective ends for all ranks
 // together; a rank that starts it early spins until the last rank arrives. So, per matched collective
 // and rank: wait = min(duration, last start - own start), transfer = duration - wait. The straggler is
 // the rank whose late arrivals made the others wait longest in total (ties: the rank that arrived last

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace tuneprof {
@@ -14,8 +16,17 @@ std::string CollectiveLabel(const CriticalLink& link) {
          std::to_string(link.sequence) + ")";
 }
 
-// "before allreduce (group 0 #3): compute 4.100 ms, host_pause 1.200 ms", the causes largest first.
+// "before allreduce (group 0 #3): compute 4.100 ms, host_pause 1.200 ms", the causes largest first; a
+// lead-in the path measured itself has no causes: "before sendrecv (group 10 #0): 57.750 ms since the
+// rank's step began".
 std::string LeadInLabel(const CriticalLink& link, const std::string& collective) {
+  if (link.lead_in_from == LeadInFrom::kRankPrevious || link.lead_in_from == LeadInFrom::kStepStart) {
+    char figure[160];
+    std::snprintf(figure, sizeof figure, ": %.3f ms since %s (the group's first collective: not split by cause)",
+                  static_cast<double>(link.lead_in_ns) / 1e6,
+                  link.lead_in_from == LeadInFrom::kStepStart ? "the rank's step began" : "its previous collective");
+    return "before " + collective + figure;
+  }
   std::vector<std::pair<int64_t, size_t>> causes;
   for (size_t c = 0; c < kWaitCauseCount; ++c) {
     if (link.lead_in_causes[c] > 0) causes.emplace_back(link.lead_in_causes[c], c);
@@ -33,13 +44,22 @@ std::string LeadInLabel(const CriticalLink& link, const std::string& collective)
 // A send / recv matched over more than two ranks: its kernels were paired by their order in the group, not
 // by peer, so its lead-in and transfer belong to no real pairing.
 bool PairedByOrderOnly(const CriticalLink& link) {
-  return link.type == CollectiveType::kSendRecv && link.ranks.size() > 2;
+  return link.type == CollectiveType::kSendRecv && !link.paired_by_peer && link.ranks.size() > 2;
 }
 
 int64_t BeginOf(const CriticalLink& link) { return link.aligned_arrival_ns - link.lead_in_ns; }
 int64_t EndOf(const CriticalLink& link) { return link.aligned_arrival_ns + link.transfer_ns; }
 
 constexpr size_t kNoLink = static_cast<size_t>(-1);
+
+// What a link follows in order: its group's previous collective; for a send / recv matched by its peer, the
+// pair's previous one in the group (the group's other pairs run apart).
+std::string SequenceKey(const CriticalLink& link) {
+  if (!link.paired_by_peer) return link.group;
+  std::string key = link.group;
+  for (int64_t rank : link.ranks) key += " " + std::to_string(rank);
+  return key;
+}
 
 // The longest chain ending at each link (links in arrival order): a link follows the previous link of its
 // group, or a link that ended on one of its ranks before its lead-in began. O(links x ranks per link x log).
@@ -62,7 +82,7 @@ Chains ChainLinks(const std::vector<CriticalLink>& links) {
     auto consider = [&](size_t j) {
       if (out.previous[i] == kNoLink || out.Longer(j, out.previous[i])) out.previous[i] = j;
     };
-    if (const auto g = last_of_group.find(link.group); g != last_of_group.end()) consider(g->second);
+    if (const auto g = last_of_group.find(SequenceKey(link)); g != last_of_group.end()) consider(g->second);
     const std::vector<int64_t> own_rank{link.last_rank};
     const std::vector<int64_t>& ranks = link.ranks.empty() ? own_rank : link.ranks;
     for (int64_t rank : ranks) {
@@ -73,7 +93,7 @@ Chains ChainLinks(const std::vector<CriticalLink>& links) {
     out.ns[i] = (first ? 0 : out.ns[out.previous[i]]) + link.lead_in_ns + link.transfer_ns;
     out.waiting_ns[i] =
         (first ? 0 : out.waiting_ns[out.previous[i]]) + link.lead_in_causes[static_cast<size_t>(WaitCause::kOwnWait)];
-    last_of_group[link.group] = i;
+    last_of_group[SequenceKey(link)] = i;
     for (int64_t rank : ranks) {
       auto [r, added] = last_on_rank.emplace(rank, i);
       if (!added && EndOf(link) >= EndOf(links[r->second])) r->second = i;
@@ -88,14 +108,37 @@ void AppendLinkSegments(const CriticalLink& link, std::vector<CriticalSegment>* 
     segments->push_back(CriticalSegment{link.last_rank, {}, LeadInLabel(link, label), link.lead_in_ns});
   }
   std::vector<int64_t> pair;
-  // A pair only where the group is one: two ranks matched in a larger group are the ranks traced, not the peers.
-  const bool two_rank_group = link.group_size == kNoId || link.group_size == 2;
+  // A pair where the group is one, or the kernels were matched by peer: two ranks matched by sequence in a
+  // larger group are the ranks traced, not the peers.
+  const bool two_rank_group = link.group_size == kNoId || link.group_size == 2 || link.paired_by_peer;
   if (link.type == CollectiveType::kSendRecv && link.ranks.size() == 2 && two_rank_group) pair = link.ranks;
   segments->push_back(CriticalSegment{kNoId, std::move(pair), label, link.transfer_ns});
 }
 
 // The longest chain's segments, first to last; the path is at most the span of the step's chained links.
-void TakeLongestChain(const std::vector<CriticalLink>& links, CriticalPathStep* out) {
+// Of the ranks of the path's last link, the one whose step ends last: its work after the link, and its step,
+// which the path may not exceed. nullopt where no such rank's step is known.
+struct PathTail {
+  int64_t rank = kNoId;
+  int64_t after_ns = 0;  // from the link's end to the rank's step end
+  int64_t step_ns = 0;   // the rank's step
+};
+
+std::optional<PathTail> TailOf(const CriticalLink& link, std::optional<int64_t> step, const RankStepWindows& windows) {
+  if (!step) return std::nullopt;
+  const std::vector<int64_t> own_rank{link.last_rank};
+  std::optional<PathTail> out;
+  int64_t latest = 0;
+  for (int64_t rank : link.ranks.empty() ? own_rank : link.ranks) {
+    const auto w = windows.find({rank, *step});
+    if (w == windows.end() || (out && w->second.end_ns <= latest)) continue;
+    latest = w->second.end_ns;
+    out = PathTail{rank, std::max<int64_t>(latest - EndOf(link), 0), w->second.end_ns - w->second.start_ns};
+  }
+  return out;
+}
+
+void TakeLongestChain(const std::vector<CriticalLink>& links, const RankStepWindows& windows, CriticalPathStep* out) {
   const Chains chains = ChainLinks(links);
   size_t end = kNoLink;
   int64_t first = 0, last = 0;
@@ -109,15 +152,50 @@ void TakeLongestChain(const std::vector<CriticalLink>& links, CriticalPathStep* 
   std::vector<size_t> chain;
   for (size_t i = end; i != kNoLink; i = chains.previous[i]) chain.push_back(i);
   for (auto i = chain.rbegin(); i != chain.rend(); ++i) AppendLinkSegments(links[*i], &out->segments);
-  out->path_ns = std::min(chains.ns[end], last - first);
+  const std::optional<PathTail> tail = TailOf(links[end], out->step, windows);
+  if (!tail) {
+    out->path_ns = std::min(chains.ns[end], last - first);
+    return;
+  }
+  if (tail->after_ns > 0) {
+    out->segments.push_back(CriticalSegment{
+        tail->rank, {}, "after " + CollectiveLabel(links[end]) + ": its work to the end of its step", tail->after_ns});
+  }
+  out->path_ns = std::min(chains.ns[end] + tail->after_ns, tail->step_ns);
 }
 
-CriticalPathStep PathOf(std::optional<int64_t> step, std::vector<CriticalLink> links) {
+// The lead-in of each link at its group's first collective on the last rank (links in arrival order): from
+// the latest end, by its arrival, of the rank's earlier links in the step, else from the rank's start of the
+// step; left at 0 where neither is known. O(links x ranks per link x log links).
+void MeasureFirstLeadIns(std::optional<int64_t> step, const RankStepWindows& windows,
+                         std::vector<CriticalLink>* links) {
+  std::map<int64_t, std::set<int64_t>> ends_on_rank;
+  for (CriticalLink& link : *links) {
+    const std::vector<int64_t> own_rank{link.last_rank};
+    const std::vector<int64_t>& ranks = link.ranks.empty() ? own_rank : link.ranks;
+    if (link.lead_in_from == LeadInFrom::kUnmeasured && !PairedByOrderOnly(link)) {
+      const std::set<int64_t>& ends = ends_on_rank[link.last_rank];
+      const auto after = ends.upper_bound(link.aligned_arrival_ns);
+      const auto start = step ? windows.find({link.last_rank, *step}) : windows.end();
+      if (after != ends.begin()) {
+        link.lead_in_ns = link.aligned_arrival_ns - *std::prev(after);
+        link.lead_in_from = LeadInFrom::kRankPrevious;
+      } else if (start != windows.end() && start->second.start_ns <= link.aligned_arrival_ns) {
+        link.lead_in_ns = link.aligned_arrival_ns - start->second.start_ns;
+        link.lead_in_from = LeadInFrom::kStepStart;
+      }
+    }
+    for (int64_t rank : ranks) ends_on_rank[rank].insert(EndOf(link));
+  }
+}
+
+CriticalPathStep PathOf(std::optional<int64_t> step, std::vector<CriticalLink> links, const RankStepWindows& windows) {
   std::sort(links.begin(), links.end(),
             [](const CriticalLink& a, const CriticalLink& b) { return a.aligned_arrival_ns < b.aligned_arrival_ns; });
+  MeasureFirstLeadIns(step, windows, &links);
   CriticalPathStep out;
   out.step = step;
-  TakeLongestChain(links, &out);
+  TakeLongestChain(links, windows, &out);
   std::map<int64_t, int64_t> held_by_rank;
   for (const CriticalLink& link : links) {
     if (link.held_up_ns > 0) held_by_rank[link.last_rank] += link.held_up_ns;
@@ -244,7 +322,22 @@ std::vector<PipelinePathStep> PipelineCriticalPath(const PipelineAnalysis& pipel
   return out;
 }
 
-std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> links) {
+RankStepWindows AlignedStepWindows(const std::vector<RankBreakdown>& ranks, const ClockAlignment& clocks) {
+  std::map<int64_t, int64_t> correction_ns;  // rank -> what its starts lose to be on the reference clock
+  for (const RankClockOffset& clock : clocks.ranks) correction_ns.emplace(clock.rank, clock.correction_ns());
+  RankStepWindows out;
+  for (const RankBreakdown& rank : ranks) {
+    const auto correction = correction_ns.find(rank.rank);
+    const int64_t by = correction == correction_ns.end() ? 0 : correction->second;
+    for (const StepBreakdown& s : rank.steps) {
+      if (!s.step || s.device_start_ns == kNoId || s.device_end_ns == kNoId) continue;
+      out.emplace(std::make_pair(rank.rank, *s.step), StepWindow{s.device_start_ns - by, s.device_end_ns - by});
+    }
+  }
+  return out;
+}
+
+std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> links, const RankStepWindows& windows) {
   std::map<int64_t, std::vector<CriticalLink>> by_step;
   std::vector<CriticalLink> no_step;
   for (CriticalLink& link : links) {
@@ -255,8 +348,8 @@ std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> link
     }
   }
   std::vector<CriticalPathStep> out;
-  for (auto& [step, in_step] : by_step) out.push_back(PathOf(step, std::move(in_step)));
-  if (!no_step.empty()) out.push_back(PathOf(std::nullopt, std::move(no_step)));
+  for (auto& [step, in_step] : by_step) out.push_back(PathOf(step, std::move(in_step), windows));
+  if (!no_step.empty()) out.push_back(PathOf(std::nullopt, std::move(no_step), windows));
   // A step whose only links were paired by order has no chain to show.
   out.erase(std::remove_if(out.begin(), out.end(), [](const CriticalPathStep& s) { return s.segments.empty(); }),
             out.end());

@@ -7,22 +7,42 @@
 // ranks before its last arrival's lead-in began. The path of a step is the longest such chain, never longer
 // than the step's span (its first lead-in to its last collective's end): collectives of disjoint groups that
 // run at the same time (the pipelines of data-parallel replicas) are not chained. A send / recv matched over
-// more than two ranks pairs kernels by their order in the group, not by peer, so it is left off the path.
+// more than two ranks pairs kernels by their order in the group, not by peer, so it is left off the path; one
+// matched with its peer's kernel (a named peer, a forward chain) is a hand-off between those two ranks.
+//
+// A group's first collective on its last rank has no measured lead-in. Its lead-in on the path runs from the
+// end of the rank's previous collective in the step (any group), else from the rank's start of the step:
+// the first micro-batch's compute before a pipeline's first hand-off, the last micro-batch's before the
+// stage's first all-reduce. After the path's last collective, the rank of it whose step ends last works on
+// to that end (the last stage's last micro-batch). A step's path is then as long as the step of the rank
+// that ends it, and never longer: on a pipeline whose ranks share no collective each step, the ranks' steps
+// are staggered, and a chain from an earlier rank's start is cut to that rank's step.
 //
 // What-if "rank R on time": had each late rank arrived with the median of the others, every collective it
 // held up would have started that much earlier; the explained windows (wait_causes.h) of the step are the
 // time the step would lose, charged to the ranks that held it up.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/breakdown/time_breakdown.h"
+#include "analysis/comm/clock_alignment.h"
 #include "analysis/comm/comm_collectives.h"
 #include "analysis/comm/lead_in.h"
 #include "analysis/comm/pipeline_stages.h"
 
 namespace tuneprof {
+
+// Where a link's lead-in starts.
+enum class LeadInFrom : uint8_t {
+  kGroupPrevious,  // the end of the group's previous collective on the rank: measured, split by cause
+  kUnmeasured,     // the group's first collective on the rank: none measured (comm_cross_rank.h)
+  kRankPrevious,   // the path's: the end of the rank's previous collective in the step, of any group
+  kStepStart,      // the path's: the rank's start of the step
+};
 
 // One matched collective as the path sees it (comm_cross_rank.h fills these).
 struct CriticalLink {
@@ -38,7 +58,21 @@ struct CriticalLink {
   int64_t held_up_ns = 0;           // explained window (0 when it was not late)
   std::vector<int64_t> ranks;       // the ranks matched at it, ascending (empty: unknown)
   int64_t group_size = kNoId;       // as the trace gives it (kNoId: unknown)
+  LeadInFrom lead_in_from = LeadInFrom::kGroupPrevious;
+  bool paired_by_peer = false;  // a send / recv matched with its peer's kernel: `ranks` is the pair
 };
+
+// A rank's step on the reference rank's clock (the clocks comm_cross_rank.h aligns): its device work's
+// first start and last end.
+struct StepWindow {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+using RankStepWindows = std::map<std::pair<int64_t, int64_t>, StepWindow>;  // (rank, step) -> its window
+
+// From the ranks' step tables and the clocks' corrections (a rank the clocks do not place is on the
+// reference clock).
+RankStepWindows AlignedStepWindows(const std::vector<RankBreakdown>& ranks, const ClockAlignment& clocks);
 
 struct CriticalSegment {
   int64_t rank = kNoId;        // kNoId: every rank of the collective
@@ -57,7 +91,9 @@ struct CriticalPathStep {
 };
 
 // One entry per step that has matched collectives with lead-ins, in step order (steps unknown last).
-std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> links);
+// `windows`: the ranks' steps (empty: unknown; a step's first lead-in and its last rank's work after the last
+// collective are then left out, and the path is at most the span of the step's collectives).
+std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> links, const RankStepWindows& windows = {});
 
 // Pipeline runs (pipeline_stages.h), with or without matched collectives: every micro-batch passes every
 // stage, so each step is bounded by the stage that computes most in it (stages within kStageTieShare of

@@ -104,6 +104,48 @@ TEST(CriticalPathTest, ChainsAcrossGroupsThroughASharedRankAndSkipsOrderPairedP2
   EXPECT_TRUE(CriticalPathPerStep({P2p("12", 0, {0, 2, 4}, 60, 50, 10)}).empty());
 }
 
+// A pipeline step of two stages (rank 0, then rank 2; ranks 2 and 3 all-reduce at the end), times in µs from
+// the step's start on every rank: rank 0 computes 50 and hands micro-batch 0 over (transfer 1), rank 2
+// computes 100 and receives micro-batch 1 (1), computes 100 and all-reduces (5). Rank 2's step is 257 µs.
+// The first hand-off and the all-reduce are their groups' first collectives, so neither has a measured
+// lead-in: the path measures them from the step's start and from rank 2's previous hand-off.
+TEST(CriticalPathTest, APipelineStepsPathIsAsLongAsTheStepOfTheRankThatEndsIt) {
+  CriticalLink first = P2p("10", 0, {0, 2}, 50, 0, 1);
+  first.last_rank = 0;
+  first.lead_in_from = LeadInFrom::kUnmeasured;
+  CriticalLink allreduce = Link(1, 0, 2, 252, 0, 0, 5, 0);
+  allreduce.group = "51";
+  allreduce.ranks = {2, 3};
+  allreduce.lead_in_from = LeadInFrom::kUnmeasured;
+  const std::vector<CriticalLink> links = {first, P2p("10", 1, {0, 2}, 151, 100, 1), allreduce};
+  const RankStepWindows windows = {{{0, 1}, {0, 160'000}}, {{2, 1}, {0, 257'000}}, {{3, 1}, {0, 257'000}}};
+  const std::vector<CriticalPathStep> steps = CriticalPathPerStep(links, windows);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].path_ns, 257 * 1000);
+  ASSERT_EQ(steps[0].segments.size(), 6u);
+  EXPECT_EQ(steps[0].segments[0].rank, 0);
+  EXPECT_EQ(steps[0].segments[0].ns, 50 * 1000);
+  EXPECT_EQ(steps[0].segments[0].what,
+            "before sendrecv (group 10 #0): 0.050 ms since the rank's step began (the group's first collective: not "
+            "split by cause)");
+  EXPECT_EQ(steps[0].segments[4].rank, 2);
+  EXPECT_EQ(steps[0].segments[4].ns, 100 * 1000);
+  EXPECT_EQ(steps[0].segments[4].what,
+            "before allreduce (group 51 #0): 0.100 ms since its previous collective (the group's first collective: "
+            "not split by cause)");
+  // Without the steps' windows the first lead-in is unknown: the path starts at the first hand-off.
+  EXPECT_EQ(CriticalPathPerStep(links)[0].path_ns, 207 * 1000);
+  // Rank 3 works 5 µs after the all-reduce: its step ends the path. It began its step 10 µs after the others
+  // (ranks' steps staggered): the path is cut to its step.
+  RankStepWindows later = windows;
+  later[{3, 1}] = StepWindow{10'000, 262'000};
+  const CriticalPathStep tail = CriticalPathPerStep(links, later)[0];
+  EXPECT_EQ(tail.segments.back().rank, 3);
+  EXPECT_EQ(tail.segments.back().what, "after allreduce (group 51 #0): its work to the end of its step");
+  EXPECT_EQ(tail.segments.back().ns, 5'000);
+  EXPECT_EQ(tail.path_ns, 252'000);
+}
+
 // Collectives of one group that overlap (several in flight) chain, but the path stays within the step's
 // span: from the first lead-in's start (0) to the last collective's end (70 µs).
 TEST(CriticalPathTest, PathIsNeverLongerThanTheStepSpan) {

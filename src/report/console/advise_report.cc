@@ -115,10 +115,10 @@ const RankAdvice* SlowestRank(const AdvisorResult& result) {
   return slowest;
 }
 
-// Ranks whose mean steps differ by less than this share of the slowest's tie: a pipeline or a collective
+// Ranks whose mean steps differ by less than kTiedStepShare of the slowest's tie: a pipeline or a collective
 // every step ends with makes every rank's step the same, and the first rank of a tie is slowest by no
-// measure. The headline then says the ranks are equal rather than naming one.
-constexpr double kTiedStepShare = 0.001;
+// measure. The headline then says the ranks are equal, and names the rank that bounds the step where the
+// advisor found one (bounding_rank.h).
 
 size_t RanksTiedWithSlowest(const AdvisorResult& result, const RankAdvice& slowest) {
   return static_cast<size_t>(std::count_if(result.ranks.begin(), result.ranks.end(), [&](const RankAdvice& r) {
@@ -139,12 +139,33 @@ std::string TiedSlowest(const AdvisorResult& result, const RankAdvice& slowest) 
   return fmt::format("ranks {} equal slowest", RankRanges(ranks));
 }
 
-// "slowest rank 3", or on a tie "all ranks equal, rank 0" / "ranks 0,2 equal slowest, rank 0": the rank whose
-// figures follow.
+const RankAdvice* RankWithId(const AdvisorResult& result, int64_t id) {
+  for (const RankAdvice& rank : result.ranks) {
+    if (rank.rank == id) return &rank;
+  }
+  return nullptr;
+}
+
+// The rank that bounds the step (AdvisorResult::bounding_rank); nullptr where the advisor names none.
+const RankAdvice* BoundingRankOf(const AdvisorResult& result) {
+  return result.bounding_rank ? RankWithId(result, result.bounding_rank->rank) : nullptr;
+}
+
+// The rank the headline's figures are of: the slowest, or on a tie the rank that bounds the step.
+const RankAdvice& HeadlineRank(const AdvisorResult& result, const RankAdvice& slowest) {
+  const RankAdvice* bounding = BoundingRankOf(result);
+  if (bounding == nullptr || TiedSlowest(result, slowest).empty()) return slowest;
+  return bounding->split.step_ns >= slowest.split.step_ns * (1 - kTiedStepShare) ? *bounding : slowest;
+}
+
+// "slowest rank 3", or on a tie "all ranks equal, rank 2 (stage 1 computes most per step)" / "ranks 0,2 equal
+// slowest, rank 0": the rank whose figures follow (HeadlineRank).
 std::string SlowestRankName(const AdvisorResult& result, const RankAdvice& slowest) {
   const std::string tie = TiedSlowest(result, slowest);
   if (tie.empty()) return fmt::format("slowest rank {}", slowest.rank);
-  return fmt::format("{}, rank {}", tie, slowest.rank);
+  const RankAdvice& named = HeadlineRank(result, slowest);
+  if (&named == &slowest) return fmt::format("{}, rank {}", tie, slowest.rank);
+  return fmt::format("{}, rank {} ({})", tie, named.rank, result.bounding_rank->reason);
 }
 
 // The utilization table speaks for one rank. The slowest is the natural one, but a rank slowest by a hair
@@ -167,9 +188,16 @@ const RankAdvice* UtilizationRank(const AdvisorResult& result, const RankAdvice&
   return chosen;
 }
 
-// Says of the slowest rank what the headline says: on a tie, that the ranks are equal, not which is slowest.
+// Says of the slowest rank what the headline says: on a tie, that the ranks are equal, not which is slowest;
+// of the rank that bounds the step, why.
 std::string UtilizationPopulation(const AdvisorResult& result, const RankAdvice& shown, const RankAdvice& slowest) {
   const std::string tie = TiedSlowest(result, slowest);
+  if (&shown == BoundingRankOf(result)) {
+    const std::string longer = !tie.empty()         ? "; " + tie
+                               : &shown != &slowest ? fmt::format("; the longest step is rank {}'s", slowest.rank)
+                                                    : "";
+    return fmt::format(" (rank {}, which bounds the step: {}{})", shown.rank, result.bounding_rank->reason, longer);
+  }
   if (&shown == &slowest) {
     return tie.empty() ? fmt::format(" (rank {}, the slowest)", shown.rank)
                        : fmt::format(" (rank {}; {})", shown.rank, tie);
@@ -205,20 +233,26 @@ void AppendSplit(const TimeSplit& split, std::string_view population, std::strin
   }
 }
 
-// The slowest rank's own largest part, under a table of the mean over ranks: where a straggler differs.
-void AppendSlowestRankPart(const AdvisorResult& result, const RankAdvice& rank, std::string* out) {
+// The headline rank's own largest part (HeadlineRank: the slowest, or on a tie the one that bounds the
+// step), under a table of the mean over ranks: where a straggler differs.
+void AppendSlowestRankPart(const AdvisorResult& result, const RankAdvice& slowest, std::string* out) {
+  const RankAdvice& rank = HeadlineRank(result, slowest);
   const PartLabel* largest = &kParts.front();
   for (const PartLabel& p : kParts) {
     if (rank.split.part(p.part) > rank.split.part(largest->part)) largest = &p;
   }
   // Unclassed computing (a rank with only torch_npu's step table) is in the unclassified part: said as it is.
   const std::string_view label = PartLabelOf(rank.split, *largest);
-  *out += fmt::format("  {}: mean step {:.3f} ms, largest part {} {}\n", SlowestRankName(result, rank),
-                      rank.split.step_ns / 1e6, label, PercentCell(rank.split.Share(largest->part)));
+  *out += Lines(fmt::format("{}: mean step {:.3f} ms, largest part {} {}", SlowestRankName(result, slowest),
+                            rank.split.step_ns / 1e6, label, PercentCell(rank.split.Share(largest->part))),
+                "  ", "    ");
 }
 
-void AppendUtilizations(const RankAdvice& rank, std::string_view population, std::string* out) {
-  *out += fmt::format("Utilization against the tuning guide's thresholds{}\n", population);
+// `wrap_heading`: the heading names the rank that bounds the step with its reason, wrapped where that runs
+// past the edge.
+void AppendUtilizations(const RankAdvice& rank, std::string_view population, bool wrap_heading, std::string* out) {
+  const std::string heading = fmt::format("Utilization against the tuning guide's thresholds{}", population);
+  *out += wrap_heading && heading.size() > kColumns ? Lines(heading, "", "    ") : heading + "\n";
   for (const UtilizationCheck& check : rank.utilizations) {
     // As the guide reads it: "Cube 65.0 % < 70 %", "memory bandwidth 55.0 % < 60 %".
     std::string label = check.label.empty() ? check.name : check.label;
@@ -308,11 +342,15 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   std::string out;
   const RankAdvice* rank = SlowestRank(result);
   if (!rank) return "no ranks\n";
-  out += fmt::format("tuneprof analyze: {} rank{}; {}: {} step{}, mean step {:.3f} ms{}\n", result.ranks.size(),
-                     result.ranks.size() == 1 ? "" : "s",
-                     result.ranks.size() > 1 ? SlowestRankName(result, *rank) : fmt::format("rank {}", rank->rank),
-                     rank->split.steps, rank->split.steps == 1 ? "" : "s", rank->split.step_ns / 1e6,
-                     rank->split.cpu_only ? " (CPU-only trace)" : "");
+  const RankAdvice& named = HeadlineRank(result, *rank);
+  // Wrapped: the rank that bounds a tie comes with its reason.
+  out +=
+      Lines(fmt::format("tuneprof analyze: {} rank{}; {}: {} step{}, mean step {:.3f} ms{}", result.ranks.size(),
+                        result.ranks.size() == 1 ? "" : "s",
+                        result.ranks.size() > 1 ? SlowestRankName(result, *rank) : fmt::format("rank {}", rank->rank),
+                        named.split.steps, named.split.steps == 1 ? "" : "s", named.split.step_ns / 1e6,
+                        named.split.cpu_only ? " (CPU-only trace)" : ""),
+            "", "  ");
   if (!result.bounded_by.empty()) out += fmt::format("  {}\n", result.bounded_by);
   out += "\n";
   const bool several = result.ranks.size() > 1;
@@ -320,7 +358,13 @@ std::string RenderAnalyzeText(const AdvisorResult& result) {
   if (several) AppendSlowestRankPart(result, *rank, &out);
   out += "\n";
   const RankAdvice* shown = UtilizationRank(result, *rank);
-  AppendUtilizations(*shown, several ? UtilizationPopulation(result, *shown, *rank) : "", &out);
+  // The rank that bounds the step speaks for the run, unless it lacks figures the other choice has.
+  if (const RankAdvice* bounding = BoundingRankOf(result);
+      bounding != nullptr && MeasuredUtilizations(*bounding) >= MeasuredUtilizations(*shown)) {
+    shown = bounding;
+  }
+  AppendUtilizations(*shown, several ? UtilizationPopulation(result, *shown, *rank) : "",
+                     shown == BoundingRankOf(result), &out);
   out += "\n";
   // Wrapped, not cut: the reason ends with the population it speaks of ("mean over 1024 ranks").
   out += fmt::format("Dominant bottleneck: {}\n", BottleneckName(result.dominant));
@@ -484,6 +528,10 @@ void WriteAdviseJson(const AdvisorResult& result, std::string_view schema, const
   w.Key("dominant_bottleneck").String(BottleneckName(result.dominant));
   w.Key("dominant_reason").String(result.dominant_reason);
   if (!result.bounded_by.empty()) w.Key("bounded_by").String(result.bounded_by);
+  if (result.bounding_rank) {
+    w.Key("bounding_rank").Int(result.bounding_rank->rank);
+    w.Key("bounding_rank_reason").String(result.bounding_rank->reason);
+  }
   w.Key("step_us").Double(Micros(result.step_ns));
   w.Key("mean_step_us").Double(Micros(result.mean_split.step_ns));
   w.Key("mean_split_us").BeginObject();

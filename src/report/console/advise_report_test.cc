@@ -62,6 +62,44 @@ TEST(AnalyzeTextTest, OnATieTheUtilizationHeadingSaysTheRanksAreEqualAsTheHeadli
             "equal): 3 figures measured, rank 0 has 0)");
 }
 
+// The text's lines joined by single spaces: what a wrapped line says, wherever it was broken.
+std::string Unwrapped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') c = ' ';
+    if (c != ' ' || out.empty() || out.back() != ' ') out += c;
+  }
+  return out;
+}
+
+// Every rank waits at a collective each step ends with: the steps tie, and the advisor names rank 1, which
+// computes most, as the rank that bounds the step: the headline and the utilization table speak for it, not
+// for rank 0, the first of the tie.
+TEST(AnalyzeTextTest, TheRankThatBoundsATiedStepIsNamedAndShown) {
+  AdvisorResult result;
+  result.ranks = {Rank(0, 100e6, 1), Rank(1, 100e6, 1), Rank(2, 100e6, 1)};
+  result.ranks[1].split.steps = 3;
+  result.bounding_rank = BoundingRank{1, "computes most per step of the tied ranks"};
+  const std::string text = Unwrapped(RenderAnalyzeText(result));
+  EXPECT_NE(text.find("tuneprof analyze: 3 ranks; all ranks equal, rank 1 (computes most per step of the tied "
+                      "ranks): 3 steps"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Utilization against the tuning guide's thresholds (rank 1, which bounds the step: computes "
+                      "most per step of the tied ranks; all ranks equal)"),
+            std::string::npos)
+      << text;
+  // On a pipeline the rank that bounds the step need not have the longest step: the table says whose is.
+  result.ranks[2].split.step_ns = 120e6;
+  result.bounding_rank = BoundingRank{1, "stage 1 computes most per step"};
+  const std::string staged = Unwrapped(RenderAnalyzeText(result));
+  EXPECT_NE(staged.find("slowest rank 2:"), std::string::npos) << staged;
+  EXPECT_NE(staged.find("(rank 1, which bounds the step: stage 1 computes most per step; the longest step is rank "
+                        "2's)"),
+            std::string::npos)
+      << staged;
+}
+
 // A finding that names its modules: under it in both texts, with a module's control characters escaped.
 AdvisorResult WithModules() {
   AdvisorResult result;

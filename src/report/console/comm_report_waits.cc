@@ -125,7 +125,7 @@ void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::strin
 void AppendRankWaits(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
   const CrossRankCommunication& x = a.cross_rank;
   if (x.matched_collectives == 0) return;
-  *out += fmt::format("\nacross ranks: {} collectives matched (group + sequence), {} unmatched\n",
+  *out += fmt::format("\nacross ranks: {} collectives matched (group + sequence; send / recv by peer), {} unmatched\n",
                       x.matched_collectives, x.unmatched_collectives);
   *out += fmt::format("  {:<8}{:>9}{:>13}{:>13}{:>13}{:>8}{:>8}{:>14}\n", "rank", "matched", "comm ms", "wait ms",
                       "transfer ms", "wait%", "last", "caused ms");

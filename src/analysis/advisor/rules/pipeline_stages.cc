@@ -40,7 +40,10 @@ void AddStageEvidence(const PipelineAnalysis& p, const PipelineStage& own, Findi
   f->AddNumber("slowest_stage", static_cast<double>(slowest.stage), "stage");
   f->AddNumber("slowest_stage_us", slowest.work_ns_per_step / 1e3, "us");
   f->AddNumber("mean_stage_us", p.mean_work_ns_per_step / 1e3, "us");
-  f->AddNumber("bubble_share_pct", 100 * p.bubble_share, "%");
+  // The quoted rank's stage's share, as the title gives it; the staged ranks' together under their own key.
+  f->AddNumber("bubble_share_pct", own.step_ns_per_step > 0 ? 100 * own.bubble_ns_per_step / own.step_ns_per_step : 0,
+               "%");
+  f->AddNumber("staged_ranks_bubble_share_pct", 100 * p.bubble_share, "%");
   f->AddNumber("wait_for_slowest_stage_us", own.wait_for_slowest_ns_per_step / 1e3, "us");
   f->AddNumber("fill_drain_us", own.fill_drain_ns_per_step / 1e3, "us");
   f->AddNumber("balanced_gain_us", p.balanced_gain_ns_per_step / 1e3, "us");

@@ -2,6 +2,7 @@
 // AnalyzePipelineStages finds in four hand-filled ranks (two stages of two ranks).
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
@@ -40,6 +41,16 @@ TEST(PipelineStageRules, TheFasterStageSaysItWaitsForTheSlowest) {
   EXPECT_DOUBLE_EQ(f->uncapped_gain_ns, 18.375 * pipeline_ranks::kMs);
   EXPECT_EQ(Find(RunOn(RulePipelineStageImbalance, kUneven, 2), "pipeline.stage_imbalance"), nullptr);
   EXPECT_EQ(Find(RunOn(RulePipelineBubble, kUneven, 0), "pipeline.bubble"), nullptr);  // uneven: not the schedule
+}
+
+// The figures a finding quotes are its stage's; the run's staged ranks together have their own key.
+TEST(PipelineStageRules, TheBubbleShareIsTheQuotedStagesAndTheRunsHasItsOwnKey) {
+  const AdvisorResult result = RunOn(RulePipelineStageImbalance, kUneven, 0);
+  const Finding* f = Find(result, "pipeline.stage_imbalance");
+  ASSERT_NE(f, nullptr);
+  // Stage 0 waits 45 of its 115 ms; ranks 0-3 wait 100 of their 550 ms.
+  ExpectFinding(*f, 35, {{"bubble_share_pct", 100.0 * 45 / 115}, {"staged_ranks_bubble_share_pct", 100.0 * 100 / 550}});
+  EXPECT_NE(f->title.find("39.1 % of its step"), std::string::npos) << f->title;
 }
 
 TEST(PipelineStageRules, EvenStagesWithLargeBubblesBlameTheSchedule) {
