@@ -149,7 +149,10 @@ std::vector<CollectiveLeadIn> MeasureLeadIns(const Trace& trace, const std::vect
     Interval window{std::min(it->second, c.start_ns), c.start_ns};
     if (first) {
       // The step start is the ranks' common point only before the rank's first collective of the step: after
-      // another group's (a pipeline's hand-off), its ranks no longer start together.
+      // another group's (a pipeline's hand-off), its ranks no longer start together. A send / receive is left
+      // without one too: at a pipeline's first hand-off the sender's work since the step start is the first
+      // micro-batch the next stage cannot start without, the schedule's fill, not lateness of its own.
+      if (c.type == CollectiveType::kSendRecv) continue;
       const std::optional<int64_t> step_start = StepStartBefore(trace, c);
       if (!step_start || (i > 0 && collectives[i - 1].start_ns >= *step_start)) continue;
       window.start_ns = std::min(*step_start, c.start_ns);

@@ -126,7 +126,6 @@ TEST(AiCpuDtype, NamesNoModulesWithoutModuleRanges) {
   EXPECT_TRUE(f->modules.empty());
 }
 
-
 void AddTypedRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view inputs,
                  std::string_view outputs, double dur_us) {
   NpuOpRow row = npu_step::DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);

@@ -98,8 +98,8 @@ void LowUtilization(const RankEvidence& rank, const IntervalSet& busy, const Adv
       "larger batch_size; TASK_QUEUE_ENABLE=2 (torch_npu's two-level task queue); "
       "torch_npu.npu.NPUGraph / torch_npu.npu.graph (capture and replay a fixed-shape step; aclnn operators only)",
       "larger batch_size; torch.compile(model, mode=\"reduce-overhead\")"))};
-  const double queued_idle = static_cast<double>(
-      IntersectionLength(Subtract(UnionOf(std::move(low_spans)), busy), QueuedDeviceWork(rank)));
+  const double queued_idle =
+      static_cast<double>(IntersectionLength(Subtract(UnionOf(std::move(low_spans)), busy), QueuedDeviceWork(rank)));
   if (queued_idle > 0 && 2 * queued_idle >= idle_in_low) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }

@@ -153,8 +153,7 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
                                      "torch_npu.npu.NPUGraph / torch_npu.npu.graph (capture and replay a fixed-shape step; aclnn operators only)"
       : rank.compute->graphs.any() ? "larger batch_size (the run already replays CUDA graphs)"
                                    : "larger batch_size; torch.compile(model, mode=\"reduce-overhead\"); CUDA graphs"};
-  const double queued_idle =
-      static_cast<double>(IntersectionLength(worst->idle, QueuedDeviceWork(rank, worst->index)));
+  const double queued_idle = static_cast<double>(IntersectionLength(worst->idle, QueuedDeviceWork(rank, worst->index)));
   if (queued_idle > 0 && 2 * queued_idle >= worst->idle_ns) SayQueuedIdle(queued_idle, &f);
   out->push_back(std::move(f));
 }
