@@ -192,16 +192,16 @@ void KeepTransferShare(const CrossRankCommunication* cross, int64_t rank_id, std
   }
 }
 
-// host.launch_bound is found on one rank, whose figures the merged finding quotes: on a run of several
-// ranks its text names that rank, and where the rank is the straggler, that the others wait for it.
+// host.launch_bound is found on one rank, whose figures the merged finding quotes (its title's "% of the step"
+// becomes that rank's step on a run of several ranks): where the rank is the straggler, it says that the others
+// wait for it.
 void NameTheHostWaitsRank(const CrossRankCommunication* cross, int64_t rank_id, std::vector<RuleFinding>* findings) {
   if (cross == nullptr || cross->ranks.size() < 2) return;
-  const bool straggler = cross->straggler_rank == rank_id && cross->straggler_stands_out;
+  if (cross->straggler_rank != rank_id || !cross->straggler_stands_out) return;
   for (RuleFinding& found : *findings) {
     Finding& f = found.finding;
     if (f.id != "host.launch_bound") continue;
-    f.title = fmt::format("rank {}: {}", rank_id, f.title);
-    if (straggler) f.title += "; the other ranks wait for this rank at the collectives (communication.straggler)";
+    f.title += "; the other ranks wait for this rank at the collectives (communication.straggler)";
   }
 }
 

@@ -472,8 +472,8 @@ TEST(CombineAdvice, ComputeOnAWaitingStageSavesNoStepTime) {
   EXPECT_EQ(f->evidence_rank, 1);
 }
 
-// Merged across ranks, host.launch_bound quotes one rank's figures: its title names the rank, and that the
-// others wait for it where it is the straggler.
+// Merged across ranks, host.launch_bound quotes one rank's figures: its title names the rank's step (once), and
+// that the others wait for it where it is the straggler.
 TEST(CombineAdvice, HostLaunchBoundNamesTheRankItsFiguresAreOf) {
   CrossRankCommunication cross;
   cross.ranks.resize(2);
@@ -488,7 +488,7 @@ TEST(CombineAdvice, HostLaunchBoundNamesTheRankItsFiguresAreOf) {
   const AdvisorResult result = CombineAdvice(std::move(drafts), {}, AdvisorConfig(), &cross);
   const Finding* f = FindIn(result, "host.launch_bound");
   ASSERT_NE(f, nullptr);
-  EXPECT_TRUE(f->title.starts_with("rank 1: the device waits for the host 50.0 %")) << f->title;
+  EXPECT_TRUE(f->title.starts_with("the device waits for the host 50.0 % of rank 1's step")) << f->title;
   EXPECT_NE(f->title.find("the other ranks wait for this rank at the collectives"), std::string::npos) << f->title;
 }
 
