@@ -10,8 +10,8 @@ namespace tuneprof {
 namespace {
 
 // Times in µs.
-CriticalLink Link(std::optional<int64_t> step, int64_t sequence, int64_t last_rank, int64_t arrival, int64_t compute,
-                  int64_t host, int64_t transfer, int64_t held_up) {
+CriticalLink MakeCriticalLink(std::optional<int64_t> step, int64_t sequence, int64_t last_rank, int64_t arrival,
+                              int64_t compute, int64_t host, int64_t transfer, int64_t held_up) {
   CriticalLink link;
   link.step = step;
   link.group = "0";
@@ -32,10 +32,10 @@ CriticalLink Link(std::optional<int64_t> step, int64_t sequence, int64_t last_ra
 // collective has no step.
 TEST(CriticalPathTest, ChainsTheLastArrivalsWorkAndTheCollectivesPerStep) {
   const std::vector<CriticalPathStep> steps = CriticalPathPerStep({
-      Link(3, 2, 7, 5000, 1500, 500, 200, 300),
-      Link(3, 1, 7, 2000, 1000, 800, 100, 500),
-      Link(4, 3, 2, 9000, 900, 0, 100, 0),
-      Link(std::nullopt, 0, 0, 0, 0, 0, 50, 0),
+      MakeCriticalLink(3, 2, 7, 5000, 1500, 500, 200, 300),
+      MakeCriticalLink(3, 1, 7, 2000, 1000, 800, 100, 500),
+      MakeCriticalLink(4, 3, 2, 9000, 900, 0, 100, 0),
+      MakeCriticalLink(std::nullopt, 0, 0, 0, 0, 0, 50, 0),
   });
   ASSERT_EQ(steps.size(), 3u);
   const CriticalPathStep& three = steps[0];
@@ -60,7 +60,7 @@ TEST(CriticalPathTest, ChainsTheLastArrivalsWorkAndTheCollectivesPerStep) {
 // (times in µs).
 CriticalLink P2p(std::string group, int64_t sequence, std::vector<int64_t> ranks, int64_t arrival, int64_t compute,
                  int64_t transfer) {
-  CriticalLink link = Link(1, sequence, ranks.back(), arrival, compute, 0, transfer, 0);
+  CriticalLink link = MakeCriticalLink(1, sequence, ranks.back(), arrival, compute, 0, transfer, 0);
   link.group = std::move(group);
   link.type = CollectiveType::kSendRecv;
   link.ranks = std::move(ranks);
@@ -88,7 +88,7 @@ TEST(CriticalPathTest, OverlappingDisjointGroupsAreNotChained) {
 // A collective of another group that begins on a shared rank after one ended follows it; a send / recv
 // matched over three ranks (paired by order, not by peer) is left off the path.
 TEST(CriticalPathTest, ChainsAcrossGroupsThroughASharedRankAndSkipsOrderPairedP2p) {
-  CriticalLink allreduce = Link(1, 0, 2, 100, 40, 0, 5, 0);
+  CriticalLink allreduce = MakeCriticalLink(1, 0, 2, 100, 40, 0, 5, 0);
   allreduce.group = "50";
   allreduce.ranks = {2, 3};
   const std::vector<CriticalPathStep> steps = CriticalPathPerStep({
@@ -113,7 +113,7 @@ TEST(CriticalPathTest, APipelineStepsPathIsAsLongAsTheStepOfTheRankThatEndsIt) {
   CriticalLink first = P2p("10", 0, {0, 2}, 50, 0, 1);
   first.last_rank = 0;
   first.lead_in_from = LeadInFrom::kUnmeasured;
-  CriticalLink allreduce = Link(1, 0, 2, 252, 0, 0, 5, 0);
+  CriticalLink allreduce = MakeCriticalLink(1, 0, 2, 252, 0, 0, 5, 0);
   allreduce.group = "51";
   allreduce.ranks = {2, 3};
   allreduce.lead_in_from = LeadInFrom::kUnmeasured;
@@ -150,8 +150,8 @@ TEST(CriticalPathTest, APipelineStepsPathIsAsLongAsTheStepOfTheRankThatEndsIt) {
 // span: from the first lead-in's start (0) to the last collective's end (70 µs).
 TEST(CriticalPathTest, PathIsNeverLongerThanTheStepSpan) {
   const std::vector<CriticalPathStep> steps = CriticalPathPerStep({
-      Link(1, 0, 0, 40, 40, 0, 20, 0),
-      Link(1, 1, 0, 50, 40, 0, 20, 0),
+      MakeCriticalLink(1, 0, 0, 40, 40, 0, 20, 0),
+      MakeCriticalLink(1, 1, 0, 50, 40, 0, 20, 0),
   });
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].path_ns, 70 * 1000);
