@@ -97,13 +97,15 @@ void ExplainHcclIdle(const RankEvidence& rank, Finding* f) {
              fmt::format("HCCL's Idle Time (torch_npu's communication analysis): {:.3f} ms of the HCCL ops' {:.3f} ms "
                          "elapse ({:.0f} %) is "
                          "neither transit nor the wait it counts (Idle = Elapse - Transit - Wait): inside the op, its "
-                         "tasks wait on notifies from peers after the first handshake (a peer behind mid-op, often a "
-                         "group member this input does not hold) or on the stream between tasks",
+                         "tasks wait on notifies from peers after the first handshake (a peer behind mid-op: a rank of "
+                         "this input, whose arrivals `tuneprof comm` matches, or a group member it does not hold) or "
+                         "on the stream between tasks",
                          idle_ms, elapse_ms, 100 * share));
   f->strategy += fmt::format(
       " {:.0f} % of the HCCL ops' time is Idle, not transfer: find the peer the op's Notify Wait tasks wait for "
-      "(profile every member of the group and run `tuneprof comm` on them together) and what delays it; "
-      "overlap and bucket size do not shrink idle time inside an op.",
+      "(every member of the group profiled and given to `tuneprof comm` together) and what delays it, or what "
+      "holds the stream or the host while the op sits idle; overlap and bucket size do not shrink idle time "
+      "inside an op.",
       100 * share);
 }
 
