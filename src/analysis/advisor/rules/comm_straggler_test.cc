@@ -25,6 +25,18 @@ void OneStepOf(int64_t rank_id, const RankCommunication* comm, RankEvidence* ran
   rank->split.step_ns = Us(1000);
 }
 
+// Rank 0 at 4 matched collectives: 400 us of communication, 300 us of it waiting (ratio 0.75), `for_straggler_us`
+// of that at the collectives the straggler arrived at last.
+RankWait RankZeroWaiting(double for_straggler_us) {
+  return RankWait{.rank = 0,
+                  .matched = 4,
+                  .communication_ns = Us(400),
+                  .wait_ns = Us(300),
+                  .transfer_ns = Us(100),
+                  .wait_ratio = 0.75,
+                  .wait_for_straggler_ns = Us(for_straggler_us)};
+}
+
 // The timeline's arrivals name rank 1, the HCCL wait ratios rank 2: whichever rule a rank's finding
 // quotes, it says the other one disagrees (as `comm` does), naming both ranks.
 TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
@@ -34,13 +46,7 @@ TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
   cross.straggler_reason = "last at 4 of 4 matched collectives";
   cross.ascend_slow_rank = 2;
   cross.ascend_verdict = "slow rank";
-  cross.ranks.push_back(RankWait{.rank = 0,
-                                 .matched = 4,
-                                 .communication_ns = Us(400),
-                                 .wait_ns = Us(300),
-                                 .transfer_ns = Us(100),
-                                 .wait_ratio = 0.75,
-                                 .wait_for_straggler_ns = Us(300)});
+  cross.ranks.push_back(RankZeroWaiting(300));
   const RankCommunication comm = WaitingHcclRank();
   RankEvidence rank;
   OneStepOf(0, &comm, &rank);
@@ -68,13 +74,7 @@ TEST(RuleFamilies, StragglerFindingQuotesOnlyTheWaitsForTheStraggler) {
   cross.straggler_rank = 1;
   cross.straggler_stands_out = true;
   cross.straggler_reason = "last at 2 of 4 matched collectives";
-  cross.ranks.push_back(RankWait{.rank = 0,
-                                 .matched = 4,
-                                 .communication_ns = Us(400),
-                                 .wait_ns = Us(300),
-                                 .transfer_ns = Us(100),
-                                 .wait_ratio = 0.75,
-                                 .wait_for_straggler_ns = Us(120)});
+  cross.ranks.push_back(RankZeroWaiting(120));
   cross.ranks.push_back(RankWait{.rank = 1, .matched = 4, .communication_ns = Us(100), .times_last = 2});
   RankCommunication comm;
   RankEvidence rank;

@@ -14,12 +14,12 @@ namespace {
 
 // One Ascend unit against the threshold, per step.
 struct AscendUnitJudged {
-  std::string_view name;        // "Cube" / "Vector"
-  std::optional<double> ratio;  // 0..1; nullopt when no row measured it
-  double time_ns = 0;           // its work per step
-  double loss_ns = 0;           // time x (1 - ratio / threshold) where the ratio is below it
-  std::optional<double> mte;    // Vector: MTE2 + MTE3 ratios of the vector operators
-  bool mte_heavy = false;       // Vector: MTE2 + MTE3 busier than the Vector pipeline itself
+  std::string_view name;                     // "Cube" / "Vector"
+  std::optional<double> ratio;               // 0..1; nullopt when no row measured it
+  double time_ns = 0;                        // its work per step
+  double loss_ns = 0;                        // time x (1 - ratio / threshold) where the ratio is below it
+  std::optional<double> mte = std::nullopt;  // Vector: MTE2 + MTE3 ratios of the vector operators
+  bool mte_heavy = false;                    // Vector: MTE2 + MTE3 busier than the Vector pipeline itself
 };
 
 constexpr std::string_view kUnitCubeStrategy =
