@@ -35,14 +35,14 @@ void AddOp(SideTableBuilder& side, double sdma_mb, double rdma_mb, double ms, bo
   comm->ops.push_back(op);
 }
 
-Trace OneStep() {
+Trace PacketsStep() {
   HandBuiltTrace t;
   StepWithKernel(&t, 10000, 5000, "k");
   return t.Finish();
 }
 
 TEST(SmallPackets, SdmaAndRdmaSharesAgainstTheirLimits) {
-  Trace trace = OneStep();
+  Trace trace = PacketsStep();
   SideTableBuilder side(&trace);
   AddOp(side, 4, 0.5, 0.25);                    // SDMA small (< 16 MB), RDMA small (< 1 MB)
   AddOp(side, 8, 2, 0.5);                       // SDMA small, RDMA not
@@ -64,8 +64,8 @@ TEST(SmallPackets, SdmaAndRdmaSharesAgainstTheirLimits) {
 }
 
 TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
-  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(OneStep()), kSmallPacketsId), nullptr);
-  Trace trace = OneStep();
+  EXPECT_EQ(Find(finding_lookup::AdviseOneRank(PacketsStep()), kSmallPacketsId), nullptr);
+  Trace trace = PacketsStep();
   SideTableBuilder side(&trace);
   AddOp(side, 4, 0, 1);  // 1 of 5 SDMA operators small: 20 %, not above it
   for (int i = 0; i < 4; ++i) AddOp(side, 32, 0, 1);
@@ -75,13 +75,13 @@ TEST(SmallPackets, QuietAtTheShareAndWithoutCommunicationJson) {
 // Most RDMA operators move a few bytes, but they hold 0.3 % of the RDMA transit time (0.01 of 3.01 ms): a
 // negligible share, below `small_packet_min_transit_pct`, so the transport stays quiet; at 5 % it fires.
 TEST(SmallPackets, QuietOnANegligibleShareOfTheTransit) {
-  Trace trace = OneStep();
+  Trace trace = PacketsStep();
   SideTableBuilder side(&trace);
   for (int i = 0; i < 2; ++i) AddOp(side, 0, 0.0001, 0.005);
   AddOp(side, 0, 512, 3);
   EXPECT_EQ(Find(finding_lookup::AdviseOneRank(trace), kSmallPacketsId), nullptr);
 
-  Trace shared = OneStep();
+  Trace shared = PacketsStep();
   SideTableBuilder more(&shared);
   for (int i = 0; i < 2; ++i) AddOp(more, 0, 0.0001, 0.125);
   AddOp(more, 0, 512, 4.75);  // 0.25 of 5 ms: 5 %
@@ -99,7 +99,7 @@ void AddPipelineOps(SideTableBuilder& side, bool batched = false) {
 }
 
 TEST(SmallPackets, PipelineSendRecvGetsP2pAdviceNotGradientBuckets) {
-  Trace trace = OneStep();  // a GPU-side trace: Megatron-LM's words, no MindSpeed
+  Trace trace = PacketsStep();  // a GPU-side trace: Megatron-LM's words, no MindSpeed
   SideTableBuilder side(&trace);
   AddPipelineOps(side);
   const AdvisorResult result = finding_lookup::AdviseOneRank(trace);
@@ -149,7 +149,7 @@ TEST(SmallPackets, BatchedSendRecvIsNotToldToBatch) {
 }
 
 TEST(SmallPackets, GradientAllReducesKeepTheBucketAdvice) {
-  Trace trace = OneStep();
+  Trace trace = PacketsStep();
   SideTableBuilder side(&trace);
   for (int i = 0; i < 4; ++i) AddOp(side, 1, 0, 1);
   AddOp(side, 64, 0, 5);
