@@ -11,7 +11,7 @@ namespace {
 
 using pipeline_ranks::kMs;
 
-TimeSplit Split(double step_ms, double computing_ms) {
+TimeSplit StepSplit(double step_ms, double computing_ms) {
   TimeSplit split;
   split.steps = 3;
   split.step_ns = step_ms * kMs;
@@ -32,7 +32,8 @@ TEST(BoundingRankTest, APipelineIsBoundedByTheStageThatComputesMostNotTheLongest
   cross.pipeline = AnalyzePipelineStages({pipeline_ranks::Rank(0, 60, 110, 40), pipeline_ranks::Rank(1, 70, 120, 50),
                                           pipeline_ranks::Rank(2, 100, 160, 10), pipeline_ranks::Rank(3, 100, 160, 0)});
   ASSERT_TRUE(cross.pipeline.has_value());
-  const std::vector<TimeSplit> splits = {Split(110, 60), Split(120, 70), Split(160, 100), Split(170, 99)};
+  const std::vector<TimeSplit> splits = {StepSplit(110, 60), StepSplit(120, 70), StepSplit(160, 100),
+                                         StepSplit(170, 99)};
   const std::optional<BoundingRank> bounding = FindBoundingRank(Steps(splits), &cross, {});
   ASSERT_TRUE(bounding.has_value());
   EXPECT_EQ(bounding->rank, 2);
@@ -42,7 +43,8 @@ TEST(BoundingRankTest, APipelineIsBoundedByTheStageThatComputesMostNotTheLongest
 // Every rank waits at the all-to-all each step ends with: the steps tie, and rank 1, which computes most,
 // bounds them, not rank 0, the first of the tie.
 TEST(BoundingRankTest, OnATieTheRankThatComputesMostBoundsTheStep) {
-  const std::vector<TimeSplit> splits = {Split(6.6, 3.4), Split(6.6, 4.4), Split(6.6, 2.4), Split(6.6, 2.1)};
+  const std::vector<TimeSplit> splits = {StepSplit(6.6, 3.4), StepSplit(6.6, 4.4), StepSplit(6.6, 2.4),
+                                         StepSplit(6.6, 2.1)};
   const std::optional<BoundingRank> bounding = FindBoundingRank(Steps(splits), nullptr, {});
   ASSERT_TRUE(bounding.has_value());
   EXPECT_EQ(bounding->rank, 1);
@@ -50,9 +52,10 @@ TEST(BoundingRankTest, OnATieTheRankThatComputesMostBoundsTheStep) {
 }
 
 TEST(BoundingRankTest, NoneWhereTheSlowestStandsOrTheTiedRanksComputeAlike) {
-  EXPECT_FALSE(FindBoundingRank(Steps({Split(7, 3), Split(6, 4)}), nullptr, {}).has_value());  // rank 0 is slowest
-  EXPECT_FALSE(FindBoundingRank(Steps({Split(6, 3), Split(6, 3)}), nullptr, {}).has_value());  // alike
-  EXPECT_FALSE(FindBoundingRank(Steps({Split(6, 3)}), nullptr, {}).has_value());               // one rank
+  EXPECT_FALSE(
+      FindBoundingRank(Steps({StepSplit(7, 3), StepSplit(6, 4)}), nullptr, {}).has_value());  // rank 0 is slowest
+  EXPECT_FALSE(FindBoundingRank(Steps({StepSplit(6, 3), StepSplit(6, 3)}), nullptr, {}).has_value());  // alike
+  EXPECT_FALSE(FindBoundingRank(Steps({StepSplit(6, 3)}), nullptr, {}).has_value());                   // one rank
 }
 
 // A straggler that stands out, with its finding, bounds the step even where another rank computes more.
@@ -62,8 +65,8 @@ TEST(BoundingRankTest, AStragglerThatStandsOutBoundsTheStep) {
   cross.straggler_stands_out = true;
   Finding straggler;
   straggler.id = "communication.straggler";
-  std::vector<TimeSplit> splits(8, Split(8.2, 1.0));
-  splits[3] = Split(8.2, 2.0);
+  std::vector<TimeSplit> splits(8, StepSplit(8.2, 1.0));
+  splits[3] = StepSplit(8.2, 2.0);
   const std::optional<BoundingRank> bounding = FindBoundingRank(Steps(splits), &cross, {straggler});
   ASSERT_TRUE(bounding.has_value());
   EXPECT_EQ(bounding->rank, 7);
