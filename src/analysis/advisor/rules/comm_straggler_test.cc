@@ -37,6 +37,17 @@ RankWait RankZeroWaiting(double for_straggler_us) {
                   .wait_for_straggler_ns = Us(for_straggler_us)};
 }
 
+// The straggler rule on rank 0, one step long, holding no communication of its own, against `cross`.
+std::vector<Finding> StragglerFindingsOfQuietRankZero(const CrossRankCommunication& cross) {
+  RankCommunication comm;
+  RankEvidence rank;
+  OneStepOf(0, &comm, &rank);
+  rank.cross = &cross;
+  std::vector<Finding> findings;
+  RuleCommStraggler(rank, AdvisorConfig(), &findings);
+  return findings;
+}
+
 // The timeline's arrivals name rank 1, the HCCL wait ratios rank 2: whichever rule a rank's finding
 // quotes, it says the other one disagrees (as `comm` does), naming both ranks.
 TEST(RuleFamilies, StragglerFindingsSayWhenTheTwoRulesDisagree) {
@@ -76,12 +87,7 @@ TEST(RuleFamilies, StragglerFindingQuotesOnlyTheWaitsForTheStraggler) {
   cross.straggler_reason = "last at 2 of 4 matched collectives";
   cross.ranks.push_back(RankZeroWaiting(120));
   cross.ranks.push_back(RankWait{.rank = 1, .matched = 4, .communication_ns = Us(100), .times_last = 2});
-  RankCommunication comm;
-  RankEvidence rank;
-  OneStepOf(0, &comm, &rank);
-  rank.cross = &cross;
-  std::vector<Finding> findings;
-  RuleCommStraggler(rank, AdvisorConfig(), &findings);
+  const std::vector<Finding> findings = StragglerFindingsOfQuietRankZero(cross);
   ASSERT_EQ(findings.size(), 1u);
   const Finding& f = findings[0];
   EXPECT_DOUBLE_EQ(f.uncapped_gain_ns, Us(120));
@@ -92,9 +98,7 @@ TEST(RuleFamilies, StragglerFindingQuotesOnlyTheWaitsForTheStraggler) {
   EXPECT_NE(f.title.find("at the 2 of 4 matched collectives rank 1 arrived at last"), std::string::npos) << f.title;
   // Below the threshold once only the straggler's part counts: no finding.
   cross.ranks[0].wait_for_straggler_ns = Us(40);
-  findings.clear();
-  RuleCommStraggler(rank, AdvisorConfig(), &findings);
-  EXPECT_TRUE(findings.empty());
+  EXPECT_TRUE(StragglerFindingsOfQuietRankZero(cross).empty());
 }
 
 // A rank read alone whose HCCL ops wait: its wait holds the handshake the late rank goes through too, so the
@@ -156,12 +160,7 @@ TEST(RuleFamilies, StragglerFindingsCompareTheSlowestAndFastestRank) {
                              .slow_self_ns = Us(1),
                              .fast_self_ns = Us(2)}};
   cross.slowest_vs_fastest = diff;
-  RankCommunication comm;
-  RankEvidence rank;
-  OneStepOf(0, &comm, &rank);
-  rank.cross = &cross;
-  std::vector<Finding> findings;
-  RuleCommStraggler(rank, AdvisorConfig(), &findings);
+  const std::vector<Finding> findings = StragglerFindingsOfQuietRankZero(cross);
   ASSERT_EQ(findings.size(), 1u);
   const Finding& f = findings[0];
   EXPECT_DOUBLE_EQ(Number(f, "slowest_rank"), 1);
