@@ -28,8 +28,10 @@ namespace tuneprof {
 namespace {
 
 // host.launch_bound speaks of stalls, not launches, when gaps of kHostStallNs or more hold this share of
-// the wait.
+// the wait; a launch-bound rank whose stalls hold kStallsNamedShareOfWait of it or more is told where they
+// are as well, so that the advice does not switch from all launches to all stalls at one share.
 constexpr double kStallShareOfWait = 0.5;
+constexpr double kStallsNamedShareOfWait = 0.1;
 
 struct KernelSizes {
   uint64_t count = 0;
@@ -132,6 +134,21 @@ void SayWhereTheHostStalls(const RankEvidence& rank, Finding* f) {
                                                   : "torch.profiler.profile(with_stack=True)"))};
 }
 
+// A launch-bound rank whose gaps of a millisecond or more still hold a tenth of the wait or more: those
+// gaps are not launches, and where the trace names the synchronizing calls behind them, the finding names
+// them beside the launch advice.
+void SayStallsBesideLaunches(const RankEvidence& rank, double stall, double wait, Finding* f) {
+  const StallSites sites = FindStallSites(rank);
+  if (sites.sites.empty()) return;
+  f->AddText("stall_call_sites", sites.sites);
+  f->strategy += fmt::format(
+      " Gaps of 1 ms or more hold {} of the wait per step ({:.0f} %); the synchronizing calls of 1 ms or more "
+      "are made at {}.",
+      FormatDuration(stall), 100.0 * stall / wait, sites.sites);
+  f->apis.push_back(
+      fmt::format("move the synchronizing call at {} off the step's path (every N steps, or after it)", sites.top));
+}
+
 void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
   const double wait = rank.split.part(TimePart::kHostWait);
   const double pct = PctOfStep(rank, wait);
@@ -177,6 +194,7 @@ void LaunchBound(const RankEvidence& rank, const AdvisorConfig& config, std::vec
         rank, "torch.compile(model, mode=\"reduce-overhead\") (CUDA graphs); torch.cuda.CUDAGraph",
         "export TASK_QUEUE_ENABLE=2; torchair graph mode (torch.compile(model, backend=torchair.get_npu_backend()))",
         "torch.compile(model)"))};
+    if (stall >= kStallsNamedShareOfWait * wait) SayStallsBesideLaunches(rank, stall, wait, &f);
   }
   out->push_back(std::move(f));
 }

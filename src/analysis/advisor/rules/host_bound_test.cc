@@ -85,6 +85,36 @@ TEST(RuleFamilies, AStallNamesTheUserLineOfItsSynchronizingCall) {
   for (const SharedText& api : launch->apis) EXPECT_EQ(api.view().find("with_stack"), std::string::npos);
 }
 
+// A launch-bound rank (40 gaps of 200 us before launches) that also blocks 1.9 ms once in a synchronizing
+// call: the launch advice stays, and the stall's call site is named beside it, so the advice does not wait
+// for the stalls to hold half the wait before it says where they are.
+TEST(RuleFamilies, ALaunchBoundRankNamesItsStallsBesideTheLaunchAdvice) {
+  HandBuiltTrace t;
+  int64_t device_end = Us(100);
+  t.Launch(Us(0), 1);
+  t.Kernel("gemm", Us(0), Us(100), 1);
+  for (uint64_t id = 2; id <= 41; ++id) {
+    t.Launch(device_end + Us(190), id);
+    t.Kernel("gemm", device_end + Us(200), Us(100), id);
+    device_end += Us(300);
+  }
+  t.Host(EventKind::kPythonFunction, "train.py(77): log_loss", device_end + Us(5), Us(2'000));
+  t.Host(EventKind::kRuntime, "cudaStreamSynchronize", device_end + Us(6), Us(1'900));
+  t.Launch(device_end + Us(2'010), 42);
+  t.Kernel("gemm", device_end + Us(2'020), Us(100), 42);
+  t.Step(1, 0, device_end + Us(2'120));
+  const AdvisorResult result = AdviseWith(t.Finish());
+  const Finding* launch = Find(result, "host.launch_bound");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_NE(launch->title.find("launch-bound"), std::string::npos) << launch->title;
+  EXPECT_NE(launch->strategy.find("capture the step in a graph"), std::string::npos) << launch->strategy;
+  EXPECT_EQ(Text(*launch, "stall_call_sites"), "train.py(77): log_loss 1.90 ms (1 call)");
+  EXPECT_NE(launch->strategy.find("Gaps of 1 ms or more hold 2.02 ms of the wait per step"), std::string::npos)
+      << launch->strategy;
+  ASSERT_EQ(launch->apis.size(), 2u);
+  EXPECT_NE(launch->apis[1].view().find("train.py(77): log_loss"), std::string::npos) << launch->apis[1].view();
+}
+
 // A CPU-only trace without step markers: 8 ms of DDP set-up (one 100 us operator inside), then three
 // iterations each running one 300 us operator. The step runs from the first operator's start to the last
 // one's end (10,250 us, 1,000 us of it in operators); its 9,250 us outside operators are mostly set-up
