@@ -43,6 +43,12 @@ void SayTheRulesDisagree(const CrossRankCommunication& cross, Finding* f) {
   f->strategy +=
       fmt::format(" The two rules name different ranks: compare each of ranks {} and {} with a third rank's profile.",
                   by_arrivals, by_ratios);
+  // Which rank is late is not known, so neither rank's wait is what putting the late one on time saves.
+  f->uncapped_gain_ns = 0;
+  f->gain_model = fmt::format(
+      "unknown: the timeline's arrivals name rank {} late, the HCCL wait ratios rank {}; what putting the late rank "
+      "on time saves is not measured until the two agree",
+      by_arrivals, by_ratios);
 }
 
 bool InPipelineStage(const RankEvidence& rank) {
