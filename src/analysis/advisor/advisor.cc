@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "analysis/advisor/charges.h"
+#include "analysis/advisor/rules/rule_support.h"
 #include "analysis/advisor/rules/rules.h"
 #include "analysis/advisor/stage_findings.h"
 #include "analysis/advisor/utilizations.h"
@@ -205,6 +206,48 @@ void NameTheHostWaitsRank(const CrossRankCommunication* cross, int64_t rank_id, 
   }
 }
 
+// A trace without step markers that is mostly a one-off set-up (host.framework_overhead names the region,
+// `ddp_init`) counts that set-up in its one "step": a rank whose set-up ran longer arrives late at the first
+// collectives after it, and the others' wait there is set-up skew, paid once, not per step. The straggler
+// finding keeps its figures but claims no per-step gain, and says where to measure one.
+void SayTheStragglerWaitMayBeSetUp(std::vector<RuleFinding>* findings) {
+  std::string region;
+  for (const RuleFinding& found : *findings) {
+    for (const Evidence& e : found.finding.evidence) {
+      if (e.label == "one_off_region") region = e.text;
+    }
+  }
+  if (region.empty()) return;
+  double setup_wait_ns = 0;
+  for (RuleFinding& found : *findings) {
+    Finding& f = found.finding;
+    if (f.id != "communication.straggler" || f.uncapped_gain_ns <= 0) continue;
+    setup_wait_ns = std::max(setup_wait_ns, f.uncapped_gain_ns);
+    f.uncapped_gain_ns = 0;
+    f.gain_model = fmt::format(
+        "unknown: the trace marks no steps and most of it is '{}', which runs once; a rank whose '{}' runs longer "
+        "arrives late at the collectives after it, a wait paid once, not per step",
+        region, region);
+    f.strategy += fmt::format(
+        " The trace marks no steps and is mostly '{}': profile steady-state steps (torch.profiler.schedule, "
+        "prof.step()) to tell a per-step straggler from set-up skew.",
+        region);
+  }
+  // That wait is exposed communication no overlap hides: communication.exposed keeps what is left of it.
+  for (RuleFinding& found : *findings) {
+    Finding& f = found.finding;
+    if (f.id != "communication.exposed" || setup_wait_ns <= 0) continue;
+    const auto exposed = std::find_if(f.evidence.begin(), f.evidence.end(),
+                                      [](const Evidence& e) { return e.label == "exposed_communication_us"; });
+    if (exposed == f.evidence.end() || !exposed->number) continue;
+    f.uncapped_gain_ns = std::clamp(*exposed->number * 1e3 - setup_wait_ns, 0.0, f.uncapped_gain_ns);
+    f.gain_model += fmt::format(
+        "; less the {} per step waiting for a rank whose '{}' ran longer (communication.straggler), which overlap "
+        "does not hide",
+        FormatDuration(setup_wait_ns), region);
+  }
+}
+
 // The bytes of each EP rank's all-to-alls per step, beside its tokens (drafts and `comm` run in parallel).
 void AddAllToAllBytes(const std::vector<RankAdviceDraft>& ranks, const std::vector<const RankCommunication*>& comm,
                       MoeBalance* moe) {
@@ -240,6 +283,7 @@ std::vector<Finding> RankFindings(RankAdviceDraft& draft, const RankCommunicatio
   }
   KeepTransferShare(cross, draft.advice.rank, &draft.findings);
   NameTheHostWaitsRank(cross, draft.advice.rank, &draft.findings);
+  SayTheStragglerWaitMayBeSetUp(&draft.findings);
   std::stable_sort(draft.findings.begin(), draft.findings.end(),
                    [](const RuleFinding& a, const RuleFinding& b) { return a.rule < b.rule; });
   std::vector<Finding> findings;

@@ -103,7 +103,7 @@ void NoteOthersMedian(const RankGains& gains, size_t ranks, Finding* finding) {
 void KeepWaitNotExplained(const RankGains& gains, size_t ranks, std::vector<Finding>* findings) {
   auto straggler = std::find_if(findings->begin(), findings->end(),
                                 [](const Finding& f) { return f.id == "communication.straggler"; });
-  if (straggler == findings->end()) return;
+  if (straggler == findings->end() || straggler->estimated_gain_ns <= 0) return;
   const std::optional<int64_t> late = LateRankOf(*straggler);
   if (!late) return;
   double explained = 0;
