@@ -67,8 +67,8 @@ def check_pipeline(binary, bench, tmp):
     harness.check(len(bullets) == 1 and "its p2p wait, in a pipeline bubble of 271.000 ms a step (53.2 % of its step)"
                   in bullets[0], f"receive pipeline: the bullet quotes the bubble beside the p2p wait: {bullets}")
     header = text_of(binary, "profile", text_run)
-    harness.check("step analyze, advise and compare time is torch_npu's own: span = Stage, step = Stage +" in header,
-                  "profile's header: torch_npu ranks keep torch_npu's step")
+    harness.check("step analyze, advise and compare time is the span, torch_npu's own step: Stage + Bubble" in header,
+                  "profile's header: torch_npu ranks keep torch_npu's step, which the span column shows")
     packets = finding(binary, text_run, "communication.small_packets")
     if harness.check(packets is not None, "batchSendRecv pipeline: communication.small_packets fires"):
         harness.check(not any("batch_isend_irecv" in api for api in packets["apis"]) and

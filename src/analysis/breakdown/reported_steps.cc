@@ -69,9 +69,9 @@ bool BreakdownFromReported(const Trace& trace, RankBreakdown* result, std::strin
     why = trace.metadata().truncated
               ? "the timeline is cut off " + std::string(where) +
                     " (copy the rank's whole trace_view.json, or its ascend_pytorch_profiler_*.db)"
-              : "no trace_view.json or profiler database (export it with "
-                "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text), "
-                "or copy the Db export's ascend_pytorch_profiler_*.db with the rank)";
+              : "no trace_view.json or profiler database (copy the Text export's trace_view.json or the Db "
+                "export's ascend_pytorch_profiler_*.db with the rank; a run that wrote neither: "
+                "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text))";
   }
   result->warnings.push_back(result->path + std::string(lead) +
                              "the step split is torch_npu's own (step_trace_time.csv or analysis.db StepTraceTime); "

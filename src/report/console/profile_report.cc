@@ -105,10 +105,10 @@ std::string RenderProfileText(const ProfileResult& result, bool wide_names) {
   });
   // torch_npu ranks keep torch_npu's own step, as analyze, advise and compare time it.
   out += !any_npu    ? "step analyze, advise and compare time is the longer of the two;\n"
-         : any_other ? "step analyze, advise and compare time is the longer of the two (torch_npu ranks: span =\n"
-                       "Stage, and the step is Stage + Bubble, torch_npu's own);\n"
-                     : "step analyze, advise and compare time is torch_npu's own: span = Stage, step = Stage +\n"
-                       "Bubble;\n";
+         : any_other ? "step analyze, advise and compare time is the longer of the two (torch_npu ranks: the\n"
+                       "span, torch_npu's own step: Stage + Bubble);\n"
+                     : "step analyze, advise and compare time is the span, torch_npu's own step: Stage + Bubble\n"
+                       "(Bubble 0 off pipelines);\n";
   out += "host side: wait = device idle until the host launched (waits = how often), launch = mean\n";
   out += "launch-to-start latency, gaps = idle between work on each stream, queue = launched but unfinished\n";
   out += "work (max, time-weighted mean)";
@@ -150,7 +150,7 @@ void WriteProfileJson(const ProfileResult& result, const std::vector<std::string
     w.Key("device_events").Uint(rank.device_events);
     w.Key("device_events_outside_steps").Uint(rank.device_events_outside_steps);
     w.Key("device_count").Uint(rank.device_count);
-    WriteStepsJson(rank.steps, rank.incomplete_steps, rank.total, &w);
+    WriteStepsJson(rank.steps, rank.incomplete_steps, rank.total, rank.definitions, &w);
     if (i < result.splits.size()) WriteComputingSplitJson(result.splits[i], &w);
     w.Key("devices").BeginArray();
     for (const DeviceTimeBreakdown& device : rank.devices) WriteDeviceJson(device, &w);

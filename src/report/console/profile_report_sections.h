@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 // The sections `tuneprof profile` renders, one file each by concern (profile_*.cc): each section's text and
 // JSON writer. Private to report/console; profile_report.h is the interface.
 #include <cstddef>
@@ -21,8 +22,9 @@ void AppendTorchNpuTable(const std::vector<StepBreakdown>& steps, std::string* o
 void AppendHtaText(const HtaRankBreakdown& hta, std::string* out);
 void AppendComputingSplitText(const TimeSplit& split, std::string* out);
 void WriteComputingSplitJson(const TimeSplit& split, JsonWriter* w);
+// With the rank's definitions, each step and the total also carry `step_us`, the step every command times.
 void WriteStepsJson(const std::vector<StepBreakdown>& steps, const std::vector<StepBreakdown>& incomplete,
-                    const StepBreakdown& total, JsonWriter* w);
+                    const StepBreakdown& total, std::optional<StepDefinitions> definitions, JsonWriter* w);
 void WriteDeviceJson(const DeviceTimeBreakdown& device, JsonWriter* w);
 // HTA's temporal breakdown; `extras` writes the rank's further HTA keys inside the same object.
 void WriteHtaJson(const HtaRankBreakdown& hta, JsonWriter* w, const std::function<void()>& extras);

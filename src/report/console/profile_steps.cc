@@ -69,10 +69,12 @@ void WriteHostJson(const HostSideBreakdown& h, JsonWriter* w) {
   w->EndObject();
 }
 
-void WriteStepJson(const StepBreakdown& s, JsonWriter* w) {
+// `step_ns`: the step every command times (StepTimeNs), written for a rank's steps, not a device's.
+void WriteStepJson(const StepBreakdown& s, std::optional<int64_t> step_ns, JsonWriter* w) {
   w->BeginObject();
   JsonIntField(*w, "step", s.step);
   w->Key("wall_us").Double(Micros(s.wall_ns));
+  if (step_ns) w->Key("step_us").Double(Micros(*step_ns));
   w->Key("computing_us").Double(Micros(s.computing_ns));
   w->Key("communication_us").Double(Micros(s.communication_ns));
   w->Key("communication_not_overlapped_us").Double(Micros(s.communication_not_overlapped_ns));
@@ -196,15 +198,22 @@ void WriteComputingSplitJson(const TimeSplit& split, JsonWriter* w) {
 }
 
 void WriteStepsJson(const std::vector<StepBreakdown>& steps, const std::vector<StepBreakdown>& incomplete,
-                    const StepBreakdown& total, JsonWriter* w) {
+                    const StepBreakdown& total, std::optional<StepDefinitions> definitions, JsonWriter* w) {
+  const auto step_ns = [&](const StepBreakdown& s) {
+    return definitions ? std::optional<int64_t>(StepTimeNs(s, *definitions)) : std::nullopt;
+  };
+  int64_t steps_ns = 0;
   w->Key("steps").BeginArray();
-  for (const StepBreakdown& step : steps) WriteStepJson(step, w);
+  for (const StepBreakdown& step : steps) {
+    steps_ns += StepTimeNs(step, definitions.value_or(StepDefinitions::kTorchNpu));
+    WriteStepJson(step, step_ns(step), w);
+  }
   w->EndArray();
   w->Key("incomplete_steps").BeginArray();
-  for (const StepBreakdown& step : incomplete) WriteStepJson(step, w);
+  for (const StepBreakdown& step : incomplete) WriteStepJson(step, step_ns(step), w);
   w->EndArray();
   w->Key("total");
-  WriteStepJson(total, w);
+  WriteStepJson(total, definitions ? std::optional<int64_t>(steps_ns) : std::nullopt, w);
 }
 
 void WriteDeviceJson(const DeviceTimeBreakdown& device, JsonWriter* w) {
@@ -212,7 +221,7 @@ void WriteDeviceJson(const DeviceTimeBreakdown& device, JsonWriter* w) {
   w->Key("type").String(device.device == kNoIndex ? std::string_view("unknown") : DeviceTypeName(device.type));
   JsonIdField(*w, "id", device.id);
   w->Key("device_events_outside_steps").Uint(device.device_events_outside_steps);
-  WriteStepsJson(device.steps, device.incomplete_steps, device.total, w);
+  WriteStepsJson(device.steps, device.incomplete_steps, device.total, std::nullopt, w);
   w->EndObject();
 }
 
