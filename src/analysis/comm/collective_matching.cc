@@ -21,7 +21,8 @@ std::optional<int64_t> MatchPeerOf(const Collective& c, int64_t rank, PairPeers*
 
 }  // namespace
 
-std::map<CollectiveMatchKey, std::vector<MatchedArrival>> MatchAcrossRanks(const std::vector<RankCommunication>& ranks) {
+std::map<CollectiveMatchKey, std::vector<MatchedArrival>> MatchAcrossRanks(
+    const std::vector<RankCommunication>& ranks) {
   std::map<CollectiveMatchKey, std::vector<MatchedArrival>> by_key;
   PairPeers pairs;
   for (size_t r = 0; r < ranks.size(); ++r) {
@@ -31,8 +32,7 @@ std::map<CollectiveMatchKey, std::vector<MatchedArrival>> MatchAcrossRanks(const
     for (const Collective& c : ranks[r].collectives) {
       if (const std::optional<int64_t> peer = MatchPeerOf(c, rank, &pairs, &chain)) {
         const int64_t ordinal = next_ordinal[{c.group, *peer}]++;
-        by_key[{c.group, ordinal, std::min(rank, *peer), std::max(rank, *peer)}].push_back(
-            MatchedArrival{r, &c, true});
+        by_key[{c.group, ordinal, std::min(rank, *peer), std::max(rank, *peer)}].push_back(MatchedArrival{r, &c, true});
       } else {
         by_key[{c.group, c.sequence, kNoId, kNoId}].push_back(MatchedArrival{r, &c});
       }
