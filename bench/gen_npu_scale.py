@@ -19,7 +19,10 @@
 
     python3 bench/gen_npu_scale.py ranks --out DIR [--ranks 2000]
         N small rank directories: bench/gen_cluster.py's torch_npu layout with 2 steps of 4 layers a rank
-        (trace_view.json, kernel_details.csv, step_trace_time.csv, communication.json, profiler_info).
+        (trace_view.json, kernel_details.csv, step_trace_time.csv, communication.json, profiler_info), one
+        all-reduce a step: rank 3 arrives 2 ms late at each, and the hosts' clocks are 5 ms apart (rank r's moved
+        by 5 ms x (r % 3 - 1)), so the clocks differ by 0, 5 and 10 ms from rank 0's. The truth gen_cluster.py
+        prints (straggler, clock_offsets_us, wait_us_per_step) is printed with the ranks.
 
 The shapes of the events and rows are those of gen_cluster.py's torch_npu layout (trace_events.npu_x's
 fields, absolute epoch µs with ns digits); only the sizes differ.
@@ -249,9 +252,12 @@ def write_rank(args):
 
 def write_ranks(args):
     here = os.path.dirname(os.path.abspath(__file__))
-    subprocess.run([sys.executable, os.path.join(here, "gen_cluster.py"), "--out", args.out, "--ranks", str(args.ranks),
-                    "--steps", "2", "--layers", "4", "--layout", "torch_npu"], check=True, stdout=subprocess.DEVNULL)
-    print(json.dumps({"ranks": args.ranks, "out": args.out}))
+    done = subprocess.run([sys.executable, os.path.join(here, "gen_cluster.py"), "--out", args.out, "--ranks",
+                           str(args.ranks), "--steps", "2", "--layers", "4", "--layout", "torch_npu"], check=True,
+                          stdout=subprocess.PIPE, text=True)
+    truth = json.loads(done.stdout)
+    print(json.dumps({"ranks": args.ranks, "out": args.out, "straggler": truth["straggler"],
+                      "clock_offsets_us": truth["clock_offsets_us"], "wait_us_per_step": truth["wait_us_per_step"]}))
 
 
 def main():

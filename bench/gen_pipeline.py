@@ -20,6 +20,10 @@ schedule's fill / drain (PP - 1 micro-batches' worth) is left.
 --layout text writes the rank directories (text export without trace_view.json, as a run that did not keep it):
     OUT/rank{r}_ascend_pt/profiler_info_{r}.json, profiler_metadata.json (parallel_group_info pp / dp groups)
     OUT/rank{r}_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv, communication.json, kernel_details.csv
+Each rank's HCCL ops are under its own groups, as torch_npu writes them: the p2p ops under its pp group
+(ranks d, d + DP, ...), the all-reduce under its dp group (its stage's ranks), each named "op@<hash>" by the hash of
+the group's parallel_group_info id (HCCL's two 32-bit polynomial hashes side by side); --shared-group-hash puts
+every rank's p2p ops under one hash and its all-reduces under another that the metadata does not list.
 --layout timeline writes the same directories with ASCEND_PROFILER_OUTPUT/trace_view.json too (Python
 ProfilerStep#N, CANN launches with HostToDevice flows to the AI_CORE tasks and to the HCCL ops), laid out as
 the model says: per micro-batch its compute task then its p2p op, then the all-reduce, then the gap.
@@ -58,7 +62,7 @@ pipeline.bubble (gain: half the bubble, what doubling the micro-batches or two v
     python3 bench/gen_pipeline.py --out DIR [--stage-ms 231,400] [--dp 2] [--microbatches 8] [--steps 3]
                                   [--wait-ops batch|receive] [--layout text|timeline|cluster|kineto|db]
                                   [--pg-names pipeline|none|unnamed] [--peer-args] [--schedule forward|1f1b]
-                                  [--without-metadata-json]
+                                  [--without-metadata-json] [--shared-group-hash]
 """
 import argparse
 import json
@@ -78,8 +82,11 @@ CLUSTER_HEADER = ("Step,Type,Index,Computing,Communication(Not Overlapped),Overl
 KERNEL_HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),"
                  "Duration(us),Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,"
                  "Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID")
+# --shared-group-hash: every rank's p2p ops under one hash and its all-reduces under another, neither of them a
+# group profiler_metadata.json lists (as a run whose metadata lost its groups).
 DP_HASH = "17522688603477080586"
 PP_HASH = "9876543210987654321"
+GROUP_ID_PREFIX = "10.0.0.1%enp189s0f1_60000_0_"  # HCCL names a group by its root's address, port and a time
 IMBALANCE = 0.10
 BUBBLE_SHARE = 0.10  # pipeline.bubble fires on a stage whose bubble is above this share of its step
 
@@ -248,6 +255,31 @@ def ms(v):
     return f"{v:.3f}"
 
 
+def hccl_hash(group_id):
+    """The id HCCL's outputs give the group parallel_group_info lists as group_id (communication.json's
+    "op@<id>", the Db export's groupName): two 32-bit polynomial hashes of the name (primes 29 and 131) side by
+    side, in decimal."""
+    high = low = 0
+    for c in group_id.encode():
+        high = (high * 29 + c) & 0xFFFFFFFF
+        low = (low * 131 + c) & 0xFFFFFFFF
+    return str((high << 32) | low)
+
+
+def group_id(kind, index):
+    """parallel_group_info's id of the default group (index 0), pp group j or dp group s."""
+    return f"{GROUP_ID_PREFIX}{1736408883000000 + {'default': 0, 'pp': 1000, 'dp': 2000}[kind] + index}"
+
+
+def rank_hashes(args, rank):
+    """(p2p group, all-reduce group) of a rank's HCCL ops: its pp group (rank % DP) and its dp group (its
+    stage), one hash per real group as torch_npu writes them; with --shared-group-hash one pair for all ranks
+    that the metadata does not name."""
+    if args.shared_group_hash:
+        return PP_HASH, DP_HASH
+    return hccl_hash(group_id("pp", rank % args.dp)), hccl_hash(group_id("dp", rank // args.dp))
+
+
 def step_rows(args, stage):
     """[step, computing, comm not overlapped, overlapped, comm, free, stage, bubble, exclude receive] in µs."""
     compute = stage["computing_ms"]
@@ -276,8 +308,10 @@ def bandwidth(size_mb, ms_):
     return {"RDMA": zero, "HCCS": one, "PCIE": zero, "SDMA": one, "SIO": zero}
 
 
-def communication(args, stage, step_ms):
-    """Per step: MICROBATCHES p2p ops sharing the stage's wait, each moving 0.5 ms of data, and one all-reduce."""
+def communication(args, stage, step_ms, rank):
+    """Per step: MICROBATCHES p2p ops sharing the stage's wait, each moving 0.5 ms of data, and one all-reduce,
+    under the rank's pp and dp groups."""
+    pp_hash, dp_hash = rank_hashes(args, rank)
     prefix = "hcom_receive_" if args.wait_ops == "receive" else "hcom_batchSendRecv_"
     doc = {}
     wait_each = stage["p2p_wait_ms"] / args.microbatches
@@ -285,14 +319,14 @@ def communication(args, stage, step_ms):
         t = T0_US + k * step_ms * 1e3
         p2p, collective = {}, {}
         for m in range(args.microbatches):
-            name = f"{prefix}_{PP_HASH[-3:]}_{k * args.microbatches + m}_1@{PP_HASH}"
+            name = f"{prefix}_{pp_hash[-3:]}_{k * args.microbatches + m}_1@{pp_hash}"
             p2p[name] = {"Communication Time Info": time_info(t + m * 1e3, wait_each + TRANSIT_MS, wait_each),
                          "Communication Bandwidth Info": bandwidth(8.0, 0.5)}
         p2p["Total Op Info"] = {"Communication Time Info": time_info(None, stage["p2p_ms"], stage["p2p_wait_ms"]),
                                 "Communication Bandwidth Info": bandwidth(8.0 * args.microbatches,
                                                                           0.5 * args.microbatches)}
         p2p["Total Op Info"]["Communication Time Info"].pop("Start Timestamp(us)")
-        name = f"hcom_allReduce__{DP_HASH[-3:]}_{k}_1@{DP_HASH}"
+        name = f"hcom_allReduce__{dp_hash[-3:]}_{k}_1@{dp_hash}"
         collective[name] = {"Communication Time Info": time_info(t + step_ms * 1e3 - 8e3, ALLREDUCE_MS, 0.2),
                             "Communication Bandwidth Info": bandwidth(64.0, ALLREDUCE_MS - 0.2)}
         collective["Total Op Info"] = {"Communication Time Info": time_info(None, ALLREDUCE_MS, 0.2),
@@ -315,15 +349,15 @@ def kernels(args, stage):
 
 
 def metadata(args, rank, pp):
-    groups = {"default_group_0": {"group_name": "default_group", "group_rank": rank,
-                                  "global_ranks": list(range(pp * args.dp))}}
+    groups = {group_id("default", 0): {"group_name": "default_group", "group_rank": rank,
+                                       "global_ranks": list(range(pp * args.dp))}}
     for j in range(args.dp):
         members = [s * args.dp + j for s in range(pp)]
-        groups[f"pp_{j}"] = {"group_name": "pp", "group_rank": members.index(rank) if rank in members else -1,
+        groups[group_id("pp", j)] = {"group_name": "pp", "group_rank": members.index(rank) if rank in members else -1,
                              "global_ranks": members}
     for s in range(pp):
         members = [s * args.dp + d for d in range(args.dp)]
-        groups[f"dp_{s}"] = {"group_name": "dp", "group_rank": members.index(rank) if rank in members else -1,
+        groups[group_id("dp", s)] = {"group_name": "dp", "group_rank": members.index(rank) if rank in members else -1,
                              "global_ranks": members}
     return {"distributed_args": {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": pp,
                                  "data_parallel_size": args.dp, "rank": rank, "world_size": pp * args.dp},
@@ -385,7 +419,7 @@ class Timeline:
         return json.dumps(meta + self.events, separators=(",", ":"))
 
 
-def device_schedule(args, stage):
+def device_schedule(args, stage, rank):
     """The rank's steps as stage_model lays them out, back to back from T0: per step its number, its ProfilerStep
     range and its device items (name, start ns, end ns, on the HCCL track): per micro-batch its compute task then
     its p2p op, then the all-reduce, then the gap; and a last task after the last step, which closes its gap as the
@@ -395,6 +429,7 @@ def device_schedule(args, stage):
     each_p = ns(stage["p2p_ms"] / args.microbatches)
     step_ns = args.microbatches * (each_c + each_p) + ns(ALLREDUCE_MS) + ns(FREE_MS)
     prefix = "hcom_receive_" if args.wait_ops == "receive" else "hcom_batchSendRecv_"
+    pp_hash, dp_hash = rank_hashes(args, rank)
     t0 = round(T0_US * 1000)
     steps = []
     for k in range(args.steps):
@@ -403,9 +438,9 @@ def device_schedule(args, stage):
         for m in range(args.microbatches):
             items.append(("aclnnMatmul_MatMulV3_MatMulV3", t, t + each_c, False))
             t += each_c
-            items.append((f"{prefix}_{PP_HASH[-3:]}_{k * args.microbatches + m}_1", t, t + each_p, True))
+            items.append((f"{prefix}_{pp_hash[-3:]}_{k * args.microbatches + m}_1", t, t + each_p, True))
             t += each_p
-        items.append((f"hcom_allReduce__{DP_HASH[-3:]}_{k}_1", t, t + ns(ALLREDUCE_MS), True))
+        items.append((f"hcom_allReduce__{dp_hash[-3:]}_{k}_1", t, t + ns(ALLREDUCE_MS), True))
         steps.append((k + 1, start - 20000, start + step_ns - 20000, items))
     closing = ("aclnnMatmul_MatMulV3_MatMulV3", t0 + args.steps * step_ns, t0 + args.steps * step_ns + 1000, False)
     return steps, closing
@@ -414,7 +449,7 @@ def device_schedule(args, stage):
 def timeline(args, stage, rank):
     """trace_view.json of one rank, laid out as device_schedule says."""
     tl = Timeline(rank)
-    steps, closing = device_schedule(args, stage)
+    steps, closing = device_schedule(args, stage, rank)
     for number, start, end, items in steps:
         tl.step(number, start, end)
         for item in items:
@@ -515,7 +550,7 @@ def write_text(args, stages, with_timeline=False):
             for row in step_rows(args, stage):
                 lines.append(",".join([str(row[0])] + [ms(v) for v in row[1:]] + ["0.000"]))
             write(os.path.join(out, "step_trace_time.csv"), "\n".join(lines) + "\n")
-            write(os.path.join(out, "communication.json"), json.dumps(communication(args, stage, stage["step_ms"])))
+            write(os.path.join(out, "communication.json"), json.dumps(communication(args, stage, stage["step_ms"], rank)))
             write(os.path.join(out, "kernel_details.csv"), kernels(args, stage))
             if with_timeline:
                 write(os.path.join(out, "trace_view.json"), timeline(args, stage, rank))
@@ -540,9 +575,10 @@ def profiler_db(args, stage, rank, pp, path):
     string = StringTable()
     tid = PY_PID + 11 * rank
     apis, steps_rows, cann, tasks, infos, ops = [], [], [], [], [], []
-    schedule, closing = device_schedule(args, stage)
+    schedule, closing = device_schedule(args, stage, rank)
     connection = 1000
     wait_each = round(stage["p2p_wait_ms"] / args.microbatches * 1e6)
+    pp_hash, dp_hash = rank_hashes(args, rank)
     for number, start, end, items in schedule:
         apis.append((start, end, tid, None, string(f"ProfilerStep#{number}"), -1, 0, 50001, 0))
         steps_rows.append((number, start, end))
@@ -551,7 +587,7 @@ def profiler_db(args, stage, rank, pp, path):
         cann.append((start - 5000, start - 2000, 10000, tid, connection, string("Node@launch")))
         if on_hccl:
             p2p = not name.startswith("hcom_allReduce")
-            group, op_type = (PP_HASH, name.split("__")[0] + "_") if p2p else (DP_HASH, "hcom_allReduce_")
+            group, op_type = (pp_hash, name.split("__")[0] + "_") if p2p else (dp_hash, "hcom_allReduce_")
             ops.append((string(name), start, end, connection, string(group), len(ops) + 1, string(op_type),
                         wait_each if p2p else round(0.2e6)))
         else:
@@ -567,12 +603,12 @@ def profiler_db(args, stage, rank, pp, path):
     write_sqlite(path, tables)
 
 
-def analysis_db(args, stage, step_ms, path):
+def analysis_db(args, stage, step_ms, rank, path):
     """analysis.db: step_trace_time.csv as StepTraceTime (µs) and communication.json's ops as CommAnalyzerTime
     (ms; the op and its group in two columns, the section in type), as the Db export writes them."""
     steps = [(str(row[0]), *[round(v, 3) for v in row[1:]], 0.0) for row in step_rows(args, stage)]
     ops = []
-    for step, sections in communication(args, stage, step_ms).items():
+    for step, sections in communication(args, stage, step_ms, rank).items():
         for section, entries in sections.items():
             for name, op in entries.items():
                 if name == "Total Op Info":
@@ -642,7 +678,7 @@ def write_db(args, stages):
             if not args.without_metadata_json:
                 write(os.path.join(top, "profiler_metadata.json"), json.dumps(metadata(args, rank, pp)))
             profiler_db(args, stage, rank, pp, os.path.join(out, f"ascend_pytorch_profiler_{rank}.db"))
-            analysis_db(args, stage, stage["step_ms"], os.path.join(out, "analysis.db"))
+            analysis_db(args, stage, stage["step_ms"], rank, os.path.join(out, "analysis.db"))
 
 
 def write_cluster(args, stages):
@@ -675,6 +711,10 @@ def main():
     parser.add_argument("--schedule", choices=("forward", "1f1b"), default="forward",
                         help="kineto: the forward chain alone, or 1F1B with the gradients sent back over the same "
                              "groups")
+    parser.add_argument("--shared-group-hash", action="store_true",
+                        help="text / timeline / db: every rank's p2p ops under one HCCL group hash and its all-reduces "
+                             "under another, neither listed in profiler_metadata.json (default: a hash per pp / dp "
+                             "group, each the hash of its parallel_group_info id, as torch_npu writes them)")
     parser.add_argument("--without-metadata-json", action="store_true",
                         help="db: no profiler_metadata.json beside the databases (the groups only in META_DATA)")
     args = parser.parse_args()

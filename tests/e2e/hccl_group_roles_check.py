@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """comm's per-group role on generated torch_npu pipeline runs (bench/gen_pipeline.py, text and timeline
-layouts) whose communication.json groups carry hashes profiler_metadata.json does not name: the group of
-batchSendRecv / receive operators is a pipeline group (role pp, inferred: HCCL's operator names are the
-primitive), in `comm --json` groups[] and domains[] and in the text's per-group table, as the pipeline
-stages read it.
+layouts, --shared-group-hash) whose communication.json groups carry hashes profiler_metadata.json does not
+name: the group of batchSendRecv / receive operators is a pipeline group (role pp, inferred: HCCL's operator
+names are the primitive), in `comm --json` groups[] and domains[] and in the text's per-group table, as the
+pipeline stages read it.
 
 Usage: hccl_group_roles_check.py TUNEPROF GEN_PIPELINE_PY
 """
@@ -20,7 +20,8 @@ def main():
     for layout, wait_ops in (("text", "batch"), ("timeline", "receive")):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, layout)
-            subprocess.run([sys.executable, generator, "--out", out, "--layout", layout, "--wait-ops", wait_ops],
+            subprocess.run([sys.executable, generator, "--out", out, "--layout", layout, "--wait-ops", wait_ops,
+                            "--shared-group-hash"],
                            capture_output=True, text=True, check=True)
             doc = run_json(binary, ["comm", "--json", out])
             if doc is None:

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The group of each HCCL operator on a torch_npu timeline: the timeline's hcom_* events carry none, and
 communication.json lists each op as "<name>@<group>". On generated pipeline runs with a timeline
-(bench/gen_pipeline.py --layout timeline; a pp group of batchSendRecv ops and a dp group of all-reduces),
-`comm --json` must give every hcom_* collective the group communication.json names for it (read here from
-the raw file), the p2p ops and the all-reduces in their two groups, and `profile --critical-path` must
+(bench/gen_pipeline.py --layout timeline; each rank's batchSendRecv ops in its pp group and its all-reduces in
+its dp group), `comm --json` must give every hcom_* collective the group communication.json names for it (read
+here from the raw file), the p2p ops and the all-reduces never in one group, and `profile --critical-path` must
 name the groups of the collectives it chains (no "group ?"). A copy whose communication.json lists the ops
 in other steps (an hour off) leaves them without a group, as before.
 
@@ -57,7 +57,11 @@ def main():
             wrong = [(r, n, g, want.get((r, n))) for r, n, g in got if g != want.get((r, n))]
             c.check("each takes communication.json's group", not wrong, str(wrong[:3]))
             kinds = {("allReduce" in n, g) for _, n, g in got}
-            c.check("p2p ops and all-reduces in their own groups", len({g for _, g in kinds}) == 2, str(kinds))
+            p2p_groups = {g for all_reduce, g in kinds if not all_reduce}
+            all_reduce_groups = {g for all_reduce, g in kinds if all_reduce}
+            c.check("p2p ops and all-reduces in their own groups (two pp, two dp)",
+                    len(p2p_groups) == 2 and len(all_reduce_groups) == 2 and not p2p_groups & all_reduce_groups,
+                    str(kinds))
         result = c.run(["profile", "--critical-path", run])
         c.check("critical path names its groups", result is not None and result[0] == 0 and "group ?" not in result[1]
                 and "(group " in result[1], result and result[1][-400:])

@@ -12,7 +12,12 @@
 // plus the anchor's. An offset is applied (subtracted from the rank's starts before wait and
 // straggler analysis) when at least kMinAlignmentSamples collectives support it, it is at least
 // kMinAppliedOffsetNs, and it exceeds three times its uncertainty; smaller offsets are ranks on one clock,
-// and what is left of them counts toward the uncertainty the straggler must exceed.
+// and what is left of them counts toward the uncertainty the straggler must exceed. Two collectives are
+// enough: a profile of two steps with one all-reduce each is common, and two ends that agree on an offset of
+// milliseconds are a clock, not noise (noise of a synchronizing collective's end is microseconds). Left
+// unapplied there, the offset itself would count as doubt, the straggler would go unnamed and the arrivals
+// would be compared on clocks known to be wrong, while the per-rank tests of durations (no clock in them)
+// named the late rank.
 //
 // Cost: O(passes × matched arrivals), passes = the depth of the rank graph groups form (1 when the
 // reference rank is in a group with every rank).
@@ -24,7 +29,7 @@
 
 namespace tuneprof {
 
-constexpr uint64_t kMinAlignmentSamples = 3;
+constexpr uint64_t kMinAlignmentSamples = 2;      // one end alone gives no uncertainty to test the offset against
 constexpr int64_t kMinAppliedOffsetNs = 100'000;  // 100 µs: below this, one host's clock or NTP at its best
 
 struct RankClockOffset {

@@ -90,6 +90,32 @@ TEST(ClockAlignmentTest, OneClockIsLeftAlone) {
   EXPECT_GE(clocks.ranks[1].residual_ns(), std::abs(*clocks.ranks[1].offset_ns));  // unapplied: still doubt
 }
 
+// A profile of two steps, one all-reduce each, on hosts whose clocks differ by exactly 5 and 10 ms (as
+// bench/gen_cluster.py skews them), rank 3 arriving 2 ms late: both ends agree on each offset, which is taken
+// out, and the late rank is named, as the per-rank tests of durations name it. With the offsets left in, rank 2
+// (10 ms ahead) would look last, and the 20 ms of unapplied offsets would hide every straggler.
+TEST(ClockAlignmentTest, TwoCollectivesAgreeingOnExactOffsetsAreEnough) {
+  const std::vector<RankPlan> plans = {{0, 0, 0}, {5 * kMs, 0, 0}, {10 * kMs, 0, 0}, {0, 2 * kMs, 0}};
+  const CrossRankCommunication x = AnalyzeAcrossRanks(Generate(plans, 2));
+  for (size_t r = 1; r < 3; ++r) {
+    ASSERT_TRUE(x.clocks.ranks[r].offset_ns) << r;
+    EXPECT_EQ(*x.clocks.ranks[r].offset_ns, plans[r].skew_ns) << r;
+    EXPECT_EQ(x.clocks.ranks[r].uncertainty_ns, 0) << r;
+    EXPECT_TRUE(x.clocks.ranks[r].applied) << r;
+  }
+  EXPECT_FALSE(x.clocks.ranks[3].applied);
+  EXPECT_TRUE(x.clocks.applied);
+  ASSERT_TRUE(x.straggler_rank);
+  EXPECT_EQ(*x.straggler_rank, 3);
+  EXPECT_TRUE(x.straggler_stands_out) << x.straggler_reason;
+  EXPECT_FALSE(x.straggler_within_clock_uncertainty);
+  EXPECT_EQ(x.straggler_lateness_ns, 2 * kMs);
+  // One collective gives no spread to test an offset against: it stays in, and counts as doubt.
+  const ClockAlignment one = EstimateClockOffsets(Generate(plans, 1));
+  EXPECT_FALSE(one.applied);
+  EXPECT_EQ(one.ranks[2].residual_ns(), 10 * kMs);
+}
+
 // Ends that wander by ±1 ms cannot place a clock to better than that: a rank last by 0.2 ms is not named.
 TEST(ClockAlignmentTest, NoStragglerWithinTheClocksUncertainty) {
   const std::vector<RankPlan> plans = {{0, 0, 1 * kMs}, {5 * kMs, 200 * kUs, 1 * kMs}};

@@ -4,56 +4,17 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <tuple>
 #include <utility>
 
+#include "analysis/comm/collective_matching.h"
 #include "analysis/comm/comm_links.h"
 #include "analysis/comm/comm_text.h"
-#include "analysis/comm/pipeline_peers.h"
 #include "analysis/core/intervals.h"
 
 namespace tuneprof {
 namespace {
 
-struct Arrival {
-  size_t rank_index = 0;
-  const Collective* collective = nullptr;
-  bool by_peer = false;  // a send / recv matched with its peer's kernel (MatchPeerOf), not by sequence
-};
-
-// (group, sequence, kNoId, kNoId) for a collective; (group, the pair's ordinal, lower rank, higher rank) for a
-// send / recv matched by its peer.
-using MatchKey = std::tuple<std::string, int64_t, int64_t, int64_t>;
-
-// The peer a send / recv of `rank` exchanges with, where its group has more than two ranks: the one its
-// kernel names, else the next / previous member of a forward chain (pipeline_peers.h). In such a group the
-// group's sequence counts what the rank exchanges with every peer, so the k-th kernels of two ranks are not
-// one transfer; the k-th kernel of a pair is (NCCL runs one pair's calls in order). nullopt for a two-rank
-// group (its sequence pairs the kernels) and where the peer is unknown.
-std::optional<int64_t> MatchPeerOf(const Collective& c, int64_t rank, PairPeers* pairs, ChainPeers* chain) {
-  if (c.type != CollectiveType::kSendRecv || pairs->Of(c.group_ranks, rank)) return std::nullopt;
-  if (c.peer != kNoId && c.peer != rank) return c.peer;
-  return chain->Of(c);
-}
-
-std::map<MatchKey, std::vector<Arrival>> GroupByKey(const std::vector<RankCommunication>& ranks) {
-  std::map<MatchKey, std::vector<Arrival>> by_key;
-  PairPeers pairs;
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    const int64_t rank = ranks[r].rank;
-    ChainPeers chain(ranks[r]);
-    std::map<std::pair<std::string_view, int64_t>, int64_t> next_ordinal;  // (group, peer)
-    for (const Collective& c : ranks[r].collectives) {
-      if (const std::optional<int64_t> peer = MatchPeerOf(c, rank, &pairs, &chain)) {
-        const int64_t ordinal = next_ordinal[{c.group, *peer}]++;
-        by_key[{c.group, ordinal, std::min(rank, *peer), std::max(rank, *peer)}].push_back(Arrival{r, &c, true});
-      } else {
-        by_key[{c.group, c.sequence, kNoId, kNoId}].push_back(Arrival{r, &c});
-      }
-    }
-  }
-  return by_key;
-}
+using Arrival = MatchedArrival;
 
 bool OneType(const std::vector<Arrival>& arrivals) {
   return std::all_of(arrivals.begin(), arrivals.end(),
@@ -586,7 +547,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   const std::vector<int64_t> stages = StagesByIndex(ranks, out.pipeline);
   std::vector<std::vector<int64_t>> margins(ranks.size());
   OperatorDiffs diffs;
-  for (const auto& [key, arrivals] : GroupByKey(ranks)) {
+  for (const auto& [key, arrivals] : MatchAcrossRanks(ranks)) {
     if (arrivals.size() < 2 || !OneType(arrivals)) {
       out.unmatched_collectives += arrivals.size();
       continue;

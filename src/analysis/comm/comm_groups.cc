@@ -4,9 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/comm/collective_matching.h"
 #include "analysis/comm/comm_links.h"
 #include "analysis/comm/parallel_roles.h"
 #include "analysis/core/cpu_work.h"
@@ -102,35 +104,35 @@ void AddTimelineCollective(int64_t rank, const Collective& c, CommGroupSummary* 
   }
 }
 
-// The rank whose late arrivals cost the group's other ranks the most waiting (comm_cross_rank.h's rule),
-// its arrivals compared on one clock: each rank's start less the offset the run's alignment applied, as the
-// straggler is found (a rank whose clock runs ahead is not late).
+// The rank whose late arrivals cost the group's other ranks the most waiting (comm_cross_rank.h's rule), over
+// the collectives as the cross-rank waits match them (collective_matching.h: a send / recv of a larger
+// communicator with its peer's kernel), its arrivals compared on one clock: each rank's start less the
+// offset the run's alignment applied, as the straggler is found (a rank whose clock runs ahead is not late).
 void NameSlowestTimelineRanks(const std::vector<RankCommunication>& ranks, const ClockAlignment& clocks,
                               GroupTable* table) {
-  struct Arrival {
-    int64_t rank;
-    const Collective* c;
-    int64_t start_ns;  // on the reference rank's clock
+  auto aligned_start = [&](const MatchedArrival& a) {
+    const int64_t correction = a.rank_index < clocks.ranks.size() ? clocks.ranks[a.rank_index].correction_ns() : 0;
+    return a.collective->start_ns - correction;
   };
-  std::map<std::pair<std::string, int64_t>, std::vector<Arrival>> by_key;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    const RankCommunication& r = ranks[i];
-    const int64_t correction = i < clocks.ranks.size() ? clocks.ranks[i].correction_ns() : 0;
-    for (const Collective& c : r.collectives) {
-      if (CountsOnTimeline(r, c)) by_key[{c.group, c.sequence}].push_back({r.rank, &c, c.start_ns - correction});
-    }
-  }
   std::map<std::string, std::map<int64_t, int64_t>> caused;  // group -> rank -> others' wait
-  for (const auto& [key, arrivals] : by_key) {
+  for (const auto& [key, matched] : MatchAcrossRanks(ranks)) {
+    std::vector<MatchedArrival> arrivals;
+    for (const MatchedArrival& a : matched) {
+      if (CountsOnTimeline(ranks[a.rank_index], *a.collective)) arrivals.push_back(a);
+    }
     if (arrivals.size() < 2) continue;
-    const auto& first_type = arrivals[0].c->type;  // (clang cannot capture a structured binding)
-    if (std::any_of(arrivals.begin(), arrivals.end(), [&](const Arrival& a) { return a.c->type != first_type; }))
+    const CollectiveType first_type = arrivals[0].collective->type;
+    if (std::any_of(arrivals.begin(), arrivals.end(),
+                    [&](const MatchedArrival& a) { return a.collective->type != first_type; }))
       continue;
-    const Arrival& last = *std::max_element(arrivals.begin(), arrivals.end(),
-                                            [](const Arrival& a, const Arrival& b) { return a.start_ns < b.start_ns; });
+    const MatchedArrival& last = *std::max_element(
+        arrivals.begin(), arrivals.end(),
+        [&](const MatchedArrival& a, const MatchedArrival& b) { return aligned_start(a) < aligned_start(b); });
     int64_t wait = 0;
-    for (const Arrival& a : arrivals) wait += std::clamp<int64_t>(last.start_ns - a.start_ns, 0, a.c->duration_ns);
-    caused[key.first][last.rank] += wait;
+    for (const MatchedArrival& a : arrivals) {
+      wait += std::clamp<int64_t>(aligned_start(last) - aligned_start(a), 0, a.collective->duration_ns);
+    }
+    caused[std::get<0>(key)][ranks[last.rank_index].rank] += wait;
   }
   for (const auto& [group, by_rank] : caused) {
     const auto best = std::max_element(by_rank.begin(), by_rank.end(),

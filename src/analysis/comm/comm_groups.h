@@ -14,8 +14,9 @@
 // Exposed: per collective, the part of its duration not under the rank's compute (the same compute
 // the step breakdown uses: device work of class compute, or cpu_work.h's on CPU-only traces), summed;
 // Ascend ops borrow it from the timeline op of the same name. Slowest rank: timeline groups, the rank
-// whose late arrivals at the group's collectives (matched by group + sequence, comm_cross_rank.h) made
-// the others wait longest; Ascend groups, the rank with the least Σ wait (the one the others wait for,
+// whose late arrivals at the group's collectives (matched as the cross-rank waits match them,
+// collective_matching.h: by group + sequence, a send / recv of a larger communicator with its peer's kernel)
+// made the others wait longest; Ascend groups, the rank with the least Σ wait (the one the others wait for,
 // msprof's rule), when two or more ranks have the group. Unknown stays nullopt / empty.
 #include <cstdint>
 #include <optional>

@@ -131,6 +131,43 @@ TEST(CommGroupsTest, TheSlowestRankIsFoundOnAlignedClocks) {
   EXPECT_EQ(g.slowest_why, "others waited 60 us for its late arrivals");
 }
 
+// A send / recv kernel of one unnamed communicator of four ranks "[0, 1, 2, 3]" whose kernels do not name
+// their peer (a forward chain: each rank receives from the previous member and sends to the next).
+Collective ChainKernel(P2pDirection direction, int64_t sequence, int64_t start_us, int64_t dur_us) {
+  Collective c;
+  c.type = CollectiveType::kSendRecv;
+  c.direction = direction;
+  c.group = "5";
+  c.group_ranks = "[0, 1, 2, 3]";
+  c.group_desc = "undefined";
+  c.sequence = sequence;
+  c.start_ns = Us(start_us);
+  c.duration_ns = Us(dur_us);
+  c.exposed_ns = c.duration_ns;
+  return c;
+}
+
+// Rank 2 computes long before it hands on: rank 3 waits 70 us for it. By the group's sequence the four ranks'
+// first kernels would be one collective with rank 3 last (the others "waiting" 31 us for it); each send pairs
+// with its peer's receive instead, as the cross-rank waits match them, and rank 2 is the one waited for.
+TEST(CommGroupsTest, SendRecvOfALargerCommunicatorPairWithTheirPeerForTheSlowestRank) {
+  std::vector<RankCommunication> ranks(4);
+  for (int64_t r = 0; r < 4; ++r) ranks[static_cast<size_t>(r)].rank = r;
+  ranks[0].collectives = {ChainKernel(P2pDirection::kSend, 0, 0, 10)};
+  ranks[1].collectives = {ChainKernel(P2pDirection::kRecv, 0, 2, 8), ChainKernel(P2pDirection::kSend, 1, 20, 5)};
+  ranks[2].collectives = {ChainKernel(P2pDirection::kRecv, 0, 12, 13), ChainKernel(P2pDirection::kSend, 1, 100, 5)};
+  ranks[3].collectives = {ChainKernel(P2pDirection::kRecv, 0, 30, 75)};
+  const std::vector<CommGroupSummary> groups = SummarizeGroups(ranks, ClockAlignment());
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].collectives, 6u);
+  EXPECT_EQ(groups[0].slowest_rank, 2);
+  EXPECT_EQ(groups[0].slowest_why, "others waited 70 us for its late arrivals");
+  // The cross-rank table reads the same pairs: rank 2 made rank 3 wait 70 us.
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  EXPECT_EQ(x.matched_collectives, 3u);
+  EXPECT_EQ(x.ranks[2].wait_caused_ns, Us(70));
+}
+
 // One 2 ms all-reduce of group "777" as communication.json gives it: `wait_ms` of waiting, 40 MB over HCCS.
 AscendCommOp AllReduceIn777(double wait_ms) {
   AscendCommOp op;

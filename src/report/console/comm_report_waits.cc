@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <utility>
 
@@ -25,9 +26,20 @@ void AppendClocks(const ClockAlignment& clocks, const ShownRanks& shown, std::st
     return;
   }
   if (!clocks.applied) {
-    *out +=
-        fmt::format("  clocks: one clock (offsets from the ends of matched collectives within {:.3f} ms of rank {})\n",
-                    Millis(*clocks.spread_ns), *clocks.reference_rank);
+    int64_t largest = 0;  // the offset farthest from the reference's clock
+    for (const RankClockOffset& r : clocks.ranks) largest = std::max(largest, r.offset_ns ? std::abs(*r.offset_ns) : 0);
+    // Offsets the estimate could not support stay in the starts: saying "one clock" would contradict the
+    // straggler line, which counts them as doubt.
+    *out += largest < kMinAppliedOffsetNs
+                ? fmt::format(
+                      "  clocks: one clock (offsets from the ends of matched collectives within {:.3f} ms of "
+                      "rank {})\n",
+                      Millis(*clocks.spread_ns), *clocks.reference_rank)
+                : fmt::format(
+                      "  clocks: offsets of up to {:.3f} ms from rank {}'s clock (ends of matched collectives) "
+                      "left in: none of {:.3f} ms or more rests on {} collectives or more and exceeds three "
+                      "times its uncertainty, so arrivals are compared as the traces wrote them\n",
+                      Millis(largest), *clocks.reference_rank, Millis(kMinAppliedOffsetNs), kMinAlignmentSamples);
     return;
   }
   *out += fmt::format(
