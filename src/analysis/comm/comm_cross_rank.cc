@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -611,6 +613,9 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   JudgeAscend(ranks, out.pipeline, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
+  // Roles again, now that the stage inference says which send / recv groups chain stages (one rule for both).
+  const std::set<std::string> pipeline_groups = InferredPipelineGroups(ranks);
+  AssignRoles(&out.groups, &pipeline_groups);
   out.domains = SummarizeDomains(out.groups);
   out.transport_spread = SpreadOfTransports(ranks);
   out.retransmissions = FindRetransmissions(ranks);
