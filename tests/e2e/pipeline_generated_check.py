@@ -274,6 +274,24 @@ def check_pp_roles(name, binary, target):
           f"{name}: pp groups {[(g['group'], g['busiest_primitive']) for g in pp]}")
 
 
+def check_wait_causes_leave_hand_offs(name, binary, target, truth):
+    """Where the stage table charges the p2p waits, "why ranks wait" leaves the hand-offs out (one line says so)
+    rather than charging them again to the late stage's compute: no rank is held up by more than launch jitter
+    (the generated stages' ranks are alike) and no GEMM is named as extra work."""
+    text = run_text(binary, "comm", target)
+    if "\nwhy ranks wait:" not in text:
+        return
+    section = text.split("\nwhy ranks wait:", 1)[1].split("\n\n", 1)[0]
+    check("hand-offs between stages left out: the pipeline stages above charge their wait once" in section,
+          f"{name}: why ranks wait leaves the hand-offs to the stages: {section[:300]!r}")
+    check("gemm" not in section.lower() and "matmul" not in section.lower(),
+          f"{name}: why ranks wait names no GEMM for the hand-offs: {section[:300]!r}")
+    bubble = sum(s["bubble_ms"] * len(s["ranks"]) for s in truth["stages"]) * 1e3
+    held = sum(((r.get("wait") or {}).get("causes") or {}).get("held_up_us_per_step", 0)
+               for r in json_or_exit(binary, "comm", "--json", target)["ranks"])
+    check(held <= 0.01 * bubble, f"{name}: {held:.1f} us a step held up outside the hand-offs (bubble {bubble:.1f})")
+
+
 def run_text(binary, *args):
     done = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
@@ -465,6 +483,8 @@ def main():
                 text = run_text(binary, "comm", target)
                 check(group == "p2p chain both ways" and "their gradients back" in text,
                       f"{name}: the stages from the chain both ways: {group!r}")
+            if truth["layout"] in ("kineto", "timeline", "db"):
+                check_wait_causes_leave_hand_offs(name, binary, target, truth)
             if truth["layout"] == "kineto" and truth["pg_names"] in ("unnamed", "none"):
                 check_pp_roles(name, binary, target)
             # The issue's first example, on Ascend and on GPUs with the pp group named or not, forward or 1F1B.
