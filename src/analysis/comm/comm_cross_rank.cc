@@ -184,18 +184,24 @@ int64_t OperatorExtraCapNs(const std::vector<RankCommunication>& ranks, size_t l
   return std::max<int64_t>(std::llround(static_cast<double>(slow.computing_ns) - other_scaled), 0);
 }
 
-// Keeps each late rank's operators with the most extra time, none above OperatorExtraCapNs.
+// Keeps each late rank's operators with the most extra time; together they claim no more than
+// OperatorExtraCapNs, the largest first (the rest get what is left of it).
 void KeepLargestExtras(const std::vector<RankCommunication>& ranks, OperatorDiffs diffs, std::vector<RankWait>* waits) {
   for (auto& [index, diff] : diffs) {
-    const int64_t cap = OperatorExtraCapNs(ranks, index, diff);
     std::vector<LeadOperator> extra;
     for (auto& [name, ns] : diff.extra_ns) {
-      if (std::min(ns, cap) > 0) extra.push_back(LeadOperator{name, std::min(ns, cap)});
+      if (ns > 0) extra.push_back(LeadOperator{name, ns});
     }
     std::sort(extra.begin(), extra.end(), [](const LeadOperator& a, const LeadOperator& b) {
       return a.ns != b.ns ? a.ns > b.ns : a.name.view() < b.name.view();
     });
-    if (extra.size() > kMaxLeadOperators) extra.resize(kMaxLeadOperators);
+    int64_t left = OperatorExtraCapNs(ranks, index, diff);
+    size_t kept = 0;
+    for (; kept < extra.size() && kept < kMaxLeadOperators && left > 0; ++kept) {
+      extra[kept].ns = std::min(extra[kept].ns, left);
+      left -= extra[kept].ns;
+    }
+    extra.resize(kept);
     (*waits)[index].late_operator_extra = std::move(extra);
   }
 }

@@ -184,7 +184,8 @@ TEST(WaitCausesTest, AWaitSharedByCollectivesInFlightAtOnceIsChargedOnce) {
 }
 
 // The same late rank as above, whose whole compute is only 250 us longer than the median rank's (one step
-// each): its operator diff over the lead-ins (400 us in aten::embedding_backward) claims no more than that.
+// each): its operator diff over the lead-ins (400 us in aten::embedding_backward, 50 us in aten::mul) claims
+// no more than that, the largest first.
 TEST(WaitCausesTest, TheOperatorDiffIsAtMostTheRanksComputeDifference) {
   std::vector<RankCommunication> ranks(3);
   const int64_t arrivals[] = {Us(1000), Us(1020), Us(1520)};
@@ -199,12 +200,19 @@ TEST(WaitCausesTest, TheOperatorDiffIsAtMostTheRanksComputeDifference) {
   }
   ranks[2].computing_ns = Us(1250);
   ranks[2].lead_ins[1] = LeadIn(Us(1000), Us(420), 0);
-  ranks[2].lead_ins[1].operators = {{"aten::embedding_backward", Us(400)}, {"aten::linear", Us(600)}};
-  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  ranks[2].lead_ins[1].operators = {
+      {"aten::embedding_backward", Us(400)}, {"aten::linear", Us(600)}, {"aten::mul", Us(50)}};
+  CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
   const RankWait& late = x.ranks[2];
   ASSERT_EQ(late.late_operator_extra.size(), 1u);
   EXPECT_EQ(late.late_operator_extra[0].ns, Us(250));
-  EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kCompute), Us(400));  // the causes are the windows'
+  ranks[2].computing_ns = Us(1420);  // room for the largest and 20 us of the next
+  x = AnalyzeAcrossRanks(ranks);
+  ASSERT_EQ(x.ranks[2].late_operator_extra.size(), 2u);
+  EXPECT_EQ(x.ranks[2].late_operator_extra[0].ns, Us(400));
+  EXPECT_EQ(x.ranks[2].late_operator_extra[1].name, "aten::mul");
+  EXPECT_EQ(x.ranks[2].late_operator_extra[1].ns, Us(20));
+  EXPECT_EQ(Cause(x.ranks[2].held_up_by_cause, WaitCause::kCompute), Us(400));  // the causes are the windows'
 }
 
 // A rank of PP2 x DP2 (stage 0: ranks 0 and 1 over groups "d0"; stage 1: ranks 2 and 3, "d1"; rank r hands
