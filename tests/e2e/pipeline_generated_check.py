@@ -86,6 +86,9 @@ CASES = [
     ("kineto_pp2_1f1b_named", ["--stage-ms", "231,400", "--dp", "2", "--layout", "kineto", "--schedule", "1f1b"]),
     ("kineto_pp2_1f1b_none_dp2_peer_args", ["--stage-ms", "231,400", "--dp", "2", "--layout", "kineto", "--schedule",
                                             "1f1b", "--pg-names", "none", "--peer-args"]),
+    # The same over a two-rank group per neighbouring pair, both ways: the pairs chain three stages.
+    ("kineto_pp3_1f1b_none", ["--stage-ms", "100,150,200", "--dp", "2", "--microbatches", "4", "--layout", "kineto",
+                              "--schedule", "1f1b", "--pg-names", "none"]),
     ("kineto_1f1b_unnamed_balanced", ["--stage-ms", "150,150,150", "--dp", "1", "--microbatches", "4", "--layout",
                                       "kineto", "--schedule", "1f1b", "--pg-names", "unnamed", "--peer-args"]),
     ("cluster_balanced", ["--stage-ms", "200,200", "--dp", "8", "--microbatches", "1", "--layout", "cluster"]),
