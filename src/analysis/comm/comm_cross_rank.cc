@@ -77,11 +77,11 @@ struct WaitIntervals {
 
 // A late rank's operator diff against the median ranks, summed over its late collectives: name -> ns, and
 // how often each rank (by index) was the median it was compared with.
-struct OperatorDiff {
+struct LateOperatorDiff {
   std::map<std::string, int64_t> extra_ns;
   std::map<size_t, uint64_t> against;
 };
-using OperatorDiffs = std::map<size_t, OperatorDiff>;  // by the late rank's index
+using LateOperatorDiffs = std::map<size_t, LateOperatorDiff>;  // by the late rank's index
 
 const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, const Arrival& a) {
   const RankCommunication& r = ranks[a.rank_index];
@@ -119,7 +119,7 @@ CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const Co
 // still gets the link. Returns whether every arrival had its lead-in.
 bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
                        const Arrival& last, const std::vector<int64_t>& aligned_starts, bool hand_off,
-                       std::vector<RankWait>* waits, WaitIntervals* intervals, OperatorDiffs* diffs,
+                       std::vector<RankWait>* waits, WaitIntervals* intervals, LateOperatorDiffs* diffs,
                        std::vector<CriticalLink>* links) {
   for (const Arrival& a : arrivals) {
     if (LeadInOf(ranks, a) == nullptr) return false;
@@ -160,7 +160,7 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
   // Counted by the wait the others had, as times_last counts arrivals, not by the part explained.
   if (window < kMinLatenessNs) return true;
   ++w.late_collectives;
-  OperatorDiff& diff = (*diffs)[last.rank_index];
+  LateOperatorDiff& diff = (*diffs)[last.rank_index];
   AddLeadOperators(*LeadInOf(ranks, last), 1, &diff.extra_ns);
   AddLeadOperators(*LeadInOf(ranks, median), -1, &diff.extra_ns);
   ++diff.against[median.rank_index];
@@ -171,7 +171,7 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
 // was compared with most often): their whole compute difference over the late rank's steps, as the window
 // diffs sum lead-ins, which can hold compute the other rank ran outside its own. Unbounded where either rank
 // has no compute time (a CPU-only rank's operators are host work).
-int64_t OperatorExtraCapNs(const std::vector<RankCommunication>& ranks, size_t late, const OperatorDiff& diff) {
+int64_t OperatorExtraCapNs(const std::vector<RankCommunication>& ranks, size_t late, const LateOperatorDiff& diff) {
   constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
   const auto most = std::max_element(diff.against.begin(), diff.against.end(),
                                      [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -186,7 +186,8 @@ int64_t OperatorExtraCapNs(const std::vector<RankCommunication>& ranks, size_t l
 
 // Keeps each late rank's operators with the most extra time; together they claim no more than
 // OperatorExtraCapNs, the largest first (the rest get what is left of it).
-void KeepLargestExtras(const std::vector<RankCommunication>& ranks, OperatorDiffs diffs, std::vector<RankWait>* waits) {
+void KeepLargestExtras(const std::vector<RankCommunication>& ranks, LateOperatorDiffs diffs,
+                       std::vector<RankWait>* waits) {
   for (auto& [index, diff] : diffs) {
     std::vector<LeadOperator> extra;
     for (auto& [name, ns] : diff.extra_ns) {
@@ -236,7 +237,7 @@ bool IsHandOff(const std::vector<Arrival>& arrivals, const std::vector<int64_t>&
 // collective is no pipeline hand-off (`hand_off`): those name no straggler.
 bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals, bool hand_off,
                const ClockAlignment& clocks, std::vector<RankWait>* waits, WaitIntervals* intervals,
-               std::vector<std::vector<int64_t>>* margins, OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
+               std::vector<std::vector<int64_t>>* margins, LateOperatorDiffs* diffs, std::vector<CriticalLink>* links) {
   auto aligned = [&](const Arrival& a) { return a.collective->start_ns - clocks.ranks[a.rank_index].correction_ns(); };
   const auto last = std::max_element(arrivals.begin(), arrivals.end(),
                                      [&](const Arrival& a, const Arrival& b) { return aligned(a) < aligned(b); });
@@ -620,7 +621,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   out.pipeline = AnalyzePipelineStages(ranks, out.clocks);
   const std::vector<int64_t> stages = StagesByIndex(ranks, out.pipeline);
   std::vector<std::vector<int64_t>> margins(ranks.size());
-  OperatorDiffs diffs;
+  LateOperatorDiffs diffs;
   for (const auto& [key, arrivals] : GroupByKey(ranks)) {
     if (arrivals.size() < 2 || !OneType(arrivals)) {
       out.unmatched_collectives += arrivals.size();
