@@ -74,6 +74,21 @@ CASES = [
     # chain both ways (activations forward, then their gradients back) gives the stages.
     ("kineto_1f1b_unnamed_peer_args", ["--stage-ms", "100,150,200", "--dp", "2", "--microbatches", "4", "--layout",
                                        "kineto", "--schedule", "1f1b", "--pg-names", "unnamed", "--peer-args"]),
+    # PP = 2 with 1F1B: the one two-rank group carries the activations forward and the gradients back; the rank
+    # that sends first is stage 0, the group unnamed (one communicator) or none (a group per pair), with and
+    # without the peer named, and with data parallel ranks beside it.
+    ("kineto_pp2_1f1b_unnamed_peer_args", ["--stage-ms", "231,400", "--dp", "1", "--layout", "kineto", "--schedule",
+                                           "1f1b", "--pg-names", "unnamed", "--peer-args"]),
+    ("kineto_pp2_1f1b_unnamed_dp2", ["--stage-ms", "231,400", "--dp", "2", "--layout", "kineto", "--schedule", "1f1b",
+                                     "--pg-names", "unnamed"]),
+    ("kineto_pp2_1f1b_none", ["--stage-ms", "231,400", "--dp", "1", "--layout", "kineto", "--schedule", "1f1b",
+                              "--pg-names", "none"]),
+    ("kineto_pp2_1f1b_named", ["--stage-ms", "231,400", "--dp", "2", "--layout", "kineto", "--schedule", "1f1b"]),
+    ("kineto_pp2_1f1b_none_dp2_peer_args", ["--stage-ms", "231,400", "--dp", "2", "--layout", "kineto", "--schedule",
+                                            "1f1b", "--pg-names", "none", "--peer-args"]),
+    # The same over a two-rank group per neighbouring pair, both ways: the pairs chain three stages.
+    ("kineto_pp3_1f1b_none", ["--stage-ms", "100,150,200", "--dp", "2", "--microbatches", "4", "--layout", "kineto",
+                              "--schedule", "1f1b", "--pg-names", "none"]),
     ("kineto_1f1b_unnamed_balanced", ["--stage-ms", "150,150,150", "--dp", "1", "--microbatches", "4", "--layout",
                                       "kineto", "--schedule", "1f1b", "--pg-names", "unnamed", "--peer-args"]),
     ("cluster_balanced", ["--stage-ms", "200,200", "--dp", "8", "--microbatches", "1", "--layout", "cluster"]),
@@ -250,6 +265,34 @@ def check_balanced_gain(name, pipeline, truth):
         parts = got["wait_for_slowest_us_per_step"] + got["fill_drain_us_per_step"]
         check(abs(parts - got["waiting_us_per_step"]) <= 1e-3, f"{name}: stage {got['stage']} charged {parts} "
                                                                 f"vs waiting {got['waiting_us_per_step']}")
+
+
+def check_pp_roles(name, binary, target):
+    """Unnamed groups: the group roles call pp exactly the send / recv groups the stages are inferred from, so a
+    `pp~` group always comes with the stage table; the stages' data parallel all-reduce groups are never pp."""
+    comm = json_or_exit(binary, "comm", "--json", target)
+    pp = [g for g in comm["groups"] if g["role"] == "pp"]
+    check(pp and comm["cross_rank"]["pipeline"] is not None, f"{name}: pp groups {len(pp)} with a stage table")
+    check(all(g["busiest_primitive"] == "sendrecv" for g in pp),
+          f"{name}: pp groups {[(g['group'], g['busiest_primitive']) for g in pp]}")
+
+
+def check_wait_causes_leave_hand_offs(name, binary, target, truth):
+    """Where the stage table charges the p2p waits, "why ranks wait" leaves the hand-offs out (one line says so)
+    rather than charging them again to the late stage's compute: no rank is held up by more than launch jitter
+    (the generated stages' ranks are alike) and no GEMM is named as extra work."""
+    text = run_text(binary, "comm", target)
+    if "\nwhy ranks wait:" not in text:
+        return
+    section = text.split("\nwhy ranks wait:", 1)[1].split("\n\n", 1)[0]
+    check("hand-offs between stages left out: the pipeline stages above charge their wait once" in section,
+          f"{name}: why ranks wait leaves the hand-offs to the stages: {section[:300]!r}")
+    check("gemm" not in section.lower() and "matmul" not in section.lower(),
+          f"{name}: why ranks wait names no GEMM for the hand-offs: {section[:300]!r}")
+    bubble = sum(s["bubble_ms"] * len(s["ranks"]) for s in truth["stages"]) * 1e3
+    held = sum(((r.get("wait") or {}).get("causes") or {}).get("held_up_us_per_step", 0)
+               for r in json_or_exit(binary, "comm", "--json", target)["ranks"])
+    check(held <= 0.01 * bubble, f"{name}: {held:.1f} us a step held up outside the hand-offs (bubble {bubble:.1f})")
 
 
 def run_text(binary, *args):
@@ -438,13 +481,18 @@ def main():
             if truth["layout"] in ("timeline", "kineto"):
                 check_annotate_steps(name, binary, target, tmp)
             check_findings(name, binary, target, truth, advise)
-            if truth.get("schedule") == "1f1b" and truth["pg_names"] == "unnamed":
+            if truth.get("schedule") == "1f1b" and truth["pg_names"] in ("unnamed", "none"):
                 group = json_or_exit(binary, "comm", "--json", target)["cross_rank"]["pipeline"]["group_name"]
                 text = run_text(binary, "comm", target)
                 check(group == "p2p chain both ways" and "their gradients back" in text,
                       f"{name}: the stages from the chain both ways: {group!r}")
-            # The issue's first example, on Ascend and on GPUs with the pp group named or not.
-            if name.endswith("batch_imbalanced") or name in ("kineto_imbalanced", "kineto_unnamed_imbalanced"):
+            if truth["layout"] in ("kineto", "timeline", "db"):
+                check_wait_causes_leave_hand_offs(name, binary, target, truth)
+            if truth["layout"] == "kineto" and truth["pg_names"] in ("unnamed", "none"):
+                check_pp_roles(name, binary, target)
+            # The issue's first example, on Ascend and on GPUs with the pp group named or not, forward or 1F1B.
+            if (name.endswith("batch_imbalanced") or name in ("kineto_imbalanced", "kineto_unnamed_imbalanced")
+                    or name.startswith("kineto_pp2_1f1b")):
                 top = json_or_exit(binary, "analyze", "--json", target)["findings"][0]
                 check(top["id"] == "pipeline.stage_imbalance" and int(top["evidence"]["own_stage"]) == 0,
                       f"{name}: top finding {top['id']} on stage {top['evidence'].get('own_stage')}")
@@ -452,7 +500,8 @@ def main():
                 # moving layers lengthens the stages that wait.
                 check(close(top["estimated_gain_us"], truth["balanced_gain_ms"] * 1e3),
                       f"{name}: top gain {top['estimated_gain_us']} us vs {truth['balanced_gain_ms'] * 1e3} us")
-                waited = min(truth["stages"][0]["bubble_ms"], truth["stages"][1]["computing_ms"] - truth["stages"][0]["computing_ms"])
+                waited = min(truth["stages"][0]["bubble_ms"],
+                             truth["stages"][1]["computing_ms"] - truth["stages"][0]["computing_ms"])
                 check(f"waits {waited:.2f} ms a step for stage 1's compute" in top["title"], f"{name}: {top['title']!r}")
                 exposed = [f for f in json_or_exit(binary, "analyze", "--json", target)["findings"]
                            if f["id"] == "communication.exposed"]

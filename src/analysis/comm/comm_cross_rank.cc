@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "analysis/comm/collective_matching.h"
@@ -34,8 +37,13 @@ struct WaitIntervals {
   std::vector<int64_t> charged_sum;  // per late rank: the windows charged, summed
 };
 
-// The operator diffs of late ranks against the median rank, summed over their late collectives.
-using OperatorDiffs = std::map<size_t, std::map<std::string, int64_t>>;  // rank index -> name -> ns
+// A late rank's operator diff against the median ranks, summed over its late collectives: name -> ns, and
+// how often each rank (by index) was the median it was compared with.
+struct LateOperatorDiff {
+  std::map<std::string, int64_t> extra_ns;
+  std::map<size_t, uint64_t> against;
+};
+using LateOperatorDiffs = std::map<size_t, LateOperatorDiff>;  // by the late rank's index
 
 const CollectiveLeadIn* LeadInOf(const std::vector<RankCommunication>& ranks, const Arrival& a) {
   const RankCommunication& r = ranks[a.rank_index];
@@ -67,11 +75,13 @@ CriticalLink LinkOf(const RankCommunication& rank, const Collective& c, const Co
 // The window the last rank held the collective up: its arrival minus the median arrival of the others
 // (the lower median; for two ranks, the other one), at most the median rank's collective (its wait ends
 // there, whenever the late rank arrives), charged to what its lead-in has more of than the median rank's
-// (wait_causes.h). At a pipeline hand-off (`hand_off`) what the lead-in leaves unexplained is the schedule's
-// fill / drain (RankWait::pipeline_fill_ns). Returns whether every arrival had its lead-in.
+// (wait_causes.h). A pipeline hand-off (`hand_off`) is left out of the rank's wait causes: the pipeline
+// stages charge its wait once, to the slowest stage's compute and the schedule's fill / drain, and a late
+// stage's lead-in (its compute for the micro-batch it hands on) would charge it again; the critical path
+// still gets the link. Returns whether every arrival had its lead-in.
 bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals,
                        const Arrival& last, const std::vector<int64_t>& aligned_starts, bool hand_off,
-                       std::vector<RankWait>* waits, WaitIntervals* intervals, OperatorDiffs* diffs,
+                       std::vector<RankWait>* waits, WaitIntervals* intervals, LateOperatorDiffs* diffs,
                        std::vector<CriticalLink>* links) {
   for (const Arrival& a : arrivals) {
     if (LeadInOf(ranks, a) == nullptr) return false;
@@ -96,36 +106,65 @@ bool ChargeLastArrival(const std::vector<RankCommunication>& ranks, const std::v
     return true;
   }
   RankWait& w = (*waits)[last.rank_index];
-  WaitCauseTimes charged = ChargeWindow(lead_in, *LeadInOf(ranks, median), window);
-  int64_t& unexplained = charged[static_cast<size_t>(WaitCause::kUnexplained)];
-  const int64_t added = window - unexplained;
-  if (hand_off) w.pipeline_fill_ns += std::exchange(unexplained, 0);
+  const WaitCauseTimes charged = ChargeWindow(lead_in, *LeadInOf(ranks, median), window);
+  const int64_t added = window - charged[static_cast<size_t>(WaitCause::kUnexplained)];
+  links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added, last.by_peer));
+  links->back().ranks = std::move(matched);
+  if (hand_off) {
+    if (window >= kMinLatenessNs) ++w.late_hand_offs;
+    return true;
+  }
   for (size_t c = 0; c < kWaitCauseCount; ++c) w.held_up_by_cause[c] += charged[c];
   w.held_up_ns += added;
   const int64_t median_start = median.collective->start_ns;
   intervals->charged[{last.rank_index, median.rank_index}].push_back(Interval{median_start, median_start + window});
   intervals->charged_sum[last.rank_index] += window;
-  links->push_back(LinkOf(rank, *last.collective, lead_in, last_start, added, last.by_peer));
-  links->back().ranks = std::move(matched);
   // Counted by the wait the others had, as times_last counts arrivals, not by the part explained.
   if (window < kMinLatenessNs) return true;
   ++w.late_collectives;
-  AddLeadOperators(*LeadInOf(ranks, last), 1, &(*diffs)[last.rank_index]);
-  AddLeadOperators(*LeadInOf(ranks, median), -1, &(*diffs)[last.rank_index]);
+  LateOperatorDiff& diff = (*diffs)[last.rank_index];
+  AddLeadOperators(*LeadInOf(ranks, last), 1, &diff.extra_ns);
+  AddLeadOperators(*LeadInOf(ranks, median), -1, &diff.extra_ns);
+  ++diff.against[median.rank_index];
   return true;
 }
 
-// Keeps each late rank's operators with the most extra time.
-void KeepLargestExtras(OperatorDiffs diffs, std::vector<RankWait>* waits) {
-  for (auto& [index, by_name] : diffs) {
+// The most a late rank's operator can have run more than the rank it is compared with (the median rank it
+// was compared with most often): their whole compute difference over the late rank's steps, as the window
+// diffs sum lead-ins, which can hold compute the other rank ran outside its own. Unbounded where either rank
+// has no compute time (a CPU-only rank's operators are host work).
+int64_t OperatorExtraCapNs(const std::vector<RankCommunication>& ranks, size_t late, const LateOperatorDiff& diff) {
+  constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+  const auto most = std::max_element(diff.against.begin(), diff.against.end(),
+                                     [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (most == diff.against.end()) return kUnbounded;
+  const RankCommunication& slow = ranks[late];
+  const RankCommunication& other = ranks[most->first];
+  if (slow.computing_ns <= 0 || other.computing_ns <= 0 || slow.steps == 0 || other.steps == 0) return kUnbounded;
+  const double other_scaled =
+      static_cast<double>(other.computing_ns) * static_cast<double>(slow.steps) / static_cast<double>(other.steps);
+  return std::max<int64_t>(std::llround(static_cast<double>(slow.computing_ns) - other_scaled), 0);
+}
+
+// Keeps each late rank's operators with the most extra time; together they claim no more than
+// OperatorExtraCapNs, the largest first (the rest get what is left of it).
+void KeepLargestExtras(const std::vector<RankCommunication>& ranks, LateOperatorDiffs diffs,
+                       std::vector<RankWait>* waits) {
+  for (auto& [index, diff] : diffs) {
     std::vector<LeadOperator> extra;
-    for (auto& [name, ns] : by_name) {
+    for (auto& [name, ns] : diff.extra_ns) {
       if (ns > 0) extra.push_back(LeadOperator{name, ns});
     }
     std::sort(extra.begin(), extra.end(), [](const LeadOperator& a, const LeadOperator& b) {
       return a.ns != b.ns ? a.ns > b.ns : a.name.view() < b.name.view();
     });
-    if (extra.size() > kMaxLeadOperators) extra.resize(kMaxLeadOperators);
+    int64_t left = OperatorExtraCapNs(ranks, index, diff);
+    size_t kept = 0;
+    for (; kept < extra.size() && kept < kMaxLeadOperators && left > 0; ++kept) {
+      extra[kept].ns = std::min(extra[kept].ns, left);
+      left -= extra[kept].ns;
+    }
+    extra.resize(kept);
     (*waits)[index].late_operator_extra = std::move(extra);
   }
 }
@@ -160,7 +199,7 @@ bool IsHandOff(const std::vector<Arrival>& arrivals, const std::vector<int64_t>&
 // collective is no pipeline hand-off (`hand_off`): those name no straggler.
 bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Arrival>& arrivals, bool hand_off,
                const ClockAlignment& clocks, std::vector<RankWait>* waits, WaitIntervals* intervals,
-               std::vector<std::vector<int64_t>>* margins, OperatorDiffs* diffs, std::vector<CriticalLink>* links) {
+               std::vector<std::vector<int64_t>>* margins, LateOperatorDiffs* diffs, std::vector<CriticalLink>* links) {
   auto aligned = [&](const Arrival& a) { return a.collective->start_ns - clocks.ranks[a.rank_index].correction_ns(); };
   const auto last = std::max_element(arrivals.begin(), arrivals.end(),
                                      [&](const Arrival& a, const Arrival& b) { return aligned(a) < aligned(b); });
@@ -188,8 +227,7 @@ bool SplitWait(const std::vector<RankCommunication>& ranks, const std::vector<Ar
 
 // Windows of collectives in flight at once on the median rank cover the same wait: each late rank is
 // charged the union of the waits it caused once. As for one window (ChargeWindow), the causes found come
-// first, in proportion where they exceed it, then the pipeline's fill / drain; what they do not cover is
-// unexplained.
+// first, in proportion where they exceed it; what they do not cover is unexplained.
 void ChargeEachWaitOnce(const WaitIntervals& intervals, std::vector<RankWait>* waits) {
   std::vector<int64_t> once(waits->size(), 0);
   for (const auto& [pair, charged] : intervals.charged) once[pair.first] += TotalLength(UnionOf(charged));
@@ -206,8 +244,7 @@ void ChargeEachWaitOnce(const WaitIntervals& intervals, std::vector<RankWait>* w
         w.held_up_ns += w.held_up_by_cause[c];
       }
     }
-    w.pipeline_fill_ns = std::clamp<int64_t>(once[r] - w.held_up_ns, 0, w.pipeline_fill_ns);
-    w.held_up_by_cause[unexplained] = std::max<int64_t>(once[r] - w.held_up_ns - w.pipeline_fill_ns, 0);
+    w.held_up_by_cause[unexplained] = std::max<int64_t>(once[r] - w.held_up_ns, 0);
   }
 }
 
@@ -546,7 +583,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   out.pipeline = AnalyzePipelineStages(ranks, out.clocks);
   const std::vector<int64_t> stages = StagesByIndex(ranks, out.pipeline);
   std::vector<std::vector<int64_t>> margins(ranks.size());
-  OperatorDiffs diffs;
+  LateOperatorDiffs diffs;
   for (const auto& [key, arrivals] : MatchAcrossRanks(ranks)) {
     if (arrivals.size() < 2 || !OneType(arrivals)) {
       out.unmatched_collectives += arrivals.size();
@@ -563,7 +600,7 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   ChargeEachWaitOnce(intervals, &out.ranks);
   CausedWaits caused_outside;
   MeasureWaits(std::move(intervals), &out.ranks, &caused_outside);
-  KeepLargestExtras(std::move(diffs), &out.ranks);
+  KeepLargestExtras(ranks, std::move(diffs), &out.ranks);
   for (RankWait& w : out.ranks) {
     if (w.communication_ns > 0) w.wait_ratio = static_cast<double>(w.wait_ns) / static_cast<double>(w.communication_ns);
   }
@@ -572,6 +609,9 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   JudgeAscend(ranks, out.pipeline, &out);
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
+  // Roles again, now that the stage inference says which send / recv groups chain stages (one rule for both).
+  const std::set<std::string> pipeline_groups = InferredPipelineGroups(ranks);
+  AssignRoles(&out.groups, &pipeline_groups);
   out.domains = SummarizeDomains(out.groups);
   out.transport_spread = SpreadOfTransports(ranks);
   out.retransmissions = FindRetransmissions(ranks);

@@ -69,11 +69,10 @@ struct RankWait {
   // (summaries written before them did not).
   int64_t held_up_ns = 0;
   WaitCauseTimes held_up_by_cause{};
-  // At the pipeline's hand-offs, the part of those windows the lead-ins do not explain: the stage was late
-  // because the schedule had nothing for it (or its peer) to run yet, the warm-up / cool-down bubble of the
-  // schedule (fill / drain), not an unknown cause. Kept apart from held_up_ns (a rank on time would not
-  // remove it) and from kUnexplained; per step it is the pipeline bubble that pipeline.bubble acts on.
-  int64_t pipeline_fill_ns = 0;
+  // The pipeline's hand-offs it arrived at late (windows of at least kMinLatenessNs): left out of the wait
+  // causes above, as the pipeline stages charge their wait once (to the slowest stage's compute and the
+  // schedule's fill / drain, pipeline_stages.h); 0 without pipeline stages.
+  uint64_t late_hand_offs = 0;
   uint64_t late_collectives = 0;  // windows of at least kMinLatenessNs, explained or not
   // Over those late collectives: this rank's lead-in operators minus those of the rank that arrived at
   // the median, largest extra first (at most kMaxLeadOperators; only extras > 0).

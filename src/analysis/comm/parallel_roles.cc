@@ -4,6 +4,8 @@
 #include <array>
 #include <initializer_list>
 #include <cctype>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "base/saturating.h"
@@ -115,7 +117,15 @@ void Set(CommGroupSummary* g, std::string_view role, bool inferred, std::string 
   g->role_why = std::move(why);
 }
 
-void Infer(CommGroupSummary* g, int64_t world, size_t groups_with_collectives) {
+// A group of send / recv is pp where its p2p chains pipeline stages: on the timeline, where the stage
+// inference chains ranks through it (`pipeline_groups`, InferredPipelineGroups); without that set, and on
+// HCCL's groups (communication.json, which the stage inference does not read), from the primitive alone.
+bool ChainsStages(const CommGroupSummary& g, const std::set<std::string>* pipeline_groups) {
+  return pipeline_groups == nullptr || g.source != "timeline" || pipeline_groups->contains(g.group);
+}
+
+void Infer(CommGroupSummary* g, int64_t world, size_t groups_with_collectives,
+           const std::set<std::string>* pipeline_groups) {
   const std::vector<int64_t>& members = Members(*g);
   const int64_t size = static_cast<int64_t>(members.size());
   const int64_t stride = Stride(members);
@@ -126,7 +136,11 @@ void Infer(CommGroupSummary* g, int64_t world, size_t groups_with_collectives) {
   // to point, all-to-all is hcom_alltoall(v), whether or not profiler_metadata.json names the group.
   const bool typed_by_args = !g->global_ranks.empty() || g->source == "communication.json";
   if (typed_by_args && g->busiest_type == CollectiveType::kSendRecv) {
-    Set(g, "pp", true, "inferred: its busiest primitive is send/recv, as pipeline stages pass activations");
+    if (ChainsStages(*g, pipeline_groups)) {
+      Set(g, "pp", true, "inferred: its busiest primitive is send/recv, as pipeline stages pass activations");
+    } else {
+      g->role_why = "its busiest primitive is send/recv, but its sends and receives chain no pipeline stages";
+    }
   } else if (typed_by_args && g->busiest_type == CollectiveType::kAllToAll) {
     Set(g, "ep", true, "inferred: its busiest primitive is all-to-all, as experts receive their tokens");
   } else if (!world_group && stride == 1 && size >= 2 && size < world && static_cast<size_t>(size) <= kNodeDevices) {
@@ -157,7 +171,7 @@ std::string RoleFromLabel(std::string_view label) {
   return "";
 }
 
-void AssignRoles(std::vector<CommGroupSummary>* groups) {
+void AssignRoles(std::vector<CommGroupSummary>* groups, const std::set<std::string>* pipeline_groups) {
   int64_t world = 0;
   size_t with_collectives = 0;
   for (const CommGroupSummary& g : *groups) {
@@ -171,7 +185,7 @@ void AssignRoles(std::vector<CommGroupSummary>* groups) {
       // A name the frameworks give a group of several dimensions (embedding, model parallel): none.
       g.role_why = "its name is no single parallel dimension";
     } else {
-      Infer(&g, world, with_collectives);
+      Infer(&g, world, with_collectives, pipeline_groups);
     }
   }
 }

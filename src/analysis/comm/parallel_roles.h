@@ -12,7 +12,9 @@
 //
 // Inferred (marked so), for a group without a label (or torch's "undefined", or the world group's), in
 // this order (a group named otherwise, as the embedding groups are, keeps no role):
-// - its busiest primitive is send / recv: pp (stages pass activations point to point);
+// - its busiest primitive is send / recv: pp (stages pass activations point to point); on the timeline
+//   only where the stage inference chains stages through it (pipeline_stages.h InferredPipelineGroups),
+//   so that a group called pp from its primitive always gives stages: one rule for both;
 // - its busiest primitive is all-to-all: ep (tokens dispatched to experts);
 //   (both only where the collectives' arguments list the members, and so name the primitive: NCCL runs
 //   all-to-all as SendRecv kernels, whose name alone says send / recv; or where the group is HCCL's, from
@@ -26,6 +28,7 @@
 // Anything else keeps no role: a guess would send the advice to the wrong dimension.
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,8 +46,10 @@ std::string RoleFromLabel(std::string_view label);
 // True for the labels of the world group ("default_pg", "default_group", "world", "hccl_world_group").
 bool IsWorldLabel(std::string_view label);
 
-// Sets role, role_inferred and role_why on every group of the run (rules above).
-void AssignRoles(std::vector<CommGroupSummary>* groups);
+// Sets role, role_inferred and role_why on every group of the run (rules above). `pipeline_groups`: the
+// timeline groups the stage inference chains stages through (InferredPipelineGroups); nullptr where the
+// caller has not run it: every send / recv group is then pp.
+void AssignRoles(std::vector<CommGroupSummary>* groups, const std::set<std::string>* pipeline_groups = nullptr);
 
 // One parallel dimension of the run: its groups of one source (timeline or communication.json) together.
 struct ParallelDomain {

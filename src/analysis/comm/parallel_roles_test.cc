@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <string_view>
 
 #include "text_cases.h"
@@ -71,6 +73,27 @@ TEST(ParallelRolesTest, UnnamedGroupsFromLayoutAndPrimitive) {
   EXPECT_EQ(groups[4].role, "");
   EXPECT_EQ(groups[5].role, "");
   EXPECT_FALSE(groups[5].role_why.empty());
+}
+
+// With the stage inference's groups: a timeline group of send / recv is pp only where its p2p chains stages,
+// so that pp always comes with a stage table; one that chains none gets no role (not tp for its consecutive
+// ranks either). HCCL's groups, which the stage inference does not read, keep the primitive's role.
+TEST(ParallelRolesTest, SendRecvIsPipelineWhereTheStagesComeFromIt) {
+  CommGroupSummary chained = Group("undefined", {0, 1}, CollectiveType::kSendRecv);
+  chained.group = "10";
+  CommGroupSummary exchange = Group("undefined", {2, 3}, CollectiveType::kSendRecv);
+  exchange.group = "11";
+  CommGroupSummary hccl = Group("", {}, CollectiveType::kSendRecv);
+  hccl.source = "communication.json";
+  hccl.group = "11";
+  std::vector<CommGroupSummary> groups = {chained, exchange, hccl};
+  const std::set<std::string> pipeline_groups = {"10"};
+  AssignRoles(&groups, &pipeline_groups);
+  EXPECT_EQ(groups[0].role, "pp");
+  EXPECT_TRUE(groups[0].role_inferred);
+  EXPECT_EQ(groups[1].role, "");
+  EXPECT_NE(groups[1].role_why.find("chain no pipeline stages"), std::string::npos);
+  EXPECT_EQ(groups[2].role, "pp");
 }
 
 TEST(ParallelRolesTest, TheWorldGroupAloneIsDataParallel) {

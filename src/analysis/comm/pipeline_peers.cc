@@ -18,12 +18,14 @@ namespace {
 // previous (backward send).
 enum class ChainKernelKind : uint8_t { kForwardRecv, kForwardSend, kBackwardRecv, kBackwardSend };
 
-std::optional<ChainKernelKind> ChainKindOf(const Collective& c, int64_t previous, int64_t next) {
+std::optional<ChainKernelKind> ChainKindOf(const Collective& c, int64_t rank, int64_t implied_peer, int64_t previous,
+                                           int64_t next) {
   const bool send = c.direction == P2pDirection::kSend;
   if (c.direction == P2pDirection::kUnknown) return std::nullopt;
-  if (c.peer == previous && previous != kNoId)
-    return send ? ChainKernelKind::kBackwardSend : ChainKernelKind::kForwardRecv;
-  if (c.peer == next && next != kNoId) return send ? ChainKernelKind::kForwardSend : ChainKernelKind::kBackwardRecv;
+  const int64_t peer = c.peer == kNoId || c.peer == rank ? implied_peer : c.peer;
+  if (peer == kNoId) return std::nullopt;
+  if (peer == previous) return send ? ChainKernelKind::kBackwardSend : ChainKernelKind::kForwardRecv;
+  if (peer == next) return send ? ChainKernelKind::kForwardSend : ChainKernelKind::kBackwardRecv;
   return std::nullopt;
 }
 
@@ -48,7 +50,7 @@ bool ChainOrderHolds(ChainKernelKind kind, int64_t nth, const std::array<int64_t
 }  // namespace
 
 bool ChainPeers::TwoWayChain(const std::vector<const Collective*>& kernels, const std::vector<int64_t>& members,
-                             int64_t rank) {
+                             int64_t rank, int64_t implied_peer) {
   const auto at = PositionIn(members, rank);
   if (!at || kernels.empty()) return false;
   const auto [place, size] = *at;
@@ -60,9 +62,9 @@ bool ChainPeers::TwoWayChain(const std::vector<const Collective*>& kernels, cons
   bool backward = false, forward = false;
   for (size_t i = 0; i < kernels.size(); ++i) {
     for (; started < i && kernels[started]->start_ns < kernels[i]->start_ns; ++started) {
-      ++before[static_cast<size_t>(*ChainKindOf(*kernels[started], previous, next))];
+      ++before[static_cast<size_t>(*ChainKindOf(*kernels[started], rank, implied_peer, previous, next))];
     }
-    const std::optional<ChainKernelKind> kind = ChainKindOf(*kernels[i], previous, next);
+    const std::optional<ChainKernelKind> kind = ChainKindOf(*kernels[i], rank, implied_peer, previous, next);
     if (!kind) return false;
     const int64_t nth = ++seen[static_cast<size_t>(*kind)];
     if (!ChainOrderHolds(*kind, nth, before, has_previous, has_next)) return false;
@@ -81,6 +83,13 @@ std::set<std::pair<std::string_view, std::string_view>> P2pOnlyPairGroups(const 
   }
   for (const auto& g : other) p2p.erase(g);
   return p2p;
+}
+
+PairSide PairSideOf(const std::vector<const Collective*>& kernels, int64_t rank, int64_t peer) {
+  const bool first = ChainPeers::TwoWayChain(kernels, {rank, peer}, rank, peer);
+  const bool second = ChainPeers::TwoWayChain(kernels, {peer, rank}, rank, peer);
+  if (first == second) return PairSide::kNeither;
+  return first ? PairSide::kFirst : PairSide::kSecond;
 }
 
 }  // namespace tuneprof

@@ -80,8 +80,8 @@ class ChainPeers {
   bool BothWays(const Collective& c) const { return two_way_.contains({c.group, c.group_ranks}); }
 
   // A pipeline's chain both ways on one communicator, from one member's p2p kernels on it (`kernels`, in
-  // start order): every kernel names its peer, a neighbouring member, and says its direction; both ways
-  // carry data; and the order is a pipeline's, activations forward and then their gradients back. Counting
+  // start order): every kernel names its peer (or has `implied_peer`), a neighbouring member, and says its
+  // direction; both ways carry data; and the order is a pipeline's, activations forward and then their gradients back. Counting
   // only kernels that started before each one: an activation is sent on after one came in (the j-th send to
   // the next member after the j-th receive from the previous one, where there is one), a gradient comes back
   // after its activation went out (the j-th receive from the next member after the j-th send to it), and a
@@ -89,8 +89,10 @@ class ChainPeers {
   // after the j-th receive from the next one, where there is one, and from the previous one). A halo
   // exchange, each member sending to both neighbours at once, breaks the order on some member whichever
   // way it posts its calls, and so is no pipeline.
+  // `implied_peer`: the peer of kernels that name none (the other rank of a two-rank group); kNoId: such a
+  // kernel breaks the chain.
   static bool TwoWayChain(const std::vector<const Collective*>& kernels, const std::vector<int64_t>& members,
-                          int64_t rank);
+                          int64_t rank, int64_t implied_peer = kNoId);
 
  private:
   std::optional<int64_t> Neighbour(const Collective& c) {
@@ -125,5 +127,13 @@ class ChainPeers {
 // The rank's two-rank groups that hold only send / recv kernels: (group name, group ranks).
 std::set<std::pair<std::string_view, std::string_view>> P2pOnlyPairGroups(const RankCommunication& rank,
                                                                           PairPeers* peers);
+
+// Where a two-rank group carries p2p both ways between `rank` and `peer` (1F1B, GPipe: activations to the
+// next stage, their gradients back): the rank's side, from its p2p kernels on the group (`kernels`, in start
+// order) and the order TwoWayChain asks of a pipeline. kFirst: the rank is the earlier stage, which sends an
+// activation before any gradient comes back; kSecond: the later one, which receives before it sends; kNeither
+// where the order fits neither side (a halo exchange) or both.
+enum class PairSide : uint8_t { kNeither, kFirst, kSecond };
+PairSide PairSideOf(const std::vector<const Collective*>& kernels, int64_t rank, int64_t peer);
 
 }  // namespace tuneprof

@@ -66,7 +66,8 @@ constexpr std::string_view kBothWaysChainRole = "p2p chain both ways";
 // ranks that holds only send / recv on every rank of the input and carries a forward chain on each (see
 // ChainPeers); a rank's stage is its place in the communicator's ranks. The first such communicator (by
 // its ranks' text) of each rank. A chain both ways (gradients back over it) is told apart by its role.
-std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankCommunication>& ranks) {
+std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankCommunication>& ranks,
+                                                      std::set<std::string>* groups = nullptr) {
   std::set<std::pair<std::string_view, std::string_view>> chains, broken, both_ways;
   for (const RankCommunication& rank : ranks) {
     if (rank.steps == 0) continue;
@@ -85,6 +86,7 @@ std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankComm
   std::map<int64_t, StagePlace> out;
   for (const auto& key : chains) {
     if (broken.contains(key)) continue;
+    if (groups != nullptr) groups->emplace(key.first);
     const std::vector<int64_t> members = ParseGroupRanks(key.second);
     for (size_t i = 0; i < members.size(); ++i) {
       out.try_emplace(members[i], StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(members.size()),
@@ -95,27 +97,66 @@ std::map<int64_t, StagePlace> InferCommunicatorChains(const std::vector<RankComm
   return out;
 }
 
-// Stages from the bare p2p pattern (see the header): an edge a -> b where a only sends to b over their
-// two-rank p2p groups and b only receives from a. Ranks with more than one edge either way (a fan, not a
-// chain) and cycles leave the inference empty.
-std::map<int64_t, StagePlace> InferChains(const std::vector<RankCommunication>& ranks) {
+// A pair of ranks' p2p over their two-rank p2p groups, from one side: its kernels by direction, and, where
+// they go both ways, its side of a pipeline (PairSideOf).
+struct PairExchange {
+  PairTraffic traffic;
+  std::vector<const Collective*> kernels;  // in start order
+  PairSide side = PairSide::kNeither;
+  std::set<std::string_view> groups;  // the process groups they run on
+};
+
+// Each (rank, peer)'s exchange over the two-rank groups that hold only send / recv on the rank.
+std::map<std::pair<int64_t, int64_t>, PairExchange> PairExchanges(const std::vector<RankCommunication>& ranks) {
   PairPeers peers;
-  std::map<std::pair<int64_t, int64_t>, PairTraffic> traffic;  // (rank, peer)
+  std::map<std::pair<int64_t, int64_t>, PairExchange> out;  // (rank, peer)
   for (const RankCommunication& rank : ranks) {
     if (rank.steps == 0) continue;
     const auto groups = P2pOnlyPairGroups(rank, &peers);
     for (const Collective& c : rank.collectives) {
       if (c.type != CollectiveType::kSendRecv || !groups.contains({c.group, c.group_ranks})) continue;
-      PairTraffic& t = traffic[{rank.rank, *peers.Of(c.group_ranks, rank.rank)}];
+      PairExchange& e = out[{rank.rank, *peers.Of(c.group_ranks, rank.rank)}];
+      PairTraffic& t = e.traffic;
       ++(c.direction == P2pDirection::kSend ? t.sends : c.direction == P2pDirection::kRecv ? t.recvs : t.unknown);
+      e.kernels.push_back(&c);
+      e.groups.insert(c.group);
     }
   }
-  std::map<int64_t, int64_t> next, prev;
-  for (const auto& [pair, t] : traffic) {
-    auto back = traffic.find({pair.second, pair.first});
-    if (!t.SendsOnly() || back == traffic.end() || !back->second.ReceivesOnly()) continue;
-    if (!next.emplace(pair.first, pair.second).second || !prev.emplace(pair.second, pair.first).second) return {};
+  for (auto& [pair, e] : out) {
+    if (e.traffic.sends > 0 && e.traffic.recvs > 0) e.side = PairSideOf(e.kernels, pair.first, pair.second);
   }
+  return out;
+}
+
+// Whether the pair's p2p makes `pair.first` the stage before `pair.second`: one only sends and the other
+// only receives (a forward chain), or both sides carry it both ways and agree which is first (activations
+// forward, their gradients back). `both_ways` is set for the second kind.
+bool Precedes(const std::map<std::pair<int64_t, int64_t>, PairExchange>& exchanges,
+              const std::pair<int64_t, int64_t>& pair, const PairExchange& e, bool* both_ways) {
+  const auto back = exchanges.find({pair.second, pair.first});
+  if (back == exchanges.end()) return false;
+  if (e.traffic.SendsOnly() && back->second.traffic.ReceivesOnly()) return true;
+  *both_ways = e.side == PairSide::kFirst && back->second.side == PairSide::kSecond;
+  return *both_ways;
+}
+
+// Stages from the bare p2p pattern (see the header): an edge a -> b where a precedes b over their two-rank
+// p2p groups (Precedes). Ranks with more than one edge either way (a fan, not a chain) and cycles leave the
+// inference empty. `groups` gets the process groups of the edges.
+std::map<int64_t, StagePlace> InferChains(const std::vector<RankCommunication>& ranks,
+                                          std::set<std::string>* groups = nullptr) {
+  const auto exchanges = PairExchanges(ranks);
+  std::map<int64_t, int64_t> next, prev;
+  std::set<std::string_view> edge_groups;
+  bool both_ways = false;
+  for (const auto& [pair, e] : exchanges) {
+    bool two_way = false;
+    if (!Precedes(exchanges, pair, e, &two_way)) continue;
+    both_ways = both_ways || two_way;
+    if (!next.emplace(pair.first, pair.second).second || !prev.emplace(pair.second, pair.first).second) return {};
+    edge_groups.insert(e.groups.begin(), e.groups.end());
+  }
+  const std::string role(both_ways ? kBothWaysChainRole : "p2p chain");
   std::map<int64_t, StagePlace> out;
   for (const auto& [head, unused] : next) {
     if (prev.contains(head)) continue;
@@ -124,9 +165,10 @@ std::map<int64_t, StagePlace> InferChains(const std::vector<RankCommunication>& 
       chain.push_back(it->second);
     }
     for (size_t i = 0; i < chain.size(); ++i) {
-      out[chain[i]] = StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(chain.size()), "p2p chain", "", true};
+      out[chain[i]] = StagePlace{static_cast<int64_t>(i), static_cast<int64_t>(chain.size()), role, "", true};
     }
   }
+  if (groups != nullptr && !out.empty()) groups->insert(edge_groups.begin(), edge_groups.end());
   return out;
 }
 
@@ -461,6 +503,12 @@ std::map<size_t, StagePlace> PlaceRanks(const std::vector<RankCommunication>& ra
 }
 
 }  // namespace
+
+std::set<std::string> InferredPipelineGroups(const std::vector<RankCommunication>& ranks) {
+  std::set<std::string> groups;
+  if (InferChains(ranks, &groups).empty()) InferCommunicatorChains(ranks, &groups);
+  return groups;
+}
 
 std::string_view P2pWaitMeasureName(P2pWaitMeasure measure) {
   static constexpr std::array<std::string_view, 4> kNames = {"none", "communication_json", "peer_start", "exposed"};

@@ -6,7 +6,10 @@
 // group's ranks. Where nothing names a pipeline, the bare p2p pattern can: ranks joined by two-rank
 // groups that hold only send / recv, one rank only sending to the other and that one only receiving,
 // form chains (stage 0 sends to stage 1, which sends to stage 2, ...); a rank's stage is its place in its
-// chain, and the analysis says the stages were inferred. Without such pairs, a communicator of more than
+// chain, and the analysis says the stages were inferred. A pair that exchanges both ways (1F1B and GPipe
+// send the gradients back over the same group) is a link of such a chain too where both sides keep a
+// pipeline's order: the earlier stage sends an activation before any gradient comes back, the later one
+// receives before it sends (pipeline_peers.h PairSideOf); so PP = 2 with a single pair is found. Without such pairs, a communicator of more than
 // two ranks that holds only send / recv whose kernels name no peer can: where its first member only sends,
 // its last only receives and every kernel says its direction (a forward chain), a rank's stage is its
 // place in the communicator's ranks.
@@ -50,6 +53,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -147,6 +151,12 @@ double ChainBalancedGainNs(double slowest_work_ns, double slowest_fill_ns, doubl
 
 // The part of a stage's bubble that waits for the slowest stage's compute: min(bubble, slowest work - own).
 double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest_work_ns);
+
+// The process groups (by name) whose p2p the stages are inferred from where no group names the pipeline:
+// the two-rank groups of the chains, else the communicators that carry one. The parallel roles call these
+// groups, and only these, pp from their primitive (parallel_roles.h), so that a group called pp from its
+// send / recv always gives stages. Empty where the p2p pattern chains no ranks.
+std::set<std::string> InferredPipelineGroups(const std::vector<RankCommunication>& ranks);
 
 // nullopt without pp groups (named or from the p2p pattern), or when fewer than two stages have ranks
 // with steps in the input. `clocks` as AnalyzeAcrossRanks estimated them, in the order of `ranks` (empty:

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -289,17 +290,44 @@ TEST(PipelineStagesTest, NamedPeersInALargerGroupWaitForThePeersStart) {
   EXPECT_DOUBLE_EQ(p->stages[2].p2p_wait_ns_per_step, 20.0 * kMs);  // from 50 until rank 1 sends at 70
 }
 
-// Both ranks send and receive (an exchange, as sequence or context parallelism does): no chain.
-TEST(PipelineStagesTest, ExchangesInBothDirectionsAreNoChain) {
+// Both ranks send first and then receive (an exchange, as sequence or context parallelism posts it): no chain.
+TEST(PipelineStagesTest, ExchangesThatBothSendFirstAreNoChain) {
   RankCommunication a = GpuRank(0, 100, "7", "[0, 1]", P2pDirection::kSend, {{0, 30}, {40, 5}});
-  RankCommunication b = GpuRank(1, 100, "7", "[0, 1]", P2pDirection::kRecv, {{20, 10}, {40, 5}});
+  RankCommunication b = GpuRank(1, 100, "7", "[0, 1]", P2pDirection::kSend, {{20, 10}, {40, 5}});
   a.collectives[1].direction = P2pDirection::kRecv;
-  b.collectives[1].direction = P2pDirection::kSend;
+  b.collectives[1].direction = P2pDirection::kRecv;
   EXPECT_FALSE(AnalyzePipelineStages({a, b}));
+  EXPECT_TRUE(InferredPipelineGroups({a, b}).empty());
   // Unknown directions (a batched send and receive) tell nothing either.
   a.collectives[1].direction = P2pDirection::kUnknown;
   b.collectives[1].direction = P2pDirection::kUnknown;
   EXPECT_FALSE(AnalyzePipelineStages({a, b}));
+}
+
+// PP = 2 with 1F1B over one unnamed two-rank group: rank 3 sends two activations, then receives their
+// gradients; rank 1 receives each activation before it sends its gradient back. The rank that sends first
+// is stage 0, whichever rank id is lower, and the group is the one the roles call pp.
+TEST(PipelineStagesTest, APairBothWaysInAPipelinesOrderIsPpTwo) {
+  RankCommunication first = GpuRank(3, 100, "9", "[1, 3]", P2pDirection::kSend, {{0, 1}, {10, 1}, {40, 30}, {80, 5}});
+  RankCommunication second = GpuRank(1, 300, "9", "[1, 3]", P2pDirection::kRecv, {{0, 1}, {10, 1}, {69, 1}, {84, 1}});
+  first.collectives[2].direction = first.collectives[3].direction = P2pDirection::kRecv;
+  second.collectives[2].direction = second.collectives[3].direction = P2pDirection::kSend;
+  const auto p = AnalyzePipelineStages({second, first});
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->inferred);
+  EXPECT_EQ(p->group_name, "p2p chain both ways");
+  ASSERT_EQ(p->stages.size(), 2u);
+  EXPECT_EQ(p->stages[0].ranks, (std::vector<int64_t>{3}));
+  EXPECT_EQ(p->stages[1].ranks, (std::vector<int64_t>{1}));
+  EXPECT_EQ(p->slowest_stage, 1);
+  // Stage 0 waits from 40 until rank 1 sends at 69, and from 80 until 84: 33 ms.
+  EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 33.0 * kMs);
+  EXPECT_EQ(InferredPipelineGroups({first, second}), (std::set<std::string>{"9"}));
+  // A gradient before its activation is no pipeline's order: rank 1 sending first breaks it.
+  second.collectives[0].direction = P2pDirection::kSend;
+  second.collectives[2].direction = P2pDirection::kRecv;
+  EXPECT_FALSE(AnalyzePipelineStages({second, first}));
+  EXPECT_TRUE(InferredPipelineGroups({first, second}).empty());
 }
 
 // Three ranks in a chain over two two-rank groups: 2 -> 0 -> 1 (stage order from who sends to whom, not
@@ -366,10 +394,10 @@ TEST(PipelineStagesTest, HandOffsNameNoStragglerAndTheVerdictTellsTheBubble) {
   }
 }
 
-// The next stage waits 20 ms for the first micro-batch, which the sender's lead-in does not explain (its
-// first p2p of the group has none): that lateness is the schedule's fill, charged to the pipeline bubble, not
-// unexplained and not held up by the rank.
-TEST(PipelineStagesTest, HandOffLatenessTheLeadInsLeaveIsTheFill) {
+// The next stage waits 20 ms for the first micro-batch: the stage table charges that wait (the schedule's
+// fill), so the hand-off is left out of the rank's wait causes (counted as a late hand-off), while the
+// critical path keeps its link.
+TEST(PipelineStagesTest, HandOffLatenessIsLeftOutOfTheWaitCauses) {
   RankCommunication sender = GpuRank(0, 100, "7", "[0, 1]", P2pDirection::kSend, {{20, 5}});
   RankCommunication receiver = GpuRank(1, 100, "7", "[0, 1]", P2pDirection::kRecv, {{0, 25}});
   sender.lead_ins.resize(sender.collectives.size());
@@ -377,10 +405,11 @@ TEST(PipelineStagesTest, HandOffLatenessTheLeadInsLeaveIsTheFill) {
   const CrossRankCommunication x = AnalyzeAcrossRanks({sender, receiver});
   ASSERT_TRUE(x.pipeline);
   ASSERT_TRUE(x.wait_causes_known);
-  EXPECT_EQ(x.ranks[0].late_collectives, 1u);
-  EXPECT_EQ(x.ranks[0].pipeline_fill_ns, 20 * kMs);
+  EXPECT_EQ(x.ranks[0].late_collectives, 0u);
+  EXPECT_EQ(x.ranks[0].late_hand_offs, 1u);
   EXPECT_EQ(x.ranks[0].held_up_ns, 0);
   EXPECT_EQ(x.ranks[0].held_up_by_cause[static_cast<size_t>(WaitCause::kUnexplained)], 0);
+  EXPECT_EQ(x.critical_links.size(), 1u);
 }
 
 // Even stages name a stage only where its step is longer than another's.

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+#include <utility>
+
 #include "analysis/comm/comm_cross_rank.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
@@ -177,6 +181,89 @@ TEST(WaitCausesTest, AWaitSharedByCollectivesInFlightAtOnceIsChargedOnce) {
   EXPECT_EQ(Cause(late.held_up_by_cause, WaitCause::kUnexplained), Us(100));
   EXPECT_EQ(late.wait_caused_ns, Us(400));
   EXPECT_EQ(late.late_collectives, 2u);
+}
+
+// The same late rank as above, whose whole compute is only 250 us longer than the median rank's (one step
+// each): its operator diff over the lead-ins (400 us in aten::embedding_backward, 50 us in aten::mul) claims
+// no more than that, the largest first.
+TEST(WaitCausesTest, TheOperatorDiffIsAtMostTheRanksComputeDifference) {
+  std::vector<RankCommunication> ranks(3);
+  const int64_t arrivals[] = {Us(1000), Us(1020), Us(1520)};
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    ranks[r].rank = static_cast<int64_t>(r);
+    ranks[r].steps = 1;
+    ranks[r].computing_ns = Us(1000);
+    ranks[r].collectives = {At(0, Us(100), "0", 0), At(arrivals[r], Us(2000) - arrivals[r], "0", 1)};
+    ranks[r].lead_ins.resize(2);
+    ranks[r].lead_ins[1] = LeadIn(Us(600), arrivals[r] - Us(700), 0);
+    ranks[r].lead_ins[1].operators = {{"aten::linear", Us(600)}};
+  }
+  ranks[2].computing_ns = Us(1250);
+  ranks[2].lead_ins[1] = LeadIn(Us(1000), Us(420), 0);
+  ranks[2].lead_ins[1].operators = {
+      {"aten::embedding_backward", Us(400)}, {"aten::linear", Us(600)}, {"aten::mul", Us(50)}};
+  CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  const RankWait& late = x.ranks[2];
+  ASSERT_EQ(late.late_operator_extra.size(), 1u);
+  EXPECT_EQ(late.late_operator_extra[0].ns, Us(250));
+  ranks[2].computing_ns = Us(1420);  // room for the largest and 20 us of the next
+  x = AnalyzeAcrossRanks(ranks);
+  ASSERT_EQ(x.ranks[2].late_operator_extra.size(), 2u);
+  EXPECT_EQ(x.ranks[2].late_operator_extra[0].ns, Us(400));
+  EXPECT_EQ(x.ranks[2].late_operator_extra[1].name, "aten::mul");
+  EXPECT_EQ(x.ranks[2].late_operator_extra[1].ns, Us(20));
+  EXPECT_EQ(Cause(x.ranks[2].held_up_by_cause, WaitCause::kCompute), Us(400));  // the causes are the windows'
+}
+
+// A rank of PP2 x DP2 (stage 0: ranks 0 and 1 over groups "d0"; stage 1: ranks 2 and 3, "d1"; rank r hands
+// on to rank r + 2 over "p<r>"). Rank 2 receives 500 us after rank 0 sent, having computed 500 us more: the
+// pipeline stages charge that wait, so the hand-off is left out of rank 2's causes and operators. Rank 1 is
+// late at its stage's all-reduce by a 200 us host pause: that stays.
+Collective StageCollective(int64_t start_us, int64_t duration_us, std::string group, std::string_view members,
+                           int64_t sequence, P2pDirection direction = P2pDirection::kUnknown) {
+  Collective c = At(Us(start_us), Us(duration_us), std::move(group), sequence);
+  c.group_ranks = members;  // a literal: the collective keeps a view
+  if (direction != P2pDirection::kUnknown) {
+    c.type = CollectiveType::kSendRecv;
+    c.direction = direction;
+  }
+  return c;
+}
+
+TEST(WaitCausesTest, PipelineHandOffsAreLeftToTheStages) {
+  std::vector<RankCommunication> ranks(4);
+  for (int64_t r = 0; r < 4; ++r) {
+    RankCommunication& rank = ranks[static_cast<size_t>(r)];
+    rank.rank = r;
+    rank.steps = 1;
+    rank.wall_ns = Us(3000);
+    const bool first = r < 2;
+    const std::string dp = first ? "d0" : "d1", pp = "p" + std::to_string(r % 2);
+    const std::string_view dp_members = first ? "[0, 1]" : "[2, 3]", pp_members = r % 2 == 0 ? "[0, 2]" : "[1, 3]";
+    rank.computing_ns = Us(first ? 900 : 1400);
+    rank.collectives = {StageCollective(0, 100, dp, dp_members, 0),
+                        StageCollective(first ? 1000 : 1500, first ? 600 : 100, pp, pp_members, 0,
+                                        first ? P2pDirection::kSend : P2pDirection::kRecv),
+                        StageCollective(r == 1 ? 2200 : 2000, r == 1 ? 100 : (first ? 300 : 100), dp, dp_members, 1)};
+    rank.lead_ins.resize(3);
+    rank.lead_ins[1] = LeadIn(Us(first ? 900 : 1400), 0, 0);
+    rank.lead_ins[1].operators = {{"gemm", Us(first ? 900 : 1400)}};
+    rank.lead_ins[2] = LeadIn(Us(100), Us(r == 1 ? 300 : 100), 0);
+  }
+  const CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
+  ASSERT_TRUE(x.pipeline);
+  ASSERT_TRUE(x.wait_causes_known);
+  const RankWait& stage1 = x.ranks[2];
+  EXPECT_EQ(stage1.late_hand_offs, 1u);
+  EXPECT_EQ(stage1.late_collectives, 0u);
+  EXPECT_EQ(stage1.held_up_ns, 0);
+  EXPECT_TRUE(stage1.late_operator_extra.empty());
+  const RankWait& paused = x.ranks[1];
+  EXPECT_EQ(paused.late_collectives, 1u);
+  EXPECT_EQ(paused.held_up_ns, Us(200));
+  EXPECT_EQ(Cause(paused.held_up_by_cause, WaitCause::kHostPause), Us(200));
+  EXPECT_EQ(paused.late_hand_offs, 0u);
+  EXPECT_EQ(x.critical_links.size(), 6u);  // the critical path still sees every matched collective
 }
 
 TEST(WaitCausesTest, RanksWithoutLeadInsGiveNoCauses) {

@@ -45,10 +45,8 @@ void WriteWaitCauses(JsonWriter* w, const RankCommunication& r, const RankWait& 
     w->Key(WaitCauseName(static_cast<WaitCause>(c))).Double(PerStepUs(wait.held_up_by_cause[c], r.steps));
   }
   w->EndObject();
-  // Only where the rank held up a pipeline hand-off, so that runs without stages keep their keys.
-  if (wait.pipeline_fill_ns > 0) {
-    w->Key("pipeline_fill_drain_us_per_step").Double(PerStepUs(wait.pipeline_fill_ns, r.steps));
-  }
+  // Only where the rank was late at a pipeline hand-off, so that runs without stages keep their keys.
+  if (wait.late_hand_offs > 0) w->Key("late_hand_offs_left_out").Uint(wait.late_hand_offs);
   w->Key("late_operators").BeginArray();
   for (const LeadOperator& op : wait.late_operator_extra) {
     w->BeginObject();

@@ -70,32 +70,35 @@ void AppendClocks(const ClockAlignment& clocks, const ShownRanks& shown, std::st
   }
 }
 
-// The cause columns of one row (ms per step): the wait causes in order, with the pipeline's fill / drain
-// before "unexplained" where the run has pipeline stages.
-std::string CauseCells(const RankWait& w, bool pipeline, double steps) {
+// The cause columns of one row (ms per step), in the causes' order.
+std::string CauseCells(const RankWait& w, double steps) {
   std::string cells;
-  for (size_t c = 0; c < kWaitCauseCount; ++c) {
-    if (pipeline && static_cast<WaitCause>(c) == WaitCause::kUnexplained)
-      cells += fmt::format("{:>13.3f}", Millis(w.pipeline_fill_ns) / steps);
-    cells += fmt::format("{:>13.3f}", Millis(w.held_up_by_cause[c]) / steps);
-  }
+  for (size_t c = 0; c < kWaitCauseCount; ++c) cells += fmt::format("{:>13.3f}", Millis(w.held_up_by_cause[c]) / steps);
   return cells;
 }
 
-std::string CauseHeader(bool pipeline) {
+std::string CauseHeader() {
   std::string header;
-  for (size_t c = 0; c < kWaitCauseCount; ++c) {
-    if (pipeline && static_cast<WaitCause>(c) == WaitCause::kUnexplained) header += fmt::format("{:>13}", "fill_drain");
+  for (size_t c = 0; c < kWaitCauseCount; ++c)
     header += fmt::format("{:>13}", WaitCauseName(static_cast<WaitCause>(c)));
-  }
   return header;
+}
+
+// Where the pipeline's hand-offs held ranks up: one line that they are left out, and where they are charged.
+std::string HandOffsLeftOut(const CrossRankCommunication& x) {
+  uint64_t late = 0;
+  for (const RankWait& w : x.ranks) late += w.late_hand_offs;
+  if (late == 0) return "";
+  return fmt::format(
+      "  ({} late arrivals at the pipeline's hand-offs between stages left out: the pipeline stages above charge "
+      "their wait once, to the slowest stage's compute and the schedule's fill / drain)\n",
+      late);
 }
 
 // Per rank that held collectives up beyond launch jitter: by how much per step and what it was doing.
 void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::string* out) {
   const CrossRankCommunication& x = a.cross_rank;
   if (!x.wait_causes_known) return;
-  const bool pipeline = x.pipeline.has_value();
   std::string rows;
   size_t left_out = 0;
   for (size_t i = 0; i < x.ranks.size() && i < a.ranks.size(); ++i) {
@@ -107,7 +110,7 @@ void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::strin
     }
     const double steps = static_cast<double>(std::max<uint64_t>(a.ranks[i].steps, 1));
     rows += fmt::format("  {:<8}{:>7}{:>12.3f}", w.rank, w.late_collectives, Millis(w.held_up_ns) / steps);
-    rows += CauseCells(w, pipeline, steps) + "\n";
+    rows += CauseCells(w, steps) + "\n";
     for (size_t k = 0; k < w.late_operator_extra.size() && k < 3; ++k) {
       // Operators far below the lateness are the ranks' own noise, not its cause.
       if (w.late_operator_extra[k].ns * 10 < w.held_up_ns) break;
@@ -115,20 +118,17 @@ void AppendWaitCauses(const CommAnalysis& a, const ShownRanks& shown, std::strin
                           Millis(w.late_operator_extra[k].ns) / steps, EscapeText(w.late_operator_extra[k].name));
     }
   }
-  if (rows.empty()) return;
-  *out += fmt::format(
+  const std::string hand_offs = HandOffsLeftOut(x);
+  if (rows.empty()) {
+    if (!hand_offs.empty()) *out += "\nwhy ranks wait: no collective held up beyond launch jitter\n" + hand_offs;
+    return;
+  }
+  *out +=
       "\nwhy ranks wait: what each late rank did more than the median rank before the collectives it held up "
       "(ms per step; held up: from the others' median arrival to its own, at most the median rank's wait, "
-      "less {}what is unexplained)\n",
-      pipeline ? "the pipeline's fill / drain and " : "");
-  *out += fmt::format("  {:<8}{:>7}{:>12}", "rank", "late", "held up") + CauseHeader(pipeline);
-  *out += "\n" + rows + LeftOut(left_out, "  ");
-  if (!pipeline) return;
-  *out +=
-      "  (fill_drain: lateness at the pipeline's hand-offs between stages that the late stage's lead-in does not "
-      "explain: the schedule's warm-up / cool-down, when a stage has no micro-batch to run yet; it is the "
-      "pipeline bubble (pipeline.bubble: more micro-batches, an interleaved or zero-bubble schedule), not held "
-      "up by the rank)\n";
+      "less what is unexplained)\n";
+  *out += fmt::format("  {:<8}{:>7}{:>12}", "rank", "late", "held up") + CauseHeader();
+  *out += "\n" + rows + LeftOut(left_out, "  ") + hand_offs;
 }
 
 }  // namespace
