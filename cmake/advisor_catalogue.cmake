@@ -239,40 +239,9 @@ function(tuneprof_catalogue_check_rule_files rules_dir functions)
   endforeach()
 endfunction()
 
-# Writes `output`, the C++ of `catalogue` (rewritten only when its text changes, so that nothing recompiles
-# otherwise); with a fourth argument, a rules folder, first checks that its rule files define no rule the
-# catalogue lacks.
-function(tuneprof_generate_advisor_catalogue catalogue output source_dir)
-  set(TUNEPROF_CATALOGUE_FILE ${catalogue})
-  tuneprof_catalogue_enum_names(${source_dir}/analysis/advisor/finding.h FindingCategory
-                                TUNEPROF_CATALOGUE_NAMES_FindingCategory)
-  tuneprof_catalogue_enum_names(${source_dir}/analysis/advisor/finding.h TimePart TUNEPROF_CATALOGUE_NAMES_TimePart)
-  tuneprof_catalogue_enum_names(${source_dir}/analysis/advisor/rules/finding_specs.h GainKind
-                                TUNEPROF_CATALOGUE_NAMES_GainKind)
-  file(READ ${catalogue} json)
-  string(JSON type ERROR_VARIABLE invalid TYPE "${json}")
-  if(invalid)
-    tuneprof_catalogue_fail("the file" "not JSON: ${invalid}")
-  endif()
-  tuneprof_catalogue_check_keys("${json}" "the file" "about;rules")
-  tuneprof_catalogue_field("${json}" "the file" rules ARRAY rules_json)
-  string(JSON count LENGTH "${rules_json}")
-  if(count EQUAL 0)
-    tuneprof_catalogue_fail("the file" "no rules")
-  endif()
-  set(declarations "")
-  set(rules "")
-  set(findings "")
-  math(EXPR last "${count} - 1")
-  foreach(i RANGE ${last})
-    string(JSON rule GET "${rules_json}" ${i})
-    tuneprof_catalogue_rule("${rule}" "rule ${i}")
-  endforeach()
-  string(REGEX MATCHALL "\\.run = [A-Za-z0-9]+" functions "${rules}")
-  string(REPLACE ".run = " "" functions "${functions}")
-  if(ARGC GREATER 3)
-    tuneprof_catalogue_check_rule_files(${ARGV3} "${functions}")
-  endif()
+# Writes the generated source to `output` from the C++ pieces of the rows (`functions`: the rules' names,
+# a list), rewriting it only when its text changes, so that nothing recompiles otherwise.
+function(tuneprof_catalogue_write output declarations findings rules functions)
   string(REPLACE ";" ", " functions "${functions}")
   set(text "// Generated at configure time by cmake/advisor_catalogue.cmake from
 // src/analysis/advisor/rules/catalogue.json; do not edit.
@@ -312,6 +281,42 @@ std::span<const RuleFunction> AllRules() { return kCatalogueRuleFunctions; }
   if(NOT old STREQUAL text)
     file(WRITE ${output} "${text}")
   endif()
+endfunction()
+
+# Writes `output`, the C++ of `catalogue`; with a fourth argument, a rules folder, first checks that its rule files define no rule the
+# catalogue lacks.
+function(tuneprof_generate_advisor_catalogue catalogue output source_dir)
+  set(TUNEPROF_CATALOGUE_FILE ${catalogue})
+  tuneprof_catalogue_enum_names(${source_dir}/analysis/advisor/finding.h FindingCategory
+                                TUNEPROF_CATALOGUE_NAMES_FindingCategory)
+  tuneprof_catalogue_enum_names(${source_dir}/analysis/advisor/finding.h TimePart TUNEPROF_CATALOGUE_NAMES_TimePart)
+  tuneprof_catalogue_enum_names(${source_dir}/analysis/advisor/rules/finding_specs.h GainKind
+                                TUNEPROF_CATALOGUE_NAMES_GainKind)
+  file(READ ${catalogue} json)
+  string(JSON type ERROR_VARIABLE invalid TYPE "${json}")
+  if(invalid)
+    tuneprof_catalogue_fail("the file" "not JSON: ${invalid}")
+  endif()
+  tuneprof_catalogue_check_keys("${json}" "the file" "about;rules")
+  tuneprof_catalogue_field("${json}" "the file" rules ARRAY rules_json)
+  string(JSON count LENGTH "${rules_json}")
+  if(count EQUAL 0)
+    tuneprof_catalogue_fail("the file" "no rules")
+  endif()
+  set(declarations "")
+  set(rules "")
+  set(findings "")
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON rule GET "${rules_json}" ${i})
+    tuneprof_catalogue_rule("${rule}" "rule ${i}")
+  endforeach()
+  string(REGEX MATCHALL "\\.run = [A-Za-z0-9]+" functions "${rules}")
+  string(REPLACE ".run = " "" functions "${functions}")
+  if(ARGC GREATER 3)
+    tuneprof_catalogue_check_rule_files(${ARGV3} "${functions}")
+  endif()
+  tuneprof_catalogue_write(${output} "${declarations}" "${findings}" "${rules}" "${functions}")
 endfunction()
 
 # Generates the catalogue of `json` into `target`'s sources.
