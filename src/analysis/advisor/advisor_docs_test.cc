@@ -1,7 +1,7 @@
 // docs/advisor.md lists every threshold with the default the code uses, and every rule id of the
-// catalogue (rules/rules.h RuleCatalogue(), what the rule files register) in its Rules table and nothing
-// else there: a threshold or rule added, renamed or removed without the documentation fails here, and so
-// does a registration the build's list missed. docs/json/advise.md names only ids the catalogue has.
+// catalogue (rules/rules.h RuleCatalogue(), the rows of rules/catalogue.json) in its Rules table and
+// nothing else there: a threshold or rule added, renamed or removed without the documentation fails here.
+// docs/json/advise.md names only ids the catalogue has.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 

@@ -321,19 +321,4 @@ void RuleApiReplacement(const RankEvidence& rank, const AdvisorConfig& config, s
   if (!kept.empty()) out->push_back(Report(rank, config, kept));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleApiReplacement, (RuleRow{.order = 400, .thresholds = "fusion_min_occurrences"}),
-    {.id = "fusion.api_replacement",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kMemoryBound,
-     .metric = "operator sequences and optimizer steps a fused torch_npu / MindSpeed API replaces",
-     .unit = "call sites",
-     .gain_model =
-         "sequences: sum - longest member of each occurrence; per-parameter optimizer steps: per op name with k calls "
-         "per step, (k - 1) x its shortest call; steps already on multi-tensor kernels and single-operator "
-         "replacements: not measured (0)",
-     .strategy =
-         "Call the fused torch_npu / MindSpeed API at the call sites named instead of the operators it replaces: "
-         "one kernel instead of several passes over memory, or one optimizer kernel for all parameters."});
-
 }  // namespace tuneprof

@@ -351,32 +351,4 @@ void RuleAscendAiCpuDtype(const RankEvidence& rank, const AdvisorConfig& config,
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleAscendAiCpu, (RuleRow{.order = 110, .thresholds = "ai_cpu_task_us"}),
-    {.id = "compute.ai_cpu_ops",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kComputeBound,
-     .metric = "kernel_details rows with Accelerator Core AI_CPU and duration >= threshold",
-     .unit = "count",
-     .threshold = threshold::kAiCpuTaskUs,
-     .gain = GainKind::kUnknown,
-     .gain_model = "the AI Core time of the replacement operators is not in the trace",
-     .strategy = "Keep these operators on the AI Core: use supported dtypes (float32/float16 instead of float64, "
-                 "int32 instead of int64 where possible) and replace index/nonzero-style operators with masked forms.",
-     .apis = SameApis("tensor.float() instead of .double(); torch_npu operator whitelist for the CANN version")});
-
-TUNEPROF_ADVISOR_RULE(
-    RuleAscendAiCpuDtype, (RuleRow{.order = 440}),
-    {.id = "compute.aicpu_dtype",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kComputeBound,
-     .metric = "kernel_details AI_CPU rows with a DOUBLE or INT64 input data type",
-     .unit = "count",
-     .gain = GainKind::kUnknown,
-     .gain_model = "the AI Core time of the operators in float32 / int32 is not in the trace",
-     .strategy = "These operators run on the AI CPU because of their float64 / int64 inputs. Where the values allow, "
-                 "cast them to float32 / int32 before the operator (indices and counts below 2^31 fit int32) so that "
-                 "it runs on the AI Core.",
-     .apis = SameApis("tensor.float() instead of .double(); tensor.int() for indices below 2^31")});
-
 }  // namespace tuneprof

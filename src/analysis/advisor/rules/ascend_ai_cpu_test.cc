@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
@@ -16,23 +17,46 @@ namespace {
 
 using finding_lookup::AdviseOneRank;
 
-void AddRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view dtypes,
-            double dur_us) {
-  NpuOpRow row = npu_step::DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);
-  row.input_data_types = side->Intern(dtypes);
-  side->AddKernelDetail(row);
+// A kernel_details row for AdviseOnRows: its operator type (its name too), accelerator core, input and
+// output dtypes (outputs "": not recorded) and duration, added `copies` times.
+struct DtypeRow {
+  std::string_view type;
+  std::string_view core;
+  std::string_view inputs;
+  std::string_view outputs;
+  double dur_us = 0;
+  int copies = 1;
+};
+
+// The advice on npu_step::NpuStep() with `rows` in its kernel_details, the profiler's CANN version recorded
+// where `cann_version` is not "".
+AdvisorResult AdviseOnRows(const std::vector<DtypeRow>& rows, std::string_view cann_version = "") {
+  Trace trace = npu_step::NpuStep();
+  SideTableBuilder side(&trace);
+  if (!cann_version.empty()) {
+    side.mutable_metadata()->entries.push_back({"profiler_info.CANN_Version", std::string(cann_version)});
+  }
+  side.StartKernelDetails();
+  for (const DtypeRow& dtype_row : rows) {
+    for (int i = 0; i < dtype_row.copies; ++i) {
+      NpuOpRow row = npu_step::DetailRow(&side, std::string(dtype_row.type) + "_1", dtype_row.type, dtype_row.core, 100,
+                                         dtype_row.dur_us);
+      row.input_data_types = side.Intern(dtype_row.inputs);
+      if (!dtype_row.outputs.empty()) row.output_data_types = side.Intern(dtype_row.outputs);
+      side.AddKernelDetail(row);
+    }
+  }
+  return AdviseOneRank(trace);
 }
 
 TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
-  Trace trace = npu_step::NpuStep();
-  SideTableBuilder side(&trace);
-  side.StartKernelDetails();
-  AddRow(&side, "Cast", "AI_CPU", "DOUBLE", 30);
-  AddRow(&side, "Cast", "AI_CPU", "DOUBLE;INT64", 10);
-  AddRow(&side, "GatherV2", "AI_CPU", "FLOAT;DT_INT64", 5);
-  AddRow(&side, "Add", "AI_CPU", "FLOAT;INT32", 50);        // no wide input
-  AddRow(&side, "MatMul", "AI_CORE", "DOUBLE;DOUBLE", 50);  // not on the AI CPU
-  const AdvisorResult result = AdviseOneRank(trace);
+  const AdvisorResult result = AdviseOnRows({
+      {"Cast", "AI_CPU", "DOUBLE", "", 30},
+      {"Cast", "AI_CPU", "DOUBLE;INT64", "", 10},
+      {"GatherV2", "AI_CPU", "FLOAT;DT_INT64", "", 5},
+      {"Add", "AI_CPU", "FLOAT;INT32", "", 50},       // no wide input
+      {"MatMul", "AI_CORE", "DOUBLE;DOUBLE", "", 50}  // not on the AI CPU
+  });
   const Finding* f = Find(result, "compute.aicpu_dtype");
   ASSERT_NE(f, nullptr);
   ExpectNumbers(*f, {{"aicpu_wide_tasks", 3}, {"aicpu_wide_us", 45}});
@@ -43,11 +67,7 @@ TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
 }
 
 TEST(AiCpuDtype, QuietWithoutWideInputs) {
-  Trace trace = npu_step::NpuStep();
-  SideTableBuilder side(&trace);
-  side.StartKernelDetails();
-  AddRow(&side, "Cast", "AI_CPU", "INT32", 30);
-  EXPECT_EQ(Find(AdviseOneRank(trace), "compute.aicpu_dtype"), nullptr);
+  EXPECT_EQ(Find(AdviseOnRows({{"Cast", "AI_CPU", "INT32", "", 30}}), "compute.aicpu_dtype"), nullptr);
 }
 
 // A kernel_details row reaches the user's line through the timeline's task of the same name and start,
@@ -126,23 +146,10 @@ TEST(AiCpuDtype, NamesNoModulesWithoutModuleRanges) {
   EXPECT_TRUE(f->modules.empty());
 }
 
-void AddTypedRow(SideTableBuilder* side, std::string_view type, std::string_view core, std::string_view inputs,
-                 std::string_view outputs, double dur_us) {
-  NpuOpRow row = npu_step::DetailRow(side, std::string(type) + "_1", type, core, 100, dur_us);
-  row.input_data_types = side->Intern(inputs);
-  row.output_data_types = side->Intern(outputs);
-  side->AddKernelDetail(row);
-}
-
 TEST(AiCpuOps, NamesTheDtypeTheAiCoreNeverTakesInThisRun) {
-  Trace trace = npu_step::NpuStep();
-  SideTableBuilder side(&trace);
-  side.StartKernelDetails();
-  AddTypedRow(&side, "Cast", "AI_CPU", "INT32", "UINT64", 30);
-  AddTypedRow(&side, "Cast", "AI_CPU", "INT32", "UINT64", 30);
-  for (int i = 0; i < 3; ++i) AddTypedRow(&side, "Cast", "AI_VECTOR_CORE", "INT32", "FLOAT", 2);
-  AddTypedRow(&side, "Cast", "AI_CORE", "INT64", "INT32", 2);
-  const AdvisorResult result = AdviseOneRank(trace);
+  const AdvisorResult result = AdviseOnRows({{"Cast", "AI_CPU", "INT32", "UINT64", 30, 2},
+                                             {"Cast", "AI_VECTOR_CORE", "INT32", "FLOAT", 2, 3},
+                                             {"Cast", "AI_CORE", "INT64", "INT32", 2}});
   const Finding* f = Find(result, "compute.ai_cpu_ops");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Text(*f, "ai_core_dtypes"),
@@ -154,15 +161,14 @@ TEST(AiCpuOps, NamesTheDtypeTheAiCoreNeverTakesInThisRun) {
 }
 
 TEST(AiCpuOps, SaysWhenTheDtypesAreNotTheCauseOrTheRunCannotTell) {
-  Trace trace = npu_step::NpuStep();
-  SideTableBuilder side(&trace);
-  side.mutable_metadata()->entries.push_back({"profiler_info.CANN_Version", "8.0.RC2"});
-  side.StartKernelDetails();
-  AddTypedRow(&side, "Sort", "AI_CPU", "FLOAT", "FLOAT;INT32", 40);
-  AddTypedRow(&side, "Sort", "AI_VECTOR_CORE", "FLOAT", "FLOAT;INT32", 5);
-  AddTypedRow(&side, "DropOutGenMask", "AI_CPU", "INT64;FLOAT", "UINT8", 25);
-  AddTypedRow(&side, "Level0Op", "AI_CPU", "N/A", "N/A", 21);  // no dtypes recorded: not listed
-  const AdvisorResult result = AdviseOneRank(trace);
+  const AdvisorResult result = AdviseOnRows(
+      {
+          {"Sort", "AI_CPU", "FLOAT", "FLOAT;INT32", 40},
+          {"Sort", "AI_VECTOR_CORE", "FLOAT", "FLOAT;INT32", 5},
+          {"DropOutGenMask", "AI_CPU", "INT64;FLOAT", "UINT8", 25},
+          {"Level0Op", "AI_CPU", "N/A", "N/A", 21}  // no dtypes recorded: not listed
+      },
+      "8.0.RC2");
   const Finding* f = Find(result, "compute.ai_cpu_ops");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Text(*f, "ai_core_dtypes"),
@@ -174,15 +180,13 @@ TEST(AiCpuOps, SaysWhenTheDtypesAreNotTheCauseOrTheRunCannotTell) {
 }
 
 TEST(AiCpuOps, GuidesTheIndexingAndDataDependentOperators) {
-  Trace trace = npu_step::NpuStep();
-  SideTableBuilder side(&trace);
-  side.StartKernelDetails();
-  AddTypedRow(&side, "NonZero", "AI_CPU", "BOOL", "INT64", 50);
-  AddTypedRow(&side, "IndexPutV2", "AI_CPU", "FLOAT;FLOAT;BOOL", "FLOAT", 30);
-  AddTypedRow(&side, "IndexPutV2", "AI_CPU", "FLOAT;FLOAT;INT64", "FLOAT", 25);
-  AddTypedRow(&side, "ArgMaxV2", "AI_CPU", "FLOAT;INT32", "INT32", 25);  // float values: no guide
-  AddTypedRow(&side, "NonZero", "AI_CPU", "BOOL", "INT64", 5);           // under 20 us: not counted
-  const AdvisorResult result = AdviseOneRank(trace);
+  const AdvisorResult result = AdviseOnRows({
+      {"NonZero", "AI_CPU", "BOOL", "INT64", 50},
+      {"IndexPutV2", "AI_CPU", "FLOAT;FLOAT;BOOL", "FLOAT", 30},
+      {"IndexPutV2", "AI_CPU", "FLOAT;FLOAT;INT64", "FLOAT", 25},
+      {"ArgMaxV2", "AI_CPU", "FLOAT;INT32", "INT32", 25},  // float values: no guide
+      {"NonZero", "AI_CPU", "BOOL", "INT64", 5}            // under 20 us: not counted
+  });
   const Finding* f = Find(result, "compute.ai_cpu_ops");
   ASSERT_NE(f, nullptr);
   const std::string guides = Text(*f, "operator_guides");
@@ -202,15 +206,11 @@ TEST(AiCpuOps, GuidesTheIndexingAndDataDependentOperators) {
 }
 
 TEST(AiCpuDtype, CastsToTheDtypeTheAiCoreRunsTheSameTypeWith) {
-  Trace trace = npu_step::NpuStep();
-  SideTableBuilder side(&trace);
-  side.StartKernelDetails();
-  AddTypedRow(&side, "Cast", "AI_CPU", "DOUBLE", "FLOAT", 30);
-  for (int i = 0; i < 12; ++i) AddTypedRow(&side, "Cast", "AI_VECTOR_CORE", "FLOAT16", "FLOAT", 2);
-  AddTypedRow(&side, "GatherV2", "AI_CPU", "FLOAT;INT64;INT64", "FLOAT", 20);
-  AddTypedRow(&side, "GatherV2", "AI_CORE", "FLOAT16;INT64;INT64", "FLOAT16", 2);
-  AddTypedRow(&side, "Pow", "AI_CPU", "DOUBLE;INT64", "DOUBLE", 10);
-  const AdvisorResult result = AdviseOneRank(trace);
+  const AdvisorResult result = AdviseOnRows({{"Cast", "AI_CPU", "DOUBLE", "FLOAT", 30},
+                                             {"Cast", "AI_VECTOR_CORE", "FLOAT16", "FLOAT", 2, 12},
+                                             {"GatherV2", "AI_CPU", "FLOAT;INT64;INT64", "FLOAT", 20},
+                                             {"GatherV2", "AI_CORE", "FLOAT16;INT64;INT64", "FLOAT16", 2},
+                                             {"Pow", "AI_CPU", "DOUBLE;INT64", "DOUBLE", 10}});
   const Finding* f = Find(result, "compute.aicpu_dtype");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Text(*f, "ai_core_evidence"),
@@ -221,16 +221,11 @@ TEST(AiCpuDtype, CastsToTheDtypeTheAiCoreRunsTheSameTypeWith) {
 }
 
 TEST(AiCpuDtype, PrefersFloat32AndSaysWhenNoNarrowerTypeRuns) {
-  Trace trace = npu_step::NpuStep();
-  SideTableBuilder side(&trace);
-  side.StartKernelDetails();
-  AddTypedRow(&side, "Mul", "AI_CPU", "DOUBLE;DOUBLE", "DOUBLE", 31);
-  AddTypedRow(&side, "Mul", "AI_VECTOR_CORE", "FLOAT16;FLOAT16", "FLOAT16", 2);
-  AddTypedRow(&side, "Mul", "AI_VECTOR_CORE", "FLOAT16;FLOAT16", "FLOAT16", 2);
-  AddTypedRow(&side, "Mul", "AI_VECTOR_CORE", "FLOAT;FLOAT", "FLOAT", 2);
-  AddTypedRow(&side, "Equal", "AI_CPU", "INT64;INT64", "BOOL", 30);
-  AddTypedRow(&side, "Equal", "AI_VECTOR_CORE", "FLOAT;FLOAT", "BOOL", 2);
-  const AdvisorResult result = AdviseOneRank(trace);
+  const AdvisorResult result = AdviseOnRows({{"Mul", "AI_CPU", "DOUBLE;DOUBLE", "DOUBLE", 31},
+                                             {"Mul", "AI_VECTOR_CORE", "FLOAT16;FLOAT16", "FLOAT16", 2, 2},
+                                             {"Mul", "AI_VECTOR_CORE", "FLOAT;FLOAT", "FLOAT", 2},
+                                             {"Equal", "AI_CPU", "INT64;INT64", "BOOL", 30},
+                                             {"Equal", "AI_VECTOR_CORE", "FLOAT;FLOAT", "BOOL", 2}});
   const Finding* f = Find(result, "compute.aicpu_dtype");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Text(*f, "ai_core_evidence"),

@@ -103,19 +103,4 @@ void RuleBandwidthContention(const RankEvidence& rank, const AdvisorConfig& conf
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleBandwidthContention, (RuleRow{.order = 330, .thresholds = "sdma_contention_gbps"}),
-    {.id = "communication.bandwidth_contention",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric = "communication.json SDMA bandwidth of HCCL operators that overlap a matmul",
-     .unit = "GB/s",
-     .threshold = threshold::kSdmaContentionGbps,
-     .gain = GainKind::kUnknown,
-     .gain_model = "the collective's bandwidth without the overlapping matmul is not measured",
-     .strategy = "Collectives and matmuls compete for HBM bandwidth. Compare a run with and without the overlap; "
-                 "schedule the large matmuls away from the collectives (or the collectives into compute phases "
-                 "that are not memory-heavy).",
-     .apis = SameApis("reorder or bucket the gradient all-reduce (DDP bucket_cap_mb) so it overlaps lighter compute")});
-
 }  // namespace tuneprof

@@ -54,16 +54,4 @@ void RuleByteAlignment(const RankEvidence& rank, const AdvisorConfig& config, st
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleByteAlignment, (RuleRow{.order = 360, .thresholds = "sdma_alignment_bytes"}),
-    {.id = "communication.byte_alignment",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric =
-         "off-chip SDMA Memcpy / Reduce_Inline tasks larger than the alignment whose size is not a multiple of it",
-     .unit = "count",
-     .gain = GainKind::kUnknown,
-     .gain_model = "the aligned transfer's time is not measured",
-     .apis = SameApis("pad the communicated tensor's last dimension so numel x itemsize % 512 == 0")});
-
 }  // namespace tuneprof

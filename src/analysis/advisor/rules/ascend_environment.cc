@@ -125,12 +125,4 @@ void RuleAscendEnvironment(const RankEvidence& rank, const AdvisorConfig& config
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(RuleAscendEnvironment, (RuleRow{.order = 120}),
-                      {.id = "config.ascend_env",
-                       .category = FindingCategory::kConfig,
-                       .saves_from = TimePart::kHostWait,
-                       .metric = "profiler_metadata ENV_VARIABLES against msprof-analyze's recommended settings",
-                       .unit = "count",
-                       .strategy = "Set the environment msprof-analyze recommends for torch_npu training."});
-
 }  // namespace tuneprof

@@ -97,17 +97,4 @@ void RuleAscendFrequency(const RankEvidence& rank, const AdvisorConfig& config, 
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleAscendFrequency, (RuleRow{.order = 270, .thresholds = "ai_core_frequency_drop_pct"}),
-    {.id = "compute.ai_core_frequency",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kComputeBound,
-     .metric = "time-weighted AI Core frequency over each device task against the maximum",
-     .unit = "% below max",
-     .threshold = threshold::kAiCoreFrequencyDropPct,
-     .gain_model = "each slowed task's time x (max - its frequency) / max",
-     .strategy = "The AI Core clock dropped while operators ran: check the device temperature and power cap "
-                 "(npu-smi info), cooling and the power mode; other jobs on the card can cause it too.",
-     .apis = SameApis("npu-smi info -t temp -i <card>\nnpu-smi info -t power -i <card>")});
-
 }  // namespace tuneprof

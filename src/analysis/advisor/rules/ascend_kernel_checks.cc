@@ -177,44 +177,4 @@ void RuleAscendDynamicShape(const RankEvidence& rank, const AdvisorConfig& confi
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleAscendOperatorNoBound, (RuleRow{.order = 240, .thresholds = "operator_no_bound_us operator_bound_ratio_pct"}),
-    {.id = "compute.operator_no_bound",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kComputeBound,
-     .metric = "kernel_details operators longer than the threshold whose vec/mac/scalar/mte1/mte2/mte3/fixpipe ratios "
-               "all stay at or below the bound ratio",
-     .unit = "count",
-     .gain = GainKind::kUnknown,
-     .gain_model = "what re-tiling (AOE) recovers is not in the trace",
-     .strategy = "No pipeline of these operators is busy: their tiling or data layout leaves the cores waiting. Tune "
-                 "them with AOE operator tuning, or change the shapes or dtypes they get.",
-     .apis = SameApis("aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator tuning)")});
-
-TUNEPROF_ADVISOR_RULE(
-    RuleAscendBlockDim, (RuleRow{.order = 250}),
-    {.id = "compute.block_dim",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kComputeBound,
-     .metric = "static-shape kernel_details operators whose Block Dim is not a multiple of the core count",
-     .unit = "count",
-     .gain = GainKind::kUpperBound,
-     .gain_model = "each operator's time x the idle share of its waves, 1 - block_dim / (waves x cores)",
-     .apis = SameApis(
-         "pad or reshape the operator's inputs so the tiling divides by the core count; AOE operator tuning")});
-
-TUNEPROF_ADVISOR_RULE(
-    RuleAscendDynamicShape, (RuleRow{.order = 260}),
-    {.id = "config.dynamic_shape",
-     .category = FindingCategory::kConfig,
-     .saves_from = TimePart::kHostWait,
-     .metric = "kernel_details OP State: every operator with a state is dynamic",
-     .unit = "count",
-     .gain = GainKind::kUnknown,
-     .gain_model = "the host time spent on online compilation per shape is not separated in the trace",
-     .strategy = "The whole run uses dynamic-shape operators; switch off online compilation so that the prebuilt "
-                 "binary kernels are used, and keep the internal formats off.",
-     .apis = SameApis(
-         "torch_npu.npu.set_compile_mode(jit_compile=False)\ntorch_npu.npu.config.allow_internal_format = False")});
-
 }  // namespace tuneprof

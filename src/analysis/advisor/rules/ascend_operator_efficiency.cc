@@ -482,25 +482,4 @@ void RuleAscendOperatorEfficiency(const RankEvidence& rank, const AdvisorConfig&
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleAscendOperatorEfficiency,
-    (RuleRow{.order = 380,
-             .thresholds = "operator_efficiency_min_share_pct operator_efficiency_cube_min_mb cube_inner_axis_bytes "
-                           "attention_axis_multiple"}),
-    {.id = "compute.operator_efficiency",
-     .category = FindingCategory::kCompute,
-     .metric = "kernel_details PipeUtilization ratios per operator name and shape (vector types >= min share, large "
-               "matmuls, FlashAttention) against msprof-analyze's pipeline limits",
-     .unit = "%",
-     .gain = GainKind::kUpperBound,
-     .gain_model = "each shape with optimization space x (1 - its busiest pipeline's ratio / that pipeline's "
-                   "limit), the time left if that pipeline ran at its limit",
-     .strategy =
-         "Shapes with optimization space keep every pipeline below its limit: tune them with AOE, or change the "
-         "layout that makes them (a TransData pair around an operator means a format change: keep tensors in "
-         "one format). Bound shapes are at a pipeline's limit: do less of that work (fuse, or change dtype). Pad "
-         "the misaligned matmul and attention axes to the sizes named.",
-     .apis = SameApis("aoe --job_type=2 --tune_ops_file=<operators json> (CANN AOE operator "
-                      "tuning)\ntorch_npu.npu.config.allow_internal_format = False (fewer TransData format changes)")});
-
 }  // namespace tuneprof

@@ -55,21 +55,4 @@ void RuleCommBandwidth(const RankEvidence& rank, const AdvisorConfig& config, st
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleCommBandwidth, (RuleRow{.order = 160, .thresholds = "communication_bandwidth_utilization_pct"}),
-    {.id = "communication.low_bandwidth",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .gain_model =
-         "exposed communication x (1 - utilization / threshold): the link brought to the threshold; an upper "
-         "bound where ranks wait for a late peer inside the collectives (that wait is communication.straggler's)",
-     .strategy =
-         "Check that traffic takes the fast path (the accelerators' own links inside a node, RDMA across), size the "
-         "communication domain so groups stay inside a node where possible, send larger messages, and "
-         "tune the collective's algorithm and channels.",
-     .apis = ApisPerPlatform(
-         "NCCL_ALGO / NCCL_PROTO / NCCL_MIN_NCHANNELS; DDP bucket_cap_mb; check nvidia-smi topo -m",
-         "HCCL_BUFFSIZE; HCCL_INTRA_ROCE_ENABLE=0 (HCCS inside a node); msprof-analyze cluster communication_matrix",
-         "use NCCL on GPUs; DDP bucket_cap_mb")});
-
 }  // namespace tuneprof

@@ -151,14 +151,4 @@ void RuleCommDomains(const RankEvidence& rank, const AdvisorConfig& config, std:
   }
 }
 
-TUNEPROF_ADVISOR_RULE(RuleCommDomains,
-                      (RuleRow{.order = 210, .thresholds = "exposed_communication_pct", .reads_other_ranks = true}),
-                      {.id = "communication.domain",
-                       .category = FindingCategory::kCommunication,
-                       .saves_from = TimePart::kCommunication,
-                       .metric = "a named communication domain's exposed time per step / step time",
-                       .unit = "% of step",
-                       .gain = GainKind::kUnknown,
-                       .gain_model = "what a resized domain or another primitive costs is not in the trace"});
-
 }  // namespace tuneprof

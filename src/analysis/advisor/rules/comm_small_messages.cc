@@ -231,37 +231,4 @@ void RuleCommSmallMessages(const RankEvidence& rank, const AdvisorConfig& config
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleCommSmallMessages, (RuleRow{.order = 170, .thresholds = "small_message_share_pct"}),
-    {.id = "communication.small_messages",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric = "collectives below 1 MB / collectives with known size",
-     .unit = "% of collectives",
-     .threshold = threshold::kSmallMessageSharePct,
-     .gain_model = "(small messages - 25 MB buckets they fit in) per step x the shortest small collective (latency)",
-     .strategy = "Send fewer, larger messages: raise the gradient bucket size (DDP bucket_cap_mb, default 25), "
-                 "coalesce small tensors before a collective, and do not all-reduce per parameter.",
-     .apis = ApisPerPlatform("DistributedDataParallel(model, bucket_cap_mb=25); torch.distributed.all_reduce_coalesced",
-                             "DistributedDataParallel(model, bucket_cap_mb=25) over HCCL; export HCCL_BUFFSIZE",
-                             "DistributedDataParallel(model, bucket_cap_mb=25)")});
-
-TUNEPROF_ADVISOR_RULE(
-    RuleCommSmallPackets,
-    (RuleRow{.order = 390,
-             .thresholds = "small_packet_sdma_mb small_packet_rdma_mb small_packet_share_pct "
-                           "small_packet_min_transit_pct"}),
-    {.id = "communication.small_packets",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric = "communication.json operators whose transit size over SDMA / RDMA is below the transport's limit",
-     .gain = GainKind::kUnknown,
-     .gain_model = "the time the same data takes in fewer, larger packets is not measured",
-     .strategy =
-         "Send fewer, larger packets: where the small operators are data-parallel gradients, raise the batch or "
-         "accumulate gradients over more micro-batches; use ZeRO-1/2 rather than ZeRO-3 where memory allows; use "
-         "the fused optimizers, which communicate fewer, larger buffers.",
-     .apis = SameApis("DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; gradient "
-                      "accumulation\ntorch_npu.optim.NpuFusedAdamW (fused optimizer buffers)")});
-
 }  // namespace tuneprof

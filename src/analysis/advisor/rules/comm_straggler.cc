@@ -292,14 +292,4 @@ void RuleCommStraggler(const RankEvidence& rank, const AdvisorConfig& config, st
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleCommStraggler, (RuleRow{.order = 180, .thresholds = "comm_wait_ratio_pct", .reads_other_ranks = true}),
-    // Its metric, gain model, strategy and APIs depend on which measure of the wait the run has (HCCL wait
-    // ratios or the timeline's arrivals), so the rule words them.
-    {.id = "communication.straggler",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .unit = "%",
-     .threshold = threshold::kCommWaitRatioPct});
-
 }  // namespace tuneprof

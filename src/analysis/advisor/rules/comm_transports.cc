@@ -96,29 +96,4 @@ void RuleCommRetransmission(const RankEvidence& rank, const AdvisorConfig& confi
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleCommSlowLink, (RuleRow{.order = 410, .reads_other_ranks = true}),
-    {.id = "communication.slow_link",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric = "communication.json Total Op Info bandwidth per transport: (fastest - slowest rank) / mean",
-     .gain_model = "the time the rank's traffic on the slow transports takes beyond what it would at the ranks' mean "
-                   "bandwidth, per step",
-     .apis = SameApis("tuneprof comm RUN_DIR\nhccn_tool -i DEVICE -link -g\nmsprof-analyze cluster -m all")});
-
-TUNEPROF_ADVISOR_RULE(
-    RuleCommRetransmission, (RuleRow{.order = 420, .reads_other_ranks = true}),
-    {.id = "communication.retransmission",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric = "communication.json RDMA Transit Time of an operation every rank spent as long in",
-     .unit = "count",
-     .gain = GainKind::kUnknown,
-     .gain_model = "what the transfer takes without retransmission is not in the trace",
-     .strategy =
-         "Check that the RDMA transit time of these operations is right, then the network: the switch and NIC "
-         "configuration (PFC / ECN, HCCL_RDMA_TC and HCCL_RDMA_SL matching the switch), the port error counters and "
-         "the optical modules of the ranks involved.",
-     .apis = SameApis("hccn_tool -i DEVICE -stat -g\ntuneprof comm RUN_DIR")});
-
 }  // namespace tuneprof

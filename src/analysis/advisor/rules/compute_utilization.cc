@@ -138,12 +138,4 @@ void RuleComputeUtilization(const RankEvidence& rank, const AdvisorConfig& confi
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleComputeUtilization, (RuleRow{.order = 10, .thresholds = "compute_unit_utilization_pct"}),
-    {.id = "compute.unit_utilization",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kComputeBound,
-     .gain_model = "compute-bound time x (1 - utilization / threshold): the same work at the threshold's utilization",
-     .apis = ApisPerPlatform("torch.compile(model); larger batch_size", kUnitCubeApis, "torch.compile(model)")});
-
 }  // namespace tuneprof

@@ -97,26 +97,4 @@ void RuleCopies(const RankEvidence& rank, const AdvisorConfig& config, std::vect
   PageableCopies(rank, config, out);
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleCopies, (RuleRow{.order = 70, .thresholds = "exposed_memcpy_pct"}),
-    {.id = "memory.exposed_memcpy",
-     .category = FindingCategory::kMemory,
-     .saves_from = TimePart::kMemcpy,
-     .metric = "memcpy/memset time not overlapped / step time",
-     .unit = "% of step",
-     .threshold = threshold::kExposedMemcpyPct,
-     .gain_model = "min(exposed copy time, compute time that could hide it on a side stream)",
-     .strategy = "Copy asynchronously and early: prefetch the next batch on a side stream from pinned memory, "
-                 "keep tensors on the device instead of moving them back and forth (zero-copy).",
-     .apis = ApisPerPlatform("tensor.to(\"cuda\", non_blocking=True) from pin_memory() buffers; torch.cuda.Stream",
-                             "tensor.to(\"npu\", non_blocking=True) from pin_memory() buffers; torch.npu.Stream", "")},
-    {.id = "memory.pageable_memcpy",
-     .category = FindingCategory::kMemory,
-     .saves_from = TimePart::kMemcpy,
-     .metric = "copies with a pageable host side",
-     .unit = "count",
-     .strategy = "Allocate host buffers in pinned (page-locked) memory so that copies run asynchronously at full "
-                 "link bandwidth.",
-     .apis = SameApis("DataLoader(..., pin_memory=True); tensor.pin_memory(); tensor.to(device, non_blocking=True)")});
-
 }  // namespace tuneprof

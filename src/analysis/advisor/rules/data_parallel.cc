@@ -102,30 +102,4 @@ void RuleDdpBackend(const RankEvidence& rank, const AdvisorConfig& config, std::
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleDataParallel, (RuleRow{.order = 340}),
-    {.id = "communication.data_parallel",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric = "DataParallel.forward ranges and devices with work",
-     .gain = GainKind::kUnknown,
-     .gain_model = "the DistributedDataParallel run is not measured",
-     .strategy = "DataParallel replicates the model and scatters the batch from one Python thread every step; use "
-                 "DistributedDataParallel with one process per device.",
-     .apis = ApisPerPlatform(
-         "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) with torchrun --nproc_per_node=N",
-         "torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank]) with torchrun and backend=\"hccl\"",
-         "torch.nn.parallel.DistributedDataParallel with torchrun")});
-
-TUNEPROF_ADVISOR_RULE(
-    RuleDdpBackend, (RuleRow{.order = 350}),
-    {.id = "communication.ddp_backend",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric = "DistributedDataParallel.forward without NCCL communication on a GPU of compute capability >= 3.5",
-     .gain = GainKind::kUnknown,
-     .gain_model = "the NCCL run is not measured",
-     .strategy = "NCCL is the fastest backend for DistributedDataParallel on GPUs (gloo copies through the host).",
-     .apis = SameApis("torch.distributed.init_process_group(backend=\"nccl\")")});
-
 }  // namespace tuneprof

@@ -22,18 +22,4 @@ void RuleDataLoader(const RankEvidence& rank, const AdvisorConfig& config, std::
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleDataLoader, (RuleRow{.order = 60, .thresholds = "dataloader_pct"}),
-    {.id = "data.slow_dataloader",
-     .category = FindingCategory::kData,
-     .saves_from = TimePart::kData,
-     .metric = "DataLoader time / step time",
-     .unit = "% of step",
-     .threshold = threshold::kDataLoaderPct,
-     .gain_model = "the DataLoader time not hidden under other work",
-     .strategy = "Load and prepare batches in background worker processes, ahead of the step, into pinned memory; "
-                 "move decoding and augmentation off the training process; check disk I/O.",
-     .apis =
-         SameApis("DataLoader(dataset, num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=2)")});
-
 }  // namespace tuneprof

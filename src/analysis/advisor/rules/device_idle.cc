@@ -114,26 +114,4 @@ void RuleDeviceIdle(const RankEvidence& rank, const AdvisorConfig& config, std::
   LowUtilization(rank, busy, config, out);
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleDeviceIdle, (RuleRow{.order = 80, .thresholds = "gpu_gap_ms device_busy_pct gpu_time_util_chunks"}),
-    {.id = "idle.gpu_gaps",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kIdle,
-     .metric = "gaps in device work between its first and last event",
-     .unit = "ms",
-     .threshold = threshold::kGpuGapMs,
-     .gain_model = "the gaps' time per step",
-     .strategy = "Find what the host does while the device starves (checkpointing, evaluation, logging, data "
-                 "loading, synchronization) and move it off the critical path or overlap it.",
-     .apis = SameApis("torch.profiler with_stack=True on the gap; NVTX/mstx ranges around host phases")},
-    {.id = "idle.low_utilization",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kIdle,
-     .metric = "device busy time per chunk (union of device work)",
-     .unit = "% busy",
-     .threshold = threshold::kDeviceBusyPct,
-     .gain_model = "the idle time inside the low chunks, per step",
-     .strategy =
-         "Give the device more work per step (larger batch) and remove the host-side stalls in the low ranges."});
-
 }  // namespace tuneprof

@@ -138,25 +138,4 @@ void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& con
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleExposedCommunication, (RuleRow{.order = 30, .thresholds = "exposed_communication_pct"}),
-    {.id = "communication.exposed",
-     .category = FindingCategory::kCommunication,
-     .saves_from = TimePart::kCommunication,
-     .metric = "communication not overlapped / step time",
-     .unit = "% of step",
-     .threshold = threshold::kExposedCommunicationPct,
-     .gain_model = "min(exposed communication, compute time not yet overlapping communication)",
-     .strategy =
-         "Overlap communication with compute: start each gradient bucket's all-reduce while earlier layers still "
-         "run backward (communicate layer l-2 while computing layer l), with buckets sized so the first one is "
-         "ready early; prefetch parameters in FSDP.",
-     .apis = ApisPerPlatform(
-         "DistributedDataParallel(model, bucket_cap_mb=25, gradient_as_bucket_view=True); "
-         "FSDP(backward_prefetch=BACKWARD_PRE)",
-         "DistributedDataParallel(model, bucket_cap_mb=...) over HCCL; overlap in MindSpeed (--overlap-grad-reduce); "
-         "for inference on Atlas A2 (800T A2, 900 A2 PoD) only, one communication domain: export "
-         "HCCL_OP_EXPANSION_MODE=AIV (CANN documents it for those products' inference alone)",
-         "DistributedDataParallel(model, bucket_cap_mb=...); on GPUs use NCCL instead of gloo")});
-
 }  // namespace tuneprof

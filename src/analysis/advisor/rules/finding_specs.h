@@ -49,8 +49,7 @@ struct FindingSpec {
   PlatformApis apis;
 };
 
-// Every finding with a row, in no particular order (ids are unique): the rows the rules register with
-// themselves (rules.h TUNEPROF_ADVISOR_RULE).
+// Every finding with a row (ids are unique), in the rules' order: the finding rows of rules/catalogue.json.
 std::span<const FindingSpec> FindingSpecs();
 
 // The row of `id`; nullptr when it has none.

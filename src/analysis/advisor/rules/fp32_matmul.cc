@@ -84,18 +84,4 @@ void RuleFp32Matmul(const RankEvidence& rank, const AdvisorConfig& config, std::
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleFp32Matmul, (RuleRow{.order = 230, .thresholds = "fp32_matmul_pct"}),
-    {.id = "compute.fp32_matmul",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kComputeBound,
-     .metric = "time of compute-bound operators whose inputs are float32 / step time",
-     .unit = "% of step",
-     .threshold = threshold::kFp32MatmulPct,
-     .strategy = "Run matmuls and convolutions in BF16 (or FP16) with automatic mixed precision, keeping FP32 "
-                 "master weights and reductions; check accuracy on a validation run.",
-     .apis = ApisPerPlatform("torch.autocast(\"cuda\", dtype=torch.bfloat16)",
-                             "torch.autocast(\"npu\", dtype=torch.bfloat16) (torch_npu AMP)",
-                             "torch.autocast(\"cpu\", dtype=torch.bfloat16) on CPUs with AMX / AVX512-BF16")});
-
 }  // namespace tuneprof

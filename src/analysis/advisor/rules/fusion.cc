@@ -24,26 +24,6 @@
 namespace tuneprof {
 namespace {
 
-// What every fusion finding's row says alike; the gain model as fusion_patterns.h's FusionGain of its pattern.
-constexpr std::string_view kFusionMetric = "occurrences and time of the operator sequence";
-constexpr std::string_view kOnePassGain = "one fused pass costs the longest member: sum - max of each occurrence";
-constexpr std::string_view kEpilogueGain = "the members around the matmul/conv fold into its kernel: their time";
-
-// A fusion finding's row: what every pattern's says alike, and the pattern's own gain, strategy and APIs.
-constexpr FindingSpec FusionRow(std::string_view id, std::string_view gain_model, std::string_view strategy,
-                                PlatformApis apis, FindingCategory category = FindingCategory::kCompute) {
-  FindingSpec row;
-  row.id = id;
-  row.category = category;
-  row.saves_from = TimePart::kMemoryBound;
-  row.metric = kFusionMetric;
-  row.unit = "count";
-  row.gain_model = gain_model;
-  row.strategy = strategy;
-  row.apis = apis;
-  return row;
-}
-
 struct PatternTotals {
   uint64_t count = 0;
   int64_t time_ns = 0;
@@ -216,62 +196,5 @@ void RuleFusionPatterns(const RankEvidence& rank, const AdvisorConfig& config, s
   }
   for (const auto& [pattern, t] : best) Report(rank, config, sequences, pattern, *t, out);
 }
-
-TUNEPROF_ADVISOR_RULE(
-    RuleFusionPatterns, (RuleRow{.order = 90, .thresholds = "fusion_min_occurrences fusion_min_time_pct"}),
-    FusionRow(
-        "fusion.attention", kEpilogueGain,
-        "Replace the hand-written attention with a fused FlashAttention kernel: the scores matrix never goes "
-        "to memory and the softmax, masking and dropout run inside it.",
-        ApisPerPlatform(
-            "torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=..., dropout_p=..., is_causal=True)",
-            "torch_npu.npu_fusion_attention(q, k, v, head_num, input_layout=\"BNSD\", ...)",
-            "torch.nn.functional.scaled_dot_product_attention (uses the fused CPU flash kernel)")),
-    FusionRow(
-        "fusion.conv_bn_relu", kEpilogueGain,
-        "Fuse Conv-BatchNorm-ReLU: for inference fold BatchNorm into the convolution's weights and run the "
-        "activation as its epilogue; for training let a compiler fuse BatchNorm and the activation into one pass.",
-        ApisPerPlatform(
-            "torch.nn.utils.fusion.fuse_conv_bn_eval (inference), torch.compile(model), channels_last memory format",
-            "keep the Conv2D/BatchNorm/ReLU graph visible to CANN's ConvBatchnormFusionPass (graph mode, torchair)",
-            "torch.ao.quantization.fuse_modules(model, [[\"conv\", \"bn\", \"relu\"]]) / fuse_conv_bn_eval, "
-            "torch.compile")),
-    FusionRow("fusion.rms_norm", kOnePassGain, "Use one fused RMSNorm kernel instead of its element-wise pieces.",
-              ApisPerPlatform("torch.nn.functional.rms_norm / torch.nn.RMSNorm (torch >= 2.4), or torch.compile",
-                              "torch_npu.npu_rms_norm(x, gamma, epsilon)",
-                              "torch.nn.functional.rms_norm, or torch.compile")),
-    FusionRow("fusion.layer_norm", kOnePassGain, "Use the fused LayerNorm instead of its element-wise pieces.",
-              ApisPerPlatform("torch.nn.functional.layer_norm",
-                              "torch.nn.functional.layer_norm (npu_add_layer_norm when a residual add precedes it)",
-                              "torch.nn.functional.layer_norm")),
-    FusionRow("fusion.swiglu", kOnePassGain, "Fuse the SwiGLU gate (silu and the multiply) into one kernel.",
-              ApisPerPlatform("torch.compile(model), or a fused SwiGLU kernel", "torch_npu.npu_swiglu(x, dim=-1)",
-                              "torch.compile(model)")),
-    FusionRow("fusion.geglu", kOnePassGain, "Fuse the GeGLU gate into one kernel.",
-              ApisPerPlatform("torch.compile(model)", "torch_npu.npu_geglu(x, dim=-1, approximate=1)",
-                              "torch.compile(model)")),
-    FusionRow("fusion.rotary", kOnePassGain, "Apply the rotary embedding with one fused kernel.",
-              ApisPerPlatform("torch.compile(model), or a fused rotary kernel (e.g. flash_attn.layers.rotary)",
-                              "torch_npu.npu_rotary_mul(x, cos, sin)", "torch.compile(model)")),
-    FusionRow("fusion.matmul_epilogue", kEpilogueGain,
-              "Run the bias and activation as the GEMM's epilogue instead of separate passes over its output.",
-              ApisPerPlatform("torch.compile(model) (GEMM epilogue fusion), or torch._addmm_activation",
-                              "torch_npu fused matmul ops (e.g. npu_ffn) or graph mode", "torch.compile(model)")),
-    FusionRow("fusion.bias_dropout_add", kOnePassGain, "Fuse bias, dropout and the residual add into one kernel.",
-              ApisPerPlatform("torch.compile(model)",
-                              "graph mode: torch.compile(model, backend=torchair.get_npu_backend())",
-                              "torch.compile(model)")),
-    FusionRow("fusion.cast_chain", kOnePassGain,
-              "Remove dtype round trips: keep tensors in one dtype, or let autocast place the casts.",
-              ApisPerPlatform("torch.autocast(\"cuda\", dtype=torch.bfloat16), fewer .float()/.half() calls",
-                              "torch.autocast(\"npu\", dtype=torch.bfloat16)",
-                              "torch.autocast(\"cpu\", dtype=torch.bfloat16)")),
-    FusionRow(kElementwiseChainId, kOnePassGain,
-              "Let a compiler fuse chains of element-wise operators into single kernels: each separate operator "
-              "reads and writes the whole tensor again.",
-              ApisPerPlatform("torch.compile(model)",
-                              "torch.compile(model, backend=torchair.get_npu_backend()) (torchair graph mode)",
-                              "torch.compile(model)"),
-              FindingCategory::kMemory));
 
 }  // namespace tuneprof

@@ -139,16 +139,4 @@ void RuleGcPause(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleGcPause, (RuleRow{.order = 450, .thresholds = "gc_pause_ms"}),
-    {.id = "host.gc_pause",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kHostWait,
-     .metric = "stretches inside a step with no host operator, runtime API call or device work",
-     .unit = "ms",
-     .threshold = threshold::kGcPauseMs,
-     .gain_model = "the pauses' time per step, from the host wait (conjectured: the trace records no GC events)",
-     .apis = SameApis(
-         "gc.freeze() after model and optimizer setup\ngc.disable() around the step, gc.collect() between steps")});
-
 }  // namespace tuneprof

@@ -106,17 +106,4 @@ void RuleGpuGaps(const RankEvidence& rank, const AdvisorConfig& config, std::vec
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleGpuGaps, (RuleRow{.order = 140, .thresholds = "gpu_gap_ms"}),
-    {.id = "idle.gpu_gaps_per_device",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kIdle,
-     .metric = "per device: gaps between its first and last kernel/memcpy/memset",
-     .unit = "ms",
-     .threshold = threshold::kGpuGapMs,
-     .gain_model = "the gaps' time per step on the device with the most",
-     .strategy = "Find what the host feeding that device does during the gaps (data loading, checkpointing, "
-                 "synchronization, waiting for another rank) and overlap it or move it off the critical path.",
-     .apis = SameApis("nsys profile --sample=cpu --trace=cuda,nvtx,osrt; NVTX ranges around host phases")});
-
 }  // namespace tuneprof

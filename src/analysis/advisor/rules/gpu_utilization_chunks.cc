@@ -158,15 +158,4 @@ void RuleGpuUtilizationChunks(const RankEvidence& rank, const AdvisorConfig& con
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleGpuUtilizationChunks, (RuleRow{.order = 150, .thresholds = "device_busy_pct gpu_time_util_chunks"}),
-    {.id = "idle.gpu_time_util_per_device",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kIdle,
-     .unit = "% in use",
-     .threshold = threshold::kDeviceBusyPct,
-     .gain_model = "the idle time inside the low chunks of the device with the most, per step",
-     .strategy = "Give the starved device more work (larger batch, fewer host round trips) and remove the host-side "
-                 "stalls in the low ranges; an uneven split across devices shows as one device low and another busy."});
-
 }  // namespace tuneprof

@@ -306,12 +306,4 @@ void RuleGraphFusion(const RankEvidence& rank, const AdvisorConfig& config, std:
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleGraphFusion, (RuleRow{.order = 460}),
-    {.id = "fusion.graph_fusion",
-     .category = FindingCategory::kCompute,
-     .saves_from = TimePart::kMemoryBound,
-     .metric = "subgraphs of GE's compiled graph (DUMP_GE_GRAPH dumps) that a graph-fusion pass makes one operator",
-     .unit = "subgraphs"});
-
 }  // namespace tuneprof

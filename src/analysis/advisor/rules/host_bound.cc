@@ -323,37 +323,4 @@ void RuleHostBound(const RankEvidence& rank, const AdvisorConfig& config, std::v
   }
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleHostBound,
-    (RuleRow{.order = 40, .thresholds = "host_wait_pct tiny_kernel_us tiny_op_kib tiny_op_mflop tiny_op_us"}),
-    {.id = "host.launch_bound",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kHostWait,
-     .metric = "device idle time ended by a launch issued after the device drained, gaps under 10 ms / step time",
-     .unit = "% of step",
-     .threshold = threshold::kHostWaitPct,
-     .gain_model = "the host-wait idle time: with launches ahead of the device it runs back to back"},
-    {.id = "host.pauses",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kIdle,
-     .metric = "device gaps of 10 ms or more ended by a launch issued after the device drained / step time",
-     .unit = "% of step",
-     .threshold = threshold::kHostWaitPct,
-     .gain_model = "the pauses' time: the device runs when the host launches again",
-     .strategy =
-         "A launch costs microseconds; 10 ms without one is the host doing something else: sleeping, blocking I/O, "
-         "CPU-side preprocessing, evaluation, logging or checkpointing. Find it on the main thread in the pauses and "
-         "move it off the step or overlap it; in a distributed job the other ranks wait for it.",
-     .apis = SameApis("torch.profiler.profile(with_stack=True) on the pause; NVTX/mstx ranges around host phases")},
-    {.id = "host.framework_overhead",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kHostWait,
-     .metric = "step time outside operators or in operators too small to pay their dispatch / step time (CPU-only)",
-     .unit = "% of step",
-     .threshold = threshold::kHostWaitPct,
-     .gain_model = "the time between operators: a compiled graph runs them back to back",
-     .strategy = "Cut per-operator overhead: compile the model, batch more work into each operator, and keep Python "
-                 "work (logging, .item(), list building) out of the step.",
-     .apis = SameApis("torch.compile(model)\ntorch.inference_mode() for evaluation")});
-
 }  // namespace tuneprof

@@ -55,22 +55,4 @@ void RuleIdleWithoutTimeline(const RankEvidence& rank, const AdvisorConfig& conf
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleIdleWithoutTimeline, (RuleRow{.order = 470, .thresholds = "device_busy_pct"}),
-    {.id = "idle.no_timeline",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kIdle,
-     .metric = "device busy share of the step (the step less the profiler's Free time), no timeline",
-     .unit = "% busy",
-     .threshold = threshold::kDeviceBusyPct,
-     .gain_model = "the free time per step, shared with the other idle findings",
-     .strategy = "The device waits between its tasks for the host (operator dispatch, synchronization, "
-                 "logging, checkpointing) or for the input pipeline; the step split alone cannot tell which. "
-                 "Capture a timeline of a few steps to split the free time, then act on what it names.",
-     .apis = ApisPerPlatform("torch.profiler.profile(activities=[CPU, CUDA], schedule=...) exported as a Kineto trace",
-                             "torch_npu.profiler._ExperimentalConfig(export_type=torch_npu.profiler.ExportType.Text, "
-                             "profiler_level=torch_npu.profiler.ProfilerLevel.Level1) (keeps trace_view.json); "
-                             "DataLoader(num_workers=..., pin_memory=True) if data loading is the wait",
-                             "torch.profiler.profile(activities=[CPU], schedule=...) exported as a Kineto trace")});
-
 }  // namespace tuneprof

@@ -90,31 +90,4 @@ void RuleMemoryCapacity(const RankEvidence& rank, const AdvisorConfig& config, s
   }
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleMemoryCapacity,
-    (RuleRow{.order = 220, .thresholds = "memory_peak_pct fragmentation_pct fragmentation_min_gib"}),
-    {.id = "memory.peak_near_capacity",
-     .category = FindingCategory::kMemory,
-     .saves_from = TimePart::kMemoryBound,
-     .metric = "peak reserved (else allocated) / device memory",
-     .unit = "%",
-     .threshold = threshold::kMemoryPeakPct,
-     .gain = GainKind::kNoneClaimed,
-     .gain_model = "headroom against out-of-memory and allocator churn",
-     .strategy = "Lower the peak: recompute activations instead of storing them, shard optimizer state and "
-                 "gradients, use a smaller micro-batch with gradient accumulation, and free references early.",
-     .apis = SameApis("torch.utils.checkpoint.checkpoint\nFSDP / ZeRO (DeepSpeed)\ngradient accumulation")},
-    {.id = "memory.fragmentation",
-     .category = FindingCategory::kMemory,
-     .saves_from = TimePart::kHostWait,
-     .metric = "(reserved - allocated) / reserved at the allocation peak",
-     .unit = "%",
-     .threshold = threshold::kFragmentationPct,
-     .gain_model = "the device allocator calls inside the steps (expandable segments grow in place)",
-     .strategy = "Let the caching allocator grow segments in place instead of reserving new fixed-size ones, "
-                 "and keep tensor sizes steady across steps (pad variable sequence lengths to buckets).",
-     .apis = ApisPerPlatform("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-                             "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
-                             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")});
-
 }  // namespace tuneprof

@@ -543,15 +543,4 @@ void RuleMinedSequences(const RankEvidence& rank, const AdvisorConfig& config, s
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(RuleMinedSequences,
-                      (RuleRow{.order = 430,
-                               .thresholds = "mined_sequence_min_occurrences mined_sequence_min_time_pct "
-                                             "mined_sequence_host_gap_pct mined_sequence_mte_pct"}),
-                      {.id = "fusion.mined_sequence",
-                       .category = FindingCategory::kCompute,
-                       .unit = "sequences",
-                       .threshold = threshold::kMinedSequenceMinOccurrences,
-                       .apis = ApisPerPlatform("torch.compile(model)",
-                                               "torch.compile(model, backend=torchair.get_npu_backend())", "")});
-
 }  // namespace tuneprof

@@ -116,12 +116,4 @@ void RuleMoeExpertBalance(const RankEvidence& rank, const AdvisorConfig& config,
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleMoeExpertBalance, (RuleRow{.order = 370, .thresholds = "moe_expert_imbalance_pct", .reads_other_ranks = true}),
-    {.id = "moe.expert_imbalance",
-     .category = FindingCategory::kCompute,
-     .metric = "max / mean tokens per expert-parallel rank (per expert where the shapes give it), minus 1",
-     .unit = "% above the mean",
-     .threshold = threshold::kMoeExpertImbalancePct});
-
 }  // namespace tuneprof

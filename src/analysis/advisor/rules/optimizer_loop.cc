@@ -109,18 +109,4 @@ void RuleOptimizerLoop(const RankEvidence& rank, const AdvisorConfig& config, st
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleOptimizerLoop, (RuleRow{.order = 100, .thresholds = "fusion_min_occurrences"}),
-    {.id = "fusion.optimizer_foreach",
-     .category = FindingCategory::kLaunch,
-     .saves_from = TimePart::kMemoryBound,
-     .metric = "aten ops inside Optimizer.step without multi-tensor (_foreach_/_fused_) kernels",
-     .unit = "ops per step",
-     .gain_model = "per op name with k calls per step: (k - 1) x its shortest call (its fixed cost)",
-     .strategy = "Use the multi-tensor (foreach) or fused optimizer implementation: one kernel updates all "
-                 "parameters instead of one kernel per parameter and op.",
-     .apis = ApisPerPlatform("torch.optim.AdamW(params, fused=True) (or foreach=True)",
-                             "torch_npu.optim.NpuFusedAdamW(params) (or foreach=True)",
-                             "torch.optim.AdamW(params, foreach=True)")});
-
 }  // namespace tuneprof

@@ -136,26 +136,4 @@ void RulePipelineBubble(const RankEvidence& rank, const AdvisorConfig& config, s
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RulePipelineStageImbalance,
-    (RuleRow{.order = 190, .thresholds = "pipeline_imbalance_pct", .reads_other_ranks = true}),
-    {.id = "pipeline.stage_imbalance",
-     .category = FindingCategory::kCommunication,
-     .metric = "(slowest - fastest) / slowest stage computing per step over the pipeline's stages",
-     .unit = "% of the slowest stage",
-     .threshold = threshold::kPipelineImbalancePct,
-     .gain_model =
-         "stages balanced: the step were every stage to compute the mean stage's work, (slowest - mean) x (slowest "
-         "+ its bubble) / slowest per step, the same for every rank"});
-
-TUNEPROF_ADVISOR_RULE(
-    RulePipelineBubble,
-    (RuleRow{.order = 200, .thresholds = "pipeline_bubble_pct pipeline_imbalance_pct", .reads_other_ranks = true}),
-    {.id = "pipeline.bubble",
-     .category = FindingCategory::kCommunication,
-     .metric = "this stage's bubble per step / its step",
-     .unit = "% of the step",
-     .threshold = threshold::kPipelineBubblePct,
-     .gain_model = "half the bubble: what twice the micro-batches per step or two virtual stages per rank remove"});
-
 }  // namespace tuneprof

@@ -1,9 +1,10 @@
 #pragma once
 // The advisor's rules and their catalogue. A rule reads one rank's evidence and appends the findings that
-// fire, each with its evidence, strategy and uncapped gain estimate. Each rule file ends with its
-// registration (TUNEPROF_ADVISOR_RULE below): the rule's function, its row of the catalogue and the spec
-// rows of the findings it emits. The build lists the registrations (cmake/advisor_rules.cmake), so adding a
-// rule touches its file, its test and its docs/advisor.md row, and no list.
+// fire, each with its evidence, strategy and uncapped gain estimate. What is known of a rule besides its
+// code is data: one row per rule in rules/catalogue.json, in the order the advisor runs them (the function,
+// the thresholds it reads, whether it reads the other ranks, and the spec row of each finding id it can
+// emit). The configure step turns that file into constinit tables (cmake/advisor_catalogue.cmake), so
+// adding a rule touches its file, its catalogue row and its test, and no list in the code.
 #include <span>
 #include <string_view>
 #include <vector>
@@ -16,10 +17,13 @@ namespace tuneprof {
 
 using RuleFunction = void (*)(const RankEvidence&, const AdvisorConfig&, std::vector<Finding>*);
 
-// What a rule registers besides its function and its findings' rows.
-struct RuleRow {
-  // Its place in the run (smallest first; findings are ranked afterwards, so the order only fixes ties).
-  int order = 0;
+// One row of the rule catalogue: what the advisor, its tests and its documentation know of a rule besides
+// its code.
+struct RuleSpec {
+  RuleFunction run = nullptr;
+  // The finding ids the rule can emit (its findings' spec rows, in FindingSpecs()), space-separated;
+  // docs/advisor.md's Rules table lists each (advisor_docs_test.cc checks both ways).
+  std::string_view ids;
   // The thresholds it reads (advisor_config.h ThresholdSpecs keys), space-separated.
   std::string_view thresholds;
   // It reads the run's other ranks (RankEvidence::cross), so it runs after every rank is reduced to its
@@ -27,45 +31,8 @@ struct RuleRow {
   bool reads_other_ranks = false;
 };
 
-// One rule as its file registers it.
-struct RuleRegistration {
-  RuleFunction run = nullptr;
-  RuleRow row;
-  std::span<const FindingSpec> findings;  // one row per finding id it can emit
-};
-
-// Registers `function` with its RuleRow (in parentheses) and the spec rows of its findings, at the end of
-// its file in namespace tuneprof, at the start of a line (the build reads these lines):
-//   TUNEPROF_ADVISOR_RULE(RuleDataLoader, (RuleRow{.order = 60, .thresholds = "dataloader_pct"}),
-//                         {.id = "data.slow_dataloader", .category = FindingCategory::kData, ...});
-// Rows name only the fields they fix; GCC warns about the others in designated initializers, clang does not.
-// clang-format off
-#define TUNEPROF_ADVISOR_RULE(function, row, ...)                                                   \
-  _Pragma("GCC diagnostic push")                                                                    \
-  _Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"")                                \
-  constinit const FindingSpec kFindingSpecsOf##function[] = {__VA_ARGS__};                          \
-  constexpr RuleRow kRuleRowOf##function = row;                                                     \
-  _Pragma("GCC diagnostic pop")                                                                     \
-  extern const RuleRegistration kRuleRegistration##function;                                        \
-  constinit const RuleRegistration kRuleRegistration##function{function, kRuleRowOf##function,      \
-                                                               kFindingSpecsOf##function}
-// clang-format on
-
-// Every registration, in no particular order (the build's list of them).
-std::span<const RuleRegistration* const> RegisteredRules();
-
-// One row of the rule catalogue: what the advisor, its tests and its documentation know of a rule besides
-// its code, as its registration says.
-struct RuleSpec {
-  RuleFunction run = nullptr;
-  // The finding ids the rule can emit (its spec rows' ids), space-separated; docs/advisor.md's Rules
-  // table lists each (advisor_docs_test.cc checks both ways).
-  std::string_view ids;
-  std::string_view thresholds;     // RuleRow::thresholds
-  bool reads_other_ranks = false;  // RuleRow::reads_other_ranks
-};
-
-// The catalogue: one row per rule, in the order the advisor runs them.
+// The catalogue: one row per rule, in the order the advisor runs them (findings are ranked afterwards, so
+// the order only fixes ties).
 std::span<const RuleSpec> RuleCatalogue();
 
 // RuleCatalogue() under the name it had as a table: `for (const RuleSpec& spec : kRuleCatalogue)`.

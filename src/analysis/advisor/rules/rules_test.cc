@@ -1,11 +1,12 @@
-// The rule catalogue holds together: every rule once, ids unique, thresholds that exist, and the fusion
-// rule's ids those of the fusion library.
+// The rule catalogue holds together: every rule once, ids unique, thresholds that exist, the finding rows
+// in the rules' order, and the fusion rule's ids those of the fusion library.
 #include "analysis/advisor/rules/rules.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "analysis/advisor/advisor_config.h"
 #include "analysis/advisor/fusion_patterns.h"
@@ -49,13 +50,14 @@ TEST(RuleCatalogue, ReadsOtherRanksFollowsTheRows) {
   EXPECT_FALSE(RuleReadsOtherRanks(RuleDataLoader));
 }
 
-TEST(RuleCatalogue, RegistrationsHaveDistinctOrdersAndRows) {
-  std::set<int> orders;
-  for (const RuleRegistration* rule : RegisteredRules()) {
-    EXPECT_TRUE(orders.insert(rule->row.order).second) << "order " << rule->row.order << " twice";
-    EXPECT_FALSE(rule->findings.empty()) << rule->row.order;
+TEST(RuleCatalogue, FindingRowsFollowTheRulesOrder) {
+  std::vector<std::string_view> listed;
+  for (const RuleSpec& spec : kRuleCatalogue) {
+    for (std::string_view id : SplitWords(spec.ids)) listed.push_back(id);
   }
-  EXPECT_EQ(RegisteredRules().size(), kRuleCatalogue.size());
+  std::vector<std::string_view> rows;
+  for (const FindingSpec& spec : FindingSpecs()) rows.push_back(spec.id);
+  EXPECT_EQ(rows, listed);
 }
 
 TEST(RuleCatalogue, RuleEmittingFindsTheRuleOfAnId) {

@@ -69,18 +69,4 @@ void RuleSyncApis(const RankEvidence& rank, const AdvisorConfig& config, std::ve
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleSyncApis, (RuleRow{.order = 50, .thresholds = "sync_api_pct"}),
-    {.id = "host.sync_apis",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kHostWait,
-     .metric = "host time in device synchronization calls (union over threads, per process) / step time",
-     .unit = "% of step",
-     .threshold = threshold::kSyncApiPct,
-     .gain_model = "min(synchronize time, host-wait idle time) per step",
-     .strategy = "Remove synchronizing calls from the step loop: avoid .item(), .cpu(), .tolist() and printing tensors "
-                 "each step; copy with non_blocking=True; synchronize streams with events instead of the device.",
-     .apis = ApisPerPlatform("torch.cuda.Event / stream.wait_event(); tensor.to(device, non_blocking=True)",
-                             "torch.npu.Event / stream.wait_event(); unset ASCEND_LAUNCH_BLOCKING", "")});
-
 }  // namespace tuneprof

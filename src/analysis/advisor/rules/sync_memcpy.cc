@@ -73,17 +73,4 @@ void RuleSyncMemcpy(const RankEvidence& rank, const AdvisorConfig& config, std::
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(
-    RuleSyncMemcpy, (RuleRow{.order = 130}),
-    {.id = "host.sync_memcpy",
-     .category = FindingCategory::kHost,
-     .saves_from = TimePart::kHostWait,
-     .metric = "device copies launched by blocking cudaMemcpy / cudaMemset calls",
-     .unit = "count",
-     .gain_model = "min(time the host blocks in those calls, host-wait idle time) per step",
-     .strategy = "Use the asynchronous variants on a stream (cudaMemcpyAsync / cudaMemsetAsync) from pinned memory, "
-                 "and synchronize only where the result is needed.",
-     .apis = SameApis(
-         "tensor.to(device, non_blocking=True) from pin_memory() buffers; cudaMemcpyAsync / cudaMemsetAsync")});
-
 }  // namespace tuneprof

@@ -81,11 +81,4 @@ void RuleTensorCores(const RankEvidence& rank, const AdvisorConfig& config, std:
   out->push_back(std::move(f));
 }
 
-TUNEPROF_ADVISOR_RULE(RuleTensorCores, (RuleRow{.order = 20}),
-                      {.id = "compute.tensor_cores_unused",
-                       .category = FindingCategory::kCompute,
-                       .saves_from = TimePart::kComputeBound,
-                       .metric = "tensor-core kernel share of kernel time",
-                       .unit = "%"});
-
 }  // namespace tuneprof
