@@ -43,8 +43,10 @@ std::string RoleFromLabel(std::string_view label);
 // True for the labels of the world group ("default_pg", "default_group", "world", "hccl_world_group").
 bool IsWorldLabel(std::string_view label);
 
-// Sets role, role_inferred and role_why on every group of the run (rules above).
-void AssignRoles(std::vector<CommGroupSummary>* groups);
+// Sets role, role_inferred and role_why on every group of the run (rules above). The world is the largest
+// rank any group lists + 1, or `input_world` (the input's largest rank + 1) where that is larger: a group
+// of ranks 0 and 1 is no world group in a run of 8 ranks of which only those two have communication data.
+void AssignRoles(std::vector<CommGroupSummary>* groups, int64_t input_world = 0);
 
 // One parallel dimension of the run: its groups of one source (timeline or communication.json) together.
 struct ParallelDomain {

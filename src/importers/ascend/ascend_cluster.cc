@@ -74,8 +74,8 @@ std::string ClusterRankList(const std::set<int64_t>& ranks) {
   return text;
 }
 
-// The ops of each rank's groups the file lists, and each group's members where its key lists them (as
-// profiler_metadata.json's parallel_group_info would give them), with an inventory entry per rank.
+// Each group's members, where its key lists them, on each member rank (as profiler_metadata.json's
+// parallel_group_info would give them), and an inventory entry per rank saying what the file gave it.
 void AddClusterGroups(const ClusterCommunication& read, const std::map<int64_t, size_t>& index,
                       std::vector<Trace>* traces) {
   for (const auto& [group, members] : read.group_ranks) {

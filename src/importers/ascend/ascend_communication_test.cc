@@ -164,6 +164,22 @@ TEST(AscendCommunicationTest, ClusterRecordsGoToTheirRanks) {
   EXPECT_TRUE(std::isnan(c1.ops[1].elapse_ms));
 }
 
+// msprof-analyze adds each group's "Total Op Info" per step and rank, as torch_npu adds one per section:
+// the rank's totals, not an op.
+TEST(AscendCommunicationTest, ClusterTotalOpInfoIsTheRanksTotal) {
+  Trace rank0 = Empty();
+  SideTableBuilder out0(&rank0);
+  auto read = ReadClusterCommunicationJson(
+      R"json({"(0, 1)": {"step": {"Total Op Info": {"0": {"Communication Time Info": {"Elapse Time(ms)": 4.0},
+        "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 2.0, "Transit Time(ms)": 0.5}}}}}}})json",
+      "cluster_communication.json", [&](int64_t rank) { return rank == 0 ? &out0 : nullptr; });
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_TRUE(read->group_ranks.empty());
+  ASSERT_EQ(rank0.communication().ops.size(), 1u);
+  EXPECT_TRUE(rank0.communication().ops[0].total);
+  EXPECT_EQ(rank0.communication().ops[0].traffic_count, 1u);
+}
+
 TEST(AscendCommunicationTest, ClusterErrorsNameTheFileAndTheKey) {
   Trace trace = Empty();
   SideTableBuilder out(&trace);
