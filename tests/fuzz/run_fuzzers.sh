@@ -136,13 +136,19 @@ ascend_pair_seeds "$csv_seeds" kernel_details.csv kernel_details step_trace_time
 printf '\x00Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Block Dim,Input Shapes,aic_mac_ratio\n1,MatMul,MatMulV2,AI_CORE,1736408883704643.212\t,10.5,24,"""8,16;16,32""",0.8\n' > "$csv_seeds/tiny_kernel_details"
 printf '\x01Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble\n50,8873.756,101963.203,4028.675,105991.878,25744.05,136581.0,0\n' > "$csv_seeds/tiny_step_trace"
 
-# The communication-summary fuzzer: byte 0 even = communication.json, odd = communication_matrix.json;
-# the real files up to 64 KB plus a tiny handcrafted one of each.
+# The communication-summary fuzzer, byte 0 picking the file: 0 communication.json, 1 communication_matrix.json, 2
+# msprof-analyze's cluster_communication.json; the real files up to 64 KB plus a tiny handcrafted one of each.
 comm_seeds="$work/seeds/ascend_json_fuzzer"
 mkdir -p "$comm_seeds"
 ascend_pair_seeds "$comm_seeds" communication.json communication communication_matrix.json matrix
 printf '\x00%s' '{"step50": {"collective": {"hcom_allReduce__1_0@123": {"Communication Time Info": {"Start Timestamp(us)": 1736408883704643.212, "Elapse Time(ms)": 1.5, "Transit Time(ms)": 0.5, "Wait Time(ms)": 1.0, "Synchronization Time(ms)": 0.2, "Idle Time(ms)": 0, "Wait Time Ratio": 0.67, "Synchronization Time Ratio": 0.13}, "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 8.0, "Large Packet Ratio": 1, "Size Distribution": {"4.0": [1, 0.5]}}}}}}}' > "$comm_seeds/tiny_communication"
 printf '\x01%s' '{"step50": {"collective": {"allReduce-top1@123": {"0-1": {"Transport Type": "HCCS", "Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Bandwidth(GB/s)": 8.0, "op_name": "hcom_allReduce__1_0"}}}}}' > "$comm_seeds/tiny_matrix"
+n=0
+while IFS= read -r -d '' file; do
+  n=$((n + 1))
+  { printf '\x02'; cat "$file"; } > "$comm_seeds/cluster_communication_$n"
+done < <([ -d "$traces/ascend" ] && find "$traces/ascend" -type f -name cluster_communication.json -size -65k -print0 | sort -z)
+printf '\x02%s' '{"(0, 1)": {"step": {"hcom_broadcast__1_0@123": {"0": {"Communication Time Info": {"Start Timestamp(us)": 1736408883704643.212, "Elapse Time(ms)": 1.5, "Transit Time(ms)": 0.5, "Wait Time(ms)": 1.0}, "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 4.0, "Transit Time(ms)": 0.5, "Size Distribution": {"4.0": [1, 0.5]}}}}, "1": {"Communication Time Info": {"Elapse Time(ms)": 0.5, "Wait Time(ms)": 0}}}}}}' > "$comm_seeds/tiny_cluster_communication"
 
 # The structure-aware targets generate their profiles from the bytes (FuzzedDataProvider), so any bytes
 # are a valid input: an empty profile, the ordinary one (every pick's first choice), and a few

@@ -611,7 +611,9 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   out.groups = SummarizeGroups(ranks, out.clocks);
   // Roles again, now that the stage inference says which send / recv groups chain stages (one rule for both).
   const std::set<std::string> pipeline_groups = InferredPipelineGroups(ranks);
-  AssignRoles(&out.groups, &pipeline_groups);
+  int64_t input_world = 0;
+  for (const RankCommunication& r : ranks) input_world = std::max(input_world, r.rank + 1);
+  AssignRoles(&out.groups, &pipeline_groups, input_world);
   out.domains = SummarizeDomains(out.groups);
   out.transport_spread = SpreadOfTransports(ranks);
   out.retransmissions = FindRetransmissions(ranks);

@@ -360,7 +360,9 @@ std::vector<CommGroupSummary> SummarizeGroups(const std::vector<RankCommunicatio
     g.slowest_why = "least HCCL wait of the group's ranks: the others wait for it";
   }
   NameMissingMembers(ranks, &groups);
-  AssignRoles(&groups);
+  int64_t input_world = 0;
+  for (const RankCommunication& r : ranks) input_world = std::max(input_world, r.rank + 1);
+  AssignRoles(&groups, nullptr, input_world);
   return groups;
 }
 

@@ -171,8 +171,9 @@ std::string RoleFromLabel(std::string_view label) {
   return "";
 }
 
-void AssignRoles(std::vector<CommGroupSummary>* groups, const std::set<std::string>* pipeline_groups) {
-  int64_t world = 0;
+void AssignRoles(std::vector<CommGroupSummary>* groups, const std::set<std::string>* pipeline_groups,
+                 int64_t input_world) {
+  int64_t world = input_world;
   size_t with_collectives = 0;
   for (const CommGroupSummary& g : *groups) {
     for (int64_t m : Members(g)) world = std::max(world, m + 1);

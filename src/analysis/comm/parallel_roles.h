@@ -48,8 +48,11 @@ bool IsWorldLabel(std::string_view label);
 
 // Sets role, role_inferred and role_why on every group of the run (rules above). `pipeline_groups`: the
 // timeline groups the stage inference chains stages through (InferredPipelineGroups); nullptr where the
-// caller has not run it: every send / recv group is then pp.
-void AssignRoles(std::vector<CommGroupSummary>* groups, const std::set<std::string>* pipeline_groups = nullptr);
+// caller has not run it: every send / recv group is then pp. The world is the largest rank any group lists
+// + 1, or `input_world` (the input's largest rank + 1) where that is larger: a group of ranks 0 and 1 is no
+// world group in a run of 8 ranks of which only those two have communication data.
+void AssignRoles(std::vector<CommGroupSummary>* groups, const std::set<std::string>* pipeline_groups = nullptr,
+                 int64_t input_world = 0);
 
 // One parallel dimension of the run: its groups of one source (timeline or communication.json) together.
 struct ParallelDomain {

@@ -55,6 +55,17 @@ TEST(ParallelRolesTest, NamedRolesAreNotInferred) {
   EXPECT_FALSE(groups[0].role_inferred);
 }
 
+// Two of eight ranks with communication data (msprof-analyze's cluster output names one group, (0, 1)):
+// the group is no world group of the run, whatever the groups alone would make the world.
+TEST(ParallelRolesTest, TheInputRanksBoundTheWorld) {
+  std::vector<CommGroupSummary> alone = {Group("", {0, 1}, CollectiveType::kBroadcast)};
+  AssignRoles(&alone);
+  EXPECT_EQ(alone[0].role_why, "the world group: no single parallel dimension");
+  std::vector<CommGroupSummary> of_eight = {Group("", {0, 1}, CollectiveType::kBroadcast)};
+  AssignRoles(&of_eight, nullptr, 8);
+  EXPECT_NE(of_eight[0].role_why.find("consecutive ranks within a node"), std::string::npos) << of_eight[0].role_why;
+}
+
 // TP2 x DP2 x PP2 over 8 ranks, Megatron's order (tp innermost, then dp, then pp), groups without names.
 TEST(ParallelRolesTest, UnnamedGroupsFromLayoutAndPrimitive) {
   std::vector<CommGroupSummary> groups = {

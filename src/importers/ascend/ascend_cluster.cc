@@ -7,9 +7,10 @@
 #include <map>
 #include <set>
 
+#include "importers/ascend/ascend_communication.h"
+#include "importers/ascend/ascend_layout.h"
 #include "importers/ascend/ascend_tables.h"
 #include "importers/csv/csv_reader.h"
-#include "importers/ascend/ascend_layout.h"
 #include "model/trace_builder.h"
 
 namespace tuneprof {
@@ -66,6 +67,70 @@ Trace RankTrace(const std::string& dir, int64_t rank, const std::vector<Reported
   return trace;
 }
 
+// "0, 1, 7" for the warnings.
+std::string ClusterRankList(const std::set<int64_t>& ranks) {
+  std::string text;
+  for (int64_t rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
+  return text;
+}
+
+// Each group's members, where its key lists them, on each member rank (as profiler_metadata.json's
+// parallel_group_info would give them), and an inventory entry per rank saying what the file gave it.
+void AddClusterGroups(const ClusterCommunication& read, const std::map<int64_t, size_t>& index,
+                      std::vector<Trace>* traces) {
+  for (const auto& [group, members] : read.group_ranks) {
+    std::string ranks;
+    for (int64_t r : members) ranks += (ranks.empty() ? "[" : ", ") + std::to_string(r);
+    for (int64_t r : members) {
+      auto it = index.find(r);
+      if (it == index.end()) continue;
+      SideTableBuilder(&(*traces)[it->second])
+          .AddMetadataEntry(fmt::format("profiler_metadata.parallel_group_info.{}.global_ranks", group), ranks + "]");
+    }
+  }
+  for (Trace& trace : *traces) {
+    const std::vector<HcclOpTime>& ops = trace.communication().ops;
+    const auto count = std::count_if(ops.begin(), ops.end(), [](const HcclOpTime& op) { return !op.total; });
+    SideTableBuilder(&trace).AddMetadataEntry(
+        "inventory." + std::string(kClusterCommunication),
+        count == 0 ? std::string("no ops of this rank") : fmt::format("{} HCCL ops of this rank", count));
+  }
+}
+
+// cluster_communication.json beside the CSV, when there: each rank it names gets its HCCL ops as its own
+// communication.json would give them. A file that does not read adds nothing (a warning says why), so
+// that no rank is left with part of its ops. Returns how many ranks got ops; problems go to `warnings`.
+size_t ReadClusterCommunication(const std::string& dir, std::vector<Trace>* traces,
+                                std::vector<std::string>* warnings) {
+  const fs::path path = fs::path(dir) / kClusterCommunication;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return 0;
+  std::map<int64_t, size_t> index;  // rank -> its trace
+  std::vector<SideTableBuilder> builders;
+  for (size_t i = 0; i < traces->size(); ++i) {
+    index[(*traces)[i].metadata().rank] = i;
+    builders.emplace_back(&(*traces)[i]);
+  }
+  auto read = ReadClusterCommunicationFile(path.string(), [&](int64_t rank) -> SideTableBuilder* {
+    auto it = index.find(rank);
+    return it == index.end() ? nullptr : &builders[it->second];
+  });
+  if (!read.ok()) {
+    for (Trace& trace : *traces) *SideTableBuilder(&trace).mutable_communication() = CommunicationTables{};
+    warnings->push_back(read.status().message() + "; its communication ops are left out");
+    return 0;
+  }
+  AddClusterGroups(read.value(), index, traces);
+  if (!read.value().unknown_ranks.empty()) {
+    warnings->push_back(fmt::format("{}: rank{} {} not in {}; {} ops are left out", path.string(),
+                                    read.value().unknown_ranks.size() == 1 ? "" : "s",
+                                    ClusterRankList(read.value().unknown_ranks), std::string(kClusterStepTraceTime),
+                                    read.value().unknown_ranks.size() == 1 ? "its" : "their"));
+  }
+  return static_cast<size_t>(
+      std::count_if(traces->begin(), traces->end(), [](const Trace& t) { return t.communication().ops_present; }));
+}
+
 }  // namespace
 
 Result<std::vector<Trace>> ImportClusterAnalysis(const std::string& dir) {
@@ -95,11 +160,22 @@ Result<std::vector<Trace>> ImportClusterAnalysis(const std::string& dir) {
   std::vector<Trace> traces;
   const std::vector<std::vector<int64_t>> pipeline_groups = PipelineGroups(stages);
   for (const auto& [rank, rows] : by_rank) traces.push_back(RankTrace(dir, rank, rows, pipeline_groups));
+  std::vector<std::string> read_warnings;
+  const size_t with_ops = ReadClusterCommunication(dir, &traces, &read_warnings);
   SideTableBuilder first(&traces.front());
-  first.Warn(fmt::format(
-      "msprof-analyze cluster output: the step split of {} ranks from {} only; no timeline, kernels, memory "
-      "or per-rank communication (give the ranks' *_ascend_pt directories for those)",
-      traces.size(), std::string(kClusterStepTraceTime)));
+  if (with_ops == 0) {
+    first.Warn(fmt::format(
+        "msprof-analyze cluster output: the step split of {} ranks from {} only; no timeline, kernels, memory "
+        "or per-rank communication (give the ranks' *_ascend_pt directories for those)",
+        traces.size(), std::string(kClusterStepTraceTime)));
+  } else {
+    first.Warn(fmt::format(
+        "msprof-analyze cluster output: the step split of {} ranks from {} and the HCCL ops of {} of them from "
+        "{} only; no timeline, kernels, memory or communication matrix (give the ranks' *_ascend_pt "
+        "directories for those)",
+        traces.size(), std::string(kClusterStepTraceTime), with_ops, std::string(kClusterCommunication)));
+  }
+  for (const std::string& problem : read_warnings) first.Warn(problem);
   for (const std::string& problem : scratch.metadata().warnings) first.Warn(problem);
   for (const auto& [rank, dropped] : repeats) {
     first.Warn(fmt::format("{}: rank {} is listed more than once for a step; {} repeated row{} dropped",

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -146,8 +147,10 @@ class CommunicationReader {
 
   Status ReadOps(ByteSource* source) {
     tables_->ops_present = true;
-    Status status = ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key,
-                                             od::object& object) { return ReadOp(step, p2p, key, object); });
+    Status status =
+        ForEachOp(source, [this](std::string_view step, bool p2p, std::string_view key, od::object& object) {
+          return ReadOpFields(step, p2p, key, object, std::string(step) + "." + std::string(key));
+        });
     if (status.ok()) DropSplitOfStepsTheirOpsOutlast(origin_, out_);
     return status;
   }
@@ -158,6 +161,17 @@ class CommunicationReader {
       return ReadLinks(step, p2p, key, links);
     });
   }
+
+  // One op's record, {"Communication Time Info": ..., "Communication Bandwidth Info": ...}, wherever it
+  // was found (`where`, its key path for errors): cluster_communication.json holds the same records, one
+  // per rank.
+  Status ReadOp(std::string_view step, bool p2p, std::string_view key, od::object& object, const std::string& where) {
+    tables_->ops_present = true;
+    return ReadOpFields(step, p2p, key, object, where);
+  }
+
+  // After the last op: the check a whole file's ops get.
+  void FinishOps() { DropSplitOfStepsTheirOpsOutlast(origin_, out_); }
 
  private:
   Status Fail(std::string_view where, simdjson::error_code error) const {
@@ -215,7 +229,8 @@ class CommunicationReader {
     return ForEachField(object, where, visit);
   }
 
-  Status ReadOp(std::string_view step, bool p2p, std::string_view key, od::object& object) {
+  Status ReadOpFields(std::string_view step, bool p2p, std::string_view key, od::object& object,
+                      const std::string& where) {
     HcclOpTime op;
     op.step = out_->Intern(step);
     op.p2p = p2p;
@@ -224,7 +239,6 @@ class CommunicationReader {
     op.op_name = out_->Intern(key.substr(0, at));
     op.group = out_->Intern(at == std::string_view::npos ? std::string_view() : key.substr(at + 1));
     op.first_traffic = static_cast<uint32_t>(tables_->traffic.size());
-    const std::string where = std::string(step) + "." + std::string(key);
     Status status = ForEachField(object, where, [&](std::string_view part_key, od::value part) -> Status {
       if (part_key == "Communication Time Info") return ReadTimeInfo(part, where, &op);
       if (part_key == "Communication Bandwidth Info") return ReadBandwidthInfo(part, where);
@@ -375,6 +389,103 @@ class CommunicationReader {
   od::parser parser_;
 };
 
+// HCCL's point-to-point ops by name: cluster_communication.json has no "p2p" / "collective" sections.
+bool ClusterOpIsP2p(std::string_view op_name) {
+  return op_name.starts_with("hcom_send") || op_name.starts_with("hcom_receive") ||
+         op_name.starts_with("hcom_batchSendRecv");
+}
+
+// "(0, 1, 2)" -> {0, 1, 2}: the global ranks msprof-analyze keys a group by; empty when the key is not one.
+std::vector<int64_t> ClusterGroupKeyRanks(std::string_view key) {
+  std::vector<int64_t> ranks;
+  if (key.size() < 2 || key.front() != '(' || key.back() != ')') return {};
+  key = key.substr(1, key.size() - 2);
+  while (!key.empty()) {
+    while (!key.empty() && (key.front() == ' ' || key.front() == ',')) key.remove_prefix(1);
+    if (key.empty()) break;
+    int64_t rank = 0;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), rank);
+    if (error != std::errc() || rank < 0) return {};
+    ranks.push_back(rank);
+    key.remove_prefix(static_cast<size_t>(end - key.data()));
+    if (!key.empty() && key.front() != ',' && key.front() != ' ') return {};
+  }
+  return ranks;
+}
+
+// One streaming pass over cluster_communication.json: each rank's records go to that rank's
+// CommunicationReader, so that they are read exactly as its own communication.json would be.
+class ClusterCommunicationReader {
+ public:
+  ClusterCommunicationReader(std::string_view origin, const RankBuilderFn& rank_out)
+      : origin_(origin), rank_out_(rank_out) {}
+
+  Result<ClusterCommunication> Read(ByteSource* source) {
+    CommunicationWalker walker(source, origin_);
+    Status status =
+        walker.RunCluster([this](std::string_view group, std::string_view step, std::string_view key,
+                                 simdjson::padded_string_view text) { return ReadOpOfRanks(group, step, key, text); });
+    if (!status.ok()) return status;
+    for (auto& [rank, reader] : readers_) reader->FinishOps();
+    return std::move(result_);
+  }
+
+ private:
+  Status Fail(std::string_view where, std::string_view cause) const {
+    return InvalidInput(std::string(origin_) + ": " + std::string(where) + ": " + std::string(cause));
+  }
+
+  // The reader of `rank`'s ops; nullptr for a rank rank_out_ has no trace for.
+  CommunicationReader* ReaderOf(int64_t rank) {
+    auto it = readers_.find(rank);
+    if (it != readers_.end()) return it->second.get();
+    SideTableBuilder* out = rank_out_(rank);
+    if (out == nullptr) {
+      result_.unknown_ranks.insert(rank);
+      return nullptr;
+    }
+    return readers_.emplace(rank, std::make_unique<CommunicationReader>(origin_, out)).first->second.get();
+  }
+
+  Status ReadOpOfRanks(std::string_view group, std::string_view step, std::string_view key,
+                       simdjson::padded_string_view text) {
+    const std::string where = std::string(group) + "." + std::string(step) + "." + std::string(key);
+    const size_t at = key.find('@');
+    const std::vector<int64_t> members = ClusterGroupKeyRanks(group);
+    if (at != std::string_view::npos && !members.empty())
+      result_.group_ranks[std::string(key.substr(at + 1))] = members;
+    const bool p2p = ClusterOpIsP2p(key.substr(0, at));
+    od::document doc;
+    od::object ranks;
+    if (auto e = parser_.iterate(text).get(doc)) return Fail(where, simdjson::error_message(e));
+    if (auto e = doc.get_object().get(ranks)) return Fail(where, simdjson::error_message(e));
+    for (auto raw_field : ranks) {
+      od::field field;
+      std::string_view rank_key;
+      if (auto e = std::move(raw_field).get(field)) return Fail(where, simdjson::error_message(e));
+      if (auto e = field.unescaped_key().get(rank_key)) return Fail(where, simdjson::error_message(e));
+      const std::string here = where + "." + std::string(rank_key);
+      int64_t rank = 0;
+      const auto [end, error] = std::from_chars(rank_key.data(), rank_key.data() + rank_key.size(), rank);
+      if (error != std::errc() || end != rank_key.data() + rank_key.size() || rank < 0) {
+        return Fail(here, "not a rank id");
+      }
+      od::object record;
+      if (auto e = field.value().get_object().get(record)) return Fail(here, simdjson::error_message(e));
+      CommunicationReader* reader = ReaderOf(rank);
+      if (reader == nullptr) continue;
+      if (Status s = reader->ReadOp(step, p2p, key, record, here); !s.ok()) return s;
+    }
+    return Status();
+  }
+
+  std::string_view origin_;
+  const RankBuilderFn& rank_out_;
+  std::map<int64_t, std::unique_ptr<CommunicationReader>> readers_;
+  ClusterCommunication result_;
+  od::parser parser_;
+};
+
 bool Exists(const std::string& path) {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec);
@@ -401,6 +512,20 @@ Status ReadCommunicationMatrixJson(std::string_view json, std::string_view origi
   MemorySource source(std::string(origin), json);
   CommunicationReader reader(origin, out);
   return reader.ReadMatrix(&source);
+}
+
+Result<ClusterCommunication> ReadClusterCommunicationJson(std::string_view json, std::string_view origin,
+                                                          const RankBuilderFn& rank_out) {
+  MemorySource source(std::string(origin), json);
+  ClusterCommunicationReader reader(origin, rank_out);
+  return reader.Read(&source);
+}
+
+Result<ClusterCommunication> ReadClusterCommunicationFile(const std::string& path, const RankBuilderFn& rank_out) {
+  auto source = OpenByteSource(path);
+  if (!source.ok()) return source.status();
+  ClusterCommunicationReader reader(path, rank_out);
+  return reader.Read(source.value().get());
 }
 
 Status ReadCommunicationFile(const std::string& path, SideTableBuilder* out) {

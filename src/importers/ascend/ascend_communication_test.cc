@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,81 @@ TEST(AscendCommunicationTest, ErrorsNameTheFileAndTheKey) {
                                      "c.json", &out)
                    .ok());
   EXPECT_FALSE(ReadCommunicationJson("{\"s\": ", "c.json", &out).ok());
+}
+
+// msprof-analyze's cluster_communication.json: one record per rank under each group / step / op, each
+// read as that rank's communication.json would read it; send / receive are p2p by name.
+constexpr std::string_view kClusterOps = R"json({"(0, 1)": {"step": {
+  "hcom_broadcast__501_0@62": {
+    "0": {"Communication Time Info": {"Start Timestamp(us)": 1000.0, "Elapse Time(ms)": 12.0, "Transit Time(ms)": 0.5,
+            "Wait Time(ms)": 11.0, "Synchronization Time(ms)": 10.0, "Idle Time(ms)": 0.5},
+          "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 2.0, "Transit Time(ms)": 0.5,
+            "Bandwidth(GB/s)": 4.0, "Size Distribution": {"1.0": [2, 0.5]}}}},
+    "1": {"Communication Time Info": {"Start Timestamp(us)": 11000.0, "Elapse Time(ms)": 1.5, "Transit Time(ms)": 0.5,
+            "Wait Time(ms)": 0.25}}},
+  "hcom_send__7_0@62": {"5": {"Communication Time Info": {"Elapse Time(ms)": 3.0}}, "1": {}}}},
+  "x": {"step": {"hcom_receive__7_0@77": {"0": {"Communication Time Info": {"Elapse Time(ms)": 2.0}}}}}})json";
+
+TEST(AscendCommunicationTest, ClusterRecordsGoToTheirRanks) {
+  Trace rank0 = Empty(), rank1 = Empty();
+  SideTableBuilder out0(&rank0), out1(&rank1);
+  auto read = ReadClusterCommunicationJson(kClusterOps, "cluster_communication.json", [&](int64_t rank) {
+    return rank == 0 ? &out0 : rank == 1 ? &out1 : nullptr;
+  });
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->unknown_ranks, std::set<int64_t>{5});
+  ASSERT_EQ(read->group_ranks.size(), 1u);  // "x" lists no ranks
+  EXPECT_EQ(read->group_ranks.at("62"), (std::vector<int64_t>{0, 1}));
+  const CommunicationTables& c0 = rank0.communication();
+  ASSERT_TRUE(c0.ops_present);
+  ASSERT_EQ(c0.ops.size(), 2u);
+  EXPECT_EQ(rank0.str(c0.ops[0].op_name), "hcom_broadcast__501_0");
+  EXPECT_EQ(rank0.str(c0.ops[0].group), "62");
+  EXPECT_EQ(rank0.str(c0.ops[0].step), "step");
+  EXPECT_FALSE(c0.ops[0].p2p);
+  EXPECT_DOUBLE_EQ(c0.ops[0].wait_ms, 11.0);
+  EXPECT_DOUBLE_EQ(c0.ops[0].start_us, 1000.0);
+  ASSERT_EQ(c0.ops[0].traffic_count, 1u);
+  EXPECT_DOUBLE_EQ(c0.traffic[c0.ops[0].first_traffic].transit_size_mb, 2.0);
+  EXPECT_EQ(c0.buckets.size(), 1u);
+  EXPECT_TRUE(c0.ops[1].p2p);  // hcom_receive
+  const CommunicationTables& c1 = rank1.communication();
+  ASSERT_EQ(c1.ops.size(), 2u);
+  EXPECT_DOUBLE_EQ(c1.ops[0].wait_ms, 0.25);
+  EXPECT_TRUE(c1.ops[1].p2p);  // hcom_send, an empty record: every figure unknown
+  EXPECT_TRUE(std::isnan(c1.ops[1].elapse_ms));
+}
+
+// msprof-analyze adds each group's "Total Op Info" per step and rank, as torch_npu adds one per section:
+// the rank's totals, not an op.
+TEST(AscendCommunicationTest, ClusterTotalOpInfoIsTheRanksTotal) {
+  Trace rank0 = Empty();
+  SideTableBuilder out0(&rank0);
+  auto read = ReadClusterCommunicationJson(
+      R"json({"(0, 1)": {"step": {"Total Op Info": {"0": {"Communication Time Info": {"Elapse Time(ms)": 4.0},
+        "Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 2.0, "Transit Time(ms)": 0.5}}}}}}})json",
+      "cluster_communication.json", [&](int64_t rank) { return rank == 0 ? &out0 : nullptr; });
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_TRUE(read->group_ranks.empty());
+  ASSERT_EQ(rank0.communication().ops.size(), 1u);
+  EXPECT_TRUE(rank0.communication().ops[0].total);
+  EXPECT_EQ(rank0.communication().ops[0].traffic_count, 1u);
+}
+
+TEST(AscendCommunicationTest, ClusterErrorsNameTheFileAndTheKey) {
+  Trace trace = Empty();
+  SideTableBuilder out(&trace);
+  const auto to_out = [&](int64_t) { return &out; };
+  for (std::string_view json :
+       {R"json({"(0, 1)": {"step": {"op@1": {"r0": {}}}}})json",
+        R"json({"(0, 1)": {"step": {"op@1": {"0": [1]}}}})json",
+        R"json({"(0, 1)": {"step": {"op@1": {"0": {"Communication Time Info": {"Wait Time(ms)": "x"}}}}}})json",
+        R"json({"(0, 1)": {"step": [1]}})json", R"json({"(0, 1)": {"step": {"op@1": {"0": {)json", "[]", ""}) {
+    auto read = ReadClusterCommunicationJson(json, "cluster_communication.json", to_out);
+    ASSERT_FALSE(read.ok()) << json;
+    EXPECT_NE(read.status().message().find("cluster_communication.json"), std::string::npos) << read.status().message();
+    EXPECT_EQ(read.status().message().find('\n'), std::string::npos) << read.status().message();
+  }
 }
 
 // A window far smaller than the file and reads of a few bytes: every refill boundary falls inside a key,

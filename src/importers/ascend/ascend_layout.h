@@ -51,6 +51,8 @@ bool IsAscendProfilerDirectory(const std::string& dir);
 // msprof-analyze's cluster output: a directory holding this file (cluster_analysis_output/) is the step
 // split of a whole run, listed whole like a rank directory and imported as one trace per rank.
 inline constexpr std::string_view kClusterStepTraceTime = "cluster_step_trace_time.csv";
+// Beside it, when msprof-analyze's communication analysis ran: every rank's HCCL ops, by group.
+inline constexpr std::string_view kClusterCommunication = "cluster_communication.json";
 bool IsClusterAnalysisDirectory(const std::string& dir);
 
 }  // namespace tuneprof

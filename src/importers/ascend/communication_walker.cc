@@ -182,17 +182,23 @@ Status CommunicationWalker::ForEachMember(std::string_view where, std::string_vi
   }
 }
 
-Status CommunicationWalker::ReadOps(const std::string& step, bool p2p, const OpFn& on_op) {
-  const std::string where = step + (p2p ? ".p2p" : ".collective");
+Status CommunicationWalker::ReadValues(std::string_view where, const std::string& prefix, const ValueFn& on_value) {
   return ForEachMember(where, where, [&](const std::string& key) -> Status {
-    const std::string here = step + "." + key;
+    const std::string here = prefix + "." + key;
     if (Status s = Expect(':', here, "':'"); !s.ok()) return s;
     auto length = MeasureValue(here);
     if (!length.ok()) return length.status();
     const simdjson::padded_string_view value(window_.data() + pos_, length.value(), window_.size() - pos_);
-    if (Status s = on_op(step, p2p, key, value); !s.ok()) return s;
+    if (Status s = on_value(key, value); !s.ok()) return s;
     pos_ += length.value();
     return Status();
+  });
+}
+
+Status CommunicationWalker::ReadOps(const std::string& step, bool p2p, const OpFn& on_op) {
+  const std::string where = step + (p2p ? ".p2p" : ".collective");
+  return ReadValues(where, step, [&](const std::string& key, simdjson::padded_string_view value) {
+    return on_op(step, p2p, key, value);
   });
 }
 
@@ -214,12 +220,34 @@ Status CommunicationWalker::ReadSteps(const OpFn& on_op) {
   });
 }
 
-Status CommunicationWalker::Run(const OpFn& on_op) {
-  if (Status s = ReadSteps(on_op); !s.ok()) return s;
+Status CommunicationWalker::ReadGroups(const ClusterOpFn& on_op) {
+  return ForEachMember("document", "group", [&](const std::string& group) -> Status {
+    if (Status s = Expect(':', group, "':'"); !s.ok()) return s;
+    return ForEachMember(group, group + ".step", [&](const std::string& step) -> Status {
+      const std::string where = group + "." + step;
+      if (Status s = Expect(':', where, "':'"); !s.ok()) return s;
+      return ReadValues(where, where, [&](const std::string& key, simdjson::padded_string_view value) {
+        return on_op(group, step, key, value);
+      });
+    });
+  });
+}
+
+Status CommunicationWalker::ExpectEnd() {
   auto next = Next("document");
   if (!next.ok()) return next.status();
   if (next.value() != '\0') return Fail("document", "content after the document's end");
   return Status();
+}
+
+Status CommunicationWalker::Run(const OpFn& on_op) {
+  if (Status s = ReadSteps(on_op); !s.ok()) return s;
+  return ExpectEnd();
+}
+
+Status CommunicationWalker::RunCluster(const ClusterOpFn& on_op) {
+  if (Status s = ReadGroups(on_op); !s.ok()) return s;
+  return ExpectEnd();
 }
 
 }  // namespace tuneprof

@@ -5,6 +5,8 @@
 // On-Demand. Memory is one window plus the largest value, whatever the number of ops; a value over
 // kMaxValueBytes is an error, not a buffer that grows with the input. Sections other than "p2p" and
 // "collective" are skipped. Errors name the origin and the key path where they happened.
+// RunCluster walks msprof-analyze's cluster_communication.json the same way: its outer levels are
+// {"<group ranks>": {step: {"<op>@<group>": {"<rank>": value}}}}, and each op's object of ranks is one value.
 #include <simdjson.h>
 
 #include <cstddef>
@@ -23,6 +25,11 @@ class CommunicationWalker {
   using OpFn =
       std::function<Status(std::string_view step, bool p2p, std::string_view key, simdjson::padded_string_view value)>;
 
+  // One op of cluster_communication.json: its group key ("(0, 1)"), step key and op key, and the text of
+  // its object of ranks.
+  using ClusterOpFn = std::function<Status(std::string_view group, std::string_view step, std::string_view key,
+                                           simdjson::padded_string_view value)>;
+
   static constexpr size_t kMaxValueBytes = size_t{64} << 20;
 
   // Reads `chunk_bytes` at a time, or less where the content is smaller: a rank's file of a few
@@ -31,6 +38,7 @@ class CommunicationWalker {
       : source_(source), origin_(origin), chunk_bytes_(ChunkFor(*source, chunk_bytes)) {}
 
   Status Run(const OpFn& on_op);
+  Status RunCluster(const ClusterOpFn& on_op);
 
  private:
   static size_t ChunkFor(const ByteSource& source, size_t chunk_bytes);
@@ -49,7 +57,14 @@ class CommunicationWalker {
   // and the value. `where` names the object in errors, `key_where` a key that does not read.
   using MemberFn = std::function<Status(const std::string& key)>;
   Status ForEachMember(std::string_view where, std::string_view key_where, const MemberFn& on_member);
+  // The members of the object at pos_, each value handed whole to on_value(key, value); `where` names
+  // the object, `prefix` each value ("<prefix>.<key>").
+  using ValueFn = std::function<Status(const std::string& key, simdjson::padded_string_view value)>;
+  Status ReadValues(std::string_view where, const std::string& prefix, const ValueFn& on_value);
+  // After the document: nothing but blanks.
+  Status ExpectEnd();
   Status ReadSteps(const OpFn& on_op);
+  Status ReadGroups(const ClusterOpFn& on_op);
   Status ReadSections(const std::string& step, const OpFn& on_op);
   Status ReadOps(const std::string& step, bool p2p, const OpFn& on_op);
 
