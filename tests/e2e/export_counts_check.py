@@ -7,9 +7,12 @@ the rows of its tables against the counts the commands report for the same paths
   - collectives: `comm --json`'s collectives by type; on a torch_npu rank without a timeline, the operators of
     communication.json (comm's ascend.ops, its "Total Op Info" entries aside);
   - memory_events: `memory --json`'s allocations (rows with bytes > 0) and frees (bytes < 0) over the rank's
-    devices, and every [memory] event of the devices whose blocks come from them.
+    devices, and every [memory] event of the devices whose blocks come from them;
+  - ranks.format: `info --json`'s format of the rank (a torch_npu rank without a timeline, read from its tables
+    alone, is torch_npu_tables in both).
+With GEN_PIPELINE_PY, also a generated torch_npu text run whose ranks kept no trace_view.json (--layout text).
 
-Usage: export_counts_check.py TUNEPROF SHARED_DIR
+Usage: export_counts_check.py TUNEPROF SHARED_DIR [GEN_PIPELINE_PY]
 """
 import json
 import os
@@ -59,7 +62,7 @@ def expected_counts(binary, paths):
         frees = sum(d["free_count"] for d in devices)
         rows = sum(d["event_count"] if d.get("blocks_source") == "[memory] events" else
                    d["alloc_count"] + d["free_count"] if d.get("blocks_source") else 0 for d in devices)
-        counts[rank] = (kernels, collectives, allocations, frees, rows)
+        counts[rank] = (kernels, collectives, allocations, frees, rows, info[rank]["format"])
     return counts
 
 
@@ -70,13 +73,13 @@ def exported_counts(binary, paths, directory):
         raise RuntimeError(f"export: exit {done.returncode}: {done.stderr.strip()}")
     counts, gaps = {}, 0
     with sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True) as con:
-        for (rank,) in con.execute("SELECT rank FROM ranks"):
+        for rank, rank_format in con.execute("SELECT rank, format FROM ranks"):
             kernels = con.execute("SELECT COUNT(*) FROM kernels WHERE rank = ?", (rank,)).fetchone()[0]
             collectives = con.execute("SELECT COUNT(*) FROM collectives WHERE rank = ?", (rank,)).fetchone()[0]
             allocations, frees, rows = con.execute(
                 "SELECT COALESCE(SUM(bytes > 0), 0), COALESCE(SUM(bytes < 0), 0), COUNT(*) FROM memory_events "
                 "WHERE rank = ?", (rank,)).fetchone()
-            counts[rank] = (kernels, collectives, allocations, frees, rows)
+            counts[rank] = (kernels, collectives, allocations, frees, rows, rank_format)
             # kernel_details rows (no event to join: index NULL) have no operators rows; export says so per rank.
             from_details = con.execute('SELECT COUNT(*) FROM kernels WHERE rank = ? AND "index" IS NULL',
                                        (rank,)).fetchone()[0]
@@ -88,15 +91,20 @@ def exported_counts(binary, paths, directory):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     binary, traces = sys.argv[1], os.path.join(sys.argv[2], "traces")
     failures = []
-    names = ("kernels", "collectives", "allocations", "frees", "memory rows")
+    names = ("kernels", "collectives", "allocations", "frees", "memory rows", "format")
     with tempfile.TemporaryDirectory() as directory:
-        for kind, relative in INPUTS.items():
-            paths = [os.path.join(traces, p) for p in relative]
+        inputs = {kind: [os.path.join(traces, p) for p in relative] for kind, relative in INPUTS.items()}
+        if len(sys.argv) == 4:
+            generated = os.path.join(directory, "pp_text")
+            subprocess.run([sys.executable, sys.argv[3], "--out", generated, "--layout", "text"], check=True,
+                           capture_output=True)
+            inputs["generated torch_npu text without a timeline"] = [generated]
+        for kind, paths in inputs.items():
             try:
                 want = expected_counts(binary, paths)
                 got = exported_counts(binary, paths, directory)

@@ -1,5 +1,6 @@
 #include "analysis/breakdown/trace_summary.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -66,7 +67,8 @@ std::string StepsTable(const TraceSummary& s) {
   return "";
 }
 
-// A rank without a timeline: its steps from the profiler's table, with their mean Stage + Bubble.
+// A rank without a timeline: its steps from the profiler's table, with their mean Stage + Bubble (the rows
+// StepsFromTable(trace) looks for).
 void SummarizeTableSteps(const Trace& trace, TraceSummary* s) {
   if (trace.events().size() != 0) return;
   int64_t total_ns = 0;
@@ -81,6 +83,13 @@ void SummarizeTableSteps(const Trace& trace, TraceSummary* s) {
 }
 
 }  // namespace
+
+bool StepsFromTable(const Trace& trace) {
+  if (trace.events().size() != 0) return false;
+  const std::vector<ReportedStepTime>& rows = trace.reported_step_times();
+  return std::any_of(rows.begin(), rows.end(),
+                     [&](const ReportedStepTime& row) { return !IsClusterStageRow(trace, row); });
+}
 
 TraceSummary SummarizeTrace(const Trace& trace) {
   const TraceMetadata& meta = trace.metadata();

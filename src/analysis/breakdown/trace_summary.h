@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/trace.h"
@@ -82,5 +83,17 @@ TraceSummary SummarizeTrace(const Trace& trace);
 
 // Whether the rank's steps are the profiler's own table's, for want of a timeline.
 inline bool StepsFromTable(const TraceSummary& s) { return !s.table_step_numbers.empty(); }
+// The same of the trace itself: no event at all, and a step table with rows of the rank's own steps.
+bool StepsFromTable(const Trace& trace);
+
+// What JSON and tables name a rank's format: a rank read without a timeline, from torch_npu's tables alone, was
+// not read from a trace_view (or whatever its files' format names), so every output says kTablesFormatName.
+inline constexpr std::string_view kTablesFormatName = "torch_npu_tables";
+inline std::string_view RankFormatName(const TraceSummary& s) {
+  return StepsFromTable(s) ? kTablesFormatName : TraceFormatName(s.format);
+}
+inline std::string_view RankFormatName(const Trace& trace) {
+  return StepsFromTable(trace) ? kTablesFormatName : TraceFormatName(trace.metadata().format);
+}
 
 }  // namespace tuneprof

@@ -61,12 +61,6 @@ std::string StepsTableName(const TraceSummary& s) {
   return s.steps_table.empty() ? "the profiler's step table" : EscapeText(s.steps_table);
 }
 
-// What the JSON's `format` names: a rank read without a timeline, from torch_npu's tables alone, was not
-// read from a trace_view (the text's format line says the same in words).
-std::string_view FormatKey(const TraceSummary& s) {
-  return StepsFromTable(s) ? std::string_view("torch_npu_tables") : TraceFormatName(s.format);
-}
-
 // A rank without a timeline was not read from a trace_view: the format line names what it was read from.
 void RenderFormatLine(const TraceSummary& s, std::string* out) {
   if (StepsFromTable(s)) {
@@ -225,7 +219,7 @@ void WriteSteps(const TraceSummary& s, JsonWriter* w) {
 void WriteRankJson(const TraceSummary& s, JsonWriter* w) {
   w->BeginObject();
   w->Key("rank").Int(s.rank).Key("rank_source").String(RankSourceName(s.rank_source));
-  w->Key("path").String(s.path).Key("format").String(FormatKey(s));
+  w->Key("path").String(s.path).Key("format").String(RankFormatName(s));
   w->Key("compressed").Bool(s.compressed).Key("file_bytes").Uint(s.file_bytes).Key("json_bytes").Uint(s.content_bytes);
   w->Key("entries").Uint(s.entry_count).Key("truncated").Bool(s.truncated);
   JsonIdField(*w, "world_size", s.world_size);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "analysis/breakdown/trace_summary.h"
 #include "report/tables/table_sections.h"
 
 namespace tuneprof {
@@ -174,7 +175,7 @@ DataTable RanksTable(const RunTablesInput& input) {
     const Trace& trace = traces[r];
     b.PushInt(rank, trace.metadata().rank);
     b.PushString(path, trace.metadata().path);
-    b.PushString(format, TraceFormatName(trace.metadata().format));
+    b.PushString(format, RankFormatName(trace));  // a rank without a timeline: torch_npu_tables, as info says
     b.PushInt(events, static_cast<int64_t>(trace.events().size()));
     b.PushInt(steps, static_cast<int64_t>(trace.steps().size()));
     const HardwareSelection* selection =

@@ -78,6 +78,27 @@ TEST(RunTablesTest, KernelsCarryTheirStreamAndAbsentLaunchConfiguration) {
   EXPECT_TRUE(std::isnan(kernels.Find("achieved_occupancy")->floats[0]));
 }
 
+// A torch_npu rank read from its tables alone (no event, its steps step_trace_time's) was not read from a
+// trace_view: the ranks table names its format as info does; the same rank with a timeline keeps its own.
+TEST(RunTablesTest, RanksOfTablesAloneAreTorchNpuTables) {
+  for (const bool timeline : {false, true}) {
+    HandBuiltTrace t;
+    t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+    if (timeline) t.Kernel("aclnnAdd_AddAiCore_Add", Us(0), Us(10));
+    std::vector<Trace> traces;
+    traces.push_back(t.Finish());
+    ReportedStepTime step;
+    step.step = 1;
+    step.stage_ns = Us(400);
+    SideTableBuilder(&traces.front()).AddReportedStepTime(step);
+    RunTablesInput input;
+    input.traces = &traces;
+    const DataTable ranks = BuildTable("ranks", input);
+    EXPECT_EQ(Strings(*ranks.Find("format")),
+              (std::vector<std::string>{timeline ? "torch_npu_trace_view" : "torch_npu_tables"}));
+  }
+}
+
 // A torch_npu rank as its side files give it, with or without a timeline.
 class TorchNpuTablesTest : public ::testing::Test {
  protected:
