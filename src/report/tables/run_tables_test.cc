@@ -84,12 +84,16 @@ TEST(RunTablesTest, RanksOfTablesAloneAreTorchNpuTables) {
   for (const bool timeline : {false, true}) {
     HandBuiltTrace t;
     t.mutable_metadata()->format = TraceFormat::kTorchNpuTraceView;
+    if (timeline) t.Kernel("aclnnAdd_AddAiCore_Add", Us(0), Us(10));
+    std::vector<Trace> traces;
+    traces.push_back(t.Finish());
     ReportedStepTime step;
     step.step = 1;
     step.stage_ns = Us(400);
-    t.mutable_builder()->AddReportedStepTime(step);
-    if (timeline) t.Kernel("aclnnAdd_AddAiCore_Add", Us(0), Us(10));
-    const DataTable ranks = OneRankTable("ranks", &t);
+    SideTableBuilder(&traces.front()).AddReportedStepTime(step);
+    RunTablesInput input;
+    input.traces = &traces;
+    const DataTable ranks = BuildTable("ranks", input);
     EXPECT_EQ(Strings(*ranks.Find("format")),
               (std::vector<std::string>{timeline ? "torch_npu_trace_view" : "torch_npu_tables"}));
   }
