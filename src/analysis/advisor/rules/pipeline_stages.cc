@@ -146,7 +146,8 @@ TUNEPROF_ADVISOR_RULE(
      .threshold = threshold::kPipelineImbalancePct,
      .gain_model =
          "stages balanced: the step were every stage to compute the mean stage's work, (slowest - mean) x (slowest "
-         "+ its bubble) / slowest per step, the same for every rank"});
+         "+ its bubble) / slowest per step (GPU hand-offs matched kernel by kernel: the run re-timed with every stage "
+         "at the mean), the same for every rank"});
 
 TUNEPROF_ADVISOR_RULE(
     RulePipelineBubble,
