@@ -50,8 +50,8 @@ OtherCollectives OtherCollectivesOf(const StagedRankSchedule& s) {
 
 // Appends an item whose gap runs from `from` to `to` on the rank's clock, its compute the gap less the
 // exposed time of the other collectives that start in it (`others` from `*next`, in start order).
-void AppendItem(RetimeItem item, int64_t from, int64_t to, const std::vector<std::pair<int64_t, int64_t>>* others,
-                size_t* next, std::vector<RetimeItem>* items) {
+void AppendRetimeItem(RetimeItem item, int64_t from, int64_t to, const std::vector<std::pair<int64_t, int64_t>>* others,
+                      size_t* next, std::vector<RetimeItem>* items) {
   item.gap_ns = static_cast<double>(std::max<int64_t>(to - from, 0));
   double other_ns = 0;
   for (; others != nullptr && *next < others->size() && (*others)[*next].first < to; ++*next) {
@@ -62,7 +62,7 @@ void AppendItem(RetimeItem item, int64_t from, int64_t to, const std::vector<std
 }
 
 // The rank's steps as items (pipeline_retime.h), its compute estimates capped at its computing.
-RetimeRank ItemsOf(const StagedRankSchedule& s) {
+RetimeRank RetimeItemsOf(const StagedRankSchedule& s) {
   RetimeRank out;
   out.scale = s.compute_scale;
   out.correction_ns = s.clock_correction_ns;
@@ -75,8 +75,9 @@ RetimeRank ItemsOf(const StagedRankSchedule& s) {
   const OtherCollectives others = OtherCollectivesOf(s);
   std::optional<int64_t> previous_end;
   for (const StepSpan& span : spans) {
-    out.items.push_back(RetimeItem{RetimeItemKind::kStepStart, span.step,
-                                   static_cast<double>(previous_end ? std::max<int64_t>(span.start_ns - *previous_end, 0) : 0)});
+    out.items.push_back(
+        RetimeItem{RetimeItemKind::kStepStart, span.step,
+                   static_cast<double>(previous_end ? std::max<int64_t>(span.start_ns - *previous_end, 0) : 0)});
     const auto found = others.find(span.step);
     const auto* other = found == others.end() ? nullptr : &found->second;
     size_t next = 0;
@@ -84,10 +85,10 @@ RetimeRank ItemsOf(const StagedRankSchedule& s) {
     for (const HandOffKernel* k : by_step[span.step]) {
       RetimeItem item{RetimeItemKind::kHandOff, span.step};
       item.hand_off = k;
-      AppendItem(item, at, k->kernel->start_ns, other, &next, &out.items);
+      AppendRetimeItem(item, at, k->kernel->start_ns, other, &next, &out.items);
       at = std::max(at, k->kernel->start_ns + k->kernel->duration_ns);
     }
-    AppendItem(RetimeItem{RetimeItemKind::kStepEnd, span.step}, at, span.end_ns, other, &next, &out.items);
+    AppendRetimeItem(RetimeItem{RetimeItemKind::kStepEnd, span.step}, at, span.end_ns, other, &next, &out.items);
     previous_end = span.end_ns;
   }
   if (!spans.empty()) out.first_start_ns = static_cast<double>(spans.front().start_ns - s.clock_correction_ns);
@@ -106,7 +107,8 @@ void PairHandOffs(std::vector<RetimeRank>* ranks) {
   std::map<const Collective*, std::pair<size_t, size_t>> place;
   for (size_t r = 0; r < ranks->size(); ++r) {
     for (size_t i = 0; i < (*ranks)[r].items.size(); ++i) {
-      if ((*ranks)[r].items[i].hand_off != nullptr) place.emplace((*ranks)[r].items[i].hand_off->kernel, std::make_pair(r, i));
+      const HandOffKernel* hand_off = (*ranks)[r].items[i].hand_off;
+      if (hand_off != nullptr) place.emplace(hand_off->kernel, std::make_pair(r, i));
     }
   }
   for (size_t r = 0; r < ranks->size(); ++r) {
@@ -118,10 +120,10 @@ void PairHandOffs(std::vector<RetimeRank>* ranks) {
       const RetimeItem& theirs = (*ranks)[pr].items[pi];
       if (pr == r || theirs.hand_off->match != item.hand_off->kernel) continue;
       const Collective& own = *item.hand_off->kernel;
-      const double wait = std::clamp(
-          static_cast<double>(theirs.hand_off->kernel->start_ns - (*ranks)[pr].correction_ns) -
-              static_cast<double>(own.start_ns - (*ranks)[r].correction_ns),
-          0.0, static_cast<double>(own.duration_ns));
+      const double wait =
+          std::clamp(static_cast<double>(theirs.hand_off->kernel->start_ns - (*ranks)[pr].correction_ns) -
+                         static_cast<double>(own.start_ns - (*ranks)[r].correction_ns),
+                     0.0, static_cast<double>(own.duration_ns));
       item.peer_rank = static_cast<int64_t>(pr);
       item.peer_item = pi;
       item.transfer_ns = static_cast<double>(own.duration_ns) - wait;
@@ -133,8 +135,13 @@ void PairHandOffs(std::vector<RetimeRank>* ranks) {
 class Retimer {
  public:
   Retimer(const std::vector<RetimeRank>& ranks, bool balanced)
-      : ranks_(ranks), balanced_(balanced), at_(ranks.size(), 0), cursor_(ranks.size()),
-        arrival_(ranks.size(), 0), waiting_(ranks.size(), false), step_start_(ranks.size(), 0),
+      : ranks_(ranks),
+        balanced_(balanced),
+        at_(ranks.size(), 0),
+        cursor_(ranks.size()),
+        arrival_(ranks.size(), 0),
+        waiting_(ranks.size(), false),
+        step_start_(ranks.size(), 0),
         steps_(ranks.size()) {
     for (size_t r = 0; r < ranks.size(); ++r) cursor_[r] = ranks[r].first_start_ns;
   }
@@ -202,15 +209,15 @@ class Retimer {
   std::vector<std::map<int64_t, double>> steps_;
 };
 
-double MeanOf(const std::map<int64_t, double>& steps) {
+double MeanStepNs(const std::map<int64_t, double>& steps) {
   double sum = 0;
   for (const auto& [step, ns] : steps) sum += ns;
   return steps.empty() ? 0 : sum / static_cast<double>(steps.size());
 }
 
 // The longest rank's step (per step number, and its mean over the run), as measured less balanced.
-BalancedRetime GainsOf(const std::vector<std::map<int64_t, double>>& measured,
-                       const std::vector<std::map<int64_t, double>>& balanced) {
+BalancedRetime RetimeGains(const std::vector<std::map<int64_t, double>>& measured,
+                           const std::vector<std::map<int64_t, double>>& balanced) {
   std::map<int64_t, std::pair<double, double>> longest;  // step -> (measured, balanced)
   double measured_mean = 0, balanced_mean = 0;
   for (size_t r = 0; r < measured.size(); ++r) {
@@ -219,8 +226,8 @@ BalancedRetime GainsOf(const std::vector<std::map<int64_t, double>>& measured,
       m = std::max(m, ns);
       b = std::max(b, balanced[r].at(step));
     }
-    measured_mean = std::max(measured_mean, MeanOf(measured[r]));
-    balanced_mean = std::max(balanced_mean, MeanOf(balanced[r]));
+    measured_mean = std::max(measured_mean, MeanStepNs(measured[r]));
+    balanced_mean = std::max(balanced_mean, MeanStepNs(balanced[r]));
   }
   BalancedRetime out;
   for (const auto& [step, pair] : longest) out.gain_ns_by_step[step] = std::max(pair.first - pair.second, 0.0);
@@ -234,13 +241,13 @@ std::optional<BalancedRetime> RetimeBalancedStages(const std::vector<StagedRankS
   std::vector<RetimeRank> ranks;
   for (const StagedRankSchedule& s : staged) {
     if (s.rank == nullptr || s.rank->step_spans.empty()) return std::nullopt;
-    ranks.push_back(ItemsOf(s));
+    ranks.push_back(RetimeItemsOf(s));
   }
   if (ranks.empty()) return std::nullopt;
   PairHandOffs(&ranks);
   Retimer measured(ranks, false), balanced(ranks, true);
   if (!measured.Run() || !balanced.Run()) return std::nullopt;
-  return GainsOf(measured.steps(), balanced.steps());
+  return RetimeGains(measured.steps(), balanced.steps());
 }
 
 }  // namespace tuneprof

@@ -37,8 +37,8 @@ struct HandOffKernel {
 
 struct StagedRankSchedule {
   const RankCommunication* rank = nullptr;
-  double compute_scale = 1;          // the mean stage's work over the rank's stage's
-  int64_t clock_correction_ns = 0;   // what its times lose to be on the reference clock
+  double compute_scale = 1;            // the mean stage's work over the rank's stage's
+  int64_t clock_correction_ns = 0;     // what its times lose to be on the reference clock
   std::vector<HandOffKernel> kernels;  // its pipeline kernels, in start order
 };
 

@@ -141,8 +141,8 @@ TEST(PipelineRetimeTest, OneFOneBWithTheSlowestStageInTheMiddle) {
 }
 
 // One step from 0 to `end_ms` computing `computing_ms`, with send / recv kernels {start ms, duration ms}.
-RankCommunication RetimeRank(int64_t rank, int64_t end_ms, int64_t computing_ms,
-                             const std::vector<std::pair<int64_t, int64_t>>& kernels_ms) {
+RankCommunication RetimeTestRank(int64_t rank, int64_t end_ms, int64_t computing_ms,
+                                 const std::vector<std::pair<int64_t, int64_t>>& kernels_ms) {
   RankCommunication r;
   r.rank = rank;
   r.steps = 1;
@@ -164,8 +164,8 @@ RankCommunication RetimeRank(int64_t rank, int64_t end_ms, int64_t computing_ms,
 // ends at 7 and its step at 35: 5 ms gained. Without step windows, or with pairs that wait on each other,
 // nothing is re-timed.
 TEST(PipelineRetimeTest, LongestPathThroughThePairs) {
-  const RankCommunication sender = RetimeRank(0, 12, 10, {{10, 2}});
-  const RankCommunication receiver = RetimeRank(1, 40, 28, {{0, 12}});
+  const RankCommunication sender = RetimeTestRank(0, 12, 10, {{10, 2}});
+  const RankCommunication receiver = RetimeTestRank(1, 40, 28, {{0, 12}});
   StagedRankSchedule a{&sender, 0.5, 0, {HandOffKernel{&sender.collectives[0], &receiver.collectives[0]}}};
   StagedRankSchedule b{&receiver, 1.0, 0, {HandOffKernel{&receiver.collectives[0], &sender.collectives[0]}}};
   const auto retimed = RetimeBalancedStages({a, b});
@@ -180,8 +180,8 @@ TEST(PipelineRetimeTest, LongestPathThroughThePairs) {
   b.rank = &no_windows;
   EXPECT_FALSE(RetimeBalancedStages({a, b}));
   // Two hand-offs each in the other's order: rank 0 waits at its first for rank 1's second, and back.
-  const RankCommunication x = RetimeRank(0, 20, 10, {{5, 1}, {10, 1}});
-  const RankCommunication y = RetimeRank(1, 20, 10, {{5, 1}, {10, 1}});
+  const RankCommunication x = RetimeTestRank(0, 20, 10, {{5, 1}, {10, 1}});
+  const RankCommunication y = RetimeTestRank(1, 20, 10, {{5, 1}, {10, 1}});
   const StagedRankSchedule cx{
       &x, 1.0, 0, {{&x.collectives[0], &y.collectives[1]}, {&x.collectives[1], &y.collectives[0]}}};
   const StagedRankSchedule cy{
