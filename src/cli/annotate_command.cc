@@ -59,15 +59,15 @@ Result<std::vector<Trace>> ImportText(const std::string& path, const std::string
 
 namespace {
 
-// The pipeline's path per step, drawn over the windows its bounding stage's first rank spent on each step
-// (aligned: each rank's correction taken out).
+// The pipeline's path per step, drawn over the window of the step's longest rank, which the path is as
+// long as (aligned: each rank's correction taken out).
 MergedRankEvents PipelinePathForMerge(const PipelineAnalysis& pipeline, const std::vector<RankBreakdown>& ranks,
                                       const std::vector<int64_t>& corrections, int64_t pid, int64_t origin) {
   const std::vector<PipelinePathStep> path = PipelineCriticalPath(pipeline, ranks);
   std::vector<PipelineStepWindow> windows;
   for (const PipelinePathStep& step : path) {
     for (size_t r = 0; r < ranks.size() && step.step; ++r) {
-      if (ranks[r].rank != step.bounding_ranks.front()) continue;
+      if (ranks[r].rank != step.longest_rank) continue;
       for (const StepBreakdown& s : ranks[r].steps) {
         if (s.step != step.step || s.device_start_ns == kNoId || s.device_end_ns == kNoId) continue;
         windows.push_back(

@@ -244,6 +244,8 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
       // Older summaries did not write the steps comm's share is of: they follow from the report's breakdown.
       RestoreReportedSteps(rank.report->breakdown, &rank.comm);
     }
+    // The steps' windows are the report's breakdown's: not written twice.
+    if (r.ok() && rank.report) SetStepSpans(rank.report->breakdown, &rank.comm);
     if (version >= 8) r(rank.comm.step_work);
     if (version >= 9 && !ReadTransitFromBandwidth(&r, &rank.comm)) return corrupt;
     if (r.ok() && !IdsWithinLines(rank.breakdown_warning_ids, rank.breakdown_warnings.size())) return corrupt;

@@ -16,6 +16,9 @@ Per case:
 - `annotate --merge` (runs with a timeline): a "pipeline critical path" process, one slice per step over the
   bounding rank's step, as long as the path.
 - A balanced run: no wait charged to a stage, no gain.
+- 1F1B (and a forward chain) whose slowest stage is not the last, on Kineto ranks: the what-if re-times the
+  schedule, so `comm`'s and pipeline.stage_imbalance's gain is the generator's balanced run's step change
+  (15 %), and each step's pipeline path is the longest rank's step (0.5 %).
 - The cross-rank collective chain of data-parallel pipelines (two replicas in disjoint groups, at the same
   time): per step never longer than the step, its "rank on time" what-if left out where the stages bound the
   step, and a send / recv of a two-rank group naming its two ranks; pipeline.stage_imbalance carries the
@@ -149,6 +152,52 @@ STEP_GAIN_CASE = ("one_replica_text", ["--stage-ms", "200,400,300", "--dp", "1"]
 # A timeline whose ranks wait on their peer stage's send / receive: the pipeline's wait, not a straggler's.
 PEER_WAIT_CASE = ("one_replica_timeline", ["--stage-ms", "200,400,300", "--dp", "1", "--layout", "timeline"])
 
+# 1F1B and forward chains whose slowest stage is not the last (the review's cases): the what-if re-times the
+# schedule, so the gain is the generator's balanced run's step change (15 %); and every step's pipeline
+# path is as long as the longest rank's step (0.5 %).
+ONE_F_ONE_B = ["--dp", "1", "--layout", "kineto", "--schedule", "1f1b", "--pg-names", "unnamed", "--peer-args"]
+RETIMED_CASES = [
+    ("pp4_1f1b_middle", ["--stage-ms", "231,400,300,250", "--microbatches", "8", *ONE_F_ONE_B]),
+    ("pp3_1f1b_middle", ["--stage-ms", "200,400,300", "--microbatches", "4", *ONE_F_ONE_B]),
+    ("pp4_1f1b_third", ["--stage-ms", "250,300,400,231", "--microbatches", "8", *ONE_F_ONE_B]),
+    ("pp2_1f1b_named", ["--stage-ms", "231,400", "--dp", "2", "--microbatches", "8", "--layout", "kineto",
+                        "--schedule", "1f1b"]),
+    ("pp4_forward_unnamed", ["--stage-ms", "231,400,300,250", "--dp", "1", "--microbatches", "8", "--layout",
+                             "kineto", "--pg-names", "unnamed"]),
+]
+PATH_TOLERANCE = 0.005
+
+
+def check_retimed(name, binary, source, tmp, args):
+    truth = generate(source, tmp / name, args)
+    root = tmp / name
+    gain_ms = balanced_truth_ms(source, tmp, name, args, truth)
+    check(close(truth["balanced_gain_ms"], gain_ms, 1e-6), f"{name}: the generator's balanced gain is its re-run's")
+    comm = (run_json(binary, ["comm", "--json", root], TIMEOUT_S) or {}).get("cross_rank", {}).get("pipeline") or {}
+    got = comm.get("balanced_gain_us_per_step", 0.0)
+    check(close(got, gain_ms * 1e3), f"{name}: comm stages balanced -{got:.1f} us vs truth {gain_ms * 1e3:.1f}")
+    findings = [f for f in (run_json(binary, ["analyze", "--json", root], TIMEOUT_S) or {"findings": []})["findings"]
+                if f["id"] == "pipeline.stage_imbalance"]
+    check(bool(findings), f"{name}: pipeline.stage_imbalance fires")
+    for f in findings:
+        check(close(f["uncapped_gain_us"], gain_ms * 1e3),
+              f"{name}: pipeline.stage_imbalance gain {f['uncapped_gain_us']:.1f} us vs truth {gain_ms * 1e3:.1f}")
+    profile = run_json(binary, ["profile", "--critical-path", "--json", root], TIMEOUT_S) or {}
+    longest = {}
+    for rank in profile.get("ranks", []):
+        for step in rank["steps"]:
+            if step["step"] is not None and step["wall_us"] > longest.get(step["step"], (0, None))[0]:
+                longest[step["step"]] = (step["wall_us"], rank["rank"])
+    paths = profile.get("pipeline_critical_path") or []
+    check(len(paths) == truth["steps"], f"{name}: {len(paths)} pipeline path steps vs {truth['steps']}")
+    for p in paths:
+        step_us, rank = longest.get(p["step"], (0, None))
+        check(close(p["path_us"], step_us, PATH_TOLERANCE),
+              f"{name}: step {p['step']} path {p['path_us']:.1f} us vs the longest step {step_us:.1f} (rank {rank})")
+        check(abs(sum(s["us"] for s in p["segments"]) - p["path_us"]) <= 1e-3 * len(p["segments"]) + 1e-3,
+              f"{name}: step {p['step']} segments add up to the path")
+        check(p["balanced_gain_us"] <= p["path_us"], f"{name}: step {p['step']} gain within the path")
+
 
 def check_step_level_gain(name, binary, root, truth):
     got = [f for f in (run_json(binary, ["analyze", "--json", root], TIMEOUT_S) or {"findings": []})["findings"] if f["id"] == "pipeline.stage_imbalance"]
@@ -206,6 +255,8 @@ def main():
         for name, args in REPLICA_CASES:
             truth = generate(source, tmp / name, args)
             check_collective_chain(name, binary, tmp / name, truth)
+        for name, args in RETIMED_CASES:
+            check_retimed(name, binary, source, tmp, args)
         name, args = STEP_GAIN_CASE
         check_step_level_gain(name, binary, tmp / name, generate(source, tmp / name, args))
         name, args = PEER_WAIT_CASE

@@ -426,6 +426,14 @@ void SetReportedSteps(const RankBreakdown& breakdown, RankCommunication* rank) {
   rank->exposed_share_of_wall = ExposedShareOf(*rank);
 }
 
+void SetStepSpans(const RankBreakdown& breakdown, RankCommunication* rank) {
+  rank->step_spans.clear();
+  for (const StepBreakdown& step : breakdown.steps) {
+    if (!step.step || step.device_start_ns == kNoId || step.device_end_ns == kNoId) continue;
+    rank->step_spans.push_back(StepSpan{*step.step, step.device_start_ns, step.device_end_ns});
+  }
+}
+
 void RestoreReportedSteps(const RankBreakdown& breakdown, RankCommunication* rank) {
   const std::optional<double> written = rank->exposed_share_of_wall;
   rank->steps_ns = SumOfSteps(breakdown);
@@ -474,6 +482,7 @@ RankCommunication AnalyzeRankCommunication(const Trace& trace, const RankBreakdo
   rank.steps = breakdown.steps.size();
   rank.expert_parallel = MeasureExpertParallel(trace, breakdown, rank.collectives);
   SetReportedSteps(breakdown, &rank);
+  SetStepSpans(breakdown, &rank);
   ReadAscendOps(trace, hardware, &rank);
   if (!gpu && !rank.ascend_transports.empty()) {
     const bool sized =

@@ -162,6 +162,14 @@ struct ExpertParallelStep {
   std::optional<double> share_of_step;  // all_to_all / step
 };
 
+// One step's device window on the rank's own clock: where the pipeline's what-if "stages balanced"
+// (pipeline_retime.h) starts and ends each rank's step when it re-times the run.
+struct StepSpan {
+  int64_t step = 0;  // ProfilerStep#N
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
 struct RankCommunication {
   int64_t rank = 0;
   std::string path;
@@ -200,6 +208,9 @@ struct RankCommunication {
   // What the rank ran over its steps (step_work.h), for the slowest-vs-fastest comparison of whole steps
   // and host APIs; empty when the rank came from a summary that does not keep it.
   RankStepWork step_work;
+  // Its steps' device windows, in step order (SetStepSpans); empty where unknown (no device timeline, a
+  // summary without its report).
+  std::vector<StepSpan> step_spans;
 };
 
 // The steps every command reports for the rank (the longer of the host step and the device span, as
@@ -210,6 +221,9 @@ int64_t ReportedStepsNs(const RankCommunication& rank);
 // Sets the rank's `steps_ns` from its step breakdown and its exposed share of those steps, so that comm's
 // share is of the step profile and analyze report.
 void SetReportedSteps(const RankBreakdown& breakdown, RankCommunication* rank);
+
+// `step_spans` from the rank's steps that have a number and a device window.
+void SetStepSpans(const RankBreakdown& breakdown, RankCommunication* rank);
 
 // `steps_ns` for a rank read back from a summary, which does not write it: from its step breakdown, where
 // its exposed share is of those steps; a summary whose share was taken of the wall (written before comm

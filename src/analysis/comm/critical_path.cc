@@ -219,13 +219,24 @@ struct StageStepSums {
 
 using StageSums = std::map<int64_t, StageStepSums>;  // stage -> its sums
 
-std::map<int64_t, StageSums> SumStagesPerStep(const PipelineAnalysis& pipeline,
-                                              const std::vector<RankBreakdown>& ranks) {
+// The rank whose step is the longest of the step: the path is at least as long.
+struct LongestStep {
+  int64_t rank = kNoId;
+  int64_t stage = 0;
+  double step_ns = 0;
+};
+
+struct StepSums {
+  std::map<int64_t, StageSums> by_step;
+  std::map<int64_t, LongestStep> longest;  // step -> its longest rank
+};
+
+StepSums SumStagesPerStep(const PipelineAnalysis& pipeline, const std::vector<RankBreakdown>& ranks) {
   std::map<int64_t, const PipelineStage*> stage_of;  // rank -> its stage: one look-up per rank
   for (const PipelineStage& stage : pipeline.stages) {
     for (int64_t rank : stage.ranks) stage_of.emplace(rank, &stage);
   }
-  std::map<int64_t, StageSums> by_step;
+  StepSums out;
   for (const RankBreakdown& rank : ranks) {
     const auto found = stage_of.find(rank.rank);
     if (found == stage_of.end()) continue;
@@ -233,14 +244,18 @@ std::map<int64_t, StageSums> SumStagesPerStep(const PipelineAnalysis& pipeline,
     const bool own_bubbles = rank.total.bubble_ns > 0;
     for (const StepBreakdown& step : rank.steps) {
       if (!step.step) continue;
-      StageStepSums& sums = by_step[*step.step][stage->stage];
+      StageStepSums& sums = out.by_step[*step.step][stage->stage];
       sums.computing_ns += static_cast<double>(step.computing_ns);
       sums.bubble_ns += own_bubbles ? static_cast<double>(step.bubble_ns) : stage->bubble_ns_per_step;
       sums.step_ns += static_cast<double>(step.wall_ns);
       ++sums.ranks;
+      LongestStep& longest = out.longest[*step.step];
+      if (longest.rank == kNoId || static_cast<double>(step.wall_ns) > longest.step_ns) {
+        longest = LongestStep{rank.rank, stage->stage, static_cast<double>(step.wall_ns)};
+      }
     }
   }
-  return by_step;
+  return out;
 }
 
 double WorkOf(const PipelineAnalysis& pipeline, const StageStepSums& s) {
@@ -273,7 +288,35 @@ const StageSums::value_type& BoundingStageOfStep(const PipelineAnalysis& pipelin
   return *bounding;
 }
 
-PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step, const StageSums& stages) {
+// The bounding stage's step (its computing, its own bubble, the rest) and, where the step's longest rank
+// runs past it, that rank's extra: the schedule's fill and drain around the bounding stage (on 1F1B, stage
+// 0's first forwards before it and its last backward after it), so that the path is the longest step.
+void AppendBoundingSegments(const PipelineAnalysis& pipeline, const StageStepSums& b, const LongestStep& longest,
+                            PipelinePathStep* out) {
+  const double work = WorkOf(pipeline, b);
+  const double computing = b.mean(b.computing_ns), bubble = b.mean(b.bubble_ns), step_ns = b.mean(b.step_ns);
+  out->segments.push_back(PipelineSegment{out->bounding_stage, pipeline.work_is_computing ? "computing" : "stage time",
+                                          Ns(pipeline.work_is_computing ? computing : work)});
+  out->segments.push_back(PipelineSegment{out->bounding_stage, "bubble (the schedule's fill / drain)", Ns(bubble)});
+  const double rest = step_ns - bubble - (pipeline.work_is_computing ? computing : work);
+  if (rest > 0) {
+    out->segments.push_back(
+        PipelineSegment{out->bounding_stage, "rest of its step (exposed communication, free)", Ns(rest)});
+  }
+  out->path_ns = Ns(step_ns);
+  const int64_t beyond = Ns(longest.step_ns) - out->path_ns;
+  if (longest.rank == kNoId || beyond <= 0) return;
+  out->longest_rank = longest.rank;
+  out->segments.push_back(PipelineSegment{longest.stage,
+                                          "fill / drain beyond stage " + std::to_string(out->bounding_stage) +
+                                              "'s step (rank " + std::to_string(longest.rank) +
+                                              "'s step is the step's longest)",
+                                          beyond});
+  out->path_ns += beyond;
+}
+
+PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step, const StageSums& stages,
+                                  const LongestStep& longest) {
   PipelinePathStep out;
   out.step = step;
   double mean_work = 0;
@@ -284,16 +327,8 @@ PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step
   const double work = WorkOf(pipeline, b);
   out.bounding_stage = bounding->first;
   out.bounding_ranks = StageNumbered(pipeline, bounding->first).ranks;
-  const double computing = b.mean(b.computing_ns), bubble = b.mean(b.bubble_ns), step_ns = b.mean(b.step_ns);
-  out.segments.push_back(PipelineSegment{out.bounding_stage, pipeline.work_is_computing ? "computing" : "stage time",
-                                         Ns(pipeline.work_is_computing ? computing : work)});
-  out.segments.push_back(PipelineSegment{out.bounding_stage, "bubble (the schedule's fill / drain)", Ns(bubble)});
-  const double rest = step_ns - bubble - (pipeline.work_is_computing ? computing : work);
-  if (rest > 0) {
-    out.segments.push_back(
-        PipelineSegment{out.bounding_stage, "rest of its step (exposed communication, free)", Ns(rest)});
-  }
-  out.path_ns = Ns(step_ns);
+  out.longest_rank = out.bounding_ranks.empty() ? kNoId : out.bounding_ranks.front();
+  AppendBoundingSegments(pipeline, b, longest, &out);
   for (const auto& [stage, sums] : stages) {
     if (stage == out.bounding_stage) continue;
     const double own_bubble = sums.mean(sums.bubble_ns);
@@ -301,13 +336,18 @@ PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step
     out.waits.push_back(PipelineStageWait{stage, StageNumbered(pipeline, stage).ranks, Ns(own_bubble), Ns(charged),
                                           Ns(own_bubble - charged)});
   }
-  // As the run's what-if (pipeline_stages.h): on a GPU chain measured against the peers' starts, the
-  // bounding stage's fill is the other stages' work.
+  // The run re-timed with balanced stages (pipeline_stages.h) gives each step's gain where it could be done;
+  // else as the run's what-if: on a GPU chain measured against the peers' starts, the bounding stage's fill
+  // is the other stages' work.
+  const double bubble = b.mean(b.bubble_ns);
   const bool chain = StageNumbered(pipeline, bounding->first).p2p_wait_measure == P2pWaitMeasure::kPeerStart;
   const auto n = static_cast<double>(stages.size());
   const double others_work = stages.size() > 1 ? (mean_work * n - work) / (n - 1) : 0;
-  out.balanced_gain_ns = std::min(out.path_ns, Ns(chain ? ChainBalancedGainNs(work, bubble, mean_work, others_work)
-                                                        : BalancedStagesGainNs(work, bubble, mean_work)));
+  const auto retimed = pipeline.balanced_gain_ns_by_step.find(step);
+  const double gain = retimed != pipeline.balanced_gain_ns_by_step.end() ? retimed->second
+                      : chain ? ChainBalancedGainNs(work, bubble, mean_work, others_work)
+                              : BalancedStagesGainNs(work, bubble, mean_work);
+  out.balanced_gain_ns = std::min(out.path_ns, Ns(gain));
   return out;
 }
 
@@ -316,8 +356,9 @@ PipelinePathStep PipelineStepPath(const PipelineAnalysis& pipeline, int64_t step
 std::vector<PipelinePathStep> PipelineCriticalPath(const PipelineAnalysis& pipeline,
                                                    const std::vector<RankBreakdown>& ranks) {
   std::vector<PipelinePathStep> out;
-  for (const auto& [step, stages] : SumStagesPerStep(pipeline, ranks)) {
-    if (stages.size() >= 2) out.push_back(PipelineStepPath(pipeline, step, stages));
+  const StepSums sums = SumStagesPerStep(pipeline, ranks);
+  for (const auto& [step, stages] : sums.by_step) {
+    if (stages.size() >= 2) out.push_back(PipelineStepPath(pipeline, step, stages, sums.longest.at(step)));
   }
   return out;
 }

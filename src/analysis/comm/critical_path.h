@@ -99,9 +99,13 @@ std::vector<CriticalPathStep> CriticalPathPerStep(std::vector<CriticalLink> link
 // stage, so each step is bounded by the stage that computes most in it (stages within kStageTieShare of
 // the most: the one with the longest step, as the run's verdict picks its slowest stage). Per step the path runs through
 // that stage (the mean of its ranks): its computing, its own bubble (the schedule's fill and drain), the
-// rest of its step (exposed communication, free). Every other stage's bubble is charged once: to the
-// bounding stage's compute, min(its bubble, bounding work - its own), the rest to fill and drain.
-// What-if "stages balanced" (BalancedStagesGainNs): every stage computing the mean stage's work that step.
+// rest of its step (exposed communication, free); and where a rank's step is longer than that (on 1F1B
+// stage 0 runs the first forward before the bounding stage starts and the last backward after it ends),
+// the difference, charged to the schedule's fill and drain: a step's path is never shorter than its longest
+// rank's step. Every other stage's bubble is charged once: to the bounding stage's compute, min(its bubble,
+// bounding work - its own), the rest to fill and drain.
+// What-if "stages balanced": the step's gain from the run re-timed with every stage computing the mean
+// stage's work (pipeline_retime.h) where that was done, else BalancedStagesGainNs / ChainBalancedGainNs.
 struct PipelineSegment {
   int64_t stage = 0;
   std::string what;  // "computing", "bubble (fill / drain)", "rest of the step (exposed communication, free)"
@@ -121,7 +125,8 @@ struct PipelinePathStep {
   int64_t bounding_stage = 0;
   std::vector<int64_t> bounding_ranks;
   std::vector<PipelineSegment> segments;
-  int64_t path_ns = 0;                   // the bounding stage's step
+  int64_t path_ns = 0;                   // the step's longest rank's step (at least the bounding stage's)
+  int64_t longest_rank = kNoId;          // that rank (the bounding stage's first where none is longer)
   std::vector<PipelineStageWait> waits;  // the other stages, in stage order
   int64_t balanced_gain_ns = 0;          // what-if "stages balanced", at most path_ns
 };

@@ -225,6 +225,35 @@ TEST(CriticalPathTest, StagesThatTieOnWorkAreToldApartByTheirStep) {
   EXPECT_EQ(path[1].bounding_stage, 1);
 }
 
+// 1F1B: stage 0 runs the first forward before stage 1 starts and the last backward after it ends, so its
+// step (60 ms) is longer than the bounding stage's (52): the path is the longest step, the 8 ms beyond
+// stage 1's step charged to the schedule's fill / drain. A re-timed what-if (pipeline_retime.h) gives the
+// step's gain.
+TEST(CriticalPathTest, APipelinePathIsAtLeastTheLongestStep) {
+  PipelineAnalysis pipeline = TwoStages();
+  pipeline.balanced_gain_ns_by_step = {{1, 7e6}};
+  const std::vector<RankBreakdown> ranks = {StagedRank(0, {{20, 30, 60}, {20, 30, 50}}, true),
+                                            StagedRank(1, {{40, 10, 52}, {40, 10, 52}}, true)};
+  const std::vector<PipelinePathStep> path = PipelineCriticalPath(pipeline, ranks);
+  ASSERT_EQ(path.size(), 2u);
+  EXPECT_EQ(path[0].bounding_stage, 1);
+  EXPECT_EQ(path[0].path_ns, 60'000'000);
+  EXPECT_EQ(path[0].longest_rank, 0);
+  ASSERT_EQ(path[0].segments.size(), 4u);
+  EXPECT_EQ(path[0].segments[3].stage, 0);
+  EXPECT_EQ(path[0].segments[3].ns, 8'000'000);
+  EXPECT_NE(path[0].segments[3].what.find("fill / drain"), std::string::npos);
+  int64_t sum = 0;
+  for (const PipelineSegment& seg : path[0].segments) sum += seg.ns;
+  EXPECT_EQ(sum, path[0].path_ns);
+  EXPECT_EQ(path[0].balanced_gain_ns, 7'000'000);
+  // Step 2: no rank longer than the bounding stage; no re-timed gain for it: the formula's.
+  EXPECT_EQ(path[1].path_ns, 52'000'000);
+  EXPECT_EQ(path[1].longest_rank, 1);
+  EXPECT_EQ(path[1].segments.size(), 3u);
+  EXPECT_EQ(path[1].balanced_gain_ns, 12'500'000);
+}
+
 TEST(CriticalPathTest, PipelineBubblesFromTheStageWhereRanksHaveNone) {
   // GPU ranks: no bubble in the step tables; the stage's mean bubble per step stands for it.
   const std::vector<RankBreakdown> ranks = {StagedRank(0, {{20, 0, 52}}, false), StagedRank(1, {{40, 0, 52}}, false)};

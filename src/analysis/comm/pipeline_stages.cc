@@ -14,6 +14,7 @@
 
 #include "analysis/comm/comm_groups.h"
 #include "analysis/comm/pipeline_peers.h"
+#include "analysis/comm/pipeline_retime.h"
 #include "base/enum_names.h"
 
 namespace tuneprof {
@@ -484,6 +485,38 @@ void Compare(PipelineAnalysis* out) {
   ChargeWaits(out);
 }
 
+// Where every stage's wait was measured against its peers' starts (GPU send / recv kernels matched one by
+// one), the what-if of balanced stages re-times the measured schedule (pipeline_retime.h) instead of
+// scaling the slowest stage's fill and drain: the fill and drain of 1F1B depend on every stage's forward and
+// backward, not on the slowest stage alone. Left as ChargeWaits put it where the re-timing cannot be done.
+void RetimeBalanced(const std::map<size_t, StagePlace>& places, PeerContext* context, PairPeers* peers,
+                    PipelineAnalysis* out) {
+  const bool matched = std::all_of(out->stages.begin(), out->stages.end(), [](const PipelineStage& s) {
+    return s.p2p_wait_measure == P2pWaitMeasure::kPeerStart;
+  });
+  if (!matched) return;
+  std::vector<StagedRankSchedule> staged;
+  for (const auto& [index, place] : places) {
+    const RankCommunication& rank = (*context->ranks)[index];
+    const PipelineStage* stage = StageOfRank(*out, rank.rank);
+    if (stage == nullptr || stage->work_ns_per_step <= 0) return;
+    StagedRankSchedule& s = staged.emplace_back();
+    s.rank = &rank;
+    s.compute_scale = out->mean_work_ns_per_step / stage->work_ns_per_step;
+    s.clock_correction_ns = context->Correction(index);
+    for (const P2pKernel& k : P2pKernelsOf(rank, place, peers)) {
+      const auto peer = k.peer ? context->index_of.find(*k.peer) : context->index_of.end();
+      const Collective* match =
+          peer == context->index_of.end() ? nullptr : context->MatchOf(k, rank.rank, peer->second);
+      s.kernels.push_back(HandOffKernel{k.kernel, match});
+    }
+  }
+  if (const std::optional<BalancedRetime> retimed = RetimeBalancedStages(staged)) {
+    out->balanced_gain_ns_per_step = retimed->gain_ns_per_step;
+    out->balanced_gain_ns_by_step = retimed->gain_ns_by_step;
+  }
+}
+
 // Each rank's place: the named pp groups where any rank has one, else the chains of the p2p pattern.
 std::map<size_t, StagePlace> PlaceRanks(const std::vector<RankCommunication>& ranks, bool* inferred) {
   std::map<size_t, StagePlace> out;
@@ -546,6 +579,7 @@ std::optional<PipelineAnalysis> AnalyzePipelineStages(const std::vector<RankComm
     out.stages.push_back(s);
   }
   Compare(&out);
+  RetimeBalanced(places, &context, &peers, &out);
   if (step_total > 0) out.bubble_share = bubble_total / step_total;
   return out;
 }

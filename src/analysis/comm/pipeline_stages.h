@@ -43,10 +43,12 @@
 // for the slowest stage's compute; the rest of its waiting, and the slowest stage's whole waiting, is the
 // schedule's fill and drain, which no stage causes.
 //
-// What-if "stages balanced" (every stage works the mean stage's work): the step is the slowest stage's
-// work plus its fill and drain, and the fill and drain scale with a micro-batch's time, so the step shrinks
-// by (slowest - mean work) x (slowest work + its fill and drain) / slowest work, never by more than its own
-// bubble on a waiting stage.
+// What-if "stages balanced" (every stage works the mean stage's work): where every stage's wait was
+// measured against its peers' starts and the ranks have step windows, the measured schedule re-timed with
+// every stage's compute scaled to the mean (pipeline_retime.h): the longest rank's step, as measured less
+// re-timed. Elsewhere the step is the slowest stage's work plus its fill and drain, and the fill and drain
+// scale with a micro-batch's time, so the step shrinks by (slowest - mean work) x (slowest work + its fill
+// and drain) / slowest work, never by more than its own bubble on a waiting stage.
 //
 // Cost: O(ranks × (groups + communication ops) per rank + p2p kernels × log(p2p kernels)); the forward
 // chains' peers add O(p2p kernels × log(groups)) per rank.
@@ -132,6 +134,8 @@ struct PipelineAnalysis {
   std::string p2p_wait_note;
   // What-if "stages balanced": the step the slowest stage bounds would shrink by this, per step.
   double balanced_gain_ns_per_step = 0;
+  // The same per step (ProfilerStep number) where the run was re-timed (pipeline_retime.h); empty otherwise.
+  std::map<int64_t, double> balanced_gain_ns_by_step;
 };
 
 // The what-if "stages balanced" on one step: the slowest stage works `slowest_work_ns` and waits

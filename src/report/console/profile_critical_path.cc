@@ -92,7 +92,8 @@ void WritePipelinePathJson(const std::vector<PipelinePathStep>& steps, JsonWrite
     JsonIntOrNull(*w, s.step);
     w->Key("bounding_stage").Int(s.bounding_stage).Key("bounding_ranks");
     JsonInts(*w, s.bounding_ranks);
-    w->Key("path_us").Double(Micros(s.path_ns));
+    w->Key("path_us").Double(Micros(s.path_ns)).Key("longest_rank");
+    JsonIntOrNull(*w, s.longest_rank == kNoId ? std::nullopt : std::optional<int64_t>(s.longest_rank));
     w->Key("balanced_gain_us").Double(Micros(s.balanced_gain_ns));
     w->Key("segments").BeginArray();
     for (const PipelineSegment& seg : s.segments) {
