@@ -27,7 +27,8 @@ DIR2/rank0_ascend_pt) whose MoE layers run Ascend MC2 fused operators on the com
 MatmulAllReduce (fused matmul + all-reduce) -> MoeDistributeDispatchV2 -> GroupedMatmul ->
 MoeDistributeCombineV2. Its truth ("mc2") is per step: computing (every task, each counted once), no
 communication in the split (the fused operators compute while they communicate), the fused operators as
-collectives (allreduce, alltoall) and the dispatch / combine union as the step's all-to-all. --mc2-text-out
+collectives (allreduce, alltoall), the dispatch / combine union as the step's all-to-all and the fused
+operators' union as the step's fused compute + communication part (fused_comm_us). --mc2-text-out
 DIR3 writes the same rank as a text export that did not keep its timeline (kernel_details.csv and
 step_trace_time.csv, no trace_view.json): the same truth ("mc2_text").
 
@@ -218,12 +219,14 @@ def write_mc2(args, out, timeline=True):
                        "ts": npu_us(step_start), "dur": t + 10.0 - step_start, "cat": "cpu_op", "args": {}})
         spans = union([(s0, s0 + d) for _, s0, d, _, _ in tasks])
         ep = union([(s0, s0 + d) for _, s0, d, c, _ in tasks if c == "alltoall"])
+        fused = union([(s0, s0 + d) for _, s0, d, c, _ in tasks if c])
         truth.append({"step": number, "computing_us": length(spans), "communication_us": 0.0,
                       "collectives": {"allreduce": sum(1 for *_, c, _ in tasks if c == "allreduce"),
                                       "alltoall": sum(1 for *_, c, _ in tasks if c == "alltoall")},
                       "fused_bytes": {kind: sum(b for *_, c, b in tasks if c == kind)
                                       for kind in ("allreduce", "alltoall")},
-                      "all_to_all_us": length(ep), "all_to_all_exposed_us": 0.0})
+                      "all_to_all_us": length(ep), "all_to_all_exposed_us": 0.0,
+                      "fused_comm_us": length(fused)})
         stage = t + 10.0 - step_start
         step_rows.append(f"{number},{length(spans):.3f},0,0,0,{stage - length(spans):.3f},{stage:.3f},0,0,0")
         t += 60.0

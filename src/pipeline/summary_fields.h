@@ -104,8 +104,11 @@ struct PartsBeforeBubble {
 inline constexpr size_t kPartsBeforeBubble = static_cast<size_t>(TimePart::kPipelineBubble);
 // The unclassified part, added in version 5, follows the modules at the end of the rank's record.
 inline constexpr size_t kUnclassifiedPart = static_cast<size_t>(TimePart::kUnclassified);
+// The fused compute + communication part, added in version 10, ends the rank's record.
+inline constexpr size_t kFusedCommPart = static_cast<size_t>(TimePart::kFusedComm);
 static_assert(kPartsBeforeBubble + 1 == kUnclassifiedPart);
-static_assert(kUnclassifiedPart + 1 == static_cast<size_t>(TimePart::kCount));
+static_assert(kUnclassifiedPart + 1 == kFusedCommPart);
+static_assert(kFusedCommPart + 1 == static_cast<size_t>(TimePart::kCount));
 
 template <class A>
 void Fields(A& a, TimeSplit& s) {
@@ -166,7 +169,8 @@ template <class A>
 void Fields(A& a, RankSummary& r) {
   a(r.comm, r.advice, r.comm.expert_parallel, r.advice.moe, r.advice.advice.split.part_ns[kPartsBeforeBubble],
     r.comm.lead_ins, r.advice.advice.split.part_ns[kUnclassifiedPart], r.advice.advice.split.unclassified_share,
-    r.comm.steps_ns, r.comm.step_work);
+    r.comm.steps_ns, r.comm.step_work, r.advice.advice.split.part_ns[kFusedCommPart],
+    r.advice.advice.split.fused_comm_share);
 }
 // What the report reads of a rank (RankReportDetail), from format version 2 on. HardwareSelection is
 // written by its chip's name (Writer / Reader), the rest field by field.

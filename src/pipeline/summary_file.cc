@@ -170,10 +170,11 @@ void WriteSummary(Archive& w, const SummaryFile& file) {
     w(uint64_t{rank.advice.findings.size()});
     for (const RuleFinding& f : rank.advice.findings) w(f.finding.modules);
     w(MemoryCategoriesOf(rank));
-    w(rank.breakdown_warning_ids);         // version 6
-    w(rank.comm.steps_ns);                 // version 7
-    w(rank.comm.step_work);                // version 8
-    w(TransitFromBandwidthOf(rank.comm));  // version 9
+    w(rank.breakdown_warning_ids);                                                                   // version 6
+    w(rank.comm.steps_ns);                                                                           // version 7
+    w(rank.comm.step_work);                                                                          // version 8
+    w(TransitFromBandwidthOf(rank.comm));                                                            // version 9
+    w(rank.advice.advice.split.part_ns[kFusedCommPart], rank.advice.advice.split.fused_comm_share);  // version 10
   }
   w(file.warning_ids);  // version 6
 }
@@ -248,6 +249,8 @@ Result<SummaryFile> DecodeSummaryFile(std::string_view bytes, const std::string&
     if (r.ok() && rank.report) SetStepSpans(rank.report->breakdown, &rank.comm);
     if (version >= 8) r(rank.comm.step_work);
     if (version >= 9 && !ReadTransitFromBandwidth(&r, &rank.comm)) return corrupt;
+    // Older summaries hold fused compute + communication kernels in the unclassified part, as they read.
+    if (version >= 10) r(rank.advice.advice.split.part_ns[kFusedCommPart], rank.advice.advice.split.fused_comm_share);
     if (r.ok() && !IdsWithinLines(rank.breakdown_warning_ids, rank.breakdown_warnings.size())) return corrupt;
   }
   if (version >= 6) r(file.warning_ids);

@@ -29,7 +29,10 @@ namespace tuneprof {
 // older summaries take it from their report's breakdown.
 // Version 8 added what each rank ran over its steps (RankCommunication::step_work: host APIs and device
 // operators), which the slowest-vs-fastest rank comparison reads; older summaries read as none.
-inline constexpr uint32_t kSummaryFormatVersion = 9;
+// Version 9 added which HCCL ops took their transit from the bandwidth info.
+// Version 10 added the fused compute + communication part of the step split (TimePart::kFusedComm) and its
+// share; older summaries hold that work in the unclassified part and read so.
+inline constexpr uint32_t kSummaryFormatVersion = 10;
 inline constexpr uint32_t kOldestSummaryFormatVersion = 1;
 
 // The flags a summary depends on: a summary made under others would give other findings.

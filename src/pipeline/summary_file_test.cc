@@ -28,6 +28,8 @@ SummaryFile Example() {
   rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kPipelineBubble)] = 2.5e6;
   rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kUnclassified)] = 1.25e6;
   rank.advice.advice.split.unclassified_share = 0.125;
+  rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kFusedComm)] = 0.75e6;
+  rank.advice.advice.split.fused_comm_share = 0.0625;
   RankCommunication& comm = rank.comm;
   comm.rank = 3;
   comm.path = file.source;
@@ -205,6 +207,8 @@ std::string AsVersion(SummaryFile file, int version) {
     if (version < 2) rank.report.reset();
     rank.breakdown_warning_ids.clear();
     rank.comm.step_work = RankStepWork();
+    rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kFusedComm)] = 0;
+    rank.advice.advice.split.fused_comm_share = 0;
     for (AscendCommOp& op : rank.comm.ascend_ops) op.transit_from_bandwidth = false;
     for (Collective& c : rank.comm.collectives) {
       c.direction = P2pDirection::kUnknown;
@@ -221,12 +225,12 @@ std::string AsVersion(SummaryFile file, int version) {
   const size_t directions = 2 * (8 + 8 * file.ranks.at(0).comm.collectives.size());
   const size_t categories = 8 + devices * (1 + 8 + 8);
   // The rank's and the file's empty warning id lists (version 6), a count each, the rank's steps
-  // (version 7), its empty step work (version 8: two counts) and its empty list of transits taken from the
-  // bandwidth info (version 9: a count).
-  const size_t tail = 2 * 8 + (version < 7 ? 8 : 0) + (version < 8 ? 2 * 8 : 0) + (version < 9 ? 8 : 0) +
-                      (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) +
-                      (version < 4 ? kEmptyModulesBytes : 0) + (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) +
-                      (version < 2 ? 1 : 0);
+  // (version 7), its empty step work (version 8: two counts), its empty list of transits taken from the
+  // bandwidth info (version 9: a count) and its fused comm part and share (version 10: two f64).
+  const size_t tail =
+      2 * 8 + (version < 7 ? 8 : 0) + (version < 8 ? 2 * 8 : 0) + (version < 9 ? 8 : 0) + (version < 10 ? 2 * 8 : 0) +
+      (version < 5 ? categories + directions + 2 * 8 + 8 + 8 * findings : 0) + (version < 4 ? kEmptyModulesBytes : 0) +
+      (version < 3 ? 8 + kEmptyMoeBytes + 8 + 8 : 0) + (version < 2 ? 1 : 0);
   bytes.erase(bytes.size() - 8 - tail, tail + 8);
   bytes[17] = static_cast<char>(version);
   return Sealed(std::move(bytes));
@@ -245,6 +249,8 @@ TEST(SummaryFileTest, RoundTripsEveryField) {
   EXPECT_EQ(rank.advice.advice.split.part(TimePart::kPipelineBubble), 2.5e6);
   EXPECT_EQ(rank.advice.advice.split.part(TimePart::kUnclassified), 1.25e6);
   EXPECT_EQ(rank.advice.advice.split.unclassified_share, 0.125);
+  EXPECT_EQ(rank.advice.advice.split.part(TimePart::kFusedComm), 0.75e6);  // version 10
+  EXPECT_EQ(rank.advice.advice.split.fused_comm_share, 0.0625);
   EXPECT_EQ(rank.comm.collectives.at(0).group_ranks.data(), InternText("[0, 1, 2, 3]").data());  // pooled
   EXPECT_EQ(rank.comm.collectives.at(0).step, 7);
   EXPECT_FALSE(rank.comm.collectives.at(1).step.has_value());
@@ -411,16 +417,40 @@ TEST(SummaryFileTest, ReadsVersion8WithoutTheTransitsFromBandwidth) {
   file.warning_ids.clear();
   for (RankSummary& rank : file.ranks) {
     for (AscendCommOp& op : rank.comm.ascend_ops) op.transit_from_bandwidth = false;
+    rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kFusedComm)] = 0;
+    rank.advice.advice.split.fused_comm_share = 0;
   }
   std::string bytes = EncodeSummaryFile(file);
-  // The one rank's empty version 9 list (a count) sits before the file's empty warning ids and the checksum.
-  bytes.erase(bytes.size() - 3 * 8, 8);
+  // The one rank's empty version 9 list (a count) and its version 10 fused comm part and share (two f64) sit
+  // before the file's empty warning ids and the checksum.
+  bytes.erase(bytes.size() - 5 * 8, 3 * 8);
   bytes.resize(bytes.size() - 8);
   bytes[17] = 8;
   auto decoded = DecodeSummaryFile(Sealed(std::move(bytes)), "v8.tps", example.profiles.get());
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   EXPECT_EQ(decoded->version, 8u);
   EXPECT_FALSE(decoded->ranks.at(0).comm.ascend_ops.at(0).transit_from_bandwidth);
+}
+
+// Before version 10 fused compute + communication kernels sat in the unclassified part: such a summary reads
+// with that part as written and no fused comm part.
+TEST(SummaryFileTest, ReadsVersion9WithoutTheFusedCommPart) {
+  const SummaryFile example = Example();
+  SummaryFile file = Example();
+  file.warning_ids.clear();
+  std::string bytes = EncodeSummaryFile(file);
+  // The one rank's version 10 fused comm part and share (two f64) sit before the file's empty warning ids
+  // and the checksum.
+  bytes.erase(bytes.size() - 4 * 8, 2 * 8);
+  bytes.resize(bytes.size() - 8);
+  bytes[17] = 9;
+  auto decoded = DecodeSummaryFile(Sealed(std::move(bytes)), "v9.tps", example.profiles.get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->version, 9u);
+  const TimeSplit& split = decoded->ranks.at(0).advice.advice.split;
+  EXPECT_EQ(split.part(TimePart::kFusedComm), 0);
+  EXPECT_EQ(split.fused_comm_share, 0);
+  EXPECT_EQ(split.part(TimePart::kUnclassified), 1.25e6);
 }
 
 TEST(SummaryFileTest, ReadsVersion2WithoutTheVersion3Parts) {
@@ -474,10 +504,10 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
   EXPECT_NE(DecodeSummaryFile("{\"traceEvents\": []}", "t.tps").status().message().find("not a tuneprof summary"),
             std::string::npos);
   std::string bytes = EncodeSummaryFile(Example());
-  bytes[17] = 10;  // the version's low byte: damage, unless the checksum says these are the bytes written
+  bytes[17] = 11;  // the version's low byte: damage, unless the checksum says these are the bytes written
   EXPECT_NE(DecodeSummaryFile(bytes, "v.tps").status().message().find("cut off or corrupt"), std::string::npos);
   bytes.resize(bytes.size() - 8);
-  EXPECT_NE(DecodeSummaryFile(Sealed(bytes), "v.tps").status().message().find("version 10"), std::string::npos);
+  EXPECT_NE(DecodeSummaryFile(Sealed(bytes), "v.tps").status().message().find("version 11"), std::string::npos);
 }
 
 // The fields a summary holds are declared once (summary_fields.h); the layout they make is pinned here to
@@ -485,8 +515,8 @@ TEST(SummaryFileTest, OtherFilesAndVersionsAreNamed) {
 // last, fails this test until kSummaryFormatVersion is raised (with the reader taught the older layout)
 // and the new layout's digest pinned beside the new version.
 TEST(SummaryFileTest, LayoutIsPinnedToTheVersion) {
-  constexpr uint32_t kPinnedVersion = 9;
-  constexpr uint64_t kPinnedDigest = 0x67c6ad7c5da690b4;
+  constexpr uint32_t kPinnedVersion = 10;
+  constexpr uint64_t kPinnedDigest = 0xd19c54319624de4a;
   const std::string layout = SummaryLayout();
   const uint64_t digest = summary_format::Checksum(layout);
   EXPECT_EQ(kSummaryFormatVersion, kPinnedVersion);

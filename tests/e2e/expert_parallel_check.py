@@ -165,13 +165,34 @@ def check_mc2_classes(binary, mc2, mc2_text, failures):
     for label, rank in (("timeline", mc2), ("text", mc2_text)):
         split = json_or_exit(binary, "profile", "--json", rank["path"])["ranks"][0]["computing_split_us"]
         splits.append({k: round(v, 3) for k, v in split.items() if k != "classes_known"})
-        dominants.append(json_or_exit(binary, "analyze", "--json", rank["path"])["dominant_bottleneck"])
+        analyze = json_or_exit(binary, "analyze", "--json", rank["path"])
+        dominants.append(analyze["dominant_bottleneck"])
         if split["memory_bound"] > 1:
             failures.append(f"mc2 {label}: fused operators counted memory-bound: {split}")
+        check_mc2_fused_part(binary, label, rank, split, analyze, failures)
     if splits[0] != splits[1]:
         failures.append(f"mc2: computing split with the timeline {splits[0]}, without {splits[1]}")
     if dominants[0] != dominants[1] or "memory" in dominants:
         failures.append(f"mc2: dominant bottleneck with the timeline {dominants[0]}, without {dominants[1]}")
+
+
+def check_mc2_fused_part(binary, label, rank, computing_split, analyze, failures):
+    """The fused operators are their own part of the split, "fused compute + communication": in profile's
+    computing split and analyze's step split alike, equal to the generator's fused time per step, none of it
+    unclassified (kernels tuneprof does not know) or exposed communication."""
+    want = sum(s["fused_comm_us"] for s in rank["steps"]) / len(rank["steps"])
+    split = analyze["ranks"][0]["split_us"]
+    for where, got in (("profile computing_split_us", computing_split), ("analyze split_us", split),
+                       ("analyze mean_split_us", analyze["mean_split_us"])):
+        exact = got.get("fused_comm") is not None and abs(got["fused_comm"] - want) <= 1e-3 * want
+        if not exact or got.get("unclassified", 0) > 1:
+            failures.append(f"mc2 {label}: {where} fused_comm {got.get('fused_comm')} unclassified "
+                            f"{got.get('unclassified')}, generated fused {want:.3f}")
+    if split.get("communication", 0) > 1:
+        failures.append(f"mc2 {label}: fused operators exposed as communication: {split}")
+    text = subprocess.run([binary, "analyze", rank["path"]], capture_output=True, text=True, timeout=300).stdout
+    if "fused compute + communication (MC2 and alike)" not in text or "unclassified" in text:
+        failures.append(f"mc2 {label}: analyze's split does not name the fused part, or calls them unclassified")
 
 
 def check_mc2_bytes(binary, mc2, comm, failures):

@@ -30,9 +30,10 @@ TinyOpLimits TinyLimits(const AdvisorConfig& config) {
 std::array<double, 7> BottleneckTimes(const TimeSplit& split) {
   std::array<double, 7> times{};
   // Computing no operator classes, or of a kind no rule knows (both unclassified), is computing all the
-  // same: the guide's compute part.
+  // same: the guide's compute part; so are fused compute + communication kernels, which the rank runs
+  // itself and whose communication is never exposed.
   times[static_cast<size_t>(Bottleneck::kCompute)] =
-      split.part(TimePart::kComputeBound) + split.part(TimePart::kUnclassified);
+      split.part(TimePart::kComputeBound) + split.part(TimePart::kUnclassified) + split.part(TimePart::kFusedComm);
   times[static_cast<size_t>(Bottleneck::kMemory)] = split.part(TimePart::kMemoryBound) + split.part(TimePart::kMemcpy);
   times[static_cast<size_t>(Bottleneck::kCommunication)] =
       split.part(TimePart::kCommunication) + split.part(TimePart::kPipelineBubble);
@@ -153,6 +154,7 @@ void AddToMean(const TimeSplit& split, size_t ranks, TimeSplit* mean) {
   for (size_t p = 0; p < mean->part_ns.size(); ++p) mean->part_ns[p] += weight * split.part_ns[p];
   mean->compute_bound_share += weight * split.compute_bound_share;
   mean->unclassified_share += weight * split.unclassified_share;
+  mean->fused_comm_share += weight * split.fused_comm_share;
   mean->dataloader_ns += weight * split.dataloader_ns;
   mean->dispatch_ns += weight * split.dispatch_ns;
   mean->compute_classes_known = mean->compute_classes_known && split.compute_classes_known;

@@ -8,8 +8,10 @@
 namespace tuneprof {
 namespace {
 
+// Fused compute + communication kernels are computing the rank runs itself, counted once: in.
 double ComputingPerStep(const TimeSplit& split) {
-  return split.part(TimePart::kComputeBound) + split.part(TimePart::kMemoryBound) + split.part(TimePart::kUnclassified);
+  return split.part(TimePart::kComputeBound) + split.part(TimePart::kMemoryBound) +
+         split.part(TimePart::kUnclassified) + split.part(TimePart::kFusedComm);
 }
 
 // Of `ranks`, those `keep` accepts, the one that computes most per step (the first of equals); nullptr when

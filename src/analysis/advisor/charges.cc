@@ -37,9 +37,11 @@ double NumberOf(const Finding& f, std::string_view label) {
   return 0;
 }
 
-// Device work a fix on the rank itself makes shorter: compute, memory-bound and unclassed kernels.
+// Device work a fix on the rank itself makes shorter: compute, memory-bound and unclassed kernels, and
+// fused compute + communication kernels (the rank runs them; their transfer is never exposed).
 bool SavesOwnDeviceWork(TimePart part) {
-  return part == TimePart::kComputeBound || part == TimePart::kMemoryBound || part == TimePart::kUnclassified;
+  return part == TimePart::kComputeBound || part == TimePart::kMemoryBound || part == TimePart::kUnclassified ||
+         part == TimePart::kFusedComm;
 }
 
 // A rank's wait per step, what it waits for and the evidence label it is quoted under.

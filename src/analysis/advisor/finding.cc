@@ -19,9 +19,9 @@ std::string_view BottleneckName(Bottleneck bottleneck) {
 }
 
 std::string_view TimePartName(TimePart part) {
-  static constexpr std::array<std::string_view, 9> kNames = {
-      "compute_bound", "memory_bound", "communication",   "memcpy",      "host",
-      "data",          "idle",         "pipeline_bubble", "unclassified"};
+  static constexpr std::array<std::string_view, 10> kNames = {
+      "compute_bound", "memory_bound", "communication",   "memcpy",       "host",
+      "data",          "idle",         "pipeline_bubble", "unclassified", "fused_comm"};
   static_assert(kNames.size() == static_cast<size_t>(TimePart::kCount));
   return EnumName(part, kNames, "?");
 }

@@ -30,9 +30,13 @@ enum class TimePart : uint8_t {
   kIdle,            // other idle time
   kPipelineBubble,  // waiting for other pipeline stages (pipeline_waits.h); 0 off pipelines
   // Device work whose kind neither its name nor its launching operator tells: neither compute- nor
-  // memory-bound, so that a chip's unknown kernels do not read as one or the other. Last, so that the
-  // parts before it keep their place in summary files.
+  // memory-bound, so that a chip's unknown kernels do not read as one or the other. After the bubble, so
+  // that the parts before it keep their place in summary files.
   kUnclassified,
+  // Fused compute + communication kernels (Ascend MC2, all-reduce fused with a norm): device work the rank
+  // runs itself, computing while it communicates, so counted once, here, never as exposed communication.
+  // Last, for the same reason as the unclassified part.
+  kFusedComm,
   kCount
 };
 std::string_view TimePartName(TimePart part);

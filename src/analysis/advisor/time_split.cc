@@ -26,6 +26,7 @@ struct WorkTimes {
   double compute_bound_ns = 0;  // self time of matmul/conv/attention work
   double computing_ns = 0;      // self time of compute work with a class (every CPU operator's)
   double unclassified_ns = 0;   // self time of device compute work without one
+  double fused_comm_ns = 0;     // self time of fused compute + communication kernels (MC2)
   double dispatch_ns = 0;       // CPU-only: time in step ranges inside tiny outermost operators
   // CPU-only: the part of dispatch_ns while a collective runs on another thread and no compute does:
   // the step waits for the collective there, whatever the thread dispatches meanwhile.
@@ -99,11 +100,15 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
       if (IsComputeBoundLetter(letters.Of(events.name[work.event]))) times.compute_bound_ns += self;
       continue;
     }
-    // A kernel neither its name nor its launching operator classes is unclassified, never counted
-    // memory-bound by default; so is a fused compute + communication kernel (MC2), whose matmul and
-    // transfer run as one: the same rule classes it where only kernel_details lists it.
+    // A fused compute + communication kernel (MC2), whose matmul and transfer run as one, is its own
+    // part (the same rule classes it where only kernel_details lists it); a kernel neither its name nor
+    // its launching operator classes is unclassified, never counted memory-bound by default.
+    if (work.work == WorkClass::kFusedComm) {
+      times.fused_comm_ns += self;
+      continue;
+    }
     const char letter = kernel_letters.Of(work.event);
-    if (letter == op_letter::kOther || work.work == WorkClass::kFusedComm) {
+    if (letter == op_letter::kOther) {
       times.unclassified_ns += self;
       continue;
     }
@@ -123,7 +128,7 @@ WorkTimes MeasureWork(const Trace& trace, const RankBreakdown& breakdown, const 
 
 // A torch_npu rank without a timeline still lists its operators in kernel_details.csv: their durations
 // class the computing as the timeline's kernels would (by op type, else name; fused compute +
-// communication operators (MC2) unclassified, as there), communication and copies left out.
+// communication operators (MC2) in their own part, as there), communication and copies left out.
 void ClassFromKernelDetails(const Trace& trace, WorkTimes* times) {
   OpLetters letters(trace);
   for (const NpuOpRow& row : trace.kernel_details().rows) {
@@ -132,8 +137,8 @@ void ClassFromKernelDetails(const Trace& trace, WorkTimes* times) {
     const std::optional<WorkClass> work = ClassifyDeviceWork(EventKind::kKernel, trace.str(row.name));
     if (!work || !Computes(*work)) continue;
     const double dur = static_cast<double>(row.dur_ns);
-    if (work == WorkClass::kFusedComm) {  // as on a timeline: neither compute- nor memory-bound
-      times->unclassified_ns += dur;
+    if (work == WorkClass::kFusedComm) {  // as on a timeline: their own part
+      times->fused_comm_ns += dur;
       continue;
     }
     char letter = trace.str(row.type).empty() ? op_letter::kOther : letters.Of(row.type);
@@ -155,17 +160,22 @@ void SetPart(TimeSplit* split, TimePart part, double ns) {
 void ClassFromTableInstead(const Trace& trace, WorkTimes* work) {
   WorkTimes table;
   ClassFromKernelDetails(trace, &table);
-  if (table.computing_ns + table.unclassified_ns <= 0) return;
+  if (table.computing_ns + table.unclassified_ns + table.fused_comm_ns <= 0) return;
   work->computing_ns = table.computing_ns;
   work->compute_bound_ns = table.compute_bound_ns;
   work->unclassified_ns = table.unclassified_ns;
+  work->fused_comm_ns = table.fused_comm_ns;
 }
 
-// Computing per step into its compute-bound, memory-bound and unclassified parts, by their shares.
+// Computing per step into its compute-bound, memory-bound, unclassified and fused comm parts, by their
+// shares.
 void SplitComputing(double computing, TimeSplit* split) {
+  const double memory_bound_share =
+      1 - split->compute_bound_share - split->unclassified_share - split->fused_comm_share;
   SetPart(split, TimePart::kComputeBound, computing * split->compute_bound_share);
-  SetPart(split, TimePart::kMemoryBound, computing * (1 - split->compute_bound_share - split->unclassified_share));
+  SetPart(split, TimePart::kMemoryBound, computing * memory_bound_share);
   SetPart(split, TimePart::kUnclassified, computing * split->unclassified_share);
+  SetPart(split, TimePart::kFusedComm, computing * split->fused_comm_share);
 }
 
 }  // namespace
@@ -195,10 +205,11 @@ TimeSplit SplitStepTime(const Trace& trace, const RankBreakdown& breakdown, cons
   WorkTimes work = MeasureWork(trace, breakdown, tree, dataloader, steps, tiny,
                                device_work != nullptr ? device_work : &own_device_work);
   if (work.computing_ns <= 0 && breakdown.total.computing_ns > 0) ClassFromTableInstead(trace, &work);
-  // Shares of all the compute self time, the unclassified's included.
-  const double all_computing = work.computing_ns + work.unclassified_ns;
+  // Shares of all the compute self time, the unclassified and fused kernels' included.
+  const double all_computing = work.computing_ns + work.unclassified_ns + work.fused_comm_ns;
   split.compute_bound_share = all_computing > 0 ? work.compute_bound_ns / all_computing : 0;
   split.unclassified_share = all_computing > 0 ? work.unclassified_ns / all_computing : 0;
+  split.fused_comm_share = all_computing > 0 ? work.fused_comm_ns / all_computing : 0;
   split.dataloader_ns = static_cast<double>(TotalLength(dataloader)) / n;
 
   double computing = static_cast<double>(total.computing_ns) / n;

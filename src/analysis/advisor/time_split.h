@@ -1,17 +1,18 @@
 #pragma once
 // Where a rank's average step goes, in the parts a fix can save time from (finding.h TimePart):
-// compute-bound work (matmul, conv, attention), memory-bound work (everything else that computes),
-// exposed communication, exposed copies, the host (device waiting on launches; on a CPU-only trace the
+// compute-bound work (matmul, conv, attention), memory-bound work (everything else that computes), fused
+// compute + communication kernels, exposed communication, exposed copies, the host (device waiting on launches; on a CPU-only trace the
 // framework's time between operators), the input pipeline, and other idle time. The parts add up to the
 // step time exactly.
 //
 // Step time is the mean over steps of StepTimeNs (time_breakdown.h: torch_npu's Stage + Bubble, else the
 // longer of the ProfilerStep range on the host and the step's device span), at least the step's busy time. Device work per step comes from time_breakdown.h. Work is
-// split into compute-bound, memory-bound and unclassified by the share of self time of each class
-// (op_classes.h): union time cannot be attributed per event, durations can. A kernel is classed by its
-// name, else by the operator that launched it (KernelLetters); one neither classes, and a fused compute +
-// communication kernel (MC2), on a timeline or in kernel_details alike, is unclassified rather than
-// counted memory-bound, and where the step computes but no work is listed to class it (a
+// split into compute-bound, memory-bound, unclassified and fused comm by the share of self time of each
+// class (op_classes.h): union time cannot be attributed per event, durations can. A fused compute +
+// communication kernel (MC2), on a timeline or in kernel_details alike, is in the fused comm part:
+// computing the rank runs itself, counted once, never exposed communication. Another kernel is classed by
+// its name, else by the operator that launched it (KernelLetters); one neither classes is unclassified
+// rather than counted memory-bound, and where the step computes but no work is listed to class it (a
 // torch_npu rank with only step_trace_time.csv, cluster output) all the computing is unclassified
 // (compute_classes_known false); a rank that keeps kernel_details.csv is classed from it instead.
 #include <array>
@@ -33,6 +34,7 @@ struct TimeSplit {
   std::array<double, static_cast<size_t>(TimePart::kCount)> part_ns{};  // mean per step, sum = step_ns
   double compute_bound_share = 0;                                       // of the computing time, by self time
   double unclassified_share = 0;                                        // likewise
+  double fused_comm_share = 0;                                          // likewise
   // False when the step has computing time but no operators to class it (a torch_npu rank with only
   // step_trace_time.csv): the computing then is all in the unclassified part, which the verdict counts
   // as compute.

@@ -65,6 +65,39 @@ TEST(TimeSplit, UnclassifiedKernelsAreTheirOwnPart) {
   EXPECT_NEAR(PartsSum(split), split.step_ns, 1e-6);
 }
 
+// A fused compute + communication kernel (Ascend MC2) is its own part: computing the rank runs, counted
+// once, neither unclassified nor exposed communication; a plain GEMM beside it stays compute-bound.
+TEST(TimeSplit, FusedCommKernelsAreTheirOwnPart) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("aclnnMatmul_MatMulV2_MatMulV2", Us(100), Us(300));                         // 100..400 compute-bound
+  t.Kernel("aclnnMatmulAllReduce_MatmulAllReduce_MatmulAllReduce", Us(400), Us(200));  // 400..600 fused
+  t.Kernel("aclnnMoeDistributeDispatchV2_MoeDistributeDispatchV2", Us(600), Us(100));  // 600..700 fused
+  t.Kernel("vendor_kernel_0", Us(700), Us(100));                                       // 700..800 unclassified
+  const Trace trace = t.Finish();
+  const TimeSplit split = SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_TRUE(split.compute_classes_known);
+  EXPECT_DOUBLE_EQ(split.fused_comm_share, 300.0 / 700);
+  EXPECT_NEAR(split.part(TimePart::kFusedComm), Us(300), 1e-6);
+  EXPECT_NEAR(split.part(TimePart::kComputeBound), Us(300), 1e-6);
+  EXPECT_NEAR(split.part(TimePart::kUnclassified), Us(100), 1e-6);
+  EXPECT_NEAR(split.part(TimePart::kMemoryBound), 0, 1e-6);
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kCommunication), 0);  // the fused kernels compute: never exposed
+  EXPECT_NEAR(PartsSum(split), split.step_ns, 1e-6);
+}
+
+// Without fused kernels the part is 0: a plain GEMM is never counted there.
+TEST(TimeSplit, APlainGemmIsNoFusedComm) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel("gemm", Us(100), Us(400));
+  const Trace trace = t.Finish();
+  const TimeSplit split = SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kFusedComm), 0);
+  EXPECT_DOUBLE_EQ(split.fused_comm_share, 0);
+  EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), Us(400));
+}
+
 // Where no kernel has a class, the computing is all unclassified, not unclassed: the kernels are listed,
 // their kind is what is unknown.
 TEST(TimeSplit, OnlyUnclassifiedKernels) {

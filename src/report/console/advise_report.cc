@@ -27,6 +27,7 @@ constexpr std::array kParts = std::to_array<PartLabel>({
     {TimePart::kComputeBound, "compute-bound (matmul, conv, attention)"},
     {TimePart::kMemoryBound, "memory-bound (element-wise, norms, ...)"},
     {TimePart::kUnclassified, "unclassified (kernels of unknown kind)"},
+    {TimePart::kFusedComm, "fused compute + communication (MC2 and alike)"},
     {TimePart::kCommunication, "communication not overlapped"},
     {TimePart::kMemcpy, "copies not overlapped"},
     {TimePart::kHostWait, "host (launch wait, framework overhead)"},
@@ -210,17 +211,31 @@ std::string UtilizationPopulation(const AdvisorResult& result, const RankAdvice&
 }
 
 // The pipeline bubble is a part only of ranks in a pipeline: elsewhere it is left out, not shown as 0.
-// The pipeline bubble shows only on pipelines; the unclassified part only where the text has some, and
-// always in the JSON, whose readers look it up by name.
+// The pipeline bubble shows only on pipelines; the unclassified and fused comm parts only where the text
+// has some, and always in the JSON, whose readers look them up by name.
 bool ShownPart(const TimeSplit& split, TimePart part) {
-  return (part != TimePart::kPipelineBubble && part != TimePart::kUnclassified) || split.part(part) > 0;
+  const bool where_some =
+      part == TimePart::kPipelineBubble || part == TimePart::kUnclassified || part == TimePart::kFusedComm;
+  return !where_some || split.part(part) > 0;
 }
 bool ShownInJson(const TimeSplit& split, TimePart part) {
-  return part == TimePart::kUnclassified || ShownPart(split, part);
+  return part == TimePart::kUnclassified || part == TimePart::kFusedComm || ShownPart(split, part);
+}
+
+// The width of the split's label column: 40, or the longest label shown where one is longer (the fused
+// comm part's), so that the figures stay in one column.
+size_t SplitLabelWidth(const TimeSplit& split) {
+  size_t width = 40;
+  for (const PartLabel& p : kParts) {
+    if (ShownPart(split, p.part)) width = std::max(width, PartLabelOf(split, p).size());
+  }
+  return width;
 }
 
 void AppendSplit(const TimeSplit& split, std::string_view population, std::string* out) {
-  *out += fmt::format("{:<42}{:>12}{:>9}\n", fmt::format("Where the step goes{}", population), "ms/step", "share");
+  const size_t width = SplitLabelWidth(split);
+  *out += fmt::format("{:<{}}{:>12}{:>9}\n", fmt::format("Where the step goes{}", population), width + 2, "ms/step",
+                      "share");
   for (const PartLabel& p : kParts) {
     const double ns = split.part(p.part);
     if (!ShownPart(split, p.part)) continue;
@@ -228,7 +243,7 @@ void AppendSplit(const TimeSplit& split, std::string_view population, std::strin
     const bool classed_part = p.part == TimePart::kComputeBound || p.part == TimePart::kMemoryBound;
     if (!split.compute_classes_known && classed_part && ns <= 0) continue;
     const std::string_view label = PartLabelOf(split, p);
-    *out += fmt::format("  {:<40}{:>12.3f}{:>8.1f}%  {}\n", label, ns / 1e6, 100 * split.Share(p.part),
+    *out += fmt::format("  {:<{}}{:>12.3f}{:>8.1f}%  {}\n", label, width, ns / 1e6, 100 * split.Share(p.part),
                         Bar(split.Share(p.part)));
   }
 }
@@ -435,6 +450,7 @@ void WriteSplit(JsonWriter* w, const TimeSplit& split) {
   w->EndObject();
   w->Key("compute_bound_share").Double(split.compute_bound_share);
   w->Key("unclassified_share").Double(split.unclassified_share);
+  w->Key("fused_comm_share").Double(split.fused_comm_share);
   w->Key("compute_classes_known").Bool(split.compute_classes_known);
   w->Key("dataloader_us").Double(Micros(split.dataloader_ns));
 }

@@ -45,7 +45,8 @@ FusedCommTotals SumFusedComm(const RankCommunication& r) {
   return t;
 }
 
-// Kernels that compute and communicate at once (Ascend MC2): listed above, counted as compute in the split.
+// Kernels that compute and communicate at once (Ascend MC2): listed above, their own part of the split
+// (fused compute + communication, which the verdict counts as compute).
 // Their bytes are estimated from the operators' shapes (fused_comm_bytes.h), which the line says.
 void AppendFusedComm(const RankCommunication& r, std::string* out) {
   const FusedCommTotals t = SumFusedComm(r);
@@ -60,8 +61,8 @@ void AppendFusedComm(const RankCommunication& r, std::string* out) {
     }
   }
   *out += fmt::format(
-      "  fused compute + communication kernels: {}, {:.3f} ms{} (counted as compute in the split, "
-      "never exposed)\n",
+      "  fused compute + communication kernels: {}, {:.3f} ms{} (the split's fused compute + communication "
+      "part, counted once, never exposed)\n",
       t.count, Millis(t.time_ns), volume);
 }
 

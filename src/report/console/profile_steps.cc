@@ -172,10 +172,12 @@ void AppendHtaText(const HtaRankBreakdown& hta, std::string* out) {
 }
 
 // The computing of the mean step by kind, as analyze splits it: device work no name rule or launching
-// operator classes is unclassified, shown apart rather than counted memory-bound.
+// operator classes is unclassified, shown apart rather than counted memory-bound; fused compute +
+// communication kernels (MC2) are their own kind, named where the step has some.
 void AppendComputingSplitText(const TimeSplit& split, std::string* out) {
-  const double computing =
-      split.part(TimePart::kComputeBound) + split.part(TimePart::kMemoryBound) + split.part(TimePart::kUnclassified);
+  const double fused = split.part(TimePart::kFusedComm);
+  const double computing = split.part(TimePart::kComputeBound) + split.part(TimePart::kMemoryBound) +
+                           split.part(TimePart::kUnclassified) + fused;
   if (split.steps == 0 || computing <= 0) return;
   if (!split.compute_classes_known) {
     *out += fmt::format("  computing per step: {:.3f} ms, unclassed (no operators to class it)\n", computing / 1e6);
@@ -186,6 +188,11 @@ void AppendComputingSplitText(const TimeSplit& split, std::string* out) {
       "name rule or launching operator classes)\n",
       split.part(TimePart::kComputeBound) / 1e6, split.part(TimePart::kMemoryBound) / 1e6,
       split.part(TimePart::kUnclassified) / 1e6);
+  if (fused <= 0) return;
+  *out += fmt::format(
+      "    and fused compute + communication (MC2 and alike) {:.3f} ms: kernels that compute while they "
+      "communicate, counted once, here, never as exposed communication\n",
+      fused / 1e6);
 }
 
 void WriteComputingSplitJson(const TimeSplit& split, JsonWriter* w) {
@@ -193,6 +200,7 @@ void WriteComputingSplitJson(const TimeSplit& split, JsonWriter* w) {
   w->Key("compute_bound").Double(Micros(split.part(TimePart::kComputeBound)));
   w->Key("memory_bound").Double(Micros(split.part(TimePart::kMemoryBound)));
   w->Key("unclassified").Double(Micros(split.part(TimePart::kUnclassified)));
+  w->Key("fused_comm").Double(Micros(split.part(TimePart::kFusedComm)));
   w->Key("classes_known").Bool(split.compute_classes_known);
   w->EndObject();
 }

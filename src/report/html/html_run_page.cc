@@ -21,20 +21,24 @@ constexpr size_t kTopKernels = 20;
 // ---- summary ---------------------------------------------------------------------------------------
 
 // One row of the summary's split table: the rank (or `label`) and its mean step's parts.
-// The pipeline bubble and the unclassified columns show only where a rank has one.
+// The pipeline bubble, the unclassified and the fused comm columns show only where a rank has one.
 struct SplitColumns {
   bool bubble = false;
   bool unclassified = false;
+  bool fused_comm = false;
 };
 
-// The parts in the order of the table: the unclassified work beside the compute- and memory-bound.
-constexpr std::array kSplitColumnOrder = std::to_array<TimePart>(
-    {TimePart::kComputeBound, TimePart::kMemoryBound, TimePart::kUnclassified, TimePart::kCommunication,
-     TimePart::kMemcpy, TimePart::kHostWait, TimePart::kData, TimePart::kIdle, TimePart::kPipelineBubble});
+// The parts in the order of the table: the unclassified work and the fused compute + communication kernels
+// beside the compute- and memory-bound.
+constexpr std::array kSplitColumnOrder =
+    std::to_array<TimePart>({TimePart::kComputeBound, TimePart::kMemoryBound, TimePart::kUnclassified,
+                             TimePart::kFusedComm, TimePart::kCommunication, TimePart::kMemcpy, TimePart::kHostWait,
+                             TimePart::kData, TimePart::kIdle, TimePart::kPipelineBubble});
 static_assert(kSplitColumnOrder.size() == static_cast<size_t>(TimePart::kCount));
 
 bool ShownColumn(TimePart part, SplitColumns columns) {
   if (part == TimePart::kPipelineBubble) return columns.bubble;
+  if (part == TimePart::kFusedComm) return columns.fused_comm;
   return part != TimePart::kUnclassified || columns.unclassified;
 }
 
@@ -66,7 +70,10 @@ std::string SplitHeader(SplitColumns columns) {
     if (!ShownColumn(part, columns)) continue;
     std::string name(TimePartName(part));
     std::replace(name.begin(), name.end(), '_', ' ');
-    header += fmt::format("<th class=\"n\">{}</th>", E(name));
+    // "fused comm" spelled out on hover: one kernel that computes and communicates, counted once.
+    const std::string_view title =
+        part == TimePart::kFusedComm ? " title=\"fused compute + communication kernels (MC2 and alike)\"" : "";
+    header += fmt::format("<th class=\"n\"{}>{}</th>", title, E(name));
   }
   return header + "</tr>\n";
 }
@@ -79,6 +86,7 @@ void SplitTable(const AdvisorResult& advice, Pieces& out) {
   for (const RankAdvice& r : advice.ranks) {
     columns.bubble = columns.bubble || r.split.part(TimePart::kPipelineBubble) > 0;
     columns.unclassified = columns.unclassified || r.split.part(TimePart::kUnclassified) > 0;
+    columns.fused_comm = columns.fused_comm || r.split.part(TimePart::kFusedComm) > 0;
   }
   out += SplitHeader(columns);
   if (folded) {
