@@ -246,6 +246,8 @@ def check_setup_straggler(binary, ranks):
         return
     check(straggler["estimated_gain_us"] == 0 and straggler["gain_model"].startswith("unknown:") and
           "'ddp_init'" in straggler["gain_model"], f"gloo ws2: the set-up skew claims a gain: {straggler['gain_model']}")
+    check("is mostly 'ddp_init': set-up skew, paid once" in straggler["title"],
+          f"gloo ws2: the straggler's title does not say the wait is set-up skew: {straggler['title']}")
     left = exposed["evidence"]["exposed_communication_us"] - straggler["evidence"]["wait_us_per_step"]
     check(exposed["uncapped_gain_us"] <= left + 1e-3,
           f"gloo ws2: exposed communication claims {exposed['uncapped_gain_us']} us, more than the {left} us left "

@@ -226,6 +226,7 @@ void SayTheStragglerWaitMayBeSetUp(std::vector<RuleFinding>* findings) {
     if (f.id != "communication.straggler" || f.uncapped_gain_ns <= 0) continue;
     setup_wait_ns = std::max(setup_wait_ns, f.uncapped_gain_ns);
     f.uncapped_gain_ns = 0;
+    f.title += fmt::format("; the trace marks no steps and is mostly '{}': set-up skew, paid once", region);
     f.gain_model = fmt::format(
         "unknown: the trace marks no steps and most of it is '{}', which runs once; a rank whose '{}' runs longer "
         "arrives late at the collectives after it, a wait paid once, not per step",
