@@ -9,7 +9,9 @@
 # "compute_bound"); the names are read from the enums' own declarations, so a new enumerator needs no
 # change here. A row with an unknown name, an unknown or missing field, or a wrong type fails the configure
 # step with a message naming the row, and so does a rule file defining a Rule<Name> without a row (it
-# would never run). Run alone, `cmake -DCATALOGUE=... -DOUTPUT=... -DSOURCE_DIR=<src> -P
+# would never run). The rows' documentation, a `doc` object (a finding's, or a rule's for all its findings)
+# and a finding's `doc_with`, is checked here for its shape only and stays out of the C++:
+# scripts/advisor_rules_table.py writes docs/advisor.md's Rules table from it. Run alone, `cmake -DCATALOGUE=... -DOUTPUT=... -DSOURCE_DIR=<src> -P
 # cmake/advisor_catalogue.cmake` writes OUTPUT from CATALOGUE the same way, without the rule files' check
 # (advisor_catalogue_test.cmake runs it so).
 
@@ -136,15 +138,61 @@ function(tuneprof_catalogue_apis json where out)
   set(${out} "${initializer}}" PARENT_SCOPE)
 endfunction()
 
+# Sets `out` to whether the JSON object `json` has the field `key`.
+function(tuneprof_catalogue_has json key out)
+  string(JSON type ERROR_VARIABLE missing TYPE "${json}" ${key})
+  if(missing)
+    set(${out} OFF PARENT_SCOPE)
+  else()
+    set(${out} ON PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Checks the "doc" of a finding or rule row when it has one: its row of docs/advisor.md's Rules table, the
+# columns fires_when, estimated_gain and peer, each a string. Only scripts/advisor_rules_table.py reads it;
+# nothing of it goes into the C++.
+function(tuneprof_catalogue_doc json where)
+  string(JSON type ERROR_VARIABLE missing TYPE "${json}" doc)
+  if(missing)
+    return()
+  endif()
+  if(NOT type STREQUAL "OBJECT")
+    tuneprof_catalogue_fail("${where}" "\"doc\" is ${type}, not {fires_when, estimated_gain, peer}")
+  endif()
+  string(JSON doc GET "${json}" doc)
+  tuneprof_catalogue_check_keys("${doc}" "${where} doc" "fires_when;estimated_gain;peer")
+  foreach(key fires_when estimated_gain peer)
+    tuneprof_catalogue_field("${doc}" "${where} doc" ${key} STRING text)
+  endforeach()
+endfunction()
+
+# Checks how a finding is documented: its own "doc", or "doc_with" the id whose row it joins, not both.
+function(tuneprof_catalogue_finding_doc json where)
+  tuneprof_catalogue_doc("${json}" "${where}")
+  tuneprof_catalogue_has("${json}" doc_with has_doc_with)
+  if(NOT has_doc_with)
+    return()
+  endif()
+  tuneprof_catalogue_field("${json}" "${where}" doc_with STRING doc_with)
+  if(NOT doc_with MATCHES "^[a-z_]+\\.[a-z0-9_]+$")
+    tuneprof_catalogue_fail("${where}" "\"doc_with\" \"${doc_with}\" is not family.name")
+  endif()
+  tuneprof_catalogue_has("${json}" doc has_doc)
+  if(has_doc)
+    tuneprof_catalogue_fail("${where}" "both \"doc\" and \"doc_with\": one row documents it")
+  endif()
+endfunction()
+
 # Sets `out` to one FindingSpec initializer and `id_out` to its id.
 function(tuneprof_catalogue_finding json where out id_out)
   tuneprof_catalogue_check_keys("${json}" "${where}"
-    "id;category;saves_from;metric;unit;threshold;gain;gain_model;strategy;apis")
+    "id;category;saves_from;metric;unit;threshold;gain;gain_model;strategy;apis;doc;doc_with")
   tuneprof_catalogue_field("${json}" "${where}" id STRING id)
   if(NOT id MATCHES "^[a-z_]+\\.[a-z0-9_]+$")
     tuneprof_catalogue_fail("${where}" "id \"${id}\" is not family.name")
   endif()
   set(where "${where} (${id})")
+  tuneprof_catalogue_finding_doc("${json}" "${where}")
   tuneprof_catalogue_enum("${json}" "${where}" category FindingCategory "" category)
   tuneprof_catalogue_enum("${json}" "${where}" saves_from TimePart "" saves_from)
   tuneprof_catalogue_enum("${json}" "${where}" gain GainKind estimated gain)
@@ -188,12 +236,14 @@ endfunction()
 
 # Appends to the parent's `declarations`, `rules` and `findings` the C++ of one rule row.
 function(tuneprof_catalogue_rule json where)
-  tuneprof_catalogue_check_keys("${json}" "${where}" "function;thresholds;reads_other_ranks;findings")
+  tuneprof_catalogue_check_keys("${json}" "${where}" "function;thresholds;reads_other_ranks;doc;findings")
   tuneprof_catalogue_field("${json}" "${where}" function STRING function)
   if(NOT function MATCHES "^Rule[A-Za-z0-9]+$")
     tuneprof_catalogue_fail("${where}" "function \"${function}\" is not Rule<Name>")
   endif()
   set(where "${where} (${function})")
+  tuneprof_catalogue_doc("${json}" "${where}")
+  tuneprof_catalogue_has("${json}" doc rule_doc)
   tuneprof_catalogue_words("${json}" "${where}" thresholds thresholds)
   tuneprof_catalogue_field("${json}" "${where}" reads_other_ranks BOOLEAN reads_other_ranks OFF)
   if(reads_other_ranks)
@@ -211,6 +261,11 @@ function(tuneprof_catalogue_rule json where)
   foreach(i RANGE ${last})
     string(JSON finding GET "${findings_json}" ${i})
     tuneprof_catalogue_finding("${finding}" "${where} finding ${i}" spec id)
+    tuneprof_catalogue_has("${finding}" doc finding_doc)
+    tuneprof_catalogue_has("${finding}" doc_with finding_doc_with)
+    if(rule_doc AND (finding_doc OR finding_doc_with))
+      tuneprof_catalogue_fail("${where} finding ${i} (${id})" "documented twice: its rule's \"doc\" holds its row")
+    endif()
     string(APPEND findings "${spec}")
     string(APPEND ids " ${id}")
   endforeach()
