@@ -1,7 +1,10 @@
 // docs/advisor.md lists every threshold with the default the code uses, and every rule id of the
 // catalogue (rules/rules.h RuleCatalogue(), the rows of rules/catalogue.json) in its Rules table and
 // nothing else there: a threshold or rule added, renamed or removed without the documentation fails here.
-// docs/json/advise.md names only ids the catalogue has.
+// The Rules table is written from the catalogue's "doc" fields (scripts/advisor_rules_table.py, `make
+// advisor-docs`, whose --check is a ctest of its own); these checks read the table as written, so an id
+// added to the catalogue without the table regenerated fails here too. docs/json/advise.md names only ids
+// the catalogue has.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
@@ -35,8 +38,6 @@ std::set<std::string> CatalogueIds() {
   return ids;
 }
 
-// The ids in the first column of docs/advisor.md's Rules table: `a.b`, or a family written
-// "`fusion.*`: attention, rms_norm" (fusion.attention, fusion.rms_norm).
 // The rows of docs/advisor.md's Rules table.
 std::vector<std::string> RuleRows(const std::string& doc) {
   const size_t begin = doc.find("\n## Rules\n");
@@ -49,7 +50,8 @@ std::vector<std::string> RuleRows(const std::string& doc) {
   return rows;
 }
 
-// The ids of one row's first cell.
+// The ids of one row's first cell: `a.b`, several ("`a.b`, `a.c`"), or a family written
+// "`fusion.*`: attention, rms_norm" (fusion.attention, fusion.rms_norm).
 std::set<std::string> RowIds(const std::string& row) {
   static const std::regex kId("`([a-z_]+)\\.([a-z0-9_*]+)`(: ([a-z0-9_, ]+))?");
   std::set<std::string> ids;
