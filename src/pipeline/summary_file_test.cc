@@ -238,6 +238,18 @@ std::string AsVersion(SummaryFile file, int version) {
 
 std::string AsVersion1(SummaryFile file) { return AsVersion(std::move(file), 1); }
 
+// A summary of the one-rank `file` as `version` wrote it, before the last `words` 8-byte fields of the rank's
+// record were added: those words, which sit before the file's warning ids (written empty) and the checksum,
+// are cut and the version byte set.
+std::string WithoutRankTail(SummaryFile file, size_t words, int version) {
+  file.warning_ids.clear();
+  std::string bytes = EncodeSummaryFile(file);
+  bytes.erase(bytes.size() - (words + 2) * 8, words * 8);
+  bytes.resize(bytes.size() - 8);
+  bytes[17] = static_cast<char>(version);
+  return Sealed(std::move(bytes));
+}
+
 TEST(SummaryFileTest, RoundTripsEveryField) {
   const SummaryFile example = Example();
   const std::string bytes = EncodeSummaryFile(example);
@@ -414,19 +426,13 @@ TEST(SummaryFileTest, ReadsVersion1) {
 TEST(SummaryFileTest, ReadsVersion8WithoutTheTransitsFromBandwidth) {
   const SummaryFile example = Example();
   SummaryFile file = Example();
-  file.warning_ids.clear();
   for (RankSummary& rank : file.ranks) {
     for (AscendCommOp& op : rank.comm.ascend_ops) op.transit_from_bandwidth = false;
     rank.advice.advice.split.part_ns[static_cast<size_t>(TimePart::kFusedComm)] = 0;
     rank.advice.advice.split.fused_comm_share = 0;
   }
-  std::string bytes = EncodeSummaryFile(file);
-  // The one rank's empty version 9 list (a count) and its version 10 fused comm part and share (two f64) sit
-  // before the file's empty warning ids and the checksum.
-  bytes.erase(bytes.size() - 5 * 8, 3 * 8);
-  bytes.resize(bytes.size() - 8);
-  bytes[17] = 8;
-  auto decoded = DecodeSummaryFile(Sealed(std::move(bytes)), "v8.tps", example.profiles.get());
+  // The one rank's empty version 9 list (a count) and its version 10 fused comm part and share (two f64).
+  auto decoded = DecodeSummaryFile(WithoutRankTail(std::move(file), 3, 8), "v8.tps", example.profiles.get());
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   EXPECT_EQ(decoded->version, 8u);
   EXPECT_FALSE(decoded->ranks.at(0).comm.ascend_ops.at(0).transit_from_bandwidth);
@@ -436,15 +442,8 @@ TEST(SummaryFileTest, ReadsVersion8WithoutTheTransitsFromBandwidth) {
 // with that part as written and no fused comm part.
 TEST(SummaryFileTest, ReadsVersion9WithoutTheFusedCommPart) {
   const SummaryFile example = Example();
-  SummaryFile file = Example();
-  file.warning_ids.clear();
-  std::string bytes = EncodeSummaryFile(file);
-  // The one rank's version 10 fused comm part and share (two f64) sit before the file's empty warning ids
-  // and the checksum.
-  bytes.erase(bytes.size() - 4 * 8, 2 * 8);
-  bytes.resize(bytes.size() - 8);
-  bytes[17] = 9;
-  auto decoded = DecodeSummaryFile(Sealed(std::move(bytes)), "v9.tps", example.profiles.get());
+  // The one rank's version 10 fused comm part and share (two f64).
+  auto decoded = DecodeSummaryFile(WithoutRankTail(Example(), 2, 9), "v9.tps", example.profiles.get());
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   EXPECT_EQ(decoded->version, 9u);
   const TimeSplit& split = decoded->ranks.at(0).advice.advice.split;

@@ -175,12 +175,19 @@ void WriteHolders(JsonWriter& w, const DeviceMemory& d) {
   w.EndArray();
 }
 
+// The allocator's churn and the peak it reached, as a device and each of its steps count them alike.
+template <class Churn>
+void WriteChurnAndPeak(JsonWriter& w, const Churn& c) {
+  w.Key("alloc_count").Int(c.alloc_count).Key("alloc_bytes").Int(c.alloc_bytes);
+  w.Key("free_count").Int(c.free_count).Key("free_bytes").Int(c.free_bytes);
+  JsonIdField(w, "peak_allocated_bytes", c.peak_allocated_bytes);
+}
+
 void WriteSteps(JsonWriter& w, const DeviceMemory& d) {
   w.Key("steps").BeginArray();
   for (const StepMemory& s : d.steps) {
-    w.BeginObject().Key("step").Int(s.step).Key("alloc_count").Int(s.alloc_count).Key("alloc_bytes").Int(s.alloc_bytes);
-    w.Key("free_count").Int(s.free_count).Key("free_bytes").Int(s.free_bytes);
-    JsonIdField(w, "peak_allocated_bytes", s.peak_allocated_bytes);
+    w.BeginObject().Key("step").Int(s.step);
+    WriteChurnAndPeak(w, s);
     JsonIdField(w, "allocated_at_end_bytes", s.allocated_at_end_bytes);
     JsonMicrosField(w, "allocator_call_us", s.allocator_call_ns);
     w.EndObject();
@@ -254,9 +261,7 @@ void WriteCategories(JsonWriter& w, const DeviceMemory& d) {
 
 void WriteDevice(JsonWriter& w, const DeviceMemory& d) {
   w.BeginObject().Key("device").String(d.device).Key("event_count").Int(d.event_count);
-  w.Key("alloc_count").Int(d.alloc_count).Key("alloc_bytes").Int(d.alloc_bytes);
-  w.Key("free_count").Int(d.free_count).Key("free_bytes").Int(d.free_bytes);
-  JsonIdField(w, "peak_allocated_bytes", d.peak_allocated_bytes);
+  WriteChurnAndPeak(w, d);
   JsonIdField(w, "peak_reserved_bytes", d.peak_reserved_bytes);
   JsonMicrosField(w, "peak_time_us", d.peak_allocated_ns);
   JsonIdField(w, "peak_time_ns", d.peak_allocated_ns);
