@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -9,11 +11,13 @@
 #include <vector>
 
 #include "analysis/comm/comm_cross_rank.h"
+#include "analysis/comm/pipeline_placement.h"
 #include "analysis/comm/pipeline_ranks_for_test.h"
 
 namespace tuneprof {
 namespace {
 
+using pipeline_ranks::GpuRank;
 using pipeline_ranks::kMs;
 using pipeline_ranks::Rank;
 
@@ -83,41 +87,6 @@ TEST(PipelineStagesTest, WaitingIsTheP2pWaitNotTheTransfer) {
   EXPECT_DOUBLE_EQ(p->balanced_gain_ns_per_step, 20.0 * 1.14 * kMs);
 }
 
-// The stages' send / receive waits are the bubble: msprof's slow-rank rule leaves them out, and with the
-// all-reduces waiting nowhere it names no rank, nor where the ranks run nothing but all-reduces that never wait.
-TEST(PipelineStagesTest, MsprofRuleLeavesTheHandOffsOut) {
-  std::vector<RankCommunication> ranks = {Rank(0, 60, 110, 44), Rank(1, 60, 110, 44), Rank(2, 100, 160, 14),
-                                          Rank(3, 100, 160, 14)};
-  const std::vector<double> wait_ms = {80, 80, 20, 20};
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    AscendCommOp p2p;
-    p2p.op_name = "hcom_batchSendRecv__1_0_1";
-    p2p.wait_ms = p2p.synchronization_ms = wait_ms[i];
-    p2p.transit_ms = 4;
-    AscendCommOp reduce;
-    reduce.op_name = "hcom_allReduce__1_1_1";
-    reduce.transit_ms = 2;
-    ranks[i].ascend_ops = {p2p, reduce};
-    ranks[i].ascend_wait_ratio = wait_ms[i] / (wait_ms[i] + 6);
-    ranks[i].ascend_synchronization_ratio = ranks[i].ascend_wait_ratio;
-  }
-  CrossRankCommunication x = AnalyzeAcrossRanks(ranks);
-  ASSERT_TRUE(x.pipeline);
-  EXPECT_EQ(x.ascend_verdict, "no wait");
-  EXPECT_FALSE(x.ascend_max_wait_rank);
-  EXPECT_FALSE(x.ascend_slow_rank);
-
-  for (RankCommunication& r : ranks) {
-    r.ascend_ops.resize(1);
-    r.ascend_ops[0].op_name = "hcom_allReduce__1_1_1";
-    r.ascend_ops[0].wait_ms = r.ascend_ops[0].synchronization_ms = 0;
-    r.ascend_wait_ratio = r.ascend_synchronization_ratio = 0.0;
-  }
-  x = AnalyzeAcrossRanks(ranks);
-  EXPECT_EQ(x.ascend_verdict, "no wait");
-  EXPECT_FALSE(x.ascend_max_wait_rank);
-}
-
 TEST(PipelineStagesTest, WhatIfAndChargeBounds) {
   EXPECT_DOUBLE_EQ(BalancedStagesGainNs(0, 10, 0), 0);
   EXPECT_DOUBLE_EQ(BalancedStagesGainNs(100, 0, 100), 0);  // already balanced
@@ -134,31 +103,6 @@ TEST(PipelineStagesTest, NoPpGroupsNoStages) {
   EXPECT_FALSE(AnalyzePipelineStages({a, b}));
   // One stage in the input (the other stage's ranks were not kept) is no pipeline to compare.
   EXPECT_FALSE(AnalyzePipelineStages({Rank(0, 100, 100, 0), Rank(1, 100, 100, 0)}));
-}
-
-// A GPU rank of a forward chain: one step of `computing_ms`, and its p2p kernels in `group` (a two-rank
-// group "[a, b]"), each {start ms, duration ms}, in order.
-RankCommunication GpuRank(int64_t rank, int64_t computing_ms, std::string group, std::string_view ranks,
-                          P2pDirection direction, const std::vector<std::pair<int64_t, int64_t>>& kernels) {
-  RankCommunication r;
-  r.rank = rank;
-  r.steps = 1;
-  r.computing_ns = computing_ms * kMs;
-  r.wall_ns = 500 * kMs;
-  int64_t sequence = 0;
-  for (const auto& [start, duration] : kernels) {
-    Collective c;
-    c.type = CollectiveType::kSendRecv;
-    c.direction = direction;
-    c.group = group;
-    c.group_ranks = ranks;
-    c.start_ns = start * kMs;
-    c.duration_ns = duration * kMs;
-    c.exposed_ns = c.duration_ns;
-    c.sequence = sequence++;
-    r.collectives.push_back(c);
-  }
-  return r;
 }
 
 // Rank 0 sends twice to rank 1 and gets there 30 and 10 ms before rank 1's receive: it waits 40 ms; rank 1
@@ -288,20 +232,6 @@ TEST(PipelineStagesTest, NamedPeersInALargerGroupWaitForThePeersStart) {
   EXPECT_DOUBLE_EQ(p->stages[0].p2p_wait_ns_per_step, 25.0 * kMs);  // 20 - 0, and 45 - 40
   EXPECT_DOUBLE_EQ(p->stages[1].p2p_wait_ns_per_step, 0);           // its peers were there first, or it never waits
   EXPECT_DOUBLE_EQ(p->stages[2].p2p_wait_ns_per_step, 20.0 * kMs);  // from 50 until rank 1 sends at 70
-}
-
-// Both ranks send first and then receive (an exchange, as sequence or context parallelism posts it): no chain.
-TEST(PipelineStagesTest, ExchangesThatBothSendFirstAreNoChain) {
-  RankCommunication a = GpuRank(0, 100, "7", "[0, 1]", P2pDirection::kSend, {{0, 30}, {40, 5}});
-  RankCommunication b = GpuRank(1, 100, "7", "[0, 1]", P2pDirection::kSend, {{20, 10}, {40, 5}});
-  a.collectives[1].direction = P2pDirection::kRecv;
-  b.collectives[1].direction = P2pDirection::kRecv;
-  EXPECT_FALSE(AnalyzePipelineStages({a, b}));
-  EXPECT_TRUE(InferredPipelineGroups({a, b}).empty());
-  // Unknown directions (a batched send and receive) tell nothing either.
-  a.collectives[1].direction = P2pDirection::kUnknown;
-  b.collectives[1].direction = P2pDirection::kUnknown;
-  EXPECT_FALSE(AnalyzePipelineStages({a, b}));
 }
 
 // PP = 2 with 1F1B over one unnamed two-rank group: rank 3 sends two activations, then receives their
