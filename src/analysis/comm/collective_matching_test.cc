@@ -7,17 +7,16 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/comm/collective_for_test.h"
+
 namespace tuneprof {
 namespace {
 
 // `members` is kept by view, as the importer's pool keeps it: a literal outlives the test.
 Collective MatchingKernel(CollectiveType type, std::string group, std::string_view members, int64_t sequence,
                           P2pDirection direction = P2pDirection::kUnknown) {
-  Collective c;
-  c.type = type;
-  c.group = std::move(group);
+  Collective c = comm_test::CollectiveAt(type, std::move(group), sequence);
   c.group_ranks = members;
-  c.sequence = sequence;
   c.direction = direction;
   return c;
 }

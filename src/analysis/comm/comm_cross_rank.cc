@@ -9,9 +9,11 @@
 #include <tuple>
 #include <utility>
 
+#include "analysis/comm/ascend_slow_rank.h"
 #include "analysis/comm/collective_matching.h"
 #include "analysis/comm/comm_links.h"
 #include "analysis/comm/comm_text.h"
+#include "analysis/comm/pipeline_placement.h"
 #include "analysis/core/intervals.h"
 
 namespace tuneprof {
@@ -393,100 +395,6 @@ void NameStraggler(const std::vector<std::vector<int64_t>>& margins, CrossRankCo
   CheckAgainstClocks(margins[index], index, out);
 }
 
-// Wait ratios closer than this (absolute) do not single out a rank.
-constexpr double kWaitRatioNoise = 0.05;
-
-// A rank's HCCL wait as msprof's slow-rank rule weighs it. On a pipeline stage's rank the send / receive
-// waits are the bubble, which the stage lines explain, so only its other operations count there.
-struct AscendRuleWaits {
-  double wait_ms = 0;
-  std::optional<double> wait_ratio;
-  std::optional<double> synchronization_ratio;
-};
-
-AscendRuleWaits AscendRuleWaitsOf(const RankCommunication& r, const std::optional<PipelineAnalysis>& pipeline) {
-  AscendRuleWaits out;
-  const bool staged = pipeline && StageOfRank(*pipeline, r.rank) != nullptr;
-  double transit_ms = 0, synchronization_ms = 0;
-  for (const AscendCommOp& op : r.ascend_ops) {
-    if (op.total || !SplitKnown(op) || (staged && IsP2pOp(op))) continue;
-    out.wait_ms += op.wait_ms;
-    synchronization_ms += op.synchronization_ms;
-    if (op.transit_ms > 0) transit_ms += op.transit_ms;
-  }
-  if (!staged || !r.ascend_wait_ratio) {
-    out.wait_ratio = r.ascend_wait_ratio;
-    out.synchronization_ratio = r.ascend_synchronization_ratio;
-    return out;
-  }
-  if (out.wait_ms + transit_ms > 0) out.wait_ratio = out.wait_ms / (out.wait_ms + transit_ms);
-  if (synchronization_ms + transit_ms > 0) {
-    out.synchronization_ratio = synchronization_ms / (synchronization_ms + transit_ms);
-  }
-  return out;
-}
-
-// Waits within this share of the most wait tie with it.
-constexpr double kWaitTieShare = 0.01;
-
-bool TiesTheMostWait(const std::vector<RankCommunication>& ranks, const std::optional<PipelineAnalysis>& pipeline,
-                     const RankCommunication& most, double most_ms) {
-  for (const RankCommunication& r : ranks) {
-    if (&r == &most) continue;
-    const AscendRuleWaits waits = AscendRuleWaitsOf(r, pipeline);
-    if (waits.wait_ratio && waits.wait_ms >= (1 - kWaitTieShare) * most_ms) return true;
-  }
-  return false;
-}
-
-// msprof: the rank with the most wait decides between a slow rank and a slow link. Where no rank waits at
-// all there is neither: the rule's "most wait" would name the first rank of a tie at zero.
-void JudgeAscend(const std::vector<RankCommunication>& ranks, const std::optional<PipelineAnalysis>& pipeline,
-                 CrossRankCommunication* out) {
-  const RankCommunication* max_wait = nullptr;
-  std::optional<double> max_wait_sync_ratio;
-  double max_wait_ms = -1, min_ratio = 0, max_ratio = 0;
-  int64_t min_ratio_rank = 0;
-  int with_ops = 0;
-  for (const RankCommunication& r : ranks) {
-    const AscendRuleWaits waits = AscendRuleWaitsOf(r, pipeline);
-    if (!waits.wait_ratio) continue;
-    if (waits.wait_ms > max_wait_ms) {
-      max_wait_ms = waits.wait_ms;
-      max_wait = &r;
-      max_wait_sync_ratio = waits.synchronization_ratio;
-    }
-    if (with_ops == 0 || *waits.wait_ratio < min_ratio) {
-      min_ratio = *waits.wait_ratio;
-      min_ratio_rank = r.rank;
-    }
-    max_ratio = std::max(max_ratio, *waits.wait_ratio);
-    ++with_ops;
-  }
-  if (with_ops < 2) return;  // one rank cannot be slower than the others
-  if (max_wait_ms <= 0) {
-    out->ascend_verdict = "no wait";
-    return;
-  }
-  // A rank whose wait ties the most (balanced pipeline stages wait alike) is not named by the order of the
-  // input: "most wait on rank N" would be a tie-break.
-  if (!TiesTheMostWait(ranks, pipeline, *max_wait, max_wait_ms)) out->ascend_max_wait_rank = max_wait->rank;
-  const bool staged = pipeline && !pipeline->stages.empty();
-  if (max_wait_sync_ratio && *max_wait_sync_ratio > 0.2) {
-    // Wait ratios a few points apart name no rank: the smallest is then chance, not a slow rank.
-    if (max_ratio - min_ratio < kWaitRatioNoise) {
-      out->ascend_verdict = "no clear slow rank";
-    } else {
-      out->ascend_verdict = "slow rank";
-      out->ascend_slow_rank = min_ratio_rank;
-    }
-  } else {
-    // On a pipeline the stages already charge the send / receive waits, and what the other operations wait
-    // is short: "a slow link" would contradict the bubble the same ranks' figures show.
-    out->ascend_verdict = staged ? "pipeline bubble" : "slow link";
-  }
-}
-
 // The recipe's vote: per matched collective, the test over the ranks' durations (shortest = suspect);
 // send/recv pairs are left out as the recipe leaves them out (their durations are not comparable).
 void VoteSlowRanks(const std::vector<Arrival>& arrivals, CrossRankCommunication* out) {
@@ -606,7 +514,10 @@ CrossRankCommunication AnalyzeAcrossRanks(const std::vector<RankCommunication>& 
   }
   NameStraggler(margins, &out);
   MeasureWaitsForStraggler(caused_outside, &out);
-  JudgeAscend(ranks, out.pipeline, &out);
+  AscendSlowRank ascend = JudgeAscendSlowRank(ranks, out.pipeline);
+  out.ascend_verdict = std::move(ascend.verdict);
+  out.ascend_max_wait_rank = ascend.max_wait_rank;
+  out.ascend_slow_rank = ascend.slow_rank;
   ClusterView(ranks, &out);
   out.groups = SummarizeGroups(ranks, out.clocks);
   // Roles again, now that the stage inference says which send / recv groups chain stages (one rule for both).

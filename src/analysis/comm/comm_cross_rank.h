@@ -16,9 +16,8 @@
 // straggler: a stage hands a micro-batch on late because it computes more, or because it waited for
 // another stage, and the stages' figures charge that wait once, to the stage that bounds the step.
 //
-// Ascend ranks: communication.json already splits wait from transit; msprof's rule names
-// the slow rank: when the rank with the most wait has Sync/(Sync+Transit) > 0.2, the rank with the
-// smallest wait ratio is the one the others wait for.
+// Ascend ranks: communication.json already splits wait from transit; msprof's rule names the slow rank
+// (ascend_slow_rank.h).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tuneprof {
@@ -187,10 +188,18 @@ RankBreakdown StagedRank(int64_t rank, std::vector<std::array<int64_t, 3>> compu
   return r;
 }
 
+// The pipeline path over rank 0 (stage 0) and rank 1 (stage 1) with their bubbles, each step
+// {computing, bubble, wall} ms.
+std::vector<PipelinePathStep> PathOfTwoRanks(const PipelineAnalysis& pipeline,
+                                             std::vector<std::array<int64_t, 3>> rank0_steps,
+                                             std::vector<std::array<int64_t, 3>> rank1_steps) {
+  return PipelineCriticalPath(
+      pipeline, {StagedRank(0, std::move(rank0_steps), true), StagedRank(1, std::move(rank1_steps), true)});
+}
+
 TEST(CriticalPathTest, PipelineStepsRunThroughTheStageThatComputesMost) {
-  const std::vector<RankBreakdown> ranks = {StagedRank(0, {{20, 30, 52}, {20, 25, 47}}, true),
-                                            StagedRank(1, {{40, 10, 52}, {18, 28, 47}}, true)};
-  const std::vector<PipelinePathStep> path = PipelineCriticalPath(TwoStages(), ranks);
+  const std::vector<PipelinePathStep> path =
+      PathOfTwoRanks(TwoStages(), {{20, 30, 52}, {20, 25, 47}}, {{40, 10, 52}, {18, 28, 47}});
   ASSERT_EQ(path.size(), 2u);
   const PipelinePathStep& first = path[0];
   EXPECT_EQ(first.step, 1);
@@ -216,9 +225,8 @@ TEST(CriticalPathTest, PipelineStepsRunThroughTheStageThatComputesMost) {
 TEST(CriticalPathTest, StagesThatTieOnWorkAreToldApartByTheirStep) {
   PipelineAnalysis pipeline = TwoStages();
   pipeline.work_is_computing = true;
-  const std::vector<RankBreakdown> ranks = {StagedRank(0, {{199, 30, 260}, {190, 30, 260}}, true),
-                                            StagedRank(1, {{200, 10, 250}, {200, 10, 250}}, true)};
-  const std::vector<PipelinePathStep> path = PipelineCriticalPath(pipeline, ranks);
+  const std::vector<PipelinePathStep> path =
+      PathOfTwoRanks(pipeline, {{199, 30, 260}, {190, 30, 260}}, {{200, 10, 250}, {200, 10, 250}});
   ASSERT_EQ(path.size(), 2u);
   EXPECT_EQ(path[0].bounding_stage, 0);
   EXPECT_EQ(path[0].path_ns, 260'000'000);
@@ -232,9 +240,8 @@ TEST(CriticalPathTest, StagesThatTieOnWorkAreToldApartByTheirStep) {
 TEST(CriticalPathTest, APipelinePathIsAtLeastTheLongestStep) {
   PipelineAnalysis pipeline = TwoStages();
   pipeline.balanced_gain_ns_by_step = {{1, 7e6}};
-  const std::vector<RankBreakdown> ranks = {StagedRank(0, {{20, 30, 60}, {20, 30, 50}}, true),
-                                            StagedRank(1, {{40, 10, 52}, {40, 10, 52}}, true)};
-  const std::vector<PipelinePathStep> path = PipelineCriticalPath(pipeline, ranks);
+  const std::vector<PipelinePathStep> path =
+      PathOfTwoRanks(pipeline, {{20, 30, 60}, {20, 30, 50}}, {{40, 10, 52}, {40, 10, 52}});
   ASSERT_EQ(path.size(), 2u);
   EXPECT_EQ(path[0].bounding_stage, 1);
   EXPECT_EQ(path[0].path_ns, 60'000'000);

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
+
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "model/trace_builder.h"
 
@@ -18,6 +22,20 @@ constexpr std::string_view kCombine = "void deep_ep::intranode::combine<__nv_bfl
 
 RankCommunication Analyze(const Trace& trace) {
   return AnalyzeRankCommunication(trace, ComputeTimeBreakdown(trace), HardwareSelection{});
+}
+
+// A kernel of a trace of kernels alone (no steps, no launches): its name, start and duration.
+struct BareKernel {
+  std::string_view name;
+  int64_t start_us = 0;
+  int64_t duration_us = 0;
+};
+
+Trace BareKernels(std::initializer_list<BareKernel> kernels) {
+  HandBuiltTrace hand;
+  for (const BareKernel& k : kernels)
+    hand.Kernel(k.name, Us(static_cast<double>(k.start_us)), Us(static_cast<double>(k.duration_us)));
+  return hand.Finish();
 }
 
 TEST(ExpertParallelTest, PerStepTimeExposureBytesAndShare) {
@@ -57,12 +75,10 @@ TEST(ExpertParallelTest, PerStepTimeExposureBytesAndShare) {
 }
 
 TEST(ExpertParallelTest, NoneWithoutDispatchOrCombine) {
-  HandBuiltTrace hand;
-  hand.Kernel("sgemm", Us(0), Us(100));
-  hand.Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Us(100), Us(100));
-  hand.Kernel("void vllm::cross_device_reduce_1stage<float, 8>(vllm::RankData*)", Us(200), Us(50));
-  const Trace trace = hand.Finish();
-  const RankCommunication r = Analyze(trace);
+  const RankCommunication r =
+      Analyze(BareKernels({{"sgemm", 0, 100},
+                           {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 100, 100},
+                           {"void vllm::cross_device_reduce_1stage<float, 8>(vllm::RankData*)", 200, 50}}));
   EXPECT_TRUE(r.expert_parallel.empty());
   ASSERT_EQ(r.collectives.size(), 2u);
   EXPECT_EQ(r.collectives[1].type, CollectiveType::kAllReduce);  // the custom all-reduce, by the table
@@ -70,11 +86,8 @@ TEST(ExpertParallelTest, NoneWithoutDispatchOrCombine) {
 }
 
 TEST(ExpertParallelTest, FusedCommCountsOnceAsComputingAndIsListedAsACollective) {
-  HandBuiltTrace hand;
-  hand.Kernel("MatMulV2", Us(0), Us(100));
-  hand.Kernel("aclnnMatmulAllReduce_MatmulAllReduce", Us(100), Us(400));
-  hand.Kernel("MoeDistributeDispatch", Us(500), Us(200));
-  const Trace trace = hand.Finish();
+  const Trace trace = BareKernels(
+      {{"MatMulV2", 0, 100}, {"aclnnMatmulAllReduce_MatmulAllReduce", 100, 400}, {"MoeDistributeDispatch", 500, 200}});
   const RankBreakdown breakdown = ComputeTimeBreakdown(trace);
   EXPECT_EQ(breakdown.total.computing_ns, Us(700));
   EXPECT_EQ(breakdown.total.communication_ns, 0);

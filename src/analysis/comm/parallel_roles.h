@@ -13,7 +13,7 @@
 // Inferred (marked so), for a group without a label (or torch's "undefined", or the world group's), in
 // this order (a group named otherwise, as the embedding groups are, keeps no role):
 // - its busiest primitive is send / recv: pp (stages pass activations point to point); on the timeline
-//   only where the stage inference chains stages through it (pipeline_stages.h InferredPipelineGroups),
+//   only where the stage inference chains stages through it (pipeline_placement.h InferredPipelineGroups),
 //   so that a group called pp from its primitive always gives stages: one rule for both;
 // - its busiest primitive is all-to-all: ep (tokens dispatched to experts);
 //   (both only where the collectives' arguments list the members, and so name the primitive: NCCL runs

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "text_cases.h"
 
@@ -48,22 +50,26 @@ CommGroupSummary Group(std::string label, std::vector<int64_t> members, Collecti
   return g;
 }
 
+// `group` alone given its role, in a run of `input_world` ranks (0: as many as the group lists).
+CommGroupSummary RoleAlone(CommGroupSummary group, int64_t input_world = 0) {
+  std::vector<CommGroupSummary> groups = {std::move(group)};
+  AssignRoles(&groups, nullptr, input_world);
+  return groups.front();
+}
+
 TEST(ParallelRolesTest, NamedRolesAreNotInferred) {
-  std::vector<CommGroupSummary> groups = {Group("TENSOR_MODEL_PARALLEL_GROUP", {0, 1}, CollectiveType::kAllReduce)};
-  AssignRoles(&groups);
-  EXPECT_EQ(groups[0].role, "tp");
-  EXPECT_FALSE(groups[0].role_inferred);
+  const CommGroupSummary g = RoleAlone(Group("TENSOR_MODEL_PARALLEL_GROUP", {0, 1}, CollectiveType::kAllReduce));
+  EXPECT_EQ(g.role, "tp");
+  EXPECT_FALSE(g.role_inferred);
 }
 
 // Two of eight ranks with communication data (msprof-analyze's cluster output names one group, (0, 1)):
 // the group is no world group of the run, whatever the groups alone would make the world.
 TEST(ParallelRolesTest, TheInputRanksBoundTheWorld) {
-  std::vector<CommGroupSummary> alone = {Group("", {0, 1}, CollectiveType::kBroadcast)};
-  AssignRoles(&alone);
-  EXPECT_EQ(alone[0].role_why, "the world group: no single parallel dimension");
-  std::vector<CommGroupSummary> of_eight = {Group("", {0, 1}, CollectiveType::kBroadcast)};
-  AssignRoles(&of_eight, nullptr, 8);
-  EXPECT_NE(of_eight[0].role_why.find("consecutive ranks within a node"), std::string::npos) << of_eight[0].role_why;
+  const CommGroupSummary alone = RoleAlone(Group("", {0, 1}, CollectiveType::kBroadcast));
+  EXPECT_EQ(alone.role_why, "the world group: no single parallel dimension");
+  const CommGroupSummary of_eight = RoleAlone(Group("", {0, 1}, CollectiveType::kBroadcast), 8);
+  EXPECT_NE(of_eight.role_why.find("consecutive ranks within a node"), std::string::npos) << of_eight.role_why;
 }
 
 // TP2 x DP2 x PP2 over 8 ranks, Megatron's order (tp innermost, then dp, then pp), groups without names.
@@ -108,18 +114,15 @@ TEST(ParallelRolesTest, SendRecvIsPipelineWhereTheStagesComeFromIt) {
 }
 
 TEST(ParallelRolesTest, TheWorldGroupAloneIsDataParallel) {
-  std::vector<CommGroupSummary> groups = {Group("default_pg", {0, 1}, CollectiveType::kAllReduce)};
-  AssignRoles(&groups);
-  EXPECT_EQ(groups[0].role, "dp");
-  EXPECT_TRUE(groups[0].role_inferred);
+  const CommGroupSummary g = RoleAlone(Group("default_pg", {0, 1}, CollectiveType::kAllReduce));
+  EXPECT_EQ(g.role, "dp");
+  EXPECT_TRUE(g.role_inferred);
 }
 
 TEST(ParallelRolesTest, AKernelNamedSendRecvWithoutArgumentsIsNoPipeline) {
   CommGroupSummary g = Group("", {}, CollectiveType::kSendRecv);
   g.ranks = {0, 1};  // the input ranks; the members are unknown
-  std::vector<CommGroupSummary> groups = {g};
-  AssignRoles(&groups);
-  EXPECT_EQ(groups[0].role, "");
+  EXPECT_EQ(RoleAlone(g).role, "");
 }
 
 // An HCCL group whose hash profiler_metadata.json does not name: its operators (batchSendRecv) name the
@@ -128,10 +131,9 @@ TEST(ParallelRolesTest, AnUnnamedHcclGroupOfSendRecvIsPipeline) {
   CommGroupSummary g = Group("", {}, CollectiveType::kSendRecv);
   g.source = "communication.json";
   g.ranks = {0, 1, 2, 3};
-  std::vector<CommGroupSummary> groups = {g};
-  AssignRoles(&groups);
-  EXPECT_EQ(groups[0].role, "pp");
-  EXPECT_TRUE(groups[0].role_inferred);
+  const CommGroupSummary assigned = RoleAlone(g);
+  EXPECT_EQ(assigned.role, "pp");
+  EXPECT_TRUE(assigned.role_inferred);
 }
 
 TEST(ParallelRolesTest, DomainsSumTheirGroupsAndNameTheSlowestPair) {

@@ -59,54 +59,53 @@ Collective P2pAt(P2pDirection direction, int64_t peer, int64_t start_ns) {
 constexpr P2pDirection kChainSend = P2pDirection::kSend;
 constexpr P2pDirection kChainRecv = P2pDirection::kRecv;
 
-// Every kernel of the rank gets its named peer back (a chain), or some kernel gets none, which leaves the
+// On each rank every kernel gets its named peer back (a chain), or some kernel gets none, which leaves the
 // communicator unmatched for the stages (InferCommunicatorChains).
-void ExpectChain(const RankCommunication& rank, bool chain) {
-  ChainPeers peers(rank);
-  bool every = true;
-  for (const Collective& c : rank.collectives) {
-    const std::optional<int64_t> peer = peers.Of(c);
-    if (chain) EXPECT_EQ(peer, c.peer) << "rank " << rank.rank << " kernel at " << c.start_ns;
-    every = every && peer.has_value();
+void ExpectChain(const std::vector<RankCommunication>& ranks, bool chain) {
+  for (const RankCommunication& rank : ranks) {
+    ChainPeers peers(rank);
+    bool every = true;
+    for (const Collective& c : rank.collectives) {
+      const std::optional<int64_t> peer = peers.Of(c);
+      if (chain) EXPECT_EQ(peer, c.peer) << "rank " << rank.rank << " kernel at " << c.start_ns;
+      every = every && peer.has_value();
+    }
+    EXPECT_EQ(every, chain) << "rank " << rank.rank;
   }
-  EXPECT_EQ(every, chain) << "rank " << rank.rank;
 }
 
 // A pipeline of three stages on one communicator whose gradients come back over it (two micro-batches,
 // forward then backward): activations go 0 -> 1 -> 2, gradients 2 -> 1 -> 0, each kernel naming its peer.
 TEST(ChainPeersTest, GradientsBackOverTheCommunicatorAreAChain) {
-  ExpectChain(RankWith(0, {P2pAt(kChainSend, 1, 10), P2pAt(kChainSend, 1, 20), P2pAt(kChainRecv, 1, 60),
-                           P2pAt(kChainRecv, 1, 70)}),
-              true);
-  ExpectChain(RankWith(1, {P2pAt(kChainRecv, 0, 10), P2pAt(kChainSend, 2, 12), P2pAt(kChainRecv, 0, 20),
-                           P2pAt(kChainSend, 2, 22), P2pAt(kChainRecv, 2, 50), P2pAt(kChainSend, 0, 60),
-                           P2pAt(kChainRecv, 2, 65), P2pAt(kChainSend, 0, 70)}),
-              true);
-  ExpectChain(RankWith(2, {P2pAt(kChainRecv, 1, 12), P2pAt(kChainRecv, 1, 22), P2pAt(kChainSend, 1, 50),
-                           P2pAt(kChainSend, 1, 65)}),
-              true);
-  // 1F1B's steady state on the middle stage: one forward, one backward, in turn.
-  ExpectChain(RankWith(1, {P2pAt(kChainRecv, 0, 10), P2pAt(kChainSend, 2, 12), P2pAt(kChainRecv, 2, 30),
-                           P2pAt(kChainSend, 0, 32), P2pAt(kChainRecv, 0, 40), P2pAt(kChainSend, 2, 42),
-                           P2pAt(kChainRecv, 2, 60), P2pAt(kChainSend, 0, 62)}),
-              true);
+  const std::vector<RankCommunication> ranks = {
+      RankWith(
+          0, {P2pAt(kChainSend, 1, 10), P2pAt(kChainSend, 1, 20), P2pAt(kChainRecv, 1, 60), P2pAt(kChainRecv, 1, 70)}),
+      RankWith(
+          1, {P2pAt(kChainRecv, 0, 10), P2pAt(kChainSend, 2, 12), P2pAt(kChainRecv, 0, 20), P2pAt(kChainSend, 2, 22),
+              P2pAt(kChainRecv, 2, 50), P2pAt(kChainSend, 0, 60), P2pAt(kChainRecv, 2, 65), P2pAt(kChainSend, 0, 70)}),
+      RankWith(
+          2, {P2pAt(kChainRecv, 1, 12), P2pAt(kChainRecv, 1, 22), P2pAt(kChainSend, 1, 50), P2pAt(kChainSend, 1, 65)}),
+      // 1F1B's steady state on the middle stage: one forward, one backward, in turn.
+      RankWith(
+          1, {P2pAt(kChainRecv, 0, 10), P2pAt(kChainSend, 2, 12), P2pAt(kChainRecv, 2, 30), P2pAt(kChainSend, 0, 32),
+              P2pAt(kChainRecv, 0, 40), P2pAt(kChainSend, 2, 42), P2pAt(kChainRecv, 2, 60), P2pAt(kChainSend, 0, 62)})};
+  ExpectChain(ranks, true);
 }
 
 // A halo exchange: the middle member sends to both neighbours and receives from both at once, whichever way
 // it posts the calls; not a pipeline.
 TEST(ChainPeersTest, HaloExchangeIsNoChain) {
-  ExpectChain(RankWith(1, {P2pAt(kChainSend, 0, 10), P2pAt(kChainSend, 2, 10), P2pAt(kChainRecv, 0, 10),
-                           P2pAt(kChainRecv, 2, 10)}),
-              false);
-  ExpectChain(RankWith(1, {P2pAt(kChainSend, 0, 10), P2pAt(kChainSend, 2, 11), P2pAt(kChainRecv, 0, 12),
-                           P2pAt(kChainRecv, 2, 13)}),
-              false);
-  ExpectChain(RankWith(1, {P2pAt(kChainRecv, 0, 10), P2pAt(kChainRecv, 2, 11), P2pAt(kChainSend, 0, 12),
-                           P2pAt(kChainSend, 2, 13)}),
-              false);
-  // A gradient sent back before the activation it belongs to came in, or to a member two places away.
-  ExpectChain(RankWith(2, {P2pAt(kChainSend, 1, 5), P2pAt(kChainRecv, 1, 12)}), false);
-  ExpectChain(RankWith(0, {P2pAt(kChainSend, 2, 5), P2pAt(kChainRecv, 1, 12)}), false);
+  const std::vector<RankCommunication> ranks = {
+      RankWith(
+          1, {P2pAt(kChainSend, 0, 10), P2pAt(kChainSend, 2, 10), P2pAt(kChainRecv, 0, 10), P2pAt(kChainRecv, 2, 10)}),
+      RankWith(
+          1, {P2pAt(kChainSend, 0, 10), P2pAt(kChainSend, 2, 11), P2pAt(kChainRecv, 0, 12), P2pAt(kChainRecv, 2, 13)}),
+      RankWith(
+          1, {P2pAt(kChainRecv, 0, 10), P2pAt(kChainRecv, 2, 11), P2pAt(kChainSend, 0, 12), P2pAt(kChainSend, 2, 13)}),
+      // A gradient sent back before the activation it belongs to came in, or to a member two places away.
+      RankWith(2, {P2pAt(kChainSend, 1, 5), P2pAt(kChainRecv, 1, 12)}),
+      RankWith(0, {P2pAt(kChainSend, 2, 5), P2pAt(kChainRecv, 1, 12)})};
+  ExpectChain(ranks, false);
 }
 
 }  // namespace

@@ -1,18 +1,6 @@
 #pragma once
-// Pipeline-parallel stages: with profiler_metadata.json's parallel_group_info naming the pp groups (or
-// msprof-analyze's cluster output's stage rows, which the importer turns into such groups), or on PyTorch
-// a process group of the rank's collectives whose description or name says pipeline (Megatron's
-// "PIPELINE_MODEL_PARALLEL_GROUP", torchtitan's "mesh_pp"), a rank's stage is its position in its pp
-// group's ranks. Where nothing names a pipeline, the bare p2p pattern can: ranks joined by two-rank
-// groups that hold only send / recv, one rank only sending to the other and that one only receiving,
-// form chains (stage 0 sends to stage 1, which sends to stage 2, ...); a rank's stage is its place in its
-// chain, and the analysis says the stages were inferred. A pair that exchanges both ways (1F1B and GPipe
-// send the gradients back over the same group) is a link of such a chain too where both sides keep a
-// pipeline's order: the earlier stage sends an activation before any gradient comes back, the later one
-// receives before it sends (pipeline_peers.h PairSideOf); so PP = 2 with a single pair is found. Without such pairs, a communicator of more than
-// two ranks that holds only send / recv whose kernels name no peer can: where its first member only sends,
-// its last only receives and every kernel says its direction (a forward chain), a rank's stage is its
-// place in the communicator's ranks.
+// Pipeline-parallel stages: each rank's stage comes from the pp groups that name the pipeline, else from the
+// bare p2p pattern (pipeline_placement.h, which says which of its send / recv kernels are the pipeline's).
 //
 // Per stage, the mean over its ranks in the input of, per step: computing, the p2p wait, the bubble
 // (time_breakdown.h: torch_npu's Bubble, else that p2p wait) and the step (Stage + Bubble; on GPUs the
@@ -22,10 +10,10 @@
 // is waiting for the other stage, the rest is the transfer. The peer's kernel is the one at the same place
 // (sequence) in the same two-rank group; where the trace names each kernel's peer (Kineto's Dst Rank / Src
 // Rank, NCCL's "Peer rank" in nsys payloads), in a group of any size, the one at the same place among the
-// pair's kernels in the group. In a forward chain of more than two ranks whose kernels name no peer (as
-// above), a send's peer is the next member and a receive's the previous one, and the k-th send to a member
-// pairs with that member's k-th receive from the rank, in order. Start times are compared on the clocks
-// comm_cross_rank.h aligns.
+// pair's kernels in the group. In a forward chain of more than two ranks whose kernels name no peer
+// (pipeline_placement.h), a send's peer is the next member and a receive's the previous one, and the k-th
+// send to a member pairs with that member's k-th receive from the rank, in order. Start times are compared
+// on the clocks comm_cross_rank.h aligns.
 // Where that cannot be done for some kernel of a rank (the peer is not in the input, the group has more
 // than two ranks, carries no forward chain and the trace does not say which is the peer, or the two
 // ranks' clocks can be wrong by more than kMaxClockDoubtShare of the rank's mean p2p kernel), the rank's
@@ -55,7 +43,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -155,12 +142,6 @@ double ChainBalancedGainNs(double slowest_work_ns, double slowest_fill_ns, doubl
 
 // The part of a stage's bubble that waits for the slowest stage's compute: min(bubble, slowest work - own).
 double WaitForSlowestNs(double own_work_ns, double own_bubble_ns, double slowest_work_ns);
-
-// The process groups (by name) whose p2p the stages are inferred from where no group names the pipeline:
-// the two-rank groups of the chains, else the communicators that carry one. The parallel roles call these
-// groups, and only these, pp from their primitive (parallel_roles.h), so that a group called pp from its
-// send / recv always gives stages. Empty where the p2p pattern chains no ranks.
-std::set<std::string> InferredPipelineGroups(const std::vector<RankCommunication>& ranks);
 
 // nullopt without pp groups (named or from the p2p pattern), or when fewer than two stages have ranks
 // with steps in the input. `clocks` as AnalyzeAcrossRanks estimated them, in the order of `ranks` (empty:

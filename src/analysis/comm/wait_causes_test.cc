@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "analysis/comm/collective_for_test.h"
 #include "analysis/comm/comm_cross_rank.h"
 #include "analysis/core/hand_built_trace_for_test.h"
 
@@ -18,13 +19,7 @@ using hand_built::Us;
 int64_t Cause(const WaitCauseTimes& times, WaitCause cause) { return times[static_cast<size_t>(cause)]; }
 
 Collective At(int64_t start_ns, int64_t duration_ns, std::string group = "0", int64_t sequence = 0) {
-  Collective c;
-  c.type = CollectiveType::kAllReduce;
-  c.group = std::move(group);
-  c.sequence = sequence;
-  c.start_ns = start_ns;
-  c.duration_ns = duration_ns;
-  return c;
+  return comm_test::CollectiveAt(CollectiveType::kAllReduce, std::move(group), sequence, start_ns, duration_ns);
 }
 
 // Between two collectives of a group ([0, 100) and from 1000 us): an operator's kernel computes 300 us,
