@@ -1,6 +1,7 @@
 #include "analysis/comm/ascend_slow_rank.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace tuneprof {
 namespace {
@@ -16,9 +17,8 @@ struct AscendRuleWaits {
   std::optional<double> synchronization_ratio;
 };
 
-AscendRuleWaits AscendRuleWaitsOf(const RankCommunication& r, const std::optional<PipelineAnalysis>& pipeline) {
+AscendRuleWaits AscendRuleWaitsOf(const RankCommunication& r, bool staged) {
   AscendRuleWaits out;
-  const bool staged = pipeline && StageOfRank(*pipeline, r.rank) != nullptr;
   double transit_ms = 0, synchronization_ms = 0;
   for (const AscendCommOp& op : r.ascend_ops) {
     if (op.total || !SplitKnown(op) || (staged && IsP2pOp(op))) continue;
@@ -41,12 +41,22 @@ AscendRuleWaits AscendRuleWaitsOf(const RankCommunication& r, const std::optiona
 // Waits within this share of the most wait tie with it.
 constexpr double kWaitTieShare = 0.01;
 
-bool TiesTheMostWait(const std::vector<RankCommunication>& ranks, const std::optional<PipelineAnalysis>& pipeline,
-                     const RankCommunication& most, double most_ms) {
-  for (const RankCommunication& r : ranks) {
-    if (&r == &most) continue;
-    const AscendRuleWaits waits = AscendRuleWaitsOf(r, pipeline);
-    if (waits.wait_ratio && waits.wait_ms >= (1 - kWaitTieShare) * most_ms) return true;
+// Each rank's waits, in the order of `ranks`; a rank at a pipeline stage leaves its send / receive out.
+std::vector<AscendRuleWaits> AscendRuleWaitsOfRanks(const std::vector<RankCommunication>& ranks,
+                                                    const std::optional<PipelineAnalysis>& pipeline) {
+  std::unordered_set<int64_t> staged;
+  if (pipeline) {
+    for (const PipelineStage& stage : pipeline->stages) staged.insert(stage.ranks.begin(), stage.ranks.end());
+  }
+  std::vector<AscendRuleWaits> waits;
+  waits.reserve(ranks.size());
+  for (const RankCommunication& r : ranks) waits.push_back(AscendRuleWaitsOf(r, staged.contains(r.rank)));
+  return waits;
+}
+
+bool TiesTheMostWait(const std::vector<AscendRuleWaits>& waits, size_t most, double most_ms) {
+  for (size_t i = 0; i < waits.size(); ++i) {
+    if (i != most && waits[i].wait_ratio && waits[i].wait_ms >= (1 - kWaitTieShare) * most_ms) return true;
   }
   return false;
 }
@@ -56,17 +66,19 @@ bool TiesTheMostWait(const std::vector<RankCommunication>& ranks, const std::opt
 AscendSlowRank JudgeAscendSlowRank(const std::vector<RankCommunication>& ranks,
                                    const std::optional<PipelineAnalysis>& pipeline) {
   AscendSlowRank out;
-  const RankCommunication* max_wait = nullptr;
+  const std::vector<AscendRuleWaits> all_waits = AscendRuleWaitsOfRanks(ranks, pipeline);
+  size_t max_wait = ranks.size();
   std::optional<double> max_wait_sync_ratio;
   double max_wait_ms = -1, min_ratio = 0, max_ratio = 0;
   int64_t min_ratio_rank = 0;
   int with_ops = 0;
-  for (const RankCommunication& r : ranks) {
-    const AscendRuleWaits waits = AscendRuleWaitsOf(r, pipeline);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const RankCommunication& r = ranks[i];
+    const AscendRuleWaits& waits = all_waits[i];
     if (!waits.wait_ratio) continue;
     if (waits.wait_ms > max_wait_ms) {
       max_wait_ms = waits.wait_ms;
-      max_wait = &r;
+      max_wait = i;
       max_wait_sync_ratio = waits.synchronization_ratio;
     }
     if (with_ops == 0 || *waits.wait_ratio < min_ratio) {
@@ -83,7 +95,7 @@ AscendSlowRank JudgeAscendSlowRank(const std::vector<RankCommunication>& ranks,
   }
   // A rank whose wait ties the most (balanced pipeline stages wait alike) is not named by the order of the
   // input: "most wait on rank N" would be a tie-break.
-  if (!TiesTheMostWait(ranks, pipeline, *max_wait, max_wait_ms)) out.max_wait_rank = max_wait->rank;
+  if (!TiesTheMostWait(all_waits, max_wait, max_wait_ms)) out.max_wait_rank = ranks[max_wait].rank;
   const bool staged = pipeline && !pipeline->stages.empty();
   if (max_wait_sync_ratio && *max_wait_sync_ratio > 0.2) {
     // Wait ratios a few points apart name no rank: the smallest is then chance, not a slow rank.

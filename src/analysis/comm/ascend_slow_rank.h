@@ -7,8 +7,7 @@
 // On a pipeline stage's rank the send / receive waits are the bubble, which the stages' figures charge, so
 // only its other operations count, and "a slow link" is the pipeline's bubble there.
 //
-// Cost: O(ranks × (HCCL operations per rank + ranks with a stage)): a rank's stage is looked up by a scan of
-// the stages' ranks (StageOfRank).
+// Cost: O(HCCL operations + ranks): each rank's waits are summed once, the staged ranks kept in a set.
 #include <cstdint>
 #include <optional>
 #include <string>
