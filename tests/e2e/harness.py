@@ -163,6 +163,29 @@ class Checker:
         return 1 if self.failed else 0
 
 
+def corpus_short(shared, found, least, samples, unit):
+    """Whether fewer than `least` of the shared corpus's `samples` were `found` (a list of its `unit`): says
+    so, for a script that then stops, since a corpus missing part of its files would pass its checks."""
+    if len(found) >= least:
+        return False
+    print(f"expected the shared {samples} under {shared}, found {len(found)} {unit}")
+    return True
+
+
+def ranks_exactly(document, expected, where, say=fail):
+    """The `ranks` of a command's JSON `document` by rank number when their numbers are exactly those of
+    `expected` (rank numbers, or a dict keyed by them); otherwise None, `say`ing (fail by default) what
+    differs under `where`. None too, and nothing said, when there is no document (its run failed, which was
+    said then)."""
+    if document is None:
+        return None
+    ranks = {r["rank"]: r for r in document["ranks"]}
+    if sorted(ranks) != sorted(expected):
+        say(f"{where}: ranks {sorted(ranks)}, expected {sorted(expected)}")
+        return None
+    return ranks
+
+
 def run_measured(binary, args, timeout_s):
     """(exit code, stdout, stderr, peak RSS of the binary in KiB, seconds), or None when it did not end
     within `timeout_s`. A fresh Python parent runs each, so that its RUSAGE_CHILDREN holds this run's
