@@ -13,6 +13,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -212,6 +213,14 @@ def finish(all_passed="all checks passed", failures_found=None):
     found = failures if failures_found is None else failures_found
     print(f"{len(found)} failure(s)" if found else all_passed)
     return 1 if found else 0
+
+
+def run_checks(checks):
+    """Runs checks(binary, shared, tmp) with the script's arguments (BINARY SHARED_DIR) and a temporary
+    folder removed afterwards, for a script of plain checks; returns finish()'s exit code."""
+    with tempfile.TemporaryDirectory() as tmp:
+        checks(sys.argv[1], sys.argv[2], tmp)
+    return finish()
 
 
 def run(binary, *args, timeout_s=300):
