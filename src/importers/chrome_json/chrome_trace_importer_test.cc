@@ -15,7 +15,7 @@ namespace tuneprof {
 namespace {
 
 // `text` imported from memory, read `chunk` bytes at a time (and at most `max_read` per read when not 0).
-Result<Trace> ImportText(const std::string& text, size_t chunk = 4096, size_t max_read = 0) {
+Result<Trace> ImportChromeText(const std::string& text, size_t chunk = 4096, size_t max_read = 0) {
   MemorySource source("mem.json", text, max_read);
   return ImportChromeTrace(&source, chunk);
 }
@@ -25,7 +25,7 @@ Result<Trace> ImportText(const std::string& text, size_t chunk = 4096, size_t ma
 template <typename Expect>
 void ExpectForBothReadSizes(const std::string& text, const Expect& expect) {
   for (size_t chunk : {7, 4096}) {
-    auto trace = ImportText(text, chunk);
+    auto trace = ImportChromeText(text, chunk);
     ASSERT_TRUE(trace.ok()) << trace.status().message();
     expect(*trace, chunk);
     if (::testing::Test::HasFatalFailure()) return;
@@ -33,7 +33,7 @@ void ExpectForBothReadSizes(const std::string& text, const Expect& expect) {
 }
 
 std::string ImportFingerprint(const std::string& text, size_t chunk, size_t max_read) {
-  auto trace = ImportText(text, chunk, max_read);
+  auto trace = ImportChromeText(text, chunk, max_read);
   if (!trace.ok()) return "error: " + trace.status().message();
   return "ok " + std::to_string(trace->metadata().entry_count) +
          " truncated=" + std::to_string(trace->metadata().truncated);
@@ -160,7 +160,7 @@ TEST(ChromeTraceImporterTest, CollectiveTooLargeForInt64HasNoSize) {
            R"(,"Out msg nelems":1,"dtype":"Float","Group size":2}})";
   };
   const std::string text = "{\"traceEvents\":[" + kernel("3259379365349415968") + "," + kernel("1024") + "]}";
-  auto trace = ImportText(text);
+  auto trace = ImportChromeText(text);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->collectives().size(), 2u);
   EXPECT_EQ(trace->collectives()[0].bytes, kNoId);
@@ -175,7 +175,7 @@ TEST(ChromeTraceImporterTest, AllToAllSplitSizesAreKept) {
       R"("In split size":"[10, 20]","Out split size":"[30, 40]"}},)"
       R"({"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv","ts":5,"dur":2,"pid":0,)"
       R"("tid":7,"args":{"Collective name":"all_to_all","In msg nelems":3,"In split size":[1, 2]}}]})";
-  auto trace = ImportText(text);
+  auto trace = ImportChromeText(text);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->collectives().size(), 2u);
   EXPECT_EQ(trace->str(trace->collectives()[0].in_splits), "[10, 20]");
@@ -196,7 +196,7 @@ TEST(ChromeTraceImporterTest, StringAndNumericFlowIdsNeverPair) {
   };
   const std::string string_flow = flow("\"40037845112253841408\"", 10, 100);
   const std::string alone_text = "[" + string_flow + "]";
-  auto first = ImportText(alone_text);
+  auto first = ImportChromeText(alone_text);
   ASSERT_TRUE(first.ok()) << first.status().message();
   ASSERT_EQ(first->flow_points().size(), 2u);
   const int64_t interned = first->flow_points()[0].id;  // the same in the trace below, read in the same order
@@ -230,7 +230,7 @@ TEST(ChromeTraceImporterTest, AbsurdEventsAreDroppedAndCountedPerKind) {
       "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,\"ts\":1005},"
       "{\"ph\":\"B\",\"name\":\"back\",\"pid\":1,\"tid\":4,\"ts\":1006},{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":1001}"
       "]";
-  auto trace = ImportText(text);
+  auto trace = ImportChromeText(text);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->events().size(), 2u);
   EXPECT_EQ(trace->start_ns(), 1000000);
@@ -291,7 +291,7 @@ TEST(ChromeTraceImporterTest, ProcessGroupConfigIsKeptByGroupName) {
       {"pg_name": "2", "pg_desc": "odd", "ranks": "all"},
       {"pg_desc": "nameless"}, 7]},
     "traceEvents": []})";
-  auto trace = ImportText(text);
+  auto trace = ImportChromeText(text);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   std::vector<std::pair<std::string, std::string>> entries;
   for (const MetadataEntry& e : trace->metadata().entries) {
