@@ -85,6 +85,13 @@ std::optional<int64_t> IntegerText(std::string_view text) {
   return value;
 }
 
+// The first column of each row `statement` gives, as text; the rows up to a failed step.
+std::vector<std::string> FirstColumnTexts(SqliteStatement& statement) {
+  std::vector<std::string> texts;
+  for (auto row = statement.Step(); row.ok() && *row; row = statement.Step()) texts.emplace_back(statement.Text(0));
+  return texts;
+}
+
 }  // namespace
 
 std::string_view SqliteObjectWhat(SqliteObject kind) {
@@ -197,23 +204,17 @@ bool SqliteFile::HasTable(std::string_view table) const {
 }
 
 std::vector<std::string> SqliteFile::TableNames() const {
-  std::vector<std::string> names;
   auto statement = Prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-  if (!statement.ok()) return names;
-  for (auto row = statement->Step(); row.ok() && *row; row = statement->Step()) {
-    names.emplace_back(statement->Text(0));
-  }
+  if (!statement.ok()) return {};
+  std::vector<std::string> names = FirstColumnTexts(*statement);
   std::erase_if(names, [&](const std::string& name) { return Kind(name) != SqliteObject::kTable; });
   return names;
 }
 
 std::vector<std::string> SqliteFile::RefusedNames() const {
-  std::vector<std::string> names;
   auto statement = Prepare("SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name");
-  if (!statement.ok()) return names;
-  for (auto row = statement->Step(); row.ok() && *row; row = statement->Step()) {
-    names.emplace_back(statement->Text(0));
-  }
+  if (!statement.ok()) return {};
+  std::vector<std::string> names = FirstColumnTexts(*statement);
   std::erase_if(names, [&](const std::string& name) {
     const SqliteObject kind = Kind(name);
     Refuse(name, kind);
@@ -223,15 +224,11 @@ std::vector<std::string> SqliteFile::RefusedNames() const {
 }
 
 std::vector<std::string> SqliteFile::Columns(std::string_view table) const {
-  std::vector<std::string> names;
-  if (!HasTable(table)) return names;
+  if (!HasTable(table)) return {};
   // pragma_table_info takes the table name as a bound value: no quoting of user-visible names.
   auto statement = Prepare("SELECT name FROM pragma_table_info(?) ORDER BY cid");
-  if (!statement.ok() || !statement->BindText(1, table).ok()) return names;
-  for (auto row = statement->Step(); row.ok() && *row; row = statement->Step()) {
-    names.emplace_back(statement->Text(0));
-  }
-  return names;
+  if (!statement.ok() || !statement->BindText(1, table).ok()) return {};
+  return FirstColumnTexts(*statement);
 }
 
 bool SqliteFile::HasColumn(std::string_view table, std::string_view column) const {
@@ -358,19 +355,20 @@ Result<bool> SqliteStatement::Step() {
 
 bool SqliteStatement::IsNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
 
-bool SqliteStatement::IllTyped(int column) const {
+std::optional<int64_t> SqliteStatement::IntegerValue(int column) const {
   switch (sqlite3_column_type(statement_, column)) {
-    case SQLITE_NULL:
     case SQLITE_INTEGER:
-      return false;
+      return sqlite3_column_int64(statement_, column);
     case SQLITE_FLOAT:
-      return !IntegralDouble(sqlite3_column_double(statement_, column));
+      return IntegralDouble(sqlite3_column_double(statement_, column));
     case SQLITE_TEXT:
-      return !IntegerText(Text(column));
+      return IntegerText(Text(column));
     default:
-      return true;
+      return std::nullopt;
   }
 }
+
+bool SqliteStatement::IllTyped(int column) const { return !IntegerValue(column) && !IsNull(column); }
 
 void SqliteStatement::Count(int column, std::string_view outcome) const {
   auto [it, first] = counted_row_.try_emplace(column, row_);
@@ -391,22 +389,9 @@ bool SqliteStatement::SkipIllTyped(std::initializer_list<int> columns) const {
 int64_t SqliteStatement::Int(int column) const { return sqlite3_column_int64(statement_, column); }
 
 std::optional<int64_t> SqliteStatement::OptionalInt(int column) const {
-  switch (sqlite3_column_type(statement_, column)) {
-    case SQLITE_NULL:
-      return std::nullopt;
-    case SQLITE_INTEGER:
-      return sqlite3_column_int64(statement_, column);
-    case SQLITE_FLOAT:
-      if (auto value = IntegralDouble(sqlite3_column_double(statement_, column))) return value;
-      break;
-    case SQLITE_TEXT:
-      if (auto value = IntegerText(Text(column))) return value;
-      break;
-    default:
-      break;
-  }
-  Count(column, "unknown");
-  return std::nullopt;
+  const std::optional<int64_t> value = IntegerValue(column);
+  if (!value && !IsNull(column)) Count(column, "unknown");
+  return value;
 }
 
 double SqliteStatement::Double(int column) const { return sqlite3_column_double(statement_, column); }

@@ -137,6 +137,8 @@ class SqliteStatement {
   friend class SqliteFile;
   SqliteStatement(const SqliteFile* file, sqlite3_stmt* statement, std::string table);
   void Count(int column, std::string_view outcome) const;
+  // The integer of an integer column as IllTyped reads it; std::nullopt for NULL and for an ill-typed value.
+  std::optional<int64_t> IntegerValue(int column) const;
   // Hands the ill-typed counts to the file and frees the statement.
   void Finalize();
 

@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
+
+#include "io/scratch_dir_for_test.h"
 
 namespace tuneprof {
 namespace {
@@ -94,6 +97,16 @@ bool MakeDatabase(const std::string& path, const std::string& sql) {
   return ok;
 }
 
+// A database built by `sql` in the test's own scratch folder, removed with the object; `made` is false
+// when this SQLite cannot run `sql`.
+struct ScratchDatabase {
+  explicit ScratchDatabase(std::string_view sql) : made(MakeDatabase(path, std::string(sql))) {}
+
+  ScratchDir folder{"tp_sqlite_"};
+  const std::string path = (folder.path() / "test.sqlite").string();
+  const bool made;
+};
+
 bool Contains(const std::vector<std::string>& lines, std::string_view text) {
   for (const std::string& line : lines) {
     if (line.find(text) != std::string::npos) return true;
@@ -107,9 +120,9 @@ constexpr std::string_view kEndless =
     "SELECT x AS start, x + 1 AS \"end\" FROM c;";
 
 TEST(SqliteFile, AViewIsRefusedWithItsNameAndNeverRead) {
-  const std::string path = testing::TempDir() + "sqlite_view.sqlite";
-  ASSERT_TRUE(MakeDatabase(path, std::string(kEndless)));
-  auto file = SqliteFile::Open(path);
+  const ScratchDatabase scratch(kEndless);
+  ASSERT_TRUE(scratch.made);
+  auto file = SqliteFile::Open(scratch.path);
   ASSERT_TRUE(file.ok()) << file.status().message();
   EXPECT_TRUE((*file)->HasTable("StringIds"));
   EXPECT_FALSE((*file)->HasTable("CUPTI_ACTIVITY_KIND_KERNEL"));
@@ -118,14 +131,13 @@ TEST(SqliteFile, AViewIsRefusedWithItsNameAndNeverRead) {
   EXPECT_EQ((*file)->TableNames(), std::vector<std::string>{"StringIds"});
   const std::vector<std::string> said = (*file)->Diagnostics();
   ASSERT_EQ(said.size(), 1u);
-  EXPECT_EQ(said[0], path + ": CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table; tuneprof reads tables only");
-  std::remove(path.c_str());
+  EXPECT_EQ(said[0], scratch.path + ": CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table; tuneprof reads tables only");
 }
 
 TEST(SqliteFile, AnEndlessQueryEndsOverBudgetInSeconds) {
-  const std::string path = testing::TempDir() + "sqlite_endless.sqlite";
-  ASSERT_TRUE(MakeDatabase(path, std::string(kEndless)));
-  auto file = SqliteFile::Open(path);  // the default budget of a tiny file
+  const ScratchDatabase scratch(kEndless);
+  ASSERT_TRUE(scratch.made);
+  auto file = SqliteFile::Open(scratch.path);  // the default budget of a tiny file
   ASSERT_TRUE(file.ok()) << file.status().message();
   const auto start = std::chrono::steady_clock::now();
   auto statement = (*file)->Prepare("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
@@ -133,19 +145,19 @@ TEST(SqliteFile, AnEndlessQueryEndsOverBudgetInSeconds) {
   auto row = statement->Step();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(row.ok());
-  EXPECT_NE(row.status().message().find(path + ": query over budget: CUPTI_ACTIVITY_KIND_KERNEL"), std::string::npos)
+  EXPECT_NE(row.status().message().find(scratch.path + ": query over budget: CUPTI_ACTIVITY_KIND_KERNEL"),
+            std::string::npos)
       << row.status().message();
   EXPECT_EQ(row.status().message().find('\n'), std::string::npos);
   EXPECT_LT(seconds, 5.0);
-  std::remove(path.c_str());
 }
 
 TEST(SqliteFile, TheBudgetIsPerQueryAndInjectable) {
-  const std::string path = testing::TempDir() + "sqlite_budget.sqlite";
-  ASSERT_TRUE(MakeDatabase(path,
-                           "CREATE TABLE TASK(startNs INTEGER); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
-                           "SELECT x + 1 FROM c WHERE x < 5000) INSERT INTO TASK SELECT x FROM c;"));
-  auto tiny = SqliteFile::Open(path, 2000);
+  const ScratchDatabase scratch(
+      "CREATE TABLE TASK(startNs INTEGER); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+      "SELECT x + 1 FROM c WHERE x < 5000) INSERT INTO TASK SELECT x FROM c;");
+  ASSERT_TRUE(scratch.made);
+  auto tiny = SqliteFile::Open(scratch.path, 2000);
   ASSERT_TRUE(tiny.ok()) << tiny.status().message();
   auto first = (*tiny)->Prepare("SELECT startNs FROM TASK ORDER BY startNs");
   ASSERT_TRUE(first.ok());
@@ -161,7 +173,7 @@ TEST(SqliteFile, TheBudgetIsPerQueryAndInjectable) {
   EXPECT_TRUE(row.ok()) << row.status().message();
   EXPECT_EQ(rows, 3);
   // The default budget reads the whole table.
-  auto file = SqliteFile::Open(path);
+  auto file = SqliteFile::Open(scratch.path);
   ASSERT_TRUE(file.ok());
   auto sum = (*file)->Prepare("SELECT sum(startNs) FROM TASK");
   ASSERT_TRUE(sum.ok());
@@ -169,24 +181,23 @@ TEST(SqliteFile, TheBudgetIsPerQueryAndInjectable) {
   ASSERT_TRUE(row.ok()) << row.status().message();
   EXPECT_EQ(sum->Int(0), 5000 * 5001 / 2);
   EXPECT_GT((*file)->max_query_steps(), 0);
-  EXPECT_LT((*file)->max_query_steps(), SqliteFile::DefaultQueryBudget(std::filesystem::file_size(path)) / 100);
-  std::remove(path.c_str());
+  EXPECT_LT((*file)->max_query_steps(), SqliteFile::DefaultQueryBudget(std::filesystem::file_size(scratch.path)) / 100);
 }
 
 TEST(SqliteFile, VirtualTablesAndGeneratedColumnsAreRefused) {
-  const std::string path = testing::TempDir() + "sqlite_virtual.sqlite";
-  ASSERT_TRUE(MakeDatabase(path,
-                           "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, span AS (endNs - startNs));"
-                           "CREATE TABLE PLAIN(a INTEGER);"));
+  const ScratchDatabase scratch(
+      "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, span AS (endNs - startNs));"
+      "CREATE TABLE PLAIN(a INTEGER);");
+  ASSERT_TRUE(scratch.made);
   bool fts5 = false;
   {
     sqlite3* db = nullptr;
-    sqlite3_open(path.c_str(), &db);
+    sqlite3_open(scratch.path.c_str(), &db);
     fts5 =
         sqlite3_exec(db, "CREATE VIRTUAL TABLE PYTORCH_API USING fts5(name)", nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
   }
-  auto file = SqliteFile::Open(path);
+  auto file = SqliteFile::Open(scratch.path);
   ASSERT_TRUE(file.ok()) << file.status().message();
   EXPECT_TRUE((*file)->HasTable("PLAIN"));
   EXPECT_FALSE((*file)->HasTable("TASK"));
@@ -200,15 +211,14 @@ TEST(SqliteFile, VirtualTablesAndGeneratedColumnsAreRefused) {
   EXPECT_TRUE((*file)->HasTable("PYTORCH_API_data"));
   const std::vector<std::string> refused = (*file)->RefusedNames();
   EXPECT_EQ(refused, (std::vector<std::string>{"PYTORCH_API", "TASK"}));
-  std::remove(path.c_str());
 }
 
 TEST(SqliteFile, IllTypedIntegersAreNeverReadAsZeroAndAreCounted) {
-  const std::string path = testing::TempDir() + "sqlite_types.sqlite";
-  ASSERT_TRUE(MakeDatabase(path,
-                           "CREATE TABLE T(start, id); INSERT INTO T VALUES (5, 1), ('abc', 2), (7.0, 3), "
-                           "(2.5, 4), (x'00', 5), (NULL, 6), (8, 'x'), (9, 'y'), ('42', 7), ('236 ms', 8), ('', 9);"));
-  auto file = SqliteFile::Open(path);
+  const ScratchDatabase scratch(
+      "CREATE TABLE T(start, id); INSERT INTO T VALUES (5, 1), ('abc', 2), (7.0, 3), "
+      "(2.5, 4), (x'00', 5), (NULL, 6), (8, 'x'), (9, 'y'), ('42', 7), ('236 ms', 8), ('', 9);");
+  ASSERT_TRUE(scratch.made);
+  auto file = SqliteFile::Open(scratch.path);
   ASSERT_TRUE(file.ok());
   std::vector<int64_t> starts;
   int unknown_ids = 0;
@@ -226,15 +236,14 @@ TEST(SqliteFile, IllTypedIntegersAreNeverReadAsZeroAndAreCounted) {
   EXPECT_EQ(unknown_ids, 2);
   const std::vector<std::string> said = (*file)->Diagnostics();
   ASSERT_EQ(said.size(), 2u);
-  EXPECT_EQ(said[0], path + ": T: 2 rows with a non-integer id: the value read as unknown");
-  EXPECT_EQ(said[1], path + ": T: 5 rows with a non-integer start skipped");
-  std::remove(path.c_str());
+  EXPECT_EQ(said[0], scratch.path + ": T: 2 rows with a non-integer id: the value read as unknown");
+  EXPECT_EQ(said[1], scratch.path + ": T: 5 rows with a non-integer start skipped");
 }
 
 TEST(SqliteFile, NumbersAreNeverReadFromText) {
-  const std::string path = testing::TempDir() + "sqlite_numbers.sqlite";
-  ASSERT_TRUE(MakeDatabase(path, "CREATE TABLE M(value); INSERT INTO M VALUES (1.5), (2), ('fast'), (NULL);"));
-  auto file = SqliteFile::Open(path);
+  const ScratchDatabase scratch("CREATE TABLE M(value); INSERT INTO M VALUES (1.5), (2), ('fast'), (NULL);");
+  ASSERT_TRUE(scratch.made);
+  auto file = SqliteFile::Open(scratch.path);
   ASSERT_TRUE(file.ok());
   std::vector<double> values;
   {
@@ -246,8 +255,7 @@ TEST(SqliteFile, NumbersAreNeverReadFromText) {
   }
   EXPECT_EQ(values, (std::vector<double>{1.5, 2, -1, -1}));
   EXPECT_EQ((*file)->Diagnostics(),
-            std::vector<std::string>{path + ": M: 1 row with a non-numeric value: the value read as unknown"});
-  std::remove(path.c_str());
+            std::vector<std::string>{scratch.path + ": M: 1 row with a non-numeric value: the value read as unknown"});
 }
 
 }  // namespace

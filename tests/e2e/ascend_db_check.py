@@ -35,7 +35,7 @@ shared samples in ../shared/traces/ascend.
 Usage: ascend_db_check.py <tuneprof> <shared dir>"""
 import csv, glob, json, os, re, sqlite3, sys
 
-from harness import failures, record as fail, report, run_json_noted
+from harness import failures, ranks_exactly, record as fail, report, run_json_noted
 from npu_db import COMPUTE_TASKS_BY_TYPE, count_by_type
 
 TUNEPROF, SHARED = sys.argv[1], sys.argv[2]
@@ -78,11 +78,8 @@ def check_device_ranks(rank_dir, devices):
     global checks
     got = run_json_noted(TUNEPROF, "profile", rank_dir, "--json", timeout_s=600)
     checks += 1
-    if got is None:
-        return
-    ranks = {r["rank"]: r for r in got["ranks"]}
-    if sorted(ranks) != sorted(devices):
-        fail(f"{rank_dir}: ranks {sorted(ranks)}, want the devices {sorted(devices)}")
+    ranks = ranks_exactly(got, devices, f"{rank_dir} (one rank per device)", fail)
+    if ranks is None:
         return
     for device, stage in devices.items():
         checks += 1

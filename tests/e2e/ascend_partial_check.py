@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import fail, finish, run
+from harness import fail, finish, ranks_exactly, run
 
 COLUMNS = {  # step_trace_time.csv header -> profile --json key
     "Computing": "computing_us",
@@ -183,11 +183,8 @@ def check_cluster(tuneprof, tmp):
     lines.append(",stage,\"(0, 1, 2, 3)\",1,1,1,1,1,1,0,1")
     (out / "cluster_step_trace_time.csv").write_text("\n".join(lines) + "\n")
     profile, proc = run_json(tuneprof, "profile", str(out))
-    if profile is None:
-        return
-    ranks = {r["rank"]: r for r in profile["ranks"]}
-    if sorted(ranks) != sorted(rows):
-        fail(f"cluster: ranks {sorted(ranks)} != {sorted(rows)}")
+    ranks = ranks_exactly(profile, rows, "cluster")
+    if ranks is None:
         return
     for rank, (computing, exposed, overlapped, free) in rows.items():
         steps = ranks[rank]["steps"]

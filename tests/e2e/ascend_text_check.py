@@ -26,6 +26,8 @@ import pathlib
 import subprocess
 import sys
 
+import harness
+
 STEP_COLUMNS = {
     "Device_id": "device_id",
     "Step": "step",
@@ -212,8 +214,7 @@ def check_launch_latencies(tuneprof, dirs):
 def main():
     tuneprof, shared = sys.argv[1], sys.argv[2]
     dirs = rank_directories(shared)
-    if len(dirs) < 6:
-        print(f"expected the shared Ascend samples under {shared}, found {len(dirs)} rank directories")
+    if harness.corpus_short(shared, dirs, 6, "Ascend samples", "rank directories"):
         return 1
     failures = check_directories(tuneprof, dirs) + check_parent(tuneprof, shared)
     failures += check_launch_latencies(tuneprof, dirs)

@@ -12,6 +12,8 @@ import pathlib
 import subprocess
 import sys
 
+import harness
+
 
 def trace_files(shared):
     traces = pathlib.Path(shared) / "traces"
@@ -45,8 +47,7 @@ def python_count(doc):
 def main():
     tuneprof, shared = sys.argv[1], sys.argv[2]
     files = trace_files(shared)
-    if len(files) < 40:
-        print(f"expected the shared sample traces under {shared}, found {len(files)} files")
+    if harness.corpus_short(shared, files, 40, "sample traces", "files"):
         return 1
     out = subprocess.run([tuneprof, "info", "--json", *map(str, files)], capture_output=True, text=True)
     if out.returncode != 0:

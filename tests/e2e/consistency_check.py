@@ -21,7 +21,6 @@ import json
 import os
 import sqlite3
 import sys
-import tempfile
 
 import harness
 from harness import check
@@ -135,17 +134,14 @@ def check_text_vs_db(binary, pytorch, tmp):
           f"fusion.api_replacement, which both have: {occurrences} {replacements}")
 
 
-def main():
-    binary, shared = sys.argv[1], sys.argv[2]
+def checks(binary, shared, tmp):
     traces = os.path.join(shared, "traces")
     pytorch = os.path.join(traces, *PYTORCH)
     check_mfu_step(binary, pytorch)
     check_nsys_counts(binary, traces)
     check_lone_rank_wait(binary, pytorch)
-    with tempfile.TemporaryDirectory() as tmp:
-        check_text_vs_db(binary, pytorch, tmp)
-    return harness.finish()
+    check_text_vs_db(binary, pytorch, tmp)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.run_checks(checks))

@@ -13,6 +13,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -163,6 +164,29 @@ class Checker:
         return 1 if self.failed else 0
 
 
+def corpus_short(shared, found, least, samples, unit):
+    """Whether fewer than `least` of the shared corpus's `samples` were `found` (a list of its `unit`): says
+    so, for a script that then stops, since a corpus missing part of its files would pass its checks."""
+    if len(found) >= least:
+        return False
+    print(f"expected the shared {samples} under {shared}, found {len(found)} {unit}")
+    return True
+
+
+def ranks_exactly(document, expected, where, say=fail):
+    """The `ranks` of a command's JSON `document` by rank number when their numbers are exactly those of
+    `expected` (rank numbers, or a dict keyed by them); otherwise None, `say`ing (fail by default) what
+    differs under `where`. None too, and nothing said, when there is no document (its run failed, which was
+    said then)."""
+    if document is None:
+        return None
+    ranks = {r["rank"]: r for r in document["ranks"]}
+    if sorted(ranks) != sorted(expected):
+        say(f"{where}: ranks {sorted(ranks)}, expected {sorted(expected)}")
+        return None
+    return ranks
+
+
 def run_measured(binary, args, timeout_s):
     """(exit code, stdout, stderr, peak RSS of the binary in KiB, seconds), or None when it did not end
     within `timeout_s`. A fresh Python parent runs each, so that its RUSAGE_CHILDREN holds this run's
@@ -189,6 +213,14 @@ def finish(all_passed="all checks passed", failures_found=None):
     found = failures if failures_found is None else failures_found
     print(f"{len(found)} failure(s)" if found else all_passed)
     return 1 if found else 0
+
+
+def run_checks(checks):
+    """Runs checks(binary, shared, tmp) with the script's arguments (BINARY SHARED_DIR) and a temporary
+    folder removed afterwards, for a script of plain checks; returns finish()'s exit code."""
+    with tempfile.TemporaryDirectory() as tmp:
+        checks(sys.argv[1], sys.argv[2], tmp)
+    return finish()
 
 
 def run(binary, *args, timeout_s=300):

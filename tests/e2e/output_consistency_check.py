@@ -16,7 +16,6 @@ import json
 import os
 import pathlib
 import sys
-import tempfile
 
 import harness
 from harness import check, json_or_exit
@@ -135,14 +134,11 @@ def check_memory_fold(binary, shared, tmp):
               f"{[w for w in document.get('warnings', []) if 'timeline' in w]}")
 
 
-def main():
-    binary, shared = sys.argv[1], sys.argv[2]
+def checks(binary, shared, tmp):
     check_compare_platforms(binary, shared)
     check_comm_utilization(binary, shared)
-    with tempfile.TemporaryDirectory() as tmp:
-        check_memory_fold(binary, shared, tmp)
-    return harness.finish()
+    check_memory_fold(binary, shared, tmp)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.run_checks(checks))

@@ -17,7 +17,6 @@ Usage: robust_corpus_check.py TUNEPROF SHARED_DIR
 import os
 import re
 import sys
-import tempfile
 
 import harness
 from harness import check
@@ -82,8 +81,7 @@ def check_left_out_file_in_report(binary, test_data, tmp):
           "server test data: the left-out heatMap trace adds nothing to report's operator chart")
 
 
-def main():
-    binary, shared = sys.argv[1], sys.argv[2]
+def checks(binary, shared, tmp):
     traces = os.path.join(shared, "traces")
     pytorch = os.path.join(traces, *PYTORCH)
     check_msprof_directory(binary, os.path.join(traces, *SERVER, "full_db"))
@@ -91,10 +89,8 @@ def main():
     check_link_words(binary, os.path.join(pytorch, "text", "level0"))
     check_measure_lines(binary, os.path.join(pytorch, "text", "level0"))
     check_no_npu_words(binary, traces)
-    with tempfile.TemporaryDirectory() as tmp:
-        check_left_out_file_in_report(binary, os.path.join(traces, *SERVER), tmp)
-    return harness.finish()
+    check_left_out_file_in_report(binary, os.path.join(traces, *SERVER), tmp)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.run_checks(checks))

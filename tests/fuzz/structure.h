@@ -179,6 +179,13 @@ inline std::string AnyJson(FuzzedDataProvider& fdp, int depth) {
 // Arrays nested `levels` deep: past a parser's depth limit when `levels` is large.
 inline std::string DeepJson(size_t levels) { return std::string(levels, '[') + "1" + std::string(levels, ']'); }
 
+// Which of `variants` hostile forms a value of the input takes: 0, its ordinary form, four times in
+// `variants + 4`; otherwise 1 to `variants`.
+inline int HostileVariant(FuzzedDataProvider& fdp, int variants) {
+  const int pick = fdp.ConsumeIntegralInRange<int>(0, variants + 3);
+  return pick < 4 ? 0 : pick - 3;
+}
+
 // How often a field takes another type than its own, set per input (SetTypeHostility). A reader may
 // refuse a whole document over one ill-typed field, and then nothing behind the reader runs: most
 // inputs keep every field's type and vary only its value.
@@ -194,15 +201,12 @@ inline void SetTypeHostility(FuzzedDataProvider& fdp) {
 inline std::string FieldJson(FuzzedDataProvider& fdp, const std::string& typical) {
   if (type_hostility == 0) return typical;
   if (type_hostility == 1 && fdp.ConsumeIntegralInRange<int>(0, 63) != 0) return typical;
-  switch (fdp.ConsumeIntegralInRange<int>(0, 7)) {
+  switch (HostileVariant(fdp, 4)) {
     case 0:
-    case 1:
-    case 2:
-    case 3:
       return typical;
-    case 4:
+    case 1:
       return Quote(typical.size() > 1 && typical.front() == '"' ? typical.substr(1, typical.size() - 2) : typical);
-    case 5:
+    case 2:
       return HostileNumberText(fdp);
     default:
       return AnyJson(fdp, 2);

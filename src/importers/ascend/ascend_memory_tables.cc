@@ -95,8 +95,7 @@ Status ReadMemoryRecord(CsvReader* csv, SideTableBuilder* out) {
   const int active = csv->Column("Total Active(MB)");
   const int device = csv->AnyColumn({"Device Type", "Device"});
   ColumnInterner texts(csv->header().size());
-  return ForEachRecord(csv, out, [&] {
-    if (const size_t expected = RowsStillToCome(*csv)) out->ReserveNpuMemoryRecords(expected);
+  return ForEachRecord(csv, out, &SideTableBuilder::ReserveNpuMemoryRecords, [&] {
     NpuMemoryRecord record;
     record.component = texts.Text(component, csv->Text(component), out);
     if (!CsvMicrosToNanos(csv->Cell(timestamp), &record.ts_ns)) {
@@ -123,8 +122,7 @@ Status ReadOperatorMemory(CsvReader* csv, SideTableBuilder* out) {
   const int stream = csv->Column("Stream Ptr");
   const int device = csv->AnyColumn({"Device Type", "Device"});
   ColumnInterner texts(csv->header().size());
-  return ForEachRecord(csv, out, [&] {
-    if (const size_t expected = RowsStillToCome(*csv)) out->ReserveNpuOperatorMemory(expected);
+  return ForEachRecord(csv, out, &SideTableBuilder::ReserveNpuOperatorMemory, [&] {
     NpuOperatorMemory row;
     const auto size_cell = csv->Cell(size);
     if (!size_cell || !ParseKibibytes(*size_cell, &row.bytes)) {

@@ -19,14 +19,16 @@ Trace Records(std::string text, Status* status) {
   return ascend_csv::ReadTable("memory_record.csv", std::move(text), ReadMemoryRecord, status);
 }
 
+// As Records, for a text the reader must accept.
+Trace Records(std::string text) {
+  return ascend_csv::ReadGoodTable("memory_record.csv", std::move(text), ReadMemoryRecord);
+}
+
 TEST(MemoryRecordTest, ReadsComponentsTimesAndExactBytes) {
-  Status status;
   const Trace trace = Records(
       "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
       "APP,1736405443756384.100\t,,2109.6015625,,,NPU:0\n"
-      "PTA,1736405443871259.720\t,954.37060546875,1452.0,954.37060546875,1431569360,NPU:0\n",
-      &status);
-  ASSERT_TRUE(status.ok()) << status.message();
+      "PTA,1736405443871259.720\t,954.37060546875,1452.0,954.37060546875,1431569360,NPU:0\n");
   ASSERT_EQ(trace.npu_memory_records().size(), 2u);
   const NpuMemoryRecord& app = trace.npu_memory_records()[0];
   EXPECT_EQ(trace.str(app.component), "APP");
@@ -41,12 +43,9 @@ TEST(MemoryRecordTest, ReadsComponentsTimesAndExactBytes) {
 }
 
 TEST(MemoryRecordTest, Reads2023FiveColumnFiles) {
-  Status status;
   const Trace trace = Records(
       "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Device Type\n"
-      "PTA,1700000000000000.5\t,1.5,2.0,NPU:3\n",
-      &status);
-  ASSERT_TRUE(status.ok()) << status.message();
+      "PTA,1700000000000000.5\t,1.5,2.0,NPU:3\n");
   ASSERT_EQ(trace.npu_memory_records().size(), 1u);
   EXPECT_EQ(trace.npu_memory_records()[0].total_allocated_bytes, 1572864);
   EXPECT_EQ(trace.npu_memory_records()[0].total_active_bytes, kNoId);
@@ -62,25 +61,27 @@ Trace OperatorRows(std::string text, Status* status) {
   return ascend_csv::ReadTable("operator_memory.csv", std::move(text), ReadOperatorMemory, status);
 }
 
+// As OperatorRows, for a text the reader must accept.
+Trace OperatorRows(std::string text) {
+  return ascend_csv::ReadGoodTable("operator_memory.csv", std::move(text), ReadOperatorMemory);
+}
+
 constexpr std::string_view kOperatorMemoryHeader =
     "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Duration(us),Active Duration(us),"
     "Allocation Total Allocated(MB),Allocation Total Reserved(MB),Allocation Total Active(MB),Release Total "
     "Allocated(MB),Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,Device Type\n";
 
 TEST(OperatorMemoryTest, ReadsSizesTimesReleasesAndTheAllocatorOfEachRow) {
-  Status status;
-  const Trace trace = OperatorRows(
-      std::string(kOperatorMemoryHeader) +
-          // Rows of torch_npu's level1 sample: held past the window, released, and a graph-engine row.
-          "aten::empty_strided,18816.5,1736408883694624.810\t,,,,,954.3701171875,1452.0,954.3701171875,,,,"
-          "897357296,NPU:0\n"
-          "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,1736408883736793.430\t,"
-          "34058.240\t,34057.730\t,978.7939453125,1452.0,978.7939453125,977.6123046875,1452.0,977.6123046875,"
-          "897357296,NPU:0\n"
-          "cann::Conv2D1,24256.0,1736408883704712.300\t,1736408883704740.420\t,,28.12,,73.0625,74.75,,23.75,"
-          "74.75,,,NPU:0\n",
-      &status);
-  ASSERT_TRUE(status.ok()) << status.message();
+  const Trace trace =
+      OperatorRows(std::string(kOperatorMemoryHeader) +
+                   // Rows of torch_npu's level1 sample: held past the window, released, and a graph-engine row.
+                   "aten::empty_strided,18816.5,1736408883694624.810\t,,,,,954.3701171875,1452.0,954.3701171875,,,,"
+                   "897357296,NPU:0\n"
+                   "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,1736408883736793.430\t,"
+                   "34058.240\t,34057.730\t,978.7939453125,1452.0,978.7939453125,977.6123046875,1452.0,977.6123046875,"
+                   "897357296,NPU:0\n"
+                   "cann::Conv2D1,24256.0,1736408883704712.300\t,1736408883704740.420\t,,28.12,,73.0625,74.75,,23.75,"
+                   "74.75,,,NPU:0\n");
   const std::vector<NpuOperatorMemory>& rows = trace.npu_operator_memory();
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(trace.str(rows[0].op), "aten::empty_strided");
@@ -96,14 +97,11 @@ TEST(OperatorMemoryTest, ReadsSizesTimesReleasesAndTheAllocatorOfEachRow) {
 }
 
 TEST(OperatorMemoryTest, FilesWithoutStreamPtrTellTheGraphEngineByItsCannPrefix) {
-  Status status;
   const Trace trace = OperatorRows(
       "Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Allocation Total Allocated(MB),"
       "Allocation Total Reserved(MB),Release Total Allocated(MB),Release Total Reserved(MB),Device Type\n"
       "cann::Graph_70,192,1695115378723902.5,1695115378723939.2,36.73,0.25,242.0,0.0625,242.0,NPU:0\n"
-      "aten::mm,64,1695115378723903.5,,,0.25,242.0,,,NPU:0\n",
-      &status);
-  ASSERT_TRUE(status.ok()) << status.message();
+      "aten::mm,64,1695115378723903.5,,,0.25,242.0,,,NPU:0\n");
   ASSERT_EQ(trace.npu_operator_memory().size(), 2u);
   EXPECT_FALSE(trace.npu_operator_memory()[0].from_pta);
   EXPECT_EQ(trace.npu_operator_memory()[0].bytes, 196608);
@@ -112,13 +110,10 @@ TEST(OperatorMemoryTest, FilesWithoutStreamPtrTellTheGraphEngineByItsCannPrefix)
 }
 
 TEST(OperatorMemoryTest, ARowWithoutSizeOrAllocationTimeIsSkippedWithAWarningNamingIt) {
-  Status status;
   const Trace trace = OperatorRows(std::string(kOperatorMemoryHeader) +
-                                       "aten::add,lots,1736408883694624.810\t,,,,,,,,,,,1,NPU:0\n"
-                                       "aten::mul,2.0,,,,,,,,,,,,1,NPU:0\n"
-                                       "aten::sub,-4.0,1736408883694625.000\t,,,,,,,,,,,1,NPU:0\n",
-                                   &status);
-  ASSERT_TRUE(status.ok()) << status.message();
+                                   "aten::add,lots,1736408883694624.810\t,,,,,,,,,,,1,NPU:0\n"
+                                   "aten::mul,2.0,,,,,,,,,,,,1,NPU:0\n"
+                                   "aten::sub,-4.0,1736408883694625.000\t,,,,,,,,,,,1,NPU:0\n");
   ASSERT_EQ(trace.npu_operator_memory().size(), 1u);
   EXPECT_EQ(trace.npu_operator_memory()[0].bytes, -4096);  // kept: a release from before the window
   ASSERT_EQ(trace.metadata().warnings.size(), 2u);

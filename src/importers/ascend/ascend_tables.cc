@@ -98,6 +98,18 @@ StringId TextCell(const CsvReader& csv, int column, ColumnInterner* texts, SideT
   return texts->Cell(column, csv.Cell(column), out);
 }
 
+// The text columns after the timing ones, read in this order (the order their texts are interned in).
+constexpr std::pair<int KernelColumns::*, StringId NpuOpRow::*> kKernelTensorCells[] = {
+    {&KernelColumns::hf32, &NpuOpRow::hf32_eligible},
+    {&KernelColumns::input_shapes, &NpuOpRow::input_shapes},
+    {&KernelColumns::input_types, &NpuOpRow::input_data_types},
+    {&KernelColumns::input_formats, &NpuOpRow::input_formats},
+    {&KernelColumns::output_shapes, &NpuOpRow::output_shapes},
+    {&KernelColumns::output_types, &NpuOpRow::output_data_types},
+    {&KernelColumns::output_formats, &NpuOpRow::output_formats},
+    {&KernelColumns::context, &NpuOpRow::context_id},
+};
+
 NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, ColumnInterner* texts, SideTableBuilder* out) {
   NpuOpRow row;
   row.step = IntCell(csv, c.step, "Step Id", out);
@@ -114,14 +126,7 @@ NpuOpRow ReadKernelRow(const CsvReader& csv, const KernelColumns& c, ColumnInter
   row.wait_ns = DurationCell(csv, c.wait, "Wait Time(us)", out);
   row.block_dim = IntCell(csv, c.block, "Block Dim", out);
   row.mix_block_dim = IntCell(csv, c.mix_block, "Mix Block Dim", out);
-  row.hf32_eligible = TextCell(csv, c.hf32, texts, out);
-  row.input_shapes = TextCell(csv, c.input_shapes, texts, out);
-  row.input_data_types = TextCell(csv, c.input_types, texts, out);
-  row.input_formats = TextCell(csv, c.input_formats, texts, out);
-  row.output_shapes = TextCell(csv, c.output_shapes, texts, out);
-  row.output_data_types = TextCell(csv, c.output_types, texts, out);
-  row.output_formats = TextCell(csv, c.output_formats, texts, out);
-  row.context_id = TextCell(csv, c.context, texts, out);
+  for (const auto& [column, field] : kKernelTensorCells) row.*field = TextCell(csv, c.*column, texts, out);
   return row;
 }
 
@@ -154,8 +159,7 @@ Status ReadKernelDetails(CsvReader* csv, SideTableBuilder* out) {
   ColumnInterner texts(csv->header().size());
   // Real files have rows missing a cell (a 2023 FlashAttentionScore row lacks Duration); the reader
   // skips them rather than read later cells under the wrong names, and says so at the end.
-  return ForEachRecord(csv, out, [&] {
-    if (const size_t expected = RowsStillToCome(*csv)) out->ReserveKernelDetails(expected);
+  return ForEachRecord(csv, out, &SideTableBuilder::ReserveKernelDetails, [&] {
     const uint32_t row = out->AddKernelDetail(ReadKernelRow(*csv, columns, &texts, out));
     for (auto [column, metric] : columns.metrics) {
       double value;

@@ -40,6 +40,16 @@ Status ForEachRecord(CsvReader* csv, SideTableBuilder* out, RowFn row) {
   return Status::Ok();
 }
 
+// As ForEachRecord, first calling `reserve` on `out` with the rows still to come once RowsStillToCome
+// estimates them.
+template <typename RowFn>
+Status ForEachRecord(CsvReader* csv, SideTableBuilder* out, void (SideTableBuilder::*reserve)(size_t), RowFn row) {
+  return ForEachRecord(csv, out, [&] {
+    if (const size_t expected = RowsStillToCome(*csv)) (out->*reserve)(expected);
+    row();
+  });
+}
+
 // step_trace_time.csv -> Trace::reported_step_times(), exact ns.
 Status ReadStepTraceTime(CsvReader* csv, SideTableBuilder* out);
 

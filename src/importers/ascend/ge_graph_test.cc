@@ -23,6 +23,12 @@ class GeGraphTest : public ::testing::Test {
   const fs::path& dir_ = scratch_.path();
 
   std::string Write(const std::string& name, const std::string& text) { return scratch_.Write(name, text); }
+
+  // Writes `text` as the dump `name` and reads it alone into `trace`.
+  Status ReadDump(const std::string& name, const std::string& text, Trace* trace, const GeGraphLimits& limits = {}) {
+    SideTableBuilder out(trace);
+    return ReadGeGraphDump(Write(name, text), &out, limits);
+  }
 };
 
 constexpr char kModelDef[] = R"(name: "graph_1"
@@ -50,8 +56,7 @@ graph {
 
 TEST_F(GeGraphTest, ReadsTheModelDefForm) {
   Trace trace;
-  SideTableBuilder out(&trace);
-  ASSERT_TRUE(ReadGeGraphDump(Write("ge_proto_00000001_graph_1_Build.txt", kModelDef), &out).ok());
+  ASSERT_TRUE(ReadDump("ge_proto_00000001_graph_1_Build.txt", kModelDef, &trace).ok());
   const GeGraphTable& table = trace.ge_graphs();
   ASSERT_EQ(table.files.size(), 1u);
   ASSERT_EQ(table.ops.size(), 4u);
@@ -76,8 +81,7 @@ graph {
 }
 )";
   Trace trace;
-  SideTableBuilder out(&trace);
-  ASSERT_TRUE(ReadGeGraphDump(Write("ge_onnx_00000002_graph_1_Build.pbtxt", onnx), &out).ok());
+  ASSERT_TRUE(ReadDump("ge_onnx_00000002_graph_1_Build.pbtxt", onnx, &trace).ok());
   const GeGraphTable& table = trace.ge_graphs();
   ASSERT_EQ(table.ops.size(), 3u);
   EXPECT_EQ(trace.str(table.ops[0].type), "Sigmoid");
@@ -100,11 +104,10 @@ TEST_F(GeGraphTest, HostileTextIsOneErrorNamingTheFileAndLine) {
   int n = 0;
   for (const auto& [text, cause] : cases) {
     Trace trace;
-    SideTableBuilder out(&trace);
-    const std::string path = Write("ge_proto_" + std::to_string(n++) + "_Build.txt", text);
-    const Status s = ReadGeGraphDump(path, &out);
+    const std::string name = "ge_proto_" + std::to_string(n++) + "_Build.txt";
+    const Status s = ReadDump(name, text, &trace);
     ASSERT_FALSE(s.ok()) << text;
-    EXPECT_EQ(s.message().find(path + ": line "), 0u) << s.message();
+    EXPECT_EQ(s.message().find((dir_ / name).string() + ": line "), 0u) << s.message();
     EXPECT_NE(s.message().find(cause), std::string::npos) << s.message();
     EXPECT_EQ(s.message().find('\n'), std::string::npos);
     EXPECT_TRUE(trace.ge_graphs().ops.empty());
@@ -127,8 +130,7 @@ TEST_F(GeGraphTest, LimitsBoundDepthStringsOpsAndDims) {
   int n = 0;
   for (const auto& [text, cause] : cases) {
     Trace trace;
-    SideTableBuilder out(&trace);
-    const Status s = ReadGeGraphDump(Write("limits_" + std::to_string(n++), text), &out, limits);
+    const Status s = ReadDump("limits_" + std::to_string(n++), text, &trace, limits);
     ASSERT_FALSE(s.ok()) << text;
     EXPECT_NE(s.message().find(cause), std::string::npos) << s.message();
   }

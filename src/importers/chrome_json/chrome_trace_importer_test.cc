@@ -14,9 +14,26 @@
 namespace tuneprof {
 namespace {
 
-std::string ImportFingerprint(const std::string& text, size_t chunk, size_t max_read) {
+// `text` imported from memory, read `chunk` bytes at a time (and at most `max_read` per read when not 0).
+Result<Trace> ImportChromeText(const std::string& text, size_t chunk = 4096, size_t max_read = 0) {
   MemorySource source("mem.json", text, max_read);
-  auto trace = ImportChromeTrace(&source, chunk);
+  return ImportChromeTrace(&source, chunk);
+}
+
+// Calls expect(trace, chunk) on `text` imported 7 bytes at a time and at once (what is kept must not
+// depend on where reads end); stops at the first fatal failure, as an ASSERT in the caller's loop would.
+template <typename Expect>
+void ExpectForBothReadSizes(const std::string& text, const Expect& expect) {
+  for (size_t chunk : {7, 4096}) {
+    auto trace = ImportChromeText(text, chunk);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    expect(*trace, chunk);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+std::string ImportFingerprint(const std::string& text, size_t chunk, size_t max_read) {
+  auto trace = ImportChromeText(text, chunk, max_read);
   if (!trace.ok()) return "error: " + trace.status().message();
   return "ok " + std::to_string(trace->metadata().entry_count) +
          " truncated=" + std::to_string(trace->metadata().truncated);
@@ -66,12 +83,9 @@ TEST(ChromeTraceImporterTest, IllTypedFieldsSkipTheirEventWithACount) {
                            R"({"ph":"X","ts":8,"cat":null},{"ph":5,"ts":9},{"ph":"X","ts":"soon"},)" +
                            R"({"ph":"X","ts":1e300},{"ph":"X","ts":10,"pid":1.5},)" + good + "]}";
   ExpectSameForEveryReadSize(text, "ok 14 truncated=0");
-  for (size_t chunk : {7, 4096}) {
-    MemorySource source("mem.json", text, 0);
-    auto trace = ImportChromeTrace(&source, chunk);
-    ASSERT_TRUE(trace.ok()) << trace.status().message();
-    EXPECT_EQ(trace->events().size(), 2u);
-    const std::string all = Warnings(*trace);
+  ExpectForBothReadSizes(text, [&](const Trace& trace, size_t /*chunk*/) {
+    EXPECT_EQ(trace.events().size(), 2u);
+    const std::string all = Warnings(trace);
     const std::string first = std::to_string(text.find(R"({"ph":"X","ts":[1])"));
     EXPECT_NE(all.find("mem.json: 4 events with an ill-typed 'ts' skipped (first at byte " + first +
                        ": ts must be a number or a numeric string)"),
@@ -83,7 +97,7 @@ TEST(ChromeTraceImporterTest, IllTypedFieldsSkipTheirEventWithACount) {
           << all;
     }
     EXPECT_NE(all.find("2 events with an ill-typed 'pid' skipped"), std::string::npos) << all;
-  }
+  });
 }
 
 // Malformed JSON inside an event is still an error: only well-formed values of the wrong type are skipped.
@@ -106,18 +120,15 @@ TEST(ChromeTraceImporterTest, KeepsRecordShapesAsInternedText) {
       R"({"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"], "Concrete Inputs": ["", ""]}})";
   const std::string text =
       "{\"traceEvents\":[" + op + "," + op + R"(,{"ph":"X","name":"x","ts":5,"dur":1,"args":{}}]})";
-  for (size_t chunk : {7, 4096}) {
-    MemorySource source("mem.json", text, 0);
-    auto trace = ImportChromeTrace(&source, chunk);
-    ASSERT_TRUE(trace.ok()) << trace.status().message();
-    ASSERT_EQ(trace->op_shapes().size(), 2u);
-    const OpShapeInfo& a = trace->op_shapes()[0];
+  ExpectForBothReadSizes(text, [&](const Trace& trace, size_t /*chunk*/) {
+    ASSERT_EQ(trace.op_shapes().size(), 2u);
+    const OpShapeInfo& a = trace.op_shapes()[0];
     EXPECT_EQ(a.event, 0u);
-    EXPECT_EQ(trace->str(a.input_dims), "[[2, 3], [3, 4]]");
-    EXPECT_EQ(trace->str(a.input_types), R"(["float", "float"])");
-    EXPECT_EQ(trace->str(a.concrete_inputs), R"(["", ""])");
-    EXPECT_EQ(trace->op_shapes()[1].input_dims, a.input_dims);  // one copy in the pool
-  }
+    EXPECT_EQ(trace.str(a.input_dims), "[[2, 3], [3, 4]]");
+    EXPECT_EQ(trace.str(a.input_types), R"(["float", "float"])");
+    EXPECT_EQ(trace.str(a.concrete_inputs), R"(["", ""])");
+    EXPECT_EQ(trace.op_shapes()[1].input_dims, a.input_dims);  // one copy in the pool
+  });
 }
 
 // with_stack's `Call stack` argument (torch_npu ends each frame with ";\r\n", older Kineto with ';') is kept
@@ -130,17 +141,14 @@ TEST(ChromeTraceImporterTest, KeepsCallStacksAsFramesOneALine) {
                              R"({"Call stack": "torch/functional.py(9): mm; main.py(10): train"}})";
   const std::string text = "{\"traceEvents\":[" + npu + "," + npu + "," + kineto +
                            R"(,{"ph":"X","name":"x","ts":5,"dur":1,"args":{"Call stack": ";\r\n"}}]})";
-  for (size_t chunk : {7, 4096}) {
-    MemorySource source("mem.json", text, 0);
-    auto trace = ImportChromeTrace(&source, chunk);
-    ASSERT_TRUE(trace.ok()) << trace.status().message();
-    ASSERT_EQ(trace->call_stacks().size(), 3u);
-    const CallStackInfo& a = trace->call_stacks()[0];
+  ExpectForBothReadSizes(text, [&](const Trace& trace, size_t /*chunk*/) {
+    ASSERT_EQ(trace.call_stacks().size(), 3u);
+    const CallStackInfo& a = trace.call_stacks()[0];
     EXPECT_EQ(a.event, 0u);
-    EXPECT_EQ(trace->str(a.frames), "/u/torch/_tensor.py(40): add\n/u/main.py(366): train\n<string>(1): <module>");
-    EXPECT_EQ(trace->call_stacks()[1].frames, a.frames);  // one copy in the pool
-    EXPECT_EQ(trace->str(trace->call_stacks()[2].frames), "torch/functional.py(9): mm\nmain.py(10): train");
-  }
+    EXPECT_EQ(trace.str(a.frames), "/u/torch/_tensor.py(40): add\n/u/main.py(366): train\n<string>(1): <module>");
+    EXPECT_EQ(trace.call_stacks()[1].frames, a.frames);  // one copy in the pool
+    EXPECT_EQ(trace.str(trace.call_stacks()[2].frames), "torch/functional.py(9): mm\nmain.py(10): train");
+  });
 }
 
 // A message whose element count times its type's size is past int64 has no size (signed overflow before);
@@ -152,8 +160,7 @@ TEST(ChromeTraceImporterTest, CollectiveTooLargeForInt64HasNoSize) {
            R"(,"Out msg nelems":1,"dtype":"Float","Group size":2}})";
   };
   const std::string text = "{\"traceEvents\":[" + kernel("3259379365349415968") + "," + kernel("1024") + "]}";
-  MemorySource source("mem.json", text, 0);
-  auto trace = ImportChromeTrace(&source, 4096);
+  auto trace = ImportChromeText(text);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->collectives().size(), 2u);
   EXPECT_EQ(trace->collectives()[0].bytes, kNoId);
@@ -168,8 +175,7 @@ TEST(ChromeTraceImporterTest, AllToAllSplitSizesAreKept) {
       R"("In split size":"[10, 20]","Out split size":"[30, 40]"}},)"
       R"({"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv","ts":5,"dur":2,"pid":0,)"
       R"("tid":7,"args":{"Collective name":"all_to_all","In msg nelems":3,"In split size":[1, 2]}}]})";
-  MemorySource source("mem.json", text, 0);
-  auto trace = ImportChromeTrace(&source, 4096);
+  auto trace = ImportChromeText(text);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->collectives().size(), 2u);
   EXPECT_EQ(trace->str(trace->collectives()[0].in_splits), "[10, 20]");
@@ -190,26 +196,22 @@ TEST(ChromeTraceImporterTest, StringAndNumericFlowIdsNeverPair) {
   };
   const std::string string_flow = flow("\"40037845112253841408\"", 10, 100);
   const std::string alone_text = "[" + string_flow + "]";
-  MemorySource alone("mem.json", alone_text, 0);
-  auto first = ImportChromeTrace(&alone, 4096);
+  auto first = ImportChromeText(alone_text);
   ASSERT_TRUE(first.ok()) << first.status().message();
   ASSERT_EQ(first->flow_points().size(), 2u);
   const int64_t interned = first->flow_points()[0].id;  // the same in the trace below, read in the same order
 
   const std::string text = "[" + string_flow + "," + flow(std::to_string(interned), 50, 200) + "]";
-  for (size_t chunk : {7, 4096}) {
-    MemorySource source("mem.json", text, 0);
-    auto trace = ImportChromeTrace(&source, chunk);
-    ASSERT_TRUE(trace.ok()) << trace.status().message();
-    ASSERT_EQ(trace->flow_points()[0].id, interned);
+  ExpectForBothReadSizes(text, [&](const Trace& trace, size_t chunk) {
+    ASSERT_EQ(trace.flow_points()[0].id, interned);
     std::vector<std::pair<int64_t, int64_t>> flows;  // (start ts, end ts) in us
-    for (const Link& link : trace->links()) {
+    for (const Link& link : trace.links()) {
       if (link.kind == LinkKind::kFlow)
-        flows.emplace_back(trace->events().ts_ns[link.from] / 1000, trace->events().ts_ns[link.to] / 1000);
+        flows.emplace_back(trace.events().ts_ns[link.from] / 1000, trace.events().ts_ns[link.to] / 1000);
     }
     std::sort(flows.begin(), flows.end());
     EXPECT_EQ(flows, (std::vector<std::pair<int64_t, int64_t>>{{10, 100}, {50, 200}})) << "chunk " << chunk;
-  }
+  });
 }
 
 // Events no timeline can hold are dropped, one warning per kind with its count; the side tables that
@@ -228,8 +230,7 @@ TEST(ChromeTraceImporterTest, AbsurdEventsAreDroppedAndCountedPerKind) {
       "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,\"ts\":1005},"
       "{\"ph\":\"B\",\"name\":\"back\",\"pid\":1,\"tid\":4,\"ts\":1006},{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":1001}"
       "]";
-  MemorySource source("mem.json", text, 0);
-  auto trace = ImportChromeTrace(&source, 4096);
+  auto trace = ImportChromeText(text);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->events().size(), 2u);
   EXPECT_EQ(trace->start_ns(), 1000000);
@@ -290,8 +291,7 @@ TEST(ChromeTraceImporterTest, ProcessGroupConfigIsKeptByGroupName) {
       {"pg_name": "2", "pg_desc": "odd", "ranks": "all"},
       {"pg_desc": "nameless"}, 7]},
     "traceEvents": []})";
-  MemorySource source("mem.json", text, 0);
-  auto trace = ImportChromeTrace(&source, 4096);
+  auto trace = ImportChromeText(text);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   std::vector<std::pair<std::string, std::string>> entries;
   for (const MetadataEntry& e : trace->metadata().entries) {
@@ -322,23 +322,20 @@ TEST(ChromeTraceImporterTest, FlowNamesStayOutOfTheStringPool) {
       R"({"ph":"X","name":"task","pid":2,"tid":3,"ts":20,"dur":5},)"
       R"({"name":"HostToDevice7","ph":"f","id":"7","ts":20,"cat":"HostToDevice","pid":2,"tid":3,"bp":"e"},)"
       R"({"name":"late phase","pid":1,"tid":1,"ts":30,"dur":1,"ph":"X"}])";
-  for (size_t chunk : {7, 4096}) {
-    MemorySource source("mem.json", text, 0);
-    auto trace = ImportChromeTrace(&source, chunk);
-    ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ExpectForBothReadSizes(text, [&](const Trace& trace, size_t chunk) {
     StringId id;
-    EXPECT_FALSE(trace->strings().Find("HostToDevice7", &id)) << "chunk " << chunk;
+    EXPECT_FALSE(trace.strings().Find("HostToDevice7", &id)) << "chunk " << chunk;
     std::vector<std::string_view> names;
-    for (StringId name : trace->events().name) names.push_back(trace->str(name));
+    for (StringId name : trace.events().name) names.push_back(trace.str(name));
     EXPECT_EQ(names, (std::vector<std::string_view>{"launch", "task", "late phase"})) << "chunk " << chunk;
     StringId launch, cpu_op, task;
-    ASSERT_TRUE(trace->strings().Find("launch", &launch));
-    ASSERT_TRUE(trace->strings().Find("cpu_op", &cpu_op));
-    ASSERT_TRUE(trace->strings().Find("task", &task));
+    ASSERT_TRUE(trace.strings().Find("launch", &launch));
+    ASSERT_TRUE(trace.strings().Find("cpu_op", &cpu_op));
+    ASSERT_TRUE(trace.strings().Find("task", &task));
     EXPECT_LT(launch, cpu_op);
     EXPECT_LT(cpu_op, task);
-    EXPECT_EQ(trace->links().size(), 1u);
-  }
+    EXPECT_EQ(trace.links().size(), 1u);
+  });
 }
 
 }  // namespace

@@ -101,10 +101,13 @@ TEST(NsysImporter, ReadsAMinimalSchemaWithoutOptionalColumns) {
   EXPECT_EQ(EntryOf(*trace, "inventory.CUPTI_ACTIVITY_KIND_MEMSET"), "missing (not captured)");
 }
 
-std::vector<Trace> MustImportRanks(const std::string& file) {
+// The `count` ranks of `file`; none (and the test failed) when the import fails or finds another count.
+std::vector<Trace> MustImportRanks(const std::string& file, size_t count) {
   auto traces = ImportFileRanks(kNsysDir + file);
   EXPECT_TRUE(traces.ok()) << traces.status().message();
-  return traces.ok() ? std::move(traces).value() : std::vector<Trace>();
+  if (!traces.ok()) return {};
+  EXPECT_EQ(traces->size(), count) << file;
+  return traces->size() == count ? std::move(traces).value() : std::vector<Trace>();
 }
 
 TEST(NsysImporter, SynchronizationRecordsAreHostWaitsInsideTheirCall) {
@@ -133,8 +136,7 @@ TEST(NsysImporter, SynchronizationRecordsAreHostWaitsInsideTheirCall) {
 
 TEST(NsysImporter, AnExportOfTwoProcessesIsTwoRanks) {
   TUNEPROF_REQUIRE_CORPUS();
-  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_1s.sqlite");
-  ASSERT_EQ(ranks.size(), 2u);
+  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_1s.sqlite", 2);
   size_t kernel_links = 0, pageable_h2d = 0;
   for (size_t r = 0; r < ranks.size(); ++r) {
     const Trace& trace = ranks[r];
@@ -171,8 +173,7 @@ TEST(NsysImporter, OneTracePerFileRefusesAnExportOfSeveralRanks) {
 
 TEST(NsysImporter, PytorchNvtxRangesAreHostOperators) {
   TUNEPROF_REQUIRE_CORPUS();
-  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_mfu_before.sqlite");
-  ASSERT_EQ(ranks.size(), 2u);
+  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_mfu_before.sqlite", 2);
   size_t ops = 0, flash = 0;
   for (const Trace& trace : ranks) {
     const EventTable& e = trace.events();
@@ -195,8 +196,7 @@ TEST(NsysImporter, PytorchNvtxRangesAreHostOperators) {
 
 TEST(NsysImporter, NamesNcclKernelsByTheEnclosingPytorchRange) {
   TUNEPROF_REQUIRE_CORPUS();
-  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_mfu_before.sqlite");
-  ASSERT_EQ(ranks.size(), 2u);
+  std::vector<Trace> ranks = MustImportRanks("h100_2gpu_mfu_before.sqlite", 2);
   // 66 ncclDevKernel_SendRecv kernels; 64 have a launch (cuLaunchKernelEx) inside "nccl:all_to_all, op_id = N".
   size_t collectives = 0, driver_calls = 0;
   for (const Trace& trace : ranks) {
