@@ -1,7 +1,9 @@
 #pragma once
 // A test's own empty folder under the system's temporary directory, removed with the object. Named by the
-// test (and the run's random seed), so that tests run as separate processes in parallel never share one.
+// test and the process, so that tests run in parallel never share one: the same test of two builds (a release
+// and a sanitized one, two checkouts) runs at once on one machine.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,7 +16,7 @@ class ScratchDir {
  public:
   explicit ScratchDir(const std::string& prefix)
       : path_(std::filesystem::temp_directory_path() /
-              (prefix + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+              (prefix + std::to_string(::getpid()) + "_" +
                ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
