@@ -32,6 +32,20 @@ class Graph {
     side_.mutable_ge_graphs()->ops.push_back(op);
     return static_cast<uint32_t>(side_.mutable_ge_graphs()->ops.size() - 1);
   }
+  // A Data input x (8 x 768) and the op `addend` (its name, type and shape), then MatMul_1 of x with the
+  // addend added (Add_1), and Sigmoid_1 of x multiplying x, or the addend where `gate_on_addend` (Mul_1):
+  // the matmul_bias and swish patterns where the addend is a Const bias and the gate is on x. Returns x.
+  uint32_t MatMulAddAndSigmoidMul(std::string_view addend, std::string_view addend_type, std::string_view addend_shape,
+                                  bool gate_on_addend) {
+    const uint32_t x = Op("x", "Data", {}, "8,768");
+    const uint32_t added = Op(addend, addend_type, {}, addend_shape);
+    const uint32_t mm = Op("MatMul_1", "MatMulV2", {x}, "8,768");
+    Op("Add_1", "Add", {mm, added}, "8,768");
+    const uint32_t sig = Op("Sigmoid_1", "Sigmoid", {x});
+    Op("Mul_1", "Mul", {gate_on_addend ? added : x, sig});
+    return x;
+  }
+
   // A kernel_details row for op `name`.
   void Ran(std::string_view name, std::string_view type, double dur_us) {
     side_.AddKernelDetail(npu_step::DetailRow(&side_, name, type, "AI_VECTOR_CORE", 100, dur_us));
@@ -44,12 +58,7 @@ class Graph {
 TEST(GraphFusion, UnfusedPatternsWithTheirTimeAndGain) {
   Trace trace = npu_step::NpuStep();
   Graph g(&trace);
-  const uint32_t x = g.Op("x", "Data", {}, "8,768");
-  const uint32_t bias = g.Op("bias", "Const", {}, "1,768");
-  const uint32_t mm = g.Op("MatMul_1", "MatMulV2", {x}, "8,768");
-  g.Op("Add_1", "Add", {mm, bias}, "8,768");
-  const uint32_t sig = g.Op("Sigmoid_1", "Sigmoid", {x});
-  g.Op("Mul_1", "Mul", {x, sig});
+  const uint32_t x = g.MatMulAddAndSigmoidMul("bias", "Const", "1,768", /*gate_on_addend=*/false);
   const uint32_t c1 = g.Op("Cast_1", "Cast", {x});
   const uint32_t c2 = g.Op("Cast_2", "Cast", {c1});
   g.Op("Cast_3", "Cast", {c2});  // one chain of three: one occurrence, the third cast left over
@@ -74,12 +83,8 @@ TEST(GraphFusion, UnfusedPatternsWithTheirTimeAndGain) {
 TEST(GraphFusion, ResidualAddsAndOtherMulsAreNotPatterns) {
   Trace trace = npu_step::NpuStep();
   Graph g(&trace);
-  const uint32_t x = g.Op("x", "Data", {}, "8,768");
-  const uint32_t y = g.Op("y", "Data", {}, "8,768");
-  const uint32_t mm = g.Op("MatMul_1", "MatMulV2", {x}, "8,768");
-  g.Op("Add_1", "Add", {mm, y}, "8,768");  // a residual, not a bias
-  const uint32_t sig = g.Op("Sigmoid_1", "Sigmoid", {x});
-  g.Op("Mul_1", "Mul", {y, sig});  // a gate on another tensor, not x * sigmoid(x)
+  // A residual added, not a bias, and a gate on another tensor, not x * sigmoid(x).
+  const uint32_t x = g.MatMulAddAndSigmoidMul("y", "Data", "8,768", /*gate_on_addend=*/true);
   g.Op("MatMul_2", "MatMulV2", {x});
   EXPECT_EQ(Find(AdviseOneRank(trace), "fusion.graph_fusion"), nullptr);
 }
