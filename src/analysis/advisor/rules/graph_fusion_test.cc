@@ -2,6 +2,7 @@
 // rows named after their ops: which subgraphs count as unfused, their time and the gain of fusing them.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,16 @@ class Graph {
   SideTableBuilder side_;
 };
 
+// The fusion.graph_fusion finding of the advice on `trace`, expected to count `subgraphs` unfused subgraphs
+// of `unfused_us` per step whose fusion saves `gain_us`; nullopt (a failure) where the advisor raised none.
+std::optional<Finding> GraphFusionFinding(const Trace& trace, double subgraphs, double unfused_us, double gain_us) {
+  std::optional<Finding> f = FindRaised(AdviseOneRank(trace), "fusion.graph_fusion");
+  if (!f) return std::nullopt;
+  ExpectNumbers(*f, {{"unfused_subgraphs", subgraphs}, {"unfused_us_per_step", unfused_us}});
+  EXPECT_NEAR(f->uncapped_gain_ns, gain_us * 1e3, 1);
+  return f;
+}
+
 TEST(GraphFusion, UnfusedPatternsWithTheirTimeAndGain) {
   Trace trace = npu_step::NpuStep();
   Graph g(&trace);
@@ -66,11 +77,8 @@ TEST(GraphFusion, UnfusedPatternsWithTheirTimeAndGain) {
   g.Ran("Add_1", "Add", 10);
   g.Ran("Sigmoid_1", "Sigmoid", 5);
   g.Ran("Mul_1", "Mul", 3);
-  const AdvisorResult result = AdviseOneRank(trace);
-  const Finding* f = Find(result, "fusion.graph_fusion");
-  ASSERT_NE(f, nullptr);
-  ExpectNumbers(*f, {{"unfused_subgraphs", 3}, {"unfused_us_per_step", 58}});
-  EXPECT_NEAR(f->uncapped_gain_ns, 13e3, 1);  // (50 - 40) + (8 - 5)
+  const std::optional<Finding> f = GraphFusionFinding(trace, 3, 58, 13);  // (50 - 40) + (8 - 5) us saved
+  ASSERT_TRUE(f.has_value());
   const std::string patterns = Text(*f, "patterns");
   EXPECT_EQ(patterns.find("matmul_bias"), 0u) << patterns;  // largest gain first
   EXPECT_NE(patterns.find("x1: MatMul_1 > Add_1; 50.0 us per step, saves 10.0 us"), std::string::npos) << patterns;
@@ -125,11 +133,7 @@ TEST(GraphFusion, TheSameGraphDumpedTwiceIsCountedOnce) {
   }
   g.Ran("Sigmoid_1", "Sigmoid", 5);
   g.Ran("Mul_1", "Mul", 3);
-  const AdvisorResult result = AdviseOneRank(trace);
-  const Finding* f = Find(result, "fusion.graph_fusion");
-  ASSERT_NE(f, nullptr);
-  ExpectNumbers(*f, {{"unfused_subgraphs", 1}, {"unfused_us_per_step", 8}});
-  EXPECT_NEAR(f->uncapped_gain_ns, 3e3, 1);
+  EXPECT_TRUE(GraphFusionFinding(trace, 1, 8, 3).has_value());
 }
 
 // One input read by 100,000 Sigmoid + Mul pairs: the matching stays linear in the graph's edges (every
