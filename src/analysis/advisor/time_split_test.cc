@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
+
 #include "analysis/core/hand_built_trace_for_test.h"
 #include "model/trace_builder.h"
 
@@ -18,6 +20,19 @@ double PartsSum(const TimeSplit& split) {
   double sum = 0;
   for (double part : split.part_ns) sum += part;
   return sum;
+}
+
+// The split of `trace` with its own breakdown and host operator tree, no tiny-operator limits.
+TimeSplit SplitOf(const Trace& trace) {
+  return SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+}
+
+// The split of one step of 1000 us holding one kernel, `kernel`, over [start_us, start_us + dur_us).
+TimeSplit SplitOneKernelStep(std::string_view kernel, double start_us, double dur_us) {
+  HandBuiltTrace t;
+  t.Step(1, 0, Us(1000));
+  t.Kernel(kernel, Us(start_us), Us(dur_us));
+  return SplitOf(t.Finish());
 }
 
 TEST(TimeSplit, EveryPartOfAHandBuiltStep) {
@@ -54,8 +69,7 @@ TEST(TimeSplit, UnclassifiedKernelsAreTheirOwnPart) {
   t.Kernel("gemm", Us(100), Us(400));                           // 100..500 compute-bound
   t.Kernel("vectorized_elementwise_kernel", Us(500), Us(100));  // 500..600 memory-bound
   t.Kernel("vendor_kernel_0", Us(600), Us(400));                // 600..1000 unclassified
-  const Trace trace = t.Finish();
-  const TimeSplit split = SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+  const TimeSplit split = SplitOf(t.Finish());
   EXPECT_TRUE(split.compute_classes_known);
   EXPECT_DOUBLE_EQ(split.compute_bound_share, 400.0 / 900);
   EXPECT_DOUBLE_EQ(split.unclassified_share, 400.0 / 900);
@@ -74,8 +88,7 @@ TEST(TimeSplit, FusedCommKernelsAreTheirOwnPart) {
   t.Kernel("aclnnMatmulAllReduce_MatmulAllReduce_MatmulAllReduce", Us(400), Us(200));  // 400..600 fused
   t.Kernel("aclnnMoeDistributeDispatchV2_MoeDistributeDispatchV2", Us(600), Us(100));  // 600..700 fused
   t.Kernel("vendor_kernel_0", Us(700), Us(100));                                       // 700..800 unclassified
-  const Trace trace = t.Finish();
-  const TimeSplit split = SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+  const TimeSplit split = SplitOf(t.Finish());
   EXPECT_TRUE(split.compute_classes_known);
   EXPECT_DOUBLE_EQ(split.fused_comm_share, 300.0 / 700);
   EXPECT_NEAR(split.part(TimePart::kFusedComm), Us(300), 1e-6);
@@ -88,11 +101,7 @@ TEST(TimeSplit, FusedCommKernelsAreTheirOwnPart) {
 
 // Without fused kernels the part is 0: a plain GEMM is never counted there.
 TEST(TimeSplit, APlainGemmIsNoFusedComm) {
-  HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Kernel("gemm", Us(100), Us(400));
-  const Trace trace = t.Finish();
-  const TimeSplit split = SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+  const TimeSplit split = SplitOneKernelStep("gemm", 100, 400);
   EXPECT_DOUBLE_EQ(split.part(TimePart::kFusedComm), 0);
   EXPECT_DOUBLE_EQ(split.fused_comm_share, 0);
   EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), Us(400));
@@ -101,11 +110,7 @@ TEST(TimeSplit, APlainGemmIsNoFusedComm) {
 // Where no kernel has a class, the computing is all unclassified, not unclassed: the kernels are listed,
 // their kind is what is unknown.
 TEST(TimeSplit, OnlyUnclassifiedKernels) {
-  HandBuiltTrace t;
-  t.Step(1, 0, Us(1000));
-  t.Kernel("vendor_kernel_0", Us(0), Us(600));
-  const Trace trace = t.Finish();
-  const TimeSplit split = SplitStepTime(trace, ComputeTimeBreakdown(trace), BuildHostOpTree(trace), TinyOpLimits{});
+  const TimeSplit split = SplitOneKernelStep("vendor_kernel_0", 0, 600);
   EXPECT_TRUE(split.compute_classes_known);
   EXPECT_DOUBLE_EQ(split.part(TimePart::kUnclassified), Us(600));
   EXPECT_DOUBLE_EQ(split.part(TimePart::kComputeBound), 0);

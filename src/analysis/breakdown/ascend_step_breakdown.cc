@@ -99,12 +99,8 @@ TorchNpuStepRange RangeOf(const Step& step, std::span<const LaunchedTask> launch
 // Finds the first range (in step order, as torch_npu looks) with start <= t < end.
 class RangeLocator {
  public:
-  explicit RangeLocator(const std::vector<TorchNpuStepRange>& ranges) : ranges_(ranges) {
-    int64_t max_end = std::numeric_limits<int64_t>::min();
-    for (const TorchNpuStepRange& r : ranges) {
-      max_end = std::max(max_end, r.end_ns);
-      max_end_so_far_.push_back(max_end);
-    }
+  explicit RangeLocator(const std::vector<TorchNpuStepRange>& ranges)
+      : ranges_(ranges), max_end_so_far_(RunningMaxEnds(ranges)) {
     min_start_after_.resize(ranges.size());
     int64_t min_start = std::numeric_limits<int64_t>::max();
     for (size_t k = ranges.size(); k > 0; --k) {

@@ -80,13 +80,7 @@ struct WindowWork {
 // their ends bounds the look-back, so disjoint steps (the normal case) cost one binary search.
 class StepLocator {
  public:
-  explicit StepLocator(const std::vector<Step>& steps) : steps_(steps) {
-    int64_t max_end = std::numeric_limits<int64_t>::min();
-    for (const Step& step : steps) {
-      max_end = std::max(max_end, step.end_ns);
-      max_end_so_far_.push_back(max_end);
-    }
-  }
+  explicit StepLocator(const std::vector<Step>& steps) : steps_(steps), max_end_so_far_(RunningMaxEnds(steps)) {}
 
   // The latest-starting step with start <= ts < end, or kOutsideSteps.
   size_t StepAt(int64_t ts) const {

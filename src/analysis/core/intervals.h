@@ -2,7 +2,9 @@
 // Interval sets on one timeline (int64 ns): sorted, disjoint, non-empty half-open [start, end).
 // Device time is always measured through these unions, never by summing durations, because kernels on
 // different streams overlap.
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace tuneprof {
@@ -32,5 +34,20 @@ int64_t IntersectionLength(const IntervalSet& a, const IntervalSet& b);
 
 // |set ∩ span| in O(log n + k) for the k intervals of `set` that touch `span`.
 int64_t OverlapLength(const IntervalSet& set, Interval span);
+
+// The running maximum of the ends of `ranges` (anything with an `end_ns`), in their order: entry k is the
+// latest end among ranges 0..k. It never decreases, so a binary search over it skips every range that
+// ends before a time, however the ranges overlap.
+template <typename Range>
+std::vector<int64_t> RunningMaxEnds(const std::vector<Range>& ranges) {
+  std::vector<int64_t> max_ends;
+  max_ends.reserve(ranges.size());
+  int64_t max_end = std::numeric_limits<int64_t>::min();
+  for (const Range& range : ranges) {
+    max_end = std::max(max_end, range.end_ns);
+    max_ends.push_back(max_end);
+  }
+  return max_ends;
+}
 
 }  // namespace tuneprof

@@ -119,5 +119,12 @@ TEST(IntervalsTest, UnionOfNearlySortedInputsMatchesASortedOne) {
   }
 }
 
+// A long range early keeps the running maximum up past the shorter ones after it.
+TEST(IntervalsTest, RunningMaxEndsNeverDecrease) {
+  const std::vector<Interval> ranges = {{0, 10}, {5, 50}, {20, 30}, {40, 60}};
+  EXPECT_EQ(RunningMaxEnds(ranges), (std::vector<int64_t>{10, 50, 50, 60}));
+  EXPECT_TRUE(RunningMaxEnds(std::vector<Interval>{}).empty());
+}
+
 }  // namespace
 }  // namespace tuneprof

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tuneprof {
@@ -25,37 +26,32 @@ SnapshotStrategy Only(const std::vector<SnapshotStrategy>& strategies) {
   return strategies.empty() ? SnapshotStrategy{} : strategies.front();
 }
 
-TEST(SnapshotStrategies, ActivationsAskForCheckpointingOrOffload) {
-  const auto strategies = SnapshotStrategies(PeakHeldBy(3, 400), false, false);
-  const SnapshotStrategy s = Only(strategies);
-  EXPECT_EQ(s.category, "activations");
-  EXPECT_TRUE(s.holds_peak);
-  EXPECT_EQ(s.bytes, 400 * kMiB);
-  EXPECT_EQ(s.saving, 200 * kMiB);
-  EXPECT_NE(s.why.find("torch.utils.checkpoint"), std::string::npos);
-  EXPECT_NE(s.why.find("40 % of the peak"), std::string::npos);
-}
+// A peak held by one category (an index into SnapshotDeviceMemory::categories) and the one strategy it asks
+// for: the category's name, what the strategy saves, and what its advice names.
+struct HeldByCategoryCase {
+  size_t category;
+  uint64_t held_mib;
+  std::string_view name;
+  uint64_t saving_mib;
+  std::vector<std::string_view> why_names;
+};
 
-TEST(SnapshotStrategies, OptimizerStateAsksForShardingOr8Bit) {
-  const SnapshotStrategy s = Only(SnapshotStrategies(PeakHeldBy(2, 400), false, false));
-  EXPECT_EQ(s.category, "optimizer_state");
-  EXPECT_EQ(s.saving, 300 * kMiB);
-  EXPECT_NE(s.why.find("ZeRO-1/2"), std::string::npos);
-  EXPECT_NE(s.why.find("--use-distributed-optimizer"), std::string::npos);
-}
-
-TEST(SnapshotStrategies, ParametersAskForFsdpOrLowerPrecision) {
-  const SnapshotStrategy s = Only(SnapshotStrategies(PeakHeldBy(0, 600), false, false));
-  EXPECT_EQ(s.category, "parameters");
-  EXPECT_EQ(s.saving, 300 * kMiB);
-  EXPECT_NE(s.why.find("FSDP, ZeRO-3"), std::string::npos);
-}
-
-TEST(SnapshotStrategies, GradientsAskForFusionAndBuckets) {
-  const SnapshotStrategy s = Only(SnapshotStrategies(PeakHeldBy(1, 200), false, false));
-  EXPECT_EQ(s.category, "gradients");
-  EXPECT_NE(s.why.find("--gradient-accumulation-fusion"), std::string::npos);
-  EXPECT_NE(s.why.find("bucket_cap_mb"), std::string::npos);
+TEST(SnapshotStrategies, EachCategoryHoldingThePeakAsksForItsOwnRemedy) {
+  const HeldByCategoryCase cases[] = {
+      {3, 400, "activations", 200, {"torch.utils.checkpoint", "40 % of the peak"}},
+      {2, 400, "optimizer_state", 300, {"ZeRO-1/2", "--use-distributed-optimizer"}},
+      {0, 600, "parameters", 300, {"FSDP, ZeRO-3"}},
+      {1, 200, "gradients", 100, {"--gradient-accumulation-fusion", "bucket_cap_mb"}},
+  };
+  for (const HeldByCategoryCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const SnapshotStrategy s = Only(SnapshotStrategies(PeakHeldBy(c.category, c.held_mib), false, false));
+    EXPECT_EQ(s.category, c.name);
+    EXPECT_TRUE(s.holds_peak);
+    EXPECT_EQ(s.bytes, c.held_mib * kMiB);
+    EXPECT_EQ(s.saving, c.saving_mib * kMiB);
+    for (const std::string_view name : c.why_names) EXPECT_NE(s.why.find(name), std::string::npos) << name;
+  }
 }
 
 TEST(SnapshotStrategies, SmallCategoriesTemporariesAndUnknownGetNone) {

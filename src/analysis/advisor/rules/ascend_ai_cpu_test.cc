@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
@@ -47,6 +48,15 @@ AdvisorResult AdviseOnRows(const std::vector<DtypeRow>& rows, std::string_view c
     }
   }
   return AdviseOneRank(trace);
+}
+
+// Expects the evidence `label` of the finding `id` in the advice on `rows` to read `expected`.
+void ExpectEvidenceOnRows(const std::vector<DtypeRow>& rows, std::string_view id, std::string_view label,
+                          std::string_view expected, std::string_view cann_version = "") {
+  const AdvisorResult result = AdviseOnRows(rows, cann_version);
+  const Finding* f = Find(result, id);
+  ASSERT_NE(f, nullptr) << id;
+  EXPECT_EQ(Text(*f, label), expected);
 }
 
 TEST(AiCpuDtype, Float64AndInt64InputsPerType) {
@@ -161,22 +171,20 @@ TEST(AiCpuOps, NamesTheDtypeTheAiCoreNeverTakesInThisRun) {
 }
 
 TEST(AiCpuOps, SaysWhenTheDtypesAreNotTheCauseOrTheRunCannotTell) {
-  const AdvisorResult result = AdviseOnRows(
+  ExpectEvidenceOnRows(
       {
           {"Sort", "AI_CPU", "FLOAT", "FLOAT;INT32", 40},
           {"Sort", "AI_VECTOR_CORE", "FLOAT", "FLOAT;INT32", 5},
           {"DropOutGenMask", "AI_CPU", "INT64;FLOAT", "UINT8", 25},
           {"Level0Op", "AI_CPU", "N/A", "N/A", 21}  // no dtypes recorded: not listed
       },
+      "compute.ai_cpu_ops", "ai_core_dtypes",
+      "Sort FLOAT -> FLOAT;INT32 x1 (40.0 us): each of its dtypes runs on the AI Core at its place in this run "
+      "(FLOAT -> FLOAT;INT32 x1): not its dtypes but its shapes, formats or attributes sent it to the AI CPU; "
+      "DropOutGenMask INT64;FLOAT -> UINT8 x1 (25.0 us): no DropOutGenMask runs on the AI Core in this run, so "
+      "which of its dtypes the AI Core takes is a guess: check DropOutGenMask's dtypes in the CANN operator "
+      "list of the installed version (CANN 8.0.RC2 here)",
       "8.0.RC2");
-  const Finding* f = Find(result, "compute.ai_cpu_ops");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Text(*f, "ai_core_dtypes"),
-            "Sort FLOAT -> FLOAT;INT32 x1 (40.0 us): each of its dtypes runs on the AI Core at its place in this run "
-            "(FLOAT -> FLOAT;INT32 x1): not its dtypes but its shapes, formats or attributes sent it to the AI CPU; "
-            "DropOutGenMask INT64;FLOAT -> UINT8 x1 (25.0 us): no DropOutGenMask runs on the AI Core in this run, so "
-            "which of its dtypes the AI Core takes is a guess: check DropOutGenMask's dtypes in the CANN operator "
-            "list of the installed version (CANN 8.0.RC2 here)");
 }
 
 TEST(AiCpuOps, GuidesTheIndexingAndDataDependentOperators) {
@@ -194,44 +202,39 @@ TEST(AiCpuOps, GuidesTheIndexingAndDataDependentOperators) {
       guides.starts_with("NonZero x1 (50.0 us), made by nonzero, torch.where(cond) with one argument, "
                          "x[mask]: its result has a row per true value"))
       << guides;
-  EXPECT_NE(guides.find("; IndexPutV2 x1 (30.0 us), made by x[mask] = v (index_put_ with a boolean mask): "
-                        "x.masked_fill_(mask, v)"),
-            std::string::npos)
-      << guides;
-  EXPECT_NE(guides.find("; IndexPutV2 x1 (25.0 us), made by x[idx] = v (index_put_ with index tensors): "
-                        "x.index_copy_"),
-            std::string::npos)
-      << guides;
+  for (const std::string_view guide :
+       {"; IndexPutV2 x1 (30.0 us), made by x[mask] = v (index_put_ with a boolean mask): x.masked_fill_(mask, v)",
+        "; IndexPutV2 x1 (25.0 us), made by x[idx] = v (index_put_ with index tensors): x.index_copy_"}) {
+    EXPECT_NE(guides.find(guide), std::string::npos) << guides;
+  }
   EXPECT_EQ(guides.find("ArgMax"), std::string::npos) << guides;
 }
 
 TEST(AiCpuDtype, CastsToTheDtypeTheAiCoreRunsTheSameTypeWith) {
-  const AdvisorResult result = AdviseOnRows({{"Cast", "AI_CPU", "DOUBLE", "FLOAT", 30},
-                                             {"Cast", "AI_VECTOR_CORE", "FLOAT16", "FLOAT", 2, 12},
-                                             {"GatherV2", "AI_CPU", "FLOAT;INT64;INT64", "FLOAT", 20},
-                                             {"GatherV2", "AI_CORE", "FLOAT16;INT64;INT64", "FLOAT16", 2},
-                                             {"Pow", "AI_CPU", "DOUBLE;INT64", "DOUBLE", 10}});
-  const Finding* f = Find(result, "compute.aicpu_dtype");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Text(*f, "ai_core_evidence"),
-            "Cast runs on the AI Core with FLOAT16 (12 calls) in place of its float64 inputs in this run: cast them "
-            "to float16; GatherV2 runs on the AI Core with int64 at the same inputs in this run (1 call): int64 is "
-            "not what sent it to the AI CPU; Pow: no Pow runs on the AI Core in this run, so float32 / int32 is a "
-            "guess: check Pow's dtypes in the CANN operator list of the installed version");
+  ExpectEvidenceOnRows(
+      {{"Cast", "AI_CPU", "DOUBLE", "FLOAT", 30},
+       {"Cast", "AI_VECTOR_CORE", "FLOAT16", "FLOAT", 2, 12},
+       {"GatherV2", "AI_CPU", "FLOAT;INT64;INT64", "FLOAT", 20},
+       {"GatherV2", "AI_CORE", "FLOAT16;INT64;INT64", "FLOAT16", 2},
+       {"Pow", "AI_CPU", "DOUBLE;INT64", "DOUBLE", 10}},
+      "compute.aicpu_dtype", "ai_core_evidence",
+      "Cast runs on the AI Core with FLOAT16 (12 calls) in place of its float64 inputs in this run: cast them "
+      "to float16; GatherV2 runs on the AI Core with int64 at the same inputs in this run (1 call): int64 is "
+      "not what sent it to the AI CPU; Pow: no Pow runs on the AI Core in this run, so float32 / int32 is a "
+      "guess: check Pow's dtypes in the CANN operator list of the installed version");
 }
 
 TEST(AiCpuDtype, PrefersFloat32AndSaysWhenNoNarrowerTypeRuns) {
-  const AdvisorResult result = AdviseOnRows({{"Mul", "AI_CPU", "DOUBLE;DOUBLE", "DOUBLE", 31},
-                                             {"Mul", "AI_VECTOR_CORE", "FLOAT16;FLOAT16", "FLOAT16", 2, 2},
-                                             {"Mul", "AI_VECTOR_CORE", "FLOAT;FLOAT", "FLOAT", 2},
-                                             {"Equal", "AI_CPU", "INT64;INT64", "BOOL", 30},
-                                             {"Equal", "AI_VECTOR_CORE", "FLOAT;FLOAT", "BOOL", 2}});
-  const Finding* f = Find(result, "compute.aicpu_dtype");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Text(*f, "ai_core_evidence"),
-            "Mul runs on the AI Core with FLOAT16 (2 calls), FLOAT (1 call) in place of its float64 inputs in this "
-            "run: cast them to float32; the AI Core's Equal takes no narrower integer type at those inputs in this "
-            "run: int32 is a guess: check Equal's dtypes in the CANN operator list of the installed version");
+  ExpectEvidenceOnRows(
+      {{"Mul", "AI_CPU", "DOUBLE;DOUBLE", "DOUBLE", 31},
+       {"Mul", "AI_VECTOR_CORE", "FLOAT16;FLOAT16", "FLOAT16", 2, 2},
+       {"Mul", "AI_VECTOR_CORE", "FLOAT;FLOAT", "FLOAT", 2},
+       {"Equal", "AI_CPU", "INT64;INT64", "BOOL", 30},
+       {"Equal", "AI_VECTOR_CORE", "FLOAT;FLOAT", "BOOL", 2}},
+      "compute.aicpu_dtype", "ai_core_evidence",
+      "Mul runs on the AI Core with FLOAT16 (2 calls), FLOAT (1 call) in place of its float64 inputs in this "
+      "run: cast them to float32; the AI Core's Equal takes no narrower integer type at those inputs in this "
+      "run: int32 is a guess: check Equal's dtypes in the CANN operator list of the installed version");
 }
 
 }  // namespace

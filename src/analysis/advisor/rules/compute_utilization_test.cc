@@ -2,6 +2,9 @@
 // its peak is unknown).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string_view>
+
 #include "analysis/advisor/rules/finding_lookup_for_test.h"
 
 namespace tuneprof::rule_test {
@@ -50,6 +53,19 @@ AscendOpTypeUnits VectorOpTypeForUnitTest(double dur_us, double vec, double mte2
   return type;
 }
 
+// The compute.unit_utilization finding of the advice on `trace` with `units`, expected to name `unit` short
+// at `pct` % over its own `unit_us` per step, its gain that work brought up to the 70 % threshold; nullopt
+// (a failure) where the advice has no such finding.
+std::optional<Finding> ShortUnitFinding(const Trace& trace, const RankComputeUnits& units, std::string_view unit,
+                                        double pct, double unit_us) {
+  std::optional<Finding> f = FindRaised(AdviseWith(trace, &units), "compute.unit_utilization");
+  if (!f) return std::nullopt;
+  EXPECT_EQ(Text(*f, "short_unit"), unit);
+  EXPECT_DOUBLE_EQ(*f->value, pct);
+  EXPECT_NEAR(f->uncapped_gain_ns, unit_us * 1e3 * (1 - pct / 70), 1e-3);
+  return *f;
+}
+
 // Ascend: each unit is judged against its own work. The Vector ratio (11.4 %) over the vector operators'
 // 600 us, not over the cube work; its operators wait on MTE2, so the advice is fusion and the fused
 // optimizer, not the Cube's alignment (which the Cube, 46.9 % over its own 800 us, gets as well).
@@ -60,12 +76,8 @@ TEST(RuleFamilies, AscendUnitsJudgedEachOnItsOwnWork) {
   units.vector_ratio = 0.114;
   units.ascend.present = true;
   units.ascend.op_types = {VectorOpTypeForUnitTest(600, 0.114, 0.98)};
-  const AdvisorResult result = AdviseWith(trace, &units);
-  const Finding* f = Find(result, "compute.unit_utilization");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(Text(*f, "short_unit"), "Vector");
-  EXPECT_DOUBLE_EQ(*f->value, 11.4);
-  EXPECT_NEAR(f->uncapped_gain_ns, 600e3 * (1 - 11.4 / 70), 1e-3);
+  const std::optional<Finding> f = ShortUnitFinding(trace, units, "Vector", 11.4, 600);
+  ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->saves_from, TimePart::kMemoryBound);
   EXPECT_NEAR(Number(*f, "vector_us_per_step"), 600, 1e-9);
   EXPECT_NEAR(Number(*f, "cube_us_per_step"), 800, 1e-9);
@@ -78,12 +90,8 @@ TEST(RuleFamilies, AscendUnitsJudgedEachOnItsOwnWork) {
   // The Vector unit above the threshold: the Cube alone is short, judged over its own 800 us.
   units.vector_ratio = 0.8;
   units.ascend.op_types = {VectorOpTypeForUnitTest(600, 0.8, 0.1)};
-  const AdvisorResult cube_short = AdviseWith(trace, &units);
-  const Finding* cube = Find(cube_short, "compute.unit_utilization");
-  ASSERT_NE(cube, nullptr);
-  EXPECT_EQ(Text(*cube, "short_unit"), "Cube");
-  EXPECT_DOUBLE_EQ(*cube->value, 46.9);
-  EXPECT_NEAR(cube->uncapped_gain_ns, 800e3 * (1 - 46.9 / 70), 1e-3);
+  const std::optional<Finding> cube = ShortUnitFinding(trace, units, "Cube", 46.9, 800);
+  ASSERT_TRUE(cube.has_value());
   EXPECT_EQ(cube->strategy.rfind("Keep the Cube unit fed", 0), 0u) << cube->strategy;
   EXPECT_EQ(cube->strategy.find("Vector"), std::string::npos) << cube->strategy;
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "analysis/advisor/rules/finding_specs.h"
@@ -32,17 +33,14 @@ bool IsHostDevice(CopyDirection direction) {
 }
 
 void ExposedCopies(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  std::optional<Finding> f = ExposedPartFinding(rank, config, TimePart::kMemcpy, threshold::kExposedMemcpyPct,
+                                                "memory.exposed_memcpy", "copies", "other work");
+  if (!f) return;
   const double exposed = rank.split.part(TimePart::kMemcpy);
-  const double pct = PctOfStep(rank, exposed);
-  if (exposed <= 0 || pct < config.Get(threshold::kExposedMemcpyPct)) return;
   const double computing = PerStep(rank, static_cast<double>(rank.breakdown->total.computing_ns));
-  Finding f = NewFinding("memory.exposed_memcpy", rank, config);
-  f.title = fmt::format("{:.1f} % of the step is copies not hidden under other work ({} per step)", pct,
-                        FormatDuration(exposed));
-  f.value = pct;
-  f.uncapped_gain_ns = std::min(exposed, computing);
-  f.AddNumber("exposed_memcpy_us", exposed / 1e3, "us");
-  out->push_back(std::move(f));
+  f->uncapped_gain_ns = std::min(exposed, computing);
+  f->AddNumber("exposed_memcpy_us", exposed / 1e3, "us");
+  out->push_back(std::move(*f));
 }
 
 void PageableCopies(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {

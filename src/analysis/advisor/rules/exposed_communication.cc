@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/advisor/rules/rule_support.h"
@@ -112,18 +113,16 @@ void ExplainHcclIdle(const RankEvidence& rank, Finding* f) {
 }  // namespace
 
 void RuleExposedCommunication(const RankEvidence& rank, const AdvisorConfig& config, std::vector<Finding>* out) {
+  std::optional<Finding> exposed_finding =
+      ExposedPartFinding(rank, config, TimePart::kCommunication, threshold::kExposedCommunicationPct,
+                         "communication.exposed", "communication", "compute");
+  if (!exposed_finding) return;
+  Finding& f = *exposed_finding;
   const double exposed = rank.split.part(TimePart::kCommunication);
-  const double pct = PctOfStep(rank, exposed);
-  const double threshold = config.Get(threshold::kExposedCommunicationPct);
-  if (exposed <= 0 || pct < threshold) return;
   const StepBreakdown& total = rank.breakdown->total;
   const double communication = PerStep(rank, static_cast<double>(total.communication_ns));
   const double overlapped = PerStep(rank, static_cast<double>(total.overlapped_ns));
   const double free_compute = std::max(0.0, PerStep(rank, static_cast<double>(total.computing_ns)) - overlapped);
-  Finding f = NewFinding("communication.exposed", rank, config);
-  f.title = fmt::format("{:.1f} % of the step is communication not hidden under compute ({} per step)", pct,
-                        FormatDuration(exposed));
-  f.value = pct;
   f.uncapped_gain_ns = std::min(exposed, free_compute);
   f.AddNumber("exposed_communication_us", exposed / 1e3, "us");
   f.AddNumber("communication_us", communication / 1e3, "us");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,17 @@ inline const Finding* Find(const AdvisorResult& result, std::string_view id) {
   return it == result.findings.end() ? nullptr : &*it;
 }
 
+// A copy of the finding `id`, for a test that goes on reading it after the advice it came from is gone;
+// nullopt, and a test failure, when the advisor did not raise it.
+inline std::optional<Finding> FindRaised(const AdvisorResult& result, std::string_view id) {
+  const Finding* f = Find(result, id);
+  if (f == nullptr) {
+    ADD_FAILURE() << "no finding " << id;
+    return std::nullopt;
+  }
+  return *f;
+}
+
 // The evidence number labelled `label`; -1 when the finding has none.
 inline double Number(const Finding& f, std::string_view label) {
   for (const Evidence& e : f.evidence) {
@@ -130,6 +142,7 @@ using finding_lookup::ExpectFinding;
 using finding_lookup::ExpectModules;
 using finding_lookup::ExpectNumbers;
 using finding_lookup::Find;
+using finding_lookup::FindRaised;
 using finding_lookup::Number;
 using finding_lookup::RuleAlone;
 using finding_lookup::StepWithKernel;

@@ -2,6 +2,7 @@
 // rows named after their ops: which subgraphs count as unfused, their time and the gain of fusing them.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,20 @@ class Graph {
     side_.mutable_ge_graphs()->ops.push_back(op);
     return static_cast<uint32_t>(side_.mutable_ge_graphs()->ops.size() - 1);
   }
+  // A Data input x (8 x 768) and the op `addend` (its name, type and shape), then MatMul_1 of x with the
+  // addend added (Add_1), and Sigmoid_1 of x multiplying x, or the addend where `gate_on_addend` (Mul_1):
+  // the matmul_bias and swish patterns where the addend is a Const bias and the gate is on x. Returns x.
+  uint32_t MatMulAddAndSigmoidMul(std::string_view addend, std::string_view addend_type, std::string_view addend_shape,
+                                  bool gate_on_addend) {
+    const uint32_t x = Op("x", "Data", {}, "8,768");
+    const uint32_t added = Op(addend, addend_type, {}, addend_shape);
+    const uint32_t mm = Op("MatMul_1", "MatMulV2", {x}, "8,768");
+    Op("Add_1", "Add", {mm, added}, "8,768");
+    const uint32_t sig = Op("Sigmoid_1", "Sigmoid", {x});
+    Op("Mul_1", "Mul", {gate_on_addend ? added : x, sig});
+    return x;
+  }
+
   // A kernel_details row for op `name`.
   void Ran(std::string_view name, std::string_view type, double dur_us) {
     side_.AddKernelDetail(npu_step::DetailRow(&side_, name, type, "AI_VECTOR_CORE", 100, dur_us));
@@ -41,15 +56,20 @@ class Graph {
   SideTableBuilder side_;
 };
 
+// The fusion.graph_fusion finding of the advice on `trace`, expected to count `subgraphs` unfused subgraphs
+// of `unfused_us` per step whose fusion saves `gain_us`; nullopt (a failure) where the advisor raised none.
+std::optional<Finding> GraphFusionFinding(const Trace& trace, double subgraphs, double unfused_us, double gain_us) {
+  std::optional<Finding> f = FindRaised(AdviseOneRank(trace), "fusion.graph_fusion");
+  if (!f) return std::nullopt;
+  ExpectNumbers(*f, {{"unfused_subgraphs", subgraphs}, {"unfused_us_per_step", unfused_us}});
+  EXPECT_NEAR(f->uncapped_gain_ns, gain_us * 1e3, 1);
+  return f;
+}
+
 TEST(GraphFusion, UnfusedPatternsWithTheirTimeAndGain) {
   Trace trace = npu_step::NpuStep();
   Graph g(&trace);
-  const uint32_t x = g.Op("x", "Data", {}, "8,768");
-  const uint32_t bias = g.Op("bias", "Const", {}, "1,768");
-  const uint32_t mm = g.Op("MatMul_1", "MatMulV2", {x}, "8,768");
-  g.Op("Add_1", "Add", {mm, bias}, "8,768");
-  const uint32_t sig = g.Op("Sigmoid_1", "Sigmoid", {x});
-  g.Op("Mul_1", "Mul", {x, sig});
+  const uint32_t x = g.MatMulAddAndSigmoidMul("bias", "Const", "1,768", /*gate_on_addend=*/false);
   const uint32_t c1 = g.Op("Cast_1", "Cast", {x});
   const uint32_t c2 = g.Op("Cast_2", "Cast", {c1});
   g.Op("Cast_3", "Cast", {c2});  // one chain of three: one occurrence, the third cast left over
@@ -57,11 +77,8 @@ TEST(GraphFusion, UnfusedPatternsWithTheirTimeAndGain) {
   g.Ran("Add_1", "Add", 10);
   g.Ran("Sigmoid_1", "Sigmoid", 5);
   g.Ran("Mul_1", "Mul", 3);
-  const AdvisorResult result = AdviseOneRank(trace);
-  const Finding* f = Find(result, "fusion.graph_fusion");
-  ASSERT_NE(f, nullptr);
-  ExpectNumbers(*f, {{"unfused_subgraphs", 3}, {"unfused_us_per_step", 58}});
-  EXPECT_NEAR(f->uncapped_gain_ns, 13e3, 1);  // (50 - 40) + (8 - 5)
+  const std::optional<Finding> f = GraphFusionFinding(trace, 3, 58, 13);  // (50 - 40) + (8 - 5) us saved
+  ASSERT_TRUE(f.has_value());
   const std::string patterns = Text(*f, "patterns");
   EXPECT_EQ(patterns.find("matmul_bias"), 0u) << patterns;  // largest gain first
   EXPECT_NE(patterns.find("x1: MatMul_1 > Add_1; 50.0 us per step, saves 10.0 us"), std::string::npos) << patterns;
@@ -74,12 +91,8 @@ TEST(GraphFusion, UnfusedPatternsWithTheirTimeAndGain) {
 TEST(GraphFusion, ResidualAddsAndOtherMulsAreNotPatterns) {
   Trace trace = npu_step::NpuStep();
   Graph g(&trace);
-  const uint32_t x = g.Op("x", "Data", {}, "8,768");
-  const uint32_t y = g.Op("y", "Data", {}, "8,768");
-  const uint32_t mm = g.Op("MatMul_1", "MatMulV2", {x}, "8,768");
-  g.Op("Add_1", "Add", {mm, y}, "8,768");  // a residual, not a bias
-  const uint32_t sig = g.Op("Sigmoid_1", "Sigmoid", {x});
-  g.Op("Mul_1", "Mul", {y, sig});  // a gate on another tensor, not x * sigmoid(x)
+  // A residual added, not a bias, and a gate on another tensor, not x * sigmoid(x).
+  const uint32_t x = g.MatMulAddAndSigmoidMul("y", "Data", "8,768", /*gate_on_addend=*/true);
   g.Op("MatMul_2", "MatMulV2", {x});
   EXPECT_EQ(Find(AdviseOneRank(trace), "fusion.graph_fusion"), nullptr);
 }
@@ -120,11 +133,7 @@ TEST(GraphFusion, TheSameGraphDumpedTwiceIsCountedOnce) {
   }
   g.Ran("Sigmoid_1", "Sigmoid", 5);
   g.Ran("Mul_1", "Mul", 3);
-  const AdvisorResult result = AdviseOneRank(trace);
-  const Finding* f = Find(result, "fusion.graph_fusion");
-  ASSERT_NE(f, nullptr);
-  ExpectNumbers(*f, {{"unfused_subgraphs", 1}, {"unfused_us_per_step", 8}});
-  EXPECT_NEAR(f->uncapped_gain_ns, 3e3, 1);
+  EXPECT_TRUE(GraphFusionFinding(trace, 1, 8, 3).has_value());
 }
 
 // One input read by 100,000 Sigmoid + Mul pairs: the matching stays linear in the graph's edges (every

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/advisor/call_sites.h"
+#include "analysis/advisor/rules/finding_specs.h"
 #include "analysis/core/device_launches.h"
 #include "analysis/core/device_work.h"
 
@@ -37,6 +38,19 @@ std::string FormatDuration(double ns) {
   if (ns >= 1e9) return fmt::format("{:.2f} s", ns / 1e9);
   if (ns >= 1e6) return fmt::format("{:.2f} ms", ns / 1e6);
   return fmt::format("{:.1f} us", ns / 1e3);
+}
+
+std::optional<Finding> ExposedPartFinding(const RankEvidence& rank, const AdvisorConfig& config, TimePart part,
+                                          std::string_view threshold_key, std::string_view id, std::string_view what,
+                                          std::string_view under) {
+  const double exposed = rank.split.part(part);
+  const double pct = PctOfStep(rank, exposed);
+  if (exposed <= 0 || pct < config.Get(threshold_key)) return std::nullopt;
+  Finding f = NewFinding(id, rank, config);
+  f.title = fmt::format("{:.1f} % of the step is {} not hidden under {} ({} per step)", pct, what, under,
+                        FormatDuration(exposed));
+  f.value = pct;
+  return f;
 }
 
 IntervalSet QueuedDeviceWork(const RankEvidence& rank, uint32_t device) {

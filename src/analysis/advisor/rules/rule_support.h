@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers the rules share: the platform a rank ran on (platform.h), per-step scaling and number
 // formatting for titles.
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,14 @@ bool RunsBackward(const Trace& trace);
 
 // "12.3 us" / "4.56 ms" for titles.
 std::string FormatDuration(double ns);
+
+// The finding `id` on the time of `part` left exposed per step (not hidden under other work), where that
+// time's percent of the step reaches the threshold `threshold_key`: titled "<pct> % of the step is <what>
+// not hidden under <under> (<time> per step)", its value that percent. nullopt below the threshold or where
+// nothing is exposed. The exposed rules share it so that their titles and thresholds read alike.
+std::optional<Finding> ExposedPartFinding(const RankEvidence& rank, const AdvisorConfig& config, TimePart part,
+                                          std::string_view threshold_key, std::string_view id, std::string_view what,
+                                          std::string_view under);
 
 // When launched device work waited to start (from its launch to its start), united, on `device` (an
 // index into Trace::devices) or on every device (kNoIndex): device idle inside these times is not the

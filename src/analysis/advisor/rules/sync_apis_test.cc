@@ -14,6 +14,9 @@ void StepWithLaunchedGemm(HandBuiltTrace* t, double gemm_us) {
   t->Kernel("gemm", Us(20), Us(gemm_us), 1);
 }
 
+// The host.sync_apis finding of the advice on `t`; nullopt (a failure) where the advisor raised none.
+std::optional<Finding> SyncFinding(HandBuiltTrace& t) { return FindRaised(AdviseWith(t.Finish()), "host.sync_apis"); }
+
 TEST(RuleFamilies, SynchronizeCallsOnTheHost) {
   HandBuiltTrace t;
   StepWithLaunchedGemm(&t, 300);
@@ -43,10 +46,8 @@ TEST(RuleFamilies, SynchronizeCallsNameTheModulesThatMadeThem) {
   t.Host(EventKind::kRuntime, "cudaDeviceSynchronize", Us(20), Us(300));
   t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(500), Us(100));
   t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(900), Us(20));
-  const Trace trace = t.Finish();
-  const AdvisorResult result = AdviseWith(trace);
-  const Finding* f = Find(result, "host.sync_apis");
-  ASSERT_NE(f, nullptr);
+  const std::optional<Finding> f = SyncFinding(t);
+  ASSERT_TRUE(f.has_value());
   ExpectModules(*f, {{"Net_0.Head_0", 300.0 / 420}, {"Net_0", 100.0 / 420}});
 }
 
@@ -55,9 +56,8 @@ TEST(RuleFamilies, SynchronizeAfterTheLastStepIsNotCounted) {
   StepWithLaunchedGemm(&t, 300);
   t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(900), Us(200));  // half of it inside the step
   t.Host(EventKind::kRuntime, "cudaDeviceSynchronize", Us(1200), Us(2000));
-  const AdvisorResult result = AdviseWith(t.Finish());
-  const Finding* f = Find(result, "host.sync_apis");
-  ASSERT_NE(f, nullptr);
+  const std::optional<Finding> f = SyncFinding(t);
+  ASSERT_TRUE(f.has_value());
   ExpectNumbers(*f, {{"sync_calls", 1}, {"sync_us_per_step", 100}});
   EXPECT_EQ(Text(*f, "calls"), "cudaStreamSynchronize x1 (100.0 us)");
 }
@@ -68,10 +68,8 @@ TEST(RuleFamilies, SynchronizeCallsOnTwoThreadsAtOnce) {
   StepWithLaunchedGemm(&t, 900);
   t.Host(EventKind::kRuntime, "cudaStreamSynchronize", Us(20), Us(900));
   t.HostThread(2, EventKind::kRuntime, "cudaStreamSynchronize", Us(50), Us(900));
-  const Trace trace = t.Finish();
-  const AdvisorResult result = AdviseWith(trace);
-  const Finding* f = Find(result, "host.sync_apis");
-  ASSERT_NE(f, nullptr);
+  const std::optional<Finding> f = SyncFinding(t);
+  ASSERT_TRUE(f.has_value());
   // The union: [20, 950) us, not 1,800 us.
   ExpectFinding(*f, 93, {{"sync_calls", 2}, {"sync_us_per_step", 930}});
 }
