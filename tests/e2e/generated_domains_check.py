@@ -7,7 +7,8 @@ share within 1 % of the generated ones, and each role's domain their sums; `anal
 distributed optimizer on the data-parallel domain, whose all-reduce is half exposed. The same holds with the
 kernels' group descriptions and members taken out, read from distributedInfo.pg_config instead. Laid out
 16 ranks with tensor parallel outermost (each tp pair a rank and the rank 8 above: two nodes), the advice
-is to size the tp domain to a node.
+is to size the tp domain to a node. With tensor parallel outermost and the groups unnamed (8 and 16 ranks),
+both tp's and dp's pairs have a stride; the tp pairs, four times as busy a rank, must still read tp.
 
 Usage: generated_domains_check.py TUNEPROF GEN_DOMAINS_PY
 """
@@ -96,7 +97,9 @@ def strip_group_args(directory):
 def main():
     binary, generator = sys.argv[1], sys.argv[2]
     cases = {"megatron": [], "torchtitan": [], "none": [], "megatron, pg_config only": [],
-             "megatron, tp across nodes": ["--pp", "4", "--order", "pp-dp-tp"]}
+             "megatron, tp across nodes": ["--pp", "4", "--order", "pp-dp-tp"],
+             "none, tp outermost": ["--order", "pp-dp-tp"],
+             "none, tp across nodes": ["--pp", "4", "--order", "pp-dp-tp"]}
     for names, extra in cases.items():
         with tempfile.TemporaryDirectory() as tmp:
             truth = json.loads(subprocess.run([sys.executable, generator, "--out", tmp, "--names", names.split(",")[0]]

@@ -4,9 +4,12 @@
 #include <array>
 #include <initializer_list>
 #include <cctype>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "base/saturating.h"
 
@@ -156,6 +159,49 @@ void Infer(CommGroupSummary* g, int64_t world, size_t groups_with_collectives,
   }
 }
 
+// Tensor parallel reduces per layer, forward and backward; data parallel once a step per gradient bucket.
+// Unnamed groups of two strides that both read as data parallel by their layout (tensor parallel placed
+// outermost, across the stride) cannot both be: the stride whose groups run at least this many times the
+// collectives per rank of every other such stride is tensor parallel.
+constexpr double kTensorParallelRateRatio = 2;
+
+bool DataParallelByStride(const CommGroupSummary& g) {
+  return g.role == "dp" && g.role_inferred && !g.ranks.empty() && Stride(Members(g)) > 1;
+}
+
+// Collectives per input rank of each stride's groups that read as data parallel by their layout.
+std::map<int64_t, double> CollectivesPerRankByStride(const std::vector<CommGroupSummary>& groups) {
+  std::map<int64_t, std::pair<uint64_t, uint64_t>> sums;  // stride -> (collectives, ranks)
+  for (const CommGroupSummary& g : groups) {
+    if (!DataParallelByStride(g)) continue;
+    auto& [collectives, ranks] = sums[Stride(Members(g))];
+    collectives += g.collectives;
+    ranks += g.ranks.size();
+  }
+  std::map<int64_t, double> rates;
+  for (const auto& [stride, sum] : sums) rates[stride] = static_cast<double>(sum.first) / sum.second;
+  return rates;
+}
+
+void TellTensorFromDataParallel(std::vector<CommGroupSummary>* groups) {
+  const std::map<int64_t, double> rates = CollectivesPerRankByStride(*groups);
+  if (rates.size() < 2) return;
+  const auto busiest =
+      std::max_element(rates.begin(), rates.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  double next = 0;
+  for (const auto& [stride, rate] : rates) {
+    if (stride != busiest->first) next = std::max(next, rate);
+  }
+  if (busiest->second < kTensorParallelRateRatio * next) return;
+  const std::string why = fmt::format(
+      "inferred: every {}th rank reduces {:.3g} collectives per rank, {:.3g}x the other unnamed reducing groups: "
+      "tensor parallel's per-layer reductions, placed across ranks (its stride alone would read as data parallel)",
+      busiest->first, busiest->second, busiest->second / next);
+  for (CommGroupSummary& g : *groups) {
+    if (DataParallelByStride(g) && Stride(Members(g)) == busiest->first) Set(&g, "tp", true, why);
+  }
+}
+
 }  // namespace
 
 bool IsWorldLabel(std::string_view label) {
@@ -189,6 +235,7 @@ void AssignRoles(std::vector<CommGroupSummary>* groups, const std::set<std::stri
       Infer(&g, world, with_collectives, pipeline_groups);
     }
   }
+  TellTensorFromDataParallel(groups);
 }
 
 namespace {

@@ -26,6 +26,9 @@
 // - it is the world group (default_pg, or every rank of the run) and the only group with collectives:
 //   dp (plain DDP).
 // Anything else keeps no role: a guess would send the advice to the wrong dimension.
+// Then, where groups of two strides or more all read as dp by their layout (tensor parallel placed
+// outermost, across nodes, has a stride too), the stride whose groups run at least twice the collectives
+// per rank of every other is tp: tensor parallel reduces per layer, data parallel once a step per bucket.
 #include <cstdint>
 #include <optional>
 #include <set>

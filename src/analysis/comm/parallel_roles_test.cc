@@ -92,6 +92,27 @@ TEST(ParallelRolesTest, UnnamedGroupsFromLayoutAndPrimitive) {
   EXPECT_FALSE(groups[5].role_why.empty());
 }
 
+// Tensor parallel placed outermost: its pairs have a stride as data parallel's do, and reduce per layer.
+// The busier stride is tp where it runs twice the collectives per rank of the other; within that, both dp.
+TEST(ParallelRolesTest, TheBusierOfTwoStridesIsTensorParallel) {
+  std::vector<CommGroupSummary> groups;
+  for (int64_t r : {0, 1, 2, 3}) groups.push_back(Group("undefined", {r, r + 4}, CollectiveType::kAllReduce));
+  for (int64_t r : {0, 1, 4, 5}) groups.push_back(Group("undefined", {r, r + 2}, CollectiveType::kAllReduce));
+  for (size_t i = 0; i < 4; ++i) groups[i].collectives = 48;  // 24 a rank: per layer, forward and backward
+  for (size_t i = 4; i < 8; ++i) groups[i].collectives = 12;  // 6 a rank: once a step per bucket
+  std::vector<CommGroupSummary> close = groups;
+  AssignRoles(&groups);
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(groups[i].role, i < 4 ? "tp" : "dp") << i;
+    EXPECT_TRUE(groups[i].role_inferred) << i;
+  }
+  EXPECT_NE(groups[0].role_why.find("every 4th rank reduces 24 collectives per rank, 4x"), std::string::npos)
+      << groups[0].role_why;
+  for (size_t i = 4; i < 8; ++i) close[i].collectives = 30;  // 15 a rank: not twice apart
+  AssignRoles(&close);
+  for (const CommGroupSummary& g : close) EXPECT_EQ(g.role, "dp");
+}
+
 // With the stage inference's groups: a timeline group of send / recv is pp only where its p2p chains stages,
 // so that pp always comes with a stage table; one that chains none gets no role (not tp for its consecutive
 // ranks either). HCCL's groups, which the stage inference does not read, keep the primitive's role.
