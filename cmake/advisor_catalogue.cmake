@@ -19,6 +19,9 @@ if(CMAKE_SCRIPT_MODE_FILE)
   cmake_minimum_required(VERSION 3.25)  # the project's policies, for the functions below
 endif()
 
+# A finding id, "family.name", as a finding row and a `doc_with` write it.
+set(TUNEPROF_CATALOGUE_ID_PATTERN "^[a-z_]+\\.[a-z0-9_]+$")
+
 # Sets `out` to the snake-case names of `enum`'s enumerators in `header` (kCount, a size, left out).
 function(tuneprof_catalogue_enum_names header enum out)
   file(READ ${header} text)
@@ -180,7 +183,7 @@ function(tuneprof_catalogue_finding_doc json where)
     return()
   endif()
   tuneprof_catalogue_field("${json}" "${where}" doc_with STRING doc_with)
-  if(NOT doc_with MATCHES "^[a-z_]+\\.[a-z0-9_]+$")
+  if(NOT doc_with MATCHES "${TUNEPROF_CATALOGUE_ID_PATTERN}")
     tuneprof_catalogue_fail("${where}" "\"doc_with\" \"${doc_with}\" is not family.name")
   endif()
   tuneprof_catalogue_has("${json}" doc has_doc)
@@ -194,7 +197,7 @@ function(tuneprof_catalogue_finding json where out id_out)
   tuneprof_catalogue_check_keys("${json}" "${where}"
     "id;category;saves_from;metric;unit;threshold;gain;gain_model;strategy;apis;doc;doc_with")
   tuneprof_catalogue_field("${json}" "${where}" id STRING id)
-  if(NOT id MATCHES "^[a-z_]+\\.[a-z0-9_]+$")
+  if(NOT id MATCHES "${TUNEPROF_CATALOGUE_ID_PATTERN}")
     tuneprof_catalogue_fail("${where}" "id \"${id}\" is not family.name")
   endif()
   set(where "${where} (${id})")

@@ -165,18 +165,26 @@ void Infer(CommGroupSummary* g, int64_t world, size_t groups_with_collectives,
 // collectives per rank of every other such stride is tensor parallel.
 constexpr double kTensorParallelRateRatio = 2;
 
-bool DataParallelByStride(const CommGroupSummary& g) {
-  return g.role == "dp" && g.role_inferred && !g.ranks.empty() && Stride(Members(g)) > 1;
+// The stride of each group that reads as dp by its layout, 0 for every other group (in the groups' order).
+std::vector<int64_t> DataParallelStrides(const std::vector<CommGroupSummary>& groups) {
+  std::vector<int64_t> strides;
+  strides.reserve(groups.size());
+  for (const CommGroupSummary& g : groups) {
+    const bool by_layout = g.role == "dp" && g.role_inferred && !g.ranks.empty();
+    strides.push_back(by_layout ? Stride(Members(g)) : 0);  // Stride is 0 or above 1 for such a group
+  }
+  return strides;
 }
 
 // Collectives per input rank of each stride's groups that read as data parallel by their layout.
-std::map<int64_t, double> CollectivesPerRankByStride(const std::vector<CommGroupSummary>& groups) {
+std::map<int64_t, double> CollectivesPerRankByStride(const std::vector<CommGroupSummary>& groups,
+                                                     const std::vector<int64_t>& strides) {
   std::map<int64_t, std::pair<uint64_t, uint64_t>> sums;  // stride -> (collectives, ranks)
-  for (const CommGroupSummary& g : groups) {
-    if (!DataParallelByStride(g)) continue;
-    auto& [collectives, ranks] = sums[Stride(Members(g))];
-    collectives += g.collectives;
-    ranks += g.ranks.size();
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (strides[i] <= 1) continue;
+    auto& [collectives, ranks] = sums[strides[i]];
+    collectives += groups[i].collectives;
+    ranks += groups[i].ranks.size();
   }
   std::map<int64_t, double> rates;
   for (const auto& [stride, sum] : sums) rates[stride] = static_cast<double>(sum.first) / sum.second;
@@ -184,7 +192,8 @@ std::map<int64_t, double> CollectivesPerRankByStride(const std::vector<CommGroup
 }
 
 void TellTensorFromDataParallel(std::vector<CommGroupSummary>* groups) {
-  const std::map<int64_t, double> rates = CollectivesPerRankByStride(*groups);
+  const std::vector<int64_t> strides = DataParallelStrides(*groups);
+  const std::map<int64_t, double> rates = CollectivesPerRankByStride(*groups, strides);
   if (rates.size() < 2) return;
   const auto busiest =
       std::max_element(rates.begin(), rates.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -192,13 +201,13 @@ void TellTensorFromDataParallel(std::vector<CommGroupSummary>* groups) {
   for (const auto& [stride, rate] : rates) {
     if (stride != busiest->first) next = std::max(next, rate);
   }
-  if (busiest->second < kTensorParallelRateRatio * next) return;
+  if (next <= 0 || busiest->second < kTensorParallelRateRatio * next) return;
   const std::string why = fmt::format(
       "inferred: every {}th rank reduces {:.3g} collectives per rank, {:.3g}x the other unnamed reducing groups: "
       "tensor parallel's per-layer reductions, placed across ranks (its stride alone would read as data parallel)",
       busiest->first, busiest->second, busiest->second / next);
-  for (CommGroupSummary& g : *groups) {
-    if (DataParallelByStride(g) && Stride(Members(g)) == busiest->first) Set(&g, "tp", true, why);
+  for (size_t i = 0; i < groups->size(); ++i) {
+    if (strides[i] == busiest->first) Set(&(*groups)[i], "tp", true, why);
   }
 }
 
